@@ -1,0 +1,29 @@
+import { z } from 'zod';
+import { route, ok } from '../../shared/http/route';
+import { notFound } from '../../shared/http/errors';
+import { listPlans } from '../../shared/domain/plans';
+import { activePlan } from '../../shared/domain/subscriptions';
+
+const planOut = z.object({
+  id: z.uuid(), name: z.string(), interval: z.enum(['monthly', 'annual', 'none', 'custom']), price_cents: z.int(), currency: z.string(),
+  perks_text: z.string(), max_projects: z.int().nullable(), max_envs_per_project: z.int().nullable(), max_services: z.int().nullable(),
+  max_project_users: z.int().nullable(), max_api_keys_per_user: z.int().nullable(), support_level: z.string(),
+  features: z.record(z.string(), z.unknown()), is_public: z.boolean(),
+});
+
+export const billingRoutes = [
+  route({
+    method: 'GET', path: '/plans', auth: 'public', summary: 'Public plans, monthly and annual as separate records',
+    responses: { 200: z.array(planOut) },
+    handler: async () => ok((await listPlans()).filter((p) => p.is_public)),
+  }),
+  route({
+    method: 'GET', path: '/me/subscription', auth: 'user', summary: "The caller's active subscription and its plan",
+    handler: async ({ principal }) => {
+      const active = await activePlan(principal.account.id);
+      if (!active) throw notFound('No active subscription');
+      const { id, name, interval, price_cents, currency, max_projects, max_services, features } = active.plan;
+      return ok({ plan: { id, name, interval, price_cents, currency, max_projects, max_services, features }, features });
+    },
+  }),
+];

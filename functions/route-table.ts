@@ -1,0 +1,25 @@
+import type { Route } from '../shared/http/route';
+import { authRoutes } from './auth/routes';
+import { billingRoutes } from './billing/routes';
+import { adminRoutes } from './admin/routes';
+import { docsRoutes } from './docs/routes';
+
+/**
+ * The one route table: group name (= Lambda function) → its routes. The Lambda routers, the local
+ * server, the API Gateway routes and the OpenAPI document are all derived from it.
+ */
+export const routeTable = {
+  auth: authRoutes,
+  account: [],
+  admin: adminRoutes,
+  billing: billingRoutes,
+  docs: docsRoutes,
+} satisfies Record<string, Route[]>;
+
+export type RouteGroup = keyof typeof routeTable;
+
+/** The group whose function answers routes API Gateway has no route for (its router says 404 Not Found). */
+export const FALLBACK_GROUP: RouteGroup = 'docs';
+
+export const allRoutes = (): { group: RouteGroup; route: Route }[] =>
+  Object.entries(routeTable).flatMap(([group, routes]) => (routes as Route[]).map((route) => ({ group: group as RouteGroup, route })));

@@ -1,0 +1,8 @@
+import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import type { QueueName } from '../../shared/queue';
+import { handler as mail } from './mail/handler';
+
+/** Which worker consumes which queue: the local runtime and the CDK stack both read this. */
+export const workerTable: Partial<Record<QueueName, { folder: string; handler: (e: SQSEvent) => Promise<SQSBatchResponse> }>> = {
+  mail: { folder: 'mail', handler: mail },
+};

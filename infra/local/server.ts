@@ -1,0 +1,123 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { randomUUID } from 'node:crypto';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { allRoutes, FALLBACK_GROUP, routeTable, type RouteGroup } from '../../functions/route-table';
+import { httpHandler } from '../../shared/http/pipeline';
+import { createRouter, routeKey } from '../../shared/http/router';
+import type { Route } from '../../shared/http/route';
+
+const MAX_BODY = 10 * 1024 * 1024; // API Gateway's payload limit
+
+type Handler = ReturnType<typeof httpHandler>;
+
+function lambdaContext(requestId: string, group: string): Context {
+  return {
+    callbackWaitsForEmptyEventLoop: false,
+    functionName: `local-${group}`,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:local-${group}`,
+    memoryLimitInMB: '1024',
+    awsRequestId: requestId,
+    logGroupName: `/aws/lambda/local-${group}`,
+    logStreamName: 'local',
+    getRemainingTimeInMillis: () => 29_000,
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  };
+}
+
+const TEXTUAL = /^(application\/(json|.*\+json|x-www-form-urlencoded|xml|yaml)|text\/)/;
+
+/** Turns an HTTP request into the API Gateway HTTP API (payload 2.0) event Lambda would receive. */
+export function toEvent(req: IncomingMessage, body: Buffer, route: Route | undefined, params: Record<string, string>): APIGatewayProxyEventV2 {
+  const url = new URL(req.url ?? '/', 'http://local');
+  const headers: Record<string, string> = {};
+  for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(',') : v;
+  const query: Record<string, string> = {};
+  for (const [k, v] of url.searchParams) query[k] = k in query ? `${query[k]},${v}` : v;
+  const isText = !body.length || TEXTUAL.test(headers['content-type'] ?? 'application/json');
+  const key = route ? routeKey(route) : '$default';
+  const now = new Date();
+  const requestId = randomUUID();
+  return {
+    version: '2.0',
+    routeKey: key,
+    rawPath: url.pathname,
+    rawQueryString: url.search.slice(1),
+    cookies: headers.cookie ? headers.cookie.split(';').map((c) => c.trim()).filter(Boolean) : undefined,
+    headers,
+    queryStringParameters: Object.keys(query).length ? query : undefined,
+    pathParameters: route && Object.keys(params).length ? params : undefined,
+    requestContext: {
+      accountId: '000000000000',
+      apiId: 'local',
+      domainName: headers.host ?? 'localhost',
+      domainPrefix: 'localhost',
+      http: {
+        method: req.method ?? 'GET',
+        path: url.pathname,
+        protocol: `HTTP/${req.httpVersion}`,
+        // The socket's address, never X-Forwarded-For: API Gateway's sourceIp cannot be spoofed either.
+        sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
+        userAgent: headers['user-agent'] ?? '',
+      },
+      requestId,
+      routeKey: key,
+      stage: '$default',
+      time: now.toUTCString(),
+      timeEpoch: now.getTime(),
+    },
+    body: body.length ? (isText ? body.toString('utf8') : body.toString('base64')) : undefined,
+    isBase64Encoded: !isText && body.length > 0,
+  };
+}
+
+function send(res: ServerResponse, result: APIGatewayProxyStructuredResultV2): void {
+  const headers: Record<string, string | string[]> = { ...(result.headers as Record<string, string>) };
+  if (result.cookies?.length) headers['set-cookie'] = result.cookies;
+  const body = result.body ? Buffer.from(result.body, result.isBase64Encoded ? 'base64' : 'utf8') : Buffer.alloc(0);
+  headers['content-length'] = String(body.length);
+  res.writeHead(result.statusCode ?? 200, headers);
+  res.end(body);
+}
+
+function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size <= MAX_BODY) chunks.push(c);
+    });
+    req.on('end', () => resolve(size > MAX_BODY ? undefined : Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+/**
+ * The local stand-in for API Gateway: routes with the same table, then calls the same
+ * middy handler the group's Lambda runs.
+ */
+export function createLocalServer(): Server {
+  const handlers = Object.fromEntries(Object.entries(routeTable).map(([g, routes]) => [g, httpHandler(routes as Route[])])) as Record<RouteGroup, Handler>;
+  const entries = allRoutes();
+  const groupOf = new Map(entries.map((e) => [e.route, e.group]));
+  const router = createRouter(entries.map((e) => e.route));
+
+  return createServer(async (req, res) => {
+    try {
+      const body = await readBody(req);
+      if (!body) return send(res, { statusCode: 413, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ detail: 'Request body too large' }) });
+      const path = new URL(req.url ?? '/', 'http://local').pathname;
+      const match = router.match(req.method ?? 'GET', path);
+      const group = match ? groupOf.get(match.route)! : FALLBACK_GROUP;
+      const event = toEvent(req, body, match?.route, match?.params ?? {});
+      const result = (await handlers[group](event, lambdaContext(event.requestContext.requestId, group))) as APIGatewayProxyStructuredResultV2;
+      send(res, result);
+    } catch (err) {
+      send(res, { statusCode: 500, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ detail: 'Internal Server Error' }) });
+      console.error(err);
+    }
+  });
+}

@@ -1,0 +1,72 @@
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { reloadConfig } from '../../shared/config';
+import { resetClients } from '../../shared/clients';
+import { resetPlanCache } from '../../shared/domain/plans';
+import { resetSigningKey } from '../../shared/auth/signing-key';
+import { startDynamo, type LocalDynamo } from './dynamo';
+import { startS3, type LocalS3 } from './s3';
+import { startLocalQueues } from './queues';
+import { createLocalServer } from './server';
+import { bootstrapData, ensureStaff } from './bootstrap';
+
+export interface LocalStackOptions {
+  /** Environment overrides (the configuration is re-read with them). */
+  env?: Record<string, string>;
+  /** An already running DynamoDB Local (tests share one); otherwise one is started. */
+  dynamoEndpoint?: string;
+  /** Keep DynamoDB data in memory instead of under LOCAL_DATA_DIR. */
+  inMemory?: boolean;
+  /** Skip s3rver (routes that need S3 come later; tests that do not touch S3 start faster). */
+  withoutS3?: boolean;
+  /** Don't listen for HTTP (benchmarks and `npm run invoke` call handlers directly). */
+  withoutHttp?: boolean;
+}
+
+/** The whole product on one machine: DynamoDB Local, s3rver, table and plans, in-process queues, the HTTP server. */
+export async function startLocalStack(opts: LocalStackOptions = {}) {
+  let c = reloadConfig(opts.env);
+  let dynamo: LocalDynamo | undefined;
+  let s3: LocalS3 | undefined;
+  const env: Record<string, string> = { ...opts.env };
+  if (!opts.dynamoEndpoint && !c.DYNAMODB_ENDPOINT) {
+    dynamo = await startDynamo(opts.inMemory ? {} : { dataDir: join(c.LOCAL_DATA_DIR, 'dynamodb') });
+  }
+  env.DYNAMODB_ENDPOINT = opts.dynamoEndpoint ?? c.DYNAMODB_ENDPOINT ?? dynamo!.endpoint;
+  if (!opts.withoutS3 && !c.S3_ENDPOINT) {
+    s3 = await startS3(join(c.LOCAL_DATA_DIR, 's3'), c.BUCKET_NAME);
+    env.S3_ENDPOINT = s3.endpoint;
+  }
+  Object.assign(process.env, env);
+  c = reloadConfig(env);
+  resetClients();
+  resetPlanCache();
+  resetSigningKey();
+
+  await bootstrapData(c.TABLE_NAME);
+  if (c.BOOTSTRAP_ADMIN_EMAIL && c.BOOTSTRAP_ADMIN_PASSWORD) await ensureStaff(c.BOOTSTRAP_ADMIN_EMAIL, c.BOOTSTRAP_ADMIN_PASSWORD);
+  const queues = startLocalQueues();
+
+  const server = opts.withoutHttp ? undefined : createLocalServer();
+  if (server) await new Promise<void>((r) => server.listen(c.PORT, '127.0.0.1', r));
+  const port = server ? (server.address() as AddressInfo).port : 0;
+
+  return {
+    config: c,
+    url: `http://localhost:${port}`,
+    port,
+    queues,
+    async stop() {
+      if (server) {
+        server.closeAllConnections();
+        await new Promise((r) => server.close(r));
+      }
+      await queues.drain();
+      queues.stop();
+      resetClients();
+      await s3?.stop();
+      await dynamo?.stop();
+    },
+  };
+}
+export type LocalStack = Awaited<ReturnType<typeof startLocalStack>>;

@@ -1,0 +1,36 @@
+import { verifyAccessToken } from './tokens';
+import { getAccountAndSession, sessionExpired, type Session } from '../domain/sessions';
+import { unauthorized } from '../http/errors';
+import type { Account } from '../domain/accounts';
+import type { AppContext } from '../context';
+
+/** The caller of a request: the account as re-read for this request, and the session the token belongs to. */
+export interface Principal {
+  account: Account;
+  session: Session;
+}
+
+export const NOT_AUTHENTICATED = 'Not authenticated';
+
+/** The access token of a request: the Bearer header first, then the `access_token` cookie. */
+export function presentedToken(authorization: string | undefined, cookie: string | undefined): string | undefined {
+  if (authorization) {
+    const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+    return m?.[1];
+  }
+  return cookie || undefined;
+}
+
+/**
+ * Resolves a token to its caller. The account and the session are read together in one round trip
+ * on every request, so a block, a password reset or a revoked session takes effect at once.
+ */
+export async function authenticate(token: string | undefined, ctx: AppContext): Promise<Principal> {
+  if (!token) throw unauthorized(NOT_AUTHENTICATED);
+  const claims = await verifyAccessToken(token, ctx);
+  const { account, session } = await getAccountAndSession(claims.sub, claims.sid);
+  if (!account || !account.is_active) throw unauthorized('User not found or inactive');
+  if (account.token_version !== claims.ver) throw unauthorized('Invalid token version');
+  if (!session || sessionExpired(session, ctx)) throw unauthorized('Token revoked');
+  return { account, session };
+}

@@ -1,0 +1,43 @@
+import { randomBytes } from 'node:crypto';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { GetSecretValueCommand } from '@aws-sdk/client-secrets-manager';
+import { secrets } from '../clients';
+import { config } from '../config';
+
+let cached: Promise<Uint8Array> | undefined;
+
+/** The HMAC key access tokens are signed with: Secrets Manager in the cloud, a key file under LOCAL_DATA_DIR locally. */
+export function signingKey(): Promise<Uint8Array> {
+  cached ??= load().catch((err) => {
+    cached = undefined;
+    throw err;
+  });
+  return cached;
+}
+
+async function load(): Promise<Uint8Array> {
+  const { SIGNING_KEY_SECRET_ARN, LOCAL_DATA_DIR } = config();
+  if (SIGNING_KEY_SECRET_ARN) {
+    const out = await secrets().send(new GetSecretValueCommand({ SecretId: SIGNING_KEY_SECRET_ARN }));
+    if (!out.SecretString) throw new Error('Signing key secret is empty');
+    return new TextEncoder().encode(out.SecretString);
+  }
+  return localKey(join(LOCAL_DATA_DIR, 'keys', 'jwt-signing.key'));
+}
+
+/** Generated once and kept, so tokens survive restarts of the local server. */
+async function localKey(path: string): Promise<Uint8Array> {
+  try {
+    return new TextEncoder().encode((await readFile(path, 'utf8')).trim());
+  } catch {
+    const key = randomBytes(48).toString('base64url');
+    await mkdir(join(path, '..'), { recursive: true });
+    await writeFile(path, key, { mode: 0o600, flag: 'wx' }).catch(() => undefined);
+    return new TextEncoder().encode((await readFile(path, 'utf8')).trim());
+  }
+}
+
+export function resetSigningKey(): void {
+  cached = undefined;
+}

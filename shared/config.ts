@@ -1,0 +1,66 @@
+import { z } from 'zod';
+
+/** Comma-separated list in an environment variable → trimmed, lower-cased, non-empty entries. */
+const csv = z
+  .string()
+  .default('')
+  .transform((s) => s.split(',').map((x) => x.trim().toLowerCase()).filter(Boolean));
+const bool = z
+  .enum(['true', 'false', '1', '0', ''])
+  .default('')
+  .transform((v) => v === 'true' || v === '1');
+
+const schema = z.object({
+  STAGE: z.enum(['local', 'cloud']).default('local'),
+  AWS_REGION: z.string().default('us-east-1'),
+  TABLE_NAME: z.string().default('infra-catalog'),
+  /** Set locally (DynamoDB Local); unset in the cloud. */
+  DYNAMODB_ENDPOINT: z.string().optional(),
+  S3_ENDPOINT: z.string().optional(),
+  BUCKET_NAME: z.string().default('infra-catalog-documents'),
+  JOBS_QUEUE_URL: z.string().default('local://jobs'),
+  EVENTS_QUEUE_URL: z.string().default('local://events'),
+  MAIL_QUEUE_URL: z.string().default('local://mail'),
+  LOCAL_DATA_DIR: z.string().default('.local'),
+  /** Secrets Manager secret holding the token signing key (cloud); locally a key file is used. */
+  SIGNING_KEY_SECRET_ARN: z.string().optional(),
+  JWT_ISSUER: z.string().default('infra-catalog'),
+  JWT_AUDIENCE: z.string().default('infra-catalog-api'),
+  ACCESS_TOKEN_TTL_SECONDS: z.coerce.number().int().positive().default(900),
+  REFRESH_TOKEN_TTL_DAYS: z.coerce.number().int().positive().default(30),
+  REGISTRATION_MODE: z.enum(['open', 'invite-only', 'disabled']).default('open'),
+  REGISTRATION_EMAIL_DOMAINS: csv,
+  PASSWORD_MIN_LENGTH: z.coerce.number().int().min(8).default(8),
+  PASSWORD_REQUIRE_MIXED: bool,
+  MFA_REQUIRED: bool,
+  /** Secure cookies everywhere except plain-HTTP local serving. */
+  COOKIE_SECURE: z.enum(['auto', 'true', 'false']).default('auto'),
+  APP_BASE_URL: z.string().default('http://localhost:3000'),
+  MAIL_FROM: z.string().default('no-reply@infra-catalog.local'),
+  MAIL_TRANSPORT: z.enum(['outbox', 'ses']).default('outbox'),
+  BETA_MODE: bool,
+  BOOTSTRAP_ADMIN_EMAIL: z.string().optional(),
+  BOOTSTRAP_ADMIN_PASSWORD: z.string().optional(),
+  PORT: z.coerce.number().int().min(0).default(3000),
+  LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
+});
+
+export type Config = z.infer<typeof schema>;
+
+let current: Config | undefined;
+
+/** The configuration, parsed from the environment once per process. */
+export function config(): Config {
+  current ??= schema.parse(process.env);
+  return current;
+}
+
+/** Re-reads the environment (local runtime and tests set variables before serving). */
+export function reloadConfig(overrides: Record<string, string> = {}): Config {
+  current = schema.parse({ ...process.env, ...overrides });
+  return current;
+}
+
+export function cookiesSecure(c: Config = config()): boolean {
+  return c.COOKIE_SECURE === 'auto' ? !c.APP_BASE_URL.startsWith('http://') : c.COOKIE_SECURE === 'true';
+}

@@ -1,0 +1,27 @@
+import { randomUUID } from 'node:crypto';
+import { config, type Config } from './config';
+
+/** What every domain function gets: the clock, id generation and configuration, injectable for tests. */
+export interface AppContext {
+  now(): Date;
+  newId(): string;
+  config: Config;
+}
+
+let clock: () => Date = () => new Date();
+let ids: () => string = randomUUID;
+
+export function appContext(): AppContext {
+  return { now: () => clock(), newId: () => ids(), config: config() };
+}
+
+/** Tests and benchmarks replace the clock or the id source; `undefined` restores the real one. */
+export function useClock(fn?: () => Date): void {
+  clock = fn ?? (() => new Date());
+}
+export function useIds(fn?: () => string): void {
+  ids = fn ?? randomUUID;
+}
+
+export const iso = (d: Date) => d.toISOString();
+export const epochSeconds = (d: Date) => Math.floor(d.getTime() / 1000);

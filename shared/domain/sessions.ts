@@ -1,0 +1,134 @@
+import { BatchGetCommand, DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { ddb } from '../clients';
+import { config } from '../config';
+import { keys } from '../db/keys';
+import { issueAccessToken, newSecret, refreshToken, sha256 } from '../auth/tokens';
+import { ACCESS_COOKIE, REFRESH_COOKIE, setCookie } from '../http/cookies';
+import { unauthorized } from '../http/errors';
+import type { Reply } from '../http/route';
+import type { AppContext } from '../context';
+import type { Account } from './accounts';
+
+/** One signed-in device. Revoking a session deletes it; its refresh token and access tokens then stop working. */
+export interface Session {
+  id: string;
+  user_id: string;
+  refresh_hash: string;
+  device: string;
+  ip: string;
+  created_at: string;
+  last_seen_at: string;
+  expires_at: string;
+}
+
+export interface ClientMeta {
+  userAgent: string;
+  sourceIp: string;
+}
+
+export const INVALID_REFRESH = 'Invalid refresh token';
+
+function expiry(ctx: AppContext) {
+  const at = new Date(ctx.now().getTime() + ctx.config.REFRESH_TOKEN_TTL_DAYS * 86_400_000);
+  return { expires_at: at.toISOString(), expires_at_epoch: Math.floor(at.getTime() / 1000) };
+}
+
+/** Starts a session and answers with the token pair (body and cookies), as login and invitation acceptance do. */
+export async function startSession(account: Account, meta: ClientMeta, ctx: AppContext): Promise<Reply> {
+  const secret = newSecret();
+  const now = ctx.now().toISOString();
+  const session: Session = {
+    id: ctx.newId(),
+    user_id: account.id,
+    refresh_hash: sha256(secret),
+    device: meta.userAgent.slice(0, 256),
+    ip: meta.sourceIp,
+    created_at: now,
+    last_seen_at: now,
+    ...expiry(ctx),
+  };
+  await ddb().send(
+    new PutCommand({
+      TableName: config().TABLE_NAME,
+      Item: { ...keys.session(account.id, session.id), type: 'session', ...session, ...expiry(ctx) },
+    }),
+  );
+  return tokenReply(account, session.id, secret, ctx);
+}
+
+async function tokenReply(account: Account, sessionId: string, secret: string, ctx: AppContext): Promise<Reply> {
+  const access_token = await issueAccessToken({ sub: account.id, ver: account.token_version, sid: sessionId }, ctx);
+  const refresh_token = refreshToken.compose(account.id, sessionId, secret);
+  return {
+    status: 200,
+    body: { access_token, refresh_token, token_type: 'bearer' },
+    cookies: [
+      setCookie(ACCESS_COOKIE, access_token, ctx.config.ACCESS_TOKEN_TTL_SECONDS),
+      setCookie(REFRESH_COOKIE, refresh_token, ctx.config.REFRESH_TOKEN_TTL_DAYS * 86_400),
+    ],
+  };
+}
+
+/** Reads an account and one of its sessions in a single round trip (strongly consistent). */
+export async function getAccountAndSession(userId: string, sessionId: string): Promise<{ account?: Account; session?: Session }> {
+  const TableName = config().TABLE_NAME;
+  const accountKey = keys.account(userId);
+  const sessionKey = keys.session(userId, sessionId);
+  let pending: Record<string, unknown>[] = [accountKey, sessionKey];
+  let account: Account | undefined;
+  let session: Session | undefined;
+  for (let attempt = 0; pending.length && attempt < 5; attempt++) {
+    const out = await ddb().send(new BatchGetCommand({ RequestItems: { [TableName]: { Keys: pending, ConsistentRead: true } } }));
+    for (const item of out.Responses?.[TableName] ?? []) {
+      if (item.SK === accountKey.SK) account = item as Account;
+      else session = item as Session;
+    }
+    pending = (out.UnprocessedKeys?.[TableName]?.Keys ?? []) as Record<string, unknown>[];
+  }
+  return { account, session };
+}
+
+export const sessionExpired = (s: Session, ctx: AppContext) => s.expires_at <= ctx.now().toISOString();
+
+/**
+ * Exchanges a refresh token for a new pair. The secret rotates on every use; presenting a secret
+ * that is no longer the session's current one means it was copied, so the session is revoked.
+ */
+export async function refreshSession(token: string, meta: ClientMeta, ctx: AppContext): Promise<Reply> {
+  const parsed = refreshToken.parse(token);
+  if (!parsed) throw unauthorized(INVALID_REFRESH);
+  const { account, session } = await getAccountAndSession(parsed.userId, parsed.sessionId);
+  if (!session || sessionExpired(session, ctx)) throw unauthorized(INVALID_REFRESH);
+  if (!account || !account.is_active) throw unauthorized('User not found or inactive');
+  const presented = sha256(parsed.secret);
+  if (presented !== session.refresh_hash) {
+    await revokeSession(account.id, session.id);
+    throw unauthorized(INVALID_REFRESH);
+  }
+  const secret = newSecret();
+  try {
+    await ddb().send(
+      new UpdateCommand({
+        TableName: config().TABLE_NAME,
+        Key: keys.session(account.id, session.id),
+        UpdateExpression: 'SET refresh_hash = :new, last_seen_at = :now, ip = :ip, expires_at = :exp, expires_at_epoch = :epoch',
+        ConditionExpression: 'refresh_hash = :old',
+        ExpressionAttributeValues: { ':new': sha256(secret), ':old': presented, ':now': ctx.now().toISOString(), ':ip': meta.sourceIp, ':exp': expiry(ctx).expires_at, ':epoch': expiry(ctx).expires_at_epoch },
+      }),
+    );
+  } catch (err) {
+    if (!(err instanceof ConditionalCheckFailedException)) throw err;
+    // Someone rotated this secret a moment ago: the same token was used twice.
+    await revokeSession(account.id, session.id);
+    throw unauthorized(INVALID_REFRESH);
+  }
+  return tokenReply(account, session.id, secret, ctx);
+}
+
+export async function revokeSession(userId: string, sessionId: string): Promise<boolean> {
+  const out = await ddb().send(
+    new DeleteCommand({ TableName: config().TABLE_NAME, Key: keys.session(userId, sessionId), ReturnValues: 'ALL_OLD' }),
+  );
+  return Boolean(out.Attributes);
+}

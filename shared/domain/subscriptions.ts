@@ -1,0 +1,56 @@
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { ddb } from '../clients';
+import { config } from '../config';
+import { keys } from '../db/keys';
+import type { TransactStep } from '../db/transact';
+import type { AppContext } from '../context';
+import { getPlan, type Plan } from './plans';
+
+export type SubscriptionStatus = 'active' | 'pending' | 'cancelled';
+
+export interface Subscription {
+  id: string;
+  user_id: string;
+  plan_id: string;
+  status: SubscriptionStatus;
+  period_start: string;
+  period_end: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export function newSubscriptionStep(userId: string, planId: string, status: SubscriptionStatus, ctx: AppContext): TransactStep {
+  const now = ctx.now().toISOString();
+  const sub: Subscription = { id: ctx.newId(), user_id: userId, plan_id: planId, status, period_start: now, period_end: null, created_at: now, updated_at: now };
+  return {
+    Put: {
+      TableName: config().TABLE_NAME,
+      Item: { ...keys.subscription(userId, sub.id), type: 'subscription', ...sub },
+      ConditionExpression: 'attribute_not_exists(PK)',
+    },
+  };
+}
+
+export async function listSubscriptions(userId: string): Promise<Subscription[]> {
+  const out = await ddb().send(
+    new QueryCommand({
+      TableName: config().TABLE_NAME,
+      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
+      ExpressionAttributeValues: { ':pk': keys.account(userId).PK, ':sk': keys.subscriptionPrefix },
+      ConsistentRead: true,
+    }),
+  );
+  return (out.Items ?? []) as Subscription[];
+}
+
+/** The account's active subscription and its plan; with several active, the latest period start wins (SPEC). */
+export async function activePlan(userId: string): Promise<{ subscription: Subscription; plan: Plan } | undefined> {
+  const active = (await listSubscriptions(userId))
+    .filter((s) => s.status === 'active')
+    .sort((a, b) => b.period_start.localeCompare(a.period_start));
+  for (const subscription of active) {
+    const plan = await getPlan(subscription.plan_id);
+    if (plan) return { subscription, plan };
+  }
+  return undefined;
+}

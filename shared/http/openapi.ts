@@ -1,0 +1,61 @@
+import { z } from 'zod';
+import type { Route } from './route';
+
+const jsonSchema = (s: z.ZodType, io: 'input' | 'output') => z.toJSONSchema(s, { io, unrepresentable: 'any', target: 'draft-2020-12' });
+
+function parameters(route: Route) {
+  const out: object[] = [];
+  for (const [where, schema] of [['path', route.params], ['query', route.query]] as const) {
+    if (!schema) continue;
+    const js = jsonSchema(schema, 'input') as { properties?: Record<string, object>; required?: string[] };
+    for (const [name, s] of Object.entries(js.properties ?? {})) {
+      out.push({ name, in: where, required: where === 'path' || (js.required ?? []).includes(name), schema: s });
+    }
+  }
+  return out;
+}
+
+/** OpenAPI 3.1 from the route table's zod schemas. */
+export function buildOpenApi(routes: Route[]) {
+  const paths: Record<string, Record<string, object>> = {};
+  for (const r of routes) {
+    const responses: Record<string, object> = {};
+    for (const [status, schema] of Object.entries(r.responses ?? { 200: null })) {
+      responses[status] = schema
+        ? { description: 'Success', content: { 'application/json': { schema: jsonSchema(schema, 'output') } } }
+        : { description: 'Success' };
+    }
+    if (r.params || r.query || r.body) responses['422'] = { description: 'Request validation failed' };
+    if (r.auth !== 'public') responses['401'] = { description: 'Missing, invalid or revoked access token' };
+    (paths[r.path] ??= {})[r.method.toLowerCase()] = {
+      summary: r.summary,
+      operationId: `${r.method.toLowerCase()}${r.path.replace(/[{}]/g, '').replace(/[^a-zA-Z0-9]+(.)?/g, (_, c: string | undefined) => (c ?? '').toUpperCase())}`,
+      parameters: parameters(r),
+      ...(r.body ? { requestBody: { required: !r.body.safeParse(undefined).success, content: { 'application/json': { schema: jsonSchema(r.body, 'input') } } } } : {}),
+      responses,
+      security: r.auth === 'public' ? [] : [{ bearer: [] }, { cookie: [] }],
+      ...(r.auth === 'staff' ? { 'x-requires': 'staff' } : {}),
+    };
+  }
+  return {
+    openapi: '3.1.0',
+    info: { title: 'Infrastructure Catalog', version: '1.0.0', description: 'Multi-tenant catalog of infrastructure.' },
+    components: {
+      securitySchemes: {
+        bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+        cookie: { type: 'apiKey', in: 'cookie', name: 'access_token' },
+      },
+    },
+    paths,
+  };
+}
+
+let cached: object | undefined;
+/** Built once per process from the whole route table (imported lazily: the table includes this route). */
+export async function openApiDocument(): Promise<object> {
+  if (!cached) {
+    const { allRoutes } = await import('../../functions/route-table');
+    cached = buildOpenApi(allRoutes().map((r) => r.route));
+  }
+  return cached;
+}

@@ -1,0 +1,119 @@
+import middy from '@middy/core';
+import httpJsonBodyParser from '@middy/http-json-body-parser';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { appContext } from '../context';
+import { authenticate, presentedToken, type Principal } from '../auth/authenticate';
+import { AppError, forbidden, notFound } from './errors';
+import { parseCookies, ACCESS_COOKIE } from './cookies';
+import { parseQuery } from './query';
+import { createRouter, type Match } from './router';
+import { jsonDecodeError, validateParts } from './validation';
+import type { Reply, Route, RouteRequest } from './route';
+import { errorFields, log } from '../log';
+
+type Event = APIGatewayProxyEventV2;
+type Result = APIGatewayProxyStructuredResultV2;
+/** What the middlewares learn about a request, handed to the final step (middy passes only the event on). */
+const state = new WeakMap<Event, { match: Match; request?: RouteRequest<any, any, any, any> }>();
+
+const JSON_HEADERS = { 'content-type': 'application/json', 'cache-control': 'no-store' };
+
+export function toResult(reply: Reply): Result {
+  const hasBody = reply.body !== undefined && reply.status !== 204;
+  const raw = typeof reply.body === 'string' && reply.headers?.['content-type'];
+  return {
+    statusCode: reply.status,
+    headers: { ...(hasBody ? JSON_HEADERS : { 'cache-control': 'no-store' }), ...reply.headers },
+    ...(reply.cookies?.length ? { cookies: reply.cookies } : {}),
+    body: hasBody ? (raw ? (reply.body as string) : JSON.stringify(reply.body)) : '',
+  };
+}
+
+function errorReply(err: unknown, requestId: string): Reply {
+  if (err instanceof AppError) return { status: err.status, body: { detail: err.detail, ...err.extra }, headers: err.headers };
+  const status = (err as { statusCode?: number }).statusCode;
+  if (status === 422) return errorReply(jsonDecodeError(), requestId); // middy's JSON parser
+  if (status === 413) return { status: 413, body: { detail: 'Request body too large' } };
+  log.error('unhandled error', { request_id: requestId, ...errorFields(err) });
+  return { status: 500, body: { detail: 'Internal Server Error' } };
+}
+
+const requestIdOf = (event: Event, context?: Context) => context?.awsRequestId ?? event.requestContext?.requestId ?? '-';
+
+/** 1. Outermost: every refusal becomes `{detail}` with its status; anything unexpected a logged 500. */
+const errorResponder = (): middy.MiddlewareObj<Event, Result> => ({
+  onError: async (request) => {
+    request.response = toResult(errorReply(request.error, requestIdOf(request.event, request.context)));
+  },
+});
+
+/** 2. JSON bodies are parsed whatever the content type says, except multipart uploads; malformed JSON is a 422. */
+const jsonBody = (): middy.MiddlewareObj<Event, Result> => {
+  const parser = httpJsonBodyParser({ disableContentTypeCheck: true });
+  return {
+    before: async (request) => {
+      const { body, headers } = request.event;
+      if (!body || headers?.['content-type']?.startsWith('multipart/')) return;
+      return parser.before!(request as never);
+    },
+  };
+};
+
+/** 3. Route match; unknown routes are 404 Not Found. */
+const matchRoute = (router: ReturnType<typeof createRouter>): middy.MiddlewareObj<Event, Result> => ({
+  before: async (request) => {
+    const { event } = request;
+    const match = router.match(event.requestContext.http.method, event.rawPath, event.routeKey, event.pathParameters);
+    if (!match) throw notFound('Not Found');
+    state.set(event, { match });
+  },
+});
+
+/** 4 and 5. Validation before any lookup, then authentication (unless the route is public). */
+const validateAndAuthenticate = (): middy.MiddlewareObj<Event, Result> => ({
+  before: async (request) => {
+    const { event } = request;
+    const current = state.get(event)!;
+    const { route, params } = current.match;
+    const [p, q, b] = validateParts([
+      { part: 'path', schema: route.params, value: params },
+      { part: 'query', schema: route.query, value: parseQuery(event.rawQueryString) },
+      { part: 'body', schema: route.body, value: event.body },
+    ]);
+    const cookies = parseCookies(event.cookies, event.headers?.cookie);
+    const ctx = appContext();
+    const token = presentedToken(event.headers?.authorization, cookies[ACCESS_COOKIE]);
+    let principal: Principal | null = null;
+    if (route.auth !== 'public') {
+      principal = await authenticate(token, ctx);
+      if (route.auth === 'staff' && !principal.account.is_staff && !principal.account.is_superuser) {
+        throw forbidden('Staff privileges required');
+      }
+    }
+    current.request = {
+      params: p,
+      query: q,
+      body: b,
+      headers: event.headers ?? {},
+      cookies,
+      sourceIp: event.requestContext.http.sourceIp,
+      userAgent: event.requestContext.http.userAgent ?? event.headers?.['user-agent'] ?? '',
+      requestId: requestIdOf(event, request.context),
+      principal,
+    };
+  },
+});
+
+/** The Lambda handler of one route group: the middy chain in DESIGN.md's order over that group's routes. */
+export function httpHandler(routes: Route[]) {
+  const router = createRouter(routes);
+  return middy<Event, Result, Error, Context>({ timeoutEarlyInMillis: 0 })
+    .use(errorResponder())
+    .use(jsonBody())
+    .use(matchRoute(router))
+    .use(validateAndAuthenticate())
+    .handler(async (event) => {
+      const { match, request } = state.get(event)!;
+      return toResult(await match.route.handler(request!, appContext()));
+    });
+}

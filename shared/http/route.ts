@@ -1,0 +1,70 @@
+import type { z } from 'zod';
+import type { AppContext } from '../context';
+import type { Principal } from '../auth/authenticate';
+
+export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+/** Who may call a route: anyone, any signed-in account, or platform staff. Every route declares one. */
+export type AuthLevel = 'public' | 'user' | 'staff';
+
+type Schema = z.ZodType;
+type Out<S> = S extends Schema ? z.output<S> : undefined;
+
+export interface RouteRequest<P, Q, B, A extends AuthLevel> {
+  params: P;
+  query: Q;
+  body: B;
+  headers: Record<string, string | undefined>;
+  cookies: Record<string, string>;
+  sourceIp: string;
+  userAgent: string;
+  requestId: string;
+  /** The signed-in caller; null only on public routes (which may still read it when a token is sent). */
+  principal: A extends 'public' ? Principal | null : Principal;
+}
+
+export interface Reply {
+  status: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+  cookies?: string[];
+}
+
+export interface RouteDef<PS, QS, BS, A extends AuthLevel> {
+  method: Method;
+  path: string;
+  auth: A;
+  summary: string;
+  params?: PS;
+  query?: QS;
+  body?: BS;
+  /** Response bodies by status, for the OpenAPI document only. */
+  responses?: Record<number, Schema | null>;
+  handler: (req: RouteRequest<Out<PS>, Out<QS>, Out<BS>, A>, ctx: AppContext) => Promise<Reply>;
+}
+
+/** A route as stored in the table (schemas erased to their base type). */
+export interface Route {
+  method: Method;
+  path: string;
+  auth: AuthLevel;
+  summary: string;
+  params?: Schema;
+  query?: Schema;
+  body?: Schema;
+  responses?: Record<number, Schema | null>;
+  handler: (req: RouteRequest<any, any, any, any>, ctx: AppContext) => Promise<Reply>;
+}
+
+/** Declares a route with its schemas; the handler's request is typed from them. */
+export function route<
+  PS extends Schema | undefined = undefined,
+  QS extends Schema | undefined = undefined,
+  BS extends Schema | undefined = undefined,
+  A extends AuthLevel = AuthLevel,
+>(def: RouteDef<PS, QS, BS, A>): Route {
+  return def as unknown as Route;
+}
+
+export const ok = (body: unknown, extra: Omit<Reply, 'status' | 'body'> = {}): Reply => ({ status: 200, body, ...extra });
+export const created = (body: unknown): Reply => ({ status: 201, body });
+export const noContent = (extra: Omit<Reply, 'status' | 'body'> = {}): Reply => ({ status: 204, ...extra });

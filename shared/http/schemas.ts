@@ -1,0 +1,26 @@
+import { z } from 'zod';
+
+/** Building blocks shared by route schemas. */
+export const uuid = z.uuid();
+export const email = z.email().max(254);
+export const isoTimestamp = z.iso.datetime({ offset: true });
+/** Nullable optional free text with a length cap. */
+export const text = (max: number) => z.string().max(max).nullish();
+export const detail = z.object({ detail: z.string() });
+
+export const accountOut = z.object({
+  id: z.uuid(),
+  email: z.string(),
+  name: z.string().nullable(),
+  phone: z.string().nullable(),
+  is_superuser: z.boolean(),
+  is_staff: z.boolean(),
+  admin_role: z.string().nullable(),
+  preferred_language: z.string().nullable(),
+  navigation_mode: z.string().nullable(),
+  job_title: z.string().nullable(),
+  timezone: z.string().nullable(),
+  table_density: z.string().nullable(),
+});
+
+export const tokenPair = z.object({ access_token: z.string(), refresh_token: z.string(), token_type: z.literal('bearer') });

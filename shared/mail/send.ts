@@ -1,0 +1,21 @@
+import type { AppContext } from '../context';
+import { enqueue } from '../queue';
+import { log, errorFields } from '../log';
+import type { MailMessage } from './mailer';
+
+export interface QueuedMail extends MailMessage {
+  id: string;
+}
+
+/**
+ * Queues a message for the mail worker. A failure to enqueue is logged, never surfaced:
+ * the request that wanted the mail has already done its work.
+ */
+export async function queueMail(message: MailMessage, ctx: AppContext): Promise<void> {
+  const queued: QueuedMail = { id: ctx.newId(), ...message };
+  try {
+    await enqueue('mail', queued);
+  } catch (err) {
+    log.error('mail not queued', { mail_id: queued.id, subject: message.subject, ...errorFields(err) });
+  }
+}

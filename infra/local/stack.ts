@@ -37,7 +37,6 @@ export async function startLocalStack(opts: LocalStackOptions = {}) {
     s3 = await startS3(join(c.LOCAL_DATA_DIR, 's3'), c.BUCKET_NAME);
     env.S3_ENDPOINT = s3.endpoint;
   }
-  Object.assign(process.env, env);
   c = reloadConfig(env);
   resetClients();
   resetPlanCache();

@@ -1,0 +1,43 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll } from 'vitest';
+import { startLocalStack, type LocalStack } from '../../infra/local/stack';
+
+export interface TestStack extends LocalStack {
+  dataDir: string;
+}
+
+/** A fresh table and data dir on the run's DynamoDB Local, for one test file. */
+export async function startTestStack(env: Record<string, string> = {}, opts: { withoutHttp?: boolean } = {}): Promise<TestStack> {
+  const endpoint = process.env.TEST_DYNAMODB_ENDPOINT;
+  if (!endpoint) throw new Error('TEST_DYNAMODB_ENDPOINT is not set: run tests through vitest (global setup starts DynamoDB Local)');
+  const dataDir = await mkdtemp(join(tmpdir(), 'infra-catalog-test-'));
+  const stack = await startLocalStack({
+    dynamoEndpoint: endpoint,
+    withoutS3: true,
+    withoutHttp: opts.withoutHttp,
+    env: { TABLE_NAME: `test-${randomUUID()}`, LOCAL_DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'silent', ...env },
+  });
+  return {
+    ...stack,
+    dataDir,
+    async stop() {
+      await stack.stop();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Starts a stack for the current test file and stops it afterwards. */
+export function useTestStack(env: Record<string, string> = {}, opts: { withoutHttp?: boolean } = {}) {
+  const ref = {} as { stack: TestStack };
+  beforeAll(async () => {
+    ref.stack = await startTestStack(env, opts);
+  });
+  afterAll(async () => {
+    await ref.stack?.stop();
+  });
+  return ref;
+}

@@ -1,0 +1,13 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    // One DynamoDB Local for the whole run; each test file gets its own table.
+    globalSetup: ['test/helpers/global-setup.ts'],
+    pool: 'forks',
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    env: { LOG_LEVEL: 'silent' },
+  },
+});

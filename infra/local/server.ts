@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { randomUUID } from 'node:crypto';
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import type { APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { apiEvent, lambdaContext } from './api-event';
 import { allRoutes, FALLBACK_GROUP, routeTable, type RouteGroup } from '../../functions/route-table';
 import { httpHandler } from '../../shared/http/pipeline';
 import { createRouter, routeKey } from '../../shared/http/router';
@@ -10,67 +10,24 @@ const MAX_BODY = 10 * 1024 * 1024; // API Gateway's payload limit
 
 type Handler = ReturnType<typeof httpHandler>;
 
-function lambdaContext(requestId: string, group: string): Context {
-  return {
-    callbackWaitsForEmptyEventLoop: false,
-    functionName: `local-${group}`,
-    functionVersion: '$LATEST',
-    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:local-${group}`,
-    memoryLimitInMB: '1024',
-    awsRequestId: requestId,
-    logGroupName: `/aws/lambda/local-${group}`,
-    logStreamName: 'local',
-    getRemainingTimeInMillis: () => 29_000,
-    done: () => undefined,
-    fail: () => undefined,
-    succeed: () => undefined,
-  };
-}
-
 const TEXTUAL = /^(application\/(json|.*\+json|x-www-form-urlencoded|xml|yaml)|text\/)/;
 
-/** Turns an HTTP request into the API Gateway HTTP API (payload 2.0) event Lambda would receive. */
-export function toEvent(req: IncomingMessage, body: Buffer, route: Route | undefined, params: Record<string, string>): APIGatewayProxyEventV2 {
-  const url = new URL(req.url ?? '/', 'http://local');
+/** Turns an HTTP request into the API Gateway event; the source IP is the socket's, never X-Forwarded-For (API Gateway's cannot be spoofed either). */
+function toEvent(req: IncomingMessage, body: Buffer, route: Route | undefined, params: Record<string, string>) {
   const headers: Record<string, string> = {};
   for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(',') : v;
-  const query: Record<string, string> = {};
-  for (const [k, v] of url.searchParams) query[k] = k in query ? `${query[k]},${v}` : v;
   const isText = !body.length || TEXTUAL.test(headers['content-type'] ?? 'application/json');
-  const key = route ? routeKey(route) : '$default';
-  const now = new Date();
-  const requestId = randomUUID();
-  return {
-    version: '2.0',
-    routeKey: key,
-    rawPath: url.pathname,
-    rawQueryString: url.search.slice(1),
-    cookies: headers.cookie ? headers.cookie.split(';').map((c) => c.trim()).filter(Boolean) : undefined,
+  return apiEvent({
+    method: req.method ?? 'GET',
+    url: req.url ?? '/',
     headers,
-    queryStringParameters: Object.keys(query).length ? query : undefined,
-    pathParameters: route && Object.keys(params).length ? params : undefined,
-    requestContext: {
-      accountId: '000000000000',
-      apiId: 'local',
-      domainName: headers.host ?? 'localhost',
-      domainPrefix: 'localhost',
-      http: {
-        method: req.method ?? 'GET',
-        path: url.pathname,
-        protocol: `HTTP/${req.httpVersion}`,
-        // The socket's address, never X-Forwarded-For: API Gateway's sourceIp cannot be spoofed either.
-        sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
-        userAgent: headers['user-agent'] ?? '',
-      },
-      requestId,
-      routeKey: key,
-      stage: '$default',
-      time: now.toUTCString(),
-      timeEpoch: now.getTime(),
-    },
-    body: body.length ? (isText ? body.toString('utf8') : body.toString('base64')) : undefined,
+    body: body.length ? body.toString(isText ? 'utf8' : 'base64') : undefined,
     isBase64Encoded: !isText && body.length > 0,
-  };
+    sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
+    httpVersion: req.httpVersion,
+    routeKey: route ? routeKey(route) : undefined,
+    pathParameters: params,
+  });
 }
 
 function send(res: ServerResponse, result: APIGatewayProxyStructuredResultV2): void {

@@ -1,15 +1,16 @@
-import { randomBytes } from 'node:crypto';
+import { createSecretKey, randomBytes, type KeyObject } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { GetSecretValueCommand } from '@aws-sdk/client-secrets-manager';
 import { secrets } from '../clients';
 import { config } from '../config';
 
-let cached: Promise<Uint8Array> | undefined;
+let cached: Promise<KeyObject> | undefined;
 
 /** The HMAC key access tokens are signed with: Secrets Manager in the cloud, a key file under LOCAL_DATA_DIR locally. */
-export function signingKey(): Promise<Uint8Array> {
-  cached ??= load().catch((err) => {
+export function signingKey(): Promise<KeyObject> {
+  // A prepared KeyObject: jose would otherwise import raw bytes again on every verification.
+  cached ??= load().then((bytes) => createSecretKey(bytes)).catch((err) => {
     cached = undefined;
     throw err;
   });

@@ -128,11 +128,27 @@ export function listPlans(): Promise<Plan[]> {
   if (!cache || Date.now() - cache.at > CACHE_MS) {
     const plans = ddb()
       .send(new QueryCommand({ TableName: config().TABLE_NAME, KeyConditionExpression: 'PK = :p', ExpressionAttributeValues: { ':p': keys.plans } }))
-      .then((out) => (out.Items ?? []).map((i) => stripKeys(i) as unknown as Plan));
+      .then((out) => (out.Items ?? []).map((i) => inDocumentedOrder(stripKeys(i) as unknown as Plan)));
     cache = { at: Date.now(), plans };
     plans.catch(() => (cache = undefined));
   }
   return cache.plans;
+}
+
+/** DynamoDB returns map attributes in no particular order; clients read plans in the documented one. */
+function inDocumentedOrder(p: Plan): Plan {
+  const { id, name, interval, price_cents, currency, perks_text, max_projects, max_envs_per_project, max_services, max_project_users, max_api_keys_per_user, support_level, features, is_public } = p;
+  const f = features;
+  return {
+    id, name, interval, price_cents, currency, perks_text, max_projects, max_envs_per_project, max_services, max_project_users, max_api_keys_per_user, support_level,
+    features: {
+      crud_basic: f.crud_basic, crud_pro: f.crud_pro, crud_api: f.crud_api, multi_cloud: f.multi_cloud, scheduler_ansible: f.scheduler_ansible,
+      ai_analysis: f.ai_analysis, users_included: f.users_included, extra_user_price_cents: f.extra_user_price_cents, api_rate_limit: f.api_rate_limit,
+      data_retention_days: f.data_retention_days, rbac_custom_roles_limit: f.rbac_custom_roles_limit, cost_estimate: f.cost_estimate,
+      providers: f.providers, auto_discovery: f.auto_discovery, monitoring: { enabled: f.monitoring.enabled, integrations: f.monitoring.integrations },
+    },
+    is_public,
+  };
 }
 
 export async function getPlan(planId: string): Promise<Plan | undefined> {

@@ -1,0 +1,54 @@
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+
+export const percentile = (samples: number[], p: number) => {
+  const sorted = [...samples].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+};
+
+/** Times `fn` `runs` times after `warmup` untimed calls; milliseconds per call. */
+export async function time(fn: () => Promise<unknown>, runs: number, warmup = Math.ceil(runs / 10)): Promise<number[]> {
+  for (let i = 0; i < warmup; i++) await fn();
+  const samples: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const t = performance.now();
+    await fn();
+    samples.push(performance.now() - t);
+  }
+  return samples;
+}
+
+/** Counts the DynamoDB requests a client sends (SDK middleware), by command name. */
+export function countCalls(client: DynamoDBDocumentClient) {
+  const counts = new Map<string, number>();
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      const name = String(context.commandName ?? 'unknown');
+      counts.set(name, (counts.get(name) ?? 0) + 1);
+      return next(args);
+    },
+    { step: 'initialize', name: 'benchCallCounter' },
+  );
+  return {
+    reset: () => counts.clear(),
+    total: () => [...counts.values()].reduce((a, b) => a + b, 0),
+    byCommand: () => Object.fromEntries(counts),
+  };
+}
+
+/** Times two operations alternately, call by call, so machine noise falls on both alike. */
+export async function timePair(a: () => Promise<unknown>, b: () => Promise<unknown>, runs: number, warmup = Math.ceil(runs / 10)) {
+  for (let i = 0; i < warmup; i++) await a(), await b();
+  const as: number[] = [];
+  const bs: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    let t = performance.now();
+    await a();
+    as.push(performance.now() - t);
+    t = performance.now();
+    await b();
+    bs.push(performance.now() - t);
+  }
+  return [as, bs] as const;
+}
+
+export const fmt = (ms: number) => `${ms.toFixed(2)} ms`;

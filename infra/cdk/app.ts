@@ -1,0 +1,14 @@
+import { App, Validations } from 'aws-cdk-lib';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { CatalogStack } from './stack';
+
+const app = new App();
+// Environment-agnostic (no env): synth needs no account/region lookups and stays offline.
+new CatalogStack(app, 'InfraCatalog', {
+  description: 'Infrastructure Catalog API: HTTP API, Lambda per route group, DynamoDB, SQS workers, S3, SES',
+  appBaseUrl: app.node.tryGetContext('appBaseUrl'),
+  mailFrom: app.node.tryGetContext('mailFrom'),
+});
+// cdk-nag 3 is a validation plugin: synth fails on any unacknowledged AwsSolutions finding.
+Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+app.synth();

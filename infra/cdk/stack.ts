@@ -1,0 +1,242 @@
+import { join } from 'node:path';
+import { CfnOutput, Duration, Stack, Validations, type StackProps } from 'aws-cdk-lib';
+import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
+import { HttpApi, HttpMethod, HttpRoute, HttpRouteKey, LogGroupLogDestination, type HttpStage } from 'aws-cdk-lib/aws-apigatewayv2';
+import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import { AttributeType, BillingMode, Table } from 'aws-cdk-lib/aws-dynamodb';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { Key } from 'aws-cdk-lib/aws-kms';
+import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import type { Construct, IConstruct } from 'constructs';
+import { FALLBACK_GROUP, routeTable } from '../../functions/route-table';
+import { workerTable } from '../../functions/workers/index';
+import type { Route } from '../../shared/http/route';
+import type { QueueName } from '../../shared/queue';
+import { TABLE } from '../../shared/db/table';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+
+/** Queue → the environment variable its URL is passed in (`satisfies` makes a new QueueName a compile error here). */
+const QUEUE_URL_ENV = { jobs: 'JOBS_QUEUE_URL', events: 'EVENTS_QUEUE_URL', mail: 'MAIL_QUEUE_URL' } as const satisfies Record<QueueName, string>;
+
+const HTTP_TIMEOUT = Duration.seconds(29); // API Gateway HTTP APIs give up after 30 s anyway
+const WORKER_TIMEOUT = Duration.seconds(60);
+
+export interface CatalogStackProps extends StackProps {
+  /** Public base URL used in links (e-mails, redirects); defaults to the API's own URL. */
+  appBaseUrl?: string;
+  /** SES-verified sender address. */
+  mailFrom?: string;
+}
+
+const pascal = (s: string) => s.replace(/(^|[-_])(\w)/g, (_, __, c: string) => c.toUpperCase());
+const ack = (scope: IConstruct, id: string, reason: string) => Validations.of(scope).acknowledge({ id: `AwsSolutions-${id}`, reason });
+
+export class CatalogStack extends Stack {
+  readonly api: HttpApi;
+  readonly stage: HttpStage;
+  readonly httpFunctions: Record<string, NodejsFunction> = {};
+  readonly workers: Record<string, NodejsFunction> = {};
+
+  constructor(scope: Construct, id: string, props: CatalogStackProps = {}) {
+    super(scope, id, props);
+
+    // --- Data -------------------------------------------------------------------------------------
+    const table = new Table(this, 'Table', {
+      partitionKey: { name: TABLE.partitionKey, type: AttributeType.STRING },
+      sortKey: { name: TABLE.sortKey, type: AttributeType.STRING },
+      billingMode: BillingMode.PAY_PER_REQUEST,
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      timeToLiveAttribute: TABLE.ttlAttribute,
+    });
+    for (const i of TABLE.indexes) {
+      table.addGlobalSecondaryIndex({
+        indexName: i.name,
+        partitionKey: { name: i.partitionKey, type: AttributeType.STRING },
+        sortKey: { name: i.sortKey, type: AttributeType.STRING },
+      });
+    }
+
+    const accessLogs = new Bucket(this, 'AccessLogs', {
+      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+      encryption: BucketEncryption.S3_MANAGED, // S3 log delivery cannot write to SSE-KMS buckets
+      enforceSSL: true,
+      objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
+      lifecycleRules: [{ expiration: Duration.days(365) }],
+    });
+
+    const bucket = new Bucket(this, 'Documents', {
+      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+      encryption: BucketEncryption.S3_MANAGED,
+      enforceSSL: true,
+      objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
+      serverAccessLogsBucket: accessLogs,
+      serverAccessLogsPrefix: 'documents/',
+      lifecycleRules: [
+        { prefix: 'exports/', expiration: Duration.days(30) }, // exports are regenerated on demand
+        { abortIncompleteMultipartUploadAfter: Duration.days(7) },
+      ],
+    });
+
+    const queues = {} as Record<QueueName, Queue>;
+    for (const name of Object.keys(QUEUE_URL_ENV) as QueueName[]) {
+      const dlq = new Queue(this, `${pascal(name)}Dlq`, {
+        encryption: QueueEncryption.SQS_MANAGED,
+        enforceSSL: true,
+        retentionPeriod: Duration.days(14), // the maximum: time to inspect and redrive
+      });
+      queues[name] = new Queue(this, `${pascal(name)}Queue`, {
+        encryption: QueueEncryption.SQS_MANAGED,
+        enforceSSL: true,
+        visibilityTimeout: Duration.seconds(WORKER_TIMEOUT.toSeconds() * 6), // AWS guidance for Lambda consumers
+        deadLetterQueue: { queue: dlq, maxReceiveCount: 5 },
+      });
+      new Alarm(this, `${pascal(name)}DlqAlarm`, {
+        alarmDescription: `Messages on the ${name} dead-letter queue: a worker failed them 5 times`,
+        metric: dlq.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(1), statistic: 'Maximum' }),
+        threshold: 0,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      });
+    }
+
+    const signingKey = new Secret(this, 'SigningKey', {
+      description: 'HMAC key that signs access tokens (read as raw SecretString bytes)',
+      generateSecretString: { passwordLength: 64, excludePunctuation: true },
+    });
+    ack(signingKey, 'SMG4', 'Rotating the token signing key needs key ids and a verification grace period in shared/auth first; until then rotation would sign everyone out. Rotate manually.');
+
+    const totpKey = new Key(this, 'TotpKey', { description: 'Encrypts TOTP secrets at rest', enableKeyRotation: true });
+
+    // --- HTTP API ---------------------------------------------------------------------------------
+    this.api = new HttpApi(this, 'Api', { createDefaultStage: false });
+    const apiLogs = new LogGroup(this, 'ApiAccessLogs', { retention: RetentionDays.THREE_MONTHS });
+    this.stage = this.api.addStage('Stage', {
+      stageName: '$default',
+      autoDeploy: true,
+      accessLogSettings: {
+        destination: new LogGroupLogDestination(apiLogs),
+        format: AccessLogFormat.custom(
+          JSON.stringify({
+            requestId: '$context.requestId', ip: '$context.identity.sourceIp', method: '$context.httpMethod', path: '$context.path',
+            routeKey: '$context.routeKey', status: '$context.status', latencyMs: '$context.responseLatency',
+            userAgent: '$context.identity.userAgent', integrationError: '$context.integrationErrorMessage',
+          }),
+        ),
+      },
+    });
+    ack(this.api, 'APIG4', 'Authorization is enforced in the Lambda router from each route\'s declared auth level (JWT access tokens issued by this API); public routes must be reachable anonymously.');
+
+    const appBaseUrl = props.appBaseUrl ?? `https://${this.api.apiId}.execute-api.${this.region}.${this.urlSuffix}`;
+    const environment: Record<string, string> = {
+      STAGE: 'cloud',
+      NODE_OPTIONS: '--enable-source-maps',
+      TABLE_NAME: table.tableName,
+      BUCKET_NAME: bucket.bucketName,
+      SIGNING_KEY_SECRET_ARN: signingKey.secretArn,
+      TOTP_KMS_KEY_ID: totpKey.keyId,
+      MAIL_TRANSPORT: 'ses',
+      APP_BASE_URL: appBaseUrl,
+      ...(props.mailFrom ? { MAIL_FROM: props.mailFrom } : {}),
+      ...Object.fromEntries((Object.keys(QUEUE_URL_ENV) as QueueName[]).map((q) => [QUEUE_URL_ENV[q], queues[q].queueUrl])),
+    };
+
+    const tableIndexes = `Resource::<${this.getLogicalId(table.node.defaultChild as never)}.Arn>/index/*`;
+    const bucketObjects = `Resource::<${this.getLogicalId(bucket.node.defaultChild as never)}.Arn>/*`;
+    /** A function with the grants every function needs: table, document objects, sending to every queue. */
+    const fn = (id: string, entry: string, memorySize: number, timeout: Duration) => {
+      const f = new NodejsFunction(this, id, {
+        entry: join(ROOT, entry),
+        handler: 'handler',
+        runtime: Runtime.NODEJS_24_X,
+        architecture: Architecture.X86_64, // the copied argon2 binary is the linux-x64-gnu one
+        memorySize,
+        timeout,
+        environment,
+        logGroup: new LogGroup(this, `${id}Logs`, { retention: RetentionDays.ONE_MONTH }),
+        projectRoot: ROOT,
+        depsLockFilePath: join(ROOT, 'package-lock.json'),
+        bundling: {
+          format: OutputFormat.ESM,
+          target: 'node24',
+          minify: true,
+          sourceMap: true,
+          sourcesContent: false, // stack traces need file:line only; keeps the zip small
+          forceDockerBundling: false, // the local esbuild: synth stays offline and Docker-free
+          // ESM output has no `require`: bundled CommonJS dependencies (and argon2's loader) need one.
+          banner: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
+          // The Lambda runtime ships SDK v3; argon2 is a native addon esbuild cannot bundle.
+          externalModules: ['@aws-sdk/*', '@node-rs/argon2'],
+          commandHooks: {
+            beforeBundling: () => [],
+            beforeInstall: () => [],
+            // Copy argon2 and its x64 binary in by hand: `nodeModules` would run `npm install` (network).
+            afterBundling: (inputDir: string, outputDir: string) => [
+              `mkdir -p "${outputDir}/node_modules/@node-rs"`,
+              `cp -R "${inputDir}/node_modules/@node-rs/argon2" "${inputDir}/node_modules/@node-rs/argon2-linux-x64-gnu" "${outputDir}/node_modules/@node-rs/"`,
+            ],
+          },
+        },
+      });
+      table.grantReadWriteData(f);
+      // Object-level access only (no s3:GetObject* wildcards from bucket.grantReadWrite); no listing.
+      f.addToRolePolicy(new PolicyStatement({ actions: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'], resources: [bucket.arnForObjects('*')] }));
+      Object.values(queues).forEach((q) => q.grantSendMessages(f));
+      ack(f, 'IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]', 'AWS\'s minimal managed policy for writing the function\'s own CloudWatch logs.');
+      ack(f, `IAM5[${tableIndexes}]`, 'Query on the table\'s GSIs (GSI1, GSI2); CDK\'s grant covers the table\'s indexes with index/*.');
+      ack(f, `IAM5[${bucketObjects}]`, 'Object keys are per tenant and per export, not known at deploy time; limited to Get/Put/DeleteObject on this one bucket.');
+      return f;
+    };
+
+    // One function per route group that has routes; the group's integration serves all its routes.
+    for (const [group, routes] of Object.entries(routeTable) as [string, Route[]][]) {
+      if (routes.length === 0 && group !== FALLBACK_GROUP) continue;
+      // 1024 MB: argon2id hashing is CPU-bound, and Lambda CPU scales with memory.
+      const f = fn(`${pascal(group)}Function`, `functions/${group}/handler.ts`, 1024, HTTP_TIMEOUT);
+      signingKey.grantRead(f);
+      totpKey.grant(f, 'kms:Encrypt', 'kms:Decrypt'); // only what TOTP secret sealing needs (no GenerateDataKey*/ReEncrypt*)
+      this.httpFunctions[group] = f;
+      // One invoke permission per function (not per route): Lambda resource policies are capped at 20 KB.
+      const integration = new HttpLambdaIntegration(`${pascal(group)}Integration`, f, { scopePermissionToRoute: false });
+      for (const r of routes) this.api.addRoutes({ path: r.path, methods: [HttpMethod[r.method]], integration });
+      // Anything API Gateway has no route for reaches our router, which answers with our own 404 body.
+      if (group === FALLBACK_GROUP) new HttpRoute(this.api, 'DefaultRoute', { httpApi: this.api, routeKey: HttpRouteKey.DEFAULT, integration });
+    }
+
+    // --- Workers ----------------------------------------------------------------------------------
+    for (const [queue, worker] of Object.entries(workerTable) as [QueueName, { folder: string }][]) {
+      const f = fn(`${pascal(worker.folder)}Worker`, `functions/workers/${worker.folder}/handler.ts`, 512, WORKER_TIMEOUT);
+      f.addEventSource(new SqsEventSource(queues[queue], { batchSize: 10, reportBatchItemFailures: true }));
+      this.workers[queue] = f;
+    }
+    const mailer = this.workers.mail;
+    if (mailer) {
+      mailer.addToRolePolicy(
+        new PolicyStatement({
+          actions: ['ses:SendEmail', 'ses:SendRawEmail'],
+          resources: [this.formatArn({ service: 'ses', resource: 'identity', resourceName: '*' })],
+        }),
+      );
+      ack(mailer, 'IAM5[Resource::arn:<AWS::Partition>:ses:<AWS::Region>:<AWS::AccountId>:identity/*]', 'The verified sender identity (domain or address of MAIL_FROM) is configured per deployment; SendEmail only.');
+    }
+
+    // --- Monitoring and outputs -------------------------------------------------------------------
+    new Alarm(this, 'Api5xxAlarm', {
+      alarmDescription: 'The API answered 5xx (a Lambda crashed, timed out or was throttled)',
+      metric: this.stage.metricServerError({ period: Duration.minutes(5), statistic: 'Sum' }),
+      threshold: 1,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      evaluationPeriods: 1,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    });
+    new CfnOutput(this, 'ApiUrl', { value: this.stage.url });
+  }
+}

@@ -1,0 +1,110 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { App } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { allRoutes, FALLBACK_GROUP, routeTable } from '../../functions/route-table';
+import { workerTable } from '../../functions/workers/index';
+import { CatalogStack } from '../../infra/cdk/stack';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+// Same feature flags as `cdk synth` (cdk.json); bundling skipped so no esbuild runs.
+const { context } = JSON.parse(readFileSync(join(ROOT, 'cdk.json'), 'utf8'));
+
+let outdir: string;
+let stack: CatalogStack;
+let template: Template;
+
+beforeAll(() => {
+  outdir = mkdtempSync(join(tmpdir(), 'infra-catalog-cdk-'));
+  const app = new App({ outdir, context: { ...context, 'aws:cdk:bundling-stacks': [] } });
+  stack = new CatalogStack(app, 'Test');
+  template = Template.fromStack(stack);
+});
+afterAll(() => rmSync(outdir, { recursive: true, force: true }));
+
+const groupsWithFunctions = Object.entries(routeTable)
+  .filter(([group, routes]) => routes.length > 0 || group === FALLBACK_GROUP)
+  .map(([group]) => group);
+
+describe('CatalogStack', () => {
+  it('has the single table with PITR, TTL and both GSIs', () => {
+    template.resourceCountIs('AWS::DynamoDB::Table', 1);
+    template.hasResourceProperties('AWS::DynamoDB::Table', {
+      BillingMode: 'PAY_PER_REQUEST',
+      KeySchema: [{ AttributeName: 'PK', KeyType: 'HASH' }, { AttributeName: 'SK', KeyType: 'RANGE' }],
+      PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+      TimeToLiveSpecification: { AttributeName: 'expires_at_epoch', Enabled: true },
+      GlobalSecondaryIndexes: [
+        Match.objectLike({ IndexName: 'GSI1', KeySchema: [{ AttributeName: 'GSI1PK', KeyType: 'HASH' }, { AttributeName: 'GSI1SK', KeyType: 'RANGE' }] }),
+        Match.objectLike({ IndexName: 'GSI2', KeySchema: [{ AttributeName: 'GSI2PK', KeyType: 'HASH' }, { AttributeName: 'GSI2SK', KeyType: 'RANGE' }] }),
+      ],
+    });
+  });
+
+  it('has one Lambda per route group with routes and one per worker, all Node 24 x86_64 ESM bundles', () => {
+    const workers = Object.keys(workerTable).length;
+    expect(Object.keys(stack.httpFunctions).sort()).toEqual(groupsWithFunctions.sort());
+    expect(stack.httpFunctions.account).toBeUndefined(); // no routes yet → no function
+    template.resourcePropertiesCountIs('AWS::Lambda::Function', { Runtime: 'nodejs24.x', Architectures: ['x86_64'], Handler: 'index.handler' }, groupsWithFunctions.length + workers);
+    template.resourceCountIs('AWS::Lambda::Function', groupsWithFunctions.length + workers);
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Environment: {
+        Variables: Match.objectLike({
+          STAGE: 'cloud', MAIL_TRANSPORT: 'ses', NODE_OPTIONS: '--enable-source-maps',
+          TABLE_NAME: Match.anyValue(), BUCKET_NAME: Match.anyValue(), SIGNING_KEY_SECRET_ARN: Match.anyValue(), TOTP_KMS_KEY_ID: Match.anyValue(),
+          JOBS_QUEUE_URL: Match.anyValue(), EVENTS_QUEUE_URL: Match.anyValue(), MAIL_QUEUE_URL: Match.anyValue(),
+        }),
+      },
+    });
+    // Workers consume their queue with partial batch failures.
+    template.resourcePropertiesCountIs('AWS::Lambda::EventSourceMapping', { FunctionResponseTypes: ['ReportBatchItemFailures'] }, workers);
+  });
+
+  it('routes every entry of the route table, plus $default to the fallback group', () => {
+    template.resourceCountIs('AWS::ApiGatewayV2::Route', allRoutes().length + 1);
+    for (const { route } of allRoutes()) template.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: `${route.method} ${route.path}` });
+    template.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: 'POST /auth/login' });
+    template.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: 'GET /openapi.json' });
+    template.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: '$default' });
+    // The $default route and GET /openapi.json share the fallback group's integration.
+    const routes = template.findResources('AWS::ApiGatewayV2::Route');
+    const target = (key: string) => Object.values(routes).find((r) => r.Properties.RouteKey === key)?.Properties.Target;
+    expect(target('$default')).toEqual(target('GET /openapi.json'));
+    template.hasResourceProperties('AWS::ApiGatewayV2::Stage', { StageName: '$default', AutoDeploy: true, AccessLogSettings: Match.objectLike({ DestinationArn: Match.anyValue() }) });
+    template.hasOutput('ApiUrl', {});
+  });
+
+  it('has a queue and an SSL-only DLQ per queue name, alarmed on depth', () => {
+    template.resourceCountIs('AWS::SQS::Queue', 6);
+    template.resourcePropertiesCountIs('AWS::SQS::Queue', { RedrivePolicy: Match.objectLike({ maxReceiveCount: 5 }) }, 3);
+    template.resourcePropertiesCountIs('AWS::SQS::QueuePolicy', {
+      PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]) },
+    }, 6);
+    template.resourcePropertiesCountIs('AWS::CloudWatch::Alarm', { MetricName: 'ApproximateNumberOfMessagesVisible', Threshold: 0, ComparisonOperator: 'GreaterThanThreshold' }, 3);
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: '5xx', Namespace: 'AWS/ApiGateway' });
+  });
+
+  it('has a private, encrypted documents bucket that expires exports after 30 days', () => {
+    template.hasResourceProperties('AWS::S3::Bucket', {
+      PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true },
+      BucketEncryption: { ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }] },
+      LifecycleConfiguration: { Rules: Match.arrayWith([Match.objectLike({ Prefix: 'exports/', ExpirationInDays: 30, Status: 'Enabled' })]) },
+      LoggingConfiguration: Match.objectLike({ LogFilePrefix: 'documents/' }),
+    });
+  });
+
+  it('has the generated signing key secret and the TOTP KMS key', () => {
+    template.hasResourceProperties('AWS::SecretsManager::Secret', { GenerateSecretString: Match.objectLike({ PasswordLength: 64 }) });
+    template.hasResourceProperties('AWS::KMS::Key', { EnableKeyRotation: true });
+  });
+
+  it('passes the AwsSolutions checks (every remaining finding acknowledged with a reason)', () => {
+    const report = new AwsSolutionsChecks().validateScope(stack);
+    const findings = report.violations.map((v) => `${v.ruleName} (${v.severity}): ${v.violatingResources.map((r) => r.constructPath).join(', ')}`);
+    expect(findings).toEqual([]);
+    expect(report.success).toBe(true);
+  });
+});

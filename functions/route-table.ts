@@ -3,16 +3,21 @@ import { authRoutes } from './auth/routes';
 import { billingRoutes } from './billing/routes';
 import { adminRoutes } from './admin/routes';
 import { docsRoutes } from './docs/routes';
+import { capabilityRoutes } from './auth/capabilities';
+import { projectRoutes } from './projects/routes';
+import { environmentRoutes } from './environments/routes';
 
 /**
  * The one route table: group name (= Lambda function) → its routes. The Lambda routers, the local
  * server, the API Gateway routes and the OpenAPI document are all derived from it.
  */
 export const routeTable = {
-  auth: authRoutes,
+  auth: [...authRoutes, ...capabilityRoutes],
   account: [],
   admin: adminRoutes,
   billing: billingRoutes,
+  projects: projectRoutes,
+  environments: environmentRoutes,
   docs: docsRoutes,
 } satisfies Record<string, Route[]>;
 

@@ -33,6 +33,15 @@ const schema = z.object({
   PASSWORD_MIN_LENGTH: z.coerce.number().int().min(8).default(8),
   PASSWORD_REQUIRE_MIXED: bool,
   MFA_REQUIRED: bool,
+  /** KMS key that encrypts TOTP device secrets in the cloud; unset locally (a key file under LOCAL_DATA_DIR is used). */
+  TOTP_KMS_KEY_ID: z.string().optional(),
+  /** Issuer shown by authenticator apps next to the account name. */
+  TOTP_ISSUER: z.string().default('Infrastructure Catalog'),
+  /** Requests per minute per source address (SPEC "Rate limits"); overridable so test suites can sign in freely. */
+  LOGIN_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(10),
+  PASSWORD_RESET_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(5),
+  /** Every password-reset request answers no sooner than this, whatever happened (no timing oracle). */
+  PASSWORD_RESET_MIN_DURATION_MS: z.coerce.number().int().nonnegative().default(400),
   /** Secure cookies everywhere except plain-HTTP local serving. */
   COOKIE_SECURE: z.enum(['auto', 'true', 'false']).default('auto'),
   APP_BASE_URL: z.string().default('http://localhost:3000'),

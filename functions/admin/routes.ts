@@ -1,9 +1,52 @@
-import { route, ok } from '../../shared/http/route';
+import { z } from 'zod';
+import { route, ok, created } from '../../shared/http/route';
+import { accountOut, email, text } from '../../shared/http/schemas';
 import { activePlan } from '../../shared/domain/subscriptions';
+import { createAccountAsStaff, getAccountForStaff, listAccounts, toAdminUserOut, updateAccountAsStaff } from '../../shared/domain/admin-users';
+
+const accountType = z.enum(['customer', 'project_user', 'staff']);
+const userParams = z.object({ user_id: z.uuid() });
+
+/** The staff view of an account (see docs/decisions.md, "Sign-in security"). */
+const adminUserOut = accountOut.extend({
+  is_active: z.boolean(),
+  account_type: accountType,
+  can_create_projects: z.boolean(),
+  mfa_enabled: z.boolean(),
+  last_login_at: z.string().nullable(),
+  created_at: z.string(),
+});
 
 export const adminRoutes = [
   route({
     method: 'GET', path: '/admin/features/my', auth: 'user', summary: "Feature flags of the caller's active plan",
     handler: async ({ principal }) => ok({ features: (await activePlan(principal.account.id))?.plan.features ?? {} }),
+  }),
+  route({
+    method: 'GET', path: '/admin/users', auth: 'staff', summary: 'Every account, ordered by e-mail',
+    responses: { 200: z.array(adminUserOut) },
+    handler: async () => ok((await listAccounts()).map(toAdminUserOut)),
+  }),
+  route({
+    method: 'GET', path: '/admin/users/{user_id}', auth: 'staff', summary: 'One account',
+    params: userParams,
+    responses: { 200: adminUserOut },
+    handler: async ({ params }) => ok(toAdminUserOut(await getAccountForStaff(params.user_id))),
+  }),
+  route({
+    method: 'PATCH', path: '/admin/users/{user_id}', auth: 'staff', summary: "Block or unblock an account, change its class or staff standing",
+    params: userParams,
+    body: z.object({ is_active: z.boolean().optional(), account_type: accountType.optional(), is_staff: z.boolean().optional(), admin_role: text(50) }),
+    responses: { 200: adminUserOut },
+    handler: async ({ params, body, principal }, ctx) => ok(toAdminUserOut(await updateAccountAsStaff(params.user_id, body, principal.account, ctx))),
+  }),
+  route({
+    method: 'POST', path: '/users', auth: 'staff', summary: 'Create an account (staff; self-service sign-up is POST /auth/register)',
+    body: z.object({
+      email, password: z.string().min(8).max(1024), name: text(200), phone: text(50),
+      account_type: accountType.optional(), is_staff: z.boolean().optional(), admin_role: text(50),
+    }),
+    responses: { 201: adminUserOut },
+    handler: async ({ body }, ctx) => created(toAdminUserOut(await createAccountAsStaff(body, ctx))),
   }),
 ];

@@ -2,14 +2,25 @@ import { z } from 'zod';
 import { route, ok, created, noContent } from '../../shared/http/route';
 import { accountOut, email, text, tokenPair } from '../../shared/http/schemas';
 import { ACCESS_COOKIE, REFRESH_COOKIE, clearCookie } from '../../shared/http/cookies';
-import { unauthorized } from '../../shared/http/errors';
+import { notFound, unauthorized } from '../../shared/http/errors';
 import { refreshToken } from '../../shared/auth/tokens';
+import { verifyPassword } from '../../shared/auth/passwords';
 import { toAccountOut, updateProfile } from '../../shared/domain/accounts';
 import { register } from '../../shared/domain/registration';
 import { login } from '../../shared/domain/login';
-import { INVALID_REFRESH, refreshSession, revokeSession } from '../../shared/domain/sessions';
+import { INVALID_REFRESH, listSessions, refreshSession, revokeSession, revokeSessions, toSessionOut } from '../../shared/domain/sessions';
+import { perAddressPerMinute } from '../../shared/domain/rate-limit';
+import { confirmPasswordReset, requestPasswordReset } from '../../shared/domain/password-reset';
+import { enrolAuthenticator, listAuthenticators, provisionAuthenticator, removeAuthenticator, toDeviceOut } from '../../shared/domain/totp-devices';
+import { recoveryCodeStatus, regenerateRecoveryCodes } from '../../shared/domain/recovery-codes';
 
 const optionalRefresh = z.object({ refresh_token: z.string().max(512).optional() }).optional();
+/** A six-digit authenticator code or a recovery code; its format is judged by the domain (a bad one is a refusal, not a 422). */
+const totpCode = z.string().max(64).nullish();
+const status = z.object({ status: z.literal('ok') });
+
+export const SESSION_NOT_FOUND = 'Session not found';
+export const INVALID_PASSWORD = 'Invalid password';
 
 export const authRoutes = [
   route({
@@ -20,9 +31,12 @@ export const authRoutes = [
   }),
   route({
     method: 'POST', path: '/auth/login', auth: 'public', summary: 'Sign in with e-mail and password (and a second factor when enrolled)',
-    body: z.object({ email: z.string().min(1).max(254), password: z.string().min(1).max(1024), totp_code: z.string().max(64).nullish() }),
+    body: z.object({ email: z.string().min(1).max(254), password: z.string().min(1).max(1024), totp_code: totpCode }),
     responses: { 200: tokenPair },
-    handler: async (req, ctx) => login(req.body, req, ctx),
+    handler: async (req, ctx) => {
+      await perAddressPerMinute('login', req.sourceIp, ctx.config.LOGIN_RATE_LIMIT_PER_MINUTE, ctx);
+      return login(req.body, req, ctx);
+    },
   }),
   route({
     method: 'POST', path: '/auth/token/refresh', auth: 'public', summary: 'Exchange a refresh token (body or cookie) for a new pair',
@@ -62,6 +76,94 @@ export const authRoutes = [
       const { email: newEmail, ...rest } = body;
       const patch = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined));
       return ok(toAccountOut(await updateProfile(principal.account, { ...patch, ...(newEmail ? { email: newEmail } : {}) }, ctx)));
+    },
+  }),
+  route({
+    method: 'GET', path: '/auth/sessions', auth: 'user', summary: "The account's signed-in sessions, the caller's marked current",
+    responses: { 200: z.array(z.object({ id: z.uuid(), device: z.string(), ip: z.string(), created_at: z.string(), last_seen_at: z.string(), current: z.boolean() })) },
+    handler: async ({ principal }, ctx) => ok((await listSessions(principal.account.id, ctx)).map((s) => toSessionOut(s, principal.session.id))),
+  }),
+  route({
+    method: 'DELETE', path: '/auth/sessions/{session_id}', auth: 'user', summary: 'Revoke one of your sessions (its tokens stop working at once)',
+    params: z.object({ session_id: z.uuid() }),
+    responses: { 204: null },
+    handler: async ({ principal, params }) => {
+      if (!(await revokeSession(principal.account.id, params.session_id))) throw notFound(SESSION_NOT_FOUND);
+      return noContent();
+    },
+  }),
+  route({
+    method: 'DELETE', path: '/auth/sessions', auth: 'user', summary: 'Revoke every session except the calling one',
+    responses: { 200: z.object({ revoked: z.int() }) },
+    handler: async ({ principal }, ctx) => ok({ revoked: await revokeSessions(principal.account.id, ctx, principal.session.id) }),
+  }),
+  route({
+    method: 'POST', path: '/auth/totp/provision', auth: 'user', summary: 'A new authenticator secret with its otpauth URL and QR code; nothing is stored',
+    responses: { 200: z.object({ secret: z.string(), otpauth_url: z.string(), issuer: z.string(), account_name: z.string(), qrcode_data_url: z.string() }) },
+    handler: async ({ principal }, ctx) => ok(await provisionAuthenticator(principal.account, ctx)),
+  }),
+  route({
+    method: 'POST', path: '/auth/totp/verify', auth: 'user', summary: 'Store a named authenticator once a code from its secret is valid (at most three)',
+    // name is required by SPEC but its absence is a 400, so the schema lets it through to the domain
+    body: z.object({ secret: z.string().max(256), code: z.string().max(64), name: z.string().max(100).nullish() }),
+    responses: { 204: null },
+    handler: async ({ principal, body }, ctx) => {
+      await enrolAuthenticator(principal.account, body, ctx);
+      return noContent();
+    },
+  }),
+  route({
+    method: 'GET', path: '/auth/totp/devices', auth: 'user', summary: "The account's authenticators (secrets are never returned)",
+    responses: { 200: z.array(z.object({ id: z.uuid(), name: z.string(), created_at: z.string(), last_used_at: z.string().nullable() })) },
+    handler: async ({ principal }) => ok((await listAuthenticators(principal.account.id)).map(toDeviceOut)),
+  }),
+  route({
+    method: 'DELETE', path: '/auth/totp/devices/{device_id}', auth: 'user', summary: 'Remove an authenticator',
+    params: z.object({ device_id: z.uuid() }),
+    responses: { 204: null },
+    handler: async ({ principal, params }) => {
+      await removeAuthenticator(principal.account.id, params.device_id);
+      return noContent();
+    },
+  }),
+  route({
+    method: 'POST', path: '/auth/totp/recovery/regenerate', auth: 'user', summary: 'Ten new single-use recovery codes, replacing the old set; shown this once',
+    responses: { 200: z.object({ codes: z.array(z.string()) }) },
+    handler: async ({ principal }, ctx) => ok({ codes: await regenerateRecoveryCodes(principal.account.id, ctx) }),
+  }),
+  route({
+    method: 'GET', path: '/auth/totp/recovery', auth: 'user', summary: 'How many recovery codes the current set has, and how many are unused',
+    responses: { 200: z.object({ total: z.int(), unused: z.int() }) },
+    handler: async ({ principal }) => ok(await recoveryCodeStatus(principal.account.id)),
+  }),
+  route({
+    method: 'POST', path: '/auth/totp/delete', auth: 'user', summary: 'Legacy: clear a single-secret TOTP (this service has none; named authenticators stay)',
+    body: z.object({ password: z.string().min(1).max(1024) }),
+    responses: { 204: null },
+    handler: async ({ principal, body }) => {
+      if (!(await verifyPassword(principal.account.password_hash, body.password))) throw unauthorized(INVALID_PASSWORD);
+      // Accounts here only ever had named authenticators, so there is no single secret to clear.
+      return noContent();
+    },
+  }),
+  route({
+    method: 'POST', path: '/auth/password/reset', auth: 'public', summary: 'Mail a reset link (the answer is the same whether or not the address has an account)',
+    body: z.object({ email, totp_code: totpCode }),
+    responses: { 200: status },
+    handler: async (req, ctx) => {
+      await perAddressPerMinute('password-reset', req.sourceIp, ctx.config.PASSWORD_RESET_RATE_LIMIT_PER_MINUTE, ctx);
+      await requestPasswordReset(req.body, ctx);
+      return ok({ status: 'ok' });
+    },
+  }),
+  route({
+    method: 'POST', path: '/auth/password/reset/confirm', auth: 'public', summary: 'Set a new password with a reset token; every session is revoked',
+    // an empty token is a 400 and the password policy (length included) answers 400, so neither is constrained here
+    body: z.object({ token: z.string().max(512), new_password: z.string().max(1024) }),
+    responses: { 200: status },
+    handler: async ({ body }, ctx) => {
+      await confirmPasswordReset(body, ctx);
+      return ok({ status: 'ok' });
     },
   }),
 ];

@@ -1,9 +1,9 @@
-import { createSecretKey, randomBytes, type KeyObject } from 'node:crypto';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { createSecretKey, type KeyObject } from 'node:crypto';
 import { join } from 'node:path';
 import { GetSecretValueCommand } from '@aws-sdk/client-secrets-manager';
 import { secrets } from '../clients';
 import { config } from '../config';
+import { localKeyFile } from './local-key';
 
 let cached: Promise<KeyObject> | undefined;
 
@@ -24,19 +24,8 @@ async function load(): Promise<Uint8Array> {
     if (!out.SecretString) throw new Error('Signing key secret is empty');
     return new TextEncoder().encode(out.SecretString);
   }
-  return localKey(join(LOCAL_DATA_DIR, 'keys', 'jwt-signing.key'));
-}
-
-/** Generated once and kept, so tokens survive restarts of the local server. */
-async function localKey(path: string): Promise<Uint8Array> {
-  try {
-    return new TextEncoder().encode((await readFile(path, 'utf8')).trim());
-  } catch {
-    const key = randomBytes(48).toString('base64url');
-    await mkdir(join(path, '..'), { recursive: true });
-    await writeFile(path, key, { mode: 0o600, flag: 'wx' }).catch(() => undefined);
-    return new TextEncoder().encode((await readFile(path, 'utf8')).trim());
-  }
+  // Generated once and kept, so tokens survive restarts of the local server.
+  return new TextEncoder().encode(await localKeyFile(join(LOCAL_DATA_DIR, 'keys', 'jwt-signing.key'), 48));
 }
 
 export function resetSigningKey(): void {

@@ -5,12 +5,46 @@ export const keys = {
   email: (email: string) => ({ PK: `EMAIL#${email.toLowerCase()}`, SK: 'EMAIL' }),
   session: (userId: string, sessionId: string) => ({ PK: `USER#${userId}`, SK: `SESSION#${sessionId}` }),
   sessionPrefix: 'SESSION#',
+  /** Sign-in security (issue 3): authenticators, recovery codes and failed-login counter live with the account. */
+  totpDevice: (userId: string, deviceId: string) => ({ PK: `USER#${userId}`, SK: `TOTP#${deviceId}` }),
+  totpDevicePrefix: 'TOTP#',
+  recoveryCodes: (userId: string) => ({ PK: `USER#${userId}`, SK: 'RECOVERY' }),
+  loginFailures: (userId: string) => ({ PK: `USER#${userId}`, SK: 'LOGIN_FAILURES' }),
+  /** A password-reset token, addressed by the SHA-256 of the token (the token itself is never stored). */
+  passwordReset: (tokenHash: string) => ({ PK: `RESET#${tokenHash}`, SK: 'RESET' }),
+  /** A rate-limit counter: one item per bucket (e.g. route + source address). */
+  rateLimit: (bucket: string) => ({ PK: `RATE#${bucket}`, SK: 'RATE' }),
   subscription: (userId: string, subscriptionId: string) => ({ PK: `USER#${userId}`, SK: `SUB#${subscriptionId}` }),
   subscriptionPrefix: 'SUB#',
   plans: 'PLAN',
   plan: (rank: number, planId: string) => ({ PK: 'PLAN', SK: `PLAN#${String(rank).padStart(2, '0')}#${planId}` }),
   /** Staff listing (GSI1): every account under one partition, by e-mail. */
   accountsIndex: (email: string) => ({ GSI1PK: 'ACCOUNTS', GSI1SK: email.toLowerCase() }),
+
+  // Tenancy: everything of a project lives in its partition.
+  project: (projectId: string) => ({ PK: `PROJECT#${projectId}`, SK: 'PROJECT' }),
+  projectPK: (projectId: string) => `PROJECT#${projectId}`,
+  member: (projectId: string, userId: string) => ({ PK: `PROJECT#${projectId}`, SK: `MEMBER#${userId}` }),
+  memberPrefix: 'MEMBER#',
+  /** The user-side mirror of a membership: lists a user's projects with a strongly consistent Query. */
+  membership: (userId: string, projectId: string) => ({ PK: `USER#${userId}`, SK: `MEMBERSHIP#${projectId}` }),
+  membershipPrefix: 'MEMBERSHIP#',
+  /** Project names are unique per owner (case-insensitive). */
+  projectName: (ownerId: string, name: string) => ({ PK: `USER#${ownerId}`, SK: `PROJECTNAME#${name.trim().toLowerCase()}` }),
+  environment: (projectId: string, envId: string) => ({ PK: `PROJECT#${projectId}`, SK: `ENV#${envId}` }),
+  environmentPrefix: 'ENV#',
+  envRole: (projectId: string, envId: string, userId: string) => ({ PK: `PROJECT#${projectId}`, SK: `ENVROLE#${envId}#${userId}` }),
+  envRolePrefix: (envId: string) => `ENVROLE#${envId}#`,
+  /** Name sentinel for names unique within a scope (group per environment, subgroup per group, network per environment). */
+  uniqueName: (projectId: string, kind: string, scopeId: string, name: string) => ({
+    PK: `PROJECT#${projectId}`,
+    SK: `NAME#${kind}#${scopeId}#${name.trim().toLowerCase()}`,
+  }),
+  /** Bare id → where the item lives: written with the item, read strongly consistently (a GSI would lag). */
+  customRole: (projectId: string, roleId: string) => ({ PK: `PROJECT#${projectId}`, SK: `CROLE#${roleId}` }),
+  customRolePrefix: 'CROLE#',
+  customRoleAssignment: (projectId: string, roleId: string, userId: string) => ({ PK: `PROJECT#${projectId}`, SK: `CRASSIGN#${roleId}#${userId}` }),
+  idLookup: (id: string) => ({ PK: `ID#${id}`, SK: 'ID' }),
 };
 
 /** Strips the key attributes from an item before it leaves the data layer. */

@@ -2,10 +2,16 @@ import { verifyAgainstDecoy, verifyPassword } from '../auth/passwords';
 import { unauthorized } from '../http/errors';
 import type { Reply } from '../http/route';
 import type { AppContext } from '../context';
-import { findAccountByEmail, recordLogin } from './accounts';
+import { findAccountByEmail, recordLogin, type Account } from './accounts';
 import { startSession, type ClientMeta } from './sessions';
+import { clearLoginFailures, lockedOut, lockedUntil, loginFailures, recordLoginFailure } from './lockout';
+import { hasSecondFactor, verifySecondFactor } from './second-factor';
 
+/** SPEC "Errors", login refusals. */
 export const INVALID_CREDENTIALS = 'Invalid credentials';
+export const TOTP_CODE_REQUIRED = 'TOTP code required';
+export const TOTP_CODE_INVALID = 'TOTP code required or invalid';
+export const TOTP_SETUP_REQUIRED = 'TOTP required. Please configure an authenticator app to sign in to this account.';
 
 export interface LoginInput {
   email: string;
@@ -14,13 +20,57 @@ export interface LoginInput {
 }
 
 /**
- * Password sign-in. The order matters for timing and enumeration: the password is always verified
- * (against a decoy hash for an unknown address) before anything about the account is revealed.
+ * Password sign-in, in this order:
+ * 1. the password is always verified (against a decoy hash for an unknown address), so timing and
+ *    answers reveal nothing before it is known to be right; the failure counter is read meanwhile;
+ * 2. an unknown or blocked account gets 401 'Invalid credentials', like a wrong password (a blocked
+ *    account is never counted nor locked: it must look exactly like an unknown address);
+ * 3. a lock in force answers 423, whatever the password;
+ * 4. a wrong password counts a failure (the attempt reaching the threshold already answers 423);
+ * 5. account-level gates (pending invitation, second factor); a wrong second factor counts as a failure;
+ * 6. success clears the failure count, records the login and starts a session.
+ * The source-address rate limit runs before all of this, in the route.
  */
 export async function login(input: LoginInput, meta: ClientMeta, ctx: AppContext): Promise<Reply> {
   const account = await findAccountByEmail(input.email);
-  const valid = account ? await verifyPassword(account.password_hash, input.password) : await verifyAgainstDecoy(input.password);
-  if (!account || !valid || !account.is_active) throw unauthorized(INVALID_CREDENTIALS);
-  await recordLogin(account.id, ctx);
+  const [valid, failures] = await Promise.all([
+    account ? verifyPassword(account.password_hash, input.password) : verifyAgainstDecoy(input.password),
+    account ? loginFailures(account.id) : undefined,
+  ]);
+  if (!account || !account.is_active) throw unauthorized(INVALID_CREDENTIALS);
+  const lockEnd = lockedUntil(failures, ctx);
+  if (lockEnd) throw lockedOut(lockEnd);
+  if (!valid) await refuseAndCount(account, INVALID_CREDENTIALS, ctx);
+  await refuseWhileInvitationPending(account, ctx);
+  await requireSecondFactor(account, input.totp_code, ctx);
+  await Promise.all([recordLogin(account.id, ctx), failures ? clearLoginFailures(account.id) : undefined]);
   return startSession(account, meta, ctx);
+}
+
+/** Counts a failed attempt and refuses it: 423 when this attempt locked the account, else 401 with `detail`. */
+async function refuseAndCount(account: Account, detail: string, ctx: AppContext): Promise<never> {
+  const lockEnd = await recordLoginFailure(account.id, ctx);
+  if (lockEnd) throw lockedOut(lockEnd);
+  throw unauthorized(detail);
+}
+
+/**
+ * Seam for invitations (SPEC "Errors"): while a pending, unexpired invitation exists for the
+ * address, sign-in answers 401 'Please accept your invitation via the email link before logging in'.
+ * Invitations do not exist yet, so nothing is refused here.
+ */
+async function refuseWhileInvitationPending(_account: Account, _ctx: AppContext): Promise<void> {}
+
+/**
+ * An account with an authenticator must send a code (a missing one is not a failed attempt: the
+ * client simply asks for it); without one, a policy requiring MFA refuses sign-in until one is set up.
+ */
+async function requireSecondFactor(account: Account, presented: string | null | undefined, ctx: AppContext): Promise<void> {
+  if (!hasSecondFactor(account)) {
+    if (ctx.config.MFA_REQUIRED) throw unauthorized(TOTP_SETUP_REQUIRED);
+    return;
+  }
+  const code = presented?.trim();
+  if (!code) throw unauthorized(TOTP_CODE_REQUIRED);
+  if (!(await verifySecondFactor(account, code, ctx))) await refuseAndCount(account, TOTP_CODE_INVALID, ctx);
 }

@@ -1,8 +1,9 @@
-import { BatchGetCommand, DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, DeleteCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { ddb } from '../clients';
 import { config } from '../config';
 import { keys } from '../db/keys';
+import { transact } from '../db/transact';
 import { issueAccessToken, newSecret, refreshToken, sha256 } from '../auth/tokens';
 import { ACCESS_COOKIE, REFRESH_COOKIE, setCookie } from '../http/cookies';
 import { unauthorized } from '../http/errors';
@@ -20,6 +21,8 @@ export interface Session {
   created_at: string;
   last_seen_at: string;
   expires_at: string;
+  /** The account's token version when the session began: bumping the version (password reset, block) ends it. */
+  token_version?: number;
 }
 
 export interface ClientMeta {
@@ -47,6 +50,7 @@ export async function startSession(account: Account, meta: ClientMeta, ctx: AppC
     created_at: now,
     last_seen_at: now,
     ...expiry(ctx),
+    token_version: account.token_version,
   };
   await ddb().send(
     new PutCommand({
@@ -101,6 +105,11 @@ export async function refreshSession(token: string, meta: ClientMeta, ctx: AppCo
   const { account, session } = await getAccountAndSession(parsed.userId, parsed.sessionId);
   if (!session || sessionExpired(session, ctx)) throw unauthorized(INVALID_REFRESH);
   if (!account || !account.is_active) throw unauthorized('User not found or inactive');
+  if ((session.token_version ?? 0) !== account.token_version) {
+    // every session of the account was revoked at once (password reset, block); this one may not have been deleted yet
+    await revokeSession(account.id, session.id);
+    throw unauthorized(INVALID_REFRESH);
+  }
   const presented = sha256(parsed.secret);
   if (presented !== session.refresh_hash) {
     await revokeSession(account.id, session.id);
@@ -132,3 +141,45 @@ export async function revokeSession(userId: string, sessionId: string): Promise<
   );
   return Boolean(out.Attributes);
 }
+
+/** What the sessions list shows of a session; `current` marks the caller's own. */
+export const toSessionOut = (s: Session, currentId: string) => ({
+  id: s.id,
+  device: s.device,
+  ip: s.ip,
+  created_at: s.created_at,
+  last_seen_at: s.last_seen_at,
+  current: s.id === currentId,
+});
+
+/** The account's live sessions, most recently used first. */
+export async function listSessions(userId: string, ctx: AppContext): Promise<Session[]> {
+  const sessions: Session[] = [];
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const out = await ddb().send(
+      new QueryCommand({
+        TableName: config().TABLE_NAME,
+        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
+        ExpressionAttributeValues: { ':pk': keys.account(userId).PK, ':sk': keys.sessionPrefix },
+        ConsistentRead: true,
+        ExclusiveStartKey,
+      }),
+    );
+    sessions.push(...((out.Items ?? []) as Session[]));
+    ExclusiveStartKey = out.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+  return sessions.filter((s) => !sessionExpired(s, ctx)).sort((a, b) => b.last_seen_at.localeCompare(a.last_seen_at));
+}
+
+/** Revokes (deletes) every session of the account except `keepSessionId`; answers how many were revoked. */
+export async function revokeSessions(userId: string, ctx: AppContext, keepSessionId?: string): Promise<number> {
+  const doomed = (await listSessions(userId, ctx)).filter((s) => s.id !== keepSessionId);
+  const TableName = config().TABLE_NAME;
+  for (let i = 0; i < doomed.length; i += MAX_TRANSACTION_ITEMS) {
+    await transact(doomed.slice(i, i + MAX_TRANSACTION_ITEMS).map((s) => ({ Delete: { TableName, Key: keys.session(userId, s.id) } })));
+  }
+  return doomed.length;
+}
+
+const MAX_TRANSACTION_ITEMS = 100;

@@ -24,3 +24,10 @@ export const accountOut = z.object({
 });
 
 export const tokenPair = z.object({ access_token: z.string(), refresh_token: z.string(), token_type: z.literal('bearer') });
+
+/** A sync cursor: ISO 8601 with offset, normalized to UTC so it compares with stored timestamps. */
+export const updatedSince = isoTimestamp.transform((s) => new Date(s).toISOString()).optional();
+/** A display name: trimmed, non-empty. */
+export const name = (max = 200) => z.string().trim().min(1).max(max);
+/** The header that tells a syncing client where to resume. */
+export const syncHeaders = (since: string | undefined, now: Date): Record<string, string> => (since ? { 'x-sync-timestamp': now.toISOString() } : {});

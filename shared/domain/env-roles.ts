@@ -1,0 +1,71 @@
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { ddb } from '../clients';
+import { config } from '../config';
+import { keys } from '../db/keys';
+import { transact, type TransactStep } from '../db/transact';
+import { notFound } from '../http/errors';
+import type { EnvRole } from '../auth/permissions';
+import type { AppContext } from '../context';
+import { batchGet, keyId, type ProjectAccess } from './access';
+import type { Environment } from './environments';
+import { membershipSteps } from './projects';
+
+export interface EnvRoleAssignment {
+  id: string;
+  environment_id: string;
+  user_id: string;
+  role: EnvRole;
+}
+
+export const toEnvRoleOut = (a: EnvRoleAssignment) => ({ id: a.id, environment_id: a.environment_id, user_id: a.user_id, role: a.role });
+export const NOT_AUTHORIZED_ROLES = 'Not authorized to manage environment roles';
+
+/** Writes (or replaces) a user's role in an environment, keeping the assignment id stable across updates. */
+export function envRoleStep(projectId: string, envId: string, userId: string, role: EnvRole, id: string): TransactStep {
+  return {
+    Put: {
+      TableName: config().TABLE_NAME,
+      Item: { ...keys.envRole(projectId, envId, userId), type: 'env_role', project_id: projectId, id, environment_id: envId, user_id: userId, role },
+    },
+  };
+}
+
+/**
+ * Upserts a role. The owner's assignment also makes the target a project member; an environment
+ * administrator's does not (SPEC): the administrator cannot grant entry into the project.
+ */
+export async function assignEnvRole(access: ProjectAccess, env: Environment, userId: string, role: EnvRole, ctx: AppContext): Promise<EnvRoleAssignment> {
+  access.require('env.roles.manage', NOT_AUTHORIZED_ROLES, env.id);
+  const projectId = env.project_id;
+  const [accountKey, memberKey, roleKey] = [keys.account(userId), keys.member(projectId, userId), keys.envRole(projectId, env.id, userId)];
+  const found = await batchGet([accountKey, memberKey, roleKey]);
+  if (!found.get(keyId(accountKey))) throw notFound('User not found');
+  const existing = found.get(keyId(roleKey)) as EnvRoleAssignment | undefined;
+  const assignment: EnvRoleAssignment = { id: existing?.id ?? ctx.newId(), environment_id: env.id, user_id: userId, role };
+  const steps = [envRoleStep(projectId, env.id, userId, role, assignment.id)];
+  if (access.isOwner && !found.get(keyId(memberKey))) steps.push(...membershipSteps(projectId, userId, 'member', ctx.now().toISOString()));
+  await transact(steps);
+  return assignment;
+}
+
+export async function listEnvRoles(projectId: string, envId: string): Promise<EnvRoleAssignment[]> {
+  const out = await ddb().send(
+    new QueryCommand({
+      TableName: config().TABLE_NAME,
+      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
+      ExpressionAttributeValues: { ':pk': keys.projectPK(projectId), ':sk': keys.envRolePrefix(envId) },
+      ConsistentRead: true,
+    }),
+  );
+  return ((out.Items ?? []) as EnvRoleAssignment[]).map(toEnvRoleOut);
+}
+
+export async function removeEnvRole(access: ProjectAccess, env: Environment, userId: string): Promise<void> {
+  access.require('env.roles.manage', NOT_AUTHORIZED_ROLES, env.id);
+  await transact([
+    {
+      Delete: { TableName: config().TABLE_NAME, Key: keys.envRole(env.project_id, env.id, userId), ConditionExpression: 'attribute_exists(PK)' },
+      failWith: notFound('Role assignment not found'),
+    },
+  ]);
+}

@@ -6,6 +6,12 @@ import { docsRoutes } from './docs/routes';
 import { capabilityRoutes } from './auth/capabilities';
 import { projectRoutes } from './projects/routes';
 import { environmentRoutes } from './environments/routes';
+import { structureRoutes } from './structure/routes';
+import { servicesRoutes } from './services/routes';
+import { floorsRoutes } from './floors/routes';
+import { topologyRoutes } from './topology/routes';
+import { networksRoutes } from './networks/routes';
+import { invitesRoutes } from './invites/routes';
 
 /**
  * The one route table: group name (= Lambda function) → its routes. The Lambda routers, the local
@@ -18,6 +24,12 @@ export const routeTable = {
   billing: billingRoutes,
   projects: projectRoutes,
   environments: environmentRoutes,
+  structure: structureRoutes,
+  services: servicesRoutes,
+  floors: floorsRoutes,
+  topology: topologyRoutes,
+  networks: networksRoutes,
+  invites: invitesRoutes,
   docs: docsRoutes,
 } satisfies Record<string, Route[]>;
 

@@ -1,0 +1,3 @@
+import type { Route } from '../../shared/http/route';
+
+export const invitesRoutes: Route[] = [];

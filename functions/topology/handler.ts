@@ -1,0 +1,4 @@
+import { httpHandler } from '../../shared/http/pipeline';
+import { routeTable } from '../route-table';
+
+export const handler = httpHandler(routeTable.topology);

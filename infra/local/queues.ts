@@ -7,7 +7,8 @@ import { workerTable } from '../../functions/workers';
 import { config } from '../../shared/config';
 import { errorFields, log } from '../../shared/log';
 
-const MAX_RECEIVES = 3;
+/** As the cloud queues' redrive policy (maxReceiveCount 5). */
+const MAX_RECEIVES = 5;
 
 function record(queue: QueueName, messageId: string, body: string, receiveCount: number): SQSRecord {
   const now = String(Date.now());
@@ -27,7 +28,7 @@ function record(queue: QueueName, messageId: string, body: string, receiveCount:
 /**
  * In-process stand-in for SQS: each message is handed to its queue's worker as an SQS event, as the
  * Lambda event source mapping would; failures (thrown or reported) are redelivered with backoff and
- * after three receives land in `<LOCAL_DATA_DIR>/dlq/<queue>.jsonl`.
+ * after five receives land in `<LOCAL_DATA_DIR>/dlq/<queue>.jsonl`.
  */
 export function startLocalQueues() {
   const inFlight = new Set<Promise<void>>();

@@ -7,8 +7,11 @@ export type QueueName = 'jobs' | 'events' | 'mail';
 /** Locally, queue URLs are `local://<name>` and messages go to an in-process transport the local runtime installs. */
 type LocalTransport = (queue: QueueName, body: string) => Promise<void>;
 let localTransport: LocalTransport | undefined;
-export function useLocalQueueTransport(t: LocalTransport | undefined): void {
+/** Installs the local transport; answers the one it replaces (so a test can wrap it and put it back). */
+export function useLocalQueueTransport(t: LocalTransport | undefined): LocalTransport | undefined {
+  const previous = localTransport;
   localTransport = t;
+  return previous;
 }
 
 function queueUrl(queue: QueueName): string {

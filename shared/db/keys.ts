@@ -67,6 +67,11 @@ export const keys = {
   projectUserPrefix: 'PUSER#',
   invite: (projectId: string, id: string) => ({ PK: `PROJECT#${projectId}`, SK: `INVITE#${id}` }),
   invitePrefix: 'INVITE#',
+  /** An invitation's link: the SHA-256 of its token → the invitation (one GetItem; the token itself is never stored). */
+  inviteToken: (tokenHash: string) => ({ PK: `INVITETOKEN#${tokenHash}`, SK: 'INVITETOKEN' }),
+  /** Open invitations per invited address (login asks "is one pending?" with one Query); removed on accept and revoke. */
+  invitedEmail: (email: string, inviteId: string) => ({ PK: `INVITEDEMAIL#${email.toLowerCase()}`, SK: `INVITE#${inviteId}` }),
+  invitedEmailPK: (email: string) => `INVITEDEMAIL#${email.toLowerCase()}`,
   idLookup: (id: string) => ({ PK: `ID#${id}`, SK: 'ID' }),
 };
 

@@ -23,11 +23,19 @@ export async function register(input: { email: string; password: string; name?: 
 
 /** Creates an account with a password checked against the policy; customers start on an active Free subscription. */
 export async function createAccount(input: Omit<NewAccount, 'password_hash'>, password: string, ctx: AppContext): Promise<Account> {
-  const problem = passwordPolicyProblem(password, ctx.config);
-  if (problem) throw badRequest(problem);
-  const account = buildAccount({ ...input, password_hash: await hashPassword(password) }, ctx);
+  const account = await prepareAccount(input, password, ctx);
   const steps = accountCreationSteps(account);
   if (account.account_type === 'customer') steps.push(newSubscriptionStep(account.id, FREE_PLAN_ID, 'active', ctx));
   await transact(steps);
   return account;
+}
+
+/**
+ * The account to create, its password checked against the policy (400) and hashed; nothing is
+ * written, so a caller (invitation acceptance) can put `accountCreationSteps` into its own transaction.
+ */
+export async function prepareAccount(input: Omit<NewAccount, 'password_hash'>, password: string, ctx: AppContext): Promise<Account> {
+  const problem = passwordPolicyProblem(password, ctx.config);
+  if (problem) throw badRequest(problem);
+  return buildAccount({ ...input, password_hash: await hashPassword(password) }, ctx);
 }

@@ -34,6 +34,7 @@ export async function consume(bucket: string, limit: number, windowSeconds: numb
           ConditionExpression: 'expires_at_epoch > :now AND hits < :limit',
           ExpressionAttributeValues: { ':one': 1, ':now': now, ':limit': limit },
           ReturnValues: 'ALL_NEW',
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
       );
       return { allowed: true, retryAfterSeconds: Number(out.Attributes?.expires_at_epoch) - now };

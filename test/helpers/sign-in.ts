@@ -1,0 +1,84 @@
+import { request } from 'node:http';
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach } from 'vitest';
+import { generate } from 'otplib';
+import { useClock } from '../../shared/context';
+import type { Client } from './http';
+
+/**
+ * Helpers for sign-in security tests. The local server runs in the test's process, so the clock the
+ * handlers read (shared/context) is the one these helpers move.
+ */
+
+/** Freezes the handlers' clock for each test of the file; `advance` moves it. Restored after each test. */
+export function frozenClock() {
+  let at = Date.now();
+  const clock = {
+    now: () => new Date(at),
+    advance(ms: number) {
+      at += ms;
+    },
+    freeze() {
+      at = Date.now();
+      useClock(() => new Date(at));
+    },
+  };
+  beforeEach(() => clock.freeze());
+  afterEach(() => useClock());
+  return clock;
+}
+
+/** The six-digit code an authenticator app shows for `secret` at `at`. */
+export const totpCode = (secret: string, at: Date) => generate({ secret, epoch: Math.floor(at.getTime() / 1000) });
+
+/** Provisions and enrols an authenticator for the signed-in account; returns its secret. */
+export async function enrolAuthenticator(api: Client, token: string, at: Date, name = 'Phone'): Promise<string> {
+  const { body } = await api.post('/auth/totp/provision', undefined, { token });
+  const res = await api.post('/auth/totp/verify', { secret: body.secret, code: await totpCode(body.secret, at), name }, { token });
+  if (res.status !== 204) throw new Error(`enrolment failed: ${res.status} ${res.text}`);
+  return body.secret as string;
+}
+
+export interface OutboxMail {
+  to: string;
+  subject: string;
+  text: string;
+  html: string;
+}
+
+/** The messages the local mailer wrote for `to` (call after the stack's queues have drained). */
+export async function mailTo(dataDir: string, to: string): Promise<OutboxMail[]> {
+  const dir = join(dataDir, 'outbox');
+  const files = await readdir(dir).catch(() => [] as string[]);
+  const mails = await Promise.all(files.sort().map(async (f) => JSON.parse(await readFile(join(dir, f), 'utf8')) as OutboxMail));
+  return mails.filter((m) => m.to === to);
+}
+
+/**
+ * A JSON POST from a chosen loopback source address (127.0.0.2, ...): the local server takes the
+ * source IP from the socket, so this is how a test looks like another client.
+ */
+export function postFrom(localAddress: string, baseUrl: string, path: string, body: unknown) {
+  const url = new URL(path, baseUrl);
+  const payload = JSON.stringify(body);
+  return new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: any }>((resolve, reject) => {
+    const req = request(
+      { host: '127.0.0.1', port: url.port, path: url.pathname, method: 'POST', localAddress, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text ? JSON.parse(text) : undefined });
+        });
+      },
+    );
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+
+/** Signs in; answers the raw response (tests look at status and detail). */
+export const login = (api: Client, email: string, password: string, totp_code?: string) =>
+  api.post('/auth/login', { email, password, ...(totp_code === undefined ? {} : { totp_code }) });

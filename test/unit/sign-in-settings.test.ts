@@ -1,0 +1,23 @@
+import { describe, expect, it } from 'vitest';
+import { reloadConfig } from '../../shared/config';
+import { LOCKOUT } from '../../shared/domain/lockout';
+import { RESET_LINK_VALID_MINUTES } from '../../shared/domain/password-reset';
+import { MAX_AUTHENTICATORS } from '../../shared/domain/totp-devices';
+import { RECOVERY_CODES_PER_SET } from '../../shared/domain/recovery-codes';
+
+describe('sign-in security settings (SPEC "Rate limits", "Other constants"; docs/decisions.md)', () => {
+  it('limits per source address by default: login 10 and password reset 5 requests a minute', () => {
+    const defaults = reloadConfig();
+    expect(defaults.LOGIN_RATE_LIMIT_PER_MINUTE).toBe(10);
+    expect(defaults.PASSWORD_RESET_RATE_LIMIT_PER_MINUTE).toBe(5);
+    expect(defaults.PASSWORD_RESET_MIN_DURATION_MS).toBe(400);
+  });
+
+  it('locks after 10 failures within 15 minutes, for 15 minutes', () => {
+    expect(LOCKOUT).toEqual({ maxFailures: 10, windowSeconds: 900, lockSeconds: 900 });
+  });
+
+  it('keeps SPEC constants: 3 authenticators, 10 recovery codes, 60-minute reset links', () => {
+    expect([MAX_AUTHENTICATORS, RECOVERY_CODES_PER_SET, RESET_LINK_VALID_MINUTES]).toEqual([3, 10, 60]);
+  });
+});

@@ -5,11 +5,12 @@ export const keys = {
   email: (email: string) => ({ PK: `EMAIL#${email.toLowerCase()}`, SK: 'EMAIL' }),
   session: (userId: string, sessionId: string) => ({ PK: `USER#${userId}`, SK: `SESSION#${sessionId}` }),
   sessionPrefix: 'SESSION#',
-  /** Sign-in security (issue 3): authenticators, recovery codes and failed-login counter live with the account. */
+  /** Sign-in security (issue 3): authenticators and recovery codes live with the account. */
   totpDevice: (userId: string, deviceId: string) => ({ PK: `USER#${userId}`, SK: `TOTP#${deviceId}` }),
   totpDevicePrefix: 'TOTP#',
   recoveryCodes: (userId: string) => ({ PK: `USER#${userId}`, SK: 'RECOVERY' }),
-  loginFailures: (userId: string) => ({ PK: `USER#${userId}`, SK: 'LOGIN_FAILURES' }),
+  /** Failed sign-ins per address (known or not, so an unknown address behaves exactly like an account). */
+  loginFailures: (email: string) => ({ PK: `LOGINFAIL#${email.toLowerCase()}`, SK: 'LOGINFAIL' }),
   /** A password-reset token, addressed by the SHA-256 of the token (the token itself is never stored). */
   passwordReset: (tokenHash: string) => ({ PK: `RESET#${tokenHash}`, SK: 'RESET' }),
   /** A rate-limit counter: one item per bucket (e.g. route + source address). */

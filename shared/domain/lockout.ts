@@ -5,14 +5,19 @@ import { config } from '../config';
 import { keys } from '../db/keys';
 import { locked } from '../http/errors';
 import type { AppContext } from '../context';
+import { normalizeEmail } from './accounts';
 
-/** Failed sign-ins per account: this many within the window lock the account for the lock period. */
+/**
+ * Failed sign-ins per address: this many within the window lock sign-in for the lock period. The
+ * counter is keyed by the normalized address, not the account, so an unknown address counts and locks
+ * exactly like a real one: neither the 423 nor the extra write's latency tells that an account exists.
+ */
 export const LOCKOUT = { maxFailures: 10, windowSeconds: 15 * 60, lockSeconds: 15 * 60 } as const;
 
 export const ACCOUNT_LOCKED = 'Account temporarily locked due to failed login attempts. Please try again later.';
 
 /**
- * One item per account. `failures` counts failed attempts in a fixed window that opens with the
+ * One item per address. `failures` counts failed attempts in a fixed window that opens with the
  * first failure and ends at `window_ends_ms`; `locked_until_ms` is set when the count reaches the
  * threshold. Times are epoch milliseconds so conditions compare numbers; `expires_at_epoch` lets
  * TTL remove stale counters.
@@ -25,8 +30,8 @@ export interface LoginFailures {
 
 export const lockedOut = (untilMs: number) => locked(ACCOUNT_LOCKED, new Date(untilMs).toISOString());
 
-export async function loginFailures(userId: string): Promise<LoginFailures | undefined> {
-  const out = await ddb().send(new GetCommand({ TableName: config().TABLE_NAME, Key: keys.loginFailures(userId), ConsistentRead: true }));
+export async function loginFailures(email: string): Promise<LoginFailures | undefined> {
+  const out = await ddb().send(new GetCommand({ TableName: config().TABLE_NAME, Key: keys.loginFailures(normalizeEmail(email)), ConsistentRead: true }));
   return out.Item as LoginFailures | undefined;
 }
 
@@ -41,9 +46,9 @@ export function lockedUntil(state: LoginFailures | undefined, ctx: AppContext): 
  * threshold. The count is an atomic ADD, so concurrent failures are each counted; a window that has
  * ended is replaced by a fresh one with a conditional put, racing requests retrying the ADD.
  */
-export async function recordLoginFailure(userId: string, ctx: AppContext): Promise<number | undefined> {
+export async function recordLoginFailure(email: string, ctx: AppContext): Promise<number | undefined> {
   const TableName = config().TABLE_NAME;
-  const Key = keys.loginFailures(userId);
+  const Key = keys.loginFailures(normalizeEmail(email));
   const now = ctx.now().getTime();
   const windowEnds = now + LOCKOUT.windowSeconds * 1000;
   let failures: number | undefined;
@@ -78,18 +83,18 @@ export async function recordLoginFailure(userId: string, ctx: AppContext): Promi
     }
   }
   if (failures === undefined) throw new Error('Could not count a failed login');
-  return failures >= LOCKOUT.maxFailures ? lock(userId, ctx) : undefined;
+  return failures >= LOCKOUT.maxFailures ? lock(email, ctx) : undefined;
 }
 
 /** Sets the lock unless one is already in force; either way answers when the lock in force ends. */
-async function lock(userId: string, ctx: AppContext): Promise<number> {
+async function lock(email: string, ctx: AppContext): Promise<number> {
   const now = ctx.now().getTime();
   const until = now + LOCKOUT.lockSeconds * 1000;
   try {
     await ddb().send(
       new UpdateCommand({
         TableName: config().TABLE_NAME,
-        Key: keys.loginFailures(userId),
+        Key: keys.loginFailures(normalizeEmail(email)),
         UpdateExpression: 'SET locked_until_ms = :until, expires_at_epoch = :expires',
         ConditionExpression: 'attribute_exists(PK) AND (attribute_not_exists(locked_until_ms) OR locked_until_ms <= :now)',
         ExpressionAttributeValues: { ':until': until, ':now': now, ':expires': epoch(until) },
@@ -106,8 +111,8 @@ async function lock(userId: string, ctx: AppContext): Promise<number> {
 }
 
 /** A successful sign-in (or password reset) starts the count afresh. */
-export async function clearLoginFailures(userId: string): Promise<void> {
-  await ddb().send(new DeleteCommand({ TableName: config().TABLE_NAME, Key: keys.loginFailures(userId) }));
+export async function clearLoginFailures(email: string): Promise<void> {
+  await ddb().send(new DeleteCommand({ TableName: config().TABLE_NAME, Key: keys.loginFailures(normalizeEmail(email)) }));
 }
 
 const epoch = (ms: number) => Math.ceil(ms / 1000);

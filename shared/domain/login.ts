@@ -21,35 +21,30 @@ export interface LoginInput {
 
 /**
  * Password sign-in, in this order:
- * 1. the password is always verified (against a decoy hash for an unknown address), so timing and
- *    answers reveal nothing before it is known to be right; the failure counter is read meanwhile;
- * 2. an unknown or blocked account gets 401 'Invalid credentials', like a wrong password (a blocked
- *    account is never counted nor locked: it must look exactly like an unknown address);
- * 3. a lock in force answers 423, whatever the password;
- * 4. a wrong password counts a failure (the attempt reaching the threshold already answers 423);
- * 5. account-level gates (pending invitation, second factor); a wrong second factor counts as a failure;
- * 6. success clears the failure count, records the login and starts a session.
+ * 1. the account and the address's failure counter are read together, and the password is always
+ *    verified (against a decoy hash for an unknown address), so timing reveals nothing;
+ * 2. a lock in force answers 423, whatever the password;
+ * 3. an unknown address, a blocked account or a wrong password: 401 'Invalid credentials', counted
+ *    alike (the attempt reaching the threshold already answers 423), so the three look the same;
+ * 4. account-level gates (pending invitation, second factor); a wrong second factor counts as a failure;
+ * 5. success clears the failure count, records the login and starts a session.
  * The source-address rate limit runs before all of this, in the route.
  */
 export async function login(input: LoginInput, meta: ClientMeta, ctx: AppContext): Promise<Reply> {
-  const account = await findAccountByEmail(input.email);
-  const [valid, failures] = await Promise.all([
-    account ? verifyPassword(account.password_hash, input.password) : verifyAgainstDecoy(input.password),
-    account ? loginFailures(account.id) : undefined,
-  ]);
-  if (!account || !account.is_active) throw unauthorized(INVALID_CREDENTIALS);
+  const [account, failures] = await Promise.all([findAccountByEmail(input.email), loginFailures(input.email)]);
+  const valid = account ? await verifyPassword(account.password_hash, input.password) : await verifyAgainstDecoy(input.password);
   const lockEnd = lockedUntil(failures, ctx);
   if (lockEnd) throw lockedOut(lockEnd);
-  if (!valid) await refuseAndCount(account, INVALID_CREDENTIALS, ctx);
+  if (!account || !account.is_active || !valid) return refuseAndCount(input.email, INVALID_CREDENTIALS, ctx);
   await refuseWhileInvitationPending(account, ctx);
   await requireSecondFactor(account, input.totp_code, ctx);
-  await Promise.all([recordLogin(account.id, ctx), failures ? clearLoginFailures(account.id) : undefined]);
+  await Promise.all([recordLogin(account.id, ctx), failures ? clearLoginFailures(input.email) : undefined]);
   return startSession(account, meta, ctx);
 }
 
-/** Counts a failed attempt and refuses it: 423 when this attempt locked the account, else 401 with `detail`. */
-async function refuseAndCount(account: Account, detail: string, ctx: AppContext): Promise<never> {
-  const lockEnd = await recordLoginFailure(account.id, ctx);
+/** Counts a failed attempt and refuses it: 423 when this attempt locked sign-in, else 401 with `detail`. */
+async function refuseAndCount(email: string, detail: string, ctx: AppContext): Promise<never> {
+  const lockEnd = await recordLoginFailure(email, ctx);
   if (lockEnd) throw lockedOut(lockEnd);
   throw unauthorized(detail);
 }
@@ -72,5 +67,5 @@ async function requireSecondFactor(account: Account, presented: string | null | 
   }
   const code = presented?.trim();
   if (!code) throw unauthorized(TOTP_CODE_REQUIRED);
-  if (!(await verifySecondFactor(account, code, ctx))) await refuseAndCount(account, TOTP_CODE_INVALID, ctx);
+  if (!(await verifySecondFactor(account, code, ctx))) await refuseAndCount(account.email, TOTP_CODE_INVALID, ctx);
 }

@@ -11,7 +11,7 @@ import { passwordPolicyProblem } from '../auth/password-policy';
 import { queueMail } from '../mail/send';
 import type { MailMessage } from '../mail/mailer';
 import type { AppContext } from '../context';
-import { findAccountByEmail } from './accounts';
+import { findAccountByEmail, getAccount, normalizeEmail } from './accounts';
 import { hasSecondFactor, verifySecondFactor } from './second-factor';
 import { revokeSessions } from './sessions';
 
@@ -114,7 +114,8 @@ export async function confirmPasswordReset(input: { token: string; new_password:
   if (!record) throw notFound(RESET_TOKEN_NOT_FOUND);
   if (record.used_at) throw badRequest(RESET_TOKEN_USED);
   if (record.expires_at <= now) throw badRequest(RESET_TOKEN_EXPIRED);
-  const password_hash = await hashPassword(input.new_password);
+  const [password_hash, account] = await Promise.all([hashPassword(input.new_password), getAccount(record.user_id)]);
+  if (!account) throw notFound(RESET_TOKEN_NOT_FOUND);
   await transact([
     {
       Update: {
@@ -135,7 +136,7 @@ export async function confirmPasswordReset(input: { token: string; new_password:
       },
       failWith: notFound(RESET_TOKEN_NOT_FOUND),
     },
-    { Delete: { TableName, Key: keys.loginFailures(record.user_id) } },
+    { Delete: { TableName, Key: keys.loginFailures(normalizeEmail(account.email)) } },
   ]);
   await revokeSessions(record.user_id, ctx);
 }

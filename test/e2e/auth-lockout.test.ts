@@ -96,13 +96,21 @@ describe('account lockout after repeated failed sign-ins', () => {
     expect((await login(api, user.email, PASSWORD, await totpCode(secret, clock.now()))).status).toBe(423);
   });
 
-  it('keeps other accounts and unknown addresses unaffected', async () => {
+  it('keeps other accounts unaffected', async () => {
     const victim = await signUp(api);
     const bystander = await signUp(api);
     await failTimes(victim.email, 10);
     expect((await login(api, bystander.email, PASSWORD)).status).toBe(200);
+  });
+
+  it('treats an unknown address exactly like an account, so the lockout does not reveal which addresses exist', async () => {
     const ghost = uniqueEmail('ghost');
-    expect(await failTimes(ghost, 11)).toEqual(Array(11).fill(401));
+    const user = await signUp(api);
+    const ghostAnswers = [...(await failTimes(ghost, 10)), (await fail(ghost)).status];
+    const userAnswers = [...(await failTimes(user.email, 10)), (await fail(user.email)).status];
+    expect(ghostAnswers).toEqual(userAnswers);
+    expect(ghostAnswers).toEqual([...Array(9).fill(401), 423, 423]);
+    expect(Object.keys((await fail(ghost.toUpperCase())).body).sort()).toEqual(['detail', 'locked_until']);
   });
 
   it('a confirmed password reset lifts the lock', async () => {

@@ -1,3 +1,5 @@
 import type { Route } from '../../shared/http/route';
+import { groupRoutes } from './group-routes';
 
-export const structureRoutes: Route[] = [];
+/** Groups and subgroups of environments, and a project's custom roles (DESIGN: the structure function). */
+export const structureRoutes: Route[] = [...groupRoutes];

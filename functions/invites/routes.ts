@@ -1,3 +1,105 @@
-import type { Route } from '../../shared/http/route';
+import { z } from 'zod';
+import { route, ok, created, noContent } from '../../shared/http/route';
+import { email, uuid } from '../../shared/http/schemas';
+import { AppError } from '../../shared/http/errors';
+import { ACCESS_COOKIE } from '../../shared/http/cookies';
+import { ENV_ROLES } from '../../shared/auth/permissions';
+import { authenticate, presentedToken, type Principal } from '../../shared/auth/authenticate';
+import type { AppContext } from '../../shared/context';
+import {
+  createInvitation, listInvitations, resendInvitation, revokeInvitation, toInviteOut,
+} from '../../shared/domain/invitations';
+import { acceptInvitationById, acceptInvitationByToken } from '../../shared/domain/invitation-acceptance';
 
-export const invitesRoutes: Route[] = [];
+const ts = z.string();
+const inviteOut = z.object({
+  id: z.uuid(), project_id: z.uuid(), invited_email: z.string(),
+  invited_first_name: z.string().nullable(), invited_last_name: z.string().nullable(),
+  role: z.enum(ENV_ROLES), invited_by_user_id: z.uuid(),
+  environment_id: z.uuid().nullable(), group_id: z.uuid().nullable(), subgroup_id: z.uuid().nullable(),
+  accepted: z.boolean(), created_at: ts, accepted_at: ts.nullable(), expires_at: ts,
+});
+/** Accept by token: the accepted invitation, plus the new session's tokens when one was issued (`token` repeats the access token). */
+const acceptedOut = inviteOut.extend({
+  access_token: z.string().optional(), refresh_token: z.string().optional(), token_type: z.literal('bearer').optional(), token: z.string().optional(),
+});
+
+const personName = z.string().trim().max(100).nullish();
+const createBody = z
+  .object({
+    project_id: uuid,
+    invited_email: email,
+    first_name: personName,
+    last_name: personName,
+    role: z.enum(ENV_ROLES).nullish(),
+    environment_id: uuid.nullish(),
+    group_id: uuid.nullish(),
+    subgroup_id: uuid.nullish(),
+  })
+  // Groups and subgroups live inside an environment: naming one without the environment is a malformed request.
+  .superRefine((b, ctx) => {
+    for (const field of ['group_id', 'subgroup_id'] as const) {
+      if (b[field] && !b.environment_id) ctx.addIssue({ code: 'custom', path: [field], message: `${field} requires environment_id` });
+    }
+  });
+const inviteParams = z.object({ invite_id: uuid });
+
+/** The public accept route reads a token when one is sent; a missing or unusable one means "not signed in", never a refusal. */
+async function optionalPrincipal(headers: Record<string, string | undefined>, cookies: Record<string, string>, ctx: AppContext): Promise<Principal | null> {
+  const token = presentedToken(headers.authorization, cookies[ACCESS_COOKIE]);
+  if (!token) return null;
+  try {
+    return await authenticate(token, ctx);
+  } catch (err) {
+    if (err instanceof AppError && err.status === 401) return null;
+    throw err;
+  }
+}
+
+export const invitesRoutes = [
+  route({
+    method: 'POST', path: '/invites', auth: 'user', summary: 'Invite an address into a project (owner); the link is mailed to it',
+    body: createBody,
+    responses: { 201: inviteOut },
+    handler: async ({ principal, body }, ctx) => created(toInviteOut(await createInvitation(principal.account, body, ctx))),
+  }),
+  route({
+    method: 'GET', path: '/invites', auth: 'user', summary: "A project's invitations, newest first (owner)",
+    query: z.object({ project_id: uuid }),
+    responses: { 200: z.array(inviteOut) },
+    handler: async ({ principal, query }) => ok((await listInvitations(principal.account, query.project_id)).map(toInviteOut)),
+  }),
+  route({
+    method: 'POST', path: '/invites/{invite_id}/resend', auth: 'user', summary: 'Mail a new link, valid 24 hours; the previous link stops working (owner)',
+    params: inviteParams,
+    responses: { 200: inviteOut },
+    handler: async ({ principal, params }, ctx) => ok(toInviteOut(await resendInvitation(principal.account, params.invite_id, ctx))),
+  }),
+  route({
+    method: 'DELETE', path: '/invites/{invite_id}', auth: 'user', summary: 'Revoke an invitation: it expires now, the record is kept (owner)',
+    params: inviteParams,
+    responses: { 204: null },
+    handler: async ({ principal, params }, ctx) => {
+      await revokeInvitation(principal.account, params.invite_id, ctx);
+      return noContent();
+    },
+  }),
+  route({
+    method: 'POST', path: '/invites/{invite_id}/accept', auth: 'user', summary: 'Accept an invitation addressed to the signed-in account',
+    params: inviteParams,
+    responses: { 204: null },
+    handler: async ({ principal, params }, ctx) => {
+      await acceptInvitationById(principal.account, params.invite_id, ctx);
+      return noContent();
+    },
+  }),
+  route({
+    method: 'POST', path: '/invites/accept/by-token', auth: 'public', summary: 'Accept an invitation with the token from its mailed link',
+    body: z.object({ token: z.string().trim().min(1).max(512), password: z.string().max(1024).nullish(), name: z.string().trim().max(200).nullish() }),
+    responses: { 200: acceptedOut },
+    handler: async ({ body, headers, cookies, sourceIp, userAgent }, ctx) => {
+      const caller = await optionalPrincipal(headers, cookies, ctx);
+      return acceptInvitationByToken(body, caller, { sourceIp, userAgent }, ctx);
+    },
+  }),
+];

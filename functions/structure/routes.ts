@@ -1,5 +1,6 @@
 import type { Route } from '../../shared/http/route';
 import { groupRoutes } from './group-routes';
+import { customRoleRoutes } from './custom-role-routes';
 
 /** Groups and subgroups of environments, and a project's custom roles (DESIGN: the structure function). */
-export const structureRoutes: Route[] = [...groupRoutes];
+export const structureRoutes: Route[] = [...groupRoutes, ...customRoleRoutes];

@@ -1,0 +1,71 @@
+import { z } from 'zod';
+import { route, ok, created, noContent } from '../../shared/http/route';
+import { email, name, syncHeaders, text, updatedSince, uuid } from '../../shared/http/schemas';
+import { loadAccess } from '../../shared/domain/access';
+import {
+  NOT_AUTHORIZED_VIEW_PROJECT_USERS, accessToProjectUser, createProjectUser, deleteProjectUser, listProjectUsers, toProjectUserOut, updateProjectUser,
+} from '../../shared/domain/project-users';
+
+/** Optional contact fields: a value sets, null clears, absent leaves as is. */
+const fields = { email: email.nullish(), job_title: text(200), phone: text(50), notes: text(5000) };
+const projectUserOut = z.object({
+  id: z.uuid(), project_id: z.uuid(), name: z.string(), email: z.string().nullable(), job_title: z.string().nullable(), phone: z.string().nullable(),
+  notes: z.string().nullable(), updated_at: z.string(), deleted_at: z.string().nullable(),
+});
+const idParams = z.object({ project_user_id: uuid });
+
+/** /project-users: project-local people (no login needed), e.g. the one responsible for a service. */
+export const projectUserRoutes = [
+  route({
+    method: 'GET', path: '/project-users', auth: 'user', summary: "A project's people, by name",
+    query: z.object({ project_id: uuid, updated_since: updatedSince }),
+    responses: { 200: z.array(projectUserOut) },
+    handler: async ({ principal, query }, ctx) => {
+      const access = await loadAccess(query.project_id, principal.account.id);
+      access.require('project_users.view', NOT_AUTHORIZED_VIEW_PROJECT_USERS);
+      const people = await listProjectUsers(query.project_id, query.updated_since);
+      return ok(people.map(toProjectUserOut), { headers: syncHeaders(query.updated_since, ctx.now()) });
+    },
+  }),
+  route({
+    method: 'POST', path: '/project-users', auth: 'user', summary: 'Add a person to a project (within the plan limit)',
+    body: z.object({ project_id: uuid, name: name(), ...fields }),
+    responses: { 201: projectUserOut },
+    handler: async ({ principal, body }, ctx) => {
+      const access = await loadAccess(body.project_id, principal.account.id);
+      return created(toProjectUserOut(await createProjectUser(access, body, ctx)));
+    },
+  }),
+  route({
+    method: 'GET', path: '/project-users/{project_user_id}', auth: 'user', summary: 'One person of a project',
+    params: idParams,
+    responses: { 200: projectUserOut },
+    handler: async ({ principal, params }) => {
+      const { access, person } = await accessToProjectUser(params.project_user_id, principal.account.id);
+      access.require('project_users.view', NOT_AUTHORIZED_VIEW_PROJECT_USERS);
+      return ok(toProjectUserOut(person));
+    },
+  }),
+  route({
+    method: 'PATCH', path: '/project-users/{project_user_id}', auth: 'user', summary: "Change a person's details",
+    params: idParams,
+    body: z
+      .object({ name: name().optional(), ...fields })
+      .refine((b) => Object.values(b).some((v) => v !== undefined), { message: 'At least one field is required' }),
+    responses: { 200: projectUserOut },
+    handler: async ({ principal, params, body }, ctx) => {
+      const { access, person } = await accessToProjectUser(params.project_user_id, principal.account.id);
+      return ok(toProjectUserOut(await updateProjectUser(access, person, body, ctx)));
+    },
+  }),
+  route({
+    method: 'DELETE', path: '/project-users/{project_user_id}', auth: 'user', summary: 'Soft-delete a person (frees the plan slot)',
+    params: idParams,
+    responses: { 204: null },
+    handler: async ({ principal, params }, ctx) => {
+      const { access, person } = await accessToProjectUser(params.project_user_id, principal.account.id);
+      await deleteProjectUser(access, person, ctx);
+      return noContent();
+    },
+  }),
+];

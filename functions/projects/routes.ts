@@ -6,6 +6,8 @@ import {
   createProject, deleteProject, listProjects, planOfProject, planTier, projectMembers, toProjectOut, updateProjectSettings,
 } from '../../shared/domain/projects';
 import { projectInventory, totals } from '../../shared/domain/inventory';
+import { projectUserRoutes } from './project-users-routes';
+import { costRoutes } from './costs-routes';
 
 const projectOut = z.object({
   id: z.uuid(), identifier: z.uuid(), name: z.string(), is_owner: z.boolean(), cost_calc_enabled: z.boolean(),
@@ -81,4 +83,6 @@ export const projectRoutes = [
       return noContent();
     },
   }),
+  ...projectUserRoutes,
+  ...costRoutes,
 ];

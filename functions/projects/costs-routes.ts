@@ -1,0 +1,20 @@
+import { z } from 'zod';
+import { route, ok } from '../../shared/http/route';
+import { uuid } from '../../shared/http/schemas';
+import { keys } from '../../shared/db/keys';
+import { loadAccess } from '../../shared/domain/access';
+import { costEstimate } from '../../shared/domain/cost-estimate';
+
+export const costRoutes = [
+  route({
+    method: 'GET', path: '/projects/{project_id}/costs/estimate', auth: 'user',
+    summary: "Monthly cost estimate of a project's servers (or one environment's), from the documented rate card",
+    params: z.object({ project_id: uuid }),
+    query: z.object({ environment_id: uuid.optional() }),
+    handler: async ({ principal, params, query }) => {
+      const envId = query.environment_id;
+      const access = await loadAccess(params.project_id, principal.account.id, { envId, extra: envId ? [keys.environment(params.project_id, envId)] : [] });
+      return ok(await costEstimate(access, envId));
+    },
+  }),
+];

@@ -1,0 +1,230 @@
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { ddb } from '../clients';
+import { config } from '../config';
+import { keys } from '../db/keys';
+import { transact, type TransactStep } from '../db/transact';
+import { AppError, badRequest } from '../http/errors';
+import { keyId, loadAccess, type ProjectAccess } from './access';
+import { isLive, type Environment } from './environments';
+import { lookupStep, type Key } from './lookup';
+
+/**
+ * What the catalog kinds (services, service floors, networks) share: their items live under
+ * `<KIND>#<environmentId>#<id>` in the project's partition, are located by bare id through the id
+ * lookup (which also records the environment, so the caller's role there is read in the same
+ * BatchGet as the item), and are soft-deleted.
+ */
+
+export const ENV_NOT_IN_PROJECT = 'Environment not found or does not belong to project';
+
+export type CatalogKind = 'service' | 'floor' | 'network';
+
+/** Attributes the lookup item carries besides where the item lives: hints read in round trip 1. */
+export type LookupRefs = Record<string, string | null>;
+
+export interface Located {
+  projectId: string;
+  envId: string;
+  key: Key;
+  refs: LookupRefs;
+}
+
+/** The id lookup of a catalog item, with its environment and optional hints (see services: floor and group ids). */
+export function catalogLookupStep(id: string, projectId: string, envId: string, key: Key, kind: CatalogKind, refs: LookupRefs = {}): TransactStep {
+  const step = lookupStep(id, projectId, key, kind);
+  step.Put!.Item = { ...step.Put!.Item, environment_id: envId, ...refs };
+  return step;
+}
+
+/** Where a catalog item lives (one strongly consistent GetItem); an unknown id or one of another kind is `notFoundError`. */
+export async function locateInEnvironment(id: string, kind: CatalogKind, notFoundError: AppError): Promise<Located> {
+  const out = await ddb().send(new GetCommand({ TableName: config().TABLE_NAME, Key: keys.idLookup(id), ConsistentRead: true }));
+  const item = out.Item;
+  if (!item || item.kind !== kind || typeof item.environment_id !== 'string') throw notFoundError;
+  const { PK: _pk, SK: _sk, project_id, item_pk, item_sk, kind: _k, environment_id, ...refs } = item;
+  return { projectId: project_id as string, envId: environment_id, key: { PK: item_pk as string, SK: item_sk as string }, refs: refs as LookupRefs };
+}
+
+/**
+ * The caller's access to one catalog item: locate (round trip 1), then the project, membership,
+ * role in the item's environment, the item, its environment and `extra` keys in one BatchGet
+ * (round trip 2). Unknown, foreign, deleted items and items of deleted environments all give
+ * `notFoundError`, byte for byte.
+ */
+export async function accessToCatalogItem<T>(
+  id: string,
+  kind: CatalogKind,
+  userId: string,
+  notFoundError: AppError,
+  extra: (located: Located) => Key[] = () => [],
+) {
+  const located = await locateInEnvironment(id, kind, notFoundError);
+  const envKey = keys.environment(located.projectId, located.envId);
+  const access = await loadAccess(located.projectId, userId, {
+    envId: located.envId,
+    extra: [located.key, envKey, ...extra(located)],
+    notFoundError,
+  });
+  const item = access.extra.get(keyId(located.key)) as (T & { deleted_at: string | null }) | undefined;
+  if (!isLive(item) || !isLive(access.extra.get(keyId(envKey)) as Environment | undefined)) throw notFoundError;
+  return { access, item: item!, located };
+}
+
+/**
+ * The caller's access to an environment named in a request body or query (lists and creates):
+ * 404 'Project not found' for a non-member, then 400 when the environment is not a live one of the
+ * project. `extra` items are read in the same BatchGet.
+ */
+export async function accessToEnvironmentOf(projectId: string, envId: string, userId: string, extra: Key[] = []): Promise<{ access: ProjectAccess; env: Environment }> {
+  const envKey = keys.environment(projectId, envId);
+  const access = await loadAccess(projectId, userId, { envId, extra: [envKey, ...extra] });
+  const env = access.extra.get(keyId(envKey)) as Environment | undefined;
+  if (!isLive(env)) throw badRequest(ENV_NOT_IN_PROJECT);
+  return { access, env: env! };
+}
+
+/** A live item of `kind` among what a BatchGet returned, or undefined. */
+export function liveItem<T>(items: Map<string, Record<string, unknown>>, key: Key): T | undefined {
+  const item = items.get(keyId(key));
+  return isLive(item as { deleted_at?: string | null }) ? (item as T) : undefined;
+}
+
+/** Live: exists and not soft-deleted (items of other groups may lack `deleted_at` altogether). */
+const LIVE_CONDITION = 'attribute_exists(PK) AND (attribute_not_exists(deleted_at) OR deleted_at = :null)';
+
+/** Guards, inside a transaction, that an item read earlier is still live (a concurrent delete makes the write fail with `failWith`). */
+export function stillLiveStep(key: Key, failWith: AppError): TransactStep {
+  return { ConditionCheck: { TableName: config().TABLE_NAME, Key: key, ConditionExpression: LIVE_CONDITION, ExpressionAttributeValues: { ':null': null } }, failWith };
+}
+
+/** Sets `fields` (and nothing else) on a live item; fails with `failWith` when it was deleted meanwhile. */
+export function setFieldsStep(key: Key, fields: Record<string, unknown>, failWith: AppError, extraCondition?: { expression: string; values: Record<string, unknown> }): TransactStep {
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = { ':null': null, ...extraCondition?.values };
+  const sets = Object.entries(fields).map(([field, value], i) => {
+    names[`#f${i}`] = field;
+    values[`:v${i}`] = value;
+    return `#f${i} = :v${i}`;
+  });
+  return {
+    Update: {
+      TableName: config().TABLE_NAME,
+      Key: key,
+      UpdateExpression: `SET ${sets.join(', ')}`,
+      ConditionExpression: extraCondition ? `${LIVE_CONDITION} AND ${extraCondition.expression}` : LIVE_CONDITION,
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
+    },
+    failWith,
+  };
+}
+
+/** Every item under one sort-key prefix of a project's partition (all pages), optionally projected and filtered. */
+export async function queryPrefix<T = Record<string, unknown>>(
+  projectId: string,
+  prefix: string,
+  opts: { projection?: string[]; filter?: string; values?: Record<string, unknown> } = {},
+): Promise<T[]> {
+  const names: Record<string, string> = {};
+  const projection = opts.projection?.map((attr, i) => ((names[`#p${i}`] = attr), `#p${i}`)).join(', ');
+  const items: T[] = [];
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const out = await ddb().send(
+      new QueryCommand({
+        TableName: config().TABLE_NAME,
+        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
+        ExpressionAttributeValues: { ':pk': keys.projectPK(projectId), ':sk': prefix, ...opts.values },
+        ...(projection ? { ProjectionExpression: projection } : {}),
+        ...(Object.keys(names).length ? { ExpressionAttributeNames: names } : {}),
+        ...(opts.filter ? { FilterExpression: opts.filter } : {}),
+        ConsistentRead: true,
+        ExclusiveStartKey,
+      }),
+    );
+    items.push(...((out.Items ?? []) as T[]));
+    ExclusiveStartKey = out.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+  return items;
+}
+
+/**
+ * SPEC rule 5 for every catalog list: archived items never; soft-deleted ones only when syncing
+ * (`updated_since` given: everything updated since, deleted or not).
+ */
+export function syncVisible<T extends { updated_at: string; deleted_at: string | null; archived_at?: string | null }>(items: T[], updatedSince?: string): T[] {
+  return items.filter((i) => !i.archived_at && (updatedSince ? i.updated_at >= updatedSince : !i.deleted_at));
+}
+
+/** Case-insensitive "contains" over optional strings. */
+export const containsCi = (haystack: string | null | undefined, needle: string) => Boolean(haystack && haystack.toLowerCase().includes(needle.toLowerCase()));
+export const equalsCi = (a: string | null | undefined, b: string) => Boolean(a && a.toLowerCase() === b.toLowerCase());
+/** Match-any tag filter, ignoring case. */
+export const hasAnyTag = (tags: string[] | undefined, wanted: string[]) => {
+  const lower = new Set(wanted.map((t) => t.toLowerCase()));
+  return (tags ?? []).some((t) => lower.has(t.toLowerCase()));
+};
+/** The `location` filter: provider, region or zone contains the text. */
+export const atLocation = (i: { provider?: string | null; provider_region?: string | null; provider_zone?: string | null }, text: string) =>
+  containsCi(i.provider, text) || containsCi(i.provider_region, text) || containsCi(i.provider_zone, text);
+
+/** Name order for lists (stable under ties by id), ignoring case. */
+export const byText = <T extends { id: string }>(text: (i: T) => string | null | undefined) => (a: T, b: T) =>
+  (text(a) ?? '').localeCompare(text(b) ?? '', undefined, { sensitivity: 'base' }) || a.id.localeCompare(b.id);
+
+const TRANSACTION_LIMIT = 100;
+
+/**
+ * Runs `final` as one transaction, preceded by `cascade` steps (items removed along with the
+ * subject). Everything is one transaction when it fits DynamoDB's 100-item limit; a larger cascade
+ * is committed in chunks first, so the subject is deleted last and a retry finishes the work.
+ */
+export async function transactWithCascade(cascade: TransactStep[], final: TransactStep[]): Promise<void> {
+  if (cascade.length + final.length <= TRANSACTION_LIMIT) return transact([...final, ...cascade]);
+  const head = cascade.slice(0, cascade.length - (TRANSACTION_LIMIT - final.length));
+  for (let i = 0; i < head.length; i += TRANSACTION_LIMIT) await transact(head.slice(i, i + TRANSACTION_LIMIT));
+  await transact([...final, ...cascade.slice(head.length)]);
+}
+
+/** Thrown by a cascade step whose item changed between the read and the write; the operation is re-run. */
+export const CASCADE_STALE = new AppError(409, 'Concurrent change; retry');
+
+export async function retryWhenStale<T>(fn: () => Promise<T>, attempts = 3): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await fn();
+    } catch (err) {
+      if (err !== CASCADE_STALE || attempt >= attempts) throw err;
+    }
+  }
+}
+
+/**
+ * The live connections (either end) and links (either end) touching an entity: items of the
+ * topology group, matched by their documented field names. Soft-deleted with the entity.
+ */
+export async function edgesTouching(projectId: string, envId: string, entityId: string, withLinks: boolean): Promise<Key[]> {
+  const live = '(attribute_not_exists(deleted_at) OR deleted_at = :null)';
+  const values = { ':id': entityId, ':null': null };
+  const [connections, links] = await Promise.all([
+    queryPrefix<Key>(projectId, keys.connectionPrefix(envId), { projection: ['PK', 'SK'], filter: `(a_id = :id OR b_id = :id) AND ${live}`, values }),
+    withLinks
+      ? queryPrefix<Key>(projectId, keys.linkPrefix(envId), { projection: ['PK', 'SK'], filter: `(from_service_id = :id OR to_service_id = :id) AND ${live}`, values })
+      : Promise.resolve([] as Key[]),
+  ]);
+  return [...connections, ...links].map(({ PK, SK }) => ({ PK, SK }));
+}
+
+/** Soft-deletes an edge found by `edgesTouching`; one that vanished meanwhile re-runs the operation. */
+export function softDeleteEdgeStep(key: Key, now: string): TransactStep {
+  return {
+    Update: {
+      TableName: config().TABLE_NAME,
+      Key: key,
+      UpdateExpression: 'SET deleted_at = :now, updated_at = :now',
+      ConditionExpression: 'attribute_exists(PK)',
+      ExpressionAttributeValues: { ':now': now },
+    },
+    failWith: CASCADE_STALE,
+  };
+}

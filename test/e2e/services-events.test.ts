@@ -1,0 +1,55 @@
+import { describe, expect, it } from 'vitest';
+import { useTestStack } from '../helpers/stack';
+import { client } from '../helpers/http';
+import { captureEvents, createFloor, createService, ownerWithEnv } from '../helpers/catalog';
+
+const ref = useTestStack();
+const api = client(() => ref.stack.url);
+const events = captureEvents();
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** The events enqueued for one project, once the local queue has delivered everything. */
+async function eventsOf(projectId: string) {
+  await ref.stack.queues.drain();
+  return events.filter((e) => e.project_id === projectId).map((e) => e.event);
+}
+
+describe('catalog events', () => {
+  it('publishes service.created, service.updated and service.deleted in the SPEC payload shape', async () => {
+    const { token, projectId, envId } = await ownerWithEnv(api);
+    const s = await createService(api, token, projectId, envId, { name: 'checkout' });
+    expect((await api.patch(`/services/${s.id}`, { name: 'checkout-v2', port: 8443 }, { token })).status).toBe(200);
+    expect((await api.delete(`/services/${s.id}`, undefined, { token })).status).toBe(204);
+    const published = await eventsOf(projectId);
+    expect(published.map((e) => e.type)).toEqual(['service.created', 'service.updated', 'service.deleted']);
+    for (const e of published) {
+      expect(Object.keys(e).sort()).toEqual(['data', 'id', 'timestamp', 'type']);
+      expect(e.id).toMatch(UUID);
+      expect(new Date(e.timestamp).toISOString()).toBe(e.timestamp);
+    }
+    expect(published[0].data).toEqual({ service_id: s.id, name: 'checkout', project_id: projectId, environment_id: envId });
+    expect(published[1].data).toEqual({ service_id: s.id, name: 'checkout-v2', project_id: projectId, environment_id: envId, changed: ['name', 'port'] });
+    expect(published[2].data).toEqual({ service_id: s.id, name: 'checkout-v2', project_id: projectId, environment_id: envId });
+    expect(new Set(published.map((e) => e.id)).size).toBe(3);
+  });
+
+  it('publishes floor.created, and service.updated for services a deleted floor detaches', async () => {
+    const { token, projectId, envId } = await ownerWithEnv(api);
+    const floor = await createFloor(api, token, projectId, envId, { type: 'vm', hostname: 'web-1' });
+    const s = await createService(api, token, projectId, envId, { name: 'web', service_floor_id: floor.id });
+    expect((await api.delete(`/service-floors/${floor.id}`, undefined, { token })).status).toBe(204);
+    const published = await eventsOf(projectId);
+    expect(published.map((e) => e.type)).toEqual(['floor.created', 'service.created', 'service.updated']);
+    expect(published[0].data).toEqual({ service_floor_id: floor.id, hostname: 'web-1', type: 'vm', project_id: projectId, environment_id: envId });
+    expect(published[2].data).toEqual({ service_id: s.id, name: 'web', project_id: projectId, environment_id: envId, changed: ['service_floor_id', 'type'] });
+  });
+
+  it('publishes nothing for a refused write or a change that changes nothing', async () => {
+    const { token, projectId, envId } = await ownerWithEnv(api);
+    const s = await createService(api, token, projectId, envId, { name: 'same' });
+    expect((await api.patch(`/services/${s.id}`, { name: 'same' }, { token })).status).toBe(200);
+    expect((await api.post('/services', { name: 'x', project_id: projectId, environment_id: crypto.randomUUID() }, { token })).status).toBe(400);
+    expect((await eventsOf(projectId)).map((e) => e.type)).toEqual(['service.created']);
+  });
+});

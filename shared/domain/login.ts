@@ -6,6 +6,7 @@ import { findAccountByEmail, recordLogin, type Account } from './accounts';
 import { startSession, type ClientMeta } from './sessions';
 import { clearLoginFailures, lockedOut, lockedUntil, loginFailures, recordLoginFailure } from './lockout';
 import { hasSecondFactor, verifySecondFactor } from './second-factor';
+import { ACCEPT_INVITATION_FIRST, invitationBlocksLogin } from './invitations';
 
 /** SPEC "Errors", login refusals. */
 export const INVALID_CREDENTIALS = 'Invalid credentials';
@@ -50,11 +51,13 @@ async function refuseAndCount(email: string, detail: string, ctx: AppContext): P
 }
 
 /**
- * Seam for invitations (SPEC "Errors"): while a pending, unexpired invitation exists for the
- * address, sign-in answers 401 'Please accept your invitation via the email link before logging in'.
- * Invitations do not exist yet, so nothing is refused here.
+ * SPEC "Errors": while a pending, unexpired invitation exists for the address, sign-in answers 401
+ * 'Please accept your invitation via the email link before logging in' — only for an account that
+ * has never signed in (see `invitationBlocksLogin`).
  */
-async function refuseWhileInvitationPending(_account: Account, _ctx: AppContext): Promise<void> {}
+async function refuseWhileInvitationPending(account: Account, ctx: AppContext): Promise<void> {
+  if (await invitationBlocksLogin(account, ctx)) throw unauthorized(ACCEPT_INVITATION_FIRST);
+}
 
 /**
  * An account with an authenticator must send a code (a missing one is not a failed attempt: the

@@ -16,7 +16,7 @@ const TSX = join(process.cwd(), 'node_modules', 'tsx', 'dist', 'cli.mjs');
 function admin(args: string[], env: Record<string, string | undefined>) {
   const childEnv: Record<string, string | undefined> = { ...process.env, DYNAMODB_ENDPOINT: undefined, TABLE_NAME: undefined, LOG_LEVEL: 'silent', ...env };
   return new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-    execFile(process.execPath, [TSX, 'infra/local/admin.ts', ...args], { env: childEnv as NodeJS.ProcessEnv, timeout: 60_000 }, (err, stdout, stderr) =>
+    execFile(process.execPath, [TSX, 'infra/local/admin.ts', ...args], { env: childEnv as NodeJS.ProcessEnv, timeout: 110_000 }, (err, stdout, stderr) =>
       resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );
   });
@@ -24,7 +24,8 @@ function admin(args: string[], env: Record<string, string | undefined>) {
 
 const tableEnv = () => ({ DYNAMODB_ENDPOINT: process.env.TEST_DYNAMODB_ENDPOINT, TABLE_NAME: ref.stack.config.TABLE_NAME, LOCAL_DATA_DIR: ref.stack.dataDir });
 
-describe('npm run admin -- create-staff', () => {
+// Each run is a fresh process (and, for the local-data case, a fresh DynamoDB Local): allow for a busy machine.
+describe('npm run admin -- create-staff', { timeout: 120_000 }, () => {
   it('creates a staff account in the configured table, which can then use the staff routes', async () => {
     const email = uniqueEmail('ops');
     const run = await admin(['create-staff', '--email', email, '--password', 'ops passphrase 1'], tableEnv());

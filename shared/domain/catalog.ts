@@ -200,23 +200,42 @@ export async function retryWhenStale<T>(fn: () => Promise<T>, attempts = 3): Pro
 }
 
 /**
- * The live connections (either end) and links (either end) touching an entity: items of the
- * topology group, matched by their documented field names. Soft-deleted with the entity.
+ * The steps that remove, with an entity, the live connections (either end) and links (either
+ * end) touching it: items of the topology group, matched by their documented field names,
+ * soft-deleted as that group deletes them; a connection that belongs to a chain leaves it (the
+ * chain's `connection_count` drops, one step per chain).
  */
-export async function edgesTouching(projectId: string, envId: string, entityId: string, withLinks: boolean): Promise<Key[]> {
+export async function edgeRemovalSteps(projectId: string, envId: string, entityId: string, withLinks: boolean, now: string): Promise<TransactStep[]> {
   const live = '(attribute_not_exists(deleted_at) OR deleted_at = :null)';
   const values = { ':id': entityId, ':null': null };
   const [connections, links] = await Promise.all([
-    queryPrefix<Key>(projectId, keys.connectionPrefix(envId), { projection: ['PK', 'SK'], filter: `(a_id = :id OR b_id = :id) AND ${live}`, values }),
+    queryPrefix<Key & { chain_id?: string | null }>(projectId, keys.connectionPrefix(envId), {
+      projection: ['PK', 'SK', 'chain_id'],
+      filter: `(a_id = :id OR b_id = :id) AND ${live}`,
+      values,
+    }),
     withLinks
       ? queryPrefix<Key>(projectId, keys.linkPrefix(envId), { projection: ['PK', 'SK'], filter: `(from_service_id = :id OR to_service_id = :id) AND ${live}`, values })
       : Promise.resolve([] as Key[]),
   ]);
-  return [...connections, ...links].map(({ PK, SK }) => ({ PK, SK }));
+  const leaving = new Map<string, number>();
+  for (const c of connections) if (c.chain_id) leaving.set(c.chain_id, (leaving.get(c.chain_id) ?? 0) + 1);
+  return [
+    ...[...connections, ...links].map(({ PK, SK }) => softDeleteEdgeStep({ PK, SK }, now)),
+    ...[...leaving].map(([chainId, n]): TransactStep => ({
+      Update: {
+        TableName: config().TABLE_NAME,
+        Key: keys.connectionChain(projectId, envId, chainId),
+        UpdateExpression: 'SET connection_count = connection_count - :n, updated_at = :now',
+        ConditionExpression: 'attribute_exists(PK)',
+        ExpressionAttributeValues: { ':n': n, ':now': now },
+      },
+    })),
+  ];
 }
 
-/** Soft-deletes an edge found by `edgesTouching`; one that vanished meanwhile re-runs the operation. */
-export function softDeleteEdgeStep(key: Key, now: string): TransactStep {
+/** Soft-deletes an edge found by `edgeRemovalSteps`; one that vanished meanwhile re-runs the operation. */
+function softDeleteEdgeStep(key: Key, now: string): TransactStep {
   return {
     Update: {
       TableName: config().TABLE_NAME,

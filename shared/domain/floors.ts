@@ -6,8 +6,8 @@ import { notFound } from '../http/errors';
 import type { AppContext } from '../context';
 import { publishEvent } from '../events';
 import {
-  accessToCatalogItem, accessToEnvironmentOf, atLocation, byText, catalogLookupStep, containsCi, edgesTouching, equalsCi, hasAnyTag,
-  queryPrefix, retryWhenStale, setFieldsStep, softDeleteEdgeStep, syncVisible, transactWithCascade, CASCADE_STALE,
+  accessToCatalogItem, accessToEnvironmentOf, atLocation, byText, catalogLookupStep, containsCi, edgeRemovalSteps, equalsCi, hasAnyTag,
+  queryPrefix, retryWhenStale, setFieldsStep, syncVisible, transactWithCascade, CASCADE_STALE,
 } from './catalog';
 import { ipAddress, nonNegativeInt, optionalText, provider, tags } from './catalog-fields';
 import { serviceEventData, type Service } from './services';
@@ -177,19 +177,19 @@ export async function deleteFloor(floorId: string, userId: string, ctx: AppConte
   const { projectId, envId } = located;
   const detached = await retryWhenStale(async () => {
     const now = ctx.now().toISOString();
-    const [hosted, edges] = await Promise.all([
+    const [hosted, edgeSteps] = await Promise.all([
       queryPrefix<Service & { PK: string; SK: string }>(projectId, keys.servicePrefix(envId), {
         projection: ['PK', 'SK', 'id', 'name', 'project_id', 'environment_id'],
         filter: 'service_floor_id = :fid AND deleted_at = :null',
         values: { ':fid': floorId, ':null': null },
       }),
-      edgesTouching(projectId, envId, floorId, false),
+      edgeRemovalSteps(projectId, envId, floorId, false, now),
     ]);
     const cascade = [
       ...hosted.map((s) =>
         setFieldsStep({ PK: s.PK, SK: s.SK }, { service_floor_id: null, updated_at: now }, CASCADE_STALE, { expression: 'service_floor_id = :fid', values: { ':fid': floorId } }),
       ),
-      ...edges.map((k) => softDeleteEdgeStep(k, now)),
+      ...edgeSteps,
     ];
     await transactWithCascade(cascade, [setFieldsStep(located.key, { deleted_at: now, updated_at: now, network_ids: [] }, notFound(FLOOR_NOT_FOUND))]);
     return hosted;

@@ -8,8 +8,8 @@ import type { AppContext } from '../context';
 import { publishEvent } from '../events';
 import { batchGet, keyId, type ProjectAccess } from './access';
 import {
-  accessToCatalogItem, accessToEnvironmentOf, atLocation, byText, catalogLookupStep, containsCi, edgesTouching, equalsCi, hasAnyTag,
-  liveItem, queryPrefix, retryWhenStale, setFieldsStep, softDeleteEdgeStep, stillLiveStep, syncVisible, transactWithCascade, type Located,
+  accessToCatalogItem, accessToEnvironmentOf, atLocation, byText, catalogLookupStep, containsCi, edgeRemovalSteps, equalsCi, hasAnyTag,
+  liveItem, queryPrefix, retryWhenStale, setFieldsStep, stillLiveStep, syncVisible, transactWithCascade, type Located,
 } from './catalog';
 import { ipAddress, nonNegativeInt, optionalText, provider, tags, urlWithScheme } from './catalog-fields';
 import type { Floor } from './floors';
@@ -435,15 +435,11 @@ export async function deleteService(serviceId: string, userId: string, ctx: AppC
   const { projectId, envId } = located;
   await retryWhenStale(async () => {
     const now = ctx.now().toISOString();
-    const edges = await edgesTouching(projectId, envId, serviceId, true);
-    await transactWithCascade(
-      edges.map((k) => softDeleteEdgeStep(k, now)),
-      [
-        setFieldsStep(located.key, { deleted_at: now, updated_at: now, network_ids: [] }, notFound(SERVICE_NOT_FOUND)),
-        counterStep(keys.project(projectId), { service_count: -1 }),
-        counterStep(keys.environment(projectId, envId), { service_count: -1 }),
-      ],
-    );
+    await transactWithCascade(await edgeRemovalSteps(projectId, envId, serviceId, true, now), [
+      setFieldsStep(located.key, { deleted_at: now, updated_at: now, network_ids: [] }, notFound(SERVICE_NOT_FOUND)),
+      counterStep(keys.project(projectId), { service_count: -1 }),
+      counterStep(keys.environment(projectId, envId), { service_count: -1 }),
+    ]);
   });
   await publishEvent('service.deleted', projectId, serviceEventData(item), ctx);
 }

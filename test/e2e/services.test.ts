@@ -5,7 +5,7 @@ import { client, signUp } from '../helpers/http';
 import { grantRole } from '../helpers/tenancy';
 import { keys } from '../../shared/db/keys';
 import {
-  createFloor, createService, expectSameNotFound, newEnv, ownerWithEnv, putConnection, putGroup, putLink, putSubgroup, readItem, softDelete,
+  createFloor, createService, expectSameNotFound, newEnv, ownerWithEnv, putChain, putConnection, putGroup, putLink, putSubgroup, readItem, softDelete,
 } from '../helpers/catalog';
 
 const ref = useTestStack();
@@ -342,13 +342,18 @@ describe('/services/{service_id}', () => {
     const floor = await createFloor(api, token, projectId, envId);
     const net = await api.post('/networks', { project_id: projectId, environment_id: envId, name: 'lan', cidr: '10.1.0.0/16' }, { token });
     expect((await api.patch(`/attachments/services/${s.id}/networks`, { network_ids: [net.body.id] }, { token })).status).toBe(200);
+    const chain = await putChain(projectId, envId, 3);
     const edges = [
-      await putConnection(projectId, envId, ['service', s.id], ['service', other.id]),
+      await putConnection(projectId, envId, ['service', s.id], ['service', other.id], chain.id),
+      await putConnection(projectId, envId, ['service', other.id], ['service', s.id], chain.id),
       await putConnection(projectId, envId, ['floor', floor.id], ['service', s.id]),
       await putLink(projectId, envId, s.id, other.id),
       await putLink(projectId, envId, other.id, s.id),
     ];
-    const untouched = [await putConnection(projectId, envId, ['service', other.id], ['floor', floor.id]), await putLink(projectId, envId, other.id, randomUUID())];
+    const untouched = [
+      await putConnection(projectId, envId, ['service', other.id], ['floor', floor.id], chain.id),
+      await putLink(projectId, envId, other.id, randomUUID()),
+    ];
     const before = (await readItem(keys.project(projectId)))!.service_count as number;
     expect((await api.delete(`/services/${s.id}`, undefined, { token })).status).toBe(204);
     expectSameNotFound(await api.get(`/services/${s.id}`, { token }), await api.get(`/services/${randomUUID()}`, { token }), 'Service not found');
@@ -356,6 +361,8 @@ describe('/services/{service_id}', () => {
     expect((await api.get(`/attachments/services/${s.id}/networks`, { token })).status).toBe(404);
     for (const key of edges) expect((await readItem(key))!.deleted_at).not.toBeNull();
     for (const key of untouched) expect((await readItem(key))!.deleted_at).toBeNull();
+    // Two members left the chain with the service.
+    expect((await readItem(chain.key))!.connection_count).toBe(1);
     const stored = await readItem(keys.service(projectId, envId, s.id));
     expect(stored).toMatchObject({ network_ids: [] });
     expect(stored!.deleted_at).not.toBeNull();

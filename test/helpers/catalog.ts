@@ -71,12 +71,20 @@ export async function putSubgroup(projectId: string, envId: string, groupId: str
   await put({ ...keys.subgroup(projectId, envId, id), id, name, group_id: groupId, project_id: projectId, environment_id: envId, updated_at: now, deleted_at: null, ...extra });
   return id;
 }
-export async function putConnection(projectId: string, envId: string, a: [string, string], b: [string, string]) {
+export async function putConnection(projectId: string, envId: string, a: [string, string], b: [string, string], chainId: string | null = null) {
   const id = randomUUID();
   const now = new Date().toISOString();
   const key = keys.connection(projectId, envId, id);
-  await put({ ...key, id, project_id: projectId, environment_id: envId, a_type: a[0], a_id: a[1], b_type: b[0], b_id: b[1], direction: 'none', updated_at: now, deleted_at: null });
+  await put({ ...key, id, project_id: projectId, environment_id: envId, a_type: a[0], a_id: a[1], b_type: b[0], b_id: b[1], direction: 'none', chain_id: chainId, updated_at: now, deleted_at: null });
   return key;
+}
+/** A chain (or hub) of connections: the topology group keeps its live member count on it. */
+export async function putChain(projectId: string, envId: string, connectionCount: number) {
+  const id = randomUUID();
+  const now = new Date().toISOString();
+  const key = keys.connectionChain(projectId, envId, id);
+  await put({ ...key, id, project_id: projectId, environment_id: envId, group_kind: 'chain', connection_count: connectionCount, updated_at: now, deleted_at: null });
+  return { id, key };
 }
 export async function putLink(projectId: string, envId: string, from: string, to: string) {
   const id = randomUUID();

@@ -58,8 +58,6 @@ export const keys = {
   linkPrefix: (envId: string) => `LINK#${envId}#`,
   /** A chain or hub of connections (created by a batch): its group_kind and member count. */
   connectionChain: (projectId: string, envId: string, chainId: string) => ({ PK: `PROJECT#${projectId}`, SK: `CHAIN#${envId}#${chainId}` }),
-  /** The environment of a catalog item's key (`<KIND>#<envId>#<id>`), e.g. after `locate`. */
-  envIdOf: (key: { SK: string }) => key.SK.split('#')[1],
   group: (projectId: string, envId: string, id: string) => ({ PK: `PROJECT#${projectId}`, SK: `GROUP#${envId}#${id}` }),
   groupPrefix: (envId: string) => `GROUP#${envId}#`,
   subgroup: (projectId: string, envId: string, id: string) => ({ PK: `PROJECT#${projectId}`, SK: `SUBGROUP#${envId}#${id}` }),

@@ -1,3 +1,143 @@
-import type { Route } from '../../shared/http/route';
+import { z } from 'zod';
+import { route, ok, created, noContent } from '../../shared/http/route';
+import { syncHeaders, updatedSince, uuid } from '../../shared/http/schemas';
+import { ENTITY_TYPES } from '../../shared/domain/topology-ends';
+import {
+  DIRECTIONS, GROUP_KINDS, MAX_BATCH_CONNECTIONS,
+  createConnection, createConnectionBatch, deleteChain, deleteConnection, listConnections, toConnectionOut, updateChain, updateConnection,
+} from '../../shared/domain/connections';
+import { createLink, deleteLink, listLinks, toLinkOut } from '../../shared/domain/links';
+import { DEFAULT_MAX_DEPTH, MAX_MAX_DEPTH, blastRadiusOf } from '../../shared/domain/blast-radius';
 
-export const topologyRoutes: Route[] = [];
+const entityType = z.enum(ENTITY_TYPES);
+const direction = z.enum(DIRECTIONS);
+/** A connection's label: trimmed, at most 200 characters; null clears it. */
+const label = z.string().trim().min(1).max(200).nullish();
+
+/** One connection's own fields; an entity may not be connected to itself (a schema rule: 422 before any lookup). */
+const connectionSpec = z
+  .object({ a_type: entityType, a_id: uuid, b_type: entityType, b_id: uuid, direction: direction.default('none'), name: label })
+  .refine((c) => c.a_id !== c.b_id, { message: 'An entity may not be connected to itself', path: ['b_id'] });
+
+const scope = { project_id: uuid, environment_id: uuid };
+
+/** PATCH bodies (one connection or a whole chain): direction and/or name, at least one. */
+const changesBody = z
+  .object({ direction: direction.optional(), name: label })
+  .refine((b) => b.direction !== undefined || b.name !== undefined, { message: 'Give direction or name' });
+
+const connectionOut = z.object({
+  id: z.uuid(), project_id: z.uuid(), environment_id: z.uuid(),
+  a_type: entityType, a_id: z.uuid(), b_type: entityType, b_id: z.uuid(),
+  direction, chain_id: z.uuid().nullable(), name: z.string().nullable(), group_kind: z.enum(GROUP_KINDS).nullable(),
+  created_at: z.string(), updated_at: z.string(), deleted_at: z.string().nullable(),
+});
+const linkOut = z.object({
+  id: z.uuid(), project_id: z.uuid(), environment_id: z.uuid(), from_service_id: z.uuid(), to_service_id: z.uuid(),
+  created_at: z.string(), updated_at: z.string(), deleted_at: z.string().nullable(),
+});
+const nodeRef = z.object({ type: entityType, id: z.uuid() });
+const blastRadiusOut = z.object({
+  origin: nodeRef.extend({ name: z.string().nullable() }),
+  max_depth: z.number().int(),
+  affected: z.array(nodeRef.extend({ name: z.string().nullable(), distance: z.number().int(), path: z.array(nodeRef), via: z.enum(['link', 'connection', 'hosting']) })),
+  counts: z.object({ services: z.number().int(), floors: z.number().int() }),
+  truncated: z.boolean(),
+});
+const blastRadiusQuery = z.object({ max_depth: z.coerce.number().int().min(1).max(MAX_MAX_DEPTH).default(DEFAULT_MAX_DEPTH) });
+
+/**
+ * Connections, links and blast radius. The two blast-radius routes live under /services and
+ * /service-floors but are declared here: API Gateway routes each route key to its own function.
+ */
+export const topologyRoutes = [
+  route({
+    method: 'POST', path: '/service-connections', auth: 'user', summary: 'Connect two services or floors of one environment',
+    body: connectionSpec.and(z.object({ ...scope, chain_id: uuid.nullish() })),
+    responses: { 201: connectionOut },
+    handler: async ({ principal, body }, ctx) => created(toConnectionOut(await createConnection(principal.account.id, body, ctx))),
+  }),
+  route({
+    method: 'GET', path: '/service-connections', auth: 'user', summary: "An environment's connections (optionally touching one entity, or of one chain)",
+    query: z.object({ ...scope, entity_id: uuid.optional(), chain_id: uuid.optional(), updated_since: updatedSince }),
+    responses: { 200: z.array(connectionOut) },
+    handler: async ({ principal, query }, ctx) =>
+      ok((await listConnections(principal.account.id, query)).map(toConnectionOut), { headers: syncHeaders(query.updated_since, ctx.now()) }),
+  }),
+  route({
+    method: 'POST', path: '/service-connections/batch', auth: 'user', summary: 'Create a chain or hub of connections at once (one chain_id, all or nothing)',
+    body: z.object({ ...scope, group_kind: z.enum(GROUP_KINDS), items: z.array(connectionSpec).min(1).max(MAX_BATCH_CONNECTIONS) }),
+    responses: { 201: z.array(connectionOut) },
+    handler: async ({ principal, body }, ctx) => created((await createConnectionBatch(principal.account.id, body, ctx)).map(toConnectionOut)),
+  }),
+  route({
+    method: 'PATCH', path: '/service-connections/chains/{chain_id}', auth: 'user', summary: 'Set direction and/or name on every connection of a chain or hub',
+    params: z.object({ chain_id: uuid }),
+    body: changesBody,
+    responses: { 200: z.array(connectionOut) },
+    handler: async ({ principal, params, body }, ctx) => ok((await updateChain(principal.account.id, params.chain_id, body, ctx)).map(toConnectionOut)),
+  }),
+  route({
+    method: 'DELETE', path: '/service-connections/chains/{chain_id}', auth: 'user', summary: 'Delete a chain or hub with all its connections',
+    params: z.object({ chain_id: uuid }),
+    responses: { 204: null },
+    handler: async ({ principal, params }, ctx) => {
+      await deleteChain(principal.account.id, params.chain_id, ctx);
+      return noContent();
+    },
+  }),
+  route({
+    method: 'PATCH', path: '/service-connections/{connection_id}', auth: 'user', summary: "Change a connection's direction or name",
+    params: z.object({ connection_id: uuid }),
+    body: changesBody,
+    responses: { 200: connectionOut },
+    handler: async ({ principal, params, body }, ctx) => ok(toConnectionOut(await updateConnection(principal.account.id, params.connection_id, body, ctx))),
+  }),
+  route({
+    method: 'DELETE', path: '/service-connections/{connection_id}', auth: 'user', summary: 'Delete a connection',
+    params: z.object({ connection_id: uuid }),
+    responses: { 204: null },
+    handler: async ({ principal, params }, ctx) => {
+      await deleteConnection(principal.account.id, params.connection_id, ctx);
+      return noContent();
+    },
+  }),
+  route({
+    method: 'GET', path: '/service-links', auth: 'user', summary: "An environment's service links (edge list)",
+    query: z.object({ ...scope, service_id: uuid.optional(), updated_since: updatedSince }),
+    responses: { 200: z.array(linkOut) },
+    handler: async ({ principal, query }, ctx) =>
+      ok((await listLinks(principal.account.id, query)).map(toLinkOut), { headers: syncHeaders(query.updated_since, ctx.now()) }),
+  }),
+  route({
+    method: 'POST', path: '/service-links', auth: 'user', summary: 'Link two services (from depends on to)',
+    body: z
+      .object({ ...scope, from_service_id: uuid, to_service_id: uuid })
+      .refine((l) => l.from_service_id !== l.to_service_id, { message: 'A service may not be linked to itself', path: ['to_service_id'] }),
+    responses: { 201: linkOut },
+    handler: async ({ principal, body }, ctx) => created(toLinkOut(await createLink(principal.account.id, body, ctx))),
+  }),
+  route({
+    method: 'DELETE', path: '/service-links/{link_id}', auth: 'user', summary: 'Delete a service link',
+    params: z.object({ link_id: uuid }),
+    responses: { 204: null },
+    handler: async ({ principal, params }, ctx) => {
+      await deleteLink(principal.account.id, params.link_id, ctx);
+      return noContent();
+    },
+  }),
+  route({
+    method: 'GET', path: '/services/{service_id}/blast-radius', auth: 'user', summary: 'What else is affected if this service fails',
+    params: z.object({ service_id: uuid }),
+    query: blastRadiusQuery,
+    responses: { 200: blastRadiusOut },
+    handler: async ({ principal, params, query }) => ok(await blastRadiusOf(principal.account.id, { type: 'service', id: params.service_id }, query.max_depth)),
+  }),
+  route({
+    method: 'GET', path: '/service-floors/{floor_id}/blast-radius', auth: 'user', summary: 'What depends on this server (what fails with it)',
+    params: z.object({ floor_id: uuid }),
+    query: blastRadiusQuery,
+    responses: { 200: blastRadiusOut },
+    handler: async ({ principal, params, query }) => ok(await blastRadiusOf(principal.account.id, { type: 'floor', id: params.floor_id }, query.max_depth)),
+  }),
+];

@@ -1,4 +1,4 @@
-import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { startLocalStack } from '../../infra/local/stack';
 import { apiEvent, lambdaContext } from '../../infra/local/api-event';
@@ -7,6 +7,10 @@ import { httpHandler } from '../../shared/http/pipeline';
 import { ddb } from '../../shared/clients';
 import { keys } from '../../shared/db/keys';
 import { countCalls, fmt, percentile, timePair } from './measure';
+import { appContext } from '../../shared/context';
+import { createService } from '../../shared/domain/services';
+import { createFloor } from '../../shared/domain/floors';
+import { setPlan } from '../helpers/plans';
 
 /**
  * `npm run bench`: handler latency against the raw DynamoDB calls the handler needs, on the same
@@ -28,7 +32,7 @@ async function invoke(handler: ReturnType<typeof httpHandler>, method: string, u
   return { status: res.statusCode, body: res.body ? JSON.parse(res.body) : undefined };
 }
 
-interface Row { name: string; handlerP50: number; handlerP99: number; rawP50: number; callsPerRequest: number; budget: string }
+interface Row { name: string; handlerP50: number; handlerP99: number; rawP50: number; callsPerRequest: number; budget: string; byCommand?: Record<string, number> }
 const rows: Row[] = [];
 
 // GET /auth/me: token verification, then one BatchGet (account + session).
@@ -50,9 +54,97 @@ const rows: Row[] = [];
   rows.push({ name: 'GET /auth/me', handlerP50: percentile(handlerSamples, 50), handlerP99: percentile(handlerSamples, 99), rawP50: percentile(rawSamples, 50), callsPerRequest: calls.total(), budget: '1 round trip, ratio ≤ 1.3' });
 }
 
+// The catalog: an environment of 1,000 services (a tenth of them on one of ten floors), seeded
+// through the domain functions on an unlimited plan (Enterprise+).
+{
+  const services = httpHandler(routeTable.services);
+  const email = 'bench-catalog@example.com';
+  await invoke(auth, 'POST', '/auth/register', 'POST /auth/register', { body: { email, password: 'correct horse battery' } });
+  const login = await invoke(auth, 'POST', '/auth/login', 'POST /auth/login', { body: { email, password: 'correct horse battery' } });
+  const token = login.body.access_token as string;
+  const { sub, sid } = JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString());
+  await setPlan(sub, 'Enterprise+');
+  const project = await invoke(httpHandler(routeTable.projects), 'POST', '/projects', 'POST /projects', { token, body: { name: 'bench' } });
+  const env = await invoke(httpHandler(routeTable.environments), 'POST', '/environments', 'POST /environments', { token, body: { name: 'prod', project_id: project.body.id } });
+  const [projectId, envId] = [project.body.id as string, env.body.id as string];
+  const ctx = appContext();
+  const floors: { id: string }[] = [];
+  for (let i = 0; i < 10; i++) floors.push(await createFloor(sub, { project_id: projectId, environment_id: envId, type: 'vm', hostname: `host-${i}` }, ctx));
+  const seeded: string[] = [];
+  const SERVICES = 1000;
+  for (let i = 0; i < SERVICES; i += 25) {
+    const batch = await Promise.all(
+      Array.from({ length: Math.min(25, SERVICES - i) }, (_, j) =>
+        createService(sub, {
+          name: `service-${String(i + j).padStart(4, '0')}`, project_id: projectId, environment_id: envId,
+          service_floor_id: (i + j) % 10 === 0 ? floors[(i + j) % floors.length].id : undefined,
+          provider: 'aws', provider_region: 'eu-west-1', programming_language: 'TypeScript', tags: ['bench', `t${(i + j) % 7}`],
+          links: ['https://docs.example.com/service'], repository_url: 'https://git.example.com/service.git', port: 8080,
+        }, ctx),
+      ),
+    );
+    seeded.push(...batch.map((b) => b.service.id));
+  }
+  const tokenCheck = () => ddb().send(new BatchGetCommand({ RequestItems: { [TableName]: { Keys: [keys.account(sub), keys.session(sub, sid)], ConsistentRead: true } } }));
+  const accessKeys = (extra: { PK: string; SK: string }[]) => [keys.project(projectId), keys.member(projectId, sub), keys.envRole(projectId, envId, sub), keys.environment(projectId, envId), ...extra];
+  const batchGet = (k: { PK: string; SK: string }[]) => ddb().send(new BatchGetCommand({ RequestItems: { [TableName]: { Keys: k, ConsistentRead: true } } }));
+  async function queryAll(prefix: string, projection?: string[]) {
+    let ExclusiveStartKey: Record<string, unknown> | undefined;
+    let n = 0;
+    do {
+      const out = await ddb().send(new QueryCommand({
+        TableName, KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)', ConsistentRead: true, ExclusiveStartKey,
+        ExpressionAttributeValues: { ':pk': keys.projectPK(projectId), ':sk': prefix },
+        ...(projection ? { ProjectionExpression: projection.map((_, i) => `#p${i}`).join(', '), ExpressionAttributeNames: Object.fromEntries(projection.map((a, i) => [`#p${i}`, a])) } : {}),
+      }));
+      n += out.Items?.length ?? 0;
+      ExclusiveStartKey = out.LastEvaluatedKey;
+    } while (ExclusiveStartKey);
+    return n;
+  }
+
+  // GET /services?limit=1000: token check; access (project, membership, role, environment); then
+  // the services Query alongside projected Queries of floors, groups and subgroups.
+  const list = async () => {
+    const r = await invoke(services, 'GET', `/services?project_id=${projectId}&environment_id=${envId}&limit=1000`, 'GET /services', { token });
+    if (r.status !== 200 || r.body.length !== SERVICES) throw new Error(`GET /services answered ${r.status} with ${r.body?.length} items`);
+  };
+  const rawList = async () => {
+    await tokenCheck();
+    await batchGet(accessKeys([]));
+    const named = ['id', 'name', 'deleted_at', 'archived_at'];
+    await Promise.all([queryAll(keys.servicePrefix(envId)), queryAll(keys.floorPrefix(envId), ['id', 'floor_type', 'deleted_at', 'archived_at']), queryAll(keys.groupPrefix(envId), named), queryAll(keys.subgroupPrefix(envId), named)]);
+  };
+  const LIST_RUNS = Math.max(20, Math.round(RUNS / 8));
+  const [listSamples, rawListSamples] = await timePair(list, rawList, LIST_RUNS);
+  calls.reset();
+  await list();
+  rows.push({ name: 'GET /services (1,000, limit=1000)', handlerP50: percentile(listSamples, 50), handlerP99: percentile(listSamples, 99), rawP50: percentile(rawListSamples, 50), callsPerRequest: calls.total(), budget: 'Query on the env keys, no Scan; ratio ≤ 1.3', byCommand: calls.byCommand() });
+
+  // GET /services/{id} of a service on a floor: token check; locate (GetItem on the id lookup,
+  // which also carries the floor hint); one BatchGet of project, membership, role, service,
+  // environment and floor.
+  const id = seeded[0];
+  const floorId = floors[0].id;
+  const one = async () => {
+    const r = await invoke(services, 'GET', `/services/${id}`, 'GET /services/{service_id}', { token, params: { service_id: id } });
+    if (r.status !== 200 || r.body.type !== 'vm') throw new Error(`GET /services/{id} answered ${r.status} ${JSON.stringify(r.body)}`);
+  };
+  const rawOne = async () => {
+    await tokenCheck();
+    await ddb().send(new GetCommand({ TableName, Key: keys.idLookup(id), ConsistentRead: true }));
+    await batchGet(accessKeys([keys.service(projectId, envId, id), keys.floor(projectId, envId, floorId)]));
+  };
+  const [oneSamples, rawOneSamples] = await timePair(one, rawOne, RUNS);
+  calls.reset();
+  await one();
+  rows.push({ name: 'GET /services/{id}', handlerP50: percentile(oneSamples, 50), handlerP99: percentile(oneSamples, 99), rawP50: percentile(rawOneSamples, 50), callsPerRequest: calls.total(), budget: '≤ 2 round trips after the token check; ratio ≤ 1.3', byCommand: calls.byCommand() });
+}
+
 console.log(`\nBenchmarks (${RUNS} requests each, in-process handlers against DynamoDB Local)\n`);
 console.log(['endpoint', 'handler p50', 'handler p99', 'raw DynamoDB p50', 'overhead ratio', 'DynamoDB calls/request', 'budget'].join(' | '));
 for (const r of rows) {
   console.log([r.name, fmt(r.handlerP50), fmt(r.handlerP99), fmt(r.rawP50), (r.handlerP50 / r.rawP50).toFixed(2), String(r.callsPerRequest), r.budget].join(' | '));
 }
+for (const r of rows.filter((r) => r.byCommand)) console.log(`${r.name}: DynamoDB calls by command ${JSON.stringify(r.byCommand)}`);
 await stack.stop();

@@ -3,7 +3,10 @@ import { randomUUID } from 'node:crypto';
 import { useTestStack } from '../helpers/stack';
 import { client, signUp } from '../helpers/http';
 import { grantRole } from '../helpers/tenancy';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../../shared/db/keys';
+import { ddb } from '../../shared/clients';
+import { countCalls } from '../bench/measure';
 import {
   createFloor, createService, expectSameNotFound, newEnv, ownerWithEnv, putChain, putConnection, putGroup, putLink, putSubgroup, readItem, softDelete,
 } from '../helpers/catalog';
@@ -381,5 +384,41 @@ describe('/services/{service_id}', () => {
     expect((await api.get(`/services/${none.id}/repository-deps`, { token })).body).toEqual([]);
     const bad = await api.post('/services', { name: 'x', project_id: projectId, environment_id: envId, repository_deps: [{ repository_url: 'https://x' }] }, { token });
     expect(bad.status).toBe(422);
+  });
+
+  it('reads a service on a floor in 2 DynamoDB round trips after the token check', async () => {
+    const { token, projectId, envId } = await ownerWithEnv(api);
+    const floor = await createFloor(api, token, projectId, envId, { type: 'vm' });
+    const group = await putGroup(projectId, envId, 'Counted');
+    const s = await createService(api, token, projectId, envId, { service_floor_id: floor.id, group_id: group });
+    const calls = countCalls(ddb());
+    calls.reset();
+    const res = await api.get(`/services/${s.id}`, { token });
+    expect(res.body).toMatchObject({ type: 'vm', group_name: 'Counted' });
+    // The token check (one BatchGet), then locate (GetItem) and one BatchGet with the floor and group.
+    expect(calls.byCommand()).toEqual({ BatchGetItemCommand: 2, GetItemCommand: 1 });
+  });
+
+  it('still resolves type and group names when the item was changed by another writer', async () => {
+    const { token, projectId, envId } = await ownerWithEnv(api);
+    const vm = await createFloor(api, token, projectId, envId, { type: 'vm' });
+    const metal = await createFloor(api, token, projectId, envId, { type: 'baremetal' });
+    const group = await putGroup(projectId, envId, 'Imported');
+    const s = await createService(api, token, projectId, envId, { service_floor_id: vm.id });
+    // An import rewriting the item directly leaves the lookup's hints behind.
+    await ddb().send(new UpdateCommand({
+      TableName: ref.stack.config.TABLE_NAME, Key: keys.service(projectId, envId, s.id),
+      UpdateExpression: 'SET service_floor_id = :f, group_id = :g', ExpressionAttributeValues: { ':f': metal.id, ':g': group },
+    }));
+    expect((await api.get(`/services/${s.id}`, { token })).body).toMatchObject({ type: 'baremetal', group_name: 'Imported' });
+  });
+
+  it('hides the services of a deleted environment', async () => {
+    const { token, projectId } = await ownerWithEnv(api);
+    const envId = await newEnv(api, token, projectId);
+    const s = await createService(api, token, projectId, envId);
+    expect((await api.delete(`/environments/${envId}`, undefined, { token })).status).toBe(204);
+    expectSameNotFound(await api.get(`/services/${s.id}`, { token }), await api.get(`/services/${randomUUID()}`, { token }), 'Service not found');
+    expect((await api.get(`/services?project_id=${projectId}&environment_id=${envId}`, { token })).status).toBe(400);
   });
 });

@@ -59,9 +59,13 @@ export const subgroupNames = (projectId: string, groupId: string): NameScope => 
   projectId, kind: 'SUBGROUP', scopeId: groupId, takenDetail: 'Subgroup with this name already exists in this group',
 });
 
+/** Alphabetical, ignoring case; equal names (subgroups of different parents) in creation order. */
+const byNameThenAge = (a: { name: string; created_at: string }, b: { name: string; created_at: string }) =>
+  a.name.localeCompare(b.name, undefined, { sensitivity: 'base' }) || a.created_at.localeCompare(b.created_at);
+
 export async function listGroups(projectId: string, envId: string, updatedSince?: string): Promise<Group[]> {
   const groups = visible(await queryProject<Group>(projectId, keys.groupPrefix(envId)), updatedSince);
-  return groups.sort((a, b) => a.name.localeCompare(b.name, undefined, { sensitivity: 'base' }));
+  return groups.sort(byNameThenAge);
 }
 
 export async function createGroup(access: ProjectAccess, env: Environment, input: { name: string; description?: string | null }, ctx: AppContext): Promise<Group> {
@@ -179,7 +183,7 @@ export async function deleteGroup(access: ProjectAccess, group: Group, ctx: AppC
 export async function listSubgroups(projectId: string, envId: string, opts: { groupId?: string; updatedSince?: string }): Promise<Subgroup[]> {
   const all = await queryProject<Subgroup>(projectId, keys.subgroupPrefix(envId));
   return visible(all.filter((s) => !opts.groupId || s.group_id === opts.groupId), opts.updatedSince)
-    .sort((a, b) => a.name.localeCompare(b.name, undefined, { sensitivity: 'base' }));
+    .sort(byNameThenAge);
 }
 
 /** `parent` comes from the same BatchGet as the caller's access (undefined when absent). */

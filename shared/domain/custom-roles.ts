@@ -185,7 +185,7 @@ export function assignmentReadKeys(projectId: string, roleId: string, userId: st
   ];
 }
 
-const ATTEMPTS = 4;
+const ATTEMPTS = 8;
 /** Thrown (by identity) when the member or assignment changed between read and write: read again. */
 const CHANGED = conflict('The assignment changed concurrently. Please retry.');
 
@@ -201,7 +201,11 @@ export async function assignCustomRole(access: ProjectAccess, roleId: string, us
   const readKeys = assignmentReadKeys(projectId, roleId, userId, envId);
   let items = access.extra;
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
-    if (attempt > 0) items = await batchGet(readKeys);
+    if (attempt > 0) {
+      // Jittered backoff, so writers that collided do not collide again in lockstep.
+      await new Promise((r) => setTimeout(r, Math.random() * 15 * 2 ** attempt));
+      items = await batchGet(readKeys);
+    }
     const get = <T>(key: Key) => items.get(keyId(key)) as T | undefined;
     if (!isLive(get<CustomRole>(keys.customRole(projectId, roleId)))) throw notFound(CUSTOM_ROLE_NOT_FOUND);
     if (!get(keys.account(userId))) throw notFound('User not found');

@@ -6,7 +6,8 @@ type Part = 'path' | 'query' | 'body';
 /** Maps zod issues onto the 422 item shape `{loc, msg, type}`; an absent required value is `missing`. */
 function toIssues(part: Part, error: z.ZodError): ValidationIssue[] {
   return error.issues.map((issue) => {
-    const missing = issue.code === 'invalid_type' && (issue as { input?: unknown }).input === undefined;
+    // zod reports an absent enum or union as invalid_value/invalid_union; for the client it is simply missing.
+    const missing = ['invalid_type', 'invalid_value', 'invalid_union'].includes(issue.code) && (issue as { input?: unknown }).input === undefined;
     return {
       loc: [part, ...issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p))],
       msg: missing ? 'Field required' : issue.message,

@@ -37,6 +37,15 @@ describe('validation', () => {
     }
   });
 
+  it('names an absent enum field missing too', () => {
+    try {
+      validateParts([{ part: 'body', schema: z.object({ role: z.enum(['viewer', 'manager']) }), value: {} }]);
+      expect.unreachable();
+    } catch (err) {
+      expect((err as AppError).detail).toEqual([{ loc: ['body', 'role'], msg: 'Field required', type: 'missing' }]);
+    }
+  });
+
   it('returns the parsed values when valid', () => {
     expect(validateParts([{ part: 'query', schema: z.object({ limit: z.coerce.number() }), value: { limit: '5' } }])).toEqual([{ limit: 5 }]);
   });

@@ -4,9 +4,7 @@ import { name, syncHeaders, updatedSince, uuid } from '../../shared/http/schemas
 import { forbidden } from '../../shared/http/errors';
 import { ENV_ROLES } from '../../shared/auth/permissions';
 import { loadAccess } from '../../shared/domain/access';
-import {
-  accessToEnvironment, createEnvironment, deleteEnvironment, listEnvironments, renameEnvironment, toEnvironmentOut,
-} from '../../shared/domain/environments';
+import { accessToEnvironment, createEnvironment, deleteEnvironment, listEnvironments, renameEnvironment, toEnvironmentOut } from '../../shared/domain/environments';
 import { assignEnvRole, listEnvRoles, removeEnvRole, toEnvRoleOut } from '../../shared/domain/env-roles';
 import { projectInventory } from '../../shared/domain/inventory';
 

@@ -2,9 +2,7 @@ import { z } from 'zod';
 import { route, ok, created, noContent } from '../../shared/http/route';
 import { syncHeaders, updatedSince, uuid } from '../../shared/http/schemas';
 import { repeatable } from '../../shared/domain/catalog-fields';
-import {
-  createFloor, createFloorBody, deleteFloor, floorType, getFloor, listFloors, toFloorOut, updateFloor, updateFloorBody,
-} from '../../shared/domain/floors';
+import { createFloor, createFloorBody, deleteFloor, floorType, getFloor, listFloors, toFloorOut, updateFloor, updateFloorBody } from '../../shared/domain/floors';
 
 const nullableString = z.string().nullable();
 const nullableInt = z.number().int().nullable();

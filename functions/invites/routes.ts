@@ -6,9 +6,7 @@ import { ACCESS_COOKIE } from '../../shared/http/cookies';
 import { ENV_ROLES } from '../../shared/auth/permissions';
 import { authenticate, presentedToken, type Principal } from '../../shared/auth/authenticate';
 import type { AppContext } from '../../shared/context';
-import {
-  createInvitation, listInvitations, resendInvitation, revokeInvitation, toInviteOut,
-} from '../../shared/domain/invitations';
+import { createInvitation, listInvitations, resendInvitation, revokeInvitation, toInviteOut } from '../../shared/domain/invitations';
 import { acceptInvitationById, acceptInvitationByToken } from '../../shared/domain/invitation-acceptance';
 
 const ts = z.string();

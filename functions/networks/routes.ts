@@ -2,9 +2,7 @@ import { z } from 'zod';
 import { route, ok, created, noContent } from '../../shared/http/route';
 import { syncHeaders, updatedSince, uuid } from '../../shared/http/schemas';
 import { ipv4Range } from '../../shared/domain/catalog-fields';
-import {
-  createNetwork, createNetworkBody, deleteNetwork, getNetwork, listNetworks, toNetworkOut, updateNetwork, updateNetworkBody,
-} from '../../shared/domain/networks';
+import { createNetwork, createNetworkBody, deleteNetwork, getNetwork, listNetworks, toNetworkOut, updateNetwork, updateNetworkBody } from '../../shared/domain/networks';
 import { attachedNetworks, HOLDERS, MAX_ATTACHED_NETWORKS, replaceAttachedNetworks } from '../../shared/domain/attachments';
 
 const networkOut = z.object({

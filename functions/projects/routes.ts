@@ -2,9 +2,7 @@ import { z } from 'zod';
 import { route, ok, created, noContent } from '../../shared/http/route';
 import { name, syncHeaders, updatedSince, uuid } from '../../shared/http/schemas';
 import { loadAccess } from '../../shared/domain/access';
-import {
-  createProject, deleteProject, listProjects, planOfProject, planTier, projectMembers, toProjectOut, updateProjectSettings,
-} from '../../shared/domain/projects';
+import { createProject, deleteProject, listProjects, planOfProject, planTier, projectMembers, toProjectOut, updateProjectSettings } from '../../shared/domain/projects';
 import { projectInventory, totals } from '../../shared/domain/inventory';
 import { projectUserRoutes } from './project-users-routes';
 import { costRoutes } from './costs-routes';

@@ -4,10 +4,7 @@ import { name, syncHeaders, text, updatedSince, uuid } from '../../shared/http/s
 import { PERMISSIONS } from '../../shared/auth/permissions';
 import { keys } from '../../shared/db/keys';
 import { loadAccess } from '../../shared/domain/access';
-import {
-  assignCustomRole, assignmentReadKeys, createCustomRole, deleteCustomRole, listAssignments, listCustomRoles, removeAssignment, roleFrom,
-  toAssignmentOut, toCustomRoleOut, updateCustomRole,
-} from '../../shared/domain/custom-roles';
+import { assignCustomRole, assignmentReadKeys, createCustomRole, deleteCustomRole, listAssignments, listCustomRoles, removeAssignment, roleFrom, toAssignmentOut, toCustomRoleOut, updateCustomRole } from '../../shared/domain/custom-roles';
 
 /** Keys from the one catalogue (shared/auth/permissions.ts); anything else is a 422. */
 const permissions = z.array(z.enum(PERMISSIONS)).min(1);

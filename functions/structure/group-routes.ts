@@ -3,11 +3,10 @@ import { route, ok, created, noContent } from '../../shared/http/route';
 import { name, syncHeaders, text, updatedSince, uuid } from '../../shared/http/schemas';
 import { keyId } from '../../shared/domain/access';
 import { keys } from '../../shared/db/keys';
-import { accessInEnvironment, accessToEnvItem } from '../../shared/domain/env-scope';
-import {
-  GROUP_NOT_FOUND, NOT_AUTHORIZED_VIEW_GROUPS, SUBGROUP_NOT_FOUND, createGroup, createSubgroup, deleteGroup, deleteSubgroup, listGroups, listSubgroups,
-  toGroupOut, toSubgroupOut, updateGroup, updateSubgroup, type Group, type Subgroup,
-} from '../../shared/domain/groups';
+import { accessInEnvironment } from '../../shared/domain/env-scope';
+import { GROUP_NOT_FOUND, NOT_AUTHORIZED_VIEW_GROUPS, SUBGROUP_NOT_FOUND, createGroup, createSubgroup, deleteGroup, deleteSubgroup, listGroups, listSubgroups, toGroupOut, toSubgroupOut, updateGroup, updateSubgroup, type Group, type Subgroup } from '../../shared/domain/groups';
+import { accessToCatalogItem } from '../../shared/domain/catalog';
+import { notFound } from '../../shared/http/errors';
 
 const description = text(2000);
 const groupOut = z.object({
@@ -46,7 +45,7 @@ export const groupRoutes = [
     body: patchBody,
     responses: { 200: groupOut },
     handler: async ({ principal, params, body }, ctx) => {
-      const { access, item } = await accessToEnvItem<Group>(params.group_id, 'group', principal.account.id, GROUP_NOT_FOUND);
+      const { access, item } = await accessToCatalogItem<Group>(params.group_id, 'group', principal.account.id, notFound(GROUP_NOT_FOUND));
       return ok(toGroupOut(await updateGroup(access, item, body, ctx)));
     },
   }),
@@ -55,7 +54,7 @@ export const groupRoutes = [
     params: z.object({ group_id: uuid }),
     responses: { 204: null },
     handler: async ({ principal, params }, ctx) => {
-      const { access, item } = await accessToEnvItem<Group>(params.group_id, 'group', principal.account.id, GROUP_NOT_FOUND);
+      const { access, item } = await accessToCatalogItem<Group>(params.group_id, 'group', principal.account.id, notFound(GROUP_NOT_FOUND));
       await deleteGroup(access, item, ctx);
       return noContent();
     },
@@ -88,7 +87,7 @@ export const groupRoutes = [
     body: patchBody,
     responses: { 200: subgroupOut },
     handler: async ({ principal, params, body }, ctx) => {
-      const { access, item } = await accessToEnvItem<Subgroup>(params.subgroup_id, 'subgroup', principal.account.id, SUBGROUP_NOT_FOUND);
+      const { access, item } = await accessToCatalogItem<Subgroup>(params.subgroup_id, 'subgroup', principal.account.id, notFound(SUBGROUP_NOT_FOUND));
       return ok(toSubgroupOut(await updateSubgroup(access, item, body, ctx)));
     },
   }),
@@ -97,7 +96,7 @@ export const groupRoutes = [
     params: z.object({ subgroup_id: uuid }),
     responses: { 204: null },
     handler: async ({ principal, params }, ctx) => {
-      const { access, item } = await accessToEnvItem<Subgroup>(params.subgroup_id, 'subgroup', principal.account.id, SUBGROUP_NOT_FOUND);
+      const { access, item } = await accessToCatalogItem<Subgroup>(params.subgroup_id, 'subgroup', principal.account.id, notFound(SUBGROUP_NOT_FOUND));
       await deleteSubgroup(access, item, ctx);
       return noContent();
     },

@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { apiEvent, lambdaContext } from './api-event';
 import { allRoutes, FALLBACK_GROUP, routeTable, type RouteGroup } from '../../functions/route-table';
 import { httpHandler } from '../../shared/http/pipeline';

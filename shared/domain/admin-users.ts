@@ -1,4 +1,4 @@
-import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { ddb } from '../clients';
 import { config } from '../config';
@@ -9,6 +9,7 @@ import { canCreateProjects, getAccount, toAccountOut, type Account, type Account
 import { createAccount } from './registration';
 import { hasSecondFactor } from './second-factor';
 import { revokeSessions } from './sessions';
+import { queryAll } from '../db/query';
 
 export const USER_NOT_FOUND = 'User not found';
 export const CANNOT_BLOCK_SELF = 'You cannot deactivate your own account';
@@ -29,21 +30,11 @@ export function toAdminUserOut(a: Account) {
 
 /** Every account, ordered by e-mail, from the GSI1 `ACCOUNTS` partition (no Scan). */
 export async function listAccounts(): Promise<Account[]> {
-  const accounts: Account[] = [];
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const out = await ddb().send(
-      new QueryCommand({
-        TableName: config().TABLE_NAME,
-        IndexName: 'GSI1',
-        KeyConditionExpression: 'GSI1PK = :pk',
-        ExpressionAttributeValues: { ':pk': keys.accountsIndex('').GSI1PK },
-        ExclusiveStartKey,
-      }),
-    );
-    accounts.push(...((out.Items ?? []) as Account[]));
-    ExclusiveStartKey = out.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
+  const accounts = await queryAll<Account>({
+    IndexName: 'GSI1',
+    KeyConditionExpression: 'GSI1PK = :pk',
+    ExpressionAttributeValues: { ':pk': keys.accountsIndex('').GSI1PK },
+  });
   return accounts;
 }
 

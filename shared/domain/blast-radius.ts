@@ -1,9 +1,10 @@
 import { keys } from '../db/keys';
 import { notFound } from '../http/errors';
-import { accessToCatalogItem, queryPrefix } from './catalog';
+import { accessToCatalogItem } from './catalog';
 import type { Direction } from './connections';
 import { isLive } from './environments';
 import { ENTITY_NOT_FOUND, type EntityType } from './topology-ends';
+import { queryPrefix } from '../db/query';
 
 /**
  * "What breaks if this fails?" Impact travels along these edges (X → Y: X failing affects Y):

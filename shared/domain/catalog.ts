@@ -1,10 +1,12 @@
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { queryPrefix } from '../db/query';
 import { ddb } from '../clients';
 import { config } from '../config';
 import { keys } from '../db/keys';
 import { transact, type TransactStep } from '../db/transact';
-import { AppError, badRequest } from '../http/errors';
-import { keyId, loadAccess, type ProjectAccess } from './access';
+import { AppError } from '../http/errors';
+import { keyId, loadAccess } from './access';
+import { envIdOfKey } from './env-scope';
 import { isLive, type Environment } from './environments';
 import { lookupStep, type Key } from './lookup';
 
@@ -14,8 +16,6 @@ import { lookupStep, type Key } from './lookup';
  * lookup (which also records the environment, so the caller's role there is read in the same
  * BatchGet as the item), and are soft-deleted.
  */
-
-export const ENV_NOT_IN_PROJECT = 'Environment not found or does not belong to project';
 
 export type CatalogKind = 'service' | 'floor' | 'network';
 
@@ -36,24 +36,29 @@ export function catalogLookupStep(id: string, projectId: string, envId: string, 
   return step;
 }
 
-/** Where a catalog item lives (one strongly consistent GetItem); an unknown id or one of another kind is `notFoundError`. */
-export async function locateInEnvironment(id: string, kind: CatalogKind, notFoundError: AppError): Promise<Located> {
+/**
+ * Where an environment-scoped item lives (one strongly consistent GetItem): its project, its
+ * environment (recorded on catalog lookups, else read off the sort key) and any hints. An unknown
+ * id, or one of another kind, is `notFoundError`.
+ */
+export async function locateInEnvironment(id: string, kind: string, notFoundError: AppError): Promise<Located> {
   const out = await ddb().send(new GetCommand({ TableName: config().TABLE_NAME, Key: keys.idLookup(id), ConsistentRead: true }));
   const item = out.Item;
-  if (!item || item.kind !== kind || typeof item.environment_id !== 'string') throw notFoundError;
+  if (!item || item.kind !== kind) throw notFoundError;
   const { PK: _pk, SK: _sk, project_id, item_pk, item_sk, kind: _k, environment_id, ...refs } = item;
-  return { projectId: project_id as string, envId: environment_id, key: { PK: item_pk as string, SK: item_sk as string }, refs: refs as LookupRefs };
+  const key = { PK: item_pk as string, SK: item_sk as string };
+  return { projectId: project_id as string, envId: (environment_id as string | undefined) ?? envIdOfKey(key), key, refs: refs as LookupRefs };
 }
 
 /**
- * The caller's access to one catalog item: locate (round trip 1), then the project, membership,
+ * The caller's access to one environment-scoped item (service, floor, network, group, connection, ...): locate (round trip 1), then the project, membership,
  * role in the item's environment, the item, its environment and `extra` keys in one BatchGet
  * (round trip 2). Unknown, foreign, deleted items and items of deleted environments all give
  * `notFoundError`, byte for byte.
  */
 export async function accessToCatalogItem<T>(
   id: string,
-  kind: CatalogKind,
+  kind: string,
   userId: string,
   notFoundError: AppError,
   extra: (located: Located) => Key[] = () => [],
@@ -66,21 +71,9 @@ export async function accessToCatalogItem<T>(
     notFoundError,
   });
   const item = access.extra.get(keyId(located.key)) as (T & { deleted_at: string | null }) | undefined;
-  if (!isLive(item) || !isLive(access.extra.get(keyId(envKey)) as Environment | undefined)) throw notFoundError;
-  return { access, item: item!, located };
-}
-
-/**
- * The caller's access to an environment named in a request body or query (lists and creates):
- * 404 'Project not found' for a non-member, then 400 when the environment is not a live one of the
- * project. `extra` items are read in the same BatchGet.
- */
-export async function accessToEnvironmentOf(projectId: string, envId: string, userId: string, extra: Key[] = []): Promise<{ access: ProjectAccess; env: Environment }> {
-  const envKey = keys.environment(projectId, envId);
-  const access = await loadAccess(projectId, userId, { envId, extra: [envKey, ...extra] });
   const env = access.extra.get(keyId(envKey)) as Environment | undefined;
-  if (!isLive(env)) throw badRequest(ENV_NOT_IN_PROJECT);
-  return { access, env: env! };
+  if (!isLive(item) || !isLive(env)) throw notFoundError;
+  return { access, item: item!, env: env!, located };
 }
 
 /** A live item of `kind` among what a BatchGet returned, or undefined. */
@@ -117,43 +110,6 @@ export function setFieldsStep(key: Key, fields: Record<string, unknown>, failWit
     },
     failWith,
   };
-}
-
-/** Every item under one sort-key prefix of a project's partition (all pages), optionally projected and filtered. */
-export async function queryPrefix<T = Record<string, unknown>>(
-  projectId: string,
-  prefix: string,
-  opts: { projection?: string[]; filter?: string; values?: Record<string, unknown> } = {},
-): Promise<T[]> {
-  const names: Record<string, string> = {};
-  const projection = opts.projection?.map((attr, i) => ((names[`#p${i}`] = attr), `#p${i}`)).join(', ');
-  const items: T[] = [];
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const out = await ddb().send(
-      new QueryCommand({
-        TableName: config().TABLE_NAME,
-        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
-        ExpressionAttributeValues: { ':pk': keys.projectPK(projectId), ':sk': prefix, ...opts.values },
-        ...(projection ? { ProjectionExpression: projection } : {}),
-        ...(Object.keys(names).length ? { ExpressionAttributeNames: names } : {}),
-        ...(opts.filter ? { FilterExpression: opts.filter } : {}),
-        ConsistentRead: true,
-        ExclusiveStartKey,
-      }),
-    );
-    items.push(...((out.Items ?? []) as T[]));
-    ExclusiveStartKey = out.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
-  return items;
-}
-
-/**
- * SPEC rule 5 for every catalog list: archived items never; soft-deleted ones only when syncing
- * (`updated_since` given: everything updated since, deleted or not).
- */
-export function syncVisible<T extends { updated_at: string; deleted_at: string | null; archived_at?: string | null }>(items: T[], updatedSince?: string): T[] {
-  return items.filter((i) => !i.archived_at && (updatedSince ? i.updated_at >= updatedSince : !i.deleted_at));
 }
 
 /** Case-insensitive "contains" over optional strings. */

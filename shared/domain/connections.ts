@@ -4,11 +4,12 @@ import { transact, type TransactStep } from '../db/transact';
 import { badRequest, conflict, notFound } from '../http/errors';
 import type { AppContext } from '../context';
 import { keyId } from './access';
-import { accessToEnvironmentOf, queryPrefix, syncVisible } from './catalog';
-import { accessToEnvItem, envLiveCheck } from './env-scope';
+import { accessToCatalogItem } from './catalog';
+import { envLiveCheck, visible, accessInEnvironment } from './env-scope';
 import { isLive } from './environments';
 import { lookupStep } from './lookup';
 import { liveEntityChecks, type EntityType } from './topology-ends';
+import { queryPrefix } from '../db/query';
 
 export const DIRECTIONS = ['none', 'a_to_b', 'b_to_a', 'both'] as const;
 export type Direction = (typeof DIRECTIONS)[number];
@@ -136,7 +137,7 @@ export async function createConnection(
 ): Promise<Connection> {
   const { project_id: projectId, environment_id: envId } = input;
   const chainKey = input.chain_id ? keys.connectionChain(projectId, envId, input.chain_id) : undefined;
-  const { access } = await accessToEnvironmentOf(projectId, envId, userId, chainKey ? [chainKey] : []);
+  const { access } = await accessInEnvironment(projectId, userId, envId, chainKey ? [chainKey] : []);
   access.require('connections.manage', MISSING_MANAGE, envId);
   const chain = chainKey ? (access.extra.get(keyId(chainKey)) as Chain | undefined) : undefined;
   if (chainKey && !isLive(chain)) throw notFound(CHAIN_NOT_FOUND);
@@ -175,7 +176,7 @@ export async function createConnectionBatch(
   ctx: AppContext,
 ): Promise<Connection[]> {
   const { project_id: projectId, environment_id: envId } = input;
-  const { access } = await accessToEnvironmentOf(projectId, envId, userId);
+  const { access } = await accessInEnvironment(projectId, userId, envId);
   access.require('connections.manage', MISSING_MANAGE, envId);
   const now = ctx.now().toISOString();
   const chain: Chain = {
@@ -205,10 +206,10 @@ export async function listConnections(
   userId: string,
   query: { project_id: string; environment_id: string; entity_id?: string; chain_id?: string; updated_since?: string },
 ): Promise<Connection[]> {
-  const { access } = await accessToEnvironmentOf(query.project_id, query.environment_id, userId);
+  const { access } = await accessInEnvironment(query.project_id, userId, query.environment_id);
   access.require('connections.view', MISSING_VIEW, query.environment_id);
   const all = await queryPrefix<Connection>(query.project_id, keys.connectionPrefix(query.environment_id));
-  return syncVisible(all, query.updated_since)
+  return visible(all, query.updated_since)
     .filter((c) => !query.entity_id || c.a_id === query.entity_id || c.b_id === query.entity_id)
     .filter((c) => !query.chain_id || c.chain_id === query.chain_id)
     .sort(byCreation);
@@ -218,7 +219,7 @@ const byCreation = (a: Connection, b: Connection) => a.created_at.localeCompare(
 
 /** The caller's access to one connection, with the manage permission in its environment. */
 async function manageConnection(userId: string, id: string) {
-  const { access, item } = await accessToEnvItem<Connection>(id, CONNECTION_KIND, userId, CONNECTION_NOT_FOUND);
+  const { access, item } = await accessToCatalogItem<Connection>(id, CONNECTION_KIND, userId, notFound(CONNECTION_NOT_FOUND));
   access.require('connections.manage', MISSING_MANAGE, item.environment_id);
   return item;
 }
@@ -289,7 +290,7 @@ const softDeleteStep = (c: Connection, now: string, failWith: ReturnType<typeof 
 
 /** The caller's access to a chain (manage permission in its environment) and its live members. */
 async function manageChain(userId: string, chainId: string) {
-  const { access, item: chain } = await accessToEnvItem<Chain>(chainId, CHAIN_KIND, userId, CHAIN_NOT_FOUND);
+  const { access, item: chain } = await accessToCatalogItem<Chain>(chainId, CHAIN_KIND, userId, notFound(CHAIN_NOT_FOUND));
   access.require('connections.manage', MISSING_MANAGE, chain.environment_id);
   // The chain's members: one Query on the environment's connections, filtered on chain_id (no index needed at this size).
   const members = await queryPrefix<Connection>(chain.project_id, keys.connectionPrefix(chain.environment_id), {

@@ -1,9 +1,10 @@
 import { keys } from '../db/keys';
 import { badRequest, forbidden } from '../http/errors';
 import { keyId, type ProjectAccess } from './access';
-import { ENV_NOT_IN_PROJECT, queryProject } from './env-scope';
+import { ENV_NOT_IN_PROJECT } from './env-scope';
 import { isLive, listEnvironments, type Environment } from './environments';
 import { planOfProject } from './projects';
+import { queryPrefix } from '../db/query';
 
 /**
  * The documented rate card (docs/decisions.md): list prices in USD cents per month, applied to the
@@ -76,7 +77,7 @@ export async function costEstimate(access: ProjectAccess, envId?: string) {
     envs = await listEnvironments(projectId);
   }
   access.require('floors.view', 'Not authorized to view costs for this project', envId);
-  const floorsPerEnv = await Promise.all(envs.map((e) => queryProject<FloorSpec>(projectId, keys.floorPrefix(e.id))));
+  const floorsPerEnv = await Promise.all(envs.map((e) => queryPrefix<FloorSpec>(projectId, keys.floorPrefix(e.id))));
   const lines = envs.flatMap((e, i) =>
     floorsPerEnv[i].filter((f) => isLive(f)).map((f) => ({ floor: f, environment_id: e.id, usage: serverUsage(f) })),
   );

@@ -5,11 +5,12 @@ import { badRequest, conflict, forbidden, notFound } from '../http/errors';
 import type { Permission } from '../auth/permissions';
 import type { AppContext } from '../context';
 import { batchGet, keyId, type Membership, type ProjectAccess } from './access';
-import { ENV_NOT_IN_PROJECT, envLiveCheck, queryProject, setExpression, visible } from './env-scope';
+import { ENV_NOT_IN_PROJECT, envLiveCheck, setExpression, visible } from './env-scope';
 import { isLive } from './environments';
 import { counterStep, membershipSteps, planOfProject } from './projects';
 import { claimNameStep, releaseNameStep, renameSteps, type NameScope } from './unique-names';
 import type { Key } from './lookup';
+import { queryPrefix } from '../db/query';
 
 export interface CustomRole {
   id: string;
@@ -62,7 +63,7 @@ export function roleFrom(access: ProjectAccess, roleId: string): CustomRole {
 }
 
 export async function listCustomRoles(projectId: string, updatedSince?: string): Promise<CustomRole[]> {
-  const roles = visible(await queryProject<CustomRole>(projectId, keys.customRolePrefix), updatedSince);
+  const roles = visible(await queryPrefix<CustomRole>(projectId, keys.customRolePrefix), updatedSince);
   return roles.sort((a, b) => a.name.localeCompare(b.name, undefined, { sensitivity: 'base' }));
 }
 
@@ -170,7 +171,7 @@ export async function deleteCustomRole(access: ProjectAccess, roleId: string, ct
 
 export async function listAssignments(projectId: string, roleId: string, updatedSince?: string): Promise<CustomRoleAssignment[]> {
   // The assignment key with an empty user id is the prefix of all of the role's assignments.
-  const all = await queryProject<CustomRoleAssignment>(projectId, keys.customRoleAssignment(projectId, roleId, '').SK);
+  const all = await queryPrefix<CustomRoleAssignment>(projectId, keys.customRoleAssignment(projectId, roleId, '').SK);
   return visible(all, updatedSince).sort((a, b) => a.created_at.localeCompare(b.created_at));
 }
 

@@ -1,5 +1,3 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { ddb } from '../clients';
 import { config } from '../config';
 import { keys } from '../db/keys';
 import { transact, type TransactStep } from '../db/transact';
@@ -9,6 +7,7 @@ import type { AppContext } from '../context';
 import { batchGet, keyId, type ProjectAccess } from './access';
 import type { Environment } from './environments';
 import { membershipSteps } from './projects';
+import { queryPartition } from '../db/query';
 
 export interface EnvRoleAssignment {
   id: string;
@@ -49,15 +48,8 @@ export async function assignEnvRole(access: ProjectAccess, env: Environment, use
 }
 
 export async function listEnvRoles(projectId: string, envId: string): Promise<EnvRoleAssignment[]> {
-  const out = await ddb().send(
-    new QueryCommand({
-      TableName: config().TABLE_NAME,
-      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
-      ExpressionAttributeValues: { ':pk': keys.projectPK(projectId), ':sk': keys.envRolePrefix(envId) },
-      ConsistentRead: true,
-    }),
-  );
-  return ((out.Items ?? []) as EnvRoleAssignment[]).map(toEnvRoleOut);
+  const items = await queryPartition<EnvRoleAssignment>(keys.projectPK(projectId), keys.envRolePrefix(envId));
+  return items.map(toEnvRoleOut);
 }
 
 export async function removeEnvRole(access: ProjectAccess, env: Environment, userId: string): Promise<void> {

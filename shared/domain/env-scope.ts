@@ -1,12 +1,10 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { ddb } from '../clients';
 import { config } from '../config';
 import { keys } from '../db/keys';
 import type { TransactStep } from '../db/transact';
-import { badRequest, notFound } from '../http/errors';
+import { badRequest } from '../http/errors';
 import { keyId, loadAccess } from './access';
 import { isLive, type Environment } from './environments';
-import { locate, type Key } from './lookup';
+import type { Key } from './lookup';
 
 /** SPEC's wording (POST /services); every request that names an environment of a project uses it. */
 export const ENV_NOT_IN_PROJECT = 'Environment not found or does not belong to project';
@@ -28,24 +26,6 @@ export async function accessInEnvironment(projectId: string, userId: string, env
 /** Environment-scoped items have sort keys `<KIND>#<environmentId>#<id>` (shared/db/keys.ts). */
 export const envIdOfKey = (key: Key) => key.SK.split('#')[1];
 
-/**
- * Access to an environment-scoped item addressed by its bare id (`/groups/{group_id}`): the id
- * lookup, then one BatchGet of project, membership, role in the item's environment, the item and
- * its environment. Unknown, foreign, deleted items and items of deleted environments all give the
- * same 404 `notFoundDetail`.
- */
-export async function accessToEnvItem<T>(id: string, kind: string, userId: string, notFoundDetail: string) {
-  const notFoundError = notFound(notFoundDetail);
-  const { projectId, key } = await locate(id, kind, notFoundError);
-  const envId = envIdOfKey(key);
-  const envKey = keys.environment(projectId, envId);
-  const access = await loadAccess(projectId, userId, { envId, extra: [key, envKey], notFoundError });
-  const item = access.extra.get(keyId(key));
-  const env = access.extra.get(keyId(envKey)) as Environment | undefined;
-  if (!isLive(item) || !isLive(env)) throw notFoundError;
-  return { access, item: item as T, env: env! };
-}
-
 /** Guards a write in an environment against the environment being deleted concurrently. */
 export function envLiveCheck(projectId: string, envId: string): TransactStep {
   return {
@@ -57,26 +37,6 @@ export function envLiveCheck(projectId: string, envId: string): TransactStep {
     },
     failWith: badRequest(ENV_NOT_IN_PROJECT),
   };
-}
-
-/** Every item of a project's partition whose sort key starts with `skPrefix` (strongly consistent, all pages). */
-export async function queryProject<T = Record<string, unknown>>(projectId: string, skPrefix: string): Promise<T[]> {
-  const items: T[] = [];
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const out = await ddb().send(
-      new QueryCommand({
-        TableName: config().TABLE_NAME,
-        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
-        ExpressionAttributeValues: { ':pk': keys.projectPK(projectId), ':sk': skPrefix },
-        ConsistentRead: true,
-        ExclusiveStartKey,
-      }),
-    );
-    items.push(...((out.Items ?? []) as T[]));
-    ExclusiveStartKey = out.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
-  return items;
 }
 
 type Syncable = { updated_at: string; deleted_at?: string | null; archived_at?: string | null };

@@ -1,5 +1,3 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { ddb } from '../clients';
 import { config } from '../config';
 import { keys } from '../db/keys';
 import { transact } from '../db/transact';
@@ -9,6 +7,7 @@ import { keyId, loadAccess, type ProjectAccess } from './access';
 import { locate, lookupStep } from './lookup';
 import { counterStep, planOfProject } from './projects';
 import { claimNameStep, releaseNameStep, renameSteps, type NameScope } from './unique-names';
+import { queryPartition } from '../db/query';
 
 export interface Environment {
   id: string;
@@ -42,15 +41,8 @@ export async function accessToEnvironment(envId: string, userId: string, detail 
 }
 
 export async function listEnvironments(projectId: string, updatedSince?: string): Promise<Environment[]> {
-  const out = await ddb().send(
-    new QueryCommand({
-      TableName: config().TABLE_NAME,
-      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
-      ExpressionAttributeValues: { ':pk': keys.projectPK(projectId), ':sk': keys.environmentPrefix },
-      ConsistentRead: true,
-    }),
-  );
-  return ((out.Items ?? []) as Environment[])
+  const items = await queryPartition<Environment>(keys.projectPK(projectId), keys.environmentPrefix);
+  return items
     .filter((e) => !e.archived_at)
     .filter((e) => (updatedSince ? e.updated_at >= updatedSince : !e.deleted_at))
     .sort((a, b) => a.created_at.localeCompare(b.created_at));

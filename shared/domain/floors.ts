@@ -5,12 +5,11 @@ import { transact } from '../db/transact';
 import { notFound } from '../http/errors';
 import type { AppContext } from '../context';
 import { publishEvent } from '../events';
-import {
-  accessToCatalogItem, accessToEnvironmentOf, atLocation, byText, catalogLookupStep, containsCi, edgeRemovalSteps, equalsCi, hasAnyTag,
-  queryPrefix, retryWhenStale, setFieldsStep, syncVisible, transactWithCascade, CASCADE_STALE,
-} from './catalog';
+import { accessToCatalogItem, atLocation, byText, catalogLookupStep, containsCi, edgeRemovalSteps, equalsCi, hasAnyTag, retryWhenStale, setFieldsStep, transactWithCascade, CASCADE_STALE } from './catalog';
 import { ipAddress, nonNegativeInt, optionalText, provider, tags } from './catalog-fields';
 import { serviceEventData, type Service } from './services';
+import { queryPrefix } from '../db/query';
+import { accessInEnvironment, visible } from './env-scope';
 
 /** Service floors: the servers (VMs, containers, bare metal) services run on. */
 
@@ -104,7 +103,7 @@ function storedFields(input: Partial<Record<keyof typeof floorFields, unknown>>)
 }
 
 export async function createFloor(userId: string, input: CreateFloorInput, ctx: AppContext): Promise<Floor> {
-  const { access, env } = await accessToEnvironmentOf(input.project_id, input.environment_id, userId);
+  const { access, env } = await accessInEnvironment(input.project_id, userId, input.environment_id);
   access.require('floors.manage', FORBIDDEN_CREATE, env.id);
   const now = ctx.now().toISOString();
   const floor: Floor = {
@@ -134,9 +133,9 @@ export interface FloorFilters {
 
 /** An environment's floors, filtered, by hostname: one Query on the environment's floor keys. */
 export async function listFloors(userId: string, projectId: string, envId: string, f: FloorFilters): Promise<Floor[]> {
-  const { access } = await accessToEnvironmentOf(projectId, envId, userId);
+  const { access } = await accessInEnvironment(projectId, userId, envId);
   access.require('floors.view', FORBIDDEN_VIEW, envId);
-  const floors = syncVisible(await queryPrefix<Floor>(projectId, keys.floorPrefix(envId)), f.updated_since);
+  const floors = visible(await queryPrefix<Floor>(projectId, keys.floorPrefix(envId)), f.updated_since);
   return floors
     .filter((x) => !f.hostname || containsCi(x.hostname, f.hostname))
     .filter((x) => !f.tags?.length || hasAnyTag(x.tags, f.tags))

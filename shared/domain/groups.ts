@@ -6,10 +6,11 @@ import { transact, type TransactStep } from '../db/transact';
 import { badRequest, conflict, notFound } from '../http/errors';
 import type { AppContext } from '../context';
 import { batchGet, keyId, type ProjectAccess } from './access';
-import { envLiveCheck, queryProject, setExpression, visible } from './env-scope';
+import { envLiveCheck, setExpression, visible } from './env-scope';
 import { isLive, type Environment } from './environments';
 import { lookupStep } from './lookup';
 import { claimNameStep, releaseNameStep, renameSteps, type NameScope } from './unique-names';
+import { queryPrefix } from '../db/query';
 
 export interface Group {
   id: string;
@@ -64,7 +65,7 @@ const byNameThenAge = (a: { name: string; created_at: string }, b: { name: strin
   a.name.localeCompare(b.name, undefined, { sensitivity: 'base' }) || a.created_at.localeCompare(b.created_at);
 
 export async function listGroups(projectId: string, envId: string, updatedSince?: string): Promise<Group[]> {
-  const groups = visible(await queryProject<Group>(projectId, keys.groupPrefix(envId)), updatedSince);
+  const groups = visible(await queryPrefix<Group>(projectId, keys.groupPrefix(envId)), updatedSince);
   return groups.sort(byNameThenAge);
 }
 
@@ -129,7 +130,7 @@ export async function deleteGroup(access: ProjectAccess, group: Group, ctx: AppC
       if (!isLive(fresh.Item as Group | undefined)) throw notFound(GROUP_NOT_FOUND);
     }
     const now = ctx.now().toISOString();
-    const subgroups = (await queryProject<Subgroup>(group.project_id, keys.subgroupPrefix(group.environment_id))).filter((s) => s.group_id === group.id && !s.deleted_at);
+    const subgroups = (await queryPrefix<Subgroup>(group.project_id, keys.subgroupPrefix(group.environment_id))).filter((s) => s.group_id === group.id && !s.deleted_at);
     const chunks: Subgroup[][] = [];
     for (let i = 0; i < subgroups.length; i += CASCADE_CHUNK) chunks.push(subgroups.slice(i, i + CASCADE_CHUNK));
     const last = chunks.pop() ?? [];
@@ -181,7 +182,7 @@ export async function deleteGroup(access: ProjectAccess, group: Group, ctx: AppC
 // ---- subgroups -------------------------------------------------------------------------------
 
 export async function listSubgroups(projectId: string, envId: string, opts: { groupId?: string; updatedSince?: string }): Promise<Subgroup[]> {
-  const all = await queryProject<Subgroup>(projectId, keys.subgroupPrefix(envId));
+  const all = await queryPrefix<Subgroup>(projectId, keys.subgroupPrefix(envId));
   return visible(all.filter((s) => !opts.groupId || s.group_id === opts.groupId), opts.updatedSince)
     .sort(byNameThenAge);
 }

@@ -1,6 +1,4 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { ddb } from '../clients';
-import { config } from '../config';
+import { queryAll } from '../db/query';
 import { keys } from '../db/keys';
 
 /** The item kinds counted in statistics, by sort-key prefix `<PREFIX>#<environmentId>#...`. */
@@ -16,22 +14,12 @@ const empty = (): Counts => ({ services: 0, servers: 0, groups: 0, networks: 0 }
  */
 export async function projectInventory(projectId: string): Promise<Map<string, Counts & { name: string }>> {
   const perEnv = new Map<string, Counts & { name: string }>();
-  const items: { SK: string; deleted_at?: string | null; name?: string; archived_at?: string | null }[] = [];
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const out = await ddb().send(
-      new QueryCommand({
-        TableName: config().TABLE_NAME,
-        KeyConditionExpression: 'PK = :pk',
-        ExpressionAttributeValues: { ':pk': keys.projectPK(projectId) },
-        ExpressionAttributeNames: { '#n': 'name' },
-        ProjectionExpression: 'SK, deleted_at, archived_at, #n',
-        ExclusiveStartKey,
-      }),
-    );
-    items.push(...((out.Items ?? []) as typeof items));
-    ExclusiveStartKey = out.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
+  const items = await queryAll<{ SK: string; deleted_at?: string | null; name?: string; archived_at?: string | null }>({
+    KeyConditionExpression: 'PK = :pk',
+    ExpressionAttributeValues: { ':pk': keys.projectPK(projectId) },
+    ExpressionAttributeNames: { '#n': 'name' },
+    ProjectionExpression: 'SK, deleted_at, archived_at, #n',
+  });
   for (const item of items) {
     if (item.SK.startsWith(keys.environmentPrefix) && !item.deleted_at && !item.archived_at) {
       perEnv.set(item.SK.slice(keys.environmentPrefix.length), { name: item.name ?? '', ...empty() });

@@ -17,10 +17,7 @@ import { prepareAccount } from './registration';
 import { hasSecondFactor } from './second-factor';
 import { startSession, type ClientMeta } from './sessions';
 import { listSubscriptions } from './subscriptions';
-import {
-  closeIndexStep, DEFAULT_INVITE_ROLE, findInvitationLink, INVITATION_ACCEPTED, INVITATION_EXPIRED, INVITATION_NOT_FOUND, isExpired,
-  toInviteOut, type Invitation,
-} from './invitations';
+import { closeIndexStep, DEFAULT_INVITE_ROLE, findInvitationLink, INVITATION_ACCEPTED, INVITATION_EXPIRED, INVITATION_NOT_FOUND, isExpired, toInviteOut, type Invitation } from './invitations';
 
 /** SPEC "Errors: invitations". */
 export const ACCOUNT_EXISTS =

@@ -15,6 +15,7 @@ import { isLive } from './environments';
 import { locate, lookupStep } from './lookup';
 import type { Project } from './projects';
 import { invitationLink, invitationMail } from './invitation-mail';
+import { queryAll } from '../db/query';
 
 /** SPEC "Other constants": an invitation is valid for 24 hours from creation or resend. */
 export const INVITATION_VALID_HOURS = 24;
@@ -231,21 +232,11 @@ async function mailInvitation(invite: Invitation, token: string, project: Projec
 export async function listInvitations(caller: Account, projectId: string): Promise<Invitation[]> {
   const access = await loadAccess(projectId, caller.id);
   access.requireOwner();
-  const invites: Invitation[] = [];
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const out = await ddb().send(
-      new QueryCommand({
-        TableName: TableName(),
-        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
-        ExpressionAttributeValues: { ':pk': keys.projectPK(projectId), ':sk': keys.invitePrefix },
-        ConsistentRead: true,
-        ExclusiveStartKey,
-      }),
-    );
-    invites.push(...((out.Items ?? []) as Invitation[]));
-    ExclusiveStartKey = out.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
+  const invites = await queryAll<Invitation>({
+    KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
+    ExpressionAttributeValues: { ':pk': keys.projectPK(projectId), ':sk': keys.invitePrefix },
+    ConsistentRead: true,
+  });
   return invites.sort((a, b) => b.created_at.localeCompare(a.created_at) || b.id.localeCompare(a.id));
 }
 

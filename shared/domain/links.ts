@@ -3,12 +3,13 @@ import { keys } from '../db/keys';
 import { transact } from '../db/transact';
 import { notFound } from '../http/errors';
 import type { AppContext } from '../context';
-import { accessToEnvironmentOf, queryPrefix, syncVisible } from './catalog';
+import { accessToCatalogItem } from './catalog';
 import { MISSING_MANAGE, MISSING_VIEW } from './connections';
-import { accessToEnvItem, envLiveCheck } from './env-scope';
+import { envLiveCheck, visible, accessInEnvironment } from './env-scope';
 import { lookupStep } from './lookup';
 import { liveEntityChecks } from './topology-ends';
 import { claimNameStep, releaseNameStep, type NameScope } from './unique-names';
+import { queryPrefix } from '../db/query';
 
 /** A service-to-service edge: `from_service_id` depends on `to_service_id`. Field names are a contract (services delete links by them). */
 export interface Link {
@@ -50,7 +51,7 @@ export async function createLink(
   ctx: AppContext,
 ): Promise<Link> {
   const { project_id: projectId, environment_id: envId } = input;
-  const { access } = await accessToEnvironmentOf(projectId, envId, userId);
+  const { access } = await accessInEnvironment(projectId, userId, envId);
   access.require('connections.manage', MISSING_MANAGE, envId);
   const now = ctx.now().toISOString();
   const link: Link = { id: ctx.newId(), project_id: projectId, environment_id: envId, from_service_id: input.from_service_id, to_service_id: input.to_service_id, created_at: now, updated_at: now, deleted_at: null };
@@ -67,17 +68,17 @@ export async function createLink(
 
 /** GET /service-links: the environment's edge list, optionally only the links touching one service. */
 export async function listLinks(userId: string, query: { project_id: string; environment_id: string; service_id?: string; updated_since?: string }): Promise<Link[]> {
-  const { access } = await accessToEnvironmentOf(query.project_id, query.environment_id, userId);
+  const { access } = await accessInEnvironment(query.project_id, userId, query.environment_id);
   access.require('connections.view', MISSING_VIEW, query.environment_id);
   const all = await queryPrefix<Link>(query.project_id, keys.linkPrefix(query.environment_id));
-  return syncVisible(all, query.updated_since)
+  return visible(all, query.updated_since)
     .filter((l) => !query.service_id || l.from_service_id === query.service_id || l.to_service_id === query.service_id)
     .sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id));
 }
 
 /** Soft delete; the pair may be linked again afterwards. */
 export async function deleteLink(userId: string, id: string, ctx: AppContext): Promise<void> {
-  const { access, item: link } = await accessToEnvItem<Link>(id, LINK_KIND, userId, LINK_NOT_FOUND);
+  const { access, item: link } = await accessToCatalogItem<Link>(id, LINK_KIND, userId, notFound(LINK_NOT_FOUND));
   access.require('connections.manage', MISSING_MANAGE, link.environment_id);
   const now = ctx.now().toISOString();
   await transact([

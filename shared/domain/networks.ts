@@ -7,11 +7,11 @@ import { badRequest, notFound } from '../http/errors';
 import { name as nameSchema } from '../http/schemas';
 import type { AppContext } from '../context';
 import { batchGet } from './access';
-import {
-  accessToCatalogItem, accessToEnvironmentOf, byText, catalogLookupStep, containsCi, liveItem, queryPrefix, setFieldsStep, syncVisible,
-} from './catalog';
+import { accessToCatalogItem, byText, catalogLookupStep, containsCi, liveItem, setFieldsStep } from './catalog';
 import { ipv4Address, ipv4Cidr, optionalText } from './catalog-fields';
 import { claimNameStep, releaseNameStep, renameSteps, type NameScope } from './unique-names';
+import { queryPrefix } from '../db/query';
+import { accessInEnvironment, visible } from './env-scope';
 
 /** Networks: IPv4 networks of an environment, which services and floors attach to (attachments.ts). */
 
@@ -88,7 +88,7 @@ function checkGateway(cidr: string, gateway: string | null) {
 }
 
 export async function createNetwork(userId: string, input: CreateNetworkInput, ctx: AppContext): Promise<Network> {
-  const { access, env } = await accessToEnvironmentOf(input.project_id, input.environment_id, userId);
+  const { access, env } = await accessInEnvironment(input.project_id, userId, input.environment_id);
   access.require('networks.manage', FORBIDDEN_CREATE, env.id);
   checkGateway(input.cidr, input.gateway ?? null);
   const now = ctx.now().toISOString();
@@ -128,10 +128,10 @@ function insideRange(n: Network, range: [ipaddr.IPv4, number]): boolean {
 
 /** An environment's networks, filtered, by name: one Query on the environment's network keys. */
 export async function listNetworks(userId: string, projectId: string, envId: string, f: NetworkFilters): Promise<Network[]> {
-  const { access } = await accessToEnvironmentOf(projectId, envId, userId);
+  const { access } = await accessInEnvironment(projectId, userId, envId);
   access.require('networks.view', FORBIDDEN_VIEW, envId);
   const range = f.range ? ipaddr.IPv4.parseCIDR(f.range) : undefined;
-  return syncVisible(await queryPrefix<Network>(projectId, keys.networkPrefix(envId)), f.updated_since)
+  return visible(await queryPrefix<Network>(projectId, keys.networkPrefix(envId)), f.updated_since)
     .filter((n) => !f.q || searchable(n).some((text) => containsCi(text, f.q!)))
     .filter((n) => f.vlan_id === undefined || n.vlan_id === f.vlan_id)
     .filter((n) => f.mask === undefined || Number(n.cidr.split('/')[1]) === f.mask)

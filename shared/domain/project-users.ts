@@ -4,10 +4,11 @@ import { transact } from '../db/transact';
 import { forbidden, notFound } from '../http/errors';
 import type { AppContext } from '../context';
 import { batchGet, keyId, loadAccess, type ProjectAccess } from './access';
-import { queryProject, setExpression, visible } from './env-scope';
+import { setExpression, visible } from './env-scope';
 import { isLive } from './environments';
 import { locate, lookupStep } from './lookup';
 import { counterStep, planOfProject } from './projects';
+import { queryPrefix } from '../db/query';
 
 /** A project-local person (may have no login), e.g. the one responsible for a service. */
 export interface ProjectUser {
@@ -47,7 +48,7 @@ export async function accessToProjectUser(id: string, userId: string) {
 }
 
 export async function listProjectUsers(projectId: string, updatedSince?: string): Promise<ProjectUser[]> {
-  const people = visible(await queryProject<ProjectUser>(projectId, keys.projectUserPrefix), updatedSince);
+  const people = visible(await queryPrefix<ProjectUser>(projectId, keys.projectUserPrefix), updatedSince);
   return people.sort((a, b) => a.name.localeCompare(b.name, undefined, { sensitivity: 'base' }) || a.created_at.localeCompare(b.created_at));
 }
 

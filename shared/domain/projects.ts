@@ -1,5 +1,3 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { ddb } from '../clients';
 import { config } from '../config';
 import { keys } from '../db/keys';
 import { transact, type TransactStep } from '../db/transact';
@@ -9,6 +7,7 @@ import { canCreateProjects, getAccount, type Account } from './accounts';
 import { batchGet, keyId, type Membership, type ProjectAccess } from './access';
 import { FREE_PLAN_ID, getPlan, type Plan } from './plans';
 import { activePlan } from './subscriptions';
+import { queryPartition } from '../db/query';
 
 export interface Project {
   id: string;
@@ -129,15 +128,8 @@ export function membershipSteps(projectId: string, userId: string, role: Members
 
 /** The caller's projects with their role; soft-deleted ones only when syncing (`updatedSince`). */
 export async function listProjects(userId: string, updatedSince?: string) {
-  const out = await ddb().send(
-    new QueryCommand({
-      TableName: config().TABLE_NAME,
-      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
-      ExpressionAttributeValues: { ':pk': keys.account(userId).PK, ':sk': keys.membershipPrefix },
-      ConsistentRead: true,
-    }),
-  );
-  const memberships = (out.Items ?? []) as { project_id: string; role: Membership['role'] }[];
+  const items = await queryPartition(keys.account(userId).PK, keys.membershipPrefix);
+  const memberships = items as { project_id: string; role: Membership['role'] }[];
   const projects = await batchGet(memberships.map((m) => keys.project(m.project_id)));
   return memberships
     .map((m) => ({ project: projects.get(keyId(keys.project(m.project_id))) as Project | undefined, isOwner: m.role === 'owner' }))
@@ -187,15 +179,8 @@ export async function deleteProject(access: ProjectAccess, ctx: AppContext): Pro
 }
 
 export async function projectMembers(projectId: string): Promise<{ user_id: string; email: string }[]> {
-  const out = await ddb().send(
-    new QueryCommand({
-      TableName: config().TABLE_NAME,
-      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
-      ExpressionAttributeValues: { ':pk': keys.projectPK(projectId), ':sk': keys.memberPrefix },
-      ConsistentRead: true,
-    }),
-  );
-  const ids = (out.Items ?? []).map((m) => m.user_id as string);
+  const items = await queryPartition(keys.projectPK(projectId), keys.memberPrefix);
+  const ids = items.map((m) => m.user_id as string);
   const accounts = await batchGet(ids.map((id) => keys.account(id)));
   return ids
     .map((id) => accounts.get(keyId(keys.account(id))) as Account | undefined)

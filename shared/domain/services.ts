@@ -7,14 +7,13 @@ import { name as nameSchema } from '../http/schemas';
 import type { AppContext } from '../context';
 import { publishEvent } from '../events';
 import { batchGet, keyId, type ProjectAccess } from './access';
-import {
-  accessToCatalogItem, accessToEnvironmentOf, atLocation, byText, catalogLookupStep, containsCi, edgeRemovalSteps, equalsCi, hasAnyTag,
-  liveItem, queryPrefix, retryWhenStale, setFieldsStep, stillLiveStep, syncVisible, transactWithCascade, type Located,
-} from './catalog';
+import { accessToCatalogItem, atLocation, byText, catalogLookupStep, containsCi, edgeRemovalSteps, equalsCi, hasAnyTag, liveItem, retryWhenStale, setFieldsStep, stillLiveStep, transactWithCascade, type Located } from './catalog';
 import { ipAddress, nonNegativeInt, optionalText, provider, tags, urlWithScheme } from './catalog-fields';
 import type { Floor } from './floors';
 import { counterStep, planOfProject, type Project } from './projects';
 import type { Key } from './lookup';
+import { queryPrefix } from '../db/query';
+import { accessInEnvironment, visible } from './env-scope';
 
 /** Services: the applications and components of an environment. */
 
@@ -302,7 +301,7 @@ async function serviceLimit(project: Project) {
  */
 export async function createService(userId: string, input: CreateServiceInput, ctx: AppContext): Promise<{ service: Service; resolved: Resolved }> {
   const set = storedFields(input);
-  const { access, env } = await accessToEnvironmentOf(input.project_id, input.environment_id, userId, keysToValidate(input.project_id, input.environment_id, set));
+  const { access, env } = await accessInEnvironment(input.project_id, userId, input.environment_id, keysToValidate(input.project_id, input.environment_id, set));
   access.require('services.manage', FORBIDDEN_CREATE, env.id);
   const now = ctx.now().toISOString();
   const service: Service = {
@@ -372,7 +371,7 @@ export interface ServiceFilters {
  */
 type Named = { id: string; name: string; deleted_at?: string | null };
 export async function listServices(userId: string, projectId: string, envId: string, f: ServiceFilters): Promise<ServiceOut[]> {
-  const { access } = await accessToEnvironmentOf(projectId, envId, userId);
+  const { access } = await accessInEnvironment(projectId, userId, envId);
   access.require('services.view', FORBIDDEN_VIEW, envId);
   const named = ['id', 'name', 'deleted_at', 'archived_at'];
   const [services, floors, groups, subgroups] = await Promise.all([
@@ -385,7 +384,7 @@ export async function listServices(userId: string, projectId: string, envId: str
   const floorType = new Map(live(floors).map((x) => [x.id, x.floor_type]));
   const groupName = new Map(live(groups).map((x) => [x.id, x.name]));
   const subgroupName = new Map(live(subgroups).map((x) => [x.id, x.name]));
-  return syncVisible(services, f.updated_since)
+  return visible(services, f.updated_since)
     .filter((s) => !f.name || containsCi(s.name, f.name))
     .filter((s) => !f.tags?.length || hasAnyTag(s.tags, f.tags))
     .filter((s) => !f.language || equalsCi(s.programming_language, f.language))

@@ -1,4 +1,4 @@
-import { BatchGetCommand, DeleteCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { ddb } from '../clients';
 import { config } from '../config';
@@ -10,6 +10,7 @@ import { unauthorized } from '../http/errors';
 import type { Reply } from '../http/route';
 import type { AppContext } from '../context';
 import type { Account } from './accounts';
+import { queryAll } from '../db/query';
 
 /** One signed-in device. Revoking a session deletes it; its refresh token and access tokens then stop working. */
 export interface Session {
@@ -154,21 +155,11 @@ export const toSessionOut = (s: Session, currentId: string) => ({
 
 /** The account's live sessions, most recently used first. */
 export async function listSessions(userId: string, ctx: AppContext): Promise<Session[]> {
-  const sessions: Session[] = [];
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const out = await ddb().send(
-      new QueryCommand({
-        TableName: config().TABLE_NAME,
-        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
-        ExpressionAttributeValues: { ':pk': keys.account(userId).PK, ':sk': keys.sessionPrefix },
-        ConsistentRead: true,
-        ExclusiveStartKey,
-      }),
-    );
-    sessions.push(...((out.Items ?? []) as Session[]));
-    ExclusiveStartKey = out.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
+  const sessions = await queryAll<Session>({
+    KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
+    ExpressionAttributeValues: { ':pk': keys.account(userId).PK, ':sk': keys.sessionPrefix },
+    ConsistentRead: true,
+  });
   return sessions.filter((s) => !sessionExpired(s, ctx)).sort((a, b) => b.last_seen_at.localeCompare(a.last_seen_at));
 }
 

@@ -1,10 +1,9 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { ddb } from '../clients';
 import { config } from '../config';
 import { keys } from '../db/keys';
 import type { TransactStep } from '../db/transact';
 import type { AppContext } from '../context';
 import { getPlan, type Plan } from './plans';
+import { queryPartition } from '../db/query';
 
 export type SubscriptionStatus = 'active' | 'pending' | 'cancelled';
 
@@ -32,15 +31,8 @@ export function newSubscriptionStep(userId: string, planId: string, status: Subs
 }
 
 export async function listSubscriptions(userId: string): Promise<Subscription[]> {
-  const out = await ddb().send(
-    new QueryCommand({
-      TableName: config().TABLE_NAME,
-      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
-      ExpressionAttributeValues: { ':pk': keys.account(userId).PK, ':sk': keys.subscriptionPrefix },
-      ConsistentRead: true,
-    }),
-  );
-  return (out.Items ?? []) as Subscription[];
+  const items = await queryPartition<Subscription>(keys.account(userId).PK, keys.subscriptionPrefix);
+  return items as Subscription[];
 }
 
 /** The account's active subscription and its plan; with several active, the latest period start wins (SPEC). */

@@ -1,4 +1,4 @@
-import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { ddb } from '../clients';
 import { config } from '../config';
@@ -9,6 +9,7 @@ import { isUsableTotpSecret, matchingTimeStep, newTotpSecret, otpauthUrl, qrCode
 import { open, seal } from '../auth/secret-box';
 import type { AppContext } from '../context';
 import type { Account } from './accounts';
+import { queryPartition } from '../db/query';
 
 /** SPEC "Other constants": authenticators per account. */
 export const MAX_AUTHENTICATORS = 3;
@@ -86,15 +87,8 @@ export async function enrolAuthenticator(account: Account, input: { secret: stri
 }
 
 export async function listAuthenticators(userId: string): Promise<TotpDevice[]> {
-  const out = await ddb().send(
-    new QueryCommand({
-      TableName: config().TABLE_NAME,
-      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
-      ExpressionAttributeValues: { ':pk': keys.account(userId).PK, ':sk': keys.totpDevicePrefix },
-      ConsistentRead: true,
-    }),
-  );
-  return ((out.Items ?? []) as TotpDevice[]).sort((a, b) => a.created_at.localeCompare(b.created_at));
+  const items = await queryPartition<TotpDevice>(keys.account(userId).PK, keys.totpDevicePrefix);
+  return items.sort((a, b) => a.created_at.localeCompare(b.created_at));
 }
 
 export async function removeAuthenticator(userId: string, deviceId: string): Promise<void> {

@@ -3,7 +3,6 @@ import { authRoutes } from './auth/routes';
 import { billingRoutes } from './billing/routes';
 import { adminRoutes } from './admin/routes';
 import { docsRoutes } from './docs/routes';
-import { capabilityRoutes } from './auth/capabilities';
 import { projectRoutes } from './projects/routes';
 import { environmentRoutes } from './environments/routes';
 import { structureRoutes } from './structure/routes';
@@ -18,8 +17,7 @@ import { invitesRoutes } from './invites/routes';
  * server, the API Gateway routes and the OpenAPI document are all derived from it.
  */
 export const routeTable = {
-  auth: [...authRoutes, ...capabilityRoutes],
-  account: [],
+  auth: authRoutes,
   admin: adminRoutes,
   billing: billingRoutes,
   projects: projectRoutes,

@@ -13,6 +13,7 @@ import { perAddressPerMinute } from '../../shared/domain/rate-limit';
 import { confirmPasswordReset, requestPasswordReset } from '../../shared/domain/password-reset';
 import { enrolAuthenticator, listAuthenticators, provisionAuthenticator, removeAuthenticator, toDeviceOut } from '../../shared/domain/totp-devices';
 import { recoveryCodeStatus, regenerateRecoveryCodes } from '../../shared/domain/recovery-codes';
+import { capabilityRoutes } from './capabilities';
 
 const optionalRefresh = z.object({ refresh_token: z.string().max(512).optional() }).optional();
 /** A six-digit authenticator code or a recovery code; its format is judged by the domain (a bad one is a refusal, not a 422). */
@@ -166,4 +167,5 @@ export const authRoutes = [
       return ok({ status: 'ok' });
     },
   }),
+  ...capabilityRoutes,
 ];

@@ -1,4 +1,5 @@
 import { httpHandler } from '../../shared/http/pipeline';
-import { routeTable } from '../route-table';
+import { floorsRoutes } from './routes';
 
-export const handler = httpHandler(routeTable.floors);
+/** The floors function: its own routes only, so its bundle carries nothing of the other groups. */
+export const handler = httpHandler(floorsRoutes);

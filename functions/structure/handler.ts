@@ -1,4 +1,5 @@
 import { httpHandler } from '../../shared/http/pipeline';
-import { routeTable } from '../route-table';
+import { structureRoutes } from './routes';
 
-export const handler = httpHandler(routeTable.structure);
+/** The structure function: its own routes only, so its bundle carries nothing of the other groups. */
+export const handler = httpHandler(structureRoutes);

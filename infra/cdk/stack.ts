@@ -191,7 +191,7 @@ export class CatalogStack extends Stack {
       f.addToRolePolicy(new PolicyStatement({ actions: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'], resources: [bucket.arnForObjects('*')] }));
       Object.values(queues).forEach((q) => q.grantSendMessages(f));
       ack(f, 'IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]', 'AWS\'s minimal managed policy for writing the function\'s own CloudWatch logs.');
-      ack(f, `IAM5[${tableIndexes}]`, 'Query on the table\'s GSIs (GSI1, GSI2); CDK\'s grant covers the table\'s indexes with index/*.');
+      ack(f, `IAM5[${tableIndexes}]`, 'Query on the table\'s GSI (GSI1, the staff list of accounts); CDK\'s grant covers the table\'s indexes with index/*.');
       ack(f, `IAM5[${bucketObjects}]`, 'Object keys are per tenant and per export, not known at deploy time; limited to Get/Put/DeleteObject on this one bucket.');
       return f;
     };

@@ -75,7 +75,7 @@ export const keys = {
 };
 
 /** Strips the key attributes from an item before it leaves the data layer. */
-const KEY_ATTRIBUTES = ['PK', 'SK', 'GSI1PK', 'GSI1SK', 'GSI2PK', 'GSI2SK', 'expires_at_epoch', 'type'];
+const KEY_ATTRIBUTES = ['PK', 'SK', 'GSI1PK', 'GSI1SK', 'expires_at_epoch', 'type'];
 export function stripKeys(item: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(item).filter(([k]) => !KEY_ATTRIBUTES.includes(k)));
 }

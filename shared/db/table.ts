@@ -5,11 +5,11 @@ export const TABLE = {
   partitionKey: 'PK',
   sortKey: 'SK',
   ttlAttribute: 'expires_at_epoch',
-  /** GSI1: bare id → item (`ID#<id>`); GSI2: a user's memberships (`USER#<id>` → `PROJECT#<id>`). */
-  indexes: [
-    { name: 'GSI1', partitionKey: 'GSI1PK', sortKey: 'GSI1SK' },
-    { name: 'GSI2', partitionKey: 'GSI2PK', sortKey: 'GSI2SK' },
-  ],
+  /**
+   * GSI1: the staff list of accounts (`ACCOUNTS` → e-mail). Bare ids and a user's memberships are
+   * items written in the same transaction instead (strongly consistent; see docs/data-model.md).
+   */
+  indexes: [{ name: 'GSI1', partitionKey: 'GSI1PK', sortKey: 'GSI1SK' }],
 } as const;
 
 export function createTableInput(tableName: string): CreateTableCommandInput {

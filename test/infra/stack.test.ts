@@ -30,7 +30,7 @@ const groupsWithFunctions = Object.entries(routeTable)
   .map(([group]) => group);
 
 describe('CatalogStack', () => {
-  it('has the single table with PITR, TTL and both GSIs', () => {
+  it('has the single table with PITR, TTL and its GSI', () => {
     template.resourceCountIs('AWS::DynamoDB::Table', 1);
     template.hasResourceProperties('AWS::DynamoDB::Table', {
       BillingMode: 'PAY_PER_REQUEST',
@@ -39,7 +39,6 @@ describe('CatalogStack', () => {
       TimeToLiveSpecification: { AttributeName: 'expires_at_epoch', Enabled: true },
       GlobalSecondaryIndexes: [
         Match.objectLike({ IndexName: 'GSI1', KeySchema: [{ AttributeName: 'GSI1PK', KeyType: 'HASH' }, { AttributeName: 'GSI1SK', KeyType: 'RANGE' }] }),
-        Match.objectLike({ IndexName: 'GSI2', KeySchema: [{ AttributeName: 'GSI2PK', KeyType: 'HASH' }, { AttributeName: 'GSI2SK', KeyType: 'RANGE' }] }),
       ],
     });
   });

@@ -5,10 +5,11 @@ import type { Permission } from '../auth/permissions';
 import type { AppContext } from '../context';
 import { publishEvent } from '../events';
 import { keyId } from './access';
-import { accessToCatalogItem, byText, liveItem, setFieldsStep, stillLiveStep, type CatalogKind } from './catalog';
+import { accessToCatalogItem, liveItem, setFieldsStep, stillLiveStep, type CatalogKind } from './catalog';
 import { FLOOR_FORBIDDEN, FLOOR_NOT_FOUND } from './floors';
 import { liveNetworks, toNetworkOut, type Network, type NetworkOut } from './networks';
 import { SERVICE_FORBIDDEN, SERVICE_NOT_FOUND, serviceEventData, type Service } from './services';
+import { byText } from '../text';
 
 /**
  * Network attachments of services and floors. The set is the `network_ids` attribute of the

@@ -124,12 +124,6 @@ export const hasAnyTag = (tags: string[] | undefined, wanted: string[]) => {
 export const atLocation = (i: { provider?: string | null; provider_region?: string | null; provider_zone?: string | null }, text: string) =>
   containsCi(i.provider, text) || containsCi(i.provider_region, text) || containsCi(i.provider_zone, text);
 
-/** One collator for every list: `localeCompare` with options builds a new one per comparison (slow on 1,000 items). */
-const collator = new Intl.Collator(undefined, { sensitivity: 'base' });
-/** Name order for lists (stable under ties by id), ignoring case. */
-export const byText = <T extends { id: string }>(text: (i: T) => string | null | undefined) => (a: T, b: T) =>
-  collator.compare(text(a) ?? '', text(b) ?? '') || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
-
 const TRANSACTION_LIMIT = 100;
 
 /**

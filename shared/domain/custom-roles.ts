@@ -11,6 +11,7 @@ import { counterStep, membershipSteps, planOfProject } from './projects';
 import { claimNameStep, releaseNameStep, renameSteps, type NameScope } from './unique-names';
 import type { Key } from './lookup';
 import { queryPrefix } from '../db/query';
+import { compareText } from '../text';
 
 export interface CustomRole {
   id: string;
@@ -64,7 +65,7 @@ export function roleFrom(access: ProjectAccess, roleId: string): CustomRole {
 
 export async function listCustomRoles(projectId: string, updatedSince?: string): Promise<CustomRole[]> {
   const roles = visible(await queryPrefix<CustomRole>(projectId, keys.customRolePrefix), updatedSince);
-  return roles.sort((a, b) => a.name.localeCompare(b.name, undefined, { sensitivity: 'base' }));
+  return roles.sort((a, b) => compareText(a.name, b.name));
 }
 
 /** Creates a role within the plan's `rbac_custom_roles_limit`, counted on the project in the same transaction. */

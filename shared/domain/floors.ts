@@ -5,11 +5,12 @@ import { transact } from '../db/transact';
 import { notFound } from '../http/errors';
 import type { AppContext } from '../context';
 import { publishEvent } from '../events';
-import { accessToCatalogItem, atLocation, byText, catalogLookupStep, containsCi, edgeRemovalSteps, equalsCi, hasAnyTag, retryWhenStale, setFieldsStep, transactWithCascade, CASCADE_STALE } from './catalog';
+import { accessToCatalogItem, atLocation, catalogLookupStep, containsCi, edgeRemovalSteps, equalsCi, hasAnyTag, retryWhenStale, setFieldsStep, transactWithCascade, CASCADE_STALE } from './catalog';
 import { ipAddress, nonNegativeInt, optionalText, provider, tags } from './catalog-fields';
 import { serviceEventData, type Service } from './services';
 import { queryPrefix } from '../db/query';
 import { accessInEnvironment, visible } from './env-scope';
+import { byText } from '../text';
 
 /** Service floors: the servers (VMs, containers, bare metal) services run on. */
 

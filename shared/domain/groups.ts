@@ -11,6 +11,7 @@ import { isLive, type Environment } from './environments';
 import { lookupStep } from './lookup';
 import { claimNameStep, releaseNameStep, renameSteps, type NameScope } from './unique-names';
 import { queryPrefix } from '../db/query';
+import { compareText } from '../text';
 
 export interface Group {
   id: string;
@@ -62,7 +63,7 @@ export const subgroupNames = (projectId: string, groupId: string): NameScope => 
 
 /** Alphabetical, ignoring case; equal names (subgroups of different parents) in creation order. */
 const byNameThenAge = (a: { name: string; created_at: string }, b: { name: string; created_at: string }) =>
-  a.name.localeCompare(b.name, undefined, { sensitivity: 'base' }) || a.created_at.localeCompare(b.created_at);
+  compareText(a.name, b.name) || a.created_at.localeCompare(b.created_at);
 
 export async function listGroups(projectId: string, envId: string, updatedSince?: string): Promise<Group[]> {
   const groups = visible(await queryPrefix<Group>(projectId, keys.groupPrefix(envId)), updatedSince);

@@ -7,11 +7,12 @@ import { badRequest, notFound } from '../http/errors';
 import { name as nameSchema } from '../http/schemas';
 import type { AppContext } from '../context';
 import { batchGet } from './access';
-import { accessToCatalogItem, byText, catalogLookupStep, containsCi, liveItem, setFieldsStep } from './catalog';
+import { accessToCatalogItem, catalogLookupStep, containsCi, liveItem, setFieldsStep } from './catalog';
 import { ipv4Address, ipv4Cidr, optionalText } from './catalog-fields';
 import { claimNameStep, releaseNameStep, renameSteps, type NameScope } from './unique-names';
 import { queryPrefix } from '../db/query';
 import { accessInEnvironment, visible } from './env-scope';
+import { byText } from '../text';
 
 /** Networks: IPv4 networks of an environment, which services and floors attach to (attachments.ts). */
 

@@ -14,6 +14,7 @@ import type { AppContext } from '../context';
 import { findAccountByEmail, getAccount, normalizeEmail } from './accounts';
 import { hasSecondFactor, verifySecondFactor } from './second-factor';
 import { revokeSessions } from './sessions';
+import { escapeHtml } from '../mail/html';
 
 /** SPEC "Other constants": a reset link is valid for 60 minutes. */
 export const RESET_LINK_VALID_MINUTES = 60;
@@ -93,8 +94,6 @@ function resetMail(to: string, link: string): MailMessage {
   ].join('\n');
   return { to, subject: 'Reset your Infrastructure Catalog password', text, html };
 }
-
-const escapeHtml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
 /**
  * Sets a new password with a reset token. The token is claimed, the password replaced, the token

@@ -9,6 +9,7 @@ import { isLive } from './environments';
 import { locate, lookupStep } from './lookup';
 import { counterStep, planOfProject } from './projects';
 import { queryPrefix } from '../db/query';
+import { compareText } from '../text';
 
 /** A project-local person (may have no login), e.g. the one responsible for a service. */
 export interface ProjectUser {
@@ -49,7 +50,7 @@ export async function accessToProjectUser(id: string, userId: string) {
 
 export async function listProjectUsers(projectId: string, updatedSince?: string): Promise<ProjectUser[]> {
   const people = visible(await queryPrefix<ProjectUser>(projectId, keys.projectUserPrefix), updatedSince);
-  return people.sort((a, b) => a.name.localeCompare(b.name, undefined, { sensitivity: 'base' }) || a.created_at.localeCompare(b.created_at));
+  return people.sort((a, b) => compareText(a.name, b.name) || a.created_at.localeCompare(b.created_at));
 }
 
 /** Adds a person within the plan's `max_project_users`, counted on the project in the same transaction. */

@@ -8,6 +8,7 @@ import { batchGet, keyId, type Membership, type ProjectAccess } from './access';
 import { FREE_PLAN_ID, getPlan, type Plan } from './plans';
 import { activePlan } from './subscriptions';
 import { queryPartition } from '../db/query';
+import { compareText } from '../text';
 
 export interface Project {
   id: string;
@@ -135,7 +136,7 @@ export async function listProjects(userId: string, updatedSince?: string) {
     .map((m) => ({ project: projects.get(keyId(keys.project(m.project_id))) as Project | undefined, isOwner: m.role === 'owner' }))
     .filter((r): r is { project: Project; isOwner: boolean } => Boolean(r.project))
     .filter(({ project }) => (updatedSince ? project.updated_at >= updatedSince : !project.deleted_at))
-    .sort((a, b) => Number(b.isOwner) - Number(a.isOwner) || a.project.name.localeCompare(b.project.name, undefined, { sensitivity: 'base' }));
+    .sort((a, b) => Number(b.isOwner) - Number(a.isOwner) || compareText(a.project.name, b.project.name));
 }
 
 export async function updateProjectSettings(access: ProjectAccess, costCalcEnabled: boolean, ctx: AppContext): Promise<Project> {

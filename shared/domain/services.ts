@@ -7,13 +7,14 @@ import { name as nameSchema } from '../http/schemas';
 import type { AppContext } from '../context';
 import { publishEvent } from '../events';
 import { batchGet, keyId, type ProjectAccess } from './access';
-import { accessToCatalogItem, atLocation, byText, catalogLookupStep, containsCi, edgeRemovalSteps, equalsCi, hasAnyTag, liveItem, retryWhenStale, setFieldsStep, stillLiveStep, transactWithCascade, type Located } from './catalog';
+import { accessToCatalogItem, atLocation, catalogLookupStep, containsCi, edgeRemovalSteps, equalsCi, hasAnyTag, liveItem, retryWhenStale, setFieldsStep, stillLiveStep, transactWithCascade, type Located } from './catalog';
 import { ipAddress, nonNegativeInt, optionalText, provider, tags, urlWithScheme } from './catalog-fields';
 import type { Floor } from './floors';
 import { counterStep, planOfProject, type Project } from './projects';
 import type { Key } from './lookup';
 import { queryPrefix } from '../db/query';
 import { accessInEnvironment, visible } from './env-scope';
+import { byText } from '../text';
 
 /** Services: the applications and components of an environment. */
 

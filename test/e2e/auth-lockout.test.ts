@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { useTestStack } from '../helpers/stack';
 import { client, PASSWORD, signUp, uniqueEmail } from '../helpers/http';
-import { enrolAuthenticator, frozenClock, login, mailTo, totpCode } from '../helpers/sign-in';
+import { enrolAuthenticator, frozenClock, login, totpCode } from '../helpers/sign-in';
+import { readOutbox } from '../helpers/outbox';
 
 const ref = useTestStack();
 const api = client(() => ref.stack.url);
@@ -118,7 +119,7 @@ describe('account lockout after repeated failed sign-ins', () => {
     await failTimes(user.email, 10);
     await api.post('/auth/password/reset', { email: user.email });
     await ref.stack.queues.drain();
-    const [mail] = await mailTo(ref.stack.dataDir, user.email);
+    const [mail] = await readOutbox(ref.stack.dataDir, { to: user.email });
     const token = /token=([A-Za-z0-9_-]+)/.exec(mail.text)![1];
     expect((await api.post('/auth/password/reset/confirm', { token, new_password: 'a fresh passphrase' })).status).toBe(200);
     expect((await login(api, user.email, 'a fresh passphrase')).status).toBe(200);

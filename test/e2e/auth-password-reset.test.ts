@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { useTestStack } from '../helpers/stack';
 import { client, PASSWORD, signUp, uniqueEmail } from '../helpers/http';
-import { enrolAuthenticator, frozenClock, login, mailTo, totpCode } from '../helpers/sign-in';
+import { enrolAuthenticator, frozenClock, login, totpCode } from '../helpers/sign-in';
+import { readOutbox } from '../helpers/outbox';
 
 const ref = useTestStack({ APP_BASE_URL: 'https://catalog.example.test/' });
 const api = client(() => ref.stack.url);
@@ -18,9 +19,9 @@ async function requestReset(email: string, totp_code?: string) {
 
 /** Asks for a reset and answers the token from the mailed link. */
 async function resetToken(email: string, totp_code?: string): Promise<string> {
-  const before = (await mailTo(ref.stack.dataDir, email)).length;
+  const before = (await readOutbox(ref.stack.dataDir, { to: email })).length;
   await requestReset(email, totp_code);
-  const mails = await mailTo(ref.stack.dataDir, email);
+  const mails = await readOutbox(ref.stack.dataDir, { to: email });
   expect(mails).toHaveLength(before + 1);
   return LINK.exec(mails[mails.length - 1].text)![1];
 }
@@ -40,7 +41,7 @@ describe('POST /auth/password/reset', () => {
   it('mails a link to <APP_BASE_URL>/reset-password?token=… with a plain-text and an HTML part', async () => {
     const user = await signUp(api);
     await requestReset(user.email);
-    const [mail] = await mailTo(ref.stack.dataDir, user.email);
+    const [mail] = await readOutbox(ref.stack.dataDir, { to: user.email });
     expect(mail.subject).toBe('Reset your Infrastructure Catalog password');
     const token = LINK.exec(mail.text)![1];
     expect(Buffer.from(token, 'base64url').length * 8).toBeGreaterThanOrEqual(128);
@@ -51,7 +52,7 @@ describe('POST /auth/password/reset', () => {
   it('sends nothing for an unknown address', async () => {
     const email = uniqueEmail('nobody');
     await requestReset(email);
-    expect(await mailTo(ref.stack.dataDir, email)).toEqual([]);
+    expect(await readOutbox(ref.stack.dataDir, { to: email })).toEqual([]);
   });
 
   it('sends nothing for an account with an authenticator unless a valid code comes with the request', async () => {
@@ -62,7 +63,7 @@ describe('POST /auth/password/reset', () => {
     const wrong = await requestReset(user.email, '000000');
     expect(without.text).toBe('{"status":"ok"}');
     expect(wrong.text).toBe('{"status":"ok"}');
-    expect(await mailTo(ref.stack.dataDir, user.email)).toEqual([]);
+    expect(await readOutbox(ref.stack.dataDir, { to: user.email })).toEqual([]);
     const token = await resetToken(user.email, await totpCode(secret, clock.now()));
     expect((await confirm(token)).status).toBe(200);
   });

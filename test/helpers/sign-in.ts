@@ -1,6 +1,4 @@
 import { request } from 'node:http';
-import { readdir, readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { afterEach, beforeEach } from 'vitest';
 import { generate } from 'otplib';
 import { useClock } from '../../shared/context';
@@ -38,21 +36,6 @@ export async function enrolAuthenticator(api: Client, token: string, at: Date, n
   const res = await api.post('/auth/totp/verify', { secret: body.secret, code: await totpCode(body.secret, at), name }, { token });
   if (res.status !== 204) throw new Error(`enrolment failed: ${res.status} ${res.text}`);
   return body.secret as string;
-}
-
-export interface OutboxMail {
-  to: string;
-  subject: string;
-  text: string;
-  html: string;
-}
-
-/** The messages the local mailer wrote for `to` (call after the stack's queues have drained). */
-export async function mailTo(dataDir: string, to: string): Promise<OutboxMail[]> {
-  const dir = join(dataDir, 'outbox');
-  const files = await readdir(dir).catch(() => [] as string[]);
-  const mails = await Promise.all(files.sort().map(async (f) => JSON.parse(await readFile(join(dir, f), 'utf8')) as OutboxMail));
-  return mails.filter((m) => m.to === to);
 }
 
 /**

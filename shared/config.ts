@@ -16,6 +16,8 @@ const schema = z.object({
   TABLE_NAME: z.string().default('infra-catalog'),
   /** Set locally (DynamoDB Local); unset in the cloud. */
   DYNAMODB_ENDPOINT: z.string().optional(),
+  /** The port `npm start` gives DynamoDB Local, so other tools (npm run admin, the AWS CLI) can reach its data. */
+  DYNAMODB_LOCAL_PORT: z.coerce.number().int().min(1).max(65535).default(8000),
   S3_ENDPOINT: z.string().optional(),
   BUCKET_NAME: z.string().default('infra-catalog-documents'),
   JOBS_QUEUE_URL: z.string().default('local://jobs'),

@@ -30,7 +30,7 @@ export async function startLocalStack(opts: LocalStackOptions = {}) {
   let s3: LocalS3 | undefined;
   const env: Record<string, string> = { ...opts.env };
   if (!opts.dynamoEndpoint && !c.DYNAMODB_ENDPOINT) {
-    dynamo = await startDynamo(opts.inMemory ? {} : { dataDir: join(c.LOCAL_DATA_DIR, 'dynamodb') });
+    dynamo = await startDynamo(opts.inMemory ? {} : { dataDir: join(c.LOCAL_DATA_DIR, 'dynamodb'), port: opts.withoutHttp ? undefined : c.DYNAMODB_LOCAL_PORT });
   }
   env.DYNAMODB_ENDPOINT = opts.dynamoEndpoint ?? c.DYNAMODB_ENDPOINT ?? dynamo!.endpoint;
   if (!opts.withoutS3 && !c.S3_ENDPOINT) {
@@ -53,6 +53,7 @@ export async function startLocalStack(opts: LocalStackOptions = {}) {
   return {
     config: c,
     url: `http://localhost:${port}`,
+    dynamoEndpoint: env.DYNAMODB_ENDPOINT,
     port,
     queues,
     async stop() {

@@ -4,6 +4,7 @@ import { reloadConfig } from '../../shared/config';
 import { resetClients } from '../../shared/clients';
 import { resetPlanCache } from '../../shared/domain/plans';
 import { resetSigningKey } from '../../shared/auth/signing-key';
+import { forgetVerifiedTokens } from '../../shared/auth/tokens';
 import { startDynamo, type LocalDynamo } from './dynamo';
 import { startS3, type LocalS3 } from './s3';
 import { startLocalQueues } from './queues';
@@ -41,6 +42,7 @@ export async function startLocalStack(opts: LocalStackOptions = {}) {
   resetClients();
   resetPlanCache();
   resetSigningKey();
+  forgetVerifiedTokens();
 
   await bootstrapData(c.TABLE_NAME);
   if (c.BOOTSTRAP_ADMIN_EMAIL && c.BOOTSTRAP_ADMIN_PASSWORD) await ensureStaff(c.BOOTSTRAP_ADMIN_EMAIL, c.BOOTSTRAP_ADMIN_PASSWORD);

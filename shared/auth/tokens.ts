@@ -27,8 +27,19 @@ export async function issueAccessToken(claims: AccessClaims, ctx: AppContext): P
 
 const claimsSchema = z.object({ typ: z.literal('access'), ver: z.number().int().nonnegative(), sid: z.string().min(1), sub: z.string() });
 
+/**
+ * Tokens this process has already verified, with their expiry. A dashboard sends the same token on
+ * every request for 15 minutes; checking its signature once is enough, since revocation, blocking
+ * and token versions are enforced by the account and session read on every request anyway.
+ */
+const verified = new Map<string, AccessClaims & { exp: number }>();
+const VERIFIED_CACHE_SIZE = 1000;
+
 /** Verifies an access token; every refusal is one of SPEC "Authentication" rule 3's details. */
 export async function verifyAccessToken(token: string, ctx: AppContext): Promise<AccessClaims> {
+  const nowSeconds = ctx.now().getTime() / 1000;
+  const known = verified.get(token);
+  if (known && known.exp > nowSeconds) return { sub: known.sub, ver: known.ver, sid: known.sid };
   let payload: Record<string, unknown>;
   try {
     ({ payload } = await jwtVerify(token, await signingKey(), {
@@ -36,6 +47,7 @@ export async function verifyAccessToken(token: string, ctx: AppContext): Promise
       issuer: ctx.config.JWT_ISSUER,
       audience: ctx.config.JWT_AUDIENCE,
       currentDate: ctx.now(),
+      requiredClaims: ['exp'],
     }));
   } catch (err) {
     if (err instanceof errors.JWTClaimValidationFailed && !(err instanceof errors.JWTExpired)) {
@@ -46,7 +58,15 @@ export async function verifyAccessToken(token: string, ctx: AppContext): Promise
   const parsed = claimsSchema.safeParse(payload);
   if (!parsed.success) throw unauthorized('Invalid token claims');
   if (!z.uuid().safeParse(parsed.data.sub).success) throw unauthorized('Invalid subject in token');
-  return { sub: parsed.data.sub, ver: parsed.data.ver, sid: parsed.data.sid };
+  const claims = { sub: parsed.data.sub, ver: parsed.data.ver, sid: parsed.data.sid };
+  if (verified.size >= VERIFIED_CACHE_SIZE) verified.delete(verified.keys().next().value!);
+  verified.set(token, { ...claims, exp: payload.exp as number });
+  return claims;
+}
+
+/** Forgets verified tokens (the signing key or issuer changed, e.g. between test stacks). */
+export function forgetVerifiedTokens(): void {
+  verified.clear();
 }
 
 /** A random secret with 256 bits of entropy and its storage hash (secrets are never stored). */

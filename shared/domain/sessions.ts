@@ -1,4 +1,4 @@
-import { BatchGetCommand, DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { ddb } from '../clients';
 import { config } from '../config';
@@ -11,6 +11,7 @@ import type { Reply } from '../http/route';
 import type { AppContext } from '../context';
 import type { Account } from './accounts';
 import { queryAll } from '../db/query';
+import { batchGet, keyId } from './access';
 
 /** One signed-in device. Revoking a session deletes it; its refresh token and access tokens then stop working. */
 export interface Session {
@@ -77,21 +78,10 @@ async function tokenReply(account: Account, sessionId: string, secret: string, c
 
 /** Reads an account and one of its sessions in a single round trip (strongly consistent). */
 export async function getAccountAndSession(userId: string, sessionId: string): Promise<{ account?: Account; session?: Session }> {
-  const TableName = config().TABLE_NAME;
   const accountKey = keys.account(userId);
   const sessionKey = keys.session(userId, sessionId);
-  let pending: Record<string, unknown>[] = [accountKey, sessionKey];
-  let account: Account | undefined;
-  let session: Session | undefined;
-  for (let attempt = 0; pending.length && attempt < 5; attempt++) {
-    const out = await ddb().send(new BatchGetCommand({ RequestItems: { [TableName]: { Keys: pending, ConsistentRead: true } } }));
-    for (const item of out.Responses?.[TableName] ?? []) {
-      if (item.SK === accountKey.SK) account = item as Account;
-      else session = item as Session;
-    }
-    pending = (out.UnprocessedKeys?.[TableName]?.Keys ?? []) as Record<string, unknown>[];
-  }
-  return { account, session };
+  const items = await batchGet([accountKey, sessionKey]);
+  return { account: items.get(keyId(accountKey)) as Account | undefined, session: items.get(keyId(sessionKey)) as Session | undefined };
 }
 
 export const sessionExpired = (s: Session, ctx: AppContext) => s.expires_at <= ctx.now().toISOString();

@@ -34,6 +34,20 @@ describe('access tokens', () => {
     }
   });
 
+  it('refuses an already verified token once it has expired', async () => {
+    const ctx = appContext();
+    const token = await issueAccessToken({ sub: randomUUID(), ver: 0, sid: 's' }, ctx);
+    expect((await verifyAccessToken(token, ctx)).ver).toBe(0);
+    expect((await verifyAccessToken(token, ctx)).ver).toBe(0);
+    const start = Date.now();
+    useClock(() => new Date(start + 16 * 60_000));
+    try {
+      expect(await refusal(verifyAccessToken(token, appContext()))).toBe('Invalid or expired token');
+    } finally {
+      useClock();
+    }
+  });
+
   it('refuses another audience or issuer as invalid claims', async () => {
     const key = await signingKey();
     const base = () => new SignJWT({ typ: 'access', ver: 0, sid: 's' }).setProtectedHeader({ alg: 'HS256' }).setSubject(randomUUID()).setIssuedAt().setExpirationTime('5m');

@@ -10,7 +10,7 @@ import { startLocalStack } from './stack';
  * BOOTSTRAP_ADMIN_PASSWORD do at start, on demand, against the table the configuration names:
  * - STAGE=cloud: the deployed table TABLE_NAME, with the usual AWS credentials;
  * - otherwise DYNAMODB_ENDPOINT + TABLE_NAME when set, else the local runtime's data under LOCAL_DATA_DIR
- *   (started for the command; stop `npm start` first, or point DYNAMODB_ENDPOINT at its DynamoDB).
+ *   (started for the command; while `npm start` runs, point DYNAMODB_ENDPOINT at its DynamoDB Local, port 8000).
  * Exit codes: 0 done (created, or already a staff account), 1 refused, 2 usage.
  */
 const USAGE = 'usage: npm run admin -- create-staff --email <address> --password <password>';

@@ -9,5 +9,6 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     env: { LOG_LEVEL: 'silent' },
+    reporters: ['default', './test/helpers/summary-reporter.ts'],
   },
 });

@@ -32,7 +32,7 @@ export const authRoutes = [
   }),
   route({
     method: 'POST', path: '/auth/login', auth: 'public', summary: 'Sign in with e-mail and password (and a second factor when enrolled)',
-    body: z.object({ email: z.string().min(1).max(254), password: z.string().min(1).max(1024), totp_code: totpCode }),
+    body: z.object({ email, password: z.string().min(1).max(1024), totp_code: totpCode }),
     responses: { 200: tokenPair },
     handler: async (req, ctx) => {
       await perAddressPerMinute('login', req.sourceIp, ctx.config.LOGIN_RATE_LIMIT_PER_MINUTE, ctx);

@@ -110,6 +110,12 @@ describe('login', () => {
     expect(res.status).toBe(422);
     expect(res.body.detail[0].loc).toEqual(['body', 'password']);
   });
+
+  it('answers 422, not 401, for a malformed address (SPEC: missing or malformed fields)', async () => {
+    const res = await api.post('/auth/login', { email: 'not-an-address', password: PASSWORD });
+    expect(res.status).toBe(422);
+    expect(res.body.detail[0].loc).toEqual(['body', 'email']);
+  });
 });
 
 describe('access tokens', () => {

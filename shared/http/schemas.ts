@@ -25,8 +25,18 @@ export const accountOut = z.object({
 
 export const tokenPair = z.object({ access_token: z.string(), refresh_token: z.string(), token_type: z.literal('bearer') });
 
-/** A sync cursor: ISO 8601 with offset, normalized to UTC so it compares with stored timestamps. */
-export const updatedSince = isoTimestamp.transform((s) => new Date(s).toISOString()).optional();
+/**
+ * A sync cursor in any ISO 8601 form clients send: with an offset, without one (read as UTC, the
+ * clock of every stored timestamp and of X-Sync-Timestamp), or a bare date (its midnight UTC).
+ * Normalized to UTC so it compares with stored timestamps.
+ */
+const syncCursorForms = [isoTimestamp, z.iso.datetime({ local: true }), z.iso.date()];
+const withUtcDefault = (s: string) => (s.includes('T') && !/(z|[+-]\d\d:\d\d)$/i.test(s) ? `${s}Z` : s);
+export const updatedSince = z
+  .string()
+  .refine((s) => syncCursorForms.some((form) => form.safeParse(s).success), { message: 'Invalid ISO 8601 timestamp' })
+  .transform((s) => new Date(withUtcDefault(s)).toISOString())
+  .optional();
 /** A display name: trimmed, non-empty. */
 export const name = (max = 200) => z.string().trim().min(1).max(max);
 /** The header that tells a syncing client where to resume. */

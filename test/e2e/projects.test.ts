@@ -100,6 +100,28 @@ describe('GET /projects', () => {
     const future = await api.get(`/projects?updated_since=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`, { token: owner.token });
     expect(future.body).toEqual([]);
   });
+
+  it('takes updated_since in any ISO 8601 form: offset, none (UTC) or a bare date; anything else is 422', async () => {
+    const owner = await signUp(api);
+    const { projectId } = await projectWithEnv(api, owner.token);
+    const hourAgo = new Date(Date.now() - 3_600_000);
+    const naive = hourAgo.toISOString().replace('Z', '');
+    const forms = [naive, naive.slice(0, 16), hourAgo.toISOString().slice(0, 10), hourAgo.toISOString().replace('Z', '+00:00')];
+    for (const since of forms) {
+      const sync = await api.get(`/projects?updated_since=${encodeURIComponent(since)}`, { token: owner.token });
+      expect(sync.status).toBe(200);
+      expect(sync.body.map((p: any) => p.id)).toEqual([projectId]);
+      expect(sync.headers.get('x-sync-timestamp')).toEqual(expect.any(String));
+    }
+    // a naive value is UTC, not the server's local time: an hour ahead of now finds nothing
+    const ahead = new Date(Date.now() + 3_600_000).toISOString().replace('Z', '');
+    expect((await api.get(`/projects?updated_since=${ahead}`, { token: owner.token })).body).toEqual([]);
+    for (const bad of ['yesterday', '2026-02-31', '2026-01-01T25:00:00']) {
+      const res = await api.get(`/projects?updated_since=${bad}`, { token: owner.token });
+      expect(res.status).toBe(422);
+      expect(res.body.detail[0].loc).toEqual(['query', 'updated_since']);
+    }
+  });
 });
 
 describe('project settings, plan, stats', () => {

@@ -50,7 +50,7 @@ const schema = z.object({
   MAIL_FROM: z.string().default('no-reply@infra-catalog.local'),
   MAIL_TRANSPORT: z.enum(['outbox', 'ses']).default('outbox'),
   BETA_MODE: bool,
-  BOOTSTRAP_ADMIN_EMAIL: z.string().optional(),
+  BOOTSTRAP_ADMIN_EMAIL: z.email().optional(),
   BOOTSTRAP_ADMIN_PASSWORD: z.string().optional(),
   PORT: z.coerce.number().int().min(0).default(3000),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),

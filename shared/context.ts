@@ -4,6 +4,8 @@ import { config, type Config } from './config';
 /** What every domain function gets: the clock, id generation and configuration, injectable for tests. */
 export interface AppContext {
   now(): Date;
+  /** When the request arrived, before anything was read (sync cursors are taken from it). */
+  receivedAt: Date;
   newId(): string;
   config: Config;
 }
@@ -12,7 +14,7 @@ let clock: () => Date = () => new Date();
 let ids: () => string = randomUUID;
 
 export function appContext(): AppContext {
-  return { now: () => clock(), newId: () => ids(), config: config() };
+  return { now: () => clock(), receivedAt: clock(), newId: () => ids(), config: config() };
 }
 
 /** Tests and benchmarks replace the clock or the id source; `undefined` restores the real one. */

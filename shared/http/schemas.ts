@@ -39,5 +39,12 @@ export const updatedSince = z
   .optional();
 /** A display name: trimmed, non-empty. */
 export const name = (max = 200) => z.string().trim().min(1).max(max);
-/** The header that tells a syncing client where to resume. */
-export const syncHeaders = (since: string | undefined, now: Date): Record<string, string> => (since ? { 'x-sync-timestamp': now.toISOString() } : {});
+/**
+ * How far the sync cursor reaches back before the request: a write whose `updated_at` was stamped
+ * just before this read began but committed during it is then picked up by the next sync (a client
+ * may see such an item twice; syncs are idempotent by id).
+ */
+export const SYNC_OVERLAP_MS = 2000;
+/** The header that tells a syncing client where to resume: the request's arrival, less the overlap. */
+export const syncHeaders = (since: string | undefined, receivedAt: Date): Record<string, string> =>
+  since ? { 'x-sync-timestamp': new Date(receivedAt.getTime() - SYNC_OVERLAP_MS).toISOString() } : {};

@@ -94,9 +94,17 @@ describe('GET /projects', () => {
     const gamma = list.body.find((p: any) => p.name === 'gamma');
     await api.delete(`/projects/${gamma.id}`, undefined, { token: owner.token });
     expect((await api.get('/projects', { token: owner.token })).body.map((p: any) => p.name)).not.toContain('gamma');
+    const asked = Date.now();
     const sync = await api.get(`/projects?updated_since=${encodeURIComponent(since)}`, { token: owner.token });
     expect(sync.body.find((p: any) => p.name === 'gamma').deleted_at).toEqual(expect.any(String));
-    expect(new Date(sync.headers.get('x-sync-timestamp')!).getTime()).toBeGreaterThan(Date.parse(since));
+    // The cursor is taken before the read and reaches back over writes still in flight (2 s).
+    const cursor = new Date(sync.headers.get('x-sync-timestamp')!).getTime();
+    expect(cursor).toBeLessThan(asked);
+    expect(cursor).toBeGreaterThan(asked - 5_000);
+    // Whatever changes after the cursor shows in the next sync.
+    await api.patch(`/projects/${list.body[0].id}/settings`, { cost_calc_enabled: true }, { token: owner.token });
+    const next = await api.get(`/projects?updated_since=${encodeURIComponent(new Date(cursor).toISOString())}`, { token: owner.token });
+    expect(next.body.map((p: any) => p.id)).toContain(list.body[0].id);
     const future = await api.get(`/projects?updated_since=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`, { token: owner.token });
     expect(future.body).toEqual([]);
   });

@@ -10,6 +10,7 @@ import { isLive } from './environments';
 import { lookupStep } from './lookup';
 import { liveEntityChecks, type EntityType } from './topology-ends';
 import { queryPrefix } from '../db/query';
+import { softDeleteStep } from '../db/soft-delete';
 
 export const DIRECTIONS = ['none', 'a_to_b', 'b_to_a', 'both'] as const;
 export type Direction = (typeof DIRECTIONS)[number];
@@ -274,19 +275,8 @@ export async function deleteConnection(userId: string, id: string, ctx: AppConte
         },
       }]
     : [];
-  await transact([softDeleteStep(connection, now, notFound(CONNECTION_NOT_FOUND)), ...leaveChain]);
+  await transact([softDeleteStep(connectionKey(connection), now, notFound(CONNECTION_NOT_FOUND)), ...leaveChain]);
 }
-
-const softDeleteStep = (c: Connection, now: string, failWith: ReturnType<typeof notFound>): TransactStep => ({
-  Update: {
-    TableName: table(),
-    Key: connectionKey(c),
-    UpdateExpression: 'SET deleted_at = :now, updated_at = :now',
-    ConditionExpression: 'attribute_exists(PK) AND deleted_at = :null',
-    ExpressionAttributeValues: { ':now': now, ':null': null },
-  },
-  failWith,
-});
 
 /** The caller's access to a chain (manage permission in its environment) and its live members. */
 async function manageChain(userId: string, chainId: string) {
@@ -334,6 +324,6 @@ export async function deleteChain(userId: string, chainId: string, ctx: AppConte
   const now = ctx.now().toISOString();
   await transact([
     chainWriteStep(chain, 'SET deleted_at = :now, updated_at = :now, connection_count = :zero', { ':now': now, ':zero': 0 }),
-    ...members.map((c) => softDeleteStep(c, now, conflict(CHAIN_CHANGED))),
+    ...members.map((c) => softDeleteStep(connectionKey(c), now, conflict(CHAIN_CHANGED))),
   ]);
 }

@@ -12,6 +12,7 @@ import { claimNameStep, releaseNameStep, renameSteps, type NameScope } from './u
 import type { Key } from './lookup';
 import { queryPrefix } from '../db/query';
 import { compareText } from '../text';
+import { softDeleteStep } from '../db/soft-delete';
 
 export interface CustomRole {
   id: string;
@@ -137,15 +138,7 @@ export async function deleteCustomRole(access: ProjectAccess, roleId: string, ct
   const now = ctx.now().toISOString();
   const TableName = config().TABLE_NAME;
   await transact([
-    {
-      Update: {
-        TableName, Key: keys.customRole(role.project_id, role.id),
-        UpdateExpression: 'SET deleted_at = :now, updated_at = :now',
-        ConditionExpression: 'attribute_exists(PK) AND deleted_at = :null',
-        ExpressionAttributeValues: { ':now': now, ':null': null },
-      },
-      failWith: notFound(CUSTOM_ROLE_NOT_FOUND),
-    },
+    softDeleteStep(keys.customRole(role.project_id, role.id), now, notFound(CUSTOM_ROLE_NOT_FOUND)),
     releaseNameStep(roleNames(role.project_id), role.name),
     counterStep(keys.project(role.project_id), { custom_role_count: -1 }),
   ]);

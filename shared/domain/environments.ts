@@ -8,6 +8,7 @@ import { locate, lookupStep } from './lookup';
 import { counterStep, planOfProject } from './projects';
 import { claimNameStep, releaseNameStep, renameSteps, type NameScope } from './unique-names';
 import { queryPartition } from '../db/query';
+import { softDeleteStep } from '../db/soft-delete';
 
 export interface Environment {
   id: string;
@@ -93,16 +94,7 @@ export async function deleteEnvironment(access: ProjectAccess, env: Environment,
   access.require('env.manage', 'Not authorized to manage environments in this project');
   const now = ctx.now().toISOString();
   await transact([
-    {
-      Update: {
-        TableName: config().TABLE_NAME,
-        Key: keys.environment(env.project_id, env.id),
-        UpdateExpression: 'SET deleted_at = :now, updated_at = :now',
-        ConditionExpression: 'attribute_exists(PK) AND deleted_at = :null',
-        ExpressionAttributeValues: { ':now': now, ':null': null },
-      },
-      failWith: notFound(ENVIRONMENT_NOT_FOUND),
-    },
+    softDeleteStep(keys.environment(env.project_id, env.id), now, notFound(ENVIRONMENT_NOT_FOUND)),
     releaseNameStep(nameScope(env.project_id), env.name),
     counterStep(keys.project(env.project_id), { env_count: -1, service_count: -(env.service_count ?? 0) }),
   ]);

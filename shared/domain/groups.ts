@@ -12,6 +12,7 @@ import { lookupStep } from './lookup';
 import { claimNameStep, releaseNameStep, renameSteps, type NameScope } from './unique-names';
 import { queryPrefix } from '../db/query';
 import { compareText } from '../text';
+import { softDeleteStep } from '../db/soft-delete';
 
 export interface Group {
   id: string;
@@ -249,15 +250,7 @@ export async function deleteSubgroup(access: ProjectAccess, sub: Subgroup, ctx: 
   const now = ctx.now().toISOString();
   const TableName = config().TABLE_NAME;
   await transact([
-    {
-      Update: {
-        TableName, Key: keys.subgroup(sub.project_id, sub.environment_id, sub.id),
-        UpdateExpression: 'SET deleted_at = :now, updated_at = :now',
-        ConditionExpression: 'attribute_exists(PK) AND deleted_at = :null',
-        ExpressionAttributeValues: { ':now': now, ':null': null },
-      },
-      failWith: notFound(SUBGROUP_NOT_FOUND),
-    },
+    softDeleteStep(keys.subgroup(sub.project_id, sub.environment_id, sub.id), now, notFound(SUBGROUP_NOT_FOUND)),
     releaseNameStep(subgroupNames(sub.project_id, sub.group_id), sub.name),
     {
       Update: {

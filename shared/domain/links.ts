@@ -10,6 +10,7 @@ import { lookupStep } from './lookup';
 import { liveEntityChecks } from './topology-ends';
 import { claimNameStep, releaseNameStep, type NameScope } from './unique-names';
 import { queryPrefix } from '../db/query';
+import { softDeleteStep } from '../db/soft-delete';
 
 /** A service-to-service edge: `from_service_id` depends on `to_service_id`. Field names are a contract (services delete links by them). */
 export interface Link {
@@ -82,16 +83,7 @@ export async function deleteLink(userId: string, id: string, ctx: AppContext): P
   access.require('connections.manage', MISSING_MANAGE, link.environment_id);
   const now = ctx.now().toISOString();
   await transact([
-    {
-      Update: {
-        TableName: config().TABLE_NAME,
-        Key: keys.link(link.project_id, link.environment_id, link.id),
-        UpdateExpression: 'SET deleted_at = :now, updated_at = :now',
-        ConditionExpression: 'attribute_exists(PK) AND deleted_at = :null',
-        ExpressionAttributeValues: { ':now': now, ':null': null },
-      },
-      failWith: notFound(LINK_NOT_FOUND),
-    },
+    softDeleteStep(keys.link(link.project_id, link.environment_id, link.id), now, notFound(LINK_NOT_FOUND)),
     releaseNameStep(pairScope(link.project_id, link.environment_id), pairName(link)),
   ]);
 }

@@ -10,6 +10,7 @@ import { locate, lookupStep } from './lookup';
 import { counterStep, planOfProject } from './projects';
 import { queryPrefix } from '../db/query';
 import { compareText } from '../text';
+import { softDeleteStep } from '../db/soft-delete';
 
 /** A project-local person (may have no login), e.g. the one responsible for a service. */
 export interface ProjectUser {
@@ -97,16 +98,7 @@ export async function deleteProjectUser(access: ProjectAccess, person: ProjectUs
   access.require('project_users.manage', NOT_AUTHORIZED_MANAGE_PROJECT_USERS);
   const now = ctx.now().toISOString();
   await transact([
-    {
-      Update: {
-        TableName: config().TABLE_NAME,
-        Key: keys.projectUser(person.project_id, person.id),
-        UpdateExpression: 'SET deleted_at = :now, updated_at = :now',
-        ConditionExpression: 'attribute_exists(PK) AND deleted_at = :null',
-        ExpressionAttributeValues: { ':now': now, ':null': null },
-      },
-      failWith: notFound(PROJECT_USER_NOT_FOUND),
-    },
+    softDeleteStep(keys.projectUser(person.project_id, person.id), now, notFound(PROJECT_USER_NOT_FOUND)),
     counterStep(keys.project(person.project_id), { project_user_count: -1 }),
   ]);
 }

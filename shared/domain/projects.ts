@@ -4,11 +4,12 @@ import { transact, type TransactStep } from '../db/transact';
 import { badRequest, forbidden, notFound } from '../http/errors';
 import type { AppContext } from '../context';
 import { canCreateProjects, getAccount, type Account } from './accounts';
-import { batchGet, keyId, type Membership, type ProjectAccess } from './access';
+import { batchGet, keyId, PROJECT_NOT_FOUND, type Membership, type ProjectAccess } from './access';
 import { FREE_PLAN_ID, getPlan, type Plan } from './plans';
 import { activePlan } from './subscriptions';
 import { queryPartition } from '../db/query';
 import { compareText } from '../text';
+import { softDeleteStep } from '../db/soft-delete';
 
 export interface Project {
   id: string;
@@ -151,7 +152,7 @@ export async function updateProjectSettings(access: ProjectAccess, costCalcEnabl
         ConditionExpression: 'attribute_not_exists(deleted_at) OR deleted_at = :null',
         ExpressionAttributeValues: { ':c': costCalcEnabled, ':u': updated_at, ':null': null },
       },
-      failWith: notFound('Project not found'),
+      failWith: notFound(PROJECT_NOT_FOUND),
     },
   ]);
   return { ...access.project, cost_calc_enabled: costCalcEnabled, updated_at };
@@ -164,16 +165,7 @@ export async function deleteProject(access: ProjectAccess, ctx: AppContext): Pro
   const now = ctx.now().toISOString();
   const TableName = config().TABLE_NAME;
   await transact([
-    {
-      Update: {
-        TableName,
-        Key: keys.project(project.id),
-        UpdateExpression: 'SET deleted_at = :now, updated_at = :now',
-        ConditionExpression: 'attribute_not_exists(deleted_at) OR deleted_at = :null',
-        ExpressionAttributeValues: { ':now': now, ':null': null },
-      },
-      failWith: notFound('Project not found'),
-    },
+    softDeleteStep(keys.project(project.id), now, notFound(PROJECT_NOT_FOUND)),
     { Delete: { TableName, Key: keys.projectName(project.owner_id, project.name) } },
     counterStep(keys.account(project.owner_id), { owned_project_count: -1 }),
   ]);

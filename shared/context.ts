@@ -11,18 +11,14 @@ export interface AppContext {
 }
 
 let clock: () => Date = () => new Date();
-let ids: () => string = randomUUID;
 
 export function appContext(): AppContext {
-  return { now: () => clock(), receivedAt: clock(), newId: () => ids(), config: config() };
+  return { now: () => clock(), receivedAt: clock(), newId: randomUUID, config: config() };
 }
 
-/** Tests and benchmarks replace the clock or the id source; `undefined` restores the real one. */
+/** Tests replace the clock; `undefined` restores the real one. */
 export function useClock(fn?: () => Date): void {
   clock = fn ?? (() => new Date());
-}
-export function useIds(fn?: () => string): void {
-  ids = fn ?? randomUUID;
 }
 
 export const iso = (d: Date) => d.toISOString();

@@ -3,7 +3,6 @@
  * Every check in the code, and GET /auth/me/capabilities, goes through `capabilities`.
  */
 export const RESOURCE_KINDS = ['services', 'floors', 'networks', 'groups', 'connections'] as const;
-export type ResourceKind = (typeof RESOURCE_KINDS)[number];
 
 export const PERMISSIONS = [
   'project.manage', // settings, deletion, invitations, custom roles: owners only unless granted
@@ -40,13 +39,13 @@ export interface AccessFacts {
   customGrants?: Iterable<string>;
 }
 
+export const isPermission = (p: string): p is Permission => (PERMISSIONS as readonly string[]).includes(p);
+
 export function capabilities(f: AccessFacts): Set<Permission> {
   if (!f.isMember) return new Set();
   if (f.isOwner) return new Set(PERMISSIONS);
   const granted = new Set<Permission>(MEMBER_GRANTS);
   for (const p of f.envRole ? ROLE_GRANTS[f.envRole] : []) granted.add(p);
-  for (const p of f.customGrants ?? []) if ((PERMISSIONS as readonly string[]).includes(p)) granted.add(p as Permission);
+  for (const p of f.customGrants ?? []) if (isPermission(p)) granted.add(p);
   return granted;
 }
-
-export const isPermission = (p: string): p is Permission => (PERMISSIONS as readonly string[]).includes(p);

@@ -48,7 +48,6 @@ export function toAccountOut(a: Account) {
     table_density: a.table_density,
   };
 }
-export type AccountOut = ReturnType<typeof toAccountOut>;
 
 /** Derived on read, never stored: only customers may create projects. */
 export const canCreateProjects = (a: Pick<Account, 'account_type'>) => a.account_type === 'customer';

@@ -25,8 +25,6 @@ export function lookupStep(id: string, projectId: string, key: Key, kind: string
   };
 }
 
-export const removeLookupStep = (id: string): TransactStep => ({ Delete: { TableName: config().TABLE_NAME, Key: keys.idLookup(id) } });
-
 /** Where the item with this id lives; an unknown id (or one of another kind) is `notFoundError`. */
 export async function locate(id: string, kind: string, notFoundError: AppError): Promise<{ projectId: string; key: Key }> {
   const out = await ddb().send(new GetCommand({ TableName: config().TABLE_NAME, Key: keys.idLookup(id), ConsistentRead: true }));

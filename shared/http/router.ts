@@ -74,4 +74,3 @@ export function createRouter(routes: Route[]) {
     },
   };
 }
-export type Router = ReturnType<typeof createRouter>;

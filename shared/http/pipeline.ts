@@ -1,7 +1,7 @@
 import middy from '@middy/core';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { appContext } from '../context';
+import { appContext, type AppContext } from '../context';
 import { authenticate, presentedToken, type Principal } from '../auth/authenticate';
 import { AppError, forbidden, notFound } from './errors';
 import { parseCookies, ACCESS_COOKIE } from './cookies';
@@ -14,7 +14,7 @@ import { errorFields, log } from '../log';
 type Event = APIGatewayProxyEventV2;
 type Result = APIGatewayProxyStructuredResultV2;
 /** What the middlewares learn about a request, handed to the final step (middy passes only the event on). */
-const state = new WeakMap<Event, { match: Match; request?: RouteRequest<any, any, any, any> }>();
+const state = new WeakMap<Event, { match: Match; request?: RouteRequest<any, any, any, any>; ctx?: AppContext }>();
 
 const JSON_HEADERS = { 'content-type': 'application/json', 'cache-control': 'no-store' };
 
@@ -81,7 +81,9 @@ const validateAndAuthenticate = (): middy.MiddlewareObj<Event, Result> => ({
       { part: 'body', schema: route.body, value: event.body },
     ]);
     const cookies = parseCookies(event.cookies, event.headers?.cookie);
+    // One context per request, made before anything is read: its receivedAt is the sync cursor.
     const ctx = appContext();
+    current.ctx = ctx;
     const token = presentedToken(event.headers?.authorization, cookies[ACCESS_COOKIE]);
     let principal: Principal | null = null;
     if (route.auth !== 'public') {
@@ -113,7 +115,7 @@ export function httpHandler(routes: Route[]) {
     .use(matchRoute(router))
     .use(validateAndAuthenticate())
     .handler(async (event) => {
-      const { match, request } = state.get(event)!;
-      return toResult(await match.route.handler(request!, appContext()));
+      const { match, request, ctx } = state.get(event)!;
+      return toResult(await match.route.handler(request!, ctx!));
     });
 }

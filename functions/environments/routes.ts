@@ -5,7 +5,7 @@ import { forbidden } from '../../shared/http/errors';
 import { ENV_ROLES } from '../../shared/auth/permissions';
 import { loadAccess } from '../../shared/domain/access';
 import { accessToEnvironment, createEnvironment, deleteEnvironment, listEnvironments, renameEnvironment, toEnvironmentOut } from '../../shared/domain/environments';
-import { assignEnvRole, listEnvRoles, removeEnvRole, toEnvRoleOut } from '../../shared/domain/env-roles';
+import { assignEnvRole, envRoleTargetKeys, listEnvRoles, removeEnvRole, toEnvRoleOut } from '../../shared/domain/env-roles';
 import { projectInventory } from '../../shared/domain/inventory';
 
 const environmentOut = z.object({ id: z.uuid(), name: z.string(), project_id: z.uuid(), updated_at: z.string(), deleted_at: z.string().nullable() });
@@ -71,7 +71,8 @@ export const environmentRoutes = [
     body: z.object({ user_id: uuid, role: z.enum(ENV_ROLES) }),
     responses: { 201: roleOut },
     handler: async ({ principal, params, body }, ctx) => {
-      const { access, env } = await accessToEnvironment(params.environment_id, principal.account.id);
+      const target = (projectId: string) => envRoleTargetKeys(projectId, params.environment_id, body.user_id);
+      const { access, env } = await accessToEnvironment(params.environment_id, principal.account.id, undefined, target);
       return created(toEnvRoleOut(await assignEnvRole(access, env, body.user_id, body.role, ctx)));
     },
   }),

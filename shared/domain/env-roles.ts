@@ -4,7 +4,8 @@ import { transact, type TransactStep } from '../db/transact';
 import { notFound } from '../http/errors';
 import type { EnvRole } from '../auth/permissions';
 import type { AppContext } from '../context';
-import { batchGet, keyId, type ProjectAccess } from './access';
+import { keyId, type ProjectAccess } from './access';
+import type { Key } from './lookup';
 import type { Environment } from './environments';
 import { membershipSteps } from './projects';
 import { queryPartition } from '../db/query';
@@ -29,15 +30,21 @@ export function envRoleStep(projectId: string, envId: string, userId: string, ro
   };
 }
 
+/** What assigning an environment role reads about its target; pass as `extra` to the caller's access so it is one BatchGet. */
+export const envRoleTargetKeys = (projectId: string, envId: string, userId: string): Key[] => [
+  keys.account(userId), keys.member(projectId, userId), keys.envRole(projectId, envId, userId),
+];
+
 /**
  * Upserts a role. The owner's assignment also makes the target a project member; an environment
  * administrator's does not (SPEC): the administrator cannot grant entry into the project.
+ * `access` must have been loaded with `envRoleTargetKeys(projectId, env.id, userId)` in `extra`.
  */
 export async function assignEnvRole(access: ProjectAccess, env: Environment, userId: string, role: EnvRole, ctx: AppContext): Promise<EnvRoleAssignment> {
   access.require('env.roles.manage', NOT_AUTHORIZED_ROLES, env.id);
   const projectId = env.project_id;
-  const [accountKey, memberKey, roleKey] = [keys.account(userId), keys.member(projectId, userId), keys.envRole(projectId, env.id, userId)];
-  const found = await batchGet([accountKey, memberKey, roleKey]);
+  const [accountKey, memberKey, roleKey] = envRoleTargetKeys(projectId, env.id, userId);
+  const found = access.extra;
   if (!found.get(keyId(accountKey))) throw notFound('User not found');
   const existing = found.get(keyId(roleKey)) as EnvRoleAssignment | undefined;
   const assignment: EnvRoleAssignment = { id: existing?.id ?? ctx.newId(), environment_id: env.id, user_id: userId, role };

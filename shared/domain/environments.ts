@@ -4,7 +4,7 @@ import { transact } from '../db/transact';
 import { forbidden, notFound } from '../http/errors';
 import type { AppContext } from '../context';
 import { keyId, loadAccess, type ProjectAccess } from './access';
-import { locate, lookupStep } from './lookup';
+import { locate, lookupStep, type Key } from './lookup';
 import { counterStep, planOfProject } from './projects';
 import { claimNameStep, releaseNameStep, renameSteps, type NameScope } from './unique-names';
 import { queryPartition } from '../db/query';
@@ -31,11 +31,12 @@ export const isLive = (e: { deleted_at?: string | null; archived_at?: string | n
 
 /**
  * The caller's access to the environment with this id, with the environment itself: one lookup,
- * then one BatchGet. Unknown, deleted and foreign environments give the same 404.
+ * then one BatchGet (which also reads the `extra` keys, given the project id). Unknown, deleted
+ * and foreign environments give the same 404.
  */
-export async function accessToEnvironment(envId: string, userId: string, detail = ENVIRONMENT_NOT_FOUND) {
+export async function accessToEnvironment(envId: string, userId: string, detail = ENVIRONMENT_NOT_FOUND, extra: (projectId: string) => Key[] = () => []) {
   const { projectId, key } = await locate(envId, 'environment', notFound(detail));
-  const access = await loadAccess(projectId, userId, { envId, extra: [key], notFoundError: notFound(detail) });
+  const access = await loadAccess(projectId, userId, { envId, extra: [key, ...extra(projectId)], notFoundError: notFound(detail) });
   const env = access.extra.get(keyId(key)) as Environment | undefined;
   if (!isLive(env)) throw notFound(detail);
   return { access, env: env! };

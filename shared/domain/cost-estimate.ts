@@ -64,17 +64,18 @@ export const NO_COST_ESTIMATE = 'Your plan does not include cost estimates (feat
  * `access` must have been loaded with `keys.environment(projectId, envId)` in `extra` when `envId` is given.
  */
 export async function costEstimate(access: ProjectAccess, envId?: string) {
-  const plan = await planOfProject(access.project);
+  const projectId = access.project.id;
+  // The plan and (for the whole project) its environments are independent reads: one round trip.
+  const [plan, projectEnvs] = await Promise.all([planOfProject(access.project), envId ? undefined : listEnvironments(projectId)]);
   const level = plan.features.cost_estimate;
   if (level === 'none') throw forbidden(NO_COST_ESTIMATE);
-  const projectId = access.project.id;
   let envs: Environment[];
   if (envId) {
     const env = access.extra.get(keyId(keys.environment(projectId, envId))) as Environment | undefined;
     if (!isLive(env)) throw badRequest(ENV_NOT_IN_PROJECT);
     envs = [env!];
   } else {
-    envs = await listEnvironments(projectId);
+    envs = projectEnvs!;
   }
   access.require('floors.view', 'Not authorized to view costs for this project', envId);
   const floorsPerEnv = await Promise.all(envs.map((e) => queryPrefix<FloorSpec>(projectId, keys.floorPrefix(e.id))));

@@ -80,11 +80,13 @@ export class ProjectAccess {
   }
 
   requireOwner(): void {
-    if (!this.isOwner) throw forbidden('Project owner required');
+    if (!this.isOwner) throw forbidden(OWNER_REQUIRED);
   }
 }
 
 export const PROJECT_NOT_FOUND = 'Project not found';
+/** The refusal of what only the owner (or a custom role granting project.manage) may do. */
+export const OWNER_REQUIRED = 'Project owner required';
 
 /**
  * Loads the caller's access to a project: the project, their membership, their role in `envId`

@@ -4,7 +4,7 @@ import { transact, type TransactStep } from '../db/transact';
 import { badRequest, conflict, forbidden, notFound } from '../http/errors';
 import type { Permission } from '../auth/permissions';
 import type { AppContext } from '../context';
-import { batchGet, keyId, type Membership, type ProjectAccess } from './access';
+import { batchGet, keyId, OWNER_REQUIRED, type Membership, type ProjectAccess } from './access';
 import { ENV_NOT_IN_PROJECT, envLiveCheck, setExpression, visible } from './env-scope';
 import { isLive } from './environments';
 import { counterStep, membershipSteps, planOfProject } from './projects';
@@ -46,7 +46,6 @@ export const toAssignmentOut = (a: CustomRoleAssignment) => ({
 
 export const CUSTOM_ROLE_NOT_FOUND = 'Custom role not found';
 export const ASSIGNMENT_NOT_FOUND = 'Custom role assignment not found';
-const OWNER_REQUIRED = 'Project owner required';
 const roleNames = (projectId: string): NameScope => ({
   projectId, kind: 'CROLE', scopeId: projectId, takenDetail: 'Custom role with this name already exists in this project',
 });

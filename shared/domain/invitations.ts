@@ -12,6 +12,8 @@ import { epochSeconds, type AppContext } from '../context';
 import type { Account } from './accounts';
 import { batchGet, keyId, loadAccess, type ProjectAccess } from './access';
 import { isLive } from './environments';
+import { ENV_NOT_IN_PROJECT } from './env-scope';
+import { GROUP_NOT_IN_ENV } from './groups';
 import { locate, lookupStep } from './lookup';
 import type { Project } from './projects';
 import { invitationLink, invitationMail } from './invitation-mail';
@@ -27,8 +29,6 @@ const KEEP_LINK_DAYS = 30;
 export const INVITATION_NOT_FOUND = 'Invitation not found';
 export const INVITATION_ACCEPTED = 'Invitation already accepted';
 export const INVITATION_EXPIRED = 'Invitation expired';
-export const ENVIRONMENT_NOT_IN_PROJECT = 'Environment not found or does not belong to project';
-export const GROUP_NOT_IN_ENVIRONMENT = 'Group not found or does not belong to environment';
 export const SUBGROUP_NOT_IN_GROUP = 'Subgroup not found or does not belong to group';
 export const ACCEPT_INVITATION_FIRST = 'Please accept your invitation via the email link before logging in';
 
@@ -144,8 +144,8 @@ function checkScope(access: ProjectAccess, input: NewInvitation): { group_id: st
   const envId = input.environment_id;
   if (!envId) return { group_id: null, subgroup_id: null }; // the schema requires an environment with a group or subgroup
   const item = <T>(key: { PK: string; SK: string }) => access.extra.get(keyId(key)) as T | undefined;
-  if (!isLive(item(keys.environment(projectId, envId)))) throw badRequest(ENVIRONMENT_NOT_IN_PROJECT);
-  if (input.group_id && !isLive(item(keys.group(projectId, envId, input.group_id)))) throw badRequest(GROUP_NOT_IN_ENVIRONMENT);
+  if (!isLive(item(keys.environment(projectId, envId)))) throw badRequest(ENV_NOT_IN_PROJECT);
+  if (input.group_id && !isLive(item(keys.group(projectId, envId, input.group_id)))) throw badRequest(GROUP_NOT_IN_ENV);
   if (!input.subgroup_id) return { group_id: input.group_id ?? null, subgroup_id: null };
   const subgroup = item<{ group_id: string; deleted_at: string | null }>(keys.subgroup(projectId, envId, input.subgroup_id));
   if (!isLive(subgroup) || (input.group_id && subgroup!.group_id !== input.group_id)) throw badRequest(SUBGROUP_NOT_IN_GROUP);

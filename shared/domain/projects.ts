@@ -4,7 +4,7 @@ import { transact, type TransactStep } from '../db/transact';
 import { badRequest, forbidden, notFound } from '../http/errors';
 import type { AppContext } from '../context';
 import { canCreateProjects, getAccount, type Account } from './accounts';
-import { batchGet, keyId, PROJECT_NOT_FOUND, type Membership, type ProjectAccess } from './access';
+import { batchGet, keyId, OWNER_REQUIRED, PROJECT_NOT_FOUND, type Membership, type ProjectAccess } from './access';
 import { FREE_PLAN_ID, getPlan, type Plan } from './plans';
 import { activePlan } from './subscriptions';
 import { queryPartition } from '../db/query';
@@ -141,7 +141,7 @@ export async function listProjects(userId: string, updatedSince?: string) {
 }
 
 export async function updateProjectSettings(access: ProjectAccess, costCalcEnabled: boolean, ctx: AppContext): Promise<Project> {
-  access.require('project.manage', 'Project owner required');
+  access.require('project.manage', OWNER_REQUIRED);
   const updated_at = ctx.now().toISOString();
   await transact([
     {

@@ -302,14 +302,7 @@ export async function removeAssignment(access: ProjectAccess, roleId: string, us
   const member = access.extra.get(keyId(keys.member(projectId, userId))) as Membership | undefined;
   const now = ctx.now().toISOString();
   await transact([
-    {
-      Update: {
-        TableName: config().TABLE_NAME, Key: keys.customRoleAssignment(projectId, roleId, userId),
-        UpdateExpression: 'SET deleted_at = :now, updated_at = :now', ConditionExpression: 'attribute_exists(PK) AND deleted_at = :null',
-        ExpressionAttributeValues: { ':now': now, ':null': null },
-      },
-      failWith: notFound(ASSIGNMENT_NOT_FOUND),
-    },
+    softDeleteStep(keys.customRoleAssignment(projectId, roleId, userId), now, notFound(ASSIGNMENT_NOT_FOUND)),
     ...withdrawGrantSteps(member, roleId),
   ]);
 }

@@ -136,17 +136,7 @@ export async function deleteGroup(access: ProjectAccess, group: Group, ctx: AppC
     const chunks: Subgroup[][] = [];
     for (let i = 0; i < subgroups.length; i += CASCADE_CHUNK) chunks.push(subgroups.slice(i, i + CASCADE_CHUNK));
     const last = chunks.pop() ?? [];
-    const subgroupSteps = (chunk: Subgroup[]): TransactStep[] =>
-      chunk.map((s) => ({
-        Update: {
-          TableName,
-          Key: keys.subgroup(s.project_id, s.environment_id, s.id),
-          UpdateExpression: 'SET deleted_at = :now, updated_at = :now',
-          ConditionExpression: 'deleted_at = :null',
-          ExpressionAttributeValues: { ':now': now, ':null': null },
-        },
-        failWith: CHANGED,
-      }));
+    const subgroupSteps = (chunk: Subgroup[]): TransactStep[] => chunk.map((s) => softDeleteStep(keys.subgroup(s.project_id, s.environment_id, s.id), now, CHANGED));
     try {
       for (const chunk of chunks) {
         await transact([

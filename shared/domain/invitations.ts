@@ -17,7 +17,7 @@ import { GROUP_NOT_IN_ENV } from './groups';
 import { locate, lookupStep } from './lookup';
 import type { Project } from './projects';
 import { invitationLink, invitationMail } from './invitation-mail';
-import { queryAll } from '../db/query';
+import { queryPrefix } from '../db/query';
 
 /** SPEC "Other constants": an invitation is valid for 24 hours from creation or resend. */
 export const INVITATION_VALID_HOURS = 24;
@@ -232,11 +232,7 @@ async function mailInvitation(invite: Invitation, token: string, project: Projec
 export async function listInvitations(caller: Account, projectId: string): Promise<Invitation[]> {
   const access = await loadAccess(projectId, caller.id);
   access.requireOwner();
-  const invites = await queryAll<Invitation>({
-    KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
-    ExpressionAttributeValues: { ':pk': keys.projectPK(projectId), ':sk': keys.invitePrefix },
-    ConsistentRead: true,
-  });
+  const invites = await queryPrefix<Invitation>(projectId, keys.invitePrefix);
   return invites.sort((a, b) => b.created_at.localeCompare(a.created_at) || b.id.localeCompare(a.id));
 }
 

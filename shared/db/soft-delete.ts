@@ -18,3 +18,13 @@ export function softDeleteStep(key: { PK: string; SK: string }, now: string, fai
     failWith,
   };
 }
+
+type Syncable = { updated_at: string; deleted_at?: string | null; archived_at?: string | null };
+
+/**
+ * The soft-delete list rule: without `updatedSince`, live items only; with it, items changed since
+ * then, deleted ones included. Archived items are never listed.
+ */
+export function visible<T extends Syncable>(items: T[], updatedSince?: string): T[] {
+  return items.filter((i) => !i.archived_at).filter((i) => (updatedSince ? i.updated_at >= updatedSince : !i.deleted_at));
+}

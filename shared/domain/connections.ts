@@ -5,12 +5,12 @@ import { badRequest, conflict, notFound } from '../http/errors';
 import type { AppContext } from '../context';
 import { keyId } from './access';
 import { accessToCatalogItem } from './catalog';
-import { envLiveCheck, visible, accessInEnvironment } from './env-scope';
+import { envLiveCheck, accessInEnvironment } from './env-scope';
 import { isLive } from './environments';
 import { lookupStep } from './lookup';
 import { liveEntityChecks, type EntityType } from './topology-ends';
 import { queryPrefix } from '../db/query';
-import { softDeleteStep } from '../db/soft-delete';
+import { softDeleteStep, visible } from '../db/soft-delete';
 
 export const DIRECTIONS = ['none', 'a_to_b', 'b_to_a', 'both'] as const;
 export type Direction = (typeof DIRECTIONS)[number];

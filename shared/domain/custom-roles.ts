@@ -5,14 +5,14 @@ import { badRequest, conflict, forbidden, notFound } from '../http/errors';
 import type { Permission } from '../auth/permissions';
 import type { AppContext } from '../context';
 import { batchGet, keyId, OWNER_REQUIRED, type Membership, type ProjectAccess } from './access';
-import { ENV_NOT_IN_PROJECT, envLiveCheck, setExpression, visible } from './env-scope';
+import { ENV_NOT_IN_PROJECT, envLiveCheck, setExpression } from './env-scope';
 import { isLive } from './environments';
 import { counterStep, membershipSteps, planOfProject } from './projects';
 import { claimNameStep, releaseNameStep, renameSteps, type NameScope } from './unique-names';
 import type { Key } from './lookup';
 import { queryPrefix } from '../db/query';
 import { compareText } from '../text';
-import { softDeleteStep } from '../db/soft-delete';
+import { softDeleteStep, visible } from '../db/soft-delete';
 
 export interface CustomRole {
   id: string;

@@ -39,16 +39,6 @@ export function envLiveCheck(projectId: string, envId: string): TransactStep {
   };
 }
 
-type Syncable = { updated_at: string; deleted_at?: string | null; archived_at?: string | null };
-
-/**
- * The soft-delete list rule: without `updatedSince`, live items only; with it, items changed since
- * then, deleted ones included. Archived items are never listed.
- */
-export function visible<T extends Syncable>(items: T[], updatedSince?: string): T[] {
-  return items.filter((i) => !i.archived_at).filter((i) => (updatedSince ? i.updated_at >= updatedSince : !i.deleted_at));
-}
-
 /** Builds `SET a = :a, ...` for the fields present in a partial update (undefined = leave as is). */
 export function setExpression(fields: Record<string, unknown>) {
   const names: Record<string, string> = {};

@@ -8,7 +8,7 @@ import { locate, lookupStep, type Key } from './lookup';
 import { counterStep, planOfProject } from './projects';
 import { claimNameStep, releaseNameStep, renameSteps, type NameScope } from './unique-names';
 import { queryPartition } from '../db/query';
-import { softDeleteStep } from '../db/soft-delete';
+import { softDeleteStep, visible } from '../db/soft-delete';
 
 export interface Environment {
   id: string;
@@ -44,10 +44,7 @@ export async function accessToEnvironment(envId: string, userId: string, detail 
 
 export async function listEnvironments(projectId: string, updatedSince?: string): Promise<Environment[]> {
   const items = await queryPartition<Environment>(keys.projectPK(projectId), keys.environmentPrefix);
-  return items
-    .filter((e) => !e.archived_at)
-    .filter((e) => (updatedSince ? e.updated_at >= updatedSince : !e.deleted_at))
-    .sort((a, b) => a.created_at.localeCompare(b.created_at));
+  return visible(items, updatedSince).sort((a, b) => a.created_at.localeCompare(b.created_at));
 }
 
 export async function createEnvironment(access: ProjectAccess, name: string, ctx: AppContext): Promise<Environment> {

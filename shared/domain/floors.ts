@@ -9,7 +9,8 @@ import { accessToCatalogItem, atLocation, catalogLookupStep, containsCi, edgeRem
 import { ipAddress, nonNegativeInt, optionalText, provider, tags } from './catalog-fields';
 import { serviceEventData, type Service } from './services';
 import { queryPrefix } from '../db/query';
-import { accessInEnvironment, visible } from './env-scope';
+import { accessInEnvironment } from './env-scope';
+import { visible } from '../db/soft-delete';
 import { byText } from '../text';
 
 /** Service floors: the servers (VMs, containers, bare metal) services run on. */

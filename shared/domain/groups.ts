@@ -6,13 +6,13 @@ import { transact, type TransactStep } from '../db/transact';
 import { badRequest, conflict, notFound } from '../http/errors';
 import type { AppContext } from '../context';
 import { batchGet, keyId, type ProjectAccess } from './access';
-import { envLiveCheck, setExpression, visible } from './env-scope';
+import { envLiveCheck, setExpression } from './env-scope';
 import { isLive, type Environment } from './environments';
 import { lookupStep } from './lookup';
 import { claimNameStep, releaseNameStep, renameSteps, type NameScope } from './unique-names';
 import { queryPrefix } from '../db/query';
 import { compareText } from '../text';
-import { softDeleteStep } from '../db/soft-delete';
+import { softDeleteStep, visible } from '../db/soft-delete';
 
 export interface Group {
   id: string;

@@ -5,12 +5,12 @@ import { notFound } from '../http/errors';
 import type { AppContext } from '../context';
 import { accessToCatalogItem } from './catalog';
 import { MISSING_MANAGE, MISSING_VIEW } from './connections';
-import { envLiveCheck, visible, accessInEnvironment } from './env-scope';
+import { envLiveCheck, accessInEnvironment } from './env-scope';
 import { lookupStep } from './lookup';
 import { liveEntityChecks } from './topology-ends';
 import { claimNameStep, releaseNameStep, type NameScope } from './unique-names';
 import { queryPrefix } from '../db/query';
-import { softDeleteStep } from '../db/soft-delete';
+import { softDeleteStep, visible } from '../db/soft-delete';
 
 /** A service-to-service edge: `from_service_id` depends on `to_service_id`. Field names are a contract (services delete links by them). */
 export interface Link {

@@ -11,7 +11,8 @@ import { accessToCatalogItem, catalogLookupStep, containsCi, liveItem, setFields
 import { ipv4Address, ipv4Cidr, optionalText } from './catalog-fields';
 import { claimNameStep, releaseNameStep, renameSteps, type NameScope } from './unique-names';
 import { queryPrefix } from '../db/query';
-import { accessInEnvironment, visible } from './env-scope';
+import { accessInEnvironment } from './env-scope';
+import { visible } from '../db/soft-delete';
 import { byText } from '../text';
 
 /** Networks: IPv4 networks of an environment, which services and floors attach to (attachments.ts). */

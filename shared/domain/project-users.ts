@@ -4,13 +4,13 @@ import { transact } from '../db/transact';
 import { forbidden, notFound } from '../http/errors';
 import type { AppContext } from '../context';
 import { batchGet, keyId, loadAccess, type ProjectAccess } from './access';
-import { setExpression, visible } from './env-scope';
+import { setExpression } from './env-scope';
 import { isLive } from './environments';
 import { locate, lookupStep } from './lookup';
 import { counterStep, planOfProject } from './projects';
 import { queryPrefix } from '../db/query';
 import { compareText } from '../text';
-import { softDeleteStep } from '../db/soft-delete';
+import { softDeleteStep, visible } from '../db/soft-delete';
 
 /** A project-local person (may have no login), e.g. the one responsible for a service. */
 export interface ProjectUser {

@@ -13,7 +13,8 @@ import type { Floor } from './floors';
 import { counterStep, planOfProject, type Project } from './projects';
 import type { Key } from './lookup';
 import { queryPrefix } from '../db/query';
-import { accessInEnvironment, visible } from './env-scope';
+import { accessInEnvironment } from './env-scope';
+import { visible } from '../db/soft-delete';
 import { byText } from '../text';
 
 /** Services: the applications and components of an environment. */

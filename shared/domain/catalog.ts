@@ -1,6 +1,4 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { queryPrefix } from '../db/query';
-import { ddb } from '../clients';
 import { config } from '../config';
 import { keys } from '../db/keys';
 import { transact, type TransactStep } from '../db/transact';
@@ -8,7 +6,7 @@ import { AppError } from '../http/errors';
 import { keyId, loadAccess } from './access';
 import { envIdOfKey } from './env-scope';
 import { isLive, type Environment } from './environments';
-import { lookupStep, type Key } from './lookup';
+import { lookupStep, readLookup, type Key } from './lookup';
 
 /**
  * What the catalog kinds (services, service floors, networks) share: their items live under
@@ -42,12 +40,10 @@ export function catalogLookupStep(id: string, projectId: string, envId: string, 
  * id, or one of another kind, is `notFoundError`.
  */
 export async function locateInEnvironment(id: string, kind: string, notFoundError: AppError): Promise<Located> {
-  const out = await ddb().send(new GetCommand({ TableName: config().TABLE_NAME, Key: keys.idLookup(id), ConsistentRead: true }));
-  const item = out.Item;
-  if (!item || item.kind !== kind) throw notFoundError;
+  const item = await readLookup(id, kind, notFoundError);
   const { PK: _pk, SK: _sk, project_id, item_pk, item_sk, kind: _k, environment_id, ...refs } = item;
-  const key = { PK: item_pk as string, SK: item_sk as string };
-  return { projectId: project_id as string, envId: (environment_id as string | undefined) ?? envIdOfKey(key), key, refs: refs as LookupRefs };
+  const key = { PK: item_pk, SK: item_sk };
+  return { projectId: project_id, envId: (environment_id as string | undefined) ?? envIdOfKey(key), key, refs: refs as LookupRefs };
 }
 
 /**

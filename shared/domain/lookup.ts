@@ -7,7 +7,8 @@ import type { AppError } from '../http/errors';
 
 export type Key = { PK: string; SK: string };
 
-interface LookupItem {
+/** The lookup item: where the item lives, plus any attributes its kind records (see catalogLookupStep). */
+export interface LookupItem extends Record<string, unknown> {
   project_id: string;
   item_pk: string;
   item_sk: string;
@@ -25,10 +26,16 @@ export function lookupStep(id: string, projectId: string, key: Key, kind: string
   };
 }
 
-/** Where the item with this id lives; an unknown id (or one of another kind) is `notFoundError`. */
-export async function locate(id: string, kind: string, notFoundError: AppError): Promise<{ projectId: string; key: Key }> {
+/** The lookup item of this id (one strongly consistent GetItem); an unknown id (or one of another kind) is `notFoundError`. */
+export async function readLookup(id: string, kind: string, notFoundError: AppError): Promise<LookupItem> {
   const out = await ddb().send(new GetCommand({ TableName: config().TABLE_NAME, Key: keys.idLookup(id), ConsistentRead: true }));
   const item = out.Item as LookupItem | undefined;
   if (!item || item.kind !== kind) throw notFoundError;
+  return item;
+}
+
+/** Where the item with this id lives; an unknown id (or one of another kind) is `notFoundError`. */
+export async function locate(id: string, kind: string, notFoundError: AppError): Promise<{ projectId: string; key: Key }> {
+  const item = await readLookup(id, kind, notFoundError);
   return { projectId: item.project_id, key: { PK: item.item_pk, SK: item.item_sk } };
 }

@@ -86,11 +86,14 @@ export function stillLiveStep(key: Key, failWith: AppError): TransactStep {
   return { ConditionCheck: { TableName: config().TABLE_NAME, Key: key, ConditionExpression: LIVE_CONDITION, ExpressionAttributeValues: { ':null': null } }, failWith };
 }
 
-/** Sets `fields` (and nothing else) on a live item; fails with `failWith` when it was deleted meanwhile. */
+/**
+ * Sets `fields` (and nothing else; an undefined value leaves its field as it is) on a live item;
+ * fails with `failWith` when it was deleted meanwhile. The one "patch a live item" write.
+ */
 export function setFieldsStep(key: Key, fields: Record<string, unknown>, failWith: AppError, extraCondition?: { expression: string; values: Record<string, unknown> }): TransactStep {
   const names: Record<string, string> = {};
   const values: Record<string, unknown> = { ':null': null, ...extraCondition?.values };
-  const sets = Object.entries(fields).map(([field, value], i) => {
+  const sets = Object.entries(fields).filter(([, value]) => value !== undefined).map(([field, value], i) => {
     names[`#f${i}`] = field;
     values[`:v${i}`] = value;
     return `#f${i} = :v${i}`;

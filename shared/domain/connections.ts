@@ -4,7 +4,7 @@ import { transact, type TransactStep } from '../db/transact';
 import { badRequest, conflict, notFound } from '../http/errors';
 import type { AppContext } from '../context';
 import { keyId } from './access';
-import { accessToCatalogItem } from './catalog';
+import { accessToCatalogItem, setFieldsStep } from './catalog';
 import { envLiveCheck, accessInEnvironment } from './env-scope';
 import { isLive } from './environments';
 import { lookupStep } from './lookup';
@@ -232,18 +232,7 @@ export interface ConnectionChanges {
 
 /** Sets the given fields (undefined = unchanged) on a live connection. */
 function updateConnectionStep(c: Connection, changes: ConnectionChanges, now: string, failWith = notFound(CONNECTION_NOT_FOUND)): TransactStep {
-  const fields = Object.entries({ ...changes, updated_at: now }).filter(([, v]) => v !== undefined);
-  return {
-    Update: {
-      TableName: table(),
-      Key: connectionKey(c),
-      UpdateExpression: `SET ${fields.map((_, i) => `#f${i} = :v${i}`).join(', ')}`,
-      ConditionExpression: 'attribute_exists(PK) AND deleted_at = :null',
-      ExpressionAttributeNames: Object.fromEntries(fields.map(([f], i) => [`#f${i}`, f])),
-      ExpressionAttributeValues: { ':null': null, ...Object.fromEntries(fields.map(([, v], i) => [`:v${i}`, v])) },
-    },
-    failWith,
-  };
+  return setFieldsStep(connectionKey(c), { direction: changes.direction, name: changes.name, updated_at: now }, failWith);
 }
 
 const applyChanges = (c: Connection, changes: ConnectionChanges, now: string): Connection => ({

@@ -5,7 +5,8 @@ import { badRequest, conflict, forbidden, notFound } from '../http/errors';
 import type { Permission } from '../auth/permissions';
 import type { AppContext } from '../context';
 import { batchGet, keyId, OWNER_REQUIRED, type Membership, type ProjectAccess } from './access';
-import { ENV_NOT_IN_PROJECT, envLiveCheck, setExpression } from './env-scope';
+import { ENV_NOT_IN_PROJECT, envLiveCheck } from './env-scope';
+import { setFieldsStep } from './catalog';
 import { isLive } from './environments';
 import { counterStep, membershipSteps, planOfProject } from './projects';
 import { claimNameStep, releaseNameStep, renameSteps, type NameScope } from './unique-names';
@@ -101,20 +102,9 @@ export async function updateCustomRole(
   const role = roleFrom(access, roleId);
   const permissions = patch.permissions && [...new Set(patch.permissions)];
   const updated_at = ctx.now().toISOString();
-  const { sets, names, values } = setExpression({ name: patch.name, description: patch.description, permissions, updated_at });
   await transact([
     ...(patch.name === undefined ? [] : renameSteps(roleNames(role.project_id), role.name, patch.name, role.id)),
-    {
-      Update: {
-        TableName: config().TABLE_NAME,
-        Key: keys.customRole(role.project_id, role.id),
-        UpdateExpression: `SET ${sets.join(', ')}`,
-        ConditionExpression: 'attribute_exists(PK) AND deleted_at = :null',
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: { ...values, ':null': null },
-      },
-      failWith: notFound(CUSTOM_ROLE_NOT_FOUND),
-    },
+    setFieldsStep(keys.customRole(role.project_id, role.id), { name: patch.name, description: patch.description, permissions, updated_at }, notFound(CUSTOM_ROLE_NOT_FOUND)),
   ]);
   return {
     ...role, ...(patch.name !== undefined && { name: patch.name }), ...(patch.description !== undefined && { description: patch.description }),

@@ -38,17 +38,3 @@ export function envLiveCheck(projectId: string, envId: string): TransactStep {
     failWith: badRequest(ENV_NOT_IN_PROJECT),
   };
 }
-
-/** Builds `SET a = :a, ...` for the fields present in a partial update (undefined = leave as is). */
-export function setExpression(fields: Record<string, unknown>) {
-  const names: Record<string, string> = {};
-  const values: Record<string, unknown> = {};
-  const sets: string[] = [];
-  for (const [field, value] of Object.entries(fields)) {
-    if (value === undefined) continue;
-    names[`#${field}`] = field;
-    values[`:${field}`] = value;
-    sets.push(`#${field} = :${field}`);
-  }
-  return { sets, names, values };
-}

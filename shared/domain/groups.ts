@@ -6,7 +6,8 @@ import { transact, type TransactStep } from '../db/transact';
 import { badRequest, conflict, notFound } from '../http/errors';
 import type { AppContext } from '../context';
 import { batchGet, keyId, type ProjectAccess } from './access';
-import { envLiveCheck, setExpression } from './env-scope';
+import { envLiveCheck } from './env-scope';
+import { setFieldsStep } from './catalog';
 import { isLive, type Environment } from './environments';
 import { lookupStep } from './lookup';
 import { claimNameStep, releaseNameStep, renameSteps, type NameScope } from './unique-names';
@@ -91,20 +92,13 @@ export async function createGroup(access: ProjectAccess, env: Environment, input
 export async function updateGroup(access: ProjectAccess, group: Group, patch: { name?: string; description?: string | null }, ctx: AppContext): Promise<Group> {
   access.require('groups.manage', NOT_AUTHORIZED_MANAGE_GROUPS, group.environment_id);
   const updated: Group = { ...group, ...definedOnly(patch), updated_at: ctx.now().toISOString() };
-  const { sets, names, values } = setExpression({ name: patch.name, description: patch.description, updated_at: updated.updated_at });
   await transact([
     ...(patch.name === undefined ? [] : renameSteps(groupNames(group.project_id, group.environment_id), group.name, patch.name, group.id)),
-    {
-      Update: {
-        TableName: config().TABLE_NAME,
-        Key: keys.group(group.project_id, group.environment_id, group.id),
-        UpdateExpression: `SET ${sets.join(', ')}`,
-        ConditionExpression: 'attribute_exists(PK) AND deleted_at = :null',
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: { ...values, ':null': null },
-      },
-      failWith: notFound(GROUP_NOT_FOUND),
-    },
+    setFieldsStep(
+      keys.group(group.project_id, group.environment_id, group.id),
+      { name: patch.name, description: patch.description, updated_at: updated.updated_at },
+      notFound(GROUP_NOT_FOUND),
+    ),
   ]);
   return updated;
 }
@@ -217,20 +211,13 @@ export async function createSubgroup(
 export async function updateSubgroup(access: ProjectAccess, sub: Subgroup, patch: { name?: string; description?: string | null }, ctx: AppContext): Promise<Subgroup> {
   access.require('groups.manage', NOT_AUTHORIZED_MANAGE_GROUPS, sub.environment_id);
   const updated: Subgroup = { ...sub, ...definedOnly(patch), updated_at: ctx.now().toISOString() };
-  const { sets, names, values } = setExpression({ name: patch.name, description: patch.description, updated_at: updated.updated_at });
   await transact([
     ...(patch.name === undefined ? [] : renameSteps(subgroupNames(sub.project_id, sub.group_id), sub.name, patch.name, sub.id)),
-    {
-      Update: {
-        TableName: config().TABLE_NAME,
-        Key: keys.subgroup(sub.project_id, sub.environment_id, sub.id),
-        UpdateExpression: `SET ${sets.join(', ')}`,
-        ConditionExpression: 'attribute_exists(PK) AND deleted_at = :null',
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: { ...values, ':null': null },
-      },
-      failWith: notFound(SUBGROUP_NOT_FOUND),
-    },
+    setFieldsStep(
+      keys.subgroup(sub.project_id, sub.environment_id, sub.id),
+      { name: patch.name, description: patch.description, updated_at: updated.updated_at },
+      notFound(SUBGROUP_NOT_FOUND),
+    ),
   ]);
   return updated;
 }

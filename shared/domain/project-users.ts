@@ -4,7 +4,7 @@ import { transact } from '../db/transact';
 import { forbidden, notFound } from '../http/errors';
 import type { AppContext } from '../context';
 import { batchGet, keyId, loadAccess, type ProjectAccess } from './access';
-import { setExpression } from './env-scope';
+import { setFieldsStep } from './catalog';
 import { isLive } from './environments';
 import { locate, lookupStep } from './lookup';
 import { counterStep, planOfProject } from './projects';
@@ -75,20 +75,7 @@ export async function createProjectUser(access: ProjectAccess, input: ProjectUse
 export async function updateProjectUser(access: ProjectAccess, person: ProjectUser, patch: ProjectUserFields, ctx: AppContext): Promise<ProjectUser> {
   access.require('project_users.manage', NOT_AUTHORIZED_MANAGE_PROJECT_USERS);
   const updated_at = ctx.now().toISOString();
-  const { sets, names, values } = setExpression({ ...patch, updated_at });
-  await transact([
-    {
-      Update: {
-        TableName: config().TABLE_NAME,
-        Key: keys.projectUser(person.project_id, person.id),
-        UpdateExpression: `SET ${sets.join(', ')}`,
-        ConditionExpression: 'attribute_exists(PK) AND deleted_at = :null',
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: { ...values, ':null': null },
-      },
-      failWith: notFound(PROJECT_USER_NOT_FOUND),
-    },
-  ]);
+  await transact([setFieldsStep(keys.projectUser(person.project_id, person.id), { ...patch, updated_at }, notFound(PROJECT_USER_NOT_FOUND))]);
   const changes = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined));
   return { ...person, ...changes, updated_at };
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { config, type Config } from './config';
 
-/** What every domain function gets: the clock, id generation and configuration, injectable for tests. */
+/** What every domain function gets: the clock (injectable for tests), id generation and configuration. */
 export interface AppContext {
   now(): Date;
   /** When the request arrived, before anything was read (sync cursors are taken from it). */

@@ -41,7 +41,6 @@ export const keys = {
     PK: `PROJECT#${projectId}`,
     SK: `NAME#${kind}#${scopeId}#${name.trim().toLowerCase()}`,
   }),
-  /** Bare id → where the item lives: written with the item, read strongly consistently (a GSI would lag). */
   customRole: (projectId: string, roleId: string) => ({ PK: `PROJECT#${projectId}`, SK: `CROLE#${roleId}` }),
   customRolePrefix: 'CROLE#',
   customRoleAssignment: (projectId: string, roleId: string, userId: string) => ({ PK: `PROJECT#${projectId}`, SK: `CRASSIGN#${roleId}#${userId}` }),
@@ -71,6 +70,7 @@ export const keys = {
   /** Open invitations per invited address (login asks "is one pending?" with one Query); removed on accept and revoke. */
   invitedEmail: (email: string, inviteId: string) => ({ PK: `INVITEDEMAIL#${email.toLowerCase()}`, SK: `INVITE#${inviteId}` }),
   invitedEmailPK: (email: string) => `INVITEDEMAIL#${email.toLowerCase()}`,
+  /** Bare id → where the item lives: written with the item, read strongly consistently (a GSI would lag). */
   idLookup: (id: string) => ({ PK: `ID#${id}`, SK: 'ID' }),
 };
 

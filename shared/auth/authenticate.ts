@@ -1,7 +1,7 @@
 import { verifyAccessToken } from './tokens';
 import { getAccountAndSession, sessionExpired, type Session } from '../domain/sessions';
 import { unauthorized } from '../http/errors';
-import type { Account } from '../domain/accounts';
+import { USER_NOT_FOUND_OR_INACTIVE, type Account } from '../domain/accounts';
 import type { AppContext } from '../context';
 
 /** The caller of a request: the account as re-read for this request, and the session the token belongs to. */
@@ -29,7 +29,7 @@ export async function authenticate(token: string | undefined, ctx: AppContext): 
   if (!token) throw unauthorized(NOT_AUTHENTICATED);
   const claims = await verifyAccessToken(token, ctx);
   const { account, session } = await getAccountAndSession(claims.sub, claims.sid);
-  if (!account || !account.is_active) throw unauthorized('User not found or inactive');
+  if (!account || !account.is_active) throw unauthorized(USER_NOT_FOUND_OR_INACTIVE);
   if (account.token_version !== claims.ver) throw unauthorized('Invalid token version');
   if (!session || sessionExpired(session, ctx)) throw unauthorized('Token revoked');
   return { account, session };

@@ -5,7 +5,7 @@ import { keys } from '../db/keys';
 import { transact, type TransactStep } from '../db/transact';
 import { badRequest, conflict, notFound } from '../http/errors';
 import type { AppContext } from '../context';
-import { batchGet, keyId, type ProjectAccess } from './access';
+import type { ProjectAccess } from './access';
 import { envLiveCheck } from './env-scope';
 import { setFieldsStep } from './catalog';
 import { isLive, type Environment } from './environments';
@@ -237,29 +237,6 @@ export async function deleteSubgroup(access: ProjectAccess, sub: Subgroup, ctx: 
       },
     },
   ]);
-}
-
-// ---- for other modules -----------------------------------------------------------------------
-
-/**
- * Names of live groups and subgroups of one environment, by id, in one BatchGet — for services
- * (group_name / subgroup_name) and imports. Unknown, foreign and deleted ids are simply absent.
- */
-export async function resolveGroupNames(projectId: string, envId: string, groupIds: Iterable<string>, subgroupIds: Iterable<string>) {
-  const gIds = [...new Set(groupIds)];
-  const sIds = [...new Set(subgroupIds)];
-  const found = await batchGet([...gIds.map((id) => keys.group(projectId, envId, id)), ...sIds.map((id) => keys.subgroup(projectId, envId, id))]);
-  const groups = new Map<string, string>();
-  const subgroups = new Map<string, { name: string; group_id: string }>();
-  for (const id of gIds) {
-    const g = found.get(keyId(keys.group(projectId, envId, id))) as Group | undefined;
-    if (isLive(g)) groups.set(id, g!.name);
-  }
-  for (const id of sIds) {
-    const s = found.get(keyId(keys.subgroup(projectId, envId, id))) as Subgroup | undefined;
-    if (isLive(s)) subgroups.set(id, { name: s!.name, group_id: s!.group_id });
-  }
-  return { groups, subgroups };
 }
 
 function definedOnly<T extends object>(o: T): Partial<T> {

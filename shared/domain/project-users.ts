@@ -3,7 +3,7 @@ import { keys } from '../db/keys';
 import { transact } from '../db/transact';
 import { forbidden, notFound } from '../http/errors';
 import type { AppContext } from '../context';
-import { batchGet, keyId, loadAccess, type ProjectAccess } from './access';
+import { keyId, loadAccess, type ProjectAccess } from './access';
 import { setFieldsStep } from './catalog';
 import { isLive } from './environments';
 import { locate, lookupStep } from './lookup';
@@ -88,15 +88,4 @@ export async function deleteProjectUser(access: ProjectAccess, person: ProjectUs
     softDeleteStep(keys.projectUser(person.project_id, person.id), now, notFound(PROJECT_USER_NOT_FOUND)),
     counterStep(keys.project(person.project_id), { project_user_count: -1 }),
   ]);
-}
-
-/**
- * For `responsible_project_user_id` on services: the live project user with this id in this
- * project, or undefined (unknown, deleted and other projects' ids alike). To save a round trip,
- * add `keys.projectUser(projectId, id)` to the `extra` of `loadAccess` and test it with `isLive`.
- */
-export async function findProjectUser(projectId: string, id: string): Promise<ProjectUser | undefined> {
-  const key = keys.projectUser(projectId, id);
-  const person = (await batchGet([key])).get(keyId(key)) as ProjectUser | undefined;
-  return isLive(person) ? person : undefined;
 }

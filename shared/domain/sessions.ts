@@ -9,7 +9,7 @@ import { ACCESS_COOKIE, REFRESH_COOKIE, setCookie } from '../http/cookies';
 import { unauthorized } from '../http/errors';
 import type { Reply } from '../http/route';
 import type { AppContext } from '../context';
-import type { Account } from './accounts';
+import { USER_NOT_FOUND_OR_INACTIVE, type Account } from './accounts';
 import { queryAll } from '../db/query';
 import { batchGet, keyId } from './access';
 
@@ -43,6 +43,7 @@ function expiry(ctx: AppContext) {
 export async function startSession(account: Account, meta: ClientMeta, ctx: AppContext): Promise<Reply> {
   const secret = newSecret();
   const now = ctx.now().toISOString();
+  const { expires_at, expires_at_epoch } = expiry(ctx);
   const session: Session = {
     id: ctx.newId(),
     user_id: account.id,
@@ -51,13 +52,13 @@ export async function startSession(account: Account, meta: ClientMeta, ctx: AppC
     ip: meta.sourceIp,
     created_at: now,
     last_seen_at: now,
-    ...expiry(ctx),
+    expires_at,
     token_version: account.token_version,
   };
   await ddb().send(
     new PutCommand({
       TableName: config().TABLE_NAME,
-      Item: { ...keys.session(account.id, session.id), type: 'session', ...session, ...expiry(ctx) },
+      Item: { ...keys.session(account.id, session.id), type: 'session', ...session, expires_at_epoch },
     }),
   );
   return tokenReply(account, session.id, secret, ctx);
@@ -95,7 +96,7 @@ export async function refreshSession(token: string, meta: ClientMeta, ctx: AppCo
   if (!parsed) throw unauthorized(INVALID_REFRESH);
   const { account, session } = await getAccountAndSession(parsed.userId, parsed.sessionId);
   if (!session || sessionExpired(session, ctx)) throw unauthorized(INVALID_REFRESH);
-  if (!account || !account.is_active) throw unauthorized('User not found or inactive');
+  if (!account || !account.is_active) throw unauthorized(USER_NOT_FOUND_OR_INACTIVE);
   if ((session.token_version ?? 0) !== account.token_version) {
     // every session of the account was revoked at once (password reset, block); this one may not have been deleted yet
     await revokeSession(account.id, session.id);
@@ -107,6 +108,7 @@ export async function refreshSession(token: string, meta: ClientMeta, ctx: AppCo
     throw unauthorized(INVALID_REFRESH);
   }
   const secret = newSecret();
+  const next = expiry(ctx);
   try {
     await ddb().send(
       new UpdateCommand({
@@ -114,7 +116,7 @@ export async function refreshSession(token: string, meta: ClientMeta, ctx: AppCo
         Key: keys.session(account.id, session.id),
         UpdateExpression: 'SET refresh_hash = :new, last_seen_at = :now, ip = :ip, expires_at = :exp, expires_at_epoch = :epoch',
         ConditionExpression: 'refresh_hash = :old',
-        ExpressionAttributeValues: { ':new': sha256(secret), ':old': presented, ':now': ctx.now().toISOString(), ':ip': meta.sourceIp, ':exp': expiry(ctx).expires_at, ':epoch': expiry(ctx).expires_at_epoch },
+        ExpressionAttributeValues: { ':new': sha256(secret), ':old': presented, ':now': ctx.now().toISOString(), ':ip': meta.sourceIp, ':exp': next.expires_at, ':epoch': next.expires_at_epoch },
       }),
     );
   } catch (err) {

@@ -4,7 +4,6 @@ import { useTestStack } from '../helpers/stack';
 import { client, signUp } from '../helpers/http';
 import { setPlan } from '../helpers/plans';
 import { grantRole, projectWithEnv } from '../helpers/tenancy';
-import { findProjectUser } from '../../shared/domain/project-users';
 
 const ref = useTestStack();
 const api = client(() => ref.stack.url);
@@ -98,17 +97,4 @@ describe('project users', () => {
     expect((await api.get('/project-users', { token: user.token })).status).toBe(422);
   });
 
-  it('findProjectUser finds live project users of the given project only (for responsible_project_user_id)', async () => {
-    const owner = await signUp(api);
-    const { projectId } = await projectWithEnv(api, owner.token);
-    const other = await signUp(api);
-    const theirs = await projectWithEnv(api, other.token);
-    const mine = await addPerson(owner.token, projectId, { name: 'Mine' });
-    const foreign = await addPerson(other.token, theirs.projectId, { name: 'Theirs' });
-    expect((await findProjectUser(projectId, mine.id))?.name).toBe('Mine');
-    expect(await findProjectUser(projectId, foreign.id)).toBeUndefined();
-    expect(await findProjectUser(projectId, randomUUID())).toBeUndefined();
-    await api.delete(`/project-users/${mine.id}`, undefined, { token: owner.token });
-    expect(await findProjectUser(projectId, mine.id)).toBeUndefined();
-  });
 });

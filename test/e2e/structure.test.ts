@@ -4,7 +4,6 @@ import { useTestStack } from '../helpers/stack';
 import { client, signUp } from '../helpers/http';
 import { setPlan } from '../helpers/plans';
 import { grantRole, projectWithEnv } from '../helpers/tenancy';
-import { resolveGroupNames } from '../../shared/domain/groups';
 
 const ref = useTestStack();
 const api = client(() => ref.stack.url);
@@ -257,20 +256,5 @@ describe('subgroups', () => {
     expect((await api.get(`/subgroups?project_id=${projectId}&environment_id=${envId}`, { token: owner.token })).body).toHaveLength(95);
     expect((await api.delete(`/groups/${big.id}`, undefined, { token: owner.token })).status).toBe(204);
     expect((await api.get(`/subgroups?project_id=${projectId}&environment_id=${envId}`, { token: owner.token })).body).toEqual([]);
-  });
-});
-
-describe('resolveGroupNames', () => {
-  it('names live groups and subgroups of one environment by id, and leaves out the rest', async () => {
-    const owner = await signUp(api);
-    const { projectId, envId } = await projectWithEnv(api, owner.token);
-    const web = await group(owner.token, projectId, envId, 'web');
-    const gone = await group(owner.token, projectId, envId, 'gone');
-    const blue = await subgroup(owner.token, projectId, envId, web.id, 'blue');
-    await api.delete(`/groups/${gone.id}`, undefined, { token: owner.token });
-    const stranger = randomUUID();
-    const { groups, subgroups } = await resolveGroupNames(projectId, envId, [web.id, gone.id, stranger], [blue.id, stranger]);
-    expect([...groups]).toEqual([[web.id, 'web']]);
-    expect([...subgroups]).toEqual([[blue.id, { name: 'blue', group_id: web.id }]]);
   });
 });

@@ -11,6 +11,8 @@ export type TransactStep = Item & { failWith?: AppError };
 /** Real DynamoDB cancels transactions that contend for an item; retried with jittered backoff. */
 const MAX_CONFLICT_RETRIES = 6;
 export const CONCURRENT_CHANGE = 'The request conflicted with a concurrent change. Please retry.';
+/** The 409 for a write that lost a race; each caller keeps its own instance when a retry loop compares by identity. */
+export const concurrentChange = () => conflict(CONCURRENT_CHANGE);
 
 /**
  * Runs a TransactWriteItems. When a condition fails, the step's `failWith` is thrown
@@ -29,10 +31,10 @@ export async function transact(steps: TransactStep[], token?: string): Promise<v
       const reasons = err.CancellationReasons ?? [];
       const failed = reasons.findIndex((r) => r.Code === 'ConditionalCheckFailed');
       // A condition nobody attached a refusal to failed: the state changed under us.
-      if (failed >= 0) throw steps[failed]?.failWith ?? conflict(CONCURRENT_CHANGE);
+      if (failed >= 0) throw steps[failed]?.failWith ?? concurrentChange();
       if (!reasons.some((r) => r.Code === 'TransactionConflict')) throw err;
       // Still contended after the retries: a 409 the client can retry, not a 500.
-      if (attempt >= MAX_CONFLICT_RETRIES) throw conflict(CONCURRENT_CHANGE);
+      if (attempt >= MAX_CONFLICT_RETRIES) throw concurrentChange();
       await new Promise((r) => setTimeout(r, Math.random() * 25 * 2 ** attempt));
     }
   }

@@ -2,11 +2,13 @@ import { queryPrefix } from '../db/query';
 import { config } from '../config';
 import { keys } from '../db/keys';
 import { transact, type TransactStep } from '../db/transact';
-import { AppError } from '../http/errors';
+import type { AppError } from '../http/errors';
 import { keyId, loadAccess } from './access';
 import { envIdOfKey } from './env-scope';
 import { isLive, type Environment } from './environments';
 import { lookupStep, readLookup, type Key } from './lookup';
+import { concurrentChange } from '../db/transact';
+import { softDeleteStep } from '../db/soft-delete';
 
 /**
  * What the catalog kinds (services, service floors, networks) share: their items live under
@@ -138,7 +140,7 @@ export async function transactWithCascade(cascade: TransactStep[], final: Transa
 }
 
 /** Thrown by a cascade step whose item changed between the read and the write; the operation is re-run. */
-export const CASCADE_STALE = new AppError(409, 'Concurrent change; retry');
+export const CASCADE_STALE = concurrentChange();
 
 export async function retryWhenStale<T>(fn: () => Promise<T>, attempts = 3): Promise<T> {
   for (let attempt = 1; ; attempt++) {
@@ -172,7 +174,7 @@ export async function edgeRemovalSteps(projectId: string, envId: string, entityI
   const leaving = new Map<string, number>();
   for (const c of connections) if (c.chain_id) leaving.set(c.chain_id, (leaving.get(c.chain_id) ?? 0) + 1);
   return [
-    ...[...connections, ...links].map(({ PK, SK }) => softDeleteEdgeStep({ PK, SK }, now)),
+    ...[...connections, ...links].map(({ PK, SK }) => softDeleteStep({ PK, SK }, now, CASCADE_STALE)),
     ...[...leaving].map(([chainId, n]): TransactStep => ({
       Update: {
         TableName: config().TABLE_NAME,
@@ -183,18 +185,4 @@ export async function edgeRemovalSteps(projectId: string, envId: string, entityI
       },
     })),
   ];
-}
-
-/** Soft-deletes an edge found by `edgeRemovalSteps`; one that vanished meanwhile re-runs the operation. */
-function softDeleteEdgeStep(key: Key, now: string): TransactStep {
-  return {
-    Update: {
-      TableName: config().TABLE_NAME,
-      Key: key,
-      UpdateExpression: 'SET deleted_at = :now, updated_at = :now',
-      ConditionExpression: 'attribute_exists(PK)',
-      ExpressionAttributeValues: { ':now': now },
-    },
-    failWith: CASCADE_STALE,
-  };
 }

@@ -1,7 +1,7 @@
 import { config } from '../config';
 import { keys } from '../db/keys';
 import { transact, type TransactStep } from '../db/transact';
-import { badRequest, conflict, notFound } from '../http/errors';
+import { badRequest, notFound } from '../http/errors';
 import type { AppContext } from '../context';
 import { keyId } from './access';
 import { accessToCatalogItem, setFieldsStep } from './catalog';
@@ -11,6 +11,7 @@ import { lookupStep } from './lookup';
 import { liveEntityChecks, type EntityType } from './topology-ends';
 import { queryPrefix } from '../db/query';
 import { softDeleteStep, visible } from '../db/soft-delete';
+import { concurrentChange } from '../db/transact';
 
 export const DIRECTIONS = ['none', 'a_to_b', 'b_to_a', 'both'] as const;
 export type Direction = (typeof DIRECTIONS)[number];
@@ -31,7 +32,6 @@ export const CHAIN_NOT_FOUND = 'Chain not found';
 export const MISSING_MANAGE = 'Missing permission: connections.manage';
 export const MISSING_VIEW = 'Missing permission: connections.view';
 const CHAIN_FULL = `Chain is full (max ${MAX_CHAIN_CONNECTIONS} connections)`;
-const CHAIN_CHANGED = 'Chain changed concurrently; retry';
 
 export const CONNECTION_KIND = 'connection';
 export const CHAIN_KIND = 'connection_chain';
@@ -292,7 +292,7 @@ function chainWriteStep(chain: Chain, update: string, values: Record<string, unk
       ConditionExpression: 'attribute_exists(PK) AND deleted_at = :null AND connection_count = :count',
       ExpressionAttributeValues: { ':null': null, ':count': chain.connection_count, ...values },
     },
-    failWith: conflict(CHAIN_CHANGED),
+    failWith: concurrentChange(),
   };
 }
 
@@ -302,7 +302,7 @@ export async function updateChain(userId: string, chainId: string, changes: Conn
   const now = ctx.now().toISOString();
   await transact([
     chainWriteStep(chain, 'SET updated_at = :now', { ':now': now }),
-    ...members.map((c) => updateConnectionStep(c, changes, now, conflict(CHAIN_CHANGED))),
+    ...members.map((c) => updateConnectionStep(c, changes, now, concurrentChange())),
   ]);
   return members.map((c) => applyChanges(c, changes, now));
 }
@@ -313,6 +313,6 @@ export async function deleteChain(userId: string, chainId: string, ctx: AppConte
   const now = ctx.now().toISOString();
   await transact([
     chainWriteStep(chain, 'SET deleted_at = :now, updated_at = :now, connection_count = :zero', { ':now': now, ':zero': 0 }),
-    ...members.map((c) => softDeleteStep(connectionKey(c), now, conflict(CHAIN_CHANGED))),
+    ...members.map((c) => softDeleteStep(connectionKey(c), now, concurrentChange())),
   ]);
 }

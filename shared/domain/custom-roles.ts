@@ -1,7 +1,7 @@
 import { config } from '../config';
 import { keys } from '../db/keys';
 import { transact, type TransactStep } from '../db/transact';
-import { badRequest, conflict, forbidden, notFound } from '../http/errors';
+import { badRequest, forbidden, notFound } from '../http/errors';
 import type { Permission } from '../auth/permissions';
 import type { AppContext } from '../context';
 import { batchGet, keyId, OWNER_REQUIRED, type Membership, type ProjectAccess } from './access';
@@ -14,6 +14,7 @@ import type { Key } from './lookup';
 import { queryPrefix } from '../db/query';
 import { compareText } from '../text';
 import { softDeleteStep, visible } from '../db/soft-delete';
+import { concurrentChange } from '../db/transact';
 
 export interface CustomRole {
   id: string;
@@ -171,7 +172,7 @@ export function assignmentReadKeys(projectId: string, roleId: string, userId: st
 
 const ATTEMPTS = 8;
 /** Thrown (by identity) when the member or assignment changed between read and write: read again. */
-const CHANGED = conflict('The assignment changed concurrently. Please retry.');
+const CHANGED = concurrentChange();
 
 /**
  * Gives `userId` a custom role, project-wide (`envId` null) or in one environment; assigning again

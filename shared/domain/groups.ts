@@ -3,7 +3,7 @@ import { ddb } from '../clients';
 import { config } from '../config';
 import { keys } from '../db/keys';
 import { transact, type TransactStep } from '../db/transact';
-import { badRequest, conflict, notFound } from '../http/errors';
+import { badRequest, notFound } from '../http/errors';
 import type { AppContext } from '../context';
 import type { ProjectAccess } from './access';
 import { envLiveCheck } from './env-scope';
@@ -14,6 +14,7 @@ import { claimNameStep, releaseNameStep, renameSteps, type NameScope } from './u
 import { queryPrefix } from '../db/query';
 import { compareText } from '../text';
 import { softDeleteStep, visible } from '../db/soft-delete';
+import { concurrentChange } from '../db/transact';
 
 export interface Group {
   id: string;
@@ -107,7 +108,7 @@ export async function updateGroup(access: ProjectAccess, group: Group, patch: { 
 const CASCADE_CHUNK = 90;
 const ATTEMPTS = 4;
 /** Thrown (by identity) when a cascade step finds the group or a subgroup changed under it: start over. */
-const CHANGED = conflict('The group changed while it was being deleted. Please retry.');
+const CHANGED = concurrentChange();
 
 /**
  * Soft-deletes a group and, with it, every live subgroup; the group's name is free again. The

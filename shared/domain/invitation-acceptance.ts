@@ -18,6 +18,7 @@ import { hasSecondFactor } from './second-factor';
 import { startSession, type ClientMeta } from './sessions';
 import { listSubscriptions } from './subscriptions';
 import { closeIndexStep, DEFAULT_INVITE_ROLE, findInvitationLink, INVITATION_ACCEPTED, INVITATION_EXPIRED, INVITATION_NOT_FOUND, isExpired, toInviteOut, type Invitation } from './invitations';
+import { concurrentChange } from '../db/transact';
 
 /** SPEC "Errors: invitations". */
 export const ACCOUNT_EXISTS =
@@ -30,7 +31,7 @@ export const PASSWORD_REQUIRED_TO_CREATE = 'A password is required to create an 
  * our read and our write (a concurrent acceptance, resend, revoke, sign-in, or project creation).
  * The acceptance is evaluated once more from fresh reads, which gives the precise answer.
  */
-const STALE = conflict('The invitation or the account changed while the invitation was being accepted. Please try again.');
+const STALE = concurrentChange();
 async function retryOnceIfStale<T>(attempt: () => Promise<T>): Promise<T> {
   try {
     return await attempt();

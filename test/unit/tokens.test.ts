@@ -13,6 +13,17 @@ beforeAll(async () => {
   reloadConfig({ LOCAL_DATA_DIR: await mkdtemp(join(tmpdir(), 'tokens-')) });
 });
 
+/** Runs `fn` with the clock moved past an access token's 15-minute lifetime. */
+async function sixteenMinutesLater<T>(fn: () => Promise<T>): Promise<T> {
+  const start = Date.now();
+  useClock(() => new Date(start + 16 * 60_000));
+  try {
+    return await fn();
+  } finally {
+    useClock();
+  }
+}
+
 const refusal = (p: Promise<unknown>) => p.then(() => 'accepted', (e: { detail: string }) => e.detail);
 
 describe('access tokens', () => {
@@ -25,13 +36,7 @@ describe('access tokens', () => {
   it('expires after 15 minutes', async () => {
     const ctx = appContext();
     const token = await issueAccessToken({ sub: randomUUID(), ver: 0, sid: 's' }, ctx);
-    const start = Date.now();
-    useClock(() => new Date(start + 16 * 60_000));
-    try {
-      expect(await refusal(verifyAccessToken(token, appContext()))).toBe('Invalid or expired token');
-    } finally {
-      useClock();
-    }
+    expect(await sixteenMinutesLater(() => refusal(verifyAccessToken(token, appContext())))).toBe('Invalid or expired token');
   });
 
   it('refuses an already verified token once it has expired', async () => {
@@ -39,13 +44,7 @@ describe('access tokens', () => {
     const token = await issueAccessToken({ sub: randomUUID(), ver: 0, sid: 's' }, ctx);
     expect((await verifyAccessToken(token, ctx)).ver).toBe(0);
     expect((await verifyAccessToken(token, ctx)).ver).toBe(0);
-    const start = Date.now();
-    useClock(() => new Date(start + 16 * 60_000));
-    try {
-      expect(await refusal(verifyAccessToken(token, appContext()))).toBe('Invalid or expired token');
-    } finally {
-      useClock();
-    }
+    expect(await sixteenMinutesLater(() => refusal(verifyAccessToken(token, appContext())))).toBe('Invalid or expired token');
   });
 
   it('refuses another audience or issuer as invalid claims', async () => {

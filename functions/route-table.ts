@@ -1,4 +1,4 @@
-import type { Route } from '../shared/http/route';
+import type { Route } from '#http/route';
 import { authRoutes } from './auth/routes';
 import { billingRoutes } from './billing/routes';
 import { adminRoutes } from './admin/routes';

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { route, ok, created } from '../../shared/http/route';
-import { accountOut, email, text } from '../../shared/http/schemas';
-import { activePlan } from '../../shared/domain/subscriptions';
-import { createAccountAsStaff, getAccountForStaff, listAccounts, toAdminUserOut, updateAccountAsStaff } from '../../shared/domain/admin-users';
+import { route, ok, created } from '#http/route';
+import { accountOut, email, text } from '#http/schemas';
+import { activePlan } from '#domain/billing';
+import { createAccountAsStaff, getAccountForStaff, listAccounts, toAdminUserOut, updateAccountAsStaff } from '#domain/identity';
 
 const accountType = z.enum(['customer', 'project_user', 'staff']);
 const userParams = z.object({ user_id: z.uuid() });

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { route, ok } from '../../shared/http/route';
-import { uuid } from '../../shared/http/schemas';
-import { AppError } from '../../shared/http/errors';
-import { loadAccess } from '../../shared/domain/access';
+import { route, ok } from '#http/route';
+import { uuid } from '#http/schemas';
+import { AppError } from '#http/errors';
+import { loadAccess } from '#domain/tenancy';
 
 /** GET /auth/me/capabilities: the caller's effective permission keys, from the one permission function. */
 export const capabilityRoutes = [

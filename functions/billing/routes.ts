@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { route, ok } from '../../shared/http/route';
-import { notFound } from '../../shared/http/errors';
-import { listPlans } from '../../shared/domain/plans';
-import { activePlan } from '../../shared/domain/subscriptions';
+import { route, ok } from '#http/route';
+import { notFound } from '#http/errors';
+import { listPlans } from '#domain/billing';
+import { activePlan } from '#domain/billing';
 
 const planOut = z.object({
   id: z.uuid(), name: z.string(), interval: z.enum(['monthly', 'annual', 'none', 'custom']), price_cents: z.int(), currency: z.string(),

@@ -1,4 +1,4 @@
-import { httpHandler } from '../../shared/http/pipeline';
+import { httpHandler } from '#http/pipeline';
 import { docsRoutes } from './routes';
 
 /** The docs function: its own routes only, so its bundle carries nothing of the other groups. */

@@ -1,5 +1,5 @@
-import { route, ok } from '../../shared/http/route';
-import { openApiDocument } from '../../shared/http/openapi';
+import { route, ok } from '#http/route';
+import { openApiDocument } from '#http/openapi';
 
 /** The API reference, generated from the route table on first request. */
 export const docsRoutes = [

@@ -1,4 +1,4 @@
-import { httpHandler } from '../../shared/http/pipeline';
+import { httpHandler } from '#http/pipeline';
 import { environmentRoutes } from './routes';
 
 /** The environments function: its own routes only, so its bundle carries nothing of the other groups. */

@@ -1,12 +1,12 @@
 import { z } from 'zod';
-import { route, ok, created, noContent } from '../../shared/http/route';
-import { name, syncHeaders, updatedSince, uuid } from '../../shared/http/schemas';
-import { forbidden } from '../../shared/http/errors';
-import { ENV_ROLES } from '../../shared/auth/permissions';
-import { loadAccess } from '../../shared/domain/access';
-import { accessToEnvironment, createEnvironment, deleteEnvironment, listEnvironments, renameEnvironment, toEnvironmentOut } from '../../shared/domain/environments';
-import { assignEnvRole, envRoleTargetKeys, listEnvRoles, removeEnvRole, toEnvRoleOut } from '../../shared/domain/env-roles';
-import { projectInventory } from '../../shared/domain/inventory';
+import { route, ok, created, noContent } from '#http/route';
+import { name, syncHeaders, updatedSince, uuid } from '#http/schemas';
+import { forbidden } from '#http/errors';
+import { ENV_ROLES } from '#auth/permissions';
+import { loadAccess } from '#domain/tenancy';
+import { accessToEnvironment, createEnvironment, deleteEnvironment, listEnvironments, renameEnvironment, toEnvironmentOut } from '#domain/tenancy';
+import { assignEnvRole, envRoleTargetKeys, listEnvRoles, removeEnvRole, toEnvRoleOut } from '#domain/tenancy';
+import { projectInventory } from '#domain/tenancy';
 
 const environmentOut = z.object({ id: z.uuid(), name: z.string(), project_id: z.uuid(), updated_at: z.string(), deleted_at: z.string().nullable() });
 const roleOut = z.object({ id: z.uuid(), environment_id: z.uuid(), user_id: z.uuid(), role: z.enum(ENV_ROLES) });

@@ -1,13 +1,13 @@
 import { z } from 'zod';
-import { route, ok, created, noContent } from '../../shared/http/route';
-import { email, uuid } from '../../shared/http/schemas';
-import { AppError } from '../../shared/http/errors';
-import { ACCESS_COOKIE } from '../../shared/http/cookies';
-import { ENV_ROLES } from '../../shared/auth/permissions';
-import { authenticate, presentedToken, type Principal } from '../../shared/auth/authenticate';
-import type { AppContext } from '../../shared/context';
-import { createInvitation, listInvitations, resendInvitation, revokeInvitation, toInviteOut } from '../../shared/domain/invitations';
-import { acceptInvitationById, acceptInvitationByToken } from '../../shared/domain/invitation-acceptance';
+import { route, ok, created, noContent } from '#http/route';
+import { email, uuid } from '#http/schemas';
+import { AppError } from '#http/errors';
+import { ACCESS_COOKIE } from '#http/cookies';
+import { ENV_ROLES } from '#auth/permissions';
+import { authenticate, presentedToken, type Principal } from '#auth/authenticate';
+import type { AppContext } from '#shared/context';
+import { createInvitation, listInvitations, resendInvitation, revokeInvitation, toInviteOut } from '#domain/tenancy';
+import { acceptInvitationById, acceptInvitationByToken } from '#domain/tenancy';
 
 const ts = z.string();
 const inviteOut = z.object({

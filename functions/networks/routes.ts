@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { route, ok, created, noContent } from '../../shared/http/route';
-import { syncHeaders, updatedSince, uuid } from '../../shared/http/schemas';
-import { ipv4Range } from '../../shared/domain/catalog-fields';
-import { createNetwork, createNetworkBody, deleteNetwork, getNetwork, listNetworks, toNetworkOut, updateNetwork, updateNetworkBody } from '../../shared/domain/networks';
-import { attachedNetworks, HOLDERS, MAX_ATTACHED_NETWORKS, replaceAttachedNetworks } from '../../shared/domain/attachments';
+import { route, ok, created, noContent } from '#http/route';
+import { syncHeaders, updatedSince, uuid } from '#http/schemas';
+import { ipv4Range } from '#domain/catalog';
+import { createNetwork, createNetworkBody, deleteNetwork, getNetwork, listNetworks, toNetworkOut, updateNetwork, updateNetworkBody } from '#domain/catalog';
+import { attachedNetworks, HOLDERS, MAX_ATTACHED_NETWORKS, replaceAttachedNetworks } from '#domain/catalog';
 
 const networkOut = z.object({
   id: z.uuid(), project_id: z.uuid(), environment_id: z.uuid(), name: z.string(), cidr: z.string(), gateway: z.string().nullable(),

@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { route, ok } from '../../shared/http/route';
-import { uuid } from '../../shared/http/schemas';
-import { keys } from '../../shared/db/keys';
-import { loadAccess } from '../../shared/domain/access';
-import { costEstimate } from '../../shared/domain/cost-estimate';
+import { route, ok } from '#http/route';
+import { uuid } from '#http/schemas';
+import { keys } from '#db/keys';
+import { loadAccess } from '#domain/tenancy';
+import { costEstimate } from '#domain/tenancy';
 
 export const costRoutes = [
   route({

@@ -1,4 +1,4 @@
-import { httpHandler } from '../../shared/http/pipeline';
+import { httpHandler } from '#http/pipeline';
 import { projectRoutes } from './routes';
 
 /** The projects function: its own routes only, so its bundle carries nothing of the other groups. */

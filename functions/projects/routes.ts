@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { route, ok, created, noContent } from '../../shared/http/route';
-import { name, syncHeaders, updatedSince, uuid } from '../../shared/http/schemas';
-import { loadAccess } from '../../shared/domain/access';
-import { createProject, deleteProject, listProjects, planOfProject, planTier, projectMembers, toProjectOut, updateProjectSettings } from '../../shared/domain/projects';
-import { projectInventory, totals } from '../../shared/domain/inventory';
+import { route, ok, created, noContent } from '#http/route';
+import { name, syncHeaders, updatedSince, uuid } from '#http/schemas';
+import { loadAccess } from '#domain/tenancy';
+import { createProject, deleteProject, listProjects, planOfProject, planTier, projectMembers, toProjectOut, updateProjectSettings } from '#domain/tenancy';
+import { projectInventory, totals } from '#domain/tenancy';
 import { projectUserRoutes } from './project-users-routes';
 import { costRoutes } from './costs-routes';
 

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { route, ok, created, noContent } from '../../shared/http/route';
-import { syncHeaders, updatedSince, uuid } from '../../shared/http/schemas';
-import { repeatable } from '../../shared/domain/catalog-fields';
-import { createService, createServiceBody, deleteService, getService, listServices, repositoryDep, repositoryDeps, toServiceOut, updateService, updateServiceBody } from '../../shared/domain/services';
+import { route, ok, created, noContent } from '#http/route';
+import { syncHeaders, updatedSince, uuid } from '#http/schemas';
+import { repeatable } from '#domain/catalog';
+import { createService, createServiceBody, deleteService, getService, listServices, repositoryDep, repositoryDeps, toServiceOut, updateService, updateServiceBody } from '#domain/catalog';
 
 const nullableString = z.string().nullable();
 const serviceOut = z.object({

@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import { route, ok, created, noContent } from '../../shared/http/route';
-import { name, syncHeaders, text, updatedSince, uuid } from '../../shared/http/schemas';
-import { PERMISSIONS } from '../../shared/auth/permissions';
-import { keys } from '../../shared/db/keys';
-import { loadAccess } from '../../shared/domain/access';
-import { assignCustomRole, assignmentReadKeys, createCustomRole, deleteCustomRole, listAssignments, listCustomRoles, removeAssignment, roleFrom, toAssignmentOut, toCustomRoleOut, updateCustomRole } from '../../shared/domain/custom-roles';
+import { route, ok, created, noContent } from '#http/route';
+import { name, syncHeaders, text, updatedSince, uuid } from '#http/schemas';
+import { PERMISSIONS } from '#auth/permissions';
+import { keys } from '#db/keys';
+import { loadAccess } from '#domain/tenancy';
+import { assignCustomRole, assignmentReadKeys, createCustomRole, deleteCustomRole, listAssignments, listCustomRoles, removeAssignment, roleFrom, toAssignmentOut, toCustomRoleOut, updateCustomRole } from '#domain/tenancy';
 
 /** Keys from the one catalogue (shared/auth/permissions.ts); anything else is a 422. */
 const permissions = z.array(z.enum(PERMISSIONS)).min(1);

@@ -1,12 +1,12 @@
 import { z } from 'zod';
-import { route, ok, created, noContent } from '../../shared/http/route';
-import { name, syncHeaders, text, updatedSince, uuid } from '../../shared/http/schemas';
-import { keyId } from '../../shared/domain/access';
-import { keys } from '../../shared/db/keys';
-import { accessInEnvironment } from '../../shared/domain/env-scope';
-import { GROUP_NOT_FOUND, NOT_AUTHORIZED_VIEW_GROUPS, SUBGROUP_NOT_FOUND, createGroup, createSubgroup, deleteGroup, deleteSubgroup, listGroups, listSubgroups, toGroupOut, toSubgroupOut, updateGroup, updateSubgroup, type Group, type Subgroup } from '../../shared/domain/groups';
-import { accessToCatalogItem } from '../../shared/domain/catalog';
-import { notFound } from '../../shared/http/errors';
+import { route, ok, created, noContent } from '#http/route';
+import { name, syncHeaders, text, updatedSince, uuid } from '#http/schemas';
+import { keyId } from '#domain/tenancy';
+import { keys } from '#db/keys';
+import { accessInEnvironment } from '#domain/tenancy';
+import { GROUP_NOT_FOUND, NOT_AUTHORIZED_VIEW_GROUPS, SUBGROUP_NOT_FOUND, createGroup, createSubgroup, deleteGroup, deleteSubgroup, listGroups, listSubgroups, toGroupOut, toSubgroupOut, updateGroup, updateSubgroup, type Group, type Subgroup } from '#domain/tenancy';
+import { accessToCatalogItem } from '#domain/catalog';
+import { notFound } from '#http/errors';
 
 const description = text(2000);
 const groupOut = z.object({

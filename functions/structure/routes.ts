@@ -1,4 +1,4 @@
-import type { Route } from '../../shared/http/route';
+import type { Route } from '#http/route';
 import { groupRoutes } from './group-routes';
 import { customRoleRoutes } from './custom-role-routes';
 

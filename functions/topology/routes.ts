@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import { route, ok, created, noContent } from '../../shared/http/route';
-import { syncHeaders, updatedSince, uuid } from '../../shared/http/schemas';
-import { ENTITY_TYPES } from '../../shared/domain/topology-ends';
-import { DIRECTIONS, GROUP_KINDS, MAX_BATCH_CONNECTIONS, createConnection, createConnectionBatch, deleteChain, deleteConnection, listConnections, toConnectionOut, updateChain, updateConnection } from '../../shared/domain/connections';
-import { createLink, deleteLink, listLinks, toLinkOut } from '../../shared/domain/links';
-import { DEFAULT_MAX_DEPTH, MAX_MAX_DEPTH, blastRadiusOf } from '../../shared/domain/blast-radius';
+import { route, ok, created, noContent } from '#http/route';
+import { syncHeaders, updatedSince, uuid } from '#http/schemas';
+import { ENTITY_TYPES } from '#domain/catalog';
+import { DIRECTIONS, GROUP_KINDS, MAX_BATCH_CONNECTIONS, createConnection, createConnectionBatch, deleteChain, deleteConnection, listConnections, toConnectionOut, updateChain, updateConnection } from '#domain/catalog';
+import { createLink, deleteLink, listLinks, toLinkOut } from '#domain/catalog';
+import { DEFAULT_MAX_DEPTH, MAX_MAX_DEPTH, blastRadiusOf } from '#domain/catalog';
 
 const entityType = z.enum(ENTITY_TYPES);
 const direction = z.enum(DIRECTIONS);

@@ -1,5 +1,5 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import type { QueueName } from '../../shared/queue';
+import type { QueueName } from '#shared/queue';
 import { handler as mail } from './mail/handler';
 
 /** Which worker consumes which queue: the local runtime and the CDK stack both read this. */

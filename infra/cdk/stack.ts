@@ -16,10 +16,10 @@ import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct, IConstruct } from 'constructs';
 import { FALLBACK_GROUP, routeTable } from '../../functions/route-table';
-import { workerTable } from '../../functions/workers/index';
-import type { Route } from '../../shared/http/route';
-import type { QueueName } from '../../shared/queue';
-import { TABLE } from '../../shared/db/table';
+import { workerTable } from '../../functions/workers';
+import type { Route } from '#http/route';
+import type { QueueName } from '#shared/queue';
+import { TABLE } from '#db/table';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 

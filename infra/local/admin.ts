@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
-import { config } from '../../shared/config';
-import { AppError } from '../../shared/http/errors';
+import { config } from '#shared/config';
+import { AppError } from '#http/errors';
 import { ensureStaff } from './bootstrap';
 import { startLocalStack } from './stack';
 

@@ -1,10 +1,10 @@
 import { CreateTableCommand, DescribeTableCommand, ResourceInUseException, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
-import { ddb } from '../../shared/clients';
-import { appContext } from '../../shared/context';
-import { createTableInput, TABLE } from '../../shared/db/table';
-import { findAccountByEmail, type Account } from '../../shared/domain/accounts';
-import { seedPlans } from '../../shared/domain/plans';
-import { createAccount } from '../../shared/domain/registration';
+import { ddb } from '#shared/clients';
+import { appContext } from '#shared/context';
+import { createTableInput, TABLE } from '#db/table';
+import { findAccountByEmail, type Account } from '#domain/identity';
+import { seedPlans } from '#domain/billing';
+import { createAccount } from '#domain/identity';
 
 /** Creates the table (with TTL) when it does not exist yet. */
 export async function ensureTable(tableName: string): Promise<void> {

@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { routeTable, type RouteGroup } from '../../functions/route-table';
 import { workerTable } from '../../functions/workers';
-import { httpHandler } from '../../shared/http/pipeline';
-import type { QueueName } from '../../shared/queue';
+import { httpHandler } from '#http/pipeline';
+import type { QueueName } from '#shared/queue';
 import { lambdaContext } from './api-event';
 import { startLocalStack } from './stack';
 

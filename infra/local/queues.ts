@@ -2,10 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { appendFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
-import { useLocalQueueTransport, type QueueName } from '../../shared/queue';
+import { useLocalQueueTransport, type QueueName } from '#shared/queue';
 import { workerTable } from '../../functions/workers';
-import { config } from '../../shared/config';
-import { errorFields, log } from '../../shared/log';
+import { config } from '#shared/config';
+import { errorFields, log } from '#shared/log';
 
 /** As the cloud queues' redrive policy (maxReceiveCount 5). */
 const MAX_RECEIVES = 5;

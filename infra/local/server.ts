@@ -2,9 +2,9 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { apiEvent, lambdaContext } from './api-event';
 import { allRoutes, FALLBACK_GROUP, routeTable, type RouteGroup } from '../../functions/route-table';
-import { httpHandler } from '../../shared/http/pipeline';
-import { createRouter, routeKey } from '../../shared/http/router';
-import type { Route } from '../../shared/http/route';
+import { httpHandler } from '#http/pipeline';
+import { createRouter, routeKey } from '#http/router';
+import type { Route } from '#http/route';
 
 const MAX_BODY = 10 * 1024 * 1024; // API Gateway's payload limit
 

@@ -1,10 +1,10 @@
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { reloadConfig } from '../../shared/config';
-import { resetClients } from '../../shared/clients';
-import { resetPlanCache } from '../../shared/domain/plans';
-import { resetSigningKey } from '../../shared/auth/signing-key';
-import { forgetVerifiedTokens } from '../../shared/auth/tokens';
+import { reloadConfig } from '#shared/config';
+import { resetClients } from '#shared/clients';
+import { resetPlanCache } from '#domain/billing';
+import { resetSigningKey } from '#auth/signing-key';
+import { forgetVerifiedTokens } from '#auth/tokens';
 import { startDynamo, type LocalDynamo } from './dynamo';
 import { startS3, type LocalS3 } from './s3';
 import { startLocalQueues } from './queues';

@@ -1,8 +1,8 @@
 import { verifyAccessToken } from './tokens';
-import { getAccountAndSession, sessionExpired, type Session } from '../domain/sessions';
-import { unauthorized } from '../http/errors';
-import { USER_NOT_FOUND_OR_INACTIVE, type Account } from '../domain/accounts';
-import type { AppContext } from '../context';
+import { getAccountAndSession, sessionExpired, type Session } from '#domain/identity';
+import { unauthorized } from '#http/errors';
+import { USER_NOT_FOUND_OR_INACTIVE, type Account } from '#domain/identity';
+import type { AppContext } from '#shared/context';
 
 /** The caller of a request: the account as re-read for this request, and the session the token belongs to. */
 export interface Principal {

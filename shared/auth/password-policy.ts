@@ -1,4 +1,4 @@
-import type { Config } from '../config';
+import type { Config } from '#shared/config';
 
 /** The configurable password policy (beyond the schema's 8-character minimum); a problem is a 400. */
 export function passwordPolicyProblem(password: string, c: Config): string | undefined {

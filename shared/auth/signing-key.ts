@@ -1,8 +1,8 @@
 import { createSecretKey, type KeyObject } from 'node:crypto';
 import { join } from 'node:path';
 import { GetSecretValueCommand } from '@aws-sdk/client-secrets-manager';
-import { secrets } from '../clients';
-import { config } from '../config';
+import { secrets } from '#shared/clients';
+import { config } from '#shared/config';
 import { localKeyFile } from './local-key';
 
 let cached: Promise<KeyObject> | undefined;

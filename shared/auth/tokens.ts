@@ -2,8 +2,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import { SignJWT, jwtVerify, errors } from 'jose';
 import { z } from 'zod';
 import { signingKey } from './signing-key';
-import { unauthorized } from '../http/errors';
-import type { AppContext } from '../context';
+import { unauthorized } from '#http/errors';
+import type { AppContext } from '#shared/context';
 
 const ALG = 'HS256';
 

@@ -1,6 +1,6 @@
 import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
-import { ddb } from '../clients';
-import { config } from '../config';
+import { ddb } from '#shared/clients';
+import { config } from '#shared/config';
 import { keys } from './keys';
 
 /** Every item a Query matches, following `LastEvaluatedKey` through all pages. */

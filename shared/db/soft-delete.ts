@@ -1,5 +1,5 @@
-import { config } from '../config';
-import type { AppError } from '../http/errors';
+import { config } from '#shared/config';
+import type { AppError } from '#http/errors';
 import type { TransactStep } from './transact';
 
 /**

@@ -1,7 +1,7 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
-import { ddb } from '../clients';
-import { conflict, type AppError } from '../http/errors';
+import { ddb } from '#shared/clients';
+import { conflict, type AppError } from '#http/errors';
 
 type Item = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 

@@ -1,4 +1,4 @@
-import { cookiesSecure } from '../config';
+import { cookiesSecure } from '#shared/config';
 
 export const ACCESS_COOKIE = 'access_token';
 export const REFRESH_COOKIE = 'refresh_token';

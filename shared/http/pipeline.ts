@@ -1,15 +1,15 @@
 import middy from '@middy/core';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { appContext, type AppContext } from '../context';
-import { authenticate, presentedToken, type Principal } from '../auth/authenticate';
+import { appContext, type AppContext } from '#shared/context';
+import { authenticate, presentedToken, type Principal } from '#auth/authenticate';
 import { AppError, forbidden, notFound } from './errors';
 import { parseCookies, ACCESS_COOKIE } from './cookies';
 import { parseQuery } from './query';
 import { createRouter, type Match } from './router';
 import { jsonDecodeError, validateParts } from './validation';
 import type { Reply, Route, RouteRequest } from './route';
-import { errorFields, log } from '../log';
+import { errorFields, log } from '#shared/log';
 
 type Event = APIGatewayProxyEventV2;
 type Result = APIGatewayProxyStructuredResultV2;

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
-import type { AppContext } from '../context';
-import type { Principal } from '../auth/authenticate';
+import type { AppContext } from '#shared/context';
+import type { Principal } from '#auth/authenticate';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 /** Who may call a route: anyone, any signed-in account, or platform staff. Every route declares one. */

@@ -1,8 +1,8 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SendEmailCommand } from '@aws-sdk/client-ses';
-import { ses } from '../clients';
-import { config } from '../config';
+import { ses } from '#shared/clients';
+import { config } from '#shared/config';
 
 export interface MailMessage {
   to: string;

@@ -1,6 +1,6 @@
-import type { AppContext } from '../context';
-import { enqueue } from '../queue';
-import { log, errorFields } from '../log';
+import type { AppContext } from '#shared/context';
+import { enqueue } from '#shared/queue';
+import { log, errorFields } from '#shared/log';
 import type { MailMessage } from './mailer';
 
 export interface QueuedMail extends MailMessage {

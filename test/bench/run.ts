@@ -3,13 +3,13 @@ import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { startLocalStack } from '../../infra/local/stack';
 import { apiEvent, lambdaContext } from '../../infra/local/api-event';
 import { routeTable } from '../../functions/route-table';
-import { httpHandler } from '../../shared/http/pipeline';
-import { ddb } from '../../shared/clients';
-import { keys } from '../../shared/db/keys';
+import { httpHandler } from '#http/pipeline';
+import { ddb } from '#shared/clients';
+import { keys } from '#db/keys';
 import { countCalls, fmt, percentile, timePair } from './measure';
-import { appContext } from '../../shared/context';
-import { createService } from '../../shared/domain/services';
-import { createFloor } from '../../shared/domain/floors';
+import { appContext } from '#shared/context';
+import { createService } from '#domain/catalog';
+import { createFloor } from '#domain/catalog';
 import { setPlan } from '../helpers/plans';
 
 /**

@@ -3,8 +3,8 @@ import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { useTestStack } from '../helpers/stack';
 import { client, PASSWORD, signUp } from '../helpers/http';
 import { enrolAuthenticator, frozenClock, login, totpCode } from '../helpers/sign-in';
-import { ddb } from '../../shared/clients';
-import { keys } from '../../shared/db/keys';
+import { ddb } from '#shared/clients';
+import { keys } from '#db/keys';
 
 const ref = useTestStack();
 const api = client(() => ref.stack.url);

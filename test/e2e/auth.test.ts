@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { useTestStack } from '../helpers/stack';
 import { client, PASSWORD, signUp, uniqueEmail } from '../helpers/http';
-import { ddb } from '../../shared/clients';
-import { keys } from '../../shared/db/keys';
+import { ddb } from '#shared/clients';
+import { keys } from '#db/keys';
 
 const ref = useTestStack();
 const api = client(() => ref.stack.url);

@@ -5,9 +5,9 @@ import { useTestStack } from '../helpers/stack';
 import { client, signUp } from '../helpers/http';
 import { setPlan } from '../helpers/plans';
 import { grantRole, projectWithEnv } from '../helpers/tenancy';
-import { ddb } from '../../shared/clients';
-import { config } from '../../shared/config';
-import { keys } from '../../shared/db/keys';
+import { ddb } from '#shared/clients';
+import { config } from '#shared/config';
+import { keys } from '#db/keys';
 
 const ref = useTestStack();
 const api = client(() => ref.stack.url);

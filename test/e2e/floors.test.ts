@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { useTestStack } from '../helpers/stack';
 import { client, signUp } from '../helpers/http';
 import { grantRole } from '../helpers/tenancy';
-import { keys } from '../../shared/db/keys';
+import { keys } from '#db/keys';
 import { createFloor, createNetwork, createService, expectSameNotFound, newEnv, ownerWithEnv, putConnection, readItem } from '../helpers/catalog';
 
 const ref = useTestStack();

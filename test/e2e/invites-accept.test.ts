@@ -6,10 +6,10 @@ import { client, PASSWORD, signUp, uniqueEmail, type Client } from '../helpers/h
 import { grantRole, projectWithEnv } from '../helpers/tenancy';
 import { enrolAuthenticator, frozenClock } from '../helpers/sign-in';
 import { linkFrom, readOutbox } from '../helpers/outbox';
-import { ddb } from '../../shared/clients';
-import { config } from '../../shared/config';
-import { keys } from '../../shared/db/keys';
-import { listSubscriptions } from '../../shared/domain/subscriptions';
+import { ddb } from '#shared/clients';
+import { config } from '#shared/config';
+import { keys } from '#db/keys';
+import { listSubscriptions } from '#domain/billing';
 import { ensureStaff } from '../../infra/local/bootstrap';
 
 const ref = useTestStack({ APP_BASE_URL: 'https://catalog.example.test' });

@@ -6,11 +6,11 @@ import { client, signUp, uniqueEmail } from '../helpers/http';
 import { grantRole, projectWithEnv } from '../helpers/tenancy';
 import { frozenClock } from '../helpers/sign-in';
 import { linkFrom, readOutbox } from '../helpers/outbox';
-import { ddb } from '../../shared/clients';
-import { config } from '../../shared/config';
-import { keys } from '../../shared/db/keys';
-import { sha256 } from '../../shared/auth/tokens';
-import { useLocalQueueTransport } from '../../shared/queue';
+import { ddb } from '#shared/clients';
+import { config } from '#shared/config';
+import { keys } from '#db/keys';
+import { sha256 } from '#auth/tokens';
+import { useLocalQueueTransport } from '#shared/queue';
 
 const ref = useTestStack({ APP_BASE_URL: 'https://catalog.example.test/' });
 const api = client(() => ref.stack.url);

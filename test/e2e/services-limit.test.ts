@@ -3,8 +3,8 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { useTestStack } from '../helpers/stack';
 import { client } from '../helpers/http';
 import { setPlan } from '../helpers/plans';
-import { ddb } from '../../shared/clients';
-import { keys } from '../../shared/db/keys';
+import { ddb } from '#shared/clients';
+import { keys } from '#db/keys';
 import { createService, ownerWithEnv, readItem } from '../helpers/catalog';
 
 const ref = useTestStack();

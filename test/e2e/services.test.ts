@@ -4,8 +4,8 @@ import { useTestStack } from '../helpers/stack';
 import { client, signUp } from '../helpers/http';
 import { grantRole } from '../helpers/tenancy';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { keys } from '../../shared/db/keys';
-import { ddb } from '../../shared/clients';
+import { keys } from '#db/keys';
+import { ddb } from '#shared/clients';
 import { countCalls } from '../bench/measure';
 import {
   createFloor, createService, expectSameNotFound, newEnv, ownerWithEnv, putChain, putConnection, putGroup, putLink, putSubgroup, readItem, softDelete,

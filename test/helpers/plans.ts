@@ -1,10 +1,10 @@
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
-import { ddb } from '../../shared/clients';
-import { config } from '../../shared/config';
-import { keys } from '../../shared/db/keys';
-import { PLAN_CATALOGUE } from '../../shared/domain/plans';
-import { listSubscriptions } from '../../shared/domain/subscriptions';
+import { ddb } from '#shared/clients';
+import { config } from '#shared/config';
+import { keys } from '#db/keys';
+import { PLAN_CATALOGUE } from '#domain/billing';
+import { listSubscriptions } from '#domain/billing';
 
 /** Puts an account on a plan directly in the table (billing flows are tested separately). */
 export async function setPlan(userId: string, planName: string, interval = 'monthly'): Promise<void> {

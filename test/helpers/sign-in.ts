@@ -1,7 +1,7 @@
 import { request } from 'node:http';
 import { afterEach, beforeEach } from 'vitest';
 import { generate } from 'otplib';
-import { useClock } from '../../shared/context';
+import { useClock } from '#shared/context';
 import type { Client } from './http';
 
 /**

@@ -6,7 +6,7 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allRoutes, FALLBACK_GROUP, routeTable } from '../../functions/route-table';
-import { workerTable } from '../../functions/workers/index';
+import { workerTable } from '../../functions/workers';
 import { CatalogStack } from '../../infra/cdk/stack';
 
 const ROOT = join(import.meta.dirname, '..', '..');

@@ -5,8 +5,8 @@ import { randomUUID } from 'node:crypto';
 import type { SQSEvent } from 'aws-lambda';
 import { useTestStack } from '../helpers/stack';
 import { handler } from '../../functions/workers/mail/handler';
-import { queueMail } from '../../shared/mail/send';
-import { appContext } from '../../shared/context';
+import { queueMail } from '#mail/send';
+import { appContext } from '#shared/context';
 
 const ref = useTestStack({}, { withoutHttp: true });
 

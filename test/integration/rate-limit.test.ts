@@ -2,10 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
 import { useTestStack } from '../helpers/stack';
-import { ddb } from '../../shared/clients';
-import { keys } from '../../shared/db/keys';
-import { appContext, type AppContext } from '../../shared/context';
-import { consume, enforceRateLimit } from '../../shared/domain/rate-limit';
+import { ddb } from '#shared/clients';
+import { keys } from '#db/keys';
+import { appContext, type AppContext } from '#shared/context';
+import { consume, enforceRateLimit } from '#domain/identity';
 
 const ref = useTestStack({}, { withoutHttp: true });
 

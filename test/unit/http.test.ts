@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { parseQuery } from '../../shared/http/query';
-import { parseCookies } from '../../shared/http/cookies';
-import { validateParts } from '../../shared/http/validation';
-import { AppError } from '../../shared/http/errors';
+import { parseQuery } from '#http/query';
+import { parseCookies } from '#http/cookies';
+import { validateParts } from '#http/validation';
+import { AppError } from '#http/errors';
 
 describe('query strings', () => {
   it('turns repeated parameters into arrays', () => {

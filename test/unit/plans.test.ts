@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PLAN_CATALOGUE } from '../../shared/domain/plans';
+import { PLAN_CATALOGUE } from '#domain/billing';
 
 describe('plan catalogue', () => {
   it('prices annual plans at 20% off twelve monthly payments (rounded down to whole dollars)', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { allRoutes, routeTable } from '../../functions/route-table';
-import { createRouter } from '../../shared/http/router';
-import { buildOpenApi } from '../../shared/http/openapi';
+import { createRouter } from '#http/router';
+import { buildOpenApi } from '#http/openapi';
 
 const PUBLIC_ROUTES = new Set([
   // SPEC "Authentication" rule 2, plus the API reference itself.

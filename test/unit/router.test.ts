@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createRouter } from '../../shared/http/router';
-import { route, ok } from '../../shared/http/route';
+import { createRouter } from '#http/router';
+import { route, ok } from '#http/route';
 
 const r = (method: 'GET' | 'POST' | 'PATCH', path: string) => route({ method, path, auth: 'user', summary: path, handler: async () => ok(path) });
 

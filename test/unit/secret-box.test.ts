@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { mockClient } from 'aws-sdk-client-mock';
 import { DecryptCommand, EncryptCommand, KMSClient } from '@aws-sdk/client-kms';
-import { reloadConfig } from '../../shared/config';
-import { open, seal } from '../../shared/auth/secret-box';
+import { reloadConfig } from '#shared/config';
+import { open, seal } from '#auth/secret-box';
 
 const context = { purpose: 'totp-device', user_id: 'u1', device_id: 'd1' };
 let dataDir: string;

@@ -1,8 +1,8 @@
 import { describe, expect, it, beforeEach } from 'vitest';
 import { mockClient } from 'aws-sdk-client-mock';
 import { SESClient, SendEmailCommand } from '@aws-sdk/client-ses';
-import { sesMailer } from '../../shared/mail/mailer';
-import { reloadConfig } from '../../shared/config';
+import { sesMailer } from '#mail/mailer';
+import { reloadConfig } from '#shared/config';
 
 const ses = mockClient(SESClient);
 

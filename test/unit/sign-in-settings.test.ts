@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { reloadConfig } from '../../shared/config';
-import { LOCKOUT } from '../../shared/domain/lockout';
-import { RESET_LINK_VALID_MINUTES } from '../../shared/domain/password-reset';
-import { MAX_AUTHENTICATORS } from '../../shared/domain/totp-devices';
-import { RECOVERY_CODES_PER_SET } from '../../shared/domain/recovery-codes';
+import { reloadConfig } from '#shared/config';
+import { LOCKOUT } from '#domain/identity';
+import { RESET_LINK_VALID_MINUTES } from '#domain/identity';
+import { MAX_AUTHENTICATORS } from '#domain/identity';
+import { RECOVERY_CODES_PER_SET } from '#domain/identity';
 
 describe('sign-in security settings (SPEC "Rate limits", "Other constants"; docs/decisions.md)', () => {
   it('limits per source address by default: login 10 and password reset 5 requests a minute', () => {

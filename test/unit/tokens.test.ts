@@ -4,10 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SignJWT } from 'jose';
 import { randomUUID } from 'node:crypto';
-import { reloadConfig } from '../../shared/config';
-import { appContext, useClock } from '../../shared/context';
-import { issueAccessToken, refreshToken, verifyAccessToken } from '../../shared/auth/tokens';
-import { signingKey } from '../../shared/auth/signing-key';
+import { reloadConfig } from '#shared/config';
+import { appContext, useClock } from '#shared/context';
+import { issueAccessToken, refreshToken, verifyAccessToken } from '#auth/tokens';
+import { signingKey } from '#auth/signing-key';
 
 beforeAll(async () => {
   reloadConfig({ LOCAL_DATA_DIR: await mkdtemp(join(tmpdir(), 'tokens-')) });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { generate } from 'otplib';
-import { isUsableTotpSecret, matchingTimeStep, newTotpSecret, otpauthUrl } from '../../shared/auth/totp';
+import { isUsableTotpSecret, matchingTimeStep, newTotpSecret, otpauthUrl } from '#auth/totp';
 
 const secret = newTotpSecret();
 const at = new Date('2026-03-01T12:00:15Z');

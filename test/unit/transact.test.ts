@@ -2,8 +2,8 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { mockClient } from 'aws-sdk-client-mock';
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { transact, CONCURRENT_CHANGE } from '../../shared/db/transact';
-import { badRequest } from '../../shared/http/errors';
+import { transact, CONCURRENT_CHANGE } from '#db/transact';
+import { badRequest } from '#http/errors';
 
 // DynamoDB Local never reports TransactionConflict (real DynamoDB does under contention), so this path is exercised with a mock.
 const dynamo = mockClient(DynamoDBDocumentClient);

@@ -1,11 +1,11 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { ddb } from '../../../shared/clients';
-import { config } from '../../../shared/config';
-import { mailer } from '../../../shared/mail/mailer';
-import type { QueuedMail } from '../../../shared/mail/send';
-import { errorFields, log } from '../../../shared/log';
+import { ddb } from '#shared/clients';
+import { config } from '#shared/config';
+import { mailer } from '#mail/mailer';
+import type { QueuedMail } from '#mail/send';
+import { errorFields, log } from '#shared/log';
 
 const SENT_MARKER_DAYS = 7;
 const marker = (id: string) => ({ PK: `MAIL#${id}`, SK: 'SENT' });

@@ -1,0 +1,4 @@
+/** The billing context's public face: other contexts, routes and workers import only this. */
+export * from './plans';
+export * from './providers';
+export * from './subscriptions';

@@ -1,0 +1,48 @@
+import { config } from '#shared/config';
+import { keys } from '#db/keys';
+import type { TransactStep } from '#db/transact';
+import type { AppContext } from '#shared/context';
+import { getPlan, type Plan } from './plans';
+import { queryPartition } from '#db/query';
+
+export type SubscriptionStatus = 'active' | 'pending' | 'cancelled';
+
+export interface Subscription {
+  id: string;
+  user_id: string;
+  plan_id: string;
+  status: SubscriptionStatus;
+  period_start: string;
+  period_end: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export function newSubscriptionStep(userId: string, planId: string, status: SubscriptionStatus, ctx: AppContext): TransactStep {
+  const now = ctx.now().toISOString();
+  const sub: Subscription = { id: ctx.newId(), user_id: userId, plan_id: planId, status, period_start: now, period_end: null, created_at: now, updated_at: now };
+  return {
+    Put: {
+      TableName: config().TABLE_NAME,
+      Item: { ...keys.subscription(userId, sub.id), type: 'subscription', ...sub },
+      ConditionExpression: 'attribute_not_exists(PK)',
+    },
+  };
+}
+
+export async function listSubscriptions(userId: string): Promise<Subscription[]> {
+  const items = await queryPartition<Subscription>(keys.account(userId).PK, keys.subscriptionPrefix);
+  return items as Subscription[];
+}
+
+/** The account's active subscription and its plan; with several active, the latest period start wins (SPEC). */
+export async function activePlan(userId: string): Promise<{ subscription: Subscription; plan: Plan } | undefined> {
+  const active = (await listSubscriptions(userId))
+    .filter((s) => s.status === 'active')
+    .sort((a, b) => b.period_start.localeCompare(a.period_start));
+  for (const subscription of active) {
+    const plan = await getPlan(subscription.plan_id);
+    if (plan) return { subscription, plan };
+  }
+  return undefined;
+}

@@ -1,0 +1,78 @@
+import { keys } from '#db/keys';
+import { transact } from '#db/transact';
+import { badRequest, notFound } from '#http/errors';
+import type { Permission } from '#auth/permissions';
+import type { AppContext } from '#shared/context';
+import { publishEvent } from '#shared/events';
+import { keyId } from '#domain/tenancy';
+import { accessToCatalogItem, liveItem, setFieldsStep, stillLiveStep, type CatalogKind } from './items';
+import { FLOOR_FORBIDDEN, FLOOR_NOT_FOUND } from './floors';
+import { liveNetworks, toNetworkOut, type Network, type NetworkOut } from './networks';
+import { SERVICE_FORBIDDEN, SERVICE_NOT_FOUND, serviceEventData, type Service } from './services';
+import { byText } from '#shared/text';
+
+/**
+ * Network attachments of services and floors. The set is the `network_ids` attribute of the
+ * service or floor item: replacing it is one conditional write, and deleting the holder drops it.
+ */
+
+export const MAX_ATTACHED_NETWORKS = 10;
+const networksNotFound = (ids: string[]) => `Network not found in this environment: ${ids.join(', ')}`;
+
+interface Holder {
+  kind: Extract<CatalogKind, 'service' | 'floor'>;
+  notFound: string;
+  idField: 'service_id' | 'service_floor_id';
+  view: Permission;
+  manage: Permission;
+  forbidden: { view: string; manage: string };
+}
+
+export const HOLDERS = {
+  service: {
+    kind: 'service', notFound: SERVICE_NOT_FOUND, idField: 'service_id', view: 'services.view', manage: 'services.manage', forbidden: SERVICE_FORBIDDEN,
+  },
+  floor: {
+    kind: 'floor', notFound: FLOOR_NOT_FOUND, idField: 'service_floor_id', view: 'floors.view', manage: 'floors.manage', forbidden: FLOOR_FORBIDDEN,
+  },
+} satisfies Record<string, Holder>;
+
+type HolderItem = { id: string; network_ids?: string[]; updated_at: string } & Record<string, unknown>;
+
+export type AttachmentsOut = { networks: NetworkOut[] } & Partial<Record<Holder['idField'], string>>;
+
+/** The networks attached to a service or floor: full network objects, deleted networks left out. */
+export async function attachedNetworks(holder: Holder, id: string, userId: string): Promise<AttachmentsOut> {
+  const { access, item, located } = await accessToCatalogItem<HolderItem>(id, holder.kind, userId, notFound(holder.notFound));
+  access.require(holder.view, holder.forbidden.view, located.envId);
+  const networks = await liveNetworks(located.projectId, located.envId, item.network_ids ?? []);
+  return { [holder.idField]: id, networks: networks.map(toNetworkOut) };
+}
+
+/**
+ * Replaces the whole set. 404 for an absent or foreign holder, then 403, then 400 when a network
+ * is not a live one of the holder's environment (the networks are read with the access check).
+ */
+export async function replaceAttachedNetworks(holder: Holder, id: string, userId: string, networkIds: string[], ctx: AppContext): Promise<AttachmentsOut> {
+  const ids = [...new Set(networkIds)];
+  const { access, item, located } = await accessToCatalogItem<HolderItem>(id, holder.kind, userId, notFound(holder.notFound), (l) =>
+    ids.map((n) => keys.network(l.projectId, l.envId, n)),
+  );
+  access.require(holder.manage, holder.forbidden.manage, located.envId);
+  const wanted = ids.map((n) => ({ id: n, key: keys.network(located.projectId, located.envId, n) }));
+  const missing = wanted.filter((w) => !liveItem(access.extra, w.key)).map((w) => w.id);
+  if (missing.length) throw badRequest(networksNotFound(missing));
+  const before = [...(item.network_ids ?? [])].sort();
+  if (JSON.stringify(before) !== JSON.stringify([...ids].sort())) {
+    const updated_at = ctx.now().toISOString();
+    await transact([
+      setFieldsStep(located.key, { network_ids: ids, updated_at }, notFound(holder.notFound)),
+      ...wanted.map((w) => stillLiveStep(w.key, badRequest(networksNotFound([w.id])))),
+    ]);
+    if (holder.kind === 'service') {
+      await publishEvent('service.updated', located.projectId, { ...serviceEventData(item as unknown as Service), changed: ['networks'] }, ctx);
+    }
+  }
+  const networks = wanted.map((w) => access.extra.get(keyId(w.key)) as unknown as Network).sort(byText((n) => n.name)).map(toNetworkOut);
+  return { [holder.idField]: id, networks };
+}

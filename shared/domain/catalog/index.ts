@@ -1,0 +1,11 @@
+/** The catalog context's public face: other contexts, routes and workers import only this. */
+export * from './attachments';
+export * from './fields';
+export * from './floors';
+export * from './items';
+export * from './networks';
+export * from './services';
+export * from './topology/blast-radius';
+export * from './topology/connections';
+export * from './topology/ends';
+export * from './topology/links';

@@ -1,0 +1,187 @@
+import ipaddr from 'ipaddr.js';
+import { z } from 'zod';
+import { config } from '#shared/config';
+import { keys } from '#db/keys';
+import { transact } from '#db/transact';
+import { badRequest, notFound } from '#http/errors';
+import { name as nameSchema } from '#http/schemas';
+import type { AppContext } from '#shared/context';
+import { batchGet } from '#domain/tenancy';
+import { accessToCatalogItem, catalogLookupStep, containsCi, liveItem, setFieldsStep } from './items';
+import { ipv4Address, ipv4Cidr, optionalText } from './fields';
+import { claimNameStep, releaseNameStep, renameSteps, type NameScope } from '#db/unique-names';
+import { queryPrefix } from '#db/query';
+import { accessInEnvironment } from '#domain/tenancy';
+import { visible } from '#db/soft-delete';
+import { byText } from '#shared/text';
+
+/** Networks: IPv4 networks of an environment, which services and floors attach to (attachments.ts). */
+
+export const NETWORK_NOT_FOUND = 'Network not found';
+const FORBIDDEN_CREATE = 'Insufficient permissions to create network in this environment';
+const FORBIDDEN_MANAGE = 'Insufficient permissions to manage networks in this environment';
+const FORBIDDEN_VIEW = 'Insufficient permissions to view networks in this environment';
+
+export interface Network {
+  id: string;
+  project_id: string;
+  environment_id: string;
+  name: string;
+  cidr: string;
+  gateway: string | null;
+  vlan_id: number | null;
+  is_private: boolean;
+  description: string | null;
+  created_at: string;
+  updated_at: string;
+  deleted_at: string | null;
+  archived_at?: string | null;
+}
+
+const vlanId = z.number().int().min(1).max(4094);
+const networkFields = {
+  gateway: ipv4Address.nullish(),
+  vlan_id: vlanId.nullish(),
+  description: optionalText(1000),
+};
+export const createNetworkBody = z.object({
+  project_id: z.uuid(),
+  environment_id: z.uuid(),
+  name: nameSchema(),
+  cidr: ipv4Cidr,
+  is_private: z.boolean().default(true),
+  ...networkFields,
+});
+export const updateNetworkBody = z.object({ name: nameSchema().optional(), cidr: ipv4Cidr.optional(), is_private: z.boolean().optional(), ...networkFields });
+export type CreateNetworkInput = z.output<typeof createNetworkBody>;
+export type UpdateNetworkInput = z.output<typeof updateNetworkBody>;
+
+export const toNetworkOut = (n: Network) => ({
+  id: n.id,
+  project_id: n.project_id,
+  environment_id: n.environment_id,
+  name: n.name,
+  cidr: n.cidr,
+  gateway: n.gateway,
+  vlan_id: n.vlan_id,
+  is_private: n.is_private,
+  description: n.description,
+  updated_at: n.updated_at,
+  deleted_at: n.deleted_at,
+});
+export type NetworkOut = ReturnType<typeof toNetworkOut>;
+
+const nameScope = (projectId: string, envId: string): NameScope => ({
+  projectId, kind: 'NETWORK', scopeId: envId, takenDetail: 'Network with this name already exists in this environment',
+});
+
+/**
+ * A gateway must be a usable address of its network: inside it, and (for networks with host
+ * addresses to spare, /30 and wider) neither the network nor the broadcast address. Checked on
+ * the resulting values, so a PATCH of either field alone is checked against the other as stored.
+ */
+function checkGateway(cidr: string, gateway: string | null) {
+  if (!gateway) return;
+  const [, bits] = ipaddr.IPv4.parseCIDR(cidr);
+  const address = ipaddr.IPv4.parse(gateway);
+  if (!address.match(ipaddr.IPv4.parseCIDR(cidr))) throw badRequest(`Gateway ${gateway} is not inside the network ${cidr}`);
+  const reserved = [ipaddr.IPv4.networkAddressFromCIDR(cidr).toString(), ipaddr.IPv4.broadcastAddressFromCIDR(cidr).toString()];
+  if (bits <= 30 && reserved.includes(address.toString())) throw badRequest(`Gateway ${gateway} is the network or broadcast address of ${cidr}`);
+}
+
+export async function createNetwork(userId: string, input: CreateNetworkInput, ctx: AppContext): Promise<Network> {
+  const { access, env } = await accessInEnvironment(input.project_id, userId, input.environment_id);
+  access.require('networks.manage', FORBIDDEN_CREATE, env.id);
+  checkGateway(input.cidr, input.gateway ?? null);
+  const now = ctx.now().toISOString();
+  const network: Network = {
+    id: ctx.newId(), project_id: env.project_id, environment_id: env.id, name: input.name, cidr: input.cidr, gateway: input.gateway ?? null,
+    vlan_id: input.vlan_id ?? null, is_private: input.is_private, description: input.description ?? null,
+    created_at: now, updated_at: now, deleted_at: null,
+  };
+  const key = keys.network(network.project_id, network.environment_id, network.id);
+  await transact([
+    claimNameStep(nameScope(network.project_id, network.environment_id), network.name, network.id),
+    { Put: { TableName: config().TABLE_NAME, Item: { ...key, type: 'network', ...network }, ConditionExpression: 'attribute_not_exists(PK)' } },
+    catalogLookupStep(network.id, network.project_id, network.environment_id, key, 'network'),
+  ]);
+  return network;
+}
+
+export interface NetworkFilters {
+  q?: string;
+  vlan_id?: number;
+  mask?: number;
+  range?: string;
+  updated_since?: string;
+}
+
+/** What `q` searches: name, CIDR, gateway, VLAN id and the mask (as `/24` and as `255.255.255.0`). */
+function searchable(n: Network): string[] {
+  const bits = Number(n.cidr.split('/')[1]);
+  return [n.name, n.cidr, n.gateway ?? '', n.vlan_id === null ? '' : String(n.vlan_id), `/${bits}`, ipaddr.IPv4.subnetMaskFromPrefixLength(bits).toString()];
+}
+
+/** Whether a network lies inside a CIDR range (its prefix at least as long, its address inside). */
+function insideRange(n: Network, range: [ipaddr.IPv4, number]): boolean {
+  const [address, bits] = ipaddr.IPv4.parseCIDR(n.cidr);
+  return bits >= range[1] && address.match(range);
+}
+
+/** An environment's networks, filtered, by name: one Query on the environment's network keys. */
+export async function listNetworks(userId: string, projectId: string, envId: string, f: NetworkFilters): Promise<Network[]> {
+  const { access } = await accessInEnvironment(projectId, userId, envId);
+  access.require('networks.view', FORBIDDEN_VIEW, envId);
+  const range = f.range ? ipaddr.IPv4.parseCIDR(f.range) : undefined;
+  return visible(await queryPrefix<Network>(projectId, keys.networkPrefix(envId)), f.updated_since)
+    .filter((n) => !f.q || searchable(n).some((text) => containsCi(text, f.q!)))
+    .filter((n) => f.vlan_id === undefined || n.vlan_id === f.vlan_id)
+    .filter((n) => f.mask === undefined || Number(n.cidr.split('/')[1]) === f.mask)
+    .filter((n) => !range || insideRange(n, range))
+    .sort(byText((n) => n.name));
+}
+
+export const accessToNetwork = (networkId: string, userId: string) => accessToCatalogItem<Network>(networkId, 'network', userId, notFound(NETWORK_NOT_FOUND));
+
+export async function getNetwork(networkId: string, userId: string): Promise<Network> {
+  const { access, item, located } = await accessToNetwork(networkId, userId);
+  access.require('networks.view', FORBIDDEN_VIEW, located.envId);
+  return item;
+}
+
+export async function updateNetwork(networkId: string, userId: string, input: UpdateNetworkInput, ctx: AppContext): Promise<Network> {
+  const { access, item, located } = await accessToNetwork(networkId, userId);
+  access.require('networks.manage', FORBIDDEN_MANAGE, located.envId);
+  const wanted = Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined)) as Partial<Network>;
+  const changes = Object.fromEntries(Object.entries(wanted).filter(([k, v]) => v !== item[k as keyof Network])) as Partial<Network>;
+  if (!Object.keys(changes).length) return item;
+  const updated: Network = { ...item, ...changes, updated_at: ctx.now().toISOString() };
+  checkGateway(updated.cidr, updated.gateway);
+  await transact([
+    setFieldsStep(located.key, { ...changes, updated_at: updated.updated_at }, notFound(NETWORK_NOT_FOUND)),
+    ...(changes.name ? renameSteps(nameScope(item.project_id, item.environment_id), item.name, updated.name, item.id) : []),
+  ]);
+  return updated;
+}
+
+/**
+ * Soft delete; the name is free again. Attachments are not rewritten here: every read of a
+ * service's or floor's networks drops deleted networks, and the next replacement prunes the id.
+ */
+export async function deleteNetwork(networkId: string, userId: string, ctx: AppContext): Promise<void> {
+  const { access, item, located } = await accessToNetwork(networkId, userId);
+  access.require('networks.manage', FORBIDDEN_MANAGE, located.envId);
+  const now = ctx.now().toISOString();
+  await transact([
+    setFieldsStep(located.key, { deleted_at: now, updated_at: now }, notFound(NETWORK_NOT_FOUND)),
+    releaseNameStep(nameScope(item.project_id, item.environment_id), item.name),
+  ]);
+}
+
+/** The live networks among `ids` of one environment, by name (attachments read). */
+export async function liveNetworks(projectId: string, envId: string, ids: string[]): Promise<Network[]> {
+  if (!ids.length) return [];
+  const networkKeys = ids.map((id) => keys.network(projectId, envId, id));
+  const items = await batchGet(networkKeys);
+  return networkKeys.map((k) => liveItem<Network>(items, k)).filter((n): n is Network => Boolean(n)).sort(byText((n) => n.name));
+}

@@ -1,0 +1,446 @@
+import { z } from 'zod';
+import { config } from '#shared/config';
+import { keys } from '#db/keys';
+import { transact, type TransactStep } from '#db/transact';
+import { badRequest, forbidden, notFound } from '#http/errors';
+import { name as nameSchema } from '#http/schemas';
+import type { AppContext } from '#shared/context';
+import { publishEvent } from '#shared/events';
+import { batchGet, keyId, type ProjectAccess } from '#domain/tenancy';
+import { accessToCatalogItem, atLocation, catalogLookupStep, containsCi, edgeRemovalSteps, equalsCi, hasAnyTag, liveItem, retryWhenStale, setFieldsStep, stillLiveStep, transactWithCascade, type Located } from './items';
+import { ipAddress, nonNegativeInt, optionalText, provider, tags, urlWithScheme } from './fields';
+import type { Floor } from './floors';
+import { counterStep, planOfProject, type Project } from '#domain/tenancy';
+import type { Key } from '#db/lookup';
+import { queryPrefix } from '#db/query';
+import { accessInEnvironment } from '#domain/tenancy';
+import { visible } from '#db/soft-delete';
+import { byText } from '#shared/text';
+
+/** Services: the applications and components of an environment. */
+
+export const SERVICE_NOT_FOUND = 'Service not found';
+export const SERVICE_FORBIDDEN = {
+  create: 'Insufficient permissions to create service in this environment',
+  manage: 'Insufficient permissions to manage services in this environment',
+  view: 'Insufficient permissions to view services in this environment',
+};
+const { create: FORBIDDEN_CREATE, manage: FORBIDDEN_MANAGE, view: FORBIDDEN_VIEW } = SERVICE_FORBIDDEN;
+
+/** A declared dependency on another repository (GET /services/{id}/repository-deps). */
+export const repositoryDep = z.object({
+  name: z.string().trim().min(1).max(200),
+  repository_url: urlWithScheme(['https://', 'git://']).nullish(),
+  version: optionalText(100),
+});
+export type RepositoryDep = { name: string; repository_url: string | null; version: string | null };
+
+/** The writable fields (all optional on create except name; null clears). */
+export const serviceFields = {
+  service_floor_id: z.uuid().nullish(),
+  group_id: z.uuid().nullish(),
+  subgroup_id: z.uuid().nullish(),
+  category: optionalText(64),
+  replicas: nonNegativeInt,
+  provider: provider.nullish(),
+  provider_region: optionalText(),
+  provider_zone: optionalText(),
+  tracker_project_key: optionalText(100),
+  port: z.number().int().min(1).max(65535).nullish(),
+  ip_address: ipAddress.nullish(),
+  agent_id: z.uuid().nullish(),
+  responsible_project_user_id: z.uuid().nullish(),
+  responsible_user_id: z.uuid().nullish(),
+  responsible_name: optionalText(200),
+  programming_language: optionalText(100),
+  programming_language_version: optionalText(100),
+  repository_url: urlWithScheme(['https://', 'git://']).nullish(),
+  version: optionalText(100),
+  links: z.array(urlWithScheme(['http://', 'https://'])).max(50).nullish(),
+  tags,
+  repository_deps: z.array(repositoryDep).max(200).nullish(),
+};
+type Writable = keyof typeof serviceFields;
+const LIST_FIELDS: Writable[] = ['links', 'tags', 'repository_deps'];
+
+/** owner_user_id, type, group_name, subgroup_name and unknown fields in a body are ignored (zod strips them). */
+export const createServiceBody = z.object({ name: nameSchema(), project_id: z.uuid(), environment_id: z.uuid(), ...serviceFields });
+/** project_id and environment_id never change: sent in a PATCH body they are ignored, like the read-only fields. */
+export const updateServiceBody = z.object({ name: nameSchema().optional(), ...serviceFields });
+export type CreateServiceInput = z.output<typeof createServiceBody>;
+export type UpdateServiceInput = z.output<typeof updateServiceBody>;
+
+export interface Service {
+  id: string;
+  name: string;
+  owner_user_id: string;
+  project_id: string;
+  environment_id: string;
+  service_floor_id: string | null;
+  group_id: string | null;
+  subgroup_id: string | null;
+  category: string | null;
+  replicas: number | null;
+  provider: string | null;
+  provider_region: string | null;
+  provider_zone: string | null;
+  tracker_project_key: string | null;
+  port: number | null;
+  ip_address: string | null;
+  agent_id: string | null;
+  responsible_project_user_id: string | null;
+  responsible_user_id: string | null;
+  responsible_name: string | null;
+  programming_language: string | null;
+  programming_language_version: string | null;
+  repository_url: string | null;
+  version: string | null;
+  links: string[];
+  tags: string[];
+  repository_deps: RepositoryDep[];
+  /** The attached networks (see attachments.ts). */
+  network_ids: string[];
+  created_at: string;
+  updated_at: string;
+  deleted_at: string | null;
+  archived_at?: string | null;
+}
+
+/** What a service shows that lives on other items: its floor's type and its group names. */
+export interface Resolved {
+  type: string;
+  group_name: string | null;
+  subgroup_name: string | null;
+}
+
+export const SERVERLESS = 'serverless';
+
+export function toServiceOut(s: Service, r: Resolved) {
+  return {
+    id: s.id,
+    name: s.name,
+    owner_user_id: s.owner_user_id,
+    project_id: s.project_id,
+    environment_id: s.environment_id,
+    service_floor_id: s.service_floor_id,
+    group_id: s.group_id,
+    subgroup_id: s.subgroup_id,
+    group_name: r.group_name,
+    subgroup_name: r.subgroup_name,
+    type: r.type,
+    category: s.category,
+    replicas: s.replicas,
+    provider: s.provider,
+    provider_region: s.provider_region,
+    provider_zone: s.provider_zone,
+    tracker_project_key: s.tracker_project_key,
+    port: s.port,
+    ip_address: s.ip_address,
+    agent_id: s.agent_id,
+    responsible_project_user_id: s.responsible_project_user_id,
+    responsible_user_id: s.responsible_user_id,
+    responsible_name: s.responsible_name,
+    programming_language: s.programming_language,
+    programming_language_version: s.programming_language_version,
+    repository_url: s.repository_url,
+    version: s.version,
+    links: s.links,
+    tags: s.tags,
+    repository_deps: s.repository_deps,
+    updated_at: s.updated_at,
+    deleted_at: s.deleted_at,
+  };
+}
+export type ServiceOut = ReturnType<typeof toServiceOut>;
+
+/** The data of service.* events (SPEC fixes service.created's: service_id, name, project_id, environment_id). */
+export const serviceEventData = (s: Pick<Service, 'id' | 'name' | 'project_id' | 'environment_id'>) => ({
+  service_id: s.id,
+  name: s.name,
+  project_id: s.project_id,
+  environment_id: s.environment_id,
+});
+
+// ---------------------------------------------------------------------------------------------
+// References: floor, group, subgroup (same environment), responsible people (same project).
+
+/** The items a service points at, by key; `undefined` ids point at nothing. */
+function referenceKeys(projectId: string, envId: string, r: Partial<Pick<Service, 'service_floor_id' | 'group_id' | 'subgroup_id'>>) {
+  return {
+    floor: r.service_floor_id ? keys.floor(projectId, envId, r.service_floor_id) : undefined,
+    group: r.group_id ? keys.group(projectId, envId, r.group_id) : undefined,
+    subgroup: r.subgroup_id ? keys.subgroup(projectId, envId, r.subgroup_id) : undefined,
+  };
+}
+
+const REF_DETAILS = {
+  floor: 'Service floor not found in this environment',
+  group: 'Group not found in this environment',
+  subgroup: 'Subgroup not found in this environment',
+  subgroupOfGroup: "Subgroup does not belong to the service's group",
+  projectUser: 'Responsible project user not found in this project',
+  member: 'Responsible user is not a member of this project',
+};
+
+/** Keys to read with the access check so the references a write sets can be validated without another round trip. */
+function keysToValidate(projectId: string, envId: string, set: Partial<Service>): Key[] {
+  const r = referenceKeys(projectId, envId, set);
+  return [
+    r.floor, r.group, r.subgroup,
+    set.responsible_project_user_id ? keys.projectUser(projectId, set.responsible_project_user_id) : undefined,
+    set.responsible_user_id ? keys.member(projectId, set.responsible_user_id) : undefined,
+  ].filter((k): k is Key => Boolean(k));
+}
+
+/**
+ * Validates the references a write sets (400 with a clear detail) against what was read, and
+ * returns the transaction guards that keep them valid until the write commits.
+ */
+function validateReferences(access: ProjectAccess, envId: string, set: Partial<Service>, effective: Service): TransactStep[] {
+  const projectId = access.project.id;
+  const items = access.extra;
+  const r = referenceKeys(projectId, envId, set);
+  const guards: TransactStep[] = [];
+  if (r.floor) {
+    if (!liveItem(items, r.floor)) throw badRequest(REF_DETAILS.floor);
+    guards.push(stillLiveStep(r.floor, badRequest(REF_DETAILS.floor)));
+  }
+  if (r.group) {
+    if (!liveItem(items, r.group)) throw badRequest(REF_DETAILS.group);
+    guards.push(stillLiveStep(r.group, badRequest(REF_DETAILS.group)));
+  }
+  if (r.subgroup) {
+    const subgroup = liveItem<{ group_id?: string | null }>(items, r.subgroup);
+    if (!subgroup) throw badRequest(REF_DETAILS.subgroup);
+    guards.push(stillLiveStep(r.subgroup, badRequest(REF_DETAILS.subgroup)));
+  }
+  if (effective.subgroup_id && ('subgroup_id' in set || 'group_id' in set)) {
+    // A subgroup nests under one group: the service's group must be that group.
+    const subgroup = items.get(keyId(keys.subgroup(projectId, envId, effective.subgroup_id))) as { group_id?: string | null } | undefined;
+    if (subgroup?.group_id && subgroup.group_id !== effective.group_id) throw badRequest(REF_DETAILS.subgroupOfGroup);
+  }
+  if (set.responsible_project_user_id) {
+    const key = keys.projectUser(projectId, set.responsible_project_user_id);
+    if (!liveItem(items, key)) throw badRequest(REF_DETAILS.projectUser);
+    guards.push(stillLiveStep(key, badRequest(REF_DETAILS.projectUser)));
+  }
+  if (set.responsible_user_id && !items.get(keyId(keys.member(projectId, set.responsible_user_id)))) throw badRequest(REF_DETAILS.member);
+  return guards;
+}
+
+/**
+ * The floor type and group names of services. `items` holds what was already read and `requested`
+ * which keys were asked for (so "asked and absent" is not fetched again); anything else is read
+ * in one more BatchGet (only when a lookup hint was stale).
+ */
+async function resolveAll(services: Service[], items: Map<string, Record<string, unknown>>, requested: Set<string>): Promise<Resolved[]> {
+  const refs = services.map((s) => referenceKeys(s.project_id, s.environment_id, s));
+  const missing = refs.flatMap((r) => [r.floor, r.group, r.subgroup]).filter((k): k is Key => Boolean(k) && !requested.has(keyId(k!)));
+  if (missing.length) for (const [id, item] of await batchGet(missing)) items.set(id, item);
+  return refs.map((r) => {
+    const floor = r.floor && liveItem<Floor>(items, r.floor);
+    const group = r.group && liveItem<{ name: string }>(items, r.group);
+    const subgroup = r.subgroup && liveItem<{ name: string }>(items, r.subgroup);
+    return { type: floor ? floor.floor_type : SERVERLESS, group_name: group ? group.name : null, subgroup_name: subgroup ? subgroup.name : null };
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Lookup hints: the service's lookup item also carries its floor, group and subgroup ids, so
+// GET /services/{id} reads them with the service in round trip 2. They are hints (kept current on
+// every write that changes them); a stale one costs a third read, never a wrong answer.
+
+const hintsOf = (s: Pick<Service, 'service_floor_id' | 'group_id' | 'subgroup_id'>) => ({
+  floor_id: s.service_floor_id ?? null,
+  group_id: s.group_id ?? null,
+  subgroup_id: s.subgroup_id ?? null,
+});
+const hintedKeys = (l: Located) => Object.values(referenceKeys(l.projectId, l.envId, { service_floor_id: l.refs.floor_id, group_id: l.refs.group_id, subgroup_id: l.refs.subgroup_id })).filter((k): k is Key => Boolean(k));
+
+function hintsStep(serviceId: string, s: Service): TransactStep {
+  return {
+    Update: {
+      TableName: config().TABLE_NAME,
+      Key: keys.idLookup(serviceId),
+      UpdateExpression: 'SET floor_id = :f, group_id = :g, subgroup_id = :s',
+      ConditionExpression: 'attribute_exists(PK)',
+      ExpressionAttributeValues: { ':f': s.service_floor_id, ':g': s.group_id, ':s': s.subgroup_id },
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Create, read, list, update, delete.
+
+/** Request values → stored values: lists default to empty, the rest to null. */
+function storedFields(input: Partial<Record<Writable | 'name', unknown>>): Partial<Service> {
+  const out: Record<string, unknown> = {};
+  for (const [field, value] of Object.entries(input)) {
+    if (value === undefined || !(field in serviceFields || field === 'name')) continue;
+    out[field] = LIST_FIELDS.includes(field as Writable) ? normalizeList(field, value) : value;
+  }
+  return out as Partial<Service>;
+}
+function normalizeList(field: string, value: unknown) {
+  if (!value) return [];
+  if (field !== 'repository_deps') return value;
+  return (value as Partial<RepositoryDep>[]).map((d) => ({ name: d.name!, repository_url: d.repository_url ?? null, version: d.version ?? null }));
+}
+
+/** The plan's max_services plus add-ons (`service_quota_addon` on the project), null when unlimited. */
+async function serviceLimit(project: Project) {
+  const plan = await planOfProject(project);
+  const addon = Number((project as Project & { service_quota_addon?: number }).service_quota_addon ?? 0) || 0;
+  const max = plan.max_services === null ? null : plan.max_services + addon;
+  return { max, refusal: forbidden(`Service limit reached for your '${plan.name}' plan (max ${max} per project including add-ons). Please upgrade or archive services.`) };
+}
+
+/**
+ * Creates a service. Refusals in SPEC's order: 404 'Project not found', 400 environment not in
+ * the project, 403 permission, then 400 for references, then 403 service limit. The limit is
+ * enforced per project and per environment by counters in the creating transaction, so
+ * concurrent creates can never exceed it.
+ */
+export async function createService(userId: string, input: CreateServiceInput, ctx: AppContext): Promise<{ service: Service; resolved: Resolved }> {
+  const set = storedFields(input);
+  const { access, env } = await accessInEnvironment(input.project_id, userId, input.environment_id, keysToValidate(input.project_id, input.environment_id, set));
+  access.require('services.manage', FORBIDDEN_CREATE, env.id);
+  const now = ctx.now().toISOString();
+  const service: Service = {
+    id: ctx.newId(), name: input.name, owner_user_id: userId, project_id: env.project_id, environment_id: env.id,
+    service_floor_id: null, group_id: null, subgroup_id: null, category: null, replicas: null, provider: null, provider_region: null,
+    provider_zone: null, tracker_project_key: null, port: null, ip_address: null, agent_id: null, responsible_project_user_id: null,
+    responsible_user_id: null, responsible_name: null, programming_language: null, programming_language_version: null,
+    repository_url: null, version: null, links: [], tags: [], repository_deps: [],
+    ...set,
+    network_ids: [], created_at: now, updated_at: now, deleted_at: null,
+  };
+  const guards = validateReferences(access, env.id, set, service);
+  const { max, refusal } = await serviceLimit(access.project);
+  const key = keys.service(service.project_id, service.environment_id, service.id);
+  await transact([
+    counterStep(keys.project(service.project_id), { service_count: 1 }, { max: { service_count: max }, failWith: refusal }),
+    counterStep(keys.environment(service.project_id, service.environment_id), { service_count: 1 }, { max: { service_count: max }, failWith: refusal }),
+    { Put: { TableName: config().TABLE_NAME, Item: { ...key, type: 'service', ...service }, ConditionExpression: 'attribute_not_exists(PK)' } },
+    catalogLookupStep(service.id, service.project_id, service.environment_id, key, 'service', hintsOf(service)),
+    ...guards,
+  ]);
+  await publishEvent('service.created', service.project_id, serviceEventData(service), ctx);
+  const requested = new Set(keysToValidate(service.project_id, service.environment_id, set).map(keyId));
+  const [resolved] = await resolveAll([service], access.extra, requested);
+  return { service, resolved };
+}
+
+/** The caller's access to one service: locate, then one BatchGet with the service, its environment and the hinted floor and groups. */
+async function accessToService(serviceId: string, userId: string, more: (l: Located) => Key[] = () => []) {
+  let requested = new Set<string>();
+  const found = await accessToCatalogItem<Service>(serviceId, 'service', userId, notFound(SERVICE_NOT_FOUND), (l) => {
+    const extra = [...hintedKeys(l), ...more(l)];
+    requested = new Set(extra.map(keyId));
+    return extra;
+  });
+  return { ...found, requested };
+}
+
+export async function getService(serviceId: string, userId: string): Promise<ServiceOut> {
+  const { access, item, located, requested } = await accessToService(serviceId, userId);
+  access.require('services.view', FORBIDDEN_VIEW, located.envId);
+  const [resolved] = await resolveAll([item], access.extra, requested);
+  return toServiceOut(item, resolved);
+}
+
+export async function repositoryDeps(serviceId: string, userId: string): Promise<RepositoryDep[]> {
+  const { access, item, located } = await accessToService(serviceId, userId);
+  access.require('services.view', FORBIDDEN_VIEW, located.envId);
+  return item.repository_deps ?? [];
+}
+
+export interface ServiceFilters {
+  name?: string;
+  tags?: string[];
+  language?: string;
+  location?: string;
+  limit: number;
+  offset: number;
+  updated_since?: string;
+}
+
+/**
+ * An environment's services, filtered, by name, one page. After the access check (one
+ * BatchGet, which also proves the environment belongs to the project), one Query on the
+ * environment's service keys runs alongside projected Queries of its floors, groups and subgroups
+ * (for type and group names): two round trips whatever the page size.
+ */
+type Named = { id: string; name: string; deleted_at?: string | null };
+export async function listServices(userId: string, projectId: string, envId: string, f: ServiceFilters): Promise<ServiceOut[]> {
+  const { access } = await accessInEnvironment(projectId, userId, envId);
+  access.require('services.view', FORBIDDEN_VIEW, envId);
+  const named = ['id', 'name', 'deleted_at', 'archived_at'];
+  const [services, floors, groups, subgroups] = await Promise.all([
+    queryPrefix<Service>(projectId, keys.servicePrefix(envId)),
+    queryPrefix<Pick<Floor, 'id' | 'floor_type' | 'deleted_at'>>(projectId, keys.floorPrefix(envId), { projection: ['id', 'floor_type', 'deleted_at', 'archived_at'] }),
+    queryPrefix<Named>(projectId, keys.groupPrefix(envId), { projection: named }),
+    queryPrefix<Named>(projectId, keys.subgroupPrefix(envId), { projection: named }),
+  ]);
+  const live = <T extends { deleted_at?: string | null; archived_at?: string | null }>(xs: T[]) => xs.filter((x) => !x.deleted_at && !x.archived_at);
+  const floorType = new Map(live(floors).map((x) => [x.id, x.floor_type]));
+  const groupName = new Map(live(groups).map((x) => [x.id, x.name]));
+  const subgroupName = new Map(live(subgroups).map((x) => [x.id, x.name]));
+  return visible(services, f.updated_since)
+    .filter((s) => !f.name || containsCi(s.name, f.name))
+    .filter((s) => !f.tags?.length || hasAnyTag(s.tags, f.tags))
+    .filter((s) => !f.language || equalsCi(s.programming_language, f.language))
+    .filter((s) => !f.location || atLocation(s, f.location))
+    .sort(byText((s) => s.name))
+    .slice(f.offset, f.offset + f.limit)
+    .map((s) =>
+      toServiceOut(s, {
+        type: (s.service_floor_id && floorType.get(s.service_floor_id)) || SERVERLESS,
+        group_name: (s.group_id && groupName.get(s.group_id)) || null,
+        subgroup_name: (s.subgroup_id && subgroupName.get(s.subgroup_id)) || null,
+      }),
+    );
+}
+
+/** Changes the given fields; unchanged values are no write and no event. */
+export async function updateService(serviceId: string, userId: string, input: UpdateServiceInput, ctx: AppContext): Promise<ServiceOut> {
+  const wanted = storedFields(input);
+  const { access, item, located, requested } = await accessToService(serviceId, userId, (l) => keysToValidate(l.projectId, l.envId, wanted));
+  access.require('services.manage', FORBIDDEN_MANAGE, located.envId);
+  const changes = Object.fromEntries(Object.entries(wanted).filter(([k, v]) => JSON.stringify(v) !== JSON.stringify(item[k as keyof Service]))) as Partial<Service>;
+  let service = item;
+  if (Object.keys(changes).length) {
+    service = { ...item, ...changes, updated_at: ctx.now().toISOString() };
+    const guards = validateReferences(access, located.envId, changes, service);
+    const moved = ['service_floor_id', 'group_id', 'subgroup_id'].some((k) => k in changes);
+    await transact([
+      setFieldsStep(located.key, { ...changes, updated_at: service.updated_at }, notFound(SERVICE_NOT_FOUND)),
+      ...(moved ? [hintsStep(serviceId, service)] : []),
+      ...guards,
+    ]);
+    const changed = Object.keys(changes);
+    if ('service_floor_id' in changes) changed.push('type');
+    await publishEvent('service.updated', service.project_id, { ...serviceEventData(service), changed }, ctx);
+  }
+  const [resolved] = await resolveAll([service], access.extra, requested);
+  return toServiceOut(service, resolved);
+}
+
+/**
+ * Soft-deletes a service and, in the same transaction, removes its connections and links and its
+ * network attachments, and gives its slot back to the project's and environment's limits.
+ */
+export async function deleteService(serviceId: string, userId: string, ctx: AppContext): Promise<void> {
+  const { access, item, located } = await accessToService(serviceId, userId);
+  access.require('services.manage', FORBIDDEN_MANAGE, located.envId);
+  const { projectId, envId } = located;
+  await retryWhenStale(async () => {
+    const now = ctx.now().toISOString();
+    await transactWithCascade(await edgeRemovalSteps(projectId, envId, serviceId, true, now), [
+      setFieldsStep(located.key, { deleted_at: now, updated_at: now, network_ids: [] }, notFound(SERVICE_NOT_FOUND)),
+      counterStep(keys.project(projectId), { service_count: -1 }),
+      counterStep(keys.environment(projectId, envId), { service_count: -1 }),
+    ]);
+  });
+  await publishEvent('service.deleted', projectId, serviceEventData(item), ctx);
+}

@@ -1,0 +1,118 @@
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { ddb } from '#shared/clients';
+import { config } from '#shared/config';
+import { keys } from '#db/keys';
+import { locked } from '#http/errors';
+import type { AppContext } from '#shared/context';
+import { normalizeEmail } from './accounts';
+
+/**
+ * Failed sign-ins per address: this many within the window lock sign-in for the lock period. The
+ * counter is keyed by the normalized address, not the account, so an unknown address counts and locks
+ * exactly like a real one: neither the 423 nor the extra write's latency tells that an account exists.
+ */
+export const LOCKOUT = { maxFailures: 10, windowSeconds: 15 * 60, lockSeconds: 15 * 60 } as const;
+
+export const ACCOUNT_LOCKED = 'Account temporarily locked due to failed login attempts. Please try again later.';
+
+/**
+ * One item per address. `failures` counts failed attempts in a fixed window that opens with the
+ * first failure and ends at `window_ends_ms`; `locked_until_ms` is set when the count reaches the
+ * threshold. Times are epoch milliseconds so conditions compare numbers; `expires_at_epoch` lets
+ * TTL remove stale counters.
+ */
+export interface LoginFailures {
+  failures: number;
+  window_ends_ms: number;
+  locked_until_ms?: number;
+}
+
+export const lockedOut = (untilMs: number) => locked(ACCOUNT_LOCKED, new Date(untilMs).toISOString());
+
+export async function loginFailures(email: string): Promise<LoginFailures | undefined> {
+  const out = await ddb().send(new GetCommand({ TableName: config().TABLE_NAME, Key: keys.loginFailures(normalizeEmail(email)), ConsistentRead: true }));
+  return out.Item as LoginFailures | undefined;
+}
+
+/** The end of the lock in force, if any (epoch ms). */
+export function lockedUntil(state: LoginFailures | undefined, ctx: AppContext): number | undefined {
+  const until = state?.locked_until_ms;
+  return until !== undefined && until > ctx.now().getTime() ? until : undefined;
+}
+
+/**
+ * Counts one failed attempt and returns the end of the lock when this attempt reached (or found) the
+ * threshold. The count is an atomic ADD, so concurrent failures are each counted; a window that has
+ * ended is replaced by a fresh one with a conditional put, racing requests retrying the ADD.
+ */
+export async function recordLoginFailure(email: string, ctx: AppContext): Promise<number | undefined> {
+  const TableName = config().TABLE_NAME;
+  const Key = keys.loginFailures(normalizeEmail(email));
+  const now = ctx.now().getTime();
+  const windowEnds = now + LOCKOUT.windowSeconds * 1000;
+  let failures: number | undefined;
+  for (let attempt = 0; failures === undefined && attempt < 5; attempt++) {
+    try {
+      const out = await ddb().send(
+        new UpdateCommand({
+          TableName, Key,
+          UpdateExpression: 'ADD failures :one',
+          ConditionExpression: 'window_ends_ms > :now',
+          ExpressionAttributeValues: { ':one': 1, ':now': now },
+          ReturnValues: 'UPDATED_NEW',
+        }),
+      );
+      failures = out.Attributes?.failures as number;
+    } catch (err) {
+      if (!(err instanceof ConditionalCheckFailedException)) throw err;
+      try {
+        await ddb().send(
+          new PutCommand({
+            TableName,
+            Item: { ...Key, type: 'login_failures', failures: 1, window_ends_ms: windowEnds, expires_at_epoch: epoch(windowEnds) },
+            ConditionExpression: 'attribute_not_exists(PK) OR window_ends_ms <= :now',
+            ExpressionAttributeValues: { ':now': now },
+          }),
+        );
+        failures = 1;
+      } catch (putErr) {
+        if (!(putErr instanceof ConditionalCheckFailedException)) throw putErr;
+        // another request opened the new window first: count into it
+      }
+    }
+  }
+  if (failures === undefined) throw new Error('Could not count a failed login');
+  return failures >= LOCKOUT.maxFailures ? lock(email, ctx) : undefined;
+}
+
+/** Sets the lock unless one is already in force; either way answers when the lock in force ends. */
+async function lock(email: string, ctx: AppContext): Promise<number> {
+  const now = ctx.now().getTime();
+  const until = now + LOCKOUT.lockSeconds * 1000;
+  try {
+    await ddb().send(
+      new UpdateCommand({
+        TableName: config().TABLE_NAME,
+        Key: keys.loginFailures(normalizeEmail(email)),
+        UpdateExpression: 'SET locked_until_ms = :until, expires_at_epoch = :expires',
+        ConditionExpression: 'attribute_exists(PK) AND (attribute_not_exists(locked_until_ms) OR locked_until_ms <= :now)',
+        ExpressionAttributeValues: { ':until': until, ':now': now, ':expires': epoch(until) },
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      }),
+    );
+    return until;
+  } catch (err) {
+    if (!(err instanceof ConditionalCheckFailedException)) throw err;
+    // the exception carries the item as raw attribute values
+    const existing = (err.Item?.locked_until_ms as { N?: string } | undefined)?.N;
+    return existing ? Number(existing) : until;
+  }
+}
+
+/** A successful sign-in (or password reset) starts the count afresh. */
+export async function clearLoginFailures(email: string): Promise<void> {
+  await ddb().send(new DeleteCommand({ TableName: config().TABLE_NAME, Key: keys.loginFailures(normalizeEmail(email)) }));
+}
+
+const epoch = (ms: number) => Math.ceil(ms / 1000);

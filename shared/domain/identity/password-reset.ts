@@ -1,0 +1,141 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { ddb } from '#shared/clients';
+import { config } from '#shared/config';
+import { keys } from '#db/keys';
+import { transact } from '#db/transact';
+import { badRequest, notFound } from '#http/errors';
+import { newSecret, sha256 } from '#auth/tokens';
+import { hashPassword } from '#auth/passwords';
+import { passwordPolicyProblem } from '#auth/password-policy';
+import { queueMail } from '#mail/send';
+import type { MailMessage } from '#mail/mailer';
+import type { AppContext } from '#shared/context';
+import { findAccountByEmail, getAccount, normalizeEmail } from './accounts';
+import { hasSecondFactor, verifySecondFactor } from './second-factor';
+import { revokeSessions } from './sessions';
+import { escapeHtml } from '#mail/html';
+
+/** SPEC "Other constants": a reset link is valid for 60 minutes. */
+export const RESET_LINK_VALID_MINUTES = 60;
+/** A used or expired token is kept this long, so its link answers "used"/"expired" rather than "not found". */
+const KEEP_AFTER_EXPIRY_DAYS = 7;
+
+export const RESET_TOKEN_REQUIRED = 'Reset token is required';
+export const RESET_TOKEN_NOT_FOUND = 'Reset token not found';
+export const RESET_TOKEN_USED = 'Reset token has already been used';
+export const RESET_TOKEN_EXPIRED = 'Reset token has expired';
+
+interface PasswordResetToken {
+  user_id: string;
+  created_at: string;
+  expires_at: string;
+  used_at?: string;
+}
+
+/**
+ * Asks for a reset link. Whatever happens — unknown or blocked address, missing or wrong second
+ * factor, mail sent — the caller gets the same answer no sooner than the configured minimum
+ * duration, so neither the body nor the timing tells whether the address has an account.
+ */
+export async function requestPasswordReset(input: { email: string; totp_code?: string | null }, ctx: AppContext): Promise<void> {
+  const started = performance.now();
+  try {
+    await sendResetLink(input, ctx);
+  } finally {
+    await sleep(Math.max(0, ctx.config.PASSWORD_RESET_MIN_DURATION_MS - (performance.now() - started)));
+  }
+}
+
+async function sendResetLink(input: { email: string; totp_code?: string | null }, ctx: AppContext): Promise<void> {
+  const account = await findAccountByEmail(input.email);
+  if (!account || !account.is_active) return;
+  // With an authenticator, a mailbox alone does not reset the password: a valid second factor must come too.
+  if (hasSecondFactor(account)) {
+    const code = input.totp_code?.trim();
+    if (!code || !(await verifySecondFactor(account, code, ctx))) return;
+  }
+  const token = newSecret(32); // 256 bits; only its hash is stored
+  const now = ctx.now();
+  const expires = new Date(now.getTime() + RESET_LINK_VALID_MINUTES * 60_000);
+  const record: PasswordResetToken = { user_id: account.id, created_at: now.toISOString(), expires_at: expires.toISOString() };
+  await ddb().send(
+    new PutCommand({
+      TableName: config().TABLE_NAME,
+      Item: {
+        ...keys.passwordReset(sha256(token)),
+        type: 'password_reset',
+        ...record,
+        expires_at_epoch: Math.floor(expires.getTime() / 1000) + KEEP_AFTER_EXPIRY_DAYS * 86_400,
+      },
+      ConditionExpression: 'attribute_not_exists(PK)',
+    }),
+  );
+  await queueMail(resetMail(account.email, resetLink(token, ctx)), ctx);
+}
+
+export const resetLink = (token: string, ctx: AppContext) =>
+  `${ctx.config.APP_BASE_URL.replace(/\/+$/, '')}/reset-password?token=${encodeURIComponent(token)}`;
+
+function resetMail(to: string, link: string): MailMessage {
+  const text = [
+    'Someone asked to reset the password of your Infrastructure Catalog account.',
+    '',
+    `Open this link within ${RESET_LINK_VALID_MINUTES} minutes to choose a new password:`,
+    link,
+    '',
+    'The link works once. If you did not ask for it, ignore this message: your password stays as it is.',
+  ].join('\n');
+  const html = [
+    '<p>Someone asked to reset the password of your Infrastructure Catalog account.</p>',
+    `<p><a href="${escapeHtml(link)}">Choose a new password</a> (the link is valid for ${RESET_LINK_VALID_MINUTES} minutes and works once).</p>`,
+    `<p>If the button does not work, paste this address into your browser:<br>${escapeHtml(link)}</p>`,
+    '<p>If you did not ask for this, ignore this message: your password stays as it is.</p>',
+  ].join('\n');
+  return { to, subject: 'Reset your Infrastructure Catalog password', text, html };
+}
+
+/**
+ * Sets a new password with a reset token. The token is claimed, the password replaced, the token
+ * version bumped (every access token dies) and the failed-login count cleared in one transaction:
+ * of two concurrent uses exactly one succeeds. Every session is then revoked; a session that
+ * escaped deletion cannot refresh either, because its token version is stale.
+ */
+export async function confirmPasswordReset(input: { token: string; new_password: string }, ctx: AppContext): Promise<void> {
+  const token = input.token.trim();
+  if (!token) throw badRequest(RESET_TOKEN_REQUIRED);
+  const problem = passwordPolicyProblem(input.new_password, ctx.config);
+  if (problem) throw badRequest(problem);
+  const TableName = config().TABLE_NAME;
+  const Key = keys.passwordReset(sha256(token));
+  const record = (await ddb().send(new GetCommand({ TableName, Key, ConsistentRead: true }))).Item as PasswordResetToken | undefined;
+  const now = ctx.now().toISOString();
+  if (!record) throw notFound(RESET_TOKEN_NOT_FOUND);
+  if (record.used_at) throw badRequest(RESET_TOKEN_USED);
+  if (record.expires_at <= now) throw badRequest(RESET_TOKEN_EXPIRED);
+  const [password_hash, account] = await Promise.all([hashPassword(input.new_password), getAccount(record.user_id)]);
+  if (!account) throw notFound(RESET_TOKEN_NOT_FOUND);
+  await transact([
+    {
+      Update: {
+        TableName, Key,
+        UpdateExpression: 'SET used_at = :now',
+        ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(used_at) AND expires_at > :now',
+        ExpressionAttributeValues: { ':now': now },
+      },
+      failWith: badRequest(RESET_TOKEN_USED),
+    },
+    {
+      Update: {
+        TableName,
+        Key: keys.account(record.user_id),
+        UpdateExpression: 'SET password_hash = :hash, token_version = token_version + :one, updated_at = :now',
+        ConditionExpression: 'attribute_exists(PK)',
+        ExpressionAttributeValues: { ':hash': password_hash, ':one': 1, ':now': now },
+      },
+      failWith: notFound(RESET_TOKEN_NOT_FOUND),
+    },
+    { Delete: { TableName, Key: keys.loginFailures(normalizeEmail(account.email)) } },
+  ]);
+  await revokeSessions(record.user_id, ctx);
+}

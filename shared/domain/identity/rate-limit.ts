@@ -1,0 +1,73 @@
+import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { ddb } from '#shared/clients';
+import { config } from '#shared/config';
+import { keys } from '#db/keys';
+import { tooManyRequests } from '#http/errors';
+import type { AppContext } from '#shared/context';
+
+export interface RateDecision {
+  allowed: boolean;
+  /** Seconds until the current window ends (what a 429's Retry-After says). */
+  retryAfterSeconds: number;
+}
+
+/**
+ * Exact fixed-window counter in DynamoDB: one item per bucket holding `hits` and the window's end in
+ * `expires_at_epoch` (the table's TTL attribute, so finished windows disappear by themselves). TTL
+ * deletes lazily, so the conditions themselves treat an item past its end as absent:
+ * - count into a live window that is not full (atomic ADD);
+ * - otherwise, if the window is missing or over, start a new one with this request as its first hit;
+ * - otherwise the window is full: refuse until it ends.
+ * The window opens with the bucket's first request and lasts `windowSeconds`.
+ */
+export async function consume(bucket: string, limit: number, windowSeconds: number, ctx: AppContext): Promise<RateDecision> {
+  const TableName = config().TABLE_NAME;
+  const Key = keys.rateLimit(bucket);
+  const now = Math.floor(ctx.now().getTime() / 1000);
+  for (let attempt = 0; attempt < 5; attempt++) {
+    try {
+      const out = await ddb().send(
+        new UpdateCommand({
+          TableName, Key,
+          UpdateExpression: 'ADD hits :one',
+          ConditionExpression: 'expires_at_epoch > :now AND hits < :limit',
+          ExpressionAttributeValues: { ':one': 1, ':now': now, ':limit': limit },
+          ReturnValues: 'ALL_NEW',
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+      );
+      return { allowed: true, retryAfterSeconds: Number(out.Attributes?.expires_at_epoch) - now };
+    } catch (err) {
+      if (!(err instanceof ConditionalCheckFailedException)) throw err;
+      // the exception carries the item as raw attribute values
+      const ends = Number((err.Item?.expires_at_epoch as { N?: string } | undefined)?.N ?? 0);
+      if (ends > now) return { allowed: false, retryAfterSeconds: ends - now };
+    }
+    try {
+      await ddb().send(
+        new PutCommand({
+          TableName,
+          Item: { ...Key, type: 'rate_limit', bucket, hits: 1, expires_at_epoch: now + windowSeconds },
+          ConditionExpression: 'attribute_not_exists(PK) OR expires_at_epoch <= :now',
+          ExpressionAttributeValues: { ':now': now },
+        }),
+      );
+      return { allowed: true, retryAfterSeconds: windowSeconds };
+    } catch (err) {
+      if (!(err instanceof ConditionalCheckFailedException)) throw err;
+      // another request opened the new window first: count into it
+    }
+  }
+  throw new Error(`Rate limiter did not settle for ${bucket}`);
+}
+
+/** Refuses with 429 and Retry-After once the bucket's window is full. */
+export async function enforceRateLimit(bucket: string, limit: number, windowSeconds: number, ctx: AppContext): Promise<void> {
+  const decision = await consume(bucket, limit, windowSeconds, ctx);
+  if (!decision.allowed) throw tooManyRequests(Math.max(1, decision.retryAfterSeconds));
+}
+
+/** SPEC "Rate limits": a route's requests per minute from one source address (one bucket per route and address). */
+export const perAddressPerMinute = (route: string, sourceIp: string, limit: number, ctx: AppContext) =>
+  enforceRateLimit(`${route}#${sourceIp}`, limit, 60, ctx);

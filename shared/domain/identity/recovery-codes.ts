@@ -1,0 +1,70 @@
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { generateSecret } from 'otplib';
+import { ddb } from '#shared/clients';
+import { config } from '#shared/config';
+import { keys } from '#db/keys';
+import { sha256 } from '#auth/tokens';
+import type { AppContext } from '#shared/context';
+
+/** SPEC "Other constants": recovery codes per set. */
+export const RECOVERY_CODES_PER_SET = 10;
+
+/**
+ * The account's one set of recovery codes: a map from each code's hash to 0 (unused) or the time
+ * it was used (epoch ms). One item, so regenerating replaces the whole set in one write and the
+ * status is one read.
+ */
+interface RecoveryCodeSet {
+  user_id: string;
+  created_at: string;
+  codes: Record<string, number>;
+}
+
+const UNUSED = 0;
+
+/** 80 random bits as 16 base32 characters, shown as `abcd-efgh-ijkl-mnop`; never six digits, so never taken for a TOTP code. */
+const newCode = () => generateSecret({ length: 10 }).toLowerCase().match(/.{4}/g)!.join('-');
+/** What the user typed → what was hashed: case, dashes and spaces do not matter. */
+const normalize = (code: string) => code.replace(/[\s-]/g, '').toUpperCase();
+/** Salted with the account id, so equal codes of two accounts hash differently. */
+const codeHash = (userId: string, code: string) => sha256(`${userId}:${normalize(code)}`);
+
+/** Ten fresh codes replacing any previous set; the codes themselves are returned once and only their hashes kept. */
+export async function regenerateRecoveryCodes(userId: string, ctx: AppContext): Promise<string[]> {
+  const codes = Array.from({ length: RECOVERY_CODES_PER_SET }, newCode);
+  const set: RecoveryCodeSet = {
+    user_id: userId,
+    created_at: ctx.now().toISOString(),
+    codes: Object.fromEntries(codes.map((c) => [codeHash(userId, c), UNUSED])),
+  };
+  await ddb().send(new PutCommand({ TableName: config().TABLE_NAME, Item: { ...keys.recoveryCodes(userId), type: 'recovery_codes', ...set } }));
+  return codes;
+}
+
+export async function recoveryCodeStatus(userId: string): Promise<{ total: number; unused: number }> {
+  const out = await ddb().send(new GetCommand({ TableName: config().TABLE_NAME, Key: keys.recoveryCodes(userId), ConsistentRead: true }));
+  const codes = Object.values((out.Item as RecoveryCodeSet | undefined)?.codes ?? {});
+  return { total: codes.length, unused: codes.filter((used) => used === UNUSED).length };
+}
+
+/** Uses a code up. The condition makes it single-use even when two requests present it at once. */
+export async function consumeRecoveryCode(userId: string, code: string, ctx: AppContext): Promise<boolean> {
+  if (!normalize(code)) return false;
+  try {
+    await ddb().send(
+      new UpdateCommand({
+        TableName: config().TABLE_NAME,
+        Key: keys.recoveryCodes(userId),
+        UpdateExpression: 'SET #codes.#code = :usedAt',
+        ConditionExpression: '#codes.#code = :unused',
+        ExpressionAttributeNames: { '#codes': 'codes', '#code': codeHash(userId, code) },
+        ExpressionAttributeValues: { ':usedAt': ctx.now().getTime(), ':unused': UNUSED },
+      }),
+    );
+    return true;
+  } catch (err) {
+    if (err instanceof ConditionalCheckFailedException) return false;
+    throw err;
+  }
+}

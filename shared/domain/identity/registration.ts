@@ -1,0 +1,41 @@
+import { hashPassword } from '#auth/passwords';
+import { passwordPolicyProblem } from '#auth/password-policy';
+import { transact } from '#db/transact';
+import { badRequest, forbidden } from '#http/errors';
+import type { AppContext } from '#shared/context';
+import { accountCreationSteps, buildAccount, normalizeEmail, type Account, type NewAccount } from './accounts';
+import { FREE_PLAN_ID } from '#domain/billing';
+import { newSubscriptionStep } from '#domain/billing';
+
+export const REGISTRATION_DISABLED = 'Registration is disabled';
+export const REGISTRATION_INVITE_ONLY = 'Registration is by invitation only';
+export const DOMAIN_NOT_ALLOWED = 'Registration is not allowed for this email domain';
+
+/** Self-service sign-up: the policy from configuration, then the account and its active Free subscription in one transaction. */
+export async function register(input: { email: string; password: string; name?: string | null; phone?: string | null }, ctx: AppContext): Promise<Account> {
+  const { REGISTRATION_MODE, REGISTRATION_EMAIL_DOMAINS } = ctx.config;
+  if (REGISTRATION_MODE === 'disabled') throw forbidden(REGISTRATION_DISABLED);
+  if (REGISTRATION_MODE === 'invite-only') throw forbidden(REGISTRATION_INVITE_ONLY);
+  const domain = normalizeEmail(input.email).split('@').pop()!;
+  if (REGISTRATION_EMAIL_DOMAINS.length && !REGISTRATION_EMAIL_DOMAINS.includes(domain)) throw forbidden(DOMAIN_NOT_ALLOWED);
+  return createAccount({ ...input, account_type: 'customer' }, input.password, ctx);
+}
+
+/** Creates an account with a password checked against the policy; customers start on an active Free subscription. */
+export async function createAccount(input: Omit<NewAccount, 'password_hash'>, password: string, ctx: AppContext): Promise<Account> {
+  const account = await prepareAccount(input, password, ctx);
+  const steps = accountCreationSteps(account);
+  if (account.account_type === 'customer') steps.push(newSubscriptionStep(account.id, FREE_PLAN_ID, 'active', ctx));
+  await transact(steps);
+  return account;
+}
+
+/**
+ * The account to create, its password checked against the policy (400) and hashed; nothing is
+ * written, so a caller (invitation acceptance) can put `accountCreationSteps` into its own transaction.
+ */
+export async function prepareAccount(input: Omit<NewAccount, 'password_hash'>, password: string, ctx: AppContext): Promise<Account> {
+  const problem = passwordPolicyProblem(password, ctx.config);
+  if (problem) throw badRequest(problem);
+  return buildAccount({ ...input, password_hash: await hashPassword(password) }, ctx);
+}

@@ -1,0 +1,138 @@
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { ddb } from '#shared/clients';
+import { config } from '#shared/config';
+import { keys } from '#db/keys';
+import { transact } from '#db/transact';
+import { badRequest, notFound } from '#http/errors';
+import { isUsableTotpSecret, matchingTimeStep, newTotpSecret, otpauthUrl, qrCodeDataUrl } from '#auth/totp';
+import { open, seal } from '#auth/secret-box';
+import type { AppContext } from '#shared/context';
+import type { Account } from './accounts';
+import { queryPartition } from '#db/query';
+
+/** SPEC "Other constants": authenticators per account. */
+export const MAX_AUTHENTICATORS = 3;
+
+export const DEVICE_NAME_REQUIRED = 'Device name is required';
+export const INVALID_TOTP_SECRET = 'Invalid TOTP secret';
+export const INVALID_TOTP_CODE = 'Invalid TOTP code';
+export const TOO_MANY_AUTHENTICATORS = `At most ${MAX_AUTHENTICATORS} authenticators can be registered per account`;
+export const DEVICE_NOT_FOUND = 'Device not found';
+
+/** A named authenticator. The secret is stored sealed; `last_used_step` is the last accepted time step (replay guard). */
+export interface TotpDevice {
+  id: string;
+  user_id: string;
+  name: string;
+  secret_sealed: string;
+  created_at: string;
+  last_used_at: string | null;
+  last_used_step: number;
+}
+
+/**
+ * The account row carries how many authenticators it has, kept in the same transaction as the
+ * devices: login and password reset learn "has a second factor" from the row they already read.
+ */
+type AccountWithAuthenticators = Account & { totp_device_count?: number };
+export const authenticatorCount = (account: Account): number => (account as AccountWithAuthenticators).totp_device_count ?? 0;
+
+export const toDeviceOut = (d: TotpDevice) => ({ id: d.id, name: d.name, created_at: d.created_at, last_used_at: d.last_used_at });
+
+const sealContext = (userId: string, deviceId: string) => ({ purpose: 'totp-device', user_id: userId, device_id: deviceId });
+const normalizeSecret = (secret: string) => secret.replace(/[\s-]/g, '').toUpperCase();
+
+/** A new secret with everything an app needs to add it. Nothing is stored until a code proves the app has it. */
+export async function provisionAuthenticator(account: Account, ctx: AppContext) {
+  const secret = newTotpSecret();
+  const issuer = ctx.config.TOTP_ISSUER;
+  const otpauth_url = otpauthUrl(secret, issuer, account.email);
+  return { secret, otpauth_url, issuer, account_name: account.email, qrcode_data_url: await qrCodeDataUrl(otpauth_url) };
+}
+
+/**
+ * Stores a named authenticator once a code computed from its secret is valid. The code's time step
+ * is recorded as used, so the enrolment code cannot sign in afterwards. The per-account limit is a
+ * condition on the account's counter, so concurrent enrolments cannot exceed it.
+ */
+export async function enrolAuthenticator(account: Account, input: { secret: string; code: string; name?: string | null }, ctx: AppContext): Promise<TotpDevice> {
+  const name = input.name?.trim();
+  if (!name) throw badRequest(DEVICE_NAME_REQUIRED);
+  const secret = normalizeSecret(input.secret);
+  if (!isUsableTotpSecret(secret)) throw badRequest(INVALID_TOTP_SECRET);
+  const now = ctx.now();
+  const step = await matchingTimeStep(secret, input.code.trim(), now);
+  if (step === null) throw badRequest(INVALID_TOTP_CODE);
+  const id = ctx.newId();
+  const device: TotpDevice = {
+    id, user_id: account.id, name, secret_sealed: await seal(secret, sealContext(account.id, id)),
+    created_at: now.toISOString(), last_used_at: null, last_used_step: step,
+  };
+  const TableName = config().TABLE_NAME;
+  await transact([
+    {
+      Update: {
+        TableName,
+        Key: keys.account(account.id),
+        UpdateExpression: 'SET totp_device_count = if_not_exists(totp_device_count, :zero) + :one',
+        ConditionExpression: 'attribute_exists(PK) AND (attribute_not_exists(totp_device_count) OR totp_device_count < :max)',
+        ExpressionAttributeValues: { ':zero': 0, ':one': 1, ':max': MAX_AUTHENTICATORS },
+      },
+      failWith: badRequest(TOO_MANY_AUTHENTICATORS),
+    },
+    { Put: { TableName, Item: { ...keys.totpDevice(account.id, id), type: 'totp_device', ...device }, ConditionExpression: 'attribute_not_exists(PK)' } },
+  ]);
+  return device;
+}
+
+export async function listAuthenticators(userId: string): Promise<TotpDevice[]> {
+  const items = await queryPartition<TotpDevice>(keys.account(userId).PK, keys.totpDevicePrefix);
+  return items.sort((a, b) => a.created_at.localeCompare(b.created_at));
+}
+
+export async function removeAuthenticator(userId: string, deviceId: string): Promise<void> {
+  const TableName = config().TABLE_NAME;
+  await transact([
+    { Delete: { TableName, Key: keys.totpDevice(userId, deviceId), ConditionExpression: 'attribute_exists(PK)' }, failWith: notFound(DEVICE_NOT_FOUND) },
+    {
+      Update: {
+        TableName,
+        Key: keys.account(userId),
+        UpdateExpression: 'SET totp_device_count = totp_device_count - :one',
+        ConditionExpression: 'totp_device_count > :zero',
+        ExpressionAttributeValues: { ':zero': 0, ':one': 1 },
+      },
+    },
+  ]);
+}
+
+/**
+ * Accepts a six-digit code from any of the account's authenticators, at most once per device and
+ * time step: the step is claimed with a conditional write, so a replayed code — even two requests
+ * racing with the same code — is accepted only once.
+ */
+export async function acceptAuthenticatorCode(account: Account, code: string, ctx: AppContext): Promise<boolean> {
+  if (!/^\d{6}$/.test(code)) return false;
+  const now = ctx.now();
+  for (const device of await listAuthenticators(account.id)) {
+    const secret = await open(device.secret_sealed, sealContext(account.id, device.id));
+    const step = await matchingTimeStep(secret, code, now);
+    if (step === null || step <= device.last_used_step) continue;
+    try {
+      await ddb().send(
+        new UpdateCommand({
+          TableName: config().TABLE_NAME,
+          Key: keys.totpDevice(account.id, device.id),
+          UpdateExpression: 'SET last_used_step = :step, last_used_at = :now',
+          ConditionExpression: 'attribute_exists(PK) AND last_used_step < :step',
+          ExpressionAttributeValues: { ':step': step, ':now': now.toISOString() },
+        }),
+      );
+      return true;
+    } catch (err) {
+      if (!(err instanceof ConditionalCheckFailedException)) throw err;
+    }
+  }
+  return false;
+}

@@ -1,0 +1,120 @@
+import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
+import { ddb } from '#shared/clients';
+import { config } from '#shared/config';
+import { keys } from '#db/keys';
+import { forbidden, notFound, type AppError } from '#http/errors';
+import { capabilities, type EnvRole, type Permission } from '#auth/permissions';
+import type { Project } from './projects';
+
+export interface Membership {
+  project_id: string;
+  user_id: string;
+  role: 'owner' | 'member';
+  created_at: string;
+  /** Custom-role grants as `<roleId>#<environmentId or *>`, mirrored here so access needs no extra read. */
+  custom_role_grants?: Set<string>;
+}
+
+export interface CustomRoleDef {
+  id: string;
+  permissions: string[];
+  deleted_at: string | null;
+}
+
+type Key = { PK: string; SK: string };
+
+/** Strongly consistent BatchGet of up to 100 keys; unprocessed keys are retried. Missing items are absent from the map. */
+export async function batchGet(keyList: Key[]): Promise<Map<string, Record<string, unknown>>> {
+  const TableName = config().TABLE_NAME;
+  const found = new Map<string, Record<string, unknown>>();
+  const unique = [...new Map(keyList.map((k) => [`${k.PK}|${k.SK}`, k])).values()];
+  for (let i = 0; i < unique.length; i += 100) {
+    let pending: Record<string, unknown>[] = unique.slice(i, i + 100);
+    for (let attempt = 0; pending.length; attempt++) {
+      if (attempt > 0) await new Promise((r) => setTimeout(r, 10 * 2 ** attempt));
+      const out = await ddb().send(new BatchGetCommand({ RequestItems: { [TableName]: { Keys: pending, ConsistentRead: true } } }));
+      for (const item of out.Responses?.[TableName] ?? []) found.set(`${item.PK}|${item.SK}`, item);
+      pending = (out.UnprocessedKeys?.[TableName]?.Keys ?? []) as Record<string, unknown>[];
+    }
+  }
+  return found;
+}
+export const keyId = (k: Key) => `${k.PK}|${k.SK}`;
+
+/** What the caller is in one project (and optionally one environment), read in one round trip. */
+export class ProjectAccess {
+  constructor(
+    readonly project: Project,
+    readonly membership: Membership,
+    readonly envRoles: Map<string, EnvRole>,
+    private readonly roleDefs: Map<string, CustomRoleDef>,
+    /** Items fetched alongside, by `keyId`. */
+    readonly extra: Map<string, Record<string, unknown>>,
+  ) {}
+
+  get userId() {
+    return this.membership.user_id;
+  }
+  get isOwner() {
+    return this.membership.role === 'owner';
+  }
+
+  /** Effective permission keys, project-wide or inside one environment. */
+  capabilities(envId?: string): Set<Permission> {
+    const customGrants: string[] = [];
+    for (const grant of this.membership.custom_role_grants ?? []) {
+      const [roleId, scope] = grant.split('#');
+      const def = this.roleDefs.get(roleId);
+      if (def && !def.deleted_at && (scope === '*' || scope === envId)) customGrants.push(...def.permissions);
+    }
+    return capabilities({ isOwner: this.isOwner, isMember: true, envRole: envId ? this.envRoles.get(envId) : null, customGrants });
+  }
+
+  can(permission: Permission, envId?: string): boolean {
+    return this.capabilities(envId).has(permission);
+  }
+
+  /** Refuses with 403 `detail` unless the caller holds `permission` (here or in `envId`). */
+  require(permission: Permission, detail: string, envId?: string): void {
+    if (!this.can(permission, envId)) throw forbidden(detail);
+  }
+
+  requireOwner(): void {
+    if (!this.isOwner) throw forbidden(OWNER_REQUIRED);
+  }
+}
+
+export const PROJECT_NOT_FOUND = 'Project not found';
+/** The refusal of what only the owner (or a custom role granting project.manage) may do. */
+export const OWNER_REQUIRED = 'Project owner required';
+
+/**
+ * Loads the caller's access to a project: the project, their membership, their role in `envId`
+ * and any `extra` items, in one BatchGet. A missing or deleted project and a project the caller is
+ * not a member of give the same refusal (`notFoundError`), so 404 bodies are byte-identical.
+ */
+export async function loadAccess(
+  projectId: string,
+  userId: string,
+  opts: { envId?: string; extra?: Key[]; notFoundError?: AppError } = {},
+): Promise<ProjectAccess> {
+  const projectKey = keys.project(projectId);
+  const memberKey = keys.member(projectId, userId);
+  const roleKey = opts.envId ? keys.envRole(projectId, opts.envId, userId) : undefined;
+  const items = await batchGet([projectKey, memberKey, ...(roleKey ? [roleKey] : []), ...(opts.extra ?? [])]);
+  const project = items.get(keyId(projectKey)) as Project | undefined;
+  const membership = items.get(keyId(memberKey)) as Membership | undefined;
+  if (!project || project.deleted_at || !membership) throw opts.notFoundError ?? notFound(PROJECT_NOT_FOUND);
+  const envRoles = new Map<string, EnvRole>();
+  const role = roleKey ? (items.get(keyId(roleKey)) as { role: EnvRole } | undefined) : undefined;
+  if (role && opts.envId) envRoles.set(opts.envId, role.role);
+  const roleDefs = new Map<string, CustomRoleDef>();
+  const grants = [...(membership.custom_role_grants ?? [])];
+  if (grants.length) {
+    // Only callers holding custom roles pay a second round trip.
+    const ids = [...new Set(grants.map((g) => g.split('#')[0]))];
+    const defs = await batchGet(ids.map((id) => keys.customRole(projectId, id)));
+    for (const def of defs.values()) roleDefs.set(def.id as string, def as unknown as CustomRoleDef);
+  }
+  return new ProjectAccess(project, membership, envRoles, roleDefs, items);
+}

@@ -1,0 +1,299 @@
+import { config } from '#shared/config';
+import { keys } from '#db/keys';
+import { transact, type TransactStep } from '#db/transact';
+import { badRequest, forbidden, notFound } from '#http/errors';
+import type { Permission } from '#auth/permissions';
+import type { AppContext } from '#shared/context';
+import { batchGet, keyId, OWNER_REQUIRED, type Membership, type ProjectAccess } from './access';
+import { ENV_NOT_IN_PROJECT, envLiveCheck } from './env-scope';
+import { setFieldsStep } from '#domain/catalog';
+import { isLive } from './environments';
+import { counterStep, membershipSteps, planOfProject } from './projects';
+import { claimNameStep, releaseNameStep, renameSteps, type NameScope } from '#db/unique-names';
+import type { Key } from '#db/lookup';
+import { queryPrefix } from '#db/query';
+import { compareText } from '#shared/text';
+import { softDeleteStep, visible } from '#db/soft-delete';
+import { concurrentChange } from '#db/transact';
+
+export interface CustomRole {
+  id: string;
+  project_id: string;
+  name: string;
+  description: string | null;
+  permissions: Permission[];
+  created_at: string;
+  updated_at: string;
+  deleted_at: string | null;
+}
+
+/** One per (role, user): a role applies to the whole project (`environment_id` null) or to one environment. */
+export interface CustomRoleAssignment {
+  id: string;
+  role_id: string;
+  project_id: string;
+  user_id: string;
+  environment_id: string | null;
+  created_at: string;
+  updated_at: string;
+  deleted_at: string | null;
+}
+
+export const toCustomRoleOut = (r: CustomRole) => ({
+  id: r.id, project_id: r.project_id, name: r.name, description: r.description ?? null, permissions: r.permissions, updated_at: r.updated_at, deleted_at: r.deleted_at,
+});
+export const toAssignmentOut = (a: CustomRoleAssignment) => ({
+  id: a.id, role_id: a.role_id, project_id: a.project_id, user_id: a.user_id, environment_id: a.environment_id, updated_at: a.updated_at, deleted_at: a.deleted_at,
+});
+
+export const CUSTOM_ROLE_NOT_FOUND = 'Custom role not found';
+export const ASSIGNMENT_NOT_FOUND = 'Custom role assignment not found';
+const roleNames = (projectId: string): NameScope => ({
+  projectId, kind: 'CROLE', scopeId: projectId, takenDetail: 'Custom role with this name already exists in this project',
+});
+const limitMessage = (plan: { name: string }, max: number) =>
+  `Custom role limit reached for your '${plan.name}' plan (max ${max}). Please upgrade to create more custom roles.`;
+
+/** The grant string mirrored on the member item, read by `ProjectAccess.capabilities` (shared/domain/access.ts). */
+export const grantOf = (roleId: string, envId: string | null) => `${roleId}#${envId ?? '*'}`;
+const grantsOfRole = (member: Membership | undefined, roleId: string) => [...(member?.custom_role_grants ?? [])].filter((g) => g.split('#')[0] === roleId);
+
+/** The live role from the caller's access BatchGet (`extra` must include `keys.customRole`), or 404. */
+export function roleFrom(access: ProjectAccess, roleId: string): CustomRole {
+  const role = access.extra.get(keyId(keys.customRole(access.project.id, roleId))) as CustomRole | undefined;
+  if (!isLive(role)) throw notFound(CUSTOM_ROLE_NOT_FOUND);
+  return role!;
+}
+
+export async function listCustomRoles(projectId: string, updatedSince?: string): Promise<CustomRole[]> {
+  const roles = visible(await queryPrefix<CustomRole>(projectId, keys.customRolePrefix), updatedSince);
+  return roles.sort((a, b) => compareText(a.name, b.name));
+}
+
+/** Creates a role within the plan's `rbac_custom_roles_limit`, counted on the project in the same transaction. */
+export async function createCustomRole(
+  access: ProjectAccess,
+  input: { name: string; description?: string | null; permissions: Permission[] },
+  ctx: AppContext,
+): Promise<CustomRole> {
+  access.require('project.manage', OWNER_REQUIRED);
+  const plan = await planOfProject(access.project);
+  const max = plan.features.rbac_custom_roles_limit;
+  const now = ctx.now().toISOString();
+  const role: CustomRole = {
+    id: ctx.newId(), project_id: access.project.id, name: input.name, description: input.description ?? null,
+    permissions: [...new Set(input.permissions)], created_at: now, updated_at: now, deleted_at: null,
+  };
+  await transact([
+    counterStep(keys.project(role.project_id), { custom_role_count: 1 }, { max: { custom_role_count: max }, failWith: forbidden(limitMessage(plan, max)) }),
+    claimNameStep(roleNames(role.project_id), role.name, role.id),
+    { Put: { TableName: config().TABLE_NAME, Item: { ...keys.customRole(role.project_id, role.id), type: 'custom_role', ...role }, ConditionExpression: 'attribute_not_exists(PK)' } },
+  ]);
+  return role;
+}
+
+/** Changes take effect on the holders' next request: access reads role definitions live. */
+export async function updateCustomRole(
+  access: ProjectAccess,
+  roleId: string,
+  patch: { name?: string; description?: string | null; permissions?: Permission[] },
+  ctx: AppContext,
+): Promise<CustomRole> {
+  access.require('project.manage', OWNER_REQUIRED);
+  const role = roleFrom(access, roleId);
+  const permissions = patch.permissions && [...new Set(patch.permissions)];
+  const updated_at = ctx.now().toISOString();
+  await transact([
+    ...(patch.name === undefined ? [] : renameSteps(roleNames(role.project_id), role.name, patch.name, role.id)),
+    setFieldsStep(keys.customRole(role.project_id, role.id), { name: patch.name, description: patch.description, permissions, updated_at }, notFound(CUSTOM_ROLE_NOT_FOUND)),
+  ]);
+  return {
+    ...role, ...(patch.name !== undefined && { name: patch.name }), ...(patch.description !== undefined && { description: patch.description }),
+    ...(permissions && { permissions }), updated_at,
+  };
+}
+
+/** Assignments of a role that are written per chunk when a deleted role's grants are withdrawn. */
+const CLEANUP_CHUNK = 45;
+
+/**
+ * Soft-deletes a role: its name and its plan slot are free again at once (one transaction), and
+ * from that moment it grants nothing (access ignores deleted role definitions). Its assignments are
+ * then withdrawn, and the grants mirrored on members removed, in further transactions; should that
+ * be interrupted, what is left is inert.
+ */
+export async function deleteCustomRole(access: ProjectAccess, roleId: string, ctx: AppContext): Promise<void> {
+  access.require('project.manage', OWNER_REQUIRED);
+  const role = roleFrom(access, roleId);
+  const now = ctx.now().toISOString();
+  const TableName = config().TABLE_NAME;
+  await transact([
+    softDeleteStep(keys.customRole(role.project_id, role.id), now, notFound(CUSTOM_ROLE_NOT_FOUND)),
+    releaseNameStep(roleNames(role.project_id), role.name),
+    counterStep(keys.project(role.project_id), { custom_role_count: -1 }),
+  ]);
+  const assignments = (await listAssignments(role.project_id, role.id)).filter((a) => !a.deleted_at);
+  for (let i = 0; i < assignments.length; i += CLEANUP_CHUNK) {
+    const chunk = assignments.slice(i, i + CLEANUP_CHUNK);
+    const members = await batchGet(chunk.map((a) => keys.member(role.project_id, a.user_id)));
+    await transact(
+      chunk.flatMap((a) => [
+        {
+          Update: {
+            TableName, Key: keys.customRoleAssignment(role.project_id, role.id, a.user_id),
+            UpdateExpression: 'SET deleted_at = :now, updated_at = :now', ConditionExpression: 'attribute_exists(PK)',
+            ExpressionAttributeValues: { ':now': now },
+          },
+        },
+        ...withdrawGrantSteps(members.get(keyId(keys.member(role.project_id, a.user_id))) as Membership | undefined, role.id),
+      ]),
+    );
+  }
+}
+
+// ---- assignments -----------------------------------------------------------------------------
+
+export async function listAssignments(projectId: string, roleId: string, updatedSince?: string): Promise<CustomRoleAssignment[]> {
+  // The assignment key with an empty user id is the prefix of all of the role's assignments.
+  const all = await queryPrefix<CustomRoleAssignment>(projectId, keys.customRoleAssignment(projectId, roleId, '').SK);
+  return visible(all, updatedSince).sort((a, b) => a.created_at.localeCompare(b.created_at));
+}
+
+/** What an assignment reads besides the caller's access; pass as `extra` to `loadAccess` so it is one BatchGet. */
+export function assignmentReadKeys(projectId: string, roleId: string, userId: string, envId?: string | null): Key[] {
+  return [
+    keys.customRole(projectId, roleId),
+    keys.account(userId),
+    keys.member(projectId, userId),
+    keys.customRoleAssignment(projectId, roleId, userId),
+    ...(envId ? [keys.environment(projectId, envId)] : []),
+  ];
+}
+
+const ATTEMPTS = 8;
+/** Thrown (by identity) when the member or assignment changed between read and write: read again. */
+const CHANGED = concurrentChange();
+
+/**
+ * Gives `userId` a custom role, project-wide (`envId` null) or in one environment; assigning again
+ * moves the assignment (same id). The grant is mirrored on the member item in the same transaction
+ * (that is where access reads it). Assigning to someone who is not yet a member makes them one,
+ * as the owner's environment-role assignment does.
+ */
+export async function assignCustomRole(access: ProjectAccess, roleId: string, userId: string, envId: string | null, ctx: AppContext): Promise<CustomRoleAssignment> {
+  access.require('project.manage', OWNER_REQUIRED);
+  const projectId = access.project.id;
+  const readKeys = assignmentReadKeys(projectId, roleId, userId, envId);
+  let items = access.extra;
+  for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+    if (attempt > 0) {
+      // Jittered backoff, so writers that collided do not collide again in lockstep.
+      await new Promise((r) => setTimeout(r, Math.random() * 15 * 2 ** attempt));
+      items = await batchGet(readKeys);
+    }
+    const get = <T>(key: Key) => items.get(keyId(key)) as T | undefined;
+    if (!isLive(get<CustomRole>(keys.customRole(projectId, roleId)))) throw notFound(CUSTOM_ROLE_NOT_FOUND);
+    if (!get(keys.account(userId))) throw notFound('User not found');
+    if (envId && !isLive(get(keys.environment(projectId, envId)))) throw badRequest(ENV_NOT_IN_PROJECT);
+    const existing = get<CustomRoleAssignment>(keys.customRoleAssignment(projectId, roleId, userId));
+    const member = get<Membership & { grants_version?: number }>(keys.member(projectId, userId));
+    const now = ctx.now().toISOString();
+    const assignment: CustomRoleAssignment = {
+      id: existing?.id ?? ctx.newId(), role_id: roleId, project_id: projectId, user_id: userId, environment_id: envId,
+      created_at: existing?.created_at ?? now, updated_at: now, deleted_at: null,
+    };
+    const TableName = config().TABLE_NAME;
+    const steps: TransactStep[] = [
+      {
+        Put: {
+          TableName,
+          Item: { ...keys.customRoleAssignment(projectId, roleId, userId), type: 'custom_role_assignment', ...assignment },
+          ...(existing
+            ? { ConditionExpression: 'updated_at = :prev', ExpressionAttributeValues: { ':prev': existing.updated_at } }
+            : { ConditionExpression: 'attribute_not_exists(PK)' }),
+        },
+        failWith: CHANGED,
+      },
+      {
+        // A role deleted meanwhile must not gain an assignment its deletion's clean-up would miss.
+        ConditionCheck: {
+          TableName, Key: keys.customRole(projectId, roleId), ConditionExpression: 'attribute_exists(PK) AND deleted_at = :null', ExpressionAttributeValues: { ':null': null },
+        },
+        failWith: notFound(CUSTOM_ROLE_NOT_FOUND),
+      },
+      ...(envId ? [envLiveCheck(projectId, envId)] : []),
+      ...grantSteps(projectId, userId, member, roleId, grantOf(roleId, envId), now),
+    ];
+    try {
+      await transact(steps);
+      return assignment;
+    } catch (err) {
+      if (err !== CHANGED) throw err;
+    }
+  }
+  throw CHANGED;
+}
+
+/** The member-item writes that make `grant` the member's only grant of `roleId` (creating the membership if needed). */
+function grantSteps(projectId: string, userId: string, member: (Membership & { grants_version?: number }) | undefined, roleId: string, grant: string, now: string): TransactStep[] {
+  const TableName = config().TABLE_NAME;
+  const memberSK = keys.member(projectId, userId).SK;
+  if (!member) {
+    return membershipSteps(projectId, userId, 'member', now).map((step) =>
+      step.Put?.Item?.SK === memberSK ? { ...step, Put: { ...step.Put, Item: { ...step.Put.Item, custom_role_grants: new Set([grant]), grants_version: 1 } }, failWith: CHANGED } : step,
+    );
+  }
+  const stale = grantsOfRole(member, roleId).filter((g) => g !== grant);
+  const Key = keys.member(projectId, userId);
+  if (!stale.length) {
+    // Adding to a set is safe under concurrency; the version bump tells whole-set writers that it changed.
+    return [{
+      Update: {
+        TableName, Key, UpdateExpression: 'ADD custom_role_grants :g, grants_version :one', ConditionExpression: 'attribute_exists(PK)',
+        ExpressionAttributeValues: { ':g': new Set([grant]), ':one': 1 },
+      },
+      failWith: CHANGED,
+    }];
+  }
+  // Moving a grant replaces the whole set (one attribute cannot be both added to and deleted from in one update), guarded by the version.
+  const next = new Set([...(member.custom_role_grants ?? [])].filter((g) => !stale.includes(g)));
+  next.add(grant);
+  const version = member.grants_version ?? 0;
+  return [{
+    Update: {
+      TableName, Key,
+      UpdateExpression: 'SET custom_role_grants = :set ADD grants_version :one',
+      ConditionExpression: version ? 'attribute_exists(PK) AND grants_version = :v' : 'attribute_exists(PK) AND attribute_not_exists(grants_version)',
+      ExpressionAttributeValues: { ':set': next, ':one': 1, ...(version ? { ':v': version } : {}) },
+    },
+    failWith: CHANGED,
+  }];
+}
+
+/** Removes every grant of `roleId` from a member item (none when absent). */
+function withdrawGrantSteps(member: Membership | undefined, roleId: string): TransactStep[] {
+  const grants = grantsOfRole(member, roleId);
+  if (!member || !grants.length) return [];
+  return [{
+    Update: {
+      TableName: config().TABLE_NAME, Key: keys.member(member.project_id, member.user_id),
+      UpdateExpression: 'DELETE custom_role_grants :g ADD grants_version :one', ConditionExpression: 'attribute_exists(PK)',
+      ExpressionAttributeValues: { ':g': new Set(grants), ':one': 1 },
+    },
+  }];
+}
+
+/** Withdraws a user's assignment of a role (soft delete) and the grant mirrored on their membership. */
+export async function removeAssignment(access: ProjectAccess, roleId: string, userId: string, ctx: AppContext): Promise<void> {
+  access.require('project.manage', OWNER_REQUIRED);
+  roleFrom(access, roleId);
+  const projectId = access.project.id;
+  const assignment = access.extra.get(keyId(keys.customRoleAssignment(projectId, roleId, userId))) as CustomRoleAssignment | undefined;
+  if (!isLive(assignment)) throw notFound(ASSIGNMENT_NOT_FOUND);
+  const member = access.extra.get(keyId(keys.member(projectId, userId))) as Membership | undefined;
+  const now = ctx.now().toISOString();
+  await transact([
+    softDeleteStep(keys.customRoleAssignment(projectId, roleId, userId), now, notFound(ASSIGNMENT_NOT_FOUND)),
+    ...withdrawGrantSteps(member, roleId),
+  ]);
+}

@@ -1,0 +1,40 @@
+import { config } from '#shared/config';
+import { keys } from '#db/keys';
+import type { TransactStep } from '#db/transact';
+import { badRequest } from '#http/errors';
+import { keyId, loadAccess } from './access';
+import { isLive, type Environment } from './environments';
+import type { Key } from '#db/lookup';
+
+/** SPEC's wording (POST /services); every request that names an environment of a project uses it. */
+export const ENV_NOT_IN_PROJECT = 'Environment not found or does not belong to project';
+
+/**
+ * Access for a request that names a project and one of its environments (POST /groups, GET
+ * /subgroups, ...): one BatchGet with the caller's role in that environment and any `extra` items.
+ * Refusals in tenancy order: 404 'Project not found', then 400 when the environment is not a live
+ * one of that project. Permission checks follow, by the caller.
+ */
+export async function accessInEnvironment(projectId: string, userId: string, envId: string, extra: Key[] = []) {
+  const envKey = keys.environment(projectId, envId);
+  const access = await loadAccess(projectId, userId, { envId, extra: [envKey, ...extra] });
+  const env = access.extra.get(keyId(envKey)) as Environment | undefined;
+  if (!isLive(env)) throw badRequest(ENV_NOT_IN_PROJECT);
+  return { access, env: env! };
+}
+
+/** Environment-scoped items have sort keys `<KIND>#<environmentId>#<id>` (shared/db/keys.ts). */
+export const envIdOfKey = (key: Key) => key.SK.split('#')[1];
+
+/** Guards a write in an environment against the environment being deleted concurrently. */
+export function envLiveCheck(projectId: string, envId: string): TransactStep {
+  return {
+    ConditionCheck: {
+      TableName: config().TABLE_NAME,
+      Key: keys.environment(projectId, envId),
+      ConditionExpression: 'attribute_exists(PK) AND deleted_at = :null AND (attribute_not_exists(archived_at) OR archived_at = :null)',
+      ExpressionAttributeValues: { ':null': null },
+    },
+    failWith: badRequest(ENV_NOT_IN_PROJECT),
+  };
+}

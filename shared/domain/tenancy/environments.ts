@@ -1,0 +1,99 @@
+import { config } from '#shared/config';
+import { keys } from '#db/keys';
+import { transact } from '#db/transact';
+import { forbidden, notFound } from '#http/errors';
+import type { AppContext } from '#shared/context';
+import { keyId, loadAccess, type ProjectAccess } from './access';
+import { locate, lookupStep, type Key } from '#db/lookup';
+import { counterStep, planOfProject } from './projects';
+import { claimNameStep, releaseNameStep, renameSteps, type NameScope } from '#db/unique-names';
+import { queryPartition } from '#db/query';
+import { softDeleteStep, visible } from '#db/soft-delete';
+
+export interface Environment {
+  id: string;
+  name: string;
+  project_id: string;
+  created_at: string;
+  updated_at: string;
+  deleted_at: string | null;
+  archived_at?: string | null;
+  /** Services in this environment (the per-environment service quota). */
+  service_count: number;
+}
+
+export const toEnvironmentOut = (e: Environment) => ({ id: e.id, name: e.name, project_id: e.project_id, updated_at: e.updated_at, deleted_at: e.deleted_at });
+
+export const ENVIRONMENT_NOT_FOUND = 'Environment not found';
+const nameScope = (projectId: string): NameScope => ({ projectId, kind: 'ENV', scopeId: projectId, takenDetail: 'Environment with this name already exists in this project' });
+
+export const isLive = (e: { deleted_at?: string | null; archived_at?: string | null } | undefined) => Boolean(e && !e.deleted_at && !e.archived_at);
+
+/**
+ * The caller's access to the environment with this id, with the environment itself: one lookup,
+ * then one BatchGet (which also reads the `extra` keys, given the project id). Unknown, deleted
+ * and foreign environments give the same 404.
+ */
+export async function accessToEnvironment(envId: string, userId: string, detail = ENVIRONMENT_NOT_FOUND, extra: (projectId: string) => Key[] = () => []) {
+  const { projectId, key } = await locate(envId, 'environment', notFound(detail));
+  const access = await loadAccess(projectId, userId, { envId, extra: [key, ...extra(projectId)], notFoundError: notFound(detail) });
+  const env = access.extra.get(keyId(key)) as Environment | undefined;
+  if (!isLive(env)) throw notFound(detail);
+  return { access, env: env! };
+}
+
+export async function listEnvironments(projectId: string, updatedSince?: string): Promise<Environment[]> {
+  const items = await queryPartition<Environment>(keys.projectPK(projectId), keys.environmentPrefix);
+  return visible(items, updatedSince).sort((a, b) => a.created_at.localeCompare(b.created_at));
+}
+
+export async function createEnvironment(access: ProjectAccess, name: string, ctx: AppContext): Promise<Environment> {
+  access.require('env.manage', 'Not authorized to create environments in this project');
+  const plan = await planOfProject(access.project);
+  const max = plan.max_envs_per_project;
+  const limitReached = forbidden(`Environment limit reached for your '${plan.name}' plan (max ${max} per project). Please upgrade to create more environments.`);
+  const now = ctx.now().toISOString();
+  const env: Environment = { id: ctx.newId(), name: name.trim(), project_id: access.project.id, created_at: now, updated_at: now, deleted_at: null, service_count: 0 };
+  const key = keys.environment(env.project_id, env.id);
+  await transact([
+    counterStep(keys.project(env.project_id), { env_count: 1 }, { max: { env_count: max }, failWith: limitReached }),
+    claimNameStep(nameScope(env.project_id), env.name, env.id),
+    { Put: { TableName: config().TABLE_NAME, Item: { ...key, type: 'environment', ...env }, ConditionExpression: 'attribute_not_exists(PK)' } },
+    lookupStep(env.id, env.project_id, key, 'environment'),
+  ]);
+  return env;
+}
+
+export async function renameEnvironment(access: ProjectAccess, env: Environment, name: string, ctx: AppContext): Promise<Environment> {
+  access.require('env.manage', 'Not authorized to manage environments in this project');
+  const updated: Environment = { ...env, name: name.trim(), updated_at: ctx.now().toISOString() };
+  await transact([
+    ...renameSteps(nameScope(env.project_id), env.name, updated.name, env.id),
+    {
+      Update: {
+        TableName: config().TABLE_NAME,
+        Key: keys.environment(env.project_id, env.id),
+        UpdateExpression: 'SET #n = :n, updated_at = :u',
+        ConditionExpression: 'attribute_exists(PK) AND deleted_at = :null',
+        ExpressionAttributeNames: { '#n': 'name' },
+        ExpressionAttributeValues: { ':n': updated.name, ':u': updated.updated_at, ':null': null },
+      },
+      failWith: notFound(ENVIRONMENT_NOT_FOUND),
+    },
+  ]);
+  return updated;
+}
+
+/**
+ * Soft delete: the environment and what it holds leave every list; its name is free again and the
+ * plan slots it used (the environment and its services) are released.
+ */
+export async function deleteEnvironment(access: ProjectAccess, env: Environment, ctx: AppContext): Promise<void> {
+  access.require('env.manage', 'Not authorized to manage environments in this project');
+  const now = ctx.now().toISOString();
+  await transact([
+    softDeleteStep(keys.environment(env.project_id, env.id), now, notFound(ENVIRONMENT_NOT_FOUND)),
+    releaseNameStep(nameScope(env.project_id), env.name),
+    counterStep(keys.project(env.project_id), { env_count: -1, service_count: -(env.service_count ?? 0) }),
+  ]);
+}

@@ -1,0 +1,245 @@
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { ddb } from '#shared/clients';
+import { config } from '#shared/config';
+import { keys } from '#db/keys';
+import { transact, type TransactStep } from '#db/transact';
+import { badRequest, notFound } from '#http/errors';
+import type { AppContext } from '#shared/context';
+import type { ProjectAccess } from './access';
+import { envLiveCheck } from './env-scope';
+import { setFieldsStep } from '#domain/catalog';
+import { isLive, type Environment } from './environments';
+import { lookupStep } from '#db/lookup';
+import { claimNameStep, releaseNameStep, renameSteps, type NameScope } from '#db/unique-names';
+import { queryPrefix } from '#db/query';
+import { compareText } from '#shared/text';
+import { softDeleteStep, visible } from '#db/soft-delete';
+import { concurrentChange } from '#db/transact';
+
+export interface Group {
+  id: string;
+  project_id: string;
+  environment_id: string;
+  name: string;
+  description: string | null;
+  /** Live subgroups; lets deletion prove it cascaded to every one of them. Internal. */
+  subgroup_count: number;
+  created_at: string;
+  updated_at: string;
+  deleted_at: string | null;
+}
+
+export interface Subgroup {
+  id: string;
+  project_id: string;
+  environment_id: string;
+  group_id: string;
+  name: string;
+  description: string | null;
+  created_at: string;
+  updated_at: string;
+  deleted_at: string | null;
+}
+
+export const toGroupOut = (g: Group) => ({
+  id: g.id, project_id: g.project_id, environment_id: g.environment_id, name: g.name, description: g.description ?? null, updated_at: g.updated_at, deleted_at: g.deleted_at,
+});
+export const toSubgroupOut = (s: Subgroup) => ({
+  id: s.id, project_id: s.project_id, environment_id: s.environment_id, group_id: s.group_id, name: s.name, description: s.description ?? null,
+  updated_at: s.updated_at, deleted_at: s.deleted_at,
+});
+
+export const GROUP_NOT_FOUND = 'Group not found';
+export const SUBGROUP_NOT_FOUND = 'Subgroup not found';
+/** A subgroup's parent must be a live group of the same environment. */
+export const GROUP_NOT_IN_ENV = 'Group not found or does not belong to environment';
+/** Groups and subgroups share the groups.* permissions. */
+export const NOT_AUTHORIZED_VIEW_GROUPS = 'Not authorized to view groups in this environment';
+export const NOT_AUTHORIZED_MANAGE_GROUPS = 'Not authorized to manage groups in this environment';
+
+const groupNames = (projectId: string, envId: string): NameScope => ({
+  projectId, kind: 'GROUP', scopeId: envId, takenDetail: 'Group with this name already exists in this environment',
+});
+export const subgroupNames = (projectId: string, groupId: string): NameScope => ({
+  projectId, kind: 'SUBGROUP', scopeId: groupId, takenDetail: 'Subgroup with this name already exists in this group',
+});
+
+/** Alphabetical, ignoring case; equal names (subgroups of different parents) in creation order. */
+const byNameThenAge = (a: { name: string; created_at: string }, b: { name: string; created_at: string }) =>
+  compareText(a.name, b.name) || a.created_at.localeCompare(b.created_at);
+
+export async function listGroups(projectId: string, envId: string, updatedSince?: string): Promise<Group[]> {
+  const groups = visible(await queryPrefix<Group>(projectId, keys.groupPrefix(envId)), updatedSince);
+  return groups.sort(byNameThenAge);
+}
+
+export async function createGroup(access: ProjectAccess, env: Environment, input: { name: string; description?: string | null }, ctx: AppContext): Promise<Group> {
+  access.require('groups.manage', NOT_AUTHORIZED_MANAGE_GROUPS, env.id);
+  const now = ctx.now().toISOString();
+  const group: Group = {
+    id: ctx.newId(), project_id: env.project_id, environment_id: env.id, name: input.name, description: input.description ?? null,
+    subgroup_count: 0, created_at: now, updated_at: now, deleted_at: null,
+  };
+  const key = keys.group(group.project_id, env.id, group.id);
+  await transact([
+    envLiveCheck(group.project_id, env.id),
+    claimNameStep(groupNames(group.project_id, env.id), group.name, group.id),
+    { Put: { TableName: config().TABLE_NAME, Item: { ...key, type: 'group', ...group }, ConditionExpression: 'attribute_not_exists(PK)' } },
+    lookupStep(group.id, group.project_id, key, 'group'),
+  ]);
+  return group;
+}
+
+export async function updateGroup(access: ProjectAccess, group: Group, patch: { name?: string; description?: string | null }, ctx: AppContext): Promise<Group> {
+  access.require('groups.manage', NOT_AUTHORIZED_MANAGE_GROUPS, group.environment_id);
+  const updated: Group = { ...group, ...definedOnly(patch), updated_at: ctx.now().toISOString() };
+  await transact([
+    ...(patch.name === undefined ? [] : renameSteps(groupNames(group.project_id, group.environment_id), group.name, patch.name, group.id)),
+    setFieldsStep(
+      keys.group(group.project_id, group.environment_id, group.id),
+      { name: patch.name, description: patch.description, updated_at: updated.updated_at },
+      notFound(GROUP_NOT_FOUND),
+    ),
+  ]);
+  return updated;
+}
+
+/** Most subgroups soft-deleted per transaction (DynamoDB allows 100 writes; the group and its name take two). */
+const CASCADE_CHUNK = 90;
+const ATTEMPTS = 4;
+/** Thrown (by identity) when a cascade step finds the group or a subgroup changed under it: start over. */
+const CHANGED = concurrentChange();
+
+/**
+ * Soft-deletes a group and, with it, every live subgroup; the group's name is free again. The
+ * group's `subgroup_count` must match what was cascaded, so a subgroup created concurrently is
+ * never left alive under a deleted group (the cascade starts over). Up to 90 subgroups go in the
+ * group's own transaction; beyond that, earlier transactions take the surplus first, so an
+ * interruption leaves a live group that can simply be deleted again.
+ */
+export async function deleteGroup(access: ProjectAccess, group: Group, ctx: AppContext): Promise<void> {
+  access.require('groups.manage', NOT_AUTHORIZED_MANAGE_GROUPS, group.environment_id);
+  const TableName = config().TABLE_NAME;
+  const groupKey = keys.group(group.project_id, group.environment_id, group.id);
+  for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+    if (attempt > 0) {
+      const fresh = await ddb().send(new GetCommand({ TableName, Key: groupKey, ConsistentRead: true }));
+      if (!isLive(fresh.Item as Group | undefined)) throw notFound(GROUP_NOT_FOUND);
+    }
+    const now = ctx.now().toISOString();
+    const subgroups = (await queryPrefix<Subgroup>(group.project_id, keys.subgroupPrefix(group.environment_id))).filter((s) => s.group_id === group.id && !s.deleted_at);
+    const chunks: Subgroup[][] = [];
+    for (let i = 0; i < subgroups.length; i += CASCADE_CHUNK) chunks.push(subgroups.slice(i, i + CASCADE_CHUNK));
+    const last = chunks.pop() ?? [];
+    const subgroupSteps = (chunk: Subgroup[]): TransactStep[] => chunk.map((s) => softDeleteStep(keys.subgroup(s.project_id, s.environment_id, s.id), now, CHANGED));
+    try {
+      for (const chunk of chunks) {
+        await transact([
+          {
+            Update: {
+              TableName, Key: groupKey, UpdateExpression: 'SET subgroup_count = subgroup_count - :k', ConditionExpression: 'deleted_at = :null',
+              ExpressionAttributeValues: { ':k': chunk.length, ':null': null },
+            },
+            failWith: CHANGED,
+          },
+          ...subgroupSteps(chunk),
+        ]);
+      }
+      await transact([
+        {
+          Update: {
+            TableName, Key: groupKey,
+            UpdateExpression: 'SET deleted_at = :now, updated_at = :now, subgroup_count = :zero',
+            ConditionExpression: 'deleted_at = :null AND subgroup_count = :k',
+            ExpressionAttributeValues: { ':now': now, ':null': null, ':k': last.length, ':zero': 0 },
+          },
+          failWith: CHANGED,
+        },
+        releaseNameStep(groupNames(group.project_id, group.environment_id), group.name),
+        ...subgroupSteps(last),
+      ]);
+      return;
+    } catch (err) {
+      if (err !== CHANGED) throw err;
+    }
+  }
+  throw CHANGED;
+}
+
+// ---- subgroups -------------------------------------------------------------------------------
+
+export async function listSubgroups(projectId: string, envId: string, opts: { groupId?: string; updatedSince?: string }): Promise<Subgroup[]> {
+  const all = await queryPrefix<Subgroup>(projectId, keys.subgroupPrefix(envId));
+  return visible(all.filter((s) => !opts.groupId || s.group_id === opts.groupId), opts.updatedSince)
+    .sort(byNameThenAge);
+}
+
+/** `parent` comes from the same BatchGet as the caller's access (undefined when absent). */
+export async function createSubgroup(
+  access: ProjectAccess,
+  env: Environment,
+  parent: Group | undefined,
+  input: { name: string; description?: string | null },
+  ctx: AppContext,
+): Promise<Subgroup> {
+  if (!isLive(parent)) throw badRequest(GROUP_NOT_IN_ENV);
+  access.require('groups.manage', NOT_AUTHORIZED_MANAGE_GROUPS, env.id);
+  const now = ctx.now().toISOString();
+  const sub: Subgroup = {
+    id: ctx.newId(), project_id: env.project_id, environment_id: env.id, group_id: parent!.id, name: input.name, description: input.description ?? null,
+    created_at: now, updated_at: now, deleted_at: null,
+  };
+  const key = keys.subgroup(sub.project_id, env.id, sub.id);
+  const TableName = config().TABLE_NAME;
+  await transact([
+    envLiveCheck(sub.project_id, env.id),
+    {
+      Update: {
+        TableName, Key: keys.group(sub.project_id, env.id, sub.group_id),
+        UpdateExpression: 'SET subgroup_count = if_not_exists(subgroup_count, :zero) + :one',
+        ConditionExpression: 'attribute_exists(PK) AND deleted_at = :null',
+        ExpressionAttributeValues: { ':zero': 0, ':one': 1, ':null': null },
+      },
+      failWith: badRequest(GROUP_NOT_IN_ENV),
+    },
+    claimNameStep(subgroupNames(sub.project_id, sub.group_id), sub.name, sub.id),
+    { Put: { TableName, Item: { ...key, type: 'subgroup', ...sub }, ConditionExpression: 'attribute_not_exists(PK)' } },
+    lookupStep(sub.id, sub.project_id, key, 'subgroup'),
+  ]);
+  return sub;
+}
+
+export async function updateSubgroup(access: ProjectAccess, sub: Subgroup, patch: { name?: string; description?: string | null }, ctx: AppContext): Promise<Subgroup> {
+  access.require('groups.manage', NOT_AUTHORIZED_MANAGE_GROUPS, sub.environment_id);
+  const updated: Subgroup = { ...sub, ...definedOnly(patch), updated_at: ctx.now().toISOString() };
+  await transact([
+    ...(patch.name === undefined ? [] : renameSteps(subgroupNames(sub.project_id, sub.group_id), sub.name, patch.name, sub.id)),
+    setFieldsStep(
+      keys.subgroup(sub.project_id, sub.environment_id, sub.id),
+      { name: patch.name, description: patch.description, updated_at: updated.updated_at },
+      notFound(SUBGROUP_NOT_FOUND),
+    ),
+  ]);
+  return updated;
+}
+
+export async function deleteSubgroup(access: ProjectAccess, sub: Subgroup, ctx: AppContext): Promise<void> {
+  access.require('groups.manage', NOT_AUTHORIZED_MANAGE_GROUPS, sub.environment_id);
+  const now = ctx.now().toISOString();
+  const TableName = config().TABLE_NAME;
+  await transact([
+    softDeleteStep(keys.subgroup(sub.project_id, sub.environment_id, sub.id), now, notFound(SUBGROUP_NOT_FOUND)),
+    releaseNameStep(subgroupNames(sub.project_id, sub.group_id), sub.name),
+    {
+      Update: {
+        TableName, Key: keys.group(sub.project_id, sub.environment_id, sub.group_id),
+        UpdateExpression: 'SET subgroup_count = subgroup_count - :one', ConditionExpression: 'attribute_exists(PK)',
+        ExpressionAttributeValues: { ':one': 1 },
+      },
+    },
+  ]);
+}
+
+function definedOnly<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+}

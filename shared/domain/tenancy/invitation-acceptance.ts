@@ -1,0 +1,266 @@
+import { config } from '#shared/config';
+import { keys } from '#db/keys';
+import { transact, type TransactStep } from '#db/transact';
+import { badRequest, conflict, notFound } from '#http/errors';
+import { hashPassword } from '#auth/passwords';
+import { passwordPolicyProblem } from '#auth/password-policy';
+import type { Principal } from '#auth/authenticate';
+import { ok, type Reply } from '#http/route';
+import type { AppContext } from '#shared/context';
+import { accountCreationSteps, type Account, type AccountType } from '#domain/identity';
+import { batchGet, keyId, type Membership } from './access';
+import { envRoleStep, type EnvRoleAssignment } from './env-roles';
+import { isLive, type Environment } from './environments';
+import { locate } from '#db/lookup';
+import { membershipSteps, type Project } from './projects';
+import { prepareAccount } from '#domain/identity';
+import { hasSecondFactor } from '#domain/identity';
+import { startSession, type ClientMeta } from '#domain/identity';
+import { listSubscriptions } from '#domain/billing';
+import { closeIndexStep, DEFAULT_INVITE_ROLE, findInvitationLink, INVITATION_ACCEPTED, INVITATION_EXPIRED, INVITATION_NOT_FOUND, isExpired, toInviteOut, type Invitation } from './invitations';
+import { concurrentChange } from '#db/transact';
+
+/** SPEC "Errors: invitations". */
+export const ACCOUNT_EXISTS =
+  'An account already exists for this address. Sign in as that account and open the invitation link again, or reset your password if you cannot sign in.';
+export const PASSWORD_REQUIRED_TO_CLAIM = 'A password is required to claim this invitation';
+export const PASSWORD_REQUIRED_TO_CREATE = 'A password is required to create an account for this invitation';
+
+/**
+ * A condition of the acceptance transaction failed: the invitation or the account changed between
+ * our read and our write (a concurrent acceptance, resend, revoke, sign-in, or project creation).
+ * The acceptance is evaluated once more from fresh reads, which gives the precise answer.
+ */
+const STALE = concurrentChange();
+async function retryOnceIfStale<T>(attempt: () => Promise<T>): Promise<T> {
+  try {
+    return await attempt();
+  } catch (err) {
+    if (err !== STALE) throw err;
+    return attempt();
+  }
+}
+
+/** 400 for an invitation that can no longer be accepted. A link replaced by a resend counts as expired. */
+function refuseClosed(invite: Invitation, ctx: AppContext, tokenHash?: string): void {
+  if (invite.accepted) throw badRequest(INVITATION_ACCEPTED);
+  if (isExpired(invite, ctx) || (tokenHash !== undefined && tokenHash !== invite.token_hash)) throw badRequest(INVITATION_EXPIRED);
+}
+
+interface Facts {
+  project: Project;
+  account?: Account;
+  membership?: Membership;
+  env?: Environment;
+  envRole?: EnvRoleAssignment;
+}
+
+/** What acceptance needs to know, in one BatchGet. A deleted project's invitation is not found. */
+async function acceptanceFacts(invite: Invitation, userId: string | undefined): Promise<Facts> {
+  const p = invite.project_id;
+  const envId = invite.environment_id;
+  const k = {
+    project: keys.project(p),
+    env: envId ? keys.environment(p, envId) : undefined,
+    account: userId ? keys.account(userId) : undefined,
+    membership: userId ? keys.member(p, userId) : undefined,
+    envRole: userId && envId ? keys.envRole(p, envId, userId) : undefined,
+  };
+  const items = await batchGet(Object.values(k).filter((x): x is { PK: string; SK: string } => Boolean(x)));
+  const get = <T>(key?: { PK: string; SK: string }) => (key ? (items.get(keyId(key)) as T | undefined) : undefined);
+  const project = get<Project>(k.project);
+  if (!project || project.deleted_at) throw notFound(INVITATION_NOT_FOUND);
+  return { project, account: get(k.account), membership: get(k.membership), env: get(k.env), envRole: get(k.envRole) };
+}
+
+/** Marks the invitation accepted, provided it still is pending, unexpired and (by token) still carries this link. */
+function acceptedStep(invite: Invitation, userId: string, now: string, tokenHash?: string): TransactStep {
+  const values: Record<string, unknown> = { ':t': true, ':f': false, ':now': now, ':u': userId };
+  let condition = 'attribute_exists(PK) AND accepted = :f AND expires_at > :now';
+  if (tokenHash !== undefined) {
+    condition += ' AND token_hash = :h';
+    values[':h'] = tokenHash;
+  }
+  return {
+    Update: {
+      TableName: config().TABLE_NAME,
+      Key: keys.invite(invite.project_id, invite.id),
+      UpdateExpression: 'SET accepted = :t, accepted_at = :now, accepted_by_user_id = :u, updated_at = :now',
+      ConditionExpression: condition,
+      ExpressionAttributeValues: values,
+    },
+    failWith: STALE,
+  };
+}
+
+/**
+ * What the invitation grants: the membership (unless the account already is a member) and, when it
+ * names a live environment, a role there (default viewer) carrying the invitation's group/subgroup
+ * scope. Owners already hold everything, so they get no role.
+ */
+function grantSteps(invite: Invitation, userId: string, facts: Facts, ctx: AppContext): TransactStep[] {
+  const steps: TransactStep[] = [];
+  const now = ctx.now().toISOString();
+  if (!facts.membership) steps.push(...membershipSteps(invite.project_id, userId, 'member', now).map((s) => ({ ...s, failWith: STALE })));
+  if (invite.environment_id && isLive(facts.env) && facts.membership?.role !== 'owner') {
+    const step = envRoleStep(invite.project_id, invite.environment_id, userId, invite.role ?? DEFAULT_INVITE_ROLE, facts.envRole?.id ?? ctx.newId());
+    step.Put!.Item = { ...step.Put!.Item, group_id: invite.group_id, subgroup_id: invite.subgroup_id, invitation_id: invite.id };
+    steps.push(step);
+  }
+  return steps;
+}
+
+const ownedProjects = (a: Account) => (a as Account & { owned_project_count?: number }).owned_project_count ?? 0;
+
+/**
+ * SPEC "Account class" on acceptance: a customer becomes a project_user exactly when it owns no
+ * (non-deleted) project and has no subscription with status 'active'; every other class stays.
+ * Owned projects are the account's `owned_project_count`, the same count the project limit uses.
+ */
+async function classAfterAcceptance(account: Account): Promise<AccountType> {
+  if (account.account_type !== 'customer' || ownedProjects(account) > 0) return account.account_type;
+  const subscriptions = await listSubscriptions(account.id);
+  return subscriptions.some((s) => s.status === 'active') ? 'customer' : 'project_user';
+}
+
+interface AccountChanges {
+  account_type?: AccountType;
+  /** Claiming (case 3): the new password, the login it records, a name when the account has none. */
+  claim?: { password_hash: string; last_login_at: string; name: string | null };
+}
+
+/** One update of the account item (a transaction touches an item once), guarded so a change made meanwhile is noticed. */
+function accountStep(account: Account, changes: AccountChanges, now: string): TransactStep | undefined {
+  const sets = ['updated_at = :now'];
+  const conditions = ['attribute_exists(PK)'];
+  const values: Record<string, unknown> = { ':now': now };
+  if (changes.account_type && changes.account_type !== account.account_type) {
+    sets.push('account_type = :type');
+    conditions.push('account_type = :was', '(attribute_not_exists(owned_project_count) OR owned_project_count = :zero)');
+    Object.assign(values, { ':type': changes.account_type, ':was': account.account_type, ':zero': 0 });
+  }
+  if (changes.claim) {
+    sets.push('password_hash = :hash', 'last_login_at = :login', '#name = :name');
+    conditions.push('last_login_at = :null', '(attribute_not_exists(totp_device_count) OR totp_device_count = :zero)');
+    Object.assign(values, { ':hash': changes.claim.password_hash, ':login': changes.claim.last_login_at, ':name': changes.claim.name, ':null': null, ':zero': 0 });
+  }
+  if (sets.length === 1) return undefined;
+  return {
+    Update: {
+      TableName: config().TABLE_NAME,
+      Key: keys.account(account.id),
+      UpdateExpression: `SET ${sets.join(', ')}`,
+      ConditionExpression: conditions.join(' AND '),
+      ...(changes.claim ? { ExpressionAttributeNames: { '#name': 'name' } } : {}),
+      ExpressionAttributeValues: values,
+    },
+    failWith: STALE,
+  };
+}
+
+const acceptedCopy = (invite: Invitation, userId: string, now: string): Invitation => ({
+  ...invite, accepted: true, accepted_at: now, accepted_by_user_id: userId, updated_at: now,
+});
+
+/** Accepts for an existing account: the invitation, the grants and the account class, in one transaction. */
+async function acceptForAccount(invite: Invitation, account: Account, facts: Facts, ctx: AppContext, extra: { tokenHash?: string; claim?: AccountChanges['claim'] } = {}) {
+  const now = ctx.now().toISOString();
+  const account_type = await classAfterAcceptance(account);
+  const update = accountStep(account, { account_type, claim: extra.claim }, now);
+  await transact([
+    acceptedStep(invite, account.id, now, extra.tokenHash),
+    closeIndexStep(invite),
+    ...grantSteps(invite, account.id, facts, ctx),
+    ...(update ? [update] : []),
+  ]);
+  const updated: Account = { ...account, account_type, ...(extra.claim ?? {}), updated_at: now };
+  return { invite: acceptedCopy(invite, account.id, now), account: updated };
+}
+
+/**
+ * POST /invites/{id}/accept: the identity check comes first (an invitation for another address is
+ * 'Invitation not found', as an unknown id), then 'already accepted' / 'expired'.
+ */
+export async function acceptInvitationById(caller: Account, inviteId: string, ctx: AppContext): Promise<void> {
+  const notFoundError = notFound(INVITATION_NOT_FOUND);
+  const { key } = await locate(inviteId, 'invite', notFoundError);
+  await retryOnceIfStale(async () => {
+    const invite = (await batchGet([key])).get(keyId(key)) as Invitation | undefined;
+    if (!invite || invite.invited_email !== caller.email.toLowerCase()) throw notFoundError;
+    refuseClosed(invite, ctx);
+    const facts = await acceptanceFacts(invite, caller.id);
+    await acceptForAccount(invite, facts.account ?? caller, facts, ctx);
+  });
+}
+
+export interface AcceptByTokenInput {
+  token: string;
+  password?: string | null;
+  name?: string | null;
+}
+
+const fullName = (i: Invitation) => [i.invited_first_name, i.invited_last_name].filter(Boolean).join(' ') || null;
+
+async function hashNewPassword(password: string, ctx: AppContext): Promise<string> {
+  const problem = passwordPolicyProblem(password, ctx.config);
+  if (problem) throw badRequest(problem);
+  return hashPassword(password);
+}
+
+/** The 200 body: the accepted invitation plus, when a session was issued, its tokens (`token` is the access token again). */
+function acceptedReply(invite: Invitation, session?: Reply): Reply {
+  const out = toInviteOut(invite);
+  if (!session) return ok(out);
+  const tokens = session.body as { access_token: string; refresh_token: string; token_type: string };
+  return { ...session, body: { ...out, ...tokens, token: tokens.access_token } };
+}
+
+/**
+ * POST /invites/accept/by-token, SPEC's five cases:
+ * 1. no account for the address → one is created (project_user, with the given password), signed in;
+ * 2. an account that has signed in before → 409 unless the caller is signed in as exactly that
+ *    account (then accepted for it; no new session); the password is neither read nor written;
+ * 3. an account that never signed in and has no second factor → the password is set, a login recorded, signed in;
+ * 4. a missing password in case 1 or 3 → 400;
+ * 5. an unknown token → 404, whatever accounts exist.
+ * A used link answers 'Invitation already accepted'; a revoked, expired or replaced one 'Invitation expired'.
+ */
+export async function acceptInvitationByToken(input: AcceptByTokenInput, caller: Principal | null, meta: ClientMeta, ctx: AppContext): Promise<Reply> {
+  const link = await findInvitationLink(input.token);
+  if (!link) throw notFound(INVITATION_NOT_FOUND);
+  const { tokenHash } = link;
+  const password = input.password || undefined;
+  return retryOnceIfStale(async () => {
+    const inviteKey = keys.invite(link.project_id, link.invite_id);
+    const emailKey = keys.email(link.invited_email);
+    const found = await batchGet([inviteKey, emailKey]);
+    const invite = found.get(keyId(inviteKey)) as Invitation | undefined;
+    if (!invite) throw notFound(INVITATION_NOT_FOUND);
+    refuseClosed(invite, ctx, tokenHash);
+    const userId = found.get(keyId(emailKey))?.user_id as string | undefined;
+    const facts = await acceptanceFacts(invite, userId);
+    const account = facts.account;
+
+    if (!account) {
+      // Case 1: a new project_user account, created with the membership in the same transaction.
+      if (!password) throw badRequest(PASSWORD_REQUIRED_TO_CREATE);
+      const now = ctx.now().toISOString();
+      const prepared = await prepareAccount({ email: invite.invited_email, name: input.name?.trim() || fullName(invite), account_type: 'project_user' }, password, ctx);
+      const created: Account = { ...prepared, last_login_at: now };
+      await transact([acceptedStep(invite, created.id, now, tokenHash), closeIndexStep(invite), ...accountCreationSteps(created), ...grantSteps(invite, created.id, facts, ctx)]);
+      return acceptedReply(acceptedCopy(invite, created.id, now), await startSession(created, meta, ctx));
+    }
+    if (caller && caller.account.id === account.id) {
+      // Case 2, signed in as exactly the invited account.
+      return acceptedReply((await acceptForAccount(invite, account, facts, ctx, { tokenHash })).invite);
+    }
+    if (account.is_active && !account.last_login_at && !hasSecondFactor(account)) {
+      // Case 3: the never-used account is claimed by whoever holds the mailbox.
+      if (!password) throw badRequest(PASSWORD_REQUIRED_TO_CLAIM);
+      const claim = { password_hash: await hashNewPassword(password, ctx), last_login_at: ctx.now().toISOString(), name: account.name ?? (input.name?.trim() || fullName(invite)) };
+      const accepted = await acceptForAccount(invite, account, facts, ctx, { tokenHash, claim });
+      return acceptedReply(accepted.invite, await startSession(accepted.account, meta, ctx));
+    }
+    throw conflict(ACCOUNT_EXISTS);
+  });
+}

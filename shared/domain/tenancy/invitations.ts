@@ -1,0 +1,338 @@
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { ddb } from '#shared/clients';
+import { config } from '#shared/config';
+import { keys } from '#db/keys';
+import { transact, type TransactStep } from '#db/transact';
+import { badRequest, notFound } from '#http/errors';
+import { newSecret, sha256 } from '#auth/tokens';
+import type { EnvRole } from '#auth/permissions';
+import { queueMail } from '#mail/send';
+import { publishEvent } from '#shared/events';
+import { epochSeconds, type AppContext } from '#shared/context';
+import type { Account } from '#domain/identity';
+import { batchGet, keyId, loadAccess, type ProjectAccess } from './access';
+import { isLive } from './environments';
+import { ENV_NOT_IN_PROJECT } from './env-scope';
+import { GROUP_NOT_IN_ENV } from './groups';
+import { locate, lookupStep } from '#db/lookup';
+import type { Project } from './projects';
+import { invitationLink, invitationMail } from './invitation-mail';
+import { queryPrefix } from '#db/query';
+
+/** SPEC "Other constants": an invitation is valid for 24 hours from creation or resend. */
+export const INVITATION_VALID_HOURS = 24;
+/** SPEC "Invitation (InviteOut)": the role an invitation grants when it names none. */
+export const DEFAULT_INVITE_ROLE: EnvRole = 'viewer';
+/** A link item outlives its invitation's expiry this long, so an old link answers "expired"/"accepted" rather than "not found". */
+const KEEP_LINK_DAYS = 30;
+
+export const INVITATION_NOT_FOUND = 'Invitation not found';
+export const INVITATION_ACCEPTED = 'Invitation already accepted';
+export const INVITATION_EXPIRED = 'Invitation expired';
+export const SUBGROUP_NOT_IN_GROUP = 'Subgroup not found or does not belong to group';
+export const ACCEPT_INVITATION_FIRST = 'Please accept your invitation via the email link before logging in';
+
+/** The invitation as stored under its project. Only `toInviteOut` decides what a client sees (never the token hash). */
+export interface Invitation {
+  id: string;
+  project_id: string;
+  /** Lower-cased, as account addresses are. */
+  invited_email: string;
+  invited_first_name: string | null;
+  invited_last_name: string | null;
+  /** As given at creation; null means "the default at acceptance" (viewer). */
+  role: EnvRole | null;
+  invited_by_user_id: string;
+  environment_id: string | null;
+  group_id: string | null;
+  subgroup_id: string | null;
+  accepted: boolean;
+  accepted_at: string | null;
+  accepted_by_user_id: string | null;
+  created_at: string;
+  updated_at: string;
+  expires_at: string;
+  /** SHA-256 of the current link's token; a resend replaces it, so the previous link stops working. */
+  token_hash: string;
+}
+
+/** The link item (`keys.inviteToken`): token hash → invitation. */
+export interface InvitationLinkItem {
+  project_id: string;
+  invite_id: string;
+  invited_email: string;
+}
+
+export const toInviteOut = (i: Invitation) => ({
+  id: i.id,
+  project_id: i.project_id,
+  invited_email: i.invited_email,
+  invited_first_name: i.invited_first_name,
+  invited_last_name: i.invited_last_name,
+  role: i.role ?? DEFAULT_INVITE_ROLE,
+  invited_by_user_id: i.invited_by_user_id,
+  environment_id: i.environment_id,
+  group_id: i.group_id,
+  subgroup_id: i.subgroup_id,
+  accepted: i.accepted,
+  created_at: i.created_at,
+  accepted_at: i.accepted_at,
+  expires_at: i.expires_at,
+});
+export type InviteOut = ReturnType<typeof toInviteOut>;
+
+export const isExpired = (i: Pick<Invitation, 'expires_at'>, ctx: AppContext) => i.expires_at <= ctx.now().toISOString();
+
+export interface NewInvitation {
+  project_id: string;
+  invited_email: string;
+  first_name?: string | null;
+  last_name?: string | null;
+  role?: EnvRole | null;
+  environment_id?: string | null;
+  group_id?: string | null;
+  subgroup_id?: string | null;
+}
+
+const TableName = () => config().TABLE_NAME;
+
+/** A fresh link: the token (for the mail only) and the writes that make it valid until `expires`. */
+function linkSteps(invite: Invitation, expires: Date): { token: string; tokenHash: string; steps: TransactStep[] } {
+  const token = newSecret(); // 256 bits
+  const tokenHash = sha256(token);
+  const link: InvitationLinkItem = { project_id: invite.project_id, invite_id: invite.id, invited_email: invite.invited_email };
+  const steps: TransactStep[] = [
+    {
+      Put: {
+        TableName: TableName(),
+        Item: { ...keys.inviteToken(tokenHash), type: 'invite_token', ...link, expires_at_epoch: epochSeconds(expires) + KEEP_LINK_DAYS * 86_400 },
+        ConditionExpression: 'attribute_not_exists(PK)',
+      },
+    },
+    openIndexStep(invite, expires),
+  ];
+  return { token, tokenHash, steps };
+}
+
+/** Marks the invitation open for its address (what login asks about); gone once accepted or revoked. */
+const openIndexStep = (invite: Invitation, expires: Date): TransactStep => ({
+  Put: {
+    TableName: TableName(),
+    Item: {
+      ...keys.invitedEmail(invite.invited_email, invite.id),
+      type: 'invited_email',
+      project_id: invite.project_id,
+      invite_id: invite.id,
+      expires_at: expires.toISOString(),
+      expires_at_epoch: epochSeconds(expires) + 86_400,
+    },
+  },
+});
+export const closeIndexStep = (invite: Pick<Invitation, 'invited_email' | 'id'>): TransactStep => ({
+  Delete: { TableName: TableName(), Key: keys.invitedEmail(invite.invited_email, invite.id) },
+});
+
+const validUntil = (ctx: AppContext) => new Date(ctx.now().getTime() + INVITATION_VALID_HOURS * 3_600_000);
+
+/**
+ * The environment, group and subgroup an invitation names must be live and nested in one another
+ * (400 otherwise); they were read with the caller's access, in the same BatchGet. A subgroup alone
+ * implies its group, which is recorded too.
+ */
+function checkScope(access: ProjectAccess, input: NewInvitation): { group_id: string | null; subgroup_id: string | null } {
+  const projectId = access.project.id;
+  const envId = input.environment_id;
+  if (!envId) return { group_id: null, subgroup_id: null }; // the schema requires an environment with a group or subgroup
+  const item = <T>(key: { PK: string; SK: string }) => access.extra.get(keyId(key)) as T | undefined;
+  if (!isLive(item(keys.environment(projectId, envId)))) throw badRequest(ENV_NOT_IN_PROJECT);
+  if (input.group_id && !isLive(item(keys.group(projectId, envId, input.group_id)))) throw badRequest(GROUP_NOT_IN_ENV);
+  if (!input.subgroup_id) return { group_id: input.group_id ?? null, subgroup_id: null };
+  const subgroup = item<{ group_id: string; deleted_at: string | null }>(keys.subgroup(projectId, envId, input.subgroup_id));
+  if (!isLive(subgroup) || (input.group_id && subgroup!.group_id !== input.group_id)) throw badRequest(SUBGROUP_NOT_IN_GROUP);
+  return { group_id: subgroup!.group_id, subgroup_id: input.subgroup_id };
+}
+
+function scopeKeys(projectId: string, input: NewInvitation) {
+  const envId = input.environment_id;
+  if (!envId) return [];
+  return [
+    keys.environment(projectId, envId),
+    ...(input.group_id ? [keys.group(projectId, envId, input.group_id)] : []),
+    ...(input.subgroup_id ? [keys.subgroup(projectId, envId, input.subgroup_id)] : []),
+  ];
+}
+
+/**
+ * Invites an address into a project (owner only). Writes the invitation, its link, the open-invitation
+ * index and the bare-id lookup in one transaction — nothing on the invited account — then queues the
+ * mail and publishes `user.invited`; neither failure undoes the invitation.
+ */
+export async function createInvitation(caller: Account, input: NewInvitation, ctx: AppContext): Promise<Invitation> {
+  const access = await loadAccess(input.project_id, caller.id, { extra: scopeKeys(input.project_id, input) });
+  access.requireOwner();
+  const scope = checkScope(access, input);
+  const now = ctx.now();
+  const expires = validUntil(ctx);
+  const invite: Invitation = {
+    id: ctx.newId(),
+    project_id: access.project.id,
+    invited_email: input.invited_email.trim().toLowerCase(),
+    invited_first_name: input.first_name || null,
+    invited_last_name: input.last_name || null,
+    role: input.role ?? null,
+    invited_by_user_id: caller.id,
+    environment_id: input.environment_id ?? null,
+    ...scope,
+    accepted: false,
+    accepted_at: null,
+    accepted_by_user_id: null,
+    created_at: now.toISOString(),
+    updated_at: now.toISOString(),
+    expires_at: expires.toISOString(),
+    token_hash: '',
+  };
+  const link = linkSteps(invite, expires);
+  invite.token_hash = link.tokenHash;
+  const key = keys.invite(invite.project_id, invite.id);
+  await transact([
+    { Put: { TableName: TableName(), Item: { ...key, type: 'invite', ...invite }, ConditionExpression: 'attribute_not_exists(PK)' } },
+    ...link.steps,
+    lookupStep(invite.id, invite.project_id, key, 'invite'),
+  ]);
+  await mailInvitation(invite, link.token, access.project, caller, ctx);
+  await publishEvent(
+    'user.invited',
+    invite.project_id,
+    {
+      invite_id: invite.id,
+      project_id: invite.project_id,
+      invited_email: invite.invited_email,
+      role: invite.role ?? DEFAULT_INVITE_ROLE,
+      environment_id: invite.environment_id,
+      invited_by_user_id: invite.invited_by_user_id,
+    },
+    ctx,
+  );
+  return invite;
+}
+
+async function mailInvitation(invite: Invitation, token: string, project: Project, inviter: Account, ctx: AppContext): Promise<void> {
+  const message = invitationMail({
+    to: invite.invited_email,
+    firstName: invite.invited_first_name,
+    inviter: inviter.name?.trim() || inviter.email,
+    projectName: project.name,
+    link: invitationLink(token, ctx),
+    validHours: INVITATION_VALID_HOURS,
+  });
+  await queueMail(message, ctx);
+}
+
+/** A project's invitations, newest first (owner only). */
+export async function listInvitations(caller: Account, projectId: string): Promise<Invitation[]> {
+  const access = await loadAccess(projectId, caller.id);
+  access.requireOwner();
+  const invites = await queryPrefix<Invitation>(projectId, keys.invitePrefix);
+  return invites.sort((a, b) => b.created_at.localeCompare(a.created_at) || b.id.localeCompare(a.id));
+}
+
+/** The invitation with this id as its owner sees it. SPEC order: 404 when absent or the caller is no member, then 403. */
+async function ownerAccessToInvitation(inviteId: string, caller: Account) {
+  const notFoundError = notFound(INVITATION_NOT_FOUND);
+  const { projectId, key } = await locate(inviteId, 'invite', notFoundError);
+  const access = await loadAccess(projectId, caller.id, { extra: [key], notFoundError });
+  const invite = access.extra.get(keyId(key)) as Invitation | undefined;
+  if (!invite) throw notFoundError;
+  access.requireOwner();
+  return { access, invite };
+}
+
+/**
+ * A new link valid for 24 hours from now, mailed afresh: the previous link stops working at once
+ * (its token no longer matches). Any state may be resent; `accepted` is reset to false (SPEC).
+ */
+export async function resendInvitation(caller: Account, inviteId: string, ctx: AppContext): Promise<Invitation> {
+  const { access, invite } = await ownerAccessToInvitation(inviteId, caller);
+  const now = ctx.now().toISOString();
+  const expires = validUntil(ctx);
+  const link = linkSteps(invite, expires);
+  const resent: Invitation = {
+    ...invite, token_hash: link.tokenHash, expires_at: expires.toISOString(), accepted: false, accepted_at: null, accepted_by_user_id: null, updated_at: now,
+  };
+  await transact([
+    {
+      Update: {
+        TableName: TableName(),
+        Key: keys.invite(invite.project_id, invite.id),
+        UpdateExpression: 'SET token_hash = :h, expires_at = :e, accepted = :f, accepted_at = :null, accepted_by_user_id = :null, updated_at = :now',
+        ConditionExpression: 'attribute_exists(PK)',
+        ExpressionAttributeValues: { ':h': resent.token_hash, ':e': resent.expires_at, ':f': false, ':null': null, ':now': now },
+      },
+      failWith: notFound(INVITATION_NOT_FOUND),
+    },
+    ...link.steps,
+  ]);
+  await mailInvitation(resent, link.token, access.project, caller, ctx);
+  return resent;
+}
+
+/** Revokes a pending invitation: it expires now (the record is kept) and its link stops working. Accepted ones are refused. */
+export async function revokeInvitation(caller: Account, inviteId: string, ctx: AppContext): Promise<void> {
+  const { invite } = await ownerAccessToInvitation(inviteId, caller);
+  if (invite.accepted) throw badRequest(INVITATION_ACCEPTED);
+  if (isExpired(invite, ctx)) return; // already dead: its expiry is left as it was
+  const now = ctx.now().toISOString();
+  await transact([
+    {
+      Update: {
+        TableName: TableName(),
+        Key: keys.invite(invite.project_id, invite.id),
+        UpdateExpression: 'SET expires_at = :now, updated_at = :now',
+        ConditionExpression: 'attribute_exists(PK) AND accepted = :f',
+        ExpressionAttributeValues: { ':now': now, ':f': false },
+      },
+      failWith: badRequest(INVITATION_ACCEPTED),
+    },
+    closeIndexStep(invite),
+  ]);
+}
+
+/**
+ * Whether a pending, unexpired invitation exists for the address: one Query on the open-invitation
+ * index, plus one BatchGet only when something is pending (invitations of deleted projects don't count).
+ */
+export async function hasPendingInvitation(email: string, ctx: AppContext): Promise<boolean> {
+  const out = await ddb().send(
+    new QueryCommand({
+      TableName: TableName(),
+      KeyConditionExpression: 'PK = :pk',
+      FilterExpression: 'expires_at > :now',
+      ExpressionAttributeValues: { ':pk': keys.invitedEmailPK(email.trim()), ':now': ctx.now().toISOString() },
+      ConsistentRead: true,
+    }),
+  );
+  const open = (out.Items ?? []) as { project_id: string }[];
+  if (!open.length) return false;
+  const projects = await batchGet(open.map((o) => keys.project(o.project_id)));
+  return open.some((o) => {
+    const project = projects.get(keyId(keys.project(o.project_id))) as Project | undefined;
+    return Boolean(project && !project.deleted_at);
+  });
+}
+
+/**
+ * SPEC login refusal 'Please accept your invitation via the email link before logging in': only for
+ * an account that has never signed in. An account that has signed in before is never locked out by
+ * an invitation someone else sent to its address.
+ */
+export async function invitationBlocksLogin(account: Account, ctx: AppContext): Promise<boolean> {
+  if (account.last_login_at) return false;
+  return hasPendingInvitation(account.email, ctx);
+}
+
+/** The link item for a presented token (one GetItem by its hash), or undefined. */
+export async function findInvitationLink(token: string): Promise<(InvitationLinkItem & { tokenHash: string }) | undefined> {
+  const tokenHash = sha256(token);
+  const out = await ddb().send(new GetCommand({ TableName: TableName(), Key: keys.inviteToken(tokenHash), ConsistentRead: true }));
+  return out.Item ? { ...(out.Item as InvitationLinkItem), tokenHash } : undefined;
+}

@@ -1,0 +1,91 @@
+import { config } from '#shared/config';
+import { keys } from '#db/keys';
+import { transact } from '#db/transact';
+import { forbidden, notFound } from '#http/errors';
+import type { AppContext } from '#shared/context';
+import { keyId, loadAccess, type ProjectAccess } from './access';
+import { setFieldsStep } from '#domain/catalog';
+import { isLive } from './environments';
+import { locate, lookupStep } from '#db/lookup';
+import { counterStep, planOfProject } from './projects';
+import { queryPrefix } from '#db/query';
+import { compareText } from '#shared/text';
+import { softDeleteStep, visible } from '#db/soft-delete';
+
+/** A project-local person (may have no login), e.g. the one responsible for a service. */
+export interface ProjectUser {
+  id: string;
+  project_id: string;
+  name: string;
+  email: string | null;
+  job_title: string | null;
+  phone: string | null;
+  notes: string | null;
+  created_at: string;
+  updated_at: string;
+  deleted_at: string | null;
+}
+
+export type ProjectUserFields = Partial<Pick<ProjectUser, 'name' | 'email' | 'job_title' | 'phone' | 'notes'>>;
+
+export const toProjectUserOut = (u: ProjectUser) => ({
+  id: u.id, project_id: u.project_id, name: u.name, email: u.email ?? null, job_title: u.job_title ?? null, phone: u.phone ?? null,
+  notes: u.notes ?? null, updated_at: u.updated_at, deleted_at: u.deleted_at,
+});
+
+export const PROJECT_USER_NOT_FOUND = 'Project user not found';
+export const NOT_AUTHORIZED_VIEW_PROJECT_USERS = 'Not authorized to view project users in this project';
+export const NOT_AUTHORIZED_MANAGE_PROJECT_USERS = 'Not authorized to manage project users in this project';
+const limitMessage = (plan: { name: string; max_project_users: number | null }) =>
+  `Project user limit reached for your '${plan.name}' plan (max ${plan.max_project_users}). Please upgrade to add more project users.`;
+
+/** Access to a project user addressed by bare id: lookup, then one BatchGet; unknown, foreign and deleted ids give the same 404. */
+export async function accessToProjectUser(id: string, userId: string) {
+  const notFoundError = notFound(PROJECT_USER_NOT_FOUND);
+  const { projectId, key } = await locate(id, 'project_user', notFoundError);
+  const access = await loadAccess(projectId, userId, { extra: [key], notFoundError });
+  const person = access.extra.get(keyId(key)) as ProjectUser | undefined;
+  if (!isLive(person)) throw notFoundError;
+  return { access, person: person! };
+}
+
+export async function listProjectUsers(projectId: string, updatedSince?: string): Promise<ProjectUser[]> {
+  const people = visible(await queryPrefix<ProjectUser>(projectId, keys.projectUserPrefix), updatedSince);
+  return people.sort((a, b) => compareText(a.name, b.name) || a.created_at.localeCompare(b.created_at));
+}
+
+/** Adds a person within the plan's `max_project_users`, counted on the project in the same transaction. */
+export async function createProjectUser(access: ProjectAccess, input: ProjectUserFields & { name: string }, ctx: AppContext): Promise<ProjectUser> {
+  access.require('project_users.manage', NOT_AUTHORIZED_MANAGE_PROJECT_USERS);
+  const plan = await planOfProject(access.project);
+  const now = ctx.now().toISOString();
+  const person: ProjectUser = {
+    id: ctx.newId(), project_id: access.project.id, name: input.name, email: input.email ?? null, job_title: input.job_title ?? null,
+    phone: input.phone ?? null, notes: input.notes ?? null, created_at: now, updated_at: now, deleted_at: null,
+  };
+  const key = keys.projectUser(person.project_id, person.id);
+  await transact([
+    counterStep(keys.project(person.project_id), { project_user_count: 1 }, { max: { project_user_count: plan.max_project_users }, failWith: forbidden(limitMessage(plan)) }),
+    { Put: { TableName: config().TABLE_NAME, Item: { ...key, type: 'project_user', ...person }, ConditionExpression: 'attribute_not_exists(PK)' } },
+    lookupStep(person.id, person.project_id, key, 'project_user'),
+  ]);
+  return person;
+}
+
+export async function updateProjectUser(access: ProjectAccess, person: ProjectUser, patch: ProjectUserFields, ctx: AppContext): Promise<ProjectUser> {
+  access.require('project_users.manage', NOT_AUTHORIZED_MANAGE_PROJECT_USERS);
+  const updated_at = ctx.now().toISOString();
+  await transact([setFieldsStep(keys.projectUser(person.project_id, person.id), { ...patch, updated_at }, notFound(PROJECT_USER_NOT_FOUND))]);
+  const changes = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined));
+  return { ...person, ...changes, updated_at };
+}
+
+/** Soft delete; the plan slot is free again. */
+export async function deleteProjectUser(access: ProjectAccess, person: ProjectUser, ctx: AppContext): Promise<void> {
+  access.require('project_users.manage', NOT_AUTHORIZED_MANAGE_PROJECT_USERS);
+  const now = ctx.now().toISOString();
+  await transact([
+    softDeleteStep(keys.projectUser(person.project_id, person.id), now, notFound(PROJECT_USER_NOT_FOUND)),
+    counterStep(keys.project(person.project_id), { project_user_count: -1 }),
+  ]);
+}

@@ -1,0 +1,186 @@
+import { config } from '#shared/config';
+import { keys } from '#db/keys';
+import { transact, type TransactStep } from '#db/transact';
+import { badRequest, forbidden, notFound } from '#http/errors';
+import type { AppContext } from '#shared/context';
+import { canCreateProjects, getAccount, type Account } from '#domain/identity';
+import { batchGet, keyId, OWNER_REQUIRED, PROJECT_NOT_FOUND, type Membership, type ProjectAccess } from './access';
+import { FREE_PLAN_ID, getPlan, type Plan } from '#domain/billing';
+import { activePlan } from '#domain/billing';
+import { queryPartition } from '#db/query';
+import { compareText } from '#shared/text';
+import { softDeleteStep } from '#db/soft-delete';
+
+export interface Project {
+  id: string;
+  identifier: string;
+  name: string;
+  cost_calc_enabled: boolean;
+  /** The account whose plan governs this project's limits (its creating owner). Internal. */
+  owner_id: string;
+  created_at: string;
+  updated_at: string;
+  deleted_at: string | null;
+  /** Quota counters, each changed in the same transaction as what it counts. */
+  env_count: number;
+  service_count: number;
+  project_user_count: number;
+  custom_role_count: number;
+}
+
+export function toProjectOut(p: Project, isOwner: boolean) {
+  return {
+    id: p.id,
+    identifier: p.identifier,
+    name: p.name,
+    is_owner: isOwner,
+    cost_calc_enabled: p.cost_calc_enabled,
+    updated_at: p.updated_at,
+    deleted_at: p.deleted_at,
+  };
+}
+
+export const PROJECT_NAME_TAKEN = 'Project with this name already exists for this owner';
+
+/** The plan whose limits apply to a project: its owner's active plan (Free when the owner has none). */
+export async function planOfProject(project: Pick<Project, 'owner_id'>): Promise<Plan> {
+  return (await activePlan(project.owner_id))?.plan ?? (await getPlan(FREE_PLAN_ID))!;
+}
+
+/**
+ * Adds deltas to counters on one item (several counters of one item must share one step: a
+ * transaction touches an item once). A positive delta with a `max` is guarded by `count < max`;
+ * `null` means unlimited.
+ */
+export function counterStep(
+  key: { PK: string; SK: string },
+  deltas: Record<string, number>,
+  opts: { max?: Record<string, number | null>; failWith?: TransactStep['failWith'] } = {},
+): TransactStep {
+  const conditions = ['attribute_exists(PK)'];
+  const values: Record<string, unknown> = { ':zero': 0 };
+  const sets = Object.entries(deltas).map(([counter, delta]) => {
+    values[`:d_${counter}`] = delta;
+    const max = opts.max?.[counter];
+    if (delta > 0 && max !== undefined && max !== null) {
+      values[`:max_${counter}`] = max;
+      conditions.push(`(attribute_not_exists(${counter}) OR ${counter} < :max_${counter})`);
+    }
+    return `${counter} = if_not_exists(${counter}, :zero) + :d_${counter}`;
+  });
+  return {
+    Update: { TableName: config().TABLE_NAME, Key: key, UpdateExpression: `SET ${sets.join(', ')}`, ConditionExpression: conditions.join(' AND '), ExpressionAttributeValues: values },
+    failWith: opts.failWith,
+  };
+}
+
+const projectLimitMessage = (plan: Plan) => `Project limit reached for your '${plan.name}' plan (max ${plan.max_projects}). Please upgrade to create more projects.`;
+
+/**
+ * Creates a project with the caller (or, for staff, `creator_user_id`) as owner. Refusals in SPEC's
+ * order: not a customer, no active subscription, project limit, creating for someone else.
+ */
+export async function createProject(caller: Account, input: { name: string; creator_user_id?: string | null }, ctx: AppContext) {
+  const isStaff = caller.is_staff || caller.is_superuser;
+  const forOther = Boolean(input.creator_user_id && input.creator_user_id !== caller.id);
+  let owner = caller;
+  if (forOther && isStaff) {
+    const target = await getAccount(input.creator_user_id!);
+    if (!target) throw notFound('Owner user not found');
+    owner = target;
+  }
+  if (!canCreateProjects(owner)) throw forbidden('You are not allowed to create projects');
+  const active = await activePlan(owner.id);
+  if (!active) throw forbidden('Active subscription required to create projects. Please choose a plan.');
+  const limit = active.plan.max_projects;
+  const owned = (owner as Account & { owned_project_count?: number }).owned_project_count ?? 0;
+  if (limit !== null && owned >= limit) throw forbidden(projectLimitMessage(active.plan));
+  if (forOther && !isStaff) throw forbidden('You are not allowed to create projects for other users');
+
+  const now = ctx.now().toISOString();
+  const project: Project = {
+    id: ctx.newId(), identifier: ctx.newId(), name: input.name.trim(), cost_calc_enabled: false, owner_id: owner.id,
+    created_at: now, updated_at: now, deleted_at: null, env_count: 0, service_count: 0, project_user_count: 0, custom_role_count: 0,
+  };
+  const TableName = config().TABLE_NAME;
+  await transact([
+    counterStep(keys.account(owner.id), { owned_project_count: 1 }, { max: { owned_project_count: limit }, failWith: forbidden(projectLimitMessage(active.plan)) }),
+    {
+      Put: { TableName, Item: { ...keys.projectName(owner.id, project.name), project_id: project.id }, ConditionExpression: 'attribute_not_exists(PK)' },
+      failWith: badRequest(PROJECT_NAME_TAKEN),
+    },
+    { Put: { TableName, Item: { ...keys.project(project.id), type: 'project', ...project }, ConditionExpression: 'attribute_not_exists(PK)' } },
+    ...membershipSteps(project.id, owner.id, 'owner', now),
+  ]);
+  return { project, isOwner: owner.id === caller.id };
+}
+
+/** A membership and its user-side mirror, written together. */
+export function membershipSteps(projectId: string, userId: string, role: Membership['role'], now: string): TransactStep[] {
+  const TableName = config().TABLE_NAME;
+  const membership: Membership = { project_id: projectId, user_id: userId, role, created_at: now };
+  return [
+    {
+      Put: { TableName, Item: { ...keys.member(projectId, userId), type: 'member', ...membership }, ConditionExpression: 'attribute_not_exists(PK)' },
+      failWith: badRequest('Membership already present'),
+    },
+    { Put: { TableName, Item: { ...keys.membership(userId, projectId), type: 'membership', project_id: projectId, role } } },
+  ];
+}
+
+/** The caller's projects with their role; soft-deleted ones only when syncing (`updatedSince`). */
+export async function listProjects(userId: string, updatedSince?: string) {
+  const items = await queryPartition(keys.account(userId).PK, keys.membershipPrefix);
+  const memberships = items as { project_id: string; role: Membership['role'] }[];
+  const projects = await batchGet(memberships.map((m) => keys.project(m.project_id)));
+  return memberships
+    .map((m) => ({ project: projects.get(keyId(keys.project(m.project_id))) as Project | undefined, isOwner: m.role === 'owner' }))
+    .filter((r): r is { project: Project; isOwner: boolean } => Boolean(r.project))
+    .filter(({ project }) => (updatedSince ? project.updated_at >= updatedSince : !project.deleted_at))
+    .sort((a, b) => Number(b.isOwner) - Number(a.isOwner) || compareText(a.project.name, b.project.name));
+}
+
+export async function updateProjectSettings(access: ProjectAccess, costCalcEnabled: boolean, ctx: AppContext): Promise<Project> {
+  access.require('project.manage', OWNER_REQUIRED);
+  const updated_at = ctx.now().toISOString();
+  await transact([
+    {
+      Update: {
+        TableName: config().TABLE_NAME,
+        Key: keys.project(access.project.id),
+        UpdateExpression: 'SET cost_calc_enabled = :c, updated_at = :u',
+        ConditionExpression: 'attribute_not_exists(deleted_at) OR deleted_at = :null',
+        ExpressionAttributeValues: { ':c': costCalcEnabled, ':u': updated_at, ':null': null },
+      },
+      failWith: notFound(PROJECT_NOT_FOUND),
+    },
+  ]);
+  return { ...access.project, cost_calc_enabled: costCalcEnabled, updated_at };
+}
+
+/** Soft delete: the project leaves lists (stays in syncs), its name is free again and its owner's plan slot is released. */
+export async function deleteProject(access: ProjectAccess, ctx: AppContext): Promise<void> {
+  access.requireOwner();
+  const { project } = access;
+  const now = ctx.now().toISOString();
+  const TableName = config().TABLE_NAME;
+  await transact([
+    softDeleteStep(keys.project(project.id), now, notFound(PROJECT_NOT_FOUND)),
+    { Delete: { TableName, Key: keys.projectName(project.owner_id, project.name) } },
+    counterStep(keys.account(project.owner_id), { owned_project_count: -1 }),
+  ]);
+}
+
+export async function projectMembers(projectId: string): Promise<{ user_id: string; email: string }[]> {
+  const items = await queryPartition(keys.projectPK(projectId), keys.memberPrefix);
+  const ids = items.map((m) => m.user_id as string);
+  const accounts = await batchGet(ids.map((id) => keys.account(id)));
+  return ids
+    .map((id) => accounts.get(keyId(keys.account(id))) as Account | undefined)
+    .filter((a): a is Account => Boolean(a))
+    .map((a) => ({ user_id: a.id, email: a.email }))
+    .sort((a, b) => a.email.localeCompare(b.email));
+}
+
+/** A tier slug for a plan name: `Enterprise+` → `enterprise_plus`. */
+export const planTier = (name: string) => name.toLowerCase().replace(/\+/g, '_plus').replace(/[^a-z0-9_]+/g, '_');

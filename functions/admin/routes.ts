@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { route, ok, created } from '#http/route';
 import { accountOut, email, text } from '#http/schemas';
-import { activePlan } from '#domain/billing';
+import { activePlan, startingSubscription } from '#domain/billing';
 import { createAccountAsStaff, getAccountForStaff, listAccounts, toAdminUserOut, updateAccountAsStaff } from '#domain/identity';
 
 const accountType = z.enum(['customer', 'project_user', 'staff']);
@@ -47,6 +47,6 @@ export const adminRoutes = [
       account_type: accountType.optional(), is_staff: z.boolean().optional(), admin_role: text(50),
     }),
     responses: { 201: adminUserOut },
-    handler: async ({ body }, ctx) => created(toAdminUserOut(await createAccountAsStaff(body, ctx))),
+    handler: async ({ body }, ctx) => created(toAdminUserOut(await createAccountAsStaff(body, ctx, startingSubscription))),
   }),
 ];

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { route, ok } from '#http/route';
 import { uuid } from '#http/schemas';
-import { AppError } from '#http/errors';
+import { isRefusal } from '#shared/errors';
 import { loadAccess } from '#domain/tenancy';
 
 /** GET /auth/me/capabilities: the caller's effective permission keys, from the one permission function. */
@@ -15,7 +15,7 @@ export const capabilityRoutes = [
         const access = await loadAccess(query.project_id, principal.account.id, { envId: query.environment_id });
         return ok({ project_id: query.project_id, is_owner: access.isOwner, is_member: true, capabilities: [...access.capabilities(query.environment_id)].sort() });
       } catch (err) {
-        if (!(err instanceof AppError) || err.status !== 404) throw err;
+        if (!isRefusal(err, 'not_found')) throw err;
         return ok({ project_id: query.project_id, is_owner: false, is_member: false, capabilities: [] });
       }
     },

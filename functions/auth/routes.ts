@@ -1,11 +1,13 @@
 import { z } from 'zod';
 import { route, ok, created, noContent } from '#http/route';
 import { accountOut, email, text, tokenPair } from '#http/schemas';
-import { ACCESS_COOKIE, REFRESH_COOKIE, clearCookie } from '#http/cookies';
-import { notFound, unauthorized } from '#http/errors';
+import { ACCESS_COOKIE, REFRESH_COOKIE, clearCookie, signedIn } from '#http/cookies';
+import { notFound, unauthenticated } from '#shared/errors';
 import { refreshToken } from '#auth/tokens';
 import { verifyPassword } from '#auth/passwords';
 import { toAccountOut, updateProfile } from '#domain/identity';
+import { startingSubscription } from '#domain/billing';
+import { pendingInvitationGate } from '#domain/tenancy';
 import { register } from '#domain/identity';
 import { login } from '#domain/identity';
 import { INVALID_REFRESH, listSessions, refreshSession, revokeSession, revokeSessions, toSessionOut } from '#domain/identity';
@@ -28,7 +30,7 @@ export const authRoutes = [
     method: 'POST', path: '/auth/register', auth: 'public', summary: 'Create an account (customer, Free plan)',
     body: z.object({ email, password: z.string().min(8).max(1024), name: text(200), phone: text(50) }),
     responses: { 201: accountOut },
-    handler: async ({ body }, ctx) => created(toAccountOut(await register(body, ctx))),
+    handler: async ({ body }, ctx) => created(toAccountOut(await register(body, ctx, startingSubscription))),
   }),
   route({
     method: 'POST', path: '/auth/login', auth: 'public', summary: 'Sign in with e-mail and password (and a second factor when enrolled)',
@@ -36,7 +38,7 @@ export const authRoutes = [
     responses: { 200: tokenPair },
     handler: async (req, ctx) => {
       await perAddressPerMinute('login', req.sourceIp, ctx.config.LOGIN_RATE_LIMIT_PER_MINUTE, ctx);
-      return login(req.body, req, ctx);
+      return signedIn(await login(req.body, req, ctx, [pendingInvitationGate]), ctx.config);
     },
   }),
   route({
@@ -45,8 +47,8 @@ export const authRoutes = [
     responses: { 200: tokenPair },
     handler: async (req, ctx) => {
       const token = req.body?.refresh_token || req.cookies[REFRESH_COOKIE];
-      if (!token) throw unauthorized(INVALID_REFRESH);
-      return refreshSession(token, req, ctx);
+      if (!token) throw unauthenticated(INVALID_REFRESH);
+      return signedIn(await refreshSession(token, req, ctx), ctx.config);
     },
   }),
   route({
@@ -142,7 +144,7 @@ export const authRoutes = [
     body: z.object({ password: z.string().min(1).max(1024) }),
     responses: { 204: null },
     handler: async ({ principal, body }) => {
-      if (!(await verifyPassword(principal.account.password_hash, body.password))) throw unauthorized(INVALID_PASSWORD);
+      if (!(await verifyPassword(principal.account.password_hash, body.password))) throw unauthenticated(INVALID_PASSWORD);
       // Accounts here only ever had named authenticators, so there is no single secret to clear.
       return noContent();
     },

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { route, ok } from '#http/route';
-import { notFound } from '#http/errors';
+import { notFound } from '#shared/errors';
 import { listPlans } from '#domain/billing';
 import { activePlan } from '#domain/billing';
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { route, ok, created, noContent } from '#http/route';
 import { name, syncHeaders, updatedSince, uuid } from '#http/schemas';
-import { forbidden } from '#http/errors';
+import { forbidden } from '#shared/errors';
 import { ENV_ROLES } from '#auth/permissions';
 import { loadAccess } from '#domain/tenancy';
 import { accessToEnvironment, createEnvironment, deleteEnvironment, listEnvironments, renameEnvironment, toEnvironmentOut } from '#domain/tenancy';

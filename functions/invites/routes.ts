@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { route, ok, created, noContent } from '#http/route';
 import { email, uuid } from '#http/schemas';
-import { AppError } from '#http/errors';
-import { ACCESS_COOKIE } from '#http/cookies';
+import { isRefusal } from '#shared/errors';
+import { ACCESS_COOKIE, signedIn } from '#http/cookies';
 import { ENV_ROLES } from '#auth/permissions';
 import { authenticate, presentedToken, type Principal } from '#auth/authenticate';
 import type { AppContext } from '#shared/context';
@@ -49,7 +49,7 @@ async function optionalPrincipal(headers: Record<string, string | undefined>, co
   try {
     return await authenticate(token, ctx);
   } catch (err) {
-    if (err instanceof AppError && err.status === 401) return null;
+    if (isRefusal(err, 'unauthenticated')) return null;
     throw err;
   }
 }
@@ -97,7 +97,9 @@ export const invitesRoutes = [
     responses: { 200: acceptedOut },
     handler: async ({ body, headers, cookies, sourceIp, userAgent }, ctx) => {
       const caller = await optionalPrincipal(headers, cookies, ctx);
-      return acceptInvitationByToken(body, caller, { sourceIp, userAgent }, ctx);
+      const { invite, session } = await acceptInvitationByToken(body, caller, { sourceIp, userAgent }, ctx);
+      // `token` repeats the access token for clients of the invitation page.
+      return session ? signedIn(session, ctx.config, { ...invite, token: session.access_token }) : ok(invite);
     },
   }),
 ];

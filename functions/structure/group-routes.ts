@@ -1,12 +1,13 @@
 import { z } from 'zod';
 import { route, ok, created, noContent } from '#http/route';
 import { name, syncHeaders, text, updatedSince, uuid } from '#http/schemas';
-import { keyId } from '#domain/tenancy';
+
 import { keys } from '#db/keys';
 import { accessInEnvironment } from '#domain/tenancy';
 import { GROUP_NOT_FOUND, NOT_AUTHORIZED_VIEW_GROUPS, SUBGROUP_NOT_FOUND, createGroup, createSubgroup, deleteGroup, deleteSubgroup, listGroups, listSubgroups, toGroupOut, toSubgroupOut, updateGroup, updateSubgroup, type Group, type Subgroup } from '#domain/tenancy';
 import { accessToCatalogItem } from '#domain/catalog';
-import { notFound } from '#http/errors';
+import { notFound } from '#shared/errors';
+import { keyId } from '#db/batch-get';
 
 const description = text(2000);
 const groupOut = z.object({

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { config } from '#shared/config';
-import { AppError } from '#http/errors';
+import { DomainError } from '#shared/errors';
 import { ensureStaff } from './bootstrap';
 import { startLocalStack } from './stack';
 
@@ -44,7 +44,7 @@ try {
     exitCode = 1;
   }
 } catch (err) {
-  if (!(err instanceof AppError)) throw err;
+  if (!(err instanceof DomainError)) throw err;
   console.error(String(err.detail));
   exitCode = 1;
 } finally {

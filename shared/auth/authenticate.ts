@@ -1,6 +1,6 @@
 import { verifyAccessToken } from './tokens';
 import { getAccountAndSession, sessionExpired, type Session } from '#domain/identity';
-import { unauthorized } from '#http/errors';
+import { unauthenticated } from '#shared/errors';
 import { USER_NOT_FOUND_OR_INACTIVE, type Account } from '#domain/identity';
 import type { AppContext } from '#shared/context';
 
@@ -26,11 +26,11 @@ export function presentedToken(authorization: string | undefined, cookie: string
  * on every request, so a block, a password reset or a revoked session takes effect at once.
  */
 export async function authenticate(token: string | undefined, ctx: AppContext): Promise<Principal> {
-  if (!token) throw unauthorized(NOT_AUTHENTICATED);
+  if (!token) throw unauthenticated(NOT_AUTHENTICATED);
   const claims = await verifyAccessToken(token, ctx);
   const { account, session } = await getAccountAndSession(claims.sub, claims.sid);
-  if (!account || !account.is_active) throw unauthorized(USER_NOT_FOUND_OR_INACTIVE);
-  if (account.token_version !== claims.ver) throw unauthorized('Invalid token version');
-  if (!session || sessionExpired(session, ctx)) throw unauthorized('Token revoked');
+  if (!account || !account.is_active) throw unauthenticated(USER_NOT_FOUND_OR_INACTIVE);
+  if (account.token_version !== claims.ver) throw unauthenticated('Invalid token version');
+  if (!session || sessionExpired(session, ctx)) throw unauthenticated('Token revoked');
   return { account, session };
 }

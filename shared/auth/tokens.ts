@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { SignJWT, jwtVerify, errors } from 'jose';
 import { z } from 'zod';
 import { signingKey } from './signing-key';
-import { unauthorized } from '#http/errors';
+import { unauthenticated } from '#shared/errors';
 import type { AppContext } from '#shared/context';
 
 const ALG = 'HS256';
@@ -51,13 +51,13 @@ export async function verifyAccessToken(token: string, ctx: AppContext): Promise
     }));
   } catch (err) {
     if (err instanceof errors.JWTClaimValidationFailed && !(err instanceof errors.JWTExpired)) {
-      throw unauthorized('Invalid token claims');
+      throw unauthenticated('Invalid token claims');
     }
-    throw unauthorized('Invalid or expired token');
+    throw unauthenticated('Invalid or expired token');
   }
   const parsed = claimsSchema.safeParse(payload);
-  if (!parsed.success) throw unauthorized('Invalid token claims');
-  if (!z.uuid().safeParse(parsed.data.sub).success) throw unauthorized('Invalid subject in token');
+  if (!parsed.success) throw unauthenticated('Invalid token claims');
+  if (!z.uuid().safeParse(parsed.data.sub).success) throw unauthenticated('Invalid subject in token');
   const claims = { sub: parsed.data.sub, ver: parsed.data.ver, sid: parsed.data.sid };
   if (verified.size >= VERIFIED_CACHE_SIZE) verified.delete(verified.keys().next().value!);
   verified.set(token, { ...claims, exp: payload.exp as number });

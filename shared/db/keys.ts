@@ -70,6 +70,8 @@ export const keys = {
   /** Open invitations per invited address (login asks "is one pending?" with one Query); removed on accept and revoke. */
   invitedEmail: (email: string, inviteId: string) => ({ PK: `INVITEDEMAIL#${email.toLowerCase()}`, SK: `INVITE#${inviteId}` }),
   invitedEmailPK: (email: string) => `INVITEDEMAIL#${email.toLowerCase()}`,
+  /** A sent mail's claim (the worker's idempotency marker). */
+  mailSent: (mailId: string) => ({ PK: `MAIL#${mailId}`, SK: 'SENT' }),
   /** Bare id → where the item lives: written with the item, read strongly consistently (a GSI would lag). */
   idLookup: (id: string) => ({ PK: `ID#${id}`, SK: 'ID' }),
 };

@@ -3,7 +3,7 @@ import { ddb } from '#shared/clients';
 import { config } from '#shared/config';
 import { keys } from './keys';
 import type { TransactStep } from './transact';
-import type { AppError } from '#http/errors';
+import type { DomainError } from '#shared/errors';
 
 export type Key = { PK: string; SK: string };
 
@@ -19,7 +19,6 @@ export interface LookupItem extends Record<string, unknown> {
 export function lookupStep(id: string, projectId: string, key: Key, kind: string): TransactStep {
   return {
     Put: {
-      TableName: config().TABLE_NAME,
       Item: { ...keys.idLookup(id), project_id: projectId, item_pk: key.PK, item_sk: key.SK, kind },
       ConditionExpression: 'attribute_not_exists(PK)',
     },
@@ -27,7 +26,7 @@ export function lookupStep(id: string, projectId: string, key: Key, kind: string
 }
 
 /** The lookup item of this id (one strongly consistent GetItem); an unknown id (or one of another kind) is `notFoundError`. */
-export async function readLookup(id: string, kind: string, notFoundError: AppError): Promise<LookupItem> {
+export async function readLookup(id: string, kind: string, notFoundError: DomainError): Promise<LookupItem> {
   const out = await ddb().send(new GetCommand({ TableName: config().TABLE_NAME, Key: keys.idLookup(id), ConsistentRead: true }));
   const item = out.Item as LookupItem | undefined;
   if (!item || item.kind !== kind) throw notFoundError;
@@ -35,7 +34,7 @@ export async function readLookup(id: string, kind: string, notFoundError: AppErr
 }
 
 /** Where the item with this id lives; an unknown id (or one of another kind) is `notFoundError`. */
-export async function locate(id: string, kind: string, notFoundError: AppError): Promise<{ projectId: string; key: Key }> {
+export async function locate(id: string, kind: string, notFoundError: DomainError): Promise<{ projectId: string; key: Key }> {
   const item = await readLookup(id, kind, notFoundError);
   return { projectId: item.project_id, key: { PK: item.item_pk, SK: item.item_sk } };
 }

@@ -15,7 +15,7 @@ export async function queryAll<T = Record<string, unknown>>(input: Omit<QueryCom
   return items;
 }
 
-/** Every item of a partition whose sort key starts with `prefix` (strongly consistent), optionally projected and filtered. */
+/** Every item of a partition whose sort key starts with `prefix` ('' for all), strongly consistent, optionally projected and filtered. */
 export function queryPartition<T = Record<string, unknown>>(
   pk: string,
   prefix: string,
@@ -24,8 +24,9 @@ export function queryPartition<T = Record<string, unknown>>(
   const names: Record<string, string> = {};
   const projection = opts.projection?.map((attr, i) => ((names[`#p${i}`] = attr), `#p${i}`)).join(', ');
   return queryAll<T>({
-    KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
-    ExpressionAttributeValues: { ':pk': pk, ':sk': prefix, ...opts.values },
+    // An empty prefix means the whole partition (DynamoDB refuses begins_with on an empty string).
+    KeyConditionExpression: prefix ? 'PK = :pk AND begins_with(SK, :sk)' : 'PK = :pk',
+    ExpressionAttributeValues: { ':pk': pk, ...(prefix ? { ':sk': prefix } : {}), ...opts.values },
     ...(projection ? { ProjectionExpression: projection } : {}),
     ...(Object.keys(names).length ? { ExpressionAttributeNames: names } : {}),
     ...(opts.filter ? { FilterExpression: opts.filter } : {}),

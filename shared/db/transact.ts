@@ -1,41 +1,80 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { ddb } from '#shared/clients';
-import { conflict, type AppError } from '#http/errors';
+import { config } from '#shared/config';
+import { conflict, type DomainError } from '#shared/errors';
+import { retry } from './retry';
 
-type Item = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+type Write = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+type Op = 'Put' | 'Update' | 'Delete' | 'ConditionCheck';
 
-/** One write of a transaction, with the refusal to give when its condition is what failed. */
-export type TransactStep = Item & { failWith?: AppError };
+/** One write of a transaction (the table is this layer's business), with the refusal to give when its condition is what failed. */
+export type TransactStep = { [K in Op]?: Omit<NonNullable<Write[K]>, 'TableName'> } & { failWith?: DomainError };
 
-/** Real DynamoDB cancels transactions that contend for an item; retried with jittered backoff. */
-const MAX_CONFLICT_RETRIES = 6;
 export const CONCURRENT_CHANGE = 'The request conflicted with a concurrent change. Please retry.';
 /** The 409 for a write that lost a race; each caller keeps its own instance when a retry loop compares by identity. */
 export const concurrentChange = () => conflict(CONCURRENT_CHANGE);
 
+/** Real DynamoDB cancels transactions that contend for an item (DynamoDB Local never does). */
+class Contended extends Error {}
+
+/** The steps as TransactWriteItems for the one table. */
+export const toTransactItems = (steps: TransactStep[]): Write[] => {
+  const TableName = config().TABLE_NAME;
+  return steps.map(({ failWith: _f, ...ops }) => Object.fromEntries(Object.entries(ops).map(([op, body]) => [op, { TableName, ...body }])) as Write);
+};
+
 /**
- * Runs a TransactWriteItems. When a condition fails, the step's `failWith` is thrown
- * (the first failing step in order), so callers state each refusal next to the write it guards.
- * Real DynamoDB (unlike DynamoDB Local) cancels with TransactionConflict under contention: that
- * is retried, and answered 409 if it persists.
+ * Runs a TransactWriteItems. When a condition fails, the step's `failWith` is thrown (the first
+ * failing step in order), so callers state each refusal next to the write it guards; a failed
+ * condition without one is a 409. A TransactionConflict is retried with jittered backoff, and
+ * answered 409 if it persists.
  */
 export async function transact(steps: TransactStep[], token?: string): Promise<void> {
-  const TransactItems = steps.map(({ failWith: _f, ...item }) => item as Item);
-  for (let attempt = 0; ; attempt++) {
-    try {
-      await ddb().send(new TransactWriteCommand({ TransactItems, ClientRequestToken: token }));
-      return;
-    } catch (err) {
-      if (!(err instanceof TransactionCanceledException)) throw err;
-      const reasons = err.CancellationReasons ?? [];
-      const failed = reasons.findIndex((r) => r.Code === 'ConditionalCheckFailed');
-      // A condition nobody attached a refusal to failed: the state changed under us.
-      if (failed >= 0) throw steps[failed]?.failWith ?? concurrentChange();
-      if (!reasons.some((r) => r.Code === 'TransactionConflict')) throw err;
-      // Still contended after the retries: a 409 the client can retry, not a 500.
-      if (attempt >= MAX_CONFLICT_RETRIES) throw concurrentChange();
-      await new Promise((r) => setTimeout(r, Math.random() * 25 * 2 ** attempt));
-    }
+  const TransactItems = toTransactItems(steps);
+  try {
+    await retry(
+      async () => {
+        try {
+          await ddb().send(new TransactWriteCommand({ TransactItems, ClientRequestToken: token }));
+        } catch (err) {
+          if (!(err instanceof TransactionCanceledException)) throw err;
+          const reasons = err.CancellationReasons ?? [];
+          const failed = reasons.findIndex((r) => r.Code === 'ConditionalCheckFailed');
+          if (failed >= 0) throw steps[failed]?.failWith ?? concurrentChange();
+          if (reasons.some((r) => r.Code === 'TransactionConflict')) throw new Contended();
+          throw err;
+        }
+      },
+      { attempts: 7, when: (err) => err instanceof Contended, baseMs: 25 },
+    );
+  } catch (err) {
+    if (err instanceof Contended) throw concurrentChange();
+    throw err;
   }
 }
+
+const TRANSACTION_LIMIT = 100;
+
+/**
+ * Runs `final` as one transaction, preceded by `cascade` steps (items removed along with the
+ * subject). Everything is one transaction when it fits DynamoDB's 100-item limit; a larger cascade
+ * is committed in chunks first, so the subject is deleted last and a retry finishes the work.
+ */
+export async function transactWithCascade(cascade: TransactStep[], final: TransactStep[]): Promise<void> {
+  if (cascade.length + final.length <= TRANSACTION_LIMIT) return transact([...final, ...cascade]);
+  const head = cascade.slice(0, cascade.length - (TRANSACTION_LIMIT - final.length));
+  for (let i = 0; i < head.length; i += TRANSACTION_LIMIT) await transact(head.slice(i, i + TRANSACTION_LIMIT));
+  await transact([...final, ...cascade.slice(head.length)]);
+}
+
+/** Writes in chunks of one transaction each (independent items, e.g. revoking every session). */
+export async function transactInChunks(steps: TransactStep[]): Promise<void> {
+  for (let i = 0; i < steps.length; i += TRANSACTION_LIMIT) await transact(steps.slice(i, i + TRANSACTION_LIMIT));
+}
+
+/** Thrown by a cascade step whose item changed between the read and the write; the operation is re-run. */
+export const CASCADE_STALE = concurrentChange();
+
+/** Re-runs a read-then-write operation whose cascade went stale under a concurrent change. */
+export const retryWhenStale = <T>(fn: () => Promise<T>, attempts = 3): Promise<T> => retry(fn, { attempts, when: (err) => err === CASCADE_STALE });

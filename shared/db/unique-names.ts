@@ -1,7 +1,6 @@
-import { config } from '#shared/config';
 import { keys } from './keys';
 import type { TransactStep } from './transact';
-import { badRequest } from '#http/errors';
+import { invalid } from '#shared/errors';
 
 /**
  * Names unique within a scope (environment names per project, group and network names per
@@ -19,16 +18,15 @@ export interface NameScope {
 export function claimNameStep(scope: NameScope, name: string, ownerId: string): TransactStep {
   return {
     Put: {
-      TableName: config().TABLE_NAME,
       Item: { ...keys.uniqueName(scope.projectId, scope.kind, scope.scopeId, name), owner_id: ownerId },
       ConditionExpression: 'attribute_not_exists(PK)',
     },
-    failWith: badRequest(scope.takenDetail),
+    failWith: invalid(scope.takenDetail),
   };
 }
 
 export function releaseNameStep(scope: NameScope, name: string): TransactStep {
-  return { Delete: { TableName: config().TABLE_NAME, Key: keys.uniqueName(scope.projectId, scope.kind, scope.scopeId, name) } };
+  return { Delete: { Key: keys.uniqueName(scope.projectId, scope.kind, scope.scopeId, name) } };
 }
 
 /** Renaming moves the claim; an unchanged name (ignoring case) needs no steps. */

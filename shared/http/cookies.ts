@@ -1,4 +1,5 @@
-import { cookiesSecure } from '#shared/config';
+import { cookiesSecure, type Config } from '#shared/config';
+import type { Reply } from './route';
 
 export const ACCESS_COOKIE = 'access_token';
 export const REFRESH_COOKIE = 'refresh_token';
@@ -28,4 +29,16 @@ export function parseCookies(list: string[] | undefined, header?: string): Recor
     }
   }
   return out;
+}
+
+/** A signed-in answer: the token pair in the body (with `extra` fields) and as the two cookies. */
+export function signedIn(tokens: { access_token: string; refresh_token: string }, config: Pick<Config, 'ACCESS_TOKEN_TTL_SECONDS' | 'REFRESH_TOKEN_TTL_DAYS'>, extra: object = {}): Reply {
+  return {
+    status: 200,
+    body: { ...extra, ...tokens },
+    cookies: [
+      setCookie(ACCESS_COOKIE, tokens.access_token, config.ACCESS_TOKEN_TTL_SECONDS),
+      setCookie(REFRESH_COOKIE, tokens.refresh_token, config.REFRESH_TOKEN_TTL_DAYS * 86_400),
+    ],
+  };
 }

@@ -1,28 +1,25 @@
-/** A refusal with an HTTP status and the SPEC's `detail`. One constructor per kind keeps bodies byte-identical. */
-export class AppError extends Error {
-  constructor(
-    readonly status: number,
-    readonly detail: unknown,
-    readonly extra: Record<string, unknown> = {},
-    readonly headers: Record<string, string> = {},
-  ) {
-    super(typeof detail === 'string' ? detail : `HTTP ${status}`);
-  }
-}
+import { DomainError, type ErrorKind } from '#shared/errors';
+import type { Reply } from './route';
 
-export const badRequest = (detail: string) => new AppError(400, detail);
-export const unauthorized = (detail: string) => new AppError(401, detail, {}, { 'www-authenticate': 'Bearer' });
-export const forbidden = (detail: string) => new AppError(403, detail);
-export const notFound = (detail: string) => new AppError(404, detail);
-export const conflict = (detail: string) => new AppError(409, detail);
-export const gone = (detail: string) => new AppError(410, detail);
-export const locked = (detail: string, lockedUntil: string) => new AppError(423, detail, { locked_until: lockedUntil });
-export const tooManyRequests = (retryAfterSeconds: number) =>
-  new AppError(429, 'Too many requests', {}, { 'retry-after': String(retryAfterSeconds) });
+/** The one place a refusal's kind becomes an HTTP status. */
+const STATUS: Record<ErrorKind, number> = {
+  invalid: 400,
+  unauthenticated: 401,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  gone: 410,
+  unprocessable: 422,
+  locked: 423,
+  rate_limited: 429,
+};
 
-export interface ValidationIssue {
-  loc: (string | number)[];
-  msg: string;
-  type: string;
+export const statusOf = (err: DomainError) => STATUS[err.kind];
+
+/** A refusal as the client sees it: `{detail, ...extra}` with its status and headers. */
+export function refusalReply(err: DomainError): Reply {
+  const headers: Record<string, string> = {};
+  if (err.kind === 'unauthenticated') headers['www-authenticate'] = 'Bearer';
+  if (err.retryAfterSeconds !== undefined) headers['retry-after'] = String(err.retryAfterSeconds);
+  return { status: STATUS[err.kind], body: { detail: err.detail, ...err.extra }, headers };
 }
-export const unprocessable = (issues: ValidationIssue[]) => new AppError(422, issues);

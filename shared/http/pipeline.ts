@@ -3,7 +3,8 @@ import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { appContext, type AppContext } from '#shared/context';
 import { authenticate, presentedToken, type Principal } from '#auth/authenticate';
-import { AppError, forbidden, notFound } from './errors';
+import { DomainError, forbidden, notFound } from '#shared/errors';
+import { refusalReply } from './errors';
 import { parseCookies, ACCESS_COOKIE } from './cookies';
 import { parseQuery } from './query';
 import { createRouter, type Match } from './router';
@@ -30,7 +31,7 @@ export function toResult(reply: Reply): Result {
 }
 
 function errorReply(err: unknown, requestId: string): Reply {
-  if (err instanceof AppError) return { status: err.status, body: { detail: err.detail, ...err.extra }, headers: err.headers };
+  if (err instanceof DomainError) return refusalReply(err);
   const status = (err as { statusCode?: number }).statusCode;
   if (status === 422) return errorReply(jsonDecodeError(), requestId); // middy's JSON parser
   if (status === 413) return { status: 413, body: { detail: 'Request body too large' } };

@@ -1,11 +1,8 @@
 import { z } from 'zod';
 
-/** Building blocks shared by route schemas. */
-export const uuid = z.uuid();
-export const email = z.email().max(254);
-export const isoTimestamp = z.iso.datetime({ offset: true });
-/** Nullable optional free text with a length cap. */
-export const text = (max: number) => z.string().max(max).nullish();
+import { isoTimestamp } from '#shared/schemas';
+/** Field building blocks live with the domain (shared/schemas.ts); routes import them from here too. */
+export { uuid, email, isoTimestamp, text, name } from '#shared/schemas';
 export const detail = z.object({ detail: z.string() });
 
 export const accountOut = z.object({
@@ -37,8 +34,6 @@ export const updatedSince = z
   .refine((s) => syncCursorForms.some((form) => form.safeParse(s).success), { message: 'Invalid ISO 8601 timestamp' })
   .transform((s) => new Date(withUtcDefault(s)).toISOString())
   .optional();
-/** A display name: trimmed, non-empty. */
-export const name = (max = 200) => z.string().trim().min(1).max(max);
 /**
  * How far the sync cursor reaches back before the request: a write whose `updated_at` was stamped
  * just before this read began but committed during it is then picked up by the next sync (a client

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { unprocessable, type ValidationIssue } from './errors';
+import { unprocessable, type ValidationIssue } from '#shared/errors';
 
 type Part = 'path' | 'query' | 'body';
 

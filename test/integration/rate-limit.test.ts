@@ -51,9 +51,9 @@ describe('generic fixed-window rate limiter (DynamoDB)', () => {
     const bucket = `x#${randomUUID()}`;
     await enforceRateLimit(bucket, 1, 120, at(T0));
     await expect(enforceRateLimit(bucket, 1, 120, at(T0 + 30_000))).rejects.toMatchObject({
-      status: 429,
+      kind: 'rate_limited',
       detail: 'Too many requests',
-      headers: { 'retry-after': '90' },
+      retryAfterSeconds: 90,
     });
   });
 });

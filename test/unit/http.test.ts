@@ -3,7 +3,8 @@ import { z } from 'zod';
 import { parseQuery } from '#http/query';
 import { parseCookies } from '#http/cookies';
 import { validateParts } from '#http/validation';
-import { AppError } from '#http/errors';
+import { DomainError, conflict, forbidden, gone, invalid, locked, notFound, rateLimited, unauthenticated } from '#shared/errors';
+import { refusalReply } from '#http/errors';
 
 describe('query strings', () => {
   it('turns repeated parameters into arrays', () => {
@@ -28,9 +29,9 @@ describe('validation', () => {
       ]);
       expect.unreachable();
     } catch (err) {
-      expect(err).toBeInstanceOf(AppError);
-      expect((err as AppError).status).toBe(422);
-      expect((err as AppError).detail).toEqual([
+      expect(err).toBeInstanceOf(DomainError);
+      expect((err as DomainError).kind).toBe('unprocessable');
+      expect((err as DomainError).detail).toEqual([
         { loc: ['path', 'id'], msg: expect.any(String), type: 'invalid_format' },
         { loc: ['body', 'name'], msg: 'Field required', type: 'missing' },
       ]);
@@ -42,11 +43,28 @@ describe('validation', () => {
       validateParts([{ part: 'body', schema: z.object({ role: z.enum(['viewer', 'manager']) }), value: {} }]);
       expect.unreachable();
     } catch (err) {
-      expect((err as AppError).detail).toEqual([{ loc: ['body', 'role'], msg: 'Field required', type: 'missing' }]);
+      expect((err as DomainError).detail).toEqual([{ loc: ['body', 'role'], msg: 'Field required', type: 'missing' }]);
     }
   });
 
   it('returns the parsed values when valid', () => {
     expect(validateParts([{ part: 'query', schema: z.object({ limit: z.coerce.number() }), value: { limit: '5' } }])).toEqual([{ limit: 5 }]);
+  });
+});
+
+describe('refusals', () => {
+  it('maps each domain refusal to its status, body and headers in one place', () => {
+    expect(refusalReply(invalid('Name taken'))).toEqual({ status: 400, body: { detail: 'Name taken' }, headers: {} });
+    expect(refusalReply(unauthenticated('Not authenticated'))).toEqual({ status: 401, body: { detail: 'Not authenticated' }, headers: { 'www-authenticate': 'Bearer' } });
+    expect(refusalReply(forbidden('No'))).toMatchObject({ status: 403 });
+    expect(refusalReply(notFound('Project not found'))).toMatchObject({ status: 404, body: { detail: 'Project not found' } });
+    expect(refusalReply(conflict('Busy'))).toMatchObject({ status: 409 });
+    expect(refusalReply(gone('Link expired'))).toMatchObject({ status: 410 });
+    expect(refusalReply(locked('Locked', '2026-01-01T00:00:00.000Z'))).toEqual({
+      status: 423,
+      body: { detail: 'Locked', locked_until: '2026-01-01T00:00:00.000Z' },
+      headers: {},
+    });
+    expect(refusalReply(rateLimited(42))).toEqual({ status: 429, body: { detail: 'Too many requests' }, headers: { 'retry-after': '42' } });
   });
 });

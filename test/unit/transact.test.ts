@@ -3,14 +3,14 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { transact, CONCURRENT_CHANGE } from '#db/transact';
-import { badRequest } from '#http/errors';
+import { invalid } from '#shared/errors';
 
 // DynamoDB Local never reports TransactionConflict (real DynamoDB does under contention), so this path is exercised with a mock.
 const dynamo = mockClient(DynamoDBDocumentClient);
 const cancelled = (...codes: string[]) =>
   new TransactionCanceledException({ message: 'cancelled', $metadata: {}, CancellationReasons: codes.map((Code) => ({ Code })) });
 const steps = [
-  { Put: { TableName: 't', Item: { PK: 'a', SK: 'a' }, ConditionExpression: 'attribute_not_exists(PK)' }, failWith: badRequest('Name taken') },
+  { Put: { TableName: 't', Item: { PK: 'a', SK: 'a' }, ConditionExpression: 'attribute_not_exists(PK)' }, failWith: invalid('Name taken') },
   { Put: { TableName: 't', Item: { PK: 'b', SK: 'b' } } },
 ];
 
@@ -19,12 +19,12 @@ describe('transact', () => {
 
   it("throws the failing step's refusal", async () => {
     dynamo.on(TransactWriteCommand).rejects(cancelled('ConditionalCheckFailed', 'None'));
-    await expect(transact(steps)).rejects.toMatchObject({ status: 400, detail: 'Name taken' });
+    await expect(transact(steps)).rejects.toMatchObject({ kind: 'invalid', detail: 'Name taken' });
   });
 
   it('answers 409 when a condition without a refusal fails', async () => {
     dynamo.on(TransactWriteCommand).rejects(cancelled('None', 'ConditionalCheckFailed'));
-    await expect(transact(steps)).rejects.toMatchObject({ status: 409, detail: CONCURRENT_CHANGE });
+    await expect(transact(steps)).rejects.toMatchObject({ kind: 'conflict', detail: CONCURRENT_CHANGE });
   });
 
   it('retries a transaction conflict and succeeds when it clears', async () => {
@@ -36,7 +36,7 @@ describe('transact', () => {
 
   it('answers 409, not 500, when the conflict persists', async () => {
     dynamo.on(TransactWriteCommand).rejects(cancelled('TransactionConflict', 'None'));
-    await expect(transact(steps)).rejects.toMatchObject({ status: 409, detail: CONCURRENT_CHANGE });
+    await expect(transact(steps)).rejects.toMatchObject({ kind: 'conflict', detail: CONCURRENT_CHANGE });
     expect(dynamo.commandCalls(TransactWriteCommand)).toHaveLength(7);
   });
 });

@@ -1,8 +1,7 @@
-import { BatchWriteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { ddb } from '#shared/clients';
-import { config } from '#shared/config';
 import { keys, stripKeys } from '#db/keys';
 import { CLOUD_PROVIDERS, PROVIDERS } from './providers';
+import { batchPut } from '#db/items';
+import { queryPartition } from '#db/query';
 
 export type Interval = 'monthly' | 'annual' | 'none' | 'custom';
 export type SupportLevel = 'community' | 'email_48h' | 'email_chat_24h' | 'email_chat_12h' | 'priority_4h' | '24_7_dedicated_1h';
@@ -111,13 +110,7 @@ export const FREE_PLAN_ID = PLAN_CATALOGUE[0].id;
 
 /** Writes the catalogue; plan ids are fixed, so running it again rewrites the same ten items. */
 export async function seedPlans(): Promise<void> {
-  const TableName = config().TABLE_NAME;
-  for (let i = 0; i < PLAN_CATALOGUE.length; i += 25) {
-    const batch = PLAN_CATALOGUE.slice(i, i + 25).map((plan, j) => ({
-      PutRequest: { Item: { ...keys.plan(i + j, plan.id), type: 'plan', ...plan } },
-    }));
-    await ddb().send(new BatchWriteCommand({ RequestItems: { [TableName]: batch } }));
-  }
+  await batchPut(PLAN_CATALOGUE.map((plan, rank) => ({ ...keys.plan(rank, plan.id), type: 'plan', ...plan })));
 }
 
 /** Plans change only by seeding, so each process keeps them for a minute instead of reading per request. */
@@ -126,9 +119,7 @@ let cache: { at: number; plans: Promise<Plan[]> } | undefined;
 
 export function listPlans(): Promise<Plan[]> {
   if (!cache || Date.now() - cache.at > CACHE_MS) {
-    const plans = ddb()
-      .send(new QueryCommand({ TableName: config().TABLE_NAME, KeyConditionExpression: 'PK = :p', ExpressionAttributeValues: { ':p': keys.plans } }))
-      .then((out) => (out.Items ?? []).map((i) => inDocumentedOrder(stripKeys(i) as unknown as Plan)));
+    const plans = queryPartition(keys.plans, '').then((items) => items.map((i) => inDocumentedOrder(stripKeys(i) as unknown as Plan)));
     cache = { at: Date.now(), plans };
     plans.catch(() => (cache = undefined));
   }

@@ -1,8 +1,8 @@
-import { config } from '#shared/config';
 import { keys } from '#db/keys';
 import type { TransactStep } from '#db/transact';
 import type { AppContext } from '#shared/context';
-import { getPlan, type Plan } from './plans';
+import { FREE_PLAN_ID, getPlan, type Plan } from './plans';
+import type { Account } from '#domain/identity';
 import { queryPartition } from '#db/query';
 
 export type SubscriptionStatus = 'active' | 'pending' | 'cancelled';
@@ -23,7 +23,6 @@ export function newSubscriptionStep(userId: string, planId: string, status: Subs
   const sub: Subscription = { id: ctx.newId(), user_id: userId, plan_id: planId, status, period_start: now, period_end: null, created_at: now, updated_at: now };
   return {
     Put: {
-      TableName: config().TABLE_NAME,
       Item: { ...keys.subscription(userId, sub.id), type: 'subscription', ...sub },
       ConditionExpression: 'attribute_not_exists(PK)',
     },
@@ -46,3 +45,7 @@ export async function activePlan(userId: string): Promise<{ subscription: Subscr
   }
   return undefined;
 }
+
+/** A new customer starts on an active Free subscription, written in the account's creation transaction. */
+export const startingSubscription = (account: Pick<Account, 'id' | 'account_type'>, ctx: AppContext): TransactStep[] =>
+  account.account_type === 'customer' ? [newSubscriptionStep(account.id, FREE_PLAN_ID, 'active', ctx)] : [];

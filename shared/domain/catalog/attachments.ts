@@ -1,15 +1,17 @@
 import { keys } from '#db/keys';
 import { transact } from '#db/transact';
-import { badRequest, notFound } from '#http/errors';
+import { invalid, notFound } from '#shared/errors';
 import type { Permission } from '#auth/permissions';
 import type { AppContext } from '#shared/context';
 import { publishEvent } from '#shared/events';
-import { keyId } from '#domain/tenancy';
-import { accessToCatalogItem, liveItem, setFieldsStep, stillLiveStep, type CatalogKind } from './items';
+
+import { accessToCatalogItem, type CatalogKind } from './items';
 import { FLOOR_FORBIDDEN, FLOOR_NOT_FOUND } from './floors';
 import { liveNetworks, toNetworkOut, type Network, type NetworkOut } from './networks';
 import { SERVICE_FORBIDDEN, SERVICE_NOT_FOUND, serviceEventData, type Service } from './services';
 import { byText } from '#shared/text';
+import { keyId } from '#db/batch-get';
+import { liveItem, setFieldsStep, stillLiveStep } from '#db/live';
 
 /**
  * Network attachments of services and floors. The set is the `network_ids` attribute of the
@@ -61,13 +63,13 @@ export async function replaceAttachedNetworks(holder: Holder, id: string, userId
   access.require(holder.manage, holder.forbidden.manage, located.envId);
   const wanted = ids.map((n) => ({ id: n, key: keys.network(located.projectId, located.envId, n) }));
   const missing = wanted.filter((w) => !liveItem(access.extra, w.key)).map((w) => w.id);
-  if (missing.length) throw badRequest(networksNotFound(missing));
+  if (missing.length) throw invalid(networksNotFound(missing));
   const before = [...(item.network_ids ?? [])].sort();
   if (JSON.stringify(before) !== JSON.stringify([...ids].sort())) {
     const updated_at = ctx.now().toISOString();
     await transact([
       setFieldsStep(located.key, { network_ids: ids, updated_at }, notFound(holder.notFound)),
-      ...wanted.map((w) => stillLiveStep(w.key, badRequest(networksNotFound([w.id])))),
+      ...wanted.map((w) => stillLiveStep(w.key, invalid(networksNotFound([w.id])))),
     ]);
     if (holder.kind === 'service') {
       await publishEvent('service.updated', located.projectId, { ...serviceEventData(item as unknown as Service), changed: ['networks'] }, ctx);

@@ -1,17 +1,19 @@
 import { z } from 'zod';
-import { config } from '#shared/config';
 import { keys } from '#db/keys';
 import { transact } from '#db/transact';
-import { notFound } from '#http/errors';
+import { notFound } from '#shared/errors';
 import type { AppContext } from '#shared/context';
 import { publishEvent } from '#shared/events';
-import { accessToCatalogItem, atLocation, catalogLookupStep, containsCi, edgeRemovalSteps, equalsCi, hasAnyTag, retryWhenStale, setFieldsStep, transactWithCascade, CASCADE_STALE } from './items';
+import { accessToCatalogItem, atLocation, catalogLookupStep, containsCi, edgeRemovalSteps, equalsCi, hasAnyTag } from './items';
 import { ipAddress, nonNegativeInt, optionalText, provider, tags } from './fields';
 import { serviceEventData, type Service } from './services';
 import { queryPrefix } from '#db/query';
 import { accessInEnvironment } from '#domain/tenancy';
-import { visible } from '#db/soft-delete';
+
 import { byText } from '#shared/text';
+import { visible } from '#db/live';
+import { setFieldsStep } from '#db/live';
+import { retryWhenStale, transactWithCascade, CASCADE_STALE } from '#db/transact';
 
 /** Service floors: the servers (VMs, containers, bare metal) services run on. */
 
@@ -117,7 +119,7 @@ export async function createFloor(userId: string, input: CreateFloorInput, ctx: 
   };
   const key = keys.floor(floor.project_id, floor.environment_id, floor.id);
   await transact([
-    { Put: { TableName: config().TABLE_NAME, Item: { ...key, type: 'floor', ...floor }, ConditionExpression: 'attribute_not_exists(PK)' } },
+    { Put: { Item: { ...key, type: 'floor', ...floor }, ConditionExpression: 'attribute_not_exists(PK)' } },
     catalogLookupStep(floor.id, floor.project_id, floor.environment_id, key, 'floor'),
   ]);
   await publishEvent('floor.created', floor.project_id, { service_floor_id: floor.id, hostname: floor.hostname, type: floor.floor_type, project_id: floor.project_id, environment_id: floor.environment_id }, ctx);

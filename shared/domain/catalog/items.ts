@@ -1,14 +1,15 @@
 import { queryPrefix } from '#db/query';
-import { config } from '#shared/config';
 import { keys } from '#db/keys';
-import { transact, type TransactStep } from '#db/transact';
-import type { AppError } from '#http/errors';
-import { keyId, loadAccess } from '#domain/tenancy';
+import { CASCADE_STALE, type TransactStep } from '#db/transact';
+import type { DomainError } from '#shared/errors';
+import { loadAccess } from '#domain/tenancy';
 import { envIdOfKey } from '#domain/tenancy';
-import { isLive, type Environment } from '#domain/tenancy';
+import { type Environment } from '#domain/tenancy';
 import { lookupStep, readLookup, type Key } from '#db/lookup';
-import { concurrentChange } from '#db/transact';
-import { softDeleteStep } from '#db/soft-delete';
+
+import { keyId } from '#db/batch-get';
+import { softDeleteStep } from '#db/live';
+import { isLive } from '#db/live';
 
 /**
  * What the catalog kinds (services, service floors, networks) share: their items live under
@@ -41,7 +42,7 @@ export function catalogLookupStep(id: string, projectId: string, envId: string, 
  * environment (recorded on catalog lookups, else read off the sort key) and any hints. An unknown
  * id, or one of another kind, is `notFoundError`.
  */
-export async function locateInEnvironment(id: string, kind: string, notFoundError: AppError): Promise<Located> {
+export async function locateInEnvironment(id: string, kind: string, notFoundError: DomainError): Promise<Located> {
   const item = await readLookup(id, kind, notFoundError);
   const { PK: _pk, SK: _sk, project_id, item_pk, item_sk, kind: _k, environment_id, ...refs } = item;
   const key = { PK: item_pk, SK: item_sk };
@@ -58,7 +59,7 @@ export async function accessToCatalogItem<T>(
   id: string,
   kind: string,
   userId: string,
-  notFoundError: AppError,
+  notFoundError: DomainError,
   extra: (located: Located) => Key[] = () => [],
 ) {
   const located = await locateInEnvironment(id, kind, notFoundError);
@@ -74,44 +75,8 @@ export async function accessToCatalogItem<T>(
   return { access, item: item!, env: env!, located };
 }
 
-/** A live item of `kind` among what a BatchGet returned, or undefined. */
-export function liveItem<T>(items: Map<string, Record<string, unknown>>, key: Key): T | undefined {
-  const item = items.get(keyId(key));
-  return isLive(item as { deleted_at?: string | null }) ? (item as T) : undefined;
-}
 
-/** Live: exists and not soft-deleted (items of other groups may lack `deleted_at` altogether). */
-const LIVE_CONDITION = 'attribute_exists(PK) AND (attribute_not_exists(deleted_at) OR deleted_at = :null)';
 
-/** Guards, inside a transaction, that an item read earlier is still live (a concurrent delete makes the write fail with `failWith`). */
-export function stillLiveStep(key: Key, failWith: AppError): TransactStep {
-  return { ConditionCheck: { TableName: config().TABLE_NAME, Key: key, ConditionExpression: LIVE_CONDITION, ExpressionAttributeValues: { ':null': null } }, failWith };
-}
-
-/**
- * Sets `fields` (and nothing else; an undefined value leaves its field as it is) on a live item;
- * fails with `failWith` when it was deleted meanwhile. The one "patch a live item" write.
- */
-export function setFieldsStep(key: Key, fields: Record<string, unknown>, failWith: AppError, extraCondition?: { expression: string; values: Record<string, unknown> }): TransactStep {
-  const names: Record<string, string> = {};
-  const values: Record<string, unknown> = { ':null': null, ...extraCondition?.values };
-  const sets = Object.entries(fields).filter(([, value]) => value !== undefined).map(([field, value], i) => {
-    names[`#f${i}`] = field;
-    values[`:v${i}`] = value;
-    return `#f${i} = :v${i}`;
-  });
-  return {
-    Update: {
-      TableName: config().TABLE_NAME,
-      Key: key,
-      UpdateExpression: `SET ${sets.join(', ')}`,
-      ConditionExpression: extraCondition ? `${LIVE_CONDITION} AND ${extraCondition.expression}` : LIVE_CONDITION,
-      ExpressionAttributeNames: names,
-      ExpressionAttributeValues: values,
-    },
-    failWith,
-  };
-}
 
 /** Case-insensitive "contains" over optional strings. */
 export const containsCi = (haystack: string | null | undefined, needle: string) => Boolean(haystack && haystack.toLowerCase().includes(needle.toLowerCase()));
@@ -125,32 +90,6 @@ export const hasAnyTag = (tags: string[] | undefined, wanted: string[]) => {
 export const atLocation = (i: { provider?: string | null; provider_region?: string | null; provider_zone?: string | null }, text: string) =>
   containsCi(i.provider, text) || containsCi(i.provider_region, text) || containsCi(i.provider_zone, text);
 
-const TRANSACTION_LIMIT = 100;
-
-/**
- * Runs `final` as one transaction, preceded by `cascade` steps (items removed along with the
- * subject). Everything is one transaction when it fits DynamoDB's 100-item limit; a larger cascade
- * is committed in chunks first, so the subject is deleted last and a retry finishes the work.
- */
-export async function transactWithCascade(cascade: TransactStep[], final: TransactStep[]): Promise<void> {
-  if (cascade.length + final.length <= TRANSACTION_LIMIT) return transact([...final, ...cascade]);
-  const head = cascade.slice(0, cascade.length - (TRANSACTION_LIMIT - final.length));
-  for (let i = 0; i < head.length; i += TRANSACTION_LIMIT) await transact(head.slice(i, i + TRANSACTION_LIMIT));
-  await transact([...final, ...cascade.slice(head.length)]);
-}
-
-/** Thrown by a cascade step whose item changed between the read and the write; the operation is re-run. */
-export const CASCADE_STALE = concurrentChange();
-
-export async function retryWhenStale<T>(fn: () => Promise<T>, attempts = 3): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await fn();
-    } catch (err) {
-      if (err !== CASCADE_STALE || attempt >= attempts) throw err;
-    }
-  }
-}
 
 /**
  * The steps that remove, with an entity, the live connections (either end) and links (either
@@ -177,7 +116,6 @@ export async function edgeRemovalSteps(projectId: string, envId: string, entityI
     ...[...connections, ...links].map(({ PK, SK }) => softDeleteStep({ PK, SK }, now, CASCADE_STALE)),
     ...[...leaving].map(([chainId, n]): TransactStep => ({
       Update: {
-        TableName: config().TABLE_NAME,
         Key: keys.connectionChain(projectId, envId, chainId),
         UpdateExpression: 'SET connection_count = connection_count - :n, updated_at = :now',
         ConditionExpression: 'attribute_exists(PK)',

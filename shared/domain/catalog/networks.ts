@@ -1,19 +1,21 @@
 import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
-import { config } from '#shared/config';
 import { keys } from '#db/keys';
 import { transact } from '#db/transact';
-import { badRequest, notFound } from '#http/errors';
-import { name as nameSchema } from '#http/schemas';
+import { invalid, notFound } from '#shared/errors';
+import { name as nameSchema } from '#shared/schemas';
 import type { AppContext } from '#shared/context';
-import { batchGet } from '#domain/tenancy';
-import { accessToCatalogItem, catalogLookupStep, containsCi, liveItem, setFieldsStep } from './items';
+
+import { accessToCatalogItem, catalogLookupStep, containsCi } from './items';
 import { ipv4Address, ipv4Cidr, optionalText } from './fields';
 import { claimNameStep, releaseNameStep, renameSteps, type NameScope } from '#db/unique-names';
 import { queryPrefix } from '#db/query';
 import { accessInEnvironment } from '#domain/tenancy';
-import { visible } from '#db/soft-delete';
+
 import { byText } from '#shared/text';
+import { batchGet } from '#db/batch-get';
+import { visible } from '#db/live';
+import { liveItem, setFieldsStep } from '#db/live';
 
 /** Networks: IPv4 networks of an environment, which services and floors attach to (attachments.ts). */
 
@@ -84,9 +86,9 @@ function checkGateway(cidr: string, gateway: string | null) {
   if (!gateway) return;
   const [, bits] = ipaddr.IPv4.parseCIDR(cidr);
   const address = ipaddr.IPv4.parse(gateway);
-  if (!address.match(ipaddr.IPv4.parseCIDR(cidr))) throw badRequest(`Gateway ${gateway} is not inside the network ${cidr}`);
+  if (!address.match(ipaddr.IPv4.parseCIDR(cidr))) throw invalid(`Gateway ${gateway} is not inside the network ${cidr}`);
   const reserved = [ipaddr.IPv4.networkAddressFromCIDR(cidr).toString(), ipaddr.IPv4.broadcastAddressFromCIDR(cidr).toString()];
-  if (bits <= 30 && reserved.includes(address.toString())) throw badRequest(`Gateway ${gateway} is the network or broadcast address of ${cidr}`);
+  if (bits <= 30 && reserved.includes(address.toString())) throw invalid(`Gateway ${gateway} is the network or broadcast address of ${cidr}`);
 }
 
 export async function createNetwork(userId: string, input: CreateNetworkInput, ctx: AppContext): Promise<Network> {
@@ -102,7 +104,7 @@ export async function createNetwork(userId: string, input: CreateNetworkInput, c
   const key = keys.network(network.project_id, network.environment_id, network.id);
   await transact([
     claimNameStep(nameScope(network.project_id, network.environment_id), network.name, network.id),
-    { Put: { TableName: config().TABLE_NAME, Item: { ...key, type: 'network', ...network }, ConditionExpression: 'attribute_not_exists(PK)' } },
+    { Put: { Item: { ...key, type: 'network', ...network }, ConditionExpression: 'attribute_not_exists(PK)' } },
     catalogLookupStep(network.id, network.project_id, network.environment_id, key, 'network'),
   ]);
   return network;

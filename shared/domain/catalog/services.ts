@@ -1,21 +1,24 @@
 import { z } from 'zod';
-import { config } from '#shared/config';
 import { keys } from '#db/keys';
 import { transact, type TransactStep } from '#db/transact';
-import { badRequest, forbidden, notFound } from '#http/errors';
-import { name as nameSchema } from '#http/schemas';
+import { invalid, forbidden, notFound } from '#shared/errors';
+import { name as nameSchema } from '#shared/schemas';
 import type { AppContext } from '#shared/context';
 import { publishEvent } from '#shared/events';
-import { batchGet, keyId, type ProjectAccess } from '#domain/tenancy';
-import { accessToCatalogItem, atLocation, catalogLookupStep, containsCi, edgeRemovalSteps, equalsCi, hasAnyTag, liveItem, retryWhenStale, setFieldsStep, stillLiveStep, transactWithCascade, type Located } from './items';
+import { type ProjectAccess } from '#domain/tenancy';
+import { accessToCatalogItem, atLocation, catalogLookupStep, containsCi, edgeRemovalSteps, equalsCi, hasAnyTag, type Located } from './items';
 import { ipAddress, nonNegativeInt, optionalText, provider, tags, urlWithScheme } from './fields';
 import type { Floor } from './floors';
 import { counterStep, planOfProject, type Project } from '#domain/tenancy';
 import type { Key } from '#db/lookup';
 import { queryPrefix } from '#db/query';
 import { accessInEnvironment } from '#domain/tenancy';
-import { visible } from '#db/soft-delete';
+
 import { byText } from '#shared/text';
+import { batchGet, keyId } from '#db/batch-get';
+import { visible } from '#db/live';
+import { liveItem, setFieldsStep, stillLiveStep } from '#db/live';
+import { retryWhenStale, transactWithCascade } from '#db/transact';
 
 /** Services: the applications and components of an environment. */
 
@@ -202,29 +205,29 @@ function validateReferences(access: ProjectAccess, envId: string, set: Partial<S
   const r = referenceKeys(projectId, envId, set);
   const guards: TransactStep[] = [];
   if (r.floor) {
-    if (!liveItem(items, r.floor)) throw badRequest(REF_DETAILS.floor);
-    guards.push(stillLiveStep(r.floor, badRequest(REF_DETAILS.floor)));
+    if (!liveItem(items, r.floor)) throw invalid(REF_DETAILS.floor);
+    guards.push(stillLiveStep(r.floor, invalid(REF_DETAILS.floor)));
   }
   if (r.group) {
-    if (!liveItem(items, r.group)) throw badRequest(REF_DETAILS.group);
-    guards.push(stillLiveStep(r.group, badRequest(REF_DETAILS.group)));
+    if (!liveItem(items, r.group)) throw invalid(REF_DETAILS.group);
+    guards.push(stillLiveStep(r.group, invalid(REF_DETAILS.group)));
   }
   if (r.subgroup) {
     const subgroup = liveItem<{ group_id?: string | null }>(items, r.subgroup);
-    if (!subgroup) throw badRequest(REF_DETAILS.subgroup);
-    guards.push(stillLiveStep(r.subgroup, badRequest(REF_DETAILS.subgroup)));
+    if (!subgroup) throw invalid(REF_DETAILS.subgroup);
+    guards.push(stillLiveStep(r.subgroup, invalid(REF_DETAILS.subgroup)));
   }
   if (effective.subgroup_id && ('subgroup_id' in set || 'group_id' in set)) {
     // A subgroup nests under one group: the service's group must be that group.
     const subgroup = items.get(keyId(keys.subgroup(projectId, envId, effective.subgroup_id))) as { group_id?: string | null } | undefined;
-    if (subgroup?.group_id && subgroup.group_id !== effective.group_id) throw badRequest(REF_DETAILS.subgroupOfGroup);
+    if (subgroup?.group_id && subgroup.group_id !== effective.group_id) throw invalid(REF_DETAILS.subgroupOfGroup);
   }
   if (set.responsible_project_user_id) {
     const key = keys.projectUser(projectId, set.responsible_project_user_id);
-    if (!liveItem(items, key)) throw badRequest(REF_DETAILS.projectUser);
-    guards.push(stillLiveStep(key, badRequest(REF_DETAILS.projectUser)));
+    if (!liveItem(items, key)) throw invalid(REF_DETAILS.projectUser);
+    guards.push(stillLiveStep(key, invalid(REF_DETAILS.projectUser)));
   }
-  if (set.responsible_user_id && !items.get(keyId(keys.member(projectId, set.responsible_user_id)))) throw badRequest(REF_DETAILS.member);
+  if (set.responsible_user_id && !items.get(keyId(keys.member(projectId, set.responsible_user_id)))) throw invalid(REF_DETAILS.member);
   return guards;
 }
 
@@ -260,7 +263,6 @@ const hintedKeys = (l: Located) => Object.values(referenceKeys(l.projectId, l.en
 function hintsStep(serviceId: string, s: Service): TransactStep {
   return {
     Update: {
-      TableName: config().TABLE_NAME,
       Key: keys.idLookup(serviceId),
       UpdateExpression: 'SET floor_id = :f, group_id = :g, subgroup_id = :s',
       ConditionExpression: 'attribute_exists(PK)',
@@ -321,7 +323,7 @@ export async function createService(userId: string, input: CreateServiceInput, c
   await transact([
     counterStep(keys.project(service.project_id), { service_count: 1 }, { max: { service_count: max }, failWith: refusal }),
     counterStep(keys.environment(service.project_id, service.environment_id), { service_count: 1 }, { max: { service_count: max }, failWith: refusal }),
-    { Put: { TableName: config().TABLE_NAME, Item: { ...key, type: 'service', ...service }, ConditionExpression: 'attribute_not_exists(PK)' } },
+    { Put: { Item: { ...key, type: 'service', ...service }, ConditionExpression: 'attribute_not_exists(PK)' } },
     catalogLookupStep(service.id, service.project_id, service.environment_id, key, 'service', hintsOf(service)),
     ...guards,
   ]);

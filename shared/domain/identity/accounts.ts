@@ -1,9 +1,8 @@
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { ddb } from '#shared/clients';
-import { config } from '#shared/config';
 import { keys } from '#db/keys';
 import { transact, type TransactStep } from '#db/transact';
-import { badRequest } from '#http/errors';
+import { getItem, updateItem } from '#db/items';
+import { IF_EXISTS, deleteStep, putNewStep, setExpression } from '#db/steps';
+import { invalid } from '#shared/errors';
 import type { AppContext } from '#shared/context';
 
 export type AccountType = 'customer' | 'project_user' | 'staff';
@@ -96,93 +95,46 @@ export function buildAccount(input: NewAccount, ctx: AppContext): Account {
 
 /** The writes that create an account: the e-mail sentinel (uniqueness) and the account row. */
 export function accountCreationSteps(account: Account): TransactStep[] {
-  const TableName = config().TABLE_NAME;
   return [
-    {
-      Put: {
-        TableName,
-        Item: { ...keys.email(account.email), user_id: account.id },
-        ConditionExpression: 'attribute_not_exists(PK)',
-      },
-      failWith: badRequest(EMAIL_TAKEN),
-    },
-    {
-      Put: {
-        TableName,
-        Item: { ...keys.account(account.id), ...keys.accountsIndex(account.email), type: 'account', ...account },
-        ConditionExpression: 'attribute_not_exists(PK)',
-      },
-    },
+    putNewStep({ ...keys.email(account.email), user_id: account.id }, invalid(EMAIL_TAKEN)),
+    putNewStep({ ...keys.account(account.id), ...keys.accountsIndex(account.email), type: 'account', ...account }),
   ];
 }
 
-export async function getAccount(userId: string): Promise<Account | undefined> {
-  const out = await ddb().send(new GetCommand({ TableName: config().TABLE_NAME, Key: keys.account(userId), ConsistentRead: true }));
-  return out.Item as Account | undefined;
-}
+export const getAccount = (userId: string) => getItem<Account>(keys.account(userId));
 
 export async function findAccountByEmail(email: string): Promise<Account | undefined> {
-  const TableName = config().TABLE_NAME;
-  const sentinel = await ddb().send(new GetCommand({ TableName, Key: keys.email(normalizeEmail(email)), ConsistentRead: true }));
-  const userId = sentinel.Item?.user_id as string | undefined;
-  return userId ? getAccount(userId) : undefined;
+  const sentinel = await getItem<{ user_id: string }>(keys.email(normalizeEmail(email)));
+  return sentinel ? getAccount(sentinel.user_id) : undefined;
 }
 
 export type ProfilePatch = Partial<
   Pick<Account, 'email' | 'name' | 'phone' | 'preferred_language' | 'navigation_mode' | 'job_title' | 'timezone' | 'table_density'>
 >;
 
-/** Updates profile fields; an e-mail change moves the uniqueness sentinel in the same transaction. */
+/** Updates profile fields; an e-mail change moves the uniqueness sentinel (and the staff list's sort key) in the same transaction. */
 export async function updateProfile(account: Account, patch: ProfilePatch, ctx: AppContext): Promise<Account> {
-  const TableName = config().TABLE_NAME;
   const next: Account = { ...account, ...patch, updated_at: ctx.now().toISOString() };
   if (patch.email !== undefined) next.email = normalizeEmail(patch.email);
-  const fields = Object.keys(patch).filter((k) => k !== 'email') as (keyof ProfilePatch)[];
-  const names: Record<string, string> = { '#u': 'updated_at' };
-  const values: Record<string, unknown> = { ':u': next.updated_at };
-  const sets = ['#u = :u'];
-  for (const f of fields) {
-    names[`#${f}`] = f;
-    values[`:${f}`] = next[f];
-    sets.push(`#${f} = :${f}`);
-  }
   const emailChanged = next.email !== account.email;
-  if (emailChanged) {
-    names['#e'] = 'email';
-    names['#g'] = 'GSI1SK';
-    values[':e'] = next.email;
-    sets.push('#e = :e', '#g = :e');
-  }
+  const { email: _email, ...fields } = patch;
+  const key = keys.account(account.id);
   const update = {
-    TableName,
-    Key: keys.account(account.id),
-    UpdateExpression: `SET ${sets.join(', ')}`,
-    ConditionExpression: 'attribute_exists(PK)',
-    ExpressionAttributeNames: names,
-    ExpressionAttributeValues: values,
+    ...setExpression({ ...fields, updated_at: next.updated_at, ...(emailChanged ? { email: next.email, ...keys.accountsIndex(next.email) } : {}) }),
+    ...IF_EXISTS,
   };
   if (!emailChanged) {
-    await ddb().send(new UpdateCommand(update));
+    await updateItem(key, update);
     return next;
   }
   await transact([
-    {
-      Put: { TableName, Item: { ...keys.email(next.email), user_id: account.id }, ConditionExpression: 'attribute_not_exists(PK)' },
-      failWith: badRequest(EMAIL_TAKEN),
-    },
-    { Delete: { TableName, Key: keys.email(account.email) } },
-    { Update: update },
+    putNewStep({ ...keys.email(next.email), user_id: account.id }, invalid(EMAIL_TAKEN)),
+    deleteStep(keys.email(account.email)),
+    { Update: { Key: key, ...update } },
   ]);
   return next;
 }
 
 export async function recordLogin(userId: string, ctx: AppContext): Promise<void> {
-  await ddb().send(
-    new UpdateCommand({
-      TableName: config().TABLE_NAME,
-      Key: keys.account(userId),
-      UpdateExpression: 'SET last_login_at = :t',
-      ExpressionAttributeValues: { ':t': ctx.now().toISOString() },
-    }),
-  );
+  await updateItem(keys.account(userId), setExpression({ last_login_at: ctx.now().toISOString() }));
 }

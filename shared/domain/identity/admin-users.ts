@@ -1,12 +1,10 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { ddb } from '#shared/clients';
-import { config } from '#shared/config';
 import { keys } from '#db/keys';
-import { badRequest, notFound } from '#http/errors';
+import { conditionalUpdate } from '#db/items';
+import { IF_EXISTS, setExpression } from '#db/steps';
+import { invalid, notFound } from '#shared/errors';
 import type { AppContext } from '#shared/context';
 import { canCreateProjects, getAccount, toAccountOut, type Account, type AccountType } from './accounts';
-import { createAccount } from './registration';
+import { createAccount, type AlongsideAccount } from './registration';
 import { hasSecondFactor } from './second-factor';
 import { revokeSessions } from './sessions';
 import { queryAll } from '#db/query';
@@ -57,44 +55,19 @@ export interface AdminAccountPatch {
  * sessions back. Staff cannot block themselves or drop their own staff flag (no self-lockout).
  */
 export async function updateAccountAsStaff(userId: string, patch: AdminAccountPatch, actor: Account, ctx: AppContext): Promise<Account> {
-  if (userId === actor.id && patch.is_active === false) throw badRequest(CANNOT_BLOCK_SELF);
-  if (userId === actor.id && patch.is_staff === false) throw badRequest(CANNOT_UNSTAFF_SELF);
+  if (userId === actor.id && patch.is_active === false) throw invalid(CANNOT_BLOCK_SELF);
+  if (userId === actor.id && patch.is_staff === false) throw invalid(CANNOT_UNSTAFF_SELF);
   const before = await getAccountForStaff(userId);
   const blocking = patch.is_active === false && before.is_active;
-  const fields = (['is_active', 'account_type', 'is_staff', 'admin_role'] as const).filter((f) => patch[f] !== undefined);
-  const names: Record<string, string> = { '#updated_at': 'updated_at' };
-  const values: Record<string, unknown> = { ':now': ctx.now().toISOString() };
-  const sets = ['#updated_at = :now'];
-  for (const f of fields) {
-    names[`#${f}`] = f;
-    values[`:${f}`] = patch[f];
-    sets.push(`#${f} = :${f}`);
-  }
-  if (blocking) {
-    names['#token_version'] = 'token_version';
-    values[':one'] = 1;
-    sets.push('#token_version = #token_version + :one');
-  }
-  let updated: Account;
-  try {
-    const out = await ddb().send(
-      new UpdateCommand({
-        TableName: config().TABLE_NAME,
-        Key: keys.account(userId),
-        UpdateExpression: `SET ${sets.join(', ')}`,
-        ConditionExpression: 'attribute_exists(PK)',
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: values,
-        ReturnValues: 'ALL_NEW',
-      }),
-    );
-    updated = out.Attributes as Account;
-  } catch (err) {
-    if (err instanceof ConditionalCheckFailedException) throw notFound(USER_NOT_FOUND);
-    throw err;
-  }
+  const { is_active, account_type, is_staff, admin_role } = patch;
+  const updated = await conditionalUpdate(keys.account(userId), {
+    ...setExpression({ is_active, account_type, is_staff, admin_role, updated_at: ctx.now().toISOString() }, blocking ? { token_version: 1 } : {}),
+    ...IF_EXISTS,
+    ReturnValues: 'ALL_NEW',
+  });
+  if (!updated.ok) throw notFound(USER_NOT_FOUND);
   if (blocking) await revokeSessions(userId, ctx);
-  return updated;
+  return updated.item as unknown as Account;
 }
 
 export interface StaffCreatedAccount {
@@ -108,7 +81,7 @@ export interface StaffCreatedAccount {
 }
 
 /** POST /users: staff create an account directly (no registration policy; the password policy still holds). */
-export function createAccountAsStaff(input: StaffCreatedAccount, ctx: AppContext): Promise<Account> {
+export function createAccountAsStaff(input: StaffCreatedAccount, ctx: AppContext, alongside?: AlongsideAccount): Promise<Account> {
   const { password, ...rest } = input;
-  return createAccount({ ...rest, account_type: rest.account_type ?? 'customer' }, password, ctx);
+  return createAccount({ ...rest, account_type: rest.account_type ?? 'customer' }, password, ctx, alongside);
 }

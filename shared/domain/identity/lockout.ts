@@ -1,9 +1,6 @@
-import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { ddb } from '#shared/clients';
-import { config } from '#shared/config';
 import { keys } from '#db/keys';
-import { locked } from '#http/errors';
+import { conditionalPut, conditionalUpdate, deleteItem, getItem } from '#db/items';
+import { locked } from '#shared/errors';
 import type { AppContext } from '#shared/context';
 import { normalizeEmail } from './accounts';
 
@@ -30,10 +27,7 @@ export interface LoginFailures {
 
 export const lockedOut = (untilMs: number) => locked(ACCOUNT_LOCKED, new Date(untilMs).toISOString());
 
-export async function loginFailures(email: string): Promise<LoginFailures | undefined> {
-  const out = await ddb().send(new GetCommand({ TableName: config().TABLE_NAME, Key: keys.loginFailures(normalizeEmail(email)), ConsistentRead: true }));
-  return out.Item as LoginFailures | undefined;
-}
+export const loginFailures = (email: string) => getItem<LoginFailures>(keys.loginFailures(normalizeEmail(email)));
 
 /** The end of the lock in force, if any (epoch ms). */
 export function lockedUntil(state: LoginFailures | undefined, ctx: AppContext): number | undefined {
@@ -47,40 +41,27 @@ export function lockedUntil(state: LoginFailures | undefined, ctx: AppContext): 
  * ended is replaced by a fresh one with a conditional put, racing requests retrying the ADD.
  */
 export async function recordLoginFailure(email: string, ctx: AppContext): Promise<number | undefined> {
-  const TableName = config().TABLE_NAME;
   const Key = keys.loginFailures(normalizeEmail(email));
   const now = ctx.now().getTime();
   const windowEnds = now + LOCKOUT.windowSeconds * 1000;
   let failures: number | undefined;
   for (let attempt = 0; failures === undefined && attempt < 5; attempt++) {
-    try {
-      const out = await ddb().send(
-        new UpdateCommand({
-          TableName, Key,
-          UpdateExpression: 'ADD failures :one',
-          ConditionExpression: 'window_ends_ms > :now',
-          ExpressionAttributeValues: { ':one': 1, ':now': now },
-          ReturnValues: 'UPDATED_NEW',
-        }),
-      );
-      failures = out.Attributes?.failures as number;
-    } catch (err) {
-      if (!(err instanceof ConditionalCheckFailedException)) throw err;
-      try {
-        await ddb().send(
-          new PutCommand({
-            TableName,
-            Item: { ...Key, type: 'login_failures', failures: 1, window_ends_ms: windowEnds, expires_at_epoch: epoch(windowEnds) },
-            ConditionExpression: 'attribute_not_exists(PK) OR window_ends_ms <= :now',
-            ExpressionAttributeValues: { ':now': now },
-          }),
-        );
-        failures = 1;
-      } catch (putErr) {
-        if (!(putErr instanceof ConditionalCheckFailedException)) throw putErr;
-        // another request opened the new window first: count into it
-      }
+    const counted = await conditionalUpdate(Key, {
+      UpdateExpression: 'ADD failures :one',
+      ConditionExpression: 'window_ends_ms > :now',
+      ExpressionAttributeValues: { ':one': 1, ':now': now },
+      ReturnValues: 'UPDATED_NEW',
+    });
+    if (counted.ok) {
+      failures = counted.item.failures as number;
+      continue;
     }
+    const opened = await conditionalPut(
+      { ...Key, type: 'login_failures', failures: 1, window_ends_ms: windowEnds, expires_at_epoch: epoch(windowEnds) },
+      { ConditionExpression: 'attribute_not_exists(PK) OR window_ends_ms <= :now', ExpressionAttributeValues: { ':now': now } },
+    );
+    // Otherwise another request opened the new window first: count into it.
+    if (opened) failures = 1;
   }
   if (failures === undefined) throw new Error('Could not count a failed login');
   return failures >= LOCKOUT.maxFailures ? lock(email, ctx) : undefined;
@@ -90,29 +71,20 @@ export async function recordLoginFailure(email: string, ctx: AppContext): Promis
 async function lock(email: string, ctx: AppContext): Promise<number> {
   const now = ctx.now().getTime();
   const until = now + LOCKOUT.lockSeconds * 1000;
-  try {
-    await ddb().send(
-      new UpdateCommand({
-        TableName: config().TABLE_NAME,
-        Key: keys.loginFailures(normalizeEmail(email)),
-        UpdateExpression: 'SET locked_until_ms = :until, expires_at_epoch = :expires',
-        ConditionExpression: 'attribute_exists(PK) AND (attribute_not_exists(locked_until_ms) OR locked_until_ms <= :now)',
-        ExpressionAttributeValues: { ':until': until, ':now': now, ':expires': epoch(until) },
-        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-      }),
-    );
-    return until;
-  } catch (err) {
-    if (!(err instanceof ConditionalCheckFailedException)) throw err;
-    // the exception carries the item as raw attribute values
-    const existing = (err.Item?.locked_until_ms as { N?: string } | undefined)?.N;
-    return existing ? Number(existing) : until;
-  }
+  const key = keys.loginFailures(normalizeEmail(email));
+  const set = await conditionalUpdate(key, {
+    UpdateExpression: 'SET locked_until_ms = :until, expires_at_epoch = :expires',
+    ConditionExpression: 'attribute_exists(PK) AND (attribute_not_exists(locked_until_ms) OR locked_until_ms <= :now)',
+    ExpressionAttributeValues: { ':until': until, ':now': now, ':expires': epoch(until) },
+    ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+  });
+  // Otherwise a lock is already in force (a concurrent failure set it): answer its end.
+  return set.ok ? until : ((set.old?.locked_until_ms as number | undefined) ?? until);
 }
 
 /** A successful sign-in (or password reset) starts the count afresh. */
 export async function clearLoginFailures(email: string): Promise<void> {
-  await ddb().send(new DeleteCommand({ TableName: config().TABLE_NAME, Key: keys.loginFailures(normalizeEmail(email)) }));
+  await deleteItem(keys.loginFailures(normalizeEmail(email)));
 }
 
 const epoch = (ms: number) => Math.ceil(ms / 1000);

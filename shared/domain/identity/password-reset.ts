@@ -1,10 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { ddb } from '#shared/clients';
-import { config } from '#shared/config';
 import { keys } from '#db/keys';
 import { transact } from '#db/transact';
-import { badRequest, notFound } from '#http/errors';
+import { getItem, putItem } from '#db/items';
+import { IF_ABSENT, deleteStep } from '#db/steps';
+import { invalid, notFound } from '#shared/errors';
 import { newSecret, sha256 } from '#auth/tokens';
 import { hashPassword } from '#auth/passwords';
 import { passwordPolicyProblem } from '#auth/password-policy';
@@ -59,18 +58,8 @@ async function sendResetLink(input: { email: string; totp_code?: string | null }
   const now = ctx.now();
   const expires = new Date(now.getTime() + RESET_LINK_VALID_MINUTES * 60_000);
   const record: PasswordResetToken = { user_id: account.id, created_at: now.toISOString(), expires_at: expires.toISOString() };
-  await ddb().send(
-    new PutCommand({
-      TableName: config().TABLE_NAME,
-      Item: {
-        ...keys.passwordReset(sha256(token)),
-        type: 'password_reset',
-        ...record,
-        expires_at_epoch: Math.floor(expires.getTime() / 1000) + KEEP_AFTER_EXPIRY_DAYS * 86_400,
-      },
-      ConditionExpression: 'attribute_not_exists(PK)',
-    }),
-  );
+  const item = { ...keys.passwordReset(sha256(token)), type: 'password_reset', ...record };
+  await putItem({ ...item, expires_at_epoch: Math.floor(expires.getTime() / 1000) + KEEP_AFTER_EXPIRY_DAYS * 86_400 }, IF_ABSENT);
   await queueMail(resetMail(account.email, resetLink(token, ctx)), ctx);
 }
 
@@ -103,31 +92,29 @@ function resetMail(to: string, link: string): MailMessage {
  */
 export async function confirmPasswordReset(input: { token: string; new_password: string }, ctx: AppContext): Promise<void> {
   const token = input.token.trim();
-  if (!token) throw badRequest(RESET_TOKEN_REQUIRED);
+  if (!token) throw invalid(RESET_TOKEN_REQUIRED);
   const problem = passwordPolicyProblem(input.new_password, ctx.config);
-  if (problem) throw badRequest(problem);
-  const TableName = config().TABLE_NAME;
+  if (problem) throw invalid(problem);
   const Key = keys.passwordReset(sha256(token));
-  const record = (await ddb().send(new GetCommand({ TableName, Key, ConsistentRead: true }))).Item as PasswordResetToken | undefined;
+  const record = await getItem<PasswordResetToken>(Key);
   const now = ctx.now().toISOString();
   if (!record) throw notFound(RESET_TOKEN_NOT_FOUND);
-  if (record.used_at) throw badRequest(RESET_TOKEN_USED);
-  if (record.expires_at <= now) throw badRequest(RESET_TOKEN_EXPIRED);
+  if (record.used_at) throw invalid(RESET_TOKEN_USED);
+  if (record.expires_at <= now) throw invalid(RESET_TOKEN_EXPIRED);
   const [password_hash, account] = await Promise.all([hashPassword(input.new_password), getAccount(record.user_id)]);
   if (!account) throw notFound(RESET_TOKEN_NOT_FOUND);
   await transact([
     {
       Update: {
-        TableName, Key,
+        Key,
         UpdateExpression: 'SET used_at = :now',
         ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(used_at) AND expires_at > :now',
         ExpressionAttributeValues: { ':now': now },
       },
-      failWith: badRequest(RESET_TOKEN_USED),
+      failWith: invalid(RESET_TOKEN_USED),
     },
     {
       Update: {
-        TableName,
         Key: keys.account(record.user_id),
         UpdateExpression: 'SET password_hash = :hash, token_version = token_version + :one, updated_at = :now',
         ConditionExpression: 'attribute_exists(PK)',
@@ -135,7 +122,7 @@ export async function confirmPasswordReset(input: { token: string; new_password:
       },
       failWith: notFound(RESET_TOKEN_NOT_FOUND),
     },
-    { Delete: { TableName, Key: keys.loginFailures(normalizeEmail(account.email)) } },
+    deleteStep(keys.loginFailures(normalizeEmail(account.email))),
   ]);
   await revokeSessions(record.user_id, ctx);
 }

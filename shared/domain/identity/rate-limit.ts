@@ -1,9 +1,6 @@
-import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { ddb } from '#shared/clients';
-import { config } from '#shared/config';
 import { keys } from '#db/keys';
-import { tooManyRequests } from '#http/errors';
+import { conditionalPut, conditionalUpdate } from '#db/items';
+import { rateLimited } from '#shared/errors';
 import type { AppContext } from '#shared/context';
 
 export interface RateDecision {
@@ -22,42 +19,25 @@ export interface RateDecision {
  * The window opens with the bucket's first request and lasts `windowSeconds`.
  */
 export async function consume(bucket: string, limit: number, windowSeconds: number, ctx: AppContext): Promise<RateDecision> {
-  const TableName = config().TABLE_NAME;
   const Key = keys.rateLimit(bucket);
   const now = Math.floor(ctx.now().getTime() / 1000);
   for (let attempt = 0; attempt < 5; attempt++) {
-    try {
-      const out = await ddb().send(
-        new UpdateCommand({
-          TableName, Key,
-          UpdateExpression: 'ADD hits :one',
-          ConditionExpression: 'expires_at_epoch > :now AND hits < :limit',
-          ExpressionAttributeValues: { ':one': 1, ':now': now, ':limit': limit },
-          ReturnValues: 'ALL_NEW',
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        }),
-      );
-      return { allowed: true, retryAfterSeconds: Number(out.Attributes?.expires_at_epoch) - now };
-    } catch (err) {
-      if (!(err instanceof ConditionalCheckFailedException)) throw err;
-      // the exception carries the item as raw attribute values
-      const ends = Number((err.Item?.expires_at_epoch as { N?: string } | undefined)?.N ?? 0);
-      if (ends > now) return { allowed: false, retryAfterSeconds: ends - now };
-    }
-    try {
-      await ddb().send(
-        new PutCommand({
-          TableName,
-          Item: { ...Key, type: 'rate_limit', bucket, hits: 1, expires_at_epoch: now + windowSeconds },
-          ConditionExpression: 'attribute_not_exists(PK) OR expires_at_epoch <= :now',
-          ExpressionAttributeValues: { ':now': now },
-        }),
-      );
-      return { allowed: true, retryAfterSeconds: windowSeconds };
-    } catch (err) {
-      if (!(err instanceof ConditionalCheckFailedException)) throw err;
-      // another request opened the new window first: count into it
-    }
+    const counted = await conditionalUpdate(Key, {
+      UpdateExpression: 'ADD hits :one',
+      ConditionExpression: 'expires_at_epoch > :now AND hits < :limit',
+      ExpressionAttributeValues: { ':one': 1, ':now': now, ':limit': limit },
+      ReturnValues: 'ALL_NEW',
+      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+    });
+    if (counted.ok) return { allowed: true, retryAfterSeconds: Number(counted.item.expires_at_epoch) - now };
+    const ends = Number(counted.old?.expires_at_epoch ?? 0);
+    if (ends > now) return { allowed: false, retryAfterSeconds: ends - now };
+    const opened = await conditionalPut(
+      { ...Key, type: 'rate_limit', bucket, hits: 1, expires_at_epoch: now + windowSeconds },
+      { ConditionExpression: 'attribute_not_exists(PK) OR expires_at_epoch <= :now', ExpressionAttributeValues: { ':now': now } },
+    );
+    if (opened) return { allowed: true, retryAfterSeconds: windowSeconds };
+    // another request opened the new window first: count into it
   }
   throw new Error(`Rate limiter did not settle for ${bucket}`);
 }
@@ -65,7 +45,7 @@ export async function consume(bucket: string, limit: number, windowSeconds: numb
 /** Refuses with 429 and Retry-After once the bucket's window is full. */
 export async function enforceRateLimit(bucket: string, limit: number, windowSeconds: number, ctx: AppContext): Promise<void> {
   const decision = await consume(bucket, limit, windowSeconds, ctx);
-  if (!decision.allowed) throw tooManyRequests(Math.max(1, decision.retryAfterSeconds));
+  if (!decision.allowed) throw rateLimited(Math.max(1, decision.retryAfterSeconds));
 }
 
 /** SPEC "Rate limits": a route's requests per minute from one source address (one bucket per route and address). */

@@ -1,9 +1,6 @@
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { generateSecret } from 'otplib';
-import { ddb } from '#shared/clients';
-import { config } from '#shared/config';
 import { keys } from '#db/keys';
+import { conditionalUpdate, getItem, putItem } from '#db/items';
 import { sha256 } from '#auth/tokens';
 import type { AppContext } from '#shared/context';
 
@@ -38,33 +35,23 @@ export async function regenerateRecoveryCodes(userId: string, ctx: AppContext): 
     created_at: ctx.now().toISOString(),
     codes: Object.fromEntries(codes.map((c) => [codeHash(userId, c), UNUSED])),
   };
-  await ddb().send(new PutCommand({ TableName: config().TABLE_NAME, Item: { ...keys.recoveryCodes(userId), type: 'recovery_codes', ...set } }));
+  await putItem({ ...keys.recoveryCodes(userId), type: 'recovery_codes', ...set });
   return codes;
 }
 
 export async function recoveryCodeStatus(userId: string): Promise<{ total: number; unused: number }> {
-  const out = await ddb().send(new GetCommand({ TableName: config().TABLE_NAME, Key: keys.recoveryCodes(userId), ConsistentRead: true }));
-  const codes = Object.values((out.Item as RecoveryCodeSet | undefined)?.codes ?? {});
+  const codes = Object.values((await getItem<RecoveryCodeSet>(keys.recoveryCodes(userId)))?.codes ?? {});
   return { total: codes.length, unused: codes.filter((used) => used === UNUSED).length };
 }
 
 /** Uses a code up. The condition makes it single-use even when two requests present it at once. */
 export async function consumeRecoveryCode(userId: string, code: string, ctx: AppContext): Promise<boolean> {
   if (!normalize(code)) return false;
-  try {
-    await ddb().send(
-      new UpdateCommand({
-        TableName: config().TABLE_NAME,
-        Key: keys.recoveryCodes(userId),
-        UpdateExpression: 'SET #codes.#code = :usedAt',
-        ConditionExpression: '#codes.#code = :unused',
-        ExpressionAttributeNames: { '#codes': 'codes', '#code': codeHash(userId, code) },
-        ExpressionAttributeValues: { ':usedAt': ctx.now().getTime(), ':unused': UNUSED },
-      }),
-    );
-    return true;
-  } catch (err) {
-    if (err instanceof ConditionalCheckFailedException) return false;
-    throw err;
-  }
+  const used = await conditionalUpdate(keys.recoveryCodes(userId), {
+    UpdateExpression: 'SET #codes.#code = :usedAt',
+    ConditionExpression: '#codes.#code = :unused',
+    ExpressionAttributeNames: { '#codes': 'codes', '#code': codeHash(userId, code) },
+    ExpressionAttributeValues: { ':usedAt': ctx.now().getTime(), ':unused': UNUSED },
+  });
+  return used.ok;
 }

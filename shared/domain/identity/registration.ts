@@ -1,32 +1,44 @@
 import { hashPassword } from '#auth/passwords';
 import { passwordPolicyProblem } from '#auth/password-policy';
-import { transact } from '#db/transact';
-import { badRequest, forbidden } from '#http/errors';
+import { transact, type TransactStep } from '#db/transact';
+import { invalid, forbidden } from '#shared/errors';
 import type { AppContext } from '#shared/context';
 import { accountCreationSteps, buildAccount, normalizeEmail, type Account, type NewAccount } from './accounts';
-import { FREE_PLAN_ID } from '#domain/billing';
-import { newSubscriptionStep } from '#domain/billing';
 
 export const REGISTRATION_DISABLED = 'Registration is disabled';
 export const REGISTRATION_INVITE_ONLY = 'Registration is by invitation only';
 export const DOMAIN_NOT_ALLOWED = 'Registration is not allowed for this email domain';
 
-/** Self-service sign-up: the policy from configuration, then the account and its active Free subscription in one transaction. */
-export async function register(input: { email: string; password: string; name?: string | null; phone?: string | null }, ctx: AppContext): Promise<Account> {
+/**
+ * Writes another context adds to an account's creation transaction (billing: a customer's Free
+ * subscription). Identity knows no plans; the caller composes them.
+ */
+export type AlongsideAccount = (account: Account, ctx: AppContext) => TransactStep[];
+const nothingAlongside: AlongsideAccount = () => [];
+
+/** Self-service sign-up: the policy from configuration, then the account and whatever goes `alongside` in one transaction. */
+export async function register(
+  input: { email: string; password: string; name?: string | null; phone?: string | null },
+  ctx: AppContext,
+  alongside: AlongsideAccount = nothingAlongside,
+): Promise<Account> {
   const { REGISTRATION_MODE, REGISTRATION_EMAIL_DOMAINS } = ctx.config;
   if (REGISTRATION_MODE === 'disabled') throw forbidden(REGISTRATION_DISABLED);
   if (REGISTRATION_MODE === 'invite-only') throw forbidden(REGISTRATION_INVITE_ONLY);
   const domain = normalizeEmail(input.email).split('@').pop()!;
   if (REGISTRATION_EMAIL_DOMAINS.length && !REGISTRATION_EMAIL_DOMAINS.includes(domain)) throw forbidden(DOMAIN_NOT_ALLOWED);
-  return createAccount({ ...input, account_type: 'customer' }, input.password, ctx);
+  return createAccount({ ...input, account_type: 'customer' }, input.password, ctx, alongside);
 }
 
-/** Creates an account with a password checked against the policy; customers start on an active Free subscription. */
-export async function createAccount(input: Omit<NewAccount, 'password_hash'>, password: string, ctx: AppContext): Promise<Account> {
+/** Creates an account with a password checked against the policy, in one transaction with what goes `alongside`. */
+export async function createAccount(
+  input: Omit<NewAccount, 'password_hash'>,
+  password: string,
+  ctx: AppContext,
+  alongside: AlongsideAccount = nothingAlongside,
+): Promise<Account> {
   const account = await prepareAccount(input, password, ctx);
-  const steps = accountCreationSteps(account);
-  if (account.account_type === 'customer') steps.push(newSubscriptionStep(account.id, FREE_PLAN_ID, 'active', ctx));
-  await transact(steps);
+  await transact([...accountCreationSteps(account), ...alongside(account, ctx)]);
   return account;
 }
 
@@ -36,6 +48,6 @@ export async function createAccount(input: Omit<NewAccount, 'password_hash'>, pa
  */
 export async function prepareAccount(input: Omit<NewAccount, 'password_hash'>, password: string, ctx: AppContext): Promise<Account> {
   const problem = passwordPolicyProblem(password, ctx.config);
-  if (problem) throw badRequest(problem);
+  if (problem) throw invalid(problem);
   return buildAccount({ ...input, password_hash: await hashPassword(password) }, ctx);
 }

@@ -1,17 +1,13 @@
-import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { ddb } from '#shared/clients';
-import { config } from '#shared/config';
 import { keys } from '#db/keys';
-import { transact } from '#db/transact';
+import { transactInChunks } from '#db/transact';
+import { conditionalUpdate, deleteItem, putItem } from '#db/items';
+import { deleteStep, setExpression } from '#db/steps';
 import { issueAccessToken, newSecret, refreshToken, sha256 } from '#auth/tokens';
-import { ACCESS_COOKIE, REFRESH_COOKIE, setCookie } from '#http/cookies';
-import { unauthorized } from '#http/errors';
-import type { Reply } from '#http/route';
+import { unauthenticated } from '#shared/errors';
 import type { AppContext } from '#shared/context';
 import { USER_NOT_FOUND_OR_INACTIVE, type Account } from './accounts';
 import { queryAll } from '#db/query';
-import { batchGet, keyId } from '#domain/tenancy';
+import { batchGet, keyId } from '#db/batch-get';
 
 /** One signed-in device. Revoking a session deletes it; its refresh token and access tokens then stop working. */
 export interface Session {
@@ -34,13 +30,20 @@ export interface ClientMeta {
 
 export const INVALID_REFRESH = 'Invalid refresh token';
 
+/** What a started or refreshed session hands the client; the HTTP layer also sets both as cookies. */
+export interface TokenPair {
+  access_token: string;
+  refresh_token: string;
+  token_type: 'bearer';
+}
+
 function expiry(ctx: AppContext) {
   const at = new Date(ctx.now().getTime() + ctx.config.REFRESH_TOKEN_TTL_DAYS * 86_400_000);
   return { expires_at: at.toISOString(), expires_at_epoch: Math.floor(at.getTime() / 1000) };
 }
 
-/** Starts a session and answers with the token pair (body and cookies), as login and invitation acceptance do. */
-export async function startSession(account: Account, meta: ClientMeta, ctx: AppContext): Promise<Reply> {
+/** Starts a session and answers with its token pair, as login and invitation acceptance do. */
+export async function startSession(account: Account, meta: ClientMeta, ctx: AppContext): Promise<TokenPair> {
   const secret = newSecret();
   const now = ctx.now().toISOString();
   const { expires_at, expires_at_epoch } = expiry(ctx);
@@ -55,26 +58,13 @@ export async function startSession(account: Account, meta: ClientMeta, ctx: AppC
     expires_at,
     token_version: account.token_version,
   };
-  await ddb().send(
-    new PutCommand({
-      TableName: config().TABLE_NAME,
-      Item: { ...keys.session(account.id, session.id), type: 'session', ...session, expires_at_epoch },
-    }),
-  );
-  return tokenReply(account, session.id, secret, ctx);
+  await putItem({ ...keys.session(account.id, session.id), type: 'session', ...session, expires_at_epoch });
+  return tokenPair(account, session.id, secret, ctx);
 }
 
-async function tokenReply(account: Account, sessionId: string, secret: string, ctx: AppContext): Promise<Reply> {
+async function tokenPair(account: Account, sessionId: string, secret: string, ctx: AppContext): Promise<TokenPair> {
   const access_token = await issueAccessToken({ sub: account.id, ver: account.token_version, sid: sessionId }, ctx);
-  const refresh_token = refreshToken.compose(account.id, sessionId, secret);
-  return {
-    status: 200,
-    body: { access_token, refresh_token, token_type: 'bearer' },
-    cookies: [
-      setCookie(ACCESS_COOKIE, access_token, ctx.config.ACCESS_TOKEN_TTL_SECONDS),
-      setCookie(REFRESH_COOKIE, refresh_token, ctx.config.REFRESH_TOKEN_TTL_DAYS * 86_400),
-    ],
-  };
+  return { access_token, refresh_token: refreshToken.compose(account.id, sessionId, secret), token_type: 'bearer' };
 }
 
 /** Reads an account and one of its sessions in a single round trip (strongly consistent). */
@@ -91,48 +81,41 @@ export const sessionExpired = (s: Session, ctx: AppContext) => s.expires_at <= c
  * Exchanges a refresh token for a new pair. The secret rotates on every use; presenting a secret
  * that is no longer the session's current one means it was copied, so the session is revoked.
  */
-export async function refreshSession(token: string, meta: ClientMeta, ctx: AppContext): Promise<Reply> {
+export async function refreshSession(token: string, meta: ClientMeta, ctx: AppContext): Promise<TokenPair> {
   const parsed = refreshToken.parse(token);
-  if (!parsed) throw unauthorized(INVALID_REFRESH);
+  if (!parsed) throw unauthenticated(INVALID_REFRESH);
   const { account, session } = await getAccountAndSession(parsed.userId, parsed.sessionId);
-  if (!session || sessionExpired(session, ctx)) throw unauthorized(INVALID_REFRESH);
-  if (!account || !account.is_active) throw unauthorized(USER_NOT_FOUND_OR_INACTIVE);
+  if (!session || sessionExpired(session, ctx)) throw unauthenticated(INVALID_REFRESH);
+  if (!account || !account.is_active) throw unauthenticated(USER_NOT_FOUND_OR_INACTIVE);
   if ((session.token_version ?? 0) !== account.token_version) {
     // every session of the account was revoked at once (password reset, block); this one may not have been deleted yet
     await revokeSession(account.id, session.id);
-    throw unauthorized(INVALID_REFRESH);
+    throw unauthenticated(INVALID_REFRESH);
   }
   const presented = sha256(parsed.secret);
   if (presented !== session.refresh_hash) {
     await revokeSession(account.id, session.id);
-    throw unauthorized(INVALID_REFRESH);
+    throw unauthenticated(INVALID_REFRESH);
   }
   const secret = newSecret();
   const next = expiry(ctx);
-  try {
-    await ddb().send(
-      new UpdateCommand({
-        TableName: config().TABLE_NAME,
-        Key: keys.session(account.id, session.id),
-        UpdateExpression: 'SET refresh_hash = :new, last_seen_at = :now, ip = :ip, expires_at = :exp, expires_at_epoch = :epoch',
-        ConditionExpression: 'refresh_hash = :old',
-        ExpressionAttributeValues: { ':new': sha256(secret), ':old': presented, ':now': ctx.now().toISOString(), ':ip': meta.sourceIp, ':exp': next.expires_at, ':epoch': next.expires_at_epoch },
-      }),
-    );
-  } catch (err) {
-    if (!(err instanceof ConditionalCheckFailedException)) throw err;
+  const set = setExpression({ refresh_hash: sha256(secret), last_seen_at: ctx.now().toISOString(), ip: meta.sourceIp, ...next });
+  // Only the holder of the current secret rotates it.
+  const rotated = await conditionalUpdate(keys.session(account.id, session.id), {
+    ...set,
+    ConditionExpression: 'refresh_hash = :old',
+    ExpressionAttributeValues: { ...set.ExpressionAttributeValues, ':old': presented },
+  });
+  if (!rotated.ok) {
     // Someone rotated this secret a moment ago: the same token was used twice.
     await revokeSession(account.id, session.id);
-    throw unauthorized(INVALID_REFRESH);
+    throw unauthenticated(INVALID_REFRESH);
   }
-  return tokenReply(account, session.id, secret, ctx);
+  return tokenPair(account, session.id, secret, ctx);
 }
 
 export async function revokeSession(userId: string, sessionId: string): Promise<boolean> {
-  const out = await ddb().send(
-    new DeleteCommand({ TableName: config().TABLE_NAME, Key: keys.session(userId, sessionId), ReturnValues: 'ALL_OLD' }),
-  );
-  return Boolean(out.Attributes);
+  return Boolean(await deleteItem(keys.session(userId, sessionId)));
 }
 
 /** What the sessions list shows of a session; `current` marks the caller's own. */
@@ -158,11 +141,6 @@ export async function listSessions(userId: string, ctx: AppContext): Promise<Ses
 /** Revokes (deletes) every session of the account except `keepSessionId`; answers how many were revoked. */
 export async function revokeSessions(userId: string, ctx: AppContext, keepSessionId?: string): Promise<number> {
   const doomed = (await listSessions(userId, ctx)).filter((s) => s.id !== keepSessionId);
-  const TableName = config().TABLE_NAME;
-  for (let i = 0; i < doomed.length; i += MAX_TRANSACTION_ITEMS) {
-    await transact(doomed.slice(i, i + MAX_TRANSACTION_ITEMS).map((s) => ({ Delete: { TableName, Key: keys.session(userId, s.id) } })));
-  }
+  await transactInChunks(doomed.map((s) => deleteStep(keys.session(userId, s.id))));
   return doomed.length;
 }
-
-const MAX_TRANSACTION_ITEMS = 100;

@@ -1,10 +1,8 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { ddb } from '#shared/clients';
-import { config } from '#shared/config';
 import { keys } from '#db/keys';
+import { conditionalUpdate } from '#db/items';
+import { counterStep, deleteStep, putNewStep } from '#db/steps';
 import { transact } from '#db/transact';
-import { badRequest, notFound } from '#http/errors';
+import { invalid, notFound } from '#shared/errors';
 import { isUsableTotpSecret, matchingTimeStep, newTotpSecret, otpauthUrl, qrCodeDataUrl } from '#auth/totp';
 import { open, seal } from '#auth/secret-box';
 import type { AppContext } from '#shared/context';
@@ -58,30 +56,20 @@ export async function provisionAuthenticator(account: Account, ctx: AppContext) 
  */
 export async function enrolAuthenticator(account: Account, input: { secret: string; code: string; name?: string | null }, ctx: AppContext): Promise<TotpDevice> {
   const name = input.name?.trim();
-  if (!name) throw badRequest(DEVICE_NAME_REQUIRED);
+  if (!name) throw invalid(DEVICE_NAME_REQUIRED);
   const secret = normalizeSecret(input.secret);
-  if (!isUsableTotpSecret(secret)) throw badRequest(INVALID_TOTP_SECRET);
+  if (!isUsableTotpSecret(secret)) throw invalid(INVALID_TOTP_SECRET);
   const now = ctx.now();
   const step = await matchingTimeStep(secret, input.code.trim(), now);
-  if (step === null) throw badRequest(INVALID_TOTP_CODE);
+  if (step === null) throw invalid(INVALID_TOTP_CODE);
   const id = ctx.newId();
   const device: TotpDevice = {
     id, user_id: account.id, name, secret_sealed: await seal(secret, sealContext(account.id, id)),
     created_at: now.toISOString(), last_used_at: null, last_used_step: step,
   };
-  const TableName = config().TABLE_NAME;
   await transact([
-    {
-      Update: {
-        TableName,
-        Key: keys.account(account.id),
-        UpdateExpression: 'SET totp_device_count = if_not_exists(totp_device_count, :zero) + :one',
-        ConditionExpression: 'attribute_exists(PK) AND (attribute_not_exists(totp_device_count) OR totp_device_count < :max)',
-        ExpressionAttributeValues: { ':zero': 0, ':one': 1, ':max': MAX_AUTHENTICATORS },
-      },
-      failWith: badRequest(TOO_MANY_AUTHENTICATORS),
-    },
-    { Put: { TableName, Item: { ...keys.totpDevice(account.id, id), type: 'totp_device', ...device }, ConditionExpression: 'attribute_not_exists(PK)' } },
+    counterStep(keys.account(account.id), 'totp_device_count', +1, { max: MAX_AUTHENTICATORS, failWith: invalid(TOO_MANY_AUTHENTICATORS) }),
+    putNewStep({ ...keys.totpDevice(account.id, id), type: 'totp_device', ...device }),
   ]);
   return device;
 }
@@ -92,18 +80,9 @@ export async function listAuthenticators(userId: string): Promise<TotpDevice[]> 
 }
 
 export async function removeAuthenticator(userId: string, deviceId: string): Promise<void> {
-  const TableName = config().TABLE_NAME;
   await transact([
-    { Delete: { TableName, Key: keys.totpDevice(userId, deviceId), ConditionExpression: 'attribute_exists(PK)' }, failWith: notFound(DEVICE_NOT_FOUND) },
-    {
-      Update: {
-        TableName,
-        Key: keys.account(userId),
-        UpdateExpression: 'SET totp_device_count = totp_device_count - :one',
-        ConditionExpression: 'totp_device_count > :zero',
-        ExpressionAttributeValues: { ':zero': 0, ':one': 1 },
-      },
-    },
+    deleteStep(keys.totpDevice(userId, deviceId), notFound(DEVICE_NOT_FOUND)),
+    counterStep(keys.account(userId), 'totp_device_count', -1),
   ]);
 }
 
@@ -119,20 +98,12 @@ export async function acceptAuthenticatorCode(account: Account, code: string, ct
     const secret = await open(device.secret_sealed, sealContext(account.id, device.id));
     const step = await matchingTimeStep(secret, code, now);
     if (step === null || step <= device.last_used_step) continue;
-    try {
-      await ddb().send(
-        new UpdateCommand({
-          TableName: config().TABLE_NAME,
-          Key: keys.totpDevice(account.id, device.id),
-          UpdateExpression: 'SET last_used_step = :step, last_used_at = :now',
-          ConditionExpression: 'attribute_exists(PK) AND last_used_step < :step',
-          ExpressionAttributeValues: { ':step': step, ':now': now.toISOString() },
-        }),
-      );
-      return true;
-    } catch (err) {
-      if (!(err instanceof ConditionalCheckFailedException)) throw err;
-    }
+    const claimed = await conditionalUpdate(keys.totpDevice(account.id, device.id), {
+      UpdateExpression: 'SET last_used_step = :step, last_used_at = :now',
+      ConditionExpression: 'attribute_exists(PK) AND last_used_step < :step',
+      ExpressionAttributeValues: { ':step': step, ':now': now.toISOString() },
+    });
+    if (claimed.ok) return true;
   }
   return false;
 }

@@ -1,10 +1,12 @@
 import { keys } from '#db/keys';
-import { badRequest, forbidden } from '#http/errors';
-import { keyId, type ProjectAccess } from './access';
+import { invalid, forbidden } from '#shared/errors';
+import { type ProjectAccess } from './access';
 import { ENV_NOT_IN_PROJECT } from './env-scope';
-import { isLive, listEnvironments, type Environment } from './environments';
+import { listEnvironments, type Environment } from './environments';
 import { planOfProject } from './projects';
 import { queryPrefix } from '#db/query';
+import { keyId } from '#db/batch-get';
+import { isLive } from '#db/live';
 
 /**
  * The documented rate card (docs/decisions.md): list prices in USD cents per month, applied to the
@@ -72,7 +74,7 @@ export async function costEstimate(access: ProjectAccess, envId?: string) {
   let envs: Environment[];
   if (envId) {
     const env = access.extra.get(keyId(keys.environment(projectId, envId))) as Environment | undefined;
-    if (!isLive(env)) throw badRequest(ENV_NOT_IN_PROJECT);
+    if (!isLive(env)) throw invalid(ENV_NOT_IN_PROJECT);
     envs = [env!];
   } else {
     envs = projectEnvs!;

@@ -1,20 +1,23 @@
-import { config } from '#shared/config';
 import { keys } from '#db/keys';
 import { transact, type TransactStep } from '#db/transact';
-import { badRequest, forbidden, notFound } from '#http/errors';
+import { invalid, forbidden, notFound } from '#shared/errors';
 import type { Permission } from '#auth/permissions';
 import type { AppContext } from '#shared/context';
-import { batchGet, keyId, OWNER_REQUIRED, type Membership, type ProjectAccess } from './access';
+import { OWNER_REQUIRED, type Membership, type ProjectAccess } from './access';
 import { ENV_NOT_IN_PROJECT, envLiveCheck } from './env-scope';
-import { setFieldsStep } from '#domain/catalog';
-import { isLive } from './environments';
+
 import { counterStep, membershipSteps, planOfProject } from './projects';
 import { claimNameStep, releaseNameStep, renameSteps, type NameScope } from '#db/unique-names';
 import type { Key } from '#db/lookup';
 import { queryPrefix } from '#db/query';
 import { compareText } from '#shared/text';
-import { softDeleteStep, visible } from '#db/soft-delete';
+
 import { concurrentChange } from '#db/transact';
+import { batchGet, keyId } from '#db/batch-get';
+import { softDeleteStep, visible } from '#db/live';
+import { setFieldsStep } from '#db/live';
+import { isLive } from '#db/live';
+import { existingSetStep } from '#db/steps';
 
 export interface CustomRole {
   id: string;
@@ -87,7 +90,7 @@ export async function createCustomRole(
   await transact([
     counterStep(keys.project(role.project_id), { custom_role_count: 1 }, { max: { custom_role_count: max }, failWith: forbidden(limitMessage(plan, max)) }),
     claimNameStep(roleNames(role.project_id), role.name, role.id),
-    { Put: { TableName: config().TABLE_NAME, Item: { ...keys.customRole(role.project_id, role.id), type: 'custom_role', ...role }, ConditionExpression: 'attribute_not_exists(PK)' } },
+    { Put: { Item: { ...keys.customRole(role.project_id, role.id), type: 'custom_role', ...role }, ConditionExpression: 'attribute_not_exists(PK)' } },
   ]);
   return role;
 }
@@ -126,7 +129,6 @@ export async function deleteCustomRole(access: ProjectAccess, roleId: string, ct
   access.require('project.manage', OWNER_REQUIRED);
   const role = roleFrom(access, roleId);
   const now = ctx.now().toISOString();
-  const TableName = config().TABLE_NAME;
   await transact([
     softDeleteStep(keys.customRole(role.project_id, role.id), now, notFound(CUSTOM_ROLE_NOT_FOUND)),
     releaseNameStep(roleNames(role.project_id), role.name),
@@ -138,13 +140,7 @@ export async function deleteCustomRole(access: ProjectAccess, roleId: string, ct
     const members = await batchGet(chunk.map((a) => keys.member(role.project_id, a.user_id)));
     await transact(
       chunk.flatMap((a) => [
-        {
-          Update: {
-            TableName, Key: keys.customRoleAssignment(role.project_id, role.id, a.user_id),
-            UpdateExpression: 'SET deleted_at = :now, updated_at = :now', ConditionExpression: 'attribute_exists(PK)',
-            ExpressionAttributeValues: { ':now': now },
-          },
-        },
+        existingSetStep(keys.customRoleAssignment(role.project_id, role.id, a.user_id), { deleted_at: now, updated_at: now }),
         ...withdrawGrantSteps(members.get(keyId(keys.member(role.project_id, a.user_id))) as Membership | undefined, role.id),
       ]),
     );
@@ -194,7 +190,7 @@ export async function assignCustomRole(access: ProjectAccess, roleId: string, us
     const get = <T>(key: Key) => items.get(keyId(key)) as T | undefined;
     if (!isLive(get<CustomRole>(keys.customRole(projectId, roleId)))) throw notFound(CUSTOM_ROLE_NOT_FOUND);
     if (!get(keys.account(userId))) throw notFound('User not found');
-    if (envId && !isLive(get(keys.environment(projectId, envId)))) throw badRequest(ENV_NOT_IN_PROJECT);
+    if (envId && !isLive(get(keys.environment(projectId, envId)))) throw invalid(ENV_NOT_IN_PROJECT);
     const existing = get<CustomRoleAssignment>(keys.customRoleAssignment(projectId, roleId, userId));
     const member = get<Membership & { grants_version?: number }>(keys.member(projectId, userId));
     const now = ctx.now().toISOString();
@@ -202,11 +198,9 @@ export async function assignCustomRole(access: ProjectAccess, roleId: string, us
       id: existing?.id ?? ctx.newId(), role_id: roleId, project_id: projectId, user_id: userId, environment_id: envId,
       created_at: existing?.created_at ?? now, updated_at: now, deleted_at: null,
     };
-    const TableName = config().TABLE_NAME;
     const steps: TransactStep[] = [
       {
         Put: {
-          TableName,
           Item: { ...keys.customRoleAssignment(projectId, roleId, userId), type: 'custom_role_assignment', ...assignment },
           ...(existing
             ? { ConditionExpression: 'updated_at = :prev', ExpressionAttributeValues: { ':prev': existing.updated_at } }
@@ -217,7 +211,7 @@ export async function assignCustomRole(access: ProjectAccess, roleId: string, us
       {
         // A role deleted meanwhile must not gain an assignment its deletion's clean-up would miss.
         ConditionCheck: {
-          TableName, Key: keys.customRole(projectId, roleId), ConditionExpression: 'attribute_exists(PK) AND deleted_at = :null', ExpressionAttributeValues: { ':null': null },
+          Key: keys.customRole(projectId, roleId), ConditionExpression: 'attribute_exists(PK) AND deleted_at = :null', ExpressionAttributeValues: { ':null': null },
         },
         failWith: notFound(CUSTOM_ROLE_NOT_FOUND),
       },
@@ -236,7 +230,6 @@ export async function assignCustomRole(access: ProjectAccess, roleId: string, us
 
 /** The member-item writes that make `grant` the member's only grant of `roleId` (creating the membership if needed). */
 function grantSteps(projectId: string, userId: string, member: (Membership & { grants_version?: number }) | undefined, roleId: string, grant: string, now: string): TransactStep[] {
-  const TableName = config().TABLE_NAME;
   const memberSK = keys.member(projectId, userId).SK;
   if (!member) {
     return membershipSteps(projectId, userId, 'member', now).map((step) =>
@@ -249,7 +242,7 @@ function grantSteps(projectId: string, userId: string, member: (Membership & { g
     // Adding to a set is safe under concurrency; the version bump tells whole-set writers that it changed.
     return [{
       Update: {
-        TableName, Key, UpdateExpression: 'ADD custom_role_grants :g, grants_version :one', ConditionExpression: 'attribute_exists(PK)',
+        Key, UpdateExpression: 'ADD custom_role_grants :g, grants_version :one', ConditionExpression: 'attribute_exists(PK)',
         ExpressionAttributeValues: { ':g': new Set([grant]), ':one': 1 },
       },
       failWith: CHANGED,
@@ -261,7 +254,7 @@ function grantSteps(projectId: string, userId: string, member: (Membership & { g
   const version = member.grants_version ?? 0;
   return [{
     Update: {
-      TableName, Key,
+      Key,
       UpdateExpression: 'SET custom_role_grants = :set ADD grants_version :one',
       ConditionExpression: version ? 'attribute_exists(PK) AND grants_version = :v' : 'attribute_exists(PK) AND attribute_not_exists(grants_version)',
       ExpressionAttributeValues: { ':set': next, ':one': 1, ...(version ? { ':v': version } : {}) },
@@ -276,7 +269,7 @@ function withdrawGrantSteps(member: Membership | undefined, roleId: string): Tra
   if (!member || !grants.length) return [];
   return [{
     Update: {
-      TableName: config().TABLE_NAME, Key: keys.member(member.project_id, member.user_id),
+      Key: keys.member(member.project_id, member.user_id),
       UpdateExpression: 'DELETE custom_role_grants :g ADD grants_version :one', ConditionExpression: 'attribute_exists(PK)',
       ExpressionAttributeValues: { ':g': new Set(grants), ':one': 1 },
     },

@@ -1,14 +1,14 @@
-import { config } from '#shared/config';
 import { keys } from '#db/keys';
 import { transact, type TransactStep } from '#db/transact';
-import { notFound } from '#http/errors';
+import { notFound } from '#shared/errors';
 import type { EnvRole } from '#auth/permissions';
 import type { AppContext } from '#shared/context';
-import { keyId, type ProjectAccess } from './access';
+import { type ProjectAccess } from './access';
 import type { Key } from '#db/lookup';
 import type { Environment } from './environments';
 import { membershipSteps } from './projects';
 import { queryPartition } from '#db/query';
+import { keyId } from '#db/batch-get';
 
 export interface EnvRoleAssignment {
   id: string;
@@ -24,7 +24,6 @@ export const NOT_AUTHORIZED_ROLES = 'Not authorized to manage environment roles'
 export function envRoleStep(projectId: string, envId: string, userId: string, role: EnvRole, id: string): TransactStep {
   return {
     Put: {
-      TableName: config().TABLE_NAME,
       Item: { ...keys.envRole(projectId, envId, userId), type: 'env_role', project_id: projectId, id, environment_id: envId, user_id: userId, role },
     },
   };
@@ -63,7 +62,7 @@ export async function removeEnvRole(access: ProjectAccess, env: Environment, use
   access.require('env.roles.manage', NOT_AUTHORIZED_ROLES, env.id);
   await transact([
     {
-      Delete: { TableName: config().TABLE_NAME, Key: keys.envRole(env.project_id, env.id, userId), ConditionExpression: 'attribute_exists(PK)' },
+      Delete: { Key: keys.envRole(env.project_id, env.id, userId), ConditionExpression: 'attribute_exists(PK)' },
       failWith: notFound('Role assignment not found'),
     },
   ]);

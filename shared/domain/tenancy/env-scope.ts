@@ -1,10 +1,11 @@
-import { config } from '#shared/config';
 import { keys } from '#db/keys';
 import type { TransactStep } from '#db/transact';
-import { badRequest } from '#http/errors';
-import { keyId, loadAccess } from './access';
-import { isLive, type Environment } from './environments';
+import { invalid } from '#shared/errors';
+import { loadAccess } from './access';
+import { type Environment } from './environments';
 import type { Key } from '#db/lookup';
+import { keyId } from '#db/batch-get';
+import { isLive } from '#db/live';
 
 /** SPEC's wording (POST /services); every request that names an environment of a project uses it. */
 export const ENV_NOT_IN_PROJECT = 'Environment not found or does not belong to project';
@@ -19,7 +20,7 @@ export async function accessInEnvironment(projectId: string, userId: string, env
   const envKey = keys.environment(projectId, envId);
   const access = await loadAccess(projectId, userId, { envId, extra: [envKey, ...extra] });
   const env = access.extra.get(keyId(envKey)) as Environment | undefined;
-  if (!isLive(env)) throw badRequest(ENV_NOT_IN_PROJECT);
+  if (!isLive(env)) throw invalid(ENV_NOT_IN_PROJECT);
   return { access, env: env! };
 }
 
@@ -30,11 +31,10 @@ export const envIdOfKey = (key: Key) => key.SK.split('#')[1];
 export function envLiveCheck(projectId: string, envId: string): TransactStep {
   return {
     ConditionCheck: {
-      TableName: config().TABLE_NAME,
       Key: keys.environment(projectId, envId),
       ConditionExpression: 'attribute_exists(PK) AND deleted_at = :null AND (attribute_not_exists(archived_at) OR archived_at = :null)',
       ExpressionAttributeValues: { ':null': null },
     },
-    failWith: badRequest(ENV_NOT_IN_PROJECT),
+    failWith: invalid(ENV_NOT_IN_PROJECT),
   };
 }

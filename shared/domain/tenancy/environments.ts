@@ -1,14 +1,16 @@
-import { config } from '#shared/config';
+import { isLive } from '#db/live';
 import { keys } from '#db/keys';
 import { transact } from '#db/transact';
-import { forbidden, notFound } from '#http/errors';
+import { forbidden, notFound } from '#shared/errors';
 import type { AppContext } from '#shared/context';
-import { keyId, loadAccess, type ProjectAccess } from './access';
+import { loadAccess, type ProjectAccess } from './access';
 import { locate, lookupStep, type Key } from '#db/lookup';
 import { counterStep, planOfProject } from './projects';
 import { claimNameStep, releaseNameStep, renameSteps, type NameScope } from '#db/unique-names';
 import { queryPartition } from '#db/query';
-import { softDeleteStep, visible } from '#db/soft-delete';
+
+import { keyId } from '#db/batch-get';
+import { softDeleteStep, visible } from '#db/live';
 
 export interface Environment {
   id: string;
@@ -27,7 +29,6 @@ export const toEnvironmentOut = (e: Environment) => ({ id: e.id, name: e.name, p
 export const ENVIRONMENT_NOT_FOUND = 'Environment not found';
 const nameScope = (projectId: string): NameScope => ({ projectId, kind: 'ENV', scopeId: projectId, takenDetail: 'Environment with this name already exists in this project' });
 
-export const isLive = (e: { deleted_at?: string | null; archived_at?: string | null } | undefined) => Boolean(e && !e.deleted_at && !e.archived_at);
 
 /**
  * The caller's access to the environment with this id, with the environment itself: one lookup,
@@ -58,7 +59,7 @@ export async function createEnvironment(access: ProjectAccess, name: string, ctx
   await transact([
     counterStep(keys.project(env.project_id), { env_count: 1 }, { max: { env_count: max }, failWith: limitReached }),
     claimNameStep(nameScope(env.project_id), env.name, env.id),
-    { Put: { TableName: config().TABLE_NAME, Item: { ...key, type: 'environment', ...env }, ConditionExpression: 'attribute_not_exists(PK)' } },
+    { Put: { Item: { ...key, type: 'environment', ...env }, ConditionExpression: 'attribute_not_exists(PK)' } },
     lookupStep(env.id, env.project_id, key, 'environment'),
   ]);
   return env;
@@ -71,7 +72,6 @@ export async function renameEnvironment(access: ProjectAccess, env: Environment,
     ...renameSteps(nameScope(env.project_id), env.name, updated.name, env.id),
     {
       Update: {
-        TableName: config().TABLE_NAME,
         Key: keys.environment(env.project_id, env.id),
         UpdateExpression: 'SET #n = :n, updated_at = :u',
         ConditionExpression: 'attribute_exists(PK) AND deleted_at = :null',

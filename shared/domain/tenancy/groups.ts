@@ -1,20 +1,21 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { ddb } from '#shared/clients';
-import { config } from '#shared/config';
 import { keys } from '#db/keys';
 import { transact, type TransactStep } from '#db/transact';
-import { badRequest, notFound } from '#http/errors';
+import { invalid, notFound } from '#shared/errors';
 import type { AppContext } from '#shared/context';
 import type { ProjectAccess } from './access';
 import { envLiveCheck } from './env-scope';
-import { setFieldsStep } from '#domain/catalog';
-import { isLive, type Environment } from './environments';
+
+import { type Environment } from './environments';
 import { lookupStep } from '#db/lookup';
 import { claimNameStep, releaseNameStep, renameSteps, type NameScope } from '#db/unique-names';
 import { queryPrefix } from '#db/query';
 import { compareText } from '#shared/text';
-import { softDeleteStep, visible } from '#db/soft-delete';
+
 import { concurrentChange } from '#db/transact';
+import { softDeleteStep, visible } from '#db/live';
+import { setFieldsStep } from '#db/live';
+import { isLive } from '#db/live';
+import { getItem } from '#db/items';
 
 export interface Group {
   id: string;
@@ -84,7 +85,7 @@ export async function createGroup(access: ProjectAccess, env: Environment, input
   await transact([
     envLiveCheck(group.project_id, env.id),
     claimNameStep(groupNames(group.project_id, env.id), group.name, group.id),
-    { Put: { TableName: config().TABLE_NAME, Item: { ...key, type: 'group', ...group }, ConditionExpression: 'attribute_not_exists(PK)' } },
+    { Put: { Item: { ...key, type: 'group', ...group }, ConditionExpression: 'attribute_not_exists(PK)' } },
     lookupStep(group.id, group.project_id, key, 'group'),
   ]);
   return group;
@@ -119,12 +120,10 @@ const CHANGED = concurrentChange();
  */
 export async function deleteGroup(access: ProjectAccess, group: Group, ctx: AppContext): Promise<void> {
   access.require('groups.manage', NOT_AUTHORIZED_MANAGE_GROUPS, group.environment_id);
-  const TableName = config().TABLE_NAME;
   const groupKey = keys.group(group.project_id, group.environment_id, group.id);
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
     if (attempt > 0) {
-      const fresh = await ddb().send(new GetCommand({ TableName, Key: groupKey, ConsistentRead: true }));
-      if (!isLive(fresh.Item as Group | undefined)) throw notFound(GROUP_NOT_FOUND);
+      if (!isLive(await getItem<Group>(groupKey))) throw notFound(GROUP_NOT_FOUND);
     }
     const now = ctx.now().toISOString();
     const subgroups = (await queryPrefix<Subgroup>(group.project_id, keys.subgroupPrefix(group.environment_id))).filter((s) => s.group_id === group.id && !s.deleted_at);
@@ -137,7 +136,7 @@ export async function deleteGroup(access: ProjectAccess, group: Group, ctx: AppC
         await transact([
           {
             Update: {
-              TableName, Key: groupKey, UpdateExpression: 'SET subgroup_count = subgroup_count - :k', ConditionExpression: 'deleted_at = :null',
+              Key: groupKey, UpdateExpression: 'SET subgroup_count = subgroup_count - :k', ConditionExpression: 'deleted_at = :null',
               ExpressionAttributeValues: { ':k': chunk.length, ':null': null },
             },
             failWith: CHANGED,
@@ -148,7 +147,7 @@ export async function deleteGroup(access: ProjectAccess, group: Group, ctx: AppC
       await transact([
         {
           Update: {
-            TableName, Key: groupKey,
+            Key: groupKey,
             UpdateExpression: 'SET deleted_at = :now, updated_at = :now, subgroup_count = :zero',
             ConditionExpression: 'deleted_at = :null AND subgroup_count = :k',
             ExpressionAttributeValues: { ':now': now, ':null': null, ':k': last.length, ':zero': 0 },
@@ -182,7 +181,7 @@ export async function createSubgroup(
   input: { name: string; description?: string | null },
   ctx: AppContext,
 ): Promise<Subgroup> {
-  if (!isLive(parent)) throw badRequest(GROUP_NOT_IN_ENV);
+  if (!isLive(parent)) throw invalid(GROUP_NOT_IN_ENV);
   access.require('groups.manage', NOT_AUTHORIZED_MANAGE_GROUPS, env.id);
   const now = ctx.now().toISOString();
   const sub: Subgroup = {
@@ -190,20 +189,19 @@ export async function createSubgroup(
     created_at: now, updated_at: now, deleted_at: null,
   };
   const key = keys.subgroup(sub.project_id, env.id, sub.id);
-  const TableName = config().TABLE_NAME;
   await transact([
     envLiveCheck(sub.project_id, env.id),
     {
       Update: {
-        TableName, Key: keys.group(sub.project_id, env.id, sub.group_id),
+        Key: keys.group(sub.project_id, env.id, sub.group_id),
         UpdateExpression: 'SET subgroup_count = if_not_exists(subgroup_count, :zero) + :one',
         ConditionExpression: 'attribute_exists(PK) AND deleted_at = :null',
         ExpressionAttributeValues: { ':zero': 0, ':one': 1, ':null': null },
       },
-      failWith: badRequest(GROUP_NOT_IN_ENV),
+      failWith: invalid(GROUP_NOT_IN_ENV),
     },
     claimNameStep(subgroupNames(sub.project_id, sub.group_id), sub.name, sub.id),
-    { Put: { TableName, Item: { ...key, type: 'subgroup', ...sub }, ConditionExpression: 'attribute_not_exists(PK)' } },
+    { Put: { Item: { ...key, type: 'subgroup', ...sub }, ConditionExpression: 'attribute_not_exists(PK)' } },
     lookupStep(sub.id, sub.project_id, key, 'subgroup'),
   ]);
   return sub;
@@ -226,13 +224,12 @@ export async function updateSubgroup(access: ProjectAccess, sub: Subgroup, patch
 export async function deleteSubgroup(access: ProjectAccess, sub: Subgroup, ctx: AppContext): Promise<void> {
   access.require('groups.manage', NOT_AUTHORIZED_MANAGE_GROUPS, sub.environment_id);
   const now = ctx.now().toISOString();
-  const TableName = config().TABLE_NAME;
   await transact([
     softDeleteStep(keys.subgroup(sub.project_id, sub.environment_id, sub.id), now, notFound(SUBGROUP_NOT_FOUND)),
     releaseNameStep(subgroupNames(sub.project_id, sub.group_id), sub.name),
     {
       Update: {
-        TableName, Key: keys.group(sub.project_id, sub.environment_id, sub.group_id),
+        Key: keys.group(sub.project_id, sub.environment_id, sub.group_id),
         UpdateExpression: 'SET subgroup_count = subgroup_count - :one', ConditionExpression: 'attribute_exists(PK)',
         ExpressionAttributeValues: { ':one': 1 },
       },

@@ -1,24 +1,24 @@
-import { config } from '#shared/config';
 import { keys } from '#db/keys';
 import { transact, type TransactStep } from '#db/transact';
-import { badRequest, conflict, notFound } from '#http/errors';
+import { invalid, conflict, notFound } from '#shared/errors';
 import { hashPassword } from '#auth/passwords';
 import { passwordPolicyProblem } from '#auth/password-policy';
 import type { Principal } from '#auth/authenticate';
-import { ok, type Reply } from '#http/route';
 import type { AppContext } from '#shared/context';
 import { accountCreationSteps, type Account, type AccountType } from '#domain/identity';
-import { batchGet, keyId, type Membership } from './access';
+import { type Membership } from './access';
 import { envRoleStep, type EnvRoleAssignment } from './env-roles';
-import { isLive, type Environment } from './environments';
+import { type Environment } from './environments';
 import { locate } from '#db/lookup';
 import { membershipSteps, type Project } from './projects';
 import { prepareAccount } from '#domain/identity';
 import { hasSecondFactor } from '#domain/identity';
-import { startSession, type ClientMeta } from '#domain/identity';
+import { startSession, type ClientMeta, type TokenPair } from '#domain/identity';
 import { listSubscriptions } from '#domain/billing';
 import { closeIndexStep, DEFAULT_INVITE_ROLE, findInvitationLink, INVITATION_ACCEPTED, INVITATION_EXPIRED, INVITATION_NOT_FOUND, isExpired, toInviteOut, type Invitation } from './invitations';
 import { concurrentChange } from '#db/transact';
+import { batchGet, keyId } from '#db/batch-get';
+import { isLive } from '#db/live';
 
 /** SPEC "Errors: invitations". */
 export const ACCOUNT_EXISTS =
@@ -43,8 +43,8 @@ async function retryOnceIfStale<T>(attempt: () => Promise<T>): Promise<T> {
 
 /** 400 for an invitation that can no longer be accepted. A link replaced by a resend counts as expired. */
 function refuseClosed(invite: Invitation, ctx: AppContext, tokenHash?: string): void {
-  if (invite.accepted) throw badRequest(INVITATION_ACCEPTED);
-  if (isExpired(invite, ctx) || (tokenHash !== undefined && tokenHash !== invite.token_hash)) throw badRequest(INVITATION_EXPIRED);
+  if (invite.accepted) throw invalid(INVITATION_ACCEPTED);
+  if (isExpired(invite, ctx) || (tokenHash !== undefined && tokenHash !== invite.token_hash)) throw invalid(INVITATION_EXPIRED);
 }
 
 interface Facts {
@@ -83,7 +83,6 @@ function acceptedStep(invite: Invitation, userId: string, now: string, tokenHash
   }
   return {
     Update: {
-      TableName: config().TABLE_NAME,
       Key: keys.invite(invite.project_id, invite.id),
       UpdateExpression: 'SET accepted = :t, accepted_at = :now, accepted_by_user_id = :u, updated_at = :now',
       ConditionExpression: condition,
@@ -147,7 +146,6 @@ function accountStep(account: Account, changes: AccountChanges, now: string): Tr
   if (sets.length === 1) return undefined;
   return {
     Update: {
-      TableName: config().TABLE_NAME,
       Key: keys.account(account.id),
       UpdateExpression: `SET ${sets.join(', ')}`,
       ConditionExpression: conditions.join(' AND '),
@@ -203,17 +201,16 @@ const fullName = (i: Invitation) => [i.invited_first_name, i.invited_last_name].
 
 async function hashNewPassword(password: string, ctx: AppContext): Promise<string> {
   const problem = passwordPolicyProblem(password, ctx.config);
-  if (problem) throw badRequest(problem);
+  if (problem) throw invalid(problem);
   return hashPassword(password);
 }
 
-/** The 200 body: the accepted invitation plus, when a session was issued, its tokens (`token` is the access token again). */
-function acceptedReply(invite: Invitation, session?: Reply): Reply {
-  const out = toInviteOut(invite);
-  if (!session) return ok(out);
-  const tokens = session.body as { access_token: string; refresh_token: string; token_type: string };
-  return { ...session, body: { ...out, ...tokens, token: tokens.access_token } };
+/** The accepted invitation and, when the acceptance signed the invitee in, their session's tokens. */
+export interface Acceptance {
+  invite: ReturnType<typeof toInviteOut>;
+  session?: TokenPair;
 }
+const acceptedReply = (invite: Invitation, session?: TokenPair): Acceptance => ({ invite: toInviteOut(invite), session });
 
 /**
  * POST /invites/accept/by-token, SPEC's five cases:
@@ -225,7 +222,7 @@ function acceptedReply(invite: Invitation, session?: Reply): Reply {
  * 5. an unknown token → 404, whatever accounts exist.
  * A used link answers 'Invitation already accepted'; a revoked, expired or replaced one 'Invitation expired'.
  */
-export async function acceptInvitationByToken(input: AcceptByTokenInput, caller: Principal | null, meta: ClientMeta, ctx: AppContext): Promise<Reply> {
+export async function acceptInvitationByToken(input: AcceptByTokenInput, caller: Principal | null, meta: ClientMeta, ctx: AppContext): Promise<Acceptance> {
   const link = await findInvitationLink(input.token);
   if (!link) throw notFound(INVITATION_NOT_FOUND);
   const { tokenHash } = link;
@@ -243,7 +240,7 @@ export async function acceptInvitationByToken(input: AcceptByTokenInput, caller:
 
     if (!account) {
       // Case 1: a new project_user account, created with the membership in the same transaction.
-      if (!password) throw badRequest(PASSWORD_REQUIRED_TO_CREATE);
+      if (!password) throw invalid(PASSWORD_REQUIRED_TO_CREATE);
       const now = ctx.now().toISOString();
       const prepared = await prepareAccount({ email: invite.invited_email, name: input.name?.trim() || fullName(invite), account_type: 'project_user' }, password, ctx);
       const created: Account = { ...prepared, last_login_at: now };
@@ -256,7 +253,7 @@ export async function acceptInvitationByToken(input: AcceptByTokenInput, caller:
     }
     if (account.is_active && !account.last_login_at && !hasSecondFactor(account)) {
       // Case 3: the never-used account is claimed by whoever holds the mailbox.
-      if (!password) throw badRequest(PASSWORD_REQUIRED_TO_CLAIM);
+      if (!password) throw invalid(PASSWORD_REQUIRED_TO_CLAIM);
       const claim = { password_hash: await hashNewPassword(password, ctx), last_login_at: ctx.now().toISOString(), name: account.name ?? (input.name?.trim() || fullName(invite)) };
       const accepted = await acceptForAccount(invite, account, facts, ctx, { tokenHash, claim });
       return acceptedReply(accepted.invite, await startSession(accepted.account, meta, ctx));

@@ -1,23 +1,23 @@
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { ddb } from '#shared/clients';
-import { config } from '#shared/config';
 import { keys } from '#db/keys';
 import { transact, type TransactStep } from '#db/transact';
-import { badRequest, notFound } from '#http/errors';
+import { invalid, notFound } from '#shared/errors';
 import { newSecret, sha256 } from '#auth/tokens';
 import type { EnvRole } from '#auth/permissions';
 import { queueMail } from '#mail/send';
 import { publishEvent } from '#shared/events';
 import { epochSeconds, type AppContext } from '#shared/context';
-import type { Account } from '#domain/identity';
-import { batchGet, keyId, loadAccess, type ProjectAccess } from './access';
-import { isLive } from './environments';
+import type { Account, SignInGate } from '#domain/identity';
+import { loadAccess, type ProjectAccess } from './access';
+
 import { ENV_NOT_IN_PROJECT } from './env-scope';
 import { GROUP_NOT_IN_ENV } from './groups';
 import { locate, lookupStep } from '#db/lookup';
 import type { Project } from './projects';
 import { invitationLink, invitationMail } from './invitation-mail';
-import { queryPrefix } from '#db/query';
+import { queryPartition, queryPrefix } from '#db/query';
+import { batchGet, keyId } from '#db/batch-get';
+import { isLive } from '#db/live';
+import { getItem } from '#db/items';
 
 /** SPEC "Other constants": an invitation is valid for 24 hours from creation or resend. */
 export const INVITATION_VALID_HOURS = 24;
@@ -94,7 +94,6 @@ export interface NewInvitation {
   subgroup_id?: string | null;
 }
 
-const TableName = () => config().TABLE_NAME;
 
 /** A fresh link: the token (for the mail only) and the writes that make it valid until `expires`. */
 function linkSteps(invite: Invitation, expires: Date): { token: string; tokenHash: string; steps: TransactStep[] } {
@@ -104,7 +103,6 @@ function linkSteps(invite: Invitation, expires: Date): { token: string; tokenHas
   const steps: TransactStep[] = [
     {
       Put: {
-        TableName: TableName(),
         Item: { ...keys.inviteToken(tokenHash), type: 'invite_token', ...link, expires_at_epoch: epochSeconds(expires) + KEEP_LINK_DAYS * 86_400 },
         ConditionExpression: 'attribute_not_exists(PK)',
       },
@@ -117,7 +115,6 @@ function linkSteps(invite: Invitation, expires: Date): { token: string; tokenHas
 /** Marks the invitation open for its address (what login asks about); gone once accepted or revoked. */
 const openIndexStep = (invite: Invitation, expires: Date): TransactStep => ({
   Put: {
-    TableName: TableName(),
     Item: {
       ...keys.invitedEmail(invite.invited_email, invite.id),
       type: 'invited_email',
@@ -129,7 +126,7 @@ const openIndexStep = (invite: Invitation, expires: Date): TransactStep => ({
   },
 });
 export const closeIndexStep = (invite: Pick<Invitation, 'invited_email' | 'id'>): TransactStep => ({
-  Delete: { TableName: TableName(), Key: keys.invitedEmail(invite.invited_email, invite.id) },
+  Delete: { Key: keys.invitedEmail(invite.invited_email, invite.id) },
 });
 
 const validUntil = (ctx: AppContext) => new Date(ctx.now().getTime() + INVITATION_VALID_HOURS * 3_600_000);
@@ -144,11 +141,11 @@ function checkScope(access: ProjectAccess, input: NewInvitation): { group_id: st
   const envId = input.environment_id;
   if (!envId) return { group_id: null, subgroup_id: null }; // the schema requires an environment with a group or subgroup
   const item = <T>(key: { PK: string; SK: string }) => access.extra.get(keyId(key)) as T | undefined;
-  if (!isLive(item(keys.environment(projectId, envId)))) throw badRequest(ENV_NOT_IN_PROJECT);
-  if (input.group_id && !isLive(item(keys.group(projectId, envId, input.group_id)))) throw badRequest(GROUP_NOT_IN_ENV);
+  if (!isLive(item(keys.environment(projectId, envId)))) throw invalid(ENV_NOT_IN_PROJECT);
+  if (input.group_id && !isLive(item(keys.group(projectId, envId, input.group_id)))) throw invalid(GROUP_NOT_IN_ENV);
   if (!input.subgroup_id) return { group_id: input.group_id ?? null, subgroup_id: null };
   const subgroup = item<{ group_id: string; deleted_at: string | null }>(keys.subgroup(projectId, envId, input.subgroup_id));
-  if (!isLive(subgroup) || (input.group_id && subgroup!.group_id !== input.group_id)) throw badRequest(SUBGROUP_NOT_IN_GROUP);
+  if (!isLive(subgroup) || (input.group_id && subgroup!.group_id !== input.group_id)) throw invalid(SUBGROUP_NOT_IN_GROUP);
   return { group_id: subgroup!.group_id, subgroup_id: input.subgroup_id };
 }
 
@@ -195,7 +192,7 @@ export async function createInvitation(caller: Account, input: NewInvitation, ct
   invite.token_hash = link.tokenHash;
   const key = keys.invite(invite.project_id, invite.id);
   await transact([
-    { Put: { TableName: TableName(), Item: { ...key, type: 'invite', ...invite }, ConditionExpression: 'attribute_not_exists(PK)' } },
+    { Put: { Item: { ...key, type: 'invite', ...invite }, ConditionExpression: 'attribute_not_exists(PK)' } },
     ...link.steps,
     lookupStep(invite.id, invite.project_id, key, 'invite'),
   ]);
@@ -262,7 +259,6 @@ export async function resendInvitation(caller: Account, inviteId: string, ctx: A
   await transact([
     {
       Update: {
-        TableName: TableName(),
         Key: keys.invite(invite.project_id, invite.id),
         UpdateExpression: 'SET token_hash = :h, expires_at = :e, accepted = :f, accepted_at = :null, accepted_by_user_id = :null, updated_at = :now',
         ConditionExpression: 'attribute_exists(PK)',
@@ -279,19 +275,18 @@ export async function resendInvitation(caller: Account, inviteId: string, ctx: A
 /** Revokes a pending invitation: it expires now (the record is kept) and its link stops working. Accepted ones are refused. */
 export async function revokeInvitation(caller: Account, inviteId: string, ctx: AppContext): Promise<void> {
   const { invite } = await ownerAccessToInvitation(inviteId, caller);
-  if (invite.accepted) throw badRequest(INVITATION_ACCEPTED);
+  if (invite.accepted) throw invalid(INVITATION_ACCEPTED);
   if (isExpired(invite, ctx)) return; // already dead: its expiry is left as it was
   const now = ctx.now().toISOString();
   await transact([
     {
       Update: {
-        TableName: TableName(),
         Key: keys.invite(invite.project_id, invite.id),
         UpdateExpression: 'SET expires_at = :now, updated_at = :now',
         ConditionExpression: 'attribute_exists(PK) AND accepted = :f',
         ExpressionAttributeValues: { ':now': now, ':f': false },
       },
-      failWith: badRequest(INVITATION_ACCEPTED),
+      failWith: invalid(INVITATION_ACCEPTED),
     },
     closeIndexStep(invite),
   ]);
@@ -302,16 +297,10 @@ export async function revokeInvitation(caller: Account, inviteId: string, ctx: A
  * index, plus one BatchGet only when something is pending (invitations of deleted projects don't count).
  */
 export async function hasPendingInvitation(email: string, ctx: AppContext): Promise<boolean> {
-  const out = await ddb().send(
-    new QueryCommand({
-      TableName: TableName(),
-      KeyConditionExpression: 'PK = :pk',
-      FilterExpression: 'expires_at > :now',
-      ExpressionAttributeValues: { ':pk': keys.invitedEmailPK(email.trim()), ':now': ctx.now().toISOString() },
-      ConsistentRead: true,
-    }),
-  );
-  const open = (out.Items ?? []) as { project_id: string }[];
+  const open = await queryPartition<{ project_id: string }>(keys.invitedEmailPK(email.trim()), '', {
+    filter: 'expires_at > :now',
+    values: { ':now': ctx.now().toISOString() },
+  });
   if (!open.length) return false;
   const projects = await batchGet(open.map((o) => keys.project(o.project_id)));
   return open.some((o) => {
@@ -330,9 +319,15 @@ export async function invitationBlocksLogin(account: Account, ctx: AppContext): 
   return hasPendingInvitation(account.email, ctx);
 }
 
+/**
+ * SPEC "Errors": while a pending, unexpired invitation exists for the address, sign-in answers 401
+ * 'Please accept your invitation via the email link before logging in' (see `invitationBlocksLogin`).
+ */
+export const pendingInvitationGate: SignInGate = { refuses: invitationBlocksLogin, detail: ACCEPT_INVITATION_FIRST };
+
 /** The link item for a presented token (one GetItem by its hash), or undefined. */
 export async function findInvitationLink(token: string): Promise<(InvitationLinkItem & { tokenHash: string }) | undefined> {
   const tokenHash = sha256(token);
-  const out = await ddb().send(new GetCommand({ TableName: TableName(), Key: keys.inviteToken(tokenHash), ConsistentRead: true }));
-  return out.Item ? { ...(out.Item as InvitationLinkItem), tokenHash } : undefined;
+  const link = await getItem<InvitationLinkItem>(keys.inviteToken(tokenHash));
+  return link ? { ...link, tokenHash } : undefined;
 }

@@ -1,16 +1,18 @@
-import { config } from '#shared/config';
 import { keys } from '#db/keys';
 import { transact } from '#db/transact';
-import { forbidden, notFound } from '#http/errors';
+import { forbidden, notFound } from '#shared/errors';
 import type { AppContext } from '#shared/context';
-import { keyId, loadAccess, type ProjectAccess } from './access';
-import { setFieldsStep } from '#domain/catalog';
-import { isLive } from './environments';
+import { loadAccess, type ProjectAccess } from './access';
+
 import { locate, lookupStep } from '#db/lookup';
 import { counterStep, planOfProject } from './projects';
 import { queryPrefix } from '#db/query';
 import { compareText } from '#shared/text';
-import { softDeleteStep, visible } from '#db/soft-delete';
+
+import { keyId } from '#db/batch-get';
+import { softDeleteStep, visible } from '#db/live';
+import { setFieldsStep } from '#db/live';
+import { isLive } from '#db/live';
 
 /** A project-local person (may have no login), e.g. the one responsible for a service. */
 export interface ProjectUser {
@@ -66,7 +68,7 @@ export async function createProjectUser(access: ProjectAccess, input: ProjectUse
   const key = keys.projectUser(person.project_id, person.id);
   await transact([
     counterStep(keys.project(person.project_id), { project_user_count: 1 }, { max: { project_user_count: plan.max_project_users }, failWith: forbidden(limitMessage(plan)) }),
-    { Put: { TableName: config().TABLE_NAME, Item: { ...key, type: 'project_user', ...person }, ConditionExpression: 'attribute_not_exists(PK)' } },
+    { Put: { Item: { ...key, type: 'project_user', ...person }, ConditionExpression: 'attribute_not_exists(PK)' } },
     lookupStep(person.id, person.project_id, key, 'project_user'),
   ]);
   return person;

@@ -1,15 +1,16 @@
-import { config } from '#shared/config';
 import { keys } from '#db/keys';
 import { transact, type TransactStep } from '#db/transact';
-import { badRequest, forbidden, notFound } from '#http/errors';
+import { invalid, forbidden, notFound } from '#shared/errors';
 import type { AppContext } from '#shared/context';
 import { canCreateProjects, getAccount, type Account } from '#domain/identity';
-import { batchGet, keyId, OWNER_REQUIRED, PROJECT_NOT_FOUND, type Membership, type ProjectAccess } from './access';
+import { OWNER_REQUIRED, PROJECT_NOT_FOUND, type Membership, type ProjectAccess } from './access';
 import { FREE_PLAN_ID, getPlan, type Plan } from '#domain/billing';
 import { activePlan } from '#domain/billing';
 import { queryPartition } from '#db/query';
 import { compareText } from '#shared/text';
-import { softDeleteStep } from '#db/soft-delete';
+
+import { batchGet, keyId } from '#db/batch-get';
+import { softDeleteStep } from '#db/live';
 
 export interface Project {
   id: string;
@@ -69,7 +70,7 @@ export function counterStep(
     return `${counter} = if_not_exists(${counter}, :zero) + :d_${counter}`;
   });
   return {
-    Update: { TableName: config().TABLE_NAME, Key: key, UpdateExpression: `SET ${sets.join(', ')}`, ConditionExpression: conditions.join(' AND '), ExpressionAttributeValues: values },
+    Update: { Key: key, UpdateExpression: `SET ${sets.join(', ')}`, ConditionExpression: conditions.join(' AND '), ExpressionAttributeValues: values },
     failWith: opts.failWith,
   };
 }
@@ -102,14 +103,13 @@ export async function createProject(caller: Account, input: { name: string; crea
     id: ctx.newId(), identifier: ctx.newId(), name: input.name.trim(), cost_calc_enabled: false, owner_id: owner.id,
     created_at: now, updated_at: now, deleted_at: null, env_count: 0, service_count: 0, project_user_count: 0, custom_role_count: 0,
   };
-  const TableName = config().TABLE_NAME;
   await transact([
     counterStep(keys.account(owner.id), { owned_project_count: 1 }, { max: { owned_project_count: limit }, failWith: forbidden(projectLimitMessage(active.plan)) }),
     {
-      Put: { TableName, Item: { ...keys.projectName(owner.id, project.name), project_id: project.id }, ConditionExpression: 'attribute_not_exists(PK)' },
-      failWith: badRequest(PROJECT_NAME_TAKEN),
+      Put: { Item: { ...keys.projectName(owner.id, project.name), project_id: project.id }, ConditionExpression: 'attribute_not_exists(PK)' },
+      failWith: invalid(PROJECT_NAME_TAKEN),
     },
-    { Put: { TableName, Item: { ...keys.project(project.id), type: 'project', ...project }, ConditionExpression: 'attribute_not_exists(PK)' } },
+    { Put: { Item: { ...keys.project(project.id), type: 'project', ...project }, ConditionExpression: 'attribute_not_exists(PK)' } },
     ...membershipSteps(project.id, owner.id, 'owner', now),
   ]);
   return { project, isOwner: owner.id === caller.id };
@@ -117,14 +117,13 @@ export async function createProject(caller: Account, input: { name: string; crea
 
 /** A membership and its user-side mirror, written together. */
 export function membershipSteps(projectId: string, userId: string, role: Membership['role'], now: string): TransactStep[] {
-  const TableName = config().TABLE_NAME;
   const membership: Membership = { project_id: projectId, user_id: userId, role, created_at: now };
   return [
     {
-      Put: { TableName, Item: { ...keys.member(projectId, userId), type: 'member', ...membership }, ConditionExpression: 'attribute_not_exists(PK)' },
-      failWith: badRequest('Membership already present'),
+      Put: { Item: { ...keys.member(projectId, userId), type: 'member', ...membership }, ConditionExpression: 'attribute_not_exists(PK)' },
+      failWith: invalid('Membership already present'),
     },
-    { Put: { TableName, Item: { ...keys.membership(userId, projectId), type: 'membership', project_id: projectId, role } } },
+    { Put: { Item: { ...keys.membership(userId, projectId), type: 'membership', project_id: projectId, role } } },
   ];
 }
 
@@ -146,7 +145,6 @@ export async function updateProjectSettings(access: ProjectAccess, costCalcEnabl
   await transact([
     {
       Update: {
-        TableName: config().TABLE_NAME,
         Key: keys.project(access.project.id),
         UpdateExpression: 'SET cost_calc_enabled = :c, updated_at = :u',
         ConditionExpression: 'attribute_not_exists(deleted_at) OR deleted_at = :null',
@@ -163,10 +161,9 @@ export async function deleteProject(access: ProjectAccess, ctx: AppContext): Pro
   access.requireOwner();
   const { project } = access;
   const now = ctx.now().toISOString();
-  const TableName = config().TABLE_NAME;
   await transact([
     softDeleteStep(keys.project(project.id), now, notFound(PROJECT_NOT_FOUND)),
-    { Delete: { TableName, Key: keys.projectName(project.owner_id, project.name) } },
+    { Delete: { Key: keys.projectName(project.owner_id, project.name) } },
     counterStep(keys.account(project.owner_id), { owned_project_count: -1 }),
   ]);
 }

@@ -1,10 +1,11 @@
 import { keys } from '#db/keys';
-import { notFound } from '#http/errors';
+import { notFound } from '#shared/errors';
 import { accessToCatalogItem } from '../items';
 import type { Direction } from './connections';
-import { isLive } from '#domain/tenancy';
+
 import { ENTITY_NOT_FOUND, type EntityType } from './ends';
 import { queryPrefix } from '#db/query';
+import { isLive } from '#db/live';
 
 /**
  * "What breaks if this fails?" Impact travels along these edges (X → Y: X failing affects Y):

@@ -1,17 +1,20 @@
-import { config } from '#shared/config';
 import { keys } from '#db/keys';
 import { transact, type TransactStep } from '#db/transact';
-import { badRequest, notFound } from '#http/errors';
+import { invalid, notFound } from '#shared/errors';
 import type { AppContext } from '#shared/context';
-import { keyId } from '#domain/tenancy';
-import { accessToCatalogItem, setFieldsStep } from '../items';
+
+import { accessToCatalogItem } from '../items';
 import { envLiveCheck, accessInEnvironment } from '#domain/tenancy';
-import { isLive } from '#domain/tenancy';
+
 import { lookupStep } from '#db/lookup';
 import { liveEntityChecks, type EntityType } from './ends';
 import { queryPrefix } from '#db/query';
-import { softDeleteStep, visible } from '#db/soft-delete';
+
 import { concurrentChange } from '#db/transact';
+import { keyId } from '#db/batch-get';
+import { softDeleteStep, visible } from '#db/live';
+import { setFieldsStep } from '#db/live';
+import { isLive } from '#db/live';
 
 export const DIRECTIONS = ['none', 'a_to_b', 'b_to_a', 'both'] as const;
 export type Direction = (typeof DIRECTIONS)[number];
@@ -100,7 +103,6 @@ export const toConnectionOut = (c: Connection) => ({
   deleted_at: c.deleted_at,
 });
 
-const table = () => config().TABLE_NAME;
 const connectionKey = (c: Pick<Connection, 'project_id' | 'environment_id' | 'id'>) => keys.connection(c.project_id, c.environment_id, c.id);
 const endsOf = (specs: ConnectionSpec[]) => specs.flatMap((s) => [{ type: s.a_type, id: s.a_id }, { type: s.b_type, id: s.b_id }]);
 
@@ -126,7 +128,7 @@ function newConnection(projectId: string, envId: string, spec: ConnectionSpec, c
 
 /** The connection item and its id lookup. */
 const putConnectionSteps = (c: Connection): TransactStep[] => [
-  { Put: { TableName: table(), Item: { ...connectionKey(c), type: 'connection', ...c }, ConditionExpression: 'attribute_not_exists(PK)' } },
+  { Put: { Item: { ...connectionKey(c), type: 'connection', ...c }, ConditionExpression: 'attribute_not_exists(PK)' } },
   lookupStep(c.id, c.project_id, connectionKey(c), CONNECTION_KIND),
 ];
 
@@ -157,13 +159,12 @@ export async function createConnection(
 function joinChainStep(chainKey: { PK: string; SK: string }, now: string): TransactStep {
   return {
     Update: {
-      TableName: table(),
       Key: chainKey,
       UpdateExpression: 'SET connection_count = connection_count + :one, updated_at = :now',
       ConditionExpression: 'attribute_exists(PK) AND deleted_at = :null AND connection_count < :max',
       ExpressionAttributeValues: { ':one': 1, ':now': now, ':null': null, ':max': MAX_CHAIN_CONNECTIONS },
     },
-    failWith: badRequest(CHAIN_FULL),
+    failWith: invalid(CHAIN_FULL),
   };
 }
 
@@ -195,7 +196,7 @@ export async function createConnectionBatch(
   await transact([
     envLiveCheck(projectId, envId),
     ...liveEntityChecks(projectId, envId, endsOf(input.items)),
-    { Put: { TableName: table(), Item: { ...chainKey, type: 'connection_chain', ...chain }, ConditionExpression: 'attribute_not_exists(PK)' } },
+    { Put: { Item: { ...chainKey, type: 'connection_chain', ...chain }, ConditionExpression: 'attribute_not_exists(PK)' } },
     lookupStep(chain.id, projectId, chainKey, CHAIN_KIND),
     ...connections.flatMap(putConnectionSteps),
   ]);
@@ -256,7 +257,6 @@ export async function deleteConnection(userId: string, id: string, ctx: AppConte
   const leaveChain: TransactStep[] = connection.chain_id
     ? [{
         Update: {
-          TableName: table(),
           Key: keys.connectionChain(connection.project_id, connection.environment_id, connection.chain_id),
           UpdateExpression: 'SET connection_count = connection_count - :one',
           ConditionExpression: 'attribute_exists(PK)',
@@ -286,7 +286,6 @@ async function manageChain(userId: string, chainId: string) {
 function chainWriteStep(chain: Chain, update: string, values: Record<string, unknown>): TransactStep {
   return {
     Update: {
-      TableName: table(),
       Key: keys.connectionChain(chain.project_id, chain.environment_id, chain.id),
       UpdateExpression: update,
       ConditionExpression: 'attribute_exists(PK) AND deleted_at = :null AND connection_count = :count',

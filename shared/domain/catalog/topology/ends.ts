@@ -1,7 +1,6 @@
-import { config } from '#shared/config';
 import { keys } from '#db/keys';
 import type { TransactStep } from '#db/transact';
-import { notFound } from '#http/errors';
+import { notFound } from '#shared/errors';
 
 /** What a connection end (or a blast-radius node) can be. */
 export const ENTITY_TYPES = ['service', 'floor'] as const;
@@ -21,7 +20,6 @@ export const entityKey = (type: EntityType, projectId: string, envId: string, id
 export function liveEntityCheck(type: EntityType, projectId: string, envId: string, id: string): TransactStep {
   return {
     ConditionCheck: {
-      TableName: config().TABLE_NAME,
       Key: entityKey(type, projectId, envId, id),
       ConditionExpression:
         'attribute_exists(PK) AND (attribute_not_exists(deleted_at) OR deleted_at = :null) AND (attribute_not_exists(archived_at) OR archived_at = :null)',

@@ -1,7 +1,6 @@
-import { config } from '#shared/config';
 import { keys } from '#db/keys';
 import { transact } from '#db/transact';
-import { notFound } from '#http/errors';
+import { notFound } from '#shared/errors';
 import type { AppContext } from '#shared/context';
 import { accessToCatalogItem } from '../items';
 import { MISSING_MANAGE, MISSING_VIEW } from './connections';
@@ -10,7 +9,7 @@ import { lookupStep } from '#db/lookup';
 import { liveEntityChecks } from './ends';
 import { claimNameStep, releaseNameStep, type NameScope } from '#db/unique-names';
 import { queryPrefix } from '#db/query';
-import { softDeleteStep, visible } from '#db/soft-delete';
+import { softDeleteStep, visible } from '#db/live';
 
 /** A service-to-service edge: `from_service_id` depends on `to_service_id`. Field names are a contract (services delete links by them). */
 export interface Link {
@@ -61,7 +60,7 @@ export async function createLink(
     envLiveCheck(projectId, envId),
     ...liveEntityChecks(projectId, envId, [{ type: 'service', id: link.from_service_id }, { type: 'service', id: link.to_service_id }]),
     claimNameStep(pairScope(projectId, envId), pairName(link), link.id),
-    { Put: { TableName: config().TABLE_NAME, Item: { ...key, type: 'link', ...link }, ConditionExpression: 'attribute_not_exists(PK)' } },
+    { Put: { Item: { ...key, type: 'link', ...link }, ConditionExpression: 'attribute_not_exists(PK)' } },
     lookupStep(link.id, projectId, key, LINK_KIND),
   ]);
   return link;

@@ -1,0 +1,68 @@
+import type { DomainError } from '#shared/errors';
+import type { Key } from './batch-get';
+import { keyId } from './batch-get';
+import type { TransactStep } from './transact';
+import { setExpression } from './steps';
+
+/**
+ * The live rule, decided once (docs/decisions.md): an item is live when it exists and is neither
+ * soft-deleted nor archived. Only live items are listed, counted against limits, referenced or
+ * changed; an archived item comes back only through restore. Items of some kinds lack
+ * `deleted_at`/`archived_at` altogether, which counts as not deleted / not archived.
+ */
+export const LIVE_CONDITION =
+  'attribute_exists(PK) AND (attribute_not_exists(deleted_at) OR deleted_at = :null) AND (attribute_not_exists(archived_at) OR archived_at = :null)';
+
+type Lifecycle = { deleted_at?: string | null; archived_at?: string | null };
+
+export const isLive = (item: Lifecycle | undefined): boolean => Boolean(item && !item.deleted_at && !item.archived_at);
+
+/** A live item among what a BatchGet returned, or undefined. */
+export function liveItem<T>(items: Map<string, Record<string, unknown>>, key: Key): T | undefined {
+  const item = items.get(keyId(key));
+  return isLive(item as Lifecycle | undefined) ? (item as T) : undefined;
+}
+
+/**
+ * The list rule: without `updatedSince`, live items only; with it, every item changed since then,
+ * deleted and archived ones included, so a syncing client sees them go.
+ */
+export function visible<T extends Lifecycle & { updated_at: string }>(items: T[], updatedSince?: string): T[] {
+  return updatedSince ? items.filter((i) => i.updated_at >= updatedSince) : items.filter(isLive);
+}
+
+/** Guards, inside a transaction, that an item read earlier is still live (a concurrent delete or archive makes the write fail with `failWith`). */
+export function stillLiveStep(key: Key, failWith: DomainError): TransactStep {
+  return { ConditionCheck: { Key: key, ConditionExpression: LIVE_CONDITION, ExpressionAttributeValues: { ':null': null } }, failWith };
+}
+
+/** The soft delete of one live item: `deleted_at` and `updated_at` set to `now` (so syncs see it); otherwise `failWith` (usually its 404). */
+export function softDeleteStep(key: Key, now: string, failWith: DomainError): TransactStep {
+  return {
+    Update: {
+      Key: key,
+      UpdateExpression: 'SET deleted_at = :now, updated_at = :now',
+      ConditionExpression: LIVE_CONDITION,
+      ExpressionAttributeValues: { ':now': now, ':null': null },
+    },
+    failWith,
+  };
+}
+
+/**
+ * Sets `fields` (and nothing else; an undefined value leaves its field as it is) on a live item;
+ * fails with `failWith` when it is gone meanwhile. The one "patch a live item" write.
+ */
+export function setFieldsStep(key: Key, fields: Record<string, unknown>, failWith: DomainError, extraCondition?: { expression: string; values: Record<string, unknown> }): TransactStep {
+  const set = setExpression(fields);
+  return {
+    Update: {
+      Key: key,
+      UpdateExpression: set.UpdateExpression,
+      ConditionExpression: extraCondition ? `${LIVE_CONDITION} AND ${extraCondition.expression}` : LIVE_CONDITION,
+      ExpressionAttributeNames: set.ExpressionAttributeNames,
+      ExpressionAttributeValues: { ...set.ExpressionAttributeValues, ':null': null, ...extraCondition?.values },
+    },
+    failWith,
+  };
+}

@@ -1,0 +1,39 @@
+/**
+ * Why the domain refuses something, in its own words: a kind and the SPEC's `detail`. The HTTP
+ * pipeline maps each kind to its status in one place (shared/http/errors.ts); domain code never
+ * knows a status code. One constructor per kind keeps refusal bodies byte-identical.
+ */
+export type ErrorKind = 'invalid' | 'unauthenticated' | 'forbidden' | 'not_found' | 'conflict' | 'gone' | 'locked' | 'rate_limited' | 'unprocessable';
+
+export class DomainError extends Error {
+  constructor(
+    readonly kind: ErrorKind,
+    readonly detail: unknown,
+    /** Fields sent beside `detail` (e.g. `locked_until`). */
+    readonly extra: Record<string, unknown> = {},
+    /** For `rate_limited`: when the caller may try again. */
+    readonly retryAfterSeconds?: number,
+  ) {
+    super(typeof detail === 'string' ? detail : kind);
+  }
+}
+
+export const invalid = (detail: string) => new DomainError('invalid', detail);
+export const unauthenticated = (detail: string) => new DomainError('unauthenticated', detail);
+export const forbidden = (detail: string) => new DomainError('forbidden', detail);
+export const notFound = (detail: string) => new DomainError('not_found', detail);
+export const conflict = (detail: string) => new DomainError('conflict', detail);
+export const gone = (detail: string) => new DomainError('gone', detail);
+export const locked = (detail: string, lockedUntil: string) => new DomainError('locked', detail, { locked_until: lockedUntil });
+export const rateLimited = (retryAfterSeconds: number) => new DomainError('rate_limited', 'Too many requests', {}, retryAfterSeconds);
+
+/** A field-level validation problem, as SPEC's 422 body lists them. */
+export interface ValidationIssue {
+  loc: (string | number)[];
+  msg: string;
+  type: string;
+}
+export const unprocessable = (issues: ValidationIssue[]) => new DomainError('unprocessable', issues);
+
+/** True when `err` is a refusal of this kind (e.g. a lookup that may miss). */
+export const isRefusal = (err: unknown, kind: ErrorKind): err is DomainError => err instanceof DomainError && err.kind === kind;

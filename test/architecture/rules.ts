@@ -1,0 +1,180 @@
+import type { Edge, ImportGraph } from './import-graph';
+
+/**
+ * The architecture rules over the import graph. Each broken rule is one readable line:
+ * `importing file → imported file: what is wrong`.
+ *
+ * 1. Contexts depend one way only (type-only imports included): a context may import only contexts on an earlier
+ *    layer of CONTEXT_LAYERS. Contexts on the same layer may not import each other.
+ * 2. Anything outside a context reaches it only through its `index.ts`, never a file behind it.
+ * 3. `functions/**` (routes, handlers, workers) never imports `shared/db/**`: they go through the domain.
+ * 4. `shared/domain/**` never imports `shared/http/**`: the domain does not know about HTTP.
+ * 5. No import cycles among runtime imports (`import type` edges are erased, so they are left out). A file inside a
+ *    context importing its own context's `index.ts` is reported on its own as well: the index re-exports the file,
+ *    so that is a cycle; siblings are imported directly.
+ * Domain files must sit in a known context folder, so that a new context cannot slip past rules 1 and 2.
+ */
+
+export const DOMAIN_DIR = 'shared/domain';
+
+/** Bottom layer first: a context may import the contexts of any earlier layer. */
+export const CONTEXT_LAYERS: readonly (readonly string[])[] = [['identity'], ['billing'], ['tenancy'], ['catalog'], ['impex', 'discovery', 'webhooks']];
+
+const layerOf = new Map(CONTEXT_LAYERS.flatMap((names, layer) => names.map((name) => [name, layer] as const)));
+
+/** The context a file belongs to: the first folder under shared/domain. `''` for a file directly in shared/domain. */
+export function contextOf(file: string): string | undefined {
+  if (!file.startsWith(`${DOMAIN_DIR}/`)) return undefined;
+  const rest = file.slice(DOMAIN_DIR.length + 1).split('/');
+  return rest.length > 1 ? rest[0] : '';
+}
+
+const indexOf = (context: string) => `${DOMAIN_DIR}/${context}/index.ts`;
+
+export function violations(graph: ImportGraph): string[] {
+  const fileProblems: string[] = [];
+  for (const file of graph.files) {
+    const context = contextOf(file);
+    if (context === '') fileProblems.push(`${file}: domain code must sit inside a context folder`);
+    else if (context !== undefined && !layerOf.has(context)) fileProblems.push(`${file}: ${context} is not a known context (add it to CONTEXT_LAYERS in test/architecture/rules.ts)`);
+  }
+
+  const unresolved = graph.unresolved.map((u) => `${u.from}:${u.line} → '${u.specifier}': resolves to no file`);
+
+  const edgeProblems = new Set<string>();
+  const edges = [...graph.edges].sort((a, b) => a.from.localeCompare(b.from) || a.to.localeCompare(b.to));
+  for (const edge of edges) for (const problem of edgeViolations(edge)) edgeProblems.add(`${edge.from} → ${edge.to}: ${problem}`);
+
+  return [...fileProblems, ...unresolved, ...edgeProblems, ...cycles(graph.edges)];
+}
+
+function edgeViolations({ from, to }: Edge): string[] {
+  const problems: string[] = [];
+  const source = contextOf(from);
+  const target = contextOf(to);
+
+  // 1. Direction between contexts.
+  if (source && target && source !== target) {
+    const s = layerOf.get(source);
+    const t = layerOf.get(target);
+    if (s !== undefined && t !== undefined && t >= s) problems.push(`${source} may not import ${target}`);
+  }
+  // 2. Into a context only through its index.ts.
+  if (target && source !== target && to !== indexOf(target)) problems.push(`deep import into ${target}: import its index.ts instead`);
+  // 3. Routes and handlers do not touch the database layer.
+  if (from.startsWith('functions/') && to.startsWith('shared/db/')) problems.push('functions may not import shared/db (go through the domain)');
+  // 4. The domain does not know about HTTP.
+  if (source !== undefined && to.startsWith('shared/http/')) problems.push('domain code may not import shared/http');
+  // 5. (part) A file importing its own context's index.
+  if (source && source === target && to === indexOf(source) && from !== to) problems.push(`a file inside ${source} must import its siblings directly, not ${source}'s own index.ts`);
+  return problems;
+}
+
+/**
+ * 5. Import cycles among runtime edges. For every strongly connected group of files, the shortest cycle through each
+ * of its files (so every file caught in a cycle shows up in at least one reported path), each listed once.
+ */
+function cycles(allEdges: readonly Edge[]): string[] {
+  const runtime = new Map<string, Map<string, Edge>>();
+  for (const e of allEdges) {
+    if (e.typeOnly) continue;
+    const out = runtime.get(e.from) ?? new Map<string, Edge>();
+    runtime.set(e.from, out);
+    const known = out.get(e.to);
+    if (!known || (known.kind === 'dynamic' && e.kind !== 'dynamic')) out.set(e.to, e); // prefer a static edge
+  }
+  const next = (f: string) => [...(runtime.get(f)?.keys() ?? [])].sort();
+
+  const reported: string[] = [];
+  const seen = new Set<string>();
+  for (const group of stronglyConnected([...runtime.keys()].sort(), next)) {
+    const members = new Set(group);
+    const selfLoop = group.length === 1 && runtime.get(group[0])?.has(group[0]);
+    if (group.length < 2 && !selfLoop) continue;
+    for (const start of [...group].sort()) {
+      const path = shortestCycle(start, (f) => next(f).filter((g) => members.has(g)));
+      if (!path) continue;
+      const canonical = rotateToSmallest(path);
+      const key = canonical.join('\n');
+      if (seen.has(key)) continue;
+      seen.add(key);
+      const hops = canonical.map((f, i) => [f, canonical[(i + 1) % canonical.length]] as const);
+      const dynamic = hops.filter(([a, b]) => runtime.get(a)?.get(b)?.kind === 'dynamic').map(([a, b]) => `${a} → ${b}`);
+      const note = dynamic.length ? ` (dynamic import(): ${dynamic.join(', ')})` : '';
+      reported.push(`import cycle: ${[...canonical, canonical[0]].join(' → ')}${note}`);
+    }
+  }
+  return reported;
+}
+
+/** Tarjan's algorithm, iterative. */
+function stronglyConnected(nodes: readonly string[], next: (n: string) => string[]): string[][] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const onStack = new Set<string>();
+  const stack: string[] = [];
+  const groups: string[][] = [];
+  let counter = 0;
+  for (const root of nodes) {
+    if (index.has(root)) continue;
+    const work: { node: string; children: string[]; i: number }[] = [];
+    const enter = (node: string) => {
+      index.set(node, counter);
+      low.set(node, counter);
+      counter++;
+      stack.push(node);
+      onStack.add(node);
+      work.push({ node, children: next(node), i: 0 });
+    };
+    enter(root);
+    while (work.length) {
+      const frame = work[work.length - 1];
+      if (frame.i < frame.children.length) {
+        const child = frame.children[frame.i++];
+        if (!index.has(child)) enter(child);
+        else if (onStack.has(child)) low.set(frame.node, Math.min(low.get(frame.node)!, index.get(child)!));
+        continue;
+      }
+      work.pop();
+      const parent = work[work.length - 1];
+      if (parent) low.set(parent.node, Math.min(low.get(parent.node)!, low.get(frame.node)!));
+      if (low.get(frame.node) === index.get(frame.node)) {
+        const group: string[] = [];
+        let member: string;
+        do {
+          member = stack.pop()!;
+          onStack.delete(member);
+          group.push(member);
+        } while (member !== frame.node);
+        groups.push(group.sort());
+      }
+    }
+  }
+  return groups.sort((a, b) => a[0].localeCompare(b[0]));
+}
+
+/** Breadth-first: the shortest path start → … → start, without repeating start. */
+function shortestCycle(start: string, next: (n: string) => string[]): string[] | undefined {
+  const parent = new Map<string, string>();
+  const queue = [start];
+  for (let q = 0; q < queue.length; q++) {
+    const node = queue[q];
+    for (const child of next(node)) {
+      if (child === start) {
+        const path = [node];
+        while (path[0] !== start) path.unshift(parent.get(path[0])!);
+        return path;
+      }
+      if (parent.has(child)) continue;
+      parent.set(child, node);
+      queue.push(child);
+    }
+  }
+  return undefined;
+}
+
+function rotateToSmallest(path: string[]): string[] {
+  let smallest = 0;
+  for (let i = 1; i < path.length; i++) if (path[i] < path[smallest]) smallest = i;
+  return [...path.slice(smallest), ...path.slice(0, smallest)];
+}

@@ -1,0 +1,288 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { buildImportGraph, extractImports, matchImportsField } from '../architecture/import-graph';
+import { violations } from '../architecture/rules';
+
+const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
+
+type Files = Record<string, string>;
+
+const IMPORTS = {
+  '#domain/*': './shared/domain/*/index.ts',
+  '#db/*': './shared/db/*.ts',
+  '#http/*': './shared/http/*.ts',
+  '#shared/*': './shared/*.ts',
+};
+
+/** A small tree shaped like the real one that breaks no rule. */
+const CLEAN: Files = {
+  'shared/config.ts': 'export const config = {};\n',
+  'shared/db/keys.ts': "import { config } from '#shared/config';\nexport const keys = config;\n",
+  'shared/http/errors.ts': "export const notFound = () => new Error('not found');\n",
+  'shared/domain/identity/index.ts': "export * from './accounts';\n",
+  'shared/domain/identity/accounts.ts': "import { keys } from '#db/keys';\nexport const account = keys;\n",
+  'shared/domain/billing/index.ts': "export * from './plans';\n",
+  'shared/domain/billing/plans.ts': "import { account } from '#domain/identity';\nexport const plan = account;\n",
+  'shared/domain/tenancy/index.ts': "export * from './access';\nexport * from './projects';\n",
+  'shared/domain/tenancy/access.ts': "import type { plan } from '#domain/billing';\nexport const access: typeof plan = {};\n",
+  'shared/domain/tenancy/projects.ts': [
+    "import { access } from './access';",
+    "import { plan } from '#domain/billing';",
+    "import { account } from '#domain/identity';",
+    'export const project = [access, plan, account];',
+  ].join('\n'),
+  'shared/domain/catalog/index.ts': "export * from './items';\nexport * from './topology/links';\n",
+  'shared/domain/catalog/items.ts': "import { project } from '#domain/tenancy';\nexport const item = project;\n",
+  'shared/domain/catalog/topology/links.ts': "import { item } from '../items';\nexport const link = item;\n",
+  'functions/projects/routes.ts': [
+    "import { project } from '#domain/tenancy';",
+    "import { item } from '#domain/catalog';",
+    "import { notFound } from '#http/errors';",
+    'export const routes = [project, item, notFound];',
+  ].join('\n'),
+};
+
+const tempDirs: string[] = [];
+afterAll(() => tempDirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+function writeTree(files: Files, imports: Record<string, unknown> = IMPORTS): string {
+  const root = mkdtempSync(join(tmpdir(), 'import-graph-'));
+  tempDirs.push(root);
+  writeFileSync(join(root, 'package.json'), JSON.stringify({ name: 'fixture', type: 'module', imports }));
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(root, path)), { recursive: true });
+    writeFileSync(join(root, path), text);
+  }
+  return root;
+}
+
+/** The violations of the clean tree with some files added or replaced. */
+const check = (changes: Files = {}) => violations(buildImportGraph(writeTree({ ...CLEAN, ...changes })));
+
+describe('extractImports', () => {
+  it('finds every import and re-export form, single- or double-quoted, and tells type-only ones apart', () => {
+    const src = [
+      "import a from './a';",
+      'import type { B } from "./b";',
+      "import { type C, d } from './c';",
+      "import * as e from './e';",
+      "import f, { g } from './f';",
+      'import {',
+      '  h,',
+      '  i as ii,',
+      "} from './h';",
+      "export { j } from './j';",
+      "export type { K } from './k';",
+      "export * from './l';",
+      'export * as m from "./m";',
+      "import './side-effect';",
+      "const n = await import('./n');",
+      "import type * as o from './o';",
+      "import type from './default-named-type';",
+      "import { zod } from 'zod';",
+    ].join('\n');
+    expect(extractImports(src).map(({ specifier, kind }) => `${kind} ${specifier}`)).toEqual([
+      'static ./a',
+      'type ./b',
+      'static ./c', // inline `type` marks: the module is still loaded under verbatimModuleSyntax
+      'static ./e',
+      'static ./f',
+      'static ./h',
+      'static ./j',
+      'type ./k',
+      'static ./l',
+      'static ./m',
+      'static ./side-effect',
+      'dynamic ./n',
+      'type ./o',
+      'static ./default-named-type',
+      'static zod',
+    ]);
+  });
+
+  it('ignores imports in comments, strings, templates and regexes, and non-import uses of the keywords', () => {
+    const src = [
+      "// import x from './line-comment';",
+      "/* export * from './block-comment'; */",
+      "/**\n * import y from './doc-comment';\n */",
+      "const s = \"import y from './in-a-string'\";",
+      "const t = `import z from './in-a-template' ${`import('./nested')`}`;",
+      "const re = /import q from '.\\/regex'/;",
+      'const half = (1 + 2) / 2; const quote = "\'";',
+      'const url = import.meta.url;',
+      "const opts = { import: './not-an-import' };",
+      'export const from = 1;',
+      "export function f() { return import(name); }",
+      "import { real } from './real';",
+    ].join('\n');
+    expect(extractImports(src)).toEqual([{ specifier: './real', kind: 'static', line: 14 }]);
+  });
+});
+
+describe('resolution', () => {
+  it('applies package.json imports patterns generically: longest prefix wins, every * substituted, exact keys', () => {
+    const imports = { '#lib/*': './lib/*/main.ts', '#lib/special/*': './special/*.ts', '#twice/*': './t/*/*.ts', '#config': './shared/config.ts', '#pkg/*': 'some-package/*' };
+    expect(matchImportsField(imports, '#lib/a')).toBe('./lib/a/main.ts');
+    expect(matchImportsField(imports, '#lib/special/b')).toBe('./special/b.ts');
+    expect(matchImportsField(imports, '#twice/x')).toBe('./t/x/x.ts');
+    expect(matchImportsField(imports, '#config')).toBe('./shared/config.ts');
+    expect(matchImportsField(imports, '#pkg/x')).toBeUndefined();
+    expect(matchImportsField(imports, '#nope/x')).toBeUndefined();
+    expect(matchImportsField({ '#c/*': { types: './c/*.ts', default: './c/*.js' } }, '#c/x')).toBe('./c/x.ts');
+  });
+
+  it('resolves relative and aliased specifiers to files, skips packages, and reports what names no file', () => {
+    const root = writeTree(
+      {
+        'shared/x.ts': "import { y } from './y';\nimport { z } from './z';\nimport { w } from './w.js';\nimport { m } from '#lib/m';\nimport 'zod';\nimport { gone } from './gone';\nimport { nope } from '#nope/a';\n",
+        'shared/y.ts': 'export const y = 1;\n',
+        'shared/z/index.ts': 'export const z = 1;\n',
+        'shared/w.ts': 'export const w = 1;\n',
+        'lib/m/main.ts': 'export const m = 1;\n',
+        'shared/ambient.d.ts': "import type { y } from './y';\nimport { w } from './w';\n",
+      },
+      { '#lib/*': './lib/*/main.ts' },
+    );
+    const graph = buildImportGraph(root, ['shared']);
+    expect(graph.files).toEqual(['shared/ambient.d.ts', 'shared/w.ts', 'shared/x.ts', 'shared/y.ts', 'shared/z/index.ts']);
+    expect(graph.edges.map((e) => `${e.from}: ${e.specifier} → ${e.to}${e.typeOnly ? ' (type-only)' : ''}`)).toEqual([
+      'shared/ambient.d.ts: ./y → shared/y.ts (type-only)',
+      'shared/ambient.d.ts: ./w → shared/w.ts (type-only)', // a declaration file never runs
+      'shared/x.ts: ./y → shared/y.ts',
+      'shared/x.ts: ./z → shared/z/index.ts',
+      'shared/x.ts: ./w.js → shared/w.ts',
+      'shared/x.ts: #lib/m → lib/m/main.ts',
+    ]);
+    expect(violations(graph)).toEqual(["shared/x.ts:6 → './gone': resolves to no file", "shared/x.ts:7 → '#nope/a': resolves to no file"]);
+  });
+});
+
+describe('rules on fixture trees', () => {
+  it('the clean fixture has no violations', () => {
+    expect(check()).toEqual([]);
+  });
+
+  describe('1. contexts import only contexts below them', () => {
+    it('adding a wrong-way import makes the check fail', () => {
+      expect(check()).toEqual([]);
+      expect(check({ 'shared/domain/identity/login.ts': "import { project } from '#domain/tenancy';\nexport const login = project;\n" })).toEqual([
+        'shared/domain/identity/login.ts → shared/domain/tenancy/index.ts: identity may not import tenancy',
+      ]);
+    });
+
+    it('counts type-only imports too', () => {
+      expect(check({ 'shared/domain/billing/plans.ts': "import type { item } from '#domain/catalog';\nexport const plan = 1 as unknown as typeof item;\n" })).toEqual([
+        'shared/domain/billing/plans.ts → shared/domain/catalog/index.ts: billing may not import catalog',
+      ]);
+    });
+
+    it('lets the outer contexts import catalog and everything below, but not each other', () => {
+      const outer = {
+        'shared/domain/impex/index.ts': "export * from './export';\n",
+        'shared/domain/impex/export.ts': "import { item } from '#domain/catalog';\nimport { account } from '#domain/identity';\nexport const out = [item, account];\n",
+        'shared/domain/discovery/index.ts': "export * from './scan';\n",
+        'shared/domain/discovery/scan.ts': "import { project } from '#domain/tenancy';\nexport const scan = project;\n",
+      };
+      expect(check(outer)).toEqual([]);
+      expect(check({ ...outer, 'shared/domain/discovery/scan.ts': "import { out } from '#domain/impex';\nexport const scan = out;\n" })).toEqual([
+        'shared/domain/discovery/scan.ts → shared/domain/impex/index.ts: discovery may not import impex',
+      ]);
+    });
+
+    it('refuses a context folder that is not in the layering', () => {
+      expect(check({ 'shared/domain/reports/index.ts': 'export const r = 1;\n' })).toEqual([
+        'shared/domain/reports/index.ts: reports is not a known context (add it to CONTEXT_LAYERS in test/architecture/rules.ts)',
+      ]);
+    });
+  });
+
+  describe('2. other code reaches a context only through its index.ts', () => {
+    it('reports a deep import from another context', () => {
+      expect(check({ 'shared/domain/catalog/items.ts': "import { access } from '../tenancy/access';\nexport const item = access;\n" })).toEqual([
+        'shared/domain/catalog/items.ts → shared/domain/tenancy/access.ts: deep import into tenancy: import its index.ts instead',
+      ]);
+    });
+
+    it('reports a deep import from a route', () => {
+      expect(check({ 'functions/projects/routes.ts': "import { project } from '../../shared/domain/tenancy/projects';\nexport const routes = [project];\n" })).toEqual([
+        'functions/projects/routes.ts → shared/domain/tenancy/projects.ts: deep import into tenancy: import its index.ts instead',
+      ]);
+    });
+
+    it('allows the index, relatively or by alias, and sibling files inside a context', () => {
+      expect(check({ 'shared/domain/catalog/items.ts': "import { project } from '../tenancy';\nimport { access } from '#domain/tenancy';\nexport const item = [project, access];\n" })).toEqual([]);
+    });
+  });
+
+  describe('3. functions do not import shared/db', () => {
+    it('reports a route importing the database layer, type-only or not', () => {
+      expect(check({ 'functions/projects/costs.ts': "import { keys } from '#db/keys';\nimport type { config } from '../../shared/db/keys';\nexport const c = [keys, config];\n" })).toEqual([
+        'functions/projects/costs.ts → shared/db/keys.ts: functions may not import shared/db (go through the domain)',
+      ]);
+    });
+
+    it('allows the domain to use shared/db', () => {
+      expect(check({ 'shared/domain/catalog/items.ts': "import { keys } from '#db/keys';\nimport { project } from '#domain/tenancy';\nexport const item = [keys, project];\n" })).toEqual([]);
+    });
+  });
+
+  describe('4. the domain does not import shared/http', () => {
+    it('reports domain code importing shared/http, type-only or not', () => {
+      expect(
+        check({
+          'shared/domain/tenancy/access.ts': "import { notFound } from '#http/errors';\nexport const access = notFound;\n",
+          'shared/domain/catalog/topology/links.ts': "import type { notFound } from '../../../http/errors';\nexport const link: typeof notFound = () => new Error();\n",
+        }),
+      ).toEqual([
+        'shared/domain/catalog/topology/links.ts → shared/http/errors.ts: domain code may not import shared/http',
+        'shared/domain/tenancy/access.ts → shared/http/errors.ts: domain code may not import shared/http',
+      ]);
+    });
+
+    it('allows routes to use shared/http', () => {
+      expect(check({ 'functions/projects/other.ts': "import { notFound } from '#http/errors';\nexport const o = notFound;\n" })).toEqual([]);
+    });
+  });
+
+  describe('5. no import cycles', () => {
+    it('reports a runtime cycle with its path', () => {
+      expect(
+        check({
+          'shared/a.ts': "import { b } from './b';\nexport const a = () => b;\n",
+          'shared/b.ts': "import { c } from './c';\nexport const b = () => c;\n",
+          'shared/c.ts': "import { a } from './a';\nexport const c = () => a;\n",
+        }),
+      ).toEqual(['import cycle: shared/a.ts → shared/b.ts → shared/c.ts → shared/a.ts']);
+    });
+
+    it('ignores a cycle closed only by an import type', () => {
+      expect(check({ 'shared/a.ts': "import { b } from './b';\nexport const a = () => b;\n", 'shared/b.ts': "import type { a } from './a';\nexport const b: typeof a | undefined = undefined;\n" })).toEqual([]);
+    });
+
+    it('counts a dynamic import() as a runtime edge and says so', () => {
+      expect(check({ 'shared/a.ts': "import { b } from './b';\nexport const a = () => b;\n", 'shared/b.ts': "export const b = () => import('./a');\n" })).toEqual([
+        'import cycle: shared/a.ts → shared/b.ts → shared/a.ts (dynamic import(): shared/b.ts → shared/a.ts)',
+      ]);
+    });
+
+    it('reports a file importing its own context index.ts (with the cycle that makes)', () => {
+      expect(check({ 'shared/domain/catalog/topology/links.ts': "import { item } from '#domain/catalog';\nexport const link = item;\n" })).toEqual([
+        "shared/domain/catalog/topology/links.ts → shared/domain/catalog/index.ts: a file inside catalog must import its siblings directly, not catalog's own index.ts",
+        'import cycle: shared/domain/catalog/index.ts → shared/domain/catalog/topology/links.ts → shared/domain/catalog/index.ts',
+      ]);
+    });
+
+    it('does not count an index re-exporting its own files as a cycle', () => {
+      expect(check({ 'shared/domain/catalog/index.ts': "export * from './items';\nexport * from './topology/links';\nexport { item as default } from './items';\n" })).toEqual([]);
+    });
+  });
+});
+
+describe('the repository', () => {
+  it('breaks no architecture rule', () => {
+    expect(violations(buildImportGraph(repoRoot))).toEqual([]);
+  });
+});

@@ -49,13 +49,3 @@ export function buildOpenApi(routes: Route[]) {
     paths,
   };
 }
-
-let cached: object | undefined;
-/** Built once per process from the whole route table (imported lazily: the table includes this route). */
-export async function openApiDocument(): Promise<object> {
-  if (!cached) {
-    const { allRoutes } = await import('../../functions/route-table');
-    cached = buildOpenApi(allRoutes().map((r) => r.route));
-  }
-  return cached;
-}

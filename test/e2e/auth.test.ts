@@ -4,6 +4,7 @@ import { useTestStack } from '../helpers/stack';
 import { client, PASSWORD, signUp, uniqueEmail } from '../helpers/http';
 import { ddb } from '#shared/clients';
 import { keys } from '#db/keys';
+import committedOpenApi from '../../openapi.json' with { type: 'json' };
 
 const ref = useTestStack();
 const api = client(() => ref.stack.url);
@@ -243,5 +244,8 @@ describe('routing and documents', () => {
     expect(res.body.openapi).toBe('3.1.0');
     expect(res.body.paths['/auth/login'].post.requestBody.content['application/json'].schema.required).toEqual(['email', 'password']);
     expect(res.body.paths['/plans'].get.security).toEqual([]);
+    expect(res.body).toEqual(committedOpenApi); // the generated file, as committed
+    expect(res.headers.get('content-type')).toBe('application/json');
+    expect(res.headers.get('cache-control')).toBe('public, max-age=300');
   });
 });

@@ -1,0 +1,9 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { allRoutes } from '../../functions/route-table';
+import { buildOpenApi } from '#http/openapi';
+
+/** `npm run openapi`: writes openapi.json (committed; the docs function serves it) from the route table. */
+const file = join(import.meta.dirname, '../../openapi.json');
+writeFileSync(file, `${JSON.stringify(buildOpenApi(allRoutes().map((e) => e.route)), null, 2)}\n`);
+console.log("wrote openapi.json");

@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { config } from '#shared/config';
 import { AppError } from '#http/errors';
-import { ensureStaff } from './bootstrap';
+import { ensureStaff } from '#domain/identity';
 import { startLocalStack } from './stack';
 
 /**

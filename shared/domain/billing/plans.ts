@@ -1,4 +1,4 @@
-import { BatchWriteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { ddb } from '#shared/clients';
 import { config } from '#shared/config';
 import { keys, stripKeys } from '#db/keys';
@@ -109,15 +109,14 @@ export const PLAN_CATALOGUE: Plan[] = [
 
 export const FREE_PLAN_ID = PLAN_CATALOGUE[0].id;
 
-/** Writes the catalogue; plan ids are fixed, so running it again rewrites the same ten items. */
+/**
+ * Writes the catalogue; plan ids and ranks are fixed, so running it again overwrites the same ten items.
+ * One PutItem per plan: BatchWriteItem may hand back UnprocessedItems (throttling on a fresh table),
+ * while single puts get the SDK's retries with backoff.
+ */
 export async function seedPlans(): Promise<void> {
   const TableName = config().TABLE_NAME;
-  for (let i = 0; i < PLAN_CATALOGUE.length; i += 25) {
-    const batch = PLAN_CATALOGUE.slice(i, i + 25).map((plan, j) => ({
-      PutRequest: { Item: { ...keys.plan(i + j, plan.id), type: 'plan', ...plan } },
-    }));
-    await ddb().send(new BatchWriteCommand({ RequestItems: { [TableName]: batch } }));
-  }
+  await Promise.all(PLAN_CATALOGUE.map((plan, rank) => ddb().send(new PutCommand({ TableName, Item: { ...keys.plan(rank, plan.id), type: 'plan', ...plan } }))));
 }
 
 /** Plans change only by seeding, so each process keeps them for a minute instead of reading per request. */

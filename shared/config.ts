@@ -52,6 +52,8 @@ const schema = z.object({
   BETA_MODE: bool,
   BOOTSTRAP_ADMIN_EMAIL: z.email().optional(),
   BOOTSTRAP_ADMIN_PASSWORD: z.string().optional(),
+  /** Cloud: Secrets Manager secret `{ "email", "password" }` the seeding function makes the first staff account from. */
+  BOOTSTRAP_ADMIN_SECRET_ARN: z.string().optional(),
   PORT: z.coerce.number().int().min(0).default(3000),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
 });

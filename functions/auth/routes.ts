@@ -5,16 +5,9 @@ import { ACCESS_COOKIE, REFRESH_COOKIE, clearCookie, signedIn } from '#http/cook
 import { notFound, unauthenticated } from '#shared/errors';
 import { refreshToken } from '#auth/tokens';
 import { verifyPassword } from '#auth/passwords';
-import { toAccountOut, updateProfile } from '#domain/identity';
+import { toAccountOut, updateProfile, register, login, INVALID_REFRESH, listSessions, refreshSession, revokeSession, revokeSessions, toSessionOut, perAddressPerMinute, confirmPasswordReset, requestPasswordReset, enrolAuthenticator, listAuthenticators, provisionAuthenticator, removeAuthenticator, toDeviceOut, recoveryCodeStatus, regenerateRecoveryCodes } from '#domain/identity';
 import { startingSubscription } from '#domain/billing';
 import { pendingInvitationGate } from '#domain/tenancy';
-import { register } from '#domain/identity';
-import { login } from '#domain/identity';
-import { INVALID_REFRESH, listSessions, refreshSession, revokeSession, revokeSessions, toSessionOut } from '#domain/identity';
-import { perAddressPerMinute } from '#domain/identity';
-import { confirmPasswordReset, requestPasswordReset } from '#domain/identity';
-import { enrolAuthenticator, listAuthenticators, provisionAuthenticator, removeAuthenticator, toDeviceOut } from '#domain/identity';
-import { recoveryCodeStatus, regenerateRecoveryCodes } from '#domain/identity';
 import { capabilityRoutes } from './capabilities';
 
 const optionalRefresh = z.object({ refresh_token: z.string().max(512).optional() }).optional();

@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import { route, ok } from '#http/route';
 import { notFound } from '#shared/errors';
-import { listPlans } from '#domain/billing';
-import { activePlan } from '#domain/billing';
+import { listPlans, activePlan } from '#domain/billing';
 
 const planOut = z.object({
   id: z.uuid(), name: z.string(), interval: z.enum(['monthly', 'annual', 'none', 'custom']), price_cents: z.int(), currency: z.string(),

@@ -3,10 +3,7 @@ import { route, ok, created, noContent } from '#http/route';
 import { name, syncHeaders, updatedSince, uuid } from '#http/schemas';
 import { forbidden } from '#shared/errors';
 import { ENV_ROLES } from '#auth/permissions';
-import { loadAccess } from '#domain/tenancy';
-import { accessToEnvironment, createEnvironment, deleteEnvironment, listEnvironments, renameEnvironment, toEnvironmentOut } from '#domain/tenancy';
-import { assignEnvRole, envRoleTargetKeys, listEnvRoles, removeEnvRole, toEnvRoleOut } from '#domain/tenancy';
-import { projectInventory } from '#domain/tenancy';
+import { loadAccess, accessToEnvironment, createEnvironment, deleteEnvironment, listEnvironments, renameEnvironment, toEnvironmentOut, assignEnvRole, envRoleTargetKeys, listEnvRoles, removeEnvRole, toEnvRoleOut, projectInventory } from '#domain/tenancy';
 
 const environmentOut = z.object({ id: z.uuid(), name: z.string(), project_id: z.uuid(), updated_at: z.string(), deleted_at: z.string().nullable() });
 const roleOut = z.object({ id: z.uuid(), environment_id: z.uuid(), user_id: z.uuid(), role: z.enum(ENV_ROLES) });

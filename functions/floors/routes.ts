@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import { route, ok, created, noContent } from '#http/route';
 import { syncHeaders, updatedSince, uuid } from '#http/schemas';
-import { repeatable } from '#domain/catalog';
-import { createFloor, createFloorBody, deleteFloor, floorType, getFloor, listFloors, toFloorOut, updateFloor, updateFloorBody } from '#domain/catalog';
+import { repeatable, createFloor, createFloorBody, deleteFloor, floorType, getFloor, listFloors, toFloorOut, updateFloor, updateFloorBody } from '#domain/catalog';
 
 const nullableString = z.string().nullable();
 const nullableInt = z.number().int().nullable();

@@ -6,8 +6,7 @@ import { ACCESS_COOKIE, signedIn } from '#http/cookies';
 import { ENV_ROLES } from '#auth/permissions';
 import { authenticate, presentedToken, type Principal } from '#auth/authenticate';
 import type { AppContext } from '#shared/context';
-import { createInvitation, listInvitations, resendInvitation, revokeInvitation, toInviteOut } from '#domain/tenancy';
-import { acceptInvitationById, acceptInvitationByToken } from '#domain/tenancy';
+import { createInvitation, listInvitations, resendInvitation, revokeInvitation, toInviteOut, acceptInvitationById, acceptInvitationByToken } from '#domain/tenancy';
 
 const ts = z.string();
 const inviteOut = z.object({

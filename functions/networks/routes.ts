@@ -1,9 +1,7 @@
 import { z } from 'zod';
 import { route, ok, created, noContent } from '#http/route';
 import { syncHeaders, updatedSince, uuid } from '#http/schemas';
-import { ipv4Range } from '#domain/catalog';
-import { createNetwork, createNetworkBody, deleteNetwork, getNetwork, listNetworks, toNetworkOut, updateNetwork, updateNetworkBody } from '#domain/catalog';
-import { attachedNetworks, HOLDERS, MAX_ATTACHED_NETWORKS, replaceAttachedNetworks } from '#domain/catalog';
+import { ipv4Range, createNetwork, createNetworkBody, deleteNetwork, getNetwork, listNetworks, toNetworkOut, updateNetwork, updateNetworkBody, attachedNetworks, HOLDERS, MAX_ATTACHED_NETWORKS, replaceAttachedNetworks } from '#domain/catalog';
 
 const networkOut = z.object({
   id: z.uuid(), project_id: z.uuid(), environment_id: z.uuid(), name: z.string(), cidr: z.string(), gateway: z.string().nullable(),

@@ -1,9 +1,7 @@
 import { z } from 'zod';
 import { route, ok } from '#http/route';
 import { uuid } from '#http/schemas';
-import { keys } from '#db/keys';
-import { loadAccess } from '#domain/tenancy';
-import { costEstimate } from '#domain/tenancy';
+import { projectCostEstimate } from '#domain/tenancy';
 
 export const costRoutes = [
   route({
@@ -11,10 +9,6 @@ export const costRoutes = [
     summary: "Monthly cost estimate of a project's servers (or one environment's), from the documented rate card",
     params: z.object({ project_id: uuid }),
     query: z.object({ environment_id: uuid.optional() }),
-    handler: async ({ principal, params, query }) => {
-      const envId = query.environment_id;
-      const access = await loadAccess(params.project_id, principal.account.id, { envId, extra: envId ? [keys.environment(params.project_id, envId)] : [] });
-      return ok(await costEstimate(access, envId));
-    },
+    handler: async ({ principal, params, query }) => ok(await projectCostEstimate(params.project_id, principal.account.id, query.environment_id)),
   }),
 ];

@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import { route, ok, created, noContent } from '#http/route';
 import { email, name, syncHeaders, text, updatedSince, uuid } from '#http/schemas';
-import { loadAccess } from '#domain/tenancy';
-import { NOT_AUTHORIZED_VIEW_PROJECT_USERS, accessToProjectUser, createProjectUser, deleteProjectUser, listProjectUsers, toProjectUserOut, updateProjectUser } from '#domain/tenancy';
+import { loadAccess, NOT_AUTHORIZED_VIEW_PROJECT_USERS, accessToProjectUser, createProjectUser, deleteProjectUser, listProjectUsers, toProjectUserOut, updateProjectUser } from '#domain/tenancy';
 
 /** Optional contact fields: a value sets, null clears, absent leaves as is. */
 const fields = { email: email.nullish(), job_title: text(200), phone: text(50), notes: text(5000) };

@@ -1,9 +1,7 @@
 import { z } from 'zod';
 import { route, ok, created, noContent } from '#http/route';
 import { name, syncHeaders, updatedSince, uuid } from '#http/schemas';
-import { loadAccess } from '#domain/tenancy';
-import { createProject, deleteProject, listProjects, planOfProject, planTier, projectMembers, toProjectOut, updateProjectSettings } from '#domain/tenancy';
-import { projectInventory, totals } from '#domain/tenancy';
+import { loadAccess, createProject, deleteProject, listProjects, planOfProject, planTier, projectMembers, toProjectOut, updateProjectSettings, projectInventory, totals } from '#domain/tenancy';
 import { projectUserRoutes } from './project-users-routes';
 import { costRoutes } from './costs-routes';
 

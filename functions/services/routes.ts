@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import { route, ok, created, noContent } from '#http/route';
 import { syncHeaders, updatedSince, uuid } from '#http/schemas';
-import { repeatable } from '#domain/catalog';
-import { createService, createServiceBody, deleteService, getService, listServices, repositoryDep, repositoryDeps, toServiceOut, updateService, updateServiceBody } from '#domain/catalog';
+import { repeatable, createService, createServiceBody, deleteService, getService, listServices, repositoryDep, repositoryDeps, toServiceOut, updateService, updateServiceBody } from '#domain/catalog';
 
 const nullableString = z.string().nullable();
 const serviceOut = z.object({

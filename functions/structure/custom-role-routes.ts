@@ -2,9 +2,7 @@ import { z } from 'zod';
 import { route, ok, created, noContent } from '#http/route';
 import { name, syncHeaders, text, updatedSince, uuid } from '#http/schemas';
 import { PERMISSIONS } from '#auth/permissions';
-import { keys } from '#db/keys';
-import { loadAccess } from '#domain/tenancy';
-import { assignCustomRole, assignmentReadKeys, createCustomRole, deleteCustomRole, listAssignments, listCustomRoles, removeAssignment, roleFrom, toAssignmentOut, toCustomRoleOut, updateCustomRole } from '#domain/tenancy';
+import { accessWithCustomRole, loadAccess, assignCustomRole, assignmentReadKeys, createCustomRole, deleteCustomRole, listAssignments, listCustomRoles, removeAssignment, roleFrom, toAssignmentOut, toCustomRoleOut, updateCustomRole } from '#domain/tenancy';
 
 /** Keys from the one catalogue (shared/auth/permissions.ts); anything else is a 422. */
 const permissions = z.array(z.enum(PERMISSIONS)).min(1);
@@ -51,7 +49,7 @@ export const customRoleRoutes = [
       }),
     responses: { 200: roleOut },
     handler: async ({ principal, params, body }, ctx) => {
-      const access = await loadAccess(params.project_id, principal.account.id, { extra: [keys.customRole(params.project_id, params.role_id)] });
+      const access = await accessWithCustomRole(params.project_id, principal.account.id, params.role_id);
       return ok(toCustomRoleOut(await updateCustomRole(access, params.role_id, body, ctx)));
     },
   }),
@@ -60,7 +58,7 @@ export const customRoleRoutes = [
     params: roleParams,
     responses: { 204: null },
     handler: async ({ principal, params }, ctx) => {
-      const access = await loadAccess(params.project_id, principal.account.id, { extra: [keys.customRole(params.project_id, params.role_id)] });
+      const access = await accessWithCustomRole(params.project_id, principal.account.id, params.role_id);
       await deleteCustomRole(access, params.role_id, ctx);
       return noContent();
     },
@@ -71,7 +69,7 @@ export const customRoleRoutes = [
     query: z.object({ updated_since: updatedSince }),
     responses: { 200: z.array(assignmentOut) },
     handler: async ({ principal, params, query }, ctx) => {
-      const access = await loadAccess(params.project_id, principal.account.id, { extra: [keys.customRole(params.project_id, params.role_id)] });
+      const access = await accessWithCustomRole(params.project_id, principal.account.id, params.role_id);
       roleFrom(access, params.role_id);
       const assignments = await listAssignments(params.project_id, params.role_id, query.updated_since);
       return ok(assignments.map(toAssignmentOut), { headers: syncHeaders(query.updated_since, ctx.receivedAt) });

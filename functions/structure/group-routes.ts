@@ -1,13 +1,9 @@
 import { z } from 'zod';
 import { route, ok, created, noContent } from '#http/route';
 import { name, syncHeaders, text, updatedSince, uuid } from '#http/schemas';
-
-import { keys } from '#db/keys';
-import { accessInEnvironment } from '#domain/tenancy';
-import { GROUP_NOT_FOUND, NOT_AUTHORIZED_VIEW_GROUPS, SUBGROUP_NOT_FOUND, createGroup, createSubgroup, deleteGroup, deleteSubgroup, listGroups, listSubgroups, toGroupOut, toSubgroupOut, updateGroup, updateSubgroup, type Group, type Subgroup } from '#domain/tenancy';
+import { accessInEnvironment, GROUP_NOT_FOUND, NOT_AUTHORIZED_VIEW_GROUPS, SUBGROUP_NOT_FOUND, createGroup, createSubgroupIn, deleteGroup, deleteSubgroup, listGroups, listSubgroups, toGroupOut, toSubgroupOut, updateGroup, updateSubgroup, type Group, type Subgroup } from '#domain/tenancy';
 import { accessToCatalogItem } from '#domain/catalog';
 import { notFound } from '#shared/errors';
-import { keyId } from '#db/batch-get';
 
 const description = text(2000);
 const groupOut = z.object({
@@ -76,10 +72,7 @@ export const groupRoutes = [
     body: z.object({ project_id: uuid, environment_id: uuid, group_id: uuid, name: name(), description }),
     responses: { 201: subgroupOut },
     handler: async ({ principal, body }, ctx) => {
-      const groupKey = keys.group(body.project_id, body.environment_id, body.group_id);
-      const { access, env } = await accessInEnvironment(body.project_id, principal.account.id, body.environment_id, [groupKey]);
-      const parent = access.extra.get(keyId(groupKey)) as Group | undefined;
-      return created(toSubgroupOut(await createSubgroup(access, env, parent, body, ctx)));
+      return created(toSubgroupOut(await createSubgroupIn(principal.account.id, body, ctx)));
     },
   }),
   route({

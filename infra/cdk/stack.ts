@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { CfnOutput, Duration, Stack, Validations, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Duration, Stack, Token, Validations, type StackProps } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import { HttpApi, HttpMethod, HttpRoute, HttpRouteKey, LogGroupLogDestination, type HttpStage } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
@@ -14,6 +14,7 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import { Trigger } from 'aws-cdk-lib/triggers';
 import type { Construct, IConstruct } from 'constructs';
 import { FALLBACK_GROUP, routeTable } from '../../functions/route-table';
 import { workerTable } from '../../functions/workers';
@@ -34,6 +35,11 @@ export interface CatalogStackProps extends StackProps {
   appBaseUrl?: string;
   /** SES-verified sender address. */
   mailFrom?: string;
+  /**
+   * Full ARN (with its 6-character suffix) of a Secrets Manager secret `{ "email", "password" }`: the
+   * seeding function makes the first staff superuser from it on deploy. Unset: plans only.
+   */
+  bootstrapAdminSecretArn?: string;
 }
 
 const pascal = (s: string) => s.replace(/(^|[-_])(\w)/g, (_, __, c: string) => c.toUpperCase());
@@ -44,6 +50,8 @@ export class CatalogStack extends Stack {
   readonly stage: HttpStage;
   readonly httpFunctions: Record<string, NodejsFunction> = {};
   readonly workers: Record<string, NodejsFunction> = {};
+  /** Seeds plans (and the optional first staff account) on deploy. */
+  readonly seedFunction: NodejsFunction;
 
   constructor(scope: Construct, id: string, props: CatalogStackProps = {}) {
     super(scope, id, props);
@@ -151,8 +159,8 @@ export class CatalogStack extends Stack {
 
     const tableIndexes = `Resource::<${this.getLogicalId(table.node.defaultChild as never)}.Arn>/index/*`;
     const bucketObjects = `Resource::<${this.getLogicalId(bucket.node.defaultChild as never)}.Arn>/*`;
-    /** A function with the grants every function needs: table, document objects, sending to every queue. */
-    const fn = (id: string, entry: string, memorySize: number, timeout: Duration) => {
+    /** A bundled Node 24 function; every function is built this way, grants are added by the caller. */
+    const bundled = (id: string, entry: string, memorySize: number, timeout: Duration, env: Record<string, string>) => {
       const f = new NodejsFunction(this, id, {
         entry: join(ROOT, entry),
         handler: 'handler',
@@ -160,7 +168,7 @@ export class CatalogStack extends Stack {
         architecture: Architecture.X86_64, // the copied argon2 binary is the linux-x64-gnu one
         memorySize,
         timeout,
-        environment,
+        environment: env,
         logGroup: new LogGroup(this, `${id}Logs`, { retention: RetentionDays.ONE_MONTH }),
         projectRoot: ROOT,
         depsLockFilePath: join(ROOT, 'package-lock.json'),
@@ -186,11 +194,16 @@ export class CatalogStack extends Stack {
           },
         },
       });
+      ack(f, 'IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]', 'AWS\'s minimal managed policy for writing the function\'s own CloudWatch logs.');
+      return f;
+    };
+    /** A function with the grants every function needs: table, document objects, sending to every queue. */
+    const fn = (id: string, entry: string, memorySize: number, timeout: Duration) => {
+      const f = bundled(id, entry, memorySize, timeout, environment);
       table.grantReadWriteData(f);
       // Object-level access only (no s3:GetObject* wildcards from bucket.grantReadWrite); no listing.
       f.addToRolePolicy(new PolicyStatement({ actions: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'], resources: [bucket.arnForObjects('*')] }));
       Object.values(queues).forEach((q) => q.grantSendMessages(f));
-      ack(f, 'IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]', 'AWS\'s minimal managed policy for writing the function\'s own CloudWatch logs.');
       ack(f, `IAM5[${tableIndexes}]`, 'Query on the table\'s GSI (GSI1, the staff list of accounts); CDK\'s grant covers the table\'s indexes with index/*.');
       ack(f, `IAM5[${bucketObjects}]`, 'Object keys are per tenant and per export, not known at deploy time; limited to Get/Put/DeleteObject on this one bucket.');
       return f;
@@ -227,6 +240,28 @@ export class CatalogStack extends Stack {
       );
       ack(mailer, 'IAM5[Resource::arn:<AWS::Partition>:ses:<AWS::Region>:<AWS::AccountId>:identity/*]', 'The verified sender identity (domain or address of MAIL_FROM) is configured per deployment; SendEmail only.');
     }
+
+    // --- Seeding on deploy -------------------------------------------------------------------------
+    // A fresh table has no plans (GET /plans → [], POST /projects → 403): the local runtime seeds at
+    // start, the cloud runs the same code from a Trigger after the table exists. The Trigger points at
+    // the function's current version, so it runs on the first deploy and again whenever the function
+    // changes (code, hence the plan catalogue, table name or admin secret ARN). Re-runs are harmless.
+    const adminSecretArn = props.bootstrapAdminSecretArn;
+    if (adminSecretArn && !Token.isUnresolved(adminSecretArn) && !/^arn:[\w-]+:secretsmanager:[\w-]+:\d{12}:secret:.+-[A-Za-z0-9]{6}$/.test(adminSecretArn)) {
+      // IAM matches the exact ARN: a partial one (without the suffix) would only fail at deploy time.
+      throw new Error(`bootstrapAdminSecretArn must be a secret's full ARN (ending in -XXXXXX), got: ${adminSecretArn}`);
+    }
+    const seeder = bundled('SeedFunction', 'functions/seed/handler.ts', 512, WORKER_TIMEOUT, {
+      STAGE: 'cloud',
+      NODE_OPTIONS: '--enable-source-maps',
+      TABLE_NAME: table.tableName,
+      ...(adminSecretArn ? { BOOTSTRAP_ADMIN_SECRET_ARN: adminSecretArn } : {}),
+    });
+    // Least privilege: plan puts; the staff account also reads the e-mail sentinel and the account (no index access).
+    seeder.addToRolePolicy(new PolicyStatement({ actions: ['dynamodb:PutItem', ...(adminSecretArn ? ['dynamodb:GetItem'] : [])], resources: [table.tableArn] }));
+    if (adminSecretArn) seeder.addToRolePolicy(new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [adminSecretArn] }));
+    this.seedFunction = seeder;
+    new Trigger(this, 'SeedTrigger', { handler: seeder, executeAfter: [table], executeOnHandlerChange: true });
 
     // --- Monitoring and outputs -------------------------------------------------------------------
     new Alarm(this, 'Api5xxAlarm', {

@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { config } from '#shared/config';
 import { DomainError } from '#shared/errors';
-import { ensureStaff } from './bootstrap';
+import { ensureStaff } from '#domain/identity';
 import { startLocalStack } from './stack';
 
 /**

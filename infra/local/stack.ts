@@ -3,13 +3,14 @@ import { join } from 'node:path';
 import { reloadConfig } from '#shared/config';
 import { resetClients } from '#shared/clients';
 import { resetPlanCache } from '#domain/billing';
+import { ensureStaff } from '#domain/identity';
 import { resetSigningKey } from '#auth/signing-key';
 import { forgetVerifiedTokens } from '#auth/tokens';
 import { startDynamo, type LocalDynamo } from './dynamo';
 import { startS3, type LocalS3 } from './s3';
 import { startLocalQueues } from './queues';
 import { createLocalServer } from './server';
-import { bootstrapData, ensureStaff } from './bootstrap';
+import { bootstrapData } from './bootstrap';
 
 export interface LocalStackOptions {
   /** Environment overrides (the configuration is re-read with them). */

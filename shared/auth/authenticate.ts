@@ -1,7 +1,6 @@
 import { verifyAccessToken } from './tokens';
-import { getAccountAndSession, sessionExpired, type Session } from '#domain/identity';
+import { getAccountAndSession, sessionExpired, type Session, USER_NOT_FOUND_OR_INACTIVE, type Account } from '#domain/identity';
 import { unauthenticated } from '#shared/errors';
-import { USER_NOT_FOUND_OR_INACTIVE, type Account } from '#domain/identity';
 import type { AppContext } from '#shared/context';
 
 /** The caller of a request: the account as re-read for this request, and the session the token belongs to. */

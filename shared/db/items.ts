@@ -1,7 +1,6 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { BatchWriteCommand, DeleteCommand, GetCommand, PutCommand, UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
-import { retry } from './retry';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import { ddb } from '#shared/clients';
 import { config } from '#shared/config';
 import type { Key } from './batch-get';
@@ -61,19 +60,3 @@ export async function conditionalPut(item: Record<string, unknown>, condition: {
   }
 }
 
-/** Writes many items (overwriting), 25 to a BatchWriteItem, retrying what DynamoDB leaves unprocessed. */
-export async function batchPut(items: Record<string, unknown>[]): Promise<void> {
-  const TableName = config().TABLE_NAME;
-  for (let i = 0; i < items.length; i += 25) {
-    let pending = items.slice(i, i + 25).map((Item) => ({ PutRequest: { Item } }));
-    await retry(
-      async () => {
-        const out = await ddb().send(new BatchWriteCommand({ RequestItems: { [TableName]: pending } }));
-        pending = (out.UnprocessedItems?.[TableName] ?? []) as typeof pending;
-        if (pending.length) throw new Unprocessed();
-      },
-      { attempts: 8, when: (err) => err instanceof Unprocessed, baseMs: 20 },
-    );
-  }
-}
-class Unprocessed extends Error {}

@@ -101,7 +101,8 @@ export function createResolver(root: string): Resolver {
     if (p.startsWith('../')) return undefined; // outside the project
     const candidates = [p, `${p}.ts`, `${p}/index.ts`];
     if (/\.[cm]?js$/.test(p)) candidates.push(p.replace(/\.([cm]?)js$/, '.$1ts'));
-    return candidates.find((c) => c.endsWith('.ts') && isFile(c));
+    // Data files (e.g. the generated openapi.json) are modules too, with no imports of their own.
+    return candidates.find((c) => (c.endsWith('.ts') || c.endsWith('.json')) && isFile(c));
   };
   return (from, specifier) => {
     if (specifier.startsWith('#')) {

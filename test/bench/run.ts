@@ -8,8 +8,7 @@ import { ddb } from '#shared/clients';
 import { keys } from '#db/keys';
 import { countCalls, fmt, percentile, timePair } from './measure';
 import { appContext } from '#shared/context';
-import { createService } from '#domain/catalog';
-import { createFloor } from '#domain/catalog';
+import { createService, createFloor } from '#domain/catalog';
 import { setPlan } from '../helpers/plans';
 
 /**

@@ -10,7 +10,7 @@ import { ddb } from '#shared/clients';
 import { config } from '#shared/config';
 import { keys } from '#db/keys';
 import { listSubscriptions } from '#domain/billing';
-import { ensureStaff } from '../../infra/local/bootstrap';
+import { ensureStaff } from '#domain/identity';
 
 const ref = useTestStack({ APP_BASE_URL: 'https://catalog.example.test' });
 const api: Client = client(() => ref.stack.url);

@@ -4,7 +4,7 @@ import { useTestStack } from '../helpers/stack';
 import { client, signUp } from '../helpers/http';
 import { setPlan } from '../helpers/plans';
 import { grantRole, projectWithEnv } from '../helpers/tenancy';
-import { ensureStaff } from '../../infra/local/bootstrap';
+import { ensureStaff } from '#domain/identity';
 
 const ref = useTestStack();
 const api = client(() => ref.stack.url);

@@ -3,8 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { ddb } from '#shared/clients';
 import { config } from '#shared/config';
 import { keys } from '#db/keys';
-import { PLAN_CATALOGUE } from '#domain/billing';
-import { listSubscriptions } from '#domain/billing';
+import { PLAN_CATALOGUE, listSubscriptions } from '#domain/billing';
 
 /** Puts an account on a plan directly in the table (billing flows are tested separately). */
 export async function setPlan(userId: string, planName: string, interval = 'monthly'): Promise<void> {

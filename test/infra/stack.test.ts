@@ -7,7 +7,8 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allRoutes, FALLBACK_GROUP, routeTable } from '../../functions/route-table';
 import { workerTable } from '../../functions/workers';
-import { CatalogStack } from '../../infra/cdk/stack';
+import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
+import { CatalogStack, type CatalogStackProps } from '../../infra/cdk/stack';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 // Same feature flags as `cdk synth` (cdk.json); bundling skipped so no esbuild runs.
@@ -17,11 +18,16 @@ let outdir: string;
 let stack: CatalogStack;
 let template: Template;
 
+/** A stack in its own app (own cloud assembly folder under `outdir`). */
+function synth(props: CatalogStackProps = {}): { stack: CatalogStack; template: Template } {
+  const app = new App({ outdir: mkdtempSync(join(outdir, 'app-')), context: { ...context, 'aws:cdk:bundling-stacks': [] } });
+  const s = new CatalogStack(app, 'Test', props);
+  return { stack: s, template: Template.fromStack(s) };
+}
+
 beforeAll(() => {
   outdir = mkdtempSync(join(tmpdir(), 'infra-catalog-cdk-'));
-  const app = new App({ outdir, context: { ...context, 'aws:cdk:bundling-stacks': [] } });
-  stack = new CatalogStack(app, 'Test');
-  template = Template.fromStack(stack);
+  ({ stack, template } = synth());
 });
 afterAll(() => rmSync(outdir, { recursive: true, force: true }));
 
@@ -43,12 +49,13 @@ describe('CatalogStack', () => {
     });
   });
 
-  it('has one Lambda per route group with routes and one per worker, all Node 24 x86_64 ESM bundles', () => {
+  it('has one Lambda per route group with routes, one per worker and the seeder, all Node 24 x86_64 ESM bundles', () => {
     const workers = Object.keys(workerTable).length;
     expect(Object.keys(stack.httpFunctions).sort()).toEqual(groupsWithFunctions.sort());
     expect(stack.httpFunctions.account).toBeUndefined(); // no routes yet → no function
-    template.resourcePropertiesCountIs('AWS::Lambda::Function', { Runtime: 'nodejs24.x', Architectures: ['x86_64'], Handler: 'index.handler' }, groupsWithFunctions.length + workers);
-    template.resourceCountIs('AWS::Lambda::Function', groupsWithFunctions.length + workers);
+    const ours = groupsWithFunctions.length + workers + 1; // + the seeding function
+    template.resourcePropertiesCountIs('AWS::Lambda::Function', { Runtime: 'nodejs24.x', Architectures: ['x86_64'], Handler: 'index.handler' }, ours);
+    template.resourceCountIs('AWS::Lambda::Function', ours + 1); // + CDK's Trigger provider
     template.hasResourceProperties('AWS::Lambda::Function', {
       Environment: {
         Variables: Match.objectLike({
@@ -100,6 +107,44 @@ describe('CatalogStack', () => {
     template.hasResourceProperties('AWS::KMS::Key', { EnableKeyRotation: true });
   });
 
+  it('seeds on deploy: a Trigger runs the seeding function after the table, which may only put items', () => {
+    const seeder = seedIds(stack);
+    const tableId = Object.keys(template.findResources('AWS::DynamoDB::Table'))[0];
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Handler: 'index.handler',
+      Role: { 'Fn::GetAtt': [seeder.role, 'Arn'] },
+      // Only what seeding reads: no queues, bucket or signing key, and no admin secret unless configured.
+      Environment: { Variables: { STAGE: 'cloud', NODE_OPTIONS: '--enable-source-maps', TABLE_NAME: { Ref: tableId } } },
+    });
+    const triggers = Object.values(template.findResources('Custom::Trigger'));
+    expect(triggers).toHaveLength(1);
+    expect(triggers[0].DependsOn).toContain(tableId);
+    // The function's current version: a changed function (code, plan catalogue, environment) runs again on deploy.
+    expect(triggers[0].Properties).toMatchObject({ HandlerArn: { Ref: expect.stringMatching(new RegExp(`^${seeder.fn.replace(/[0-9A-F]{8}$/, '')}CurrentVersion`)) }, InvocationType: 'RequestResponse', ExecuteOnHandlerChange: true });
+    // Exactly this one statement: no secret, no index, no other table action.
+    expect(seederStatements(template, seeder.role)).toEqual([{ Action: 'dynamodb:PutItem', Effect: 'Allow', Resource: { 'Fn::GetAtt': [tableId, 'Arn'] } }]);
+  });
+
+  it('with bootstrapAdminSecretArn, lets the seeder read exactly that secret (and the items it checks)', () => {
+    const arn = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:catalog/bootstrap-admin-AbCdEf';
+    const { stack: s, template: t } = synth({ bootstrapAdminSecretArn: arn });
+    const seeder = seedIds(s);
+    t.hasResourceProperties('AWS::Lambda::Function', { Role: { 'Fn::GetAtt': [seeder.role, 'Arn'] }, Environment: { Variables: Match.objectLike({ BOOTSTRAP_ADMIN_SECRET_ARN: arn }) } });
+    const tableId = Object.keys(t.findResources('AWS::DynamoDB::Table'))[0];
+    expect(seederStatements(t, seeder.role)).toEqual([
+      { Action: ['dynamodb:GetItem', 'dynamodb:PutItem'], Effect: 'Allow', Resource: { 'Fn::GetAtt': [tableId, 'Arn'] } },
+      { Action: 'secretsmanager:GetSecretValue', Effect: 'Allow', Resource: arn },
+    ]);
+    // No other role can read it.
+    const readers = Object.values(t.findResources('AWS::IAM::Policy')).filter((p) => JSON.stringify(p).includes(arn));
+    expect(readers).toHaveLength(1);
+    expect(new AwsSolutionsChecks().validateScope(s).success).toBe(true);
+  });
+
+  it('refuses a partial secret ARN, which IAM would not match', () => {
+    expect(() => synth({ bootstrapAdminSecretArn: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:catalog/bootstrap-admin' })).toThrow(/must be a secret's full ARN/);
+  });
+
   it('passes the AwsSolutions checks (every remaining finding acknowledged with a reason)', () => {
     const report = new AwsSolutionsChecks().validateScope(stack);
     const findings = report.violations.map((v) => `${v.ruleName} (${v.severity}): ${v.violatingResources.map((r) => r.constructPath).join(', ')}`);
@@ -107,3 +152,13 @@ describe('CatalogStack', () => {
     expect(report.success).toBe(true);
   });
 });
+
+/** Logical ids of the seeding function and its role. */
+function seedIds(s: CatalogStack) {
+  return { fn: s.getLogicalId(s.seedFunction.node.defaultChild as CfnFunction), role: s.getLogicalId(s.seedFunction.role!.node.defaultChild as CfnFunction) };
+}
+
+/** The statements of the policies attached to one role. */
+function seederStatements(t: Template, roleId: string): unknown[] {
+  return Object.values(t.findResources('AWS::IAM::Policy', { Properties: { Roles: [{ Ref: roleId }] } })).flatMap((p) => p.Properties.PolicyDocument.Statement);
+}

@@ -1,9 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { reloadConfig } from '#shared/config';
-import { LOCKOUT } from '#domain/identity';
-import { RESET_LINK_VALID_MINUTES } from '#domain/identity';
-import { MAX_AUTHENTICATORS } from '#domain/identity';
-import { RECOVERY_CODES_PER_SET } from '#domain/identity';
+import { LOCKOUT, RESET_LINK_VALID_MINUTES, MAX_AUTHENTICATORS, RECOVERY_CODES_PER_SET } from '#domain/identity';
 
 describe('sign-in security settings (SPEC "Rate limits", "Other constants"; docs/decisions.md)', () => {
   it('limits per source address by default: login 10 and password reset 5 requests a minute', () => {

@@ -1,6 +1,6 @@
 import { keys, stripKeys } from '#db/keys';
 import { CLOUD_PROVIDERS, PROVIDERS } from './providers';
-import { batchPut } from '#db/items';
+import { putItem } from '#db/items';
 import { queryPartition } from '#db/query';
 
 export type Interval = 'monthly' | 'annual' | 'none' | 'custom';
@@ -108,9 +108,13 @@ export const PLAN_CATALOGUE: Plan[] = [
 
 export const FREE_PLAN_ID = PLAN_CATALOGUE[0].id;
 
-/** Writes the catalogue; plan ids are fixed, so running it again rewrites the same ten items. */
+/**
+ * Writes the catalogue; plan ids and ranks are fixed, so running it again overwrites the same ten items.
+ * One PutItem per plan: BatchWriteItem may hand back UnprocessedItems (throttling on a fresh table),
+ * while single puts get the SDK's retries with backoff.
+ */
 export async function seedPlans(): Promise<void> {
-  await batchPut(PLAN_CATALOGUE.map((plan, rank) => ({ ...keys.plan(rank, plan.id), type: 'plan', ...plan })));
+  await Promise.all(PLAN_CATALOGUE.map((plan, rank) => putItem({ ...keys.plan(rank, plan.id), type: 'plan', ...plan })));
 }
 
 /** Plans change only by seeding, so each process keeps them for a minute instead of reading per request. */

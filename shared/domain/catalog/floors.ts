@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { keys } from '#db/keys';
-import { transact } from '#db/transact';
+import { transact, retryWhenStale, transactWithCascade, CASCADE_STALE } from '#db/transact';
 import { notFound } from '#shared/errors';
 import type { AppContext } from '#shared/context';
 import { publishEvent } from '#shared/events';
@@ -9,11 +9,8 @@ import { ipAddress, nonNegativeInt, optionalText, provider, tags } from './field
 import { serviceEventData, type Service } from './services';
 import { queryPrefix } from '#db/query';
 import { accessInEnvironment } from '#domain/tenancy';
-
 import { byText } from '#shared/text';
-import { visible } from '#db/live';
-import { setFieldsStep } from '#db/live';
-import { retryWhenStale, transactWithCascade, CASCADE_STALE } from '#db/transact';
+import { visible, setFieldsStep } from '#db/live';
 
 /** Service floors: the servers (VMs, containers, bare metal) services run on. */
 

@@ -2,14 +2,10 @@ import { queryPrefix } from '#db/query';
 import { keys } from '#db/keys';
 import { CASCADE_STALE, type TransactStep } from '#db/transact';
 import type { DomainError } from '#shared/errors';
-import { loadAccess } from '#domain/tenancy';
-import { envIdOfKey } from '#domain/tenancy';
-import { type Environment } from '#domain/tenancy';
+import { loadAccess, envIdOfKey, type Environment } from '#domain/tenancy';
 import { lookupStep, readLookup, type Key } from '#db/lookup';
-
 import { keyId } from '#db/batch-get';
-import { softDeleteStep } from '#db/live';
-import { isLive } from '#db/live';
+import { softDeleteStep, isLive } from '#db/live';
 
 /**
  * What the catalog kinds (services, service floors, networks) share: their items live under

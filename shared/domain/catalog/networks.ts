@@ -5,17 +5,14 @@ import { transact } from '#db/transact';
 import { invalid, notFound } from '#shared/errors';
 import { name as nameSchema } from '#shared/schemas';
 import type { AppContext } from '#shared/context';
-
 import { accessToCatalogItem, catalogLookupStep, containsCi } from './items';
 import { ipv4Address, ipv4Cidr, optionalText } from './fields';
 import { claimNameStep, releaseNameStep, renameSteps, type NameScope } from '#db/unique-names';
 import { queryPrefix } from '#db/query';
 import { accessInEnvironment } from '#domain/tenancy';
-
 import { byText } from '#shared/text';
 import { batchGet } from '#db/batch-get';
-import { visible } from '#db/live';
-import { liveItem, setFieldsStep } from '#db/live';
+import { visible, liveItem, setFieldsStep } from '#db/live';
 
 /** Networks: IPv4 networks of an environment, which services and floors attach to (attachments.ts). */
 

@@ -1,24 +1,19 @@
 import { z } from 'zod';
 import { keys } from '#db/keys';
-import { transact, type TransactStep } from '#db/transact';
+import { transact, type TransactStep, retryWhenStale, transactWithCascade } from '#db/transact';
 import { invalid, forbidden, notFound } from '#shared/errors';
 import { name as nameSchema } from '#shared/schemas';
 import type { AppContext } from '#shared/context';
 import { publishEvent } from '#shared/events';
-import { type ProjectAccess } from '#domain/tenancy';
+import { type ProjectAccess, counterStep, planOfProject, type Project, accessInEnvironment } from '#domain/tenancy';
 import { accessToCatalogItem, atLocation, catalogLookupStep, containsCi, edgeRemovalSteps, equalsCi, hasAnyTag, type Located } from './items';
 import { ipAddress, nonNegativeInt, optionalText, provider, tags, urlWithScheme } from './fields';
 import type { Floor } from './floors';
-import { counterStep, planOfProject, type Project } from '#domain/tenancy';
 import type { Key } from '#db/lookup';
 import { queryPrefix } from '#db/query';
-import { accessInEnvironment } from '#domain/tenancy';
-
 import { byText } from '#shared/text';
 import { batchGet, keyId } from '#db/batch-get';
-import { visible } from '#db/live';
-import { liveItem, setFieldsStep, stillLiveStep } from '#db/live';
-import { retryWhenStale, transactWithCascade } from '#db/transact';
+import { visible, liveItem, setFieldsStep, stillLiveStep } from '#db/live';
 
 /** Services: the applications and components of an environment. */
 

@@ -9,4 +9,5 @@ export * from './recovery-codes';
 export * from './registration';
 export * from './second-factor';
 export * from './sessions';
+export * from './staff';
 export * from './totp-devices';

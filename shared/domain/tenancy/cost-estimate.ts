@@ -1,6 +1,6 @@
 import { keys } from '#db/keys';
 import { invalid, forbidden } from '#shared/errors';
-import { type ProjectAccess } from './access';
+import { loadAccess, type ProjectAccess } from './access';
 import { ENV_NOT_IN_PROJECT } from './env-scope';
 import { listEnvironments, type Environment } from './environments';
 import { planOfProject } from './projects';
@@ -102,4 +102,10 @@ export async function costEstimate(access: ProjectAccess, envId?: string) {
       })),
     }),
   };
+}
+
+/** GET /projects/{id}/costs/estimate: the caller's access (with the environment, when one is named) read in one round trip, then the estimate. */
+export async function projectCostEstimate(projectId: string, userId: string, envId?: string) {
+  const access = await loadAccess(projectId, userId, { envId, extra: envId ? [keys.environment(projectId, envId)] : [] });
+  return costEstimate(access, envId);
 }

@@ -1,22 +1,17 @@
 import { keys } from '#db/keys';
-import { transact, type TransactStep } from '#db/transact';
+import { transact, type TransactStep, concurrentChange } from '#db/transact';
 import { invalid, forbidden, notFound } from '#shared/errors';
 import type { Permission } from '#auth/permissions';
 import type { AppContext } from '#shared/context';
-import { OWNER_REQUIRED, type Membership, type ProjectAccess } from './access';
+import { OWNER_REQUIRED, loadAccess, type Membership, type ProjectAccess } from './access';
 import { ENV_NOT_IN_PROJECT, envLiveCheck } from './env-scope';
-
 import { counterStep, membershipSteps, planOfProject } from './projects';
 import { claimNameStep, releaseNameStep, renameSteps, type NameScope } from '#db/unique-names';
 import type { Key } from '#db/lookup';
 import { queryPrefix } from '#db/query';
 import { compareText } from '#shared/text';
-
-import { concurrentChange } from '#db/transact';
 import { batchGet, keyId } from '#db/batch-get';
-import { softDeleteStep, visible } from '#db/live';
-import { setFieldsStep } from '#db/live';
-import { isLive } from '#db/live';
+import { softDeleteStep, visible, setFieldsStep, isLive } from '#db/live';
 import { existingSetStep } from '#db/steps';
 
 export interface CustomRole {
@@ -62,6 +57,10 @@ export const grantOf = (roleId: string, envId: string | null) => `${roleId}#${en
 const grantsOfRole = (member: Membership | undefined, roleId: string) => [...(member?.custom_role_grants ?? [])].filter((g) => g.split('#')[0] === roleId);
 
 /** The live role from the caller's access BatchGet (`extra` must include `keys.customRole`), or 404. */
+/** The caller's access to a project, read with one of its custom roles (see `roleFrom`). */
+export const accessWithCustomRole = (projectId: string, userId: string, roleId: string) =>
+  loadAccess(projectId, userId, { extra: [keys.customRole(projectId, roleId)] });
+
 export function roleFrom(access: ProjectAccess, roleId: string): CustomRole {
   const role = access.extra.get(keyId(keys.customRole(access.project.id, roleId))) as CustomRole | undefined;
   if (!isLive(role)) throw notFound(CUSTOM_ROLE_NOT_FOUND);

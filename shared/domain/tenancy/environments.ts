@@ -1,4 +1,4 @@
-import { isLive } from '#db/live';
+import { isLive, softDeleteStep, visible } from '#db/live';
 import { keys } from '#db/keys';
 import { transact } from '#db/transact';
 import { forbidden, notFound } from '#shared/errors';
@@ -8,9 +8,7 @@ import { locate, lookupStep, type Key } from '#db/lookup';
 import { counterStep, planOfProject } from './projects';
 import { claimNameStep, releaseNameStep, renameSteps, type NameScope } from '#db/unique-names';
 import { queryPartition } from '#db/query';
-
 import { keyId } from '#db/batch-get';
-import { softDeleteStep, visible } from '#db/live';
 
 export interface Environment {
   id: string;

@@ -1,21 +1,17 @@
 import { keys } from '#db/keys';
-import { transact, type TransactStep } from '#db/transact';
+import { transact, type TransactStep, concurrentChange } from '#db/transact';
 import { invalid, notFound } from '#shared/errors';
 import type { AppContext } from '#shared/context';
 import type { ProjectAccess } from './access';
-import { envLiveCheck } from './env-scope';
-
+import { accessInEnvironment, envLiveCheck } from './env-scope';
 import { type Environment } from './environments';
 import { lookupStep } from '#db/lookup';
 import { claimNameStep, releaseNameStep, renameSteps, type NameScope } from '#db/unique-names';
 import { queryPrefix } from '#db/query';
 import { compareText } from '#shared/text';
-
-import { concurrentChange } from '#db/transact';
-import { softDeleteStep, visible } from '#db/live';
-import { setFieldsStep } from '#db/live';
-import { isLive } from '#db/live';
+import { softDeleteStep, visible, setFieldsStep, isLive } from '#db/live';
 import { getItem } from '#db/items';
+import { keyId } from '#db/batch-get';
 
 export interface Group {
   id: string;
@@ -174,6 +170,13 @@ export async function listSubgroups(projectId: string, envId: string, opts: { gr
 }
 
 /** `parent` comes from the same BatchGet as the caller's access (undefined when absent). */
+/** POST /subgroups: the caller's access to the environment, read with the parent group, then the creation. */
+export async function createSubgroupIn(userId: string, input: { project_id: string; environment_id: string; group_id: string; name: string; description?: string | null }, ctx: AppContext): Promise<Subgroup> {
+  const groupKey = keys.group(input.project_id, input.environment_id, input.group_id);
+  const { access, env } = await accessInEnvironment(input.project_id, userId, input.environment_id, [groupKey]);
+  return createSubgroup(access, env, access.extra.get(keyId(groupKey)) as Group | undefined, input, ctx);
+}
+
 export async function createSubgroup(
   access: ProjectAccess,
   env: Environment,

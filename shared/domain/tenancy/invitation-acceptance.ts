@@ -1,22 +1,18 @@
 import { keys } from '#db/keys';
-import { transact, type TransactStep } from '#db/transact';
+import { transact, type TransactStep, concurrentChange } from '#db/transact';
 import { invalid, conflict, notFound } from '#shared/errors';
 import { hashPassword } from '#auth/passwords';
 import { passwordPolicyProblem } from '#auth/password-policy';
 import type { Principal } from '#auth/authenticate';
 import type { AppContext } from '#shared/context';
-import { accountCreationSteps, type Account, type AccountType } from '#domain/identity';
+import { accountCreationSteps, type Account, type AccountType, prepareAccount, hasSecondFactor, startSession, type ClientMeta, type TokenPair } from '#domain/identity';
 import { type Membership } from './access';
 import { envRoleStep, type EnvRoleAssignment } from './env-roles';
 import { type Environment } from './environments';
 import { locate } from '#db/lookup';
 import { membershipSteps, type Project } from './projects';
-import { prepareAccount } from '#domain/identity';
-import { hasSecondFactor } from '#domain/identity';
-import { startSession, type ClientMeta, type TokenPair } from '#domain/identity';
 import { listSubscriptions } from '#domain/billing';
 import { closeIndexStep, DEFAULT_INVITE_ROLE, findInvitationLink, INVITATION_ACCEPTED, INVITATION_EXPIRED, INVITATION_NOT_FOUND, isExpired, toInviteOut, type Invitation } from './invitations';
-import { concurrentChange } from '#db/transact';
 import { batchGet, keyId } from '#db/batch-get';
 import { isLive } from '#db/live';
 

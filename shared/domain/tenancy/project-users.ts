@@ -3,16 +3,12 @@ import { transact } from '#db/transact';
 import { forbidden, notFound } from '#shared/errors';
 import type { AppContext } from '#shared/context';
 import { loadAccess, type ProjectAccess } from './access';
-
 import { locate, lookupStep } from '#db/lookup';
 import { counterStep, planOfProject } from './projects';
 import { queryPrefix } from '#db/query';
 import { compareText } from '#shared/text';
-
 import { keyId } from '#db/batch-get';
-import { softDeleteStep, visible } from '#db/live';
-import { setFieldsStep } from '#db/live';
-import { isLive } from '#db/live';
+import { softDeleteStep, visible, setFieldsStep, isLive } from '#db/live';
 
 /** A project-local person (may have no login), e.g. the one responsible for a service. */
 export interface ProjectUser {

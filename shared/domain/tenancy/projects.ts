@@ -4,11 +4,9 @@ import { invalid, forbidden, notFound } from '#shared/errors';
 import type { AppContext } from '#shared/context';
 import { canCreateProjects, getAccount, type Account } from '#domain/identity';
 import { OWNER_REQUIRED, PROJECT_NOT_FOUND, type Membership, type ProjectAccess } from './access';
-import { FREE_PLAN_ID, getPlan, type Plan } from '#domain/billing';
-import { activePlan } from '#domain/billing';
+import { FREE_PLAN_ID, getPlan, type Plan, activePlan } from '#domain/billing';
 import { queryPartition } from '#db/query';
 import { compareText } from '#shared/text';
-
 import { batchGet, keyId } from '#db/batch-get';
 import { softDeleteStep } from '#db/live';
 

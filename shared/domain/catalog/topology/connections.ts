@@ -1,20 +1,14 @@
 import { keys } from '#db/keys';
-import { transact, type TransactStep } from '#db/transact';
+import { transact, type TransactStep, concurrentChange } from '#db/transact';
 import { invalid, notFound } from '#shared/errors';
 import type { AppContext } from '#shared/context';
-
 import { accessToCatalogItem } from '../items';
 import { envLiveCheck, accessInEnvironment } from '#domain/tenancy';
-
 import { lookupStep } from '#db/lookup';
 import { liveEntityChecks, type EntityType } from './ends';
 import { queryPrefix } from '#db/query';
-
-import { concurrentChange } from '#db/transact';
 import { keyId } from '#db/batch-get';
-import { softDeleteStep, visible } from '#db/live';
-import { setFieldsStep } from '#db/live';
-import { isLive } from '#db/live';
+import { softDeleteStep, visible, setFieldsStep, isLive } from '#db/live';
 
 export const DIRECTIONS = ['none', 'a_to_b', 'b_to_a', 'both'] as const;
 export type Direction = (typeof DIRECTIONS)[number];

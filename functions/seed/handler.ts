@@ -1,0 +1,44 @@
+import { GetSecretValueCommand } from '@aws-sdk/client-secrets-manager';
+import { z } from 'zod';
+import { PLAN_CATALOGUE, seedPlans } from '#domain/billing';
+import { ensureStaff } from '#domain/identity';
+import { secrets } from '#shared/clients';
+import { config } from '#shared/config';
+import { log } from '#shared/log';
+
+const AdminSecret = z.object({ email: z.email(), password: z.string().min(1) });
+
+/** The admin secret's `{ email, password }`; errors name the secret, never echo its contents. */
+async function readAdminSecret(arn: string): Promise<z.infer<typeof AdminSecret>> {
+  const out = await secrets().send(new GetSecretValueCommand({ SecretId: arn }));
+  let json: unknown;
+  try {
+    json = JSON.parse(out.SecretString ?? '');
+  } catch {
+    json = undefined; // JSON.parse's message quotes the text: the password must not reach the logs
+  }
+  const parsed = AdminSecret.safeParse(json);
+  if (!parsed.success) throw new Error(`Secret ${arn} must be a JSON object { "email": "<address>", "password": "<password>" }`);
+  return parsed.data;
+}
+
+/**
+ * Run on deploy (a CDK Trigger, see infra/cdk/stack.ts): what the local runtime does at start.
+ * Idempotent: plans have fixed keys and are overwritten; an existing staff account is left as it is.
+ * Any failure throws, so the deployment fails instead of leaving an API without plans.
+ */
+export async function handler(): Promise<{ plans: number; staff: 'created' | 'exists' | 'not configured' }> {
+  await seedPlans();
+  const arn = config().BOOTSTRAP_ADMIN_SECRET_ARN;
+  let staff: 'created' | 'exists' | 'not configured' = 'not configured';
+  if (arn) {
+    const { email, password } = await readAdminSecret(arn);
+    const { account, created } = await ensureStaff(email, password);
+    staff = created ? 'created' : 'exists';
+    // An existing customer with that address is not promoted behind anyone's back: staff can do it via the API.
+    if (!created && !account.is_staff) log.warn('bootstrap admin address belongs to a non-staff account; left unchanged', { user_id: account.id });
+  }
+  const result = { plans: PLAN_CATALOGUE.length, staff };
+  log.info('seeded', result);
+  return result;
+}

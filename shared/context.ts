@@ -1,25 +1,37 @@
 import { randomUUID } from 'node:crypto';
 import { config, type Config } from './config';
+import type { Account, Session } from '#domain/identity';
 
-/** What every domain function gets: the clock (injectable for tests), id generation and configuration. */
-export interface AppContext {
+/** Where time comes from: the system clock in production, a controlled one in tests. */
+export interface Clock {
   now(): Date;
-  /** When the request arrived, before anything was read (sync cursors are taken from it). */
-  receivedAt: Date;
-  newId(): string;
+}
+export const systemClock: Clock = { now: () => new Date() };
+
+/** The signed-in caller: the account as re-read for this request, and the session its token belongs to. */
+export interface Actor {
+  account: Account;
+  session: Session;
+}
+
+/**
+ * What every domain function gets first (`fn(ctx, input)`): who is asking, the clock, id
+ * generation and configuration. One per request, made before anything is read.
+ */
+export interface AppContext {
+  /** The caller; null before authentication, on public routes without a token, in workers and tools. */
+  actor: Actor | null;
+  clock: Clock & {
+    /** When the request arrived, before anything was read (sync cursors are taken from it). */
+    receivedAt: Date;
+  };
+  ids: { newId(): string };
   config: Config;
 }
 
-let clock: () => Date = () => new Date();
-
-export function appContext(): AppContext {
-  return { now: () => clock(), receivedAt: clock(), newId: randomUUID, config: config() };
+export function appContext(opts: { clock?: Clock; actor?: Actor | null } = {}): AppContext {
+  const clock = opts.clock ?? systemClock;
+  return { actor: opts.actor ?? null, clock: { now: () => clock.now(), receivedAt: clock.now() }, ids: { newId: randomUUID }, config: config() };
 }
 
-/** Tests replace the clock; `undefined` restores the real one. */
-export function useClock(fn?: () => Date): void {
-  clock = fn ?? (() => new Date());
-}
-
-export const iso = (d: Date) => d.toISOString();
 export const epochSeconds = (d: Date) => Math.floor(d.getTime() / 1000);

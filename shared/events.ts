@@ -19,7 +19,7 @@ export interface DomainEvent {
  * A failure to enqueue is logged, not surfaced: the write stands.
  */
 export async function publishEvent(type: EventType, projectId: string, data: Record<string, unknown>, ctx: AppContext): Promise<DomainEvent> {
-  const event: DomainEvent = { id: ctx.newId(), type, timestamp: ctx.now().toISOString(), data };
+  const event: DomainEvent = { id: ctx.ids.newId(), type, timestamp: ctx.clock.now().toISOString(), data };
   try {
     await enqueue('events', { project_id: projectId, event });
   } catch (err) {

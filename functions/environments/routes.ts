@@ -21,7 +21,7 @@ export const environmentRoutes = [
     handler: async ({ principal, query }, ctx) => {
       await memberAccess(query.project_id, principal.account.id);
       const envs = await listEnvironments(query.project_id, query.updated_since);
-      return ok(envs.map(toEnvironmentOut), { headers: syncHeaders(query.updated_since, ctx.receivedAt) });
+      return ok(envs.map(toEnvironmentOut), { headers: syncHeaders(query.updated_since, ctx.clock.receivedAt) });
     },
   }),
   route({

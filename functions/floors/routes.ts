@@ -37,7 +37,7 @@ export const floorsRoutes = [
     handler: async ({ principal, query }, ctx) => {
       const { project_id, environment_id, ...filters } = query;
       const floors = await listFloors(principal.account.id, project_id, environment_id, filters);
-      return ok(floors.map(toFloorOut), { headers: syncHeaders(query.updated_since, ctx.receivedAt) });
+      return ok(floors.map(toFloorOut), { headers: syncHeaders(query.updated_since, ctx.clock.receivedAt) });
     },
   }),
   route({

@@ -33,7 +33,7 @@ export const networksRoutes = [
     handler: async ({ principal, query }, ctx) => {
       const { project_id, environment_id, ...filters } = query;
       const networks = await listNetworks(principal.account.id, project_id, environment_id, filters);
-      return ok(networks.map(toNetworkOut), { headers: syncHeaders(query.updated_since, ctx.receivedAt) });
+      return ok(networks.map(toNetworkOut), { headers: syncHeaders(query.updated_since, ctx.clock.receivedAt) });
     },
   }),
   route({

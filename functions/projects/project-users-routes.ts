@@ -21,7 +21,7 @@ export const projectUserRoutes = [
       const access = await loadAccess(query.project_id, principal.account.id);
       access.require('project_users.view', NOT_AUTHORIZED_VIEW_PROJECT_USERS);
       const people = await listProjectUsers(query.project_id, query.updated_since);
-      return ok(people.map(toProjectUserOut), { headers: syncHeaders(query.updated_since, ctx.receivedAt) });
+      return ok(people.map(toProjectUserOut), { headers: syncHeaders(query.updated_since, ctx.clock.receivedAt) });
     },
   }),
   route({

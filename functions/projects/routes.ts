@@ -18,7 +18,7 @@ export const projectRoutes = [
     responses: { 200: z.array(projectOut) },
     handler: async ({ principal, query }, ctx) => {
       const rows = await listProjects(principal.account.id, query.updated_since);
-      return ok(rows.map((r) => toProjectOut(r.project, r.isOwner)), { headers: syncHeaders(query.updated_since, ctx.receivedAt) });
+      return ok(rows.map((r) => toProjectOut(r.project, r.isOwner)), { headers: syncHeaders(query.updated_since, ctx.clock.receivedAt) });
     },
   }),
   route({

@@ -44,7 +44,7 @@ export const servicesRoutes = [
     handler: async ({ principal, query }, ctx) => {
       const { project_id, environment_id, ...filters } = query;
       const services = await listServices(principal.account.id, project_id, environment_id, filters);
-      return ok(services, { headers: syncHeaders(query.updated_since, ctx.receivedAt) });
+      return ok(services, { headers: syncHeaders(query.updated_since, ctx.clock.receivedAt) });
     },
   }),
   route({

@@ -26,7 +26,7 @@ export const customRoleRoutes = [
     handler: async ({ principal, params, query }, ctx) => {
       await loadAccess(params.project_id, principal.account.id);
       const roles = await listCustomRoles(params.project_id, query.updated_since);
-      return ok(roles.map(toCustomRoleOut), { headers: syncHeaders(query.updated_since, ctx.receivedAt) });
+      return ok(roles.map(toCustomRoleOut), { headers: syncHeaders(query.updated_since, ctx.clock.receivedAt) });
     },
   }),
   route({
@@ -72,7 +72,7 @@ export const customRoleRoutes = [
       const access = await accessWithCustomRole(params.project_id, principal.account.id, params.role_id);
       roleFrom(access, params.role_id);
       const assignments = await listAssignments(params.project_id, params.role_id, query.updated_since);
-      return ok(assignments.map(toAssignmentOut), { headers: syncHeaders(query.updated_since, ctx.receivedAt) });
+      return ok(assignments.map(toAssignmentOut), { headers: syncHeaders(query.updated_since, ctx.clock.receivedAt) });
     },
   }),
   route({

@@ -24,7 +24,7 @@ export const groupRoutes = [
       const { access, env } = await accessInEnvironment(query.project_id, principal.account.id, query.environment_id);
       access.require('groups.view', NOT_AUTHORIZED_VIEW_GROUPS, env.id);
       const groups = await listGroups(env.project_id, env.id, query.updated_since);
-      return ok(groups.map(toGroupOut), { headers: syncHeaders(query.updated_since, ctx.receivedAt) });
+      return ok(groups.map(toGroupOut), { headers: syncHeaders(query.updated_since, ctx.clock.receivedAt) });
     },
   }),
   route({
@@ -64,7 +64,7 @@ export const groupRoutes = [
       const { access, env } = await accessInEnvironment(query.project_id, principal.account.id, query.environment_id);
       access.require('groups.view', NOT_AUTHORIZED_VIEW_GROUPS, env.id);
       const subgroups = await listSubgroups(env.project_id, env.id, { groupId: query.group_id, updatedSince: query.updated_since });
-      return ok(subgroups.map(toSubgroupOut), { headers: syncHeaders(query.updated_since, ctx.receivedAt) });
+      return ok(subgroups.map(toSubgroupOut), { headers: syncHeaders(query.updated_since, ctx.clock.receivedAt) });
     },
   }),
   route({

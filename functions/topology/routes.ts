@@ -56,7 +56,7 @@ export const topologyRoutes = [
     query: z.object({ ...scope, entity_id: uuid.optional(), chain_id: uuid.optional(), updated_since: updatedSince }),
     responses: { 200: z.array(connectionOut) },
     handler: async ({ principal, query }, ctx) =>
-      ok((await listConnections(principal.account.id, query)).map(toConnectionOut), { headers: syncHeaders(query.updated_since, ctx.receivedAt) }),
+      ok((await listConnections(principal.account.id, query)).map(toConnectionOut), { headers: syncHeaders(query.updated_since, ctx.clock.receivedAt) }),
   }),
   route({
     method: 'POST', path: '/service-connections/batch', auth: 'user', summary: 'Create a chain or hub of connections at once (one chain_id, all or nothing)',
@@ -101,7 +101,7 @@ export const topologyRoutes = [
     query: z.object({ ...scope, service_id: uuid.optional(), updated_since: updatedSince }),
     responses: { 200: z.array(linkOut) },
     handler: async ({ principal, query }, ctx) =>
-      ok((await listLinks(principal.account.id, query)).map(toLinkOut), { headers: syncHeaders(query.updated_since, ctx.receivedAt) }),
+      ok((await listLinks(principal.account.id, query)).map(toLinkOut), { headers: syncHeaders(query.updated_since, ctx.clock.receivedAt) }),
   }),
   route({
     method: 'POST', path: '/service-links', auth: 'user', summary: 'Link two services (from depends on to)',

@@ -3,6 +3,7 @@ import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { apiEvent, lambdaContext } from './api-event';
 import { allRoutes, FALLBACK_GROUP, routeTable, type RouteGroup } from '../../functions/route-table';
 import { httpHandler } from '#http/pipeline';
+import type { Clock } from '#shared/context';
 import { createRouter, routeKey } from '#http/router';
 import type { Route } from '#http/route';
 
@@ -56,8 +57,8 @@ function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
  * The local stand-in for API Gateway: routes with the same table, then calls the same
  * middy handler the group's Lambda runs.
  */
-export function createLocalServer(): Server {
-  const handlers = Object.fromEntries(Object.entries(routeTable).map(([g, routes]) => [g, httpHandler(routes as Route[])])) as Record<RouteGroup, Handler>;
+export function createLocalServer(opts: { clock?: Clock } = {}): Server {
+  const handlers = Object.fromEntries(Object.entries(routeTable).map(([g, routes]) => [g, httpHandler(routes as Route[], opts)])) as Record<RouteGroup, Handler>;
   const entries = allRoutes();
   const groupOf = new Map(entries.map((e) => [e.route, e.group]));
   const router = createRouter(entries.map((e) => e.route));

@@ -10,6 +10,7 @@ import { startDynamo, type LocalDynamo } from './dynamo';
 import { startS3, type LocalS3 } from './s3';
 import { startLocalQueues } from './queues';
 import { createLocalServer } from './server';
+import type { Clock } from '#shared/context';
 import { bootstrapData } from './bootstrap';
 
 export interface LocalStackOptions {
@@ -23,6 +24,8 @@ export interface LocalStackOptions {
   withoutS3?: boolean;
   /** Don't listen for HTTP (benchmarks and `npm run invoke` call handlers directly). */
   withoutHttp?: boolean;
+  /** The handlers' clock (tests move it); the system clock otherwise. */
+  clock?: Clock;
 }
 
 /** The whole product on one machine: DynamoDB Local, s3rver, table and plans, in-process queues, the HTTP server. */
@@ -49,7 +52,7 @@ export async function startLocalStack(opts: LocalStackOptions = {}) {
   if (c.BOOTSTRAP_ADMIN_EMAIL && c.BOOTSTRAP_ADMIN_PASSWORD) await ensureStaff(c.BOOTSTRAP_ADMIN_EMAIL, c.BOOTSTRAP_ADMIN_PASSWORD);
   const queues = startLocalQueues();
 
-  const server = opts.withoutHttp ? undefined : createLocalServer();
+  const server = opts.withoutHttp ? undefined : createLocalServer({ clock: opts.clock });
   if (server) await new Promise<void>((r) => server.listen(c.PORT, '127.0.0.1', r));
   const port = server ? (server.address() as AddressInfo).port : 0;
 

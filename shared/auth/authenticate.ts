@@ -1,13 +1,10 @@
 import { verifyAccessToken } from './tokens';
-import { getAccountAndSession, sessionExpired, type Session, USER_NOT_FOUND_OR_INACTIVE, type Account } from '#domain/identity';
+import { getAccountAndSession, sessionExpired, USER_NOT_FOUND_OR_INACTIVE } from '#domain/identity';
 import { unauthenticated } from '#shared/errors';
-import type { AppContext } from '#shared/context';
+import type { Actor, AppContext } from '#shared/context';
 
-/** The caller of a request: the account as re-read for this request, and the session the token belongs to. */
-export interface Principal {
-  account: Account;
-  session: Session;
-}
+/** The caller of a request (see Actor). */
+export type Principal = Actor;
 
 export const NOT_AUTHENTICATED = 'Not authenticated';
 

@@ -14,7 +14,7 @@ export interface AccessClaims {
 }
 
 export async function issueAccessToken(claims: AccessClaims, ctx: AppContext): Promise<string> {
-  const now = Math.floor(ctx.now().getTime() / 1000);
+  const now = Math.floor(ctx.clock.now().getTime() / 1000);
   return new SignJWT({ ver: claims.ver, sid: claims.sid, typ: 'access' })
     .setProtectedHeader({ alg: ALG, typ: 'JWT' })
     .setSubject(claims.sub)
@@ -37,7 +37,7 @@ const VERIFIED_CACHE_SIZE = 1000;
 
 /** Verifies an access token; every refusal is one of SPEC "Authentication" rule 3's details. */
 export async function verifyAccessToken(token: string, ctx: AppContext): Promise<AccessClaims> {
-  const nowSeconds = ctx.now().getTime() / 1000;
+  const nowSeconds = ctx.clock.now().getTime() / 1000;
   const known = verified.get(token);
   if (known && known.exp > nowSeconds) return { sub: known.sub, ver: known.ver, sid: known.sid };
   let payload: Record<string, unknown>;
@@ -46,7 +46,7 @@ export async function verifyAccessToken(token: string, ctx: AppContext): Promise
       algorithms: [ALG],
       issuer: ctx.config.JWT_ISSUER,
       audience: ctx.config.JWT_AUDIENCE,
-      currentDate: ctx.now(),
+      currentDate: ctx.clock.now(),
       requiredClaims: ['exp'],
     }));
   } catch (err) {

@@ -1,7 +1,7 @@
 import middy from '@middy/core';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { appContext, type AppContext } from '#shared/context';
+import { appContext, type AppContext, type Clock } from '#shared/context';
 import { authenticate, presentedToken, type Principal } from '#auth/authenticate';
 import { DomainError, forbidden, notFound } from '#shared/errors';
 import { refusalReply } from './errors';
@@ -71,7 +71,7 @@ const matchRoute = (router: ReturnType<typeof createRouter>): middy.MiddlewareOb
 });
 
 /** 4 and 5. Validation before any lookup, then authentication (unless the route is public). */
-const validateAndAuthenticate = (): middy.MiddlewareObj<Event, Result> => ({
+const validateAndAuthenticate = (clock?: Clock): middy.MiddlewareObj<Event, Result> => ({
   before: async (request) => {
     const { event } = request;
     const current = state.get(event)!;
@@ -83,12 +83,13 @@ const validateAndAuthenticate = (): middy.MiddlewareObj<Event, Result> => ({
     ]);
     const cookies = parseCookies(event.cookies, event.headers?.cookie);
     // One context per request, made before anything is read: its receivedAt is the sync cursor.
-    const ctx = appContext();
+    const ctx = appContext({ clock });
     current.ctx = ctx;
     const token = presentedToken(event.headers?.authorization, cookies[ACCESS_COOKIE]);
     let principal: Principal | null = null;
     if (route.auth !== 'public') {
       principal = await authenticate(token, ctx);
+      ctx.actor = principal;
       if (route.auth === 'staff' && !principal.account.is_staff && !principal.account.is_superuser) {
         throw forbidden('Staff privileges required');
       }
@@ -107,14 +108,14 @@ const validateAndAuthenticate = (): middy.MiddlewareObj<Event, Result> => ({
   },
 });
 
-/** The Lambda handler of one route group: the middy chain in DESIGN.md's order over that group's routes. */
-export function httpHandler(routes: Route[]) {
+/** The Lambda handler of one route group: the middy chain in DESIGN.md's order over that group's routes (tests may give the clock). */
+export function httpHandler(routes: Route[], opts: { clock?: Clock } = {}) {
   const router = createRouter(routes);
   return middy<Event, Result, Error, Context>({ timeoutEarlyInMillis: 0 })
     .use(errorResponder())
     .use(jsonBody())
     .use(matchRoute(router))
-    .use(validateAndAuthenticate())
+    .use(validateAndAuthenticate(opts.clock))
     .handler(async (event) => {
       const { match, request, ctx } = state.get(event)!;
       return toResult(await match.route.handler(request!, ctx!));

@@ -12,7 +12,7 @@ export interface QueuedMail extends MailMessage {
  * the request that wanted the mail has already done its work.
  */
 export async function queueMail(message: MailMessage, ctx: AppContext): Promise<void> {
-  const queued: QueuedMail = { id: ctx.newId(), ...message };
+  const queued: QueuedMail = { id: ctx.ids.newId(), ...message };
   try {
     await enqueue('mail', queued);
   } catch (err) {

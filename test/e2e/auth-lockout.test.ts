@@ -4,9 +4,9 @@ import { client, PASSWORD, signUp, uniqueEmail } from '../helpers/http';
 import { enrolAuthenticator, frozenClock, login, totpCode } from '../helpers/sign-in';
 import { readOutbox } from '../helpers/outbox';
 
-const ref = useTestStack();
-const api = client(() => ref.stack.url);
 const clock = frozenClock();
+const ref = useTestStack({}, { clock });
+const api = client(() => ref.stack.url);
 
 const LOCKED = 'Account temporarily locked due to failed login attempts. Please try again later.';
 const MINUTE = 60_000;

@@ -4,9 +4,9 @@ import { client, PASSWORD, signUp, uniqueEmail } from '../helpers/http';
 import { enrolAuthenticator, frozenClock, login, totpCode } from '../helpers/sign-in';
 import { readOutbox } from '../helpers/outbox';
 
-const ref = useTestStack({ APP_BASE_URL: 'https://catalog.example.test/' });
-const api = client(() => ref.stack.url);
 const clock = frozenClock();
+const ref = useTestStack({ APP_BASE_URL: 'https://catalog.example.test/' }, { clock });
+const api = client(() => ref.stack.url);
 
 const NEW_PASSWORD = 'a brand new passphrase';
 const LINK = /https:\/\/catalog\.example\.test\/reset-password\?token=([A-Za-z0-9_-]+)/;

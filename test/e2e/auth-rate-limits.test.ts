@@ -4,8 +4,8 @@ import { PASSWORD, uniqueEmail } from '../helpers/http';
 import { frozenClock, postFrom } from '../helpers/sign-in';
 
 // SPEC "Rate limits" (the test harness lifts them for other files; this one restores SPEC's values).
-const ref = useTestStack({ LOGIN_RATE_LIMIT_PER_MINUTE: '10', PASSWORD_RESET_RATE_LIMIT_PER_MINUTE: '5' });
 const clock = frozenClock();
+const ref = useTestStack({ LOGIN_RATE_LIMIT_PER_MINUTE: '10', PASSWORD_RESET_RATE_LIMIT_PER_MINUTE: '5' }, { clock });
 
 /** Each test speaks from its own loopback address, so the per-address buckets of tests do not mix. */
 let nextAddress = 10;

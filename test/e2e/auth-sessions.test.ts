@@ -3,9 +3,9 @@ import { useTestStack } from '../helpers/stack';
 import { client, PASSWORD, signUp } from '../helpers/http';
 import { frozenClock } from '../helpers/sign-in';
 
-const ref = useTestStack();
-const api = client(() => ref.stack.url);
 const clock = frozenClock();
+const ref = useTestStack({}, { clock });
+const api = client(() => ref.stack.url);
 
 const FIREFOX = 'Mozilla/5.0 (X11; Linux x86_64; rv:140.0) Gecko/20100101 Firefox/140.0';
 const CLI = 'infra-catalog-cli/1.2';

@@ -6,9 +6,9 @@ import { enrolAuthenticator, frozenClock, login, totpCode } from '../helpers/sig
 import { ddb } from '#shared/clients';
 import { keys } from '#db/keys';
 
-const ref = useTestStack();
-const api = client(() => ref.stack.url);
 const clock = frozenClock();
+const ref = useTestStack({}, { clock });
+const api = client(() => ref.stack.url);
 const STEP = 30_000;
 
 describe('provisioning an authenticator', () => {

@@ -12,9 +12,9 @@ import { keys } from '#db/keys';
 import { listSubscriptions } from '#domain/billing';
 import { ensureStaff } from '#domain/identity';
 
-const ref = useTestStack({ APP_BASE_URL: 'https://catalog.example.test' });
-const api: Client = client(() => ref.stack.url);
 const clock = frozenClock();
+const ref = useTestStack({ APP_BASE_URL: 'https://catalog.example.test' }, { clock });
+const api: Client = client(() => ref.stack.url);
 
 const NEW_PASSWORD = 'a brand new passphrase';
 const ACCOUNT_EXISTS =

@@ -5,9 +5,9 @@ import { projectWithEnv } from '../helpers/tenancy';
 import { frozenClock } from '../helpers/sign-in';
 import { linkFrom, readOutbox } from '../helpers/outbox';
 
-const ref = useTestStack();
-const api = client(() => ref.stack.url);
 const clock = frozenClock();
+const ref = useTestStack({}, { clock });
+const api = client(() => ref.stack.url);
 
 const ACCEPT_FIRST = 'Please accept your invitation via the email link before logging in';
 const login = (email: string, password = PASSWORD) => api.post('/auth/login', { email, password });

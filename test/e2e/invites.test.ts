@@ -12,9 +12,9 @@ import { keys } from '#db/keys';
 import { sha256 } from '#auth/tokens';
 import { useLocalQueueTransport } from '#shared/queue';
 
-const ref = useTestStack({ APP_BASE_URL: 'https://catalog.example.test/' });
-const api = client(() => ref.stack.url);
 const clock = frozenClock();
+const ref = useTestStack({ APP_BASE_URL: 'https://catalog.example.test/' }, { clock });
+const api = client(() => ref.stack.url);
 
 /** Messages put on the events queue (the local runtime has no events worker yet; they are recorded, then passed on). */
 const events: { project_id: string; event: { type: string; data: Record<string, unknown> } }[] = [];

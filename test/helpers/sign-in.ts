@@ -1,15 +1,14 @@
 import { request } from 'node:http';
-import { afterEach, beforeEach } from 'vitest';
+import { beforeEach } from 'vitest';
 import { generate } from 'otplib';
-import { useClock } from '#shared/context';
 import type { Client } from './http';
 
-/**
- * Helpers for sign-in security tests. The local server runs in the test's process, so the clock the
- * handlers read (shared/context) is the one these helpers move.
- */
+/** Helpers for sign-in security tests. */
 
-/** Freezes the handlers' clock for each test of the file; `advance` moves it. Restored after each test. */
+/**
+ * A clock for the test file's stack (`useTestStack(env, { clock })`): frozen at the real time at the
+ * start of each test; `advance` moves it.
+ */
 export function frozenClock() {
   let at = Date.now();
   const clock = {
@@ -17,13 +16,10 @@ export function frozenClock() {
     advance(ms: number) {
       at += ms;
     },
-    freeze() {
-      at = Date.now();
-      useClock(() => new Date(at));
-    },
   };
-  beforeEach(() => clock.freeze());
-  afterEach(() => useClock());
+  beforeEach(() => {
+    at = Date.now();
+  });
   return clock;
 }
 

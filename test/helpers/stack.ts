@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll } from 'vitest';
 import { startLocalStack, type LocalStack } from '../../infra/local/stack';
+import type { Clock } from '#shared/context';
 
 export interface TestStack extends LocalStack {
   dataDir: string;
@@ -16,7 +17,7 @@ export interface TestStack extends LocalStack {
 const UNLIMITED_SIGN_IN = { LOGIN_RATE_LIMIT_PER_MINUTE: '1000000', PASSWORD_RESET_RATE_LIMIT_PER_MINUTE: '1000000' };
 
 /** A fresh table and data dir on the run's DynamoDB Local, for one test file. */
-export async function startTestStack(env: Record<string, string> = {}, opts: { withoutHttp?: boolean } = {}): Promise<TestStack> {
+export async function startTestStack(env: Record<string, string> = {}, opts: { withoutHttp?: boolean; clock?: Clock } = {}): Promise<TestStack> {
   const endpoint = process.env.TEST_DYNAMODB_ENDPOINT;
   if (!endpoint) throw new Error('TEST_DYNAMODB_ENDPOINT is not set: run tests through vitest (global setup starts DynamoDB Local)');
   const dataDir = await mkdtemp(join(tmpdir(), 'infra-catalog-test-'));
@@ -24,6 +25,7 @@ export async function startTestStack(env: Record<string, string> = {}, opts: { w
     dynamoEndpoint: endpoint,
     withoutS3: true,
     withoutHttp: opts.withoutHttp,
+    clock: opts.clock,
     env: { TABLE_NAME: `test-${randomUUID()}`, LOCAL_DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'silent', ...UNLIMITED_SIGN_IN, ...env },
   });
   return {
@@ -37,7 +39,7 @@ export async function startTestStack(env: Record<string, string> = {}, opts: { w
 }
 
 /** Starts a stack for the current test file and stops it afterwards. */
-export function useTestStack(env: Record<string, string> = {}, opts: { withoutHttp?: boolean } = {}) {
+export function useTestStack(env: Record<string, string> = {}, opts: { withoutHttp?: boolean; clock?: Clock } = {}) {
   const ref = {} as { stack: TestStack };
   beforeAll(async () => {
     ref.stack = await startTestStack(env, opts);

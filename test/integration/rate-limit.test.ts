@@ -10,7 +10,7 @@ import { consume, enforceRateLimit } from '#domain/identity';
 const ref = useTestStack({}, { withoutHttp: true });
 
 /** A context whose clock stands at `ms`. */
-const at = (ms: number): AppContext => ({ ...appContext(), now: () => new Date(ms) });
+const at = (ms: number): AppContext => appContext({ clock: { now: () => new Date(ms) } });
 const T0 = Date.parse('2026-05-01T10:00:00.000Z');
 
 describe('generic fixed-window rate limiter (DynamoDB)', () => {

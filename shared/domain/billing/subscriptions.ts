@@ -19,8 +19,8 @@ export interface Subscription {
 }
 
 export function newSubscriptionStep(userId: string, planId: string, status: SubscriptionStatus, ctx: AppContext): TransactStep {
-  const now = ctx.now().toISOString();
-  const sub: Subscription = { id: ctx.newId(), user_id: userId, plan_id: planId, status, period_start: now, period_end: null, created_at: now, updated_at: now };
+  const now = ctx.clock.now().toISOString();
+  const sub: Subscription = { id: ctx.ids.newId(), user_id: userId, plan_id: planId, status, period_start: now, period_end: null, created_at: now, updated_at: now };
   return {
     Put: {
       Item: { ...keys.subscription(userId, sub.id), type: 'subscription', ...sub },

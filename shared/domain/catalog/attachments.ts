@@ -66,7 +66,7 @@ export async function replaceAttachedNetworks(holder: Holder, id: string, userId
   if (missing.length) throw invalid(networksNotFound(missing));
   const before = [...(item.network_ids ?? [])].sort();
   if (JSON.stringify(before) !== JSON.stringify([...ids].sort())) {
-    const updated_at = ctx.now().toISOString();
+    const updated_at = ctx.clock.now().toISOString();
     await transact([
       setFieldsStep(located.key, { network_ids: ids, updated_at }, notFound(holder.notFound)),
       ...wanted.map((w) => stillLiveStep(w.key, invalid(networksNotFound([w.id])))),

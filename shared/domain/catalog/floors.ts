@@ -106,9 +106,9 @@ function storedFields(input: Partial<Record<keyof typeof floorFields, unknown>>)
 export async function createFloor(userId: string, input: CreateFloorInput, ctx: AppContext): Promise<Floor> {
   const { access, env } = await accessInEnvironment(input.project_id, userId, input.environment_id);
   access.require('floors.manage', FORBIDDEN_CREATE, env.id);
-  const now = ctx.now().toISOString();
+  const now = ctx.clock.now().toISOString();
   const floor: Floor = {
-    id: ctx.newId(), project_id: env.project_id, environment_id: env.id, floor_type: input.type,
+    id: ctx.ids.newId(), project_id: env.project_id, environment_id: env.id, floor_type: input.type,
     hostname: null, provider: null, provider_region: null, provider_zone: null, provider_instance_id: null, ip_address: null,
     ip_addresses: [], cpu: null, memory_mb: null, storage_gb: null, instances: null, tags: [],
     ...storedFields(input),
@@ -161,7 +161,7 @@ export async function updateFloor(floorId: string, userId: string, input: Update
   const wanted: Partial<Floor> = { ...storedFields(input), ...(input.type ? { floor_type: input.type } : {}) };
   const changes = Object.fromEntries(Object.entries(wanted).filter(([k, v]) => JSON.stringify(v) !== JSON.stringify(item[k as keyof Floor])));
   if (!Object.keys(changes).length) return item;
-  const updated_at = ctx.now().toISOString();
+  const updated_at = ctx.clock.now().toISOString();
   await transact([setFieldsStep(located.key, { ...changes, updated_at }, notFound(FLOOR_NOT_FOUND))]);
   return { ...item, ...changes, updated_at };
 }
@@ -176,7 +176,7 @@ export async function deleteFloor(floorId: string, userId: string, ctx: AppConte
   access.require('floors.manage', FORBIDDEN_MANAGE, located.envId);
   const { projectId, envId } = located;
   const detached = await retryWhenStale(async () => {
-    const now = ctx.now().toISOString();
+    const now = ctx.clock.now().toISOString();
     const [hosted, edgeSteps] = await Promise.all([
       queryPrefix<Service & { PK: string; SK: string }>(projectId, keys.servicePrefix(envId), {
         projection: ['PK', 'SK', 'id', 'name', 'project_id', 'environment_id'],

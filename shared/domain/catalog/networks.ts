@@ -92,9 +92,9 @@ export async function createNetwork(userId: string, input: CreateNetworkInput, c
   const { access, env } = await accessInEnvironment(input.project_id, userId, input.environment_id);
   access.require('networks.manage', FORBIDDEN_CREATE, env.id);
   checkGateway(input.cidr, input.gateway ?? null);
-  const now = ctx.now().toISOString();
+  const now = ctx.clock.now().toISOString();
   const network: Network = {
-    id: ctx.newId(), project_id: env.project_id, environment_id: env.id, name: input.name, cidr: input.cidr, gateway: input.gateway ?? null,
+    id: ctx.ids.newId(), project_id: env.project_id, environment_id: env.id, name: input.name, cidr: input.cidr, gateway: input.gateway ?? null,
     vlan_id: input.vlan_id ?? null, is_private: input.is_private, description: input.description ?? null,
     created_at: now, updated_at: now, deleted_at: null,
   };
@@ -154,7 +154,7 @@ export async function updateNetwork(networkId: string, userId: string, input: Up
   const wanted = Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined)) as Partial<Network>;
   const changes = Object.fromEntries(Object.entries(wanted).filter(([k, v]) => v !== item[k as keyof Network])) as Partial<Network>;
   if (!Object.keys(changes).length) return item;
-  const updated: Network = { ...item, ...changes, updated_at: ctx.now().toISOString() };
+  const updated: Network = { ...item, ...changes, updated_at: ctx.clock.now().toISOString() };
   checkGateway(updated.cidr, updated.gateway);
   await transact([
     setFieldsStep(located.key, { ...changes, updated_at: updated.updated_at }, notFound(NETWORK_NOT_FOUND)),
@@ -170,7 +170,7 @@ export async function updateNetwork(networkId: string, userId: string, input: Up
 export async function deleteNetwork(networkId: string, userId: string, ctx: AppContext): Promise<void> {
   const { access, item, located } = await accessToNetwork(networkId, userId);
   access.require('networks.manage', FORBIDDEN_MANAGE, located.envId);
-  const now = ctx.now().toISOString();
+  const now = ctx.clock.now().toISOString();
   await transact([
     setFieldsStep(located.key, { deleted_at: now, updated_at: now }, notFound(NETWORK_NOT_FOUND)),
     releaseNameStep(nameScope(item.project_id, item.environment_id), item.name),

@@ -302,9 +302,9 @@ export async function createService(userId: string, input: CreateServiceInput, c
   const set = storedFields(input);
   const { access, env } = await accessInEnvironment(input.project_id, userId, input.environment_id, keysToValidate(input.project_id, input.environment_id, set));
   access.require('services.manage', FORBIDDEN_CREATE, env.id);
-  const now = ctx.now().toISOString();
+  const now = ctx.clock.now().toISOString();
   const service: Service = {
-    id: ctx.newId(), name: input.name, owner_user_id: userId, project_id: env.project_id, environment_id: env.id,
+    id: ctx.ids.newId(), name: input.name, owner_user_id: userId, project_id: env.project_id, environment_id: env.id,
     service_floor_id: null, group_id: null, subgroup_id: null, category: null, replicas: null, provider: null, provider_region: null,
     provider_zone: null, tracker_project_key: null, port: null, ip_address: null, agent_id: null, responsible_project_user_id: null,
     responsible_user_id: null, responsible_name: null, programming_language: null, programming_language_version: null,
@@ -407,7 +407,7 @@ export async function updateService(serviceId: string, userId: string, input: Up
   const changes = Object.fromEntries(Object.entries(wanted).filter(([k, v]) => JSON.stringify(v) !== JSON.stringify(item[k as keyof Service]))) as Partial<Service>;
   let service = item;
   if (Object.keys(changes).length) {
-    service = { ...item, ...changes, updated_at: ctx.now().toISOString() };
+    service = { ...item, ...changes, updated_at: ctx.clock.now().toISOString() };
     const guards = validateReferences(access, located.envId, changes, service);
     const moved = ['service_floor_id', 'group_id', 'subgroup_id'].some((k) => k in changes);
     await transact([
@@ -432,7 +432,7 @@ export async function deleteService(serviceId: string, userId: string, ctx: AppC
   access.require('services.manage', FORBIDDEN_MANAGE, located.envId);
   const { projectId, envId } = located;
   await retryWhenStale(async () => {
-    const now = ctx.now().toISOString();
+    const now = ctx.clock.now().toISOString();
     await transactWithCascade(await edgeRemovalSteps(projectId, envId, serviceId, true, now), [
       setFieldsStep(located.key, { deleted_at: now, updated_at: now, network_ids: [] }, notFound(SERVICE_NOT_FOUND)),
       counterStep(keys.project(projectId), { service_count: -1 }),

@@ -69,9 +69,9 @@ export interface NewAccount {
 }
 
 export function buildAccount(input: NewAccount, ctx: AppContext): Account {
-  const now = ctx.now().toISOString();
+  const now = ctx.clock.now().toISOString();
   return {
-    id: ctx.newId(),
+    id: ctx.ids.newId(),
     email: normalizeEmail(input.email),
     name: input.name ?? null,
     phone: input.phone ?? null,
@@ -114,7 +114,7 @@ export type ProfilePatch = Partial<
 
 /** Updates profile fields; an e-mail change moves the uniqueness sentinel (and the staff list's sort key) in the same transaction. */
 export async function updateProfile(account: Account, patch: ProfilePatch, ctx: AppContext): Promise<Account> {
-  const next: Account = { ...account, ...patch, updated_at: ctx.now().toISOString() };
+  const next: Account = { ...account, ...patch, updated_at: ctx.clock.now().toISOString() };
   if (patch.email !== undefined) next.email = normalizeEmail(patch.email);
   const emailChanged = next.email !== account.email;
   const { email: _email, ...fields } = patch;
@@ -136,5 +136,5 @@ export async function updateProfile(account: Account, patch: ProfilePatch, ctx: 
 }
 
 export async function recordLogin(userId: string, ctx: AppContext): Promise<void> {
-  await updateItem(keys.account(userId), setExpression({ last_login_at: ctx.now().toISOString() }));
+  await updateItem(keys.account(userId), setExpression({ last_login_at: ctx.clock.now().toISOString() }));
 }

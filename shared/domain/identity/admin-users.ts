@@ -61,7 +61,7 @@ export async function updateAccountAsStaff(userId: string, patch: AdminAccountPa
   const blocking = patch.is_active === false && before.is_active;
   const { is_active, account_type, is_staff, admin_role } = patch;
   const updated = await conditionalUpdate(keys.account(userId), {
-    ...setExpression({ is_active, account_type, is_staff, admin_role, updated_at: ctx.now().toISOString() }, blocking ? { token_version: 1 } : {}),
+    ...setExpression({ is_active, account_type, is_staff, admin_role, updated_at: ctx.clock.now().toISOString() }, blocking ? { token_version: 1 } : {}),
     ...IF_EXISTS,
     ReturnValues: 'ALL_NEW',
   });

@@ -32,7 +32,7 @@ export const loginFailures = (email: string) => getItem<LoginFailures>(keys.logi
 /** The end of the lock in force, if any (epoch ms). */
 export function lockedUntil(state: LoginFailures | undefined, ctx: AppContext): number | undefined {
   const until = state?.locked_until_ms;
-  return until !== undefined && until > ctx.now().getTime() ? until : undefined;
+  return until !== undefined && until > ctx.clock.now().getTime() ? until : undefined;
 }
 
 /**
@@ -42,7 +42,7 @@ export function lockedUntil(state: LoginFailures | undefined, ctx: AppContext): 
  */
 export async function recordLoginFailure(email: string, ctx: AppContext): Promise<number | undefined> {
   const Key = keys.loginFailures(normalizeEmail(email));
-  const now = ctx.now().getTime();
+  const now = ctx.clock.now().getTime();
   const windowEnds = now + LOCKOUT.windowSeconds * 1000;
   let failures: number | undefined;
   for (let attempt = 0; failures === undefined && attempt < 5; attempt++) {
@@ -69,7 +69,7 @@ export async function recordLoginFailure(email: string, ctx: AppContext): Promis
 
 /** Sets the lock unless one is already in force; either way answers when the lock in force ends. */
 async function lock(email: string, ctx: AppContext): Promise<number> {
-  const now = ctx.now().getTime();
+  const now = ctx.clock.now().getTime();
   const until = now + LOCKOUT.lockSeconds * 1000;
   const key = keys.loginFailures(normalizeEmail(email));
   const set = await conditionalUpdate(key, {

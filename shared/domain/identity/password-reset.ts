@@ -55,7 +55,7 @@ async function sendResetLink(input: { email: string; totp_code?: string | null }
     if (!code || !(await verifySecondFactor(account, code, ctx))) return;
   }
   const token = newSecret(32); // 256 bits; only its hash is stored
-  const now = ctx.now();
+  const now = ctx.clock.now();
   const expires = new Date(now.getTime() + RESET_LINK_VALID_MINUTES * 60_000);
   const record: PasswordResetToken = { user_id: account.id, created_at: now.toISOString(), expires_at: expires.toISOString() };
   const item = { ...keys.passwordReset(sha256(token)), type: 'password_reset', ...record };
@@ -97,7 +97,7 @@ export async function confirmPasswordReset(input: { token: string; new_password:
   if (problem) throw invalid(problem);
   const Key = keys.passwordReset(sha256(token));
   const record = await getItem<PasswordResetToken>(Key);
-  const now = ctx.now().toISOString();
+  const now = ctx.clock.now().toISOString();
   if (!record) throw notFound(RESET_TOKEN_NOT_FOUND);
   if (record.used_at) throw invalid(RESET_TOKEN_USED);
   if (record.expires_at <= now) throw invalid(RESET_TOKEN_EXPIRED);

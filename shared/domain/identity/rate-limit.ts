@@ -20,7 +20,7 @@ export interface RateDecision {
  */
 export async function consume(bucket: string, limit: number, windowSeconds: number, ctx: AppContext): Promise<RateDecision> {
   const Key = keys.rateLimit(bucket);
-  const now = Math.floor(ctx.now().getTime() / 1000);
+  const now = Math.floor(ctx.clock.now().getTime() / 1000);
   for (let attempt = 0; attempt < 5; attempt++) {
     const counted = await conditionalUpdate(Key, {
       UpdateExpression: 'ADD hits :one',

@@ -32,7 +32,7 @@ export async function regenerateRecoveryCodes(userId: string, ctx: AppContext): 
   const codes = Array.from({ length: RECOVERY_CODES_PER_SET }, newCode);
   const set: RecoveryCodeSet = {
     user_id: userId,
-    created_at: ctx.now().toISOString(),
+    created_at: ctx.clock.now().toISOString(),
     codes: Object.fromEntries(codes.map((c) => [codeHash(userId, c), UNUSED])),
   };
   await putItem({ ...keys.recoveryCodes(userId), type: 'recovery_codes', ...set });
@@ -51,7 +51,7 @@ export async function consumeRecoveryCode(userId: string, code: string, ctx: App
     UpdateExpression: 'SET #codes.#code = :usedAt',
     ConditionExpression: '#codes.#code = :unused',
     ExpressionAttributeNames: { '#codes': 'codes', '#code': codeHash(userId, code) },
-    ExpressionAttributeValues: { ':usedAt': ctx.now().getTime(), ':unused': UNUSED },
+    ExpressionAttributeValues: { ':usedAt': ctx.clock.now().getTime(), ':unused': UNUSED },
   });
   return used.ok;
 }

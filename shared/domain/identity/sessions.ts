@@ -38,17 +38,17 @@ export interface TokenPair {
 }
 
 function expiry(ctx: AppContext) {
-  const at = new Date(ctx.now().getTime() + ctx.config.REFRESH_TOKEN_TTL_DAYS * 86_400_000);
+  const at = new Date(ctx.clock.now().getTime() + ctx.config.REFRESH_TOKEN_TTL_DAYS * 86_400_000);
   return { expires_at: at.toISOString(), expires_at_epoch: Math.floor(at.getTime() / 1000) };
 }
 
 /** Starts a session and answers with its token pair, as login and invitation acceptance do. */
 export async function startSession(account: Account, meta: ClientMeta, ctx: AppContext): Promise<TokenPair> {
   const secret = newSecret();
-  const now = ctx.now().toISOString();
+  const now = ctx.clock.now().toISOString();
   const { expires_at, expires_at_epoch } = expiry(ctx);
   const session: Session = {
-    id: ctx.newId(),
+    id: ctx.ids.newId(),
     user_id: account.id,
     refresh_hash: sha256(secret),
     device: meta.userAgent.slice(0, 256),
@@ -75,7 +75,7 @@ export async function getAccountAndSession(userId: string, sessionId: string): P
   return { account: items.get(keyId(accountKey)) as Account | undefined, session: items.get(keyId(sessionKey)) as Session | undefined };
 }
 
-export const sessionExpired = (s: Session, ctx: AppContext) => s.expires_at <= ctx.now().toISOString();
+export const sessionExpired = (s: Session, ctx: AppContext) => s.expires_at <= ctx.clock.now().toISOString();
 
 /**
  * Exchanges a refresh token for a new pair. The secret rotates on every use; presenting a secret
@@ -99,7 +99,7 @@ export async function refreshSession(token: string, meta: ClientMeta, ctx: AppCo
   }
   const secret = newSecret();
   const next = expiry(ctx);
-  const set = setExpression({ refresh_hash: sha256(secret), last_seen_at: ctx.now().toISOString(), ip: meta.sourceIp, ...next });
+  const set = setExpression({ refresh_hash: sha256(secret), last_seen_at: ctx.clock.now().toISOString(), ip: meta.sourceIp, ...next });
   // Only the holder of the current secret rotates it.
   const rotated = await conditionalUpdate(keys.session(account.id, session.id), {
     ...set,

@@ -59,10 +59,10 @@ export async function enrolAuthenticator(account: Account, input: { secret: stri
   if (!name) throw invalid(DEVICE_NAME_REQUIRED);
   const secret = normalizeSecret(input.secret);
   if (!isUsableTotpSecret(secret)) throw invalid(INVALID_TOTP_SECRET);
-  const now = ctx.now();
+  const now = ctx.clock.now();
   const step = await matchingTimeStep(secret, input.code.trim(), now);
   if (step === null) throw invalid(INVALID_TOTP_CODE);
-  const id = ctx.newId();
+  const id = ctx.ids.newId();
   const device: TotpDevice = {
     id, user_id: account.id, name, secret_sealed: await seal(secret, sealContext(account.id, id)),
     created_at: now.toISOString(), last_used_at: null, last_used_step: step,
@@ -93,7 +93,7 @@ export async function removeAuthenticator(userId: string, deviceId: string): Pro
  */
 export async function acceptAuthenticatorCode(account: Account, code: string, ctx: AppContext): Promise<boolean> {
   if (!/^\d{6}$/.test(code)) return false;
-  const now = ctx.now();
+  const now = ctx.clock.now();
   for (const device of await listAuthenticators(account.id)) {
     const secret = await open(device.secret_sealed, sealContext(account.id, device.id));
     const step = await matchingTimeStep(secret, code, now);

@@ -81,9 +81,9 @@ export async function createCustomRole(
   access.require('project.manage', OWNER_REQUIRED);
   const plan = await planOfProject(access.project);
   const max = plan.features.rbac_custom_roles_limit;
-  const now = ctx.now().toISOString();
+  const now = ctx.clock.now().toISOString();
   const role: CustomRole = {
-    id: ctx.newId(), project_id: access.project.id, name: input.name, description: input.description ?? null,
+    id: ctx.ids.newId(), project_id: access.project.id, name: input.name, description: input.description ?? null,
     permissions: [...new Set(input.permissions)], created_at: now, updated_at: now, deleted_at: null,
   };
   await transact([
@@ -104,7 +104,7 @@ export async function updateCustomRole(
   access.require('project.manage', OWNER_REQUIRED);
   const role = roleFrom(access, roleId);
   const permissions = patch.permissions && [...new Set(patch.permissions)];
-  const updated_at = ctx.now().toISOString();
+  const updated_at = ctx.clock.now().toISOString();
   await transact([
     ...(patch.name === undefined ? [] : renameSteps(roleNames(role.project_id), role.name, patch.name, role.id)),
     setFieldsStep(keys.customRole(role.project_id, role.id), { name: patch.name, description: patch.description, permissions, updated_at }, notFound(CUSTOM_ROLE_NOT_FOUND)),
@@ -127,7 +127,7 @@ const CLEANUP_CHUNK = 45;
 export async function deleteCustomRole(access: ProjectAccess, roleId: string, ctx: AppContext): Promise<void> {
   access.require('project.manage', OWNER_REQUIRED);
   const role = roleFrom(access, roleId);
-  const now = ctx.now().toISOString();
+  const now = ctx.clock.now().toISOString();
   await transact([
     softDeleteStep(keys.customRole(role.project_id, role.id), now, notFound(CUSTOM_ROLE_NOT_FOUND)),
     releaseNameStep(roleNames(role.project_id), role.name),
@@ -192,9 +192,9 @@ export async function assignCustomRole(access: ProjectAccess, roleId: string, us
     if (envId && !isLive(get(keys.environment(projectId, envId)))) throw invalid(ENV_NOT_IN_PROJECT);
     const existing = get<CustomRoleAssignment>(keys.customRoleAssignment(projectId, roleId, userId));
     const member = get<Membership & { grants_version?: number }>(keys.member(projectId, userId));
-    const now = ctx.now().toISOString();
+    const now = ctx.clock.now().toISOString();
     const assignment: CustomRoleAssignment = {
-      id: existing?.id ?? ctx.newId(), role_id: roleId, project_id: projectId, user_id: userId, environment_id: envId,
+      id: existing?.id ?? ctx.ids.newId(), role_id: roleId, project_id: projectId, user_id: userId, environment_id: envId,
       created_at: existing?.created_at ?? now, updated_at: now, deleted_at: null,
     };
     const steps: TransactStep[] = [
@@ -283,7 +283,7 @@ export async function removeAssignment(access: ProjectAccess, roleId: string, us
   const assignment = access.extra.get(keyId(keys.customRoleAssignment(projectId, roleId, userId))) as CustomRoleAssignment | undefined;
   if (!isLive(assignment)) throw notFound(ASSIGNMENT_NOT_FOUND);
   const member = access.extra.get(keyId(keys.member(projectId, userId))) as Membership | undefined;
-  const now = ctx.now().toISOString();
+  const now = ctx.clock.now().toISOString();
   await transact([
     softDeleteStep(keys.customRoleAssignment(projectId, roleId, userId), now, notFound(ASSIGNMENT_NOT_FOUND)),
     ...withdrawGrantSteps(member, roleId),

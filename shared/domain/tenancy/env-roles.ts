@@ -46,9 +46,9 @@ export async function assignEnvRole(access: ProjectAccess, env: Environment, use
   const found = access.extra;
   if (!found.get(keyId(accountKey))) throw notFound('User not found');
   const existing = found.get(keyId(roleKey)) as EnvRoleAssignment | undefined;
-  const assignment: EnvRoleAssignment = { id: existing?.id ?? ctx.newId(), environment_id: env.id, user_id: userId, role };
+  const assignment: EnvRoleAssignment = { id: existing?.id ?? ctx.ids.newId(), environment_id: env.id, user_id: userId, role };
   const steps = [envRoleStep(projectId, env.id, userId, role, assignment.id)];
-  if (access.isOwner && !found.get(keyId(memberKey))) steps.push(...membershipSteps(projectId, userId, 'member', ctx.now().toISOString()));
+  if (access.isOwner && !found.get(keyId(memberKey))) steps.push(...membershipSteps(projectId, userId, 'member', ctx.clock.now().toISOString()));
   await transact(steps);
   return assignment;
 }

@@ -51,8 +51,8 @@ export async function createEnvironment(access: ProjectAccess, name: string, ctx
   const plan = await planOfProject(access.project);
   const max = plan.max_envs_per_project;
   const limitReached = forbidden(`Environment limit reached for your '${plan.name}' plan (max ${max} per project). Please upgrade to create more environments.`);
-  const now = ctx.now().toISOString();
-  const env: Environment = { id: ctx.newId(), name: name.trim(), project_id: access.project.id, created_at: now, updated_at: now, deleted_at: null, service_count: 0 };
+  const now = ctx.clock.now().toISOString();
+  const env: Environment = { id: ctx.ids.newId(), name: name.trim(), project_id: access.project.id, created_at: now, updated_at: now, deleted_at: null, service_count: 0 };
   const key = keys.environment(env.project_id, env.id);
   await transact([
     counterStep(keys.project(env.project_id), { env_count: 1 }, { max: { env_count: max }, failWith: limitReached }),
@@ -65,7 +65,7 @@ export async function createEnvironment(access: ProjectAccess, name: string, ctx
 
 export async function renameEnvironment(access: ProjectAccess, env: Environment, name: string, ctx: AppContext): Promise<Environment> {
   access.require('env.manage', 'Not authorized to manage environments in this project');
-  const updated: Environment = { ...env, name: name.trim(), updated_at: ctx.now().toISOString() };
+  const updated: Environment = { ...env, name: name.trim(), updated_at: ctx.clock.now().toISOString() };
   await transact([
     ...renameSteps(nameScope(env.project_id), env.name, updated.name, env.id),
     {
@@ -88,7 +88,7 @@ export async function renameEnvironment(access: ProjectAccess, env: Environment,
  */
 export async function deleteEnvironment(access: ProjectAccess, env: Environment, ctx: AppContext): Promise<void> {
   access.require('env.manage', 'Not authorized to manage environments in this project');
-  const now = ctx.now().toISOString();
+  const now = ctx.clock.now().toISOString();
   await transact([
     softDeleteStep(keys.environment(env.project_id, env.id), now, notFound(ENVIRONMENT_NOT_FOUND)),
     releaseNameStep(nameScope(env.project_id), env.name),

@@ -72,9 +72,9 @@ export async function listGroups(projectId: string, envId: string, updatedSince?
 
 export async function createGroup(access: ProjectAccess, env: Environment, input: { name: string; description?: string | null }, ctx: AppContext): Promise<Group> {
   access.require('groups.manage', NOT_AUTHORIZED_MANAGE_GROUPS, env.id);
-  const now = ctx.now().toISOString();
+  const now = ctx.clock.now().toISOString();
   const group: Group = {
-    id: ctx.newId(), project_id: env.project_id, environment_id: env.id, name: input.name, description: input.description ?? null,
+    id: ctx.ids.newId(), project_id: env.project_id, environment_id: env.id, name: input.name, description: input.description ?? null,
     subgroup_count: 0, created_at: now, updated_at: now, deleted_at: null,
   };
   const key = keys.group(group.project_id, env.id, group.id);
@@ -89,7 +89,7 @@ export async function createGroup(access: ProjectAccess, env: Environment, input
 
 export async function updateGroup(access: ProjectAccess, group: Group, patch: { name?: string; description?: string | null }, ctx: AppContext): Promise<Group> {
   access.require('groups.manage', NOT_AUTHORIZED_MANAGE_GROUPS, group.environment_id);
-  const updated: Group = { ...group, ...definedOnly(patch), updated_at: ctx.now().toISOString() };
+  const updated: Group = { ...group, ...definedOnly(patch), updated_at: ctx.clock.now().toISOString() };
   await transact([
     ...(patch.name === undefined ? [] : renameSteps(groupNames(group.project_id, group.environment_id), group.name, patch.name, group.id)),
     setFieldsStep(
@@ -121,7 +121,7 @@ export async function deleteGroup(access: ProjectAccess, group: Group, ctx: AppC
     if (attempt > 0) {
       if (!isLive(await getItem<Group>(groupKey))) throw notFound(GROUP_NOT_FOUND);
     }
-    const now = ctx.now().toISOString();
+    const now = ctx.clock.now().toISOString();
     const subgroups = (await queryPrefix<Subgroup>(group.project_id, keys.subgroupPrefix(group.environment_id))).filter((s) => s.group_id === group.id && !s.deleted_at);
     const chunks: Subgroup[][] = [];
     for (let i = 0; i < subgroups.length; i += CASCADE_CHUNK) chunks.push(subgroups.slice(i, i + CASCADE_CHUNK));
@@ -186,9 +186,9 @@ export async function createSubgroup(
 ): Promise<Subgroup> {
   if (!isLive(parent)) throw invalid(GROUP_NOT_IN_ENV);
   access.require('groups.manage', NOT_AUTHORIZED_MANAGE_GROUPS, env.id);
-  const now = ctx.now().toISOString();
+  const now = ctx.clock.now().toISOString();
   const sub: Subgroup = {
-    id: ctx.newId(), project_id: env.project_id, environment_id: env.id, group_id: parent!.id, name: input.name, description: input.description ?? null,
+    id: ctx.ids.newId(), project_id: env.project_id, environment_id: env.id, group_id: parent!.id, name: input.name, description: input.description ?? null,
     created_at: now, updated_at: now, deleted_at: null,
   };
   const key = keys.subgroup(sub.project_id, env.id, sub.id);
@@ -212,7 +212,7 @@ export async function createSubgroup(
 
 export async function updateSubgroup(access: ProjectAccess, sub: Subgroup, patch: { name?: string; description?: string | null }, ctx: AppContext): Promise<Subgroup> {
   access.require('groups.manage', NOT_AUTHORIZED_MANAGE_GROUPS, sub.environment_id);
-  const updated: Subgroup = { ...sub, ...definedOnly(patch), updated_at: ctx.now().toISOString() };
+  const updated: Subgroup = { ...sub, ...definedOnly(patch), updated_at: ctx.clock.now().toISOString() };
   await transact([
     ...(patch.name === undefined ? [] : renameSteps(subgroupNames(sub.project_id, sub.group_id), sub.name, patch.name, sub.id)),
     setFieldsStep(
@@ -226,7 +226,7 @@ export async function updateSubgroup(access: ProjectAccess, sub: Subgroup, patch
 
 export async function deleteSubgroup(access: ProjectAccess, sub: Subgroup, ctx: AppContext): Promise<void> {
   access.require('groups.manage', NOT_AUTHORIZED_MANAGE_GROUPS, sub.environment_id);
-  const now = ctx.now().toISOString();
+  const now = ctx.clock.now().toISOString();
   await transact([
     softDeleteStep(keys.subgroup(sub.project_id, sub.environment_id, sub.id), now, notFound(SUBGROUP_NOT_FOUND)),
     releaseNameStep(subgroupNames(sub.project_id, sub.group_id), sub.name),

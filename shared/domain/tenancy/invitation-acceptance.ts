@@ -95,10 +95,10 @@ function acceptedStep(invite: Invitation, userId: string, now: string, tokenHash
  */
 function grantSteps(invite: Invitation, userId: string, facts: Facts, ctx: AppContext): TransactStep[] {
   const steps: TransactStep[] = [];
-  const now = ctx.now().toISOString();
+  const now = ctx.clock.now().toISOString();
   if (!facts.membership) steps.push(...membershipSteps(invite.project_id, userId, 'member', now).map((s) => ({ ...s, failWith: STALE })));
   if (invite.environment_id && isLive(facts.env) && facts.membership?.role !== 'owner') {
-    const step = envRoleStep(invite.project_id, invite.environment_id, userId, invite.role ?? DEFAULT_INVITE_ROLE, facts.envRole?.id ?? ctx.newId());
+    const step = envRoleStep(invite.project_id, invite.environment_id, userId, invite.role ?? DEFAULT_INVITE_ROLE, facts.envRole?.id ?? ctx.ids.newId());
     step.Put!.Item = { ...step.Put!.Item, group_id: invite.group_id, subgroup_id: invite.subgroup_id, invitation_id: invite.id };
     steps.push(step);
   }
@@ -158,7 +158,7 @@ const acceptedCopy = (invite: Invitation, userId: string, now: string): Invitati
 
 /** Accepts for an existing account: the invitation, the grants and the account class, in one transaction. */
 async function acceptForAccount(invite: Invitation, account: Account, facts: Facts, ctx: AppContext, extra: { tokenHash?: string; claim?: AccountChanges['claim'] } = {}) {
-  const now = ctx.now().toISOString();
+  const now = ctx.clock.now().toISOString();
   const account_type = await classAfterAcceptance(account);
   const update = accountStep(account, { account_type, claim: extra.claim }, now);
   await transact([
@@ -237,7 +237,7 @@ export async function acceptInvitationByToken(input: AcceptByTokenInput, caller:
     if (!account) {
       // Case 1: a new project_user account, created with the membership in the same transaction.
       if (!password) throw invalid(PASSWORD_REQUIRED_TO_CREATE);
-      const now = ctx.now().toISOString();
+      const now = ctx.clock.now().toISOString();
       const prepared = await prepareAccount({ email: invite.invited_email, name: input.name?.trim() || fullName(invite), account_type: 'project_user' }, password, ctx);
       const created: Account = { ...prepared, last_login_at: now };
       await transact([acceptedStep(invite, created.id, now, tokenHash), closeIndexStep(invite), ...accountCreationSteps(created), ...grantSteps(invite, created.id, facts, ctx)]);
@@ -250,7 +250,7 @@ export async function acceptInvitationByToken(input: AcceptByTokenInput, caller:
     if (account.is_active && !account.last_login_at && !hasSecondFactor(account)) {
       // Case 3: the never-used account is claimed by whoever holds the mailbox.
       if (!password) throw invalid(PASSWORD_REQUIRED_TO_CLAIM);
-      const claim = { password_hash: await hashNewPassword(password, ctx), last_login_at: ctx.now().toISOString(), name: account.name ?? (input.name?.trim() || fullName(invite)) };
+      const claim = { password_hash: await hashNewPassword(password, ctx), last_login_at: ctx.clock.now().toISOString(), name: account.name ?? (input.name?.trim() || fullName(invite)) };
       const accepted = await acceptForAccount(invite, account, facts, ctx, { tokenHash, claim });
       return acceptedReply(accepted.invite, await startSession(accepted.account, meta, ctx));
     }

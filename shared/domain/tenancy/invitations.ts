@@ -81,7 +81,7 @@ export const toInviteOut = (i: Invitation) => ({
 });
 export type InviteOut = ReturnType<typeof toInviteOut>;
 
-export const isExpired = (i: Pick<Invitation, 'expires_at'>, ctx: AppContext) => i.expires_at <= ctx.now().toISOString();
+export const isExpired = (i: Pick<Invitation, 'expires_at'>, ctx: AppContext) => i.expires_at <= ctx.clock.now().toISOString();
 
 export interface NewInvitation {
   project_id: string;
@@ -129,7 +129,7 @@ export const closeIndexStep = (invite: Pick<Invitation, 'invited_email' | 'id'>)
   Delete: { Key: keys.invitedEmail(invite.invited_email, invite.id) },
 });
 
-const validUntil = (ctx: AppContext) => new Date(ctx.now().getTime() + INVITATION_VALID_HOURS * 3_600_000);
+const validUntil = (ctx: AppContext) => new Date(ctx.clock.now().getTime() + INVITATION_VALID_HOURS * 3_600_000);
 
 /**
  * The environment, group and subgroup an invitation names must be live and nested in one another
@@ -168,10 +168,10 @@ export async function createInvitation(caller: Account, input: NewInvitation, ct
   const access = await loadAccess(input.project_id, caller.id, { extra: scopeKeys(input.project_id, input) });
   access.requireOwner();
   const scope = checkScope(access, input);
-  const now = ctx.now();
+  const now = ctx.clock.now();
   const expires = validUntil(ctx);
   const invite: Invitation = {
-    id: ctx.newId(),
+    id: ctx.ids.newId(),
     project_id: access.project.id,
     invited_email: input.invited_email.trim().toLowerCase(),
     invited_first_name: input.first_name || null,
@@ -250,7 +250,7 @@ async function ownerAccessToInvitation(inviteId: string, caller: Account) {
  */
 export async function resendInvitation(caller: Account, inviteId: string, ctx: AppContext): Promise<Invitation> {
   const { access, invite } = await ownerAccessToInvitation(inviteId, caller);
-  const now = ctx.now().toISOString();
+  const now = ctx.clock.now().toISOString();
   const expires = validUntil(ctx);
   const link = linkSteps(invite, expires);
   const resent: Invitation = {
@@ -277,7 +277,7 @@ export async function revokeInvitation(caller: Account, inviteId: string, ctx: A
   const { invite } = await ownerAccessToInvitation(inviteId, caller);
   if (invite.accepted) throw invalid(INVITATION_ACCEPTED);
   if (isExpired(invite, ctx)) return; // already dead: its expiry is left as it was
-  const now = ctx.now().toISOString();
+  const now = ctx.clock.now().toISOString();
   await transact([
     {
       Update: {
@@ -299,7 +299,7 @@ export async function revokeInvitation(caller: Account, inviteId: string, ctx: A
 export async function hasPendingInvitation(email: string, ctx: AppContext): Promise<boolean> {
   const open = await queryPartition<{ project_id: string }>(keys.invitedEmailPK(email.trim()), '', {
     filter: 'expires_at > :now',
-    values: { ':now': ctx.now().toISOString() },
+    values: { ':now': ctx.clock.now().toISOString() },
   });
   if (!open.length) return false;
   const projects = await batchGet(open.map((o) => keys.project(o.project_id)));

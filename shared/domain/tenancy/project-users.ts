@@ -56,9 +56,9 @@ export async function listProjectUsers(projectId: string, updatedSince?: string)
 export async function createProjectUser(access: ProjectAccess, input: ProjectUserFields & { name: string }, ctx: AppContext): Promise<ProjectUser> {
   access.require('project_users.manage', NOT_AUTHORIZED_MANAGE_PROJECT_USERS);
   const plan = await planOfProject(access.project);
-  const now = ctx.now().toISOString();
+  const now = ctx.clock.now().toISOString();
   const person: ProjectUser = {
-    id: ctx.newId(), project_id: access.project.id, name: input.name, email: input.email ?? null, job_title: input.job_title ?? null,
+    id: ctx.ids.newId(), project_id: access.project.id, name: input.name, email: input.email ?? null, job_title: input.job_title ?? null,
     phone: input.phone ?? null, notes: input.notes ?? null, created_at: now, updated_at: now, deleted_at: null,
   };
   const key = keys.projectUser(person.project_id, person.id);
@@ -72,7 +72,7 @@ export async function createProjectUser(access: ProjectAccess, input: ProjectUse
 
 export async function updateProjectUser(access: ProjectAccess, person: ProjectUser, patch: ProjectUserFields, ctx: AppContext): Promise<ProjectUser> {
   access.require('project_users.manage', NOT_AUTHORIZED_MANAGE_PROJECT_USERS);
-  const updated_at = ctx.now().toISOString();
+  const updated_at = ctx.clock.now().toISOString();
   await transact([setFieldsStep(keys.projectUser(person.project_id, person.id), { ...patch, updated_at }, notFound(PROJECT_USER_NOT_FOUND))]);
   const changes = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined));
   return { ...person, ...changes, updated_at };
@@ -81,7 +81,7 @@ export async function updateProjectUser(access: ProjectAccess, person: ProjectUs
 /** Soft delete; the plan slot is free again. */
 export async function deleteProjectUser(access: ProjectAccess, person: ProjectUser, ctx: AppContext): Promise<void> {
   access.require('project_users.manage', NOT_AUTHORIZED_MANAGE_PROJECT_USERS);
-  const now = ctx.now().toISOString();
+  const now = ctx.clock.now().toISOString();
   await transact([
     softDeleteStep(keys.projectUser(person.project_id, person.id), now, notFound(PROJECT_USER_NOT_FOUND)),
     counterStep(keys.project(person.project_id), { project_user_count: -1 }),

@@ -96,9 +96,9 @@ export async function createProject(caller: Account, input: { name: string; crea
   if (limit !== null && owned >= limit) throw forbidden(projectLimitMessage(active.plan));
   if (forOther && !isStaff) throw forbidden('You are not allowed to create projects for other users');
 
-  const now = ctx.now().toISOString();
+  const now = ctx.clock.now().toISOString();
   const project: Project = {
-    id: ctx.newId(), identifier: ctx.newId(), name: input.name.trim(), cost_calc_enabled: false, owner_id: owner.id,
+    id: ctx.ids.newId(), identifier: ctx.ids.newId(), name: input.name.trim(), cost_calc_enabled: false, owner_id: owner.id,
     created_at: now, updated_at: now, deleted_at: null, env_count: 0, service_count: 0, project_user_count: 0, custom_role_count: 0,
   };
   await transact([
@@ -139,7 +139,7 @@ export async function listProjects(userId: string, updatedSince?: string) {
 
 export async function updateProjectSettings(access: ProjectAccess, costCalcEnabled: boolean, ctx: AppContext): Promise<Project> {
   access.require('project.manage', OWNER_REQUIRED);
-  const updated_at = ctx.now().toISOString();
+  const updated_at = ctx.clock.now().toISOString();
   await transact([
     {
       Update: {
@@ -158,7 +158,7 @@ export async function updateProjectSettings(access: ProjectAccess, costCalcEnabl
 export async function deleteProject(access: ProjectAccess, ctx: AppContext): Promise<void> {
   access.requireOwner();
   const { project } = access;
-  const now = ctx.now().toISOString();
+  const now = ctx.clock.now().toISOString();
   await transact([
     softDeleteStep(keys.project(project.id), now, notFound(PROJECT_NOT_FOUND)),
     { Delete: { Key: keys.projectName(project.owner_id, project.name) } },

@@ -103,7 +103,7 @@ const endsOf = (specs: ConnectionSpec[]) => specs.flatMap((s) => [{ type: s.a_ty
 function newConnection(projectId: string, envId: string, spec: ConnectionSpec, chain: Pick<Chain, 'id' | 'group_kind'> | null, now: string, ctx: AppContext, position = 0): Connection {
   return {
     position,
-    id: ctx.newId(),
+    id: ctx.ids.newId(),
     project_id: projectId,
     environment_id: envId,
     a_type: spec.a_type,
@@ -138,7 +138,7 @@ export async function createConnection(
   access.require('connections.manage', MISSING_MANAGE, envId);
   const chain = chainKey ? (access.extra.get(keyId(chainKey)) as Chain | undefined) : undefined;
   if (chainKey && !isLive(chain)) throw notFound(CHAIN_NOT_FOUND);
-  const now = ctx.now().toISOString();
+  const now = ctx.clock.now().toISOString();
   const connection = newConnection(projectId, envId, input, chain ?? null, now, ctx);
   await transact([
     envLiveCheck(projectId, envId),
@@ -174,9 +174,9 @@ export async function createConnectionBatch(
   const { project_id: projectId, environment_id: envId } = input;
   const { access } = await accessInEnvironment(projectId, userId, envId);
   access.require('connections.manage', MISSING_MANAGE, envId);
-  const now = ctx.now().toISOString();
+  const now = ctx.clock.now().toISOString();
   const chain: Chain = {
-    id: ctx.newId(),
+    id: ctx.ids.newId(),
     project_id: projectId,
     environment_id: envId,
     group_kind: input.group_kind,
@@ -239,7 +239,7 @@ const applyChanges = (c: Connection, changes: ConnectionChanges, now: string): C
 
 export async function updateConnection(userId: string, id: string, changes: ConnectionChanges, ctx: AppContext): Promise<Connection> {
   const connection = await manageConnection(userId, id);
-  const now = ctx.now().toISOString();
+  const now = ctx.clock.now().toISOString();
   await transact([updateConnectionStep(connection, changes, now)]);
   return applyChanges(connection, changes, now);
 }
@@ -247,7 +247,7 @@ export async function updateConnection(userId: string, id: string, changes: Conn
 /** Soft delete; a chain member also leaves its chain's count. */
 export async function deleteConnection(userId: string, id: string, ctx: AppContext): Promise<void> {
   const connection = await manageConnection(userId, id);
-  const now = ctx.now().toISOString();
+  const now = ctx.clock.now().toISOString();
   const leaveChain: TransactStep[] = connection.chain_id
     ? [{
         Update: {
@@ -292,7 +292,7 @@ function chainWriteStep(chain: Chain, update: string, values: Record<string, unk
 /** Sets direction and/or name on every member of a chain or hub, in one transaction. */
 export async function updateChain(userId: string, chainId: string, changes: ConnectionChanges, ctx: AppContext): Promise<Connection[]> {
   const { chain, members } = await manageChain(userId, chainId);
-  const now = ctx.now().toISOString();
+  const now = ctx.clock.now().toISOString();
   await transact([
     chainWriteStep(chain, 'SET updated_at = :now', { ':now': now }),
     ...members.map((c) => updateConnectionStep(c, changes, now, concurrentChange())),
@@ -303,7 +303,7 @@ export async function updateChain(userId: string, chainId: string, changes: Conn
 /** Soft-deletes a chain or hub and all its members, in one transaction. */
 export async function deleteChain(userId: string, chainId: string, ctx: AppContext): Promise<void> {
   const { chain, members } = await manageChain(userId, chainId);
-  const now = ctx.now().toISOString();
+  const now = ctx.clock.now().toISOString();
   await transact([
     chainWriteStep(chain, 'SET deleted_at = :now, updated_at = :now, connection_count = :zero', { ':now': now, ':zero': 0 }),
     ...members.map((c) => softDeleteStep(connectionKey(c), now, concurrentChange())),

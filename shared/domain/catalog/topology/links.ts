@@ -53,8 +53,8 @@ export async function createLink(
   const { project_id: projectId, environment_id: envId } = input;
   const { access } = await accessInEnvironment(projectId, userId, envId);
   access.require('connections.manage', MISSING_MANAGE, envId);
-  const now = ctx.now().toISOString();
-  const link: Link = { id: ctx.newId(), project_id: projectId, environment_id: envId, from_service_id: input.from_service_id, to_service_id: input.to_service_id, created_at: now, updated_at: now, deleted_at: null };
+  const now = ctx.clock.now().toISOString();
+  const link: Link = { id: ctx.ids.newId(), project_id: projectId, environment_id: envId, from_service_id: input.from_service_id, to_service_id: input.to_service_id, created_at: now, updated_at: now, deleted_at: null };
   const key = keys.link(projectId, envId, link.id);
   await transact([
     envLiveCheck(projectId, envId),
@@ -80,7 +80,7 @@ export async function listLinks(userId: string, query: { project_id: string; env
 export async function deleteLink(userId: string, id: string, ctx: AppContext): Promise<void> {
   const { access, item: link } = await accessToCatalogItem<Link>(id, LINK_KIND, userId, notFound(LINK_NOT_FOUND));
   access.require('connections.manage', MISSING_MANAGE, link.environment_id);
-  const now = ctx.now().toISOString();
+  const now = ctx.clock.now().toISOString();
   await transact([
     softDeleteStep(keys.link(link.project_id, link.environment_id, link.id), now, notFound(LINK_NOT_FOUND)),
     releaseNameStep(pairScope(link.project_id, link.environment_id), pairName(link)),

@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import { route, ok, created, noContent } from '#http/route';
 import { name, syncHeaders, text, updatedSince, uuid } from '#http/schemas';
-import { accessInEnvironment, GROUP_NOT_FOUND, NOT_AUTHORIZED_VIEW_GROUPS, SUBGROUP_NOT_FOUND, createGroup, createSubgroupIn, deleteGroup, deleteSubgroup, listGroups, listSubgroups, toGroupOut, toSubgroupOut, updateGroup, updateSubgroup, type Group, type Subgroup } from '#domain/tenancy';
-import { accessToCatalogItem } from '#domain/catalog';
+import { accessInEnvironment, GROUP_NOT_FOUND, NOT_AUTHORIZED_VIEW_GROUPS, SUBGROUP_NOT_FOUND, createGroup, createSubgroupIn, deleteGroup, deleteSubgroup, listGroups, listSubgroups, toGroupOut, toSubgroupOut, updateGroup, updateSubgroup, type Group, type Subgroup, accessToEnvItem } from '#domain/tenancy';
 import { notFound } from '#shared/errors';
 
 const description = text(2000);
@@ -42,7 +41,7 @@ export const groupRoutes = [
     body: patchBody,
     responses: { 200: groupOut },
     handler: async ({ principal, params, body }, ctx) => {
-      const { access, item } = await accessToCatalogItem<Group>(params.group_id, 'group', principal.account.id, notFound(GROUP_NOT_FOUND));
+      const { access, item } = await accessToEnvItem<Group>(params.group_id, 'group', principal.account.id, notFound(GROUP_NOT_FOUND));
       return ok(toGroupOut(await updateGroup(access, item, body, ctx)));
     },
   }),
@@ -51,7 +50,7 @@ export const groupRoutes = [
     params: z.object({ group_id: uuid }),
     responses: { 204: null },
     handler: async ({ principal, params }, ctx) => {
-      const { access, item } = await accessToCatalogItem<Group>(params.group_id, 'group', principal.account.id, notFound(GROUP_NOT_FOUND));
+      const { access, item } = await accessToEnvItem<Group>(params.group_id, 'group', principal.account.id, notFound(GROUP_NOT_FOUND));
       await deleteGroup(access, item, ctx);
       return noContent();
     },
@@ -81,7 +80,7 @@ export const groupRoutes = [
     body: patchBody,
     responses: { 200: subgroupOut },
     handler: async ({ principal, params, body }, ctx) => {
-      const { access, item } = await accessToCatalogItem<Subgroup>(params.subgroup_id, 'subgroup', principal.account.id, notFound(SUBGROUP_NOT_FOUND));
+      const { access, item } = await accessToEnvItem<Subgroup>(params.subgroup_id, 'subgroup', principal.account.id, notFound(SUBGROUP_NOT_FOUND));
       return ok(toSubgroupOut(await updateSubgroup(access, item, body, ctx)));
     },
   }),
@@ -90,7 +89,7 @@ export const groupRoutes = [
     params: z.object({ subgroup_id: uuid }),
     responses: { 204: null },
     handler: async ({ principal, params }, ctx) => {
-      const { access, item } = await accessToCatalogItem<Subgroup>(params.subgroup_id, 'subgroup', principal.account.id, notFound(SUBGROUP_NOT_FOUND));
+      const { access, item } = await accessToEnvItem<Subgroup>(params.subgroup_id, 'subgroup', principal.account.id, notFound(SUBGROUP_NOT_FOUND));
       await deleteSubgroup(access, item, ctx);
       return noContent();
     },

@@ -24,31 +24,35 @@ export const existsStep = (key: Key, failWith?: DomainError): TransactStep => ({
 });
 
 /**
- * Moves a counter on an existing item by `by`, never past its bounds: an increment only while the
- * count stays at most `max` (concurrent creates can never exceed a limit), a decrement only while
- * the count stays at least 0 (a counter can never drift negative). `extra` sets more fields in the
- * same write (e.g. `updated_at`).
+ * Moves counters on one existing item (several counters of one item share one step: a transaction
+ * touches an item once). An increment with a `max` holds only while the count stays at most `max`
+ * (null: unlimited), so concurrent creates never exceed a limit; a decrement only while the count
+ * stays at least 0, so a counter never drifts negative.
  */
-export function counterStep(key: Key, field: string, by: number, opts: { max?: number | null; failWith?: DomainError; extra?: Record<string, unknown> } = {}): TransactStep {
-  const names: Record<string, string> = { '#c': field };
-  const values: Record<string, unknown> = { ':by': by, ':zero': 0 };
-  const sets = ['#c = if_not_exists(#c, :zero) + :by'];
-  Object.entries(opts.extra ?? {}).forEach(([f, v], i) => {
-    names[`#x${i}`] = f;
-    values[`:x${i}`] = v;
-    sets.push(`#x${i} = :x${i}`);
+export function counterStep(
+  key: Key,
+  deltas: Record<string, number>,
+  opts: { max?: Record<string, number | null>; failWith?: DomainError } = {},
+): TransactStep {
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = { ':zero': 0 };
+  const conditions = ['attribute_exists(PK)'];
+  const sets = Object.entries(deltas).map(([counter, delta], i) => {
+    names[`#c${i}`] = counter;
+    values[`:d${i}`] = delta;
+    const max = opts.max?.[counter];
+    if (delta > 0 && max !== undefined && max !== null) {
+      values[`:room${i}`] = max - delta;
+      conditions.push(`(attribute_not_exists(#c${i}) OR #c${i} <= :room${i})`);
+    }
+    if (delta < 0) {
+      values[`:least${i}`] = -delta;
+      conditions.push(`#c${i} >= :least${i}`);
+    }
+    return `#c${i} = if_not_exists(#c${i}, :zero) + :d${i}`;
   });
-  let condition = 'attribute_exists(PK)';
-  if (by > 0 && opts.max != null) {
-    values[':room'] = opts.max - by;
-    condition += ' AND (attribute_not_exists(#c) OR #c <= :room)';
-  }
-  if (by < 0) {
-    values[':least'] = -by;
-    condition += ' AND #c >= :least';
-  }
   return {
-    Update: { Key: key, UpdateExpression: `SET ${sets.join(', ')}`, ConditionExpression: condition, ExpressionAttributeNames: names, ExpressionAttributeValues: values },
+    Update: { Key: key, UpdateExpression: `SET ${sets.join(', ')}`, ConditionExpression: conditions.join(' AND '), ExpressionAttributeNames: names, ExpressionAttributeValues: values },
     failWith: opts.failWith,
   };
 }

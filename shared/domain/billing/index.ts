@@ -2,3 +2,4 @@
 export * from './plans';
 export * from './providers';
 export * from './subscriptions';
+export * from './limits';

@@ -5,13 +5,14 @@ import type { Permission } from '#auth/permissions';
 import type { AppContext } from '#shared/context';
 import { publishEvent } from '#shared/events';
 
-import { accessToCatalogItem, type CatalogKind } from './items';
+import { type CatalogKind } from './items';
 import { FLOOR_FORBIDDEN, FLOOR_NOT_FOUND } from './floors';
 import { liveNetworks, toNetworkOut, type Network, type NetworkOut } from './networks';
 import { SERVICE_FORBIDDEN, SERVICE_NOT_FOUND, serviceEventData, type Service } from './services';
 import { byText } from '#shared/text';
 import { keyId } from '#db/batch-get';
 import { liveItem, setFieldsStep, stillLiveStep } from '#db/live';
+import { accessToEnvItem } from '#domain/tenancy';
 
 /**
  * Network attachments of services and floors. The set is the `network_ids` attribute of the
@@ -45,7 +46,7 @@ export type AttachmentsOut = { networks: NetworkOut[] } & Partial<Record<Holder[
 
 /** The networks attached to a service or floor: full network objects, deleted networks left out. */
 export async function attachedNetworks(holder: Holder, id: string, userId: string): Promise<AttachmentsOut> {
-  const { access, item, located } = await accessToCatalogItem<HolderItem>(id, holder.kind, userId, notFound(holder.notFound));
+  const { access, item, located } = await accessToEnvItem<HolderItem>(id, holder.kind, userId, notFound(holder.notFound));
   access.require(holder.view, holder.forbidden.view, located.envId);
   const networks = await liveNetworks(located.projectId, located.envId, item.network_ids ?? []);
   return { [holder.idField]: id, networks: networks.map(toNetworkOut) };
@@ -57,7 +58,7 @@ export async function attachedNetworks(holder: Holder, id: string, userId: strin
  */
 export async function replaceAttachedNetworks(holder: Holder, id: string, userId: string, networkIds: string[], ctx: AppContext): Promise<AttachmentsOut> {
   const ids = [...new Set(networkIds)];
-  const { access, item, located } = await accessToCatalogItem<HolderItem>(id, holder.kind, userId, notFound(holder.notFound), (l) =>
+  const { access, item, located } = await accessToEnvItem<HolderItem>(id, holder.kind, userId, notFound(holder.notFound), (l) =>
     ids.map((n) => keys.network(l.projectId, l.envId, n)),
   );
   access.require(holder.manage, holder.forbidden.manage, located.envId);

@@ -4,11 +4,11 @@ import { transact, retryWhenStale, transactWithCascade, CASCADE_STALE } from '#d
 import { notFound } from '#shared/errors';
 import type { AppContext } from '#shared/context';
 import { publishEvent } from '#shared/events';
-import { accessToCatalogItem, atLocation, catalogLookupStep, containsCi, edgeRemovalSteps, equalsCi, hasAnyTag } from './items';
+import { atLocation, catalogLookupStep, containsCi, edgeRemovalSteps, equalsCi, hasAnyTag } from './items';
 import { ipAddress, nonNegativeInt, optionalText, provider, tags } from './fields';
 import { serviceEventData, type Service } from './services';
 import { queryPrefix } from '#db/query';
-import { accessInEnvironment } from '#domain/tenancy';
+import { accessInEnvironment, accessToEnvItem } from '#domain/tenancy';
 import { byText } from '#shared/text';
 import { visible, setFieldsStep } from '#db/live';
 
@@ -147,7 +147,7 @@ export async function listFloors(userId: string, projectId: string, envId: strin
 }
 
 /** The caller's access to one floor (2 round trips); absent, deleted and foreign floors are the same 404. */
-export const accessToFloor = (floorId: string, userId: string) => accessToCatalogItem<Floor>(floorId, 'floor', userId, notFound(FLOOR_NOT_FOUND));
+export const accessToFloor = (floorId: string, userId: string) => accessToEnvItem<Floor>(floorId, 'floor', userId, notFound(FLOOR_NOT_FOUND));
 
 export async function getFloor(floorId: string, userId: string): Promise<Floor> {
   const { access, item, located } = await accessToFloor(floorId, userId);

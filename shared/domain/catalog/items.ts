@@ -1,11 +1,9 @@
 import { queryPrefix } from '#db/query';
 import { keys } from '#db/keys';
 import { CASCADE_STALE, type TransactStep } from '#db/transact';
-import type { DomainError } from '#shared/errors';
-import { loadAccess, envIdOfKey, type Environment } from '#domain/tenancy';
-import { lookupStep, readLookup, type Key } from '#db/lookup';
-import { keyId } from '#db/batch-get';
-import { softDeleteStep, isLive } from '#db/live';
+import type { LookupRefs } from '#domain/tenancy';
+import { lookupStep, type Key } from '#db/lookup';
+import { softDeleteStep } from '#db/live';
 
 /**
  * What the catalog kinds (services, service floors, networks) share: their items live under
@@ -16,16 +14,6 @@ import { softDeleteStep, isLive } from '#db/live';
 
 export type CatalogKind = 'service' | 'floor' | 'network';
 
-/** Attributes the lookup item carries besides where the item lives: hints read in round trip 1. */
-export type LookupRefs = Record<string, string | null>;
-
-export interface Located {
-  projectId: string;
-  envId: string;
-  key: Key;
-  refs: LookupRefs;
-}
-
 /** The id lookup of a catalog item, with its environment and optional hints (see services: floor and group ids). */
 export function catalogLookupStep(id: string, projectId: string, envId: string, key: Key, kind: CatalogKind, refs: LookupRefs = {}): TransactStep {
   const step = lookupStep(id, projectId, key, kind);
@@ -33,43 +21,6 @@ export function catalogLookupStep(id: string, projectId: string, envId: string, 
   return step;
 }
 
-/**
- * Where an environment-scoped item lives (one strongly consistent GetItem): its project, its
- * environment (recorded on catalog lookups, else read off the sort key) and any hints. An unknown
- * id, or one of another kind, is `notFoundError`.
- */
-export async function locateInEnvironment(id: string, kind: string, notFoundError: DomainError): Promise<Located> {
-  const item = await readLookup(id, kind, notFoundError);
-  const { PK: _pk, SK: _sk, project_id, item_pk, item_sk, kind: _k, environment_id, ...refs } = item;
-  const key = { PK: item_pk, SK: item_sk };
-  return { projectId: project_id, envId: (environment_id as string | undefined) ?? envIdOfKey(key), key, refs: refs as LookupRefs };
-}
-
-/**
- * The caller's access to one environment-scoped item (service, floor, network, group, connection, ...): locate (round trip 1), then the project, membership,
- * role in the item's environment, the item, its environment and `extra` keys in one BatchGet
- * (round trip 2). Unknown, foreign, deleted items and items of deleted environments all give
- * `notFoundError`, byte for byte.
- */
-export async function accessToCatalogItem<T>(
-  id: string,
-  kind: string,
-  userId: string,
-  notFoundError: DomainError,
-  extra: (located: Located) => Key[] = () => [],
-) {
-  const located = await locateInEnvironment(id, kind, notFoundError);
-  const envKey = keys.environment(located.projectId, located.envId);
-  const access = await loadAccess(located.projectId, userId, {
-    envId: located.envId,
-    extra: [located.key, envKey, ...extra(located)],
-    notFoundError,
-  });
-  const item = access.extra.get(keyId(located.key)) as (T & { deleted_at: string | null }) | undefined;
-  const env = access.extra.get(keyId(envKey)) as Environment | undefined;
-  if (!isLive(item) || !isLive(env)) throw notFoundError;
-  return { access, item: item!, env: env!, located };
-}
 
 
 

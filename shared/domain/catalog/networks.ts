@@ -5,11 +5,11 @@ import { transact } from '#db/transact';
 import { invalid, notFound } from '#shared/errors';
 import { name as nameSchema } from '#shared/schemas';
 import type { AppContext } from '#shared/context';
-import { accessToCatalogItem, catalogLookupStep, containsCi } from './items';
+import { catalogLookupStep, containsCi } from './items';
 import { ipv4Address, ipv4Cidr, optionalText } from './fields';
 import { claimNameStep, releaseNameStep, renameSteps, type NameScope } from '#db/unique-names';
 import { queryPrefix } from '#db/query';
-import { accessInEnvironment } from '#domain/tenancy';
+import { accessInEnvironment, accessToEnvItem } from '#domain/tenancy';
 import { byText } from '#shared/text';
 import { batchGet } from '#db/batch-get';
 import { visible, liveItem, setFieldsStep } from '#db/live';
@@ -140,7 +140,7 @@ export async function listNetworks(userId: string, projectId: string, envId: str
     .sort(byText((n) => n.name));
 }
 
-export const accessToNetwork = (networkId: string, userId: string) => accessToCatalogItem<Network>(networkId, 'network', userId, notFound(NETWORK_NOT_FOUND));
+export const accessToNetwork = (networkId: string, userId: string) => accessToEnvItem<Network>(networkId, 'network', userId, notFound(NETWORK_NOT_FOUND));
 
 export async function getNetwork(networkId: string, userId: string): Promise<Network> {
   const { access, item, located } = await accessToNetwork(networkId, userId);

@@ -1,12 +1,12 @@
 import { z } from 'zod';
 import { keys } from '#db/keys';
 import { transact, type TransactStep, retryWhenStale, transactWithCascade } from '#db/transact';
-import { invalid, forbidden, notFound } from '#shared/errors';
+import { invalid, notFound } from '#shared/errors';
 import { name as nameSchema } from '#shared/schemas';
 import type { AppContext } from '#shared/context';
 import { publishEvent } from '#shared/events';
-import { type ProjectAccess, counterStep, planOfProject, type Project, accessInEnvironment } from '#domain/tenancy';
-import { accessToCatalogItem, atLocation, catalogLookupStep, containsCi, edgeRemovalSteps, equalsCi, hasAnyTag, type Located } from './items';
+import { type ProjectAccess, planOfProject, type Project, accessInEnvironment, accessToEnvItem, type Located } from '#domain/tenancy';
+import { atLocation, catalogLookupStep, containsCi, edgeRemovalSteps, equalsCi, hasAnyTag } from './items';
 import { ipAddress, nonNegativeInt, optionalText, provider, tags, urlWithScheme } from './fields';
 import type { Floor } from './floors';
 import type { Key } from '#db/lookup';
@@ -14,6 +14,8 @@ import { queryPrefix } from '#db/query';
 import { byText } from '#shared/text';
 import { batchGet, keyId } from '#db/batch-get';
 import { visible, liveItem, setFieldsStep, stillLiveStep } from '#db/live';
+import { counterStep } from '#db/steps';
+import { takeQuotaStep } from '#domain/billing';
 
 /** Services: the applications and components of an environment. */
 
@@ -284,13 +286,8 @@ function normalizeList(field: string, value: unknown) {
   return (value as Partial<RepositoryDep>[]).map((d) => ({ name: d.name!, repository_url: d.repository_url ?? null, version: d.version ?? null }));
 }
 
-/** The plan's max_services plus add-ons (`service_quota_addon` on the project), null when unlimited. */
-async function serviceLimit(project: Project) {
-  const plan = await planOfProject(project);
-  const addon = Number((project as Project & { service_quota_addon?: number }).service_quota_addon ?? 0) || 0;
-  const max = plan.max_services === null ? null : plan.max_services + addon;
-  return { max, refusal: forbidden(`Service limit reached for your '${plan.name}' plan (max ${max} per project including add-ons). Please upgrade or archive services.`) };
-}
+/** Quota add-ons bought for a project raise its service limit (SPEC "Limits" 3). */
+const serviceAddon = (project: Project) => Number((project as Project & { service_quota_addon?: number }).service_quota_addon ?? 0) || 0;
 
 /**
  * Creates a service. Refusals in SPEC's order: 404 'Project not found', 400 environment not in
@@ -313,11 +310,12 @@ export async function createService(userId: string, input: CreateServiceInput, c
     network_ids: [], created_at: now, updated_at: now, deleted_at: null,
   };
   const guards = validateReferences(access, env.id, set, service);
-  const { max, refusal } = await serviceLimit(access.project);
+  const plan = await planOfProject(access.project);
+  const addon = serviceAddon(access.project);
   const key = keys.service(service.project_id, service.environment_id, service.id);
   await transact([
-    counterStep(keys.project(service.project_id), { service_count: 1 }, { max: { service_count: max }, failWith: refusal }),
-    counterStep(keys.environment(service.project_id, service.environment_id), { service_count: 1 }, { max: { service_count: max }, failWith: refusal }),
+    takeQuotaStep(keys.project(service.project_id), 'service_count', plan, 'services', addon),
+    takeQuotaStep(keys.environment(service.project_id, service.environment_id), 'service_count', plan, 'services', addon),
     { Put: { Item: { ...key, type: 'service', ...service }, ConditionExpression: 'attribute_not_exists(PK)' } },
     catalogLookupStep(service.id, service.project_id, service.environment_id, key, 'service', hintsOf(service)),
     ...guards,
@@ -331,7 +329,7 @@ export async function createService(userId: string, input: CreateServiceInput, c
 /** The caller's access to one service: locate, then one BatchGet with the service, its environment and the hinted floor and groups. */
 async function accessToService(serviceId: string, userId: string, more: (l: Located) => Key[] = () => []) {
   let requested = new Set<string>();
-  const found = await accessToCatalogItem<Service>(serviceId, 'service', userId, notFound(SERVICE_NOT_FOUND), (l) => {
+  const found = await accessToEnvItem<Service>(serviceId, 'service', userId, notFound(SERVICE_NOT_FOUND), (l) => {
     const extra = [...hintedKeys(l), ...more(l)];
     requested = new Set(extra.map(keyId));
     return extra;

@@ -68,7 +68,7 @@ export async function enrolAuthenticator(account: Account, input: { secret: stri
     created_at: now.toISOString(), last_used_at: null, last_used_step: step,
   };
   await transact([
-    counterStep(keys.account(account.id), 'totp_device_count', +1, { max: MAX_AUTHENTICATORS, failWith: invalid(TOO_MANY_AUTHENTICATORS) }),
+    counterStep(keys.account(account.id), { totp_device_count: 1 }, { max: { totp_device_count: MAX_AUTHENTICATORS }, failWith: invalid(TOO_MANY_AUTHENTICATORS) }),
     putNewStep({ ...keys.totpDevice(account.id, id), type: 'totp_device', ...device }),
   ]);
   return device;
@@ -82,7 +82,7 @@ export async function listAuthenticators(userId: string): Promise<TotpDevice[]> 
 export async function removeAuthenticator(userId: string, deviceId: string): Promise<void> {
   await transact([
     deleteStep(keys.totpDevice(userId, deviceId), notFound(DEVICE_NOT_FOUND)),
-    counterStep(keys.account(userId), 'totp_device_count', -1),
+    counterStep(keys.account(userId), { totp_device_count: -1 }),
   ]);
 }
 

@@ -1,18 +1,19 @@
 import { keys } from '#db/keys';
 import { transact, type TransactStep, concurrentChange } from '#db/transact';
-import { invalid, forbidden, notFound } from '#shared/errors';
+import { invalid, notFound } from '#shared/errors';
 import type { Permission } from '#auth/permissions';
 import type { AppContext } from '#shared/context';
 import { OWNER_REQUIRED, loadAccess, type Membership, type ProjectAccess } from './access';
 import { ENV_NOT_IN_PROJECT, envLiveCheck } from './env-scope';
-import { counterStep, membershipSteps, planOfProject } from './projects';
+import { membershipSteps, planOfProject } from './projects';
 import { claimNameStep, releaseNameStep, renameSteps, type NameScope } from '#db/unique-names';
 import type { Key } from '#db/lookup';
 import { queryPrefix } from '#db/query';
 import { compareText } from '#shared/text';
 import { batchGet, keyId } from '#db/batch-get';
 import { softDeleteStep, visible, setFieldsStep, isLive } from '#db/live';
-import { existingSetStep } from '#db/steps';
+import { existingSetStep, counterStep } from '#db/steps';
+import { takeQuotaStep } from '#domain/billing';
 
 export interface CustomRole {
   id: string;
@@ -49,8 +50,6 @@ export const ASSIGNMENT_NOT_FOUND = 'Custom role assignment not found';
 const roleNames = (projectId: string): NameScope => ({
   projectId, kind: 'CROLE', scopeId: projectId, takenDetail: 'Custom role with this name already exists in this project',
 });
-const limitMessage = (plan: { name: string }, max: number) =>
-  `Custom role limit reached for your '${plan.name}' plan (max ${max}). Please upgrade to create more custom roles.`;
 
 /** The grant string mirrored on the member item, read by `ProjectAccess.capabilities` (shared/domain/access.ts). */
 export const grantOf = (roleId: string, envId: string | null) => `${roleId}#${envId ?? '*'}`;
@@ -80,14 +79,13 @@ export async function createCustomRole(
 ): Promise<CustomRole> {
   access.require('project.manage', OWNER_REQUIRED);
   const plan = await planOfProject(access.project);
-  const max = plan.features.rbac_custom_roles_limit;
   const now = ctx.clock.now().toISOString();
   const role: CustomRole = {
     id: ctx.ids.newId(), project_id: access.project.id, name: input.name, description: input.description ?? null,
     permissions: [...new Set(input.permissions)], created_at: now, updated_at: now, deleted_at: null,
   };
   await transact([
-    counterStep(keys.project(role.project_id), { custom_role_count: 1 }, { max: { custom_role_count: max }, failWith: forbidden(limitMessage(plan, max)) }),
+    takeQuotaStep(keys.project(role.project_id), 'custom_role_count', plan, 'custom_roles'),
     claimNameStep(roleNames(role.project_id), role.name, role.id),
     { Put: { Item: { ...keys.customRole(role.project_id, role.id), type: 'custom_role', ...role }, ConditionExpression: 'attribute_not_exists(PK)' } },
   ]);

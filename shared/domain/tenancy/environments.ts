@@ -1,14 +1,16 @@
 import { isLive, softDeleteStep, visible } from '#db/live';
 import { keys } from '#db/keys';
 import { transact } from '#db/transact';
-import { forbidden, notFound } from '#shared/errors';
+import { notFound } from '#shared/errors';
 import type { AppContext } from '#shared/context';
 import { loadAccess, type ProjectAccess } from './access';
 import { locate, lookupStep, type Key } from '#db/lookup';
-import { counterStep, planOfProject } from './projects';
+import { planOfProject } from './projects';
 import { claimNameStep, releaseNameStep, renameSteps, type NameScope } from '#db/unique-names';
 import { queryPartition } from '#db/query';
 import { keyId } from '#db/batch-get';
+import { counterStep } from '#db/steps';
+import { takeQuotaStep } from '#domain/billing';
 
 export interface Environment {
   id: string;
@@ -26,7 +28,6 @@ export const toEnvironmentOut = (e: Environment) => ({ id: e.id, name: e.name, p
 
 export const ENVIRONMENT_NOT_FOUND = 'Environment not found';
 const nameScope = (projectId: string): NameScope => ({ projectId, kind: 'ENV', scopeId: projectId, takenDetail: 'Environment with this name already exists in this project' });
-
 
 /**
  * The caller's access to the environment with this id, with the environment itself: one lookup,
@@ -49,13 +50,11 @@ export async function listEnvironments(projectId: string, updatedSince?: string)
 export async function createEnvironment(access: ProjectAccess, name: string, ctx: AppContext): Promise<Environment> {
   access.require('env.manage', 'Not authorized to create environments in this project');
   const plan = await planOfProject(access.project);
-  const max = plan.max_envs_per_project;
-  const limitReached = forbidden(`Environment limit reached for your '${plan.name}' plan (max ${max} per project). Please upgrade to create more environments.`);
   const now = ctx.clock.now().toISOString();
   const env: Environment = { id: ctx.ids.newId(), name: name.trim(), project_id: access.project.id, created_at: now, updated_at: now, deleted_at: null, service_count: 0 };
   const key = keys.environment(env.project_id, env.id);
   await transact([
-    counterStep(keys.project(env.project_id), { env_count: 1 }, { max: { env_count: max }, failWith: limitReached }),
+    takeQuotaStep(keys.project(env.project_id), 'env_count', plan, 'environments'),
     claimNameStep(nameScope(env.project_id), env.name, env.id),
     { Put: { Item: { ...key, type: 'environment', ...env }, ConditionExpression: 'attribute_not_exists(PK)' } },
     lookupStep(env.id, env.project_id, key, 'environment'),

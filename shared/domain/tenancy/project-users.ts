@@ -1,14 +1,16 @@
 import { keys } from '#db/keys';
 import { transact } from '#db/transact';
-import { forbidden, notFound } from '#shared/errors';
+import { notFound } from '#shared/errors';
 import type { AppContext } from '#shared/context';
 import { loadAccess, type ProjectAccess } from './access';
 import { locate, lookupStep } from '#db/lookup';
-import { counterStep, planOfProject } from './projects';
+import { planOfProject } from './projects';
 import { queryPrefix } from '#db/query';
 import { compareText } from '#shared/text';
 import { keyId } from '#db/batch-get';
 import { softDeleteStep, visible, setFieldsStep, isLive } from '#db/live';
+import { counterStep } from '#db/steps';
+import { takeQuotaStep } from '#domain/billing';
 
 /** A project-local person (may have no login), e.g. the one responsible for a service. */
 export interface ProjectUser {
@@ -34,8 +36,6 @@ export const toProjectUserOut = (u: ProjectUser) => ({
 export const PROJECT_USER_NOT_FOUND = 'Project user not found';
 export const NOT_AUTHORIZED_VIEW_PROJECT_USERS = 'Not authorized to view project users in this project';
 export const NOT_AUTHORIZED_MANAGE_PROJECT_USERS = 'Not authorized to manage project users in this project';
-const limitMessage = (plan: { name: string; max_project_users: number | null }) =>
-  `Project user limit reached for your '${plan.name}' plan (max ${plan.max_project_users}). Please upgrade to add more project users.`;
 
 /** Access to a project user addressed by bare id: lookup, then one BatchGet; unknown, foreign and deleted ids give the same 404. */
 export async function accessToProjectUser(id: string, userId: string) {
@@ -63,7 +63,7 @@ export async function createProjectUser(access: ProjectAccess, input: ProjectUse
   };
   const key = keys.projectUser(person.project_id, person.id);
   await transact([
-    counterStep(keys.project(person.project_id), { project_user_count: 1 }, { max: { project_user_count: plan.max_project_users }, failWith: forbidden(limitMessage(plan)) }),
+    takeQuotaStep(keys.project(person.project_id), 'project_user_count', plan, 'project_users'),
     { Put: { Item: { ...key, type: 'project_user', ...person }, ConditionExpression: 'attribute_not_exists(PK)' } },
     lookupStep(person.id, person.project_id, key, 'project_user'),
   ]);

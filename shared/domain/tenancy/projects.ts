@@ -4,11 +4,12 @@ import { invalid, forbidden, notFound } from '#shared/errors';
 import type { AppContext } from '#shared/context';
 import { canCreateProjects, getAccount, type Account } from '#domain/identity';
 import { OWNER_REQUIRED, PROJECT_NOT_FOUND, type Membership, type ProjectAccess } from './access';
-import { FREE_PLAN_ID, getPlan, type Plan, activePlan } from '#domain/billing';
+import { FREE_PLAN_ID, getPlan, type Plan, activePlan, quotaOf, quotaReached, takeQuotaStep } from '#domain/billing';
 import { queryPartition } from '#db/query';
 import { compareText } from '#shared/text';
 import { batchGet, keyId } from '#db/batch-get';
 import { softDeleteStep } from '#db/live';
+import { counterStep } from '#db/steps';
 
 export interface Project {
   id: string;
@@ -47,35 +48,6 @@ export async function planOfProject(project: Pick<Project, 'owner_id'>): Promise
 }
 
 /**
- * Adds deltas to counters on one item (several counters of one item must share one step: a
- * transaction touches an item once). A positive delta with a `max` is guarded by `count < max`;
- * `null` means unlimited.
- */
-export function counterStep(
-  key: { PK: string; SK: string },
-  deltas: Record<string, number>,
-  opts: { max?: Record<string, number | null>; failWith?: TransactStep['failWith'] } = {},
-): TransactStep {
-  const conditions = ['attribute_exists(PK)'];
-  const values: Record<string, unknown> = { ':zero': 0 };
-  const sets = Object.entries(deltas).map(([counter, delta]) => {
-    values[`:d_${counter}`] = delta;
-    const max = opts.max?.[counter];
-    if (delta > 0 && max !== undefined && max !== null) {
-      values[`:max_${counter}`] = max;
-      conditions.push(`(attribute_not_exists(${counter}) OR ${counter} < :max_${counter})`);
-    }
-    return `${counter} = if_not_exists(${counter}, :zero) + :d_${counter}`;
-  });
-  return {
-    Update: { Key: key, UpdateExpression: `SET ${sets.join(', ')}`, ConditionExpression: conditions.join(' AND '), ExpressionAttributeValues: values },
-    failWith: opts.failWith,
-  };
-}
-
-const projectLimitMessage = (plan: Plan) => `Project limit reached for your '${plan.name}' plan (max ${plan.max_projects}). Please upgrade to create more projects.`;
-
-/**
  * Creates a project with the caller (or, for staff, `creator_user_id`) as owner. Refusals in SPEC's
  * order: not a customer, no active subscription, project limit, creating for someone else.
  */
@@ -91,9 +63,9 @@ export async function createProject(caller: Account, input: { name: string; crea
   if (!canCreateProjects(owner)) throw forbidden('You are not allowed to create projects');
   const active = await activePlan(owner.id);
   if (!active) throw forbidden('Active subscription required to create projects. Please choose a plan.');
-  const limit = active.plan.max_projects;
+  const limit = quotaOf(active.plan, 'projects');
   const owned = (owner as Account & { owned_project_count?: number }).owned_project_count ?? 0;
-  if (limit !== null && owned >= limit) throw forbidden(projectLimitMessage(active.plan));
+  if (limit !== null && owned >= limit) throw quotaReached(active.plan, 'projects', limit);
   if (forOther && !isStaff) throw forbidden('You are not allowed to create projects for other users');
 
   const now = ctx.clock.now().toISOString();
@@ -102,7 +74,7 @@ export async function createProject(caller: Account, input: { name: string; crea
     created_at: now, updated_at: now, deleted_at: null, env_count: 0, service_count: 0, project_user_count: 0, custom_role_count: 0,
   };
   await transact([
-    counterStep(keys.account(owner.id), { owned_project_count: 1 }, { max: { owned_project_count: limit }, failWith: forbidden(projectLimitMessage(active.plan)) }),
+    takeQuotaStep(keys.account(owner.id), 'owned_project_count', active.plan, 'projects'),
     {
       Put: { Item: { ...keys.projectName(owner.id, project.name), project_id: project.id }, ConditionExpression: 'attribute_not_exists(PK)' },
       failWith: invalid(PROJECT_NAME_TAKEN),

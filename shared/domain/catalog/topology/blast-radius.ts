@@ -1,11 +1,12 @@
 import { keys } from '#db/keys';
 import { notFound } from '#shared/errors';
-import { accessToCatalogItem } from '../items';
+
 import type { Direction } from './connections';
 
 import { ENTITY_NOT_FOUND, type EntityType } from './ends';
 import { queryPrefix } from '#db/query';
 import { isLive } from '#db/live';
+import { accessToEnvItem } from '#domain/tenancy';
 
 /**
  * "What breaks if this fails?" Impact travels along these edges (X → Y: X failing affects Y):
@@ -135,7 +136,7 @@ const VIEW_PERMISSION = { service: 'services.view', floor: 'floors.view' } as co
  * (access + the origin), then the environment's topology in one parallel round of Queries.
  */
 export async function blastRadiusOf(userId: string, origin: NodeRef, maxDepth: number): Promise<BlastRadius> {
-  const { access, located } = await accessToCatalogItem(origin.id, origin.type, userId, notFound(ENTITY_NOT_FOUND[origin.type]));
+  const { access, located } = await accessToEnvItem(origin.id, origin.type, userId, notFound(ENTITY_NOT_FOUND[origin.type]));
   const permission = VIEW_PERMISSION[origin.type];
   access.require(permission, `Missing permission: ${permission}`, located.envId);
   return computeBlastRadius(await loadTopology(located.projectId, located.envId), origin, maxDepth);

@@ -2,8 +2,7 @@ import { keys } from '#db/keys';
 import { transact, type TransactStep, concurrentChange } from '#db/transact';
 import { invalid, notFound } from '#shared/errors';
 import type { AppContext } from '#shared/context';
-import { accessToCatalogItem } from '../items';
-import { envLiveCheck, accessInEnvironment } from '#domain/tenancy';
+import { envLiveCheck, accessInEnvironment, accessToEnvItem } from '#domain/tenancy';
 import { lookupStep } from '#db/lookup';
 import { liveEntityChecks, type EntityType } from './ends';
 import { queryPrefix } from '#db/query';
@@ -215,7 +214,7 @@ const byCreation = (a: Connection, b: Connection) => a.created_at.localeCompare(
 
 /** The caller's access to one connection, with the manage permission in its environment. */
 async function manageConnection(userId: string, id: string) {
-  const { access, item } = await accessToCatalogItem<Connection>(id, CONNECTION_KIND, userId, notFound(CONNECTION_NOT_FOUND));
+  const { access, item } = await accessToEnvItem<Connection>(id, CONNECTION_KIND, userId, notFound(CONNECTION_NOT_FOUND));
   access.require('connections.manage', MISSING_MANAGE, item.environment_id);
   return item;
 }
@@ -263,7 +262,7 @@ export async function deleteConnection(userId: string, id: string, ctx: AppConte
 
 /** The caller's access to a chain (manage permission in its environment) and its live members. */
 async function manageChain(userId: string, chainId: string) {
-  const { access, item: chain } = await accessToCatalogItem<Chain>(chainId, CHAIN_KIND, userId, notFound(CHAIN_NOT_FOUND));
+  const { access, item: chain } = await accessToEnvItem<Chain>(chainId, CHAIN_KIND, userId, notFound(CHAIN_NOT_FOUND));
   access.require('connections.manage', MISSING_MANAGE, chain.environment_id);
   // The chain's members: one Query on the environment's connections, filtered on chain_id (no index needed at this size).
   const members = await queryPrefix<Connection>(chain.project_id, keys.connectionPrefix(chain.environment_id), {

@@ -2,9 +2,8 @@ import { keys } from '#db/keys';
 import { transact } from '#db/transact';
 import { notFound } from '#shared/errors';
 import type { AppContext } from '#shared/context';
-import { accessToCatalogItem } from '../items';
 import { MISSING_MANAGE, MISSING_VIEW } from './connections';
-import { envLiveCheck, accessInEnvironment } from '#domain/tenancy';
+import { envLiveCheck, accessInEnvironment, accessToEnvItem } from '#domain/tenancy';
 import { lookupStep } from '#db/lookup';
 import { liveEntityChecks } from './ends';
 import { claimNameStep, releaseNameStep, type NameScope } from '#db/unique-names';
@@ -78,7 +77,7 @@ export async function listLinks(userId: string, query: { project_id: string; env
 
 /** Soft delete; the pair may be linked again afterwards. */
 export async function deleteLink(userId: string, id: string, ctx: AppContext): Promise<void> {
-  const { access, item: link } = await accessToCatalogItem<Link>(id, LINK_KIND, userId, notFound(LINK_NOT_FOUND));
+  const { access, item: link } = await accessToEnvItem<Link>(id, LINK_KIND, userId, notFound(LINK_NOT_FOUND));
   access.require('connections.manage', MISSING_MANAGE, link.environment_id);
   const now = ctx.clock.now().toISOString();
   await transact([

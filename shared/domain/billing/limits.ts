@@ -1,0 +1,40 @@
+import type { TransactStep } from '#db/transact';
+import { counterStep } from '#db/steps';
+import { forbidden, type DomainError } from '#shared/errors';
+import type { Plan } from './plans';
+
+/**
+ * Plan limits, in one place: what each quota is under a plan, and the one refusal format
+ * `<Kind> limit reached for your '<plan>' plan (max N<scope>). Please upgrade <remedy>.`
+ * (SPEC fixes the project and service wordings; the others follow them). Counters live on the
+ * owning item and move in the creating transaction, so concurrent creates never exceed a limit.
+ */
+const QUOTAS = {
+  projects: { kind: 'Project', max: (p: Plan) => p.max_projects, scope: '', remedy: 'to create more projects' },
+  environments: { kind: 'Environment', max: (p: Plan) => p.max_envs_per_project, scope: ' per project', remedy: 'to create more environments' },
+  // SPEC "Limits" 3: one number, enforced per project and per environment; add-ons raise both.
+  services: { kind: 'Service', max: (p: Plan) => p.max_services, scope: ' per project including add-ons', remedy: 'or archive services' },
+  project_users: { kind: 'Project user', max: (p: Plan) => p.max_project_users, scope: '', remedy: 'to add more project users' },
+  custom_roles: { kind: 'Custom role', max: (p: Plan) => p.features.rbac_custom_roles_limit, scope: '', remedy: 'to create more custom roles' },
+  api_keys: { kind: 'API key', max: (p: Plan) => p.max_api_keys_per_user, scope: '', remedy: 'to create more API keys' },
+} as const;
+
+export type Quota = keyof typeof QUOTAS;
+
+/** The quota under `plan`, raised by `addon` (project quota add-ons); null is unlimited. */
+export function quotaOf(plan: Plan, quota: Quota, addon = 0): number | null {
+  const max = QUOTAS[quota].max(plan);
+  return max === null || max === undefined ? null : max + addon;
+}
+
+/** The refusal when a quota is reached. */
+export function quotaReached(plan: Plan, quota: Quota, max: number | null): DomainError {
+  const q = QUOTAS[quota];
+  return forbidden(`${q.kind} limit reached for your '${plan.name}' plan (max ${max}${q.scope}). Please upgrade ${q.remedy}.`);
+}
+
+/** The transaction step taking one unit of `quota` on the counter `counter` of the item at `key`, refused past the limit. */
+export function takeQuotaStep(key: { PK: string; SK: string }, counter: string, plan: Plan, quota: Quota, addon = 0): TransactStep {
+  const max = quotaOf(plan, quota, addon);
+  return counterStep(key, { [counter]: 1 }, { max: { [counter]: max }, failWith: quotaReached(plan, quota, max) });
+}

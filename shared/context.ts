@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { config, type Config } from './config';
 import type { Account, Session } from '#domain/identity';
+import { unauthenticated } from './errors';
 
 /** Where time comes from: the system clock in production, a controlled one in tests. */
 export interface Clock {
@@ -35,3 +36,11 @@ export function appContext(opts: { clock?: Clock; actor?: Actor | null } = {}): 
 }
 
 export const epochSeconds = (d: Date) => Math.floor(d.getTime() / 1000);
+
+export const NOT_AUTHENTICATED = 'Not authenticated';
+
+/** The signed-in caller's account; a domain function that needs one refuses an anonymous context. */
+export function actorAccount(ctx: AppContext): Account {
+  if (!ctx.actor) throw unauthenticated(NOT_AUTHENTICATED);
+  return ctx.actor.account;
+}

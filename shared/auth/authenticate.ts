@@ -1,12 +1,10 @@
 import { verifyAccessToken } from './tokens';
 import { getAccountAndSession, sessionExpired, USER_NOT_FOUND_OR_INACTIVE } from '#domain/identity';
 import { unauthenticated } from '#shared/errors';
-import type { Actor, AppContext } from '#shared/context';
+import { NOT_AUTHENTICATED, type Actor, type AppContext } from '#shared/context';
 
 /** The caller of a request (see Actor). */
 export type Principal = Actor;
-
-export const NOT_AUTHENTICATED = 'Not authenticated';
 
 /** The access token of a request: the Bearer header first, then the `access_token` cookie. */
 export function presentedToken(authorization: string | undefined, cookie: string | undefined): string | undefined {

@@ -4,9 +4,13 @@ import type { TransactStep } from './transact';
 
 /** Transaction steps for the patterns every context writes (the live rule's steps are in live.ts). */
 
+/** Conditions by name (also for single-item writes). */
+export const IF_EXISTS = { ConditionExpression: 'attribute_exists(PK)' } as const;
+export const IF_ABSENT = { ConditionExpression: 'attribute_not_exists(PK)' } as const;
+
 /** Creates an item; when its key is taken, `failWith` (a uniqueness refusal) or a 409. */
 export const putNewStep = (item: Record<string, unknown>, failWith?: DomainError): TransactStep => ({
-  Put: { Item: item, ConditionExpression: 'attribute_not_exists(PK)' },
+  Put: { Item: item, ...IF_ABSENT },
   failWith,
 });
 
@@ -15,11 +19,11 @@ export const putStep = (item: Record<string, unknown>): TransactStep => ({ Put: 
 
 /** Removes an item; with `failWith`, only one that exists (otherwise that refusal). */
 export const deleteStep = (key: Key, failWith?: DomainError): TransactStep =>
-  failWith ? { Delete: { Key: key, ConditionExpression: 'attribute_exists(PK)' }, failWith } : { Delete: { Key: key } };
+  failWith ? { Delete: { Key: key, ...IF_EXISTS }, failWith } : { Delete: { Key: key } };
 
 /** Guards that an item exists (whatever its state). */
 export const existsStep = (key: Key, failWith?: DomainError): TransactStep => ({
-  ConditionCheck: { Key: key, ConditionExpression: 'attribute_exists(PK)' },
+  ConditionCheck: { Key: key, ...IF_EXISTS },
   failWith,
 });
 
@@ -79,10 +83,6 @@ export function setExpression(fields: Record<string, unknown>, increments: Recor
   });
   return { UpdateExpression: `SET ${sets.join(', ')}`, ExpressionAttributeNames: names, ExpressionAttributeValues: values };
 }
-
-/** Conditions by name, for updates outside the step builders. */
-export const IF_EXISTS = { ConditionExpression: 'attribute_exists(PK)' } as const;
-export const IF_ABSENT = { ConditionExpression: 'attribute_not_exists(PK)' } as const;
 
 /** Sets fields on an item that must exist (whatever its lifecycle: e.g. withdrawing an assignment). */
 export function existingSetStep(key: Key, fields: Record<string, unknown>, failWith?: DomainError): TransactStep {

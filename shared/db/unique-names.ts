@@ -1,5 +1,6 @@
 import { keys } from './keys';
 import type { TransactStep } from './transact';
+import { deleteStep, putNewStep } from './steps';
 import { invalid } from '#shared/errors';
 
 /**
@@ -16,17 +17,11 @@ export interface NameScope {
 }
 
 export function claimNameStep(scope: NameScope, name: string, ownerId: string): TransactStep {
-  return {
-    Put: {
-      Item: { ...keys.uniqueName(scope.projectId, scope.kind, scope.scopeId, name), owner_id: ownerId },
-      ConditionExpression: 'attribute_not_exists(PK)',
-    },
-    failWith: invalid(scope.takenDetail),
-  };
+  return putNewStep({ ...keys.uniqueName(scope.projectId, scope.kind, scope.scopeId, name), owner_id: ownerId }, invalid(scope.takenDetail));
 }
 
 export function releaseNameStep(scope: NameScope, name: string): TransactStep {
-  return { Delete: { Key: keys.uniqueName(scope.projectId, scope.kind, scope.scopeId, name) } };
+  return deleteStep(keys.uniqueName(scope.projectId, scope.kind, scope.scopeId, name));
 }
 
 /** Renaming moves the claim; an unchanged name (ignoring case) needs no steps. */

@@ -1,6 +1,7 @@
 import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
 import { ddb } from '#shared/clients';
 import { config } from '#shared/config';
+import { retry } from './retry';
 
 export type Key = { PK: string; SK: string };
 
@@ -8,16 +9,22 @@ export type Key = { PK: string; SK: string };
 export async function batchGet(keyList: Key[]): Promise<Map<string, Record<string, unknown>>> {
   const TableName = config().TABLE_NAME;
   const found = new Map<string, Record<string, unknown>>();
-  const unique = [...new Map(keyList.map((k) => [`${k.PK}|${k.SK}`, k])).values()];
+  const unique = [...new Map(keyList.map((k) => [keyId(k), k])).values()];
   for (let i = 0; i < unique.length; i += 100) {
     let pending: Record<string, unknown>[] = unique.slice(i, i + 100);
-    for (let attempt = 0; pending.length; attempt++) {
-      if (attempt > 0) await new Promise((r) => setTimeout(r, 10 * 2 ** attempt));
-      const out = await ddb().send(new BatchGetCommand({ RequestItems: { [TableName]: { Keys: pending, ConsistentRead: true } } }));
-      for (const item of out.Responses?.[TableName] ?? []) found.set(`${item.PK}|${item.SK}`, item);
-      pending = (out.UnprocessedKeys?.[TableName]?.Keys ?? []) as Record<string, unknown>[];
-    }
+    // DynamoDB may leave keys unprocessed under load: ask again for those, backing off.
+    await retry(
+      async () => {
+        const out = await ddb().send(new BatchGetCommand({ RequestItems: { [TableName]: { Keys: pending, ConsistentRead: true } } }));
+        for (const item of out.Responses?.[TableName] ?? []) found.set(keyId(item as Key), item);
+        pending = (out.UnprocessedKeys?.[TableName]?.Keys ?? []) as Record<string, unknown>[];
+        if (pending.length) throw new Unprocessed();
+      },
+      { attempts: 10, when: (err) => err instanceof Unprocessed, baseMs: 20 },
+    );
   }
   return found;
 }
 export const keyId = (k: Key) => `${k.PK}|${k.SK}`;
+
+class Unprocessed extends Error {}

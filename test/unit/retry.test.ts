@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { retry } from '#db/retry';
+
+class Transient extends Error {}
+
+describe('retry', () => {
+  it('re-runs while the error is one to retry, and answers the first success', async () => {
+    let calls = 0;
+    const out = await retry(
+      async (attempt) => {
+        calls++;
+        if (attempt < 3) throw new Transient();
+        return attempt;
+      },
+      { attempts: 5, when: (err) => err instanceof Transient, baseMs: 1 },
+    );
+    expect(out).toBe(3);
+    expect(calls).toBe(3);
+  });
+
+  it('gives up after the last attempt with the last error', async () => {
+    let calls = 0;
+    const run = retry(
+      async () => {
+        calls++;
+        throw new Transient(`try ${calls}`);
+      },
+      { attempts: 4, when: (err) => err instanceof Transient },
+    );
+    await expect(run).rejects.toThrow('try 4');
+    expect(calls).toBe(4);
+  });
+
+  it('does not retry other errors', async () => {
+    let calls = 0;
+    const run = retry(
+      async () => {
+        calls++;
+        throw new Error('bad input');
+      },
+      { attempts: 4, when: (err) => err instanceof Transient },
+    );
+    await expect(run).rejects.toThrow('bad input');
+    expect(calls).toBe(1);
+  });
+});

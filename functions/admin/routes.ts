@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { route, ok, created } from '#http/route';
 import { accountOut, email, text } from '#http/schemas';
-import { activePlan, startingSubscription } from '#domain/billing';
+import { activeFeatures, startingSubscription } from '#domain/billing';
 import { createAccountAsStaff, getAccountForStaff, listAccounts, toAdminUserOut, updateAccountAsStaff } from '#domain/identity';
 
 const accountType = z.enum(['customer', 'project_user', 'staff']);
@@ -20,7 +20,7 @@ const adminUserOut = accountOut.extend({
 export const adminRoutes = [
   route({
     method: 'GET', path: '/admin/features/my', auth: 'user', summary: "Feature flags of the caller's active plan",
-    handler: async ({ principal }) => ok({ features: (await activePlan(principal.account.id))?.plan.features ?? {} }),
+    handler: async (_req, ctx) => ok({ features: await activeFeatures(ctx) }),
   }),
   route({
     method: 'GET', path: '/admin/users', auth: 'staff', summary: 'Every account, ordered by e-mail',

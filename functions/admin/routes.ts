@@ -25,20 +25,20 @@ export const adminRoutes = [
   route({
     method: 'GET', path: '/admin/users', auth: 'staff', summary: 'Every account, ordered by e-mail',
     responses: { 200: z.array(adminUserOut) },
-    handler: async () => ok((await listAccounts()).map(toAdminUserOut)),
+    handler: async (_req, ctx) => ok((await listAccounts(ctx)).map(toAdminUserOut)),
   }),
   route({
     method: 'GET', path: '/admin/users/{user_id}', auth: 'staff', summary: 'One account',
     params: userParams,
     responses: { 200: adminUserOut },
-    handler: async ({ params }) => ok(toAdminUserOut(await getAccountForStaff(params.user_id))),
+    handler: async ({ params }, ctx) => ok(toAdminUserOut(await getAccountForStaff(ctx, params))),
   }),
   route({
     method: 'PATCH', path: '/admin/users/{user_id}', auth: 'staff', summary: "Block or unblock an account, change its class or staff standing",
     params: userParams,
     body: z.object({ is_active: z.boolean().optional(), account_type: accountType.optional(), is_staff: z.boolean().optional(), admin_role: text(50) }),
     responses: { 200: adminUserOut },
-    handler: async ({ params, body, principal }, ctx) => ok(toAdminUserOut(await updateAccountAsStaff(params.user_id, body, principal.account, ctx))),
+    handler: async ({ params, body }, ctx) => ok(toAdminUserOut(await updateAccountAsStaff(ctx, { ...params, ...body }))),
   }),
   route({
     method: 'POST', path: '/users', auth: 'staff', summary: 'Create an account (staff; self-service sign-up is POST /auth/register)',
@@ -47,6 +47,6 @@ export const adminRoutes = [
       account_type: accountType.optional(), is_staff: z.boolean().optional(), admin_role: text(50),
     }),
     responses: { 201: adminUserOut },
-    handler: async ({ body }, ctx) => created(toAdminUserOut(await createAccountAsStaff(body, ctx, startingSubscription))),
+    handler: async ({ body }, ctx) => created(toAdminUserOut(await createAccountAsStaff(ctx, body, startingSubscription))),
   }),
 ];

@@ -35,7 +35,7 @@ export async function handler(): Promise<{ plans: number; staff: 'created' | 'ex
   let staff: 'created' | 'exists' | 'not configured' = 'not configured';
   if (arn) {
     const { email, password } = await readAdminSecret(arn);
-    const { account, created } = await ensureStaff(email, password);
+    const { account, created } = await ensureStaff(ctx, { email, password });
     staff = created ? 'created' : 'exists';
     // An existing customer with that address is not promoted behind anyone's back: staff can do it via the API.
     if (!created && !account.is_staff) log.warn('bootstrap admin address belongs to a non-staff account; left unchanged', { user_id: account.id });

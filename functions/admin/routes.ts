@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { route, ok, created } from '#http/route';
 import { accountOut, email, text } from '#http/schemas';
-import { activePlan, startingSubscription } from '#domain/billing';
+import { activeFeatures, startingSubscription } from '#domain/billing';
 import { createAccountAsStaff, getAccountForStaff, listAccounts, toAdminUserOut, updateAccountAsStaff } from '#domain/identity';
 
 const accountType = z.enum(['customer', 'project_user', 'staff']);
@@ -20,25 +20,25 @@ const adminUserOut = accountOut.extend({
 export const adminRoutes = [
   route({
     method: 'GET', path: '/admin/features/my', auth: 'user', summary: "Feature flags of the caller's active plan",
-    handler: async ({ principal }) => ok({ features: (await activePlan(principal.account.id))?.plan.features ?? {} }),
+    handler: async (_req, ctx) => ok({ features: await activeFeatures(ctx) }),
   }),
   route({
     method: 'GET', path: '/admin/users', auth: 'staff', summary: 'Every account, ordered by e-mail',
     responses: { 200: z.array(adminUserOut) },
-    handler: async () => ok((await listAccounts()).map(toAdminUserOut)),
+    handler: async (_req, ctx) => ok((await listAccounts(ctx)).map(toAdminUserOut)),
   }),
   route({
     method: 'GET', path: '/admin/users/{user_id}', auth: 'staff', summary: 'One account',
     params: userParams,
     responses: { 200: adminUserOut },
-    handler: async ({ params }) => ok(toAdminUserOut(await getAccountForStaff(params.user_id))),
+    handler: async ({ params }, ctx) => ok(toAdminUserOut(await getAccountForStaff(ctx, params))),
   }),
   route({
     method: 'PATCH', path: '/admin/users/{user_id}', auth: 'staff', summary: "Block or unblock an account, change its class or staff standing",
     params: userParams,
     body: z.object({ is_active: z.boolean().optional(), account_type: accountType.optional(), is_staff: z.boolean().optional(), admin_role: text(50) }),
     responses: { 200: adminUserOut },
-    handler: async ({ params, body, principal }, ctx) => ok(toAdminUserOut(await updateAccountAsStaff(params.user_id, body, principal.account, ctx))),
+    handler: async ({ params, body }, ctx) => ok(toAdminUserOut(await updateAccountAsStaff(ctx, { ...params, ...body }))),
   }),
   route({
     method: 'POST', path: '/users', auth: 'staff', summary: 'Create an account (staff; self-service sign-up is POST /auth/register)',
@@ -47,6 +47,6 @@ export const adminRoutes = [
       account_type: accountType.optional(), is_staff: z.boolean().optional(), admin_role: text(50),
     }),
     responses: { 201: adminUserOut },
-    handler: async ({ body }, ctx) => created(toAdminUserOut(await createAccountAsStaff(body, ctx, startingSubscription))),
+    handler: async ({ body }, ctx) => created(toAdminUserOut(await createAccountAsStaff(ctx, body, startingSubscription))),
   }),
 ];

@@ -2,10 +2,7 @@ import { z } from 'zod';
 import { route, ok, created, noContent } from '#http/route';
 import { accountOut, email, text, tokenPair } from '#http/schemas';
 import { ACCESS_COOKIE, REFRESH_COOKIE, clearCookie, signedIn } from '#http/cookies';
-import { notFound, unauthenticated } from '#shared/errors';
-import { refreshToken } from '#auth/tokens';
-import { verifyPassword } from '#auth/passwords';
-import { toAccountOut, updateProfile, register, login, INVALID_REFRESH, listSessions, refreshSession, revokeSession, revokeSessions, toSessionOut, perAddressPerMinute, confirmPasswordReset, requestPasswordReset, enrolAuthenticator, listAuthenticators, provisionAuthenticator, removeAuthenticator, toDeviceOut, recoveryCodeStatus, regenerateRecoveryCodes } from '#domain/identity';
+import { currentAccount, toAccountOut, updateProfile, register, login, listSessions, logout, refreshSession, revokeSession, revokeOtherSessions, confirmPasswordReset, requestPasswordReset, enrolAuthenticator, listAuthenticators, provisionAuthenticator, removeAuthenticator, toDeviceOut, recoveryCodeStatus, regenerateRecoveryCodes, deleteLegacyTotp, type ClientMeta } from '#domain/identity';
 import { startingSubscription } from '#domain/billing';
 import { pendingInvitationGate } from '#domain/tenancy';
 import { capabilityRoutes } from './capabilities';
@@ -15,51 +12,43 @@ const optionalRefresh = z.object({ refresh_token: z.string().max(512).optional()
 const totpCode = z.string().max(64).nullish();
 const status = z.object({ status: z.literal('ok') });
 
-export const SESSION_NOT_FOUND = 'Session not found';
-export const INVALID_PASSWORD = 'Invalid password';
+/** Where the request comes from (sessions record it, rate limits count per address). */
+const client = (req: ClientMeta): ClientMeta => ({ sourceIp: req.sourceIp, userAgent: req.userAgent });
+/** A refresh token from the body, else from its cookie. */
+const presentedRefresh = (req: { body?: { refresh_token?: string }; cookies: Record<string, string> }) => req.body?.refresh_token || req.cookies[REFRESH_COOKIE];
 
 export const authRoutes = [
   route({
     method: 'POST', path: '/auth/register', auth: 'public', summary: 'Create an account (customer, Free plan)',
     body: z.object({ email, password: z.string().min(8).max(1024), name: text(200), phone: text(50) }),
     responses: { 201: accountOut },
-    handler: async ({ body }, ctx) => created(toAccountOut(await register(body, ctx, startingSubscription))),
+    handler: async ({ body }, ctx) => created(toAccountOut(await register(ctx, body, startingSubscription))),
   }),
   route({
     method: 'POST', path: '/auth/login', auth: 'public', summary: 'Sign in with e-mail and password (and a second factor when enrolled)',
     body: z.object({ email, password: z.string().min(1).max(1024), totp_code: totpCode }),
     responses: { 200: tokenPair },
-    handler: async (req, ctx) => {
-      await perAddressPerMinute('login', req.sourceIp, ctx.config.LOGIN_RATE_LIMIT_PER_MINUTE, ctx);
-      return signedIn(await login(req.body, req, ctx, [pendingInvitationGate]), ctx.config);
-    },
+    handler: async (req, ctx) => signedIn(await login(ctx, { ...req.body, client: client(req) }, [pendingInvitationGate]), ctx.config),
   }),
   route({
     method: 'POST', path: '/auth/token/refresh', auth: 'public', summary: 'Exchange a refresh token (body or cookie) for a new pair',
     body: optionalRefresh,
     responses: { 200: tokenPair },
-    handler: async (req, ctx) => {
-      const token = req.body?.refresh_token || req.cookies[REFRESH_COOKIE];
-      if (!token) throw unauthenticated(INVALID_REFRESH);
-      return signedIn(await refreshSession(token, req, ctx), ctx.config);
-    },
+    handler: async (req, ctx) => signedIn(await refreshSession(ctx, { refresh_token: presentedRefresh(req), client: client(req) }), ctx.config),
   }),
   route({
     method: 'POST', path: '/auth/logout', auth: 'user', summary: 'End this session: revoke the refresh token, clear both cookies',
     body: optionalRefresh,
     responses: { 204: null },
-    handler: async (req) => {
-      const { account, session } = req.principal;
-      await revokeSession(account.id, session.id);
-      const other = refreshToken.parse(req.body?.refresh_token || req.cookies[REFRESH_COOKIE] || '');
-      if (other && other.userId === account.id && other.sessionId !== session.id) await revokeSession(account.id, other.sessionId);
+    handler: async (req, ctx) => {
+      await logout(ctx, { refresh_token: presentedRefresh(req) });
       return noContent({ cookies: [clearCookie(ACCESS_COOKIE), clearCookie(REFRESH_COOKIE)] });
     },
   }),
   route({
     method: 'GET', path: '/auth/me', auth: 'user', summary: 'The signed-in account',
     responses: { 200: accountOut },
-    handler: async ({ principal }) => ok(toAccountOut(principal.account)),
+    handler: async (_req, ctx) => ok(toAccountOut(currentAccount(ctx))),
   }),
   route({
     method: 'PATCH', path: '/auth/me', auth: 'user', summary: 'Update profile fields',
@@ -68,77 +57,72 @@ export const authRoutes = [
       job_title: text(200), timezone: text(64), table_density: text(50),
     }),
     responses: { 200: accountOut },
-    handler: async ({ principal, body }, ctx) => {
-      const { email: newEmail, ...rest } = body;
-      const patch = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined));
-      return ok(toAccountOut(await updateProfile(principal.account, { ...patch, ...(newEmail ? { email: newEmail } : {}) }, ctx)));
-    },
+    handler: async ({ body }, ctx) => ok(toAccountOut(await updateProfile(ctx, body))),
   }),
   route({
     method: 'GET', path: '/auth/sessions', auth: 'user', summary: "The account's signed-in sessions, the caller's marked current",
     responses: { 200: z.array(z.object({ id: z.uuid(), device: z.string(), ip: z.string(), created_at: z.string(), last_seen_at: z.string(), current: z.boolean() })) },
-    handler: async ({ principal }, ctx) => ok((await listSessions(principal.account.id, ctx)).map((s) => toSessionOut(s, principal.session.id))),
+    handler: async (_req, ctx) => ok(await listSessions(ctx)),
   }),
   route({
     method: 'DELETE', path: '/auth/sessions/{session_id}', auth: 'user', summary: 'Revoke one of your sessions (its tokens stop working at once)',
     params: z.object({ session_id: z.uuid() }),
     responses: { 204: null },
-    handler: async ({ principal, params }) => {
-      if (!(await revokeSession(principal.account.id, params.session_id))) throw notFound(SESSION_NOT_FOUND);
+    handler: async ({ params }, ctx) => {
+      await revokeSession(ctx, params);
       return noContent();
     },
   }),
   route({
     method: 'DELETE', path: '/auth/sessions', auth: 'user', summary: 'Revoke every session except the calling one',
     responses: { 200: z.object({ revoked: z.int() }) },
-    handler: async ({ principal }, ctx) => ok({ revoked: await revokeSessions(principal.account.id, ctx, principal.session.id) }),
+    handler: async (_req, ctx) => ok({ revoked: await revokeOtherSessions(ctx) }),
   }),
   route({
     method: 'POST', path: '/auth/totp/provision', auth: 'user', summary: 'A new authenticator secret with its otpauth URL and QR code; nothing is stored',
     responses: { 200: z.object({ secret: z.string(), otpauth_url: z.string(), issuer: z.string(), account_name: z.string(), qrcode_data_url: z.string() }) },
-    handler: async ({ principal }, ctx) => ok(await provisionAuthenticator(principal.account, ctx)),
+    handler: async (_req, ctx) => ok(await provisionAuthenticator(ctx)),
   }),
   route({
     method: 'POST', path: '/auth/totp/verify', auth: 'user', summary: 'Store a named authenticator once a code from its secret is valid (at most three)',
     // name is required by SPEC but its absence is a 400, so the schema lets it through to the domain
     body: z.object({ secret: z.string().max(256), code: z.string().max(64), name: z.string().max(100).nullish() }),
     responses: { 204: null },
-    handler: async ({ principal, body }, ctx) => {
-      await enrolAuthenticator(principal.account, body, ctx);
+    handler: async ({ body }, ctx) => {
+      await enrolAuthenticator(ctx, body);
       return noContent();
     },
   }),
   route({
     method: 'GET', path: '/auth/totp/devices', auth: 'user', summary: "The account's authenticators (secrets are never returned)",
     responses: { 200: z.array(z.object({ id: z.uuid(), name: z.string(), created_at: z.string(), last_used_at: z.string().nullable() })) },
-    handler: async ({ principal }) => ok((await listAuthenticators(principal.account.id)).map(toDeviceOut)),
+    handler: async (_req, ctx) => ok((await listAuthenticators(ctx)).map(toDeviceOut)),
   }),
   route({
     method: 'DELETE', path: '/auth/totp/devices/{device_id}', auth: 'user', summary: 'Remove an authenticator',
     params: z.object({ device_id: z.uuid() }),
     responses: { 204: null },
-    handler: async ({ principal, params }) => {
-      await removeAuthenticator(principal.account.id, params.device_id);
+    handler: async ({ params }, ctx) => {
+      await removeAuthenticator(ctx, params);
       return noContent();
     },
   }),
   route({
     method: 'POST', path: '/auth/totp/recovery/regenerate', auth: 'user', summary: 'Ten new single-use recovery codes, replacing the old set; shown this once',
     responses: { 200: z.object({ codes: z.array(z.string()) }) },
-    handler: async ({ principal }, ctx) => ok({ codes: await regenerateRecoveryCodes(principal.account.id, ctx) }),
+    handler: async (_req, ctx) => ok({ codes: await regenerateRecoveryCodes(ctx) }),
   }),
   route({
     method: 'GET', path: '/auth/totp/recovery', auth: 'user', summary: 'How many recovery codes the current set has, and how many are unused',
     responses: { 200: z.object({ total: z.int(), unused: z.int() }) },
-    handler: async ({ principal }) => ok(await recoveryCodeStatus(principal.account.id)),
+    handler: async (_req, ctx) => ok(await recoveryCodeStatus(ctx)),
   }),
   route({
     method: 'POST', path: '/auth/totp/delete', auth: 'user', summary: 'Legacy: clear a single-secret TOTP (this service has none; named authenticators stay)',
     body: z.object({ password: z.string().min(1).max(1024) }),
     responses: { 204: null },
-    handler: async ({ principal, body }) => {
-      if (!(await verifyPassword(principal.account.password_hash, body.password))) throw unauthenticated(INVALID_PASSWORD);
-      // Accounts here only ever had named authenticators, so there is no single secret to clear.
+    handler: async ({ body }, ctx) => {
+      await deleteLegacyTotp(ctx, body);
       return noContent();
     },
   }),
@@ -147,8 +131,7 @@ export const authRoutes = [
     body: z.object({ email, totp_code: totpCode }),
     responses: { 200: status },
     handler: async (req, ctx) => {
-      await perAddressPerMinute('password-reset', req.sourceIp, ctx.config.PASSWORD_RESET_RATE_LIMIT_PER_MINUTE, ctx);
-      await requestPasswordReset(req.body, ctx);
+      await requestPasswordReset(ctx, { ...req.body, client: client(req) });
       return ok({ status: 'ok' });
     },
   }),
@@ -158,7 +141,7 @@ export const authRoutes = [
     body: z.object({ token: z.string().max(512), new_password: z.string().max(1024) }),
     responses: { 200: status },
     handler: async ({ body }, ctx) => {
-      await confirmPasswordReset(body, ctx);
+      await confirmPasswordReset(ctx, body);
       return ok({ status: 'ok' });
     },
   }),

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { route, ok } from '#http/route';
-import { notFound } from '#shared/errors';
-import { listPlans, activePlan } from '#domain/billing';
+import { listPublicPlans, currentSubscription, toSubscriptionOut } from '#domain/billing';
 
 const planOut = z.object({
   id: z.uuid(), name: z.string(), interval: z.enum(['monthly', 'annual', 'none', 'custom']), price_cents: z.int(), currency: z.string(),
@@ -14,15 +13,10 @@ export const billingRoutes = [
   route({
     method: 'GET', path: '/plans', auth: 'public', summary: 'Public plans, monthly and annual as separate records',
     responses: { 200: z.array(planOut) },
-    handler: async () => ok((await listPlans()).filter((p) => p.is_public)),
+    handler: async (_req, ctx) => ok(await listPublicPlans(ctx)),
   }),
   route({
     method: 'GET', path: '/me/subscription', auth: 'user', summary: "The caller's active subscription and its plan",
-    handler: async ({ principal }) => {
-      const active = await activePlan(principal.account.id);
-      if (!active) throw notFound('No active subscription');
-      const { id, name, interval, price_cents, currency, max_projects, max_services, features } = active.plan;
-      return ok({ plan: { id, name, interval, price_cents, currency, max_projects, max_services, features }, features });
-    },
+    handler: async (_req, ctx) => ok(toSubscriptionOut(await currentSubscription(ctx))),
   }),
 ];

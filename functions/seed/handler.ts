@@ -4,6 +4,7 @@ import { PLAN_CATALOGUE, seedPlans } from '#domain/billing';
 import { ensureStaff } from '#domain/identity';
 import { secrets } from '#shared/clients';
 import { config } from '#shared/config';
+import { appContext } from '#shared/context';
 import { log } from '#shared/log';
 
 const AdminSecret = z.object({ email: z.email(), password: z.string().min(1) });
@@ -28,12 +29,13 @@ async function readAdminSecret(arn: string): Promise<z.infer<typeof AdminSecret>
  * Any failure throws, so the deployment fails instead of leaving an API without plans.
  */
 export async function handler(): Promise<{ plans: number; staff: 'created' | 'exists' | 'not configured' }> {
-  await seedPlans();
+  const ctx = appContext();
+  await seedPlans(ctx);
   const arn = config().BOOTSTRAP_ADMIN_SECRET_ARN;
   let staff: 'created' | 'exists' | 'not configured' = 'not configured';
   if (arn) {
     const { email, password } = await readAdminSecret(arn);
-    const { account, created } = await ensureStaff(email, password);
+    const { account, created } = await ensureStaff(ctx, { email, password });
     staff = created ? 'created' : 'exists';
     // An existing customer with that address is not promoted behind anyone's back: staff can do it via the API.
     if (!created && !account.is_staff) log.warn('bootstrap admin address belongs to a non-staff account; left unchanged', { user_id: account.id });

@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { config } from '#shared/config';
+import { appContext } from '#shared/context';
 import { DomainError } from '#shared/errors';
 import { ensureStaff } from '#domain/identity';
 import { startLocalStack } from './stack';
@@ -35,7 +36,7 @@ if (!z.email().safeParse(email).success) fail(`Not an e-mail address: ${email}`,
 const stack = config().STAGE === 'cloud' ? undefined : await startLocalStack({ withoutHttp: true, withoutS3: true });
 let exitCode = 0;
 try {
-  const { account, created } = await ensureStaff(email, password);
+  const { account, created } = await ensureStaff(appContext(), { email, password });
   const where = `table ${config().TABLE_NAME}`;
   if (created) console.log(`Created staff account ${account.email} (${account.id}) in ${where}`);
   else if (account.is_staff || account.is_superuser) console.log(`Staff account ${account.email} (${account.id}) already exists in ${where}; left unchanged`);

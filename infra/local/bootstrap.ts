@@ -2,6 +2,7 @@ import { CreateTableCommand, DescribeTableCommand, ResourceInUseException, Updat
 import { ddb } from '#shared/clients';
 import { createTableInput, TABLE } from '#db/table';
 import { seedPlans } from '#domain/billing';
+import { appContext } from '#shared/context';
 
 /** Creates the table (with TTL) when it does not exist yet. */
 export async function ensureTable(tableName: string): Promise<void> {
@@ -18,5 +19,5 @@ export async function ensureTable(tableName: string): Promise<void> {
 /** Everything the product needs in a fresh table: the table itself and the plan catalogue. */
 export async function bootstrapData(tableName: string): Promise<void> {
   await ensureTable(tableName);
-  await seedPlans();
+  await seedPlans(appContext());
 }

@@ -10,7 +10,7 @@ import { startDynamo, type LocalDynamo } from './dynamo';
 import { startS3, type LocalS3 } from './s3';
 import { startLocalQueues } from './queues';
 import { createLocalServer } from './server';
-import type { Clock } from '#shared/context';
+import { appContext, type Clock } from '#shared/context';
 import { bootstrapData } from './bootstrap';
 
 export interface LocalStackOptions {
@@ -49,7 +49,7 @@ export async function startLocalStack(opts: LocalStackOptions = {}) {
   forgetVerifiedTokens();
 
   await bootstrapData(c.TABLE_NAME);
-  if (c.BOOTSTRAP_ADMIN_EMAIL && c.BOOTSTRAP_ADMIN_PASSWORD) await ensureStaff(c.BOOTSTRAP_ADMIN_EMAIL, c.BOOTSTRAP_ADMIN_PASSWORD);
+  if (c.BOOTSTRAP_ADMIN_EMAIL && c.BOOTSTRAP_ADMIN_PASSWORD) await ensureStaff(appContext(), { email: c.BOOTSTRAP_ADMIN_EMAIL, password: c.BOOTSTRAP_ADMIN_PASSWORD });
   const queues = startLocalQueues();
 
   const server = opts.withoutHttp ? undefined : createLocalServer({ clock: opts.clock });

@@ -8,6 +8,7 @@ import { enrolAuthenticator, frozenClock } from '../helpers/sign-in';
 import { linkFrom, readOutbox } from '../helpers/outbox';
 import { ddb } from '#shared/clients';
 import { config } from '#shared/config';
+import { appContext } from '#shared/context';
 import { keys } from '#db/keys';
 import { listSubscriptions } from '#domain/billing';
 import { ensureStaff } from '#domain/identity';
@@ -23,7 +24,7 @@ const TableName = () => config().TABLE_NAME;
 
 let staffToken = '';
 beforeAll(async () => {
-  await ensureStaff('staff-invites@example.com', PASSWORD);
+  await ensureStaff(appContext(), { email: 'staff-invites@example.com', password: PASSWORD });
   staffToken = (await api.post('/auth/login', { email: 'staff-invites@example.com', password: PASSWORD })).body.access_token;
 });
 /** The internal account attributes, as staff see them. */
@@ -316,7 +317,7 @@ describe('account class on acceptance (SPEC "Account class")', () => {
 
   it('staff never moves, and a project_user stays project_user', async () => {
     const email = `staff-${randomUUID()}@example.com`;
-    const { account } = await ensureStaff(email, PASSWORD);
+    const { account } = await ensureStaff(appContext(), { email, password: PASSWORD });
     const staff = { id: account.id, email, token: (await login(email, PASSWORD)).body.access_token };
     expect(await listSubscriptions(staff.id)).toEqual([]);
     expect(await classAfterAccepting(staff, 'id')).toBe('staff');

@@ -5,6 +5,7 @@ import { client, signUp } from '../helpers/http';
 import { setPlan } from '../helpers/plans';
 import { grantRole, projectWithEnv } from '../helpers/tenancy';
 import { ensureStaff } from '#domain/identity';
+import { appContext } from '#shared/context';
 
 const ref = useTestStack();
 const api = client(() => ref.stack.url);
@@ -55,7 +56,7 @@ describe('POST /projects', () => {
     const forOther = await api.post('/projects', { name: 'x', creator_user_id: other.id }, { token: user.token });
     expect(forOther.status).toBe(403);
     expect(forOther.body).toEqual({ detail: 'You are not allowed to create projects for other users' });
-    await ensureStaff('staff-projects@example.com', 'correct horse battery');
+    await ensureStaff(appContext(), { email: 'staff-projects@example.com', password: 'correct horse battery' });
     const staff = await api.post('/auth/login', { email: 'staff-projects@example.com', password: 'correct horse battery' });
     const own = await api.post('/projects', { name: 'x' }, { token: staff.body.access_token });
     expect(own.status).toBe(403);

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { mockClient } from 'aws-sdk-client-mock';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { reloadConfig } from '#shared/config';
+import { appContext } from '#shared/context';
 import { resetClients } from '#shared/clients';
 import { queryAll } from '#db/query';
 import { keys } from '#db/keys';
@@ -50,7 +51,7 @@ describe('seeding function (run on deploy)', () => {
     expect(await handler()).toEqual({ plans: 10, staff: 'exists' });
     expect(await planItems()).toEqual(plansAfterFirst); // same count, same content
     expect(await findAccountByEmail(ADMIN.email)).toEqual(staff); // same id, hash and timestamps: left unchanged
-    expect((await listAccounts()).map((a) => a.id)).toEqual([staff.id]); // no second account
+    expect((await listAccounts(appContext())).map((a) => a.id)).toEqual([staff.id]); // no second account
     expect(secretsManager.commandCalls(GetSecretValueCommand)).toHaveLength(2);
   });
 
@@ -58,7 +59,7 @@ describe('seeding function (run on deploy)', () => {
     await freshTable();
     expect(await handler()).toEqual({ plans: 10, staff: 'not configured' });
     expect(await planItems()).toHaveLength(10);
-    expect(await listAccounts()).toEqual([]);
+    expect(await listAccounts(appContext())).toEqual([]);
     expect(secretsManager.commandCalls(GetSecretValueCommand)).toHaveLength(0);
   });
 
@@ -69,6 +70,6 @@ describe('seeding function (run on deploy)', () => {
     expect(err?.message).toBe(`Secret ${SECRET_ARN} must be a JSON object { "email": "<address>", "password": "<password>" }`);
     secretsManager.on(GetSecretValueCommand).resolves({ SecretString: JSON.stringify({ email: 'not-an-address', password: 'hunter2' }) });
     await expect(handler()).rejects.toThrow(/must be a JSON object/);
-    expect(await listAccounts()).toEqual([]);
+    expect(await listAccounts(appContext())).toEqual([]);
   });
 });

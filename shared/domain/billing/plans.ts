@@ -2,6 +2,7 @@ import { keys, stripKeys } from '#db/keys';
 import { CLOUD_PROVIDERS, PROVIDERS } from './providers';
 import { putItem } from '#db/items';
 import { queryPartition } from '#db/query';
+import type { AppContext } from '#shared/context';
 
 export type Interval = 'monthly' | 'annual' | 'none' | 'custom';
 export type SupportLevel = 'community' | 'email_48h' | 'email_chat_24h' | 'email_chat_12h' | 'priority_4h' | '24_7_dedicated_1h';
@@ -113,7 +114,7 @@ export const FREE_PLAN_ID = PLAN_CATALOGUE[0].id;
  * One PutItem per plan: BatchWriteItem may hand back UnprocessedItems (throttling on a fresh table),
  * while single puts get the SDK's retries with backoff.
  */
-export async function seedPlans(): Promise<void> {
+export async function seedPlans(_ctx: AppContext): Promise<void> {
   await Promise.all(PLAN_CATALOGUE.map((plan, rank) => putItem({ ...keys.plan(rank, plan.id), type: 'plan', ...plan })));
 }
 
@@ -121,7 +122,7 @@ export async function seedPlans(): Promise<void> {
 const CACHE_MS = 60_000;
 let cache: { at: number; plans: Promise<Plan[]> } | undefined;
 
-export function listPlans(): Promise<Plan[]> {
+function listPlans(): Promise<Plan[]> {
   if (!cache || Date.now() - cache.at > CACHE_MS) {
     const plans = queryPartition(keys.plans, '').then((items) => items.map((i) => inDocumentedOrder(stripKeys(i) as unknown as Plan)));
     cache = { at: Date.now(), plans };
@@ -144,6 +145,11 @@ function inDocumentedOrder(p: Plan): Plan {
     },
     is_public,
   };
+}
+
+/** The plans anyone may see (GET /plans), monthly and annual as separate records. */
+export async function listPublicPlans(_ctx: AppContext): Promise<Plan[]> {
+  return (await listPlans()).filter((p) => p.is_public);
 }
 
 export async function getPlan(planId: string): Promise<Plan | undefined> {

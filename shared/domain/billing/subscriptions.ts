@@ -1,6 +1,8 @@
 import { keys } from '#db/keys';
 import type { TransactStep } from '#db/transact';
-import type { AppContext } from '#shared/context';
+import { putNewStep } from '#db/steps';
+import { notFound } from '#shared/errors';
+import { actorAccount, type AppContext } from '#shared/context';
 import { FREE_PLAN_ID, getPlan, type Plan } from './plans';
 import type { Account } from '#domain/identity';
 import { queryPartition } from '#db/query';
@@ -21,12 +23,7 @@ export interface Subscription {
 export function newSubscriptionStep(userId: string, planId: string, status: SubscriptionStatus, ctx: AppContext): TransactStep {
   const now = ctx.clock.now().toISOString();
   const sub: Subscription = { id: ctx.ids.newId(), user_id: userId, plan_id: planId, status, period_start: now, period_end: null, created_at: now, updated_at: now };
-  return {
-    Put: {
-      Item: { ...keys.subscription(userId, sub.id), type: 'subscription', ...sub },
-      ConditionExpression: 'attribute_not_exists(PK)',
-    },
-  };
+  return putNewStep({ ...keys.subscription(userId, sub.id), type: 'subscription', ...sub });
 }
 
 export async function listSubscriptions(userId: string): Promise<Subscription[]> {
@@ -44,6 +41,26 @@ export async function activePlan(userId: string): Promise<{ subscription: Subscr
     if (plan) return { subscription, plan };
   }
   return undefined;
+}
+
+export const NO_ACTIVE_SUBSCRIPTION = 'No active subscription';
+
+/** The caller's active subscription and its plan; 404 when there is none. */
+export async function currentSubscription(ctx: AppContext): Promise<{ subscription: Subscription; plan: Plan }> {
+  const active = await activePlan(actorAccount(ctx).id);
+  if (!active) throw notFound(NO_ACTIVE_SUBSCRIPTION);
+  return active;
+}
+
+/** What GET /me/subscription shows of the active plan: a summary, and its features once more at the top. */
+export function toSubscriptionOut({ plan }: { plan: Plan }) {
+  const { id, name, interval, price_cents, currency, max_projects, max_services, features } = plan;
+  return { plan: { id, name, interval, price_cents, currency, max_projects, max_services, features }, features };
+}
+
+/** The feature flags of the caller's active plan; none without one. */
+export async function activeFeatures(ctx: AppContext): Promise<Partial<Plan['features']>> {
+  return (await activePlan(actorAccount(ctx).id))?.plan.features ?? {};
 }
 
 /** A new customer starts on an active Free subscription, written in the account's creation transaction. */

@@ -1,9 +1,9 @@
 import { keys } from '#db/keys';
 import { transact, type TransactStep } from '#db/transact';
 import { getItem, updateItem } from '#db/items';
-import { IF_EXISTS, deleteStep, putNewStep, setExpression } from '#db/steps';
+import { IF_EXISTS, deleteStep, existingSetStep, putNewStep, setExpression } from '#db/steps';
 import { invalid } from '#shared/errors';
-import type { AppContext } from '#shared/context';
+import { actorAccount, type AppContext } from '#shared/context';
 
 export type AccountType = 'customer' | 'project_user' | 'staff';
 
@@ -112,25 +112,31 @@ export type ProfilePatch = Partial<
   Pick<Account, 'email' | 'name' | 'phone' | 'preferred_language' | 'navigation_mode' | 'job_title' | 'timezone' | 'table_density'>
 >;
 
-/** Updates profile fields; an e-mail change moves the uniqueness sentinel (and the staff list's sort key) in the same transaction. */
-export async function updateProfile(account: Account, patch: ProfilePatch, ctx: AppContext): Promise<Account> {
+/** The signed-in caller's account (as re-read for this request). */
+export const currentAccount = (ctx: AppContext): Account => actorAccount(ctx);
+
+/**
+ * Updates the caller's profile fields (those sent; an absent e-mail leaves it as it is); an e-mail
+ * change moves the uniqueness sentinel (and the staff list's sort key) in the same transaction.
+ */
+export async function updateProfile(ctx: AppContext, input: ProfilePatch): Promise<Account> {
+  const account = actorAccount(ctx);
+  const { email: newEmail, ...rest } = input;
+  const patch: ProfilePatch = { ...Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined)), ...(newEmail ? { email: newEmail } : {}) };
   const next: Account = { ...account, ...patch, updated_at: ctx.clock.now().toISOString() };
   if (patch.email !== undefined) next.email = normalizeEmail(patch.email);
   const emailChanged = next.email !== account.email;
   const { email: _email, ...fields } = patch;
   const key = keys.account(account.id);
-  const update = {
-    ...setExpression({ ...fields, updated_at: next.updated_at, ...(emailChanged ? { email: next.email, ...keys.accountsIndex(next.email) } : {}) }),
-    ...IF_EXISTS,
-  };
+  const set = { ...fields, updated_at: next.updated_at, ...(emailChanged ? { email: next.email, ...keys.accountsIndex(next.email) } : {}) };
   if (!emailChanged) {
-    await updateItem(key, update);
+    await updateItem(key, { ...setExpression(set), ...IF_EXISTS });
     return next;
   }
   await transact([
     putNewStep({ ...keys.email(next.email), user_id: account.id }, invalid(EMAIL_TAKEN)),
     deleteStep(keys.email(account.email)),
-    { Update: { Key: key, ...update } },
+    existingSetStep(key, set),
   ]);
   return next;
 }

@@ -2,11 +2,11 @@ import { keys } from '#db/keys';
 import { conditionalUpdate } from '#db/items';
 import { IF_EXISTS, setExpression } from '#db/steps';
 import { invalid, notFound } from '#shared/errors';
-import type { AppContext } from '#shared/context';
+import { actorAccount, type AppContext } from '#shared/context';
 import { canCreateProjects, getAccount, toAccountOut, type Account, type AccountType } from './accounts';
 import { createAccount, type AlongsideAccount } from './registration';
 import { hasSecondFactor } from './second-factor';
-import { revokeSessions } from './sessions';
+import { revokeAccountSessions } from './sessions';
 import { queryAll } from '#db/query';
 
 export const USER_NOT_FOUND = 'User not found';
@@ -26,8 +26,8 @@ export function toAdminUserOut(a: Account) {
   };
 }
 
-/** Every account, ordered by e-mail, from the GSI1 `ACCOUNTS` partition (no Scan). */
-export async function listAccounts(): Promise<Account[]> {
+/** Every account, ordered by e-mail, from the GSI1 `ACCOUNTS` partition (no Scan). Staff only (the route's level). */
+export async function listAccounts(_ctx: AppContext): Promise<Account[]> {
   const accounts = await queryAll<Account>({
     IndexName: 'GSI1',
     KeyConditionExpression: 'GSI1PK = :pk',
@@ -36,11 +36,14 @@ export async function listAccounts(): Promise<Account[]> {
   return accounts;
 }
 
-export async function getAccountForStaff(userId: string): Promise<Account> {
+async function accountOrNotFound(userId: string): Promise<Account> {
   const account = await getAccount(userId);
   if (!account) throw notFound(USER_NOT_FOUND);
   return account;
 }
+
+/** One account, as staff see it (the route's level); 404 when there is none. */
+export const getAccountForStaff = (_ctx: AppContext, input: { user_id: string }): Promise<Account> => accountOrNotFound(input.user_id);
 
 export interface AdminAccountPatch {
   is_active?: boolean;
@@ -50,14 +53,16 @@ export interface AdminAccountPatch {
 }
 
 /**
- * Staff change an account's standing. Blocking (is_active → false) also bumps the token version and
- * revokes every session: the account is shut out at once, and unblocking later does not bring old
- * sessions back. Staff cannot block themselves or drop their own staff flag (no self-lockout).
+ * Staff (the caller) change an account's standing. Blocking (is_active → false) also bumps the token
+ * version and revokes every session: the account is shut out at once, and unblocking later does not
+ * bring old sessions back. Staff cannot block themselves or drop their own staff flag (no self-lockout).
  */
-export async function updateAccountAsStaff(userId: string, patch: AdminAccountPatch, actor: Account, ctx: AppContext): Promise<Account> {
+export async function updateAccountAsStaff(ctx: AppContext, input: { user_id: string } & AdminAccountPatch): Promise<Account> {
+  const { user_id: userId, ...patch } = input;
+  const actor = actorAccount(ctx);
   if (userId === actor.id && patch.is_active === false) throw invalid(CANNOT_BLOCK_SELF);
   if (userId === actor.id && patch.is_staff === false) throw invalid(CANNOT_UNSTAFF_SELF);
-  const before = await getAccountForStaff(userId);
+  const before = await accountOrNotFound(userId);
   const blocking = patch.is_active === false && before.is_active;
   const { is_active, account_type, is_staff, admin_role } = patch;
   const updated = await conditionalUpdate(keys.account(userId), {
@@ -66,7 +71,7 @@ export async function updateAccountAsStaff(userId: string, patch: AdminAccountPa
     ReturnValues: 'ALL_NEW',
   });
   if (!updated.ok) throw notFound(USER_NOT_FOUND);
-  if (blocking) await revokeSessions(userId, ctx);
+  if (blocking) await revokeAccountSessions(userId, ctx);
   return updated.item as unknown as Account;
 }
 
@@ -80,8 +85,11 @@ export interface StaffCreatedAccount {
   admin_role?: string | null;
 }
 
-/** POST /users: staff create an account directly (no registration policy; the password policy still holds). */
-export function createAccountAsStaff(input: StaffCreatedAccount, ctx: AppContext, alongside?: AlongsideAccount): Promise<Account> {
+/**
+ * POST /users: staff (the caller, at the route's level) create an account directly (no registration
+ * policy; the password policy still holds), with whatever the route composes `alongside`.
+ */
+export function createAccountAsStaff(ctx: AppContext, input: StaffCreatedAccount, alongside?: AlongsideAccount): Promise<Account> {
   const { password, ...rest } = input;
   return createAccount({ ...rest, account_type: rest.account_type ?? 'customer' }, password, ctx, alongside);
 }

@@ -5,6 +5,7 @@ import { findAccountByEmail, recordLogin, type Account } from './accounts';
 import { startSession, type ClientMeta, type TokenPair } from './sessions';
 import { clearLoginFailures, lockedOut, lockedUntil, loginFailures, recordLoginFailure } from './lockout';
 import { hasSecondFactor, verifySecondFactor } from './second-factor';
+import { perAddressPerMinute } from './rate-limit';
 
 /** SPEC "Errors", login refusals. */
 export const INVALID_CREDENTIALS = 'Invalid credentials';
@@ -25,10 +26,13 @@ export interface LoginInput {
   email: string;
   password: string;
   totp_code?: string | null;
+  /** Where the request comes from: rate-limited per source address, recorded on the session. */
+  client: ClientMeta;
 }
 
 /**
  * Password sign-in, in this order:
+ * 0. the source address's rate limit (SPEC "Rate limits"): past it, 429 before anything is read;
  * 1. the account and the address's failure counter are read together, and the password is always
  *    verified (against a decoy hash for an unknown address), so timing reveals nothing;
  * 2. a lock in force answers 423, whatever the password;
@@ -36,9 +40,10 @@ export interface LoginInput {
  *    alike (the attempt reaching the threshold already answers 423), so the three look the same;
  * 4. account-level gates (the callers' `gates`, e.g. a pending invitation; then the second factor); a wrong second factor counts as a failure;
  * 5. success clears the failure count, records the login and starts a session.
- * The source-address rate limit runs before all of this, in the route.
+ * The `gates` come from the caller (the route composes them: identity knows no other context).
  */
-export async function login(input: LoginInput, meta: ClientMeta, ctx: AppContext, gates: SignInGate[] = []): Promise<TokenPair> {
+export async function login(ctx: AppContext, input: LoginInput, gates: SignInGate[] = []): Promise<TokenPair> {
+  await perAddressPerMinute('login', input.client.sourceIp, ctx.config.LOGIN_RATE_LIMIT_PER_MINUTE, ctx);
   const [account, failures] = await Promise.all([findAccountByEmail(input.email), loginFailures(input.email)]);
   const valid = account ? await verifyPassword(account.password_hash, input.password) : await verifyAgainstDecoy(input.password);
   const lockEnd = lockedUntil(failures, ctx);
@@ -47,7 +52,7 @@ export async function login(input: LoginInput, meta: ClientMeta, ctx: AppContext
   for (const gate of gates) if (await gate.refuses(account, ctx)) throw unauthenticated(gate.detail);
   await requireSecondFactor(account, input.totp_code, ctx);
   await Promise.all([recordLogin(account.id, ctx), failures ? clearLoginFailures(input.email) : undefined]);
-  return startSession(account, meta, ctx);
+  return startSession(account, input.client, ctx);
 }
 
 /** Counts a failed attempt and refuses it: 423 when this attempt locked sign-in, else 401 with `detail`. */

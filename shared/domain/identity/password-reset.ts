@@ -12,7 +12,8 @@ import type { MailMessage } from '#mail/mailer';
 import type { AppContext } from '#shared/context';
 import { findAccountByEmail, getAccount, normalizeEmail } from './accounts';
 import { hasSecondFactor, verifySecondFactor } from './second-factor';
-import { revokeSessions } from './sessions';
+import { revokeAccountSessions, type ClientMeta } from './sessions';
+import { perAddressPerMinute } from './rate-limit';
 import { escapeHtml } from '#mail/html';
 
 /** SPEC "Other constants": a reset link is valid for 60 minutes. */
@@ -32,12 +33,21 @@ interface PasswordResetToken {
   used_at?: string;
 }
 
+export interface PasswordResetRequest {
+  email: string;
+  totp_code?: string | null;
+  /** Where the request comes from: rate-limited per source address. */
+  client: ClientMeta;
+}
+
 /**
- * Asks for a reset link. Whatever happens — unknown or blocked address, missing or wrong second
- * factor, mail sent — the caller gets the same answer no sooner than the configured minimum
- * duration, so neither the body nor the timing tells whether the address has an account.
+ * Asks for a reset link. Past the source address's rate limit, 429 at once. Otherwise, whatever
+ * happens — unknown or blocked address, missing or wrong second factor, mail sent — the caller gets
+ * the same answer no sooner than the configured minimum duration, so neither the body nor the
+ * timing tells whether the address has an account.
  */
-export async function requestPasswordReset(input: { email: string; totp_code?: string | null }, ctx: AppContext): Promise<void> {
+export async function requestPasswordReset(ctx: AppContext, input: PasswordResetRequest): Promise<void> {
+  await perAddressPerMinute('password-reset', input.client.sourceIp, ctx.config.PASSWORD_RESET_RATE_LIMIT_PER_MINUTE, ctx);
   const started = performance.now();
   try {
     await sendResetLink(input, ctx);
@@ -46,7 +56,7 @@ export async function requestPasswordReset(input: { email: string; totp_code?: s
   }
 }
 
-async function sendResetLink(input: { email: string; totp_code?: string | null }, ctx: AppContext): Promise<void> {
+async function sendResetLink(input: PasswordResetRequest, ctx: AppContext): Promise<void> {
   const account = await findAccountByEmail(input.email);
   if (!account || !account.is_active) return;
   // With an authenticator, a mailbox alone does not reset the password: a valid second factor must come too.
@@ -90,7 +100,7 @@ function resetMail(to: string, link: string): MailMessage {
  * of two concurrent uses exactly one succeeds. Every session is then revoked; a session that
  * escaped deletion cannot refresh either, because its token version is stale.
  */
-export async function confirmPasswordReset(input: { token: string; new_password: string }, ctx: AppContext): Promise<void> {
+export async function confirmPasswordReset(ctx: AppContext, input: { token: string; new_password: string }): Promise<void> {
   const token = input.token.trim();
   if (!token) throw invalid(RESET_TOKEN_REQUIRED);
   const problem = passwordPolicyProblem(input.new_password, ctx.config);
@@ -124,5 +134,5 @@ export async function confirmPasswordReset(input: { token: string; new_password:
     },
     deleteStep(keys.loginFailures(normalizeEmail(account.email))),
   ]);
-  await revokeSessions(record.user_id, ctx);
+  await revokeAccountSessions(record.user_id, ctx);
 }

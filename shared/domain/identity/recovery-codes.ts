@@ -2,7 +2,7 @@ import { generateSecret } from 'otplib';
 import { keys } from '#db/keys';
 import { conditionalUpdate, getItem, putItem } from '#db/items';
 import { sha256 } from '#auth/tokens';
-import type { AppContext } from '#shared/context';
+import { actorAccount, type AppContext } from '#shared/context';
 
 /** SPEC "Other constants": recovery codes per set. */
 export const RECOVERY_CODES_PER_SET = 10;
@@ -27,8 +27,9 @@ const normalize = (code: string) => code.replace(/[\s-]/g, '').toUpperCase();
 /** Salted with the account id, so equal codes of two accounts hash differently. */
 const codeHash = (userId: string, code: string) => sha256(`${userId}:${normalize(code)}`);
 
-/** Ten fresh codes replacing any previous set; the codes themselves are returned once and only their hashes kept. */
-export async function regenerateRecoveryCodes(userId: string, ctx: AppContext): Promise<string[]> {
+/** Ten fresh codes for the caller, replacing any previous set; the codes themselves are returned once and only their hashes kept. */
+export async function regenerateRecoveryCodes(ctx: AppContext): Promise<string[]> {
+  const userId = actorAccount(ctx).id;
   const codes = Array.from({ length: RECOVERY_CODES_PER_SET }, newCode);
   const set: RecoveryCodeSet = {
     user_id: userId,
@@ -39,8 +40,9 @@ export async function regenerateRecoveryCodes(userId: string, ctx: AppContext): 
   return codes;
 }
 
-export async function recoveryCodeStatus(userId: string): Promise<{ total: number; unused: number }> {
-  const codes = Object.values((await getItem<RecoveryCodeSet>(keys.recoveryCodes(userId)))?.codes ?? {});
+/** How many recovery codes the caller's set has, and how many are unused. */
+export async function recoveryCodeStatus(ctx: AppContext): Promise<{ total: number; unused: number }> {
+  const codes = Object.values((await getItem<RecoveryCodeSet>(keys.recoveryCodes(actorAccount(ctx).id)))?.codes ?? {});
   return { total: codes.length, unused: codes.filter((used) => used === UNUSED).length };
 }
 

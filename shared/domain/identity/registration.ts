@@ -18,8 +18,8 @@ const nothingAlongside: AlongsideAccount = () => [];
 
 /** Self-service sign-up: the policy from configuration, then the account and whatever goes `alongside` in one transaction. */
 export async function register(
-  input: { email: string; password: string; name?: string | null; phone?: string | null },
   ctx: AppContext,
+  input: { email: string; password: string; name?: string | null; phone?: string | null },
   alongside: AlongsideAccount = nothingAlongside,
 ): Promise<Account> {
   const { REGISTRATION_MODE, REGISTRATION_EMAIL_DOMAINS } = ctx.config;

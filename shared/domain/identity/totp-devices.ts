@@ -2,10 +2,11 @@ import { keys } from '#db/keys';
 import { conditionalUpdate } from '#db/items';
 import { counterStep, deleteStep, putNewStep } from '#db/steps';
 import { transact } from '#db/transact';
-import { invalid, notFound } from '#shared/errors';
+import { invalid, notFound, unauthenticated } from '#shared/errors';
 import { isUsableTotpSecret, matchingTimeStep, newTotpSecret, otpauthUrl, qrCodeDataUrl } from '#auth/totp';
 import { open, seal } from '#auth/secret-box';
-import type { AppContext } from '#shared/context';
+import { verifyPassword } from '#auth/passwords';
+import { actorAccount, type AppContext } from '#shared/context';
 import type { Account } from './accounts';
 import { queryPartition } from '#db/query';
 
@@ -17,6 +18,7 @@ export const INVALID_TOTP_SECRET = 'Invalid TOTP secret';
 export const INVALID_TOTP_CODE = 'Invalid TOTP code';
 export const TOO_MANY_AUTHENTICATORS = `At most ${MAX_AUTHENTICATORS} authenticators can be registered per account`;
 export const DEVICE_NOT_FOUND = 'Device not found';
+export const INVALID_PASSWORD = 'Invalid password';
 
 /** A named authenticator. The secret is stored sealed; `last_used_step` is the last accepted time step (replay guard). */
 export interface TotpDevice {
@@ -41,8 +43,9 @@ export const toDeviceOut = (d: TotpDevice) => ({ id: d.id, name: d.name, created
 const sealContext = (userId: string, deviceId: string) => ({ purpose: 'totp-device', user_id: userId, device_id: deviceId });
 const normalizeSecret = (secret: string) => secret.replace(/[\s-]/g, '').toUpperCase();
 
-/** A new secret with everything an app needs to add it. Nothing is stored until a code proves the app has it. */
-export async function provisionAuthenticator(account: Account, ctx: AppContext) {
+/** A new secret for the caller with everything an app needs to add it. Nothing is stored until a code proves the app has it. */
+export async function provisionAuthenticator(ctx: AppContext) {
+  const account = actorAccount(ctx);
   const secret = newTotpSecret();
   const issuer = ctx.config.TOTP_ISSUER;
   const otpauth_url = otpauthUrl(secret, issuer, account.email);
@@ -54,7 +57,8 @@ export async function provisionAuthenticator(account: Account, ctx: AppContext) 
  * is recorded as used, so the enrolment code cannot sign in afterwards. The per-account limit is a
  * condition on the account's counter, so concurrent enrolments cannot exceed it.
  */
-export async function enrolAuthenticator(account: Account, input: { secret: string; code: string; name?: string | null }, ctx: AppContext): Promise<TotpDevice> {
+export async function enrolAuthenticator(ctx: AppContext, input: { secret: string; code: string; name?: string | null }): Promise<TotpDevice> {
+  const account = actorAccount(ctx);
   const name = input.name?.trim();
   if (!name) throw invalid(DEVICE_NAME_REQUIRED);
   const secret = normalizeSecret(input.secret);
@@ -74,16 +78,29 @@ export async function enrolAuthenticator(account: Account, input: { secret: stri
   return device;
 }
 
-export async function listAuthenticators(userId: string): Promise<TotpDevice[]> {
+async function devicesOf(userId: string): Promise<TotpDevice[]> {
   const items = await queryPartition<TotpDevice>(keys.account(userId).PK, keys.totpDevicePrefix);
   return items.sort((a, b) => a.created_at.localeCompare(b.created_at));
 }
 
-export async function removeAuthenticator(userId: string, deviceId: string): Promise<void> {
+/** The caller's authenticators, oldest first. */
+export const listAuthenticators = (ctx: AppContext): Promise<TotpDevice[]> => devicesOf(actorAccount(ctx).id);
+
+/** Removes one of the caller's authenticators; 404 when the caller has no such device. */
+export async function removeAuthenticator(ctx: AppContext, input: { device_id: string }): Promise<void> {
+  const userId = actorAccount(ctx).id;
   await transact([
-    deleteStep(keys.totpDevice(userId, deviceId), notFound(DEVICE_NOT_FOUND)),
+    deleteStep(keys.totpDevice(userId, input.device_id), notFound(DEVICE_NOT_FOUND)),
     counterStep(keys.account(userId), { totp_device_count: -1 }),
   ]);
+}
+
+/**
+ * Legacy: clearing a single-secret TOTP. Accounts here only ever had named authenticators, so there
+ * is no single secret to clear; the password is still checked (401 when wrong).
+ */
+export async function deleteLegacyTotp(ctx: AppContext, input: { password: string }): Promise<void> {
+  if (!(await verifyPassword(actorAccount(ctx).password_hash, input.password))) throw unauthenticated(INVALID_PASSWORD);
 }
 
 /**
@@ -94,7 +111,7 @@ export async function removeAuthenticator(userId: string, deviceId: string): Pro
 export async function acceptAuthenticatorCode(account: Account, code: string, ctx: AppContext): Promise<boolean> {
   if (!/^\d{6}$/.test(code)) return false;
   const now = ctx.clock.now();
-  for (const device of await listAuthenticators(account.id)) {
+  for (const device of await devicesOf(account.id)) {
     const secret = await open(device.secret_sealed, sealContext(account.id, device.id));
     const step = await matchingTimeStep(secret, code, now);
     if (step === null || step <= device.last_used_step) continue;

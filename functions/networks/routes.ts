@@ -1,12 +1,8 @@
 import { z } from 'zod';
 import { route, ok, created, noContent } from '#http/route';
 import { syncHeaders, updatedSince, uuid } from '#http/schemas';
-import { ipv4Range, createNetwork, createNetworkBody, deleteNetwork, getNetwork, listNetworks, toNetworkOut, updateNetwork, updateNetworkBody, attachedNetworks, HOLDERS, MAX_ATTACHED_NETWORKS, replaceAttachedNetworks } from '#domain/catalog';
+import { ipv4Range, createNetwork, createNetworkBody, deleteNetwork, getNetwork, listNetworks, networkEntity, networkOut, updateNetwork, updateNetworkBody, attachedNetworks, MAX_ATTACHED_NETWORKS, replaceAttachedNetworks } from '#domain/catalog';
 
-const networkOut = z.object({
-  id: z.uuid(), project_id: z.uuid(), environment_id: z.uuid(), name: z.string(), cidr: z.string(), gateway: z.string().nullable(),
-  vlan_id: z.number().int().nullable(), is_private: z.boolean(), description: z.string().nullable(), updated_at: z.string(), deleted_at: z.string().nullable(),
-});
 const networkParams = z.object({ network_id: uuid });
 /** SPEC: at most 10 networks per service or floor; a longer list is a 422 before any lookup. */
 const attachmentBody = z.object({ network_ids: z.array(uuid).max(MAX_ATTACHED_NETWORKS) });
@@ -16,7 +12,7 @@ export const networksRoutes = [
     method: 'POST', path: '/networks', auth: 'user', summary: 'Create a network (name unique per environment)',
     body: createNetworkBody,
     responses: { 201: networkOut },
-    handler: async ({ principal, body }, ctx) => created(toNetworkOut(await createNetwork(principal.account.id, body, ctx))),
+    handler: async ({ body }, ctx) => created(networkEntity.out(await createNetwork(ctx, body))),
   }),
   route({
     method: 'GET', path: '/networks', auth: 'user', summary: "An environment's networks, filtered, ordered by name",
@@ -30,31 +26,27 @@ export const networksRoutes = [
       updated_since: updatedSince,
     }),
     responses: { 200: z.array(networkOut) },
-    handler: async ({ principal, query }, ctx) => {
-      const { project_id, environment_id, ...filters } = query;
-      const networks = await listNetworks(principal.account.id, project_id, environment_id, filters);
-      return ok(networks.map(toNetworkOut), { headers: syncHeaders(query.updated_since, ctx.clock.receivedAt) });
-    },
+    handler: async ({ query }, ctx) => ok((await listNetworks(ctx, query)).map(networkEntity.out), { headers: syncHeaders(query.updated_since, ctx.clock.receivedAt) }),
   }),
   route({
     method: 'GET', path: '/networks/{network_id}', auth: 'user', summary: 'One network',
     params: networkParams,
     responses: { 200: networkOut },
-    handler: async ({ principal, params }) => ok(toNetworkOut(await getNetwork(params.network_id, principal.account.id))),
+    handler: async ({ params }, ctx) => ok(networkEntity.out(await getNetwork(ctx, params))),
   }),
   route({
     method: 'PATCH', path: '/networks/{network_id}', auth: 'user', summary: 'Change a network',
     params: networkParams,
     body: updateNetworkBody,
     responses: { 200: networkOut },
-    handler: async ({ principal, params, body }, ctx) => ok(toNetworkOut(await updateNetwork(params.network_id, principal.account.id, body, ctx))),
+    handler: async ({ params, body }, ctx) => ok(networkEntity.out(await updateNetwork(ctx, { ...params, ...body }))),
   }),
   route({
     method: 'DELETE', path: '/networks/{network_id}', auth: 'user', summary: 'Delete a network (it leaves every attachment)',
     params: networkParams,
     responses: { 204: null },
-    handler: async ({ principal, params }, ctx) => {
-      await deleteNetwork(params.network_id, principal.account.id, ctx);
+    handler: async ({ params }, ctx) => {
+      await deleteNetwork(ctx, params);
       return noContent();
     },
   }),
@@ -62,28 +54,26 @@ export const networksRoutes = [
     method: 'GET', path: '/attachments/services/{service_id}/networks', auth: 'user', summary: 'The networks a service is attached to',
     params: z.object({ service_id: uuid }),
     responses: { 200: z.object({ service_id: z.uuid(), networks: z.array(networkOut) }) },
-    handler: async ({ principal, params }) => ok(await attachedNetworks(HOLDERS.service, params.service_id, principal.account.id)),
+    handler: async ({ params }, ctx) => ok(await attachedNetworks(ctx, { holder: 'service', id: params.service_id })),
   }),
   route({
     method: 'PATCH', path: '/attachments/services/{service_id}/networks', auth: 'user', summary: "Replace a service's networks (at most 10)",
     params: z.object({ service_id: uuid }),
     body: attachmentBody,
     responses: { 200: z.object({ service_id: z.uuid(), networks: z.array(networkOut) }) },
-    handler: async ({ principal, params, body }, ctx) =>
-      ok(await replaceAttachedNetworks(HOLDERS.service, params.service_id, principal.account.id, body.network_ids, ctx)),
+    handler: async ({ params, body }, ctx) => ok(await replaceAttachedNetworks(ctx, { holder: 'service', id: params.service_id, ...body })),
   }),
   route({
     method: 'GET', path: '/attachments/service-floors/{floor_id}/networks', auth: 'user', summary: 'The networks a server is attached to',
     params: z.object({ floor_id: uuid }),
     responses: { 200: z.object({ service_floor_id: z.uuid(), networks: z.array(networkOut) }) },
-    handler: async ({ principal, params }) => ok(await attachedNetworks(HOLDERS.floor, params.floor_id, principal.account.id)),
+    handler: async ({ params }, ctx) => ok(await attachedNetworks(ctx, { holder: 'floor', id: params.floor_id })),
   }),
   route({
     method: 'PATCH', path: '/attachments/service-floors/{floor_id}/networks', auth: 'user', summary: "Replace a server's networks (at most 10)",
     params: z.object({ floor_id: uuid }),
     body: attachmentBody,
     responses: { 200: z.object({ service_floor_id: z.uuid(), networks: z.array(networkOut) }) },
-    handler: async ({ principal, params, body }, ctx) =>
-      ok(await replaceAttachedNetworks(HOLDERS.floor, params.floor_id, principal.account.id, body.network_ids, ctx)),
+    handler: async ({ params, body }, ctx) => ok(await replaceAttachedNetworks(ctx, { holder: 'floor', id: params.floor_id, ...body })),
   }),
 ];

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { route, ok, created, noContent } from '#http/route';
 import { syncHeaders, updatedSince, uuid } from '#http/schemas';
-import { ENTITY_TYPES, DIRECTIONS, GROUP_KINDS, MAX_BATCH_CONNECTIONS, createConnection, createConnectionBatch, deleteChain, deleteConnection, listConnections, toConnectionOut, updateChain, updateConnection, createLink, deleteLink, listLinks, toLinkOut, DEFAULT_MAX_DEPTH, MAX_MAX_DEPTH, blastRadiusOf } from '#domain/catalog';
+import { ENTITY_TYPES, DIRECTIONS, GROUP_KINDS, MAX_BATCH_CONNECTIONS, createConnection, createConnectionBatch, deleteChain, deleteConnection, listConnections, connectionEntity, connectionOut, updateChain, updateConnection, createLink, deleteLink, listLinks, linkEntity, linkOut, DEFAULT_MAX_DEPTH, MAX_MAX_DEPTH, blastRadiusOf } from '#domain/catalog';
 
 const entityType = z.enum(ENTITY_TYPES);
 const direction = z.enum(DIRECTIONS);
@@ -20,16 +20,6 @@ const changesBody = z
   .object({ direction: direction.optional(), name: label })
   .refine((b) => b.direction !== undefined || b.name !== undefined, { message: 'Give direction or name' });
 
-const connectionOut = z.object({
-  id: z.uuid(), project_id: z.uuid(), environment_id: z.uuid(),
-  a_type: entityType, a_id: z.uuid(), b_type: entityType, b_id: z.uuid(),
-  direction, chain_id: z.uuid().nullable(), name: z.string().nullable(), group_kind: z.enum(GROUP_KINDS).nullable(),
-  created_at: z.string(), updated_at: z.string(), deleted_at: z.string().nullable(),
-});
-const linkOut = z.object({
-  id: z.uuid(), project_id: z.uuid(), environment_id: z.uuid(), from_service_id: z.uuid(), to_service_id: z.uuid(),
-  created_at: z.string(), updated_at: z.string(), deleted_at: z.string().nullable(),
-});
 const nodeRef = z.object({ type: entityType, id: z.uuid() });
 const blastRadiusOut = z.object({
   origin: nodeRef.extend({ name: z.string().nullable() }),
@@ -49,34 +39,34 @@ export const topologyRoutes = [
     method: 'POST', path: '/service-connections', auth: 'user', summary: 'Connect two services or floors of one environment',
     body: connectionSpec.and(z.object({ ...scope, chain_id: uuid.nullish() })),
     responses: { 201: connectionOut },
-    handler: async ({ principal, body }, ctx) => created(toConnectionOut(await createConnection(principal.account.id, body, ctx))),
+    handler: async ({ body }, ctx) => created(connectionEntity.out(await createConnection(ctx, body))),
   }),
   route({
     method: 'GET', path: '/service-connections', auth: 'user', summary: "An environment's connections (optionally touching one entity, or of one chain)",
     query: z.object({ ...scope, entity_id: uuid.optional(), chain_id: uuid.optional(), updated_since: updatedSince }),
     responses: { 200: z.array(connectionOut) },
-    handler: async ({ principal, query }, ctx) =>
-      ok((await listConnections(principal.account.id, query)).map(toConnectionOut), { headers: syncHeaders(query.updated_since, ctx.clock.receivedAt) }),
+    handler: async ({ query }, ctx) =>
+      ok((await listConnections(ctx, query)).map(connectionEntity.out), { headers: syncHeaders(query.updated_since, ctx.clock.receivedAt) }),
   }),
   route({
     method: 'POST', path: '/service-connections/batch', auth: 'user', summary: 'Create a chain or hub of connections at once (one chain_id, all or nothing)',
     body: z.object({ ...scope, group_kind: z.enum(GROUP_KINDS), items: z.array(connectionSpec).min(1).max(MAX_BATCH_CONNECTIONS) }),
     responses: { 201: z.array(connectionOut) },
-    handler: async ({ principal, body }, ctx) => created((await createConnectionBatch(principal.account.id, body, ctx)).map(toConnectionOut)),
+    handler: async ({ body }, ctx) => created((await createConnectionBatch(ctx, body)).map(connectionEntity.out)),
   }),
   route({
     method: 'PATCH', path: '/service-connections/chains/{chain_id}', auth: 'user', summary: 'Set direction and/or name on every connection of a chain or hub',
     params: z.object({ chain_id: uuid }),
     body: changesBody,
     responses: { 200: z.array(connectionOut) },
-    handler: async ({ principal, params, body }, ctx) => ok((await updateChain(principal.account.id, params.chain_id, body, ctx)).map(toConnectionOut)),
+    handler: async ({ params, body }, ctx) => ok((await updateChain(ctx, { ...params, ...body })).map(connectionEntity.out)),
   }),
   route({
     method: 'DELETE', path: '/service-connections/chains/{chain_id}', auth: 'user', summary: 'Delete a chain or hub with all its connections',
     params: z.object({ chain_id: uuid }),
     responses: { 204: null },
-    handler: async ({ principal, params }, ctx) => {
-      await deleteChain(principal.account.id, params.chain_id, ctx);
+    handler: async ({ params }, ctx) => {
+      await deleteChain(ctx, params);
       return noContent();
     },
   }),
@@ -85,14 +75,14 @@ export const topologyRoutes = [
     params: z.object({ connection_id: uuid }),
     body: changesBody,
     responses: { 200: connectionOut },
-    handler: async ({ principal, params, body }, ctx) => ok(toConnectionOut(await updateConnection(principal.account.id, params.connection_id, body, ctx))),
+    handler: async ({ params, body }, ctx) => ok(connectionEntity.out(await updateConnection(ctx, { ...params, ...body }))),
   }),
   route({
     method: 'DELETE', path: '/service-connections/{connection_id}', auth: 'user', summary: 'Delete a connection',
     params: z.object({ connection_id: uuid }),
     responses: { 204: null },
-    handler: async ({ principal, params }, ctx) => {
-      await deleteConnection(principal.account.id, params.connection_id, ctx);
+    handler: async ({ params }, ctx) => {
+      await deleteConnection(ctx, params);
       return noContent();
     },
   }),
@@ -100,8 +90,8 @@ export const topologyRoutes = [
     method: 'GET', path: '/service-links', auth: 'user', summary: "An environment's service links (edge list)",
     query: z.object({ ...scope, service_id: uuid.optional(), updated_since: updatedSince }),
     responses: { 200: z.array(linkOut) },
-    handler: async ({ principal, query }, ctx) =>
-      ok((await listLinks(principal.account.id, query)).map(toLinkOut), { headers: syncHeaders(query.updated_since, ctx.clock.receivedAt) }),
+    handler: async ({ query }, ctx) =>
+      ok((await listLinks(ctx, query)).map(linkEntity.out), { headers: syncHeaders(query.updated_since, ctx.clock.receivedAt) }),
   }),
   route({
     method: 'POST', path: '/service-links', auth: 'user', summary: 'Link two services (from depends on to)',
@@ -109,14 +99,14 @@ export const topologyRoutes = [
       .object({ ...scope, from_service_id: uuid, to_service_id: uuid })
       .refine((l) => l.from_service_id !== l.to_service_id, { message: 'A service may not be linked to itself', path: ['to_service_id'] }),
     responses: { 201: linkOut },
-    handler: async ({ principal, body }, ctx) => created(toLinkOut(await createLink(principal.account.id, body, ctx))),
+    handler: async ({ body }, ctx) => created(linkEntity.out(await createLink(ctx, body))),
   }),
   route({
     method: 'DELETE', path: '/service-links/{link_id}', auth: 'user', summary: 'Delete a service link',
     params: z.object({ link_id: uuid }),
     responses: { 204: null },
-    handler: async ({ principal, params }, ctx) => {
-      await deleteLink(principal.account.id, params.link_id, ctx);
+    handler: async ({ params }, ctx) => {
+      await deleteLink(ctx, params);
       return noContent();
     },
   }),
@@ -125,13 +115,13 @@ export const topologyRoutes = [
     params: z.object({ service_id: uuid }),
     query: blastRadiusQuery,
     responses: { 200: blastRadiusOut },
-    handler: async ({ principal, params, query }) => ok(await blastRadiusOf(principal.account.id, { type: 'service', id: params.service_id }, query.max_depth)),
+    handler: async ({ params, query }, ctx) => ok(await blastRadiusOf(ctx, { type: 'service', id: params.service_id, ...query })),
   }),
   route({
     method: 'GET', path: '/service-floors/{floor_id}/blast-radius', auth: 'user', summary: 'What depends on this server (what fails with it)',
     params: z.object({ floor_id: uuid }),
     query: blastRadiusQuery,
     responses: { 200: blastRadiusOut },
-    handler: async ({ principal, params, query }) => ok(await blastRadiusOf(principal.account.id, { type: 'floor', id: params.floor_id }, query.max_depth)),
+    handler: async ({ params, query }, ctx) => ok(await blastRadiusOf(ctx, { type: 'floor', id: params.floor_id, ...query })),
   }),
 ];

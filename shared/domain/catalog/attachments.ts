@@ -2,12 +2,13 @@ import { keys } from '#db/keys';
 import { transact } from '#db/transact';
 import { invalid, notFound } from '#shared/errors';
 import type { Permission } from '#auth/permissions';
-import type { AppContext } from '#shared/context';
+import { actorAccount, type AppContext } from '#shared/context';
 import { publishEvent } from '#shared/events';
 
 import { type CatalogKind } from './items';
 import { FLOOR_FORBIDDEN, FLOOR_NOT_FOUND } from './floors';
-import { liveNetworks, toNetworkOut, type Network, type NetworkOut } from './networks';
+import { liveNetworks } from './networks';
+import { networkEntity, type NetworkOut } from './network-entity';
 import { SERVICE_FORBIDDEN, SERVICE_NOT_FOUND, serviceEventData, type Service } from './services';
 import { byText } from '#shared/text';
 import { keyId } from '#db/batch-get';
@@ -31,7 +32,7 @@ interface Holder {
   forbidden: { view: string; manage: string };
 }
 
-export const HOLDERS = {
+const HOLDERS = {
   service: {
     kind: 'service', notFound: SERVICE_NOT_FOUND, idField: 'service_id', view: 'services.view', manage: 'services.manage', forbidden: SERVICE_FORBIDDEN,
   },
@@ -40,25 +41,30 @@ export const HOLDERS = {
   },
 } satisfies Record<string, Holder>;
 
+/** What holds attachments: a service or a service floor. */
+export type HolderKind = keyof typeof HOLDERS;
+
 type HolderItem = { id: string; network_ids?: string[]; updated_at: string } & Record<string, unknown>;
 
 export type AttachmentsOut = { networks: NetworkOut[] } & Partial<Record<Holder['idField'], string>>;
 
 /** The networks attached to a service or floor: full network objects, deleted networks left out. */
-export async function attachedNetworks(holder: Holder, id: string, userId: string): Promise<AttachmentsOut> {
-  const { access, item, located } = await accessToEnvItem<HolderItem>(id, holder.kind, userId, notFound(holder.notFound));
+export async function attachedNetworks(ctx: AppContext, input: { holder: HolderKind; id: string }): Promise<AttachmentsOut> {
+  const holder: Holder = HOLDERS[input.holder];
+  const { access, item, located } = await accessToEnvItem<HolderItem>(input.id, holder.kind, actorAccount(ctx).id, notFound(holder.notFound));
   access.require(holder.view, holder.forbidden.view, located.envId);
   const networks = await liveNetworks(located.projectId, located.envId, item.network_ids ?? []);
-  return { [holder.idField]: id, networks: networks.map(toNetworkOut) };
+  return { [holder.idField]: input.id, networks: networks.map(networkEntity.out) };
 }
 
 /**
  * Replaces the whole set. 404 for an absent or foreign holder, then 403, then 400 when a network
  * is not a live one of the holder's environment (the networks are read with the access check).
  */
-export async function replaceAttachedNetworks(holder: Holder, id: string, userId: string, networkIds: string[], ctx: AppContext): Promise<AttachmentsOut> {
-  const ids = [...new Set(networkIds)];
-  const { access, item, located } = await accessToEnvItem<HolderItem>(id, holder.kind, userId, notFound(holder.notFound), (l) =>
+export async function replaceAttachedNetworks(ctx: AppContext, input: { holder: HolderKind; id: string; network_ids: string[] }): Promise<AttachmentsOut> {
+  const holder: Holder = HOLDERS[input.holder];
+  const ids = [...new Set(input.network_ids)];
+  const { access, item, located } = await accessToEnvItem<HolderItem>(input.id, holder.kind, actorAccount(ctx).id, notFound(holder.notFound), (l) =>
     ids.map((n) => keys.network(l.projectId, l.envId, n)),
   );
   access.require(holder.manage, holder.forbidden.manage, located.envId);
@@ -76,6 +82,9 @@ export async function replaceAttachedNetworks(holder: Holder, id: string, userId
       await publishEvent('service.updated', located.projectId, { ...serviceEventData(item as unknown as Service), changed: ['networks'] }, ctx);
     }
   }
-  const networks = wanted.map((w) => access.extra.get(keyId(w.key)) as unknown as Network).sort(byText((n) => n.name)).map(toNetworkOut);
-  return { [holder.idField]: id, networks };
+  const networks = wanted
+    .map((w) => networkEntity.decode(access.extra.get(keyId(w.key))!))
+    .sort(byText((n) => n.name))
+    .map(networkEntity.out);
+  return { [holder.idField]: input.id, networks };
 }

@@ -4,15 +4,17 @@ import { keys } from '#db/keys';
 import { transact } from '#db/transact';
 import { invalid, notFound } from '#shared/errors';
 import { name as nameSchema } from '#shared/schemas';
-import type { AppContext } from '#shared/context';
+import { actorAccount, type AppContext } from '#shared/context';
 import { catalogLookupStep, containsCi } from './items';
 import { ipv4Address, ipv4Cidr, optionalText } from './fields';
+import { networkEntity, type Network } from './network-entity';
 import { claimNameStep, releaseNameStep, renameSteps, type NameScope } from '#db/unique-names';
 import { queryPrefix } from '#db/query';
 import { accessInEnvironment, accessToEnvItem } from '#domain/tenancy';
 import { byText } from '#shared/text';
 import { batchGet } from '#db/batch-get';
-import { visible, liveItem, setFieldsStep } from '#db/live';
+import { visible, liveItem, setFieldsStep, softDeleteStep } from '#db/live';
+import { putNewStep } from '#db/steps';
 
 /** Networks: IPv4 networks of an environment, which services and floors attach to (attachments.ts). */
 
@@ -20,22 +22,6 @@ export const NETWORK_NOT_FOUND = 'Network not found';
 const FORBIDDEN_CREATE = 'Insufficient permissions to create network in this environment';
 const FORBIDDEN_MANAGE = 'Insufficient permissions to manage networks in this environment';
 const FORBIDDEN_VIEW = 'Insufficient permissions to view networks in this environment';
-
-export interface Network {
-  id: string;
-  project_id: string;
-  environment_id: string;
-  name: string;
-  cidr: string;
-  gateway: string | null;
-  vlan_id: number | null;
-  is_private: boolean;
-  description: string | null;
-  created_at: string;
-  updated_at: string;
-  deleted_at: string | null;
-  archived_at?: string | null;
-}
 
 const vlanId = z.number().int().min(1).max(4094);
 const networkFields = {
@@ -55,21 +41,6 @@ export const updateNetworkBody = z.object({ name: nameSchema().optional(), cidr:
 export type CreateNetworkInput = z.output<typeof createNetworkBody>;
 export type UpdateNetworkInput = z.output<typeof updateNetworkBody>;
 
-export const toNetworkOut = (n: Network) => ({
-  id: n.id,
-  project_id: n.project_id,
-  environment_id: n.environment_id,
-  name: n.name,
-  cidr: n.cidr,
-  gateway: n.gateway,
-  vlan_id: n.vlan_id,
-  is_private: n.is_private,
-  description: n.description,
-  updated_at: n.updated_at,
-  deleted_at: n.deleted_at,
-});
-export type NetworkOut = ReturnType<typeof toNetworkOut>;
-
 const nameScope = (projectId: string, envId: string): NameScope => ({
   projectId, kind: 'NETWORK', scopeId: envId, takenDetail: 'Network with this name already exists in this environment',
 });
@@ -88,20 +59,19 @@ function checkGateway(cidr: string, gateway: string | null) {
   if (bits <= 30 && reserved.includes(address.toString())) throw invalid(`Gateway ${gateway} is the network or broadcast address of ${cidr}`);
 }
 
-export async function createNetwork(userId: string, input: CreateNetworkInput, ctx: AppContext): Promise<Network> {
-  const { access, env } = await accessInEnvironment(input.project_id, userId, input.environment_id);
+export async function createNetwork(ctx: AppContext, input: CreateNetworkInput): Promise<Network> {
+  const { access, env } = await accessInEnvironment(input.project_id, actorAccount(ctx).id, input.environment_id);
   access.require('networks.manage', FORBIDDEN_CREATE, env.id);
   checkGateway(input.cidr, input.gateway ?? null);
   const now = ctx.clock.now().toISOString();
-  const network: Network = {
-    id: ctx.ids.newId(), project_id: env.project_id, environment_id: env.id, name: input.name, cidr: input.cidr, gateway: input.gateway ?? null,
-    vlan_id: input.vlan_id ?? null, is_private: input.is_private, description: input.description ?? null,
-    created_at: now, updated_at: now, deleted_at: null,
-  };
+  const network = networkEntity.make({
+    id: ctx.ids.newId(), project_id: env.project_id, environment_id: env.id, name: input.name, cidr: input.cidr, gateway: input.gateway,
+    vlan_id: input.vlan_id, is_private: input.is_private, description: input.description, created_at: now, updated_at: now,
+  });
   const key = keys.network(network.project_id, network.environment_id, network.id);
   await transact([
     claimNameStep(nameScope(network.project_id, network.environment_id), network.name, network.id),
-    { Put: { Item: { ...key, type: 'network', ...network }, ConditionExpression: 'attribute_not_exists(PK)' } },
+    putNewStep(networkEntity.stored(key, network)),
     catalogLookupStep(network.id, network.project_id, network.environment_id, key, 'network'),
   ]);
   return network;
@@ -128,11 +98,13 @@ function insideRange(n: Network, range: [ipaddr.IPv4, number]): boolean {
 }
 
 /** An environment's networks, filtered, by name: one Query on the environment's network keys. */
-export async function listNetworks(userId: string, projectId: string, envId: string, f: NetworkFilters): Promise<Network[]> {
-  const { access } = await accessInEnvironment(projectId, userId, envId);
+export async function listNetworks(ctx: AppContext, query: { project_id: string; environment_id: string } & NetworkFilters): Promise<Network[]> {
+  const { project_id: projectId, environment_id: envId, ...f } = query;
+  const { access } = await accessInEnvironment(projectId, actorAccount(ctx).id, envId);
   access.require('networks.view', FORBIDDEN_VIEW, envId);
   const range = f.range ? ipaddr.IPv4.parseCIDR(f.range) : undefined;
-  return visible(await queryPrefix<Network>(projectId, keys.networkPrefix(envId)), f.updated_since)
+  const networks = (await queryPrefix(projectId, keys.networkPrefix(envId))).map(networkEntity.decode);
+  return visible(networks, f.updated_since)
     .filter((n) => !f.q || searchable(n).some((text) => containsCi(text, f.q!)))
     .filter((n) => f.vlan_id === undefined || n.vlan_id === f.vlan_id)
     .filter((n) => f.mask === undefined || Number(n.cidr.split('/')[1]) === f.mask)
@@ -140,18 +112,23 @@ export async function listNetworks(userId: string, projectId: string, envId: str
     .sort(byText((n) => n.name));
 }
 
-export const accessToNetwork = (networkId: string, userId: string) => accessToEnvItem<Network>(networkId, 'network', userId, notFound(NETWORK_NOT_FOUND));
+/** The caller's access to one network (404 for an unknown, foreign or deleted one), the network decoded. */
+async function accessToNetwork(ctx: AppContext, networkId: string) {
+  const found = await accessToEnvItem<Record<string, unknown>>(networkId, 'network', actorAccount(ctx).id, notFound(NETWORK_NOT_FOUND));
+  return { ...found, item: networkEntity.decode(found.item) };
+}
 
-export async function getNetwork(networkId: string, userId: string): Promise<Network> {
-  const { access, item, located } = await accessToNetwork(networkId, userId);
+export async function getNetwork(ctx: AppContext, input: { network_id: string }): Promise<Network> {
+  const { access, item, located } = await accessToNetwork(ctx, input.network_id);
   access.require('networks.view', FORBIDDEN_VIEW, located.envId);
   return item;
 }
 
-export async function updateNetwork(networkId: string, userId: string, input: UpdateNetworkInput, ctx: AppContext): Promise<Network> {
-  const { access, item, located } = await accessToNetwork(networkId, userId);
+export async function updateNetwork(ctx: AppContext, input: { network_id: string } & UpdateNetworkInput): Promise<Network> {
+  const { network_id: networkId, ...patch } = input;
+  const { access, item, located } = await accessToNetwork(ctx, networkId);
   access.require('networks.manage', FORBIDDEN_MANAGE, located.envId);
-  const wanted = Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined)) as Partial<Network>;
+  const wanted = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)) as Partial<Network>;
   const changes = Object.fromEntries(Object.entries(wanted).filter(([k, v]) => v !== item[k as keyof Network])) as Partial<Network>;
   if (!Object.keys(changes).length) return item;
   const updated: Network = { ...item, ...changes, updated_at: ctx.clock.now().toISOString() };
@@ -167,12 +144,12 @@ export async function updateNetwork(networkId: string, userId: string, input: Up
  * Soft delete; the name is free again. Attachments are not rewritten here: every read of a
  * service's or floor's networks drops deleted networks, and the next replacement prunes the id.
  */
-export async function deleteNetwork(networkId: string, userId: string, ctx: AppContext): Promise<void> {
-  const { access, item, located } = await accessToNetwork(networkId, userId);
+export async function deleteNetwork(ctx: AppContext, input: { network_id: string }): Promise<void> {
+  const { access, item, located } = await accessToNetwork(ctx, input.network_id);
   access.require('networks.manage', FORBIDDEN_MANAGE, located.envId);
   const now = ctx.clock.now().toISOString();
   await transact([
-    setFieldsStep(located.key, { deleted_at: now, updated_at: now }, notFound(NETWORK_NOT_FOUND)),
+    softDeleteStep(located.key, now, notFound(NETWORK_NOT_FOUND)),
     releaseNameStep(nameScope(item.project_id, item.environment_id), item.name),
   ]);
 }
@@ -182,5 +159,9 @@ export async function liveNetworks(projectId: string, envId: string, ids: string
   if (!ids.length) return [];
   const networkKeys = ids.map((id) => keys.network(projectId, envId, id));
   const items = await batchGet(networkKeys);
-  return networkKeys.map((k) => liveItem<Network>(items, k)).filter((n): n is Network => Boolean(n)).sort(byText((n) => n.name));
+  return networkKeys
+    .map((k) => liveItem<Record<string, unknown>>(items, k))
+    .filter((n) => n !== undefined)
+    .map(networkEntity.decode)
+    .sort(byText((n) => n.name));
 }

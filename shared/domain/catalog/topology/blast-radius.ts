@@ -1,7 +1,9 @@
 import { keys } from '#db/keys';
 import { notFound } from '#shared/errors';
+import { actorAccount, type AppContext } from '#shared/context';
 
-import type { Direction } from './connections';
+import type { Connection } from './connection-entity';
+import type { Link } from './link-entity';
 
 import { ENTITY_NOT_FOUND, type EntityType } from './ends';
 import { queryPrefix } from '#db/query';
@@ -47,8 +49,9 @@ export interface BlastRadius {
 
 interface ServiceRow { id: string; name?: string | null; service_floor_id?: string | null; deleted_at?: string | null; archived_at?: string | null }
 interface FloorRow { id: string; hostname?: string | null; deleted_at?: string | null; archived_at?: string | null }
-interface ConnectionRow { a_type: EntityType; a_id: string; b_type: EntityType; b_id: string; direction: Direction; deleted_at?: string | null }
-interface LinkRow { from_service_id: string; to_service_id: string; deleted_at?: string | null }
+/** Projections of the connection and link entities: only what the graph needs. */
+type ConnectionRow = Pick<Connection, 'a_type' | 'a_id' | 'b_type' | 'b_id' | 'direction'> & { deleted_at?: string | null };
+type LinkRow = Pick<Link, 'from_service_id' | 'to_service_id'> & { deleted_at?: string | null };
 
 export interface Topology {
   services: ServiceRow[];
@@ -135,9 +138,10 @@ const VIEW_PERMISSION = { service: 'services.view', floor: 'floors.view' } as co
  * GET /services/{id}/blast-radius and GET /service-floors/{id}/blast-radius: locate, one BatchGet
  * (access + the origin), then the environment's topology in one parallel round of Queries.
  */
-export async function blastRadiusOf(userId: string, origin: NodeRef, maxDepth: number): Promise<BlastRadius> {
-  const { access, located } = await accessToEnvItem(origin.id, origin.type, userId, notFound(ENTITY_NOT_FOUND[origin.type]));
+export async function blastRadiusOf(ctx: AppContext, input: NodeRef & { max_depth: number }): Promise<BlastRadius> {
+  const origin: NodeRef = { type: input.type, id: input.id };
+  const { access, located } = await accessToEnvItem(origin.id, origin.type, actorAccount(ctx).id, notFound(ENTITY_NOT_FOUND[origin.type]));
   const permission = VIEW_PERMISSION[origin.type];
   access.require(permission, `Missing permission: ${permission}`, located.envId);
-  return computeBlastRadius(await loadTopology(located.projectId, located.envId), origin, maxDepth);
+  return computeBlastRadius(await loadTopology(located.projectId, located.envId), origin, input.max_depth);
 }

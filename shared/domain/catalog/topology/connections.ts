@@ -1,18 +1,15 @@
 import { keys } from '#db/keys';
 import { transact, type TransactStep, concurrentChange } from '#db/transact';
 import { invalid, notFound } from '#shared/errors';
-import type { AppContext } from '#shared/context';
+import { actorAccount, type AppContext } from '#shared/context';
 import { envLiveCheck, accessInEnvironment, accessToEnvItem } from '#domain/tenancy';
 import { lookupStep } from '#db/lookup';
 import { liveEntityChecks, type EntityType } from './ends';
+import { chainEntity, connectionEntity, type Chain, type Connection, type Direction, type GroupKind } from './connection-entity';
 import { queryPrefix } from '#db/query';
 import { keyId } from '#db/batch-get';
 import { softDeleteStep, visible, setFieldsStep, isLive } from '#db/live';
-
-export const DIRECTIONS = ['none', 'a_to_b', 'b_to_a', 'both'] as const;
-export type Direction = (typeof DIRECTIONS)[number];
-export const GROUP_KINDS = ['chain', 'hub'] as const;
-export type GroupKind = (typeof GROUP_KINDS)[number];
+import { counterStep, putNewStep } from '#db/steps';
 
 /**
  * A batch is one transaction (DynamoDB: at most 100 items): 24 connections and their id lookups
@@ -42,65 +39,12 @@ export interface ConnectionSpec {
   name?: string | null;
 }
 
-/** Field names are a contract: the services group deletes connections by `a_id`/`b_id`. */
-export interface Connection {
-  id: string;
-  project_id: string;
-  environment_id: string;
-  a_type: EntityType;
-  a_id: string;
-  b_type: EntityType;
-  b_id: string;
-  direction: Direction;
-  chain_id: string | null;
-  name: string | null;
-  group_kind: GroupKind | null;
-  created_at: string;
-  updated_at: string;
-  deleted_at: string | null;
-  /** Internal: the item's index in its batch, so a chain lists in the order it was given (same created_at). */
-  position?: number;
-}
-
-/**
- * A chain or hub: born from a batch, joined by single creates that name its chain_id. Internal
- * (not an API resource). `connection_count` (live members) bounds chain-wide transactions; every
- * write that adds or removes a member moves it in the same transaction (here, and in the
- * catalog's cascade when a service or floor is deleted: `edgeRemovalSteps`).
- */
-interface Chain {
-  id: string;
-  project_id: string;
-  environment_id: string;
-  group_kind: GroupKind;
-  connection_count: number;
-  created_at: string;
-  updated_at: string;
-  deleted_at: string | null;
-}
-
-export const toConnectionOut = (c: Connection) => ({
-  id: c.id,
-  project_id: c.project_id,
-  environment_id: c.environment_id,
-  a_type: c.a_type,
-  a_id: c.a_id,
-  b_type: c.b_type,
-  b_id: c.b_id,
-  direction: c.direction,
-  chain_id: c.chain_id,
-  name: c.name,
-  group_kind: c.group_kind,
-  created_at: c.created_at,
-  updated_at: c.updated_at,
-  deleted_at: c.deleted_at,
-});
-
 const connectionKey = (c: Pick<Connection, 'project_id' | 'environment_id' | 'id'>) => keys.connection(c.project_id, c.environment_id, c.id);
+const chainKeyOf = (c: Pick<Chain, 'project_id' | 'environment_id' | 'id'>) => keys.connectionChain(c.project_id, c.environment_id, c.id);
 const endsOf = (specs: ConnectionSpec[]) => specs.flatMap((s) => [{ type: s.a_type, id: s.a_id }, { type: s.b_type, id: s.b_id }]);
 
 function newConnection(projectId: string, envId: string, spec: ConnectionSpec, chain: Pick<Chain, 'id' | 'group_kind'> | null, now: string, ctx: AppContext, position = 0): Connection {
-  return {
+  return connectionEntity.make({
     position,
     id: ctx.ids.newId(),
     project_id: projectId,
@@ -110,32 +54,31 @@ function newConnection(projectId: string, envId: string, spec: ConnectionSpec, c
     b_type: spec.b_type,
     b_id: spec.b_id,
     direction: spec.direction,
-    chain_id: chain?.id ?? null,
-    name: spec.name ?? null,
-    group_kind: chain?.group_kind ?? null,
+    chain_id: chain?.id,
+    name: spec.name,
+    group_kind: chain?.group_kind,
     created_at: now,
     updated_at: now,
-    deleted_at: null,
-  };
+  });
 }
 
 /** The connection item and its id lookup. */
 const putConnectionSteps = (c: Connection): TransactStep[] => [
-  { Put: { Item: { ...connectionKey(c), type: 'connection', ...c }, ConditionExpression: 'attribute_not_exists(PK)' } },
+  putNewStep(connectionEntity.stored(connectionKey(c), c)),
   lookupStep(c.id, c.project_id, connectionKey(c), CONNECTION_KIND),
 ];
 
 /** A single create: the ends must be live services or floors of this environment; a given chain_id joins that chain. */
 export async function createConnection(
-  userId: string,
-  input: ConnectionSpec & { project_id: string; environment_id: string; chain_id?: string | null },
   ctx: AppContext,
+  input: ConnectionSpec & { project_id: string; environment_id: string; chain_id?: string | null },
 ): Promise<Connection> {
   const { project_id: projectId, environment_id: envId } = input;
   const chainKey = input.chain_id ? keys.connectionChain(projectId, envId, input.chain_id) : undefined;
-  const { access } = await accessInEnvironment(projectId, userId, envId, chainKey ? [chainKey] : []);
+  const { access } = await accessInEnvironment(projectId, actorAccount(ctx).id, envId, chainKey ? [chainKey] : []);
   access.require('connections.manage', MISSING_MANAGE, envId);
-  const chain = chainKey ? (access.extra.get(keyId(chainKey)) as Chain | undefined) : undefined;
+  const found = chainKey ? access.extra.get(keyId(chainKey)) : undefined;
+  const chain = found ? chainEntity.decode(found) : undefined;
   if (chainKey && !isLive(chain)) throw notFound(CHAIN_NOT_FOUND);
   const now = ctx.clock.now().toISOString();
   const connection = newConnection(projectId, envId, input, chain ?? null, now, ctx);
@@ -166,15 +109,14 @@ function joinChainStep(chainKey: { PK: string; SK: string }, now: string): Trans
  * keeps its own direction and name. All or nothing.
  */
 export async function createConnectionBatch(
-  userId: string,
-  input: { project_id: string; environment_id: string; group_kind: GroupKind; items: ConnectionSpec[] },
   ctx: AppContext,
+  input: { project_id: string; environment_id: string; group_kind: GroupKind; items: ConnectionSpec[] },
 ): Promise<Connection[]> {
   const { project_id: projectId, environment_id: envId } = input;
-  const { access } = await accessInEnvironment(projectId, userId, envId);
+  const { access } = await accessInEnvironment(projectId, actorAccount(ctx).id, envId);
   access.require('connections.manage', MISSING_MANAGE, envId);
   const now = ctx.clock.now().toISOString();
-  const chain: Chain = {
+  const chain = chainEntity.make({
     id: ctx.ids.newId(),
     project_id: projectId,
     environment_id: envId,
@@ -182,14 +124,13 @@ export async function createConnectionBatch(
     connection_count: input.items.length,
     created_at: now,
     updated_at: now,
-    deleted_at: null,
-  };
-  const chainKey = keys.connectionChain(projectId, envId, chain.id);
+  });
+  const chainKey = chainKeyOf(chain);
   const connections = input.items.map((spec, i) => newConnection(projectId, envId, spec, chain, now, ctx, i));
   await transact([
     envLiveCheck(projectId, envId),
     ...liveEntityChecks(projectId, envId, endsOf(input.items)),
-    { Put: { Item: { ...chainKey, type: 'connection_chain', ...chain }, ConditionExpression: 'attribute_not_exists(PK)' } },
+    putNewStep(chainEntity.stored(chainKey, chain)),
     lookupStep(chain.id, projectId, chainKey, CHAIN_KIND),
     ...connections.flatMap(putConnectionSteps),
   ]);
@@ -198,12 +139,12 @@ export async function createConnectionBatch(
 
 /** GET /service-connections: an environment's connections, optionally touching one entity or of one chain. */
 export async function listConnections(
-  userId: string,
+  ctx: AppContext,
   query: { project_id: string; environment_id: string; entity_id?: string; chain_id?: string; updated_since?: string },
 ): Promise<Connection[]> {
-  const { access } = await accessInEnvironment(query.project_id, userId, query.environment_id);
+  const { access } = await accessInEnvironment(query.project_id, actorAccount(ctx).id, query.environment_id);
   access.require('connections.view', MISSING_VIEW, query.environment_id);
-  const all = await queryPrefix<Connection>(query.project_id, keys.connectionPrefix(query.environment_id));
+  const all = (await queryPrefix(query.project_id, keys.connectionPrefix(query.environment_id))).map(connectionEntity.decode);
   return visible(all, query.updated_since)
     .filter((c) => !query.entity_id || c.a_id === query.entity_id || c.b_id === query.entity_id)
     .filter((c) => !query.chain_id || c.chain_id === query.chain_id)
@@ -213,10 +154,11 @@ export async function listConnections(
 const byCreation = (a: Connection, b: Connection) => a.created_at.localeCompare(b.created_at) || (a.position ?? 0) - (b.position ?? 0) || a.id.localeCompare(b.id);
 
 /** The caller's access to one connection, with the manage permission in its environment. */
-async function manageConnection(userId: string, id: string) {
-  const { access, item } = await accessToEnvItem<Connection>(id, CONNECTION_KIND, userId, notFound(CONNECTION_NOT_FOUND));
-  access.require('connections.manage', MISSING_MANAGE, item.environment_id);
-  return item;
+async function manageConnection(ctx: AppContext, id: string): Promise<Connection> {
+  const { access, item } = await accessToEnvItem<Record<string, unknown>>(id, CONNECTION_KIND, actorAccount(ctx).id, notFound(CONNECTION_NOT_FOUND));
+  const connection = connectionEntity.decode(item);
+  access.require('connections.manage', MISSING_MANAGE, connection.environment_id);
+  return connection;
 }
 
 export interface ConnectionChanges {
@@ -236,40 +178,35 @@ const applyChanges = (c: Connection, changes: ConnectionChanges, now: string): C
   updated_at: now,
 });
 
-export async function updateConnection(userId: string, id: string, changes: ConnectionChanges, ctx: AppContext): Promise<Connection> {
-  const connection = await manageConnection(userId, id);
+export async function updateConnection(ctx: AppContext, input: { connection_id: string } & ConnectionChanges): Promise<Connection> {
+  const { connection_id: id, ...changes } = input;
+  const connection = await manageConnection(ctx, id);
   const now = ctx.clock.now().toISOString();
   await transact([updateConnectionStep(connection, changes, now)]);
   return applyChanges(connection, changes, now);
 }
 
 /** Soft delete; a chain member also leaves its chain's count. */
-export async function deleteConnection(userId: string, id: string, ctx: AppContext): Promise<void> {
-  const connection = await manageConnection(userId, id);
+export async function deleteConnection(ctx: AppContext, input: { connection_id: string }): Promise<void> {
+  const connection = await manageConnection(ctx, input.connection_id);
   const now = ctx.clock.now().toISOString();
   const leaveChain: TransactStep[] = connection.chain_id
-    ? [{
-        Update: {
-          Key: keys.connectionChain(connection.project_id, connection.environment_id, connection.chain_id),
-          UpdateExpression: 'SET connection_count = connection_count - :one',
-          ConditionExpression: 'attribute_exists(PK)',
-          ExpressionAttributeValues: { ':one': 1 },
-        },
-      }]
+    ? [counterStep(keys.connectionChain(connection.project_id, connection.environment_id, connection.chain_id), { connection_count: -1 })]
     : [];
   await transact([softDeleteStep(connectionKey(connection), now, notFound(CONNECTION_NOT_FOUND)), ...leaveChain]);
 }
 
 /** The caller's access to a chain (manage permission in its environment) and its live members. */
-async function manageChain(userId: string, chainId: string) {
-  const { access, item: chain } = await accessToEnvItem<Chain>(chainId, CHAIN_KIND, userId, notFound(CHAIN_NOT_FOUND));
+async function manageChain(ctx: AppContext, chainId: string) {
+  const { access, item } = await accessToEnvItem<Record<string, unknown>>(chainId, CHAIN_KIND, actorAccount(ctx).id, notFound(CHAIN_NOT_FOUND));
+  const chain = chainEntity.decode(item);
   access.require('connections.manage', MISSING_MANAGE, chain.environment_id);
   // The chain's members: one Query on the environment's connections, filtered on chain_id (no index needed at this size).
-  const members = await queryPrefix<Connection>(chain.project_id, keys.connectionPrefix(chain.environment_id), {
+  const members = await queryPrefix(chain.project_id, keys.connectionPrefix(chain.environment_id), {
     filter: 'chain_id = :chain AND deleted_at = :null',
     values: { ':chain': chain.id, ':null': null },
   });
-  return { chain, members: members.sort(byCreation) };
+  return { chain, members: members.map(connectionEntity.decode).sort(byCreation) };
 }
 
 /**
@@ -279,7 +216,7 @@ async function manageChain(userId: string, chainId: string) {
 function chainWriteStep(chain: Chain, update: string, values: Record<string, unknown>): TransactStep {
   return {
     Update: {
-      Key: keys.connectionChain(chain.project_id, chain.environment_id, chain.id),
+      Key: chainKeyOf(chain),
       UpdateExpression: update,
       ConditionExpression: 'attribute_exists(PK) AND deleted_at = :null AND connection_count = :count',
       ExpressionAttributeValues: { ':null': null, ':count': chain.connection_count, ...values },
@@ -289,8 +226,9 @@ function chainWriteStep(chain: Chain, update: string, values: Record<string, unk
 }
 
 /** Sets direction and/or name on every member of a chain or hub, in one transaction. */
-export async function updateChain(userId: string, chainId: string, changes: ConnectionChanges, ctx: AppContext): Promise<Connection[]> {
-  const { chain, members } = await manageChain(userId, chainId);
+export async function updateChain(ctx: AppContext, input: { chain_id: string } & ConnectionChanges): Promise<Connection[]> {
+  const { chain_id: chainId, ...changes } = input;
+  const { chain, members } = await manageChain(ctx, chainId);
   const now = ctx.clock.now().toISOString();
   await transact([
     chainWriteStep(chain, 'SET updated_at = :now', { ':now': now }),
@@ -300,8 +238,8 @@ export async function updateChain(userId: string, chainId: string, changes: Conn
 }
 
 /** Soft-deletes a chain or hub and all its members, in one transaction. */
-export async function deleteChain(userId: string, chainId: string, ctx: AppContext): Promise<void> {
-  const { chain, members } = await manageChain(userId, chainId);
+export async function deleteChain(ctx: AppContext, input: { chain_id: string }): Promise<void> {
+  const { chain, members } = await manageChain(ctx, input.chain_id);
   const now = ctx.clock.now().toISOString();
   await transact([
     chainWriteStep(chain, 'SET deleted_at = :now, updated_at = :now, connection_count = :zero', { ':now': now, ':zero': 0 }),

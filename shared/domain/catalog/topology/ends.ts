@@ -1,6 +1,7 @@
 import { keys } from '#db/keys';
 import type { TransactStep } from '#db/transact';
 import { notFound } from '#shared/errors';
+import { stillLiveStep } from '#db/live';
 
 /** What a connection end (or a blast-radius node) can be. */
 export const ENTITY_TYPES = ['service', 'floor'] as const;
@@ -18,15 +19,7 @@ export const entityKey = (type: EntityType, projectId: string, envId: string, id
  * Checked in the transaction, not read before it, so a concurrent delete cannot leave an edge to nothing.
  */
 export function liveEntityCheck(type: EntityType, projectId: string, envId: string, id: string): TransactStep {
-  return {
-    ConditionCheck: {
-      Key: entityKey(type, projectId, envId, id),
-      ConditionExpression:
-        'attribute_exists(PK) AND (attribute_not_exists(deleted_at) OR deleted_at = :null) AND (attribute_not_exists(archived_at) OR archived_at = :null)',
-      ExpressionAttributeValues: { ':null': null },
-    },
-    failWith: notFound(ENTITY_NOT_FOUND[type]),
-  };
+  return stillLiveStep(entityKey(type, projectId, envId, id), notFound(ENTITY_NOT_FOUND[type]));
 }
 
 /** One check per distinct entity: a transaction may touch an item only once. */

@@ -1,13 +1,14 @@
 import { keys } from '#db/keys';
 import { invalid, forbidden } from '#shared/errors';
-import { loadAccess, type ProjectAccess } from './access';
+import { actorAccount, type AppContext } from '#shared/context';
+import { RATE_CARD, serverUsage, sumUsage, type ServerSpec } from '#domain/billing';
+import { loadAccess } from './access';
 import { ENV_NOT_IN_PROJECT } from './env-scope';
-import { listEnvironments, type Environment } from './environments';
+import { environmentsOf, type Environment } from './environments';
 import { planOfProject } from './projects';
 import { queryPrefix } from '#db/query';
 import { keyId } from '#db/batch-get';
 import { isLive } from '#db/live';
-import { RATE_CARD, serverUsage, sumUsage, type ServerSpec } from '#domain/billing';
 
 interface FloorSpec extends ServerSpec {
   id: string;
@@ -20,20 +21,23 @@ interface FloorSpec extends ServerSpec {
 export const NO_COST_ESTIMATE = 'Your plan does not include cost estimates (feature: cost_estimate). Please upgrade.';
 
 /**
- * The monthly estimate for a project's live servers, or one environment's. Refusals after tenancy:
- * 403 when the plan's `cost_estimate` feature is 'none', then 400 for an environment not in the
- * project. Plans with 'advanced' estimates also get one line per server.
- * `access` must have been loaded with `keys.environment(projectId, envId)` in `extra` when `envId` is given.
+ * GET /projects/{id}/costs/estimate: the monthly estimate for a project's live servers, or one
+ * environment's (pricing: billing's rate card). The caller's access (with the environment, when one
+ * is named) is read in one round trip. Refusals after tenancy: 403 when the plan's `cost_estimate`
+ * feature is 'none', then 400 for an environment not in the project, then 403 without floors.view.
+ * Plans with 'advanced' estimates also get one line per server.
  */
-export async function costEstimate(access: ProjectAccess, envId?: string) {
-  const projectId = access.project.id;
+export async function costEstimate(ctx: AppContext, input: { project_id: string; environment_id?: string }) {
+  const { project_id: projectId, environment_id: envId } = input;
+  const envKey = envId ? keys.environment(projectId, envId) : undefined;
+  const access = await loadAccess(projectId, actorAccount(ctx).id, { envId, extra: envKey ? [envKey] : [] });
   // The plan and (for the whole project) its environments are independent reads: one round trip.
-  const [plan, projectEnvs] = await Promise.all([planOfProject(access.project), envId ? undefined : listEnvironments(projectId)]);
+  const [plan, projectEnvs] = await Promise.all([planOfProject(access.project), envId ? undefined : environmentsOf(projectId)]);
   const level = plan.features.cost_estimate;
   if (level === 'none') throw forbidden(NO_COST_ESTIMATE);
   let envs: Environment[];
-  if (envId) {
-    const env = access.extra.get(keyId(keys.environment(projectId, envId))) as Environment | undefined;
+  if (envKey) {
+    const env = access.extra.get(keyId(envKey)) as Environment | undefined;
     if (!isLive(env)) throw invalid(ENV_NOT_IN_PROJECT);
     envs = [env!];
   } else {
@@ -62,10 +66,4 @@ export async function costEstimate(access: ProjectAccess, envId?: string) {
       })),
     }),
   };
-}
-
-/** GET /projects/{id}/costs/estimate: the caller's access (with the environment, when one is named) read in one round trip, then the estimate. */
-export async function projectCostEstimate(projectId: string, userId: string, envId?: string) {
-  const access = await loadAccess(projectId, userId, { envId, extra: envId ? [keys.environment(projectId, envId)] : [] });
-  return costEstimate(access, envId);
 }

@@ -51,7 +51,7 @@ const roleNames = (projectId: string): NameScope => ({
   projectId, kind: 'CROLE', scopeId: projectId, takenDetail: 'Custom role with this name already exists in this project',
 });
 
-/** The grant string mirrored on the member item, read by `ProjectAccess.capabilities` (shared/domain/access.ts). */
+/** The grant string mirrored on the member item, read by `ProjectAccess.capabilities` (access.ts). */
 export const grantOf = (roleId: string, envId: string | null) => `${roleId}#${envId ?? '*'}`;
 const grantsOfRole = (member: Membership | undefined, roleId: string) => [...(member?.custom_role_grants ?? [])].filter((g) => g.split('#')[0] === roleId);
 

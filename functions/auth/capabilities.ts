@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import { route, ok } from '#http/route';
 import { uuid } from '#http/schemas';
-import { isRefusal } from '#shared/errors';
-import { loadAccess } from '#domain/tenancy';
+import { callerCapabilities } from '#domain/tenancy';
 
 /** GET /auth/me/capabilities: the caller's effective permission keys, from the one permission function. */
 export const capabilityRoutes = [
@@ -10,14 +9,6 @@ export const capabilityRoutes = [
     method: 'GET', path: '/auth/me/capabilities', auth: 'user', summary: "The caller's effective permissions in a project (optionally one environment)",
     query: z.object({ project_id: uuid, environment_id: uuid.optional() }),
     responses: { 200: z.object({ project_id: z.uuid(), is_owner: z.boolean(), is_member: z.boolean(), capabilities: z.array(z.string()) }) },
-    handler: async ({ principal, query }) => {
-      try {
-        const access = await loadAccess(query.project_id, principal.account.id, { envId: query.environment_id });
-        return ok({ project_id: query.project_id, is_owner: access.isOwner, is_member: true, capabilities: [...access.capabilities(query.environment_id)].sort() });
-      } catch (err) {
-        if (!isRefusal(err, 'not_found')) throw err;
-        return ok({ project_id: query.project_id, is_owner: false, is_member: false, capabilities: [] });
-      }
-    },
+    handler: async ({ query }, ctx) => ok(await callerCapabilities(ctx, query)),
   }),
 ];

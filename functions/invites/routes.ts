@@ -58,26 +58,26 @@ export const invitesRoutes = [
     method: 'POST', path: '/invites', auth: 'user', summary: 'Invite an address into a project (owner); the link is mailed to it',
     body: createBody,
     responses: { 201: inviteOut },
-    handler: async ({ principal, body }, ctx) => created(toInviteOut(await createInvitation(principal.account, body, ctx))),
+    handler: async ({ body }, ctx) => created(toInviteOut(await createInvitation(ctx, body))),
   }),
   route({
     method: 'GET', path: '/invites', auth: 'user', summary: "A project's invitations, newest first (owner)",
     query: z.object({ project_id: uuid }),
     responses: { 200: z.array(inviteOut) },
-    handler: async ({ principal, query }) => ok((await listInvitations(principal.account, query.project_id)).map(toInviteOut)),
+    handler: async ({ query }, ctx) => ok((await listInvitations(ctx, query)).map(toInviteOut)),
   }),
   route({
     method: 'POST', path: '/invites/{invite_id}/resend', auth: 'user', summary: 'Mail a new link, valid 24 hours; the previous link stops working (owner)',
     params: inviteParams,
     responses: { 200: inviteOut },
-    handler: async ({ principal, params }, ctx) => ok(toInviteOut(await resendInvitation(principal.account, params.invite_id, ctx))),
+    handler: async ({ params }, ctx) => ok(toInviteOut(await resendInvitation(ctx, { id: params.invite_id }))),
   }),
   route({
     method: 'DELETE', path: '/invites/{invite_id}', auth: 'user', summary: 'Revoke an invitation: it expires now, the record is kept (owner)',
     params: inviteParams,
     responses: { 204: null },
-    handler: async ({ principal, params }, ctx) => {
-      await revokeInvitation(principal.account, params.invite_id, ctx);
+    handler: async ({ params }, ctx) => {
+      await revokeInvitation(ctx, { id: params.invite_id });
       return noContent();
     },
   }),
@@ -85,8 +85,8 @@ export const invitesRoutes = [
     method: 'POST', path: '/invites/{invite_id}/accept', auth: 'user', summary: 'Accept an invitation addressed to the signed-in account',
     params: inviteParams,
     responses: { 204: null },
-    handler: async ({ principal, params }, ctx) => {
-      await acceptInvitationById(principal.account, params.invite_id, ctx);
+    handler: async ({ params }, ctx) => {
+      await acceptInvitationById(ctx, { id: params.invite_id });
       return noContent();
     },
   }),
@@ -95,8 +95,9 @@ export const invitesRoutes = [
     body: z.object({ token: z.string().trim().min(1).max(512), password: z.string().max(1024).nullish(), name: z.string().trim().max(200).nullish() }),
     responses: { 200: acceptedOut },
     handler: async ({ body, headers, cookies, sourceIp, userAgent }, ctx) => {
-      const caller = await optionalPrincipal(headers, cookies, ctx);
-      const { invite, session } = await acceptInvitationByToken(body, caller, { sourceIp, userAgent }, ctx);
+      // Public route: an optional token is resolved here (HTTP/auth work) and handed to the domain as ctx.actor (null when absent or unusable).
+      ctx.actor = await optionalPrincipal(headers, cookies, ctx);
+      const { invite, session } = await acceptInvitationByToken(ctx, { ...body, client: { sourceIp, userAgent } });
       // `token` repeats the access token for clients of the invitation page.
       return session ? signedIn(session, ctx.config, { ...invite, token: session.access_token }) : ok(invite);
     },

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { route, ok, created, noContent } from '#http/route';
 import { email, name, syncHeaders, text, updatedSince, uuid } from '#http/schemas';
-import { loadAccess, NOT_AUTHORIZED_VIEW_PROJECT_USERS, accessToProjectUser, createProjectUser, deleteProjectUser, listProjectUsers, toProjectUserOut, updateProjectUser } from '#domain/tenancy';
+import { createProjectUser, deleteProjectUser, getProjectUser, listProjectUsers, toProjectUserOut, updateProjectUser } from '#domain/tenancy';
 
 /** Optional contact fields: a value sets, null clears, absent leaves as is. */
 const fields = { email: email.nullish(), job_title: text(200), phone: text(50), notes: text(5000) };
@@ -17,10 +17,8 @@ export const projectUserRoutes = [
     method: 'GET', path: '/project-users', auth: 'user', summary: "A project's people, by name",
     query: z.object({ project_id: uuid, updated_since: updatedSince }),
     responses: { 200: z.array(projectUserOut) },
-    handler: async ({ principal, query }, ctx) => {
-      const access = await loadAccess(query.project_id, principal.account.id);
-      access.require('project_users.view', NOT_AUTHORIZED_VIEW_PROJECT_USERS);
-      const people = await listProjectUsers(query.project_id, query.updated_since);
+    handler: async ({ query }, ctx) => {
+      const people = await listProjectUsers(ctx, query);
       return ok(people.map(toProjectUserOut), { headers: syncHeaders(query.updated_since, ctx.clock.receivedAt) });
     },
   }),
@@ -28,20 +26,13 @@ export const projectUserRoutes = [
     method: 'POST', path: '/project-users', auth: 'user', summary: 'Add a person to a project (within the plan limit)',
     body: z.object({ project_id: uuid, name: name(), ...fields }),
     responses: { 201: projectUserOut },
-    handler: async ({ principal, body }, ctx) => {
-      const access = await loadAccess(body.project_id, principal.account.id);
-      return created(toProjectUserOut(await createProjectUser(access, body, ctx)));
-    },
+    handler: async ({ body }, ctx) => created(toProjectUserOut(await createProjectUser(ctx, body))),
   }),
   route({
     method: 'GET', path: '/project-users/{project_user_id}', auth: 'user', summary: 'One person of a project',
     params: idParams,
     responses: { 200: projectUserOut },
-    handler: async ({ principal, params }) => {
-      const { access, person } = await accessToProjectUser(params.project_user_id, principal.account.id);
-      access.require('project_users.view', NOT_AUTHORIZED_VIEW_PROJECT_USERS);
-      return ok(toProjectUserOut(person));
-    },
+    handler: async ({ params }, ctx) => ok(toProjectUserOut(await getProjectUser(ctx, { id: params.project_user_id }))),
   }),
   route({
     method: 'PATCH', path: '/project-users/{project_user_id}', auth: 'user', summary: "Change a person's details",
@@ -50,18 +41,14 @@ export const projectUserRoutes = [
       .object({ name: name().optional(), ...fields })
       .refine((b) => Object.values(b).some((v) => v !== undefined), { message: 'At least one field is required' }),
     responses: { 200: projectUserOut },
-    handler: async ({ principal, params, body }, ctx) => {
-      const { access, person } = await accessToProjectUser(params.project_user_id, principal.account.id);
-      return ok(toProjectUserOut(await updateProjectUser(access, person, body, ctx)));
-    },
+    handler: async ({ params, body }, ctx) => ok(toProjectUserOut(await updateProjectUser(ctx, { id: params.project_user_id, ...body }))),
   }),
   route({
     method: 'DELETE', path: '/project-users/{project_user_id}', auth: 'user', summary: 'Soft-delete a person (frees the plan slot)',
     params: idParams,
     responses: { 204: null },
-    handler: async ({ principal, params }, ctx) => {
-      const { access, person } = await accessToProjectUser(params.project_user_id, principal.account.id);
-      await deleteProjectUser(access, person, ctx);
+    handler: async ({ params }, ctx) => {
+      await deleteProjectUser(ctx, { id: params.project_user_id });
       return noContent();
     },
   }),

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { route, ok, created, noContent } from '#http/route';
 import { name, syncHeaders, text, updatedSince, uuid } from '#http/schemas';
 import { PERMISSIONS } from '#auth/permissions';
-import { accessWithCustomRole, loadAccess, assignCustomRole, assignmentReadKeys, createCustomRole, deleteCustomRole, listAssignments, listCustomRoles, removeAssignment, roleFrom, toAssignmentOut, toCustomRoleOut, updateCustomRole } from '#domain/tenancy';
+import { assignCustomRole, createCustomRole, deleteCustomRole, listAssignments, listCustomRoles, removeAssignment, toAssignmentOut, toCustomRoleOut, updateCustomRole } from '#domain/tenancy';
 
 /** Keys from the one catalogue (shared/auth/permissions.ts); anything else is a 422. */
 const permissions = z.array(z.enum(PERMISSIONS)).min(1);
@@ -23,9 +23,8 @@ export const customRoleRoutes = [
     params: projectParams,
     query: z.object({ updated_since: updatedSince }),
     responses: { 200: z.array(roleOut) },
-    handler: async ({ principal, params, query }, ctx) => {
-      await loadAccess(params.project_id, principal.account.id);
-      const roles = await listCustomRoles(params.project_id, query.updated_since);
+    handler: async ({ params, query }, ctx) => {
+      const roles = await listCustomRoles(ctx, { ...params, ...query });
       return ok(roles.map(toCustomRoleOut), { headers: syncHeaders(query.updated_since, ctx.clock.receivedAt) });
     },
   }),
@@ -34,10 +33,7 @@ export const customRoleRoutes = [
     params: projectParams,
     body: z.object({ name: name(), description, permissions }),
     responses: { 201: roleOut },
-    handler: async ({ principal, params, body }, ctx) => {
-      const access = await loadAccess(params.project_id, principal.account.id);
-      return created(toCustomRoleOut(await createCustomRole(access, body, ctx)));
-    },
+    handler: async ({ params, body }, ctx) => created(toCustomRoleOut(await createCustomRole(ctx, { ...params, ...body }))),
   }),
   route({
     method: 'PATCH', path: '/projects/{project_id}/custom-roles/{role_id}', auth: 'user', summary: "Change a custom role's name, description or permissions (owner)",
@@ -48,18 +44,14 @@ export const customRoleRoutes = [
         message: 'At least one of name, description, permissions is required',
       }),
     responses: { 200: roleOut },
-    handler: async ({ principal, params, body }, ctx) => {
-      const access = await accessWithCustomRole(params.project_id, principal.account.id, params.role_id);
-      return ok(toCustomRoleOut(await updateCustomRole(access, params.role_id, body, ctx)));
-    },
+    handler: async ({ params, body }, ctx) => ok(toCustomRoleOut(await updateCustomRole(ctx, { project_id: params.project_id, id: params.role_id, ...body }))),
   }),
   route({
     method: 'DELETE', path: '/projects/{project_id}/custom-roles/{role_id}', auth: 'user', summary: 'Soft-delete a custom role and withdraw its assignments (owner)',
     params: roleParams,
     responses: { 204: null },
-    handler: async ({ principal, params }, ctx) => {
-      const access = await accessWithCustomRole(params.project_id, principal.account.id, params.role_id);
-      await deleteCustomRole(access, params.role_id, ctx);
+    handler: async ({ params }, ctx) => {
+      await deleteCustomRole(ctx, { project_id: params.project_id, id: params.role_id });
       return noContent();
     },
   }),
@@ -68,10 +60,8 @@ export const customRoleRoutes = [
     params: roleParams,
     query: z.object({ updated_since: updatedSince }),
     responses: { 200: z.array(assignmentOut) },
-    handler: async ({ principal, params, query }, ctx) => {
-      const access = await accessWithCustomRole(params.project_id, principal.account.id, params.role_id);
-      roleFrom(access, params.role_id);
-      const assignments = await listAssignments(params.project_id, params.role_id, query.updated_since);
+    handler: async ({ params, query }, ctx) => {
+      const assignments = await listAssignments(ctx, { ...params, ...query });
       return ok(assignments.map(toAssignmentOut), { headers: syncHeaders(query.updated_since, ctx.clock.receivedAt) });
     },
   }),
@@ -81,19 +71,14 @@ export const customRoleRoutes = [
     params: roleParams,
     body: z.object({ user_id: uuid, environment_id: uuid.nullish() }),
     responses: { 201: assignmentOut },
-    handler: async ({ principal, params, body }, ctx) => {
-      const envId = body.environment_id ?? null;
-      const access = await loadAccess(params.project_id, principal.account.id, { extra: assignmentReadKeys(params.project_id, params.role_id, body.user_id, envId) });
-      return created(toAssignmentOut(await assignCustomRole(access, params.role_id, body.user_id, envId, ctx)));
-    },
+    handler: async ({ params, body }, ctx) => created(toAssignmentOut(await assignCustomRole(ctx, { ...params, ...body }))),
   }),
   route({
     method: 'DELETE', path: '/projects/{project_id}/custom-roles/{role_id}/assignments/{user_id}', auth: 'user', summary: "Withdraw a user's custom role (owner)",
     params: z.object({ project_id: uuid, role_id: uuid, user_id: uuid }),
     responses: { 204: null },
-    handler: async ({ principal, params }, ctx) => {
-      const access = await loadAccess(params.project_id, principal.account.id, { extra: assignmentReadKeys(params.project_id, params.role_id, params.user_id) });
-      await removeAssignment(access, params.role_id, params.user_id, ctx);
+    handler: async ({ params }, ctx) => {
+      await removeAssignment(ctx, params);
       return noContent();
     },
   }),

@@ -3,3 +3,4 @@ export * from './plans';
 export * from './providers';
 export * from './subscriptions';
 export * from './limits';
+export * from './cost';

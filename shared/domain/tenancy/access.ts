@@ -1,6 +1,7 @@
 import { batchGet, keyId, type Key } from '#db/batch-get';
 import { keys } from '#db/keys';
-import { forbidden, notFound, type DomainError } from '#shared/errors';
+import { forbidden, isRefusal, notFound, type DomainError } from '#shared/errors';
+import { actorAccount, type AppContext } from '#shared/context';
 import { capabilities, type EnvRole, type Permission } from '#auth/permissions';
 import type { Project } from './projects';
 
@@ -18,8 +19,6 @@ export interface CustomRoleDef {
   permissions: string[];
   deleted_at: string | null;
 }
-
-
 
 /** What the caller is in one project (and optionally one environment), read in one round trip. */
 export class ProjectAccess {
@@ -97,4 +96,20 @@ export async function loadAccess(
     for (const def of defs.values()) roleDefs.set(def.id as string, def as unknown as CustomRoleDef);
   }
   return new ProjectAccess(project, membership, envRoles, roleDefs, items);
+}
+
+/**
+ * GET /auth/me/capabilities: the caller's effective permission keys in a project (optionally one
+ * environment), from the one permission function. A non-member (or an unknown project) is answered,
+ * not refused: no capabilities.
+ */
+export async function callerCapabilities(ctx: AppContext, input: { project_id: string; environment_id?: string }) {
+  const { project_id, environment_id } = input;
+  try {
+    const access = await loadAccess(project_id, actorAccount(ctx).id, { envId: environment_id });
+    return { project_id, is_owner: access.isOwner, is_member: true, capabilities: [...access.capabilities(environment_id)].sort() };
+  } catch (err) {
+    if (!isRefusal(err, 'not_found')) throw err;
+    return { project_id, is_owner: false, is_member: false, capabilities: [] as Permission[] };
+  }
 }

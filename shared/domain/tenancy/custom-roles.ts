@@ -2,7 +2,7 @@ import { keys } from '#db/keys';
 import { transact, type TransactStep, concurrentChange } from '#db/transact';
 import { invalid, notFound } from '#shared/errors';
 import type { Permission } from '#auth/permissions';
-import type { AppContext } from '#shared/context';
+import { actorAccount, type AppContext } from '#shared/context';
 import { OWNER_REQUIRED, loadAccess, type Membership, type ProjectAccess } from './access';
 import { ENV_NOT_IN_PROJECT, envLiveCheck } from './env-scope';
 import { membershipSteps, planOfProject } from './projects';
@@ -11,8 +11,8 @@ import type { Key } from '#db/lookup';
 import { queryPrefix } from '#db/query';
 import { compareText } from '#shared/text';
 import { batchGet, keyId } from '#db/batch-get';
-import { softDeleteStep, visible, setFieldsStep, isLive } from '#db/live';
-import { existingSetStep, counterStep } from '#db/steps';
+import { softDeleteStep, visible, setFieldsStep, isLive, stillLiveStep } from '#db/live';
+import { existingSetStep, counterStep, putNewStep } from '#db/steps';
 import { takeQuotaStep } from '#domain/billing';
 
 export interface CustomRole {
@@ -51,32 +51,34 @@ const roleNames = (projectId: string): NameScope => ({
   projectId, kind: 'CROLE', scopeId: projectId, takenDetail: 'Custom role with this name already exists in this project',
 });
 
-/** The grant string mirrored on the member item, read by `ProjectAccess.capabilities` (shared/domain/access.ts). */
+/** The grant string mirrored on the member item, read by `ProjectAccess.capabilities` (access.ts). */
 export const grantOf = (roleId: string, envId: string | null) => `${roleId}#${envId ?? '*'}`;
 const grantsOfRole = (member: Membership | undefined, roleId: string) => [...(member?.custom_role_grants ?? [])].filter((g) => g.split('#')[0] === roleId);
 
-/** The live role from the caller's access BatchGet (`extra` must include `keys.customRole`), or 404. */
 /** The caller's access to a project, read with one of its custom roles (see `roleFrom`). */
-export const accessWithCustomRole = (projectId: string, userId: string, roleId: string) =>
-  loadAccess(projectId, userId, { extra: [keys.customRole(projectId, roleId)] });
+const accessWithCustomRole = (ctx: AppContext, projectId: string, roleId: string) =>
+  loadAccess(projectId, actorAccount(ctx).id, { extra: [keys.customRole(projectId, roleId)] });
 
-export function roleFrom(access: ProjectAccess, roleId: string): CustomRole {
+/** The live role from the caller's access BatchGet (`extra` must include `keys.customRole`), or 404. */
+function roleFrom(access: ProjectAccess, roleId: string): CustomRole {
   const role = access.extra.get(keyId(keys.customRole(access.project.id, roleId))) as CustomRole | undefined;
   if (!isLive(role)) throw notFound(CUSTOM_ROLE_NOT_FOUND);
   return role!;
 }
 
-export async function listCustomRoles(projectId: string, updatedSince?: string): Promise<CustomRole[]> {
-  const roles = visible(await queryPrefix<CustomRole>(projectId, keys.customRolePrefix), updatedSince);
+/** GET /projects/{id}/custom-roles: any member. */
+export async function listCustomRoles(ctx: AppContext, input: { project_id: string; updated_since?: string }): Promise<CustomRole[]> {
+  await loadAccess(input.project_id, actorAccount(ctx).id);
+  const roles = visible(await queryPrefix<CustomRole>(input.project_id, keys.customRolePrefix), input.updated_since);
   return roles.sort((a, b) => compareText(a.name, b.name));
 }
 
 /** Creates a role within the plan's `rbac_custom_roles_limit`, counted on the project in the same transaction. */
 export async function createCustomRole(
-  access: ProjectAccess,
-  input: { name: string; description?: string | null; permissions: Permission[] },
   ctx: AppContext,
+  input: { project_id: string; name: string; description?: string | null; permissions: Permission[] },
 ): Promise<CustomRole> {
+  const access = await loadAccess(input.project_id, actorAccount(ctx).id);
   access.require('project.manage', OWNER_REQUIRED);
   const plan = await planOfProject(access.project);
   const now = ctx.clock.now().toISOString();
@@ -87,18 +89,18 @@ export async function createCustomRole(
   await transact([
     takeQuotaStep(keys.project(role.project_id), 'custom_role_count', plan, 'custom_roles'),
     claimNameStep(roleNames(role.project_id), role.name, role.id),
-    { Put: { Item: { ...keys.customRole(role.project_id, role.id), type: 'custom_role', ...role }, ConditionExpression: 'attribute_not_exists(PK)' } },
+    putNewStep({ ...keys.customRole(role.project_id, role.id), type: 'custom_role', ...role }),
   ]);
   return role;
 }
 
 /** Changes take effect on the holders' next request: access reads role definitions live. */
 export async function updateCustomRole(
-  access: ProjectAccess,
-  roleId: string,
-  patch: { name?: string; description?: string | null; permissions?: Permission[] },
   ctx: AppContext,
+  input: { project_id: string; id: string; name?: string; description?: string | null; permissions?: Permission[] },
 ): Promise<CustomRole> {
+  const { project_id, id: roleId, ...patch } = input;
+  const access = await accessWithCustomRole(ctx, project_id, roleId);
   access.require('project.manage', OWNER_REQUIRED);
   const role = roleFrom(access, roleId);
   const permissions = patch.permissions && [...new Set(patch.permissions)];
@@ -122,16 +124,17 @@ const CLEANUP_CHUNK = 45;
  * then withdrawn, and the grants mirrored on members removed, in further transactions; should that
  * be interrupted, what is left is inert.
  */
-export async function deleteCustomRole(access: ProjectAccess, roleId: string, ctx: AppContext): Promise<void> {
+export async function deleteCustomRole(ctx: AppContext, input: { project_id: string; id: string }): Promise<void> {
+  const access = await accessWithCustomRole(ctx, input.project_id, input.id);
   access.require('project.manage', OWNER_REQUIRED);
-  const role = roleFrom(access, roleId);
+  const role = roleFrom(access, input.id);
   const now = ctx.clock.now().toISOString();
   await transact([
     softDeleteStep(keys.customRole(role.project_id, role.id), now, notFound(CUSTOM_ROLE_NOT_FOUND)),
     releaseNameStep(roleNames(role.project_id), role.name),
     counterStep(keys.project(role.project_id), { custom_role_count: -1 }),
   ]);
-  const assignments = (await listAssignments(role.project_id, role.id)).filter((a) => !a.deleted_at);
+  const assignments = (await assignmentsOf(role.project_id, role.id)).filter((a) => !a.deleted_at);
   for (let i = 0; i < assignments.length; i += CLEANUP_CHUNK) {
     const chunk = assignments.slice(i, i + CLEANUP_CHUNK);
     const members = await batchGet(chunk.map((a) => keys.member(role.project_id, a.user_id)));
@@ -146,14 +149,21 @@ export async function deleteCustomRole(access: ProjectAccess, roleId: string, ct
 
 // ---- assignments -----------------------------------------------------------------------------
 
-export async function listAssignments(projectId: string, roleId: string, updatedSince?: string): Promise<CustomRoleAssignment[]> {
+async function assignmentsOf(projectId: string, roleId: string, updatedSince?: string): Promise<CustomRoleAssignment[]> {
   // The assignment key with an empty user id is the prefix of all of the role's assignments.
   const all = await queryPrefix<CustomRoleAssignment>(projectId, keys.customRoleAssignment(projectId, roleId, '').SK);
   return visible(all, updatedSince).sort((a, b) => a.created_at.localeCompare(b.created_at));
 }
 
-/** What an assignment reads besides the caller's access; pass as `extra` to `loadAccess` so it is one BatchGet. */
-export function assignmentReadKeys(projectId: string, roleId: string, userId: string, envId?: string | null): Key[] {
+/** GET /projects/{id}/custom-roles/{role_id}/assignments: who holds a live role, and where (any member). */
+export async function listAssignments(ctx: AppContext, input: { project_id: string; role_id: string; updated_since?: string }): Promise<CustomRoleAssignment[]> {
+  const access = await accessWithCustomRole(ctx, input.project_id, input.role_id);
+  roleFrom(access, input.role_id);
+  return assignmentsOf(input.project_id, input.role_id, input.updated_since);
+}
+
+/** What an assignment reads besides the caller's access; passed as `extra` to `loadAccess` so it is one BatchGet. */
+function assignmentReadKeys(projectId: string, roleId: string, userId: string, envId?: string | null): Key[] {
   return [
     keys.customRole(projectId, roleId),
     keys.account(userId),
@@ -173,10 +183,16 @@ const CHANGED = concurrentChange();
  * (that is where access reads it). Assigning to someone who is not yet a member makes them one,
  * as the owner's environment-role assignment does.
  */
-export async function assignCustomRole(access: ProjectAccess, roleId: string, userId: string, envId: string | null, ctx: AppContext): Promise<CustomRoleAssignment> {
+export async function assignCustomRole(
+  ctx: AppContext,
+  input: { project_id: string; role_id: string; user_id: string; environment_id?: string | null },
+): Promise<CustomRoleAssignment> {
+  const { role_id: roleId, user_id: userId } = input;
+  const envId = input.environment_id ?? null;
+  const readKeys = assignmentReadKeys(input.project_id, roleId, userId, envId);
+  const access = await loadAccess(input.project_id, actorAccount(ctx).id, { extra: readKeys });
   access.require('project.manage', OWNER_REQUIRED);
   const projectId = access.project.id;
-  const readKeys = assignmentReadKeys(projectId, roleId, userId, envId);
   let items = access.extra;
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
     if (attempt > 0) {
@@ -195,23 +211,13 @@ export async function assignCustomRole(access: ProjectAccess, roleId: string, us
       id: existing?.id ?? ctx.ids.newId(), role_id: roleId, project_id: projectId, user_id: userId, environment_id: envId,
       created_at: existing?.created_at ?? now, updated_at: now, deleted_at: null,
     };
+    const item = { ...keys.customRoleAssignment(projectId, roleId, userId), type: 'custom_role_assignment', ...assignment };
     const steps: TransactStep[] = [
-      {
-        Put: {
-          Item: { ...keys.customRoleAssignment(projectId, roleId, userId), type: 'custom_role_assignment', ...assignment },
-          ...(existing
-            ? { ConditionExpression: 'updated_at = :prev', ExpressionAttributeValues: { ':prev': existing.updated_at } }
-            : { ConditionExpression: 'attribute_not_exists(PK)' }),
-        },
-        failWith: CHANGED,
-      },
-      {
-        // A role deleted meanwhile must not gain an assignment its deletion's clean-up would miss.
-        ConditionCheck: {
-          Key: keys.customRole(projectId, roleId), ConditionExpression: 'attribute_exists(PK) AND deleted_at = :null', ExpressionAttributeValues: { ':null': null },
-        },
-        failWith: notFound(CUSTOM_ROLE_NOT_FOUND),
-      },
+      existing
+        ? { Put: { Item: item, ConditionExpression: 'updated_at = :prev', ExpressionAttributeValues: { ':prev': existing.updated_at } }, failWith: CHANGED }
+        : putNewStep(item, CHANGED),
+      // A role deleted meanwhile must not gain an assignment its deletion's clean-up would miss.
+      stillLiveStep(keys.customRole(projectId, roleId), notFound(CUSTOM_ROLE_NOT_FOUND)),
       ...(envId ? [envLiveCheck(projectId, envId)] : []),
       ...grantSteps(projectId, userId, member, roleId, grantOf(roleId, envId), now),
     ];
@@ -274,7 +280,9 @@ function withdrawGrantSteps(member: Membership | undefined, roleId: string): Tra
 }
 
 /** Withdraws a user's assignment of a role (soft delete) and the grant mirrored on their membership. */
-export async function removeAssignment(access: ProjectAccess, roleId: string, userId: string, ctx: AppContext): Promise<void> {
+export async function removeAssignment(ctx: AppContext, input: { project_id: string; role_id: string; user_id: string }): Promise<void> {
+  const { role_id: roleId, user_id: userId } = input;
+  const access = await loadAccess(input.project_id, actorAccount(ctx).id, { extra: assignmentReadKeys(input.project_id, roleId, userId) });
   access.require('project.manage', OWNER_REQUIRED);
   roleFrom(access, roleId);
   const projectId = access.project.id;

@@ -2,13 +2,13 @@ import { keys } from '#db/keys';
 import { transact, type TransactStep } from '#db/transact';
 import { notFound } from '#shared/errors';
 import type { EnvRole } from '#auth/permissions';
-import type { AppContext } from '#shared/context';
-import { type ProjectAccess } from './access';
+import { actorAccount, type AppContext } from '#shared/context';
 import type { Key } from '#db/lookup';
-import type { Environment } from './environments';
+import { accessToEnvironment } from './environments';
 import { membershipSteps } from './projects';
 import { queryPartition } from '#db/query';
 import { keyId } from '#db/batch-get';
+import { deleteStep, putStep } from '#db/steps';
 
 export interface EnvRoleAssignment {
   id: string;
@@ -22,27 +22,26 @@ export const NOT_AUTHORIZED_ROLES = 'Not authorized to manage environment roles'
 
 /** Writes (or replaces) a user's role in an environment, keeping the assignment id stable across updates. */
 export function envRoleStep(projectId: string, envId: string, userId: string, role: EnvRole, id: string): TransactStep {
-  return {
-    Put: {
-      Item: { ...keys.envRole(projectId, envId, userId), type: 'env_role', project_id: projectId, id, environment_id: envId, user_id: userId, role },
-    },
-  };
+  return putStep({ ...keys.envRole(projectId, envId, userId), type: 'env_role', project_id: projectId, id, environment_id: envId, user_id: userId, role });
 }
 
-/** What assigning an environment role reads about its target; pass as `extra` to the caller's access so it is one BatchGet. */
-export const envRoleTargetKeys = (projectId: string, envId: string, userId: string): Key[] => [
+/** What assigning an environment role reads about its target, alongside the caller's access (one BatchGet). */
+const envRoleTargetKeys = (projectId: string, envId: string, userId: string): Key[] => [
   keys.account(userId), keys.member(projectId, userId), keys.envRole(projectId, envId, userId),
 ];
 
 /**
- * Upserts a role. The owner's assignment also makes the target a project member; an environment
- * administrator's does not (SPEC): the administrator cannot grant entry into the project.
- * `access` must have been loaded with `envRoleTargetKeys(projectId, env.id, userId)` in `extra`.
+ * POST /environments/{id}/roles: upserts a role. The owner's assignment also makes the target a
+ * project member; an environment administrator's does not (SPEC): the administrator cannot grant
+ * entry into the project.
  */
-export async function assignEnvRole(access: ProjectAccess, env: Environment, userId: string, role: EnvRole, ctx: AppContext): Promise<EnvRoleAssignment> {
+export async function assignEnvRole(ctx: AppContext, input: { environment_id: string; user_id: string; role: EnvRole }): Promise<EnvRoleAssignment> {
+  const { environment_id: envId, user_id: userId, role } = input;
+  const target = (projectId: string) => envRoleTargetKeys(projectId, envId, userId);
+  const { access, env } = await accessToEnvironment(envId, actorAccount(ctx).id, undefined, target);
   access.require('env.roles.manage', NOT_AUTHORIZED_ROLES, env.id);
   const projectId = env.project_id;
-  const [accountKey, memberKey, roleKey] = envRoleTargetKeys(projectId, env.id, userId);
+  const [accountKey, memberKey, roleKey] = target(projectId);
   const found = access.extra;
   if (!found.get(keyId(accountKey))) throw notFound('User not found');
   const existing = found.get(keyId(roleKey)) as EnvRoleAssignment | undefined;
@@ -53,17 +52,15 @@ export async function assignEnvRole(access: ProjectAccess, env: Environment, use
   return assignment;
 }
 
-export async function listEnvRoles(projectId: string, envId: string): Promise<EnvRoleAssignment[]> {
-  const items = await queryPartition<EnvRoleAssignment>(keys.projectPK(projectId), keys.envRolePrefix(envId));
+/** GET /environments/{id}/roles: the environment's role assignments, for any member. */
+export async function listEnvRoles(ctx: AppContext, input: { environment_id: string }): Promise<EnvRoleAssignment[]> {
+  const { env } = await accessToEnvironment(input.environment_id, actorAccount(ctx).id);
+  const items = await queryPartition<EnvRoleAssignment>(keys.projectPK(env.project_id), keys.envRolePrefix(env.id));
   return items.map(toEnvRoleOut);
 }
 
-export async function removeEnvRole(access: ProjectAccess, env: Environment, userId: string): Promise<void> {
+export async function removeEnvRole(ctx: AppContext, input: { environment_id: string; user_id: string }): Promise<void> {
+  const { access, env } = await accessToEnvironment(input.environment_id, actorAccount(ctx).id);
   access.require('env.roles.manage', NOT_AUTHORIZED_ROLES, env.id);
-  await transact([
-    {
-      Delete: { Key: keys.envRole(env.project_id, env.id, userId), ConditionExpression: 'attribute_exists(PK)' },
-      failWith: notFound('Role assignment not found'),
-    },
-  ]);
+  await transact([deleteStep(keys.envRole(env.project_id, env.id, input.user_id), notFound('Role assignment not found'))]);
 }

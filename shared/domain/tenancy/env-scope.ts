@@ -5,7 +5,7 @@ import { loadAccess } from './access';
 import { type Environment } from './environments';
 import { readLookup, type Key } from '#db/lookup';
 import { keyId } from '#db/batch-get';
-import { isLive } from '#db/live';
+import { isLive, stillLiveStep } from '#db/live';
 
 /** SPEC's wording (POST /services); every request that names an environment of a project uses it. */
 export const ENV_NOT_IN_PROJECT = 'Environment not found or does not belong to project';
@@ -29,14 +29,7 @@ export const envIdOfKey = (key: Key) => key.SK.split('#')[1];
 
 /** Guards a write in an environment against the environment being deleted concurrently. */
 export function envLiveCheck(projectId: string, envId: string): TransactStep {
-  return {
-    ConditionCheck: {
-      Key: keys.environment(projectId, envId),
-      ConditionExpression: 'attribute_exists(PK) AND deleted_at = :null AND (attribute_not_exists(archived_at) OR archived_at = :null)',
-      ExpressionAttributeValues: { ':null': null },
-    },
-    failWith: invalid(ENV_NOT_IN_PROJECT),
-  };
+  return stillLiveStep(keys.environment(projectId, envId), invalid(ENV_NOT_IN_PROJECT));
 }
 
 /** Attributes the lookup item carries besides where the item lives: hints read in round trip 1. */

@@ -1,15 +1,16 @@
-import { isLive, softDeleteStep, visible } from '#db/live';
+import { isLive, setFieldsStep, softDeleteStep, visible } from '#db/live';
 import { keys } from '#db/keys';
 import { transact } from '#db/transact';
-import { notFound } from '#shared/errors';
-import type { AppContext } from '#shared/context';
-import { loadAccess, type ProjectAccess } from './access';
+import { forbidden, notFound } from '#shared/errors';
+import { actorAccount, type AppContext } from '#shared/context';
+import { loadAccess } from './access';
 import { locate, lookupStep, type Key } from '#db/lookup';
 import { planOfProject } from './projects';
+import { projectInventory } from './inventory';
 import { claimNameStep, releaseNameStep, renameSteps, type NameScope } from '#db/unique-names';
 import { queryPartition } from '#db/query';
 import { keyId } from '#db/batch-get';
-import { counterStep } from '#db/steps';
+import { counterStep, putNewStep } from '#db/steps';
 import { takeQuotaStep } from '#domain/billing';
 
 export interface Environment {
@@ -27,6 +28,7 @@ export interface Environment {
 export const toEnvironmentOut = (e: Environment) => ({ id: e.id, name: e.name, project_id: e.project_id, updated_at: e.updated_at, deleted_at: e.deleted_at });
 
 export const ENVIRONMENT_NOT_FOUND = 'Environment not found';
+const NOT_AUTHORIZED_TO_VIEW = 'Not authorized to view environments for this project';
 const nameScope = (projectId: string): NameScope => ({ projectId, kind: 'ENV', scopeId: projectId, takenDetail: 'Environment with this name already exists in this project' });
 
 /**
@@ -42,41 +44,51 @@ export async function accessToEnvironment(envId: string, userId: string, detail 
   return { access, env: env! };
 }
 
-export async function listEnvironments(projectId: string, updatedSince?: string): Promise<Environment[]> {
+/** A project's environments (the list rule applies); no access check: for callers that made theirs. */
+export async function environmentsOf(projectId: string, updatedSince?: string): Promise<Environment[]> {
   const items = await queryPartition<Environment>(keys.projectPK(projectId), keys.environmentPrefix);
   return visible(items, updatedSince).sort((a, b) => a.created_at.localeCompare(b.created_at));
 }
 
-export async function createEnvironment(access: ProjectAccess, name: string, ctx: AppContext): Promise<Environment> {
+/** GET /environments and its stats answer non-members 403 rather than 404 (SPEC general rule 4). */
+const memberAccess = (ctx: AppContext, projectId: string) => loadAccess(projectId, actorAccount(ctx).id, { notFoundError: forbidden(NOT_AUTHORIZED_TO_VIEW) });
+
+/** GET /environments: a project's environments, for any member. */
+export async function listEnvironments(ctx: AppContext, input: { project_id: string; updated_since?: string }): Promise<Environment[]> {
+  await memberAccess(ctx, input.project_id);
+  return environmentsOf(input.project_id, input.updated_since);
+}
+
+/** GET /environments/stats: live counts per environment, for any member. */
+export async function environmentStats(ctx: AppContext, input: { project_id: string }) {
+  await memberAccess(ctx, input.project_id);
+  const perEnv = await projectInventory(input.project_id);
+  return [...perEnv].map(([environment_id, c]) => ({ environment_id, name: c.name, services: c.services, servers: c.servers, groups: c.groups, networks: c.networks }));
+}
+
+export async function createEnvironment(ctx: AppContext, input: { project_id: string; name: string }): Promise<Environment> {
+  const access = await loadAccess(input.project_id, actorAccount(ctx).id);
   access.require('env.manage', 'Not authorized to create environments in this project');
   const plan = await planOfProject(access.project);
   const now = ctx.clock.now().toISOString();
-  const env: Environment = { id: ctx.ids.newId(), name: name.trim(), project_id: access.project.id, created_at: now, updated_at: now, deleted_at: null, service_count: 0 };
+  const env: Environment = { id: ctx.ids.newId(), name: input.name.trim(), project_id: access.project.id, created_at: now, updated_at: now, deleted_at: null, service_count: 0 };
   const key = keys.environment(env.project_id, env.id);
   await transact([
     takeQuotaStep(keys.project(env.project_id), 'env_count', plan, 'environments'),
     claimNameStep(nameScope(env.project_id), env.name, env.id),
-    { Put: { Item: { ...key, type: 'environment', ...env }, ConditionExpression: 'attribute_not_exists(PK)' } },
+    putNewStep({ ...key, type: 'environment', ...env }),
     lookupStep(env.id, env.project_id, key, 'environment'),
   ]);
   return env;
 }
 
-export async function renameEnvironment(access: ProjectAccess, env: Environment, name: string, ctx: AppContext): Promise<Environment> {
+export async function renameEnvironment(ctx: AppContext, input: { id: string; name: string }): Promise<Environment> {
+  const { access, env } = await accessToEnvironment(input.id, actorAccount(ctx).id);
   access.require('env.manage', 'Not authorized to manage environments in this project');
-  const updated: Environment = { ...env, name: name.trim(), updated_at: ctx.clock.now().toISOString() };
+  const updated: Environment = { ...env, name: input.name.trim(), updated_at: ctx.clock.now().toISOString() };
   await transact([
     ...renameSteps(nameScope(env.project_id), env.name, updated.name, env.id),
-    {
-      Update: {
-        Key: keys.environment(env.project_id, env.id),
-        UpdateExpression: 'SET #n = :n, updated_at = :u',
-        ConditionExpression: 'attribute_exists(PK) AND deleted_at = :null',
-        ExpressionAttributeNames: { '#n': 'name' },
-        ExpressionAttributeValues: { ':n': updated.name, ':u': updated.updated_at, ':null': null },
-      },
-      failWith: notFound(ENVIRONMENT_NOT_FOUND),
-    },
+    setFieldsStep(keys.environment(env.project_id, env.id), { name: updated.name, updated_at: updated.updated_at }, notFound(ENVIRONMENT_NOT_FOUND)),
   ]);
   return updated;
 }
@@ -85,7 +97,8 @@ export async function renameEnvironment(access: ProjectAccess, env: Environment,
  * Soft delete: the environment and what it holds leave every list; its name is free again and the
  * plan slots it used (the environment and its services) are released.
  */
-export async function deleteEnvironment(access: ProjectAccess, env: Environment, ctx: AppContext): Promise<void> {
+export async function deleteEnvironment(ctx: AppContext, input: { id: string }): Promise<void> {
+  const { access, env } = await accessToEnvironment(input.id, actorAccount(ctx).id);
   access.require('env.manage', 'Not authorized to manage environments in this project');
   const now = ctx.clock.now().toISOString();
   await transact([

@@ -1,10 +1,8 @@
 import { keys } from '#db/keys';
 import { transact, type TransactStep, concurrentChange } from '#db/transact';
 import { invalid, notFound } from '#shared/errors';
-import type { AppContext } from '#shared/context';
-import type { ProjectAccess } from './access';
-import { accessInEnvironment, envLiveCheck } from './env-scope';
-import { type Environment } from './environments';
+import { actorAccount, type AppContext } from '#shared/context';
+import { accessInEnvironment, accessToEnvItem, envLiveCheck } from './env-scope';
 import { lookupStep } from '#db/lookup';
 import { claimNameStep, releaseNameStep, renameSteps, type NameScope } from '#db/unique-names';
 import { queryPrefix } from '#db/query';
@@ -12,6 +10,7 @@ import { compareText } from '#shared/text';
 import { softDeleteStep, visible, setFieldsStep, isLive } from '#db/live';
 import { getItem } from '#db/items';
 import { keyId } from '#db/batch-get';
+import { counterStep, putNewStep } from '#db/steps';
 
 export interface Group {
   id: string;
@@ -65,12 +64,25 @@ export const subgroupNames = (projectId: string, groupId: string): NameScope => 
 const byNameThenAge = (a: { name: string; created_at: string }, b: { name: string; created_at: string }) =>
   compareText(a.name, b.name) || a.created_at.localeCompare(b.created_at);
 
-export async function listGroups(projectId: string, envId: string, updatedSince?: string): Promise<Group[]> {
-  const groups = visible(await queryPrefix<Group>(projectId, keys.groupPrefix(envId)), updatedSince);
+/** The caller's access to a group or subgroup by its bare id (404 alike for unknown, foreign and deleted ones). */
+const accessToGroup = (ctx: AppContext, id: string) => accessToEnvItem<Group>(id, 'group', actorAccount(ctx).id, notFound(GROUP_NOT_FOUND));
+const accessToSubgroup = (ctx: AppContext, id: string) => accessToEnvItem<Subgroup>(id, 'subgroup', actorAccount(ctx).id, notFound(SUBGROUP_NOT_FOUND));
+
+interface InEnvironment {
+  project_id: string;
+  environment_id: string;
+}
+
+/** GET /groups: an environment's groups, by name (groups.view there). */
+export async function listGroups(ctx: AppContext, input: InEnvironment & { updated_since?: string }): Promise<Group[]> {
+  const { access, env } = await accessInEnvironment(input.project_id, actorAccount(ctx).id, input.environment_id);
+  access.require('groups.view', NOT_AUTHORIZED_VIEW_GROUPS, env.id);
+  const groups = visible(await queryPrefix<Group>(env.project_id, keys.groupPrefix(env.id)), input.updated_since);
   return groups.sort(byNameThenAge);
 }
 
-export async function createGroup(access: ProjectAccess, env: Environment, input: { name: string; description?: string | null }, ctx: AppContext): Promise<Group> {
+export async function createGroup(ctx: AppContext, input: InEnvironment & { name: string; description?: string | null }): Promise<Group> {
+  const { access, env } = await accessInEnvironment(input.project_id, actorAccount(ctx).id, input.environment_id);
   access.require('groups.manage', NOT_AUTHORIZED_MANAGE_GROUPS, env.id);
   const now = ctx.clock.now().toISOString();
   const group: Group = {
@@ -81,13 +93,15 @@ export async function createGroup(access: ProjectAccess, env: Environment, input
   await transact([
     envLiveCheck(group.project_id, env.id),
     claimNameStep(groupNames(group.project_id, env.id), group.name, group.id),
-    { Put: { Item: { ...key, type: 'group', ...group }, ConditionExpression: 'attribute_not_exists(PK)' } },
+    putNewStep({ ...key, type: 'group', ...group }),
     lookupStep(group.id, group.project_id, key, 'group'),
   ]);
   return group;
 }
 
-export async function updateGroup(access: ProjectAccess, group: Group, patch: { name?: string; description?: string | null }, ctx: AppContext): Promise<Group> {
+export async function updateGroup(ctx: AppContext, input: { id: string; name?: string; description?: string | null }): Promise<Group> {
+  const { id, ...patch } = input;
+  const { access, item: group } = await accessToGroup(ctx, id);
   access.require('groups.manage', NOT_AUTHORIZED_MANAGE_GROUPS, group.environment_id);
   const updated: Group = { ...group, ...definedOnly(patch), updated_at: ctx.clock.now().toISOString() };
   await transact([
@@ -114,7 +128,8 @@ const CHANGED = concurrentChange();
  * group's own transaction; beyond that, earlier transactions take the surplus first, so an
  * interruption leaves a live group that can simply be deleted again.
  */
-export async function deleteGroup(access: ProjectAccess, group: Group, ctx: AppContext): Promise<void> {
+export async function deleteGroup(ctx: AppContext, input: { id: string }): Promise<void> {
+  const { access, item: group } = await accessToGroup(ctx, input.id);
   access.require('groups.manage', NOT_AUTHORIZED_MANAGE_GROUPS, group.environment_id);
   const groupKey = keys.group(group.project_id, group.environment_id, group.id);
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
@@ -163,27 +178,20 @@ export async function deleteGroup(access: ProjectAccess, group: Group, ctx: AppC
 
 // ---- subgroups -------------------------------------------------------------------------------
 
-export async function listSubgroups(projectId: string, envId: string, opts: { groupId?: string; updatedSince?: string }): Promise<Subgroup[]> {
-  const all = await queryPrefix<Subgroup>(projectId, keys.subgroupPrefix(envId));
-  return visible(all.filter((s) => !opts.groupId || s.group_id === opts.groupId), opts.updatedSince)
+/** GET /subgroups: an environment's subgroups, optionally of one group (groups.view there). */
+export async function listSubgroups(ctx: AppContext, input: InEnvironment & { group_id?: string; updated_since?: string }): Promise<Subgroup[]> {
+  const { access, env } = await accessInEnvironment(input.project_id, actorAccount(ctx).id, input.environment_id);
+  access.require('groups.view', NOT_AUTHORIZED_VIEW_GROUPS, env.id);
+  const all = await queryPrefix<Subgroup>(env.project_id, keys.subgroupPrefix(env.id));
+  return visible(all.filter((s) => !input.group_id || s.group_id === input.group_id), input.updated_since)
     .sort(byNameThenAge);
 }
 
-/** `parent` comes from the same BatchGet as the caller's access (undefined when absent). */
-/** POST /subgroups: the caller's access to the environment, read with the parent group, then the creation. */
-export async function createSubgroupIn(userId: string, input: { project_id: string; environment_id: string; group_id: string; name: string; description?: string | null }, ctx: AppContext): Promise<Subgroup> {
+/** POST /subgroups: the caller's access to the environment is read with the parent group (one BatchGet), which must be live there (400). */
+export async function createSubgroup(ctx: AppContext, input: InEnvironment & { group_id: string; name: string; description?: string | null }): Promise<Subgroup> {
   const groupKey = keys.group(input.project_id, input.environment_id, input.group_id);
-  const { access, env } = await accessInEnvironment(input.project_id, userId, input.environment_id, [groupKey]);
-  return createSubgroup(access, env, access.extra.get(keyId(groupKey)) as Group | undefined, input, ctx);
-}
-
-export async function createSubgroup(
-  access: ProjectAccess,
-  env: Environment,
-  parent: Group | undefined,
-  input: { name: string; description?: string | null },
-  ctx: AppContext,
-): Promise<Subgroup> {
+  const { access, env } = await accessInEnvironment(input.project_id, actorAccount(ctx).id, input.environment_id, [groupKey]);
+  const parent = access.extra.get(keyId(groupKey)) as Group | undefined;
   if (!isLive(parent)) throw invalid(GROUP_NOT_IN_ENV);
   access.require('groups.manage', NOT_AUTHORIZED_MANAGE_GROUPS, env.id);
   const now = ctx.clock.now().toISOString();
@@ -204,13 +212,15 @@ export async function createSubgroup(
       failWith: invalid(GROUP_NOT_IN_ENV),
     },
     claimNameStep(subgroupNames(sub.project_id, sub.group_id), sub.name, sub.id),
-    { Put: { Item: { ...key, type: 'subgroup', ...sub }, ConditionExpression: 'attribute_not_exists(PK)' } },
+    putNewStep({ ...key, type: 'subgroup', ...sub }),
     lookupStep(sub.id, sub.project_id, key, 'subgroup'),
   ]);
   return sub;
 }
 
-export async function updateSubgroup(access: ProjectAccess, sub: Subgroup, patch: { name?: string; description?: string | null }, ctx: AppContext): Promise<Subgroup> {
+export async function updateSubgroup(ctx: AppContext, input: { id: string; name?: string; description?: string | null }): Promise<Subgroup> {
+  const { id, ...patch } = input;
+  const { access, item: sub } = await accessToSubgroup(ctx, id);
   access.require('groups.manage', NOT_AUTHORIZED_MANAGE_GROUPS, sub.environment_id);
   const updated: Subgroup = { ...sub, ...definedOnly(patch), updated_at: ctx.clock.now().toISOString() };
   await transact([
@@ -224,19 +234,14 @@ export async function updateSubgroup(access: ProjectAccess, sub: Subgroup, patch
   return updated;
 }
 
-export async function deleteSubgroup(access: ProjectAccess, sub: Subgroup, ctx: AppContext): Promise<void> {
+export async function deleteSubgroup(ctx: AppContext, input: { id: string }): Promise<void> {
+  const { access, item: sub } = await accessToSubgroup(ctx, input.id);
   access.require('groups.manage', NOT_AUTHORIZED_MANAGE_GROUPS, sub.environment_id);
   const now = ctx.clock.now().toISOString();
   await transact([
     softDeleteStep(keys.subgroup(sub.project_id, sub.environment_id, sub.id), now, notFound(SUBGROUP_NOT_FOUND)),
     releaseNameStep(subgroupNames(sub.project_id, sub.group_id), sub.name),
-    {
-      Update: {
-        Key: keys.group(sub.project_id, sub.environment_id, sub.group_id),
-        UpdateExpression: 'SET subgroup_count = subgroup_count - :one', ConditionExpression: 'attribute_exists(PK)',
-        ExpressionAttributeValues: { ':one': 1 },
-      },
-    },
+    counterStep(keys.group(sub.project_id, sub.environment_id, sub.group_id), { subgroup_count: -1 }),
   ]);
 }
 

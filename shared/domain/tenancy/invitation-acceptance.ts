@@ -3,8 +3,7 @@ import { transact, type TransactStep, concurrentChange } from '#db/transact';
 import { invalid, conflict, notFound } from '#shared/errors';
 import { hashPassword } from '#auth/passwords';
 import { passwordPolicyProblem } from '#auth/password-policy';
-import type { Principal } from '#auth/authenticate';
-import type { AppContext } from '#shared/context';
+import { actorAccount, type AppContext } from '#shared/context';
 import { accountCreationSteps, type Account, type AccountType, prepareAccount, hasSecondFactor, startSession, type ClientMeta, type TokenPair } from '#domain/identity';
 import { type Membership } from './access';
 import { envRoleStep, type EnvRoleAssignment } from './env-roles';
@@ -172,12 +171,14 @@ async function acceptForAccount(invite: Invitation, account: Account, facts: Fac
 }
 
 /**
- * POST /invites/{id}/accept: the identity check comes first (an invitation for another address is
- * 'Invitation not found', as an unknown id), then 'already accepted' / 'expired'.
+ * POST /invites/{id}/accept, by the signed-in account: the identity check comes first (an
+ * invitation for another address is 'Invitation not found', as an unknown id), then 'already
+ * accepted' / 'expired'.
  */
-export async function acceptInvitationById(caller: Account, inviteId: string, ctx: AppContext): Promise<void> {
+export async function acceptInvitationById(ctx: AppContext, input: { id: string }): Promise<void> {
+  const caller = actorAccount(ctx);
   const notFoundError = notFound(INVITATION_NOT_FOUND);
-  const { key } = await locate(inviteId, 'invite', notFoundError);
+  const { key } = await locate(input.id, 'invite', notFoundError);
   await retryOnceIfStale(async () => {
     const invite = (await batchGet([key])).get(keyId(key)) as Invitation | undefined;
     if (!invite || invite.invited_email !== caller.email.toLowerCase()) throw notFoundError;
@@ -191,6 +192,8 @@ export interface AcceptByTokenInput {
   token: string;
   password?: string | null;
   name?: string | null;
+  /** The client a session started by the acceptance is recorded for. */
+  client: ClientMeta;
 }
 
 const fullName = (i: Invitation) => [i.invited_first_name, i.invited_last_name].filter(Boolean).join(' ') || null;
@@ -217,8 +220,11 @@ const acceptedReply = (invite: Invitation, session?: TokenPair): Acceptance => (
  * 4. a missing password in case 1 or 3 → 400;
  * 5. an unknown token → 404, whatever accounts exist.
  * A used link answers 'Invitation already accepted'; a revoked, expired or replaced one 'Invitation expired'.
+ * The route is public: `ctx.actor` is the caller when a usable token was sent, else null.
  */
-export async function acceptInvitationByToken(input: AcceptByTokenInput, caller: Principal | null, meta: ClientMeta, ctx: AppContext): Promise<Acceptance> {
+export async function acceptInvitationByToken(ctx: AppContext, input: AcceptByTokenInput): Promise<Acceptance> {
+  const caller = ctx.actor;
+  const meta = input.client;
   const link = await findInvitationLink(input.token);
   if (!link) throw notFound(INVITATION_NOT_FOUND);
   const { tokenHash } = link;

@@ -5,10 +5,9 @@ import { newSecret, sha256 } from '#auth/tokens';
 import type { EnvRole } from '#auth/permissions';
 import { queueMail } from '#mail/send';
 import { publishEvent } from '#shared/events';
-import { epochSeconds, type AppContext } from '#shared/context';
+import { actorAccount, epochSeconds, type AppContext } from '#shared/context';
 import type { Account, SignInGate } from '#domain/identity';
 import { loadAccess, type ProjectAccess } from './access';
-
 import { ENV_NOT_IN_PROJECT } from './env-scope';
 import { GROUP_NOT_IN_ENV } from './groups';
 import { locate, lookupStep } from '#db/lookup';
@@ -18,6 +17,7 @@ import { queryPartition, queryPrefix } from '#db/query';
 import { batchGet, keyId } from '#db/batch-get';
 import { isLive } from '#db/live';
 import { getItem } from '#db/items';
+import { deleteStep, existingSetStep, putNewStep, putStep } from '#db/steps';
 
 /** SPEC "Other constants": an invitation is valid for 24 hours from creation or resend. */
 export const INVITATION_VALID_HOURS = 24;
@@ -94,40 +94,29 @@ export interface NewInvitation {
   subgroup_id?: string | null;
 }
 
-
 /** A fresh link: the token (for the mail only) and the writes that make it valid until `expires`. */
 function linkSteps(invite: Invitation, expires: Date): { token: string; tokenHash: string; steps: TransactStep[] } {
   const token = newSecret(); // 256 bits
   const tokenHash = sha256(token);
   const link: InvitationLinkItem = { project_id: invite.project_id, invite_id: invite.id, invited_email: invite.invited_email };
   const steps: TransactStep[] = [
-    {
-      Put: {
-        Item: { ...keys.inviteToken(tokenHash), type: 'invite_token', ...link, expires_at_epoch: epochSeconds(expires) + KEEP_LINK_DAYS * 86_400 },
-        ConditionExpression: 'attribute_not_exists(PK)',
-      },
-    },
+    putNewStep({ ...keys.inviteToken(tokenHash), type: 'invite_token', ...link, expires_at_epoch: epochSeconds(expires) + KEEP_LINK_DAYS * 86_400 }),
     openIndexStep(invite, expires),
   ];
   return { token, tokenHash, steps };
 }
 
 /** Marks the invitation open for its address (what login asks about); gone once accepted or revoked. */
-const openIndexStep = (invite: Invitation, expires: Date): TransactStep => ({
-  Put: {
-    Item: {
-      ...keys.invitedEmail(invite.invited_email, invite.id),
-      type: 'invited_email',
-      project_id: invite.project_id,
-      invite_id: invite.id,
-      expires_at: expires.toISOString(),
-      expires_at_epoch: epochSeconds(expires) + 86_400,
-    },
-  },
-});
-export const closeIndexStep = (invite: Pick<Invitation, 'invited_email' | 'id'>): TransactStep => ({
-  Delete: { Key: keys.invitedEmail(invite.invited_email, invite.id) },
-});
+const openIndexStep = (invite: Invitation, expires: Date): TransactStep =>
+  putStep({
+    ...keys.invitedEmail(invite.invited_email, invite.id),
+    type: 'invited_email',
+    project_id: invite.project_id,
+    invite_id: invite.id,
+    expires_at: expires.toISOString(),
+    expires_at_epoch: epochSeconds(expires) + 86_400,
+  });
+export const closeIndexStep = (invite: Pick<Invitation, 'invited_email' | 'id'>): TransactStep => deleteStep(keys.invitedEmail(invite.invited_email, invite.id));
 
 const validUntil = (ctx: AppContext) => new Date(ctx.clock.now().getTime() + INVITATION_VALID_HOURS * 3_600_000);
 
@@ -160,11 +149,12 @@ function scopeKeys(projectId: string, input: NewInvitation) {
 }
 
 /**
- * Invites an address into a project (owner only). Writes the invitation, its link, the open-invitation
- * index and the bare-id lookup in one transaction — nothing on the invited account — then queues the
- * mail and publishes `user.invited`; neither failure undoes the invitation.
+ * POST /invites: invites an address into a project (owner only). Writes the invitation, its link,
+ * the open-invitation index and the bare-id lookup in one transaction — nothing on the invited
+ * account — then queues the mail and publishes `user.invited`; neither failure undoes the invitation.
  */
-export async function createInvitation(caller: Account, input: NewInvitation, ctx: AppContext): Promise<Invitation> {
+export async function createInvitation(ctx: AppContext, input: NewInvitation): Promise<Invitation> {
+  const caller = actorAccount(ctx);
   const access = await loadAccess(input.project_id, caller.id, { extra: scopeKeys(input.project_id, input) });
   access.requireOwner();
   const scope = checkScope(access, input);
@@ -192,7 +182,7 @@ export async function createInvitation(caller: Account, input: NewInvitation, ct
   invite.token_hash = link.tokenHash;
   const key = keys.invite(invite.project_id, invite.id);
   await transact([
-    { Put: { Item: { ...key, type: 'invite', ...invite }, ConditionExpression: 'attribute_not_exists(PK)' } },
+    putNewStep({ ...key, type: 'invite', ...invite }),
     ...link.steps,
     lookupStep(invite.id, invite.project_id, key, 'invite'),
   ]);
@@ -225,19 +215,19 @@ async function mailInvitation(invite: Invitation, token: string, project: Projec
   await queueMail(message, ctx);
 }
 
-/** A project's invitations, newest first (owner only). */
-export async function listInvitations(caller: Account, projectId: string): Promise<Invitation[]> {
-  const access = await loadAccess(projectId, caller.id);
+/** GET /invites: a project's invitations, newest first (owner only). */
+export async function listInvitations(ctx: AppContext, input: { project_id: string }): Promise<Invitation[]> {
+  const access = await loadAccess(input.project_id, actorAccount(ctx).id);
   access.requireOwner();
-  const invites = await queryPrefix<Invitation>(projectId, keys.invitePrefix);
+  const invites = await queryPrefix<Invitation>(input.project_id, keys.invitePrefix);
   return invites.sort((a, b) => b.created_at.localeCompare(a.created_at) || b.id.localeCompare(a.id));
 }
 
 /** The invitation with this id as its owner sees it. SPEC order: 404 when absent or the caller is no member, then 403. */
-async function ownerAccessToInvitation(inviteId: string, caller: Account) {
+async function ownerAccessToInvitation(ctx: AppContext, inviteId: string) {
   const notFoundError = notFound(INVITATION_NOT_FOUND);
   const { projectId, key } = await locate(inviteId, 'invite', notFoundError);
-  const access = await loadAccess(projectId, caller.id, { extra: [key], notFoundError });
+  const access = await loadAccess(projectId, actorAccount(ctx).id, { extra: [key], notFoundError });
   const invite = access.extra.get(keyId(key)) as Invitation | undefined;
   if (!invite) throw notFoundError;
   access.requireOwner();
@@ -245,11 +235,12 @@ async function ownerAccessToInvitation(inviteId: string, caller: Account) {
 }
 
 /**
- * A new link valid for 24 hours from now, mailed afresh: the previous link stops working at once
- * (its token no longer matches). Any state may be resent; `accepted` is reset to false (SPEC).
+ * POST /invites/{id}/resend: a new link valid for 24 hours from now, mailed afresh; the previous
+ * link stops working at once (its token no longer matches). Any state may be resent; `accepted` is
+ * reset to false (SPEC).
  */
-export async function resendInvitation(caller: Account, inviteId: string, ctx: AppContext): Promise<Invitation> {
-  const { access, invite } = await ownerAccessToInvitation(inviteId, caller);
+export async function resendInvitation(ctx: AppContext, input: { id: string }): Promise<Invitation> {
+  const { access, invite } = await ownerAccessToInvitation(ctx, input.id);
   const now = ctx.clock.now().toISOString();
   const expires = validUntil(ctx);
   const link = linkSteps(invite, expires);
@@ -257,24 +248,20 @@ export async function resendInvitation(caller: Account, inviteId: string, ctx: A
     ...invite, token_hash: link.tokenHash, expires_at: expires.toISOString(), accepted: false, accepted_at: null, accepted_by_user_id: null, updated_at: now,
   };
   await transact([
-    {
-      Update: {
-        Key: keys.invite(invite.project_id, invite.id),
-        UpdateExpression: 'SET token_hash = :h, expires_at = :e, accepted = :f, accepted_at = :null, accepted_by_user_id = :null, updated_at = :now',
-        ConditionExpression: 'attribute_exists(PK)',
-        ExpressionAttributeValues: { ':h': resent.token_hash, ':e': resent.expires_at, ':f': false, ':null': null, ':now': now },
-      },
-      failWith: notFound(INVITATION_NOT_FOUND),
-    },
+    existingSetStep(
+      keys.invite(invite.project_id, invite.id),
+      { token_hash: resent.token_hash, expires_at: resent.expires_at, accepted: false, accepted_at: null, accepted_by_user_id: null, updated_at: now },
+      notFound(INVITATION_NOT_FOUND),
+    ),
     ...link.steps,
   ]);
-  await mailInvitation(resent, link.token, access.project, caller, ctx);
+  await mailInvitation(resent, link.token, access.project, actorAccount(ctx), ctx);
   return resent;
 }
 
-/** Revokes a pending invitation: it expires now (the record is kept) and its link stops working. Accepted ones are refused. */
-export async function revokeInvitation(caller: Account, inviteId: string, ctx: AppContext): Promise<void> {
-  const { invite } = await ownerAccessToInvitation(inviteId, caller);
+/** DELETE /invites/{id}: revokes a pending invitation; it expires now (the record is kept) and its link stops working. Accepted ones are refused. */
+export async function revokeInvitation(ctx: AppContext, input: { id: string }): Promise<void> {
+  const { invite } = await ownerAccessToInvitation(ctx, input.id);
   if (invite.accepted) throw invalid(INVITATION_ACCEPTED);
   if (isExpired(invite, ctx)) return; // already dead: its expiry is left as it was
   const now = ctx.clock.now().toISOString();
@@ -296,8 +283,8 @@ export async function revokeInvitation(caller: Account, inviteId: string, ctx: A
  * Whether a pending, unexpired invitation exists for the address: one Query on the open-invitation
  * index, plus one BatchGet only when something is pending (invitations of deleted projects don't count).
  */
-export async function hasPendingInvitation(email: string, ctx: AppContext): Promise<boolean> {
-  const open = await queryPartition<{ project_id: string }>(keys.invitedEmailPK(email.trim()), '', {
+export async function hasPendingInvitation(ctx: AppContext, input: { email: string }): Promise<boolean> {
+  const open = await queryPartition<{ project_id: string }>(keys.invitedEmailPK(input.email.trim()), '', {
     filter: 'expires_at > :now',
     values: { ':now': ctx.clock.now().toISOString() },
   });
@@ -316,7 +303,7 @@ export async function hasPendingInvitation(email: string, ctx: AppContext): Prom
  */
 export async function invitationBlocksLogin(account: Account, ctx: AppContext): Promise<boolean> {
   if (account.last_login_at) return false;
-  return hasPendingInvitation(account.email, ctx);
+  return hasPendingInvitation(ctx, { email: account.email });
 }
 
 /**

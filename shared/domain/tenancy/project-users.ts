@@ -1,15 +1,15 @@
 import { keys } from '#db/keys';
 import { transact } from '#db/transact';
 import { notFound } from '#shared/errors';
-import type { AppContext } from '#shared/context';
-import { loadAccess, type ProjectAccess } from './access';
+import { actorAccount, type AppContext } from '#shared/context';
+import { loadAccess } from './access';
 import { locate, lookupStep } from '#db/lookup';
 import { planOfProject } from './projects';
 import { queryPrefix } from '#db/query';
 import { compareText } from '#shared/text';
 import { keyId } from '#db/batch-get';
 import { softDeleteStep, visible, setFieldsStep, isLive } from '#db/live';
-import { counterStep } from '#db/steps';
+import { counterStep, putNewStep } from '#db/steps';
 import { takeQuotaStep } from '#domain/billing';
 
 /** A project-local person (may have no login), e.g. the one responsible for a service. */
@@ -38,22 +38,33 @@ export const NOT_AUTHORIZED_VIEW_PROJECT_USERS = 'Not authorized to view project
 export const NOT_AUTHORIZED_MANAGE_PROJECT_USERS = 'Not authorized to manage project users in this project';
 
 /** Access to a project user addressed by bare id: lookup, then one BatchGet; unknown, foreign and deleted ids give the same 404. */
-export async function accessToProjectUser(id: string, userId: string) {
+async function accessToProjectUser(ctx: AppContext, id: string) {
   const notFoundError = notFound(PROJECT_USER_NOT_FOUND);
   const { projectId, key } = await locate(id, 'project_user', notFoundError);
-  const access = await loadAccess(projectId, userId, { extra: [key], notFoundError });
+  const access = await loadAccess(projectId, actorAccount(ctx).id, { extra: [key], notFoundError });
   const person = access.extra.get(keyId(key)) as ProjectUser | undefined;
   if (!isLive(person)) throw notFoundError;
   return { access, person: person! };
 }
 
-export async function listProjectUsers(projectId: string, updatedSince?: string): Promise<ProjectUser[]> {
-  const people = visible(await queryPrefix<ProjectUser>(projectId, keys.projectUserPrefix), updatedSince);
+/** GET /project-users: a project's people, by name (project_users.view). */
+export async function listProjectUsers(ctx: AppContext, input: { project_id: string; updated_since?: string }): Promise<ProjectUser[]> {
+  const access = await loadAccess(input.project_id, actorAccount(ctx).id);
+  access.require('project_users.view', NOT_AUTHORIZED_VIEW_PROJECT_USERS);
+  const people = visible(await queryPrefix<ProjectUser>(input.project_id, keys.projectUserPrefix), input.updated_since);
   return people.sort((a, b) => compareText(a.name, b.name) || a.created_at.localeCompare(b.created_at));
 }
 
+/** GET /project-users/{id} (project_users.view). */
+export async function getProjectUser(ctx: AppContext, input: { id: string }): Promise<ProjectUser> {
+  const { access, person } = await accessToProjectUser(ctx, input.id);
+  access.require('project_users.view', NOT_AUTHORIZED_VIEW_PROJECT_USERS);
+  return person;
+}
+
 /** Adds a person within the plan's `max_project_users`, counted on the project in the same transaction. */
-export async function createProjectUser(access: ProjectAccess, input: ProjectUserFields & { name: string }, ctx: AppContext): Promise<ProjectUser> {
+export async function createProjectUser(ctx: AppContext, input: ProjectUserFields & { project_id: string; name: string }): Promise<ProjectUser> {
+  const access = await loadAccess(input.project_id, actorAccount(ctx).id);
   access.require('project_users.manage', NOT_AUTHORIZED_MANAGE_PROJECT_USERS);
   const plan = await planOfProject(access.project);
   const now = ctx.clock.now().toISOString();
@@ -64,13 +75,15 @@ export async function createProjectUser(access: ProjectAccess, input: ProjectUse
   const key = keys.projectUser(person.project_id, person.id);
   await transact([
     takeQuotaStep(keys.project(person.project_id), 'project_user_count', plan, 'project_users'),
-    { Put: { Item: { ...key, type: 'project_user', ...person }, ConditionExpression: 'attribute_not_exists(PK)' } },
+    putNewStep({ ...key, type: 'project_user', ...person }),
     lookupStep(person.id, person.project_id, key, 'project_user'),
   ]);
   return person;
 }
 
-export async function updateProjectUser(access: ProjectAccess, person: ProjectUser, patch: ProjectUserFields, ctx: AppContext): Promise<ProjectUser> {
+export async function updateProjectUser(ctx: AppContext, input: ProjectUserFields & { id: string }): Promise<ProjectUser> {
+  const { id, ...patch } = input;
+  const { access, person } = await accessToProjectUser(ctx, id);
   access.require('project_users.manage', NOT_AUTHORIZED_MANAGE_PROJECT_USERS);
   const updated_at = ctx.clock.now().toISOString();
   await transact([setFieldsStep(keys.projectUser(person.project_id, person.id), { ...patch, updated_at }, notFound(PROJECT_USER_NOT_FOUND))]);
@@ -79,7 +92,8 @@ export async function updateProjectUser(access: ProjectAccess, person: ProjectUs
 }
 
 /** Soft delete; the plan slot is free again. */
-export async function deleteProjectUser(access: ProjectAccess, person: ProjectUser, ctx: AppContext): Promise<void> {
+export async function deleteProjectUser(ctx: AppContext, input: { id: string }): Promise<void> {
+  const { access, person } = await accessToProjectUser(ctx, input.id);
   access.require('project_users.manage', NOT_AUTHORIZED_MANAGE_PROJECT_USERS);
   const now = ctx.clock.now().toISOString();
   await transact([

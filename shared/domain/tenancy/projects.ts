@@ -1,15 +1,16 @@
 import { keys } from '#db/keys';
 import { transact, type TransactStep } from '#db/transact';
 import { invalid, forbidden, notFound } from '#shared/errors';
-import type { AppContext } from '#shared/context';
+import { actorAccount, type AppContext } from '#shared/context';
 import { canCreateProjects, getAccount, type Account } from '#domain/identity';
-import { OWNER_REQUIRED, PROJECT_NOT_FOUND, type Membership, type ProjectAccess } from './access';
+import { OWNER_REQUIRED, PROJECT_NOT_FOUND, loadAccess, type Membership } from './access';
 import { FREE_PLAN_ID, getPlan, type Plan, activePlan, quotaOf, quotaReached, takeQuotaStep } from '#domain/billing';
+import { projectInventory, totals } from './inventory';
 import { queryPartition } from '#db/query';
 import { compareText } from '#shared/text';
 import { batchGet, keyId } from '#db/batch-get';
-import { softDeleteStep } from '#db/live';
-import { counterStep } from '#db/steps';
+import { setFieldsStep, softDeleteStep } from '#db/live';
+import { counterStep, deleteStep, putNewStep, putStep } from '#db/steps';
 
 export interface Project {
   id: string;
@@ -48,10 +49,12 @@ export async function planOfProject(project: Pick<Project, 'owner_id'>): Promise
 }
 
 /**
- * Creates a project with the caller (or, for staff, `creator_user_id`) as owner. Refusals in SPEC's
- * order: not a customer, no active subscription, project limit, creating for someone else.
+ * POST /projects: creates a project with the caller (or, for staff, `creator_user_id`) as owner.
+ * Refusals in SPEC's order: not a customer, no active subscription, project limit, creating for
+ * someone else.
  */
-export async function createProject(caller: Account, input: { name: string; creator_user_id?: string | null }, ctx: AppContext) {
+export async function createProject(ctx: AppContext, input: { name: string; creator_user_id?: string | null }) {
+  const caller = actorAccount(ctx);
   const isStaff = caller.is_staff || caller.is_superuser;
   const forOther = Boolean(input.creator_user_id && input.creator_user_id !== caller.id);
   let owner = caller;
@@ -75,11 +78,8 @@ export async function createProject(caller: Account, input: { name: string; crea
   };
   await transact([
     takeQuotaStep(keys.account(owner.id), 'owned_project_count', active.plan, 'projects'),
-    {
-      Put: { Item: { ...keys.projectName(owner.id, project.name), project_id: project.id }, ConditionExpression: 'attribute_not_exists(PK)' },
-      failWith: invalid(PROJECT_NAME_TAKEN),
-    },
-    { Put: { Item: { ...keys.project(project.id), type: 'project', ...project }, ConditionExpression: 'attribute_not_exists(PK)' } },
+    putNewStep({ ...keys.projectName(owner.id, project.name), project_id: project.id }, invalid(PROJECT_NAME_TAKEN)),
+    putNewStep({ ...keys.project(project.id), type: 'project', ...project }),
     ...membershipSteps(project.id, owner.id, 'owner', now),
   ]);
   return { project, isOwner: owner.id === caller.id };
@@ -89,16 +89,15 @@ export async function createProject(caller: Account, input: { name: string; crea
 export function membershipSteps(projectId: string, userId: string, role: Membership['role'], now: string): TransactStep[] {
   const membership: Membership = { project_id: projectId, user_id: userId, role, created_at: now };
   return [
-    {
-      Put: { Item: { ...keys.member(projectId, userId), type: 'member', ...membership }, ConditionExpression: 'attribute_not_exists(PK)' },
-      failWith: invalid('Membership already present'),
-    },
-    { Put: { Item: { ...keys.membership(userId, projectId), type: 'membership', project_id: projectId, role } } },
+    putNewStep({ ...keys.member(projectId, userId), type: 'member', ...membership }, invalid('Membership already present')),
+    putStep({ ...keys.membership(userId, projectId), type: 'membership', project_id: projectId, role }),
   ];
 }
 
-/** The caller's projects with their role; soft-deleted ones only when syncing (`updatedSince`). */
-export async function listProjects(userId: string, updatedSince?: string) {
+/** GET /projects: the caller's projects with their role; soft-deleted ones only when syncing (`updated_since`). */
+export async function listProjects(ctx: AppContext, input: { updated_since?: string } = {}) {
+  const userId = actorAccount(ctx).id;
+  const updatedSince = input.updated_since;
   const items = await queryPartition(keys.account(userId).PK, keys.membershipPrefix);
   const memberships = items as { project_id: string; role: Membership['role'] }[];
   const projects = await batchGet(memberships.map((m) => keys.project(m.project_id)));
@@ -109,36 +108,51 @@ export async function listProjects(userId: string, updatedSince?: string) {
     .sort((a, b) => Number(b.isOwner) - Number(a.isOwner) || compareText(a.project.name, b.project.name));
 }
 
-export async function updateProjectSettings(access: ProjectAccess, costCalcEnabled: boolean, ctx: AppContext): Promise<Project> {
-  access.require('project.manage', OWNER_REQUIRED);
-  const updated_at = ctx.clock.now().toISOString();
-  await transact([
-    {
-      Update: {
-        Key: keys.project(access.project.id),
-        UpdateExpression: 'SET cost_calc_enabled = :c, updated_at = :u',
-        ConditionExpression: 'attribute_not_exists(deleted_at) OR deleted_at = :null',
-        ExpressionAttributeValues: { ':c': costCalcEnabled, ':u': updated_at, ':null': null },
-      },
-      failWith: notFound(PROJECT_NOT_FOUND),
-    },
-  ]);
-  return { ...access.project, cost_calc_enabled: costCalcEnabled, updated_at };
+/** GET /projects/stats: counts for every project the caller can reach. */
+export async function projectStats(ctx: AppContext) {
+  const rows = await listProjects(ctx);
+  return Promise.all(
+    rows.map(async ({ project }) => {
+      const { environments, services, servers, groups } = totals(await projectInventory(project.id));
+      return { project_id: project.id, environments, services, servers, groups };
+    }),
+  );
 }
 
-/** Soft delete: the project leaves lists (stays in syncs), its name is free again and its owner's plan slot is released. */
-export async function deleteProject(access: ProjectAccess, ctx: AppContext): Promise<void> {
+/** PATCH /projects/{id}/settings (project.manage); the project as changed, and whether the caller owns it. */
+export async function updateProjectSettings(ctx: AppContext, input: { id: string; cost_calc_enabled: boolean }) {
+  const access = await loadAccess(input.id, actorAccount(ctx).id);
+  access.require('project.manage', OWNER_REQUIRED);
+  const updated_at = ctx.clock.now().toISOString();
+  await transact([setFieldsStep(keys.project(access.project.id), { cost_calc_enabled: input.cost_calc_enabled, updated_at }, notFound(PROJECT_NOT_FOUND))]);
+  const project: Project = { ...access.project, cost_calc_enabled: input.cost_calc_enabled, updated_at };
+  return { project, isOwner: access.isOwner };
+}
+
+/** GET /projects/{id}/plan: the plan that governs the project's limits, for any member. */
+export async function projectPlan(ctx: AppContext, input: { id: string }) {
+  const access = await loadAccess(input.id, actorAccount(ctx).id);
+  const plan = await planOfProject(access.project);
+  return { project_id: access.project.id, plan_name: plan.name, plan_tier: planTier(plan.name), is_owner: access.isOwner };
+}
+
+/** DELETE /projects/{id} (owner): soft delete; the project leaves lists (stays in syncs), its name is free again and its owner's plan slot is released. */
+export async function deleteProject(ctx: AppContext, input: { id: string }): Promise<void> {
+  const access = await loadAccess(input.id, actorAccount(ctx).id);
   access.requireOwner();
   const { project } = access;
   const now = ctx.clock.now().toISOString();
   await transact([
     softDeleteStep(keys.project(project.id), now, notFound(PROJECT_NOT_FOUND)),
-    { Delete: { Key: keys.projectName(project.owner_id, project.name) } },
+    deleteStep(keys.projectName(project.owner_id, project.name)),
     counterStep(keys.account(project.owner_id), { owned_project_count: -1 }),
   ]);
 }
 
-export async function projectMembers(projectId: string): Promise<{ user_id: string; email: string }[]> {
+/** GET /projects/members/{id}: a project's members with their e-mail addresses, for any member. */
+export async function projectMembers(ctx: AppContext, input: { id: string }): Promise<{ user_id: string; email: string }[]> {
+  const projectId = input.id;
+  await loadAccess(projectId, actorAccount(ctx).id);
   const items = await queryPartition(keys.projectPK(projectId), keys.memberPrefix);
   const ids = items.map((m) => m.user_id as string);
   const accounts = await batchGet(ids.map((id) => keys.account(id)));

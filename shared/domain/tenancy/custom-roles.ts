@@ -14,6 +14,7 @@ import { batchGet, keyId } from '#db/batch-get';
 import { softDeleteStep, visible, setFieldsStep, isLive, stillLiveStep } from '#db/live';
 import { existingSetStep, counterStep, putNewStep } from '#db/steps';
 import { takeQuotaStep } from '#domain/billing';
+import { retry } from '#db/retry';
 
 export interface CustomRole {
   id: string;
@@ -194,12 +195,10 @@ export async function assignCustomRole(
   access.require('project.manage', OWNER_REQUIRED);
   const projectId = access.project.id;
   let items = access.extra;
-  for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
-    if (attempt > 0) {
-      // Jittered backoff, so writers that collided do not collide again in lockstep.
-      await new Promise((r) => setTimeout(r, Math.random() * 15 * 2 ** attempt));
-      items = await batchGet(readKeys);
-    }
+  // A member or assignment changed between read and write (CHANGED): read again after a jittered
+  // backoff, so writers that collided do not collide again in lockstep.
+  return retry(async (attempt) => {
+    if (attempt > 1) items = await batchGet(readKeys);
     const get = <T>(key: Key) => items.get(keyId(key)) as T | undefined;
     if (!isLive(get<CustomRole>(keys.customRole(projectId, roleId)))) throw notFound(CUSTOM_ROLE_NOT_FOUND);
     if (!get(keys.account(userId))) throw notFound('User not found');
@@ -221,14 +220,9 @@ export async function assignCustomRole(
       ...(envId ? [envLiveCheck(projectId, envId)] : []),
       ...grantSteps(projectId, userId, member, roleId, grantOf(roleId, envId), now),
     ];
-    try {
-      await transact(steps);
-      return assignment;
-    } catch (err) {
-      if (err !== CHANGED) throw err;
-    }
-  }
-  throw CHANGED;
+    await transact(steps);
+    return assignment;
+  }, { attempts: ATTEMPTS, when: (err) => err === CHANGED, baseMs: 30 });
 }
 
 /** The member-item writes that make `grant` the member's only grant of `roleId` (creating the membership if needed). */

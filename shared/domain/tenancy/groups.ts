@@ -11,6 +11,7 @@ import { softDeleteStep, visible, setFieldsStep, isLive } from '#db/live';
 import { getItem } from '#db/items';
 import { keyId } from '#db/batch-get';
 import { counterStep, putNewStep } from '#db/steps';
+import { retry } from '#db/retry';
 
 export interface Group {
   id: string;
@@ -132,48 +133,41 @@ export async function deleteGroup(ctx: AppContext, input: { id: string }): Promi
   const { access, item: group } = await accessToGroup(ctx, input.id);
   access.require('groups.manage', NOT_AUTHORIZED_MANAGE_GROUPS, group.environment_id);
   const groupKey = keys.group(group.project_id, group.environment_id, group.id);
-  for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
-    if (attempt > 0) {
-      if (!isLive(await getItem<Group>(groupKey))) throw notFound(GROUP_NOT_FOUND);
-    }
+  // A cascade step that found the group or a subgroup changed (CHANGED) starts over from a fresh read.
+  await retry(async (attempt) => {
+    if (attempt > 1 && !isLive(await getItem<Group>(groupKey))) throw notFound(GROUP_NOT_FOUND);
     const now = ctx.clock.now().toISOString();
     const subgroups = (await queryPrefix<Subgroup>(group.project_id, keys.subgroupPrefix(group.environment_id))).filter((s) => s.group_id === group.id && !s.deleted_at);
     const chunks: Subgroup[][] = [];
     for (let i = 0; i < subgroups.length; i += CASCADE_CHUNK) chunks.push(subgroups.slice(i, i + CASCADE_CHUNK));
     const last = chunks.pop() ?? [];
     const subgroupSteps = (chunk: Subgroup[]): TransactStep[] => chunk.map((s) => softDeleteStep(keys.subgroup(s.project_id, s.environment_id, s.id), now, CHANGED));
-    try {
-      for (const chunk of chunks) {
-        await transact([
-          {
-            Update: {
-              Key: groupKey, UpdateExpression: 'SET subgroup_count = subgroup_count - :k', ConditionExpression: 'deleted_at = :null',
-              ExpressionAttributeValues: { ':k': chunk.length, ':null': null },
-            },
-            failWith: CHANGED,
-          },
-          ...subgroupSteps(chunk),
-        ]);
-      }
+    for (const chunk of chunks) {
       await transact([
         {
           Update: {
-            Key: groupKey,
-            UpdateExpression: 'SET deleted_at = :now, updated_at = :now, subgroup_count = :zero',
-            ConditionExpression: 'deleted_at = :null AND subgroup_count = :k',
-            ExpressionAttributeValues: { ':now': now, ':null': null, ':k': last.length, ':zero': 0 },
+            Key: groupKey, UpdateExpression: 'SET subgroup_count = subgroup_count - :k', ConditionExpression: 'deleted_at = :null',
+            ExpressionAttributeValues: { ':k': chunk.length, ':null': null },
           },
           failWith: CHANGED,
         },
-        releaseNameStep(groupNames(group.project_id, group.environment_id), group.name),
-        ...subgroupSteps(last),
+        ...subgroupSteps(chunk),
       ]);
-      return;
-    } catch (err) {
-      if (err !== CHANGED) throw err;
     }
-  }
-  throw CHANGED;
+    await transact([
+      {
+        Update: {
+          Key: groupKey,
+          UpdateExpression: 'SET deleted_at = :now, updated_at = :now, subgroup_count = :zero',
+          ConditionExpression: 'deleted_at = :null AND subgroup_count = :k',
+          ExpressionAttributeValues: { ':now': now, ':null': null, ':k': last.length, ':zero': 0 },
+        },
+        failWith: CHANGED,
+      },
+      releaseNameStep(groupNames(group.project_id, group.environment_id), group.name),
+      ...subgroupSteps(last),
+    ]);
+  }, { attempts: ATTEMPTS, when: (err) => err === CHANGED });
 }
 
 // ---- subgroups -------------------------------------------------------------------------------

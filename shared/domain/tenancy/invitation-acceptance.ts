@@ -14,6 +14,7 @@ import { listSubscriptions } from '#domain/billing';
 import { closeIndexStep, DEFAULT_INVITE_ROLE, findInvitationLink, INVITATION_ACCEPTED, INVITATION_EXPIRED, INVITATION_NOT_FOUND, isExpired, toInviteOut, type Invitation } from './invitations';
 import { batchGet, keyId } from '#db/batch-get';
 import { isLive } from '#db/live';
+import { retry } from '#db/retry';
 
 /** SPEC "Errors: invitations". */
 export const ACCOUNT_EXISTS =
@@ -27,14 +28,7 @@ export const PASSWORD_REQUIRED_TO_CREATE = 'A password is required to create an 
  * The acceptance is evaluated once more from fresh reads, which gives the precise answer.
  */
 const STALE = concurrentChange();
-async function retryOnceIfStale<T>(attempt: () => Promise<T>): Promise<T> {
-  try {
-    return await attempt();
-  } catch (err) {
-    if (err !== STALE) throw err;
-    return attempt();
-  }
-}
+const retryOnceIfStale = <T>(attempt: () => Promise<T>): Promise<T> => retry(attempt, { attempts: 2, when: (err) => err === STALE });
 
 /** 400 for an invitation that can no longer be accepted. A link replaced by a resend counts as expired. */
 function refuseClosed(invite: Invitation, ctx: AppContext, tokenHash?: string): void {

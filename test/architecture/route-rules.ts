@@ -1,0 +1,21 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/**
+ * Authorization lives only in the domain: a route file (`functions/<group>/*routes.ts`, and the
+ * capabilities route) validates, calls one domain function with the request's context, and shapes
+ * the reply. It never loads access or checks a permission itself. Each finding is one readable line.
+ */
+const AUTHORIZATION_IN_ROUTE = /\b(loadAccess|accessTo\w+|accessIn\w+|accessWith\w+)\s*\(|\.(require|requireOwner)\s*\(/g;
+
+export function authorizationInRoutes(root: string, files: readonly string[]): string[] {
+  const found: string[] = [];
+  for (const file of files.filter((f) => /^functions\/[^/]+\/[^/]*routes\.ts$|^functions\/auth\/capabilities\.ts$/.test(f))) {
+    readFileSync(join(root, file), 'utf8')
+      .split('\n')
+      .forEach((line, i) => {
+        for (const m of line.matchAll(AUTHORIZATION_IN_ROUTE)) found.push(`${file}:${i + 1}: ${m[0].replace(/\s*\($/, '')}(…) in a route: authorization belongs to the domain`);
+      });
+  }
+  return found;
+}

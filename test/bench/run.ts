@@ -8,6 +8,7 @@ import { ddb } from '#shared/clients';
 import { keys } from '#db/keys';
 import { countCalls, fmt, percentile, timePair } from './measure';
 import { appContext } from '#shared/context';
+import { authenticate } from '#auth/authenticate';
 import { createService, createFloor } from '#domain/catalog';
 import { setPlan } from '../helpers/plans';
 
@@ -66,23 +67,23 @@ const rows: Row[] = [];
   const project = await invoke(httpHandler(routeTable.projects), 'POST', '/projects', 'POST /projects', { token, body: { name: 'bench' } });
   const env = await invoke(httpHandler(routeTable.environments), 'POST', '/environments', 'POST /environments', { token, body: { name: 'prod', project_id: project.body.id } });
   const [projectId, envId] = [project.body.id as string, env.body.id as string];
-  const ctx = appContext();
+  const ctx = appContext({ actor: await authenticate(token, appContext()) });
   const floors: { id: string }[] = [];
-  for (let i = 0; i < 10; i++) floors.push(await createFloor(sub, { project_id: projectId, environment_id: envId, type: 'vm', hostname: `host-${i}` }, ctx));
+  for (let i = 0; i < 10; i++) floors.push(await createFloor(ctx, { project_id: projectId, environment_id: envId, type: 'vm', hostname: `host-${i}` }));
   const seeded: string[] = [];
   const SERVICES = 1000;
   for (let i = 0; i < SERVICES; i += 25) {
     const batch = await Promise.all(
       Array.from({ length: Math.min(25, SERVICES - i) }, (_, j) =>
-        createService(sub, {
+        createService(ctx, {
           name: `service-${String(i + j).padStart(4, '0')}`, project_id: projectId, environment_id: envId,
           service_floor_id: (i + j) % 10 === 0 ? floors[(i + j) % floors.length].id : undefined,
           provider: 'aws', provider_region: 'eu-west-1', programming_language: 'TypeScript', tags: ['bench', `t${(i + j) % 7}`],
           links: ['https://docs.example.com/service'], repository_url: 'https://git.example.com/service.git', port: 8080,
-        }, ctx),
+        }),
       ),
     );
-    seeded.push(...batch.map((b) => b.service.id));
+    seeded.push(...batch.map((b) => b.id));
   }
   const tokenCheck = () => ddb().send(new BatchGetCommand({ RequestItems: { [TableName]: { Keys: [keys.account(sub), keys.session(sub, sid)], ConsistentRead: true } } }));
   const accessKeys = (extra: { PK: string; SK: string }[]) => [keys.project(projectId), keys.member(projectId, sub), keys.envRole(projectId, envId, sub), keys.environment(projectId, envId), ...extra];

@@ -2,47 +2,23 @@ import { z } from 'zod';
 import { keys } from '#db/keys';
 import { transact, retryWhenStale, transactWithCascade, CASCADE_STALE } from '#db/transact';
 import { notFound } from '#shared/errors';
-import type { AppContext } from '#shared/context';
+import { actorAccount, type AppContext } from '#shared/context';
 import { publishEvent } from '#shared/events';
 import { atLocation, catalogLookupStep, containsCi, edgeRemovalSteps, equalsCi, hasAnyTag } from './items';
 import { ipAddress, nonNegativeInt, optionalText, provider, tags } from './fields';
-import { serviceEventData, type Service } from './services';
+import { floorEntity, floorType, floorView, type Floor, type FloorOut, type FloorType } from './floor-entity';
+import type { Service } from './service-entity';
+import { serviceEventData } from './services';
 import { queryPrefix } from '#db/query';
 import { accessInEnvironment, accessToEnvItem } from '#domain/tenancy';
 import { byText } from '#shared/text';
 import { visible, setFieldsStep } from '#db/live';
+import { putNewStep } from '#db/steps';
+import type { Key } from '#db/lookup';
 
-/** Service floors: the servers (VMs, containers, bare metal) services run on. */
+/** Service floors: the servers (VMs, containers, bare metal) services run on (the entity: floor-entity.ts). */
 
-export const FLOOR_TYPES = ['vm', 'container', 'baremetal', 'other'] as const;
-export type FloorType = (typeof FLOOR_TYPES)[number];
 export const FLOOR_NOT_FOUND = 'ServiceFloor not found';
-
-export interface Floor {
-  id: string;
-  project_id: string;
-  environment_id: string;
-  /** Stored as `floor_type`: `type` on items is the item kind by convention; answered as `type`. */
-  floor_type: FloorType;
-  hostname: string | null;
-  provider: string | null;
-  provider_region: string | null;
-  provider_zone: string | null;
-  provider_instance_id: string | null;
-  ip_address: string | null;
-  ip_addresses: string[];
-  cpu: number | null;
-  memory_mb: number | null;
-  storage_gb: number | null;
-  instances: number | null;
-  tags: string[];
-  /** The attached networks (see attachments.ts). */
-  network_ids: string[];
-  created_at: string;
-  updated_at: string;
-  deleted_at: string | null;
-  archived_at?: string | null;
-}
 
 /** The writable fields; SPEC's flat specification (no nested specs, no monthly cost). */
 export const floorFields = {
@@ -59,32 +35,10 @@ export const floorFields = {
   instances: nonNegativeInt,
   tags,
 };
-export const floorType = z.enum(FLOOR_TYPES);
 export const createFloorBody = z.object({ project_id: z.uuid(), environment_id: z.uuid(), type: floorType, ...floorFields });
 export const updateFloorBody = z.object({ type: floorType.optional(), ...floorFields });
 export type CreateFloorInput = z.output<typeof createFloorBody>;
 export type UpdateFloorInput = z.output<typeof updateFloorBody>;
-
-export const toFloorOut = (f: Floor) => ({
-  id: f.id,
-  project_id: f.project_id,
-  environment_id: f.environment_id,
-  type: f.floor_type,
-  hostname: f.hostname,
-  provider: f.provider,
-  provider_region: f.provider_region,
-  provider_zone: f.provider_zone,
-  provider_instance_id: f.provider_instance_id,
-  ip_address: f.ip_address,
-  ip_addresses: f.ip_addresses ?? [],
-  cpu: f.cpu,
-  memory_mb: f.memory_mb,
-  storage_gb: f.storage_gb,
-  instances: f.instances,
-  tags: f.tags ?? [],
-  updated_at: f.updated_at,
-  deleted_at: f.deleted_at,
-});
 
 export const FLOOR_FORBIDDEN = {
   create: 'Insufficient permissions to create service floor in this environment',
@@ -103,27 +57,26 @@ function storedFields(input: Partial<Record<keyof typeof floorFields, unknown>>)
   return out as Partial<Floor>;
 }
 
-export async function createFloor(userId: string, input: CreateFloorInput, ctx: AppContext): Promise<Floor> {
-  const { access, env } = await accessInEnvironment(input.project_id, userId, input.environment_id);
+// Every function a route calls takes (ctx, input): the caller is ctx.actor, and its access is
+// loaded and checked here.
+
+export async function createFloor(ctx: AppContext, input: CreateFloorInput): Promise<FloorOut> {
+  const { access, env } = await accessInEnvironment(input.project_id, actorAccount(ctx).id, input.environment_id);
   access.require('floors.manage', FORBIDDEN_CREATE, env.id);
   const now = ctx.clock.now().toISOString();
-  const floor: Floor = {
-    id: ctx.ids.newId(), project_id: env.project_id, environment_id: env.id, floor_type: input.type,
-    hostname: null, provider: null, provider_region: null, provider_zone: null, provider_instance_id: null, ip_address: null,
-    ip_addresses: [], cpu: null, memory_mb: null, storage_gb: null, instances: null, tags: [],
+  const floor = floorEntity.create({
     ...storedFields(input),
-    network_ids: [], created_at: now, updated_at: now, deleted_at: null,
-  };
+    id: ctx.ids.newId(), project_id: env.project_id, environment_id: env.id, floor_type: input.type, created_at: now, updated_at: now,
+  });
   const key = keys.floor(floor.project_id, floor.environment_id, floor.id);
-  await transact([
-    { Put: { Item: { ...key, type: 'floor', ...floor }, ConditionExpression: 'attribute_not_exists(PK)' } },
-    catalogLookupStep(floor.id, floor.project_id, floor.environment_id, key, 'floor'),
-  ]);
+  await transact([putNewStep(floorEntity.encode(key, floor)), catalogLookupStep(floor.id, floor.project_id, floor.environment_id, key, 'floor')]);
   await publishEvent('floor.created', floor.project_id, { service_floor_id: floor.id, hostname: floor.hostname, type: floor.floor_type, project_id: floor.project_id, environment_id: floor.environment_id }, ctx);
-  return floor;
+  return floorView.project(floor);
 }
 
-export interface FloorFilters {
+export interface ListFloorsInput {
+  project_id: string;
+  environment_id: string;
   hostname?: string;
   tags?: string[];
   type?: FloorType;
@@ -133,37 +86,42 @@ export interface FloorFilters {
 }
 
 /** An environment's floors, filtered, by hostname: one Query on the environment's floor keys. */
-export async function listFloors(userId: string, projectId: string, envId: string, f: FloorFilters): Promise<Floor[]> {
-  const { access } = await accessInEnvironment(projectId, userId, envId);
+export async function listFloors(ctx: AppContext, f: ListFloorsInput): Promise<FloorOut[]> {
+  const { project_id: projectId, environment_id: envId } = f;
+  const { access } = await accessInEnvironment(projectId, actorAccount(ctx).id, envId);
   access.require('floors.view', FORBIDDEN_VIEW, envId);
-  const floors = visible(await queryPrefix<Floor>(projectId, keys.floorPrefix(envId)), f.updated_since);
+  const floors = visible((await queryPrefix(projectId, keys.floorPrefix(envId))).map(floorEntity.decode), f.updated_since);
   return floors
     .filter((x) => !f.hostname || containsCi(x.hostname, f.hostname))
     .filter((x) => !f.tags?.length || hasAnyTag(x.tags, f.tags))
     .filter((x) => !f.type || x.floor_type === f.type)
     .filter((x) => !f.location || atLocation(x, f.location))
     .filter((x) => !f.zone || equalsCi(x.provider_zone, f.zone))
-    .sort(byText((x) => x.hostname));
+    .sort(byText((x) => x.hostname))
+    .map((x) => floorView.project(x));
 }
 
-/** The caller's access to one floor (2 round trips); absent, deleted and foreign floors are the same 404. */
-export const accessToFloor = (floorId: string, userId: string) => accessToEnvItem<Floor>(floorId, 'floor', userId, notFound(FLOOR_NOT_FOUND));
+/** The caller's access to one floor (2 round trips), the floor decoded; absent, deleted and foreign floors are the same 404. */
+export async function accessToFloor(floorId: string, userId: string) {
+  const { item, ...found } = await accessToEnvItem<object>(floorId, 'floor', userId, notFound(FLOOR_NOT_FOUND));
+  return { ...found, floor: floorEntity.decode(item) };
+}
 
-export async function getFloor(floorId: string, userId: string): Promise<Floor> {
-  const { access, item, located } = await accessToFloor(floorId, userId);
+export async function getFloor(ctx: AppContext, { floor_id }: { floor_id: string }): Promise<FloorOut> {
+  const { access, floor, located } = await accessToFloor(floor_id, actorAccount(ctx).id);
   access.require('floors.view', FORBIDDEN_VIEW, located.envId);
-  return item;
+  return floorView.project(floor);
 }
 
-export async function updateFloor(floorId: string, userId: string, input: UpdateFloorInput, ctx: AppContext): Promise<Floor> {
-  const { access, item, located } = await accessToFloor(floorId, userId);
+export async function updateFloor(ctx: AppContext, { floor_id, ...input }: UpdateFloorInput & { floor_id: string }): Promise<FloorOut> {
+  const { access, floor, located } = await accessToFloor(floor_id, actorAccount(ctx).id);
   access.require('floors.manage', FORBIDDEN_MANAGE, located.envId);
   const wanted: Partial<Floor> = { ...storedFields(input), ...(input.type ? { floor_type: input.type } : {}) };
-  const changes = Object.fromEntries(Object.entries(wanted).filter(([k, v]) => JSON.stringify(v) !== JSON.stringify(item[k as keyof Floor])));
-  if (!Object.keys(changes).length) return item;
+  const changes = Object.fromEntries(Object.entries(wanted).filter(([k, v]) => JSON.stringify(v) !== JSON.stringify(floor[k as keyof Floor])));
+  if (!Object.keys(changes).length) return floorView.project(floor);
   const updated_at = ctx.clock.now().toISOString();
   await transact([setFieldsStep(located.key, { ...changes, updated_at }, notFound(FLOOR_NOT_FOUND))]);
-  return { ...item, ...changes, updated_at };
+  return floorView.project({ ...floor, ...changes, updated_at });
 }
 
 /**
@@ -171,14 +129,14 @@ export async function updateFloor(floorId: string, userId: string, input: Update
  * null, so their type becomes 'serverless'), the connections touching it are removed and its
  * network attachments are dropped. Detached services publish service.updated.
  */
-export async function deleteFloor(floorId: string, userId: string, ctx: AppContext): Promise<void> {
-  const { access, located } = await accessToFloor(floorId, userId);
+export async function deleteFloor(ctx: AppContext, { floor_id: floorId }: { floor_id: string }): Promise<void> {
+  const { access, located } = await accessToFloor(floorId, actorAccount(ctx).id);
   access.require('floors.manage', FORBIDDEN_MANAGE, located.envId);
   const { projectId, envId } = located;
   const detached = await retryWhenStale(async () => {
     const now = ctx.clock.now().toISOString();
     const [hosted, edgeSteps] = await Promise.all([
-      queryPrefix<Service & { PK: string; SK: string }>(projectId, keys.servicePrefix(envId), {
+      queryPrefix<Key & Pick<Service, 'id' | 'name' | 'project_id' | 'environment_id'>>(projectId, keys.servicePrefix(envId), {
         projection: ['PK', 'SK', 'id', 'name', 'project_id', 'environment_id'],
         filter: 'service_floor_id = :fid AND deleted_at = :null',
         values: { ':fid': floorId, ':null': null },

@@ -1,10 +1,13 @@
 /** The catalog context's public face: other contexts, routes and workers import only this. */
 export * from './attachments';
+export * from './entity';
 export * from './fields';
+export * from './floor-entity';
 export * from './floors';
 export * from './items';
 export * from './network-entity';
 export * from './networks';
+export * from './service-entity';
 export * from './services';
 export * from './topology/blast-radius';
 export * from './topology/connection-entity';

@@ -4,6 +4,7 @@ import { CASCADE_STALE, type TransactStep } from '#db/transact';
 import type { LookupRefs } from '#domain/tenancy';
 import { lookupStep, type Key } from '#db/lookup';
 import { softDeleteStep } from '#db/live';
+import { IF_EXISTS, setExpression } from '#db/steps';
 
 /**
  * What the catalog kinds (services, service floors, networks) share: their items live under
@@ -21,10 +22,6 @@ export function catalogLookupStep(id: string, projectId: string, envId: string, 
   return step;
 }
 
-
-
-
-
 /** Case-insensitive "contains" over optional strings. */
 export const containsCi = (haystack: string | null | undefined, needle: string) => Boolean(haystack && haystack.toLowerCase().includes(needle.toLowerCase()));
 export const equalsCi = (a: string | null | undefined, b: string) => Boolean(a && a.toLowerCase() === b.toLowerCase());
@@ -36,7 +33,6 @@ export const hasAnyTag = (tags: string[] | undefined, wanted: string[]) => {
 /** The `location` filter: provider, region or zone contains the text. */
 export const atLocation = (i: { provider?: string | null; provider_region?: string | null; provider_zone?: string | null }, text: string) =>
   containsCi(i.provider, text) || containsCi(i.provider_region, text) || containsCi(i.provider_zone, text);
-
 
 /**
  * The steps that remove, with an entity, the live connections (either end) and links (either
@@ -62,12 +58,7 @@ export async function edgeRemovalSteps(projectId: string, envId: string, entityI
   return [
     ...[...connections, ...links].map(({ PK, SK }) => softDeleteStep({ PK, SK }, now, CASCADE_STALE)),
     ...[...leaving].map(([chainId, n]): TransactStep => ({
-      Update: {
-        Key: keys.connectionChain(projectId, envId, chainId),
-        UpdateExpression: 'SET connection_count = connection_count - :n, updated_at = :now',
-        ConditionExpression: 'attribute_exists(PK)',
-        ExpressionAttributeValues: { ':n': n, ':now': now },
-      },
+      Update: { Key: keys.connectionChain(projectId, envId, chainId), ...setExpression({ updated_at: now }, { connection_count: -n }), ...IF_EXISTS },
     })),
   ];
 }

@@ -3,21 +3,24 @@ import { keys } from '#db/keys';
 import { transact, type TransactStep, retryWhenStale, transactWithCascade } from '#db/transact';
 import { invalid, notFound } from '#shared/errors';
 import { name as nameSchema } from '#shared/schemas';
-import type { AppContext } from '#shared/context';
+import { actorAccount, type AppContext } from '#shared/context';
 import { publishEvent } from '#shared/events';
 import { type ProjectAccess, planOfProject, type Project, accessInEnvironment, accessToEnvItem, type Located } from '#domain/tenancy';
 import { atLocation, catalogLookupStep, containsCi, edgeRemovalSteps, equalsCi, hasAnyTag } from './items';
 import { ipAddress, nonNegativeInt, optionalText, provider, tags, urlWithScheme } from './fields';
-import type { Floor } from './floors';
+import type { Floor } from './floor-entity';
+import { serviceEntity, serviceView, type RepositoryDep, type Service, type ServiceOut } from './service-entity';
 import type { Key } from '#db/lookup';
 import { queryPrefix } from '#db/query';
 import { byText } from '#shared/text';
 import { batchGet, keyId } from '#db/batch-get';
 import { visible, liveItem, setFieldsStep, stillLiveStep } from '#db/live';
-import { counterStep } from '#db/steps';
+import { counterStep, existingSetStep, putNewStep } from '#db/steps';
 import { takeQuotaStep } from '#domain/billing';
 
-/** Services: the applications and components of an environment. */
+/** Services: the applications and components of an environment (the entity: service-entity.ts). */
+
+export type { Service } from './service-entity';
 
 export const SERVICE_NOT_FOUND = 'Service not found';
 export const SERVICE_FORBIDDEN = {
@@ -27,13 +30,12 @@ export const SERVICE_FORBIDDEN = {
 };
 const { create: FORBIDDEN_CREATE, manage: FORBIDDEN_MANAGE, view: FORBIDDEN_VIEW } = SERVICE_FORBIDDEN;
 
-/** A declared dependency on another repository (GET /services/{id}/repository-deps). */
+/** A declared dependency on another repository, as a request sends it. */
 export const repositoryDep = z.object({
   name: z.string().trim().min(1).max(200),
   repository_url: urlWithScheme(['https://', 'git://']).nullish(),
   version: optionalText(100),
 });
-export type RepositoryDep = { name: string; repository_url: string | null; version: string | null };
 
 /** The writable fields (all optional on create except name; null clears). */
 export const serviceFields = {
@@ -70,88 +72,10 @@ export const updateServiceBody = z.object({ name: nameSchema().optional(), ...se
 export type CreateServiceInput = z.output<typeof createServiceBody>;
 export type UpdateServiceInput = z.output<typeof updateServiceBody>;
 
-export interface Service {
-  id: string;
-  name: string;
-  owner_user_id: string;
-  project_id: string;
-  environment_id: string;
-  service_floor_id: string | null;
-  group_id: string | null;
-  subgroup_id: string | null;
-  category: string | null;
-  replicas: number | null;
-  provider: string | null;
-  provider_region: string | null;
-  provider_zone: string | null;
-  tracker_project_key: string | null;
-  port: number | null;
-  ip_address: string | null;
-  agent_id: string | null;
-  responsible_project_user_id: string | null;
-  responsible_user_id: string | null;
-  responsible_name: string | null;
-  programming_language: string | null;
-  programming_language_version: string | null;
-  repository_url: string | null;
-  version: string | null;
-  links: string[];
-  tags: string[];
-  repository_deps: RepositoryDep[];
-  /** The attached networks (see attachments.ts). */
-  network_ids: string[];
-  created_at: string;
-  updated_at: string;
-  deleted_at: string | null;
-  archived_at?: string | null;
-}
-
 /** What a service shows that lives on other items: its floor's type and its group names. */
-export interface Resolved {
-  type: string;
-  group_name: string | null;
-  subgroup_name: string | null;
-}
+export type Resolved = Parameters<typeof serviceView.project>[1];
 
 export const SERVERLESS = 'serverless';
-
-export function toServiceOut(s: Service, r: Resolved) {
-  return {
-    id: s.id,
-    name: s.name,
-    owner_user_id: s.owner_user_id,
-    project_id: s.project_id,
-    environment_id: s.environment_id,
-    service_floor_id: s.service_floor_id,
-    group_id: s.group_id,
-    subgroup_id: s.subgroup_id,
-    group_name: r.group_name,
-    subgroup_name: r.subgroup_name,
-    type: r.type,
-    category: s.category,
-    replicas: s.replicas,
-    provider: s.provider,
-    provider_region: s.provider_region,
-    provider_zone: s.provider_zone,
-    tracker_project_key: s.tracker_project_key,
-    port: s.port,
-    ip_address: s.ip_address,
-    agent_id: s.agent_id,
-    responsible_project_user_id: s.responsible_project_user_id,
-    responsible_user_id: s.responsible_user_id,
-    responsible_name: s.responsible_name,
-    programming_language: s.programming_language,
-    programming_language_version: s.programming_language_version,
-    repository_url: s.repository_url,
-    version: s.version,
-    links: s.links,
-    tags: s.tags,
-    repository_deps: s.repository_deps,
-    updated_at: s.updated_at,
-    deleted_at: s.deleted_at,
-  };
-}
-export type ServiceOut = ReturnType<typeof toServiceOut>;
 
 /** The data of service.* events (SPEC fixes service.created's: service_id, name, project_id, environment_id). */
 export const serviceEventData = (s: Pick<Service, 'id' | 'name' | 'project_id' | 'environment_id'>) => ({
@@ -238,7 +162,7 @@ async function resolveAll(services: Service[], items: Map<string, Record<string,
   const missing = refs.flatMap((r) => [r.floor, r.group, r.subgroup]).filter((k): k is Key => Boolean(k) && !requested.has(keyId(k!)));
   if (missing.length) for (const [id, item] of await batchGet(missing)) items.set(id, item);
   return refs.map((r) => {
-    const floor = r.floor && liveItem<Floor>(items, r.floor);
+    const floor = r.floor && liveItem<Pick<Floor, 'floor_type'>>(items, r.floor);
     const group = r.group && liveItem<{ name: string }>(items, r.group);
     const subgroup = r.subgroup && liveItem<{ name: string }>(items, r.subgroup);
     return { type: floor ? floor.floor_type : SERVERLESS, group_name: group ? group.name : null, subgroup_name: subgroup ? subgroup.name : null };
@@ -257,19 +181,11 @@ const hintsOf = (s: Pick<Service, 'service_floor_id' | 'group_id' | 'subgroup_id
 });
 const hintedKeys = (l: Located) => Object.values(referenceKeys(l.projectId, l.envId, { service_floor_id: l.refs.floor_id, group_id: l.refs.group_id, subgroup_id: l.refs.subgroup_id })).filter((k): k is Key => Boolean(k));
 
-function hintsStep(serviceId: string, s: Service): TransactStep {
-  return {
-    Update: {
-      Key: keys.idLookup(serviceId),
-      UpdateExpression: 'SET floor_id = :f, group_id = :g, subgroup_id = :s',
-      ConditionExpression: 'attribute_exists(PK)',
-      ExpressionAttributeValues: { ':f': s.service_floor_id, ':g': s.group_id, ':s': s.subgroup_id },
-    },
-  };
-}
+const hintsStep = (serviceId: string, s: Service): TransactStep => existingSetStep(keys.idLookup(serviceId), hintsOf(s));
 
 // ---------------------------------------------------------------------------------------------
-// Create, read, list, update, delete.
+// Create, read, list, update, delete. Every function a route calls takes (ctx, input): the caller
+// is ctx.actor, and its access is loaded and checked here.
 
 /** Request values → stored values: lists default to empty, the rest to null. */
 function storedFields(input: Partial<Record<Writable | 'name', unknown>>): Partial<Service> {
@@ -295,20 +211,16 @@ const serviceAddon = (project: Project) => Number((project as Project & { servic
  * enforced per project and per environment by counters in the creating transaction, so
  * concurrent creates can never exceed it.
  */
-export async function createService(userId: string, input: CreateServiceInput, ctx: AppContext): Promise<{ service: Service; resolved: Resolved }> {
+export async function createService(ctx: AppContext, input: CreateServiceInput): Promise<ServiceOut> {
+  const userId = actorAccount(ctx).id;
   const set = storedFields(input);
   const { access, env } = await accessInEnvironment(input.project_id, userId, input.environment_id, keysToValidate(input.project_id, input.environment_id, set));
   access.require('services.manage', FORBIDDEN_CREATE, env.id);
   const now = ctx.clock.now().toISOString();
-  const service: Service = {
-    id: ctx.ids.newId(), name: input.name, owner_user_id: userId, project_id: env.project_id, environment_id: env.id,
-    service_floor_id: null, group_id: null, subgroup_id: null, category: null, replicas: null, provider: null, provider_region: null,
-    provider_zone: null, tracker_project_key: null, port: null, ip_address: null, agent_id: null, responsible_project_user_id: null,
-    responsible_user_id: null, responsible_name: null, programming_language: null, programming_language_version: null,
-    repository_url: null, version: null, links: [], tags: [], repository_deps: [],
+  const service = serviceEntity.create({
     ...set,
-    network_ids: [], created_at: now, updated_at: now, deleted_at: null,
-  };
+    id: ctx.ids.newId(), name: input.name, owner_user_id: userId, project_id: env.project_id, environment_id: env.id, created_at: now, updated_at: now,
+  });
   const guards = validateReferences(access, env.id, set, service);
   const plan = await planOfProject(access.project);
   const addon = serviceAddon(access.project);
@@ -316,41 +228,46 @@ export async function createService(userId: string, input: CreateServiceInput, c
   await transact([
     takeQuotaStep(keys.project(service.project_id), 'service_count', plan, 'services', addon),
     takeQuotaStep(keys.environment(service.project_id, service.environment_id), 'service_count', plan, 'services', addon),
-    { Put: { Item: { ...key, type: 'service', ...service }, ConditionExpression: 'attribute_not_exists(PK)' } },
+    putNewStep(serviceEntity.encode(key, service)),
     catalogLookupStep(service.id, service.project_id, service.environment_id, key, 'service', hintsOf(service)),
     ...guards,
   ]);
   await publishEvent('service.created', service.project_id, serviceEventData(service), ctx);
   const requested = new Set(keysToValidate(service.project_id, service.environment_id, set).map(keyId));
   const [resolved] = await resolveAll([service], access.extra, requested);
-  return { service, resolved };
+  return serviceView.project(service, resolved);
 }
 
-/** The caller's access to one service: locate, then one BatchGet with the service, its environment and the hinted floor and groups. */
+/**
+ * The caller's access to one service: locate, then one BatchGet with the service, its
+ * environment and the hinted floor and groups. The service comes back decoded.
+ */
 async function accessToService(serviceId: string, userId: string, more: (l: Located) => Key[] = () => []) {
   let requested = new Set<string>();
-  const found = await accessToEnvItem<Service>(serviceId, 'service', userId, notFound(SERVICE_NOT_FOUND), (l) => {
+  const { item, ...found } = await accessToEnvItem<object>(serviceId, 'service', userId, notFound(SERVICE_NOT_FOUND), (l) => {
     const extra = [...hintedKeys(l), ...more(l)];
     requested = new Set(extra.map(keyId));
     return extra;
   });
-  return { ...found, requested };
+  return { ...found, service: serviceEntity.decode(item), requested };
 }
 
-export async function getService(serviceId: string, userId: string): Promise<ServiceOut> {
-  const { access, item, located, requested } = await accessToService(serviceId, userId);
+export async function getService(ctx: AppContext, { service_id }: { service_id: string }): Promise<ServiceOut> {
+  const { access, service, located, requested } = await accessToService(service_id, actorAccount(ctx).id);
   access.require('services.view', FORBIDDEN_VIEW, located.envId);
-  const [resolved] = await resolveAll([item], access.extra, requested);
-  return toServiceOut(item, resolved);
+  const [resolved] = await resolveAll([service], access.extra, requested);
+  return serviceView.project(service, resolved);
 }
 
-export async function repositoryDeps(serviceId: string, userId: string): Promise<RepositoryDep[]> {
-  const { access, item, located } = await accessToService(serviceId, userId);
+export async function repositoryDeps(ctx: AppContext, { service_id }: { service_id: string }): Promise<RepositoryDep[]> {
+  const { access, service, located } = await accessToService(service_id, actorAccount(ctx).id);
   access.require('services.view', FORBIDDEN_VIEW, located.envId);
-  return item.repository_deps ?? [];
+  return service.repository_deps;
 }
 
-export interface ServiceFilters {
+export interface ListServicesInput {
+  project_id: string;
+  environment_id: string;
   name?: string;
   tags?: string[];
   language?: string;
@@ -367,12 +284,13 @@ export interface ServiceFilters {
  * (for type and group names): two round trips whatever the page size.
  */
 type Named = { id: string; name: string; deleted_at?: string | null };
-export async function listServices(userId: string, projectId: string, envId: string, f: ServiceFilters): Promise<ServiceOut[]> {
-  const { access } = await accessInEnvironment(projectId, userId, envId);
+export async function listServices(ctx: AppContext, f: ListServicesInput): Promise<ServiceOut[]> {
+  const { project_id: projectId, environment_id: envId } = f;
+  const { access } = await accessInEnvironment(projectId, actorAccount(ctx).id, envId);
   access.require('services.view', FORBIDDEN_VIEW, envId);
   const named = ['id', 'name', 'deleted_at', 'archived_at'];
   const [services, floors, groups, subgroups] = await Promise.all([
-    queryPrefix<Service>(projectId, keys.servicePrefix(envId)),
+    queryPrefix(projectId, keys.servicePrefix(envId)),
     queryPrefix<Pick<Floor, 'id' | 'floor_type' | 'deleted_at'>>(projectId, keys.floorPrefix(envId), { projection: ['id', 'floor_type', 'deleted_at', 'archived_at'] }),
     queryPrefix<Named>(projectId, keys.groupPrefix(envId), { projection: named }),
     queryPrefix<Named>(projectId, keys.subgroupPrefix(envId), { projection: named }),
@@ -381,7 +299,7 @@ export async function listServices(userId: string, projectId: string, envId: str
   const floorType = new Map(live(floors).map((x) => [x.id, x.floor_type]));
   const groupName = new Map(live(groups).map((x) => [x.id, x.name]));
   const subgroupName = new Map(live(subgroups).map((x) => [x.id, x.name]));
-  return visible(services, f.updated_since)
+  return visible(services.map(serviceEntity.decode), f.updated_since)
     .filter((s) => !f.name || containsCi(s.name, f.name))
     .filter((s) => !f.tags?.length || hasAnyTag(s.tags, f.tags))
     .filter((s) => !f.language || equalsCi(s.programming_language, f.language))
@@ -389,7 +307,7 @@ export async function listServices(userId: string, projectId: string, envId: str
     .sort(byText((s) => s.name))
     .slice(f.offset, f.offset + f.limit)
     .map((s) =>
-      toServiceOut(s, {
+      serviceView.project(s, {
         type: (s.service_floor_id && floorType.get(s.service_floor_id)) || SERVERLESS,
         group_name: (s.group_id && groupName.get(s.group_id)) || null,
         subgroup_name: (s.subgroup_id && subgroupName.get(s.subgroup_id)) || null,
@@ -398,9 +316,10 @@ export async function listServices(userId: string, projectId: string, envId: str
 }
 
 /** Changes the given fields; unchanged values are no write and no event. */
-export async function updateService(serviceId: string, userId: string, input: UpdateServiceInput, ctx: AppContext): Promise<ServiceOut> {
+export async function updateService(ctx: AppContext, { service_id: serviceId, ...input }: UpdateServiceInput & { service_id: string }): Promise<ServiceOut> {
+  const userId = actorAccount(ctx).id;
   const wanted = storedFields(input);
-  const { access, item, located, requested } = await accessToService(serviceId, userId, (l) => keysToValidate(l.projectId, l.envId, wanted));
+  const { access, service: item, located, requested } = await accessToService(serviceId, userId, (l) => keysToValidate(l.projectId, l.envId, wanted));
   access.require('services.manage', FORBIDDEN_MANAGE, located.envId);
   const changes = Object.fromEntries(Object.entries(wanted).filter(([k, v]) => JSON.stringify(v) !== JSON.stringify(item[k as keyof Service]))) as Partial<Service>;
   let service = item;
@@ -418,15 +337,15 @@ export async function updateService(serviceId: string, userId: string, input: Up
     await publishEvent('service.updated', service.project_id, { ...serviceEventData(service), changed }, ctx);
   }
   const [resolved] = await resolveAll([service], access.extra, requested);
-  return toServiceOut(service, resolved);
+  return serviceView.project(service, resolved);
 }
 
 /**
  * Soft-deletes a service and, in the same transaction, removes its connections and links and its
  * network attachments, and gives its slot back to the project's and environment's limits.
  */
-export async function deleteService(serviceId: string, userId: string, ctx: AppContext): Promise<void> {
-  const { access, item, located } = await accessToService(serviceId, userId);
+export async function deleteService(ctx: AppContext, { service_id: serviceId }: { service_id: string }): Promise<void> {
+  const { access, service, located } = await accessToService(serviceId, actorAccount(ctx).id);
   access.require('services.manage', FORBIDDEN_MANAGE, located.envId);
   const { projectId, envId } = located;
   await retryWhenStale(async () => {
@@ -437,5 +356,5 @@ export async function deleteService(serviceId: string, userId: string, ctx: AppC
       counterStep(keys.environment(projectId, envId), { service_count: -1 }),
     ]);
   });
-  await publishEvent('service.deleted', projectId, serviceEventData(item), ctx);
+  await publishEvent('service.deleted', projectId, serviceEventData(service), ctx);
 }

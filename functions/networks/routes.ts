@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { route, ok, created, noContent } from '#http/route';
 import { syncHeaders, updatedSince, uuid } from '#http/schemas';
-import { ipv4Range, createNetwork, createNetworkBody, deleteNetwork, getNetwork, listNetworks, networkEntity, networkOut, updateNetwork, updateNetworkBody, attachedNetworks, MAX_ATTACHED_NETWORKS, replaceAttachedNetworks } from '#domain/catalog';
+import { ipv4Range, createNetwork, createNetworkBody, deleteNetwork, getNetwork, listNetworks, networkView, networkOut, updateNetwork, updateNetworkBody, attachedNetworks, MAX_ATTACHED_NETWORKS, replaceAttachedNetworks } from '#domain/catalog';
 
 const networkParams = z.object({ network_id: uuid });
 /** SPEC: at most 10 networks per service or floor; a longer list is a 422 before any lookup. */
@@ -12,7 +12,7 @@ export const networksRoutes = [
     method: 'POST', path: '/networks', auth: 'user', summary: 'Create a network (name unique per environment)',
     body: createNetworkBody,
     responses: { 201: networkOut },
-    handler: async ({ body }, ctx) => created(networkEntity.out(await createNetwork(ctx, body))),
+    handler: async ({ body }, ctx) => created(networkView.project(await createNetwork(ctx, body))),
   }),
   route({
     method: 'GET', path: '/networks', auth: 'user', summary: "An environment's networks, filtered, ordered by name",
@@ -26,20 +26,20 @@ export const networksRoutes = [
       updated_since: updatedSince,
     }),
     responses: { 200: z.array(networkOut) },
-    handler: async ({ query }, ctx) => ok((await listNetworks(ctx, query)).map(networkEntity.out), { headers: syncHeaders(query.updated_since, ctx.clock.receivedAt) }),
+    handler: async ({ query }, ctx) => ok((await listNetworks(ctx, query)).map(networkView.project), { headers: syncHeaders(query.updated_since, ctx.clock.receivedAt) }),
   }),
   route({
     method: 'GET', path: '/networks/{network_id}', auth: 'user', summary: 'One network',
     params: networkParams,
     responses: { 200: networkOut },
-    handler: async ({ params }, ctx) => ok(networkEntity.out(await getNetwork(ctx, params))),
+    handler: async ({ params }, ctx) => ok(networkView.project(await getNetwork(ctx, params))),
   }),
   route({
     method: 'PATCH', path: '/networks/{network_id}', auth: 'user', summary: 'Change a network',
     params: networkParams,
     body: updateNetworkBody,
     responses: { 200: networkOut },
-    handler: async ({ params, body }, ctx) => ok(networkEntity.out(await updateNetwork(ctx, { ...params, ...body }))),
+    handler: async ({ params, body }, ctx) => ok(networkView.project(await updateNetwork(ctx, { ...params, ...body }))),
   }),
   route({
     method: 'DELETE', path: '/networks/{network_id}', auth: 'user', summary: 'Delete a network (it leaves every attachment)',

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { route, ok, created, noContent } from '#http/route';
 import { syncHeaders, updatedSince, uuid } from '#http/schemas';
-import { ENTITY_TYPES, DIRECTIONS, GROUP_KINDS, MAX_BATCH_CONNECTIONS, createConnection, createConnectionBatch, deleteChain, deleteConnection, listConnections, connectionEntity, connectionOut, updateChain, updateConnection, createLink, deleteLink, listLinks, linkEntity, linkOut, DEFAULT_MAX_DEPTH, MAX_MAX_DEPTH, blastRadiusOf } from '#domain/catalog';
+import { ENTITY_TYPES, DIRECTIONS, GROUP_KINDS, MAX_BATCH_CONNECTIONS, createConnection, createConnectionBatch, deleteChain, deleteConnection, listConnections, connectionView, connectionOut, updateChain, updateConnection, createLink, deleteLink, listLinks, linkView, linkOut, DEFAULT_MAX_DEPTH, MAX_MAX_DEPTH, blastRadiusOf } from '#domain/catalog';
 
 const entityType = z.enum(ENTITY_TYPES);
 const direction = z.enum(DIRECTIONS);
@@ -39,27 +39,27 @@ export const topologyRoutes = [
     method: 'POST', path: '/service-connections', auth: 'user', summary: 'Connect two services or floors of one environment',
     body: connectionSpec.and(z.object({ ...scope, chain_id: uuid.nullish() })),
     responses: { 201: connectionOut },
-    handler: async ({ body }, ctx) => created(connectionEntity.out(await createConnection(ctx, body))),
+    handler: async ({ body }, ctx) => created(connectionView.project(await createConnection(ctx, body))),
   }),
   route({
     method: 'GET', path: '/service-connections', auth: 'user', summary: "An environment's connections (optionally touching one entity, or of one chain)",
     query: z.object({ ...scope, entity_id: uuid.optional(), chain_id: uuid.optional(), updated_since: updatedSince }),
     responses: { 200: z.array(connectionOut) },
     handler: async ({ query }, ctx) =>
-      ok((await listConnections(ctx, query)).map(connectionEntity.out), { headers: syncHeaders(query.updated_since, ctx.clock.receivedAt) }),
+      ok((await listConnections(ctx, query)).map(connectionView.project), { headers: syncHeaders(query.updated_since, ctx.clock.receivedAt) }),
   }),
   route({
     method: 'POST', path: '/service-connections/batch', auth: 'user', summary: 'Create a chain or hub of connections at once (one chain_id, all or nothing)',
     body: z.object({ ...scope, group_kind: z.enum(GROUP_KINDS), items: z.array(connectionSpec).min(1).max(MAX_BATCH_CONNECTIONS) }),
     responses: { 201: z.array(connectionOut) },
-    handler: async ({ body }, ctx) => created((await createConnectionBatch(ctx, body)).map(connectionEntity.out)),
+    handler: async ({ body }, ctx) => created((await createConnectionBatch(ctx, body)).map(connectionView.project)),
   }),
   route({
     method: 'PATCH', path: '/service-connections/chains/{chain_id}', auth: 'user', summary: 'Set direction and/or name on every connection of a chain or hub',
     params: z.object({ chain_id: uuid }),
     body: changesBody,
     responses: { 200: z.array(connectionOut) },
-    handler: async ({ params, body }, ctx) => ok((await updateChain(ctx, { ...params, ...body })).map(connectionEntity.out)),
+    handler: async ({ params, body }, ctx) => ok((await updateChain(ctx, { ...params, ...body })).map(connectionView.project)),
   }),
   route({
     method: 'DELETE', path: '/service-connections/chains/{chain_id}', auth: 'user', summary: 'Delete a chain or hub with all its connections',
@@ -75,7 +75,7 @@ export const topologyRoutes = [
     params: z.object({ connection_id: uuid }),
     body: changesBody,
     responses: { 200: connectionOut },
-    handler: async ({ params, body }, ctx) => ok(connectionEntity.out(await updateConnection(ctx, { ...params, ...body }))),
+    handler: async ({ params, body }, ctx) => ok(connectionView.project(await updateConnection(ctx, { ...params, ...body }))),
   }),
   route({
     method: 'DELETE', path: '/service-connections/{connection_id}', auth: 'user', summary: 'Delete a connection',
@@ -91,7 +91,7 @@ export const topologyRoutes = [
     query: z.object({ ...scope, service_id: uuid.optional(), updated_since: updatedSince }),
     responses: { 200: z.array(linkOut) },
     handler: async ({ query }, ctx) =>
-      ok((await listLinks(ctx, query)).map(linkEntity.out), { headers: syncHeaders(query.updated_since, ctx.clock.receivedAt) }),
+      ok((await listLinks(ctx, query)).map(linkView.project), { headers: syncHeaders(query.updated_since, ctx.clock.receivedAt) }),
   }),
   route({
     method: 'POST', path: '/service-links', auth: 'user', summary: 'Link two services (from depends on to)',
@@ -99,7 +99,7 @@ export const topologyRoutes = [
       .object({ ...scope, from_service_id: uuid, to_service_id: uuid })
       .refine((l) => l.from_service_id !== l.to_service_id, { message: 'A service may not be linked to itself', path: ['to_service_id'] }),
     responses: { 201: linkOut },
-    handler: async ({ body }, ctx) => created(linkEntity.out(await createLink(ctx, body))),
+    handler: async ({ body }, ctx) => created(linkView.project(await createLink(ctx, body))),
   }),
   route({
     method: 'DELETE', path: '/service-links/{link_id}', auth: 'user', summary: 'Delete a service link',

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { defineEntity, defineView, floorEntity, floorView, serviceEntity, serviceView } from '#domain/catalog';
+import { defineEntity, defineView } from '#db/entity';
+import { floorEntity, floorView, serviceEntity, serviceView } from '#domain/catalog';
 
 const ID = '6f1c2a3b-4d5e-4f60-8a7b-9c0d1e2f3a4b';
 const NOW = '2026-01-01T00:00:00.000Z';

@@ -8,8 +8,9 @@ import { publishEvent } from '#shared/events';
 import { type CatalogKind } from './items';
 import { FLOOR_FORBIDDEN, FLOOR_NOT_FOUND } from './floors';
 import { liveNetworks } from './networks';
-import { networkEntity, type NetworkOut } from './network-entity';
-import { SERVICE_FORBIDDEN, SERVICE_NOT_FOUND, serviceEventData, type Service } from './services';
+import { networkEntity, networkView, type NetworkOut } from './network-entity';
+import { SERVICE_FORBIDDEN, SERVICE_NOT_FOUND, serviceEventData } from './services';
+import { serviceEntity } from './service-entity';
 import { byText } from '#shared/text';
 import { keyId } from '#db/batch-get';
 import { liveItem, setFieldsStep, stillLiveStep } from '#db/live';
@@ -54,7 +55,7 @@ export async function attachedNetworks(ctx: AppContext, input: { holder: HolderK
   const { access, item, located } = await accessToEnvItem<HolderItem>(input.id, holder.kind, actorAccount(ctx).id, notFound(holder.notFound));
   access.require(holder.view, holder.forbidden.view, located.envId);
   const networks = await liveNetworks(located.projectId, located.envId, item.network_ids ?? []);
-  return { [holder.idField]: input.id, networks: networks.map(networkEntity.out) };
+  return { [holder.idField]: input.id, networks: networks.map(networkView.project) };
 }
 
 /**
@@ -79,12 +80,12 @@ export async function replaceAttachedNetworks(ctx: AppContext, input: { holder: 
       ...wanted.map((w) => stillLiveStep(w.key, invalid(networksNotFound([w.id])))),
     ]);
     if (holder.kind === 'service') {
-      await publishEvent('service.updated', located.projectId, { ...serviceEventData(item as unknown as Service), changed: ['networks'] }, ctx);
+      await publishEvent('service.updated', located.projectId, { ...serviceEventData(serviceEntity.decode(item)), changed: ['networks'] }, ctx);
     }
   }
   const networks = wanted
     .map((w) => networkEntity.decode(access.extra.get(keyId(w.key))!))
     .sort(byText((n) => n.name))
-    .map(networkEntity.out);
+    .map(networkView.project);
   return { [holder.idField]: input.id, networks };
 }

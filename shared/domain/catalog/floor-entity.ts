@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineEntity, defineView } from './entity';
+import { defineEntity, defineView } from '#db/entity';
 
 /** The service floor entity (see entity.ts for the pattern): what a floor item stores, and what a client sees of it. */
 

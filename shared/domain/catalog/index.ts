@@ -1,6 +1,5 @@
 /** The catalog context's public face: other contexts, routes and workers import only this. */
 export * from './attachments';
-export * from './entity';
 export * from './fields';
 export * from './floor-entity';
 export * from './floors';

@@ -1,33 +1,30 @@
 import { z } from 'zod';
-import { defineEntity, type EntityItem } from '#db/entity';
+import { defineEntity, defineView } from '#db/entity';
 
-/**
- * The network entity: the one definition of a network item (shared/db/entity.ts has the pattern).
- * Its type, a new network's defaults, decoding on read (older items get the defaults), the fields a
- * client sees (no `created_at`) and the routes' response schema all come from this schema.
- */
-export const networkEntity = defineEntity({
-  type: 'network',
-  schema: z.object({
+/** The network entity (shared/db/entity.ts has the pattern): what a network item stores, and what a client sees of it (no `created_at`). */
+export const networkEntity = defineEntity(
+  'network',
+  z.object({
     id: z.uuid(),
     project_id: z.uuid(),
     environment_id: z.uuid(),
     name: z.string(),
     cidr: z.string(),
-    gateway: z.string().nullable(),
-    vlan_id: z.number().int().nullable(),
-    is_private: z.boolean(),
-    description: z.string().nullable(),
+    gateway: z.string().nullable().default(null),
+    vlan_id: z.number().int().nullable().default(null),
+    is_private: z.boolean().default(true),
+    description: z.string().nullable().default(null),
     created_at: z.string(),
     updated_at: z.string(),
-    deleted_at: z.string().nullable(),
+    deleted_at: z.string().nullable().default(null),
     archived_at: z.string().nullish(),
   }),
-  defaults: { gateway: null, vlan_id: null, is_private: true, description: null, deleted_at: null },
-  out: ['id', 'project_id', 'environment_id', 'name', 'cidr', 'gateway', 'vlan_id', 'is_private', 'description', 'updated_at', 'deleted_at'],
-});
+);
+export type Network = z.infer<typeof networkEntity.schema>;
 
-export type Network = EntityItem<typeof networkEntity>;
-export type NetworkOut = ReturnType<typeof networkEntity.out>;
+export const networkView = defineView(networkEntity, {
+  id: true, project_id: true, environment_id: true, name: true, cidr: true, gateway: true, vlan_id: true, is_private: true, description: true, updated_at: true, deleted_at: true,
+});
+export type NetworkOut = z.infer<typeof networkView.schema>;
 /** The response schema of a network (GET/POST/PATCH /networks, attachments). */
-export const networkOut = networkEntity.outSchema;
+export const networkOut = networkView.schema;

@@ -64,14 +64,14 @@ export async function createNetwork(ctx: AppContext, input: CreateNetworkInput):
   access.require('networks.manage', FORBIDDEN_CREATE, env.id);
   checkGateway(input.cidr, input.gateway ?? null);
   const now = ctx.clock.now().toISOString();
-  const network = networkEntity.make({
+  const network = networkEntity.create({
     id: ctx.ids.newId(), project_id: env.project_id, environment_id: env.id, name: input.name, cidr: input.cidr, gateway: input.gateway,
     vlan_id: input.vlan_id, is_private: input.is_private, description: input.description, created_at: now, updated_at: now,
   });
   const key = keys.network(network.project_id, network.environment_id, network.id);
   await transact([
     claimNameStep(nameScope(network.project_id, network.environment_id), network.name, network.id),
-    putNewStep(networkEntity.stored(key, network)),
+    putNewStep(networkEntity.encode(key, network)),
     catalogLookupStep(network.id, network.project_id, network.environment_id, key, 'network'),
   ]);
   return network;

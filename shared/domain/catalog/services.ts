@@ -20,7 +20,6 @@ import { takeQuotaStep } from '#domain/billing';
 
 /** Services: the applications and components of an environment (the entity: service-entity.ts). */
 
-export type { Service } from './service-entity';
 
 export const SERVICE_NOT_FOUND = 'Service not found';
 export const SERVICE_FORBIDDEN = {

@@ -1,11 +1,10 @@
 import { z } from 'zod';
-import { defineEntity, type EntityItem } from '#db/entity';
+import { defineEntity, defineView } from '#db/entity';
 import { ENTITY_TYPES } from './ends';
 
 /**
- * The connection and chain entities: the one definition of each item (shared/db/entity.ts has the
- * pattern). Types, a new item's defaults, decoding on read (older items get the defaults), the
- * fields a client sees and the routes' response schema all come from these schemas.
+ * The connection and chain entities (shared/db/entity.ts has the pattern): what each item stores,
+ * and what a client sees of a connection.
  */
 
 export const DIRECTIONS = ['none', 'a_to_b', 'b_to_a', 'both'] as const;
@@ -14,9 +13,9 @@ export const GROUP_KINDS = ['chain', 'hub'] as const;
 export type GroupKind = (typeof GROUP_KINDS)[number];
 
 /** Field names are a contract: the services group deletes connections by `a_id`/`b_id` (edgeRemovalSteps). */
-export const connectionEntity = defineEntity({
-  type: 'connection',
-  schema: z.object({
+export const connectionEntity = defineEntity(
+  'connection',
+  z.object({
     id: z.uuid(),
     project_id: z.uuid(),
     environment_id: z.uuid(),
@@ -24,24 +23,26 @@ export const connectionEntity = defineEntity({
     a_id: z.uuid(),
     b_type: z.enum(ENTITY_TYPES),
     b_id: z.uuid(),
-    direction: z.enum(DIRECTIONS),
-    chain_id: z.uuid().nullable(),
-    name: z.string().nullable(),
-    group_kind: z.enum(GROUP_KINDS).nullable(),
+    direction: z.enum(DIRECTIONS).default('none'),
+    chain_id: z.uuid().nullable().default(null),
+    name: z.string().nullable().default(null),
+    group_kind: z.enum(GROUP_KINDS).nullable().default(null),
     created_at: z.string(),
     updated_at: z.string(),
-    deleted_at: z.string().nullable(),
+    deleted_at: z.string().nullable().default(null),
     /** Internal: the item's index in its batch, so a chain lists in the order it was given (same created_at). */
     position: z.number().int().optional(),
   }),
-  defaults: { direction: 'none', chain_id: null, name: null, group_kind: null, deleted_at: null },
-  out: ['id', 'project_id', 'environment_id', 'a_type', 'a_id', 'b_type', 'b_id', 'direction', 'chain_id', 'name', 'group_kind', 'created_at', 'updated_at', 'deleted_at'],
-});
+);
+export type Connection = z.infer<typeof connectionEntity.schema>;
 
-export type Connection = EntityItem<typeof connectionEntity>;
-export type ConnectionOut = ReturnType<typeof connectionEntity.out>;
+export const connectionView = defineView(connectionEntity, {
+  id: true, project_id: true, environment_id: true, a_type: true, a_id: true, b_type: true, b_id: true, direction: true, chain_id: true, name: true,
+  group_kind: true, created_at: true, updated_at: true, deleted_at: true,
+});
+export type ConnectionOut = z.infer<typeof connectionView.schema>;
 /** The response schema of a connection (every /service-connections route). */
-export const connectionOut = connectionEntity.outSchema;
+export const connectionOut = connectionView.schema;
 
 /**
  * A chain or hub: born from a batch, joined by single creates that name its chain_id. Internal
@@ -49,9 +50,9 @@ export const connectionOut = connectionEntity.outSchema;
  * transactions; every write that adds or removes a member moves it in the same transaction (in
  * connections.ts, and in the catalog's cascade when a service or floor is deleted: `edgeRemovalSteps`).
  */
-export const chainEntity = defineEntity({
-  type: 'connection_chain',
-  schema: z.object({
+export const chainEntity = defineEntity(
+  'connection_chain',
+  z.object({
     id: z.uuid(),
     project_id: z.uuid(),
     environment_id: z.uuid(),
@@ -59,9 +60,7 @@ export const chainEntity = defineEntity({
     connection_count: z.number().int(),
     created_at: z.string(),
     updated_at: z.string(),
-    deleted_at: z.string().nullable(),
+    deleted_at: z.string().nullable().default(null),
   }),
-  defaults: { deleted_at: null },
-});
-
-export type Chain = EntityItem<typeof chainEntity>;
+);
+export type Chain = z.infer<typeof chainEntity.schema>;

@@ -44,7 +44,7 @@ const chainKeyOf = (c: Pick<Chain, 'project_id' | 'environment_id' | 'id'>) => k
 const endsOf = (specs: ConnectionSpec[]) => specs.flatMap((s) => [{ type: s.a_type, id: s.a_id }, { type: s.b_type, id: s.b_id }]);
 
 function newConnection(projectId: string, envId: string, spec: ConnectionSpec, chain: Pick<Chain, 'id' | 'group_kind'> | null, now: string, ctx: AppContext, position = 0): Connection {
-  return connectionEntity.make({
+  return connectionEntity.create({
     position,
     id: ctx.ids.newId(),
     project_id: projectId,
@@ -64,7 +64,7 @@ function newConnection(projectId: string, envId: string, spec: ConnectionSpec, c
 
 /** The connection item and its id lookup. */
 const putConnectionSteps = (c: Connection): TransactStep[] => [
-  putNewStep(connectionEntity.stored(connectionKey(c), c)),
+  putNewStep(connectionEntity.encode(connectionKey(c), c)),
   lookupStep(c.id, c.project_id, connectionKey(c), CONNECTION_KIND),
 ];
 
@@ -116,7 +116,7 @@ export async function createConnectionBatch(
   const { access } = await accessInEnvironment(projectId, actorAccount(ctx).id, envId);
   access.require('connections.manage', MISSING_MANAGE, envId);
   const now = ctx.clock.now().toISOString();
-  const chain = chainEntity.make({
+  const chain = chainEntity.create({
     id: ctx.ids.newId(),
     project_id: projectId,
     environment_id: envId,
@@ -130,7 +130,7 @@ export async function createConnectionBatch(
   await transact([
     envLiveCheck(projectId, envId),
     ...liveEntityChecks(projectId, envId, endsOf(input.items)),
-    putNewStep(chainEntity.stored(chainKey, chain)),
+    putNewStep(chainEntity.encode(chainKey, chain)),
     lookupStep(chain.id, projectId, chainKey, CHAIN_KIND),
     ...connections.flatMap(putConnectionSteps),
   ]);

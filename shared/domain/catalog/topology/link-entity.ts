@@ -1,14 +1,14 @@
 import { z } from 'zod';
-import { defineEntity, type EntityItem } from '#db/entity';
+import { defineEntity, defineView } from '#db/entity';
 
 /**
- * The link entity: the one definition of a service-to-service edge, `from_service_id` depends on
- * `to_service_id` (shared/db/entity.ts has the pattern). Field names are a contract: the services
- * group deletes links by them (edgeRemovalSteps).
+ * The link entity (shared/db/entity.ts has the pattern): a service-to-service edge,
+ * `from_service_id` depends on `to_service_id`. Field names are a contract: the services group
+ * deletes links by them (edgeRemovalSteps).
  */
-export const linkEntity = defineEntity({
-  type: 'link',
-  schema: z.object({
+export const linkEntity = defineEntity(
+  'link',
+  z.object({
     id: z.uuid(),
     project_id: z.uuid(),
     environment_id: z.uuid(),
@@ -16,13 +16,14 @@ export const linkEntity = defineEntity({
     to_service_id: z.uuid(),
     created_at: z.string(),
     updated_at: z.string(),
-    deleted_at: z.string().nullable(),
+    deleted_at: z.string().nullable().default(null),
   }),
-  defaults: { deleted_at: null },
-  out: ['id', 'project_id', 'environment_id', 'from_service_id', 'to_service_id', 'created_at', 'updated_at', 'deleted_at'],
-});
+);
+export type Link = z.infer<typeof linkEntity.schema>;
 
-export type Link = EntityItem<typeof linkEntity>;
-export type LinkOut = ReturnType<typeof linkEntity.out>;
+export const linkView = defineView(linkEntity, {
+  id: true, project_id: true, environment_id: true, from_service_id: true, to_service_id: true, created_at: true, updated_at: true, deleted_at: true,
+});
+export type LinkOut = z.infer<typeof linkView.schema>;
 /** The response schema of a link (every /service-links route). */
-export const linkOut = linkEntity.outSchema;
+export const linkOut = linkView.schema;

@@ -33,7 +33,7 @@ export async function createLink(
   const { access } = await accessInEnvironment(projectId, actorAccount(ctx).id, envId);
   access.require('connections.manage', MISSING_MANAGE, envId);
   const now = ctx.clock.now().toISOString();
-  const link = linkEntity.make({
+  const link = linkEntity.create({
     id: ctx.ids.newId(), project_id: projectId, environment_id: envId, from_service_id: input.from_service_id, to_service_id: input.to_service_id, created_at: now, updated_at: now,
   });
   const key = keys.link(projectId, envId, link.id);
@@ -41,7 +41,7 @@ export async function createLink(
     envLiveCheck(projectId, envId),
     ...liveEntityChecks(projectId, envId, [{ type: 'service', id: link.from_service_id }, { type: 'service', id: link.to_service_id }]),
     claimNameStep(pairScope(projectId, envId), pairName(link), link.id),
-    putNewStep(linkEntity.stored(key, link)),
+    putNewStep(linkEntity.encode(key, link)),
     lookupStep(link.id, projectId, key, LINK_KIND),
   ]);
   return link;

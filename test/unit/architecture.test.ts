@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildImportGraph, extractImports, matchImportsField } from '../architecture/import-graph';
 import { violations } from '../architecture/rules';
+import { authorizationInRoutes } from '../architecture/route-rules';
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -281,8 +282,37 @@ describe('rules on fixture trees', () => {
   });
 });
 
+describe('authorization stays in the domain', () => {
+  const routesCheck = (routes: string) => {
+    const root = writeTree({ ...CLEAN, 'functions/projects/routes.ts': routes });
+    return authorizationInRoutes(root, buildImportGraph(root).files);
+  };
+
+  it('reports a route that loads access or checks a permission itself', () => {
+    const routes = [
+      "import { loadAccess } from '#domain/tenancy';",
+      'export const handler = async (id: string) => {',
+      '  const access = await loadAccess(id, "u");',
+      "  access.require('services.manage', 'Not authorized');",
+      '};',
+    ].join('\n');
+    expect(routesCheck(routes)).toEqual([
+      'functions/projects/routes.ts:3: loadAccess(…) in a route: authorization belongs to the domain',
+      'functions/projects/routes.ts:4: .require(…) in a route: authorization belongs to the domain',
+    ]);
+  });
+
+  it('accepts a route that hands the context and input to one domain function', () => {
+    expect(routesCheck("import { updateProject } from '#domain/tenancy';\nexport const handler = (ctx: object, input: object) => updateProject(ctx, input);\n")).toEqual([]);
+  });
+});
+
 describe('the repository', () => {
   it('breaks no architecture rule', () => {
     expect(violations(buildImportGraph(repoRoot))).toEqual([]);
+  });
+
+  it('keeps every permission check out of the route files', () => {
+    expect(authorizationInRoutes(repoRoot, buildImportGraph(repoRoot).files)).toEqual([]);
   });
 });

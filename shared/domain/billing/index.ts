@@ -1,5 +1,6 @@
 /** The billing context's public face: other contexts, routes and workers import only this. */
 export * from './plans';
+export * from './plan-catalogue';
 export * from './providers';
 export * from './subscriptions';
 export * from './limits';

@@ -9,28 +9,32 @@ import type { Plan } from './plans';
  * (SPEC fixes the project and service wordings; the others follow them). Counters live on the
  * owning item and move in the creating transaction, so concurrent creates never exceed a limit.
  */
-const QUOTAS = {
-  projects: { kind: 'Project', max: (p: Plan) => p.max_projects, scope: '', remedy: 'to create more projects' },
-  environments: { kind: 'Environment', max: (p: Plan) => p.max_envs_per_project, scope: ' per project', remedy: 'to create more environments' },
-  // SPEC "Limits" 3: one number, enforced per project and per environment; add-ons raise both.
-  services: { kind: 'Service', max: (p: Plan) => p.max_services, scope: ' per project including add-ons', remedy: 'or archive services' },
-  project_users: { kind: 'Project user', max: (p: Plan) => p.max_project_users, scope: '', remedy: 'to add more project users' },
-  custom_roles: { kind: 'Custom role', max: (p: Plan) => p.features.rbac_custom_roles_limit, scope: '', remedy: 'to create more custom roles' },
-  api_keys: { kind: 'API key', max: (p: Plan) => p.max_api_keys_per_user, scope: '', remedy: 'to create more API keys' },
-} as const;
+/** A quota: where the plan states it, and the words of its refusal. */
+export interface Quota {
+  kind: string;
+  max(plan: Plan): number | null;
+  scope: string;
+  remedy: string;
+}
 
-export type Quota = keyof typeof QUOTAS;
+// One constant per quota (not one table), so a function's bundle carries only the quotas it enforces.
+export const PROJECTS_QUOTA: Quota = { kind: 'Project', max: (p) => p.max_projects, scope: '', remedy: 'to create more projects' };
+export const ENVIRONMENTS_QUOTA: Quota = { kind: 'Environment', max: (p) => p.max_envs_per_project, scope: ' per project', remedy: 'to create more environments' };
+/** SPEC "Limits" 3: one number, enforced per project and per environment; add-ons raise both. */
+export const SERVICES_QUOTA: Quota = { kind: 'Service', max: (p) => p.max_services, scope: ' per project including add-ons', remedy: 'or archive services' };
+export const PROJECT_USERS_QUOTA: Quota = { kind: 'Project user', max: (p) => p.max_project_users, scope: '', remedy: 'to add more project users' };
+export const CUSTOM_ROLES_QUOTA: Quota = { kind: 'Custom role', max: (p) => p.features.rbac_custom_roles_limit, scope: '', remedy: 'to create more custom roles' };
+export const API_KEYS_QUOTA: Quota = { kind: 'API key', max: (p) => p.max_api_keys_per_user, scope: '', remedy: 'to create more API keys' };
 
 /** The quota under `plan`, raised by `addon` (project quota add-ons); null is unlimited. */
 export function quotaOf(plan: Plan, quota: Quota, addon = 0): number | null {
-  const max = QUOTAS[quota].max(plan);
+  const max = quota.max(plan);
   return max === null || max === undefined ? null : max + addon;
 }
 
 /** The refusal when a quota is reached. */
 export function quotaReached(plan: Plan, quota: Quota, max: number | null): DomainError {
-  const q = QUOTAS[quota];
-  return forbidden(`${q.kind} limit reached for your '${plan.name}' plan (max ${max}${q.scope}). Please upgrade ${q.remedy}.`);
+  return forbidden(`${quota.kind} limit reached for your '${plan.name}' plan (max ${max}${quota.scope}). Please upgrade ${quota.remedy}.`);
 }
 
 /** The transaction step taking one unit of `quota` on the counter `counter` of the item at `key`, refused past the limit. */

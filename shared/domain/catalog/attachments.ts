@@ -10,7 +10,7 @@ import { FLOOR_FORBIDDEN, FLOOR_NOT_FOUND } from './floors';
 import { liveNetworks } from './networks';
 import { networkEntity, networkView, type NetworkOut } from './network-entity';
 import { SERVICE_FORBIDDEN, SERVICE_NOT_FOUND, serviceEventData } from './services';
-import { serviceEntity } from './service-entity';
+import type { Service } from './service-entity';
 import { byText } from '#shared/text';
 import { keyId } from '#db/batch-get';
 import { liveItem, setFieldsStep, stillLiveStep } from '#db/live';
@@ -80,7 +80,7 @@ export async function replaceAttachedNetworks(ctx: AppContext, input: { holder: 
       ...wanted.map((w) => stillLiveStep(w.key, invalid(networksNotFound([w.id])))),
     ]);
     if (holder.kind === 'service') {
-      await publishEvent('service.updated', located.projectId, { ...serviceEventData(serviceEntity.decode(item)), changed: ['networks'] }, ctx);
+      await publishEvent('service.updated', located.projectId, { ...serviceEventData(item as Service), changed: ['networks'] }, ctx);
     }
   }
   const networks = wanted

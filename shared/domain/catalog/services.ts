@@ -16,7 +16,7 @@ import { byText } from '#shared/text';
 import { batchGet, keyId } from '#db/batch-get';
 import { visible, liveItem, setFieldsStep, stillLiveStep } from '#db/live';
 import { counterStep, existingSetStep, putNewStep } from '#db/steps';
-import { takeQuotaStep } from '#domain/billing';
+import { takeQuotaStep, SERVICES_QUOTA } from '#domain/billing';
 
 /** Services: the applications and components of an environment (the entity: service-entity.ts). */
 
@@ -225,8 +225,8 @@ export async function createService(ctx: AppContext, input: CreateServiceInput):
   const addon = serviceAddon(access.project);
   const key = keys.service(service.project_id, service.environment_id, service.id);
   await transact([
-    takeQuotaStep(keys.project(service.project_id), 'service_count', plan, 'services', addon),
-    takeQuotaStep(keys.environment(service.project_id, service.environment_id), 'service_count', plan, 'services', addon),
+    takeQuotaStep(keys.project(service.project_id), 'service_count', plan, SERVICES_QUOTA, addon),
+    takeQuotaStep(keys.environment(service.project_id, service.environment_id), 'service_count', plan, SERVICES_QUOTA, addon),
     putNewStep(serviceEntity.encode(key, service)),
     catalogLookupStep(service.id, service.project_id, service.environment_id, key, 'service', hintsOf(service)),
     ...guards,

@@ -13,7 +13,7 @@ import { compareText } from '#shared/text';
 import { batchGet, keyId } from '#db/batch-get';
 import { softDeleteStep, visible, setFieldsStep, isLive, stillLiveStep } from '#db/live';
 import { existingSetStep, counterStep, putNewStep } from '#db/steps';
-import { takeQuotaStep } from '#domain/billing';
+import { takeQuotaStep, CUSTOM_ROLES_QUOTA } from '#domain/billing';
 import { retry } from '#db/retry';
 
 export interface CustomRole {
@@ -88,7 +88,7 @@ export async function createCustomRole(
     permissions: [...new Set(input.permissions)], created_at: now, updated_at: now, deleted_at: null,
   };
   await transact([
-    takeQuotaStep(keys.project(role.project_id), 'custom_role_count', plan, 'custom_roles'),
+    takeQuotaStep(keys.project(role.project_id), 'custom_role_count', plan, CUSTOM_ROLES_QUOTA),
     claimNameStep(roleNames(role.project_id), role.name, role.id),
     putNewStep({ ...keys.customRole(role.project_id, role.id), type: 'custom_role', ...role }),
   ]);

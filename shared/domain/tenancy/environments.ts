@@ -11,7 +11,7 @@ import { claimNameStep, releaseNameStep, renameSteps, type NameScope } from '#db
 import { queryPartition } from '#db/query';
 import { keyId } from '#db/batch-get';
 import { counterStep, putNewStep } from '#db/steps';
-import { takeQuotaStep } from '#domain/billing';
+import { takeQuotaStep, ENVIRONMENTS_QUOTA } from '#domain/billing';
 
 export interface Environment {
   id: string;
@@ -74,7 +74,7 @@ export async function createEnvironment(ctx: AppContext, input: { project_id: st
   const env: Environment = { id: ctx.ids.newId(), name: input.name.trim(), project_id: access.project.id, created_at: now, updated_at: now, deleted_at: null, service_count: 0 };
   const key = keys.environment(env.project_id, env.id);
   await transact([
-    takeQuotaStep(keys.project(env.project_id), 'env_count', plan, 'environments'),
+    takeQuotaStep(keys.project(env.project_id), 'env_count', plan, ENVIRONMENTS_QUOTA),
     claimNameStep(nameScope(env.project_id), env.name, env.id),
     putNewStep({ ...key, type: 'environment', ...env }),
     lookupStep(env.id, env.project_id, key, 'environment'),

@@ -10,7 +10,7 @@ import { compareText } from '#shared/text';
 import { keyId } from '#db/batch-get';
 import { softDeleteStep, visible, setFieldsStep, isLive } from '#db/live';
 import { counterStep, putNewStep } from '#db/steps';
-import { takeQuotaStep } from '#domain/billing';
+import { takeQuotaStep, PROJECT_USERS_QUOTA } from '#domain/billing';
 
 /** A project-local person (may have no login), e.g. the one responsible for a service. */
 export interface ProjectUser {
@@ -74,7 +74,7 @@ export async function createProjectUser(ctx: AppContext, input: ProjectUserField
   };
   const key = keys.projectUser(person.project_id, person.id);
   await transact([
-    takeQuotaStep(keys.project(person.project_id), 'project_user_count', plan, 'project_users'),
+    takeQuotaStep(keys.project(person.project_id), 'project_user_count', plan, PROJECT_USERS_QUOTA),
     putNewStep({ ...key, type: 'project_user', ...person }),
     lookupStep(person.id, person.project_id, key, 'project_user'),
   ]);

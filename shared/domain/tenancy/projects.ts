@@ -4,7 +4,7 @@ import { invalid, forbidden, notFound } from '#shared/errors';
 import { actorAccount, type AppContext } from '#shared/context';
 import { canCreateProjects, getAccount, type Account } from '#domain/identity';
 import { OWNER_REQUIRED, PROJECT_NOT_FOUND, loadAccess, type Membership } from './access';
-import { FREE_PLAN_ID, getPlan, type Plan, activePlan, quotaOf, quotaReached, takeQuotaStep } from '#domain/billing';
+import { FREE_PLAN_ID, getPlan, type Plan, activePlan, quotaOf, quotaReached, takeQuotaStep, PROJECTS_QUOTA } from '#domain/billing';
 import { projectInventory, totals } from './inventory';
 import { queryPartition } from '#db/query';
 import { compareText } from '#shared/text';
@@ -66,9 +66,9 @@ export async function createProject(ctx: AppContext, input: { name: string; crea
   if (!canCreateProjects(owner)) throw forbidden('You are not allowed to create projects');
   const active = await activePlan(owner.id);
   if (!active) throw forbidden('Active subscription required to create projects. Please choose a plan.');
-  const limit = quotaOf(active.plan, 'projects');
+  const limit = quotaOf(active.plan, PROJECTS_QUOTA);
   const owned = (owner as Account & { owned_project_count?: number }).owned_project_count ?? 0;
-  if (limit !== null && owned >= limit) throw quotaReached(active.plan, 'projects', limit);
+  if (limit !== null && owned >= limit) throw quotaReached(active.plan, PROJECTS_QUOTA, limit);
   if (forOther && !isStaff) throw forbidden('You are not allowed to create projects for other users');
 
   const now = ctx.clock.now().toISOString();
@@ -77,7 +77,7 @@ export async function createProject(ctx: AppContext, input: { name: string; crea
     created_at: now, updated_at: now, deleted_at: null, env_count: 0, service_count: 0, project_user_count: 0, custom_role_count: 0,
   };
   await transact([
-    takeQuotaStep(keys.account(owner.id), 'owned_project_count', active.plan, 'projects'),
+    takeQuotaStep(keys.account(owner.id), 'owned_project_count', active.plan, PROJECTS_QUOTA),
     putNewStep({ ...keys.projectName(owner.id, project.name), project_id: project.id }, invalid(PROJECT_NAME_TAKEN)),
     putNewStep({ ...keys.project(project.id), type: 'project', ...project }),
     ...membershipSteps(project.id, owner.id, 'owner', now),

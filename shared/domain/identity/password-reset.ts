@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { keys } from '#db/keys';
 import { transact } from '#db/transact';
 import { getItem, putItem } from '#db/items';
-import { IF_ABSENT, deleteStep } from '#db/steps';
+import { IF_ABSENT, IF_EXISTS, deleteStep, setExpression } from '#db/steps';
 import { invalid, notFound } from '#shared/errors';
 import { newSecret, sha256 } from '#auth/tokens';
 import { hashPassword } from '#auth/passwords';
@@ -123,15 +123,8 @@ export async function confirmPasswordReset(ctx: AppContext, input: { token: stri
       },
       failWith: invalid(RESET_TOKEN_USED),
     },
-    {
-      Update: {
-        Key: keys.account(record.user_id),
-        UpdateExpression: 'SET password_hash = :hash, token_version = token_version + :one, updated_at = :now',
-        ConditionExpression: 'attribute_exists(PK)',
-        ExpressionAttributeValues: { ':hash': password_hash, ':one': 1, ':now': now },
-      },
-      failWith: notFound(RESET_TOKEN_NOT_FOUND),
-    },
+    // The new password, and a new token version: every access token issued before dies.
+    { Update: { Key: keys.account(record.user_id), ...setExpression({ password_hash, updated_at: now }, { token_version: 1 }), ...IF_EXISTS }, failWith: notFound(RESET_TOKEN_NOT_FOUND) },
     deleteStep(keys.loginFailures(normalizeEmail(account.email))),
   ]);
   await revokeAccountSessions(record.user_id, ctx);

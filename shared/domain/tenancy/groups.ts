@@ -3,13 +3,14 @@ import { transact, type TransactStep, concurrentChange } from '#db/transact';
 import { invalid, notFound } from '#shared/errors';
 import { actorAccount, type AppContext } from '#shared/context';
 import { accessInEnvironment, accessToEnvItem, envLiveCheck } from './env-scope';
+import type { ProjectAccess } from './access';
 import { lookupStep } from '#db/lookup';
 import { claimNameStep, releaseNameStep, renameSteps, type NameScope } from '#db/unique-names';
 import { queryPrefix } from '#db/query';
 import { compareText } from '#shared/text';
 import { softDeleteStep, visible, setFieldsStep, isLive } from '#db/live';
 import { getItem } from '#db/items';
-import { keyId } from '#db/batch-get';
+import { keyId, type Key } from '#db/batch-get';
 import { counterStep, putNewStep } from '#db/steps';
 import { retry } from '#db/retry';
 
@@ -103,15 +104,23 @@ export async function createGroup(ctx: AppContext, input: InEnvironment & { name
 export async function updateGroup(ctx: AppContext, input: { id: string; name?: string; description?: string | null }): Promise<Group> {
   const { id, ...patch } = input;
   const { access, item: group } = await accessToGroup(ctx, id);
-  access.require('groups.manage', NOT_AUTHORIZED_MANAGE_GROUPS, group.environment_id);
-  const updated: Group = { ...group, ...definedOnly(patch), updated_at: ctx.clock.now().toISOString() };
+  const key = keys.group(group.project_id, group.environment_id, group.id);
+  return renameOrDescribe(ctx, access, group, { key, names: groupNames(group.project_id, group.environment_id), gone: GROUP_NOT_FOUND }, patch);
+}
+
+/** PATCH of a group or subgroup (groups.manage in its environment): a new name moves its name claim; the description is set as given. */
+async function renameOrDescribe<T extends Group | Subgroup>(
+  ctx: AppContext,
+  access: ProjectAccess,
+  item: T,
+  where: { key: Key; names: NameScope; gone: string },
+  patch: { name?: string; description?: string | null },
+): Promise<T> {
+  access.require('groups.manage', NOT_AUTHORIZED_MANAGE_GROUPS, item.environment_id);
+  const updated: T = { ...item, ...definedOnly(patch), updated_at: ctx.clock.now().toISOString() };
   await transact([
-    ...(patch.name === undefined ? [] : renameSteps(groupNames(group.project_id, group.environment_id), group.name, patch.name, group.id)),
-    setFieldsStep(
-      keys.group(group.project_id, group.environment_id, group.id),
-      { name: patch.name, description: patch.description, updated_at: updated.updated_at },
-      notFound(GROUP_NOT_FOUND),
-    ),
+    ...(patch.name === undefined ? [] : renameSteps(where.names, item.name, patch.name, item.id)),
+    setFieldsStep(where.key, { name: patch.name, description: patch.description, updated_at: updated.updated_at }, notFound(where.gone)),
   ]);
   return updated;
 }
@@ -215,17 +224,8 @@ export async function createSubgroup(ctx: AppContext, input: InEnvironment & { g
 export async function updateSubgroup(ctx: AppContext, input: { id: string; name?: string; description?: string | null }): Promise<Subgroup> {
   const { id, ...patch } = input;
   const { access, item: sub } = await accessToSubgroup(ctx, id);
-  access.require('groups.manage', NOT_AUTHORIZED_MANAGE_GROUPS, sub.environment_id);
-  const updated: Subgroup = { ...sub, ...definedOnly(patch), updated_at: ctx.clock.now().toISOString() };
-  await transact([
-    ...(patch.name === undefined ? [] : renameSteps(subgroupNames(sub.project_id, sub.group_id), sub.name, patch.name, sub.id)),
-    setFieldsStep(
-      keys.subgroup(sub.project_id, sub.environment_id, sub.id),
-      { name: patch.name, description: patch.description, updated_at: updated.updated_at },
-      notFound(SUBGROUP_NOT_FOUND),
-    ),
-  ]);
-  return updated;
+  const key = keys.subgroup(sub.project_id, sub.environment_id, sub.id);
+  return renameOrDescribe(ctx, access, sub, { key, names: subgroupNames(sub.project_id, sub.group_id), gone: SUBGROUP_NOT_FOUND }, patch);
 }
 
 export async function deleteSubgroup(ctx: AppContext, input: { id: string }): Promise<void> {

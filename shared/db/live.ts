@@ -66,3 +66,21 @@ export function setFieldsStep(key: Key, fields: Record<string, unknown>, failWit
     failWith,
   };
 }
+
+/**
+ * An `Update` step (a counter step, usually) that also requires its item to be live, refused with
+ * `failWith`: e.g. an environment's service counter moves only while the environment is live, since
+ * a transaction touches an item once and cannot guard it with a separate check.
+ */
+export function whileLiveStep(step: TransactStep, failWith: DomainError): TransactStep {
+  const update = step.Update;
+  if (!update) throw new Error('whileLiveStep takes an Update step');
+  return {
+    Update: {
+      ...update,
+      ConditionExpression: update.ConditionExpression ? `(${update.ConditionExpression}) AND ${LIVE_CONDITION}` : LIVE_CONDITION,
+      ExpressionAttributeValues: { ...update.ExpressionAttributeValues, ':null': null },
+    },
+    failWith,
+  };
+}

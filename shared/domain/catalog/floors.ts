@@ -10,7 +10,7 @@ import { floorEntity, floorType, floorView, type Floor, type FloorOut, type Floo
 import type { Service } from './service-entity';
 import { serviceEventData } from './services';
 import { queryPrefix } from '#db/query';
-import { accessInEnvironment, accessToEnvItem } from '#domain/tenancy';
+import { accessInEnvironment, accessToEnvItem, envLiveCheck } from '#domain/tenancy';
 import { byText } from '#shared/text';
 import { visible, setFieldsStep } from '#db/live';
 import { putNewStep } from '#db/steps';
@@ -69,7 +69,11 @@ export async function createFloor(ctx: AppContext, input: CreateFloorInput): Pro
     id: ctx.ids.newId(), project_id: env.project_id, environment_id: env.id, floor_type: input.type, created_at: now, updated_at: now,
   });
   const key = keys.floor(floor.project_id, floor.environment_id, floor.id);
-  await transact([putNewStep(floorEntity.encode(key, floor)), catalogLookupStep(floor.id, floor.project_id, floor.environment_id, key, 'floor')]);
+  await transact([
+    putNewStep(floorEntity.encode(key, floor)),
+    catalogLookupStep(floor.id, floor.project_id, floor.environment_id, key, 'floor'),
+    envLiveCheck(floor.project_id, floor.environment_id),
+  ]);
   await publishEvent('floor.created', floor.project_id, { service_floor_id: floor.id, hostname: floor.hostname, type: floor.floor_type, project_id: floor.project_id, environment_id: floor.environment_id }, ctx);
   return floorView.project(floor);
 }

@@ -10,7 +10,7 @@ import { ipv4Address, ipv4Cidr, optionalText } from './fields';
 import { networkEntity, type Network } from './network-entity';
 import { claimNameStep, releaseNameStep, renameSteps, type NameScope } from '#db/unique-names';
 import { queryPrefix } from '#db/query';
-import { accessInEnvironment, accessToEnvItem } from '#domain/tenancy';
+import { accessInEnvironment, accessToEnvItem, envLiveCheck } from '#domain/tenancy';
 import { byText } from '#shared/text';
 import { batchGet } from '#db/batch-get';
 import { visible, liveItem, setFieldsStep, softDeleteStep } from '#db/live';
@@ -73,6 +73,7 @@ export async function createNetwork(ctx: AppContext, input: CreateNetworkInput):
     claimNameStep(nameScope(network.project_id, network.environment_id), network.name, network.id),
     putNewStep(networkEntity.encode(key, network)),
     catalogLookupStep(network.id, network.project_id, network.environment_id, key, 'network'),
+    envLiveCheck(network.project_id, network.environment_id),
   ]);
   return network;
 }

@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import { keys } from '#db/keys';
-import { transact, type TransactStep, retryWhenStale, transactWithCascade } from '#db/transact';
+import { transact, type TransactStep, retryWhenStale, transactWithCascade, concurrentChange } from '#db/transact';
 import { invalid, notFound } from '#shared/errors';
 import { name as nameSchema } from '#shared/schemas';
 import { actorAccount, type AppContext } from '#shared/context';
 import { publishEvent } from '#shared/events';
-import { type ProjectAccess, planOfProject, type Project, accessInEnvironment, accessToEnvItem, type Located } from '#domain/tenancy';
+import { type ProjectAccess, planOfProject, type Project, accessInEnvironment, accessToEnvItem, type Located, type Environment, ENV_NOT_IN_PROJECT } from '#domain/tenancy';
 import { atLocation, catalogLookupStep, containsCi, edgeRemovalSteps, equalsCi, hasAnyTag } from './items';
 import { ipAddress, nonNegativeInt, optionalText, provider, tags, urlWithScheme } from './fields';
 import type { Floor } from './floor-entity';
@@ -14,9 +14,10 @@ import type { Key } from '#db/lookup';
 import { queryPrefix } from '#db/query';
 import { byText } from '#shared/text';
 import { batchGet, keyId } from '#db/batch-get';
-import { visible, liveItem, setFieldsStep, stillLiveStep } from '#db/live';
+import { visible, liveItem, setFieldsStep, stillLiveStep, whileLiveStep, isLive } from '#db/live';
+import { getItem } from '#db/items';
 import { counterStep, existingSetStep, putNewStep } from '#db/steps';
-import { takeQuotaStep, SERVICES_QUOTA } from '#domain/billing';
+import { takeQuotaStep, SERVICES_QUOTA, quotaOf, quotaReached } from '#domain/billing';
 
 /** Services: the applications and components of an environment (the entity: service-entity.ts). */
 
@@ -224,13 +225,24 @@ export async function createService(ctx: AppContext, input: CreateServiceInput):
   const plan = await planOfProject(access.project);
   const addon = serviceAddon(access.project);
   const key = keys.service(service.project_id, service.environment_id, service.id);
-  await transact([
-    takeQuotaStep(keys.project(service.project_id), 'service_count', plan, SERVICES_QUOTA, addon),
-    takeQuotaStep(keys.environment(service.project_id, service.environment_id), 'service_count', plan, SERVICES_QUOTA, addon),
-    putNewStep(serviceEntity.encode(key, service)),
-    catalogLookupStep(service.id, service.project_id, service.environment_id, key, 'service', hintsOf(service)),
-    ...guards,
-  ]);
+  const envKey = keys.environment(service.project_id, service.environment_id);
+  // The environment's counter moves only while the environment is live (one step: a transaction
+  // touches an item once), so a create racing the environment's delete never leaves an invisible
+  // service holding a slot. That step fails for either reason; a read tells which.
+  const envStepFailed = concurrentChange();
+  try {
+    await transact([
+      takeQuotaStep(keys.project(service.project_id), 'service_count', plan, SERVICES_QUOTA, addon),
+      whileLiveStep(takeQuotaStep(envKey, 'service_count', plan, SERVICES_QUOTA, addon), envStepFailed),
+      putNewStep(serviceEntity.encode(key, service)),
+      catalogLookupStep(service.id, service.project_id, service.environment_id, key, 'service', hintsOf(service)),
+      ...guards,
+    ]);
+  } catch (err) {
+    if (err !== envStepFailed) throw err;
+    if (!isLive(await getItem<Environment>(envKey))) throw invalid(ENV_NOT_IN_PROJECT);
+    throw quotaReached(plan, SERVICES_QUOTA, quotaOf(plan, SERVICES_QUOTA, addon));
+  }
   await publishEvent('service.created', service.project_id, serviceEventData(service), ctx);
   const requested = new Set(keysToValidate(service.project_id, service.environment_id, set).map(keyId));
   const [resolved] = await resolveAll([service], access.extra, requested);
@@ -351,8 +363,11 @@ export async function deleteService(ctx: AppContext, { service_id: serviceId }: 
     const now = ctx.clock.now().toISOString();
     await transactWithCascade(await edgeRemovalSteps(projectId, envId, serviceId, true, now), [
       setFieldsStep(located.key, { deleted_at: now, updated_at: now, network_ids: [] }, notFound(SERVICE_NOT_FOUND)),
+      // Counted only while its environment is live: once the environment's delete has taken the
+      // environment's whole count off the project, the service is gone with it (404) and nothing
+      // is subtracted twice.
       counterStep(keys.project(projectId), { service_count: -1 }),
-      counterStep(keys.environment(projectId, envId), { service_count: -1 }),
+      whileLiveStep(counterStep(keys.environment(projectId, envId), { service_count: -1 }), notFound(SERVICE_NOT_FOUND)),
     ]);
   });
   await publishEvent('service.deleted', projectId, serviceEventData(service), ctx);

@@ -1,6 +1,7 @@
-import { isLive, setFieldsStep, softDeleteStep, visible } from '#db/live';
+import { isLive, setFieldsStep, visible } from '#db/live';
+import { retry } from '#db/retry';
 import { keys } from '#db/keys';
-import { transact } from '#db/transact';
+import { transact, concurrentChange, type TransactStep } from '#db/transact';
 import { forbidden, notFound } from '#shared/errors';
 import { actorAccount, type AppContext } from '#shared/context';
 import { loadAccess } from './access';
@@ -98,12 +99,38 @@ export async function renameEnvironment(ctx: AppContext, input: { id: string; na
  * plan slots it used (the environment and its services) are released.
  */
 export async function deleteEnvironment(ctx: AppContext, input: { id: string }): Promise<void> {
-  const { access, env } = await accessToEnvironment(input.id, actorAccount(ctx).id);
-  access.require('env.manage', 'Not authorized to manage environments in this project');
-  const now = ctx.clock.now().toISOString();
-  await transact([
-    softDeleteStep(keys.environment(env.project_id, env.id), now, notFound(ENVIRONMENT_NOT_FOUND)),
-    releaseNameStep(nameScope(env.project_id), env.name),
-    counterStep(keys.project(env.project_id), { env_count: -1, service_count: -(env.service_count ?? 0) }),
-  ]);
+  const userId = actorAccount(ctx).id;
+  const first = await accessToEnvironment(input.id, userId);
+  first.access.require('env.manage', 'Not authorized to manage environments in this project');
+  // A service created or deleted meanwhile moves the count and fails the delete: read the
+  // environment again (a 404 if it is gone meanwhile) and subtract what it holds now.
+  await retry(
+    async (attempt) => {
+      const env = attempt === 1 ? first.env : (await accessToEnvironment(input.id, userId)).env;
+      const now = ctx.clock.now().toISOString();
+      await transact([
+        deleteCountedStep(env, now),
+        releaseNameStep(nameScope(env.project_id), env.name),
+        counterStep(keys.project(env.project_id), { env_count: -1, service_count: -(env.service_count ?? 0) }),
+      ]);
+    },
+    { attempts: 8, baseMs: 10, when: (err) => err === COUNT_MOVED },
+  );
+}
+
+/** The 409 when the environment's service count keeps moving under the delete (compared by identity). */
+const COUNT_MOVED = concurrentChange();
+
+/**
+ * The soft delete of a live environment whose service count is still the one read: the project
+ * loses exactly the services the environment held, whatever services are created or deleted in it
+ * concurrently (their transactions move the same counter, so one of the two writes fails and is
+ * re-read). A gone environment's refusal is its 404, read again by the retry.
+ */
+function deleteCountedStep(env: Environment, now: string): TransactStep {
+  const count = env.service_count ?? 0;
+  return setFieldsStep(keys.environment(env.project_id, env.id), { deleted_at: now, updated_at: now }, COUNT_MOVED, {
+    expression: count === 0 ? '(attribute_not_exists(service_count) OR service_count = :counted)' : 'service_count = :counted',
+    values: { ':counted': count },
+  });
 }

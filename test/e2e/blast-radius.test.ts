@@ -4,6 +4,7 @@ import { useTestStack } from '../helpers/stack';
 import { client, signUp } from '../helpers/http';
 import { grantRole } from '../helpers/tenancy';
 import { addFloor, addService, connect, link, ownerWithEnv, removeService } from '../helpers/topology';
+import { putConnection } from '../helpers/catalog';
 
 const ref = useTestStack();
 const api = client(() => ref.stack.url);
@@ -198,5 +199,23 @@ describe('GET /service-floors/{floor_id}/blast-radius', () => {
     expect((await e.blast(F(vm), '', stranger.token)).text).toBe(unknown.text);
     expect((await e.blast(F(svc))).text).toBe(unknown.text);
     expect((await e.blast(F(randomUUID()), '?max_depth=99')).status).toBe(422);
+  });
+});
+
+describe('blast radius over many parallel edges (issue 10)', () => {
+  it('answers once per neighbour when thousands of stored connections join the same two services', async () => {
+    const e = await env();
+    const [api1, db, web] = [await e.service('api'), await e.service('db'), await e.service('web')];
+    // Written straight to the table (as data stored before duplicates were refused would be).
+    for (let i = 0; i < 4; i++) await Promise.all(Array.from({ length: 500 }, () => putConnection(e.projectId, e.envId, ['service', api1], ['service', db])));
+    await e.connect(S(web), S(api1), 'a_to_b');
+    const res = await e.blast(S(db));
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.affected.map((a: { id: string; distance: number; via: string }) => [a.id, a.distance, a.via])).toEqual([
+      [api1, 1, 'connection'],
+      [web, 2, 'connection'],
+    ]);
+    expect(res.body.counts).toEqual({ services: 2, floors: 0 });
+    expect(res.body.truncated).toBe(false);
   });
 });

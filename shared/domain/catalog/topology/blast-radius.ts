@@ -62,15 +62,22 @@ export interface Topology {
 
 const nodeId = (type: EntityType, id: string) => `${type}#${id}`;
 
-/** Adjacency "fails → affects" over live entities only (edges to deleted or absent ones are dropped). */
+/**
+ * Adjacency "fails → affects" over live entities only (edges to deleted or absent ones are dropped).
+ * Linear in the edges: each hop is kept once per (from, to) pair, the first kind seen winning (links,
+ * then connections, then hosting: the order a breadth-first walk would have taken them in), so many
+ * parallel edges between two entities cost one neighbour entry, not a copy of the list per edge.
+ */
 export function impactGraph(t: Topology) {
   const nodes = new Map<string, Node>();
   for (const s of t.services) if (isLive(s)) nodes.set(nodeId('service', s.id), { type: 'service', id: s.id, name: s.name ?? null });
   for (const f of t.floors) if (isLive(f)) nodes.set(nodeId('floor', f.id), { type: 'floor', id: f.id, name: f.hostname ?? null });
-  const edges = new Map<string, { to: string; via: Via }[]>();
+  const adjacent = new Map<string, Map<string, Via>>();
   const add = (from: string, to: string, via: Via) => {
     if (from === to || !nodes.has(from) || !nodes.has(to)) return;
-    edges.set(from, [...(edges.get(from) ?? []), { to, via }]);
+    let out = adjacent.get(from);
+    if (!out) adjacent.set(from, (out = new Map()));
+    if (!out.has(to)) out.set(to, via);
   };
   for (const l of t.links) if (isLive(l)) add(nodeId('service', l.to_service_id), nodeId('service', l.from_service_id), 'link');
   for (const c of t.connections) {
@@ -83,7 +90,8 @@ export function impactGraph(t: Topology) {
   for (const s of t.services) if (isLive(s) && s.service_floor_id) add(nodeId('floor', s.service_floor_id), nodeId('service', s.id), 'hosting');
   // A stable neighbour order makes the chosen shortest path deterministic.
   const order = (x: { to: string }, y: { to: string }) => x.to.localeCompare(y.to);
-  for (const list of edges.values()) list.sort(order);
+  const edges = new Map<string, { to: string; via: Via }[]>();
+  for (const [from, out] of adjacent) edges.set(from, [...out].map(([to, via]) => ({ to, via })).sort(order));
   return { nodes, edges };
 }
 

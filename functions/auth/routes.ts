@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { route, ok, created, noContent } from '#http/route';
 import { accountOut, email, text, tokenPair } from '#http/schemas';
 import { ACCESS_COOKIE, REFRESH_COOKIE, clearCookie, signedIn } from '#http/cookies';
-import { currentAccount, toAccountOut, updateProfile, register, login, listSessions, logout, refreshSession, revokeSession, revokeOtherSessions, confirmPasswordReset, requestPasswordReset, enrolAuthenticator, listAuthenticators, provisionAuthenticator, removeAuthenticator, toDeviceOut, recoveryCodeStatus, regenerateRecoveryCodes, deleteLegacyTotp, type ClientMeta } from '#domain/identity';
+import { currentAccount, toAccountOut, updateProfile, register, login, listSessions, logout, refreshSession, revokeSession, revokeOtherSessions, confirmPasswordReset, requestPasswordReset, enrolAuthenticator, listAuthenticators, provisionAuthenticator, removeAuthenticator, toDeviceOut, recoveryCodeStatus, regenerateRecoveryCodes, deleteLegacyTotp, confirmEmailChange, type ClientMeta } from '#domain/identity';
 import { startingSubscription } from '#domain/billing';
 import { pendingInvitationGate } from '#domain/tenancy';
 import { capabilityRoutes } from './capabilities';
@@ -11,6 +11,12 @@ const optionalRefresh = z.object({ refresh_token: z.string().max(512).optional()
 /** A six-digit authenticator code or a recovery code; its format is judged by the domain (a bad one is a refusal, not a 422). */
 const totpCode = z.string().max(64).nullish();
 const status = z.object({ status: z.literal('ok') });
+/**
+ * Recent proof of identity for a sensitive change: the current password, and a code (authenticator
+ * or recovery) when the account has an authenticator. Optional here: a missing one is the domain's
+ * 401 'Current password required' / 'TOTP code required', so a client learns what to ask for.
+ */
+const proof = { current_password: z.string().max(1024).nullish(), totp_code: totpCode };
 
 /** Where the request comes from (sessions record it, rate limits count per address). */
 const client = (req: ClientMeta): ClientMeta => ({ sourceIp: req.sourceIp, userAgent: req.userAgent });
@@ -51,13 +57,23 @@ export const authRoutes = [
     handler: async (_req, ctx) => ok(toAccountOut(currentAccount(ctx))),
   }),
   route({
-    method: 'PATCH', path: '/auth/me', auth: 'user', summary: 'Update profile fields',
+    method: 'PATCH', path: '/auth/me', auth: 'user', summary: 'Update profile fields; a new e-mail needs the current password (and a code) and takes effect once the link mailed to it is opened',
     body: z.object({
       email: email.optional(), name: text(200), phone: text(50), preferred_language: text(35), navigation_mode: text(50),
-      job_title: text(200), timezone: text(64), table_density: text(50),
+      job_title: text(200), timezone: text(64), table_density: text(50), ...proof,
     }),
     responses: { 200: accountOut },
-    handler: async ({ body }, ctx) => ok(toAccountOut(await updateProfile(ctx, body))),
+    handler: async (req, ctx) => ok(toAccountOut(await updateProfile(ctx, { ...req.body, client: client(req) }))),
+  }),
+  route({
+    method: 'POST', path: '/auth/email/confirm', auth: 'public', summary: 'Confirm a new e-mail address with the token mailed to it; the account then signs in with it',
+    // an empty token is a 400 (like the password reset's), so it is not constrained here
+    body: z.object({ token: z.string().max(512) }),
+    responses: { 200: status },
+    handler: async ({ body }, ctx) => {
+      await confirmEmailChange(ctx, body);
+      return ok({ status: 'ok' });
+    },
   }),
   route({
     method: 'GET', path: '/auth/sessions', auth: 'user', summary: "The account's signed-in sessions, the caller's marked current",
@@ -99,18 +115,20 @@ export const authRoutes = [
     handler: async (_req, ctx) => ok((await listAuthenticators(ctx)).map(toDeviceOut)),
   }),
   route({
-    method: 'DELETE', path: '/auth/totp/devices/{device_id}', auth: 'user', summary: 'Remove an authenticator',
+    method: 'DELETE', path: '/auth/totp/devices/{device_id}', auth: 'user', summary: 'Remove an authenticator (needs the current password and a code)',
     params: z.object({ device_id: z.uuid() }),
+    body: z.object(proof).optional(),
     responses: { 204: null },
-    handler: async ({ params }, ctx) => {
-      await removeAuthenticator(ctx, params);
+    handler: async (req, ctx) => {
+      await removeAuthenticator(ctx, { ...req.body, ...req.params, client: client(req) });
       return noContent();
     },
   }),
   route({
-    method: 'POST', path: '/auth/totp/recovery/regenerate', auth: 'user', summary: 'Ten new single-use recovery codes, replacing the old set; shown this once',
+    method: 'POST', path: '/auth/totp/recovery/regenerate', auth: 'user', summary: 'Ten new single-use recovery codes, replacing the old set; shown this once (needs the current password and a code)',
+    body: z.object(proof).optional(),
     responses: { 200: z.object({ codes: z.array(z.string()) }) },
-    handler: async (_req, ctx) => ok({ codes: await regenerateRecoveryCodes(ctx) }),
+    handler: async (req, ctx) => ok({ codes: await regenerateRecoveryCodes(ctx, { ...req.body, client: client(req) }) }),
   }),
   route({
     method: 'GET', path: '/auth/totp/recovery', auth: 'user', summary: 'How many recovery codes the current set has, and how many are unused',
@@ -121,8 +139,8 @@ export const authRoutes = [
     method: 'POST', path: '/auth/totp/delete', auth: 'user', summary: 'Legacy: clear a single-secret TOTP (this service has none; named authenticators stay)',
     body: z.object({ password: z.string().min(1).max(1024) }),
     responses: { 204: null },
-    handler: async ({ body }, ctx) => {
-      await deleteLegacyTotp(ctx, body);
+    handler: async (req, ctx) => {
+      await deleteLegacyTotp(ctx, { ...req.body, client: client(req) });
       return noContent();
     },
   }),

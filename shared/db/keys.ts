@@ -13,6 +13,8 @@ export const keys = {
   loginFailures: (email: string) => ({ PK: `LOGINFAIL#${email.toLowerCase()}`, SK: 'LOGINFAIL' }),
   /** A password-reset token, addressed by the SHA-256 of the token (the token itself is never stored). */
   passwordReset: (tokenHash: string) => ({ PK: `RESET#${tokenHash}`, SK: 'RESET' }),
+  /** A pending e-mail change, addressed by the SHA-256 of the token mailed to the new address (the token itself is never stored). */
+  emailChange: (tokenHash: string) => ({ PK: `EMAILCHANGE#${tokenHash}`, SK: 'EMAILCHANGE' }),
   /** A rate-limit counter: one item per bucket (e.g. route + source address). */
   rateLimit: (bucket: string) => ({ PK: `RATE#${bucket}`, SK: 'RATE' }),
   subscription: (userId: string, subscriptionId: string) => ({ PK: `USER#${userId}`, SK: `SUB#${subscriptionId}` }),

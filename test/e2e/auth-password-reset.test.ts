@@ -70,8 +70,10 @@ describe('POST /auth/password/reset', () => {
 
   it('accepts a recovery code as the second factor', async () => {
     const user = await signUp(api);
-    await enrolAuthenticator(api, user.token, clock.now());
-    const { codes } = (await api.post('/auth/totp/recovery/regenerate', undefined, { token: user.token })).body;
+    const secret = await enrolAuthenticator(api, user.token, clock.now());
+    clock.advance(30_000);
+    const proof = { current_password: PASSWORD, totp_code: await totpCode(secret, clock.now()) };
+    const { codes } = (await api.post('/auth/totp/recovery/regenerate', proof, { token: user.token })).body;
     await resetToken(user.email, codes[0]);
     expect((await api.get('/auth/totp/recovery', { token: user.token })).body.unused).toBe(9);
   });

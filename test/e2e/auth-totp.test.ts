@@ -10,6 +10,12 @@ const clock = frozenClock();
 const ref = useTestStack({}, { clock });
 const api = client(() => ref.stack.url);
 const STEP = 30_000;
+/** Recent proof of identity for a sensitive change: the password, and (with an authenticator's secret) a fresh code from it. */
+async function proof(secret?: string) {
+  if (!secret) return { current_password: PASSWORD };
+  clock.advance(STEP);
+  return { current_password: PASSWORD, totp_code: await totpCode(secret, clock.now()) };
+}
 
 describe('provisioning an authenticator', () => {
   it('returns a secret, its otpauth URL, issuer, account name and a PNG QR code, and stores nothing', async () => {
@@ -121,12 +127,12 @@ describe('enrolling an authenticator (POST /auth/totp/verify)', () => {
 describe('removing an authenticator', () => {
   it('deletes it (204), after which sign-in no longer asks for a code; an unknown id is 404', async () => {
     const user = await signUp(api);
-    await enrolAuthenticator(api, user.token, clock.now());
+    const secret = await enrolAuthenticator(api, user.token, clock.now());
     const [device] = (await api.get('/auth/totp/devices', { token: user.token })).body;
-    expect((await api.delete(`/auth/totp/devices/${device.id}`, undefined, { token: user.token })).status).toBe(204);
+    expect((await api.delete(`/auth/totp/devices/${device.id}`, await proof(secret), { token: user.token })).status).toBe(204);
     expect((await api.get('/auth/totp/devices', { token: user.token })).body).toEqual([]);
     expect((await login(api, user.email, PASSWORD)).status).toBe(200);
-    const again = await api.delete(`/auth/totp/devices/${device.id}`, undefined, { token: user.token });
+    const again = await api.delete(`/auth/totp/devices/${device.id}`, await proof(), { token: user.token });
     expect([again.status, again.body]).toEqual([404, { detail: 'Device not found' }]);
   });
 
@@ -135,7 +141,7 @@ describe('removing an authenticator', () => {
     const intruder = await signUp(api);
     await enrolAuthenticator(api, owner.token, clock.now());
     const [device] = (await api.get('/auth/totp/devices', { token: owner.token })).body;
-    expect((await api.delete(`/auth/totp/devices/${device.id}`, undefined, { token: intruder.token })).status).toBe(404);
+    expect((await api.delete(`/auth/totp/devices/${device.id}`, await proof(), { token: intruder.token })).status).toBe(404);
     expect((await api.get('/auth/totp/devices', { token: owner.token })).body).toHaveLength(1);
   });
 
@@ -221,7 +227,7 @@ describe('recovery codes', () => {
   it('regenerates 10 distinct codes shown once, stored only as hashes, and counts them', async () => {
     const user = await signUp(api);
     expect((await api.get('/auth/totp/recovery', { token: user.token })).body).toEqual({ total: 0, unused: 0 });
-    const res = await api.post('/auth/totp/recovery/regenerate', undefined, { token: user.token });
+    const res = await api.post('/auth/totp/recovery/regenerate', await proof(), { token: user.token });
     expect(res.status).toBe(200);
     expect(res.body.codes).toHaveLength(10);
     expect(new Set(res.body.codes).size).toBe(10);
@@ -234,8 +240,8 @@ describe('recovery codes', () => {
 
   it('signs in once with a recovery code, which is then used up', async () => {
     const user = await signUp(api);
-    await enrolAuthenticator(api, user.token, clock.now());
-    const { codes } = (await api.post('/auth/totp/recovery/regenerate', undefined, { token: user.token })).body;
+    const secret = await enrolAuthenticator(api, user.token, clock.now());
+    const { codes } = (await api.post('/auth/totp/recovery/regenerate', await proof(secret), { token: user.token })).body;
     const ok = await login(api, user.email, PASSWORD, codes[0].toUpperCase()); // case and dashes do not matter
     expect(ok.status).toBe(200);
     const again = await login(api, user.email, PASSWORD, codes[0]);
@@ -245,8 +251,8 @@ describe('recovery codes', () => {
 
   it('lets exactly one of two concurrent sign-ins use the same recovery code', async () => {
     const user = await signUp(api);
-    await enrolAuthenticator(api, user.token, clock.now());
-    const { codes } = (await api.post('/auth/totp/recovery/regenerate', undefined, { token: user.token })).body;
+    const secret = await enrolAuthenticator(api, user.token, clock.now());
+    const { codes } = (await api.post('/auth/totp/recovery/regenerate', await proof(secret), { token: user.token })).body;
     const results = await Promise.all([1, 2].map(() => login(api, user.email, PASSWORD, codes[3])));
     expect(results.map((r) => r.status).sort()).toEqual([200, 401]);
     expect((await api.get('/auth/totp/recovery', { token: user.token })).body.unused).toBe(9);
@@ -254,10 +260,10 @@ describe('recovery codes', () => {
 
   it('replaces the previous set: old codes stop working', async () => {
     const user = await signUp(api);
-    await enrolAuthenticator(api, user.token, clock.now());
-    const old = (await api.post('/auth/totp/recovery/regenerate', undefined, { token: user.token })).body.codes;
+    const secret = await enrolAuthenticator(api, user.token, clock.now());
+    const old = (await api.post('/auth/totp/recovery/regenerate', await proof(secret), { token: user.token })).body.codes;
     await login(api, user.email, PASSWORD, old[0]);
-    const fresh = (await api.post('/auth/totp/recovery/regenerate', undefined, { token: user.token })).body.codes;
+    const fresh = (await api.post('/auth/totp/recovery/regenerate', await proof(secret), { token: user.token })).body.codes;
     expect(fresh.some((c: string) => old.includes(c))).toBe(false);
     expect((await api.get('/auth/totp/recovery', { token: user.token })).body).toEqual({ total: 10, unused: 10 });
     expect((await login(api, user.email, PASSWORD, old[1])).status).toBe(401);

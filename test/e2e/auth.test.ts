@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { useTestStack } from '../helpers/stack';
 import { client, PASSWORD, signUp, uniqueEmail } from '../helpers/http';
+import { linkFrom, readOutbox } from '../helpers/outbox';
 import { ddb } from '#shared/clients';
 import { keys } from '#db/keys';
 import committedOpenApi from '../../openapi.json' with { type: 'json' };
@@ -199,14 +200,19 @@ describe('profile', () => {
     expect((await api.get('/auth/me', { token: user.token })).body.name).toBe('Bea');
   });
 
-  it('changes the e-mail, which then signs in, and refuses a taken one', async () => {
+  it('changes the e-mail (with the password, once the mailed link is opened), which then signs in, and refuses a taken one', async () => {
     const a = await signUp(api);
     const b = await signUp(api);
     const next = uniqueEmail('moved');
-    expect((await api.patch('/auth/me', { email: next }, { token: a.token })).body.email).toBe(next);
+    expect((await api.patch('/auth/me', { email: next, current_password: PASSWORD }, { token: a.token })).body.email).toBe(a.email);
+    await ref.stack.queues.drain();
+    const [mail] = await readOutbox(ref.stack.dataDir, { to: next });
+    const token = linkFrom(mail, '/confirm-email').searchParams.get('token');
+    expect((await api.post('/auth/email/confirm', { token })).status).toBe(200);
+    expect((await api.get('/auth/me', { token: a.token })).body.email).toBe(next);
     expect((await api.post('/auth/login', { email: next, password: PASSWORD })).status).toBe(200);
     expect((await api.post('/auth/login', { email: a.email, password: PASSWORD })).status).toBe(401);
-    const taken = await api.patch('/auth/me', { email: b.email }, { token: a.token });
+    const taken = await api.patch('/auth/me', { email: b.email, current_password: PASSWORD }, { token: a.token });
     expect(taken.status).toBe(400);
     expect(taken.body).toEqual({ detail: 'Email already registered' });
   });

@@ -1,7 +1,7 @@
 import { keys } from '#db/keys';
-import { transact, type TransactStep } from '#db/transact';
+import type { TransactStep } from '#db/transact';
 import { getItem, updateItem } from '#db/items';
-import { IF_EXISTS, deleteStep, existingSetStep, putNewStep, setExpression } from '#db/steps';
+import { putNewStep, setExpression } from '#db/steps';
 import { invalid } from '#shared/errors';
 import { actorAccount, type AppContext } from '#shared/context';
 
@@ -108,38 +108,8 @@ export async function findAccountByEmail(email: string): Promise<Account | undef
   return sentinel ? getAccount(sentinel.user_id) : undefined;
 }
 
-export type ProfilePatch = Partial<
-  Pick<Account, 'email' | 'name' | 'phone' | 'preferred_language' | 'navigation_mode' | 'job_title' | 'timezone' | 'table_density'>
->;
-
 /** The signed-in caller's account (as re-read for this request). */
 export const currentAccount = (ctx: AppContext): Account => actorAccount(ctx);
-
-/**
- * Updates the caller's profile fields (those sent; an absent e-mail leaves it as it is); an e-mail
- * change moves the uniqueness sentinel (and the staff list's sort key) in the same transaction.
- */
-export async function updateProfile(ctx: AppContext, input: ProfilePatch): Promise<Account> {
-  const account = actorAccount(ctx);
-  const { email: newEmail, ...rest } = input;
-  const patch: ProfilePatch = { ...Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined)), ...(newEmail ? { email: newEmail } : {}) };
-  const next: Account = { ...account, ...patch, updated_at: ctx.clock.now().toISOString() };
-  if (patch.email !== undefined) next.email = normalizeEmail(patch.email);
-  const emailChanged = next.email !== account.email;
-  const { email: _email, ...fields } = patch;
-  const key = keys.account(account.id);
-  const set = { ...fields, updated_at: next.updated_at, ...(emailChanged ? { email: next.email, ...keys.accountsIndex(next.email) } : {}) };
-  if (!emailChanged) {
-    await updateItem(key, { ...setExpression(set), ...IF_EXISTS });
-    return next;
-  }
-  await transact([
-    putNewStep({ ...keys.email(next.email), user_id: account.id }, invalid(EMAIL_TAKEN)),
-    deleteStep(keys.email(account.email)),
-    existingSetStep(key, set),
-  ]);
-  return next;
-}
 
 export async function recordLogin(userId: string, ctx: AppContext): Promise<void> {
   await updateItem(keys.account(userId), setExpression({ last_login_at: ctx.clock.now().toISOString() }));

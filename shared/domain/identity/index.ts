@@ -11,3 +11,7 @@ export * from './second-factor';
 export * from './sessions';
 export * from './staff';
 export * from './totp-devices';
+export * from './account-security';
+export * from './email-change';
+export * from './profile';
+export * from './reauth';

@@ -1,6 +1,6 @@
 import { keys } from '#db/keys';
 import { conditionalPut, conditionalUpdate, deleteItem, getItem } from '#db/items';
-import { locked } from '#shared/errors';
+import { locked, unauthenticated } from '#shared/errors';
 import type { AppContext } from '#shared/context';
 import { normalizeEmail } from './accounts';
 
@@ -80,6 +80,16 @@ async function lock(email: string, ctx: AppContext): Promise<number> {
   });
   // Otherwise a lock is already in force (a concurrent failure set it): answer its end.
   return set.ok ? until : ((set.old?.locked_until_ms as number | undefined) ?? until);
+}
+
+/**
+ * Counts a failed password or second-factor check (sign-in or a re-check of a signed-in caller) and
+ * refuses it: 423 when this attempt locked the address, else 401 with `detail`.
+ */
+export async function refuseAndCount(email: string, detail: string, ctx: AppContext): Promise<never> {
+  const lockEnd = await recordLoginFailure(email, ctx);
+  if (lockEnd) throw lockedOut(lockEnd);
+  throw unauthenticated(detail);
 }
 
 /** A successful sign-in (or password reset) starts the count afresh. */

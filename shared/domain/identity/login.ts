@@ -3,7 +3,7 @@ import { unauthenticated } from '#shared/errors';
 import type { AppContext } from '#shared/context';
 import { findAccountByEmail, recordLogin, type Account } from './accounts';
 import { startSession, type ClientMeta, type TokenPair } from './sessions';
-import { clearLoginFailures, lockedOut, lockedUntil, loginFailures, recordLoginFailure } from './lockout';
+import { clearLoginFailures, lockedOut, lockedUntil, loginFailures, refuseAndCount } from './lockout';
 import { hasSecondFactor, verifySecondFactor } from './second-factor';
 import { perAddressPerMinute } from './rate-limit';
 
@@ -53,13 +53,6 @@ export async function login(ctx: AppContext, input: LoginInput, gates: SignInGat
   await requireSecondFactor(account, input.totp_code, ctx);
   await Promise.all([recordLogin(account.id, ctx), failures ? clearLoginFailures(input.email) : undefined]);
   return startSession(account, input.client, ctx);
-}
-
-/** Counts a failed attempt and refuses it: 423 when this attempt locked sign-in, else 401 with `detail`. */
-async function refuseAndCount(email: string, detail: string, ctx: AppContext): Promise<never> {
-  const lockEnd = await recordLoginFailure(email, ctx);
-  if (lockEnd) throw lockedOut(lockEnd);
-  throw unauthenticated(detail);
 }
 
 /**

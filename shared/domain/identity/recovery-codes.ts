@@ -27,9 +27,11 @@ const normalize = (code: string) => code.replace(/[\s-]/g, '').toUpperCase();
 /** Salted with the account id, so equal codes of two accounts hash differently. */
 const codeHash = (userId: string, code: string) => sha256(`${userId}:${normalize(code)}`);
 
-/** Ten fresh codes for the caller, replacing any previous set; the codes themselves are returned once and only their hashes kept. */
-export async function regenerateRecoveryCodes(ctx: AppContext): Promise<string[]> {
-  const userId = actorAccount(ctx).id;
+/**
+ * Ten fresh codes for the account, replacing any previous set; the codes themselves are returned once
+ * and only their hashes kept. The caller has proven who it is (see `account-security.ts`).
+ */
+export async function replaceRecoveryCodes(userId: string, ctx: AppContext): Promise<string[]> {
   const codes = Array.from({ length: RECOVERY_CODES_PER_SET }, newCode);
   const set: RecoveryCodeSet = {
     user_id: userId,

@@ -2,10 +2,9 @@ import { keys } from '#db/keys';
 import { conditionalUpdate } from '#db/items';
 import { counterStep, deleteStep, putNewStep } from '#db/steps';
 import { transact } from '#db/transact';
-import { invalid, notFound, unauthenticated } from '#shared/errors';
+import { invalid, notFound } from '#shared/errors';
 import { isUsableTotpSecret, matchingTimeStep, newTotpSecret, otpauthUrl, qrCodeDataUrl } from '#auth/totp';
 import { open, seal } from '#auth/secret-box';
-import { verifyPassword } from '#auth/passwords';
 import { actorAccount, type AppContext } from '#shared/context';
 import type { Account } from './accounts';
 import { queryPartition } from '#db/query';
@@ -18,7 +17,6 @@ export const INVALID_TOTP_SECRET = 'Invalid TOTP secret';
 export const INVALID_TOTP_CODE = 'Invalid TOTP code';
 export const TOO_MANY_AUTHENTICATORS = `At most ${MAX_AUTHENTICATORS} authenticators can be registered per account`;
 export const DEVICE_NOT_FOUND = 'Device not found';
-export const INVALID_PASSWORD = 'Invalid password';
 
 /** A named authenticator. The secret is stored sealed; `last_used_step` is the last accepted time step (replay guard). */
 export interface TotpDevice {
@@ -86,21 +84,12 @@ async function devicesOf(userId: string): Promise<TotpDevice[]> {
 /** The caller's authenticators, oldest first. */
 export const listAuthenticators = (ctx: AppContext): Promise<TotpDevice[]> => devicesOf(actorAccount(ctx).id);
 
-/** Removes one of the caller's authenticators; 404 when the caller has no such device. */
-export async function removeAuthenticator(ctx: AppContext, input: { device_id: string }): Promise<void> {
-  const userId = actorAccount(ctx).id;
+/** Removes one of the account's authenticators; 404 when it has no such device. The caller has proven who it is (see `account-security.ts`). */
+export async function deleteAuthenticator(userId: string, deviceId: string): Promise<void> {
   await transact([
-    deleteStep(keys.totpDevice(userId, input.device_id), notFound(DEVICE_NOT_FOUND)),
+    deleteStep(keys.totpDevice(userId, deviceId), notFound(DEVICE_NOT_FOUND)),
     counterStep(keys.account(userId), { totp_device_count: -1 }),
   ]);
-}
-
-/**
- * Legacy: clearing a single-secret TOTP. Accounts here only ever had named authenticators, so there
- * is no single secret to clear; the password is still checked (401 when wrong).
- */
-export async function deleteLegacyTotp(ctx: AppContext, input: { password: string }): Promise<void> {
-  if (!(await verifyPassword(actorAccount(ctx).password_hash, input.password))) throw unauthenticated(INVALID_PASSWORD);
 }
 
 /**

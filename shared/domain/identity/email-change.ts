@@ -1,0 +1,132 @@
+import { keys } from '#db/keys';
+import { transact } from '#db/transact';
+import { getItem, putItem } from '#db/items';
+import { IF_ABSENT, putNewStep } from '#db/steps';
+import { invalid, notFound } from '#shared/errors';
+import { newSecret, sha256 } from '#auth/tokens';
+import { queueMail } from '#mail/send';
+import { escapeHtml } from '#mail/html';
+import type { MailMessage } from '#mail/mailer';
+import type { AppContext } from '#shared/context';
+import { EMAIL_TAKEN, type Account } from './accounts';
+
+/** A link to confirm a new address is valid this long (like a password-reset link). */
+export const EMAIL_CHANGE_LINK_VALID_MINUTES = 60;
+/** A used or expired token is kept this long, so its link answers "used"/"expired" rather than "not found". */
+const KEEP_AFTER_EXPIRY_DAYS = 7;
+
+export const EMAIL_CHANGE_TOKEN_REQUIRED = 'E-mail confirmation token is required';
+export const EMAIL_CHANGE_TOKEN_NOT_FOUND = 'E-mail confirmation token not found';
+export const EMAIL_CHANGE_TOKEN_USED = 'E-mail confirmation token has already been used';
+export const EMAIL_CHANGE_TOKEN_EXPIRED = 'E-mail confirmation token has expired';
+/** The account's address changed (another confirmation) after this link was sent. */
+export const EMAIL_CHANGE_OUTDATED = 'The account e-mail has changed since this link was sent';
+
+interface EmailChangeToken {
+  user_id: string;
+  old_email: string;
+  new_email: string;
+  created_at: string;
+  expires_at: string;
+  used_at?: string;
+}
+
+/** Is the (normalized) address free? Checked when a change is asked (and again, atomically, when it is confirmed). */
+export async function ensureEmailFree(email: string): Promise<void> {
+  if (await getItem(keys.email(email))) throw invalid(EMAIL_TAKEN);
+}
+
+/**
+ * Starts an e-mail change the caller has proven it may make (the caller checks): a single-use token,
+ * of which only the SHA-256 is stored, is mailed to the new address; the old address is told.
+ * Nothing about the account changes until the link is opened.
+ */
+export async function startEmailChange(account: Account, newEmail: string, ctx: AppContext): Promise<void> {
+  const token = newSecret(32); // 256 bits; only its hash is stored
+  const now = ctx.clock.now();
+  const expires = new Date(now.getTime() + EMAIL_CHANGE_LINK_VALID_MINUTES * 60_000);
+  const record: EmailChangeToken = { user_id: account.id, old_email: account.email, new_email: newEmail, created_at: now.toISOString(), expires_at: expires.toISOString() };
+  const expiresAtEpoch = Math.floor(expires.getTime() / 1000) + KEEP_AFTER_EXPIRY_DAYS * 86_400;
+  await putItem({ ...keys.emailChange(sha256(token)), type: 'email_change', ...record, expires_at_epoch: expiresAtEpoch }, IF_ABSENT);
+  await queueMail(confirmationMail(newEmail, confirmEmailLink(token, ctx)), ctx);
+  await queueMail(noticeMail(account.email, newEmail), ctx);
+}
+
+export const confirmEmailLink = (token: string, ctx: AppContext) =>
+  `${ctx.config.APP_BASE_URL.replace(/\/+$/, '')}/confirm-email?token=${encodeURIComponent(token)}`;
+
+function confirmationMail(to: string, link: string): MailMessage {
+  const text = [
+    'Someone asked to use this address for their Infrastructure Catalog account.',
+    '',
+    `Open this link within ${EMAIL_CHANGE_LINK_VALID_MINUTES} minutes to confirm it:`,
+    link,
+    '',
+    'The link works once. If you did not ask for it, ignore this message: nothing changes.',
+  ].join('\n');
+  const html = [
+    '<p>Someone asked to use this address for their Infrastructure Catalog account.</p>',
+    `<p><a href="${escapeHtml(link)}">Confirm this address</a> (the link is valid for ${EMAIL_CHANGE_LINK_VALID_MINUTES} minutes and works once).</p>`,
+    `<p>If the button does not work, paste this address into your browser:<br>${escapeHtml(link)}</p>`,
+    '<p>If you did not ask for this, ignore this message: nothing changes.</p>',
+  ].join('\n');
+  return { to, subject: 'Confirm your new Infrastructure Catalog e-mail address', text, html };
+}
+
+function noticeMail(to: string, newEmail: string): MailMessage {
+  const text = [
+    `Someone asked to change the e-mail address of your Infrastructure Catalog account to ${newEmail}.`,
+    '',
+    'The change takes effect only when the link sent to the new address is opened.',
+    'If this was not you, change your password now and review your authenticators and sessions.',
+  ].join('\n');
+  const html = [
+    `<p>Someone asked to change the e-mail address of your Infrastructure Catalog account to ${escapeHtml(newEmail)}.</p>`,
+    '<p>The change takes effect only when the link sent to the new address is opened.</p>',
+    '<p>If this was not you, change your password now and review your authenticators and sessions.</p>',
+  ].join('\n');
+  return { to, subject: 'Your Infrastructure Catalog e-mail address is being changed', text, html };
+}
+
+/**
+ * Confirms an e-mail change with the mailed token. One transaction claims the token (single use,
+ * unexpired), takes the new address's uniqueness sentinel (400 when someone has it by now), releases
+ * the old one and moves the account's address (and the staff list's sort key), on condition the
+ * account still has the address the change started from.
+ */
+export async function confirmEmailChange(ctx: AppContext, input: { token: string }): Promise<void> {
+  const token = input.token.trim();
+  if (!token) throw invalid(EMAIL_CHANGE_TOKEN_REQUIRED);
+  const Key = keys.emailChange(sha256(token));
+  const record = await getItem<EmailChangeToken>(Key);
+  const now = ctx.clock.now().toISOString();
+  if (!record) throw notFound(EMAIL_CHANGE_TOKEN_NOT_FOUND);
+  if (record.used_at) throw invalid(EMAIL_CHANGE_TOKEN_USED);
+  if (record.expires_at <= now) throw invalid(EMAIL_CHANGE_TOKEN_EXPIRED);
+  const { GSI1PK, GSI1SK } = keys.accountsIndex(record.new_email);
+  await transact([
+    {
+      Update: {
+        Key,
+        UpdateExpression: 'SET used_at = :now',
+        ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(used_at) AND expires_at > :now',
+        ExpressionAttributeValues: { ':now': now },
+      },
+      failWith: invalid(EMAIL_CHANGE_TOKEN_USED),
+    },
+    putNewStep({ ...keys.email(record.new_email), user_id: record.user_id }, invalid(EMAIL_TAKEN)),
+    {
+      Delete: { Key: keys.email(record.old_email), ConditionExpression: 'user_id = :user', ExpressionAttributeValues: { ':user': record.user_id } },
+      failWith: invalid(EMAIL_CHANGE_OUTDATED),
+    },
+    {
+      Update: {
+        Key: keys.account(record.user_id),
+        UpdateExpression: 'SET email = :new, GSI1PK = :gpk, GSI1SK = :gsk, updated_at = :now',
+        ConditionExpression: 'attribute_exists(PK) AND email = :old',
+        ExpressionAttributeValues: { ':new': record.new_email, ':gpk': GSI1PK, ':gsk': GSI1SK, ':now': now, ':old': record.old_email },
+      },
+      failWith: invalid(EMAIL_CHANGE_OUTDATED),
+    },
+  ]);
+}

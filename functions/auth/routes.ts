@@ -151,6 +151,8 @@ export const authRoutes = [
     method: 'POST', path: '/auth/password/reset', auth: 'public', summary: 'Mail a reset link (the answer is the same whether or not the address has an account)',
     body: z.object({ email, totp_code: totpCode }),
     responses: { 200: status },
+    // every answer, 422 and 429 included, takes the same minimum time: no timing oracle on the address
+    minDurationMs: (config) => config.PASSWORD_RESET_MIN_DURATION_MS,
     handler: async (req, ctx) => {
       await requestPasswordReset(ctx, { ...req.body, client: client(req) });
       return ok({ status: 'ok' });

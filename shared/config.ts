@@ -30,6 +30,8 @@ const schema = z.object({
   JWT_AUDIENCE: z.string().default('infra-catalog-api'),
   ACCESS_TOKEN_TTL_SECONDS: z.coerce.number().int().positive().default(900),
   REFRESH_TOKEN_TTL_DAYS: z.coerce.number().int().positive().default(30),
+  /** A refresh token just rotated still answers, with the same new pair, for this long (several tabs refreshing at once); 0 turns it off. */
+  REFRESH_REUSE_GRACE_SECONDS: z.coerce.number().int().nonnegative().max(60).default(5),
   REGISTRATION_MODE: z.enum(['open', 'invite-only', 'disabled']).default('open'),
   REGISTRATION_EMAIL_DOMAINS: csv,
   PASSWORD_MIN_LENGTH: z.coerce.number().int().min(8).default(8),

@@ -6,6 +6,9 @@ import { currentAccount, toAccountOut, updateProfile, register, login, listSessi
 import { startingSubscription } from '#domain/billing';
 import { pendingInvitationGate } from '#domain/tenancy';
 import { capabilityRoutes } from './capabilities';
+import { authenticate, presentedToken, type Principal } from '#auth/authenticate';
+import { isRefusal } from '#shared/errors';
+import type { AppContext } from '#shared/context';
 
 const optionalRefresh = z.object({ refresh_token: z.string().max(512).optional() }).optional();
 /** A six-digit authenticator code or a recovery code; its format is judged by the domain (a bad one is a refusal, not a 422). */
@@ -22,6 +25,21 @@ const proof = { current_password: z.string().max(1024).nullish(), totp_code: tot
 const client = (req: ClientMeta): ClientMeta => ({ sourceIp: req.sourceIp, userAgent: req.userAgent });
 /** A refresh token from the body, else from its cookie. */
 const presentedRefresh = (req: { body?: { refresh_token?: string }; cookies: Record<string, string> }) => req.body?.refresh_token || req.cookies[REFRESH_COOKIE];
+
+/**
+ * The caller of a public route that reads an access token when one is sent: none sent is anonymous;
+ * a refused one is anonymous when `refusedIsAnonymous` (something else will prove the caller), else its refusal stands.
+ */
+async function callerOf(req: { headers: Record<string, string | undefined>; cookies: Record<string, string> }, ctx: AppContext, opts: { refusedIsAnonymous: boolean }): Promise<Principal | null> {
+  const token = presentedToken(req.headers.authorization, req.cookies[ACCESS_COOKIE]);
+  if (!token) return null;
+  try {
+    return await authenticate(token, ctx);
+  } catch (err) {
+    if (opts.refusedIsAnonymous && isRefusal(err, 'unauthenticated')) return null;
+    throw err;
+  }
+}
 
 export const authRoutes = [
   route({
@@ -43,11 +61,14 @@ export const authRoutes = [
     handler: async (req, ctx) => signedIn(await refreshSession(ctx, { refresh_token: presentedRefresh(req), client: client(req) }), ctx.config),
   }),
   route({
-    method: 'POST', path: '/auth/logout', auth: 'user', summary: 'End this session: revoke the refresh token, clear both cookies',
+    // public: the access token (when valid) identifies the session, else the refresh token alone must prove it (see logout)
+    method: 'POST', path: '/auth/logout', auth: 'public', summary: 'End this session (access token, or the refresh token alone once the access token has expired); clear both cookies',
     body: optionalRefresh,
     responses: { 204: null },
     handler: async (req, ctx) => {
-      await logout(ctx, { refresh_token: presentedRefresh(req) });
+      const refresh_token = presentedRefresh(req);
+      ctx.actor = await callerOf(req, ctx, { refusedIsAnonymous: Boolean(refresh_token) });
+      await logout(ctx, { refresh_token });
       return noContent({ cookies: [clearCookie(ACCESS_COOKIE), clearCookie(REFRESH_COOKIE)] });
     },
   }),
@@ -148,6 +169,8 @@ export const authRoutes = [
     method: 'POST', path: '/auth/password/reset', auth: 'public', summary: 'Mail a reset link (the answer is the same whether or not the address has an account)',
     body: z.object({ email, totp_code: totpCode }),
     responses: { 200: status },
+    // every answer, 422 and 429 included, takes the same minimum time: no timing oracle on the address
+    minDurationMs: (config) => config.PASSWORD_RESET_MIN_DURATION_MS,
     handler: async (req, ctx) => {
       await requestPasswordReset(ctx, { ...req.body, client: client(req) });
       return ok({ status: 'ok' });

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import middy from '@middy/core';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
@@ -11,6 +12,7 @@ import { createRouter, type Match } from './router';
 import { jsonDecodeError, validateParts } from './validation';
 import type { Reply, Route, RouteRequest } from './route';
 import { errorFields, log } from '#shared/log';
+import { config } from '#shared/config';
 
 type Event = APIGatewayProxyEventV2;
 type Result = APIGatewayProxyStructuredResultV2;
@@ -41,7 +43,37 @@ function errorReply(err: unknown, requestId: string): Reply {
 
 const requestIdOf = (event: Event, context?: Context) => context?.awsRequestId ?? event.requestContext?.requestId ?? '-';
 
-/** 1. Outermost: every refusal becomes `{detail}` with its status; anything unexpected a logged 500. */
+/**
+ * 0. Outermost: a route that declares `minDurationMs` answers no sooner than that after arrival,
+ * whatever the answer — a 422 from the JSON parser (before the route is matched) or the schemas, a
+ * 429, a success. Runs after the error responder has shaped a refusal.
+ */
+const minimumDuration = (router: ReturnType<typeof createRouter>): middy.MiddlewareObj<Event, Result> => {
+  const arrived = new WeakMap<Event, number>();
+  const routeOf = (event: Event) => {
+    const known = state.get(event)?.match.route;
+    if (known) return known;
+    try {
+      return router.match(event.requestContext.http.method, event.rawPath, event.routeKey, event.pathParameters)?.route;
+    } catch {
+      return undefined;
+    }
+  };
+  const pad = async (request: middy.Request<Event, Result>) => {
+    const min = routeOf(request.event)?.minDurationMs?.(config());
+    const started = arrived.get(request.event);
+    if (min && started !== undefined) await sleep(Math.max(0, min - (performance.now() - started)));
+  };
+  return {
+    before: async (request) => {
+      arrived.set(request.event, performance.now());
+    },
+    after: pad,
+    onError: pad,
+  };
+};
+
+/** 1. Every refusal becomes `{detail}` with its status; anything unexpected a logged 500. */
 const errorResponder = (): middy.MiddlewareObj<Event, Result> => ({
   onError: async (request) => {
     request.response = toResult(errorReply(request.error, requestIdOf(request.event, request.context)));
@@ -112,6 +144,7 @@ const validateAndAuthenticate = (clock?: Clock): middy.MiddlewareObj<Event, Resu
 export function httpHandler(routes: Route[], opts: { clock?: Clock } = {}) {
   const router = createRouter(routes);
   return middy<Event, Result, Error, Context>({ timeoutEarlyInMillis: 0 })
+    .use(minimumDuration(router))
     .use(errorResponder())
     .use(jsonBody())
     .use(matchRoute(router))

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { AppContext } from '#shared/context';
+import type { Config } from '#shared/config';
 import type { Principal } from '#auth/authenticate';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -39,6 +40,11 @@ export interface RouteDef<PS, QS, BS, A extends AuthLevel> {
   body?: BS;
   /** Response bodies by status, for the OpenAPI document only. */
   responses?: Record<number, Schema | null>;
+  /**
+   * Every answer of the route, refusals included (422 before validation passes, 429, ...), takes at
+   * least this many milliseconds from the request's arrival (no timing oracle); the pipeline pads it.
+   */
+  minDurationMs?: (config: Config) => number;
   handler: (req: RouteRequest<Out<PS>, Out<QS>, Out<BS>, A>, ctx: AppContext) => Promise<Reply>;
 }
 
@@ -52,6 +58,7 @@ export interface Route {
   query?: Schema;
   body?: Schema;
   responses?: Record<number, Schema | null>;
+  minDurationMs?: (config: Config) => number;
   handler: (req: RouteRequest<any, any, any, any>, ctx: AppContext) => Promise<Reply>;
 }
 

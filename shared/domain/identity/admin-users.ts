@@ -1,7 +1,7 @@
 import { keys } from '#db/keys';
 import { conditionalUpdate } from '#db/items';
 import { IF_EXISTS, setExpression } from '#db/steps';
-import { invalid, notFound } from '#shared/errors';
+import { forbidden, invalid, notFound } from '#shared/errors';
 import { actorAccount, type AppContext } from '#shared/context';
 import { canCreateProjects, getAccount, toAccountOut, type Account, type AccountType } from './accounts';
 import { createAccount, type AlongsideAccount } from './registration';
@@ -12,6 +12,25 @@ import { queryAll } from '#db/query';
 export const USER_NOT_FOUND = 'User not found';
 export const CANNOT_BLOCK_SELF = 'You cannot deactivate your own account';
 export const CANNOT_UNSTAFF_SELF = 'You cannot remove your own staff privileges';
+export const SUPERUSER_ONLY_TARGET = 'Only a superuser can change a superuser account';
+export const SUPERUSER_ONLY_STAFF_GRANT = 'Only a superuser can grant or remove staff privileges';
+
+/** Whether a change or a new account touches staff standing: the staff flag, the staff class, an admin role. */
+const touchesStaffStanding = (change: { is_staff?: boolean; account_type?: AccountType; admin_role?: string | null }, before?: Account) =>
+  change.is_staff !== undefined ||
+  change.admin_role !== undefined ||
+  (change.account_type !== undefined && (change.account_type === 'staff' || before?.account_type === 'staff'));
+
+/**
+ * Staff below superuser administer ordinary accounts only: they may not change a superuser account
+ * (any field, even an empty patch), nor grant, change or remove staff standing on any account, nor
+ * create a staff account. A superuser may do all of it. (`is_superuser` itself is set by no route.)
+ */
+function requireSuperuserFor(ctx: AppContext, change: { is_staff?: boolean; account_type?: AccountType; admin_role?: string | null }, target?: Account): void {
+  if (actorAccount(ctx).is_superuser) return;
+  if (target?.is_superuser) throw forbidden(SUPERUSER_ONLY_TARGET);
+  if (touchesStaffStanding(change, target)) throw forbidden(SUPERUSER_ONLY_STAFF_GRANT);
+}
 
 /** What staff see of an account: the user object plus the internal attributes that drive behaviour. */
 export function toAdminUserOut(a: Account) {
@@ -63,6 +82,7 @@ export async function updateAccountAsStaff(ctx: AppContext, input: { user_id: st
   if (userId === actor.id && patch.is_active === false) throw invalid(CANNOT_BLOCK_SELF);
   if (userId === actor.id && patch.is_staff === false) throw invalid(CANNOT_UNSTAFF_SELF);
   const before = await accountOrNotFound(userId);
+  requireSuperuserFor(ctx, patch, before);
   const blocking = patch.is_active === false && before.is_active;
   const { is_active, account_type, is_staff, admin_role } = patch;
   const updated = await conditionalUpdate(keys.account(userId), {
@@ -91,5 +111,7 @@ export interface StaffCreatedAccount {
  */
 export function createAccountAsStaff(ctx: AppContext, input: StaffCreatedAccount, alongside?: AlongsideAccount): Promise<Account> {
   const { password, ...rest } = input;
+  // a new account is staff when it says so in any way; `is_staff: false` and no admin role is an ordinary account
+  requireSuperuserFor(ctx, { is_staff: rest.is_staff || undefined, account_type: rest.account_type, admin_role: rest.admin_role ?? undefined });
   return createAccount({ ...rest, account_type: rest.account_type ?? 'customer' }, password, ctx, alongside);
 }

@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { keys } from '#db/keys';
 import { transact } from '#db/transact';
 import { getItem, putItem } from '#db/items';
@@ -41,19 +40,15 @@ export interface PasswordResetRequest {
 }
 
 /**
- * Asks for a reset link. Past the source address's rate limit, 429 at once. Otherwise, whatever
- * happens — unknown or blocked address, missing or wrong second factor, mail sent — the caller gets
- * the same answer no sooner than the configured minimum duration, so neither the body nor the
- * timing tells whether the address has an account.
+ * Asks for a reset link. Past the source address's rate limit, 429. Otherwise, whatever happens —
+ * unknown or blocked address, missing or wrong second factor, mail sent — the caller gets the same
+ * answer, so the body does not tell whether the address has an account. Nor does the timing: the
+ * route declares `minDurationMs` (PASSWORD_RESET_MIN_DURATION_MS), which the HTTP pipeline applies
+ * to every answer of the route, the 422 and the 429 included.
  */
 export async function requestPasswordReset(ctx: AppContext, input: PasswordResetRequest): Promise<void> {
   await perAddressPerMinute('password-reset', input.client.sourceIp, ctx.config.PASSWORD_RESET_RATE_LIMIT_PER_MINUTE, ctx);
-  const started = performance.now();
-  try {
-    await sendResetLink(input, ctx);
-  } finally {
-    await sleep(Math.max(0, ctx.config.PASSWORD_RESET_MIN_DURATION_MS - (performance.now() - started)));
-  }
+  await sendResetLink(input, ctx);
 }
 
 async function sendResetLink(input: PasswordResetRequest, ctx: AppContext): Promise<void> {

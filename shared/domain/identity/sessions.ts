@@ -3,8 +3,9 @@ import { transactInChunks } from '#db/transact';
 import { conditionalUpdate, deleteItem, putItem } from '#db/items';
 import { deleteStep, setExpression } from '#db/steps';
 import { issueAccessToken, newSecret, refreshToken, sha256 } from '#auth/tokens';
+import { seal, open } from '#auth/secret-box';
 import { notFound, unauthenticated } from '#shared/errors';
-import { actorAccount, type AppContext } from '#shared/context';
+import { actorAccount, NOT_AUTHENTICATED, type AppContext } from '#shared/context';
 import { USER_NOT_FOUND_OR_INACTIVE, type Account } from './accounts';
 import { queryAll } from '#db/query';
 import { batchGet, keyId } from '#db/batch-get';
@@ -21,6 +22,13 @@ export interface Session {
   expires_at: string;
   /** The account's token version when the session began: bumping the version (password reset, block) ends it. */
   token_version?: number;
+  /**
+   * The last rotation, kept for the refresh grace window: the hash of the secret it replaced, when it
+   * happened, and the secret it rotated to, sealed with the secret box (never in clear).
+   */
+  previous_hash?: string;
+  rotated_at?: string;
+  rotated_to_sealed?: string;
 }
 
 /** Where a request comes from (request data, handed in by the route): a session records both. */
@@ -64,6 +72,9 @@ export async function startSession(account: Account, meta: ClientMeta, ctx: AppC
   return tokenPair(account, session.id, secret, ctx);
 }
 
+/** The context as it was at `instant`: a rotation's pair is issued at the rotation's instant, so a replay in the grace window is byte-identical. */
+const atInstant = (ctx: AppContext, instant: Date): AppContext => ({ ...ctx, clock: { ...ctx.clock, now: () => instant } });
+
 async function tokenPair(account: Account, sessionId: string, secret: string, ctx: AppContext): Promise<TokenPair> {
   const access_token = await issueAccessToken({ sub: account.id, ver: account.token_version, sid: sessionId }, ctx);
   return { access_token, refresh_token: refreshToken.compose(account.id, sessionId, secret), token_type: 'bearer' };
@@ -79,9 +90,28 @@ export async function getAccountAndSession(userId: string, sessionId: string): P
 
 export const sessionExpired = (s: Session, ctx: AppContext) => s.expires_at <= ctx.clock.now().toISOString();
 
+/** What the sealed secret of a rotation is bound to: it opens only on this session, for this rotation. */
+const graceSealContext = (userId: string, sessionId: string, previousHash: string) => ({ purpose: 'refresh-grace', user_id: userId, session_id: sessionId, previous_hash: previousHash });
+
+/** Whether `presentedHash` is the secret the session's last rotation replaced, and that rotation is younger than the grace window. */
+function inGraceWindow(session: Session, presentedHash: string, ctx: AppContext): boolean {
+  if (session.previous_hash !== presentedHash || !session.rotated_at || !session.rotated_to_sealed) return false;
+  return ctx.clock.now().getTime() - Date.parse(session.rotated_at) < ctx.config.REFRESH_REUSE_GRACE_SECONDS * 1000;
+}
+
+/** Whether a refresh token still proves its session: its secret is the current one, or the one just replaced (grace window). */
+async function refreshTokenHolds(parsed: { userId: string; sessionId: string; secret: string }, ctx: AppContext): Promise<boolean> {
+  const { session } = await getAccountAndSession(parsed.userId, parsed.sessionId);
+  if (!session || sessionExpired(session, ctx)) return false;
+  const presented = sha256(parsed.secret);
+  return presented === session.refresh_hash || inGraceWindow(session, presented, ctx);
+}
+
 /**
  * Exchanges a refresh token for a new pair. The secret rotates on every use; presenting a secret
- * that is no longer the session's current one means it was copied, so the session is revoked.
+ * that is no longer the session's current one means it was copied, so the session is revoked —
+ * except for the secret the last rotation replaced, within REFRESH_REUSE_GRACE_SECONDS of that
+ * rotation: several tabs of one browser refreshing at once all get the same new pair.
  */
 export async function refreshSession(ctx: AppContext, input: { refresh_token?: string; client: ClientMeta }): Promise<TokenPair> {
   const parsed = input.refresh_token ? refreshToken.parse(input.refresh_token) : undefined;
@@ -95,25 +125,47 @@ export async function refreshSession(ctx: AppContext, input: { refresh_token?: s
     throw unauthenticated(INVALID_REFRESH);
   }
   const presented = sha256(parsed.secret);
-  if (presented !== session.refresh_hash) {
-    await deleteSession(account.id, session.id);
-    throw unauthenticated(INVALID_REFRESH);
+  let current: Session | undefined = session;
+  if (presented === session.refresh_hash) {
+    const rotated = await rotate(account, session, presented, input.client, ctx);
+    if (rotated.pair) return rotated.pair;
+    // Someone rotated this secret a moment ago (another tab): the session as that rotation left it decides.
+    current = rotated.now;
   }
+  if (current && inGraceWindow(current, presented, ctx)) {
+    const secret = await open(current.rotated_to_sealed!, graceSealContext(account.id, current.id, presented));
+    return tokenPair(account, current.id, secret, atInstant(ctx, new Date(current.rotated_at!)));
+  }
+  // The same token used again after the window: it was copied.
+  await deleteSession(account.id, session.id);
+  throw unauthenticated(INVALID_REFRESH);
+}
+
+/**
+ * Replaces the session's secret, if `presented` is still the current one (only its holder rotates
+ * it). The new secret is kept sealed, with the replaced secret's hash and the instant, for the grace
+ * window. Answers the new pair, or the session as it now is when another rotation came first.
+ */
+async function rotate(account: Account, session: Session, presented: string, client: ClientMeta, ctx: AppContext): Promise<{ pair?: TokenPair; now?: Session }> {
   const secret = newSecret();
-  const next = expiry(ctx);
-  const set = setExpression({ refresh_hash: sha256(secret), last_seen_at: ctx.clock.now().toISOString(), ip: input.client.sourceIp, ...next });
-  // Only the holder of the current secret rotates it.
+  const at = ctx.clock.now();
+  const set = setExpression({
+    refresh_hash: sha256(secret),
+    previous_hash: presented,
+    rotated_at: at.toISOString(),
+    rotated_to_sealed: await seal(secret, graceSealContext(account.id, session.id, presented)),
+    last_seen_at: at.toISOString(),
+    ip: client.sourceIp,
+    ...expiry(ctx),
+  });
   const rotated = await conditionalUpdate(keys.session(account.id, session.id), {
     ...set,
     ConditionExpression: 'refresh_hash = :old',
     ExpressionAttributeValues: { ...set.ExpressionAttributeValues, ':old': presented },
+    ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
   });
-  if (!rotated.ok) {
-    // Someone rotated this secret a moment ago: the same token was used twice.
-    await deleteSession(account.id, session.id);
-    throw unauthenticated(INVALID_REFRESH);
-  }
-  return tokenPair(account, session.id, secret, ctx);
+  if (!rotated.ok) return { now: rotated.old as Session | undefined };
+  return { pair: await tokenPair(account, session.id, secret, atInstant(ctx, at)) };
 }
 
 /** Deletes one session; answers whether there was one. */
@@ -128,14 +180,22 @@ function actorSession(ctx: AppContext): { account: Account; session: Session } {
 }
 
 /**
- * Signs out: the calling session ends, and so does the one of a refresh token sent along (body or
- * cookie) when it is another session of the same account.
+ * Signs out. With a valid access token (the caller), the calling session ends, and so does the one of
+ * a refresh token sent along (body or cookie) when it is another session of the same account. Without
+ * one (expired, or none sent), the refresh token alone ends its session, if it still proves it (its
+ * secret is the current one, or the one just replaced within the grace window); otherwise 401.
  */
 export async function logout(ctx: AppContext, input: { refresh_token?: string }): Promise<void> {
-  const { account, session } = actorSession(ctx);
-  await deleteSession(account.id, session.id);
-  const other = refreshToken.parse(input.refresh_token || '');
-  if (other && other.userId === account.id && other.sessionId !== session.id) await deleteSession(account.id, other.sessionId);
+  const parsed = input.refresh_token ? refreshToken.parse(input.refresh_token) : undefined;
+  if (ctx.actor) {
+    const { account, session } = actorSession(ctx);
+    await deleteSession(account.id, session.id);
+    if (parsed && parsed.userId === account.id && parsed.sessionId !== session.id) await deleteSession(account.id, parsed.sessionId);
+    return;
+  }
+  if (!input.refresh_token) throw unauthenticated(NOT_AUTHENTICATED);
+  if (!parsed || !(await refreshTokenHolds(parsed, ctx))) throw unauthenticated(INVALID_REFRESH);
+  await deleteSession(parsed.userId, parsed.sessionId);
 }
 
 /** Revokes one of the caller's sessions (its tokens stop working at once); 404 when the caller has no such session. */

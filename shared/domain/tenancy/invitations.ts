@@ -17,7 +17,7 @@ import { queryPartition, queryPrefix } from '#db/query';
 import { batchGet, keyId } from '#db/batch-get';
 import { isLive } from '#db/live';
 import { getItem } from '#db/items';
-import { deleteStep, existingSetStep, putNewStep, putStep } from '#db/steps';
+import { deleteStep, putNewStep, putStep } from '#db/steps';
 
 /** SPEC "Other constants": an invitation is valid for 24 hours from creation or resend. */
 export const INVITATION_VALID_HOURS = 24;
@@ -54,6 +54,12 @@ export interface Invitation {
   expires_at: string;
   /** SHA-256 of the current link's token; a resend replaces it, so the previous link stops working. */
   token_hash: string;
+  /**
+   * When the owner revoked it (null or absent: not revoked). A revocation also sets `expires_at` to
+   * now (what clients see), but acceptance checks this stored state, never a clock comparison alone:
+   * a revocation that commits first wins whatever the accepting request's clock said. A resend clears it.
+   */
+  revoked_at?: string | null;
 }
 
 /** The link item (`keys.inviteToken`): token hash → invitation. */
@@ -82,6 +88,7 @@ export const toInviteOut = (i: Invitation) => ({
 export type InviteOut = ReturnType<typeof toInviteOut>;
 
 export const isExpired = (i: Pick<Invitation, 'expires_at'>, ctx: AppContext) => i.expires_at <= ctx.clock.now().toISOString();
+export const isRevoked = (i: Pick<Invitation, 'revoked_at'>) => Boolean(i.revoked_at);
 
 export interface NewInvitation {
   project_id: string;
@@ -177,6 +184,7 @@ export async function createInvitation(ctx: AppContext, input: NewInvitation): P
     updated_at: now.toISOString(),
     expires_at: expires.toISOString(),
     token_hash: '',
+    revoked_at: null,
   };
   const link = linkSteps(invite, expires);
   invite.token_hash = link.tokenHash;
@@ -236,30 +244,39 @@ async function ownerAccessToInvitation(ctx: AppContext, inviteId: string) {
 
 /**
  * POST /invites/{id}/resend: a new link valid for 24 hours from now, mailed afresh; the previous
- * link stops working at once (its token no longer matches). Any state may be resent; `accepted` is
- * reset to false (SPEC).
+ * link stops working at once (its token no longer matches). A pending, expired or revoked invitation
+ * is reopened; an accepted one is refused with 400 'Invitation already accepted' (checked again in
+ * the write, so a resend never reopens an acceptance that committed meanwhile).
  */
 export async function resendInvitation(ctx: AppContext, input: { id: string }): Promise<Invitation> {
   const { access, invite } = await ownerAccessToInvitation(ctx, input.id);
+  if (invite.accepted) throw invalid(INVITATION_ACCEPTED);
+  const caller = actorAccount(ctx);
   const now = ctx.clock.now().toISOString();
   const expires = validUntil(ctx);
   const link = linkSteps(invite, expires);
-  const resent: Invitation = {
-    ...invite, token_hash: link.tokenHash, expires_at: expires.toISOString(), accepted: false, accepted_at: null, accepted_by_user_id: null, updated_at: now,
-  };
+  const resent: Invitation = { ...invite, token_hash: link.tokenHash, expires_at: expires.toISOString(), revoked_at: null, updated_at: now };
   await transact([
-    existingSetStep(
-      keys.invite(invite.project_id, invite.id),
-      { token_hash: resent.token_hash, expires_at: resent.expires_at, accepted: false, accepted_at: null, accepted_by_user_id: null, updated_at: now },
-      notFound(INVITATION_NOT_FOUND),
-    ),
+    {
+      Update: {
+        Key: keys.invite(invite.project_id, invite.id),
+        UpdateExpression: 'SET token_hash = :h, expires_at = :exp, revoked_at = :null, updated_at = :now',
+        ConditionExpression: 'attribute_exists(PK) AND accepted = :f',
+        ExpressionAttributeValues: { ':h': resent.token_hash, ':exp': resent.expires_at, ':null': null, ':now': now, ':f': false },
+      },
+      failWith: invalid(INVITATION_ACCEPTED),
+    },
     ...link.steps,
   ]);
-  await mailInvitation(resent, link.token, access.project, actorAccount(ctx), ctx);
+  await mailInvitation(resent, link.token, access.project, caller, ctx);
   return resent;
 }
 
-/** DELETE /invites/{id}: revokes a pending invitation; it expires now (the record is kept) and its link stops working. Accepted ones are refused. */
+/**
+ * DELETE /invites/{id}: revokes a pending invitation; it expires now (the record is kept), is marked
+ * revoked, and its link stops working. Accepted ones are refused, also when the acceptance commits
+ * between our read and our write; an acceptance committing after us finds it revoked and fails.
+ */
 export async function revokeInvitation(ctx: AppContext, input: { id: string }): Promise<void> {
   const { invite } = await ownerAccessToInvitation(ctx, input.id);
   if (invite.accepted) throw invalid(INVITATION_ACCEPTED);
@@ -269,7 +286,7 @@ export async function revokeInvitation(ctx: AppContext, input: { id: string }): 
     {
       Update: {
         Key: keys.invite(invite.project_id, invite.id),
-        UpdateExpression: 'SET expires_at = :now, updated_at = :now',
+        UpdateExpression: 'SET expires_at = :now, revoked_at = :now, updated_at = :now',
         ConditionExpression: 'attribute_exists(PK) AND accepted = :f',
         ExpressionAttributeValues: { ':now': now, ':f': false },
       },

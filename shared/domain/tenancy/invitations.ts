@@ -4,9 +4,10 @@ import { invalid, notFound } from '#shared/errors';
 import { newSecret, sha256 } from '#auth/tokens';
 import type { EnvRole } from '#auth/permissions';
 import { queueMail } from '#mail/send';
+import { oneLine } from '#mail/html';
 import { publishEvent } from '#shared/events';
 import { actorAccount, epochSeconds, type AppContext } from '#shared/context';
-import type { Account, SignInGate } from '#domain/identity';
+import { enforceRateLimit, type Account, type SignInGate } from '#domain/identity';
 import { loadAccess, type ProjectAccess } from './access';
 import { ENV_NOT_IN_PROJECT } from './env-scope';
 import { GROUP_NOT_IN_ENV } from './groups';
@@ -125,6 +126,18 @@ const openIndexStep = (invite: Invitation, expires: Date): TransactStep =>
   });
 export const closeIndexStep = (invite: Pick<Invitation, 'invited_email' | 'id'>): TransactStep => deleteStep(keys.invitedEmail(invite.invited_email, invite.id));
 
+/**
+ * Invitation mail abuse: every invitation and resend sends a mail to an address the caller chose, so
+ * each counts against two hourly windows (429 with Retry-After once one is full): the inviter's,
+ * across all their projects, then the project's, whoever its owners are. Checked after authorization
+ * and validation, before anything is written. A refused request does not count in the window that
+ * refused it (a request the project's window refuses has used one of the inviter's).
+ */
+async function limitInvitationMail(ctx: AppContext, projectId: string, inviterId: string): Promise<void> {
+  await enforceRateLimit(`invitations#inviter#${inviterId}`, ctx.config.INVITATION_RATE_LIMIT_PER_INVITER_PER_HOUR, 3600, ctx);
+  await enforceRateLimit(`invitations#project#${projectId}`, ctx.config.INVITATION_RATE_LIMIT_PER_PROJECT_PER_HOUR, 3600, ctx);
+}
+
 const validUntil = (ctx: AppContext) => new Date(ctx.clock.now().getTime() + INVITATION_VALID_HOURS * 3_600_000);
 
 /**
@@ -165,6 +178,7 @@ export async function createInvitation(ctx: AppContext, input: NewInvitation): P
   const access = await loadAccess(input.project_id, caller.id, { extra: scopeKeys(input.project_id, input) });
   access.requireOwner();
   const scope = checkScope(access, input);
+  await limitInvitationMail(ctx, access.project.id, caller.id);
   const now = ctx.clock.now();
   const expires = validUntil(ctx);
   const invite: Invitation = {
@@ -215,7 +229,7 @@ async function mailInvitation(invite: Invitation, token: string, project: Projec
   const message = invitationMail({
     to: invite.invited_email,
     firstName: invite.invited_first_name,
-    inviter: inviter.name?.trim() || inviter.email,
+    inviter: oneLine(inviter.name ?? '') || inviter.email,
     projectName: project.name,
     link: invitationLink(token, ctx),
     validHours: INVITATION_VALID_HOURS,
@@ -252,6 +266,7 @@ export async function resendInvitation(ctx: AppContext, input: { id: string }): 
   const { access, invite } = await ownerAccessToInvitation(ctx, input.id);
   if (invite.accepted) throw invalid(INVITATION_ACCEPTED);
   const caller = actorAccount(ctx);
+  await limitInvitationMail(ctx, invite.project_id, caller.id);
   const now = ctx.clock.now().toISOString();
   const expires = validUntil(ctx);
   const link = linkSteps(invite, expires);

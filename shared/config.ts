@@ -44,6 +44,10 @@ const schema = z.object({
   /** Requests per minute per source address (SPEC "Rate limits"); overridable so test suites can sign in freely. */
   LOGIN_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(10),
   PASSWORD_RESET_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(5),
+  /** Invitations and resends per hour (each sends a mail to an address the caller chose): per inviting account, across its projects. */
+  INVITATION_RATE_LIMIT_PER_INVITER_PER_HOUR: z.coerce.number().int().positive().default(100),
+  /** Invitations and resends per hour into one project, whoever sends them. */
+  INVITATION_RATE_LIMIT_PER_PROJECT_PER_HOUR: z.coerce.number().int().positive().default(50),
   /** Every password-reset request answers no sooner than this, whatever happened (no timing oracle). */
   PASSWORD_RESET_MIN_DURATION_MS: z.coerce.number().int().nonnegative().default(400),
   /** Secure cookies everywhere except plain-HTTP local serving. */

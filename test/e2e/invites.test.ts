@@ -258,7 +258,7 @@ describe('POST /invites/{id}/resend', () => {
     expect(fresh.status).toBe(200);
   });
 
-  it('revives a revoked or expired invitation, and resets an accepted one to not accepted', async () => {
+  it("revives a revoked or expired invitation; an accepted one is refused 400 'Invitation already accepted' (issue 10)", async () => {
     const { owner, projectId } = await ownerWithProject();
     const email = uniqueEmail('revived');
     const created = await api.post('/invites', { project_id: projectId, invited_email: email }, { token: owner.token });
@@ -267,8 +267,9 @@ describe('POST /invites/{id}/resend', () => {
     expect(revived.body.expires_at).toBe(new Date(clock.now().getTime() + 24 * HOUR).toISOString());
     const accepted = await api.post('/invites/accept/by-token', { token: await mailedToken(email), password: 'a fresh passphrase' });
     expect(accepted.body.accepted).toBe(true);
-    const reset = await api.post(`/invites/${created.body.id}/resend`, undefined, { token: owner.token });
-    expect(reset.body).toMatchObject({ accepted: false, accepted_at: null });
+    const refused = await api.post(`/invites/${created.body.id}/resend`, undefined, { token: owner.token });
+    expect([refused.status, refused.body]).toEqual([400, { detail: 'Invitation already accepted' }]);
+    expect((await api.get(`/invites?project_id=${projectId}`, { token: owner.token })).body[0]).toMatchObject({ accepted: true, accepted_at: accepted.body.accepted_at });
   });
 
   it('refuses in SPEC order: 404 for an unknown id or a non-member (identical), then 403 for a non-owner member', async () => {

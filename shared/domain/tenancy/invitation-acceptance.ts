@@ -11,7 +11,7 @@ import { type Environment } from './environments';
 import { locate } from '#db/lookup';
 import { membershipSteps, type Project } from './projects';
 import { listSubscriptions } from '#domain/billing';
-import { closeIndexStep, DEFAULT_INVITE_ROLE, findInvitationLink, INVITATION_ACCEPTED, INVITATION_EXPIRED, INVITATION_NOT_FOUND, isExpired, toInviteOut, type Invitation } from './invitations';
+import { closeIndexStep, DEFAULT_INVITE_ROLE, findInvitationLink, INVITATION_ACCEPTED, INVITATION_EXPIRED, INVITATION_NOT_FOUND, isExpired, isRevoked, toInviteOut, type Invitation } from './invitations';
 import { batchGet, keyId } from '#db/batch-get';
 import { isLive } from '#db/live';
 import { retry } from '#db/retry';
@@ -30,10 +30,10 @@ export const PASSWORD_REQUIRED_TO_CREATE = 'A password is required to create an 
 const STALE = concurrentChange();
 const retryOnceIfStale = <T>(attempt: () => Promise<T>): Promise<T> => retry(attempt, { attempts: 2, when: (err) => err === STALE });
 
-/** 400 for an invitation that can no longer be accepted. A link replaced by a resend counts as expired. */
+/** 400 for an invitation that can no longer be accepted. A revoked one, or a link replaced by a resend, counts as expired. */
 function refuseClosed(invite: Invitation, ctx: AppContext, tokenHash?: string): void {
   if (invite.accepted) throw invalid(INVITATION_ACCEPTED);
-  if (isExpired(invite, ctx) || (tokenHash !== undefined && tokenHash !== invite.token_hash)) throw invalid(INVITATION_EXPIRED);
+  if (isRevoked(invite) || isExpired(invite, ctx) || (tokenHash !== undefined && tokenHash !== invite.token_hash)) throw invalid(INVITATION_EXPIRED);
 }
 
 interface Facts {
@@ -62,20 +62,21 @@ async function acceptanceFacts(invite: Invitation, userId: string | undefined): 
   return { project, account: get(k.account), membership: get(k.membership), env: get(k.env), envRole: get(k.envRole) };
 }
 
-/** Marks the invitation accepted, provided it still is pending, unexpired and (by token) still carries this link. */
-function acceptedStep(invite: Invitation, userId: string, now: string, tokenHash?: string): TransactStep {
-  const values: Record<string, unknown> = { ':t': true, ':f': false, ':now': now, ':u': userId };
-  let condition = 'attribute_exists(PK) AND accepted = :f AND expires_at > :now';
-  if (tokenHash !== undefined) {
-    condition += ' AND token_hash = :h';
-    values[':h'] = tokenHash;
-  }
+/**
+ * Marks the invitation accepted, provided that at commit it is still open in the stored state we
+ * accepted from: not accepted, not revoked, not past its stored expiry, and still carrying the same
+ * link (the presented token's hash by token; the hash we read by id, so a resend or revoke-and-resend
+ * in between is noticed). A revocation committed first therefore wins, whatever this request's clock
+ * says; a failed condition re-evaluates from fresh reads (`retryOnceIfStale`), which gives the answer.
+ */
+function acceptedStep(invite: Invitation, userId: string, now: string, tokenHash: string = invite.token_hash): TransactStep {
   return {
     Update: {
       Key: keys.invite(invite.project_id, invite.id),
       UpdateExpression: 'SET accepted = :t, accepted_at = :now, accepted_by_user_id = :u, updated_at = :now',
-      ConditionExpression: condition,
-      ExpressionAttributeValues: values,
+      ConditionExpression:
+        'attribute_exists(PK) AND accepted = :f AND (attribute_not_exists(revoked_at) OR revoked_at = :null) AND expires_at > :now AND token_hash = :h',
+      ExpressionAttributeValues: { ':t': true, ':f': false, ':null': null, ':now': now, ':u': userId, ':h': tokenHash },
     },
     failWith: STALE,
   };

@@ -15,8 +15,13 @@ export interface InvitationMailFacts {
   validHours: number;
 }
 
-/** The invitation mail, plain text and HTML; every name in it is user-provided, so the HTML part escapes it. */
-export function invitationMail(f: InvitationMailFacts): MailMessage {
+/**
+ * The invitation mail, plain text and HTML. Every name in it is user-provided: each is first made one
+ * line (control characters, CR/LF included, stripped: `oneLine`) for the subject and both parts, and
+ * the HTML part escapes it too.
+ */
+export function invitationMail(facts: InvitationMailFacts): MailMessage {
+  const f = { ...facts, firstName: oneLine(facts.firstName ?? '') || null, inviter: oneLine(facts.inviter), projectName: oneLine(facts.projectName) };
   const greeting = f.firstName ? `Hello ${f.firstName},` : 'Hello,';
   const text = [
     greeting,

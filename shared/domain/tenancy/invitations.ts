@@ -4,9 +4,10 @@ import { invalid, notFound } from '#shared/errors';
 import { newSecret, sha256 } from '#auth/tokens';
 import type { EnvRole } from '#auth/permissions';
 import { queueMail } from '#mail/send';
+import { oneLine } from '#mail/html';
 import { publishEvent } from '#shared/events';
 import { actorAccount, epochSeconds, type AppContext } from '#shared/context';
-import type { Account, SignInGate } from '#domain/identity';
+import { enforceRateLimit, type Account, type SignInGate } from '#domain/identity';
 import { loadAccess, type ProjectAccess } from './access';
 import { ENV_NOT_IN_PROJECT } from './env-scope';
 import { GROUP_NOT_IN_ENV } from './groups';
@@ -17,7 +18,7 @@ import { queryPartition, queryPrefix } from '#db/query';
 import { batchGet, keyId } from '#db/batch-get';
 import { isLive } from '#db/live';
 import { getItem } from '#db/items';
-import { deleteStep, existingSetStep, putNewStep, putStep } from '#db/steps';
+import { deleteStep, putNewStep, putStep } from '#db/steps';
 
 /** SPEC "Other constants": an invitation is valid for 24 hours from creation or resend. */
 export const INVITATION_VALID_HOURS = 24;
@@ -54,6 +55,12 @@ export interface Invitation {
   expires_at: string;
   /** SHA-256 of the current link's token; a resend replaces it, so the previous link stops working. */
   token_hash: string;
+  /**
+   * When the owner revoked it (null or absent: not revoked). A revocation also sets `expires_at` to
+   * now (what clients see), but acceptance checks this stored state, never a clock comparison alone:
+   * a revocation that commits first wins whatever the accepting request's clock said. A resend clears it.
+   */
+  revoked_at?: string | null;
 }
 
 /** The link item (`keys.inviteToken`): token hash → invitation. */
@@ -82,6 +89,7 @@ export const toInviteOut = (i: Invitation) => ({
 export type InviteOut = ReturnType<typeof toInviteOut>;
 
 export const isExpired = (i: Pick<Invitation, 'expires_at'>, ctx: AppContext) => i.expires_at <= ctx.clock.now().toISOString();
+export const isRevoked = (i: Pick<Invitation, 'revoked_at'>) => Boolean(i.revoked_at);
 
 export interface NewInvitation {
   project_id: string;
@@ -117,6 +125,18 @@ const openIndexStep = (invite: Invitation, expires: Date): TransactStep =>
     expires_at_epoch: epochSeconds(expires) + 86_400,
   });
 export const closeIndexStep = (invite: Pick<Invitation, 'invited_email' | 'id'>): TransactStep => deleteStep(keys.invitedEmail(invite.invited_email, invite.id));
+
+/**
+ * Invitation mail abuse: every invitation and resend sends a mail to an address the caller chose, so
+ * each counts against two hourly windows (429 with Retry-After once one is full): the inviter's,
+ * across all their projects, then the project's, whoever its owners are. Checked after authorization
+ * and validation, before anything is written. A refused request does not count in the window that
+ * refused it (a request the project's window refuses has used one of the inviter's).
+ */
+async function limitInvitationMail(ctx: AppContext, projectId: string, inviterId: string): Promise<void> {
+  await enforceRateLimit(`invitations#inviter#${inviterId}`, ctx.config.INVITATION_RATE_LIMIT_PER_INVITER_PER_HOUR, 3600, ctx);
+  await enforceRateLimit(`invitations#project#${projectId}`, ctx.config.INVITATION_RATE_LIMIT_PER_PROJECT_PER_HOUR, 3600, ctx);
+}
 
 const validUntil = (ctx: AppContext) => new Date(ctx.clock.now().getTime() + INVITATION_VALID_HOURS * 3_600_000);
 
@@ -158,6 +178,7 @@ export async function createInvitation(ctx: AppContext, input: NewInvitation): P
   const access = await loadAccess(input.project_id, caller.id, { extra: scopeKeys(input.project_id, input) });
   access.requireOwner();
   const scope = checkScope(access, input);
+  await limitInvitationMail(ctx, access.project.id, caller.id);
   const now = ctx.clock.now();
   const expires = validUntil(ctx);
   const invite: Invitation = {
@@ -177,6 +198,7 @@ export async function createInvitation(ctx: AppContext, input: NewInvitation): P
     updated_at: now.toISOString(),
     expires_at: expires.toISOString(),
     token_hash: '',
+    revoked_at: null,
   };
   const link = linkSteps(invite, expires);
   invite.token_hash = link.tokenHash;
@@ -207,7 +229,7 @@ async function mailInvitation(invite: Invitation, token: string, project: Projec
   const message = invitationMail({
     to: invite.invited_email,
     firstName: invite.invited_first_name,
-    inviter: inviter.name?.trim() || inviter.email,
+    inviter: oneLine(inviter.name ?? '') || inviter.email,
     projectName: project.name,
     link: invitationLink(token, ctx),
     validHours: INVITATION_VALID_HOURS,
@@ -236,30 +258,40 @@ async function ownerAccessToInvitation(ctx: AppContext, inviteId: string) {
 
 /**
  * POST /invites/{id}/resend: a new link valid for 24 hours from now, mailed afresh; the previous
- * link stops working at once (its token no longer matches). Any state may be resent; `accepted` is
- * reset to false (SPEC).
+ * link stops working at once (its token no longer matches). A pending, expired or revoked invitation
+ * is reopened; an accepted one is refused with 400 'Invitation already accepted' (checked again in
+ * the write, so a resend never reopens an acceptance that committed meanwhile).
  */
 export async function resendInvitation(ctx: AppContext, input: { id: string }): Promise<Invitation> {
   const { access, invite } = await ownerAccessToInvitation(ctx, input.id);
+  if (invite.accepted) throw invalid(INVITATION_ACCEPTED);
+  const caller = actorAccount(ctx);
+  await limitInvitationMail(ctx, invite.project_id, caller.id);
   const now = ctx.clock.now().toISOString();
   const expires = validUntil(ctx);
   const link = linkSteps(invite, expires);
-  const resent: Invitation = {
-    ...invite, token_hash: link.tokenHash, expires_at: expires.toISOString(), accepted: false, accepted_at: null, accepted_by_user_id: null, updated_at: now,
-  };
+  const resent: Invitation = { ...invite, token_hash: link.tokenHash, expires_at: expires.toISOString(), revoked_at: null, updated_at: now };
   await transact([
-    existingSetStep(
-      keys.invite(invite.project_id, invite.id),
-      { token_hash: resent.token_hash, expires_at: resent.expires_at, accepted: false, accepted_at: null, accepted_by_user_id: null, updated_at: now },
-      notFound(INVITATION_NOT_FOUND),
-    ),
+    {
+      Update: {
+        Key: keys.invite(invite.project_id, invite.id),
+        UpdateExpression: 'SET token_hash = :h, expires_at = :exp, revoked_at = :null, updated_at = :now',
+        ConditionExpression: 'attribute_exists(PK) AND accepted = :f',
+        ExpressionAttributeValues: { ':h': resent.token_hash, ':exp': resent.expires_at, ':null': null, ':now': now, ':f': false },
+      },
+      failWith: invalid(INVITATION_ACCEPTED),
+    },
     ...link.steps,
   ]);
-  await mailInvitation(resent, link.token, access.project, actorAccount(ctx), ctx);
+  await mailInvitation(resent, link.token, access.project, caller, ctx);
   return resent;
 }
 
-/** DELETE /invites/{id}: revokes a pending invitation; it expires now (the record is kept) and its link stops working. Accepted ones are refused. */
+/**
+ * DELETE /invites/{id}: revokes a pending invitation; it expires now (the record is kept), is marked
+ * revoked, and its link stops working. Accepted ones are refused, also when the acceptance commits
+ * between our read and our write; an acceptance committing after us finds it revoked and fails.
+ */
 export async function revokeInvitation(ctx: AppContext, input: { id: string }): Promise<void> {
   const { invite } = await ownerAccessToInvitation(ctx, input.id);
   if (invite.accepted) throw invalid(INVITATION_ACCEPTED);
@@ -269,7 +301,7 @@ export async function revokeInvitation(ctx: AppContext, input: { id: string }): 
     {
       Update: {
         Key: keys.invite(invite.project_id, invite.id),
-        UpdateExpression: 'SET expires_at = :now, updated_at = :now',
+        UpdateExpression: 'SET expires_at = :now, revoked_at = :now, updated_at = :now',
         ConditionExpression: 'attribute_exists(PK) AND accepted = :f',
         ExpressionAttributeValues: { ':now': now, ':f': false },
       },

@@ -52,7 +52,7 @@ export function allowedOrigins(c: Config = config()): Set<string> {
 export function checkCrossSite(event: Event, c: Config = config()): void {
   if (!STATE_CHANGING.has(event.requestContext.http.method.toUpperCase())) return;
   const headers = event.headers ?? {};
-  if (headers.authorization !== undefined) return;
+  if (headers.authorization) return; // the token is then the header's (an empty header falls back to the cookie, so it does not count)
   const cookies = parseCookies(event.cookies, headers.cookie);
   if (!cookies[ACCESS_COOKIE] && !cookies[REFRESH_COOKIE]) return;
   const origin = headers.origin;

@@ -48,6 +48,8 @@ describe('security headers and cross-site checks (issue 10, item 7)', () => {
     // Bearer: untouched (and then refused as any bad token is)
     const bearer = await invoke('projects', { method: 'POST', url: '/projects', headers: { ...headers, authorization: 'Bearer x', origin: 'https://evil.example' }, body: '{"name":"a"}' });
     expect(bearer.statusCode).toBe(401);
+    const emptyAuthorization = await invoke('projects', { method: 'POST', url: '/projects', headers: { ...headers, authorization: '' }, body: '{}' });
+    expect(emptyAuthorization.statusCode).toBe(415);
     expect(() => checkCrossSite(apiEvent({ method: 'GET', url: '/projects', headers: { cookie: 'access_token=x', origin: 'https://evil.example' } }))).not.toThrow();
   });
 

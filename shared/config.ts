@@ -53,6 +53,13 @@ const schema = z.object({
   /** Secure cookies everywhere except plain-HTTP local serving. */
   COOKIE_SECURE: z.enum(['auto', 'true', 'false']).default('auto'),
   APP_BASE_URL: z.string().default('http://localhost:3000'),
+  /**
+   * Origins (`https://app.example.com`) besides APP_BASE_URL's whose pages may send cookie-authenticated
+   * writes (POST/PUT/PATCH/DELETE); a write carrying another `Origin` is refused (403).
+   */
+  ALLOWED_ORIGINS: csv.refine((list) => list.every((o) => /^https?:\/\/[^/?#\s]+$/.test(o.replace(/\/$/, ''))), {
+    message: 'ALLOWED_ORIGINS: comma-separated origins such as https://app.example.com (scheme, host, optional port)',
+  }),
   MAIL_FROM: z.string().default('no-reply@infra-catalog.local'),
   MAIL_TRANSPORT: z.enum(['outbox', 'ses']).default('outbox'),
   BETA_MODE: bool,

@@ -3,6 +3,7 @@ import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { apiEvent, lambdaContext } from './api-event';
 import { allRoutes, FALLBACK_GROUP, routeTable, type RouteGroup } from '../../functions/route-table';
 import { httpHandler } from '#http/pipeline';
+import { withSecurityHeaders } from '#http/security';
 import type { Clock } from '#shared/context';
 import { createRouter, routeKey } from '#http/router';
 import type { Route } from '#http/route';
@@ -40,6 +41,10 @@ function send(res: ServerResponse, result: APIGatewayProxyStructuredResultV2): v
   res.end(body);
 }
 
+/** An answer the local server gives itself (API Gateway's own): the same headers as the pipeline's. */
+const ownAnswer = (statusCode: number, detail: string) =>
+  withSecurityHeaders({ statusCode, headers: { 'content-type': 'application/json', 'cache-control': 'no-store' }, body: JSON.stringify({ detail }) }, false);
+
 function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -66,7 +71,7 @@ export function createLocalServer(opts: { clock?: Clock } = {}): Server {
   return createServer(async (req, res) => {
     try {
       const body = await readBody(req);
-      if (!body) return send(res, { statusCode: 413, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ detail: 'Request body too large' }) });
+      if (!body) return send(res, ownAnswer(413, 'Request body too large'));
       const path = new URL(req.url ?? '/', 'http://local').pathname;
       const match = router.match(req.method ?? 'GET', path);
       const group = match ? groupOf.get(match.route)! : FALLBACK_GROUP;
@@ -74,7 +79,7 @@ export function createLocalServer(opts: { clock?: Clock } = {}): Server {
       const result = (await handlers[group](event, lambdaContext(event.requestContext.requestId, group))) as APIGatewayProxyStructuredResultV2;
       send(res, result);
     } catch (err) {
-      send(res, { statusCode: 500, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ detail: 'Internal Server Error' }) });
+      send(res, ownAnswer(500, 'Internal Server Error'));
       console.error(err);
     }
   });

@@ -10,6 +10,7 @@ import { parseCookies, ACCESS_COOKIE } from './cookies';
 import { parseQuery } from './query';
 import { createRouter, type Match } from './router';
 import { jsonDecodeError, validateParts } from './validation';
+import { crossSiteGuard, HttpRefusal, securityHeadersOnEveryAnswer } from './security';
 import type { Reply, Route, RouteRequest } from './route';
 import { errorFields, log } from '#shared/log';
 import { config } from '#shared/config';
@@ -34,6 +35,7 @@ export function toResult(reply: Reply): Result {
 
 function errorReply(err: unknown, requestId: string): Reply {
   if (err instanceof DomainError) return refusalReply(err);
+  if (err instanceof HttpRefusal) return { status: err.status, body: { detail: err.detail } };
   const status = (err as { statusCode?: number }).statusCode;
   if (status === 422) return errorReply(jsonDecodeError(), requestId); // middy's JSON parser
   if (status === 413) return { status: 413, body: { detail: 'Request body too large' } };
@@ -140,12 +142,20 @@ const validateAndAuthenticate = (clock?: Clock): middy.MiddlewareObj<Event, Resu
   },
 });
 
+/** A route that authenticates its caller: its answers are never cached (Cache-Control: no-store). */
+const isAuthenticatedRoute = (event: Event) => {
+  const route = state.get(event)?.match.route;
+  return !!route && route.auth !== 'public';
+};
+
 /** The Lambda handler of one route group: the middy chain in DESIGN.md's order over that group's routes (tests may give the clock). */
 export function httpHandler(routes: Route[], opts: { clock?: Clock } = {}) {
   const router = createRouter(routes);
   return middy<Event, Result, Error, Context>({ timeoutEarlyInMillis: 0 })
     .use(minimumDuration(router))
+    .use(securityHeadersOnEveryAnswer(isAuthenticatedRoute))
     .use(errorResponder())
+    .use(crossSiteGuard())
     .use(jsonBody())
     .use(matchRoute(router))
     .use(validateAndAuthenticate(opts.clock))

@@ -35,6 +35,17 @@ function compile(route: Route): Compiled {
   };
 }
 
+/** Path parameters, percent-decoded; undefined when one holds a malformed escape (`%ZZ`, `%E0%A4`). */
+function decodeParams(names: string[], m: RegExpExecArray): Record<string, string> | undefined {
+  const params: Record<string, string> = {};
+  try {
+    names.forEach((n, i) => (params[n] = decodeURIComponent(m[i + 1])));
+  } catch {
+    return undefined;
+  }
+  return params;
+}
+
 /**
  * Matches requests against a route table. Literal segments win over parameters
  * (`/projects/stats` before `/projects/{project_id}`), as API Gateway does.
@@ -53,8 +64,9 @@ export function createRouter(routes: Route[]) {
       if (c.route.method !== method) continue;
       const m = c.pattern.exec(path);
       if (!m) continue;
-      const params: Record<string, string> = {};
-      c.names.forEach((n, i) => (params[n] = decodeURIComponent(m[i + 1])));
+      const params = decodeParams(c.names, m);
+      // A malformed percent-escape (`/services/%ZZ`) names no resource: Not Found, like any unknown path.
+      if (!params) return undefined;
       return { route: c.route, params };
     }
     return undefined;

@@ -40,6 +40,12 @@ export const updatedSince = z
  * may see such an item twice; syncs are idempotent by id).
  */
 export const SYNC_OVERLAP_MS = 2000;
-/** The header that tells a syncing client where to resume: the request's arrival, less the overlap. */
-export const syncHeaders = (since: string | undefined, receivedAt: Date): Record<string, string> =>
-  since ? { 'x-sync-timestamp': new Date(receivedAt.getTime() - SYNC_OVERLAP_MS).toISOString() } : {};
+/**
+ * The header that tells a syncing client where to resume: the request's arrival, less the overlap.
+ * Every call of a list that accepts `updated_since` sends it, with or without the parameter, so the
+ * first full read already hands out the cursor of the next sync. (`_since` is the list's parameter,
+ * kept so each list states what it syncs on.)
+ */
+export const syncHeaders = (_since: string | undefined, receivedAt: Date): Record<string, string> => ({
+  'x-sync-timestamp': new Date(receivedAt.getTime() - SYNC_OVERLAP_MS).toISOString(),
+});

@@ -68,3 +68,21 @@ describe('refusals', () => {
     expect(refusalReply(rateLimited(42))).toEqual({ status: 429, body: { detail: 'Too many requests' }, headers: { 'retry-after': '42' } });
   });
 });
+
+describe('validation: text (issue 10, item 9)', () => {
+  const schema = z.object({ name: z.string(), tags: z.array(z.string()).optional() });
+  const detailOf = (value: unknown) => {
+    try {
+      validateParts([{ part: 'body', schema, value }]);
+      return undefined;
+    } catch (err) {
+      return (err as DomainError).detail;
+    }
+  };
+  it('refuses NUL characters and unpaired surrogates anywhere, naming the field', () => {
+    expect(detailOf({ name: 'a\0' })).toEqual([{ loc: ['body', 'name'], msg: 'String must not contain NUL characters', type: 'string_nul_character' }]);
+    expect(detailOf({ name: 'ok', tags: ['x', '\udc00'] })).toEqual([{ loc: ['body', 'tags', 1], msg: 'String must not contain unpaired UTF-16 surrogates', type: 'string_unpaired_surrogate' }]);
+    expect(detailOf({ name: 'a\ud800' })).toHaveLength(1);
+    expect(detailOf({ name: '\ud83d\ude80 ok' })).toBeUndefined();
+  });
+});

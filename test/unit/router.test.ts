@@ -27,3 +27,11 @@ describe('router', () => {
     expect(() => createRouter([r('GET', '/a'), r('GET', '/a')])).toThrow(/declared twice/);
   });
 });
+
+describe('router: malformed percent-escapes (issue 10)', () => {
+  const router = createRouter([r('GET', '/services/{service_id}')]);
+  it('matches nothing for a path parameter that does not decode', () => {
+    for (const path of ['/services/%ZZ', '/services/%', '/services/%E0%A4%A', '/services/%ED%A0%80']) expect(router.match('GET', path)).toBeUndefined();
+    expect(router.match('GET', '/services/%41')?.params).toEqual({ service_id: 'A' });
+  });
+});

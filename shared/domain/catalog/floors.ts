@@ -5,7 +5,8 @@ import { notFound } from '#shared/errors';
 import { actorAccount, type AppContext } from '#shared/context';
 import { publishEvent } from '#shared/events';
 import { atLocation, catalogLookupStep, containsCi, edgeRemovalSteps, equalsCi, hasAnyTag } from './items';
-import { ipAddress, nonNegativeInt, optionalText, provider, tags } from './fields';
+import { ipAddress, optionalText, provider, tags } from './fields';
+import { SERVER_SPEC_MAX } from '#domain/billing';
 import { floorEntity, floorType, floorView, type Floor, type FloorOut, type FloorType } from './floor-entity';
 import type { Service } from './service-entity';
 import { serviceEventData } from './services';
@@ -20,6 +21,8 @@ import type { Key } from '#db/lookup';
 
 export const FLOOR_NOT_FOUND = 'ServiceFloor not found';
 
+const specField = (max: number) => z.number().int().min(0).max(max).nullish();
+
 /** The writable fields; SPEC's flat specification (no nested specs, no monthly cost). */
 export const floorFields = {
   hostname: optionalText(253),
@@ -29,10 +32,11 @@ export const floorFields = {
   provider_instance_id: optionalText(),
   ip_address: ipAddress.nullish(),
   ip_addresses: z.array(ipAddress).max(64).nullish(),
-  cpu: nonNegativeInt,
-  memory_mb: nonNegativeInt,
-  storage_gb: nonNegativeInt,
-  instances: nonNegativeInt,
+  // Bounded so that a cost estimate stays an exact integer (billing's SERVER_SPEC_MAX).
+  cpu: specField(SERVER_SPEC_MAX.cpu),
+  memory_mb: specField(SERVER_SPEC_MAX.memory_mb),
+  storage_gb: specField(SERVER_SPEC_MAX.storage_gb),
+  instances: specField(SERVER_SPEC_MAX.instances),
   tags,
 };
 export const createFloorBody = z.object({ project_id: z.uuid(), environment_id: z.uuid(), type: floorType, ...floorFields });

@@ -6,9 +6,7 @@ import { currentAccount, toAccountOut, updateProfile, register, login, listSessi
 import { startingSubscription } from '#domain/billing';
 import { pendingInvitationGate } from '#domain/tenancy';
 import { capabilityRoutes } from './capabilities';
-import { authenticate, presentedToken, type Principal } from '#auth/authenticate';
-import { isRefusal } from '#shared/errors';
-import type { AppContext } from '#shared/context';
+import { optionalCaller, presentedToken } from '#auth/authenticate';
 
 const optionalRefresh = z.object({ refresh_token: z.string().max(512).optional() }).optional();
 /** A six-digit authenticator code or a recovery code; its format is judged by the domain (a bad one is a refusal, not a 422). */
@@ -25,21 +23,6 @@ const proof = { current_password: z.string().max(1024).nullish(), totp_code: tot
 const client = (req: ClientMeta): ClientMeta => ({ sourceIp: req.sourceIp, userAgent: req.userAgent });
 /** A refresh token from the body, else from its cookie. */
 const presentedRefresh = (req: { body?: { refresh_token?: string }; cookies: Record<string, string> }) => req.body?.refresh_token || req.cookies[REFRESH_COOKIE];
-
-/**
- * The caller of a public route that reads an access token when one is sent: none sent is anonymous;
- * a refused one is anonymous when `refusedIsAnonymous` (something else will prove the caller), else its refusal stands.
- */
-async function callerOf(req: { headers: Record<string, string | undefined>; cookies: Record<string, string> }, ctx: AppContext, opts: { refusedIsAnonymous: boolean }): Promise<Principal | null> {
-  const token = presentedToken(req.headers.authorization, req.cookies[ACCESS_COOKIE]);
-  if (!token) return null;
-  try {
-    return await authenticate(token, ctx);
-  } catch (err) {
-    if (opts.refusedIsAnonymous && isRefusal(err, 'unauthenticated')) return null;
-    throw err;
-  }
-}
 
 export const authRoutes = [
   route({
@@ -67,7 +50,7 @@ export const authRoutes = [
     responses: { 204: null },
     handler: async (req, ctx) => {
       const refresh_token = presentedRefresh(req);
-      ctx.actor = await callerOf(req, ctx, { refusedIsAnonymous: Boolean(refresh_token) });
+      ctx.actor = await optionalCaller(presentedToken(req.headers.authorization, req.cookies[ACCESS_COOKIE]), ctx, { refusedIsAnonymous: Boolean(refresh_token) });
       await logout(ctx, { refresh_token });
       return noContent({ cookies: [clearCookie(ACCESS_COOKIE), clearCookie(REFRESH_COOKIE)] });
     },

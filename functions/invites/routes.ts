@@ -1,11 +1,9 @@
 import { z } from 'zod';
 import { route, ok, created, noContent } from '#http/route';
 import { email, uuid } from '#http/schemas';
-import { isRefusal } from '#shared/errors';
 import { ACCESS_COOKIE, signedIn } from '#http/cookies';
 import { ENV_ROLES } from '#auth/permissions';
-import { authenticate, presentedToken, type Principal } from '#auth/authenticate';
-import type { AppContext } from '#shared/context';
+import { optionalCaller, presentedToken } from '#auth/authenticate';
 import { createInvitation, listInvitations, resendInvitation, revokeInvitation, toInviteOut, acceptInvitationById, acceptInvitationByToken } from '#domain/tenancy';
 
 const ts = z.string();
@@ -40,18 +38,6 @@ const createBody = z
     }
   });
 const inviteParams = z.object({ invite_id: uuid });
-
-/** The public accept route reads a token when one is sent; a missing or unusable one means "not signed in", never a refusal. */
-async function optionalPrincipal(headers: Record<string, string | undefined>, cookies: Record<string, string>, ctx: AppContext): Promise<Principal | null> {
-  const token = presentedToken(headers.authorization, cookies[ACCESS_COOKIE]);
-  if (!token) return null;
-  try {
-    return await authenticate(token, ctx);
-  } catch (err) {
-    if (isRefusal(err, 'unauthenticated')) return null;
-    throw err;
-  }
-}
 
 export const invitesRoutes = [
   route({
@@ -96,7 +82,7 @@ export const invitesRoutes = [
     responses: { 200: acceptedOut },
     handler: async ({ body, headers, cookies, sourceIp, userAgent }, ctx) => {
       // Public route: an optional token is resolved here (HTTP/auth work) and handed to the domain as ctx.actor (null when absent or unusable).
-      ctx.actor = await optionalPrincipal(headers, cookies, ctx);
+      ctx.actor = await optionalCaller(presentedToken(headers.authorization, cookies[ACCESS_COOKIE]), ctx, { refusedIsAnonymous: true });
       const { invite, session } = await acceptInvitationByToken(ctx, { ...body, client: { sourceIp, userAgent } });
       // `token` repeats the access token for clients of the invitation page.
       return session ? signedIn(session, ctx.config, { ...invite, token: session.access_token }) : ok(invite);

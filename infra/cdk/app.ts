@@ -8,6 +8,7 @@ new CatalogStack(app, 'InfraCatalog', {
   description: 'Infrastructure Catalog API: HTTP API, Lambda per route group, DynamoDB, SQS workers, S3, SES',
   appBaseUrl: app.node.tryGetContext('appBaseUrl'),
   mailFrom: app.node.tryGetContext('mailFrom'),
+  allowedOrigins: app.node.tryGetContext('allowedOrigins'),
   // Optional first staff account: `cdk deploy -c bootstrapAdminSecretArn=<full secret ARN>` (or the env variable).
   bootstrapAdminSecretArn: app.node.tryGetContext('bootstrapAdminSecretArn') ?? process.env.BOOTSTRAP_ADMIN_SECRET_ARN,
 });

@@ -35,6 +35,8 @@ export interface CatalogStackProps extends StackProps {
   appBaseUrl?: string;
   /** SES-verified sender address. */
   mailFrom?: string;
+  /** Comma-separated origins (besides the app's own) allowed to send cookie-authenticated writes. */
+  allowedOrigins?: string;
   /**
    * Full ARN (with its 6-character suffix) of a Secrets Manager secret `{ "email", "password" }`: the
    * seeding function makes the first staff superuser from it on deploy. Unset: plans only.
@@ -154,6 +156,7 @@ export class CatalogStack extends Stack {
       MAIL_TRANSPORT: 'ses',
       APP_BASE_URL: appBaseUrl,
       ...(props.mailFrom ? { MAIL_FROM: props.mailFrom } : {}),
+      ...(props.allowedOrigins ? { ALLOWED_ORIGINS: props.allowedOrigins } : {}),
       ...Object.fromEntries((Object.keys(QUEUE_URL_ENV) as QueueName[]).map((q) => [QUEUE_URL_ENV[q], queues[q].queueUrl])),
     };
 
@@ -215,7 +218,7 @@ export class CatalogStack extends Stack {
       // 1024 MB: argon2id hashing is CPU-bound, and Lambda CPU scales with memory.
       const f = fn(`${pascal(group)}Function`, `functions/${group}/handler.ts`, 1024, HTTP_TIMEOUT);
       signingKey.grantRead(f);
-      totpKey.grant(f, 'kms:Encrypt', 'kms:Decrypt'); // only what TOTP secret sealing needs (no GenerateDataKey*/ReEncrypt*)
+      totpKey.grant(f, 'kms:Encrypt', 'kms:Decrypt'); // only what sealing needs: TOTP secrets, the refresh grace (no GenerateDataKey*/ReEncrypt*)
       this.httpFunctions[group] = f;
       // One invoke permission per function (not per route): Lambda resource policies are capped at 20 KB.
       const integration = new HttpLambdaIntegration(`${pascal(group)}Integration`, f, { scopePermissionToRoute: false });

@@ -1,6 +1,6 @@
 import { verifyAccessToken } from './tokens';
 import { getAccountAndSession, sessionExpired, USER_NOT_FOUND_OR_INACTIVE } from '#domain/identity';
-import { unauthenticated } from '#shared/errors';
+import { isRefusal, unauthenticated } from '#shared/errors';
 import { NOT_AUTHENTICATED, type Actor, type AppContext } from '#shared/context';
 
 /** The caller of a request (see Actor). */
@@ -27,4 +27,19 @@ export async function authenticate(token: string | undefined, ctx: AppContext): 
   if (account.token_version !== claims.ver) throw unauthenticated('Invalid token version');
   if (!session || sessionExpired(session, ctx)) throw unauthenticated('Token revoked');
   return { account, session };
+}
+
+/**
+ * The caller of a public route that reads an access token when one is sent (accepting an
+ * invitation, logging out): none sent is anonymous; a refused one is anonymous when
+ * `refusedIsAnonymous` (something else proves the caller), else its refusal stands.
+ */
+export async function optionalCaller(token: string | undefined, ctx: AppContext, opts: { refusedIsAnonymous: boolean }): Promise<Principal | null> {
+  if (!token) return null;
+  try {
+    return await authenticate(token, ctx);
+  } catch (err) {
+    if (opts.refusedIsAnonymous && isRefusal(err, 'unauthenticated')) return null;
+    throw err;
+  }
 }

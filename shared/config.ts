@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** Comma-separated list in an environment variable → trimmed, lower-cased, non-empty entries. */
 const csv = z

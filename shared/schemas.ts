@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** Field schemas used by both domain entities and route declarations (no HTTP in here). */
 export const uuid = z.uuid();

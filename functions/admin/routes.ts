@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { route, ok, created } from '#http/route';
 import { accountOut, email, text } from '#http/schemas';
 import { activeFeatures, startingSubscription } from '#domain/billing';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { route, ok } from '#http/route';
 import { uuid } from '#http/schemas';
 import { callerCapabilities } from '#domain/tenancy';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { route, ok } from '#http/route';
 import { listPublicPlans, currentSubscription, toSubscriptionOut } from '#domain/billing';
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { route, ok, created, noContent } from '#http/route';
 import { syncHeaders, updatedSince, uuid } from '#http/schemas';
 import { repeatable, createFloor, createFloorBody, deleteFloor, floorType, floorView, getFloor, listFloors, updateFloor, updateFloorBody } from '#domain/catalog';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { route, ok, created, noContent } from '#http/route';
 import { email, uuid } from '#http/schemas';
 import { ACCESS_COOKIE, signedIn } from '#http/cookies';

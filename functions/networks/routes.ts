@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { route, ok, created, noContent } from '#http/route';
 import { syncHeaders, updatedSince, uuid } from '#http/schemas';
 import { ipv4Range, createNetwork, createNetworkBody, deleteNetwork, getNetwork, listNetworks, networkView, networkOut, updateNetwork, updateNetworkBody, attachedNetworks, MAX_ATTACHED_NETWORKS, replaceAttachedNetworks } from '#domain/catalog';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { route, ok, created, noContent } from '#http/route';
 import { email, name, syncHeaders, text, updatedSince, uuid } from '#http/schemas';
 import { createProjectUser, deleteProjectUser, getProjectUser, listProjectUsers, toProjectUserOut, updateProjectUser } from '#domain/tenancy';

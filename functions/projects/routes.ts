@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { route, ok, created, noContent } from '#http/route';
 import { name, syncHeaders, updatedSince, uuid } from '#http/schemas';
 import { createProject, deleteProject, listProjects, projectMembers, projectPlan, projectStats, toProjectOut, updateProjectSettings } from '#domain/tenancy';

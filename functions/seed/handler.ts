@@ -1,5 +1,5 @@
 import { GetSecretValueCommand } from '@aws-sdk/client-secrets-manager';
-import { z } from 'zod';
+import * as z from 'zod';
 import { PLAN_CATALOGUE, seedPlans } from '#domain/billing';
 import { ensureStaff } from '#domain/identity';
 import { secrets } from '#shared/clients';

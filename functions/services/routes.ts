@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { route, ok, created, noContent } from '#http/route';
 import { syncHeaders, updatedSince, uuid } from '#http/schemas';
 import { repeatable, createService, createServiceBody, deleteService, getService, listServices, repositoryDeps, serviceView, storedRepositoryDep, updateService, updateServiceBody } from '#domain/catalog';

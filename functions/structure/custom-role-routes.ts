@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { route, ok, created, noContent } from '#http/route';
 import { name, syncHeaders, text, updatedSince, uuid } from '#http/schemas';
 import { PERMISSIONS } from '#auth/permissions';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { route, ok, created, noContent } from '#http/route';
 import { syncHeaders, updatedSince, uuid } from '#http/schemas';
 import { ENTITY_TYPES, DIRECTIONS, GROUP_KINDS, MAX_BATCH_CONNECTIONS, createConnection, createConnectionBatch, deleteChain, deleteConnection, listConnections, connectionView, connectionOut, updateChain, updateConnection, createLink, deleteLink, listLinks, linkView, linkOut, DEFAULT_MAX_DEPTH, MAX_MAX_DEPTH, blastRadiusOf } from '#domain/catalog';

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { z } from 'zod';
+import * as z from 'zod';
 import { config } from '#shared/config';
 import { appContext } from '#shared/context';
 import { DomainError } from '#shared/errors';

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { SignJWT, jwtVerify, errors } from 'jose';
-import { z } from 'zod';
+import * as z from 'zod';
 import { signingKey } from './signing-key';
 import { unauthenticated } from '#shared/errors';
 import type { AppContext } from '#shared/context';

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 import type { AppContext } from '#shared/context';
 import type { Config } from '#shared/config';
 import type { Principal } from '#auth/authenticate';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 import { isoTimestamp } from '#shared/schemas';
 /** Field building blocks live with the domain (shared/schemas.ts); routes import them from here too. */

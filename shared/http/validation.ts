@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { unprocessable, type ValidationIssue } from '#shared/errors';
 
 type Part = 'path' | 'query' | 'body';

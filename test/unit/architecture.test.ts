@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildImportGraph, extractImports, matchImportsField } from '../architecture/import-graph';
 import { violations } from '../architecture/rules';
-import { authorizationInRoutes } from '../architecture/route-rules';
+import { authorizationInRoutes, zodNamedImports } from '../architecture/source-rules';
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -282,7 +282,7 @@ describe('rules on fixture trees', () => {
   });
 });
 
-describe('authorization stays in the domain', () => {
+describe('source rules: authorization stays in the domain; zod is imported as a namespace', () => {
   const routesCheck = (routes: string) => {
     const root = writeTree({ ...CLEAN, 'functions/projects/routes.ts': routes });
     return authorizationInRoutes(root, buildImportGraph(root).files);
@@ -302,6 +302,11 @@ describe('authorization stays in the domain', () => {
     ]);
   });
 
+  it('reports a named zod import (it bundles all of zod)', () => {
+    const root = writeTree({ ...CLEAN, 'shared/schemas.ts': "import { z } from 'zod';\nexport const id = z.uuid();\n" });
+    expect(zodNamedImports(root, ['shared/schemas.ts'])).toEqual(["shared/schemas.ts:1: import * as z from 'zod' instead (keeps bundles small)"]);
+  });
+
   it('accepts a route that hands the context and input to one domain function', () => {
     expect(routesCheck("import { updateProject } from '#domain/tenancy';\nexport const handler = (ctx: object, input: object) => updateProject(ctx, input);\n")).toEqual([]);
   });
@@ -314,5 +319,9 @@ describe('the repository', () => {
 
   it('keeps every permission check out of the route files', () => {
     expect(authorizationInRoutes(repoRoot, buildImportGraph(repoRoot).files)).toEqual([]);
+  });
+
+  it('imports zod as a namespace, so each function bundles only the zod it uses', () => {
+    expect(zodNamedImports(repoRoot, buildImportGraph(repoRoot).files)).toEqual([]);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineEntity, defineView } from '#db/entity';
 import { floorEntity, floorView, serviceEntity, serviceView } from '#domain/catalog';
 

@@ -1,5 +1,5 @@
 import ipaddr from 'ipaddr.js';
-import { z } from 'zod';
+import * as z from 'zod';
 import { PROVIDERS } from '#domain/billing';
 
 /** Request-schema building blocks of the catalog (services, floors, networks); all refusals are 422. */

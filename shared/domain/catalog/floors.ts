@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { keys } from '#db/keys';
 import { transact, retryWhenStale, transactWithCascade, CASCADE_STALE } from '#db/transact';
 import { notFound } from '#shared/errors';

@@ -1,5 +1,5 @@
 import ipaddr from 'ipaddr.js';
-import { z } from 'zod';
+import * as z from 'zod';
 import { keys } from '#db/keys';
 import { transact } from '#db/transact';
 import { invalid, notFound } from '#shared/errors';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineEntity, defineView } from '#db/entity';
 
 /** The service entity (see entity.ts for the pattern): what a service item stores, and what a client sees of it. */

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { keys } from '#db/keys';
 import { transact, type TransactStep, retryWhenStale, transactWithCascade, concurrentChange } from '#db/transact';
 import { invalid, notFound } from '#shared/errors';

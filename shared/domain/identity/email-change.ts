@@ -1,19 +1,17 @@
 import { keys } from '#db/keys';
 import { transact } from '#db/transact';
-import { getItem, putItem } from '#db/items';
-import { IF_ABSENT, putNewStep } from '#db/steps';
-import { invalid, notFound } from '#shared/errors';
-import { newSecret, sha256 } from '#auth/tokens';
+import { getItem } from '#db/items';
+import { putNewStep } from '#db/steps';
+import { invalid } from '#shared/errors';
 import { queueMail } from '#mail/send';
 import { escapeHtml } from '#mail/html';
 import type { MailMessage } from '#mail/mailer';
 import type { AppContext } from '#shared/context';
+import { appLink, issueLinkToken, readLinkToken, type LinkTokenRecord } from './link-token';
 import { EMAIL_TAKEN, type Account } from './accounts';
 
 /** A link to confirm a new address is valid this long (like a password-reset link). */
 export const EMAIL_CHANGE_LINK_VALID_MINUTES = 60;
-/** A used or expired token is kept this long, so its link answers "used"/"expired" rather than "not found". */
-const KEEP_AFTER_EXPIRY_DAYS = 7;
 
 export const EMAIL_CHANGE_TOKEN_REQUIRED = 'E-mail confirmation token is required';
 export const EMAIL_CHANGE_TOKEN_NOT_FOUND = 'E-mail confirmation token not found';
@@ -22,14 +20,14 @@ export const EMAIL_CHANGE_TOKEN_EXPIRED = 'E-mail confirmation token has expired
 /** The account's address changed (another confirmation) after this link was sent. */
 export const EMAIL_CHANGE_OUTDATED = 'The account e-mail has changed since this link was sent';
 
-interface EmailChangeToken {
+interface EmailChangeToken extends LinkTokenRecord {
   user_id: string;
   old_email: string;
   new_email: string;
-  created_at: string;
-  expires_at: string;
-  used_at?: string;
 }
+const CONFIRM_REFUSALS = {
+  required: EMAIL_CHANGE_TOKEN_REQUIRED, notFound: EMAIL_CHANGE_TOKEN_NOT_FOUND, used: EMAIL_CHANGE_TOKEN_USED, expired: EMAIL_CHANGE_TOKEN_EXPIRED,
+};
 
 /** Is the (normalized) address free? Checked when a change is asked (and again, atomically, when it is confirmed). */
 export async function ensureEmailFree(email: string): Promise<void> {
@@ -42,18 +40,13 @@ export async function ensureEmailFree(email: string): Promise<void> {
  * Nothing about the account changes until the link is opened.
  */
 export async function startEmailChange(account: Account, newEmail: string, ctx: AppContext): Promise<void> {
-  const token = newSecret(32); // 256 bits; only its hash is stored
-  const now = ctx.clock.now();
-  const expires = new Date(now.getTime() + EMAIL_CHANGE_LINK_VALID_MINUTES * 60_000);
-  const record: EmailChangeToken = { user_id: account.id, old_email: account.email, new_email: newEmail, created_at: now.toISOString(), expires_at: expires.toISOString() };
-  const expiresAtEpoch = Math.floor(expires.getTime() / 1000) + KEEP_AFTER_EXPIRY_DAYS * 86_400;
-  await putItem({ ...keys.emailChange(sha256(token)), type: 'email_change', ...record, expires_at_epoch: expiresAtEpoch }, IF_ABSENT);
+  const record = { user_id: account.id, old_email: account.email, new_email: newEmail };
+  const token = await issueLinkToken(ctx, { keyOf: keys.emailChange, type: 'email_change', validMinutes: EMAIL_CHANGE_LINK_VALID_MINUTES, record });
   await queueMail(confirmationMail(newEmail, confirmEmailLink(token, ctx)), ctx);
   await queueMail(noticeMail(account.email, newEmail), ctx);
 }
 
-export const confirmEmailLink = (token: string, ctx: AppContext) =>
-  `${ctx.config.APP_BASE_URL.replace(/\/+$/, '')}/confirm-email?token=${encodeURIComponent(token)}`;
+export const confirmEmailLink = (token: string, ctx: AppContext) => appLink(ctx, 'confirm-email', token);
 
 function confirmationMail(to: string, link: string): MailMessage {
   const text = [
@@ -95,25 +88,10 @@ function noticeMail(to: string, newEmail: string): MailMessage {
  * account still has the address the change started from.
  */
 export async function confirmEmailChange(ctx: AppContext, input: { token: string }): Promise<void> {
-  const token = input.token.trim();
-  if (!token) throw invalid(EMAIL_CHANGE_TOKEN_REQUIRED);
-  const Key = keys.emailChange(sha256(token));
-  const record = await getItem<EmailChangeToken>(Key);
-  const now = ctx.clock.now().toISOString();
-  if (!record) throw notFound(EMAIL_CHANGE_TOKEN_NOT_FOUND);
-  if (record.used_at) throw invalid(EMAIL_CHANGE_TOKEN_USED);
-  if (record.expires_at <= now) throw invalid(EMAIL_CHANGE_TOKEN_EXPIRED);
+  const { record, now, spendStep } = await readLinkToken<EmailChangeToken>(ctx, { token: input.token, keyOf: keys.emailChange, refusals: CONFIRM_REFUSALS });
   const { GSI1PK, GSI1SK } = keys.accountsIndex(record.new_email);
   await transact([
-    {
-      Update: {
-        Key,
-        UpdateExpression: 'SET used_at = :now',
-        ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(used_at) AND expires_at > :now',
-        ExpressionAttributeValues: { ':now': now },
-      },
-      failWith: invalid(EMAIL_CHANGE_TOKEN_USED),
-    },
+    spendStep,
     putNewStep({ ...keys.email(record.new_email), user_id: record.user_id }, invalid(EMAIL_TAKEN)),
     {
       Delete: { Key: keys.email(record.old_email), ConditionExpression: 'user_id = :user', ExpressionAttributeValues: { ':user': record.user_id } },

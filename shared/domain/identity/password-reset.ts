@@ -1,14 +1,13 @@
 import { keys } from '#db/keys';
 import { transact } from '#db/transact';
-import { getItem, putItem } from '#db/items';
-import { IF_ABSENT, IF_EXISTS, deleteStep, setExpression } from '#db/steps';
+import { IF_EXISTS, deleteStep, setExpression } from '#db/steps';
 import { invalid, notFound } from '#shared/errors';
-import { newSecret, sha256 } from '#auth/tokens';
 import { hashPassword } from '#auth/passwords';
 import { passwordPolicyProblem } from '#auth/password-policy';
 import { queueMail } from '#mail/send';
 import type { MailMessage } from '#mail/mailer';
 import type { AppContext } from '#shared/context';
+import { appLink, issueLinkToken, readLinkToken, type LinkTokenRecord } from './link-token';
 import { findAccountByEmail, getAccount, normalizeEmail } from './accounts';
 import { hasSecondFactor, verifySecondFactor } from './second-factor';
 import { revokeAccountSessions, type ClientMeta } from './sessions';
@@ -17,20 +16,15 @@ import { escapeHtml } from '#mail/html';
 
 /** SPEC "Other constants": a reset link is valid for 60 minutes. */
 export const RESET_LINK_VALID_MINUTES = 60;
-/** A used or expired token is kept this long, so its link answers "used"/"expired" rather than "not found". */
-const KEEP_AFTER_EXPIRY_DAYS = 7;
-
 export const RESET_TOKEN_REQUIRED = 'Reset token is required';
 export const RESET_TOKEN_NOT_FOUND = 'Reset token not found';
 export const RESET_TOKEN_USED = 'Reset token has already been used';
 export const RESET_TOKEN_EXPIRED = 'Reset token has expired';
 
-interface PasswordResetToken {
+interface PasswordResetToken extends LinkTokenRecord {
   user_id: string;
-  created_at: string;
-  expires_at: string;
-  used_at?: string;
 }
+const RESET_REFUSALS = { required: RESET_TOKEN_REQUIRED, notFound: RESET_TOKEN_NOT_FOUND, used: RESET_TOKEN_USED, expired: RESET_TOKEN_EXPIRED };
 
 export interface PasswordResetRequest {
   email: string;
@@ -59,17 +53,11 @@ async function sendResetLink(input: PasswordResetRequest, ctx: AppContext): Prom
     const code = input.totp_code?.trim();
     if (!code || !(await verifySecondFactor(account, code, ctx))) return;
   }
-  const token = newSecret(32); // 256 bits; only its hash is stored
-  const now = ctx.clock.now();
-  const expires = new Date(now.getTime() + RESET_LINK_VALID_MINUTES * 60_000);
-  const record: PasswordResetToken = { user_id: account.id, created_at: now.toISOString(), expires_at: expires.toISOString() };
-  const item = { ...keys.passwordReset(sha256(token)), type: 'password_reset', ...record };
-  await putItem({ ...item, expires_at_epoch: Math.floor(expires.getTime() / 1000) + KEEP_AFTER_EXPIRY_DAYS * 86_400 }, IF_ABSENT);
+  const token = await issueLinkToken(ctx, { keyOf: keys.passwordReset, type: 'password_reset', validMinutes: RESET_LINK_VALID_MINUTES, record: { user_id: account.id } });
   await queueMail(resetMail(account.email, resetLink(token, ctx)), ctx);
 }
 
-export const resetLink = (token: string, ctx: AppContext) =>
-  `${ctx.config.APP_BASE_URL.replace(/\/+$/, '')}/reset-password?token=${encodeURIComponent(token)}`;
+export const resetLink = (token: string, ctx: AppContext) => appLink(ctx, 'reset-password', token);
 
 function resetMail(to: string, link: string): MailMessage {
   const text = [
@@ -96,28 +84,14 @@ function resetMail(to: string, link: string): MailMessage {
  * escaped deletion cannot refresh either, because its token version is stale.
  */
 export async function confirmPasswordReset(ctx: AppContext, input: { token: string; new_password: string }): Promise<void> {
-  const token = input.token.trim();
-  if (!token) throw invalid(RESET_TOKEN_REQUIRED);
+  if (!input.token.trim()) throw invalid(RESET_TOKEN_REQUIRED);
   const problem = passwordPolicyProblem(input.new_password, ctx.config);
   if (problem) throw invalid(problem);
-  const Key = keys.passwordReset(sha256(token));
-  const record = await getItem<PasswordResetToken>(Key);
-  const now = ctx.clock.now().toISOString();
-  if (!record) throw notFound(RESET_TOKEN_NOT_FOUND);
-  if (record.used_at) throw invalid(RESET_TOKEN_USED);
-  if (record.expires_at <= now) throw invalid(RESET_TOKEN_EXPIRED);
+  const { record, now, spendStep } = await readLinkToken<PasswordResetToken>(ctx, { token: input.token, keyOf: keys.passwordReset, refusals: RESET_REFUSALS });
   const [password_hash, account] = await Promise.all([hashPassword(input.new_password), getAccount(record.user_id)]);
   if (!account) throw notFound(RESET_TOKEN_NOT_FOUND);
   await transact([
-    {
-      Update: {
-        Key,
-        UpdateExpression: 'SET used_at = :now',
-        ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(used_at) AND expires_at > :now',
-        ExpressionAttributeValues: { ':now': now },
-      },
-      failWith: invalid(RESET_TOKEN_USED),
-    },
+    spendStep,
     // The new password, and a new token version: every access token issued before dies.
     { Update: { Key: keys.account(record.user_id), ...setExpression({ password_hash, updated_at: now }, { token_version: 1 }), ...IF_EXISTS }, failWith: notFound(RESET_TOKEN_NOT_FOUND) },
     deleteStep(keys.loginFailures(normalizeEmail(account.email))),

@@ -143,18 +143,22 @@ describe('joining a chain with chain_id on POST /service-connections', () => {
   });
 
   it('caps a chain at 50 connections; deleting a member makes room again', async () => {
-    const { owner, lb, app, scope } = await catalog();
-    const batch = await api.post('/service-connections/batch', { ...scope, group_kind: 'chain', items: Array.from({ length: 24 }, () => svc(lb, app)) }, { token: owner.token });
+    const { owner, app, scope, projectId, envId } = await catalog();
+    // 52 distinct pairs (duplicates are refused): the api service to 13 floors, in each of the four directions.
+    const floors: string[] = [];
+    for (let i = 0; i < 13; i++) floors.push(await addFloor(api, owner.token, projectId, envId, `host-${i}`));
+    const pairs = floors.flatMap((f) => ['none', 'a_to_b', 'b_to_a', 'both'].map((direction) => ({ a_type: 'service', a_id: app, b_type: 'floor', b_id: f, direction })));
+    const batch = await api.post('/service-connections/batch', { ...scope, group_kind: 'chain', items: pairs.slice(0, 24) }, { token: owner.token });
     expect(batch.status, batch.text).toBe(201);
     const chainId = batch.body[0].chain_id;
-    for (let i = 0; i < 26; i++) await connect(api, owner.token, { ...scope, ...svc(app, lb), chain_id: chainId });
-    const full = await api.post('/service-connections', { ...scope, ...svc(app, lb), chain_id: chainId }, { token: owner.token });
+    for (const pair of pairs.slice(24, 50)) await connect(api, owner.token, { ...scope, ...pair, chain_id: chainId });
+    const full = await api.post('/service-connections', { ...scope, ...pairs[50], chain_id: chainId }, { token: owner.token });
     expect(full.status).toBe(400);
     expect(full.body).toEqual({ detail: 'Chain is full (max 50 connections)' });
     expect((await api.delete(`/service-connections/${batch.body[0].id}`, undefined, { token: owner.token })).status).toBe(204);
-    await connect(api, owner.token, { ...scope, ...svc(app, lb), chain_id: chainId });
+    await connect(api, owner.token, { ...scope, ...pairs[0], chain_id: chainId }); // a deleted connection's pair is free again
     // A full chain is still patched and deleted in one transaction.
-    const patched = await api.patch(`/service-connections/chains/${chainId}`, { direction: 'both' }, { token: owner.token });
+    const patched = await api.patch(`/service-connections/chains/${chainId}`, { name: 'uplinks' }, { token: owner.token });
     expect(patched.status, patched.text).toBe(200);
     expect(patched.body).toHaveLength(50);
     expect((await api.delete(`/service-connections/chains/${chainId}`, undefined, { token: owner.token })).status).toBe(204);

@@ -2,13 +2,15 @@ import { keys } from '#db/keys';
 import { transact, type TransactStep, concurrentChange } from '#db/transact';
 import { invalid, notFound } from '#shared/errors';
 import { actorAccount, type AppContext } from '#shared/context';
-import { envLiveCheck, accessInEnvironment, accessToEnvItem } from '#domain/tenancy';
+import { ENV_NOT_IN_PROJECT, accessInEnvironment, accessToEnvItem, type Environment } from '#domain/tenancy';
 import { lookupStep } from '#db/lookup';
 import { liveEntityChecks, type EntityType } from './ends';
 import { chainEntity, connectionEntity, type Chain, type Connection, type Direction, type GroupKind } from './connection-entity';
 import { queryPrefix } from '#db/query';
 import { keyId } from '#db/batch-get';
-import { softDeleteStep, visible, setFieldsStep, isLive } from '#db/live';
+import { LIVE_CONDITION, softDeleteStep, visible, setFieldsStep, isLive } from '#db/live';
+import { getItem } from '#db/items';
+import { retry } from '#db/retry';
 import { counterStep, putNewStep } from '#db/steps';
 
 /**
@@ -25,6 +27,7 @@ export const CHAIN_NOT_FOUND = 'Chain not found';
 export const MISSING_MANAGE = 'Missing permission: connections.manage';
 export const MISSING_VIEW = 'Missing permission: connections.view';
 const CHAIN_FULL = `Chain is full (max ${MAX_CHAIN_CONNECTIONS} connections)`;
+export const DUPLICATE_CONNECTION = 'A connection between these two entities in this direction already exists';
 
 export const CONNECTION_KIND = 'connection';
 export const CHAIN_KIND = 'connection_chain';
@@ -62,6 +65,69 @@ function newConnection(projectId: string, envId: string, spec: ConnectionSpec, c
   });
 }
 
+/**
+ * What makes two connections duplicates: the same two ends and the same effective direction
+ * (a→b `a_to_b` is b→a `b_to_a`; `both` and `none` do not depend on which end is a).
+ */
+export function pairKey(c: Pick<ConnectionSpec, 'a_type' | 'a_id' | 'b_type' | 'b_id' | 'direction'>): string {
+  const a = `${c.a_type}:${c.a_id}`;
+  const b = `${c.b_type}:${c.b_id}`;
+  if (c.direction === 'a_to_b') return `${a}>${b}`;
+  if (c.direction === 'b_to_a') return `${b}>${a}`;
+  return `${[a, b].sort().join('|')}|${c.direction}`;
+}
+
+/** Thrown when another connection write in the environment committed between our read and our write: read again. */
+const TOPOLOGY_CHANGED = concurrentChange();
+
+/**
+ * Writes that could make a duplicate (creating, changing a direction) take turns per environment:
+ * the live connections are read with the environment's `connections_version`, the new pairs
+ * checked against them (400 for a duplicate), and the transaction moves the version on, on
+ * condition that it is still the one read and the environment still live. A concurrent write
+ * makes it read again; a deleted environment is the usual 400.
+ */
+async function withoutDuplicates(
+  projectId: string,
+  envId: string,
+  pairs: { specs: ConnectionSpec[]; replacing?: Set<string> },
+  steps: (versionStep: TransactStep) => TransactStep[],
+): Promise<void> {
+  await retry(
+    async () => {
+      const envKey = keys.environment(projectId, envId);
+      const [env, existing] = await Promise.all([
+        getItem<Environment & { connections_version?: number }>(envKey),
+        queryPrefix<Connection>(projectId, keys.connectionPrefix(envId), {
+          projection: ['id', 'a_type', 'a_id', 'b_type', 'b_id', 'direction'],
+          filter: 'deleted_at = :null',
+          values: { ':null': null },
+        }),
+      ]);
+      if (!isLive(env)) throw invalid(ENV_NOT_IN_PROJECT);
+      const taken = new Set(existing.filter((c) => !pairs.replacing?.has(c.id)).map(pairKey));
+      for (const spec of pairs.specs) {
+        const key = pairKey(spec);
+        if (taken.has(key)) throw invalid(DUPLICATE_CONNECTION);
+        taken.add(key);
+      }
+      const version = env!.connections_version ?? 0;
+      await transact(
+        steps({
+          Update: {
+            Key: envKey,
+            UpdateExpression: 'SET connections_version = :next',
+            ConditionExpression: `${LIVE_CONDITION} AND ${version ? 'connections_version = :version' : 'attribute_not_exists(connections_version)'}`,
+            ExpressionAttributeValues: { ':next': version + 1, ':null': null, ...(version ? { ':version': version } : {}) },
+          },
+          failWith: TOPOLOGY_CHANGED,
+        }),
+      );
+    },
+    { attempts: 8, when: (err) => err === TOPOLOGY_CHANGED, baseMs: 10 },
+  );
+}
+
 /** The connection item and its id lookup. */
 const putConnectionSteps = (c: Connection): TransactStep[] => [
   putNewStep(connectionEntity.encode(connectionKey(c), c)),
@@ -82,8 +148,8 @@ export async function createConnection(
   if (chainKey && !isLive(chain)) throw notFound(CHAIN_NOT_FOUND);
   const now = ctx.clock.now().toISOString();
   const connection = newConnection(projectId, envId, input, chain ?? null, now, ctx);
-  await transact([
-    envLiveCheck(projectId, envId),
+  await withoutDuplicates(projectId, envId, { specs: [input] }, (versionStep) => [
+    versionStep,
     ...liveEntityChecks(projectId, envId, endsOf([input])),
     ...(chainKey ? [joinChainStep(chainKey, now)] : []),
     ...putConnectionSteps(connection),
@@ -127,8 +193,8 @@ export async function createConnectionBatch(
   });
   const chainKey = chainKeyOf(chain);
   const connections = input.items.map((spec, i) => newConnection(projectId, envId, spec, chain, now, ctx, i));
-  await transact([
-    envLiveCheck(projectId, envId),
+  await withoutDuplicates(projectId, envId, { specs: input.items }, (versionStep) => [
+    versionStep,
     ...liveEntityChecks(projectId, envId, endsOf(input.items)),
     putNewStep(chainEntity.encode(chainKey, chain)),
     lookupStep(chain.id, projectId, chainKey, CHAIN_KIND),
@@ -182,7 +248,9 @@ export async function updateConnection(ctx: AppContext, input: { connection_id: 
   const { connection_id: id, ...changes } = input;
   const connection = await manageConnection(ctx, id);
   const now = ctx.clock.now().toISOString();
-  await transact([updateConnectionStep(connection, changes, now)]);
+  const step = updateConnectionStep(connection, changes, now);
+  if (changes.direction === undefined || changes.direction === connection.direction) await transact([step]);
+  else await withoutDuplicates(connection.project_id, connection.environment_id, { specs: [applyChanges(connection, changes, now)], replacing: new Set([connection.id]) }, (v) => [v, step]);
   return applyChanges(connection, changes, now);
 }
 
@@ -230,11 +298,11 @@ export async function updateChain(ctx: AppContext, input: { chain_id: string } &
   const { chain_id: chainId, ...changes } = input;
   const { chain, members } = await manageChain(ctx, chainId);
   const now = ctx.clock.now().toISOString();
-  await transact([
-    chainWriteStep(chain, 'SET updated_at = :now', { ':now': now }),
-    ...members.map((c) => updateConnectionStep(c, changes, now, concurrentChange())),
-  ]);
-  return members.map((c) => applyChanges(c, changes, now));
+  const steps = [chainWriteStep(chain, 'SET updated_at = :now', { ':now': now }), ...members.map((c) => updateConnectionStep(c, changes, now, concurrentChange()))];
+  const updated = members.map((c) => applyChanges(c, changes, now));
+  if (changes.direction === undefined) await transact(steps);
+  else await withoutDuplicates(chain.project_id, chain.environment_id, { specs: updated, replacing: new Set(members.map((c) => c.id)) }, (v) => [v, ...steps]);
+  return updated;
 }
 
 /** Soft-deletes a chain or hub and all its members, in one transaction. */

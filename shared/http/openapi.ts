@@ -27,6 +27,11 @@ export function buildOpenApi(routes: Route[]) {
     }
     if (r.params || r.query || r.body) responses['422'] = { description: 'Request validation failed' };
     if (r.auth !== 'public') responses['401'] = { description: 'Missing, invalid or revoked access token' };
+    if (r.method !== 'GET') {
+      // The cross-site guard (shared/http/security.ts) answers these for cookie-authenticated writes.
+      responses['403'] ??= { description: 'Refused; for a cookie-authenticated write also: Origin not allowed' };
+      responses['415'] = { description: 'A cookie-authenticated write whose body is not JSON' };
+    }
     (paths[r.path] ??= {})[r.method.toLowerCase()] = {
       summary: r.summary,
       operationId: `${r.method.toLowerCase()}${r.path.replace(/[{}]/g, '').replace(/[^a-zA-Z0-9]+(.)?/g, (_, c: string | undefined) => (c ?? '').toUpperCase())}`,

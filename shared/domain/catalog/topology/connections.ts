@@ -96,15 +96,16 @@ async function withoutDuplicates(
   await retry(
     async () => {
       const envKey = keys.environment(projectId, envId);
-      const [env, existing] = await Promise.all([
-        getItem<Environment & { connections_version?: number }>(envKey),
-        queryPrefix<Connection>(projectId, keys.connectionPrefix(envId), {
-          projection: ['id', 'a_type', 'a_id', 'b_type', 'b_id', 'direction'],
-          filter: 'deleted_at = :null',
-          values: { ':null': null },
-        }),
-      ]);
+      // The version first, then the connections: a write committed after the version was read moves
+      // it on and fails ours; one committed before is in the list (read in parallel, the list could
+      // predate a write the version already counts).
+      const env = await getItem<Environment & { connections_version?: number }>(envKey);
       if (!isLive(env)) throw invalid(ENV_NOT_IN_PROJECT);
+      const existing = await queryPrefix<Connection>(projectId, keys.connectionPrefix(envId), {
+        projection: ['id', 'a_type', 'a_id', 'b_type', 'b_id', 'direction'],
+        filter: 'deleted_at = :null',
+        values: { ':null': null },
+      });
       const taken = new Set(existing.filter((c) => !pairs.replacing?.has(c.id)).map(pairKey));
       for (const spec of pairs.specs) {
         const key = pairKey(spec);

@@ -48,6 +48,9 @@ const schema = z.object({
   INVITATION_RATE_LIMIT_PER_INVITER_PER_HOUR: z.coerce.number().int().positive().default(100),
   /** Invitations and resends per hour into one project, whoever sends them. */
   INVITATION_RATE_LIMIT_PER_PROJECT_PER_HOUR: z.coerce.number().int().positive().default(50),
+  /** Where POST /enterprise/request is mailed. */
+  SALES_EMAIL: z.email().default('sales@infra-catalog.local'),
+  ENTERPRISE_REQUEST_RATE_LIMIT_PER_HOUR: z.coerce.number().int().positive().default(5),
   /** Every password-reset request answers no sooner than this, whatever happened (no timing oracle). */
   PASSWORD_RESET_MIN_DURATION_MS: z.coerce.number().int().nonnegative().default(400),
   /** Secure cookies everywhere except plain-HTTP local serving. */

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { route, ok } from '#http/route';
-import { listPublicPlans, currentSubscription, toSubscriptionOut } from '#domain/billing';
+import { listPublicPlans, currentSubscription, toSubscriptionOut, requestEnterprise } from '#domain/billing';
+import { email, name, text } from '#http/schemas';
 
 const planOut = z.object({
   id: z.uuid(), name: z.string(), interval: z.enum(['monthly', 'annual', 'none', 'custom']), price_cents: z.int(), currency: z.string(),
@@ -18,5 +19,14 @@ export const billingRoutes = [
   route({
     method: 'GET', path: '/me/subscription', auth: 'user', summary: "The caller's active subscription and its plan",
     handler: async (_req, ctx) => ok(toSubscriptionOut(await currentSubscription(ctx))),
+  }),
+  route({
+    method: 'POST', path: '/enterprise/request', auth: 'public', summary: 'Ask sales about the Enterprise+ plan (mailed to sales; limited per address)',
+    body: z.object({ name: name(200), email, phone: text(50), message: z.string().trim().min(10).max(5000) }),
+    responses: { 200: z.object({ status: z.literal('ok') }) },
+    handler: async ({ body, sourceIp }, ctx) => {
+      await requestEnterprise(ctx, { ...body, client: { sourceIp } });
+      return ok({ status: 'ok' });
+    },
   }),
 ];

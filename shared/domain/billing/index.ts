@@ -5,3 +5,4 @@ export * from './providers';
 export * from './subscriptions';
 export * from './limits';
 export * from './cost';
+export * from './enterprise';

@@ -3,7 +3,7 @@
  * pipeline maps each kind to its status in one place (shared/http/errors.ts); domain code never
  * knows a status code. One constructor per kind keeps refusal bodies byte-identical.
  */
-export type ErrorKind = 'invalid' | 'unauthenticated' | 'forbidden' | 'not_found' | 'conflict' | 'gone' | 'locked' | 'rate_limited' | 'unprocessable';
+export type ErrorKind = 'invalid' | 'unauthenticated' | 'forbidden' | 'not_found' | 'conflict' | 'gone' | 'unsupported_media_type' | 'locked' | 'rate_limited' | 'unprocessable';
 
 export class DomainError extends Error {
   constructor(
@@ -24,6 +24,7 @@ export const forbidden = (detail: string) => new DomainError('forbidden', detail
 export const notFound = (detail: string) => new DomainError('not_found', detail);
 export const conflict = (detail: string) => new DomainError('conflict', detail);
 export const gone = (detail: string) => new DomainError('gone', detail);
+export const unsupportedMediaType = (detail: string) => new DomainError('unsupported_media_type', detail);
 export const locked = (detail: string, lockedUntil: string) => new DomainError('locked', detail, { locked_until: lockedUntil });
 export const rateLimited = (retryAfterSeconds: number) => new DomainError('rate_limited', 'Too many requests', {}, retryAfterSeconds);
 

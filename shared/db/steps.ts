@@ -21,12 +21,6 @@ export const putStep = (item: Record<string, unknown>): TransactStep => ({ Put: 
 export const deleteStep = (key: Key, failWith?: DomainError): TransactStep =>
   failWith ? { Delete: { Key: key, ...IF_EXISTS }, failWith } : { Delete: { Key: key } };
 
-/** Guards that an item exists (whatever its state). */
-export const existsStep = (key: Key, failWith?: DomainError): TransactStep => ({
-  ConditionCheck: { Key: key, ...IF_EXISTS },
-  failWith,
-});
-
 /**
  * Moves counters on one existing item (several counters of one item share one step: a transaction
  * touches an item once). An increment with a `max` holds only while the count stays at most `max`

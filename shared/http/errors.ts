@@ -9,12 +9,11 @@ const STATUS: Record<ErrorKind, number> = {
   not_found: 404,
   conflict: 409,
   gone: 410,
+  unsupported_media_type: 415,
   unprocessable: 422,
   locked: 423,
   rate_limited: 429,
 };
-
-export const statusOf = (err: DomainError) => STATUS[err.kind];
 
 /** A refusal as the client sees it: `{detail, ...extra}` with its status and headers. */
 export function refusalReply(err: DomainError): Reply {

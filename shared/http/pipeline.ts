@@ -10,7 +10,7 @@ import { parseCookies, ACCESS_COOKIE } from './cookies';
 import { parseQuery } from './query';
 import { createRouter, type Match } from './router';
 import { jsonDecodeError, validateParts } from './validation';
-import { crossSiteGuard, HttpRefusal, securityHeadersOnEveryAnswer } from './security';
+import { crossSiteGuard, securityHeadersOnEveryAnswer } from './security';
 import type { Reply, Route, RouteRequest } from './route';
 import { errorFields, log } from '#shared/log';
 import { config } from '#shared/config';
@@ -35,7 +35,6 @@ export function toResult(reply: Reply): Result {
 
 function errorReply(err: unknown, requestId: string): Reply {
   if (err instanceof DomainError) return refusalReply(err);
-  if (err instanceof HttpRefusal) return { status: err.status, body: { detail: err.detail } };
   const status = (err as { statusCode?: number }).statusCode;
   if (status === 422) return errorReply(jsonDecodeError(), requestId); // middy's JSON parser
   if (status === 413) return { status: 413, body: { detail: 'Request body too large' } };

@@ -1,7 +1,7 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { config, type Config } from '#shared/config';
-import { forbidden } from '#shared/errors';
+import { forbidden, unsupportedMediaType } from '#shared/errors';
 import { ACCESS_COOKIE, REFRESH_COOKIE, parseCookies } from './cookies';
 
 type Event = APIGatewayProxyEventV2;
@@ -14,16 +14,6 @@ type Result = APIGatewayProxyStructuredResultV2;
 
 export const ORIGIN_NOT_ALLOWED = 'Origin not allowed';
 export const JSON_REQUIRED = 'Unsupported media type: send application/json';
-
-/** A refusal the HTTP layer makes itself, with a status no domain refusal has (415). */
-export class HttpRefusal extends Error {
-  constructor(
-    readonly status: number,
-    readonly detail: string,
-  ) {
-    super(detail);
-  }
-}
 
 const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 /** `application/json` or any `application/<x>+json`, with optional parameters (`; charset=utf-8`). */
@@ -62,7 +52,7 @@ export function checkCrossSite(event: Event, c: Config = config()): void {
   }
   const type = headers['content-type']?.trim();
   const hasBody = !!event.body;
-  if (type ? !JSON_TYPE.test(type) : hasBody) throw new HttpRefusal(415, JSON_REQUIRED);
+  if (type ? !JSON_TYPE.test(type) : hasBody) throw unsupportedMediaType(JSON_REQUIRED);
 }
 
 /** Runs before the body is parsed, so a form or text body is a 415 rather than a JSON decode error. */

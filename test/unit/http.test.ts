@@ -3,7 +3,7 @@ import * as z from 'zod';
 import { parseQuery } from '#http/query';
 import { parseCookies } from '#http/cookies';
 import { validateParts } from '#http/validation';
-import { DomainError, conflict, forbidden, gone, invalid, locked, notFound, rateLimited, unauthenticated } from '#shared/errors';
+import { DomainError, conflict, forbidden, gone, invalid, locked, notFound, rateLimited, unauthenticated, unsupportedMediaType } from '#shared/errors';
 import { refusalReply } from '#http/errors';
 
 describe('query strings', () => {
@@ -60,6 +60,7 @@ describe('refusals', () => {
     expect(refusalReply(notFound('Project not found'))).toMatchObject({ status: 404, body: { detail: 'Project not found' } });
     expect(refusalReply(conflict('Busy'))).toMatchObject({ status: 409 });
     expect(refusalReply(gone('Link expired'))).toMatchObject({ status: 410 });
+    expect(refusalReply(unsupportedMediaType('Send JSON'))).toMatchObject({ status: 415, body: { detail: 'Send JSON' } });
     expect(refusalReply(locked('Locked', '2026-01-01T00:00:00.000Z'))).toEqual({
       status: 423,
       body: { detail: 'Locked', locked_until: '2026-01-01T00:00:00.000Z' },

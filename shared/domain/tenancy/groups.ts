@@ -8,7 +8,7 @@ import { lookupStep } from '#db/lookup';
 import { claimNameStep, releaseNameStep, renameSteps, type NameScope } from '#db/unique-names';
 import { queryPrefix } from '#db/query';
 import { compareText } from '#shared/text';
-import { softDeleteStep, visible, setFieldsStep, isLive } from '#db/live';
+import { softDeleteStep, visible, setFieldsStep, isLive, whileLiveStep } from '#db/live';
 import { getItem } from '#db/items';
 import { keyId, type Key } from '#db/batch-get';
 import { counterStep, putNewStep } from '#db/steps';
@@ -205,15 +205,8 @@ export async function createSubgroup(ctx: AppContext, input: InEnvironment & { g
   const key = keys.subgroup(sub.project_id, env.id, sub.id);
   await transact([
     envLiveCheck(sub.project_id, env.id),
-    {
-      Update: {
-        Key: keys.group(sub.project_id, env.id, sub.group_id),
-        UpdateExpression: 'SET subgroup_count = if_not_exists(subgroup_count, :zero) + :one',
-        ConditionExpression: 'attribute_exists(PK) AND deleted_at = :null',
-        ExpressionAttributeValues: { ':zero': 0, ':one': 1, ':null': null },
-      },
-      failWith: invalid(GROUP_NOT_IN_ENV),
-    },
+    // The parent counts its live subgroups, so deleting it never leaves one alive (see deleteGroup).
+    whileLiveStep(counterStep(groupKey, { subgroup_count: 1 }), invalid(GROUP_NOT_IN_ENV)),
     claimNameStep(subgroupNames(sub.project_id, sub.group_id), sub.name, sub.id),
     putNewStep({ ...key, type: 'subgroup', ...sub }),
     lookupStep(sub.id, sub.project_id, key, 'subgroup'),

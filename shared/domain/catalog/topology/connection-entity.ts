@@ -40,7 +40,6 @@ export const connectionView = defineView(connectionEntity, {
   id: true, project_id: true, environment_id: true, a_type: true, a_id: true, b_type: true, b_id: true, direction: true, chain_id: true, name: true,
   group_kind: true, created_at: true, updated_at: true, deleted_at: true,
 });
-export type ConnectionOut = z.infer<typeof connectionView.schema>;
 /** The response schema of a connection (every /service-connections route). */
 export const connectionOut = connectionView.schema;
 

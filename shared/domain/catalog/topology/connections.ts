@@ -77,6 +77,8 @@ export function pairKey(c: Pick<ConnectionSpec, 'a_type' | 'a_id' | 'b_type' | '
   return `${[a, b].sort().join('|')}|${c.direction}`;
 }
 
+type VersionedEnv = Environment & { connections_version?: number };
+
 /** Thrown when another connection write in the environment committed between our read and our write: read again. */
 const TOPOLOGY_CHANGED = concurrentChange();
 
@@ -89,17 +91,19 @@ const TOPOLOGY_CHANGED = concurrentChange();
  */
 async function withoutDuplicates(
   projectId: string,
-  envId: string,
+  /** The environment as the caller's access read it: the first attempt's version (read before the list, as it must be). */
+  readEnv: VersionedEnv,
   pairs: { specs: ConnectionSpec[]; replacing?: Set<string> },
   steps: (versionStep: TransactStep) => TransactStep[],
 ): Promise<void> {
+  const envId = readEnv.id;
   await retry(
-    async () => {
+    async (attempt) => {
       const envKey = keys.environment(projectId, envId);
       // The version first, then the connections: a write committed after the version was read moves
       // it on and fails ours; one committed before is in the list (read in parallel, the list could
       // predate a write the version already counts).
-      const env = await getItem<Environment & { connections_version?: number }>(envKey);
+      const env = attempt === 1 ? readEnv : await getItem<VersionedEnv>(envKey);
       if (!isLive(env)) throw invalid(ENV_NOT_IN_PROJECT);
       const existing = await queryPrefix<Connection>(projectId, keys.connectionPrefix(envId), {
         projection: ['id', 'a_type', 'a_id', 'b_type', 'b_id', 'direction'],
@@ -142,14 +146,14 @@ export async function createConnection(
 ): Promise<Connection> {
   const { project_id: projectId, environment_id: envId } = input;
   const chainKey = input.chain_id ? keys.connectionChain(projectId, envId, input.chain_id) : undefined;
-  const { access } = await accessInEnvironment(projectId, actorAccount(ctx).id, envId, chainKey ? [chainKey] : []);
+  const { access, env } = await accessInEnvironment(projectId, actorAccount(ctx).id, envId, chainKey ? [chainKey] : []);
   access.require('connections.manage', MISSING_MANAGE, envId);
   const found = chainKey ? access.extra.get(keyId(chainKey)) : undefined;
   const chain = found ? chainEntity.decode(found) : undefined;
   if (chainKey && !isLive(chain)) throw notFound(CHAIN_NOT_FOUND);
   const now = ctx.clock.now().toISOString();
   const connection = newConnection(projectId, envId, input, chain ?? null, now, ctx);
-  await withoutDuplicates(projectId, envId, { specs: [input] }, (versionStep) => [
+  await withoutDuplicates(projectId, env, { specs: [input] }, (versionStep) => [
     versionStep,
     ...liveEntityChecks(projectId, envId, endsOf([input])),
     ...(chainKey ? [joinChainStep(chainKey, now)] : []),
@@ -180,7 +184,7 @@ export async function createConnectionBatch(
   input: { project_id: string; environment_id: string; group_kind: GroupKind; items: ConnectionSpec[] },
 ): Promise<Connection[]> {
   const { project_id: projectId, environment_id: envId } = input;
-  const { access } = await accessInEnvironment(projectId, actorAccount(ctx).id, envId);
+  const { access, env } = await accessInEnvironment(projectId, actorAccount(ctx).id, envId);
   access.require('connections.manage', MISSING_MANAGE, envId);
   const now = ctx.clock.now().toISOString();
   const chain = chainEntity.create({
@@ -194,7 +198,7 @@ export async function createConnectionBatch(
   });
   const chainKey = chainKeyOf(chain);
   const connections = input.items.map((spec, i) => newConnection(projectId, envId, spec, chain, now, ctx, i));
-  await withoutDuplicates(projectId, envId, { specs: input.items }, (versionStep) => [
+  await withoutDuplicates(projectId, env, { specs: input.items }, (versionStep) => [
     versionStep,
     ...liveEntityChecks(projectId, envId, endsOf(input.items)),
     putNewStep(chainEntity.encode(chainKey, chain)),
@@ -221,11 +225,11 @@ export async function listConnections(
 const byCreation = (a: Connection, b: Connection) => a.created_at.localeCompare(b.created_at) || (a.position ?? 0) - (b.position ?? 0) || a.id.localeCompare(b.id);
 
 /** The caller's access to one connection, with the manage permission in its environment. */
-async function manageConnection(ctx: AppContext, id: string): Promise<Connection> {
-  const { access, item } = await accessToEnvItem<Record<string, unknown>>(id, CONNECTION_KIND, actorAccount(ctx).id, notFound(CONNECTION_NOT_FOUND));
+async function manageConnection(ctx: AppContext, id: string): Promise<{ connection: Connection; env: Environment }> {
+  const { access, item, env } = await accessToEnvItem<Record<string, unknown>>(id, CONNECTION_KIND, actorAccount(ctx).id, notFound(CONNECTION_NOT_FOUND));
   const connection = connectionEntity.decode(item);
   access.require('connections.manage', MISSING_MANAGE, connection.environment_id);
-  return connection;
+  return { connection, env };
 }
 
 export interface ConnectionChanges {
@@ -247,17 +251,17 @@ const applyChanges = (c: Connection, changes: ConnectionChanges, now: string): C
 
 export async function updateConnection(ctx: AppContext, input: { connection_id: string } & ConnectionChanges): Promise<Connection> {
   const { connection_id: id, ...changes } = input;
-  const connection = await manageConnection(ctx, id);
+  const { connection, env } = await manageConnection(ctx, id);
   const now = ctx.clock.now().toISOString();
   const step = updateConnectionStep(connection, changes, now);
   if (changes.direction === undefined || changes.direction === connection.direction) await transact([step]);
-  else await withoutDuplicates(connection.project_id, connection.environment_id, { specs: [applyChanges(connection, changes, now)], replacing: new Set([connection.id]) }, (v) => [v, step]);
+  else await withoutDuplicates(connection.project_id, env, { specs: [applyChanges(connection, changes, now)], replacing: new Set([connection.id]) }, (v) => [v, step]);
   return applyChanges(connection, changes, now);
 }
 
 /** Soft delete; a chain member also leaves its chain's count. */
 export async function deleteConnection(ctx: AppContext, input: { connection_id: string }): Promise<void> {
-  const connection = await manageConnection(ctx, input.connection_id);
+  const { connection } = await manageConnection(ctx, input.connection_id);
   const now = ctx.clock.now().toISOString();
   const leaveChain: TransactStep[] = connection.chain_id
     ? [counterStep(keys.connectionChain(connection.project_id, connection.environment_id, connection.chain_id), { connection_count: -1 })]
@@ -267,7 +271,7 @@ export async function deleteConnection(ctx: AppContext, input: { connection_id: 
 
 /** The caller's access to a chain (manage permission in its environment) and its live members. */
 async function manageChain(ctx: AppContext, chainId: string) {
-  const { access, item } = await accessToEnvItem<Record<string, unknown>>(chainId, CHAIN_KIND, actorAccount(ctx).id, notFound(CHAIN_NOT_FOUND));
+  const { access, item, env } = await accessToEnvItem<Record<string, unknown>>(chainId, CHAIN_KIND, actorAccount(ctx).id, notFound(CHAIN_NOT_FOUND));
   const chain = chainEntity.decode(item);
   access.require('connections.manage', MISSING_MANAGE, chain.environment_id);
   // The chain's members: one Query on the environment's connections, filtered on chain_id (no index needed at this size).
@@ -275,7 +279,7 @@ async function manageChain(ctx: AppContext, chainId: string) {
     filter: 'chain_id = :chain AND deleted_at = :null',
     values: { ':chain': chain.id, ':null': null },
   });
-  return { chain, members: members.map(connectionEntity.decode).sort(byCreation) };
+  return { chain, env, members: members.map(connectionEntity.decode).sort(byCreation) };
 }
 
 /**
@@ -297,12 +301,12 @@ function chainWriteStep(chain: Chain, update: string, values: Record<string, unk
 /** Sets direction and/or name on every member of a chain or hub, in one transaction. */
 export async function updateChain(ctx: AppContext, input: { chain_id: string } & ConnectionChanges): Promise<Connection[]> {
   const { chain_id: chainId, ...changes } = input;
-  const { chain, members } = await manageChain(ctx, chainId);
+  const { chain, env, members } = await manageChain(ctx, chainId);
   const now = ctx.clock.now().toISOString();
   const steps = [chainWriteStep(chain, 'SET updated_at = :now', { ':now': now }), ...members.map((c) => updateConnectionStep(c, changes, now, concurrentChange()))];
   const updated = members.map((c) => applyChanges(c, changes, now));
   if (changes.direction === undefined) await transact(steps);
-  else await withoutDuplicates(chain.project_id, chain.environment_id, { specs: updated, replacing: new Set(members.map((c) => c.id)) }, (v) => [v, ...steps]);
+  else await withoutDuplicates(chain.project_id, env, { specs: updated, replacing: new Set(members.map((c) => c.id)) }, (v) => [v, ...steps]);
   return updated;
 }
 

@@ -24,6 +24,5 @@ export type Link = z.infer<typeof linkEntity.schema>;
 export const linkView = defineView(linkEntity, {
   id: true, project_id: true, environment_id: true, from_service_id: true, to_service_id: true, created_at: true, updated_at: true, deleted_at: true,
 });
-export type LinkOut = z.infer<typeof linkView.schema>;
 /** The response schema of a link (every /service-links route). */
 export const linkOut = linkView.schema;

@@ -63,6 +63,19 @@ const schema = z.object({
   ALLOWED_ORIGINS: csv.refine((list) => list.every((o) => /^https?:\/\/[^/?#\s]+$/.test(o.replace(/\/$/, ''))), {
     message: 'ALLOWED_ORIGINS: comma-separated origins such as https://app.example.com (scheme, host, optional port)',
   }),
+  /** The API's own public address (invoice links, the local payment pages); the local runtime sets it to where it listens. */
+  API_BASE_URL: z.string().default('http://localhost:3000'),
+  /** Who takes payments: Stripe (cloud), the local stand-in (`npm start`), or none (paid plans cannot be bought; no portal). */
+  PAYMENT_PROVIDER: z.enum(['stripe', 'local', 'none']).default('local'),
+  /** Cloud: Secrets Manager secret `{ "secret_key", "webhook_secret" }` for Stripe. */
+  STRIPE_SECRET_ARN: z.string().optional(),
+  /** Stripe keys given directly (tests, self-hosting); the secret above wins when both are set. */
+  STRIPE_SECRET_KEY: z.string().optional(),
+  STRIPE_WEBHOOK_SECRET: z.string().optional(),
+  /** Another Stripe API address (`http://127.0.0.1:12111`): tests point the client at a fake server. */
+  STRIPE_API_BASE: z.string().optional(),
+  /** SPEC "Rate limits": payment-provider webhooks per minute per source address. */
+  PAYMENT_WEBHOOK_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(120),
   MAIL_FROM: z.string().default('no-reply@infra-catalog.local'),
   MAIL_TRANSPORT: z.enum(['outbox', 'ses']).default('outbox'),
   BETA_MODE: bool,

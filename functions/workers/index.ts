@@ -1,8 +1,10 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import type { QueueName } from '#shared/queue';
 import { handler as mail } from './mail/handler';
+import { handler as jobs } from './jobs/handler';
 
 /** Which worker consumes which queue: the local runtime and the CDK stack both read this. */
 export const workerTable: Partial<Record<QueueName, { folder: string; handler: (e: SQSEvent) => Promise<SQSBatchResponse> }>> = {
   mail: { folder: 'mail', handler: mail },
+  jobs: { folder: 'jobs', handler: jobs },
 };

@@ -11,6 +11,9 @@ new CatalogStack(app, 'InfraCatalog', {
   allowedOrigins: app.node.tryGetContext('allowedOrigins'),
   // Optional first staff account: `cdk deploy -c bootstrapAdminSecretArn=<full secret ARN>` (or the env variable).
   bootstrapAdminSecretArn: app.node.tryGetContext('bootstrapAdminSecretArn') ?? process.env.BOOTSTRAP_ADMIN_SECRET_ARN,
+  apiBaseUrl: app.node.tryGetContext('apiBaseUrl'),
+  // Stripe as payment provider: `cdk deploy -c stripeSecretArn=<full secret ARN>` (secret: {"secret_key","webhook_secret"}).
+  stripeSecretArn: app.node.tryGetContext('stripeSecretArn') ?? process.env.STRIPE_SECRET_ARN,
 });
 // cdk-nag 3 is a validation plugin: synth fails on any unacknowledged AwsSolutions finding.
 Validations.of(app).addPlugins(new AwsSolutionsChecks(app));

@@ -42,6 +42,13 @@ export interface CatalogStackProps extends StackProps {
    * seeding function makes the first staff superuser from it on deploy. Unset: plans only.
    */
   bootstrapAdminSecretArn?: string;
+  /** The API's public base URL (invoice links) when it is served under a custom domain; defaults to the API's own URL. */
+  apiBaseUrl?: string;
+  /**
+   * Full ARN of a Secrets Manager secret `{ "secret_key", "webhook_secret" }`: Stripe becomes the payment
+   * provider (its webhook: POST /billing/stripe/webhook). Unset: no payment provider (paid plans and the portal are refused).
+   */
+  stripeSecretArn?: string;
 }
 
 const pascal = (s: string) => s.replace(/(^|[-_])(\w)/g, (_, __, c: string) => c.toUpperCase());
@@ -145,7 +152,9 @@ export class CatalogStack extends Stack {
     });
     ack(this.api, 'APIG4', 'Authorization is enforced in the Lambda router from each route\'s declared auth level (JWT access tokens issued by this API); public routes must be reachable anonymously.');
 
-    const appBaseUrl = props.appBaseUrl ?? `https://${this.api.apiId}.execute-api.${this.region}.${this.urlSuffix}`;
+    const apiUrl = `https://${this.api.apiId}.execute-api.${this.region}.${this.urlSuffix}`;
+    const appBaseUrl = props.appBaseUrl ?? apiUrl;
+    const stripeSecretArn = props.stripeSecretArn;
     const environment: Record<string, string> = {
       STAGE: 'cloud',
       NODE_OPTIONS: '--enable-source-maps',
@@ -155,6 +164,9 @@ export class CatalogStack extends Stack {
       TOTP_KMS_KEY_ID: totpKey.keyId,
       MAIL_TRANSPORT: 'ses',
       APP_BASE_URL: appBaseUrl,
+      API_BASE_URL: props.apiBaseUrl ?? apiUrl,
+      PAYMENT_PROVIDER: stripeSecretArn ? 'stripe' : 'none',
+      ...(stripeSecretArn ? { STRIPE_SECRET_ARN: stripeSecretArn } : {}),
       ...(props.mailFrom ? { MAIL_FROM: props.mailFrom } : {}),
       ...(props.allowedOrigins ? { ALLOWED_ORIGINS: props.allowedOrigins } : {}),
       ...Object.fromEntries((Object.keys(QUEUE_URL_ENV) as QueueName[]).map((q) => [QUEUE_URL_ENV[q], queues[q].queueUrl])),
@@ -232,6 +244,10 @@ export class CatalogStack extends Stack {
       const f = fn(`${pascal(worker.folder)}Worker`, `functions/workers/${worker.folder}/handler.ts`, 512, WORKER_TIMEOUT);
       f.addEventSource(new SqsEventSource(queues[queue], { batchSize: 10, reportBatchItemFailures: true }));
       this.workers[queue] = f;
+    }
+    // Only what talks to Stripe reads its keys: the billing routes (checkout status, portal, webhook) and the jobs worker (checkout).
+    if (stripeSecretArn) {
+      for (const f of [this.httpFunctions.billing, this.workers.jobs]) f?.addToRolePolicy(new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [stripeSecretArn] }));
     }
     const mailer = this.workers.mail;
     if (mailer) {

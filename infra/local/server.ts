@@ -7,6 +7,7 @@ import { withSecurityHeaders } from '#http/security';
 import type { Clock } from '#shared/context';
 import { createRouter, routeKey } from '#http/router';
 import type { Route } from '#http/route';
+import { localPaymentPage } from './payments';
 
 const MAX_BODY = 10 * 1024 * 1024; // API Gateway's payload limit
 
@@ -72,6 +73,7 @@ export function createLocalServer(opts: { clock?: Clock } = {}): Server {
     try {
       const body = await readBody(req);
       if (!body) return send(res, ownAnswer(413, 'Request body too large'));
+      if (await localPaymentPage(req, res, opts.clock)) return;
       const path = new URL(req.url ?? '/', 'http://local').pathname;
       const match = router.match(req.method ?? 'GET', path);
       const group = match ? groupOf.get(match.route)! : FALLBACK_GROUP;

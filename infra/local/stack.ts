@@ -55,6 +55,11 @@ export async function startLocalStack(opts: LocalStackOptions = {}) {
   const server = opts.withoutHttp ? undefined : createLocalServer({ clock: opts.clock });
   if (server) await new Promise<void>((r) => server.listen(c.PORT, '127.0.0.1', r));
   const port = server ? (server.address() as AddressInfo).port : 0;
+  if (server && !env.API_BASE_URL && !process.env.API_BASE_URL) {
+    // Where this server really listens (tests take any free port): invoice links and the local payment pages point here.
+    env.API_BASE_URL = `http://localhost:${port}`;
+    c = reloadConfig(env);
+  }
 
   return {
     config: c,

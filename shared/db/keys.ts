@@ -19,6 +19,18 @@ export const keys = {
   rateLimit: (bucket: string) => ({ PK: `RATE#${bucket}`, SK: 'RATE' }),
   subscription: (userId: string, subscriptionId: string) => ({ PK: `USER#${userId}`, SK: `SUB#${subscriptionId}` }),
   subscriptionPrefix: 'SUB#',
+  /** The one pending subscription per account and paid plan: choosing the plan again reuses it. */
+  pendingSubscription: (userId: string, planId: string) => ({ PK: `USER#${userId}`, SK: `PENDINGSUB#${planId}` }),
+  /** The account's customer at the payment provider (the billing portal opens on it). */
+  billingCustomer: (userId: string) => ({ PK: `USER#${userId}`, SK: 'BILLING' }),
+  /** A background job of the account (checkout): its state and result, read by the job's owner only. */
+  accountJob: (userId: string, jobId: string) => ({ PK: `USER#${userId}`, SK: `JOB#${jobId}` }),
+  invoice: (userId: string, invoiceId: string) => ({ PK: `USER#${userId}`, SK: `INVOICE#${invoiceId}` }),
+  invoicePrefix: 'INVOICE#',
+  /** The deployment's last invoice number: advanced in the transaction that issues the invoice (unique, no gaps). */
+  invoiceCounter: { PK: 'COUNTER#invoice', SK: 'COUNTER' },
+  /** A payment-provider event already applied (recorded in the transaction of the change it caused). */
+  paymentEvent: (provider: string, eventId: string) => ({ PK: `PAYEVENT#${provider}#${eventId}`, SK: 'PAYEVENT' }),
   plans: 'PLAN',
   plan: (rank: number, planId: string) => ({ PK: 'PLAN', SK: `PLAN#${String(rank).padStart(2, '0')}#${planId}` }),
   /** Staff listing (GSI1): every account under one partition, by e-mail. */

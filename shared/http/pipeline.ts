@@ -81,12 +81,16 @@ const errorResponder = (): middy.MiddlewareObj<Event, Result> => ({
   },
 });
 
+/** The body exactly as received (base64 undone), for routes that verify a signature over it. */
+const rawBodies = new WeakMap<Event, string>();
+
 /** 2. JSON bodies are parsed whatever the content type says, except multipart uploads; malformed JSON is a 422. */
 const jsonBody = (): middy.MiddlewareObj<Event, Result> => {
   const parser = httpJsonBodyParser({ disableContentTypeCheck: true });
   return {
     before: async (request) => {
-      const { body, headers } = request.event;
+      const { body, headers, isBase64Encoded } = request.event;
+      if (body) rawBodies.set(request.event, isBase64Encoded ? Buffer.from(body, 'base64').toString('utf8') : body);
       if (!body || headers?.['content-type']?.startsWith('multipart/')) return;
       return parser.before!(request as never);
     },
@@ -131,6 +135,7 @@ const validateAndAuthenticate = (clock?: Clock): middy.MiddlewareObj<Event, Resu
       params: p,
       query: q,
       body: b,
+      rawBody: rawBodies.get(event) ?? '',
       headers: event.headers ?? {},
       cookies,
       sourceIp: event.requestContext.http.sourceIp,

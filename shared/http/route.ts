@@ -14,6 +14,8 @@ export interface RouteRequest<P, Q, B, A extends AuthLevel> {
   params: P;
   query: Q;
   body: B;
+  /** The body as received, before JSON parsing (signature checks are made over these exact bytes). */
+  rawBody: string;
   headers: Record<string, string | undefined>;
   cookies: Record<string, string>;
   sourceIp: string;

@@ -141,6 +141,20 @@ describe('CatalogStack', () => {
     expect(new AwsSolutionsChecks().validateScope(s).success).toBe(true);
   });
 
+  it('with stripeSecretArn, Stripe is the payment provider and only the billing function and the jobs worker read its secret', () => {
+    const arn = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:catalog/stripe-AbCdEf';
+    const { stack: s, template: t } = synth({ stripeSecretArn: arn });
+    const roleOf = (f: { role?: { node: { defaultChild?: unknown } } }) => s.getLogicalId(f.role!.node.defaultChild as CfnFunction);
+    t.hasResourceProperties('AWS::Lambda::Function', { Environment: { Variables: Match.objectLike({ PAYMENT_PROVIDER: 'stripe', STRIPE_SECRET_ARN: arn }) } });
+    const readers = Object.values(t.findResources('AWS::IAM::Policy'))
+      .filter((p) => JSON.stringify(p.Properties.PolicyDocument).includes(arn))
+      .map((p) => p.Properties.Roles[0].Ref)
+      .sort();
+    expect(readers).toEqual([roleOf(s.httpFunctions.billing), roleOf(s.workers.jobs)].sort());
+    // Without it there is no payment provider.
+    template.hasResourceProperties('AWS::Lambda::Function', { Environment: { Variables: Match.objectLike({ PAYMENT_PROVIDER: 'none' }) } });
+  });
+
   it('refuses a partial secret ARN, which IAM would not match', () => {
     expect(() => synth({ bootstrapAdminSecretArn: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:catalog/bootstrap-admin' })).toThrow(/must be a secret's full ARN/);
   });

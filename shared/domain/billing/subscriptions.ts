@@ -16,14 +16,21 @@ export interface Subscription {
   status: SubscriptionStatus;
   period_start: string;
   period_end: string | null;
+  /** The provider's subscription once paid (cancelled there when the account moves to Free). */
+  provider_subscription_id?: string | null;
   created_at: string;
   updated_at: string;
 }
 
-export function newSubscriptionStep(userId: string, planId: string, status: SubscriptionStatus, ctx: AppContext): TransactStep {
+export function newSubscription(userId: string, planId: string, status: SubscriptionStatus, ctx: AppContext): Subscription {
   const now = ctx.clock.now().toISOString();
-  const sub: Subscription = { id: ctx.ids.newId(), user_id: userId, plan_id: planId, status, period_start: now, period_end: null, created_at: now, updated_at: now };
-  return putNewStep({ ...keys.subscription(userId, sub.id), type: 'subscription', ...sub });
+  return { id: ctx.ids.newId(), user_id: userId, plan_id: planId, status, period_start: now, period_end: null, provider_subscription_id: null, created_at: now, updated_at: now };
+}
+
+export const putSubscriptionStep = (sub: Subscription): TransactStep => putNewStep({ ...keys.subscription(sub.user_id, sub.id), type: 'subscription', ...sub });
+
+export function newSubscriptionStep(userId: string, planId: string, status: SubscriptionStatus, ctx: AppContext): TransactStep {
+  return putSubscriptionStep(newSubscription(userId, planId, status, ctx));
 }
 
 export async function listSubscriptions(userId: string): Promise<Subscription[]> {
@@ -33,10 +40,15 @@ export async function listSubscriptions(userId: string): Promise<Subscription[]>
 
 /** The account's active subscription and its plan; with several active, the latest period start wins (SPEC). */
 export async function activePlan(userId: string): Promise<{ subscription: Subscription; plan: Plan } | undefined> {
-  const active = (await listSubscriptions(userId))
-    .filter((s) => s.status === 'active')
-    .sort((a, b) => b.period_start.localeCompare(a.period_start));
-  for (const subscription of active) {
+  return currentOf(await listSubscriptions(userId));
+}
+
+/** The subscriptions that are active, the current one (latest period start) first. */
+export const activeOf = (subs: Subscription[]) => subs.filter((s) => s.status === 'active').sort((a, b) => b.period_start.localeCompare(a.period_start));
+
+/** Of an account's subscriptions, the current one and its plan (SPEC: with several active, the latest period start). */
+export async function currentOf(subs: Subscription[]): Promise<{ subscription: Subscription; plan: Plan } | undefined> {
+  for (const subscription of activeOf(subs)) {
     const plan = await getPlan(subscription.plan_id);
     if (plan) return { subscription, plan };
   }

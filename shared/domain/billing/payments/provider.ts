@@ -64,7 +64,9 @@ export interface PaymentProvider {
   readonly name: 'stripe' | 'local';
   createCheckout(req: CheckoutRequest): Promise<{ url: string; sessionId: string }>;
   /** The provider's self-service page for an existing customer. */
-  portalUrl(input: { customerId: string; accountId: string; returnUrl: string }): Promise<string>;
+  portalUrl(input: { customerId: string; accountId: string; returnUrl: string; /** The paid subscription shown (the local page offers to cancel it). */ subscriptionId?: string | null }): Promise<string>;
+  /** Ends a subscription at the provider (the account moved to another plan here); done already is fine. */
+  cancelSubscription(providerSubscriptionId: string): Promise<void>;
   /**
    * Verifies a webhook on its raw body (exactly the bytes received) and headers (lower-case names),
    * refusing timestamps older than the tolerance or more than 5 minutes in the future, and maps it.

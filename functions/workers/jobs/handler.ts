@@ -1,0 +1,30 @@
+import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { cancelAtProvider, runCheckoutJob } from '#domain/billing';
+import { appContext } from '#shared/context';
+import { errorFields, log } from '#shared/log';
+
+/** As the queue's redrive policy: the fifth receive is the last before the dead-letter queue. */
+const MAX_RECEIVES = 5;
+
+type Job =
+  | { kind: 'checkout'; user_id: string; job_id: string }
+  | { kind: 'cancel-provider-subscription'; user_id: string; subscription_id: string; provider_subscription_id: string };
+
+/** The jobs queue's worker: each message names its job; every job is idempotent; failures are reported per message for SQS to retry. */
+export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
+  const batchItemFailures: SQSBatchResponse['batchItemFailures'] = [];
+  for (const record of event.Records) {
+    const ctx = appContext();
+    try {
+      const job = JSON.parse(record.body) as Job;
+      const lastAttempt = Number(record.attributes.ApproximateReceiveCount) >= MAX_RECEIVES;
+      if (job.kind === 'checkout') await runCheckoutJob(ctx, { user_id: job.user_id, job_id: job.job_id, lastAttempt });
+      else if (job.kind === 'cancel-provider-subscription') await cancelAtProvider(ctx, job);
+      else log.warn('unknown job kind; dropped', { message_id: record.messageId });
+    } catch (err) {
+      log.error('job failed', { message_id: record.messageId, ...errorFields(err) });
+      batchItemFailures.push({ itemIdentifier: record.messageId });
+    }
+  }
+  return { batchItemFailures };
+}

@@ -1,0 +1,41 @@
+import { GetSecretValueCommand } from '@aws-sdk/client-secrets-manager';
+import { secrets } from '#shared/clients';
+import type { Config } from '#shared/config';
+import { localProvider } from './local-provider';
+import type { PaymentProvider } from './provider';
+
+export * from './provider';
+export * from './local-provider';
+
+let stripe: Promise<PaymentProvider> | undefined;
+
+/**
+ * The configured payment provider; undefined when none is (paid plans cannot be bought, no portal).
+ * The Stripe adapter (and the `stripe` package) is loaded on first use, so only the calls that pay
+ * for it do; its keys come from Secrets Manager in the cloud, from the environment otherwise.
+ */
+export function paymentProvider(c: Config): Promise<PaymentProvider> | undefined {
+  if (c.PAYMENT_PROVIDER === 'none') return undefined;
+  if (c.PAYMENT_PROVIDER === 'local') return Promise.resolve(localProvider);
+  stripe ??= loadStripe(c).catch((err) => {
+    stripe = undefined;
+    throw err;
+  });
+  return stripe;
+}
+
+async function loadStripe(c: Config): Promise<PaymentProvider> {
+  let keys = { secretKey: c.STRIPE_SECRET_KEY, webhookSecret: c.STRIPE_WEBHOOK_SECRET };
+  if (c.STRIPE_SECRET_ARN) {
+    const out = await secrets().send(new GetSecretValueCommand({ SecretId: c.STRIPE_SECRET_ARN }));
+    const parsed = JSON.parse(out.SecretString ?? '{}') as { secret_key?: string; webhook_secret?: string };
+    keys = { secretKey: parsed.secret_key, webhookSecret: parsed.webhook_secret };
+  }
+  if (!keys.secretKey || !keys.webhookSecret) throw new Error('Stripe is the payment provider but its secret key or webhook secret is missing');
+  const { stripeProvider } = await import('./stripe-provider');
+  return stripeProvider({ secretKey: keys.secretKey, webhookSecret: keys.webhookSecret, apiBase: c.STRIPE_API_BASE });
+}
+
+export function resetPaymentProvider(): void {
+  stripe = undefined;
+}

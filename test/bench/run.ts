@@ -1,4 +1,6 @@
-import { BatchGetCommand, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { randomUUID } from 'node:crypto';
+import { FREE_PLAN_ID } from '#domain/billing';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { startLocalStack } from '../../infra/local/stack';
 import { apiEvent, lambdaContext } from '../../infra/local/api-event';
@@ -139,6 +141,61 @@ const rows: Row[] = [];
   calls.reset();
   await one();
   rows.push({ name: 'GET /services/{id}', handlerP50: percentile(oneSamples, 50), handlerP99: percentile(oneSamples, 99), rawP50: percentile(rawOneSamples, 50), callsPerRequest: calls.total(), budget: '≤ 2 round trips after the token check; ratio ≤ 1.3', byCommand: calls.byCommand() });
+}
+
+// Billing: an account's invoices and its subscriptions live in its own partition.
+{
+  const billing = httpHandler(routeTable.billing);
+  const email = 'bench-billing@example.com';
+  await invoke(auth, 'POST', '/auth/register', 'POST /auth/register', { body: { email, password: 'correct horse battery' } });
+  const login = await invoke(auth, 'POST', '/auth/login', 'POST /auth/login', { body: { email, password: 'correct horse battery' } });
+  const token = login.body.access_token as string;
+  const { sub, sid } = JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString());
+  const tokenCheck = () => ddb().send(new BatchGetCommand({ RequestItems: { [TableName]: { Keys: [keys.account(sub), keys.session(sub, sid)], ConsistentRead: true } } }));
+  const accountQuery = (prefix: string) =>
+    ddb().send(new QueryCommand({ TableName, KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)', ConsistentRead: true, ExpressionAttributeValues: { ':pk': keys.account(sub).PK, ':sk': prefix } }));
+
+  // POST /subscriptions/choose (Free): token check; the account's subscriptions (Query); the invoice
+  // counter (GetItem); one transaction: the active one cancelled, the new one, the counter, the invoice.
+  const choose = async () => {
+    const r = await invoke(billing, 'POST', '/subscriptions/choose', 'POST /subscriptions/choose', { token, body: { plan_id: FREE_PLAN_ID } });
+    if (r.status !== 200) throw new Error(`POST /subscriptions/choose answered ${r.status} ${JSON.stringify(r.body)}`);
+  };
+  const rawChoose = async () => {
+    await tokenCheck();
+    const subs = await accountQuery(keys.subscriptionPrefix);
+    const active = subs.Items!.find((i) => i.status === 'active')!;
+    const last = (await ddb().send(new GetCommand({ TableName, Key: keys.invoiceCounter, ConsistentRead: true }))).Item?.value ?? 0;
+    const now = new Date().toISOString();
+    const id = randomUUID();
+    await ddb().send(new TransactWriteCommand({ TransactItems: [
+      { Update: { TableName, Key: keys.subscription(sub, active.id), UpdateExpression: 'SET #s = :s, updated_at = :n', ConditionExpression: '#s = :a', ExpressionAttributeNames: { '#s': 'status' }, ExpressionAttributeValues: { ':s': 'active', ':a': 'active', ':n': now } } },
+      { Put: { TableName, Item: { ...keys.subscription(sub, id), type: 'subscription', id, user_id: sub, plan_id: FREE_PLAN_ID, status: 'cancelled', period_start: now, period_end: now, created_at: now, updated_at: now }, ConditionExpression: 'attribute_not_exists(PK)' } },
+      { Update: { TableName, Key: keys.invoiceCounter, UpdateExpression: 'SET #v = :next', ConditionExpression: last ? '#v = :last' : 'attribute_not_exists(PK)', ExpressionAttributeNames: { '#v': 'value' }, ExpressionAttributeValues: { ':next': last + 1, ...(last ? { ':last': last } : {}) } } },
+      { Put: { TableName, Item: { PK: `BENCH#${id}`, SK: 'INVOICE', id, invoice_number: `INV-${last + 1}`, total_cents: 0, line_items: [{ item_type: 'subscription', qty: 1 }] } } },
+    ] }));
+  };
+  const CHOOSE_RUNS = Math.max(20, Math.round(RUNS / 4));
+  const [chooseSamples, rawChooseSamples] = await timePair(choose, rawChoose, CHOOSE_RUNS);
+  calls.reset();
+  await choose();
+  rows.push({ name: 'POST /subscriptions/choose (Free)', handlerP50: percentile(chooseSamples, 50), handlerP99: percentile(chooseSamples, 99), rawP50: percentile(rawChooseSamples, 50), callsPerRequest: calls.total(), budget: 'ratio ≤ 1.3', byCommand: calls.byCommand() });
+
+  // GET /me/invoices with 100 invoices: token check, then one Query of the account's invoices.
+  const invoices = async () => {
+    const r = await invoke(billing, 'GET', '/me/invoices', 'GET /me/invoices', { token });
+    if (r.status !== 200 || r.body.total < 100) throw new Error(`GET /me/invoices answered ${r.status} with ${r.body?.total} invoices`);
+  };
+  const rawInvoices = async () => {
+    await tokenCheck();
+    await accountQuery(keys.invoicePrefix);
+  };
+  const seededInvoices = (await accountQuery(keys.invoicePrefix)).Items!.length;
+  for (let i = seededInvoices; i < 100; i++) await choose();
+  const [invoiceSamples, rawInvoiceSamples] = await timePair(invoices, rawInvoices, RUNS);
+  calls.reset();
+  await invoices();
+  rows.push({ name: `GET /me/invoices (${Math.max(100, seededInvoices)} invoices)`, handlerP50: percentile(invoiceSamples, 50), handlerP99: percentile(invoiceSamples, 99), rawP50: percentile(rawInvoiceSamples, 50), callsPerRequest: calls.total(), budget: 'ratio ≤ 1.3', byCommand: calls.byCommand() });
 }
 
 console.log(`\nBenchmarks (${RUNS} requests each, in-process handlers against DynamoDB Local)\n`);

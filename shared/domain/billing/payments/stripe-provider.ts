@@ -1,6 +1,229 @@
-import type { PaymentProvider } from './provider';
+import Stripe from 'stripe';
+import {
+  WEBHOOK_TOLERANCE_SECONDS,
+  WebhookRejected,
+  type CheckoutRequest,
+  type PaymentEvent,
+  type PaymentProvider,
+  type ProviderSubscriptionStatus,
+} from './provider';
 
-// Placeholder until the Stripe adapter lands (branch `stripe`).
-export function stripeProvider(_keys: { secretKey: string; webhookSecret: string; apiBase?: string }): PaymentProvider {
-  throw new Error('Stripe adapter not merged yet');
+/**
+ * The Stripe adapter of the payment-provider port (docs/decisions.md, "Stripe adapter (issue 11)"):
+ * Checkout Sessions in subscription mode, the Billing Portal, and webhooks verified on their raw body
+ * and mapped onto `PaymentEvent`. Every object we make carries our subscription and account ids in its
+ * metadata, so the events that follow map back without a lookup.
+ */
+
+/** Each attempt's limit; three attempts (two network retries) and their back-off fit under API Gateway's 29 s. */
+export const STRIPE_TIMEOUT_MS = 8_000;
+export const STRIPE_NETWORK_RETRIES = 2;
+
+export interface StripeKeys {
+  secretKey: string;
+  webhookSecret: string;
+  /** Another API address (`http://127.0.0.1:12111`): tests point the client at a fake server. */
+  apiBase?: string;
+}
+
+export function stripeProvider(keys: StripeKeys): PaymentProvider {
+  const client = new Stripe(keys.secretKey, {
+    timeout: STRIPE_TIMEOUT_MS,
+    maxNetworkRetries: STRIPE_NETWORK_RETRIES,
+    telemetry: false,
+    ...(keys.apiBase ? apiAddress(keys.apiBase) : {}),
+  });
+
+  return {
+    name: 'stripe',
+
+    async createCheckout(req) {
+      const session = await client.checkout.sessions.create(checkoutParams(req), { idempotencyKey: req.idempotencyKey });
+      if (!session.url) throw new Error(`Stripe returned checkout session ${session.id} without a URL`);
+      return { url: session.url, sessionId: session.id };
+    },
+
+    async portalUrl({ customerId, returnUrl }) {
+      const session = await client.billingPortal.sessions.create({ customer: customerId, return_url: returnUrl });
+      return session.url;
+    },
+
+    async cancelSubscription(providerSubscriptionId) {
+      try {
+        await client.subscriptions.cancel(providerSubscriptionId);
+      } catch (error) {
+        // Cancelled (or removed) there already: what we wanted.
+        if (error instanceof Stripe.errors.StripeInvalidRequestError && (error.code === 'resource_missing' || /canceled/i.test(error.message))) return;
+        throw error;
+      }
+    },
+
+    async verifyWebhook(rawBody, headers, now) {
+      const header = headers['stripe-signature'];
+      if (!header) throw new WebhookRejected('missing Stripe-Signature header');
+      const signedAt = signedTimestamp(header);
+      if (signedAt === null) throw new WebhookRejected('malformed Stripe-Signature header');
+      // Both ways against the caller's clock: the package checks only age, and only against the real clock.
+      const age = Math.floor(now.getTime() / 1000) - signedAt;
+      if (age > WEBHOOK_TOLERANCE_SECONDS) throw new WebhookRejected('timestamp too old');
+      if (-age > WEBHOOK_TOLERANCE_SECONDS) throw new WebhookRejected('timestamp in the future');
+      let event: Stripe.Event;
+      try {
+        event = client.webhooks.constructEvent(rawBody, header, keys.webhookSecret, WEBHOOK_TOLERANCE_SECONDS, undefined, now.getTime());
+      } catch (error) {
+        // A signature that verified over a body that is not JSON is not an event either.
+        throw new WebhookRejected(error instanceof Stripe.errors.StripeSignatureVerificationError ? 'signature does not verify' : 'not a Stripe event');
+      }
+      if (typeof event?.id !== 'string' || typeof event.type !== 'string' || typeof event.created !== 'number' || !event.data?.object) {
+        throw new WebhookRejected('not a Stripe event');
+      }
+      return toPaymentEvent(event);
+    },
+  };
+}
+
+/** `http://127.0.0.1:12111` → the client's host, port and protocol. */
+function apiAddress(apiBase: string): { host: string; port: number; protocol: 'http' | 'https' } {
+  const url = new URL(apiBase);
+  const protocol = url.protocol.slice(0, -1);
+  if (protocol !== 'http' && protocol !== 'https') throw new Error(`STRIPE_API_BASE must be an http(s) address, not ${apiBase}`);
+  return { host: url.hostname, port: url.port ? Number(url.port) : protocol === 'http' ? 80 : 443, protocol };
+}
+
+/** Our plan intervals (and Stripe's own words) → Stripe's recurring interval. A free plan never reaches checkout. */
+const INTERVALS: Record<string, 'month' | 'year'> = { monthly: 'month', month: 'month', annual: 'year', yearly: 'year', year: 'year' };
+
+function checkoutParams(req: CheckoutRequest): Stripe.Checkout.SessionCreateParams {
+  const interval = INTERVALS[req.plan.interval];
+  if (!interval) throw new Error(`Plan ${req.plan.id} has no recurring interval Stripe knows (${req.plan.interval})`);
+  const metadata = { subscription_id: req.subscriptionId, account_id: req.accountId };
+  return {
+    mode: 'subscription',
+    client_reference_id: req.subscriptionId,
+    ...(req.customerId ? { customer: req.customerId } : { customer_email: req.email }),
+    line_items: [
+      {
+        quantity: 1,
+        price_data: {
+          currency: req.plan.currency.toLowerCase(),
+          unit_amount: req.plan.price_cents,
+          recurring: { interval },
+          product_data: { name: req.plan.name },
+        },
+      },
+    ],
+    metadata,
+    subscription_data: { metadata },
+    success_url: req.successUrl,
+    cancel_url: req.cancelUrl,
+  };
+}
+
+/** The signed time (`t=`) of a Stripe-Signature header, read as the package reads it (the last `t` wins). */
+function signedTimestamp(header: string): number | null {
+  let t: number | null = null;
+  for (const part of header.split(',')) {
+    const [key, value] = part.split('=');
+    if (key === 't') t = /^\d+$/.test(value ?? '') ? Number(value) : null;
+  }
+  return t;
+}
+
+/**
+ * Stripe's subscription states onto SPEC's three. past_due stays active: Stripe is still retrying the
+ * payment, and its final failure arrives as `invoice.payment_failed` without a next attempt. A state
+ * not listed here (one Stripe adds later) changes nothing: the event is ignored.
+ */
+export const STRIPE_STATUS: Readonly<Record<string, ProviderSubscriptionStatus>> = {
+  active: 'active',
+  trialing: 'active',
+  past_due: 'active',
+  incomplete: 'pending',
+  canceled: 'cancelled',
+  unpaid: 'cancelled',
+  incomplete_expired: 'cancelled',
+  paused: 'cancelled',
+};
+
+type Ours = { subscriptionId: string; accountId: string };
+
+/** Our ids from a Stripe metadata object, or null when it is not one of ours. */
+function ours(metadata: Stripe.Metadata | null | undefined): Ours | null {
+  const subscriptionId = metadata?.subscription_id;
+  const accountId = metadata?.account_id;
+  return subscriptionId && accountId ? { subscriptionId, accountId } : null;
+}
+
+const idOf = (ref: string | { id: string } | null | undefined): string | null => (typeof ref === 'string' ? ref : (ref?.id ?? null));
+
+/**
+ * Where an invoice carries its subscription's metadata: `parent.subscription_details.metadata` since
+ * API version 2025-03-31 (the package's 2026 types); `subscription_details.metadata` on the invoice
+ * itself before that; and, in every version, the metadata of its subscription line items.
+ */
+function invoiceOwner(invoice: Stripe.Invoice): Ours | null {
+  const legacy = invoice as Stripe.Invoice & { subscription_details?: { metadata?: Stripe.Metadata | null } | null };
+  return (
+    ours(invoice.parent?.subscription_details?.metadata) ??
+    ours(legacy.subscription_details?.metadata) ??
+    (invoice.lines?.data ?? []).map((line) => ours(line.metadata)).find((found) => found !== null) ??
+    null
+  );
+}
+
+const upper = (currency: string | null | undefined) => (currency ?? '').toUpperCase();
+
+function toPaymentEvent(event: Stripe.Event): PaymentEvent {
+  const base = { id: event.id, created: event.created };
+  const ignored: PaymentEvent = { ...base, type: 'ignored', providerType: event.type };
+
+  switch (event.type) {
+    case 'checkout.session.completed':
+    case 'checkout.session.async_payment_succeeded': {
+      const session = event.data.object;
+      if (session.mode !== 'subscription') return ignored;
+      if (session.payment_status !== 'paid' && session.payment_status !== 'no_payment_required') return ignored;
+      const accountId = session.metadata?.account_id;
+      const subscriptionId = session.client_reference_id ?? session.metadata?.subscription_id;
+      if (!accountId || !subscriptionId) return ignored;
+      return {
+        ...base,
+        type: 'checkout.completed',
+        accountId,
+        subscriptionId,
+        customerId: idOf(session.customer),
+        providerSubscriptionId: idOf(session.subscription),
+        amountCents: session.amount_total ?? 0,
+        currency: upper(session.currency),
+      };
+    }
+
+    case 'customer.subscription.updated':
+    case 'customer.subscription.deleted': {
+      const subscription = event.data.object;
+      const owner = ours(subscription.metadata);
+      const status = event.type === 'customer.subscription.deleted' ? 'cancelled' : STRIPE_STATUS[subscription.status];
+      if (!owner || !status) return ignored;
+      return { ...base, type: 'subscription.status', ...owner, status };
+    }
+
+    case 'invoice.payment_failed': {
+      const invoice = event.data.object;
+      const owner = invoiceOwner(invoice);
+      // Stripe retries on its schedule; only the last failure (no next attempt) ends the subscription.
+      if (!owner || invoice.next_payment_attempt !== null) return ignored;
+      return { ...base, type: 'subscription.status', ...owner, status: 'cancelled' };
+    }
+
+    case 'invoice.paid': {
+      const invoice = event.data.object;
+      const owner = invoiceOwner(invoice);
+      // The first invoice (subscription_create) is the checkout's own payment: checkout.completed covers it.
+      if (!owner || invoice.billing_reason !== 'subscription_cycle') return ignored;
+      return { ...base, type: 'renewal.paid', ...owner, amountCents: invoice.amount_paid, currency: upper(invoice.currency) };
+    }
+
+    default:
+      return ignored;
+  }
 }

@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { route, ok } from '#http/route';
 import { listPublicPlans, currentSubscription, toSubscriptionOut, requestEnterprise } from '#domain/billing';
 import { email, name, text } from '#http/schemas';
+import { apiKeyRoutes } from './api-key-routes';
 
 const planOut = z.object({
   id: z.uuid(), name: z.string(), interval: z.enum(['monthly', 'annual', 'none', 'custom']), price_cents: z.int(), currency: z.string(),
@@ -29,4 +30,5 @@ export const billingRoutes = [
       return ok({ status: 'ok' });
     },
   }),
+  ...apiKeyRoutes,
 ];

@@ -6,3 +6,4 @@ export * from './subscriptions';
 export * from './limits';
 export * from './cost';
 export * from './enterprise';
+export * from './api-keys';

@@ -5,6 +5,7 @@ import {
   listInvoices, getInvoice, invoicePage, receivePaymentWebhook, invoiceView, invoiceDetailView,
 } from '#domain/billing';
 import { email, name, text } from '#http/schemas';
+import { apiKeyRoutes } from './api-key-routes';
 
 const planOut = z.object({
   id: z.uuid(), name: z.string(), interval: z.enum(['monthly', 'annual', 'none', 'custom']), price_cents: z.int(), currency: z.string(),
@@ -80,4 +81,5 @@ export const billingRoutes = [
       return ok({ status: 'ok' });
     },
   }),
+  ...apiKeyRoutes,
 ];

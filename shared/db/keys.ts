@@ -86,6 +86,9 @@ export const keys = {
   invitedEmailPK: (email: string) => `INVITEDEMAIL#${email.toLowerCase()}`,
   /** A sent mail's claim (the worker's idempotency marker). */
   mailSent: (mailId: string) => ({ PK: `MAIL#${mailId}`, SK: 'SENT' }),
+  /** An API key of one of the account's key sets (`api`, `metrics`): its SHA-256 hash, never the value. */
+  apiKey: (userId: string, keySet: string, keyId: string) => ({ PK: `USER#${userId}`, SK: `APIKEY#${keySet}#${keyId}` }),
+  apiKeyPrefix: (keySet: string) => `APIKEY#${keySet}#`,
   /** Bare id → where the item lives: written with the item, read strongly consistently (a GSI would lag). */
   idLookup: (id: string) => ({ PK: `ID#${id}`, SK: 'ID' }),
 };

@@ -12,3 +12,4 @@ export * from './checkout';
 export * from './payment-webhook';
 export * from './plan-changes';
 export * from './payments';
+export * from './api-keys';

@@ -1,0 +1,35 @@
+import * as z from 'zod';
+import { route, ok, created, noContent, type Route } from '#http/route';
+import { uuid } from '#http/schemas';
+import { apiKeyCreatedOut, apiKeyOut, apiKeyView, createApiKey, createApiKeyBody, listApiKeys, revokeApiKey, type ApiKeySet } from '#domain/billing';
+
+/** The same three routes for each of the account's key sets. */
+function keySetRoutes(path: string, keySet: ApiKeySet, label: string): Route[] {
+  return [
+    route({
+      method: 'GET', path, auth: 'user', summary: `The caller's ${label} (never the key value)`,
+      responses: { 200: z.array(apiKeyOut) },
+      handler: async (_req, ctx) => ok((await listApiKeys(ctx, { key_set: keySet })).map(apiKeyView.project)),
+    }),
+    route({
+      method: 'POST', path, auth: 'user', summary: `Create one of the caller's ${label}: the value is in this answer only (plan features crud_pro and crud_api; counts against max_api_keys_per_user)`,
+      body: createApiKeyBody(keySet),
+      responses: { 201: apiKeyCreatedOut },
+      handler: async ({ body }, ctx) => {
+        const { apiKey, key } = await createApiKey(ctx, { ...body, key_set: keySet });
+        return created({ ...apiKeyView.project(apiKey), key });
+      },
+    }),
+    route({
+      method: 'DELETE', path: `${path}/{key_id}`, auth: 'user', summary: `Revoke one of the caller's ${label} (its plan slot is free again)`,
+      params: z.object({ key_id: uuid }),
+      responses: { 204: null },
+      handler: async ({ params }, ctx) => {
+        await revokeApiKey(ctx, { key_set: keySet, key_id: params.key_id });
+        return noContent();
+      },
+    }),
+  ];
+}
+
+export const apiKeyRoutes: Route[] = [...keySetRoutes('/me/api-keys', 'api', 'API keys'), ...keySetRoutes('/me/metrics-api-keys', 'metrics', 'metrics API keys')];

@@ -1,0 +1,102 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import Stripe from 'stripe';
+import { startTestStack, type TestStack } from '../helpers/stack';
+import { client, signUp } from '../helpers/http';
+import { startFakeStripe, type FakeStripe } from '../helpers/fake-stripe';
+import { listSubscriptions } from '#domain/billing';
+
+/** The whole paid flow with Stripe as the provider: the fake Stripe API for outgoing calls, webhooks signed as Stripe signs them. */
+const WEBHOOK_SECRET = 'whsec_e2e_secret';
+let fake: FakeStripe;
+let stack: TestStack;
+beforeAll(async () => {
+  fake = await startFakeStripe();
+  stack = await startTestStack({ PAYMENT_PROVIDER: 'stripe', STRIPE_SECRET_KEY: 'sk_test_e2e', STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET, STRIPE_API_BASE: fake.url });
+});
+afterAll(async () => {
+  await stack?.stop();
+  await fake?.close();
+});
+const api = client(() => stack.url);
+const stripe = new Stripe('sk_test_unused');
+
+let n = 0;
+function stripeEvent(type: string, object: Record<string, unknown>, created = Math.floor(Date.now() / 1000)) {
+  const payload = JSON.stringify({ id: `evt_e2e_${++n}_${Date.now()}`, object: 'event', type, created, api_version: '2026-01-28', livemode: false, data: { object } });
+  const header = stripe.webhooks.generateTestHeaderString({ payload, secret: WEBHOOK_SECRET });
+  return { payload, header };
+}
+const post = (e: { payload: string; header: string }) => api.post('/billing/stripe/webhook', undefined, { raw: e.payload, headers: { 'stripe-signature': e.header } });
+
+async function pendingCheckout(planName = 'Team') {
+  const user = await signUp(api);
+  const plans = (await api.get('/plans')).body as { id: string; name: string; interval: string }[];
+  const plan = plans.find((p) => p.name === planName && p.interval === 'monthly')!;
+  const chosen = await api.post('/subscriptions/choose', { plan_id: plan.id }, { token: user.token });
+  await stack.queues.drain();
+  const ready = await api.get(`/subscriptions/checkout-url/${chosen.body.job_id}`, { token: user.token });
+  expect(ready.status, ready.text).toBe(200);
+  const sub = (await listSubscriptions(user.id)).find((s) => s.status === 'pending')!;
+  return { user, plan, sub, url: ready.body.url as string, jobId: chosen.body.job_id as string };
+}
+
+const paid = (accountId: string, subscriptionId: string, stripeSub: string) => ({
+  id: `cs_${subscriptionId}`, object: 'checkout.session', mode: 'subscription', payment_status: 'paid', client_reference_id: subscriptionId,
+  metadata: { subscription_id: subscriptionId, account_id: accountId }, customer: `cus_${accountId}`, subscription: stripeSub, amount_total: 7900, currency: 'usd',
+});
+const stripeSubscription = (accountId: string, subscriptionId: string, stripeSub: string, status: string) => ({
+  id: stripeSub, object: 'subscription', status, metadata: { subscription_id: subscriptionId, account_id: accountId },
+});
+
+describe('billing with Stripe', () => {
+  it('checkout → Stripe checkout URL → paid event → Team; the portal opens on the customer; Free cancels at Stripe', async () => {
+    const { user, sub, url, jobId } = await pendingCheckout();
+    expect(url).toMatch(/^https:\/\/checkout\.stripe\.com\/c\/pay\/cs_test_/);
+    const made = fake.requests.find((r) => r.path === '/v1/checkout/sessions' && r.idempotencyKey === jobId)!;
+    expect(made.body).toMatchObject({ mode: 'subscription', client_reference_id: sub.id, customer_email: user.email });
+
+    const event = stripeEvent('checkout.session.completed', paid(user.id, sub.id, `sub_live_${sub.id}`));
+    expect((await post(event)).body).toEqual({ received: true, outcome: 'applied' });
+    expect((await post(event)).body).toEqual({ received: true, outcome: 'duplicate' });
+    expect((await api.get('/me/subscription', { token: user.token })).body.plan.name).toBe('Team');
+    const invoices = (await api.get('/me/invoices', { token: user.token })).body;
+    expect(invoices.total).toBe(1);
+    expect(invoices.items[0]).toMatchObject({ total_cents: 7900, currency: 'USD' });
+
+    const portal = await api.get('/me/billing/portal', { token: user.token });
+    expect(portal.status, portal.text).toBe(200);
+    expect(fake.requests.at(-1)).toMatchObject({ path: '/v1/billing_portal/sessions', body: { customer: `cus_${user.id}` } });
+
+    const free = (await api.get('/plans')).body.find((p: { name: string }) => p.name === 'Free');
+    expect((await api.post('/subscriptions/choose', { plan_id: free.id }, { token: user.token })).body).toEqual({ status: 'ok', applied: 'free' });
+    await stack.queues.drain();
+    expect(fake.requests.some((r) => r.method === 'DELETE' && r.path === `/v1/subscriptions/sub_live_${sub.id}`)).toBe(true);
+    // Stripe then reports the deletion: already cancelled here, nothing changes.
+    expect((await post(stripeEvent('customer.subscription.deleted', stripeSubscription(user.id, sub.id, `sub_live_${sub.id}`, 'canceled')))).body.outcome).toBe('ignored');
+    expect((await api.get('/me/subscription', { token: user.token })).body.plan.name).toBe('Free');
+  });
+
+  it('out of order: a deletion before the paid checkout wins; a stale "active" update after a cancellation changes nothing', async () => {
+    const a = await pendingCheckout();
+    await post(stripeEvent('customer.subscription.deleted', stripeSubscription(a.user.id, a.sub.id, 'sub_live_a', 'canceled')));
+    expect((await post(stripeEvent('checkout.session.completed', paid(a.user.id, a.sub.id, 'sub_live_a'), Math.floor(Date.now() / 1000) - 30))).body.outcome).toBe('ignored');
+    expect((await api.get('/me/subscription', { token: a.user.token })).body.plan.name).toBe('Free');
+
+    const b = await pendingCheckout();
+    await post(stripeEvent('checkout.session.completed', paid(b.user.id, b.sub.id, 'sub_live_b')));
+    await post(stripeEvent('customer.subscription.updated', stripeSubscription(b.user.id, b.sub.id, 'sub_live_b', 'unpaid')));
+    expect((await api.get('/me/subscription', { token: b.user.token })).body.plan.name).toBe('Free');
+    expect((await post(stripeEvent('customer.subscription.updated', stripeSubscription(b.user.id, b.sub.id, 'sub_live_b', 'active')))).body.outcome).toBe('ignored');
+    expect((await api.get('/me/subscription', { token: b.user.token })).body.plan.name).toBe('Free');
+  });
+
+  it('refuses a webhook signed with another secret or replayed outside the tolerance', async () => {
+    const payload = JSON.stringify({ id: 'evt_forged', object: 'event', type: 'checkout.session.completed', created: 1, data: { object: {} } });
+    const forged = await api.post('/billing/stripe/webhook', undefined, { raw: payload, headers: { 'stripe-signature': stripe.webhooks.generateTestHeaderString({ payload, secret: 'whsec_other' }) } });
+    expect(forged.status).toBe(400);
+    const stale = stripe.webhooks.generateTestHeaderString({ payload, secret: WEBHOOK_SECRET, timestamp: Math.floor(Date.now() / 1000) - 301 });
+    expect((await api.post('/billing/stripe/webhook', undefined, { raw: payload, headers: { 'stripe-signature': stale } })).status).toBe(400);
+    const future = stripe.webhooks.generateTestHeaderString({ payload, secret: WEBHOOK_SECRET, timestamp: Math.floor(Date.now() / 1000) + 301 });
+    expect((await api.post('/billing/stripe/webhook', undefined, { raw: payload, headers: { 'stripe-signature': future } })).body).toEqual({ detail: 'Invalid webhook signature' });
+  });
+});

@@ -78,6 +78,23 @@ export function setExpression(fields: Record<string, unknown>, increments: Recor
   return { UpdateExpression: `SET ${sets.join(', ')}`, ExpressionAttributeNames: names, ExpressionAttributeValues: values };
 }
 
+/** `SET` for `fields` on condition that each field of `when` still holds its value (the state read earlier). */
+export function setWhenExpression(fields: Record<string, unknown>, when: Record<string, unknown>) {
+  const update = setExpression(fields);
+  const conditions = Object.entries(when).map(([field, value], i) => {
+    update.ExpressionAttributeNames[`#w${i}`] = field;
+    update.ExpressionAttributeValues[`:w${i}`] = value;
+    return `#w${i} = :w${i}`;
+  });
+  return { ...update, ConditionExpression: conditions.join(' AND ') };
+}
+
+/** Sets fields on an item while `when` holds (a transition from the state it was read in); else `failWith`. */
+export const setWhenStep = (key: Key, fields: Record<string, unknown>, when: Record<string, unknown>, failWith?: DomainError): TransactStep => ({
+  Update: { Key: key, ...setWhenExpression(fields, when) },
+  failWith,
+});
+
 /** Sets fields on an item that must exist (whatever its lifecycle: e.g. withdrawing an assignment). */
 export function existingSetStep(key: Key, fields: Record<string, unknown>, failWith?: DomainError): TransactStep {
   return { Update: { Key: key, ...setExpression(fields), ...IF_EXISTS }, failWith };

@@ -97,6 +97,18 @@ describe('billing on the local payment provider', () => {
     expect(subs.filter((s) => s.plan_id === team).map((s) => s.status)).toEqual(['cancelled']);
   });
 
+  it('concurrent choices of Free leave exactly one active subscription, each with its own invoice number', async () => {
+    for (let round = 0; round < 3; round++) {
+      const user = await signUp(api);
+      const free = await planId('Free', 'none');
+      const results = await Promise.all(Array.from({ length: 5 }, () => api.post('/subscriptions/choose', { plan_id: free }, { token: user.token })));
+      expect(results.map((r) => r.status)).toEqual(Array(5).fill(200));
+      expect((await listSubscriptions(user.id)).filter((s) => s.status === 'active')).toHaveLength(1);
+      const numbers = new Set((await api.get('/me/invoices', { token: user.token })).body.items.map((i: { invoice_number: string }) => i.invoice_number));
+      expect(numbers.size).toBe(5);
+    }
+  });
+
   it('choosing the same paid plan twice reuses the one pending subscription', async () => {
     const user = await signUp(api);
     const starter = await planId('Starter', 'annual');

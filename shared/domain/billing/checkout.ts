@@ -1,6 +1,6 @@
 import { keys } from '#db/keys';
 import { getItem, conditionalUpdate } from '#db/items';
-import { putNewStep, setExpression } from '#db/steps';
+import { putNewStep, setWhenExpression } from '#db/steps';
 import { retry } from '#db/retry';
 import { transact } from '#db/transact';
 import { actorAccount, epochSeconds, type AppContext } from '#shared/context';
@@ -94,20 +94,9 @@ async function startCheckout(userId: string, plan: Plan, ctx: AppContext): Promi
   return jobId;
 }
 
-const markJob = (userId: string, jobId: string, fields: Partial<CheckoutJob>, ctx: AppContext) =>
-  conditionalUpdate(keys.accountJob(userId, jobId), {
-    ...withQueued(setExpression({ ...fields, updated_at: ctx.clock.now().toISOString() })),
-  });
-
 /** Only a queued job moves (to ready or failed), once. */
-function withQueued(update: ReturnType<typeof setExpression>) {
-  return {
-    ...update,
-    ConditionExpression: '#job_status = :queued',
-    ExpressionAttributeNames: { ...update.ExpressionAttributeNames, '#job_status': 'status' },
-    ExpressionAttributeValues: { ...update.ExpressionAttributeValues, ':queued': 'queued' },
-  };
-}
+const markJob = (userId: string, jobId: string, fields: Partial<CheckoutJob>, ctx: AppContext) =>
+  conditionalUpdate(keys.accountJob(userId, jobId), setWhenExpression({ ...fields, updated_at: ctx.clock.now().toISOString() }, { status: 'queued' }));
 
 /**
  * The checkout worker (jobs queue): asks the provider for a checkout of the job's pending

@@ -1,5 +1,5 @@
 import { keys } from '#db/keys';
-import { putStep } from '#db/steps';
+import { putStep, setWhenStep } from '#db/steps';
 import { concurrentChange, transact, type TransactStep } from '#db/transact';
 import { retry } from '#db/retry';
 import { publishAccountEvent } from '#shared/events';
@@ -25,21 +25,8 @@ export const SUBSCRIPTION_CHANGED = concurrentChange();
 export const retryWhileChanging = <T>(fn: () => Promise<T>) => retry(fn, { attempts: 6, when: (err) => err === SUBSCRIPTION_CHANGED, baseMs: 10 });
 
 /** Moves `sub` from the state it was read in to `to` (with `fields`); refused (re-run) if it moved meanwhile. */
-export function moveStep(sub: Subscription, to: SubscriptionStatus, fields: Record<string, unknown>, ctx: AppContext): TransactStep {
-  const set = { status: to, updated_at: ctx.clock.now().toISOString(), ...fields };
-  const names: Record<string, string> = {};
-  const values: Record<string, unknown> = { ':from': sub.status };
-  const sets = Object.entries(set).map(([field, value], i) => {
-    names[`#f${i}`] = field;
-    values[`:v${i}`] = value;
-    return `#f${i} = :v${i}`;
-  });
-  names['#st'] = 'status';
-  return {
-    Update: { Key: keys.subscription(sub.user_id, sub.id), UpdateExpression: `SET ${sets.join(', ')}`, ConditionExpression: '#st = :from', ExpressionAttributeNames: names, ExpressionAttributeValues: values },
-    failWith: SUBSCRIPTION_CHANGED,
-  };
-}
+export const moveStep = (sub: Subscription, to: SubscriptionStatus, fields: Record<string, unknown>, ctx: AppContext): TransactStep =>
+  setWhenStep(keys.subscription(sub.user_id, sub.id), { status: to, updated_at: ctx.clock.now().toISOString(), ...fields }, { status: sub.status }, SUBSCRIPTION_CHANGED);
 
 /** A pending subscription leaves its plan's "pending" slot when it is paid or cancelled. */
 export const releasePendingStep = (sub: Subscription): TransactStep => ({ Delete: { Key: keys.pendingSubscription(sub.user_id, sub.plan_id) } });

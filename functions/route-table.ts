@@ -11,6 +11,7 @@ import { floorsRoutes } from './floors/routes';
 import { topologyRoutes } from './topology/routes';
 import { networksRoutes } from './networks/routes';
 import { invitesRoutes } from './invites/routes';
+import { lifecycleRoutes } from './lifecycle/routes';
 
 /**
  * The one route table: group name (= Lambda function) → its routes. The Lambda routers, the local
@@ -28,6 +29,7 @@ export const routeTable = {
   topology: topologyRoutes,
   networks: networksRoutes,
   invites: invitesRoutes,
+  lifecycle: lifecycleRoutes,
   docs: docsRoutes,
 } satisfies Record<string, Route[]>;
 

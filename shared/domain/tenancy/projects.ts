@@ -108,6 +108,14 @@ export async function listProjects(ctx: AppContext, input: { updated_since?: str
     .sort((a, b) => Number(b.isOwner) - Number(a.isOwner) || compareText(a.project.name, b.project.name));
 }
 
+/** The live projects `userId` owns (whose plan governs them): the account's side of plan limits. Two round trips. */
+export async function ownedProjects(userId: string): Promise<Project[]> {
+  const memberships = (await queryPartition(keys.account(userId).PK, keys.membershipPrefix)) as { project_id: string; role: Membership['role'] }[];
+  const owned = memberships.filter((m) => m.role === 'owner');
+  const projects = await batchGet(owned.map((m) => keys.project(m.project_id)));
+  return owned.map((m) => projects.get(keyId(keys.project(m.project_id))) as Project | undefined).filter((p): p is Project => Boolean(p && !p.deleted_at));
+}
+
 /** GET /projects/stats: counts for every project the caller can reach. */
 export async function projectStats(ctx: AppContext) {
   const rows = await listProjects(ctx);

@@ -1,0 +1,5 @@
+import { httpHandler } from '#http/pipeline';
+import { lifecycleRoutes } from './routes';
+
+/** The lifecycle function: its own routes only. */
+export const handler = httpHandler(lifecycleRoutes);

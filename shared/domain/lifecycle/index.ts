@@ -1,0 +1,2 @@
+/** The lifecycle context (above catalog): plan limits across an account's projects, downgrade with its grace window, archive and restore. */
+export * from './selection';

@@ -5,7 +5,7 @@ import { invalid, notFound } from '#shared/errors';
 import { name as nameSchema } from '#shared/schemas';
 import { actorAccount, type AppContext } from '#shared/context';
 import { publishEvent } from '#shared/events';
-import { type ProjectAccess, planOfProject, type Project, accessInEnvironment, accessToEnvItem, type Located, type Environment, ENV_NOT_IN_PROJECT } from '#domain/tenancy';
+import { type ProjectAccess, planOfProject, accessInEnvironment, accessToEnvItem, type Located, type Environment, ENV_NOT_IN_PROJECT, serviceQuotaAddon } from '#domain/tenancy';
 import { atLocation, catalogLookupStep, containsCi, edgeRemovalSteps, equalsCi, hasAnyTag } from './items';
 import { ipAddress, nonNegativeInt, optionalText, provider, tags, urlWithScheme } from './fields';
 import type { Floor } from './floor-entity';
@@ -202,8 +202,6 @@ function normalizeList(field: string, value: unknown) {
   return (value as Partial<RepositoryDep>[]).map((d) => ({ name: d.name!, repository_url: d.repository_url ?? null, version: d.version ?? null }));
 }
 
-/** Quota add-ons bought for a project raise its service limit (SPEC "Limits" 3). */
-const serviceAddon = (project: Project) => Number((project as Project & { service_quota_addon?: number }).service_quota_addon ?? 0) || 0;
 
 /**
  * Creates a service. Refusals in SPEC's order: 404 'Project not found', 400 environment not in
@@ -223,7 +221,7 @@ export async function createService(ctx: AppContext, input: CreateServiceInput):
   });
   const guards = validateReferences(access, env.id, set, service);
   const plan = await planOfProject(access.project);
-  const addon = serviceAddon(access.project);
+  const addon = serviceQuotaAddon(access.project);
   const key = keys.service(service.project_id, service.environment_id, service.id);
   const envKey = keys.environment(service.project_id, service.environment_id);
   // The environment's counter moves only while the environment is live (one step: a transaction

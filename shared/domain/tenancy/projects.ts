@@ -108,6 +108,9 @@ export async function listProjects(ctx: AppContext, input: { updated_since?: str
     .sort((a, b) => Number(b.isOwner) - Number(a.isOwner) || compareText(a.project.name, b.project.name));
 }
 
+/** Quota add-ons bought for a project raise its service limit (SPEC "Limits" 3). */
+export const serviceQuotaAddon = (project: Project) => Number((project as Project & { service_quota_addon?: number }).service_quota_addon ?? 0) || 0;
+
 /** The live projects `userId` owns (whose plan governs them): the account's side of plan limits. Two round trips. */
 export async function ownedProjects(userId: string): Promise<Project[]> {
   const memberships = (await queryPartition(keys.account(userId).PK, keys.membershipPrefix)) as { project_id: string; role: Membership['role'] }[];

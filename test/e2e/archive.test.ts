@@ -396,6 +396,19 @@ describe('project users, API keys and service floors', () => {
     expect(await summary(user.token)).toEqual(ZERO);
   });
 
+  it('deleting a floor detaches its archived services too: they come back without it', async () => {
+    const { token, projectId, envId } = await ownerWithEnv(api, 'Starter');
+    const floor = await createFloor(api, token, projectId, envId);
+    const [hosted, archivedOne] = [await createService(api, token, projectId, envId, { service_floor_id: floor.id }), await createService(api, token, projectId, envId, { service_floor_id: floor.id })];
+    await archived(token, { services: [archivedOne.id] });
+    const del = await api.delete(`/service-floors/${floor.id}`, undefined, { token });
+    expect(del.status, del.text).toBe(204);
+    expect((await api.get(`/services/${hosted.id}`, { token })).body).toMatchObject({ service_floor_id: null, type: 'serverless' });
+    expect((await readItem(keys.service(projectId, envId, archivedOne.id)))!.archived_at).toBeTruthy();
+    await restored(token, { services: [archivedOne.id] });
+    expect((await api.get(`/services/${archivedOne.id}`, { token })).body).toMatchObject({ service_floor_id: null, type: 'serverless' });
+  });
+
   it('restoring an API key needs what creating one needs: the plan features first', async () => {
     const user = await signUp(api);
     await setPlan(user.id, 'Starter');

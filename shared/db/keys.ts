@@ -89,6 +89,10 @@ export const keys = {
   /** An API key of one of the account's key sets (`api`, `metrics`): its SHA-256 hash, never the value. */
   apiKey: (userId: string, keySet: string, keyId: string) => ({ PK: `USER#${userId}`, SK: `APIKEY#${keySet}#${keyId}` }),
   apiKeyPrefix: (keySet: string) => `APIKEY#${keySet}#`,
+  /** An archived resource of the owner's (issue 12): the summary and the `/me/archived/*` lists are one Query under the owner. */
+  archived: (ownerId: string, kind: string, id: string) => ({ PK: `USER#${ownerId}`, SK: `ARCHIVED#${kind}#${id}` }),
+  /** Every archived marker ('') or one kind's. */
+  archivedPrefix: (kind = '') => (kind ? `ARCHIVED#${kind}#` : 'ARCHIVED#'),
   /** Bare id → where the item lives: written with the item, read strongly consistently (a GSI would lag). */
   idLookup: (id: string) => ({ PK: `ID#${id}`, SK: 'ID' }),
 };

@@ -14,7 +14,7 @@ import { queryPrefix } from '#db/query';
 import { accessInEnvironment, accessToEnvItem, envLiveCheck } from '#domain/tenancy';
 import { byText } from '#shared/text';
 import { visible, setFieldsStep } from '#db/live';
-import { putNewStep } from '#db/steps';
+import { putNewStep, setWhenStep } from '#db/steps';
 import type { Key } from '#db/lookup';
 
 /** Service floors: the servers (VMs, containers, bare metal) services run on (the entity: floor-entity.ts). */
@@ -151,10 +151,10 @@ export async function deleteFloor(ctx: AppContext, { floor_id: floorId }: { floo
       }),
       edgeRemovalSteps(projectId, envId, floorId, false, now),
     ]);
+    // Archived services are detached too (not deleted, only hidden: they come back without the floor),
+    // so the guard is "not deleted and still on this floor" rather than the live rule.
     const cascade = [
-      ...hosted.map((s) =>
-        setFieldsStep({ PK: s.PK, SK: s.SK }, { service_floor_id: null, updated_at: now }, CASCADE_STALE, { expression: 'service_floor_id = :fid', values: { ':fid': floorId } }),
-      ),
+      ...hosted.map((s) => setWhenStep({ PK: s.PK, SK: s.SK }, { service_floor_id: null, updated_at: now }, { service_floor_id: floorId, deleted_at: null }, CASCADE_STALE)),
       ...edgeSteps,
     ];
     await transactWithCascade(cascade, [setFieldsStep(located.key, { deleted_at: now, updated_at: now, network_ids: [] }, notFound(FLOOR_NOT_FOUND))]);

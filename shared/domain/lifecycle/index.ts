@@ -1,2 +1,4 @@
 /** The lifecycle context (above catalog): plan limits across an account's projects, downgrade with its grace window, archive and restore. */
 export * from './selection';
+export * from './archive';
+export * from './archived-lists';

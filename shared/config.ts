@@ -84,6 +84,8 @@ const schema = z.object({
   /** Cloud: Secrets Manager secret `{ "email", "password" }` the seeding function makes the first staff account from. */
   BOOTSTRAP_ADMIN_SECRET_ARN: z.string().optional(),
   PORT: z.coerce.number().int().min(0).default(3000),
+  /** Local runtime: how often the deadline sweep runs (the cloud runs it every 15 minutes); 0 turns the timer off (tests sweep themselves). */
+  LOCAL_DEADLINE_SWEEP_SECONDS: z.coerce.number().int().nonnegative().default(60),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
 });
 

@@ -15,6 +15,8 @@ import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aw
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Trigger } from 'aws-cdk-lib/triggers';
+import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
+import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import type { Construct, IConstruct } from 'constructs';
 import { FALLBACK_GROUP, routeTable } from '../../functions/route-table';
 import { workerTable } from '../../functions/workers';
@@ -59,6 +61,8 @@ export class CatalogStack extends Stack {
   readonly stage: HttpStage;
   readonly httpFunctions: Record<string, NodejsFunction> = {};
   readonly workers: Record<string, NodejsFunction> = {};
+  /** Sweeps what has fallen due (downgrade reminders and enforcement) every 15 minutes. */
+  readonly deadlinesFunction: NodejsFunction;
   /** Seeds plans (and the optional first staff account) on deploy. */
   readonly seedFunction: NodejsFunction;
 
@@ -259,6 +263,13 @@ export class CatalogStack extends Stack {
       );
       ack(mailer, 'IAM5[Resource::arn:<AWS::Partition>:ses:<AWS::Region>:<AWS::AccountId>:identity/*]', 'The verified sender identity (domain or address of MAIL_FROM) is configured per deployment; SendEmail only.');
     }
+
+    // --- Deadlines ---------------------------------------------------------------------------------
+    // A sweep over one time-ordered partition of due deadlines rather than a one-time schedule per
+    // window (docs/decisions.md): no scheduler role, cancelling is deleting an item, and the local
+    // runtime and tests run the very same handler.
+    this.deadlinesFunction = fn('DeadlinesFunction', 'functions/scheduled/deadlines/handler.ts', 512, Duration.minutes(5));
+    new Rule(this, 'DeadlinesSchedule', { schedule: Schedule.rate(Duration.minutes(15)), targets: [new LambdaFunction(this.deadlinesFunction, { retryAttempts: 2 })] });
 
     // --- Seeding on deploy -------------------------------------------------------------------------
     // A fresh table has no plans (GET /plans → [], POST /projects → 403): the local runtime seeds at

@@ -12,6 +12,8 @@ import { startLocalQueues } from './queues';
 import { createLocalServer } from './server';
 import { appContext, type Clock } from '#shared/context';
 import { bootstrapData } from './bootstrap';
+import { sweepDeadlines } from '#domain/lifecycle';
+import { errorFields, log } from '#shared/log';
 
 export interface LocalStackOptions {
   /** Environment overrides (the configuration is re-read with them). */
@@ -51,6 +53,10 @@ export async function startLocalStack(opts: LocalStackOptions = {}) {
   await bootstrapData(c.TABLE_NAME);
   if (c.BOOTSTRAP_ADMIN_EMAIL && c.BOOTSTRAP_ADMIN_PASSWORD) await ensureStaff(appContext(), { email: c.BOOTSTRAP_ADMIN_EMAIL, password: c.BOOTSTRAP_ADMIN_PASSWORD });
   const queues = startLocalQueues();
+  // The cloud's 15-minute schedule, locally: the same sweep on a timer.
+  const sweeper = c.LOCAL_DEADLINE_SWEEP_SECONDS
+    ? setInterval(() => void sweepDeadlines(appContext({ clock: opts.clock })).catch((err) => log.error('deadline sweep failed', errorFields(err))), c.LOCAL_DEADLINE_SWEEP_SECONDS * 1000).unref()
+    : undefined;
 
   const server = opts.withoutHttp ? undefined : createLocalServer({ clock: opts.clock });
   if (server) await new Promise<void>((r) => server.listen(c.PORT, '127.0.0.1', r));
@@ -68,6 +74,7 @@ export async function startLocalStack(opts: LocalStackOptions = {}) {
     port,
     queues,
     async stop() {
+      clearInterval(sweeper);
       if (server) {
         server.closeAllConnections();
         await new Promise((r) => server.close(r));

@@ -60,3 +60,14 @@ export async function conditionalPut(item: Record<string, unknown>, condition: {
   }
 }
 
+
+/** Deletes an item when its ConditionExpression holds; answers whether it did. */
+export async function conditionalDelete(key: Key, condition: { ConditionExpression: string; ExpressionAttributeNames?: Record<string, string>; ExpressionAttributeValues?: Record<string, unknown> }): Promise<boolean> {
+  try {
+    await ddb().send(new DeleteCommand({ TableName: config().TABLE_NAME, Key: key, ...condition }));
+    return true;
+  } catch (err) {
+    if (err instanceof ConditionalCheckFailedException) return false;
+    throw err;
+  }
+}

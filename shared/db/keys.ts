@@ -31,6 +31,11 @@ export const keys = {
   invoiceCounter: { PK: 'COUNTER#invoice', SK: 'COUNTER' },
   /** A payment-provider event already applied (recorded in the transaction of the change it caused). */
   paymentEvent: (provider: string, eventId: string) => ({ PK: `PAYEVENT#${provider}#${eventId}`, SK: 'PAYEVENT' }),
+  /** A confirmed downgrade's grace window: until when the account may archive before the limits are enforced for it. */
+  downgradeWindow: (userId: string) => ({ PK: `USER#${userId}`, SK: 'DOWNGRADE' }),
+  /** Due work (reminders, enforcement) in one time-ordered partition: the sweep reads what is due with one Query. */
+  deadline: (dueAt: string, userId: string, kind: string) => ({ PK: 'DEADLINES', SK: `${dueAt}#${userId}#${kind}` }),
+  deadlinesPK: 'DEADLINES',
   plans: 'PLAN',
   plan: (rank: number, planId: string) => ({ PK: 'PLAN', SK: `PLAN#${String(rank).padStart(2, '0')}#${planId}` }),
   /** Staff listing (GSI1): every account under one partition, by e-mail. */

@@ -90,6 +90,18 @@ describe('billing with Stripe', () => {
     expect((await api.get('/me/subscription', { token: b.user.token })).body.plan.name).toBe('Free');
   });
 
+  it('a confirmed downgrade to a smaller paid plan moves the Stripe subscription to its price', async () => {
+    const { user, sub } = await pendingCheckout();
+    await post(stripeEvent('checkout.session.completed', paid(user.id, sub.id, `sub_live_${sub.id}`)));
+    const starter = (await api.get('/plans')).body.find((p: { name: string; interval: string }) => p.name === 'Starter' && p.interval === 'monthly');
+    const res = await api.post('/me/downgrade/confirm', { to_plan_id: starter.id }, { token: user.token });
+    expect(res.status, res.text).toBe(200);
+    await stack.queues.drain();
+    const update = fake.requests.find((r) => r.method === 'POST' && r.path === `/v1/subscriptions/sub_live_${sub.id}`);
+    expect(update?.body).toMatchObject({ proration_behavior: 'none', items: [{ price_data: { unit_amount: '2900' } }] });
+    expect((await api.get('/me/subscription', { token: user.token })).body.plan.name).toBe('Starter');
+  });
+
   it('refuses a webhook signed with another secret or replayed outside the tolerance', async () => {
     const payload = JSON.stringify({ id: 'evt_forged', object: 'event', type: 'checkout.session.completed', created: 1, data: { object: {} } });
     const forged = await api.post('/billing/stripe/webhook', undefined, { raw: payload, headers: { 'stripe-signature': stripe.webhooks.generateTestHeaderString({ payload, secret: 'whsec_other' }) } });

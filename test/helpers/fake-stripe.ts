@@ -95,6 +95,13 @@ const cancelled = new Set<string>();
 function route(method: string, path: string, body: Record<string, any>, sessions: Map<string, Record<string, any>>): Answer {
   const created = Math.floor(Date.now() / 1000);
   const subscription = /^\/v1\/subscriptions\/([^/]+)$/.exec(path)?.[1];
+  if (method === 'GET' && subscription?.startsWith('sub_live')) {
+    return { status: 200, body: { id: subscription, object: 'subscription', status: 'active', items: { object: 'list', data: [{ id: `si_${subscription}`, object: 'subscription_item', price: { id: 'price_old', product: 'prod_old' } }] } } };
+  }
+  if (method === 'POST' && subscription?.startsWith('sub_live')) {
+    return { status: 200, body: { id: subscription, object: 'subscription', status: 'active', items: { object: 'list', data: body.items ?? [] } } };
+  }
+  if (method === 'POST' && path === '/v1/products') return { status: 200, body: { id: `prod_${token(14)}`, object: 'product', name: body.name } };
   if (method === 'DELETE' && subscription) {
     if (!subscription.startsWith('sub_live')) return { status: 404, body: stripeError('invalid_request_error', `No such subscription: '${subscription}'`, 'id', 'resource_missing') };
     if (cancelled.has(subscription)) return { status: 400, body: stripeError('invalid_request_error', 'This subscription has already been canceled.') };

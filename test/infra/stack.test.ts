@@ -49,11 +49,11 @@ describe('CatalogStack', () => {
     });
   });
 
-  it('has one Lambda per route group with routes, one per worker and the seeder, all Node 24 x86_64 ESM bundles', () => {
+  it('has one Lambda per route group with routes, one per worker, the deadline sweep and the seeder, all Node 24 x86_64 ESM bundles', () => {
     const workers = Object.keys(workerTable).length;
     expect(Object.keys(stack.httpFunctions).sort()).toEqual(groupsWithFunctions.sort());
     expect(stack.httpFunctions.account).toBeUndefined(); // no routes yet → no function
-    const ours = groupsWithFunctions.length + workers + 1; // + the seeding function
+    const ours = groupsWithFunctions.length + workers + 2; // + the deadline sweep and the seeding function
     template.resourcePropertiesCountIs('AWS::Lambda::Function', { Runtime: 'nodejs24.x', Architectures: ['x86_64'], Handler: 'index.handler' }, ours);
     template.resourceCountIs('AWS::Lambda::Function', ours + 1); // + CDK's Trigger provider
     template.hasResourceProperties('AWS::Lambda::Function', {
@@ -153,6 +153,11 @@ describe('CatalogStack', () => {
     expect(readers).toEqual([roleOf(s.httpFunctions.billing), roleOf(s.workers.jobs)].sort());
     // Without it there is no payment provider.
     template.hasResourceProperties('AWS::Lambda::Function', { Environment: { Variables: Match.objectLike({ PAYMENT_PROVIDER: 'none' }) } });
+  });
+
+  it('sweeps deadlines every 15 minutes with the deadlines function', () => {
+    const fnId = stack.getLogicalId(stack.deadlinesFunction.node.defaultChild as CfnFunction);
+    template.hasResourceProperties('AWS::Events::Rule', { ScheduleExpression: 'rate(15 minutes)', Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [fnId, 'Arn'] } })] });
   });
 
   it('refuses a partial secret ARN, which IAM would not match', () => {

@@ -103,6 +103,21 @@ describe('billing portal', () => {
   });
 });
 
+describe('changing the plan of a subscription (a confirmed downgrade)', () => {
+  it('moves its item to the smaller plan\'s price from the next period, without proration', async () => {
+    const starter = { id: '00000000-0000-4000-8000-000000000002', name: 'Starter', interval: 'monthly', price_cents: 2900, currency: 'USD' };
+    await provider.changeSubscriptionPlan('sub_live_9', starter);
+    const product = fake.requests.find((r) => r.path === '/v1/products')!;
+    expect(product.body).toEqual({ name: 'Starter' });
+    const update = fake.requests.find((r) => r.method === 'POST' && r.path === '/v1/subscriptions/sub_live_9')!;
+    expect(update.body).toMatchObject({
+      proration_behavior: 'none',
+      items: [{ id: 'si_sub_live_9', price_data: { currency: 'usd', unit_amount: '2900', recurring: { interval: 'month' }, product: expect.stringMatching(/^prod_/) } }],
+    });
+    expect(update.idempotencyKey).toBe(`downgrade-sub_live_9-${starter.id}`);
+  });
+});
+
 describe('cancelling a subscription', () => {
   it('cancels it at Stripe; one cancelled already, or unknown there, is fine', async () => {
     await provider.cancelSubscription('sub_live_1');

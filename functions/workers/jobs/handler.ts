@@ -1,5 +1,5 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { cancelAtProvider, runCheckoutJob } from '#domain/billing';
+import { cancelAtProvider, changePlanAtProvider, runCheckoutJob } from '#domain/billing';
 import { appContext } from '#shared/context';
 import { errorFields, log } from '#shared/log';
 
@@ -8,7 +8,8 @@ const MAX_RECEIVES = 5;
 
 type Job =
   | { kind: 'checkout'; user_id: string; job_id: string }
-  | { kind: 'cancel-provider-subscription'; user_id: string; subscription_id: string; provider_subscription_id: string };
+  | { kind: 'cancel-provider-subscription'; user_id: string; subscription_id: string; provider_subscription_id: string }
+  | { kind: 'change-provider-plan'; user_id: string; provider_subscription_id: string; plan_id: string };
 
 /** The jobs queue's worker: each message names its job; every job is idempotent; failures are reported per message for SQS to retry. */
 export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
@@ -20,6 +21,7 @@ export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
       const lastAttempt = Number(record.attributes.ApproximateReceiveCount) >= MAX_RECEIVES;
       if (job.kind === 'checkout') await runCheckoutJob(ctx, { user_id: job.user_id, job_id: job.job_id, lastAttempt });
       else if (job.kind === 'cancel-provider-subscription') await cancelAtProvider(ctx, job);
+      else if (job.kind === 'change-provider-plan') await changePlanAtProvider(ctx, job);
       else log.warn('unknown job kind; dropped', { message_id: record.messageId });
     } catch (err) {
       log.error('job failed', { message_id: record.messageId, ...errorFields(err) });

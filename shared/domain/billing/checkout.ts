@@ -140,6 +140,13 @@ export async function cancelAtProvider(ctx: AppContext, input: { provider_subscr
   await provider?.cancelSubscription(input.provider_subscription_id);
 }
 
+/** Jobs worker: a confirmed downgrade to a smaller paid plan moves the provider's subscription to it (billed from its next period). */
+export async function changePlanAtProvider(ctx: AppContext, input: { provider_subscription_id: string; plan_id: string }): Promise<void> {
+  const [provider, plan] = await Promise.all([paymentProvider(ctx.config), getPlan(input.plan_id)]);
+  if (!provider || !plan) return;
+  await provider.changeSubscriptionPlan(input.provider_subscription_id, { id: plan.id, name: plan.name, interval: plan.interval, price_cents: plan.price_cents, currency: plan.currency });
+}
+
 /** GET /subscriptions/checkout-url/{job_id}: the caller's job only (another's is 'Job not found'). */
 export async function checkoutStatus(ctx: AppContext, input: { job_id: string }): Promise<{ status: 'pending' } | { status: 'ready'; url: string }> {
   const job = await getItem<CheckoutJob>(keys.accountJob(actorAccount(ctx).id, input.job_id));

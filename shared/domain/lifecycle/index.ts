@@ -2,3 +2,8 @@
 export * from './selection';
 export * from './archive';
 export * from './archived-lists';
+
+export * from './usage';
+export * from './limits-status';
+export * from './downgrade';
+export * from './deadlines';

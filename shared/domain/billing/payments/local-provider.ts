@@ -70,9 +70,9 @@ export const localProvider: PaymentProvider = {
     const portal: LocalPortal = { accountId, customerId, subscriptionId: subscriptionId ?? null, returnUrl };
     return `${base()}/portal/${await seal(portal)}`;
   },
-  async cancelSubscription() {
-    // Nothing to do: the local provider keeps no subscriptions of its own.
-  },
+  // Nothing to do for either: the local provider keeps no subscriptions of its own.
+  async changeSubscriptionPlan() {},
+  async cancelSubscription() {},
   async verifyWebhook(rawBody, headers, now) {
     const header = headers['local-signature'] ?? '';
     const t = Number(/(?:^|,)t=(\d+)/.exec(header)?.[1]);

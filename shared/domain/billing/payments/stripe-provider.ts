@@ -48,6 +48,25 @@ export function stripeProvider(keys: StripeKeys): PaymentProvider {
       return session.url;
     },
 
+    async changeSubscriptionPlan(providerSubscriptionId, plan) {
+      const interval = INTERVALS[plan.interval];
+      if (!interval) throw new Error(`Plan ${plan.id} has no recurring interval Stripe knows (${plan.interval})`);
+      const subscription = await client.subscriptions.retrieve(providerSubscriptionId);
+      const item = subscription.items.data[0];
+      if (!item) throw new Error(`Stripe subscription ${providerSubscriptionId} has no item to change`);
+      // A subscription item's inline price needs a product (checkout's product_data is not accepted here).
+      const product = await client.products.create({ name: plan.name }, { idempotencyKey: `plan-product-${plan.id}` });
+      await client.subscriptions.update(
+        providerSubscriptionId,
+        {
+          items: [{ id: item.id, price_data: { currency: plan.currency.toLowerCase(), unit_amount: plan.price_cents, recurring: { interval }, product: product.id } }],
+          // The smaller plan is billed from the next period; what was paid for this one stands.
+          proration_behavior: 'none',
+        },
+        { idempotencyKey: `downgrade-${providerSubscriptionId}-${plan.id}` },
+      );
+    },
+
     async cancelSubscription(providerSubscriptionId) {
       try {
         await client.subscriptions.cancel(providerSubscriptionId);

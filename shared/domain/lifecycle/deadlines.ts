@@ -1,0 +1,96 @@
+import { keys } from '#db/keys';
+import { conditionalDelete, deleteItem, getItem } from '#db/items';
+import { queryAll } from '#db/query';
+import { escapeHtml, oneLine } from '#mail/html';
+import { queueMail } from '#mail/send';
+import { errorFields, log } from '#shared/log';
+import type { AppContext } from '#shared/context';
+import { getAccount } from '#domain/identity';
+import { activePlan } from '#domain/billing';
+import { accountUsage, anyOver, overage, type Overage } from './usage';
+import { overageCandidatesOf } from './candidates';
+import { archiveSelection } from './archive';
+import { ARCHIVABLE_KINDS, type ArchiveReport } from './selection';
+import type { DeadlineKind, DowngradeWindow } from './downgrade';
+
+interface Deadline {
+  PK: string;
+  SK: string;
+  user_id: string;
+  kind: DeadlineKind;
+  until: string;
+}
+
+/** At most this many deadlines per sweep; the rest wait for the next one (every 15 minutes in the cloud). */
+const PER_SWEEP = 100;
+
+/**
+ * The deadline sweep (a schedule in the cloud, a timer in the local runtime, a call with a moved
+ * clock in tests): everything due by now, oldest first, each run once. A deadline whose window was
+ * replaced or closed does nothing. A failure leaves the deadline for the next sweep.
+ */
+export async function sweepDeadlines(ctx: AppContext): Promise<{ done: number; failed: number }> {
+  const due = await queryAll<Deadline>({
+    KeyConditionExpression: 'PK = :pk AND SK <= :now',
+    ExpressionAttributeValues: { ':pk': keys.deadlinesPK, ':now': `${ctx.clock.now().toISOString()}\uffff` },
+    ConsistentRead: true,
+    Limit: PER_SWEEP,
+  });
+  let done = 0;
+  let failed = 0;
+  for (const d of due.slice(0, PER_SWEEP)) {
+    try {
+      await runDeadline(d, ctx);
+      await deleteItem({ PK: d.PK, SK: d.SK });
+      done++;
+    } catch (err) {
+      failed++;
+      log.error('deadline failed; retried at the next sweep', { user_id: d.user_id, kind: d.kind, ...errorFields(err) });
+    }
+  }
+  return { done, failed };
+}
+
+async function runDeadline(d: Deadline, ctx: AppContext): Promise<void> {
+  const window = await getItem<DowngradeWindow>(keys.downgradeWindow(d.user_id));
+  if (!window || window.until !== d.until) return; // replaced by a later confirmation, or closed
+  const [current, usage, account] = await Promise.all([activePlan(d.user_id), accountUsage(d.user_id), getAccount(d.user_id)]);
+  if (!current || !account) return;
+  const o = overage(usage, current.plan);
+  if (d.kind !== 'enforce') {
+    if (anyOver(o)) await queueMail(reminderMail(account.email, current.plan.name, o, window, d.kind === 'reminder-7d' ? 7 : 1), ctx);
+    return;
+  }
+  if (anyOver(o)) {
+    const { suggested } = await overageCandidatesOf(d.user_id, usage, o);
+    const report = await archiveSelection(d.user_id, suggested, ctx);
+    await queueMail(enforcedMail(account.email, current.plan.name, report), ctx);
+  }
+  // The window closes; a later downgrade opens a new one.
+  await conditionalDelete(keys.downgradeWindow(d.user_id), { ConditionExpression: '#u = :u', ExpressionAttributeNames: { '#u': 'until' }, ExpressionAttributeValues: { ':u': window.until } });
+}
+
+const LABEL: Record<string, string> = { services: 'services', environments: 'environments', project_users: 'project users', api_keys: 'API keys', service_floors: 'service floors' };
+
+function reminderMail(to: string, planName: string, o: Overage, window: DowngradeWindow, days: number) {
+  const lines = (Object.entries(o.over) as [string, number][]).filter(([, n]) => n > 0).map(([k, n]) => `${n} ${LABEL[k]} over the limit`);
+  if (o.environments_over > 0) lines.push(`${o.environments_over} environments over the limit`);
+  const intro = `Your account is still over the limits of the ${oneLine(planName)} plan. On ${window.until.slice(0, 10)} (in ${days} day${days === 1 ? '' : 's'}) we will archive what is over, newest first. Nothing is deleted: archived items come back with POST /me/unarchive while your plan allows them.`;
+  return {
+    to,
+    subject: `${days === 1 ? 'Tomorrow' : `In ${days} days`}: items over your plan's limits will be archived`,
+    text: [intro, '', ...lines, '', 'Choose what to archive yourself: GET /me/limits/overage-candidates, then POST /me/mark-archived.'].join('\n'),
+    html: `<p>${escapeHtml(intro)}</p><ul>${lines.map((l) => `<li>${escapeHtml(l)}</li>`).join('')}</ul>`,
+  };
+}
+
+function enforcedMail(to: string, planName: string, report: ArchiveReport) {
+  const groups = ARCHIVABLE_KINDS.filter((k) => report[k]?.length).map((k) => ({ label: LABEL[k], names: report[k].map((i) => oneLine(i.name)) }));
+  const intro = `Your grace window has ended and your account was over the limits of the ${oneLine(planName)} plan, so we archived the following (newest first). Nothing was deleted: restore items with POST /me/unarchive while your plan allows them.`;
+  return {
+    to,
+    subject: 'Items over your plan\'s limits were archived',
+    text: [intro, '', ...groups.flatMap((g) => [`${g.label}:`, ...g.names.map((n) => `- ${n}`)])].join('\n'),
+    html: `<p>${escapeHtml(intro)}</p>${groups.map((g) => `<h3>${escapeHtml(g.label)}</h3><ul>${g.names.map((n) => `<li>${escapeHtml(n)}</li>`).join('')}</ul>`).join('')}`,
+  };
+}

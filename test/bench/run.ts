@@ -198,6 +198,48 @@ const rows: Row[] = [];
   rows.push({ name: `GET /me/invoices (${Math.max(100, seededInvoices)} invoices)`, handlerP50: percentile(invoiceSamples, 50), handlerP99: percentile(invoiceSamples, 99), rawP50: percentile(rawInvoiceSamples, 50), callsPerRequest: calls.total(), budget: 'ratio ≤ 1.3', byCommand: calls.byCommand() });
 }
 
+// GET /me/limits/status: an owner of two projects of two environments each. Token check; then the
+// memberships, the account, the subscriptions and the window; then the projects (BatchGet) and each
+// project's environments (Query), in parallel.
+{
+  const lifecycle = httpHandler(routeTable.lifecycle);
+  const email = 'bench-limits@example.com';
+  await invoke(auth, 'POST', '/auth/register', 'POST /auth/register', { body: { email, password: 'correct horse battery' } });
+  const login = await invoke(auth, 'POST', '/auth/login', 'POST /auth/login', { body: { email, password: 'correct horse battery' } });
+  const token = login.body.access_token as string;
+  const { sub, sid } = JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString());
+  await setPlan(sub, 'Team');
+  const projectIds: string[] = [];
+  for (const name of ['one', 'two']) {
+    const project = await invoke(httpHandler(routeTable.projects), 'POST', '/projects', 'POST /projects', { token, body: { name } });
+    projectIds.push(project.body.id);
+    for (const env of ['prod', 'staging']) await invoke(httpHandler(routeTable.environments), 'POST', '/environments', 'POST /environments', { token, body: { name: env, project_id: project.body.id } });
+  }
+  const status = async () => {
+    const r = await invoke(lifecycle, 'GET', '/me/limits/status', 'GET /me/limits/status', { token });
+    if (r.status !== 200 || r.body.services_per_env.length !== 4) throw new Error(`GET /me/limits/status answered ${r.status} ${JSON.stringify(r.body)}`);
+  };
+  const query = (pk: string, prefix: string) =>
+    ddb().send(new QueryCommand({ TableName, KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)', ConsistentRead: true, ExpressionAttributeValues: { ':pk': pk, ':sk': prefix } }));
+  const rawStatus = async () => {
+    await ddb().send(new BatchGetCommand({ RequestItems: { [TableName]: { Keys: [keys.account(sub), keys.session(sub, sid)], ConsistentRead: true } } }));
+    await Promise.all([
+      query(keys.account(sub).PK, keys.membershipPrefix),
+      ddb().send(new GetCommand({ TableName, Key: keys.account(sub), ConsistentRead: true })),
+      query(keys.account(sub).PK, keys.subscriptionPrefix),
+      ddb().send(new GetCommand({ TableName, Key: keys.downgradeWindow(sub), ConsistentRead: true })),
+    ]);
+    await Promise.all([
+      ddb().send(new BatchGetCommand({ RequestItems: { [TableName]: { Keys: projectIds.map((id) => keys.project(id)), ConsistentRead: true } } })),
+      ...projectIds.map((id) => query(keys.projectPK(id), keys.environmentPrefix)),
+    ]);
+  };
+  const [statusSamples, rawStatusSamples] = await timePair(status, rawStatus, RUNS);
+  calls.reset();
+  await status();
+  rows.push({ name: 'GET /me/limits/status (2 projects, 4 environments)', handlerP50: percentile(statusSamples, 50), handlerP99: percentile(statusSamples, 99), rawP50: percentile(rawStatusSamples, 50), callsPerRequest: calls.total(), budget: '≤ 2 round trips after the token check; ratio ≤ 1.3', byCommand: calls.byCommand() });
+}
+
 console.log(`\nBenchmarks (${RUNS} requests each, in-process handlers against DynamoDB Local)\n`);
 console.log(['endpoint', 'handler p50', 'handler p99', 'raw DynamoDB p50', 'overhead ratio', 'DynamoDB calls/request', 'budget'].join(' | '));
 for (const r of rows) {

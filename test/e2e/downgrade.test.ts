@@ -81,6 +81,12 @@ describe('downgrade', () => {
     // Restoring one would go over Starter's 25: refused.
     const restore = await api.post('/me/unarchive', { services: [newest[0]] }, { token: o.token });
     expect(restore.status).toBe(403);
+    // Once there is room (one service deleted), it comes back and is listed again.
+    expect((await api.delete(`/services/${o.services[0].id}`, undefined, { token: o.token })).status).toBe(204);
+    expect((await api.post('/me/unarchive', { services: [newest[0]] }, { token: o.token })).status).toBe(200);
+    const relisted = (await api.get(`/services?project_id=${o.projectId}&environment_id=${o.envId}&limit=1000`, { token: o.token })).body as { id: string }[];
+    expect(relisted.map((s) => s.id)).toContain(newest[0]);
+    expect(relisted).toHaveLength(25);
 
     // At the deadline nothing more is archived: the account is under.
     clock.advance(14 * DAY);

@@ -1,5 +1,5 @@
 import { getAccount } from '#domain/identity';
-import { environmentsOf, ownedProjects, serviceQuotaAddon, type Environment, type Project } from '#domain/tenancy';
+import { environmentsOf, liveProjects, ownedProjectIds, serviceQuotaAddon, type Environment, type Project } from '#domain/tenancy';
 import { ENVIRONMENTS_QUOTA, PROJECT_USERS_QUOTA, PROJECTS_QUOTA, SERVICES_QUOTA, API_KEYS_QUOTA, quotaOf, type Plan } from '#domain/billing';
 
 /**
@@ -13,12 +13,13 @@ export interface AccountUsage {
   apiKeys: number;
 }
 
-/** Three round trips: memberships (and the account), the owned projects, their environments (in parallel). */
+/** Two round trips: the owned project ids (with the account), then the projects and their environments together. */
 export async function accountUsage(userId: string): Promise<AccountUsage> {
-  const [projects, account] = await Promise.all([ownedProjects(userId), getAccount(userId)]);
-  const envs = await Promise.all(projects.map((p) => environmentsOf(p.id)));
+  const [ids, account] = await Promise.all([ownedProjectIds(userId), getAccount(userId)]);
+  const [projects, envs] = await Promise.all([liveProjects(ids), Promise.all(ids.map((id) => environmentsOf(id)))]);
+  const envsOf = new Map(ids.map((id, i) => [id, envs[i]]));
   return {
-    projects: projects.map((project, i) => ({ project, envs: envs[i] })),
+    projects: projects.map((project) => ({ project, envs: envsOf.get(project.id) ?? [] })),
     apiKeys: Number((account as { api_key_count?: number } | undefined)?.api_key_count ?? 0),
   };
 }

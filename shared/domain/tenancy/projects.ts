@@ -111,12 +111,21 @@ export async function listProjects(ctx: AppContext, input: { updated_since?: str
 /** Quota add-ons bought for a project raise its service limit (SPEC "Limits" 3). */
 export const serviceQuotaAddon = (project: Project) => Number((project as Project & { service_quota_addon?: number }).service_quota_addon ?? 0) || 0;
 
-/** The live projects `userId` owns (whose plan governs them): the account's side of plan limits. Two round trips. */
-export async function ownedProjects(userId: string): Promise<Project[]> {
+/** The ids of the projects `userId` owns (whose plan governs them), deleted ones included: one Query. */
+export async function ownedProjectIds(userId: string): Promise<string[]> {
   const memberships = (await queryPartition(keys.account(userId).PK, keys.membershipPrefix)) as { project_id: string; role: Membership['role'] }[];
-  const owned = memberships.filter((m) => m.role === 'owner');
-  const projects = await batchGet(owned.map((m) => keys.project(m.project_id)));
-  return owned.map((m) => projects.get(keyId(keys.project(m.project_id))) as Project | undefined).filter((p): p is Project => Boolean(p && !p.deleted_at));
+  return memberships.filter((m) => m.role === 'owner').map((m) => m.project_id);
+}
+
+/** The live projects among `ids`, in that order: one BatchGet. */
+export async function liveProjects(ids: string[]): Promise<Project[]> {
+  const projects = await batchGet(ids.map((id) => keys.project(id)));
+  return ids.map((id) => projects.get(keyId(keys.project(id))) as Project | undefined).filter((p): p is Project => Boolean(p && !p.deleted_at));
+}
+
+/** The live projects `userId` owns: the account's side of plan limits. Two round trips. */
+export async function ownedProjects(userId: string): Promise<Project[]> {
+  return liveProjects(await ownedProjectIds(userId));
 }
 
 /** GET /projects/stats: counts for every project the caller can reach. */

@@ -1,9 +1,9 @@
 import * as z from 'zod';
 import { route, ok, created, noContent } from '#http/route';
-import { name, syncHeaders, text, updatedSince, uuid } from '#http/schemas';
-import { createGroup, createSubgroup, deleteGroup, deleteSubgroup, listGroups, listSubgroups, toGroupOut, toSubgroupOut, updateGroup, updateSubgroup } from '#domain/tenancy';
+import { name, syncHeaders, updatedSince, uuid } from '#http/schemas';
+import { groupDescription, createGroup, createSubgroup, deleteGroup, deleteSubgroup, listGroups, listSubgroups, toGroupOut, toSubgroupOut, updateGroup, updateSubgroup } from '#domain/tenancy';
 
-const description = text(2000);
+const description = groupDescription;
 const groupOut = z.object({
   id: z.uuid(), project_id: z.uuid(), environment_id: z.uuid(), name: z.string(), description: z.string().nullable(), updated_at: z.string(), deleted_at: z.string().nullable(),
 });

@@ -37,8 +37,11 @@ export function quotaReached(plan: Plan, quota: Quota, max: number | null): Doma
   return forbidden(`${quota.kind} limit reached for your '${plan.name}' plan (max ${max}${quota.scope}). Please upgrade ${quota.remedy}.`);
 }
 
-/** The transaction step taking one unit of `quota` on the counter `counter` of the item at `key`, refused past the limit. */
-export function takeQuotaStep(key: { PK: string; SK: string }, counter: string, plan: Plan, quota: Quota, addon = 0): TransactStep {
+/**
+ * The transaction step taking `units` (one by default; an import takes a chunk's worth at once) of
+ * `quota` on the counter `counter` of the item at `key`, refused when the count would pass the limit.
+ */
+export function takeQuotaStep(key: { PK: string; SK: string }, counter: string, plan: Plan, quota: Quota, addon = 0, units = 1): TransactStep {
   const max = quotaOf(plan, quota, addon);
-  return counterStep(key, { [counter]: 1 }, { max: { [counter]: max }, failWith: quotaReached(plan, quota, max) });
+  return counterStep(key, { [counter]: units }, { max: { [counter]: max }, failWith: quotaReached(plan, quota, max) });
 }

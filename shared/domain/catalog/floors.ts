@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { keys } from '#db/keys';
-import { transact, retryWhenStale, transactWithCascade, CASCADE_STALE } from '#db/transact';
+import { transact, retryWhenStale, transactWithCascade, CASCADE_STALE, type TransactStep } from '#db/transact';
 import { notFound } from '#shared/errors';
 import { actorAccount, type AppContext } from '#shared/context';
 import { publishEvent } from '#shared/events';
@@ -61,6 +61,12 @@ function storedFields(input: Partial<Record<keyof typeof floorFields, unknown>>)
   return out as Partial<Floor>;
 }
 
+/** The writes that create a floor (its item and its id lookup); the environment guard is the caller's. */
+export function newFloorSteps(floor: Floor): TransactStep[] {
+  const key = keys.floor(floor.project_id, floor.environment_id, floor.id);
+  return [putNewStep(floorEntity.encode(key, floor)), catalogLookupStep(floor.id, floor.project_id, floor.environment_id, key, 'floor')];
+}
+
 // Every function a route calls takes (ctx, input): the caller is ctx.actor, and its access is
 // loaded and checked here.
 
@@ -72,10 +78,8 @@ export async function createFloor(ctx: AppContext, input: CreateFloorInput): Pro
     ...storedFields(input),
     id: ctx.ids.newId(), project_id: env.project_id, environment_id: env.id, floor_type: input.type, created_at: now, updated_at: now,
   });
-  const key = keys.floor(floor.project_id, floor.environment_id, floor.id);
   await transact([
-    putNewStep(floorEntity.encode(key, floor)),
-    catalogLookupStep(floor.id, floor.project_id, floor.environment_id, key, 'floor'),
+    ...newFloorSteps(floor),
     envLiveCheck(floor.project_id, floor.environment_id),
   ]);
   await publishEvent('floor.created', floor.project_id, { service_floor_id: floor.id, hostname: floor.hostname, type: floor.floor_type, project_id: floor.project_id, environment_id: floor.environment_id }, ctx);

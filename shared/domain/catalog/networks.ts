@@ -1,7 +1,7 @@
 import ipaddr from 'ipaddr.js';
 import * as z from 'zod';
 import { keys } from '#db/keys';
-import { transact } from '#db/transact';
+import { transact, type TransactStep } from '#db/transact';
 import { invalid, notFound } from '#shared/errors';
 import { name as nameSchema } from '#shared/schemas';
 import { actorAccount, type AppContext } from '#shared/context';
@@ -41,7 +41,8 @@ export const updateNetworkBody = z.object({ name: nameSchema().optional(), cidr:
 export type CreateNetworkInput = z.output<typeof createNetworkBody>;
 export type UpdateNetworkInput = z.output<typeof updateNetworkBody>;
 
-const nameScope = (projectId: string, envId: string): NameScope => ({
+/** Network names are unique per environment (a name sentinel, ignoring case). */
+export const networkNameScope = (projectId: string, envId: string): NameScope => ({
   projectId, kind: 'NETWORK', scopeId: envId, takenDetail: 'Network with this name already exists in this environment',
 });
 
@@ -50,13 +51,23 @@ const nameScope = (projectId: string, envId: string): NameScope => ({
  * addresses to spare, /30 and wider) neither the network nor the broadcast address. Checked on
  * the resulting values, so a PATCH of either field alone is checked against the other as stored.
  */
-function checkGateway(cidr: string, gateway: string | null) {
+export function checkGateway(cidr: string, gateway: string | null) {
   if (!gateway) return;
   const [, bits] = ipaddr.IPv4.parseCIDR(cidr);
   const address = ipaddr.IPv4.parse(gateway);
   if (!address.match(ipaddr.IPv4.parseCIDR(cidr))) throw invalid(`Gateway ${gateway} is not inside the network ${cidr}`);
   const reserved = [ipaddr.IPv4.networkAddressFromCIDR(cidr).toString(), ipaddr.IPv4.broadcastAddressFromCIDR(cidr).toString()];
   if (bits <= 30 && reserved.includes(address.toString())) throw invalid(`Gateway ${gateway} is the network or broadcast address of ${cidr}`);
+}
+
+/** The writes that create a network (its name claim, its item, its id lookup); the environment guard is the caller's. */
+export function newNetworkSteps(network: Network): TransactStep[] {
+  const key = keys.network(network.project_id, network.environment_id, network.id);
+  return [
+    claimNameStep(networkNameScope(network.project_id, network.environment_id), network.name, network.id),
+    putNewStep(networkEntity.encode(key, network)),
+    catalogLookupStep(network.id, network.project_id, network.environment_id, key, 'network'),
+  ];
 }
 
 export async function createNetwork(ctx: AppContext, input: CreateNetworkInput): Promise<Network> {
@@ -68,11 +79,8 @@ export async function createNetwork(ctx: AppContext, input: CreateNetworkInput):
     id: ctx.ids.newId(), project_id: env.project_id, environment_id: env.id, name: input.name, cidr: input.cidr, gateway: input.gateway,
     vlan_id: input.vlan_id, is_private: input.is_private, description: input.description, created_at: now, updated_at: now,
   });
-  const key = keys.network(network.project_id, network.environment_id, network.id);
   await transact([
-    claimNameStep(nameScope(network.project_id, network.environment_id), network.name, network.id),
-    putNewStep(networkEntity.encode(key, network)),
-    catalogLookupStep(network.id, network.project_id, network.environment_id, key, 'network'),
+    ...newNetworkSteps(network),
     envLiveCheck(network.project_id, network.environment_id),
   ]);
   return network;
@@ -136,7 +144,7 @@ export async function updateNetwork(ctx: AppContext, input: { network_id: string
   checkGateway(updated.cidr, updated.gateway);
   await transact([
     setFieldsStep(located.key, { ...changes, updated_at: updated.updated_at }, notFound(NETWORK_NOT_FOUND)),
-    ...(changes.name ? renameSteps(nameScope(item.project_id, item.environment_id), item.name, updated.name, item.id) : []),
+    ...(changes.name ? renameSteps(networkNameScope(item.project_id, item.environment_id), item.name, updated.name, item.id) : []),
   ]);
   return updated;
 }
@@ -151,7 +159,7 @@ export async function deleteNetwork(ctx: AppContext, input: { network_id: string
   const now = ctx.clock.now().toISOString();
   await transact([
     softDeleteStep(located.key, now, notFound(NETWORK_NOT_FOUND)),
-    releaseNameStep(nameScope(item.project_id, item.environment_id), item.name),
+    releaseNameStep(networkNameScope(item.project_id, item.environment_id), item.name),
   ]);
 }
 

@@ -181,7 +181,14 @@ const hintsOf = (s: Pick<Service, 'service_floor_id' | 'group_id' | 'subgroup_id
 });
 const hintedKeys = (l: Located) => Object.values(referenceKeys(l.projectId, l.envId, { service_floor_id: l.refs.floor_id, group_id: l.refs.group_id, subgroup_id: l.refs.subgroup_id })).filter((k): k is Key => Boolean(k));
 
-const hintsStep = (serviceId: string, s: Service): TransactStep => existingSetStep(keys.idLookup(serviceId), hintsOf(s));
+/** Keeps a service's lookup hints current after its floor, group or subgroup changed (in the changing transaction). */
+export const serviceHintsStep = (serviceId: string, s: Service): TransactStep => existingSetStep(keys.idLookup(serviceId), hintsOf(s));
+
+/** The writes that create a service (its item and its id lookup with hints); counters and reference guards are the caller's. */
+export function newServiceSteps(service: Service): TransactStep[] {
+  const key = keys.service(service.project_id, service.environment_id, service.id);
+  return [putNewStep(serviceEntity.encode(key, service)), catalogLookupStep(service.id, service.project_id, service.environment_id, key, 'service', hintsOf(service))];
+}
 
 // ---------------------------------------------------------------------------------------------
 // Create, read, list, update, delete. Every function a route calls takes (ctx, input): the caller
@@ -222,7 +229,6 @@ export async function createService(ctx: AppContext, input: CreateServiceInput):
   const guards = validateReferences(access, env.id, set, service);
   const plan = await planOfProject(access.project);
   const addon = serviceQuotaAddon(access.project);
-  const key = keys.service(service.project_id, service.environment_id, service.id);
   const envKey = keys.environment(service.project_id, service.environment_id);
   // The environment's counter moves only while the environment is live (one step: a transaction
   // touches an item once), so a create racing the environment's delete never leaves an invisible
@@ -232,8 +238,7 @@ export async function createService(ctx: AppContext, input: CreateServiceInput):
     await transact([
       takeQuotaStep(keys.project(service.project_id), 'service_count', plan, SERVICES_QUOTA, addon),
       whileLiveStep(takeQuotaStep(envKey, 'service_count', plan, SERVICES_QUOTA, addon), envStepFailed),
-      putNewStep(serviceEntity.encode(key, service)),
-      catalogLookupStep(service.id, service.project_id, service.environment_id, key, 'service', hintsOf(service)),
+      ...newServiceSteps(service),
       ...guards,
     ]);
   } catch (err) {
@@ -338,7 +343,7 @@ export async function updateService(ctx: AppContext, { service_id: serviceId, ..
     const moved = ['service_floor_id', 'group_id', 'subgroup_id'].some((k) => k in changes);
     await transact([
       setFieldsStep(located.key, { ...changes, updated_at: service.updated_at }, notFound(SERVICE_NOT_FOUND)),
-      ...(moved ? [hintsStep(serviceId, service)] : []),
+      ...(moved ? [serviceHintsStep(serviceId, service)] : []),
       ...guards,
     ]);
     const changed = Object.keys(changes);

@@ -13,6 +13,7 @@ import { getItem } from '#db/items';
 import { keyId, type Key } from '#db/batch-get';
 import { counterStep, putNewStep } from '#db/steps';
 import { retry } from '#db/retry';
+import { text } from '#shared/schemas';
 
 export interface Group {
   id: string;
@@ -55,7 +56,11 @@ export const GROUP_NOT_IN_ENV = 'Group not found or does not belong to environme
 export const NOT_AUTHORIZED_VIEW_GROUPS = 'Not authorized to view groups in this environment';
 export const NOT_AUTHORIZED_MANAGE_GROUPS = 'Not authorized to manage groups in this environment';
 
-const groupNames = (projectId: string, envId: string): NameScope => ({
+/** A group or subgroup description (POST and PATCH /groups, /subgroups; import documents). */
+export const groupDescription = text(2000);
+
+/** Group names are unique per environment (a name sentinel, ignoring case). */
+export const groupNames = (projectId: string, envId: string): NameScope => ({
   projectId, kind: 'GROUP', scopeId: envId, takenDetail: 'Group with this name already exists in this environment',
 });
 export const subgroupNames = (projectId: string, groupId: string): NameScope => ({
@@ -83,6 +88,26 @@ export async function listGroups(ctx: AppContext, input: InEnvironment & { updat
   return groups.sort(byNameThenAge);
 }
 
+/** The writes that create a group (name claim, item, id lookup); the environment guard is the caller's. */
+export function newGroupSteps(group: Group): TransactStep[] {
+  const key = keys.group(group.project_id, group.environment_id, group.id);
+  return [
+    claimNameStep(groupNames(group.project_id, group.environment_id), group.name, group.id),
+    putNewStep({ ...key, type: 'group', ...group }),
+    lookupStep(group.id, group.project_id, key, 'group'),
+  ];
+}
+
+/** The writes that create a subgroup (name claim, item, id lookup); the parent's `subgroup_count` and the environment guard are the caller's. */
+export function newSubgroupSteps(sub: Subgroup): TransactStep[] {
+  const key = keys.subgroup(sub.project_id, sub.environment_id, sub.id);
+  return [
+    claimNameStep(subgroupNames(sub.project_id, sub.group_id), sub.name, sub.id),
+    putNewStep({ ...key, type: 'subgroup', ...sub }),
+    lookupStep(sub.id, sub.project_id, key, 'subgroup'),
+  ];
+}
+
 export async function createGroup(ctx: AppContext, input: InEnvironment & { name: string; description?: string | null }): Promise<Group> {
   const { access, env } = await accessInEnvironment(input.project_id, actorAccount(ctx).id, input.environment_id);
   access.require('groups.manage', NOT_AUTHORIZED_MANAGE_GROUPS, env.id);
@@ -91,13 +116,7 @@ export async function createGroup(ctx: AppContext, input: InEnvironment & { name
     id: ctx.ids.newId(), project_id: env.project_id, environment_id: env.id, name: input.name, description: input.description ?? null,
     subgroup_count: 0, created_at: now, updated_at: now, deleted_at: null,
   };
-  const key = keys.group(group.project_id, env.id, group.id);
-  await transact([
-    envLiveCheck(group.project_id, env.id),
-    claimNameStep(groupNames(group.project_id, env.id), group.name, group.id),
-    putNewStep({ ...key, type: 'group', ...group }),
-    lookupStep(group.id, group.project_id, key, 'group'),
-  ]);
+  await transact([envLiveCheck(group.project_id, env.id), ...newGroupSteps(group)]);
   return group;
 }
 
@@ -202,14 +221,11 @@ export async function createSubgroup(ctx: AppContext, input: InEnvironment & { g
     id: ctx.ids.newId(), project_id: env.project_id, environment_id: env.id, group_id: parent!.id, name: input.name, description: input.description ?? null,
     created_at: now, updated_at: now, deleted_at: null,
   };
-  const key = keys.subgroup(sub.project_id, env.id, sub.id);
   await transact([
     envLiveCheck(sub.project_id, env.id),
     // The parent counts its live subgroups, so deleting it never leaves one alive (see deleteGroup).
     whileLiveStep(counterStep(groupKey, { subgroup_count: 1 }), invalid(GROUP_NOT_IN_ENV)),
-    claimNameStep(subgroupNames(sub.project_id, sub.group_id), sub.name, sub.id),
-    putNewStep({ ...key, type: 'subgroup', ...sub }),
-    lookupStep(sub.id, sub.project_id, key, 'subgroup'),
+    ...newSubgroupSteps(sub),
   ]);
   return sub;
 }

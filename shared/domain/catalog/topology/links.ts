@@ -1,5 +1,5 @@
 import { keys } from '#db/keys';
-import { transact } from '#db/transact';
+import { transact, type TransactStep } from '#db/transact';
 import { notFound } from '#shared/errors';
 import { actorAccount, type AppContext } from '#shared/context';
 import { MISSING_MANAGE, MISSING_VIEW } from './connections';
@@ -25,6 +25,12 @@ export const LINK_KIND = 'link';
 const pairScope = (projectId: string, envId: string): NameScope => ({ projectId, kind: 'LINK', scopeId: envId, takenDetail: 'Link already exists' });
 const pairName = (l: Pick<Link, 'from_service_id' | 'to_service_id'>) => `${l.from_service_id}>${l.to_service_id}`;
 
+/** The writes that create a link (its pair claim, its item, its id lookup); the end and environment guards are the caller's. */
+export function newLinkSteps(link: Link): TransactStep[] {
+  const key = keys.link(link.project_id, link.environment_id, link.id);
+  return [claimNameStep(pairScope(link.project_id, link.environment_id), pairName(link), link.id), putNewStep(linkEntity.encode(key, link)), lookupStep(link.id, link.project_id, key, LINK_KIND)];
+}
+
 export async function createLink(
   ctx: AppContext,
   input: { project_id: string; environment_id: string; from_service_id: string; to_service_id: string },
@@ -36,13 +42,10 @@ export async function createLink(
   const link = linkEntity.create({
     id: ctx.ids.newId(), project_id: projectId, environment_id: envId, from_service_id: input.from_service_id, to_service_id: input.to_service_id, created_at: now, updated_at: now,
   });
-  const key = keys.link(projectId, envId, link.id);
   await transact([
     envLiveCheck(projectId, envId),
     ...liveEntityChecks(projectId, envId, [{ type: 'service', id: link.from_service_id }, { type: 'service', id: link.to_service_id }]),
-    claimNameStep(pairScope(projectId, envId), pairName(link), link.id),
-    putNewStep(linkEntity.encode(key, link)),
-    lookupStep(link.id, projectId, key, LINK_KIND),
+    ...newLinkSteps(link),
   ]);
   return link;
 }

@@ -1,0 +1,442 @@
+import { keys } from '#db/keys';
+import { keyId, type Key } from '#db/batch-get';
+import { getItem } from '#db/items';
+import { isLive, setFieldsStep, stillLiveStep, whileLiveStep } from '#db/live';
+import { counterStep } from '#db/steps';
+import { concurrentChange, transact, type TransactStep } from '#db/transact';
+import { conflict, DomainError, invalid } from '#shared/errors';
+import type { AppContext } from '#shared/context';
+import { quotaOf, quotaReached, SERVICES_QUOTA, takeQuotaStep, type Plan } from '#domain/billing';
+import {
+  floorEntity, linkEntity, networkEntity, newFloorSteps, newLinkSteps, newNetworkSteps, newServiceSteps, serviceEntity, serviceHintsStep,
+  type Floor, type Network, type Service,
+} from '#domain/catalog';
+import { ENV_NOT_IN_PROJECT, envLiveCheck, newGroupSteps, newSubgroupSteps, planOfProject, serviceQuotaAddon, type Group, type Subgroup } from '#domain/tenancy';
+import { SERVICE_DOCUMENT_FIELDS, type DocumentService, type EnvironmentDocument } from './document';
+import { importError, pointer, type ImportError } from './parse';
+import { documentProblems, nameKey, type Path } from './problems';
+import { readEnvironment } from './read';
+
+/**
+ * Import: plan (read the target environment once, match every entity of the document by name,
+ * resolve the references, check the service limit for the whole import; write nothing), then
+ * apply (chunked transactions built with the catalog's and tenancy's own step builders, the
+ * service counters moved with their limit in the same transactions).
+ *
+ * Matching: groups, networks and services by name, subgroups by name within their group, floors
+ * by hostname, all ignoring case (the name claims' rule). A match whose stored state differs is
+ * updated (only the fields that differ); otherwise it is unchanged. An import never deletes: what
+ * the environment has beyond the document stays. Links are created when the pair is not linked yet.
+ */
+
+export type ImportAction = 'create' | 'update' | 'unchanged' | 'error';
+export interface ImportItem {
+  kind: string;
+  name: string;
+  action: ImportAction;
+  detail?: string;
+}
+export interface ImportReport {
+  /** Items by action; `error` is the number of problems (`errors`). */
+  summary: { create: number; update: number; unchanged: number; error: number };
+  items: ImportItem[];
+  errors: ImportError[];
+}
+
+type CreateKind = 'group' | 'subgroup' | 'network' | 'floor' | 'service' | 'link';
+
+/** A counter moved on a shared item (project, environment, parent group), merged per item in a transaction. */
+interface CounterMove {
+  key: Key;
+  counter: string;
+  units: number;
+  /** The service limit applies to this counter. */
+  serviceQuota?: boolean;
+  /** The item must stay live (the environment, a parent group); otherwise `gone`. */
+  whileLive?: string;
+}
+
+/** One entity's writes: an entry of the plan. Plain data (no timestamps: apply stamps them). */
+interface Unit {
+  /** Index into the report's items. */
+  item: number;
+  /** Order of application: a phase's units commit before the next phase starts (parents before children, networks before holders). */
+  phase: number;
+  create?: { kind: CreateKind; fields: Record<string, unknown> };
+  update?: { key: Key; changes: Record<string, unknown>; gone: string; hints?: { id: string; service_floor_id: string | null; group_id: string | null; subgroup_id: string | null } };
+  /** Items that must still be live when this unit commits (what it refers to), with the refusal otherwise. */
+  guards: { key: Key; gone: string }[];
+  counters: CounterMove[];
+}
+
+export interface ImportPlan {
+  report: ImportReport;
+  projectId: string;
+  environmentId: string;
+  /** The project owner's plan and the project's add-on, as read when planning (the limit apply enforces). */
+  plan: Plan | null;
+  addon: number;
+  units: Unit[];
+}
+
+const KIND = { group: 'group', subgroup: 'subgroup', floor: 'service_floor', network: 'network', service: 'service', link: 'service_link' } as const;
+
+/** Equality of stored values, whatever the key order of maps read back from the table. */
+const canonical = (v: unknown): unknown =>
+  Array.isArray(v) ? v.map(canonical) : v && typeof v === 'object' ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, x]) => [k, canonical(x)])) : v;
+const same = (a: unknown, b: unknown) => JSON.stringify(canonical(a ?? null)) === JSON.stringify(canonical(b ?? null));
+
+/** The fields of `wanted` whose value differs from `stored`. */
+function changed(stored: Record<string, unknown>, wanted: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(wanted).filter(([k, v]) => !same(stored[k], v)));
+}
+
+const sameSet = (a: string[], b: string[]) => same([...new Set(a)].sort(), [...new Set(b)].sort());
+
+/** A document service's value fields as stored: lists empty and the rest null when absent. */
+function serviceValues(s: DocumentService): Partial<Service> {
+  const out: Record<string, unknown> = {};
+  for (const field of SERVICE_DOCUMENT_FIELDS) {
+    const v = s[field];
+    if (field === 'repository_deps') out[field] = (s.repository_deps ?? []).map((d) => ({ name: d.name, repository_url: d.repository_url ?? null, version: d.version ?? null }));
+    else if (field === 'links' || field === 'tags') out[field] = v ?? [];
+    else out[field] = v ?? null;
+  }
+  return out as Partial<Service>;
+}
+
+function summarize(items: ImportItem[], errors: ImportError[]): ImportReport['summary'] {
+  const count = (a: ImportAction) => items.filter((i) => i.action === a).length;
+  return { create: count('create'), update: count('update'), unchanged: count('unchanged'), error: errors.length };
+}
+
+/** The one entity per key (lower-cased name); more than one live entity of a name in the environment is ambiguous. */
+function byName<T>(xs: T[], name: (x: T) => string | null | undefined): Map<string, T[]> {
+  const map = new Map<string, T[]>();
+  for (const x of xs) {
+    const n = name(x);
+    if (!n) continue;
+    const key = nameKey(n);
+    map.set(key, [...(map.get(key) ?? []), x]);
+  }
+  return map;
+}
+
+export async function planImport(input: { projectId: string; environmentId: string; document: EnvironmentDocument }, ctx: AppContext): Promise<ImportPlan> {
+  const { projectId, environmentId: envId, document: doc } = input;
+  const empty = (errors: ImportError[]): ImportPlan => ({
+    report: { summary: summarize([], errors), items: [], errors }, projectId, environmentId: envId, plan: null, addon: 0, units: [],
+  });
+  // The document's own rules (parseDocument checked them with line numbers; checked again for a document built in code).
+  const problems = documentProblems(doc);
+  if (problems.length) return empty(problems.map(importError));
+
+  const env = await readEnvironment(projectId, envId);
+  const plan = await planOfProject(env.project);
+  const addon = serviceQuotaAddon(env.project);
+  const spec = doc.spec;
+  const items: ImportItem[] = [];
+  const errors: ImportError[] = [];
+  const units: Unit[] = [];
+  const envKey = keys.environment(projectId, envId);
+  const envGone = ENV_NOT_IN_PROJECT;
+
+  /** Records an item; returns its index. */
+  const record = (kind: string, name: string, action: ImportAction, detail?: string) => items.push({ kind, name, action, ...(detail ? { detail } : {}) }) - 1;
+  const ambiguous = (path: Path, kind: string, name: string, what: string, n: number) => {
+    errors.push({ path: pointer(path), line: null, message: `${n} ${what} named '${name}' exist in the environment: the import cannot tell which one is meant (rename one first)` });
+    record(kind, name, 'error', 'ambiguous name in the environment');
+  };
+  /** Create or update (only what differs) or unchanged. */
+  const plan1 = (
+    kind: string, name: string, phase: number, existing: Record<string, unknown> | undefined, wanted: Record<string, unknown>,
+    create: () => Unit['create'], key: () => Key, gone: string, extra: Partial<Unit> = {},
+  ) => {
+    if (!existing) {
+      units.push({ item: record(kind, name, 'create'), phase, create: create(), guards: [], counters: [], ...extra });
+      return;
+    }
+    const changes = changed(existing, wanted);
+    if (!Object.keys(changes).length) {
+      record(kind, name, 'unchanged');
+      return;
+    }
+    units.push({ item: record(kind, name, 'update', `changed: ${Object.keys(changes).join(', ')}`), phase, update: { key: key(), changes, gone }, guards: [], counters: [], ...extra });
+  };
+
+  // Groups and subgroups (phases 0 and 1).
+  const groupsByName = byName(env.groups, (g) => g.name);
+  const groupId = new Map<string, string>();
+  const subgroupId = new Map<string, string>();
+  spec.groups.forEach((g) => {
+    const existing = groupsByName.get(nameKey(g.name))?.[0];
+    const id = existing?.id ?? ctx.ids.newId();
+    groupId.set(nameKey(g.name), id);
+    const wanted = { name: g.name, description: g.description ?? null };
+    plan1(KIND.group, g.name, 0, existing as unknown as Record<string, unknown>, wanted,
+      () => ({ kind: 'group', fields: { id, project_id: projectId, environment_id: envId, ...wanted, subgroup_count: 0, deleted_at: null } }),
+      () => keys.group(projectId, envId, id), `Group '${g.name}' was removed during the import`);
+    const subsByName = byName(env.subgroups.filter((s) => existing && s.group_id === existing.id), (s) => s.name);
+    for (const s of g.subgroups ?? []) {
+      const found = subsByName.get(nameKey(s.name))?.[0];
+      const sid = found?.id ?? ctx.ids.newId();
+      subgroupId.set(`${nameKey(g.name)}>${nameKey(s.name)}`, sid);
+      const sw = { name: s.name, description: s.description ?? null };
+      plan1(KIND.subgroup, `${g.name}/${s.name}`, 1, found as unknown as Record<string, unknown>, sw,
+        () => ({ kind: 'subgroup', fields: { id: sid, project_id: projectId, environment_id: envId, group_id: id, ...sw, deleted_at: null } }),
+        () => keys.subgroup(projectId, envId, sid), `Subgroup '${g.name}/${s.name}' was removed during the import`,
+        found ? {} : { counters: [{ key: keys.group(projectId, envId, id), counter: 'subgroup_count', units: 1, whileLive: `Group '${g.name}' was removed during the import` }] });
+    }
+  });
+
+  // Networks (phase 2), before the services and floors attached to them.
+  const networksByName = byName(env.networks, (n) => n.name);
+  const networkId = new Map<string, string>();
+  spec.networks.forEach((n) => {
+    const existing = networksByName.get(nameKey(n.name))?.[0];
+    const id = existing?.id ?? ctx.ids.newId();
+    networkId.set(nameKey(n.name), id);
+    const wanted: Partial<Network> = { name: n.name, cidr: n.cidr, gateway: n.gateway ?? null, vlan_id: n.vlan_id ?? null, is_private: n.is_private ?? true, description: n.description ?? null };
+    plan1(KIND.network, n.name, 2, existing, wanted,
+      () => ({ kind: 'network', fields: { id, project_id: projectId, environment_id: envId, ...wanted } }),
+      () => keys.network(projectId, envId, id), `Network '${n.name}' was removed during the import`);
+  });
+  const liveNetworkIds = new Set(env.networks.map((n) => n.id));
+  /** A holder's attachments: the networks of its entry (none without one), as ids; guards keep them live. */
+  const attachmentsOf = (holder: { service?: string; service_floor?: string }) => {
+    const entry = spec.network_attachments.find((a) =>
+      holder.service ? a.service && nameKey(a.service) === nameKey(holder.service) : a.service_floor && nameKey(a.service_floor) === nameKey(holder.service_floor!),
+    );
+    const names = entry?.networks ?? [];
+    return { ids: names.map((n) => networkId.get(nameKey(n))!), guards: names.map((n) => ({ key: keys.network(projectId, envId, networkId.get(nameKey(n))!), gone: `Network '${n}' was removed during the import` })) };
+  };
+
+  // Floors (phase 3).
+  const floorsByName = byName(env.floors, (f) => f.hostname);
+  const floorId = new Map<string, string>();
+  spec.service_floors.forEach((f, i) => {
+    const host = f.hostname!;
+    const matches = floorsByName.get(nameKey(host)) ?? [];
+    if (matches.length > 1) return ambiguous(['spec', 'service_floors', i], KIND.floor, host, 'service floors', matches.length);
+    const existing = matches[0];
+    const id = existing?.id ?? ctx.ids.newId();
+    floorId.set(nameKey(host), id);
+    const attached = attachmentsOf({ service_floor: host });
+    const wanted: Partial<Floor> = {
+      floor_type: f.type, hostname: host, provider: f.provider ?? null, provider_region: f.provider_region ?? null, provider_zone: f.provider_zone ?? null,
+      provider_instance_id: f.provider_instance_id ?? null, ip_address: f.ip_address ?? null, ip_addresses: f.ip_addresses ?? [], cpu: f.cpu ?? null,
+      memory_mb: f.memory_mb ?? null, storage_gb: f.storage_gb ?? null, instances: f.instances ?? null, tags: f.tags ?? [],
+    };
+    if (!existing || !sameSet(existing.network_ids.filter((n) => liveNetworkIds.has(n)), attached.ids)) wanted.network_ids = attached.ids;
+    plan1(KIND.floor, host, 3, existing, wanted,
+      () => ({ kind: 'floor', fields: { id, project_id: projectId, environment_id: envId, ...wanted } }),
+      () => keys.floor(projectId, envId, id), `Service floor '${host}' was removed during the import`, { guards: attached.guards });
+  });
+
+  // Services (phase 4): references resolved to ids, the counters with the limit on creates.
+  const servicesByName = byName(env.services, (s) => s.name);
+  const serviceId = new Map<string, string>();
+  spec.services.forEach((s, i) => {
+    const matches = servicesByName.get(nameKey(s.name)) ?? [];
+    if (matches.length > 1) return ambiguous(['spec', 'services', i], KIND.service, s.name, 'services', matches.length);
+    const existing = matches[0];
+    const id = existing?.id ?? ctx.ids.newId();
+    serviceId.set(nameKey(s.name), id);
+    const refs = {
+      service_floor_id: s.floor ? floorId.get(nameKey(s.floor)) ?? null : null,
+      group_id: s.group ? groupId.get(nameKey(s.group)) ?? null : null,
+      subgroup_id: s.group && s.subgroup ? subgroupId.get(`${nameKey(s.group)}>${nameKey(s.subgroup)}`) ?? null : null,
+    };
+    if (s.floor && !refs.service_floor_id) {
+      // Its floor is ambiguous in the environment (reported there): leave the service alone too.
+      record(KIND.service, s.name, 'error', `its floor '${s.floor}' is ambiguous`);
+      return;
+    }
+    const attached = attachmentsOf({ service: s.name });
+    const wanted: Partial<Service> = { name: s.name, ...refs, ...serviceValues(s) };
+    if (!existing || !sameSet(existing.network_ids.filter((n) => liveNetworkIds.has(n)), attached.ids)) wanted.network_ids = attached.ids;
+    const guards = [
+      ...attached.guards,
+      ...(refs.service_floor_id ? [{ key: keys.floor(projectId, envId, refs.service_floor_id), gone: `Service floor '${s.floor}' was removed during the import` }] : []),
+      ...(refs.group_id ? [{ key: keys.group(projectId, envId, refs.group_id), gone: `Group '${s.group}' was removed during the import` }] : []),
+      ...(refs.subgroup_id ? [{ key: keys.subgroup(projectId, envId, refs.subgroup_id), gone: `Subgroup '${s.group}/${s.subgroup}' was removed during the import` }] : []),
+    ];
+    const before = units.length;
+    plan1(KIND.service, s.name, 4, existing, wanted,
+      () => ({ kind: 'service', fields: { id, owner_user_id: env.project.owner_id, project_id: projectId, environment_id: envId, ...wanted } }),
+      () => keys.service(projectId, envId, id), `Service '${s.name}' was removed during the import`,
+      {
+        guards,
+        counters: existing ? [] : [
+          { key: keys.project(projectId), counter: 'service_count', units: 1, serviceQuota: true },
+          { key: envKey, counter: 'service_count', units: 1, serviceQuota: true, whileLive: envGone },
+        ],
+      });
+    const unit = units.length > before ? units[units.length - 1] : undefined;
+    if (unit?.update && ['service_floor_id', 'group_id', 'subgroup_id'].some((k) => k in unit.update!.changes)) unit.update.hints = { id, ...refs };
+  });
+
+  // Links (phase 5): a pair not linked yet is created.
+  const linked = new Set(env.links.map((l) => `${l.from_service_id}>${l.to_service_id}`));
+  for (const l of spec.service_links) {
+    const name = `${l.from} -> ${l.to}`;
+    const from = serviceId.get(nameKey(l.from));
+    const to = serviceId.get(nameKey(l.to));
+    if (!from || !to) {
+      record(KIND.link, name, 'error', 'a service it joins is ambiguous');
+      continue;
+    }
+    if (linked.has(`${from}>${to}`)) {
+      record(KIND.link, name, 'unchanged');
+      continue;
+    }
+    linked.add(`${from}>${to}`);
+    units.push({
+      item: record(KIND.link, name, 'create'), phase: 5,
+      create: { kind: 'link', fields: { id: ctx.ids.newId(), project_id: projectId, environment_id: envId, from_service_id: from, to_service_id: to } },
+      guards: [from, to].map((sid) => ({ key: keys.service(projectId, envId, sid), gone: `Service of link '${name}' was removed during the import` })),
+      counters: [],
+    });
+  }
+
+  // The service limit, for the whole import, per project and per environment (SPEC "Limits" 3).
+  const creating = units.filter((u) => u.create?.kind === 'service').length;
+  const max = quotaOf(plan, SERVICES_QUOTA, addon);
+  if (creating && max !== null) {
+    const projectCount = Number(env.project.service_count ?? 0);
+    const envCount = Number(env.environment.service_count ?? 0);
+    if (projectCount + creating > max || envCount + creating > max) {
+      errors.push({ path: '/spec/services', line: null, message: String(quotaReached(plan, SERVICES_QUOTA, max).detail) });
+    }
+  }
+
+  return { report: { summary: summarize(items, errors), items, errors }, projectId, environmentId: envId, plan, addon, units };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Apply.
+
+const TRANSACTION_ITEMS = 100;
+
+/** The writes of a unit's own items (nothing another unit of its phase touches). */
+function unitWrites(u: Unit, now: string): TransactStep[] {
+  if (u.update) {
+    const steps = [setFieldsStep(u.update.key, { ...u.update.changes, updated_at: now }, conflict(u.update.gone))];
+    if (u.update.hints) steps.push(serviceHintsStep(u.update.hints.id, u.update.hints as unknown as Service));
+    return steps;
+  }
+  const stamped = { ...u.create!.fields, created_at: now, updated_at: now };
+  switch (u.create!.kind) {
+    case 'group': return newGroupSteps(stamped as unknown as Group);
+    case 'subgroup': return newSubgroupSteps(stamped as unknown as Subgroup);
+    case 'network': return newNetworkSteps(networkEntity.create(stamped as never));
+    case 'floor': return newFloorSteps(floorEntity.create(stamped as never));
+    case 'service': return newServiceSteps(serviceEntity.create(stamped as never));
+    case 'link': return newLinkSteps(linkEntity.create(stamped as never));
+  }
+}
+
+/** How many transaction items a unit writes itself (its step count does not depend on the time). */
+const writeCount = (u: Unit) => unitWrites(u, '').length;
+
+/** Units packed in order into chunks of at most 100 transaction items (own writes + one step per shared item), a phase never sharing a chunk. */
+function pack(units: Unit[]): Unit[][] {
+  const chunks: Unit[][] = [];
+  let current: Unit[] = [];
+  let size = 0;
+  let shared = new Set<string>();
+  for (const u of units) {
+    const sharedKeys = [...new Set([...u.guards.map((g) => g.key), ...u.counters.map((c) => c.key)].map(keyId))];
+    const own = writeCount(u);
+    // One item is kept for the environment's guard (or its counter).
+    if (current.length && (current[0].phase !== u.phase || size + own + sharedKeys.filter((k) => !shared.has(k)).length + 1 > TRANSACTION_ITEMS)) {
+      chunks.push(current);
+      current = [];
+      size = 0;
+      shared = new Set();
+    }
+    const fresh = sharedKeys.filter((k) => !shared.has(k));
+    fresh.forEach((k) => shared.add(k));
+    size += own + fresh.length;
+    current.push(u);
+  }
+  if (current.length) chunks.push(current);
+  return chunks;
+}
+
+interface Built {
+  steps: TransactStep[];
+  /** Refusals of the counter steps that need a read to be explained (the environment gone, or its limit). */
+  diagnose: Map<DomainError, () => Promise<DomainError>>;
+}
+
+/** One transaction: the units' own writes, each shared item once (counters summed, with their limit; else a liveness guard). */
+function build(chunk: Unit[], plan: ImportPlan, now: string): Built {
+  const { projectId, environmentId: envId } = plan;
+  const steps = chunk.flatMap((u) => unitWrites(u, now));
+  const diagnose: Built['diagnose'] = new Map();
+  const counters = new Map<string, CounterMove>();
+  for (const c of chunk.flatMap((u) => u.counters)) {
+    const id = keyId(c.key);
+    const known = counters.get(id);
+    if (known) known.units += c.units;
+    else counters.set(id, { ...c });
+  }
+  for (const c of counters.values()) {
+    let step: TransactStep;
+    if (c.serviceQuota && plan.plan) step = takeQuotaStep(c.key, c.counter, plan.plan, SERVICES_QUOTA, plan.addon, c.units);
+    else step = counterStep(c.key, { [c.counter]: c.units });
+    if (c.whileLive) {
+      const failed = concurrentChange();
+      const gone = invalid(c.whileLive);
+      const limit = step.failWith;
+      diagnose.set(failed, async () => (isLive(await getItem(c.key)) && limit ? limit : gone));
+      step = whileLiveStep(step, failed);
+    }
+    steps.push(step);
+  }
+  const envKey = keys.environment(projectId, envId);
+  if (!counters.has(keyId(envKey))) steps.push(envLiveCheck(projectId, envId));
+  const guarded = new Set([...counters.keys(), keyId(envKey)]);
+  for (const g of chunk.flatMap((u) => u.guards)) {
+    if (guarded.has(keyId(g.key))) continue;
+    guarded.add(keyId(g.key));
+    steps.push(stillLiveStep(g.key, conflict(g.gone)));
+  }
+  return { steps, diagnose };
+}
+
+/**
+ * Applies a plan without errors: its units in order, in transactions of at most 100 items, the
+ * service counters of each transaction moved in it with the plan's limit (so concurrent creates
+ * can never take the import past the limit: the transaction is refused and the import stops with
+ * the limit's message). `onProgress(done, total)` follows each committed transaction. What was
+ * committed stays (each transaction is whole); planning again and applying finishes the work,
+ * as everything is matched by name. A plan with errors writes nothing.
+ */
+export async function applyImport(plan: ImportPlan, ctx: AppContext, onProgress?: (done: number, total: number) => void | Promise<void>): Promise<ImportReport> {
+  if (plan.report.errors.length) return plan.report;
+  const units = [...plan.units].sort((a, b) => a.phase - b.phase);
+  const total = units.length;
+  const items = plan.report.items.map((i) => ({ ...i }));
+  const errors: ImportError[] = [];
+  let done = 0;
+  await onProgress?.(0, total);
+  const chunks = pack(units);
+  for (let c = 0; c < chunks.length; c++) {
+    const chunk = chunks[c];
+    const { steps, diagnose } = build(chunk, plan, ctx.clock.now().toISOString());
+    try {
+      await transact(steps);
+    } catch (err) {
+      if (!(err instanceof DomainError)) throw err;
+      const refusal = diagnose.has(err) ? await diagnose.get(err)!() : err;
+      errors.push({ path: '', line: null, message: String(refusal.detail) });
+      for (const u of chunks.slice(c).flat()) items[u.item] = { ...items[u.item], action: 'error', detail: 'not applied: the import stopped' };
+      break;
+    }
+    done += chunk.length;
+    await onProgress?.(done, total);
+  }
+  return { summary: summarize(items, errors), items, errors };
+}

@@ -181,6 +181,62 @@ describe('export and import round trip', () => {
   });
 });
 
+describe('export of data the document cannot name', () => {
+  it('writes what is there; the import then names each problem (a floor without hostname, two services of one name)', async () => {
+    const { token, projectId, envId } = await ownerWithEnv(api, 'Team');
+    const floor = await createFloor(api, token, projectId, envId, { cpu: 1 });
+    await createService(api, token, projectId, envId, { name: 'twin', service_floor_id: floor.id });
+    await createService(api, token, projectId, envId, { name: 'Twin' });
+    const doc = await exportOf(projectId, envId);
+    expect(doc.spec.service_floors).toEqual([{ type: 'vm', cpu: 1 }]);
+    expect(doc.spec.services).toEqual([{ name: 'Twin' }, { name: 'twin' }]);
+    expect(parseDocument(toYaml(doc)).errors.map((e) => [e.path, e.message])).toEqual([
+      ['/spec/service_floors/0/hostname', 'A service floor needs a hostname: the document names floors by hostname'],
+      ['/spec/services/1/name', "Duplicate service name 'twin': names must be unique (ignoring case)"],
+    ]);
+    // Importing into the environment that has the twins: the name is ambiguous there.
+    const document = environmentDocument.parse({ apiVersion: IMPEX_API_VERSION, kind: 'Environment', spec: { services: [{ name: 'twin', port: 2 }] } });
+    const plan = await planImport({ projectId, environmentId: envId, document }, appContext());
+    expect(plan.report.items).toEqual([{ kind: 'service', name: 'twin', action: 'error', detail: 'ambiguous name in the environment' }]);
+    expect(plan.report.errors).toEqual([
+      { path: '/spec/services/0', line: null, message: "2 services named 'twin' exist in the environment: the import cannot tell which one is meant (rename one first)" },
+    ]);
+  });
+});
+
+describe('apply', () => {
+  it('commits in transactions of at most 100 items; after a crash, planning again and applying converges', async () => {
+    const { projectId, envId } = await ownerWithEnv(api, 'Business');
+    const document = environmentDocument.parse({
+      apiVersion: IMPEX_API_VERSION, kind: 'Environment',
+      spec: {
+        service_floors: [{ hostname: 'h', type: 'vm' }],
+        services: Array.from({ length: 120 }, (_, i) => ({ name: `s-${i}`, floor: 'h', port: 1000 + i })),
+        service_links: Array.from({ length: 30 }, (_, i) => ({ from: `s-${i}`, to: `s-${i + 1}` })),
+      },
+    });
+    const ctx = appContext();
+    const crash = new Error('worker died');
+    const progress: number[] = [];
+    await expect(
+      applyImport(await planImport({ projectId, environmentId: envId, document }, ctx), ctx, (done) => {
+        progress.push(done);
+        if (done > 1) throw crash;
+      }),
+    ).rejects.toBe(crash);
+    expect(progress).toEqual([0, 1, 49]); // the floor; then 48 services (2 items each, the two counters, the floor's guard)
+    const replan = await planImport({ projectId, environmentId: envId, document }, ctx);
+    expect(replan.report.summary).toEqual({ create: 120 - 48 + 30, update: 0, unchanged: 49, error: 0 });
+    const report = await applyImport(replan, ctx);
+    expect(report.errors).toEqual([]);
+    const exported = await exportOf(projectId, envId);
+    expect(exported.spec.services).toHaveLength(120);
+    expect(exported.spec.service_links).toHaveLength(30);
+    expect((await readItem(keys.environment(projectId, envId)))!.service_count).toBe(120);
+    expect((await planImport({ projectId, environmentId: envId, document }, ctx)).report.summary).toEqual({ create: 0, update: 0, unchanged: 151, error: 0 });
+  });
+});
+
 describe('document errors', () => {
   const bad = [
     `apiVersion: ${IMPEX_API_VERSION}`, // 1

@@ -203,12 +203,13 @@ export async function planImport(input: { projectId: string; environmentId: stri
   });
   const liveNetworkIds = new Set(env.networks.map((n) => n.id));
   /** A holder's attachments: the networks of its entry (none without one), as ids; guards keep them live. */
-  const attachmentsOf = (holder: { service?: string; service_floor?: string }) => {
-    const entry = spec.network_attachments.find((a) =>
-      holder.service ? a.service && nameKey(a.service) === nameKey(holder.service) : a.service_floor && nameKey(a.service_floor) === nameKey(holder.service_floor!),
-    );
-    const names = entry?.networks ?? [];
-    return { ids: names.map((n) => networkId.get(nameKey(n))!), guards: names.map((n) => ({ key: keys.network(projectId, envId, networkId.get(nameKey(n))!), gone: `Network '${n}' was removed during the import` })) };
+  const entries = new Map(spec.network_attachments.map((a) => [a.service ? `service>${nameKey(a.service)}` : `floor>${nameKey(a.service_floor!)}`, a.networks]));
+  const attachmentsOf = (holder: string) => {
+    const names = entries.get(holder) ?? [];
+    return {
+      ids: names.map((n) => networkId.get(nameKey(n))!),
+      guards: names.map((n) => ({ key: keys.network(projectId, envId, networkId.get(nameKey(n))!), gone: `Network '${n}' was removed during the import` })),
+    };
   };
 
   // Floors (phase 3).
@@ -221,7 +222,7 @@ export async function planImport(input: { projectId: string; environmentId: stri
     const existing = matches[0];
     const id = existing?.id ?? ctx.ids.newId();
     floorId.set(nameKey(host), id);
-    const attached = attachmentsOf({ service_floor: host });
+    const attached = attachmentsOf(`floor>${nameKey(host)}`);
     const wanted: Partial<Floor> = {
       floor_type: f.type, hostname: host, provider: f.provider ?? null, provider_region: f.provider_region ?? null, provider_zone: f.provider_zone ?? null,
       provider_instance_id: f.provider_instance_id ?? null, ip_address: f.ip_address ?? null, ip_addresses: f.ip_addresses ?? [], cpu: f.cpu ?? null,
@@ -252,7 +253,7 @@ export async function planImport(input: { projectId: string; environmentId: stri
       record(KIND.service, s.name, 'error', `its floor '${s.floor}' is ambiguous`);
       return;
     }
-    const attached = attachmentsOf({ service: s.name });
+    const attached = attachmentsOf(`service>${nameKey(s.name)}`);
     const wanted: Partial<Service> = { name: s.name, ...refs, ...serviceValues(s) };
     if (!existing || !sameSet(existing.network_ids.filter((n) => liveNetworkIds.has(n)), attached.ids)) wanted.network_ids = attached.ids;
     const guards = [

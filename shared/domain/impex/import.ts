@@ -148,7 +148,7 @@ export async function planImport(input: { projectId: string; environmentId: stri
     record(kind, name, 'error', 'ambiguous name in the environment');
   };
   /** Create or update (only what differs) or unchanged. */
-  const plan1 = (
+  const planEntity = (
     kind: string, name: string, phase: number, existing: Record<string, unknown> | undefined, wanted: Record<string, unknown>,
     create: () => Unit['create'], key: () => Key, gone: string, extra: Partial<Unit> = {},
   ) => {
@@ -173,7 +173,7 @@ export async function planImport(input: { projectId: string; environmentId: stri
     const id = existing?.id ?? ctx.ids.newId();
     groupId.set(nameKey(g.name), id);
     const wanted = { name: g.name, description: g.description ?? null };
-    plan1(KIND.group, g.name, 0, existing as unknown as Record<string, unknown>, wanted,
+    planEntity(KIND.group, g.name, 0, existing as unknown as Record<string, unknown>, wanted,
       () => ({ kind: 'group', fields: { id, project_id: projectId, environment_id: envId, ...wanted, subgroup_count: 0, deleted_at: null } }),
       () => keys.group(projectId, envId, id), `Group '${g.name}' was removed during the import`);
     const subsByName = byName(env.subgroups.filter((s) => existing && s.group_id === existing.id), (s) => s.name);
@@ -182,7 +182,7 @@ export async function planImport(input: { projectId: string; environmentId: stri
       const sid = found?.id ?? ctx.ids.newId();
       subgroupId.set(`${nameKey(g.name)}>${nameKey(s.name)}`, sid);
       const sw = { name: s.name, description: s.description ?? null };
-      plan1(KIND.subgroup, `${g.name}/${s.name}`, 1, found as unknown as Record<string, unknown>, sw,
+      planEntity(KIND.subgroup, `${g.name}/${s.name}`, 1, found as unknown as Record<string, unknown>, sw,
         () => ({ kind: 'subgroup', fields: { id: sid, project_id: projectId, environment_id: envId, group_id: id, ...sw, deleted_at: null } }),
         () => keys.subgroup(projectId, envId, sid), `Subgroup '${g.name}/${s.name}' was removed during the import`,
         found ? {} : { counters: [{ key: keys.group(projectId, envId, id), counter: 'subgroup_count', units: 1, whileLive: `Group '${g.name}' was removed during the import` }] });
@@ -197,7 +197,7 @@ export async function planImport(input: { projectId: string; environmentId: stri
     const id = existing?.id ?? ctx.ids.newId();
     networkId.set(nameKey(n.name), id);
     const wanted: Partial<Network> = { name: n.name, cidr: n.cidr, gateway: n.gateway ?? null, vlan_id: n.vlan_id ?? null, is_private: n.is_private ?? true, description: n.description ?? null };
-    plan1(KIND.network, n.name, 2, existing, wanted,
+    planEntity(KIND.network, n.name, 2, existing, wanted,
       () => ({ kind: 'network', fields: { id, project_id: projectId, environment_id: envId, ...wanted } }),
       () => keys.network(projectId, envId, id), `Network '${n.name}' was removed during the import`);
   });
@@ -229,7 +229,7 @@ export async function planImport(input: { projectId: string; environmentId: stri
       memory_mb: f.memory_mb ?? null, storage_gb: f.storage_gb ?? null, instances: f.instances ?? null, tags: f.tags ?? [],
     };
     if (!existing || !sameSet(existing.network_ids.filter((n) => liveNetworkIds.has(n)), attached.ids)) wanted.network_ids = attached.ids;
-    plan1(KIND.floor, host, 3, existing, wanted,
+    planEntity(KIND.floor, host, 3, existing, wanted,
       () => ({ kind: 'floor', fields: { id, project_id: projectId, environment_id: envId, ...wanted } }),
       () => keys.floor(projectId, envId, id), `Service floor '${host}' was removed during the import`, { guards: attached.guards });
   });
@@ -263,7 +263,7 @@ export async function planImport(input: { projectId: string; environmentId: stri
       ...(refs.subgroup_id ? [{ key: keys.subgroup(projectId, envId, refs.subgroup_id), gone: `Subgroup '${s.group}/${s.subgroup}' was removed during the import` }] : []),
     ];
     const before = units.length;
-    plan1(KIND.service, s.name, 4, existing, wanted,
+    planEntity(KIND.service, s.name, 4, existing, wanted,
       () => ({ kind: 'service', fields: { id, owner_user_id: env.project.owner_id, project_id: projectId, environment_id: envId, ...wanted } }),
       () => keys.service(projectId, envId, id), `Service '${s.name}' was removed during the import`,
       {

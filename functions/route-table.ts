@@ -12,6 +12,7 @@ import { topologyRoutes } from './topology/routes';
 import { networksRoutes } from './networks/routes';
 import { invitesRoutes } from './invites/routes';
 import { lifecycleRoutes } from './lifecycle/routes';
+import { impexRoutes } from './impex/routes';
 
 /**
  * The one route table: group name (= Lambda function) → its routes. The Lambda routers, the local
@@ -30,6 +31,7 @@ export const routeTable = {
   networks: networksRoutes,
   invites: invitesRoutes,
   lifecycle: lifecycleRoutes,
+  impex: impexRoutes,
   docs: docsRoutes,
 } satisfies Record<string, Route[]>;
 

@@ -74,6 +74,14 @@ const schema = z.object({
   STRIPE_WEBHOOK_SECRET: z.string().optional(),
   /** Another Stripe API address (`http://127.0.0.1:12111`): tests point the client at a fake server. */
   STRIPE_API_BASE: z.string().optional(),
+  /** Where clients open progress WebSockets (`wss://…/<stage>` in the cloud; the local server's `/ws/progress`). */
+  WS_BASE_URL: z.string().default('ws://localhost:3000/ws/progress'),
+  /** Cloud: the WebSocket API's management endpoint (`https://…/<stage>`) messages are posted through; unset locally. */
+  WS_CALLBACK_URL: z.string().optional(),
+  /** How long an export's signed download link works (hours). */
+  IMPEX_LINK_TTL_HOURS: z.coerce.number().int().positive().default(168),
+  /** The largest configuration document an import takes (bytes). */
+  IMPEX_MAX_DOCUMENT_BYTES: z.coerce.number().int().positive().default(5 * 1024 * 1024),
   /** SPEC "Rate limits": payment-provider webhooks per minute per source address. */
   PAYMENT_WEBHOOK_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(120),
   MAIL_FROM: z.string().default('no-reply@infra-catalog.local'),

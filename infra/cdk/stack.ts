@@ -1,8 +1,9 @@
 import { join } from 'node:path';
 import { CfnOutput, Duration, Stack, Token, Validations, type StackProps } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
-import { HttpApi, HttpMethod, HttpRoute, HttpRouteKey, LogGroupLogDestination, type HttpStage } from 'aws-cdk-lib/aws-apigatewayv2';
-import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import { HttpApi, HttpMethod, HttpRoute, HttpRouteKey, LogGroupLogDestination, WebSocketApi, WebSocketStage, type HttpStage } from 'aws-cdk-lib/aws-apigatewayv2';
+import { WebSocketLambdaAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
+import { HttpLambdaIntegration, WebSocketLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import { AttributeType, BillingMode, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
@@ -61,6 +62,8 @@ export class CatalogStack extends Stack {
   readonly stage: HttpStage;
   readonly httpFunctions: Record<string, NodejsFunction> = {};
   readonly workers: Record<string, NodejsFunction> = {};
+  /** Live job progress: `$connect` with a single-use ticket (authorizer), messages posted by the jobs worker. */
+  readonly progressApi: WebSocketApi;
   /** Sweeps what has fallen due (downgrade reminders and enforcement) every 15 minutes. */
   readonly deadlinesFunction: NodejsFunction;
   /** Seeds plans (and the optional first staff account) on deploy. */
@@ -156,6 +159,9 @@ export class CatalogStack extends Stack {
     });
     ack(this.api, 'APIG4', 'Authorization is enforced in the Lambda router from each route\'s declared auth level (JWT access tokens issued by this API); public routes must be reachable anonymously.');
 
+    // The progress WebSocket API first (its routes are added once the functions exist): every function learns its URLs.
+    this.progressApi = new WebSocketApi(this, 'ProgressApi', { description: 'Live progress of import/export jobs' });
+    const progressStage = new WebSocketStage(this, 'ProgressStage', { webSocketApi: this.progressApi, stageName: 'progress', autoDeploy: true });
     const apiUrl = `https://${this.api.apiId}.execute-api.${this.region}.${this.urlSuffix}`;
     const appBaseUrl = props.appBaseUrl ?? apiUrl;
     const stripeSecretArn = props.stripeSecretArn;
@@ -170,6 +176,8 @@ export class CatalogStack extends Stack {
       APP_BASE_URL: appBaseUrl,
       API_BASE_URL: props.apiBaseUrl ?? apiUrl,
       PAYMENT_PROVIDER: stripeSecretArn ? 'stripe' : 'none',
+      WS_BASE_URL: progressStage.url,
+      WS_CALLBACK_URL: progressStage.callbackUrl,
       ...(stripeSecretArn ? { STRIPE_SECRET_ARN: stripeSecretArn } : {}),
       ...(props.mailFrom ? { MAIL_FROM: props.mailFrom } : {}),
       ...(props.allowedOrigins ? { ALLOWED_ORIGINS: props.allowedOrigins } : {}),
@@ -263,6 +271,25 @@ export class CatalogStack extends Stack {
       );
       ack(mailer, 'IAM5[Resource::arn:<AWS::Partition>:ses:<AWS::Region>:<AWS::AccountId>:identity/*]', 'The verified sender identity (domain or address of MAIL_FROM) is configured per deployment; SendEmail only.');
     }
+
+    // --- Progress WebSocket ------------------------------------------------------------------------
+    const wsAuthorizer = fn('ProgressAuthorizerFunction', 'functions/websocket/authorizer.ts', 256, Duration.seconds(10));
+    const wsHandler = fn('ProgressConnectionsFunction', 'functions/websocket/handler.ts', 256, Duration.seconds(10));
+    const wsIntegration = new WebSocketLambdaIntegration('ProgressConnections', wsHandler);
+    this.progressApi.addRoute('$connect', {
+      integration: wsIntegration,
+      authorizer: new WebSocketLambdaAuthorizer('ProgressTicket', wsAuthorizer, { identitySource: ['route.request.querystring.ticket'] }),
+    });
+    this.progressApi.addRoute('$disconnect', { integration: wsIntegration });
+    // Any message asks for the job's current state (a client that connects late still learns it).
+    this.progressApi.addRoute('$default', { integration: wsIntegration });
+    // Only the jobs worker (progress) and the connections function (the current state on request) post to connections.
+    for (const poster of [this.workers.jobs, wsHandler].filter(Boolean)) {
+      progressStage.grantManagementApiAccess(poster!);
+      ack(poster!, `IAM5[Resource::arn:<AWS::Partition>:execute-api:<AWS::Region>:<AWS::AccountId>:<${this.getLogicalId(this.progressApi.node.defaultChild as never)}>/progress/*/@connections/*]`, 'Connection ids are made per client at $connect; posting is limited to this API\'s progress stage.');
+    }
+    ack(this.progressApi, 'APIG4', '$connect is authorized by the ticket authorizer; $disconnect needs none (API Gateway sends it).');
+    ack(progressStage, 'APIG1', 'Connection events are logged by the connection functions; per-frame access logs would add nothing for a one-way progress channel.');
 
     // --- Deadlines ---------------------------------------------------------------------------------
     // A sweep over one time-ordered partition of due deadlines rather than a one-time schedule per

@@ -8,6 +8,7 @@ import type { Clock } from '#shared/context';
 import { createRouter, routeKey } from '#http/router';
 import type { Route } from '#http/route';
 import { localPaymentPage } from './payments';
+import { attachLocalWebSockets } from './websocket';
 
 const MAX_BODY = 10 * 1024 * 1024; // API Gateway's payload limit
 
@@ -69,7 +70,7 @@ export function createLocalServer(opts: { clock?: Clock } = {}): Server {
   const groupOf = new Map(entries.map((e) => [e.route, e.group]));
   const router = createRouter(entries.map((e) => e.route));
 
-  return createServer(async (req, res) => {
+  const server = createServer(async (req, res) => {
     try {
       const body = await readBody(req);
       if (!body) return send(res, ownAnswer(413, 'Request body too large'));
@@ -85,4 +86,6 @@ export function createLocalServer(opts: { clock?: Clock } = {}): Server {
       console.error(err);
     }
   });
+  attachLocalWebSockets(server, opts.clock);
+  return server;
 }

@@ -64,6 +64,7 @@ export async function startLocalStack(opts: LocalStackOptions = {}) {
   if (server && !env.API_BASE_URL && !process.env.API_BASE_URL) {
     // Where this server really listens (tests take any free port): invoice links and the local payment pages point here.
     env.API_BASE_URL = `http://localhost:${port}`;
+    env.WS_BASE_URL ??= `ws://localhost:${port}/ws/progress`;
     c = reloadConfig(env);
   }
 

@@ -36,6 +36,15 @@ export const keys = {
   /** Due work (reminders, enforcement) in one time-ordered partition: the sweep reads what is due with one Query. */
   deadline: (dueAt: string, userId: string, kind: string) => ({ PK: 'DEADLINES', SK: `${dueAt}#${userId}#${kind}` }),
   deadlinesPK: 'DEADLINES',
+  /** An export or import record: time-ordered in its project's partition (history is one Query, newest first). */
+  impexRecord: (projectId: string, createdAt: string, recordId: string) => ({ PK: `PROJECT#${projectId}`, SK: `IMPEX#${createdAt}#${recordId}` }),
+  impexRecordPrefix: 'IMPEX#',
+  /** A single-use WebSocket ticket, by the SHA-256 of its value (the value itself is never stored); TTL 1 minute. */
+  wsTicket: (ticketHash: string) => ({ PK: `WSTICKET#${ticketHash}`, SK: 'WSTICKET' }),
+  /** A WebSocket connection following a job (the job's subscribers are one Query), and its reverse for disconnect. */
+  jobConnection: (jobId: string, connectionId: string) => ({ PK: `JOBCONN#${jobId}`, SK: `CONN#${connectionId}` }),
+  jobConnectionsPK: (jobId: string) => `JOBCONN#${jobId}`,
+  wsConnection: (connectionId: string) => ({ PK: `WSCONN#${connectionId}`, SK: 'WSCONN' }),
   plans: 'PLAN',
   plan: (rank: number, planId: string) => ({ PK: 'PLAN', SK: `PLAN#${String(rank).padStart(2, '0')}#${planId}` }),
   /** Staff listing (GSI1): every account under one partition, by e-mail. */

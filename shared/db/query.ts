@@ -37,3 +37,26 @@ export function queryPartition<T = Record<string, unknown>>(
 /** Items under one sort-key prefix of a project's partition. */
 export const queryPrefix = <T = Record<string, unknown>>(projectId: string, prefix: string, opts?: Parameters<typeof queryPartition>[2]) =>
   queryPartition<T>(keys.projectPK(projectId), prefix, opts);
+
+/** The newest items of a partition under `prefix` (sort keys that order by time), at most `limit` of those passing `filter`. */
+export async function queryNewest<T = Record<string, unknown>>(pk: string, prefix: string, opts: { limit: number; filter?: string; values?: Record<string, unknown> }): Promise<T[]> {
+  const items: T[] = [];
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const out = await ddb().send(
+      new QueryCommand({
+        TableName: config().TABLE_NAME,
+        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
+        ExpressionAttributeValues: { ':pk': pk, ':sk': prefix, ...opts.values },
+        ...(opts.filter ? { FilterExpression: opts.filter } : {}),
+        ScanIndexForward: false,
+        ConsistentRead: true,
+        Limit: opts.limit,
+        ExclusiveStartKey,
+      }),
+    );
+    items.push(...((out.Items ?? []) as T[]));
+    ExclusiveStartKey = out.LastEvaluatedKey;
+  } while (ExclusiveStartKey && items.length < opts.limit);
+  return items.slice(0, opts.limit);
+}

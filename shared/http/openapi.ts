@@ -36,7 +36,7 @@ export function buildOpenApi(routes: Route[]) {
       summary: r.summary,
       operationId: `${r.method.toLowerCase()}${r.path.replace(/[{}]/g, '').replace(/[^a-zA-Z0-9]+(.)?/g, (_, c: string | undefined) => (c ?? '').toUpperCase())}`,
       parameters: parameters(r),
-      ...(r.body ? { requestBody: { required: !r.body.safeParse(undefined).success, content: { 'application/json': { schema: jsonSchema(r.body, 'input') } } } } : {}),
+      ...(r.body ? { requestBody: { required: !r.body.safeParse(undefined).success, content: { [r.multipart ? 'multipart/form-data' : 'application/json']: { schema: jsonSchema(r.body, 'input') } } } } : {}),
       responses,
       security: r.auth === 'public' ? [] : [{ bearer: [] }, { cookie: [] }],
       ...(r.auth === 'staff' ? { 'x-requires': 'staff' } : {}),

@@ -10,6 +10,7 @@ import { parseCookies, ACCESS_COOKIE } from './cookies';
 import { parseQuery } from './query';
 import { createRouter, type Match } from './router';
 import { jsonDecodeError, validateParts } from './validation';
+import { parseMultipart } from './multipart';
 import { crossSiteGuard, securityHeadersOnEveryAnswer } from './security';
 import type { Reply, Route, RouteRequest } from './route';
 import { errorFields, log } from '#shared/log';
@@ -82,7 +83,7 @@ const errorResponder = (): middy.MiddlewareObj<Event, Result> => ({
 });
 
 /** The body exactly as received (base64 undone), for routes that verify a signature over it. */
-const rawBodies = new WeakMap<Event, string>();
+const rawBodies = new WeakMap<Event, Buffer>();
 
 /** 2. JSON bodies are parsed whatever the content type says, except multipart uploads; malformed JSON is a 422. */
 const jsonBody = (): middy.MiddlewareObj<Event, Result> => {
@@ -90,7 +91,7 @@ const jsonBody = (): middy.MiddlewareObj<Event, Result> => {
   return {
     before: async (request) => {
       const { body, headers, isBase64Encoded } = request.event;
-      if (body) rawBodies.set(request.event, isBase64Encoded ? Buffer.from(body, 'base64').toString('utf8') : body);
+      if (body) rawBodies.set(request.event, Buffer.from(body, isBase64Encoded ? 'base64' : 'utf8'));
       if (!body || headers?.['content-type']?.startsWith('multipart/')) return;
       return parser.before!(request as never);
     },
@@ -113,10 +114,13 @@ const validateAndAuthenticate = (clock?: Clock): middy.MiddlewareObj<Event, Resu
     const { event } = request;
     const current = state.get(event)!;
     const { route, params } = current.match;
+    const raw = rawBodies.get(event) ?? Buffer.alloc(0);
+    // A multipart route's schema validates its form fields and file, like any JSON body.
+    const body = route.multipart ? await parseMultipart(event.headers?.['content-type'], raw, route.multipart) : event.body;
     const [p, q, b] = validateParts([
       { part: 'path', schema: route.params, value: params },
       { part: 'query', schema: route.query, value: parseQuery(event.rawQueryString) },
-      { part: 'body', schema: route.body, value: event.body },
+      { part: 'body', schema: route.body, value: body },
     ]);
     const cookies = parseCookies(event.cookies, event.headers?.cookie);
     // One context per request, made before anything is read: its receivedAt is the sync cursor.
@@ -135,7 +139,7 @@ const validateAndAuthenticate = (clock?: Clock): middy.MiddlewareObj<Event, Resu
       params: p,
       query: q,
       body: b,
-      rawBody: rawBodies.get(event) ?? '',
+      rawBody: raw.toString('utf8'),
       headers: event.headers ?? {},
       cookies,
       sourceIp: event.requestContext.http.sourceIp,

@@ -42,6 +42,8 @@ export interface RouteDef<PS, QS, BS, A extends AuthLevel> {
   body?: BS;
   /** Response bodies by status, for the OpenAPI document only. */
   responses?: Record<number, Schema | null>;
+  /** The body is multipart/form-data: `body` validates its fields and its file (`UploadedFile`), at most `maxFileBytes`. */
+  multipart?: { maxFileBytes: number };
   /**
    * Every answer of the route, refusals included (422 before validation passes, 429, ...), takes at
    * least this many milliseconds from the request's arrival (no timing oracle); the pipeline pads it.
@@ -60,6 +62,7 @@ export interface Route {
   query?: Schema;
   body?: Schema;
   responses?: Record<number, Schema | null>;
+  multipart?: { maxFileBytes: number };
   minDurationMs?: (config: Config) => number;
   handler: (req: RouteRequest<any, any, any, any>, ctx: AppContext) => Promise<Reply>;
 }

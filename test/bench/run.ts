@@ -1,6 +1,8 @@
 import { BatchGetCommand, GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
 import { FREE_PLAN_ID } from '#domain/billing';
+import { applyImport, buildExportDocument, exampleDocument, planImport, toYaml, type EnvironmentDocument } from '#domain/impex';
+import { createEnvironment } from '#domain/tenancy';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { startLocalStack } from '../../infra/local/stack';
 import { apiEvent, lambdaContext } from '../../infra/local/api-event';
@@ -240,10 +242,90 @@ const rows: Row[] = [];
   rows.push({ name: 'GET /me/limits/status (2 projects, 4 environments)', handlerP50: percentile(statusSamples, 50), handlerP99: percentile(statusSamples, 99), rawP50: percentile(rawStatusSamples, 50), callsPerRequest: calls.total(), budget: '≤ 2 round trips after the token check; ratio ≤ 1.3', byCommand: calls.byCommand() });
 }
 
+// Import of 2,000 services into an empty environment (plan + apply) against the same transactions
+// sent raw (captured from one import, their keys moved to a scratch partition and their conditions
+// dropped: the writes alone); and the export of that environment, timed.
+const importRows: string[] = [];
+{
+  const email = 'bench-impex@example.com';
+  await invoke(auth, 'POST', '/auth/register', 'POST /auth/register', { body: { email, password: 'correct horse battery' } });
+  const login = await invoke(auth, 'POST', '/auth/login', 'POST /auth/login', { body: { email, password: 'correct horse battery' } });
+  const token = login.body.access_token as string;
+  const { sub } = JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString());
+  await setPlan(sub, 'Enterprise+');
+  const project = await invoke(httpHandler(routeTable.projects), 'POST', '/projects', 'POST /projects', { token, body: { name: 'bench-impex' } });
+  const projectId = project.body.id as string;
+  const ctx = appContext({ actor: await authenticate(token, appContext()) });
+  const SERVICES = 2000;
+  const base = exampleDocument();
+  const document: EnvironmentDocument = {
+    ...base,
+    spec: { ...base.spec, service_links: [], network_attachments: [], services: Array.from({ length: SERVICES }, (_, i) => ({ name: `service-${String(i).padStart(4, '0')}`, port: 8000 + (i % 1000), tags: ['bench'] })) },
+  } as EnvironmentDocument;
+  const freshEnv = async (i: number) => (await createEnvironment(ctx, { project_id: projectId, name: `import-${i}` })).id;
+  const workerCtx = appContext();
+  const runImport = async (envId: string) => {
+    const plan = await planImport({ projectId, environmentId: envId, document }, workerCtx);
+    if (plan.report.errors.length) throw new Error(`import plan has errors: ${JSON.stringify(plan.report.errors.slice(0, 3))}`);
+    const report = await applyImport(plan, workerCtx);
+    if (report.summary.create < SERVICES) throw new Error(`import created ${report.summary.create}`);
+  };
+  // One import with its transactions captured.
+  const captured: { TransactItems: Record<string, any>[] }[] = [];
+  const client = ddb();
+  const send = client.send.bind(client);
+  (client as { send: unknown }).send = (command: { input: unknown }) => {
+    if (command instanceof TransactWriteCommand) captured.push(structuredClone(command.input) as { TransactItems: Record<string, any>[] });
+    return send(command as never);
+  };
+  await runImport(await freshEnv(0));
+  (client as { send: unknown }).send = send;
+  let scratch = 0;
+  const rawImport = async () => {
+    const run = ++scratch;
+    for (const tx of captured) {
+      const TransactItems = tx.TransactItems.map((item) => {
+        const [op, body] = Object.entries(item)[0] as [string, Record<string, any>];
+        const key = (k: Record<string, string>) => ({ PK: `BENCH#${run}#${k.PK}`, SK: k.SK });
+        if (op === 'Put') return { Put: { TableName, Item: { ...body.Item, ...key(body.Item) } } };
+        if (op === 'Update') return { Update: { TableName, Key: key(body.Key), UpdateExpression: body.UpdateExpression, ExpressionAttributeNames: body.ExpressionAttributeNames, ExpressionAttributeValues: Object.fromEntries(Object.entries(body.ExpressionAttributeValues ?? {}).filter(([k]) => body.UpdateExpression.includes(k))) } };
+        return { ConditionCheck: { TableName, Key: key(body.Key), ConditionExpression: 'attribute_not_exists(#nothing)', ExpressionAttributeNames: { '#nothing': 'bench_nothing' } } };
+      });
+      await ddb().send(new TransactWriteCommand({ TransactItems }));
+    }
+  };
+  const IMPORT_RUNS = Number(process.env.BENCH_IMPORT_RUNS ?? 5);
+  const handlerTimes: number[] = [];
+  const rawTimes: number[] = [];
+  for (let i = 1; i <= IMPORT_RUNS; i++) {
+    const envId = await freshEnv(i);
+    let t = performance.now();
+    await runImport(envId);
+    handlerTimes.push(performance.now() - t);
+    t = performance.now();
+    await rawImport();
+    rawTimes.push(performance.now() - t);
+  }
+  const h = percentile(handlerTimes, 50);
+  const r = percentile(rawTimes, 50);
+  importRows.push(`import of ${SERVICES} services (plan + apply) | ${fmt(h)} | raw transactions ${fmt(r)} (${captured.length} TransactWriteItems) | ratio ${(h / r).toFixed(2)} | budget ≤ 1.5`);
+  const exportTimes: number[] = [];
+  let size = 0;
+  for (let i = 0; i < 5; i++) {
+    const t = performance.now();
+    const yaml = toYaml(await buildExportDocument({ projectId, environmentId: (await ddb().send(new QueryCommand({ TableName, KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)', ExpressionAttributeValues: { ':pk': keys.projectPK(projectId), ':sk': keys.environmentPrefix }, Limit: 1 }))).Items![0].id as string, recordId: randomUUID(), exportedAt: new Date().toISOString() }));
+    exportTimes.push(performance.now() - t);
+    size = yaml.length;
+  }
+  importRows.push(`export of ${SERVICES} services to YAML | ${fmt(percentile(exportTimes, 50))} (p50 of 5) | ${Math.round(size / 1024)} KB`);
+}
+
 console.log(`\nBenchmarks (${RUNS} requests each, in-process handlers against DynamoDB Local)\n`);
 console.log(['endpoint', 'handler p50', 'handler p99', 'raw DynamoDB p50', 'overhead ratio', 'DynamoDB calls/request', 'budget'].join(' | '));
 for (const r of rows) {
   console.log([r.name, fmt(r.handlerP50), fmt(r.handlerP99), fmt(r.rawP50), (r.handlerP50 / r.rawP50).toFixed(2), String(r.callsPerRequest), r.budget].join(' | '));
 }
 for (const r of rows.filter((r) => r.byCommand)) console.log(`${r.name}: DynamoDB calls by command ${JSON.stringify(r.byCommand)}`);
+console.log('\nImport and export (medians)');
+for (const line of importRows) console.log(line);
 await stack.stop();

@@ -17,13 +17,13 @@ export interface TestStack extends LocalStack {
 const UNLIMITED_SIGN_IN = { LOGIN_RATE_LIMIT_PER_MINUTE: '1000000', PASSWORD_RESET_RATE_LIMIT_PER_MINUTE: '1000000' };
 
 /** A fresh table and data dir on the run's DynamoDB Local, for one test file. */
-export async function startTestStack(env: Record<string, string> = {}, opts: { withoutHttp?: boolean; clock?: Clock } = {}): Promise<TestStack> {
+export async function startTestStack(env: Record<string, string> = {}, opts: { withoutHttp?: boolean; clock?: Clock; withS3?: boolean } = {}): Promise<TestStack> {
   const endpoint = process.env.TEST_DYNAMODB_ENDPOINT;
   if (!endpoint) throw new Error('TEST_DYNAMODB_ENDPOINT is not set: run tests through vitest (global setup starts DynamoDB Local)');
   const dataDir = await mkdtemp(join(tmpdir(), 'infra-catalog-test-'));
   const stack = await startLocalStack({
     dynamoEndpoint: endpoint,
-    withoutS3: true,
+    withoutS3: !opts.withS3,
     withoutHttp: opts.withoutHttp,
     clock: opts.clock,
     // No deadline timer: tests that need the sweep run it themselves, with their clock.
@@ -40,7 +40,7 @@ export async function startTestStack(env: Record<string, string> = {}, opts: { w
 }
 
 /** Starts a stack for the current test file and stops it afterwards. */
-export function useTestStack(env: Record<string, string> = {}, opts: { withoutHttp?: boolean; clock?: Clock } = {}) {
+export function useTestStack(env: Record<string, string> = {}, opts: { withoutHttp?: boolean; clock?: Clock; withS3?: boolean } = {}) {
   const ref = {} as { stack: TestStack };
   beforeAll(async () => {
     ref.stack = await startTestStack(env, opts);

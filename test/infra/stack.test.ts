@@ -53,7 +53,7 @@ describe('CatalogStack', () => {
     const workers = Object.keys(workerTable).length;
     expect(Object.keys(stack.httpFunctions).sort()).toEqual(groupsWithFunctions.sort());
     expect(stack.httpFunctions.account).toBeUndefined(); // no routes yet → no function
-    const ours = groupsWithFunctions.length + workers + 2; // + the deadline sweep and the seeding function
+    const ours = groupsWithFunctions.length + workers + 4; // + the deadline sweep, the progress WebSocket's authorizer and connections, the seeding function
     template.resourcePropertiesCountIs('AWS::Lambda::Function', { Runtime: 'nodejs24.x', Architectures: ['x86_64'], Handler: 'index.handler' }, ours);
     template.resourceCountIs('AWS::Lambda::Function', ours + 1); // + CDK's Trigger provider
     template.hasResourceProperties('AWS::Lambda::Function', {
@@ -70,7 +70,8 @@ describe('CatalogStack', () => {
   });
 
   it('routes every entry of the route table, plus $default to the fallback group', () => {
-    template.resourceCountIs('AWS::ApiGatewayV2::Route', allRoutes().length + 1);
+    // Every HTTP route and $default, plus the progress WebSocket's $connect, $disconnect and $default.
+    template.resourceCountIs('AWS::ApiGatewayV2::Route', allRoutes().length + 1 + 3);
     for (const { route } of allRoutes()) template.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: `${route.method} ${route.path}` });
     template.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: 'POST /auth/login' });
     template.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: 'GET /openapi.json' });
@@ -153,6 +154,16 @@ describe('CatalogStack', () => {
     expect(readers).toEqual([roleOf(s.httpFunctions.billing), roleOf(s.workers.jobs)].sort());
     // Without it there is no payment provider.
     template.hasResourceProperties('AWS::Lambda::Function', { Environment: { Variables: Match.objectLike({ PAYMENT_PROVIDER: 'none' }) } });
+  });
+
+  it('has the progress WebSocket API: $connect behind the ticket authorizer; only the jobs worker and the connections function may post', () => {
+    template.hasResourceProperties('AWS::ApiGatewayV2::Api', { ProtocolType: 'WEBSOCKET' });
+    template.hasResourceProperties('AWS::ApiGatewayV2::Authorizer', { AuthorizerType: 'REQUEST', IdentitySource: ['route.request.querystring.ticket'] });
+    template.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: '$connect', AuthorizationType: 'CUSTOM' });
+    template.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: '$disconnect' });
+    const posters = Object.values(template.findResources('AWS::IAM::Policy')).filter((p) => JSON.stringify(p.Properties.PolicyDocument).includes('execute-api:ManageConnections'));
+    expect(posters).toHaveLength(2);
+    expect(posters.map((p) => p.Properties.Roles[0].Ref)).toContain(stack.getLogicalId(stack.workers.jobs.role!.node.defaultChild as CfnFunction));
   });
 
   it('sweeps deadlines every 15 minutes with the deadlines function', () => {

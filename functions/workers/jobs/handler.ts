@@ -1,5 +1,6 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { cancelAtProvider, changePlanAtProvider, runCheckoutJob } from '#domain/billing';
+import { runImpexJob } from '#domain/impex';
 import { appContext } from '#shared/context';
 import { errorFields, log } from '#shared/log';
 
@@ -9,7 +10,8 @@ const MAX_RECEIVES = 5;
 type Job =
   | { kind: 'checkout'; user_id: string; job_id: string }
   | { kind: 'cancel-provider-subscription'; user_id: string; subscription_id: string; provider_subscription_id: string }
-  | { kind: 'change-provider-plan'; user_id: string; provider_subscription_id: string; plan_id: string };
+  | { kind: 'change-provider-plan'; user_id: string; provider_subscription_id: string; plan_id: string }
+  | { kind: 'export' | 'import'; project_id: string; record_id: string };
 
 /** The jobs queue's worker: each message names its job; every job is idempotent; failures are reported per message for SQS to retry. */
 export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
@@ -22,6 +24,7 @@ export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
       if (job.kind === 'checkout') await runCheckoutJob(ctx, { user_id: job.user_id, job_id: job.job_id, lastAttempt });
       else if (job.kind === 'cancel-provider-subscription') await cancelAtProvider(ctx, job);
       else if (job.kind === 'change-provider-plan') await changePlanAtProvider(ctx, job);
+      else if (job.kind === 'export' || job.kind === 'import') await runImpexJob(ctx, { record_id: job.record_id, lastAttempt });
       else log.warn('unknown job kind; dropped', { message_id: record.messageId });
     } catch (err) {
       log.error('job failed', { message_id: record.messageId, ...errorFields(err) });

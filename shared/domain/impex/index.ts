@@ -1,4 +1,4 @@
-/** The import/export context's public face (issue 13): the document, export, parse, plan and apply. Routes and workers import only this. */
+/** The impex context (above catalog): the environment document (export, parse, plan, apply), export/import jobs and their records, signed links, live progress. */
 export {
   IMPEX_API_VERSION, environmentDocument, documentJsonSchema, exampleDocument, toYaml,
   type EnvironmentDocument, type DocumentSpec, type DocumentGroup, type DocumentFloor, type DocumentNetwork, type DocumentService, type DocumentLink, type DocumentAttachment,
@@ -6,3 +6,9 @@ export {
 export { buildExportDocument } from './export';
 export { parseDocument, type ImportError } from './parse';
 export { planImport, applyImport, type ImportPlan, type ImportReport, type ImportItem, type ImportAction } from './import';
+export * from './types';
+export * from './record-entity';
+export * from './records';
+export * from './links';
+export * from './jobs';
+export * from './progress';

@@ -1,0 +1,64 @@
+import * as z from 'zod';
+import { route, ok } from '#http/route';
+import { uuid } from '#http/schemas';
+import {
+  startExport, startImport, importExportHistory, downloadExport, jobStatus, progressTicket, documentJsonSchema, exampleDocument, impexRecordView,
+} from '#domain/impex';
+import { config } from '#shared/config';
+
+const target = { project_id: uuid, environment_id: uuid };
+const started = z.object({ status: z.enum(['queued', 'failed']), job_id: z.uuid(), record_id: z.uuid() });
+const uploadedFile = z.object({ filename: z.string().max(255), content_type: z.string().max(255), text: z.string() }, { error: 'A configuration document file is required' });
+/** The document travels as a multipart file; its size limit is the configuration's. */
+const multipart = { get maxFileBytes() { return config().IMPEX_MAX_DOCUMENT_BYTES; } };
+
+export const impexRoutes = [
+  route({
+    method: 'POST', path: '/impex/export', auth: 'user', summary: 'Export an environment as a configuration document (asynchronous; multipart form fields)',
+    multipart, body: z.object(target),
+    responses: { 202: started },
+    handler: async ({ body }, ctx) => ({ status: 202, body: await startExport(ctx, body) }),
+  }),
+  route({
+    method: 'POST', path: '/impex/import', auth: 'user', summary: 'Import a configuration document into an environment (asynchronous; `dry_run=true` only plans)',
+    multipart, body: z.object({ ...target, file: uploadedFile, dry_run: z.enum(['true', 'false']).optional() }),
+    responses: { 202: started },
+    handler: async ({ body }, ctx) => ({ status: 202, body: await startImport(ctx, { ...body, dry_run: body.dry_run === 'true' }) }),
+  }),
+  route({
+    method: 'GET', path: '/impex/history', auth: 'user', summary: "A project's export and import records, newest first",
+    query: z.object({ project_id: uuid, environment_id: uuid.optional(), limit: z.coerce.number().int().min(1).max(200).default(50) }),
+    responses: { 200: z.array(impexRecordView.schema) },
+    handler: async ({ query }, ctx) => ok(await importExportHistory(ctx, query)),
+  }),
+  route({
+    method: 'GET', path: '/impex/download/{record_id}', auth: 'user', summary: "An export's document through its signed link (403 tampered, 410 'Link expired')",
+    params: z.object({ record_id: z.string().max(100) }),
+    query: z.object({ exp: z.coerce.number().int(), sig: z.string().max(200) }),
+    handler: async ({ params, query }, ctx) => {
+      const doc = await downloadExport(ctx, { record_id: params.record_id, ...query });
+      return ok(doc.text, { headers: { 'content-type': 'application/yaml; charset=utf-8', 'content-disposition': `attachment; filename="${doc.filename}"` } });
+    },
+  }),
+  route({
+    method: 'GET', path: '/impex/example', auth: 'user', summary: 'A specimen configuration document (valid against GET /impex/schema)',
+    handler: async () => ok(exampleDocument()),
+  }),
+  route({
+    method: 'GET', path: '/impex/schema', auth: 'public', summary: 'The JSON Schema of configuration documents (for editors and CI checks)',
+    handler: async () => ok(documentJsonSchema(), { headers: { 'content-type': 'application/schema+json', 'cache-control': 'public, max-age=3600' } }),
+  }),
+  route({
+    method: 'GET', path: '/impex/status/{job_id}', auth: 'public', summary: "A job's record for clients that cannot send headers: the access token as `token` query parameter (same refusals)",
+    params: z.object({ job_id: z.string().max(100) }),
+    query: z.object({ token: z.string().min(1).max(4096) }),
+    responses: { 200: impexRecordView.schema },
+    handler: async ({ params, query }, ctx) => ok(await jobStatus(ctx, { job_id: params.job_id, token: query.token })),
+  }),
+  route({
+    method: 'POST', path: '/impex/progress-ticket', auth: 'user', summary: "A single-use, one-minute ticket to follow a job's progress over the WebSocket",
+    body: z.object({ job_id: z.string().max(100) }),
+    responses: { 200: z.object({ ticket: z.string(), url: z.string(), expires_in: z.int() }) },
+    handler: async ({ body }, ctx) => ok(await progressTicket(ctx, body)),
+  }),
+];

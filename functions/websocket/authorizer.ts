@@ -1,0 +1,20 @@
+import type { APIGatewayRequestAuthorizerEvent, APIGatewayAuthorizerResult } from 'aws-lambda';
+import { spendTicket } from '#domain/impex';
+import { appContext } from '#shared/context';
+
+/**
+ * The progress WebSocket API (cloud). `$connect` is guarded by a REQUEST authorizer that spends the
+ * single-use ticket in `?ticket=` (the same check the local server makes); the route then records
+ * the connection for its job, and `$disconnect` forgets it.
+ */
+export async function handler(event: APIGatewayRequestAuthorizerEvent): Promise<APIGatewayAuthorizerResult> {
+  try {
+    const who = await spendTicket(appContext(), event.queryStringParameters?.ticket);
+    return { principalId: who.userId, policyDocument: policy('Allow', event.methodArn), context: { userId: who.userId, jobId: who.jobId } };
+  } catch {
+    return { principalId: 'anonymous', policyDocument: policy('Deny', event.methodArn) };
+  }
+}
+
+const policy = (Effect: 'Allow' | 'Deny', Resource: string) => ({ Version: '2012-10-17', Statement: [{ Action: 'execute-api:Invoke', Effect, Resource }] });
+

@@ -1,0 +1,19 @@
+import { connect, disconnect, syncConnection } from '#domain/impex';
+import { appContext } from '#shared/context';
+
+/** The progress WebSocket API's `$connect` (after the authorizer in `authorizer.ts` spent the ticket) and `$disconnect`. */
+interface WebSocketEvent {
+  requestContext: { routeKey: string; connectionId: string; authorizer?: { userId?: string; jobId?: string } };
+}
+
+export async function handler(event: WebSocketEvent): Promise<{ statusCode: number }> {
+  const { routeKey, connectionId, authorizer: who } = event.requestContext;
+  if (routeKey === '$connect') {
+    if (!who?.userId || !who.jobId) return { statusCode: 401 };
+    await connect(appContext(), { connectionId, userId: who.userId, jobId: who.jobId });
+    return { statusCode: 200 };
+  }
+  if (routeKey === '$disconnect') await disconnect({ connectionId });
+  else await syncConnection({ connectionId }); // $default: any message asks for the current state
+  return { statusCode: 200 };
+}

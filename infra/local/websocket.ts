@@ -1,0 +1,55 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer, WebSocket } from 'ws';
+import { connect, disconnect, spendTicket, syncConnection } from '#domain/impex';
+import { appContext, type Clock } from '#shared/context';
+import { useLocalPushSender } from '#shared/push';
+import { errorFields, log } from '#shared/log';
+
+export const LOCAL_WS_PATH = '/ws/progress';
+
+/**
+ * The local stand-in for the WebSocket API: upgrades on `/ws/progress?ticket=…` run the same
+ * ticket check and connection bookkeeping as the cloud's `$connect`/`$disconnect`, and the
+ * progress sender posts to these sockets as the management API posts to API Gateway's.
+ */
+export function attachLocalWebSockets(server: Server, clock?: Clock): void {
+  const wss = new WebSocketServer({ noServer: true });
+  const sockets = new Map<string, WebSocket>();
+  useLocalPushSender(async (connectionId, message) => {
+    const ws = sockets.get(connectionId);
+    if (!ws || ws.readyState !== WebSocket.OPEN) return false;
+    ws.send(message);
+    return true;
+  });
+  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    const url = new URL(req.url ?? '/', 'http://local');
+    if (url.pathname !== LOCAL_WS_PATH) return void socket.destroy();
+    const ctx = appContext({ clock });
+    spendTicket(ctx, url.searchParams.get('ticket') ?? undefined).then(
+      (who) =>
+        wss.handleUpgrade(req, socket, head, (ws) => {
+          const connectionId = randomUUID();
+          sockets.set(connectionId, ws);
+          ws.on('message', () => void syncConnection({ connectionId }).catch(() => undefined));
+          ws.on('close', () => {
+            sockets.delete(connectionId);
+            void disconnect({ connectionId }).catch(() => undefined);
+          });
+          connect(ctx, { connectionId, userId: who.userId, jobId: who.jobId }).catch((err) => {
+            log.error('websocket connection not recorded', errorFields(err));
+            ws.close(1011);
+          });
+        }),
+      () => {
+        // As API Gateway refuses a $connect its authorizer denies.
+        socket.end('HTTP/1.1 401 Unauthorized\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
+      },
+    );
+  });
+  server.on('close', () => {
+    useLocalPushSender(undefined);
+    for (const ws of sockets.values()) ws.terminate();
+  });
+}

@@ -1,0 +1,71 @@
+import { putDocument, getDocument } from '#shared/storage';
+import { errorFields, log } from '#shared/log';
+import type { AppContext } from '#shared/context';
+import { toYaml } from './document';
+import { buildExportDocument } from './export';
+import { parseDocument } from './parse';
+import { applyImport, planImport } from './import';
+import { finishRecord, recordById, updateRecord } from './records';
+import { signedDownloadUrl } from './links';
+import { publishProgress } from './progress';
+import type { ImpexRecord } from './record-entity';
+
+const HOUR_MS = 3600 * 1000;
+
+/** Writes a change and tells the job's progress subscribers (a lost message is fine: the record is the truth). */
+async function step(record: ImpexRecord, fields: Partial<ImpexRecord>, ctx: AppContext, finish = false): Promise<ImpexRecord | undefined> {
+  const next = finish ? await finishRecord(record, fields as Partial<ImpexRecord> & { status: 'succeeded' | 'failed' }, ctx) : await updateRecord(record, fields, ctx);
+  if (next) await publishProgress(next, ctx);
+  return next;
+}
+
+/**
+ * The jobs worker's export and import (idempotent: a finished record is left alone; an interrupted
+ * import is planned and applied again, which converges). Errors are thrown for the queue to retry;
+ * on the last attempt the record fails with the error.
+ */
+export async function runImpexJob(ctx: AppContext, input: { record_id: string; lastAttempt: boolean }): Promise<void> {
+  const found = await recordById(input.record_id);
+  if (!found || found.status === 'succeeded' || found.status === 'failed') return;
+  const record = (await step(found, { status: 'running' }, ctx)) ?? found;
+  try {
+    if (record.kind === 'export') await runExport(record, ctx);
+    else await runImport(record, ctx);
+  } catch (err) {
+    if (!input.lastAttempt) throw err;
+    log.error('impex job failed for good', { record_id: record.id, ...errorFields(err) });
+    await step(record, { status: 'failed', error: 'The job failed. Please try again.' }, ctx, true);
+  }
+}
+
+async function runExport(record: ImpexRecord, ctx: AppContext) {
+  const now = ctx.clock.now();
+  const document = await buildExportDocument({ projectId: record.project_id, environmentId: record.environment_id, recordId: record.id, exportedAt: now.toISOString() });
+  const key = `exports/${record.project_id}/${record.id}.yaml`;
+  await putDocument(key, toYaml(document), 'application/yaml');
+  const expiresAt = new Date(now.getTime() + ctx.config.IMPEX_LINK_TTL_HOURS * HOUR_MS);
+  await step(record, { status: 'succeeded', document_key: key, download_url: await signedDownloadUrl(ctx.config.API_BASE_URL, record.id, expiresAt), link_expires_at: expiresAt.toISOString(), progress: { pct: 100, done: 1, total: 1 } }, ctx, true);
+}
+
+async function runImport(record: ImpexRecord, ctx: AppContext) {
+  const parsed = parseDocument(await getDocument(record.document_key!));
+  if (!parsed.document) {
+    const report = { summary: { create: 0, update: 0, unchanged: 0, error: parsed.errors.length }, items: [], errors: parsed.errors };
+    await step(record, { status: 'failed', report, error: 'The document has errors; nothing was written.' }, ctx, true);
+    return;
+  }
+  const plan = await planImport({ projectId: record.project_id, environmentId: record.environment_id, document: parsed.document }, ctx);
+  if (plan.report.errors.length) {
+    await step(record, { status: 'failed', report: plan.report, error: 'The import has errors; nothing was written.' }, ctx, true);
+    return;
+  }
+  if (record.dry_run) {
+    await step(record, { status: 'succeeded', report: plan.report, progress: { pct: 100, done: 0, total: 0 } }, ctx, true);
+    return;
+  }
+  let current = record;
+  const report = await applyImport(plan, ctx, async (done, total) => {
+    current = (await step(current, { progress: { pct: total ? Math.floor((done / total) * 100) : 100, done, total } }, ctx)) ?? current;
+  });
+  await step(current, { status: 'succeeded', report, progress: { pct: 100, done: current.progress.total, total: current.progress.total } }, ctx, true);
+}

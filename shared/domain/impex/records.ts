@@ -1,0 +1,147 @@
+import { keys } from '#db/keys';
+import { getItem, conditionalUpdate } from '#db/items';
+import { keyId } from '#db/batch-get';
+import { locate, lookupStep } from '#db/lookup';
+import { queryNewest } from '#db/query';
+import { putNewStep, setExpression } from '#db/steps';
+import { transact } from '#db/transact';
+import { authenticate } from '#auth/authenticate';
+import { forbidden, notFound } from '#shared/errors';
+import { enqueue } from '#shared/queue';
+import { errorFields, log } from '#shared/log';
+import { putDocument, getDocument } from '#shared/storage';
+import { actorAccount, type AppContext } from '#shared/context';
+import { accessInEnvironment, loadAccess } from '#domain/tenancy';
+import { impexRecordEntity, impexRecordView, type ImpexRecord } from './record-entity';
+import { verifyDownloadLink } from './links';
+import type { UploadedDocument } from './types';
+
+export const NOT_AUTHORIZED_FOR_ENVIRONMENT = 'Not authorized for this environment';
+export const NOT_A_MEMBER = 'Not a member of this project';
+export const RECORD_NOT_FOUND = 'Record not found';
+export const JOB_NOT_FOUND = 'Job not found';
+export const RECORD_KIND = 'impex_record';
+export const JOB_KIND = 'impex_job';
+
+/**
+ * Who may export or import an environment (SPEC): a project member (else 404 'Project not found'),
+ * the environment in the project (else 400), then the owner or a holder of an environment role in it
+ * (else 403 'Not authorized for this environment'). Importing writes, so an environment role must
+ * also be able to manage services there (a viewer may export, not import).
+ */
+async function authorize(ctx: AppContext, kind: ImpexRecord['kind'], projectId: string, envId: string) {
+  const userId = actorAccount(ctx).id;
+  const { access } = await accessInEnvironment(projectId, userId, envId);
+  const hasRole = access.envRoles.has(envId);
+  const allowed = access.isOwner || (hasRole && (kind === 'export' || access.can('services.manage', envId)));
+  if (!allowed) throw forbidden(NOT_AUTHORIZED_FOR_ENVIRONMENT);
+  return userId;
+}
+
+const recordKey = (r: Pick<ImpexRecord, 'project_id' | 'created_at' | 'id'>) => keys.impexRecord(r.project_id, r.created_at, r.id);
+
+/** Writes the record (with lookups by record id and job id) and queues its job; a job that cannot be queued fails its record. */
+async function start(ctx: AppContext, record: ImpexRecord) {
+  const key = recordKey(record);
+  await transact([putNewStep(impexRecordEntity.encode(key, record)), lookupStep(record.id, record.project_id, key, RECORD_KIND), lookupStep(record.job_id, record.project_id, key, JOB_KIND)]);
+  try {
+    await enqueue('jobs', { kind: record.kind, project_id: record.project_id, record_id: record.id });
+  } catch (err) {
+    log.error('impex job not queued', { record_id: record.id, ...errorFields(err) });
+    await finishRecord(record, { status: 'failed', error: 'The job could not be queued. Please try again.' }, ctx);
+    return { status: 'failed' as const, job_id: record.job_id, record_id: record.id };
+  }
+  return { status: 'queued' as const, job_id: record.job_id, record_id: record.id };
+}
+
+function newRecord(ctx: AppContext, kind: ImpexRecord['kind'], userId: string, input: { project_id: string; environment_id: string }, extra: Partial<ImpexRecord> = {}): ImpexRecord {
+  const now = ctx.clock.now().toISOString();
+  return impexRecordEntity.create({
+    id: ctx.ids.newId(), job_id: ctx.ids.newId(), kind, status: 'queued', project_id: input.project_id, environment_id: input.environment_id,
+    created_by: userId, created_at: now, updated_at: now, ...extra,
+  });
+}
+
+/** POST /impex/export: 202 {status:'queued', job_id, record_id}; the jobs worker writes the document. */
+export async function startExport(ctx: AppContext, input: { project_id: string; environment_id: string }) {
+  const userId = await authorize(ctx, 'export', input.project_id, input.environment_id);
+  return start(ctx, newRecord(ctx, 'export', userId, input));
+}
+
+/** POST /impex/import: the upload is kept in the bucket first, then the record and its job. */
+export async function startImport(ctx: AppContext, input: { project_id: string; environment_id: string; file: UploadedDocument; dry_run?: boolean }) {
+  const userId = await authorize(ctx, 'import', input.project_id, input.environment_id);
+  const record = newRecord(ctx, 'import', userId, input, { filename: input.file.filename || null, dry_run: input.dry_run ?? false });
+  record.document_key = `imports/${record.project_id}/${record.id}`;
+  await putDocument(record.document_key, input.file.text, input.file.content_type || 'application/yaml');
+  return start(ctx, record);
+}
+
+/** GET /impex/history: a project's records, newest first, optionally one environment's; any member (else 403, as SPEC says). */
+export async function importExportHistory(ctx: AppContext, input: { project_id: string; environment_id?: string; limit: number }) {
+  await loadAccess(input.project_id, actorAccount(ctx).id, { notFoundError: forbidden(NOT_A_MEMBER) });
+  const items = await queryNewest(keys.projectPK(input.project_id), keys.impexRecordPrefix, {
+    limit: input.limit,
+    ...(input.environment_id ? { filter: 'environment_id = :env', values: { ':env': input.environment_id } } : {}),
+  });
+  return items.map((i) => impexRecordView.project(impexRecordEntity.decode(i)));
+}
+
+/** A record by bare id (record or job id), for a member of its project; anything else is `notFoundError`. */
+export async function memberRecordOf(id: string, kind: string, userId: string, detail: string): Promise<ImpexRecord> {
+  const notFoundError = notFound(detail);
+  const { projectId, key } = await locate(id, kind, notFoundError);
+  const access = await loadAccess(projectId, userId, { extra: [key], notFoundError });
+  const raw = access.extra.get(keyId(key));
+  if (!raw) throw notFoundError;
+  return impexRecordEntity.decode(raw);
+}
+
+/**
+ * GET /impex/status/{job_id}?token=…: a job's record for a client that cannot send headers (a
+ * progress page). The token is resolved exactly as a Bearer token is (same refusals).
+ */
+export async function jobStatus(ctx: AppContext, input: { job_id: string; token: string }) {
+  const principal = await authenticate(input.token, ctx);
+  return impexRecordView.project(await memberRecordOf(input.job_id, JOB_KIND, principal.account.id, JOB_NOT_FOUND));
+}
+
+/**
+ * GET /impex/download/{record_id}?exp=&sig=: the export document. The link is checked first (a
+ * signature that does not match, 403; a genuine one past its expiry, 410 'Link expired'), then the
+ * caller must be a member of the record's project.
+ */
+export async function downloadExport(ctx: AppContext, input: { record_id: string; exp: number; sig: string }): Promise<{ filename: string; text: string }> {
+  await verifyDownloadLink(input.record_id, input.exp, input.sig, ctx.clock.now());
+  const record = await memberRecordOf(input.record_id, RECORD_KIND, actorAccount(ctx).id, RECORD_NOT_FOUND);
+  if (record.kind !== 'export' || record.status !== 'succeeded' || !record.document_key) throw notFound(RECORD_NOT_FOUND);
+  return { filename: `environment-${record.environment_id}.yaml`, text: await getDocument(record.document_key) };
+}
+
+async function recordVia(id: string, kind: string): Promise<ImpexRecord | undefined> {
+  const { key } = await locate(id, kind, notFound(RECORD_NOT_FOUND));
+  const raw = await getItem(key);
+  return raw ? impexRecordEntity.decode(raw) : undefined;
+}
+/** A record by its id (the worker) or its job's id (progress). */
+export const recordById = (recordId: string) => recordVia(recordId, RECORD_KIND);
+export const recordByJob = (jobId: string) => recordVia(jobId, JOB_KIND);
+
+/**
+ * Moves a record on (status, progress, result) while it is not finished; `seq` moves with every
+ * change. Answers the record as written, or undefined when it had finished already.
+ */
+export async function updateRecord(record: ImpexRecord, fields: Partial<ImpexRecord>, ctx: AppContext): Promise<ImpexRecord | undefined> {
+  const update = setExpression({ ...fields, updated_at: ctx.clock.now().toISOString() });
+  const out = await conditionalUpdate(recordKey(record), {
+    UpdateExpression: `${update.UpdateExpression}, #seq = if_not_exists(#seq, :zero) + :one`,
+    ConditionExpression: '#st IN (:queued, :running)',
+    ExpressionAttributeNames: { ...update.ExpressionAttributeNames, '#seq': 'seq', '#st': 'status' },
+    ExpressionAttributeValues: { ...update.ExpressionAttributeValues, ':zero': 0, ':one': 1, ':queued': 'queued', ':running': 'running' },
+    ReturnValues: 'ALL_NEW',
+  });
+  return out.ok ? impexRecordEntity.decode(out.item) : undefined;
+}
+
+export const finishRecord = (record: ImpexRecord, fields: Partial<ImpexRecord> & { status: 'succeeded' | 'failed' }, ctx: AppContext) =>
+  updateRecord(record, { ...fields, finished_at: ctx.clock.now().toISOString() }, ctx);

@@ -1,0 +1,6 @@
+/** An uploaded configuration document (the route's multipart file). */
+export interface UploadedDocument {
+  filename: string;
+  content_type: string;
+  text: string;
+}

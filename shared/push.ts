@@ -1,0 +1,28 @@
+import { ApiGatewayManagementApiClient, GoneException, PostToConnectionCommand } from '@aws-sdk/client-apigatewaymanagementapi';
+import { config } from './config';
+
+/**
+ * Sends a message to one WebSocket connection: through the WebSocket API's management endpoint in
+ * the cloud, to the local server's socket locally (the local runtime installs its sender). Answers
+ * false when the connection is gone (the caller forgets it).
+ */
+export type PushSender = (connectionId: string, message: string) => Promise<boolean>;
+
+let localSender: PushSender | undefined;
+export function useLocalPushSender(sender: PushSender | undefined): void {
+  localSender = sender;
+}
+
+let client: ApiGatewayManagementApiClient | undefined;
+export async function push(connectionId: string, message: string): Promise<boolean> {
+  const endpoint = config().WS_CALLBACK_URL;
+  if (!endpoint) return localSender ? localSender(connectionId, message) : false;
+  client ??= new ApiGatewayManagementApiClient({ endpoint });
+  try {
+    await client.send(new PostToConnectionCommand({ ConnectionId: connectionId, Data: Buffer.from(message) }));
+    return true;
+  } catch (err) {
+    if (err instanceof GoneException) return false;
+    throw err;
+  }
+}

@@ -1,0 +1,205 @@
+import { describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { parse } from 'yaml';
+import { useTestStack } from '../helpers/stack';
+import { client, signUp } from '../helpers/http';
+import { ownerWithEnv, createService, createFloor, createNetwork, newEnv } from '../helpers/catalog';
+import { grantRole, projectWithEnv } from '../helpers/tenancy';
+import { signedDownloadUrl } from '#domain/impex';
+import { workerTable } from '../../functions/workers';
+
+const ref = useTestStack({}, { withS3: true });
+const api = client(() => ref.stack.url);
+
+/** A multipart POST as a browser's FormData makes it. */
+async function form(path: string, token: string, fields: Record<string, string>, file?: { name: string; text: string }) {
+  const body = new FormData();
+  for (const [k, v] of Object.entries(fields)) body.set(k, v);
+  if (file) body.set('file', new Blob([file.text], { type: 'application/yaml' }), file.name);
+  const res = await fetch(`${ref.stack.url}${path}`, { method: 'POST', body, headers: { authorization: `Bearer ${token}` } });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : undefined, text };
+}
+
+/** Waits for a job through the token-in-query status endpoint. */
+async function finished(token: string, jobId: string) {
+  for (let i = 0; i < 200; i++) {
+    await ref.stack.queues.drain();
+    const res = await api.get(`/impex/status/${jobId}?token=${encodeURIComponent(token)}`);
+    expect(res.status, res.text).toBe(200);
+    if (res.body.status === 'succeeded' || res.body.status === 'failed') return res.body;
+  }
+  throw new Error('job never finished');
+}
+
+/** An environment with groups, subgroups, `n` services, floors, networks, links and attachments. */
+async function richEnvironment(token: string, projectId: string, envId: string, n: number) {
+  const group = (await api.post('/groups', { name: 'backend', project_id: projectId, environment_id: envId }, { token })).body;
+  await api.post('/groups', { name: 'frontend', project_id: projectId, environment_id: envId }, { token });
+  const sub = (await api.post('/subgroups', { name: 'payments', group_id: group.id, project_id: projectId, environment_id: envId }, { token })).body;
+  const floor = await createFloor(api, token, projectId, envId, { hostname: 'host-a', type: 'vm' });
+  await createFloor(api, token, projectId, envId, { hostname: 'host-b', type: 'vm' });
+  const net = await createNetwork(api, token, projectId, envId, { name: 'lan', cidr: '10.0.0.0/24' });
+  const services = [];
+  for (let i = 0; i < n; i++) {
+    services.push(
+      await createService(api, token, projectId, envId, {
+        name: `svc-${String(i).padStart(2, '0')}`, port: 8000 + i, tags: [`t${i % 3}`],
+        ...(i % 5 === 0 ? { group_id: group.id, subgroup_id: sub.id } : {}), ...(i % 7 === 0 ? { service_floor_id: floor.id } : {}),
+      }),
+    );
+  }
+  for (let i = 1; i < 6; i++) expect((await api.post('/service-links', { from_service_id: services[0].id, to_service_id: services[i].id, project_id: projectId, environment_id: envId }, { token })).status).toBe(201);
+  expect((await api.patch(`/attachments/services/${services[1].id}/networks`, { network_ids: [net.id] }, { token })).status).toBe(200);
+  expect((await api.patch(`/attachments/service-floors/${floor.id}/networks`, { network_ids: [net.id] }, { token })).status).toBe(200);
+}
+
+async function exportAndDownload(token: string, projectId: string, envId: string) {
+  const started = await form('/impex/export', token, { project_id: projectId, environment_id: envId });
+  expect(started.status, started.text).toBe(202);
+  expect(started.body).toEqual({ status: 'queued', job_id: expect.any(String), record_id: expect.any(String) });
+  const record = await finished(token, started.body.job_id);
+  expect(record.status).toBe('succeeded');
+  const url = new URL(record.download_url);
+  expect(url.searchParams.get('sig')).toMatch(/^[0-9a-f]{64}$/);
+  const download = await api.get(`${url.pathname}${url.search}`, { token });
+  expect(download.status, download.text).toBe(200);
+  expect(download.headers.get('content-type')).toContain('yaml');
+  return { text: download.text, record, url };
+}
+
+describe('import and export over HTTP', () => {
+  it('round trip: export, download through the signed link, import into an empty environment elsewhere, export again: identical spec', async () => {
+    const o = await ownerWithEnv(api, 'Team');
+    await richEnvironment(o.token, o.projectId, o.envId, 50);
+    const first = await exportAndDownload(o.token, o.projectId, o.envId);
+    const other = await projectWithEnv(api, o.token);
+    const imported = await form('/impex/import', o.token, { project_id: other.projectId, environment_id: other.envId }, { name: 'env.yaml', text: first.text });
+    expect(imported.status, imported.text).toBe(202);
+    const record = await finished(o.token, imported.body.job_id);
+    expect(record.status, JSON.stringify(record.report)).toBe('succeeded');
+    expect(record.report.summary.error).toBe(0);
+    const second = await exportAndDownload(o.token, other.projectId, other.envId);
+    expect(parse(second.text).spec).toEqual(parse(first.text).spec);
+    expect(parse(first.text).spec.services).toHaveLength(50);
+
+    const history = await api.get(`/impex/history?project_id=${o.projectId}`, { token: o.token });
+    expect(history.body.map((r: { kind: string }) => r.kind)).toEqual(['export']);
+    const both = await api.get(`/impex/history?project_id=${other.projectId}&limit=1`, { token: o.token });
+    expect(both.body.map((r: { kind: string }) => r.kind)).toEqual(['export']);
+    expect((await api.get(`/impex/history?project_id=${other.projectId}`, { token: o.token })).body.map((r: { kind: string }) => r.kind)).toEqual(['export', 'import']);
+  });
+
+  it('an import with errors reports them all and writes nothing; dry_run plans without writing', async () => {
+    const o = await ownerWithEnv(api, 'Team');
+    const example = (await api.get('/impex/example', { token: o.token })).body;
+    const broken = structuredClone(example);
+    broken.spec.services[0].port = 'eighty';
+    broken.spec.services.push({ ...example.spec.services[0] });
+    broken.spec.services[1] = { ...broken.spec.services[1], floor: 'no-such-host' };
+    const res = await form('/impex/import', o.token, { project_id: o.projectId, environment_id: o.envId }, { name: 'bad.json', text: JSON.stringify(broken, null, 2) });
+    const record = await finished(o.token, res.body.job_id);
+    expect(record.status).toBe('failed');
+    // A bad type, an unknown floor, a duplicate name: all three reported, each with its path and line.
+    expect(record.report.errors).toHaveLength(3);
+    expect(record.report.errors.map((e: { path: string }) => e.path)).toEqual(expect.arrayContaining(['/spec/services/0/port', expect.stringMatching(/^\/spec\/services\/1/)]));
+    expect(record.report.errors.every((e: { line: number | null }) => typeof e.line === 'number')).toBe(true);
+    expect((await api.get(`/services?project_id=${o.projectId}&environment_id=${o.envId}`, { token: o.token })).body).toEqual([]);
+
+    const dry = await form('/impex/import', o.token, { project_id: o.projectId, environment_id: o.envId, dry_run: 'true' }, { name: 'ok.json', text: JSON.stringify(example) });
+    const planned = await finished(o.token, dry.body.job_id);
+    expect(planned.status).toBe('succeeded');
+    expect(planned.report.summary.create).toBeGreaterThan(0);
+    expect((await api.get(`/services?project_id=${o.projectId}&environment_id=${o.envId}`, { token: o.token })).body).toEqual([]);
+  });
+
+  it('download links: 403 when tampered, 410 past expiry; history and status refuse outsiders', async () => {
+    const o = await ownerWithEnv(api, 'Team');
+    const { url } = await exportAndDownload(o.token, o.projectId, o.envId);
+    const exp = Number(url.searchParams.get('exp'));
+    const tampered = await api.get(`${url.pathname}?exp=${exp + 3600}&sig=${url.searchParams.get('sig')}`, { token: o.token });
+    expect(tampered.status).toBe(403);
+    const badSig = await api.get(`${url.pathname}?exp=${exp}&sig=${'0'.repeat(64)}`, { token: o.token });
+    expect(badSig.status).toBe(403);
+    // A genuine link (signed by the service) whose time has passed.
+    const recordId = url.pathname.split('/').at(-1)!;
+    const expired = new URL(await signedDownloadUrl(ref.stack.url, recordId, new Date(Date.now() - 1000)));
+    const late = await api.get(`${expired.pathname}${expired.search}`, { token: o.token });
+    expect(late.status).toBe(410);
+    expect(late.body).toEqual({ detail: 'Link expired' });
+    // Someone else holding the link is still not a member.
+    const outsider = await signUp(api);
+    expect((await api.get(`${url.pathname}${url.search}`, { token: outsider.token })).status).toBe(404);
+    const stranger = await signUp(api);
+    expect((await api.get(`/impex/history?project_id=${o.projectId}`, { token: stranger.token })).body).toEqual({ detail: 'Not a member of this project' });
+    expect((await api.get(`/impex/history?project_id=${o.projectId}&limit=201`, { token: o.token })).status).toBe(422);
+    expect((await api.get(`/impex/status/${url.pathname.split('/').at(-1)}?token=nonsense`)).status).toBe(401);
+  });
+
+  it("refuses in SPEC's order: 422, 404 'Project not found', 400 environment, 403 'Not authorized for this environment'", async () => {
+    const o = await ownerWithEnv(api, 'Team');
+    const json = await api.post('/impex/export', { project_id: o.projectId, environment_id: o.envId }, { token: o.token });
+    expect(json.status).toBe(422);
+    const missing = await form('/impex/export', o.token, { project_id: o.projectId });
+    expect(missing.status).toBe(422);
+    expect(missing.body.detail[0].loc).toEqual(['body', 'environment_id']);
+    const noFile = await form('/impex/import', o.token, { project_id: o.projectId, environment_id: o.envId });
+    expect(noFile.status).toBe(422);
+    expect(noFile.body.detail[0].loc).toEqual(['body', 'file']);
+    const stranger = await signUp(api);
+    expect((await form('/impex/export', stranger.token, { project_id: o.projectId, environment_id: o.envId })).body).toEqual({ detail: 'Project not found' });
+    const elsewhere = await projectWithEnv(api, o.token);
+    expect((await form('/impex/export', o.token, { project_id: o.projectId, environment_id: elsewhere.envId })).status).toBe(400);
+    const member = await signUp(api);
+    const second = await newEnv(api, o.token, o.projectId);
+    await grantRole(api, o.token, second, member.id, 'viewer');
+    expect((await form('/impex/export', member.token, { project_id: o.projectId, environment_id: o.envId })).body).toEqual({ detail: 'Not authorized for this environment' });
+    expect((await form('/impex/export', member.token, { project_id: o.projectId, environment_id: second })).status).toBe(202);
+    // A viewer may export, not import.
+    expect((await form('/impex/import', member.token, { project_id: o.projectId, environment_id: second }, { name: 'x.yaml', text: 'a: 1' })).body).toEqual({ detail: 'Not authorized for this environment' });
+  });
+
+  it('a WebSocket client following an import receives its progress live, ending in succeeded; tickets are single-use', async () => {
+    const o = await ownerWithEnv(api, 'Team');
+    const example = (await api.get('/impex/example', { token: o.token })).body;
+    // Hold the jobs queue until the client is connected, so it sees the job move.
+    const jobs = workerTable.jobs!;
+    let open!: () => void;
+    const gate = new Promise<void>((r) => (open = r));
+    workerTable.jobs = { ...jobs, handler: async (e) => (await gate, jobs.handler(e)) };
+    try {
+      const res = await form('/impex/import', o.token, { project_id: o.projectId, environment_id: o.envId }, { name: 'ok.json', text: JSON.stringify(example) });
+      const ticket = await api.post('/impex/progress-ticket', { job_id: res.body.job_id }, { token: o.token });
+      expect(ticket.status, ticket.text).toBe(200);
+      const messages: { type: string; status: string; seq: number; pct: number; job_id: string }[] = [];
+      const ws = new WebSocket(ticket.body.url);
+      const done = new Promise<void>((resolve, reject) => {
+        ws.on('message', (data) => {
+          const m = JSON.parse(String(data));
+          messages.push(m);
+          if (m.status === 'succeeded' || m.status === 'failed') resolve();
+        });
+        ws.on('error', reject);
+      });
+      await new Promise((r) => ws.on('open', r));
+      ws.send(JSON.stringify({ action: 'sync' })); // the current state: still queued
+      await new Promise((r) => setTimeout(r, 50));
+      open();
+      await ref.stack.queues.drain();
+      await done;
+      ws.close();
+      expect(messages[0]).toMatchObject({ type: 'import.progress', job_id: res.body.job_id, status: 'queued' });
+      expect(messages.map((m) => m.status)).toContain('running');
+      expect(messages.at(-1)).toMatchObject({ status: 'succeeded', pct: 100 });
+      const seqs = messages.map((m) => m.seq);
+      expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
+    // The ticket was spent.
+      const again = new WebSocket(ticket.body.url);
+      const refused = await new Promise<number>((resolve) => again.on('unexpected-response', (_req, r) => resolve(r.statusCode ?? 0)).on('error', () => resolve(-1)));
+      expect(refused).toBe(401);
+    } finally {
+      open();
+      workerTable.jobs = jobs;
+    }
+  });
+});

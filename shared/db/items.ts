@@ -49,10 +49,10 @@ export async function conditionalUpdate(key: Key, update: Update): Promise<Outco
   }
 }
 
-/** Puts an item when its ConditionExpression holds; answers whether it did. */
-export async function conditionalPut(item: Record<string, unknown>, condition: { ConditionExpression: string; ExpressionAttributeValues?: Record<string, unknown> }): Promise<boolean> {
+/** Runs a conditional write; answers whether its condition held (a failed condition is an answer, not an error). */
+async function whenHolds(write: () => Promise<unknown>): Promise<boolean> {
   try {
-    await ddb().send(new PutCommand({ TableName: config().TABLE_NAME, Item: item, ...condition }));
+    await write();
     return true;
   } catch (err) {
     if (err instanceof ConditionalCheckFailedException) return false;
@@ -60,14 +60,12 @@ export async function conditionalPut(item: Record<string, unknown>, condition: {
   }
 }
 
+type Condition = { ConditionExpression: string; ExpressionAttributeNames?: Record<string, string>; ExpressionAttributeValues?: Record<string, unknown> };
+
+/** Puts an item when its ConditionExpression holds; answers whether it did. */
+export const conditionalPut = (item: Record<string, unknown>, condition: Condition): Promise<boolean> =>
+  whenHolds(() => ddb().send(new PutCommand({ TableName: config().TABLE_NAME, Item: item, ...condition })));
 
 /** Deletes an item when its ConditionExpression holds; answers whether it did. */
-export async function conditionalDelete(key: Key, condition: { ConditionExpression: string; ExpressionAttributeNames?: Record<string, string>; ExpressionAttributeValues?: Record<string, unknown> }): Promise<boolean> {
-  try {
-    await ddb().send(new DeleteCommand({ TableName: config().TABLE_NAME, Key: key, ...condition }));
-    return true;
-  } catch (err) {
-    if (err instanceof ConditionalCheckFailedException) return false;
-    throw err;
-  }
-}
+export const conditionalDelete = (key: Key, condition: Condition): Promise<boolean> =>
+  whenHolds(() => ddb().send(new DeleteCommand({ TableName: config().TABLE_NAME, Key: key, ...condition })));

@@ -36,6 +36,15 @@ async function invoke(handler: ReturnType<typeof httpHandler>, method: string, u
   return { status: res.statusCode, body: res.body ? JSON.parse(res.body) : undefined };
 }
 
+/** Registers and signs in `email`; answers the access token and its subject and session. */
+async function signedIn(email: string) {
+  await invoke(auth, 'POST', '/auth/register', 'POST /auth/register', { body: { email, password: 'correct horse battery' } });
+  const login = await invoke(auth, 'POST', '/auth/login', 'POST /auth/login', { body: { email, password: 'correct horse battery' } });
+  const token = login.body.access_token as string;
+  const { sub, sid } = JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString()) as { sub: string; sid: string };
+  return { token, sub, sid };
+}
+
 interface Row { name: string; handlerP50: number; handlerP99: number; rawP50: number; callsPerRequest: number; budget: string; byCommand?: Record<string, number> }
 const rows: Row[] = [];
 
@@ -62,11 +71,7 @@ const rows: Row[] = [];
 // through the domain functions on an unlimited plan (Enterprise+).
 {
   const services = httpHandler(routeTable.services);
-  const email = 'bench-catalog@example.com';
-  await invoke(auth, 'POST', '/auth/register', 'POST /auth/register', { body: { email, password: 'correct horse battery' } });
-  const login = await invoke(auth, 'POST', '/auth/login', 'POST /auth/login', { body: { email, password: 'correct horse battery' } });
-  const token = login.body.access_token as string;
-  const { sub, sid } = JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString());
+  const { token, sub, sid } = await signedIn('bench-catalog@example.com');
   await setPlan(sub, 'Enterprise+');
   const project = await invoke(httpHandler(routeTable.projects), 'POST', '/projects', 'POST /projects', { token, body: { name: 'bench' } });
   const env = await invoke(httpHandler(routeTable.environments), 'POST', '/environments', 'POST /environments', { token, body: { name: 'prod', project_id: project.body.id } });
@@ -148,11 +153,7 @@ const rows: Row[] = [];
 // Billing: an account's invoices and its subscriptions live in its own partition.
 {
   const billing = httpHandler(routeTable.billing);
-  const email = 'bench-billing@example.com';
-  await invoke(auth, 'POST', '/auth/register', 'POST /auth/register', { body: { email, password: 'correct horse battery' } });
-  const login = await invoke(auth, 'POST', '/auth/login', 'POST /auth/login', { body: { email, password: 'correct horse battery' } });
-  const token = login.body.access_token as string;
-  const { sub, sid } = JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString());
+  const { token, sub, sid } = await signedIn('bench-billing@example.com');
   const tokenCheck = () => ddb().send(new BatchGetCommand({ RequestItems: { [TableName]: { Keys: [keys.account(sub), keys.session(sub, sid)], ConsistentRead: true } } }));
   const accountQuery = (prefix: string) =>
     ddb().send(new QueryCommand({ TableName, KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)', ConsistentRead: true, ExpressionAttributeValues: { ':pk': keys.account(sub).PK, ':sk': prefix } }));
@@ -205,11 +206,7 @@ const rows: Row[] = [];
 // project's environments (Query), in parallel.
 {
   const lifecycle = httpHandler(routeTable.lifecycle);
-  const email = 'bench-limits@example.com';
-  await invoke(auth, 'POST', '/auth/register', 'POST /auth/register', { body: { email, password: 'correct horse battery' } });
-  const login = await invoke(auth, 'POST', '/auth/login', 'POST /auth/login', { body: { email, password: 'correct horse battery' } });
-  const token = login.body.access_token as string;
-  const { sub, sid } = JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString());
+  const { token, sub, sid } = await signedIn('bench-limits@example.com');
   await setPlan(sub, 'Team');
   const projectIds: string[] = [];
   for (const name of ['one', 'two']) {
@@ -247,11 +244,7 @@ const rows: Row[] = [];
 // dropped: the writes alone); and the export of that environment, timed.
 const importRows: string[] = [];
 {
-  const email = 'bench-impex@example.com';
-  await invoke(auth, 'POST', '/auth/register', 'POST /auth/register', { body: { email, password: 'correct horse battery' } });
-  const login = await invoke(auth, 'POST', '/auth/login', 'POST /auth/login', { body: { email, password: 'correct horse battery' } });
-  const token = login.body.access_token as string;
-  const { sub } = JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString());
+  const { token, sub } = await signedIn('bench-impex@example.com');
   await setPlan(sub, 'Enterprise+');
   const project = await invoke(httpHandler(routeTable.projects), 'POST', '/projects', 'POST /projects', { token, body: { name: 'bench-impex' } });
   const projectId = project.body.id as string;

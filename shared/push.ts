@@ -1,4 +1,4 @@
-import { ApiGatewayManagementApiClient, GoneException, PostToConnectionCommand } from '@aws-sdk/client-apigatewaymanagementapi';
+import type { ApiGatewayManagementApiClient } from '@aws-sdk/client-apigatewaymanagementapi';
 import { config } from './config';
 
 /**
@@ -17,12 +17,14 @@ let client: ApiGatewayManagementApiClient | undefined;
 export async function push(connectionId: string, message: string): Promise<boolean> {
   const endpoint = config().WS_CALLBACK_URL;
   if (!endpoint) return localSender ? localSender(connectionId, message) : false;
-  client ??= new ApiGatewayManagementApiClient({ endpoint });
+  // Loaded on first use: only the functions that post progress pay for the package.
+  const sdk = await import('@aws-sdk/client-apigatewaymanagementapi');
+  client ??= new sdk.ApiGatewayManagementApiClient({ endpoint });
   try {
-    await client.send(new PostToConnectionCommand({ ConnectionId: connectionId, Data: Buffer.from(message) }));
+    await client.send(new sdk.PostToConnectionCommand({ ConnectionId: connectionId, Data: Buffer.from(message) }));
     return true;
   } catch (err) {
-    if (err instanceof GoneException) return false;
+    if (err instanceof sdk.GoneException) return false;
     throw err;
   }
 }

@@ -1,0 +1,70 @@
+import { build } from 'esbuild';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/**
+ * `npm run bench:cold`: every function bundled as the stack bundles it (ESM, node24, minified, the
+ * createRequire banner, AWS SDK and argon2 external), and the CPU time of a fresh `node` importing
+ * it, against a hello-world bundle that creates one DynamoDB document client. Runs are interleaved
+ * (baseline, function, baseline, function, …) so machine noise falls on both; node's own start-up
+ * is in both. Prints per function the bundle size, the median CPU time and the median ratio.
+ */
+const root = join(import.meta.dirname, '../..');
+const out = join(root, '.bench', 'cold');
+const RUNS = Number(process.env.COLD_RUNS ?? 15);
+const BANNER = "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);";
+
+const handlerFiles = (dir: string) =>
+  existsSync(join(root, dir)) ? readdirSync(join(root, dir)).filter((f) => statSync(join(root, dir, f)).isDirectory() && existsSync(join(root, dir, f, 'handler.ts'))).map((f) => [`${dir.replace(/^functions\/?/, '') ? `${dir.replace(/^functions\//, '')}/` : ''}${f}`, join(root, dir, f, 'handler.ts')]) : [];
+const entries: [string, string][] = [
+  ...handlerFiles('functions'),
+  ...handlerFiles('functions/workers'),
+  ...handlerFiles('functions/scheduled'),
+  ...(existsSync(join(root, 'functions/websocket/authorizer.ts')) ? [['websocket/authorizer', join(root, 'functions/websocket/authorizer.ts')]] : []),
+  ...(existsSync(join(root, 'functions/seed/handler.ts')) ? [] : []),
+] as [string, string][];
+
+rmSync(out, { recursive: true, force: true });
+mkdirSync(out, { recursive: true });
+const baselineSource = join(out, 'hello.ts');
+writeFileSync(
+  baselineSource,
+  "import { DynamoDBClient } from '@aws-sdk/client-dynamodb';\nimport { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';\nconst client = DynamoDBDocumentClient.from(new DynamoDBClient({}));\nexport const handler = async () => ({ statusCode: 200, body: String(Boolean(client)) });\n",
+);
+
+async function bundle(name: string, entry: string): Promise<{ file: string; bytes: number }> {
+  const file = join(out, `${name.replace(/\//g, '__')}.mjs`);
+  await build({
+    entryPoints: [entry], outfile: file, bundle: true, platform: 'node', format: 'esm', target: 'node24', minify: true,
+    banner: { js: BANNER }, external: ['@aws-sdk/*', '@node-rs/argon2'], logLevel: 'error', absWorkingDir: root,
+  });
+  return { file, bytes: statSync(file).size };
+}
+
+/** CPU milliseconds (user + system) of a fresh node that imports `file` and exits. */
+function coldImport(file: string): number {
+  const script = 'await import(process.argv[1]); const u = process.cpuUsage(); console.log((u.user + u.system) / 1000);';
+  return Number(execFileSync(process.execPath, ['--input-type=module', '-e', script, file], { cwd: root, env: { ...process.env, AWS_REGION: 'us-east-1' } }).toString().trim());
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+const baseline = await bundle('hello-world', baselineSource);
+const bundles = await Promise.all(entries.map(async ([name, entry]) => ({ name, ...(await bundle(name, entry)) })));
+const rows = [];
+for (const b of bundles) {
+  const ratios: number[] = [];
+  const times: number[] = [];
+  coldImport(baseline.file); // warm the file cache for both
+  coldImport(b.file);
+  for (let i = 0; i < RUNS; i++) {
+    const base = coldImport(baseline.file);
+    const t = coldImport(b.file);
+    times.push(t);
+    ratios.push(t / base);
+  }
+  rows.push({ function: b.name, 'bundle KB': Math.round(b.bytes / 1024), 'cold import CPU ms': Number(median(times).toFixed(1)), ratio: Number(median(ratios).toFixed(2)), 'within 1.5x': median(ratios) <= 1.5 ? 'yes' : 'NO' });
+}
+console.log(`\nCold import, median of ${RUNS} interleaved runs; baseline: hello-world with one DynamoDB document client (${Math.round(baseline.bytes / 1024)} KB)\n`);
+console.table(rows);

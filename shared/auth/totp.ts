@@ -1,5 +1,4 @@
 import { generateSecret, generateURI, verify } from 'otplib';
-import { toDataURL } from 'qrcode';
 
 /** RFC 6238 as authenticator apps expect it: SHA-1, six digits, 30-second steps (otplib's defaults, stated once here). */
 export const TOTP = { algorithm: 'sha1', digits: 6, periodSeconds: 30 } as const;
@@ -15,7 +14,8 @@ export function otpauthUrl(secret: string, issuer: string, accountName: string):
 }
 
 /** The QR code of the otpauth URL as a PNG data URL, for apps that scan. */
-export const qrCodeDataUrl = (otpauth: string): Promise<string> => toDataURL(otpauth, { type: 'image/png', errorCorrectionLevel: 'M' });
+/** The QR code image; the encoder is loaded when an authenticator is enrolled, not at every cold start. */
+export const qrCodeDataUrl = async (otpauth: string): Promise<string> => (await import('qrcode')).toDataURL(otpauth, { type: 'image/png', errorCorrectionLevel: 'M' });
 
 /**
  * The time step a code belongs to, when it is valid at `at` for the current or the previous step

@@ -24,6 +24,7 @@ import { workerTable } from '../../functions/workers';
 import type { Route } from '#http/route';
 import type { QueueName } from '#shared/queue';
 import { TABLE } from '#db/table';
+import { needsOf } from './needs';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 
@@ -224,15 +225,32 @@ export class CatalogStack extends Stack {
       ack(f, 'IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]', 'AWS\'s minimal managed policy for writing the function\'s own CloudWatch logs.');
       return f;
     };
-    /** A function with the grants every function needs: table, document objects, sending to every queue. */
+    /**
+     * A function with exactly the grants its code needs, read off its bundle (`needs.ts`): the table,
+     * document objects, sending to the queues it enqueues on, the signing secret, the TOTP key, the
+     * Stripe secret and posting to progress connections, each only when the module using it is bundled.
+     */
     const fn = (id: string, entry: string, memorySize: number, timeout: Duration) => {
       const f = bundled(id, entry, memorySize, timeout, environment);
-      table.grantReadWriteData(f);
-      // Object-level access only (no s3:GetObject* wildcards from bucket.grantReadWrite); no listing.
-      f.addToRolePolicy(new PolicyStatement({ actions: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'], resources: [bucket.arnForObjects('*')] }));
-      Object.values(queues).forEach((q) => q.grantSendMessages(f));
-      ack(f, `IAM5[${tableIndexes}]`, 'Query on the table\'s GSI (GSI1, the staff list of accounts); CDK\'s grant covers the table\'s indexes with index/*.');
-      ack(f, `IAM5[${bucketObjects}]`, 'Object keys are per tenant and per export, not known at deploy time; limited to Get/Put/DeleteObject on this one bucket.');
+      const needs = needsOf(ROOT, entry);
+      if (needs.table) {
+        table.grantReadWriteData(f);
+        ack(f, `IAM5[${tableIndexes}]`, 'Query on the table\'s GSI (GSI1, the staff list of accounts); CDK\'s grant covers the table\'s indexes with index/*.');
+      }
+      if (needs.documents) {
+        // Object-level access only (no s3:GetObject* wildcards from bucket.grantReadWrite); no listing.
+        f.addToRolePolicy(new PolicyStatement({ actions: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'], resources: [bucket.arnForObjects('*')] }));
+        ack(f, `IAM5[${bucketObjects}]`, 'Object keys are per tenant and per export, not known at deploy time; limited to Get/Put/DeleteObject on this one bucket.');
+      }
+      for (const q of needs.queues) queues[q].grantSendMessages(f);
+      if (needs.signingKey) signingKey.grantRead(f);
+      // Only what sealing needs: TOTP secrets, the refresh grace (no GenerateDataKey*/ReEncrypt*).
+      if (needs.totpKey) totpKey.grant(f, 'kms:Encrypt', 'kms:Decrypt');
+      if (needs.stripeSecret && stripeSecretArn) f.addToRolePolicy(new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [stripeSecretArn] }));
+      if (needs.push) {
+        progressStage.grantManagementApiAccess(f);
+        ack(f, `IAM5[Resource::arn:<AWS::Partition>:execute-api:<AWS::Region>:<AWS::AccountId>:<${this.getLogicalId(this.progressApi.node.defaultChild as never)}>/progress/*/@connections/*]`, 'Connection ids are made per client at $connect; posting is limited to this API\'s progress stage.');
+      }
       return f;
     };
 
@@ -241,8 +259,6 @@ export class CatalogStack extends Stack {
       if (routes.length === 0 && group !== FALLBACK_GROUP) continue;
       // 1024 MB: argon2id hashing is CPU-bound, and Lambda CPU scales with memory.
       const f = fn(`${pascal(group)}Function`, `functions/${group}/handler.ts`, 1024, HTTP_TIMEOUT);
-      signingKey.grantRead(f);
-      totpKey.grant(f, 'kms:Encrypt', 'kms:Decrypt'); // only what sealing needs: TOTP secrets, the refresh grace (no GenerateDataKey*/ReEncrypt*)
       this.httpFunctions[group] = f;
       // One invoke permission per function (not per route): Lambda resource policies are capped at 20 KB.
       const integration = new HttpLambdaIntegration(`${pascal(group)}Integration`, f, { scopePermissionToRoute: false });
@@ -256,10 +272,6 @@ export class CatalogStack extends Stack {
       const f = fn(`${pascal(worker.folder)}Worker`, `functions/workers/${worker.folder}/handler.ts`, 512, WORKER_TIMEOUT);
       f.addEventSource(new SqsEventSource(queues[queue], { batchSize: 10, reportBatchItemFailures: true }));
       this.workers[queue] = f;
-    }
-    // Only what talks to Stripe reads its keys: the billing routes (checkout status, portal, webhook) and the jobs worker (checkout).
-    if (stripeSecretArn) {
-      for (const f of [this.httpFunctions.billing, this.workers.jobs]) f?.addToRolePolicy(new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [stripeSecretArn] }));
     }
     const mailer = this.workers.mail;
     if (mailer) {
@@ -283,11 +295,6 @@ export class CatalogStack extends Stack {
     this.progressApi.addRoute('$disconnect', { integration: wsIntegration });
     // Any message asks for the job's current state (a client that connects late still learns it).
     this.progressApi.addRoute('$default', { integration: wsIntegration });
-    // Only the jobs worker (progress) and the connections function (the current state on request) post to connections.
-    for (const poster of [this.workers.jobs, wsHandler].filter(Boolean)) {
-      progressStage.grantManagementApiAccess(poster!);
-      ack(poster!, `IAM5[Resource::arn:<AWS::Partition>:execute-api:<AWS::Region>:<AWS::AccountId>:<${this.getLogicalId(this.progressApi.node.defaultChild as never)}>/progress/*/@connections/*]`, 'Connection ids are made per client at $connect; posting is limited to this API\'s progress stage.');
-    }
     ack(this.progressApi, 'APIG4', '$connect is authorized by the ticket authorizer; $disconnect needs none (API Gateway sends it).');
     ack(progressStage, 'APIG1', 'Connection events are logged by the connection functions; per-frame access logs would add nothing for a one-way progress channel.');
 

@@ -166,6 +166,58 @@ describe('CatalogStack', () => {
     expect(posters.map((p) => p.Properties.Roles[0].Ref)).toContain(stack.getLogicalId(stack.workers.jobs.role!.node.defaultChild as CfnFunction));
   });
 
+  it('grants each function only what its code uses (read off its bundle), as this table expects', () => {
+    const { stack: s, template: t } = synth({ stripeSecretArn: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:catalog/stripe-AbCdEf' });
+    const id = (c: { node: { defaultChild?: unknown } }) => s.getLogicalId(c.node.defaultChild as CfnFunction);
+    const queueOf = Object.fromEntries(Object.entries(t.findResources('AWS::SQS::Queue')).map(([logical]) => [logical, logical.replace(/Queue.*$/, '').toLowerCase()]));
+    /** A role's grants in a few words: table, queue:<name>, documents, signing-secret, totp-key, stripe-secret, websocket, ses. */
+    const grantsOf = (roleId: string) => {
+      const out = new Set<string>();
+      for (const policy of Object.values(t.findResources('AWS::IAM::Policy'))) {
+        if (!policy.Properties.Roles.some((r: { Ref: string }) => r.Ref === roleId)) continue;
+        for (const st of policy.Properties.PolicyDocument.Statement) {
+          const actions = [st.Action].flat().join(' ');
+          const resource = JSON.stringify(st.Resource);
+          if (actions.includes('dynamodb:')) out.add('table');
+          if (actions.includes('sqs:SendMessage')) for (const [logical, name] of Object.entries(queueOf)) if (resource.includes(`"${logical}"`)) out.add(`queue:${name}`);
+          if (actions.includes('s3:')) out.add('documents');
+          if (actions.includes('kms:')) out.add('totp-key');
+          if (actions.includes('secretsmanager:') && resource.includes('SigningKey')) out.add('signing-secret');
+          if (actions.includes('secretsmanager:') && resource.includes('stripe')) out.add('stripe-secret');
+          if (actions.includes('execute-api:ManageConnections')) out.add('websocket');
+          if (actions.includes('ses:')) out.add('ses');
+        }
+      }
+      return [...out].sort();
+    };
+    const functions: Record<string, { role?: { node: { defaultChild?: unknown } } }> = {
+      ...Object.fromEntries(Object.entries(s.httpFunctions).map(([g, f]) => [g, f])),
+      ...Object.fromEntries(Object.entries(s.workers).map(([q, f]) => [`worker:${q}`, f])),
+      deadlines: s.deadlinesFunction,
+    };
+    const actual = Object.fromEntries(Object.entries(functions).map(([name, f]) => [name, grantsOf(id(f.role!))]));
+    const http = ['signing-secret', 'table'];
+    expect(actual).toEqual({
+      auth: ['queue:mail', 'signing-secret', 'table', 'totp-key'],
+      admin: http,
+      billing: ['queue:events', 'queue:jobs', 'queue:mail', 'signing-secret', 'stripe-secret', 'table'],
+      projects: http,
+      environments: http,
+      structure: http,
+      services: ['queue:events', ...http],
+      floors: ['queue:events', ...http],
+      topology: http,
+      networks: ['queue:events', ...http],
+      invites: ['queue:events', 'queue:mail', ...http],
+      lifecycle: ['queue:events', 'queue:jobs', ...http],
+      impex: ['documents', 'queue:jobs', ...http],
+      docs: http,
+      'worker:mail': ['ses', 'table'],
+      'worker:jobs': ['documents', 'signing-secret', 'stripe-secret', 'table', 'websocket'],
+      deadlines: ['queue:mail', 'table'],
+    });
+  });
+
   it('sweeps deadlines every 15 minutes with the deadlines function', () => {
     const fnId = stack.getLogicalId(stack.deadlinesFunction.node.defaultChild as CfnFunction);
     template.hasResourceProperties('AWS::Events::Rule', { ScheduleExpression: 'rate(15 minutes)', Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [fnId, 'Arn'] } })] });

@@ -1,6 +1,6 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { DecryptCommand, EncryptCommand, KMSClient } from '@aws-sdk/client-kms';
+import type { KMSClient } from '@aws-sdk/client-kms';
 import { config } from '#shared/config';
 import { localKeyFile } from './local-key';
 
@@ -16,7 +16,8 @@ export type SealContext = Record<string, string>;
 export async function seal(plaintext: string, context: SealContext): Promise<string> {
   const { TOTP_KMS_KEY_ID } = config();
   if (TOTP_KMS_KEY_ID) {
-    const out = await kms().send(new EncryptCommand({ KeyId: TOTP_KMS_KEY_ID, Plaintext: Buffer.from(plaintext, 'utf8'), EncryptionContext: context }));
+    const { client, sdk } = await kms();
+    const out = await client.send(new sdk.EncryptCommand({ KeyId: TOTP_KMS_KEY_ID, Plaintext: Buffer.from(plaintext, 'utf8'), EncryptionContext: context }));
     return `kms:v1:${Buffer.from(out.CiphertextBlob!).toString('base64')}`;
   }
   const iv = randomBytes(12);
@@ -27,7 +28,8 @@ export async function seal(plaintext: string, context: SealContext): Promise<str
 
 export async function open(sealed: string, context: SealContext): Promise<string> {
   if (sealed.startsWith('kms:v1:')) {
-    const out = await kms().send(new DecryptCommand({ CiphertextBlob: Buffer.from(sealed.slice(7), 'base64'), EncryptionContext: context }));
+    const { client, sdk } = await kms();
+    const out = await client.send(new sdk.DecryptCommand({ CiphertextBlob: Buffer.from(sealed.slice(7), 'base64'), EncryptionContext: context }));
     return Buffer.from(out.Plaintext!).toString('utf8');
   }
   if (sealed.startsWith('local:v1:')) {
@@ -55,5 +57,10 @@ function localKey(): Promise<Buffer> {
   return key;
 }
 
+/** KMS, loaded on first use (sealing is rare: enrolling an authenticator, rotating a refresh token), not at every cold start. */
 let kmsClient: KMSClient | undefined;
-const kms = () => (kmsClient ??= new KMSClient({ region: config().AWS_REGION }));
+async function kms() {
+  const sdk = await import('@aws-sdk/client-kms');
+  kmsClient ??= new sdk.KMSClient({ region: config().AWS_REGION });
+  return { client: kmsClient, sdk };
+}

@@ -4,7 +4,7 @@ import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import { HttpApi, HttpMethod, HttpRoute, HttpRouteKey, LogGroupLogDestination, WebSocketApi, WebSocketStage, type HttpStage } from 'aws-cdk-lib/aws-apigatewayv2';
 import { WebSocketLambdaAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
 import { HttpLambdaIntegration, WebSocketLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
-import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import { Alarm, ComparisonOperator, Dashboard, GraphWidget, TreatMissingData, type IMetric } from 'aws-cdk-lib/aws-cloudwatch';
 import { AttributeType, BillingMode, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
@@ -111,6 +111,7 @@ export class CatalogStack extends Stack {
     });
 
     const queues = {} as Record<QueueName, Queue>;
+    const dlqs = {} as Record<QueueName, Queue>;
     for (const name of Object.keys(QUEUE_URL_ENV) as QueueName[]) {
       const dlq = new Queue(this, `${pascal(name)}Dlq`, {
         encryption: QueueEncryption.SQS_MANAGED,
@@ -123,6 +124,7 @@ export class CatalogStack extends Stack {
         visibilityTimeout: Duration.seconds(WORKER_TIMEOUT.toSeconds() * 6), // AWS guidance for Lambda consumers
         deadLetterQueue: { queue: dlq, maxReceiveCount: 5 },
       });
+      dlqs[name] = dlq;
       new Alarm(this, `${pascal(name)}DlqAlarm`, {
         alarmDescription: `Messages on the ${name} dead-letter queue: a worker failed them 5 times`,
         metric: dlq.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(1), statistic: 'Maximum' }),
@@ -335,6 +337,45 @@ export class CatalogStack extends Stack {
       comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
       evaluationPeriods: 1,
       treatMissingData: TreatMissingData.NOT_BREACHING,
+    });
+    // A worker that throws fails its whole batch (partial failures are reported, not thrown): alarm on any.
+    for (const [queue, worker] of Object.entries(this.workers)) {
+      new Alarm(this, `${pascal(queue)}WorkerErrorsAlarm`, {
+        alarmDescription: `The ${queue} worker failed (an error, a timeout or a crash)`,
+        metric: worker.metricErrors({ period: Duration.minutes(5), statistic: 'Sum' }),
+        threshold: 1,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      });
+    }
+    // One dashboard: every function's duration (p50, p99), errors and throttles; the API's 4xx/5xx; queue age and dead letters.
+    const functions = { ...this.httpFunctions, ...Object.fromEntries(Object.entries(this.workers).map(([q, f]) => [`${q} worker`, f])), deadlines: this.deadlinesFunction };
+    const perFunction = (title: string, metric: (f: NodejsFunction, label: string) => IMetric) =>
+      new GraphWidget({ title, width: 12, left: Object.entries(functions).map(([label, f]) => metric(f, label)) });
+    const period = Duration.minutes(5);
+    new Dashboard(this, 'Dashboard', {
+      widgets: [
+        [
+          perFunction('Duration p50 (ms)', (f, label) => f.metricDuration({ statistic: 'p50', period, label })),
+          perFunction('Duration p99 (ms)', (f, label) => f.metricDuration({ statistic: 'p99', period, label })),
+        ],
+        [
+          perFunction('Errors', (f, label) => f.metricErrors({ statistic: 'Sum', period, label })),
+          perFunction('Throttles', (f, label) => f.metricThrottles({ statistic: 'Sum', period, label })),
+        ],
+        [
+          new GraphWidget({
+            title: 'API answers 4xx / 5xx', width: 12,
+            left: [this.stage.metricClientError({ statistic: 'Sum', period, label: '4xx' }), this.stage.metricServerError({ statistic: 'Sum', period, label: '5xx' })],
+          }),
+          new GraphWidget({
+            title: 'Queues: age of the oldest message (s) / dead letters', width: 12,
+            left: Object.entries(queues).map(([name, q]) => q.metricApproximateAgeOfOldestMessage({ statistic: 'Maximum', period, label: `${name} age` })),
+            right: Object.entries(dlqs).map(([name, q]) => q.metricApproximateNumberOfMessagesVisible({ statistic: 'Maximum', period, label: `${name} DLQ` })),
+          }),
+        ],
+      ],
     });
     new CfnOutput(this, 'ApiUrl', { value: this.stage.url });
   }

@@ -218,6 +218,16 @@ describe('CatalogStack', () => {
     });
   });
 
+  it('has a dashboard of every function, the API and the queues, and alarms on worker errors and dead letters', () => {
+    const [dashboard] = Object.values(template.findResources('AWS::CloudWatch::Dashboard'));
+    const body = JSON.stringify(dashboard.Properties.DashboardBody);
+    for (const title of ['Duration p50 (ms)', 'Duration p99 (ms)', 'Errors', 'Throttles', 'API answers 4xx / 5xx', 'dead letters']) expect(body).toContain(title);
+    for (const group of Object.keys(stack.httpFunctions)) expect(body).toContain(group);
+    const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm')).map((a) => a.Properties.AlarmDescription as string);
+    for (const queue of Object.keys(workerTable)) expect(alarms).toContain(`The ${queue} worker failed (an error, a timeout or a crash)`);
+    expect(alarms.filter((a) => a.includes('dead-letter queue'))).toHaveLength(3);
+  });
+
   it('sweeps deadlines every 15 minutes with the deadlines function', () => {
     const fnId = stack.getLogicalId(stack.deadlinesFunction.node.defaultChild as CfnFunction);
     template.hasResourceProperties('AWS::Events::Rule', { ScheduleExpression: 'rate(15 minutes)', Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [fnId, 'Arn'] } })] });

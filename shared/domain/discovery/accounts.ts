@@ -8,6 +8,7 @@ import { setFieldsStep } from '#db/live';
 import { transact } from '#db/transact';
 import { notFound } from '#shared/errors';
 import { config } from '#shared/config';
+import { log } from '#shared/log';
 import { open, seal } from '#auth/secret-box';
 import { actorAccount, type AppContext } from '#shared/context';
 import { accessInEnvironment, loadAccess, type ProjectAccess } from '#domain/tenancy';
@@ -92,6 +93,7 @@ export async function connectCloudAccount(ctx: AppContext, input: { provider: Di
   } catch (err) {
     error = err instanceof ProviderRefusal ? err.message : `The provider could not be checked (${(err as Error).message}).`;
   }
+  log.info('cloud account checked', { cloud_account_id: account.id, provider: account.provider, connected: !error, error });
   const now = ctx.clock.now().toISOString();
   const fields = { status: error ? 'failed' as const : 'connected' as const, last_error: error, last_checked_at: now, updated_at: now };
   await transact([setFieldsStep(accountKey(account), fields, notFound(CLOUD_ACCOUNT_NOT_FOUND))]);

@@ -99,6 +99,9 @@ async function updateRun(ctx: AppContext, run: DiscoveryRun, fields: Partial<Dis
 /** Finishes the run and frees its account (only if the account still names this run). */
 async function finish(ctx: AppContext, run: DiscoveryRun, account: CloudAccount, fields: Partial<DiscoveryRun> & { status: 'succeeded' | 'failed' }, accountFields: Partial<CloudAccount> = {}) {
   const now = ctx.clock.now().toISOString();
+  (fields.status === 'failed' ? log.warn : log.info)('discovery run finished', {
+    run_id: run.id, cloud_account_id: account.id, provider: account.provider, status: fields.status, counts: fields.counts, failed_regions: fields.failed_regions, error: fields.error,
+  });
   await updateRun(ctx, run, { ...fields, finished_at: now });
   const update = setExpression({ active_run_id: null, updated_at: now, ...accountFields });
   await conditionalUpdate(accountKey(account), {

@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import { config } from '#shared/config';
+import { log } from '#shared/log';
 import { ALL_REGIONS, floorTags, ProviderRefusal, type DiscoveredInstance, type Listing, type ProviderAccount, type ProviderAdapter } from './types';
 
 /**
@@ -21,6 +22,8 @@ async function getJson(url: string, token: string): Promise<unknown> {
   } catch (err) {
     throw new Error(`The provider could not be reached (${(err as Error).name}).`);
   }
+  // The URL carries no secret (the token is in the header, which is never logged).
+  log.debug('provider request', { url, status: res.status });
   if (res.status === 401 || res.status === 403) {
     await res.body?.cancel();
     throw new ProviderRefusal(`The provider refused the API token (${res.status}).`);

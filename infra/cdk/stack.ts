@@ -261,6 +261,19 @@ export class CatalogStack extends Stack {
     if (stripeSecretArn) {
       for (const f of [this.httpFunctions.billing, this.workers.jobs]) f?.addToRolePolicy(new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [stripeSecretArn] }));
     }
+    // Discovery: the integrations function (connect verifies) and the jobs worker (discover) assume customers'
+    // roles. Their accounts are not known at deploy time, so the resource is every role; the condition keeps
+    // the call to requests carrying one of our generated external ids (`icat-…`), which the customer's trust
+    // policy requires. The jobs worker opens sealed API tokens, so it may decrypt with the secret-box key.
+    for (const f of [this.httpFunctions.integrations, this.workers.jobs].filter(Boolean)) {
+      f.addToRolePolicy(new PolicyStatement({
+        actions: ['sts:AssumeRole'],
+        resources: [`arn:${this.partition}:iam::*:role/*`],
+        conditions: { StringLike: { 'sts:ExternalId': 'icat-*' } },
+      }));
+      ack(f, 'IAM5[Resource::arn:<AWS::Partition>:iam::*:role/*]', "Customers' discovery roles live in their own accounts, unknown at deploy time; only with one of our generated external ids.");
+    }
+    if (this.workers.jobs) totpKey.grant(this.workers.jobs, 'kms:Decrypt');
     const mailer = this.workers.mail;
     if (mailer) {
       mailer.addToRolePolicy(

@@ -3,7 +3,7 @@ import { useTestStack } from '../helpers/stack';
 import { client, signUp } from '../helpers/http';
 import { captureEvents, createFloor, ownerWithEnv, readItem } from '../helpers/catalog';
 import { grantRole } from '../helpers/tenancy';
-import { CloudStub, droplet, hetznerServer } from '../helpers/cloud-stub';
+import { CloudStub, droplet, hetznerServer } from '../../infra/local/cloud-stub';
 import { keys } from '#db/keys';
 
 // The stub starts first; the stack then reads its address from the configuration (as `npm start` would).

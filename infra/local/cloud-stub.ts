@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
 
 /** A Hetzner Cloud server in the API's recorded shape (the fields discovery reads, and some it ignores). */
 export function hetznerServer(id: number, name: string, over: Record<string, unknown> = {}) {
@@ -41,7 +42,7 @@ export class CloudStub {
   private server?: Server;
   url = '';
 
-  async start() {
+  async start(port = 0) {
     this.server = createServer((req, res) => {
       const url = new URL(req.url ?? '/', 'http://127.0.0.1');
       this.requests.push({ path: url.pathname + url.search, authorization: req.headers.authorization });
@@ -66,11 +67,24 @@ export class CloudStub {
       if (url.pathname === '/do/v2/account') return send(200, { account: { uuid: 'a1', email: 'ops@example.com', status: 'active' } });
       return send(404, { error: { code: 'not_found' } });
     });
-    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
+    await new Promise<void>((resolve) => this.server!.listen(port, '127.0.0.1', resolve));
     this.url = `http://127.0.0.1:${(this.server!.address() as AddressInfo).port}`;
   }
 
   async stop() {
     await new Promise((resolve) => this.server?.close(resolve));
   }
+}
+
+/**
+ * `npx tsx infra/local/cloud-stub.ts`: a stub for `npm start` to discover from (see the README),
+ * on 127.0.0.1:CLOUD_STUB_PORT (4010) with token CLOUD_STUB_TOKEN ('local-stub-token') and a few servers.
+ */
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const stub = new CloudStub();
+  stub.token = process.env.CLOUD_STUB_TOKEN ?? 'local-stub-token';
+  stub.hetzner = [hetznerServer(1, 'web-1'), hetznerServer(2, 'web-2'), hetznerServer(3, 'db-1')];
+  stub.droplets = [droplet(11, 'app-1'), droplet(12, 'app-2')];
+  await stub.start(Number(process.env.CLOUD_STUB_PORT ?? 4010));
+  process.stdout.write(`cloud stub on ${stub.url}\nHETZNER_API_BASE_URL=${stub.url}/hetzner/v1 DIGITALOCEAN_API_BASE_URL=${stub.url}/do/v2 npm start\n`);
 }

@@ -3,7 +3,7 @@ import { route, ok, created, noContent } from '#http/route';
 import { uuid } from '#http/schemas';
 import {
   cloudAccountView, cloudStatus, connectCloudAccount, createCloudAccount, deleteCloudAccount, discoveryProvider, discoveryRunView, getCloudAccount,
-  getDiscoveryRun, listCloudAccounts, startDiscovery,
+  getDiscoveryRun, listCloudAccounts, startDiscovery, discoveryProgressTicket,
 } from '#domain/discovery';
 
 const common = { project_id: uuid, environment_id: uuid, name: z.string().trim().min(1).max(100) };
@@ -78,5 +78,11 @@ export const integrationsRoutes = [
     params: z.object({ job_id: uuid }),
     responses: { 200: discoveryRunView.schema },
     handler: async ({ params }, ctx) => ok(await getDiscoveryRun(ctx, params)),
+  }),
+  route({
+    method: 'POST', path: '/integrations/progress-ticket', auth: 'user', summary: "A single-use, one-minute ticket to follow a discovery run's progress over the WebSocket",
+    body: z.object({ job_id: uuid }),
+    responses: { 200: z.object({ ticket: z.string(), url: z.string(), expires_in: z.int() }) },
+    handler: async ({ body }, ctx) => ok(await discoveryProgressTicket(ctx, body)),
   }),
 ];

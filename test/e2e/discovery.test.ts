@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { workerTable } from '../../functions/workers';
 import { useTestStack } from '../helpers/stack';
 import { client, signUp } from '../helpers/http';
 import { captureEvents, createFloor, ownerWithEnv, readItem } from '../helpers/catalog';
@@ -46,6 +48,20 @@ async function discover(token: string, accountId: string) {
   const run = await api.get(`/integrations/discovery-runs/${started.body.job_id}`, { token });
   expect(run.status, run.text).toBe(200);
   return run.body;
+}
+
+/** Holds the jobs queue's worker until `open()`, so a run stays queued meanwhile. */
+async function withJobsHeld<T>(body: (open: () => void) => Promise<T>): Promise<T> {
+  const jobs = workerTable.jobs!;
+  let open!: () => void;
+  const gate = new Promise<void>((r) => (open = r));
+  workerTable.jobs = { ...jobs, handler: async (e) => (await gate, jobs.handler(e)) };
+  try {
+    return await body(open);
+  } finally {
+    open();
+    workerTable.jobs = jobs;
+  }
 }
 
 const floorsOf = async (token: string, projectId: string, envId: string) =>
@@ -185,7 +201,11 @@ describe('cloud discovery from a token provider (a stub on 127.0.0.1)', () => {
     const o = await ownerWithEnv(api, 'Enterprise');
     const account = await connectHetzner(o.token, o.projectId, o.envId);
     for (let round = 0; round < 5; round++) {
-      const all = await Promise.all(Array.from({ length: 4 }, () => api.post(`/integrations/cloud-accounts/${account.id}/discover`, undefined, { token: o.token })));
+      const all = await withJobsHeld(async (open) => {
+        const answers = await Promise.all(Array.from({ length: 4 }, () => api.post(`/integrations/cloud-accounts/${account.id}/discover`, undefined, { token: o.token })));
+        open();
+        return answers;
+      });
       expect(all.map((r) => r.status).sort()).toEqual([200, 200, 200, 202]);
       expect(new Set(all.map((r) => r.body.job_id)).size).toBe(1);
       await ref.stack.queues.drain();
@@ -193,6 +213,41 @@ describe('cloud discovery from a token provider (a stub on 127.0.0.1)', () => {
     }
     const floors = await floorsOf(o.token, o.projectId, o.envId);
     expect(floors.map((f) => f.provider_instance_id)).toEqual(['301']);
+  });
+
+  it('a WebSocket client following a discovery receives its progress live, ending in succeeded; outsiders get no ticket', async () => {
+    stub.hetzner = [hetznerServer(401, 'a'), hetznerServer(402, 'b'), hetznerServer(403, 'c')];
+    const o = await ownerWithEnv(api, 'Enterprise');
+    const account = await connectHetzner(o.token, o.projectId, o.envId);
+    await withJobsHeld(async (open) => {
+      const started = await api.post(`/integrations/cloud-accounts/${account.id}/discover`, undefined, { token: o.token });
+      const outsider = await signUp(api);
+      expect((await api.post('/integrations/progress-ticket', { job_id: started.body.job_id }, { token: outsider.token })).status).toBe(404);
+      const ticket = await api.post('/integrations/progress-ticket', { job_id: started.body.job_id }, { token: o.token });
+      expect(ticket.status, ticket.text).toBe(200);
+      const messages: { type: string; status: string; seq: number; pct: number; job_id: string; counts: Record<string, number> }[] = [];
+      const ws = new WebSocket(ticket.body.url);
+      const done = new Promise<void>((resolve, reject) => {
+        ws.on('message', (data) => {
+          const m = JSON.parse(String(data));
+          messages.push(m);
+          if (m.status === 'succeeded' || m.status === 'failed') resolve();
+        });
+        ws.on('error', reject);
+      });
+      await new Promise((r) => ws.on('open', r));
+      ws.send(JSON.stringify({ action: 'sync' })); // the current state: still queued
+      await new Promise((r) => setTimeout(r, 50));
+      open();
+      await ref.stack.queues.drain();
+      await done;
+      ws.close();
+      expect(messages[0]).toMatchObject({ type: 'discovery.progress', job_id: started.body.job_id, status: 'queued' });
+      expect(messages.map((m) => m.status)).toContain('running');
+      expect(messages.at(-1)).toMatchObject({ status: 'succeeded', pct: 100, counts: { found: 3, created: 3 } });
+      const seqs = messages.map((m) => m.seq);
+      expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
+    });
   });
 
   it('the token is stored sealed and never appears in a response or a log line', async () => {

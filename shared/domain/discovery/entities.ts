@@ -69,6 +69,8 @@ export const discoveryRunEntity = defineEntity(
     /** Regions (or the provider's one listing) that could not be read: nothing in them was flagged missing. */
     failed_regions: z.array(z.string()).default([]),
     error: z.string().nullable().default(null),
+    /** Moves on every change: progress messages carry it, so a client orders them and drops stale ones. */
+    seq: z.int().default(0),
   }),
 );
 export type DiscoveryRun = z.infer<typeof discoveryRunEntity.schema>;

@@ -8,6 +8,7 @@ import { transact } from '#db/transact';
 import { conflict, isRefusal, notFound } from '#shared/errors';
 import { enqueue } from '#shared/queue';
 import { errorFields, log } from '#shared/log';
+import { issueTicket, pushToJob } from '#shared/progress';
 import { actorAccount, type AppContext } from '#shared/context';
 import { featureMissing } from '#domain/billing';
 import { loadAccess, planOfProject } from '#domain/tenancy';
@@ -87,13 +88,35 @@ export async function getDiscoveryRun(ctx: AppContext, input: { job_id: string }
 async function updateRun(ctx: AppContext, run: DiscoveryRun, fields: Partial<DiscoveryRun>): Promise<DiscoveryRun | undefined> {
   const update = setExpression({ ...fields, updated_at: ctx.clock.now().toISOString() });
   const out = await conditionalUpdate(runKey(run), {
-    ...update,
+    UpdateExpression: `${update.UpdateExpression}, #seq = if_not_exists(#seq, :zero) + :one`,
     ConditionExpression: '#st IN (:queued, :running)',
-    ExpressionAttributeNames: { ...update.ExpressionAttributeNames, '#st': 'status' },
-    ExpressionAttributeValues: { ...update.ExpressionAttributeValues, ':queued': 'queued', ':running': 'running' },
+    ExpressionAttributeNames: { ...update.ExpressionAttributeNames, '#st': 'status', '#seq': 'seq' },
+    ExpressionAttributeValues: { ...update.ExpressionAttributeValues, ':queued': 'queued', ':running': 'running', ':zero': 0, ':one': 1 },
     ReturnValues: 'ALL_NEW',
   });
-  return out.ok ? discoveryRunEntity.decode(out.item) : undefined;
+  if (!out.ok) return undefined;
+  const next = discoveryRunEntity.decode(out.item);
+  await pushToJob(next.id, discoveryProgressMessage(next));
+  return next;
+}
+
+/** The progress message pushed over the WebSocket: `{type:'discovery.progress', job_id, status, pct, counts, seq}`. */
+export const discoveryProgressMessage = (r: DiscoveryRun) => ({
+  type: 'discovery.progress', job_id: r.id, cloud_account_id: r.cloud_account_id, status: r.status, pct: r.progress.pct,
+  counts: { done: r.progress.done, total: r.progress.total, ...r.counts }, failed_regions: r.failed_regions, seq: r.seq,
+});
+
+/** The progress source of discovery runs (for a connection's sync): undefined for another kind of job. */
+export async function discoveryProgressOf(jobId: string) {
+  const found = await locate(jobId, RUN_KIND, notFound(RUN_NOT_FOUND)).catch((err) => (isRefusal(err, 'not_found') ? undefined : Promise.reject(err)));
+  const raw = found && (await getItem(found.key));
+  return raw ? discoveryProgressMessage(discoveryRunEntity.decode(raw)) : undefined;
+}
+
+/** POST /integrations/progress-ticket {job_id}: a single-use ticket to follow a discovery run over the WebSocket (as GET of the run). */
+export async function discoveryProgressTicket(ctx: AppContext, input: { job_id: string }) {
+  await getDiscoveryRun(ctx, input);
+  return issueTicket(ctx, actorAccount(ctx).id, input.job_id);
 }
 
 /** Finishes the run and frees its account (only if the account still names this run). */

@@ -7,6 +7,9 @@ import { captureEvents, createFloor, ownerWithEnv, readItem } from '../helpers/c
 import { grantRole } from '../helpers/tenancy';
 import { CloudStub, droplet, hetznerServer } from '../../infra/local/cloud-stub';
 import { keys } from '#db/keys';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { ddb } from '#shared/clients';
+import { config } from '#shared/config';
 
 // The stub starts first; the stack then reads its address from the configuration (as `npm start` would).
 const stub = new CloudStub();
@@ -213,6 +216,29 @@ describe('cloud discovery from a token provider (a stub on 127.0.0.1)', () => {
     }
     const floors = await floorsOf(o.token, o.projectId, o.envId);
     expect(floors.map((f) => f.provider_instance_id)).toEqual(['301']);
+  });
+
+  it('a run that stopped making progress (its worker died) is failed and replaced by the next discover', async () => {
+    stub.hetzner = [hetznerServer(501, 'a')];
+    const o = await ownerWithEnv(api, 'Enterprise');
+    const account = await connectHetzner(o.token, o.projectId, o.envId);
+    await withJobsHeld(async (open) => {
+      const first = await api.post(`/integrations/cloud-accounts/${account.id}/discover`, undefined, { token: o.token });
+      expect(first.status).toBe(202);
+      // Still queued, but untouched for 31 minutes.
+      const run = (await api.get(`/integrations/discovery-runs/${first.body.job_id}`, { token: o.token })).body;
+      const key = keys.discoveryRun(o.projectId, account.id, run.created_at, run.id);
+      await ddb().send(new PutCommand({ TableName: config().TABLE_NAME, Item: { ...(await readItem(key)), updated_at: new Date(Date.now() - 31 * 60_000).toISOString() } }));
+      const second = await api.post(`/integrations/cloud-accounts/${account.id}/discover`, undefined, { token: o.token });
+      expect(second.status, second.text).toBe(202);
+      expect(second.body.job_id).not.toBe(first.body.job_id);
+      expect((await api.get(`/integrations/discovery-runs/${first.body.job_id}`, { token: o.token })).body).toMatchObject({ status: 'failed', error: 'The discovery stopped making progress; a new one was started.' });
+      open();
+      await ref.stack.queues.drain();
+      expect((await api.get(`/integrations/discovery-runs/${second.body.job_id}`, { token: o.token })).body.status).toBe('succeeded');
+      expect((await floorsOf(o.token, o.projectId, o.envId)).map((f) => f.provider_instance_id)).toEqual(['501']);
+      expect((await api.get(`/integrations/cloud-accounts/${account.id}`, { token: o.token })).body).toMatchObject({ active_run_id: null, last_run_id: second.body.job_id });
+    });
   });
 
   it('a WebSocket client following a discovery receives its progress live, ending in succeeded; outsiders get no ticket', async () => {

@@ -40,25 +40,32 @@ export async function startDiscovery(ctx: AppContext, input: { account_id: strin
   access.require('connections.manage', MISSING_MANAGE, account.environment_id);
   const plan = await planOfProject(access.project);
   if (!plan.features.auto_discovery.includes(account.provider)) throw noAutoDiscovery(account.provider);
-  if (account.active_run_id) return { status: 'queued' as const, job_id: account.active_run_id, run_id: account.active_run_id, reused: true };
   const now = ctx.clock.now().toISOString();
+  const reuse = (runId: string) => ({ status: 'queued' as const, job_id: runId, run_id: runId, reused: true });
+  // A run that has not moved for STALE_RUN_MINUTES (its worker died for good) is failed and replaced.
+  let replacing: string | null = null;
+  if (account.active_run_id) {
+    if (!(await replaceIfStale(ctx, account))) return reuse(account.active_run_id);
+    replacing = account.active_run_id;
+  }
   const run = discoveryRunEntity.create({
     id: ctx.ids.newId(), cloud_account_id: account.id, project_id: account.project_id, environment_id: account.environment_id, provider: account.provider,
     status: 'queued', created_by: access.userId, created_at: now, updated_at: now,
   });
   const key = runKey(run);
+  const guard = replacing ? { expression: 'active_run_id = :old', values: { ':old': replacing } } : { expression: 'active_run_id = :null', values: {} };
   try {
     await transact([
       putNewStep(discoveryRunEntity.encode(key, run)),
       lookupStep(run.id, run.project_id, key, RUN_KIND),
-      setFieldsStep(accountKey(account), { active_run_id: run.id, last_run_id: run.id, updated_at: now }, BUSY, { expression: 'active_run_id = :null', values: {} }),
+      setFieldsStep(accountKey(account), { active_run_id: run.id, last_run_id: run.id, updated_at: now }, BUSY, guard),
     ]);
   } catch (err) {
     if (err !== BUSY) throw err;
     const current = cloudAccountEntity.decode((await getItem(accountKey(account)))!);
     if (current.deleted_at) throw notFound(CLOUD_ACCOUNT_NOT_FOUND);
     if (!current.active_run_id) throw err;
-    return { status: 'queued' as const, job_id: current.active_run_id, run_id: current.active_run_id, reused: true };
+    return reuse(current.active_run_id);
   }
   try {
     await enqueue('jobs', { kind: 'discover', project_id: run.project_id, run_id: run.id });
@@ -68,6 +75,22 @@ export async function startDiscovery(ctx: AppContext, input: { account_id: strin
     return { status: 'failed' as const, job_id: run.id, run_id: run.id, reused: false };
   }
   return { status: 'queued' as const, job_id: run.id, run_id: run.id, reused: false };
+}
+
+/** A run that has not changed for this long while queued or running is taken for dead (the worker's time is a minute a try). */
+export const STALE_RUN_MINUTES = 30;
+export const STALE_RUN_ERROR = 'The discovery stopped making progress; a new one was started.';
+
+/** Fails the account's active run when it is stale; answers whether it may be replaced. */
+async function replaceIfStale(ctx: AppContext, account: CloudAccount): Promise<boolean> {
+  const found = await locate(account.active_run_id!, RUN_KIND, notFound(RUN_NOT_FOUND)).catch(() => undefined);
+  const raw = found && (await getItem(found.key));
+  if (!raw) return true;
+  const run = discoveryRunEntity.decode(raw);
+  if (run.status === 'succeeded' || run.status === 'failed') return true;
+  if (ctx.clock.now().getTime() - Date.parse(run.updated_at) < STALE_RUN_MINUTES * 60_000) return false;
+  await updateRun(ctx, run, { status: 'failed', error: STALE_RUN_ERROR, finished_at: ctx.clock.now().toISOString() });
+  return true;
 }
 
 /** GET /integrations/discovery-runs/{job_id}: a run's status, progress and counts (connections.view in its environment). */

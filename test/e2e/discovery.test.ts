@@ -128,6 +128,12 @@ describe('cloud discovery from a token provider (a stub on 127.0.0.1)', () => {
     expect(floors).toHaveLength(6);
     expect(floors.filter((f) => f.missing_since).map((f) => f.provider_instance_id)).toEqual(['104']);
 
+    // A discovered floor whose instance id was edited by hand is still matched (and restored), not duplicated.
+    expect((await api.patch(`/service-floors/${web2.id}`, { provider_instance_id: 'edited' }, { token: o.token })).status).toBe(200);
+    expect(await discover(o.token, account.id)).toMatchObject({ status: 'succeeded', counts: { found: 4, created: 0, updated: 1, missing: 1 } });
+    expect((await api.get(`/service-floors/${web2.id}`, { token: o.token })).body).toMatchObject({ provider_instance_id: '102', missing_since: null });
+    expect(await floorsOf(o.token, o.projectId, o.envId)).toHaveLength(6);
+
     // The instance comes back: the same floor, no longer missing.
     stub.hetzner.push(hetznerServer(104, 'cache-1'));
     expect(await discover(o.token, account.id)).toMatchObject({ status: 'succeeded', counts: { found: 5, created: 0, missing: 0 } });

@@ -40,6 +40,8 @@ export async function applyScan(
 ): Promise<RunCounts> {
   const floors = (await storedFloorsOf(account.project_id, account.environment_id)).filter((f) => f.cloud_account_id === account.id);
   const byInstance = new Map(floors.filter((f) => f.provider_instance_id).map((f) => [f.provider_instance_id!, f]));
+  // A floor whose provider_instance_id was edited by hand is still its instance's (its id says so): matched and restored.
+  const byId = new Map(floors.map((f) => [f.id, f]));
   const instances = listings.flatMap((l) => (l.ok ? l.instances : []));
   const counts: RunCounts = { found: instances.length, created: 0, updated: 0, unchanged: 0, missing: 0 };
   const seen = new Set<string>();
@@ -49,7 +51,7 @@ export async function applyScan(
     seen.add(instance.instance_id);
     const now = ctx.clock.now().toISOString();
     const wanted = { ...fieldsOf(account, instance), missing_since: null };
-    const floor = byInstance.get(instance.instance_id);
+    const floor = byInstance.get(instance.instance_id) ?? byId.get(discoveredFloorId(account.id, instance.instance_id));
     if (!floor) {
       await createFloor(ctx, account, wanted, now);
       counts.created++;
@@ -66,8 +68,9 @@ export async function applyScan(
     if (done % 25 === 0) await onProgress(done, instances.length);
   }
   const completeScopes = new Set(listings.filter((l) => l.ok).map((l) => l.scope));
+  const matched = new Set([...seen].map((id) => discoveredFloorId(account.id, id)));
   for (const floor of floors) {
-    if (floor.deleted_at || floor.archived_at || !floor.provider_instance_id || seen.has(floor.provider_instance_id)) continue;
+    if (floor.deleted_at || floor.archived_at || !floor.provider_instance_id || seen.has(floor.provider_instance_id) || matched.has(floor.id)) continue;
     if (!completeScopes.has(scopeOf(account, floor))) continue;
     counts.missing++;
     if (floor.missing_since) continue;

@@ -82,6 +82,13 @@ const schema = z.object({
   IMPEX_LINK_TTL_HOURS: z.coerce.number().int().positive().default(168),
   /** The largest configuration document an import takes (bytes). */
   IMPEX_MAX_DOCUMENT_BYTES: z.coerce.number().int().positive().default(5 * 1024 * 1024),
+  /** Discovery: the AWS regions scanned when a cloud account names none (comma-separated). */
+  DISCOVERY_AWS_REGIONS: z.string().default('us-east-1,eu-west-1'),
+  /** Discovery: the AWS account whose principal assumes customers' roles (the trust policy names it); unset: the deployment's own. */
+  DISCOVERY_AWS_PRINCIPAL_ACCOUNT: z.string().optional(),
+  /** Discovery: the token providers' API base URLs (point them at a stub locally). */
+  HETZNER_API_BASE_URL: z.url().default('https://api.hetzner.cloud/v1'),
+  DIGITALOCEAN_API_BASE_URL: z.url().default('https://api.digitalocean.com/v2'),
   /** SPEC "Rate limits": payment-provider webhooks per minute per source address. */
   PAYMENT_WEBHOOK_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(120),
   MAIL_FROM: z.string().default('no-reply@infra-catalog.local'),

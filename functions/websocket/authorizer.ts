@@ -1,5 +1,5 @@
 import type { APIGatewayRequestAuthorizerEvent, APIGatewayAuthorizerResult } from 'aws-lambda';
-import { spendTicket } from '#domain/impex';
+import { spendTicket } from '#shared/progress';
 import { appContext } from '#shared/context';
 
 /**

@@ -1,4 +1,6 @@
-import { connect, disconnect, syncConnection } from '#domain/impex';
+import { impexProgressOf } from '#domain/impex';
+import { discoveryProgressOf } from '#domain/discovery';
+import { connect, disconnect, syncConnection } from '#shared/progress';
 import { appContext } from '#shared/context';
 
 /** The progress WebSocket API's `$connect` (after the authorizer in `authorizer.ts` spent the ticket) and `$disconnect`. */
@@ -14,6 +16,6 @@ export async function handler(event: WebSocketEvent): Promise<{ statusCode: numb
     return { statusCode: 200 };
   }
   if (routeKey === '$disconnect') await disconnect({ connectionId });
-  else await syncConnection({ connectionId }); // $default: any message asks for the current state
+  else await syncConnection({ connectionId }, [impexProgressOf, discoveryProgressOf]); // $default: any message asks for the current state
   return { statusCode: 200 };
 }

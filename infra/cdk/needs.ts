@@ -13,6 +13,7 @@ import type { QueueName } from '#shared/queue';
  *   shared/auth/secret-box.ts → the TOTP KMS key    shared/auth/signing-key.ts → the signing secret
  *   shared/domain/billing/payments/index.ts → the Stripe secret (when one is configured)
  *   shared/push.ts            → posting to progress WebSocket connections
+ *   shared/domain/discovery/providers/aws.ts → sts:AssumeRole, only with one of our external ids
  *
  * A module esbuild dropped (tree-shaken, 0 bytes in the output) grants nothing.
  */
@@ -24,6 +25,7 @@ export interface Needs {
   signingKey: boolean;
   stripeSecret: boolean;
   push: boolean;
+  assumeRole: boolean;
 }
 
 const cache = new Map<string, Needs>();
@@ -51,6 +53,7 @@ export function needsOf(root: string, entry: string): Needs {
     signingKey: has('shared/auth/signing-key.ts'),
     stripeSecret: has('shared/domain/billing/payments/index.ts'),
     push: has('shared/push.ts'),
+    assumeRole: has('shared/domain/discovery/providers/aws.ts'),
   };
   cache.set(entry, needs);
   return needs;

@@ -249,6 +249,13 @@ export class CatalogStack extends Stack {
       // Only what sealing needs: TOTP secrets, the refresh grace (no GenerateDataKey*/ReEncrypt*).
       if (needs.totpKey) totpKey.grant(f, 'kms:Encrypt', 'kms:Decrypt');
       if (needs.stripeSecret && stripeSecretArn) f.addToRolePolicy(new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [stripeSecretArn] }));
+      if (needs.assumeRole) {
+        // Discovery assumes customers' roles: their accounts are unknown at deploy time, so the resource is every
+        // role, and the condition keeps the call to requests carrying one of our generated external ids (`icat-…`),
+        // which the customer's trust policy requires.
+        f.addToRolePolicy(new PolicyStatement({ actions: ['sts:AssumeRole'], resources: [`arn:${this.partition}:iam::*:role/*`], conditions: { StringLike: { 'sts:ExternalId': 'icat-*' } } }));
+        ack(f, 'IAM5[Resource::arn:<AWS::Partition>:iam::*:role/*]', "Customers' discovery roles live in their own accounts, unknown at deploy time; only with one of our generated external ids.");
+      }
       if (needs.push) {
         progressStage.grantManagementApiAccess(f);
         ack(f, `IAM5[Resource::arn:<AWS::Partition>:execute-api:<AWS::Region>:<AWS::AccountId>:<${this.getLogicalId(this.progressApi.node.defaultChild as never)}>/progress/*/@connections/*]`, 'Connection ids are made per client at $connect; posting is limited to this API\'s progress stage.');

@@ -2,7 +2,9 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, WebSocket } from 'ws';
-import { connect, disconnect, spendTicket, syncConnection } from '#domain/impex';
+import { impexProgressOf } from '#domain/impex';
+import { discoveryProgressOf } from '#domain/discovery';
+import { connect, disconnect, spendTicket, syncConnection } from '#shared/progress';
 import { appContext, type Clock } from '#shared/context';
 import { useLocalPushSender } from '#shared/push';
 import { errorFields, log } from '#shared/log';
@@ -32,7 +34,7 @@ export function attachLocalWebSockets(server: Server, clock?: Clock): void {
         wss.handleUpgrade(req, socket, head, (ws) => {
           const connectionId = randomUUID();
           sockets.set(connectionId, ws);
-          ws.on('message', () => void syncConnection({ connectionId }).catch(() => undefined));
+          ws.on('message', () => void syncConnection({ connectionId }, [impexProgressOf, discoveryProgressOf]).catch(() => undefined));
           ws.on('close', () => {
             sockets.delete(connectionId);
             void disconnect({ connectionId }).catch(() => undefined);

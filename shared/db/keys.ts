@@ -45,6 +45,12 @@ export const keys = {
   jobConnection: (jobId: string, connectionId: string) => ({ PK: `JOBCONN#${jobId}`, SK: `CONN#${connectionId}` }),
   jobConnectionsPK: (jobId: string) => `JOBCONN#${jobId}`,
   wsConnection: (connectionId: string) => ({ PK: `WSCONN#${connectionId}`, SK: 'WSCONN' }),
+  /** A connected cloud account (discovery): in its project's partition, environment-scoped like catalog items. */
+  cloudAccount: (projectId: string, envId: string, accountId: string) => ({ PK: `PROJECT#${projectId}`, SK: `CLOUDACCT#${envId}#${accountId}` }),
+  cloudAccountPrefix: 'CLOUDACCT#',
+  /** A discovery run of a cloud account: time-ordered under its account (its runs are one Query, newest first). */
+  discoveryRun: (projectId: string, accountId: string, createdAt: string, runId: string) => ({ PK: `PROJECT#${projectId}`, SK: `DISCRUN#${accountId}#${createdAt}#${runId}` }),
+  discoveryRunPrefix: (accountId: string) => `DISCRUN#${accountId}#`,
   plans: 'PLAN',
   plan: (rank: number, planId: string) => ({ PK: 'PLAN', SK: `PLAN#${String(rank).padStart(2, '0')}#${planId}` }),
   /** Staff listing (GSI1): every account under one partition, by e-mail. */

@@ -10,7 +10,7 @@ const ref = useTestStack();
 const api = client(() => ref.stack.url);
 
 const FLOOR_FIELDS = [
-  'cpu', 'deleted_at', 'environment_id', 'hostname', 'id', 'instances', 'ip_address', 'ip_addresses', 'memory_mb', 'project_id', 'provider',
+  'cloud_account_id', 'cpu', 'deleted_at', 'environment_id', 'hostname', 'id', 'instances', 'ip_address', 'ip_addresses', 'last_seen_at', 'memory_mb', 'missing_since', 'project_id', 'provider',
   'provider_instance_id', 'provider_region', 'provider_zone', 'storage_gb', 'tags', 'type', 'updated_at',
 ];
 

@@ -156,13 +156,24 @@ describe('CatalogStack', () => {
     template.hasResourceProperties('AWS::Lambda::Function', { Environment: { Variables: Match.objectLike({ PAYMENT_PROVIDER: 'none' }) } });
   });
 
+  it('lets only the integrations function and the jobs worker assume roles, and only with a generated external id', () => {
+    const roleOf = (f: { role?: { node: { defaultChild?: unknown } } }) => stack.getLogicalId(f.role!.node.defaultChild as CfnFunction);
+    const statements = Object.values(template.findResources('AWS::IAM::Policy')).flatMap((p) =>
+      (p.Properties.PolicyDocument.Statement as Record<string, unknown>[]).map((st) => ({ role: p.Properties.Roles[0].Ref as string, st })));
+    const assumers = statements.filter(({ st }) => JSON.stringify(st.Action).includes('sts:AssumeRole'));
+    expect(assumers.map((a) => a.role).sort()).toEqual([roleOf(stack.httpFunctions.integrations), roleOf(stack.workers.jobs)].sort());
+    for (const { st } of assumers) expect(st.Condition).toEqual({ StringLike: { 'sts:ExternalId': 'icat-*' } });
+    // The jobs worker opens sealed API tokens.
+    expect(statements.some(({ role, st }) => role === roleOf(stack.workers.jobs) && JSON.stringify(st.Action).includes('kms:Decrypt'))).toBe(true);
+  });
+
   it('has the progress WebSocket API: $connect behind the ticket authorizer; only the jobs worker and the connections function may post', () => {
     template.hasResourceProperties('AWS::ApiGatewayV2::Api', { ProtocolType: 'WEBSOCKET' });
     template.hasResourceProperties('AWS::ApiGatewayV2::Authorizer', { AuthorizerType: 'REQUEST', IdentitySource: ['route.request.querystring.ticket'] });
     template.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: '$connect', AuthorizationType: 'CUSTOM' });
     template.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: '$disconnect' });
     const posters = Object.values(template.findResources('AWS::IAM::Policy')).filter((p) => JSON.stringify(p.Properties.PolicyDocument).includes('execute-api:ManageConnections'));
-    expect(posters).toHaveLength(2);
+    expect(posters).toHaveLength(3); // the jobs worker, the connections function, integrations (its progress ticket shares the connection code)
     expect(posters.map((p) => p.Properties.Roles[0].Ref)).toContain(stack.getLogicalId(stack.workers.jobs.role!.node.defaultChild as CfnFunction));
   });
 
@@ -213,7 +224,8 @@ describe('CatalogStack', () => {
       impex: ['documents', 'queue:jobs', ...http],
       docs: http,
       'worker:mail': ['ses', 'table'],
-      'worker:jobs': ['documents', 'signing-secret', 'stripe-secret', 'table', 'websocket'],
+      integrations: ['queue:jobs', ...http, 'totp-key', 'websocket'],
+      'worker:jobs': ['documents', 'queue:events', 'queue:jobs', 'signing-secret', 'stripe-secret', 'table', 'totp-key', 'websocket'],
       deadlines: ['queue:mail', 'table'],
     });
   });

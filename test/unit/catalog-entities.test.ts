@@ -12,7 +12,7 @@ describe('catalog entities', () => {
     expect(floorEntity.decode(raw)).toEqual({
       id: ID, project_id: ID, environment_id: ID, floor_type: 'vm', hostname: 'web-1', provider: null, provider_region: null, provider_zone: null,
       provider_instance_id: null, ip_address: null, ip_addresses: [], cpu: null, memory_mb: null, storage_gb: null, instances: null, tags: [],
-      network_ids: [], created_at: NOW, updated_at: NOW, deleted_at: null,
+      network_ids: [], cloud_account_id: null, last_seen_at: null, missing_since: null, created_at: NOW, updated_at: NOW, deleted_at: null,
     });
   });
 

@@ -1,6 +1,7 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { cancelAtProvider, changePlanAtProvider, runCheckoutJob } from '#domain/billing';
 import { runImpexJob } from '#domain/impex';
+import { runDiscoveryJob } from '#domain/discovery';
 import { appContext } from '#shared/context';
 import { errorFields, log } from '#shared/log';
 
@@ -11,7 +12,8 @@ type Job =
   | { kind: 'checkout'; user_id: string; job_id: string }
   | { kind: 'cancel-provider-subscription'; user_id: string; subscription_id: string; provider_subscription_id: string }
   | { kind: 'change-provider-plan'; user_id: string; provider_subscription_id: string; plan_id: string }
-  | { kind: 'export' | 'import'; project_id: string; record_id: string };
+  | { kind: 'export' | 'import'; project_id: string; record_id: string }
+  | { kind: 'discover'; project_id: string; run_id: string };
 
 /** The jobs queue's worker: each message names its job; every job is idempotent; failures are reported per message for SQS to retry. */
 export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
@@ -25,6 +27,7 @@ export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
       else if (job.kind === 'cancel-provider-subscription') await cancelAtProvider(ctx, job);
       else if (job.kind === 'change-provider-plan') await changePlanAtProvider(ctx, job);
       else if (job.kind === 'export' || job.kind === 'import') await runImpexJob(ctx, { record_id: job.record_id, lastAttempt });
+      else if (job.kind === 'discover') await runDiscoveryJob(ctx, { run_id: job.run_id, lastAttempt });
       else log.warn('unknown job kind; dropped', { message_id: record.messageId });
     } catch (err) {
       log.error('job failed', { message_id: record.messageId, ...errorFields(err) });

@@ -32,6 +32,11 @@ export const floorEntity = defineEntity(
     tags: z.array(z.string()).default([]),
     /** The attached networks (see attachments.ts). */
     network_ids: z.array(z.uuid()).default([]),
+    /** Discovery: the cloud account that found this floor (null: made by hand, never touched by discovery). */
+    cloud_account_id: z.uuid().nullable().default(null),
+    /** Discovery: when the floor's instance was last listed, and since when a complete scan no longer lists it. */
+    last_seen_at: text,
+    missing_since: text,
     created_at: z.string(),
     updated_at: z.string(),
     deleted_at: z.string().nullable().default(null),
@@ -57,6 +62,9 @@ export const floorView = defineView(floorEntity, {
   storage_gb: true,
   instances: true,
   tags: true,
+  cloud_account_id: true,
+  last_seen_at: true,
+  missing_since: true,
   updated_at: true,
   deleted_at: true,
 });

@@ -67,6 +67,19 @@ export function newFloorSteps(floor: Floor): TransactStep[] {
   return [putNewStep(floorEntity.encode(key, floor)), catalogLookupStep(floor.id, floor.project_id, floor.environment_id, key, 'floor')];
 }
 
+/** The key of a floor item. */
+export const floorKey = (floor: Pick<Floor, 'project_id' | 'environment_id' | 'id'>) => keys.floor(floor.project_id, floor.environment_id, floor.id);
+
+/** Sets fields on a floor while it is live (discovery's update and missing flag); refused with 404 when it is gone. */
+export const floorFieldsStep = (floor: Floor, fields: Partial<Floor>): TransactStep => setFieldsStep(floorKey(floor), fields, notFound(FLOOR_NOT_FOUND));
+
+/** Publishes `floor.created` for a new floor (the one event shape, for the route and for discovery). */
+export const publishFloorCreated = (floor: Floor, ctx: AppContext) =>
+  publishEvent('floor.created', floor.project_id, { service_floor_id: floor.id, hostname: floor.hostname, type: floor.floor_type, project_id: floor.project_id, environment_id: floor.environment_id }, ctx);
+
+/** An environment's floors as stored (deleted and archived included), for a caller that already checked access. */
+export const storedFloorsOf = async (projectId: string, envId: string): Promise<Floor[]> => (await queryPrefix(projectId, keys.floorPrefix(envId))).map(floorEntity.decode);
+
 // Every function a route calls takes (ctx, input): the caller is ctx.actor, and its access is
 // loaded and checked here.
 
@@ -82,7 +95,7 @@ export async function createFloor(ctx: AppContext, input: CreateFloorInput): Pro
     ...newFloorSteps(floor),
     envLiveCheck(floor.project_id, floor.environment_id),
   ]);
-  await publishEvent('floor.created', floor.project_id, { service_floor_id: floor.id, hostname: floor.hostname, type: floor.floor_type, project_id: floor.project_id, environment_id: floor.environment_id }, ctx);
+  await publishFloorCreated(floor, ctx);
   return floorView.project(floor);
 }
 

@@ -1,0 +1,91 @@
+import { createHash } from 'node:crypto';
+import { transact } from '#db/transact';
+import type { AppContext } from '#shared/context';
+import { floorEntity, floorFieldsStep, newFloorSteps, publishFloorCreated, storedFloorsOf, type Floor } from '#domain/catalog';
+import { envLiveCheck } from '#domain/tenancy';
+import { ALL_REGIONS, type DiscoveredInstance, type Listing } from './providers/types';
+import type { CloudAccount, RunCounts } from './entities';
+
+/**
+ * Writes a scan onto the account's floors. A floor is the account's when its `cloud_account_id` is
+ * the account's id, and it matches an instance by `provider_instance_id` (never by name): matched
+ * floors are updated, new instances become floors (`floor.created`), and a floor of the account
+ * that a successful listing of its scope no longer shows is flagged `missing_since` (kept, with its
+ * `last_seen_at`). A failed scope flags nothing. Hand-made floors (no account) are never read for
+ * matching nor written. Deleted or archived floors of the account are left as they are.
+ */
+
+/**
+ * A discovered floor's id follows from (account, instance): a duplicate delivery of the job racing
+ * the first cannot create a second floor for the same instance (the put of an existing id fails).
+ */
+export function discoveredFloorId(accountId: string, instanceId: string): string {
+  const h = createHash('sha256').update(`${accountId}#${instanceId}`).digest('hex');
+  const variant = ((parseInt(h[16], 16) & 0x3) | 0x8).toString(16);
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-${variant}${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}
+
+const fieldsOf = (account: CloudAccount, i: DiscoveredInstance): Partial<Floor> => ({
+  hostname: i.hostname, provider: account.provider, provider_region: i.region, provider_zone: i.zone, provider_instance_id: i.instance_id,
+  ip_address: i.ip_address, ip_addresses: i.ip_addresses, cpu: i.cpu, memory_mb: i.memory_mb, storage_gb: i.storage_gb, tags: i.tags,
+});
+
+const scopeOf = (account: CloudAccount, floor: Floor) => (account.provider === 'aws' ? floor.provider_region ?? '' : ALL_REGIONS);
+
+export async function applyScan(
+  ctx: AppContext,
+  account: CloudAccount,
+  listings: Listing[],
+  onProgress: (done: number, total: number) => Promise<void>,
+): Promise<RunCounts> {
+  const floors = (await storedFloorsOf(account.project_id, account.environment_id)).filter((f) => f.cloud_account_id === account.id);
+  const byInstance = new Map(floors.filter((f) => f.provider_instance_id).map((f) => [f.provider_instance_id!, f]));
+  // A floor whose provider_instance_id was edited by hand is still its instance's (its id says so): matched and restored.
+  const byId = new Map(floors.map((f) => [f.id, f]));
+  const instances = listings.flatMap((l) => (l.ok ? l.instances : []));
+  const counts: RunCounts = { found: instances.length, created: 0, updated: 0, unchanged: 0, missing: 0 };
+  const seen = new Set<string>();
+  let done = 0;
+  for (const instance of instances) {
+    if (seen.has(instance.instance_id)) continue;
+    seen.add(instance.instance_id);
+    const now = ctx.clock.now().toISOString();
+    const wanted = { ...fieldsOf(account, instance), missing_since: null };
+    const floor = byInstance.get(instance.instance_id) ?? byId.get(discoveredFloorId(account.id, instance.instance_id));
+    if (!floor) {
+      await createFloor(ctx, account, wanted, now);
+      counts.created++;
+    } else if (floor.deleted_at || floor.archived_at) {
+      counts.unchanged++;
+    } else {
+      const changes = Object.fromEntries(Object.entries(wanted).filter(([k, v]) => JSON.stringify(v) !== JSON.stringify(floor[k as keyof Floor])));
+      const changed = Object.keys(changes).length > 0;
+      await transact([floorFieldsStep(floor, { ...changes, last_seen_at: now, ...(changed ? { updated_at: now } : {}) })]);
+      if (changed) counts.updated++;
+      else counts.unchanged++;
+    }
+    done++;
+    if (done % 25 === 0) await onProgress(done, instances.length);
+  }
+  const completeScopes = new Set(listings.filter((l) => l.ok).map((l) => l.scope));
+  const matched = new Set([...seen].map((id) => discoveredFloorId(account.id, id)));
+  for (const floor of floors) {
+    if (floor.deleted_at || floor.archived_at || !floor.provider_instance_id || seen.has(floor.provider_instance_id) || matched.has(floor.id)) continue;
+    if (!completeScopes.has(scopeOf(account, floor))) continue;
+    counts.missing++;
+    if (floor.missing_since) continue;
+    const now = ctx.clock.now().toISOString();
+    await transact([floorFieldsStep(floor, { missing_since: now, updated_at: now })]);
+  }
+  await onProgress(done, instances.length);
+  return counts;
+}
+
+async function createFloor(ctx: AppContext, account: CloudAccount, fields: Partial<Floor>, now: string) {
+  const floor = floorEntity.create({
+    ...fields, id: discoveredFloorId(account.id, fields.provider_instance_id!), project_id: account.project_id, environment_id: account.environment_id,
+    floor_type: 'vm', cloud_account_id: account.id, last_seen_at: now, created_at: now, updated_at: now,
+  });
+  await transact([...newFloorSteps(floor), envLiveCheck(floor.project_id, floor.environment_id)]);
+  await publishFloorCreated(floor, ctx);
+}

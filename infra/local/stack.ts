@@ -14,6 +14,7 @@ import { appContext, type Clock } from '#shared/context';
 import { bootstrapData } from './bootstrap';
 import { sweepDeadlines } from '#domain/lifecycle';
 import { errorFields, log } from '#shared/log';
+import { forwardOutbox } from '#shared/events';
 
 export interface LocalStackOptions {
   /** Environment overrides (the configuration is re-read with them). */
@@ -52,7 +53,18 @@ export async function startLocalStack(opts: LocalStackOptions = {}) {
 
   await bootstrapData(c.TABLE_NAME);
   if (c.BOOTSTRAP_ADMIN_EMAIL && c.BOOTSTRAP_ADMIN_PASSWORD) await ensureStaff(appContext(), { email: c.BOOTSTRAP_ADMIN_EMAIL, password: c.BOOTSTRAP_ADMIN_PASSWORD });
-  const queues = startLocalQueues();
+  const localQueues = startLocalQueues();
+  // The cloud's table stream, locally: the outbox is read into the events queue on a timer, and by every drain.
+  const forward = () => forwardOutbox().catch((err) => log.error('outbox not read', errorFields(err)));
+  const outboxPoller = c.LOCAL_OUTBOX_POLL_MS ? setInterval(() => void forward(), c.LOCAL_OUTBOX_POLL_MS).unref() : undefined;
+  const queues = {
+    ...localQueues,
+    /** Reads the outbox into the events queue, then waits for every queued message (and its retries). */
+    async drain(): Promise<void> {
+      await forward();
+      await localQueues.drain();
+    },
+  };
   // The cloud's 15-minute schedule, locally: the same sweep on a timer.
   const sweeper = c.LOCAL_DEADLINE_SWEEP_SECONDS
     ? setInterval(() => void sweepDeadlines(appContext({ clock: opts.clock })).catch((err) => log.error('deadline sweep failed', errorFields(err))), c.LOCAL_DEADLINE_SWEEP_SECONDS * 1000).unref()
@@ -76,6 +88,7 @@ export async function startLocalStack(opts: LocalStackOptions = {}) {
     queues,
     async stop() {
       clearInterval(sweeper);
+      clearInterval(outboxPoller);
       if (server) {
         server.closeAllConnections();
         await new Promise((r) => server.close(r));

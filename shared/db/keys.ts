@@ -36,6 +36,9 @@ export const keys = {
   /** Due work (reminders, enforcement) in one time-ordered partition: the sweep reads what is due with one Query. */
   deadline: (dueAt: string, userId: string, kind: string) => ({ PK: 'DEADLINES', SK: `${dueAt}#${userId}#${kind}` }),
   deadlinesPK: 'DEADLINES',
+  /** A domain event written in the transaction of the change it describes, time-ordered in one partition; moved to the events queue by the table stream (the local runtime queries it). TTL 7 days. */
+  outbox: (at: string, eventId: string) => ({ PK: 'OUTBOX', SK: `${at}#${eventId}` }),
+  outboxPK: 'OUTBOX',
   /** An export or import record: time-ordered in its project's partition (history is one Query, newest first). */
   impexRecord: (projectId: string, createdAt: string, recordId: string) => ({ PK: `PROJECT#${projectId}`, SK: `IMPEX#${createdAt}#${recordId}` }),
   impexRecordPrefix: 'IMPEX#',

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { useTestStack } from '../helpers/stack';
 import { client } from '../helpers/http';
 import { captureEvents, createFloor, createService, ownerWithEnv } from '../helpers/catalog';
+import { injectForwardFault } from '#shared/events';
 
 const ref = useTestStack();
 const api = client(() => ref.stack.url);
@@ -51,5 +52,27 @@ describe('catalog events', () => {
     expect((await api.patch(`/services/${s.id}`, { name: 'same' }, { token })).status).toBe(200);
     expect((await api.post('/services', { name: 'x', project_id: projectId, environment_id: crypto.randomUUID() }, { token })).status).toBe(400);
     expect((await eventsOf(projectId)).map((e) => e.type)).toEqual(['service.created']);
+  });
+
+  it('loses nothing when the step after the write crashes: the event is in the outbox and arrives at the next read', async () => {
+    const { token, projectId, envId } = await ownerWithEnv(api);
+    let crashes = 0;
+    injectForwardFault(() => {
+      crashes++;
+      throw new Error('killed between the write and the publish');
+    });
+    try {
+      const s = await createService(api, token, projectId, envId, { name: 'durable' });
+      expect((await eventsOf(projectId)).map((e) => e.type)).toEqual([]);
+      expect(crashes).toBeGreaterThan(0);
+      injectForwardFault(undefined);
+      const published = await eventsOf(projectId);
+      expect(published.map((e) => e.type)).toEqual(['service.created']);
+      expect(published[0].data).toMatchObject({ service_id: s.id, name: 'durable' });
+      // Forwarded once: the outbox item is gone after its event was queued.
+      expect((await eventsOf(projectId)).length).toBe(1);
+    } finally {
+      injectForwardFault(undefined);
+    }
   });
 });

@@ -53,7 +53,7 @@ describe('CatalogStack', () => {
     const workers = Object.keys(workerTable).length;
     expect(Object.keys(stack.httpFunctions).sort()).toEqual(groupsWithFunctions.sort());
     expect(stack.httpFunctions.account).toBeUndefined(); // no routes yet → no function
-    const ours = groupsWithFunctions.length + workers + 4; // + the deadline sweep, the progress WebSocket's authorizer and connections, the seeding function
+    const ours = groupsWithFunctions.length + workers + 5; // + the deadline sweep, the outbox reader, the progress WebSocket's authorizer and connections, the seeding function
     template.resourcePropertiesCountIs('AWS::Lambda::Function', { Runtime: 'nodejs24.x', Architectures: ['x86_64'], Handler: 'index.handler' }, ours);
     template.resourceCountIs('AWS::Lambda::Function', ours + 1); // + CDK's Trigger provider
     template.hasResourceProperties('AWS::Lambda::Function', {
@@ -66,7 +66,7 @@ describe('CatalogStack', () => {
       },
     });
     // Workers consume their queue with partial batch failures.
-    template.resourcePropertiesCountIs('AWS::Lambda::EventSourceMapping', { FunctionResponseTypes: ['ReportBatchItemFailures'] }, workers);
+    template.resourcePropertiesCountIs('AWS::Lambda::EventSourceMapping', { FunctionResponseTypes: ['ReportBatchItemFailures'] }, workers + 1); // + the outbox reader
   });
 
   it('routes every entry of the route table, plus $default to the fallback group', () => {
@@ -164,6 +164,22 @@ describe('CatalogStack', () => {
     const posters = Object.values(template.findResources('AWS::IAM::Policy')).filter((p) => JSON.stringify(p.Properties.PolicyDocument).includes('execute-api:ManageConnections'));
     expect(posters).toHaveLength(2);
     expect(posters.map((p) => p.Properties.Roles[0].Ref)).toContain(stack.getLogicalId(stack.workers.jobs.role!.node.defaultChild as CfnFunction));
+  });
+
+  it('streams the table into the outbox reader: inserted outbox items only, partial batch failures, which may send to the events queue', () => {
+    template.hasResourceProperties('AWS::DynamoDB::Table', { StreamSpecification: { StreamViewType: 'NEW_IMAGE' } });
+    const fnId = stack.getLogicalId(stack.outboxFunction.node.defaultChild as never);
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      FunctionName: { Ref: fnId },
+      EventSourceArn: Match.anyValue(),
+      StartingPosition: 'TRIM_HORIZON',
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      FilterCriteria: { Filters: [{ Pattern: JSON.stringify({ eventName: ['INSERT'], dynamodb: { NewImage: { PK: { S: ['OUTBOX'] } } } }) }] },
+    });
+    const policies = template.findResources('AWS::IAM::Policy');
+    const outboxPolicy = Object.values(policies).find((p) => JSON.stringify(p).includes(fnId.replace(/[0-9A-F]{8}$/, '')));
+    expect(JSON.stringify(outboxPolicy)).toContain('sqs:SendMessage');
+    expect(JSON.stringify(outboxPolicy)).toContain('dynamodb:GetRecords');
   });
 
   it('sweeps deadlines every 15 minutes with the deadlines function', () => {

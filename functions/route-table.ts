@@ -13,6 +13,7 @@ import { networksRoutes } from './networks/routes';
 import { invitesRoutes } from './invites/routes';
 import { lifecycleRoutes } from './lifecycle/routes';
 import { impexRoutes } from './impex/routes';
+import { webhooksRoutes } from './webhooks/routes';
 
 /**
  * The one route table: group name (= Lambda function) → its routes. The Lambda routers, the local
@@ -32,6 +33,7 @@ export const routeTable = {
   invites: invitesRoutes,
   lifecycle: lifecycleRoutes,
   impex: impexRoutes,
+  webhooks: webhooksRoutes,
   docs: docsRoutes,
 } satisfies Record<string, Route[]>;
 

@@ -64,6 +64,8 @@ export class CatalogStack extends Stack {
   readonly workers: Record<string, NodejsFunction> = {};
   /** Live job progress: `$connect` with a single-use ticket (authorizer), messages posted by the jobs worker. */
   readonly progressApi: WebSocketApi;
+  /** Sweeps webhook delivery attempts that have fallen due, every minute. */
+  readonly webhookRetriesFunction: NodejsFunction;
   /** Reads the table's stream: inserted outbox items go to the events queue. */
   readonly outboxFunction: NodejsFunction;
   /** Sweeps what has fallen due (downgrade reminders and enforcement) every 15 minutes. */
@@ -314,6 +316,9 @@ export class CatalogStack extends Stack {
     // window (docs/decisions.md): no scheduler role, cancelling is deleting an item, and the local
     // runtime and tests run the very same handler.
     this.deadlinesFunction = fn('DeadlinesFunction', 'functions/scheduled/deadlines/handler.ts', 512, Duration.minutes(5));
+    // Webhook retries: the same pattern, every minute (the schedule's waits run from 5 s to 24 h; SQS delays stop at 15 min).
+    this.webhookRetriesFunction = fn('WebhookRetriesFunction', 'functions/scheduled/webhook-retries/handler.ts', 512, Duration.minutes(5));
+    new Rule(this, 'WebhookRetriesSchedule', { schedule: Schedule.rate(Duration.minutes(1)), targets: [new LambdaFunction(this.webhookRetriesFunction, { retryAttempts: 2 })] });
     new Rule(this, 'DeadlinesSchedule', { schedule: Schedule.rate(Duration.minutes(15)), targets: [new LambdaFunction(this.deadlinesFunction, { retryAttempts: 2 })] });
 
     // --- Seeding on deploy -------------------------------------------------------------------------

@@ -15,6 +15,7 @@ import { bootstrapData } from './bootstrap';
 import { sweepDeadlines } from '#domain/lifecycle';
 import { errorFields, log } from '#shared/log';
 import { forwardOutbox } from '#shared/events';
+import { sweepWebhookRetries } from '#domain/webhooks';
 
 export interface LocalStackOptions {
   /** Environment overrides (the configuration is re-read with them). */
@@ -57,6 +58,9 @@ export async function startLocalStack(opts: LocalStackOptions = {}) {
   // The cloud's table stream, locally: the outbox is read into the events queue on a timer, and by every drain.
   const forward = () => forwardOutbox().catch((err) => log.error('outbox not read', errorFields(err)));
   const outboxPoller = c.LOCAL_OUTBOX_POLL_MS ? setInterval(() => void forward(), c.LOCAL_OUTBOX_POLL_MS).unref() : undefined;
+  const retrySweeper = c.LOCAL_WEBHOOK_RETRY_SWEEP_SECONDS
+    ? setInterval(() => void sweepWebhookRetries(appContext({ clock: opts.clock })).catch((err) => log.error('webhook retry sweep failed', errorFields(err))), c.LOCAL_WEBHOOK_RETRY_SWEEP_SECONDS * 1000).unref()
+    : undefined;
   const queues = {
     ...localQueues,
     /** Reads the outbox into the events queue, then waits for every queued message (and its retries). */
@@ -89,6 +93,7 @@ export async function startLocalStack(opts: LocalStackOptions = {}) {
     async stop() {
       clearInterval(sweeper);
       clearInterval(outboxPoller);
+      clearInterval(retrySweeper);
       if (server) {
         server.closeAllConnections();
         await new Promise((r) => server.close(r));

@@ -53,7 +53,7 @@ describe('CatalogStack', () => {
     const workers = Object.keys(workerTable).length;
     expect(Object.keys(stack.httpFunctions).sort()).toEqual(groupsWithFunctions.sort());
     expect(stack.httpFunctions.account).toBeUndefined(); // no routes yet → no function
-    const ours = groupsWithFunctions.length + workers + 5; // + the deadline sweep, the outbox reader, the progress WebSocket's authorizer and connections, the seeding function
+    const ours = groupsWithFunctions.length + workers + 6; // + the deadline sweep, the webhook retry sweep, the outbox reader, the progress WebSocket's authorizer and connections, the seeding function
     template.resourcePropertiesCountIs('AWS::Lambda::Function', { Runtime: 'nodejs24.x', Architectures: ['x86_64'], Handler: 'index.handler' }, ours);
     template.resourceCountIs('AWS::Lambda::Function', ours + 1); // + CDK's Trigger provider
     template.hasResourceProperties('AWS::Lambda::Function', {
@@ -180,6 +180,11 @@ describe('CatalogStack', () => {
     const outboxPolicy = Object.values(policies).find((p) => JSON.stringify(p).includes(fnId.replace(/[0-9A-F]{8}$/, '')));
     expect(JSON.stringify(outboxPolicy)).toContain('sqs:SendMessage');
     expect(JSON.stringify(outboxPolicy)).toContain('dynamodb:GetRecords');
+  });
+
+  it('sweeps webhook retries every minute', () => {
+    const fnId = stack.getLogicalId(stack.webhookRetriesFunction.node.defaultChild as never);
+    template.hasResourceProperties('AWS::Events::Rule', { ScheduleExpression: 'rate(1 minute)', Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [fnId, 'Arn'] } })] });
   });
 
   it('sweeps deadlines every 15 minutes with the deadlines function', () => {

@@ -3,6 +3,9 @@ import { useTestStack } from '../helpers/stack';
 import { client } from '../helpers/http';
 import { captureEvents, createFloor, createService, ownerWithEnv } from '../helpers/catalog';
 import { injectForwardFault } from '#shared/events';
+import { marshall } from '@aws-sdk/util-dynamodb';
+import type { DynamoDBStreamEvent } from 'aws-lambda';
+import { handler as outboxStream } from '../../functions/streams/outbox/handler';
 
 const ref = useTestStack();
 const api = client(() => ref.stack.url);
@@ -73,6 +76,27 @@ describe('catalog events', () => {
       expect((await eventsOf(projectId)).length).toBe(1);
     } finally {
       injectForwardFault(undefined);
+    }
+  });
+
+  it('the cloud outbox reader forwards inserted outbox items from the stream, ignores other changes and reports a failed one', async () => {
+    const projectId = crypto.randomUUID();
+    const event = { id: crypto.randomUUID(), type: 'floor.created', timestamp: new Date().toISOString(), data: { project_id: projectId } };
+    const image = (item: Record<string, unknown>) => marshall(item, { removeUndefinedValues: true }) as never;
+    const record = (seq: string, eventName: 'INSERT' | 'MODIFY' | 'REMOVE', item: Record<string, unknown>) => ({ eventName, dynamodb: { SequenceNumber: seq, NewImage: image(item) } });
+    const outboxItem = { PK: 'OUTBOX', SK: `${event.timestamp}#${event.id}`, type: 'outbox', scope: { project_id: projectId }, event };
+    const stream = (...records: unknown[]) => ({ Records: records }) as DynamoDBStreamEvent;
+    const out = await outboxStream(stream(record('1', 'INSERT', { PK: `PROJECT#${projectId}`, SK: 'X', type: 'project' }), record('2', 'MODIFY', outboxItem), record('3', 'INSERT', outboxItem)));
+    expect(out).toEqual({ batchItemFailures: [] });
+    expect(await eventsOf(projectId)).toEqual([event]);
+    const { useLocalQueueTransport } = await import('#shared/queue');
+    const previous = useLocalQueueTransport(async () => {
+      throw new Error('SQS unavailable');
+    });
+    try {
+      expect(await outboxStream(stream(record('7', 'INSERT', outboxItem), record('8', 'INSERT', outboxItem)))).toEqual({ batchItemFailures: [{ itemIdentifier: '7' }] });
+    } finally {
+      useLocalQueueTransport(previous);
     }
   });
 });

@@ -8,7 +8,7 @@ import { client } from '../helpers/http';
 import { createService, ownerWithEnv } from '../helpers/catalog';
 import { readOutbox } from '../helpers/outbox';
 import { appContext } from '#shared/context';
-import { deliverEvent, sweepWebhookRetries } from '#domain/webhooks';
+import { deliverEvent, sweepWebhookRetries, useResolver } from '#domain/webhooks';
 
 // The receiver listens on 127.0.0.1: the allowlist (off by default) lets this file deliver there.
 const ref = useTestStack({ WEBHOOK_ALLOWED_ADDRESSES: '127.0.0.1' });
@@ -22,7 +22,7 @@ interface Received {
 
 /** A real HTTP receiver: records every request; answers each path with the next of its scripted statuses (200 when none are left). */
 const received: Received[] = [];
-const script = new Map<string, number[]>();
+const script = new Map<string, (number | { status: number; headers: Record<string, string> })[]>();
 let receiver: Server;
 let base: string;
 beforeAll(async () => {
@@ -31,8 +31,9 @@ beforeAll(async () => {
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       received.push({ path: req.url!, headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
-      const status = script.get(req.url!)?.shift() ?? 200;
-      res.writeHead(status, { 'content-type': 'text/plain' }).end(`answered ${status}`);
+      const next = script.get(req.url!)?.shift() ?? 200;
+      const { status, headers } = typeof next === 'number' ? { status: next, headers: {} } : next;
+      res.writeHead(status, { 'content-type': 'text/plain', ...headers }).end(`answered ${status}`);
     });
   });
   await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
@@ -178,7 +179,10 @@ describe('webhook delivery', () => {
     script.set('/down', Array(20).fill(500));
     await createService(api, token, projectId, envId, { name: 'down' });
     await ref.stack.queues.drain();
-    for (const h of [1, 3, 8, 24, 48, 72, 100, 121]) await sweepWebhookRetries(later(h * HOUR));
+    // Each sweep comes after the attempt it should run, whatever the ±10% jitter: the last (the 9th attempt, 100 h + 20 h ± 2 h) at 125 h, past 5 days of failures.
+    for (const h of [1, 3, 8, 24, 48, 72, 100]) await sweepWebhookRetries(later(h * HOUR));
+    expect((await api.get(`/projects/${projectId}/webhooks/${hook.id}`, { token })).body).toMatchObject({ enabled: true, disabled_reason: null });
+    await sweepWebhookRetries(later(125 * HOUR));
     const after = await api.get(`/projects/${projectId}/webhooks/${hook.id}`, { token });
     expect(after.body).toMatchObject({ enabled: false, disabled_reason: 'Every delivery failed for 5 days' });
   });
@@ -197,5 +201,44 @@ describe('webhook delivery', () => {
     expect(new StandardWebhook(hook.secret).verify(got.body, headers)).toBeTruthy();
     expect(headers['x-service-signature']).toBe(`sha256=${createHmac('sha256', rotated.body.secret).update(got.body).digest('hex')}`);
     expect(headers['x-service-signature-previous']).toBe(`sha256=${createHmac('sha256', hook.secret).update(got.body).digest('hex')}`);
+  });
+
+  it('honours Retry-After and treats a redirect as a failure (never followed)', async () => {
+    const { token, projectId, envId } = await ownerWithEnv(api);
+    const hook = await register(token, projectId, '/later');
+    script.set('/later', [{ status: 503, headers: { 'retry-after': '7200' } }, { status: 302, headers: { location: `${base}/elsewhere` } }]);
+    await createService(api, token, projectId, envId, { name: 'later' });
+    await ref.stack.queues.drain();
+    expect(at('/later')).toHaveLength(1);
+    // The schedule says 5 s; the receiver asked for two hours.
+    await sweepWebhookRetries(later(HOUR));
+    expect(at('/later')).toHaveLength(1);
+    await sweepWebhookRetries(later(2 * HOUR + 5 * MIN));
+    expect(at('/later')).toHaveLength(2);
+    expect(at('/elsewhere')).toHaveLength(0);
+    const [d] = (await api.get(`/projects/${projectId}/webhooks/${hook.id}/deliveries?status=pending`, { token })).body;
+    expect(d).toMatchObject({ status: 'pending', attempt_count: 2, last_status_code: 302 });
+  });
+
+  it('connects to the address it checked, not to a second resolution (no DNS rebinding window)', async () => {
+    const { token, projectId } = await ownerWithEnv(api);
+    // The name resolves (once, in the guard) to the allowlisted receiver; the system resolver knows nothing of it.
+    let lookups = 0;
+    useResolver(async (host) => {
+      if (host !== 'pinned.example') throw new Error(`unexpected lookup of ${host}`);
+      lookups++;
+      return [{ address: '127.0.0.1', family: 4 }];
+    });
+    try {
+      const url = `${base.replace('127.0.0.1', 'pinned.example')}/pinned`;
+      const hook = (await api.post(`/projects/${projectId}/webhooks`, { url, events: ['service.created'] }, { token })).body;
+      const ping = await api.post(`/projects/${projectId}/webhooks/${hook.id}/test`, undefined, { token });
+      expect(ping.body).toMatchObject({ success: true, status_code: 200 });
+      expect(at('/pinned')).toHaveLength(1);
+      expect(at('/pinned')[0].headers.host).toBe(new URL(url).host);
+      expect(lookups).toBe(2); // registration, then the send's own check, whose answer the connection used
+    } finally {
+      useResolver(undefined);
+    }
   });
 });

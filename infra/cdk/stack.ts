@@ -267,6 +267,8 @@ export class CatalogStack extends Stack {
     if (stripeSecretArn) {
       for (const f of [this.httpFunctions.billing, this.workers.jobs]) f?.addToRolePolicy(new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [stripeSecretArn] }));
     }
+    // Webhook signing secrets are sealed with the same key: what signs deliveries may decrypt (only).
+    for (const f of [this.workers.events].filter(Boolean)) totpKey.grant(f!, 'kms:Decrypt');
     const mailer = this.workers.mail;
     if (mailer) {
       mailer.addToRolePolicy(
@@ -318,6 +320,7 @@ export class CatalogStack extends Stack {
     this.deadlinesFunction = fn('DeadlinesFunction', 'functions/scheduled/deadlines/handler.ts', 512, Duration.minutes(5));
     // Webhook retries: the same pattern, every minute (the schedule's waits run from 5 s to 24 h; SQS delays stop at 15 min).
     this.webhookRetriesFunction = fn('WebhookRetriesFunction', 'functions/scheduled/webhook-retries/handler.ts', 512, Duration.minutes(5));
+    totpKey.grant(this.webhookRetriesFunction, 'kms:Decrypt');
     new Rule(this, 'WebhookRetriesSchedule', { schedule: Schedule.rate(Duration.minutes(1)), targets: [new LambdaFunction(this.webhookRetriesFunction, { retryAttempts: 2 })] });
     new Rule(this, 'DeadlinesSchedule', { schedule: Schedule.rate(Duration.minutes(15)), targets: [new LambdaFunction(this.deadlinesFunction, { retryAttempts: 2 })] });
 

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { useTestStack } from '../helpers/stack';
 import { client } from '../helpers/http';
-import { createService, ownerWithEnv } from '../helpers/catalog';
+import { createService, ownerWithEnv, readItem } from '../helpers/catalog';
 import { readOutbox } from '../helpers/outbox';
 import { appContext } from '#shared/context';
 import { deliverEvent, sweepWebhookRetries, useResolver } from '#domain/webhooks';
@@ -63,6 +63,10 @@ describe('webhook delivery', () => {
     expect(read.status).toBe(200);
     expect(read.body).not.toHaveProperty('secret');
     expect(JSON.stringify(read.body)).not.toContain(hook.secret);
+    // Stored sealed, never in the clear.
+    const stored = await readItem({ PK: `PROJECT#${projectId}`, SK: `WEBHOOK#${hook.id}` });
+    expect(stored!.secret).toMatch(/^local:v1:/);
+    expect(JSON.stringify(stored)).not.toContain(hook.secret.slice('whsec_'.length));
 
     const s = await createService(api, token, projectId, envId, { name: 'checkout' });
     await ref.stack.queues.drain();

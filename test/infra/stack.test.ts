@@ -182,9 +182,14 @@ describe('CatalogStack', () => {
     expect(JSON.stringify(outboxPolicy)).toContain('dynamodb:GetRecords');
   });
 
-  it('sweeps webhook retries every minute', () => {
+  it('sweeps webhook retries every minute; what signs deliveries may decrypt the sealed secrets', () => {
     const fnId = stack.getLogicalId(stack.webhookRetriesFunction.node.defaultChild as never);
     template.hasResourceProperties('AWS::Events::Rule', { ScheduleExpression: 'rate(1 minute)', Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [fnId, 'Arn'] } })] });
+    for (const f of [stack.webhookRetriesFunction, stack.workers.events]) {
+      const role = stack.getLogicalId(f.role!.node.defaultChild as never);
+      const policies = Object.values(template.findResources('AWS::IAM::Policy')).filter((p) => JSON.stringify(p.Properties.Roles).includes(role));
+      expect(JSON.stringify(policies)).toContain('kms:Decrypt');
+    }
   });
 
   it('sweeps deadlines every 15 minutes with the deadlines function', () => {

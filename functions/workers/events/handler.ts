@@ -10,14 +10,13 @@ import { errorFields, log } from '#shared/log';
  * twice; a message that fails (the table unreachable) is reported for SQS to retry.
  */
 export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
-  const batchItemFailures: SQSBatchResponse['batchItemFailures'] = [];
-  for (const record of event.Records) {
-    try {
-      await deliverEvent(JSON.parse(record.body) as EventMessage, appContext());
-    } catch (err) {
-      log.error('event delivery failed', { message_id: record.messageId, ...errorFields(err) });
-      batchItemFailures.push({ itemIdentifier: record.messageId });
-    }
-  }
+  // Records in parallel: a batch waits for its slowest endpoint (15 s), not for the sum of them.
+  const results = await Promise.allSettled(event.Records.map((record) => deliverEvent(JSON.parse(record.body) as EventMessage, appContext())));
+  const batchItemFailures = event.Records.flatMap((record, i) => {
+    const r = results[i];
+    if (r.status === 'fulfilled') return [];
+    log.error('event delivery failed', { message_id: record.messageId, ...errorFields(r.reason) });
+    return [{ itemIdentifier: record.messageId }];
+  });
   return { batchItemFailures };
 }

@@ -1,6 +1,8 @@
 import { createHmac } from 'node:crypto';
 import { keys } from '#db/keys';
-import { conditionalPut, deleteItem, getItem, updateItem } from '#db/items';
+import { deleteItem, getItem, updateItem } from '#db/items';
+import { putNewStep, putStep } from '#db/steps';
+import { concurrentChange, transact } from '#db/transact';
 import { queryAll, queryPartition } from '#db/query';
 import type { AppContext } from '#shared/context';
 import type { DomainEvent, EventMessage } from '#shared/events';
@@ -11,6 +13,8 @@ import { getAccount } from '#domain/identity';
 import { liveProjects, ownedProjectIds, planOfProject } from '#domain/tenancy';
 import { webhookEntity, type Webhook } from './webhook-entity';
 import { checkTarget, postTo, type PostResult } from './ssrf';
+import { open } from '#auth/secret-box';
+import { secretContext } from './webhooks';
 
 /**
  * Delivery. Each event becomes one delivery per subscribed, enabled webhook (created once, keyed by
@@ -76,7 +80,10 @@ export async function sendSigned(webhook: Webhook, id: string, body: string, ctx
   } catch (err) {
     return { status: null, durationMs: 0, body: `refused target: ${(err as Error).message}` };
   }
-  return postTo(target, body, signatureHeaders(webhook, id, ctx.clock.now(), body));
+  const at = ctx.clock.now();
+  const inGrace = !!webhook.previous_secret && !!webhook.previous_secret_until && webhook.previous_secret_until > at.toISOString();
+  const [secret, previous] = await Promise.all([open(webhook.secret, secretContext(webhook.id)), inGrace ? open(webhook.previous_secret!, secretContext(webhook.id)) : null]);
+  return postTo(target, body, signatureHeaders({ secret, previous_secret: previous, previous_secret_until: webhook.previous_secret_until }, id, at, body));
 }
 
 const ok = (r: PostResult) => r.status !== null && r.status >= 200 && r.status < 300;
@@ -90,26 +97,47 @@ export async function deliverEvent(message: EventMessage, ctx: AppContext): Prom
     if (!webhooks.length) continue;
     const plan = await planOfProject(project);
     if (!plan.features.webhooks) continue; // the owner left the plan that has webhooks: nothing is sent
-    for (const webhook of webhooks) {
+    // In parallel: one slow endpoint (up to 15 s) does not hold up the others.
+    const results = await Promise.allSettled(webhooks.map(async (webhook) => {
       const delivery = await openDelivery(webhook, message.event, ctx);
       if (delivery) await attempt(webhook, delivery, 'event', ctx);
-    }
+    }));
+    const failed = results.find((r) => r.status === 'rejected');
+    if (failed) throw failed.reason;
   }
 }
 
-/** Creates the delivery unless it exists (a redelivered queue message); answers it only when created now. */
+/** A crash during the first attempt leaves the delivery to the retry sweep this much later. */
+const FIRST_ATTEMPT_GUARD_MS = 2 * 60_000;
+const EXISTS = concurrentChange();
+
+/**
+ * Creates the delivery unless it exists (a queue message handed over again); answers it only when
+ * created now. A due item for a safety-net attempt is written with it: a crash before the first
+ * attempt is recorded still gets the event delivered (the attempt moves `next_attempt_at`, which
+ * makes that item stale).
+ */
 async function openDelivery(webhook: Webhook, event: DomainEvent, ctx: AppContext): Promise<Delivery | undefined> {
-  const now = ctx.clock.now().toISOString();
+  const now = ctx.clock.now();
+  const guard = new Date(now.getTime() + FIRST_ATTEMPT_GUARD_MS).toISOString();
   const delivery: Delivery = {
     id: event.id, webhook_id: webhook.id, project_id: webhook.project_id, event_type: event.type, body: JSON.stringify(event),
-    status: 'pending', attempts: [], next_attempt_at: now, created_at: now, updated_at: now,
+    status: 'pending', attempts: [], next_attempt_at: guard, created_at: now.toISOString(), updated_at: now.toISOString(),
   };
-  const created = await conditionalPut(
-    { ...keys.webhookDelivery(webhook.id, event.id), type: 'webhook_delivery', ...delivery, expires_at_epoch: Math.floor(ctx.clock.now().getTime() / 1000) + KEEP_SECONDS },
-    { ConditionExpression: 'attribute_not_exists(PK)' },
-  );
-  return created ? delivery : undefined;
+  try {
+    await transact([
+      putNewStep({ ...keys.webhookDelivery(webhook.id, event.id), type: 'webhook_delivery', ...delivery, expires_at_epoch: Math.floor(now.getTime() / 1000) + KEEP_SECONDS }, EXISTS),
+      retryStep(guard, webhook, delivery.id),
+    ]);
+  } catch (err) {
+    if (err === EXISTS) return undefined;
+    throw err;
+  }
+  return delivery;
 }
+
+const retryStep = (dueAt: string, webhook: Webhook, deliveryId: string) =>
+  putStep({ ...keys.webhookRetry(dueAt, webhook.id, deliveryId), type: 'webhook_retry', webhook_id: webhook.id, project_id: webhook.project_id, delivery_id: deliveryId, due_at: dueAt });
 
 /** One attempt of a delivery, recorded; on failure the next one is scheduled (or the delivery fails for good), and the endpoint may be disabled. */
 export async function attempt(webhook: Webhook, delivery: Delivery, trigger: Attempt['trigger'], ctx: AppContext): Promise<Delivery> {
@@ -132,7 +160,7 @@ export async function attempt(webhook: Webhook, delivery: Delivery, trigger: Att
     ExpressionAttributeNames: { '#s': 'status' },
     ExpressionAttributeValues: { ':a': attempts, ':s': status, ':n': next, ':u': updated.updated_at },
   });
-  if (next) await conditionalPut({ ...keys.webhookRetry(next, webhook.id, delivery.id), type: 'webhook_retry', webhook_id: webhook.id, project_id: webhook.project_id, delivery_id: delivery.id, due_at: next }, { ConditionExpression: 'attribute_not_exists(PK)' });
+  if (next) await transact([retryStep(next, webhook, delivery.id)]);
   await endpointHealth(webhook, result, ctx);
   return updated;
 }

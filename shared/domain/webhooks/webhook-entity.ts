@@ -12,7 +12,7 @@ export const webhookEntity = defineEntity(
     events: z.array(z.enum(EVENT_TYPES as [string, ...string[]])),
     description: z.string().nullable().default(null),
     enabled: z.boolean().default(true),
-    /** The signing secret (`whsec_` + base64 of 32 random bytes): the key of both signatures. */
+    /** The signing secret (`whsec_` + base64 of 32 random bytes), sealed (`#auth/secret-box`): the key of both signatures. */
     secret: z.string(),
     previous_secret: z.string().nullable().default(null),
     previous_secret_until: z.string().nullable().default(null),

@@ -12,6 +12,7 @@ import { requireFeatures } from '#domain/billing';
 import { loadAccess, planOfProject, type ProjectAccess } from '#domain/tenancy';
 import { webhookEntity, type Webhook } from './webhook-entity';
 import { checkTarget } from './ssrf';
+import { seal } from '#auth/secret-box';
 
 export const WEBHOOK_NOT_FOUND = 'Webhook not found';
 export const FORBIDDEN_WEBHOOKS = 'Insufficient permissions to manage webhooks in this project';
@@ -37,6 +38,8 @@ export const updateWebhookBody = z.object({
 
 /** A signing secret in the Standard Webhooks form (`whsec_` + base64 of 32 random bytes). */
 const newSecret = () => `whsec_${randomBytes(32).toString('base64')}`;
+/** Secrets are stored sealed (KMS in the cloud), bound to their webhook: a copied value does not open elsewhere. */
+export const secretContext = (webhookId: string) => ({ webhook_id: webhookId });
 
 /**
  * The caller's access to a project's webhooks: 404 for an unknown project or a non-member, 403
@@ -60,15 +63,17 @@ export async function createWebhook(ctx: AppContext, input: z.infer<typeof creat
   const access = await webhookAccess(ctx, input.project_id);
   await checkTarget(input.url, ctx.config);
   const now = ctx.clock.now().toISOString();
+  const id = ctx.ids.newId();
+  const secret = newSecret();
   const webhook = webhookEntity.create({
-    id: ctx.ids.newId(), project_id: access.project.id, url: input.url, events: [...new Set(input.events)], description: input.description ?? null,
-    secret: newSecret(), created_by_user_id: actorAccount(ctx).id, created_at: now, updated_at: now,
+    id, project_id: access.project.id, url: input.url, events: [...new Set(input.events)], description: input.description ?? null,
+    secret: await seal(secret, secretContext(id)), created_by_user_id: actorAccount(ctx).id, created_at: now, updated_at: now,
   });
   await transact([
     counterStep(keys.project(webhook.project_id), { webhook_count: 1 }, { max: { webhook_count: MAX_WEBHOOKS_PER_PROJECT }, failWith: forbidden(WEBHOOK_LIMIT_REACHED) }),
     putNewStep(webhookEntity.encode(keys.webhook(webhook.project_id, webhook.id), webhook)),
   ]);
-  return { webhook, secret: webhook.secret };
+  return { webhook, secret };
 }
 
 export async function listWebhooks(ctx: AppContext, input: { project_id: string }): Promise<Webhook[]> {
@@ -113,12 +118,13 @@ export async function rotateWebhookSecret(ctx: AppContext, input: { project_id: 
   await webhookAccess(ctx, input.project_id);
   const current = await loadWebhook(input.project_id, input.webhook_id);
   const now = ctx.clock.now();
+  const secret = newSecret();
   const fields = {
-    secret: newSecret(),
+    secret: await seal(secret, secretContext(current.id)),
     previous_secret: current.secret,
     previous_secret_until: new Date(now.getTime() + ROTATION_GRACE_HOURS * 3600_000).toISOString(),
     updated_at: now.toISOString(),
   };
   await transact([existingSetStep(keys.webhook(input.project_id, input.webhook_id), fields, notFound(WEBHOOK_NOT_FOUND))]);
-  return { webhook: { ...current, ...fields }, secret: fields.secret };
+  return { webhook: { ...current, ...fields }, secret };
 }

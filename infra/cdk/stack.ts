@@ -283,7 +283,14 @@ export class CatalogStack extends Stack {
     // --- Outbox → events queue ----------------------------------------------------------------------
     // Only inserted outbox items reach the function (the filter is evaluated by Lambda, not billed);
     // a failure retries from the failed record, so events are never lost; 24 h of retention.
-    this.outboxFunction = fn('OutboxFunction', 'functions/streams/outbox/handler.ts', 256, WORKER_TIMEOUT);
+    // Least privilege: it reads the stream (the event source's grant) and sends to the events queue, nothing else.
+    this.outboxFunction = bundled('OutboxFunction', 'functions/streams/outbox/handler.ts', 256, WORKER_TIMEOUT, {
+      STAGE: 'cloud',
+      NODE_OPTIONS: '--enable-source-maps',
+      TABLE_NAME: table.tableName,
+      EVENTS_QUEUE_URL: queues.events.queueUrl,
+    });
+    queues.events.grantSendMessages(this.outboxFunction);
     this.outboxFunction.addEventSource(
       new DynamoEventSource(table, {
         startingPosition: StartingPosition.TRIM_HORIZON,

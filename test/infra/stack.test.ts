@@ -176,10 +176,17 @@ describe('CatalogStack', () => {
       FunctionResponseTypes: ['ReportBatchItemFailures'],
       FilterCriteria: { Filters: [{ Pattern: JSON.stringify({ eventName: ['INSERT'], dynamodb: { NewImage: { PK: { S: ['OUTBOX'] } } } }) }] },
     });
-    const policies = template.findResources('AWS::IAM::Policy');
-    const outboxPolicy = Object.values(policies).find((p) => JSON.stringify(p).includes(fnId.replace(/[0-9A-F]{8}$/, '')));
-    expect(JSON.stringify(outboxPolicy)).toContain('sqs:SendMessage');
-    expect(JSON.stringify(outboxPolicy)).toContain('dynamodb:GetRecords');
+    // Least privilege: the stream, and sending to the events queue only (no table data, no bucket, no other queue).
+    const role = stack.getLogicalId(stack.outboxFunction.role!.node.defaultChild as never);
+    const policy = JSON.stringify(Object.values(template.findResources('AWS::IAM::Policy')).filter((p) => JSON.stringify(p.Properties.Roles).includes(role)));
+    expect(policy).toContain('sqs:SendMessage');
+    expect(policy).toContain('dynamodb:GetRecords');
+    expect(policy).not.toContain('dynamodb:PutItem');
+    expect(policy).not.toContain('s3:');
+    const eventsQueue = stack.getLogicalId(stack.node.findChild('EventsQueue').node.defaultChild as never);
+    const jobsQueue = stack.getLogicalId(stack.node.findChild('JobsQueue').node.defaultChild as never);
+    expect(policy).toContain(eventsQueue);
+    expect(policy).not.toContain(jobsQueue);
   });
 
   it('sweeps webhook retries every minute; what signs deliveries may decrypt the sealed secrets', () => {

@@ -8,6 +8,7 @@ import { client } from '../helpers/http';
 import { createService, ownerWithEnv, readItem } from '../helpers/catalog';
 import { readOutbox } from '../helpers/outbox';
 import { appContext } from '#shared/context';
+import { putItem } from '#db/items';
 import { deliverEvent, sweepWebhookRetries, useResolver } from '#domain/webhooks';
 
 // The receiver listens on 127.0.0.1: the allowlist (off by default) lets this file deliver there.
@@ -244,5 +245,27 @@ describe('webhook delivery', () => {
     } finally {
       useResolver(undefined);
     }
+  });
+
+  it('a worker that died after creating a delivery, before its first attempt, still gets the event sent by the sweep', async () => {
+    const { token, projectId, envId } = await ownerWithEnv(api);
+    const hook = await register(token, projectId, '/crashed');
+    // What the events worker had written when it died: the delivery and its safety-net due item, no attempt.
+    const now = new Date();
+    const guard = new Date(now.getTime() + 2 * MIN).toISOString();
+    const event = { id: crypto.randomUUID(), type: 'service.created', timestamp: now.toISOString(), data: { service_id: crypto.randomUUID(), name: 'x', project_id: projectId, environment_id: envId } };
+    await putItem({
+      PK: `WEBHOOK#${hook.id}`, SK: `DELIVERY#${event.id}`, type: 'webhook_delivery', id: event.id, webhook_id: hook.id, project_id: projectId, event_type: event.type,
+      body: JSON.stringify(event), status: 'pending', attempts: [], next_attempt_at: guard, created_at: event.timestamp, updated_at: event.timestamp,
+    });
+    await putItem({ PK: 'WEBHOOK_RETRIES', SK: `${guard}#${hook.id}#${event.id}`, type: 'webhook_retry', webhook_id: hook.id, project_id: projectId, delivery_id: event.id, due_at: guard });
+    // The queue hands the message over again: the delivery exists, so the worker sends nothing itself.
+    await deliverEvent({ project_id: projectId, event: event as never }, appContext());
+    expect(at('/crashed')).toHaveLength(0);
+    await sweepWebhookRetries(later(3 * MIN));
+    expect(at('/crashed').map((r) => r.headers['webhook-id'])).toEqual([event.id]);
+    const d = await api.get(`/projects/${projectId}/webhooks/${hook.id}/deliveries/${event.id}`, { token });
+    expect(d.body).toMatchObject({ status: 'succeeded', attempt_count: 1 });
+    expect(d.body.attempts[0].trigger).toBe('retry');
   });
 });

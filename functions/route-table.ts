@@ -14,6 +14,7 @@ import { invitesRoutes } from './invites/routes';
 import { lifecycleRoutes } from './lifecycle/routes';
 import { impexRoutes } from './impex/routes';
 import { integrationsRoutes } from './integrations/routes';
+import { webhooksRoutes } from './webhooks/routes';
 
 /**
  * The one route table: group name (= Lambda function) → its routes. The Lambda routers, the local
@@ -34,6 +35,7 @@ export const routeTable = {
   lifecycle: lifecycleRoutes,
   impex: impexRoutes,
   integrations: integrationsRoutes,
+  webhooks: webhooksRoutes,
   docs: docsRoutes,
 } satisfies Record<string, Route[]>;
 

@@ -101,6 +101,12 @@ const schema = z.object({
   PORT: z.coerce.number().int().min(0).default(3000),
   /** Local runtime: how often the deadline sweep runs (the cloud runs it every 15 minutes); 0 turns the timer off (tests sweep themselves). */
   LOCAL_DEADLINE_SWEEP_SECONDS: z.coerce.number().int().nonnegative().default(60),
+  /** Local runtime: how often the outbox is read into the events queue (the cloud's table stream); 0 turns the timer off (tests drain the queues, which reads it). */
+  LOCAL_OUTBOX_POLL_MS: z.coerce.number().int().nonnegative().default(500),
+  /** Local runtime: how often due webhook retries are swept (the cloud sweeps every minute); 0 turns the timer off. */
+  LOCAL_WEBHOOK_RETRY_SWEEP_SECONDS: z.coerce.number().int().nonnegative().default(5),
+  /** Addresses (IPs or CIDRs, comma-separated) webhooks may deliver to although they are not public, over http too: local development and tests (127.0.0.1). Empty by default. */
+  WEBHOOK_ALLOWED_ADDRESSES: z.string().default(''),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
 });
 

@@ -1,12 +1,17 @@
 import type { AppContext } from './context';
-import { enqueue } from './queue';
-import { errorFields, log } from './log';
+import { keys } from '#db/keys';
+import { putNewStep } from '#db/steps';
+import type { TransactStep } from '#db/transact';
 
 export type EventType =
   | 'service.created' | 'service.updated' | 'service.deleted' | 'floor.created'
   | 'alert.triggered' | 'alert.resolved' | 'user.invited' | 'subscription.changed';
 
-/** SPEC's webhook payload shape. `project_id` (or `account_id`) rides along outside the payload so delivery can find the webhooks. */
+export const EVENT_TYPES: readonly EventType[] = [
+  'service.created', 'service.updated', 'service.deleted', 'floor.created', 'alert.triggered', 'alert.resolved', 'user.invited', 'subscription.changed',
+];
+
+/** SPEC's webhook payload shape. */
 export interface DomainEvent {
   id: string;
   type: EventType;
@@ -14,25 +19,41 @@ export interface DomainEvent {
   data: Record<string, unknown>;
 }
 
+/** Whose webhooks receive the event: one project's, or (subscription.changed) those of every project the account owns. */
+export type EventScope = { project_id: string } | { account_id: string };
+
+/** What the events queue carries: the scope rides along outside SPEC's payload so delivery can find the webhooks. */
+export type EventMessage = EventScope & { event: DomainEvent };
+
+/** Outbox items live a week: the stream forwards them at once; the TTL only cleans up. */
+const OUTBOX_TTL_SECONDS = 7 * 24 * 3600;
+
 /**
- * Publishes a domain event to the events queue, after the write it describes has committed.
- * A failure to enqueue is logged, not surfaced: the write stands.
+ * The outbox write of a domain event, a step of the transaction that makes the change it describes:
+ * the event exists exactly when the change committed. The table stream (the local runtime's
+ * `forwardOutbox`) moves it to the events queue; nothing is published after the write.
  */
-export function publishEvent(type: EventType, projectId: string, data: Record<string, unknown>, ctx: AppContext): Promise<DomainEvent> {
-  return publish(type, { project_id: projectId }, data, ctx);
+export function eventStep(type: EventType, scope: EventScope, data: Record<string, unknown>, ctx: AppContext): TransactStep {
+  const now = ctx.clock.now();
+  const event: DomainEvent = { id: ctx.ids.newId(), type, timestamp: now.toISOString(), data };
+  return putNewStep({
+    ...keys.outbox(event.timestamp, event.id),
+    type: 'outbox',
+    scope,
+    event,
+    expires_at_epoch: Math.floor(Date.now() / 1000) + OUTBOX_TTL_SECONDS,
+  });
 }
 
-/** An event about an account rather than one project (subscription.changed): delivered to the webhooks of every project the account owns. */
-export function publishAccountEvent(type: EventType, accountId: string, data: Record<string, unknown>, ctx: AppContext): Promise<DomainEvent> {
-  return publish(type, { account_id: accountId }, data, ctx);
-}
+/** An event of one project. */
+export const projectEventStep = (type: EventType, projectId: string, data: Record<string, unknown>, ctx: AppContext) => eventStep(type, { project_id: projectId }, data, ctx);
+/** An event about an account (subscription.changed). */
+export const accountEventStep = (type: EventType, accountId: string, data: Record<string, unknown>, ctx: AppContext) => eventStep(type, { account_id: accountId }, data, ctx);
 
-async function publish(type: EventType, scope: { project_id: string } | { account_id: string }, data: Record<string, unknown>, ctx: AppContext): Promise<DomainEvent> {
-  const event: DomainEvent = { id: ctx.ids.newId(), type, timestamp: ctx.clock.now().toISOString(), data };
-  try {
-    await enqueue('events', { ...scope, event });
-  } catch (err) {
-    log.error('event not published', { event_id: event.id, type, ...errorFields(err) });
-  }
-  return event;
+export interface OutboxItem {
+  PK: string;
+  SK: string;
+  type: 'outbox';
+  scope: EventScope;
+  event: DomainEvent;
 }

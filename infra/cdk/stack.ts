@@ -5,11 +5,11 @@ import { HttpApi, HttpMethod, HttpRoute, HttpRouteKey, LogGroupLogDestination, W
 import { WebSocketLambdaAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
 import { HttpLambdaIntegration, WebSocketLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import { Alarm, ComparisonOperator, Dashboard, GraphWidget, TreatMissingData, type IMetric } from 'aws-cdk-lib/aws-cloudwatch';
-import { AttributeType, BillingMode, Table } from 'aws-cdk-lib/aws-dynamodb';
+import { AttributeType, BillingMode, StreamViewType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
-import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
-import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { Architecture, FilterCriteria, FilterRule, Runtime, StartingPosition } from 'aws-cdk-lib/aws-lambda';
+import { DynamoEventSource, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
@@ -65,6 +65,10 @@ export class CatalogStack extends Stack {
   readonly workers: Record<string, NodejsFunction> = {};
   /** Live job progress: `$connect` with a single-use ticket (authorizer), messages posted by the jobs worker. */
   readonly progressApi: WebSocketApi;
+  /** Sweeps webhook delivery attempts that have fallen due, every minute. */
+  readonly webhookRetriesFunction: NodejsFunction;
+  /** Reads the table's stream: inserted outbox items go to the events queue. */
+  readonly outboxFunction: NodejsFunction;
   /** Sweeps what has fallen due (downgrade reminders and enforcement) every 15 minutes. */
   readonly deadlinesFunction: NodejsFunction;
   /** Seeds plans (and the optional first staff account) on deploy. */
@@ -80,6 +84,8 @@ export class CatalogStack extends Stack {
       billingMode: BillingMode.PAY_PER_REQUEST,
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       timeToLiveAttribute: TABLE.ttlAttribute,
+      // The outbox reader: domain events written with their change reach the events queue from here.
+      stream: StreamViewType.NEW_IMAGE,
     });
     for (const i of TABLE.indexes) {
       table.addGlobalSecondaryIndex({
@@ -293,6 +299,27 @@ export class CatalogStack extends Stack {
       ack(mailer, 'IAM5[Resource::arn:<AWS::Partition>:ses:<AWS::Region>:<AWS::AccountId>:identity/*]', 'The verified sender identity (domain or address of MAIL_FROM) is configured per deployment; SendEmail only.');
     }
 
+    // --- Outbox → events queue ----------------------------------------------------------------------
+    // Only inserted outbox items reach the function (the filter is evaluated by Lambda, not billed);
+    // a failure retries from the failed record, so events are never lost; 24 h of retention.
+    // Least privilege: it reads the stream (the event source's grant) and sends to the events queue, nothing else.
+    this.outboxFunction = bundled('OutboxFunction', 'functions/streams/outbox/handler.ts', 256, WORKER_TIMEOUT, {
+      STAGE: 'cloud',
+      NODE_OPTIONS: '--enable-source-maps',
+      TABLE_NAME: table.tableName,
+      EVENTS_QUEUE_URL: queues.events.queueUrl,
+    });
+    queues.events.grantSendMessages(this.outboxFunction);
+    this.outboxFunction.addEventSource(
+      new DynamoEventSource(table, {
+        startingPosition: StartingPosition.TRIM_HORIZON,
+        batchSize: 100,
+        reportBatchItemFailures: true,
+        filters: [FilterCriteria.filter({ eventName: FilterRule.isEqual('INSERT'), dynamodb: { NewImage: { PK: { S: FilterRule.isEqual('OUTBOX') } } } })],
+      }),
+    );
+    ack(this.outboxFunction, 'IAM5[Resource::*]', 'dynamodb:ListStreams (granted by the stream event source) has no resource-level permissions.');
+
     // --- Progress WebSocket ------------------------------------------------------------------------
     const wsAuthorizer = fn('ProgressAuthorizerFunction', 'functions/websocket/authorizer.ts', 256, Duration.seconds(10));
     const wsHandler = fn('ProgressConnectionsFunction', 'functions/websocket/handler.ts', 256, Duration.seconds(10));
@@ -312,6 +339,10 @@ export class CatalogStack extends Stack {
     // window (docs/decisions.md): no scheduler role, cancelling is deleting an item, and the local
     // runtime and tests run the very same handler.
     this.deadlinesFunction = fn('DeadlinesFunction', 'functions/scheduled/deadlines/handler.ts', 512, Duration.minutes(5));
+    // Webhook retries: the same pattern, every minute (the schedule's waits run from 5 s to 24 h; SQS delays stop at 15 min).
+    this.webhookRetriesFunction = fn('WebhookRetriesFunction', 'functions/scheduled/webhook-retries/handler.ts', 512, Duration.minutes(5));
+    totpKey.grant(this.webhookRetriesFunction, 'kms:Decrypt');
+    new Rule(this, 'WebhookRetriesSchedule', { schedule: Schedule.rate(Duration.minutes(1)), targets: [new LambdaFunction(this.webhookRetriesFunction, { retryAttempts: 2 })] });
     new Rule(this, 'DeadlinesSchedule', { schedule: Schedule.rate(Duration.minutes(15)), targets: [new LambdaFunction(this.deadlinesFunction, { retryAttempts: 2 })] });
 
     // --- Seeding on deploy -------------------------------------------------------------------------

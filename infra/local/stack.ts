@@ -14,6 +14,8 @@ import { appContext, type Clock } from '#shared/context';
 import { bootstrapData } from './bootstrap';
 import { sweepDeadlines } from '#domain/lifecycle';
 import { errorFields, log } from '#shared/log';
+import { forwardOutbox } from '#shared/outbox';
+import { sweepWebhookRetries } from '#domain/webhooks';
 
 export interface LocalStackOptions {
   /** Environment overrides (the configuration is re-read with them). */
@@ -52,7 +54,24 @@ export async function startLocalStack(opts: LocalStackOptions = {}) {
 
   await bootstrapData(c.TABLE_NAME);
   if (c.BOOTSTRAP_ADMIN_EMAIL && c.BOOTSTRAP_ADMIN_PASSWORD) await ensureStaff(appContext(), { email: c.BOOTSTRAP_ADMIN_EMAIL, password: c.BOOTSTRAP_ADMIN_PASSWORD });
-  const queues = startLocalQueues();
+  const localQueues = startLocalQueues();
+  // The cloud's table stream, locally: the outbox is read into the events queue on a timer, and by every drain.
+  const forward = () => forwardOutbox().catch((err) => log.error('outbox not read', errorFields(err)));
+  const outboxPoller = c.LOCAL_OUTBOX_POLL_MS ? setInterval(() => void forward(), c.LOCAL_OUTBOX_POLL_MS).unref() : undefined;
+  const retrySweeper = c.LOCAL_WEBHOOK_RETRY_SWEEP_SECONDS
+    ? setInterval(() => void sweepWebhookRetries(appContext({ clock: opts.clock })).catch((err) => log.error('webhook retry sweep failed', errorFields(err))), c.LOCAL_WEBHOOK_RETRY_SWEEP_SECONDS * 1000).unref()
+    : undefined;
+  const queues = {
+    ...localQueues,
+    /**
+     * Waits for every queued message (and its retries) and every event: workers write events too, so the
+     * outbox is read again after each drain until a read finds nothing new.
+     */
+    async drain(): Promise<void> {
+      await localQueues.drain();
+      while (((await forward()) ?? 0) > 0) await localQueues.drain();
+    },
+  };
   // The cloud's 15-minute schedule, locally: the same sweep on a timer.
   const sweeper = c.LOCAL_DEADLINE_SWEEP_SECONDS
     ? setInterval(() => void sweepDeadlines(appContext({ clock: opts.clock })).catch((err) => log.error('deadline sweep failed', errorFields(err))), c.LOCAL_DEADLINE_SWEEP_SECONDS * 1000).unref()
@@ -76,6 +95,8 @@ export async function startLocalStack(opts: LocalStackOptions = {}) {
     queues,
     async stop() {
       clearInterval(sweeper);
+      clearInterval(outboxPoller);
+      clearInterval(retrySweeper);
       if (server) {
         server.closeAllConnections();
         await new Promise((r) => server.close(r));

@@ -11,6 +11,7 @@ export const PERMISSIONS = [
   ...RESOURCE_KINDS.flatMap((k) => [`${k}.view`, `${k}.manage`] as const),
   'project_users.view',
   'project_users.manage',
+  'webhooks.manage', // register, change, test and delete a project's webhooks, read their deliveries: owners, or a custom role granting it
 ] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 

@@ -36,6 +36,18 @@ export const keys = {
   /** Due work (reminders, enforcement) in one time-ordered partition: the sweep reads what is due with one Query. */
   deadline: (dueAt: string, userId: string, kind: string) => ({ PK: 'DEADLINES', SK: `${dueAt}#${userId}#${kind}` }),
   deadlinesPK: 'DEADLINES',
+  /** A domain event written in the transaction of the change it describes, time-ordered in one partition; moved to the events queue by the table stream (the local runtime queries it). TTL 7 days. */
+  outbox: (at: string, eventId: string) => ({ PK: 'OUTBOX', SK: `${at}#${eventId}` }),
+  outboxPK: 'OUTBOX',
+  /** A webhook of a project (the project's webhooks are one Query). */
+  webhook: (projectId: string, webhookId: string) => ({ PK: `PROJECT#${projectId}`, SK: `WEBHOOK#${webhookId}` }),
+  webhookPrefix: 'WEBHOOK#',
+  /** One event's delivery to one webhook (with its attempts), in the webhook's partition, by event id: created once per event however often the queue hands it over. TTL 30 days. */
+  webhookDelivery: (webhookId: string, eventId: string) => ({ PK: `WEBHOOK#${webhookId}`, SK: `DELIVERY#${eventId}` }),
+  webhookDeliveryPrefix: 'DELIVERY#',
+  /** A delivery's next attempt, due at a time, in one time-ordered partition the retry sweep reads with one Query. */
+  webhookRetry: (dueAt: string, webhookId: string, eventId: string) => ({ PK: 'WEBHOOK_RETRIES', SK: `${dueAt}#${webhookId}#${eventId}` }),
+  webhookRetriesPK: 'WEBHOOK_RETRIES',
   /** An export or import record: time-ordered in its project's partition (history is one Query, newest first). */
   impexRecord: (projectId: string, createdAt: string, recordId: string) => ({ PK: `PROJECT#${projectId}`, SK: `IMPEX#${createdAt}#${recordId}` }),
   impexRecordPrefix: 'IMPEX#',

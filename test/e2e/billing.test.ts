@@ -82,6 +82,7 @@ describe('billing on the local payment provider', () => {
     const { projectId, envId } = await projectWithEnv(api, user.token);
     for (let i = 0; i < 6; i++) await createService(api, user.token, projectId, envId, { name: `svc-${i}` });
 
+    await ref.stack.queues.drain(); // the events reach delivery from the outbox
     const changed = events.filter((e) => e.event.type === 'subscription.changed' && e.event.data.account_id === user.id);
     expect(changed.map((e) => e.event.data)).toEqual([{ account_id: user.id, old_plan_id: await planId('Free', 'none'), old_plan_name: 'Free', new_plan_id: team, new_plan_name: 'Team' }]);
 

@@ -2,6 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { useTestStack } from '../helpers/stack';
 import { client } from '../helpers/http';
 import { captureEvents, createFloor, createService, ownerWithEnv } from '../helpers/catalog';
+import { injectForwardFault } from '#shared/outbox';
+import { marshall } from '@aws-sdk/util-dynamodb';
+import type { DynamoDBStreamEvent } from 'aws-lambda';
+import { handler as outboxStream } from '../../functions/streams/outbox/handler';
 
 const ref = useTestStack();
 const api = client(() => ref.stack.url);
@@ -51,5 +55,48 @@ describe('catalog events', () => {
     expect((await api.patch(`/services/${s.id}`, { name: 'same' }, { token })).status).toBe(200);
     expect((await api.post('/services', { name: 'x', project_id: projectId, environment_id: crypto.randomUUID() }, { token })).status).toBe(400);
     expect((await eventsOf(projectId)).map((e) => e.type)).toEqual(['service.created']);
+  });
+
+  it('loses nothing when the step after the write crashes: the event is in the outbox and arrives at the next read', async () => {
+    const { token, projectId, envId } = await ownerWithEnv(api);
+    let crashes = 0;
+    injectForwardFault(() => {
+      crashes++;
+      throw new Error('killed between the write and the publish');
+    });
+    try {
+      const s = await createService(api, token, projectId, envId, { name: 'durable' });
+      expect((await eventsOf(projectId)).map((e) => e.type)).toEqual([]);
+      expect(crashes).toBeGreaterThan(0);
+      injectForwardFault(undefined);
+      const published = await eventsOf(projectId);
+      expect(published.map((e) => e.type)).toEqual(['service.created']);
+      expect(published[0].data).toMatchObject({ service_id: s.id, name: 'durable' });
+      // Forwarded once: the outbox item is gone after its event was queued.
+      expect((await eventsOf(projectId)).length).toBe(1);
+    } finally {
+      injectForwardFault(undefined);
+    }
+  });
+
+  it('the cloud outbox reader forwards inserted outbox items from the stream, ignores other changes and reports a failed one', async () => {
+    const projectId = crypto.randomUUID();
+    const event = { id: crypto.randomUUID(), type: 'floor.created', timestamp: new Date().toISOString(), data: { project_id: projectId } };
+    const image = (item: Record<string, unknown>) => marshall(item, { removeUndefinedValues: true }) as never;
+    const record = (seq: string, eventName: 'INSERT' | 'MODIFY' | 'REMOVE', item: Record<string, unknown>) => ({ eventName, dynamodb: { SequenceNumber: seq, NewImage: image(item) } });
+    const outboxItem = { PK: 'OUTBOX', SK: `${event.timestamp}#${event.id}`, type: 'outbox', scope: { project_id: projectId }, event };
+    const stream = (...records: unknown[]) => ({ Records: records }) as DynamoDBStreamEvent;
+    const out = await outboxStream(stream(record('1', 'INSERT', { PK: `PROJECT#${projectId}`, SK: 'X', type: 'project' }), record('2', 'MODIFY', outboxItem), record('3', 'INSERT', outboxItem)));
+    expect(out).toEqual({ batchItemFailures: [] });
+    expect(await eventsOf(projectId)).toEqual([event]);
+    const { useLocalQueueTransport } = await import('#shared/queue');
+    const previous = useLocalQueueTransport(async () => {
+      throw new Error('SQS unavailable');
+    });
+    try {
+      expect(await outboxStream(stream(record('7', 'INSERT', outboxItem), record('8', 'INSERT', outboxItem)))).toEqual({ batchItemFailures: [{ itemIdentifier: '7' }] });
+    } finally {
+      useLocalQueueTransport(previous);
+    }
   });
 });

@@ -108,8 +108,9 @@ export interface CapturedEvent {
 }
 
 /**
- * The events queue has no worker yet: for the file's duration a test worker records each message
- * the local queue delivers, as SQS would hand it to the webhook worker.
+ * For the file's duration a test worker takes the events queue's place and records each message
+ * the outbox reader forwards, as SQS would hand it to the webhook delivery worker (call
+ * `stack.queues.drain()` first: it reads the outbox).
  */
 export function captureEvents() {
   const captured: CapturedEvent[] = [];

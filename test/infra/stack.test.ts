@@ -53,7 +53,7 @@ describe('CatalogStack', () => {
     const workers = Object.keys(workerTable).length;
     expect(Object.keys(stack.httpFunctions).sort()).toEqual(groupsWithFunctions.sort());
     expect(stack.httpFunctions.account).toBeUndefined(); // no routes yet → no function
-    const ours = groupsWithFunctions.length + workers + 4; // + the deadline sweep, the progress WebSocket's authorizer and connections, the seeding function
+    const ours = groupsWithFunctions.length + workers + 6; // + the deadline sweep, the webhook retry sweep, the outbox reader, the progress WebSocket's authorizer and connections, the seeding function
     template.resourcePropertiesCountIs('AWS::Lambda::Function', { Runtime: 'nodejs24.x', Architectures: ['x86_64'], Handler: 'index.handler' }, ours);
     template.resourceCountIs('AWS::Lambda::Function', ours + 1); // + CDK's Trigger provider
     template.hasResourceProperties('AWS::Lambda::Function', {
@@ -66,7 +66,7 @@ describe('CatalogStack', () => {
       },
     });
     // Workers consume their queue with partial batch failures.
-    template.resourcePropertiesCountIs('AWS::Lambda::EventSourceMapping', { FunctionResponseTypes: ['ReportBatchItemFailures'] }, workers);
+    template.resourcePropertiesCountIs('AWS::Lambda::EventSourceMapping', { FunctionResponseTypes: ['ReportBatchItemFailures'] }, workers + 1); // + the outbox reader
   });
 
   it('routes every entry of the route table, plus $default to the fallback group', () => {
@@ -208,24 +208,27 @@ describe('CatalogStack', () => {
     };
     const actual = Object.fromEntries(Object.entries(functions).map(([name, f]) => [name, grantsOf(id(f.role!))]));
     const http = ['signing-secret', 'table'];
+    // Events leave through the outbox (written with the change; the stream's reader sends them on), so no writer sends to the events queue.
     expect(actual).toEqual({
-      auth: ['queue:mail', 'signing-secret', 'table', 'totp-key'],
+      auth: ['queue:mail', ...http, 'totp-key'],
       admin: http,
-      billing: ['queue:events', 'queue:jobs', 'queue:mail', 'signing-secret', 'stripe-secret', 'table'],
+      billing: ['queue:jobs', 'queue:mail', 'signing-secret', 'stripe-secret', 'table'],
       projects: http,
       environments: http,
       structure: http,
-      services: ['queue:events', ...http],
-      floors: ['queue:events', ...http],
+      services: http,
+      floors: http,
       topology: http,
-      networks: ['queue:events', ...http],
-      invites: ['queue:events', 'queue:mail', ...http],
-      lifecycle: ['queue:events', 'queue:jobs', ...http],
+      networks: http,
+      invites: ['queue:mail', ...http],
+      lifecycle: ['queue:jobs', ...http],
       impex: ['documents', 'queue:jobs', ...http],
+      integrations: ['queue:jobs', ...http, 'totp-key', 'websocket'],
+      webhooks: ['queue:mail', ...http, 'totp-key'],
       docs: http,
       'worker:mail': ['ses', 'table'],
-      integrations: ['queue:jobs', ...http, 'totp-key', 'websocket'],
-      'worker:jobs': ['documents', 'queue:events', 'queue:jobs', 'signing-secret', 'stripe-secret', 'table', 'totp-key', 'websocket'],
+      'worker:jobs': ['documents', 'signing-secret', 'stripe-secret', 'table', 'totp-key', 'websocket'],
+      'worker:events': ['queue:mail', 'table', 'totp-key'],
       deadlines: ['queue:mail', 'table'],
     });
   });
@@ -238,6 +241,39 @@ describe('CatalogStack', () => {
     const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm')).map((a) => a.Properties.AlarmDescription as string);
     for (const queue of Object.keys(workerTable)) expect(alarms).toContain(`The ${queue} worker failed (an error, a timeout or a crash)`);
     expect(alarms.filter((a) => a.includes('dead-letter queue'))).toHaveLength(3);
+  });
+
+  it('streams the table into the outbox reader: inserted outbox items only, partial batch failures, which may send to the events queue', () => {
+    template.hasResourceProperties('AWS::DynamoDB::Table', { StreamSpecification: { StreamViewType: 'NEW_IMAGE' } });
+    const fnId = stack.getLogicalId(stack.outboxFunction.node.defaultChild as never);
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      FunctionName: { Ref: fnId },
+      EventSourceArn: Match.anyValue(),
+      StartingPosition: 'TRIM_HORIZON',
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      FilterCriteria: { Filters: [{ Pattern: JSON.stringify({ eventName: ['INSERT'], dynamodb: { NewImage: { PK: { S: ['OUTBOX'] } } } }) }] },
+    });
+    // Least privilege: the stream, and sending to the events queue only (no table data, no bucket, no other queue).
+    const role = stack.getLogicalId(stack.outboxFunction.role!.node.defaultChild as never);
+    const policy = JSON.stringify(Object.values(template.findResources('AWS::IAM::Policy')).filter((p) => JSON.stringify(p.Properties.Roles).includes(role)));
+    expect(policy).toContain('sqs:SendMessage');
+    expect(policy).toContain('dynamodb:GetRecords');
+    expect(policy).not.toContain('dynamodb:PutItem');
+    expect(policy).not.toContain('s3:');
+    const eventsQueue = stack.getLogicalId(stack.node.findChild('EventsQueue').node.defaultChild as never);
+    const jobsQueue = stack.getLogicalId(stack.node.findChild('JobsQueue').node.defaultChild as never);
+    expect(policy).toContain(eventsQueue);
+    expect(policy).not.toContain(jobsQueue);
+  });
+
+  it('sweeps webhook retries every minute; what signs deliveries may decrypt the sealed secrets', () => {
+    const fnId = stack.getLogicalId(stack.webhookRetriesFunction.node.defaultChild as never);
+    template.hasResourceProperties('AWS::Events::Rule', { ScheduleExpression: 'rate(1 minute)', Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [fnId, 'Arn'] } })] });
+    for (const f of [stack.webhookRetriesFunction, stack.workers.events]) {
+      const role = stack.getLogicalId(f.role!.node.defaultChild as never);
+      const policies = Object.values(template.findResources('AWS::IAM::Policy')).filter((p) => JSON.stringify(p.Properties.Roles).includes(role));
+      expect(JSON.stringify(policies)).toContain('kms:Decrypt');
+    }
   });
 
   it('sweeps deadlines every 15 minutes with the deadlines function', () => {

@@ -2,7 +2,7 @@ import { keys } from '#db/keys';
 import { putStep, setWhenStep } from '#db/steps';
 import { concurrentChange, transact, type TransactStep } from '#db/transact';
 import { retry } from '#db/retry';
-import { publishAccountEvent } from '#shared/events';
+import { accountEventStep } from '#shared/events';
 import { log } from '#shared/log';
 import { enqueue } from '#shared/queue';
 import type { AppContext } from '#shared/context';
@@ -37,23 +37,31 @@ export interface PlanChange {
 }
 
 /**
- * After a committed change: `subscription.changed` when the current plan is a different one (data:
- * account id, old and new plan ids and names), and the provider's subscriptions of the cancelled
- * ones are cancelled there too (a job, retried until it holds), so nobody is charged for a plan they left.
+ * The outbox step of `subscription.changed`, for the transaction of the change, when the current
+ * plan becomes a different one (data: account id, old and new plan ids and names); none otherwise.
  */
-export async function afterPlanChange(userId: string, change: PlanChange, cancelled: Subscription[], ctx: AppContext): Promise<void> {
+export function planChangeSteps(userId: string, change: PlanChange, ctx: AppContext): TransactStep[] {
+  if (change.from?.id === change.to?.id) return [];
+  return [
+    accountEventStep(
+      'subscription.changed',
+      userId,
+      { account_id: userId, old_plan_id: change.from?.id ?? null, old_plan_name: change.from?.name ?? null, new_plan_id: change.to?.id ?? null, new_plan_name: change.to?.name ?? null },
+      ctx,
+    ),
+  ];
+}
+
+/**
+ * After a committed change: the provider's subscriptions of the cancelled ones are cancelled there
+ * too (a job, retried until it holds), so nobody is charged for a plan they left.
+ */
+export async function afterPlanChange(userId: string, cancelled: Subscription[]): Promise<void> {
   for (const sub of cancelled.filter((s) => s.provider_subscription_id)) {
     await enqueue('jobs', { kind: 'cancel-provider-subscription', user_id: userId, subscription_id: sub.id, provider_subscription_id: sub.provider_subscription_id }).catch((err) =>
       log.error('provider cancellation not queued', { subscription_id: sub.id, error: String(err) }),
     );
   }
-  if (change.from?.id === change.to?.id) return;
-  await publishAccountEvent(
-    'subscription.changed',
-    userId,
-    { account_id: userId, old_plan_id: change.from?.id ?? null, old_plan_name: change.from?.name ?? null, new_plan_id: change.to?.id ?? null, new_plan_name: change.to?.name ?? null },
-    ctx,
-  );
 }
 
 /**
@@ -84,9 +92,10 @@ export async function switchTo(
       steps.push(putSubscriptionStep(target));
     }
     steps.push(...previous.map((s) => moveStep(s, 'cancelled', { period_end: now }, ctx)));
+    steps.push(...planChangeSteps(userId, { from: before?.plan, to: plan }, ctx));
     const draft: InvoiceDraft = { userId, subscriptionId: target.id, plan, amountCents: opts.amountCents, currency: opts.currency };
     const invoice = await transactWithInvoice(steps, draft, ctx);
-    await afterPlanChange(userId, { from: before?.plan, to: plan }, previous, ctx);
+    await afterPlanChange(userId, previous);
     return { applied: true as const, subscription: target, invoice };
   });
 }
@@ -108,9 +117,8 @@ export async function endSubscription(userId: string, subscriptionId: string, al
     const othersActive = activeOf(subs).some((s) => s.id !== sub.id);
     const fallBack = sub.status === 'active' && !othersActive;
     if (fallBack) steps.push(putSubscriptionStep(newSubscription(userId, FREE_PLAN_ID, 'active', ctx)));
-    await transact(steps);
     const after = fallBack ? await getPlan(FREE_PLAN_ID) : (await currentOf(subs.filter((s) => s.id !== sub.id)))?.plan;
-    await afterPlanChange(userId, { from: before?.plan, to: after }, [], ctx);
+    await transact([...steps, ...planChangeSteps(userId, { from: before?.plan, to: after }, ctx)]);
     return true;
   });
 }

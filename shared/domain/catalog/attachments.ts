@@ -3,7 +3,7 @@ import { transact } from '#db/transact';
 import { invalid, notFound } from '#shared/errors';
 import type { Permission } from '#auth/permissions';
 import { actorAccount, type AppContext } from '#shared/context';
-import { publishEvent } from '#shared/events';
+import { projectEventStep } from '#shared/events';
 
 import { type CatalogKind } from './items';
 import { FLOOR_FORBIDDEN, FLOOR_NOT_FOUND } from './floors';
@@ -78,10 +78,8 @@ export async function replaceAttachedNetworks(ctx: AppContext, input: { holder: 
     await transact([
       setFieldsStep(located.key, { network_ids: ids, updated_at }, notFound(holder.notFound)),
       ...wanted.map((w) => stillLiveStep(w.key, invalid(networksNotFound([w.id])))),
+      ...(holder.kind === 'service' ? [projectEventStep('service.updated', located.projectId, { ...serviceEventData(item as Service), changed: ['networks'] }, ctx)] : []),
     ]);
-    if (holder.kind === 'service') {
-      await publishEvent('service.updated', located.projectId, { ...serviceEventData(item as Service), changed: ['networks'] }, ctx);
-    }
   }
   const networks = wanted
     .map((w) => networkEntity.decode(access.extra.get(keyId(w.key))!))

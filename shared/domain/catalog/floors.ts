@@ -3,7 +3,7 @@ import { keys } from '#db/keys';
 import { transact, retryWhenStale, transactWithCascade, CASCADE_STALE, type TransactStep } from '#db/transact';
 import { notFound } from '#shared/errors';
 import { actorAccount, type AppContext } from '#shared/context';
-import { publishEvent } from '#shared/events';
+import { projectEventStep } from '#shared/events';
 import { atLocation, catalogLookupStep, containsCi, edgeRemovalSteps, equalsCi, hasAnyTag } from './items';
 import { ipAddress, optionalText, provider, tags } from './fields';
 import { SERVER_SPEC_MAX } from '#domain/billing';
@@ -73,9 +73,9 @@ export const floorKey = (floor: Pick<Floor, 'project_id' | 'environment_id' | 'i
 /** Sets fields on a floor while it is live (discovery's update and missing flag); refused with 404 when it is gone. */
 export const floorFieldsStep = (floor: Floor, fields: Partial<Floor>): TransactStep => setFieldsStep(floorKey(floor), fields, notFound(FLOOR_NOT_FOUND));
 
-/** Publishes `floor.created` for a new floor (the one event shape, for the route and for discovery). */
-export const publishFloorCreated = (floor: Floor, ctx: AppContext) =>
-  publishEvent('floor.created', floor.project_id, { service_floor_id: floor.id, hostname: floor.hostname, type: floor.floor_type, project_id: floor.project_id, environment_id: floor.environment_id }, ctx);
+/** The `floor.created` event of a new floor, written in its creating transaction (the one event shape, for the route and for discovery). */
+export const floorCreatedStep = (floor: Floor, ctx: AppContext): TransactStep =>
+  projectEventStep('floor.created', floor.project_id, { service_floor_id: floor.id, hostname: floor.hostname, type: floor.floor_type, project_id: floor.project_id, environment_id: floor.environment_id }, ctx);
 
 /** An environment's floors as stored (deleted and archived included), for a caller that already checked access. */
 export const storedFloorsOf = async (projectId: string, envId: string): Promise<Floor[]> => (await queryPrefix(projectId, keys.floorPrefix(envId))).map(floorEntity.decode);
@@ -94,8 +94,8 @@ export async function createFloor(ctx: AppContext, input: CreateFloorInput): Pro
   await transact([
     ...newFloorSteps(floor),
     envLiveCheck(floor.project_id, floor.environment_id),
+    floorCreatedStep(floor, ctx),
   ]);
-  await publishFloorCreated(floor, ctx);
   return floorView.project(floor);
 }
 
@@ -158,7 +158,7 @@ export async function deleteFloor(ctx: AppContext, { floor_id: floorId }: { floo
   const { access, located } = await accessToFloor(floorId, actorAccount(ctx).id);
   access.require('floors.manage', FORBIDDEN_MANAGE, located.envId);
   const { projectId, envId } = located;
-  const detached = await retryWhenStale(async () => {
+  await retryWhenStale(async () => {
     const now = ctx.clock.now().toISOString();
     const [hosted, edgeSteps] = await Promise.all([
       queryPrefix<Key & Pick<Service, 'id' | 'name' | 'project_id' | 'environment_id'>>(projectId, keys.servicePrefix(envId), {
@@ -170,12 +170,14 @@ export async function deleteFloor(ctx: AppContext, { floor_id: floorId }: { floo
     ]);
     // Archived services are detached too (not deleted, only hidden: they come back without the floor),
     // so the guard is "not deleted and still on this floor" rather than the live rule.
+    // Each detached service's service.updated is written with its detaching step (same chunk of the cascade).
     const cascade = [
-      ...hosted.map((s) => setWhenStep({ PK: s.PK, SK: s.SK }, { service_floor_id: null, updated_at: now }, { service_floor_id: floorId, deleted_at: null }, CASCADE_STALE)),
+      ...hosted.flatMap((s) => [
+        setWhenStep({ PK: s.PK, SK: s.SK }, { service_floor_id: null, updated_at: now }, { service_floor_id: floorId, deleted_at: null }, CASCADE_STALE),
+        projectEventStep('service.updated', projectId, { ...serviceEventData(s), changed: ['service_floor_id', 'type'] }, ctx),
+      ]),
       ...edgeSteps,
     ];
     await transactWithCascade(cascade, [setFieldsStep(located.key, { deleted_at: now, updated_at: now, network_ids: [] }, notFound(FLOOR_NOT_FOUND))]);
-    return hosted;
   });
-  for (const s of detached) await publishEvent('service.updated', projectId, { ...serviceEventData(s), changed: ['service_floor_id', 'type'] }, ctx);
 }

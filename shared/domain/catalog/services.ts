@@ -4,7 +4,7 @@ import { transact, type TransactStep, retryWhenStale, transactWithCascade, concu
 import { invalid, notFound } from '#shared/errors';
 import { name as nameSchema } from '#shared/schemas';
 import { actorAccount, type AppContext } from '#shared/context';
-import { publishEvent } from '#shared/events';
+import { projectEventStep } from '#shared/events';
 import { type ProjectAccess, planOfProject, accessInEnvironment, accessToEnvItem, type Located, type Environment, ENV_NOT_IN_PROJECT, serviceQuotaAddon } from '#domain/tenancy';
 import { atLocation, catalogLookupStep, containsCi, edgeRemovalSteps, equalsCi, hasAnyTag } from './items';
 import { ipAddress, nonNegativeInt, optionalText, provider, tags, urlWithScheme } from './fields';
@@ -240,13 +240,13 @@ export async function createService(ctx: AppContext, input: CreateServiceInput):
       whileLiveStep(takeQuotaStep(envKey, 'service_count', plan, SERVICES_QUOTA, addon), envStepFailed),
       ...newServiceSteps(service),
       ...guards,
+      projectEventStep('service.created', service.project_id, serviceEventData(service), ctx),
     ]);
   } catch (err) {
     if (err !== envStepFailed) throw err;
     if (!isLive(await getItem<Environment>(envKey))) throw invalid(ENV_NOT_IN_PROJECT);
     throw quotaReached(plan, SERVICES_QUOTA, quotaOf(plan, SERVICES_QUOTA, addon));
   }
-  await publishEvent('service.created', service.project_id, serviceEventData(service), ctx);
   const requested = new Set(keysToValidate(service.project_id, service.environment_id, set).map(keyId));
   const [resolved] = await resolveAll([service], access.extra, requested);
   return serviceView.project(service, resolved);
@@ -341,14 +341,14 @@ export async function updateService(ctx: AppContext, { service_id: serviceId, ..
     service = { ...item, ...changes, updated_at: ctx.clock.now().toISOString() };
     const guards = validateReferences(access, located.envId, changes, service);
     const moved = ['service_floor_id', 'group_id', 'subgroup_id'].some((k) => k in changes);
+    const changed = Object.keys(changes);
+    if ('service_floor_id' in changes) changed.push('type');
     await transact([
       setFieldsStep(located.key, { ...changes, updated_at: service.updated_at }, notFound(SERVICE_NOT_FOUND)),
       ...(moved ? [serviceHintsStep(serviceId, service)] : []),
       ...guards,
+      projectEventStep('service.updated', service.project_id, { ...serviceEventData(service), changed }, ctx),
     ]);
-    const changed = Object.keys(changes);
-    if ('service_floor_id' in changes) changed.push('type');
-    await publishEvent('service.updated', service.project_id, { ...serviceEventData(service), changed }, ctx);
   }
   const [resolved] = await resolveAll([service], access.extra, requested);
   return serviceView.project(service, resolved);
@@ -371,7 +371,7 @@ export async function deleteService(ctx: AppContext, { service_id: serviceId }: 
       // is subtracted twice.
       counterStep(keys.project(projectId), { service_count: -1 }),
       whileLiveStep(counterStep(keys.environment(projectId, envId), { service_count: -1 }), notFound(SERVICE_NOT_FOUND)),
+      projectEventStep('service.deleted', projectId, serviceEventData(service), ctx),
     ]);
   });
-  await publishEvent('service.deleted', projectId, serviceEventData(service), ctx);
 }

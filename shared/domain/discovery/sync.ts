@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { transact } from '#db/transact';
 import type { AppContext } from '#shared/context';
-import { floorEntity, floorFieldsStep, newFloorSteps, publishFloorCreated, storedFloorsOf, type Floor } from '#domain/catalog';
+import { floorCreatedStep, floorEntity, floorFieldsStep, newFloorSteps, storedFloorsOf, type Floor } from '#domain/catalog';
 import { envLiveCheck } from '#domain/tenancy';
 import { ALL_REGIONS, type DiscoveredInstance, type Listing } from './providers/types';
 import type { CloudAccount, RunCounts } from './entities';
@@ -86,6 +86,5 @@ async function createFloor(ctx: AppContext, account: CloudAccount, fields: Parti
     ...fields, id: discoveredFloorId(account.id, fields.provider_instance_id!), project_id: account.project_id, environment_id: account.environment_id,
     floor_type: 'vm', cloud_account_id: account.id, last_seen_at: now, created_at: now, updated_at: now,
   });
-  await transact([...newFloorSteps(floor), envLiveCheck(floor.project_id, floor.environment_id)]);
-  await publishFloorCreated(floor, ctx);
+  await transact([...newFloorSteps(floor), envLiveCheck(floor.project_id, floor.environment_id), floorCreatedStep(floor, ctx)]);
 }

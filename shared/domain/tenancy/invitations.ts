@@ -5,7 +5,7 @@ import { newSecret, sha256 } from '#auth/tokens';
 import type { EnvRole } from '#auth/permissions';
 import { queueMail } from '#mail/send';
 import { oneLine } from '#mail/html';
-import { publishEvent } from '#shared/events';
+import { projectEventStep } from '#shared/events';
 import { actorAccount, epochSeconds, type AppContext } from '#shared/context';
 import { enforceRateLimit, type Account, type SignInGate } from '#domain/identity';
 import { loadAccess, type ProjectAccess } from './access';
@@ -171,7 +171,7 @@ function scopeKeys(projectId: string, input: NewInvitation) {
 /**
  * POST /invites: invites an address into a project (owner only). Writes the invitation, its link,
  * the open-invitation index and the bare-id lookup in one transaction — nothing on the invited
- * account — then queues the mail and publishes `user.invited`; neither failure undoes the invitation.
+ * account — with `user.invited` in its outbox — then queues the mail; a mail failure does not undo the invitation.
  */
 export async function createInvitation(ctx: AppContext, input: NewInvitation): Promise<Invitation> {
   const caller = actorAccount(ctx);
@@ -207,21 +207,21 @@ export async function createInvitation(ctx: AppContext, input: NewInvitation): P
     putNewStep({ ...key, type: 'invite', ...invite }),
     ...link.steps,
     lookupStep(invite.id, invite.project_id, key, 'invite'),
+    projectEventStep(
+      'user.invited',
+      invite.project_id,
+      {
+        invite_id: invite.id,
+        project_id: invite.project_id,
+        invited_email: invite.invited_email,
+        role: invite.role ?? DEFAULT_INVITE_ROLE,
+        environment_id: invite.environment_id,
+        invited_by_user_id: invite.invited_by_user_id,
+      },
+      ctx,
+    ),
   ]);
   await mailInvitation(invite, link.token, access.project, caller, ctx);
-  await publishEvent(
-    'user.invited',
-    invite.project_id,
-    {
-      invite_id: invite.id,
-      project_id: invite.project_id,
-      invited_email: invite.invited_email,
-      role: invite.role ?? DEFAULT_INVITE_ROLE,
-      environment_id: invite.environment_id,
-      invited_by_user_id: invite.invited_by_user_id,
-    },
-    ctx,
-  );
   return invite;
 }
 

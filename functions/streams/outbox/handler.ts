@@ -1,0 +1,16 @@
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
+import { forwardStreamChanges } from '#shared/outbox';
+
+/** The table's stream (filtered to inserted outbox items): each domain event goes to the events queue; partial batch failures. */
+export async function handler(event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> {
+  const failed = await forwardStreamChanges(
+    event.Records.map((r) => ({
+      sequenceNumber: r.dynamodb?.SequenceNumber ?? '',
+      eventName: r.eventName,
+      newImage: r.dynamodb?.NewImage ? unmarshall(r.dynamodb.NewImage as Record<string, AttributeValue>) : undefined,
+    })),
+  );
+  return { batchItemFailures: failed.map((itemIdentifier) => ({ itemIdentifier })) };
+}

@@ -1,0 +1,130 @@
+import { randomBytes } from 'node:crypto';
+import * as z from 'zod';
+import { keys } from '#db/keys';
+import { getItem } from '#db/items';
+import { queryPartition } from '#db/query';
+import { counterStep, deleteStep, existingSetStep, putNewStep } from '#db/steps';
+import { transact } from '#db/transact';
+import { forbidden, notFound } from '#shared/errors';
+import { actorAccount, type AppContext } from '#shared/context';
+import { EVENT_TYPES, type EventType } from '#shared/events';
+import { requireFeatures } from '#domain/billing';
+import { loadAccess, planOfProject, type ProjectAccess } from '#domain/tenancy';
+import { webhookEntity, type Webhook } from './webhook-entity';
+import { checkTarget } from './ssrf';
+import { seal } from '#auth/secret-box';
+
+export const WEBHOOK_NOT_FOUND = 'Webhook not found';
+export const FORBIDDEN_WEBHOOKS = 'Insufficient permissions to manage webhooks in this project';
+/** A limit per project (every plan that has webhooks). */
+export const MAX_WEBHOOKS_PER_PROJECT = 10;
+export const WEBHOOK_LIMIT_REACHED = `Webhook limit reached (${MAX_WEBHOOKS_PER_PROJECT} per project)`;
+/** How long the previous secret keeps signing after a rotation. */
+export const ROTATION_GRACE_HOURS = 24;
+
+const eventType = z.enum(EVENT_TYPES as unknown as [EventType, ...EventType[]]);
+const url = z.string().trim().min(1).max(2000);
+export const createWebhookBody = z.object({
+  url,
+  events: z.array(eventType).min(1).max(EVENT_TYPES.length),
+  description: z.string().trim().max(500).nullish(),
+});
+export const updateWebhookBody = z.object({
+  url: url.optional(),
+  events: z.array(eventType).min(1).max(EVENT_TYPES.length).optional(),
+  description: z.string().trim().max(500).nullish(),
+  enabled: z.boolean().optional(),
+});
+
+/** A signing secret in the Standard Webhooks form (`whsec_` + base64 of 32 random bytes). */
+const newSecret = () => `whsec_${randomBytes(32).toString('base64')}`;
+/** Secrets are stored sealed (KMS in the cloud), bound to their webhook: a copied value does not open elsewhere. */
+export const secretContext = (webhookId: string) => ({ webhook_id: webhookId });
+
+/**
+ * The caller's access to a project's webhooks: 404 for an unknown project or a non-member, 403
+ * without `webhooks.manage` (owners hold every key), then 403 naming the plan feature.
+ */
+export async function webhookAccess(ctx: AppContext, projectId: string): Promise<ProjectAccess> {
+  const access = await loadAccess(projectId, actorAccount(ctx).id);
+  access.require('webhooks.manage', FORBIDDEN_WEBHOOKS);
+  requireFeatures(await planOfProject(access.project), ['webhooks'], 'webhooks');
+  return access;
+}
+
+async function loadWebhook(projectId: string, webhookId: string): Promise<Webhook> {
+  const item = await getItem(keys.webhook(projectId, webhookId));
+  if (!item) throw notFound(WEBHOOK_NOT_FOUND);
+  return webhookEntity.decode(item);
+}
+
+/** POST /projects/{id}/webhooks: registers a webhook; the answer carries the signing secret, the only time it is shown. */
+export async function createWebhook(ctx: AppContext, input: z.infer<typeof createWebhookBody> & { project_id: string }): Promise<{ webhook: Webhook; secret: string }> {
+  const access = await webhookAccess(ctx, input.project_id);
+  await checkTarget(input.url, ctx.config);
+  const now = ctx.clock.now().toISOString();
+  const id = ctx.ids.newId();
+  const secret = newSecret();
+  const webhook = webhookEntity.create({
+    id, project_id: access.project.id, url: input.url, events: [...new Set(input.events)], description: input.description ?? null,
+    secret: await seal(secret, secretContext(id)), created_by_user_id: actorAccount(ctx).id, created_at: now, updated_at: now,
+  });
+  await transact([
+    counterStep(keys.project(webhook.project_id), { webhook_count: 1 }, { max: { webhook_count: MAX_WEBHOOKS_PER_PROJECT }, failWith: forbidden(WEBHOOK_LIMIT_REACHED) }),
+    putNewStep(webhookEntity.encode(keys.webhook(webhook.project_id, webhook.id), webhook)),
+  ]);
+  return { webhook, secret };
+}
+
+export async function listWebhooks(ctx: AppContext, input: { project_id: string }): Promise<Webhook[]> {
+  await webhookAccess(ctx, input.project_id);
+  const items = await queryPartition(keys.project(input.project_id).PK, keys.webhookPrefix);
+  return items.map(webhookEntity.decode).sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id));
+}
+
+export async function getWebhook(ctx: AppContext, input: { project_id: string; webhook_id: string }): Promise<Webhook> {
+  await webhookAccess(ctx, input.project_id);
+  return loadWebhook(input.project_id, input.webhook_id);
+}
+
+/** PATCH: url (checked again), events, description, enabled (enabling clears a disablement and its failure streak). */
+export async function updateWebhook(ctx: AppContext, input: z.infer<typeof updateWebhookBody> & { project_id: string; webhook_id: string }): Promise<Webhook> {
+  await webhookAccess(ctx, input.project_id);
+  const current = await loadWebhook(input.project_id, input.webhook_id);
+  if (input.url !== undefined) await checkTarget(input.url, ctx.config);
+  const fields: Partial<Webhook> = { updated_at: ctx.clock.now().toISOString() };
+  if (input.url !== undefined) fields.url = input.url;
+  if (input.events !== undefined) fields.events = [...new Set(input.events)];
+  if (input.description !== undefined) fields.description = input.description ?? null;
+  if (input.enabled !== undefined) {
+    fields.enabled = input.enabled;
+    if (input.enabled) Object.assign(fields, { disabled_reason: null, failing_since: null });
+  }
+  const key = keys.webhook(input.project_id, input.webhook_id);
+  await transact([existingSetStep(key, fields, notFound(WEBHOOK_NOT_FOUND))]);
+  return { ...current, ...fields };
+}
+
+export async function deleteWebhook(ctx: AppContext, input: { project_id: string; webhook_id: string }): Promise<void> {
+  await webhookAccess(ctx, input.project_id);
+  await transact([
+    deleteStep(keys.webhook(input.project_id, input.webhook_id), notFound(WEBHOOK_NOT_FOUND)),
+    counterStep(keys.project(input.project_id), { webhook_count: -1 }),
+  ]);
+}
+
+/** POST .../rotate-secret: a new secret (shown once); the previous one keeps signing for the grace period. */
+export async function rotateWebhookSecret(ctx: AppContext, input: { project_id: string; webhook_id: string }): Promise<{ webhook: Webhook; secret: string }> {
+  await webhookAccess(ctx, input.project_id);
+  const current = await loadWebhook(input.project_id, input.webhook_id);
+  const now = ctx.clock.now();
+  const secret = newSecret();
+  const fields = {
+    secret: await seal(secret, secretContext(current.id)),
+    previous_secret: current.secret,
+    previous_secret_until: new Date(now.getTime() + ROTATION_GRACE_HOURS * 3600_000).toISOString(),
+    updated_at: now.toISOString(),
+  };
+  await transact([existingSetStep(keys.webhook(input.project_id, input.webhook_id), fields, notFound(WEBHOOK_NOT_FOUND))]);
+  return { webhook: { ...current, ...fields }, secret };
+}

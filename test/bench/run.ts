@@ -21,7 +21,12 @@ import { setPlan } from '../helpers/plans';
  * DynamoDB Local, as ratios from one run, plus DynamoDB round trips per request.
  */
 const RUNS = Number(process.env.BENCH_RUNS ?? 400);
-const stack = await startLocalStack({ inMemory: true, withoutS3: true, withoutHttp: true, env: { TABLE_NAME: 'bench', LOG_LEVEL: 'error', LOCAL_DATA_DIR: '.bench' } });
+// No background work during measurements: the outbox reader, the webhook retry and deadline sweeps
+// would deliver the seeded services' events in the same process, on the same client, while it is timed.
+const stack = await startLocalStack({
+  inMemory: true, withoutS3: true, withoutHttp: true,
+  env: { TABLE_NAME: 'bench', LOG_LEVEL: 'error', LOCAL_DATA_DIR: '.bench', LOCAL_OUTBOX_POLL_MS: '0', LOCAL_WEBHOOK_RETRY_SWEEP_SECONDS: '0', LOCAL_DEADLINE_SWEEP_SECONDS: '0' },
+});
 const TableName = stack.config.TABLE_NAME;
 const auth = httpHandler(routeTable.auth);
 const calls = countCalls(ddb());

@@ -1,5 +1,6 @@
-import { AssumeRoleCommand, GetCallerIdentityCommand, STSClient } from '@aws-sdk/client-sts';
-import { EC2Client, paginateDescribeInstances, type Instance } from '@aws-sdk/client-ec2';
+// The STS and EC2 SDKs are imported when used (a dynamic import stays one in the bundle): they are
+// large, and the functions that bundle this adapter mostly serve other requests.
+import type { Instance } from '@aws-sdk/client-ec2';
 import { isIP } from 'node:net';
 import { config } from '#shared/config';
 import { floorTags, ProviderRefusal, type DiscoveredInstance, type Listing, type ProviderAccount, type ProviderAdapter } from './types';
@@ -16,6 +17,7 @@ type Credentials = { accessKeyId: string; secretAccessKey: string; sessionToken:
 
 async function assumeRole(account: ProviderAccount): Promise<Credentials> {
   if (!account.role_arn || !account.external_id) throw new ProviderRefusal('The account has no role to assume.');
+  const { STSClient, AssumeRoleCommand } = await import('@aws-sdk/client-sts');
   const sts = new STSClient({ region: config().AWS_REGION });
   try {
     const out = await sts.send(new AssumeRoleCommand({
@@ -55,6 +57,7 @@ export function toDiscovered(i: Instance, region: string): DiscoveredInstance {
 }
 
 async function listRegion(region: string, credentials: Credentials): Promise<Listing> {
+  const { EC2Client, paginateDescribeInstances } = await import('@aws-sdk/client-ec2');
   const client = new EC2Client({ region, credentials });
   const instances: DiscoveredInstance[] = [];
   try {
@@ -77,6 +80,7 @@ async function listRegion(region: string, credentials: Credentials): Promise<Lis
 export const awsAdapter: ProviderAdapter = {
   async verify(account) {
     const credentials = await assumeRole(account);
+    const { STSClient, GetCallerIdentityCommand } = await import('@aws-sdk/client-sts');
     try {
       const who = await new STSClient({ region: config().AWS_REGION, credentials }).send(new GetCallerIdentityCommand({}));
       const expected = account.role_arn!.split(':')[4];

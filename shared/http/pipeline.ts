@@ -10,7 +10,6 @@ import { parseCookies, ACCESS_COOKIE } from './cookies';
 import { parseQuery } from './query';
 import { createRouter, type Match } from './router';
 import { jsonDecodeError, validateParts } from './validation';
-import { parseMultipart } from './multipart';
 import { crossSiteGuard, securityHeadersOnEveryAnswer } from './security';
 import type { Reply, Route, RouteRequest } from './route';
 import { errorFields, log } from '#shared/log';
@@ -116,7 +115,8 @@ const validateAndAuthenticate = (clock?: Clock): middy.MiddlewareObj<Event, Resu
     const { route, params } = current.match;
     const raw = rawBodies.get(event) ?? Buffer.alloc(0);
     // A multipart route's schema validates its form fields and file, like any JSON body.
-    const body = route.multipart ? await parseMultipart(event.headers?.['content-type'], raw, route.multipart) : event.body;
+    // busboy is loaded only by the routes that take uploads (not at every function's cold start).
+    const body = route.multipart ? await (await import('./multipart')).parseMultipart(event.headers?.['content-type'], raw, route.multipart) : event.body;
     const [p, q, b] = validateParts([
       { part: 'path', schema: route.params, value: params },
       { part: 'query', schema: route.query, value: parseQuery(event.rawQueryString) },

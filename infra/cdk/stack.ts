@@ -9,7 +9,7 @@ import { AttributeType, BillingMode, StreamViewType, Table } from 'aws-cdk-lib/a
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import { Architecture, FilterCriteria, FilterRule, Runtime, StartingPosition } from 'aws-cdk-lib/aws-lambda';
-import { DynamoEventSource, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
@@ -315,6 +315,12 @@ export class CatalogStack extends Stack {
         startingPosition: StartingPosition.TRIM_HORIZON,
         batchSize: 100,
         reportBatchItemFailures: true,
+        // A record that keeps failing must not hold its shard (every later event) for the stream's 24 hours:
+        // after 10 tries (the failing part of a batch split off) its position goes to the alarmed events
+        // dead-letter queue; the outbox item itself stays in the table (7-day TTL) to be sent again.
+        bisectBatchOnError: true,
+        retryAttempts: 10,
+        onFailure: new SqsDlq(dlqs.events),
         filters: [FilterCriteria.filter({ eventName: FilterRule.isEqual('INSERT'), dynamodb: { NewImage: { PK: { S: FilterRule.isEqual('OUTBOX') } } } })],
       }),
     );

@@ -252,6 +252,10 @@ describe('CatalogStack', () => {
       StartingPosition: 'TRIM_HORIZON',
       FunctionResponseTypes: ['ReportBatchItemFailures'],
       FilterCriteria: { Filters: [{ Pattern: JSON.stringify({ eventName: ['INSERT'], dynamodb: { NewImage: { PK: { S: ['OUTBOX'] } } } }) }] },
+      // A poison record does not hold the shard: split off, tried 10 times, then its position goes to the events DLQ.
+      BisectBatchOnFunctionError: true,
+      MaximumRetryAttempts: 10,
+      DestinationConfig: { OnFailure: { Destination: Match.anyValue() } },
     });
     // Least privilege: the stream, and sending to the events queue only (no table data, no bucket, no other queue).
     const role = stack.getLogicalId(stack.outboxFunction.role!.node.defaultChild as never);

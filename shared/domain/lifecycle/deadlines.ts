@@ -1,9 +1,8 @@
 import { keys } from '#db/keys';
-import { conditionalDelete, deleteItem, getItem } from '#db/items';
-import { queryAll } from '#db/query';
+import { conditionalDelete, getItem } from '#db/items';
+import { sweepDue } from '#db/due';
 import { escapeHtml, oneLine } from '#mail/html';
 import { queueMail } from '#mail/send';
-import { errorFields, log } from '#shared/log';
 import type { AppContext } from '#shared/context';
 import { getAccount } from '#domain/identity';
 import { activePlan } from '#domain/billing';
@@ -21,35 +20,13 @@ interface Deadline {
   until: string;
 }
 
-/** At most this many deadlines per sweep; the rest wait for the next one (every 15 minutes in the cloud). */
-const PER_SWEEP = 100;
-
 /**
  * The deadline sweep (a schedule in the cloud, a timer in the local runtime, a call with a moved
  * clock in tests): everything due by now, oldest first, each run once. A deadline whose window was
  * replaced or closed does nothing. A failure leaves the deadline for the next sweep.
  */
-export async function sweepDeadlines(ctx: AppContext): Promise<{ done: number; failed: number }> {
-  const due = await queryAll<Deadline>({
-    KeyConditionExpression: 'PK = :pk AND SK <= :now',
-    ExpressionAttributeValues: { ':pk': keys.deadlinesPK, ':now': `${ctx.clock.now().toISOString()}\uffff` },
-    ConsistentRead: true,
-    Limit: PER_SWEEP,
-  });
-  let done = 0;
-  let failed = 0;
-  for (const d of due.slice(0, PER_SWEEP)) {
-    try {
-      await runDeadline(d, ctx);
-      await deleteItem({ PK: d.PK, SK: d.SK });
-      done++;
-    } catch (err) {
-      failed++;
-      log.error('deadline failed; retried at the next sweep', { user_id: d.user_id, kind: d.kind, ...errorFields(err) });
-    }
-  }
-  return { done, failed };
-}
+export const sweepDeadlines = (ctx: AppContext) =>
+  sweepDue<Deadline>(keys.deadlinesPK, ctx.clock.now(), (d) => runDeadline(d, ctx), { what: 'deadline', logFields: (d) => ({ user_id: d.user_id, kind: d.kind }) });
 
 async function runDeadline(d: Deadline, ctx: AppContext): Promise<void> {
   const window = await getItem<DowngradeWindow>(keys.downgradeWindow(d.user_id));

@@ -1,12 +1,12 @@
 import { createHmac } from 'node:crypto';
 import { keys } from '#db/keys';
-import { deleteItem, getItem, updateItem } from '#db/items';
+import { getItem, updateItem } from '#db/items';
+import { sweepDue } from '#db/due';
 import { putNewStep, putStep } from '#db/steps';
 import { concurrentChange, transact } from '#db/transact';
-import { queryAll, queryPartition } from '#db/query';
+import { queryPartition } from '#db/query';
 import type { AppContext } from '#shared/context';
 import type { DomainEvent, EventMessage } from '#shared/events';
-import { errorFields, log } from '#shared/log';
 import { escapeHtml, oneLine } from '#mail/html';
 import { queueMail } from '#mail/send';
 import { getAccount } from '#domain/identity';
@@ -195,30 +195,13 @@ async function endpointHealth(webhook: Webhook, result: PostResult, ctx: AppCont
   await queueMail({ to: owner.email, subject: 'A webhook was disabled', text, html: `<p>${escapeHtml(text)}</p>` }, ctx);
 }
 
-/** At most this many retries per sweep; the rest wait for the next one. */
-const PER_SWEEP = 100;
+/** A due retry: which attempt of which delivery. */
+type RetryDue = { PK: string; SK: string; webhook_id: string; project_id: string; delivery_id: string; due_at: string };
 
 /** The retry sweep: every attempt due by now, oldest first, each run once; a stale due item (delivery moved on, webhook gone or disabled) does nothing. */
-export async function sweepWebhookRetries(ctx: AppContext): Promise<{ done: number; failed: number }> {
-  const due = await queryAll<{ PK: string; SK: string; webhook_id: string; project_id: string; delivery_id: string; due_at: string }>({
-    KeyConditionExpression: 'PK = :pk AND SK <= :now',
-    ExpressionAttributeValues: { ':pk': keys.webhookRetriesPK, ':now': `${ctx.clock.now().toISOString()}\uffff` },
-    ConsistentRead: true,
-    Limit: PER_SWEEP,
-  });
-  let done = 0;
-  let failed = 0;
-  for (const d of due.slice(0, PER_SWEEP)) {
-    try {
-      const [item, delivery] = await Promise.all([getItem(keys.webhook(d.project_id, d.webhook_id)), getItem<Delivery>(keys.webhookDelivery(d.webhook_id, d.delivery_id))]);
-      const webhook = item && webhookEntity.decode(item);
-      if (webhook?.enabled && delivery?.status === 'pending' && delivery.next_attempt_at === d.due_at) await attempt(webhook, delivery, 'retry', ctx);
-      await deleteItem({ PK: d.PK, SK: d.SK });
-      done++;
-    } catch (err) {
-      failed++;
-      log.error('webhook retry failed; run again at the next sweep', { webhook_id: d.webhook_id, delivery_id: d.delivery_id, ...errorFields(err) });
-    }
-  }
-  return { done, failed };
-}
+export const sweepWebhookRetries = (ctx: AppContext) =>
+  sweepDue<RetryDue>(keys.webhookRetriesPK, ctx.clock.now(), async (d) => {
+    const [item, delivery] = await Promise.all([getItem(keys.webhook(d.project_id, d.webhook_id)), getItem<Delivery>(keys.webhookDelivery(d.webhook_id, d.delivery_id))]);
+    const webhook = item && webhookEntity.decode(item);
+    if (webhook?.enabled && delivery?.status === 'pending' && delivery.next_attempt_at === d.due_at) await attempt(webhook, delivery, 'retry', ctx);
+  }, { what: 'webhook retry', logFields: (d) => ({ webhook_id: d.webhook_id, delivery_id: d.delivery_id }) });

@@ -1,4 +1,4 @@
-import type { AppContext } from './context';
+import { epochSeconds, type AppContext } from './context';
 import { keys } from '#db/keys';
 import { putNewStep } from '#db/steps';
 import type { TransactStep } from '#db/transact';
@@ -41,7 +41,7 @@ export function eventStep(type: EventType, scope: EventScope, data: Record<strin
     type: 'outbox',
     scope,
     event,
-    expires_at_epoch: Math.floor(Date.now() / 1000) + OUTBOX_TTL_SECONDS,
+    expires_at_epoch: epochSeconds(now) + OUTBOX_TTL_SECONDS,
   });
 }
 

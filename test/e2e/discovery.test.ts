@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import WebSocket from 'ws';
-import { workerTable } from '../../functions/workers';
 import { useTestStack } from '../helpers/stack';
 import { client, signUp } from '../helpers/http';
 import { captureEvents, createFloor, ownerWithEnv, readItem } from '../helpers/catalog';
 import { grantRole } from '../helpers/tenancy';
+import { followProgress, withJobsHeld } from '../helpers/progress';
 import { CloudStub, droplet, hetznerServer } from '../../infra/local/cloud-stub';
 import { keys } from '#db/keys';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
@@ -51,20 +50,6 @@ async function discover(token: string, accountId: string) {
   const run = await api.get(`/integrations/discovery-runs/${started.body.job_id}`, { token });
   expect(run.status, run.text).toBe(200);
   return run.body;
-}
-
-/** Holds the jobs queue's worker until `open()`, so a run stays queued meanwhile. */
-async function withJobsHeld<T>(body: (open: () => void) => Promise<T>): Promise<T> {
-  const jobs = workerTable.jobs!;
-  let open!: () => void;
-  const gate = new Promise<void>((r) => (open = r));
-  workerTable.jobs = { ...jobs, handler: async (e) => (await gate, jobs.handler(e)) };
-  try {
-    return await body(open);
-  } finally {
-    open();
-    workerTable.jobs = jobs;
-  }
 }
 
 const floorsOf = async (token: string, projectId: string, envId: string) =>
@@ -257,23 +242,10 @@ describe('cloud discovery from a token provider (a stub on 127.0.0.1)', () => {
       expect((await api.post('/integrations/progress-ticket', { job_id: started.body.job_id }, { token: outsider.token })).status).toBe(404);
       const ticket = await api.post('/integrations/progress-ticket', { job_id: started.body.job_id }, { token: o.token });
       expect(ticket.status, ticket.text).toBe(200);
-      const messages: { type: string; status: string; seq: number; pct: number; job_id: string; counts: Record<string, number> }[] = [];
-      const ws = new WebSocket(ticket.body.url);
-      const done = new Promise<void>((resolve, reject) => {
-        ws.on('message', (data) => {
-          const m = JSON.parse(String(data));
-          messages.push(m);
-          if (m.status === 'succeeded' || m.status === 'failed') resolve();
-        });
-        ws.on('error', reject);
+      const messages = await followProgress(ticket.body.url, async () => {
+        open();
+        await ref.stack.queues.drain();
       });
-      await new Promise((r) => ws.on('open', r));
-      ws.send(JSON.stringify({ action: 'sync' })); // the current state: still queued
-      await new Promise((r) => setTimeout(r, 50));
-      open();
-      await ref.stack.queues.drain();
-      await done;
-      ws.close();
       expect(messages[0]).toMatchObject({ type: 'discovery.progress', job_id: started.body.job_id, status: 'queued' });
       expect(messages.map((m) => m.status)).toContain('running');
       expect(messages.at(-1)).toMatchObject({ status: 'succeeded', pct: 100, counts: { found: 3, created: 3 } });

@@ -1,12 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import WebSocket from 'ws';
 import { parse } from 'yaml';
 import { useTestStack } from '../helpers/stack';
 import { client, signUp } from '../helpers/http';
 import { ownerWithEnv, createService, createFloor, createNetwork, newEnv } from '../helpers/catalog';
 import { grantRole, projectWithEnv } from '../helpers/tenancy';
 import { signedDownloadUrl } from '#domain/impex';
-import { workerTable } from '../../functions/workers';
+import { followProgress, refusedUpgrade, withJobsHeld } from '../helpers/progress';
 
 const ref = useTestStack({}, { withS3: true });
 const api = client(() => ref.stack.url);
@@ -163,43 +162,21 @@ describe('import and export over HTTP', () => {
     const o = await ownerWithEnv(api, 'Team');
     const example = (await api.get('/impex/example', { token: o.token })).body;
     // Hold the jobs queue until the client is connected, so it sees the job move.
-    const jobs = workerTable.jobs!;
-    let open!: () => void;
-    const gate = new Promise<void>((r) => (open = r));
-    workerTable.jobs = { ...jobs, handler: async (e) => (await gate, jobs.handler(e)) };
-    try {
+    await withJobsHeld(async (open) => {
       const res = await form('/impex/import', o.token, { project_id: o.projectId, environment_id: o.envId }, { name: 'ok.json', text: JSON.stringify(example) });
       const ticket = await api.post('/impex/progress-ticket', { job_id: res.body.job_id }, { token: o.token });
       expect(ticket.status, ticket.text).toBe(200);
-      const messages: { type: string; status: string; seq: number; pct: number; job_id: string }[] = [];
-      const ws = new WebSocket(ticket.body.url);
-      const done = new Promise<void>((resolve, reject) => {
-        ws.on('message', (data) => {
-          const m = JSON.parse(String(data));
-          messages.push(m);
-          if (m.status === 'succeeded' || m.status === 'failed') resolve();
-        });
-        ws.on('error', reject);
+      const messages = await followProgress(ticket.body.url, async () => {
+        open();
+        await ref.stack.queues.drain();
       });
-      await new Promise((r) => ws.on('open', r));
-      ws.send(JSON.stringify({ action: 'sync' })); // the current state: still queued
-      await new Promise((r) => setTimeout(r, 50));
-      open();
-      await ref.stack.queues.drain();
-      await done;
-      ws.close();
       expect(messages[0]).toMatchObject({ type: 'import.progress', job_id: res.body.job_id, status: 'queued' });
       expect(messages.map((m) => m.status)).toContain('running');
       expect(messages.at(-1)).toMatchObject({ status: 'succeeded', pct: 100 });
       const seqs = messages.map((m) => m.seq);
       expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
-    // The ticket was spent.
-      const again = new WebSocket(ticket.body.url);
-      const refused = await new Promise<number>((resolve) => again.on('unexpected-response', (_req, r) => resolve(r.statusCode ?? 0)).on('error', () => resolve(-1)));
-      expect(refused).toBe(401);
-    } finally {
-      open();
-      workerTable.jobs = jobs;
-    }
+      // The ticket was spent.
+      expect(await refusedUpgrade(ticket.body.url)).toBe(401);
+    });
   });
 });

@@ -13,8 +13,9 @@ import type { ImpexRecord } from './record-entity';
 const HOUR_MS = 3600 * 1000;
 
 /** Writes a change and tells the job's progress subscribers (a lost message is fine: the record is the truth). */
-async function step(record: ImpexRecord, fields: Partial<ImpexRecord>, ctx: AppContext, finish = false): Promise<ImpexRecord | undefined> {
-  const next = finish ? await finishRecord(record, fields as Partial<ImpexRecord> & { status: 'succeeded' | 'failed' }, ctx) : await updateRecord(record, fields, ctx);
+async function step(record: ImpexRecord, fields: Partial<ImpexRecord>, ctx: AppContext): Promise<ImpexRecord | undefined> {
+  const { status } = fields;
+  const next = status === 'succeeded' || status === 'failed' ? await finishRecord(record, { ...fields, status }, ctx) : await updateRecord(record, fields, ctx);
   if (next) await publishProgress(next, ctx);
   return next;
 }
@@ -34,7 +35,7 @@ export async function runImpexJob(ctx: AppContext, input: { record_id: string; l
   } catch (err) {
     if (!input.lastAttempt) throw err;
     log.error('impex job failed for good', { record_id: record.id, ...errorFields(err) });
-    await step(record, { status: 'failed', error: 'The job failed. Please try again.' }, ctx, true);
+    await step(record, { status: 'failed', error: 'The job failed. Please try again.' }, ctx);
   }
 }
 
@@ -44,28 +45,28 @@ async function runExport(record: ImpexRecord, ctx: AppContext) {
   const key = `exports/${record.project_id}/${record.id}.yaml`;
   await putDocument(key, toYaml(document), 'application/yaml');
   const expiresAt = new Date(now.getTime() + ctx.config.IMPEX_LINK_TTL_HOURS * HOUR_MS);
-  await step(record, { status: 'succeeded', document_key: key, download_url: await signedDownloadUrl(ctx.config.API_BASE_URL, record.id, expiresAt), link_expires_at: expiresAt.toISOString(), progress: { pct: 100, done: 1, total: 1 } }, ctx, true);
+  await step(record, { status: 'succeeded', document_key: key, download_url: await signedDownloadUrl(ctx.config.API_BASE_URL, record.id, expiresAt), link_expires_at: expiresAt.toISOString(), progress: { pct: 100, done: 1, total: 1 } }, ctx);
 }
 
 async function runImport(record: ImpexRecord, ctx: AppContext) {
   const parsed = parseDocument(await getDocument(record.document_key!));
   if (!parsed.document) {
     const report = { summary: { create: 0, update: 0, unchanged: 0, error: parsed.errors.length }, items: [], errors: parsed.errors };
-    await step(record, { status: 'failed', report, error: 'The document has errors; nothing was written.' }, ctx, true);
+    await step(record, { status: 'failed', report, error: 'The document has errors; nothing was written.' }, ctx);
     return;
   }
   const plan = await planImport({ projectId: record.project_id, environmentId: record.environment_id, document: parsed.document }, ctx);
   if (plan.report.errors.length) {
-    await step(record, { status: 'failed', report: plan.report, error: 'The import has errors; nothing was written.' }, ctx, true);
+    await step(record, { status: 'failed', report: plan.report, error: 'The import has errors; nothing was written.' }, ctx);
     return;
   }
   if (record.dry_run) {
-    await step(record, { status: 'succeeded', report: plan.report, progress: { pct: 100, done: 0, total: 0 } }, ctx, true);
+    await step(record, { status: 'succeeded', report: plan.report, progress: { pct: 100, done: 0, total: 0 } }, ctx);
     return;
   }
   let current = record;
   const report = await applyImport(plan, ctx, async (done, total) => {
     current = (await step(current, { progress: { pct: total ? Math.floor((done / total) * 100) : 100, done, total } }, ctx)) ?? current;
   });
-  await step(current, { status: 'succeeded', report, progress: { pct: 100, done: current.progress.total, total: current.progress.total } }, ctx, true);
+  await step(current, { status: 'succeeded', report, progress: { pct: 100, done: current.progress.total, total: current.progress.total } }, ctx);
 }

@@ -46,7 +46,6 @@ export async function overageCandidatesOf(userId: string, usage: AccountUsage, o
       ? suggest((await queryPartition<Lifecycle>(keys.account(userId).PK, 'APIKEY#')).filter(isLive), o.over.api_keys, () => ({ project_id: null, environment_id: null }))
       : [];
   const chosen = (list: Candidate[]) => newestFirst(list).filter((c) => c.suggested).map((c) => c.id);
-  const byNewest = (list: Candidate[]) => newestFirst(list);
   const suggested: Selection = { environments: chosen(environments), services: chosen(services), project_users: chosen(projectUsers), api_keys: chosen(apiKeys) };
-  return { environments: byNewest(environments), services: byNewest(services), project_users: byNewest(projectUsers), api_keys: byNewest(apiKeys), suggested };
+  return { environments: newestFirst(environments), services: newestFirst(services), project_users: newestFirst(projectUsers), api_keys: newestFirst(apiKeys), suggested };
 }

@@ -15,6 +15,13 @@ export interface Actor {
   session: Session;
 }
 
+/** Where a request came from: recorded with the changes it makes (audit) and on every log line (correlation). */
+export interface RequestOrigin {
+  requestId: string;
+  sourceIp: string;
+  userAgent: string;
+}
+
 /**
  * What every domain function gets first (`fn(ctx, input)`): who is asking, the clock, id
  * generation and configuration. One per request, made before anything is read.
@@ -28,11 +35,13 @@ export interface AppContext {
   };
   ids: { newId(): string };
   config: Config;
+  /** The HTTP request being served; null in workers, sweeps and tools. */
+  origin: RequestOrigin | null;
 }
 
-export function appContext(opts: { clock?: Clock; actor?: Actor | null } = {}): AppContext {
+export function appContext(opts: { clock?: Clock; actor?: Actor | null; origin?: RequestOrigin } = {}): AppContext {
   const clock = opts.clock ?? systemClock;
-  return { actor: opts.actor ?? null, clock: { now: () => clock.now(), receivedAt: clock.now() }, ids: { newId: randomUUID }, config: config() };
+  return { actor: opts.actor ?? null, clock: { now: () => clock.now(), receivedAt: clock.now() }, ids: { newId: randomUUID }, config: config(), origin: opts.origin ?? null };
 }
 
 export const epochSeconds = (d: Date) => Math.floor(d.getTime() / 1000);

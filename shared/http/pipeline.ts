@@ -124,7 +124,12 @@ const validateAndAuthenticate = (clock?: Clock): middy.MiddlewareObj<Event, Resu
     ]);
     const cookies = parseCookies(event.cookies, event.headers?.cookie);
     // One context per request, made before anything is read: its receivedAt is the sync cursor.
-    const ctx = appContext({ clock });
+    const origin = {
+      requestId: requestIdOf(event, request.context),
+      sourceIp: event.requestContext.http.sourceIp,
+      userAgent: event.requestContext.http.userAgent ?? event.headers?.['user-agent'] ?? '',
+    };
+    const ctx = appContext({ clock, origin });
     current.ctx = ctx;
     const token = presentedToken(event.headers?.authorization, cookies[ACCESS_COOKIE]);
     let principal: Principal | null = null;
@@ -142,9 +147,7 @@ const validateAndAuthenticate = (clock?: Clock): middy.MiddlewareObj<Event, Resu
       rawBody: raw.toString('utf8'),
       headers: event.headers ?? {},
       cookies,
-      sourceIp: event.requestContext.http.sourceIp,
-      userAgent: event.requestContext.http.userAgent ?? event.headers?.['user-agent'] ?? '',
-      requestId: requestIdOf(event, request.context),
+      ...origin,
       principal,
     };
   },

@@ -41,6 +41,8 @@ const schema = z.object({
   TOTP_KMS_KEY_ID: z.string().optional(),
   /** Issuer shown by authenticator apps next to the account name. */
   TOTP_ISSUER: z.string().default('Infrastructure Catalog'),
+  /** How long an account's security-log entries are kept (DynamoDB TTL), whatever the plan: identity sits below billing (issue 18). */
+  SECURITY_LOG_RETENTION_DAYS: z.coerce.number().int().positive().default(365),
   /** Requests per minute per source address (SPEC "Rate limits"); overridable so test suites can sign in freely. */
   LOGIN_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(10),
   PASSWORD_RESET_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(5),

@@ -2,7 +2,8 @@ import * as z from 'zod';
 import { route, ok, created } from '#http/route';
 import { accountOut, email, text } from '#http/schemas';
 import { activeFeatures, startingSubscription } from '#domain/billing';
-import { createAccountAsStaff, getAccountForStaff, listAccounts, toAdminUserOut, updateAccountAsStaff } from '#domain/identity';
+import { createAccountAsStaff, getAccountForStaff, listAccounts, listSecurityLogForStaff, securityLogEntryOut, toAdminUserOut, updateAccountAsStaff } from '#domain/identity';
+import { nextCursorHeaders, pageQuery } from '#http/paging';
 
 const accountType = z.enum(['customer', 'project_user', 'staff']);
 const userParams = z.object({ user_id: z.uuid() });
@@ -32,6 +33,16 @@ export const adminRoutes = [
     params: userParams,
     responses: { 200: adminUserOut },
     handler: async ({ params }, ctx) => ok(toAdminUserOut(await getAccountForStaff(ctx, params))),
+  }),
+  route({
+    method: 'GET', path: '/admin/users/{user_id}/security-log', auth: 'staff', summary: "One account's security log, newest first (staff); the next page's cursor in X-Next-Cursor",
+    params: userParams,
+    query: pageQuery,
+    responses: { 200: z.array(securityLogEntryOut) },
+    handler: async ({ params, query }, ctx) => {
+      const { entries, next } = await listSecurityLogForStaff(ctx, { ...params, ...query });
+      return ok(entries, { headers: nextCursorHeaders(next) });
+    },
   }),
   route({
     method: 'PATCH', path: '/admin/users/{user_id}', auth: 'staff', summary: "Block or unblock an account, change its class or staff standing",

@@ -2,7 +2,8 @@ import * as z from 'zod';
 import { route, ok, created, noContent } from '#http/route';
 import { accountOut, email, text, tokenPair } from '#http/schemas';
 import { ACCESS_COOKIE, REFRESH_COOKIE, clearCookie, signedIn } from '#http/cookies';
-import { currentAccount, toAccountOut, updateProfile, register, login, listSessions, logout, refreshSession, revokeSession, revokeOtherSessions, confirmPasswordReset, requestPasswordReset, enrolAuthenticator, listAuthenticators, provisionAuthenticator, removeAuthenticator, toDeviceOut, recoveryCodeStatus, regenerateRecoveryCodes, deleteLegacyTotp, confirmEmailChange, type ClientMeta } from '#domain/identity';
+import { currentAccount, toAccountOut, updateProfile, register, login, listSessions, logout, refreshSession, revokeSession, revokeOtherSessions, confirmPasswordReset, requestPasswordReset, enrolAuthenticator, listAuthenticators, provisionAuthenticator, removeAuthenticator, toDeviceOut, recoveryCodeStatus, regenerateRecoveryCodes, deleteLegacyTotp, confirmEmailChange, listOwnSecurityLog, securityLogEntryOut, type ClientMeta } from '#domain/identity';
+import { nextCursorHeaders, pageQuery } from '#http/paging';
 import { startingSubscription } from '#domain/billing';
 import { pendingInvitationGate } from '#domain/tenancy';
 import { capabilityRoutes } from './capabilities';
@@ -59,6 +60,15 @@ export const authRoutes = [
     method: 'GET', path: '/auth/me', auth: 'user', summary: 'The signed-in account',
     responses: { 200: accountOut },
     handler: async (_req, ctx) => ok(toAccountOut(currentAccount(ctx))),
+  }),
+  route({
+    method: 'GET', path: '/auth/me/security-log', auth: 'user', summary: "The account's security log, newest first: sign-ins and refusals (address, device), lockouts, authenticators, recovery codes, password reset, e-mail change, sessions ended; the next page's cursor in X-Next-Cursor",
+    query: pageQuery,
+    responses: { 200: z.array(securityLogEntryOut) },
+    handler: async ({ query }, ctx) => {
+      const { entries, next } = await listOwnSecurityLog(ctx, query);
+      return ok(entries, { headers: nextCursorHeaders(next) });
+    },
   }),
   route({
     method: 'PATCH', path: '/auth/me', auth: 'user', summary: 'Update profile fields; a new e-mail needs the current password (and a code) and takes effect once the link mailed to it is opened',

@@ -15,6 +15,9 @@ export const keys = {
   passwordReset: (tokenHash: string) => ({ PK: `RESET#${tokenHash}`, SK: 'RESET' }),
   /** A pending e-mail change, addressed by the SHA-256 of the token mailed to the new address (the token itself is never stored). */
   emailChange: (tokenHash: string) => ({ PK: `EMAILCHANGE#${tokenHash}`, SK: 'EMAILCHANGE' }),
+  /** The account's security log (issue 18): its own partition, time-ordered (newest first is one Query); TTL SECURITY_LOG_RETENTION_DAYS. */
+  securityLog: (userId: string, at: string, entryId: string) => ({ PK: `USER#${userId}#SECLOG`, SK: `${at}#${entryId}` }),
+  securityLogPK: (userId: string) => `USER#${userId}#SECLOG`,
   /** A rate-limit counter: one item per bucket (e.g. route + source address). */
   rateLimit: (bucket: string) => ({ PK: `RATE#${bucket}`, SK: 'RATE' }),
   subscription: (userId: string, subscriptionId: string) => ({ PK: `USER#${userId}`, SK: `SUB#${subscriptionId}` }),

@@ -12,7 +12,7 @@ import type { ClientMeta } from './sessions';
 /** Removes one of the caller's authenticators, once the caller has proven who it is; 404 when the caller has no such device. */
 export async function removeAuthenticator(ctx: AppContext, input: { device_id: string } & IdentityProof): Promise<void> {
   const account = await requireRecentProof(ctx, input);
-  await deleteAuthenticator(account.id, input.device_id);
+  await deleteAuthenticator(account.id, input.device_id, ctx);
 }
 
 /** Ten fresh recovery codes replacing the caller's set, once the caller has proven who it is; shown this once. */

@@ -1,5 +1,5 @@
 import { keys } from '#db/keys';
-import type { TransactStep } from '#db/transact';
+import { transact, type TransactStep } from '#db/transact';
 import { getItem, updateItem } from '#db/items';
 import { putNewStep, setExpression } from '#db/steps';
 import { invalid } from '#shared/errors';
@@ -111,6 +111,9 @@ export async function findAccountByEmail(email: string): Promise<Account | undef
 /** The signed-in caller's account (as re-read for this request). */
 export const currentAccount = (ctx: AppContext): Account => actorAccount(ctx);
 
-export async function recordLogin(userId: string, ctx: AppContext): Promise<void> {
-  await updateItem(keys.account(userId), setExpression({ last_login_at: ctx.clock.now().toISOString() }));
+/** Records a sign-in on the account (last login), with `alongside` writes (its security-log entry) in the same transaction. */
+export async function recordLogin(userId: string, ctx: AppContext, alongside: TransactStep[] = []): Promise<void> {
+  const update = setExpression({ last_login_at: ctx.clock.now().toISOString() });
+  if (!alongside.length) return void (await updateItem(keys.account(userId), update));
+  await transact([{ Update: { Key: keys.account(userId), ...update } }, ...alongside]);
 }

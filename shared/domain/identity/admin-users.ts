@@ -1,5 +1,5 @@
 import { keys } from '#db/keys';
-import { conditionalUpdate } from '#db/items';
+import { transact } from '#db/transact';
 import { IF_EXISTS, setExpression } from '#db/steps';
 import { forbidden, invalid, notFound } from '#shared/errors';
 import { actorAccount, type AppContext } from '#shared/context';
@@ -8,6 +8,7 @@ import { createAccount, type AlongsideAccount } from './registration';
 import { hasSecondFactor } from './second-factor';
 import { revokeAccountSessions } from './sessions';
 import { queryAll } from '#db/query';
+import { securityLogPage, securityLogStep, type SecurityLogPage } from './security-log';
 
 export const USER_NOT_FOUND = 'User not found';
 export const CANNOT_BLOCK_SELF = 'You cannot deactivate your own account';
@@ -85,14 +86,17 @@ export async function updateAccountAsStaff(ctx: AppContext, input: { user_id: st
   requireSuperuserFor(ctx, patch, before);
   const blocking = patch.is_active === false && before.is_active;
   const { is_active, account_type, is_staff, admin_role } = patch;
-  const updated = await conditionalUpdate(keys.account(userId), {
-    ...setExpression({ is_active, account_type, is_staff, admin_role, updated_at: ctx.clock.now().toISOString() }, blocking ? { token_version: 1 } : {}),
-    ...IF_EXISTS,
-    ReturnValues: 'ALL_NEW',
-  });
-  if (!updated.ok) throw notFound(USER_NOT_FOUND);
+  // The change and its entry in the account's security log, in one transaction.
+  const changed = Object.fromEntries(Object.entries({ is_active, account_type, is_staff, admin_role }).filter(([k, v]) => v !== undefined && v !== before[k as keyof Account]));
+  const fields = { is_active, account_type, is_staff, admin_role, updated_at: ctx.clock.now().toISOString() };
+  await transact([
+    { Update: { Key: keys.account(userId), ...setExpression(fields, blocking ? { token_version: 1 } : {}), ...IF_EXISTS }, failWith: notFound(USER_NOT_FOUND) },
+    securityLogStep(userId, { event: 'account.updated_by_staff', details: { ...changed, sessions_revoked: blocking } }, ctx),
+  ]);
   if (blocking) await revokeAccountSessions(userId, ctx);
-  return updated.item as unknown as Account;
+  const after = await getAccount(userId);
+  if (!after) throw notFound(USER_NOT_FOUND);
+  return after;
 }
 
 export interface StaffCreatedAccount {
@@ -114,4 +118,10 @@ export function createAccountAsStaff(ctx: AppContext, input: StaffCreatedAccount
   // a new account is staff when it says so in any way; `is_staff: false` and no admin role is an ordinary account
   requireSuperuserFor(ctx, { is_staff: rest.is_staff || undefined, account_type: rest.account_type, admin_role: rest.admin_role ?? undefined });
   return createAccount({ ...rest, account_type: rest.account_type ?? 'customer' }, password, ctx, alongside);
+}
+
+/** Any account's security log, for staff (the route's level), newest first; 404 'User not found' for an unknown account. */
+export async function listSecurityLogForStaff(ctx: AppContext, input: { user_id: string } & SecurityLogPage) {
+  const account = await accountOrNotFound(input.user_id);
+  return securityLogPage(account.id, input);
 }

@@ -9,6 +9,7 @@ import type { MailMessage } from '#mail/mailer';
 import type { AppContext } from '#shared/context';
 import { appLink, issueLinkToken, readLinkToken, type LinkTokenRecord } from './link-token';
 import { EMAIL_TAKEN, type Account } from './accounts';
+import { recordSecurityEvent, securityLogStep } from './security-log';
 
 /** A link to confirm a new address is valid this long (like a password-reset link). */
 export const EMAIL_CHANGE_LINK_VALID_MINUTES = 60;
@@ -43,7 +44,10 @@ export async function startEmailChange(account: Account, newEmail: string, ctx: 
   const record = { user_id: account.id, old_email: account.email, new_email: newEmail };
   const token = await issueLinkToken(ctx, { keyOf: keys.emailChange, type: 'email_change', validMinutes: EMAIL_CHANGE_LINK_VALID_MINUTES, record });
   await queueMail(confirmationMail(newEmail, confirmEmailLink(token, ctx)), ctx);
-  await queueMail(noticeMail(account.email, newEmail), ctx);
+  await Promise.all([
+    queueMail(noticeMail(account.email, newEmail), ctx),
+    recordSecurityEvent(account.id, { event: 'email_change.requested', details: { new_email: newEmail } }, ctx),
+  ]);
 }
 
 export const confirmEmailLink = (token: string, ctx: AppContext) => appLink(ctx, 'confirm-email', token);
@@ -106,5 +110,7 @@ export async function confirmEmailChange(ctx: AppContext, input: { token: string
       },
       failWith: invalid(EMAIL_CHANGE_OUTDATED),
     },
+    // the holder of the link mailed to the new address, after the account holder asked for it
+    securityLogStep(record.user_id, { event: 'email.changed', actor: 'self', details: { old_email: record.old_email, new_email: record.new_email } }, ctx),
   ]);
 }

@@ -15,3 +15,4 @@ export * from './account-security';
 export * from './email-change';
 export * from './profile';
 export * from './reauth';
+export * from './security-log';

@@ -1,8 +1,10 @@
 import { keys } from '#db/keys';
 import { conditionalPut, conditionalUpdate, deleteItem, getItem } from '#db/items';
-import { locked, unauthenticated } from '#shared/errors';
+import { transact } from '#db/transact';
+import { conflict, locked, unauthenticated } from '#shared/errors';
 import type { AppContext } from '#shared/context';
 import { normalizeEmail } from './accounts';
+import { recordSecurityEvent, securityLogStep, type SecurityEventInput } from './security-log';
 
 /**
  * Failed sign-ins per address: this many within the window lock sign-in for the lock period. The
@@ -40,7 +42,7 @@ export function lockedUntil(state: LoginFailures | undefined, ctx: AppContext): 
  * threshold. The count is an atomic ADD, so concurrent failures are each counted; a window that has
  * ended is replaced by a fresh one with a conditional put, racing requests retrying the ADD.
  */
-export async function recordLoginFailure(email: string, ctx: AppContext): Promise<number | undefined> {
+export async function recordLoginFailure(email: string, ctx: AppContext, userId?: string): Promise<number | undefined> {
   const Key = keys.loginFailures(normalizeEmail(email));
   const now = ctx.clock.now().getTime();
   const windowEnds = now + LOCKOUT.windowSeconds * 1000;
@@ -64,30 +66,57 @@ export async function recordLoginFailure(email: string, ctx: AppContext): Promis
     if (opened) failures = 1;
   }
   if (failures === undefined) throw new Error('Could not count a failed login');
-  return failures >= LOCKOUT.maxFailures ? lock(email, ctx) : undefined;
+  return failures >= LOCKOUT.maxFailures ? lock(email, ctx, userId) : undefined;
 }
 
-/** Sets the lock unless one is already in force; either way answers when the lock in force ends. */
-async function lock(email: string, ctx: AppContext): Promise<number> {
+const LOCK_IN_FORCE = conflict('lock in force');
+
+/**
+ * Sets the lock unless one is already in force; either way answers when the lock in force ends.
+ * For an address with an account (`userId`), the lock's `lockout.started` entry goes into the same
+ * transaction; an unknown address makes the same one transaction without it (same round trips).
+ */
+async function lock(email: string, ctx: AppContext, userId?: string): Promise<number> {
   const now = ctx.clock.now().getTime();
   const until = now + LOCKOUT.lockSeconds * 1000;
   const key = keys.loginFailures(normalizeEmail(email));
-  const set = await conditionalUpdate(key, {
-    UpdateExpression: 'SET locked_until_ms = :until, expires_at_epoch = :expires',
-    ConditionExpression: 'attribute_exists(PK) AND (attribute_not_exists(locked_until_ms) OR locked_until_ms <= :now)',
-    ExpressionAttributeValues: { ':until': until, ':now': now, ':expires': epoch(until) },
-    ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-  });
-  // Otherwise a lock is already in force (a concurrent failure set it): answer its end.
-  return set.ok ? until : ((set.old?.locked_until_ms as number | undefined) ?? until);
+  const entry: SecurityEventInput = { event: 'lockout.started', actor: 'anonymous', details: { locked_until: new Date(until).toISOString() } };
+  try {
+    await transact([
+      {
+        Update: {
+          Key: key,
+          UpdateExpression: 'SET locked_until_ms = :until, expires_at_epoch = :expires',
+          ConditionExpression: 'attribute_exists(PK) AND (attribute_not_exists(locked_until_ms) OR locked_until_ms <= :now)',
+          ExpressionAttributeValues: { ':until': until, ':now': now, ':expires': epoch(until) },
+        },
+        failWith: LOCK_IN_FORCE,
+      },
+      ...(userId ? [securityLogStep(userId, entry, ctx)] : []),
+    ]);
+    return until;
+  } catch (err) {
+    if (err !== LOCK_IN_FORCE) throw err;
+    // A lock is already in force (a concurrent failure set it): answer its end.
+    return (await getItem<LoginFailures>(key))?.locked_until_ms ?? until;
+  }
+}
+
+/**
+ * A refused attempt of a known account, for its security log (an unknown address has no log: nothing
+ * is written for it, and the entry's write runs beside the count's, which both make).
+ */
+export interface RefusalEntry {
+  userId: string;
+  entry: SecurityEventInput;
 }
 
 /**
  * Counts a failed password or second-factor check (sign-in or a re-check of a signed-in caller) and
  * refuses it: 423 when this attempt locked the address, else 401 with `detail`.
  */
-export async function refuseAndCount(email: string, detail: string, ctx: AppContext): Promise<never> {
-  const lockEnd = await recordLoginFailure(email, ctx);
+export async function refuseAndCount(email: string, detail: string, ctx: AppContext, log?: RefusalEntry): Promise<never> {
+  const [lockEnd] = await Promise.all([recordLoginFailure(email, ctx, log?.userId), log ? recordSecurityEvent(log.userId, log.entry, ctx) : undefined]);
   if (lockEnd) throw lockedOut(lockEnd);
   throw unauthenticated(detail);
 }

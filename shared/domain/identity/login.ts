@@ -4,7 +4,8 @@ import type { AppContext } from '#shared/context';
 import { findAccountByEmail, recordLogin, type Account } from './accounts';
 import { startSession, type ClientMeta, type TokenPair } from './sessions';
 import { clearLoginFailures, lockedOut, lockedUntil, loginFailures, refuseAndCount } from './lockout';
-import { hasSecondFactor, verifySecondFactor } from './second-factor';
+import { hasSecondFactor, secondFactorKind, verifySecondFactor } from './second-factor';
+import { recordSecurityEvent, securityLogStep, type RefusalReason, type SecurityEventInput } from './security-log';
 import { perAddressPerMinute } from './rate-limit';
 
 /** SPEC "Errors", login refusals. */
@@ -45,26 +46,42 @@ export interface LoginInput {
 export async function login(ctx: AppContext, input: LoginInput, gates: SignInGate[] = []): Promise<TokenPair> {
   await perAddressPerMinute('login', input.client.sourceIp, ctx.config.LOGIN_RATE_LIMIT_PER_MINUTE, ctx);
   const [account, failures] = await Promise.all([findAccountByEmail(input.email), loginFailures(input.email)]);
-  const valid = account ? await verifyPassword(account.password_hash, input.password) : await verifyAgainstDecoy(input.password);
   const lockEnd = lockedUntil(failures, ctx);
+  // A known account's refusal under a lock is logged while the password is verified (which every attempt waits for).
+  const [valid] = await Promise.all([
+    account ? verifyPassword(account.password_hash, input.password) : verifyAgainstDecoy(input.password),
+    lockEnd && account ? recordSecurityEvent(account.id, refused('locked'), ctx) : undefined,
+  ]);
   if (lockEnd) throw lockedOut(lockEnd);
-  if (!account || !account.is_active || !valid) return refuseAndCount(input.email, INVALID_CREDENTIALS, ctx);
-  for (const gate of gates) if (await gate.refuses(account, ctx)) throw unauthenticated(gate.detail);
-  await requireSecondFactor(account, input.totp_code, ctx);
-  await Promise.all([recordLogin(account.id, ctx), failures ? clearLoginFailures(input.email) : undefined]);
+  if (!account || !account.is_active || !valid) return refuseAndCount(input.email, INVALID_CREDENTIALS, ctx, account && { userId: account.id, entry: refused('invalid_credentials') });
+  for (const gate of gates) if (await gate.refuses(account, ctx)) await refuseUncounted(account, 'sign_in_gate', gate.detail, ctx);
+  const secondFactor = await requireSecondFactor(account, input.totp_code, ctx);
+  const signedIn = securityLogStep(account.id, { event: 'sign_in.succeeded', actor: 'self', details: { second_factor: secondFactor } }, ctx);
+  await Promise.all([recordLogin(account.id, ctx, [signedIn]), failures ? clearLoginFailures(input.email) : undefined]);
   return startSession(account, input.client, ctx);
+}
+
+/** A refused sign-in's entry: whoever tried has not proven to be the account holder. */
+const refused = (reason: RefusalReason): SecurityEventInput => ({ event: 'sign_in.refused', reason, actor: 'anonymous' });
+
+/** A refusal that does not count towards the lockout (the password was right; something else is missing): logged, then 401. */
+async function refuseUncounted(account: Account, reason: RefusalReason, detail: string, ctx: AppContext): Promise<never> {
+  await recordSecurityEvent(account.id, refused(reason), ctx);
+  throw unauthenticated(detail);
 }
 
 /**
  * An account with an authenticator must send a code (a missing one is not a failed attempt: the
  * client simply asks for it); without one, a policy requiring MFA refuses sign-in until one is set up.
+ * Answers which second factor signed in (`totp`, `recovery_code`), or null when none was asked.
  */
-async function requireSecondFactor(account: Account, presented: string | null | undefined, ctx: AppContext): Promise<void> {
+async function requireSecondFactor(account: Account, presented: string | null | undefined, ctx: AppContext): Promise<'totp' | 'recovery_code' | null> {
   if (!hasSecondFactor(account)) {
-    if (ctx.config.MFA_REQUIRED) throw unauthenticated(TOTP_SETUP_REQUIRED);
-    return;
+    if (ctx.config.MFA_REQUIRED) await refuseUncounted(account, 'totp_setup_required', TOTP_SETUP_REQUIRED, ctx);
+    return null;
   }
   const code = presented?.trim();
-  if (!code) throw unauthenticated(TOTP_CODE_REQUIRED);
-  if (!(await verifySecondFactor(account, code, ctx))) await refuseAndCount(account.email, TOTP_CODE_INVALID, ctx);
+  if (!code) return refuseUncounted(account, 'totp_required', TOTP_CODE_REQUIRED, ctx);
+  if (!(await verifySecondFactor(account, code, ctx))) await refuseAndCount(account.email, TOTP_CODE_INVALID, ctx, { userId: account.id, entry: refused('totp_invalid') });
+  return secondFactorKind(code);
 }

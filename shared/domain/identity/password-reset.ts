@@ -13,6 +13,7 @@ import { hasSecondFactor, verifySecondFactor } from './second-factor';
 import { revokeAccountSessions, type ClientMeta } from './sessions';
 import { perAddressPerMinute } from './rate-limit';
 import { escapeHtml } from '#mail/html';
+import { recordSecurityEvent, securityLogStep } from './security-log';
 
 /** SPEC "Other constants": a reset link is valid for 60 minutes. */
 export const RESET_LINK_VALID_MINUTES = 60;
@@ -51,10 +52,17 @@ async function sendResetLink(input: PasswordResetRequest, ctx: AppContext): Prom
   // With an authenticator, a mailbox alone does not reset the password: a valid second factor must come too.
   if (hasSecondFactor(account)) {
     const code = input.totp_code?.trim();
-    if (!code || !(await verifySecondFactor(account, code, ctx))) return;
+    if (!code || !(await verifySecondFactor(account, code, ctx))) {
+      // the account's log tells its holder that someone without the second factor asked (the requester learns nothing: same answer)
+      await recordSecurityEvent(account.id, { event: 'password_reset.requested', reason: code ? 'totp_invalid' : 'totp_required', actor: 'anonymous', details: { link_sent: false } }, ctx);
+      return;
+    }
   }
   const token = await issueLinkToken(ctx, { keyOf: keys.passwordReset, type: 'password_reset', validMinutes: RESET_LINK_VALID_MINUTES, record: { user_id: account.id } });
-  await queueMail(resetMail(account.email, resetLink(token, ctx)), ctx);
+  await Promise.all([
+    queueMail(resetMail(account.email, resetLink(token, ctx)), ctx),
+    recordSecurityEvent(account.id, { event: 'password_reset.requested', actor: 'anonymous', details: { link_sent: true } }, ctx),
+  ]);
 }
 
 export const resetLink = (token: string, ctx: AppContext) => appLink(ctx, 'reset-password', token);
@@ -95,6 +103,8 @@ export async function confirmPasswordReset(ctx: AppContext, input: { token: stri
     // The new password, and a new token version: every access token issued before dies.
     { Update: { Key: keys.account(record.user_id), ...setExpression({ password_hash, updated_at: now }, { token_version: 1 }), ...IF_EXISTS }, failWith: notFound(RESET_TOKEN_NOT_FOUND) },
     deleteStep(keys.loginFailures(normalizeEmail(account.email))),
+    // the holder of the mailed link is taken for the account holder
+    securityLogStep(record.user_id, { event: 'password_reset.completed', actor: 'self', details: { all_sessions_revoked: true } }, ctx),
   ]);
   await revokeAccountSessions(record.user_id, ctx);
 }

@@ -6,6 +6,7 @@ import { lockedOut, lockedUntil, loginFailures, refuseAndCount } from './lockout
 import { hasSecondFactor, verifySecondFactor } from './second-factor';
 import { perAddressPerMinute } from './rate-limit';
 import type { ClientMeta } from './sessions';
+import { recordSecurityEvent, type RefusalReason, type SecurityEventInput } from './security-log';
 
 /** Refusals of a re-check (the second-factor ones are sign-in's own words, SPEC "Errors"). */
 export const CURRENT_PASSWORD_REQUIRED = 'Current password required';
@@ -37,9 +38,15 @@ export async function checkPassword(account: Account, password: string, client: 
   await perAddressPerMinute(PASSWORD_CHECKS_BUCKET, client.sourceIp, ctx.config.LOGIN_RATE_LIMIT_PER_MINUTE, ctx);
   const [valid, failures] = await Promise.all([verifyPassword(account.password_hash, password), loginFailures(account.email)]);
   const lockEnd = lockedUntil(failures, ctx);
-  if (lockEnd) throw lockedOut(lockEnd);
-  if (!valid) await refuseAndCount(account.email, INVALID_PASSWORD, ctx);
+  if (lockEnd) {
+    await recordSecurityEvent(account.id, recheckRefused('locked'), ctx);
+    throw lockedOut(lockEnd);
+  }
+  if (!valid) await refuseAndCount(account.email, INVALID_PASSWORD, ctx, { userId: account.id, entry: recheckRefused('invalid_password') });
 }
+
+/** A refused re-check of a signed-in caller, for the account's security log (the caller is the actor). */
+const recheckRefused = (reason: RefusalReason): SecurityEventInput => ({ event: 'reauth.refused', reason });
 
 /**
  * Recent proof of identity for a sensitive change (removing an authenticator, changing the e-mail,
@@ -55,6 +62,6 @@ export async function requireRecentProof(ctx: AppContext, proof: IdentityProof):
   if (!hasSecondFactor(account)) return account;
   const code = proof.totp_code?.trim();
   if (!code) throw unauthenticated(SECOND_FACTOR_REQUIRED);
-  if (!(await verifySecondFactor(account, code, ctx))) await refuseAndCount(account.email, SECOND_FACTOR_INVALID, ctx);
+  if (!(await verifySecondFactor(account, code, ctx))) await refuseAndCount(account.email, SECOND_FACTOR_INVALID, ctx, { userId: account.id, entry: recheckRefused('totp_invalid') });
   return account;
 }

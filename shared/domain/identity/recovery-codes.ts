@@ -1,6 +1,9 @@
 import { generateSecret } from 'otplib';
 import { keys } from '#db/keys';
-import { conditionalUpdate, getItem, putItem } from '#db/items';
+import { conditionalUpdate, getItem } from '#db/items';
+import { putStep } from '#db/steps';
+import { transact } from '#db/transact';
+import { securityLogStep } from './security-log';
 import { sha256 } from '#auth/tokens';
 import { actorAccount, type AppContext } from '#shared/context';
 
@@ -38,7 +41,10 @@ export async function replaceRecoveryCodes(userId: string, ctx: AppContext): Pro
     created_at: ctx.clock.now().toISOString(),
     codes: Object.fromEntries(codes.map((c) => [codeHash(userId, c), UNUSED])),
   };
-  await putItem({ ...keys.recoveryCodes(userId), type: 'recovery_codes', ...set });
+  await transact([
+    putStep({ ...keys.recoveryCodes(userId), type: 'recovery_codes', ...set }),
+    securityLogStep(userId, { event: 'recovery_codes.regenerated', details: { count: codes.length } }, ctx),
+  ]);
   return codes;
 }
 

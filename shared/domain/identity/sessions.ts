@@ -1,14 +1,15 @@
 import { keys } from '#db/keys';
-import { transactInChunks } from '#db/transact';
+import { transact, transactInChunks } from '#db/transact';
 import { conditionalUpdate, deleteItem, putItem } from '#db/items';
 import { deleteStep, setExpression } from '#db/steps';
 import { issueAccessToken, newSecret, refreshToken, sha256 } from '#auth/tokens';
 import { seal, open } from '#auth/secret-box';
-import { notFound, unauthenticated } from '#shared/errors';
+import { isRefusal, notFound, unauthenticated } from '#shared/errors';
 import { actorAccount, NOT_AUTHENTICATED, type AppContext } from '#shared/context';
 import { USER_NOT_FOUND_OR_INACTIVE, type Account } from './accounts';
 import { queryAll } from '#db/query';
 import { batchGet, keyId } from '#db/batch-get';
+import { securityLogStep, type SecurityEventInput } from './security-log';
 
 /** One signed-in device. Revoking a session deletes it; its refresh token and access tokens then stop working. */
 export interface Session {
@@ -137,7 +138,7 @@ export async function refreshSession(ctx: AppContext, input: { refresh_token?: s
     return tokenPair(account, current.id, secret, atInstant(ctx, new Date(current.rotated_at!)));
   }
   // The same token used again after the window: it was copied.
-  await deleteSession(account.id, session.id);
+  await endSession(account.id, session.id, { event: 'session.revoked', actor: 'anonymous', details: { session_id: session.id, cause: 'refresh_token_reuse' } }, ctx);
   throw unauthenticated(INVALID_REFRESH);
 }
 
@@ -173,6 +174,22 @@ async function deleteSession(userId: string, sessionId: string): Promise<boolean
   return Boolean(await deleteItem(keys.session(userId, sessionId)));
 }
 
+/**
+ * Ends one session with its entry in the account's security log, in one transaction; answers
+ * whether there was such a session (none: nothing is written, the log included).
+ */
+async function endSession(userId: string, sessionId: string, entry: SecurityEventInput, ctx: AppContext): Promise<boolean> {
+  try {
+    await transact([deleteStep(keys.session(userId, sessionId), notFound(SESSION_NOT_FOUND)), securityLogStep(userId, entry, ctx)]);
+    return true;
+  } catch (err) {
+    if (isRefusal(err, 'not_found')) return false;
+    throw err;
+  }
+}
+
+const signedOut = (sessionId: string): SecurityEventInput => ({ event: 'session.signed_out', actor: 'self', details: { session_id: sessionId } });
+
 /** The signed-in caller's account and the session its token belongs to. */
 function actorSession(ctx: AppContext): { account: Account; session: Session } {
   const account = actorAccount(ctx);
@@ -189,18 +206,19 @@ export async function logout(ctx: AppContext, input: { refresh_token?: string })
   const parsed = input.refresh_token ? refreshToken.parse(input.refresh_token) : undefined;
   if (ctx.actor) {
     const { account, session } = actorSession(ctx);
-    await deleteSession(account.id, session.id);
-    if (parsed && parsed.userId === account.id && parsed.sessionId !== session.id) await deleteSession(account.id, parsed.sessionId);
+    await endSession(account.id, session.id, signedOut(session.id), ctx);
+    if (parsed && parsed.userId === account.id && parsed.sessionId !== session.id) await endSession(account.id, parsed.sessionId, signedOut(parsed.sessionId), ctx);
     return;
   }
   if (!input.refresh_token) throw unauthenticated(NOT_AUTHENTICATED);
   if (!parsed || !(await refreshTokenHolds(parsed, ctx))) throw unauthenticated(INVALID_REFRESH);
-  await deleteSession(parsed.userId, parsed.sessionId);
+  await endSession(parsed.userId, parsed.sessionId, signedOut(parsed.sessionId), ctx);
 }
 
 /** Revokes one of the caller's sessions (its tokens stop working at once); 404 when the caller has no such session. */
 export async function revokeSession(ctx: AppContext, input: { session_id: string }): Promise<void> {
-  if (!(await deleteSession(actorAccount(ctx).id, input.session_id))) throw notFound(SESSION_NOT_FOUND);
+  const entry: SecurityEventInput = { event: 'session.revoked', details: { session_id: input.session_id } };
+  if (!(await endSession(actorAccount(ctx).id, input.session_id, entry, ctx))) throw notFound(SESSION_NOT_FOUND);
 }
 
 /** What the sessions list shows of a session; `current` marks the caller's own. */
@@ -229,15 +247,19 @@ export async function listSessions(ctx: AppContext) {
   return (await sessionsOf(account.id, ctx)).map((s) => toSessionOut(s, session.id));
 }
 
-/** Revokes (deletes) every session of the account except `keepSessionId`; answers how many were revoked. */
-export async function revokeAccountSessions(userId: string, ctx: AppContext, keepSessionId?: string): Promise<number> {
+/**
+ * Revokes (deletes) every session of the account except `keepSessionId`; answers how many were
+ * revoked. An `entry` for the security log goes into the (last) transaction of the deletes.
+ */
+export async function revokeAccountSessions(userId: string, ctx: AppContext, keepSessionId?: string, entry?: (count: number) => SecurityEventInput): Promise<number> {
   const doomed = (await sessionsOf(userId, ctx)).filter((s) => s.id !== keepSessionId);
-  await transactInChunks(doomed.map((s) => deleteStep(keys.session(userId, s.id))));
+  const deletes = doomed.map((s) => deleteStep(keys.session(userId, s.id)));
+  await transactInChunks(entry ? [...deletes, securityLogStep(userId, entry(doomed.length), ctx)] : deletes);
   return doomed.length;
 }
 
-/** Revokes every session of the caller except the calling one; answers how many were revoked. */
+/** Revokes every session of the caller except the calling one (logged with the count); answers how many were revoked. */
 export async function revokeOtherSessions(ctx: AppContext): Promise<number> {
   const { account, session } = actorSession(ctx);
-  return revokeAccountSessions(account.id, ctx, session.id);
+  return revokeAccountSessions(account.id, ctx, session.id, (revoked) => ({ event: 'sessions.revoked', details: { revoked, kept_session_id: session.id } }));
 }

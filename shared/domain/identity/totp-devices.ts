@@ -8,6 +8,7 @@ import { open, seal } from '#auth/secret-box';
 import { actorAccount, type AppContext } from '#shared/context';
 import type { Account } from './accounts';
 import { queryPartition } from '#db/query';
+import { securityLogStep } from './security-log';
 
 /** SPEC "Other constants": authenticators per account. */
 export const MAX_AUTHENTICATORS = 3;
@@ -72,6 +73,7 @@ export async function enrolAuthenticator(ctx: AppContext, input: { secret: strin
   await transact([
     counterStep(keys.account(account.id), { totp_device_count: 1 }, { max: { totp_device_count: MAX_AUTHENTICATORS }, failWith: invalid(TOO_MANY_AUTHENTICATORS) }),
     putNewStep({ ...keys.totpDevice(account.id, id), type: 'totp_device', ...device }),
+    securityLogStep(account.id, { event: 'authenticator.added', details: { device_id: id, device_name: name } }, ctx),
   ]);
   return device;
 }
@@ -84,11 +86,12 @@ async function devicesOf(userId: string): Promise<TotpDevice[]> {
 /** The caller's authenticators, oldest first. */
 export const listAuthenticators = (ctx: AppContext): Promise<TotpDevice[]> => devicesOf(actorAccount(ctx).id);
 
-/** Removes one of the account's authenticators; 404 when it has no such device. The caller has proven who it is (see `account-security.ts`). */
-export async function deleteAuthenticator(userId: string, deviceId: string): Promise<void> {
+/** Removes one of the account's authenticators (logged in the same transaction); 404 when it has no such device. The caller has proven who it is (see `account-security.ts`). */
+export async function deleteAuthenticator(userId: string, deviceId: string, ctx: AppContext): Promise<void> {
   await transact([
     deleteStep(keys.totpDevice(userId, deviceId), notFound(DEVICE_NOT_FOUND)),
     counterStep(keys.account(userId), { totp_device_count: -1 }),
+    securityLogStep(userId, { event: 'authenticator.removed', details: { device_id: deviceId } }, ctx),
   ]);
 }
 

@@ -1,0 +1,16 @@
+import * as z from 'zod';
+
+/**
+ * Paged lists that answer a plain JSON array (SPEC rule 1): `limit` (1–500, default 100) and the
+ * opaque `cursor` of a previous answer's `X-Next-Cursor` header. The cursor's encoding and its check
+ * (tampered → 422) are the data layer's (`shared/db/cursor.ts`).
+ */
+export const NEXT_CURSOR_HEADER = 'x-next-cursor';
+
+export const pageQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(500).default(100),
+  cursor: z.string().min(1).max(2048).optional(),
+});
+
+/** The answer's headers: the next page's cursor, when there is one (none on the last page). */
+export const nextCursorHeaders = (next: string | undefined): Record<string, string> => (next ? { [NEXT_CURSOR_HEADER]: next } : {});

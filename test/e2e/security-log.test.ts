@@ -1,0 +1,278 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTestStack } from '../helpers/stack';
+import { client, PASSWORD, signUp, uniqueEmail } from '../helpers/http';
+import { enrolAuthenticator, frozenClock, login, postFrom, requestFrom, totpCode } from '../helpers/sign-in';
+import { linkFrom, readOutbox } from '../helpers/outbox';
+
+// Issue 18, item 3: the account's security log (GET /auth/me/security-log; staff: GET /admin/users/{user_id}/security-log).
+const STAFF_EMAIL = 'root@seclog.example.com';
+const STAFF_PASSWORD = 'staff passphrase 1';
+const clock = frozenClock();
+const ref = useTestStack({ APP_BASE_URL: 'https://catalog.example.test', BOOTSTRAP_ADMIN_EMAIL: STAFF_EMAIL, BOOTSTRAP_ADMIN_PASSWORD: STAFF_PASSWORD }, { clock });
+const api = client(() => ref.stack.url);
+const STEP = 30_000;
+const ENTRY_FIELDS = ['actor', 'actor_id', 'at', 'details', 'event', 'id', 'reason', 'request_id', 'source_ip', 'user_agent'];
+
+/** Each action a second after the one before, so entries have distinct times (the clock is the test's). */
+const tick = () => clock.advance(1000);
+const log = async (token: string, query = '') => {
+  const res = await api.get(`/auth/me/security-log${query}`, { token });
+  expect(res.status).toBe(200);
+  return res;
+};
+const events = async (token: string) => (await log(token)).body.map((e: { event: string; reason: string | null }) => (e.reason ? `${e.event}:${e.reason}` : e.event));
+const signInFrom = (address: string, device: string, email: string, password: string, totp_code?: string) =>
+  postFrom(address, ref.stack.url, '/auth/login', { email, password, ...(totp_code ? { totp_code } : {}) }, { 'user-agent': device });
+const mailsTo = async (to: string) => {
+  await ref.stack.queues.drain();
+  return readOutbox(ref.stack.dataDir, { to });
+};
+
+let staff: { id: string; token: string };
+beforeAll(async () => {
+  const res = await login(api, STAFF_EMAIL, STAFF_PASSWORD);
+  staff = { id: (await api.get('/auth/me', { token: res.body.access_token })).body.id, token: res.body.access_token };
+});
+
+describe('sign-ins', () => {
+  it('shows a refused and a successful sign-in from two source addresses, each with its device', async () => {
+    const email = uniqueEmail('seclog');
+    expect((await api.post('/auth/register', { email, password: PASSWORD })).status).toBe(201);
+    tick();
+    const refused = await signInFrom('127.0.0.2', 'Firefox/128 (laptop)', email, 'not the password');
+    expect([refused.status, refused.body]).toEqual([401, { detail: 'Invalid credentials' }]);
+    tick();
+    const signedIn = await signInFrom('127.0.0.3', 'Safari/17 (phone)', email, PASSWORD);
+    expect(signedIn.status).toBe(200);
+
+    const res = await log(signedIn.body.access_token);
+    const me = (await api.get('/auth/me', { token: signedIn.body.access_token })).body;
+    expect(res.body).toHaveLength(2);
+    const [success, refusal] = res.body;
+    expect(Object.keys(success).sort()).toEqual(ENTRY_FIELDS);
+    expect(success).toMatchObject({
+      event: 'sign_in.succeeded', reason: null, source_ip: '127.0.0.3', user_agent: 'Safari/17 (phone)', actor: 'self', actor_id: me.id, details: { second_factor: null },
+    });
+    expect(refusal).toMatchObject({
+      event: 'sign_in.refused', reason: 'invalid_credentials', source_ip: '127.0.0.2', user_agent: 'Firefox/128 (laptop)', actor: 'anonymous', actor_id: null,
+    });
+    expect(success.request_id).toEqual(expect.any(String));
+    expect(success.request_id).not.toBe(refusal.request_id);
+    expect(Date.parse(success.at)).toBeGreaterThan(Date.parse(refusal.at));
+    expect(res.headers.get('x-next-cursor')).toBeNull();
+    // no password, token or hash in any entry
+    for (const secret of [PASSWORD, 'not the password', signedIn.body.access_token, signedIn.body.refresh_token, 'argon', '$2']) expect(res.text).not.toContain(secret);
+  });
+
+  it('writes nothing for an address without an account: the account registered later starts with an empty log', async () => {
+    const email = uniqueEmail('later');
+    expect((await login(api, email, 'guessing')).status).toBe(401);
+    const user = await signUp(api, email);
+    expect(await events(user.token)).toEqual(['sign_in.succeeded']);
+  });
+
+  it('logs the lockout and the refusals under it', async () => {
+    const user = await signUp(api);
+    for (let i = 0; i < 10; i++) {
+      tick();
+      await login(api, user.email, 'wrong guess');
+    }
+    tick();
+    const underLock = await login(api, user.email, PASSWORD);
+    expect(underLock.status).toBe(423);
+    const entries = (await log(user.token)).body as { event: string; reason: string | null; details: Record<string, unknown> }[];
+    expect(entries[0]).toMatchObject({ event: 'sign_in.refused', reason: 'locked' });
+    // the tenth failure is refused (423) and starts the lock, in one request
+    const tenth = entries.slice(1, 3).map((e) => `${e.event}:${e.reason}`).sort();
+    expect(tenth).toEqual(['lockout.started:null', 'sign_in.refused:invalid_credentials']);
+    const started = entries.find((e) => e.event === 'lockout.started')!;
+    expect(started.details.locked_until).toBe(underLock.body.locked_until);
+    expect(entries.filter((e) => e.reason === 'invalid_credentials')).toHaveLength(10);
+    expect(entries.at(-1)!.event).toBe('sign_in.succeeded');
+  });
+});
+
+describe('second factor and recovery codes', () => {
+  it('logs authenticators added and removed, recovery codes regenerated, and second-factor refusals, without any secret or code', async () => {
+    const user = await signUp(api);
+    tick();
+    const secret = await enrolAuthenticator(api, user.token, clock.now(), 'Work phone');
+    const [device] = (await api.get('/auth/totp/devices', { token: user.token })).body;
+    tick();
+    expect((await login(api, user.email, PASSWORD)).body).toEqual({ detail: 'TOTP code required' });
+    tick();
+    expect((await login(api, user.email, PASSWORD, '000000')).status).toBe(401);
+    clock.advance(STEP);
+    const withCode = await login(api, user.email, PASSWORD, await totpCode(secret, clock.now()));
+    expect(withCode.status).toBe(200);
+    clock.advance(STEP);
+    const regenerated = await api.post('/auth/totp/recovery/regenerate', { current_password: PASSWORD, totp_code: await totpCode(secret, clock.now()) }, { token: user.token });
+    expect(regenerated.status).toBe(200);
+    const codes: string[] = regenerated.body.codes;
+    tick();
+    expect((await login(api, user.email, PASSWORD, codes[0])).status).toBe(200);
+    tick();
+    const removed = await api.delete(`/auth/totp/devices/${device.id}`, { current_password: PASSWORD, totp_code: codes[1] }, { token: user.token });
+    expect(removed.status).toBe(204);
+
+    const res = await log(user.token);
+    expect(res.body.map((e: { event: string; reason: string | null }) => (e.reason ? `${e.event}:${e.reason}` : e.event))).toEqual([
+      'authenticator.removed',
+      'sign_in.succeeded',
+      'recovery_codes.regenerated',
+      'sign_in.succeeded',
+      'sign_in.refused:totp_invalid',
+      'sign_in.refused:totp_required',
+      'authenticator.added',
+      'sign_in.succeeded',
+    ]);
+    const [removal, recoverySignIn, regeneration, totpSignIn, , , added] = res.body;
+    expect(added).toMatchObject({ actor: 'self', actor_id: user.id, details: { device_id: device.id, device_name: 'Work phone' } });
+    expect(removal).toMatchObject({ actor: 'self', details: { device_id: device.id } });
+    expect(regeneration.details).toEqual({ count: 10 });
+    expect(totpSignIn.details).toEqual({ second_factor: 'totp' });
+    expect(recoverySignIn.details).toEqual({ second_factor: 'recovery_code' });
+    for (const s of [secret, ...codes, PASSWORD, '000000', user.token, user.refresh]) expect(res.text).not.toContain(s);
+  });
+
+  it('logs a refused re-check of the password (counted like a sign-in) with the caller as actor', async () => {
+    const user = await signUp(api);
+    tick();
+    const res = await api.post('/auth/totp/recovery/regenerate', { current_password: 'wrong' }, { token: user.token });
+    expect(res.body).toEqual({ detail: 'Invalid password' });
+    const [entry] = (await log(user.token)).body;
+    expect(entry).toMatchObject({ event: 'reauth.refused', reason: 'invalid_password', actor: 'self', actor_id: user.id });
+  });
+});
+
+describe('password reset and e-mail change', () => {
+  it('logs the request (link sent) and the completion', async () => {
+    const user = await signUp(api);
+    tick();
+    expect((await postFrom('127.0.0.4', ref.stack.url, '/auth/password/reset', { email: user.email }, { 'user-agent': 'ResetBrowser/1' })).status).toBe(200);
+    const [mail] = await mailsTo(user.email);
+    const token = linkFrom(mail, '/reset-password').searchParams.get('token')!;
+    tick();
+    expect((await api.post('/auth/password/reset/confirm', { token, new_password: 'a brand new passphrase' })).status).toBe(200);
+    tick();
+    const fresh = await login(api, user.email, 'a brand new passphrase');
+    const res = await log(fresh.body.access_token);
+    expect(res.body.map((e: { event: string }) => e.event)).toEqual(['sign_in.succeeded', 'password_reset.completed', 'password_reset.requested', 'sign_in.succeeded']);
+    expect(res.body[2]).toMatchObject({ source_ip: '127.0.0.4', user_agent: 'ResetBrowser/1', actor: 'anonymous', details: { link_sent: true } });
+    expect(res.body[1]).toMatchObject({ actor: 'self', details: { all_sessions_revoked: true } });
+    for (const s of [token, 'a brand new passphrase', PASSWORD]) expect(res.text).not.toContain(s);
+  });
+
+  it('logs a reset asked without the second factor, though the requester gets the same answer', async () => {
+    const user = await signUp(api);
+    await enrolAuthenticator(api, user.token, clock.now());
+    tick();
+    expect((await api.post('/auth/password/reset', { email: user.email })).body).toEqual({ status: 'ok' });
+    const [entry] = (await log(user.token)).body;
+    expect(entry).toMatchObject({ event: 'password_reset.requested', reason: 'totp_required', details: { link_sent: false } });
+  });
+
+  it('logs an e-mail change asked and confirmed', async () => {
+    const user = await signUp(api);
+    const next = uniqueEmail('moved');
+    tick();
+    expect((await api.patch('/auth/me', { email: next, current_password: PASSWORD }, { token: user.token })).status).toBe(200);
+    const [confirmation] = await mailsTo(next);
+    tick();
+    expect((await api.post('/auth/email/confirm', { token: linkFrom(confirmation, '/confirm-email').searchParams.get('token') })).status).toBe(200);
+    const res = await log(user.token);
+    expect(res.body.slice(0, 2)).toMatchObject([
+      { event: 'email.changed', actor: 'self', details: { old_email: user.email, new_email: next } },
+      { event: 'email_change.requested', actor: 'self', details: { new_email: next } },
+    ]);
+  });
+});
+
+describe('sessions', () => {
+  it('logs logout, one session revoked and every other session revoked', async () => {
+    const user = await signUp(api);
+    const second = await login(api, user.email, PASSWORD);
+    const third = await login(api, user.email, PASSWORD);
+    const fourth = await login(api, user.email, PASSWORD);
+    const sessions = (await api.get('/auth/sessions', { token: user.token })).body as { id: string; current: boolean }[];
+    tick();
+    expect((await api.post('/auth/logout', undefined, { token: second.body.access_token })).status).toBe(204);
+    const mine = sessions.find((s) => s.current)!.id;
+    const others = (await api.get('/auth/sessions', { token: user.token })).body.filter((s: { current: boolean }) => !s.current);
+    tick();
+    expect((await api.delete(`/auth/sessions/${others[0].id}`, undefined, { token: user.token })).status).toBe(204);
+    tick();
+    expect((await api.delete('/auth/sessions', undefined, { token: user.token })).body).toEqual({ revoked: 1 });
+    expect((await api.get('/auth/me', { token: third.body.access_token })).status).toBe(401);
+    expect((await api.get('/auth/me', { token: fourth.body.access_token })).status).toBe(401);
+
+    const res = await log(user.token);
+    const [all, one, out] = res.body;
+    expect(all).toMatchObject({ event: 'sessions.revoked', actor: 'self', details: { revoked: 1, kept_session_id: mine } });
+    expect(one).toMatchObject({ event: 'session.revoked', actor: 'self', details: { session_id: others[0].id } });
+    expect(out).toMatchObject({ event: 'session.signed_out', actor: 'self' });
+    expect(sessions.map((s) => s.id)).toContain(out.details.session_id);
+    for (const s of [second.body.refresh_token, third.body.refresh_token, fourth.body.refresh_token]) expect(res.text).not.toContain(s);
+  });
+});
+
+describe('who can read which log', () => {
+  it("has no route to another account's log but the staff one: a caller reads only its own, whatever it sends", async () => {
+    const [a, b] = [await signUp(api), await signUp(api)];
+    const own = (await log(a.token)).body;
+    expect((await log(a.token, `?user_id=${b.id}`)).body).toEqual(own);
+    expect(own.every((e: { actor_id: string }) => e.actor_id === a.id)).toBe(true);
+    const refused = await api.get(`/admin/users/${b.id}/security-log`, { token: a.token });
+    expect([refused.status, refused.body]).toEqual([403, { detail: 'Staff privileges required' }]);
+    expect((await api.get('/auth/me/security-log')).status).toBe(401);
+  });
+
+  it("lets staff read any account's log (404 for an unknown account), and logs staff's own actions on it with the staff id", async () => {
+    const user = await signUp(api);
+    tick();
+    expect((await api.patch(`/admin/users/${user.id}`, { is_active: false }, { token: staff.token })).status).toBe(200);
+    const res = await api.get(`/admin/users/${user.id}/security-log`, { token: staff.token });
+    expect(res.status).toBe(200);
+    expect(res.body.map((e: { event: string }) => e.event)).toEqual(['account.updated_by_staff', 'sign_in.succeeded']);
+    expect(res.body[0]).toMatchObject({ actor: 'staff', actor_id: staff.id, details: { is_active: false, sessions_revoked: true } });
+    // the blocked account's token is dead at once; its log is still there for staff
+    expect((await api.get('/auth/me/security-log', { token: user.token })).status).toBe(401);
+    const unknown = await api.get('/admin/users/00000000-0000-4000-8000-000000000000/security-log', { token: staff.token });
+    expect([unknown.status, unknown.body]).toEqual([404, { detail: 'User not found' }]);
+  });
+});
+
+describe('paging', () => {
+  it('pages newest first with the X-Next-Cursor header passed back as `cursor`; a tampered or foreign cursor is a 422', async () => {
+    const user = await signUp(api);
+    for (let i = 0; i < 4; i++) {
+      tick();
+      await requestFrom(`127.0.0.${10 + i}`, ref.stack.url, 'POST', '/auth/login', { email: user.email, password: 'wrong' });
+    }
+    const full = (await log(user.token)).body;
+    expect(full).toHaveLength(5);
+    const pages: unknown[][] = [];
+    let query = '?limit=2';
+    for (;;) {
+      const res = await log(user.token, query);
+      pages.push(res.body);
+      const next = res.headers.get('x-next-cursor');
+      if (!next) break;
+      query = `?limit=2&cursor=${encodeURIComponent(next)}`;
+    }
+    expect(pages.map((p) => p.length)).toEqual([2, 2, 1]);
+    expect(pages.flat()).toEqual(full);
+    expect(full.slice(0, 4).map((e: { source_ip: string }) => e.source_ip)).toEqual(['127.0.0.13', '127.0.0.12', '127.0.0.11', '127.0.0.10']);
+
+    const cursor = (await log(user.token, '?limit=1')).headers.get('x-next-cursor')!;
+    const other = await signUp(api);
+    for (const bad of ['not-a-cursor', `${cursor}x`, Buffer.from('{"PK":"USER#x#SECLOG","SK":"a"}').toString('base64url')]) {
+      const res = await api.get(`/auth/me/security-log?cursor=${encodeURIComponent(bad)}`, { token: user.token });
+      expect(res.status).toBe(422);
+    }
+    // a cursor of another account's log does not read that log
+    expect((await api.get(`/auth/me/security-log?cursor=${encodeURIComponent(cursor)}`, { token: other.token })).status).toBe(422);
+    for (const limit of ['0', '501', 'x']) expect((await api.get(`/auth/me/security-log?limit=${limit}`, { token: user.token })).status).toBe(422);
+    expect((await log(user.token, '?limit=500')).body).toHaveLength(5);
+  });
+});

@@ -216,6 +216,43 @@ describe('sessions', () => {
   });
 });
 
+describe('races', () => {
+  it('logs one revocation when the same session is revoked by many requests at once, 10 times over', async () => {
+    for (let round = 0; round < 10; round++) {
+      const user = await signUp(api);
+      const other = await login(api, user.email, PASSWORD);
+      const sessionId = (await api.get('/auth/sessions', { token: other.body.access_token })).body.find((s: { current: boolean }) => s.current).id;
+      const answers = await Promise.all(Array.from({ length: 5 }, () => api.delete(`/auth/sessions/${sessionId}`, undefined, { token: user.token })));
+      expect(answers.map((a) => a.status).sort()).toEqual([204, 404, 404, 404, 404]);
+      expect((await events(user.token)).filter((e: string) => e === 'session.revoked')).toHaveLength(1);
+    }
+  });
+
+  it('logs one lockout when the failures that reach the threshold arrive at once, 5 times over', async () => {
+    for (let round = 0; round < 5; round++) {
+      const user = await signUp(api);
+      const answers = await Promise.all(Array.from({ length: 14 }, () => login(api, user.email, 'wrong guess')));
+      expect(answers.filter((a) => a.status === 423).length).toBeGreaterThanOrEqual(5);
+      const logged = await events(user.token);
+      expect(logged.filter((e: string) => e === 'lockout.started')).toHaveLength(1);
+      expect(logged.filter((e: string) => e.startsWith('sign_in.refused'))).toHaveLength(14);
+    }
+  });
+
+  it('logs a refresh token used again after its rotation (a copied token) as its session revoked', async () => {
+    const user = await signUp(api);
+    const rotated = await api.post('/auth/token/refresh', { refresh_token: user.refresh });
+    expect(rotated.status).toBe(200);
+    clock.advance(60_000); // past the grace window
+    expect((await api.post('/auth/token/refresh', { refresh_token: user.refresh })).status).toBe(401);
+    tick();
+    const other = await login(api, user.email, PASSWORD);
+    const [, revoked] = (await log(other.body.access_token)).body;
+    expect(revoked).toMatchObject({ event: 'session.revoked', actor: 'anonymous', details: { cause: 'refresh_token_reuse' } });
+    expect(JSON.stringify(revoked)).not.toContain(user.refresh);
+  });
+});
+
 describe('who can read which log', () => {
   it("has no route to another account's log but the staff one: a caller reads only its own, whatever it sends", async () => {
     const [a, b] = [await signUp(api), await signUp(api)];

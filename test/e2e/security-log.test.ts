@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useTestStack } from '../helpers/stack';
-import { client, PASSWORD, signUp, uniqueEmail } from '../helpers/http';
+import { client, PASSWORD, uniqueEmail } from '../helpers/http';
 import { enrolAuthenticator, frozenClock, login, postFrom, requestFrom, totpCode } from '../helpers/sign-in';
 import { linkFrom, readOutbox } from '../helpers/outbox';
 
@@ -23,6 +23,15 @@ const log = async (token: string, query = '') => {
 const events = async (token: string) => (await log(token)).body.map((e: { event: string; reason: string | null }) => (e.reason ? `${e.event}:${e.reason}` : e.event));
 const signInFrom = (address: string, device: string, email: string, password: string, totp_code?: string) =>
   postFrom(address, ref.stack.url, '/auth/login', { email, password, ...(totp_code ? { totp_code } : {}) }, { 'user-agent': device });
+/** Registers and signs in a second later (so `account.created` is older than the first sign-in). */
+async function signUp(_api: typeof api, email = uniqueEmail()) {
+  const reg = await api.post('/auth/register', { email, password: PASSWORD });
+  expect(reg.status).toBe(201);
+  tick();
+  const res = await login(api, email, PASSWORD);
+  expect(res.status).toBe(200);
+  return { id: reg.body.id as string, email, token: res.body.access_token as string, refresh: res.body.refresh_token as string };
+}
 const mailsTo = async (to: string) => {
   await ref.stack.queues.drain();
   return readOutbox(ref.stack.dataDir, { to });
@@ -47,8 +56,9 @@ describe('sign-ins', () => {
 
     const res = await log(signedIn.body.access_token);
     const me = (await api.get('/auth/me', { token: signedIn.body.access_token })).body;
-    expect(res.body).toHaveLength(2);
-    const [success, refusal] = res.body;
+    expect(res.body).toHaveLength(3);
+    const [success, refusal, creation] = res.body;
+    expect(creation).toMatchObject({ event: 'account.created', actor: 'self', actor_id: me.id, details: { account_type: 'customer' } });
     expect(Object.keys(success).sort()).toEqual(ENTRY_FIELDS);
     expect(success).toMatchObject({
       event: 'sign_in.succeeded', reason: null, source_ip: '127.0.0.3', user_agent: 'Safari/17 (phone)', actor: 'self', actor_id: me.id, details: { second_factor: null },
@@ -68,7 +78,7 @@ describe('sign-ins', () => {
     const email = uniqueEmail('later');
     expect((await login(api, email, 'guessing')).status).toBe(401);
     const user = await signUp(api, email);
-    expect(await events(user.token)).toEqual(['sign_in.succeeded']);
+    expect(await events(user.token)).toEqual(['sign_in.succeeded', 'account.created']);
   });
 
   it('logs the lockout and the refusals under it', async () => {
@@ -88,7 +98,7 @@ describe('sign-ins', () => {
     const started = entries.find((e) => e.event === 'lockout.started')!;
     expect(started.details.locked_until).toBe(underLock.body.locked_until);
     expect(entries.filter((e) => e.reason === 'invalid_credentials')).toHaveLength(10);
-    expect(entries.at(-1)!.event).toBe('sign_in.succeeded');
+    expect(entries.slice(-2).map((e) => e.event)).toEqual(['sign_in.succeeded', 'account.created']);
   });
 });
 
@@ -125,6 +135,7 @@ describe('second factor and recovery codes', () => {
       'sign_in.refused:totp_required',
       'authenticator.added',
       'sign_in.succeeded',
+      'account.created',
     ]);
     const [removal, recoverySignIn, regeneration, totpSignIn, , , added] = res.body;
     expect(added).toMatchObject({ actor: 'self', actor_id: user.id, details: { device_id: device.id, device_name: 'Work phone' } });
@@ -157,7 +168,7 @@ describe('password reset and e-mail change', () => {
     tick();
     const fresh = await login(api, user.email, 'a brand new passphrase');
     const res = await log(fresh.body.access_token);
-    expect(res.body.map((e: { event: string }) => e.event)).toEqual(['sign_in.succeeded', 'password_reset.completed', 'password_reset.requested', 'sign_in.succeeded']);
+    expect(res.body.map((e: { event: string }) => e.event)).toEqual(['sign_in.succeeded', 'password_reset.completed', 'password_reset.requested', 'sign_in.succeeded', 'account.created']);
     expect(res.body[2]).toMatchObject({ source_ip: '127.0.0.4', user_agent: 'ResetBrowser/1', actor: 'anonymous', details: { link_sent: true } });
     expect(res.body[1]).toMatchObject({ actor: 'self', details: { all_sessions_revoked: true } });
     for (const s of [token, 'a brand new passphrase', PASSWORD]) expect(res.text).not.toContain(s);
@@ -270,10 +281,13 @@ describe('who can read which log', () => {
     expect((await api.patch(`/admin/users/${user.id}`, { is_active: false }, { token: staff.token })).status).toBe(200);
     const res = await api.get(`/admin/users/${user.id}/security-log`, { token: staff.token });
     expect(res.status).toBe(200);
-    expect(res.body.map((e: { event: string }) => e.event)).toEqual(['account.updated_by_staff', 'sign_in.succeeded']);
+    expect(res.body.map((e: { event: string }) => e.event)).toEqual(['account.updated_by_staff', 'sign_in.succeeded', 'account.created']);
     expect(res.body[0]).toMatchObject({ actor: 'staff', actor_id: staff.id, details: { is_active: false, sessions_revoked: true } });
     // the blocked account's token is dead at once; its log is still there for staff
     expect((await api.get('/auth/me/security-log', { token: user.token })).status).toBe(401);
+    const made = await api.post('/users', { email: uniqueEmail('made'), password: PASSWORD }, { token: staff.token });
+    const madeLog = (await api.get(`/admin/users/${made.body.id}/security-log`, { token: staff.token })).body;
+    expect(madeLog).toMatchObject([{ event: 'account.created', actor: 'staff', actor_id: staff.id }]);
     const unknown = await api.get('/admin/users/00000000-0000-4000-8000-000000000000/security-log', { token: staff.token });
     expect([unknown.status, unknown.body]).toEqual([404, { detail: 'User not found' }]);
   });
@@ -287,7 +301,7 @@ describe('paging', () => {
       await requestFrom(`127.0.0.${10 + i}`, ref.stack.url, 'POST', '/auth/login', { email: user.email, password: 'wrong' });
     }
     const full = (await log(user.token)).body;
-    expect(full).toHaveLength(5);
+    expect(full).toHaveLength(6);
     const pages: unknown[][] = [];
     let query = '?limit=2';
     for (;;) {
@@ -297,7 +311,7 @@ describe('paging', () => {
       if (!next) break;
       query = `?limit=2&cursor=${encodeURIComponent(next)}`;
     }
-    expect(pages.map((p) => p.length)).toEqual([2, 2, 1]);
+    expect(pages.map((p) => p.length)).toEqual([2, 2, 2]);
     expect(pages.flat()).toEqual(full);
     expect(full.slice(0, 4).map((e: { source_ip: string }) => e.source_ip)).toEqual(['127.0.0.13', '127.0.0.12', '127.0.0.11', '127.0.0.10']);
 
@@ -310,6 +324,6 @@ describe('paging', () => {
     // a cursor of another account's log does not read that log
     expect((await api.get(`/auth/me/security-log?cursor=${encodeURIComponent(cursor)}`, { token: other.token })).status).toBe(422);
     for (const limit of ['0', '501', 'x']) expect((await api.get(`/auth/me/security-log?limit=${limit}`, { token: user.token })).status).toBe(422);
-    expect((await log(user.token, '?limit=500')).body).toHaveLength(5);
+    expect((await log(user.token, '?limit=500')).body).toHaveLength(6);
   });
 });

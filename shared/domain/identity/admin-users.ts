@@ -4,7 +4,7 @@ import { IF_EXISTS, setExpression } from '#db/steps';
 import { forbidden, invalid, notFound } from '#shared/errors';
 import { actorAccount, type AppContext } from '#shared/context';
 import { canCreateProjects, getAccount, toAccountOut, type Account, type AccountType } from './accounts';
-import { createAccount, type AlongsideAccount } from './registration';
+import { createAccount, withCreationLogged, type AlongsideAccount } from './registration';
 import { hasSecondFactor } from './second-factor';
 import { revokeAccountSessions } from './sessions';
 import { queryAll } from '#db/query';
@@ -117,7 +117,7 @@ export function createAccountAsStaff(ctx: AppContext, input: StaffCreatedAccount
   const { password, ...rest } = input;
   // a new account is staff when it says so in any way; `is_staff: false` and no admin role is an ordinary account
   requireSuperuserFor(ctx, { is_staff: rest.is_staff || undefined, account_type: rest.account_type, admin_role: rest.admin_role ?? undefined });
-  return createAccount({ ...rest, account_type: rest.account_type ?? 'customer' }, password, ctx, alongside);
+  return createAccount({ ...rest, account_type: rest.account_type ?? 'customer' }, password, ctx, withCreationLogged(alongside));
 }
 
 /** Any account's security log, for staff (the route's level), newest first; 404 'User not found' for an unknown account. */

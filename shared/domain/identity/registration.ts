@@ -3,6 +3,7 @@ import { passwordPolicyProblem } from '#auth/password-policy';
 import { transact, type TransactStep } from '#db/transact';
 import { invalid, forbidden } from '#shared/errors';
 import type { AppContext } from '#shared/context';
+import { securityLogStep, type SecurityActor } from './security-log';
 import { accountCreationSteps, buildAccount, normalizeEmail, type Account, type NewAccount } from './accounts';
 
 export const REGISTRATION_DISABLED = 'Registration is disabled';
@@ -27,8 +28,14 @@ export async function register(
   if (REGISTRATION_MODE === 'invite-only') throw forbidden(REGISTRATION_INVITE_ONLY);
   const domain = normalizeEmail(input.email).split('@').pop()!;
   if (REGISTRATION_EMAIL_DOMAINS.length && !REGISTRATION_EMAIL_DOMAINS.includes(domain)) throw forbidden(DOMAIN_NOT_ALLOWED);
-  return createAccount({ ...input, account_type: 'customer' }, input.password, ctx, alongside);
+  return createAccount({ ...input, account_type: 'customer' }, input.password, ctx, withCreationLogged(alongside, 'self'));
 }
+
+/** `alongside` plus the new account's first security-log entry, `account.created` (by itself, or by the staff caller). */
+export const withCreationLogged = (alongside: AlongsideAccount = nothingAlongside, actor?: SecurityActor): AlongsideAccount => (account, ctx) => [
+  ...alongside(account, ctx),
+  securityLogStep(account.id, { event: 'account.created', actor, details: { account_type: account.account_type } }, ctx),
+];
 
 /** Creates an account with a password checked against the policy, in one transaction with what goes `alongside`. */
 export async function createAccount(

@@ -15,6 +15,7 @@ import { actorAccount, epochSeconds, type AppContext } from '#shared/context';
  * codes, password reset, e-mail change, session revocation); see docs/decisions.md "Security log".
  */
 export const SECURITY_EVENTS = [
+  'account.created',
   'sign_in.succeeded',
   'sign_in.refused',
   'lockout.started',

@@ -42,6 +42,8 @@ export interface LoginInput {
  * 4. account-level gates (the callers' `gates`, e.g. a pending invitation; then the second factor); a wrong second factor counts as a failure;
  * 5. success clears the failure count, records the login and starts a session.
  * The `gates` come from the caller (the route composes them: identity knows no other context).
+ * Every outcome for an address with an account goes to that account's security log (refusals with
+ * their reason code, success with its last-login update); an unknown address writes nothing.
  */
 export async function login(ctx: AppContext, input: LoginInput, gates: SignInGate[] = []): Promise<TokenPair> {
   await perAddressPerMinute('login', input.client.sourceIp, ctx.config.LOGIN_RATE_LIMIT_PER_MINUTE, ctx);

@@ -55,6 +55,26 @@ export interface CatalogStackProps extends StackProps {
   stripeSecretArn?: string;
 }
 
+/**
+ * Files a function reads from beside its bundle at run time, copied in after bundling: the API
+ * reference page's Redoc script (1.1 MB, read on first request so the docs function's cold start never parses it).
+ */
+export const FILES_BESIDE_BUNDLE: Record<string, string[]> = {
+  'functions/docs/handler.ts': ['node_modules/redoc/bundles/redoc.standalone.js'],
+};
+
+/**
+ * What runs after esbuild, per function: argon2 and its x64 binary copied in by hand (`nodeModules`
+ * would run `npm install`, which needs the network), then the entry's files beside the bundle.
+ */
+export function afterBundlingCommands(entry: string, inputDir: string, outputDir: string): string[] {
+  return [
+    `mkdir -p "${outputDir}/node_modules/@node-rs"`,
+    `cp -R "${inputDir}/node_modules/@node-rs/argon2" "${inputDir}/node_modules/@node-rs/argon2-linux-x64-gnu" "${outputDir}/node_modules/@node-rs/"`,
+    ...(FILES_BESIDE_BUNDLE[entry] ?? []).map((file) => `cp "${inputDir}/${file}" "${outputDir}/"`),
+  ];
+}
+
 const pascal = (s: string) => s.replace(/(^|[-_])(\w)/g, (_, __, c: string) => c.toUpperCase());
 const ack = (scope: IConstruct, id: string, reason: string) => Validations.of(scope).acknowledge({ id: `AwsSolutions-${id}`, reason });
 
@@ -222,11 +242,7 @@ export class CatalogStack extends Stack {
           commandHooks: {
             beforeBundling: () => [],
             beforeInstall: () => [],
-            // Copy argon2 and its x64 binary in by hand: `nodeModules` would run `npm install` (network).
-            afterBundling: (inputDir: string, outputDir: string) => [
-              `mkdir -p "${outputDir}/node_modules/@node-rs"`,
-              `cp -R "${inputDir}/node_modules/@node-rs/argon2" "${inputDir}/node_modules/@node-rs/argon2-linux-x64-gnu" "${outputDir}/node_modules/@node-rs/"`,
-            ],
+            afterBundling: (inputDir: string, outputDir: string) => afterBundlingCommands(entry, inputDir, outputDir),
           },
         },
       });

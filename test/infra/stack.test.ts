@@ -80,6 +80,9 @@ describe('CatalogStack', () => {
     const routes = template.findResources('AWS::ApiGatewayV2::Route');
     const target = (key: string) => Object.values(routes).find((r) => r.Properties.RouteKey === key)?.Properties.Target;
     expect(target('$default')).toEqual(target('GET /openapi.json'));
+    // The API reference page and its script: the docs function answers them (issue 17).
+    expect(target('GET /docs')).toEqual(target('GET /openapi.json'));
+    expect(target('GET /docs/redoc.standalone.js')).toEqual(target('GET /openapi.json'));
     template.hasResourceProperties('AWS::ApiGatewayV2::Stage', { StageName: '$default', AutoDeploy: true, AccessLogSettings: Match.objectLike({ DestinationArn: Match.anyValue() }) });
     template.hasOutput('ApiUrl', {});
   });

@@ -6,6 +6,7 @@ import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiEvent } from '../../infra/local/api-event';
 import { afterBundlingCommands } from '../../infra/cdk/stack';
+import { servedScript } from '../../functions/docs/reference-page';
 
 /**
  * The docs function as Lambda runs it (issue 17, item 5): bundled as the stack bundles it, with the
@@ -17,7 +18,7 @@ const ENTRY = 'functions/docs/handler.ts';
 // Two levels under .bench: `../../node_modules` from the bundle is not the project's.
 const work = join(ROOT, '.bench', `docs-bundle-${randomUUID()}`);
 const asset = join(work, 'asset');
-const REDOC = readFileSync(join(ROOT, 'node_modules/redoc/bundles/redoc.standalone.js'), 'utf8');
+const REDOC = servedScript(readFileSync(join(ROOT, 'node_modules/redoc/bundles/redoc.standalone.js'), 'utf8'));
 
 beforeAll(async () => {
   mkdirSync(asset, { recursive: true });

@@ -55,7 +55,7 @@ describe('the docs function bundle', () => {
   });
 
   it('copies the script only beside the docs function', () => {
-    expect(afterBundlingCommands(ENTRY, '/in', '/out').filter((c) => c.includes('redoc'))).toEqual(['cp "/in/node_modules/redoc/bundles/redoc.standalone.js" "/out/"']);
-    expect(afterBundlingCommands('functions/auth/handler.ts', '/in', '/out').some((c) => c.includes('redoc'))).toBe(false);
+    expect(afterBundlingCommands(ENTRY, ROOT, '/out').filter((c) => c.includes('redoc'))).toEqual([`cp "${ROOT}/node_modules/redoc/bundles/redoc.standalone.js" "/out/"`]);
+    expect(afterBundlingCommands('functions/auth/handler.ts', ROOT, '/out').some((c) => c.includes('redoc'))).toBe(false);
   });
 });

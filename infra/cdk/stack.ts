@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CfnOutput, Duration, Stack, Token, Validations, type StackProps } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
@@ -53,6 +54,47 @@ export interface CatalogStackProps extends StackProps {
    * provider (its webhook: POST /billing/stripe/webhook). Unset: no payment provider (paid plans and the portal are refused).
    */
   stripeSecretArn?: string;
+}
+
+/**
+ * Files a function reads from beside its bundle at run time, copied in after bundling: the API
+ * reference page's Redoc script (1.1 MB, read on first request so the docs function's cold start never parses it).
+ */
+export const FILES_BESIDE_BUNDLE: Record<string, string[]> = {
+  'functions/docs/handler.ts': ['node_modules/redoc/bundles/redoc.standalone.js'],
+};
+
+/**
+ * Every function runs on Graviton (docs/decisions.md, "arm64 (issue 17)"): cheaper per GB-second.
+ * `Architecture.X86_64` here switches back (argon2's x64 binary is then copied from node_modules).
+ */
+export const LAMBDA_ARCHITECTURE = Architecture.ARM_64;
+
+/**
+ * argon2's native binary for arm64 Linux: the registry's tarball of the version package-lock.json pins,
+ * committed under infra/cdk/vendor/ (`npm ci` on an x86 machine skips that optional package, and synth
+ * stays offline); test/infra/argon2-arm64.test.ts holds it to the lockfile's integrity.
+ */
+export function argon2Arm64Tarball(): string {
+  const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as { packages: Record<string, { version: string }> };
+  return `infra/cdk/vendor/node-rs-argon2-linux-arm64-gnu-${lock.packages['node_modules/@node-rs/argon2-linux-arm64-gnu'].version}.tgz`;
+}
+
+/**
+ * What runs after esbuild, per function: argon2's loader copied and its arm64 binary unpacked in by
+ * hand (`nodeModules` would run `npm install`, which needs the network), then the entry's files beside the bundle.
+ */
+export function afterBundlingCommands(entry: string, inputDir: string, outputDir: string, architecture = LAMBDA_ARCHITECTURE): string[] {
+  const modules = `${outputDir}/node_modules/@node-rs`;
+  const binary = architecture.name === Architecture.ARM_64.name
+    ? [`mkdir -p "${modules}/argon2-linux-arm64-gnu"`, `tar -xzf "${inputDir}/${argon2Arm64Tarball()}" -C "${modules}/argon2-linux-arm64-gnu" --strip-components=1`]
+    : [`cp -R "${inputDir}/node_modules/@node-rs/argon2-linux-x64-gnu" "${modules}/"`]; // x86_64: the binary npm ci installed here
+  return [
+    `mkdir -p "${modules}"`,
+    `cp -R "${inputDir}/node_modules/@node-rs/argon2" "${modules}/"`,
+    ...binary,
+    ...(FILES_BESIDE_BUNDLE[entry] ?? []).map((file) => `cp "${inputDir}/${file}" "${outputDir}/"`),
+  ];
 }
 
 const pascal = (s: string) => s.replace(/(^|[-_])(\w)/g, (_, __, c: string) => c.toUpperCase());
@@ -201,7 +243,7 @@ export class CatalogStack extends Stack {
         entry: join(ROOT, entry),
         handler: 'handler',
         runtime: Runtime.NODEJS_24_X,
-        architecture: Architecture.X86_64, // the copied argon2 binary is the linux-x64-gnu one
+        architecture: LAMBDA_ARCHITECTURE, // the unpacked argon2 binary is the linux-arm64-gnu one
         memorySize,
         timeout,
         environment: env,
@@ -222,11 +264,7 @@ export class CatalogStack extends Stack {
           commandHooks: {
             beforeBundling: () => [],
             beforeInstall: () => [],
-            // Copy argon2 and its x64 binary in by hand: `nodeModules` would run `npm install` (network).
-            afterBundling: (inputDir: string, outputDir: string) => [
-              `mkdir -p "${outputDir}/node_modules/@node-rs"`,
-              `cp -R "${inputDir}/node_modules/@node-rs/argon2" "${inputDir}/node_modules/@node-rs/argon2-linux-x64-gnu" "${outputDir}/node_modules/@node-rs/"`,
-            ],
+            afterBundling: (inputDir: string, outputDir: string) => afterBundlingCommands(entry, inputDir, outputDir),
           },
         },
       });

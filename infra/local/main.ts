@@ -3,7 +3,7 @@ import { startLocalStack } from './stack';
 /** `npm start`: the whole product on this machine; Ctrl-C or SIGTERM stops every child process. */
 const stack = await startLocalStack({ env: { STAGE: 'local' } });
 console.log(`Infrastructure Catalog is running at ${stack.url}`);
-console.log(`  API reference: ${stack.url}/openapi.json   mail: ${stack.config.LOCAL_DATA_DIR}/outbox/`);
+console.log(`  API reference: ${stack.url}/docs (document: ${stack.url}/openapi.json)   mail: ${stack.config.LOCAL_DATA_DIR}/outbox/`);
 console.log(`  DynamoDB Local: ${stack.dynamoEndpoint} (table ${stack.config.TABLE_NAME}, data in ${stack.config.LOCAL_DATA_DIR}/dynamodb)`);
 
 let stopping = false;

@@ -49,12 +49,12 @@ describe('CatalogStack', () => {
     });
   });
 
-  it('has one Lambda per route group with routes, one per worker, the deadline sweep and the seeder, all Node 24 x86_64 ESM bundles', () => {
+  it('has one Lambda per route group with routes, one per worker, the deadline sweep and the seeder, all Node 24 arm64 ESM bundles', () => {
     const workers = Object.keys(workerTable).length;
     expect(Object.keys(stack.httpFunctions).sort()).toEqual(groupsWithFunctions.sort());
     expect(stack.httpFunctions.account).toBeUndefined(); // no routes yet → no function
     const ours = groupsWithFunctions.length + workers + 6; // + the deadline sweep, the webhook retry sweep, the outbox reader, the progress WebSocket's authorizer and connections, the seeding function
-    template.resourcePropertiesCountIs('AWS::Lambda::Function', { Runtime: 'nodejs24.x', Architectures: ['x86_64'], Handler: 'index.handler' }, ours);
+    template.resourcePropertiesCountIs('AWS::Lambda::Function', { Runtime: 'nodejs24.x', Architectures: ['arm64'], Handler: 'index.handler' }, ours);
     template.resourceCountIs('AWS::Lambda::Function', ours + 1); // + CDK's Trigger provider
     template.hasResourceProperties('AWS::Lambda::Function', {
       Environment: {
@@ -80,6 +80,9 @@ describe('CatalogStack', () => {
     const routes = template.findResources('AWS::ApiGatewayV2::Route');
     const target = (key: string) => Object.values(routes).find((r) => r.Properties.RouteKey === key)?.Properties.Target;
     expect(target('$default')).toEqual(target('GET /openapi.json'));
+    // The API reference page and its script: the docs function answers them (issue 17).
+    expect(target('GET /docs')).toEqual(target('GET /openapi.json'));
+    expect(target('GET /docs/redoc.standalone.js')).toEqual(target('GET /openapi.json'));
     template.hasResourceProperties('AWS::ApiGatewayV2::Stage', { StageName: '$default', AutoDeploy: true, AccessLogSettings: Match.objectLike({ DestinationArn: Match.anyValue() }) });
     template.hasOutput('ApiUrl', {});
   });

@@ -31,6 +31,7 @@ export const adminRoutes = [
     method: 'GET', path: '/admin/users/{user_id}', auth: 'staff', summary: 'One account',
     params: userParams,
     responses: { 200: adminUserOut },
+    refusals: [404],
     handler: async ({ params }, ctx) => ok(toAdminUserOut(await getAccountForStaff(ctx, params))),
   }),
   route({
@@ -38,6 +39,7 @@ export const adminRoutes = [
     params: userParams,
     body: z.object({ is_active: z.boolean().optional(), account_type: accountType.optional(), is_staff: z.boolean().optional(), admin_role: text(50) }),
     responses: { 200: adminUserOut },
+    refusals: [400, 404],
     handler: async ({ params, body }, ctx) => ok(toAdminUserOut(await updateAccountAsStaff(ctx, { ...params, ...body }))),
   }),
   route({
@@ -47,6 +49,7 @@ export const adminRoutes = [
       account_type: accountType.optional(), is_staff: z.boolean().optional(), admin_role: text(50),
     }),
     responses: { 201: adminUserOut },
+    refusals: [400],
     handler: async ({ body }, ctx) => created(toAdminUserOut(await createAccountAsStaff(ctx, body, startingSubscription))),
   }),
 ];

@@ -25,6 +25,7 @@ export const projectRoutes = [
     method: 'POST', path: '/projects', auth: 'user', summary: 'Create a project owned by the caller (staff may name another owner)',
     body: z.object({ name: name(), creator_user_id: uuid.nullish() }),
     responses: { 201: projectOut },
+    refusals: [400, 403, 404],
     handler: async ({ body }, ctx) => {
       const { project, isOwner } = await createProject(ctx, body);
       return created(toProjectOut(project, isOwner));
@@ -37,6 +38,7 @@ export const projectRoutes = [
   route({
     method: 'GET', path: '/projects/members/{project_id}', auth: 'user', summary: 'Members of a project with their e-mail addresses',
     params: projectParams,
+    refusals: [404],
     handler: async ({ params }, ctx) => ok(await projectMembers(ctx, { id: params.project_id })),
   }),
   route({
@@ -44,6 +46,7 @@ export const projectRoutes = [
     params: projectParams,
     body: z.object({ cost_calc_enabled: z.boolean() }),
     responses: { 200: projectOut },
+    refusals: [403, 404],
     handler: async ({ params, body }, ctx) => {
       const { project, isOwner } = await updateProjectSettings(ctx, { id: params.project_id, ...body });
       return ok(toProjectOut(project, isOwner));
@@ -52,12 +55,14 @@ export const projectRoutes = [
   route({
     method: 'GET', path: '/projects/{project_id}/plan', auth: 'user', summary: "The plan that governs a project's limits",
     params: projectParams,
+    refusals: [404],
     handler: async ({ params }, ctx) => ok(await projectPlan(ctx, { id: params.project_id })),
   }),
   route({
     method: 'DELETE', path: '/projects/{project_id}', auth: 'user', summary: 'Soft-delete a project (owner)',
     params: projectParams,
     responses: { 204: null },
+    refusals: [403, 404],
     handler: async ({ params }, ctx) => {
       await deleteProject(ctx, { id: params.project_id });
       return noContent();

@@ -35,7 +35,10 @@ const RESPONSES = {
     content: errorBody('Error'),
   },
   NotFound: { description: 'Not found: absent, or not visible to the caller (indistinguishable)', content: errorBody('Error') },
-  Conflict: { description: 'Conflict with the current state (see `detail`)', content: errorBody('Error') },
+  Conflict: {
+    description: "Conflict with the current state (see `detail`); on any write also a lost race after the transaction's retries ('The request conflicted with a concurrent change. Please retry.')",
+    content: errorBody('Error'),
+  },
   Gone: { description: 'Gone: the link has expired', content: errorBody('Error') },
   PayloadTooLarge: { description: 'Request body too large', content: errorBody('Error') },
   UnsupportedMediaType: { description: 'A cookie-authenticated write whose body is not JSON', content: errorBody('Error') },
@@ -91,6 +94,7 @@ const REFUSAL: Record<Refusal, keyof typeof RESPONSES> = {
 function responsesOf(r: Route): Record<string, object> {
   const responses: Record<string, object> = {};
   for (const [status, schema] of Object.entries(r.responses ?? { 200: null })) {
+    if (Number(status) >= 400) throw new Error(`${r.method} ${r.path}: declare refusal ${status} in \`refusals\`, not \`responses\``);
     responses[status] = schema
       ? { description: 'Success', content: { 'application/json': { schema: jsonSchema(schema, 'output') } } }
       : { description: 'Success' };
@@ -101,6 +105,8 @@ function responsesOf(r: Route): Record<string, object> {
   if (r.method !== 'GET' || r.auth === 'staff') statuses.add(403);
   // A path parameter holding a malformed percent-escape names no resource: the router's 404.
   if (r.path.includes('{')) statuses.add(404);
+  // A write whose transaction keeps losing a race answers 409 once its retries are spent (#db/transact's concurrentChange).
+  if (r.method !== 'GET') statuses.add(409);
   if (r.body || r.multipart) statuses.add(413);
   if (r.method !== 'GET') statuses.add(415);
   if (r.params || r.query || r.body) statuses.add(422);

@@ -13,7 +13,8 @@ type Schema = z.ZodType;
  * A refusal a route can answer besides its success, 401 and 422: SPEC's Errors tables and what its
  * domain function throws (`#shared/errors` kinds, mapped in shared/http/errors.ts). The pipeline's own
  * answers (401, 422, 413 on bodies, the cross-site guard's 403/415 on writes, 403 on staff routes,
- * 404 on malformed path parameters) are derived in openapi.ts and not repeated here.
+ * 404 on malformed path parameters, 409 on writes that lose a race) are derived in openapi.ts; a
+ * route may still list them when its domain function refuses with them too.
  */
 export type Refusal = 400 | 401 | 403 | 404 | 409 | 410 | 423 | 429;
 type Out<S> = S extends Schema ? z.output<S> : undefined;

@@ -20,6 +20,7 @@ const adminUserOut = accountOut.extend({
 export const adminRoutes = [
   route({
     method: 'GET', path: '/admin/features/my', auth: 'user', summary: "Feature flags of the caller's active plan",
+    responses: { 200: z.object({ features: z.record(z.string(), z.unknown()) }) },
     handler: async (_req, ctx) => ok({ features: await activeFeatures(ctx) }),
   }),
   route({

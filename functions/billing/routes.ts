@@ -26,6 +26,12 @@ export const billingRoutes = [
   }),
   route({
     method: 'GET', path: '/me/subscription', auth: 'user', summary: "The caller's active subscription and its plan",
+    responses: {
+      200: z.object({
+        plan: planOut.pick({ id: true, name: true, interval: true, price_cents: true, currency: true, max_projects: true, max_services: true, features: true }),
+        features: z.record(z.string(), z.unknown()),
+      }),
+    },
     refusals: [404],
     handler: async (_req, ctx) => ok(toSubscriptionOut(await currentSubscription(ctx))),
   }),

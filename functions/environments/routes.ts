@@ -29,6 +29,7 @@ export const environmentRoutes = [
   route({
     method: 'GET', path: '/environments/stats', auth: 'user', summary: 'Counts per environment of a project',
     query: z.object({ project_id: uuid }),
+    responses: { 200: z.array(z.object({ environment_id: z.uuid(), name: z.string(), services: z.int(), servers: z.int(), groups: z.int(), networks: z.int() })) },
     refusals: [403, 404],
     handler: async ({ query }, ctx) => ok(await environmentStats(ctx, query)),
   }),

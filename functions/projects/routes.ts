@@ -33,11 +33,13 @@ export const projectRoutes = [
   }),
   route({
     method: 'GET', path: '/projects/stats', auth: 'user', summary: 'Counts for every project the caller can reach',
+    responses: { 200: z.array(z.object({ project_id: z.uuid(), environments: z.int(), services: z.int(), servers: z.int(), groups: z.int() })) },
     handler: async (_req, ctx) => ok(await projectStats(ctx)),
   }),
   route({
     method: 'GET', path: '/projects/members/{project_id}', auth: 'user', summary: 'Members of a project with their e-mail addresses',
     params: projectParams,
+    responses: { 200: z.array(z.object({ user_id: z.uuid(), email: z.string() })) },
     refusals: [404],
     handler: async ({ params }, ctx) => ok(await projectMembers(ctx, { id: params.project_id })),
   }),
@@ -55,6 +57,7 @@ export const projectRoutes = [
   route({
     method: 'GET', path: '/projects/{project_id}/plan', auth: 'user', summary: "The plan that governs a project's limits",
     params: projectParams,
+    responses: { 200: z.object({ project_id: z.uuid(), plan_name: z.string(), plan_tier: z.string(), is_owner: z.boolean() }) },
     refusals: [404],
     handler: async ({ params }, ctx) => ok(await projectPlan(ctx, { id: params.project_id })),
   }),

@@ -113,7 +113,9 @@ export function responseValidator(doc: Doc) {
     const response = deref(doc, declared) as { content?: Record<string, { schema?: Json }> };
     const schema = response.content?.['application/json']?.schema;
     if (schema === undefined) return [];
-    return validate(`${op.method} ${op.template} ${answer.status}`, schema);
+    // A shared response (`#/components/responses/NotFound`) is compiled once for every operation using it.
+    const ref = (declared as { $ref?: unknown }).$ref;
+    return validate(typeof ref === 'string' ? ref : `${op.method} ${op.template} ${answer.status}`, schema);
   }
 
   return { check };

@@ -27,7 +27,7 @@ export function client(baseUrl: () => string) {
     if (opts.cookie) headers.cookie = opts.cookie;
     const res = await fetch(baseUrl() + path, { method, headers, body: opts.raw ?? (body === undefined ? undefined : JSON.stringify(body)) });
     const text = await res.text();
-    assertDocumented(method, path, { status: res.status, contentType: res.headers.get('content-type'), text });
+    assertDocumented(method, path, { status: res.status, contentType: res.headers.get('content-type'), text, header: (n) => res.headers.get(n) });
     let parsed: unknown = text;
     try {
       parsed = text ? JSON.parse(text) : undefined;

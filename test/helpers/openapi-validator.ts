@@ -9,8 +9,9 @@ import { expect } from 'vitest';
  * against the committed openapi.json (docs/decisions.md, "OpenAPI document (issue 17)").
  *
  * - The operation is found by method and path template (query stripped; literal segments win over
- *   parameters, as the router does). Its status must be declared, and a JSON body is validated with
- *   ajv against the schema declared for that status (compiled once per schema).
+ *   parameters, as the router does). Its status must be declared, a header the response declares
+ *   required must be there, and a JSON body is validated with ajv against the schema declared for that
+ *   status (compiled once per schema).
  * - A request that matches no operation is not a finding when the answer is 404 with the `{detail}`
  *   body: the pipeline's Not Found for unknown routes (tests send such garbage on purpose).
  * - Local-only routes absent from the document (`LOCAL_ONLY`) are skipped; nothing else is.
@@ -39,6 +40,8 @@ export interface Answer {
   status: number;
   contentType: string | null;
   text: string;
+  /** The answer's header by name (for the headers a response declares required, e.g. 429's Retry-After). */
+  header?: (name: string) => string | null;
 }
 
 // ajv-formats is CommonJS: its default export arrives wrapped under ESM.
@@ -110,12 +113,15 @@ export function responseValidator(doc: Doc) {
     if (declared === undefined) {
       return [`status ${answer.status} is not declared for ${op.method} ${op.template} (declared: ${Object.keys(op.responses).join(', ')})`];
     }
-    const response = deref(doc, declared) as { content?: Record<string, { schema?: Json }> };
+    const response = deref(doc, declared) as { headers?: Record<string, { required?: boolean }>; content?: Record<string, { schema?: Json }> };
+    const missingHeaders = Object.entries(response.headers ?? {})
+      .filter(([name, h]) => h.required && answer.header && answer.header(name) === null)
+      .map(([name]) => `required header ${name} is missing`);
     const schema = response.content?.['application/json']?.schema;
-    if (schema === undefined) return [];
+    if (schema === undefined) return missingHeaders;
     // A shared response (`#/components/responses/NotFound`) is compiled once for every operation using it.
     const ref = (declared as { $ref?: unknown }).$ref;
-    return validate(typeof ref === 'string' ? ref : `${op.method} ${op.template} ${answer.status}`, schema);
+    return [...missingHeaders, ...validate(typeof ref === 'string' ? ref : `${op.method} ${op.template} ${answer.status}`, schema)];
   }
 
   return { check };

@@ -30,6 +30,12 @@ describe('the e2e response validator (test/helpers/openapi-validator.ts)', () =>
     expect(check('GET', '/projects', { status: 200, contentType: 'text/html', text: '<p>' })).toEqual([expect.stringContaining('body is not JSON')]);
   });
 
+  it("finds a 429 without its Retry-After header", () => {
+    const tooMany = json(429, { detail: 'Too many requests' });
+    expect(check('POST', '/auth/login', { ...tooMany, header: (n) => (n.toLowerCase() === 'retry-after' ? '12' : null) })).toEqual([]);
+    expect(check('POST', '/auth/login', { ...tooMany, header: () => null })).toEqual(['required header Retry-After is missing']);
+  });
+
   it('takes a 404 {detail} for a path no operation matches as the pipeline\'s Not Found, and anything else there as a finding', () => {
     expect(check('GET', '/no/such/route', json(404, { detail: 'Not Found' }))).toEqual([]);
     expect(check('PUT', '/projects', json(404, { detail: 'Not Found' }))).toEqual([]);

@@ -56,7 +56,7 @@ export const environmentRoutes = [
     params: envParams,
     body: z.object({ user_id: uuid, role: z.enum(ENV_ROLES) }),
     responses: { 201: roleOut },
-    refusals: [400, 403, 404],
+    refusals: [403, 404],
     handler: async ({ params, body }, ctx) => created(toEnvRoleOut(await assignEnvRole(ctx, { ...params, ...body }))),
   }),
   route({

@@ -37,7 +37,7 @@ export const integrationsRoutes = [
     method: 'GET', path: '/integrations/cloud-accounts', auth: 'user', summary: "A project's cloud accounts the caller may see",
     query: z.object({ project_id: uuid }),
     responses: { 200: z.array(accountOut) },
-    refusals: [403, 404],
+    refusals: [404],
     handler: async ({ query }, ctx) => ok(await listCloudAccounts(ctx, query)),
   }),
   route({
@@ -59,7 +59,7 @@ export const integrationsRoutes = [
     params: providerParams,
     body: z.object({ account_id: uuid }),
     responses: { 200: accountOut },
-    refusals: [400, 403, 404],
+    refusals: [403, 404],
     handler: async ({ params, body }, ctx) => ok(await connectCloudAccount(ctx, { provider: params.provider, account_id: body.account_id })),
   }),
   route({
@@ -67,7 +67,7 @@ export const integrationsRoutes = [
     params: providerParams,
     query: z.object({ project_id: uuid }),
     responses: { 200: statusOut },
-    refusals: [403, 404],
+    refusals: [404],
     handler: async ({ params, query }, ctx) => ok(await cloudStatus(ctx, { provider: params.provider, project_id: query.project_id })),
   }),
   route({

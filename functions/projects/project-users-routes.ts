@@ -27,7 +27,7 @@ export const projectUserRoutes = [
     method: 'POST', path: '/project-users', auth: 'user', summary: 'Add a person to a project (within the plan limit)',
     body: z.object({ project_id: uuid, name: name(), ...fields }),
     responses: { 201: projectUserOut },
-    refusals: [400, 403, 404],
+    refusals: [403, 404],
     handler: async ({ body }, ctx) => created(toProjectUserOut(await createProjectUser(ctx, body))),
   }),
   route({

@@ -95,9 +95,13 @@ function responsesOf(r: Route): Record<string, object> {
   const responses: Record<string, object> = {};
   for (const [status, schema] of Object.entries(r.responses ?? { 200: null })) {
     if (Number(status) >= 400) throw new Error(`${r.method} ${r.path}: declare refusal ${status} in \`refusals\`, not \`responses\``);
-    responses[status] = schema
-      ? { description: 'Success', content: { 'application/json': { schema: jsonSchema(schema, 'output') } } }
-      : { description: 'Success' };
+    const accepted = status === '202';
+    responses[status] = {
+      description: accepted ? 'Accepted: the work goes on asynchronously' : 'Success',
+      // A poll that answers "not yet" says when to ask again (GET /subscriptions/checkout-url/{job_id}).
+      ...(accepted && r.method === 'GET' ? { headers: { 'Retry-After': { description: 'Seconds until the caller should poll again', required: true, schema: { type: 'integer', minimum: 0 } } } } : {}),
+      ...(schema ? { content: { 'application/json': { schema: jsonSchema(schema, 'output') } } } : {}),
+    };
   }
   const statuses = new Set<number>(r.refusals ?? []);
   if (r.auth !== 'public') statuses.add(401);

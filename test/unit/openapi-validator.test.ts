@@ -30,6 +30,12 @@ describe('the e2e response validator (test/helpers/openapi-validator.ts)', () =>
     expect(check('GET', '/projects', { status: 200, contentType: 'text/html', text: '<p>' })).toEqual([expect.stringContaining('body is not JSON')]);
   });
 
+  it("finds a poll's 202 without its Retry-After header", () => {
+    const pending = json(202, { status: 'pending' });
+    expect(check('GET', '/subscriptions/checkout-url/j1', { ...pending, header: (n) => (n === 'Retry-After' ? '1' : null) })).toEqual([]);
+    expect(check('GET', '/subscriptions/checkout-url/j1', { ...pending, header: () => null })).toEqual(['required header Retry-After is missing']);
+  });
+
   it("finds a 429 without its Retry-After header", () => {
     const tooMany = json(429, { detail: 'Too many requests' });
     expect(check('POST', '/auth/login', { ...tooMany, header: (n) => (n.toLowerCase() === 'retry-after' ? '12' : null) })).toEqual([]);

@@ -63,7 +63,7 @@ export const environmentRoutes = [
     method: 'GET', path: '/environments/{environment_id}/roles', auth: 'user', summary: 'Role assignments of an environment',
     params: envParams,
     responses: { 200: z.array(roleOut) },
-    refusals: [403, 404],
+    refusals: [404],
     handler: async ({ params }, ctx) => ok(await listEnvRoles(ctx, params)),
   }),
   route({

@@ -23,7 +23,7 @@ export const customRoleRoutes = [
     params: projectParams,
     query: z.object({ updated_since: updatedSince }),
     responses: { 200: z.array(roleOut) },
-    refusals: [403, 404],
+    refusals: [404],
     handler: async ({ params, query }, ctx) => {
       const roles = await listCustomRoles(ctx, { ...params, ...query });
       return ok(roles.map(toCustomRoleOut), { headers: syncHeaders(query.updated_since, ctx.clock.receivedAt) });
@@ -64,7 +64,7 @@ export const customRoleRoutes = [
     params: roleParams,
     query: z.object({ updated_since: updatedSince }),
     responses: { 200: z.array(assignmentOut) },
-    refusals: [403, 404],
+    refusals: [404],
     handler: async ({ params, query }, ctx) => {
       const assignments = await listAssignments(ctx, { ...params, ...query });
       return ok(assignments.map(toAssignmentOut), { headers: syncHeaders(query.updated_since, ctx.clock.receivedAt) });

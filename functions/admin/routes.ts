@@ -21,6 +21,7 @@ const adminUserOut = accountOut.extend({
 export const adminRoutes = [
   route({
     method: 'GET', path: '/admin/features/my', auth: 'user', summary: "Feature flags of the caller's active plan",
+    responses: { 200: z.object({ features: z.record(z.string(), z.unknown()) }) },
     handler: async (_req, ctx) => ok({ features: await activeFeatures(ctx) }),
   }),
   route({
@@ -32,6 +33,7 @@ export const adminRoutes = [
     method: 'GET', path: '/admin/users/{user_id}', auth: 'staff', summary: 'One account',
     params: userParams,
     responses: { 200: adminUserOut },
+    refusals: [404],
     handler: async ({ params }, ctx) => ok(toAdminUserOut(await getAccountForStaff(ctx, params))),
   }),
   route({
@@ -49,6 +51,7 @@ export const adminRoutes = [
     params: userParams,
     body: z.object({ is_active: z.boolean().optional(), account_type: accountType.optional(), is_staff: z.boolean().optional(), admin_role: text(50) }),
     responses: { 200: adminUserOut },
+    refusals: [400, 404],
     handler: async ({ params, body }, ctx) => ok(toAdminUserOut(await updateAccountAsStaff(ctx, { ...params, ...body }))),
   }),
   route({
@@ -58,6 +61,7 @@ export const adminRoutes = [
       account_type: accountType.optional(), is_staff: z.boolean().optional(), admin_role: text(50),
     }),
     responses: { 201: adminUserOut },
+    refusals: [400],
     handler: async ({ body }, ctx) => created(toAdminUserOut(await createAccountAsStaff(ctx, body, startingSubscription))),
   }),
 ];

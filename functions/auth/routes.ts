@@ -30,18 +30,21 @@ export const authRoutes = [
     method: 'POST', path: '/auth/register', auth: 'public', summary: 'Create an account (customer, Free plan)',
     body: z.object({ email, password: z.string().min(8).max(1024), name: text(200), phone: text(50) }),
     responses: { 201: accountOut },
+    refusals: [400, 403],
     handler: async ({ body }, ctx) => created(toAccountOut(await register(ctx, body, startingSubscription))),
   }),
   route({
     method: 'POST', path: '/auth/login', auth: 'public', summary: 'Sign in with e-mail and password (and a second factor when enrolled)',
     body: z.object({ email, password: z.string().min(1).max(1024), totp_code: totpCode }),
     responses: { 200: tokenPair },
+    refusals: [401, 423, 429],
     handler: async (req, ctx) => signedIn(await login(ctx, { ...req.body, client: client(req) }, [pendingInvitationGate]), ctx.config),
   }),
   route({
     method: 'POST', path: '/auth/token/refresh', auth: 'public', summary: 'Exchange a refresh token (body or cookie) for a new pair',
     body: optionalRefresh,
     responses: { 200: tokenPair },
+    refusals: [401],
     handler: async (req, ctx) => signedIn(await refreshSession(ctx, { refresh_token: presentedRefresh(req), client: client(req) }), ctx.config),
   }),
   route({
@@ -49,6 +52,7 @@ export const authRoutes = [
     method: 'POST', path: '/auth/logout', auth: 'public', summary: 'End this session (access token, or the refresh token alone once the access token has expired); clear both cookies',
     body: optionalRefresh,
     responses: { 204: null },
+    refusals: [401],
     handler: async (req, ctx) => {
       const refresh_token = presentedRefresh(req);
       ctx.actor = await optionalCaller(presentedToken(req.headers.authorization, req.cookies[ACCESS_COOKIE]), ctx, { refusedIsAnonymous: Boolean(refresh_token) });
@@ -77,6 +81,7 @@ export const authRoutes = [
       job_title: text(200), timezone: text(64), table_density: text(50), ...proof,
     }),
     responses: { 200: accountOut },
+    refusals: [400, 423, 429],
     handler: async (req, ctx) => ok(toAccountOut(await updateProfile(ctx, { ...req.body, client: client(req) }))),
   }),
   route({
@@ -84,6 +89,7 @@ export const authRoutes = [
     // an empty token is a 400 (like the password reset's), so it is not constrained here
     body: z.object({ token: z.string().max(512) }),
     responses: { 200: status },
+    refusals: [400, 404],
     handler: async ({ body }, ctx) => {
       await confirmEmailChange(ctx, body);
       return ok({ status: 'ok' });
@@ -98,6 +104,7 @@ export const authRoutes = [
     method: 'DELETE', path: '/auth/sessions/{session_id}', auth: 'user', summary: 'Revoke one of your sessions (its tokens stop working at once)',
     params: z.object({ session_id: z.uuid() }),
     responses: { 204: null },
+    refusals: [404],
     handler: async ({ params }, ctx) => {
       await revokeSession(ctx, params);
       return noContent();
@@ -118,6 +125,7 @@ export const authRoutes = [
     // name is required by SPEC but its absence is a 400, so the schema lets it through to the domain
     body: z.object({ secret: z.string().max(256), code: z.string().max(64), name: z.string().max(100).nullish() }),
     responses: { 204: null },
+    refusals: [400],
     handler: async ({ body }, ctx) => {
       await enrolAuthenticator(ctx, body);
       return noContent();
@@ -133,6 +141,7 @@ export const authRoutes = [
     params: z.object({ device_id: z.uuid() }),
     body: z.object(proof).optional(),
     responses: { 204: null },
+    refusals: [404, 423, 429],
     handler: async (req, ctx) => {
       await removeAuthenticator(ctx, { ...req.body, ...req.params, client: client(req) });
       return noContent();
@@ -142,6 +151,7 @@ export const authRoutes = [
     method: 'POST', path: '/auth/totp/recovery/regenerate', auth: 'user', summary: 'Ten new single-use recovery codes, replacing the old set; shown this once (needs the current password and a code)',
     body: z.object(proof).optional(),
     responses: { 200: z.object({ codes: z.array(z.string()) }) },
+    refusals: [423, 429],
     handler: async (req, ctx) => ok({ codes: await regenerateRecoveryCodes(ctx, { ...req.body, client: client(req) }) }),
   }),
   route({
@@ -153,6 +163,7 @@ export const authRoutes = [
     method: 'POST', path: '/auth/totp/delete', auth: 'user', summary: 'Legacy: clear a single-secret TOTP (this service has none; named authenticators stay)',
     body: z.object({ password: z.string().min(1).max(1024) }),
     responses: { 204: null },
+    refusals: [423, 429],
     handler: async (req, ctx) => {
       await deleteLegacyTotp(ctx, { ...req.body, client: client(req) });
       return noContent();
@@ -164,6 +175,7 @@ export const authRoutes = [
     responses: { 200: status },
     // every answer, 422 and 429 included, takes the same minimum time: no timing oracle on the address
     minDurationMs: (config) => config.PASSWORD_RESET_MIN_DURATION_MS,
+    refusals: [429],
     handler: async (req, ctx) => {
       await requestPasswordReset(ctx, { ...req.body, client: client(req) });
       return ok({ status: 'ok' });
@@ -174,6 +186,7 @@ export const authRoutes = [
     // an empty token is a 400 and the password policy (length included) answers 400, so neither is constrained here
     body: z.object({ token: z.string().max(512), new_password: z.string().max(1024) }),
     responses: { 200: status },
+    refusals: [400, 404],
     handler: async ({ body }, ctx) => {
       await confirmPasswordReset(ctx, body);
       return ok({ status: 'ok' });

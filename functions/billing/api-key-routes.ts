@@ -15,6 +15,7 @@ function keySetRoutes(path: string, keySet: ApiKeySet, label: string): Route[] {
       method: 'POST', path, auth: 'user', summary: `Create one of the caller's ${label}: the value is in this answer only (plan features crud_pro and crud_api; counts against max_api_keys_per_user)`,
       body: createApiKeyBody(keySet),
       responses: { 201: apiKeyCreatedOut },
+      refusals: [403],
       handler: async ({ body }, ctx) => {
         const { apiKey, key } = await createApiKey(ctx, { ...body, key_set: keySet });
         return created({ ...apiKeyView.project(apiKey), key });
@@ -24,6 +25,7 @@ function keySetRoutes(path: string, keySet: ApiKeySet, label: string): Route[] {
       method: 'DELETE', path: `${path}/{key_id}`, auth: 'user', summary: `Revoke one of the caller's ${label} (its plan slot is free again)`,
       params: z.object({ key_id: uuid }),
       responses: { 204: null },
+      refusals: [404],
       handler: async ({ params }, ctx) => {
         await revokeApiKey(ctx, { key_set: keySet, key_id: params.key_id });
         return noContent();

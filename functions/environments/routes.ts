@@ -13,6 +13,7 @@ export const environmentRoutes = [
     method: 'GET', path: '/environments', auth: 'user', summary: "A project's environments (archived excluded)",
     query: z.object({ project_id: uuid, updated_since: updatedSince }),
     responses: { 200: z.array(environmentOut) },
+    refusals: [403, 404],
     handler: async ({ query }, ctx) => {
       const envs = await listEnvironments(ctx, query);
       return ok(envs.map(toEnvironmentOut), { headers: syncHeaders(query.updated_since, ctx.clock.receivedAt) });
@@ -22,11 +23,14 @@ export const environmentRoutes = [
     method: 'POST', path: '/environments', auth: 'user', summary: 'Create an environment (within the plan limit)',
     body: z.object({ name: name(), project_id: uuid }),
     responses: { 201: environmentOut },
+    refusals: [400, 403, 404],
     handler: async ({ body }, ctx) => created(toEnvironmentOut(await createEnvironment(ctx, body))),
   }),
   route({
     method: 'GET', path: '/environments/stats', auth: 'user', summary: 'Counts per environment of a project',
     query: z.object({ project_id: uuid }),
+    responses: { 200: z.array(z.object({ environment_id: z.uuid(), name: z.string(), services: z.int(), servers: z.int(), groups: z.int(), networks: z.int() })) },
+    refusals: [403, 404],
     handler: async ({ query }, ctx) => ok(await environmentStats(ctx, query)),
   }),
   route({
@@ -34,12 +38,14 @@ export const environmentRoutes = [
     params: envParams,
     body: z.object({ name: name() }),
     responses: { 200: environmentOut },
+    refusals: [400, 403, 404],
     handler: async ({ params, body }, ctx) => ok(toEnvironmentOut(await renameEnvironment(ctx, { id: params.environment_id, ...body }))),
   }),
   route({
     method: 'DELETE', path: '/environments/{environment_id}', auth: 'user', summary: 'Soft-delete an environment and what it holds',
     params: envParams,
     responses: { 204: null },
+    refusals: [403, 404],
     handler: async ({ params }, ctx) => {
       await deleteEnvironment(ctx, { id: params.environment_id });
       return noContent();
@@ -50,18 +56,21 @@ export const environmentRoutes = [
     params: envParams,
     body: z.object({ user_id: uuid, role: z.enum(ENV_ROLES) }),
     responses: { 201: roleOut },
+    refusals: [403, 404],
     handler: async ({ params, body }, ctx) => created(toEnvRoleOut(await assignEnvRole(ctx, { ...params, ...body }))),
   }),
   route({
     method: 'GET', path: '/environments/{environment_id}/roles', auth: 'user', summary: 'Role assignments of an environment',
     params: envParams,
     responses: { 200: z.array(roleOut) },
+    refusals: [404],
     handler: async ({ params }, ctx) => ok(await listEnvRoles(ctx, params)),
   }),
   route({
     method: 'DELETE', path: '/environments/{environment_id}/roles/{user_id}', auth: 'user', summary: "Remove a user's role in an environment",
     params: z.object({ environment_id: uuid, user_id: uuid }),
     responses: { 204: null },
+    refusals: [403, 404],
     handler: async ({ params }, ctx) => {
       await removeEnvRole(ctx, params);
       return noContent();

@@ -17,24 +17,28 @@ export const impexRoutes = [
     method: 'POST', path: '/impex/export', auth: 'user', summary: 'Export an environment as a configuration document (asynchronous; multipart form fields)',
     multipart, body: z.object(target),
     responses: { 202: started },
+    refusals: [400, 403, 404],
     handler: async ({ body }, ctx) => ({ status: 202, body: await startExport(ctx, body) }),
   }),
   route({
     method: 'POST', path: '/impex/import', auth: 'user', summary: 'Import a configuration document into an environment (asynchronous; `dry_run=true` only plans)',
     multipart, body: z.object({ ...target, file: uploadedFile, dry_run: z.enum(['true', 'false']).optional() }),
     responses: { 202: started },
+    refusals: [400, 403, 404],
     handler: async ({ body }, ctx) => ({ status: 202, body: await startImport(ctx, { ...body, dry_run: body.dry_run === 'true' }) }),
   }),
   route({
     method: 'GET', path: '/impex/history', auth: 'user', summary: "A project's export and import records, newest first",
     query: z.object({ project_id: uuid, environment_id: uuid.optional(), limit: z.coerce.number().int().min(1).max(200).default(50) }),
     responses: { 200: z.array(impexRecordView.schema) },
+    refusals: [403, 404],
     handler: async ({ query }, ctx) => ok(await importExportHistory(ctx, query)),
   }),
   route({
     method: 'GET', path: '/impex/download/{record_id}', auth: 'user', summary: "An export's document through its signed link (403 tampered, 410 'Link expired')",
     params: z.object({ record_id: z.string().max(100) }),
     query: z.object({ exp: z.coerce.number().int(), sig: z.string().max(200) }),
+    refusals: [403, 404, 410],
     handler: async ({ params, query }, ctx) => {
       const doc = await downloadExport(ctx, { record_id: params.record_id, ...query });
       return ok(doc.text, { headers: { 'content-type': 'application/yaml; charset=utf-8', 'content-disposition': `attachment; filename="${doc.filename}"` } });
@@ -53,12 +57,14 @@ export const impexRoutes = [
     params: z.object({ job_id: z.string().max(100) }),
     query: z.object({ token: z.string().min(1).max(4096) }),
     responses: { 200: impexRecordView.schema },
+    refusals: [401, 404],
     handler: async ({ params, query }, ctx) => ok(await jobStatus(ctx, { job_id: params.job_id, token: query.token })),
   }),
   route({
     method: 'POST', path: '/impex/progress-ticket', auth: 'user', summary: "A single-use, one-minute ticket to follow a job's progress over the WebSocket",
     body: z.object({ job_id: z.string().max(100) }),
     responses: { 200: z.object({ ticket: z.string(), url: z.string(), expires_in: z.int() }) },
+    refusals: [404],
     handler: async ({ body }, ctx) => ok(await progressTicket(ctx, body)),
   }),
 ];

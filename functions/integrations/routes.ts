@@ -30,23 +30,28 @@ export const integrationsRoutes = [
     summary: 'Connect a cloud account to an environment: AWS by IAM role (answers the trust policy with the generated external id), Hetzner Cloud or DigitalOcean by API token (stored encrypted, never answered)',
     body: createBody,
     responses: { 201: accountOut },
+    refusals: [400, 403, 404],
     handler: async ({ body }, ctx) => created(await createCloudAccount(ctx, body)),
   }),
   route({
     method: 'GET', path: '/integrations/cloud-accounts', auth: 'user', summary: "A project's cloud accounts the caller may see",
     query: z.object({ project_id: uuid }),
     responses: { 200: z.array(accountOut) },
+    refusals: [404],
     handler: async ({ query }, ctx) => ok(await listCloudAccounts(ctx, query)),
   }),
   route({
     method: 'GET', path: '/integrations/cloud-accounts/{account_id}', auth: 'user', summary: 'One cloud account',
     params: accountParams,
     responses: { 200: accountOut },
+    refusals: [403, 404],
     handler: async ({ params }, ctx) => ok(await getCloudAccount(ctx, params)),
   }),
   route({
     method: 'DELETE', path: '/integrations/cloud-accounts/{account_id}', auth: 'user', summary: 'Remove a cloud account (its token is dropped; the floors it found stay)',
     params: accountParams,
+    responses: { 204: null },
+    refusals: [403, 404],
     handler: async ({ params }, ctx) => (await deleteCloudAccount(ctx, params), noContent()),
   }),
   route({
@@ -54,6 +59,7 @@ export const integrationsRoutes = [
     params: providerParams,
     body: z.object({ account_id: uuid }),
     responses: { 200: accountOut },
+    refusals: [403, 404],
     handler: async ({ params, body }, ctx) => ok(await connectCloudAccount(ctx, { provider: params.provider, account_id: body.account_id })),
   }),
   route({
@@ -61,6 +67,7 @@ export const integrationsRoutes = [
     params: providerParams,
     query: z.object({ project_id: uuid }),
     responses: { 200: statusOut },
+    refusals: [404],
     handler: async ({ params, query }, ctx) => ok(await cloudStatus(ctx, { provider: params.provider, project_id: query.project_id })),
   }),
   route({
@@ -68,6 +75,7 @@ export const integrationsRoutes = [
     summary: "Discover the account's servers as service floors (asynchronous; a discover while one runs answers that run with 200)",
     params: accountParams,
     responses: { 202: started, 200: started },
+    refusals: [403, 404, 409],
     handler: async ({ params }, ctx) => {
       const out = await startDiscovery(ctx, params);
       return { status: out.reused ? 200 : 202, body: out };
@@ -77,12 +85,14 @@ export const integrationsRoutes = [
     method: 'GET', path: '/integrations/discovery-runs/{job_id}', auth: 'user', summary: "A discovery run's status, progress and counts",
     params: z.object({ job_id: uuid }),
     responses: { 200: discoveryRunView.schema },
+    refusals: [404],
     handler: async ({ params }, ctx) => ok(await getDiscoveryRun(ctx, params)),
   }),
   route({
     method: 'POST', path: '/integrations/progress-ticket', auth: 'user', summary: "A single-use, one-minute ticket to follow a discovery run's progress over the WebSocket",
     body: z.object({ job_id: uuid }),
     responses: { 200: z.object({ ticket: z.string(), url: z.string(), expires_in: z.int() }) },
+    refusals: [404],
     handler: async ({ body }, ctx) => ok(await discoveryProgressTicket(ctx, body)),
   }),
 ];

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { route, ok, type Route } from '#http/route';
-import { detail, uuid } from '#http/schemas';
+import { uuid } from '#http/schemas';
 import { floorView, serviceView } from '#domain/catalog';
 import { apiKeyOut } from '#domain/billing';
 import { ARCHIVABLE_KINDS, archivedSummary, listArchived, markArchived, unarchive, type ArchivableKind } from '#domain/lifecycle';
@@ -25,7 +25,6 @@ const outcome = z.object({
   /** Resources not written although others were (a selection larger than one transaction), each with its refusal. */
   refused: z.array(z.object({ kind: z.enum(ARCHIVABLE_KINDS), id: z.uuid(), detail: z.string() })),
 });
-const refusals = { 403: detail, 404: detail, 409: detail };
 
 const archivedAt = { archived_at: z.string() };
 /** Each kind's usual answer plus `archived_at`. */
@@ -53,14 +52,16 @@ export const archiveRoutes: Route[] = [
     method: 'POST', path: '/me/mark-archived', auth: 'user',
     summary: "Archive the caller's own resources (hidden from lists, never deleted; their plan slots are free again)",
     body: selectionBody,
-    responses: { 200: outcome, ...refusals },
+    responses: { 200: outcome },
+    refusals: [403, 404, 409],
     handler: async ({ body }, ctx) => ok(await markArchived(ctx, body)),
   }),
   route({
     method: 'POST', path: '/me/unarchive', auth: 'user',
     summary: "Restore archived resources of the caller's (within the current plan's limits)",
     body: selectionBody,
-    responses: { 200: outcome, ...refusals },
+    responses: { 200: outcome },
+    refusals: [403, 404, 409],
     handler: async ({ body }, ctx) => ok(await unarchive(ctx, body)),
   }),
   route({

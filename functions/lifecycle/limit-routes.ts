@@ -41,6 +41,7 @@ export const limitRoutes = [
         })),
       }),
     },
+    refusals: [400, 404, 409],
     handler: async ({ body }, ctx) => ok(await downgradePreflight(ctx, body)),
   }),
   route({
@@ -49,6 +50,7 @@ export const limitRoutes = [
     responses: {
       200: z.object({ status: z.literal('ok'), plan: z.object({ id: z.string(), name: z.string() }), archive_window: archiveWindow, over: trio(z.int()), any_over: z.boolean() }),
     },
+    refusals: [400, 404, 409],
     handler: async ({ body }, ctx) => ok(await confirmDowngrade(ctx, body)),
   }),
 ];

@@ -12,6 +12,7 @@ export const networksRoutes = [
     method: 'POST', path: '/networks', auth: 'user', summary: 'Create a network (name unique per environment)',
     body: createNetworkBody,
     responses: { 201: networkOut },
+    refusals: [400, 403, 404],
     handler: async ({ body }, ctx) => created(networkView.project(await createNetwork(ctx, body))),
   }),
   route({
@@ -26,12 +27,14 @@ export const networksRoutes = [
       updated_since: updatedSince,
     }),
     responses: { 200: z.array(networkOut) },
+    refusals: [400, 403, 404],
     handler: async ({ query }, ctx) => ok((await listNetworks(ctx, query)).map(networkView.project), { headers: syncHeaders(query.updated_since, ctx.clock.receivedAt) }),
   }),
   route({
     method: 'GET', path: '/networks/{network_id}', auth: 'user', summary: 'One network',
     params: networkParams,
     responses: { 200: networkOut },
+    refusals: [403, 404],
     handler: async ({ params }, ctx) => ok(networkView.project(await getNetwork(ctx, params))),
   }),
   route({
@@ -39,12 +42,14 @@ export const networksRoutes = [
     params: networkParams,
     body: updateNetworkBody,
     responses: { 200: networkOut },
+    refusals: [400, 403, 404],
     handler: async ({ params, body }, ctx) => ok(networkView.project(await updateNetwork(ctx, { ...params, ...body }))),
   }),
   route({
     method: 'DELETE', path: '/networks/{network_id}', auth: 'user', summary: 'Delete a network (it leaves every attachment)',
     params: networkParams,
     responses: { 204: null },
+    refusals: [403, 404],
     handler: async ({ params }, ctx) => {
       await deleteNetwork(ctx, params);
       return noContent();
@@ -54,6 +59,7 @@ export const networksRoutes = [
     method: 'GET', path: '/attachments/services/{service_id}/networks', auth: 'user', summary: 'The networks a service is attached to',
     params: z.object({ service_id: uuid }),
     responses: { 200: z.object({ service_id: z.uuid(), networks: z.array(networkOut) }) },
+    refusals: [403, 404],
     handler: async ({ params }, ctx) => ok(await attachedNetworks(ctx, { holder: 'service', id: params.service_id })),
   }),
   route({
@@ -61,12 +67,14 @@ export const networksRoutes = [
     params: z.object({ service_id: uuid }),
     body: attachmentBody,
     responses: { 200: z.object({ service_id: z.uuid(), networks: z.array(networkOut) }) },
+    refusals: [400, 403, 404],
     handler: async ({ params, body }, ctx) => ok(await replaceAttachedNetworks(ctx, { holder: 'service', id: params.service_id, ...body })),
   }),
   route({
     method: 'GET', path: '/attachments/service-floors/{floor_id}/networks', auth: 'user', summary: 'The networks a server is attached to',
     params: z.object({ floor_id: uuid }),
     responses: { 200: z.object({ service_floor_id: z.uuid(), networks: z.array(networkOut) }) },
+    refusals: [403, 404],
     handler: async ({ params }, ctx) => ok(await attachedNetworks(ctx, { holder: 'floor', id: params.floor_id })),
   }),
   route({
@@ -74,6 +82,7 @@ export const networksRoutes = [
     params: z.object({ floor_id: uuid }),
     body: attachmentBody,
     responses: { 200: z.object({ service_floor_id: z.uuid(), networks: z.array(networkOut) }) },
+    refusals: [400, 403, 404],
     handler: async ({ params, body }, ctx) => ok(await replaceAttachedNetworks(ctx, { holder: 'floor', id: params.floor_id, ...body })),
   }),
 ];

@@ -17,6 +17,7 @@ export const projectUserRoutes = [
     method: 'GET', path: '/project-users', auth: 'user', summary: "A project's people, by name",
     query: z.object({ project_id: uuid, updated_since: updatedSince }),
     responses: { 200: z.array(projectUserOut) },
+    refusals: [403, 404],
     handler: async ({ query }, ctx) => {
       const people = await listProjectUsers(ctx, query);
       return ok(people.map(toProjectUserOut), { headers: syncHeaders(query.updated_since, ctx.clock.receivedAt) });
@@ -26,12 +27,14 @@ export const projectUserRoutes = [
     method: 'POST', path: '/project-users', auth: 'user', summary: 'Add a person to a project (within the plan limit)',
     body: z.object({ project_id: uuid, name: name(), ...fields }),
     responses: { 201: projectUserOut },
+    refusals: [403, 404],
     handler: async ({ body }, ctx) => created(toProjectUserOut(await createProjectUser(ctx, body))),
   }),
   route({
     method: 'GET', path: '/project-users/{project_user_id}', auth: 'user', summary: 'One person of a project',
     params: idParams,
     responses: { 200: projectUserOut },
+    refusals: [403, 404],
     handler: async ({ params }, ctx) => ok(toProjectUserOut(await getProjectUser(ctx, { id: params.project_user_id }))),
   }),
   route({
@@ -41,12 +44,14 @@ export const projectUserRoutes = [
       .object({ name: name().optional(), ...fields })
       .refine((b) => Object.values(b).some((v) => v !== undefined), { message: 'At least one field is required' }),
     responses: { 200: projectUserOut },
+    refusals: [403, 404],
     handler: async ({ params, body }, ctx) => ok(toProjectUserOut(await updateProjectUser(ctx, { id: params.project_user_id, ...body }))),
   }),
   route({
     method: 'DELETE', path: '/project-users/{project_user_id}', auth: 'user', summary: 'Soft-delete a person (frees the plan slot)',
     params: idParams,
     responses: { 204: null },
+    refusals: [403, 404],
     handler: async ({ params }, ctx) => {
       await deleteProjectUser(ctx, { id: params.project_user_id });
       return noContent();

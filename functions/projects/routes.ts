@@ -25,6 +25,7 @@ export const projectRoutes = [
     method: 'POST', path: '/projects', auth: 'user', summary: 'Create a project owned by the caller (staff may name another owner)',
     body: z.object({ name: name(), creator_user_id: uuid.nullish() }),
     responses: { 201: projectOut },
+    refusals: [400, 403, 404],
     handler: async ({ body }, ctx) => {
       const { project, isOwner } = await createProject(ctx, body);
       return created(toProjectOut(project, isOwner));
@@ -32,11 +33,14 @@ export const projectRoutes = [
   }),
   route({
     method: 'GET', path: '/projects/stats', auth: 'user', summary: 'Counts for every project the caller can reach',
+    responses: { 200: z.array(z.object({ project_id: z.uuid(), environments: z.int(), services: z.int(), servers: z.int(), groups: z.int() })) },
     handler: async (_req, ctx) => ok(await projectStats(ctx)),
   }),
   route({
     method: 'GET', path: '/projects/members/{project_id}', auth: 'user', summary: 'Members of a project with their e-mail addresses',
     params: projectParams,
+    responses: { 200: z.array(z.object({ user_id: z.uuid(), email: z.string() })) },
+    refusals: [404],
     handler: async ({ params }, ctx) => ok(await projectMembers(ctx, { id: params.project_id })),
   }),
   route({
@@ -44,6 +48,7 @@ export const projectRoutes = [
     params: projectParams,
     body: z.object({ cost_calc_enabled: z.boolean() }),
     responses: { 200: projectOut },
+    refusals: [403, 404],
     handler: async ({ params, body }, ctx) => {
       const { project, isOwner } = await updateProjectSettings(ctx, { id: params.project_id, ...body });
       return ok(toProjectOut(project, isOwner));
@@ -52,12 +57,15 @@ export const projectRoutes = [
   route({
     method: 'GET', path: '/projects/{project_id}/plan', auth: 'user', summary: "The plan that governs a project's limits",
     params: projectParams,
+    responses: { 200: z.object({ project_id: z.uuid(), plan_name: z.string(), plan_tier: z.string(), is_owner: z.boolean() }) },
+    refusals: [404],
     handler: async ({ params }, ctx) => ok(await projectPlan(ctx, { id: params.project_id })),
   }),
   route({
     method: 'DELETE', path: '/projects/{project_id}', auth: 'user', summary: 'Soft-delete a project (owner)',
     params: projectParams,
     responses: { 204: null },
+    refusals: [403, 404],
     handler: async ({ params }, ctx) => {
       await deleteProject(ctx, { id: params.project_id });
       return noContent();

@@ -23,6 +23,7 @@ export const customRoleRoutes = [
     params: projectParams,
     query: z.object({ updated_since: updatedSince }),
     responses: { 200: z.array(roleOut) },
+    refusals: [404],
     handler: async ({ params, query }, ctx) => {
       const roles = await listCustomRoles(ctx, { ...params, ...query });
       return ok(roles.map(toCustomRoleOut), { headers: syncHeaders(query.updated_since, ctx.clock.receivedAt) });
@@ -33,6 +34,7 @@ export const customRoleRoutes = [
     params: projectParams,
     body: z.object({ name: name(), description, permissions }),
     responses: { 201: roleOut },
+    refusals: [400, 403, 404],
     handler: async ({ params, body }, ctx) => created(toCustomRoleOut(await createCustomRole(ctx, { ...params, ...body }))),
   }),
   route({
@@ -44,12 +46,14 @@ export const customRoleRoutes = [
         message: 'At least one of name, description, permissions is required',
       }),
     responses: { 200: roleOut },
+    refusals: [400, 403, 404],
     handler: async ({ params, body }, ctx) => ok(toCustomRoleOut(await updateCustomRole(ctx, { project_id: params.project_id, id: params.role_id, ...body }))),
   }),
   route({
     method: 'DELETE', path: '/projects/{project_id}/custom-roles/{role_id}', auth: 'user', summary: 'Soft-delete a custom role and withdraw its assignments (owner)',
     params: roleParams,
     responses: { 204: null },
+    refusals: [403, 404],
     handler: async ({ params }, ctx) => {
       await deleteCustomRole(ctx, { project_id: params.project_id, id: params.role_id });
       return noContent();
@@ -60,6 +64,7 @@ export const customRoleRoutes = [
     params: roleParams,
     query: z.object({ updated_since: updatedSince }),
     responses: { 200: z.array(assignmentOut) },
+    refusals: [404],
     handler: async ({ params, query }, ctx) => {
       const assignments = await listAssignments(ctx, { ...params, ...query });
       return ok(assignments.map(toAssignmentOut), { headers: syncHeaders(query.updated_since, ctx.clock.receivedAt) });
@@ -71,12 +76,14 @@ export const customRoleRoutes = [
     params: roleParams,
     body: z.object({ user_id: uuid, environment_id: uuid.nullish() }),
     responses: { 201: assignmentOut },
+    refusals: [400, 403, 404],
     handler: async ({ params, body }, ctx) => created(toAssignmentOut(await assignCustomRole(ctx, { ...params, ...body }))),
   }),
   route({
     method: 'DELETE', path: '/projects/{project_id}/custom-roles/{role_id}/assignments/{user_id}', auth: 'user', summary: "Withdraw a user's custom role (owner)",
     params: z.object({ project_id: uuid, role_id: uuid, user_id: uuid }),
     responses: { 204: null },
+    refusals: [403, 404],
     handler: async ({ params }, ctx) => {
       await removeAssignment(ctx, params);
       return noContent();

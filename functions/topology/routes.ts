@@ -39,12 +39,14 @@ export const topologyRoutes = [
     method: 'POST', path: '/service-connections', auth: 'user', summary: 'Connect two services or floors of one environment',
     body: connectionSpec.and(z.object({ ...scope, chain_id: uuid.nullish() })),
     responses: { 201: connectionOut },
+    refusals: [400, 403, 404],
     handler: async ({ body }, ctx) => created(connectionView.project(await createConnection(ctx, body))),
   }),
   route({
     method: 'GET', path: '/service-connections', auth: 'user', summary: "An environment's connections (optionally touching one entity, or of one chain)",
     query: z.object({ ...scope, entity_id: uuid.optional(), chain_id: uuid.optional(), updated_since: updatedSince }),
     responses: { 200: z.array(connectionOut) },
+    refusals: [400, 403, 404],
     handler: async ({ query }, ctx) =>
       ok((await listConnections(ctx, query)).map(connectionView.project), { headers: syncHeaders(query.updated_since, ctx.clock.receivedAt) }),
   }),
@@ -52,6 +54,7 @@ export const topologyRoutes = [
     method: 'POST', path: '/service-connections/batch', auth: 'user', summary: 'Create a chain or hub of connections at once (one chain_id, all or nothing)',
     body: z.object({ ...scope, group_kind: z.enum(GROUP_KINDS), items: z.array(connectionSpec).min(1).max(MAX_BATCH_CONNECTIONS) }),
     responses: { 201: z.array(connectionOut) },
+    refusals: [400, 403, 404],
     handler: async ({ body }, ctx) => created((await createConnectionBatch(ctx, body)).map(connectionView.project)),
   }),
   route({
@@ -59,12 +62,14 @@ export const topologyRoutes = [
     params: z.object({ chain_id: uuid }),
     body: changesBody,
     responses: { 200: z.array(connectionOut) },
+    refusals: [400, 403, 404],
     handler: async ({ params, body }, ctx) => ok((await updateChain(ctx, { ...params, ...body })).map(connectionView.project)),
   }),
   route({
     method: 'DELETE', path: '/service-connections/chains/{chain_id}', auth: 'user', summary: 'Delete a chain or hub with all its connections',
     params: z.object({ chain_id: uuid }),
     responses: { 204: null },
+    refusals: [403, 404],
     handler: async ({ params }, ctx) => {
       await deleteChain(ctx, params);
       return noContent();
@@ -75,12 +80,14 @@ export const topologyRoutes = [
     params: z.object({ connection_id: uuid }),
     body: changesBody,
     responses: { 200: connectionOut },
+    refusals: [400, 403, 404],
     handler: async ({ params, body }, ctx) => ok(connectionView.project(await updateConnection(ctx, { ...params, ...body }))),
   }),
   route({
     method: 'DELETE', path: '/service-connections/{connection_id}', auth: 'user', summary: 'Delete a connection',
     params: z.object({ connection_id: uuid }),
     responses: { 204: null },
+    refusals: [403, 404],
     handler: async ({ params }, ctx) => {
       await deleteConnection(ctx, params);
       return noContent();
@@ -90,6 +97,7 @@ export const topologyRoutes = [
     method: 'GET', path: '/service-links', auth: 'user', summary: "An environment's service links (edge list)",
     query: z.object({ ...scope, service_id: uuid.optional(), updated_since: updatedSince }),
     responses: { 200: z.array(linkOut) },
+    refusals: [400, 403, 404],
     handler: async ({ query }, ctx) =>
       ok((await listLinks(ctx, query)).map(linkView.project), { headers: syncHeaders(query.updated_since, ctx.clock.receivedAt) }),
   }),
@@ -99,12 +107,14 @@ export const topologyRoutes = [
       .object({ ...scope, from_service_id: uuid, to_service_id: uuid })
       .refine((l) => l.from_service_id !== l.to_service_id, { message: 'A service may not be linked to itself', path: ['to_service_id'] }),
     responses: { 201: linkOut },
+    refusals: [400, 403, 404],
     handler: async ({ body }, ctx) => created(linkView.project(await createLink(ctx, body))),
   }),
   route({
     method: 'DELETE', path: '/service-links/{link_id}', auth: 'user', summary: 'Delete a service link',
     params: z.object({ link_id: uuid }),
     responses: { 204: null },
+    refusals: [403, 404],
     handler: async ({ params }, ctx) => {
       await deleteLink(ctx, params);
       return noContent();
@@ -115,6 +125,7 @@ export const topologyRoutes = [
     params: z.object({ service_id: uuid }),
     query: blastRadiusQuery,
     responses: { 200: blastRadiusOut },
+    refusals: [403, 404],
     handler: async ({ params, query }, ctx) => ok(await blastRadiusOf(ctx, { type: 'service', id: params.service_id, ...query })),
   }),
   route({
@@ -122,6 +133,7 @@ export const topologyRoutes = [
     params: z.object({ floor_id: uuid }),
     query: blastRadiusQuery,
     responses: { 200: blastRadiusOut },
+    refusals: [403, 404],
     handler: async ({ params, query }, ctx) => ok(await blastRadiusOf(ctx, { type: 'floor', id: params.floor_id, ...query })),
   }),
 ];

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import type { Route } from './route';
+import type { Refusal, Route } from './route';
 
 const jsonSchema = (s: z.ZodType, io: 'input' | 'output') => z.toJSONSchema(s, { io, unrepresentable: 'any', target: 'draft-2020-12' });
 
@@ -15,26 +15,153 @@ function parameters(route: Route) {
   return out;
 }
 
-/** OpenAPI 3.1 from the route table's zod schemas. */
-export function buildOpenApi(routes: Route[]) {
+const ref = (name: string) => ({ $ref: `#/components/responses/${name}` });
+const errorBody = (schema: string) => ({ 'application/json': { schema: { $ref: `#/components/schemas/${schema}` } } });
+
+/**
+ * The refusals every operation may share, as `components.responses`: each with the `{detail}` body
+ * (`Error`); 422 lists the failed fields (`ValidationError`), 423 adds `locked_until`, 429 says when
+ * to try again (`Retry-After`).
+ */
+const RESPONSES = {
+  BadRequest: { description: 'Refused: a well-formed request the rules do not accept (see `detail`)', content: errorBody('Error') },
+  Unauthorized: {
+    description: 'Missing, invalid or revoked access token, or credentials rejected',
+    headers: { 'WWW-Authenticate': { description: '`Bearer`', schema: { type: 'string' } } },
+    content: errorBody('Error'),
+  },
+  Forbidden: {
+    description: "Refused after tenancy passed: a permission, plan or account-level refusal; on a cookie-authenticated write also 'Origin not allowed'",
+    content: errorBody('Error'),
+  },
+  NotFound: { description: 'Not found: absent, or not visible to the caller (indistinguishable)', content: errorBody('Error') },
+  Conflict: {
+    description: "Conflict with the current state (see `detail`); on any write also a lost race after the transaction's retries ('The request conflicted with a concurrent change. Please retry.')",
+    content: errorBody('Error'),
+  },
+  Gone: { description: 'Gone: the link has expired', content: errorBody('Error') },
+  PayloadTooLarge: { description: 'Request body too large', content: errorBody('Error') },
+  UnsupportedMediaType: { description: 'A cookie-authenticated write whose body is not JSON', content: errorBody('Error') },
+  ValidationFailed: { description: 'Request validation failed (before any lookup): every failed field', content: errorBody('ValidationError') },
+  Locked: { description: 'Locked: too many failed sign-ins; `locked_until` says until when', content: errorBody('Locked') },
+  TooManyRequests: {
+    description: 'Rate limit exceeded',
+    headers: { 'Retry-After': { description: 'Seconds until the caller may try again', required: true, schema: { type: 'integer', minimum: 1 } } },
+    content: errorBody('Error'),
+  },
+} as const;
+
+const SCHEMAS = {
+  Error: {
+    type: 'object',
+    description: 'A refusal',
+    required: ['detail'],
+    properties: { detail: { type: 'string', description: 'Why the request was refused' } },
+  },
+  ValidationIssue: {
+    type: 'object',
+    required: ['loc', 'msg', 'type'],
+    properties: {
+      loc: { type: 'array', description: 'Where: the request part (`path`, `query`, `body`), then the field path', items: { type: ['string', 'integer'] } },
+      msg: { type: 'string' },
+      type: { type: 'string', description: '`missing` for an absent required value, else the failed check' },
+    },
+  },
+  ValidationError: {
+    type: 'object',
+    required: ['detail'],
+    properties: { detail: { type: 'array', items: { $ref: '#/components/schemas/ValidationIssue' } } },
+  },
+  Locked: {
+    type: 'object',
+    required: ['detail', 'locked_until'],
+    properties: { detail: { type: 'string' }, locked_until: { type: 'string', format: 'date-time' } },
+  },
+} as const;
+
+const REFUSAL: Record<Refusal, keyof typeof RESPONSES> = {
+  400: 'BadRequest',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'NotFound',
+  409: 'Conflict',
+  410: 'Gone',
+  423: 'Locked',
+  429: 'TooManyRequests',
+};
+
+/** Every status an operation can answer: its successes, its declared refusals, and those the pipeline derives from its properties. */
+function responsesOf(r: Route): Record<string, object> {
+  const responses: Record<string, object> = {};
+  for (const [status, schema] of Object.entries(r.responses ?? { 200: null })) {
+    if (Number(status) >= 400) throw new Error(`${r.method} ${r.path}: declare refusal ${status} in \`refusals\`, not \`responses\``);
+    const accepted = status === '202';
+    responses[status] = {
+      description: accepted ? 'Accepted: the work goes on asynchronously' : 'Success',
+      // A poll that answers "not yet" says when to ask again (GET /subscriptions/checkout-url/{job_id}).
+      ...(accepted && r.method === 'GET' ? { headers: { 'Retry-After': { description: 'Seconds until the caller should poll again', required: true, schema: { type: 'integer', minimum: 0 } } } } : {}),
+      ...(schema ? { content: { 'application/json': { schema: jsonSchema(schema, 'output') } } } : {}),
+    };
+  }
+  const statuses = new Set<number>(r.refusals ?? []);
+  if (r.auth !== 'public') statuses.add(401);
+  // The cross-site guard (shared/http/security.ts) answers 403/415 for cookie-authenticated writes; staff routes refuse others.
+  if (r.method !== 'GET' || r.auth === 'staff') statuses.add(403);
+  // A path parameter holding a malformed percent-escape names no resource: the router's 404.
+  if (r.path.includes('{')) statuses.add(404);
+  // A write whose transaction keeps losing a race answers 409 once its retries are spent (#db/transact's concurrentChange).
+  if (r.method !== 'GET') statuses.add(409);
+  if (r.body || r.multipart) statuses.add(413);
+  if (r.method !== 'GET') statuses.add(415);
+  if (r.params || r.query || r.body) statuses.add(422);
+  for (const status of [...statuses].sort((a, b) => a - b)) {
+    const name = status === 413 ? 'PayloadTooLarge' : status === 415 ? 'UnsupportedMediaType' : status === 422 ? 'ValidationFailed' : REFUSAL[status as Refusal];
+    if (!name) throw new Error(`${r.method} ${r.path}: no response for status ${status}`);
+    responses[String(status)] = ref(name);
+  }
+  return responses;
+}
+
+const operationId = (r: Route) =>
+  `${r.method.toLowerCase()}${r.path.replace(/[{}]/g, '').replace(/[^a-zA-Z0-9]+(.)?/g, (_, c: string | undefined) => (c ?? '').toUpperCase())}`;
+
+/** One line per route group (= tag), for the reference page. */
+const TAGS: Record<string, string> = {
+  auth: 'Sign-in, sessions, second factor, password reset and the own account',
+  admin: 'Platform staff administration',
+  billing: 'Plans, subscriptions, invoices, API keys and the payment-provider webhook',
+  projects: 'Projects, their members, project users and cost estimates',
+  environments: 'Environments and environment roles',
+  structure: 'Groups, subgroups and custom roles',
+  services: 'Services',
+  floors: 'Service floors (servers)',
+  topology: 'Service connections, chains, links and blast radius',
+  networks: 'Networks and their attachments to services and floors',
+  invites: 'Invitations to projects',
+  lifecycle: 'Plan limits, downgrades, archive and restore',
+  impex: 'Import, export and their progress',
+  integrations: 'Cloud accounts and discovery',
+  webhooks: 'Webhook registrations and their deliveries',
+  docs: 'This API reference',
+};
+
+/** OpenAPI 3.1 from the route table's zod schemas: one operation per route, tagged with its group. */
+export function buildOpenApi(entries: { group: string; route: Route }[]) {
   const paths: Record<string, Record<string, object>> = {};
-  for (const r of routes) {
-    const responses: Record<string, object> = {};
-    for (const [status, schema] of Object.entries(r.responses ?? { 200: null })) {
-      responses[status] = schema
-        ? { description: 'Success', content: { 'application/json': { schema: jsonSchema(schema, 'output') } } }
-        : { description: 'Success' };
-    }
-    if (r.params || r.query || r.body) responses['422'] = { description: 'Request validation failed' };
-    if (r.auth !== 'public') responses['401'] = { description: 'Missing, invalid or revoked access token' };
-    if (r.method !== 'GET') {
-      // The cross-site guard (shared/http/security.ts) answers these for cookie-authenticated writes.
-      responses['403'] ??= { description: 'Refused; for a cookie-authenticated write also: Origin not allowed' };
-      responses['415'] = { description: 'A cookie-authenticated write whose body is not JSON' };
-    }
+  const ids = new Set<string>();
+  const groups: string[] = [];
+  const used = new Set<string>();
+  for (const { group, route: r } of entries) {
+    const id = operationId(r);
+    if (ids.has(id)) throw new Error(`operationId ${id} is not unique (${r.method} ${r.path})`);
+    ids.add(id);
+    if (!groups.includes(group)) groups.push(group);
+    const responses = responsesOf(r);
+    for (const res of Object.values(responses)) if ('$ref' in res) used.add(String(res.$ref).split('/').pop()!);
     (paths[r.path] ??= {})[r.method.toLowerCase()] = {
+      tags: [group],
       summary: r.summary,
-      operationId: `${r.method.toLowerCase()}${r.path.replace(/[{}]/g, '').replace(/[^a-zA-Z0-9]+(.)?/g, (_, c: string | undefined) => (c ?? '').toUpperCase())}`,
+      operationId: id,
       parameters: parameters(r),
       ...(r.body ? { requestBody: { required: !r.body.safeParse(undefined).success, content: { [r.multipart ? 'multipart/form-data' : 'application/json']: { schema: jsonSchema(r.body, 'input') } } } } : {}),
       responses,
@@ -45,11 +172,16 @@ export function buildOpenApi(routes: Route[]) {
   return {
     openapi: '3.1.0',
     info: { title: 'Infrastructure Catalog', version: '1.0.0', description: 'Multi-tenant catalog of infrastructure.' },
+    servers: [{ url: '/', description: 'This service: the API is served at the root of its origin' }],
+    tags: groups.map((name) => ({ name, description: TAGS[name] ?? `The ${name} routes` })),
     components: {
       securitySchemes: {
         bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
         cookie: { type: 'apiKey', in: 'cookie', name: 'access_token' },
       },
+      schemas: SCHEMAS,
+      // Only the shared responses some operation uses (the linter flags unused components).
+      responses: Object.fromEntries(Object.entries(RESPONSES).filter(([name]) => used.has(name))),
     },
     paths,
   };

@@ -8,6 +8,15 @@ export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type AuthLevel = 'public' | 'user' | 'staff';
 
 type Schema = z.ZodType;
+
+/**
+ * A refusal a route can answer besides its success, 401 and 422: SPEC's Errors tables and what its
+ * domain function throws (`#shared/errors` kinds, mapped in shared/http/errors.ts). The pipeline's own
+ * answers (401, 422, 413 on bodies, the cross-site guard's 403/415 on writes, 403 on staff routes,
+ * 404 on malformed path parameters, 409 on writes that lose a race) are derived in openapi.ts; a
+ * route may still list them when its domain function refuses with them too.
+ */
+export type Refusal = 400 | 401 | 403 | 404 | 409 | 410 | 423 | 429;
 type Out<S> = S extends Schema ? z.output<S> : undefined;
 
 export interface RouteRequest<P, Q, B, A extends AuthLevel> {
@@ -42,6 +51,8 @@ export interface RouteDef<PS, QS, BS, A extends AuthLevel> {
   body?: BS;
   /** Response bodies by status, for the OpenAPI document only. */
   responses?: Record<number, Schema | null>;
+  /** The statuses the route refuses with besides 401/422 (see `Refusal`), for the OpenAPI document. */
+  refusals?: readonly Refusal[];
   /** The body is multipart/form-data: `body` validates its fields and its file (`UploadedFile`), at most `maxFileBytes`. */
   multipart?: { maxFileBytes: number };
   /**
@@ -62,6 +73,7 @@ export interface Route {
   query?: Schema;
   body?: Schema;
   responses?: Record<number, Schema | null>;
+  refusals?: readonly Refusal[];
   multipart?: { maxFileBytes: number };
   minDurationMs?: (config: Config) => number;
   handler: (req: RouteRequest<any, any, any, any>, ctx: AppContext) => Promise<Reply>;

@@ -1,4 +1,9 @@
-/** A small HTTP client for end-to-end tests: real requests against the local server. */
+import { assertDocumented } from './openapi-validator';
+
+/**
+ * A small HTTP client for end-to-end tests: real requests against the local server. Every answer is
+ * held against openapi.json (an undeclared status or a body off its schema throws: ./openapi-validator).
+ */
 export interface ApiResponse<T = any> {
   status: number;
   body: T;
@@ -22,6 +27,7 @@ export function client(baseUrl: () => string) {
     if (opts.cookie) headers.cookie = opts.cookie;
     const res = await fetch(baseUrl() + path, { method, headers, body: opts.raw ?? (body === undefined ? undefined : JSON.stringify(body)) });
     const text = await res.text();
+    assertDocumented(method, path, { status: res.status, contentType: res.headers.get('content-type'), text, header: (n) => res.headers.get(n) });
     let parsed: unknown = text;
     try {
       parsed = text ? JSON.parse(text) : undefined;

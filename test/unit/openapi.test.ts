@@ -4,11 +4,56 @@ import { describe, expect, it } from 'vitest';
 import { allRoutes } from '../../functions/route-table';
 import { buildOpenApi } from '#http/openapi';
 
+type Response = { $ref?: string; description?: string; headers?: Record<string, unknown>; content?: Record<string, { schema: { $ref?: string } }> };
+type Operation = { operationId: string; tags: string[]; security: object[]; responses: Record<string, Response> };
+
+const committed = JSON.parse(readFileSync(join(import.meta.dirname, '../../openapi.json'), 'utf8'));
+const operations = (): [string, Operation][] =>
+  Object.entries(committed.paths as Record<string, Record<string, Operation>>).flatMap(([path, ops]) => Object.entries(ops).map(([m, op]) => [`${m.toUpperCase()} ${path}`, op] as [string, Operation]));
+const statuses = (key: string) => Object.keys(operations().find(([k]) => k === key)![1].responses);
+const resolve = (res: Response): Response => (res.$ref ? committed.components.responses[res.$ref.split('/').pop()!] : res);
+
 describe('the committed openapi.json', () => {
   it('matches the document built from the route table', () => {
-    const committed = JSON.parse(readFileSync(join(import.meta.dirname, '../../openapi.json'), 'utf8'));
     // Through JSON, as the file is written: compares what a client would be served.
-    const built = JSON.parse(JSON.stringify(buildOpenApi(allRoutes().map((e) => e.route))));
+    const built = JSON.parse(JSON.stringify(buildOpenApi(allRoutes())));
     expect(committed, 'openapi.json is stale: run `npm run openapi` and commit the result').toStrictEqual(built);
+  });
+
+  it('gives every refusal the shared {detail} body; 422 lists the fields, 423 adds locked_until, 429 says Retry-After', () => {
+    for (const [key, op] of operations()) {
+      for (const [status, declared] of Object.entries(op.responses)) {
+        if (Number(status) < 400) continue;
+        expect(declared.$ref, `${key} ${status}`).toMatch(/^#\/components\/responses\//);
+        const schema = resolve(declared).content?.['application/json'].schema.$ref;
+        expect(schema, `${key} ${status}`).toBe(status === '422' ? '#/components/schemas/ValidationError' : status === '423' ? '#/components/schemas/Locked' : '#/components/schemas/Error');
+      }
+    }
+    expect(committed.components.schemas.Error).toMatchObject({ required: ['detail'], properties: { detail: { type: 'string' } } });
+    expect(committed.components.schemas.Locked.required).toEqual(['detail', 'locked_until']);
+    expect(resolve({ $ref: '#/components/responses/TooManyRequests' }).headers).toHaveProperty('Retry-After');
+  });
+
+  it("declares each route's refusals (SPEC's Errors tables) and the pipeline's own answers", () => {
+    expect(statuses('POST /auth/login')).toEqual(expect.arrayContaining(['200', '401', '403', '415', '422', '423', '429']));
+    expect(statuses('POST /services')).toEqual(expect.arrayContaining(['201', '400', '401', '403', '404', '409', '413', '415', '422']));
+    expect(statuses('GET /impex/download/{record_id}')).toEqual(expect.arrayContaining(['200', '401', '403', '404', '410', '422']));
+    expect(statuses('POST /invites/accept/by-token')).toEqual(expect.arrayContaining(['200', '400', '404', '409', '422']));
+    expect(statuses('GET /admin/users')).toEqual(['200', '401', '403']); // staff only
+    expect(statuses('GET /plans')).toEqual(['200']); // public, nothing to refuse
+  });
+
+  it('has servers, tags for every route group, unique operationIds, and security on every operation but the public ones', () => {
+    expect(committed.servers).toEqual([expect.objectContaining({ url: '/' })]);
+    const tagNames = committed.tags.map((t: { name: string }) => t.name);
+    const ids = new Set<string>();
+    const publicKeys = new Set(allRoutes().filter((e) => e.route.auth === 'public').map((e) => `${e.route.method} ${e.route.path}`));
+    for (const [key, op] of operations()) {
+      expect(op.tags.length, key).toBe(1);
+      expect(tagNames, key).toContain(op.tags[0]);
+      expect(ids.has(op.operationId), `${key}: operationId ${op.operationId} repeated`).toBe(false);
+      ids.add(op.operationId);
+      expect(op.security, key).toEqual(publicKeys.has(key) ? [] : [{ bearer: [] }, { cookie: [] }]);
+    }
   });
 });

@@ -91,8 +91,13 @@ const REFUSAL: Record<Refusal, keyof typeof RESPONSES> = {
 };
 
 /** Every status an operation can answer: its successes, its declared refusals, and those the pipeline derives from its properties. */
+/** A list that takes a `cursor` (shared/http/paging.ts) answers the next page's in this header; none on the last page. */
+const NEXT_CURSOR = { 'X-Next-Cursor': { description: 'The `cursor` of the next page; absent on the last page', schema: { type: 'string' } } };
+const isPaged = (r: Route) => !!r.query && 'cursor' in ((jsonSchema(r.query, 'input') as { properties?: object }).properties ?? {});
+
 function responsesOf(r: Route): Record<string, object> {
   const responses: Record<string, object> = {};
+  const paged = isPaged(r);
   for (const [status, schema] of Object.entries(r.responses ?? { 200: null })) {
     if (Number(status) >= 400) throw new Error(`${r.method} ${r.path}: declare refusal ${status} in \`refusals\`, not \`responses\``);
     const accepted = status === '202';
@@ -100,6 +105,7 @@ function responsesOf(r: Route): Record<string, object> {
       description: accepted ? 'Accepted: the work goes on asynchronously' : 'Success',
       // A poll that answers "not yet" says when to ask again (GET /subscriptions/checkout-url/{job_id}).
       ...(accepted && r.method === 'GET' ? { headers: { 'Retry-After': { description: 'Seconds until the caller should poll again', required: true, schema: { type: 'integer', minimum: 0 } } } } : {}),
+      ...(paged && status === '200' ? { headers: NEXT_CURSOR } : {}),
       ...(schema ? { content: { 'application/json': { schema: jsonSchema(schema, 'output') } } } : {}),
     };
   }

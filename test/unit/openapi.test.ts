@@ -43,6 +43,12 @@ describe('the committed openapi.json', () => {
     expect(statuses('GET /plans')).toEqual(['200']); // public, nothing to refuse
   });
 
+  it('declares the next page\'s cursor header on the paged lists, and only there', () => {
+    const paged = operations().filter(([, op]) => op.responses['200']?.headers?.['X-Next-Cursor']).map(([k]) => k);
+    expect(paged).toEqual(expect.arrayContaining(['GET /auth/me/security-log', 'GET /admin/users/{user_id}/security-log']));
+    expect(paged).not.toContain('GET /services');
+  });
+
   it('has servers, tags for every route group, unique operationIds, and security on every operation but the public ones', () => {
     expect(committed.servers).toEqual([expect.objectContaining({ url: '/' })]);
     const tagNames = committed.tags.map((t: { name: string }) => t.name);

@@ -21,9 +21,12 @@ export function buildOpenApi(routes: Route[]) {
   for (const r of routes) {
     const responses: Record<string, object> = {};
     for (const [status, schema] of Object.entries(r.responses ?? { 200: null })) {
+      const headers = r.responseHeaders && status.startsWith('2')
+        ? { headers: Object.fromEntries(Object.entries(r.responseHeaders).map(([name, description]) => [name, { description, schema: { type: 'string' } }])) }
+        : {};
       responses[status] = schema
-        ? { description: 'Success', content: { 'application/json': { schema: jsonSchema(schema, 'output') } } }
-        : { description: 'Success' };
+        ? { description: 'Success', ...headers, content: { 'application/json': { schema: jsonSchema(schema, 'output') } } }
+        : { description: 'Success', ...headers };
     }
     if (r.params || r.query || r.body) responses['422'] = { description: 'Request validation failed' };
     if (r.auth !== 'public') responses['401'] = { description: 'Missing, invalid or revoked access token' };

@@ -42,6 +42,8 @@ export interface RouteDef<PS, QS, BS, A extends AuthLevel> {
   body?: BS;
   /** Response bodies by status, for the OpenAPI document only. */
   responses?: Record<number, Schema | null>;
+  /** Headers of a successful answer (name → description), for the OpenAPI document only (e.g. `X-Next-Cursor`). */
+  responseHeaders?: Record<string, string>;
   /** The body is multipart/form-data: `body` validates its fields and its file (`UploadedFile`), at most `maxFileBytes`. */
   multipart?: { maxFileBytes: number };
   /**
@@ -62,6 +64,7 @@ export interface Route {
   query?: Schema;
   body?: Schema;
   responses?: Record<number, Schema | null>;
+  responseHeaders?: Record<string, string>;
   multipart?: { maxFileBytes: number };
   minDurationMs?: (config: Config) => number;
   handler: (req: RouteRequest<any, any, any, any>, ctx: AppContext) => Promise<Reply>;

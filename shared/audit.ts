@@ -188,3 +188,44 @@ function expireStep(projectId: string, sk: string, fallback: number): TransactSt
 /** The one step of an entry (for writes that record a single entry and keep no head). */
 export const auditStep = (ctx: AppContext, change: AuditChange, retention: AuditRetention, opts: { actor?: AuditActor } = {}): TransactStep[] =>
   auditSteps(ctx, change, retention, opts).steps;
+
+/** An audited entity: its id, its project, its environment when it lives in one, and its latest entry's sort key. */
+export interface AuditedEntity {
+  id: string;
+  project_id: string;
+  environment_id?: string | null;
+  audit_head?: string | null;
+}
+
+const target = (kind: string, verb: string, item: AuditedEntity, importId?: string | null) => ({
+  action: `${kind}.${verb}`, entity_type: kind, entity_id: item.id, project_id: item.project_id, environment_id: item.environment_id ?? null, import_id: importId ?? null,
+});
+
+/**
+ * A creation's entry: kept for good. `shown` is what the entity's own read answers (internal
+ * fields left out), so an entry never shows a field the reader could not read on the entity.
+ */
+export const creationAudit = (
+  ctx: AppContext,
+  kind: string,
+  item: AuditedEntity,
+  shown: Record<string, unknown>,
+  opts: { importId?: string | null; actor?: AuditActor; summary?: Record<string, unknown> } = {},
+): TransactStep[] => auditSteps(ctx, { ...target(kind, 'create', item, opts.importId), after: shown, summary: opts.summary }, { mode: 'creation' }, { actor: opts.actor }).steps;
+
+/**
+ * An update's or deletion's entry: it becomes the entity's latest (kept while it is), the previous
+ * latest starts expiring; `head` is what the entity's write stores as `audit_head` in the same transaction.
+ */
+export function changeAudit(
+  ctx: AppContext,
+  kind: string,
+  verb: string,
+  item: AuditedEntity,
+  shown: { before: Record<string, unknown> | null; after: Record<string, unknown> | null },
+  days: number | null,
+  opts: { actor?: AuditActor; summary?: Record<string, unknown>; importId?: string | null } = {},
+): { steps: TransactStep[]; head: string } {
+  const { steps, sk } = auditSteps(ctx, { ...target(kind, verb, item, opts.importId), ...shown, summary: opts.summary }, { mode: 'latest', days, previous: item.audit_head }, { actor: opts.actor });
+  return { steps, head: sk };
+}

@@ -3,6 +3,11 @@ import { useTestStack } from '../helpers/stack';
 import { client } from '../helpers/http';
 import { createFloor, createNetwork, createService, ownerWithEnv, readItem } from '../helpers/catalog';
 import { keys } from '#db/keys';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { ddb } from '#shared/clients';
+import { config } from '#shared/config';
+import { signUp } from '../helpers/http';
+import { grantRole } from '../helpers/tenancy';
 
 /** Issue 18 item 1: which changes the audit log records, kind by kind (one entry per change, in its transaction). */
 const ref = useTestStack();
@@ -100,5 +105,102 @@ describe('audit coverage of the catalog', () => {
     expect((await raw(latest))!.expires_at_epoch).toBeUndefined();
     expect((await raw(previous))!.expires_at_epoch).toBe(Math.floor(Date.parse(previous.at) / 1000) + 90 * 86400);
     expect((await raw(creation))!.expires_at_epoch).toBeUndefined();
+  });
+});
+
+describe('audit coverage of tenancy', () => {
+  const actions = async (token: string, projectId: string, query: string) => {
+    const res = await api.get(`/projects/${projectId}/audit-log?${query}`, { token });
+    expect(res.status, res.text).toBe(200);
+    return (res.body as Record<string, any>[]).map((e) => e.action);
+  };
+
+  it('projects and environments: create, update, delete (a deleted project keeps its entries)', async () => {
+    const { token, projectId, envId } = await ownerWithEnv(api);
+    await ok(api.patch(`/projects/${projectId}/settings`, { cost_calc_enabled: true }, { token }));
+    await ok(api.patch(`/environments/${envId}`, { name: 'prod-2' }, { token }));
+    const staging = (await ok(api.post('/environments', { name: 'staging', project_id: projectId }, { token }), 201)).body;
+    await ok(api.delete(`/environments/${staging.id}`, undefined, { token }), 204);
+    expect(await actions(token, projectId, `entity_id=${projectId}`)).toEqual(['project.update', 'project.create']);
+    const project = await entriesOf(token, projectId, projectId);
+    expect(project[0]).toMatchObject({ before: { cost_calc_enabled: false }, after: { cost_calc_enabled: true }, environment_id: null });
+    expect(project[1].after).not.toHaveProperty('owner_id');
+    expect(await actions(token, projectId, `entity_id=${envId}`)).toEqual(['environment.update', 'environment.create']);
+    expect(await actions(token, projectId, `entity_id=${staging.id}`)).toEqual(['environment.delete', 'environment.create']);
+    await ok(api.delete(`/projects/${projectId}`, undefined, { token }), 204);
+    const raw = await ddb().send(new QueryCommand({ TableName: config().TABLE_NAME, KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': keys.auditPK(projectId) }, ScanIndexForward: false, Limit: 1 }));
+    expect(raw.Items![0]).toMatchObject({ action: 'project.delete', entity_id: projectId });
+  });
+
+  it('groups and subgroups, environment roles, project users', async () => {
+    const { token, projectId, envId } = await ownerWithEnv(api);
+    const scope = { project_id: projectId, environment_id: envId };
+    const group = (await ok(api.post('/groups', { ...scope, name: 'g' }, { token }), 201)).body;
+    const sub = (await ok(api.post('/subgroups', { ...scope, group_id: group.id, name: 's' }, { token }), 201)).body;
+    await ok(api.patch(`/subgroups/${sub.id}`, { description: 'd' }, { token }));
+    await ok(api.patch(`/groups/${group.id}`, { name: 'g2' }, { token }));
+    await ok(api.delete(`/groups/${group.id}`, undefined, { token }), 204);
+    const groupEntries = await entriesOf(token, projectId, group.id);
+    expect(groupEntries.map((e) => e.action)).toEqual(['group.delete', 'group.update', 'group.create']);
+    expect(groupEntries[0].summary).toEqual({ deleted_subgroup_ids: [sub.id] });
+    expect(groupEntries[1]).toMatchObject({ before: { name: 'g' }, after: { name: 'g2' } });
+    expect(await actions(token, projectId, `entity_id=${sub.id}`)).toEqual(['subgroup.update', 'subgroup.create']);
+
+    const user = await signUp(api);
+    const role = await grantRole(api, token, envId, user.id, 'viewer');
+    await ok(api.post(`/environments/${envId}/roles`, { user_id: user.id, role: 'viewer' }, { token }), 201); // same role: no entry
+    await ok(api.post(`/environments/${envId}/roles`, { user_id: user.id, role: 'manager' }, { token }), 201);
+    await ok(api.delete(`/environments/${envId}/roles/${user.id}`, undefined, { token }), 204);
+    const roleEntries = await entriesOf(token, projectId, role.id);
+    expect(roleEntries.map((e) => [e.action, e.before, e.after])).toEqual([
+      ['env_role.delete', expect.objectContaining({ role: 'manager' }), null],
+      ['env_role.update', { role: 'viewer' }, { role: 'manager' }],
+      ['env_role.create', null, expect.objectContaining({ role: 'viewer', user_id: user.id })],
+    ]);
+    expect(roleEntries[2].summary).toEqual({ made_member: true });
+
+    const person = (await ok(api.post('/project-users', { project_id: projectId, name: 'Ada', email: 'ada@example.com' }, { token }), 201)).body;
+    await ok(api.patch(`/project-users/${person.id}`, { job_title: 'CTO' }, { token }));
+    await ok(api.delete(`/project-users/${person.id}`, undefined, { token }), 204);
+    const people = await entriesOf(token, projectId, person.id);
+    expect(people.map((e) => e.action)).toEqual(['project_user.delete', 'project_user.update', 'project_user.create']);
+    expect(people[1]).toMatchObject({ before: { job_title: null }, after: { job_title: 'CTO' } });
+  });
+
+  it('custom roles and their assignments', async () => {
+    const { token, projectId, envId } = await ownerWithEnv(api);
+    const user = await signUp(api);
+    const role = (await ok(api.post(`/projects/${projectId}/custom-roles`, { name: 'ops', permissions: ['services.view'] }, { token }), 201)).body;
+    await ok(api.patch(`/projects/${projectId}/custom-roles/${role.id}`, { permissions: ['services.view', 'audit.read'] }, { token }));
+    const assignment = (await ok(api.post(`/projects/${projectId}/custom-roles/${role.id}/assignments`, { user_id: user.id }, { token }), 201)).body;
+    await ok(api.post(`/projects/${projectId}/custom-roles/${role.id}/assignments`, { user_id: user.id, environment_id: envId }, { token }), 201);
+    await ok(api.delete(`/projects/${projectId}/custom-roles/${role.id}/assignments/${user.id}`, undefined, { token }), 204);
+    await ok(api.delete(`/projects/${projectId}/custom-roles/${role.id}`, undefined, { token }), 204);
+    const roleEntries = await entriesOf(token, projectId, role.id);
+    expect(roleEntries.map((e) => e.action)).toEqual(['custom_role.delete', 'custom_role.update', 'custom_role.create']);
+    expect(roleEntries[1]).toMatchObject({ before: { permissions: ['services.view'] }, after: { permissions: ['services.view', 'audit.read'] } });
+    const assigned = await entriesOf(token, projectId, assignment.id);
+    expect(assigned.map((e) => [e.action, e.environment_id])).toEqual([
+      ['custom_role_assignment.delete', envId], ['custom_role_assignment.update', null], ['custom_role_assignment.create', null],
+    ]);
+    expect(assigned[1]).toMatchObject({ before: { environment_id: null }, after: { environment_id: envId } });
+  });
+
+  it('invitations: create, resend, revoke (never the link’s token hash), and acceptance by the invited account', async () => {
+    const { token, projectId } = await ownerWithEnv(api);
+    const invited = await signUp(api);
+    const first = (await ok(api.post('/invites', { project_id: projectId, invited_email: 'someone@example.com' }, { token }), 201)).body;
+    await ok(api.post(`/invites/${first.id}/resend`, undefined, { token }));
+    await ok(api.delete(`/invites/${first.id}`, undefined, { token }), 204);
+    const entries = await entriesOf(token, projectId, first.id);
+    expect(entries.map((e) => e.action)).toEqual(['invitation.revoke', 'invitation.resend', 'invitation.create']);
+    expect(JSON.stringify(entries)).not.toMatch(/token|hash/);
+    expect(entries[2].after).toMatchObject({ invited_email: 'someone@example.com', accepted: false });
+
+    const second = (await ok(api.post('/invites', { project_id: projectId, invited_email: invited.email }, { token }), 201)).body;
+    await ok(api.post(`/invites/${second.id}/accept`, undefined, { token: invited.token }), 204);
+    const accepted = await entriesOf(token, projectId, second.id);
+    expect(accepted.map((e) => e.action)).toEqual(['invitation.accept', 'invitation.create']);
+    expect(accepted[0]).toMatchObject({ actor: { type: 'account', id: invited.id, email: invited.email }, after: { accepted: true, accepted_by_user_id: invited.id } });
   });
 });

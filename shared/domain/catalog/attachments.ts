@@ -15,7 +15,7 @@ import { byText } from '#shared/text';
 import { keyId } from '#db/batch-get';
 import { liveItem, setFieldsStep, stillLiveStep } from '#db/live';
 import { accessToEnvItem, planOfProject } from '#domain/tenancy';
-import { changeAudit } from './audit';
+import { changeAudit } from '#shared/audit';
 
 /**
  * Network attachments of services and floors. The set is the `network_ids` attribute of the

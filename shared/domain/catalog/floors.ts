@@ -12,7 +12,7 @@ import type { Service } from './service-entity';
 import { serviceEventData } from './services';
 import { queryPrefix } from '#db/query';
 import { accessInEnvironment, accessToEnvItem, envLiveCheck, planOfProject } from '#domain/tenancy';
-import { changeAudit, creationAudit } from './audit';
+import { changeAudit, creationAudit } from '#shared/audit';
 import { byText } from '#shared/text';
 import { visible, setFieldsStep } from '#db/live';
 import { putNewStep, setWhenStep } from '#db/steps';

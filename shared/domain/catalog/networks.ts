@@ -11,7 +11,7 @@ import { networkEntity, type Network } from './network-entity';
 import { claimNameStep, releaseNameStep, renameSteps, type NameScope } from '#db/unique-names';
 import { queryPrefix } from '#db/query';
 import { accessInEnvironment, accessToEnvItem, envLiveCheck, planOfProject } from '#domain/tenancy';
-import { changeAudit, creationAudit } from './audit';
+import { changeAudit, creationAudit } from '#shared/audit';
 import { byText } from '#shared/text';
 import { batchGet } from '#db/batch-get';
 import { visible, liveItem, setFieldsStep } from '#db/live';

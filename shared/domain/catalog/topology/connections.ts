@@ -3,7 +3,7 @@ import { transact, type TransactStep, concurrentChange } from '#db/transact';
 import { invalid, notFound } from '#shared/errors';
 import { actorAccount, type AppContext } from '#shared/context';
 import { ENV_NOT_IN_PROJECT, accessInEnvironment, accessToEnvItem, planOfProject, type Environment } from '#domain/tenancy';
-import { changeAudit, creationAudit } from '../audit';
+import { changeAudit, creationAudit } from '#shared/audit';
 import { lookupStep } from '#db/lookup';
 import { liveEntityChecks, type EntityType } from './ends';
 import { chainEntity, connectionEntity, type Chain, type Connection, type Direction, type GroupKind } from './connection-entity';

@@ -4,7 +4,7 @@ import { notFound } from '#shared/errors';
 import { actorAccount, type AppContext } from '#shared/context';
 import { MISSING_MANAGE, MISSING_VIEW } from './connections';
 import { envLiveCheck, accessInEnvironment, accessToEnvItem, planOfProject } from '#domain/tenancy';
-import { changeAudit, creationAudit } from '../audit';
+import { changeAudit, creationAudit } from '#shared/audit';
 import { lookupStep } from '#db/lookup';
 import { liveEntityChecks } from './ends';
 import { linkEntity, type Link } from './link-entity';

@@ -204,3 +204,18 @@ describe('audit coverage of tenancy', () => {
     expect(accepted[0]).toMatchObject({ actor: { type: 'account', id: invited.id, email: invited.email }, after: { accepted: true, accepted_by_user_id: invited.id } });
   });
 });
+
+describe('audit coverage of archive and restore', () => {
+  it('archiving and restoring a service and an environment are entries of each, by the caller', async () => {
+    const { owner, token, projectId, envId } = await ownerWithEnv(api);
+    const other = (await ok(api.post('/environments', { name: 'old', project_id: projectId }, { token }), 201)).body;
+    const svc = await createService(api, token, projectId, envId);
+    await ok(api.post('/me/mark-archived', { services: [svc.id], environments: [other.id] }, { token }));
+    await ok(api.post('/me/unarchive', { services: [svc.id] }, { token }));
+    const entries = await entriesOf(token, projectId, svc.id);
+    expect(entries.map((e) => e.action)).toEqual(['service.restore', 'service.archive', 'service.create']);
+    expect(entries[1]).toMatchObject({ before: { archived_at: null }, after: { archived_at: expect.any(String) }, actor: { id: owner.id } });
+    expect(entries[0]).toMatchObject({ before: { archived_at: entries[1].after.archived_at }, after: { archived_at: null } });
+    expect((await entriesOf(token, projectId, other.id)).map((e) => e.action)).toEqual(['environment.archive', 'environment.create']);
+  });
+});

@@ -67,6 +67,8 @@ const READ_PERMISSION: Record<string, Permission | null> = {
   project: null,
   environment: null,
   env_role: null,
+  // An import's own entry (its counts) is for whoever reads the environment's services (import history is the members').
+  import: 'services.view',
 };
 
 /**

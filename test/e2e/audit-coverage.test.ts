@@ -8,6 +8,7 @@ import { ddb } from '#shared/clients';
 import { config } from '#shared/config';
 import { signUp } from '../helpers/http';
 import { grantRole } from '../helpers/tenancy';
+import { useResolver } from '#domain/webhooks';
 
 /** Issue 18 item 1: which changes the audit log records, kind by kind (one entry per change, in its transaction). */
 const ref = useTestStack();
@@ -18,6 +19,9 @@ async function entriesOf(token: string, projectId: string, entityId: string) {
   expect(res.status, res.text).toBe(200);
   return res.body as Record<string, any>[];
 }
+/** Webhook targets resolve through a table here (no network in tests). */
+useResolver(async (host) => (host === 'receiver.example' ? [{ address: '93.184.216.34', family: 4 }] : []));
+
 const ok = async (p: Promise<{ status: number; text: string }>, status = 200) => {
   const res = await p;
   expect(res.status, res.text).toBe(status);
@@ -217,5 +221,23 @@ describe('audit coverage of archive and restore', () => {
     expect(entries[1]).toMatchObject({ before: { archived_at: null }, after: { archived_at: expect.any(String) }, actor: { id: owner.id } });
     expect(entries[0]).toMatchObject({ before: { archived_at: entries[1].after.archived_at }, after: { archived_at: null } });
     expect((await entriesOf(token, projectId, other.id)).map((e) => e.action)).toEqual(['environment.archive', 'environment.create']);
+  });
+});
+
+describe('audit coverage of webhooks', () => {
+  it('register, change, rotate the secret, delete: entries without any secret', async () => {
+    const { token, projectId } = await ownerWithEnv(api);
+    const hooks = `/projects/${projectId}/webhooks`;
+    const created = (await ok(api.post(hooks, { url: 'https://receiver.example/hook', events: ['service.created'] }, { token }), 201)).body;
+    await ok(api.patch(`${hooks}/${created.id}`, { description: 'ops' }, { token }));
+    const rotated = (await ok(api.post(`${hooks}/${created.id}/rotate-secret`, undefined, { token }))).body;
+    await ok(api.delete(`${hooks}/${created.id}`, undefined, { token }), 204);
+    const entries = await entriesOf(token, projectId, created.id);
+    expect(entries.map((e) => e.action)).toEqual(['webhook.delete', 'webhook.rotate', 'webhook.update', 'webhook.create']);
+    expect(entries[2]).toMatchObject({ before: { description: null }, after: { description: 'ops' } });
+    expect(entries[1]).toMatchObject({ before: null, after: null, summary: { rotation_grace_hours: 24 } });
+    const text = JSON.stringify(entries);
+    expect(text).not.toMatch(/secret/i);
+    for (const s of [created.secret, rotated.secret]) if (s) expect(text).not.toContain(s);
   });
 });

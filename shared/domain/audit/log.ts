@@ -69,6 +69,8 @@ const READ_PERMISSION: Record<string, Permission | null> = {
   env_role: null,
   // An import's own entry (its counts) is for whoever reads the environment's services (import history is the members').
   import: 'services.view',
+  // A discovery run's entry (its counts) is for whoever reads the environment's floors.
+  discovery_run: 'floors.view',
 };
 
 /**

@@ -36,7 +36,10 @@ export interface AuditChange {
   action: string;
   entity_type: string;
   entity_id: string;
-  project_id: string;
+  /** The project whose log holds the entry; null for an account-level change (then `account_id`). */
+  project_id: string | null;
+  /** For an account-level change (API keys, plan changes): the account whose own log holds it. */
+  account_id?: string | null;
   environment_id?: string | null;
   /** The entity as its readers see it before the change (null for a creation); only changed fields are kept. */
   before?: Record<string, unknown> | null;
@@ -108,7 +111,8 @@ export interface AuditItem {
   action: string;
   entity_type: string;
   entity_id: string;
-  project_id: string;
+  project_id: string | null;
+  account_id?: string | null;
   environment_id: string | null;
   actor: AuditActor;
   before: Record<string, unknown> | null;
@@ -140,6 +144,7 @@ export function auditSteps(ctx: AppContext, change: AuditChange, retention: Audi
     entity_type: change.entity_type,
     entity_id: change.entity_id,
     project_id: change.project_id,
+    ...(change.account_id ? { account_id: change.account_id } : {}),
     environment_id: change.environment_id ?? null,
     actor,
     before,
@@ -150,13 +155,15 @@ export function auditSteps(ctx: AppContext, change: AuditChange, retention: Audi
     source_ip: ctx.origin?.sourceIp ?? null,
     user_agent: ctx.origin?.userAgent ?? null,
   };
-  const key = keys.auditEntry(change.project_id, at, id);
+  // A project's entries live in its audit partition; an account-level one in the account's, its index entries scoped to the account.
+  const scope = change.project_id ?? `ACCOUNT#${change.account_id}`;
+  const key = change.project_id ? keys.auditEntry(change.project_id, at, id) : keys.accountAuditEntry(change.account_id!, at, id);
   const days = retention.mode === 'creation' ? null : retention.days;
   const expiry = days ? epochSeconds(now) + days * DAY : undefined;
   const item: Record<string, unknown> = {
     ...key,
-    ...keys.auditByEntity(change.project_id, change.entity_id, at, id),
-    ...(actor.id ? keys.auditByActor(change.project_id, actor.id, at, id) : {}),
+    ...keys.auditByEntity(scope, change.entity_id, at, id),
+    ...(actor.id ? keys.auditByActor(scope, actor.id, at, id) : {}),
     type: 'audit',
     ...entry,
     // A `latest` entry keeps its expiry aside until a later entry of its entity replaces it.
@@ -165,15 +172,15 @@ export function auditSteps(ctx: AppContext, change: AuditChange, retention: Audi
   };
   const steps = [putNewStep(item)];
   // Without a retention (a plan that keeps everything) the previous entry is kept as well.
-  if (retention.mode === 'latest' && retention.previous && expiry) steps.push(expireStep(change.project_id, retention.previous, expiry));
+  if (retention.mode === 'latest' && retention.previous && expiry) steps.push(expireStep(key.PK, retention.previous, expiry));
   return { steps, sk: key.SK };
 }
 
 /** The previous latest entry of an entity starts expiring: its TTL becomes the expiry kept when it was written. */
-function expireStep(projectId: string, sk: string, fallback: number): TransactStep {
+function expireStep(pk: string, sk: string, fallback: number): TransactStep {
   return {
     Update: {
-      Key: { PK: keys.auditPK(projectId), SK: sk },
+      Key: { PK: pk, SK: sk },
       // An entry written without a retention (an unlimited plan then) expires after today's.
       UpdateExpression: 'SET #ttl = if_not_exists(#keep, :fallback)',
       // A latest entry has no TTL, so it is there; the condition keeps a stray key from creating an item.

@@ -49,6 +49,9 @@ export const keys = {
   auditEntityPK: (projectId: string, entityId: string) => `AUDIT#${projectId}#ENTITY#${entityId}`,
   auditByActor: (projectId: string, actorId: string, at: string, entryId: string) => ({ GSI3PK: `AUDIT#${projectId}#ACTOR#${actorId}`, GSI3SK: `${at}#${entryId}` }),
   auditActorPK: (projectId: string, actorId: string) => `AUDIT#${projectId}#ACTOR#${actorId}`,
+  /** An account-level audit entry (API keys, plan changes): the account's own time-ordered audit partition; its index entries are scoped to `ACCOUNT#<id>`. */
+  accountAuditEntry: (userId: string, at: string, entryId: string) => ({ PK: `USER#${userId}#AUDIT`, SK: `${at}#${entryId}` }),
+  accountAuditPK: (userId: string) => `USER#${userId}#AUDIT`,
   /** A webhook of a project (the project's webhooks are one Query). */
   webhook: (projectId: string, webhookId: string) => ({ PK: `PROJECT#${projectId}`, SK: `WEBHOOK#${webhookId}` }),
   webhookPrefix: 'WEBHOOK#',

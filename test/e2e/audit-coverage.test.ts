@@ -241,3 +241,29 @@ describe('audit coverage of webhooks', () => {
     for (const s of [created.secret, rotated.secret]) if (s) expect(text).not.toContain(s);
   });
 });
+
+describe('account-level entries (the account’s own audit partition)', () => {
+  const accountLog = async (userId: string) =>
+    (await ddb().send(new QueryCommand({ TableName: config().TABLE_NAME, KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': keys.accountAuditPK(userId) }, ScanIndexForward: false }))).Items ?? [];
+
+  it('API keys: creation and revocation, never the key nor its hash', async () => {
+    const { owner, token } = await ownerWithEnv(api);
+    const created = (await ok(api.post('/me/api-keys', { name: 'ci' }, { token }), 201)).body;
+    await ok(api.delete(`/me/api-keys/${created.id}`, undefined, { token }), 204);
+    const entries = await accountLog(owner.id);
+    expect(entries.map((e) => e.action)).toEqual(['api_key.revoke', 'api_key.create']);
+    expect(entries[1]).toMatchObject({ entity_id: created.id, project_id: null, account_id: owner.id, actor: { id: owner.id }, after: { name: 'ci', key_set: 'api' } });
+    const text = JSON.stringify(entries);
+    expect(text).not.toMatch(/key_hash/);
+    if (created.key) expect(text).not.toContain(created.key);
+  });
+
+  it('a plan change (a confirmed downgrade) is an entry with the plans before and after', async () => {
+    const { owner, token } = await ownerWithEnv(api);
+    const plans = (await api.get('/plans')).body as { id: string; name: string; interval: string }[];
+    const starter = plans.find((p) => p.name === 'Starter' && p.interval === 'monthly')!;
+    await ok(api.post('/me/downgrade/confirm', { to_plan_id: starter.id }, { token }));
+    const [entry] = await accountLog(owner.id);
+    expect(entry).toMatchObject({ action: 'subscription.plan_change', before: { plan_name: 'Team' }, after: { plan_id: starter.id, plan_name: 'Starter' }, actor: { id: owner.id } });
+  });
+});

@@ -96,7 +96,7 @@ function readable(access: ProjectAccess, scope: 'project' | Set<string>, entry: 
 }
 
 const toOut = (i: AuditItem): AuditEntryOut => ({
-  id: i.id, at: i.at, action: i.action, entity_type: i.entity_type, entity_id: i.entity_id, project_id: i.project_id,
+  id: i.id, at: i.at, action: i.action, entity_type: i.entity_type, entity_id: i.entity_id, project_id: i.project_id!,
   environment_id: i.environment_id ?? null, actor: i.actor, before: i.before ?? null, after: i.after ?? null, import_id: i.import_id ?? null,
   summary: i.summary ?? null, request_id: i.request_id ?? null, source_ip: i.source_ip ?? null, user_agent: i.user_agent ?? null,
 });

@@ -58,19 +58,16 @@ export interface AuditChange {
  * - `latest`: an update or deletion becomes its entity's latest entry and is kept (no TTL) until a
  *   later one replaces it; that later write sets the TTL of `previous` (the SK the entity stores
  *   as `audit_head`) to the expiry computed when `previous` was written;
- * - `expiring`: an entry of an operation (import, discovery run, archive...) expires after the retention.
+ * An operation's own entry (an import's, a discovery run's) is a `creation`: the operation is its entity.
  */
-export type AuditRetention =
-  | { mode: 'creation' }
-  | { mode: 'latest'; days: number | null; previous?: string | null }
-  | { mode: 'expiring'; days: number | null };
+export type AuditRetention = { mode: 'creation' } | { mode: 'latest'; days: number | null; previous?: string | null };
 
 /**
  * The deny-list, in this one place: fields whose name says secret never enter an entry, at any
  * depth (hashes, tokens, keys, passwords, webhook secrets, credentials). Internal bookkeeping
  * (`audit_head`, `updated_at`, quota counters) is left out as noise: the entry has its own time.
  */
-const SECRET_FIELD = /(secret|password|passwd|hash|token|credential|private|api_?key|key_?value|signing|session|otp|recovery|external_id)/i;
+const SECRET_FIELD = /(secret|password|passwd|hash|token|credential|private|api_?key|key_?value|signing|session|(^|_)t?otp(_|$)|recovery|external_id)/i;
 const INTERNAL_FIELDS = new Set(['audit_head', 'updated_at', 'PK', 'SK', 'type', 'expires_at_epoch', 'GSI1PK', 'GSI1SK']);
 const isCounter = (field: string) => field.endsWith('_count');
 
@@ -101,9 +98,6 @@ export function changedFields(before: Record<string, unknown> | null | undefined
   const fields = [...new Set([...Object.keys(b), ...Object.keys(a)])].filter((f) => !same(b[f], a[f]));
   return { before: Object.fromEntries(fields.map((f) => [f, b[f] ?? null])), after: Object.fromEntries(fields.map((f) => [f, a[f] ?? null])) };
 }
-
-/** True when an update changes no audited field (no write, no entry). */
-export const nothingAudited = (before: Record<string, unknown>, after: Record<string, unknown>) => Object.keys(changedFields(before, after).after ?? {}).length === 0;
 
 export interface AuditItem {
   id: string;
@@ -168,7 +162,6 @@ export function auditSteps(ctx: AppContext, change: AuditChange, retention: Audi
     ...entry,
     // A `latest` entry keeps its expiry aside until a later entry of its entity replaces it.
     ...(retention.mode === 'latest' && expiry ? { retain_until_epoch: expiry } : {}),
-    ...(retention.mode === 'expiring' && expiry ? { expires_at_epoch: expiry } : {}),
   };
   const steps = [putNewStep(item)];
   // Without a retention (a plan that keeps everything) the previous entry is kept as well.

@@ -15,6 +15,7 @@ import { appContext } from '#shared/context';
 import { authenticate } from '#auth/authenticate';
 import { createService, createFloor } from '#domain/catalog';
 import { setPlan } from '../helpers/plans';
+import { SERVICE_ACTOR } from '#shared/audit';
 
 /**
  * `npm run bench`: handler latency against the raw DynamoDB calls the handler needs, on the same
@@ -327,7 +328,8 @@ const importRows: string[] = [];
   const runImport = async (envId: string) => {
     const plan = await planImport({ projectId, environmentId: envId, document }, workerCtx);
     if (plan.report.errors.length) throw new Error(`import plan has errors: ${JSON.stringify(plan.report.errors.slice(0, 3))}`);
-    const report = await applyImport(plan, workerCtx);
+    // With the import's audit entries (an entry per created service), as the jobs worker writes them.
+    const report = await applyImport(plan, workerCtx, undefined, { importId: randomUUID(), actor: SERVICE_ACTOR, days: 30 });
     if (report.summary.create < SERVICES) throw new Error(`import created ${report.summary.create}`);
   };
   // One import with its transactions captured.

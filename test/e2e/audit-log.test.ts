@@ -184,7 +184,8 @@ describe('GET /projects/{project_id}/audit-log', () => {
     for (const q of ['limit=0', 'limit=501', 'limit=x', 'since=yesterday', 'entity_id=nope', 'actor_id=1']) {
       expect((await api.get(logPath(projectId, q), { token })).status, q).toBe(422);
     }
-    expect((await log(token, projectId)).length).toBe(3);
+    // The project's and the environment's creation entries, then the three services'.
+    expect((await log(token, projectId)).map((e) => e.action)).toEqual(['service.create', 'service.create', 'service.create', 'environment.create', 'project.create']);
     expect((await log(token, projectId, 'limit=2')).length).toBe(2);
   });
 

@@ -15,6 +15,7 @@ import { lifecycleRoutes } from './lifecycle/routes';
 import { impexRoutes } from './impex/routes';
 import { integrationsRoutes } from './integrations/routes';
 import { webhooksRoutes } from './webhooks/routes';
+import { auditRoutes } from './audit/routes';
 
 /**
  * The one route table: group name (= Lambda function) → its routes. The Lambda routers, the local
@@ -36,6 +37,7 @@ export const routeTable = {
   impex: impexRoutes,
   integrations: integrationsRoutes,
   webhooks: webhooksRoutes,
+  audit: auditRoutes,
   docs: docsRoutes,
 } satisfies Record<string, Route[]>;
 

@@ -12,6 +12,7 @@ export const PERMISSIONS = [
   'project_users.view',
   'project_users.manage',
   'webhooks.manage', // register, change, test and delete a project's webhooks, read their deliveries: owners, or a custom role granting it
+  'audit.read', // read the project's audit log (GET /projects/{id}/audit-log): owners, or a custom role granting it
 ] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 

@@ -42,6 +42,19 @@ export const keys = {
   /** A domain event written in the transaction of the change it describes, time-ordered in one partition; moved to the events queue by the table stream (the local runtime queries it). TTL 7 days. */
   outbox: (at: string, eventId: string) => ({ PK: 'OUTBOX', SK: `${at}#${eventId}` }),
   outboxPK: 'OUTBOX',
+  /**
+   * An audit entry (issue 18): time-ordered in its project's own audit partition (newest first is one
+   * Query), with its entity's and its actor's index entries (GSI2, GSI3) scoped to the project too.
+   */
+  auditEntry: (projectId: string, at: string, entryId: string) => ({ PK: `PROJECT#${projectId}#AUDIT`, SK: `${at}#${entryId}` }),
+  auditPK: (projectId: string) => `PROJECT#${projectId}#AUDIT`,
+  auditByEntity: (projectId: string, entityId: string, at: string, entryId: string) => ({ GSI2PK: `AUDIT#${projectId}#ENTITY#${entityId}`, GSI2SK: `${at}#${entryId}` }),
+  auditEntityPK: (projectId: string, entityId: string) => `AUDIT#${projectId}#ENTITY#${entityId}`,
+  auditByActor: (projectId: string, actorId: string, at: string, entryId: string) => ({ GSI3PK: `AUDIT#${projectId}#ACTOR#${actorId}`, GSI3SK: `${at}#${entryId}` }),
+  auditActorPK: (projectId: string, actorId: string) => `AUDIT#${projectId}#ACTOR#${actorId}`,
+  /** An account-level audit entry (API keys, plan changes): the account's own time-ordered audit partition; its index entries are scoped to `ACCOUNT#<id>`. */
+  accountAuditEntry: (userId: string, at: string, entryId: string) => ({ PK: `USER#${userId}#AUDIT`, SK: `${at}#${entryId}` }),
+  accountAuditPK: (userId: string) => `USER#${userId}#AUDIT`,
   /** A webhook of a project (the project's webhooks are one Query). */
   webhook: (projectId: string, webhookId: string) => ({ PK: `PROJECT#${projectId}`, SK: `WEBHOOK#${webhookId}` }),
   webhookPrefix: 'WEBHOOK#',
@@ -133,7 +146,7 @@ export const keys = {
 };
 
 /** Strips the key attributes from an item before it leaves the data layer. */
-const KEY_ATTRIBUTES = ['PK', 'SK', 'GSI1PK', 'GSI1SK', 'expires_at_epoch', 'type'];
+const KEY_ATTRIBUTES = ['PK', 'SK', 'GSI1PK', 'GSI1SK', 'GSI2PK', 'GSI2SK', 'GSI3PK', 'GSI3SK', 'expires_at_epoch', 'type'];
 export function stripKeys(item: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(item).filter(([k]) => !KEY_ATTRIBUTES.includes(k)));
 }

@@ -60,3 +60,54 @@ export async function queryNewest<T = Record<string, unknown>>(pk: string, prefi
   } while (ExclusiveStartKey && items.length < opts.limit);
   return items.slice(0, opts.limit);
 }
+
+/**
+ * One page of a key range, newest first (sort keys that order by time), on the table or one of its
+ * indexes: the items passing `filter` and `keep`, at most `limit`, and the key to resume after the
+ * last one returned (absent when the range is exhausted). Pages through DynamoDB's own pages until
+ * the page is full, so a selective filter never returns an empty page while more matches follow.
+ */
+export async function queryNewestPage<T extends Record<string, unknown>>(opts: {
+  index?: { name: string; partitionKey: string; sortKey: string };
+  pk: string;
+  from: string;
+  to: string;
+  limit: number;
+  filter?: string;
+  names?: Record<string, string>;
+  values?: Record<string, unknown>;
+  keep?: (item: T) => boolean;
+  startAfter?: Record<string, unknown>;
+}): Promise<{ items: T[]; last?: Record<string, unknown> }> {
+  const pkAttr = opts.index?.partitionKey ?? 'PK';
+  const skAttr = opts.index?.sortKey ?? 'SK';
+  const keyOf = (item: Record<string, unknown>) => ({ PK: item.PK, SK: item.SK, ...(opts.index ? { [pkAttr]: item[pkAttr], [skAttr]: item[skAttr] } : {}) });
+  const items: T[] = [];
+  let ExclusiveStartKey = opts.startAfter;
+  do {
+    const out = await ddb().send(
+      new QueryCommand({
+        TableName: config().TABLE_NAME,
+        ...(opts.index ? { IndexName: opts.index.name } : { ConsistentRead: true }),
+        KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :from AND :to',
+        ExpressionAttributeNames: { '#pk': pkAttr, '#sk': skAttr, ...opts.names },
+        ExpressionAttributeValues: { ':pk': opts.pk, ':from': opts.from, ':to': opts.to, ...opts.values },
+        ...(opts.filter ? { FilterExpression: opts.filter } : {}),
+        ScanIndexForward: false,
+        Limit: Math.min(1000, opts.limit + 1),
+        ExclusiveStartKey,
+      }),
+    );
+    const page = (out.Items ?? []) as T[];
+    for (let i = 0; i < page.length; i++) {
+      if (opts.keep && !opts.keep(page[i])) continue;
+      items.push(page[i]);
+      if (items.length === opts.limit) {
+        const more = i < page.length - 1 || Boolean(out.LastEvaluatedKey);
+        return { items, last: more ? keyOf(page[i]) : undefined };
+      }
+    }
+    ExclusiveStartKey = out.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+  return { items };
+}

@@ -15,6 +15,7 @@ import { appContext } from '#shared/context';
 import { authenticate } from '#auth/authenticate';
 import { createService, createFloor } from '#domain/catalog';
 import { setPlan } from '../helpers/plans';
+import { SERVICE_ACTOR } from '#shared/audit';
 
 /**
  * `npm run bench`: handler latency against the raw DynamoDB calls the handler needs, on the same
@@ -155,6 +156,68 @@ const rows: Row[] = [];
   rows.push({ name: 'GET /services/{id}', handlerP50: percentile(oneSamples, 50), handlerP99: percentile(oneSamples, 99), rawP50: percentile(rawOneSamples, 50), callsPerRequest: calls.total(), budget: '≤ 2 round trips after the token check; ratio ≤ 1.3', byCommand: calls.byCommand() });
 }
 
+// The cost of the audit entry (issue 18): POST /services's transaction, captured once, then sent raw
+// with fresh keys (conditions dropped: the writes alone), with and without its audit item, call by
+// call; and the handler against the raw transaction with the audit item.
+const auditRows: string[] = [];
+{
+  const services = httpHandler(routeTable.services);
+  const { token, sub, sid } = await signedIn('bench-audit@example.com');
+  await setPlan(sub, 'Enterprise+');
+  const project = await invoke(httpHandler(routeTable.projects), 'POST', '/projects', 'POST /projects', { token, body: { name: 'bench-audit' } });
+  const env = await invoke(httpHandler(routeTable.environments), 'POST', '/environments', 'POST /environments', { token, body: { name: 'prod', project_id: project.body.id } });
+  let n = 0;
+  const post = async () => {
+    const r = await invoke(services, 'POST', '/services', 'POST /services', {
+      token, body: { name: `audited-${n++}`, project_id: project.body.id, environment_id: env.body.id, port: 8080, tags: ['bench'], provider: 'aws', repository_url: 'https://git.example.com/s.git' },
+    });
+    if (r.status !== 201) throw new Error(`POST /services answered ${r.status} ${JSON.stringify(r.body)}`);
+  };
+  let captured: { TransactItems: Record<string, any>[] } | undefined;
+  const client = ddb();
+  const send = client.send.bind(client);
+  (client as { send: unknown }).send = (command: { input: unknown }) => {
+    if (command instanceof TransactWriteCommand) captured = structuredClone(command.input) as { TransactItems: Record<string, any>[] };
+    return send(command as never);
+  };
+  await post();
+  (client as { send: unknown }).send = send;
+  if (!captured?.TransactItems.some((i) => i.Put?.Item?.type === 'audit')) throw new Error('POST /services wrote no audit entry');
+  let scratch = 0;
+  const used = (expr: string, map: Record<string, unknown> | undefined) => Object.fromEntries(Object.entries(map ?? {}).filter(([k]) => expr.includes(k)));
+  const raw = (withAudit: boolean) => async () => {
+    const run = ++scratch;
+    const key = (k: Record<string, string>) => ({ PK: `BENCH#audit#${run}#${k.PK}`, SK: k.SK });
+    const TransactItems = captured!.TransactItems.filter((item) => withAudit || item.Put?.Item?.type !== 'audit').map((item) => {
+      const [op, body] = Object.entries(item)[0] as [string, Record<string, any>];
+      if (op === 'Put') return { Put: { TableName, Item: { ...body.Item, ...key(body.Item) } } };
+      if (op === 'Update') {
+        const names = used(body.UpdateExpression, body.ExpressionAttributeNames) as Record<string, string>;
+        return { Update: { TableName, Key: key(body.Key), UpdateExpression: body.UpdateExpression, ...(Object.keys(names).length ? { ExpressionAttributeNames: names } : {}), ExpressionAttributeValues: used(body.UpdateExpression, body.ExpressionAttributeValues) } };
+      }
+      return { ConditionCheck: { TableName, Key: key(body.Key), ConditionExpression: 'attribute_not_exists(#nothing)', ExpressionAttributeNames: { '#nothing': 'bench_nothing' } } };
+    });
+    await ddb().send(new TransactWriteCommand({ TransactItems }));
+  };
+  const [withSamples, withoutSamples] = await timePair(raw(true), raw(false), RUNS);
+  const w = percentile(withSamples, 50);
+  const wo = percentile(withoutSamples, 50);
+  auditRows.push(`POST /services transaction (${captured.TransactItems.length} items) | with its audit entry ${fmt(w)} | without ${fmt(wo)} | ratio ${(w / wo).toFixed(2)} | budget ≤ 1.15`);
+  // The handler against its raw calls: token check, access (project, membership, role, environment),
+  // the owner's subscriptions (the plan's limits and retention), then the transaction with its entry.
+  const [projectId, envId] = [project.body.id as string, env.body.id as string];
+  const rawPost = async () => {
+    await ddb().send(new BatchGetCommand({ RequestItems: { [TableName]: { Keys: [keys.account(sub), keys.session(sub, sid)], ConsistentRead: true } } }));
+    await ddb().send(new BatchGetCommand({ RequestItems: { [TableName]: { Keys: [keys.project(projectId), keys.member(projectId, sub), keys.envRole(projectId, envId, sub), keys.environment(projectId, envId)], ConsistentRead: true } } }));
+    await ddb().send(new QueryCommand({ TableName, KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)', ConsistentRead: true, ExpressionAttributeValues: { ':pk': keys.account(sub).PK, ':sk': keys.subscriptionPrefix } }));
+    await raw(true)();
+  };
+  const [postSamples, rawSamples] = await timePair(post, rawPost, Math.max(20, Math.round(RUNS / 4)));
+  calls.reset();
+  await post();
+  rows.push({ name: 'POST /services (with its audit entry)', handlerP50: percentile(postSamples, 50), handlerP99: percentile(postSamples, 99), rawP50: percentile(rawSamples, 50), callsPerRequest: calls.total(), budget: 'ratio ≤ 1.3', byCommand: calls.byCommand() });
+}
+
 // Billing: an account's invoices and its subscriptions live in its own partition.
 {
   const billing = httpHandler(routeTable.billing);
@@ -265,7 +328,8 @@ const importRows: string[] = [];
   const runImport = async (envId: string) => {
     const plan = await planImport({ projectId, environmentId: envId, document }, workerCtx);
     if (plan.report.errors.length) throw new Error(`import plan has errors: ${JSON.stringify(plan.report.errors.slice(0, 3))}`);
-    const report = await applyImport(plan, workerCtx);
+    // With the import's audit entries (an entry per created service), as the jobs worker writes them.
+    const report = await applyImport(plan, workerCtx, undefined, { importId: randomUUID(), actor: SERVICE_ACTOR, days: 30 });
     if (report.summary.create < SERVICES) throw new Error(`import created ${report.summary.create}`);
   };
   // One import with its transactions captured.
@@ -324,6 +388,8 @@ for (const r of rows) {
   console.log([r.name, fmt(r.handlerP50), fmt(r.handlerP99), fmt(r.rawP50), (r.handlerP50 / r.rawP50).toFixed(2), String(r.callsPerRequest), r.budget].join(' | '));
 }
 for (const r of rows.filter((r) => r.byCommand)) console.log(`${r.name}: DynamoDB calls by command ${JSON.stringify(r.byCommand)}`);
+console.log('\nThe audit entry\'s cost (p50)');
+for (const line of auditRows) console.log(line);
 console.log('\nImport and export (medians)');
 for (const line of importRows) console.log(line);
 await stack.stop();

@@ -127,6 +127,27 @@ describe('cloud discovery from a token provider (a stub on 127.0.0.1)', () => {
     expect(floors.find((f) => f.id === gone.id)).toMatchObject({ missing_since: null });
   });
 
+  it('the audit log holds one entry per run with its counts and an entry per floor it created or changed, by the account that started it', async () => {
+    stub.hetzner = [hetznerServer(201, 'a-1'), hetznerServer(202, 'a-2')];
+    const o = await ownerWithEnv(api, 'Enterprise');
+    const account = await connectHetzner(o.token, o.projectId, o.envId);
+    const first = await discover(o.token, account.id);
+    stub.hetzner = [hetznerServer(201, 'a-1b')];
+    const second = await discover(o.token, account.id);
+    const log = async (query: string) => (await api.get(`/projects/${o.projectId}/audit-log?limit=500&${query}`, { token: o.token })).body as Record<string, any>[];
+    const runs = await log('entity_type=discovery_run');
+    expect(runs.map((e) => [e.entity_id, e.summary.status, e.summary.created, e.summary.updated, e.summary.missing])).toEqual([
+      [second.id, 'succeeded', 0, 1, 1], [first.id, 'succeeded', 2, 0, 0],
+    ]);
+    for (const e of runs) expect(e.actor).toMatchObject({ type: 'account', id: o.owner.id });
+    const floors = await log('entity_type=floor');
+    expect(floors.map((e) => [e.action, e.summary.discovery_run_id])).toEqual([
+      ['floor.update', second.id], ['floor.update', second.id], ['floor.create', first.id], ['floor.create', first.id],
+    ]);
+    expect(floors.find((e) => e.after?.hostname === 'a-1b')).toMatchObject({ before: { hostname: 'a-1' } });
+    expect(floors.find((e) => e.after?.missing_since)).toMatchObject({ before: { missing_since: null } });
+  });
+
   it('DigitalOcean: pages through droplets by links.pages.next', async () => {
     stub.droplets = [droplet(1, 'a'), droplet(2, 'b'), droplet(3, 'c')];
     const o = await ownerWithEnv(api, 'Enterprise');

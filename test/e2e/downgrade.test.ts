@@ -127,6 +127,10 @@ describe('downgrade', () => {
     // Archived, not deleted: they are listed as archived.
     const summary = (await api.get('/me/archived/summary', { token })).body;
     expect(summary.services).toBe(3);
+    // The audit log records each archive, by the service (no account asked for it), with the Starter plan's retention ahead.
+    const log = (await api.get(`/projects/${o.projectId}/audit-log?action=service.archive`, { token })).body as { entity_id: string; actor: unknown }[];
+    expect(log.map((e) => e.entity_id).sort()).toEqual(o.services.slice(-3).map((s) => s.id).sort());
+    for (const e of log) expect(e.actor).toEqual({ type: 'service', id: null, email: null, is_staff: false });
     // A second sweep does nothing more.
     await sweep();
     expect((await mails()).length).toBe(3);

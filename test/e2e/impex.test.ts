@@ -89,6 +89,36 @@ describe('import and export over HTTP', () => {
     expect((await api.get(`/impex/history?project_id=${other.projectId}`, { token: o.token })).body.map((r: { kind: string }) => r.kind)).toEqual(['export', 'import']);
   });
 
+  it('the audit log holds one entry per import with its counts and an entry per entity tagged with the import, by the account that started it', async () => {
+    const o = await ownerWithEnv(api, 'Team');
+    await richEnvironment(o.token, o.projectId, o.envId, 6);
+    const first = await exportAndDownload(o.token, o.projectId, o.envId);
+    const other = await projectWithEnv(api, o.token);
+    const run = async (text: string) => {
+      const started = await form('/impex/import', o.token, { project_id: other.projectId, environment_id: other.envId }, { name: 'env.yaml', text });
+      expect(started.status, started.text).toBe(202);
+      const record = await finished(o.token, started.body.job_id);
+      expect(record.status, JSON.stringify(record.report)).toBe('succeeded');
+      return record;
+    };
+    const log = async (query: string) => (await api.get(`/projects/${other.projectId}/audit-log?limit=500&${query}`, { token: o.token })).body as Record<string, any>[];
+    const created = await run(first.text);
+    const [summary] = await log('entity_type=import');
+    expect(summary).toMatchObject({ action: 'import.apply', entity_id: created.id, import_id: created.id, environment_id: other.envId, summary: { create: created.report.summary.create, update: 0, status: 'succeeded' } });
+    expect(summary.actor).toMatchObject({ type: 'account', id: o.owner.id, email: o.owner.email });
+    const perEntity = (await log('')).filter((e) => e.import_id === created.id && e.entity_type !== 'import');
+    expect(perEntity).toHaveLength(created.report.summary.create);
+    expect(new Set(perEntity.map((e) => e.action))).toEqual(new Set(['group.create', 'subgroup.create', 'network.create', 'floor.create', 'service.create', 'link.create']));
+    for (const e of perEntity) expect(e.actor.id).toBe(o.owner.id);
+
+    // Importing a changed document updates one service: its entry tags the second import, with before and after.
+    const updated = await run(first.text.replace('port: 8001', 'port: 9001'));
+    const changes = (await log(`action=service.update`)).filter((e) => e.import_id === updated.id);
+    expect(changes).toHaveLength(1);
+    expect(changes[0]).toMatchObject({ before: { port: 8001 }, after: { port: 9001 } });
+    expect((await log('entity_type=import'))[0].summary).toMatchObject({ create: 0, update: 1 });
+  });
+
   it('an import with errors reports them all and writes nothing; dry_run plans without writing', async () => {
     const o = await ownerWithEnv(api, 'Team');
     const example = (await api.get('/impex/example', { token: o.token })).body;

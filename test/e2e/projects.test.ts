@@ -176,6 +176,8 @@ describe('tenancy', () => {
       ['GET', '/projects/members/{id}'],
       ['PATCH', '/projects/{id}/settings', { cost_calc_enabled: true }],
       ['GET', '/projects/{id}/plan'],
+      ['GET', '/projects/{id}/audit-log'],
+      ['GET', '/projects/{id}/audit-log?entity_type=service&limit=5'],
       ['DELETE', '/projects/{id}'],
     ];
     for (const [method, path, body] of routes) {

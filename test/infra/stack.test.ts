@@ -45,6 +45,8 @@ describe('CatalogStack', () => {
       TimeToLiveSpecification: { AttributeName: 'expires_at_epoch', Enabled: true },
       GlobalSecondaryIndexes: [
         Match.objectLike({ IndexName: 'GSI1', KeySchema: [{ AttributeName: 'GSI1PK', KeyType: 'HASH' }, { AttributeName: 'GSI1SK', KeyType: 'RANGE' }] }),
+        Match.objectLike({ IndexName: 'GSI2', KeySchema: [{ AttributeName: 'GSI2PK', KeyType: 'HASH' }, { AttributeName: 'GSI2SK', KeyType: 'RANGE' }] }),
+        Match.objectLike({ IndexName: 'GSI3', KeySchema: [{ AttributeName: 'GSI3PK', KeyType: 'HASH' }, { AttributeName: 'GSI3SK', KeyType: 'RANGE' }] }),
       ],
     });
   });
@@ -228,6 +230,7 @@ describe('CatalogStack', () => {
       impex: ['documents', 'queue:jobs', ...http],
       integrations: ['queue:jobs', ...http, 'totp-key', 'websocket'],
       webhooks: ['queue:mail', ...http, 'totp-key'],
+      audit: http,
       docs: http,
       'worker:mail': ['ses', 'table'],
       'worker:jobs': ['documents', 'signing-secret', 'stripe-secret', 'table', 'totp-key', 'websocket'],

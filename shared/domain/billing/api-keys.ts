@@ -1,3 +1,4 @@
+import { auditStep } from '#shared/audit';
 import * as z from 'zod';
 import { keys } from '#db/keys';
 import { transact } from '#db/transact';
@@ -84,6 +85,11 @@ export async function createApiKey(ctx: AppContext, input: CreateApiKeyInput): P
   await transact([
     takeQuotaStep(keys.account(account.id), 'api_key_count', plan, API_KEYS_QUOTA),
     putNewStep(apiKeyEntity.encode(keys.apiKey(account.id, apiKey.key_set, apiKey.id), apiKey)),
+    // Account-level: the account's own audit log; never the key nor its hash (the deny-list drops `key_hash`).
+    ...auditStep(ctx, {
+      action: 'api_key.create', entity_type: 'api_key', entity_id: apiKey.id, project_id: null, account_id: account.id,
+      after: { key_set: apiKey.key_set, name: apiKey.name, scopes: apiKey.scopes, prefix: apiKey.prefix, expires_at: apiKey.expires_at },
+    }, { mode: 'creation' }),
   ]);
   return { apiKey, key };
 }
@@ -98,5 +104,7 @@ export async function revokeApiKey(ctx: AppContext, input: { key_set: ApiKeySet;
   await transact([
     softDeleteStep(keys.apiKey(userId, input.key_set, input.key_id), ctx.clock.now().toISOString(), notFound(API_KEY_NOT_FOUND)),
     counterStep(keys.account(userId), { api_key_count: -1 }),
+    // The revocation is the key's last change: kept, like its creation (no read on this path, so no head to move).
+    ...auditStep(ctx, { action: 'api_key.revoke', entity_type: 'api_key', entity_id: input.key_id, project_id: null, account_id: userId, summary: { key_set: input.key_set } }, { mode: 'creation' }),
   ]);
 }

@@ -1,3 +1,4 @@
+import { auditStep } from '#shared/audit';
 import { keys } from '#db/keys';
 import { putStep, setWhenStep } from '#db/steps';
 import { concurrentChange, transact, type TransactStep } from '#db/transact';
@@ -43,6 +44,12 @@ export interface PlanChange {
 export function planChangeSteps(userId: string, change: PlanChange, ctx: AppContext): TransactStep[] {
   if (change.from?.id === change.to?.id) return [];
   return [
+    // The account's audit entry of the change (account-level: the account's own log; kept, as plan changes are few).
+    ...auditStep(ctx, {
+      action: 'subscription.plan_change', entity_type: 'subscription', entity_id: userId, project_id: null, account_id: userId,
+      before: { plan_id: change.from?.id ?? null, plan_name: change.from?.name ?? null },
+      after: { plan_id: change.to?.id ?? null, plan_name: change.to?.name ?? null },
+    }, { mode: 'creation' }),
     accountEventStep(
       'subscription.changed',
       userId,

@@ -14,7 +14,8 @@ import type { Service } from './service-entity';
 import { byText } from '#shared/text';
 import { keyId } from '#db/batch-get';
 import { liveItem, setFieldsStep, stillLiveStep } from '#db/live';
-import { accessToEnvItem } from '#domain/tenancy';
+import { accessToEnvItem, planOfProject } from '#domain/tenancy';
+import { changeAudit } from '#shared/audit';
 
 /**
  * Network attachments of services and floors. The set is the `network_ids` attribute of the
@@ -75,8 +76,15 @@ export async function replaceAttachedNetworks(ctx: AppContext, input: { holder: 
   const before = [...(item.network_ids ?? [])].sort();
   if (JSON.stringify(before) !== JSON.stringify([...ids].sort())) {
     const updated_at = ctx.clock.now().toISOString();
+    // The holder's entry chain: an attachment change is the service's or floor's latest entry.
+    const plan = await planOfProject(access.project);
+    const audit = changeAudit(
+      ctx, 'attachment', 'update', { id: input.id, project_id: located.projectId, environment_id: located.envId, audit_head: item.audit_head as string | undefined },
+      { before: { network_ids: before }, after: { network_ids: [...ids].sort() } }, plan.features.data_retention_days, { summary: { holder: holder.kind } },
+    );
     await transact([
-      setFieldsStep(located.key, { network_ids: ids, updated_at }, notFound(holder.notFound)),
+      setFieldsStep(located.key, { network_ids: ids, updated_at, audit_head: audit.head }, notFound(holder.notFound)),
+      ...audit.steps,
       ...wanted.map((w) => stillLiveStep(w.key, invalid(networksNotFound([w.id])))),
       ...(holder.kind === 'service' ? [projectEventStep('service.updated', located.projectId, { ...serviceEventData(item as Service), changed: ['networks'] }, ctx)] : []),
     ]);

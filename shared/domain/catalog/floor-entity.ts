@@ -41,6 +41,8 @@ export const floorEntity = defineEntity(
     updated_at: z.string(),
     deleted_at: z.string().nullable().default(null),
     archived_at: z.string().nullish(),
+    /** The sort key of its latest audit entry (shared/audit.ts). Internal. */
+    audit_head: z.string().nullish(),
   }),
 );
 export type Floor = z.infer<typeof floorEntity.schema>;

@@ -11,7 +11,8 @@ import { floorEntity, floorType, floorView, type Floor, type FloorOut, type Floo
 import type { Service } from './service-entity';
 import { serviceEventData } from './services';
 import { queryPrefix } from '#db/query';
-import { accessInEnvironment, accessToEnvItem, envLiveCheck } from '#domain/tenancy';
+import { accessInEnvironment, accessToEnvItem, envLiveCheck, planOfProject } from '#domain/tenancy';
+import { changeAudit, creationAudit } from '#shared/audit';
 import { byText } from '#shared/text';
 import { visible, setFieldsStep } from '#db/live';
 import { putNewStep, setWhenStep } from '#db/steps';
@@ -77,6 +78,9 @@ export const floorFieldsStep = (floor: Floor, fields: Partial<Floor>): TransactS
 export const floorCreatedStep = (floor: Floor, ctx: AppContext): TransactStep =>
   projectEventStep('floor.created', floor.project_id, { service_floor_id: floor.id, hostname: floor.hostname, type: floor.floor_type, project_id: floor.project_id, environment_id: floor.environment_id }, ctx);
 
+/** What an audit entry records of a floor: its fields as its readers see them (its networks are the attachments' entries). */
+export const auditedFloor = ({ network_ids: _n, audit_head: _h, ...rest }: Floor) => rest;
+
 /** An environment's floors as stored (deleted and archived included), for a caller that already checked access. */
 export const storedFloorsOf = async (projectId: string, envId: string): Promise<Floor[]> => (await queryPrefix(projectId, keys.floorPrefix(envId))).map(floorEntity.decode);
 
@@ -95,6 +99,7 @@ export async function createFloor(ctx: AppContext, input: CreateFloorInput): Pro
     ...newFloorSteps(floor),
     envLiveCheck(floor.project_id, floor.environment_id),
     floorCreatedStep(floor, ctx),
+    ...creationAudit(ctx, 'floor', floor, auditedFloor(floor)),
   ]);
   return floorView.project(floor);
 }
@@ -145,8 +150,11 @@ export async function updateFloor(ctx: AppContext, { floor_id, ...input }: Updat
   const changes = Object.fromEntries(Object.entries(wanted).filter(([k, v]) => JSON.stringify(v) !== JSON.stringify(floor[k as keyof Floor])));
   if (!Object.keys(changes).length) return floorView.project(floor);
   const updated_at = ctx.clock.now().toISOString();
-  await transact([setFieldsStep(located.key, { ...changes, updated_at }, notFound(FLOOR_NOT_FOUND))]);
-  return floorView.project({ ...floor, ...changes, updated_at });
+  const after = { ...floor, ...changes, updated_at };
+  const plan = await planOfProject(access.project);
+  const audit = changeAudit(ctx, 'floor', 'update', floor, { before: auditedFloor(floor), after: auditedFloor(after) }, plan.features.data_retention_days);
+  await transact([setFieldsStep(located.key, { ...changes, updated_at, audit_head: audit.head }, notFound(FLOOR_NOT_FOUND)), ...audit.steps]);
+  return floorView.project(after);
 }
 
 /**
@@ -155,9 +163,10 @@ export async function updateFloor(ctx: AppContext, { floor_id, ...input }: Updat
  * network attachments are dropped. Detached services publish service.updated.
  */
 export async function deleteFloor(ctx: AppContext, { floor_id: floorId }: { floor_id: string }): Promise<void> {
-  const { access, located } = await accessToFloor(floorId, actorAccount(ctx).id);
+  const { access, located, floor } = await accessToFloor(floorId, actorAccount(ctx).id);
   access.require('floors.manage', FORBIDDEN_MANAGE, located.envId);
   const { projectId, envId } = located;
+  const plan = await planOfProject(access.project);
   await retryWhenStale(async () => {
     const now = ctx.clock.now().toISOString();
     const [hosted, edgeSteps] = await Promise.all([
@@ -178,6 +187,10 @@ export async function deleteFloor(ctx: AppContext, { floor_id: floorId }: { floo
       ]),
       ...edgeSteps,
     ];
-    await transactWithCascade(cascade, [setFieldsStep(located.key, { deleted_at: now, updated_at: now, network_ids: [] }, notFound(FLOOR_NOT_FOUND))]);
+    // What the cascade did is part of the floor's entry: the services it detached.
+    const audit = changeAudit(ctx, 'floor', 'delete', floor, { before: auditedFloor(floor), after: null }, plan.features.data_retention_days, {
+      summary: { detached_service_ids: hosted.map((s) => s.id) },
+    });
+    await transactWithCascade(cascade, [setFieldsStep(located.key, { deleted_at: now, updated_at: now, network_ids: [], audit_head: audit.head }, notFound(FLOOR_NOT_FOUND)), ...audit.steps]);
   });
 }

@@ -18,6 +18,8 @@ export const networkEntity = defineEntity(
     updated_at: z.string(),
     deleted_at: z.string().nullable().default(null),
     archived_at: z.string().nullish(),
+    /** The sort key of its latest audit entry (shared/audit.ts). Internal. */
+    audit_head: z.string().nullish(),
   }),
 );
 export type Network = z.infer<typeof networkEntity.schema>;

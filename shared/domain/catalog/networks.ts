@@ -10,10 +10,11 @@ import { ipv4Address, ipv4Cidr, optionalText } from './fields';
 import { networkEntity, type Network } from './network-entity';
 import { claimNameStep, releaseNameStep, renameSteps, type NameScope } from '#db/unique-names';
 import { queryPrefix } from '#db/query';
-import { accessInEnvironment, accessToEnvItem, envLiveCheck } from '#domain/tenancy';
+import { accessInEnvironment, accessToEnvItem, envLiveCheck, planOfProject } from '#domain/tenancy';
+import { changeAudit, creationAudit } from '#shared/audit';
 import { byText } from '#shared/text';
 import { batchGet } from '#db/batch-get';
-import { visible, liveItem, setFieldsStep, softDeleteStep } from '#db/live';
+import { visible, liveItem, setFieldsStep } from '#db/live';
 import { putNewStep } from '#db/steps';
 
 /** Networks: IPv4 networks of an environment, which services and floors attach to (attachments.ts). */
@@ -70,6 +71,9 @@ export function newNetworkSteps(network: Network): TransactStep[] {
   ];
 }
 
+/** What an audit entry records of a network: its fields as its readers see them. */
+export const auditedNetwork = ({ audit_head: _h, ...rest }: Network) => rest;
+
 export async function createNetwork(ctx: AppContext, input: CreateNetworkInput): Promise<Network> {
   const { access, env } = await accessInEnvironment(input.project_id, actorAccount(ctx).id, input.environment_id);
   access.require('networks.manage', FORBIDDEN_CREATE, env.id);
@@ -82,6 +86,7 @@ export async function createNetwork(ctx: AppContext, input: CreateNetworkInput):
   await transact([
     ...newNetworkSteps(network),
     envLiveCheck(network.project_id, network.environment_id),
+    ...creationAudit(ctx, 'network', network, auditedNetwork(network)),
   ]);
   return network;
 }
@@ -142,8 +147,11 @@ export async function updateNetwork(ctx: AppContext, input: { network_id: string
   if (!Object.keys(changes).length) return item;
   const updated: Network = { ...item, ...changes, updated_at: ctx.clock.now().toISOString() };
   checkGateway(updated.cidr, updated.gateway);
+  const plan = await planOfProject(access.project);
+  const audit = changeAudit(ctx, 'network', 'update', item, { before: auditedNetwork(item), after: auditedNetwork(updated) }, plan.features.data_retention_days);
   await transact([
-    setFieldsStep(located.key, { ...changes, updated_at: updated.updated_at }, notFound(NETWORK_NOT_FOUND)),
+    setFieldsStep(located.key, { ...changes, updated_at: updated.updated_at, audit_head: audit.head }, notFound(NETWORK_NOT_FOUND)),
+    ...audit.steps,
     ...(changes.name ? renameSteps(networkNameScope(item.project_id, item.environment_id), item.name, updated.name, item.id) : []),
   ]);
   return updated;
@@ -157,9 +165,13 @@ export async function deleteNetwork(ctx: AppContext, input: { network_id: string
   const { access, item, located } = await accessToNetwork(ctx, input.network_id);
   access.require('networks.manage', FORBIDDEN_MANAGE, located.envId);
   const now = ctx.clock.now().toISOString();
+  const plan = await planOfProject(access.project);
+  const audit = changeAudit(ctx, 'network', 'delete', item, { before: auditedNetwork(item), after: null }, plan.features.data_retention_days);
   await transact([
-    softDeleteStep(located.key, now, notFound(NETWORK_NOT_FOUND)),
+    // The soft delete (the live rule's condition), with the entity's latest audit entry.
+    setFieldsStep(located.key, { deleted_at: now, updated_at: now, audit_head: audit.head }, notFound(NETWORK_NOT_FOUND)),
     releaseNameStep(networkNameScope(item.project_id, item.environment_id), item.name),
+    ...audit.steps,
   ]);
 }
 

@@ -47,6 +47,8 @@ export const serviceEntity = defineEntity(
     updated_at: z.string(),
     deleted_at: z.string().nullable().default(null),
     archived_at: z.string().nullish(),
+    /** The sort key of its latest audit entry (kept without TTL until a later one replaces it; shared/audit.ts). Internal. */
+    audit_head: z.string().nullish(),
   }),
 );
 export type Service = z.infer<typeof serviceEntity.schema>;

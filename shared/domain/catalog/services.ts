@@ -5,6 +5,7 @@ import { invalid, notFound } from '#shared/errors';
 import { name as nameSchema } from '#shared/schemas';
 import { actorAccount, type AppContext } from '#shared/context';
 import { projectEventStep } from '#shared/events';
+import { auditSteps } from '#shared/audit';
 import { type ProjectAccess, planOfProject, accessInEnvironment, accessToEnvItem, type Located, type Environment, ENV_NOT_IN_PROJECT, serviceQuotaAddon } from '#domain/tenancy';
 import { atLocation, catalogLookupStep, containsCi, edgeRemovalSteps, equalsCi, hasAnyTag } from './items';
 import { ipAddress, nonNegativeInt, optionalText, provider, tags, urlWithScheme } from './fields';
@@ -76,6 +77,12 @@ export type UpdateServiceInput = z.output<typeof updateServiceBody>;
 export type Resolved = Parameters<typeof serviceView.project>[1];
 
 export const SERVERLESS = 'serverless';
+
+/** What an audit entry records of a service: its stored fields as its readers see them (its networks are the attachments' entries). */
+const audited = ({ network_ids: _n, audit_head: _h, ...rest }: Service) => rest;
+const serviceAudit = (s: Service, action: 'create' | 'update' | 'delete') => ({
+  action: `service.${action}`, entity_type: 'service', entity_id: s.id, project_id: s.project_id, environment_id: s.environment_id,
+});
 
 /** The data of service.* events (SPEC fixes service.created's: service_id, name, project_id, environment_id). */
 export const serviceEventData = (s: Pick<Service, 'id' | 'name' | 'project_id' | 'environment_id'>) => ({
@@ -241,6 +248,7 @@ export async function createService(ctx: AppContext, input: CreateServiceInput):
       ...newServiceSteps(service),
       ...guards,
       projectEventStep('service.created', service.project_id, serviceEventData(service), ctx),
+      ...auditSteps(ctx, { ...serviceAudit(service, 'create'), after: audited(service) }, { mode: 'creation' }).steps,
     ]);
   } catch (err) {
     if (err !== envStepFailed) throw err;
@@ -343,8 +351,14 @@ export async function updateService(ctx: AppContext, { service_id: serviceId, ..
     const moved = ['service_floor_id', 'group_id', 'subgroup_id'].some((k) => k in changes);
     const changed = Object.keys(changes);
     if ('service_floor_id' in changes) changed.push('type');
+    const plan = await planOfProject(access.project);
+    const audit = auditSteps(ctx, { ...serviceAudit(service, 'update'), before: audited(item), after: audited(service) }, {
+      mode: 'latest', days: plan.features.data_retention_days, previous: item.audit_head,
+    });
+    service.audit_head = audit.sk;
     await transact([
-      setFieldsStep(located.key, { ...changes, updated_at: service.updated_at }, notFound(SERVICE_NOT_FOUND)),
+      setFieldsStep(located.key, { ...changes, updated_at: service.updated_at, audit_head: audit.sk }, notFound(SERVICE_NOT_FOUND)),
+      ...audit.steps,
       ...(moved ? [serviceHintsStep(serviceId, service)] : []),
       ...guards,
       projectEventStep('service.updated', service.project_id, { ...serviceEventData(service), changed }, ctx),
@@ -362,10 +376,15 @@ export async function deleteService(ctx: AppContext, { service_id: serviceId }: 
   const { access, service, located } = await accessToService(serviceId, actorAccount(ctx).id);
   access.require('services.manage', FORBIDDEN_MANAGE, located.envId);
   const { projectId, envId } = located;
+  const plan = await planOfProject(access.project);
   await retryWhenStale(async () => {
     const now = ctx.clock.now().toISOString();
+    const audit = auditSteps(ctx, { ...serviceAudit(service, 'delete'), before: audited(service) }, {
+      mode: 'latest', days: plan.features.data_retention_days, previous: service.audit_head,
+    });
     await transactWithCascade(await edgeRemovalSteps(projectId, envId, serviceId, true, now), [
-      setFieldsStep(located.key, { deleted_at: now, updated_at: now, network_ids: [] }, notFound(SERVICE_NOT_FOUND)),
+      setFieldsStep(located.key, { deleted_at: now, updated_at: now, network_ids: [], audit_head: audit.sk }, notFound(SERVICE_NOT_FOUND)),
+      ...audit.steps,
       // Counted only while its environment is live: once the environment's delete has taken the
       // environment's whole count off the project, the service is gone with it (404) and nothing
       // is subtracted twice.

@@ -4,20 +4,22 @@ import { keyId } from '#db/batch-get';
 import { locate, lookupStep } from '#db/lookup';
 import { putNewStep, setExpression } from '#db/steps';
 import { setFieldsStep } from '#db/live';
-import { transact } from '#db/transact';
+import { transact, concurrentChange, type TransactStep } from '#db/transact';
+import { accountActor, auditStep, SERVICE_ACTOR } from '#shared/audit';
+import { getAccount } from '#domain/identity';
 import { conflict, isRefusal, notFound } from '#shared/errors';
 import { enqueue } from '#shared/queue';
 import { errorFields, log } from '#shared/log';
 import { issueTicket, pushToJob } from '#shared/progress';
 import { actorAccount, type AppContext } from '#shared/context';
 import { featureMissing } from '#domain/billing';
-import { loadAccess, planOfProject } from '#domain/tenancy';
+import { loadAccess, planOfProject, retentionOfProject, type Project } from '#domain/tenancy';
 import { MISSING_MANAGE, MISSING_VIEW } from '#domain/catalog';
 import { accessToCloudAccount, accountKey, CLOUD_ACCOUNT_NOT_FOUND, providerAccount } from './accounts';
 import { cloudAccountEntity, discoveryRunEntity, discoveryRunView, type CloudAccount, type DiscoveryProvider, type DiscoveryRun } from './entities';
 import { adapterFor } from './providers';
 import { ProviderRefusal } from './providers/types';
-import { applyScan } from './sync';
+import { applyScan, type DiscoveryAudit } from './sync';
 
 export const RUN_KIND = 'discovery_run';
 export const RUN_NOT_FOUND = 'Discovery run not found';
@@ -108,17 +110,31 @@ export async function getDiscoveryRun(ctx: AppContext, input: { job_id: string }
 }
 
 /** Moves a run on while it is not finished; answers the run as written, or undefined when it had finished. */
-async function updateRun(ctx: AppContext, run: DiscoveryRun, fields: Partial<DiscoveryRun>): Promise<DiscoveryRun | undefined> {
-  const update = setExpression({ ...fields, updated_at: ctx.clock.now().toISOString() });
-  const out = await conditionalUpdate(runKey(run), {
+async function updateRun(ctx: AppContext, run: DiscoveryRun, fields: Partial<DiscoveryRun>, alongside: TransactStep[] = []): Promise<DiscoveryRun | undefined> {
+  const updatedAt = ctx.clock.now().toISOString();
+  const update = setExpression({ ...fields, updated_at: updatedAt });
+  const write = {
     UpdateExpression: `${update.UpdateExpression}, #seq = if_not_exists(#seq, :zero) + :one`,
     ConditionExpression: '#st IN (:queued, :running)',
     ExpressionAttributeNames: { ...update.ExpressionAttributeNames, '#st': 'status', '#seq': 'seq' },
     ExpressionAttributeValues: { ...update.ExpressionAttributeValues, ':queued': 'queued', ':running': 'running', ':zero': 0, ':one': 1 },
-    ReturnValues: 'ALL_NEW',
-  });
-  if (!out.ok) return undefined;
-  const next = discoveryRunEntity.decode(out.item);
+  };
+  let next: DiscoveryRun;
+  if (alongside.length) {
+    // With other writes (the run's audit entry): one transaction, the run as written computed here.
+    const finished = concurrentChange();
+    try {
+      await transact([{ Update: { Key: runKey(run), ...write }, failWith: finished }, ...alongside]);
+    } catch (err) {
+      if (err === finished) return undefined;
+      throw err;
+    }
+    next = { ...run, ...fields, updated_at: updatedAt, seq: run.seq + 1 };
+  } else {
+    const out = await conditionalUpdate(runKey(run), { ...write, ReturnValues: 'ALL_NEW' });
+    if (!out.ok) return undefined;
+    next = discoveryRunEntity.decode(out.item);
+  }
   await pushToJob(next.id, discoveryProgressMessage(next));
   return next;
 }
@@ -143,12 +159,21 @@ export async function discoveryProgressTicket(ctx: AppContext, input: { job_id: 
 }
 
 /** Finishes the run and frees its account (only if the account still names this run). */
-async function finish(ctx: AppContext, run: DiscoveryRun, account: CloudAccount, fields: Partial<DiscoveryRun> & { status: 'succeeded' | 'failed' }, accountFields: Partial<CloudAccount> = {}) {
+async function finish(
+  ctx: AppContext, run: DiscoveryRun, account: CloudAccount, fields: Partial<DiscoveryRun> & { status: 'succeeded' | 'failed' }, accountFields: Partial<CloudAccount> = {}, audit?: DiscoveryAudit,
+) {
   const now = ctx.clock.now().toISOString();
   (fields.status === 'failed' ? log.warn : log.info)('discovery run finished', {
     run_id: run.id, cloud_account_id: account.id, provider: account.provider, status: fields.status, counts: fields.counts, failed_regions: fields.failed_regions, error: fields.error,
   });
-  await updateRun(ctx, run, { ...fields, finished_at: now });
+  // One entry per run, with its counts, written with the run's result (by the account that started it).
+  const entry = audit
+    ? auditStep(ctx, {
+      action: 'discovery.run', entity_type: 'discovery_run', entity_id: run.id, project_id: run.project_id, environment_id: run.environment_id,
+      summary: { status: fields.status, cloud_account_id: account.id, provider: account.provider, ...(fields.counts ?? {}), failed_regions: fields.failed_regions ?? [] },
+    }, { mode: 'creation' }, { actor: audit.actor })
+    : [];
+  await updateRun(ctx, run, { ...fields, finished_at: now }, entry);
   const update = setExpression({ active_run_id: null, updated_at: now, ...accountFields });
   await conditionalUpdate(accountKey(account), {
     ...update,
@@ -176,27 +201,30 @@ export async function runDiscoveryJob(ctx: AppContext, input: { run_id: string; 
     return;
   }
   let run = (await updateRun(ctx, found, { status: 'running' })) ?? found;
+  const [starter, project] = await Promise.all([getAccount(run.created_by), getItem<Project>(keys.project(run.project_id))]);
+  const audit: DiscoveryAudit = { runId: run.id, actor: starter ? accountActor(starter) : SERVICE_ACTOR, days: project ? await retentionOfProject(project) : null };
   try {
     const listings = await (await adapterFor(account.provider)).list(await providerAccount(account));
     const failed = listings.filter((l) => !l.ok);
     const errors = failed.map((l) => (l.ok ? '' : l.error));
     const counts = await applyScan(ctx, account, listings, async (done, total) => {
       run = (await updateRun(ctx, run, { progress: { pct: total ? Math.floor((done / total) * 100) : 100, done, total } })) ?? run;
-    });
+    }, audit);
     const now = ctx.clock.now().toISOString();
     const allFailed = listings.length > 0 && failed.length === listings.length;
     await finish(
       ctx, run, account,
       { status: allFailed ? 'failed' : 'succeeded', counts, failed_regions: failed.map((l) => l.scope), error: errors.length ? errors.join(' ') : null, progress: { pct: 100, done: counts.found, total: counts.found } },
       { last_discovery_at: now, last_error: errors.length ? errors.join(' ') : null, status: allFailed ? 'failed' : 'connected', last_checked_at: now },
+      audit,
     );
   } catch (err) {
     if (err instanceof ProviderRefusal) {
-      await finish(ctx, run, account, { status: 'failed', error: err.message }, { status: 'failed', last_error: err.message, last_checked_at: ctx.clock.now().toISOString() });
+      await finish(ctx, run, account, { status: 'failed', error: err.message }, { status: 'failed', last_error: err.message, last_checked_at: ctx.clock.now().toISOString() }, audit);
       return;
     }
     if (!input.lastAttempt) throw err;
     log.error('discovery job failed for good', { run_id: run.id, ...errorFields(err) });
-    await finish(ctx, run, account, { status: 'failed', error: 'The discovery failed. Please try again.' });
+    await finish(ctx, run, account, { status: 'failed', error: 'The discovery failed. Please try again.' }, {}, audit);
   }
 }

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { transact } from '#db/transact';
 import type { AppContext } from '#shared/context';
-import { floorCreatedStep, floorEntity, floorFieldsStep, newFloorSteps, storedFloorsOf, type Floor } from '#domain/catalog';
+import { auditedFloor, floorCreatedStep, floorEntity, floorFieldsStep, newFloorSteps, storedFloorsOf, type Floor } from '#domain/catalog';
+import { changeAudit, creationAudit, type AuditActor } from '#shared/audit';
 import { envLiveCheck } from '#domain/tenancy';
 import { ALL_REGIONS, type DiscoveredInstance, type Listing } from './providers/types';
 import type { CloudAccount, RunCounts } from './entities';
@@ -30,6 +31,22 @@ const fieldsOf = (account: CloudAccount, i: DiscoveredInstance): Partial<Floor> 
   ip_address: i.ip_address, ip_addresses: i.ip_addresses, cpu: i.cpu, memory_mb: i.memory_mb, storage_gb: i.storage_gb, tags: i.tags,
 });
 
+/** Who a run's entries name (the account that started it), the run's id on each, and the owner's plan's retention. */
+export interface DiscoveryAudit {
+  runId: string;
+  actor: AuditActor;
+  days: number | null;
+}
+
+/** A floor's change by a run, with its entry (the floor's latest) in the same transaction. */
+function floorChangeSteps(ctx: AppContext, floor: Floor, fields: Partial<Floor>, audit?: DiscoveryAudit) {
+  if (!audit) return [floorFieldsStep(floor, fields)];
+  const entry = changeAudit(ctx, 'floor', 'update', floor, { before: auditedFloor(floor), after: auditedFloor({ ...floor, ...fields }) }, audit.days, {
+    actor: audit.actor, summary: { discovery_run_id: audit.runId },
+  });
+  return [floorFieldsStep(floor, { ...fields, audit_head: entry.head }), ...entry.steps];
+}
+
 const scopeOf = (account: CloudAccount, floor: Floor) => (account.provider === 'aws' ? floor.provider_region ?? '' : ALL_REGIONS);
 
 export async function applyScan(
@@ -37,6 +54,7 @@ export async function applyScan(
   account: CloudAccount,
   listings: Listing[],
   onProgress: (done: number, total: number) => Promise<void>,
+  audit?: DiscoveryAudit,
 ): Promise<RunCounts> {
   const floors = (await storedFloorsOf(account.project_id, account.environment_id)).filter((f) => f.cloud_account_id === account.id);
   const byInstance = new Map(floors.filter((f) => f.provider_instance_id).map((f) => [f.provider_instance_id!, f]));
@@ -53,14 +71,15 @@ export async function applyScan(
     const wanted = { ...fieldsOf(account, instance), missing_since: null };
     const floor = byInstance.get(instance.instance_id) ?? byId.get(discoveredFloorId(account.id, instance.instance_id));
     if (!floor) {
-      await createFloor(ctx, account, wanted, now);
+      await createFloor(ctx, account, wanted, now, audit);
       counts.created++;
     } else if (floor.deleted_at || floor.archived_at) {
       counts.unchanged++;
     } else {
       const changes = Object.fromEntries(Object.entries(wanted).filter(([k, v]) => JSON.stringify(v) !== JSON.stringify(floor[k as keyof Floor])));
       const changed = Object.keys(changes).length > 0;
-      await transact([floorFieldsStep(floor, { ...changes, last_seen_at: now, ...(changed ? { updated_at: now } : {}) })]);
+      // Only a change of what the floor shows is an entry; a sighting (last_seen_at) alone is not.
+      await transact(changed ? floorChangeSteps(ctx, floor, { ...changes, last_seen_at: now, updated_at: now }, audit) : [floorFieldsStep(floor, { last_seen_at: now })]);
       if (changed) counts.updated++;
       else counts.unchanged++;
     }
@@ -75,16 +94,17 @@ export async function applyScan(
     counts.missing++;
     if (floor.missing_since) continue;
     const now = ctx.clock.now().toISOString();
-    await transact([floorFieldsStep(floor, { missing_since: now, updated_at: now })]);
+    await transact(floorChangeSteps(ctx, floor, { missing_since: now, updated_at: now }, audit));
   }
   await onProgress(done, instances.length);
   return counts;
 }
 
-async function createFloor(ctx: AppContext, account: CloudAccount, fields: Partial<Floor>, now: string) {
+async function createFloor(ctx: AppContext, account: CloudAccount, fields: Partial<Floor>, now: string, audit?: DiscoveryAudit) {
   const floor = floorEntity.create({
     ...fields, id: discoveredFloorId(account.id, fields.provider_instance_id!), project_id: account.project_id, environment_id: account.environment_id,
     floor_type: 'vm', cloud_account_id: account.id, last_seen_at: now, created_at: now, updated_at: now,
   });
-  await transact([...newFloorSteps(floor), envLiveCheck(floor.project_id, floor.environment_id), floorCreatedStep(floor, ctx)]);
+  const entry = audit ? creationAudit(ctx, 'floor', floor, auditedFloor(floor), { actor: audit.actor, summary: { discovery_run_id: audit.runId } }) : [];
+  await transact([...newFloorSteps(floor), envLiveCheck(floor.project_id, floor.environment_id), floorCreatedStep(floor, ctx), ...entry]);
 }

@@ -3,7 +3,8 @@ import { keys } from '#db/keys';
 import { putItem } from '#db/items';
 import { putStep } from '#db/steps';
 import type { TransactStep } from '#db/transact';
-import { newestPage } from '#db/cursor';
+import { encodeCursor, pageStart } from '#db/cursor';
+import { queryNewestPage } from '#db/query';
 import { defineEntity, defineView } from '#db/entity';
 import { actorAccount, epochSeconds, type AppContext } from '#shared/context';
 
@@ -129,13 +130,11 @@ export interface SecurityLogPage {
   cursor?: string;
 }
 
-/** An entry's sort key, `<ISO time>#<uuid>`: a cursor must name one of this form. */
-const ENTRY_SORT_KEY = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z#[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-
-/** One page of an account's log, newest first, as clients see it. */
+/** One page of an account's log, newest first, as clients see it (sort keys are `<ISO time>#<id>`). */
 export async function securityLogPage(userId: string, input: SecurityLogPage) {
-  const { items, next } = await newestPage(keys.securityLogPK(userId), { ...input, sk: ENTRY_SORT_KEY });
-  return { entries: items.map((item) => securityLogView.project(securityLogEntity.decode(item))), next };
+  const pk = keys.securityLogPK(userId);
+  const page = await queryNewestPage({ pk, from: '0', to: '9#~', limit: input.limit, startAfter: await pageStart(input.cursor, pk) });
+  return { entries: page.items.map((item) => securityLogView.project(securityLogEntity.decode(item))), next: page.last ? await encodeCursor(page.last) : undefined };
 }
 
 /** The caller's own security log, newest first, one page (the next page's cursor when there is more). */

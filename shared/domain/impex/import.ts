@@ -4,6 +4,7 @@ import { getItem } from '#db/items';
 import { isLive, setFieldsStep, stillLiveStep, whileLiveStep } from '#db/live';
 import { counterStep } from '#db/steps';
 import { concurrentChange, transact, type TransactStep } from '#db/transact';
+import { changeAudit, creationAudit, type AuditActor } from '#shared/audit';
 import { conflict, DomainError, invalid } from '#shared/errors';
 import type { AppContext } from '#shared/context';
 import { quotaOf, quotaReached, SERVICES_QUOTA, takeQuotaStep, type Plan } from '#domain/billing';
@@ -63,7 +64,7 @@ interface Unit {
   /** Order of application: a phase's units commit before the next phase starts (parents before children, networks before holders). */
   phase: number;
   create?: { kind: CreateKind; fields: Record<string, unknown> };
-  update?: { key: Key; changes: Record<string, unknown>; gone: string; hints?: { id: string; service_floor_id: string | null; group_id: string | null; subgroup_id: string | null } };
+  update?: { key: Key; changes: Record<string, unknown>; gone: string; audit?: { id: string; head: string | null; before: Record<string, unknown> }; hints?: { id: string; service_floor_id: string | null; group_id: string | null; subgroup_id: string | null } };
   /** Items that must still be live when this unit commits (what it refers to), with the refusal otherwise. */
   guards: { key: Key; gone: string }[];
   counters: CounterMove[];
@@ -161,7 +162,8 @@ export async function planImport(input: { projectId: string; environmentId: stri
       record(kind, name, 'unchanged');
       return;
     }
-    units.push({ item: record(kind, name, 'update', `changed: ${Object.keys(changes).join(', ')}`), phase, update: { key: key(), changes, gone }, guards: [], counters: [], ...extra });
+    const audit = { id: String(existing.id), head: (existing.audit_head as string | undefined) ?? null, before: Object.fromEntries(Object.keys(changes).map((k) => [k, existing[k] ?? null])) };
+    units.push({ item: record(kind, name, 'update', `changed: ${Object.keys(changes).join(', ')}`), phase, update: { key: key(), changes, gone, audit }, guards: [], counters: [], ...extra });
   };
 
   // Groups and subgroups (phases 0 and 1).
@@ -319,36 +321,63 @@ export async function planImport(input: { projectId: string; environmentId: stri
 
 const TRANSACTION_ITEMS = 100;
 
-/** The writes of a unit's own items (nothing another unit of its phase touches). */
-function unitWrites(u: Unit, now: string): TransactStep[] {
+/**
+ * Who an import's entries name and how long its update entries are kept (issue 18): the account that
+ * started the import, the import's id on every entry it writes, the owner's plan's retention.
+ */
+export interface ImportAudit {
+  importId: string;
+  actor: AuditActor;
+  days: number | null;
+}
+/** The audit log's name of each kind an import writes. */
+const AUDITED_AS: Record<CreateKind, string> = {
+  group: 'group', subgroup: 'subgroup', network: 'network', floor: 'floor', service: 'service', link: 'link',
+};
+const KIND_OF_REPORT: Record<string, string> = { group: 'group', subgroup: 'subgroup', service_floor: 'floor', network: 'network', service: 'service', service_link: 'link' };
+/** What an entry shows of an imported entity: its fields as its readers see them (no internal ones). */
+const shownOf = ({ network_ids: _n, subgroup_count: _s, created_at: _c, updated_at: _u, deleted_at: _d, audit_head: _h, ...rest }: Record<string, unknown>) => rest;
+
+/** The writes of a unit's own items (nothing another unit of its phase touches), with the unit's audit entry. */
+function unitWrites(u: Unit, now: string, ctx: AppContext, plan: Pick<ImportPlan, 'projectId' | 'environmentId' | 'report'>, audit?: ImportAudit): TransactStep[] {
+  const where = { project_id: plan.projectId, environment_id: plan.environmentId };
   if (u.update) {
-    const steps = [setFieldsStep(u.update.key, { ...u.update.changes, updated_at: now }, conflict(u.update.gone))];
+    const type = KIND_OF_REPORT[plan.report.items[u.item]?.kind ?? ''] ?? 'service';
+    const entry = audit && u.update.audit
+      ? changeAudit(ctx, type, 'update', { id: u.update.audit.id, ...where, audit_head: u.update.audit.head }, { before: shownOf(u.update.audit.before), after: shownOf(u.update.changes) }, audit.days, {
+        actor: audit.actor, importId: audit.importId,
+      })
+      : undefined;
+    const steps = [setFieldsStep(u.update.key, { ...u.update.changes, updated_at: now, audit_head: entry?.head }, conflict(u.update.gone)), ...(entry?.steps ?? [])];
     if (u.update.hints) steps.push(serviceHintsStep(u.update.hints.id, u.update.hints as unknown as Service));
     return steps;
   }
-  const stamped = { ...u.create!.fields, created_at: now, updated_at: now };
+  const stamped: Record<string, unknown> = { ...u.create!.fields, created_at: now, updated_at: now };
+  const created = audit
+    ? creationAudit(ctx, AUDITED_AS[u.create!.kind], { id: String(stamped.id), ...where }, shownOf(stamped), { actor: audit.actor, importId: audit.importId })
+    : [];
   switch (u.create!.kind) {
-    case 'group': return newGroupSteps(stamped as unknown as Group);
-    case 'subgroup': return newSubgroupSteps(stamped as unknown as Subgroup);
-    case 'network': return newNetworkSteps(networkEntity.create(stamped as never));
-    case 'floor': return newFloorSteps(floorEntity.create(stamped as never));
-    case 'service': return newServiceSteps(serviceEntity.create(stamped as never));
-    case 'link': return newLinkSteps(linkEntity.create(stamped as never));
+    case 'group': return [...newGroupSteps(stamped as unknown as Group), ...created];
+    case 'subgroup': return [...newSubgroupSteps(stamped as unknown as Subgroup), ...created];
+    case 'network': return [...newNetworkSteps(networkEntity.create(stamped as never)), ...created];
+    case 'floor': return [...newFloorSteps(floorEntity.create(stamped as never)), ...created];
+    case 'service': return [...newServiceSteps(serviceEntity.create(stamped as never)), ...created];
+    case 'link': return [...newLinkSteps(linkEntity.create(stamped as never)), ...created];
   }
 }
 
 /** How many transaction items a unit writes itself (its step count does not depend on the time). */
-const writeCount = (u: Unit) => unitWrites(u, '').length;
+const writeCount = (u: Unit, ctx: AppContext, plan: ImportPlan, audit?: ImportAudit) => unitWrites(u, '', ctx, plan, audit).length;
 
 /** Units packed in order into chunks of at most 100 transaction items (own writes + one step per shared item), a phase never sharing a chunk. */
-function pack(units: Unit[]): Unit[][] {
+function pack(units: Unit[], ctx: AppContext, plan: ImportPlan, audit?: ImportAudit): Unit[][] {
   const chunks: Unit[][] = [];
   let current: Unit[] = [];
   let size = 0;
   let shared = new Set<string>();
   for (const u of units) {
     const sharedKeys = [...new Set([...u.guards.map((g) => g.key), ...u.counters.map((c) => c.key)].map(keyId))];
-    const own = writeCount(u);
+    const own = writeCount(u, ctx, plan, audit);
     // One item is kept for the environment's guard (or its counter).
     if (current.length && (current[0].phase !== u.phase || size + own + sharedKeys.filter((k) => !shared.has(k)).length + 1 > TRANSACTION_ITEMS)) {
       chunks.push(current);
@@ -372,9 +401,9 @@ interface Built {
 }
 
 /** One transaction: the units' own writes, each shared item once (counters summed, with their limit; else a liveness guard). */
-function build(chunk: Unit[], plan: ImportPlan, now: string): Built {
+function build(chunk: Unit[], plan: ImportPlan, now: string, ctx: AppContext, audit?: ImportAudit): Built {
   const { projectId, environmentId: envId } = plan;
-  const steps = chunk.flatMap((u) => unitWrites(u, now));
+  const steps = chunk.flatMap((u) => unitWrites(u, now, ctx, plan, audit));
   const diagnose: Built['diagnose'] = new Map();
   const counters = new Map<string, CounterMove>();
   for (const c of chunk.flatMap((u) => u.counters)) {
@@ -415,7 +444,12 @@ function build(chunk: Unit[], plan: ImportPlan, now: string): Built {
  * committed stays (each transaction is whole); planning again and applying finishes the work,
  * as everything is matched by name. A plan with errors writes nothing.
  */
-export async function applyImport(plan: ImportPlan, ctx: AppContext, onProgress?: (done: number, total: number) => void | Promise<void>): Promise<ImportReport> {
+export async function applyImport(
+  plan: ImportPlan,
+  ctx: AppContext,
+  onProgress?: (done: number, total: number) => void | Promise<void>,
+  audit?: ImportAudit,
+): Promise<ImportReport> {
   if (plan.report.errors.length) return plan.report;
   const units = [...plan.units].sort((a, b) => a.phase - b.phase);
   const total = units.length;
@@ -423,10 +457,10 @@ export async function applyImport(plan: ImportPlan, ctx: AppContext, onProgress?
   const errors: ImportError[] = [];
   let done = 0;
   await onProgress?.(0, total);
-  const chunks = pack(units);
+  const chunks = pack(units, ctx, plan, audit);
   for (let c = 0; c < chunks.length; c++) {
     const chunk = chunks[c];
-    const { steps, diagnose } = build(chunk, plan, ctx.clock.now().toISOString());
+    const { steps, diagnose } = build(chunk, plan, ctx.clock.now().toISOString(), ctx, audit);
     try {
       await transact(steps);
     } catch (err) {

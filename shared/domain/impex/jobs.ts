@@ -5,7 +5,9 @@ import { toYaml } from './document';
 import { buildExportDocument } from './export';
 import { parseDocument } from './parse';
 import { applyImport, planImport } from './import';
-import { finishRecord, recordById, updateRecord } from './records';
+import { finishRecord, finishRecordWith, recordById, updateRecord } from './records';
+import { accountActor, auditStep, SERVICE_ACTOR } from '#shared/audit';
+import { getAccount } from '#domain/identity';
 import { signedDownloadUrl } from './links';
 import { publishProgress } from './progress';
 import type { ImpexRecord } from './record-entity';
@@ -65,8 +67,19 @@ async function runImport(record: ImpexRecord, ctx: AppContext) {
     return;
   }
   let current = record;
+  // Every entry the import writes names it and the account that started it (issue 18).
+  const starter = await getAccount(record.created_by);
+  const days = plan.plan?.features.data_retention_days ?? null;
+  const audit = { importId: record.id, actor: starter ? accountActor(starter) : SERVICE_ACTOR, days };
   const report = await applyImport(plan, ctx, async (done, total) => {
     current = (await step(current, { progress: { pct: total ? Math.floor((done / total) * 100) : 100, done, total } }, ctx)) ?? current;
-  });
-  await step(current, { status: 'succeeded', report, progress: { pct: 100, done: current.progress.total, total: current.progress.total } }, ctx);
+  }, audit);
+  // One entry for the import as a whole, with its counts, written with the record's result.
+  const entry = auditStep(ctx, {
+    action: 'import.apply', entity_type: 'import', entity_id: record.id, project_id: record.project_id, environment_id: record.environment_id, import_id: record.id,
+    summary: { ...report.summary, status: report.errors.length ? 'stopped' : 'succeeded' },
+  }, { mode: 'creation' }, { actor: audit.actor });
+  const fields = { status: 'succeeded' as const, report, progress: { pct: 100, done: current.progress.total, total: current.progress.total } };
+  const next = await finishRecordWith(current, fields, ctx, entry);
+  if (next) await publishProgress(next, ctx);
 }

@@ -4,7 +4,7 @@ import { keyId } from '#db/batch-get';
 import { locate, lookupStep } from '#db/lookup';
 import { queryNewest } from '#db/query';
 import { putNewStep, setExpression } from '#db/steps';
-import { transact } from '#db/transact';
+import { concurrentChange, transact, type TransactStep } from '#db/transact';
 import { authenticate } from '#auth/authenticate';
 import { forbidden, notFound } from '#shared/errors';
 import { enqueue } from '#shared/queue';
@@ -145,3 +145,34 @@ export async function updateRecord(record: ImpexRecord, fields: Partial<ImpexRec
 
 export const finishRecord = (record: ImpexRecord, fields: Partial<ImpexRecord> & { status: 'succeeded' | 'failed' }, ctx: AppContext) =>
   updateRecord(record, { ...fields, finished_at: ctx.clock.now().toISOString() }, ctx);
+
+/**
+ * Finishes a record together with `steps` in one transaction (an import's audit entry: it exists
+ * exactly when the import's result is recorded). Answers the record as written, or undefined when it
+ * had finished already (then nothing is written).
+ */
+export async function finishRecordWith(record: ImpexRecord, fields: Partial<ImpexRecord> & { status: 'succeeded' | 'failed' }, ctx: AppContext, steps: TransactStep[]): Promise<ImpexRecord | undefined> {
+  const now = ctx.clock.now().toISOString();
+  const all = { ...fields, finished_at: now, updated_at: now };
+  const update = setExpression(all);
+  const finished = concurrentChange();
+  try {
+    await transact([
+      {
+        Update: {
+          Key: recordKey(record),
+          UpdateExpression: `${update.UpdateExpression}, #seq = if_not_exists(#seq, :zero) + :one`,
+          ConditionExpression: '#st IN (:queued, :running)',
+          ExpressionAttributeNames: { ...update.ExpressionAttributeNames, '#seq': 'seq', '#st': 'status' },
+          ExpressionAttributeValues: { ...update.ExpressionAttributeValues, ':zero': 0, ':one': 1, ':queued': 'queued', ':running': 'running' },
+        },
+        failWith: finished,
+      },
+      ...steps,
+    ]);
+  } catch (err) {
+    if (err === finished) return undefined;
+    throw err;
+  }
+  return { ...record, ...all, seq: record.seq + 1 };
+}

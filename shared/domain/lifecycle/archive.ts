@@ -9,7 +9,9 @@ import {
   API_KEY_FEATURES, API_KEY_SET_RULES, API_KEYS_QUOTA, ENVIRONMENTS_QUOTA, FREE_PLAN_ID, PROJECT_USERS_QUOTA, SERVICES_QUOTA,
   activePlan, getPlan, quotaOf, requireFeatures, type ApiKeySet, type Plan, type Quota,
 } from '#domain/billing';
-import type { Environment, Project } from '#domain/tenancy';
+import { retentionOfProject, type Environment, type Project } from '#domain/tenancy';
+import { changeAudit } from '#shared/audit';
+import type { TransactStep } from '#db/transact';
 import { ARCHIVABLE_KINDS, type ArchivableKind, type ArchiveReport, type Selection } from './selection';
 import { markerItem, markerKey } from './archived-entity';
 import { runUnits, type CounterLimit, type CounterMove, type RunResult, type Unit } from './archive-batch';
@@ -50,6 +52,22 @@ function nameOf(kind: ArchivableKind, item: Record<string, unknown>): string {
   return (item.hostname as string | null) ?? `${String(item.floor_type)} ${String(item.id).slice(0, 8)}`;
 }
 
+/**
+ * Archive and restore are changes of the resource, each with its entry in the unit's transaction:
+ * the caller, or the service at a downgrade deadline's enforcement. API keys are the account's, not a
+ * project's: their archive is not in a project's log (see docs/decisions.md, audit log).
+ */
+const AUDITED_AS: Record<ArchivableKind, string | null> = { services: 'service', service_floors: 'floor', environments: 'environment', project_users: 'project_user', api_keys: null };
+interface AuditRun { ctx: AppContext; days: number | null }
+
+function lifecycleAudit(run: AuditRun, t: Target, verb: 'archive' | 'restore', now: string): { steps: TransactStep[]; head?: string } {
+  const kind = AUDITED_AS[t.kind];
+  if (!kind || !t.project) return { steps: [] };
+  const entity = { id: t.id, project_id: t.project.id, environment_id: t.kind === 'environments' ? t.id : (t.env?.id ?? null), audit_head: t.item.audit_head as string | undefined };
+  const archivedAt = (t.item.archived_at as string | null | undefined) ?? null;
+  return changeAudit(run.ctx, kind, verb, entity, { before: { archived_at: archivedAt }, after: { archived_at: verb === 'archive' ? now : null } }, run.days);
+}
+
 const projectKey = (t: Target) => keys.project(t.project!.id);
 const envKey = (t: Target) => keys.environment(t.project!.id, t.env!.id);
 
@@ -61,14 +79,16 @@ const envKey = (t: Target) => keys.environment(t.project!.id, t.env!.id);
  * count it subtracts from the project (as a delete does): the count read, less the selected services
  * in it that the run archives first. If it moved meanwhile, the environment is read again.
  */
-function archiveEnvironmentUnit(ownerId: string, t: Target, counted: number, now: string): Unit {
+function archiveEnvironmentUnit(ownerId: string, t: Target, counted: number, now: string, run: AuditRun): Unit {
   const env = t.item as unknown as Environment;
   const key = keys.environment(env.project_id, env.id);
   const stale = concurrentChange();
+  const audit = lifecycleAudit(run, t, 'archive', now);
   return {
     kind: 'environments', id: env.id, name: env.name,
     writes: [
-      setFieldsStep(key, { archived_at: now, updated_at: now }, stale, {
+      ...audit.steps,
+      setFieldsStep(key, { archived_at: now, updated_at: now, audit_head: audit.head }, stale, {
         expression: counted === 0 ? '(attribute_not_exists(service_count) OR service_count = :counted)' : 'service_count = :counted',
         values: { ':counted': counted },
       }),
@@ -80,17 +100,19 @@ function archiveEnvironmentUnit(ownerId: string, t: Target, counted: number, now
       rebuild: async () => {
         const fresh = await getItem<Environment>(key);
         if (!isLive(fresh)) throw notFoundOf('environments');
-        return archiveEnvironmentUnit(ownerId, { ...t, item: fresh as unknown as Record<string, unknown>, env: fresh }, fresh!.service_count ?? 0, now);
+        return archiveEnvironmentUnit(ownerId, { ...t, item: fresh as unknown as Record<string, unknown>, env: fresh }, fresh!.service_count ?? 0, now, run);
       },
     },
   };
 }
 
-function archiveUnit(ownerId: string, t: Target, now: string): Unit {
+function archiveUnit(ownerId: string, t: Target, now: string, run: AuditRun): Unit {
   const name = nameOf(t.kind, t.item);
   const gone = () => notFoundOf(t.kind);
+  const audit = lifecycleAudit(run, t, 'archive', now);
   const writes = [
-    setFieldsStep(t.key, { archived_at: now, updated_at: now }, gone()),
+    ...audit.steps,
+    setFieldsStep(t.key, { archived_at: now, updated_at: now, audit_head: audit.head }, gone()),
     putStep(markerItem(ownerId, { kind: t.kind, id: t.id, project_id: t.project?.id ?? null, environment_id: t.env?.id ?? null, name, archived_at: now, item_pk: t.key.PK, item_sk: t.key.SK })),
   ];
   const shared: CounterMove[] = {
@@ -111,13 +133,14 @@ function archiveUnit(ownerId: string, t: Target, now: string): Unit {
 async function archiveRun(ownerId: string, selection: Selection, ctx: AppContext): Promise<RunResult> {
   const targets = await resolveLive(ownerId, selection);
   const now = ctx.clock.now().toISOString();
+  const run: AuditRun = { ctx, days: targets.length ? await retentionOfProject({ owner_id: ownerId }) : null };
   const others = targets.filter((t) => t.kind !== 'environments');
   const servicesIn = new Map<string, number>();
   for (const t of others) if (t.kind === 'services') servicesIn.set(t.env!.id, (servicesIn.get(t.env!.id) ?? 0) + 1);
   const environments = targets
     .filter((t) => t.kind === 'environments')
-    .map((t) => archiveEnvironmentUnit(ownerId, t, Math.max(0, (t.env!.service_count ?? 0) - (servicesIn.get(t.id) ?? 0)), now));
-  return runUnits([...others.map((t) => archiveUnit(ownerId, t, now)), ...environments]);
+    .map((t) => archiveEnvironmentUnit(ownerId, t, Math.max(0, (t.env!.service_count ?? 0) - (servicesIn.get(t.id) ?? 0)), now, run));
+  return runUnits([...others.map((t) => archiveUnit(ownerId, t, now, run)), ...environments]);
 }
 
 /**
@@ -147,13 +170,15 @@ const limit = (plan: Plan, quota: Quota, addon = 0): CounterLimit => ({ plan, qu
 const envRefusal = (kind: ArchivableKind) => (env: Record<string, unknown> | undefined): DomainError =>
   env && env.archived_at && !env.deleted_at ? conflict(RESTORE_ENVIRONMENT_FIRST) : notFoundOf(kind);
 
-function restoreUnit(ownerId: string, t: ArchivedTarget, plan: Plan, now: string): Unit {
+function restoreUnit(ownerId: string, t: ArchivedTarget, plan: Plan, now: string, ctx: AppContext): Unit {
   const name = nameOf(t.kind, t.item);
   const gone = notFoundOf(t.kind);
   // A transition from the state read: still archived at that instant, not deleted (and, for an environment, holding the services counted).
   const counted = t.kind === 'environments' && 'service_count' in t.item ? { service_count: t.item.service_count } : {};
+  const audit = lifecycleAudit({ ctx, days: plan.features.data_retention_days ?? null }, t, 'restore', now);
   const writes = [
-    setWhenStep(t.key, { archived_at: null, updated_at: now }, { archived_at: t.item.archived_at, deleted_at: null, ...counted }, gone),
+    ...audit.steps,
+    setWhenStep(t.key, { archived_at: null, updated_at: now, ...(audit.head ? { audit_head: audit.head } : {}) }, { archived_at: t.item.archived_at, deleted_at: null, ...counted }, gone),
     deleteStep(markerKey(ownerId, t.kind, t.id), gone),
   ];
   const services = (addon: number) => ({ service_count: limit(plan, SERVICES_QUOTA, addon) });
@@ -196,6 +221,6 @@ export async function unarchive(ctx: AppContext, selection: Selection): Promise<
   const plan = active?.plan ?? (await getPlan(FREE_PLAN_ID))!;
   const now = ctx.clock.now().toISOString();
   const order = (t: ArchivedTarget) => (t.kind === 'environments' ? 0 : 1);
-  const units = [...targets].sort((a, b) => order(a) - order(b)).map((t) => restoreUnit(ownerId, t, plan, now));
+  const units = [...targets].sort((a, b) => order(a) - order(b)).map((t) => restoreUnit(ownerId, t, plan, now, ctx));
   return outcomeOf(await runUnits(units));
 }

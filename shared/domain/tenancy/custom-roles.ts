@@ -5,13 +5,14 @@ import type { Permission } from '#auth/permissions';
 import { actorAccount, type AppContext } from '#shared/context';
 import { OWNER_REQUIRED, loadAccess, type Membership, type ProjectAccess } from './access';
 import { ENV_NOT_IN_PROJECT, envLiveCheck } from './env-scope';
-import { membershipSteps, planOfProject } from './projects';
+import { membershipSteps, planOfProject, retentionOfProject } from './projects';
+import { changeAudit, creationAudit } from '#shared/audit';
 import { claimNameStep, releaseNameStep, renameSteps, type NameScope } from '#db/unique-names';
 import type { Key } from '#db/lookup';
 import { queryPrefix } from '#db/query';
 import { compareText } from '#shared/text';
 import { batchGet, keyId } from '#db/batch-get';
-import { softDeleteStep, visible, setFieldsStep, isLive, stillLiveStep } from '#db/live';
+import { visible, setFieldsStep, isLive, stillLiveStep } from '#db/live';
 import { existingSetStep, counterStep, putNewStep } from '#db/steps';
 import { takeQuotaStep, CUSTOM_ROLES_QUOTA } from '#domain/billing';
 import { retry } from '#db/retry';
@@ -25,6 +26,8 @@ export interface CustomRole {
   created_at: string;
   updated_at: string;
   deleted_at: string | null;
+  /** The sort key of its latest audit entry (shared/audit.ts). Internal. */
+  audit_head?: string | null;
 }
 
 /** One per (role, user): a role applies to the whole project (`environment_id` null) or to one environment. */
@@ -37,7 +40,20 @@ export interface CustomRoleAssignment {
   created_at: string;
   updated_at: string;
   deleted_at: string | null;
+  audit_head?: string | null;
 }
+
+/** What audit entries record of roles and assignments: what their readers see of them. */
+const auditedRole = (r: CustomRole) => {
+  const { updated_at: _u, deleted_at: _d, ...shown } = toCustomRoleOut(r);
+  return shown;
+};
+const auditedAssignment = (a: CustomRoleAssignment) => {
+  const { updated_at: _u, deleted_at: _d, ...shown } = toAssignmentOut(a);
+  return shown;
+};
+/** An assignment's entries are about the assignment, in its environment (null: project-wide). */
+const assignmentEntity = (a: CustomRoleAssignment, head?: string | null) => ({ id: a.id, project_id: a.project_id, environment_id: a.environment_id, audit_head: head });
 
 export const toCustomRoleOut = (r: CustomRole) => ({
   id: r.id, project_id: r.project_id, name: r.name, description: r.description ?? null, permissions: r.permissions, updated_at: r.updated_at, deleted_at: r.deleted_at,
@@ -91,6 +107,7 @@ export async function createCustomRole(
     takeQuotaStep(keys.project(role.project_id), 'custom_role_count', plan, CUSTOM_ROLES_QUOTA),
     claimNameStep(roleNames(role.project_id), role.name, role.id),
     putNewStep({ ...keys.customRole(role.project_id, role.id), type: 'custom_role', ...role }),
+    ...creationAudit(ctx, 'custom_role', role, auditedRole(role)),
   ]);
   return role;
 }
@@ -106,14 +123,20 @@ export async function updateCustomRole(
   const role = roleFrom(access, roleId);
   const permissions = patch.permissions && [...new Set(patch.permissions)];
   const updated_at = ctx.clock.now().toISOString();
-  await transact([
-    ...(patch.name === undefined ? [] : renameSteps(roleNames(role.project_id), role.name, patch.name, role.id)),
-    setFieldsStep(keys.customRole(role.project_id, role.id), { name: patch.name, description: patch.description, permissions, updated_at }, notFound(CUSTOM_ROLE_NOT_FOUND)),
-  ]);
-  return {
+  const updated: CustomRole = {
     ...role, ...(patch.name !== undefined && { name: patch.name }), ...(patch.description !== undefined && { description: patch.description }),
     ...(permissions && { permissions }), updated_at,
   };
+  const changed = JSON.stringify(auditedRole(updated)) !== JSON.stringify(auditedRole(role));
+  const audit = changed
+    ? changeAudit(ctx, 'custom_role', 'update', role, { before: auditedRole(role), after: auditedRole(updated) }, await retentionOfProject(access.project))
+    : undefined;
+  await transact([
+    ...(patch.name === undefined ? [] : renameSteps(roleNames(role.project_id), role.name, patch.name, role.id)),
+    setFieldsStep(keys.customRole(role.project_id, role.id), { name: patch.name, description: patch.description, permissions, updated_at, audit_head: audit?.head }, notFound(CUSTOM_ROLE_NOT_FOUND)),
+    ...(audit?.steps ?? []),
+  ]);
+  return updated;
 }
 
 /** Assignments of a role that are written per chunk when a deleted role's grants are withdrawn. */
@@ -130,8 +153,11 @@ export async function deleteCustomRole(ctx: AppContext, input: { project_id: str
   access.require('project.manage', OWNER_REQUIRED);
   const role = roleFrom(access, input.id);
   const now = ctx.clock.now().toISOString();
+  // The role's entry stands for the withdrawal of its assignments that follows (inert once the role is deleted).
+  const audit = changeAudit(ctx, 'custom_role', 'delete', role, { before: auditedRole(role), after: null }, await retentionOfProject(access.project));
   await transact([
-    softDeleteStep(keys.customRole(role.project_id, role.id), now, notFound(CUSTOM_ROLE_NOT_FOUND)),
+    setFieldsStep(keys.customRole(role.project_id, role.id), { deleted_at: now, updated_at: now, audit_head: audit.head }, notFound(CUSTOM_ROLE_NOT_FOUND)),
+    ...audit.steps,
     releaseNameStep(roleNames(role.project_id), role.name),
     counterStep(keys.project(role.project_id), { custom_role_count: -1 }),
   ]);
@@ -194,6 +220,7 @@ export async function assignCustomRole(
   const access = await loadAccess(input.project_id, actorAccount(ctx).id, { extra: readKeys });
   access.require('project.manage', OWNER_REQUIRED);
   const projectId = access.project.id;
+  const days = await retentionOfProject(access.project);
   let items = access.extra;
   // A member or assignment changed between read and write (CHANGED): read again after a jittered
   // backoff, so writers that collided do not collide again in lockstep.
@@ -210,8 +237,16 @@ export async function assignCustomRole(
       id: existing?.id ?? ctx.ids.newId(), role_id: roleId, project_id: projectId, user_id: userId, environment_id: envId,
       created_at: existing?.created_at ?? now, updated_at: now, deleted_at: null,
     };
-    const item = { ...keys.customRoleAssignment(projectId, roleId, userId), type: 'custom_role_assignment', ...assignment };
+    // A first (or renewed, after a withdrawal) assignment is a creation; moving a live one to another scope its latest change.
+    const live = existing && !existing.deleted_at;
+    const moved = live && existing.environment_id !== envId;
+    const audit = live
+      ? moved ? changeAudit(ctx, 'custom_role_assignment', 'update', assignmentEntity(existing, existing.audit_head), { before: auditedAssignment(existing), after: auditedAssignment(assignment) }, days) : undefined
+      : { steps: creationAudit(ctx, 'custom_role_assignment', assignmentEntity(assignment), auditedAssignment(assignment)), head: existing?.audit_head ?? null };
+    const head = audit?.head ?? existing?.audit_head ?? null;
+    const item = { ...keys.customRoleAssignment(projectId, roleId, userId), type: 'custom_role_assignment', ...assignment, ...(head ? { audit_head: head } : {}) };
     const steps: TransactStep[] = [
+      ...(audit?.steps ?? []),
       existing
         ? { Put: { Item: item, ConditionExpression: 'updated_at = :prev', ExpressionAttributeValues: { ':prev': existing.updated_at } }, failWith: CHANGED }
         : putNewStep(item, CHANGED),
@@ -284,8 +319,10 @@ export async function removeAssignment(ctx: AppContext, input: { project_id: str
   if (!isLive(assignment)) throw notFound(ASSIGNMENT_NOT_FOUND);
   const member = access.extra.get(keyId(keys.member(projectId, userId))) as Membership | undefined;
   const now = ctx.clock.now().toISOString();
+  const audit = changeAudit(ctx, 'custom_role_assignment', 'delete', assignmentEntity(assignment!, assignment!.audit_head), { before: auditedAssignment(assignment!), after: null }, await retentionOfProject(access.project));
   await transact([
-    softDeleteStep(keys.customRoleAssignment(projectId, roleId, userId), now, notFound(ASSIGNMENT_NOT_FOUND)),
+    setFieldsStep(keys.customRoleAssignment(projectId, roleId, userId), { deleted_at: now, updated_at: now, audit_head: audit.head }, notFound(ASSIGNMENT_NOT_FOUND)),
+    ...audit.steps,
     ...withdrawGrantSteps(member, roleId),
   ]);
 }

@@ -5,7 +5,8 @@ import type { EnvRole } from '#auth/permissions';
 import { actorAccount, type AppContext } from '#shared/context';
 import type { Key } from '#db/lookup';
 import { accessToEnvironment } from './environments';
-import { membershipSteps } from './projects';
+import { membershipSteps, retentionOfProject } from './projects';
+import { changeAudit, creationAudit } from '#shared/audit';
 import { queryPartition } from '#db/query';
 import { keyId } from '#db/batch-get';
 import { deleteStep, putStep } from '#db/steps';
@@ -15,14 +16,18 @@ export interface EnvRoleAssignment {
   environment_id: string;
   user_id: string;
   role: EnvRole;
+  /** The sort key of its latest audit entry (shared/audit.ts). Internal. */
+  audit_head?: string | null;
 }
 
 export const toEnvRoleOut = (a: EnvRoleAssignment) => ({ id: a.id, environment_id: a.environment_id, user_id: a.user_id, role: a.role });
 export const NOT_AUTHORIZED_ROLES = 'Not authorized to manage environment roles';
 
 /** Writes (or replaces) a user's role in an environment, keeping the assignment id stable across updates. */
-export function envRoleStep(projectId: string, envId: string, userId: string, role: EnvRole, id: string): TransactStep {
-  return putStep({ ...keys.envRole(projectId, envId, userId), type: 'env_role', project_id: projectId, id, environment_id: envId, user_id: userId, role });
+export function envRoleStep(projectId: string, envId: string, userId: string, role: EnvRole, id: string, auditHead?: string | null): TransactStep {
+  return putStep({
+    ...keys.envRole(projectId, envId, userId), type: 'env_role', project_id: projectId, id, environment_id: envId, user_id: userId, role, ...(auditHead ? { audit_head: auditHead } : {}),
+  });
 }
 
 /** What assigning an environment role reads about its target, alongside the caller's access (one BatchGet). */
@@ -46,8 +51,18 @@ export async function assignEnvRole(ctx: AppContext, input: { environment_id: st
   if (!found.get(keyId(accountKey))) throw notFound('User not found');
   const existing = found.get(keyId(roleKey)) as EnvRoleAssignment | undefined;
   const assignment: EnvRoleAssignment = { id: existing?.id ?? ctx.ids.newId(), environment_id: env.id, user_id: userId, role };
-  const steps = [envRoleStep(projectId, env.id, userId, role, assignment.id)];
-  if (access.isOwner && !found.get(keyId(memberKey))) steps.push(...membershipSteps(projectId, userId, 'member', ctx.clock.now().toISOString()));
+  const joins = access.isOwner && !found.get(keyId(memberKey));
+  const entity = { id: assignment.id, project_id: projectId, environment_id: env.id, audit_head: existing?.audit_head };
+  // A new assignment's entry is its creation; a changed role's its latest (the same role again: no entry).
+  let auditSteps: TransactStep[] = [];
+  let head = existing?.audit_head;
+  if (!existing) auditSteps = creationAudit(ctx, 'env_role', entity, toEnvRoleOut(assignment), { summary: joins ? { made_member: true } : undefined });
+  else if (existing.role !== role) {
+    const audit = changeAudit(ctx, 'env_role', 'update', entity, { before: { role: existing.role }, after: { role } }, await retentionOfProject(access.project));
+    [auditSteps, head] = [audit.steps, audit.head];
+  }
+  const steps = [envRoleStep(projectId, env.id, userId, role, assignment.id, head), ...auditSteps];
+  if (joins) steps.push(...membershipSteps(projectId, userId, 'member', ctx.clock.now().toISOString()));
   await transact(steps);
   return assignment;
 }
@@ -60,7 +75,13 @@ export async function listEnvRoles(ctx: AppContext, input: { environment_id: str
 }
 
 export async function removeEnvRole(ctx: AppContext, input: { environment_id: string; user_id: string }): Promise<void> {
-  const { access, env } = await accessToEnvironment(input.environment_id, actorAccount(ctx).id);
+  const roleKey = (projectId: string) => keys.envRole(projectId, input.environment_id, input.user_id);
+  const { access, env } = await accessToEnvironment(input.environment_id, actorAccount(ctx).id, undefined, (p) => [roleKey(p)]);
   access.require('env.roles.manage', NOT_AUTHORIZED_ROLES, env.id);
-  await transact([deleteStep(keys.envRole(env.project_id, env.id, input.user_id), notFound('Role assignment not found'))]);
+  const existing = access.extra.get(keyId(roleKey(env.project_id))) as EnvRoleAssignment | undefined;
+  if (!existing) throw notFound('Role assignment not found');
+  const audit = changeAudit(ctx, 'env_role', 'delete', { id: existing.id, project_id: env.project_id, environment_id: env.id, audit_head: existing.audit_head }, {
+    before: toEnvRoleOut(existing), after: null,
+  }, await retentionOfProject(access.project));
+  await transact([deleteStep(keys.envRole(env.project_id, env.id, input.user_id), notFound('Role assignment not found')), ...audit.steps]);
 }

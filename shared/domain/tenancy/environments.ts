@@ -6,7 +6,8 @@ import { forbidden, notFound } from '#shared/errors';
 import { actorAccount, type AppContext } from '#shared/context';
 import { loadAccess } from './access';
 import { locate, lookupStep, type Key } from '#db/lookup';
-import { planOfProject } from './projects';
+import { planOfProject, retentionOfProject } from './projects';
+import { changeAudit, creationAudit } from '#shared/audit';
 import { projectInventory } from './inventory';
 import { claimNameStep, releaseNameStep, renameSteps, type NameScope } from '#db/unique-names';
 import { queryPartition } from '#db/query';
@@ -24,7 +25,13 @@ export interface Environment {
   archived_at?: string | null;
   /** Services in this environment (the per-environment service quota). */
   service_count: number;
+  /** The sort key of its latest audit entry (shared/audit.ts). Internal. */
+  audit_head?: string | null;
 }
+
+/** What an audit entry records of an environment (the entity is its own environment, so an environment-scoped reader sees it). */
+const auditedEnv = (e: Environment) => ({ id: e.id, name: e.name, project_id: e.project_id });
+const envEntity = (e: Environment) => ({ id: e.id, project_id: e.project_id, environment_id: e.id, audit_head: e.audit_head });
 
 export const toEnvironmentOut = (e: Environment) => ({ id: e.id, name: e.name, project_id: e.project_id, updated_at: e.updated_at, deleted_at: e.deleted_at });
 
@@ -79,6 +86,7 @@ export async function createEnvironment(ctx: AppContext, input: { project_id: st
     claimNameStep(nameScope(env.project_id), env.name, env.id),
     putNewStep({ ...key, type: 'environment', ...env }),
     lookupStep(env.id, env.project_id, key, 'environment'),
+    ...creationAudit(ctx, 'environment', envEntity(env), auditedEnv(env)),
   ]);
   return env;
 }
@@ -87,9 +95,14 @@ export async function renameEnvironment(ctx: AppContext, input: { id: string; na
   const { access, env } = await accessToEnvironment(input.id, actorAccount(ctx).id);
   access.require('env.manage', 'Not authorized to manage environments in this project');
   const updated: Environment = { ...env, name: input.name.trim(), updated_at: ctx.clock.now().toISOString() };
+  // A rename to the same name changes nothing an entry would show: no entry.
+  const audit = updated.name === env.name
+    ? undefined
+    : changeAudit(ctx, 'environment', 'update', envEntity(env), { before: auditedEnv(env), after: auditedEnv(updated) }, await retentionOfProject(access.project));
   await transact([
     ...renameSteps(nameScope(env.project_id), env.name, updated.name, env.id),
-    setFieldsStep(keys.environment(env.project_id, env.id), { name: updated.name, updated_at: updated.updated_at }, notFound(ENVIRONMENT_NOT_FOUND)),
+    setFieldsStep(keys.environment(env.project_id, env.id), { name: updated.name, updated_at: updated.updated_at, audit_head: audit?.head }, notFound(ENVIRONMENT_NOT_FOUND)),
+    ...(audit?.steps ?? []),
   ]);
   return updated;
 }
@@ -102,14 +115,19 @@ export async function deleteEnvironment(ctx: AppContext, input: { id: string }):
   const userId = actorAccount(ctx).id;
   const first = await accessToEnvironment(input.id, userId);
   first.access.require('env.manage', 'Not authorized to manage environments in this project');
+  const days = await retentionOfProject(first.access.project);
   // A service created or deleted meanwhile moves the count and fails the delete: read the
   // environment again (a 404 if it is gone meanwhile) and subtract what it holds now.
   await retry(
     async (attempt) => {
       const env = attempt === 1 ? first.env : (await accessToEnvironment(input.id, userId)).env;
       const now = ctx.clock.now().toISOString();
+      const audit = changeAudit(ctx, 'environment', 'delete', envEntity(env), { before: auditedEnv(env), after: null }, days, {
+        summary: { services_removed: env.service_count ?? 0 },
+      });
       await transact([
-        deleteCountedStep(env, now),
+        deleteCountedStep(env, now, audit.head),
+        ...audit.steps,
         releaseNameStep(nameScope(env.project_id), env.name),
         counterStep(keys.project(env.project_id), { env_count: -1, service_count: -(env.service_count ?? 0) }),
       ]);
@@ -127,9 +145,9 @@ const COUNT_MOVED = concurrentChange();
  * concurrently (their transactions move the same counter, so one of the two writes fails and is
  * re-read). A gone environment's refusal is its 404, read again by the retry.
  */
-function deleteCountedStep(env: Environment, now: string): TransactStep {
+function deleteCountedStep(env: Environment, now: string, auditHead: string): TransactStep {
   const count = env.service_count ?? 0;
-  return setFieldsStep(keys.environment(env.project_id, env.id), { deleted_at: now, updated_at: now }, COUNT_MOVED, {
+  return setFieldsStep(keys.environment(env.project_id, env.id), { deleted_at: now, updated_at: now, audit_head: auditHead }, COUNT_MOVED, {
     expression: count === 0 ? '(attribute_not_exists(service_count) OR service_count = :counted)' : 'service_count = :counted',
     values: { ':counted': count },
   });

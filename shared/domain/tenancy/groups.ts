@@ -4,6 +4,8 @@ import { invalid, notFound } from '#shared/errors';
 import { actorAccount, type AppContext } from '#shared/context';
 import { accessInEnvironment, accessToEnvItem, envLiveCheck } from './env-scope';
 import type { ProjectAccess } from './access';
+import { retentionOfProject } from './projects';
+import { changeAudit, creationAudit } from '#shared/audit';
 import { lookupStep } from '#db/lookup';
 import { claimNameStep, releaseNameStep, renameSteps, type NameScope } from '#db/unique-names';
 import { queryPrefix } from '#db/query';
@@ -26,6 +28,8 @@ export interface Group {
   created_at: string;
   updated_at: string;
   deleted_at: string | null;
+  /** The sort key of its latest audit entry (shared/audit.ts). Internal. */
+  audit_head?: string | null;
 }
 
 export interface Subgroup {
@@ -38,7 +42,15 @@ export interface Subgroup {
   created_at: string;
   updated_at: string;
   deleted_at: string | null;
+  audit_head?: string | null;
 }
+
+/** What an audit entry records of a group or subgroup: what its readers see of it. */
+const auditedGroup = (g: Group | Subgroup) => {
+  const { updated_at: _u, deleted_at: _d, ...shown } = 'group_id' in g ? toSubgroupOut(g) : toGroupOut(g);
+  return shown;
+};
+const kindOf = (g: Group | Subgroup) => ('group_id' in g ? 'subgroup' : 'group');
 
 export const toGroupOut = (g: Group) => ({
   id: g.id, project_id: g.project_id, environment_id: g.environment_id, name: g.name, description: g.description ?? null, updated_at: g.updated_at, deleted_at: g.deleted_at,
@@ -116,7 +128,7 @@ export async function createGroup(ctx: AppContext, input: InEnvironment & { name
     id: ctx.ids.newId(), project_id: env.project_id, environment_id: env.id, name: input.name, description: input.description ?? null,
     subgroup_count: 0, created_at: now, updated_at: now, deleted_at: null,
   };
-  await transact([envLiveCheck(group.project_id, env.id), ...newGroupSteps(group)]);
+  await transact([envLiveCheck(group.project_id, env.id), ...newGroupSteps(group), ...creationAudit(ctx, 'group', group, auditedGroup(group))]);
   return group;
 }
 
@@ -137,9 +149,14 @@ async function renameOrDescribe<T extends Group | Subgroup>(
 ): Promise<T> {
   access.require('groups.manage', NOT_AUTHORIZED_MANAGE_GROUPS, item.environment_id);
   const updated: T = { ...item, ...definedOnly(patch), updated_at: ctx.clock.now().toISOString() };
+  const changed = updated.name !== item.name || (updated.description ?? null) !== (item.description ?? null);
+  const audit = changed
+    ? changeAudit(ctx, kindOf(item), 'update', item, { before: auditedGroup(item), after: auditedGroup(updated) }, await retentionOfProject(access.project))
+    : undefined;
   await transact([
     ...(patch.name === undefined ? [] : renameSteps(where.names, item.name, patch.name, item.id)),
-    setFieldsStep(where.key, { name: patch.name, description: patch.description, updated_at: updated.updated_at }, notFound(where.gone)),
+    setFieldsStep(where.key, { name: patch.name, description: patch.description, updated_at: updated.updated_at, audit_head: audit?.head }, notFound(where.gone)),
+    ...(audit?.steps ?? []),
   ]);
   return updated;
 }
@@ -161,6 +178,7 @@ export async function deleteGroup(ctx: AppContext, input: { id: string }): Promi
   const { access, item: group } = await accessToGroup(ctx, input.id);
   access.require('groups.manage', NOT_AUTHORIZED_MANAGE_GROUPS, group.environment_id);
   const groupKey = keys.group(group.project_id, group.environment_id, group.id);
+  const days = await retentionOfProject(access.project);
   // A cascade step that found the group or a subgroup changed (CHANGED) starts over from a fresh read.
   await retry(async (attempt) => {
     if (attempt > 1 && !isLive(await getItem<Group>(groupKey))) throw notFound(GROUP_NOT_FOUND);
@@ -182,18 +200,23 @@ export async function deleteGroup(ctx: AppContext, input: { id: string }): Promi
         ...subgroupSteps(chunk),
       ]);
     }
+    // The group's entry lists the subgroups deleted with it (their own entries would not fit a 90-subgroup chunk).
+    const audit = changeAudit(ctx, 'group', 'delete', group, { before: auditedGroup(group), after: null }, days, {
+      summary: { deleted_subgroup_ids: subgroups.map((s) => s.id) },
+    });
     await transact([
       {
         Update: {
           Key: groupKey,
-          UpdateExpression: 'SET deleted_at = :now, updated_at = :now, subgroup_count = :zero',
+          UpdateExpression: 'SET deleted_at = :now, updated_at = :now, subgroup_count = :zero, audit_head = :head',
           ConditionExpression: 'deleted_at = :null AND subgroup_count = :k',
-          ExpressionAttributeValues: { ':now': now, ':null': null, ':k': last.length, ':zero': 0 },
+          ExpressionAttributeValues: { ':now': now, ':null': null, ':k': last.length, ':zero': 0, ':head': audit.head },
         },
         failWith: CHANGED,
       },
       releaseNameStep(groupNames(group.project_id, group.environment_id), group.name),
       ...subgroupSteps(last),
+      ...audit.steps,
     ]);
   }, { attempts: ATTEMPTS, when: (err) => err === CHANGED });
 }
@@ -226,6 +249,7 @@ export async function createSubgroup(ctx: AppContext, input: InEnvironment & { g
     // The parent counts its live subgroups, so deleting it never leaves one alive (see deleteGroup).
     whileLiveStep(counterStep(groupKey, { subgroup_count: 1 }), invalid(GROUP_NOT_IN_ENV)),
     ...newSubgroupSteps(sub),
+    ...creationAudit(ctx, 'subgroup', sub, auditedGroup(sub)),
   ]);
   return sub;
 }
@@ -241,8 +265,11 @@ export async function deleteSubgroup(ctx: AppContext, input: { id: string }): Pr
   const { access, item: sub } = await accessToSubgroup(ctx, input.id);
   access.require('groups.manage', NOT_AUTHORIZED_MANAGE_GROUPS, sub.environment_id);
   const now = ctx.clock.now().toISOString();
+  const audit = changeAudit(ctx, 'subgroup', 'delete', sub, { before: auditedGroup(sub), after: null }, await retentionOfProject(access.project));
   await transact([
-    softDeleteStep(keys.subgroup(sub.project_id, sub.environment_id, sub.id), now, notFound(SUBGROUP_NOT_FOUND)),
+    // The soft delete (the live rule's condition), with the subgroup's latest audit entry.
+    setFieldsStep(keys.subgroup(sub.project_id, sub.environment_id, sub.id), { deleted_at: now, updated_at: now, audit_head: audit.head }, notFound(SUBGROUP_NOT_FOUND)),
+    ...audit.steps,
     releaseNameStep(subgroupNames(sub.project_id, sub.group_id), sub.name),
     counterStep(keys.group(sub.project_id, sub.environment_id, sub.group_id), { subgroup_count: -1 }),
   ]);

@@ -1,4 +1,5 @@
 import { keys } from '#db/keys';
+import { accountActor, changeAudit } from '#shared/audit';
 import { transact, type TransactStep, concurrentChange } from '#db/transact';
 import { invalid, conflict, notFound } from '#shared/errors';
 import { hashPassword } from '#auth/passwords';
@@ -69,17 +70,24 @@ async function acceptanceFacts(invite: Invitation, userId: string | undefined): 
  * in between is noticed). A revocation committed first therefore wins, whatever this request's clock
  * says; a failed condition re-evaluates from fresh reads (`retryOnceIfStale`), which gives the answer.
  */
-function acceptedStep(invite: Invitation, userId: string, now: string, tokenHash: string = invite.token_hash): TransactStep {
-  return {
+function acceptedSteps(invite: Invitation, account: Account, now: string, ctx: AppContext, tokenHash: string = invite.token_hash): TransactStep[] {
+  // The acceptance's entry, by the accepting account (signed in or created by it). It is the
+  // invitation's last change: kept, like every latest entry; the previous one keeps its own state
+  // (the plan's retention is not read on this path).
+  const audit = changeAudit(ctx, 'invitation', 'accept', invite, {
+    before: { accepted: false, accepted_at: null, accepted_by_user_id: null },
+    after: { accepted: true, accepted_at: now, accepted_by_user_id: account.id },
+  }, null, { actor: accountActor(account) });
+  return [{
     Update: {
       Key: keys.invite(invite.project_id, invite.id),
-      UpdateExpression: 'SET accepted = :t, accepted_at = :now, accepted_by_user_id = :u, updated_at = :now',
+      UpdateExpression: 'SET accepted = :t, accepted_at = :now, accepted_by_user_id = :u, updated_at = :now, audit_head = :head',
       ConditionExpression:
         'attribute_exists(PK) AND accepted = :f AND (attribute_not_exists(revoked_at) OR revoked_at = :null) AND expires_at > :now AND token_hash = :h',
-      ExpressionAttributeValues: { ':t': true, ':f': false, ':null': null, ':now': now, ':u': userId, ':h': tokenHash },
+      ExpressionAttributeValues: { ':t': true, ':f': false, ':null': null, ':now': now, ':u': account.id, ':h': tokenHash, ':head': audit.head },
     },
     failWith: STALE,
-  };
+  }, ...audit.steps];
 }
 
 /**
@@ -156,7 +164,7 @@ async function acceptForAccount(invite: Invitation, account: Account, facts: Fac
   const account_type = await classAfterAcceptance(account);
   const update = accountStep(account, { account_type, claim: extra.claim }, now);
   await transact([
-    acceptedStep(invite, account.id, now, extra.tokenHash),
+    ...acceptedSteps(invite, account, now, ctx, extra.tokenHash),
     closeIndexStep(invite),
     ...grantSteps(invite, account.id, facts, ctx),
     ...(update ? [update] : []),
@@ -241,7 +249,7 @@ export async function acceptInvitationByToken(ctx: AppContext, input: AcceptByTo
       const now = ctx.clock.now().toISOString();
       const prepared = await prepareAccount({ email: invite.invited_email, name: input.name?.trim() || fullName(invite), account_type: 'project_user' }, password, ctx);
       const created: Account = { ...prepared, last_login_at: now };
-      await transact([acceptedStep(invite, created.id, now, tokenHash), closeIndexStep(invite), ...accountCreationSteps(created), ...grantSteps(invite, created.id, facts, ctx)]);
+      await transact([...acceptedSteps(invite, created, now, ctx, tokenHash), closeIndexStep(invite), ...accountCreationSteps(created), ...grantSteps(invite, created.id, facts, ctx)]);
       return acceptedReply(acceptedCopy(invite, created.id, now), await startSession(created, meta, ctx));
     }
     if (caller && caller.account.id === account.id) {

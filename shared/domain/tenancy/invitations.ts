@@ -12,7 +12,8 @@ import { loadAccess, type ProjectAccess } from './access';
 import { ENV_NOT_IN_PROJECT } from './env-scope';
 import { GROUP_NOT_IN_ENV } from './groups';
 import { locate, lookupStep } from '#db/lookup';
-import type { Project } from './projects';
+import { retentionOfProject, type Project } from './projects';
+import { changeAudit, creationAudit } from '#shared/audit';
 import { invitationLink, invitationMail } from './invitation-mail';
 import { queryPartition, queryPrefix } from '#db/query';
 import { batchGet, keyId } from '#db/batch-get';
@@ -36,6 +37,8 @@ export const ACCEPT_INVITATION_FIRST = 'Please accept your invitation via the em
 /** The invitation as stored under its project. Only `toInviteOut` decides what a client sees (never the token hash). */
 export interface Invitation {
   id: string;
+  /** The sort key of its latest audit entry (shared/audit.ts). Internal. */
+  audit_head?: string | null;
   project_id: string;
   /** Lower-cased, as account addresses are. */
   invited_email: string;
@@ -158,6 +161,9 @@ function checkScope(access: ProjectAccess, input: NewInvitation): { group_id: st
   return { group_id: subgroup!.group_id, subgroup_id: input.subgroup_id };
 }
 
+/** What an audit entry records of an invitation: what its owner reads of it (never its link's token hash). */
+const auditedInvitation = ({ token_hash: _t, audit_head: _h, updated_at: _u, ...shown }: Invitation) => shown;
+
 function scopeKeys(projectId: string, input: NewInvitation) {
   const envId = input.environment_id;
   if (!envId) return [];
@@ -205,6 +211,7 @@ export async function createInvitation(ctx: AppContext, input: NewInvitation): P
   const key = keys.invite(invite.project_id, invite.id);
   await transact([
     putNewStep({ ...key, type: 'invite', ...invite }),
+    ...creationAudit(ctx, 'invitation', invite, auditedInvitation(invite)),
     ...link.steps,
     lookupStep(invite.id, invite.project_id, key, 'invite'),
     projectEventStep(
@@ -271,17 +278,19 @@ export async function resendInvitation(ctx: AppContext, input: { id: string }): 
   const expires = validUntil(ctx);
   const link = linkSteps(invite, expires);
   const resent: Invitation = { ...invite, token_hash: link.tokenHash, expires_at: expires.toISOString(), revoked_at: null, updated_at: now };
+  const audit = changeAudit(ctx, 'invitation', 'resend', invite, { before: auditedInvitation(invite), after: auditedInvitation(resent) }, await retentionOfProject(access.project));
   await transact([
     {
       Update: {
         Key: keys.invite(invite.project_id, invite.id),
-        UpdateExpression: 'SET token_hash = :h, expires_at = :exp, revoked_at = :null, updated_at = :now',
+        UpdateExpression: 'SET token_hash = :h, expires_at = :exp, revoked_at = :null, updated_at = :now, audit_head = :head',
         ConditionExpression: 'attribute_exists(PK) AND accepted = :f',
-        ExpressionAttributeValues: { ':h': resent.token_hash, ':exp': resent.expires_at, ':null': null, ':now': now, ':f': false },
+        ExpressionAttributeValues: { ':h': resent.token_hash, ':exp': resent.expires_at, ':null': null, ':now': now, ':f': false, ':head': audit.head },
       },
       failWith: invalid(INVITATION_ACCEPTED),
     },
     ...link.steps,
+    ...audit.steps,
   ]);
   await mailInvitation(resent, link.token, access.project, caller, ctx);
   return resent;
@@ -293,21 +302,24 @@ export async function resendInvitation(ctx: AppContext, input: { id: string }): 
  * between our read and our write; an acceptance committing after us finds it revoked and fails.
  */
 export async function revokeInvitation(ctx: AppContext, input: { id: string }): Promise<void> {
-  const { invite } = await ownerAccessToInvitation(ctx, input.id);
+  const { access, invite } = await ownerAccessToInvitation(ctx, input.id);
   if (invite.accepted) throw invalid(INVITATION_ACCEPTED);
   if (isExpired(invite, ctx)) return; // already dead: its expiry is left as it was
   const now = ctx.clock.now().toISOString();
+  const revoked: Invitation = { ...invite, expires_at: now, revoked_at: now, updated_at: now };
+  const audit = changeAudit(ctx, 'invitation', 'revoke', invite, { before: auditedInvitation(invite), after: auditedInvitation(revoked) }, await retentionOfProject(access.project));
   await transact([
     {
       Update: {
         Key: keys.invite(invite.project_id, invite.id),
-        UpdateExpression: 'SET expires_at = :now, revoked_at = :now, updated_at = :now',
+        UpdateExpression: 'SET expires_at = :now, revoked_at = :now, updated_at = :now, audit_head = :head',
         ConditionExpression: 'attribute_exists(PK) AND accepted = :f',
-        ExpressionAttributeValues: { ':now': now, ':f': false },
+        ExpressionAttributeValues: { ':now': now, ':f': false, ':head': audit.head },
       },
       failWith: invalid(INVITATION_ACCEPTED),
     },
     closeIndexStep(invite),
+    ...audit.steps,
   ]);
 }
 

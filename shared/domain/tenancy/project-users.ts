@@ -4,11 +4,12 @@ import { notFound } from '#shared/errors';
 import { actorAccount, type AppContext } from '#shared/context';
 import { loadAccess } from './access';
 import { locate, lookupStep } from '#db/lookup';
-import { planOfProject } from './projects';
+import { planOfProject, retentionOfProject } from './projects';
+import { changeAudit, creationAudit } from '#shared/audit';
 import { queryPrefix } from '#db/query';
 import { compareText } from '#shared/text';
 import { keyId } from '#db/batch-get';
-import { softDeleteStep, visible, setFieldsStep, isLive } from '#db/live';
+import { visible, setFieldsStep, isLive } from '#db/live';
 import { counterStep, putNewStep } from '#db/steps';
 import { takeQuotaStep, PROJECT_USERS_QUOTA } from '#domain/billing';
 
@@ -24,6 +25,8 @@ export interface ProjectUser {
   created_at: string;
   updated_at: string;
   deleted_at: string | null;
+  /** The sort key of its latest audit entry (shared/audit.ts). Internal. */
+  audit_head?: string | null;
 }
 
 export type ProjectUserFields = Partial<Pick<ProjectUser, 'name' | 'email' | 'job_title' | 'phone' | 'notes'>>;
@@ -36,6 +39,12 @@ export const toProjectUserOut = (u: ProjectUser) => ({
 export const PROJECT_USER_NOT_FOUND = 'Project user not found';
 export const NOT_AUTHORIZED_VIEW_PROJECT_USERS = 'Not authorized to view project users in this project';
 export const NOT_AUTHORIZED_MANAGE_PROJECT_USERS = 'Not authorized to manage project users in this project';
+
+/** What an audit entry records of a project user: what its readers see of it. */
+const auditedPerson = (u: ProjectUser) => {
+  const { updated_at: _u, deleted_at: _d, ...shown } = toProjectUserOut(u);
+  return shown;
+};
 
 /** Access to a project user addressed by bare id: lookup, then one BatchGet; unknown, foreign and deleted ids give the same 404. */
 async function accessToProjectUser(ctx: AppContext, id: string) {
@@ -77,6 +86,7 @@ export async function createProjectUser(ctx: AppContext, input: ProjectUserField
     takeQuotaStep(keys.project(person.project_id), 'project_user_count', plan, PROJECT_USERS_QUOTA),
     putNewStep({ ...key, type: 'project_user', ...person }),
     lookupStep(person.id, person.project_id, key, 'project_user'),
+    ...creationAudit(ctx, 'project_user', person, auditedPerson(person)),
   ]);
   return person;
 }
@@ -86,9 +96,17 @@ export async function updateProjectUser(ctx: AppContext, input: ProjectUserField
   const { access, person } = await accessToProjectUser(ctx, id);
   access.require('project_users.manage', NOT_AUTHORIZED_MANAGE_PROJECT_USERS);
   const updated_at = ctx.clock.now().toISOString();
-  await transact([setFieldsStep(keys.projectUser(person.project_id, person.id), { ...patch, updated_at }, notFound(PROJECT_USER_NOT_FOUND))]);
   const changes = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined));
-  return { ...person, ...changes, updated_at };
+  const updated = { ...person, ...changes, updated_at };
+  const changed = Object.entries(changes).some(([k, v]) => v !== (person as unknown as Record<string, unknown>)[k]);
+  const audit = changed
+    ? changeAudit(ctx, 'project_user', 'update', person, { before: auditedPerson(person), after: auditedPerson(updated) }, await retentionOfProject(access.project))
+    : undefined;
+  await transact([
+    setFieldsStep(keys.projectUser(person.project_id, person.id), { ...patch, updated_at, audit_head: audit?.head }, notFound(PROJECT_USER_NOT_FOUND)),
+    ...(audit?.steps ?? []),
+  ]);
+  return updated;
 }
 
 /** Soft delete; the plan slot is free again. */
@@ -96,8 +114,11 @@ export async function deleteProjectUser(ctx: AppContext, input: { id: string }):
   const { access, person } = await accessToProjectUser(ctx, input.id);
   access.require('project_users.manage', NOT_AUTHORIZED_MANAGE_PROJECT_USERS);
   const now = ctx.clock.now().toISOString();
+  const audit = changeAudit(ctx, 'project_user', 'delete', person, { before: auditedPerson(person), after: null }, await retentionOfProject(access.project));
   await transact([
-    softDeleteStep(keys.projectUser(person.project_id, person.id), now, notFound(PROJECT_USER_NOT_FOUND)),
+    // The soft delete (the live rule's condition), with the person's latest audit entry.
+    setFieldsStep(keys.projectUser(person.project_id, person.id), { deleted_at: now, updated_at: now, audit_head: audit.head }, notFound(PROJECT_USER_NOT_FOUND)),
+    ...audit.steps,
     counterStep(keys.project(person.project_id), { project_user_count: -1 }),
   ]);
 }

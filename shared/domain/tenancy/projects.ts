@@ -9,7 +9,8 @@ import { projectInventory, totals } from './inventory';
 import { queryPartition } from '#db/query';
 import { compareText } from '#shared/text';
 import { batchGet, keyId } from '#db/batch-get';
-import { setFieldsStep, softDeleteStep } from '#db/live';
+import { setFieldsStep } from '#db/live';
+import { changeAudit, creationAudit } from '#shared/audit';
 import { counterStep, deleteStep, putNewStep, putStep } from '#db/steps';
 
 export interface Project {
@@ -27,7 +28,15 @@ export interface Project {
   service_count: number;
   project_user_count: number;
   custom_role_count: number;
+  /** The sort key of its latest audit entry (shared/audit.ts). Internal. */
+  audit_head?: string | null;
 }
+
+/** What an audit entry records of a project: what its members read of it. */
+const auditedProject = (p: Project) => ({ id: p.id, identifier: p.identifier, name: p.name, cost_calc_enabled: p.cost_calc_enabled });
+const projectEntity = (p: Project) => ({ id: p.id, project_id: p.id, audit_head: p.audit_head });
+/** The retention of the project's plan (`data_retention_days`), for the entry of a change. */
+export const retentionOfProject = async (project: Pick<Project, 'owner_id'>): Promise<number | null> => (await planOfProject(project)).features.data_retention_days ?? null;
 
 export function toProjectOut(p: Project, isOwner: boolean) {
   return {
@@ -81,6 +90,7 @@ export async function createProject(ctx: AppContext, input: { name: string; crea
     putNewStep({ ...keys.projectName(owner.id, project.name), project_id: project.id }, invalid(PROJECT_NAME_TAKEN)),
     putNewStep({ ...keys.project(project.id), type: 'project', ...project }),
     ...membershipSteps(project.id, owner.id, 'owner', now),
+    ...creationAudit(ctx, 'project', projectEntity(project), auditedProject(project)),
   ]);
   return { project, isOwner: owner.id === caller.id };
 }
@@ -144,8 +154,15 @@ export async function updateProjectSettings(ctx: AppContext, input: { id: string
   const access = await loadAccess(input.id, actorAccount(ctx).id);
   access.require('project.manage', OWNER_REQUIRED);
   const updated_at = ctx.clock.now().toISOString();
-  await transact([setFieldsStep(keys.project(access.project.id), { cost_calc_enabled: input.cost_calc_enabled, updated_at }, notFound(PROJECT_NOT_FOUND))]);
   const project: Project = { ...access.project, cost_calc_enabled: input.cost_calc_enabled, updated_at };
+  // Setting the value it already has changes nothing an entry would show: no entry.
+  const audit = project.cost_calc_enabled === access.project.cost_calc_enabled
+    ? undefined
+    : changeAudit(ctx, 'project', 'update', projectEntity(access.project), { before: auditedProject(access.project), after: auditedProject(project) }, await retentionOfProject(access.project));
+  await transact([
+    setFieldsStep(keys.project(access.project.id), { cost_calc_enabled: input.cost_calc_enabled, updated_at, audit_head: audit?.head }, notFound(PROJECT_NOT_FOUND)),
+    ...(audit?.steps ?? []),
+  ]);
   return { project, isOwner: access.isOwner };
 }
 
@@ -162,8 +179,11 @@ export async function deleteProject(ctx: AppContext, input: { id: string }): Pro
   access.requireOwner();
   const { project } = access;
   const now = ctx.clock.now().toISOString();
+  const audit = changeAudit(ctx, 'project', 'delete', projectEntity(project), { before: auditedProject(project), after: null }, await retentionOfProject(project));
   await transact([
-    softDeleteStep(keys.project(project.id), now, notFound(PROJECT_NOT_FOUND)),
+    // The soft delete (the live rule's condition), with the project's latest audit entry.
+    setFieldsStep(keys.project(project.id), { deleted_at: now, updated_at: now, audit_head: audit.head }, notFound(PROJECT_NOT_FOUND)),
+    ...audit.steps,
     deleteStep(keys.projectName(project.owner_id, project.name)),
     counterStep(keys.account(project.owner_id), { owned_project_count: -1 }),
   ]);

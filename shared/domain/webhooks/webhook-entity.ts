@@ -22,6 +22,8 @@ export const webhookEntity = defineEntity(
     created_by_user_id: z.uuid(),
     created_at: z.string(),
     updated_at: z.string(),
+    /** The sort key of its latest audit entry (shared/audit.ts). Internal. */
+    audit_head: z.string().nullish(),
   }),
 );
 export type Webhook = z.infer<typeof webhookEntity.schema>;

@@ -13,6 +13,7 @@ import { loadAccess, planOfProject, type ProjectAccess } from '#domain/tenancy';
 import { webhookEntity, type Webhook } from './webhook-entity';
 import { checkTarget } from './ssrf';
 import { seal } from '#auth/secret-box';
+import { changeAudit, creationAudit } from '#shared/audit';
 
 export const WEBHOOK_NOT_FOUND = 'Webhook not found';
 export const FORBIDDEN_WEBHOOKS = 'Insufficient permissions to manage webhooks in this project';
@@ -46,11 +47,20 @@ export const secretContext = (webhookId: string) => ({ webhook_id: webhookId });
  * without `webhooks.manage` (owners hold every key), then 403 naming the plan feature.
  */
 export async function webhookAccess(ctx: AppContext, projectId: string): Promise<ProjectAccess> {
+  return (await manageWebhooks(ctx, projectId)).access;
+}
+
+/** The access check, with the plan's retention for the entries of the change that follows. */
+async function manageWebhooks(ctx: AppContext, projectId: string): Promise<{ access: ProjectAccess; days: number | null }> {
   const access = await loadAccess(projectId, actorAccount(ctx).id);
   access.require('webhooks.manage', FORBIDDEN_WEBHOOKS);
-  requireFeatures(await planOfProject(access.project), ['webhooks'], 'webhooks');
-  return access;
+  const plan = await planOfProject(access.project);
+  requireFeatures(plan, ['webhooks'], 'webhooks');
+  return { access, days: plan.features.data_retention_days ?? null };
 }
+
+/** What an audit entry records of a webhook: what its managers read of it, never a secret (the deny-list drops those too). */
+const auditedWebhook = ({ secret: _s, previous_secret: _p, previous_secret_until: _u, audit_head: _h, created_at: _c, updated_at: _up, ...shown }: Webhook) => shown;
 
 async function loadWebhook(projectId: string, webhookId: string): Promise<Webhook> {
   const item = await getItem(keys.webhook(projectId, webhookId));
@@ -72,6 +82,7 @@ export async function createWebhook(ctx: AppContext, input: z.infer<typeof creat
   await transact([
     counterStep(keys.project(webhook.project_id), { webhook_count: 1 }, { max: { webhook_count: MAX_WEBHOOKS_PER_PROJECT }, failWith: forbidden(WEBHOOK_LIMIT_REACHED) }),
     putNewStep(webhookEntity.encode(keys.webhook(webhook.project_id, webhook.id), webhook)),
+    ...creationAudit(ctx, 'webhook', webhook, auditedWebhook(webhook)),
   ]);
   return { webhook, secret };
 }
@@ -89,7 +100,7 @@ export async function getWebhook(ctx: AppContext, input: { project_id: string; w
 
 /** PATCH: url (checked again), events, description, enabled (enabling clears a disablement and its failure streak). */
 export async function updateWebhook(ctx: AppContext, input: z.infer<typeof updateWebhookBody> & { project_id: string; webhook_id: string }): Promise<Webhook> {
-  await webhookAccess(ctx, input.project_id);
+  const { days } = await manageWebhooks(ctx, input.project_id);
   const current = await loadWebhook(input.project_id, input.webhook_id);
   if (input.url !== undefined) await checkTarget(input.url, ctx.config);
   const fields: Partial<Webhook> = { updated_at: ctx.clock.now().toISOString() };
@@ -101,30 +112,38 @@ export async function updateWebhook(ctx: AppContext, input: z.infer<typeof updat
     if (input.enabled) Object.assign(fields, { disabled_reason: null, failing_since: null });
   }
   const key = keys.webhook(input.project_id, input.webhook_id);
-  await transact([existingSetStep(key, fields, notFound(WEBHOOK_NOT_FOUND))]);
-  return { ...current, ...fields };
+  const after = { ...current, ...fields };
+  const changed = JSON.stringify(auditedWebhook(after)) !== JSON.stringify(auditedWebhook(current));
+  const audit = changed ? changeAudit(ctx, 'webhook', 'update', current, { before: auditedWebhook(current), after: auditedWebhook(after) }, days) : undefined;
+  await transact([existingSetStep(key, { ...fields, audit_head: audit?.head }, notFound(WEBHOOK_NOT_FOUND)), ...(audit?.steps ?? [])]);
+  return after;
 }
 
 export async function deleteWebhook(ctx: AppContext, input: { project_id: string; webhook_id: string }): Promise<void> {
-  await webhookAccess(ctx, input.project_id);
+  const { days } = await manageWebhooks(ctx, input.project_id);
+  const current = await loadWebhook(input.project_id, input.webhook_id);
+  const audit = changeAudit(ctx, 'webhook', 'delete', current, { before: auditedWebhook(current), after: null }, days);
   await transact([
     deleteStep(keys.webhook(input.project_id, input.webhook_id), notFound(WEBHOOK_NOT_FOUND)),
     counterStep(keys.project(input.project_id), { webhook_count: -1 }),
+    ...audit.steps,
   ]);
 }
 
 /** POST .../rotate-secret: a new secret (shown once); the previous one keeps signing for the grace period. */
 export async function rotateWebhookSecret(ctx: AppContext, input: { project_id: string; webhook_id: string }): Promise<{ webhook: Webhook; secret: string }> {
-  await webhookAccess(ctx, input.project_id);
+  const { days } = await manageWebhooks(ctx, input.project_id);
   const current = await loadWebhook(input.project_id, input.webhook_id);
   const now = ctx.clock.now();
   const secret = newSecret();
+  // The entry says that the secret changed, and how long the previous one keeps signing; never either secret.
+  const audit = changeAudit(ctx, 'webhook', 'rotate', current, { before: null, after: null }, days, { summary: { rotation_grace_hours: ROTATION_GRACE_HOURS } });
   const fields = {
     secret: await seal(secret, secretContext(current.id)),
     previous_secret: current.secret,
     previous_secret_until: new Date(now.getTime() + ROTATION_GRACE_HOURS * 3600_000).toISOString(),
     updated_at: now.toISOString(),
   };
-  await transact([existingSetStep(keys.webhook(input.project_id, input.webhook_id), fields, notFound(WEBHOOK_NOT_FOUND))]);
+  await transact([existingSetStep(keys.webhook(input.project_id, input.webhook_id), { ...fields, audit_head: audit.head }, notFound(WEBHOOK_NOT_FOUND)), ...audit.steps]);
   return { webhook: { ...current, ...fields }, secret };
 }

@@ -32,6 +32,8 @@ export const connectionEntity = defineEntity(
     deleted_at: z.string().nullable().default(null),
     /** Internal: the item's index in its batch, so a chain lists in the order it was given (same created_at). */
     position: z.number().int().optional(),
+    /** The sort key of its latest audit entry (shared/audit.ts). Internal. */
+    audit_head: z.string().nullish(),
   }),
 );
 export type Connection = z.infer<typeof connectionEntity.schema>;
@@ -60,6 +62,8 @@ export const chainEntity = defineEntity(
     created_at: z.string(),
     updated_at: z.string(),
     deleted_at: z.string().nullable().default(null),
+    /** The sort key of its latest audit entry (shared/audit.ts). Internal. */
+    audit_head: z.string().nullish(),
   }),
 );
 export type Chain = z.infer<typeof chainEntity.schema>;

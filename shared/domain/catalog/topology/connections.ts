@@ -2,7 +2,8 @@ import { keys } from '#db/keys';
 import { transact, type TransactStep, concurrentChange } from '#db/transact';
 import { invalid, notFound } from '#shared/errors';
 import { actorAccount, type AppContext } from '#shared/context';
-import { ENV_NOT_IN_PROJECT, accessInEnvironment, accessToEnvItem, type Environment } from '#domain/tenancy';
+import { ENV_NOT_IN_PROJECT, accessInEnvironment, accessToEnvItem, planOfProject, type Environment } from '#domain/tenancy';
+import { changeAudit, creationAudit } from '#shared/audit';
 import { lookupStep } from '#db/lookup';
 import { liveEntityChecks, type EntityType } from './ends';
 import { chainEntity, connectionEntity, type Chain, type Connection, type Direction, type GroupKind } from './connection-entity';
@@ -139,6 +140,15 @@ const putConnectionSteps = (c: Connection): TransactStep[] => [
   lookupStep(c.id, c.project_id, connectionKey(c), CONNECTION_KIND),
 ];
 
+/** What an audit entry records of a connection: its fields as its readers see them. */
+const auditedConnection = ({ audit_head: _h, position: _p, ...rest }: Connection) => rest;
+const chainShown = (chain: Chain, members: Pick<Connection, 'id' | 'direction' | 'name'>[]) => ({
+  group_kind: chain.group_kind,
+  connections: members.map((c) => ({ id: c.id, direction: c.direction, name: c.name })),
+});
+/** The retention of the project's plan, for a change's entry. */
+const retention = async (access: { project: Parameters<typeof planOfProject>[0] }) => (await planOfProject(access.project)).features.data_retention_days;
+
 /** A single create: the ends must be live services or floors of this environment; a given chain_id joins that chain. */
 export async function createConnection(
   ctx: AppContext,
@@ -158,6 +168,7 @@ export async function createConnection(
     ...liveEntityChecks(projectId, envId, endsOf([input])),
     ...(chainKey ? [joinChainStep(chainKey, now)] : []),
     ...putConnectionSteps(connection),
+    ...creationAudit(ctx, 'connection', connection, auditedConnection(connection)),
   ]);
   return connection;
 }
@@ -204,6 +215,8 @@ export async function createConnectionBatch(
     putNewStep(chainEntity.encode(chainKey, chain)),
     lookupStep(chain.id, projectId, chainKey, CHAIN_KIND),
     ...connections.flatMap(putConnectionSteps),
+    // One entry for the batch (its connections listed): an entry per connection would not fit DynamoDB's 100 items.
+    ...creationAudit(ctx, 'chain', chain, chainShown(chain, connections)),
   ]);
   return connections;
 }
@@ -225,11 +238,11 @@ export async function listConnections(
 const byCreation = (a: Connection, b: Connection) => a.created_at.localeCompare(b.created_at) || (a.position ?? 0) - (b.position ?? 0) || a.id.localeCompare(b.id);
 
 /** The caller's access to one connection, with the manage permission in its environment. */
-async function manageConnection(ctx: AppContext, id: string): Promise<{ connection: Connection; env: Environment }> {
+async function manageConnection(ctx: AppContext, id: string) {
   const { access, item, env } = await accessToEnvItem<Record<string, unknown>>(id, CONNECTION_KIND, actorAccount(ctx).id, notFound(CONNECTION_NOT_FOUND));
   const connection = connectionEntity.decode(item);
   access.require('connections.manage', MISSING_MANAGE, connection.environment_id);
-  return { connection, env };
+  return { connection, env: env as Environment, access };
 }
 
 export interface ConnectionChanges {
@@ -238,8 +251,8 @@ export interface ConnectionChanges {
 }
 
 /** Sets the given fields (undefined = unchanged) on a live connection. */
-function updateConnectionStep(c: Connection, changes: ConnectionChanges, now: string, failWith = notFound(CONNECTION_NOT_FOUND)): TransactStep {
-  return setFieldsStep(connectionKey(c), { direction: changes.direction, name: changes.name, updated_at: now }, failWith);
+function updateConnectionStep(c: Connection, changes: ConnectionChanges, now: string, failWith = notFound(CONNECTION_NOT_FOUND), auditHead?: string): TransactStep {
+  return setFieldsStep(connectionKey(c), { direction: changes.direction, name: changes.name, updated_at: now, audit_head: auditHead }, failWith);
 }
 
 const applyChanges = (c: Connection, changes: ConnectionChanges, now: string): Connection => ({
@@ -251,22 +264,30 @@ const applyChanges = (c: Connection, changes: ConnectionChanges, now: string): C
 
 export async function updateConnection(ctx: AppContext, input: { connection_id: string } & ConnectionChanges): Promise<Connection> {
   const { connection_id: id, ...changes } = input;
-  const { connection, env } = await manageConnection(ctx, id);
+  const { connection, env, access } = await manageConnection(ctx, id);
   const now = ctx.clock.now().toISOString();
-  const step = updateConnectionStep(connection, changes, now);
-  if (changes.direction === undefined || changes.direction === connection.direction) await transact([step]);
-  else await withoutDuplicates(connection.project_id, env, { specs: [applyChanges(connection, changes, now)], replacing: new Set([connection.id]) }, (v) => [v, step]);
-  return applyChanges(connection, changes, now);
+  const after = applyChanges(connection, changes, now);
+  const audit = changeAudit(ctx, 'connection', 'update', connection, { before: auditedConnection(connection), after: auditedConnection(after) }, await retention(access));
+  const steps = [updateConnectionStep(connection, changes, now, undefined, audit.head), ...audit.steps];
+  if (changes.direction === undefined || changes.direction === connection.direction) await transact(steps);
+  else await withoutDuplicates(connection.project_id, env, { specs: [after], replacing: new Set([connection.id]) }, (v) => [v, ...steps]);
+  return after;
 }
 
 /** Soft delete; a chain member also leaves its chain's count. */
 export async function deleteConnection(ctx: AppContext, input: { connection_id: string }): Promise<void> {
-  const { connection } = await manageConnection(ctx, input.connection_id);
+  const { connection, access } = await manageConnection(ctx, input.connection_id);
   const now = ctx.clock.now().toISOString();
   const leaveChain: TransactStep[] = connection.chain_id
     ? [counterStep(keys.connectionChain(connection.project_id, connection.environment_id, connection.chain_id), { connection_count: -1 })]
     : [];
-  await transact([softDeleteStep(connectionKey(connection), now, notFound(CONNECTION_NOT_FOUND)), ...leaveChain]);
+  const audit = changeAudit(ctx, 'connection', 'delete', connection, { before: auditedConnection(connection), after: null }, await retention(access));
+  await transact([
+    // The soft delete (the live rule's condition), with the connection's latest audit entry.
+    setFieldsStep(connectionKey(connection), { deleted_at: now, updated_at: now, audit_head: audit.head }, notFound(CONNECTION_NOT_FOUND)),
+    ...leaveChain,
+    ...audit.steps,
+  ]);
 }
 
 /** The caller's access to a chain (manage permission in its environment) and its live members. */
@@ -274,12 +295,13 @@ async function manageChain(ctx: AppContext, chainId: string) {
   const { access, item, env } = await accessToEnvItem<Record<string, unknown>>(chainId, CHAIN_KIND, actorAccount(ctx).id, notFound(CHAIN_NOT_FOUND));
   const chain = chainEntity.decode(item);
   access.require('connections.manage', MISSING_MANAGE, chain.environment_id);
+  const days = await retention(access);
   // The chain's members: one Query on the environment's connections, filtered on chain_id (no index needed at this size).
   const members = await queryPrefix(chain.project_id, keys.connectionPrefix(chain.environment_id), {
     filter: 'chain_id = :chain AND deleted_at = :null',
     values: { ':chain': chain.id, ':null': null },
   });
-  return { chain, env, members: members.map(connectionEntity.decode).sort(byCreation) };
+  return { chain, env, days, members: members.map(connectionEntity.decode).sort(byCreation) };
 }
 
 /**
@@ -301,10 +323,16 @@ function chainWriteStep(chain: Chain, update: string, values: Record<string, unk
 /** Sets direction and/or name on every member of a chain or hub, in one transaction. */
 export async function updateChain(ctx: AppContext, input: { chain_id: string } & ConnectionChanges): Promise<Connection[]> {
   const { chain_id: chainId, ...changes } = input;
-  const { chain, env, members } = await manageChain(ctx, chainId);
+  const { chain, env, members, days } = await manageChain(ctx, chainId);
   const now = ctx.clock.now().toISOString();
-  const steps = [chainWriteStep(chain, 'SET updated_at = :now', { ':now': now }), ...members.map((c) => updateConnectionStep(c, changes, now, concurrentChange()))];
   const updated = members.map((c) => applyChanges(c, changes, now));
+  // One entry for the chain-wide change (its members' before and after): the members share the transaction's 100 items.
+  const audit = changeAudit(ctx, 'chain', 'update', chain, { before: chainShown(chain, members), after: chainShown(chain, updated) }, days);
+  const steps = [
+    chainWriteStep(chain, 'SET updated_at = :now, audit_head = :head', { ':now': now, ':head': audit.head }),
+    ...members.map((c) => updateConnectionStep(c, changes, now, concurrentChange())),
+    ...audit.steps,
+  ];
   if (changes.direction === undefined) await transact(steps);
   else await withoutDuplicates(chain.project_id, env, { specs: updated, replacing: new Set(members.map((c) => c.id)) }, (v) => [v, ...steps]);
   return updated;
@@ -312,10 +340,12 @@ export async function updateChain(ctx: AppContext, input: { chain_id: string } &
 
 /** Soft-deletes a chain or hub and all its members, in one transaction. */
 export async function deleteChain(ctx: AppContext, input: { chain_id: string }): Promise<void> {
-  const { chain, members } = await manageChain(ctx, input.chain_id);
+  const { chain, members, days } = await manageChain(ctx, input.chain_id);
   const now = ctx.clock.now().toISOString();
+  const audit = changeAudit(ctx, 'chain', 'delete', chain, { before: chainShown(chain, members), after: null }, days);
   await transact([
-    chainWriteStep(chain, 'SET deleted_at = :now, updated_at = :now, connection_count = :zero', { ':now': now, ':zero': 0 }),
+    chainWriteStep(chain, 'SET deleted_at = :now, updated_at = :now, connection_count = :zero, audit_head = :head', { ':now': now, ':zero': 0, ':head': audit.head }),
     ...members.map((c) => softDeleteStep(connectionKey(c), now, concurrentChange())),
+    ...audit.steps,
   ]);
 }

@@ -17,6 +17,8 @@ export const linkEntity = defineEntity(
     created_at: z.string(),
     updated_at: z.string(),
     deleted_at: z.string().nullable().default(null),
+    /** The sort key of its latest audit entry (shared/audit.ts). Internal. */
+    audit_head: z.string().nullish(),
   }),
 );
 export type Link = z.infer<typeof linkEntity.schema>;

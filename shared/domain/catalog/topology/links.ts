@@ -3,13 +3,14 @@ import { transact, type TransactStep } from '#db/transact';
 import { notFound } from '#shared/errors';
 import { actorAccount, type AppContext } from '#shared/context';
 import { MISSING_MANAGE, MISSING_VIEW } from './connections';
-import { envLiveCheck, accessInEnvironment, accessToEnvItem } from '#domain/tenancy';
+import { envLiveCheck, accessInEnvironment, accessToEnvItem, planOfProject } from '#domain/tenancy';
+import { changeAudit, creationAudit } from '#shared/audit';
 import { lookupStep } from '#db/lookup';
 import { liveEntityChecks } from './ends';
 import { linkEntity, type Link } from './link-entity';
 import { claimNameStep, releaseNameStep, type NameScope } from '#db/unique-names';
 import { queryPrefix } from '#db/query';
-import { softDeleteStep, visible } from '#db/live';
+import { setFieldsStep, visible } from '#db/live';
 import { putNewStep } from '#db/steps';
 
 /** Service-to-service edges (link-entity.ts): `from_service_id` depends on `to_service_id`. */
@@ -31,6 +32,9 @@ export function newLinkSteps(link: Link): TransactStep[] {
   return [claimNameStep(pairScope(link.project_id, link.environment_id), pairName(link), link.id), putNewStep(linkEntity.encode(key, link)), lookupStep(link.id, link.project_id, key, LINK_KIND)];
 }
 
+/** What an audit entry records of a link: its fields as its readers see them. */
+const auditedLink = ({ audit_head: _h, ...rest }: Link) => rest;
+
 export async function createLink(
   ctx: AppContext,
   input: { project_id: string; environment_id: string; from_service_id: string; to_service_id: string },
@@ -46,6 +50,7 @@ export async function createLink(
     envLiveCheck(projectId, envId),
     ...liveEntityChecks(projectId, envId, [{ type: 'service', id: link.from_service_id }, { type: 'service', id: link.to_service_id }]),
     ...newLinkSteps(link),
+    ...creationAudit(ctx, 'link', link, auditedLink(link)),
   ]);
   return link;
 }
@@ -66,8 +71,12 @@ export async function deleteLink(ctx: AppContext, input: { link_id: string }): P
   const link = linkEntity.decode(item);
   access.require('connections.manage', MISSING_MANAGE, link.environment_id);
   const now = ctx.clock.now().toISOString();
+  const plan = await planOfProject(access.project);
+  const audit = changeAudit(ctx, 'link', 'delete', link, { before: auditedLink(link), after: null }, plan.features.data_retention_days);
   await transact([
-    softDeleteStep(keys.link(link.project_id, link.environment_id, link.id), now, notFound(LINK_NOT_FOUND)),
+    // The soft delete (the live rule's condition), with the link's latest audit entry.
+    setFieldsStep(keys.link(link.project_id, link.environment_id, link.id), { deleted_at: now, updated_at: now, audit_head: audit.head }, notFound(LINK_NOT_FOUND)),
+    ...audit.steps,
     releaseNameStep(pairScope(link.project_id, link.environment_id), pairName(link)),
   ]);
 }

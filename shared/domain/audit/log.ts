@@ -1,0 +1,140 @@
+import * as z from 'zod';
+import { keys } from '#db/keys';
+import { TABLE } from '#db/table';
+import { queryNewestPage } from '#db/query';
+import { encodeCursor, pageStart } from '#db/cursor';
+import { forbidden } from '#shared/errors';
+import { actorAccount, type AppContext } from '#shared/context';
+import type { AuditItem } from '#shared/audit';
+import type { Permission } from '#auth/permissions';
+import { loadAccess, type ProjectAccess } from '#domain/tenancy';
+
+/** GET /projects/{project_id}/audit-log (issue 18): who changed what, when, and from where. */
+
+export const AUDIT_FORBIDDEN = 'Insufficient permissions to read the audit log of this project';
+
+export const auditEntryOut = z.object({
+  id: z.uuid(),
+  at: z.string(),
+  action: z.string(),
+  entity_type: z.string(),
+  entity_id: z.string(),
+  project_id: z.uuid(),
+  environment_id: z.uuid().nullable(),
+  actor: z.object({ type: z.enum(['account', 'service']), id: z.uuid().nullable(), email: z.string().nullable(), is_staff: z.boolean() }),
+  before: z.record(z.string(), z.unknown()).nullable(),
+  after: z.record(z.string(), z.unknown()).nullable(),
+  import_id: z.uuid().nullable(),
+  summary: z.record(z.string(), z.unknown()).nullable(),
+  request_id: z.string().nullable(),
+  source_ip: z.string().nullable(),
+  user_agent: z.string().nullable(),
+});
+export type AuditEntryOut = z.infer<typeof auditEntryOut>;
+
+export interface AuditLogInput {
+  project_id: string;
+  entity_type?: string;
+  entity_id?: string;
+  actor_id?: string;
+  action?: string;
+  since?: string;
+  until?: string;
+  limit: number;
+  cursor?: string;
+}
+
+/**
+ * Privacy: an entry is shown only to a reader who could read its entity. Catalog and structure
+ * entries need the kind's view permission in the entry's environment; project users need
+ * `project_users.view`; webhooks `webhooks.manage`; what only owners manage (custom roles and their
+ * assignments, invitations, members, imports, discovery, archive) `project.manage`; the project
+ * and its environments and environment roles every member sees. Unknown kinds: `project.manage`.
+ */
+const READ_PERMISSION: Record<string, Permission | null> = {
+  service: 'services.view',
+  floor: 'floors.view',
+  network: 'networks.view',
+  attachment: 'networks.view',
+  connection: 'connections.view',
+  chain: 'connections.view',
+  link: 'connections.view',
+  group: 'groups.view',
+  subgroup: 'groups.view',
+  project_user: 'project_users.view',
+  webhook: 'webhooks.manage',
+  project: null,
+  environment: null,
+  env_role: null,
+  // An import's own entry (its counts) is for whoever reads the environment's services (import history is the members').
+  import: 'services.view',
+  // A discovery run's entry (its counts) is for whoever reads the environment's floors.
+  discovery_run: 'floors.view',
+};
+
+/**
+ * Where the caller may read the log: everywhere with `audit.read` project-wide (owners hold every
+ * key), or only the environments a custom role grants it in (then only those environments' entries).
+ */
+function readScope(access: ProjectAccess): 'project' | Set<string> {
+  if (access.can('audit.read')) return 'project';
+  const envs = new Set<string>();
+  for (const grant of access.membership.custom_role_grants ?? []) {
+    const scope = grant.split('#')[1];
+    if (scope && scope !== '*' && access.can('audit.read', scope)) envs.add(scope);
+  }
+  if (!envs.size) throw forbidden(AUDIT_FORBIDDEN);
+  return envs;
+}
+
+function readable(access: ProjectAccess, scope: 'project' | Set<string>, entry: AuditItem): boolean {
+  const env = entry.environment_id ?? undefined;
+  if (scope !== 'project' && !(env && scope.has(env))) return false;
+  const needed = entry.entity_type in READ_PERMISSION ? READ_PERMISSION[entry.entity_type] : 'project.manage';
+  return needed === null || access.can(needed, env);
+}
+
+const toOut = (i: AuditItem): AuditEntryOut => ({
+  id: i.id, at: i.at, action: i.action, entity_type: i.entity_type, entity_id: i.entity_id, project_id: i.project_id!,
+  environment_id: i.environment_id ?? null, actor: i.actor, before: i.before ?? null, after: i.after ?? null, import_id: i.import_id ?? null,
+  summary: i.summary ?? null, request_id: i.request_id ?? null, source_ip: i.source_ip ?? null, user_agent: i.user_agent ?? null,
+});
+
+const index = (name: string) => TABLE.indexes.find((i) => i.name === name)!;
+
+/**
+ * One page of a project's log, newest first, and the cursor of the next page (null at the end).
+ * The partition read: an entity's index entries (entity_id), an actor's (actor_id), else the
+ * project's time-ordered partition; since/until are the sort-key range, the other filters filter
+ * expressions. Refusals: the byte-identical 404 of every project-scoped route, 403 without
+ * `audit.read`, 422 for a cursor that is not one this service handed out for this query.
+ */
+export async function readAuditLog(ctx: AppContext, q: AuditLogInput): Promise<{ entries: AuditEntryOut[]; next: string | null }> {
+  const access = await loadAccess(q.project_id, actorAccount(ctx).id);
+  const scope = readScope(access);
+  const where = q.entity_id
+    ? { index: index('GSI2'), pk: keys.auditEntityPK(q.project_id, q.entity_id) }
+    : q.actor_id
+      ? { index: index('GSI3'), pk: keys.auditActorPK(q.project_id, q.actor_id) }
+      : { index: undefined, pk: keys.auditPK(q.project_id) };
+  const startAfter = await pageStart(q.cursor, where.pk, where.index?.partitionKey);
+  const filters: string[] = [];
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
+  if (q.entity_type) (filters.push('#et = :et'), (names['#et'] = 'entity_type'), (values[':et'] = q.entity_type));
+  if (q.action) (filters.push('#ac = :ac'), (names['#ac'] = 'action'), (values[':ac'] = q.action));
+  if (q.entity_id && q.actor_id) (filters.push('#actor.#aid = :aid'), (names['#actor'] = 'actor'), (names['#aid'] = 'id'), (values[':aid'] = q.actor_id));
+  const page = await queryNewestPage<AuditItem & Record<string, unknown>>({
+    ...where,
+    // Sort keys are `<ISO time>#<id>`: since and until (inclusive) are a key range.
+    from: q.since ?? '0',
+    to: `${q.until ?? '9'}#~`,
+    limit: q.limit,
+    filter: filters.length ? filters.join(' AND ') : undefined,
+    names,
+    values,
+    keep: (entry) => readable(access, scope, entry),
+    startAfter,
+  });
+  return { entries: page.items.map(toOut), next: page.last ? await encodeCursor(page.last) : null };
+}

@@ -8,7 +8,7 @@ import { Alarm, ComparisonOperator, Dashboard, GraphWidget, TreatMissingData, ty
 import { AttributeType, BillingMode, StreamViewType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
-import { Architecture, FilterCriteria, FilterRule, Runtime, StartingPosition } from 'aws-cdk-lib/aws-lambda';
+import { Architecture, FilterCriteria, FilterRule, Runtime, StartingPosition, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -56,6 +56,14 @@ export interface CatalogStackProps extends StackProps {
 }
 
 const pascal = (s: string) => s.replace(/(^|[-_])(\w)/g, (_, __, c: string) => c.toUpperCase());
+/** The CloudWatch namespace of the functions' EMF metrics (Powertools Metrics). */
+export const METRICS_NAMESPACE = 'InfraCatalog';
+/** `AuthFunction` → `auth`, `MailWorker` → `mail-worker`: the service name on a function's logs, metrics and traces. */
+export const serviceName = (id: string) =>
+  id
+    .replace(/Function$/, '')
+    .replace(/([a-z0-9])([A-Z])/g, '$1-$2')
+    .toLowerCase();
 const ack = (scope: IConstruct, id: string, reason: string) => Validations.of(scope).acknowledge({ id: `AwsSolutions-${id}`, reason });
 
 export class CatalogStack extends Stack {
@@ -197,6 +205,9 @@ export class CatalogStack extends Stack {
     const bucketObjects = `Resource::<${this.getLogicalId(bucket.node.defaultChild as never)}.Arn>/*`;
     /** A bundled Node 24 function; every function is built this way, grants are added by the caller. */
     const bundled = (id: string, entry: string, memorySize: number, timeout: Duration, env: Record<string, string>) => {
+      // Observability (issue 17): each function's own service name on its log lines and metrics, one metrics
+      // namespace, X-Ray active tracing with the SDK clients captured (the tracer loads at the first invocation).
+      const observability = { POWERTOOLS_SERVICE_NAME: serviceName(id), POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE, POWERTOOLS_TRACE_ENABLED: 'true' };
       const f = new NodejsFunction(this, id, {
         entry: join(ROOT, entry),
         handler: 'handler',
@@ -204,7 +215,8 @@ export class CatalogStack extends Stack {
         architecture: Architecture.X86_64, // the copied argon2 binary is the linux-x64-gnu one
         memorySize,
         timeout,
-        environment: env,
+        environment: { ...env, ...observability },
+        tracing: Tracing.ACTIVE,
         logGroup: new LogGroup(this, `${id}Logs`, { retention: RetentionDays.ONE_MONTH }),
         projectRoot: ROOT,
         depsLockFilePath: join(ROOT, 'package-lock.json'),
@@ -231,6 +243,7 @@ export class CatalogStack extends Stack {
         },
       });
       ack(f, 'IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]', 'AWS\'s minimal managed policy for writing the function\'s own CloudWatch logs.');
+      ack(f, 'IAM5[Resource::*]', 'Active tracing: xray:PutTraceSegments and xray:PutTelemetryRecords have no resource-level permissions.');
       return f;
     };
     /**

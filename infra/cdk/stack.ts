@@ -25,6 +25,7 @@ import type { Route } from '#http/route';
 import type { QueueName } from '#shared/queue';
 import { TABLE } from '#db/table';
 import { needsOf } from './needs';
+import { BANNER, BUNDLE_ALIASES, SEPARATE_PACKAGES, separatePackageCommands } from './aliases';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 
@@ -207,6 +208,7 @@ export class CatalogStack extends Stack {
     const bundled = (id: string, entry: string, memorySize: number, timeout: Duration, env: Record<string, string>) => {
       // Observability (issue 17): each function's own service name on its log lines and metrics, one metrics
       // namespace, X-Ray active tracing with the SDK clients captured (the tracer loads at the first invocation).
+      const separate = (Object.keys(SEPARATE_PACKAGES) as (keyof typeof SEPARATE_PACKAGES)[]).filter((pkg) => SEPARATE_PACKAGES[pkg].when === 'always' || needsOf(ROOT, entry).stripeSecret);
       const observability = { POWERTOOLS_SERVICE_NAME: serviceName(id), POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE, POWERTOOLS_TRACE_ENABLED: 'true' };
       const f = new NodejsFunction(this, id, {
         entry: join(ROOT, entry),
@@ -228,9 +230,12 @@ export class CatalogStack extends Stack {
           sourcesContent: false, // stack traces need file:line only; keeps the zip small
           forceDockerBundling: false, // the local esbuild: synth stays offline and Docker-free
           // ESM output has no `require`: bundled CommonJS dependencies (and argon2's loader) need one.
-          banner: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
-          // The Lambda runtime ships SDK v3; argon2 is a native addon esbuild cannot bundle.
-          externalModules: ['@aws-sdk/*', '@node-rs/argon2'],
+          banner: BANNER,
+          // The Lambda runtime ships SDK v3; argon2 is a native addon esbuild cannot bundle; the separate
+          // packages are loaded on first use from their own pre-bundled file (aliases.ts).
+          externalModules: ['@aws-sdk/*', '@node-rs/argon2', ...Object.keys(SEPARATE_PACKAGES)],
+          // Cold start: `node:http` without its ESM facade (which loads undici); see aliases.ts.
+          esbuildArgs: Object.fromEntries(Object.entries(BUNDLE_ALIASES).map(([from, to]) => [`--alias:${from}`, to])),
           commandHooks: {
             beforeBundling: () => [],
             beforeInstall: () => [],
@@ -238,6 +243,7 @@ export class CatalogStack extends Stack {
             afterBundling: (inputDir: string, outputDir: string) => [
               `mkdir -p "${outputDir}/node_modules/@node-rs"`,
               `cp -R "${inputDir}/node_modules/@node-rs/argon2" "${inputDir}/node_modules/@node-rs/argon2-linux-x64-gnu" "${outputDir}/node_modules/@node-rs/"`,
+              ...separate.flatMap((pkg) => separatePackageCommands(inputDir, outputDir, pkg)),
             ],
           },
         },

@@ -1,9 +1,8 @@
 import { putDocument, getDocument } from '#shared/storage';
 import { errorFields, log } from '#shared/log';
 import type { AppContext } from '#shared/context';
-import { toYaml } from './document';
 import { buildExportDocument } from './export';
-import { parseDocument } from './parse';
+import { parseDocument, toYaml } from './yaml';
 import { applyImport, planImport } from './import';
 import { finishRecord, recordById, updateRecord } from './records';
 import { signedDownloadUrl } from './links';

@@ -8,7 +8,7 @@ export default defineConfig({
     pool: 'forks',
     testTimeout: 30_000,
     hookTimeout: 60_000,
-    env: { LOG_LEVEL: 'silent' },
+    env: { LOG_LEVEL: 'silent', POWERTOOLS_METRICS_DISABLED: 'true' },
     reporters: ['default', './test/helpers/summary-reporter.ts'],
   },
 });

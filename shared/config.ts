@@ -110,6 +110,14 @@ const schema = z.object({
   /** Addresses (IPs or CIDRs, comma-separated) webhooks may deliver to although they are not public, over http too: local development and tests (127.0.0.1). Empty by default. */
   WEBHOOK_ALLOWED_ADDRESSES: z.string().default(''),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
+  /** Observability (issue 17): the service name on every log line and metric (the stack sets one per function). */
+  POWERTOOLS_SERVICE_NAME: z.string().default('infra-catalog'),
+  /** CloudWatch namespace of the EMF metrics. */
+  POWERTOOLS_METRICS_NAMESPACE: z.string().default('InfraCatalog'),
+  /** `true` prints no EMF metrics (tests by default; a test turns them on). */
+  POWERTOOLS_METRICS_DISABLED: bool,
+  /** X-Ray tracing of the AWS SDK clients; the stack turns it on, off locally and in tests. */
+  POWERTOOLS_TRACE_ENABLED: bool,
 });
 
 export type Config = z.infer<typeof schema>;

@@ -1,5 +1,6 @@
 import type { ApiGatewayManagementApiClient } from '@aws-sdk/client-apigatewaymanagementapi';
 import { config } from './config';
+import { captured } from './tracing';
 
 /**
  * Sends a message to one WebSocket connection: through the WebSocket API's management endpoint in
@@ -19,7 +20,7 @@ export async function push(connectionId: string, message: string): Promise<boole
   if (!endpoint) return localSender ? localSender(connectionId, message) : false;
   // Loaded on first use: only the functions that post progress pay for the package.
   const sdk = await import('@aws-sdk/client-apigatewaymanagementapi');
-  client ??= new sdk.ApiGatewayManagementApiClient({ endpoint });
+  client ??= captured(new sdk.ApiGatewayManagementApiClient({ endpoint }));
   try {
     await client.send(new sdk.PostToConnectionCommand({ ConnectionId: connectionId, Data: Buffer.from(message) }));
     return true;

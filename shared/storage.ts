@@ -1,6 +1,7 @@
 import type * as S3 from '@aws-sdk/client-s3';
 import { config } from './config';
 import { onReset } from './clients/lazy';
+import { captured } from './tracing';
 
 /**
  * Documents (exports, uploaded imports) in the one bucket: S3 in the cloud, s3rver locally. The SDK is
@@ -16,12 +17,12 @@ onReset(() => {
 function s3() {
   made ??= import('@aws-sdk/client-s3').then((sdk) => {
     const { S3_ENDPOINT, AWS_REGION } = config();
-    const client = new sdk.S3Client({
+    const client = captured(new sdk.S3Client({
       region: AWS_REGION,
       // Locally s3rver: path-style, its fixed credentials; checksums only when required (s3rver understands those).
       ...(S3_ENDPOINT ? { endpoint: S3_ENDPOINT, forcePathStyle: true, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } } : {}),
       requestChecksumCalculation: 'WHEN_REQUIRED',
-    });
+    }));
     return { sdk, client };
   });
   return made;

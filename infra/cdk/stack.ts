@@ -9,7 +9,7 @@ import { Alarm, ComparisonOperator, Dashboard, GraphWidget, TreatMissingData, ty
 import { AttributeType, BillingMode, StreamViewType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
-import { Architecture, FilterCriteria, FilterRule, Runtime, StartingPosition } from 'aws-cdk-lib/aws-lambda';
+import { Architecture, FilterCriteria, FilterRule, Runtime, StartingPosition, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -26,6 +26,7 @@ import type { Route } from '#http/route';
 import type { QueueName } from '#shared/queue';
 import { TABLE } from '#db/table';
 import { needsOf } from './needs';
+import { BANNER, BUNDLE_ALIASES, SEPARATE_PACKAGES, separatePackageCommands } from './aliases';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 
@@ -98,6 +99,14 @@ export function afterBundlingCommands(entry: string, inputDir: string, outputDir
 }
 
 const pascal = (s: string) => s.replace(/(^|[-_])(\w)/g, (_, __, c: string) => c.toUpperCase());
+/** The CloudWatch namespace of the functions' EMF metrics (Powertools Metrics). */
+export const METRICS_NAMESPACE = 'InfraCatalog';
+/** `AuthFunction` → `auth`, `MailWorker` → `mail-worker`: the service name on a function's logs, metrics and traces. */
+export const serviceName = (id: string) =>
+  id
+    .replace(/Function$/, '')
+    .replace(/([a-z0-9])([A-Z])/g, '$1-$2')
+    .toLowerCase();
 const ack = (scope: IConstruct, id: string, reason: string) => Validations.of(scope).acknowledge({ id: `AwsSolutions-${id}`, reason });
 
 export class CatalogStack extends Stack {
@@ -239,6 +248,10 @@ export class CatalogStack extends Stack {
     const bucketObjects = `Resource::<${this.getLogicalId(bucket.node.defaultChild as never)}.Arn>/*`;
     /** A bundled Node 24 function; every function is built this way, grants are added by the caller. */
     const bundled = (id: string, entry: string, memorySize: number, timeout: Duration, env: Record<string, string>) => {
+      // Observability (issue 17): each function's own service name on its log lines and metrics, one metrics
+      // namespace, X-Ray active tracing with the SDK clients captured (the tracer loads at the first invocation).
+      const separate = (Object.keys(SEPARATE_PACKAGES) as (keyof typeof SEPARATE_PACKAGES)[]).filter((pkg) => SEPARATE_PACKAGES[pkg].when === 'always' || needsOf(ROOT, entry).stripeSecret);
+      const observability = { POWERTOOLS_SERVICE_NAME: serviceName(id), POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE, POWERTOOLS_TRACE_ENABLED: 'true' };
       const f = new NodejsFunction(this, id, {
         entry: join(ROOT, entry),
         handler: 'handler',
@@ -246,7 +259,8 @@ export class CatalogStack extends Stack {
         architecture: LAMBDA_ARCHITECTURE, // the unpacked argon2 binary is the linux-arm64-gnu one
         memorySize,
         timeout,
-        environment: env,
+        environment: { ...env, ...observability },
+        tracing: Tracing.ACTIVE,
         logGroup: new LogGroup(this, `${id}Logs`, { retention: RetentionDays.ONE_MONTH }),
         projectRoot: ROOT,
         depsLockFilePath: join(ROOT, 'package-lock.json'),
@@ -258,17 +272,24 @@ export class CatalogStack extends Stack {
           sourcesContent: false, // stack traces need file:line only; keeps the zip small
           forceDockerBundling: false, // the local esbuild: synth stays offline and Docker-free
           // ESM output has no `require`: bundled CommonJS dependencies (and argon2's loader) need one.
-          banner: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
-          // The Lambda runtime ships SDK v3; argon2 is a native addon esbuild cannot bundle.
-          externalModules: ['@aws-sdk/*', '@node-rs/argon2'],
+          banner: BANNER,
+          // The Lambda runtime ships SDK v3; argon2 is a native addon esbuild cannot bundle; the separate
+          // packages are loaded on first use from their own pre-bundled file (aliases.ts).
+          externalModules: ['@aws-sdk/*', '@node-rs/argon2', ...Object.keys(SEPARATE_PACKAGES)],
+          // Cold start: `node:http` without its ESM facade (which loads undici); see aliases.ts.
+          esbuildArgs: Object.fromEntries(Object.entries(BUNDLE_ALIASES).map(([from, to]) => [`--alias:${from}`, to])),
           commandHooks: {
             beforeBundling: () => [],
             beforeInstall: () => [],
-            afterBundling: (inputDir: string, outputDir: string) => afterBundlingCommands(entry, inputDir, outputDir),
+            afterBundling: (inputDir: string, outputDir: string) => [
+              ...afterBundlingCommands(entry, inputDir, outputDir),
+              ...separate.flatMap((pkg) => separatePackageCommands(inputDir, outputDir, pkg)),
+            ],
           },
         },
       });
       ack(f, 'IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]', 'AWS\'s minimal managed policy for writing the function\'s own CloudWatch logs.');
+      ack(f, 'IAM5[Resource::*]', 'Active tracing: xray:PutTraceSegments and xray:PutTelemetryRecords have no resource-level permissions.');
       return f;
     };
     /**

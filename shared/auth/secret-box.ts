@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { KMSClient } from '@aws-sdk/client-kms';
 import { config } from '#shared/config';
 import { localKeyFile } from './local-key';
+import { captured } from '#shared/tracing';
 
 /**
  * Encryption at rest for small secrets (TOTP device secrets). In the cloud KMS encrypts them
@@ -61,6 +62,6 @@ function localKey(): Promise<Buffer> {
 let kmsClient: KMSClient | undefined;
 async function kms() {
   const sdk = await import('@aws-sdk/client-kms');
-  kmsClient ??= new sdk.KMSClient({ region: config().AWS_REGION });
+  kmsClient ??= captured(new sdk.KMSClient({ region: config().AWS_REGION }));
   return { client: kmsClient, sdk };
 }

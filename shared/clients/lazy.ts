@@ -1,3 +1,5 @@
+import { captured } from '../tracing';
+
 const resets = new Set<() => void>();
 
 /**
@@ -11,7 +13,8 @@ export function lazyClient<T extends { destroy(): void }>(make: () => T): () => 
     client?.destroy();
     client = undefined;
   });
-  return () => (client ??= make());
+  // Made inside an invocation, after the tracer (if on) is loaded: its calls become X-Ray subsegments.
+  return () => (client ??= captured(make()));
 }
 
 /** Registers what a module caches itself (a client made from a dynamically imported SDK) to be dropped with the others. */

@@ -43,26 +43,31 @@ export interface Entity<S extends AnyShape> {
 
 export function defineEntity<S extends AnyShape>(kind: string, schema: z.ZodObject<S>): Entity<S> {
   const defaults: (() => unknown)[] = [];
-  const always: string[] = [];
-  const whenPresent: string[] = [];
-  for (const [name, field] of Object.entries(schema.shape as AnyShape)) {
-    const key = JSON.stringify(name);
-    if (field instanceof z.ZodDefault) {
-      const d = defaults.push(() => (field as z.ZodDefault).def.defaultValue) - 1;
-      // Missing, or null where the field allows no null (e.g. a list): the default.
-      const absent = field.safeParse(null).success ? 'v === undefined' : 'v == null';
-      always.push(`${key}: (v = x[${key}], ${absent} ? d[${d}]() : v)`);
-    } else if (field.safeParse(undefined).success) {
-      whenPresent.push(`if (x[${key}] !== undefined) o[${key}] = x[${key}];`);
-    } else {
-      always.push(`${key}: x[${key}]`);
+  // Built on the first decode, not at import: a function's bundle defines dozens of entities and
+  // uses few of them per request (cold start, docs/cold-start.md).
+  const build = () => {
+    const always: string[] = [];
+    const whenPresent: string[] = [];
+    for (const [name, field] of Object.entries(schema.shape as AnyShape)) {
+      const key = JSON.stringify(name);
+      if (field instanceof z.ZodDefault) {
+        const d = defaults.push(() => (field as z.ZodDefault).def.defaultValue) - 1;
+        // Missing, or null where the field allows no null (e.g. a list): the default.
+        const absent = field.safeParse(null).success ? 'v === undefined' : 'v == null';
+        always.push(`${key}: (v = x[${key}], ${absent} ? d[${d}]() : v)`);
+      } else if (field.safeParse(undefined).success) {
+        whenPresent.push(`if (x[${key}] !== undefined) o[${key}] = x[${key}];`);
+      } else {
+        always.push(`${key}: x[${key}]`);
+      }
     }
-  }
-  const copy = compile<(x: Record<string, unknown>, d: (() => unknown)[]) => Record<string, unknown>>(
-    'x, d',
-    `let v; const o = { ${always.join(', ')} }; ${whenPresent.join(' ')} return o;`,
-  );
-  const decode = (raw: object) => copy(raw as Record<string, unknown>, defaults) as Item<S>;
+    return compile<(x: Record<string, unknown>, d: (() => unknown)[]) => Record<string, unknown>>(
+      'x, d',
+      `let v; const o = { ${always.join(', ')} }; ${whenPresent.join(' ')} return o;`,
+    );
+  };
+  let copy: ReturnType<typeof build> | undefined;
+  const decode = (raw: object) => (copy ??= build())(raw as Record<string, unknown>, defaults) as Item<S>;
   return { kind, schema, decode, create: decode, encode: (key, item) => ({ ...key, type: kind, ...item }) };
 }
 
@@ -113,6 +118,9 @@ export function defineView<S extends AnyShape, const V extends ViewSpec<S>>(enti
       answer.push(`${key}: r[${key}]`);
     }
   }
-  const project = compile<(x: Item<S>, r?: Record<string, unknown>) => Record<string, unknown>>('x, r', `return { ${answer.join(', ')} };`);
+  // Compiled on the first answer, not at import (as an entity's decode).
+  type Project = (x: Item<S>, r?: Record<string, unknown>) => Record<string, unknown>;
+  let compiled: Project | undefined;
+  const project: Project = (x, r) => (compiled ??= compile<Project>('x, r', `return { ${answer.join(', ')} };`))(x, r);
   return { schema: z.object(shape), project } as unknown as View<S, V>;
 }

@@ -13,6 +13,8 @@ import { jsonDecodeError, validateParts } from './validation';
 import { crossSiteGuard, securityHeadersOnEveryAnswer } from './security';
 import type { Reply, Route, RouteRequest } from './route';
 import { errorFields, log } from '#shared/log';
+import { latency, metric, type BusinessMetric } from '#shared/metrics';
+import { invocation } from '#shared/observe';
 import { config } from '#shared/config';
 
 type Event = APIGatewayProxyEventV2;
@@ -159,10 +161,35 @@ const isAuthenticatedRoute = (event: Event) => {
   return !!route && route.auth !== 'public';
 };
 
+/**
+ * Business metrics read off a route's outcome (one place: the domain does not count these itself):
+ * route key → the metric of a success (2xx) and of a refusal (4xx).
+ */
+const OUTCOME_METRICS: Record<string, { ok?: BusinessMetric; refused?: BusinessMetric }> = {
+  'POST /auth/login': { ok: 'SignInSucceeded', refused: 'SignInRefused' },
+  'POST /services': { ok: 'ServicesCreated' },
+};
+
+/**
+ * Per request, in the handler's invocation scope: count, latency, 4xx and 5xx (0 or 1, so the average is
+ * the rate), dimension `route` (method and path template, `unmatched` when no route matched), the
+ * outcome's business metric, and one debug line with route, status and duration (never bodies or headers).
+ */
+function countRequest(routeKey: string, status: number, ms: number): void {
+  metric('Requests');
+  latency('Latency', ms);
+  metric('Status4xx', status >= 400 && status < 500 ? 1 : 0);
+  metric('Status5xx', status >= 500 ? 1 : 0);
+  const outcome = OUTCOME_METRICS[routeKey];
+  const business = status < 300 ? outcome?.ok : status < 500 ? outcome?.refused : undefined;
+  if (business) metric(business);
+  log.debug('request served', { route: routeKey, status, duration_ms: Math.round(ms) });
+}
+
 /** The Lambda handler of one route group: the middy chain in DESIGN.md's order over that group's routes (tests may give the clock). */
 export function httpHandler(routes: Route[], opts: { clock?: Clock } = {}) {
   const router = createRouter(routes);
-  return middy<Event, Result, Error, Context>({ timeoutEarlyInMillis: 0 })
+  const chain = middy<Event, Result, Error, Context>({ timeoutEarlyInMillis: 0 })
     .use(minimumDuration(router))
     .use(securityHeadersOnEveryAnswer(isAuthenticatedRoute))
     .use(errorResponder())
@@ -173,5 +200,30 @@ export function httpHandler(routes: Route[], opts: { clock?: Clock } = {}) {
     .handler(async (event) => {
       const { match, request, ctx } = state.get(event)!;
       return toResult(await match.route.handler(request!, ctx!));
+    });
+  const routeKeyOf = (event: Event) => {
+    let route = state.get(event)?.match.route;
+    try {
+      route ??= router.match(event.requestContext.http.method, event.rawPath, event.routeKey, event.pathParameters)?.route;
+    } catch {
+      // an unreadable path: no route
+    }
+    return route ? `${route.method} ${route.path}` : 'unmatched';
+  };
+  // Each request is one invocation: its log lines carry the API Gateway request id, its metrics are flushed once.
+  return (event: Event, context: Context): Promise<Result> =>
+    invocation({ correlationId: event.requestContext?.requestId ?? context?.awsRequestId }, async (scope) => {
+      const started = performance.now();
+      log.debug('request received', { method: event.requestContext?.http?.method, path: event.rawPath });
+      let status = 500;
+      try {
+        const result = await chain(event, context);
+        status = result.statusCode ?? 200;
+        return result;
+      } finally {
+        const key = routeKeyOf(event);
+        scope.dimensions.route = key;
+        countRequest(key, status, performance.now() - started);
+      }
     });
 }

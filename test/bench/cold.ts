@@ -2,10 +2,11 @@ import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { BANNER, BUNDLE_ALIASES, SEPARATE_PACKAGES } from '../../infra/cdk/aliases';
 
 /**
  * `npm run bench:cold`: every function bundled as the stack bundles it (ESM, node24, minified, the
- * createRequire banner, AWS SDK and argon2 external), and the CPU time of a fresh `node` importing
+ * createRequire banner, AWS SDK and argon2 external, the same aliases), and the CPU time of a fresh `node` importing
  * it, against a hello-world bundle that creates one DynamoDB document client. Runs are interleaved
  * (baseline, function, baseline, function, …) so machine noise falls on both; node's own start-up
  * is in both. Prints per function the bundle size, the median CPU time and the median ratio.
@@ -13,7 +14,6 @@ import { join } from 'node:path';
 const root = join(import.meta.dirname, '../..');
 const out = join(root, '.bench', 'cold');
 const RUNS = Number(process.env.COLD_RUNS ?? 15);
-const BANNER = "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);";
 
 const handlerFiles = (dir: string) =>
   existsSync(join(root, dir)) ? readdirSync(join(root, dir)).filter((f) => statSync(join(root, dir, f)).isDirectory() && existsSync(join(root, dir, f, 'handler.ts'))).map((f) => [`${dir.replace(/^functions\/?/, '') ? `${dir.replace(/^functions\//, '')}/` : ''}${f}`, join(root, dir, f, 'handler.ts')]) : [];
@@ -37,7 +37,7 @@ async function bundle(name: string, entry: string): Promise<{ file: string; byte
   const file = join(out, `${name.replace(/\//g, '__')}.mjs`);
   await build({
     entryPoints: [entry], outfile: file, bundle: true, platform: 'node', format: 'esm', target: 'node24', minify: true,
-    banner: { js: BANNER }, external: ['@aws-sdk/*', '@node-rs/argon2'], logLevel: 'error', absWorkingDir: root,
+    banner: { js: BANNER }, external: ['@aws-sdk/*', '@node-rs/argon2', ...Object.keys(SEPARATE_PACKAGES)], alias: BUNDLE_ALIASES, logLevel: 'error', absWorkingDir: root,
   });
   return { file, bytes: statSync(file).size };
 }
@@ -45,8 +45,11 @@ async function bundle(name: string, entry: string): Promise<{ file: string; byte
 /** CPU milliseconds (user + system) of a fresh node that imports `file` and exits. */
 function coldImport(file: string): number {
   const script = 'await import(process.argv[1]); const u = process.cpuUsage(); console.log((u.user + u.system) / 1000);';
-  return Number(execFileSync(process.execPath, ['--input-type=module', '-e', script, file], { cwd: root, env: { ...process.env, AWS_REGION: 'us-east-1' } }).toString().trim());
+  return Number(execFileSync(process.execPath, ['--input-type=module', '-e', script, file], { cwd: root, env: { ...process.env, ...STACK_ENV } }).toString().trim());
 }
+
+/** What the stack gives every function that matters at import (tracing on: the tracer must still not load at import). */
+const STACK_ENV = { AWS_REGION: 'us-east-1', STAGE: 'cloud', NODE_OPTIONS: '', POWERTOOLS_SERVICE_NAME: 'bench', POWERTOOLS_METRICS_NAMESPACE: 'InfraCatalog', POWERTOOLS_TRACE_ENABLED: 'true' };
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 

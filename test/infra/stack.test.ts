@@ -13,6 +13,8 @@ import { CatalogStack, type CatalogStackProps } from '../../infra/cdk/stack';
 const ROOT = join(import.meta.dirname, '..', '..');
 // Same feature flags as `cdk synth` (cdk.json); bundling skipped so no esbuild runs.
 const { context } = JSON.parse(readFileSync(join(ROOT, 'cdk.json'), 'utf8'));
+/** Active tracing's grant, on every function's role (X-Ray has no resource-level permissions). */
+const XRAY = { Action: ['xray:PutTelemetryRecords', 'xray:PutTraceSegments'], Effect: 'Allow', Resource: '*' };
 
 let outdir: string;
 let stack: CatalogStack;
@@ -120,15 +122,15 @@ describe('CatalogStack', () => {
       Handler: 'index.handler',
       Role: { 'Fn::GetAtt': [seeder.role, 'Arn'] },
       // Only what seeding reads: no queues, bucket or signing key, and no admin secret unless configured.
-      Environment: { Variables: { STAGE: 'cloud', NODE_OPTIONS: '--enable-source-maps', TABLE_NAME: { Ref: tableId } } },
+      Environment: { Variables: { STAGE: 'cloud', NODE_OPTIONS: '--enable-source-maps', TABLE_NAME: { Ref: tableId }, POWERTOOLS_SERVICE_NAME: 'seed', POWERTOOLS_METRICS_NAMESPACE: 'InfraCatalog', POWERTOOLS_TRACE_ENABLED: 'true' } },
     });
     const triggers = Object.values(template.findResources('Custom::Trigger'));
     expect(triggers).toHaveLength(1);
     expect(triggers[0].DependsOn).toContain(tableId);
     // The function's current version: a changed function (code, plan catalogue, environment) runs again on deploy.
     expect(triggers[0].Properties).toMatchObject({ HandlerArn: { Ref: expect.stringMatching(new RegExp(`^${seeder.fn.replace(/[0-9A-F]{8}$/, '')}CurrentVersion`)) }, InvocationType: 'RequestResponse', ExecuteOnHandlerChange: true });
-    // Exactly this one statement: no secret, no index, no other table action.
-    expect(seederStatements(template, seeder.role)).toEqual([{ Action: 'dynamodb:PutItem', Effect: 'Allow', Resource: { 'Fn::GetAtt': [tableId, 'Arn'] } }]);
+    // Exactly this one statement (besides X-Ray's, as every function): no secret, no index, no other table action.
+    expect(seederStatements(template, seeder.role)).toEqual([XRAY, { Action: 'dynamodb:PutItem', Effect: 'Allow', Resource: { 'Fn::GetAtt': [tableId, 'Arn'] } }]);
   });
 
   it('with bootstrapAdminSecretArn, lets the seeder read exactly that secret (and the items it checks)', () => {
@@ -138,6 +140,7 @@ describe('CatalogStack', () => {
     t.hasResourceProperties('AWS::Lambda::Function', { Role: { 'Fn::GetAtt': [seeder.role, 'Arn'] }, Environment: { Variables: Match.objectLike({ BOOTSTRAP_ADMIN_SECRET_ARN: arn }) } });
     const tableId = Object.keys(t.findResources('AWS::DynamoDB::Table'))[0];
     expect(seederStatements(t, seeder.role)).toEqual([
+      XRAY,
       { Action: ['dynamodb:GetItem', 'dynamodb:PutItem'], Effect: 'Allow', Resource: { 'Fn::GetAtt': [tableId, 'Arn'] } },
       { Action: 'secretsmanager:GetSecretValue', Effect: 'Allow', Resource: arn },
     ]);
@@ -186,7 +189,7 @@ describe('CatalogStack', () => {
     const { stack: s, template: t } = synth({ stripeSecretArn: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:catalog/stripe-AbCdEf' });
     const id = (c: { node: { defaultChild?: unknown } }) => s.getLogicalId(c.node.defaultChild as CfnFunction);
     const queueOf = Object.fromEntries(Object.entries(t.findResources('AWS::SQS::Queue')).map(([logical]) => [logical, logical.replace(/Queue.*$/, '').toLowerCase()]));
-    /** A role's grants in a few words: table, queue:<name>, documents, signing-secret, totp-key, stripe-secret, websocket, ses. */
+    /** A role's grants in a few words: table, queue:<name>, documents, signing-secret, totp-key, stripe-secret, websocket, ses, xray. */
     const grantsOf = (roleId: string) => {
       const out = new Set<string>();
       for (const policy of Object.values(t.findResources('AWS::IAM::Policy'))) {
@@ -202,6 +205,7 @@ describe('CatalogStack', () => {
           if (actions.includes('secretsmanager:') && resource.includes('stripe')) out.add('stripe-secret');
           if (actions.includes('execute-api:ManageConnections')) out.add('websocket');
           if (actions.includes('ses:')) out.add('ses');
+          if (actions.includes('xray:PutTraceSegments')) out.add('xray');
         }
       }
       return [...out].sort();
@@ -212,12 +216,12 @@ describe('CatalogStack', () => {
       deadlines: s.deadlinesFunction,
     };
     const actual = Object.fromEntries(Object.entries(functions).map(([name, f]) => [name, grantsOf(id(f.role!))]));
-    const http = ['signing-secret', 'table'];
+    const http = ['signing-secret', 'table', 'xray'];
     // Events leave through the outbox (written with the change; the stream's reader sends them on), so no writer sends to the events queue.
     expect(actual).toEqual({
-      auth: ['queue:mail', ...http, 'totp-key'],
+      auth: ['queue:mail', 'signing-secret', 'table', 'totp-key', 'xray'],
       admin: http,
-      billing: ['queue:jobs', 'queue:mail', 'signing-secret', 'stripe-secret', 'table'],
+      billing: ['queue:jobs', 'queue:mail', 'signing-secret', 'stripe-secret', 'table', 'xray'],
       projects: http,
       environments: http,
       structure: http,
@@ -228,15 +232,30 @@ describe('CatalogStack', () => {
       invites: ['queue:mail', ...http],
       lifecycle: ['queue:jobs', ...http],
       impex: ['documents', 'queue:jobs', ...http],
-      integrations: ['queue:jobs', ...http, 'totp-key', 'websocket'],
-      webhooks: ['queue:mail', ...http, 'totp-key'],
+      integrations: ['queue:jobs', 'signing-secret', 'table', 'totp-key', 'websocket', 'xray'],
+      webhooks: ['queue:mail', 'signing-secret', 'table', 'totp-key', 'xray'],
       audit: http,
       docs: http,
-      'worker:mail': ['ses', 'table'],
-      'worker:jobs': ['documents', 'signing-secret', 'stripe-secret', 'table', 'totp-key', 'websocket'],
-      'worker:events': ['queue:mail', 'table', 'totp-key'],
-      deadlines: ['queue:mail', 'table'],
+      'worker:mail': ['ses', 'table', 'xray'],
+      'worker:jobs': ['documents', 'signing-secret', 'stripe-secret', 'table', 'totp-key', 'websocket', 'xray'],
+      'worker:events': ['queue:mail', 'table', 'totp-key', 'xray'],
+      deadlines: ['queue:mail', 'table', 'xray'],
     });
+  });
+
+  it('traces every function with X-Ray (active) and names its service, metrics namespace and tracing in its environment', () => {
+    // Ours (the stage's environment), not CDK's own custom-resource providers.
+    const functions = Object.entries(template.findResources('AWS::Lambda::Function')).filter(([, f]) => f.Properties.Environment?.Variables?.STAGE === 'cloud');
+    expect(functions.length).toBeGreaterThanOrEqual(24);
+    const services = new Set<string>();
+    for (const [logical, f] of functions) {
+      expect(f.Properties.TracingConfig, logical).toEqual({ Mode: 'Active' });
+      expect(f.Properties.Environment.Variables, logical).toMatchObject({ POWERTOOLS_METRICS_NAMESPACE: 'InfraCatalog', POWERTOOLS_TRACE_ENABLED: 'true', POWERTOOLS_SERVICE_NAME: expect.stringMatching(/^[a-z][a-z0-9-]*$/) });
+      services.add(f.Properties.Environment.Variables.POWERTOOLS_SERVICE_NAME);
+    }
+    expect(services.size).toBe(functions.length); // one service name per function
+    expect(services).toContain('auth');
+    expect(services).toContain('mail-worker');
   });
 
   it('has a dashboard of every function, the API and the queues, and alarms on worker errors and dead letters', () => {

@@ -12,7 +12,7 @@ let fake: FakeStripe;
 let provider: PaymentProvider;
 beforeAll(async () => {
   fake = await startFakeStripe();
-  provider = stripeProvider({ secretKey: SECRET_KEY, webhookSecret: WEBHOOK_SECRET, apiBase: fake.url });
+  provider = stripeProvider({ secretKey: SECRET_KEY, webhookSecret: WEBHOOK_SECRET, apiBase: fake.url }, Stripe);
 });
 afterAll(() => fake.close());
 beforeEach(() => fake.reset());

@@ -1,5 +1,4 @@
 import * as z from 'zod';
-import { stringify } from 'yaml';
 import { isoTimestamp, name as nameSchema } from '#shared/schemas';
 import { createNetworkBody, floorFields, floorType, MAX_ATTACHED_NETWORKS, serviceFields } from '#domain/catalog';
 import { groupDescription } from '#domain/tenancy';
@@ -159,9 +158,4 @@ export function exampleDocument(): EnvironmentDocument {
       ],
     },
   };
-}
-
-/** The document as YAML: keys in the document's order, no line folding, no anchors (two exports of the same data are byte-identical). */
-export function toYaml(doc: EnvironmentDocument): string {
-  return stringify(doc, { lineWidth: 0, aliasDuplicateObjects: false });
 }

@@ -1,10 +1,11 @@
 /** The impex context (above catalog): the environment document (export, parse, plan, apply), export/import jobs and their records, signed links, live progress. */
 export {
-  IMPEX_API_VERSION, environmentDocument, documentJsonSchema, exampleDocument, toYaml,
+  IMPEX_API_VERSION, environmentDocument, documentJsonSchema, exampleDocument,
   type EnvironmentDocument, type DocumentSpec, type DocumentGroup, type DocumentFloor, type DocumentNetwork, type DocumentService, type DocumentLink, type DocumentAttachment,
 } from './document';
 export { buildExportDocument } from './export';
-export { parseDocument, type ImportError } from './parse';
+export { type ImportError } from './parse';
+export { parseDocument, toYaml } from './yaml';
 export { planImport, applyImport, type ImportPlan, type ImportReport, type ImportItem, type ImportAction } from './import';
 export * from './types';
 export * from './record-entity';

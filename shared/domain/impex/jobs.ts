@@ -1,9 +1,8 @@
 import { putDocument, getDocument } from '#shared/storage';
 import { errorFields, log } from '#shared/log';
 import type { AppContext } from '#shared/context';
-import { toYaml } from './document';
 import { buildExportDocument } from './export';
-import { parseDocument } from './parse';
+import { parseDocument, toYaml } from './yaml';
 import { applyImport, planImport } from './import';
 import { finishRecord, finishRecordWith, recordById, updateRecord } from './records';
 import { accountActor, auditStep, SERVICE_ACTOR } from '#shared/audit';
@@ -11,13 +10,16 @@ import { getAccount } from '#domain/identity';
 import { signedDownloadUrl } from './links';
 import { publishProgress } from './progress';
 import type { ImpexRecord } from './record-entity';
+import { metric } from '#shared/metrics';
 
 const HOUR_MS = 3600 * 1000;
 
 /** Writes a change and tells the job's progress subscribers (a lost message is fine: the record is the truth). */
 async function step(record: ImpexRecord, fields: Partial<ImpexRecord>, ctx: AppContext): Promise<ImpexRecord | undefined> {
   const { status } = fields;
-  const next = status === 'succeeded' || status === 'failed' ? await finishRecord(record, { ...fields, status }, ctx) : await updateRecord(record, fields, ctx);
+  const final = status === 'succeeded' || status === 'failed';
+  const next = final ? await finishRecord(record, { ...fields, status }, ctx) : await updateRecord(record, fields, ctx);
+  if (next && final && record.kind === 'import') metric(status === 'succeeded' ? 'ImportsSucceeded' : 'ImportsFailed');
   if (next) await publishProgress(next, ctx);
   return next;
 }

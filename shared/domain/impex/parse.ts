@@ -1,7 +1,4 @@
-import { isMap, isScalar, isSeq, LineCounter, parseDocument as parseYaml, type Document } from 'yaml';
-import type * as z from 'zod';
-import { environmentDocument, IMPEX_API_VERSION, type EnvironmentDocument } from './document';
-import { comparePaths, documentProblems, type Path, type Problem } from './problems';
+import type { Path, Problem } from './problems';
 
 /** One problem of an uploaded document: where (a JSON pointer, and the line when the text is known) and what. */
 export interface ImportError {
@@ -16,69 +13,3 @@ export const pointer = (path: Path) => path.map((p) => `/${String(p).replaceAll(
 
 /** An error with no line (a plan's errors: the document is no longer text by then). */
 export const importError = (p: Problem): ImportError => ({ path: pointer(p.path), line: null, message: p.message });
-
-/**
- * The line of the node at `path`: for a mapping key, the key's line; where the path leads nowhere
- * (a required field missing), the line of the deepest node that exists.
- */
-function lineOf(doc: Document, lines: LineCounter, path: Path): number | null {
-  let node: unknown = doc.contents;
-  let offset: number | undefined = (node as { range?: [number] } | null)?.range?.[0];
-  for (const segment of path) {
-    if (isMap(node)) {
-      const pair = node.items.find((p) => (isScalar(p.key) ? String(p.key.value) : String(p.key)) === String(segment));
-      if (!pair) break;
-      offset = (pair.key as { range?: [number] } | null)?.range?.[0] ?? offset;
-      node = pair.value;
-    } else if (isSeq(node) && typeof segment === 'number' && node.items[segment]) {
-      node = node.items[segment];
-      offset = (node as { range?: [number] }).range?.[0] ?? offset;
-    } else break;
-  }
-  return offset === undefined ? null : lines.linePos(offset).line;
-}
-
-/** A zod issue as paths and messages; an unknown field is reported at the field itself. */
-function issueProblems(issue: z.core.$ZodIssue): Problem[] {
-  const path = issue.path.filter((p): p is string | number => typeof p !== 'symbol');
-  if (issue.code === 'unrecognized_keys') return issue.keys.map((k) => ({ path: [...path, k], message: `Unknown field '${k}'` }));
-  return [{ path, message: issue.message }];
-}
-
-type Parsed = { document: EnvironmentDocument; errors: [] } | { document: null; errors: ImportError[] };
-
-/**
- * Parses a YAML or JSON document (JSON is YAML) and validates all of it: syntax, then the
- * apiVersion (an unknown one is one clear error: nothing else is read under an unknown
- * version), then the schema and the rules across entities together, so every problem is reported
- * at once, each with its JSON pointer and line, in the order of the text.
- */
-export function parseDocument(text: string): Parsed {
-  const lines = new LineCounter();
-  const doc = parseYaml(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
-  if (doc.errors.length) {
-    return { document: null, errors: doc.errors.map((e) => ({ path: '', line: lines.linePos(e.pos[0]).line, message: `Not valid YAML or JSON: ${e.message}` })) };
-  }
-  let raw: unknown;
-  try {
-    raw = doc.toJS({ maxAliasCount: 100 });
-  } catch (err) {
-    return { document: null, errors: [{ path: '', line: null, message: `Not valid YAML or JSON: ${(err as Error).message}` }] };
-  }
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
-    return { document: null, errors: [{ path: '', line: 1, message: 'The document must be a mapping with apiVersion, kind, metadata and spec' }] };
-  }
-  const apiVersion = (raw as { apiVersion?: unknown }).apiVersion;
-  if (apiVersion !== IMPEX_API_VERSION) {
-    const message = apiVersion === undefined
-      ? `apiVersion is missing: this service reads documents of apiVersion '${IMPEX_API_VERSION}'`
-      : `Unknown apiVersion '${String(apiVersion)}': this service reads documents of apiVersion '${IMPEX_API_VERSION}'`;
-    return { document: null, errors: [{ path: '/apiVersion', line: lineOf(doc, lines, ['apiVersion']), message }] };
-  }
-  const parsed = environmentDocument.safeParse(raw);
-  const problems = [...(parsed.success ? [] : parsed.error.issues.flatMap(issueProblems)), ...documentProblems(raw)];
-  if (parsed.success && !problems.length) return { document: parsed.data, errors: [] };
-  const located = problems.map((p) => ({ p, line: lineOf(doc, lines, p.path) }));
-  located.sort((a, b) => (a.line ?? Infinity) - (b.line ?? Infinity) || comparePaths(a.p.path, b.p.path));
-  return { document: null, errors: located.map(({ p, line }) => ({ path: pointer(p.path), line, message: p.message })) };
-}

@@ -15,6 +15,7 @@ import { webhookEntity, type Webhook } from './webhook-entity';
 import { checkTarget, postTo, type PostResult } from './ssrf';
 import { open } from '#auth/secret-box';
 import { secretContext } from './webhooks';
+import { metric } from '#shared/metrics';
 
 /**
  * Delivery. Each event becomes one delivery per subscribed, enabled webhook (created once, keyed by
@@ -146,6 +147,7 @@ export async function attempt(webhook: Webhook, delivery: Delivery, trigger: Att
   const record: Attempt = { at: now.toISOString(), status_code: result.status, duration_ms: result.durationMs, response_body: result.body.slice(0, LOGGED_BODY), trigger };
   const attempts = [...delivery.attempts, record].slice(-MAX_LOGGED_ATTEMPTS);
   const failures = trigger === 'redeliver' ? MAX_ATTEMPTS : attempts.filter((a) => a.trigger !== 'redeliver').length;
+  metric(ok(result) ? 'WebhookDeliverySucceeded' : 'WebhookDeliveryFailed'); // per attempt
   let status: DeliveryStatus = ok(result) ? 'succeeded' : 'failed';
   let next: string | null = null;
   if (!ok(result) && failures < MAX_ATTEMPTS && result.status !== 410) {

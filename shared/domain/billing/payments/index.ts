@@ -32,8 +32,9 @@ async function loadStripe(c: Config): Promise<PaymentProvider> {
     keys = { secretKey: parsed.secret_key, webhookSecret: parsed.webhook_secret };
   }
   if (!keys.secretKey || !keys.webhookSecret) throw new Error('Stripe is the payment provider but its secret key or webhook secret is missing');
-  const { stripeProvider } = await import('./stripe-provider');
-  return stripeProvider({ secretKey: keys.secretKey, webhookSecret: keys.webhookSecret, apiBase: c.STRIPE_API_BASE });
+  // The adapter and the SDK on first use; in the cloud the SDK ships beside the bundle, pre-bundled (infra/cdk/aliases.ts).
+  const [{ stripeProvider }, { default: sdk }] = await Promise.all([import('./stripe-provider'), import('stripe')]);
+  return stripeProvider({ secretKey: keys.secretKey, webhookSecret: keys.webhookSecret, apiBase: c.STRIPE_API_BASE }, sdk);
 }
 
 export function resetPaymentProvider(): void {

@@ -1,4 +1,4 @@
-import Stripe from 'stripe';
+import type Stripe from 'stripe';
 import {
   WEBHOOK_TOLERANCE_SECONDS,
   WebhookRejected,
@@ -26,8 +26,12 @@ export interface StripeKeys {
   apiBase?: string;
 }
 
-export function stripeProvider(keys: StripeKeys): PaymentProvider {
-  const client = new Stripe(keys.secretKey, {
+/**
+ * The adapter over the Stripe SDK, given as `sdk` (its default export): the caller imports the package
+ * when it first needs it, so no function's cold start loads it (docs/cold-start.md).
+ */
+export function stripeProvider(keys: StripeKeys, sdk: typeof Stripe): PaymentProvider {
+  const client = new sdk(keys.secretKey, {
     timeout: STRIPE_TIMEOUT_MS,
     maxNetworkRetries: STRIPE_NETWORK_RETRIES,
     telemetry: false,
@@ -72,7 +76,7 @@ export function stripeProvider(keys: StripeKeys): PaymentProvider {
         await client.subscriptions.cancel(providerSubscriptionId);
       } catch (error) {
         // Cancelled (or removed) there already: what we wanted.
-        if (error instanceof Stripe.errors.StripeInvalidRequestError && (error.code === 'resource_missing' || /canceled/i.test(error.message))) return;
+        if (error instanceof sdk.errors.StripeInvalidRequestError && (error.code === 'resource_missing' || /canceled/i.test(error.message))) return;
         throw error;
       }
     },
@@ -91,7 +95,7 @@ export function stripeProvider(keys: StripeKeys): PaymentProvider {
         event = client.webhooks.constructEvent(rawBody, header, keys.webhookSecret, WEBHOOK_TOLERANCE_SECONDS, undefined, now.getTime());
       } catch (error) {
         // A signature that verified over a body that is not JSON is not an event either.
-        throw new WebhookRejected(error instanceof Stripe.errors.StripeSignatureVerificationError ? 'signature does not verify' : 'not a Stripe event');
+        throw new WebhookRejected(error instanceof sdk.errors.StripeSignatureVerificationError ? 'signature does not verify' : 'not a Stripe event');
       }
       if (typeof event?.id !== 'string' || typeof event.type !== 'string' || typeof event.created !== 'number' || !event.data?.object) {
         throw new WebhookRejected('not a Stripe event');

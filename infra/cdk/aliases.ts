@@ -1,0 +1,40 @@
+import { join } from 'node:path';
+
+/**
+ * How every function is bundled beyond esbuild's defaults: the stack's bundling and the cold-start
+ * bench (test/bench/cold.ts) read the same lists, so the bench measures what is deployed.
+ */
+const here = import.meta.dirname;
+
+/** esbuild aliases. */
+export const BUNDLE_ALIASES: Record<string, string> = {
+  // `node:http` (and `http`, as the Stripe SDK imports it) without its ESM facade, which loads undici: node-http.ts.
+  'node:http': join(here, 'node-http.ts'),
+  http: join(here, 'node-http.ts'),
+};
+
+/**
+ * Packages only ever imported dynamically, on first use, kept out of the function's bundle: a bundle
+ * would still carry their code (inlined lazily, but parsed and compiled at every cold start). Each is
+ * shipped beside the bundle instead, pre-bundled into one file at `node_modules/<name>/index.mjs`, and
+ * loaded by the first call that needs it. `when` says which functions get it.
+ */
+export const SEPARATE_PACKAGES = {
+  /** The Stripe SDK (some 250 KB): billing and the jobs worker, at their first call to Stripe. */
+  stripe: { entry: 'node_modules/stripe/esm/stripe.esm.node.js', when: 'stripe' },
+  /** Powertools Tracer with aws-xray-sdk-core (some 120 KB): every function, loaded at the first invocation when tracing is on. */
+  '@aws-lambda-powertools/tracer': { entry: 'node_modules/@aws-lambda-powertools/tracer/lib/esm/index.js', when: 'always' },
+} as const satisfies Record<string, { entry: string; when: 'always' | 'stripe' }>;
+
+export const BANNER = "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);";
+
+/** Shell commands (CDK's afterBundling) that put `pkg`, pre-bundled, into `<outputDir>/node_modules/<pkg>/`. */
+export function separatePackageCommands(inputDir: string, outputDir: string, pkg: keyof typeof SEPARATE_PACKAGES): string[] {
+  const dir = `${outputDir}/node_modules/${pkg}`;
+  const aliases = Object.entries(BUNDLE_ALIASES).map(([from, to]) => `--alias:${from}=${to}`).join(' ');
+  return [
+    `mkdir -p "${dir}"`,
+    `"${inputDir}/node_modules/.bin/esbuild" "${inputDir}/${SEPARATE_PACKAGES[pkg].entry}" --bundle --platform=node --format=esm --target=node24 --minify --external:@aws-sdk/* ${aliases} --banner:js="${BANNER}" --outfile="${dir}/index.mjs" --log-level=error`,
+    `echo '{"name":"${pkg}","type":"module","main":"index.mjs","exports":{".":"./index.mjs"}}' > "${dir}/package.json"`,
+  ];
+}

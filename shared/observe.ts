@@ -1,0 +1,44 @@
+import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import { config } from './config';
+import { currentScope, newScope, runInScope, type InvocationScope } from './invocation';
+import { errorFields, log } from './log';
+import { prepareTracing, traced } from './tracing';
+
+/** Prints the invocation's metrics as ONE EMF line (CloudWatch turns it into metrics), dimensions: service and the scope's own. */
+function flush(scope: InvocationScope): void {
+  const c = config();
+  if (c.POWERTOOLS_METRICS_DISABLED || scope.metrics.length === 0) return;
+  try {
+    const metrics = new Metrics({ namespace: c.POWERTOOLS_METRICS_NAMESPACE, serviceName: c.POWERTOOLS_SERVICE_NAME });
+    // The configuration decides (it may override the environment, as tests do): Powertools reads
+    // POWERTOOLS_METRICS_DISABLED from process.env itself and has no option for it.
+    (metrics as unknown as { disabled: boolean }).disabled = false;
+    for (const [k, v] of Object.entries(scope.dimensions)) metrics.addDimension(k, v);
+    for (const m of scope.metrics) metrics.addMetric(m.name, m.unit === 'Count' ? MetricUnit.Count : MetricUnit.Milliseconds, m.value);
+    metrics.publishStoredMetrics();
+  } catch (err) {
+    log.warn('metrics not published', errorFields(err));
+  }
+}
+
+/**
+ * Runs one invocation (an HTTP request, a worker batch, a sweep): its log lines carry `correlationId` and
+ * the cold-start flag, the metrics counted during it are flushed once at its end, and with tracing on it
+ * runs in its own X-Ray subsegment.
+ */
+export async function invocation<T>(opts: { correlationId?: string; dimensions?: Record<string, string> }, fn: (scope: InvocationScope) => Promise<T>): Promise<T> {
+  await prepareTracing();
+  const scope = newScope(opts.correlationId, opts.dimensions);
+  try {
+    return await runInScope(scope, () => traced(() => fn(scope)));
+  } finally {
+    flush(scope);
+  }
+}
+
+/** Inside an invocation, a part with its own correlation id (a worker's SQS message): same metrics, other id. */
+export function withCorrelationId<T>(correlationId: string, fn: () => Promise<T>): Promise<T> {
+  const parent = currentScope();
+  if (!parent) return fn();
+  return runInScope({ ...parent, correlation_id: correlationId }, fn);
+}

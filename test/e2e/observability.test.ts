@@ -1,0 +1,115 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { useTestStack } from '../helpers/stack';
+import { client, signUp } from '../helpers/http';
+import type { SQSEvent } from 'aws-lambda';
+import { log } from '#shared/log';
+import { workerTable } from '../../functions/workers';
+
+/**
+ * Issue 17 item 2: Powertools Logger and Metrics, seen from outside. Everything the process writes is
+ * captured (stdout and stderr); the stack logs at debug level and prints its EMF metrics.
+ */
+const written: string[] = [];
+const writes = { out: process.stdout.write, err: process.stderr.write };
+beforeAll(() => {
+  const capture = (chunk: unknown) => (written.push(String(chunk)), true);
+  process.stdout.write = capture as typeof process.stdout.write;
+  process.stderr.write = capture as typeof process.stderr.write;
+});
+afterAll(() => {
+  process.stdout.write = writes.out;
+  process.stderr.write = writes.err;
+});
+const ref = useTestStack({ LOG_LEVEL: 'debug', POWERTOOLS_METRICS_DISABLED: 'false', POWERTOOLS_SERVICE_NAME: 'obs-test', POWERTOOLS_METRICS_NAMESPACE: 'ObsTest' });
+const api = client(() => ref.stack.url);
+
+type Line = Record<string, any>;
+/** The JSON lines written while `fn` ran (after the queues drained). */
+async function linesOf(fn: () => Promise<unknown>): Promise<Line[]> {
+  await ref.stack.queues.drain();
+  const from = written.length;
+  await fn();
+  await ref.stack.queues.drain();
+  return written
+    .slice(from)
+    .join('')
+    .split('\n')
+    .filter((l) => l.trim().startsWith('{'))
+    .map((l) => JSON.parse(l) as Line);
+}
+const isLog = (l: Line) => typeof l.message === 'string' && typeof l.level === 'string';
+const isEmf = (l: Line) => Array.isArray(l._aws?.CloudWatchMetrics);
+
+describe('log lines (Powertools Logger)', () => {
+  it('every line of one request carries its correlation id and the cold-start flag; the next request has its own', async () => {
+    const user = await signUp(api);
+    const first = (await linesOf(() => api.post('/auth/login', { email: user.email, password: 'wrong password!' }))).filter(isLog);
+    const second = (await linesOf(() => api.get('/auth/me', { token: 'not-a-token' }))).filter(isLog);
+    for (const lines of [first, second]) {
+      // received and served at least (debug), in Powertools' shape
+      expect(lines.length).toBeGreaterThanOrEqual(2);
+      const ids = new Set(lines.map((l) => l.correlation_id));
+      expect(ids.size, JSON.stringify(lines)).toBe(1);
+      expect([...ids][0]).toMatch(/^[0-9a-f-]{36}$/);
+      for (const l of lines) {
+        expect(l).toMatchObject({ service: 'obs-test', cold_start: false, timestamp: expect.any(String) });
+        expect(['DEBUG', 'INFO', 'WARN', 'ERROR']).toContain(l.level);
+      }
+    }
+    expect(first[0].correlation_id).not.toBe(second[0].correlation_id);
+    expect(first.find((l) => l.message === 'request served')).toMatchObject({ route: 'POST /auth/login', status: 401 });
+    expect(second.find((l) => l.message === 'request served')).toMatchObject({ route: 'GET /auth/me', status: 401 });
+  });
+
+  it('requests served at once keep their own ids (the keys are per invocation, not per process)', async () => {
+    const lines = (await linesOf(() => Promise.all(Array.from({ length: 12 }, () => api.get('/auth/me', { token: 'not-a-token' }))))).filter(isLog);
+    const received = lines.filter((l) => l.message === 'request received');
+    const served = lines.filter((l) => l.message === 'request served');
+    expect(received).toHaveLength(12);
+    expect(new Set(received.map((l) => l.correlation_id)).size).toBe(12);
+    expect(new Set(served.map((l) => l.correlation_id))).toEqual(new Set(received.map((l) => l.correlation_id)));
+  });
+
+  it('a line written outside any request carries no correlation id', async () => {
+    const lines = (await linesOf(async () => log.info('between requests', { probe: 1 }))).filter(isLog);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({ level: 'INFO', message: 'between requests', probe: 1, service: 'obs-test' });
+    expect(lines[0]).not.toHaveProperty('correlation_id');
+  });
+
+  it('a worker logs each message with its SQS message id as correlation id', async () => {
+    const record = (messageId: string) => ({ messageId, body: JSON.stringify({ kind: 'no-such-kind' }), attributes: { ApproximateReceiveCount: '1' } });
+    const event = { Records: [record('message-1'), record('message-2')] } as unknown as SQSEvent;
+    const lines = (await linesOf(() => workerTable.jobs!.handler(event))).filter(isLog);
+    expect(lines.map((l) => [l.level, l.message, l.correlation_id])).toEqual([
+      ['WARN', 'unknown job kind; dropped', 'message-1'],
+      ['WARN', 'unknown job kind; dropped', 'message-2'],
+    ]);
+  });
+});
+
+describe('metrics (Powertools Metrics, EMF)', () => {
+  it('one EMF line per request: count, latency, 4xx, 5xx by route, and the sign-in outcome', async () => {
+    const user = await signUp(api);
+    const ok = (await linesOf(() => api.post('/auth/login', { email: user.email, password: user.password }))).filter(isEmf);
+    const refused = (await linesOf(() => api.post('/auth/login', { email: user.email, password: 'wrong password!' }))).filter(isEmf);
+    expect(ok).toHaveLength(1);
+    expect(refused).toHaveLength(1);
+    const [emf] = ok;
+    expect(emf._aws.CloudWatchMetrics[0].Namespace).toBe('ObsTest');
+    expect(emf._aws.CloudWatchMetrics[0].Dimensions).toEqual([['service', 'route']]);
+    const names = emf._aws.CloudWatchMetrics[0].Metrics.map((m: { Name: string; Unit: string }) => `${m.Name}:${m.Unit}`);
+    expect(names).toEqual(expect.arrayContaining(['Requests:Count', 'Latency:Milliseconds', 'Status4xx:Count', 'Status5xx:Count', 'SignInSucceeded:Count']));
+    expect(emf).toMatchObject({ service: 'obs-test', route: 'POST /auth/login', Requests: 1, Status4xx: 0, Status5xx: 0, SignInSucceeded: 1 });
+    expect(emf.Latency).toBeGreaterThan(0);
+    expect(emf).not.toHaveProperty('SignInRefused');
+    expect(refused[0]).toMatchObject({ route: 'POST /auth/login', Requests: 1, Status4xx: 1, Status5xx: 0, SignInRefused: 1 });
+    expect(refused[0]).not.toHaveProperty('SignInSucceeded');
+  });
+
+  it('an unknown path is counted under the route `unmatched` as a 4xx', async () => {
+    const emf = (await linesOf(() => api.get('/no/such/path'))).filter(isEmf);
+    expect(emf).toHaveLength(1);
+    expect(emf[0]).toMatchObject({ route: 'unmatched', Requests: 1, Status4xx: 1 });
+  });
+});

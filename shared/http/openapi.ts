@@ -148,6 +148,7 @@ const TAGS: Record<string, string> = {
   impex: 'Import, export and their progress',
   integrations: 'Cloud accounts and discovery',
   webhooks: 'Webhook registrations and their deliveries',
+  audit: 'Who changed what, when and from where: the audit logs',
   docs: 'This API reference',
 };
 

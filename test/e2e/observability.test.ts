@@ -1,5 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { useTestStack } from '../helpers/stack';
+import { captureOutput } from '../helpers/output';
 import { client, signUp } from '../helpers/http';
 import type { SQSEvent } from 'aws-lambda';
 import { log } from '#shared/log';
@@ -9,17 +10,7 @@ import { workerTable } from '../../functions/workers';
  * Issue 17 item 2: Powertools Logger and Metrics, seen from outside. Everything the process writes is
  * captured (stdout and stderr); the stack logs at debug level and prints its EMF metrics.
  */
-const written: string[] = [];
-const writes = { out: process.stdout.write, err: process.stderr.write };
-beforeAll(() => {
-  const capture = (chunk: unknown) => (written.push(String(chunk)), true);
-  process.stdout.write = capture as typeof process.stdout.write;
-  process.stderr.write = capture as typeof process.stderr.write;
-});
-afterAll(() => {
-  process.stdout.write = writes.out;
-  process.stderr.write = writes.err;
-});
+const written = captureOutput();
 const ref = useTestStack({ LOG_LEVEL: 'debug', POWERTOOLS_METRICS_DISABLED: 'false', POWERTOOLS_SERVICE_NAME: 'obs-test', POWERTOOLS_METRICS_NAMESPACE: 'ObsTest' });
 const api = client(() => ref.stack.url);
 

@@ -1,5 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { useTestStack } from '../helpers/stack';
+import { captureOutput } from '../helpers/output';
 import { client, signUp, PASSWORD } from '../helpers/http';
 import { setPlan } from '../helpers/plans';
 import { frozenClock, totpCode } from '../helpers/sign-in';
@@ -11,17 +12,7 @@ import { readOutbox } from '../helpers/outbox';
  * regenerates its recovery codes, signs in with a code, resets its password and creates an API key; then
  * none of the secrets those flows handle may appear anywhere in the output.
  */
-const written: string[] = [];
-const writes = { out: process.stdout.write, err: process.stderr.write };
-beforeAll(() => {
-  const capture = (chunk: unknown) => (written.push(String(chunk)), true);
-  process.stdout.write = capture as typeof process.stdout.write;
-  process.stderr.write = capture as typeof process.stderr.write;
-});
-afterAll(() => {
-  process.stdout.write = writes.out;
-  process.stderr.write = writes.err;
-});
+const written = captureOutput();
 const clock = frozenClock();
 const ref = useTestStack({ LOG_LEVEL: 'debug', POWERTOOLS_METRICS_DISABLED: 'false', APP_BASE_URL: 'https://catalog.example.test/' }, { clock });
 const api = client(() => ref.stack.url);

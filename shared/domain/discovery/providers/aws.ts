@@ -3,6 +3,7 @@
 import type { Instance } from '@aws-sdk/client-ec2';
 import { isIP } from 'node:net';
 import { config } from '#shared/config';
+import { captured } from '#shared/tracing';
 import { floorTags, ProviderRefusal, type DiscoveredInstance, type Listing, type ProviderAccount, type ProviderAdapter } from './types';
 
 /**
@@ -18,7 +19,7 @@ type Credentials = { accessKeyId: string; secretAccessKey: string; sessionToken:
 async function assumeRole(account: ProviderAccount): Promise<Credentials> {
   if (!account.role_arn || !account.external_id) throw new ProviderRefusal('The account has no role to assume.');
   const { STSClient, AssumeRoleCommand } = await import('@aws-sdk/client-sts');
-  const sts = new STSClient({ region: config().AWS_REGION });
+  const sts = captured(new STSClient({ region: config().AWS_REGION }));
   try {
     const out = await sts.send(new AssumeRoleCommand({
       RoleArn: account.role_arn, ExternalId: account.external_id, RoleSessionName: `infra-catalog-${account.id.slice(0, 8)}`, DurationSeconds: 900,
@@ -58,7 +59,7 @@ export function toDiscovered(i: Instance, region: string): DiscoveredInstance {
 
 async function listRegion(region: string, credentials: Credentials): Promise<Listing> {
   const { EC2Client, paginateDescribeInstances } = await import('@aws-sdk/client-ec2');
-  const client = new EC2Client({ region, credentials });
+  const client = captured(new EC2Client({ region, credentials }));
   const instances: DiscoveredInstance[] = [];
   try {
     for await (const page of paginateDescribeInstances({ client, pageSize: 500 }, {})) {
@@ -82,7 +83,7 @@ export const awsAdapter: ProviderAdapter = {
     const credentials = await assumeRole(account);
     const { STSClient, GetCallerIdentityCommand } = await import('@aws-sdk/client-sts');
     try {
-      const who = await new STSClient({ region: config().AWS_REGION, credentials }).send(new GetCallerIdentityCommand({}));
+      const who = await captured(new STSClient({ region: config().AWS_REGION, credentials })).send(new GetCallerIdentityCommand({}));
       const expected = account.role_arn!.split(':')[4];
       if (expected && who.Account && who.Account !== expected) throw new ProviderRefusal('The assumed role belongs to another AWS account.');
     } catch (err) {

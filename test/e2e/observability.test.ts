@@ -2,6 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { useTestStack } from '../helpers/stack';
 import { captureOutput } from '../helpers/output';
 import { client, signUp } from '../helpers/http';
+import { createService, ownerWithEnv } from '../helpers/catalog';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { SQSEvent } from 'aws-lambda';
 import { log } from '#shared/log';
 import { workerTable } from '../../functions/workers';
@@ -11,7 +14,8 @@ import { workerTable } from '../../functions/workers';
  * captured (stdout and stderr); the stack logs at debug level and prints its EMF metrics.
  */
 const written = captureOutput();
-const ref = useTestStack({ LOG_LEVEL: 'debug', POWERTOOLS_METRICS_DISABLED: 'false', POWERTOOLS_SERVICE_NAME: 'obs-test', POWERTOOLS_METRICS_NAMESPACE: 'ObsTest' });
+// The webhook receiver below listens on 127.0.0.1: the allowlist lets this file deliver there.
+const ref = useTestStack({ WEBHOOK_ALLOWED_ADDRESSES: '127.0.0.1', LOG_LEVEL: 'debug', POWERTOOLS_METRICS_DISABLED: 'false', POWERTOOLS_SERVICE_NAME: 'obs-test', POWERTOOLS_METRICS_NAMESPACE: 'ObsTest' });
 const api = client(() => ref.stack.url);
 
 type Line = Record<string, any>;
@@ -96,6 +100,24 @@ describe('metrics (Powertools Metrics, EMF)', () => {
     expect(emf).not.toHaveProperty('SignInRefused');
     expect(refused[0]).toMatchObject({ route: 'POST /auth/login', Requests: 1, Status4xx: 1, Status5xx: 0, SignInRefused: 1 });
     expect(refused[0]).not.toHaveProperty('SignInSucceeded');
+  });
+
+  it('business metrics: a service created, and its webhook delivery counted by the events worker', async () => {
+    const receiver = createServer((req, res) => req.resume().on('end', () => res.writeHead(200).end()));
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+    try {
+      const { token, projectId, envId } = await ownerWithEnv(api);
+      const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+      expect((await api.post(`/projects/${projectId}/webhooks`, { url, events: ['service.created'] }, { token })).status).toBe(201);
+      // linesOf drains the queues: the outbox is forwarded and the events worker delivers.
+      const emf = (await linesOf(() => createService(api, token, projectId, envId))).filter(isEmf);
+      expect(emf.find((l) => l.route === 'POST /services')).toMatchObject({ Requests: 1, ServicesCreated: 1 });
+      const delivery = emf.find((l) => 'WebhookDeliverySucceeded' in l);
+      expect(delivery).toMatchObject({ WebhookDeliverySucceeded: 1 });
+      expect(delivery).not.toHaveProperty('WebhookDeliveryFailed');
+    } finally {
+      await new Promise<void>((r) => receiver.close(() => r()));
+    }
   });
 
   it('an unknown path is counted under the route `unmatched` as a 4xx', async () => {

@@ -390,10 +390,21 @@ describe('project users, API keys and service floors', () => {
     expect(refused.status).toBe(403);
     expect(refused.body).toEqual({ detail: "API key limit reached for your 'Starter' plan (max 5). Please upgrade to create more API keys." });
     await setPlan(user.id, 'Team');
+    clock.advance(1000);
     await restored(user.token, { api_keys: [apiKey.id, metricsKey.id] });
     expect((await api.get('/me/metrics-api-keys', { token: user.token })).body.map((k: { id: string }) => k.id)).toEqual([metricsKey.id]);
     expect((await readItem(keys.account(user.id)))!.api_key_count).toBe(7);
     expect(await summary(user.token)).toEqual(ZERO);
+    // The account's own audit log: archive and restore of each key by the caller; the refused restore left nothing.
+    for (const k of [apiKey, metricsKey]) {
+      const log = await api.get(`/me/audit-log?entity_id=${k.id}`, { token: user.token });
+      expect(log.status, log.text).toBe(200);
+      expect(log.body.map((e: { action: string }) => e.action)).toEqual(['api_key.restore', 'api_key.archive', 'api_key.create']);
+      expect(log.body[1]).toMatchObject({ project_id: null, account_id: user.id, actor: { type: 'account', id: user.id }, before: { archived_at: null }, after: { archived_at: expect.any(String) } });
+      expect(log.body[0]).toMatchObject({ before: { archived_at: log.body[1].after.archived_at }, after: { archived_at: null } });
+      expect(JSON.stringify(log.body)).not.toContain((k as { key?: string }).key ?? 'no key in the answer');
+    }
+    expect((await api.get(`/me/audit-log?entity_id=${metricsKey.id}`, { token: user.token })).body[1].summary).toEqual({ key_set: 'metrics', name: 'grafana' });
   });
 
   it('deleting a floor detaches its archived services too: they come back without it', async () => {

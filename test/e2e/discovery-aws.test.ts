@@ -71,6 +71,13 @@ describe('cloud discovery from AWS (cross-account role, EC2 paginators)', () => 
     expect(sts.commandCalls(AssumeRoleCommand)[0].args[0].input).toMatchObject({ RoleArn: ROLE, ExternalId: account.external_id });
     expect(sts.commandCalls(GetCallerIdentityCommand)).toHaveLength(1);
     expect(connected.text).not.toContain('assumed-secret');
+    // The audit log has the creation and the connection, with the role but never the external id nor the assumed credentials.
+    const entries = (await api.get(`/projects/${o.projectId}/audit-log?entity_id=${account.id}`, { token: o.token })).body as Record<string, any>[];
+    expect(entries.map((e) => e.action)).toEqual(['cloud_account.connect', 'cloud_account.create']);
+    expect(entries[1].after).toMatchObject({ provider: 'aws', role_arn: ROLE, regions: ['us-east-1', 'eu-west-1'] });
+    expect(entries[0]).toMatchObject({ before: { status: 'pending' }, after: { status: 'connected' } });
+    expect(JSON.stringify(entries)).not.toContain(account.external_id);
+    expect(JSON.stringify(entries)).not.toMatch(/external_id|assumed-secret/);
     // The same account through another provider's path is not found.
     expect((await api.post('/integrations/cloud/hetzner/connect', { account_id: account.id }, { token: o.token })).status).toBe(404);
 

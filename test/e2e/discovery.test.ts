@@ -148,6 +148,28 @@ describe('cloud discovery from a token provider (a stub on 127.0.0.1)', () => {
     expect(floors.find((e) => e.after?.missing_since)).toMatchObject({ before: { missing_since: null } });
   });
 
+  it('connecting and removing a cloud account are entries of the project log, never its credentials; a refused removal leaves none', async () => {
+    const o = await ownerWithEnv(api, 'Enterprise');
+    const created = (await api.post('/integrations/cloud-accounts', { project_id: o.projectId, environment_id: o.envId, provider: 'hetzner', name: 'hcloud', api_token: 'wrong-token-123' }, { token: o.token })).body;
+    expect((await api.post('/integrations/cloud/hetzner/connect', { account_id: created.id }, { token: o.token })).body.status).toBe('failed');
+    expect((await api.post('/integrations/cloud/hetzner/connect', { account_id: created.id }, { token: o.token })).body.status).toBe('failed');
+    // A refused removal (a viewer) leaves no entry.
+    const viewer = await signUp(api);
+    await grantRole(api, o.token, o.envId, viewer.id, 'viewer');
+    expect((await api.delete(`/integrations/cloud-accounts/${created.id}`, undefined, { token: viewer.token })).status).toBe(403);
+    expect((await api.delete(`/integrations/cloud-accounts/${created.id}`, undefined, { token: o.token })).status).toBe(204);
+    const res = await api.get(`/projects/${o.projectId}/audit-log?entity_id=${created.id}`, { token: o.token });
+    expect(res.status, res.text).toBe(200);
+    const entries = res.body as Record<string, any>[];
+    expect(entries.map((e) => e.action)).toEqual(['cloud_account.delete', 'cloud_account.connect', 'cloud_account.connect', 'cloud_account.create']);
+    expect(entries[3]).toMatchObject({ entity_type: 'cloud_account', environment_id: o.envId, before: null, after: { provider: 'hetzner', name: 'hcloud', status: 'pending' }, actor: { id: o.owner.id } });
+    expect(entries[2]).toMatchObject({ before: { status: 'pending', last_error: null }, after: { status: 'failed', last_error: 'The provider refused the API token (401).' } });
+    expect(entries[1].before).toEqual({ last_checked_at: entries[2].after.last_checked_at });
+    expect(entries[0]).toMatchObject({ before: { name: 'hcloud', status: 'failed' }, after: null });
+    const text = JSON.stringify(entries);
+    for (const secret of ['wrong-token-123', 'token_sealed', 'api_token', 'local:v1:', 'external_id', 'created_by']) expect(text).not.toContain(secret);
+  });
+
   it('DigitalOcean: pages through droplets by links.pages.next', async () => {
     stub.droplets = [droplet(1, 'a'), droplet(2, 'b'), droplet(3, 'c')];
     const o = await ownerWithEnv(api, 'Enterprise');

@@ -136,6 +136,27 @@ describe('downgrade', () => {
     expect((await mails()).length).toBe(3);
   });
 
+  it('API keys over the limit at the deadline are archived by the service: account-level entries in the owner’s own log', async () => {
+    const o = await ownerWithEnv(api, 'Team');
+    const ids: string[] = [];
+    for (let i = 0; i < 6; i++) {
+      const res = await api.post('/me/api-keys', { name: `k${i}` }, { token: o.token });
+      expect(res.status, res.text).toBe(201);
+      ids.push(res.body.id);
+      clock.advance(1000);
+    }
+    expect((await api.post('/me/downgrade/confirm', { to_plan_id: await planId('Starter') }, { token: o.token })).status).toBe(200);
+    clock.advance(14 * DAY);
+    await sweep();
+    const token = await tokenNow(o.owner.email);
+    const log = (await api.get('/me/audit-log?action=api_key.archive', { token })).body as { entity_id: string; actor: unknown; account_id: string; project_id: null }[];
+    expect(log).toHaveLength(1);
+    expect(ids).toContain(log[0].entity_id);
+    expect(log[0]).toMatchObject({ account_id: o.owner.id, project_id: null, actor: { type: 'service', id: null, email: null, is_staff: false } });
+    // Nothing in the project's log.
+    expect((await api.get(`/projects/${o.projectId}/audit-log?entity_type=api_key`, { token })).body).toEqual([]);
+  });
+
   it('refuses: 422 without a plan, 404 unknown plan, 409 the current plan, 400 a plan that is not smaller, 403 Enterprise+', async () => {
     const o = await ownerWithEnv(api, 'Team');
     const cases: [unknown, number, string | undefined][] = [

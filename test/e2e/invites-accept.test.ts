@@ -81,6 +81,14 @@ describe('POST /invites/accept/by-token', () => {
 
     const me = await api.get('/auth/me', { token: b.access_token });
     expect(me.body).toMatchObject({ email, name: 'Nia Newcomer' });
+    // Its security log: created and signed in by the acceptance (in its transaction), by the link's holder, from where it was accepted.
+    const seclog = await api.get('/auth/me/security-log', { token: b.access_token });
+    expect(seclog.status, seclog.text).toBe(200);
+    expect(seclog.body.map((e: { event: string }) => e.event)).toEqual(['sign_in.succeeded', 'account.created']);
+    expect(seclog.body[0]).toMatchObject({ actor: 'self', actor_id: me.body.id, details: { via: 'invitation', second_factor: null }, source_ip: expect.any(String), request_id: expect.any(String) });
+    expect(seclog.body[1]).toMatchObject({ actor: 'self', details: { via: 'invitation', account_type: 'project_user' } });
+    expect(seclog.text).not.toContain(token);
+    expect(seclog.text).not.toContain(NEW_PASSWORD);
     expect(await projectIdsOf(b.access_token)).toEqual([projectId]);
     const roles = await api.get(`/environments/${envId}/roles`, { token: owner.token });
     expect(roles.body).toContainEqual({ id: expect.any(String), environment_id: envId, user_id: me.body.id, role: 'manager' });
@@ -141,12 +149,17 @@ describe('POST /invites/accept/by-token', () => {
   it('case 3: an account that never signed in and has no authenticator sets its password, is signed in, and the exception closes', async () => {
     const { owner, projectId } = await ownerWithProject();
     const dormant = await registeredOnly();
+    clock.advance(1000);
     const { token } = await invite(owner.token, projectId, dormant.email);
     const missing = await byToken({ token });
     expect([missing.status, missing.body]).toEqual([400, { detail: 'A password is required to claim this invitation' }]);
     const res = await byToken({ token, password: NEW_PASSWORD });
     expect(res.status, res.text).toBe(200);
     expect(res.body).toMatchObject({ accepted: true, token: res.body.access_token });
+    // The claim is a sign-in in the security log (the refused attempt without a password wrote nothing).
+    const seclog = (await api.get('/auth/me/security-log', { token: res.body.access_token })).body as { event: string; actor: string; details: object }[];
+    expect(seclog.map((e) => e.event)).toEqual(['sign_in.succeeded', 'account.created']);
+    expect(seclog[0]).toMatchObject({ actor: 'self', details: { via: 'invitation', password_set: true, second_factor: null } });
     expect((await api.get('/auth/me', { token: res.body.access_token })).body.id).toBe(dormant.id);
     expect((await adminView(dormant.id)).last_login_at).toBe(clock.now().toISOString());
     expect((await login(dormant.email, PASSWORD)).status).toBe(401);
@@ -196,16 +209,20 @@ describe('POST /invites/accept/by-token', () => {
     expect([expired.status, expired.body]).toEqual([400, { detail: 'Invitation expired' }]);
   });
 
-  it('accepts one of two concurrent uses of the same link', async () => {
+  it('accepts one of two concurrent uses of the same link (5 rounds), the loser leaving no security-log entry', async () => {
     const { owner, projectId } = await ownerWithProject();
-    const email = uniqueEmail('racer');
-    const { token } = await invite(owner.token, projectId, email);
-    const results = await Promise.all([byToken({ token, password: NEW_PASSWORD }), byToken({ token, password: 'another passphrase' })]);
-    expect(results.map((r) => r.status).sort()).toEqual([200, 400]);
-    expect(results.find((r) => r.status === 400)!.body).toEqual({ detail: 'Invitation already accepted' });
-    const winner = results.find((r) => r.status === 200)!;
-    expect((await api.get('/auth/me', { token: winner.body.access_token })).body.email).toBe(email);
-    expect((await projectMembers(owner.token, projectId)).filter((m) => m.email === email)).toHaveLength(1);
+    for (let round = 0; round < 5; round++) {
+      const email = uniqueEmail('racer');
+      const { token } = await invite(owner.token, projectId, email);
+      const results = await Promise.all([byToken({ token, password: NEW_PASSWORD }), byToken({ token, password: 'another passphrase' })]);
+      expect(results.map((r) => r.status).sort()).toEqual([200, 400]);
+      expect(results.find((r) => r.status === 400)!.body).toEqual({ detail: 'Invitation already accepted' });
+      const winner = results.find((r) => r.status === 200)!;
+      expect((await api.get('/auth/me', { token: winner.body.access_token })).body.email).toBe(email);
+      // The losing use left no entry: one creation, one sign-in.
+      expect((await api.get('/auth/me/security-log', { token: winner.body.access_token })).body.map((e: { event: string }) => e.event)).toEqual(['sign_in.succeeded', 'account.created']);
+      expect((await projectMembers(owner.token, projectId)).filter((m) => m.email === email)).toHaveLength(1);
+    }
   });
 });
 

@@ -166,16 +166,25 @@ describe('webhook delivery', () => {
     expect(ping.status).toBe(200);
     expect(ping.body).toMatchObject({ success: true, status_code: 200, response_body: 'answered 200' });
     expect(JSON.parse(at('/gone')[0].body).type).toBe('ping');
-    script.set('/gone', [410]);
+    script.set('/gone', [410, 410]);
     await createService(api, token, projectId, envId, { name: 'gone' });
+    await createService(api, token, projectId, envId, { name: 'gone-too' });
     await ref.stack.queues.drain();
     const after = await api.get(`/projects/${projectId}/webhooks/${hook.id}`, { token });
     expect(after.body).toMatchObject({ enabled: false, disabled_reason: 'The endpoint answered 410 Gone' });
     const mails = await readOutbox(ref.stack.dataDir, { to: owner.email });
-    expect(mails.map((m) => m.subject)).toContain('A webhook was disabled');
+    expect(mails.filter((m) => m.subject === 'A webhook was disabled')).toHaveLength(1);
+    // The audit log: one disablement, by the service, with the reason (however many deliveries failed).
+    const entries = (await api.get(`/projects/${projectId}/audit-log?entity_id=${hook.id}`, { token })).body as Record<string, any>[];
+    expect(entries.map((e) => e.action)).toEqual(['webhook.disable', 'webhook.create']);
+    expect(entries[0]).toMatchObject({
+      actor: { type: 'service', id: null, email: null, is_staff: false },
+      before: { enabled: true, disabled_reason: null }, after: { enabled: false, disabled_reason: 'The endpoint answered 410 Gone' }, summary: { status_code: 410 },
+    });
+    expect(JSON.stringify(entries)).not.toContain(hook.secret);
     // No retry is scheduled for a 410.
     await sweepWebhookRetries(later(HOUR));
-    expect(at('/gone')).toHaveLength(2);
+    expect(at('/gone')).toHaveLength(3);
   });
 
   it('disables an endpoint after 5 days of failures', async () => {
@@ -190,6 +199,13 @@ describe('webhook delivery', () => {
     await sweepWebhookRetries(later(125 * HOUR));
     const after = await api.get(`/projects/${projectId}/webhooks/${hook.id}`, { token });
     expect(after.body).toMatchObject({ enabled: false, disabled_reason: 'Every delivery failed for 5 days' });
+    const [entry] = (await api.get(`/projects/${projectId}/audit-log?entity_id=${hook.id}&action=webhook.disable`, { token })).body as Record<string, any>[];
+    expect(entry).toMatchObject({ actor: { type: 'service' }, after: { enabled: false, disabled_reason: 'Every delivery failed for 5 days' }, summary: { status_code: 500, failing_since: expect.any(String) } });
+    // Enabling it again is the owner's entry (the disablement's time is the moved clock's, so order by action here).
+    expect((await api.patch(`/projects/${projectId}/webhooks/${hook.id}`, { enabled: true }, { token })).status).toBe(200);
+    const entries = (await api.get(`/projects/${projectId}/audit-log?entity_id=${hook.id}`, { token })).body as Record<string, any>[];
+    expect(entries.map((e) => [e.action, e.actor.type]).sort()).toEqual([['webhook.create', 'account'], ['webhook.disable', 'service'], ['webhook.update', 'account']]);
+    expect(entries.find((e) => e.action === 'webhook.update')).toMatchObject({ before: { enabled: false, disabled_reason: 'Every delivery failed for 5 days' }, after: { enabled: true, disabled_reason: null } });
   });
 
   it('rotates the secret: both sign during the grace period', async () => {

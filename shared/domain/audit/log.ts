@@ -70,6 +70,8 @@ const READ_PERMISSION: Record<string, Permission | null> = {
   import: 'services.view',
   // A discovery run's entry (its counts) is for whoever reads the environment's floors.
   discovery_run: 'floors.view',
+  // A cloud account (never its credentials) is for whoever sees it: connections.view in its environment.
+  cloud_account: 'connections.view',
 };
 
 /**

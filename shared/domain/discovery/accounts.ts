@@ -11,7 +11,8 @@ import { config } from '#shared/config';
 import { log } from '#shared/log';
 import { open, seal } from '#auth/secret-box';
 import { actorAccount, type AppContext } from '#shared/context';
-import { accessInEnvironment, loadAccess, type ProjectAccess } from '#domain/tenancy';
+import { changeAudit, creationAudit } from '#shared/audit';
+import { accessInEnvironment, loadAccess, retentionOfProject, type ProjectAccess } from '#domain/tenancy';
 import { MISSING_MANAGE, MISSING_VIEW } from '#domain/catalog';
 import { cloudAccountEntity, cloudAccountView, TOKEN_PROVIDERS, type CloudAccount, type DiscoveryProvider } from './entities';
 import { adapterFor } from './providers';
@@ -41,6 +42,15 @@ export function trustPolicy(externalId: string) {
 /** What the role needs to be allowed: reading instances, nothing else. */
 export const PERMISSIONS_POLICY = { Version: '2012-10-17', Statement: [{ Effect: 'Allow', Action: ['ec2:DescribeInstances'], Resource: '*' }] };
 
+/**
+ * What an audit entry of a cloud account shows (issue 18): what its read shows, without the
+ * credentials (the sealed token; the external id, which the deny-list drops too) nor the run
+ * bookkeeping and timestamps that discovery runs move.
+ */
+export const auditedCloudAccount = ({
+  token_sealed: _t, external_id: _x, audit_head: _h, active_run_id: _a, last_run_id: _r, last_discovery_at: _d, created_by: _c, created_at: _ca, updated_at: _u, deleted_at: _del, ...rest
+}: CloudAccount) => rest;
+
 function answer(account: CloudAccount) {
   const view = cloudAccountView.project(account);
   return account.provider === 'aws' ? { ...view, trust_policy: trustPolicy(account.external_id!), permissions_policy: PERMISSIONS_POLICY } : view;
@@ -57,7 +67,11 @@ export async function createCloudAccount(ctx: AppContext, input: CreateCloudAcco
     ? cloudAccountEntity.create({ ...base, role_arn: input.role_arn, regions: input.regions ?? [], external_id: `icat-${randomBytes(24).toString('base64url')}` })
     : cloudAccountEntity.create({ ...base, token_sealed: await seal(input.api_token, sealContext(base)) });
   const key = accountKey(account);
-  await transact([putNewStep(cloudAccountEntity.encode(key, account)), lookupStep(id, account.project_id, key, CLOUD_ACCOUNT_KIND)]);
+  await transact([
+    putNewStep(cloudAccountEntity.encode(key, account)),
+    lookupStep(id, account.project_id, key, CLOUD_ACCOUNT_KIND),
+    ...creationAudit(ctx, 'cloud_account', account, auditedCloudAccount(account)),
+  ]);
   return answer(account);
 }
 
@@ -96,8 +110,10 @@ export async function connectCloudAccount(ctx: AppContext, input: { provider: Di
   log.info('cloud account checked', { cloud_account_id: account.id, provider: account.provider, connected: !error, error });
   const now = ctx.clock.now().toISOString();
   const fields = { status: error ? 'failed' as const : 'connected' as const, last_error: error, last_checked_at: now, updated_at: now };
-  await transact([setFieldsStep(accountKey(account), fields, notFound(CLOUD_ACCOUNT_NOT_FOUND))]);
-  return answer({ ...account, ...fields });
+  // Every check is an entry (the account's latest), in the transaction that records its outcome.
+  const audit = changeAudit(ctx, 'cloud_account', 'connect', account, { before: auditedCloudAccount(account), after: auditedCloudAccount({ ...account, ...fields }) }, await retentionOfProject(access.project));
+  await transact([setFieldsStep(accountKey(account), { ...fields, audit_head: audit.head }, notFound(CLOUD_ACCOUNT_NOT_FOUND)), ...audit.steps]);
+  return answer({ ...account, ...fields, audit_head: audit.head });
 }
 
 /** Accounts of a project the caller may see (connections.view in the account's environment). */
@@ -132,7 +148,8 @@ export async function deleteCloudAccount(ctx: AppContext, input: { account_id: s
   const { access, account } = await accessToCloudAccount(input.account_id, actorAccount(ctx).id);
   access.require('connections.manage', MISSING_MANAGE, account.environment_id);
   const now = ctx.clock.now().toISOString();
-  await transact([setFieldsStep(accountKey(account), { deleted_at: now, updated_at: now, token_sealed: null }, notFound(CLOUD_ACCOUNT_NOT_FOUND))]);
+  const audit = changeAudit(ctx, 'cloud_account', 'delete', account, { before: auditedCloudAccount(account), after: null }, await retentionOfProject(access.project));
+  await transact([setFieldsStep(accountKey(account), { deleted_at: now, updated_at: now, token_sealed: null, audit_head: audit.head }, notFound(CLOUD_ACCOUNT_NOT_FOUND)), ...audit.steps]);
 }
 
 export const isTokenProvider = (p: DiscoveryProvider) => TOKEN_PROVIDERS.includes(p);

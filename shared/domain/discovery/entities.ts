@@ -36,6 +36,8 @@ export const cloudAccountEntity = defineEntity(
     created_at: z.string(),
     updated_at: z.string(),
     deleted_at: z.string().nullable().default(null),
+    /** The sort key of the account's latest audit entry (issue 18). */
+    audit_head: z.string().nullable().default(null),
   }),
 );
 export type CloudAccount = z.infer<typeof cloudAccountEntity.schema>;

@@ -5,7 +5,7 @@ import { invalid, conflict, notFound } from '#shared/errors';
 import { hashPassword } from '#auth/passwords';
 import { passwordPolicyProblem } from '#auth/password-policy';
 import { actorAccount, type AppContext } from '#shared/context';
-import { accountCreationSteps, type Account, type AccountType, prepareAccount, hasSecondFactor, startSession, type ClientMeta, type TokenPair } from '#domain/identity';
+import { accountCreationSteps, type Account, type AccountType, prepareAccount, hasSecondFactor, securityLogStep, startSession, type ClientMeta, type TokenPair } from '#domain/identity';
 import { type Membership } from './access';
 import { envRoleStep, type EnvRoleAssignment } from './env-roles';
 import { type Environment } from './environments';
@@ -168,6 +168,8 @@ async function acceptForAccount(invite: Invitation, account: Account, facts: Fac
     closeIndexStep(invite),
     ...grantSteps(invite, account.id, facts, ctx),
     ...(update ? [update] : []),
+    // A claim sets the password and signs the holder of the link in: its security-log entry, with the login it records.
+    ...(extra.claim ? [securityLogStep(account.id, { event: 'sign_in.succeeded', actor: 'self', details: { second_factor: null, via: 'invitation', password_set: true } }, ctx)] : []),
   ]);
   const updated: Account = { ...account, account_type, ...(extra.claim ?? {}), updated_at: now };
   return { invite: acceptedCopy(invite, account.id, now), account: updated };
@@ -198,6 +200,9 @@ export interface AcceptByTokenInput {
   /** The client a session started by the acceptance is recorded for. */
   client: ClientMeta;
 }
+
+/** The same context, its clock a millisecond ahead (to order two entries written at one instant). */
+const oneMsLater = (ctx: AppContext): AppContext => ({ ...ctx, clock: { ...ctx.clock, now: () => new Date(ctx.clock.now().getTime() + 1) } });
 
 const fullName = (i: Invitation) => [i.invited_first_name, i.invited_last_name].filter(Boolean).join(' ') || null;
 
@@ -249,7 +254,15 @@ export async function acceptInvitationByToken(ctx: AppContext, input: AcceptByTo
       const now = ctx.clock.now().toISOString();
       const prepared = await prepareAccount({ email: invite.invited_email, name: input.name?.trim() || fullName(invite), account_type: 'project_user' }, password, ctx);
       const created: Account = { ...prepared, last_login_at: now };
-      await transact([...acceptedSteps(invite, created, now, ctx, tokenHash), closeIndexStep(invite), ...accountCreationSteps(created), ...grantSteps(invite, created.id, facts, ctx)]);
+      await transact([
+        ...acceptedSteps(invite, created, now, ctx, tokenHash),
+        closeIndexStep(invite),
+        ...accountCreationSteps(created),
+        ...grantSteps(invite, created.id, facts, ctx),
+        // The new account's security log: created, then signed in (one millisecond later, so newest first reads in order), by the link's holder.
+        securityLogStep(created.id, { event: 'account.created', actor: 'self', details: { account_type: created.account_type, via: 'invitation' } }, ctx),
+        securityLogStep(created.id, { event: 'sign_in.succeeded', actor: 'self', details: { second_factor: null, via: 'invitation' } }, oneMsLater(ctx)),
+      ]);
       return acceptedReply(acceptedCopy(invite, created.id, now), await startSession(created, meta, ctx));
     }
     if (caller && caller.account.id === account.id) {

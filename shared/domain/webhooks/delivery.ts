@@ -16,6 +16,9 @@ import { checkTarget, postTo, type PostResult } from './ssrf';
 import { open } from '#auth/secret-box';
 import { secretContext } from './webhooks';
 import { metric } from '#shared/metrics';
+import { log } from '#shared/log';
+import { changeAudit, SERVICE_ACTOR } from '#shared/audit';
+import { conflict } from '#shared/errors';
 
 /**
  * Delivery. Each event becomes one delivery per subscribed, enabled webhook (created once, keyed by
@@ -181,16 +184,32 @@ async function endpointHealth(webhook: Webhook, result: PostResult, ctx: AppCont
     if (!webhook.failing_since) await updateItem(key, { UpdateExpression: 'SET failing_since = :now', ConditionExpression: 'attribute_exists(PK) AND failing_since = :null', ExpressionAttributeValues: { ':now': since, ':null': null } }).catch(() => undefined);
     return;
   }
+  const [project] = await liveProjects([webhook.project_id]);
+  // The disablement's audit entry (issue 18), by the service, in the transaction that disables it:
+  // the condition (still enabled) makes it one entry however many deliveries fail at once.
+  const days = project ? (await planOfProject(project)).features.data_retention_days ?? null : null;
+  const audit = changeAudit(ctx, 'webhook', 'disable', webhook, { before: { enabled: true, disabled_reason: null }, after: { enabled: false, disabled_reason: reason } }, days, {
+    actor: SERVICE_ACTOR,
+    summary: { failing_since: since, status_code: result.status },
+  });
+  const alreadyDisabled = conflict('already disabled');
   try {
-    await updateItem(key, {
-      UpdateExpression: 'SET enabled = :f, disabled_reason = :r, updated_at = :u',
-      ConditionExpression: 'enabled = :t',
-      ExpressionAttributeValues: { ':f': false, ':t': true, ':r': reason, ':u': now.toISOString() },
-    });
-  } catch {
+    await transact([
+      {
+        Update: {
+          Key: key,
+          UpdateExpression: 'SET enabled = :f, disabled_reason = :r, updated_at = :u, audit_head = :h',
+          ConditionExpression: 'enabled = :t',
+          ExpressionAttributeValues: { ':f': false, ':t': true, ':r': reason, ':u': now.toISOString(), ':h': audit.head },
+        },
+        failWith: alreadyDisabled,
+      },
+      ...audit.steps,
+    ]);
+  } catch (err) {
+    if (err !== alreadyDisabled) log.warn('webhook not disabled', { webhook_id: webhook.id, error: String(err) });
     return; // already disabled (or deleted): mailed once
   }
-  const [project] = await liveProjects([webhook.project_id]);
   const owner = project && (await getAccount(project.owner_id));
   if (!owner) return;
   const text = `${reason}, so the webhook ${webhook.url} of the project ${oneLine(project.name)} was disabled. Deliveries stopped; re-enable it with PATCH /projects/${webhook.project_id}/webhooks/${webhook.id} {"enabled": true} once the endpoint works.`;

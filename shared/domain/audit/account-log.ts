@@ -1,0 +1,80 @@
+import * as z from 'zod';
+import { keys } from '#db/keys';
+import { TABLE } from '#db/table';
+import { queryNewestPage } from '#db/query';
+import { encodeCursor, pageStart } from '#db/cursor';
+import { actorAccount, type AppContext } from '#shared/context';
+import type { AuditItem } from '#shared/audit';
+import { auditEntryOut } from './log';
+
+/**
+ * GET /me/audit-log (issue 18): the caller's own account-level entries (API keys created, revoked,
+ * archived and restored; plan changes), which belong to no project. Stored in the account's own
+ * partition `USER#<id>#AUDIT`; their index entries (GSI2 by entity, GSI3 by actor) are scoped to
+ * `ACCOUNT#<id>`, so no read here can reach another account's entries nor a project's.
+ */
+
+/** The project log's entry shape; `project_id` and `environment_id` are always null, `account_id` is the caller. */
+export const accountAuditEntryOut = auditEntryOut.extend({
+  project_id: z.null(),
+  environment_id: z.null(),
+  account_id: z.uuid(),
+});
+export type AccountAuditEntryOut = z.infer<typeof accountAuditEntryOut>;
+
+export interface AccountAuditLogInput {
+  entity_type?: string;
+  entity_id?: string;
+  actor_id?: string;
+  action?: string;
+  since?: string;
+  until?: string;
+  limit: number;
+  cursor?: string;
+}
+
+const accountScope = (userId: string) => `ACCOUNT#${userId}`;
+const index = (name: string) => TABLE.indexes.find((i) => i.name === name)!;
+
+const toOut = (i: AuditItem, userId: string): AccountAuditEntryOut => ({
+  id: i.id, at: i.at, action: i.action, entity_type: i.entity_type, entity_id: i.entity_id, project_id: null, environment_id: null, account_id: userId,
+  actor: i.actor, before: i.before ?? null, after: i.after ?? null, import_id: i.import_id ?? null,
+  summary: i.summary ?? null, request_id: i.request_id ?? null, source_ip: i.source_ip ?? null, user_agent: i.user_agent ?? null,
+});
+
+/**
+ * One page of the caller's account-level log, newest first, and the next page's cursor (null at the
+ * end). The same filters and paging as a project's log: `entity_id` reads GSI2, else `actor_id`
+ * GSI3, else the account's partition; since/until are the sort-key range; the rest filter
+ * expressions. No permission beyond being signed in: the partition is the caller's own.
+ * Refusal: 422 for a cursor this service did not hand out for this query.
+ */
+export async function readAccountAuditLog(ctx: AppContext, q: AccountAuditLogInput): Promise<{ entries: AccountAuditEntryOut[]; next: string | null }> {
+  const userId = actorAccount(ctx).id;
+  const scope = accountScope(userId);
+  const where = q.entity_id
+    ? { index: index('GSI2'), pk: keys.auditEntityPK(scope, q.entity_id) }
+    : q.actor_id
+      ? { index: index('GSI3'), pk: keys.auditActorPK(scope, q.actor_id) }
+      : { index: undefined, pk: keys.accountAuditPK(userId) };
+  const startAfter = await pageStart(q.cursor, where.pk, where.index?.partitionKey);
+  const filters: string[] = [];
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
+  if (q.entity_type) (filters.push('#et = :et'), (names['#et'] = 'entity_type'), (values[':et'] = q.entity_type));
+  if (q.action) (filters.push('#ac = :ac'), (names['#ac'] = 'action'), (values[':ac'] = q.action));
+  if (q.entity_id && q.actor_id) (filters.push('#actor.#aid = :aid'), (names['#actor'] = 'actor'), (names['#aid'] = 'id'), (values[':aid'] = q.actor_id));
+  const page = await queryNewestPage<AuditItem & Record<string, unknown>>({
+    ...where,
+    from: q.since ?? '0',
+    to: `${q.until ?? '9'}#~`,
+    limit: q.limit,
+    filter: filters.length ? filters.join(' AND ') : undefined,
+    names,
+    values,
+    // Belt and braces: only the caller's own account-level entries (the keys already say so).
+    keep: (entry) => entry.project_id == null && entry.account_id === userId,
+    startAfter,
+  });
+  return { entries: page.items.map((i) => toOut(i, userId)), next: page.last ? await encodeCursor(page.last) : null };
+}

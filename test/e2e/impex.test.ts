@@ -200,7 +200,7 @@ describe('import and export over HTTP', () => {
         open();
         await ref.stack.queues.drain();
       });
-      expect(messages[0]).toMatchObject({ type: 'import.progress', job_id: res.body.job_id, status: 'queued' });
+      expect(messages[0], JSON.stringify(messages)).toMatchObject({ type: 'import.progress', job_id: res.body.job_id, status: 'queued' });
       expect(messages.map((m) => m.status)).toContain('running');
       expect(messages.at(-1)).toMatchObject({ status: 'succeeded', pct: 100 });
       const seqs = messages.map((m) => m.seq);

@@ -1,11 +1,8 @@
 import * as z from 'zod';
 import { keys } from '#db/keys';
-import { TABLE } from '#db/table';
-import { queryNewestPage } from '#db/query';
-import { encodeCursor, pageStart } from '#db/cursor';
 import { actorAccount, type AppContext } from '#shared/context';
 import type { AuditItem } from '#shared/audit';
-import { auditEntryOut } from './log';
+import { auditEntryOut, auditPage, type AuditQuery } from './log';
 
 /**
  * GET /me/audit-log (issue 18): the caller's own account-level entries (API keys created, revoked,
@@ -22,19 +19,9 @@ export const accountAuditEntryOut = auditEntryOut.extend({
 });
 export type AccountAuditEntryOut = z.infer<typeof accountAuditEntryOut>;
 
-export interface AccountAuditLogInput {
-  entity_type?: string;
-  entity_id?: string;
-  actor_id?: string;
-  action?: string;
-  since?: string;
-  until?: string;
-  limit: number;
-  cursor?: string;
-}
+export type AccountAuditLogInput = AuditQuery;
 
 const accountScope = (userId: string) => `ACCOUNT#${userId}`;
-const index = (name: string) => TABLE.indexes.find((i) => i.name === name)!;
 
 const toOut = (i: AuditItem, userId: string): AccountAuditEntryOut => ({
   id: i.id, at: i.at, action: i.action, entity_type: i.entity_type, entity_id: i.entity_id, project_id: null, environment_id: null, account_id: userId,
@@ -51,30 +38,11 @@ const toOut = (i: AuditItem, userId: string): AccountAuditEntryOut => ({
  */
 export async function readAccountAuditLog(ctx: AppContext, q: AccountAuditLogInput): Promise<{ entries: AccountAuditEntryOut[]; next: string | null }> {
   const userId = actorAccount(ctx).id;
-  const scope = accountScope(userId);
-  const where = q.entity_id
-    ? { index: index('GSI2'), pk: keys.auditEntityPK(scope, q.entity_id) }
-    : q.actor_id
-      ? { index: index('GSI3'), pk: keys.auditActorPK(scope, q.actor_id) }
-      : { index: undefined, pk: keys.accountAuditPK(userId) };
-  const startAfter = await pageStart(q.cursor, where.pk, where.index?.partitionKey);
-  const filters: string[] = [];
-  const names: Record<string, string> = {};
-  const values: Record<string, unknown> = {};
-  if (q.entity_type) (filters.push('#et = :et'), (names['#et'] = 'entity_type'), (values[':et'] = q.entity_type));
-  if (q.action) (filters.push('#ac = :ac'), (names['#ac'] = 'action'), (values[':ac'] = q.action));
-  if (q.entity_id && q.actor_id) (filters.push('#actor.#aid = :aid'), (names['#actor'] = 'actor'), (names['#aid'] = 'id'), (values[':aid'] = q.actor_id));
-  const page = await queryNewestPage<AuditItem & Record<string, unknown>>({
-    ...where,
-    from: q.since ?? '0',
-    to: `${q.until ?? '9'}#~`,
-    limit: q.limit,
-    filter: filters.length ? filters.join(' AND ') : undefined,
-    names,
-    values,
+  const page = await auditPage(
+    { scope: accountScope(userId), own: keys.accountAuditPK(userId) },
+    q,
     // Belt and braces: only the caller's own account-level entries (the keys already say so).
-    keep: (entry) => entry.project_id == null && entry.account_id === userId,
-    startAfter,
-  });
-  return { entries: page.items.map((i) => toOut(i, userId)), next: page.last ? await encodeCursor(page.last) : null };
+    (entry) => entry.project_id == null && entry.account_id === userId,
+  );
+  return { entries: page.items.map((i) => toOut(i, userId)), next: page.next };
 }

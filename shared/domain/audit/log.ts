@@ -32,8 +32,8 @@ export const auditEntryOut = z.object({
 });
 export type AuditEntryOut = z.infer<typeof auditEntryOut>;
 
-export interface AuditLogInput {
-  project_id: string;
+/** The filters and paging of an audit log read (a project's or an account's). */
+export interface AuditQuery {
   entity_type?: string;
   entity_id?: string;
   actor_id?: string;
@@ -42,6 +42,10 @@ export interface AuditLogInput {
   until?: string;
   limit: number;
   cursor?: string;
+}
+
+export interface AuditLogInput extends AuditQuery {
+  project_id: string;
 }
 
 /**
@@ -114,12 +118,24 @@ const index = (name: string) => TABLE.indexes.find((i) => i.name === name)!;
 export async function readAuditLog(ctx: AppContext, q: AuditLogInput): Promise<{ entries: AuditEntryOut[]; next: string | null }> {
   const access = await loadAccess(q.project_id, actorAccount(ctx).id);
   const scope = readScope(access);
-  const where = q.entity_id
-    ? { index: index('GSI2'), pk: keys.auditEntityPK(q.project_id, q.entity_id) }
+  const page = await auditPage({ scope: q.project_id, own: keys.auditPK(q.project_id) }, q, (entry) => readable(access, scope, entry));
+  return { entries: page.items.map(toOut), next: page.next };
+}
+
+/**
+ * One page of an audit partition, newest first, and the next page's cursor (null at the end): an
+ * entity's index entries (`entity_id`, GSI2), an actor's (`actor_id`, GSI3), else the `own`
+ * time-ordered partition; `scope` (a project id, or `ACCOUNT#<id>`) is in the index keys, so no
+ * read leaves it. since/until are the sort-key range, the other filters filter expressions; `keep`
+ * drops what the reader may not see. 422 for a cursor this service did not hand out for this partition.
+ */
+export async function auditPage(where: { scope: string; own: string }, q: AuditQuery, keep: (entry: AuditItem) => boolean) {
+  const read = q.entity_id
+    ? { index: index('GSI2'), pk: keys.auditEntityPK(where.scope, q.entity_id) }
     : q.actor_id
-      ? { index: index('GSI3'), pk: keys.auditActorPK(q.project_id, q.actor_id) }
-      : { index: undefined, pk: keys.auditPK(q.project_id) };
-  const startAfter = await pageStart(q.cursor, where.pk, where.index?.partitionKey);
+      ? { index: index('GSI3'), pk: keys.auditActorPK(where.scope, q.actor_id) }
+      : { index: undefined, pk: where.own };
+  const startAfter = await pageStart(q.cursor, read.pk, read.index?.partitionKey);
   const filters: string[] = [];
   const names: Record<string, string> = {};
   const values: Record<string, unknown> = {};
@@ -127,7 +143,7 @@ export async function readAuditLog(ctx: AppContext, q: AuditLogInput): Promise<{
   if (q.action) (filters.push('#ac = :ac'), (names['#ac'] = 'action'), (values[':ac'] = q.action));
   if (q.entity_id && q.actor_id) (filters.push('#actor.#aid = :aid'), (names['#actor'] = 'actor'), (names['#aid'] = 'id'), (values[':aid'] = q.actor_id));
   const page = await queryNewestPage<AuditItem & Record<string, unknown>>({
-    ...where,
+    ...read,
     // Sort keys are `<ISO time>#<id>`: since and until (inclusive) are a key range.
     from: q.since ?? '0',
     to: `${q.until ?? '9'}#~`,
@@ -135,8 +151,8 @@ export async function readAuditLog(ctx: AppContext, q: AuditLogInput): Promise<{
     filter: filters.length ? filters.join(' AND ') : undefined,
     names,
     values,
-    keep: (entry) => readable(access, scope, entry),
+    keep,
     startAfter,
   });
-  return { entries: page.items.map(toOut), next: page.last ? await encodeCursor(page.last) : null };
+  return { items: page.items, next: page.last ? await encodeCursor(page.last) : null };
 }

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { apiEvent, lambdaContext } from './api-event';
@@ -79,7 +80,8 @@ export function createLocalServer(opts: { clock?: Clock } = {}): Server {
       const match = router.match(req.method ?? 'GET', path);
       const group = match ? groupOf.get(match.route)! : FALLBACK_GROUP;
       const event = toEvent(req, body, match?.route, match?.params ?? {});
-      const result = (await handlers[group](event, lambdaContext(event.requestContext.requestId, group))) as APIGatewayProxyStructuredResultV2;
+      // As in Lambda, the invocation's own id is not API Gateway's request id.
+      const result = (await handlers[group](event, lambdaContext(randomUUID(), group))) as APIGatewayProxyStructuredResultV2;
       send(res, result);
     } catch (err) {
       send(res, ownAnswer(500, 'Internal Server Error'));

@@ -44,7 +44,8 @@ function errorReply(err: unknown, requestId: string): Reply {
   return { status: 500, body: { detail: 'Internal Server Error' } };
 }
 
-const requestIdOf = (event: Event, context?: Context) => context?.awsRequestId ?? event.requestContext?.requestId ?? '-';
+/** The API Gateway request id (what the client's side and API Gateway's access log know the request by): the correlation id of every log line, and the request id of audit entries. */
+const requestIdOf = (event: Event, context?: Context) => event.requestContext?.requestId ?? context?.awsRequestId ?? '-';
 
 /**
  * 0. Outermost: a route that declares `minDurationMs` answers no sooner than that after arrival,
@@ -212,7 +213,7 @@ export function httpHandler(routes: Route[], opts: { clock?: Clock } = {}) {
   };
   // Each request is one invocation: its log lines carry the API Gateway request id, its metrics are flushed once.
   return (event: Event, context: Context): Promise<Result> =>
-    invocation({ correlationId: event.requestContext?.requestId ?? context?.awsRequestId }, async (scope) => {
+    invocation({ correlationId: requestIdOf(event, context) }, async (scope) => {
       const started = performance.now();
       log.debug('request received', { method: event.requestContext?.http?.method, path: event.rawPath });
       let status = 500;

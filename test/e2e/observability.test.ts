@@ -56,6 +56,16 @@ describe('log lines (Powertools Logger)', () => {
     expect(second.find((l) => l.message === 'request served')).toMatchObject({ route: 'GET /auth/me', status: 401 });
   });
 
+  it("the correlation id is the request's id everywhere: on its log lines and on the audit entry it wrote", async () => {
+    const { token, projectId, envId } = await ownerWithEnv(api);
+    let service: { id: string } | undefined;
+    const lines = (await linesOf(async () => (service = await createService(api, token, projectId, envId)))).filter(isLog);
+    const ids = new Set(lines.filter((l) => l.route === 'POST /services' || l.path === '/services').map((l) => l.correlation_id));
+    expect(ids.size).toBe(1);
+    const log = await api.get(`/projects/${projectId}/audit-log?entity_id=${service!.id}`, { token });
+    expect(log.body.map((e: { request_id: string }) => e.request_id)).toEqual([...ids]);
+  });
+
   it('requests served at once keep their own ids (the keys are per invocation, not per process)', async () => {
     const lines = (await linesOf(() => Promise.all(Array.from({ length: 12 }, () => api.get('/auth/me', { token: 'not-a-token' }))))).filter(isLog);
     const received = lines.filter((l) => l.message === 'request received');

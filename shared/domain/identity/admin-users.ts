@@ -94,9 +94,9 @@ export async function updateAccountAsStaff(ctx: AppContext, input: { user_id: st
     securityLogStep(userId, { event: 'account.updated_by_staff', details: { ...changed, sessions_revoked: blocking } }, ctx),
   ]);
   if (blocking) await revokeAccountSessions(userId, ctx);
-  const after = await getAccount(userId);
-  if (!after) throw notFound(USER_NOT_FOUND);
-  return after;
+  // The account as written: what was read, with the fields this update set (no second read).
+  const set = Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined));
+  return { ...before, ...set, ...(blocking ? { token_version: before.token_version + 1 } : {}) } as Account;
 }
 
 export interface StaffCreatedAccount {

@@ -35,8 +35,24 @@ export interface Project {
 /** What an audit entry records of a project: what its members read of it. */
 const auditedProject = (p: Project) => ({ id: p.id, identifier: p.identifier, name: p.name, cost_calc_enabled: p.cost_calc_enabled });
 const projectEntity = (p: Project) => ({ id: p.id, project_id: p.id, audit_head: p.audit_head });
-/** The retention of the project's plan (`data_retention_days`), for the entry of a change. */
-export const retentionOfProject = async (project: Pick<Project, 'owner_id'>): Promise<number | null> => (await planOfProject(project)).features.data_retention_days ?? null;
+/**
+ * The retention of the project's plan (`data_retention_days`), for the entry of a change. Kept per
+ * owner for a minute, like the plans themselves: otherwise every audited update and delete pays one
+ * more sequential read (the owner's subscriptions) only to date its entry's expiry, and an expiry a
+ * minute out of date after a plan change is harmless (plan changes never rewrite entries anyway).
+ */
+const RETENTION_MS = 60_000;
+const retentions = new Map<string, { at: number; days: Promise<number | null> }>();
+export function retentionOfProject(project: Pick<Project, 'owner_id'>): Promise<number | null> {
+  const now = Date.now();
+  const known = retentions.get(project.owner_id);
+  if (known && now - known.at <= RETENTION_MS) return known.days;
+  if (retentions.size >= 1000) retentions.clear(); // a bound, not an LRU: a warm container serves few owners
+  const days = planOfProject(project).then((plan) => plan.features.data_retention_days ?? null);
+  retentions.set(project.owner_id, { at: now, days });
+  days.catch(() => retentions.delete(project.owner_id));
+  return days;
+}
 
 export function toProjectOut(p: Project, isOwner: boolean) {
   return {

@@ -3,6 +3,7 @@ import { config } from './config';
 import { currentScope } from './invocation';
 
 type Level = 'debug' | 'info' | 'warn' | 'error';
+const RANK = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 } as const;
 const POWERTOOLS_LEVEL = { debug: 'DEBUG', info: 'INFO', warn: 'WARN', error: 'ERROR', silent: 'SILENT' } as const;
 
 let logger: Logger | undefined;
@@ -29,6 +30,8 @@ function powertools(): Logger {
  * line of a request carries them and none leaks into the next request.
  */
 function write(lvl: Level, message: string, fields?: Record<string, unknown>): void {
+  // A line below the level costs nothing (the pipeline writes two debug lines per request).
+  if (RANK[lvl] < RANK[config().LOG_LEVEL]) return;
   const scope = currentScope();
   const keys = scope ? { correlation_id: scope.correlation_id, cold_start: scope.cold_start } : {};
   powertools()[lvl](message, { ...keys, ...fields });

@@ -64,6 +64,8 @@ describe('audit coverage of the catalog', () => {
     const [a, b, c] = [await createService(api, token, projectId, envId), await createService(api, token, projectId, envId), await createService(api, token, projectId, envId)];
     const conn = (await ok(api.post('/service-connections', { ...scope, a_type: 'service', a_id: a.id, b_type: 'service', b_id: b.id }, { token }), 201)).body;
     await ok(api.patch(`/service-connections/${conn.id}`, { direction: 'a_to_b' }, { token }));
+    // The same values again change nothing: no entry (the three below are all there are).
+    await ok(api.patch(`/service-connections/${conn.id}`, { direction: 'a_to_b' }, { token }));
     await ok(api.delete(`/service-connections/${conn.id}`, undefined, { token }), 204);
     expect((await entriesOf(token, projectId, conn.id)).map((e) => [e.action, e.before, e.after])).toEqual([
       ['connection.delete', expect.objectContaining({ direction: 'a_to_b' }), null],

@@ -14,7 +14,7 @@ import type { Service } from './service-entity';
 import { byText } from '#shared/text';
 import { keyId } from '#db/batch-get';
 import { liveItem, setFieldsStep, stillLiveStep } from '#db/live';
-import { accessToEnvItem, planOfProject } from '#domain/tenancy';
+import { accessToEnvItem, retentionOfProject } from '#domain/tenancy';
 import { changeAudit } from '#shared/audit';
 
 /**
@@ -77,10 +77,10 @@ export async function replaceAttachedNetworks(ctx: AppContext, input: { holder: 
   if (JSON.stringify(before) !== JSON.stringify([...ids].sort())) {
     const updated_at = ctx.clock.now().toISOString();
     // The holder's entry chain: an attachment change is the service's or floor's latest entry.
-    const plan = await planOfProject(access.project);
+    const days = await retentionOfProject(access.project);
     const audit = changeAudit(
       ctx, 'attachment', 'update', { id: input.id, project_id: located.projectId, environment_id: located.envId, audit_head: item.audit_head as string | undefined },
-      { before: { network_ids: before }, after: { network_ids: [...ids].sort() } }, plan.features.data_retention_days, { summary: { holder: holder.kind } },
+      { before: { network_ids: before }, after: { network_ids: [...ids].sort() } }, days, { summary: { holder: holder.kind } },
     );
     await transact([
       setFieldsStep(located.key, { network_ids: ids, updated_at, audit_head: audit.head }, notFound(holder.notFound)),

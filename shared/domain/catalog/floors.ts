@@ -11,7 +11,7 @@ import { floorEntity, floorType, floorView, type Floor, type FloorOut, type Floo
 import type { Service } from './service-entity';
 import { serviceEventData } from './services';
 import { queryPrefix } from '#db/query';
-import { accessInEnvironment, accessToEnvItem, envLiveCheck, planOfProject } from '#domain/tenancy';
+import { accessInEnvironment, accessToEnvItem, envLiveCheck, retentionOfProject } from '#domain/tenancy';
 import { changeAudit, creationAudit } from '#shared/audit';
 import { byText } from '#shared/text';
 import { visible, setFieldsStep } from '#db/live';
@@ -151,8 +151,8 @@ export async function updateFloor(ctx: AppContext, { floor_id, ...input }: Updat
   if (!Object.keys(changes).length) return floorView.project(floor);
   const updated_at = ctx.clock.now().toISOString();
   const after = { ...floor, ...changes, updated_at };
-  const plan = await planOfProject(access.project);
-  const audit = changeAudit(ctx, 'floor', 'update', floor, { before: auditedFloor(floor), after: auditedFloor(after) }, plan.features.data_retention_days);
+  const days = await retentionOfProject(access.project);
+  const audit = changeAudit(ctx, 'floor', 'update', floor, { before: auditedFloor(floor), after: auditedFloor(after) }, days);
   await transact([setFieldsStep(located.key, { ...changes, updated_at, audit_head: audit.head }, notFound(FLOOR_NOT_FOUND)), ...audit.steps]);
   return floorView.project(after);
 }
@@ -166,7 +166,7 @@ export async function deleteFloor(ctx: AppContext, { floor_id: floorId }: { floo
   const { access, located, floor } = await accessToFloor(floorId, actorAccount(ctx).id);
   access.require('floors.manage', FORBIDDEN_MANAGE, located.envId);
   const { projectId, envId } = located;
-  const plan = await planOfProject(access.project);
+  const days = await retentionOfProject(access.project);
   await retryWhenStale(async () => {
     const now = ctx.clock.now().toISOString();
     const [hosted, edgeSteps] = await Promise.all([
@@ -188,7 +188,7 @@ export async function deleteFloor(ctx: AppContext, { floor_id: floorId }: { floo
       ...edgeSteps,
     ];
     // What the cascade did is part of the floor's entry: the services it detached.
-    const audit = changeAudit(ctx, 'floor', 'delete', floor, { before: auditedFloor(floor), after: null }, plan.features.data_retention_days, {
+    const audit = changeAudit(ctx, 'floor', 'delete', floor, { before: auditedFloor(floor), after: null }, days, {
       summary: { detached_service_ids: hosted.map((s) => s.id) },
     });
     await transactWithCascade(cascade, [setFieldsStep(located.key, { deleted_at: now, updated_at: now, network_ids: [], audit_head: audit.head }, notFound(FLOOR_NOT_FOUND)), ...audit.steps]);

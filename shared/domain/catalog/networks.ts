@@ -10,7 +10,7 @@ import { ipv4Address, ipv4Cidr, optionalText } from './fields';
 import { networkEntity, type Network } from './network-entity';
 import { claimNameStep, releaseNameStep, renameSteps, type NameScope } from '#db/unique-names';
 import { queryPrefix } from '#db/query';
-import { accessInEnvironment, accessToEnvItem, envLiveCheck, planOfProject } from '#domain/tenancy';
+import { accessInEnvironment, accessToEnvItem, envLiveCheck, retentionOfProject } from '#domain/tenancy';
 import { changeAudit, creationAudit } from '#shared/audit';
 import { byText } from '#shared/text';
 import { batchGet } from '#db/batch-get';
@@ -147,8 +147,8 @@ export async function updateNetwork(ctx: AppContext, input: { network_id: string
   if (!Object.keys(changes).length) return item;
   const updated: Network = { ...item, ...changes, updated_at: ctx.clock.now().toISOString() };
   checkGateway(updated.cidr, updated.gateway);
-  const plan = await planOfProject(access.project);
-  const audit = changeAudit(ctx, 'network', 'update', item, { before: auditedNetwork(item), after: auditedNetwork(updated) }, plan.features.data_retention_days);
+  const days = await retentionOfProject(access.project);
+  const audit = changeAudit(ctx, 'network', 'update', item, { before: auditedNetwork(item), after: auditedNetwork(updated) }, days);
   await transact([
     setFieldsStep(located.key, { ...changes, updated_at: updated.updated_at, audit_head: audit.head }, notFound(NETWORK_NOT_FOUND)),
     ...audit.steps,
@@ -165,8 +165,8 @@ export async function deleteNetwork(ctx: AppContext, input: { network_id: string
   const { access, item, located } = await accessToNetwork(ctx, input.network_id);
   access.require('networks.manage', FORBIDDEN_MANAGE, located.envId);
   const now = ctx.clock.now().toISOString();
-  const plan = await planOfProject(access.project);
-  const audit = changeAudit(ctx, 'network', 'delete', item, { before: auditedNetwork(item), after: null }, plan.features.data_retention_days);
+  const days = await retentionOfProject(access.project);
+  const audit = changeAudit(ctx, 'network', 'delete', item, { before: auditedNetwork(item), after: null }, days);
   await transact([
     // The soft delete (the live rule's condition), with the entity's latest audit entry.
     setFieldsStep(located.key, { deleted_at: now, updated_at: now, audit_head: audit.head }, notFound(NETWORK_NOT_FOUND)),

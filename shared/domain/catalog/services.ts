@@ -6,7 +6,7 @@ import { name as nameSchema } from '#shared/schemas';
 import { actorAccount, type AppContext } from '#shared/context';
 import { projectEventStep } from '#shared/events';
 import { auditSteps } from '#shared/audit';
-import { type ProjectAccess, planOfProject, accessInEnvironment, accessToEnvItem, type Located, type Environment, ENV_NOT_IN_PROJECT, serviceQuotaAddon } from '#domain/tenancy';
+import { type ProjectAccess, planOfProject, retentionOfProject, accessInEnvironment, accessToEnvItem, type Located, type Environment, ENV_NOT_IN_PROJECT, serviceQuotaAddon } from '#domain/tenancy';
 import { atLocation, catalogLookupStep, containsCi, edgeRemovalSteps, equalsCi, hasAnyTag } from './items';
 import { ipAddress, nonNegativeInt, optionalText, provider, tags, urlWithScheme } from './fields';
 import type { Floor } from './floor-entity';
@@ -351,9 +351,9 @@ export async function updateService(ctx: AppContext, { service_id: serviceId, ..
     const moved = ['service_floor_id', 'group_id', 'subgroup_id'].some((k) => k in changes);
     const changed = Object.keys(changes);
     if ('service_floor_id' in changes) changed.push('type');
-    const plan = await planOfProject(access.project);
+    const days = await retentionOfProject(access.project);
     const audit = auditSteps(ctx, { ...serviceAudit(service, 'update'), before: audited(item), after: audited(service) }, {
-      mode: 'latest', days: plan.features.data_retention_days, previous: item.audit_head,
+      mode: 'latest', days, previous: item.audit_head,
     });
     service.audit_head = audit.sk;
     await transact([
@@ -376,11 +376,11 @@ export async function deleteService(ctx: AppContext, { service_id: serviceId }: 
   const { access, service, located } = await accessToService(serviceId, actorAccount(ctx).id);
   access.require('services.manage', FORBIDDEN_MANAGE, located.envId);
   const { projectId, envId } = located;
-  const plan = await planOfProject(access.project);
+  const days = await retentionOfProject(access.project);
   await retryWhenStale(async () => {
     const now = ctx.clock.now().toISOString();
     const audit = auditSteps(ctx, { ...serviceAudit(service, 'delete'), before: audited(service) }, {
-      mode: 'latest', days: plan.features.data_retention_days, previous: service.audit_head,
+      mode: 'latest', days, previous: service.audit_head,
     });
     await transactWithCascade(await edgeRemovalSteps(projectId, envId, serviceId, true, now), [
       setFieldsStep(located.key, { deleted_at: now, updated_at: now, network_ids: [], audit_head: audit.sk }, notFound(SERVICE_NOT_FOUND)),

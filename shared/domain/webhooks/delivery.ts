@@ -10,7 +10,7 @@ import type { DomainEvent, EventMessage } from '#shared/events';
 import { escapeHtml, oneLine } from '#mail/html';
 import { queueMail } from '#mail/send';
 import { getAccount } from '#domain/identity';
-import { liveProjects, ownedProjectIds, planOfProject } from '#domain/tenancy';
+import { liveProjects, ownedProjectIds, planOfProject, retentionOfProject } from '#domain/tenancy';
 import { webhookEntity, type Webhook } from './webhook-entity';
 import { checkTarget, postTo, type PostResult } from './ssrf';
 import { open } from '#auth/secret-box';
@@ -187,7 +187,7 @@ async function endpointHealth(webhook: Webhook, result: PostResult, ctx: AppCont
   const [project] = await liveProjects([webhook.project_id]);
   // The disablement's audit entry (issue 18), by the service, in the transaction that disables it:
   // the condition (still enabled) makes it one entry however many deliveries fail at once.
-  const days = project ? (await planOfProject(project)).features.data_retention_days ?? null : null;
+  const days = project ? await retentionOfProject(project) : null;
   const audit = changeAudit(ctx, 'webhook', 'disable', webhook, { before: { enabled: true, disabled_reason: null }, after: { enabled: false, disabled_reason: reason } }, days, {
     actor: SERVICE_ACTOR,
     summary: { failing_since: since, status_code: result.status },

@@ -2,7 +2,7 @@ import { keys } from '#db/keys';
 import { transact, type TransactStep, concurrentChange } from '#db/transact';
 import { invalid, notFound } from '#shared/errors';
 import { actorAccount, type AppContext } from '#shared/context';
-import { ENV_NOT_IN_PROJECT, accessInEnvironment, accessToEnvItem, planOfProject, type Environment } from '#domain/tenancy';
+import { ENV_NOT_IN_PROJECT, accessInEnvironment, accessToEnvItem, retentionOfProject, type Environment } from '#domain/tenancy';
 import { changeAudit, creationAudit } from '#shared/audit';
 import { lookupStep } from '#db/lookup';
 import { liveEntityChecks, type EntityType } from './ends';
@@ -147,7 +147,7 @@ const chainShown = (chain: Chain, members: Pick<Connection, 'id' | 'direction' |
   connections: members.map((c) => ({ id: c.id, direction: c.direction, name: c.name })),
 });
 /** The retention of the project's plan, for a change's entry. */
-const retention = async (access: { project: Parameters<typeof planOfProject>[0] }) => (await planOfProject(access.project)).features.data_retention_days;
+const retention = (access: { project: Parameters<typeof retentionOfProject>[0] }) => retentionOfProject(access.project);
 
 /** A single create: the ends must be live services or floors of this environment; a given chain_id joins that chain. */
 export async function createConnection(
@@ -265,6 +265,9 @@ const applyChanges = (c: Connection, changes: ConnectionChanges, now: string): C
 export async function updateConnection(ctx: AppContext, input: { connection_id: string } & ConnectionChanges): Promise<Connection> {
   const { connection_id: id, ...changes } = input;
   const { connection, env, access } = await manageConnection(ctx, id);
+  // Unchanged values are no write and no entry, as for every other update.
+  const same = (changes.direction ?? connection.direction) === connection.direction && (changes.name === undefined || changes.name === connection.name);
+  if (same) return connection;
   const now = ctx.clock.now().toISOString();
   const after = applyChanges(connection, changes, now);
   const audit = changeAudit(ctx, 'connection', 'update', connection, { before: auditedConnection(connection), after: auditedConnection(after) }, await retention(access));

@@ -3,7 +3,7 @@ import { transact, type TransactStep } from '#db/transact';
 import { notFound } from '#shared/errors';
 import { actorAccount, type AppContext } from '#shared/context';
 import { MISSING_MANAGE, MISSING_VIEW } from './connections';
-import { envLiveCheck, accessInEnvironment, accessToEnvItem, planOfProject } from '#domain/tenancy';
+import { envLiveCheck, accessInEnvironment, accessToEnvItem, retentionOfProject } from '#domain/tenancy';
 import { changeAudit, creationAudit } from '#shared/audit';
 import { lookupStep } from '#db/lookup';
 import { liveEntityChecks } from './ends';
@@ -71,8 +71,8 @@ export async function deleteLink(ctx: AppContext, input: { link_id: string }): P
   const link = linkEntity.decode(item);
   access.require('connections.manage', MISSING_MANAGE, link.environment_id);
   const now = ctx.clock.now().toISOString();
-  const plan = await planOfProject(access.project);
-  const audit = changeAudit(ctx, 'link', 'delete', link, { before: auditedLink(link), after: null }, plan.features.data_retention_days);
+  const days = await retentionOfProject(access.project);
+  const audit = changeAudit(ctx, 'link', 'delete', link, { before: auditedLink(link), after: null }, days);
   await transact([
     // The soft delete (the live rule's condition), with the link's latest audit entry.
     setFieldsStep(keys.link(link.project_id, link.environment_id, link.id), { deleted_at: now, updated_at: now, audit_head: audit.head }, notFound(LINK_NOT_FOUND)),

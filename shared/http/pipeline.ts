@@ -110,21 +110,16 @@ const matchRoute = (router: ReturnType<typeof createRouter>): middy.MiddlewareOb
   },
 });
 
-/** 4 and 5. Validation before any lookup, then authentication (unless the route is public). */
-const validateAndAuthenticate = (clock?: Clock): middy.MiddlewareObj<Event, Result> => ({
+/**
+ * 4 and 5. Authentication first (unless the route is public): a caller without a usable token learns
+ * nothing about a route's schemas, and gets the same 401 on every route. Then validation, before any
+ * lookup of the request's own resources.
+ */
+const authenticateAndValidate = (clock?: Clock): middy.MiddlewareObj<Event, Result> => ({
   before: async (request) => {
     const { event } = request;
     const current = state.get(event)!;
     const { route, params } = current.match;
-    const raw = rawBodies.get(event) ?? Buffer.alloc(0);
-    // A multipart route's schema validates its form fields and file, like any JSON body.
-    // busboy is loaded only by the routes that take uploads (not at every function's cold start).
-    const body = route.multipart ? await (await import('./multipart')).parseMultipart(event.headers?.['content-type'], raw, route.multipart) : event.body;
-    const [p, q, b] = validateParts([
-      { part: 'path', schema: route.params, value: params },
-      { part: 'query', schema: route.query, value: parseQuery(event.rawQueryString) },
-      { part: 'body', schema: route.body, value: body },
-    ]);
     const cookies = parseCookies(event.cookies, event.headers?.cookie);
     // One context per request, made before anything is read: its receivedAt is the sync cursor.
     const origin = {
@@ -134,15 +129,23 @@ const validateAndAuthenticate = (clock?: Clock): middy.MiddlewareObj<Event, Resu
     };
     const ctx = appContext({ clock, origin });
     current.ctx = ctx;
-    const token = presentedToken(event.headers?.authorization, cookies[ACCESS_COOKIE]);
     let principal: Principal | null = null;
     if (route.auth !== 'public') {
-      principal = await authenticate(token, ctx);
+      principal = await authenticate(presentedToken(event.headers?.authorization, cookies[ACCESS_COOKIE]), ctx);
       ctx.actor = principal;
       if (route.auth === 'staff' && !principal.account.is_staff && !principal.account.is_superuser) {
         throw forbidden('Staff privileges required');
       }
     }
+    const raw = rawBodies.get(event) ?? Buffer.alloc(0);
+    // A multipart route's schema validates its form fields and file, like any JSON body.
+    // busboy is loaded only by the routes that take uploads (not at every function's cold start).
+    const body = route.multipart ? await (await import('./multipart')).parseMultipart(event.headers?.['content-type'], raw, route.multipart) : event.body;
+    const [p, q, b] = validateParts([
+      { part: 'path', schema: route.params, value: params },
+      { part: 'query', schema: route.query, value: parseQuery(event.rawQueryString) },
+      { part: 'body', schema: route.body, value: body },
+    ]);
     current.request = {
       params: p,
       query: q,
@@ -197,7 +200,7 @@ export function httpHandler(routes: Route[], opts: { clock?: Clock } = {}) {
     .use(crossSiteGuard())
     .use(jsonBody())
     .use(matchRoute(router))
-    .use(validateAndAuthenticate(opts.clock))
+    .use(authenticateAndValidate(opts.clock))
     .handler(async (event) => {
       const { match, request, ctx } = state.get(event)!;
       return toResult(await match.route.handler(request!, ctx!));

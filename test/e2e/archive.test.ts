@@ -73,7 +73,7 @@ async function newApiKey(token: string, path = '/me/api-keys', name = `key-${ran
   return res.body as { id: string; name: string };
 }
 
-describe('POST /me/mark-archived and /me/unarchive: validation (422 first)', () => {
+describe('POST /me/mark-archived and /me/unarchive: validation (422, after authentication)', () => {
   const bad: [string, unknown, (string | number)[]][] = [
     ['no ids at all', {}, ['body']],
     ['only empty lists', { services: [], api_keys: [] }, ['body']],
@@ -83,18 +83,18 @@ describe('POST /me/mark-archived and /me/unarchive: validation (422 first)', () 
   ];
   for (const path of ['/me/mark-archived', '/me/unarchive']) {
     for (const [what, body, loc] of bad) {
-      it(`${path}: ${what} is a 422 at ${JSON.stringify(loc)}, before authentication`, async () => {
+      it(`${path}: ${what} is a 422 at ${JSON.stringify(loc)} for a signed-in caller, 401 for anyone else`, async () => {
         const anonymous = await api.post(path, body);
-        expect(anonymous.status, anonymous.text).toBe(422);
-        expect(anonymous.body.detail[0].loc).toEqual(loc);
+        expect([anonymous.status, anonymous.body]).toEqual([401, { detail: 'Not authenticated' }]);
         const { token } = await signUp(api);
         const res = await api.post(path, body, { token });
-        expect(res.status).toBe(422);
-        expect(res.body).toEqual(anonymous.body);
+        expect(res.status, res.text).toBe(422);
+        expect(res.body.detail[0].loc).toEqual(loc);
       });
     }
     it(`${path}: names the body when no id is given`, async () => {
-      const res = await api.post(path, { services: [] });
+      const { token } = await signUp(api);
+      const res = await api.post(path, { services: [] }, { token });
       expect(res.body).toEqual({ detail: [{ loc: ['body'], msg: 'At least one id is required', type: 'custom' }] });
     });
     it(`${path}: needs a signed-in caller`, async () => {

@@ -121,6 +121,8 @@ const schema = z.object({
 });
 
 export type Config = z.infer<typeof schema>;
+/** Every environment variable the service reads (the README documents each). */
+export const configVariables = (): string[] => Object.keys(schema.shape);
 
 let current: Config | undefined;
 

@@ -3,6 +3,7 @@ import { LOCAL_PAGES, localEventId, openToken, signLocalEvent, type LocalCheckou
 import { escapeHtml } from '#mail/html';
 import { config } from '#shared/config';
 import { systemClock, type Clock } from '#shared/context';
+import { htmlPage as answer } from './page';
 
 /**
  * The local payment provider's pages (served by `npm start` only, never deployed): a checkout page
@@ -49,17 +50,4 @@ async function deliver(res: ServerResponse, event: PaymentEvent, clock: Clock, t
   const hook = await fetch(`${config().API_BASE_URL.replace(/\/$/, '')}/billing/local/webhook`, { method: 'POST', body, headers });
   if (!hook.ok) return answer(res, 502, 'Not delivered', `<p>The webhook answered ${hook.status}: ${escapeHtml(await hook.text())}</p>`);
   return answer(res, 200, title, done);
-}
-
-function answer(res: ServerResponse, status: number, title: string, body: string): true {
-  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title>
-<style>body{font:16px/1.5 system-ui,sans-serif;max-width:32em;margin:3em auto}button{font-size:1em;padding:.5em 1.5em}</style></head><body>${body}</body></html>`;
-  res.writeHead(status, {
-    'content-type': 'text/html; charset=utf-8',
-    'cache-control': 'no-store',
-    'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'",
-    'content-length': Buffer.byteLength(html),
-  });
-  res.end(html);
-  return true;
 }

@@ -6,9 +6,11 @@ import { allRoutes, FALLBACK_GROUP, routeTable, type RouteGroup } from '../../fu
 import { httpHandler } from '#http/pipeline';
 import { withSecurityHeaders } from '#http/security';
 import type { Clock } from '#shared/context';
+import { config } from '#shared/config';
 import { createRouter, routeKey } from '#http/router';
 import type { Route } from '#http/route';
 import { localPaymentPage } from './payments';
+import { invitationPage } from './invitation-page';
 import { attachLocalWebSockets } from './websocket';
 
 const MAX_BODY = 10 * 1024 * 1024; // API Gateway's payload limit
@@ -62,20 +64,36 @@ function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
 }
 
 /**
+ * `npm start`'s terminal: one readable line per request, `12:03:04 POST /auth/login 200 63 ms` (path
+ * without its query, which may carry a token), written when the answer is sent; not below LOG_LEVEL info.
+ */
+function logAccess(req: IncomingMessage, res: ServerResponse): void {
+  const started = performance.now();
+  res.once('finish', () => {
+    if (['warn', 'error', 'silent'].includes(config().LOG_LEVEL)) return;
+    const path = (req.url ?? '/').split('?')[0];
+    const time = new Date().toTimeString().slice(0, 8);
+    process.stdout.write(`${time} ${req.method} ${path} ${res.statusCode} ${Math.round(performance.now() - started)} ms\n`);
+  });
+}
+
+/**
  * The local stand-in for API Gateway: routes with the same table, then calls the same
  * middy handler the group's Lambda runs.
  */
-export function createLocalServer(opts: { clock?: Clock } = {}): Server {
+export function createLocalServer(opts: { clock?: Clock; accessLog?: boolean } = {}): Server {
   const handlers = Object.fromEntries(Object.entries(routeTable).map(([g, routes]) => [g, httpHandler(routes as Route[], opts)])) as Record<RouteGroup, Handler>;
   const entries = allRoutes();
   const groupOf = new Map(entries.map((e) => [e.route, e.group]));
   const router = createRouter(entries.map((e) => e.route));
 
   const server = createServer(async (req, res) => {
+    if (opts.accessLog) logAccess(req, res);
     try {
       const body = await readBody(req);
       if (!body) return send(res, ownAnswer(413, 'Request body too large'));
       if (await localPaymentPage(req, res, opts.clock)) return;
+      if (invitationPage(req, res)) return;
       const path = new URL(req.url ?? '/', 'http://local').pathname;
       const match = router.match(req.method ?? 'GET', path);
       const group = match ? groupOf.get(match.route)! : FALLBACK_GROUP;

@@ -30,6 +30,8 @@ export interface LocalStackOptions {
   withoutHttp?: boolean;
   /** The handlers' clock (tests move it); the system clock otherwise. */
   clock?: Clock;
+  /** One readable line per HTTP request on stdout (`npm start`). */
+  accessLog?: boolean;
 }
 
 /** The whole product on one machine: DynamoDB Local, s3rver, table and plans, in-process queues, the HTTP server. */
@@ -77,13 +79,16 @@ export async function startLocalStack(opts: LocalStackOptions = {}) {
     ? setInterval(() => void sweepDeadlines(appContext({ clock: opts.clock })).catch((err) => log.error('deadline sweep failed', errorFields(err))), c.LOCAL_DEADLINE_SWEEP_SECONDS * 1000).unref()
     : undefined;
 
-  const server = opts.withoutHttp ? undefined : createLocalServer({ clock: opts.clock });
+  const server = opts.withoutHttp ? undefined : createLocalServer({ clock: opts.clock, accessLog: opts.accessLog });
   if (server) await new Promise<void>((r) => server.listen(c.PORT, '127.0.0.1', r));
   const port = server ? (server.address() as AddressInfo).port : 0;
-  if (server && !env.API_BASE_URL && !process.env.API_BASE_URL) {
-    // Where this server really listens (tests take any free port): invoice links and the local payment pages point here.
-    env.API_BASE_URL = `http://localhost:${port}`;
-    env.WS_BASE_URL ??= `ws://localhost:${port}/ws/progress`;
+  if (server) {
+    // Unless configured, every address the service hands out is where this server really listens (PORT=4100,
+    // tests on any free port): links in mails, invoice and download links, the local payment pages, WebSockets.
+    const unset = (name: string) => !env[name] && !process.env[name];
+    if (unset('APP_BASE_URL')) env.APP_BASE_URL = `http://localhost:${port}`;
+    if (unset('API_BASE_URL')) env.API_BASE_URL = `http://localhost:${port}`;
+    if (unset('WS_BASE_URL')) env.WS_BASE_URL = `ws://localhost:${port}/ws/progress`;
     c = reloadConfig(env);
   }
 

@@ -1,8 +1,9 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { startLocalStack } from '../../infra/local/stack';
+import { launchChromium } from '../helpers/browser';
 
 /**
  * `npm run docs:screenshot`: proof that GET /docs renders (issue 17, item 5). Starts the local stack
@@ -11,13 +12,10 @@ import { startLocalStack } from '../../infra/local/stack';
  *   - the menu lists every operation of the served /openapi.json (each operationId, by count too),
  *   - no request leaves the origin (recorded, then refused) and the page's CSP refuses nothing,
  * then saves docs/api-reference.png. Exits non-zero on any failure. Needs `/usr/bin/chromium`
- * (`apt-get install -y chromium`), which CI lacks: `test/e2e/docs-page.test.ts` checks the page over HTTP there.
+ * (`apt-get install -y chromium`); `test/e2e/docs-page.test.ts` checks the page over HTTP in `npm test`.
  */
 const ROOT = join(import.meta.dirname, '..', '..');
 const OUT = join(ROOT, 'docs', 'api-reference.png');
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-// Known to work on this kind of machine: no background traffic to Google's hosts, no sandbox as root.
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
 
 const dataDir = await mkdtemp(join(tmpdir(), 'infra-catalog-docs-'));
 const stack = await startLocalStack({
@@ -32,7 +30,7 @@ try {
   const doc = (await (await fetch(`${stack.url}/openapi.json`)).json()) as { paths: Record<string, Record<string, { operationId: string }>> };
   const operationIds = Object.values(doc.paths).flatMap((ops) => Object.values(ops).map((op) => op.operationId));
 
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+  browser = await launchChromium();
   const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
   const requests: string[] = [];
   const offOrigin: string[] = [];

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { route, ok } from '#http/route';
-import { uuid } from '#http/schemas';
+import { uuid, integer } from '#http/schemas';
 import {
   startExport, startImport, importExportHistory, downloadExport, jobStatus, progressTicket, documentJsonSchema, exampleDocument, impexRecordView,
 } from '#domain/impex';
@@ -29,7 +29,7 @@ export const impexRoutes = [
   }),
   route({
     method: 'GET', path: '/impex/history', auth: 'user', summary: "A project's export and import records, newest first",
-    query: z.object({ project_id: uuid, environment_id: uuid.optional(), limit: z.coerce.number().int().min(1).max(200).default(50) }),
+    query: z.object({ project_id: uuid, environment_id: uuid.optional(), limit: integer().min(1).max(200).default(50) }),
     responses: { 200: z.array(impexRecordView.schema) },
     refusals: [403, 404],
     handler: async ({ query }, ctx) => ok(await importExportHistory(ctx, query)),
@@ -37,7 +37,7 @@ export const impexRoutes = [
   route({
     method: 'GET', path: '/impex/download/{record_id}', auth: 'user', summary: "An export's document through its signed link (403 tampered, 410 'Link expired')",
     params: z.object({ record_id: z.string().max(100) }),
-    query: z.object({ exp: z.coerce.number().int(), sig: z.string().max(200) }),
+    query: z.object({ exp: integer(), sig: z.string().max(200) }),
     refusals: [403, 404, 410],
     handler: async ({ params, query }, ctx) => {
       const doc = await downloadExport(ctx, { record_id: params.record_id, ...query });

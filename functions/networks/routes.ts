@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { route, ok, created, noContent } from '#http/route';
-import { syncHeaders, updatedSince, uuid } from '#http/schemas';
+import { syncHeaders, updatedSince, uuid, integer } from '#http/schemas';
 import { ipv4Range, createNetwork, createNetworkBody, deleteNetwork, getNetwork, listNetworks, networkView, networkOut, updateNetwork, updateNetworkBody, attachedNetworks, MAX_ATTACHED_NETWORKS, replaceAttachedNetworks } from '#domain/catalog';
 
 const networkParams = z.object({ network_id: uuid });
@@ -21,8 +21,8 @@ export const networksRoutes = [
       project_id: uuid,
       environment_id: uuid,
       q: z.string().trim().optional(),
-      vlan_id: z.coerce.number().int().min(1).max(4094).optional(),
-      mask: z.coerce.number().int().min(0).max(32).optional(),
+      vlan_id: integer().min(1).max(4094).optional(),
+      mask: integer().min(0).max(32).optional(),
       range: ipv4Range.optional(),
       updated_since: updatedSince,
     }),

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { route, ok, created, noContent } from '#http/route';
-import { syncHeaders, updatedSince, uuid } from '#http/schemas';
+import { syncHeaders, updatedSince, uuid, integer } from '#http/schemas';
 import { repeatable, createService, createServiceBody, deleteService, getService, listServices, repositoryDeps, serviceView, storedRepositoryDep, updateService, updateServiceBody } from '#domain/catalog';
 
 const serviceParams = z.object({ service_id: uuid });
@@ -23,8 +23,8 @@ export const servicesRoutes = [
       tags: repeatable.optional(),
       language: optionalFilter,
       location: optionalFilter,
-      limit: z.coerce.number().int().min(1).max(1000).default(200),
-      offset: z.coerce.number().int().min(0).default(0),
+      limit: integer().min(1).max(1000).default(200),
+      offset: integer().min(0).default(0),
       updated_since: updatedSince,
     }),
     responses: { 200: z.array(serviceView.schema) },

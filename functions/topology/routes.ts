@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { route, ok, created, noContent } from '#http/route';
-import { syncHeaders, updatedSince, uuid } from '#http/schemas';
+import { syncHeaders, updatedSince, uuid, integer } from '#http/schemas';
 import { ENTITY_TYPES, DIRECTIONS, GROUP_KINDS, MAX_BATCH_CONNECTIONS, createConnection, createConnectionBatch, deleteChain, deleteConnection, listConnections, connectionView, connectionOut, updateChain, updateConnection, createLink, deleteLink, listLinks, linkView, linkOut, DEFAULT_MAX_DEPTH, MAX_MAX_DEPTH, blastRadiusOf } from '#domain/catalog';
 
 const entityType = z.enum(ENTITY_TYPES);
@@ -28,7 +28,7 @@ const blastRadiusOut = z.object({
   counts: z.object({ services: z.number().int(), floors: z.number().int() }),
   truncated: z.boolean(),
 });
-const blastRadiusQuery = z.object({ max_depth: z.coerce.number().int().min(1).max(MAX_MAX_DEPTH).default(DEFAULT_MAX_DEPTH) });
+const blastRadiusQuery = z.object({ max_depth: integer().min(1).max(MAX_MAX_DEPTH).default(DEFAULT_MAX_DEPTH) });
 
 /**
  * Connections, links and blast radius. The two blast-radius routes live under /services and

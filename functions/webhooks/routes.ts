@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { route, ok, created, noContent } from '#http/route';
-import { uuid } from '#http/schemas';
+import { uuid, integer } from '#http/schemas';
 import {
   createWebhook, createWebhookBody, deleteWebhook, deliveryOut, deliverySummaryOut, getDelivery, getWebhook, listDeliveries, listWebhooks, pingWebhook, redeliver,
   rotateWebhookSecret, updateWebhook, updateWebhookBody, webhookOut, webhookView,
@@ -77,7 +77,7 @@ export const webhooksRoutes = [
   route({
     method: 'GET', path: `${BASE}/{webhook_id}/deliveries`, auth: 'user', summary: "A webhook's deliveries of the last 30 days, newest first",
     params: webhookParams,
-    query: z.object({ status: z.enum(['pending', 'succeeded', 'failed']).optional(), limit: z.coerce.number().int().min(1).max(100).default(50) }),
+    query: z.object({ status: z.enum(['pending', 'succeeded', 'failed']).optional(), limit: integer().min(1).max(100).default(50) }),
     responses: { 200: z.array(deliverySummaryOut) },
     refusals: [403, 404],
     handler: async ({ params, query }, ctx) => ok(await listDeliveries(ctx, { ...params, ...query })),

@@ -4,6 +4,7 @@ import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { apiEvent, lambdaContext } from './api-event';
 import { allRoutes, FALLBACK_GROUP, routeTable, type RouteGroup } from '../../functions/route-table';
 import { httpHandler } from '#http/pipeline';
+import { wholeApi } from '../../functions/docs/routes';
 import { withSecurityHeaders } from '#http/security';
 import type { Clock } from '#shared/context';
 import { config } from '#shared/config';
@@ -82,7 +83,9 @@ function logAccess(req: IncomingMessage, res: ServerResponse): void {
  * middy handler the group's Lambda runs.
  */
 export function createLocalServer(opts: { clock?: Clock; accessLog?: boolean } = {}): Server {
-  const handlers = Object.fromEntries(Object.entries(routeTable).map(([g, routes]) => [g, httpHandler(routes as Route[], opts)])) as Record<RouteGroup, Handler>;
+  const handlers = Object.fromEntries(
+    Object.entries(routeTable).map(([g, routes]) => [g, httpHandler(routes as Route[], g === FALLBACK_GROUP ? { ...opts, wholeApi } : opts)]),
+  ) as Record<RouteGroup, Handler>;
   const entries = allRoutes();
   const groupOf = new Map(entries.map((e) => [e.route, e.group]));
   const router = createRouter(entries.map((e) => e.route));

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { integer } from './schemas';
 
 /**
  * Paged lists that answer a plain JSON array (SPEC rule 1): `limit` (1–500, default 100) and the
@@ -8,7 +9,7 @@ import * as z from 'zod';
 export const NEXT_CURSOR_HEADER = 'x-next-cursor';
 
 export const pageQuery = z.object({
-  limit: z.coerce.number().int().min(1).max(500).default(100),
+  limit: integer().min(1).max(500).default(100),
   cursor: z.string().min(1).max(2048).optional(),
 });
 

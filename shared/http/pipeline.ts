@@ -8,7 +8,7 @@ import { DomainError, forbidden, notFound } from '#shared/errors';
 import { refusalReply } from './errors';
 import { parseCookies, ACCESS_COOKIE } from './cookies';
 import { parseQuery } from './query';
-import { createRouter, type Match } from './router';
+import { createRouter, type Match, type Routable, type Router } from './router';
 import { jsonDecodeError, validateParts } from './validation';
 import { crossSiteGuard, securityHeadersOnEveryAnswer } from './security';
 import type { Reply, Route, RouteRequest } from './route';
@@ -35,8 +35,16 @@ export function toResult(reply: Reply): Result {
   };
 }
 
+/** A known path asked with a method none of its routes has: 405 with Allow (an HTTP matter, not a domain refusal). */
+class MethodNotAllowed extends Error {
+  constructor(readonly allow: string[]) {
+    super('Method Not Allowed');
+  }
+}
+
 function errorReply(err: unknown, requestId: string): Reply {
   if (err instanceof DomainError) return refusalReply(err);
+  if (err instanceof MethodNotAllowed) return { status: 405, body: { detail: 'Method Not Allowed' }, headers: { allow: err.allow.join(', ') } };
   const status = (err as { statusCode?: number }).statusCode;
   if (status === 422) return errorReply(jsonDecodeError(), requestId); // middy's JSON parser
   if (status === 413) return { status: 413, body: { detail: 'Request body too large' } };
@@ -52,7 +60,7 @@ const requestIdOf = (event: Event, context?: Context) => event.requestContext?.r
  * whatever the answer — a 422 from the JSON parser (before the route is matched) or the schemas, a
  * 429, a success. Runs after the error responder has shaped a refusal.
  */
-const minimumDuration = (router: ReturnType<typeof createRouter>): middy.MiddlewareObj<Event, Result> => {
+const minimumDuration = (router: Router): middy.MiddlewareObj<Event, Result> => {
   const arrived = new WeakMap<Event, number>();
   const routeOf = (event: Event) => {
     const known = state.get(event)?.match.route;
@@ -100,12 +108,19 @@ const jsonBody = (): middy.MiddlewareObj<Event, Result> => {
   };
 };
 
-/** 3. Route match; unknown routes are 404 Not Found. */
-const matchRoute = (router: ReturnType<typeof createRouter>): middy.MiddlewareObj<Event, Result> => ({
+/**
+ * 3. Route match; unknown routes are 404 Not Found. The function that answers what no route takes
+ * (API Gateway's `$default`) knows the whole API (`wholeApi`): a known path asked with another
+ * method is 405 Method Not Allowed with `Allow`.
+ */
+const matchRoute = (router: Router, wholeApi?: () => Promise<Router<Routable>>): middy.MiddlewareObj<Event, Result> => ({
   before: async (request) => {
     const { event } = request;
     const match = router.match(event.requestContext.http.method, event.rawPath, event.routeKey, event.pathParameters);
-    if (!match) throw notFound('Not Found');
+    if (!match) {
+      const allow = wholeApi ? (await wholeApi()).methodsAt(event.rawPath) : [];
+      throw allow.length ? new MethodNotAllowed(allow) : notFound('Not Found');
+    }
     state.set(event, { match });
   },
 });
@@ -191,7 +206,7 @@ function countRequest(routeKey: string, status: number, ms: number): void {
 }
 
 /** The Lambda handler of one route group: the middy chain in DESIGN.md's order over that group's routes (tests may give the clock). */
-export function httpHandler(routes: Route[], opts: { clock?: Clock } = {}) {
+export function httpHandler(routes: Route[], opts: { clock?: Clock; wholeApi?: () => Promise<Router<Routable>> } = {}) {
   const router = createRouter(routes);
   const chain = middy<Event, Result, Error, Context>({ timeoutEarlyInMillis: 0 })
     .use(minimumDuration(router))
@@ -199,7 +214,7 @@ export function httpHandler(routes: Route[], opts: { clock?: Clock } = {}) {
     .use(errorResponder())
     .use(crossSiteGuard())
     .use(jsonBody())
-    .use(matchRoute(router))
+    .use(matchRoute(router, opts.wholeApi))
     .use(authenticateAndValidate(opts.clock))
     .handler(async (event) => {
       const { match, request, ctx } = state.get(event)!;

@@ -1,21 +1,24 @@
 import type { Method, Route } from './route';
 
-export interface Match {
-  route: Route;
+/** What the router reads of a route: its method and path template. */
+export type Routable = Pick<Route, 'method' | 'path'>;
+
+export interface Match<R extends Routable = Route> {
+  route: R;
   params: Record<string, string>;
 }
 
-interface Compiled {
-  route: Route;
+interface Compiled<R extends Routable> {
+  route: R;
   key: string;
   pattern: RegExp;
   names: string[];
   literalSegments: number;
 }
 
-export const routeKey = (r: Pick<Route, 'method' | 'path'>) => `${r.method} ${r.path}`;
+export const routeKey = (r: Routable) => `${r.method} ${r.path}`;
 
-function compile(route: Route): Compiled {
+function compile<R extends Routable>(route: R): Compiled<R> {
   const names: string[] = [];
   const segments = route.path.split('/').filter(Boolean);
   const source = segments
@@ -50,7 +53,7 @@ function decodeParams(names: string[], m: RegExpExecArray): Record<string, strin
  * Matches requests against a route table. Literal segments win over parameters
  * (`/projects/stats` before `/projects/{project_id}`), as API Gateway does.
  */
-export function createRouter(routes: Route[]) {
+export function createRouter<R extends Routable = Route>(routes: R[]) {
   const compiled = routes.map(compile).sort((a, b) => b.literalSegments - a.literalSegments);
   const byKey = new Map(compiled.map((c) => [c.key, c]));
   const seen = new Set<string>();
@@ -59,7 +62,7 @@ export function createRouter(routes: Route[]) {
     seen.add(c.key);
   }
 
-  function matchPath(method: string, path: string): Match | undefined {
+  function matchPath(method: string, path: string): Match<R> | undefined {
     for (const c of compiled) {
       if (c.route.method !== method) continue;
       const m = c.pattern.exec(path);
@@ -74,8 +77,12 @@ export function createRouter(routes: Route[]) {
 
   return {
     routes: compiled.map((c) => c.route),
+    /** The methods some route answers at `path` (the Allow header of a 405); none for an unknown or malformed path. */
+    methodsAt(path: string): string[] {
+      return [...new Set(compiled.filter((c) => { const m = c.pattern.exec(path); return m && decodeParams(c.names, m); }).map((c) => c.route.method))];
+    },
     /** API Gateway hands us the matched route key; fall back to the raw path for `$default` and local calls. */
-    match(method: Method | string, path: string, key?: string, pathParameters?: Record<string, string | undefined>): Match | undefined {
+    match(method: Method | string, path: string, key?: string, pathParameters?: Record<string, string | undefined>): Match<R> | undefined {
       const hit = key ? byKey.get(key) : undefined;
       if (hit) {
         const params: Record<string, string> = {};
@@ -86,3 +93,5 @@ export function createRouter(routes: Route[]) {
     },
   };
 }
+
+export type Router<R extends Routable = Route> = ReturnType<typeof createRouter<R>>;

@@ -5,6 +5,11 @@ import { isoTimestamp } from '#shared/schemas';
 export { uuid, email, isoTimestamp, text, name } from '#shared/schemas';
 export const detail = z.object({ detail: z.string() });
 
+/** An integer from a query string or form (`?limit=20`): `abc` or `1.5` is "expected an integer", not zod's "received NaN". */
+export const INTEGER_EXPECTED = 'Invalid input: expected an integer';
+const integerError = (issue: { code: string; input?: unknown }) => (issue.code === 'invalid_type' && issue.input !== undefined ? INTEGER_EXPECTED : undefined);
+export const integer = () => z.coerce.number({ error: integerError }).int({ error: integerError });
+
 export const accountOut = z.object({
   id: z.uuid(),
   email: z.string(),

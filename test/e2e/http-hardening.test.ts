@@ -203,3 +203,35 @@ describe('X-Sync-Timestamp (item 11, last sentence)', () => {
     expect(next.body.map((e: { id: string }) => e.id)).toContain(staging.body.id);
   });
 });
+
+describe('methods a path does not have, and integers in query strings (issue 23 item 10)', () => {
+  it('answers 405 with Allow for a known path asked with another method, and 404 for unknown or malformed paths', async () => {
+    const { token } = await signUp(api);
+    for (const [method, path, allow] of [
+      ['PUT', '/projects', 'GET, POST'],
+      ['DELETE', '/plans', 'GET'],
+      ['PUT', `/services/${randomUUID()}`, 'GET, PATCH, DELETE'],
+      ['POST', '/openapi.json', 'GET'],
+    ] as const) {
+      for (const opts of [{ token }, {}]) {
+        const res = await api.call(method, path, method === 'DELETE' ? undefined : {}, opts);
+        expect([method, path, res.status, res.body]).toEqual([method, path, 405, { detail: 'Method Not Allowed' }]);
+        expect(res.headers.get('allow')?.split(', ').sort()).toEqual(allow.split(', ').sort());
+      }
+    }
+    for (const [method, path] of [['PUT', '/no-such-path'], ['PATCH', '/projects/%ZZ'], ['GET', '/projects/stats/more']] as const) {
+      const res = await api.call(method, path, undefined, { token });
+      expect([method, path, res.status, res.body]).toEqual([method, path, 404, NOT_FOUND]);
+    }
+  });
+
+  it("says 'expected an integer' for a query integer that is not one, naming the parameter", async () => {
+    const { token, projectId, envId } = await ownerWithEnv(api);
+    for (const value of ['abc', '1.5', '2e']) {
+      const res = await api.get(`/services?project_id=${projectId}&environment_id=${envId}&limit=${value}`, { token });
+      expect([value, res.status, res.body]).toEqual([value, 422, { detail: [{ loc: ['query', 'limit'], msg: 'Invalid input: expected an integer', type: 'invalid_type' }] }]);
+    }
+    const tooBig = await api.get(`/services?project_id=${projectId}&environment_id=${envId}&limit=5000`, { token });
+    expect(tooBig.body.detail[0]).toMatchObject({ loc: ['query', 'limit'], type: 'too_big' });
+  });
+});

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { useTestStack } from '../helpers/stack';
 import { client, signUp } from '../helpers/http';
 import { ownerWithEnv } from '../helpers/catalog';
-import { FORBIDDEN_WEBHOOKS, MAX_WEBHOOKS_PER_PROJECT, URL_NOT_ALLOWED, WEBHOOK_LIMIT_REACHED, useResolver } from '#domain/webhooks';
+import { FORBIDDEN_WEBHOOKS, MAX_WEBHOOKS_PER_PROJECT, NOT_A_URL, URL_NOT_ALLOWED, WEBHOOK_LIMIT_REACHED, useResolver } from '#domain/webhooks';
 
 // The allowlist is off (its default): nothing but public addresses.
 const ref = useTestStack();
@@ -41,11 +41,15 @@ describe('webhook registration', () => {
     for (const url of [
       'http://127.0.0.1/hook', 'https://127.0.0.1/hook', 'https://10.0.0.1/hook', 'https://[::ffff:127.0.0.1]/hook', 'https://[::1]/hook', 'https://169.254.169.254/latest',
       'https://100.64.0.1/', 'https://224.0.0.1/', 'https://0.0.0.0/', 'https://[fd00::1]/', 'https://localhost/hook', 'https://private.example/hook', 'https://mixed.example/hook',
-      'http://receiver.example/hook', 'ftp://receiver.example/', 'https://user:pw@receiver.example/', 'not a url', 'https://no-such-host.invalid/',
+      'http://receiver.example/hook', 'ftp://receiver.example/', 'https://user:pw@receiver.example/', 'https://no-such-host.invalid/',
     ]) {
       const res = await api.post(hooks(projectId), { url, events: ['service.created'] }, { token });
       expect(res.status, url).toBe(400);
       expect(res.body).toEqual({ detail: URL_NOT_ALLOWED });
+    }
+    for (const url of ['not a url', 'https://', '', 'receiver.example/hook']) {
+      const res = await api.post(hooks(projectId), { url, events: ['service.created'] }, { token });
+      expect([res.status, res.body], url).toEqual([422, { detail: [{ loc: ['body', 'url'], msg: NOT_A_URL, type: 'invalid_format' }] }]);
     }
     for (const url of ['https://receiver.example/x', 'https://v6.example/x', 'https://93.184.216.34:8443/x']) {
       expect((await api.post(hooks(projectId), { url, events: ['floor.created'] }, { token })).status, url).toBe(201);

@@ -108,7 +108,14 @@ export function responseValidator(doc: Doc) {
     };
     if (!op) {
       if (answer.status === 404) return validate('unknown route 404', errorSchema as Json);
-      return [`no operation in openapi.json for ${method} ${path}, and the answer is ${answer.status}, not 404`];
+      // A path the document has, asked with a method it lacks: 405 with the methods it has.
+      if (answer.status === 405) {
+        const allowed = [...new Set(operations.filter((o) => o.pattern.test(path)).map((o) => o.method))].sort().join(', ');
+        const allow = answer.header?.('allow')?.split(', ').sort().join(', ');
+        if (!allowed || allow !== allowed) return [`405 for ${method} ${path} with Allow ${allow}, but the document has ${allowed || 'no operation there'}`];
+        return validate('unknown method 405', errorSchema as Json);
+      }
+      return [`no operation in openapi.json for ${method} ${path}, and the answer is ${answer.status}, not 404 or 405`];
     }
     const declared = op.responses[String(answer.status)];
     if (declared === undefined) {

@@ -24,7 +24,9 @@ export const WEBHOOK_LIMIT_REACHED = `Webhook limit reached (${MAX_WEBHOOKS_PER_
 export const ROTATION_GRACE_HOURS = 24;
 
 const eventType = z.enum(EVENT_TYPES as unknown as [EventType, ...EventType[]]);
-const url = z.string().trim().min(1).max(2000);
+/** Something that is not a URL at all is a 422 naming the field; a URL the delivery rules refuse is checkTarget's 400. */
+export const NOT_A_URL = 'Invalid URL: expected an address such as https://hooks.example.com/catalog';
+const url = z.string().trim().max(2000).pipe(z.url({ error: NOT_A_URL }));
 export const createWebhookBody = z.object({
   url,
   events: z.array(eventType).min(1).max(EVENT_TYPES.length),

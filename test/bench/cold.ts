@@ -69,7 +69,10 @@ await build({
   entryPoints: [join(root, SEPARATE_PACKAGES['@aws-lambda-powertools/tracer'].entry)], outfile: tracerFile, bundle: true, platform: 'node', format: 'esm', target: 'node24', minify: true,
   banner: { js: BANNER }, external: ['@aws-sdk/*'], alias: BUNDLE_ALIASES, logLevel: 'error', absWorkingDir: root,
 });
-const bundles = await Promise.all(entries.map(async ([name, entry]) => ({ name, ...(await bundle(name, entry)) })));
+// COLD_ONLY=workers/jobs,impex measures those functions only.
+const only = process.env.COLD_ONLY?.split(',').map((s) => s.trim()).filter(Boolean);
+const chosen = only?.length ? entries.filter(([name]) => only.includes(name)) : entries;
+const bundles = await Promise.all(chosen.map(async ([name, entry]) => ({ name, ...(await bundle(name, entry)) })));
 const rows = [];
 for (const b of bundles) {
   const ratios: number[] = [];

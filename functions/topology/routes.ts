@@ -1,23 +1,21 @@
 import * as z from 'zod';
 import { route, ok, created, noContent } from '#http/route';
 import { syncHeaders, updatedSince, uuid, integer } from '#http/schemas';
-import { ENTITY_TYPES, DIRECTIONS, GROUP_KINDS, MAX_BATCH_CONNECTIONS, createConnection, createConnectionBatch, deleteChain, deleteConnection, listConnections, connectionView, connectionOut, updateChain, updateConnection, createLink, deleteLink, listLinks, linkView, linkOut, DEFAULT_MAX_DEPTH, MAX_MAX_DEPTH, blastRadiusOf } from '#domain/catalog';
+import { ENTITY_TYPES, DIRECTIONS, connectionName, GROUP_KINDS, MAX_BATCH_CONNECTIONS, createConnection, createConnectionBatch, deleteChain, deleteConnection, listConnections, connectionView, connectionOut, updateChain, updateConnection, createLink, deleteLink, listLinks, linkView, linkOut, DEFAULT_MAX_DEPTH, MAX_MAX_DEPTH, blastRadiusOf } from '#domain/catalog';
 
 const entityType = z.enum(ENTITY_TYPES);
 const direction = z.enum(DIRECTIONS);
-/** A connection's label: trimmed, at most 200 characters; null clears it. */
-const label = z.string().trim().min(1).max(200).nullish();
 
 /** One connection's own fields; an entity may not be connected to itself (a schema rule: 422 before any lookup). */
 const connectionSpec = z
-  .object({ a_type: entityType, a_id: uuid, b_type: entityType, b_id: uuid, direction: direction.default('none'), name: label })
+  .object({ a_type: entityType, a_id: uuid, b_type: entityType, b_id: uuid, direction: direction.default('none'), name: connectionName })
   .refine((c) => c.a_id !== c.b_id, { message: 'An entity may not be connected to itself', path: ['b_id'] });
 
 const scope = { project_id: uuid, environment_id: uuid };
 
 /** PATCH bodies (one connection or a whole chain): direction and/or name, at least one. */
 const changesBody = z
-  .object({ direction: direction.optional(), name: label })
+  .object({ direction: direction.optional(), name: connectionName })
   .refine((b) => b.direction !== undefined || b.name !== undefined, { message: 'Give direction or name' });
 
 const nodeRef = z.object({ type: entityType, id: z.uuid() });

@@ -119,6 +119,7 @@ export const keys = {
   linkPrefix: (envId: string) => `LINK#${envId}#`,
   /** A chain or hub of connections (created by a batch): its group_kind and member count. */
   connectionChain: (projectId: string, envId: string, chainId: string) => ({ PK: `PROJECT#${projectId}`, SK: `CHAIN#${envId}#${chainId}` }),
+  connectionChainPrefix: (envId: string) => `CHAIN#${envId}#`,
   group: (projectId: string, envId: string, id: string) => ({ PK: `PROJECT#${projectId}`, SK: `GROUP#${envId}#${id}` }),
   groupPrefix: (envId: string) => `GROUP#${envId}#`,
   subgroup: (projectId: string, envId: string, id: string) => ({ PK: `PROJECT#${projectId}`, SK: `SUBGROUP#${envId}#${id}` }),

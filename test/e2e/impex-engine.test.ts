@@ -377,10 +377,13 @@ describe('the schema and the example', () => {
     const ctx = appContext();
     const report = await applyImport(await planImport({ projectId, environmentId: envId, document: example }, ctx), ctx);
     expect(report.errors).toEqual([]);
-    expect(report.summary.create).toBe(2 + 1 + 2 + 2 + 4 + 3);
+    // Groups, subgroup, floors, networks, services, links; a connection, a chain and its two members.
+    expect(report.summary.create).toBe(2 + 1 + 2 + 2 + 4 + 3 + 1 + 1 + 2);
     const reexport = await exportOf(projectId, envId);
     expect(reexport.spec.services.map((s) => s.name)).toEqual(['api', 'checkout', 'postgres', 'web']);
     expect(reexport.spec.network_attachments).toEqual(example.spec.network_attachments);
+    expect(reexport.spec.connections).toEqual(example.spec.connections);
+    expect(reexport.spec.connection_groups).toEqual(example.spec.connection_groups);
     void token;
   });
 });

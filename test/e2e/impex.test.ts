@@ -39,7 +39,7 @@ async function richEnvironment(token: string, projectId: string, envId: string, 
   const floor = await createFloor(api, token, projectId, envId, { hostname: 'host-a', type: 'vm' });
   await createFloor(api, token, projectId, envId, { hostname: 'host-b', type: 'vm' });
   const net = await createNetwork(api, token, projectId, envId, { name: 'lan', cidr: '10.0.0.0/24' });
-  const services = [];
+  const services: { id: string }[] = [];
   for (let i = 0; i < n; i++) {
     services.push(
       await createService(api, token, projectId, envId, {
@@ -51,6 +51,10 @@ async function richEnvironment(token: string, projectId: string, envId: string, 
   for (let i = 1; i < 6; i++) expect((await api.post('/service-links', { from_service_id: services[0].id, to_service_id: services[i].id, project_id: projectId, environment_id: envId }, { token })).status).toBe(201);
   expect((await api.patch(`/attachments/services/${services[1].id}/networks`, { network_ids: [net.id] }, { token })).status).toBe(200);
   expect((await api.patch(`/attachments/service-floors/${floor.id}/networks`, { network_ids: [net.id] }, { token })).status).toBe(200);
+  const connection = { project_id: projectId, environment_id: envId, a_type: 'service', a_id: services[2].id, b_type: 'floor', b_id: floor.id, direction: 'a_to_b' };
+  expect((await api.post('/service-connections', connection, { token })).status).toBe(201);
+  const hub = { project_id: projectId, environment_id: envId, group_kind: 'hub', items: [3, 4].map((i) => ({ a_type: 'service', a_id: services[2].id, b_type: 'service', b_id: services[i].id })) };
+  expect((await api.post('/service-connections/batch', hub, { token })).status).toBe(201);
 }
 
 async function exportAndDownload(token: string, projectId: string, envId: string) {
@@ -81,6 +85,9 @@ describe('import and export over HTTP', () => {
     const second = await exportAndDownload(o.token, other.projectId, other.envId);
     expect(parse(second.text).spec).toEqual(parse(first.text).spec);
     expect(parse(first.text).spec.services).toHaveLength(50);
+    // The topology came along: the same connections, a hub among them.
+    const connections = await api.get(`/service-connections?project_id=${other.projectId}&environment_id=${other.envId}`, { token: o.token });
+    expect(connections.body.map((c: { group_kind: string | null }) => c.group_kind)).toEqual([null, 'hub', 'hub']);
 
     const history = await api.get(`/impex/history?project_id=${o.projectId}`, { token: o.token });
     expect(history.body.map((r: { kind: string }) => r.kind)).toEqual(['export']);
@@ -107,8 +114,13 @@ describe('import and export over HTTP', () => {
     expect(summary).toMatchObject({ action: 'import.apply', entity_id: created.id, import_id: created.id, environment_id: other.envId, summary: { create: created.report.summary.create, update: 0, status: 'succeeded' } });
     expect(summary.actor).toMatchObject({ type: 'account', id: o.owner.id, email: o.owner.email });
     const perEntity = (await log('')).filter((e) => e.import_id === created.id && e.entity_type !== 'import');
-    expect(perEntity).toHaveLength(created.report.summary.create);
-    expect(new Set(perEntity.map((e) => e.action))).toEqual(new Set(['group.create', 'subgroup.create', 'network.create', 'floor.create', 'service.create', 'link.create']));
+    // One entry per created entity, but a chain's entry lists the members written with it (as a batch's does).
+    const members = perEntity.filter((e) => e.entity_type === 'chain').reduce((n, e) => n + e.after.connections.length, 0);
+    expect(members).toBe(2);
+    expect(perEntity).toHaveLength(created.report.summary.create - members);
+    expect(new Set(perEntity.map((e) => e.action))).toEqual(
+      new Set(['group.create', 'subgroup.create', 'network.create', 'floor.create', 'service.create', 'link.create', 'connection.create', 'chain.create']),
+    );
     for (const e of perEntity) expect(e.actor.id).toBe(o.owner.id);
 
     // Importing a changed document updates one service: its entry tags the second import, with before and after.

@@ -1,13 +1,15 @@
 import * as z from 'zod';
 import { isoTimestamp, name as nameSchema } from '#shared/schemas';
-import { createNetworkBody, floorFields, floorType, MAX_ATTACHED_NETWORKS, serviceFields } from '#domain/catalog';
+import {
+  connectionName, createNetworkBody, DIRECTIONS, floorFields, floorType, GROUP_KINDS, MAX_ATTACHED_NETWORKS, MAX_CHAIN_CONNECTIONS, serviceFields,
+} from '#domain/catalog';
 import { groupDescription } from '#domain/tenancy';
 
 /**
  * The import/export document of one environment (issue 13): YAML (JSON is accepted too, being
  * YAML), an envelope `apiVersion` / `kind` / `metadata` and a `spec` of the environment's groups
- * (with their subgroups), service floors, networks, services, service links and network
- * attachments. Entities refer to each other by name (floors by hostname), never by id, so an export
+ * (with their subgroups), service floors, networks, services, service links, network
+ * attachments and service connections (on their own, and in chains and hubs). Entities refer to each other by name (floors by hostname), never by id, so an export
  * imports into any environment. These zod schemas are the one source: the type, the validation of
  * an upload and the served JSON Schema all come from them, and the field schemas are the request
  * schemas of the catalog's routes (same bounds, same messages).
@@ -61,6 +63,13 @@ const networkAttachment = z.strictObject({
   networks: z.array(ref()).max(MAX_ATTACHED_NETWORKS),
 });
 
+/** A connection end: a service (by name) or a service floor (by hostname), exactly one of the two. */
+const connectionEnd = z.strictObject({ service: ref().nullish(), service_floor: hostnameRef.nullish() });
+/** A service connection as the API has it, its ends named. */
+const connection = z.strictObject({ a: connectionEnd, b: connectionEnd, direction: z.enum(DIRECTIONS).default('none'), name: connectionName });
+/** A chain or hub (what a batch creates): its kind and its members in order. */
+const connectionGroup = z.strictObject({ group_kind: z.enum(GROUP_KINDS), connections: z.array(connection).min(1).max(MAX_CHAIN_CONNECTIONS) });
+
 const named = z.strictObject({ id: z.string(), name: z.string() });
 
 export const environmentDocument = z.strictObject({
@@ -82,6 +91,9 @@ export const environmentDocument = z.strictObject({
     services: z.array(service).default([]),
     service_links: z.array(serviceLink).default([]),
     network_attachments: z.array(networkAttachment).default([]),
+    /** Connections in no chain or hub. */
+    connections: z.array(connection).default([]),
+    connection_groups: z.array(connectionGroup).default([]),
   }),
 });
 
@@ -93,6 +105,9 @@ export type DocumentNetwork = DocumentSpec['networks'][number];
 export type DocumentService = DocumentSpec['services'][number];
 export type DocumentLink = DocumentSpec['service_links'][number];
 export type DocumentAttachment = DocumentSpec['network_attachments'][number];
+export type DocumentConnection = DocumentSpec['connections'][number];
+export type DocumentConnectionEnd = DocumentConnection['a'];
+export type DocumentConnectionGroup = DocumentSpec['connection_groups'][number];
 
 /**
  * The JSON Schema of the document (GET /impex/schema), generated from the same zod schemas. It
@@ -106,9 +121,11 @@ export function documentJsonSchema(): object {
     $id: `https://infracatalog.dev/schemas/${IMPEX_API_VERSION}/environment.json`,
     title: 'Infrastructure catalog environment document',
     description:
-      'One environment: groups (with subgroups), service floors, networks, services, service links and network attachments. ' +
+      'One environment: groups (with subgroups), service floors, networks, services, service links, network attachments, ' +
+      'and service connections (on their own, and in chains and hubs: connection_groups). ' +
       'Entities refer to each other by name (floors by hostname); names are unique (ignoring case): group names, subgroup names within their group, ' +
       'floor hostnames, network names and service names. Every referenced name must be defined in the document. ' +
+      'A connection end names exactly one of service or service_floor; two connections may not join the same two ends in the same direction. ' +
       'An entity is its whole state: an omitted field is null (a list empty, a network private).',
   };
 }
@@ -155,6 +172,18 @@ export function exampleDocument(): EnvironmentDocument {
       network_attachments: [
         { service: 'api', networks: ['private', 'public'] },
         { service_floor: 'db-1.internal', networks: ['private'] },
+      ],
+      connections: [
+        { a: { service: 'postgres' }, b: { service_floor: 'db-1.internal' }, direction: 'a_to_b', name: 'data volume' },
+      ],
+      connection_groups: [
+        {
+          group_kind: 'chain',
+          connections: [
+            { a: { service: 'web' }, b: { service: 'api' }, direction: 'a_to_b', name: 'https' },
+            { a: { service: 'api' }, b: { service: 'checkout' }, direction: 'both' },
+          ],
+        },
       ],
     },
   };

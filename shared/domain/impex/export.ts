@@ -1,4 +1,8 @@
-import { IMPEX_API_VERSION, IMPEX_KIND, SERVICE_DOCUMENT_FIELDS, type DocumentAttachment, type DocumentFloor, type DocumentGroup, type DocumentLink, type DocumentNetwork, type DocumentService, type EnvironmentDocument } from './document';
+import { byConnectionOrder, type Connection } from '#domain/catalog';
+import {
+  IMPEX_API_VERSION, IMPEX_KIND, SERVICE_DOCUMENT_FIELDS, type DocumentAttachment, type DocumentConnection, type DocumentConnectionGroup, type DocumentFloor,
+  type DocumentGroup, type DocumentLink, type DocumentNetwork, type DocumentService, type EnvironmentDocument,
+} from './document';
 import { readEnvironment } from './read';
 
 /**
@@ -93,6 +97,21 @@ export async function buildExportDocument(input: { projectId: string; environmen
       .sort(byKey((a) => a.service_floor)),
   ];
 
+  // Connections, their ends named; one whose end the document cannot name (a floor without hostname) is left out, as links are.
+  const endOf = (type: string, id: string) =>
+    type === 'service' ? (serviceName.has(id) ? { service: serviceName.get(id)! } : undefined) : hostname.has(id) ? { service_floor: hostname.get(id)! } : undefined;
+  const named = (c: Connection): DocumentConnection[] => {
+    const [a, b] = [endOf(c.a_type, c.a_id), endOf(c.b_type, c.b_id)];
+    return a && b ? [compact({ a, b, direction: c.direction, name: c.name })] : [];
+  };
+  const connections: DocumentConnection[] = env.connections.filter((c) => !c.chain_id).flatMap(named).sort(byKey((c) => JSON.stringify(c)));
+  const members = new Map<string, Connection[]>();
+  for (const c of env.connections) if (c.chain_id) members.set(c.chain_id, [...(members.get(c.chain_id) ?? []), c]);
+  const connectionGroups: DocumentConnectionGroup[] = [...members.values()]
+    .map((chain) => ({ group_kind: chain[0].group_kind ?? 'chain', connections: chain.sort(byConnectionOrder).flatMap(named) }))
+    .filter((g) => g.connections.length)
+    .sort(byKey((g) => JSON.stringify(g.connections[0])));
+
   return {
     apiVersion: IMPEX_API_VERSION,
     kind: IMPEX_KIND,
@@ -102,6 +121,6 @@ export async function buildExportDocument(input: { projectId: string; environmen
       exported_at: input.exportedAt,
       source_record: input.recordId,
     },
-    spec: { groups, service_floors: floors, networks, services, service_links: links, network_attachments: attachments },
+    spec: { groups, service_floors: floors, networks, services, service_links: links, network_attachments: attachments, connections, connection_groups: connectionGroups },
   };
 }

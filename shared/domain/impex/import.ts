@@ -9,11 +9,12 @@ import { conflict, DomainError, invalid } from '#shared/errors';
 import type { AppContext } from '#shared/context';
 import { quotaOf, quotaReached, SERVICES_QUOTA, takeQuotaStep, type Plan } from '#domain/billing';
 import {
-  floorEntity, linkEntity, networkEntity, newFloorSteps, newLinkSteps, newNetworkSteps, newServiceSteps, serviceEntity, serviceHintsStep,
-  type Floor, type Network, type Service,
+  auditedConnection, CHAIN_FULL, chainEntity, chainShown, connectionEntity, connectionsVersionStep, entityKey, floorEntity, linkEntity, MAX_BATCH_CONNECTIONS,
+  MAX_CHAIN_CONNECTIONS, networkEntity, newFloorSteps, newLinkSteps, newNetworkSteps, newServiceSteps, pairKey, putChainSteps, putConnectionSteps, serviceEntity,
+  serviceHintsStep, type Connection, type ConnectionSpec, type Floor, type Network, type Service,
 } from '#domain/catalog';
 import { ENV_NOT_IN_PROJECT, envLiveCheck, newGroupSteps, newSubgroupSteps, planOfProject, serviceQuotaAddon, type Group, type Subgroup } from '#domain/tenancy';
-import { SERVICE_DOCUMENT_FIELDS, type DocumentService, type EnvironmentDocument } from './document';
+import { SERVICE_DOCUMENT_FIELDS, type DocumentConnection, type DocumentConnectionEnd, type DocumentService, type EnvironmentDocument } from './document';
 import { importError, pointer, type ImportError } from './parse';
 import { documentProblems, nameKey, type Path } from './problems';
 import { readEnvironment } from './read';
@@ -28,6 +29,8 @@ import { readEnvironment } from './read';
  * by hostname, all ignoring case (the name claims' rule). A match whose stored state differs is
  * updated (only the fields that differ); otherwise it is unchanged. An import never deletes: what
  * the environment has beyond the document stays. Links are created when the pair is not linked yet.
+ * A connection matches the one joining the same ends in the same direction (the API's duplicate
+ * rule; its name is then updated); a chain or hub matches the chain its matched members are in.
  */
 
 export type ImportAction = 'create' | 'update' | 'unchanged' | 'error';
@@ -44,7 +47,7 @@ export interface ImportReport {
   errors: ImportError[];
 }
 
-type CreateKind = 'group' | 'subgroup' | 'network' | 'floor' | 'service' | 'link';
+type CreateKind = 'group' | 'subgroup' | 'network' | 'floor' | 'service' | 'link' | 'connection' | 'chain';
 
 /** A counter moved on a shared item (project, environment, parent group), merged per item in a transaction. */
 interface CounterMove {
@@ -55,6 +58,8 @@ interface CounterMove {
   serviceQuota?: boolean;
   /** The item must stay live (the environment, a parent group); otherwise `gone`. */
   whileLive?: string;
+  /** The counter may not pass this (a chain's members); otherwise `full`. */
+  max?: { value: number; full: string };
 }
 
 /** One entity's writes: an entry of the plan. Plain data (no timestamps: apply stamps them). */
@@ -63,7 +68,9 @@ interface Unit {
   item: number;
   /** Order of application: a phase's units commit before the next phase starts (parents before children, networks before holders). */
   phase: number;
-  create?: { kind: CreateKind; fields: Record<string, unknown> };
+  create?: { kind: CreateKind; fields: Record<string, unknown>; members?: Record<string, unknown>[] };
+  /** More items of the report this unit writes (a new chain's first members). */
+  also?: number[];
   update?: { key: Key; changes: Record<string, unknown>; gone: string; audit?: { id: string; head: string | null; before: Record<string, unknown> }; hints?: { id: string; service_floor_id: string | null; group_id: string | null; subgroup_id: string | null } };
   /** Items that must still be live when this unit commits (what it refers to), with the refusal otherwise. */
   guards: { key: Key; gone: string }[];
@@ -77,10 +84,23 @@ export interface ImportPlan {
   /** The project owner's plan and the project's add-on, as read when planning (the limit apply enforces). */
   plan: Plan | null;
   addon: number;
+  /** The environment's connections_version the plan read its connections at. */
+  connectionsVersion: number;
   units: Unit[];
 }
 
-const KIND = { group: 'group', subgroup: 'subgroup', floor: 'service_floor', network: 'network', service: 'service', link: 'service_link' } as const;
+const KIND = {
+  group: 'group', subgroup: 'subgroup', floor: 'service_floor', network: 'network', service: 'service', link: 'service_link',
+  connection: 'service_connection', chain: 'connection_group',
+} as const;
+
+const ARROWS = { none: '--', a_to_b: '->', b_to_a: '<-', both: '<->' } as const;
+const endLabel = (e: DocumentConnectionEnd) => e.service ?? `floor ${e.service_floor}`;
+/** How the report names a connection: its ends and an arrow for its direction. */
+const connectionLabel = (c: DocumentConnection) => `${endLabel(c.a)} ${ARROWS[c.direction]} ${endLabel(c.b)}`;
+
+/** Refusal of a connection write whose environment's connections changed since the plan read them. */
+const CONNECTIONS_CHANGED = 'The connections of the environment changed during the import: import again to finish';
 
 /** Equality of stored values, whatever the key order of maps read back from the table. */
 const canonical = (v: unknown): unknown =>
@@ -126,7 +146,7 @@ function byName<T>(xs: T[], name: (x: T) => string | null | undefined): Map<stri
 export async function planImport(input: { projectId: string; environmentId: string; document: EnvironmentDocument }, ctx: AppContext): Promise<ImportPlan> {
   const { projectId, environmentId: envId, document: doc } = input;
   const empty = (errors: ImportError[]): ImportPlan => ({
-    report: { summary: summarize([], errors), items: [], errors }, projectId, environmentId: envId, plan: null, addon: 0, units: [],
+    report: { summary: summarize([], errors), items: [], errors }, projectId, environmentId: envId, plan: null, addon: 0, connectionsVersion: 0, units: [],
   });
   // The document's own rules (parseDocument checked them with line numbers; checked again for a document built in code).
   const problems = documentProblems(doc);
@@ -302,6 +322,85 @@ export async function planImport(input: { projectId: string; environmentId: stri
     });
   }
 
+  // Connections (phase 6): on their own, and chains and hubs with their first members; members
+  // beyond a new chain's first transaction, or joining a chain of the environment, in phase 7.
+  const endOf = (e: DocumentConnectionEnd) => (e.service ? { type: 'service' as const, id: serviceId.get(nameKey(e.service)) } : { type: 'floor' as const, id: floorId.get(nameKey(e.service_floor!)) });
+  const resolve = (c: DocumentConnection): ConnectionSpec | undefined => {
+    const [a, b] = [endOf(c.a), endOf(c.b)];
+    return a.id && b.id ? { a_type: a.type, a_id: a.id, b_type: b.type, b_id: b.id, direction: c.direction, name: c.name ?? null } : undefined;
+  };
+  const existingConnection = new Map(env.connections.map((c) => [pairKey(c), c]));
+  const liveChains = new Map(env.chains.map((c) => [c.id, c]));
+  const endGuards = (c: ConnectionSpec, label: string) =>
+    ([[c.a_type, c.a_id], [c.b_type, c.b_id]] as const).map(([type, id]) => ({ key: entityKey(type, projectId, envId, id), gone: `An end of connection '${label}' was removed during the import` }));
+  const newConnection = (c: ConnectionSpec, chain: { id: string; group_kind: string } | null, position: number) => ({
+    id: ctx.ids.newId(), project_id: projectId, environment_id: envId, ...c, chain_id: chain?.id ?? null, group_kind: chain?.group_kind ?? null, position, deleted_at: null,
+  });
+  /** A matched connection: its name updated, or unchanged. */
+  const planMatched = (existing: Connection, c: ConnectionSpec, label: string) =>
+    planEntity(KIND.connection, label, 6, existing, { name: c.name }, () => undefined, () => keys.connection(projectId, envId, existing.id), `Connection '${label}' was removed during the import`);
+  const groupedDifferently = (path: Path, kind: string, label: string, how: string) => {
+    errors.push({ path: pointer(path), line: null, message: `Connection '${label}' ${how} in the environment: an import does not regroup connections (change the document or the environment to match)` });
+    record(kind, label, 'error', 'grouped differently in the environment');
+  };
+  const grouping = (c: Connection | undefined) => (c?.chain_id ? `is in a ${liveChains.get(c.chain_id)?.group_kind ?? 'chain'}` : 'stands on its own');
+
+  spec.connections.forEach((c, i) => {
+    const label = connectionLabel(c);
+    const resolved = resolve(c);
+    if (!resolved) return void record(KIND.connection, label, 'error', 'an entity it joins is ambiguous');
+    const existing = existingConnection.get(pairKey(resolved));
+    if (existing?.chain_id) return groupedDifferently(['spec', 'connections', i], KIND.connection, label, grouping(existing));
+    if (existing) return planMatched(existing, resolved, label);
+    units.push({
+      item: record(KIND.connection, label, 'create'), phase: 6,
+      create: { kind: 'connection', fields: newConnection(resolved, null, 0) }, guards: endGuards(resolved, label), counters: [],
+    });
+  });
+
+  spec.connection_groups.forEach((g, i) => {
+    const labels = g.connections.map(connectionLabel);
+    const groupLabel = `${g.group_kind} of ${labels.length}: ${labels[0]}${labels.length > 1 ? ', ...' : ''}`;
+    const resolved = g.connections.map(resolve);
+    if (resolved.some((c) => !c)) return void record(KIND.chain, groupLabel, 'error', 'an entity it joins is ambiguous');
+    const specs = resolved as ConnectionSpec[];
+    const matched = specs.map((c) => existingConnection.get(pairKey(c)));
+    // The chain its matched members are in: one live chain of the same kind, or none matched at all.
+    const held = [...new Set(matched.filter((m) => m).map((m) => m!.chain_id))];
+    const chain = held.length === 1 && held[0] ? liveChains.get(held[0]) : undefined;
+    if (held.length && (!chain || chain.group_kind !== g.group_kind)) {
+      const j = matched.findIndex((m) => m);
+      return groupedDifferently(['spec', 'connection_groups', i, 'connections', j], KIND.chain, labels[j], grouping(matched[j]));
+    }
+    const adding = matched.filter((m) => !m).length;
+    if (chain && chain.connection_count + adding > MAX_CHAIN_CONNECTIONS) {
+      errors.push({ path: pointer(['spec', 'connection_groups', i]), line: null, message: `${CHAIN_FULL}: its ${chain.group_kind} in the environment has ${chain.connection_count}, the document adds ${adding}` });
+      return void record(KIND.chain, groupLabel, 'error', 'the chain would be full');
+    }
+    const target = chain ?? { id: ctx.ids.newId(), group_kind: g.group_kind };
+    const chainKey = keys.connectionChain(projectId, envId, target.id);
+    const groupItem = record(KIND.chain, groupLabel, chain ? 'unchanged' : 'create');
+    // A new chain is written with as many members as a batch holds (one transaction); the rest join it after.
+    const first: { item: number; fields: Record<string, unknown>; guards: Unit['guards'] }[] = [];
+    specs.forEach((c, j) => {
+      if (matched[j]) return planMatched(matched[j]!, c, labels[j]);
+      const item = record(KIND.connection, labels[j], 'create');
+      const fields = newConnection(c, target, j);
+      if (!chain && first.length < MAX_BATCH_CONNECTIONS) return void first.push({ item, fields, guards: endGuards(c, labels[j]) });
+      units.push({
+        item, phase: 7, create: { kind: 'connection', fields }, guards: endGuards(c, labels[j]),
+        counters: [{ key: chainKey, counter: 'connection_count', units: 1, whileLive: `The ${g.group_kind} of '${labels[j]}' was removed during the import`, max: { value: MAX_CHAIN_CONNECTIONS, full: CHAIN_FULL } }],
+      });
+    });
+    if (!chain) {
+      units.push({
+        item: groupItem, also: first.map((m) => m.item), phase: 6,
+        create: { kind: 'chain', fields: { id: target.id, project_id: projectId, environment_id: envId, group_kind: g.group_kind, connection_count: first.length, deleted_at: null }, members: first.map((m) => m.fields) },
+        guards: first.flatMap((m) => m.guards), counters: [],
+      });
+    }
+  });
+
   // The service limit, for the whole import, per project and per environment (SPEC "Limits" 3).
   const creating = units.filter((u) => u.create?.kind === 'service').length;
   const max = quotaOf(plan, SERVICES_QUOTA, addon);
@@ -313,7 +412,7 @@ export async function planImport(input: { projectId: string; environmentId: stri
     }
   }
 
-  return { report: { summary: summarize(items, errors), items, errors }, projectId, environmentId: envId, plan, addon, units };
+  return { report: { summary: summarize(items, errors), items, errors }, projectId, environmentId: envId, plan, addon, connectionsVersion: env.connectionsVersion, units };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -332,9 +431,11 @@ export interface ImportAudit {
 }
 /** The audit log's name of each kind an import writes. */
 const AUDITED_AS: Record<CreateKind, string> = {
-  group: 'group', subgroup: 'subgroup', network: 'network', floor: 'floor', service: 'service', link: 'link',
+  group: 'group', subgroup: 'subgroup', network: 'network', floor: 'floor', service: 'service', link: 'link', connection: 'connection', chain: 'chain',
 };
-const KIND_OF_REPORT: Record<string, string> = { group: 'group', subgroup: 'subgroup', service_floor: 'floor', network: 'network', service: 'service', service_link: 'link' };
+const KIND_OF_REPORT: Record<string, string> = {
+  group: 'group', subgroup: 'subgroup', service_floor: 'floor', network: 'network', service: 'service', service_link: 'link', service_connection: 'connection',
+};
 /** What an entry shows of an imported entity: its fields as its readers see them (no internal ones). */
 const shownOf = ({ network_ids: _n, subgroup_count: _s, created_at: _c, updated_at: _u, deleted_at: _d, audit_head: _h, ...rest }: Record<string, unknown>) => rest;
 
@@ -352,10 +453,11 @@ function unitWrites(u: Unit, now: string, ctx: AppContext, plan: Pick<ImportPlan
     if (u.update.hints) steps.push(serviceHintsStep(u.update.hints.id, u.update.hints as unknown as Service));
     return steps;
   }
-  const stamped: Record<string, unknown> = { ...u.create!.fields, created_at: now, updated_at: now };
-  const created = audit
-    ? creationAudit(ctx, AUDITED_AS[u.create!.kind], { id: String(stamped.id), ...where }, shownOf(stamped), { actor: audit.actor, importId: audit.importId })
-    : [];
+  const stamp = (fields: Record<string, unknown>): Record<string, unknown> => ({ ...fields, created_at: now, updated_at: now });
+  const stamped = stamp(u.create!.fields);
+  const entry = (shown: Record<string, unknown>) =>
+    audit ? creationAudit(ctx, AUDITED_AS[u.create!.kind], { id: String(stamped.id), ...where }, shown, { actor: audit.actor, importId: audit.importId }) : [];
+  const created = u.create!.kind === 'connection' || u.create!.kind === 'chain' ? [] : entry(shownOf(stamped));
   switch (u.create!.kind) {
     case 'group': return [...newGroupSteps(stamped as unknown as Group), ...created];
     case 'subgroup': return [...newSubgroupSteps(stamped as unknown as Subgroup), ...created];
@@ -363,6 +465,16 @@ function unitWrites(u: Unit, now: string, ctx: AppContext, plan: Pick<ImportPlan
     case 'floor': return [...newFloorSteps(floorEntity.create(stamped as never)), ...created];
     case 'service': return [...newServiceSteps(serviceEntity.create(stamped as never)), ...created];
     case 'link': return [...newLinkSteps(linkEntity.create(stamped as never)), ...created];
+    case 'connection': {
+      const connection = connectionEntity.create(stamped as never);
+      return [...putConnectionSteps(connection), ...entry(auditedConnection(connection))];
+    }
+    case 'chain': {
+      const chain = chainEntity.create(stamped as never);
+      const members = (u.create!.members ?? []).map((m) => connectionEntity.create(stamp(m) as never));
+      // One entry for the chain and its first members, as a batch writes.
+      return [...putChainSteps(chain), ...members.flatMap(putConnectionSteps), ...entry(chainShown(chain, members))];
+    }
   }
 }
 
@@ -396,12 +508,14 @@ function pack(units: Unit[], ctx: AppContext, plan: ImportPlan, audit?: ImportAu
 
 interface Built {
   steps: TransactStep[];
+  /** It writes connections, so it moves the environment's connections_version on. */
+  movesConnections: boolean;
   /** Refusals of the counter steps that need a read to be explained (the environment gone, or its limit). */
   diagnose: Map<DomainError, () => Promise<DomainError>>;
 }
 
 /** One transaction: the units' own writes, each shared item once (counters summed, with their limit; else a liveness guard). */
-function build(chunk: Unit[], plan: ImportPlan, now: string, ctx: AppContext, audit?: ImportAudit): Built {
+function build(chunk: Unit[], plan: ImportPlan, now: string, ctx: AppContext, connectionsVersion: number, audit?: ImportAudit): Built {
   const { projectId, environmentId: envId } = plan;
   const steps = chunk.flatMap((u) => unitWrites(u, now, ctx, plan, audit));
   const diagnose: Built['diagnose'] = new Map();
@@ -415,7 +529,7 @@ function build(chunk: Unit[], plan: ImportPlan, now: string, ctx: AppContext, au
   for (const c of counters.values()) {
     let step: TransactStep;
     if (c.serviceQuota && plan.plan) step = takeQuotaStep(c.key, c.counter, plan.plan, SERVICES_QUOTA, plan.addon, c.units);
-    else step = counterStep(c.key, { [c.counter]: c.units });
+    else step = counterStep(c.key, { [c.counter]: c.units }, c.max ? { max: { [c.counter]: c.max.value }, failWith: invalid(c.max.full) } : {});
     if (c.whileLive) {
       const failed = concurrentChange();
       const gone = invalid(c.whileLive);
@@ -426,14 +540,21 @@ function build(chunk: Unit[], plan: ImportPlan, now: string, ctx: AppContext, au
     steps.push(step);
   }
   const envKey = keys.environment(projectId, envId);
-  if (!counters.has(keyId(envKey))) steps.push(envLiveCheck(projectId, envId));
+  // Connections are created against the list the plan read: the version it read must still be the
+  // environment's (another write could have made one of them a duplicate), then it moves on.
+  const movesConnections = chunk.some((u) => u.create?.kind === 'connection' || u.create?.kind === 'chain');
+  if (movesConnections) {
+    const failed = concurrentChange();
+    steps.push(connectionsVersionStep(projectId, envId, connectionsVersion, failed));
+    diagnose.set(failed, async () => (isLive(await getItem(envKey)) ? conflict(CONNECTIONS_CHANGED) : invalid(ENV_NOT_IN_PROJECT)));
+  } else if (!counters.has(keyId(envKey))) steps.push(envLiveCheck(projectId, envId));
   const guarded = new Set([...counters.keys(), keyId(envKey)]);
   for (const g of chunk.flatMap((u) => u.guards)) {
     if (guarded.has(keyId(g.key))) continue;
     guarded.add(keyId(g.key));
     steps.push(stillLiveStep(g.key, conflict(g.gone)));
   }
-  return { steps, diagnose };
+  return { steps, diagnose, movesConnections };
 }
 
 /**
@@ -456,20 +577,22 @@ export async function applyImport(
   const items = plan.report.items.map((i) => ({ ...i }));
   const errors: ImportError[] = [];
   let done = 0;
+  let connectionsVersion = plan.connectionsVersion;
   await onProgress?.(0, total);
   const chunks = pack(units, ctx, plan, audit);
   for (let c = 0; c < chunks.length; c++) {
     const chunk = chunks[c];
-    const { steps, diagnose } = build(chunk, plan, ctx.clock.now().toISOString(), ctx, audit);
+    const { steps, diagnose, movesConnections } = build(chunk, plan, ctx.clock.now().toISOString(), ctx, connectionsVersion, audit);
     try {
       await transact(steps);
     } catch (err) {
       if (!(err instanceof DomainError)) throw err;
       const refusal = diagnose.has(err) ? await diagnose.get(err)!() : err;
       errors.push({ path: '', line: null, message: String(refusal.detail) });
-      for (const u of chunks.slice(c).flat()) items[u.item] = { ...items[u.item], action: 'error', detail: 'not applied: the import stopped' };
+      for (const i of chunks.slice(c).flat().flatMap((u) => [u.item, ...(u.also ?? [])])) items[i] = { ...items[i], action: 'error', detail: 'not applied: the import stopped' };
       break;
     }
+    if (movesConnections) connectionsVersion++;
     done += chunk.length;
     await onProgress?.(done, total);
   }

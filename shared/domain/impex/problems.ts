@@ -1,11 +1,11 @@
-import { checkGateway, ipv4Address, ipv4Cidr } from '#domain/catalog';
+import { checkGateway, ipv4Address, ipv4Cidr, pairKey, type Direction } from '#domain/catalog';
 import { DomainError } from '#shared/errors';
 
 /**
  * The document's rules across entities, which a JSON Schema cannot state: names unique where the
  * document refers by them (ignoring case, as the name claims do), every reference naming an
  * entity of the document, a subgroup inside its service's group, one attachment entry per holder,
- * a gateway inside its network. Checked on the raw parsed value, defensively (a value of the wrong
+ * a gateway inside its network, a connection's ends named once each and no two connections alike. Checked on the raw parsed value, defensively (a value of the wrong
  * type is the schema's error, not one more here), so that one pass reports schema and rule errors
  * together.
  */
@@ -17,7 +17,7 @@ export interface Problem {
 }
 
 /** Document order of two paths (sections in the order the checks name them, indexes by number). */
-const SECTION_ORDER = ['groups', 'service_floors', 'networks', 'services', 'service_links', 'network_attachments'];
+const SECTION_ORDER = ['groups', 'service_floors', 'networks', 'services', 'service_links', 'network_attachments', 'connections', 'connection_groups'];
 export function comparePaths(a: Path, b: Path): number {
   for (let i = 0; i < Math.min(a.length, b.length); i++) {
     const [x, y] = [a[i], b[i]];
@@ -148,6 +148,34 @@ export function documentProblems(doc: unknown): Problem[] {
       else if (listed.has(nameKey(network))) problems.push({ path: at('network_attachments', i, 'networks', j), message: `Network '${network}' is listed twice` });
       listed.add(nameKey(network));
     });
+  }
+  // Connections, on their own and in chains and hubs: each end names one entity of the document; no
+  // two connections join the same ends in the same direction (the API's duplicate rule).
+  const joined = new Set<string>();
+  const connections = [
+    ...entries(spec.connections).map(({ e, i }) => ({ e, path: at('connections', i) })),
+    ...entries(spec.connection_groups).flatMap(({ e: g, i }) => entries(g.connections).map(({ e, i: j }) => ({ e, path: at('connection_groups', i, 'connections', j) }))),
+  ];
+  for (const { e, path } of connections) {
+    const ends = (['a', 'b'] as const).map((end) => {
+      const value = isObject(e[end]) ? e[end] : {};
+      const [service, floor] = [str(value.service), str(value.service_floor)];
+      if (Boolean(service) === Boolean(floor)) problems.push({ path: [...path, end], message: 'A connection end names exactly one of service or service_floor' });
+      else if (service && !serviceNames.has(nameKey(service))) problems.push({ path: [...path, end, 'service'], message: `Unknown service '${service}': no service of that name in the document` });
+      else if (floor && !hostnames.has(nameKey(floor))) problems.push({ path: [...path, end, 'service_floor'], message: `Unknown service floor '${floor}': no floor with that hostname in the document` });
+      else return service ? { type: 'service' as const, id: nameKey(service) } : { type: 'floor' as const, id: nameKey(floor!) };
+      return undefined;
+    });
+    const [a, b] = ends;
+    if (!a || !b) continue;
+    if (a.type === b.type && a.id === b.id) {
+      problems.push({ path: [...path, 'b'], message: 'An entity may not be connected to itself' });
+      continue;
+    }
+    const direction = (typeof e.direction === 'string' ? e.direction : 'none') as Direction;
+    const pair = pairKey({ a_type: a.type, a_id: a.id, b_type: b.type, b_id: b.id, direction });
+    if (joined.has(pair)) problems.push({ path, message: 'Duplicate connection: another connection of the document joins these two ends in this direction' });
+    joined.add(pair);
   }
   return problems.sort((a, b) => comparePaths(a.path, b.path));
 }

@@ -3,7 +3,9 @@ import { batchGet, keyId } from '#db/batch-get';
 import { isLive } from '#db/live';
 import { queryPrefix } from '#db/query';
 import { invalid, notFound } from '#shared/errors';
-import { floorEntity, linkEntity, networkEntity, serviceEntity, type Floor, type Link, type Network, type Service } from '#domain/catalog';
+import {
+  chainEntity, connectionEntity, floorEntity, linkEntity, networkEntity, serviceEntity, type Chain, type Connection, type Floor, type Link, type Network, type Service,
+} from '#domain/catalog';
 import { ENV_NOT_IN_PROJECT, PROJECT_NOT_FOUND, type Environment, type Group, type Project, type Subgroup } from '#domain/tenancy';
 
 /** Everything live in one environment, as export and import see it. */
@@ -16,28 +18,36 @@ export interface EnvironmentContents {
   networks: Network[];
   services: Service[];
   links: Link[];
+  connections: Connection[];
+  chains: Chain[];
+  /** The environment's `connections_version` when the connections were read (the import's connection writes move it on from there). */
+  connectionsVersion: number;
 }
 
 /**
  * One read pass: the project and the environment (one BatchGet) in parallel with one Query per kind
  * of the environment's items (each follows its pages). Live items only (neither deleted nor
- * archived). A missing project is 404 'Project not found', an environment that is not a live one
+ * archived). The connections are read after the environment, so that its `connections_version`
+ * is never newer than the list (a write the version counts is in it). A missing project is 404 'Project not found', an environment that is not a live one
  * of the project 400.
  */
 export async function readEnvironment(projectId: string, envId: string): Promise<EnvironmentContents> {
   const projectKey = keys.project(projectId);
   const envKey = keys.environment(projectId, envId);
-  const [items, groups, subgroups, floors, networks, services, links] = await Promise.all([
-    batchGet([projectKey, envKey]),
+  const head = batchGet([projectKey, envKey]);
+  const [items, groups, subgroups, floors, networks, services, links, connections, chains] = await Promise.all([
+    head,
     queryPrefix<Group>(projectId, keys.groupPrefix(envId)),
     queryPrefix<Subgroup>(projectId, keys.subgroupPrefix(envId)),
     queryPrefix(projectId, keys.floorPrefix(envId)),
     queryPrefix(projectId, keys.networkPrefix(envId)),
     queryPrefix(projectId, keys.servicePrefix(envId)),
     queryPrefix(projectId, keys.linkPrefix(envId)),
+    head.then(() => queryPrefix(projectId, keys.connectionPrefix(envId))),
+    queryPrefix(projectId, keys.connectionChainPrefix(envId)),
   ]);
   const project = items.get(keyId(projectKey)) as Project | undefined;
-  const environment = items.get(keyId(envKey)) as Environment | undefined;
+  const environment = items.get(keyId(envKey)) as (Environment & { connections_version?: number }) | undefined;
   if (!project || project.deleted_at) throw notFound(PROJECT_NOT_FOUND);
   if (!isLive(environment)) throw invalid(ENV_NOT_IN_PROJECT);
   return {
@@ -49,5 +59,8 @@ export async function readEnvironment(projectId: string, envId: string): Promise
     networks: networks.map(networkEntity.decode).filter(isLive),
     services: services.map(serviceEntity.decode).filter(isLive),
     links: links.map(linkEntity.decode).filter(isLive),
+    connections: connections.map(connectionEntity.decode).filter(isLive),
+    chains: chains.map(chainEntity.decode).filter(isLive),
+    connectionsVersion: environment!.connections_version ?? 0,
   };
 }

@@ -88,8 +88,10 @@ export function impactGraph(t: Topology) {
     if (c.direction !== 'a_to_b') add(a, b, 'connection'); // b_to_a, both, none: b depends on a
   }
   for (const s of t.services) if (isLive(s) && s.service_floor_id) add(nodeId('floor', s.service_floor_id), nodeId('service', s.id), 'hosting');
-  // A stable neighbour order makes the chosen shortest path deterministic.
-  const order = (x: { to: string }, y: { to: string }) => x.to.localeCompare(y.to);
+  // Neighbours in name order (then type, then id) make the chosen shortest path deterministic, and
+  // the same in a copy of the environment (an import gives new ids to the same names).
+  const rank = new Map([...nodes].map(([key, n]) => [key, `${n.name ?? ''}\u0000${n.type}\u0000${n.id}`]));
+  const order = (x: { to: string }, y: { to: string }) => (rank.get(x.to)! < rank.get(y.to)! ? -1 : 1);
   const edges = new Map<string, { to: string; via: Via }[]>();
   for (const [from, out] of adjacent) edges.set(from, [...out].map(([to, via]) => ({ to, via })).sort(order));
   return { nodes, edges };

@@ -11,6 +11,8 @@ export const DIRECTIONS = ['none', 'a_to_b', 'b_to_a', 'both'] as const;
 export type Direction = (typeof DIRECTIONS)[number];
 export const GROUP_KINDS = ['chain', 'hub'] as const;
 export type GroupKind = (typeof GROUP_KINDS)[number];
+/** A connection's label: trimmed, at most 200 characters; null clears it. */
+export const connectionName = z.string().trim().min(1).max(200).nullish();
 
 /** Field names are a contract: the services group deletes connections by `a_id`/`b_id` (edgeRemovalSteps). */
 export const connectionEntity = defineEntity(

@@ -1,6 +1,6 @@
 import { keys } from '#db/keys';
 import { transact, type TransactStep, concurrentChange } from '#db/transact';
-import { invalid, notFound } from '#shared/errors';
+import { invalid, notFound, type DomainError } from '#shared/errors';
 import { actorAccount, type AppContext } from '#shared/context';
 import { ENV_NOT_IN_PROJECT, accessInEnvironment, accessToEnvItem, retentionOfProject, type Environment } from '#domain/tenancy';
 import { changeAudit, creationAudit } from '#shared/audit';
@@ -27,7 +27,7 @@ export const CHAIN_NOT_FOUND = 'Chain not found';
 /** SPEC uses this wording (discovery); the same voice for every connection permission refusal. */
 export const MISSING_MANAGE = 'Missing permission: connections.manage';
 export const MISSING_VIEW = 'Missing permission: connections.view';
-const CHAIN_FULL = `Chain is full (max ${MAX_CHAIN_CONNECTIONS} connections)`;
+export const CHAIN_FULL = `Chain is full (max ${MAX_CHAIN_CONNECTIONS} connections)`;
 export const DUPLICATE_CONNECTION = 'A connection between these two entities in this direction already exists';
 
 export const CONNECTION_KIND = 'connection';
@@ -117,32 +117,44 @@ async function withoutDuplicates(
         if (taken.has(key)) throw invalid(DUPLICATE_CONNECTION);
         taken.add(key);
       }
-      const version = env!.connections_version ?? 0;
-      await transact(
-        steps({
-          Update: {
-            Key: envKey,
-            UpdateExpression: 'SET connections_version = :next',
-            ConditionExpression: `${LIVE_CONDITION} AND ${version ? 'connections_version = :version' : 'attribute_not_exists(connections_version)'}`,
-            ExpressionAttributeValues: { ':next': version + 1, ':null': null, ...(version ? { ':version': version } : {}) },
-          },
-          failWith: TOPOLOGY_CHANGED,
-        }),
-      );
+      await transact(steps(connectionsVersionStep(projectId, envId, env!.connections_version ?? 0, TOPOLOGY_CHANGED)));
     },
     { attempts: 8, when: (err) => err === TOPOLOGY_CHANGED, baseMs: 10 },
   );
 }
 
+/**
+ * The step every write that could make a duplicate commits with (see withoutDuplicates, and the
+ * import): the environment's `connections_version` moves on from `version`, on condition that it
+ * is still that and the environment live; otherwise `failWith`.
+ */
+export function connectionsVersionStep(projectId: string, envId: string, version: number, failWith: DomainError): TransactStep {
+  return {
+    Update: {
+      Key: keys.environment(projectId, envId),
+      UpdateExpression: 'SET connections_version = :next',
+      ConditionExpression: `${LIVE_CONDITION} AND ${version ? 'connections_version = :version' : 'attribute_not_exists(connections_version)'}`,
+      ExpressionAttributeValues: { ':next': version + 1, ':null': null, ...(version ? { ':version': version } : {}) },
+    },
+    failWith,
+  };
+}
+
 /** The connection item and its id lookup. */
-const putConnectionSteps = (c: Connection): TransactStep[] => [
+export const putConnectionSteps = (c: Connection): TransactStep[] => [
   putNewStep(connectionEntity.encode(connectionKey(c), c)),
   lookupStep(c.id, c.project_id, connectionKey(c), CONNECTION_KIND),
 ];
 
+/** A new chain or hub item and its id lookup (its `connection_count` the members written with it). */
+export function putChainSteps(chain: Chain): TransactStep[] {
+  const key = chainKeyOf(chain);
+  return [putNewStep(chainEntity.encode(key, chain)), lookupStep(chain.id, chain.project_id, key, CHAIN_KIND)];
+}
+
 /** What an audit entry records of a connection: its fields as its readers see them. */
-const auditedConnection = ({ audit_head: _h, position: _p, ...rest }: Connection) => rest;
-const chainShown = (chain: Chain, members: Pick<Connection, 'id' | 'direction' | 'name'>[]) => ({
+export const auditedConnection = ({ audit_head: _h, position: _p, ...rest }: Connection) => rest;
+export const chainShown = (chain: Chain, members: Pick<Connection, 'id' | 'direction' | 'name'>[]) => ({
   group_kind: chain.group_kind,
   connections: members.map((c) => ({ id: c.id, direction: c.direction, name: c.name })),
 });
@@ -207,13 +219,11 @@ export async function createConnectionBatch(
     created_at: now,
     updated_at: now,
   });
-  const chainKey = chainKeyOf(chain);
   const connections = input.items.map((spec, i) => newConnection(projectId, envId, spec, chain, now, ctx, i));
   await withoutDuplicates(projectId, env, { specs: input.items }, (versionStep) => [
     versionStep,
     ...liveEntityChecks(projectId, envId, endsOf(input.items)),
-    putNewStep(chainEntity.encode(chainKey, chain)),
-    lookupStep(chain.id, projectId, chainKey, CHAIN_KIND),
+    ...putChainSteps(chain),
     ...connections.flatMap(putConnectionSteps),
     // One entry for the batch (its connections listed): an entry per connection would not fit DynamoDB's 100 items.
     ...creationAudit(ctx, 'chain', chain, chainShown(chain, connections)),
@@ -232,10 +242,11 @@ export async function listConnections(
   return visible(all, query.updated_since)
     .filter((c) => !query.entity_id || c.a_id === query.entity_id || c.b_id === query.entity_id)
     .filter((c) => !query.chain_id || c.chain_id === query.chain_id)
-    .sort(byCreation);
+    .sort(byConnectionOrder);
 }
 
-const byCreation = (a: Connection, b: Connection) => a.created_at.localeCompare(b.created_at) || (a.position ?? 0) - (b.position ?? 0) || a.id.localeCompare(b.id);
+/** Connections in the order they were made (a batch's in its order): how lists and chains show them. */
+export const byConnectionOrder = (a: Connection, b: Connection) => a.created_at.localeCompare(b.created_at) || (a.position ?? 0) - (b.position ?? 0) || a.id.localeCompare(b.id);
 
 /** The caller's access to one connection, with the manage permission in its environment. */
 async function manageConnection(ctx: AppContext, id: string) {
@@ -304,7 +315,7 @@ async function manageChain(ctx: AppContext, chainId: string) {
     filter: 'chain_id = :chain AND deleted_at = :null',
     values: { ':chain': chain.id, ':null': null },
   });
-  return { chain, env, days, members: members.map(connectionEntity.decode).sort(byCreation) };
+  return { chain, env, days, members: members.map(connectionEntity.decode).sort(byConnectionOrder) };
 }
 
 /**

@@ -17,14 +17,17 @@ export const BUNDLE_ALIASES: Record<string, string> = {
  * Packages only ever imported dynamically, on first use, kept out of the function's bundle: a bundle
  * would still carry their code (inlined lazily, but parsed and compiled at every cold start). Each is
  * shipped beside the bundle instead, pre-bundled into one file at `node_modules/<name>/index.mjs`, and
- * loaded by the first call that needs it. `when` says which functions get it.
+ * loaded by the first call that needs it. `when` says which functions get it: all, or those whose
+ * bundle has that need (needs.ts).
  */
 export const SEPARATE_PACKAGES = {
   /** The Stripe SDK (some 250 KB): billing and the jobs worker, at their first call to Stripe. */
-  stripe: { entry: 'node_modules/stripe/esm/stripe.esm.node.js', when: 'stripe' },
+  stripe: { entry: 'node_modules/stripe/esm/stripe.esm.node.js', when: 'stripeSecret' },
+  /** The YAML library (some 110 KB): the jobs worker, at its first export or import (its ESM build). */
+  yaml: { entry: 'node_modules/yaml/browser/index.js', when: 'yaml' },
   /** Powertools Tracer with aws-xray-sdk-core (some 120 KB): every function, loaded at the first invocation when tracing is on. */
   '@aws-lambda-powertools/tracer': { entry: 'node_modules/@aws-lambda-powertools/tracer/lib/esm/index.js', when: 'always' },
-} as const satisfies Record<string, { entry: string; when: 'always' | 'stripe' }>;
+} as const satisfies Record<string, { entry: string; when: 'always' | 'stripeSecret' | 'yaml' }>;
 
 export const BANNER = "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);";
 

@@ -26,6 +26,8 @@ export interface Needs {
   stripeSecret: boolean;
   push: boolean;
   assumeRole: boolean;
+  /** It reads or writes documents as text: the YAML library is shipped beside it (aliases.ts). */
+  yaml: boolean;
 }
 
 const cache = new Map<string, Needs>();
@@ -54,6 +56,7 @@ export function needsOf(root: string, entry: string): Needs {
     stripeSecret: has('shared/domain/billing/payments/index.ts'),
     push: has('shared/push.ts'),
     assumeRole: has('shared/domain/discovery/providers/aws.ts'),
+    yaml: has('shared/domain/impex/yaml.ts'),
   };
   cache.set(entry, needs);
   return needs;

@@ -81,6 +81,14 @@ export function argon2Arm64Tarball(): string {
   return `infra/cdk/vendor/node-rs-argon2-linux-arm64-gnu-${lock.packages['node_modules/@node-rs/argon2-linux-arm64-gnu'].version}.tgz`;
 }
 
+/** The separate packages (aliases.ts) shipped beside a function's bundle: all functions', and those its bundle needs. */
+export function separatePackagesOf(entry: string): (keyof typeof SEPARATE_PACKAGES)[] {
+  return (Object.keys(SEPARATE_PACKAGES) as (keyof typeof SEPARATE_PACKAGES)[]).filter((pkg) => {
+    const { when } = SEPARATE_PACKAGES[pkg];
+    return when === 'always' || needsOf(ROOT, entry)[when];
+  });
+}
+
 /**
  * What runs after esbuild, per function: argon2's loader copied and its arm64 binary unpacked in by
  * hand (`nodeModules` would run `npm install`, which needs the network), then the entry's files beside the bundle.
@@ -250,7 +258,7 @@ export class CatalogStack extends Stack {
     const bundled = (id: string, entry: string, memorySize: number, timeout: Duration, env: Record<string, string>) => {
       // Observability (issue 17): each function's own service name on its log lines and metrics, one metrics
       // namespace, X-Ray active tracing with the SDK clients captured (the tracer loads at the first invocation).
-      const separate = (Object.keys(SEPARATE_PACKAGES) as (keyof typeof SEPARATE_PACKAGES)[]).filter((pkg) => SEPARATE_PACKAGES[pkg].when === 'always' || needsOf(ROOT, entry).stripeSecret);
+      const separate = separatePackagesOf(entry);
       const observability = { POWERTOOLS_SERVICE_NAME: serviceName(id), POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE, POWERTOOLS_TRACE_ENABLED: 'true' };
       const f = new NodejsFunction(this, id, {
         entry: join(ROOT, entry),

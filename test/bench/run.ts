@@ -375,7 +375,7 @@ const importRows: string[] = [];
   let size = 0;
   for (let i = 0; i < 5; i++) {
     const t = performance.now();
-    const yaml = toYaml(await buildExportDocument({ projectId, environmentId: (await ddb().send(new QueryCommand({ TableName, KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)', ExpressionAttributeValues: { ':pk': keys.projectPK(projectId), ':sk': keys.environmentPrefix }, Limit: 1 }))).Items![0].id as string, recordId: randomUUID(), exportedAt: new Date().toISOString() }));
+    const yaml = await toYaml(await buildExportDocument({ projectId, environmentId: (await ddb().send(new QueryCommand({ TableName, KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)', ExpressionAttributeValues: { ':pk': keys.projectPK(projectId), ':sk': keys.environmentPrefix }, Limit: 1 }))).Items![0].id as string, recordId: randomUUID(), exportedAt: new Date().toISOString() }));
     exportTimes.push(performance.now() - t);
     size = yaml.length;
   }

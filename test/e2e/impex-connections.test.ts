@@ -104,11 +104,11 @@ describe('connections in the environment document', () => {
       { a: { service: 'worker' }, b: { service: 'db' }, direction: 'a_to_b' },
       { a: { service: 'db' }, b: { service: 'mail' }, direction: 'b_to_a' },
     ]);
-    const yaml = toYaml(doc);
-    expect(toYaml(await exportOf(projectId, envId))).toBe(yaml);
+    const yaml = (await toYaml(doc));
+    expect((await toYaml(await exportOf(projectId, envId)))).toBe(yaml);
 
     const target = await projectWithEnv(api, owner.token);
-    const parsed = parseDocument(yaml);
+    const parsed = (await parseDocument(yaml));
     expect(parsed.errors).toEqual([]);
     const { plan, report } = await importInto(target.projectId, target.envId, parsed.document!, owner.id);
     expect(report.errors).toEqual([]);
@@ -120,7 +120,7 @@ describe('connections in the environment document', () => {
 
     const again = await exportOf(target.projectId, target.envId);
     expect(again.spec).toEqual(doc.spec);
-    expect(toYaml({ ...again, metadata: doc.metadata })).toBe(yaml);
+    expect((await toYaml({ ...again, metadata: doc.metadata }))).toBe(yaml);
     expect(await blastRadii(owner.token, target.projectId, target.envId)).toEqual(await blastRadii(owner.token, projectId, envId));
     // The big hub is one chain through the API, its count right.
     const listed = (await api.get(`/service-connections?project_id=${target.projectId}&environment_id=${target.envId}`, { token: owner.token })).body as { chain_id: string | null; group_kind: string | null }[];
@@ -151,14 +151,14 @@ describe('connections in the environment document', () => {
     await connect(api, owner.token, { ...scope, a_type: 'service', a_id: id.c, b_type: 'service', b_id: id.d, direction: 'both' });
 
     const services = ['a', 'b', 'c', 'd'].map((name) => ({ name }));
-    const document = (spec: Partial<EnvironmentDocument['spec']>) => {
-      const parsed = parseDocument(JSON.stringify({ apiVersion: IMPEX_API_VERSION, kind: 'Environment', spec: { services, service_floors: [{ hostname: 'host', type: 'vm' }], ...spec } }));
+    const document = async (spec: Partial<EnvironmentDocument['spec']>) => {
+      const parsed = (await parseDocument(JSON.stringify({ apiVersion: IMPEX_API_VERSION, kind: 'Environment', spec: { services, service_floors: [{ hostname: 'host', type: 'vm' }], ...spec } })));
       expect(parsed.errors).toEqual([]);
       return parsed.document!;
     };
     const ctx = appContext();
     const plan = await planImport({
-      projectId, environmentId: envId, document: document({
+      projectId, environmentId: envId, document: await document({
         connections: [
           { a: { service: 'a' }, b: { service: 'b' }, direction: 'a_to_b', name: 'new' },
           { a: { service: 'a' }, b: { service: 'c' }, direction: 'a_to_b' },
@@ -187,7 +187,7 @@ describe('connections in the environment document', () => {
 
     // The document and the environment grouping a connection differently: a problem, nothing written.
     const regroup = await planImport({
-      projectId, environmentId: envId, document: document({
+      projectId, environmentId: envId, document: await document({
         connections: [{ a: { service: 'b' }, b: { service: 'c' }, direction: 'none' }],
         connection_groups: [{ group_kind: 'hub', connections: [{ a: { service: 'c' }, b: { service: 'd' }, direction: 'both' }] }],
       }),
@@ -198,7 +198,7 @@ describe('connections in the environment document', () => {
     ]);
   });
 
-  it("names each document problem of a connection with its line: an end naming nothing or two things, an unknown name, a self-connection, a duplicate", () => {
+  it("names each document problem of a connection with its line: an end naming nothing or two things, an unknown name, a self-connection, a duplicate", async () => {
     const text = [
       `apiVersion: ${IMPEX_API_VERSION}`, // 1
       'kind: Environment', // 2
@@ -216,7 +216,7 @@ describe('connections in the environment document', () => {
       '        - { a: { service: b }, b: { service: a }, direction: b_to_a }', // 14
       '    - { group_kind: ring, connections: [] }', // 15
     ].join('\n');
-    expect(parseDocument(text).errors).toEqual([
+    expect((await parseDocument(text)).errors).toEqual([
       { path: '/spec/connections/0/a', line: 7, message: 'A connection end names exactly one of service or service_floor' },
       { path: '/spec/connections/1/b/service', line: 8, message: "Unknown service 'zz': no service of that name in the document" },
       { path: '/spec/connections/2/b', line: 9, message: 'An entity may not be connected to itself' },
@@ -230,10 +230,10 @@ describe('connections in the environment document', () => {
     const { owner, projectId, envId } = await ownerWithEnv(api);
     const a = await addService(api, owner.token, projectId, envId, 'a');
     const b = await addService(api, owner.token, projectId, envId, 'b');
-    const document = parseDocument(JSON.stringify({
+    const document = (await parseDocument(JSON.stringify({
       apiVersion: IMPEX_API_VERSION, kind: 'Environment',
       spec: { services: [{ name: 'a' }, { name: 'b' }], connections: [{ a: { service: 'a' }, b: { service: 'b' }, direction: 'a_to_b' }] },
-    })).document!;
+    }))).document!;
     const ctx = appContext();
     const plan = await planImport({ projectId, environmentId: envId, document }, ctx);
     expect(plan.report.summary.create).toBe(1);

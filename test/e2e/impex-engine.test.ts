@@ -26,8 +26,8 @@ const exportOf = (projectId: string, environmentId: string) =>
   buildExportDocument({ projectId, environmentId, recordId: 'rec-1', exportedAt: '2025-06-01T00:00:00.000Z' });
 
 /** A parsed document, failing the test with its errors otherwise. */
-function parsed(text: string): EnvironmentDocument {
-  const result = parseDocument(text);
+async function parsed(text: string): Promise<EnvironmentDocument> {
+  const result = (await parseDocument(text));
   expect(result.errors).toEqual([]);
   return result.document!;
 }
@@ -103,12 +103,12 @@ describe('export and import round trip', () => {
     expect(doc.spec.network_attachments).toHaveLength(11);
     expect(JSON.stringify(doc)).not.toContain(projectId.slice(0, 8) + 'x'); // references are names
     expect(doc.metadata).toEqual({ project: { id: projectId, name: expect.any(String) }, environment: { id: envId, name: 'production' }, exported_at: '2025-06-01T00:00:00.000Z', source_record: 'rec-1' });
-    const yaml = toYaml(doc);
-    expect(toYaml(await exportOf(projectId, envId))).toBe(yaml);
+    const yaml = (await toYaml(doc));
+    expect((await toYaml(await exportOf(projectId, envId)))).toBe(yaml);
 
     const target = await projectWithEnv(api, token);
     const ctx = appContext();
-    const document = parsed(yaml);
+    const document = await parsed(yaml);
     const plan = await planImport({ projectId: target.projectId, environmentId: target.envId, document }, ctx);
     expect(plan.report.errors).toEqual([]);
     expect(plan.report.summary).toEqual({ create: 3 + 6 + 5 + 4 + 50 + 20, update: 0, unchanged: 0, error: 0 });
@@ -123,7 +123,7 @@ describe('export and import round trip', () => {
 
     const again = await exportOf(target.projectId, target.envId);
     expect(again.spec).toEqual(doc.spec);
-    expect(toYaml({ ...again, metadata: doc.metadata })).toBe(yaml);
+    expect((await toYaml({ ...again, metadata: doc.metadata }))).toBe(yaml);
     // The counters moved with the creates.
     expect((await readItem(keys.project(target.projectId)))!.service_count).toBe(50);
     expect((await readItem(keys.environment(target.projectId, target.envId)))!.service_count).toBe(50);
@@ -160,7 +160,7 @@ describe('export and import round trip', () => {
       '  network_attachments: [{ service: worker, networks: [lan] }]',
     ].join('\n');
     const ctx = appContext();
-    const plan = await planImport({ projectId, environmentId: envId, document: parsed(text) }, ctx);
+    const plan = await planImport({ projectId, environmentId: envId, document: await parsed(text) }, ctx);
     expect(plan.report.items).toEqual([
       { kind: 'group', name: 'web', action: 'create' },
       { kind: 'network', name: 'lan', action: 'create' },
@@ -190,7 +190,7 @@ describe('export of data the document cannot name', () => {
     const doc = await exportOf(projectId, envId);
     expect(doc.spec.service_floors).toEqual([{ type: 'vm', cpu: 1 }]);
     expect(doc.spec.services).toEqual([{ name: 'Twin' }, { name: 'twin' }]);
-    expect(parseDocument(toYaml(doc)).errors.map((e) => [e.path, e.message])).toEqual([
+    expect((await parseDocument((await toYaml(doc)))).errors.map((e) => [e.path, e.message])).toEqual([
       ['/spec/service_floors/0/hostname', 'A service floor needs a hostname: the document names floors by hostname'],
       ['/spec/services/1/name', "Duplicate service name 'twin': names must be unique (ignoring case)"],
     ]);
@@ -255,7 +255,7 @@ describe('document errors', () => {
   ].join('\n');
 
   it('reports every error at once, with JSON pointer and line, and writes nothing', async () => {
-    const result = parseDocument(bad);
+    const result = (await parseDocument(bad));
     expect(result.document).toBeNull();
     expect(result.errors).toEqual([
       { path: '/spec/services/0/port', line: 9, message: 'Invalid input: expected number, received string' },
@@ -264,7 +264,7 @@ describe('document errors', () => {
     ]);
     // The same document as JSON: the same errors, on its lines.
     const json = JSON.stringify({ apiVersion: IMPEX_API_VERSION, kind: 'Environment', spec: { service_floors: [{ hostname: 'db-1', type: 'vm' }], services: [{ name: 'api', port: 'eighty' }, { name: 'worker', floor: 'db-9' }, { name: 'API' }] } }, null, 2);
-    const fromJson = parseDocument(json);
+    const fromJson = (await parseDocument(json));
     expect(fromJson.errors.map((e) => e.path)).toEqual(['/spec/services/0/port', '/spec/services/1/floor', '/spec/services/2/name']);
     expect(fromJson.errors.map((e) => json.split('\n')[e.line! - 1].trim())).toEqual(['"port": "eighty"', '"floor": "db-9"', '"name": "API"']);
 
@@ -282,7 +282,7 @@ describe('document errors', () => {
     expect((await api.get(`/services?project_id=${projectId}&environment_id=${envId}`, { token })).body).toEqual([]);
   });
 
-  it('reports unknown fields, references across sections and YAML syntax errors', () => {
+  it('reports unknown fields, references across sections and YAML syntax errors', async () => {
     const text = [
       `apiVersion: ${IMPEX_API_VERSION}`,
       'kind: Environment',
@@ -293,7 +293,7 @@ describe('document errors', () => {
       '  service_links: [{ from: s, to: s }, { from: s, to: t }]',
       '  network_attachments: [{ service: s, networks: [lan, wan] }, { networks: [lan] }]',
     ].join('\n');
-    expect(parseDocument(text).errors).toEqual([
+    expect((await parseDocument(text)).errors).toEqual([
       { path: '/spec/groups/0/subgroups/1/name', line: 4, message: "Duplicate subgroup name in group 'web' 'A': names must be unique (ignoring case)" },
       { path: '/spec/networks/0/gateway', line: 5, message: 'Gateway 10.0.1.1 is not inside the network 10.0.0.0/24' },
       { path: '/spec/services/0/hostnmae', line: 6, message: "Unknown field 'hostnmae'" },
@@ -303,19 +303,19 @@ describe('document errors', () => {
       { path: '/spec/network_attachments/0/networks/1', line: 8, message: "Unknown network 'wan': no network of that name in the document" },
       { path: '/spec/network_attachments/1', line: 8, message: 'An attachment names exactly one of service or service_floor' },
     ]);
-    const syntax = parseDocument('apiVersion: infracatalog/v1\nspec: [\n');
+    const syntax = (await parseDocument('apiVersion: infracatalog/v1\nspec: [\n'));
     expect(syntax.document).toBeNull();
     expect(syntax.errors.length).toBeGreaterThan(0);
     expect(syntax.errors[0].message).toMatch(/^Not valid YAML or JSON/);
   });
 
-  it('an unknown apiVersion is one clear error', () => {
-    const result = parseDocument('apiVersion: infracatalog/v9\nkind: Environment\nspec:\n  services: [{ port: x }]\n');
+  it('an unknown apiVersion is one clear error', async () => {
+    const result = (await parseDocument('apiVersion: infracatalog/v9\nkind: Environment\nspec:\n  services: [{ port: x }]\n'));
     expect(result).toEqual({
       document: null,
       errors: [{ path: '/apiVersion', line: 1, message: "Unknown apiVersion 'infracatalog/v9': this service reads documents of apiVersion 'infracatalog/v1'" }],
     });
-    expect(parseDocument('kind: Environment\n').errors).toEqual([
+    expect((await parseDocument('kind: Environment\n')).errors).toEqual([
       { path: '/apiVersion', line: 1, message: "apiVersion is missing: this service reads documents of apiVersion 'infracatalog/v1'" },
     ]);
   });
@@ -371,7 +371,7 @@ describe('the schema and the example', () => {
     expect(fromJsonSchema.safeParse(JSON.parse(JSON.stringify(example))).error).toBeUndefined();
     expect(fromJsonSchema.safeParse({ ...example, spec: { ...example.spec, services: [{ name: 'x', port: 'eighty' }] } }).success).toBe(false);
     expect(fromJsonSchema.safeParse({ ...example, spec: { ...example.spec, services: [{ name: 'x', unknown: 1 }] } }).success).toBe(false);
-    expect(parseDocument(toYaml(example))).toEqual({ document: environmentDocument.parse(example), errors: [] });
+    expect((await parseDocument((await toYaml(example))))).toEqual({ document: environmentDocument.parse(example), errors: [] });
 
     const { token, projectId, envId } = await ownerWithEnv(api, 'Team');
     const ctx = appContext();

@@ -47,13 +47,13 @@ async function runExport(record: ImpexRecord, ctx: AppContext) {
   const now = ctx.clock.now();
   const document = await buildExportDocument({ projectId: record.project_id, environmentId: record.environment_id, recordId: record.id, exportedAt: now.toISOString() });
   const key = `exports/${record.project_id}/${record.id}.yaml`;
-  await putDocument(key, toYaml(document), 'application/yaml');
+  await putDocument(key, await toYaml(document), 'application/yaml');
   const expiresAt = new Date(now.getTime() + ctx.config.IMPEX_LINK_TTL_HOURS * HOUR_MS);
   await step(record, { status: 'succeeded', document_key: key, download_url: await signedDownloadUrl(ctx.config.API_BASE_URL, record.id, expiresAt), link_expires_at: expiresAt.toISOString(), progress: { pct: 100, done: 1, total: 1 } }, ctx);
 }
 
 async function runImport(record: ImpexRecord, ctx: AppContext) {
-  const parsed = parseDocument(await getDocument(record.document_key!));
+  const parsed = await parseDocument(await getDocument(record.document_key!));
   if (!parsed.document) {
     const report = { summary: { create: 0, update: 0, unchanged: 0, error: parsed.errors.length }, items: [], errors: parsed.errors };
     await step(record, { status: 'failed', report, error: 'The document has errors; nothing was written.' }, ctx);

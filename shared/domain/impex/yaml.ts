@@ -1,4 +1,4 @@
-import { isMap, isScalar, isSeq, LineCounter, parseDocument as parseYaml, stringify, type Document } from 'yaml';
+import type { Document, LineCounter } from 'yaml';
 import type * as z from 'zod';
 import { environmentDocument, IMPEX_API_VERSION, type EnvironmentDocument } from './document';
 import { pointer, type ImportError } from './parse';
@@ -6,15 +6,17 @@ import { comparePaths, documentProblems, type Path, type Problem } from './probl
 
 /*
  * Everything that needs the YAML library, apart from the rest of the document code: the library
- * (about 110 KB, some 10 ms of CPU to evaluate) is then bundled only where a document is read or
- * written as text (the jobs worker), not into the impex HTTP function (docs/cold-start.md).
+ * (about 110 KB, some 10 ms of CPU to evaluate) is loaded only where a document is read or written
+ * as text (the jobs worker), and there at its first export or import, not at the worker's cold
+ * start: it ships beside the bundle (infra/cdk/aliases.ts) and is imported on first use.
  */
+const loadYaml = () => import('yaml');
 
 /**
  * The line of the node at `path`: for a mapping key, the key's line; where the path leads nowhere
  * (a required field missing), the line of the deepest node that exists.
  */
-function lineOf(doc: Document, lines: LineCounter, path: Path): number | null {
+function lineOf({ isMap, isScalar, isSeq }: Awaited<ReturnType<typeof loadYaml>>, doc: Document, lines: LineCounter, path: Path): number | null {
   let node: unknown = doc.contents;
   let offset: number | undefined = (node as { range?: [number] } | null)?.range?.[0];
   for (const segment of path) {
@@ -46,9 +48,10 @@ type Parsed = { document: EnvironmentDocument; errors: [] } | { document: null; 
  * version), then the schema and the rules across entities together, so every problem is reported
  * at once, each with its JSON pointer and line, in the order of the text.
  */
-export function parseDocument(text: string): Parsed {
-  const lines = new LineCounter();
-  const doc = parseYaml(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
+export async function parseDocument(text: string): Promise<Parsed> {
+  const yaml = await loadYaml();
+  const lines = new yaml.LineCounter();
+  const doc = yaml.parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
   if (doc.errors.length) {
     return { document: null, errors: doc.errors.map((e) => ({ path: '', line: lines.linePos(e.pos[0]).line, message: `Not valid YAML or JSON: ${e.message}` })) };
   }
@@ -66,17 +69,17 @@ export function parseDocument(text: string): Parsed {
     const message = apiVersion === undefined
       ? `apiVersion is missing: this service reads documents of apiVersion '${IMPEX_API_VERSION}'`
       : `Unknown apiVersion '${String(apiVersion)}': this service reads documents of apiVersion '${IMPEX_API_VERSION}'`;
-    return { document: null, errors: [{ path: '/apiVersion', line: lineOf(doc, lines, ['apiVersion']), message }] };
+    return { document: null, errors: [{ path: '/apiVersion', line: lineOf(yaml, doc, lines, ['apiVersion']), message }] };
   }
   const parsed = environmentDocument.safeParse(raw);
   const problems = [...(parsed.success ? [] : parsed.error.issues.flatMap(issueProblems)), ...documentProblems(raw)];
   if (parsed.success && !problems.length) return { document: parsed.data, errors: [] };
-  const located = problems.map((p) => ({ p, line: lineOf(doc, lines, p.path) }));
+  const located = problems.map((p) => ({ p, line: lineOf(yaml, doc, lines, p.path) }));
   located.sort((a, b) => (a.line ?? Infinity) - (b.line ?? Infinity) || comparePaths(a.p.path, b.p.path));
   return { document: null, errors: located.map(({ p, line }) => ({ path: pointer(p.path), line, message: p.message })) };
 }
 
 /** The document as YAML: keys in the document's order, no line folding, no anchors (two exports of the same data are byte-identical). */
-export function toYaml(doc: EnvironmentDocument): string {
-  return stringify(doc, { lineWidth: 0, aliasDuplicateObjects: false });
+export async function toYaml(doc: EnvironmentDocument): Promise<string> {
+  return (await loadYaml()).stringify(doc, { lineWidth: 0, aliasDuplicateObjects: false });
 }

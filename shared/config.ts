@@ -50,6 +50,9 @@ const schema = z.object({
   INVITATION_RATE_LIMIT_PER_INVITER_PER_HOUR: z.coerce.number().int().positive().default(100),
   /** Invitations and resends per hour into one project, whoever sends them. */
   INVITATION_RATE_LIMIT_PER_PROJECT_PER_HOUR: z.coerce.number().int().positive().default(50),
+  /** Mails of one invitation (its creation and each resend) per minute and per hour: the cooldown a recipient's mail service expects. */
+  INVITATION_RATE_LIMIT_PER_INVITATION_PER_MINUTE: z.coerce.number().int().positive().default(1),
+  INVITATION_RATE_LIMIT_PER_INVITATION_PER_HOUR: z.coerce.number().int().positive().default(5),
   /** Where POST /enterprise/request is mailed. */
   SALES_EMAIL: z.email().default('sales@infra-catalog.local'),
   ENTERPRISE_REQUEST_RATE_LIMIT_PER_HOUR: z.coerce.number().int().positive().default(5),

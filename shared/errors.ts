@@ -26,7 +26,9 @@ export const conflict = (detail: string) => new DomainError('conflict', detail);
 export const gone = (detail: string) => new DomainError('gone', detail);
 export const unsupportedMediaType = (detail: string) => new DomainError('unsupported_media_type', detail);
 export const locked = (detail: string, lockedUntil: string) => new DomainError('locked', detail, { locked_until: lockedUntil });
-export const rateLimited = (retryAfterSeconds: number) => new DomainError('rate_limited', 'Too many requests', {}, retryAfterSeconds);
+const TOO_MANY_REQUESTS = 'Too many requests';
+/** 429 with Retry-After; `detail` says which limit when the generic words would leave the caller guessing. */
+export const rateLimited = (retryAfterSeconds: number, detail: string = TOO_MANY_REQUESTS) => new DomainError('rate_limited', detail, {}, retryAfterSeconds);
 
 /** A field-level validation problem, as SPEC's 422 body lists them. */
 export interface ValidationIssue {

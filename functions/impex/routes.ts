@@ -53,12 +53,12 @@ export const impexRoutes = [
     handler: async () => ok(documentJsonSchema(), { headers: { 'content-type': 'application/schema+json', 'cache-control': 'public, max-age=3600' } }),
   }),
   route({
-    method: 'GET', path: '/impex/status/{job_id}', auth: 'public', summary: "A job's record for clients that cannot send headers: the access token as `token` query parameter (same refusals)",
+    method: 'GET', path: '/impex/status/{job_id}', auth: 'user', summary: "A job's record; the access token as Bearer header or, for clients that cannot send headers, as `token` query parameter",
+    tokenInQuery: true,
     params: z.object({ job_id: z.string().max(100) }),
-    query: z.object({ token: z.string().min(1).max(4096) }),
     responses: { 200: impexRecordView.schema },
-    refusals: [401, 404],
-    handler: async ({ params, query }, ctx) => ok(await jobStatus(ctx, { job_id: params.job_id, token: query.token })),
+    refusals: [404],
+    handler: async ({ params }, ctx) => ok(await jobStatus(ctx, { job_id: params.job_id })),
   }),
   route({
     method: 'POST', path: '/impex/progress-ticket', auth: 'user', summary: "A single-use, one-minute ticket to follow a job's progress over the WebSocket",

@@ -7,7 +7,7 @@ import { htmlPage as answer } from './page';
 
 /**
  * The local payment provider's pages (served by `npm start` only, never deployed): a checkout page
- * with a Pay button and a portal page with a Cancel button. Submitting one delivers a signed event
+ * with a Pay button and a portal page with a Cancel button (or, without a paid subscription, a link to choose a plan). Submitting one delivers a signed event
  * to POST /billing/local/webhook over HTTP, exactly as Stripe delivers its own, so paying locally
  * runs the same webhook route and code the cloud runs.
  */
@@ -36,8 +36,12 @@ export async function localPaymentPage(req: IncomingMessage, res: ServerResponse
   const p = await openToken<LocalPortal>(token);
   if (!p) return answer(res, 404, 'Unknown portal', '<p>This portal link was not made by this server.</p>');
   if (!post) {
-    const cancel = p.subscriptionId ? '<form method="post"><button type="submit">Cancel subscription</button></form>' : '<p>No paid subscription.</p>';
-    return answer(res, 200, 'Billing', `<h1>Billing</h1><p>Customer ${escapeHtml(p.customerId)}</p>${cancel}<p><a href="${escapeHtml(p.returnUrl)}">Back to the app</a></p>`);
+    // An account that never paid opens the portal too (issue 23): nothing to cancel, a way back to the plans.
+    const back = escapeHtml(p.returnUrl);
+    const body = p.subscriptionId
+      ? `<form method="post"><button type="submit">Cancel subscription</button></form><p><a href="${back}">Back to the app</a></p>`
+      : `<p>No paid subscription.</p><p><a href="${back}">Choose a plan</a></p>`;
+    return answer(res, 200, 'Billing', `<h1>Billing</h1><p>Customer ${escapeHtml(p.customerId)}</p>${body}`);
   }
   if (!p.subscriptionId) return answer(res, 400, 'Nothing to cancel', '<p>No paid subscription.</p>');
   const event: PaymentEvent = { id: localEventId(), created: Math.floor(clock.now().getTime() / 1000), type: 'subscription.status', accountId: p.accountId, subscriptionId: p.subscriptionId, status: 'cancelled' };

@@ -6,8 +6,13 @@ import { NOT_AUTHENTICATED, type Actor, type AppContext } from '#shared/context'
 /** The caller of a request (see Actor). */
 export type Principal = Actor;
 
-/** The access token of a request: the Bearer header first, then the `access_token` cookie. */
-export function presentedToken(authorization: string | undefined, cookie: string | undefined): string | undefined {
+/**
+ * The access token of a request: the Bearer header first, then the `access_token` cookie. A route that
+ * takes the token as query parameter (SPEC's status endpoint for clients that cannot send headers)
+ * passes it as `query`: when sent it comes first, so that form answers as when it was the only one.
+ */
+export function presentedToken(authorization: string | undefined, cookie: string | undefined, query?: string): string | undefined {
+  if (query) return query;
   if (authorization) {
     const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
     return m?.[1];

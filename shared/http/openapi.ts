@@ -172,7 +172,7 @@ export function buildOpenApi(entries: { group: string; route: Route }[]) {
       parameters: parameters(r),
       ...(r.body ? { requestBody: { required: !r.body.safeParse(undefined).success, content: { [r.multipart ? 'multipart/form-data' : 'application/json']: { schema: jsonSchema(r.body, 'input') } } } } : {}),
       responses,
-      security: r.auth === 'public' ? [] : [{ bearer: [] }, { cookie: [] }],
+      security: r.auth === 'public' ? [] : [{ bearer: [] }, { cookie: [] }, ...(r.tokenInQuery ? [{ queryToken: [] }] : [])],
       ...(r.auth === 'staff' ? { 'x-requires': 'staff' } : {}),
     };
   }
@@ -185,6 +185,7 @@ export function buildOpenApi(entries: { group: string; route: Route }[]) {
       securitySchemes: {
         bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
         cookie: { type: 'apiKey', in: 'cookie', name: 'access_token' },
+        queryToken: { type: 'apiKey', in: 'query', name: 'token', description: 'The access token as query parameter, where an operation takes it (clients that cannot send headers); it wins over the header' },
       },
       schemas: SCHEMAS,
       // Only the shared responses some operation uses (the linter flags unused components).

@@ -146,7 +146,8 @@ const authenticateAndValidate = (clock?: Clock): middy.MiddlewareObj<Event, Resu
     current.ctx = ctx;
     let principal: Principal | null = null;
     if (route.auth !== 'public') {
-      principal = await authenticate(presentedToken(event.headers?.authorization, cookies[ACCESS_COOKIE]), ctx);
+      const query = route.tokenInQuery ? parseQuery(event.rawQueryString).token : undefined;
+      principal = await authenticate(presentedToken(event.headers?.authorization, cookies[ACCESS_COOKIE], typeof query === 'string' ? query : undefined), ctx);
       ctx.actor = principal;
       if (route.auth === 'staff' && !principal.account.is_staff && !principal.account.is_superuser) {
         throw forbidden('Staff privileges required');

@@ -53,6 +53,8 @@ export interface RouteDef<PS, QS, BS, A extends AuthLevel> {
   responses?: Record<number, Schema | null>;
   /** The statuses the route refuses with besides 401/422 (see `Refusal`), for the OpenAPI document. */
   refusals?: readonly Refusal[];
+  /** Besides the header and the cookie, the access token may come as the `token` query parameter (`presentedToken`). */
+  tokenInQuery?: boolean;
   /** The body is multipart/form-data: `body` validates its fields and its file (`UploadedFile`), at most `maxFileBytes`. */
   multipart?: { maxFileBytes: number };
   /**
@@ -74,6 +76,7 @@ export interface Route {
   body?: Schema;
   responses?: Record<number, Schema | null>;
   refusals?: readonly Refusal[];
+  tokenInQuery?: boolean;
   multipart?: { maxFileBytes: number };
   minDurationMs?: (config: Config) => number;
   handler: (req: RouteRequest<any, any, any, any>, ctx: AppContext) => Promise<Reply>;

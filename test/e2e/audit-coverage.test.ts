@@ -11,7 +11,8 @@ import { grantRole } from '../helpers/tenancy';
 import { useResolver } from '#domain/webhooks';
 
 /** Issue 18 item 1: which changes the audit log records, kind by kind (one entry per change, in its transaction). */
-const ref = useTestStack();
+// An invitation is resent here within the minute of its creation, which its mail cooldown would refuse (tested in invites-resend-cooldown).
+const ref = useTestStack({ INVITATION_RATE_LIMIT_PER_INVITATION_PER_MINUTE: '10' });
 const api = client(() => ref.stack.url);
 
 async function entriesOf(token: string, projectId: string, entityId: string) {

@@ -4,6 +4,8 @@ import { startTestStack, type TestStack } from '../helpers/stack';
 import { client, signUp } from '../helpers/http';
 import { startFakeStripe, type FakeStripe } from '../helpers/fake-stripe';
 import { listSubscriptions } from '#domain/billing';
+import { keys } from '#db/keys';
+import { readItem } from '../helpers/catalog';
 
 /** The whole paid flow with Stripe as the provider: the fake Stripe API for outgoing calls, webhooks signed as Stripe signs them. */
 const WEBHOOK_SECRET = 'whsec_e2e_secret';
@@ -74,6 +76,31 @@ describe('billing with Stripe', () => {
     // Stripe then reports the deletion: already cancelled here, nothing changes.
     expect((await post(stripeEvent('customer.subscription.deleted', stripeSubscription(user.id, sub.id, `sub_live_${sub.id}`, 'canceled')))).body.outcome).toBe('ignored');
     expect((await api.get('/me/subscription', { token: user.token })).body.plan.name).toBe('Free');
+  });
+
+  it('the portal of an account that never paid makes its Stripe customer once and opens on it (issue 23)', async () => {
+    const user = await signUp(api);
+    const first = await api.get('/me/billing/portal', { token: user.token });
+    expect(first.status, first.text).toBe(200);
+    const made = [...fake.customers.values()].filter((c) => c.metadata.account_id === user.id);
+    expect(made).toEqual([expect.objectContaining({ email: user.email })]);
+    expect(fake.requests.at(-1)).toMatchObject({ path: '/v1/billing_portal/sessions', body: { customer: made[0].id } });
+    expect((await api.get('/me/billing/portal', { token: user.token })).status).toBe(200);
+    expect([...fake.customers.values()].filter((c) => c.metadata.account_id === user.id)).toHaveLength(1);
+    expect(fake.requests.at(-1)).toMatchObject({ path: '/v1/billing_portal/sessions', body: { customer: made[0].id } });
+  });
+
+  it('concurrent first portal calls of one account make one Stripe customer, round after round', async () => {
+    for (let round = 0; round < 8; round++) {
+      const user = await signUp(api);
+      const answers = await Promise.all(Array.from({ length: 4 }, () => api.get('/me/billing/portal', { token: user.token })));
+      expect(answers.map((a) => a.status), `round ${round}`).toEqual([200, 200, 200, 200]);
+      const made = [...fake.customers.values()].filter((c) => c.metadata.account_id === user.id);
+      expect(made, `round ${round}`).toHaveLength(1);
+      const portals = fake.requests.filter((r) => r.path === '/v1/billing_portal/sessions').slice(-4);
+      expect(portals.map((r) => r.body.customer), `round ${round}`).toEqual(Array(4).fill(made[0].id));
+      expect((await readItem(keys.billingCustomer(user.id)))?.customer_id, `round ${round}`).toBe(made[0].id);
+    }
   });
 
   it('out of order: a deletion before the paid checkout wins; a stale "active" update after a cancellation changes nothing', async () => {

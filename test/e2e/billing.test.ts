@@ -163,10 +163,22 @@ describe('billing on the local payment provider', () => {
     expect(wrongProvider.status).toBe(404);
   });
 
-  it('the billing portal opens after a first payment, and cancelling there falls back to Free', async () => {
+  it('the billing portal opens for a Free account too: no paid subscription, a way back to choose a plan (issue 23)', async () => {
     const user = await signUp(api);
-    const none = await api.get('/me/billing/portal', { token: user.token });
-    expect(none.status).toBe(400);
+    const portal = await api.get('/me/billing/portal', { token: user.token });
+    expect(portal.status, portal.text).toBe(200);
+    const page = await fetch(portal.body.url);
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toContain('No paid subscription');
+    expect(html).toMatch(/<a href="http:\/\/localhost:\d+\/billing">Choose a plan<\/a>/); // the portal's return address: the app's billing page
+    expect(html).not.toContain('Cancel subscription');
+    expect((await fetch(portal.body.url, { method: 'POST' })).status).toBe(400); // nothing to cancel
+    expect((await readItem(keys.billingCustomer(user.id)))?.customer_id).toBe(`cus_local_${user.id}`);
+  });
+
+  it('the billing portal of a paying account offers to cancel, which falls back to Free', async () => {
+    const user = await signUp(api);
     await upgrade(user.token, await planId('Team', 'annual'));
     const portal = await api.get('/me/billing/portal', { token: user.token });
     expect(portal.status, portal.text).toBe(200);

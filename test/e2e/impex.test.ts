@@ -177,6 +177,30 @@ describe('import and export over HTTP', () => {
     expect((await api.get(`/impex/status/${url.pathname.split('/').at(-1)}?token=nonsense`)).status).toBe(401);
   });
 
+  it('a job status answers the access token as `token` query parameter or as the usual Bearer header; none is the usual 401 (issue 23)', async () => {
+    const o = await ownerWithEnv(api, 'Team');
+    const { job_id: jobId } = (await form('/impex/export', o.token, { project_id: o.projectId, environment_id: o.envId })).body;
+    const done = await finished(o.token, jobId); // the query form
+    const byHeader = await api.get(`/impex/status/${jobId}`, { token: o.token });
+    expect([byHeader.status, byHeader.body]).toEqual([200, done]);
+    // The query token wins over the header, as when it was the only way (a stale header does not spoil it).
+    const both = await api.get(`/impex/status/${jobId}?token=${encodeURIComponent(o.token)}`, { token: 'not-a-token' });
+    expect([both.status, both.body]).toEqual([200, done]);
+
+    const none = await api.get(`/impex/status/${jobId}`);
+    expect([none.status, none.body, none.headers.get('www-authenticate')]).toEqual([401, { detail: 'Not authenticated' }, 'Bearer']);
+    const garbage = await api.get(`/impex/status/${jobId}`, { token: 'not-a-token' });
+    expect([garbage.status, garbage.body]).toEqual([401, { detail: 'Invalid or expired token' }]);
+    expect((await api.get(`/impex/status/${jobId}?token=not-a-token`)).body).toEqual(garbage.body);
+
+    // Another account's job is the same 404 either way, and the same as a job that does not exist.
+    const stranger = await signUp(api);
+    const foreign = await api.get(`/impex/status/${jobId}`, { token: stranger.token });
+    expect([foreign.status, foreign.body]).toEqual([404, { detail: 'Job not found' }]);
+    expect((await api.get(`/impex/status/${jobId}?token=${encodeURIComponent(stranger.token)}`)).text).toBe(foreign.text);
+    expect((await api.get('/impex/status/00000000-0000-4000-8000-000000000000', { token: o.token })).text).toBe(foreign.text);
+  });
+
   it("refuses in SPEC's order: 422, 404 'Project not found', 400 environment, 403 'Not authorized for this environment'", async () => {
     const o = await ownerWithEnv(api, 'Team');
     const json = await api.post('/impex/export', { project_id: o.projectId, environment_id: o.envId }, { token: o.token });

@@ -264,6 +264,7 @@ describe('POST /invites/{id}/resend', () => {
     const email = uniqueEmail('revived');
     const created = await api.post('/invites', { project_id: projectId, invited_email: email }, { token: owner.token });
     expect((await api.delete(`/invites/${created.body.id}`, undefined, { token: owner.token })).status).toBe(204);
+    clock.advance(60_000); // past the invitation's one-mail-a-minute cooldown
     const revived = await api.post(`/invites/${created.body.id}/resend`, undefined, { token: owner.token });
     expect(revived.body.expires_at).toBe(new Date(clock.now().getTime() + 24 * HOUR).toISOString());
     const accepted = await api.post('/invites/accept/by-token', { token: await mailedToken(email), password: 'a fresh passphrase' });

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 
 /**
  * A small fake of Stripe's HTTP API on 127.0.0.1 (random port) for the Stripe adapter's tests: it
- * answers `POST /v1/checkout/sessions` and `POST /v1/billing_portal/sessions` with plausible objects,
+ * answers `POST /v1/customers`, `POST /v1/checkout/sessions` and `POST /v1/billing_portal/sessions` with plausible objects,
  * records every request (form body decoded into nested objects, as Stripe reads `a[b][0][c]=…`), and
  * replays the stored answer for a repeated Idempotency-Key, as Stripe does.
  */
@@ -24,6 +24,8 @@ export interface FakeStripe {
   readonly requests: RecordedRequest[];
   /** Checkout sessions made, by id (a replayed idempotency key makes none). */
   readonly sessions: Map<string, Record<string, any>>;
+  /** Customers made, by id (a replayed idempotency key makes none). */
+  readonly customers: Map<string, Record<string, any>>;
   /** The next `count` requests fail with `status` before anything is made (to exercise the client's retries). */
   failNext(count: number, status?: number): void;
   reset(): void;
@@ -35,6 +37,7 @@ type Answer = { status: number; body: unknown };
 export async function startFakeStripe(): Promise<FakeStripe> {
   const requests: RecordedRequest[] = [];
   const sessions = new Map<string, Record<string, any>>();
+  const customers = new Map<string, Record<string, any>>();
   const replays = new Map<string, { path: string; rawBody: string; answer: Answer }>();
   let failures = { count: 0, status: 500 };
 
@@ -60,7 +63,7 @@ export async function startFakeStripe(): Promise<FakeStripe> {
         return send(res, earlier.answer, { 'idempotent-replayed': 'true' });
       }
     }
-    const answer = route(req.method ?? '', path, decodeForm(rawBody), sessions);
+    const answer = route(req.method ?? '', path, decodeForm(rawBody), sessions, customers);
     if (req.method === 'POST' && idempotencyKey && answer.status < 500) replays.set(idempotencyKey, { path, rawBody, answer });
     send(res, answer);
   });
@@ -72,12 +75,14 @@ export async function startFakeStripe(): Promise<FakeStripe> {
     url: `http://127.0.0.1:${port}`,
     requests,
     sessions,
+    customers,
     failNext(count, status = 500) {
       failures = { count, status };
     },
     reset() {
       requests.length = 0;
       sessions.clear();
+      customers.clear();
       replays.clear();
       failures = { count: 0, status: 500 };
     },
@@ -92,7 +97,7 @@ export async function startFakeStripe(): Promise<FakeStripe> {
 /** Subscriptions the fake knows: `sub_live…` ids are active until cancelled; any other id is unknown. */
 const cancelled = new Set<string>();
 
-function route(method: string, path: string, body: Record<string, any>, sessions: Map<string, Record<string, any>>): Answer {
+function route(method: string, path: string, body: Record<string, any>, sessions: Map<string, Record<string, any>>, customers: Map<string, Record<string, any>>): Answer {
   const created = Math.floor(Date.now() / 1000);
   const subscription = /^\/v1\/subscriptions\/([^/]+)$/.exec(path)?.[1];
   if (method === 'GET' && subscription?.startsWith('sub_live')) {
@@ -100,6 +105,11 @@ function route(method: string, path: string, body: Record<string, any>, sessions
   }
   if (method === 'POST' && subscription?.startsWith('sub_live')) {
     return { status: 200, body: { id: subscription, object: 'subscription', status: 'active', items: { object: 'list', data: body.items ?? [] } } };
+  }
+  if (method === 'POST' && path === '/v1/customers') {
+    const customer = { id: `cus_${token(14)}`, object: 'customer', created, email: body.email ?? null, livemode: false, metadata: body.metadata ?? {} };
+    customers.set(customer.id, customer);
+    return { status: 200, body: customer };
   }
   if (method === 'POST' && path === '/v1/products') return { status: 200, body: { id: `prod_${token(14)}`, object: 'product', name: body.name } };
   if (method === 'DELETE' && subscription) {

@@ -95,6 +95,16 @@ describe('checkout', () => {
 });
 
 describe('billing portal', () => {
+  it('makes a customer carrying our account id, once per idempotency key (issue 23: the portal of an account that never paid)', async () => {
+    const made = await provider.createCustomer({ accountId: 'acct-ours-1', email: 'ann@example.com', idempotencyKey: 'customer-acct-ours-1' });
+    expect(fake.requests[0]).toMatchObject({
+      method: 'POST', path: '/v1/customers', idempotencyKey: 'customer-acct-ours-1', body: { email: 'ann@example.com', metadata: { account_id: 'acct-ours-1' } },
+    });
+    expect([...fake.customers.keys()]).toEqual([made]);
+    expect(await provider.createCustomer({ accountId: 'acct-ours-1', email: 'ann@example.com', idempotencyKey: 'customer-acct-ours-1' })).toBe(made);
+    expect(fake.customers.size).toBe(1);
+  });
+
   it("opens a Billing Portal session for the customer and returns its URL", async () => {
     const url = await provider.portalUrl({ customerId: 'cus_123', accountId: 'acct-ours-1', returnUrl: 'https://app.example.com/billing' });
     expect(fake.requests).toHaveLength(1);

@@ -9,6 +9,12 @@ describe('invitation mail settings (docs/decisions.md "Hardening (issue 10)")', 
     expect(defaults.INVITATION_RATE_LIMIT_PER_PROJECT_PER_HOUR).toBe(50);
   });
 
+  it('mails one invitation by default at most once a minute and five times an hour (issue 23)', () => {
+    const defaults = reloadConfig();
+    expect(defaults.INVITATION_RATE_LIMIT_PER_INVITATION_PER_MINUTE).toBe(1);
+    expect(defaults.INVITATION_RATE_LIMIT_PER_INVITATION_PER_HOUR).toBe(5);
+  });
+
   it('makes a name one line: C0, DEL, C1 and line separators become one space', () => {
     expect(oneLine('\r\n a\r\nb\u0000c\u0007d\u001be\u007ff\u0085g\u009bh\u2028i\u2029j\tk \u000b ')).toBe('a b c d e f g h i j k');
     expect(oneLine('Zoë Łukasz 日本 \u00a0ok')).toBe('Zoë Łukasz 日本 ok');

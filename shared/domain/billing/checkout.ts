@@ -1,17 +1,17 @@
 import { keys } from '#db/keys';
-import { getItem, conditionalUpdate } from '#db/items';
+import { getItem, conditionalPut, conditionalUpdate } from '#db/items';
 import { putNewStep, setWhenExpression } from '#db/steps';
 import { retry } from '#db/retry';
 import { transact } from '#db/transact';
 import { actorAccount, epochSeconds, type AppContext } from '#shared/context';
 import { conflict, forbidden, invalid, notFound } from '#shared/errors';
 import { enqueue } from '#shared/queue';
-import { getAccount } from '#domain/identity';
+import { getAccount, type Account } from '#domain/identity';
 import { errorFields, log } from '#shared/log';
 import { getPlan, type Plan } from './plans';
 import { listSubscriptions, newSubscription, putSubscriptionStep, currentOf, type Subscription } from './subscriptions';
-import { isFreePlan, switchTo } from './plan-changes';
-import { paymentProvider } from './payments';
+import { billingCustomerItem, isFreePlan, switchTo } from './plan-changes';
+import { paymentProvider, type PaymentProvider } from './payments';
 
 export const PLAN_NOT_FOUND = 'Plan not found';
 export const PAID_PLANS_IN_BETA = 'Upgrading to paid plans is disabled in beta mode';
@@ -22,7 +22,6 @@ export const JOB_NOT_FOUND = 'Job not found';
 export const CHECKOUT_FAILED = 'Checkout could not be started. Please choose the plan again.';
 export const PORTAL_NOT_ENABLED = 'Billing portal is not enabled';
 export const PORTAL_IN_BETA = 'Billing portal is disabled in beta mode';
-export const NO_BILLING_ACCOUNT = 'No billing account yet: the portal opens after a first payment';
 
 /** A checkout job is kept a week, then DynamoDB removes it. */
 const JOB_TTL_SECONDS = 7 * 24 * 3600;
@@ -155,16 +154,39 @@ export async function checkoutStatus(ctx: AppContext, input: { job_id: string })
   return job.status === 'ready' && job.url ? { status: 'ready', url: job.url } : { status: 'pending' };
 }
 
-/** GET /me/billing/portal: the provider's self-service page for the caller's billing account. */
+/**
+ * GET /me/billing/portal: the provider's self-service page for the caller's billing account, for any
+ * account (SPEC allows only its two 400s): one that never paid gets its customer made here.
+ */
 export async function billingPortal(ctx: AppContext): Promise<{ url: string }> {
   const account = actorAccount(ctx);
   const provider = await paymentProvider(ctx.config);
   if (!provider) throw invalid(PORTAL_NOT_ENABLED);
   if (ctx.config.BETA_MODE) throw invalid(PORTAL_IN_BETA);
-  const [customer, current] = await Promise.all([getItem<{ customer_id: string; provider: string }>(keys.billingCustomer(account.id)), currentOfAccount(account.id)]);
-  if (!customer || customer.provider !== provider.name) throw invalid(NO_BILLING_ACCOUNT);
+  const [customerId, current] = await Promise.all([customerOf(account, provider, ctx), currentOfAccount(account.id)]);
   const paid = current?.subscription.provider_subscription_id ? current.subscription.id : null;
-  return { url: await provider.portalUrl({ customerId: customer.customer_id, accountId: account.id, subscriptionId: paid, returnUrl: `${ctx.config.APP_BASE_URL.replace(/\/$/, '')}/billing` }) };
+  return { url: await provider.portalUrl({ customerId, accountId: account.id, subscriptionId: paid, returnUrl: `${ctx.config.APP_BASE_URL.replace(/\/$/, '')}/billing` }) };
+}
+
+type BillingCustomer = { customer_id: string; provider: string };
+
+/**
+ * The account's customer at the provider, made on first use. Concurrent first uses make one: the
+ * provider gets one idempotency key per account (both calls get the same customer back), and the
+ * record is written only where this provider has none yet, so a customer a payment stored meanwhile
+ * (the one holding the subscription) is never replaced; the loser reads the winner's.
+ */
+async function customerOf(account: Account, provider: PaymentProvider, ctx: AppContext): Promise<string> {
+  const key = keys.billingCustomer(account.id);
+  const stored = await getItem<BillingCustomer>(key);
+  if (stored?.provider === provider.name) return stored.customer_id;
+  const customerId = await provider.createCustomer({ accountId: account.id, email: account.email, idempotencyKey: `customer-${account.id}` });
+  const written = await conditionalPut(billingCustomerItem(account.id, provider.name, customerId, ctx), {
+    ConditionExpression: 'attribute_not_exists(PK) OR #provider <> :provider',
+    ExpressionAttributeNames: { '#provider': 'provider' },
+    ExpressionAttributeValues: { ':provider': provider.name },
+  });
+  return written ? customerId : (await getItem<BillingCustomer>(key))!.customer_id;
 }
 
 const currentOfAccount = async (userId: string) => currentOf(await listSubscriptions(userId));

@@ -130,6 +130,9 @@ export async function endSubscription(userId: string, subscriptionId: string, al
   });
 }
 
-/** The provider's customer of the account, kept for the billing portal (written with the payment it came with). */
+/** The provider's customer of the account, kept for the billing portal and later checkouts. */
+export const billingCustomerItem = (userId: string, provider: string, customerId: string, ctx: AppContext) =>
+  ({ ...keys.billingCustomer(userId), type: 'billing_customer', provider, customer_id: customerId, updated_at: ctx.clock.now().toISOString() });
+/** Written with the payment it came with: that customer holds the subscription, so it replaces any other. */
 export const billingCustomerStep = (userId: string, provider: string, customerId: string, ctx: AppContext): TransactStep =>
-  putStep({ ...keys.billingCustomer(userId), type: 'billing_customer', provider, customer_id: customerId, updated_at: ctx.clock.now().toISOString() });
+  putStep(billingCustomerItem(userId, provider, customerId, ctx));

@@ -42,10 +42,10 @@ export async function consume(bucket: string, limit: number, windowSeconds: numb
   throw new Error(`Rate limiter did not settle for ${bucket}`);
 }
 
-/** Refuses with 429 and Retry-After once the bucket's window is full. */
-export async function enforceRateLimit(bucket: string, limit: number, windowSeconds: number, ctx: AppContext): Promise<void> {
+/** Refuses with 429 and Retry-After once the bucket's window is full ('Too many requests' unless `detail` says more). */
+export async function enforceRateLimit(bucket: string, limit: number, windowSeconds: number, ctx: AppContext, detail?: string): Promise<void> {
   const decision = await consume(bucket, limit, windowSeconds, ctx);
-  if (!decision.allowed) throw rateLimited(Math.max(1, decision.retryAfterSeconds));
+  if (!decision.allowed) throw rateLimited(Math.max(1, decision.retryAfterSeconds), detail);
 }
 
 /** SPEC "Rate limits": a route's requests per minute from one source address (one bucket per route and address). */

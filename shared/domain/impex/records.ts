@@ -5,7 +5,6 @@ import { locate, lookupStep } from '#db/lookup';
 import { queryNewest } from '#db/query';
 import { putNewStep, setExpression } from '#db/steps';
 import { concurrentChange, transact, type TransactStep } from '#db/transact';
-import { authenticate } from '#auth/authenticate';
 import { forbidden, notFound } from '#shared/errors';
 import { enqueue } from '#shared/queue';
 import { errorFields, log } from '#shared/log';
@@ -98,12 +97,12 @@ export async function memberRecordOf(id: string, kind: string, userId: string, d
 }
 
 /**
- * GET /impex/status/{job_id}?token=…: a job's record for a client that cannot send headers (a
- * progress page). The token is resolved exactly as a Bearer token is (same refusals).
+ * GET /impex/status/{job_id}: a job's record, for a member of its project (else 404 'Job not found').
+ * The caller is signed in by the pipeline, from the Bearer header, the cookie, or the `token` query
+ * parameter of a client that cannot send headers (a progress page).
  */
-export async function jobStatus(ctx: AppContext, input: { job_id: string; token: string }) {
-  const principal = await authenticate(input.token, ctx);
-  return impexRecordView.project(await memberRecordOf(input.job_id, JOB_KIND, principal.account.id, JOB_NOT_FOUND));
+export async function jobStatus(ctx: AppContext, input: { job_id: string }) {
+  return impexRecordView.project(await memberRecordOf(input.job_id, JOB_KIND, actorAccount(ctx).id, JOB_NOT_FOUND));
 }
 
 /**

@@ -33,6 +33,8 @@ export const INVITATION_ACCEPTED = 'Invitation already accepted';
 export const INVITATION_EXPIRED = 'Invitation expired';
 export const SUBGROUP_NOT_IN_GROUP = 'Subgroup not found or does not belong to group';
 export const ACCEPT_INVITATION_FIRST = 'Please accept your invitation via the email link before logging in';
+/** 429 of one invitation's mail cooldown (Retry-After says when). SPEC words no 429 detail; this names the limit hit. */
+export const INVITATION_SENT_RECENTLY = 'This invitation was sent recently. Please wait before resending it.';
 
 /** The invitation as stored under its project. Only `toInviteOut` decides what a client sees (never the token hash). */
 export interface Invitation {
@@ -131,14 +133,19 @@ export const closeIndexStep = (invite: Pick<Invitation, 'invited_email' | 'id'>)
 
 /**
  * Invitation mail abuse: every invitation and resend sends a mail to an address the caller chose, so
- * each counts against two hourly windows (429 with Retry-After once one is full): the inviter's,
- * across all their projects, then the project's, whoever its owners are. Checked after authorization
- * and validation, before anything is written. A refused request does not count in the window that
- * refused it (a request the project's window refuses has used one of the inviter's).
+ * each counts in four windows (429 with Retry-After once one is full), narrowest first: the
+ * invitation's own minute and hour (one mail a minute and a few an hour reach its recipient; the
+ * creation is its first), the inviter's hour across all their projects, then the project's, whoever
+ * its owners are. Checked after authorization and validation, before anything is written. A refused
+ * request does not count in the window that refused it nor in the wider ones after it, so a burst of
+ * resends of one invitation costs the inviter and the project one mail, not the burst.
  */
-async function limitInvitationMail(ctx: AppContext, projectId: string, inviterId: string): Promise<void> {
-  await enforceRateLimit(`invitations#inviter#${inviterId}`, ctx.config.INVITATION_RATE_LIMIT_PER_INVITER_PER_HOUR, 3600, ctx);
-  await enforceRateLimit(`invitations#project#${projectId}`, ctx.config.INVITATION_RATE_LIMIT_PER_PROJECT_PER_HOUR, 3600, ctx);
+async function limitInvitationMail(ctx: AppContext, invite: { id: string; project_id: string }, inviterId: string): Promise<void> {
+  const c = ctx.config;
+  await enforceRateLimit(`invitations#invite#${invite.id}#minute`, c.INVITATION_RATE_LIMIT_PER_INVITATION_PER_MINUTE, 60, ctx, INVITATION_SENT_RECENTLY);
+  await enforceRateLimit(`invitations#invite#${invite.id}#hour`, c.INVITATION_RATE_LIMIT_PER_INVITATION_PER_HOUR, 3600, ctx, INVITATION_SENT_RECENTLY);
+  await enforceRateLimit(`invitations#inviter#${inviterId}`, c.INVITATION_RATE_LIMIT_PER_INVITER_PER_HOUR, 3600, ctx);
+  await enforceRateLimit(`invitations#project#${invite.project_id}`, c.INVITATION_RATE_LIMIT_PER_PROJECT_PER_HOUR, 3600, ctx);
 }
 
 const validUntil = (ctx: AppContext) => new Date(ctx.clock.now().getTime() + INVITATION_VALID_HOURS * 3_600_000);
@@ -184,11 +191,12 @@ export async function createInvitation(ctx: AppContext, input: NewInvitation): P
   const access = await loadAccess(input.project_id, caller.id, { extra: scopeKeys(input.project_id, input) });
   access.requireOwner();
   const scope = checkScope(access, input);
-  await limitInvitationMail(ctx, access.project.id, caller.id);
+  const id = ctx.ids.newId();
+  await limitInvitationMail(ctx, { id, project_id: access.project.id }, caller.id);
   const now = ctx.clock.now();
   const expires = validUntil(ctx);
   const invite: Invitation = {
-    id: ctx.ids.newId(),
+    id,
     project_id: access.project.id,
     invited_email: input.invited_email.trim().toLowerCase(),
     invited_first_name: input.first_name || null,
@@ -264,16 +272,17 @@ async function ownerAccessToInvitation(ctx: AppContext, inviteId: string) {
 }
 
 /**
- * POST /invites/{id}/resend: a new link valid for 24 hours from now, mailed afresh; the previous
- * link stops working at once (its token no longer matches). A pending, expired or revoked invitation
- * is reopened; an accepted one is refused with 400 'Invitation already accepted' (checked again in
- * the write, so a resend never reopens an acceptance that committed meanwhile).
+ * POST /invites/{id}/resend: a new link valid for 24 hours from now, mailed afresh (at most once a
+ * minute, see `limitInvitationMail`); the previous link stops working at once (its token no longer
+ * matches). A pending, expired or revoked invitation is reopened; an accepted one is refused with 400
+ * 'Invitation already accepted' (checked again in the write, so a resend never reopens an acceptance
+ * that committed meanwhile).
  */
 export async function resendInvitation(ctx: AppContext, input: { id: string }): Promise<Invitation> {
   const { access, invite } = await ownerAccessToInvitation(ctx, input.id);
   if (invite.accepted) throw invalid(INVITATION_ACCEPTED);
   const caller = actorAccount(ctx);
-  await limitInvitationMail(ctx, invite.project_id, caller.id);
+  await limitInvitationMail(ctx, invite, caller.id);
   const now = ctx.clock.now().toISOString();
   const expires = validUntil(ctx);
   const link = linkSteps(invite, expires);

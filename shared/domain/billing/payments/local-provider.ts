@@ -57,14 +57,20 @@ export async function signLocalEvent(event: PaymentEvent, at: Date): Promise<{ b
 
 const base = () => `${config().API_BASE_URL.replace(/\/$/, '')}${LOCAL_PAGES}`;
 
+/** The local provider keeps no customers: an account's is named after it (so one per account, however often asked). */
+const localCustomer = (accountId: string) => `cus_local_${accountId}`;
+
 export const localProvider: PaymentProvider = {
   name: 'local',
   async createCheckout(req) {
     const checkout: LocalCheckout = {
       subscriptionId: req.subscriptionId, accountId: req.accountId, email: req.email, plan: req.plan,
-      customerId: req.customerId ?? `cus_local_${req.accountId}`, successUrl: req.successUrl, cancelUrl: req.cancelUrl,
+      customerId: req.customerId ?? localCustomer(req.accountId), successUrl: req.successUrl, cancelUrl: req.cancelUrl,
     };
     return { url: `${base()}/checkout/${await seal(checkout)}`, sessionId: `cs_local_${req.idempotencyKey}` };
+  },
+  async createCustomer({ accountId }) {
+    return localCustomer(accountId);
   },
   async portalUrl({ customerId, accountId, subscriptionId, returnUrl }) {
     const portal: LocalPortal = { accountId, customerId, subscriptionId: subscriptionId ?? null, returnUrl };

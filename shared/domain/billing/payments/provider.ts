@@ -63,6 +63,11 @@ export class WebhookRejected extends Error {}
 export interface PaymentProvider {
   readonly name: 'stripe' | 'local';
   createCheckout(req: CheckoutRequest): Promise<{ url: string; sessionId: string }>;
+  /**
+   * Makes the provider's customer for an account that has none yet (its portal opens before any
+   * payment); answers its id. Calls with the same `idempotencyKey` make one customer.
+   */
+  createCustomer(input: { accountId: string; email: string; idempotencyKey: string }): Promise<string>;
   /** The provider's self-service page for an existing customer. */
   portalUrl(input: { customerId: string; accountId: string; returnUrl: string; /** The paid subscription shown (the local page offers to cancel it). */ subscriptionId?: string | null }): Promise<string>;
   /** Moves a subscription at the provider to another (smaller) plan from its next period on (a confirmed downgrade). */

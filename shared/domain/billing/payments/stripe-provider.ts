@@ -47,6 +47,11 @@ export function stripeProvider(keys: StripeKeys, sdk: typeof Stripe): PaymentPro
       return { url: session.url, sessionId: session.id };
     },
 
+    async createCustomer({ accountId, email, idempotencyKey }) {
+      const customer = await client.customers.create({ email, metadata: { account_id: accountId } }, { idempotencyKey });
+      return customer.id;
+    },
+
     async portalUrl({ customerId, returnUrl }) {
       const session = await client.billingPortal.sessions.create({ customer: customerId, return_url: returnUrl });
       return session.url;

@@ -23,7 +23,8 @@ const schema = z.object({
   JOBS_QUEUE_URL: z.string().default('local://jobs'),
   EVENTS_QUEUE_URL: z.string().default('local://events'),
   MAIL_QUEUE_URL: z.string().default('local://mail'),
-  LOCAL_DATA_DIR: z.string().default('.local'),
+  /** Local keys, mail outbox, DynamoDB Local's files. Inside a Lambda runtime (`sam local invoke`) only /tmp is writable. */
+  LOCAL_DATA_DIR: z.string().default(() => (process.env.AWS_LAMBDA_FUNCTION_NAME ? '/tmp/infra-catalog' : '.local')),
   /** Secrets Manager secret holding the token signing key (cloud); locally a key file is used. */
   SIGNING_KEY_SECRET_ARN: z.string().optional(),
   JWT_ISSUER: z.string().default('infra-catalog'),

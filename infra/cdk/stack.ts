@@ -22,11 +22,13 @@ import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import type { Construct, IConstruct } from 'constructs';
 import { FALLBACK_GROUP, routeTable } from '../../functions/route-table';
 import { workerTable } from '../../functions/workers';
-import type { Route } from '#http/route';
 import type { QueueName } from '#shared/queue';
 import { TABLE } from '#db/table';
 import { needsOf } from './needs';
 import { BANNER, BUNDLE_ALIASES, SEPARATE_PACKAGES, separatePackageCommands } from './aliases';
+import { httpFunction, httpFunctionGroups, pascal, serviceName, SINGLE_FUNCTIONS, workerFunction } from './functions';
+
+export { serviceName };
 
 const ROOT = join(import.meta.dirname, '..', '..');
 
@@ -106,15 +108,15 @@ export function afterBundlingCommands(entry: string, inputDir: string, outputDir
   ];
 }
 
-const pascal = (s: string) => s.replace(/(^|[-_])(\w)/g, (_, __, c: string) => c.toUpperCase());
 /** The CloudWatch namespace of the functions' EMF metrics (Powertools Metrics). */
 export const METRICS_NAMESPACE = 'InfraCatalog';
-/** `AuthFunction` → `auth`, `MailWorker` → `mail-worker`: the service name on a function's logs, metrics and traces. */
-export const serviceName = (id: string) =>
-  id
-    .replace(/Function$/, '')
-    .replace(/([a-z0-9])([A-Z])/g, '$1-$2')
-    .toLowerCase();
+
+/**
+ * Declared on every function, empty (the service's own endpoint), for `sam local invoke`: SAM's
+ * `--env-vars` file only overrides variables the template declares, and this is the one that points a
+ * function at DynamoDB Local (infra/local/sam-env.json; README "Invoking functions with SAM").
+ */
+export const SAM_OVERRIDABLE_ENVIRONMENT = { DYNAMODB_ENDPOINT: '' } as const;
 const ack = (scope: IConstruct, id: string, reason: string) => Validations.of(scope).acknowledge({ id: `AwsSolutions-${id}`, reason });
 
 export class CatalogStack extends Stack {
@@ -267,7 +269,7 @@ export class CatalogStack extends Stack {
         architecture: LAMBDA_ARCHITECTURE, // the unpacked argon2 binary is the linux-arm64-gnu one
         memorySize,
         timeout,
-        environment: { ...env, ...observability },
+        environment: { ...env, ...observability, ...SAM_OVERRIDABLE_ENVIRONMENT },
         tracing: Tracing.ACTIVE,
         logGroup: new LogGroup(this, `${id}Logs`, { retention: RetentionDays.ONE_MONTH }),
         projectRoot: ROOT,
@@ -337,10 +339,11 @@ export class CatalogStack extends Stack {
     };
 
     // One function per route group that has routes; the group's integration serves all its routes.
-    for (const [group, routes] of Object.entries(routeTable) as [string, Route[]][]) {
-      if (routes.length === 0 && group !== FALLBACK_GROUP) continue;
+    for (const group of httpFunctionGroups()) {
+      const routes = routeTable[group];
       // 1024 MB: argon2id hashing is CPU-bound, and Lambda CPU scales with memory.
-      const f = fn(`${pascal(group)}Function`, `functions/${group}/handler.ts`, 1024, HTTP_TIMEOUT);
+      const { id: fnId, entry: fnEntry } = httpFunction(group);
+      const f = fn(fnId, fnEntry, 1024, HTTP_TIMEOUT);
       this.httpFunctions[group] = f;
       // One invoke permission per function (not per route): Lambda resource policies are capped at 20 KB.
       const integration = new HttpLambdaIntegration(`${pascal(group)}Integration`, f, { scopePermissionToRoute: false });
@@ -351,7 +354,8 @@ export class CatalogStack extends Stack {
 
     // --- Workers ----------------------------------------------------------------------------------
     for (const [queue, worker] of Object.entries(workerTable) as [QueueName, { folder: string }][]) {
-      const f = fn(`${pascal(worker.folder)}Worker`, `functions/workers/${worker.folder}/handler.ts`, 512, WORKER_TIMEOUT);
+      const { id: fnId, entry: fnEntry } = workerFunction(worker.folder);
+      const f = fn(fnId, fnEntry, 512, WORKER_TIMEOUT);
       f.addEventSource(new SqsEventSource(queues[queue], { batchSize: 10, reportBatchItemFailures: true }));
       this.workers[queue] = f;
     }
@@ -370,7 +374,7 @@ export class CatalogStack extends Stack {
     // Only inserted outbox items reach the function (the filter is evaluated by Lambda, not billed);
     // a failure retries from the failed record, so events are never lost; 24 h of retention.
     // Least privilege: it reads the stream (the event source's grant) and sends to the events queue, nothing else.
-    this.outboxFunction = bundled('OutboxFunction', 'functions/streams/outbox/handler.ts', 256, WORKER_TIMEOUT, {
+    this.outboxFunction = bundled(SINGLE_FUNCTIONS.outbox.id, SINGLE_FUNCTIONS.outbox.entry, 256, WORKER_TIMEOUT, {
       STAGE: 'cloud',
       NODE_OPTIONS: '--enable-source-maps',
       TABLE_NAME: table.tableName,
@@ -394,8 +398,8 @@ export class CatalogStack extends Stack {
     ack(this.outboxFunction, 'IAM5[Resource::*]', 'dynamodb:ListStreams (granted by the stream event source) has no resource-level permissions.');
 
     // --- Progress WebSocket ------------------------------------------------------------------------
-    const wsAuthorizer = fn('ProgressAuthorizerFunction', 'functions/websocket/authorizer.ts', 256, Duration.seconds(10));
-    const wsHandler = fn('ProgressConnectionsFunction', 'functions/websocket/handler.ts', 256, Duration.seconds(10));
+    const wsAuthorizer = fn(SINGLE_FUNCTIONS.progressAuthorizer.id, SINGLE_FUNCTIONS.progressAuthorizer.entry, 256, Duration.seconds(10));
+    const wsHandler = fn(SINGLE_FUNCTIONS.progressConnections.id, SINGLE_FUNCTIONS.progressConnections.entry, 256, Duration.seconds(10));
     const wsIntegration = new WebSocketLambdaIntegration('ProgressConnections', wsHandler);
     this.progressApi.addRoute('$connect', {
       integration: wsIntegration,
@@ -411,9 +415,9 @@ export class CatalogStack extends Stack {
     // A sweep over one time-ordered partition of due deadlines rather than a one-time schedule per
     // window (docs/decisions.md): no scheduler role, cancelling is deleting an item, and the local
     // runtime and tests run the very same handler.
-    this.deadlinesFunction = fn('DeadlinesFunction', 'functions/scheduled/deadlines/handler.ts', 512, Duration.minutes(5));
+    this.deadlinesFunction = fn(SINGLE_FUNCTIONS.deadlines.id, SINGLE_FUNCTIONS.deadlines.entry, 512, Duration.minutes(5));
     // Webhook retries: the same pattern, every minute (the schedule's waits run from 5 s to 24 h; SQS delays stop at 15 min).
-    this.webhookRetriesFunction = fn('WebhookRetriesFunction', 'functions/scheduled/webhook-retries/handler.ts', 512, Duration.minutes(5));
+    this.webhookRetriesFunction = fn(SINGLE_FUNCTIONS.webhookRetries.id, SINGLE_FUNCTIONS.webhookRetries.entry, 512, Duration.minutes(5));
     totpKey.grant(this.webhookRetriesFunction, 'kms:Decrypt');
     new Rule(this, 'WebhookRetriesSchedule', { schedule: Schedule.rate(Duration.minutes(1)), targets: [new LambdaFunction(this.webhookRetriesFunction, { retryAttempts: 2 })] });
     new Rule(this, 'DeadlinesSchedule', { schedule: Schedule.rate(Duration.minutes(15)), targets: [new LambdaFunction(this.deadlinesFunction, { retryAttempts: 2 })] });
@@ -428,7 +432,7 @@ export class CatalogStack extends Stack {
       // IAM matches the exact ARN: a partial one (without the suffix) would only fail at deploy time.
       throw new Error(`bootstrapAdminSecretArn must be a secret's full ARN (ending in -XXXXXX), got: ${adminSecretArn}`);
     }
-    const seeder = bundled('SeedFunction', 'functions/seed/handler.ts', 512, WORKER_TIMEOUT, {
+    const seeder = bundled(SINGLE_FUNCTIONS.seed.id, SINGLE_FUNCTIONS.seed.entry, 512, WORKER_TIMEOUT, {
       STAGE: 'cloud',
       NODE_OPTIONS: '--enable-source-maps',
       TABLE_NAME: table.tableName,

@@ -1,31 +1,30 @@
 import { readFile } from 'node:fs/promises';
-import { routeTable, type RouteGroup } from '../../functions/route-table';
-import { workerTable } from '../../functions/workers';
-import { httpHandler } from '#http/pipeline';
-import type { QueueName } from '#shared/queue';
-import { lambdaContext } from './api-event';
+import { findStackFunction, stackFunctions } from '../cdk/functions';
+import { invokeFunction } from './invoke-function';
 import { startLocalStack } from './stack';
 
 /**
- * `npm run invoke -- <function> <event.json>`: runs one function with one event against the local
- * stack (DynamoDB Local data under LOCAL_DATA_DIR), as `sam local invoke` would, and prints its result.
- * <function> is a route group (auth, billing, ...) or `workers/<queue>` (workers/mail).
+ * `npm run invoke -- <function> <event.json>`: runs one function of the stack with one event against the
+ * local data (DynamoDB Local under LOCAL_DATA_DIR, or DYNAMODB_ENDPOINT's), as `sam local invoke` would
+ * but without Docker, and prints its result. <function> is a function's name (`auth`, `mail-worker`,
+ * `progress-connections`, …) or its construct id (`AuthFunction`); `events/<name>.json` is a sample event
+ * for each (`workers/<queue>` still names a worker).
  */
 const [name, file] = process.argv.slice(2);
+const names = () => stackFunctions().map((f) => f.name).join(', ');
 if (!name || !file) {
-  console.error(`usage: npm run invoke -- <function> <event.json>\n  functions: ${Object.keys(routeTable).join(', ')}, ${Object.keys(workerTable).map((q) => `workers/${q}`).join(', ')}`);
+  console.error(`usage: npm run invoke -- <function> <event.json>   (e.g. npm run invoke -- billing events/billing.json)\n  functions: ${names()}`);
+  process.exit(2);
+}
+const fn = findStackFunction(name);
+if (!fn) {
+  console.error(`unknown function: ${name}\n  functions: ${names()}`);
   process.exit(2);
 }
 const event = JSON.parse(await readFile(file, 'utf8'));
-const worker = name.startsWith('workers/') ? workerTable[name.slice('workers/'.length) as QueueName] : undefined;
-const routes = routeTable[name as RouteGroup];
-if (!worker && !routes) {
-  console.error(`unknown function: ${name}`);
-  process.exit(2);
-}
-const stack = await startLocalStack({ withoutHttp: true, withoutS3: true });
+const stack = await startLocalStack({ withoutHttp: true });
 try {
-  const result = worker ? await worker.handler(event) : await httpHandler(routes)(event, lambdaContext('invoke', name));
+  const result = await invokeFunction(fn, event);
   await stack.queues.drain();
   console.log(JSON.stringify(result, null, 2));
 } finally {

@@ -43,7 +43,7 @@ export async function startLocalStack(opts: LocalStackOptions = {}) {
   if (!opts.dynamoEndpoint && !c.DYNAMODB_ENDPOINT) {
     dynamo = await startDynamo(opts.inMemory ? {} : { dataDir: join(c.LOCAL_DATA_DIR, 'dynamodb'), port: opts.withoutHttp ? undefined : c.DYNAMODB_LOCAL_PORT });
   }
-  env.DYNAMODB_ENDPOINT = opts.dynamoEndpoint ?? c.DYNAMODB_ENDPOINT ?? dynamo!.endpoint;
+  env.DYNAMODB_ENDPOINT = opts.dynamoEndpoint || c.DYNAMODB_ENDPOINT || dynamo!.endpoint;
   if (!opts.withoutS3 && !c.S3_ENDPOINT) {
     s3 = await startS3(join(c.LOCAL_DATA_DIR, 's3'), c.BUCKET_NAME);
     env.S3_ENDPOINT = s3.endpoint;

@@ -34,14 +34,22 @@ export function attachLocalWebSockets(server: Server, clock?: Clock): void {
         wss.handleUpgrade(req, socket, head, (ws) => {
           const connectionId = randomUUID();
           sockets.set(connectionId, ws);
-          ws.on('message', () => void syncConnection({ connectionId }, [impexProgressOf, discoveryProgressOf]).catch(() => undefined));
-          ws.on('close', () => {
-            sockets.delete(connectionId);
-            void disconnect({ connectionId }).catch(() => undefined);
-          });
-          connect(ctx, { connectionId, userId: who.userId, jobId: who.jobId }).catch((err) => {
+          // As API Gateway: a connection's messages reach the handler only once its $connect has succeeded,
+          // and one after the other. Every event of the connection ($connect, each message, $disconnect)
+          // is chained on `turn`, so a `sync` sent the moment the socket opens finds the connection recorded.
+          let connected = true;
+          let turn: Promise<void> = connect(ctx, { connectionId, userId: who.userId, jobId: who.jobId }).catch((err) => {
+            connected = false;
             log.error('websocket connection not recorded', errorFields(err));
             ws.close(1011);
+          });
+          const then = (step: () => Promise<void>) => {
+            turn = turn.then(() => (connected ? step() : undefined)).catch((err) => log.warn('websocket message not handled', errorFields(err)));
+          };
+          ws.on('message', () => then(() => syncConnection({ connectionId }, [impexProgressOf, discoveryProgressOf])));
+          ws.on('close', () => {
+            sockets.delete(connectionId);
+            then(() => disconnect({ connectionId })); // after $connect's write, or the record would outlive the socket
           });
         }),
       () => {

@@ -27,8 +27,10 @@ let browser: Browser | undefined;
 const failures: string[] = [];
 try {
   const origin = new URL(stack.url).origin;
-  const doc = (await (await fetch(`${stack.url}/openapi.json`)).json()) as { paths: Record<string, Record<string, { operationId: string }>> };
-  const operationIds = Object.values(doc.paths).flatMap((ops) => Object.values(ops).map((op) => op.operationId));
+  type Operations = Record<string, Record<string, { operationId: string }>>;
+  const doc = (await (await fetch(`${stack.url}/openapi.json`)).json()) as { paths: Operations; webhooks?: Operations };
+  // The routes, and the webhook delivery the service sends (listed under its tag too).
+  const operationIds = [...Object.values(doc.paths), ...Object.values(doc.webhooks ?? {})].flatMap((ops) => Object.values(ops).map((op) => op.operationId));
 
   browser = await launchChromium();
   const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });

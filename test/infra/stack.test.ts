@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
@@ -9,6 +9,7 @@ import { allRoutes, FALLBACK_GROUP, routeTable } from '../../functions/route-tab
 import { workerTable } from '../../functions/workers';
 import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import { CatalogStack, type CatalogStackProps } from '../../infra/cdk/stack';
+import { stackFunctions } from '../../infra/cdk/functions';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 // Same feature flags as `cdk synth` (cdk.json); bundling skipped so no esbuild runs.
@@ -122,7 +123,7 @@ describe('CatalogStack', () => {
       Handler: 'index.handler',
       Role: { 'Fn::GetAtt': [seeder.role, 'Arn'] },
       // Only what seeding reads: no queues, bucket or signing key, and no admin secret unless configured.
-      Environment: { Variables: { STAGE: 'cloud', NODE_OPTIONS: '--enable-source-maps', TABLE_NAME: { Ref: tableId }, POWERTOOLS_SERVICE_NAME: 'seed', POWERTOOLS_METRICS_NAMESPACE: 'InfraCatalog', POWERTOOLS_TRACE_ENABLED: 'true' } },
+      Environment: { Variables: { STAGE: 'cloud', NODE_OPTIONS: '--enable-source-maps', TABLE_NAME: { Ref: tableId }, POWERTOOLS_SERVICE_NAME: 'seed', POWERTOOLS_METRICS_NAMESPACE: 'InfraCatalog', POWERTOOLS_TRACE_ENABLED: 'true', DYNAMODB_ENDPOINT: '' } },
     });
     const triggers = Object.values(template.findResources('Custom::Trigger'));
     expect(triggers).toHaveLength(1);
@@ -312,6 +313,30 @@ describe('CatalogStack', () => {
 
   it('refuses a partial secret ARN, which IAM would not match', () => {
     expect(() => synth({ bootstrapAdminSecretArn: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:catalog/bootstrap-admin' })).toThrow(/must be a secret's full ARN/);
+  });
+
+  it('is usable by `sam local invoke` (issue 23, item 8a): every function of the list carries the asset metadata SAM reads, declares DYNAMODB_ENDPOINT for its --env-vars file, and has a sample event', () => {
+    // `cdk synth` (cdk.json's context, as here) writes aws:asset:path / aws:asset:property on each function: SAM
+    // replaces Code with the bundled folder under cdk.out from them, and finds a function by the construct id in aws:cdk:path.
+    expect(context['aws:cdk:enable-asset-metadata']).toBe(true);
+    expect(context['aws:cdk:enable-path-metadata']).toBe(true);
+    const ours = Object.values(template.findResources('AWS::Lambda::Function')).filter((f) => f.Properties.Environment?.Variables?.STAGE === 'cloud');
+    const ids = ours.map((f) => String(f.Metadata?.['aws:cdk:path']).replace(/^Test\/([^/]+)\/Resource$/, '$1'));
+    // The list `npm run invoke` and the sample events follow is exactly the stack's functions.
+    expect(ids.sort()).toEqual(stackFunctions().map((f) => f.id).sort());
+    for (const f of ours) {
+      const path = f.Metadata['aws:cdk:path'];
+      expect(f.Metadata, path).toMatchObject({ 'aws:asset:path': expect.any(String), 'aws:asset:property': 'Code', 'aws:asset:is-bundled': true });
+      expect(f.Properties.Handler, path).toBe('index.handler');
+      // SAM's --env-vars only overrides variables the template declares: empty here (the service's own endpoint).
+      expect(f.Properties.Environment.Variables.DYNAMODB_ENDPOINT, path).toBe('');
+    }
+    const events = readdirSync(join(ROOT, 'events')).filter((file) => file.endsWith('.json')).sort();
+    expect(events).toEqual(stackFunctions().map((f) => `${f.name}.json`).sort());
+    // Every variable of the env-vars file the README gives SAM is declared by some function (SAM drops the others); the endpoint and table by all.
+    const samEnv = JSON.parse(readFileSync(join(ROOT, 'infra/local/sam-env.json'), 'utf8')).Parameters as Record<string, string>;
+    for (const name of Object.keys(samEnv)) expect(ours.some((f) => name in f.Properties.Environment.Variables), name).toBe(true);
+    for (const f of ours) for (const name of ['DYNAMODB_ENDPOINT', 'TABLE_NAME']) expect(Object.keys(f.Properties.Environment.Variables), f.Metadata['aws:cdk:path']).toContain(name);
   });
 
   it('passes the AwsSolutions checks (every remaining finding acknowledged with a reason)', () => {

@@ -3,6 +3,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { allRoutes } from '../../functions/route-table';
 import { buildOpenApi } from '#http/openapi';
+import { signatureHeaders } from '../../shared/domain/webhooks/delivery';
+import { EVENT_TYPES } from '#shared/events';
 
 type Response = { $ref?: string; description?: string; headers?: Record<string, unknown>; content?: Record<string, { schema: { $ref?: string } }> };
 type Operation = { operationId: string; tags: string[]; security: object[]; responses: Record<string, Response> };
@@ -62,5 +64,27 @@ describe('the committed openapi.json', () => {
       const signedIn = [{ bearer: [] }, { cookie: [] }, ...(key === 'GET /impex/status/{job_id}' ? [{ queryToken: [] }] : [])];
       expect(op.security, key).toEqual(publicKeys.has(key) ? [] : signedIn);
     }
+  });
+
+  it('describes the webhook delivery (issue 23, item 8b): a `webhooks` entry with exactly the headers a delivery carries, the event envelope, and how to verify in the webhooks tag', () => {
+    const op = committed.webhooks.event.post;
+    expect(op).toMatchObject({ tags: ['webhooks'], operationId: 'webhookEvent', security: [] });
+    // The headers signatureHeaders sends during a rotation (all of them), each declared; the always-present ones required.
+    const at = new Date('2026-11-21T10:00:00Z');
+    const sent = signatureHeaders({ secret: 'whsec_Y3VycmVudA==', previous_secret: 'whsec_cHJldmlvdXM=', previous_secret_until: '2026-11-22T10:00:00Z' }, 'evt-1', at, '{}');
+    const declared = op.parameters as { name: string; in: string; required: boolean; schema: { pattern?: string } }[];
+    expect(declared.map((p) => p.in)).toEqual(declared.map(() => 'header'));
+    expect(declared.map((p) => p.name.toLowerCase()).sort()).toEqual(Object.keys(sent).sort());
+    const outsideRotation = signatureHeaders({ secret: 'whsec_Y3VycmVudA==', previous_secret: null, previous_secret_until: null }, 'evt-1', at, '{}');
+    expect(declared.filter((p) => p.required).map((p) => p.name.toLowerCase()).sort()).toEqual(Object.keys(outsideRotation).sort());
+    for (const p of declared) if (p.schema.pattern) expect(sent[p.name.toLowerCase()], p.name).toMatch(new RegExp(p.schema.pattern));
+    // The body: SPEC's envelope, every event type (and the test route's ping).
+    expect(op.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/WebhookEvent' });
+    const envelope = committed.components.schemas.WebhookEvent;
+    expect(envelope.required).toEqual(['id', 'type', 'timestamp', 'data']);
+    expect(envelope.properties.type.enum).toEqual([...EVENT_TYPES, 'ping']);
+    // The webhooks tag says how to verify: the raw body, the whole secret string, the previous signature, Standard Webhooks.
+    const tag = committed.tags.find((t: { name: string }) => t.name === 'webhooks').description as string;
+    for (const words of ['X-Service-Signature: sha256=<hex>', 'raw request body', 'whole signing secret string', '`whsec_` prefix included', 'X-Service-Signature-Previous', 'webhook-signature', 'timingSafeEqual']) expect(tag).toContain(words);
   });
 });

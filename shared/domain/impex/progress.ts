@@ -1,4 +1,3 @@
-import { isRefusal } from '#shared/errors';
 import { issueTicket, pushToJob } from '#shared/progress';
 import { actorAccount, type AppContext } from '#shared/context';
 import { JOB_KIND, JOB_NOT_FOUND, memberRecordOf, recordByJob } from './records';
@@ -19,7 +18,7 @@ export async function progressTicket(ctx: AppContext, input: { job_id: string })
 
 /** The progress source of export and import jobs (for a connection's sync): undefined for another kind of job. */
 export async function impexProgressOf(jobId: string) {
-  const record = await recordByJob(jobId).catch((err) => (isRefusal(err, 'not_found') ? undefined : Promise.reject(err)));
+  const record = await recordByJob(jobId);
   return record ? progressMessage(record) : undefined;
 }
 

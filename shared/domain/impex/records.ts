@@ -5,7 +5,7 @@ import { locate, lookupStep } from '#db/lookup';
 import { queryNewest } from '#db/query';
 import { putNewStep, setExpression } from '#db/steps';
 import { concurrentChange, transact, type TransactStep } from '#db/transact';
-import { forbidden, notFound } from '#shared/errors';
+import { forbidden, isRefusal, notFound } from '#shared/errors';
 import { enqueue } from '#shared/queue';
 import { errorFields, log } from '#shared/log';
 import { putDocument, getDocument } from '#shared/storage';
@@ -117,8 +117,11 @@ export async function downloadExport(ctx: AppContext, input: { record_id: string
   return { filename: `environment-${record.environment_id}.yaml`, text: await getDocument(record.document_key) };
 }
 
+/** The record, or undefined when there is none (a job whose record is gone is done, not retried). */
 async function recordVia(id: string, kind: string): Promise<ImpexRecord | undefined> {
-  const { key } = await locate(id, kind, notFound(RECORD_NOT_FOUND));
+  const located = await locate(id, kind, notFound(RECORD_NOT_FOUND)).catch((err) => (isRefusal(err, 'not_found') ? undefined : Promise.reject(err)));
+  if (!located) return undefined;
+  const { key } = located;
   const raw = await getItem(key);
   return raw ? impexRecordEntity.decode(raw) : undefined;
 }

@@ -1,0 +1,103 @@
+import { ApiError } from '../errors.js';
+import { createInfracatClient, type InfracatClient } from '../client.js';
+import { loadSession, saveSession, type Session } from './session.js';
+import { prompts } from './prompts.js';
+import { CliError } from './errors.js';
+
+export { CliError };
+
+export const DEFAULT_URL = 'http://localhost:3000';
+
+
+export interface GlobalOptions {
+  url?: string;
+  project?: string;
+  env?: string;
+}
+
+const sameUrl = (a?: string, b?: string) => !!a && !!b && a.replace(/\/+$/, '') === b.replace(/\/+$/, '');
+
+/** `--url`, else `INFRACAT_URL`, else the signed-in session's, else http://localhost:3000. */
+export function serviceUrl(opts: GlobalOptions, session = loadSession()): string {
+  return (opts.url || process.env.INFRACAT_URL || session?.url || DEFAULT_URL).replace(/\/+$/, '');
+}
+
+/** The stored session when it is for this service. */
+export function sessionFor(url: string): Session | undefined {
+  const session = loadSession();
+  return session && sameUrl(session.url, url) ? session : undefined;
+}
+
+export interface Connected {
+  client: InfracatClient;
+  url: string;
+  session: Session;
+}
+
+const envCredentials = () => (process.env.INFRACAT_EMAIL && process.env.INFRACAT_PASSWORD ? { email: process.env.INFRACAT_EMAIL, password: process.env.INFRACAT_PASSWORD } : undefined);
+
+/**
+ * A client signed in for this service: the stored session (its refresh token, rotated on every
+ * refresh and written back), or else `INFRACAT_EMAIL` + `INFRACAT_PASSWORD` (+ `INFRACAT_TOTP_CODE`),
+ * which sign in without a prompt and are then kept as the session (so a second factor's code is spent
+ * once, not on every command).
+ */
+export async function connect(opts: GlobalOptions): Promise<Connected> {
+  const url = serviceUrl(opts);
+  const stored = sessionFor(url);
+  const creds = envCredentials();
+  const session: Session = { ...(stored ?? {}), url };
+  const useStored = !!stored?.refresh_token && (!creds || creds.email.toLowerCase() === stored.email?.toLowerCase());
+  const client = createInfracatClient({
+    baseUrl: url,
+    userAgent: 'infracat',
+    refreshToken: useStored ? stored!.refresh_token : undefined,
+    onTokens: (t) => {
+      session.refresh_token = t.refresh_token;
+      saveSession(session);
+    },
+  });
+  if (useStored) {
+    try {
+      await client.refresh();
+      return { client, url, session };
+    } catch (err) {
+      if (!(err instanceof ApiError && err.status === 401)) throw err;
+      if (!creds) throw new CliError(`${err.detail}: your session has ended. Sign in again with \`infracat login\`.`);
+    }
+  }
+  if (!creds) throw new CliError(`Not signed in to ${url}. Run \`infracat login\` (or set INFRACAT_EMAIL and INFRACAT_PASSWORD).`);
+  if (stored && stored.email?.toLowerCase() !== creds.email.toLowerCase()) {
+    delete session.project;
+    delete session.environment;
+  }
+  session.email = creds.email;
+  await client.login({ ...creds, totpCode: process.env.INFRACAT_TOTP_CODE || undefined, secondFactor: noSecondFactor });
+  return { client, url, session };
+}
+
+const noSecondFactor = async (): Promise<string> => {
+  throw new CliError('This account signs in with a second factor: set INFRACAT_TOTP_CODE (an authenticator or recovery code).');
+};
+
+/** Signs in interactively (or from the environment variables), and stores the session. */
+export async function login(opts: GlobalOptions & { email?: string; passwordStdin?: boolean }): Promise<Connected> {
+  const url = serviceUrl(opts);
+  const stored = sessionFor(url);
+  const email = opts.email || process.env.INFRACAT_EMAIL || (await prompts.input('E-mail'));
+  const password = opts.passwordStdin ? await readStdin() : process.env.INFRACAT_PASSWORD || (await prompts.password('Password'));
+  const session: Session = { url, email };
+  if (stored && stored.email?.toLowerCase() === email.toLowerCase()) Object.assign(session, { project: stored.project, environment: stored.environment });
+  const client = createInfracatClient({ baseUrl: url, userAgent: 'infracat' });
+  const totpCode = process.env.INFRACAT_TOTP_CODE || undefined;
+  await client.login({ email, password, totpCode, secondFactor: () => prompts.input('Authenticator code (or a recovery code)') });
+  session.refresh_token = client.session.refreshToken;
+  saveSession(session);
+  return { client, url, session };
+}
+
+async function readStdin(): Promise<string> {
+  let text = '';
+  for await (const chunk of process.stdin) text += chunk;
+  return text.replace(/\r?\n$/, '');
+}

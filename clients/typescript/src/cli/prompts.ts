@@ -1,0 +1,35 @@
+import { input, password } from '@inquirer/prompts';
+import { CliError } from './errors.js';
+
+/**
+ * The questions `infracat login` asks (Inquirer's prompts). Without a terminal on stdin, they read
+ * plain lines instead (a script, a test writing to the child's stdin); with nothing to read they fail
+ * with a hint at the non-interactive variables.
+ */
+let lines: AsyncIterator<string> | undefined;
+
+async function readLine(question: string): Promise<string> {
+  process.stderr.write(`? ${question}: `);
+  if (!lines) {
+    const { createInterface } = await import('node:readline');
+    lines = createInterface({ input: process.stdin, terminal: false })[Symbol.asyncIterator]();
+  }
+  const next = await lines.next();
+  process.stderr.write('\n');
+  if (next.done) throw new CliError(`No terminal to ask "${question}": set INFRACAT_EMAIL, INFRACAT_PASSWORD (and INFRACAT_TOTP_CODE) instead.`);
+  return next.value.trim();
+}
+
+const nonEmpty = (v: string) => (v.trim() ? true : 'Required');
+
+export const prompts = {
+  input: (message: string): Promise<string> => (process.stdin.isTTY ? input({ message, validate: nonEmpty }, { output: process.stderr }) : readLine(message)),
+  password: (message: string): Promise<string> => (process.stdin.isTTY ? password({ message, mask: '*', validate: nonEmpty }, { output: process.stderr }) : readLine(message)),
+  confirm: async (message: string): Promise<boolean> => {
+    if (process.stdin.isTTY) {
+      const { confirm } = await import('@inquirer/prompts');
+      return confirm({ message, default: false }, { output: process.stderr });
+    }
+    return /^y(es)?$/i.test(await readLine(`${message} (y/N)`));
+  },
+};

@@ -1,0 +1,227 @@
+import createClient, { type Client, type Middleware } from 'openapi-fetch';
+import type { paths } from './schema.js';
+import { ApiError, detailOf, parseRetryAfter } from './errors.js';
+import { cursorPages, offsetPages } from './paging.js';
+
+/** The token pair the service hands out at sign-in and on every refresh (the refresh token rotates). */
+export interface Tokens {
+  access_token: string;
+  refresh_token: string;
+}
+
+export interface ClientOptions {
+  /** The service's address, e.g. `http://localhost:3000`. */
+  baseUrl: string;
+  /** A refresh token from an earlier session: the client gets its access token from it on the first call. */
+  refreshToken?: string;
+  accessToken?: string;
+  /** Called with every new pair (sign-in, refresh): store the refresh token here to keep the session. */
+  onTokens?: (tokens: Tokens) => void | Promise<void>;
+  /** 429 and 503 are retried after `Retry-After`: at most `attempts` tries in all (default 4), waiting at most `maxDelaySeconds` each (default 60). */
+  retry?: { attempts?: number; maxDelaySeconds?: number; defaultDelaySeconds?: number };
+  /** Another fetch (tests, proxies). */
+  fetch?: (input: Request) => Promise<Response>;
+  /** How the client waits before a retry (tests pass a fake). */
+  sleep?: (ms: number) => Promise<void>;
+  /** Sent as `User-Agent`. */
+  userAgent?: string;
+}
+
+export interface LoginInput {
+  email: string;
+  password: string;
+  /** A six-digit authenticator code or a recovery code, when known up front. */
+  totpCode?: string;
+  /** Asked when the service answers that the account needs its second factor: returns the code (authenticator or recovery). */
+  secondFactor?: () => Promise<string>;
+}
+
+/** SPEC's refusal of a stale access token: the one answer that makes the client refresh and try once more. */
+export const EXPIRED_TOKEN = 'Invalid or expired token';
+/** SPEC's login answer for a right password without the second factor. */
+export const SECOND_FACTOR_REQUIRED = 'TOTP code required';
+
+/** Routes that never carry the access token (sign-in and the refresh itself). */
+const PUBLIC = new Set(['/auth/login', '/auth/register', '/auth/token/refresh', '/auth/password/reset', '/auth/password/reset/confirm', '/plans', '/impex/schema']);
+const RETRYABLE = new Set([429, 503]);
+
+/** An uploaded file as the import route declares it. */
+export interface UploadFile {
+  filename: string;
+  content_type: string;
+  text: string;
+}
+
+/** Serializes a multipart route's body (import, export): plain fields as strings, `{filename, content_type, text}` as a file part. */
+export function multipart(body: unknown): FormData {
+  const form = new FormData();
+  for (const [key, value] of Object.entries(body as Record<string, unknown>)) {
+    if (value === undefined || value === null) continue;
+    if (typeof value === 'object' && 'text' in value && 'filename' in value) {
+      const file = value as UploadFile;
+      form.set(key, new Blob([file.text], { type: file.content_type }), file.filename);
+    } else form.set(key, String(value));
+  }
+  return form;
+}
+
+/**
+ * The typed client: `api` is an openapi-fetch client over the generated `paths` (every path, parameter
+ * and body checked by the compiler), with two middlewares: one signs requests with the access token
+ * (getting one from the refresh token when it has none), the other retries 429/503 after
+ * `Retry-After`, refreshes once on 401 'Invalid or expired token', and throws every remaining refusal
+ * as an `ApiError`. So `data` of a call that returns is always the success body.
+ */
+export class InfracatClient {
+  readonly api: Client<paths>;
+  readonly baseUrl: string;
+  private accessToken?: string;
+  private refreshToken?: string;
+  private refreshing?: Promise<string>;
+  private readonly opts: ClientOptions;
+  private readonly sleep: (ms: number) => Promise<void>;
+  private readonly doFetch: (input: Request) => Promise<Response>;
+
+  constructor(opts: ClientOptions) {
+    this.opts = opts;
+    this.baseUrl = opts.baseUrl.replace(/\/+$/, '');
+    this.accessToken = opts.accessToken;
+    this.refreshToken = opts.refreshToken;
+    this.sleep = opts.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
+    this.doFetch = opts.fetch ?? ((req) => fetch(req));
+    this.api = createClient<paths>({ baseUrl: this.baseUrl, fetch: this.doFetch, headers: opts.userAgent ? { 'user-agent': opts.userAgent } : undefined });
+    this.api.use(this.authMiddleware(), this.resilienceMiddleware());
+  }
+
+  /** The current refresh token (rotated by every refresh): what a caller stores to keep the session. */
+  get session(): { refreshToken?: string; accessToken?: string } {
+    return { refreshToken: this.refreshToken, accessToken: this.accessToken };
+  }
+
+  /**
+   * Signs in with a password; when the service asks for the second factor ('TOTP code required')
+   * and none was given, asks `secondFactor()` for it and signs in again with the code.
+   */
+  async login(input: LoginInput): Promise<Tokens> {
+    const attempt = async (totp_code?: string) => (await this.api.POST('/auth/login', { body: { email: input.email, password: input.password, ...(totp_code ? { totp_code } : {}) } })).data!;
+    let tokens: Tokens;
+    try {
+      tokens = await attempt(input.totpCode);
+    } catch (err) {
+      if (!(err instanceof ApiError && err.status === 401 && err.detail === SECOND_FACTOR_REQUIRED && !input.totpCode && input.secondFactor)) throw err;
+      tokens = await attempt((await input.secondFactor()).trim());
+    }
+    await this.setTokens(tokens);
+    return tokens;
+  }
+
+  /** Exchanges the refresh token for a new pair (one refresh at a time; concurrent callers share it). */
+  refresh(): Promise<string> {
+    this.refreshing ??= (async () => {
+      try {
+        if (!this.refreshToken) throw new ApiError(401, 'Not signed in', undefined, 'POST /auth/token/refresh');
+        const { data } = await this.api.POST('/auth/token/refresh', { body: { refresh_token: this.refreshToken } });
+        await this.setTokens(data!);
+        return data!.access_token;
+      } finally {
+        this.refreshing = undefined;
+      }
+    })();
+    return this.refreshing;
+  }
+
+  /** Ends the session on the service (the refresh token's too) and forgets the tokens. */
+  async logout(): Promise<void> {
+    const refresh_token = this.refreshToken;
+    try {
+      if (this.accessToken || refresh_token) await this.api.POST('/auth/logout', { body: refresh_token ? { refresh_token } : {} });
+    } finally {
+      this.accessToken = undefined;
+      this.refreshToken = undefined;
+    }
+  }
+
+  /** Every service of an environment matching the filters, page by page (offset/limit). */
+  services(query: Omit<NonNullable<paths['/services']['get']['parameters']['query']>, 'limit' | 'offset'>, opts: { pageSize?: number } = {}) {
+    return offsetPages((page) => this.api.GET('/services', { params: { query: { ...query, ...page } } }), { limit: opts.pageSize ?? 200 });
+  }
+
+  /** A project's audit log, newest first, following `X-Next-Cursor` to the end. */
+  auditLog(projectId: string, query: Omit<NonNullable<paths['/projects/{project_id}/audit-log']['get']['parameters']['query']>, 'cursor'> = {}) {
+    return cursorPages((cursor) => this.api.GET('/projects/{project_id}/audit-log', { params: { path: { project_id: projectId }, query: { ...query, ...(cursor ? { cursor } : {}) } } }));
+  }
+
+  /** The caller's own audit log (`/me/audit-log`), to the end. */
+  myAuditLog(query: Omit<NonNullable<paths['/me/audit-log']['get']['parameters']['query']>, 'cursor'> = {}) {
+    return cursorPages((cursor) => this.api.GET('/me/audit-log', { params: { query: { ...query, ...(cursor ? { cursor } : {}) } } }));
+  }
+
+  private async setTokens(tokens: Tokens) {
+    this.accessToken = tokens.access_token;
+    this.refreshToken = tokens.refresh_token;
+    await this.opts.onTokens?.({ access_token: tokens.access_token, refresh_token: tokens.refresh_token });
+  }
+
+  private authMiddleware(): Middleware {
+    return {
+      onRequest: async ({ request, schemaPath }) => {
+        if (PUBLIC.has(schemaPath) || request.headers.has('authorization')) return undefined;
+        if (schemaPath === '/auth/logout' && !this.accessToken) return undefined; // the refresh token in the body is enough
+        const token = this.accessToken ?? (this.refreshToken ? await this.refresh() : undefined);
+        if (token) request.headers.set('authorization', `Bearer ${token}`);
+        return request;
+      },
+    };
+  }
+
+  private resilienceMiddleware(): Middleware {
+    const sent = new Map<string, Request>();
+    const retry = this.opts.retry ?? {};
+    const attempts = Math.max(1, retry.attempts ?? 4);
+    const maxDelay = retry.maxDelaySeconds ?? 60;
+    return {
+      onRequest: ({ request, id }) => {
+        sent.set(id, request.clone());
+        return undefined;
+      },
+      onError: ({ id }) => {
+        sent.delete(id);
+        return undefined;
+      },
+      onResponse: async ({ request, response, schemaPath, id }) => {
+        const original = sent.get(id)!;
+        sent.delete(id);
+        const label = `${request.method} ${schemaPath}`;
+        let refreshed = false;
+        for (let attempt = 1; ; attempt++) {
+          if (RETRYABLE.has(response.status) && attempt < attempts) {
+            const seconds = parseRetryAfter(response.headers.get('retry-after')) ?? retry.defaultDelaySeconds ?? 2 ** (attempt - 1);
+            if (seconds > maxDelay) break;
+            await response.body?.cancel();
+            await this.sleep(seconds * 1000);
+            response = await this.doFetch(original.clone());
+            continue;
+          }
+          if (response.status === 401 && !refreshed && this.refreshToken && original.headers.get('authorization')?.startsWith('Bearer ') && !PUBLIC.has(schemaPath)) {
+            const body = await response.clone().json().catch(() => undefined);
+            if (detailOf(body) === EXPIRED_TOKEN) {
+              refreshed = true;
+              const token = await this.refresh();
+              const again = original.clone();
+              again.headers.set('authorization', `Bearer ${token}`);
+              response = await this.doFetch(again);
+              continue;
+            }
+          }
+          break;
+        }
+        if (!response.ok) throw await ApiError.fromResponse(response, label);
+        return response;
+      },
+    };
+  }
+}
+
+export function createInfracatClient(opts: ClientOptions): InfracatClient {
+  return new InfracatClient(opts);
+}

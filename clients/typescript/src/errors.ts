@@ -1,0 +1,56 @@
+/**
+ * Every refusal of the service (any answer outside 2xx, after the client's own retries) is thrown as
+ * one error class: the HTTP status, the service's `detail` as a readable string, and the raw body.
+ */
+export class ApiError extends Error {
+  override readonly name = 'ApiError';
+
+  constructor(
+    /** The HTTP status of the refusal. */
+    readonly status: number,
+    /** The service's `detail`; a 422's list of failed fields is joined into one line (`body.email: Field required`). */
+    readonly detail: string,
+    /** The parsed JSON body (or the text when it is not JSON). */
+    readonly body: unknown,
+    /** `METHOD /path` of the request. */
+    readonly request: string,
+    /** Seconds from `Retry-After`, when the service sent one. */
+    readonly retryAfter?: number,
+  ) {
+    super(`${status} ${detail}`);
+  }
+
+  /** Builds the error from a refused response (reads its body). */
+  static async fromResponse(response: Response, request: string): Promise<ApiError> {
+    const text = await response.text().catch(() => '');
+    let body: unknown = text;
+    try {
+      body = text ? JSON.parse(text) : undefined;
+    } catch {
+      /* not JSON: the text is the body */
+    }
+    const retryAfter = parseRetryAfter(response.headers.get('retry-after'));
+    return new ApiError(response.status, detailOf(body, response), body, request, retryAfter);
+  }
+}
+
+/** The `detail` of a refusal's body as one line. */
+export function detailOf(body: unknown, response?: Response): string {
+  const detail = body && typeof body === 'object' ? (body as { detail?: unknown }).detail : undefined;
+  if (typeof detail === 'string') return detail;
+  if (Array.isArray(detail)) {
+    return detail
+      .map((d: { loc?: unknown[]; msg?: string }) => (Array.isArray(d?.loc) ? `${d.loc.join('.')}: ${d.msg ?? 'invalid'}` : String(d?.msg ?? JSON.stringify(d))))
+      .join('; ');
+  }
+  if (typeof body === 'string' && body.trim()) return body.trim().slice(0, 500);
+  return response ? `${response.status} ${response.statusText || 'error'}`.trim() : 'Request failed';
+}
+
+/** Seconds to wait from a `Retry-After` value (delta-seconds or an HTTP date); undefined when absent or unreadable. */
+export function parseRetryAfter(value: string | null, now = Date.now()): number | undefined {
+  if (!value) return undefined;
+  if (/^\d+$/.test(value.trim())) return Number(value.trim());
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? undefined : Math.max(0, Math.ceil((at - now) / 1000));
+}

@@ -1,0 +1,166 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { ApiError, collect, createInfracatClient, type Tokens } from '../../clients/typescript/src/index';
+
+/**
+ * The typed client against a small stand-in of the service (node:http): what it does by itself —
+ * second factor at sign-in, refresh on 'Invalid or expired token', retry after Retry-After on
+ * 429/503, paging to the end, one error class for every refusal.
+ */
+const PROJECT = '11111111-1111-4111-8111-111111111111';
+const ENV = '22222222-2222-4222-8222-222222222222';
+const SERVICES = Array.from({ length: 250 }, (_, i) => ({ id: `s-${i}`, name: `svc-${String(i).padStart(3, '0')}` }));
+const AUDIT = Array.from({ length: 7 }, (_, i) => ({ id: `a-${i}` }));
+
+let server: Server;
+let baseUrl: string;
+const state = { access: 'access-1', refresh: 'refresh-1', generation: 1, throttle: 0, unavailable: 0, rejectAll: false, log: [] as string[] };
+
+function reply(res: ServerResponse, status: number, body?: unknown, headers: Record<string, string> = {}) {
+  res.writeHead(status, { 'content-type': 'application/json', ...headers });
+  res.end(body === undefined ? '' : JSON.stringify(body));
+}
+
+async function handle(req: IncomingMessage, res: ServerResponse) {
+  const url = new URL(req.url!, 'http://x');
+  let text = '';
+  for await (const chunk of req) text += chunk;
+  const body = text ? JSON.parse(text) : {};
+  state.log.push(`${req.method} ${url.pathname}`);
+  const pair = () => {
+    state.generation++;
+    state.access = `access-${state.generation}`;
+    state.refresh = `refresh-${state.generation}`;
+    return { access_token: state.access, refresh_token: state.refresh, token_type: 'bearer' };
+  };
+  if (url.pathname === '/auth/login') {
+    if (body.password !== 'pw') return reply(res, 401, { detail: 'Invalid credentials' });
+    if (!body.totp_code) return reply(res, 401, { detail: 'TOTP code required' });
+    if (body.totp_code !== '123456') return reply(res, 401, { detail: 'TOTP code required or invalid' });
+    return reply(res, 200, pair());
+  }
+  if (url.pathname === '/auth/token/refresh') {
+    if (body.refresh_token !== state.refresh) return reply(res, 401, { detail: 'Invalid refresh token' });
+    return reply(res, 200, pair());
+  }
+  if (state.rejectAll || req.headers.authorization !== `Bearer ${state.access}`) return reply(res, 401, { detail: 'Invalid or expired token' }, { 'www-authenticate': 'Bearer' });
+  if (url.pathname === '/auth/me') {
+    if (state.throttle > 0) return state.throttle--, reply(res, 429, { detail: 'Too many requests' }, { 'retry-after': '1' });
+    if (state.unavailable > 0) return state.unavailable--, reply(res, 503, { detail: 'Service unavailable' }, { 'retry-after': '0' });
+    return reply(res, 200, { id: 'u1', email: 'ann@example.com' });
+  }
+  if (url.pathname === '/services' && req.method === 'GET') {
+    const offset = Number(url.searchParams.get('offset') ?? 0);
+    const limit = Number(url.searchParams.get('limit') ?? 200);
+    return reply(res, 200, SERVICES.slice(offset, offset + limit));
+  }
+  if (url.pathname === `/projects/${PROJECT}/audit-log`) {
+    const from = Number(url.searchParams.get('cursor') ?? 0);
+    const next = from + 3 < AUDIT.length ? String(from + 3) : undefined;
+    return reply(res, 200, AUDIT.slice(from, from + 3), next ? { 'x-next-cursor': next } : {});
+  }
+  if (url.pathname === '/services' && req.method === 'POST') return reply(res, 422, { detail: [{ loc: ['body', 'name'], msg: 'Field required', type: 'missing' }] });
+  return reply(res, 404, { detail: 'Project not found' });
+}
+
+beforeAll(async () => {
+  server = createServer((req, res) => void handle(req, res).catch((err) => reply(res, 500, { detail: String(err) })));
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(() => new Promise<void>((r) => server.close(() => r())));
+beforeEach(() => {
+  Object.assign(state, { access: 'access-1', refresh: 'refresh-1', generation: 1, throttle: 0, unavailable: 0, rejectAll: false, log: [] });
+});
+
+describe('the typed client', () => {
+  it('signs in with the second factor when the service asks for it, and hands out every new pair', async () => {
+    const seen: Tokens[] = [];
+    const asked: string[] = [];
+    const client = createInfracatClient({ baseUrl, onTokens: (t) => void seen.push(t) });
+    await client.login({ email: 'ann@example.com', password: 'pw', secondFactor: async () => (asked.push('code'), ' 123456 ') });
+    expect(asked).toEqual(['code']);
+    expect(seen).toEqual([{ access_token: 'access-2', refresh_token: 'refresh-2' }]);
+    const { data } = await client.api.GET('/auth/me');
+    expect(data?.email).toBe('ann@example.com');
+    // A wrong password is refused as it is, without asking for a code.
+    const refused = await client.login({ email: 'ann@example.com', password: 'nope', secondFactor: async () => 'never' }).catch((e) => e);
+    expect(refused).toBeInstanceOf(ApiError);
+    expect([refused.status, refused.detail]).toEqual([401, 'Invalid credentials']);
+  });
+
+  it("refreshes by itself: from a stored refresh token on the first call, and once on 401 'Invalid or expired token'", async () => {
+    const seen: string[] = [];
+    const client = createInfracatClient({ baseUrl, refreshToken: 'refresh-1', onTokens: (t) => void seen.push(t.refresh_token) });
+    expect((await client.api.GET('/auth/me')).data?.id).toBe('u1');
+    expect(state.log).toEqual(['POST /auth/token/refresh', 'GET /auth/me']);
+    // The access token expires: the client refreshes once and repeats the call.
+    state.access = 'expired';
+    state.log = [];
+    expect((await client.api.GET('/auth/me')).data?.id).toBe('u1');
+    expect(state.log).toEqual(['GET /auth/me', 'POST /auth/token/refresh', 'GET /auth/me']);
+    state.log = [];
+    expect((await client.api.GET('/auth/me')).data?.id).toBe('u1');
+    expect(state.log).toEqual(['GET /auth/me']);
+    expect(seen).toEqual(['refresh-2', 'refresh-3']);
+    expect(client.session.refreshToken).toBe('refresh-3');
+  });
+
+  it('refreshes only once per call; a refresh token the service no longer takes is an ApiError the caller can tell apart', async () => {
+    const client = createInfracatClient({ baseUrl, accessToken: 'old', refreshToken: 'refresh-1' });
+    state.rejectAll = true;
+    await expect(client.api.GET('/auth/me')).rejects.toMatchObject({ name: 'ApiError', status: 401, detail: 'Invalid or expired token' });
+    expect(state.log).toEqual(['GET /auth/me', 'POST /auth/token/refresh', 'GET /auth/me']);
+    const stale = createInfracatClient({ baseUrl, refreshToken: 'stale' });
+    await expect(stale.api.GET('/auth/me')).rejects.toMatchObject({ name: 'ApiError', status: 401, detail: 'Invalid refresh token' });
+  });
+
+  it('retries 429 and 503 after Retry-After, and gives up after its attempts', async () => {
+    const waits: number[] = [];
+    const client = createInfracatClient({ baseUrl, accessToken: 'access-1', sleep: async (ms) => void waits.push(ms) });
+    state.throttle = 2;
+    state.unavailable = 1;
+    expect((await client.api.GET('/auth/me')).data?.id).toBe('u1');
+    expect(waits).toEqual([1000, 1000, 0]);
+    expect(state.log.filter((l) => l === 'GET /auth/me')).toHaveLength(4);
+
+    state.throttle = 10;
+    waits.length = 0;
+    const bounded = createInfracatClient({ baseUrl, accessToken: 'access-1', sleep: async (ms) => void waits.push(ms), retry: { attempts: 3 } });
+    const err = await bounded.api.GET('/auth/me').catch((e) => e);
+    expect(err).toBeInstanceOf(ApiError);
+    expect([err.status, err.detail, err.retryAfter]).toEqual([429, 'Too many requests', 1]);
+    expect(waits).toEqual([1000, 1000]);
+  });
+
+  it('really waits the Retry-After seconds', async () => {
+    const client = createInfracatClient({ baseUrl, accessToken: 'access-1' });
+    state.throttle = 1;
+    const started = Date.now();
+    expect((await client.api.GET('/auth/me')).data?.id).toBe('u1');
+    expect(Date.now() - started).toBeGreaterThanOrEqual(950);
+  });
+
+  it('walks an offset/limit list of 250 items to its end, and a cursor list through X-Next-Cursor', async () => {
+    const client = createInfracatClient({ baseUrl, accessToken: 'access-1' });
+    const all = await collect(client.services({ project_id: PROJECT, environment_id: ENV }, { pageSize: 100 }));
+    expect(all.map((s) => s.name)).toEqual(SERVICES.map((s) => s.name));
+    expect(state.log.filter((l) => l === 'GET /services')).toHaveLength(3);
+    const byDefault = await collect(client.services({ project_id: PROJECT, environment_id: ENV }));
+    expect(byDefault).toHaveLength(250);
+    const audit = await collect(client.auditLog(PROJECT));
+    expect(audit.map((a) => a.id)).toEqual(AUDIT.map((a) => a.id));
+  });
+
+  it('turns every refusal into one ApiError with status, detail and the raw body', async () => {
+    const client = createInfracatClient({ baseUrl, accessToken: 'access-1' });
+    const notFound = await client.api.GET('/projects/{project_id}/plan', { params: { path: { project_id: PROJECT } } }).catch((e) => e);
+    expect(notFound).toBeInstanceOf(ApiError);
+    expect(notFound).toMatchObject({ status: 404, detail: 'Project not found', body: { detail: 'Project not found' }, request: 'GET /projects/{project_id}/plan' });
+    const invalid = await client.api.POST('/services', { body: { name: '', project_id: PROJECT, environment_id: ENV } as never }).catch((e) => e);
+    expect(invalid).toMatchObject({ status: 422, detail: 'body.name: Field required' });
+    expect(invalid.body.detail[0].type).toBe('missing');
+    expect(invalid.message).toBe('422 body.name: Field required');
+  });
+});

@@ -241,4 +241,26 @@ describe('the infracat CLI', () => {
     expect(noCode.code).toBe(1);
     expect(noCode.stderr).toContain('INFRACAT_TOTP_CODE');
   });
+
+  it('projects create and envs create make and use them; connections join services by name and impact follows them', async () => {
+    const other = await signUp(api);
+    const configDir = join(dir, 'fresh');
+    const run = (args: string[]) => infracat(args, { configDir, env: { INFRACAT_EMAIL: other.email, INFRACAT_PASSWORD: other.password } });
+    const project = await run(['projects', 'create', 'fresh-shop']);
+    expect(project.code, project.stderr).toBe(0);
+    expect(project.stderr).toMatch(/Created project fresh-shop .* and using it/);
+    const env = await run(['envs', 'create', 'production', '-o', 'json']);
+    expect(env.code, env.stderr).toBe(0);
+    expect(JSON.parse(env.stdout)).toMatchObject({ name: 'production' });
+    expect(JSON.parse((await run(['whoami', '-o', 'json'])).stdout)).toMatchObject({ project: 'fresh-shop', environment: 'production' });
+    for (const name of ['db', 'api', 'web']) expect((await run(['services', 'create', name])).code).toBe(0);
+    expect((await run(['connections', 'create', 'api', 'db', '--direction', 'a_to_b', '--name', 'sql'])).code).toBe(0);
+    expect((await run(['connections', 'create', 'service:web', 'service:api', '--direction', 'a_to_b'])).code).toBe(0);
+    const listed = await run(['connections', 'ls']);
+    expect(listed.stdout).toMatch(/api\s+│ a_to_b\s+│ db\s+│ sql/);
+    const self = await run(['connections', 'create', 'api', 'api']);
+    expect([self.code, self.stderr]).toEqual([1, 'Error: body.b_id: An entity may not be connected to itself (HTTP 422)\n']);
+    const impact = await run(['impact', 'db']);
+    expect(impact.stdout).toMatch(/└─ web \(service\)\s+distance 2\s+via connection\s+path: db → api → web/);
+  });
 }, 120_000);

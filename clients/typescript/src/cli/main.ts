@@ -83,6 +83,16 @@ Exit codes: 0 ok, 1 error, 2 (plan) changes pending.
     const current = c.session.project?.id;
     emit(data!, o.output, [col('', (p) => (p.id === current ? '*' : '')), col('NAME', 'name'), col('OWNER', 'is_owner'), col('ID', 'id')]);
   }), 'infracat projects ls');
+  examples(withOutput(projects.command('create <name>').description('create a project (you are its owner) and use it')).action(async (name, _o, cmd) => {
+    const o = optionsOf(cmd);
+    const c = await connect(o);
+    const { data } = await c.client.api.POST('/projects', { body: { name } });
+    c.session.project = { id: data!.id, name: data!.name };
+    c.session.environment = undefined;
+    saveSession(c.session);
+    if (o.output === 'table') say(`Created project ${data!.name} (${data!.id}) and using it; next: \`infracat envs create <name>\`.`);
+    else emit(data!, o.output);
+  }), 'infracat projects create shop');
   const envs = program.command('envs').alias('environments').description('environments of the project');
   examples(withOutput(envs.command('ls').description('list environments').option('-p, --project <project>', 'project name or id')).action(async (_o, cmd) => {
     const { c, t, o } = await inTarget(cmd, false);
@@ -90,6 +100,15 @@ Exit codes: 0 ok, 1 error, 2 (plan) changes pending.
     const current = t.environment?.id;
     emit(data!, o.output, [col('', (e) => (e.id === current ? '*' : '')), col('NAME', 'name'), col('ID', 'id')]);
   }), 'infracat envs ls', 'infracat envs ls --project shop -o yaml');
+  examples(withOutput(envs.command('create <name>').description('create an environment in the project and use it').option('-p, --project <project>', 'project name or id')).action(async (name, _o, cmd) => {
+    const { c, t, o } = await inTarget(cmd, false);
+    const { data } = await c.client.api.POST('/environments', { body: { name, project_id: t.project.id } });
+    c.session.project = t.project;
+    c.session.environment = { id: data!.id, name: data!.name };
+    saveSession(c.session);
+    if (o.output === 'table') say(`Created environment ${t.project.name}/${data!.name} and using it.`);
+    else emit(data!, o.output);
+  }), 'infracat envs create production', 'infracat envs create staging --project shop');
 
   catalogCommands(program);
 

@@ -2102,7 +2102,28 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    event: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An event delivered to a webhook
+         * @description The service POSTs each event to the webhook's URL, signed (see the webhooks tag). The body is the event envelope; the same event is sent with the same `webhook-id` and the same body on every retry and redelivery.
+         */
+        post: operations["webhookEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         /** @description A refusal */
@@ -2124,6 +2145,25 @@ export interface components {
             detail: string;
             /** Format: date-time */
             locked_until: string;
+        };
+        /** @description The event envelope (SPEC "Events") */
+        WebhookEvent: {
+            /** @description The event id (also the `webhook-id` header) */
+            id: string;
+            /**
+             * @description `ping` only from `POST /projects/{project_id}/webhooks/{webhook_id}/test` (data: `webhook_id`, `project_id`)
+             * @enum {string}
+             */
+            type: "service.created" | "service.updated" | "service.deleted" | "floor.created" | "alert.triggered" | "alert.resolved" | "user.invited" | "subscription.changed" | "ping";
+            /**
+             * Format: date-time
+             * @description When the change happened (ISO 8601)
+             */
+            timestamp: string;
+            /** @description The event's data; for `service.created`: `service_id`, `name`, `project_id`, `environment_id` */
+            data: {
+                [key: string]: unknown;
+            };
         };
     };
     responses: {
@@ -9329,6 +9369,53 @@ export interface operations {
                 content?: never;
             };
             422: components["responses"]["ValidationFailed"];
+        };
+    };
+    webhookEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `sha256=` + lowercase hex HMAC-SHA-256 of the raw body, keyed with the whole signing secret string (`whsec_…`) */
+                "X-Service-Signature": string;
+                /** @description Only during the 24 hours after a secret rotation: the same HMAC keyed with the previous secret */
+                "X-Service-Signature-Previous"?: string;
+                /** @description Standard Webhooks: the event id (the same on every attempt) */
+                "webhook-id": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA-256 of "<webhook-id>.<webhook-timestamp>.<raw body>">`, keyed with the base64-decoded secret after `whsec_`; one entry per signing secret */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the webhook is disabled at once, nothing more is sent to it */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer within 15 seconds) is a failed attempt, retried on the schedule */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
 }

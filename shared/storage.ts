@@ -34,6 +34,18 @@ export async function putDocument(key: string, text: string, contentType: string
   await client.send(new sdk.PutObjectCommand({ Bucket: config().BUCKET_NAME, Key: key, Body: Buffer.from(text, 'utf8'), ContentType: contentType }));
 }
 
+/**
+ * A presigned GET of a document (issue 26): valid `seconds`, it needs no other credential, so a
+ * browser or curl fetches the object straight from the bucket; the download is named `filename`.
+ */
+export async function documentDownloadUrl(key: string, seconds: number, filename: string): Promise<string> {
+  const [{ sdk, client }, { getSignedUrl }] = await Promise.all([s3(), import('@aws-sdk/s3-request-presigner')]);
+  const command = new sdk.GetObjectCommand({
+    Bucket: config().BUCKET_NAME, Key: key, ResponseContentType: 'application/yaml; charset=utf-8', ResponseContentDisposition: `attachment; filename="${filename}"`,
+  });
+  return getSignedUrl(client, command, { expiresIn: seconds });
+}
+
 export async function getDocument(key: string): Promise<string> {
   const { sdk, client } = await s3();
   const out = await client.send(new sdk.GetObjectCommand({ Bucket: config().BUCKET_NAME, Key: key }));

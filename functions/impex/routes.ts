@@ -35,14 +35,16 @@ export const impexRoutes = [
     handler: async ({ query }, ctx) => ok(await importExportHistory(ctx, query)),
   }),
   route({
-    method: 'GET', path: '/impex/download/{record_id}', auth: 'user', summary: "An export's document through its signed link (403 tampered, 410 'Link expired')",
+    method: 'GET', path: '/impex/download/{record_id}', auth: 'public',
+    summary: "An export's document through its signed link: a redirect to a fresh S3 presigned URL (403 tampered, 410 'Link expired')",
     params: z.object({ record_id: z.string().max(100) }),
     query: z.object({ exp: integer(), sig: z.string().max(200) }),
+    responses: { 302: null },
     refusals: [403, 404, 410],
-    handler: async ({ params, query }, ctx) => {
-      const doc = await downloadExport(ctx, { record_id: params.record_id, ...query });
-      return ok(doc.text, { headers: { 'content-type': 'application/yaml; charset=utf-8', 'content-disposition': `attachment; filename="${doc.filename}"` } });
-    },
+    handler: async ({ params, query }, ctx) => ({
+      status: 302,
+      headers: { location: await downloadExport(ctx, { record_id: params.record_id, ...query }), 'cache-control': 'no-store' },
+    }),
   }),
   route({
     method: 'GET', path: '/impex/example', auth: 'user', summary: 'A specimen configuration document (valid against GET /impex/schema)',

@@ -103,7 +103,8 @@ function responsesOf(r: Route): Record<string, object> {
     if (Number(status) >= 400) throw new Error(`${r.method} ${r.path}: declare refusal ${status} in \`refusals\`, not \`responses\``);
     const accepted = status === '202';
     responses[status] = {
-      description: accepted ? 'Accepted: the work goes on asynchronously' : 'Success',
+      description: accepted ? 'Accepted: the work goes on asynchronously' : status === '302' ? 'Found: the resource is at the Location' : 'Success',
+      ...(status === '302' ? { headers: { Location: { description: 'Where to fetch it (no other credential needed)', required: true, schema: { type: 'string', format: 'uri' } } } } : {}),
       // A poll that answers "not yet" says when to ask again (GET /subscriptions/checkout-url/{job_id}).
       ...(accepted && r.method === 'GET' ? { headers: { 'Retry-After': { description: 'Seconds until the caller should poll again', required: true, schema: { type: 'integer', minimum: 0 } } } } : {}),
       ...(paged && status === '200' ? { headers: NEXT_CURSOR } : {}),

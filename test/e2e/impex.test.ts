@@ -65,10 +65,15 @@ async function exportAndDownload(token: string, projectId: string, envId: string
   expect(record.status).toBe('succeeded');
   const url = new URL(record.download_url);
   expect(url.searchParams.get('sig')).toMatch(/^[0-9a-f]{64}$/);
-  const download = await api.get(`${url.pathname}${url.search}`, { token });
-  expect(download.status, download.text).toBe(200);
+  // The link needs no other credential: it redirects to the document's presigned URL in the bucket, fetched with nothing else.
+  const link = await api.get(`${url.pathname}${url.search}`);
+  expect(link.status, link.text).toBe(302);
+  const presigned = new URL(link.headers.get('location')!);
+  expect(presigned.searchParams.get('X-Amz-Signature')).toMatch(/^[0-9a-f]{64}$/);
+  const download = await fetch(presigned);
+  expect(download.status).toBe(200);
   expect(download.headers.get('content-type')).toContain('yaml');
-  return { text: download.text, record, url };
+  return { text: await download.text(), record, url, presigned };
 }
 
 describe('import and export over HTTP', () => {
@@ -168,9 +173,17 @@ describe('import and export over HTTP', () => {
     const late = await api.get(`${expired.pathname}${expired.search}`, { token: o.token });
     expect(late.status).toBe(410);
     expect(late.body).toEqual({ detail: 'Link expired' });
-    // Someone else holding the link is still not a member.
+    // The link is the credential (issue 26): whoever holds it gets the document, until it expires.
     const outsider = await signUp(api);
-    expect((await api.get(`${url.pathname}${url.search}`, { token: outsider.token })).status).toBe(404);
+    expect((await api.get(`${url.pathname}${url.search}`, { token: outsider.token })).status).toBe(302);
+    // The presigned URL it answers lives at most what is left of the link's life: one for a second is refused after it.
+    const shortLived = await api.get((await signedDownloadUrl('', recordId, new Date(Date.now() + 1500))));
+    expect(shortLived.status).toBe(302);
+    const presigned = new URL(shortLived.headers.get('location')!);
+    expect(Number(presigned.searchParams.get('X-Amz-Expires'))).toBeLessThanOrEqual(2);
+    expect((await fetch(presigned)).status).toBe(200);
+    await new Promise((r) => setTimeout(r, 2500));
+    expect((await fetch(presigned)).status).toBe(403);
     const stranger = await signUp(api);
     expect((await api.get(`/impex/history?project_id=${o.projectId}`, { token: stranger.token })).body).toEqual({ detail: 'Not a member of this project' });
     expect((await api.get(`/impex/history?project_id=${o.projectId}&limit=201`, { token: o.token })).status).toBe(422);

@@ -25,7 +25,8 @@ export function client(baseUrl: () => string) {
     if (body !== undefined || opts.raw !== undefined) headers['content-type'] ??= 'application/json';
     if (opts.token) headers.authorization = `Bearer ${opts.token}`;
     if (opts.cookie) headers.cookie = opts.cookie;
-    const res = await fetch(baseUrl() + path, { method, headers, body: opts.raw ?? (body === undefined ? undefined : JSON.stringify(body)) });
+    // What the API answers, a redirect included (not where it leads).
+    const res = await fetch(baseUrl() + path, { method, headers, body: opts.raw ?? (body === undefined ? undefined : JSON.stringify(body)), redirect: 'manual' });
     const text = await res.text();
     assertDocumented(method, path, { status: res.status, contentType: res.headers.get('content-type'), text, header: (n) => res.headers.get(n) });
     let parsed: unknown = text;

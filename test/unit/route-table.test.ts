@@ -14,6 +14,8 @@ const PUBLIC_ROUTES = new Set([
   // Issue 13: the document schema reveals nothing. (SPEC's status endpoint taking the token as a query parameter is a
   // signed-in route since issue 23: the pipeline reads that token too, `tokenInQuery`.)
   'GET /impex/schema',
+  // Issue 26: an export's signed link is its credential, as the presigned URL it redirects to is.
+  'GET /impex/download/{record_id}',
   // Issue 17: the API reference page and its script, like the document they render.
   'GET /docs', 'GET /docs/redoc.standalone.js',
 ]);

@@ -1695,7 +1695,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** An export's document through its signed link (403 tampered, 410 'Link expired') */
+        /** An export's document through its signed link: a redirect to a fresh S3 presigned URL (403 tampered, 410 'Link expired') */
         get: operations["getImpexDownloadRecordId"];
         put?: never;
         post?: never;
@@ -8090,14 +8090,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Success */
-            200: {
+            /** @description Found: the resource is at the Location */
+            302: {
                 headers: {
+                    /** @description Where to fetch it (no other credential needed) */
+                    Location: string;
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             410: components["responses"]["Gone"];

@@ -8,7 +8,7 @@ import { concurrentChange, transact, type TransactStep } from '#db/transact';
 import { forbidden, isRefusal, notFound } from '#shared/errors';
 import { enqueue } from '#shared/queue';
 import { errorFields, log } from '#shared/log';
-import { putDocument, getDocument } from '#shared/storage';
+import { documentDownloadUrl, putDocument } from '#shared/storage';
 import { actorAccount, type AppContext } from '#shared/context';
 import { accessInEnvironment, loadAccess } from '#domain/tenancy';
 import { impexRecordEntity, impexRecordView, type ImpexRecord } from './record-entity';
@@ -110,11 +110,22 @@ export async function jobStatus(ctx: AppContext, input: { job_id: string }) {
  * signature that does not match, 403; a genuine one past its expiry, 410 'Link expired'), then the
  * caller must be a member of the record's project.
  */
-export async function downloadExport(ctx: AppContext, input: { record_id: string; exp: number; sig: string }): Promise<{ filename: string; text: string }> {
-  await verifyDownloadLink(input.record_id, input.exp, input.sig, ctx.clock.now());
-  const record = await memberRecordOf(input.record_id, RECORD_KIND, actorAccount(ctx).id, RECORD_NOT_FOUND);
-  if (record.kind !== 'export' || record.status !== 'succeeded' || !record.document_key) throw notFound(RECORD_NOT_FOUND);
-  return { filename: `environment-${record.environment_id}.yaml`, text: await getDocument(record.document_key) };
+/** How long a presigned URL minted for a download lives at most: each visit of the link mints a fresh one. */
+const PRESIGNED_SECONDS = 15 * 60;
+
+/**
+ * GET /impex/download/{record_id}?exp&sig: the signed link is the credential, as a presigned URL is
+ * (issue 26): checked, it answers the export's presigned S3 URL, valid for what is left of the link's
+ * life (at most 15 minutes: the link mints a new one each time, and a role's credentials would not
+ * keep a days-long URL alive). The bytes never pass through the API.
+ */
+export async function downloadExport(ctx: AppContext, input: { record_id: string; exp: number; sig: string }): Promise<string> {
+  const now = ctx.clock.now();
+  await verifyDownloadLink(input.record_id, input.exp, input.sig, now);
+  const record = await recordById(input.record_id);
+  if (!record || record.kind !== 'export' || record.status !== 'succeeded' || !record.document_key) throw notFound(RECORD_NOT_FOUND);
+  const left = input.exp - Math.floor(now.getTime() / 1000);
+  return documentDownloadUrl(record.document_key, Math.max(1, Math.min(left, PRESIGNED_SECONDS)), `environment-${record.environment_id}.yaml`);
 }
 
 /** The record, or undefined when there is none (a job whose record is gone is done, not retried). */

@@ -83,6 +83,17 @@ export function argon2Arm64Tarball(): string {
   return `infra/cdk/vendor/node-rs-argon2-linux-arm64-gnu-${lock.packages['node_modules/@node-rs/argon2-linux-arm64-gnu'].version}.tgz`;
 }
 
+/**
+ * What each function that stores documents may do in the bucket, by key prefix (issue 26): the impex
+ * API puts uploaded imports and presigns exports' downloads (a presigned URL carries exactly the
+ * signer's rights), the jobs worker reads the imports and writes the exports. Nobody deletes: the
+ * bucket's lifecycle rules expire objects.
+ */
+const DOCUMENT_ACCESS: Record<string, { get: readonly string[]; put: readonly string[] }> = {
+  'functions/impex/handler.ts': { get: ['exports'], put: ['imports'] },
+  'functions/workers/jobs/handler.ts': { get: ['imports'], put: ['exports'] },
+};
+
 /** The separate packages (aliases.ts) shipped beside a function's bundle: all functions', and those its bundle needs. */
 export function separatePackagesOf(entry: string): (keyof typeof SEPARATE_PACKAGES)[] {
   return (Object.keys(SEPARATE_PACKAGES) as (keyof typeof SEPARATE_PACKAGES)[]).filter((pkg) => {
@@ -255,7 +266,6 @@ export class CatalogStack extends Stack {
     };
 
     const tableIndexes = `Resource::<${this.getLogicalId(table.node.defaultChild as never)}.Arn>/index/*`;
-    const bucketObjects = `Resource::<${this.getLogicalId(bucket.node.defaultChild as never)}.Arn>/*`;
     /** A bundled Node 24 function; every function is built this way, grants are added by the caller. */
     const bundled = (id: string, entry: string, memorySize: number, timeout: Duration, env: Record<string, string>) => {
       // Observability (issue 17): each function's own service name on its log lines and metrics, one metrics
@@ -315,9 +325,13 @@ export class CatalogStack extends Stack {
         ack(f, `IAM5[${tableIndexes}]`, 'Query on the table\'s GSI (GSI1, the staff list of accounts); CDK\'s grant covers the table\'s indexes with index/*.');
       }
       if (needs.documents) {
-        // Object-level access only (no s3:GetObject* wildcards from bucket.grantReadWrite); no listing.
-        f.addToRolePolicy(new PolicyStatement({ actions: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'], resources: [bucket.arnForObjects('*')] }));
-        ack(f, `IAM5[${bucketObjects}]`, 'Object keys are per tenant and per export, not known at deploy time; limited to Get/Put/DeleteObject on this one bucket.');
+        // Object-level access only, per key prefix (no s3:GetObject* wildcards from bucket.grantReadWrite); no listing.
+        const access = DOCUMENT_ACCESS[entry];
+        if (!access) throw new Error(`${entry} stores documents: say which prefixes it reads and writes in DOCUMENT_ACCESS`);
+        for (const [action, prefixes] of [['s3:GetObject', access.get], ['s3:PutObject', access.put]] as const) {
+          f.addToRolePolicy(new PolicyStatement({ actions: [action], resources: prefixes.map((p) => bucket.arnForObjects(`${p}/*`)) }));
+          for (const p of prefixes) ack(f, `IAM5[Resource::<${this.getLogicalId(bucket.node.defaultChild as never)}.Arn>/${p}/*]`, 'Object keys are per tenant and per record, not known at deploy time; one action on one prefix of this one bucket.');
+        }
       }
       for (const q of needs.queues) queues[q].grantSendMessages(f);
       if (needs.signingKey) signingKey.grantRead(f);

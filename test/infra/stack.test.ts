@@ -190,7 +190,7 @@ describe('CatalogStack', () => {
     const { stack: s, template: t } = synth({ stripeSecretArn: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:catalog/stripe-AbCdEf' });
     const id = (c: { node: { defaultChild?: unknown } }) => s.getLogicalId(c.node.defaultChild as CfnFunction);
     const queueOf = Object.fromEntries(Object.entries(t.findResources('AWS::SQS::Queue')).map(([logical]) => [logical, logical.replace(/Queue.*$/, '').toLowerCase()]));
-    /** A role's grants in a few words: table, queue:<name>, documents, signing-secret, totp-key, stripe-secret, websocket, ses, xray. */
+    /** A role's grants in a few words: table, queue:<name>, s3 <get|put> <prefix>, signing-secret, totp-key, stripe-secret, websocket, ses, xray. */
     const grantsOf = (roleId: string) => {
       const out = new Set<string>();
       for (const policy of Object.values(t.findResources('AWS::IAM::Policy'))) {
@@ -200,7 +200,9 @@ describe('CatalogStack', () => {
           const resource = JSON.stringify(st.Resource);
           if (actions.includes('dynamodb:')) out.add('table');
           if (actions.includes('sqs:SendMessage')) for (const [logical, name] of Object.entries(queueOf)) if (resource.includes(`"${logical}"`)) out.add(`queue:${name}`);
-          if (actions.includes('s3:')) out.add('documents');
+          // Documents by action and key prefix (issue 26: a presigned URL carries exactly the signer's rights).
+          if (actions.includes('s3:')) for (const m of resource.matchAll(/\/([a-z]+)\/\*/g)) out.add(`${actions.replace('s3:', 's3 ').replace('Object', '').toLowerCase()} ${m[1]}`);
+          if (actions.includes('s3:') && /"\/\*"/.test(resource)) out.add('s3 whole bucket');
           if (actions.includes('kms:')) out.add('totp-key');
           if (actions.includes('secretsmanager:') && resource.includes('SigningKey')) out.add('signing-secret');
           if (actions.includes('secretsmanager:') && resource.includes('stripe')) out.add('stripe-secret');
@@ -232,13 +234,13 @@ describe('CatalogStack', () => {
       networks: http,
       invites: ['queue:mail', ...http],
       lifecycle: ['queue:jobs', ...http],
-      impex: ['documents', 'queue:jobs', ...http],
+      impex: ['queue:jobs', 's3 get exports', 's3 put imports', ...http],
       integrations: ['queue:jobs', 'signing-secret', 'table', 'totp-key', 'websocket', 'xray'],
       webhooks: ['queue:mail', 'signing-secret', 'table', 'totp-key', 'xray'],
       audit: http,
       docs: http,
       'worker:mail': ['ses', 'table', 'xray'],
-      'worker:jobs': ['documents', 'signing-secret', 'stripe-secret', 'table', 'totp-key', 'websocket', 'xray'],
+      'worker:jobs': ['s3 get imports', 's3 put exports', 'signing-secret', 'stripe-secret', 'table', 'totp-key', 'websocket', 'xray'],
       'worker:events': ['queue:mail', 'table', 'totp-key', 'xray'],
       deadlines: ['queue:mail', 'table', 'xray'],
     });

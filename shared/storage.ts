@@ -46,6 +46,27 @@ export async function documentDownloadUrl(key: string, seconds: number, filename
   return getSignedUrl(client, command, { expiresIn: seconds });
 }
 
+/**
+ * A presigned PUT of a document (issue 26): its size and content type are signed, so S3 takes exactly
+ * that many bytes of that type and nothing else; valid `seconds`.
+ */
+export async function documentUploadUrl(key: string, seconds: number, size: number, contentType: string): Promise<string> {
+  const [{ sdk, client }, { getSignedUrl }] = await Promise.all([s3(), import('@aws-sdk/s3-request-presigner')]);
+  const command = new sdk.PutObjectCommand({ Bucket: config().BUCKET_NAME, Key: key, ContentLength: size, ContentType: contentType });
+  return getSignedUrl(client, command, { expiresIn: seconds, signableHeaders: new Set(['content-length', 'content-type']) });
+}
+
+/** A document's size in bytes, or undefined when there is none. */
+export async function documentSize(key: string): Promise<number | undefined> {
+  const { sdk, client } = await s3();
+  try {
+    return (await client.send(new sdk.HeadObjectCommand({ Bucket: config().BUCKET_NAME, Key: key }))).ContentLength ?? 0;
+  } catch (err) {
+    if ((err as { name?: string }).name === 'NotFound' || (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404) return undefined;
+    throw err;
+  }
+}
+
 export async function getDocument(key: string): Promise<string> {
   const { sdk, client } = await s3();
   const out = await client.send(new sdk.GetObjectCommand({ Bucket: config().BUCKET_NAME, Key: key }));

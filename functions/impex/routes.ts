@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { route, ok } from '#http/route';
 import { uuid, integer } from '#http/schemas';
 import {
-  startExport, startImport, importExportHistory, downloadExport, jobStatus, progressTicket, documentJsonSchema, exampleDocument, impexRecordView,
+  startExport, startImport, importUploadUrl, importExportHistory, downloadExport, jobStatus, progressTicket, documentJsonSchema, exampleDocument, impexRecordView,
 } from '#domain/impex';
 import { config } from '#shared/config';
 
@@ -22,10 +22,28 @@ export const impexRoutes = [
   }),
   route({
     method: 'POST', path: '/impex/import', auth: 'user', summary: 'Import a configuration document into an environment (asynchronous; `dry_run=true` only plans)',
-    multipart, body: z.object({ ...target, file: uploadedFile, dry_run: z.enum(['true', 'false']).optional() }),
+    multipart,
+    body: z
+      .object({ ...target, file: uploadedFile.optional(), upload_id: uuid.optional(), dry_run: z.enum(['true', 'false']).optional() })
+      .refine((b) => b.file || b.upload_id, { message: 'A configuration document file is required', path: ['file'] })
+      .refine((b) => !(b.file && b.upload_id), { message: 'Give the file or an upload_id, not both', path: ['upload_id'] }),
     responses: { 202: started },
     refusals: [400, 403, 404],
     handler: async ({ body }, ctx) => ({ status: 202, body: await startImport(ctx, { ...body, dry_run: body.dry_run === 'true' }) }),
+  }),
+  route({
+    method: 'POST', path: '/impex/upload-url', auth: 'user',
+    summary: 'A presigned URL to PUT a document too big for a request (its size and type fixed), then POST /impex/import with its upload_id',
+    body: z.object({
+      ...target,
+      size: z.number().int().min(1).refine((n) => n <= config().IMPEX_MAX_UPLOAD_BYTES, { message: 'The document is larger than an import takes (IMPEX_MAX_UPLOAD_BYTES)' }),
+      content_type: z.enum(['application/yaml', 'application/json', 'text/yaml']).default('application/yaml'),
+    }),
+    responses: {
+      201: z.object({ upload_id: z.uuid(), method: z.literal('PUT'), url: z.string(), headers: z.record(z.string(), z.string()), expires_at: z.string() }),
+    },
+    refusals: [400, 403, 404],
+    handler: async ({ body }, ctx) => ({ status: 201, body: await importUploadUrl(ctx, body) }),
   }),
   route({
     method: 'GET', path: '/impex/history', auth: 'user', summary: "A project's export and import records, newest first",

@@ -258,4 +258,42 @@ describe('import and export over HTTP', () => {
       expect(await refusedUpgrade(ticket.body.url)).toBe(401);
     });
   });
+
+  it('a document larger than a request (over 10 MB) goes through an upload URL and imports; the URL is the project\'s own', async () => {
+    const o = await ownerWithEnv(api, 'Team');
+    const services = Array.from({ length: 20 }, (_, i) => `  - name: big-${i}\n    port: ${9000 + i}`).join('\n');
+    // Over 10 MB (what API Gateway takes in one request), mostly comments a document may carry.
+    const padding = `# ${'x'.repeat(1000)}\n`.repeat(10_600);
+    const text = `apiVersion: infracatalog/v1\nkind: Environment\n${padding}spec:\n  services:\n${services}\n`;
+    const size = Buffer.byteLength(text);
+    expect(size).toBeGreaterThan(10 * 1024 * 1024);
+    const target = { project_id: o.projectId, environment_id: o.envId };
+    const upload = await api.post('/impex/upload-url', { ...target, size }, { token: o.token });
+    expect(upload.status, upload.text).toBe(201);
+    expect(upload.body).toMatchObject({ upload_id: expect.any(String), method: 'PUT', headers: { 'content-type': 'application/yaml' } });
+    const put = await fetch(upload.body.url, { method: 'PUT', body: text, headers: upload.body.headers });
+    expect(put.status).toBe(200);
+    const started = await form('/impex/import', o.token, { ...target, upload_id: upload.body.upload_id });
+    expect(started.status, started.text).toBe(202);
+    const record = await finished(o.token, started.body.job_id);
+    expect(record.status, JSON.stringify(record.report)).toBe('succeeded');
+    expect(record.report.summary).toMatchObject({ create: 20, error: 0 });
+    expect((await api.get(`/services?project_id=${o.projectId}&environment_id=${o.envId}&limit=100`, { token: o.token })).body).toHaveLength(20);
+
+    // Another project's upload is not there for this project; neither is one never put; one too big is refused before.
+    const other = await projectWithEnv(api, o.token);
+    const foreign = await form('/impex/import', o.token, { project_id: other.projectId, environment_id: other.envId, upload_id: upload.body.upload_id });
+    expect(foreign.status).toBe(422);
+    expect(foreign.body.detail).toEqual([{ loc: ['body', 'upload_id'], msg: 'No document was uploaded for this upload_id: PUT it to the upload URL first', type: 'value_error' }]);
+    const neverPut = await api.post('/impex/upload-url', { ...target, size: 10 }, { token: o.token });
+    expect((await form('/impex/import', o.token, { ...target, upload_id: neverPut.body.upload_id })).status).toBe(422);
+    const tooBig = await api.post('/impex/upload-url', { ...target, size: 200 * 1024 * 1024 }, { token: o.token });
+    expect(tooBig.status).toBe(422);
+    expect(tooBig.body.detail[0]).toMatchObject({ loc: ['body', 'size'] });
+    const both = await form('/impex/import', o.token, { ...target, upload_id: upload.body.upload_id }, { name: 'env.yaml', text: 'apiVersion: infracatalog/v1' });
+    expect(both.status).toBe(422);
+    // Only who may import gets an upload URL.
+    const outsider = await signUp(api);
+    expect((await api.post('/impex/upload-url', { ...target, size: 10 }, { token: outsider.token })).status).toBe(404);
+  });
 });

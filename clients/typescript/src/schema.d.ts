@@ -1671,6 +1671,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/impex/upload-url": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A presigned URL to PUT a document too big for a request (its size and type fixed), then POST /impex/import with its upload_id */
+        post: operations["postImpexUploadUrl"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/impex/history": {
         parameters: {
             query?: never;
@@ -7964,11 +7981,13 @@ export interface operations {
                     project_id: string;
                     /** Format: uuid */
                     environment_id: string;
-                    file: {
+                    file?: {
                         filename: string;
                         content_type: string;
                         text: string;
                     };
+                    /** Format: uuid */
+                    upload_id?: string;
                     /** @enum {string} */
                     dry_run?: "true" | "false";
                 };
@@ -7988,6 +8007,59 @@ export interface operations {
                         job_id: string;
                         /** Format: uuid */
                         record_id: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+        };
+    };
+    postImpexUploadUrl: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    project_id: string;
+                    /** Format: uuid */
+                    environment_id: string;
+                    size: number;
+                    /**
+                     * @default application/yaml
+                     * @enum {string}
+                     */
+                    content_type?: "application/yaml" | "application/json" | "text/yaml";
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        upload_id: string;
+                        /** @constant */
+                        method: "PUT";
+                        url: string;
+                        headers: {
+                            [key: string]: string;
+                        };
+                        expires_at: string;
                     };
                 };
             };

@@ -5,10 +5,10 @@ import { locate, lookupStep } from '#db/lookup';
 import { queryNewest } from '#db/query';
 import { putNewStep, setExpression } from '#db/steps';
 import { concurrentChange, transact, type TransactStep } from '#db/transact';
-import { forbidden, isRefusal, notFound } from '#shared/errors';
+import { forbidden, isRefusal, notFound, unprocessable } from '#shared/errors';
 import { enqueue } from '#shared/queue';
 import { errorFields, log } from '#shared/log';
-import { documentDownloadUrl, putDocument } from '#shared/storage';
+import { documentDownloadUrl, documentSize, documentUploadUrl, putDocument } from '#shared/storage';
 import { actorAccount, type AppContext } from '#shared/context';
 import { accessInEnvironment, loadAccess } from '#domain/tenancy';
 import { impexRecordEntity, impexRecordView, type ImpexRecord } from './record-entity';
@@ -67,12 +67,44 @@ export async function startExport(ctx: AppContext, input: { project_id: string; 
   return start(ctx, newRecord(ctx, 'export', userId, input));
 }
 
-/** POST /impex/import: the upload is kept in the bucket first, then the record and its job. */
-export async function startImport(ctx: AppContext, input: { project_id: string; environment_id: string; file: UploadedDocument; dry_run?: boolean }) {
+/** Where an import's document is kept: under its project, by the record's id or the upload's. */
+const importKey = (projectId: string, id: string) => `imports/${projectId}/${id}`;
+/** How long an upload URL takes a document. */
+const UPLOAD_SECONDS = 15 * 60;
+export const NO_UPLOAD = 'No document was uploaded for this upload_id: PUT it to the upload URL first';
+
+/**
+ * POST /impex/upload-url (issue 26): for a document too big for a request, a presigned PUT of
+ * exactly `size` bytes of `content_type` into the project's imports, valid 15 minutes; then
+ * POST /impex/import with its `upload_id`. The caller must be allowed to import (the same rule).
+ */
+export async function importUploadUrl(ctx: AppContext, input: { project_id: string; environment_id: string; size: number; content_type: string }) {
+  await authorize(ctx, 'import', input.project_id, input.environment_id);
+  const uploadId = ctx.ids.newId();
+  const expiresAt = new Date(ctx.clock.now().getTime() + UPLOAD_SECONDS * 1000);
+  const url = await documentUploadUrl(importKey(input.project_id, uploadId), UPLOAD_SECONDS, input.size, input.content_type);
+  return { upload_id: uploadId, method: 'PUT' as const, url, headers: { 'content-type': input.content_type }, expires_at: expiresAt.toISOString() };
+}
+
+/**
+ * POST /impex/import: the document comes as the multipart file (kept in the bucket first) or was
+ * put through an upload URL of this project (`upload_id`); then the record and its job.
+ */
+export async function startImport(
+  ctx: AppContext,
+  input: { project_id: string; environment_id: string; file?: UploadedDocument; upload_id?: string; dry_run?: boolean },
+) {
   const userId = await authorize(ctx, 'import', input.project_id, input.environment_id);
-  const record = newRecord(ctx, 'import', userId, input, { filename: input.file.filename || null, dry_run: input.dry_run ?? false });
-  record.document_key = `imports/${record.project_id}/${record.id}`;
-  await putDocument(record.document_key, input.file.text, input.file.content_type || 'application/yaml');
+  const record = newRecord(ctx, 'import', userId, input, { filename: input.file?.filename || null, dry_run: input.dry_run ?? false });
+  if (input.upload_id) {
+    // The key carries the project: another project's upload is simply not there.
+    record.document_key = importKey(record.project_id, input.upload_id);
+    const size = await documentSize(record.document_key);
+    if (size === undefined) throw unprocessable([{ loc: ['body', 'upload_id'], msg: NO_UPLOAD, type: 'value_error' }]);
+  } else {
+    record.document_key = importKey(record.project_id, record.id);
+    await putDocument(record.document_key, input.file!.text, input.file!.content_type || 'application/yaml');
+  }
   return start(ctx, record);
 }
 

@@ -7,6 +7,7 @@ import { to } from './links';
 import { Page } from './ui';
 import { SignIn } from './screens/sign-in';
 import { Register } from './screens/register';
+import { AcceptInvitation } from './screens/accept-invitation';
 import { Projects, ProjectEnvironments } from './screens/projects';
 import { Services } from './screens/services';
 import { ServiceDetail } from './screens/service-detail';
@@ -91,6 +92,7 @@ function Shell(props: { session: Session }) {
             <Route path="/" component={Home} />
             <Route path="/sign-in" component={SignIn} />
             <Route path="/register" component={Register} />
+            <Route path="/invitations/accept" component={AcceptInvitation} />
             <Route path="/p" component={ProjectsScreen} />
             <Route path="/p/:projectId" component={EnvironmentsScreen} />
             <Route path="/p/:projectId/e/:envId/services" component={ServicesScreen} />

@@ -1,4 +1,5 @@
 import { startLocalStack } from './stack';
+import { ensureWebBuild } from './web';
 
 /**
  * `npm start`: the whole product on this machine; Ctrl-C or SIGTERM stops every child process. The
@@ -6,8 +7,14 @@ import { startLocalStack } from './stack';
  * printed only when asked for (POWERTOOLS_METRICS_DISABLED=false).
  */
 const metricsOff: Record<string, string> = process.env.POWERTOOLS_METRICS_DISABLED ? {} : { POWERTOOLS_METRICS_DISABLED: 'true' };
-const stack = await startLocalStack({ env: { STAGE: 'local', ...metricsOff }, accessLog: true });
+// The dashboard is built (only when web/ changed since its last build) while the stack starts.
+const web = ensureWebBuild({ say: (line) => console.log(line) }).catch((err: unknown) => {
+  console.error('The dashboard could not be built (the API runs without it):', err);
+  return undefined;
+});
+const [stack, built] = await Promise.all([startLocalStack({ env: { STAGE: 'local', ...metricsOff }, accessLog: true }), web]);
 console.log(`Infrastructure Catalog is running at ${stack.url}`);
+console.log(`  Dashboard: ${stack.url}/${built?.built ? ` (built in ${(built.ms / 1000).toFixed(1)} s)` : ''}`);
 console.log(`  API reference: ${stack.url}/docs (document: ${stack.url}/openapi.json)   mail: ${stack.config.LOCAL_DATA_DIR}/outbox/`);
 console.log(`  DynamoDB Local: ${stack.dynamoEndpoint} (table ${stack.config.TABLE_NAME}, data in ${stack.config.LOCAL_DATA_DIR}/dynamodb)`);
 

@@ -11,8 +11,8 @@ import { config } from '#shared/config';
 import { createRouter, routeKey } from '#http/router';
 import type { Route } from '#http/route';
 import { localPaymentPage } from './payments';
-import { invitationPage } from './invitation-page';
-import { attachLocalWebSockets } from './websocket';
+import { attachLocalWebSockets, LOCAL_WS_PATH } from './websocket';
+import { webApp } from './web';
 
 const MAX_BODY = 10 * 1024 * 1024; // API Gateway's payload limit
 
@@ -96,7 +96,7 @@ export function createLocalServer(opts: { clock?: Clock; accessLog?: boolean } =
       const body = await readBody(req);
       if (!body) return send(res, ownAnswer(413, 'Request body too large'));
       if (await localPaymentPage(req, res, opts.clock)) return;
-      if (invitationPage(req, res)) return;
+      if (await webApp(req, res, (path) => router.methodsAt(path).length > 0 || path === LOCAL_WS_PATH)) return;
       const path = new URL(req.url ?? '/', 'http://local').pathname;
       const match = router.match(req.method ?? 'GET', path);
       const group = match ? groupOf.get(match.route)! : FALLBACK_GROUP;

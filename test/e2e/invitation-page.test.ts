@@ -6,11 +6,13 @@ import { projectWithEnv } from '../helpers/tenancy';
 import { setPlan } from '../helpers/plans';
 import { linkFrom, readOutbox } from '../helpers/outbox';
 import { launchChromium, pageProblems } from '../helpers/browser';
+import { axeViolations } from '../helpers/axe';
 
 /**
  * Issue 23 items 5 and 6, a newcomer's path: with no APP_BASE_URL, the links the local server hands
- * out follow the port it listens on; the invitation link opens a page of the local server that
- * accepts the invitation, in a real browser, for each kind of invitee.
+ * out follow the port it listens on; the invitation link opens the dashboard's invitation screen
+ * (issue 25; it replaced a page of the local server) that accepts the invitation, in a real browser,
+ * for each kind of invitee.
  */
 const ref = useTestStack(); // no APP_BASE_URL, and PORT=0: any free port
 const api = client(() => ref.stack.url);
@@ -71,16 +73,21 @@ describe('links the local server hands out', () => {
   });
 });
 
-describe('the invitation page (GET /invitations/accept)', () => {
+describe("the dashboard's invitation screen (GET /invitations/accept)", () => {
   it('lets an invitee without an account choose a password and join; the password then signs in', async () => {
     const email = uniqueEmail('newcomer');
     const { link, projectId } = await invite(email);
     const { page, problems } = await open(link);
+    await expect.poll(() => page.getByRole('heading', { name: 'Join a project' }).count()).toBe(1);
+    expect(await axeViolations(page)).toEqual([]);
     await page.getByLabel('Your name').fill('Nina Newcomer');
     await page.getByLabel('Choose a password').fill(PASSWORD);
     await page.getByRole('button', { name: 'Accept and create my account' }).click();
     await expect.poll(() => status(page).textContent()).toContain('Invitation accepted');
     expect(await projectsOf(email)).toEqual([projectId]);
+    // Signed in by the acceptance: the link opens the project in the dashboard.
+    await page.getByRole('link', { name: 'Open the project' }).click();
+    await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toMatch(/^Environments of /);
     expect(problems).toEqual([]);
   });
 

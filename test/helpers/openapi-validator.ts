@@ -21,7 +21,7 @@ import { expect } from 'vitest';
 export const LOCAL_ONLY: readonly RegExp[] = [
   /^\/_local\/pay\//, // the local payment provider's checkout and portal pages (infra/local/payments.ts)
   /^\/ws\/progress$/, // the local stand-in for the WebSocket API (infra/local/websocket.ts)
-  /^\/invitations\/accept$/, // the page invitation mails link to, until the dashboard serves it (infra/local/invitation-page.ts)
+  /^\/invitations\/accept$/, // the dashboard's screen invitation mails link to (web/, served by infra/local/web.ts)
 ];
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };

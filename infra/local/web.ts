@@ -1,0 +1,137 @@
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFile, rename, rm, writeFile } from 'node:fs/promises';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { extname, join, relative, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { securityHeaders } from '#http/security';
+
+/**
+ * The dashboard (`web/`, issue 25) as the local server serves it: the built single-page app from
+ * `web/dist`, rebuilt by `npm start` (and once per test run) whenever its sources changed, so a fresh
+ * clone needs nothing but `npm ci && npm start`.
+ */
+export const WEB_ROOT = fileURLToPath(new URL('../../web/', import.meta.url));
+export const WEB_DIST = join(WEB_ROOT, 'dist');
+const STAMP = '.source-hash';
+const LOCKFILE = fileURLToPath(new URL('../../package-lock.json', import.meta.url));
+
+/**
+ * The dashboard's Content-Security-Policy: scripts, styles, workers and connections (the API, its
+ * progress WebSocket) from this origin only, no inline script or style element, no eval, nothing from
+ * another host; images may also be `data:`/`blob:` URLs the app makes itself (exported pictures, QR codes).
+ */
+export const WEB_CSP = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data: blob:",
+  "font-src 'self'",
+  "connect-src 'self'",
+  "worker-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+/** Every file the build reads (web/ but its output and modules, and the lockfile): its content hash says whether `dist` is current. */
+export function webSourceHash(): string {
+  const hash = createHash('sha256');
+  const walk = (dir: string) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+      if (entry.name === 'dist' || entry.name === 'node_modules' || entry.name.startsWith('.')) continue;
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else {
+        hash.update(relative(WEB_ROOT, path).split(sep).join('/')).update('\0');
+        hash.update(readFileSync(path)).update('\0');
+      }
+    }
+  };
+  walk(WEB_ROOT);
+  hash.update(readFileSync(LOCKFILE));
+  return hash.digest('hex');
+}
+
+const currentHash = (): string | undefined => {
+  try {
+    return readFileSync(join(WEB_DIST, STAMP), 'utf8').trim();
+  } catch {
+    return undefined;
+  }
+};
+
+/** True when `web/dist` was built from the sources as they are. */
+export const webBuildIsCurrent = (): boolean => currentHash() === webSourceHash();
+
+/**
+ * Builds `web/dist` with Vite unless it is current. The build goes to a sibling folder first and is
+ * then moved in place, so a server reading `dist` never sees half a build.
+ */
+export async function ensureWebBuild(opts: { force?: boolean; say?: (line: string) => void } = {}): Promise<{ built: boolean; ms: number }> {
+  const started = performance.now();
+  const hash = webSourceHash();
+  if (!opts.force && currentHash() === hash) return { built: false, ms: 0 };
+  opts.say?.('Building the dashboard (web/ changed since the last build)...');
+  const { build } = await import('vite');
+  const outDir = join(WEB_ROOT, `.dist-${process.pid}`);
+  await build({ configFile: join(WEB_ROOT, 'vite.config.ts'), root: WEB_ROOT, logLevel: 'warn', build: { outDir, emptyOutDir: true } });
+  await writeFile(join(outDir, STAMP), hash);
+  await rm(WEB_DIST, { recursive: true, force: true });
+  await rename(outDir, WEB_DIST);
+  return { built: true, ms: Math.round(performance.now() - started) };
+}
+
+const TYPES: Record<string, string> = {
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.woff2': 'font/woff2',
+  '.json': 'application/json',
+  '.map': 'application/json',
+  '.txt': 'text/plain; charset=utf-8',
+};
+
+function answer(req: IncomingMessage, res: ServerResponse, status: number, headers: Record<string, string>, body: Buffer | string): true {
+  const bytes = typeof body === 'string' ? Buffer.from(body) : body;
+  res.writeHead(status, { ...securityHeaders(), 'content-security-policy': WEB_CSP, ...headers, 'content-length': String(bytes.length) });
+  res.end(req.method === 'HEAD' ? undefined : bytes);
+  return true;
+}
+
+/** `/assets/<hashed name>` and the few unhashed files Vite copies from `web/public` (the icon). */
+const STATIC = /^\/(assets\/[\w.-]+|favicon\.svg)$/;
+
+/**
+ * Answers the dashboard's requests; false for anything else (the API's). A request is the dashboard's
+ * when it asks for one of its files, or when it is a GET of a path no API route answers (any method)
+ * from a browser that accepts HTML: the app's own deep links (`/sign-in`, `/p/<project>/…`), which
+ * all get `index.html`. An API path asked by a browser still gets the API's answer.
+ */
+export async function webApp(req: IncomingMessage, res: ServerResponse, isApiPath: (path: string) => boolean): Promise<boolean> {
+  if (req.method !== 'GET' && req.method !== 'HEAD') return false;
+  const path = new URL(req.url ?? '/', 'http://local').pathname;
+  const file = STATIC.exec(path);
+  if (file) {
+    try {
+      const body = await readFile(join(WEB_DIST, file[1]));
+      const immutable = file[1].startsWith('assets/');
+      return answer(req, res, 200, {
+        'content-type': TYPES[extname(file[1])] ?? 'application/octet-stream',
+        'cache-control': immutable ? 'public, max-age=31536000, immutable' : 'no-cache',
+      }, body);
+    } catch {
+      return answer(req, res, 404, { 'content-type': 'application/json', 'cache-control': 'no-store' }, JSON.stringify({ detail: 'Not Found' }));
+    }
+  }
+  if (isApiPath(path) || !/\btext\/html\b/.test(req.headers.accept ?? '')) return false;
+  const index = join(WEB_DIST, 'index.html');
+  if (!existsSync(index) || !statSync(index).isFile()) {
+    return answer(req, res, 503, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' },
+      'The dashboard is not built: run `npm run build:web` (npm start builds it by itself).\n');
+  }
+  return answer(req, res, 200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-cache' }, await readFile(index));
+}

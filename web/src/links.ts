@@ -1,0 +1,20 @@
+/**
+ * The dashboard's addresses. None starts like an API path (`/projects`, `/services`, … are the API's),
+ * so a deep link and an API call never meet; the local server and CloudFront answer every one of them
+ * with index.html.
+ */
+export const to = {
+  home: '/',
+  signIn: (next?: string) => (next && next !== '/' ? `/sign-in?next=${encodeURIComponent(next)}` : '/sign-in'),
+  register: '/register',
+  projects: '/p',
+  project: (p: string) => `/p/${p}`,
+  services: (p: string, e: string) => `/p/${p}/e/${e}/services`,
+  newService: (p: string, e: string) => `/p/${p}/e/${e}/services/new`,
+  service: (p: string, e: string, s: string) => `/p/${p}/e/${e}/services/${s}`,
+  editService: (p: string, e: string, s: string) => `/p/${p}/e/${e}/services/${s}/edit`,
+  topology: (p: string, e: string, focus?: string) => `/p/${p}/e/${e}/topology${focus ? `?focus=${focus}` : ''}`,
+};
+
+/** Only a path of this app may follow sign-in (no open redirect through `?next=`). */
+export const safeNext = (next: string | undefined): string => (next && /^\/(?![/\\])/.test(next) ? next : to.projects);

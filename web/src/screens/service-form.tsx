@@ -1,0 +1,136 @@
+import { useEffect, useState } from 'preact/hooks';
+import { useLocation } from 'preact-iso';
+import { api, ok, Problem, type Service, type ServiceInput } from '../api';
+import { to } from '../links';
+import { Alert, Field, Loaded, message, Page, Select, useLoad } from '../ui';
+
+/** The providers the API takes (checked against the generated types). */
+const PROVIDERS = ['aws', 'azure', 'gcp', 'digitalocean', 'hetzner', 'ovh', 'linode', 'on-premise'] as const satisfies readonly NonNullable<ServiceInput['provider']>[];
+
+/** The form's text of every editable field. */
+type Draft = Record<(typeof TEXT_FIELDS)[number][0] | 'provider' | 'service_floor_id' | 'tags' | 'links', string>;
+
+/** [field, label, input attributes]: the plain text and number fields, in the order shown. */
+const TEXT_FIELDS = [
+  ['name', 'Name', { required: true, maxLength: 200 }],
+  ['category', 'Category', { maxLength: 64 }],
+  ['provider_region', 'Region', {}],
+  ['provider_zone', 'Zone', {}],
+  ['port', 'Port', { inputMode: 'numeric' }],
+  ['replicas', 'Replicas', { inputMode: 'numeric' }],
+  ['ip_address', 'IP address', {}],
+  ['programming_language', 'Language', {}],
+  ['programming_language_version', 'Language version', {}],
+  ['version', 'Version', {}],
+  ['repository_url', 'Repository URL', { hint: 'Starts with https:// or git://' }],
+] as const;
+
+const draftOf = (s?: Service): Draft => ({
+  name: s?.name ?? '',
+  category: s?.category ?? '',
+  provider_region: s?.provider_region ?? '',
+  provider_zone: s?.provider_zone ?? '',
+  port: s?.port?.toString() ?? '',
+  replicas: s?.replicas?.toString() ?? '',
+  ip_address: s?.ip_address ?? '',
+  programming_language: s?.programming_language ?? '',
+  programming_language_version: s?.programming_language_version ?? '',
+  version: s?.version ?? '',
+  repository_url: s?.repository_url ?? '',
+  provider: s?.provider ?? '',
+  service_floor_id: s?.service_floor_id ?? '',
+  tags: s?.tags.join(', ') ?? '',
+  links: s?.links.join('\n') ?? '',
+});
+
+/** What the form sends: empty text is null (cleared), numbers as numbers when they are numbers (else as typed, for the API to refuse). */
+function bodyOf(d: Draft) {
+  const text = (v: string) => (v.trim() === '' ? null : v.trim());
+  const num = (v: string) => (v.trim() === '' ? null : /^-?\d+$/.test(v.trim()) ? Number(v.trim()) : (v.trim() as unknown as number));
+  return {
+    name: d.name.trim(),
+    category: text(d.category),
+    provider_region: text(d.provider_region),
+    provider_zone: text(d.provider_zone),
+    port: num(d.port),
+    replicas: num(d.replicas),
+    ip_address: text(d.ip_address),
+    programming_language: text(d.programming_language),
+    programming_language_version: text(d.programming_language_version),
+    version: text(d.version),
+    repository_url: text(d.repository_url),
+    provider: (text(d.provider) as ServiceInput['provider']) ?? null,
+    service_floor_id: text(d.service_floor_id),
+    tags: d.tags.split(',').map((t) => t.trim()).filter(Boolean),
+    links: d.links.split('\n').map((l) => l.trim()).filter(Boolean),
+  };
+}
+
+/** Creates a service, or edits one (`serviceId`): the API's 422 items appear under the field they name. */
+export function ServiceForm(props: { projectId: string; envId: string; serviceId?: string }) {
+  const editing = props.serviceId;
+  const existing = useLoad((signal) => (editing ? ok(api.GET('/services/{service_id}', { params: { path: { service_id: editing } }, signal })) : Promise.resolve(null)), [editing]);
+  const floors = useLoad((signal) => ok(api.GET('/service-floors', { params: { query: { project_id: props.projectId, environment_id: props.envId } }, signal })), [props.projectId, props.envId]);
+  return (
+    <Page title={editing ? 'Edit service' : 'New service'} heading={editing ? <>Edit {existing.data?.name ?? 'service'}</> : 'New service'}>
+      <Loaded state={existing} label="the service">
+        {(service) => <Form {...props} service={service ?? undefined} floors={(floors.data ?? []).map((f) => [f.id, `${f.hostname ?? f.id} (${f.type})`])} />}
+      </Loaded>
+    </Page>
+  );
+}
+
+function Form(props: { projectId: string; envId: string; service?: Service; floors: [string, string][] }) {
+  const { route } = useLocation();
+  const [draft, setDraft] = useState<Draft>(draftOf(props.service));
+  const [fields, setFields] = useState<Record<string, string>>({});
+  const [error, setError] = useState<string>();
+  const [busy, setBusy] = useState(false);
+  useEffect(() => setDraft(draftOf(props.service)), [props.service?.id]);
+  const set = (k: keyof Draft) => (v: string) => setDraft({ ...draft, [k]: v });
+
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(undefined);
+    setFields({});
+    try {
+      const body = bodyOf(draft);
+      const saved = props.service
+        ? await ok(api.PATCH('/services/{service_id}', { params: { path: { service_id: props.service.id } }, body }))
+        : await ok(api.POST('/services', { body: { ...body, project_id: props.projectId, environment_id: props.envId } }));
+      route(to.service(props.projectId, props.envId, saved.id));
+    } catch (err) {
+      if (err instanceof Problem) setFields(err.fields);
+      setError(message(err, Object.keys(draftOf())));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <form class="service-form" onSubmit={submit} noValidate>
+      <Alert>{error}</Alert>
+      <div class="form-grid">
+        {TEXT_FIELDS.map(([name, label, attrs]) => {
+          const { hint, ...rest } = attrs as { hint?: string };
+          return <Field key={name} label={label} name={name} value={draft[name]} onValue={set(name)} error={fields[name]} hint={hint} {...rest} />;
+        })}
+        <Select label="Provider" name="provider" value={draft.provider} onValue={set('provider')} error={fields.provider} options={[['', '—'], ...PROVIDERS.map((p): [string, string] => [p, p])]} />
+        <Select label="Server" name="service_floor_id" value={draft.service_floor_id} onValue={set('service_floor_id')} error={fields.service_floor_id} options={[['', 'None (serverless)'], ...props.floors]} />
+        <Field label="Tags" name="tags" value={draft.tags} onValue={set('tags')} error={fields.tags} hint="Comma-separated" />
+        <div class={fields.links ? 'field invalid wide' : 'field wide'}>
+          <label for="f-links">Links</label>
+          <textarea id="f-links" name="links" rows={3} value={draft.links} onInput={(e) => set('links')(e.currentTarget.value)}
+            aria-invalid={fields.links ? true : undefined} aria-describedby={fields.links ? 'f-links-error f-links-hint' : 'f-links-hint'} />
+          <small id="f-links-hint">One per line, each starting with http:// or https://</small>
+          {fields.links && <p class="error" id="f-links-error">{fields.links}</p>}
+        </div>
+      </div>
+      <div class="actions">
+        <button type="submit" class="primary" disabled={busy}>{props.service ? 'Save changes' : 'Create service'}</button>
+        <a class="button" href={props.service ? to.service(props.projectId, props.envId, props.service.id) : to.services(props.projectId, props.envId)}>Cancel</a>
+      </div>
+    </form>
+  );
+}

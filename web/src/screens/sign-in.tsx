@@ -1,0 +1,64 @@
+import { useState } from 'preact/hooks';
+import { useLocation } from 'preact-iso';
+import { api, ok, Problem, signedIn } from '../api';
+import { safeNext, to } from '../links';
+import { useSession } from '../session';
+import { Alert, Field, message, Page } from '../ui';
+
+/** SPEC's login answers that ask for the second factor. */
+const CODE_REQUIRED = 'TOTP code required';
+const CODE_INVALID = 'TOTP code required or invalid';
+
+/** Signs in with a password, then (when the API asks for it) an authenticator or recovery code. */
+export function SignIn() {
+  const { query, route } = useLocation();
+  const session = useSession();
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const [code, setCode] = useState('');
+  const [askCode, setAskCode] = useState(false);
+  const [error, setError] = useState<string>();
+  const [fields, setFields] = useState<Record<string, string>>({});
+  const [busy, setBusy] = useState(false);
+
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(undefined);
+    setFields({});
+    try {
+      const tokens = await ok(api.POST('/auth/login', { body: { email, password, ...(askCode ? { totp_code: code.replace(/\s+/g, '') } : {}) } }));
+      signedIn(tokens);
+      await session.signedIn();
+      route(safeNext(query.next), true);
+    } catch (err) {
+      if (err instanceof Problem && err.status === 401 && err.detail === CODE_REQUIRED && !askCode) {
+        setAskCode(true);
+      } else if (err instanceof Problem && err.detail === CODE_INVALID) {
+        setFields({ totp_code: 'That code was not accepted. Enter the current code of your authenticator app, or an unused recovery code.' });
+      } else if (err instanceof Problem && err.status === 422) {
+        setFields(err.fields);
+        setError(message(err, ['email', 'password', 'totp_code']));
+      } else setError(message(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <Page title="Sign in">
+      <form class="narrow" onSubmit={submit} noValidate={askCode}>
+        <Alert>{error}</Alert>
+        <Field label="Email" name="email" type="email" autocomplete="username" required value={email} onValue={setEmail} error={fields.email} readOnly={askCode} />
+        <Field label="Password" name="password" type="password" autocomplete="current-password" required value={password} onValue={setPassword} error={fields.password} readOnly={askCode} />
+        {askCode && (
+          <Field label="Authenticator or recovery code" name="totp_code" autocomplete="one-time-code" required autoFocus value={code} onValue={setCode} error={fields.totp_code}
+            hint="Your account has a second factor: enter the six-digit code your authenticator app shows, or one of your recovery codes." />
+        )}
+        <button type="submit" class="primary" disabled={busy}>{askCode ? 'Verify' : 'Sign in'}</button>
+        {askCode && <button type="button" class="link" onClick={() => { setAskCode(false); setCode(''); setFields({}); }}>Use another account</button>}
+      </form>
+      <p>New here? <a href={to.register}>Create an account</a>.</p>
+    </Page>
+  );
+}

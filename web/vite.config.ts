@@ -1,0 +1,23 @@
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vite';
+
+/**
+ * The dashboard's build (`npm run build:web`; `npm start` and the test run build it when `web/dist` is
+ * stale, infra/local/web.ts). Preact's JSX through Vite's own transform, no plugin; hashed files under
+ * `/assets/`; nothing inlined (the CSP allows scripts, styles and workers from this origin only).
+ */
+export default defineConfig({
+  root: fileURLToPath(new URL('.', import.meta.url)),
+  base: '/',
+  logLevel: 'warn',
+  oxc: { jsx: { runtime: 'automatic', importSource: 'preact' } },
+  build: {
+    outDir: 'dist',
+    emptyOutDir: true,
+    target: 'es2022',
+    assetsInlineLimit: 0,
+    modulePreload: { polyfill: false },
+    chunkSizeWarningLimit: 2000,
+  },
+  worker: { format: 'es' },
+});

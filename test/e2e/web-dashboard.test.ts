@@ -25,6 +25,12 @@ let page: Page;
 let problems: string[];
 const url = (path = '') => ref.stack.url + path;
 const heading = () => page.getByRole('heading', { level: 1 });
+const streamBytes = async (stream: NodeJS.ReadableStream) => {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(Buffer.from(chunk as Buffer));
+  return Buffer.concat(chunks);
+};
+const streamText = async (stream: NodeJS.ReadableStream) => (await streamBytes(stream)).toString('utf8');
 
 /** No serious or critical axe violation, and nothing wider than the window. */
 async function checkScreen(name: string) {
@@ -153,7 +159,43 @@ describe('the dashboard, signed in', () => {
     await checkScreen('services');
   });
 
+  it("draws the topology (layout in a worker), highlights a service's blast radius by distance with its paths, and exports SVG and PNG", async () => {
+    await page.getByRole('link', { name: 'Topology' }).click();
+    await expect.poll(() => heading().textContent()).toBe('Topology');
+    const canvas = page.locator('.cy');
+    await expect.poll(() => canvas.getAttribute('data-drawn'), { timeout: 20_000 }).toBe('true');
+    expect(await canvas.getAttribute('aria-label')).toBe('Topology: 3 services, 0 servers, 0 networks, 2 edges');
+    expect(await page.locator('.cy canvas').count()).toBeGreaterThan(0);
+    const timings = await page.evaluate('window.__topology');
+    expect(timings).toMatchObject({ nodes: 3, edges: 2, engine: 'elk' });
+    await checkScreen('topology');
+
+    await page.getByLabel('Blast radius of').selectOption({ label: 'db' });
+    expect(page.url()).toMatch(/topology\?focus=[\w-]+$/);
+    const affected = page.locator('.blast [data-affected]');
+    await expect.poll(() => affected.allTextContents()).toEqual(['api via db → api', 'web via db → api → web']);
+    expect(await page.locator('.blast ol.distances > li > strong').allTextContents()).toEqual(['Distance 1', 'Distance 2']);
+    await checkScreen('topology with a blast radius');
+
+    await page.getByLabel('Find').fill('we');
+    await expect.poll(() => page.getByText('1 found').count()).toBe(1);
+
+    const [svg] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export SVG' }).click()]);
+    expect(svg.suggestedFilename()).toBe('topology.svg');
+    const svgText = await streamText(await svg.createReadStream());
+    expect(svgText).toMatch(/<svg[\s\S]*>db<\/text>/);
+    const [png] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export PNG' }).click()]);
+    expect(png.suggestedFilename()).toBe('topology.png');
+    expect((await streamBytes(await png.createReadStream())).subarray(1, 4).toString('latin1')).toBe('PNG');
+
+    // A deep link opens the same view: the chosen service and its blast radius.
+    await page.reload();
+    await expect.poll(() => affected.count(), { timeout: 20_000 }).toBe(2);
+  });
+
   it('keeps the session across a reload (refresh cookie), and holds no token in storage', async () => {
+    await page.getByRole('link', { name: 'Services' }).click();
+    await expect.poll(() => page.locator('table.grid tbody th').count()).toBe(3);
     await page.reload();
     await expect.poll(() => page.locator('table.grid tbody th').count()).toBe(3);
     const stored = await page.evaluate('JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }) + document.cookie');
@@ -197,6 +239,9 @@ describe('the dashboard, signed in', () => {
     await page.getByRole('link', { name: 'Edit' }).click();
     await expect.poll(() => page.getByLabel('Name').inputValue()).toBe('api');
     await checkScreen('service form, narrow');
+    await page.getByRole('link', { name: 'Topology' }).click();
+    await expect.poll(() => page.locator('.cy').getAttribute('data-drawn'), { timeout: 20_000 }).toBe('true');
+    await checkScreen('topology, narrow');
     await page.setViewportSize({ width: 1280, height: 800 });
   });
 

@@ -28,7 +28,7 @@ if (!document.getElementById('__________cytoscape_stylesheet')) {
 }
 
 /** Service attachments are read one service at a time: only for environments up to this many services. */
-const SERVICE_ATTACHMENTS_MAX = 200;
+const SERVICE_ATTACHMENTS_MAX = 60;
 /** Above this many elements the canvas drops edges while panning and draws straight edges (the budget of 2,000 services and 6,000 connections). */
 const BIG = 1500;
 
@@ -86,16 +86,25 @@ function layout(nodes: GraphNode[], edges: GraphEdge[], engine: Engine): Promise
   });
 }
 
+/**
+ * Big drawings (the budget's 2,000 services and 6,000 connections) start without labels and with plain
+ * edges (Cytoscape's "haystack": no arrows), which is what lets them appear within the budget here;
+ * zoomed in, the nodes in view get their labels and the edges between them their arrows (`detail`).
+ */
 function style(big: boolean): StylesheetJson {
+  const label = { label: 'data(label)', 'font-size': 12, 'font-family': 'system-ui, sans-serif', 'text-valign': 'center', 'text-halign': 'center', color: '#1b1f24', 'min-zoomed-font-size': 8 } as const;
   return [
-    { selector: 'node', style: { label: 'data(label)', 'font-size': 12, 'font-family': 'system-ui, sans-serif', 'text-valign': 'center', 'text-halign': 'center', width: 'data(width)', height: 'data(height)', shape: 'round-rectangle', 'background-color': '#dbe9f6', 'border-width': 1, 'border-color': '#1f4e79', color: '#1b1f24', 'min-zoomed-font-size': 8 } },
+    { selector: 'node', style: { ...(big ? {} : label), width: 'data(width)', height: 'data(height)', shape: 'round-rectangle', 'background-color': '#dbe9f6', 'border-width': 1, 'border-color': '#1f4e79' } },
+    ...(big ? [{ selector: 'node.detail', style: label }] : []),
     { selector: 'node[kind = "floor"]', style: { shape: 'rectangle', 'background-color': '#eceff1', 'border-color': '#57606a' } },
     { selector: 'node[kind = "network"]', style: { shape: 'barrel', 'background-color': '#e6f4ea', 'border-color': '#146c2e' } },
-    { selector: 'edge', style: { width: 1.5, 'line-color': '#6e7781', 'target-arrow-color': '#6e7781', 'source-arrow-color': '#6e7781', 'curve-style': big ? 'straight' : 'bezier', 'arrow-scale': 1.1 } },
-    { selector: 'edge[direction = "a_to_b"]', style: { 'target-arrow-shape': 'triangle' } },
-    { selector: 'edge[direction = "b_to_a"]', style: { 'source-arrow-shape': 'triangle' } },
-    { selector: 'edge[direction = "both"]', style: { 'source-arrow-shape': 'triangle', 'target-arrow-shape': 'triangle' } },
-    { selector: 'edge[kind = "link"]', style: { 'line-style': 'dotted', 'target-arrow-shape': 'vee' } },
+    { selector: 'edge', style: { width: 1.5, 'line-color': '#6e7781', 'target-arrow-color': '#6e7781', 'source-arrow-color': '#6e7781', 'curve-style': big ? 'haystack' : 'bezier', 'arrow-scale': 1.1 } },
+    ...(big ? [{ selector: 'edge.detail', style: { 'curve-style': 'straight' as const } }] : []),
+    { selector: `edge${big ? '.detail' : ''}[direction = "a_to_b"]`, style: { 'target-arrow-shape': 'triangle' } },
+    { selector: `edge${big ? '.detail' : ''}[direction = "b_to_a"]`, style: { 'source-arrow-shape': 'triangle' } },
+    { selector: `edge${big ? '.detail' : ''}[direction = "both"]`, style: { 'source-arrow-shape': 'triangle', 'target-arrow-shape': 'triangle' } },
+    { selector: 'edge[kind = "link"]', style: { 'line-style': 'dotted' } },
+    { selector: `edge${big ? '.detail' : ''}[kind = "link"]`, style: { 'target-arrow-shape': 'vee' } },
     { selector: 'edge[kind = "hosting"]', style: { 'line-style': 'dashed', 'line-color': '#8c959f' } },
     { selector: 'edge[kind = "attachment"]', style: { 'line-style': 'dotted', 'line-color': '#3f9a5a' } },
     { selector: '.hidden', style: { display: 'none' } },
@@ -107,6 +116,30 @@ function style(big: boolean): StylesheetJson {
     { selector: 'node.d3', style: { 'background-color': '#fbe3b5', 'border-color': '#8a6d0b', 'border-width': 2 } },
     { selector: 'edge.path', style: { width: 4, 'line-color': '#a4161a', 'target-arrow-color': '#a4161a', 'source-arrow-color': '#a4161a', 'z-index': 10 } },
   ];
+}
+
+/** Zoomed in on a big drawing: labels on the nodes in view, arrows on the edges between them (and off again elsewhere). */
+function showDetailInView(g: Core) {
+  let detailed = g.collection();
+  let timer = 0;
+  const update = () => {
+    const zoom = g.zoom();
+    const next = zoom < 0.45 ? g.collection() : g.nodes().filter((n) => {
+      const { x1, x2, y1, y2 } = g.extent();
+      const p = n.position();
+      return p.x >= x1 && p.x <= x2 && p.y >= y1 && p.y <= y2;
+    });
+    const withEdges = next.length > 150 ? g.collection() : next.union(next.edgesWith(next));
+    g.batch(() => {
+      detailed.difference(withEdges).removeClass('detail');
+      withEdges.difference(detailed).addClass('detail');
+    });
+    detailed = withEdges;
+  };
+  g.on('viewport', () => {
+    clearTimeout(timer);
+    timer = window.setTimeout(update, 120);
+  });
 }
 
 function download(name: string, blob: Blob) {
@@ -194,6 +227,7 @@ export function Topology(props: { projectId: string; envId: string }) {
           textureOnViewport: big,
           pixelRatio: big ? 1 : 'auto',
         });
+        if (big) showDetailInView(cy.current);
         cy.current.on('tap', 'node[kind = "service"]', (e) => chooseService(e.target.data('ref')));
         cy.current.on('tap', (e) => e.target === cy.current && chooseService(''));
         cy.current.one('render', () => {
@@ -235,14 +269,15 @@ export function Topology(props: { projectId: string; envId: string }) {
   useEffect(() => {
     const g = cy.current;
     if (!g) return;
+    // Only what changes is restyled: on 9,000 elements a blanket class change costs seconds here.
+    const marked = g.elements('.hidden, .faded, .match, .origin, .d1, .d2, .d3, .path');
+    if (!marked.length && !hiddenKinds.size && !group && !search.trim() && !blast) return;
     g.batch(() => {
-      g.elements().removeClass('hidden faded match origin d1 d2 d3 path');
-      g.nodes().forEach((n) => {
-        if (hiddenKinds.has(n.data('kind')) || (group && n.data('kind') === 'service' && n.data('group') !== group)) n.addClass('hidden');
-      });
-      g.edges().forEach((e) => {
-        if (hiddenKinds.has(e.data('kind'))) e.addClass('hidden');
-      });
+      marked.removeClass('hidden faded match origin d1 d2 d3 path');
+      if (hiddenKinds.size || group) {
+        g.nodes().filter((n) => hiddenKinds.has(n.data('kind')) || (!!group && n.data('kind') === 'service' && n.data('group') !== group)).addClass('hidden');
+        g.edges().filter((e) => hiddenKinds.has(e.data('kind'))).addClass('hidden');
+      }
       const term = search.trim().toLowerCase();
       if (term) g.nodes().filter((n) => String(n.data('label')).toLowerCase().includes(term)).addClass('match');
       if (blast) {

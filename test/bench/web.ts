@@ -1,0 +1,199 @@
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import type { Browser, Page } from 'playwright-core';
+import { startLocalStack } from '../../infra/local/stack';
+import { ensureWebBuild } from '../../infra/local/web';
+import { launchChromium } from '../helpers/browser';
+import { setPlan } from '../helpers/plans';
+import { appContext } from '#shared/context';
+import { accountActor } from '#shared/audit';
+import { getAccount } from '#domain/identity';
+import { applyImport, parseDocument, planImport, IMPEX_API_VERSION } from '#domain/impex';
+
+/**
+ * `npm run bench:web`: the dashboard's three budgets of issue 25, measured in Debian's headless
+ * Chromium against a fresh local stack (in-memory DynamoDB Local), printed and saved to .bench/web.json:
+ *   1. JavaScript of the first load of the sign-in screen, gzipped (budget 200 KB);
+ *   2. the topology of an environment with SERVICES services and CONNECTIONS connections: time until it
+ *      is laid out and drawn (from the screen's data in hand, and from opening the address), then the
+ *      frame times while it is panned and zoomed (budget: interactive within 2 s, responsive);
+ *   3. the services table of SERVICES services: frame times while it scrolls from top to bottom, and how
+ *      many rows are in the page (virtualized).
+ * `SERVICES=… CONNECTIONS=… npm run bench:web` for other sizes.
+ */
+const SERVICES = Number(process.env.SERVICES ?? 2000);
+const CONNECTIONS = Number(process.env.CONNECTIONS ?? 6000);
+const ROOT = join(import.meta.dirname, '..', '..');
+const PASSWORD = 'correct horse battery';
+
+const dataDir = await mkdtemp(join(tmpdir(), 'infra-catalog-bench-web-'));
+const build = await ensureWebBuild({ say: (l) => console.log(l) });
+const stack = await startLocalStack({
+  inMemory: true,
+  withoutS3: true,
+  env: { STAGE: 'local', PORT: '0', LOCAL_DATA_DIR: dataDir, LOG_LEVEL: 'silent', LOCAL_DEADLINE_SWEEP_SECONDS: '0', LOCAL_OUTBOX_POLL_MS: '0', LOCAL_WEBHOOK_RETRY_SWEEP_SECONDS: '0', LOGIN_RATE_LIMIT_PER_MINUTE: '1000', POWERTOOLS_METRICS_DISABLED: 'true' },
+});
+let browser: Browser | undefined;
+
+async function call<T = any>(method: string, path: string, body?: unknown, token?: string): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    const res = await fetch(stack.url + path, { method, headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) }, body: body === undefined ? undefined : JSON.stringify(body) });
+    // 429: rate limits; 409: a concurrent change to the same counters (the seeding writes in parallel).
+    if ((res.status === 429 || res.status === 409) && attempt < 8) {
+      await new Promise((r) => setTimeout(r, res.status === 429 ? 1000 : 20 + Math.random() * 80));
+      continue;
+    }
+    if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
+    return (res.status === 204 ? undefined : await res.json()) as T;
+  }
+}
+
+const percentile = (values: number[], p: number) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] : 0;
+};
+
+/** Frame-to-frame times (ms) in the page while `act` runs. */
+async function frames(page: Page, act: () => Promise<void>): Promise<number[]> {
+  await page.evaluate(`window.__frames = []; window.__framesOn = true; (function tick(last) { requestAnimationFrame((now) => { if (last) window.__frames.push(now - last); if (window.__framesOn) tick(now); }); })(0);`);
+  await act();
+  return page.evaluate('window.__framesOn = false; window.__frames');
+}
+
+try {
+  browser = await launchChromium();
+  const results: Record<string, unknown> = { services: SERVICES, connections: CONNECTIONS, built: build.built };
+
+  // 1. Sign-in screen: every script loaded until the network is idle.
+  {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const page = await context.newPage();
+    const scripts: Promise<[string, number, number]>[] = [];
+    page.on('response', (res) => {
+      if (/\.m?js(\?|$)/.test(res.url())) scripts.push(res.body().then((b) => [new URL(res.url()).pathname, b.length, gzipSync(b).length]));
+    });
+    await page.goto(`${stack.url}/`, { waitUntil: 'networkidle' });
+    await page.getByRole('button', { name: 'Sign in' }).waitFor();
+    const loaded = await Promise.all(scripts);
+    const gzipped = loaded.reduce((sum, [, , gz]) => sum + gz, 0);
+    results.signIn = { scripts: loaded.map(([path, raw, gz]) => ({ path, raw, gzipped: gz })), gzippedBytes: gzipped };
+    console.log(`1. sign-in screen: ${loaded.length} script(s), ${(gzipped / 1024).toFixed(1)} KB gzipped (budget 200 KB) ${gzipped <= 200 * 1024 ? 'OK' : 'OVER'}`);
+    await context.close();
+  }
+
+  // Seed: an account on an unlimited plan, SERVICES services, CONNECTIONS connections between them.
+  const seedStart = performance.now();
+  const email = `bench-${Date.now()}@example.com`;
+  const account = await call<{ id: string }>('POST', '/auth/register', { email, password: PASSWORD });
+  await setPlan(account.id, 'Enterprise+');
+  const { access_token: token } = await call<{ access_token: string }>('POST', '/auth/login', { email, password: PASSWORD });
+  const project = await call<{ id: string }>('POST', '/projects', { name: 'Bench' }, token);
+  const env = await call<{ id: string }>('POST', '/environments', { name: 'big', project_id: project.id }, token);
+  // The environment arrives as an import would bring it (the import engine, in this process): creating
+  // 8,000 items one request at a time takes minutes here.
+  const groups = ['edge', 'core', 'data', 'batch', 'ops'];
+  const floors = Array.from({ length: Math.max(1, Math.round(SERVICES / 50)) }, (_, i) => `node-${String(i).padStart(2, '0')}.internal`);
+  const name = (i: number) => `svc-${String(i).padStart(4, '0')}`;
+  const pairs = new Set<string>();
+  let seed = 42;
+  const rnd = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
+  while (pairs.size < CONNECTIONS) {
+    const a = Math.floor(rnd() * SERVICES);
+    // Mostly towards "later" services (a layered architecture), some back: cycles happen in real estates too.
+    const b = rnd() < 0.85 ? Math.min(SERVICES - 1, a + 1 + Math.floor(rnd() * 60)) : Math.floor(rnd() * SERVICES);
+    if (a !== b && !pairs.has(`${b}:${a}`)) pairs.add(`${a}:${b}`);
+  }
+  const directions = ['a_to_b', 'a_to_b', 'a_to_b', 'both', 'none'];
+  const document = {
+    apiVersion: IMPEX_API_VERSION,
+    kind: 'Environment',
+    spec: {
+      groups: groups.map((g) => ({ name: g })),
+      service_floors: floors.map((hostname) => ({ hostname, type: 'vm' })),
+      networks: [{ name: 'private', cidr: '10.0.0.0/16' }, { name: 'public', cidr: '203.0.113.0/24', is_private: false }],
+      services: Array.from({ length: SERVICES }, (_, i) => ({ name: name(i), group: groups[i % groups.length], floor: i % 3 ? floors[i % floors.length] : null, programming_language: ['go', 'typescript', 'python'][i % 3], tags: [groups[i % groups.length]] })),
+      network_attachments: floors.map((hostname, i) => ({ service_floor: hostname, networks: i % 4 ? ['private'] : ['private', 'public'] })),
+      connections: [...pairs].map((pair, i) => {
+        const [a, b] = pair.split(':').map(Number);
+        return { a: { service: name(a) }, b: { service: name(b) }, direction: directions[i % directions.length] };
+      }),
+    },
+  };
+  const parsed = await parseDocument(JSON.stringify(document));
+  if (!parsed.document) throw new Error(`the bench's document was refused: ${JSON.stringify(parsed).slice(0, 500)}`);
+  const ctx = appContext();
+  const plan = await planImport({ projectId: project.id, environmentId: env.id, document: parsed.document }, ctx);
+  if (plan.report.errors.length) throw new Error(`the import was refused: ${JSON.stringify(plan.report.errors.slice(0, 3))}`);
+  await applyImport(plan, ctx, undefined, { importId: 'bench', actor: accountActor((await getAccount(account.id))!), days: null });
+  console.log(`   (seeded ${SERVICES} services and ${CONNECTIONS} connections in ${((performance.now() - seedStart) / 1000).toFixed(1)} s)`);
+
+  // Signed in through the sign-in screen, as a person would.
+  const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+  const page = await context.newPage();
+  await page.goto(`${stack.url}/sign-in`);
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(PASSWORD);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL(`${stack.url}/p`);
+
+  // 2. Topology: opened by its address (the screen's code is fetched then), twice (cold, then cached code).
+  const topology = [];
+  for (const run of ['first', 'second']) {
+    await page.goto('about:blank');
+    const opened = Date.now();
+    await page.goto(`${stack.url}/p/${project.id}/e/${env.id}/topology`);
+    await page.locator('.cy[data-drawn="true"]').waitFor({ timeout: 120_000 });
+    await page.waitForFunction('window.__topology && window.__topology.interactiveMs > 0', undefined, { timeout: 60_000 });
+    const fromOpen = Date.now() - opened;
+    const t = (await page.evaluate('window.__topology')) as { nodes: number; edges: number; engine: string; loadMs: number; layoutMs: number; drawMs: number; interactiveMs: number };
+    // Pan and zoom: wheel zooms at the pointer, a drag pans.
+    const box = (await page.locator('.cy').boundingBox())!;
+    const cx = box.x + box.width / 2;
+    const cy = box.y + box.height / 2;
+    const deltas = await frames(page, async () => {
+      await page.mouse.move(cx, cy);
+      for (let i = 0; i < 6; i++) {
+        await page.mouse.wheel(0, -240);
+        await page.waitForTimeout(60);
+      }
+      await page.mouse.down();
+      for (let i = 0; i < 20; i++) await page.mouse.move(cx - i * 15, cy - i * 8, { steps: 2 });
+      await page.mouse.up();
+      for (let i = 0; i < 6; i++) {
+        await page.mouse.wheel(0, 240);
+        await page.waitForTimeout(60);
+      }
+    });
+    topology.push({ run, ...t, fromOpenMs: fromOpen, frameP95Ms: Math.round(percentile(deltas, 95)), frameMaxMs: Math.round(Math.max(...deltas)) });
+    console.log(`2. topology (${run} open): ${t.nodes} nodes, ${t.edges} edges, layout ${t.engine}: data ${t.loadMs} ms; laid out and drawn ${t.interactiveMs} ms after the data (layout ${t.layoutMs} ms incl. the worker's start, drawing ${t.drawMs} ms; budget 2000 ms) ${t.interactiveMs <= 2000 ? 'OK' : 'OVER'}; ${fromOpen} ms from opening the address; pan/zoom frames p95 ${Math.round(percentile(deltas, 95))} ms, max ${Math.round(Math.max(...deltas))} ms`);
+  }
+  results.topology = topology;
+
+  // 3. Services table: scrolled top to bottom over about two seconds.
+  await page.goto(`${stack.url}/p/${project.id}/e/${env.id}/services`);
+  await page.getByText(`${SERVICES} services`, { exact: true }).waitFor({ timeout: 60_000 });
+  const rowsInPage = await page.locator('table.grid tbody tr:not(.spacer)').count();
+  const scroll = await frames(page, () => page.evaluate(`new Promise((done) => {
+    const el = document.querySelector('.table-scroll');
+    const end = el.scrollHeight - el.clientHeight;
+    const start = performance.now();
+    (function step(now) {
+      const t = Math.min(1, (now - start) / 2000);
+      el.scrollTop = end * t;
+      t < 1 ? requestAnimationFrame(step) : setTimeout(done, 100);
+    })(start);
+  })`));
+  const lastRow = await page.locator('table.grid tbody th').last().textContent();
+  results.table = { rowsInPage, frameP95Ms: Math.round(percentile(scroll, 95)), frameMaxMs: Math.round(Math.max(...scroll)), frames: scroll.length, lastRow };
+  console.log(`3. services table of ${SERVICES}: ${rowsInPage} rows in the page (virtualized), scrolled to "${lastRow}": ${scroll.length} frames, p95 ${Math.round(percentile(scroll, 95))} ms, max ${Math.round(Math.max(...scroll))} ms (smooth: p95 ≤ 34 ms) ${percentile(scroll, 95) <= 34 ? 'OK' : 'SLOW'}`);
+
+  await mkdir(join(ROOT, '.bench'), { recursive: true });
+  await writeFile(join(ROOT, '.bench', 'web.json'), `${JSON.stringify(results, null, 2)}\n`);
+  console.log('saved .bench/web.json');
+} finally {
+  await browser?.close();
+  await stack.stop();
+  await rm(dataDir, { recursive: true, force: true });
+}

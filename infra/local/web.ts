@@ -78,8 +78,17 @@ export async function ensureWebBuild(opts: { force?: boolean; say?: (line: strin
   const outDir = join(WEB_ROOT, `.dist-${process.pid}`);
   await build({ configFile: join(WEB_ROOT, 'vite.config.ts'), root: WEB_ROOT, logLevel: 'warn', build: { outDir, emptyOutDir: true } });
   await writeFile(join(outDir, STAMP), hash);
-  await rm(WEB_DIST, { recursive: true, force: true });
-  await rename(outDir, WEB_DIST);
+  // Two renames, so `dist` is missing only between them; another process building at the same time
+  // (a test run beside `npm start`) may win the second one: its build of the same sources is as good.
+  const old = join(WEB_ROOT, `.dist-old-${process.pid}`);
+  await rename(WEB_DIST, old).catch(() => undefined);
+  try {
+    await rename(outDir, WEB_DIST);
+  } catch (err) {
+    if (currentHash() !== hash) throw err;
+    await rm(outDir, { recursive: true, force: true });
+  }
+  await rm(old, { recursive: true, force: true });
   return { built: true, ms: Math.round(performance.now() - started) };
 }
 

@@ -82,6 +82,34 @@ export function message(err: unknown, shownFields: string[] = []): string {
   return err instanceof Error ? err.message : String(err);
 }
 
+/** What a form shows of a refusal: messages under the fields they name, and a sentence above. */
+export interface Explained {
+  fields?: Record<string, string>;
+  error?: string;
+}
+
+/**
+ * A form's submit: busy while `run` runs; a refusal shown as the API's 422 next to the fields it
+ * names (`shownFields`) and a sentence for the rest, unless `explain` says otherwise.
+ */
+export function useSubmit(run: () => Promise<void>, shownFields: string[], explain?: (err: unknown) => Explained) {
+  const [busy, setBusy] = useState(false);
+  const [shown, setShown] = useState<Explained>({});
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setBusy(true);
+    setShown({});
+    try {
+      await run();
+    } catch (err) {
+      setShown(explain?.(err) ?? { fields: err instanceof Problem ? err.fields : {}, error: message(err, shownFields) });
+    } finally {
+      setBusy(false);
+    }
+  };
+  return { submit, busy, error: shown.error, fields: shown.fields ?? {}, clear: () => setShown({}) };
+}
+
 /** Loads something for a screen; `reload` runs it again. */
 export function useLoad<T>(load: (signal: AbortSignal) => Promise<T>, deps: unknown[]) {
   const [state, setState] = useState<{ data?: T; error?: unknown; loading: boolean }>({ loading: true });

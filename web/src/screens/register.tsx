@@ -1,9 +1,9 @@
 import { useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
-import { api, ok, Problem, signedIn } from '../api';
+import { api, ok, signedIn } from '../api';
 import { to } from '../links';
 import { useSession } from '../session';
-import { Alert, Field, message, Page } from '../ui';
+import { Alert, Field, Page, useSubmit } from '../ui';
 
 /** Creates an account (the Free plan) and signs it in. */
 export function Register() {
@@ -12,27 +12,12 @@ export function Register() {
   const [name, setName] = useState('');
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
-  const [error, setError] = useState<string>();
-  const [fields, setFields] = useState<Record<string, string>>({});
-  const [busy, setBusy] = useState(false);
-
-  const submit = async (e: Event) => {
-    e.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    setFields({});
-    try {
-      await ok(api.POST('/auth/register', { body: { email, password, ...(name.trim() ? { name: name.trim() } : {}) } }));
-      signedIn(await ok(api.POST('/auth/login', { body: { email, password } })));
-      await session.signedIn();
-      route(to.projects, true);
-    } catch (err) {
-      if (err instanceof Problem) setFields(err.fields);
-      setError(message(err, ['name', 'email', 'password']));
-    } finally {
-      setBusy(false);
-    }
-  };
+  const { submit, busy, error, fields } = useSubmit(async () => {
+    await ok(api.POST('/auth/register', { body: { email, password, ...(name.trim() ? { name: name.trim() } : {}) } }));
+    signedIn(await ok(api.POST('/auth/login', { body: { email, password } })));
+    await session.signedIn();
+    route(to.projects, true);
+  }, ['name', 'email', 'password']);
 
   return (
     <Page title="Create an account">

@@ -1,8 +1,8 @@
 import { useEffect, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
-import { api, ok, Problem, type Service, type ServiceInput } from '../api';
+import { api, ok, type Service, type ServiceInput } from '../api';
 import { to } from '../links';
-import { Alert, Field, Loaded, message, Page, Select, useLoad } from '../ui';
+import { Alert, Field, Loaded, Page, Select, useLoad, useSubmit } from '../ui';
 
 /** The providers the API takes (checked against the generated types). */
 const PROVIDERS = ['aws', 'azure', 'gcp', 'digitalocean', 'hetzner', 'ovh', 'linode', 'on-premise'] as const satisfies readonly NonNullable<ServiceInput['provider']>[];
@@ -83,30 +83,16 @@ export function ServiceForm(props: { projectId: string; envId: string; serviceId
 function Form(props: { projectId: string; envId: string; service?: Service; floors: [string, string][] }) {
   const { route } = useLocation();
   const [draft, setDraft] = useState<Draft>(draftOf(props.service));
-  const [fields, setFields] = useState<Record<string, string>>({});
-  const [error, setError] = useState<string>();
-  const [busy, setBusy] = useState(false);
   useEffect(() => setDraft(draftOf(props.service)), [props.service?.id]);
   const set = (k: keyof Draft) => (v: string) => setDraft({ ...draft, [k]: v });
 
-  const submit = async (e: Event) => {
-    e.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    setFields({});
-    try {
-      const body = bodyOf(draft);
-      const saved = props.service
-        ? await ok(api.PATCH('/services/{service_id}', { params: { path: { service_id: props.service.id } }, body }))
-        : await ok(api.POST('/services', { body: { ...body, project_id: props.projectId, environment_id: props.envId } }));
-      route(to.service(props.projectId, props.envId, saved.id));
-    } catch (err) {
-      if (err instanceof Problem) setFields(err.fields);
-      setError(message(err, Object.keys(draftOf())));
-    } finally {
-      setBusy(false);
-    }
-  };
+  const { submit, busy, error, fields } = useSubmit(async () => {
+    const body = bodyOf(draft);
+    const saved = props.service
+      ? await ok(api.PATCH('/services/{service_id}', { params: { path: { service_id: props.service.id } }, body }))
+      : await ok(api.POST('/services', { body: { ...body, project_id: props.projectId, environment_id: props.envId } }));
+    route(to.service(props.projectId, props.envId, saved.id));
+  }, Object.keys(draftOf()));
 
   return (
     <form class="service-form" onSubmit={submit} noValidate>

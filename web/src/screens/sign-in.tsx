@@ -3,7 +3,7 @@ import { useLocation } from 'preact-iso';
 import { api, ok, Problem, signedIn } from '../api';
 import { safeNext, to } from '../links';
 import { useSession } from '../session';
-import { Alert, Field, message, Page } from '../ui';
+import { Alert, Field, message, Page, useSubmit } from '../ui';
 
 /** SPEC's login answers that ask for the second factor. */
 const CODE_REQUIRED = 'TOTP code required';
@@ -17,33 +17,23 @@ export function SignIn() {
   const [password, setPassword] = useState('');
   const [code, setCode] = useState('');
   const [askCode, setAskCode] = useState(false);
-  const [error, setError] = useState<string>();
-  const [fields, setFields] = useState<Record<string, string>>({});
-  const [busy, setBusy] = useState(false);
 
-  const submit = async (e: Event) => {
-    e.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    setFields({});
-    try {
-      const tokens = await ok(api.POST('/auth/login', { body: { email, password, ...(askCode ? { totp_code: code.replace(/\s+/g, '') } : {}) } }));
-      signedIn(tokens);
-      await session.signedIn();
-      route(safeNext(query.next), true);
-    } catch (err) {
-      if (err instanceof Problem && err.status === 401 && err.detail === CODE_REQUIRED && !askCode) {
-        setAskCode(true);
-      } else if (err instanceof Problem && err.detail === CODE_INVALID) {
-        setFields({ totp_code: 'That code was not accepted. Enter the current code of your authenticator app, or an unused recovery code.' });
-      } else if (err instanceof Problem && err.status === 422) {
-        setFields(err.fields);
-        setError(message(err, ['email', 'password', 'totp_code']));
-      } else setError(message(err));
-    } finally {
-      setBusy(false);
+  const { submit, busy, error, fields, clear } = useSubmit(async () => {
+    const tokens = await ok(api.POST('/auth/login', { body: { email, password, ...(askCode ? { totp_code: code.replace(/\s+/g, '') } : {}) } }));
+    signedIn(tokens);
+    await session.signedIn();
+    route(safeNext(query.next), true);
+  }, ['email', 'password', 'totp_code'], (err) => {
+    if (err instanceof Problem && err.status === 401 && err.detail === CODE_REQUIRED && !askCode) {
+      setAskCode(true);
+      return {};
     }
-  };
+    if (err instanceof Problem && err.detail === CODE_INVALID) {
+      return { fields: { totp_code: 'That code was not accepted. Enter the current code of your authenticator app, or an unused recovery code.' } };
+    }
+    if (err instanceof Problem && err.status === 422) return { fields: err.fields, error: message(err, ['email', 'password', 'totp_code']) };
+    return { error: message(err) };
+  });
 
   return (
     <Page title="Sign in">
@@ -56,7 +46,7 @@ export function SignIn() {
             hint="Your account has a second factor: enter the six-digit code your authenticator app shows, or one of your recovery codes." />
         )}
         <button type="submit" class="primary" disabled={busy}>{askCode ? 'Verify' : 'Sign in'}</button>
-        {askCode && <button type="button" class="link" onClick={() => { setAskCode(false); setCode(''); setFields({}); }}>Use another account</button>}
+        {askCode && <button type="button" class="link" onClick={() => { setAskCode(false); setCode(''); clear(); }}>Use another account</button>}
       </form>
       <p>New here? <a href={to.register}>Create an account</a>.</p>
     </Page>

@@ -27,6 +27,7 @@ import { TABLE } from '#db/table';
 import { needsOf } from './needs';
 import { BANNER, BUNDLE_ALIASES, SEPARATE_PACKAGES, separatePackageCommands } from './aliases';
 import { httpFunction, httpFunctionGroups, pascal, serviceName, SINGLE_FUNCTIONS, workerFunction } from './functions';
+import { WebHosting } from './web-hosting';
 
 export { serviceName };
 
@@ -39,8 +40,13 @@ const HTTP_TIMEOUT = Duration.seconds(29); // API Gateway HTTP APIs give up afte
 const WORKER_TIMEOUT = Duration.seconds(60);
 
 export interface CatalogStackProps extends StackProps {
-  /** Public base URL used in links (e-mails, redirects); defaults to the API's own URL. */
+  /** Public base URL used in links (e-mails, redirects) and the origin allowed to send cookie-authenticated writes; defaults to the site's (the distribution serving the dashboard and the API). */
   appBaseUrl?: string;
+  /** A custom domain for the site (dashboard and API), with its ACM certificate's ARN in us-east-1; else CloudFront's own domain. */
+  siteDomainName?: string;
+  siteCertificateArn?: string;
+  /** The built dashboard; defaults to web/dist (infra/cdk/app.ts builds it before synthesizing). */
+  webDist?: string;
   /** SES-verified sender address. */
   mailFrom?: string;
   /** Comma-separated origins (besides the app's own) allowed to send cookie-authenticated writes. */
@@ -50,7 +56,7 @@ export interface CatalogStackProps extends StackProps {
    * seeding function makes the first staff superuser from it on deploy. Unset: plans only.
    */
   bootstrapAdminSecretArn?: string;
-  /** The API's public base URL (invoice links) when it is served under a custom domain; defaults to the API's own URL. */
+  /** The API's public base URL (invoice and download links); defaults to the site's, where the API is served beside the dashboard. */
   apiBaseUrl?: string;
   /**
    * Full ARN of a Secrets Manager secret `{ "secret_key", "webhook_secret" }`: Stripe becomes the payment
@@ -145,6 +151,8 @@ export class CatalogStack extends Stack {
   readonly deadlinesFunction: NodejsFunction;
   /** Seeds plans (and the optional first staff account) on deploy. */
   readonly seedFunction: NodejsFunction;
+  /** The dashboard from S3 and the API, on one CloudFront site. */
+  readonly web: WebHosting;
 
   constructor(scope: Construct, id: string, props: CatalogStackProps = {}) {
     super(scope, id, props);
@@ -171,7 +179,9 @@ export class CatalogStack extends Stack {
       blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
       encryption: BucketEncryption.S3_MANAGED, // S3 log delivery cannot write to SSE-KMS buckets
       enforceSSL: true,
-      objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
+      // ACLs stay enabled (objects still owned by the account): CloudFront delivers its standard logs
+      // (the dashboard's distribution, prefix cloudfront/) through an ACL grant; S3's use the bucket policy.
+      objectOwnership: ObjectOwnership.BUCKET_OWNER_PREFERRED,
       lifecycleRules: [{ expiration: Duration.days(365) }],
     });
 
@@ -243,8 +253,18 @@ export class CatalogStack extends Stack {
     // The progress WebSocket API first (its routes are added once the functions exist): every function learns its URLs.
     this.progressApi = new WebSocketApi(this, 'ProgressApi', { description: 'Live progress of import/export jobs' });
     const progressStage = new WebSocketStage(this, 'ProgressStage', { webSocketApi: this.progressApi, stageName: 'progress', autoDeploy: true });
-    const apiUrl = `https://${this.api.apiId}.execute-api.${this.region}.${this.urlSuffix}`;
-    const appBaseUrl = props.appBaseUrl ?? apiUrl;
+    // The dashboard and the API on one site (the distribution's API behaviours need only the APIs' ids):
+    // links, the allowed origin and the progress WebSocket's address are that site's.
+    this.web = new WebHosting(this, 'Web', {
+      webDist: props.webDist ?? join(ROOT, 'web', 'dist'),
+      api: this.api,
+      progressApi: this.progressApi,
+      progressStage,
+      accessLogs,
+      domainName: props.siteDomainName,
+      certificateArn: props.siteCertificateArn,
+    });
+    const appBaseUrl = props.appBaseUrl ?? this.web.url;
     const stripeSecretArn = props.stripeSecretArn;
     const environment: Record<string, string> = {
       STAGE: 'cloud',
@@ -255,9 +275,9 @@ export class CatalogStack extends Stack {
       TOTP_KMS_KEY_ID: totpKey.keyId,
       MAIL_TRANSPORT: 'ses',
       APP_BASE_URL: appBaseUrl,
-      API_BASE_URL: props.apiBaseUrl ?? apiUrl,
+      API_BASE_URL: props.apiBaseUrl ?? this.web.url,
       PAYMENT_PROVIDER: stripeSecretArn ? 'stripe' : 'none',
-      WS_BASE_URL: progressStage.url,
+      WS_BASE_URL: this.web.progressUrl,
       WS_CALLBACK_URL: progressStage.callbackUrl,
       ...(stripeSecretArn ? { STRIPE_SECRET_ARN: stripeSecretArn } : {}),
       ...(props.mailFrom ? { MAIL_FROM: props.mailFrom } : {}),
@@ -506,6 +526,7 @@ export class CatalogStack extends Stack {
         ],
       ],
     });
-    new CfnOutput(this, 'ApiUrl', { value: this.stage.url });
+    new CfnOutput(this, 'ApiUrl', { value: this.stage.url, description: 'The API\'s own endpoint (Bearer-token clients; browsers use SiteUrl)' });
+    new CfnOutput(this, 'SiteUrl', { value: this.web.url, description: 'The dashboard, and the API under the same origin' });
   }
 }

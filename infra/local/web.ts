@@ -5,6 +5,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { extname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { securityHeaders } from '#http/security';
+import { WEB_CACHE, WEB_CSP, WEB_FILE_PATH } from '../web-policy';
 
 /**
  * The dashboard (`web/`, issue 25) as the local server serves it: the built single-page app from
@@ -15,25 +16,6 @@ export const WEB_ROOT = fileURLToPath(new URL('../../web/', import.meta.url));
 export const WEB_DIST = join(WEB_ROOT, 'dist');
 const STAMP = '.source-hash';
 const LOCKFILE = fileURLToPath(new URL('../../package-lock.json', import.meta.url));
-
-/**
- * The dashboard's Content-Security-Policy: scripts, styles, workers and connections (the API, its
- * progress WebSocket) from this origin only, no inline script or style element, no eval, nothing from
- * another host; images may also be `data:`/`blob:` URLs the app makes itself (exported pictures, QR codes).
- */
-export const WEB_CSP = [
-  "default-src 'self'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data: blob:",
-  "font-src 'self'",
-  "connect-src 'self'",
-  "worker-src 'self'",
-  "object-src 'none'",
-  "base-uri 'none'",
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-].join('; ');
 
 /** Every file the build reads (web/ but its output and modules, and the lockfile): its content hash says whether `dist` is current. */
 export function webSourceHash(): string {
@@ -111,9 +93,6 @@ function answer(req: IncomingMessage, res: ServerResponse, status: number, heade
   return true;
 }
 
-/** `/assets/<hashed name>` and the few unhashed files Vite copies from `web/public` (the icon). */
-const STATIC = /^\/(assets\/[\w.-]+|favicon\.svg)$/;
-
 /**
  * Answers the dashboard's requests; false for anything else (the API's). A request is the dashboard's
  * when it asks for one of its files, or when it is a GET of a path no API route answers (any method)
@@ -123,14 +102,14 @@ const STATIC = /^\/(assets\/[\w.-]+|favicon\.svg)$/;
 export async function webApp(req: IncomingMessage, res: ServerResponse, isApiPath: (path: string) => boolean): Promise<boolean> {
   if (req.method !== 'GET' && req.method !== 'HEAD') return false;
   const path = new URL(req.url ?? '/', 'http://local').pathname;
-  const file = STATIC.exec(path);
+  const file = WEB_FILE_PATH.exec(path);
   if (file) {
     try {
       const body = await readFile(join(WEB_DIST, file[1]));
       const immutable = file[1].startsWith('assets/');
       return answer(req, res, 200, {
         'content-type': TYPES[extname(file[1])] ?? 'application/octet-stream',
-        'cache-control': immutable ? 'public, max-age=31536000, immutable' : 'no-cache',
+        'cache-control': immutable ? WEB_CACHE.immutable : WEB_CACHE.revalidate,
       }, body);
     } catch {
       return answer(req, res, 404, { 'content-type': 'application/json', 'cache-control': 'no-store' }, JSON.stringify({ detail: 'Not Found' }));
@@ -142,5 +121,5 @@ export async function webApp(req: IncomingMessage, res: ServerResponse, isApiPat
     return answer(req, res, 503, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' },
       'The dashboard is not built: run `npm run build:web` (npm start builds it by itself).\n');
   }
-  return answer(req, res, 200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-cache' }, await readFile(index));
+  return answer(req, res, 200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': WEB_CACHE.revalidate }, await readFile(index));
 }

@@ -28,10 +28,11 @@ function synth(props: CatalogStackProps = {}): { stack: CatalogStack; template: 
   return { stack: s, template: Template.fromStack(s) };
 }
 
+// Synthesizing the whole stack takes a minute or more when the machine is busy.
 beforeAll(() => {
   outdir = mkdtempSync(join(tmpdir(), 'infra-catalog-cdk-'));
   ({ stack, template } = synth());
-});
+}, 180_000);
 afterAll(() => rmSync(outdir, { recursive: true, force: true }));
 
 const groupsWithFunctions = Object.entries(routeTable)
@@ -60,7 +61,7 @@ describe('CatalogStack', () => {
     expect(stack.httpFunctions.account).toBeUndefined(); // no routes yet → no function
     const ours = groupsWithFunctions.length + workers + 6; // + the deadline sweep, the webhook retry sweep, the outbox reader, the progress WebSocket's authorizer and connections, the seeding function
     template.resourcePropertiesCountIs('AWS::Lambda::Function', { Runtime: 'nodejs24.x', Architectures: ['arm64'], Handler: 'index.handler' }, ours);
-    template.resourceCountIs('AWS::Lambda::Function', ours + 1); // + CDK's Trigger provider
+    template.resourceCountIs('AWS::Lambda::Function', ours + 2); // + CDK's Trigger provider and its BucketDeployment provider (the dashboard)
     template.hasResourceProperties('AWS::Lambda::Function', {
       Environment: {
         Variables: Match.objectLike({

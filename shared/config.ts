@@ -69,6 +69,12 @@ const schema = z.object({
   ALLOWED_ORIGINS: csv.refine((list) => list.every((o) => /^https?:\/\/[^/?#\s]+$/.test(o.replace(/\/$/, ''))), {
     message: 'ALLOWED_ORIGINS: comma-separated origins such as https://app.example.com (scheme, host, optional port)',
   }),
+  /**
+   * Cloud: the value CloudFront adds as `x-origin-verify` to every request it forwards to the API. A request
+   * carrying it came through the site, so its `CloudFront-Viewer-Address` is the caller's address (the rate
+   * limits and logs key on it); without it, the address API Gateway saw is used.
+   */
+  ORIGIN_VERIFY_SECRET: z.string().min(16).optional(),
   /** The API's own public address (invoice links, the local payment pages); the local runtime sets it to where it listens. */
   API_BASE_URL: z.string().default('http://localhost:3000'),
   /** Who takes payments: Stripe (cloud), the local stand-in (`npm start`), or none (paid plans cannot be bought; no portal). */

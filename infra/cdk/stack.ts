@@ -229,6 +229,13 @@ export class CatalogStack extends Stack {
     });
     ack(signingKey, 'SMG4', 'Rotating the token signing key needs key ids and a verification grace period in shared/auth first; until then rotation would sign everyone out. Rotate manually.');
 
+    // CloudFront proves to the API that a request came through the site (its viewer address is then believed).
+    const originVerify = new Secret(this, 'OriginVerify', {
+      description: 'Header value CloudFront adds to requests it forwards to the HTTP API (x-origin-verify)',
+      generateSecretString: { passwordLength: 48, excludePunctuation: true },
+    });
+    ack(originVerify, 'SMG4', 'Rotating it means updating the distribution and the functions together (a deploy); rotate manually: put a new value, then cdk deploy.');
+
     const totpKey = new Key(this, 'TotpKey', { description: 'Encrypts TOTP secrets at rest', enableKeyRotation: true });
 
     // --- HTTP API ---------------------------------------------------------------------------------
@@ -263,6 +270,7 @@ export class CatalogStack extends Stack {
       accessLogs,
       domainName: props.siteDomainName,
       certificateArn: props.siteCertificateArn,
+      originVerify: originVerify.secretValue.unsafeUnwrap(),
     });
     const appBaseUrl = props.appBaseUrl ?? this.web.url;
     const stripeSecretArn = props.stripeSecretArn;
@@ -279,6 +287,7 @@ export class CatalogStack extends Stack {
       PAYMENT_PROVIDER: stripeSecretArn ? 'stripe' : 'none',
       WS_BASE_URL: this.web.progressUrl,
       WS_CALLBACK_URL: progressStage.callbackUrl,
+      ORIGIN_VERIFY_SECRET: originVerify.secretValue.unsafeUnwrap(),
       ...(stripeSecretArn ? { STRIPE_SECRET_ARN: stripeSecretArn } : {}),
       ...(props.mailFrom ? { MAIL_FROM: props.mailFrom } : {}),
       ...(props.allowedOrigins ? { ALLOWED_ORIGINS: props.allowedOrigins } : {}),

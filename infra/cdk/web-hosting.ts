@@ -14,6 +14,7 @@ import { BucketDeployment, Source } from 'aws-cdk-lib/aws-s3-deployment';
 import { Construct } from 'constructs';
 import { allRoutes } from '../../functions/route-table';
 import { WEB_CACHE, WEB_CSP, WEB_FILE_PATH } from '../web-policy';
+import { ORIGIN_VERIFY_HEADER } from '../../shared/http/client-address';
 
 /**
  * The API's paths as CloudFront path patterns (`*` is any run of characters, `/` included): each is a
@@ -67,6 +68,8 @@ export interface WebHostingProps {
   /** A custom domain for the site, with its ACM certificate's ARN (us-east-1); else the distribution's own domain. */
   domainName?: string;
   certificateArn?: string;
+  /** Sent to the HTTP API as `x-origin-verify`: the API then believes CloudFront's viewer address (shared/http/client-address.ts). */
+  originVerify: string;
 }
 
 const ack = (scope: Construct, id: string, reason: string) => Validations.of(scope).acknowledge({ id: `AwsSolutions-${id}`, reason });
@@ -107,7 +110,8 @@ export class WebHosting extends Construct {
     const appOrigin = S3BucketOrigin.withOriginAccessControl(this.bucket);
 
     const { region, urlSuffix } = Stack.of(this);
-    const apiGatewayOrigin = (apiId: string) => new HttpOrigin(`${apiId}.execute-api.${region}.${urlSuffix}`, {
+    const apiGatewayOrigin = (apiId: string, customHeaders?: Record<string, string>) => new HttpOrigin(`${apiId}.execute-api.${region}.${urlSuffix}`, {
+      customHeaders,
       protocolPolicy: OriginProtocolPolicy.HTTPS_ONLY,
       originSslProtocols: [OriginSslPolicy.TLS_V1_2],
       readTimeout: Duration.seconds(30), // the HTTP API gives up after 30 s anyway
@@ -121,7 +125,7 @@ export class WebHosting extends Construct {
       originRequestPolicy: OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER,
       compress: false,
     });
-    const api = forwarded(apiGatewayOrigin(props.api.apiId));
+    const api = forwarded(apiGatewayOrigin(props.api.apiId, { [ORIGIN_VERIFY_HEADER]: props.originVerify }));
 
     // The page's headers, as the local server sends them (shared/http/security.ts, infra/local/web.ts).
     const headers = (id: string, cacheControl: string) => new ResponseHeadersPolicy(this, id, {

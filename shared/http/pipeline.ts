@@ -16,6 +16,7 @@ import { errorFields, log } from '#shared/log';
 import { latency, metric, type BusinessMetric } from '#shared/metrics';
 import { invocation } from '#shared/observe';
 import { config } from '#shared/config';
+import { clientAddress } from './client-address';
 
 type Event = APIGatewayProxyEventV2;
 type Result = APIGatewayProxyStructuredResultV2;
@@ -139,7 +140,7 @@ const authenticateAndValidate = (clock?: Clock): middy.MiddlewareObj<Event, Resu
     // One context per request, made before anything is read: its receivedAt is the sync cursor.
     const origin = {
       requestId: requestIdOf(event, request.context),
-      sourceIp: event.requestContext.http.sourceIp,
+      sourceIp: clientAddress(event.headers, event.requestContext.http.sourceIp, config().ORIGIN_VERIFY_SECRET),
       userAgent: event.requestContext.http.userAgent ?? event.headers?.['user-agent'] ?? '',
     };
     const ctx = appContext({ clock, origin });

@@ -155,6 +155,15 @@ describe('Dashboard hosting (S3 + CloudFront, same site as the API)', () => {
     expect(logs[1].Properties.OwnershipControls).toEqual({ Rules: [{ ObjectOwnership: 'BucketOwnerPreferred' }] });
   });
 
+  it('proves to the API that a request came through the site: the HTTP API origin carries the origin secret the functions know', () => {
+    const httpApi = originOf(behaviour('/auth/*').TargetOriginId);
+    const secret = Object.keys(template.findResources('AWS::SecretsManager::Secret')).find((id) => id.startsWith('OriginVerify'))!;
+    const resolved = { 'Fn::Join': ['', ['{{resolve:secretsmanager:', { Ref: secret }, ':SecretString:::}}']] };
+    expect(httpApi.OriginCustomHeaders).toEqual([{ HeaderName: 'x-origin-verify', HeaderValue: resolved }]);
+    expect(originOf(behaviour(PROGRESS_PATH).TargetOriginId).OriginCustomHeaders).toBeUndefined();
+    template.hasResourceProperties('AWS::Lambda::Function', { Environment: { Variables: Match.objectLike({ ORIGIN_VERIFY_SECRET: resolved }) } });
+  });
+
   it('puts the API\'s links, allowed origin and progress WebSocket on the site', () => {
     const domain = { 'Fn::GetAtt': [logicalId(stack.web.distribution), 'DomainName'] };
     const site = { 'Fn::Join': ['', ['https://', domain]] };

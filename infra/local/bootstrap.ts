@@ -2,6 +2,7 @@ import { CreateTableCommand, DescribeTableCommand, ResourceInUseException, Updat
 import { ddb } from '#shared/clients';
 import { createTableInput, TABLE } from '#db/table';
 import { seedPlans } from '#domain/billing';
+import { backfillServiceListings } from '#domain/catalog';
 import { appContext } from '#shared/context';
 
 /** Creates the table (with TTL) when it does not exist yet. */
@@ -16,8 +17,10 @@ export async function ensureTable(tableName: string): Promise<void> {
   await client.send(new DescribeTableCommand({ TableName: tableName }));
 }
 
-/** Everything the product needs in a fresh table: the table itself and the plan catalogue. */
+/** Everything the product needs in a fresh table: the table itself and the plan catalogue; an older table's one-time backfills. */
 export async function bootstrapData(tableName: string): Promise<void> {
   await ensureTable(tableName);
   await seedPlans(appContext());
+  const backfilled = await backfillServiceListings();
+  if (backfilled && (backfilled.written || backfilled.removed)) console.log(`service listings backfilled: ${backfilled.written} written, ${backfilled.removed} removed`);
 }

@@ -10,8 +10,11 @@ export async function batchGet(keyList: Key[]): Promise<Map<string, Record<strin
   const TableName = config().TABLE_NAME;
   const found = new Map<string, Record<string, unknown>>();
   const unique = [...new Map(keyList.map((k) => [keyId(k), k])).values()];
-  for (let i = 0; i < unique.length; i += 100) {
-    let pending: Record<string, unknown>[] = unique.slice(i, i + 100);
+  // Chunks of 100 keys (DynamoDB's limit) in parallel: one round trip however many keys.
+  const chunks: Key[][] = [];
+  for (let i = 0; i < unique.length; i += 100) chunks.push(unique.slice(i, i + 100));
+  await Promise.all(chunks.map(async (chunk) => {
+    let pending: Record<string, unknown>[] = chunk;
     // DynamoDB may leave keys unprocessed under load: ask again for those, backing off.
     await retry(
       async () => {
@@ -22,7 +25,7 @@ export async function batchGet(keyList: Key[]): Promise<Map<string, Record<strin
       },
       { attempts: 10, when: (err) => err instanceof Unprocessed, baseMs: 20 },
     );
-  }
+  }));
   return found;
 }
 export const keyId = (k: Key) => `${k.PK}|${k.SK}`;

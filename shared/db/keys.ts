@@ -109,6 +109,13 @@ export const keys = {
   // The catalog (issue 5): `<KIND>#<environmentId>#<id>` so an environment's items are one Query.
   service: (projectId: string, envId: string, id: string) => ({ PK: `PROJECT#${projectId}`, SK: `SERVICE#${envId}#${id}` }),
   servicePrefix: (envId: string) => `SERVICE#${envId}#`,
+  /**
+   * A live service's place in its environment's name order (issue 26): `<order key of the name>#<id>`
+   * (shared/name-order.ts), so a page of GET /services is one Query that reads what it returns.
+   * Written, moved and deleted with the service in the same transaction (catalog/service-listing.ts).
+   */
+  serviceListing: (projectId: string, envId: string, orderKey: string, id: string) => ({ PK: `PROJECT#${projectId}`, SK: `SERVICEBYNAME#${envId}#${orderKey}#${id}` }),
+  serviceListingPrefix: (envId: string) => `SERVICEBYNAME#${envId}#`,
   floor: (projectId: string, envId: string, id: string) => ({ PK: `PROJECT#${projectId}`, SK: `FLOOR#${envId}#${id}` }),
   floorPrefix: (envId: string) => `FLOOR#${envId}#`,
   network: (projectId: string, envId: string, id: string) => ({ PK: `PROJECT#${projectId}`, SK: `NETWORK#${envId}#${id}` }),
@@ -144,6 +151,8 @@ export const keys = {
   archivedPrefix: (kind = '') => (kind ? `ARCHIVED#${kind}#` : 'ARCHIVED#'),
   /** Bare id → where the item lives: written with the item, read strongly consistently (a GSI would lag). */
   idLookup: (id: string) => ({ PK: `ID#${id}`, SK: 'ID' }),
+  /** A one-time data migration's record: that it ran, and for which version of what it derives (e.g. the name order of listing keys). */
+  migration: (name: string) => ({ PK: `MIGRATION#${name}`, SK: 'MIGRATION' }),
 };
 
 /** Strips the key attributes from an item before it leaves the data layer. */

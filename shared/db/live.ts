@@ -53,14 +53,19 @@ export function softDeleteStep(key: Key, now: string, failWith: DomainError): Tr
  * Sets `fields` (and nothing else; an undefined value leaves its field as it is) on a live item;
  * fails with `failWith` when it is gone meanwhile. The one "patch a live item" write.
  */
-export function setFieldsStep(key: Key, fields: Record<string, unknown>, failWith: DomainError, extraCondition?: { expression: string; values: Record<string, unknown> }): TransactStep {
+export function setFieldsStep(
+  key: Key,
+  fields: Record<string, unknown>,
+  failWith: DomainError,
+  extraCondition?: { expression: string; values: Record<string, unknown>; names?: Record<string, string> },
+): TransactStep {
   const set = setExpression(fields);
   return {
     Update: {
       Key: key,
       UpdateExpression: set.UpdateExpression,
       ConditionExpression: extraCondition ? `${LIVE_CONDITION} AND ${extraCondition.expression}` : LIVE_CONDITION,
-      ExpressionAttributeNames: set.ExpressionAttributeNames,
+      ExpressionAttributeNames: { ...set.ExpressionAttributeNames, ...extraCondition?.names },
       ExpressionAttributeValues: { ...set.ExpressionAttributeValues, ':null': null, ...extraCondition?.values },
     },
     failWith,

@@ -1,4 +1,4 @@
-import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, ScanCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { ddb } from '#shared/clients';
 import { config } from '#shared/config';
 import { keys } from './keys';
@@ -110,4 +110,55 @@ export async function queryNewestPage<T extends Record<string, unknown>>(opts: {
     ExclusiveStartKey = out.LastEvaluatedKey;
   } while (ExclusiveStartKey);
   return { items };
+}
+
+/**
+ * The first `wanted` items (in sort-key order) under `prefix` of a project's partition that pass
+ * `keep` (all when absent), strongly consistent: reads stop once they are found, so an unfiltered
+ * read costs `wanted` items and a filtered one what it passed over besides (issue 26).
+ */
+export async function queryPage<T = Record<string, unknown>>(projectId: string, prefix: string, opts: { wanted: number; keep?: (item: T) => boolean }): Promise<T[]> {
+  const items: T[] = [];
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const remaining = opts.wanted - items.length;
+    const out = await ddb().send(
+      new QueryCommand({
+        TableName: config().TABLE_NAME,
+        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
+        ExpressionAttributeValues: { ':pk': keys.projectPK(projectId), ':sk': prefix },
+        ConsistentRead: true,
+        // Unfiltered: exactly what is missing. Filtered: more, as only some pass (DynamoDB caps a page at 1 MB).
+        Limit: opts.keep ? Math.min(1000, Math.max(100, remaining * 2)) : remaining,
+        ExclusiveStartKey,
+      }),
+    );
+    for (const item of (out.Items ?? []) as T[]) if (items.length < opts.wanted && (!opts.keep || opts.keep(item))) items.push(item);
+    ExclusiveStartKey = out.LastEvaluatedKey;
+  } while (ExclusiveStartKey && items.length < opts.wanted);
+  return items;
+}
+
+/**
+ * Every item of the table whose sort key starts with one of `prefixes` (a Scan): for one-time
+ * maintenance (backfills), never a request path.
+ */
+export async function scanSortKeyPrefixes<T = Record<string, unknown>>(prefixes: string[]): Promise<T[]> {
+  const items: T[] = [];
+  const values = Object.fromEntries(prefixes.map((p, i) => [`:p${i}`, p]));
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const out = await ddb().send(
+      new ScanCommand({
+        TableName: config().TABLE_NAME,
+        FilterExpression: prefixes.map((_, i) => `begins_with(SK, :p${i})`).join(' OR '),
+        ExpressionAttributeValues: values,
+        ConsistentRead: true,
+        ExclusiveStartKey,
+      }),
+    );
+    items.push(...((out.Items ?? []) as T[]));
+    ExclusiveStartKey = out.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+  return items;
 }

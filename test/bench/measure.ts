@@ -52,3 +52,28 @@ export async function timePair(a: () => Promise<unknown>, b: () => Promise<unkno
 }
 
 export const fmt = (ms: number) => `${ms.toFixed(2)} ms`;
+
+/**
+ * Counts the items DynamoDB reads for a client's requests (SDK middleware): a Query's or Scan's
+ * `ScannedCount` (what it read, before any filter) and the items a BatchGet or GetItem returned.
+ * The cost of a list page in items (issue 26), for benches and tests.
+ */
+export function countItemsRead(client: DynamoDBDocumentClient) {
+  const counts = new Map<string, number>();
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      const result = await next(args);
+      const out = result.output as { ScannedCount?: number; Responses?: Record<string, unknown[]>; Item?: unknown };
+      const name = String(context.commandName ?? 'unknown');
+      const n = out.ScannedCount ?? (out.Responses ? Object.values(out.Responses).reduce((a, r) => a + r.length, 0) : out.Item ? 1 : 0);
+      counts.set(name, (counts.get(name) ?? 0) + n);
+      return result;
+    },
+    { step: 'initialize', name: 'benchItemsReadCounter' },
+  );
+  return {
+    reset: () => counts.clear(),
+    total: () => [...counts.values()].reduce((a, b) => a + b, 0),
+    byCommand: () => Object.fromEntries(counts),
+  };
+}

@@ -224,9 +224,9 @@ describe('apply', () => {
         if (done > 1) throw crash;
       }),
     ).rejects.toBe(crash);
-    expect(progress).toEqual([0, 1, 49]); // the floor; then 48 services (2 items each, the two counters, the floor's guard)
+    expect(progress).toEqual([0, 1, 33]); // the floor; then 32 services (3 items each: service, id lookup, listing; the two counters, the floor's guard)
     const replan = await planImport({ projectId, environmentId: envId, document }, ctx);
-    expect(replan.report.summary).toEqual({ create: 120 - 48 + 30, update: 0, unchanged: 49, error: 0 });
+    expect(replan.report.summary).toEqual({ create: 120 - 32 + 30, update: 0, unchanged: 33, error: 0 });
     const report = await applyImport(replan, ctx);
     expect(report.errors).toEqual([]);
     const exported = await exportOf(projectId, envId);

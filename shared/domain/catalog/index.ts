@@ -8,6 +8,8 @@ export * from './network-entity';
 export * from './networks';
 export * from './service-entity';
 export * from './services';
+export * from './service-listing';
+export * from './service-listing-backfill';
 export * from './topology/blast-radius';
 export * from './topology/connection-entity';
 export * from './topology/connections';

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { keys } from '#db/keys';
-import { transact, type TransactStep, retryWhenStale, transactWithCascade, concurrentChange } from '#db/transact';
+import { transact, type TransactStep, retryWhenStale, transactWithCascade, concurrentChange, CASCADE_STALE } from '#db/transact';
 import { invalid, notFound } from '#shared/errors';
 import { name as nameSchema } from '#shared/schemas';
 import { actorAccount, type AppContext } from '#shared/context';
@@ -12,8 +12,9 @@ import { ipAddress, nonNegativeInt, optionalText, provider, tags, urlWithScheme 
 import type { Floor } from './floor-entity';
 import { serviceEntity, serviceView, type RepositoryDep, type Service, type ServiceOut } from './service-entity';
 import type { Key } from '#db/lookup';
-import { queryPrefix } from '#db/query';
+import { queryPrefix, queryPage } from '#db/query';
 import { byText } from '#shared/text';
+import { changesListing, serviceListingSteps, unchangedAsRead, type ServiceListing } from './service-listing';
 import { batchGet, keyId } from '#db/batch-get';
 import { visible, liveItem, setFieldsStep, stillLiveStep, whileLiveStep, isLive } from '#db/live';
 import { getItem } from '#db/items';
@@ -194,7 +195,11 @@ export const serviceHintsStep = (serviceId: string, s: Service): TransactStep =>
 /** The writes that create a service (its item and its id lookup with hints); counters and reference guards are the caller's. */
 export function newServiceSteps(service: Service): TransactStep[] {
   const key = keys.service(service.project_id, service.environment_id, service.id);
-  return [putNewStep(serviceEntity.encode(key, service)), catalogLookupStep(service.id, service.project_id, service.environment_id, key, 'service', hintsOf(service))];
+  return [
+    putNewStep(serviceEntity.encode(key, service)),
+    catalogLookupStep(service.id, service.project_id, service.environment_id, key, 'service', hintsOf(service)),
+    ...serviceListingSteps(null, service),
+  ];
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -299,14 +304,44 @@ export interface ListServicesInput {
   updated_since?: string;
 }
 
+/** Whether a service (or its listing item) passes GET /services's filters (SPEC "Services"). */
+export const matchesServiceFilters = (s: ServiceListing, f: Omit<ListServicesInput, 'project_id' | 'environment_id' | 'limit' | 'offset'>) =>
+  (!f.name || containsCi(s.name, f.name)) &&
+  (!f.tags?.length || hasAnyTag(s.tags, f.tags)) &&
+  (!f.language || equalsCi(s.programming_language, f.language)) &&
+  (!f.location || atLocation(s, f.location));
+
 /**
- * An environment's services, filtered, by name, one page. After the access check (one
- * BatchGet, which also proves the environment belongs to the project), one Query on the
- * environment's service keys runs alongside projected Queries of its floors, groups and subgroups
- * (for type and group names): two round trips whatever the page size.
+ * An environment's services, filtered, by name, one page. The access check (one BatchGet, which
+ * also proves the environment belongs to the project) runs alongside the Query of the
+ * environment's listing items in name order (service-listing.ts), which stops once `offset +
+ * limit` of them pass the filters; then one BatchGet reads the page's services with their floors,
+ * groups and subgroups (for type and names): two round trips, reading what the page returns (and
+ * what a filter passed over). With `updated_since` (a sync, deleted and archived services
+ * included) the environment's services are read whole, as the list rule needs.
  */
-type Named = { id: string; name: string; deleted_at?: string | null };
 export async function listServices(ctx: AppContext, f: ListServicesInput): Promise<ServiceOut[]> {
+  if (f.updated_since) return listServicesSince(ctx, f as ListServicesInput & { updated_since: string });
+  const { project_id: projectId, environment_id: envId } = f;
+  const filtered = Boolean(f.name || f.tags?.length || f.language || f.location);
+  const [{ access }, listings] = await Promise.all([
+    accessInEnvironment(projectId, actorAccount(ctx).id, envId),
+    queryPage<ServiceListing>(projectId, keys.serviceListingPrefix(envId), { wanted: f.offset + f.limit, keep: filtered ? (l) => matchesServiceFilters(l, f) : undefined }),
+  ]);
+  access.require('services.view', FORBIDDEN_VIEW, envId);
+  const page = listings.slice(f.offset);
+  const serviceKeys = page.map((l) => keys.service(projectId, envId, l.id));
+  const refKeys = page.flatMap((l) => Object.values(referenceKeys(projectId, envId, l))).filter((k): k is Key => Boolean(k));
+  const items = await batchGet([...serviceKeys, ...refKeys]);
+  // A service deleted since its listing was read is left out, as a list read a moment later would.
+  const services = serviceKeys.map((k) => liveItem<Record<string, unknown>>(items, k)).filter((i) => i !== undefined).map(serviceEntity.decode);
+  const resolved = await resolveAll(services, items, new Set(refKeys.map(keyId)));
+  return services.map((s, i) => serviceView.project(s, resolved[i]));
+}
+
+/** GET /services with `updated_since`: every service of the environment changed since then, deleted and archived ones included, by name. */
+type Named = { id: string; name: string; deleted_at?: string | null };
+async function listServicesSince(ctx: AppContext, f: ListServicesInput & { updated_since: string }): Promise<ServiceOut[]> {
   const { project_id: projectId, environment_id: envId } = f;
   const { access } = await accessInEnvironment(projectId, actorAccount(ctx).id, envId);
   access.require('services.view', FORBIDDEN_VIEW, envId);
@@ -322,10 +357,7 @@ export async function listServices(ctx: AppContext, f: ListServicesInput): Promi
   const groupName = new Map(live(groups).map((x) => [x.id, x.name]));
   const subgroupName = new Map(live(subgroups).map((x) => [x.id, x.name]));
   return visible(services.map(serviceEntity.decode), f.updated_since)
-    .filter((s) => !f.name || containsCi(s.name, f.name))
-    .filter((s) => !f.tags?.length || hasAnyTag(s.tags, f.tags))
-    .filter((s) => !f.language || equalsCi(s.programming_language, f.language))
-    .filter((s) => !f.location || atLocation(s, f.location))
+    .filter((s) => matchesServiceFilters(s, f))
     .sort(byText((s) => s.name))
     .slice(f.offset, f.offset + f.limit)
     .map((s) =>
@@ -337,8 +369,14 @@ export async function listServices(ctx: AppContext, f: ListServicesInput): Promi
     );
 }
 
-/** Changes the given fields; unchanged values are no write and no event. */
-export async function updateService(ctx: AppContext, { service_id: serviceId, ...input }: UpdateServiceInput & { service_id: string }): Promise<ServiceOut> {
+/**
+ * Changes the given fields; unchanged values are no write and no event. A change of a listed field
+ * also rewrites the service's listing item, on condition that the other listed fields are still as
+ * read; a concurrent change of one re-runs the update from a new read.
+ */
+export const updateService = (ctx: AppContext, input: UpdateServiceInput & { service_id: string }): Promise<ServiceOut> => retryWhenStale(() => updateServiceOnce(ctx, input));
+
+async function updateServiceOnce(ctx: AppContext, { service_id: serviceId, ...input }: UpdateServiceInput & { service_id: string }): Promise<ServiceOut> {
   const userId = actorAccount(ctx).id;
   const wanted = storedFields(input);
   const { access, service: item, located, requested } = await accessToService(serviceId, userId, (l) => keysToValidate(l.projectId, l.envId, wanted));
@@ -356,8 +394,11 @@ export async function updateService(ctx: AppContext, { service_id: serviceId, ..
       mode: 'latest', days, previous: item.audit_head,
     });
     service.audit_head = audit.sk;
+    const listed = changesListing(changes);
+    const fields = { ...changes, updated_at: service.updated_at, audit_head: audit.sk };
     await transact([
-      setFieldsStep(located.key, { ...changes, updated_at: service.updated_at, audit_head: audit.sk }, notFound(SERVICE_NOT_FOUND)),
+      listed ? setFieldsStep(located.key, fields, CASCADE_STALE, unchangedAsRead(item, changes)) : setFieldsStep(located.key, fields, notFound(SERVICE_NOT_FOUND)),
+      ...(listed ? serviceListingSteps(item, service) : []),
       ...audit.steps,
       ...(moved ? [serviceHintsStep(serviceId, service)] : []),
       ...guards,
@@ -384,6 +425,7 @@ export async function deleteService(ctx: AppContext, { service_id: serviceId }: 
     });
     await transactWithCascade(await edgeRemovalSteps(projectId, envId, serviceId, true, now), [
       setFieldsStep(located.key, { deleted_at: now, updated_at: now, network_ids: [], audit_head: audit.sk }, notFound(SERVICE_NOT_FOUND)),
+      ...serviceListingSteps(service, null),
       ...audit.steps,
       // Counted only while its environment is live: once the environment's delete has taken the
       // environment's whole count off the project, the service is gone with it (404) and nothing

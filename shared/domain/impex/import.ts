@@ -11,7 +11,7 @@ import { quotaOf, quotaReached, SERVICES_QUOTA, takeQuotaStep, type Plan } from 
 import {
   auditedConnection, CHAIN_FULL, chainEntity, chainShown, connectionEntity, connectionsVersionStep, entityKey, floorEntity, linkEntity, MAX_BATCH_CONNECTIONS,
   MAX_CHAIN_CONNECTIONS, networkEntity, newFloorSteps, newLinkSteps, newNetworkSteps, newServiceSteps, pairKey, putChainSteps, putConnectionSteps, serviceEntity,
-  serviceHintsStep, type Connection, type ConnectionSpec, type Floor, type Network, type Service,
+  serviceHintsStep, changesListing, serviceListingSteps, unchangedAsRead, type Connection, type ConnectionSpec, type Floor, type Network, type Service,
 } from '#domain/catalog';
 import { ENV_NOT_IN_PROJECT, envLiveCheck, newGroupSteps, newSubgroupSteps, planOfProject, serviceQuotaAddon, type Group, type Subgroup } from '#domain/tenancy';
 import { SERVICE_DOCUMENT_FIELDS, type DocumentConnection, type DocumentConnectionEnd, type DocumentService, type EnvironmentDocument } from './document';
@@ -71,7 +71,12 @@ interface Unit {
   create?: { kind: CreateKind; fields: Record<string, unknown>; members?: Record<string, unknown>[] };
   /** More items of the report this unit writes (a new chain's first members). */
   also?: number[];
-  update?: { key: Key; changes: Record<string, unknown>; gone: string; audit?: { id: string; head: string | null; before: Record<string, unknown> }; hints?: { id: string; service_floor_id: string | null; group_id: string | null; subgroup_id: string | null } };
+  update?: {
+    key: Key; changes: Record<string, unknown>; gone: string; audit?: { id: string; head: string | null; before: Record<string, unknown> };
+    hints?: { id: string; service_floor_id: string | null; group_id: string | null; subgroup_id: string | null };
+    /** A service's listing writes (issue 26) and the condition that keeps them exact (service-listing.ts). */
+    listing?: { steps: TransactStep[]; asRead?: ReturnType<typeof unchangedAsRead> };
+  };
   /** Items that must still be live when this unit commits (what it refers to), with the refusal otherwise. */
   guards: { key: Key; gone: string }[];
   counters: CounterMove[];
@@ -297,6 +302,10 @@ export async function planImport(input: { projectId: string; environmentId: stri
       });
     const unit = units.length > before ? units[units.length - 1] : undefined;
     if (unit?.update && ['service_floor_id', 'group_id', 'subgroup_id'].some((k) => k in unit.update!.changes)) unit.update.hints = { id, ...refs };
+    if (unit?.update && existing && changesListing(unit.update.changes as Partial<Service>)) {
+      const changes = unit.update.changes as Partial<Service>;
+      unit.update.listing = { steps: serviceListingSteps(existing, { ...existing, ...changes }), asRead: unchangedAsRead(existing, changes) };
+    }
   });
 
   // Links (phase 5): a pair not linked yet is created.
@@ -449,7 +458,11 @@ function unitWrites(u: Unit, now: string, ctx: AppContext, plan: Pick<ImportPlan
         actor: audit.actor, importId: audit.importId,
       })
       : undefined;
-    const steps = [setFieldsStep(u.update.key, { ...u.update.changes, updated_at: now, audit_head: entry?.head }, conflict(u.update.gone)), ...(entry?.steps ?? [])];
+    const steps = [
+      setFieldsStep(u.update.key, { ...u.update.changes, updated_at: now, audit_head: entry?.head }, conflict(u.update.gone), u.update.listing?.asRead),
+      ...(u.update.listing?.steps ?? []),
+      ...(entry?.steps ?? []),
+    ];
     if (u.update.hints) steps.push(serviceHintsStep(u.update.hints.id, u.update.hints as unknown as Service));
     return steps;
   }

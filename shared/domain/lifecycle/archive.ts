@@ -9,6 +9,7 @@ import {
   API_KEY_FEATURES, API_KEY_SET_RULES, API_KEYS_QUOTA, ENVIRONMENTS_QUOTA, FREE_PLAN_ID, PROJECT_USERS_QUOTA, SERVICES_QUOTA,
   activePlan, getPlan, quotaOf, requireFeatures, type ApiKeySet, type Plan, type Quota,
 } from '#domain/billing';
+import { serviceEntity, serviceListingSteps } from '#domain/catalog';
 import { retentionOfProject, type Environment, type Project } from '#domain/tenancy';
 import { auditStep, changeAudit } from '#shared/audit';
 import type { TransactStep } from '#db/transact';
@@ -82,6 +83,13 @@ function apiKeyAudit(ctx: AppContext, t: Target, verb: 'archive' | 'restore', ar
   }, { mode: 'creation' });
 }
 
+/** A service leaves its environment's name order when archived and comes back when restored (catalog's listing item, issue 26). */
+function listingSteps(kind: ArchivableKind, item: Record<string, unknown>, verb: 'archive' | 'restore'): TransactStep[] {
+  if (kind !== 'services') return [];
+  const service = serviceEntity.decode(item);
+  return verb === 'archive' ? serviceListingSteps(service, null) : serviceListingSteps(null, { ...service, archived_at: null });
+}
+
 const projectKey = (t: Target) => keys.project(t.project!.id);
 const envKey = (t: Target) => keys.environment(t.project!.id, t.env!.id);
 
@@ -127,6 +135,7 @@ function archiveUnit(ownerId: string, t: Target, now: string, run: AuditRun): Un
   const writes = [
     ...audit.steps,
     setFieldsStep(t.key, { archived_at: now, updated_at: now, audit_head: audit.head }, gone()),
+    ...listingSteps(t.kind, t.item, 'archive'),
     putStep(markerItem(ownerId, { kind: t.kind, id: t.id, project_id: t.project?.id ?? null, environment_id: t.env?.id ?? null, name, archived_at: now, item_pk: t.key.PK, item_sk: t.key.SK })),
   ];
   const shared: CounterMove[] = {
@@ -194,6 +203,7 @@ function restoreUnit(ownerId: string, t: ArchivedTarget, plan: Plan, now: string
     ...audit.steps,
     setWhenStep(t.key, { archived_at: null, updated_at: now, ...(audit.head ? { audit_head: audit.head } : {}) }, { archived_at: t.item.archived_at, deleted_at: null, ...counted }, gone),
     deleteStep(markerKey(ownerId, t.kind, t.id), gone),
+    ...listingSteps(t.kind, t.item, 'restore'),
   ];
   const services = (addon: number) => ({ service_count: limit(plan, SERVICES_QUOTA, addon) });
   const shared: CounterMove[] = {

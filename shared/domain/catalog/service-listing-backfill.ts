@@ -1,0 +1,47 @@
+import { keys } from '#db/keys';
+import { keyId } from '#db/batch-get';
+import { deleteItem, getItem, putItem } from '#db/items';
+import { isLive } from '#db/live';
+import { scanSortKeyPrefixes } from '#db/query';
+import { nameOrderKey } from '#shared/name-order';
+import { serviceEntity } from './service-entity';
+import { serviceListingItem } from './service-listing';
+
+/**
+ * The one-time backfill of services' listing items (issue 26) for a table written before they
+ * existed, or under another name order (a runtime whose collator orders differently): one Scan of
+ * the services and listing items, then the missing or different listings written and the stale
+ * ones removed. Idempotent; recorded under a migration item with the name order's version, so it
+ * runs again only when that changes. Run it before the API serves (the local stack does at start;
+ * a deployed table needs it run once before the new code serves, see docs/data-model.md).
+ */
+export async function backfillServiceListings(): Promise<{ written: number; removed: number } | null> {
+  const marker = keys.migration('service-listing');
+  const version = orderVersion();
+  if ((await getItem<{ version?: string }>(marker))?.version === version) return null;
+  const items = await scanSortKeyPrefixes<Record<string, unknown> & { SK: string; PK: string }>(['SERVICE#', 'SERVICEBYNAME#']);
+  const wanted = new Map<string, Record<string, unknown>>();
+  for (const item of items) {
+    if (!item.SK.startsWith('SERVICE#')) continue;
+    const service = serviceEntity.decode(item);
+    if (!isLive(service)) continue;
+    const listing = serviceListingItem(service);
+    wanted.set(keyId(listing as never), listing);
+  }
+  const stale: { PK: string; SK: string }[] = [];
+  for (const item of items) {
+    if (!item.SK.startsWith('SERVICEBYNAME#')) continue;
+    const want = wanted.get(keyId(item));
+    if (!want) stale.push({ PK: item.PK, SK: item.SK });
+    else if (JSON.stringify(want, Object.keys(want).sort()) === JSON.stringify(item, Object.keys(want).sort())) wanted.delete(keyId(item));
+  }
+  const puts = [...wanted.values()];
+  for (let i = 0; i < Math.max(puts.length, stale.length); i += 16) {
+    await Promise.all([...puts.slice(i, i + 16).map((p) => putItem(p)), ...stale.slice(i, i + 16).map((k) => deleteItem(k))]);
+  }
+  await putItem({ ...marker, version, at: new Date().toISOString() });
+  return { written: puts.length, removed: stale.length };
+}
+
+/** Identifies the name order: the ICU version and the keys of a few names whose order differs between collators. */
+const orderVersion = () => `${process.versions.icu ?? 'none'}:${['a-b', 'ab', 'æ', 'ß', 'É', '1', '_'].map(nameOrderKey).join('|')}`;

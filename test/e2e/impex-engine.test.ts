@@ -205,7 +205,7 @@ describe('export of data the document cannot name', () => {
 });
 
 describe('apply', () => {
-  it('commits in transactions of at most 100 items; after a crash, planning again and applying converges', async () => {
+  it('commits in chunks (a transaction of at most 100 items, the new items batched); after a crash, planning again and applying converges', async () => {
     const { projectId, envId } = await ownerWithEnv(api, 'Business');
     const document = environmentDocument.parse({
       apiVersion: IMPEX_API_VERSION, kind: 'Environment',
@@ -224,9 +224,10 @@ describe('apply', () => {
         if (done > 1) throw crash;
       }),
     ).rejects.toBe(crash);
-    expect(progress).toEqual([0, 1, 49]); // the floor; then 48 services (2 items each, the two counters, the floor's guard)
+    // The floor; then the 120 services in one chunk: their 240 new items batched, one transaction of the two counters and the floor's guard.
+    expect(progress).toEqual([0, 1, 121]);
     const replan = await planImport({ projectId, environmentId: envId, document }, ctx);
-    expect(replan.report.summary).toEqual({ create: 120 - 48 + 30, update: 0, unchanged: 49, error: 0 });
+    expect(replan.report.summary).toEqual({ create: 30, update: 0, unchanged: 121, error: 0 });
     const report = await applyImport(replan, ctx);
     expect(report.errors).toEqual([]);
     const exported = await exportOf(projectId, envId);

@@ -1,6 +1,7 @@
 import { keys } from '#db/keys';
 import { keyId, type Key } from '#db/batch-get';
 import { getItem } from '#db/items';
+import { deleteItems, freshPutOf, putItems } from '#db/batch-write';
 import { isLive, setFieldsStep, stillLiveStep, whileLiveStep } from '#db/live';
 import { counterStep } from '#db/steps';
 import { concurrentChange, transact, type TransactStep } from '#db/transact';
@@ -22,8 +23,9 @@ import { readEnvironment } from './read';
 /**
  * Import: plan (read the target environment once, match every entity of the document by name,
  * resolve the references, check the service limit for the whole import; write nothing), then
- * apply (chunked transactions built with the catalog's and tenancy's own step builders, the
- * service counters moved with their limit in the same transactions).
+ * apply (chunks built with the catalog's and tenancy's own step builders: per chunk one
+ * transaction of what needs a condition, the service counters moved once with their limit, and
+ * the new items by BatchWriteItem).
  *
  * Matching: groups, networks and services by name, subgroups by name within their group, floors
  * by hostname, all ignoring case (the name claims' rule). A match whose stored state differs is
@@ -419,6 +421,8 @@ export async function planImport(input: { projectId: string; environmentId: stri
 // Apply.
 
 const TRANSACTION_ITEMS = 100;
+/** New items a chunk writes at most (40 BatchWriteItem requests): few transactions per item written, progress still frequent. */
+const CHUNK_PUTS = 1000;
 
 /**
  * Who an import's entries name and how long its update entries are kept (issue 18): the account that
@@ -478,28 +482,40 @@ function unitWrites(u: Unit, now: string, ctx: AppContext, plan: Pick<ImportPlan
   }
 }
 
-/** How many transaction items a unit writes itself (its step count does not depend on the time). */
-const writeCount = (u: Unit, ctx: AppContext, plan: ImportPlan, audit?: ImportAudit) => unitWrites(u, '', ctx, plan, audit).length;
+/** A unit's own writes: how many need the transaction, how many are new items for BatchWriteItem (neither depends on the time). */
+function writeCounts(u: Unit, ctx: AppContext, plan: ImportPlan, audit?: ImportAudit): { conditional: number; puts: number } {
+  const steps = unitWrites(u, '', ctx, plan, audit);
+  const puts = steps.filter((step) => freshPutOf(step)).length;
+  return { conditional: steps.length - puts, puts };
+}
 
-/** Units packed in order into chunks of at most 100 transaction items (own writes + one step per shared item), a phase never sharing a chunk. */
+/**
+ * Units packed in order into chunks, a phase never sharing a chunk: at most 100 transaction items
+ * (own conditional writes + one step per shared item + the environment's) and at most
+ * CHUNK_PUTS new items. A chunk is one step of the import's progress.
+ */
 function pack(units: Unit[], ctx: AppContext, plan: ImportPlan, audit?: ImportAudit): Unit[][] {
   const chunks: Unit[][] = [];
   let current: Unit[] = [];
   let size = 0;
+  let puts = 0;
   let shared = new Set<string>();
   for (const u of units) {
     const sharedKeys = [...new Set([...u.guards.map((g) => g.key), ...u.counters.map((c) => c.key)].map(keyId))];
-    const own = writeCount(u, ctx, plan, audit);
-    // One item is kept for the environment's guard (or its counter).
-    if (current.length && (current[0].phase !== u.phase || size + own + sharedKeys.filter((k) => !shared.has(k)).length + 1 > TRANSACTION_ITEMS)) {
+    const own = writeCounts(u, ctx, plan, audit);
+    // One item is kept for the environment's guard (or its counter, or its connections version).
+    const full = size + own.conditional + sharedKeys.filter((k) => !shared.has(k)).length + 1 > TRANSACTION_ITEMS || puts + own.puts > CHUNK_PUTS;
+    if (current.length && (current[0].phase !== u.phase || full)) {
       chunks.push(current);
       current = [];
       size = 0;
+      puts = 0;
       shared = new Set();
     }
     const fresh = sharedKeys.filter((k) => !shared.has(k));
     fresh.forEach((k) => shared.add(k));
-    size += own + fresh.length;
+    size += own.conditional + fresh.length;
+    puts += own.puts;
     current.push(u);
   }
   if (current.length) chunks.push(current);
@@ -507,7 +523,10 @@ function pack(units: Unit[], ctx: AppContext, plan: ImportPlan, audit?: ImportAu
 }
 
 interface Built {
+  /** What needs a condition: counters with their limit, guards, name claims, updates, the environment's version. */
   steps: TransactStep[];
+  /** New items under fresh keys (entities, id lookups, audit entries): BatchWriteItem, no transaction needed. */
+  puts: Record<string, unknown>[];
   /** It writes connections, so it moves the environment's connections_version on. */
   movesConnections: boolean;
   /** Refusals of the counter steps that need a read to be explained (the environment gone, or its limit). */
@@ -517,7 +536,13 @@ interface Built {
 /** One transaction: the units' own writes, each shared item once (counters summed, with their limit; else a liveness guard). */
 function build(chunk: Unit[], plan: ImportPlan, now: string, ctx: AppContext, connectionsVersion: number, audit?: ImportAudit): Built {
   const { projectId, environmentId: envId } = plan;
-  const steps = chunk.flatMap((u) => unitWrites(u, now, ctx, plan, audit));
+  const steps: TransactStep[] = [];
+  const puts: Record<string, unknown>[] = [];
+  for (const step of chunk.flatMap((u) => unitWrites(u, now, ctx, plan, audit))) {
+    const item = freshPutOf(step);
+    if (item) puts.push(item);
+    else steps.push(step);
+  }
   const diagnose: Built['diagnose'] = new Map();
   const counters = new Map<string, CounterMove>();
   for (const c of chunk.flatMap((u) => u.counters)) {
@@ -554,7 +579,30 @@ function build(chunk: Unit[], plan: ImportPlan, now: string, ctx: AppContext, co
     guarded.add(keyId(g.key));
     steps.push(stillLiveStep(g.key, conflict(g.gone)));
   }
-  return { steps, diagnose, movesConnections };
+  return { steps, puts, diagnose, movesConnections };
+}
+
+/**
+ * One chunk's writes: its conditional steps in one transaction, its new items by BatchWriteItem.
+ * Usually the transaction first (the limit, the guards and the name claims hold before anything new
+ * is visible; refused, nothing is written). Connections the other way round: the version step
+ * vouches for the list the plan read, so the new connections must be in the table before the
+ * version moves on (a concurrent create that reads the version after ours reads them too); refused,
+ * they are deleted again.
+ */
+async function commit(steps: TransactStep[], puts: Record<string, unknown>[], movesConnections: boolean): Promise<void> {
+  if (!movesConnections) {
+    await transact(steps);
+    await putItems(puts);
+    return;
+  }
+  await putItems(puts);
+  try {
+    await transact(steps);
+  } catch (err) {
+    await deleteItems(puts.map((item) => ({ PK: String(item.PK), SK: String(item.SK) })));
+    throw err;
+  }
 }
 
 /**
@@ -582,9 +630,9 @@ export async function applyImport(
   const chunks = pack(units, ctx, plan, audit);
   for (let c = 0; c < chunks.length; c++) {
     const chunk = chunks[c];
-    const { steps, diagnose, movesConnections } = build(chunk, plan, ctx.clock.now().toISOString(), ctx, connectionsVersion, audit);
+    const { steps, puts, diagnose, movesConnections } = build(chunk, plan, ctx.clock.now().toISOString(), ctx, connectionsVersion, audit);
     try {
-      await transact(steps);
+      await commit(steps, puts, movesConnections);
     } catch (err) {
       if (!(err instanceof DomainError)) throw err;
       const refusal = diagnose.has(err) ? await diagnose.get(err)!() : err;

@@ -3,7 +3,7 @@ import { errorFields, log } from '#shared/log';
 import type { AppContext } from '#shared/context';
 import { buildExportDocument } from './export';
 import { parseDocument, toYaml } from './yaml';
-import { applyImport, planImport } from './import';
+import { applyImport, planImport, type ImportReport } from './import';
 import { finishRecord, finishRecordWith, recordById, updateRecord } from './records';
 import { accountActor, auditStep, SERVICE_ACTOR } from '#shared/audit';
 import { getAccount } from '#domain/identity';
@@ -14,8 +14,17 @@ import { metric } from '#shared/metrics';
 
 const HOUR_MS = 3600 * 1000;
 
+/**
+ * What a record keeps of a report: the whole summary, and the first REPORT_LIST_MAX items and
+ * errors. A DynamoDB item holds 400 KB: the report of an import of 50,000 services (some 200,000
+ * items) would not fit, and the job could never finish.
+ */
+const REPORT_LIST_MAX = 1000;
+const kept = <R extends Pick<ImportReport, 'summary'> & { items: unknown[]; errors: unknown[] }>(report: R): R => ({ ...report, items: report.items.slice(0, REPORT_LIST_MAX), errors: report.errors.slice(0, REPORT_LIST_MAX) });
+
 /** Writes a change and tells the job's progress subscribers (a lost message is fine: the record is the truth). */
-async function step(record: ImpexRecord, fields: Partial<ImpexRecord>, ctx: AppContext): Promise<ImpexRecord | undefined> {
+async function step(record: ImpexRecord, change: Partial<ImpexRecord>, ctx: AppContext): Promise<ImpexRecord | undefined> {
+  const fields = change.report ? { ...change, report: kept(change.report) } : change;
   const { status } = fields;
   const final = status === 'succeeded' || status === 'failed';
   const next = final ? await finishRecord(record, { ...fields, status }, ctx) : await updateRecord(record, fields, ctx);
@@ -81,7 +90,7 @@ async function runImport(record: ImpexRecord, ctx: AppContext) {
     action: 'import.apply', entity_type: 'import', entity_id: record.id, project_id: record.project_id, environment_id: record.environment_id, import_id: record.id,
     summary: { ...report.summary, status: report.errors.length ? 'stopped' : 'succeeded' },
   }, { mode: 'creation' }, { actor: audit.actor });
-  const fields = { status: 'succeeded' as const, report, progress: { pct: 100, done: current.progress.total, total: current.progress.total } };
+  const fields = { status: 'succeeded' as const, report: kept(report), progress: { pct: 100, done: current.progress.total, total: current.progress.total } };
   const next = await finishRecordWith(current, fields, ctx, entry);
   if (next) await publishProgress(next, ctx);
 }

@@ -1,0 +1,235 @@
+import { spawn } from 'node:child_process';
+import { createReadStream } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { BatchWriteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { startLocalStack } from '../../infra/local/stack';
+import { apiEvent, lambdaContext } from '../../infra/local/api-event';
+import { routeTable } from '../../functions/route-table';
+import { httpHandler } from '#http/pipeline';
+import { ddb } from '#shared/clients';
+import { appContext } from '#shared/context';
+import { useLocalQueueTransport } from '#shared/queue';
+import { putDocument } from '#shared/storage';
+import { keys } from '#db/keys';
+import { authenticate } from '#auth/authenticate';
+import { IMPEX_API_VERSION, recordById, startExport, startImport, toYaml, type EnvironmentDocument } from '#domain/impex';
+import { setPlan } from '../helpers/plans';
+
+/**
+ * `npm run bench:scale` (issue 26): environments of 2,000 and 50,000 services (a floor per 10
+ * services, 20 networks, 3 connections per service: to the next two and to a hub) built by the
+ * import job from an uploaded document, then per size: list pages (ms and items read), a hub's blast
+ * radius, the import and export jobs against raw BatchWrite / Query of the same items, and the jobs'
+ * peak memory (each job in its own process). SCALE_SIZES=2000,10000 picks other sizes.
+ */
+const SIZES = (process.env.SCALE_SIZES ?? '2000,50000').split(',').map(Number);
+/** BatchWriteItem requests in flight, as the import's (shared/db/batch-write.ts). */
+const IN_FLIGHT = 4;
+const ROOT = join(import.meta.dirname, '..', '..');
+const dataDir = await mkdtemp(join(tmpdir(), 'infra-catalog-bench-scale-'));
+const stack = await startLocalStack({
+  inMemory: true, withoutHttp: true,
+  env: {
+    TABLE_NAME: 'scale', LOCAL_DATA_DIR: dataDir, LOG_LEVEL: 'error', LOCAL_OUTBOX_POLL_MS: '0', LOCAL_WEBHOOK_RETRY_SWEEP_SECONDS: '0', LOCAL_DEADLINE_SWEEP_SECONDS: '0',
+    POWERTOOLS_METRICS_DISABLED: 'true', LOGIN_RATE_LIMIT_PER_MINUTE: '1000',
+  },
+});
+const TableName = stack.config.TABLE_NAME;
+// The jobs run in child processes (their memory is what is measured): the queue only collects them.
+useLocalQueueTransport(async () => {});
+
+/** Items DynamoDB read for the requests of this process: ScannedCount of Query/Scan, items of Get/BatchGet. */
+let itemsRead = 0;
+ddb().middlewareStack.add(
+  (next) => async (args) => {
+    const out = await next(args);
+    const body = out.output as { ScannedCount?: number; Item?: unknown; Responses?: Record<string, unknown[]> };
+    if (typeof body.ScannedCount === 'number') itemsRead += body.ScannedCount;
+    else if (body.Item) itemsRead += 1;
+    else if (body.Responses) itemsRead += Object.values(body.Responses).reduce((n, items) => n + (Array.isArray(items) ? items.length : 0), 0);
+    return out;
+  },
+  { step: 'initialize', name: 'benchItemsRead' },
+);
+
+async function invoke(group: keyof typeof routeTable, method: string, url: string, routeKey: string, init: { body?: unknown; token?: string; params?: Record<string, string> } = {}) {
+  const event = apiEvent({
+    method, url, routeKey, pathParameters: init.params,
+    headers: { 'content-type': 'application/json', ...(init.token ? { authorization: `Bearer ${init.token}` } : {}) },
+    body: init.body === undefined ? undefined : JSON.stringify(init.body),
+  });
+  const res = (await httpHandler(routeTable[group])(event, lambdaContext('bench', 'bench'))) as APIGatewayProxyStructuredResultV2;
+  return { status: res.statusCode, headers: res.headers ?? {}, body: res.body && res.body.startsWith('{') || res.body?.startsWith('[') ? JSON.parse(res.body) : res.body };
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+/** Median time and items read of `runs` calls. */
+async function measure(fn: () => Promise<unknown>, runs = 5) {
+  await fn();
+  const times: number[] = [];
+  let read = 0;
+  for (let i = 0; i < runs; i++) {
+    itemsRead = 0;
+    const t = performance.now();
+    await fn();
+    times.push(performance.now() - t);
+    read = itemsRead;
+  }
+  return { ms: median(times), read };
+}
+
+function runJob(recordId: string, capture?: string): Promise<{ ms: number; maxRssMb: number; peakHeapMb: number }> {
+  return new Promise((resolve, reject) => {
+    const { DYNAMODB_ENDPOINT, S3_ENDPOINT, BUCKET_NAME, LOCAL_DATA_DIR } = stack.config;
+    const env = { ...process.env, DYNAMODB_ENDPOINT, S3_ENDPOINT, BUCKET_NAME, LOCAL_DATA_DIR, TABLE_NAME: TableName, LOG_LEVEL: 'error', POWERTOOLS_METRICS_DISABLED: 'true' };
+    const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'test/bench/scale-job.ts'), recordId, ...(capture ? [capture] : [])], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (d) => (out += String(d)));
+    child.once('exit', (code) => (code === 0 ? resolve(JSON.parse(out.trim().split('\n').at(-1)!)) : reject(new Error(`job ${recordId} exited ${code}: ${out}`))));
+  });
+}
+
+/** Writes the captured items again under fresh keys (same items, same partitions' shape), 25 a request, IN_FLIGHT at once. */
+async function rawBatchWrite(capture: string, prefix: string): Promise<{ ms: number; items: number }> {
+  const items: Record<string, unknown>[] = [];
+  for await (const line of createInterface({ input: createReadStream(capture) })) if (line) items.push(JSON.parse(line));
+  const requests: Record<string, unknown>[][] = [];
+  for (let i = 0; i < items.length; i += 25) requests.push(items.slice(i, i + 25).map((item) => ({ PutRequest: { Item: { ...item, PK: `${prefix}${item.PK as string}` } } })));
+  let next = 0;
+  const t = performance.now();
+  await Promise.all(Array.from({ length: IN_FLIGHT }, async () => {
+    while (next < requests.length) await ddb().send(new BatchWriteCommand({ RequestItems: { [TableName]: requests[next++] as never } }));
+  }));
+  return { ms: performance.now() - t, items: items.length };
+}
+
+/** What the export reads, raw: one Query per kind of the environment's items, in parallel, following pages. */
+async function rawRead(projectId: string, envId: string) {
+  const prefixes = [keys.groupPrefix, keys.subgroupPrefix, keys.floorPrefix, keys.networkPrefix, keys.servicePrefix, keys.linkPrefix, keys.connectionPrefix, keys.connectionChainPrefix].map((p) => p(envId));
+  const t = performance.now();
+  let n = 0;
+  await Promise.all(prefixes.map(async (prefix) => {
+    let ExclusiveStartKey: Record<string, unknown> | undefined;
+    do {
+      const out = await ddb().send(new QueryCommand({ TableName, KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)', ExpressionAttributeValues: { ':pk': keys.projectPK(projectId), ':sk': prefix }, ConsistentRead: true, ExclusiveStartKey }));
+      n += out.Items?.length ?? 0;
+      ExclusiveStartKey = out.LastEvaluatedKey;
+    } while (ExclusiveStartKey);
+  }));
+  return { ms: performance.now() - t, items: n };
+}
+
+const serviceName = (i: number) => `svc-${String(i).padStart(5, '0')}`;
+/** N services on N/10 floors over 20 networks; service i connects to i+1, i+2 and a hub (service 0; for the first and last few, the middle one). */
+function document(n: number): EnvironmentDocument {
+  const floors = Array.from({ length: n / 10 }, (_, i) => `host-${String(i).padStart(5, '0')}.internal`);
+  const networks = Array.from({ length: 20 }, (_, i) => ({ name: `net-${i}`, cidr: `10.${i}.0.0/16` }));
+  const hub = (i: number) => (i >= 3 && i <= n - 3 ? 0 : n / 2);
+  return {
+    apiVersion: IMPEX_API_VERSION, kind: 'Environment', metadata: { name: `scale-${n}` },
+    spec: {
+      groups: [], service_links: [], connection_groups: [],
+      service_floors: floors.map((hostname, i) => ({ hostname, type: 'vm', cpu: 4, memory_mb: 8192, provider: 'aws', provider_region: i % 2 ? 'eu-west-1' : 'us-east-1' })),
+      networks,
+      services: Array.from({ length: n }, (_, i) => ({
+        name: serviceName(i), floor: floors[i % floors.length], port: 8000 + (i % 100), programming_language: ['go', 'typescript', 'python'][i % 3], tags: [`team-${i % 7}`],
+        repository_url: `https://git.example.com/${serviceName(i)}.git`,
+      })),
+      network_attachments: floors.map((f, i) => ({ service_floor: f, networks: [networks[i % 20].name] })),
+      connections: Array.from({ length: 3 * n }, (_, k) => {
+        const i = Math.floor(k / 3);
+        const j = k % 3 === 2 ? hub(i) : (i + 1 + (k % 3)) % n;
+        return { a: { service: serviceName(i) }, b: { service: serviceName(j) }, direction: 'a_to_b' as const };
+      }),
+    },
+  } as unknown as EnvironmentDocument;
+}
+
+const budget = (ok: boolean) => (ok ? 'OK' : 'OVER');
+const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+const results: Record<number, { first: { ms: number; read: number }; offset: { ms: number; read: number } }> = {};
+
+const email = `scale-${Date.now()}@example.com`;
+await invoke('auth', 'POST', '/auth/register', 'POST /auth/register', { body: { email, password: 'correct horse battery' } });
+const token = (await invoke('auth', 'POST', '/auth/login', 'POST /auth/login', { body: { email, password: 'correct horse battery' } })).body.access_token as string;
+const ctx = appContext({ actor: await authenticate(token, appContext()) });
+await setPlan(ctx.actor!.account.id, 'Enterprise+');
+const started = performance.now();
+try {
+  for (const n of SIZES) {
+    console.log(`\n== ${n.toLocaleString('en')} services, ${(3 * n).toLocaleString('en')} connections, ${n / 10} floors, 20 networks`);
+    const project = await invoke('projects', 'POST', '/projects', 'POST /projects', { token, body: { name: `scale-${n}` } });
+    const env = await invoke('environments', 'POST', '/environments', 'POST /environments', { token, body: { name: 'big', project_id: project.body.id } });
+    const [projectId, envId] = [project.body.id as string, env.body.id as string];
+
+    // Import: the document uploaded (as through an upload URL), the job in its own process.
+    const text = await toYaml(document(n));
+    const uploadId = crypto.randomUUID();
+    await putDocument(`imports/${projectId}/${uploadId}`, text, 'application/yaml');
+    const imported = await startImport(ctx, { project_id: projectId, environment_id: envId, upload_id: uploadId });
+    const capture = join(dataDir, `items-${n}.jsonl`);
+    const importJob = await runJob(imported.record_id, capture);
+    const importRecord = await recordById(imported.record_id);
+    if (importRecord?.status !== 'succeeded') throw new Error(`the import ${importRecord?.status}: ${importRecord?.error} ${JSON.stringify(importRecord?.report?.errors?.slice(0, 3))}`);
+    const raw = await rawBatchWrite(capture, `RAW#${n}#`);
+    const importRatio = importJob.ms / raw.ms;
+    console.log(`import job (${(text.length / 2 ** 20).toFixed(1)} MB YAML, ${raw.items.toLocaleString('en')} items written): ${s(importJob.ms)}; raw BatchWrite of the same items ${s(raw.ms)}: ${importRatio.toFixed(2)}x (budget ≤ 1.5x) ${budget(importRatio <= 1.5)}`);
+    console.log(`import job peak memory: ${importJob.maxRssMb.toFixed(0)} MB RSS, ${importJob.peakHeapMb.toFixed(0)} MB heap (budget < 512 MB) ${budget(importJob.maxRssMb < 512)}`);
+    await rm(capture);
+
+    // Lists: the first page, a page at offset 1,000, a filtered page (items read from DynamoDB's own counts).
+    const list = (query: string) => async () => {
+      const r = await invoke('services', 'GET', `/services?project_id=${projectId}&environment_id=${envId}&${query}`, 'GET /services', { token });
+      if (r.status !== 200 || !Array.isArray(r.body)) throw new Error(`GET /services?${query}: ${r.status}`);
+    };
+    const first = await measure(list('limit=50'));
+    const offset = await measure(list('limit=50&offset=1000'));
+    const filtered = await measure(list('limit=50&tags=team-3&language=go'));
+    results[n] = { first, offset };
+    console.log(`GET /services limit=50: ${first.ms.toFixed(1)} ms, ${first.read.toLocaleString('en')} items read`);
+    console.log(`GET /services limit=50 offset=1000: ${offset.ms.toFixed(1)} ms, ${offset.read.toLocaleString('en')} items read`);
+    console.log(`GET /services limit=50 tags=team-3 language=go: ${filtered.ms.toFixed(1)} ms, ${filtered.read.toLocaleString('en')} items read`);
+
+    // Blast radius of the hub (every other service connects to it): linear in edges.
+    const hubId = (await invoke('services', 'GET', `/services?project_id=${projectId}&environment_id=${envId}&name=${serviceName(0)}&limit=1`, 'GET /services', { token })).body[0].id as string;
+    let affected = 0;
+    const blast = await measure(async () => {
+      const r = await invoke('topology', 'GET', `/services/${hubId}/blast-radius`, 'GET /services/{service_id}/blast-radius', { token, params: { service_id: hubId } });
+      if (r.status !== 200) throw new Error(`blast radius: ${r.status}`);
+      affected = r.body.affected.length;
+    }, 3);
+    console.log(`blast radius of the hub: ${blast.ms.toFixed(0)} ms over ${(3 * n).toLocaleString('en')} edges (${((blast.ms / (3 * n)) * 1000).toFixed(1)} ms per 1,000 edges), ${affected.toLocaleString('en')} affected, ${blast.read.toLocaleString('en')} items read`);
+
+    // Export: the job in its own process against the same reads raw; then the download, straight from the bucket.
+    const exported = await startExport(ctx, { project_id: projectId, environment_id: envId });
+    const exportJob = await runJob(exported.record_id);
+    const exportRecord = (await recordById(exported.record_id))!;
+    if (exportRecord.status !== 'succeeded') throw new Error(`the export ${exportRecord.status}: ${exportRecord.error}`);
+    const rawExport = await rawRead(projectId, envId);
+    const exportRatio = exportJob.ms / rawExport.ms;
+    console.log(`export job: ${s(exportJob.ms)}; raw Query of its ${rawExport.items.toLocaleString('en')} items ${s(rawExport.ms)}: ${exportRatio.toFixed(2)}x (budget < 1.5x) ${budget(exportRatio < 1.5)}`);
+    console.log(`export job peak memory: ${exportJob.maxRssMb.toFixed(0)} MB RSS, ${exportJob.peakHeapMb.toFixed(0)} MB heap (budget < 512 MB) ${budget(exportJob.maxRssMb < 512)}`);
+    const link = new URL(exportRecord.download_url!);
+    const redirect = await invoke('impex', 'GET', `${link.pathname}${link.search}`, 'GET /impex/download/{record_id}', { params: { record_id: exportRecord.id } });
+    const t = performance.now();
+    const download = await fetch(String(redirect.headers.location ?? redirect.headers.Location));
+    const bytes = (await download.arrayBuffer()).byteLength;
+    console.log(`download through the presigned URL (no API in the path): ${(bytes / 2 ** 20).toFixed(1)} MB in ${s(performance.now() - t)} (${download.status})`);
+  }
+  if (results[2000] && results[50000]) {
+    for (const [label, key] of [['first page', 'first'], ['page at offset 1,000', 'offset']] as const) {
+      const [small, big] = [results[2000][key], results[50000][key]];
+      const [readRatio, timeRatio] = [big.read / small.read, big.ms / small.ms];
+      console.log(`\n${label} at 50,000 vs 2,000: items read ${readRatio.toFixed(2)}x, time ${timeRatio.toFixed(2)}x (budget ≤ 1.3x) ${budget(readRatio <= 1.3 && timeRatio <= 1.3)}`);
+    }
+  }
+  console.log(`\n(total ${s(performance.now() - started)})`);
+} finally {
+  await stack.stop();
+  await rm(dataDir, { recursive: true, force: true });
+}
+process.exit(0);

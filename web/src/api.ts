@@ -27,6 +27,15 @@ export type ConnectionInput = NonNullable<paths['/service-connections']['post'][
 export type Link = Json<paths['/service-links']['get']['responses'][200]>[number];
 export type BlastRadius = Json<paths['/services/{service_id}/blast-radius']['get']['responses'][200]>;
 export type ServiceQuery = NonNullable<paths['/services']['get']['parameters']['query']>;
+// catalog: servers, networks and the logs
+export type FloorInput = NonNullable<paths['/service-floors']['post']['requestBody']>['content']['application/json'];
+export type FloorQuery = NonNullable<paths['/service-floors']['get']['parameters']['query']>;
+export type NetworkInput = NonNullable<paths['/networks']['post']['requestBody']>['content']['application/json'];
+export type NetworkQuery = NonNullable<paths['/networks']['get']['parameters']['query']>;
+export type AuditEntry = Json<paths['/projects/{project_id}/audit-log']['get']['responses'][200]>[number];
+export type AuditQuery = NonNullable<paths['/projects/{project_id}/audit-log']['get']['parameters']['query']>;
+export type SecurityEntry = Json<paths['/auth/me/security-log']['get']['responses'][200]>[number];
+export type Member = Json<paths['/projects/members/{project_id}']['get']['responses'][200]>[number];
 
 /** One item of a 422 answer (`detail` is then a list of them). */
 export interface Issue {
@@ -99,6 +108,12 @@ export async function ok<T>(call: Promise<{ data?: T; error?: unknown; response:
   const { data, error, response } = await call;
   if (!response.ok) throw new Problem(response.status, (error as { detail?: string | Issue[] } | undefined)?.detail);
   return data as T;
+}
+
+/** A page of a cursor-paged list: its items and the `cursor` of the next page (SPEC's `X-Next-Cursor`; none on the last page). */
+export async function okPage<T>(call: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<{ items: T; next?: string }> {
+  const answer = await call;
+  return { items: await ok(Promise.resolve(answer)), next: answer.response.headers.get('x-next-cursor') ?? undefined };
 }
 
 /** Keeps the access token of a sign-in (the refresh token stays in its cookie). */

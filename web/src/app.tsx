@@ -13,6 +13,14 @@ import { Services } from './screens/services';
 import { ServiceDetail } from './screens/service-detail';
 import { ServiceForm } from './screens/service-form';
 import { Switcher } from './switcher';
+import { Servers } from './screens/catalog/servers';
+import { ServerDetail } from './screens/catalog/server-detail';
+import { ServerForm } from './screens/catalog/server-form';
+import { Networks } from './screens/catalog/networks';
+import { NetworkDetail } from './screens/catalog/network-detail';
+import { NetworkForm } from './screens/catalog/network-form';
+import { AuditLog } from './screens/logs/audit-log';
+import { SecurityLog } from './screens/logs/security-log';
 
 /** The topology screen and its graph libraries load when it is opened, never before sign-in. */
 const Topology = lazy(() => import('./screens/topology/topology').then((m) => m.Topology));
@@ -35,6 +43,14 @@ const ServicesScreen = signedInOnly(Services);
 const ServiceFormScreen = signedInOnly(ServiceForm);
 const ServiceScreen = signedInOnly(ServiceDetail);
 const TopologyScreen = signedInOnly(Topology);
+const ServersScreen = signedInOnly(Servers);
+const ServerScreen = signedInOnly(ServerDetail);
+const ServerFormScreen = signedInOnly(ServerForm);
+const NetworksScreen = signedInOnly(Networks);
+const NetworkScreen = signedInOnly(NetworkDetail);
+const NetworkFormScreen = signedInOnly(NetworkForm);
+const AuditLogScreen = signedInOnly(AuditLog);
+const SecurityLogScreen = signedInOnly(SecurityLog);
 
 function Home() {
   const { me } = useSession();
@@ -64,12 +80,20 @@ function Header() {
         <nav aria-label="Environment">
           <a href={to.services(scope[1], scope[2])} aria-current={path.includes('/services') ? 'page' : undefined}>Services</a>
           <a href={to.topology(scope[1], scope[2])} aria-current={path.endsWith('/topology') ? 'page' : undefined}>Topology</a>
+          <a href={to.servers(scope[1], scope[2])} aria-current={path.includes('/servers') ? 'page' : undefined}>Servers</a>
+          <a href={to.networks(scope[1], scope[2])} aria-current={path.includes('/networks') ? 'page' : undefined}>Networks</a>
+        </nav>
+      )}
+      {me && scope && (
+        <nav aria-label="Project">
+          <a href={to.audit(scope[1])} aria-current={path.endsWith('/audit') ? 'page' : undefined}>Audit log</a>
         </nav>
       )}
       <div class="account">
         {me ? (
           <>
             <span class="who" title={me.email}>{me.name || me.email}</span>
+            <a href={to.securityLog} aria-current={path === to.securityLog ? 'page' : undefined}>Security log</a>
             <button type="button" onClick={() => { route(to.signIn()); void out(); }}>Sign out</button>
           </>
         ) : (
@@ -100,6 +124,16 @@ function Shell(props: { session: Session }) {
             <Route path="/p/:projectId/e/:envId/services/:serviceId" component={ServiceScreen} />
             <Route path="/p/:projectId/e/:envId/services/:serviceId/edit" component={ServiceFormScreen} />
             <Route path="/p/:projectId/e/:envId/topology" component={TopologyScreen} />
+            <Route path="/p/:projectId/e/:envId/servers" component={ServersScreen} />
+            <Route path="/p/:projectId/e/:envId/servers/new" component={ServerFormScreen} />
+            <Route path="/p/:projectId/e/:envId/servers/:serverId" component={ServerScreen} />
+            <Route path="/p/:projectId/e/:envId/servers/:serverId/edit" component={ServerFormScreen} />
+            <Route path="/p/:projectId/e/:envId/networks" component={NetworksScreen} />
+            <Route path="/p/:projectId/e/:envId/networks/new" component={NetworkFormScreen} />
+            <Route path="/p/:projectId/e/:envId/networks/:networkId" component={NetworkScreen} />
+            <Route path="/p/:projectId/e/:envId/networks/:networkId/edit" component={NetworkFormScreen} />
+            <Route path="/p/:projectId/audit" component={AuditLogScreen} />
+            <Route path="/account/security-log" component={SecurityLogScreen} />
             <Route default component={NotFound} />
           </Router>
         </ErrorBoundary>

@@ -14,6 +14,21 @@ export const to = {
   service: (p: string, e: string, s: string) => `/p/${p}/e/${e}/services/${s}`,
   editService: (p: string, e: string, s: string) => `/p/${p}/e/${e}/services/${s}/edit`,
   topology: (p: string, e: string, focus?: string) => `/p/${p}/e/${e}/topology${focus ? `?focus=${focus}` : ''}`,
+  // catalog: servers, networks, the project's audit log and the account's security log
+  servers: (p: string, e: string) => `/p/${p}/e/${e}/servers`,
+  newServer: (p: string, e: string) => `/p/${p}/e/${e}/servers/new`,
+  server: (p: string, e: string, s: string) => `/p/${p}/e/${e}/servers/${s}`,
+  editServer: (p: string, e: string, s: string) => `/p/${p}/e/${e}/servers/${s}/edit`,
+  networks: (p: string, e: string) => `/p/${p}/e/${e}/networks`,
+  newNetwork: (p: string, e: string) => `/p/${p}/e/${e}/networks/new`,
+  network: (p: string, e: string, n: string) => `/p/${p}/e/${e}/networks/${n}`,
+  editNetwork: (p: string, e: string, n: string) => `/p/${p}/e/${e}/networks/${n}/edit`,
+  /** The project's audit log, optionally filtered (e.g. one entity's history). */
+  audit: (p: string, filters: Record<string, string> = {}) => {
+    const query = new URLSearchParams(filters).toString();
+    return `/p/${p}/audit${query ? `?${query}` : ''}`;
+  },
+  securityLog: '/account/security-log',
 };
 
 /** Only a path of this app may follow sign-in (no open redirect through `?next=`). */

@@ -1,13 +1,10 @@
 import { useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
-import { allServices, api, ok, type Connection, type ConnectionInput } from '../api';
+import { allServices, api, ok } from '../api';
 import { to } from '../links';
-import { Alert, ConfirmButton, Loaded, message, Page, Select, useLoad } from '../ui';
-
-type Direction = NonNullable<ConnectionInput['direction']>;
-/** How a connection reads from this service's side (it is end `a` or `b`). */
-const ARROWS: Record<Direction, [string, string]> = { none: ['—', '—'], a_to_b: ['→', '←'], b_to_a: ['←', '→'], both: ['↔', '↔'] };
-const DIRECTIONS: [Direction, string][] = [['a_to_b', 'This service calls it (→)'], ['b_to_a', 'It calls this service (←)'], ['both', 'Both ways (↔)'], ['none', 'No direction (—)']];
+import { Alert, ConfirmButton, Loaded, message, Page, useLoad } from '../ui';
+import { ConnectForm, ConnectionItem, entityHref } from './connections';
+import { floorName } from './catalog/names';
 
 /** A service with its server, networks, connections and links; edit, delete, connect. */
 export function ServiceDetail(props: { projectId: string; envId: string; serviceId: string }) {
@@ -23,7 +20,7 @@ export function ServiceDetail(props: { projectId: string; envId: string; service
       allServices(scope, undefined, signal),
       ok(api.GET('/service-floors', { params: { query: scope }, signal })),
     ]);
-    const names = new Map<string, string>([...services.map((s): [string, string] => [s.id, s.name]), ...floors.map((f): [string, string] => [f.id, f.hostname ?? f.id])]);
+    const names = new Map<string, string>([...services.map((s): [string, string] => [s.id, s.name]), ...floors.map((f): [string, string] => [f.id, floorName(f)])]);
     return { connections, links, networks: networks.networks, services, floors, names };
   }, [id]);
   const [error, setError] = useState<string>();
@@ -42,6 +39,7 @@ export function ServiceDetail(props: { projectId: string; envId: string; service
       <>
         <a class="button" href={to.topology(props.projectId, props.envId, id)}>Show in topology</a>
         <a class="button" href={to.editService(props.projectId, props.envId, id)}>Edit</a>
+        <a class="button" href={to.audit(props.projectId, { entity_id: id })}>History</a>
         <ConfirmButton label="Delete" confirm={`Delete ${service.data.name} and its connections?`} onConfirm={remove} />
       </>
     )}>
@@ -61,7 +59,7 @@ export function ServiceDetail(props: { projectId: string; envId: string; service
             <dt>Repository</dt><dd>{s.repository_url ?? '—'}</dd>
             <dt>Tags</dt><dd>{s.tags.length ? s.tags.join(', ') : '—'}</dd>
             <dt>Links</dt><dd>{s.links.length ? <ul class="plain">{s.links.map((l) => <li key={l}><a href={l} rel="noopener noreferrer" target="_blank">{l}</a></li>)}</ul> : '—'}</dd>
-            <dt>Server</dt><dd>{s.service_floor_id ? (related.data?.names.get(s.service_floor_id) ?? s.service_floor_id) : 'none (serverless)'}</dd>
+            <dt>Server</dt><dd>{s.service_floor_id ? <a href={to.server(props.projectId, props.envId, s.service_floor_id)}>{related.data?.names.get(s.service_floor_id) ?? 'its server'}</a> : 'none (serverless)'}</dd>
           </dl>
         )}
       </Loaded>
@@ -69,16 +67,16 @@ export function ServiceDetail(props: { projectId: string; envId: string; service
         {(r) => (
           <>
             <h2>Networks</h2>
-            {r.networks.length ? <ul class="plain">{r.networks.map((n) => <li key={n.id}>{n.name} <span class="muted">{n.cidr}</span></li>)}</ul> : <p class="muted">Not attached to any network.</p>}
+            {r.networks.length ? <ul class="plain">{r.networks.map((n) => <li key={n.id}><a href={to.network(props.projectId, props.envId, n.id)}>{n.name}</a> <span class="muted">{n.cidr}</span></li>)}</ul> : <p class="muted">Not attached to any network.</p>}
             <h2>Connections</h2>
             {r.connections.length ? (
               <ul class="plain connections">
-                {r.connections.map((c) => <ConnectionItem key={c.id} connection={c} self={id} names={r.names} href={(other) => (r.services.some((s) => s.id === other) ? to.service(props.projectId, props.envId, other) : undefined)} onChange={related.reload} />)}
+                {r.connections.map((c) => <ConnectionItem key={c.id} connection={c} self={id} names={r.names} href={entityHref(props.projectId, props.envId)} onChange={related.reload} />)}
               </ul>
             ) : <p class="muted">No connections yet.</p>}
-            <ConnectForm self={id} scope={scope} candidates={[
+            <ConnectForm self={{ type: 'service', id }} scope={scope} candidates={[
               ...r.services.filter((s) => s.id !== id).map((s): [string, string] => [`service:${s.id}`, `${s.name} (service)`]),
-              ...r.floors.map((f): [string, string] => [`floor:${f.id}`, `${f.hostname ?? f.id} (server)`]),
+              ...r.floors.map((f): [string, string] => [`floor:${f.id}`, `${floorName(f)} (server)`]),
             ]} onDone={related.reload} />
             <h2>Links</h2>
             {r.links.length ? (
@@ -94,57 +92,5 @@ export function ServiceDetail(props: { projectId: string; envId: string; service
         )}
       </Loaded>
     </Page>
-  );
-}
-
-function ConnectionItem(props: { connection: Connection; self: string; names: Map<string, string>; href: (id: string) => string | undefined; onChange: () => void }) {
-  const c = props.connection;
-  const selfIsA = c.a_id === props.self;
-  const other = selfIsA ? c.b_id : c.a_id;
-  const otherType = selfIsA ? c.b_type : c.a_type;
-  const arrow = ARROWS[c.direction as Direction][selfIsA ? 0 : 1];
-  const name = props.names.get(other) ?? other;
-  const link = props.href(other);
-  return (
-    <li>
-      <span class="arrow" aria-hidden="true">{arrow}</span>{' '}
-      <span class="sr-only">{arrow === '→' ? 'calls' : arrow === '←' ? 'is called by' : arrow === '↔' ? 'calls and is called by' : 'connected to'}</span>{' '}
-      {link ? <a href={link}>{name}</a> : name} <span class="muted">({otherType === 'floor' ? 'server' : 'service'}{c.name ? `, ${c.name}` : ''})</span>{' '}
-      <ConfirmButton label="Remove" confirm={`Remove the connection with ${name}?`} onConfirm={async () => {
-        await ok(api.DELETE('/service-connections/{connection_id}', { params: { path: { connection_id: c.id } } }));
-        props.onChange();
-      }} />
-    </li>
-  );
-}
-
-function ConnectForm(props: { self: string; scope: { project_id: string; environment_id: string }; candidates: [string, string][]; onDone: () => void }) {
-  const [target, setTarget] = useState('');
-  const [direction, setDirection] = useState<Direction>('a_to_b');
-  const [error, setError] = useState<string>();
-  const [busy, setBusy] = useState(false);
-  if (!props.candidates.length) return <p class="muted">Create another service or a server to connect this one to.</p>;
-  const submit = async (e: Event) => {
-    e.preventDefault();
-    if (!target) return setError('Choose what to connect to.');
-    const [b_type, b_id] = target.split(':') as ['service' | 'floor', string];
-    setBusy(true);
-    setError(undefined);
-    try {
-      await ok(api.POST('/service-connections', { body: { ...props.scope, a_type: 'service', a_id: props.self, b_type, b_id, direction } }));
-      setTarget('');
-      props.onDone();
-    } catch (err) {
-      setError(message(err));
-    } finally {
-      setBusy(false);
-    }
-  };
-  return (
-    <form class="inline-form" onSubmit={submit} aria-label="New connection">
-      <Select label="Connect to" name="connect-to" value={target} onValue={setTarget} options={[['', 'Choose…'], ...props.candidates]} error={error} />
-      <Select label="Direction" name="direction" value={direction} onValue={(v) => setDirection(v as Direction)} options={DIRECTIONS} />
-      <button type="submit" class="primary" disabled={busy}>Connect</button>
-    </form>
   );
 }

@@ -3,9 +3,7 @@ import { useLocation } from 'preact-iso';
 import { api, ok, type Service, type ServiceInput } from '../api';
 import { to } from '../links';
 import { Alert, Field, Loaded, Page, Select, useLoad, useSubmit } from '../ui';
-
-/** The providers the API takes (checked against the generated types). */
-const PROVIDERS = ['aws', 'azure', 'gcp', 'digitalocean', 'hetzner', 'ovh', 'linode', 'on-premise'] as const satisfies readonly NonNullable<ServiceInput['provider']>[];
+import { listOf, numberOrNull, PROVIDER_OPTIONS, TextArea, TextFields, textOrNull, type TextFieldSpec } from '../form-fields';
 
 /** The form's text of every editable field. */
 type Draft = Record<(typeof TEXT_FIELDS)[number][0] | 'provider' | 'service_floor_id' | 'tags' | 'links', string>;
@@ -23,7 +21,7 @@ const TEXT_FIELDS = [
   ['programming_language_version', 'Language version', {}],
   ['version', 'Version', {}],
   ['repository_url', 'Repository URL', { hint: 'Starts with https:// or git://' }],
-] as const;
+] as const satisfies readonly TextFieldSpec<string>[];
 
 const draftOf = (s?: Service): Draft => ({
   name: s?.name ?? '',
@@ -45,24 +43,22 @@ const draftOf = (s?: Service): Draft => ({
 
 /** What the form sends: empty text is null (cleared), numbers as numbers when they are numbers (else as typed, for the API to refuse). */
 function bodyOf(d: Draft) {
-  const text = (v: string) => (v.trim() === '' ? null : v.trim());
-  const num = (v: string) => (v.trim() === '' ? null : /^-?\d+$/.test(v.trim()) ? Number(v.trim()) : (v.trim() as unknown as number));
   return {
     name: d.name.trim(),
-    category: text(d.category),
-    provider_region: text(d.provider_region),
-    provider_zone: text(d.provider_zone),
-    port: num(d.port),
-    replicas: num(d.replicas),
-    ip_address: text(d.ip_address),
-    programming_language: text(d.programming_language),
-    programming_language_version: text(d.programming_language_version),
-    version: text(d.version),
-    repository_url: text(d.repository_url),
-    provider: (text(d.provider) as ServiceInput['provider']) ?? null,
-    service_floor_id: text(d.service_floor_id),
-    tags: d.tags.split(',').map((t) => t.trim()).filter(Boolean),
-    links: d.links.split('\n').map((l) => l.trim()).filter(Boolean),
+    category: textOrNull(d.category),
+    provider_region: textOrNull(d.provider_region),
+    provider_zone: textOrNull(d.provider_zone),
+    port: numberOrNull(d.port),
+    replicas: numberOrNull(d.replicas),
+    ip_address: textOrNull(d.ip_address),
+    programming_language: textOrNull(d.programming_language),
+    programming_language_version: textOrNull(d.programming_language_version),
+    version: textOrNull(d.version),
+    repository_url: textOrNull(d.repository_url),
+    provider: (textOrNull(d.provider) as ServiceInput['provider']) ?? null,
+    service_floor_id: textOrNull(d.service_floor_id),
+    tags: listOf(d.tags),
+    links: listOf(d.links, '\n'),
   };
 }
 
@@ -98,20 +94,11 @@ function Form(props: { projectId: string; envId: string; service?: Service; floo
     <form class="service-form" onSubmit={submit} noValidate>
       <Alert>{error}</Alert>
       <div class="form-grid">
-        {TEXT_FIELDS.map(([name, label, attrs]) => {
-          const { hint, ...rest } = attrs as { hint?: string };
-          return <Field key={name} label={label} name={name} value={draft[name]} onValue={set(name)} error={fields[name]} hint={hint} {...rest} />;
-        })}
-        <Select label="Provider" name="provider" value={draft.provider} onValue={set('provider')} error={fields.provider} options={[['', '—'], ...PROVIDERS.map((p): [string, string] => [p, p])]} />
+        <TextFields specs={TEXT_FIELDS} draft={draft} set={set} errors={fields} />
+        <Select label="Provider" name="provider" value={draft.provider} onValue={set('provider')} error={fields.provider} options={PROVIDER_OPTIONS} />
         <Select label="Server" name="service_floor_id" value={draft.service_floor_id} onValue={set('service_floor_id')} error={fields.service_floor_id} options={[['', 'None (serverless)'], ...props.floors]} />
         <Field label="Tags" name="tags" value={draft.tags} onValue={set('tags')} error={fields.tags} hint="Comma-separated" />
-        <div class={fields.links ? 'field invalid wide' : 'field wide'}>
-          <label for="f-links">Links</label>
-          <textarea id="f-links" name="links" rows={3} value={draft.links} onInput={(e) => set('links')(e.currentTarget.value)}
-            aria-invalid={fields.links ? true : undefined} aria-describedby={fields.links ? 'f-links-error f-links-hint' : 'f-links-hint'} />
-          <small id="f-links-hint">One per line, each starting with http:// or https://</small>
-          {fields.links && <p class="error" id="f-links-error">{fields.links}</p>}
-        </div>
+        <TextArea label="Links" name="links" value={draft.links} onValue={set('links')} error={fields.links} hint="One per line, each starting with http:// or https://" />
       </div>
       <div class="actions">
         <button type="submit" class="primary" disabled={busy}>{props.service ? 'Save changes' : 'Create service'}</button>

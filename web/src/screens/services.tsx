@@ -1,19 +1,20 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { useLocation } from 'preact-iso';
 import { allServices, type Service } from '../api';
 import { to } from '../links';
+import { FilterForm, SortHeader, sortedByName, useUrlQuery, type FilterSpec } from '../table';
 import { Alert, message, Page } from '../ui';
 
 const ROW = 40; // px, every row the same height: the table renders only the rows in view
 const OVERSCAN = 8;
 
 /** SPEC's filters of GET /services, kept in the address so a filtered list is a link. */
-interface Filters {
-  name: string;
-  tags: string;
-  language: string;
-  location: string;
-}
+const FILTERS: FilterSpec<'name' | 'tags' | 'language' | 'location'>[] = [
+  { key: 'name', label: 'Name contains' },
+  { key: 'tags', label: 'Tags (any of, comma-separated)' },
+  { key: 'language', label: 'Language' },
+  { key: 'location', label: 'Location (provider, region, zone)' },
+];
+type Filters = Record<(typeof FILTERS)[number]['key'], string>;
 
 const queryOf = (f: Filters) => ({
   ...(f.name.trim() ? { name: f.name.trim() } : {}),
@@ -28,50 +29,30 @@ const queryOf = (f: Filters) => ({
  * view (2,000 services scroll as smoothly as 20).
  */
 export function Services(props: { projectId: string; envId: string }) {
-  const { query, route, path } = useLocation();
-  const applied: Filters = { name: query.name ?? '', tags: query.tags ?? '', language: query.language ?? '', location: query.location ?? '' };
-  const descending = query.sort === '-name';
-  const [draft, setDraft] = useState<Filters>(applied);
+  const { applied, go } = useUrlQuery(['name', 'tags', 'language', 'location', 'sort'] as const);
+  const { sort, ...filters } = applied;
+  const descending = sort === '-name';
   const [services, setServices] = useState<Service[]>();
   const [error, setError] = useState<unknown>();
   const [loading, setLoading] = useState(true);
-  const key = JSON.stringify(applied);
+  const key = JSON.stringify(filters);
 
-  useEffect(() => setDraft(applied), [key]);
   useEffect(() => {
     const abort = new AbortController();
     setLoading(true);
     setError(undefined);
-    allServices({ project_id: props.projectId, environment_id: props.envId, ...queryOf(applied) }, (sofar) => !abort.signal.aborted && setServices([...sofar]), abort.signal)
+    allServices({ project_id: props.projectId, environment_id: props.envId, ...queryOf(filters) }, (sofar) => !abort.signal.aborted && setServices([...sofar]), abort.signal)
       .then((all) => !abort.signal.aborted && setServices(all))
       .catch((err) => !abort.signal.aborted && setError(err))
       .finally(() => !abort.signal.aborted && setLoading(false));
     return () => abort.abort();
   }, [props.projectId, props.envId, key]);
 
-  const sorted = useMemo(() => {
-    const list = [...(services ?? [])].sort((a, b) => a.name.localeCompare(b.name, undefined, { sensitivity: 'base', numeric: true }));
-    return descending ? list.reverse() : list;
-  }, [services, descending]);
-
-  const go = (next: Partial<Filters> & { sort?: string }) => {
-    const merged = { ...applied, sort: descending ? '-name' : '', ...next };
-    const params = new URLSearchParams(Object.entries(merged).filter(([, v]) => v));
-    route(`${path}${params.size ? `?${params}` : ''}`);
-  };
+  const sorted = useMemo(() => sortedByName(services ?? [], (s) => s.name, descending), [services, descending]);
 
   return (
     <Page title="Services" wide actions={<a class="button primary" href={to.newService(props.projectId, props.envId)}>New service</a>}>
-      <form class="filters" role="search" aria-label="Filter services" onSubmit={(e) => { e.preventDefault(); go(draft); }}>
-        {(['name', 'tags', 'language', 'location'] as const).map((f) => (
-          <label key={f}>
-            <span>{{ name: 'Name contains', tags: 'Tags (any of, comma-separated)', language: 'Language', location: 'Location (provider, region, zone)' }[f]}</span>
-            <input name={f} value={draft[f]} onInput={(e) => setDraft({ ...draft, [f]: e.currentTarget.value })} />
-          </label>
-        ))}
-        <button type="submit">Filter</button>
-        {Object.values(applied).some(Boolean) && <button type="button" onClick={() => go({ name: '', tags: '', language: '', location: '' })}>Clear</button>}
-      </form>
+      <FilterForm label="Filter services" filters={FILTERS} applied={filters} onApply={go} />
       {error ? <Alert>{message(error)}</Alert> : null}
       <p class="muted" role="status" aria-live="polite">
         {loading ? `Loading services… ${services?.length ?? 0}` : `${sorted.length} service${sorted.length === 1 ? '' : 's'}`}
@@ -79,7 +60,7 @@ export function Services(props: { projectId: string; envId: string }) {
       <VirtualTable
         rows={sorted}
         caption="Services"
-        sortLabel={descending ? 'descending' : 'ascending'}
+        descending={descending}
         onSort={() => go({ sort: descending ? '' : '-name' })}
         href={(s) => to.service(props.projectId, props.envId, s.id)}
       />
@@ -87,7 +68,7 @@ export function Services(props: { projectId: string; envId: string }) {
   );
 }
 
-function VirtualTable(props: { rows: Service[]; caption: string; sortLabel: 'ascending' | 'descending'; onSort: () => void; href: (s: Service) => string }) {
+function VirtualTable(props: { rows: Service[]; caption: string; descending: boolean; onSort: () => void; href: (s: Service) => string }) {
   const scroller = useRef<HTMLDivElement>(null);
   const [top, setTop] = useState(0);
   const [height, setHeight] = useState(600);
@@ -110,12 +91,10 @@ function VirtualTable(props: { rows: Service[]; caption: string; sortLabel: 'asc
   return (
     <div class="table-scroll" ref={scroller} onScroll={onScroll} tabIndex={0} role="region" aria-label={`${props.caption}, scrollable`}>
       <table class="grid" aria-rowcount={props.rows.length + 1}>
-        <caption class="sr-only">{props.caption}, sorted by name {props.sortLabel}</caption>
+        <caption class="sr-only">{props.caption}, sorted by name {props.descending ? 'descending' : 'ascending'}</caption>
         <thead>
           <tr aria-rowindex={1}>
-            <th scope="col" aria-sort={props.sortLabel}>
-              <button type="button" class="sort" onClick={props.onSort}>Name <span aria-hidden="true">{props.sortLabel === 'ascending' ? '▲' : '▼'}</span></button>
-            </th>
+            <SortHeader label="Name" descending={props.descending} onSort={props.onSort} />
             <th scope="col">Type</th>
             <th scope="col">Location</th>
             <th scope="col">Language</th>

@@ -6,6 +6,7 @@ import svgExport from 'cytoscape-svg';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { allServices, api, ok, type BlastRadius } from '../../api';
+import { attachedNetworkIds, type Holder } from '../../attachments';
 import { to } from '../../links';
 import { Alert, message, Page } from '../../ui';
 import { buildGraph, nodeId, type EdgeKind, type GraphEdge, type GraphNode, type NodeKind, type TopologyData } from './graph';
@@ -52,20 +53,11 @@ async function loadTopology(scope: { project_id: string; environment_id: string 
   ]);
   const attachments = new Map<string, string[]>();
   if (networks.length) {
-    const jobs: (() => Promise<void>)[] = floors.map((f) => async () => {
-      const a = await ok(api.GET('/attachments/service-floors/{floor_id}/networks', { params: { path: { floor_id: f.id } }, signal }));
-      attachments.set(nodeId('floor', f.id), a.networks.map((n) => n.id));
-    });
-    if (services.length <= SERVICE_ATTACHMENTS_MAX) {
-      for (const s of services) jobs.push(async () => {
-        const a = await ok(api.GET('/attachments/services/{service_id}/networks', { params: { path: { service_id: s.id } }, signal }));
-        attachments.set(nodeId('service', s.id), a.networks.map((n) => n.id));
-      });
-    }
-    const workers = Array.from({ length: 6 }, async () => {
-      for (let job = jobs.shift(); job; job = jobs.shift()) await job();
-    });
-    await Promise.all(workers);
+    const holders: Holder[] = [
+      ...floors.map((f): Holder => ({ kind: 'floor', id: f.id })),
+      ...(services.length <= SERVICE_ATTACHMENTS_MAX ? services.map((s): Holder => ({ kind: 'service', id: s.id })) : []),
+    ];
+    for (const [holder, ids] of await attachedNetworkIds(holders, signal)) attachments.set(nodeId(holder.kind, holder.id), ids);
   }
   return { services, floors, networks, connections, links, attachments };
 }

@@ -1,0 +1,69 @@
+import type { ComponentChildren } from 'preact';
+import { useMemo } from 'preact/hooks';
+import { FilterForm, Pager, pageOf, SortHeader, sortedByName, useUrlQuery, type FilterSpec } from '../../table';
+import { Loaded, Page, useLoad } from '../../ui';
+
+/** A column of a list: its header and what a row shows in it. */
+export type Column<T> = [string, (row: T) => ComponentChildren];
+
+/**
+ * An environment's servers or networks: SPEC's filters sent to the API and kept in the address with the
+ * sort order and the page; the answer (SPEC: a plain array, no paging) sorted by name and shown a page
+ * at a time, each page a link.
+ */
+export function CatalogList<T extends { id: string }, K extends string>(props: {
+  title: string;
+  /** "server" / "servers": the count line and the empty table. */
+  noun: [string, string];
+  newHref: string;
+  newLabel: string;
+  filters: FilterSpec<K>[];
+  load: (filters: Record<K, string>, signal: AbortSignal) => Promise<T[]>;
+  name: (row: T) => string;
+  nameLabel: string;
+  href: (row: T) => string;
+  columns: Column<T>[];
+}) {
+  const keys = useMemo(() => [...props.filters.map((f) => f.key), 'sort', 'page'] as const, []);
+  const { applied, go, href } = useUrlQuery<K | 'sort' | 'page'>(keys);
+  const { sort, page, ...filters } = applied;
+  const descending = sort === '-name';
+  const key = JSON.stringify(filters);
+  const rows = useLoad((signal) => props.load(filters as Record<K, string>, signal), [key]);
+  const sorted = useMemo(() => sortedByName(rows.data ?? [], props.name, descending), [rows.data, descending]);
+  const shown = pageOf(sorted, page);
+  const [one, many] = props.noun;
+  return (
+    <Page title={props.title} wide actions={<a class="button primary" href={props.newHref}>{props.newLabel}</a>}>
+      <FilterForm label={`Filter ${many}`} filters={props.filters} applied={filters as Record<K, string>} onApply={(f) => go({ ...f, page: '' } as Partial<Record<K | 'sort' | 'page', string>>)} />
+      <Loaded state={rows} label={many}>
+        {() => (
+          <>
+            <p class="muted" role="status" aria-live="polite">{sorted.length} {sorted.length === 1 ? one : many}{shown.pages > 1 ? `, ${shown.first}–${shown.first + shown.rows.length - 1} shown` : ''}</p>
+            <div class="table-wrap" tabIndex={0} role="region" aria-label={`${props.title}, scrollable`}>
+              <table class="grid paged">
+                <caption class="sr-only">{props.title}, sorted by {props.nameLabel.toLowerCase()} {descending ? 'descending' : 'ascending'}</caption>
+                <thead>
+                  <tr>
+                    <SortHeader label={props.nameLabel} descending={descending} onSort={() => go({ sort: descending ? '' : '-name', page: '' } as Partial<Record<K | 'sort' | 'page', string>>)} />
+                    {props.columns.map(([label]) => <th key={label} scope="col">{label}</th>)}
+                  </tr>
+                </thead>
+                <tbody>
+                  {shown.rows.map((row) => (
+                    <tr key={row.id}>
+                      <th scope="row"><a href={props.href(row)}>{props.name(row)}</a></th>
+                      {props.columns.map(([label, cell]) => <td key={label}>{cell(row)}</td>)}
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+              {!sorted.length && <p class="empty">No {many} {Object.values(filters).some(Boolean) ? 'match these filters' : 'here yet'}.</p>}
+            </div>
+            <Pager label={`Pages of ${many}`} current={shown.current} pages={shown.pages} href={(p) => href({ page: p > 1 ? String(p) : '' } as Partial<Record<K | 'sort' | 'page', string>>)} />
+          </>
+        )}
+      </Loaded>
+    </Page>
+  );
+}

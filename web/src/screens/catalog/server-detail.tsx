@@ -1,0 +1,122 @@
+import { useEffect, useState } from 'preact/hooks';
+import { allServices, api, ok, type Floor, type Network } from '../../api';
+import { to } from '../../links';
+import { Alert, Loaded, message, Page, useLoad } from '../../ui';
+import { ConnectForm, ConnectionItem, entityHref } from '../connections';
+import { orDash, useDetailActions } from './detail';
+import { floorName, floorTypeLabel, locationOf } from './names';
+
+/** At most this many networks per server (SPEC; the API refuses more with a 422). */
+const MAX_NETWORKS = 10;
+
+/** A server with the services it runs, its networks (changeable) and its connections; edit, delete. */
+export function ServerDetail(props: { projectId: string; envId: string; serverId: string }) {
+  const scope = { project_id: props.projectId, environment_id: props.envId };
+  const id = props.serverId;
+  const floor = useLoad((signal) => ok(api.GET('/service-floors/{floor_id}', { params: { path: { floor_id: id } }, signal })), [id]);
+  const related = useLoad(async (signal) => {
+    const [connections, attached, networks, services, floors] = await Promise.all([
+      ok(api.GET('/service-connections', { params: { query: { ...scope, entity_id: id } }, signal })),
+      ok(api.GET('/attachments/service-floors/{floor_id}/networks', { params: { path: { floor_id: id } }, signal })),
+      ok(api.GET('/networks', { params: { query: scope }, signal })),
+      allServices(scope, undefined, signal),
+      ok(api.GET('/service-floors', { params: { query: scope }, signal })),
+    ]);
+    const names = new Map<string, string>([...services.map((s): [string, string] => [s.id, s.name]), ...floors.map((f): [string, string] => [f.id, floorName(f)])]);
+    return { connections, attached: attached.networks, networks, hosted: services.filter((s) => s.service_floor_id === id), services, floors, names };
+  }, [id]);
+  const name = floor.data ? floorName(floor.data) : 'Server';
+  const { actions, alert } = useDetailActions({
+    projectId: props.projectId, entityId: id, editHref: to.editServer(props.projectId, props.envId, id), listHref: to.servers(props.projectId, props.envId),
+    confirm: `Delete ${name}? Its services stay, without a server; its connections and network attachments are removed.`,
+    remove: () => ok(api.DELETE('/service-floors/{floor_id}', { params: { path: { floor_id: id } } })),
+  });
+  return (
+    <Page title={name} actions={floor.data && actions}>
+      {alert}
+      <Loaded state={floor} label="the server">{(f) => <ServerFacts floor={f} />}</Loaded>
+      <Loaded state={related} label="what runs on it">
+        {(r) => (
+          <>
+            <h2>Services on this server</h2>
+            {r.hosted.length ? (
+              <ul class="plain">{r.hosted.map((s) => <li key={s.id}><a href={to.service(props.projectId, props.envId, s.id)}>{s.name}</a></li>)}</ul>
+            ) : <p class="muted">No service runs on this server. Choose it as the server in a service's form.</p>}
+            <h2>Networks</h2>
+            <NetworksForm floorId={id} attached={r.attached} networks={r.networks} projectId={props.projectId} envId={props.envId} onDone={related.reload} />
+            <h2>Connections</h2>
+            {r.connections.length ? (
+              <ul class="plain connections">
+                {r.connections.map((c) => <ConnectionItem key={c.id} connection={c} self={id} names={r.names} href={entityHref(props.projectId, props.envId)} onChange={related.reload} />)}
+              </ul>
+            ) : <p class="muted">No connections yet.</p>}
+            <ConnectForm self={{ type: 'floor', id }} scope={scope} candidates={[
+              ...r.services.map((s): [string, string] => [`service:${s.id}`, `${s.name} (service)`]),
+              ...r.floors.filter((f) => f.id !== id).map((f): [string, string] => [`floor:${f.id}`, `${floorName(f)} (server)`]),
+            ]} onDone={related.reload} />
+          </>
+        )}
+      </Loaded>
+    </Page>
+  );
+}
+
+function ServerFacts({ floor: f }: { floor: Floor }) {
+  return (
+    <dl class="facts">
+      <dt>Type</dt><dd>{floorTypeLabel(f.type)}</dd>
+      <dt>Hostname</dt><dd>{orDash(f.hostname)}</dd>
+      <dt>Location</dt><dd>{orDash(locationOf(f))}</dd>
+      <dt>Instance id</dt><dd>{orDash(f.provider_instance_id)}</dd>
+      <dt>IP addresses</dt><dd>{orDash([f.ip_address, ...f.ip_addresses].filter(Boolean).join(', '))}</dd>
+      <dt>CPUs</dt><dd>{orDash(f.cpu)}</dd>
+      <dt>Memory</dt><dd>{f.memory_mb === null ? '—' : `${f.memory_mb} MB`}</dd>
+      <dt>Storage</dt><dd>{f.storage_gb === null ? '—' : `${f.storage_gb} GB`}</dd>
+      <dt>Instances</dt><dd>{orDash(f.instances)}</dd>
+      <dt>Tags</dt><dd>{f.tags.length ? f.tags.join(', ') : '—'}</dd>
+      {f.cloud_account_id && <><dt>Discovered</dt><dd>last seen {f.last_seen_at ?? '—'}{f.missing_since ? `, missing since ${f.missing_since}` : ''}</dd></>}
+    </dl>
+  );
+}
+
+/** The networks the server is attached to, as checkboxes over the environment's networks (the API replaces the whole set). */
+function NetworksForm(props: { floorId: string; attached: Network[]; networks: Network[]; projectId: string; envId: string; onDone: () => void }) {
+  const initial = props.attached.map((n) => n.id);
+  const [chosen, setChosen] = useState<string[]>(initial);
+  const [error, setError] = useState<string>();
+  const [busy, setBusy] = useState(false);
+  useEffect(() => setChosen(initial), [initial.join()]);
+  if (!props.networks.length) return <p class="muted">This environment has no network yet. <a href={to.newNetwork(props.projectId, props.envId)}>Create one</a> to attach this server to it.</p>;
+  const changed = chosen.length !== initial.length || chosen.some((n) => !initial.includes(n));
+  const save = async (e: Event) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(undefined);
+    try {
+      await ok(api.PATCH('/attachments/service-floors/{floor_id}/networks', { params: { path: { floor_id: props.floorId } }, body: { network_ids: chosen } }));
+      props.onDone();
+    } catch (err) {
+      setError(message(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <form onSubmit={save}>
+      {props.attached.length ? (
+        <ul class="plain">{props.attached.map((n) => <li key={n.id}><a href={to.network(props.projectId, props.envId, n.id)}>{n.name}</a> <span class="muted">{n.cidr}</span></li>)}</ul>
+      ) : <p class="muted">Not attached to any network.</p>}
+      <Alert>{error}</Alert>
+      <fieldset class="choices">
+        <legend>Choose its networks (at most {MAX_NETWORKS})</legend>
+        {props.networks.map((n) => (
+          <label key={n.id} class="check">
+            <input type="checkbox" checked={chosen.includes(n.id)} onChange={(e) => setChosen(e.currentTarget.checked ? [...chosen, n.id] : chosen.filter((c) => c !== n.id))} />
+            {n.name} <span class="muted">{n.cidr}</span>
+          </label>
+        ))}
+      </fieldset>
+      <button type="submit" class="primary" disabled={busy || !changed}>Save networks</button>
+    </form>
+  );
+}

@@ -8,9 +8,10 @@ describe('the audit deny-list', () => {
       name: 'svc', password_hash: 'x', token_hash: 'x', secret: 'x', previous_secret: 'x', api_key: 'x', apiKey: 'x', key_value: 'x', credentials: { a: 1 },
       token_sealed: 'x', external_id: 'x', totp_secret: 'x', recovery_codes: ['x'], signing_key: 'x', audit_head: 'x', updated_at: 'x', service_count: 3,
       nested: { refresh_token: 'x', keep: 1, list: [{ session_id: 'x', label: 'y' }] },
-      footprint: 'kept', hashtags_note: undefined,
+      footprint: 'kept', hashtags_note: undefined, private_key: 'x', privateKey: 'x', is_private: false,
     };
-    expect(scrub(value)).toEqual({ name: 'svc', nested: { keep: 1, list: [{ label: 'y' }] }, footprint: 'kept' });
+    // A network's is_private is a setting, not a secret: its change is recorded.
+    expect(scrub(value)).toEqual({ name: 'svc', nested: { keep: 1, list: [{ label: 'y' }] }, footprint: 'kept', is_private: false });
   });
 
   it('records set fields on a creation, the fields held on a deletion, only changed fields on an update', () => {

@@ -16,6 +16,14 @@ import { Switcher } from './switcher';
 
 /** The topology screen and its graph libraries load when it is opened, never before sign-in. */
 const Topology = lazy(() => import('./screens/topology/topology').then((m) => m.Topology));
+/** ops: import & export, webhooks, plan & billing (loaded when opened). */
+const Transfer = lazy(() => import('./screens/ops/transfer').then((m) => m.Transfer));
+const Webhooks = lazy(() => import('./screens/ops/webhooks').then((m) => m.Webhooks));
+const WebhookDetail = lazy(() => import('./screens/ops/webhook-detail').then((m) => m.WebhookDetail));
+const Billing = lazy(() => import('./screens/ops/billing').then((m) => m.Billing));
+const BillingReturn = lazy(() => import('./screens/ops/billing').then((m) => m.BillingReturn));
+const Downgrade = lazy(() => import('./screens/ops/downgrade').then((m) => m.Downgrade));
+const Archive = lazy(() => import('./screens/ops/downgrade').then((m) => m.Archive));
 
 /** A screen behind sign-in: a signed-out visitor is sent to sign in, then back to it. */
 function signedInOnly<P extends object>(Screen: ComponentType<P>): ComponentType<P> {
@@ -35,6 +43,13 @@ const ServicesScreen = signedInOnly(Services);
 const ServiceFormScreen = signedInOnly(ServiceForm);
 const ServiceScreen = signedInOnly(ServiceDetail);
 const TopologyScreen = signedInOnly(Topology);
+const TransferScreen = signedInOnly(Transfer);
+const WebhooksScreen = signedInOnly(Webhooks);
+const WebhookScreen = signedInOnly(WebhookDetail);
+const BillingScreen = signedInOnly(Billing);
+const BillingReturnScreen = signedInOnly(BillingReturn);
+const DowngradeScreen = signedInOnly(Downgrade);
+const ArchiveScreen = signedInOnly(Archive);
 
 function Home() {
   const { me } = useSession();
@@ -60,16 +75,23 @@ function Header() {
       <a class="skip" href="#main">Skip to content</a>
       <a class="brand" href={me ? to.projects : '/'}>Infrastructure Catalog</a>
       {me && scope && <Switcher projectId={scope[1]} envId={scope[2]} />}
+      {me && scope && (
+        <nav aria-label="Project">
+          <a href={to.webhooks(scope[1])} aria-current={path.includes('/webhooks') ? 'page' : undefined}>Webhooks</a>
+        </nav>
+      )}
       {me && scope?.[2] && (
         <nav aria-label="Environment">
           <a href={to.services(scope[1], scope[2])} aria-current={path.includes('/services') ? 'page' : undefined}>Services</a>
           <a href={to.topology(scope[1], scope[2])} aria-current={path.endsWith('/topology') ? 'page' : undefined}>Topology</a>
+          <a href={to.transfer(scope[1], scope[2])} aria-current={path.endsWith('/transfer') ? 'page' : undefined}>Import & export</a>
         </nav>
       )}
       <div class="account">
         {me ? (
           <>
             <span class="who" title={me.email}>{me.name || me.email}</span>
+            <a href={to.billing} aria-current={path.startsWith('/account/billing') ? 'page' : undefined}>Plan & billing</a>
             <button type="button" onClick={() => { route(to.signIn()); void out(); }}>Sign out</button>
           </>
         ) : (
@@ -100,6 +122,15 @@ function Shell(props: { session: Session }) {
             <Route path="/p/:projectId/e/:envId/services/:serviceId" component={ServiceScreen} />
             <Route path="/p/:projectId/e/:envId/services/:serviceId/edit" component={ServiceFormScreen} />
             <Route path="/p/:projectId/e/:envId/topology" component={TopologyScreen} />
+            <Route path="/p/:projectId/e/:envId/transfer" component={TransferScreen} />
+            <Route path="/p/:projectId/webhooks" component={WebhooksScreen} />
+            <Route path="/p/:projectId/webhooks/:webhookId" component={WebhookScreen} />
+            <Route path="/account/billing" component={BillingScreen} />
+            <Route path="/account/billing/downgrade" component={DowngradeScreen} />
+            <Route path="/account/billing/archive" component={ArchiveScreen} />
+            {/* Where the payment provider's checkout and portal send the payer back (the service's APP_BASE_URL/billing…). */}
+            <Route path="/billing" component={BillingReturnScreen} />
+            <Route path="/billing/:outcome" component={BillingReturnScreen} />
             <Route default component={NotFound} />
           </Router>
         </ErrorBoundary>

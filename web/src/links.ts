@@ -14,6 +14,13 @@ export const to = {
   service: (p: string, e: string, s: string) => `/p/${p}/e/${e}/services/${s}`,
   editService: (p: string, e: string, s: string) => `/p/${p}/e/${e}/services/${s}/edit`,
   topology: (p: string, e: string, focus?: string) => `/p/${p}/e/${e}/topology${focus ? `?focus=${focus}` : ''}`,
+  // ops: import & export, webhooks, plan & billing
+  transfer: (p: string, e: string, job?: string) => `/p/${p}/e/${e}/transfer${job ? `?job=${job}` : ''}`,
+  webhooks: (p: string) => `/p/${p}/webhooks`,
+  webhook: (p: string, w: string) => `/p/${p}/webhooks/${w}`,
+  billing: '/account/billing',
+  downgrade: (planId?: string) => `/account/billing/downgrade${planId ? `?to=${planId}` : ''}`,
+  archive: '/account/billing/archive',
 };
 
 /** Only a path of this app may follow sign-in (no open redirect through `?next=`). */

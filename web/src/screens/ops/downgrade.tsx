@@ -60,7 +60,6 @@ function PreflightView(props: { preflight: Preflight; onConfirmed: (text: string
       <Alert>{error}</Alert>
       <div class="actions">
         <ConfirmButton label={`Downgrade to ${p.to_plan.name}`} confirm={`Move to ${p.to_plan.name} now?`} onConfirm={confirm} />
-        {p.any_over && <a class="button" href={to.archive}>Choose what to archive first</a>}
         <a class="button" href={to.billing}>Keep {p.from_plan.name}</a>
       </div>
     </section>

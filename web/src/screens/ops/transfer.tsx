@@ -6,10 +6,10 @@ import { Alert, Loaded, message, Page, useLoad } from '../../ui';
 import { followJob, type JobProgress } from './follow-job';
 import { ImportDiff } from './import-plan';
 import { TableWrap } from './table-wrap';
+import { when } from './plans';
 
 /** The largest document the dashboard sends in one request (the API's default IMPEX_MAX_DOCUMENT_BYTES). */
 const MAX_DOCUMENT_BYTES = 5 * 1024 * 1024;
-const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : '—');
 
 /** A job's live progress: a <progress> bar (no inline style) and what it is doing. */
 function Progress(props: { label: string; progress?: JobProgress }) {

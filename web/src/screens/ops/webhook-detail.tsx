@@ -5,8 +5,8 @@ import { to } from '../../links';
 import { Alert, ConfirmButton, Loaded, message, Page, Select, useLoad, useSubmit } from '../../ui';
 import { bodyOf, draftOf, explainWebhookRefusal, WebhookFields } from './webhook-fields';
 import { SecretOnce } from './webhooks';
+import { when } from './plans';
 
-const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : '—');
 type Ids = { projectId: string; webhookId: string };
 const pathOf = (p: Ids) => ({ project_id: p.projectId, webhook_id: p.webhookId });
 

@@ -37,6 +37,36 @@ export type AuditQuery = NonNullable<paths['/projects/{project_id}/audit-log']['
 export type SecurityEntry = Json<paths['/auth/me/security-log']['get']['responses'][200]>[number];
 export type Member = Json<paths['/projects/members/{project_id}']['get']['responses'][200]>[number];
 
+// Ops screens (import & export, webhooks, plan & billing).
+export type ImpexRecord = Json<paths['/impex/status/{job_id}']['get']['responses'][200]>;
+export type ImportReport = NonNullable<ImpexRecord['report']>;
+export type ImportBody = NonNullable<paths['/impex/import']['post']['requestBody']>['content']['multipart/form-data'];
+export type ExportBody = NonNullable<paths['/impex/export']['post']['requestBody']>['content']['multipart/form-data'];
+export type Webhook = Json<paths['/projects/{project_id}/webhooks/{webhook_id}']['get']['responses'][200]>;
+export type WebhookInput = NonNullable<paths['/projects/{project_id}/webhooks']['post']['requestBody']>['content']['application/json'];
+export type WebhookEvent = WebhookInput['events'][number];
+export type DeliverySummary = Json<paths['/projects/{project_id}/webhooks/{webhook_id}/deliveries']['get']['responses'][200]>[number];
+export type Delivery = Json<paths['/projects/{project_id}/webhooks/{webhook_id}/deliveries/{delivery_id}']['get']['responses'][200]>;
+export type PingResult = Json<paths['/projects/{project_id}/webhooks/{webhook_id}/test']['post']['responses'][200]>;
+export type Plan = Json<paths['/plans']['get']['responses'][200]>[number];
+export type LimitsStatus = Json<paths['/me/limits/status']['get']['responses'][200]>;
+export type Invoice = Json<paths['/me/invoices']['get']['responses'][200]>['items'][number];
+export type InvoiceDetail = Json<paths['/me/invoices/{invoice_id}']['get']['responses'][200]>;
+export type Preflight = Json<paths['/me/downgrade/preflight']['post']['responses'][200]>;
+export type OverageCandidates = Json<paths['/me/limits/overage-candidates']['get']['responses'][200]>;
+export type ArchiveSelection = NonNullable<paths['/me/mark-archived']['post']['requestBody']>['content']['application/json'];
+
+/** A multipart route's body as the form it is sent as: plain fields as strings, `{filename, content_type, text}` as a file part. */
+export function formData(body: object): FormData {
+  const form = new FormData();
+  for (const [key, value] of Object.entries(body)) {
+    if (value === undefined || value === null) continue;
+    if (typeof value === 'object' && 'text' in value) form.set(key, new Blob([value.text], { type: value.content_type }), value.filename);
+    else form.set(key, String(value));
+  }
+  return form;
+}
+
 /** One item of a 422 answer (`detail` is then a list of them). */
 export interface Issue {
   loc: (string | number)[];

@@ -24,6 +24,14 @@ import { SecurityLog } from './screens/logs/security-log';
 
 /** The topology screen and its graph libraries load when it is opened, never before sign-in. */
 const Topology = lazy(() => import('./screens/topology/topology').then((m) => m.Topology));
+/** ops: import & export, webhooks, plan & billing (loaded when opened). */
+const Transfer = lazy(() => import('./screens/ops/transfer').then((m) => m.Transfer));
+const Webhooks = lazy(() => import('./screens/ops/webhooks').then((m) => m.Webhooks));
+const WebhookDetail = lazy(() => import('./screens/ops/webhook-detail').then((m) => m.WebhookDetail));
+const Billing = lazy(() => import('./screens/ops/billing').then((m) => m.Billing));
+const BillingReturn = lazy(() => import('./screens/ops/billing').then((m) => m.BillingReturn));
+const Downgrade = lazy(() => import('./screens/ops/downgrade').then((m) => m.Downgrade));
+const Archive = lazy(() => import('./screens/ops/downgrade').then((m) => m.Archive));
 
 /** A screen behind sign-in: a signed-out visitor is sent to sign in, then back to it. */
 function signedInOnly<P extends object>(Screen: ComponentType<P>): ComponentType<P> {
@@ -52,6 +60,14 @@ const NetworkFormScreen = signedInOnly(NetworkForm);
 const AuditLogScreen = signedInOnly(AuditLog);
 const SecurityLogScreen = signedInOnly(SecurityLog);
 
+const TransferScreen = signedInOnly(Transfer);
+const WebhooksScreen = signedInOnly(Webhooks);
+const WebhookScreen = signedInOnly(WebhookDetail);
+const BillingScreen = signedInOnly(Billing);
+const BillingReturnScreen = signedInOnly(BillingReturn);
+const DowngradeScreen = signedInOnly(Downgrade);
+const ArchiveScreen = signedInOnly(Archive);
+
 function Home() {
   const { me } = useSession();
   const { route } = useLocation();
@@ -76,17 +92,19 @@ function Header() {
       <a class="skip" href="#main">Skip to content</a>
       <a class="brand" href={me ? to.projects : '/'}>Infrastructure Catalog</a>
       {me && scope && <Switcher projectId={scope[1]} envId={scope[2]} />}
+      {me && scope && (
+        <nav aria-label="Project">
+          <a href={to.audit(scope[1])} aria-current={path.endsWith('/audit') ? 'page' : undefined}>Audit log</a>
+          <a href={to.webhooks(scope[1])} aria-current={path.includes('/webhooks') ? 'page' : undefined}>Webhooks</a>
+        </nav>
+      )}
       {me && scope?.[2] && (
         <nav aria-label="Environment">
           <a href={to.services(scope[1], scope[2])} aria-current={path.includes('/services') ? 'page' : undefined}>Services</a>
           <a href={to.topology(scope[1], scope[2])} aria-current={path.endsWith('/topology') ? 'page' : undefined}>Topology</a>
           <a href={to.servers(scope[1], scope[2])} aria-current={path.includes('/servers') ? 'page' : undefined}>Servers</a>
           <a href={to.networks(scope[1], scope[2])} aria-current={path.includes('/networks') ? 'page' : undefined}>Networks</a>
-        </nav>
-      )}
-      {me && scope && (
-        <nav aria-label="Project">
-          <a href={to.audit(scope[1])} aria-current={path.endsWith('/audit') ? 'page' : undefined}>Audit log</a>
+          <a href={to.transfer(scope[1], scope[2])} aria-current={path.endsWith('/transfer') ? 'page' : undefined}>Import & export</a>
         </nav>
       )}
       <div class="account">
@@ -94,6 +112,7 @@ function Header() {
           <>
             <span class="who" title={me.email}>{me.name || me.email}</span>
             <a href={to.securityLog} aria-current={path === to.securityLog ? 'page' : undefined}>Security log</a>
+            <a href={to.billing} aria-current={path.startsWith('/account/billing') ? 'page' : undefined}>Plan & billing</a>
             <button type="button" onClick={() => { route(to.signIn()); void out(); }}>Sign out</button>
           </>
         ) : (
@@ -134,6 +153,16 @@ function Shell(props: { session: Session }) {
             <Route path="/p/:projectId/e/:envId/networks/:networkId/edit" component={NetworkFormScreen} />
             <Route path="/p/:projectId/audit" component={AuditLogScreen} />
             <Route path="/account/security-log" component={SecurityLogScreen} />
+
+            <Route path="/p/:projectId/e/:envId/transfer" component={TransferScreen} />
+            <Route path="/p/:projectId/webhooks" component={WebhooksScreen} />
+            <Route path="/p/:projectId/webhooks/:webhookId" component={WebhookScreen} />
+            <Route path="/account/billing" component={BillingScreen} />
+            <Route path="/account/billing/downgrade" component={DowngradeScreen} />
+            <Route path="/account/billing/archive" component={ArchiveScreen} />
+            {/* Where the payment provider's checkout and portal send the payer back (the service's APP_BASE_URL/billing…). */}
+            <Route path="/billing" component={BillingReturnScreen} />
+            <Route path="/billing/:outcome" component={BillingReturnScreen} />
             <Route default component={NotFound} />
           </Router>
         </ErrorBoundary>

@@ -29,6 +29,14 @@ export const to = {
     return `/p/${p}/audit${query ? `?${query}` : ''}`;
   },
   securityLog: '/account/security-log',
+
+  // ops: import & export, webhooks, plan & billing
+  transfer: (p: string, e: string, job?: string) => `/p/${p}/e/${e}/transfer${job ? `?job=${job}` : ''}`,
+  webhooks: (p: string) => `/p/${p}/webhooks`,
+  webhook: (p: string, w: string) => `/p/${p}/webhooks/${w}`,
+  billing: '/account/billing',
+  downgrade: (planId?: string) => `/account/billing/downgrade${planId ? `?to=${planId}` : ''}`,
+  archive: '/account/billing/archive',
 };
 
 /** Only a path of this app may follow sign-in (no open redirect through `?next=`). */

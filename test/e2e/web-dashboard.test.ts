@@ -1,5 +1,5 @@
 import { gzipSync } from 'node:zlib';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { useTestStack } from '../helpers/stack';
 import { client, PASSWORD, uniqueEmail } from '../helpers/http';
@@ -15,6 +15,8 @@ import { axeViolations } from '../helpers/axe';
  * runs under the served CSP without a violation, a console error or an uncaught exception.
  * The tests share one browser page and build on each other, in order.
  */
+// Each step drives a real browser; under load a step takes well over the default 30 s.
+vi.setConfig({ testTimeout: 90_000 });
 const clock = frozenClock();
 const ref = useTestStack({}, { clock });
 const api = client(() => ref.stack.url);

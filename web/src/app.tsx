@@ -13,6 +13,11 @@ import { Services } from './screens/services';
 import { ServiceDetail } from './screens/service-detail';
 import { ServiceForm } from './screens/service-form';
 import { Switcher } from './switcher';
+import { ResetPassword } from './screens/account/reset-password';
+import { ConfirmEmail } from './screens/account/confirm-email';
+import { AccountScreen } from './screens/account/account';
+import { Members } from './screens/people/members';
+import { Roles } from './screens/people/roles';
 
 /** The topology screen and its graph libraries load when it is opened, never before sign-in. */
 const Topology = lazy(() => import('./screens/topology/topology').then((m) => m.Topology));
@@ -35,6 +40,9 @@ const ServicesScreen = signedInOnly(Services);
 const ServiceFormScreen = signedInOnly(ServiceForm);
 const ServiceScreen = signedInOnly(ServiceDetail);
 const TopologyScreen = signedInOnly(Topology);
+const MembersScreen = signedInOnly(Members);
+const RolesScreen = signedInOnly(Roles);
+const AccountPage = signedInOnly(AccountScreen);
 
 function Home() {
   const { me } = useSession();
@@ -66,10 +74,17 @@ function Header() {
           <a href={to.topology(scope[1], scope[2])} aria-current={path.endsWith('/topology') ? 'page' : undefined}>Topology</a>
         </nav>
       )}
+      {me && scope && (
+        <nav aria-label="Project">
+          <a href={to.members(scope[1])} aria-current={path === to.members(scope[1]) ? 'page' : undefined}>Members</a>
+          <a href={to.roles(scope[1])} aria-current={path === to.roles(scope[1]) ? 'page' : undefined}>Roles</a>
+        </nav>
+      )}
       <div class="account">
         {me ? (
           <>
             <span class="who" title={me.email}>{me.name || me.email}</span>
+            <a href={to.account} aria-current={path === to.account ? 'page' : undefined}>Account</a>
             <button type="button" onClick={() => { route(to.signIn()); void out(); }}>Sign out</button>
           </>
         ) : (
@@ -100,6 +115,11 @@ function Shell(props: { session: Session }) {
             <Route path="/p/:projectId/e/:envId/services/:serviceId" component={ServiceScreen} />
             <Route path="/p/:projectId/e/:envId/services/:serviceId/edit" component={ServiceFormScreen} />
             <Route path="/p/:projectId/e/:envId/topology" component={TopologyScreen} />
+            <Route path="/reset-password" component={ResetPassword} />
+            <Route path="/confirm-email" component={ConfirmEmail} />
+            <Route path="/p/:projectId/members" component={MembersScreen} />
+            <Route path="/p/:projectId/roles" component={RolesScreen} />
+            <Route path="/account" component={AccountPage} />
             <Route default component={NotFound} />
           </Router>
         </ErrorBoundary>

@@ -14,6 +14,12 @@ export const to = {
   service: (p: string, e: string, s: string) => `/p/${p}/e/${e}/services/${s}`,
   editService: (p: string, e: string, s: string) => `/p/${p}/e/${e}/services/${s}/edit`,
   topology: (p: string, e: string, focus?: string) => `/p/${p}/e/${e}/topology${focus ? `?focus=${focus}` : ''}`,
+  // people: password reset, members and invitations, custom roles, the account (issue 25)
+  resetPassword: '/reset-password',
+  confirmEmail: '/confirm-email',
+  members: (p: string) => `/p/${p}/members`,
+  roles: (p: string) => `/p/${p}/roles`,
+  account: '/account',
 };
 
 /** Only a path of this app may follow sign-in (no open redirect through `?next=`). */

@@ -40,7 +40,7 @@ async function checkScreen(name: string) {
     await page.setViewportSize({ width, height: 800 });
     expect(await axeViolations(page), `${name} at ${width} px`).toEqual([]);
     if (process.env.PEOPLE_SCREENSHOTS) await page.screenshot({ path: `/tmp/people-${name.replace(/\W+/g, '-')}-${width}.png`, fullPage: true });
-    const overflow = await page.evaluate('document.documentElement.scrollWidth - window.innerWidth');
+    const overflow = (await page.evaluate('document.documentElement.scrollWidth - window.innerWidth')) as number;
     const wide = overflow > 0 ? await page.evaluate("[...document.querySelectorAll('main *')].filter((e) => e.getBoundingClientRect().right > window.innerWidth).map((e) => e.tagName + '.' + e.className + '#' + e.id).slice(-5).join(' ')") : '';
     expect(overflow, `${name} is wider than ${width} px: ${wide}`).toBeLessThanOrEqual(0);
   }

@@ -67,6 +67,25 @@ export function formData(body: object): FormData {
   return form;
 }
 
+// people: members, invitations, project users, custom roles, the account's security (issue 25)
+type Body<O> = O extends { requestBody?: { content: { 'application/json': infer T } } } ? T : never;
+export type EnvRole = Json<paths['/environments/{environment_id}/roles']['get']['responses'][200]>[number];
+export type EnvRoleName = EnvRole['role'];
+export type Invitation = Json<paths['/invites']['get']['responses'][200]>[number];
+export type InvitationInput = Body<paths['/invites']['post']>;
+export type ProjectUser = Json<paths['/project-users']['get']['responses'][200]>[number];
+export type ProjectUserInput = Body<paths['/project-users']['post']>;
+export type CustomRole = Json<paths['/projects/{project_id}/custom-roles']['get']['responses'][200]>[number];
+export type Permission = CustomRole['permissions'][number];
+export type RoleAssignment = Json<paths['/projects/{project_id}/custom-roles/{role_id}/assignments']['get']['responses'][200]>[number];
+export type AccountChanges = Body<paths['/auth/me']['patch']>;
+export type SignInSession = Json<paths['/auth/sessions']['get']['responses'][200]>[number];
+export type Authenticator = Json<paths['/auth/totp/devices']['get']['responses'][200]>[number];
+export type ProvisionedSecret = Json<paths['/auth/totp/provision']['post']['responses'][200]>;
+export type ApiKey = Json<paths['/me/api-keys']['get']['responses'][200]>[number];
+export type NewApiKey = Json<paths['/me/api-keys']['post']['responses'][201]>;
+export type ApiKeyInput = Body<paths['/me/api-keys']['post']>;
+
 /** One item of a 422 answer (`detail` is then a list of them). */
 export interface Issue {
   loc: (string | number)[];

@@ -22,6 +22,12 @@ import { NetworkForm } from './screens/catalog/network-form';
 import { AuditLog } from './screens/logs/audit-log';
 import { SecurityLog } from './screens/logs/security-log';
 
+import { ResetPassword } from './screens/account/reset-password';
+import { ConfirmEmail } from './screens/account/confirm-email';
+import { AccountScreen } from './screens/account/account';
+import { Members } from './screens/people/members';
+import { Roles } from './screens/people/roles';
+
 /** The topology screen and its graph libraries load when it is opened, never before sign-in. */
 const Topology = lazy(() => import('./screens/topology/topology').then((m) => m.Topology));
 /** ops: import & export, webhooks, plan & billing (loaded when opened). */
@@ -68,6 +74,10 @@ const BillingReturnScreen = signedInOnly(BillingReturn);
 const DowngradeScreen = signedInOnly(Downgrade);
 const ArchiveScreen = signedInOnly(Archive);
 
+const MembersScreen = signedInOnly(Members);
+const RolesScreen = signedInOnly(Roles);
+const AccountPage = signedInOnly(AccountScreen);
+
 function Home() {
   const { me } = useSession();
   const { route } = useLocation();
@@ -94,6 +104,8 @@ function Header() {
       {me && scope && <Switcher projectId={scope[1]} envId={scope[2]} />}
       {me && scope && (
         <nav aria-label="Project">
+          <a href={to.members(scope[1])} aria-current={path === to.members(scope[1]) ? 'page' : undefined}>Members</a>
+          <a href={to.roles(scope[1])} aria-current={path === to.roles(scope[1]) ? 'page' : undefined}>Roles</a>
           <a href={to.audit(scope[1])} aria-current={path.endsWith('/audit') ? 'page' : undefined}>Audit log</a>
           <a href={to.webhooks(scope[1])} aria-current={path.includes('/webhooks') ? 'page' : undefined}>Webhooks</a>
         </nav>
@@ -111,6 +123,7 @@ function Header() {
         {me ? (
           <>
             <span class="who" title={me.email}>{me.name || me.email}</span>
+            <a href={to.account} aria-current={path === to.account ? 'page' : undefined}>Account</a>
             <a href={to.securityLog} aria-current={path === to.securityLog ? 'page' : undefined}>Security log</a>
             <a href={to.billing} aria-current={path.startsWith('/account/billing') ? 'page' : undefined}>Plan & billing</a>
             <button type="button" onClick={() => { route(to.signIn()); void out(); }}>Sign out</button>
@@ -163,6 +176,12 @@ function Shell(props: { session: Session }) {
             {/* Where the payment provider's checkout and portal send the payer back (the service's APP_BASE_URL/billing…). */}
             <Route path="/billing" component={BillingReturnScreen} />
             <Route path="/billing/:outcome" component={BillingReturnScreen} />
+
+            <Route path="/reset-password" component={ResetPassword} />
+            <Route path="/confirm-email" component={ConfirmEmail} />
+            <Route path="/p/:projectId/members" component={MembersScreen} />
+            <Route path="/p/:projectId/roles" component={RolesScreen} />
+            <Route path="/account" component={AccountPage} />
             <Route default component={NotFound} />
           </Router>
         </ErrorBoundary>

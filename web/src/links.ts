@@ -37,6 +37,13 @@ export const to = {
   billing: '/account/billing',
   downgrade: (planId?: string) => `/account/billing/downgrade${planId ? `?to=${planId}` : ''}`,
   archive: '/account/billing/archive',
+
+  // people: password reset, members and invitations, custom roles, the account (issue 25)
+  resetPassword: '/reset-password',
+  confirmEmail: '/confirm-email',
+  members: (p: string) => `/p/${p}/members`,
+  roles: (p: string) => `/p/${p}/roles`,
+  account: '/account',
 };
 
 /** Only a path of this app may follow sign-in (no open redirect through `?next=`). */

@@ -135,10 +135,10 @@ export function Loaded<T>(props: { state: { data?: T; error?: unknown; loading: 
 }
 
 /** A destructive action behind a second, explicit confirmation. */
-export function ConfirmButton(props: { label: string; confirm: string; onConfirm: () => Promise<void> | void }) {
+export function ConfirmButton(props: { label: string; confirm: string; onConfirm: () => Promise<void> | void; /** what it acts on, when a list has many: the button's accessible name is "<label> <subject>" */ subject?: string }) {
   const [asking, setAsking] = useState(false);
   const [busy, setBusy] = useState(false);
-  if (!asking) return <button type="button" class="danger" onClick={() => setAsking(true)}>{props.label}</button>;
+  if (!asking) return <button type="button" class="danger" aria-label={props.subject ? `${props.label} ${props.subject}` : undefined} onClick={() => setAsking(true)}>{props.label}</button>;
   return (
     <span class="confirm" role="group" aria-label={props.confirm}>
       <span>{props.confirm}</span>
@@ -146,4 +146,16 @@ export function ConfirmButton(props: { label: string; confirm: string; onConfirm
       <button type="button" onClick={() => setAsking(false)}>Cancel</button>
     </span>
   );
+}
+
+/** Saves a file the page made (an exported picture, recovery codes) through the browser's download. */
+export function download(name: string, blob: Blob) {
+  const url = URL.createObjectURL(blob);
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = name;
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
 }

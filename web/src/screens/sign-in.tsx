@@ -48,6 +48,7 @@ export function SignIn() {
         <button type="submit" class="primary" disabled={busy}>{askCode ? 'Verify' : 'Sign in'}</button>
         {askCode && <button type="button" class="link" onClick={() => { setAskCode(false); setCode(''); clear(); }}>Use another account</button>}
       </form>
+      <p><a href={to.resetPassword}>Forgot your password?</a></p>
       <p>New here? <a href={to.register}>Create an account</a>.</p>
     </Page>
   );

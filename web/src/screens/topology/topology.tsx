@@ -8,7 +8,7 @@ import { useLocation } from 'preact-iso';
 import { allServices, api, ok, type BlastRadius } from '../../api';
 import { attachedNetworkIds, type Holder } from '../../attachments';
 import { to } from '../../links';
-import { Alert, message, Page } from '../../ui';
+import { Alert, download, message, Page } from '../../ui';
 import { buildGraph, nodeId, type EdgeKind, type GraphEdge, type GraphNode, type NodeKind, type TopologyData } from './graph';
 import type { Engine, LayoutAnswer, LayoutRequest } from './layout.worker';
 import type { Positions } from './fast-layout';
@@ -132,17 +132,6 @@ function showDetailInView(g: Core) {
     clearTimeout(timer);
     timer = window.setTimeout(update, 120);
   });
-}
-
-function download(name: string, blob: Blob) {
-  const url = URL.createObjectURL(blob);
-  const a = document.createElement('a');
-  a.href = url;
-  a.download = name;
-  document.body.append(a);
-  a.click();
-  a.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 1000);
 }
 
 /**

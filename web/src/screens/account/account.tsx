@@ -1,0 +1,52 @@
+import type { ComponentChildren } from 'preact';
+import { api, ok } from '../../api';
+import { useSession } from '../../session';
+import { Loaded, Page, useLoad } from '../../ui';
+import { ApiKeys } from './api-keys';
+import { Authenticators } from './authenticators';
+import { EmailChange, Profile } from './profile';
+import { RecoveryCodes } from './recovery-codes';
+import { Sessions } from './sessions';
+
+/** One part of the account page, with its own anchor (`/account#sessions` is a link to it). */
+function Part(props: { id: string; title: string; children: ComponentChildren }) {
+  return (
+    <section id={props.id} aria-labelledby={`${props.id}-title`} class="part">
+      <h2 id={`${props.id}-title`}>{props.title}</h2>
+      {props.children}
+    </section>
+  );
+}
+
+const PARTS: [string, string][] = [
+  ['profile', 'Profile'],
+  ['email', 'E-mail address'],
+  ['authenticators', 'Authenticators'],
+  ['recovery-codes', 'Recovery codes'],
+  ['sessions', 'Sessions'],
+  ['api-keys', 'API keys'],
+];
+
+/** `/account`: the signed-in account's profile, second factors, sessions and API keys. */
+export function AccountScreen() {
+  const { me } = useSession();
+  const devices = useLoad((signal) => ok(api.GET('/auth/totp/devices', { signal })), []);
+  const hasAuthenticator = (devices.data?.length ?? 0) > 0;
+  if (!me) return null;
+  const title = (id: string) => PARTS.find(([p]) => p === id)![1];
+  return (
+    <Page title="Your account">
+      <nav aria-label="Account sections" class="toc">
+        {PARTS.map(([id, label]) => <a key={id} href={`#${id}`}>{label}</a>)}
+      </nav>
+      <Part id="profile" title={title('profile')}><Profile me={me} /></Part>
+      <Part id="email" title={title('email')}><EmailChange me={me} hasAuthenticator={hasAuthenticator} /></Part>
+      <Part id="authenticators" title={title('authenticators')}>
+        <Loaded state={devices} label="authenticators">{(list) => <Authenticators devices={list} onChange={devices.reload} />}</Loaded>
+      </Part>
+      <Part id="recovery-codes" title={title('recovery-codes')}><RecoveryCodes hasAuthenticator={hasAuthenticator} /></Part>
+      <Part id="sessions" title={title('sessions')}><Sessions /></Part>
+      <Part id="api-keys" title={title('api-keys')}><ApiKeys /></Part>
+    </Page>
+  );
+}

@@ -37,6 +37,23 @@ describe('fastLayered', () => {
     expect(new Set(Object.values(cycle).map((p) => p.x)).size).toBe(3);
   });
 
+  it('wraps a long run of layers into bands under one another, about as wide as a screen, instead of a strip', () => {
+    // A chain of 600 services: 600 layers, which unwrapped would be a strip ~100,000 px long.
+    const nodes = Array.from({ length: 600 }, (_, i) => node(`s${i}`));
+    const positions = fastLayered(nodes, nodes.slice(1).map((n, i) => ({ source: nodes[i].id, target: n.id })));
+    const xs = Object.values(positions).map((p) => p.x);
+    const ys = Object.values(positions).map((p) => p.y);
+    const width = Math.max(...xs) - Math.min(...xs);
+    const height = Math.max(...ys) - Math.min(...ys);
+    expect(width / height).toBeGreaterThan(1);
+    expect(width / height).toBeLessThan(3);
+    // Within a band the chain still runs left to right; the next band starts below.
+    expect(positions.s0.x).toBeLessThan(positions.s1.x);
+    const firstWrap = nodes.findIndex((n, i) => i > 0 && positions[n.id].y > positions[nodes[i - 1].id].y);
+    expect(firstWrap).toBeGreaterThan(1);
+    expect(positions[`s${firstWrap}`].x).toBeLessThan(positions[`s${firstWrap - 1}`].x);
+  });
+
   it('puts nodes without any edge in a grid below the layers', () => {
     const positions = fastLayered([node('a'), node('b'), node('x'), node('y')], [{ source: 'a', target: 'b' }]);
     expect(positions.x.y).toBeGreaterThan(positions.a.y);

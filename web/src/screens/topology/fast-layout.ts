@@ -2,7 +2,8 @@
  * A layered ("Sugiyama") layout in linear time per pass, for environments too big for ELK within the
  * topology's budget (ELK's layered algorithm takes tens of seconds on 2,000 nodes and 6,000 edges
  * here): cycles broken by a depth-first search, layers by longest path, order within each layer by a
- * few barycentre sweeps, tall layers wrapped into several columns, isolated nodes in a grid below.
+ * few barycentre sweeps, tall layers wrapped into several columns, a long run of layers wrapped into
+ * bands under one another, isolated nodes in a grid below.
  * Pure data in, positions out: it runs in the layout worker, and in unit tests.
  */
 
@@ -21,6 +22,10 @@ export type Positions = Record<string, { x: number; y: number }>;
 const GAP_X = 90;
 const GAP_Y = 24;
 const SWEEPS = 4;
+/** Bands of layers, one under the other, for drawings wider than this (px) and than ASPECT times their height. */
+const WRAP_ABOVE = 4000;
+const ASPECT = 1.6;
+const BAND_GAP = 120;
 
 export function fastLayered(nodes: LayoutNode[], edges: LayoutEdge[]): Positions {
   const n = nodes.length;
@@ -104,30 +109,62 @@ export function fastLayered(nodes: LayoutNode[], edges: LayoutEdge[]): Positions
     }
   }
 
-  // 4. Coordinates: a layer is a column (wrapped into several when taller than the drawing is wide).
+  // 4. Coordinates: a layer is a column (wrapped into several when taller than the drawing is wide);
+  // a long run of layers is wrapped into bands, one under the other (as ELK's "graph wrapping" does), so
+  // the drawing has about a screen's proportions instead of a strip hundreds of layers long: the whole
+  // of it then fits the screen at a zoom where nodes are still seen, and edges stay short.
   const widest = Math.max(1, ...nodes.map((node) => node.width));
   const tallest = Math.max(1, ...nodes.map((node) => node.height));
   const linked = n - isolated.length;
   const maxRows = Math.max(8, Math.ceil(Math.sqrt(linked) * 1.6));
-  const positions: Positions = {};
-  let x = 0;
-  let bottom = 0;
-  for (const list of layers) {
-    if (!list) continue;
+  const pitchX = widest + GAP_X / 3;
+  const pitchY = tallest + GAP_Y;
+  const blocks = layers.filter(Boolean).map((list) => {
     const columns = Math.ceil(list.length / maxRows);
-    const rows = Math.ceil(list.length / columns);
-    list.forEach((v, i) => {
-      const column = Math.floor(i / rows);
-      const row = i % rows;
-      positions[nodes[v].id] = { x: x + column * (widest + GAP_X / 3) + widest / 2, y: row * (tallest + GAP_Y) + tallest / 2 };
-    });
-    bottom = Math.max(bottom, rows * (tallest + GAP_Y));
-    x += columns * (widest + GAP_X / 3) + GAP_X;
+    return { list, columns, rows: Math.ceil(list.length / columns), width: columns * pitchX };
+  });
+  const bands = (maxWidth: number) => {
+    const out: { blocks: typeof blocks; width: number; height: number }[] = [];
+    for (const block of blocks) {
+      let band = out[out.length - 1];
+      if (!band || (band.blocks.length && band.width + block.width > maxWidth)) out.push((band = { blocks: [], width: 0, height: 0 }));
+      band.blocks.push(block);
+      band.width += block.width + GAP_X;
+      band.height = Math.max(band.height, block.rows * pitchY);
+    }
+    const height = out.reduce((sum, band) => sum + band.height, 0) + (out.length - 1) * BAND_GAP;
+    return { out, height };
+  };
+  const unwrapped = blocks.reduce((sum, block) => sum + block.width + GAP_X, 0);
+  let maxWidth = unwrapped;
+  if (unwrapped > WRAP_ABOVE && unwrapped > ASPECT * bands(unwrapped).height) {
+    // The narrowest band width whose drawing is still at least ASPECT times as wide as it is tall.
+    let low = Math.max(...blocks.map((block) => block.width + GAP_X));
+    let high = unwrapped;
+    for (let i = 0; i < 40 && high - low > pitchX; i++) {
+      const mid = (low + high) / 2;
+      if (mid >= ASPECT * bands(mid).height) high = mid;
+      else low = mid;
+    }
+    maxWidth = high;
   }
+  const positions: Positions = {};
+  let top = 0;
+  for (const band of bands(maxWidth).out) {
+    let x = 0;
+    for (const { list, rows } of band.blocks) {
+      list.forEach((v, i) => {
+        positions[nodes[v].id] = { x: x + Math.floor(i / rows) * pitchX + widest / 2, y: top + (i % rows) * pitchY + tallest / 2 };
+      });
+      x += Math.ceil(list.length / rows) * pitchX + GAP_X;
+    }
+    top += band.height + BAND_GAP;
+  }
+  const bottom = Math.max(0, top - BAND_GAP);
   const perRow = Math.max(1, Math.ceil(Math.sqrt(isolated.length * 3)));
-  const top = bottom + (linked ? tallest * 2 : 0);
+  const gridTop = bottom + (linked ? tallest * 2 : 0);
   isolated.forEach((v, i) => {
-    positions[nodes[v].id] = { x: (i % perRow) * (widest + GAP_X / 3) + widest / 2, y: top + Math.floor(i / perRow) * (tallest + GAP_Y) + tallest / 2 };
+    positions[nodes[v].id] = { x: (i % perRow) * pitchX + widest / 2, y: gridTop + Math.floor(i / perRow) * pitchY + tallest / 2 };
   });
   return positions;
 }

@@ -80,8 +80,10 @@ function layout(nodes: GraphNode[], edges: GraphEdge[], engine: Engine): Promise
 
 /**
  * Big drawings (the budget's 2,000 services and 6,000 connections) start without labels and with plain
- * edges (Cytoscape's "haystack": no arrows), which is what lets them appear within the budget here;
- * zoomed in, the nodes in view get their labels and the edges between them their arrows (`detail`).
+ * edges (Cytoscape's "haystack": no arrows, solid), which is what lets them appear within the budget
+ * here; zoomed in, the nodes in view get their labels and the edges between them their arrows and
+ * dashes (`detail`). Dashed or dotted lines over a whole drawing cost the most of all: the canvas
+ * rasterizes every dash, even when the drawing is zoomed out to a fraction of a pixel per dash.
  */
 function style(big: boolean): StylesheetJson {
   const label = { label: 'data(label)', 'font-size': 12, 'font-family': 'system-ui, sans-serif', 'text-valign': 'center', 'text-halign': 'center', color: '#1b1f24', 'min-zoomed-font-size': 8 } as const;
@@ -95,10 +97,11 @@ function style(big: boolean): StylesheetJson {
     { selector: `edge${big ? '.detail' : ''}[direction = "a_to_b"]`, style: { 'target-arrow-shape': 'triangle' } },
     { selector: `edge${big ? '.detail' : ''}[direction = "b_to_a"]`, style: { 'source-arrow-shape': 'triangle' } },
     { selector: `edge${big ? '.detail' : ''}[direction = "both"]`, style: { 'source-arrow-shape': 'triangle', 'target-arrow-shape': 'triangle' } },
-    { selector: 'edge[kind = "link"]', style: { 'line-style': 'dotted' } },
-    { selector: `edge${big ? '.detail' : ''}[kind = "link"]`, style: { 'target-arrow-shape': 'vee' } },
-    { selector: 'edge[kind = "hosting"]', style: { 'line-style': 'dashed', 'line-color': '#8c959f' } },
-    { selector: 'edge[kind = "attachment"]', style: { 'line-style': 'dotted', 'line-color': '#3f9a5a' } },
+    { selector: `edge${big ? '.detail' : ''}[kind = "link"]`, style: { 'line-style': 'dotted', 'target-arrow-shape': 'vee' } },
+    { selector: 'edge[kind = "hosting"]', style: { 'line-color': '#8c959f' } },
+    { selector: `edge${big ? '.detail' : ''}[kind = "hosting"]`, style: { 'line-style': 'dashed' } },
+    { selector: 'edge[kind = "attachment"]', style: { 'line-color': '#3f9a5a' } },
+    { selector: `edge${big ? '.detail' : ''}[kind = "attachment"]`, style: { 'line-style': 'dotted' } },
     { selector: '.hidden', style: { display: 'none' } },
     { selector: '.faded', style: { opacity: 0.2 } },
     { selector: 'node.match', style: { 'border-width': 4, 'border-color': '#0b5fff' } },
@@ -301,7 +304,8 @@ export function Topology(props: { projectId: string; envId: string }) {
     for (const a of blast?.affected ?? []) out.set(a.distance, [...(out.get(a.distance) ?? []), a]);
     return [...out.entries()].sort(([a], [b]) => a - b);
   }, [blast]);
-  const services = data?.services ?? [];
+  // Made once per data: the screen re-renders as the drawing arrives, and 2,000 options need not be diffed again.
+  const serviceOptions = useMemo(() => [...(data?.services ?? [])].sort((a, b) => a.name.localeCompare(b.name)).slice(0, 2000).map((s) => <option key={s.id} value={s.id}>{s.name}</option>), [data]);
   const label = graph ? `Topology: ${graph.nodes.filter((n) => n.kind === 'service').length} services, ${graph.nodes.filter((n) => n.kind === 'floor').length} servers, ${graph.nodes.filter((n) => n.kind === 'network').length} networks, ${graph.edges.length} edges` : 'Topology';
 
   return (
@@ -341,7 +345,7 @@ export function Topology(props: { projectId: string; envId: string }) {
           </div>
           <label>Blast radius of <select value={focus} onChange={(e) => chooseService(e.currentTarget.value)}>
             <option value="">No service chosen</option>
-            {[...services].sort((a, b) => a.name.localeCompare(b.name)).slice(0, 2000).map((s) => <option key={s.id} value={s.id}>{s.name}</option>)}
+            {serviceOptions}
           </select></label>
         </div>
         <div class="topology-canvas">

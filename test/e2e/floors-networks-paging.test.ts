@@ -8,6 +8,8 @@ import { queryPrefix } from '#db/query';
 import { appContext } from '#shared/context';
 import { byText } from '#shared/text';
 import { applyImport, buildExportDocument, planImport } from '#domain/impex';
+import { backfillListings } from '#domain/catalog';
+import { deleteItem, putItem } from '#db/items';
 import { countItemsRead } from '../bench/measure';
 import { createFloor, createNetwork, ownerWithEnv } from '../helpers/catalog';
 
@@ -191,4 +193,23 @@ describe('GET /service-floors and GET /networks page from listing items (issue 2
       for (const bad of ['&limit=0', '&limit=1001', '&offset=-1']) expect((await api.get(`/${list}?project_id=${projectId}&environment_id=${envId}${bad}`, { token })).status).toBe(422);
     }
   }, 300_000);
+
+  it('a backfill writes the listings a table misses and removes stale ones, once per name order', async () => {
+    const { token, projectId, envId } = await ownerWithEnv(api, 'Business');
+    const made = await inBatches(6, (i) => createFloor(api, token, projectId, envId, { hostname: `bf-${i}` }));
+    await inBatches(3, (i) => createNetwork(api, token, projectId, envId, { name: `bf-net-${i}`, cidr: `10.9.${i}.0/24` }));
+    const listed = async () => (await api.get(`/service-floors?project_id=${projectId}&environment_id=${envId}&limit=100`, { token })).body.map((f: Row) => f.hostname);
+    // A table from before: two floors without listings, one listing of no floor; the floors' and networks' backfills not run.
+    const listings = await queryPrefix<{ PK: string; SK: string; id: string }>(projectId, keys.listingPrefix('FLOOR', envId));
+    for (const l of listings.filter((x) => [made[1].id, made[4].id].includes(x.id))) await deleteItem({ PK: l.PK, SK: l.SK });
+    await putItem({ ...keys.listing('FLOOR', projectId, envId, 'zzz', '00000000-0000-4000-8000-000000000000'), id: '00000000-0000-4000-8000-000000000000', hostname: 'ghost', tags: [] });
+    for (const kind of ['floor', 'network']) await deleteItem(keys.migration(`${kind}-listing`));
+    expect(await listed()).toEqual(['bf-0', 'bf-2', 'bf-3', 'bf-5']); // the ghost's floor is not live, so it is left out
+    const done = await backfillListings();
+    expect(done.FLOOR).toEqual({ written: 2, removed: 1 });
+    expect(done.NETWORK).toBeDefined();
+    expect(done.SERVICE).toBeUndefined(); // already done for this name order
+    expect(await listed()).toEqual(['bf-0', 'bf-1', 'bf-2', 'bf-3', 'bf-4', 'bf-5']);
+    expect(await backfillListings()).toEqual({});
+  });
 });

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { route, ok, created, noContent } from '#http/route';
-import { syncHeaders, updatedSince, uuid } from '#http/schemas';
+import { syncHeaders, updatedSince, uuid, integer } from '#http/schemas';
 import { repeatable, createFloor, createFloorBody, deleteFloor, floorType, floorView, getFloor, listFloors, updateFloor, updateFloorBody } from '#domain/catalog';
 
 const floorParams = z.object({ floor_id: uuid });
@@ -24,6 +24,9 @@ export const floorsRoutes = [
       type: floorType.optional(),
       location: optionalFilter,
       zone: optionalFilter,
+      // Issue 26, beyond SPEC: one page (without `limit` the whole list, as SPEC answers).
+      limit: integer().min(1).max(1000).optional(),
+      offset: integer().min(0).default(0),
       updated_since: updatedSince,
     }),
     responses: { 200: z.array(floorView.schema) },

@@ -2,7 +2,7 @@ import { CreateTableCommand, DescribeTableCommand, ResourceInUseException, Updat
 import { ddb } from '#shared/clients';
 import { createTableInput, TABLE } from '#db/table';
 import { seedPlans } from '#domain/billing';
-import { backfillServiceListings } from '#domain/catalog';
+import { backfillListings } from '#domain/catalog';
 import { appContext } from '#shared/context';
 
 /** Creates the table (with TTL) when it does not exist yet. */
@@ -21,6 +21,7 @@ export async function ensureTable(tableName: string): Promise<void> {
 export async function bootstrapData(tableName: string): Promise<void> {
   await ensureTable(tableName);
   await seedPlans(appContext());
-  const backfilled = await backfillServiceListings();
-  if (backfilled && (backfilled.written || backfilled.removed)) console.log(`service listings backfilled: ${backfilled.written} written, ${backfilled.removed} removed`);
+  for (const [family, { written, removed }] of Object.entries(await backfillListings())) {
+    if (written || removed) console.log(`${family.toLowerCase()} listings backfilled: ${written} written, ${removed} removed`);
+  }
 }

@@ -5,15 +5,20 @@ import { retry } from './retry';
 
 export type Key = { PK: string; SK: string };
 
+/** BatchGet requests in flight at once (the SDK's connection pool holds 50). */
+const IN_FLIGHT = 16;
+
 /** Strongly consistent BatchGet of up to 100 keys; unprocessed keys are retried. Missing items are absent from the map. */
 export async function batchGet(keyList: Key[]): Promise<Map<string, Record<string, unknown>>> {
   const TableName = config().TABLE_NAME;
   const found = new Map<string, Record<string, unknown>>();
   const unique = [...new Map(keyList.map((k) => [keyId(k), k])).values()];
-  // Chunks of 100 keys (DynamoDB's limit) in parallel: one round trip however many keys.
+  // Chunks of 100 keys (DynamoDB's limit), up to IN_FLIGHT at once: one round trip for a page, and a
+  // whole list of tens of thousands does not open hundreds of requests together.
   const chunks: Key[][] = [];
   for (let i = 0; i < unique.length; i += 100) chunks.push(unique.slice(i, i + 100));
-  await Promise.all(chunks.map(async (chunk) => {
+  let next = 0;
+  const read = async (chunk: Key[]) => {
     let pending: Record<string, unknown>[] = chunk;
     // DynamoDB may leave keys unprocessed under load: ask again for those, backing off.
     await retry(
@@ -25,7 +30,11 @@ export async function batchGet(keyList: Key[]): Promise<Map<string, Record<strin
       },
       { attempts: 10, when: (err) => err instanceof Unprocessed, baseMs: 20 },
     );
-  }));
+  };
+  const worker = async () => {
+    while (next < chunks.length) await read(chunks[next++]);
+  };
+  await Promise.all(Array.from({ length: Math.min(IN_FLIGHT, chunks.length) }, worker));
   return found;
 }
 export const keyId = (k: Key) => `${k.PK}|${k.SK}`;

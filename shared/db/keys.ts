@@ -1,4 +1,8 @@
 /** Key builders: the only place that knows how items are addressed (see docs/data-model.md). */
+
+/** The kinds whose lists read listing items in name order (issue 26). */
+export type ListingFamily = 'SERVICE' | 'FLOOR' | 'NETWORK';
+
 export const keys = {
   account: (userId: string) => ({ PK: `USER#${userId}`, SK: 'ACCOUNT' }),
   /** Uniqueness sentinel and login lookup: lower-cased e-mail → user id. */
@@ -110,12 +114,13 @@ export const keys = {
   service: (projectId: string, envId: string, id: string) => ({ PK: `PROJECT#${projectId}`, SK: `SERVICE#${envId}#${id}` }),
   servicePrefix: (envId: string) => `SERVICE#${envId}#`,
   /**
-   * A live service's place in its environment's name order (issue 26): `<order key of the name>#<id>`
-   * (shared/name-order.ts), so a page of GET /services is one Query that reads what it returns.
-   * Written, moved and deleted with the service in the same transaction (catalog/service-listing.ts).
+   * A live service's, floor's or network's place in its environment's name (hostname) order
+   * (issue 26): `<FAMILY>BYNAME#<envId>#<order key of the name>#<id>` (shared/name-order.ts), so a
+   * page of its list is one Query that reads what it returns. Written, moved and deleted with the
+   * entity in the same transaction (catalog/listing.ts).
    */
-  serviceListing: (projectId: string, envId: string, orderKey: string, id: string) => ({ PK: `PROJECT#${projectId}`, SK: `SERVICEBYNAME#${envId}#${orderKey}#${id}` }),
-  serviceListingPrefix: (envId: string) => `SERVICEBYNAME#${envId}#`,
+  listing: (family: ListingFamily, projectId: string, envId: string, orderKey: string, id: string) => ({ PK: `PROJECT#${projectId}`, SK: `${family}BYNAME#${envId}#${orderKey}#${id}` }),
+  listingPrefix: (family: ListingFamily, envId: string) => `${family}BYNAME#${envId}#`,
   floor: (projectId: string, envId: string, id: string) => ({ PK: `PROJECT#${projectId}`, SK: `FLOOR#${envId}#${id}` }),
   floorPrefix: (envId: string) => `FLOOR#${envId}#`,
   network: (projectId: string, envId: string, id: string) => ({ PK: `PROJECT#${projectId}`, SK: `NETWORK#${envId}#${id}` }),

@@ -113,7 +113,7 @@ export async function queryNewestPage<T extends Record<string, unknown>>(opts: {
 }
 
 /**
- * The first `wanted` items (in sort-key order) under `prefix` of a project's partition that pass
+ * The first `wanted` items (every one when Infinity; in sort-key order) under `prefix` of a project's partition that pass
  * `keep` (all when absent), strongly consistent: reads stop once they are found, so an unfiltered
  * read costs `wanted` items and a filtered one what it passed over besides (issue 26).
  */
@@ -128,8 +128,8 @@ export async function queryPage<T = Record<string, unknown>>(projectId: string, 
         KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
         ExpressionAttributeValues: { ':pk': keys.projectPK(projectId), ':sk': prefix },
         ConsistentRead: true,
-        // Unfiltered: exactly what is missing. Filtered: more, as only some pass (DynamoDB caps a page at 1 MB).
-        Limit: opts.keep ? Math.min(1000, Math.max(100, remaining * 2)) : remaining,
+        // Unfiltered: exactly what is missing. Filtered: more, as only some pass. Unbounded: DynamoDB's 1 MB pages.
+        Limit: !Number.isFinite(remaining) ? undefined : opts.keep ? Math.min(1000, Math.max(100, remaining * 2)) : remaining,
         ExclusiveStartKey,
       }),
     );

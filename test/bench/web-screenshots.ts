@@ -13,7 +13,8 @@ import { applyImport, exampleDocument, planImport } from '#domain/impex';
 
 /**
  * `npm run docs:web-screenshots`: the dashboard's main screens from a real run, saved under docs/
- * (web-sign-in.png, web-services.png, web-service.png, web-topology.png, web-services-narrow.png). A
+ * (web-sign-in.png, web-services.png, web-service.png, web-topology.png, web-servers.png, web-import-export.png,
+ * web-audit-log.png, web-members.png, web-webhooks.png, web-billing.png, web-account.png, web-services-narrow.png). A
  * fresh local stack (in-memory DynamoDB Local); a shop environment arrives through the import engine
  * (the API's specimen document and a dozen more services); Debian's headless Chromium signs in
  * through the sign-in screen and opens each screen.
@@ -83,6 +84,20 @@ try {
   await page.locator('.cy[data-drawn="true"]').waitFor({ timeout: 30_000 });
   await page.locator('.blast [data-affected]').first().waitFor();
   await shot(page, 'web-topology');
+  const screens: [string, string][] = [
+    [`${base}/servers`, 'web-servers'],
+    [`${base}/transfer`, 'web-import-export'],
+    [`${stack.url}/p/${project.id}/audit`, 'web-audit-log'],
+    [`${stack.url}/p/${project.id}/members`, 'web-members'],
+    [`${stack.url}/p/${project.id}/webhooks`, 'web-webhooks'],
+    [`${stack.url}/account/billing`, 'web-billing'],
+    [`${stack.url}/account`, 'web-account'],
+  ];
+  for (const [address, name] of screens) {
+    await page.goto(address);
+    await page.getByRole('heading', { level: 1 }).waitFor();
+    await shot(page, name);
+  }
   await page.setViewportSize({ width: 390, height: 800 });
   await page.goto(`${base}/services`);
   await page.locator('table.grid tbody th').first().waitFor();

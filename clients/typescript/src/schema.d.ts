@@ -5678,6 +5678,8 @@ export interface operations {
                 type?: "vm" | "container" | "baremetal" | "other";
                 location?: string;
                 zone?: string;
+                limit?: number;
+                offset?: number;
                 updated_since?: string;
             };
             header?: never;
@@ -6589,6 +6591,8 @@ export interface operations {
                 vlan_id?: number;
                 mask?: number;
                 range?: string;
+                limit?: number;
+                offset?: number;
                 updated_since?: string;
             };
             header?: never;

@@ -14,7 +14,8 @@ import { queryPrefix } from '#db/query';
 import { accessInEnvironment, accessToEnvItem, envLiveCheck, retentionOfProject } from '#domain/tenancy';
 import { changeAudit, creationAudit } from '#shared/audit';
 import { byText } from '#shared/text';
-import { visible, setFieldsStep } from '#db/live';
+import { visible } from '#db/live';
+import { floorListing, type FloorListing } from './listings';
 import { putNewStep, setWhenStep } from '#db/steps';
 import type { Key } from '#db/lookup';
 
@@ -65,14 +66,18 @@ function storedFields(input: Partial<Record<keyof typeof floorFields, unknown>>)
 /** The writes that create a floor (its item and its id lookup); the environment guard is the caller's. */
 export function newFloorSteps(floor: Floor): TransactStep[] {
   const key = keys.floor(floor.project_id, floor.environment_id, floor.id);
-  return [putNewStep(floorEntity.encode(key, floor)), catalogLookupStep(floor.id, floor.project_id, floor.environment_id, key, 'floor')];
+  return [putNewStep(floorEntity.encode(key, floor)), catalogLookupStep(floor.id, floor.project_id, floor.environment_id, key, 'floor'), ...floorListing.steps(null, floor)];
 }
 
 /** The key of a floor item. */
 export const floorKey = (floor: Pick<Floor, 'project_id' | 'environment_id' | 'id'>) => keys.floor(floor.project_id, floor.environment_id, floor.id);
 
-/** Sets fields on a floor while it is live (discovery's update and missing flag); refused with 404 when it is gone. */
-export const floorFieldsStep = (floor: Floor, fields: Partial<Floor>): TransactStep => setFieldsStep(floorKey(floor), fields, notFound(FLOOR_NOT_FOUND));
+/**
+ * Sets fields on a floor read as `floor` while it is live (discovery's update and missing flag), with
+ * its listing's writes: refused with 404 when it is gone, and with CASCADE_STALE when a listed field
+ * changed since the read (listing.ts; re-run from a new read).
+ */
+export const floorFieldsSteps = (floor: Floor, fields: Partial<Floor>): TransactStep[] => floorListing.change(floorKey(floor), floor, fields, notFound(FLOOR_NOT_FOUND));
 
 /** The `floor.created` event of a new floor, written in its creating transaction (the one event shape, for the route and for discovery). */
 export const floorCreatedStep = (floor: Floor, ctx: AppContext): TransactStep =>
@@ -113,22 +118,41 @@ export interface ListFloorsInput {
   location?: string;
   zone?: string;
   updated_since?: string;
+  /** Issue 26, beyond SPEC: one page of the list (the whole list without `limit`). */
+  offset?: number;
+  limit?: number;
 }
 
-/** An environment's floors, filtered, by hostname: one Query on the environment's floor keys. */
+type FloorFilters = Pick<ListFloorsInput, 'hostname' | 'tags' | 'type' | 'location' | 'zone'>;
+/** Whether a floor (or its listing item) passes GET /service-floors's filters (SPEC "Service floors"). */
+const matchesFloorFilters = (x: FloorListing, f: FloorFilters) =>
+  (!f.hostname || containsCi(x.hostname, f.hostname)) &&
+  (!f.tags?.length || hasAnyTag(x.tags, f.tags)) &&
+  (!f.type || x.floor_type === f.type) &&
+  (!f.location || atLocation(x, f.location)) &&
+  (!f.zone || equalsCi(x.provider_zone, f.zone));
+
+/**
+ * An environment's floors, filtered, by hostname, from `offset` (the whole list without `limit`):
+ * the access check alongside the Query of the environment's listing items in hostname order
+ * (listing.ts), which stops once the page is full, then one BatchGet of the page's floors. With
+ * `updated_since` (a sync, deleted and archived floors included) the floors are read whole.
+ */
 export async function listFloors(ctx: AppContext, f: ListFloorsInput): Promise<FloorOut[]> {
-  const { project_id: projectId, environment_id: envId } = f;
-  const { access } = await accessInEnvironment(projectId, actorAccount(ctx).id, envId);
+  const { project_id: projectId, environment_id: envId, offset = 0, limit } = f;
+  const filtered = Boolean(f.hostname || f.tags?.length || f.type || f.location || f.zone);
+  const [{ access }, page] = await Promise.all([
+    accessInEnvironment(projectId, actorAccount(ctx).id, envId),
+    f.updated_since ? null : floorListing.page<FloorListing>(projectId, envId, { offset, limit, keep: filtered ? (x) => matchesFloorFilters(x, f) : undefined }),
+  ]);
   access.require('floors.view', FORBIDDEN_VIEW, envId);
-  const floors = visible((await queryPrefix(projectId, keys.floorPrefix(envId))).map(floorEntity.decode), f.updated_since);
-  return floors
-    .filter((x) => !f.hostname || containsCi(x.hostname, f.hostname))
-    .filter((x) => !f.tags?.length || hasAnyTag(x.tags, f.tags))
-    .filter((x) => !f.type || x.floor_type === f.type)
-    .filter((x) => !f.location || atLocation(x, f.location))
-    .filter((x) => !f.zone || equalsCi(x.provider_zone, f.zone))
-    .sort(byText((x) => x.hostname))
-    .map((x) => floorView.project(x));
+  const floors = page
+    ? await floorListing.entities(projectId, envId, page)
+    : visible((await queryPrefix(projectId, keys.floorPrefix(envId))).map(floorEntity.decode), f.updated_since)
+      .filter((x) => matchesFloorFilters(x, f))
+      .sort(byText((x) => x.hostname))
+      .slice(offset, limit === undefined ? undefined : offset + limit);
+  return floors.map((x) => floorView.project(x));
 }
 
 /** The caller's access to one floor (2 round trips), the floor decoded; absent, deleted and foreign floors are the same 404. */
@@ -143,7 +167,10 @@ export async function getFloor(ctx: AppContext, { floor_id }: { floor_id: string
   return floorView.project(floor);
 }
 
-export async function updateFloor(ctx: AppContext, { floor_id, ...input }: UpdateFloorInput & { floor_id: string }): Promise<FloorOut> {
+/** Changes the given fields; a change of a listed field re-runs from a new read when another one changed meanwhile (listing.ts). */
+export const updateFloor = (ctx: AppContext, input: UpdateFloorInput & { floor_id: string }): Promise<FloorOut> => retryWhenStale(() => updateFloorOnce(ctx, input));
+
+async function updateFloorOnce(ctx: AppContext, { floor_id, ...input }: UpdateFloorInput & { floor_id: string }): Promise<FloorOut> {
   const { access, floor, located } = await accessToFloor(floor_id, actorAccount(ctx).id);
   access.require('floors.manage', FORBIDDEN_MANAGE, located.envId);
   const wanted: Partial<Floor> = { ...storedFields(input), ...(input.type ? { floor_type: input.type } : {}) };
@@ -153,7 +180,7 @@ export async function updateFloor(ctx: AppContext, { floor_id, ...input }: Updat
   const after = { ...floor, ...changes, updated_at };
   const days = await retentionOfProject(access.project);
   const audit = changeAudit(ctx, 'floor', 'update', floor, { before: auditedFloor(floor), after: auditedFloor(after) }, days);
-  await transact([setFieldsStep(located.key, { ...changes, updated_at, audit_head: audit.head }, notFound(FLOOR_NOT_FOUND)), ...audit.steps]);
+  await transact([...floorListing.change(located.key, floor, { ...changes, updated_at, audit_head: audit.head }, notFound(FLOOR_NOT_FOUND)), ...audit.steps]);
   return floorView.project(after);
 }
 
@@ -163,11 +190,12 @@ export async function updateFloor(ctx: AppContext, { floor_id, ...input }: Updat
  * network attachments are dropped. Detached services publish service.updated.
  */
 export async function deleteFloor(ctx: AppContext, { floor_id: floorId }: { floor_id: string }): Promise<void> {
-  const { access, located, floor } = await accessToFloor(floorId, actorAccount(ctx).id);
-  access.require('floors.manage', FORBIDDEN_MANAGE, located.envId);
-  const { projectId, envId } = located;
-  const days = await retentionOfProject(access.project);
   await retryWhenStale(async () => {
+    // Read again on a retry: the listing removed is the one of the floor as read (listing.ts).
+    const { access, located, floor } = await accessToFloor(floorId, actorAccount(ctx).id);
+    access.require('floors.manage', FORBIDDEN_MANAGE, located.envId);
+    const { projectId, envId } = located;
+    const days = await retentionOfProject(access.project);
     const now = ctx.clock.now().toISOString();
     const [hosted, edgeSteps] = await Promise.all([
       queryPrefix<Key & Pick<Service, 'id' | 'name' | 'project_id' | 'environment_id'>>(projectId, keys.servicePrefix(envId), {
@@ -191,6 +219,6 @@ export async function deleteFloor(ctx: AppContext, { floor_id: floorId }: { floo
     const audit = changeAudit(ctx, 'floor', 'delete', floor, { before: auditedFloor(floor), after: null }, days, {
       summary: { detached_service_ids: hosted.map((s) => s.id) },
     });
-    await transactWithCascade(cascade, [setFieldsStep(located.key, { deleted_at: now, updated_at: now, network_ids: [], audit_head: audit.head }, notFound(FLOOR_NOT_FOUND)), ...audit.steps]);
+    await transactWithCascade(cascade, [...floorListing.change(located.key, floor, { deleted_at: now, updated_at: now, network_ids: [], audit_head: audit.head }, notFound(FLOOR_NOT_FOUND)), ...audit.steps]);
   });
 }

@@ -1,7 +1,7 @@
 import ipaddr from 'ipaddr.js';
 import * as z from 'zod';
 import { keys } from '#db/keys';
-import { transact, type TransactStep } from '#db/transact';
+import { transact, retryWhenStale, type TransactStep } from '#db/transact';
 import { invalid, notFound } from '#shared/errors';
 import { name as nameSchema } from '#shared/schemas';
 import { actorAccount, type AppContext } from '#shared/context';
@@ -14,7 +14,8 @@ import { accessInEnvironment, accessToEnvItem, envLiveCheck, retentionOfProject 
 import { changeAudit, creationAudit } from '#shared/audit';
 import { byText } from '#shared/text';
 import { batchGet } from '#db/batch-get';
-import { visible, liveItem, setFieldsStep } from '#db/live';
+import { visible, liveItem } from '#db/live';
+import { networkListing, type NetworkListing } from './listings';
 import { putNewStep } from '#db/steps';
 
 /** Networks: IPv4 networks of an environment, which services and floors attach to (attachments.ts). */
@@ -68,6 +69,7 @@ export function newNetworkSteps(network: Network): TransactStep[] {
     claimNameStep(networkNameScope(network.project_id, network.environment_id), network.name, network.id),
     putNewStep(networkEntity.encode(key, network)),
     catalogLookupStep(network.id, network.project_id, network.environment_id, key, 'network'),
+    ...networkListing.steps(null, network),
   ];
 }
 
@@ -97,33 +99,53 @@ export interface NetworkFilters {
   mask?: number;
   range?: string;
   updated_since?: string;
+  /** Issue 26, beyond SPEC: one page of the list (the whole list without `limit`). */
+  offset?: number;
+  limit?: number;
 }
 
 /** What `q` searches: name, CIDR, gateway, VLAN id and the mask (as `/24` and as `255.255.255.0`). */
-function searchable(n: Network): string[] {
+function searchable(n: NetworkListing): string[] {
   const bits = Number(n.cidr.split('/')[1]);
   return [n.name, n.cidr, n.gateway ?? '', n.vlan_id === null ? '' : String(n.vlan_id), `/${bits}`, ipaddr.IPv4.subnetMaskFromPrefixLength(bits).toString()];
 }
 
 /** Whether a network lies inside a CIDR range (its prefix at least as long, its address inside). */
-function insideRange(n: Network, range: [ipaddr.IPv4, number]): boolean {
+function insideRange(n: NetworkListing, range: [ipaddr.IPv4, number]): boolean {
   const [address, bits] = ipaddr.IPv4.parseCIDR(n.cidr);
   return bits >= range[1] && address.match(range);
 }
 
-/** An environment's networks, filtered, by name: one Query on the environment's network keys. */
-export async function listNetworks(ctx: AppContext, query: { project_id: string; environment_id: string } & NetworkFilters): Promise<Network[]> {
-  const { project_id: projectId, environment_id: envId, ...f } = query;
-  const { access } = await accessInEnvironment(projectId, actorAccount(ctx).id, envId);
-  access.require('networks.view', FORBIDDEN_VIEW, envId);
+/** GET /networks's filters (SPEC "Networks") as one test of a network or its listing item. */
+function networkFilter(f: NetworkFilters): ((n: NetworkListing) => boolean) | undefined {
+  if (!f.q && f.vlan_id === undefined && f.mask === undefined && !f.range) return undefined;
   const range = f.range ? ipaddr.IPv4.parseCIDR(f.range) : undefined;
-  const networks = (await queryPrefix(projectId, keys.networkPrefix(envId))).map(networkEntity.decode);
-  return visible(networks, f.updated_since)
-    .filter((n) => !f.q || searchable(n).some((text) => containsCi(text, f.q!)))
-    .filter((n) => f.vlan_id === undefined || n.vlan_id === f.vlan_id)
-    .filter((n) => f.mask === undefined || Number(n.cidr.split('/')[1]) === f.mask)
-    .filter((n) => !range || insideRange(n, range))
-    .sort(byText((n) => n.name));
+  return (n) =>
+    (!f.q || searchable(n).some((text) => containsCi(text, f.q!))) &&
+    (f.vlan_id === undefined || n.vlan_id === f.vlan_id) &&
+    (f.mask === undefined || Number(n.cidr.split('/')[1]) === f.mask) &&
+    (!range || insideRange(n, range));
+}
+
+/**
+ * An environment's networks, filtered, by name, from `offset` (the whole list without `limit`): the
+ * access check alongside the Query of the environment's listing items in name order (listing.ts),
+ * which stops once the page is full, then one BatchGet of the page's networks. With `updated_since`
+ * (a sync, deleted ones included) the networks are read whole.
+ */
+export async function listNetworks(ctx: AppContext, query: { project_id: string; environment_id: string } & NetworkFilters): Promise<Network[]> {
+  const { project_id: projectId, environment_id: envId, offset = 0, limit, ...f } = query;
+  const keep = networkFilter(f);
+  const [{ access }, page] = await Promise.all([
+    accessInEnvironment(projectId, actorAccount(ctx).id, envId),
+    f.updated_since ? null : networkListing.page<NetworkListing>(projectId, envId, { offset, limit, keep }),
+  ]);
+  access.require('networks.view', FORBIDDEN_VIEW, envId);
+  if (page) return networkListing.entities(projectId, envId, page);
+  return visible((await queryPrefix(projectId, keys.networkPrefix(envId))).map(networkEntity.decode), f.updated_since)
+    .filter((n) => !keep || keep(n))
+    .sort(byText((n) => n.name))
+    .slice(offset, limit === undefined ? undefined : offset + limit);
 }
 
 /** The caller's access to one network (404 for an unknown, foreign or deleted one), the network decoded. */
@@ -138,7 +160,10 @@ export async function getNetwork(ctx: AppContext, input: { network_id: string })
   return item;
 }
 
-export async function updateNetwork(ctx: AppContext, input: { network_id: string } & UpdateNetworkInput): Promise<Network> {
+/** Changes the given fields; a change of a listed field re-runs from a new read when another one changed meanwhile (listing.ts). */
+export const updateNetwork = (ctx: AppContext, input: { network_id: string } & UpdateNetworkInput): Promise<Network> => retryWhenStale(() => updateNetworkOnce(ctx, input));
+
+async function updateNetworkOnce(ctx: AppContext, input: { network_id: string } & UpdateNetworkInput): Promise<Network> {
   const { network_id: networkId, ...patch } = input;
   const { access, item, located } = await accessToNetwork(ctx, networkId);
   access.require('networks.manage', FORBIDDEN_MANAGE, located.envId);
@@ -150,7 +175,7 @@ export async function updateNetwork(ctx: AppContext, input: { network_id: string
   const days = await retentionOfProject(access.project);
   const audit = changeAudit(ctx, 'network', 'update', item, { before: auditedNetwork(item), after: auditedNetwork(updated) }, days);
   await transact([
-    setFieldsStep(located.key, { ...changes, updated_at: updated.updated_at, audit_head: audit.head }, notFound(NETWORK_NOT_FOUND)),
+    ...networkListing.change(located.key, item, { ...changes, updated_at: updated.updated_at, audit_head: audit.head }, notFound(NETWORK_NOT_FOUND)),
     ...audit.steps,
     ...(changes.name ? renameSteps(networkNameScope(item.project_id, item.environment_id), item.name, updated.name, item.id) : []),
   ]);
@@ -161,7 +186,9 @@ export async function updateNetwork(ctx: AppContext, input: { network_id: string
  * Soft delete; the name is free again. Attachments are not rewritten here: every read of a
  * service's or floor's networks drops deleted networks, and the next replacement prunes the id.
  */
-export async function deleteNetwork(ctx: AppContext, input: { network_id: string }): Promise<void> {
+export const deleteNetwork = (ctx: AppContext, input: { network_id: string }): Promise<void> => retryWhenStale(() => deleteNetworkOnce(ctx, input));
+
+async function deleteNetworkOnce(ctx: AppContext, input: { network_id: string }): Promise<void> {
   const { access, item, located } = await accessToNetwork(ctx, input.network_id);
   access.require('networks.manage', FORBIDDEN_MANAGE, located.envId);
   const now = ctx.clock.now().toISOString();
@@ -169,7 +196,7 @@ export async function deleteNetwork(ctx: AppContext, input: { network_id: string
   const audit = changeAudit(ctx, 'network', 'delete', item, { before: auditedNetwork(item), after: null }, days);
   await transact([
     // The soft delete (the live rule's condition), with the entity's latest audit entry.
-    setFieldsStep(located.key, { deleted_at: now, updated_at: now, audit_head: audit.head }, notFound(NETWORK_NOT_FOUND)),
+    ...networkListing.change(located.key, item, { deleted_at: now, updated_at: now, audit_head: audit.head }, notFound(NETWORK_NOT_FOUND)),
     releaseNameStep(networkNameScope(item.project_id, item.environment_id), item.name),
     ...audit.steps,
   ]);

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { keys } from '#db/keys';
-import { transact, type TransactStep, retryWhenStale, transactWithCascade, concurrentChange, CASCADE_STALE } from '#db/transact';
+import { transact, type TransactStep, retryWhenStale, transactWithCascade, concurrentChange } from '#db/transact';
 import { invalid, notFound } from '#shared/errors';
 import { name as nameSchema } from '#shared/schemas';
 import { actorAccount, type AppContext } from '#shared/context';
@@ -12,11 +12,11 @@ import { ipAddress, nonNegativeInt, optionalText, provider, tags, urlWithScheme 
 import type { Floor } from './floor-entity';
 import { serviceEntity, serviceView, type RepositoryDep, type Service, type ServiceOut } from './service-entity';
 import type { Key } from '#db/lookup';
-import { queryPrefix, queryPage } from '#db/query';
+import { queryPrefix } from '#db/query';
 import { byText } from '#shared/text';
-import { changesListing, serviceListingSteps, unchangedAsRead, type ServiceListing } from './service-listing';
+import { serviceListing, type ServiceListing } from './listings';
 import { batchGet, keyId } from '#db/batch-get';
-import { visible, liveItem, setFieldsStep, stillLiveStep, whileLiveStep, isLive } from '#db/live';
+import { visible, liveItem, stillLiveStep, whileLiveStep, isLive } from '#db/live';
 import { getItem } from '#db/items';
 import { counterStep, existingSetStep, putNewStep } from '#db/steps';
 import { takeQuotaStep, SERVICES_QUOTA, quotaOf, quotaReached } from '#domain/billing';
@@ -198,7 +198,7 @@ export function newServiceSteps(service: Service): TransactStep[] {
   return [
     putNewStep(serviceEntity.encode(key, service)),
     catalogLookupStep(service.id, service.project_id, service.environment_id, key, 'service', hintsOf(service)),
-    ...serviceListingSteps(null, service),
+    ...serviceListing.steps(null, service),
   ];
 }
 
@@ -324,12 +324,11 @@ export async function listServices(ctx: AppContext, f: ListServicesInput): Promi
   if (f.updated_since) return listServicesSince(ctx, f as ListServicesInput & { updated_since: string });
   const { project_id: projectId, environment_id: envId } = f;
   const filtered = Boolean(f.name || f.tags?.length || f.language || f.location);
-  const [{ access }, listings] = await Promise.all([
+  const [{ access }, page] = await Promise.all([
     accessInEnvironment(projectId, actorAccount(ctx).id, envId),
-    queryPage<ServiceListing>(projectId, keys.serviceListingPrefix(envId), { wanted: f.offset + f.limit, keep: filtered ? (l) => matchesServiceFilters(l, f) : undefined }),
+    serviceListing.page<ServiceListing>(projectId, envId, { offset: f.offset, limit: f.limit, keep: filtered ? (l) => matchesServiceFilters(l, f) : undefined }),
   ]);
   access.require('services.view', FORBIDDEN_VIEW, envId);
-  const page = listings.slice(f.offset);
   const serviceKeys = page.map((l) => keys.service(projectId, envId, l.id));
   const refKeys = page.flatMap((l) => Object.values(referenceKeys(projectId, envId, l))).filter((k): k is Key => Boolean(k));
   const items = await batchGet([...serviceKeys, ...refKeys]);
@@ -394,11 +393,8 @@ async function updateServiceOnce(ctx: AppContext, { service_id: serviceId, ...in
       mode: 'latest', days, previous: item.audit_head,
     });
     service.audit_head = audit.sk;
-    const listed = changesListing(changes);
-    const fields = { ...changes, updated_at: service.updated_at, audit_head: audit.sk };
     await transact([
-      listed ? setFieldsStep(located.key, fields, CASCADE_STALE, unchangedAsRead(item, changes)) : setFieldsStep(located.key, fields, notFound(SERVICE_NOT_FOUND)),
-      ...(listed ? serviceListingSteps(item, service) : []),
+      ...serviceListing.change(located.key, item, { ...changes, updated_at: service.updated_at, audit_head: audit.sk }, notFound(SERVICE_NOT_FOUND)),
       ...audit.steps,
       ...(moved ? [serviceHintsStep(serviceId, service)] : []),
       ...guards,
@@ -414,18 +410,18 @@ async function updateServiceOnce(ctx: AppContext, { service_id: serviceId, ...in
  * network attachments, and gives its slot back to the project's and environment's limits.
  */
 export async function deleteService(ctx: AppContext, { service_id: serviceId }: { service_id: string }): Promise<void> {
-  const { access, service, located } = await accessToService(serviceId, actorAccount(ctx).id);
-  access.require('services.manage', FORBIDDEN_MANAGE, located.envId);
-  const { projectId, envId } = located;
-  const days = await retentionOfProject(access.project);
   await retryWhenStale(async () => {
+    // Read again on a retry: the listing removed is the one of the service as read (listing.ts).
+    const { access, service, located } = await accessToService(serviceId, actorAccount(ctx).id);
+    access.require('services.manage', FORBIDDEN_MANAGE, located.envId);
+    const { projectId, envId } = located;
+    const days = await retentionOfProject(access.project);
     const now = ctx.clock.now().toISOString();
     const audit = auditSteps(ctx, { ...serviceAudit(service, 'delete'), before: audited(service) }, {
       mode: 'latest', days, previous: service.audit_head,
     });
     await transactWithCascade(await edgeRemovalSteps(projectId, envId, serviceId, true, now), [
-      setFieldsStep(located.key, { deleted_at: now, updated_at: now, network_ids: [], audit_head: audit.sk }, notFound(SERVICE_NOT_FOUND)),
-      ...serviceListingSteps(service, null),
+      ...serviceListing.change(located.key, service, { deleted_at: now, updated_at: now, network_ids: [], audit_head: audit.sk }, notFound(SERVICE_NOT_FOUND)),
       ...audit.steps,
       // Counted only while its environment is live: once the environment's delete has taken the
       // environment's whole count off the project, the service is gone with it (404) and nothing

@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
-import { transact } from '#db/transact';
+import { retryWhenStale, transact } from '#db/transact';
+import { getItem } from '#db/items';
+import { isLive } from '#db/live';
 import type { AppContext } from '#shared/context';
-import { auditedFloor, floorCreatedStep, floorEntity, floorFieldsStep, newFloorSteps, storedFloorsOf, type Floor } from '#domain/catalog';
+import { auditedFloor, floorCreatedStep, floorEntity, floorFieldsSteps, floorKey, newFloorSteps, storedFloorsOf, type Floor } from '#domain/catalog';
 import { changeAudit, creationAudit, type AuditActor } from '#shared/audit';
 import { envLiveCheck } from '#domain/tenancy';
 import { ALL_REGIONS, type DiscoveredInstance, type Listing } from './providers/types';
@@ -40,11 +42,34 @@ export interface DiscoveryAudit {
 
 /** A floor's change by a run, with its entry (the floor's latest) in the same transaction. */
 function floorChangeSteps(ctx: AppContext, floor: Floor, fields: Partial<Floor>, audit?: DiscoveryAudit) {
-  if (!audit) return [floorFieldsStep(floor, fields)];
+  if (!audit) return floorFieldsSteps(floor, fields);
   const entry = changeAudit(ctx, 'floor', 'update', floor, { before: auditedFloor(floor), after: auditedFloor({ ...floor, ...fields }) }, audit.days, {
     actor: audit.actor, summary: { discovery_run_id: audit.runId },
   });
-  return [floorFieldsStep(floor, { ...fields, audit_head: entry.head }), ...entry.steps];
+  return [...floorFieldsSteps(floor, { ...fields, audit_head: entry.head }), ...entry.steps];
+}
+
+/**
+ * Writes what differs between a matched floor and its instance (or only the sighting); whether it
+ * changed. A change of a listed field holds only while the floor's other listed fields are as read
+ * (its listing item, catalog/listing.ts): otherwise the floor is read again and compared again.
+ */
+async function updateFromInstance(ctx: AppContext, read: Floor, wanted: Partial<Floor>, now: string, audit?: DiscoveryAudit): Promise<boolean> {
+  let floor = read;
+  let first = true;
+  return retryWhenStale(async () => {
+    if (!first) {
+      const again = await getItem<Record<string, unknown>>(floorKey(read));
+      if (!isLive(again)) return false; // deleted or archived meanwhile: left as it is, as the scan leaves such floors
+      floor = floorEntity.decode(again!);
+    }
+    first = false;
+    const changes = Object.fromEntries(Object.entries(wanted).filter(([k, v]) => JSON.stringify(v) !== JSON.stringify(floor[k as keyof Floor])));
+    const changed = Object.keys(changes).length > 0;
+    // Only a change of what the floor shows is an entry; a sighting (last_seen_at) alone is not.
+    await transact(changed ? floorChangeSteps(ctx, floor, { ...changes, last_seen_at: now, updated_at: now }, audit) : floorFieldsSteps(floor, { last_seen_at: now }));
+    return changed;
+  });
 }
 
 const scopeOf = (account: CloudAccount, floor: Floor) => (account.provider === 'aws' ? floor.provider_region ?? '' : ALL_REGIONS);
@@ -76,11 +101,7 @@ export async function applyScan(
     } else if (floor.deleted_at || floor.archived_at) {
       counts.unchanged++;
     } else {
-      const changes = Object.fromEntries(Object.entries(wanted).filter(([k, v]) => JSON.stringify(v) !== JSON.stringify(floor[k as keyof Floor])));
-      const changed = Object.keys(changes).length > 0;
-      // Only a change of what the floor shows is an entry; a sighting (last_seen_at) alone is not.
-      await transact(changed ? floorChangeSteps(ctx, floor, { ...changes, last_seen_at: now, updated_at: now }, audit) : [floorFieldsStep(floor, { last_seen_at: now })]);
-      if (changed) counts.updated++;
+      if (await updateFromInstance(ctx, floor, wanted, now, audit)) counts.updated++;
       else counts.unchanged++;
     }
     done++;

@@ -11,7 +11,7 @@ import { quotaOf, quotaReached, SERVICES_QUOTA, takeQuotaStep, type Plan } from 
 import {
   auditedConnection, CHAIN_FULL, chainEntity, chainShown, connectionEntity, connectionsVersionStep, entityKey, floorEntity, linkEntity, MAX_BATCH_CONNECTIONS,
   MAX_CHAIN_CONNECTIONS, networkEntity, newFloorSteps, newLinkSteps, newNetworkSteps, newServiceSteps, pairKey, putChainSteps, putConnectionSteps, serviceEntity,
-  serviceHintsStep, changesListing, serviceListingSteps, unchangedAsRead, type Connection, type ConnectionSpec, type Floor, type Network, type Service,
+  serviceHintsStep, serviceListing, floorListing, networkListing, type Listable, type Listing, type Connection, type ConnectionSpec, type Floor, type Network, type Service,
 } from '#domain/catalog';
 import { ENV_NOT_IN_PROJECT, envLiveCheck, newGroupSteps, newSubgroupSteps, planOfProject, serviceQuotaAddon, type Group, type Subgroup } from '#domain/tenancy';
 import { SERVICE_DOCUMENT_FIELDS, type DocumentConnection, type DocumentConnectionEnd, type DocumentService, type EnvironmentDocument } from './document';
@@ -74,8 +74,8 @@ interface Unit {
   update?: {
     key: Key; changes: Record<string, unknown>; gone: string; audit?: { id: string; head: string | null; before: Record<string, unknown> };
     hints?: { id: string; service_floor_id: string | null; group_id: string | null; subgroup_id: string | null };
-    /** A service's listing writes (issue 26) and the condition that keeps them exact (service-listing.ts). */
-    listing?: { steps: TransactStep[]; asRead?: ReturnType<typeof unchangedAsRead> };
+    /** A listed entity's listing writes (issue 26) and the condition that keeps them exact (catalog/listing.ts). */
+    listing?: { steps: TransactStep[]; asRead?: ReturnType<Listing<Listable>['asRead']> };
   };
   /** Items that must still be live when this unit commits (what it refers to), with the refusal otherwise. */
   guards: { key: Key; gone: string }[];
@@ -173,22 +173,27 @@ export async function planImport(input: { projectId: string; environmentId: stri
     errors.push({ path: pointer(path), line: null, message: `${n} ${what} named '${name}' exist in the environment: the import cannot tell which one is meant (rename one first)` });
     record(kind, name, 'error', 'ambiguous name in the environment');
   };
-  /** Create or update (only what differs) or unchanged. */
+  /** Create or update (only what differs) or unchanged; the unit planned, if any. */
   const planEntity = (
     kind: string, name: string, phase: number, existing: Record<string, unknown> | undefined, wanted: Record<string, unknown>,
     create: () => Unit['create'], key: () => Key, gone: string, extra: Partial<Unit> = {},
-  ) => {
+  ): Unit | undefined => {
     if (!existing) {
-      units.push({ item: record(kind, name, 'create'), phase, create: create(), guards: [], counters: [], ...extra });
-      return;
+      return units[units.push({ item: record(kind, name, 'create'), phase, create: create(), guards: [], counters: [], ...extra }) - 1];
     }
     const changes = changed(existing, wanted);
     if (!Object.keys(changes).length) {
       record(kind, name, 'unchanged');
-      return;
+      return undefined;
     }
     const audit = { id: String(existing.id), head: (existing.audit_head as string | undefined) ?? null, before: Object.fromEntries(Object.keys(changes).map((k) => [k, existing[k] ?? null])) };
-    units.push({ item: record(kind, name, 'update', `changed: ${Object.keys(changes).join(', ')}`), phase, update: { key: key(), changes, gone, audit }, guards: [], counters: [], ...extra });
+    return units[units.push({ item: record(kind, name, 'update', `changed: ${Object.keys(changes).join(', ')}`), phase, update: { key: key(), changes, gone, audit }, guards: [], counters: [], ...extra }) - 1];
+  };
+  /** An update of a listed entity also writes its listing (issue 26), exact through the condition on the listed fields it does not change. */
+  const withListing = <T extends Listable>(unit: Unit | undefined, listing: Listing<T>, existing: T | undefined) => {
+    const changes = unit?.update?.changes as Partial<T> | undefined;
+    if (!unit?.update || !existing || !changes || !listing.touches(changes)) return;
+    unit.update.listing = { steps: listing.steps(existing, { ...existing, ...changes }), asRead: listing.asRead(existing, changes) };
   };
 
   // Groups and subgroups (phases 0 and 1).
@@ -224,9 +229,9 @@ export async function planImport(input: { projectId: string; environmentId: stri
     const id = existing?.id ?? ctx.ids.newId();
     networkId.set(nameKey(n.name), id);
     const wanted: Partial<Network> = { name: n.name, cidr: n.cidr, gateway: n.gateway ?? null, vlan_id: n.vlan_id ?? null, is_private: n.is_private ?? true, description: n.description ?? null };
-    planEntity(KIND.network, n.name, 2, existing, wanted,
+    withListing(planEntity(KIND.network, n.name, 2, existing, wanted,
       () => ({ kind: 'network', fields: { id, project_id: projectId, environment_id: envId, ...wanted } }),
-      () => keys.network(projectId, envId, id), `Network '${n.name}' was removed during the import`);
+      () => keys.network(projectId, envId, id), `Network '${n.name}' was removed during the import`), networkListing, existing);
   });
   const liveNetworkIds = new Set(env.networks.map((n) => n.id));
   /** A holder's attachments: the networks of its entry (none without one), as ids; guards keep them live. */
@@ -256,9 +261,9 @@ export async function planImport(input: { projectId: string; environmentId: stri
       memory_mb: f.memory_mb ?? null, storage_gb: f.storage_gb ?? null, instances: f.instances ?? null, tags: f.tags ?? [],
     };
     if (!existing || !sameSet(existing.network_ids.filter((n) => liveNetworkIds.has(n)), attached.ids)) wanted.network_ids = attached.ids;
-    planEntity(KIND.floor, host, 3, existing, wanted,
+    withListing(planEntity(KIND.floor, host, 3, existing, wanted,
       () => ({ kind: 'floor', fields: { id, project_id: projectId, environment_id: envId, ...wanted } }),
-      () => keys.floor(projectId, envId, id), `Service floor '${host}' was removed during the import`, { guards: attached.guards });
+      () => keys.floor(projectId, envId, id), `Service floor '${host}' was removed during the import`, { guards: attached.guards }), floorListing, existing);
   });
 
   // Services (phase 4): references resolved to ids, the counters with the limit on creates.
@@ -289,8 +294,7 @@ export async function planImport(input: { projectId: string; environmentId: stri
       ...(refs.group_id ? [{ key: keys.group(projectId, envId, refs.group_id), gone: `Group '${s.group}' was removed during the import` }] : []),
       ...(refs.subgroup_id ? [{ key: keys.subgroup(projectId, envId, refs.subgroup_id), gone: `Subgroup '${s.group}/${s.subgroup}' was removed during the import` }] : []),
     ];
-    const before = units.length;
-    planEntity(KIND.service, s.name, 4, existing, wanted,
+    const unit = planEntity(KIND.service, s.name, 4, existing, wanted,
       () => ({ kind: 'service', fields: { id, owner_user_id: env.project.owner_id, project_id: projectId, environment_id: envId, ...wanted } }),
       () => keys.service(projectId, envId, id), `Service '${s.name}' was removed during the import`,
       {
@@ -300,12 +304,8 @@ export async function planImport(input: { projectId: string; environmentId: stri
           { key: envKey, counter: 'service_count', units: 1, serviceQuota: true, whileLive: envGone },
         ],
       });
-    const unit = units.length > before ? units[units.length - 1] : undefined;
     if (unit?.update && ['service_floor_id', 'group_id', 'subgroup_id'].some((k) => k in unit.update!.changes)) unit.update.hints = { id, ...refs };
-    if (unit?.update && existing && changesListing(unit.update.changes as Partial<Service>)) {
-      const changes = unit.update.changes as Partial<Service>;
-      unit.update.listing = { steps: serviceListingSteps(existing, { ...existing, ...changes }), asRead: unchangedAsRead(existing, changes) };
-    }
+    withListing(unit, serviceListing, existing);
   });
 
   // Links (phase 5): a pair not linked yet is created.

@@ -9,7 +9,7 @@ import {
   API_KEY_FEATURES, API_KEY_SET_RULES, API_KEYS_QUOTA, ENVIRONMENTS_QUOTA, FREE_PLAN_ID, PROJECT_USERS_QUOTA, SERVICES_QUOTA,
   activePlan, getPlan, quotaOf, requireFeatures, type ApiKeySet, type Plan, type Quota,
 } from '#domain/billing';
-import { serviceEntity, serviceListingSteps } from '#domain/catalog';
+import { floorListing, serviceListing, type Listable, type Listing } from '#domain/catalog';
 import { retentionOfProject, type Environment, type Project } from '#domain/tenancy';
 import { auditStep, changeAudit } from '#shared/audit';
 import type { TransactStep } from '#db/transact';
@@ -83,12 +83,16 @@ function apiKeyAudit(ctx: AppContext, t: Target, verb: 'archive' | 'restore', ar
   }, { mode: 'creation' });
 }
 
-/** A service leaves its environment's name order when archived and comes back when restored (catalog's listing item, issue 26). */
+/** Services and floors leave their environment's name order when archived and come back when restored (catalog's listing items, issue 26). */
+const LISTED: Partial<Record<ArchivableKind, Listing<Listable>>> = { services: serviceListing, service_floors: floorListing };
 function listingSteps(kind: ArchivableKind, item: Record<string, unknown>, verb: 'archive' | 'restore'): TransactStep[] {
-  if (kind !== 'services') return [];
-  const service = serviceEntity.decode(item);
-  return verb === 'archive' ? serviceListingSteps(service, null) : serviceListingSteps(null, { ...service, archived_at: null });
+  const listing = LISTED[kind];
+  if (!listing) return [];
+  const entity = listing.decode(item);
+  return verb === 'archive' ? listing.steps(entity, null) : listing.steps(null, { ...entity, archived_at: null });
 }
+/** The archive's condition that the listing it removes is the one of the item as read (a concurrent rename refuses it). */
+const listedAsRead = (kind: ArchivableKind, item: Record<string, unknown>) => LISTED[kind]?.asRead(LISTED[kind]!.decode(item), {});
 
 const projectKey = (t: Target) => keys.project(t.project!.id);
 const envKey = (t: Target) => keys.environment(t.project!.id, t.env!.id);
@@ -134,7 +138,7 @@ function archiveUnit(ownerId: string, t: Target, now: string, run: AuditRun): Un
   const audit = lifecycleAudit(run, t, 'archive', now);
   const writes = [
     ...audit.steps,
-    setFieldsStep(t.key, { archived_at: now, updated_at: now, audit_head: audit.head }, gone()),
+    setFieldsStep(t.key, { archived_at: now, updated_at: now, audit_head: audit.head }, gone(), listedAsRead(t.kind, t.item)),
     ...listingSteps(t.kind, t.item, 'archive'),
     putStep(markerItem(ownerId, { kind: t.kind, id: t.id, project_id: t.project?.id ?? null, environment_id: t.env?.id ?? null, name, archived_at: now, item_pk: t.key.PK, item_sk: t.key.SK })),
   ];

@@ -1,0 +1,53 @@
+import { keys } from '#db/keys';
+import { keyId } from '#db/batch-get';
+import { deleteItem, getItem, putItem } from '#db/items';
+import { isLive } from '#db/live';
+import { scanSortKeyPrefixes } from '#db/query';
+import { nameOrderKey } from '#shared/name-order';
+import { LISTINGS } from './listings';
+
+/**
+ * The one-time backfill of listing items (issue 26) for a table written before they existed, or
+ * under another name order (a runtime whose collator orders differently): per listed kind still to
+ * do, one Scan of its entities and listing items, then the missing or different listings written and
+ * the stale ones removed. Idempotent; recorded per kind under a migration item with the name order's
+ * version, so it runs again only when that changes. Run it before the API serves (the local stack
+ * does at start; a deployed table needs it run once before the new code serves, see docs/data-model.md).
+ */
+export async function backfillListings(): Promise<Record<string, { written: number; removed: number }>> {
+  const version = orderVersion();
+  const done: Record<string, { written: number; removed: number }> = {};
+  for (const listing of LISTINGS) {
+    const family = listing.family;
+    const marker = keys.migration(`${family.toLowerCase()}-listing`);
+    if ((await getItem<{ version?: string }>(marker))?.version === version) continue;
+    const entityPrefix = `${family}#`;
+    const listingPrefix = `${family}BYNAME#`;
+    const items = await scanSortKeyPrefixes<Record<string, unknown> & { SK: string; PK: string }>([entityPrefix, listingPrefix]);
+    const wanted = new Map<string, Record<string, unknown>>();
+    for (const item of items) {
+      if (!item.SK.startsWith(entityPrefix)) continue;
+      const entity = listing.decode(item);
+      if (!isLive(entity)) continue;
+      const want = listing.item(entity);
+      wanted.set(keyId(want as never), want);
+    }
+    const stale: { PK: string; SK: string }[] = [];
+    for (const item of items) {
+      if (!item.SK.startsWith(listingPrefix)) continue;
+      const want = wanted.get(keyId(item));
+      if (!want) stale.push({ PK: item.PK, SK: item.SK });
+      else if (JSON.stringify(want, Object.keys(want).sort()) === JSON.stringify(item, Object.keys(want).sort())) wanted.delete(keyId(item));
+    }
+    const puts = [...wanted.values()];
+    for (let i = 0; i < Math.max(puts.length, stale.length); i += 16) {
+      await Promise.all([...puts.slice(i, i + 16).map((p) => putItem(p)), ...stale.slice(i, i + 16).map((k) => deleteItem(k))]);
+    }
+    await putItem({ ...marker, version, at: new Date().toISOString() });
+    done[family] = { written: puts.length, removed: stale.length };
+  }
+  return done;
+}
+
+/** Identifies the name order: the ICU version and the keys of a few names whose order differs between collators. */
+const orderVersion = () => `${process.versions.icu ?? 'none'}:${['a-b', 'ab', 'æ', 'ß', 'É', '1', '_'].map(nameOrderKey).join('|')}`;

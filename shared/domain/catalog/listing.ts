@@ -1,0 +1,132 @@
+import { keys, type ListingFamily } from '#db/keys';
+import { batchGet, keyId, type Key } from '#db/batch-get';
+import { isLive, liveItem, setFieldsStep } from '#db/live';
+import { queryPage } from '#db/query';
+import { putStep } from '#db/steps';
+import { CASCADE_STALE, type TransactStep } from '#db/transact';
+import type { DomainError } from '#shared/errors';
+import { nameOrderKey } from '#shared/name-order';
+
+/**
+ * Listing items (issue 26): a live entity's place in its environment's name order
+ * (`<FAMILY>BYNAME#<envId>#<order key>#<id>`, shared/name-order.ts), carrying what its list filters
+ * on, so a page is one Query in name order that stops when the page is full, then one BatchGet of
+ * the page's entities. One implementation for services (by name), floors (by hostname) and
+ * networks (by name), each a `defineListing` below. A listing exists exactly while its entity is
+ * live: every write that creates, renames, refilters, deletes, archives or restores one writes it
+ * in the same transaction (strongly consistent, unlike a GSI), through `steps`/`change` and nothing else.
+ */
+
+/** What every listed entity has: where it lives and the live rule's fields. */
+export type Listable = { id: string; project_id: string; environment_id: string; deleted_at?: string | null; archived_at?: string | null };
+type Condition = { expression: string; names: Record<string, string>; values: Record<string, unknown> };
+
+export interface ListingSpec<T extends Listable, F extends keyof T & string> {
+  family: ListingFamily;
+  /** The field the list is ordered by (one of `filtered`). */
+  orderBy: F;
+  /** The fields the list filters on: a listing item holds their current values. */
+  filtered: readonly F[];
+  /** More fields a page reads with the entities (hints: a stale one costs a read, never a wrong answer). */
+  hints?: readonly F[];
+  /** Fields stored as lists (an absent one is empty rather than null). */
+  lists?: readonly F[];
+  /** The entity's own item key and decoder (the page's BatchGet, the backfill). */
+  entityKey: (projectId: string, envId: string, id: string) => Key;
+  decode: (item: Record<string, unknown>) => T;
+}
+
+/** A listed kind's listing rules (methods, so that any kind's is a `Listing<Listable>`). */
+export interface Listing<T extends Listable> {
+  readonly family: ListingFamily;
+  decode(item: Record<string, unknown>): T;
+  item(x: Listable & Partial<T>): Record<string, unknown>;
+  steps(before: (Listable & Partial<T>) | null, after: (Listable & Partial<T>) | null): TransactStep[];
+  asRead(before: Partial<T>, fields: Partial<T>): Condition | undefined;
+  touches(fields: Partial<T>): boolean;
+  change(entityKey: Key, before: Listable & Partial<T>, fields: Partial<T> & Record<string, unknown>, gone: DomainError): TransactStep[];
+  page<L = T>(projectId: string, envId: string, opts: { offset: number; limit?: number; keep?: (listing: L) => boolean }): Promise<L[]>;
+  entities(projectId: string, envId: string, listings: { id: string }[]): Promise<T[]>;
+}
+
+export function defineListing<T extends Listable, F extends keyof T & string>(spec: ListingSpec<T, F>): Listing<T> {
+  const held = [...spec.filtered, ...(spec.hints ?? [])];
+  const stored = (x: Partial<T>, f: F) => x[f] ?? (spec.lists?.includes(f) ? [] : null);
+  const same = (a: unknown, b: unknown) => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
+  const key = (x: Listable & Partial<T>): Key => keys.listing(spec.family, x.project_id, x.environment_id, nameOrderKey(x[spec.orderBy] as string | null | undefined), x.id);
+
+  /** The listing item of a live entity. */
+  const item = (x: Listable & Partial<T>): Record<string, unknown> => {
+    const out: Record<string, unknown> = { ...key(x), type: `${spec.family.toLowerCase()}_listing`, id: x.id };
+    for (const f of held) out[f] = stored(x, f);
+    return out;
+  };
+
+  /**
+   * The listing writes of an entity going from `before` to `after` (null: did not / no longer exist;
+   * a deleted or archived entity has no listing): nothing when neither its liveness nor a held field
+   * changes, a Delete when it stops being live, a Put (and the old key's Delete when the order key
+   * moved) otherwise. A Put writes `after` whole and a Delete the key `before` had: pair them with
+   * `asRead` on the entity's own write, so that they are what the entity holds when both commit.
+   */
+  const steps = (before: (Listable & Partial<T>) | null, after: (Listable & Partial<T>) | null): TransactStep[] => {
+    const was = before && isLive(before) ? before : null;
+    const is = after && isLive(after) ? after : null;
+    if (!is) return was ? [{ Delete: { Key: key(was) } }] : [];
+    if (was && held.every((f) => same(was[f], is[f]))) return [];
+    const put = putStep(item(is));
+    const moved = was && keyId(key(was)) !== keyId(key(is));
+    return moved ? [{ Delete: { Key: key(was) } }, put] : [put];
+  };
+
+  /**
+   * The condition, for the entity's own write, that the filtered fields it does not set still hold
+   * the values read (a concurrent change of one fails the write, to be re-run from a new read).
+   * Absent fields of older items count as their defaults.
+   */
+  const asRead = (before: Partial<T>, fields: Partial<T>): Condition | undefined => {
+    const kept = spec.filtered.filter((f) => !(f in fields));
+    if (!kept.length) return undefined;
+    const names: Record<string, string> = {};
+    const values: Record<string, unknown> = {};
+    const parts = kept.map((f, i) => {
+      const v = stored(before, f);
+      names[`#lst${i}`] = f;
+      values[`:lst${i}`] = v;
+      const empty = v === null || (Array.isArray(v) && v.length === 0);
+      return empty ? `(attribute_not_exists(#lst${i}) OR #lst${i} = :lst${i})` : `#lst${i} = :lst${i}`;
+    });
+    return { expression: parts.join(' AND '), names, values };
+  };
+
+  /** Whether setting `fields` touches the listing: a held field, or the live rule's. */
+  const touches = (fields: Partial<T> & { deleted_at?: unknown; archived_at?: unknown }) => [...held, 'deleted_at', 'archived_at'].some((f) => f in fields);
+
+  /**
+   * The write that sets `fields` on a live entity read as `before`, with its listing's writes. When
+   * the listing moves, the write holds on condition that the filtered fields are as read, and is
+   * refused with CASCADE_STALE otherwise (callers re-run it from a new read with retryWhenStale);
+   * otherwise `gone` when the entity is no longer live.
+   */
+  const change = (entityKey: Key, before: Listable & Partial<T>, fields: Partial<T> & Record<string, unknown>, gone: DomainError): TransactStep[] => {
+    if (!touches(fields)) return [setFieldsStep(entityKey, fields, gone)];
+    return [setFieldsStep(entityKey, fields, CASCADE_STALE, asRead(before, fields)), ...steps(before, { ...before, ...fields })];
+  };
+
+  /**
+   * The first `offset + limit` listings of an environment (all without `limit`) that pass `keep`,
+   * from `offset` on: reads stop once they are found (an unfiltered page reads `offset + limit`
+   * listing items; a filtered one also what it passed over).
+   */
+  const page = async <L = Pick<T, 'id' | F>>(projectId: string, envId: string, opts: { offset: number; limit?: number; keep?: (listing: L) => boolean }): Promise<L[]> =>
+    (await queryPage<L>(projectId, keys.listingPrefix(spec.family, envId), { wanted: opts.offset + (opts.limit ?? Infinity), keep: opts.keep })).slice(opts.offset);
+
+  /** The live entities of listings (one BatchGet), in their order: one deleted since its listing was read is left out, as a list read a moment later would. */
+  const entities = async (projectId: string, envId: string, listings: { id: string }[]): Promise<T[]> => {
+    const entityKeys = listings.map((l) => spec.entityKey(projectId, envId, l.id));
+    const items = await batchGet(entityKeys);
+    return entityKeys.map((k) => liveItem<Record<string, unknown>>(items, k)).filter((i) => i !== undefined).map(spec.decode);
+  };
+
+  return { family: spec.family, decode: spec.decode, item, steps, asRead, touches, change, page, entities };
+}

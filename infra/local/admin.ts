@@ -4,17 +4,20 @@ import { config } from '#shared/config';
 import { appContext } from '#shared/context';
 import { DomainError } from '#shared/errors';
 import { ensureStaff } from '#domain/identity';
+import { backfillListings } from '#domain/catalog';
 import { startLocalStack } from './stack';
 
 /**
  * `npm run admin -- create-staff --email <address> --password <password>`: what BOOTSTRAP_ADMIN_EMAIL /
- * BOOTSTRAP_ADMIN_PASSWORD do at start, on demand, against the table the configuration names:
+ * BOOTSTRAP_ADMIN_PASSWORD do at start, on demand; `npm run admin -- backfill-listings`: the listing
+ * items a table written before them lacks (docs/data-model.md, "Lists in name order"; the local
+ * runtime does it at start, a deployed table needs it once). Both against the table the configuration names:
  * - STAGE=cloud: the deployed table TABLE_NAME, with the usual AWS credentials;
  * - otherwise DYNAMODB_ENDPOINT + TABLE_NAME when set, else the local runtime's data under LOCAL_DATA_DIR
  *   (started for the command; while `npm start` runs, point DYNAMODB_ENDPOINT at its DynamoDB Local, port 8000).
  * Exit codes: 0 done (created, or already a staff account), 1 refused, 2 usage.
  */
-const USAGE = 'usage: npm run admin -- create-staff --email <address> --password <password>';
+const USAGE = 'usage: npm run admin -- create-staff --email <address> --password <password>\n       npm run admin -- backfill-listings';
 
 function fail(message: string, code: number): never {
   console.error(message);
@@ -22,6 +25,18 @@ function fail(message: string, code: number): never {
 }
 
 const [command, ...rest] = process.argv.slice(2);
+if (command === 'backfill-listings') {
+  if (rest.length) fail(USAGE, 2);
+  const stack = config().STAGE === 'cloud' ? undefined : await startLocalStack({ withoutHttp: true, withoutS3: true });
+  try {
+    const done = Object.entries(await backfillListings());
+    for (const [family, { written, removed }] of done) console.log(`${family}: ${written} listing items written, ${removed} stale removed`);
+    console.log(done.length ? `Backfilled table ${config().TABLE_NAME}` : `Table ${config().TABLE_NAME} is up to date; nothing to do`);
+  } finally {
+    await stack?.stop();
+  }
+  process.exit(0);
+}
 if (command !== 'create-staff') fail(USAGE, 2);
 let values: { email?: string; password?: string };
 try {

@@ -6,6 +6,10 @@ import { describe, expect, it } from 'vitest';
 import { useTestStack } from '../helpers/stack';
 import { client, PASSWORD, signUp, uniqueEmail } from '../helpers/http';
 import { login } from '../helpers/sign-in';
+import { createFloor, ownerWithEnv } from '../helpers/catalog';
+import { keys } from '#db/keys';
+import { queryPrefix } from '#db/query';
+import { deleteItem } from '#db/items';
 
 const ref = useTestStack();
 const api = client(() => ref.stack.url);
@@ -74,5 +78,27 @@ describe('npm run admin -- create-staff', { timeout: 120_000 }, () => {
     } finally {
       await rm(dataDir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('npm run admin -- backfill-listings', { timeout: 120_000 }, () => {
+  it('writes the listing items a table from before them lacks, so its lists are whole again; a second run has nothing to do', async () => {
+    const { token, projectId, envId } = await ownerWithEnv(api);
+    for (const hostname of ['bf-a', 'bf-b', 'bf-c']) await createFloor(api, token, projectId, envId, { hostname });
+    const listed = async () => (await api.get(`/service-floors?project_id=${projectId}&environment_id=${envId}`, { token })).body.map((f: { hostname: string }) => f.hostname);
+    // A table written before listing items: one floor without its listing, the floors' backfill not recorded.
+    const [listing] = (await queryPrefix<{ PK: string; SK: string; hostname: string }>(projectId, keys.listingPrefix('FLOOR', envId))).filter((l) => l.hostname === 'bf-b');
+    await deleteItem({ PK: listing.PK, SK: listing.SK });
+    await deleteItem(keys.migration('floor-listing'));
+    expect(await listed()).toEqual(['bf-a', 'bf-c']);
+
+    const run = await admin(['backfill-listings'], tableEnv());
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/floor listings backfilled: 1 written|FLOOR: 1 listing items written/);
+    expect(await listed()).toEqual(['bf-a', 'bf-b', 'bf-c']);
+
+    const again = await admin(['backfill-listings'], tableEnv());
+    expect(again.stdout).toContain('is up to date; nothing to do');
+    expect((await admin(['backfill-listings', '--now'], tableEnv())).code).toBe(2);
   });
 });

@@ -110,6 +110,24 @@ export function useSubmit(run: () => Promise<void>, shownFields: string[], expla
   return { submit, busy, error: shown.error, fields: shown.fields ?? {}, clear: () => setShown({}) };
 }
 
+/** A button's action (not a form's): busy while one runs, a refusal as a sentence; `act` runs any of a screen's actions. */
+export function useAction() {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string>();
+  const act = async (action: () => Promise<unknown>) => {
+    setBusy(true);
+    setError(undefined);
+    try {
+      await action();
+    } catch (err) {
+      setError(message(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return { act, busy, error, setError };
+}
+
 /** Loads something for a screen; `reload` runs it again. */
 export function useLoad<T>(load: (signal: AbortSignal) => Promise<T>, deps: unknown[]) {
   const [state, setState] = useState<{ data?: T; error?: unknown; loading: boolean }>({ loading: true });

@@ -1,7 +1,8 @@
 import { useState } from 'preact/hooks';
-import { api, ok, type Connection, type ConnectionInput } from '../api';
+import { api, ok, type Connection, type ConnectionInput, type Floor } from '../api';
 import { to } from '../links';
-import { ConfirmButton, message, Select } from '../ui';
+import { ConfirmButton, Select, useSubmit } from '../ui';
+import { floorName } from './catalog/names';
 
 /** A connection as read from one of its ends (a service's or a server's page), and the form that adds one. */
 
@@ -35,28 +36,41 @@ export function ConnectionItem(props: { connection: Connection; self: string; na
   );
 }
 
-export function ConnectForm(props: { self: { type: 'service' | 'floor'; id: string }; scope: { project_id: string; environment_id: string }; candidates: [string, string][]; onDone: () => void }) {
+type End = { type: 'service' | 'floor'; id: string };
+
+/** An entity's connections (each removable) and the form that connects it to another service or server of its environment. */
+export function Connections(props: {
+  self: End; projectId: string; envId: string; connections: Connection[]; names: Map<string, string>;
+  services: { id: string; name: string }[]; floors: Floor[]; onChange: () => void;
+}) {
+  const { self, projectId, envId } = props;
+  const others = <T extends { id: string }>(type: End['type'], items: T[]) => items.filter((x) => !(self.type === type && x.id === self.id));
+  return (
+    <>
+      {props.connections.length ? (
+        <ul class="plain connections">
+          {props.connections.map((c) => <ConnectionItem key={c.id} connection={c} self={self.id} names={props.names} href={entityHref(projectId, envId)} onChange={props.onChange} />)}
+        </ul>
+      ) : <p class="muted">No connections yet.</p>}
+      <ConnectForm self={self} scope={{ project_id: projectId, environment_id: envId }} candidates={[
+        ...others('service', props.services).map((x): [string, string] => [`service:${x.id}`, `${x.name} (service)`]),
+        ...others('floor', props.floors).map((f): [string, string] => [`floor:${f.id}`, `${floorName(f)} (server)`]),
+      ]} onDone={props.onChange} />
+    </>
+  );
+}
+
+function ConnectForm(props: { self: End; scope: { project_id: string; environment_id: string }; candidates: [string, string][]; onDone: () => void }) {
   const [target, setTarget] = useState('');
   const [direction, setDirection] = useState<Direction>('a_to_b');
-  const [error, setError] = useState<string>();
-  const [busy, setBusy] = useState(false);
+  const { submit, busy, error } = useSubmit(async () => {
+    if (!target) throw new Error('Choose what to connect to.');
+    const [b_type, b_id] = target.split(':') as [End['type'], string];
+    await ok(api.POST('/service-connections', { body: { ...props.scope, a_type: props.self.type, a_id: props.self.id, b_type, b_id, direction } }));
+    setTarget('');
+    props.onDone();
+  }, []);
   if (!props.candidates.length) return <p class="muted">Create another service or a server to connect this one to.</p>;
-  const submit = async (e: Event) => {
-    e.preventDefault();
-    if (!target) return setError('Choose what to connect to.');
-    const [b_type, b_id] = target.split(':') as ['service' | 'floor', string];
-    setBusy(true);
-    setError(undefined);
-    try {
-      await ok(api.POST('/service-connections', { body: { ...props.scope, a_type: props.self.type, a_id: props.self.id, b_type, b_id, direction } }));
-      setTarget('');
-      props.onDone();
-    } catch (err) {
-      setError(message(err));
-    } finally {
-      setBusy(false);
-    }
-  };
   return (
     <form class="inline-form" onSubmit={submit} aria-label="New connection">
       <Select label="Connect to" name="connect-to" value={target} onValue={setTarget} options={[['', 'Choose…'], ...props.candidates]} error={error} />

@@ -3,7 +3,7 @@ import { useLocation } from 'preact-iso';
 import { allServices, api, ok } from '../api';
 import { to } from '../links';
 import { Alert, ConfirmButton, Loaded, message, Page, useLoad } from '../ui';
-import { ConnectForm, ConnectionItem, entityHref } from './connections';
+import { Connections } from './connections';
 import { floorName } from './catalog/names';
 
 /** A service with its server, networks, connections and links; edit, delete, connect. */
@@ -69,15 +69,7 @@ export function ServiceDetail(props: { projectId: string; envId: string; service
             <h2>Networks</h2>
             {r.networks.length ? <ul class="plain">{r.networks.map((n) => <li key={n.id}><a href={to.network(props.projectId, props.envId, n.id)}>{n.name}</a> <span class="muted">{n.cidr}</span></li>)}</ul> : <p class="muted">Not attached to any network.</p>}
             <h2>Connections</h2>
-            {r.connections.length ? (
-              <ul class="plain connections">
-                {r.connections.map((c) => <ConnectionItem key={c.id} connection={c} self={id} names={r.names} href={entityHref(props.projectId, props.envId)} onChange={related.reload} />)}
-              </ul>
-            ) : <p class="muted">No connections yet.</p>}
-            <ConnectForm self={{ type: 'service', id }} scope={scope} candidates={[
-              ...r.services.filter((s) => s.id !== id).map((s): [string, string] => [`service:${s.id}`, `${s.name} (service)`]),
-              ...r.floors.map((f): [string, string] => [`floor:${f.id}`, `${floorName(f)} (server)`]),
-            ]} onDone={related.reload} />
+            <Connections self={{ type: 'service', id }} projectId={props.projectId} envId={props.envId} connections={r.connections} names={r.names} services={r.services} floors={r.floors} onChange={related.reload} />
             <h2>Links</h2>
             {r.links.length ? (
               <ul class="plain">

@@ -1,8 +1,8 @@
 import { useEffect, useState } from 'preact/hooks';
 import { allServices, api, ok, type Floor, type Network } from '../../api';
 import { to } from '../../links';
-import { Alert, Loaded, message, Page, useLoad } from '../../ui';
-import { ConnectForm, ConnectionItem, entityHref } from '../connections';
+import { Alert, Loaded, Page, useLoad, useSubmit } from '../../ui';
+import { Connections } from '../connections';
 import { orDash, useDetailActions } from './detail';
 import { floorName, floorTypeLabel, locationOf } from './names';
 
@@ -45,15 +45,7 @@ export function ServerDetail(props: { projectId: string; envId: string; serverId
             <h2>Networks</h2>
             <NetworksForm floorId={id} attached={r.attached} networks={r.networks} projectId={props.projectId} envId={props.envId} onDone={related.reload} />
             <h2>Connections</h2>
-            {r.connections.length ? (
-              <ul class="plain connections">
-                {r.connections.map((c) => <ConnectionItem key={c.id} connection={c} self={id} names={r.names} href={entityHref(props.projectId, props.envId)} onChange={related.reload} />)}
-              </ul>
-            ) : <p class="muted">No connections yet.</p>}
-            <ConnectForm self={{ type: 'floor', id }} scope={scope} candidates={[
-              ...r.services.map((s): [string, string] => [`service:${s.id}`, `${s.name} (service)`]),
-              ...r.floors.filter((f) => f.id !== id).map((f): [string, string] => [`floor:${f.id}`, `${floorName(f)} (server)`]),
-            ]} onDone={related.reload} />
+            <Connections self={{ type: 'floor', id }} projectId={props.projectId} envId={props.envId} connections={r.connections} names={r.names} services={r.services} floors={r.floors} onChange={related.reload} />
           </>
         )}
       </Loaded>
@@ -83,24 +75,13 @@ function ServerFacts({ floor: f }: { floor: Floor }) {
 function NetworksForm(props: { floorId: string; attached: Network[]; networks: Network[]; projectId: string; envId: string; onDone: () => void }) {
   const initial = props.attached.map((n) => n.id);
   const [chosen, setChosen] = useState<string[]>(initial);
-  const [error, setError] = useState<string>();
-  const [busy, setBusy] = useState(false);
   useEffect(() => setChosen(initial), [initial.join()]);
+  const { submit: save, busy, error } = useSubmit(async () => {
+    await ok(api.PATCH('/attachments/service-floors/{floor_id}/networks', { params: { path: { floor_id: props.floorId } }, body: { network_ids: chosen } }));
+    props.onDone();
+  }, []);
   if (!props.networks.length) return <p class="muted">This environment has no network yet. <a href={to.newNetwork(props.projectId, props.envId)}>Create one</a> to attach this server to it.</p>;
   const changed = chosen.length !== initial.length || chosen.some((n) => !initial.includes(n));
-  const save = async (e: Event) => {
-    e.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    try {
-      await ok(api.PATCH('/attachments/service-floors/{floor_id}/networks', { params: { path: { floor_id: props.floorId } }, body: { network_ids: chosen } }));
-      props.onDone();
-    } catch (err) {
-      setError(message(err));
-    } finally {
-      setBusy(false);
-    }
-  };
   return (
     <form onSubmit={save}>
       {props.attached.length ? (

@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { api, ok, Problem, type InvoiceDetail, type LimitsStatus, type Plan } from '../../api';
 import { to } from '../../links';
-import { Alert, Loaded, message, Page, useLoad } from '../../ui';
+import { Alert, Loaded, message, Page, useAction, useLoad } from '../../ui';
 import { isDowngrade, limitText, money, priceOf, when } from './plans';
 import { TableWrap } from './table-wrap';
 
@@ -167,18 +167,8 @@ function Invoices() {
 
 /** The payment provider's self-service page (cards, receipts, cancelling). */
 function Portal() {
-  const [error, setError] = useState<string>();
-  const [busy, setBusy] = useState(false);
-  const open = async () => {
-    setBusy(true);
-    setError(undefined);
-    try {
-      location.assign((await ok(api.GET('/me/billing/portal'))).url);
-    } catch (err) {
-      setError(message(err));
-      setBusy(false);
-    }
-  };
+  const { act, busy, error } = useAction();
+  const open = () => act(async () => location.assign((await ok(api.GET('/me/billing/portal'))).url));
   return (
     <>
       <button type="button" onClick={() => void open()} disabled={busy}>Open billing portal</button>

@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { api, ok, type Delivery, type DeliverySummary, type PingResult, type Webhook } from '../../api';
 import { to } from '../../links';
-import { Alert, ConfirmButton, Loaded, message, Page, Select, useLoad, useSubmit } from '../../ui';
+import { Alert, ConfirmButton, Loaded, message, Page, Select, useAction, useLoad, useSubmit } from '../../ui';
 import { bodyOf, draftOf, explainWebhookRefusal, WebhookFields } from './webhook-fields';
 import { SecretOnce } from './webhooks';
 import { when } from './plans';
@@ -15,26 +15,17 @@ function DeliveryRow(props: Ids & { delivery: DeliverySummary; onChange: () => v
   const d = props.delivery;
   const [open, setOpen] = useState(false);
   const [detail, setDetail] = useState<Delivery>();
-  const [error, setError] = useState<string>();
-  const [busy, setBusy] = useState(false);
+  const { act, busy, error, setError } = useAction();
   const path = { ...pathOf(props), delivery_id: d.id };
   const load = async () => setDetail(await ok(api.GET('/projects/{project_id}/webhooks/{webhook_id}/deliveries/{delivery_id}', { params: { path } })));
   useEffect(() => {
     if (open) load().catch((err) => setError(message(err)));
   }, [open, d.updated_at]);
-  const redeliver = async () => {
-    setBusy(true);
-    setError(undefined);
-    try {
-      setDetail(await ok(api.POST('/projects/{project_id}/webhooks/{webhook_id}/deliveries/{delivery_id}/redeliver', { params: { path } })));
-      setOpen(true);
-      props.onChange();
-    } catch (err) {
-      setError(message(err));
-    } finally {
-      setBusy(false);
-    }
-  };
+  const redeliver = () => act(async () => {
+    setDetail(await ok(api.POST('/projects/{project_id}/webhooks/{webhook_id}/deliveries/{delivery_id}/redeliver', { params: { path } })));
+    setOpen(true);
+    props.onChange();
+  });
   return (
     <li class="delivery">
       <div class="delivery-head">
@@ -117,22 +108,10 @@ export function WebhookDetail(props: Ids) {
   const [current, setCurrent] = useState<Webhook>();
   const [ping, setPing] = useState<PingResult>();
   const [secret, setSecret] = useState<string>();
-  const [error, setError] = useState<string>();
-  const [busy, setBusy] = useState(false);
+  const { act, busy, error } = useAction();
   const [round, setRound] = useState(0);
   useEffect(() => setCurrent(hook.data), [hook.data]);
   const w = current;
-  const act = async (action: () => Promise<void>) => {
-    setBusy(true);
-    setError(undefined);
-    try {
-      await action();
-    } catch (err) {
-      setError(message(err));
-    } finally {
-      setBusy(false);
-    }
-  };
   const toggle = () => act(async () => setCurrent(await ok(api.PATCH('/projects/{project_id}/webhooks/{webhook_id}', { params: { path: pathOf(props) }, body: { enabled: !w!.enabled } }))));
   const test = () => act(async () => {
     setPing(await ok(api.POST('/projects/{project_id}/webhooks/{webhook_id}/test', { params: { path: pathOf(props) } })));

@@ -171,7 +171,7 @@ try {
       await mkdir(join(ROOT, '.bench'), { recursive: true });
       await writeFile(join(ROOT, '.bench', `topology-${run}.cpuprofile`), JSON.stringify(profile));
     }
-    const t = (await page.evaluate('window.__topology')) as { nodes: number; edges: number; engine: string; loadMs: number; layoutMs: number; createMs: number; drawMs: number; interactiveMs: number };
+    const t = (await page.evaluate('window.__topology')) as { nodes: number; edges: number; engine: string; loadMs: number; layoutMs: number; drawing: string; drawMs: number; interactiveMs: number };
     // Pan and zoom: wheel zooms at the pointer, a drag pans.
     const box = (await page.locator('.cy').boundingBox())!;
     const cx = box.x + box.width / 2;
@@ -190,8 +190,19 @@ try {
         await page.waitForTimeout(60);
       }
     });
+    if (process.env.SHOT) {
+      await page.screenshot({ path: join(ROOT, '.bench', `topology-${run}.png`) });
+      await page.getByRole('button', { name: 'Fit' }).click();
+      await page.waitForTimeout(1500);
+      await page.screenshot({ path: join(ROOT, '.bench', `topology-${run}-fit.png`) });
+      await page.getByLabel('Blast radius of').selectOption({ label: 'svc-0100' });
+      await page.locator('.blast [data-affected]').first().waitFor({ timeout: 60_000 });
+      await page.waitForTimeout(500);
+      await page.screenshot({ path: join(ROOT, '.bench', `topology-${run}-blast.png`) });
+      await page.getByLabel('Blast radius of').selectOption({ label: 'No service chosen' });
+    }
     topology.push({ run, ...t, fromOpenMs: fromOpen, mainThreadCpuMs: cpuMs, mainThreadCpuAfterDataMs: drawCpuMs, frameP95Ms: Math.round(percentile(deltas, 95)), frameMaxMs: Math.round(Math.max(...deltas)) });
-    console.log(`2. topology (${run} open): ${t.nodes} nodes, ${t.edges} edges, layout ${t.engine}: data ${t.loadMs} ms; laid out and drawn ${t.interactiveMs} ms after the data (layout ${t.layoutMs} ms incl. the worker's start, drawing ${t.drawMs} ms of which creating the graph ${t.createMs} ms; budget 2000 ms) ${t.interactiveMs <= 2000 ? 'OK' : 'OVER'}, the page's main thread busy ${drawCpuMs} ms of it; ${fromOpen} ms from opening the address (main thread busy ${cpuMs} ms); pan/zoom frames p95 ${Math.round(percentile(deltas, 95))} ms, max ${Math.round(Math.max(...deltas))} ms`);
+    console.log(`2. topology (${run} open): ${t.nodes} nodes, ${t.edges} edges, layout ${t.engine}: data ${t.loadMs} ms; laid out and drawn ${t.interactiveMs} ms after the data (layout ${t.layoutMs} ms incl. the worker's start, drawing ${t.drawMs} ms (${t.drawing === 'auto' ? 'automatic' : t.drawing} choice, ${await page.locator('.cy').getAttribute('data-drawing')} drawing); budget 2000 ms) ${t.interactiveMs <= 2000 ? 'OK' : 'OVER'}, the page's main thread busy ${drawCpuMs} ms of it; ${fromOpen} ms from opening the address (main thread busy ${cpuMs} ms); pan/zoom frames p95 ${Math.round(percentile(deltas, 95))} ms, max ${Math.round(Math.max(...deltas))} ms`);
   }
   results.topology = topology;
 

@@ -193,6 +193,20 @@ describe('the dashboard, signed in', () => {
     // A deep link opens the same view: the chosen service and its blast radius.
     await page.reload();
     await expect.poll(() => affected.count(), { timeout: 20_000 }).toBe(2);
+
+    // The fast drawing (WebGL; the automatic choice for big environments) shows the same view, and
+    // its pictures come from a detailed drawing made for the export.
+    await page.getByLabel('Drawing').selectOption({ label: 'Fast (WebGL)' });
+    await expect.poll(() => canvas.getAttribute('data-drawing'), { timeout: 20_000 }).toBe('fast');
+    expect(await page.locator('.cy canvas').count()).toBeGreaterThan(0);
+    expect(await affected.allTextContents()).toEqual(['api via db → api', 'web via db → api → web']);
+    await checkScreen('topology, fast drawing');
+    if (process.env.SHOT) await page.screenshot({ path: '/tmp/topology-fast.png' });
+    const [fastSvg] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export SVG' }).click()]);
+    expect(await streamText(await fastSvg.createReadStream())).toMatch(/<svg[\s\S]*>web<\/text>/);
+    expect(await page.locator('.cy-offscreen').count()).toBe(0);
+    await page.getByLabel('Drawing').selectOption({ label: 'Detailed' });
+    await expect.poll(() => canvas.getAttribute('data-drawing')).toBe('detailed');
   });
 
   it('keeps the session across a reload (refresh cookie), and holds no token in storage', async () => {

@@ -1,0 +1,99 @@
+import { MultiDirectedGraph } from 'graphology';
+import Sigma from 'sigma';
+import type { EdgeDisplayData, NodeDisplayData } from 'sigma/types';
+import type { GraphEdge, GraphNode } from './graph';
+import type { Marks } from './marks';
+import { COLORS, type TopologyView, type ViewInput } from './view';
+
+type NodeAttributes = { x: number; y: number; size: number; color: string; label: string; kind: GraphNode['kind']; ref: string };
+type EdgeAttributes = { size: number; color: string; type: 'arrow' | 'line'; kind: GraphEdge['kind'] };
+
+const SIZE = { service: 3, floor: 5, network: 6 } as const;
+const EDGE_COLOR = { connection: COLORS.edge, link: COLORS.edge, hosting: COLORS.hosting, attachment: COLORS.attachment } as const;
+
+/** Whether this browser draws with WebGL (a GPU, or a software one). */
+export function webglAvailable(): boolean {
+  try {
+    return !!document.createElement('canvas').getContext('webgl');
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The fast drawing (sigma.js on WebGL), for big environments: thousands of items are drawn as
+ * buffers in one pass instead of one canvas path each, so 2,000 services with 6,000 connections
+ * appear and pan within the budget where the detailed (Cytoscape) drawing takes seconds. Nodes are
+ * discs coloured by kind, edges straight with an arrow towards the end that receives; labels appear
+ * as the view zooms in. Marks are applied by sigma's reducers. Its pictures (SVG, PNG) are made by
+ * the detailed view (`picture` in the screen).
+ */
+export function sigmaView({ container, graph, positions, onChoose }: ViewInput, picture: TopologyView['picture']): TopologyView {
+  const g = new MultiDirectedGraph<NodeAttributes, EdgeAttributes>();
+  for (const n of graph.nodes) {
+    const p = positions[n.id] ?? { x: 0, y: 0 };
+    // sigma's y axis points up; the layouts' points down.
+    g.addNode(n.id, { x: p.x, y: -p.y, size: SIZE[n.kind], color: COLORS[n.kind].line, label: n.label, kind: n.kind, ref: n.ref });
+  }
+  for (const e of graph.edges) {
+    // The arrow is drawn at the edge's target: b_to_a is drawn from b to a; undirected ones as lines.
+    const [source, target] = e.direction === 'b_to_a' ? [e.target, e.source] : [e.source, e.target];
+    const arrow = e.direction === 'a_to_b' || e.direction === 'b_to_a' || e.kind === 'link';
+    g.addDirectedEdgeWithKey(e.id, source, target, { size: 1, color: EDGE_COLOR[e.kind], type: arrow ? 'arrow' : 'line', kind: e.kind });
+  }
+
+  let marks: Marks = { hidden: new Set(), match: new Set(), focus: false, distance: new Map(), path: new Set() };
+  const renderer = new Sigma(g, container, {
+    zIndex: true,
+    labelFont: 'system-ui, sans-serif',
+    labelSize: 12,
+    labelRenderedSizeThreshold: 8,
+    // While the view moves, thousands of edges are what costs (a software GL draws them on the CPU).
+    hideEdgesOnMove: graph.edges.length > 2000,
+    hideLabelsOnMove: graph.edges.length > 2000,
+    minCameraRatio: 0.01,
+    maxCameraRatio: 4,
+    nodeReducer: (id, attributes): Partial<NodeDisplayData> => {
+      const shown: Partial<NodeDisplayData> = { ...attributes };
+      if (marks.hidden.has(id)) shown.hidden = true;
+      if (marks.match.has(id)) Object.assign(shown, { highlighted: true, forceLabel: true, color: COLORS.match, size: attributes.size * 2, zIndex: 2 });
+      if (marks.focus) {
+        const d = marks.distance.get(id);
+        if (d === undefined) Object.assign(shown, { color: COLORS.faded, label: null });
+        // Labelled: the chosen service, and everything affected when that is few enough to read.
+        else Object.assign(shown, { color: COLORS.distance[Math.min(d, 3)], size: attributes.size * (d === 0 ? 3 : 2), forceLabel: d === 0 || marks.distance.size <= 50, zIndex: 3 });
+      }
+      return shown;
+    },
+    edgeReducer: (id, attributes): Partial<EdgeDisplayData> => {
+      const shown: Partial<EdgeDisplayData> = { ...attributes };
+      if (marks.hidden.has(id)) shown.hidden = true;
+      if (marks.focus) Object.assign(shown, marks.path.has(id) ? { color: COLORS.origin, size: 3, zIndex: 2 } : { color: COLORS.faded });
+      return shown;
+    },
+  });
+  renderer.on('clickNode', ({ node }) => g.getNodeAttribute(node, 'kind') === 'service' && onChoose(g.getNodeAttribute(node, 'ref')));
+  renderer.on('clickStage', () => onChoose(''));
+  const camera = renderer.getCamera();
+
+  return {
+    show(next) {
+      marks = next;
+      renderer.refresh();
+    },
+    zoomBy(factor) {
+      factor > 1 ? camera.animatedZoom(factor) : camera.animatedUnzoom(1 / factor);
+    },
+    fit(ids) {
+      if (!ids?.length) return void camera.animatedReset();
+      // The camera works in the viewport's normalized coordinates (the whole graph spans about 0–1).
+      const points = ids.map((id) => renderer.getNodeDisplayData(id)).filter((p) => !!p);
+      const xs = points.map((p) => p.x);
+      const ys = points.map((p) => p.y);
+      const [x1, x2, y1, y2] = [Math.min(...xs), Math.max(...xs), Math.min(...ys), Math.max(...ys)];
+      camera.animate({ x: (x1 + x2) / 2, y: (y1 + y2) / 2, ratio: Math.max(0.05, (Math.max(x2 - x1, y2 - y1) || 0) * 1.3) });
+    },
+    picture,
+    destroy: () => renderer.kill(),
+  };
+}

@@ -1,0 +1,36 @@
+import type { Positions } from './fast-layout';
+import type { GraphEdge, GraphNode } from './graph';
+import type { Marks } from './marks';
+
+/** A drawing of the topology, by whichever renderer: what the screen asks of it. */
+export interface TopologyView {
+  show(marks: Marks): void;
+  zoomBy(factor: number): void;
+  /** Fits the given nodes (all when none) into view. */
+  fit(ids?: string[]): void;
+  /** The whole picture as a file. */
+  picture(format: 'svg' | 'png'): Promise<Blob>;
+  destroy(): void;
+}
+
+export interface ViewInput {
+  container: HTMLElement;
+  graph: { nodes: GraphNode[]; edges: GraphEdge[] };
+  positions: Positions;
+  /** a service node was clicked (its id), or the background ('') */
+  onChoose(serviceId: string): void;
+}
+
+/** Colours shared by the views (and the legend's swatches in styles.css). */
+export const COLORS = {
+  service: { fill: '#dbe9f6', line: '#1f4e79' },
+  floor: { fill: '#eceff1', line: '#57606a' },
+  network: { fill: '#e6f4ea', line: '#146c2e' },
+  edge: '#6e7781',
+  hosting: '#8c959f',
+  attachment: '#3f9a5a',
+  match: '#0b5fff',
+  origin: '#a4161a',
+  distance: ['#a4161a', '#f08c4a', '#f6c177', '#fbe3b5'],
+  faded: '#e4e7eb',
+} as const;

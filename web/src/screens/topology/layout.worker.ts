@@ -11,6 +11,8 @@ export interface LayoutRequest {
   nodes: LayoutNode[];
   edges: (LayoutEdge & { id: string })[];
   engine: Engine;
+  /** width / height of the drawing's frame: long layered runs wrap into rows towards it. */
+  aspectRatio: number;
 }
 export type LayoutAnswer = { positions: Positions; engine: 'elk' | 'fast'; ms: number } | { error: string };
 
@@ -30,6 +32,10 @@ async function elkLayout(request: LayoutRequest): Promise<Positions> {
       'elk.spacing.nodeNode': '24',
       'elk.layered.spacing.nodeNodeBetweenLayers': '70',
       'elk.separateConnectedComponents': 'true',
+      // A long chain of layers wraps into rows (ELK's graph wrapping) instead of a strip far wider than
+      // the frame, which the fit would zoom out until no label is readable.
+      'elk.layered.wrapping.strategy': 'MULTI_EDGE',
+      'elk.aspectRatio': String(request.aspectRatio),
       ...(big ? { 'elk.layered.thoroughness': '1', 'elk.layered.nodePlacement.strategy': 'SIMPLE' } : {}),
     },
     children: request.nodes.map((n) => ({ id: n.id, width: n.width, height: n.height })),

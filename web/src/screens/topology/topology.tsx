@@ -46,7 +46,7 @@ async function loadTopology(scope: { project_id: string; environment_id: string 
   return { services, floors, networks, connections, links, attachments };
 }
 
-function layout(nodes: GraphNode[], edges: GraphEdge[], engine: Engine): Promise<Extract<LayoutAnswer, { positions: Positions }>> {
+function layout(nodes: GraphNode[], edges: GraphEdge[], engine: Engine, aspectRatio: number): Promise<Extract<LayoutAnswer, { positions: Positions }>> {
   return new Promise((resolve, reject) => {
     const worker = new Worker(new URL('./layout.worker.ts', import.meta.url), { type: 'module' });
     worker.onmessage = (e: MessageEvent<LayoutAnswer>) => {
@@ -57,7 +57,7 @@ function layout(nodes: GraphNode[], edges: GraphEdge[], engine: Engine): Promise
       worker.terminate();
       reject(new Error(e.message || 'The layout worker failed'));
     };
-    const request: LayoutRequest = { nodes: nodes.map(({ id, width, height }) => ({ id, width, height })), edges: edges.map(({ id, source, target }) => ({ id, source, target })), engine };
+    const request: LayoutRequest = { nodes: nodes.map(({ id, width, height }) => ({ id, width, height })), edges: edges.map(({ id, source, target }) => ({ id, source, target })), engine, aspectRatio };
     worker.postMessage(request);
   });
 }
@@ -136,7 +136,7 @@ export function Topology(props: { projectId: string; envId: string }) {
     let cancelled = false;
     const started = performance.now();
     setStatus(`Laying out ${graph.nodes.length} items and ${graph.edges.length} edges…`);
-    layout(graph.nodes, graph.edges, engine).then(
+    layout(graph.nodes, graph.edges, engine, Math.max(0.5, (container.current?.clientWidth || 4) / (container.current?.clientHeight || 3))).then(
       async ({ positions, engine: used, ms }) => {
         if (cancelled) return;
         const drawStart = performance.now();

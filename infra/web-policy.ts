@@ -8,14 +8,16 @@
  * The dashboard's Content-Security-Policy: scripts, styles, workers and connections (the API, its
  * progress WebSocket) from this origin only, no inline script or style element, no eval, nothing from
  * another host; images may also be `data:`/`blob:` URLs the app makes itself (exported pictures, QR codes).
+ * The one other host it may send to is the documents bucket (`uploadOrigin`): an import's document is
+ * PUT to a presigned URL there, so its size has no request limit; nothing is loaded from it.
  */
-export const WEB_CSP = [
+export const webCsp = (uploadOrigin?: string) => [
   "default-src 'self'",
   "script-src 'self'",
   "style-src 'self'",
   "img-src 'self' data: blob:",
   "font-src 'self'",
-  "connect-src 'self'",
+  `connect-src 'self'${uploadOrigin ? ` ${uploadOrigin}` : ''}`,
   "worker-src 'self'",
   "object-src 'none'",
   "base-uri 'none'",

@@ -13,7 +13,7 @@ import { Architecture, FilterCriteria, FilterRule, Runtime, StartingPosition, Tr
 import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
-import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
+import { BlockPublicAccess, Bucket, BucketEncryption, HttpMethods, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Trigger } from 'aws-cdk-lib/triggers';
@@ -196,6 +196,10 @@ export class CatalogStack extends Stack {
         { prefix: 'exports/', expiration: Duration.days(30) }, // exports are regenerated on demand
         { abortIncompleteMultipartUploadAfter: Duration.days(7) },
       ],
+      // The dashboard PUTs an import's document to its presigned URL from the site's origin. Without a
+      // custom domain the origin is the distribution's, which depends on this bucket (its CSP names the
+      // bucket's host): any origin then; the presigned signature is the credential either way.
+      cors: [{ allowedMethods: [HttpMethods.PUT], allowedOrigins: props.siteDomainName ? [`https://${props.siteDomainName}`] : ['*'], allowedHeaders: ['content-type'], maxAge: 3600 }],
     });
 
     const queues = {} as Record<QueueName, Queue>;
@@ -268,6 +272,7 @@ export class CatalogStack extends Stack {
       progressApi: this.progressApi,
       progressStage,
       accessLogs,
+      documents: bucket,
       domainName: props.siteDomainName,
       certificateArn: props.siteCertificateArn,
       originVerify: originVerify.secretValue.unsafeUnwrap(),

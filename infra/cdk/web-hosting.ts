@@ -13,7 +13,7 @@ import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership, type IBuc
 import { BucketDeployment, Source } from 'aws-cdk-lib/aws-s3-deployment';
 import { Construct } from 'constructs';
 import { allRoutes } from '../../functions/route-table';
-import { WEB_CACHE, WEB_CSP, WEB_FILE_PATH } from '../web-policy';
+import { WEB_CACHE, WEB_FILE_PATH, webCsp } from '../web-policy';
 import { ORIGIN_VERIFY_HEADER } from '../../shared/http/client-address';
 
 /**
@@ -70,6 +70,8 @@ export interface WebHostingProps {
   certificateArn?: string;
   /** Sent to the HTTP API as `x-origin-verify`: the API then believes CloudFront's viewer address (shared/http/client-address.ts). */
   originVerify: string;
+  /** The documents bucket: the page PUTs an import's document to a presigned URL there (the CSP's one other host). */
+  documents: IBucket;
 }
 
 const ack = (scope: Construct, id: string, reason: string) => Validations.of(scope).acknowledge({ id: `AwsSolutions-${id}`, reason });
@@ -131,7 +133,7 @@ export class WebHosting extends Construct {
     const headers = (id: string, cacheControl: string) => new ResponseHeadersPolicy(this, id, {
       comment: `Dashboard: CSP, security headers, Cache-Control ${cacheControl}`,
       securityHeadersBehavior: {
-        contentSecurityPolicy: { contentSecurityPolicy: WEB_CSP, override: true },
+        contentSecurityPolicy: { contentSecurityPolicy: webCsp(`https://${props.documents.bucketRegionalDomainName}`), override: true },
         contentTypeOptions: { override: true },
         referrerPolicy: { referrerPolicy: HeadersReferrerPolicy.NO_REFERRER, override: true },
         strictTransportSecurity: { accessControlMaxAge: Duration.days(365), includeSubdomains: true, override: true },

@@ -8,6 +8,9 @@ export interface LocalS3 {
   stop(): Promise<void>;
 }
 
+/** The dashboard (another origin: the local server's port) PUTs an import's document to its presigned URL, as in the cloud (infra/cdk/stack.ts). */
+const CORS = '<CORSConfiguration><CORSRule><AllowedOrigin>*</AllowedOrigin><AllowedMethod>PUT</AllowedMethod><AllowedHeader>content-type</AllowedHeader><MaxAgeSeconds>3600</MaxAgeSeconds></CORSRule></CORSConfiguration>';
+
 /** s3rver keeps objects as files under `dir` and creates the bucket at start. */
 export async function startS3(dir: string, bucket: string, port?: number): Promise<LocalS3> {
   await mkdir(resolve(dir), { recursive: true });
@@ -16,7 +19,7 @@ export async function startS3(dir: string, bucket: string, port?: number): Promi
     address: '127.0.0.1',
     directory: resolve(dir),
     silent: true,
-    configureBuckets: [{ name: bucket, configs: [] }],
+    configureBuckets: [{ name: bucket, configs: [CORS] }],
   });
   const { port: bound } = await server.run();
   return { endpoint: `http://127.0.0.1:${bound}`, stop: () => server.close() };

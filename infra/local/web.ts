@@ -5,7 +5,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { extname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { securityHeaders } from '#http/security';
-import { WEB_CACHE, WEB_CSP, WEB_FILE_PATH } from '../web-policy';
+import { config } from '#shared/config';
+import { WEB_CACHE, WEB_FILE_PATH, webCsp } from '../web-policy';
 
 /**
  * The dashboard (`web/`, issue 25) as the local server serves it: the built single-page app from
@@ -86,9 +87,15 @@ const TYPES: Record<string, string> = {
   '.txt': 'text/plain; charset=utf-8',
 };
 
+/** The CSP with the local S3 stand-in as the documents' upload host (another port, so another origin). */
+const csp = () => {
+  const { S3_ENDPOINT } = config();
+  return webCsp(S3_ENDPOINT ? new URL(S3_ENDPOINT).origin : undefined);
+};
+
 function answer(req: IncomingMessage, res: ServerResponse, status: number, headers: Record<string, string>, body: Buffer | string): true {
   const bytes = typeof body === 'string' ? Buffer.from(body) : body;
-  res.writeHead(status, { ...securityHeaders(), 'content-security-policy': WEB_CSP, ...headers, 'content-length': String(bytes.length) });
+  res.writeHead(status, { ...securityHeaders(), 'content-security-policy': csp(), ...headers, 'content-length': String(bytes.length) });
   res.end(req.method === 'HEAD' ? undefined : bytes);
   return true;
 }

@@ -9,7 +9,7 @@ import { allRoutes } from '../../functions/route-table';
 import { CatalogStack, type CatalogStackProps } from '../../infra/cdk/stack';
 import { API_PATH_PATTERNS, ASSETS_PATH_PATTERN, pathPatternMatches, PROGRESS_PATH, samplePath } from '../../infra/cdk/web-hosting';
 import { WEB_DIST } from '../../infra/local/web';
-import { WEB_CACHE, WEB_CSP } from '../../infra/web-policy';
+import { WEB_CACHE, webCsp } from '../../infra/web-policy';
 
 /**
  * The dashboard in the cloud (issue 25): S3 behind CloudFront on the API's own site. web/dist is built
@@ -25,6 +25,13 @@ const ALL_VIEWER_EXCEPT_HOST = 'b689b0a8-53d0-40ab-baf2-68738e2966ac';
 let outdir: string;
 let stack: CatalogStack;
 let template: Template;
+
+/** The documents bucket (exports, uploaded imports) and its regional host, as the template names them. */
+const documentsId = () => Object.keys(template.findResources('AWS::S3::Bucket')).find((id) => id.startsWith('Documents'))!;
+const cspWithDocumentsHost = () => {
+  const [before, after] = webCsp('https://HOST').split('HOST');
+  return { 'Fn::Join': ['', [before, { 'Fn::GetAtt': [documentsId(), 'RegionalDomainName'] }, after]] };
+};
 
 function synth(props: CatalogStackProps = {}): { stack: CatalogStack; template: Template } {
   const app = new App({ outdir: mkdtempSync(join(outdir, 'app-')), context: { ...context, 'aws:cdk:bundling-stacks': [] } });
@@ -125,7 +132,7 @@ describe('Dashboard hosting (S3 + CloudFront, same site as the API)', () => {
     for (const [pattern, cacheControl] of [[undefined, WEB_CACHE.revalidate], [ASSETS_PATH_PATTERN, WEB_CACHE.immutable]] as const) {
       expect(policyOf(pattern)).toMatchObject({
         SecurityHeadersConfig: {
-          ContentSecurityPolicy: { ContentSecurityPolicy: WEB_CSP, Override: true },
+          ContentSecurityPolicy: { ContentSecurityPolicy: cspWithDocumentsHost(), Override: true },
           ContentTypeOptions: { Override: true },
           ReferrerPolicy: { ReferrerPolicy: 'no-referrer', Override: true },
           StrictTransportSecurity: { AccessControlMaxAgeSec: 31_536_000, IncludeSubdomains: true, Override: true },
@@ -133,8 +140,20 @@ describe('Dashboard hosting (S3 + CloudFront, same site as the API)', () => {
         CustomHeadersConfig: { Items: [{ Header: 'Cache-Control', Value: cacheControl, Override: true }] },
       });
     }
-    expect(WEB_CSP).toContain("script-src 'self'");
-    expect(WEB_CSP).toContain("connect-src 'self'");
+    expect(webCsp()).toContain("script-src 'self'");
+    expect(webCsp()).toContain("connect-src 'self';");
+    expect(webCsp('https://documents.example')).toContain("connect-src 'self' https://documents.example;");
+  });
+
+  it("lets the page PUT an import's document to the documents bucket: its host in the CSP, a CORS rule for PUT only", () => {
+    const policy = JSON.stringify(Object.values(template.findResources('AWS::CloudFront::ResponseHeadersPolicy'))[0]);
+    expect(policy).toContain(`"Fn::GetAtt":["${documentsId()}","RegionalDomainName"]`);
+    const cors = (props: CatalogStackProps) => {
+      const t = props.siteDomainName ? synth(props).template : template;
+      return Object.values(t.findResources('AWS::S3::Bucket')).map((b) => b.Properties.CorsConfiguration).filter(Boolean);
+    };
+    expect(cors({})).toEqual([{ CorsRules: [{ AllowedMethods: ['PUT'], AllowedOrigins: ['*'], AllowedHeaders: ['content-type'], MaxAge: 3600 }] }]);
+    expect(cors({ siteDomainName: 'catalog.example.com', siteCertificateArn: 'arn:aws:acm:us-east-1:123456789012:certificate/abc' })[0].CorsRules[0].AllowedOrigins).toEqual(['https://catalog.example.com']);
   });
 
   it('deploys web/dist into the bucket, pruning earlier builds and invalidating the distribution', () => {

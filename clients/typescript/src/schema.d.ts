@@ -7992,6 +7992,8 @@ export interface operations {
                     };
                     /** Format: uuid */
                     upload_id?: string;
+                    /** @description The uploaded document's name, for its record (with upload_id; a multipart file carries its own) */
+                    filename?: string;
                     /** @enum {string} */
                     dry_run?: "true" | "false";
                 };

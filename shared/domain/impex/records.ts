@@ -92,10 +92,10 @@ export async function importUploadUrl(ctx: AppContext, input: { project_id: stri
  */
 export async function startImport(
   ctx: AppContext,
-  input: { project_id: string; environment_id: string; file?: UploadedDocument; upload_id?: string; dry_run?: boolean },
+  input: { project_id: string; environment_id: string; file?: UploadedDocument; upload_id?: string; filename?: string; dry_run?: boolean },
 ) {
   const userId = await authorize(ctx, 'import', input.project_id, input.environment_id);
-  const record = newRecord(ctx, 'import', userId, input, { filename: input.file?.filename || null, dry_run: input.dry_run ?? false });
+  const record = newRecord(ctx, 'import', userId, input, { filename: input.file?.filename || input.filename || null, dry_run: input.dry_run ?? false });
   if (input.upload_id) {
     // The key carries the project: another project's upload is simply not there.
     record.document_key = importKey(record.project_id, input.upload_id);

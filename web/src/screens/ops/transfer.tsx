@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
+import type { paths } from '@infracat/client/schema';
 import { api, formData, ok, type ExportBody, type ImpexRecord, type ImportBody } from '../../api';
 import { to } from '../../links';
 import { Alert, Loaded, message, Page, useLoad } from '../../ui';
@@ -8,18 +9,35 @@ import { ImportDiff } from './import-plan';
 import { TableWrap } from './table-wrap';
 import { when } from './plans';
 
-/** The largest document the dashboard sends in one request (the API's default IMPEX_MAX_DOCUMENT_BYTES). */
-const MAX_DOCUMENT_BYTES = 5 * 1024 * 1024;
+type UploadUrlBody = NonNullable<paths['/impex/upload-url']['post']['requestBody']>['content']['application/json'];
 
-/** A job's live progress: a <progress> bar (no inline style) and what it is doing. */
-function Progress(props: { label: string; progress?: JobProgress }) {
-  const p = props.progress;
+/**
+ * PUTs the document to its presigned URL (the documents bucket: no request-size limit, the page's one
+ * other connect-src), reporting the bytes sent; XMLHttpRequest, as fetch reports no upload progress.
+ */
+function putDocument(target: { url: string; headers: Record<string, string> }, file: File, onProgress: (sent: number) => void): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const xhr = new XMLHttpRequest();
+    xhr.open('PUT', target.url);
+    for (const [name, value] of Object.entries(target.headers)) xhr.setRequestHeader(name, value);
+    xhr.upload.onprogress = (e) => onProgress(e.loaded);
+    xhr.onload = () => (xhr.status < 300 ? resolve() : reject(new Error(`The document's upload was refused (${xhr.status}). Choose the file again and retry.`)));
+    xhr.onerror = () => reject(new Error("The document's upload failed: check your connection, then retry."));
+    xhr.send(file);
+  });
+}
+
+/** A job's progress as it arrives, or (`upload`) the bytes of a document sent so far. */
+function Progress(props: { label: string; progress?: JobProgress; upload?: { sent: number; total: number } }) {
+  const { progress: p, upload: u } = props;
+  const pct = u ? Math.round((u.sent / u.total) * 100) : p?.pct ?? 0;
+  const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
   return (
     <div class="job-progress">
       <label for="job-progress">{props.label}</label>
-      <progress id="job-progress" max={100} value={p?.pct ?? 0}>{p?.pct ?? 0}%</progress>
+      <progress id="job-progress" max={100} value={pct}>{pct}%</progress>
       <p role="status" aria-live="polite" class="muted" data-via={p?.via}>
-        {p ? `${p.status} · ${p.pct}%${p.total ? ` · ${p.done} of ${p.total}` : ''}` : 'queued'}
+        {u ? `uploading · ${pct}% · ${mb(u.sent)} of ${mb(u.total)}` : p ? `${p.status} · ${p.pct}%${p.total ? ` · ${p.done} of ${p.total}` : ''}` : 'queued'}
       </p>
     </div>
   );
@@ -66,42 +84,49 @@ function ExportPanel(props: { projectId: string; envId: string; onDone: () => vo
   );
 }
 
-type Stage = { step: 'choose' } | { step: 'planning' | 'applying'; progress?: JobProgress } | { step: 'planned' | 'applied'; record: ImpexRecord };
+type Stage = { step: 'choose' } | { step: 'planning' | 'applying'; progress?: JobProgress; upload?: { sent: number; total: number } } | { step: 'planned' | 'applied'; record: ImpexRecord };
 
 /**
  * Import: choose a YAML or JSON document, plan it (a dry run: nothing is written) and see the plan as a
- * diff, then apply it with live progress, and see the result. The document goes in the request
- * (multipart); the upload-URL flow would PUT to the bucket's host, which the page's CSP does not allow.
+ * diff, then apply it with live progress, and see the result. The document is uploaded once, to a
+ * presigned URL (any size the API takes, with the bytes sent shown), and the plan and the import both
+ * read it by its upload_id.
  */
 function ImportPanel(props: { projectId: string; envId: string; onDone: () => void }) {
-  const [file, setFile] = useState<{ name: string; text: string; type: string }>();
+  const [file, setFile] = useState<File>();
+  const [uploadId, setUploadId] = useState<string>();
   const [stage, setStage] = useState<Stage>({ step: 'choose' });
   const [error, setError] = useState<string>();
   const input = useRef<HTMLInputElement>(null);
 
-  const choose = async (f: File | undefined) => {
+  const choose = (f: File | undefined) => {
     setError(undefined);
     setStage({ step: 'choose' });
-    if (!f) return setFile(undefined);
-    if (f.size > MAX_DOCUMENT_BYTES) {
-      setFile(undefined);
-      return setError(`${f.name} is ${(f.size / 1024 / 1024).toFixed(1)} MB: the dashboard sends documents up to 5 MB. Import bigger ones with the CLI (infracat import), which uploads them to storage first.`);
-    }
+    setUploadId(undefined);
+    setFile(f);
+  };
+
+  /** The document in storage: uploaded at the first plan, reused by the import. */
+  const upload = async (f: File, progress: (sent: number, total: number) => void): Promise<string> => {
+    if (uploadId) return uploadId;
     const json = /\.json$/i.test(f.name) || f.type === 'application/json';
-    setFile({ name: f.name, text: await f.text(), type: json ? 'application/json' : 'application/yaml' });
+    const body: UploadUrlBody = { project_id: props.projectId, environment_id: props.envId, size: f.size, content_type: json ? 'application/json' : 'application/yaml' };
+    const target = await ok(api.POST('/impex/upload-url', { body }));
+    await putDocument(target, f, (sent) => progress(sent, Math.max(1, f.size)));
+    setUploadId(target.upload_id);
+    return target.upload_id;
   };
 
   const run = async (dryRun: boolean) => {
     if (!file) return setError('Choose a configuration document first.');
     setError(undefined);
-    setStage({ step: dryRun ? 'planning' : 'applying' });
+    const step = dryRun ? 'planning' : 'applying';
+    setStage({ step });
     try {
-      const body: ImportBody = {
-        project_id: props.projectId, environment_id: props.envId, dry_run: dryRun ? 'true' : 'false',
-        file: { filename: file.name, content_type: file.type, text: file.text },
-      };
+      const upload_id = await upload(file, (sent, total) => setStage({ step, upload: { sent, total } }));
+      const body: ImportBody = { project_id: props.projectId, environment_id: props.envId, dry_run: dryRun ? 'true' : 'false', upload_id, filename: file.name };
       const started = await ok(api.POST('/impex/import', { body, bodySerializer: formData }));
-      const record = await followJob(started.job_id, (progress) => setStage({ step: dryRun ? 'planning' : 'applying', progress }));
+      const record = await followJob(started.job_id, (progress) => setStage({ step, progress }));
       setStage({ step: dryRun ? 'planned' : 'applied', record });
       if (record.status === 'failed') setError(record.error ?? 'The import failed. Please try again.');
       props.onDone();
@@ -120,7 +145,7 @@ function ImportPanel(props: { projectId: string; envId: string; onDone: () => vo
         <label for="import-file">Configuration document (YAML or JSON)</label>
         <input id="import-file" ref={input} type="file" accept=".yaml,.yml,.json,application/yaml,application/json,text/yaml" disabled={busy}
           onChange={(e) => void choose(e.currentTarget.files?.[0])} aria-describedby="import-file-hint" />
-        <small id="import-file-hint">Up to 5 MB.</small>
+        <small id="import-file-hint">It is uploaded once, then planned and imported from storage.</small>
       </div>
       <div class="actions">
         <button type="button" class="primary" disabled={!file || busy} onClick={() => void run(true)}>Plan import</button>
@@ -129,7 +154,7 @@ function ImportPanel(props: { projectId: string; envId: string; onDone: () => vo
         )}
       </div>
       <Alert>{error}</Alert>
-      {busy && <Progress label={stage.step === 'planning' ? 'Planning progress' : 'Import progress'} progress={stage.progress} />}
+      {busy && <Progress label={stage.step === 'planning' ? 'Planning progress' : 'Import progress'} progress={stage.progress} upload={stage.upload} />}
       {(stage.step === 'planned' || stage.step === 'applied') && stage.record.report && (
         <>
           <h3>{stage.step === 'planned' ? `Plan of ${file?.name ?? 'the document'}` : stage.record.status === 'succeeded' ? 'Import finished' : 'Import stopped'}</h3>

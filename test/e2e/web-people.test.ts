@@ -218,6 +218,33 @@ describe('members and invitations', () => {
     await page.getByRole('button', { name: 'Yes, delete' }).click();
     await poll(() => page.getByText('No custom role yet.').count()).toBe(1);
   });
+
+  it('removes a member from the project behind a confirmation: their access ends at once; the plan owner cannot leave', async () => {
+    const login = await api.post('/auth/login', { email: invitee, password: PASSWORD });
+    expect(login.status, login.text).toBe(200);
+    const theirs = () => api.get(`/projects/members/${projectId}`, { token: login.body.access_token });
+    expect((await theirs()).status).toBe(200);
+
+    await page.getByRole('navigation', { name: 'Project' }).getByRole('link', { name: 'Members' }).click();
+    await page.waitForURL(url(`/p/${projectId}/members`));
+    await poll(() => page.locator('ul.members li').count()).toBe(2);
+    const mine = page.locator('ul.members li', { hasText: owner.email });
+    await mine.getByRole('button', { name: 'Leave project' }).click();
+    await mine.getByRole('button', { name: 'Yes, leave project' }).click();
+    await poll(() => mine.getByRole('alert').textContent()).toBe('The owner whose plan this project uses cannot leave it or be removed. Delete the project instead.');
+
+    const row = page.locator('ul.members li', { hasText: invitee });
+    await row.getByRole('button', { name: `Remove from project ${invitee}` }).click();
+    await poll(() => row.getByRole('group').getAttribute('aria-label')).toBe(
+      `Remove ${invitee} from Shop? Their access ends at once, with their environment and custom roles; what they created stays.`,
+    );
+    await checkScreen('members, confirming a removal');
+    await row.getByRole('button', { name: 'Yes, remove from project' }).click();
+    await poll(says).toContain(`${invitee} is no longer a member of Shop.`);
+    await poll(() => page.locator('ul.members li').count()).toBe(1);
+    await checkScreen('members after a removal');
+    expect((await theirs()).status).toBe(404);
+  });
 });
 
 describe('the account', () => {

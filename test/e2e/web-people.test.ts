@@ -245,6 +245,33 @@ describe('members and invitations', () => {
     await checkScreen('members after a removal');
     expect((await theirs()).status).toBe(404);
   });
+
+  it('lets a member leave from their own row: they land on their projects, without this one', async () => {
+    const ownerLogin = await api.post('/auth/login', { email: owner.email, password: NEW_PASSWORD });
+    expect(ownerLogin.status, ownerLogin.text).toBe(200);
+    const envs = await api.get(`/environments?project_id=${projectId}`, { token: ownerLogin.body.access_token });
+    const leaver = await signUp(api, uniqueEmail('leaver'));
+    expect((await api.post(`/environments/${envs.body[0].id}/roles`, { user_id: leaver.id, role: 'viewer' }, { token: ownerLogin.body.access_token })).status).toBe(201);
+
+    const theirs = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
+    await theirs.goto(url(`/sign-in?next=${encodeURIComponent(`/p/${projectId}/members`)}`));
+    await theirs.getByLabel('Email', { exact: true }).fill(leaver.email);
+    await theirs.getByLabel('Password', { exact: true }).fill(PASSWORD);
+    await theirs.getByRole('button', { name: 'Sign in' }).click();
+    await poll(() => theirs.getByRole('heading', { level: 1 }).textContent()).toBe('Members of Shop');
+    const mine = theirs.locator('ul.members li', { hasText: leaver.email });
+    await poll(() => mine.getByRole('button', { name: 'Leave project' }).count()).toBe(1);
+    expect(await theirs.getByRole('button', { name: /^Remove from project/ }).count()).toBe(0); // only owners remove others
+    await mine.getByRole('button', { name: 'Leave project' }).click();
+    await mine.getByRole('button', { name: 'Yes, leave project' }).click();
+    await theirs.waitForURL(url('/p'));
+    await poll(() => theirs.getByRole('heading', { level: 1 }).count()).toBe(1);
+    expect(await theirs.getByRole('link', { name: 'Shop' }).count()).toBe(0);
+    await theirs.context().close();
+    expect((await api.get(`/projects/members/${projectId}`, { token: ownerLogin.body.access_token })).body.map((m: { email: string }) => m.email)).toEqual([owner.email]);
+    // The owner's sign-in above ends here: the sessions screen below counts the owner's sessions.
+    expect((await api.post('/auth/logout', { refresh_token: ownerLogin.body.refresh_token }, { token: ownerLogin.body.access_token })).status).toBe(204);
+  });
 });
 
 describe('the account', () => {

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { route, ok, created, noContent } from '#http/route';
 import { name, syncHeaders, updatedSince, uuid } from '#http/schemas';
-import { createProject, deleteProject, listProjects, projectMembers, projectPlan, projectStats, toProjectOut, updateProjectSettings } from '#domain/tenancy';
+import { createProject, deleteProject, listProjects, projectMembers, projectPlan, projectStats, removeMember, toProjectOut, updateProjectSettings } from '#domain/tenancy';
 import { projectUserRoutes } from './project-users-routes';
 import { costRoutes } from './costs-routes';
 
@@ -42,6 +42,17 @@ export const projectRoutes = [
     responses: { 200: z.array(z.object({ user_id: z.uuid(), email: z.string() })) },
     refusals: [404],
     handler: async ({ params }, ctx) => ok(await projectMembers(ctx, { id: params.project_id })),
+  }),
+  route({
+    method: 'DELETE', path: '/projects/{project_id}/members/{user_id}', auth: 'user',
+    summary: 'End a membership (an owner removes a member; any member may leave): their roles in the project go with it, what they created stays',
+    params: z.object({ project_id: uuid, user_id: uuid }),
+    responses: { 204: null },
+    refusals: [400, 403, 404],
+    handler: async ({ params }, ctx) => {
+      await removeMember(ctx, params);
+      return noContent();
+    },
   }),
   route({
     method: 'PATCH', path: '/projects/{project_id}/settings', auth: 'user', summary: 'Change project settings (cost calculation)',

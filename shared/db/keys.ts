@@ -102,6 +102,8 @@ export const keys = {
   environmentPrefix: 'ENV#',
   envRole: (projectId: string, envId: string, userId: string) => ({ PK: `PROJECT#${projectId}`, SK: `ENVROLE#${envId}#${userId}` }),
   envRolePrefix: (envId: string) => `ENVROLE#${envId}#`,
+  /** Every environment's role assignments of a project (a member's removal finds theirs). */
+  envRolesPrefix: 'ENVROLE#',
   /** Name sentinel for names unique within a scope (group per environment, subgroup per group, network per environment). */
   uniqueName: (projectId: string, kind: string, scopeId: string, name: string) => ({
     PK: `PROJECT#${projectId}`,
@@ -110,6 +112,8 @@ export const keys = {
   customRole: (projectId: string, roleId: string) => ({ PK: `PROJECT#${projectId}`, SK: `CROLE#${roleId}` }),
   customRolePrefix: 'CROLE#',
   customRoleAssignment: (projectId: string, roleId: string, userId: string) => ({ PK: `PROJECT#${projectId}`, SK: `CRASSIGN#${roleId}#${userId}` }),
+  /** Every custom role's assignments of a project. */
+  customRoleAssignmentsPrefix: 'CRASSIGN#',
   // The catalog (issue 5): `<KIND>#<environmentId>#<id>` so an environment's items are one Query.
   service: (projectId: string, envId: string, id: string) => ({ PK: `PROJECT#${projectId}`, SK: `SERVICE#${envId}#${id}` }),
   servicePrefix: (envId: string) => `SERVICE#${envId}#`,

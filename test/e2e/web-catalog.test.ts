@@ -133,13 +133,23 @@ describe('the catalog screens', { timeout: 120_000 }, () => {
 
     const floor = (await api.get(`/service-floors?project_id=${projectId}&environment_id=${envId}`, { token })).body[0];
     const service = await seed('/services', { name: 'shop', service_floor_id: floor.id });
-    const network = (await api.get(`/networks?project_id=${projectId}&environment_id=${envId}`, { token })).body[0];
-    expect((await api.patch(`/attachments/services/${service.id}/networks`, { network_ids: [network.id] }, { token })).status).toBe(200);
 
     await page.reload();
     await poll(() => page.locator('h2 + ul.plain a', { hasText: 'shop' }).count()).toBe(1);
     await page.getByRole('link', { name: 'shop' }).click();
     await poll(() => heading().textContent()).toBe('shop');
+    // The service's networks, attached from its own page with the server's form.
+    await poll(() => page.getByText('Not attached to any network.').count()).toBe(1);
+    await page.getByRole('checkbox', { name: /backend/ }).check();
+    await page.getByRole('button', { name: 'Save networks' }).click();
+    await poll(() => page.locator('ul.plain a', { hasText: 'backend' }).count()).toBe(1);
+    expect((await api.get(`/attachments/services/${service.id}/networks`, { token })).body.networks.map((n: { name: string }) => n.name)).toEqual(['backend']);
+    await checkScreen('service detail with a network');
+    await page.setViewportSize({ width: 390, height: 800 });
+    await checkScreen('service detail with a network, narrow');
+    if (process.env.CATALOG_SCREENSHOTS) await page.screenshot({ path: '/tmp/catalog-service-networks-390.png', fullPage: true });
+    await page.setViewportSize({ width: 1280, height: 800 });
+    if (process.env.CATALOG_SCREENSHOTS) await page.screenshot({ path: '/tmp/catalog-service-networks-1280.png', fullPage: true });
     await page.getByRole('link', { name: 'web-1' }).click(); // the service's server
     await poll(() => heading().textContent()).toBe('web-1');
     await page.goBack();

@@ -218,6 +218,60 @@ describe('members and invitations', () => {
     await page.getByRole('button', { name: 'Yes, delete' }).click();
     await poll(() => page.getByText('No custom role yet.').count()).toBe(1);
   });
+
+  it('removes a member from the project behind a confirmation: their access ends at once; the plan owner cannot leave', async () => {
+    const login = await api.post('/auth/login', { email: invitee, password: PASSWORD });
+    expect(login.status, login.text).toBe(200);
+    const theirs = () => api.get(`/projects/members/${projectId}`, { token: login.body.access_token });
+    expect((await theirs()).status).toBe(200);
+
+    await page.getByRole('navigation', { name: 'Project' }).getByRole('link', { name: 'Members' }).click();
+    await page.waitForURL(url(`/p/${projectId}/members`));
+    await poll(() => page.locator('ul.members li').count()).toBe(2);
+    const mine = page.locator('ul.members li', { hasText: owner.email });
+    await mine.getByRole('button', { name: 'Leave project' }).click();
+    await mine.getByRole('button', { name: 'Yes, leave project' }).click();
+    await poll(() => mine.getByRole('alert').textContent()).toBe('The owner whose plan this project uses cannot leave it or be removed. Delete the project instead.');
+
+    const row = page.locator('ul.members li', { hasText: invitee });
+    await row.getByRole('button', { name: `Remove from project ${invitee}` }).click();
+    await poll(() => row.getByRole('group').getAttribute('aria-label')).toBe(
+      `Remove ${invitee} from Shop? Their access ends at once, with their environment and custom roles; what they created stays.`,
+    );
+    await checkScreen('members, confirming a removal');
+    await row.getByRole('button', { name: 'Yes, remove from project' }).click();
+    await poll(says).toContain(`${invitee} is no longer a member of Shop.`);
+    await poll(() => page.locator('ul.members li').count()).toBe(1);
+    await checkScreen('members after a removal');
+    expect((await theirs()).status).toBe(404);
+  });
+
+  it('lets a member leave from their own row: they land on their projects, without this one', async () => {
+    const ownerLogin = await api.post('/auth/login', { email: owner.email, password: NEW_PASSWORD });
+    expect(ownerLogin.status, ownerLogin.text).toBe(200);
+    const envs = await api.get(`/environments?project_id=${projectId}`, { token: ownerLogin.body.access_token });
+    const leaver = await signUp(api, uniqueEmail('leaver'));
+    expect((await api.post(`/environments/${envs.body[0].id}/roles`, { user_id: leaver.id, role: 'viewer' }, { token: ownerLogin.body.access_token })).status).toBe(201);
+
+    const theirs = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
+    await theirs.goto(url(`/sign-in?next=${encodeURIComponent(`/p/${projectId}/members`)}`));
+    await theirs.getByLabel('Email', { exact: true }).fill(leaver.email);
+    await theirs.getByLabel('Password', { exact: true }).fill(PASSWORD);
+    await theirs.getByRole('button', { name: 'Sign in' }).click();
+    await poll(() => theirs.getByRole('heading', { level: 1 }).textContent()).toBe('Members of Shop');
+    const mine = theirs.locator('ul.members li', { hasText: leaver.email });
+    await poll(() => mine.getByRole('button', { name: 'Leave project' }).count()).toBe(1);
+    expect(await theirs.getByRole('button', { name: /^Remove from project/ }).count()).toBe(0); // only owners remove others
+    await mine.getByRole('button', { name: 'Leave project' }).click();
+    await mine.getByRole('button', { name: 'Yes, leave project' }).click();
+    await theirs.waitForURL(url('/p'));
+    await poll(() => theirs.getByRole('heading', { level: 1 }).count()).toBe(1);
+    expect(await theirs.getByRole('link', { name: 'Shop' }).count()).toBe(0);
+    await theirs.context().close();
+    expect((await api.get(`/projects/members/${projectId}`, { token: ownerLogin.body.access_token })).body.map((m: { email: string }) => m.email)).toEqual([owner.email]);
+    // The owner's sign-in above ends here: the sessions screen below counts the owner's sessions.
+    expect((await api.post('/auth/logout', { refresh_token: ownerLogin.body.refresh_token }, { token: ownerLogin.body.access_token })).status).toBe(204);
+  });
 });
 
 describe('the account', () => {

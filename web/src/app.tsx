@@ -38,6 +38,7 @@ const Billing = lazy(() => import('./screens/ops/billing').then((m) => m.Billing
 const BillingReturn = lazy(() => import('./screens/ops/billing').then((m) => m.BillingReturn));
 const Downgrade = lazy(() => import('./screens/ops/downgrade').then((m) => m.Downgrade));
 const Archive = lazy(() => import('./screens/ops/downgrade').then((m) => m.Archive));
+const Archived = lazy(() => import('./screens/ops/archived').then((m) => m.Archived));
 
 /** A screen behind sign-in: a signed-out visitor is sent to sign in, then back to it. */
 function signedInOnly<P extends object>(Screen: ComponentType<P>): ComponentType<P> {
@@ -73,6 +74,7 @@ const BillingScreen = signedInOnly(Billing);
 const BillingReturnScreen = signedInOnly(BillingReturn);
 const DowngradeScreen = signedInOnly(Downgrade);
 const ArchiveScreen = signedInOnly(Archive);
+const ArchivedScreen = signedInOnly(Archived);
 
 const MembersScreen = signedInOnly(Members);
 const RolesScreen = signedInOnly(Roles);
@@ -173,6 +175,7 @@ function Shell(props: { session: Session }) {
             <Route path="/account/billing" component={BillingScreen} />
             <Route path="/account/billing/downgrade" component={DowngradeScreen} />
             <Route path="/account/billing/archive" component={ArchiveScreen} />
+            <Route path="/account/billing/archived" component={ArchivedScreen} />
             {/* Where the payment provider's checkout and portal send the payer back (the service's APP_BASE_URL/billing…). */}
             <Route path="/billing" component={BillingReturnScreen} />
             <Route path="/billing/:outcome" component={BillingReturnScreen} />

@@ -27,3 +27,10 @@ export async function attachedNetworkIds(holders: Holder[], signal?: AbortSignal
   }));
   return out;
 }
+
+/** Replaces a holder's networks with `networkIds` (the API replaces the whole set; at most 10). */
+export async function saveAttachedNetworks(holder: Holder, networkIds: string[]): Promise<void> {
+  const body = { network_ids: networkIds };
+  if (holder.kind === 'floor') await ok(api.PATCH('/attachments/service-floors/{floor_id}/networks', { params: { path: { floor_id: holder.id } }, body }));
+  else await ok(api.PATCH('/attachments/services/{service_id}/networks', { params: { path: { service_id: holder.id } }, body }));
+}

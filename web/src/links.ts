@@ -37,6 +37,8 @@ export const to = {
   billing: '/account/billing',
   downgrade: (planId?: string) => `/account/billing/downgrade${planId ? `?to=${planId}` : ''}`,
   archive: '/account/billing/archive',
+  /** What is archived, and restoring it (people helper, issue 25 follow-up). */
+  archived: '/account/billing/archived',
 
   // people: password reset, members and invitations, custom roles, the account (issue 25)
   resetPassword: '/reset-password',

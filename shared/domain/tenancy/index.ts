@@ -10,5 +10,6 @@ export * from './inventory';
 export * from './invitation-acceptance';
 export * from './invitation-mail';
 export * from './invitations';
+export * from './members';
 export * from './project-users';
 export * from './projects';

@@ -5,6 +5,7 @@ import { to } from '../links';
 import { Alert, ConfirmButton, Loaded, message, Page, useLoad } from '../ui';
 import { Connections } from './connections';
 import { floorName } from './catalog/names';
+import { NetworksForm } from './catalog/networks-form';
 
 /** A service with its server, networks, connections and links; edit, delete, connect. */
 export function ServiceDetail(props: { projectId: string; envId: string; serviceId: string }) {
@@ -13,15 +14,16 @@ export function ServiceDetail(props: { projectId: string; envId: string; service
   const id = props.serviceId;
   const service = useLoad((signal) => ok(api.GET('/services/{service_id}', { params: { path: { service_id: id } }, signal })), [id]);
   const related = useLoad(async (signal) => {
-    const [connections, links, networks, services, floors] = await Promise.all([
+    const [connections, links, attached, networks, services, floors] = await Promise.all([
       ok(api.GET('/service-connections', { params: { query: { ...scope, entity_id: id } }, signal })),
       ok(api.GET('/service-links', { params: { query: { ...scope, service_id: id } }, signal })),
       ok(api.GET('/attachments/services/{service_id}/networks', { params: { path: { service_id: id } }, signal })),
+      ok(api.GET('/networks', { params: { query: scope }, signal })),
       allServices(scope, undefined, signal),
       ok(api.GET('/service-floors', { params: { query: scope }, signal })),
     ]);
     const names = new Map<string, string>([...services.map((s): [string, string] => [s.id, s.name]), ...floors.map((f): [string, string] => [f.id, floorName(f)])]);
-    return { connections, links, networks: networks.networks, services, floors, names };
+    return { connections, links, attached: attached.networks, networks, services, floors, names };
   }, [id]);
   const [error, setError] = useState<string>();
 
@@ -67,7 +69,7 @@ export function ServiceDetail(props: { projectId: string; envId: string; service
         {(r) => (
           <>
             <h2>Networks</h2>
-            {r.networks.length ? <ul class="plain">{r.networks.map((n) => <li key={n.id}><a href={to.network(props.projectId, props.envId, n.id)}>{n.name}</a> <span class="muted">{n.cidr}</span></li>)}</ul> : <p class="muted">Not attached to any network.</p>}
+            <NetworksForm holder={{ kind: 'service', id }} attached={r.attached} networks={r.networks} projectId={props.projectId} envId={props.envId} onDone={related.reload} />
             <h2>Connections</h2>
             <Connections self={{ type: 'service', id }} projectId={props.projectId} envId={props.envId} connections={r.connections} names={r.names} services={r.services} floors={r.floors} onChange={related.reload} />
             <h2>Links</h2>

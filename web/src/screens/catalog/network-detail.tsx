@@ -42,7 +42,7 @@ export function NetworkDetail(props: { projectId: string; envId: string; network
               <p class="muted">This environment has more than {SERVICES_CHECKED_MAX} services: open a service to see its networks.</p>
             ) : a.services.length ? (
               <ul class="plain">{a.services.map((s) => <li key={s.id}><a href={to.service(props.projectId, props.envId, s.id)}>{s.name}</a></li>)}</ul>
-            ) : <p class="muted">No service is attached.</p>}
+            ) : <p class="muted">No service is attached. Attach one from its service page.</p>}
           </>
         )}
       </Loaded>

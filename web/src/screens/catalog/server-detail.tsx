@@ -1,13 +1,10 @@
-import { useEffect, useState } from 'preact/hooks';
-import { allServices, api, ok, type Floor, type Network } from '../../api';
+import { allServices, api, ok, type Floor } from '../../api';
 import { to } from '../../links';
-import { Alert, Loaded, Page, useLoad, useSubmit } from '../../ui';
+import { Loaded, Page, useLoad } from '../../ui';
 import { Connections } from '../connections';
 import { orDash, useDetailActions } from './detail';
 import { floorName, floorTypeLabel, locationOf } from './names';
-
-/** At most this many networks per server (SPEC; the API refuses more with a 422). */
-const MAX_NETWORKS = 10;
+import { NetworksForm } from './networks-form';
 
 /** A server with the services it runs, its networks (changeable) and its connections; edit, delete. */
 export function ServerDetail(props: { projectId: string; envId: string; serverId: string }) {
@@ -43,7 +40,7 @@ export function ServerDetail(props: { projectId: string; envId: string; serverId
               <ul class="plain">{r.hosted.map((s) => <li key={s.id}><a href={to.service(props.projectId, props.envId, s.id)}>{s.name}</a></li>)}</ul>
             ) : <p class="muted">No service runs on this server. Choose it as the server in a service's form.</p>}
             <h2>Networks</h2>
-            <NetworksForm floorId={id} attached={r.attached} networks={r.networks} projectId={props.projectId} envId={props.envId} onDone={related.reload} />
+            <NetworksForm holder={{ kind: 'floor', id }} attached={r.attached} networks={r.networks} projectId={props.projectId} envId={props.envId} onDone={related.reload} />
             <h2>Connections</h2>
             <Connections self={{ type: 'floor', id }} projectId={props.projectId} envId={props.envId} connections={r.connections} names={r.names} services={r.services} floors={r.floors} onChange={related.reload} />
           </>
@@ -68,36 +65,5 @@ function ServerFacts({ floor: f }: { floor: Floor }) {
       <dt>Tags</dt><dd>{f.tags.length ? f.tags.join(', ') : '—'}</dd>
       {f.cloud_account_id && <><dt>Discovered</dt><dd>last seen {f.last_seen_at ?? '—'}{f.missing_since ? `, missing since ${f.missing_since}` : ''}</dd></>}
     </dl>
-  );
-}
-
-/** The networks the server is attached to, as checkboxes over the environment's networks (the API replaces the whole set). */
-function NetworksForm(props: { floorId: string; attached: Network[]; networks: Network[]; projectId: string; envId: string; onDone: () => void }) {
-  const initial = props.attached.map((n) => n.id);
-  const [chosen, setChosen] = useState<string[]>(initial);
-  useEffect(() => setChosen(initial), [initial.join()]);
-  const { submit: save, busy, error } = useSubmit(async () => {
-    await ok(api.PATCH('/attachments/service-floors/{floor_id}/networks', { params: { path: { floor_id: props.floorId } }, body: { network_ids: chosen } }));
-    props.onDone();
-  }, []);
-  if (!props.networks.length) return <p class="muted">This environment has no network yet. <a href={to.newNetwork(props.projectId, props.envId)}>Create one</a> to attach this server to it.</p>;
-  const changed = chosen.length !== initial.length || chosen.some((n) => !initial.includes(n));
-  return (
-    <form onSubmit={save}>
-      {props.attached.length ? (
-        <ul class="plain">{props.attached.map((n) => <li key={n.id}><a href={to.network(props.projectId, props.envId, n.id)}>{n.name}</a> <span class="muted">{n.cidr}</span></li>)}</ul>
-      ) : <p class="muted">Not attached to any network.</p>}
-      <Alert>{error}</Alert>
-      <fieldset class="choices">
-        <legend>Choose its networks (at most {MAX_NETWORKS})</legend>
-        {props.networks.map((n) => (
-          <label key={n.id} class="check">
-            <input type="checkbox" checked={chosen.includes(n.id)} onChange={(e) => setChosen(e.currentTarget.checked ? [...chosen, n.id] : chosen.filter((c) => c !== n.id))} />
-            {n.name} <span class="muted">{n.cidr}</span>
-          </label>
-        ))}
-      </fieldset>
-      <button type="submit" class="primary" disabled={busy || !changed}>Save networks</button>
-    </form>
   );
 }

@@ -12,10 +12,10 @@ const ENTITY_TYPES: [string, string][] = [
   ['connection', 'connection'], ['chain', 'connection chain'], ['link', 'link'], ['project', 'project'],
   ['environment', 'environment'], ['group', 'group'], ['subgroup', 'subgroup'], ['env_role', 'environment role'],
   ['custom_role', 'custom role'], ['custom_role_assignment', 'custom role assignment'], ['project_user', 'project user'],
-  ['invitation', 'invitation'], ['import', 'import'], ['discovery_run', 'discovery run'], ['webhook', 'webhook'], ['cloud_account', 'cloud account'],
+  ['invitation', 'invitation'], ['member', 'member'], ['import', 'import'], ['discovery_run', 'discovery run'], ['webhook', 'webhook'], ['cloud_account', 'cloud account'],
 ];
 const VERBS: Record<string, string> = {
-  create: 'created', update: 'changed', delete: 'deleted', archive: 'archived', restore: 'restored', accept: 'accepted',
+  create: 'created', update: 'changed', delete: 'deleted', archive: 'archived', restore: 'restored', accept: 'accepted', remove: 'removed',
   revoke: 'revoked', resend: 'resent', apply: 'applied', run: 'ran', disable: 'disabled', connect: 'checked',
 };
 const typeLabel = (t: string) => ENTITY_TYPES.find(([v]) => v === t)?.[1] ?? t.replaceAll('_', ' ');

@@ -194,7 +194,7 @@ export function Billing() {
   const plans = useLoad((signal) => ok(api.GET('/plans', { signal })), []);
   const plan = subscription.data?.plan;
   return (
-    <Page title="Plan & billing">
+    <Page title="Plan & billing" actions={<a class="button" href={to.archived}>Archived items</a>}>
       {RETURNS[query.checkout] && <p class={query.checkout === 'success' ? 'ok' : 'alert'} role="status">{RETURNS[query.checkout]}</p>}
       <section aria-labelledby="plan-title">
         <h2 id="plan-title">Current plan</h2>

@@ -151,7 +151,12 @@ export function Archive() {
       <Loaded state={archived} label="archived resources">
         {(counts) => {
           const listed = Object.entries(counts).filter(([, n]) => n > 0);
-          return listed.length ? <ul class="plain">{listed.map(([k, n]) => <li key={k}>{n} {k.replace('_', ' ')}</li>)}</ul> : <p class="muted">Nothing archived.</p>;
+          return listed.length ? (
+            <>
+              <ul class="plain">{listed.map(([k, n]) => <li key={k}>{n} {k.replace('_', ' ')}</li>)}</ul>
+              <p><a href={to.archived}>See and restore archived items</a></p>
+            </>
+          ) : <p class="muted">Nothing archived.</p>;
         }}
       </Loaded>
     </Page>

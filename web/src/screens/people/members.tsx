@@ -1,4 +1,5 @@
 import { useState } from 'preact/hooks';
+import { useLocation } from 'preact-iso';
 import { api, ok, type CustomRole, type EnvRole, type EnvRoleName, type Environment, type Member, type RoleAssignment } from '../../api';
 import { to } from '../../links';
 import { useSession } from '../../session';
@@ -28,6 +29,7 @@ export function Members(props: { projectId: string }) {
   const people = useProjectPeople(props.projectId);
   const grants = useLoad((signal) => (people.data ? loadGrants(props.projectId, people.data.environments, signal) : new Promise<never>(() => {})), [props.projectId, people.data]);
   const name = people.data?.project?.name ?? 'Project';
+  const [removed, setRemoved] = useState('');
   return (
     <Page title={`Members of ${name}`}>
       <Loaded state={people} label="members">
@@ -36,12 +38,17 @@ export function Members(props: { projectId: string }) {
             <h2>Members</h2>
             <p class="muted">
               Every member reads every environment. An environment role lets them change it: a viewer reads, a manager edits its catalog, an administrator also
-              manages its roles. <a href={to.roles(props.projectId)}>Custom roles</a> grant finer permissions.
+              manages its roles. <a href={to.roles(props.projectId)}>Custom roles</a> grant finer permissions. Removing a member (or leaving) ends their access at
+              once and takes their roles with it; what they created stays. The owner whose plan the project uses cannot leave it.
             </p>
+            {removed && <p class="ok" role="status">{removed}</p>}
             <Loaded state={grants} label="roles">
               {(g) => (
                 <ul class="cards members">
-                  {data.members.map((m) => <MemberRow key={m.user_id} member={m} data={data} grants={g} onChange={grants.reload} />)}
+                  {data.members.map((m) => (
+                    <MemberRow key={m.user_id} projectId={props.projectId} member={m} data={data} grants={g} onChange={grants.reload}
+                      onRemoved={(text) => { setRemoved(text); people.reload(); }} />
+                  ))}
                 </ul>
               )}
             </Loaded>
@@ -60,8 +67,9 @@ export function Members(props: { projectId: string }) {
   );
 }
 
-function MemberRow(props: { member: Member; data: ProjectPeople; grants: Grants; onChange: () => void }) {
+function MemberRow(props: { projectId: string; member: Member; data: ProjectPeople; grants: Grants; onChange: () => void; onRemoved: (text: string) => void }) {
   const { me } = useSession();
+  const { route } = useLocation();
   const { member, data, grants } = props;
   const held = (envId: string) => grants.envRoles.find((r) => r.environment_id === envId && r.user_id === member.user_id)?.role ?? '';
   const [chosen, setChosen] = useState<Record<string, string>>(() => Object.fromEntries(data.environments.map((e) => [e.id, held(e.id)])));
@@ -89,19 +97,13 @@ function MemberRow(props: { member: Member; data: ProjectPeople; grants: Grants;
       setError(message(err));
     }
   };
-  /** Everything the API lets an owner take back: environment roles and custom-role assignments. */
-  const removeAccess = async () => {
+  /** Ends the membership (their roles go with it); leaving your own project takes you to your projects. */
+  const remove = async () => {
     setError('');
     try {
-      for (const env of data.environments.filter((e) => held(e.id))) {
-        await ok(api.DELETE('/environments/{environment_id}/roles/{user_id}', { params: { path: { environment_id: env.id, user_id: member.user_id } } }));
-      }
-      for (const { role } of customRoles) {
-        await ok(api.DELETE('/projects/{project_id}/custom-roles/{role_id}/assignments/{user_id}', { params: { path: { project_id: role.project_id, role_id: role.id, user_id: member.user_id } } }));
-      }
-      setChosen(Object.fromEntries(data.environments.map((e) => [e.id, ''])));
-      setSaved('Roles removed.');
-      props.onChange();
+      await ok(api.DELETE('/projects/{project_id}/members/{user_id}', { params: { path: { project_id: props.projectId, user_id: member.user_id } } }));
+      if (isMe) route(to.projects);
+      else props.onRemoved(`${member.email} is no longer a member of ${data.project?.name ?? 'the project'}.`);
     } catch (err) {
       setError(message(err));
     }
@@ -124,9 +126,12 @@ function MemberRow(props: { member: Member; data: ProjectPeople; grants: Grants;
       )}
       <div class="row-actions">
         {saved && <span role="status" class="saved">{saved}</span>}
-        {!isMe && (data.environments.some((e) => held(e.id)) || customRoles.length) ? (
-          <ConfirmButton label="Remove roles" subject={`of ${member.email}`} onConfirm={removeAccess}
-            confirm={`Remove every environment role and custom role of ${member.email}? They stay a member, who reads the project.`} />
+        {isMe ? (
+          <ConfirmButton label="Leave project" onConfirm={remove}
+            confirm={`Leave ${data.project?.name ?? 'this project'}? You lose access at once, with your roles in it; what you created stays. Only an owner can add you again.`} />
+        ) : data.project?.is_owner ? (
+          <ConfirmButton label="Remove from project" subject={member.email} onConfirm={remove}
+            confirm={`Remove ${member.email} from ${data.project?.name ?? 'the project'}? Their access ends at once, with their environment and custom roles; what they created stays.`} />
         ) : null}
       </div>
       <Alert>{error}</Alert>

@@ -1,0 +1,64 @@
+import { keys } from '#db/keys';
+import { keyId } from '#db/batch-get';
+import { queryPrefix } from '#db/query';
+import { deleteStep, existingSetStep } from '#db/steps';
+import { transactWithCascade, type TransactStep } from '#db/transact';
+import { changeAudit } from '#shared/audit';
+import { invalid, notFound } from '#shared/errors';
+import { actorAccount, type AppContext } from '#shared/context';
+import type { Account } from '#domain/identity';
+import { loadAccess, type Membership } from './access';
+import type { EnvRoleAssignment } from './env-roles';
+import type { CustomRoleAssignment } from './custom-roles';
+import { retentionOfProject } from './projects';
+
+export const MEMBER_NOT_FOUND = 'Member not found';
+/**
+ * The owner whose plan the project runs on (its `owner_id`: their plan's limits govern it, their
+ * project slot holds it) stays a member: so a project never loses its last owner, nor its plan.
+ */
+export const PLAN_OWNER_STAYS = 'The owner whose plan this project uses cannot leave it or be removed. Delete the project instead.';
+
+/**
+ * DELETE /projects/{id}/members/{user_id}: ends a membership. An owner removes anyone; any member
+ * removes themselves (leaves). Refusals in SPEC's order: the project's 404 for a non-member, 403
+ * 'Project owner required' for a member removing someone else, 404 'Member not found', 400 for the
+ * project's plan owner. In one transaction (when it fits DynamoDB's 100 items; a larger cascade
+ * goes first, the membership last): the membership and its user-side mirror (its custom-role grants
+ * go with it), the user's environment roles in the project (deleted) and custom-role assignments
+ * (withdrawn, like DELETE of an assignment), and the audit entry. Access ends at once: every
+ * request reads the membership. What the user created (services, servers, …) stays the project's.
+ */
+export async function removeMember(ctx: AppContext, input: { project_id: string; user_id: string }): Promise<void> {
+  const callerId = actorAccount(ctx).id;
+  const { project_id: projectId, user_id: userId } = input;
+  const memberKey = keys.member(projectId, userId);
+  const access = await loadAccess(projectId, callerId, { extra: [memberKey, keys.account(userId)] });
+  const leaving = userId === callerId;
+  if (!leaving) access.requireOwner();
+  const member = access.extra.get(keyId(memberKey)) as Membership | undefined;
+  if (!member) throw notFound(MEMBER_NOT_FOUND);
+  if (userId === access.project.owner_id) throw invalid(PLAN_OWNER_STAYS);
+
+  const [envRoles, assignments] = await Promise.all([
+    queryPrefix<EnvRoleAssignment>(projectId, keys.envRolesPrefix),
+    queryPrefix<CustomRoleAssignment>(projectId, keys.customRoleAssignmentsPrefix),
+  ]);
+  const roles = envRoles.filter((r) => r.user_id === userId);
+  const held = assignments.filter((a) => a.user_id === userId && !a.deleted_at);
+  const now = ctx.clock.now().toISOString();
+  const email = (access.extra.get(keyId(keys.account(userId))) as Account | undefined)?.email ?? null;
+  const audit = changeAudit(ctx, 'member', 'remove', { id: userId, project_id: projectId }, {
+    before: { user_id: userId, email, role: member.role }, after: null,
+  }, await retentionOfProject(access.project), { summary: { left: leaving, env_roles_removed: roles.length, custom_roles_withdrawn: held.length } });
+  const cascade: TransactStep[] = [
+    ...roles.map((r) => deleteStep(keys.envRole(projectId, r.environment_id, userId))),
+    ...held.map((a) => existingSetStep(keys.customRoleAssignment(projectId, a.role_id, userId), { deleted_at: now, updated_at: now })),
+  ];
+  await transactWithCascade(cascade, [
+    // Only a membership still there: of two concurrent removals of one member, the second is told it is gone.
+    deleteStep(memberKey, notFound(MEMBER_NOT_FOUND)),
+    deleteStep(keys.membership(userId, projectId)),
+    ...audit.steps,
+  ]);
+}

@@ -126,13 +126,26 @@ function serviceEntry(small: SmallKinds, s: Service) {
   return compact(entry);
 }
 
-/** The document's parts, in order (see DocumentPart); `partItems` items a part at most. */
-export async function* exportParts(input: ExportInput, partItems = PART_ITEMS): AsyncGenerator<DocumentPart> {
-  const { projectId, environmentId: envId } = input;
-  const headRead = readEnvironmentHead(projectId, envId);
+/** Every kind at once, each Query following its own pages (as readEnvironment does). */
+function readForExport(projectId: string, envId: string) {
   const smallRead = readSmallKinds(projectId, envId);
-  // Every kind is read at once, each Query following its own pages (as readEnvironment does).
-  const [head, small, services, connections] = await Promise.all([headRead, smallRead, readServices(projectId, envId, smallRead), readConnections(projectId, envId)]);
+  return Promise.all([readEnvironmentHead(projectId, envId), smallRead, readServices(projectId, envId, smallRead), readConnections(projectId, envId)]);
+}
+
+/**
+ * The document's parts, in order (see DocumentPart); `partItems` items a part at most. The reads
+ * start at the call, not at the first part asked for: they overlap whatever the consumer does first
+ * (the jobs worker loads the S3 and YAML libraries).
+ */
+export function exportParts(input: ExportInput, partItems = PART_ITEMS): AsyncGenerator<DocumentPart> {
+  const read = readForExport(input.projectId, input.environmentId);
+  // Its failure is the consumer's, at its first part; never an unhandled rejection in the meantime.
+  read.catch(() => {});
+  return partsOf(input, read, partItems);
+}
+
+async function* partsOf(input: ExportInput, read: ReturnType<typeof readForExport>, partItems: number): AsyncGenerator<DocumentPart> {
+  const [head, small, services, connections] = await read;
 
   yield {
     head: {

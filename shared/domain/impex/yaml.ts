@@ -102,8 +102,15 @@ function fromLine(text: string, n: number): string {
  * the indentation and in the style the whole rendering gives it; the lines of that place already
  * written (`spec:`, and the section's key after its first part) are left out.
  */
-export async function* yamlText(parts: AsyncIterable<DocumentPart>): AsyncGenerator<string> {
-  const yaml = await loadYaml();
+export function yamlText(parts: AsyncIterable<DocumentPart>): AsyncGenerator<string> {
+  // The library loads from the call on, beside whatever comes before the first part is asked for.
+  const loading = loadYaml();
+  loading.catch(() => {});
+  return rendered(parts, loading);
+}
+
+async function* rendered(parts: AsyncIterable<DocumentPart>, loading: ReturnType<typeof loadYaml>): AsyncGenerator<string> {
+  const yaml = await loading;
   let section: DocumentSection | undefined;
   for await (const part of parts) {
     if ('head' in part) {

@@ -100,7 +100,7 @@ function variedDocument(): EnvironmentDocument {
 }
 
 describe('streamed export (issue 26)', () => {
-  it('the uploaded document is byte for byte the whole document rendered at once, on a varied environment', async () => {
+  it('the uploaded document is byte for byte the whole document rendered at once, on a varied environment', { timeout: 60_000 }, async () => {
     const o = await ownerWithEnv(api, 'Team');
     await importInto(o.projectId, o.envId, variedDocument());
     // What a document cannot name is left out: a floor without hostname (and a connection to it), a deleted service.

@@ -222,6 +222,7 @@ try {
     console.log(`export job peak memory: ${exportJob.maxRssMb.toFixed(0)} MB RSS, ${exportJob.peakHeapMb.toFixed(0)} MB heap (budget < 512 MB) ${budget(exportJob.maxRssMb < 512)}`);
     const link = new URL(exportRecord.download_url!);
     const redirect = await invoke('impex', 'GET', `${link.pathname}${link.search}`, 'GET /impex/download/{record_id}', { params: { record_id: exportRecord.id } });
+    if (redirect.status !== 302) throw new Error(`the signed link answered ${redirect.status}: ${JSON.stringify(redirect.body)}`);
     const t = performance.now();
     const download = await fetch(String(redirect.headers.location ?? redirect.headers.Location));
     const bytes = (await download.arrayBuffer()).byteLength;

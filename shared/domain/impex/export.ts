@@ -51,21 +51,24 @@ async function liveItems<T extends { deleted_at?: string | null; archived_at?: s
   return (await queryPrefix(projectId, prefix, projection ? { projection } : {})).map(decode).filter(isLive);
 }
 
-/** What the document needs of a connection: its ends and values, and what orders it in its chain. */
-type ConnectionRef = Pick<Connection, 'id' | 'a_type' | 'a_id' | 'b_type' | 'b_id' | 'direction' | 'name' | 'chain_id' | 'group_kind' | 'created_at' | 'position'>;
+/** What the document needs of a connection: its ends and values; of a chain's member, also what orders it in its chain. */
+type ConnectionRef = Pick<Connection, 'a_type' | 'a_id' | 'b_type' | 'b_id' | 'direction' | 'name'>;
+type MemberRef = ConnectionRef & Pick<Connection, 'id' | 'chain_id' | 'group_kind' | 'created_at' | 'position'>;
 const CONNECTION_FIELDS = ['id', 'a_type', 'a_id', 'b_type', 'b_id', 'direction', 'name', 'chain_id', 'group_kind', 'created_at', 'position', 'deleted_at'] as const;
 
-/** The environment's connections, page by page, each cut down to what the document needs. */
-async function readConnections(projectId: string, envId: string): Promise<ConnectionRef[]> {
-  const kept: ConnectionRef[] = [];
+/** The environment's connections, page by page, each cut down to what the document needs: those on their own, and chains' members by chain (in read order). */
+async function readConnections(projectId: string, envId: string) {
+  const single: ConnectionRef[] = [];
+  const members = new Map<string, MemberRef[]>();
   for await (const page of queryPrefixPages(projectId, keys.connectionPrefix(envId), { projection: [...CONNECTION_FIELDS] })) {
     for (const c of page.map(connectionEntity.decode)) {
       if (!isLive(c)) continue;
       const { id, a_type, a_id, b_type, b_id, direction, name, chain_id, group_kind, created_at, position } = c;
-      kept.push({ id, a_type, a_id, b_type, b_id, direction, name, chain_id, group_kind, created_at, position });
+      if (!chain_id) single.push({ a_type, a_id, b_type, b_id, direction, name });
+      else members.set(chain_id, [...(members.get(chain_id) ?? []), { a_type, a_id, b_type, b_id, direction, name, id, chain_id, group_kind, created_at, position }]);
     }
   }
-  return kept;
+  return { single, members };
 }
 
 /** The sections that need the whole environment in memory no longer than their own reading. */
@@ -219,12 +222,11 @@ async function* partsOf(input: ExportInput, read: ReturnType<typeof readForExpor
     return a && b ? [compact({ a, b, direction: c.direction, name: c.name })] : [];
   };
   // Ordered by their JSON text, which is what is kept of them until they are written.
-  const single = connections.filter((c) => !c.chain_id).flatMap((c) => named(c).map((n) => JSON.stringify(n))).sort(byText);
+  const single = connections.single.flatMap((c) => named(c).map((n) => JSON.stringify(n))).sort(byText);
+  connections.single.length = 0;
   yield* section('connections', single, (json) => JSON.parse(json));
 
-  const members = new Map<string, ConnectionRef[]>();
-  for (const c of connections) if (c.chain_id) members.set(c.chain_id, [...(members.get(c.chain_id) ?? []), c]);
-  const connectionGroups: DocumentConnectionGroup[] = [...members.values()]
+  const connectionGroups: DocumentConnectionGroup[] = [...connections.members.values()]
     .map((chain) => ({ group_kind: chain[0].group_kind ?? 'chain', connections: chain.sort(byConnectionOrder).flatMap(named) }))
     .filter((g) => g.connections.length)
     .sort(byKey((g) => JSON.stringify(g.connections[0])));

@@ -34,6 +34,20 @@ export async function putDocument(key: string, text: string, contentType: string
   await client.send(new sdk.PutObjectCommand({ Bucket: config().BUCKET_NAME, Key: key, Body: Buffer.from(text, 'utf8'), ContentType: contentType }));
 }
 
+/** Parts of a streamed upload: S3's smallest, so that the uploader holds at most a few megabytes of the document. */
+const PART_BYTES = 5 * 1024 * 1024;
+
+/**
+ * Streams a document into the bucket as it is produced (issue 26: an export of any size, never held
+ * whole): `@aws-sdk/lib-storage`'s Upload cuts the stream into 5 MB parts of a multipart upload (one
+ * PutObject when it is smaller), two in flight, and aborts the upload when the stream fails.
+ */
+export async function uploadDocument(key: string, body: AsyncIterable<string | Uint8Array>, contentType: string): Promise<void> {
+  const [{ client }, { Upload }, { Readable }] = await Promise.all([s3(), import('@aws-sdk/lib-storage'), import('node:stream')]);
+  const upload = new Upload({ client, params: { Bucket: config().BUCKET_NAME, Key: key, Body: Readable.from(body), ContentType: contentType }, partSize: PART_BYTES, queueSize: 2 });
+  await upload.done();
+}
+
 /**
  * A presigned GET of a document (issue 26): valid `seconds`, it needs no other credential, so a
  * browser or curl fetches the object straight from the bucket; the download is named `filename`.

@@ -3,27 +3,32 @@ import { ddb } from '#shared/clients';
 import { config } from '#shared/config';
 import { keys } from './keys';
 
-/** Every item a Query matches, following `LastEvaluatedKey` through all pages. */
-export async function queryAll<T = Record<string, unknown>>(input: Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey'>): Promise<T[]> {
-  const items: T[] = [];
+type QueryInput = Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey'>;
+
+/** The items a Query matches, one DynamoDB page (at most 1 MB) at a time, following `LastEvaluatedKey`. */
+export async function* queryPages<T = Record<string, unknown>>(input: QueryInput): AsyncGenerator<T[]> {
   let ExclusiveStartKey: Record<string, unknown> | undefined;
   do {
     const out = await ddb().send(new QueryCommand({ TableName: config().TABLE_NAME, ...input, ExclusiveStartKey }));
-    items.push(...((out.Items ?? []) as T[]));
+    yield (out.Items ?? []) as T[];
     ExclusiveStartKey = out.LastEvaluatedKey;
   } while (ExclusiveStartKey);
+}
+
+/** Every item a Query matches, following `LastEvaluatedKey` through all pages. */
+export async function queryAll<T = Record<string, unknown>>(input: QueryInput): Promise<T[]> {
+  const items: T[] = [];
+  for await (const page of queryPages<T>(input)) items.push(...page);
   return items;
 }
 
-/** Every item of a partition whose sort key starts with `prefix` ('' for all), strongly consistent, optionally projected and filtered. */
-export function queryPartition<T = Record<string, unknown>>(
-  pk: string,
-  prefix: string,
-  opts: { projection?: string[]; filter?: string; values?: Record<string, unknown> } = {},
-): Promise<T[]> {
+type PartitionOptions = { projection?: string[]; filter?: string; values?: Record<string, unknown> };
+
+/** The Query of a partition's items whose sort key starts with `prefix` ('' for all), strongly consistent, optionally projected and filtered. */
+function partitionQuery(pk: string, prefix: string, opts: PartitionOptions): QueryInput {
   const names: Record<string, string> = {};
   const projection = opts.projection?.map((attr, i) => ((names[`#p${i}`] = attr), `#p${i}`)).join(', ');
-  return queryAll<T>({
+  return {
     // An empty prefix means the whole partition (DynamoDB refuses begins_with on an empty string).
     KeyConditionExpression: prefix ? 'PK = :pk AND begins_with(SK, :sk)' : 'PK = :pk',
     ExpressionAttributeValues: { ':pk': pk, ...(prefix ? { ':sk': prefix } : {}), ...opts.values },
@@ -31,12 +36,20 @@ export function queryPartition<T = Record<string, unknown>>(
     ...(Object.keys(names).length ? { ExpressionAttributeNames: names } : {}),
     ...(opts.filter ? { FilterExpression: opts.filter } : {}),
     ConsistentRead: true,
-  });
+  };
 }
 
+/** Every item of a partition whose sort key starts with `prefix` ('' for all), strongly consistent, optionally projected and filtered. */
+export const queryPartition = <T = Record<string, unknown>>(pk: string, prefix: string, opts: PartitionOptions = {}): Promise<T[]> =>
+  queryAll<T>(partitionQuery(pk, prefix, opts));
+
 /** Items under one sort-key prefix of a project's partition. */
-export const queryPrefix = <T = Record<string, unknown>>(projectId: string, prefix: string, opts?: Parameters<typeof queryPartition>[2]) =>
+export const queryPrefix = <T = Record<string, unknown>>(projectId: string, prefix: string, opts?: PartitionOptions) =>
   queryPartition<T>(keys.projectPK(projectId), prefix, opts);
+
+/** The same items page by page (sort-key order), so that a reader of a large environment never holds them all (the export). */
+export const queryPrefixPages = <T = Record<string, unknown>>(projectId: string, prefix: string, opts: PartitionOptions = {}) =>
+  queryPages<T>(partitionQuery(keys.projectPK(projectId), prefix, opts));
 
 /** The newest items of a partition under `prefix` (sort keys that order by time), at most `limit` of those passing `filter`. */
 export async function queryNewest<T = Record<string, unknown>>(pk: string, prefix: string, opts: { limit: number; filter?: string; values?: Record<string, unknown> }): Promise<T[]> {

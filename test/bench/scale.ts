@@ -30,6 +30,8 @@ const SIZES = (process.env.SCALE_SIZES ?? '2000,50000').split(',').map(Number);
 /** BatchWriteItem requests in flight, as the import's (shared/db/batch-write.ts). */
 const IN_FLIGHT = 4;
 const ROOT = join(import.meta.dirname, '..', '..');
+/** SCALE_ONLY=export: the environment is imported (and its import measured), then only the export and its download (no lists, no blast radius). */
+const ONLY_EXPORT = process.env.SCALE_ONLY === 'export';
 const dataDir = await mkdtemp(join(tmpdir(), 'infra-catalog-bench-scale-'));
 const stack = await startLocalStack({
   inMemory: true, withoutHttp: true,
@@ -184,28 +186,30 @@ try {
     await rm(capture);
     token = await signIn();
 
-    // Lists: the first page, a page at offset 1,000, a filtered page (items read from DynamoDB's own counts).
-    const list = (query: string) => async () => {
-      const r = await invoke('services', 'GET', `/services?project_id=${projectId}&environment_id=${envId}&${query}`, 'GET /services', { token });
-      if (r.status !== 200 || !Array.isArray(r.body)) throw new Error(`GET /services?${query}: ${r.status}`);
-    };
-    const first = await measure(list('limit=50'));
-    const offset = await measure(list('limit=50&offset=1000'));
-    const filtered = await measure(list('limit=50&tags=team-3&language=go'));
-    results[n] = { first, offset };
-    console.log(`GET /services limit=50: ${first.ms.toFixed(1)} ms, ${first.read.toLocaleString('en')} items read`);
-    console.log(`GET /services limit=50 offset=1000: ${offset.ms.toFixed(1)} ms, ${offset.read.toLocaleString('en')} items read`);
-    console.log(`GET /services limit=50 tags=team-3 language=go: ${filtered.ms.toFixed(1)} ms, ${filtered.read.toLocaleString('en')} items read`);
+    if (!ONLY_EXPORT) {
+      // Lists: the first page, a page at offset 1,000, a filtered page (items read from DynamoDB's own counts).
+      const list = (query: string) => async () => {
+        const r = await invoke('services', 'GET', `/services?project_id=${projectId}&environment_id=${envId}&${query}`, 'GET /services', { token });
+        if (r.status !== 200 || !Array.isArray(r.body)) throw new Error(`GET /services?${query}: ${r.status}`);
+      };
+      const first = await measure(list('limit=50'));
+      const offset = await measure(list('limit=50&offset=1000'));
+      const filtered = await measure(list('limit=50&tags=team-3&language=go'));
+      results[n] = { first, offset };
+      console.log(`GET /services limit=50: ${first.ms.toFixed(1)} ms, ${first.read.toLocaleString('en')} items read`);
+      console.log(`GET /services limit=50 offset=1000: ${offset.ms.toFixed(1)} ms, ${offset.read.toLocaleString('en')} items read`);
+      console.log(`GET /services limit=50 tags=team-3 language=go: ${filtered.ms.toFixed(1)} ms, ${filtered.read.toLocaleString('en')} items read`);
 
-    // Blast radius of the hub (every other service connects to it): linear in edges.
-    const hubId = (await invoke('services', 'GET', `/services?project_id=${projectId}&environment_id=${envId}&name=${serviceName(0)}&limit=1`, 'GET /services', { token })).body[0].id as string;
-    let affected = 0;
-    const blast = await measure(async () => {
-      const r = await invoke('topology', 'GET', `/services/${hubId}/blast-radius`, 'GET /services/{service_id}/blast-radius', { token, params: { service_id: hubId } });
-      if (r.status !== 200) throw new Error(`blast radius: ${r.status}`);
-      affected = r.body.affected.length;
-    }, 3);
-    console.log(`blast radius of the hub: ${blast.ms.toFixed(0)} ms over ${(3 * n).toLocaleString('en')} edges (${((blast.ms / (3 * n)) * 1000).toFixed(1)} ms per 1,000 edges), ${affected.toLocaleString('en')} affected, ${blast.read.toLocaleString('en')} items read`);
+      // Blast radius of the hub (every other service connects to it): linear in edges.
+      const hubId = (await invoke('services', 'GET', `/services?project_id=${projectId}&environment_id=${envId}&name=${serviceName(0)}&limit=1`, 'GET /services', { token })).body[0].id as string;
+      let affected = 0;
+      const blast = await measure(async () => {
+        const r = await invoke('topology', 'GET', `/services/${hubId}/blast-radius`, 'GET /services/{service_id}/blast-radius', { token, params: { service_id: hubId } });
+        if (r.status !== 200) throw new Error(`blast radius: ${r.status}`);
+        affected = r.body.affected.length;
+      }, 3);
+      console.log(`blast radius of the hub: ${blast.ms.toFixed(0)} ms over ${(3 * n).toLocaleString('en')} edges (${((blast.ms / (3 * n)) * 1000).toFixed(1)} ms per 1,000 edges), ${affected.toLocaleString('en')} affected, ${blast.read.toLocaleString('en')} items read`);
+    }
 
     // Export: the job in its own process against the same reads raw; then the download, straight from the bucket.
     const exported = await startExport(ctx, { project_id: projectId, environment_id: envId });
@@ -218,6 +222,7 @@ try {
     console.log(`export job peak memory: ${exportJob.maxRssMb.toFixed(0)} MB RSS, ${exportJob.peakHeapMb.toFixed(0)} MB heap (budget < 512 MB) ${budget(exportJob.maxRssMb < 512)}`);
     const link = new URL(exportRecord.download_url!);
     const redirect = await invoke('impex', 'GET', `${link.pathname}${link.search}`, 'GET /impex/download/{record_id}', { params: { record_id: exportRecord.id } });
+    if (redirect.status !== 302) throw new Error(`the signed link answered ${redirect.status}: ${JSON.stringify(redirect.body)}`);
     const t = performance.now();
     const download = await fetch(String(redirect.headers.location ?? redirect.headers.Location));
     const bytes = (await download.arrayBuffer()).byteLength;

@@ -3,9 +3,9 @@ export {
   IMPEX_API_VERSION, environmentDocument, documentJsonSchema, exampleDocument,
   type EnvironmentDocument, type DocumentSpec, type DocumentGroup, type DocumentFloor, type DocumentNetwork, type DocumentService, type DocumentLink, type DocumentAttachment,
 } from './document';
-export { buildExportDocument } from './export';
+export { buildExportDocument, exportParts, PART_ITEMS, type DocumentPart } from './export';
 export { type ImportError } from './parse';
-export { parseDocument, toYaml } from './yaml';
+export { parseDocument, toYaml, yamlText } from './yaml';
 export { planImport, applyImport, type ImportPlan, type ImportReport, type ImportItem, type ImportAction } from './import';
 export * from './types';
 export * from './record-entity';

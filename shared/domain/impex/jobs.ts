@@ -1,8 +1,8 @@
-import { putDocument, getDocument } from '#shared/storage';
+import { getDocument, uploadDocument } from '#shared/storage';
 import { errorFields, log } from '#shared/log';
 import type { AppContext } from '#shared/context';
-import { buildExportDocument } from './export';
-import { parseDocument, toYaml } from './yaml';
+import { exportParts } from './export';
+import { parseDocument, yamlText } from './yaml';
 import { applyImport, planImport, type ImportReport } from './import';
 import { finishRecord, finishRecordWith, recordById, updateRecord } from './records';
 import { accountActor, auditStep, SERVICE_ACTOR } from '#shared/audit';
@@ -54,9 +54,10 @@ export async function runImpexJob(ctx: AppContext, input: { record_id: string; l
 
 async function runExport(record: ImpexRecord, ctx: AppContext) {
   const now = ctx.clock.now();
-  const document = await buildExportDocument({ projectId: record.project_id, environmentId: record.environment_id, recordId: record.id, exportedAt: now.toISOString() });
+  const parts = exportParts({ projectId: record.project_id, environmentId: record.environment_id, recordId: record.id, exportedAt: now.toISOString() });
   const key = `exports/${record.project_id}/${record.id}.yaml`;
-  await putDocument(key, await toYaml(document), 'application/yaml');
+  // Rendered and uploaded a part at a time: the document is never held whole (issue 26).
+  await uploadDocument(key, yamlText(parts), 'application/yaml');
   const expiresAt = new Date(now.getTime() + ctx.config.IMPEX_LINK_TTL_HOURS * HOUR_MS);
   await step(record, { status: 'succeeded', document_key: key, download_url: await signedDownloadUrl(ctx.config.API_BASE_URL, record.id, expiresAt), link_expires_at: expiresAt.toISOString(), progress: { pct: 100, done: 1, total: 1 } }, ctx);
 }

@@ -24,6 +24,18 @@ export interface EnvironmentContents {
   connectionsVersion: number;
 }
 
+/** The project and the live environment (one BatchGet): a missing project is 404 'Project not found', an environment that is not a live one of the project 400. */
+export async function readEnvironmentHead(projectId: string, envId: string): Promise<{ project: Project; environment: Environment & { connections_version?: number } }> {
+  const projectKey = keys.project(projectId);
+  const envKey = keys.environment(projectId, envId);
+  const items = await batchGet([projectKey, envKey]);
+  const project = items.get(keyId(projectKey)) as Project | undefined;
+  const environment = items.get(keyId(envKey)) as (Environment & { connections_version?: number }) | undefined;
+  if (!project || project.deleted_at) throw notFound(PROJECT_NOT_FOUND);
+  if (!isLive(environment)) throw invalid(ENV_NOT_IN_PROJECT);
+  return { project, environment: environment! };
+}
+
 /**
  * One read pass: the project and the environment (one BatchGet) in parallel with one Query per kind
  * of the environment's items (each follows its pages). Live items only (neither deleted nor
@@ -32,10 +44,8 @@ export interface EnvironmentContents {
  * of the project 400.
  */
 export async function readEnvironment(projectId: string, envId: string): Promise<EnvironmentContents> {
-  const projectKey = keys.project(projectId);
-  const envKey = keys.environment(projectId, envId);
-  const head = batchGet([projectKey, envKey]);
-  const [items, groups, subgroups, floors, networks, services, links, connections, chains] = await Promise.all([
+  const head = readEnvironmentHead(projectId, envId);
+  const [{ project, environment }, groups, subgroups, floors, networks, services, links, connections, chains] = await Promise.all([
     head,
     queryPrefix<Group>(projectId, keys.groupPrefix(envId)),
     queryPrefix<Subgroup>(projectId, keys.subgroupPrefix(envId)),
@@ -46,13 +56,9 @@ export async function readEnvironment(projectId: string, envId: string): Promise
     head.then(() => queryPrefix(projectId, keys.connectionPrefix(envId))),
     queryPrefix(projectId, keys.connectionChainPrefix(envId)),
   ]);
-  const project = items.get(keyId(projectKey)) as Project | undefined;
-  const environment = items.get(keyId(envKey)) as (Environment & { connections_version?: number }) | undefined;
-  if (!project || project.deleted_at) throw notFound(PROJECT_NOT_FOUND);
-  if (!isLive(environment)) throw invalid(ENV_NOT_IN_PROJECT);
   return {
     project,
-    environment: environment!,
+    environment,
     groups: groups.filter(isLive),
     subgroups: subgroups.filter(isLive),
     floors: floors.map(floorEntity.decode).filter(isLive),
@@ -61,6 +67,6 @@ export async function readEnvironment(projectId: string, envId: string): Promise
     links: links.map(linkEntity.decode).filter(isLive),
     connections: connections.map(connectionEntity.decode).filter(isLive),
     chains: chains.map(chainEntity.decode).filter(isLive),
-    connectionsVersion: environment!.connections_version ?? 0,
+    connectionsVersion: environment.connections_version ?? 0,
   };
 }

@@ -1,6 +1,7 @@
 import type { Document, LineCounter } from 'yaml';
 import type * as z from 'zod';
 import { environmentDocument, IMPEX_API_VERSION, type EnvironmentDocument } from './document';
+import type { DocumentPart, DocumentSection } from './export';
 import { pointer, type ImportError } from './parse';
 import { comparePaths, documentProblems, type Path, type Problem } from './problems';
 
@@ -79,7 +80,47 @@ export async function parseDocument(text: string): Promise<Parsed> {
   return { document: null, errors: located.map(({ p, line }) => ({ path: pointer(p.path), line, message: p.message })) };
 }
 
-/** The document as YAML: keys in the document's order, no line folding, no anchors (two exports of the same data are byte-identical). */
+/** Keys in the document's order, no line folding, no anchors (two exports of the same data are byte-identical). */
+const RENDERING = { lineWidth: 0, aliasDuplicateObjects: false } as const;
+
+/** The document as YAML. */
 export async function toYaml(doc: EnvironmentDocument): Promise<string> {
-  return (await loadYaml()).stringify(doc, { lineWidth: 0, aliasDuplicateObjects: false });
+  return (await loadYaml()).stringify(doc, RENDERING);
+}
+
+/** `text` from its `n`th line on. */
+function fromLine(text: string, n: number): string {
+  let at = 0;
+  for (let i = 0; i < n; i++) at = text.indexOf('\n', at) + 1;
+  return text.slice(at);
+}
+
+/**
+ * The document as YAML text, a part at a time (issue 26: an export is never held whole), byte for
+ * byte what `toYaml` gives for the whole document. The library renders each part in the place it
+ * has in the whole document, as `spec:` → `<section>:` → its items, so that every item comes out at
+ * the indentation and in the style the whole rendering gives it; the lines of that place already
+ * written (`spec:`, and the section's key after its first part) are left out.
+ */
+export function yamlText(parts: AsyncIterable<DocumentPart>): AsyncGenerator<string> {
+  // The library loads from the call on, beside whatever comes before the first part is asked for.
+  const loading = loadYaml();
+  loading.catch(() => {});
+  return rendered(parts, loading);
+}
+
+async function* rendered(parts: AsyncIterable<DocumentPart>, loading: ReturnType<typeof loadYaml>): AsyncGenerator<string> {
+  const yaml = await loading;
+  let section: DocumentSection | undefined;
+  for await (const part of parts) {
+    if ('head' in part) {
+      yield yaml.stringify(part.head, RENDERING);
+      continue;
+    }
+    const first = part.section !== section;
+    if (!first && !part.items.length) continue;
+    const text = yaml.stringify({ spec: { [part.section]: part.items } }, RENDERING);
+    yield fromLine(text, section === undefined ? 0 : first ? 1 : 2);
+    section = part.section;
+  }
 }

@@ -246,7 +246,7 @@ export async function listConnections(
 }
 
 /** Connections in the order they were made (a batch's in its order): how lists and chains show them. */
-export const byConnectionOrder = (a: Connection, b: Connection) => a.created_at.localeCompare(b.created_at) || (a.position ?? 0) - (b.position ?? 0) || a.id.localeCompare(b.id);
+export const byConnectionOrder = (a: Pick<Connection, 'created_at' | 'position' | 'id'>, b: Pick<Connection, 'created_at' | 'position' | 'id'>) => a.created_at.localeCompare(b.created_at) || (a.position ?? 0) - (b.position ?? 0) || a.id.localeCompare(b.id);
 
 /** The caller's access to one connection, with the manage permission in its environment. */
 async function manageConnection(ctx: AppContext, id: string) {

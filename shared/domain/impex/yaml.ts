@@ -79,7 +79,9 @@ async function parseValid(text: string): Promise<Parsed | null> {
   } catch {
     return null;
   }
-  if ((raw as { apiVersion?: unknown } | null)?.apiVersion !== IMPEX_API_VERSION || sharesObjects(raw)) return null;
+  if ((raw as { apiVersion?: unknown } | null)?.apiVersion !== IMPEX_API_VERSION) return null;
+  // Only an alias (`*name`) shares an object; without a '*' in the text there is none to look for.
+  if (text.includes('*') && sharesObjects(raw)) return null;
   const parsed = environmentDocument.safeParse(raw);
   raw = undefined; // the rules read the validated copy: one copy of a big document held, not two
   return parsed.success && !documentProblems(parsed.data).length ? { document: parsed.data, errors: [] } : null;

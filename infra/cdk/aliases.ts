@@ -25,6 +25,8 @@ export const SEPARATE_PACKAGES = {
   stripe: { entry: 'node_modules/stripe/esm/stripe.esm.node.js', when: 'stripeSecret' },
   /** The YAML library (some 110 KB): the jobs worker, at its first export or import (its ESM build). */
   yaml: { entry: 'node_modules/yaml/browser/index.js', when: 'yaml' },
+  /** js-yaml (some 40 KB): beside `yaml` (impex/yaml.ts reads valid documents with it, without a node tree). */
+  'js-yaml': { entry: 'node_modules/js-yaml/dist/js-yaml.mjs', when: 'yaml' },
   /** Powertools Tracer with aws-xray-sdk-core (some 120 KB): every function, loaded at the first invocation when tracing is on. */
   '@aws-lambda-powertools/tracer': { entry: 'node_modules/@aws-lambda-powertools/tracer/lib/esm/index.js', when: 'always' },
 } as const satisfies Record<string, { entry: string; when: 'always' | 'stripeSecret' | 'yaml' }>;

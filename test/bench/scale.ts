@@ -24,9 +24,11 @@ import { setPlan } from '../helpers/plans';
  * services, 20 networks, 3 connections per service: to the next two and to a hub) built by the
  * import job from an uploaded document, then per size: list pages (ms and items read), a hub's blast
  * radius, the import and export jobs against raw BatchWrite / Query of the same items, and the jobs'
- * peak memory (each job in its own process). SCALE_SIZES=2000,10000 picks other sizes.
+ * peak memory (each job in its own process). SCALE_SIZES=2000,10000 picks other sizes;
+ * SCALE_ONLY=import measures the import alone (no lists, blast radius or export).
  */
 const SIZES = (process.env.SCALE_SIZES ?? '2000,50000').split(',').map(Number);
+const ONLY_IMPORT = process.env.SCALE_ONLY === 'import';
 /** BatchWriteItem requests in flight, as the import's (shared/db/batch-write.ts). */
 const IN_FLIGHT = 4;
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -184,6 +186,7 @@ try {
     console.log(`import job (${(text.length / 2 ** 20).toFixed(1)} MB YAML, ${raw.items.toLocaleString('en')} items written): ${s(importJob.ms)}; raw BatchWrite of the same items ${s(raw.ms)}: ${importRatio.toFixed(2)}x (budget ≤ 1.5x) ${budget(importRatio <= 1.5)}`);
     console.log(`import job peak memory: ${importJob.maxRssMb.toFixed(0)} MB RSS, ${importJob.peakHeapMb.toFixed(0)} MB heap (budget < 512 MB) ${budget(importJob.maxRssMb < 512)}`);
     await rm(capture);
+    if (ONLY_IMPORT) continue;
     token = await signIn();
 
     if (!ONLY_EXPORT) {

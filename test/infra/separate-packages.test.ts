@@ -8,7 +8,7 @@ import { BANNER, SEPARATE_PACKAGES, separatePackageCommands } from '../../infra/
 import { separatePackagesOf } from '../../infra/cdk/stack';
 
 /**
- * The YAML library is shipped beside the jobs worker's bundle, not in it (issue 23, item 11: cold
+ * The YAML libraries (`yaml`, and js-yaml for valid documents) are shipped beside the jobs worker's bundle, not in it (issue 23, item 11: cold
  * start). The document code is bundled as the stack bundles it, the package put beside it by the
  * stack's commands, and a fresh `node` reads and writes a document with it from there.
  */
@@ -45,13 +45,15 @@ function roundTrip(): { errors: unknown[]; same: boolean } {
 
 describe('packages shipped beside a bundle', () => {
   it('yaml: only the jobs worker gets it; its bundle does not carry it and reads and writes documents with the shipped copy', () => {
-    expect(separatePackagesOf('functions/workers/jobs/handler.ts')).toContain('yaml');
+    expect(separatePackagesOf('functions/workers/jobs/handler.ts')).toEqual(expect.arrayContaining(['yaml', 'js-yaml']));
     expect(separatePackagesOf('functions/impex/handler.ts')).not.toContain('yaml');
+    expect(separatePackagesOf('functions/impex/handler.ts')).not.toContain('js-yaml');
     expect(separatePackagesOf('functions/auth/handler.ts')).toEqual(['@aws-lambda-powertools/tracer']);
     expect(readFileSync(join(asset, 'index.mjs'), 'utf8')).not.toContain('Implicit keys need to be on a single line'); // the library's own text
+    expect(readFileSync(join(asset, 'index.mjs'), 'utf8')).not.toContain('duplicated mapping key'); // js-yaml's own text
     // Not shipped yet: the bundle alone cannot read a document.
     expect(() => roundTrip()).toThrow(/yaml/);
-    for (const command of separatePackageCommands(ROOT, asset, 'yaml')) execFileSync('sh', ['-c', command]);
+    for (const pkg of ['yaml', 'js-yaml'] as const) for (const command of separatePackageCommands(ROOT, asset, pkg)) execFileSync('sh', ['-c', command]);
     expect(roundTrip()).toEqual({ errors: [], same: true });
   });
 });

@@ -17,7 +17,7 @@ import { ENV_NOT_IN_PROJECT, envLiveCheck, newGroupSteps, newSubgroupSteps, plan
 import { SERVICE_DOCUMENT_FIELDS, type DocumentConnection, type DocumentConnectionEnd, type DocumentService, type EnvironmentDocument } from './document';
 import { importError, pointer, type ImportError } from './parse';
 import { documentProblems, nameKey, type Path } from './problems';
-import { readEnvironment } from './read';
+import { readEnvironment, type EnvironmentContents } from './read';
 
 /**
  * Import: plan (read the target environment once, match every entity of the document by name,
@@ -91,7 +91,10 @@ export interface ImportPlan {
   addon: number;
   /** The environment's connections_version the plan read its connections at. */
   connectionsVersion: number;
-  units: Unit[];
+  /** How many units (entities to write) the plan has. */
+  total: number;
+  /** What apply plans again from, a slice at a time (never every unit at once: the memory of a 50,000-service import); null without a plan. */
+  source: { document: EnvironmentDocument; env: EnvironmentContents } | null;
 }
 
 const KIND = {
@@ -151,7 +154,7 @@ function byName<T>(xs: T[], name: (x: T) => string | null | undefined): Map<stri
 export async function planImport(input: { projectId: string; environmentId: string; document: EnvironmentDocument }, ctx: AppContext): Promise<ImportPlan> {
   const { projectId, environmentId: envId, document: doc } = input;
   const empty = (errors: ImportError[]): ImportPlan => ({
-    report: { summary: summarize([], errors), items: [], errors }, projectId, environmentId: envId, plan: null, addon: 0, connectionsVersion: 0, units: [],
+    report: { summary: summarize([], errors), items: [], errors }, projectId, environmentId: envId, plan: null, addon: 0, connectionsVersion: 0, total: 0, source: null,
   });
   // The document's own rules (parseDocument checked them with line numbers; checked again for a document built in code).
   const problems = documentProblems(doc);
@@ -160,17 +163,74 @@ export async function planImport(input: { projectId: string; environmentId: stri
   const env = await readEnvironment(projectId, envId);
   const plan = await planOfProject(env.project);
   const addon = serviceQuotaAddon(env.project);
-  const spec = doc.spec;
   const items: ImportItem[] = [];
   const errors: ImportError[] = [];
+  // The units are counted, not kept: apply plans them again, a slice at a time (Sink).
+  let total = 0;
+  let creating = 0;
+  await walk({ projectId, envId, doc, env }, ctx, {
+    record: (kind, name, action, detail) => items.push({ kind, name, action, ...(detail ? { detail } : {}) }) - 1,
+    error: (e) => void errors.push(e),
+    units: async (us) => {
+      total += us.length;
+      creating += us.filter((u) => u.create?.kind === 'service').length;
+    },
+    close: async () => {},
+  });
+
+  // The service limit, for the whole import, per project and per environment (SPEC "Limits" 3).
+  const max = quotaOf(plan, SERVICES_QUOTA, addon);
+  if (creating && max !== null) {
+    const projectCount = Number(env.project.service_count ?? 0);
+    const envCount = Number(env.environment.service_count ?? 0);
+    if (projectCount + creating > max || envCount + creating > max) {
+      errors.push({ path: '/spec/services', line: null, message: String(quotaReached(plan, SERVICES_QUOTA, max).detail) });
+    }
+  }
+  return { report: { summary: summarize(items, errors), items, errors }, projectId, environmentId: envId, plan, addon, connectionsVersion: env.connectionsVersion, total, source: { document: doc, env } };
+}
+
+/**
+ * Where the walk of a document hands what it plans. Planning keeps the report and counts the units;
+ * applying writes the units (the report's indices come again in the same order) and ignores the rest.
+ */
+interface Sink {
+  /** Records a report item; returns its index. */
+  record(kind: string, name: string, action: ImportAction, detail?: string): number;
+  error(e: ImportError): void;
+  /** Units planned, in document order (a slice at a time). */
+  units(units: Unit[]): Promise<void>;
+  /** No unit of this phase or an earlier one comes any more. */
+  close(phase: number): Promise<void>;
+}
+
+/** Units per slice of the document handed to the sink (apply writes them before planning on). */
+const SLICE = 250;
+
+/**
+ * Plans every entity of the document against the environment as read, in document order, phase
+ * by phase (groups, networks, floors, services, links, connections). Deterministic for a given
+ * document and environment, apart from the ids of new items (each walk makes its own, used
+ * consistently within it): planning and applying walk it once each.
+ */
+async function walk(input: { projectId: string; envId: string; doc: EnvironmentDocument; env: EnvironmentContents }, ctx: AppContext, sink: Sink): Promise<void> {
+  const { projectId, envId, doc, env } = input;
+  const spec = doc.spec;
   const units: Unit[] = [];
   const envKey = keys.environment(projectId, envId);
   const envGone = ENV_NOT_IN_PROJECT;
+  /** Runs `plan` over `xs`, handing the units on every SLICE entities (once a slice's units are complete: callers amend the unit they just planned). */
+  const each = async <T>(xs: T[], plan: (x: T, i: number) => void) => {
+    for (let i = 0; i < xs.length; i++) {
+      plan(xs[i], i);
+      if (i % SLICE === SLICE - 1 && units.length) await sink.units(units.splice(0));
+    }
+    if (units.length) await sink.units(units.splice(0));
+  };
 
-  /** Records an item; returns its index. */
-  const record = (kind: string, name: string, action: ImportAction, detail?: string) => items.push({ kind, name, action, ...(detail ? { detail } : {}) }) - 1;
+  const record = sink.record.bind(sink);
   const ambiguous = (path: Path, kind: string, name: string, what: string, n: number) => {
-    errors.push({ path: pointer(path), line: null, message: `${n} ${what} named '${name}' exist in the environment: the import cannot tell which one is meant (rename one first)` });
+    sink.error({ path: pointer(path), line: null, message: `${n} ${what} named '${name}' exist in the environment: the import cannot tell which one is meant (rename one first)` });
     record(kind, name, 'error', 'ambiguous name in the environment');
   };
   /** Create or update (only what differs) or unchanged; the unit planned, if any. */
@@ -200,7 +260,7 @@ export async function planImport(input: { projectId: string; environmentId: stri
   const groupsByName = byName(env.groups, (g) => g.name);
   const groupId = new Map<string, string>();
   const subgroupId = new Map<string, string>();
-  spec.groups.forEach((g) => {
+  await each(spec.groups, (g) => {
     const existing = groupsByName.get(nameKey(g.name))?.[0];
     const id = existing?.id ?? ctx.ids.newId();
     groupId.set(nameKey(g.name), id);
@@ -220,11 +280,12 @@ export async function planImport(input: { projectId: string; environmentId: stri
         found ? {} : { counters: [{ key: keys.group(projectId, envId, id), counter: 'subgroup_count', units: 1, whileLive: `Group '${g.name}' was removed during the import` }] });
     }
   });
+  await sink.close(1);
 
   // Networks (phase 2), before the services and floors attached to them.
   const networksByName = byName(env.networks, (n) => n.name);
   const networkId = new Map<string, string>();
-  spec.networks.forEach((n) => {
+  await each(spec.networks, (n) => {
     const existing = networksByName.get(nameKey(n.name))?.[0];
     const id = existing?.id ?? ctx.ids.newId();
     networkId.set(nameKey(n.name), id);
@@ -233,6 +294,7 @@ export async function planImport(input: { projectId: string; environmentId: stri
       () => ({ kind: 'network', fields: { id, project_id: projectId, environment_id: envId, ...wanted } }),
       () => keys.network(projectId, envId, id), `Network '${n.name}' was removed during the import`), networkListing, existing);
   });
+  await sink.close(2);
   const liveNetworkIds = new Set(env.networks.map((n) => n.id));
   /** A holder's attachments: the networks of its entry (none without one), as ids; guards keep them live. */
   const entries = new Map(spec.network_attachments.map((a) => [a.service ? `service>${nameKey(a.service)}` : `floor>${nameKey(a.service_floor!)}`, a.networks]));
@@ -247,7 +309,7 @@ export async function planImport(input: { projectId: string; environmentId: stri
   // Floors (phase 3).
   const floorsByName = byName(env.floors, (f) => f.hostname);
   const floorId = new Map<string, string>();
-  spec.service_floors.forEach((f, i) => {
+  await each(spec.service_floors, (f, i) => {
     const host = f.hostname!;
     const matches = floorsByName.get(nameKey(host)) ?? [];
     if (matches.length > 1) return ambiguous(['spec', 'service_floors', i], KIND.floor, host, 'service floors', matches.length);
@@ -265,11 +327,12 @@ export async function planImport(input: { projectId: string; environmentId: stri
       () => ({ kind: 'floor', fields: { id, project_id: projectId, environment_id: envId, ...wanted } }),
       () => keys.floor(projectId, envId, id), `Service floor '${host}' was removed during the import`, { guards: attached.guards }), floorListing, existing);
   });
+  await sink.close(3);
 
   // Services (phase 4): references resolved to ids, the counters with the limit on creates.
   const servicesByName = byName(env.services, (s) => s.name);
   const serviceId = new Map<string, string>();
-  spec.services.forEach((s, i) => {
+  await each(spec.services, (s, i) => {
     const matches = servicesByName.get(nameKey(s.name)) ?? [];
     if (matches.length > 1) return ambiguous(['spec', 'services', i], KIND.service, s.name, 'services', matches.length);
     const existing = matches[0];
@@ -307,20 +370,21 @@ export async function planImport(input: { projectId: string; environmentId: stri
     if (unit?.update && ['service_floor_id', 'group_id', 'subgroup_id'].some((k) => k in unit.update!.changes)) unit.update.hints = { id, ...refs };
     withListing(unit, serviceListing, existing);
   });
+  await sink.close(4);
 
   // Links (phase 5): a pair not linked yet is created.
   const linked = new Set(env.links.map((l) => `${l.from_service_id}>${l.to_service_id}`));
-  for (const l of spec.service_links) {
+  await each(spec.service_links, (l) => {
     const name = `${l.from} -> ${l.to}`;
     const from = serviceId.get(nameKey(l.from));
     const to = serviceId.get(nameKey(l.to));
     if (!from || !to) {
       record(KIND.link, name, 'error', 'a service it joins is ambiguous');
-      continue;
+      return;
     }
     if (linked.has(`${from}>${to}`)) {
       record(KIND.link, name, 'unchanged');
-      continue;
+      return;
     }
     linked.add(`${from}>${to}`);
     units.push({
@@ -329,7 +393,8 @@ export async function planImport(input: { projectId: string; environmentId: stri
       guards: [from, to].map((sid) => ({ key: keys.service(projectId, envId, sid), gone: `Service of link '${name}' was removed during the import` })),
       counters: [],
     });
-  }
+  });
+  await sink.close(5);
 
   // Connections (phase 6): on their own, and chains and hubs with their first members; members
   // beyond a new chain's first transaction, or joining a chain of the environment, in phase 7.
@@ -349,12 +414,12 @@ export async function planImport(input: { projectId: string; environmentId: stri
   const planMatched = (existing: Connection, c: ConnectionSpec, label: string) =>
     planEntity(KIND.connection, label, 6, existing, { name: c.name }, () => undefined, () => keys.connection(projectId, envId, existing.id), `Connection '${label}' was removed during the import`);
   const groupedDifferently = (path: Path, kind: string, label: string, how: string) => {
-    errors.push({ path: pointer(path), line: null, message: `Connection '${label}' ${how} in the environment: an import does not regroup connections (change the document or the environment to match)` });
+    sink.error({ path: pointer(path), line: null, message: `Connection '${label}' ${how} in the environment: an import does not regroup connections (change the document or the environment to match)` });
     record(kind, label, 'error', 'grouped differently in the environment');
   };
   const grouping = (c: Connection | undefined) => (c?.chain_id ? `is in a ${liveChains.get(c.chain_id)?.group_kind ?? 'chain'}` : 'stands on its own');
 
-  spec.connections.forEach((c, i) => {
+  await each(spec.connections, (c, i) => {
     const label = connectionLabel(c);
     const resolved = resolve(c);
     if (!resolved) return void record(KIND.connection, label, 'error', 'an entity it joins is ambiguous');
@@ -367,7 +432,7 @@ export async function planImport(input: { projectId: string; environmentId: stri
     });
   });
 
-  spec.connection_groups.forEach((g, i) => {
+  await each(spec.connection_groups, (g, i) => {
     const labels = g.connections.map(connectionLabel);
     const groupLabel = `${g.group_kind} of ${labels.length}: ${labels[0]}${labels.length > 1 ? ', ...' : ''}`;
     const resolved = g.connections.map(resolve);
@@ -383,7 +448,7 @@ export async function planImport(input: { projectId: string; environmentId: stri
     }
     const adding = matched.filter((m) => !m).length;
     if (chain && chain.connection_count + adding > MAX_CHAIN_CONNECTIONS) {
-      errors.push({ path: pointer(['spec', 'connection_groups', i]), line: null, message: `${CHAIN_FULL}: its ${chain.group_kind} in the environment has ${chain.connection_count}, the document adds ${adding}` });
+      sink.error({ path: pointer(['spec', 'connection_groups', i]), line: null, message: `${CHAIN_FULL}: its ${chain.group_kind} in the environment has ${chain.connection_count}, the document adds ${adding}` });
       return void record(KIND.chain, groupLabel, 'error', 'the chain would be full');
     }
     const target = chain ?? { id: ctx.ids.newId(), group_kind: g.group_kind };
@@ -409,19 +474,7 @@ export async function planImport(input: { projectId: string; environmentId: stri
       });
     }
   });
-
-  // The service limit, for the whole import, per project and per environment (SPEC "Limits" 3).
-  const creating = units.filter((u) => u.create?.kind === 'service').length;
-  const max = quotaOf(plan, SERVICES_QUOTA, addon);
-  if (creating && max !== null) {
-    const projectCount = Number(env.project.service_count ?? 0);
-    const envCount = Number(env.environment.service_count ?? 0);
-    if (projectCount + creating > max || envCount + creating > max) {
-      errors.push({ path: '/spec/services', line: null, message: String(quotaReached(plan, SERVICES_QUOTA, max).detail) });
-    }
-  }
-
-  return { report: { summary: summarize(items, errors), items, errors }, projectId, environmentId: envId, plan, addon, connectionsVersion: env.connectionsVersion, units };
+  await sink.close(7);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -491,33 +544,6 @@ function unitWrites(u: Unit, now: string, ctx: AppContext, plan: Pick<ImportPlan
   }
 }
 
-/** How many transaction items a unit writes itself (its step count does not depend on the time). */
-const writeCount = (u: Unit, ctx: AppContext, plan: ImportPlan, audit?: ImportAudit) => unitWrites(u, '', ctx, plan, audit).length;
-
-/** Units packed in order into chunks of at most 100 transaction items (own writes + one step per shared item), a phase never sharing a chunk. */
-function pack(units: Unit[], ctx: AppContext, plan: ImportPlan, audit?: ImportAudit): Unit[][] {
-  const chunks: Unit[][] = [];
-  let current: Unit[] = [];
-  let size = 0;
-  let shared = new Set<string>();
-  for (const u of units) {
-    const sharedKeys = [...new Set([...u.guards.map((g) => g.key), ...u.counters.map((c) => c.key)].map(keyId))];
-    const own = writeCount(u, ctx, plan, audit);
-    // One item is kept for the environment's guard (or its counter).
-    if (current.length && (current[0].phase !== u.phase || size + own + sharedKeys.filter((k) => !shared.has(k)).length + 1 > TRANSACTION_ITEMS)) {
-      chunks.push(current);
-      current = [];
-      size = 0;
-      shared = new Set();
-    }
-    const fresh = sharedKeys.filter((k) => !shared.has(k));
-    fresh.forEach((k) => shared.add(k));
-    size += own + fresh.length;
-    current.push(u);
-  }
-  if (current.length) chunks.push(current);
-  return chunks;
-}
 
 interface Built {
   steps: TransactStep[];
@@ -571,12 +597,126 @@ function build(chunk: Unit[], plan: ImportPlan, now: string, ctx: AppContext, co
 }
 
 /**
+ * Writes units as they come: packed in order into transactions of at most 100 items (own writes +
+ * one step per shared item), a phase never sharing one and committing before the next starts
+ * (units of a later phase wait until their phase is open). One transaction is in flight while the
+ * next is packed and built; once one is refused, nothing more is written and every later unit's
+ * items are marked not applied.
+ */
+class Writer {
+  private open = 0;
+  private readonly waiting = new Map<number, Unit[]>();
+  private chunk: Unit[] = [];
+  private size = 0;
+  private shared = new Set<string>();
+  private inFlight: Promise<void> = Promise.resolve();
+  /** What the transaction in flight (or its progress callback) threw: thrown again by the next commit. */
+  private failure: { error: unknown } | undefined;
+  private connectionsVersion: number;
+  private done = 0;
+  stopped = false;
+  readonly errors: ImportError[] = [];
+  readonly notApplied = new Set<number>();
+
+  constructor(
+    private readonly plan: ImportPlan,
+    private readonly ctx: AppContext,
+    private readonly onProgress?: (done: number, total: number) => void | Promise<void>,
+    private readonly audit?: ImportAudit,
+  ) {
+    this.connectionsVersion = plan.connectionsVersion;
+  }
+
+  async units(units: Unit[]) {
+    for (const u of units) {
+      if (u.phase === this.open) await this.add(u);
+      else if (this.waiting.has(u.phase)) this.waiting.get(u.phase)!.push(u);
+      else this.waiting.set(u.phase, [u]);
+    }
+  }
+
+  async close(phase: number) {
+    while (this.open <= phase) {
+      this.open++;
+      const waiting = this.waiting.get(this.open) ?? [];
+      this.waiting.delete(this.open);
+      for (const u of waiting) await this.add(u);
+    }
+  }
+
+  /** Commits what is packed and waits for every transaction. */
+  async finish() {
+    await this.commit();
+    await this.settled();
+    for (const u of [...this.waiting.values()].flat()) this.markNotApplied([u]);
+  }
+
+  private markNotApplied(units: Unit[]) {
+    for (const u of units) for (const i of [u.item, ...(u.also ?? [])]) this.notApplied.add(i);
+  }
+
+  private async add(u: Unit) {
+    if (this.stopped) return this.markNotApplied([u]);
+    const sharedKeys = [...new Set([...u.guards.map((g) => g.key), ...u.counters.map((c) => c.key)].map(keyId))];
+    // Its step count does not depend on the time.
+    const own = unitWrites(u, '', this.ctx, this.plan, this.audit).length;
+    // One item is kept for the environment's guard (or its counter).
+    if (this.chunk.length && (this.chunk[0].phase !== u.phase || this.size + own + sharedKeys.filter((k) => !this.shared.has(k)).length + 1 > TRANSACTION_ITEMS)) {
+      await this.commit();
+      if (this.stopped) return this.markNotApplied([u]);
+    }
+    const fresh = sharedKeys.filter((k) => !this.shared.has(k));
+    fresh.forEach((k) => this.shared.add(k));
+    this.size += own + fresh.length;
+    this.chunk.push(u);
+  }
+
+  /** Builds the packed chunk's transaction and sends it once the one in flight has committed. */
+  private async commit() {
+    const chunk = this.chunk;
+    this.chunk = [];
+    this.size = 0;
+    this.shared = new Set();
+    if (!chunk.length) return;
+    const built = build(chunk, this.plan, this.ctx.clock.now().toISOString(), this.ctx, this.connectionsVersion, this.audit);
+    if (built.movesConnections) this.connectionsVersion++;
+    await this.settled();
+    if (this.stopped) return this.markNotApplied(chunk);
+    // Caught here, thrown by the next commit: a rejection nobody awaits yet would end the process.
+    this.inFlight = this.send(chunk, built).catch((error) => void (this.failure = { error }));
+  }
+
+  private async settled() {
+    await this.inFlight;
+    if (this.failure) throw this.failure.error;
+  }
+
+  private async send(chunk: Unit[], { steps, diagnose }: Built) {
+    try {
+      await transact(steps);
+    } catch (err) {
+      if (!(err instanceof DomainError)) throw err;
+      const refusal = diagnose.has(err) ? await diagnose.get(err)!() : err;
+      this.errors.push({ path: '', line: null, message: String(refusal.detail) });
+      this.stopped = true;
+      this.markNotApplied(chunk);
+      return;
+    }
+    this.done += chunk.length;
+    await this.onProgress?.(this.done, this.plan.total);
+  }
+}
+
+/**
  * Applies a plan without errors: its units in order, in transactions of at most 100 items, the
  * service counters of each transaction moved in it with the plan's limit (so concurrent creates
  * can never take the import past the limit: the transaction is refused and the import stops with
  * the limit's message). `onProgress(done, total)` follows each committed transaction. What was
  * committed stays (each transaction is whole); planning again and applying finishes the work,
  * as everything is matched by name. A plan with errors writes nothing.
+ *
+ * The units are planned again from the plan's source a slice at a time and written as they come,
+ * never all held at once (a 50,000-service import plans some 200,000 of them).
  */
 export async function applyImport(
   plan: ImportPlan,
@@ -584,30 +724,18 @@ export async function applyImport(
   onProgress?: (done: number, total: number) => void | Promise<void>,
   audit?: ImportAudit,
 ): Promise<ImportReport> {
-  if (plan.report.errors.length) return plan.report;
-  const units = [...plan.units].sort((a, b) => a.phase - b.phase);
-  const total = units.length;
-  const items = plan.report.items.map((i) => ({ ...i }));
-  const errors: ImportError[] = [];
-  let done = 0;
-  let connectionsVersion = plan.connectionsVersion;
-  await onProgress?.(0, total);
-  const chunks = pack(units, ctx, plan, audit);
-  for (let c = 0; c < chunks.length; c++) {
-    const chunk = chunks[c];
-    const { steps, diagnose, movesConnections } = build(chunk, plan, ctx.clock.now().toISOString(), ctx, connectionsVersion, audit);
-    try {
-      await transact(steps);
-    } catch (err) {
-      if (!(err instanceof DomainError)) throw err;
-      const refusal = diagnose.has(err) ? await diagnose.get(err)!() : err;
-      errors.push({ path: '', line: null, message: String(refusal.detail) });
-      for (const i of chunks.slice(c).flat().flatMap((u) => [u.item, ...(u.also ?? [])])) items[i] = { ...items[i], action: 'error', detail: 'not applied: the import stopped' };
-      break;
-    }
-    if (movesConnections) connectionsVersion++;
-    done += chunk.length;
-    await onProgress?.(done, total);
-  }
-  return { summary: summarize(items, errors), items, errors };
+  if (plan.report.errors.length || !plan.source) return plan.report;
+  await onProgress?.(0, plan.total);
+  const writer = new Writer(plan, ctx, onProgress, audit);
+  let item = 0;
+  await walk({ projectId: plan.projectId, envId: plan.environmentId, doc: plan.source.document, env: plan.source.env }, ctx, {
+    record: () => item++,
+    error: () => {},
+    units: (units) => writer.units(units),
+    close: (phase) => writer.close(phase),
+  });
+  await writer.finish();
+  if (!writer.stopped) return plan.report;
+  const items = plan.report.items.map((i, n) => (writer.notApplied.has(n) ? { ...i, action: 'error' as const, detail: 'not applied: the import stopped' } : i));
+  return { summary: summarize(items, writer.errors), items, errors: writer.errors };
 }

@@ -22,6 +22,13 @@ const HOUR_MS = 3600 * 1000;
 const REPORT_LIST_MAX = 1000;
 const kept = <R extends Pick<ImportReport, 'summary'> & { items: unknown[]; errors: unknown[] }>(report: R): R => ({ ...report, items: report.items.slice(0, REPORT_LIST_MAX), errors: report.errors.slice(0, REPORT_LIST_MAX) });
 
+/**
+ * An import's progress is written when its percentage moves, or at least this often: a record
+ * write (and a push) after each of a big import's thousands of transactions would double its
+ * round trips.
+ */
+const PROGRESS_EVERY_MS = 1000;
+
 /** Writes a change and tells the job's progress subscribers (a lost message is fine: the record is the truth). */
 async function step(record: ImpexRecord, change: Partial<ImpexRecord>, ctx: AppContext): Promise<ImpexRecord | undefined> {
   const fields = change.report ? { ...change, report: kept(change.report) } : change;
@@ -83,8 +90,12 @@ async function runImport(record: ImpexRecord, ctx: AppContext) {
   const starter = await getAccount(record.created_by);
   const days = plan.plan?.features.data_retention_days ?? null;
   const audit = { importId: record.id, actor: starter ? accountActor(starter) : SERVICE_ACTOR, days };
+  let written = { pct: -1, at: 0 };
   const report = await applyImport(plan, ctx, async (done, total) => {
-    current = (await step(current, { progress: { pct: total ? Math.floor((done / total) * 100) : 100, done, total } }, ctx)) ?? current;
+    const pct = total ? Math.floor((done / total) * 100) : 100;
+    if (pct === written.pct && done < total && performance.now() - written.at < PROGRESS_EVERY_MS) return;
+    written = { pct, at: performance.now() };
+    current = (await step(current, { progress: { pct, done, total } }, ctx)) ?? current;
   }, audit);
   // One entry for the import as a whole, with its counts, written with the record's result.
   const entry = auditStep(ctx, {

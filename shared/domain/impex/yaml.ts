@@ -12,6 +12,14 @@ import { comparePaths, documentProblems, type Path, type Problem } from './probl
  * start: it ships beside the bundle (infra/cdk/aliases.ts) and is imported on first use.
  */
 const loadYaml = () => import('yaml');
+/**
+ * js-yaml builds the values as it reads, with no node tree: a 24 MB document (50,000 services)
+ * parses in some 200 MB at its peak, where `yaml`'s Document with its ranges and its CST take over
+ * 1 GB (js-yaml 5 keeps an array of every parser event: 650 MB, hence the 4.x line). It reads
+ * valid documents; `yaml` (with lines) every other one. Shipped beside the bundle and loaded on
+ * first use, as `yaml` is.
+ */
+const loadFastYaml = () => import('js-yaml');
 
 /**
  * The line of the node at `path`: for a mapping key, the key's line; where the path leads nowhere
@@ -48,8 +56,54 @@ type Parsed = { document: EnvironmentDocument; errors: [] } | { document: null; 
  * apiVersion (an unknown one is one clear error: nothing else is read under an unknown
  * version), then the schema and the rules across entities together, so every problem is reported
  * at once, each with its JSON pointer and line, in the order of the text.
+ *
+ * A valid document is read without a node tree (`parseValid`); lines are only needed for
+ * problems, so any document that is not valid there is parsed again with its lines.
  */
 export async function parseDocument(text: string): Promise<Parsed> {
+  return (await parseValid(text)) ?? parseWithLines(text);
+}
+
+/**
+ * The document when it is valid, read by js-yaml with YAML 1.2's core schema (as `yaml` reads it;
+ * duplicate keys refused); null for anything else: a syntax error, an alias (`yaml` expands a
+ * bounded number of them), a wrong apiVersion, a problem of the schema or of the rules. Where the
+ * two libraries read a scalar differently (js-yaml also reads `0b101` and `+0x1F` as numbers),
+ * a value `yaml` would have refused may be taken; one it takes is never refused (a problem here
+ * means `yaml` reads the document again).
+ */
+async function parseValid(text: string): Promise<Parsed | null> {
+  const jsYaml = await loadFastYaml();
+  let raw: unknown;
+  try {
+    raw = jsYaml.load(text, { schema: jsYaml.CORE_SCHEMA });
+  } catch {
+    return null;
+  }
+  if ((raw as { apiVersion?: unknown } | null)?.apiVersion !== IMPEX_API_VERSION) return null;
+  // Only an alias (`*name`) shares an object; without a '*' in the text there is none to look for.
+  if (text.includes('*') && sharesObjects(raw)) return null;
+  const parsed = environmentDocument.safeParse(raw);
+  raw = undefined; // the rules read the validated copy: one copy of a big document held, not two
+  return parsed.success && !documentProblems(parsed.data).length ? { document: parsed.data, errors: [] } : null;
+}
+
+/** Whether a mapping or sequence appears twice in the value: js-yaml resolves an alias to the same object (unbounded expansion for whoever walks it). */
+function sharesObjects(value: unknown): boolean {
+  const seen = new WeakSet<object>();
+  const stack = [value];
+  while (stack.length) {
+    const v = stack.pop();
+    if (typeof v !== 'object' || v === null) continue;
+    if (seen.has(v)) return true;
+    seen.add(v);
+    for (const x of Object.values(v)) stack.push(x);
+  }
+  return false;
+}
+
+/** The `yaml` library's Document with a LineCounter: every problem with its line. */
+async function parseWithLines(text: string): Promise<Parsed> {
   const yaml = await loadYaml();
   const lines = new yaml.LineCounter();
   const doc = yaml.parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });

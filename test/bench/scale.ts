@@ -34,6 +34,12 @@ const IN_FLIGHT = 4;
 const ROOT = join(import.meta.dirname, '..', '..');
 /** SCALE_ONLY=export: the environment is imported (and its import measured), then only the export and its download (no lists, no blast radius). */
 const ONLY_EXPORT = process.env.SCALE_ONLY === 'export';
+/**
+ * SCALE_JOB_HEAP_MB=384: the jobs' V8 heap capped as in the 512 MB jobs worker (infra/cdk/stack.ts),
+ * where the heap must leave room for code and buffers; unset, V8 sizes it from this 24 GB machine
+ * and collects late, so RSS then says more about the machine than about the job.
+ */
+const JOB_HEAP_MB = Number(process.env.SCALE_JOB_HEAP_MB ?? 0);
 const dataDir = await mkdtemp(join(tmpdir(), 'infra-catalog-bench-scale-'));
 const stack = await startLocalStack({
   inMemory: true, withoutHttp: true,
@@ -90,7 +96,7 @@ function runJob(recordId: string, capture?: string): Promise<{ ms: number; maxRs
   return new Promise((resolve, reject) => {
     const { DYNAMODB_ENDPOINT, S3_ENDPOINT, BUCKET_NAME, LOCAL_DATA_DIR } = stack.config;
     const env = { ...process.env, DYNAMODB_ENDPOINT, S3_ENDPOINT, BUCKET_NAME, LOCAL_DATA_DIR, TABLE_NAME: TableName, LOG_LEVEL: 'error', POWERTOOLS_METRICS_DISABLED: 'true' };
-    const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'test/bench/scale-job.ts'), recordId, ...(capture ? [capture] : [])], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [...(JOB_HEAP_MB ? [`--max-old-space-size=${JOB_HEAP_MB}`] : []), '--import', 'tsx', join(ROOT, 'test/bench/scale-job.ts'), recordId, ...(capture ? [capture] : [])], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     child.stdout.on('data', (d) => (out += String(d)));
     child.once('exit', (code) => (code === 0 ? resolve(JSON.parse(out.trim().split('\n').at(-1)!)) : reject(new Error(`job ${recordId} exited ${code}: ${out}`))));

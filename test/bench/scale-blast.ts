@@ -74,13 +74,15 @@ function watchRequests() {
   );
 }
 
-export async function blastRadiusBench(opts: { edgeCounts: number[]; TableName: string; token: string; invoke: Invoke; measure: Measure }) {
-  const { TableName, token, invoke, measure } = opts;
+export async function blastRadiusBench(opts: { edgeCounts: number[]; TableName: string; signIn: () => Promise<string>; invoke: Invoke; measure: Measure }) {
+  const { TableName, invoke, measure } = opts;
+  let token = await opts.signIn();
   watchRequests();
   const rows: string[] = [];
   for (const edges of opts.edgeCounts) {
     const n = Math.round(edges / 3);
     console.log(`\n== blast radius: ${n.toLocaleString('en')} services, ${(3 * n).toLocaleString('en')} connections (raw BatchWrite)`);
+    token = await opts.signIn();
     const project = await invoke('projects', 'POST', '/projects', 'POST /projects', { token, body: { name: `blast-${edges}` } });
     const env = await invoke('environments', 'POST', '/environments', 'POST /environments', { token, body: { name: 'hub', project_id: project.body.id } });
     const [projectId, envId] = [project.body.id as string, env.body.id as string];
@@ -101,6 +103,7 @@ export async function blastRadiusBench(opts: { edgeCounts: number[]; TableName: 
     await batchWrite(TableName, [...services, ...connections]);
     console.log(`written: ${(services.length + connections.length).toLocaleString('en')} items in ${((performance.now() - t) / 1000).toFixed(1)} s`);
 
+    token = await opts.signIn(); // the writes of a big size outlast an access token
     let affected = 0;
     const callRoute = async () => {
       readsSeen.length = 0;

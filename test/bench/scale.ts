@@ -165,7 +165,7 @@ const ctx = appContext({ actor: await authenticate(token, appContext()) });
 await setPlan(ctx.actor!.account.id, 'Enterprise+');
 const started = performance.now();
 try {
-  if (BLAST_EDGES) await blastRadiusBench({ edgeCounts: BLAST_EDGES, TableName, token, invoke: invoke as never, measure });
+  if (BLAST_EDGES) await blastRadiusBench({ edgeCounts: BLAST_EDGES, TableName, signIn, invoke: invoke as never, measure });
   else for (const n of SIZES) {
     console.log(`\n== ${n.toLocaleString('en')} services, ${(3 * n).toLocaleString('en')} connections, ${n / 10} floors, 20 networks`);
     const project = await invoke('projects', 'POST', '/projects', 'POST /projects', { token, body: { name: `scale-${n}` } });

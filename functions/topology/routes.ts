@@ -42,7 +42,13 @@ export const topologyRoutes = [
   }),
   route({
     method: 'GET', path: '/service-connections', auth: 'user', summary: "An environment's connections (optionally touching one entity, or of one chain)",
-    query: z.object({ ...scope, entity_id: uuid.optional(), chain_id: uuid.optional(), updated_since: updatedSince }),
+    query: z.object({
+      ...scope, entity_id: uuid.optional(), chain_id: uuid.optional(),
+      // Issue 26, beyond SPEC: one page (without `limit` the whole list, as SPEC answers).
+      limit: integer().min(1).max(1000).optional(),
+      offset: integer().min(0).default(0),
+      updated_since: updatedSince,
+    }),
     responses: { 200: z.array(connectionOut) },
     refusals: [400, 403, 404],
     handler: async ({ query }, ctx) =>

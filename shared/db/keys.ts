@@ -1,7 +1,11 @@
 /** Key builders: the only place that knows how items are addressed (see docs/data-model.md). */
 
-/** The kinds whose lists read listing items in name order (issue 26). */
-export type ListingFamily = 'SERVICE' | 'FLOOR' | 'NETWORK';
+/** The kinds whose lists read listing items (issue 26): in name order, connections in creation order. */
+export type ListingFamily = 'SERVICE' | 'FLOOR' | 'NETWORK' | 'CONN';
+/** What a family's listing keys are ordered by (the infix of their sort keys). */
+const LISTING_ORDER: Record<ListingFamily, string> = { SERVICE: 'BYNAME', FLOOR: 'BYNAME', NETWORK: 'BYNAME', CONN: 'BYTIME' };
+/** A listing range's sort-key prefix: the environment's, or one place in it (a connection end's range). */
+const listingRange = (family: ListingFamily, envId: string, place?: string) => `${family}${LISTING_ORDER[family]}#${envId}#${place === undefined ? '' : `${place}#`}`;
 
 export const keys = {
   account: (userId: string) => ({ PK: `USER#${userId}`, SK: 'ACCOUNT' }),
@@ -121,10 +125,16 @@ export const keys = {
    * A live service's, floor's or network's place in its environment's name (hostname) order
    * (issue 26): `<FAMILY>BYNAME#<envId>#<order key of the name>#<id>` (shared/name-order.ts), so a
    * page of its list is one Query that reads what it returns. Written, moved and deleted with the
-   * entity in the same transaction (catalog/listing.ts).
+   * entity in the same transaction (catalog/listing.ts). A connection has three, in creation order:
+   * `CONNBYTIME#<envId>#ALL#<created_at>#<position>#<id>` and one per end, `CONNBYTIME#<envId>#<end id>#…`.
    */
-  listing: (family: ListingFamily, projectId: string, envId: string, orderKey: string, id: string) => ({ PK: `PROJECT#${projectId}`, SK: `${family}BYNAME#${envId}#${orderKey}#${id}` }),
-  listingPrefix: (family: ListingFamily, envId: string) => `${family}BYNAME#${envId}#`,
+  listing: (family: ListingFamily, projectId: string, envId: string, orderKey: string, id: string, place?: string) => ({
+    PK: `PROJECT#${projectId}`,
+    SK: `${listingRange(family, envId, place)}${orderKey}#${id}`,
+  }),
+  listingPrefix: (family: ListingFamily, envId: string, place?: string) => listingRange(family, envId, place),
+  /** Where every family's listings start (the backfill's Scan). */
+  listingFamilyPrefix: (family: ListingFamily) => `${family}${LISTING_ORDER[family]}#`,
   floor: (projectId: string, envId: string, id: string) => ({ PK: `PROJECT#${projectId}`, SK: `FLOOR#${envId}#${id}` }),
   floorPrefix: (envId: string) => `FLOOR#${envId}#`,
   network: (projectId: string, envId: string, id: string) => ({ PK: `PROJECT#${projectId}`, SK: `NETWORK#${envId}#${id}` }),

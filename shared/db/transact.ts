@@ -2,14 +2,19 @@ import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { ddb } from '#shared/clients';
 import { config } from '#shared/config';
-import { conflict, type DomainError } from '#shared/errors';
+import { conflict, DomainError } from '#shared/errors';
 import { retry } from './retry';
 
 type Write = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 type Op = 'Put' | 'Update' | 'Delete' | 'ConditionCheck';
 
-/** One write of a transaction (the table is this layer's business), with the refusal to give when its condition is what failed. */
-export type TransactStep = { [K in Op]?: Omit<NonNullable<Write[K]>, 'TableName'> } & { failWith?: DomainError };
+/**
+ * One write of a transaction (the table is this layer's business), with the refusal to give when its
+ * condition is what failed. `beside` marks an unconditional Put that may commit before the others
+ * (and a Delete after them) when the whole does not fit one transaction: index items whose readers
+ * skip an entry whose entity is absent (connection listings, catalog/listing.ts).
+ */
+export type TransactStep = { [K in Op]?: Omit<NonNullable<Write[K]>, 'TableName'> } & { failWith?: DomainError; beside?: 'before' | 'after' };
 
 export const CONCURRENT_CHANGE = 'The request conflicted with a concurrent change. Please retry.';
 /** The 409 for a write that lost a race; each caller keeps its own instance when a retry loop compares by identity. */
@@ -21,7 +26,7 @@ class Contended extends Error {}
 /** The steps as TransactWriteItems for the one table. */
 export const toTransactItems = (steps: TransactStep[]): Write[] => {
   const TableName = config().TABLE_NAME;
-  return steps.map(({ failWith: _f, ...ops }) => Object.fromEntries(Object.entries(ops).map(([op, body]) => [op, { TableName, ...body }])) as Write);
+  return steps.map(({ failWith: _f, beside: _b, ...ops }) => Object.fromEntries(Object.entries(ops).map(([op, body]) => [op, { TableName, ...body }])) as Write);
 };
 
 /**
@@ -31,6 +36,7 @@ export const toTransactItems = (steps: TransactStep[]): Write[] => {
  * answered 409 if it persists.
  */
 export async function transact(steps: TransactStep[], token?: string): Promise<void> {
+  if (steps.length > TRANSACTION_LIMIT && steps.some((s) => s.beside)) return transactBeside(steps, token);
   const TransactItems = toTransactItems(steps);
   try {
     await retry(
@@ -55,6 +61,26 @@ export async function transact(steps: TransactStep[], token?: string): Promise<v
 }
 
 const TRANSACTION_LIMIT = 100;
+
+/**
+ * A transaction too large for DynamoDB's 100 items, made to fit by moving its `beside` steps out:
+ * their Puts commit first, then the rest as one transaction, then their Deletes. When the rest is
+ * refused (a condition failed: nothing of it committed), the Puts are taken back. Whatever happens
+ * in between (a crash, a concurrent read) leaves only index items without a live entity, which
+ * their readers skip; never a live entity without its index items.
+ */
+async function transactBeside(steps: TransactStep[], token?: string): Promise<void> {
+  const before = steps.filter((s) => s.beside === 'before');
+  if (before.some((s) => !s.Put || s.Put.ConditionExpression)) throw new Error('Only unconditional Puts may commit before their transaction');
+  await transactInChunks(before);
+  try {
+    await transact(steps.filter((s) => !s.beside), token);
+  } catch (err) {
+    if (err instanceof DomainError) await transactInChunks(before.map((s) => ({ Delete: { Key: { PK: s.Put!.Item!.PK, SK: s.Put!.Item!.SK } } })));
+    throw err;
+  }
+  await transactInChunks(steps.filter((s) => s.beside === 'after'));
+}
 
 /**
  * Runs `final` as one transaction, preceded by `cascade` steps (items removed along with the

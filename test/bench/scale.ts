@@ -18,6 +18,7 @@ import { keys } from '#db/keys';
 import { authenticate } from '#auth/authenticate';
 import { IMPEX_API_VERSION, recordById, startExport, startImport, toYaml, type EnvironmentDocument } from '#domain/impex';
 import { setPlan } from '../helpers/plans';
+import { blastRadiusBench } from './scale-blast';
 
 /**
  * `npm run bench:scale` (issue 26): environments of 2,000 and 50,000 services (a floor per 10
@@ -29,6 +30,9 @@ import { setPlan } from '../helpers/plans';
  */
 const SIZES = (process.env.SCALE_SIZES ?? '2000,50000').split(',').map(Number);
 const ONLY_IMPORT = process.env.SCALE_ONLY === 'import';
+
+/** SCALE_BLAST_EDGES=6000,100000: only the blast radius, over hub environments written raw (scale-blast.ts). */
+const BLAST_EDGES = process.env.SCALE_BLAST_EDGES?.split(',').map(Number);
 /** BatchWriteItem requests in flight, as the import's (shared/db/batch-write.ts). */
 const IN_FLIGHT = 4;
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -172,7 +176,8 @@ const ctx = appContext({ actor: await authenticate(token, appContext()) });
 await setPlan(ctx.actor!.account.id, 'Enterprise+');
 const started = performance.now();
 try {
-  for (const n of SIZES) {
+  if (BLAST_EDGES) await blastRadiusBench({ edgeCounts: BLAST_EDGES, TableName, signIn, invoke: invoke as never, measure });
+  else for (const n of SIZES) {
     console.log(`\n== ${n.toLocaleString('en')} services, ${(3 * n).toLocaleString('en')} connections, ${n / 10} floors, 20 networks`);
     const project = await invoke('projects', 'POST', '/projects', 'POST /projects', { token, body: { name: `scale-${n}` } });
     const env = await invoke('environments', 'POST', '/environments', 'POST /environments', { token, body: { name: 'big', project_id: project.body.id } });

@@ -6012,6 +6012,8 @@ export interface operations {
                 environment_id: string;
                 entity_id?: string;
                 chain_id?: string;
+                limit?: number;
+                offset?: number;
                 updated_since?: string;
             };
             header?: never;

@@ -5,6 +5,11 @@ import type { LookupRefs } from '#domain/tenancy';
 import { lookupStep, type Key } from '#db/lookup';
 import { softDeleteStep } from '#db/live';
 import { IF_EXISTS, setExpression } from '#db/steps';
+import { connectionListing } from './listings';
+import type { Connection } from './topology/connection-entity';
+
+/** What a connection's listings are keyed by (its cascade removes them with it). */
+type ConnectionListed = Pick<Connection, 'id' | 'a_id' | 'b_id' | 'chain_id' | 'created_at' | 'position'>;
 
 /**
  * What the catalog kinds (services, service floors, networks) share: their items live under
@@ -44,8 +49,8 @@ export async function edgeRemovalSteps(projectId: string, envId: string, entityI
   const live = '(attribute_not_exists(deleted_at) OR deleted_at = :null)';
   const values = { ':id': entityId, ':null': null };
   const [connections, links] = await Promise.all([
-    queryPrefix<Key & { chain_id?: string | null }>(projectId, keys.connectionPrefix(envId), {
-      projection: ['PK', 'SK', 'chain_id'],
+    queryPrefix<Key & ConnectionListed>(projectId, keys.connectionPrefix(envId), {
+      projection: ['PK', 'SK', 'id', 'a_id', 'b_id', 'chain_id', 'created_at', 'position'],
       filter: `(a_id = :id OR b_id = :id) AND ${live}`,
       values,
     }),
@@ -56,7 +61,12 @@ export async function edgeRemovalSteps(projectId: string, envId: string, entityI
   const leaving = new Map<string, number>();
   for (const c of connections) if (c.chain_id) leaving.set(c.chain_id, (leaving.get(c.chain_id) ?? 0) + 1);
   return [
-    ...[...connections, ...links].map(({ PK, SK }) => softDeleteStep({ PK, SK }, now, CASCADE_STALE)),
+    // Each connection with its listings (after it: a cascade committed in chunks never drops a live connection's listing first).
+    ...connections.flatMap(({ PK, SK, ...c }) => [
+      softDeleteStep({ PK, SK }, now, CASCADE_STALE),
+      ...connectionListing.steps({ ...c, project_id: projectId, environment_id: envId }, null),
+    ]),
+    ...links.map(({ PK, SK }) => softDeleteStep({ PK, SK }, now, CASCADE_STALE)),
     ...[...leaving].map(([chainId, n]): TransactStep => ({
       Update: { Key: keys.connectionChain(projectId, envId, chainId), ...setExpression({ updated_at: now }, { connection_count: -n }), ...IF_EXISTS },
     })),

@@ -5,6 +5,7 @@ import { isLive } from '#db/live';
 import { scanSortKeyPrefixes } from '#db/query';
 import { nameOrderKey } from '#shared/name-order';
 import { LISTINGS } from './listings';
+import type { Listable, Listing } from './listing';
 
 /**
  * The one-time backfill of listing items (issue 26) for a table written before they existed, or
@@ -17,20 +18,20 @@ import { LISTINGS } from './listings';
 export async function backfillListings(): Promise<Record<string, { written: number; removed: number }>> {
   const version = orderVersion();
   const done: Record<string, { written: number; removed: number }> = {};
-  for (const listing of LISTINGS) {
+  for (const listing of LISTINGS as readonly Listing<Listable>[]) {
     const family = listing.family;
     const marker = keys.migration(`${family.toLowerCase()}-listing`);
     if ((await getItem<{ version?: string }>(marker))?.version === version) continue;
     const entityPrefix = `${family}#`;
-    const listingPrefix = `${family}BYNAME#`;
+    const listingPrefix = keys.listingFamilyPrefix(family);
     const items = await scanSortKeyPrefixes<Record<string, unknown> & { SK: string; PK: string }>([entityPrefix, listingPrefix]);
     const wanted = new Map<string, Record<string, unknown>>();
     for (const item of items) {
-      if (!item.SK.startsWith(entityPrefix)) continue;
+      // Catalog entities live in project partitions (a job's `CONN#` items are not connections).
+      if (!item.SK.startsWith(entityPrefix) || !item.PK.startsWith(keys.projectPK(''))) continue;
       const entity = listing.decode(item);
       if (!isLive(entity)) continue;
-      const want = listing.item(entity);
-      wanted.set(keyId(want as never), want);
+      for (const want of listing.items(entity)) wanted.set(keyId(want as never), want);
     }
     const stale: { PK: string; SK: string }[] = [];
     for (const item of items) {

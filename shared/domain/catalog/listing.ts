@@ -23,8 +23,18 @@ type Condition = { expression: string; names: Record<string, string>; values: Re
 
 export interface ListingSpec<T extends Listable, F extends keyof T & string> {
   family: ListingFamily;
-  /** The field the list is ordered by (one of `filtered`). */
-  orderBy: F;
+  /** The field the list is ordered by, in name order (one of `filtered`)… */
+  orderBy?: F;
+  /** …or the order key itself (printable, compared as bytes), for a list not in name order. */
+  orderKey?: (x: Listable & Partial<T>) => string;
+  /** The ranges an entity is listed in (default: its environment's one): one listing item per place. */
+  places?: (x: Listable & Partial<T>) => string[];
+  /**
+   * Its listing items may commit beside the entity's transaction when that is too large for one
+   * (Puts before, Deletes after: db/transact.ts): its readers then skip listings of no live entity
+   * and read further (`livePage`), so only use `livePage` to read it.
+   */
+  beside?: boolean;
   /** The fields the list filters on: a listing item holds their current values. */
   filtered: readonly F[];
   /** More fields a page reads with the entities (hints: a stale one costs a read, never a wrong answer). */
@@ -40,27 +50,41 @@ export interface ListingSpec<T extends Listable, F extends keyof T & string> {
 export interface Listing<T extends Listable> {
   readonly family: ListingFamily;
   decode(item: Record<string, unknown>): T;
-  item(x: Listable & Partial<T>): Record<string, unknown>;
+  /** The listing items of a live entity (one per place). */
+  items(x: Listable & Partial<T>): Record<string, unknown>[];
   steps(before: (Listable & Partial<T>) | null, after: (Listable & Partial<T>) | null): TransactStep[];
   asRead(before: Partial<T>, fields: Partial<T>): Condition | undefined;
   touches(fields: Partial<T>): boolean;
   change(entityKey: Key, before: Listable & Partial<T>, fields: Partial<T> & Record<string, unknown>, gone: DomainError): TransactStep[];
-  page<L = T>(projectId: string, envId: string, opts: { offset: number; limit?: number; keep?: (listing: L) => boolean }): Promise<L[]>;
+  page<L = T>(projectId: string, envId: string, opts: PageOptions<L>): Promise<L[]>;
   entities(projectId: string, envId: string, listings: { id: string }[]): Promise<T[]>;
+  livePage<L = T>(projectId: string, envId: string, opts: PageOptions<L>): Promise<T[]>;
+}
+
+interface PageOptions<L> {
+  offset: number;
+  limit?: number;
+  keep?: (listing: L) => boolean;
+  /** One of the listing's places (default: the environment's range). */
+  place?: string;
 }
 
 export function defineListing<T extends Listable, F extends keyof T & string>(spec: ListingSpec<T, F>): Listing<T> {
   const held = [...spec.filtered, ...(spec.hints ?? [])];
   const stored = (x: Partial<T>, f: F) => x[f] ?? (spec.lists?.includes(f) ? [] : null);
   const same = (a: unknown, b: unknown) => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
-  const key = (x: Listable & Partial<T>): Key => keys.listing(spec.family, x.project_id, x.environment_id, nameOrderKey(x[spec.orderBy] as string | null | undefined), x.id);
+  const orderKey = spec.orderKey ?? ((x: Partial<T>) => nameOrderKey(x[spec.orderBy!] as string | null | undefined));
+  const keysOf = (x: Listable & Partial<T>): Key[] =>
+    (spec.places?.(x) ?? [undefined]).map((place) => keys.listing(spec.family, x.project_id, x.environment_id, orderKey(x), x.id, place));
+  const beside = (step: TransactStep, when: 'before' | 'after'): TransactStep => (spec.beside ? { ...step, beside: when } : step);
 
-  /** The listing item of a live entity. */
-  const item = (x: Listable & Partial<T>): Record<string, unknown> => {
-    const out: Record<string, unknown> = { ...key(x), type: `${spec.family.toLowerCase()}_listing`, id: x.id };
-    for (const f of held) out[f] = stored(x, f);
-    return out;
-  };
+  /** The listing items of a live entity. */
+  const items = (x: Listable & Partial<T>): Record<string, unknown>[] =>
+    keysOf(x).map((key) => {
+      const out: Record<string, unknown> = { ...key, type: `${spec.family.toLowerCase()}_listing`, id: x.id };
+      for (const f of held) out[f] = stored(x, f);
+      return out;
+    });
 
   /**
    * The listing writes of an entity going from `before` to `after` (null: did not / no longer exist;
@@ -70,13 +94,13 @@ export function defineListing<T extends Listable, F extends keyof T & string>(sp
    * `asRead` on the entity's own write, so that they are what the entity holds when both commit.
    */
   const steps = (before: (Listable & Partial<T>) | null, after: (Listable & Partial<T>) | null): TransactStep[] => {
-    const was = before && isLive(before) ? before : null;
-    const is = after && isLive(after) ? after : null;
-    if (!is) return was ? [{ Delete: { Key: key(was) } }] : [];
-    if (was && held.every((f) => same(was[f], is[f]))) return [];
-    const put = putStep(item(is));
-    const moved = was && keyId(key(was)) !== keyId(key(is));
-    return moved ? [{ Delete: { Key: key(was) } }, put] : [put];
+    const was = before && isLive(before) ? keysOf(before) : [];
+    const is = after && isLive(after) ? items(after) : [];
+    const kept = new Set(is.map((i) => keyId(i as Key)));
+    const unchanged = was.length && is.length && held.every((f) => same(before![f], after![f])) && was.every((k) => kept.has(keyId(k)));
+    if (unchanged) return [];
+    const deletes = was.filter((k) => !kept.has(keyId(k))).map((k) => beside({ Delete: { Key: k } }, 'after'));
+    return [...deletes, ...is.map((i) => beside(putStep(i), 'before'))];
   };
 
   /**
@@ -118,8 +142,8 @@ export function defineListing<T extends Listable, F extends keyof T & string>(sp
    * from `offset` on: reads stop once they are found (an unfiltered page reads `offset + limit`
    * listing items; a filtered one also what it passed over).
    */
-  const page = async <L = Pick<T, 'id' | F>>(projectId: string, envId: string, opts: { offset: number; limit?: number; keep?: (listing: L) => boolean }): Promise<L[]> =>
-    (await queryPage<L>(projectId, keys.listingPrefix(spec.family, envId), { wanted: opts.offset + (opts.limit ?? Infinity), keep: opts.keep })).slice(opts.offset);
+  const page = async <L = Pick<T, 'id' | F>>(projectId: string, envId: string, opts: PageOptions<L>): Promise<L[]> =>
+    (await queryPage<L>(projectId, keys.listingPrefix(spec.family, envId, opts.place), { wanted: opts.offset + (opts.limit ?? Infinity), keep: opts.keep })).slice(opts.offset);
 
   /** The live entities of listings (one BatchGet), in their order: one deleted since its listing was read is left out, as a list read a moment later would. */
   const entities = async (projectId: string, envId: string, listings: { id: string }[]): Promise<T[]> => {
@@ -128,5 +152,23 @@ export function defineListing<T extends Listable, F extends keyof T & string>(sp
     return entityKeys.map((k) => liveItem<Record<string, unknown>>(items, k)).filter((i) => i !== undefined).map(spec.decode);
   };
 
-  return { family: spec.family, decode: spec.decode, item, steps, asRead, touches, change, page, entities };
+  /**
+   * A page of live entities for a listing written `beside` its entities (which may hold listings of
+   * no live entity for a moment, or after a crash): the listings up to `offset + limit` and their
+   * entities, read further by as many as were not live, until the page is full or the range ends.
+   * Costs `offset + limit` listings and entities (the offset's too: a listing alone does not say
+   * whether it counts).
+   */
+  const livePage = async <L = Pick<T, 'id' | F>>(projectId: string, envId: string, opts: PageOptions<L>): Promise<T[]> => {
+    const wanted = opts.offset + (opts.limit ?? Infinity);
+    for (let extra = 0; ; ) {
+      const listings = await page<L & { id: string }>(projectId, envId, { ...opts, offset: 0, limit: wanted + extra, keep: opts.keep as never });
+      const live = await entities(projectId, envId, listings);
+      const dead = listings.length - live.length;
+      if (dead <= extra || listings.length < wanted + extra) return live.slice(opts.offset, wanted);
+      extra = dead;
+    }
+  };
+
+  return { family: spec.family, decode: spec.decode, items, steps, asRead, touches, change, page, entities, livePage };
 }

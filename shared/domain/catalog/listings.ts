@@ -3,8 +3,9 @@ import { defineListing } from './listing';
 import { serviceEntity, type Service } from './service-entity';
 import { floorEntity, type Floor } from './floor-entity';
 import { networkEntity, type Network } from './network-entity';
+import { connectionEntity, type Connection } from './topology/connection-entity';
 
-/** The three lists read from listing items (listing.ts, issue 26), each with what its list filters on. */
+/** The lists read from listing items (listing.ts, issue 26), each with what its list filters on. */
 
 /** GET /services: by name; filters name, tags, language, location; the page's floor type and group names read with it. */
 export const serviceListing = defineListing<Service, 'name' | 'tags' | 'programming_language' | 'provider' | 'provider_region' | 'provider_zone' | 'service_floor_id' | 'group_id' | 'subgroup_id'>({
@@ -29,4 +30,23 @@ export const networkListing = defineListing<Network, 'name' | 'cidr' | 'gateway'
 });
 export type NetworkListing = Pick<Network, 'id' | 'name' | 'cidr' | 'gateway' | 'vlan_id'>;
 
-export const LISTINGS = [serviceListing, floorListing, networkListing] as const;
+/** The place of a connection's listing in its environment's whole list (the other two are its ends' ids). */
+export const ALL_CONNECTIONS = 'ALL';
+
+/**
+ * GET /service-connections: in creation order (`byConnectionOrder`: created_at, then the position in
+ * its batch, then id), as `<created_at>#<position, 10 digits>#<id>`; created_at is always an ISO
+ * instant of one length (toISOString), so its bytes order as its text does. Listed three times: in
+ * the environment's range and in each end's (`entity_id` reads only that entity's). Filters on
+ * chain_id (fixed for a connection's life). Written beside the connection's transaction when a batch
+ * or a chain's delete would not fit one, so it is read through `livePage` only.
+ */
+export const connectionListing = defineListing<Connection, 'chain_id'>({
+  family: 'CONN', beside: true,
+  orderKey: (c) => `${c.created_at ?? ''}#${String(c.position ?? 0).padStart(10, '0')}`,
+  places: (c) => [ALL_CONNECTIONS, c.a_id!, c.b_id!],
+  filtered: ['chain_id'], entityKey: keys.connection, decode: connectionEntity.decode,
+});
+export type ConnectionListing = Pick<Connection, 'id' | 'chain_id'>;
+
+export const LISTINGS = [serviceListing, floorListing, networkListing, connectionListing] as const;

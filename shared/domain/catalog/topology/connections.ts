@@ -13,6 +13,7 @@ import { LIVE_CONDITION, softDeleteStep, visible, setFieldsStep, isLive } from '
 import { getItem } from '#db/items';
 import { retry } from '#db/retry';
 import { counterStep, putNewStep } from '#db/steps';
+import { ALL_CONNECTIONS, connectionListing, type ConnectionListing } from '../listings';
 
 /**
  * A batch is one transaction (DynamoDB: at most 100 items): 24 connections and their id lookups
@@ -140,10 +141,11 @@ export function connectionsVersionStep(projectId: string, envId: string, version
   };
 }
 
-/** The connection item and its id lookup. */
+/** The connection item, its id lookup and its listings (issue 26: written beside the rest when a batch is too large for one transaction). */
 export const putConnectionSteps = (c: Connection): TransactStep[] => [
   putNewStep(connectionEntity.encode(connectionKey(c), c)),
   lookupStep(c.id, c.project_id, connectionKey(c), CONNECTION_KIND),
+  ...connectionListing.steps(null, c),
 ];
 
 /** A new chain or hub item and its id lookup (its `connection_count` the members written with it). */
@@ -231,18 +233,33 @@ export async function createConnectionBatch(
   return connections;
 }
 
-/** GET /service-connections: an environment's connections, optionally touching one entity or of one chain. */
+/**
+ * GET /service-connections: an environment's connections, optionally touching one entity or of one
+ * chain, in creation order. Read from their listings (issue 26): the environment's range, or the
+ * entity's own (only its connections), filtered on the chain, up to `offset + limit` (beyond SPEC;
+ * without `limit` the whole list). A sync (`updated_since`, deleted ones too) reads them all.
+ */
 export async function listConnections(
   ctx: AppContext,
-  query: { project_id: string; environment_id: string; entity_id?: string; chain_id?: string; updated_since?: string },
+  query: { project_id: string; environment_id: string; entity_id?: string; chain_id?: string; updated_since?: string; offset?: number; limit?: number },
 ): Promise<Connection[]> {
-  const { access } = await accessInEnvironment(query.project_id, actorAccount(ctx).id, query.environment_id);
-  access.require('connections.view', MISSING_VIEW, query.environment_id);
-  const all = (await queryPrefix(query.project_id, keys.connectionPrefix(query.environment_id))).map(connectionEntity.decode);
-  return visible(all, query.updated_since)
+  const { project_id: projectId, environment_id: envId, offset = 0, limit } = query;
+  const [{ access }, page] = await Promise.all([
+    accessInEnvironment(projectId, actorAccount(ctx).id, envId),
+    query.updated_since
+      ? null
+      : connectionListing.livePage<ConnectionListing>(projectId, envId, {
+          offset, limit, place: query.entity_id ?? ALL_CONNECTIONS, keep: query.chain_id ? (l) => l.chain_id === query.chain_id : undefined,
+        }),
+  ]);
+  access.require('connections.view', MISSING_VIEW, envId);
+  if (page) return page;
+  const all = (await queryPrefix(projectId, keys.connectionPrefix(envId))).map(connectionEntity.decode);
+  const matching = visible(all, query.updated_since)
     .filter((c) => !query.entity_id || c.a_id === query.entity_id || c.b_id === query.entity_id)
     .filter((c) => !query.chain_id || c.chain_id === query.chain_id)
     .sort(byConnectionOrder);
+  return matching.slice(offset, limit === undefined ? undefined : offset + limit);
 }
 
 /** Connections in the order they were made (a batch's in its order): how lists and chains show them. */
@@ -299,6 +316,7 @@ export async function deleteConnection(ctx: AppContext, input: { connection_id: 
   await transact([
     // The soft delete (the live rule's condition), with the connection's latest audit entry.
     setFieldsStep(connectionKey(connection), { deleted_at: now, updated_at: now, audit_head: audit.head }, notFound(CONNECTION_NOT_FOUND)),
+    ...connectionListing.steps(connection, null),
     ...leaveChain,
     ...audit.steps,
   ]);
@@ -359,7 +377,7 @@ export async function deleteChain(ctx: AppContext, input: { chain_id: string }):
   const audit = changeAudit(ctx, 'chain', 'delete', chain, { before: chainShown(chain, members), after: null }, days);
   await transact([
     chainWriteStep(chain, 'SET deleted_at = :now, updated_at = :now, connection_count = :zero, audit_head = :head', { ':now': now, ':zero': 0, ':head': audit.head }),
-    ...members.map((c) => softDeleteStep(connectionKey(c), now, concurrentChange())),
+    ...members.flatMap((c) => [softDeleteStep(connectionKey(c), now, concurrentChange()), ...connectionListing.steps(c, null)]),
     ...audit.steps,
   ]);
 }

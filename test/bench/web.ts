@@ -171,6 +171,10 @@ try {
       await mkdir(join(ROOT, '.bench'), { recursive: true });
       await writeFile(join(ROOT, '.bench', `topology-${run}.cpuprofile`), JSON.stringify(profile));
     }
+    if (process.env.REQUESTS) {
+      const requests = (await page.evaluate(`performance.getEntriesByType('resource').filter((r) => !r.name.includes('/assets/')).map((r) => [r.name.replace(location.origin, '').slice(0, 90), Math.round(r.startTime), Math.round(r.duration), r.encodedBodySize])`)) as [string, number, number, number][];
+      for (const [name, start, ms, bytes] of requests) console.log(`   ${String(start).padStart(6)} +${String(ms).padStart(5)} ms ${String(bytes).padStart(8)} B ${name}`);
+    }
     const t = (await page.evaluate('window.__topology')) as { nodes: number; edges: number; engine: string; loadMs: number; layoutMs: number; drawing: string; drawMs: number; interactiveMs: number };
     // Pan and zoom: wheel zooms at the pointer, a drag pans.
     const box = (await page.locator('.cy').boundingBox())!;

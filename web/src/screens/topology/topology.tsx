@@ -28,21 +28,24 @@ declare global {
 }
 
 async function loadTopology(scope: { project_id: string; environment_id: string }, signal: AbortSignal): Promise<TopologyData> {
-  const [services, floors, networks, connections, links] = await Promise.all([
-    allServices(scope, undefined, signal),
-    ok(api.GET('/service-floors', { params: { query: scope }, signal })),
-    ok(api.GET('/networks', { params: { query: scope }, signal })),
+  const floorsRead = ok(api.GET('/service-floors', { params: { query: scope }, signal }));
+  const networksRead = ok(api.GET('/networks', { params: { query: scope }, signal }));
+  const servicesRead = allServices(scope, undefined, signal);
+  // Attachments are read per holder, each kind as soon as its holders (and the networks) are in:
+  // the servers' beside the long reads of services and connections, not after them.
+  const attachmentsOf = (holders: Promise<Holder[]>) =>
+    Promise.all([holders, networksRead]).then(([h, networks]) => (networks.length && h.length ? attachedNetworkIds(h, signal) : new Map<Holder, string[]>()));
+  const [services, floors, networks, connections, links, ...attached] = await Promise.all([
+    servicesRead,
+    floorsRead,
+    networksRead,
     ok(api.GET('/service-connections', { params: { query: scope }, signal })),
     ok(api.GET('/service-links', { params: { query: scope }, signal })),
+    attachmentsOf(floorsRead.then((fs) => fs.map((f): Holder => ({ kind: 'floor', id: f.id })))),
+    attachmentsOf(servicesRead.then((ss) => (ss.length <= SERVICE_ATTACHMENTS_MAX ? ss.map((s): Holder => ({ kind: 'service', id: s.id })) : []))),
   ]);
   const attachments = new Map<string, string[]>();
-  if (networks.length) {
-    const holders: Holder[] = [
-      ...floors.map((f): Holder => ({ kind: 'floor', id: f.id })),
-      ...(services.length <= SERVICE_ATTACHMENTS_MAX ? services.map((s): Holder => ({ kind: 'service', id: s.id })) : []),
-    ];
-    for (const [holder, ids] of await attachedNetworkIds(holders, signal)) attachments.set(nodeId(holder.kind, holder.id), ids);
-  }
+  for (const read of attached) for (const [holder, ids] of read) attachments.set(nodeId(holder.kind, holder.id), ids);
   return { services, floors, networks, connections, links, attachments };
 }
 

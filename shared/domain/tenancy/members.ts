@@ -40,9 +40,10 @@ export async function removeMember(ctx: AppContext, input: { project_id: string;
   if (!member) throw notFound(MEMBER_NOT_FOUND);
   if (userId === access.project.owner_id) throw invalid(PLAN_OWNER_STAYS);
 
-  const [envRoles, assignments] = await Promise.all([
+  const [envRoles, assignments, retention] = await Promise.all([
     queryPrefix<EnvRoleAssignment>(projectId, keys.envRolesPrefix),
     queryPrefix<CustomRoleAssignment>(projectId, keys.customRoleAssignmentsPrefix),
+    retentionOfProject(access.project),
   ]);
   const roles = envRoles.filter((r) => r.user_id === userId);
   const held = assignments.filter((a) => a.user_id === userId && !a.deleted_at);
@@ -50,7 +51,7 @@ export async function removeMember(ctx: AppContext, input: { project_id: string;
   const email = (access.extra.get(keyId(keys.account(userId))) as Account | undefined)?.email ?? null;
   const audit = changeAudit(ctx, 'member', 'remove', { id: userId, project_id: projectId }, {
     before: { user_id: userId, email, role: member.role }, after: null,
-  }, await retentionOfProject(access.project), { summary: { left: leaving, env_roles_removed: roles.length, custom_roles_withdrawn: held.length } });
+  }, retention, { summary: { left: leaving, env_roles_removed: roles.length, custom_roles_withdrawn: held.length } });
   const cascade: TransactStep[] = [
     ...roles.map((r) => deleteStep(keys.envRole(projectId, r.environment_id, userId))),
     ...held.map((a) => existingSetStep(keys.customRoleAssignment(projectId, a.role_id, userId), { deleted_at: now, updated_at: now })),

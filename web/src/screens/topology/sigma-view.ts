@@ -91,7 +91,7 @@ export function sigmaView({ container, graph, positions, onChoose }: ViewInput, 
       const xs = points.map((p) => p.x);
       const ys = points.map((p) => p.y);
       const [x1, x2, y1, y2] = [Math.min(...xs), Math.max(...xs), Math.min(...ys), Math.max(...ys)];
-      camera.animate({ x: (x1 + x2) / 2, y: (y1 + y2) / 2, ratio: Math.max(0.05, (Math.max(x2 - x1, y2 - y1) || 0) * 1.3) });
+      camera.animate({ x: (x1 + x2) / 2, y: (y1 + y2) / 2, ratio: Math.max(0.05, Math.max(x2 - x1, y2 - y1) * 1.3) });
     },
     picture,
     destroy: () => renderer.kill(),

@@ -3,7 +3,7 @@ import { useLocation } from 'preact-iso';
 import { allServices, api, ok, type BlastRadius } from '../../api';
 import { attachedNetworkIds, type Holder } from '../../attachments';
 import { to } from '../../links';
-import { Alert, download, message, Page } from '../../ui';
+import { Alert, download, message, Page, useAction } from '../../ui';
 import { buildGraph, nodeId, type EdgeKind, type GraphEdge, type GraphNode, type NodeKind, type TopologyData } from './graph';
 import type { Engine, LayoutAnswer, LayoutRequest } from './layout.worker';
 import type { Positions } from './fast-layout';
@@ -103,7 +103,7 @@ export function Topology(props: { projectId: string; envId: string }) {
   const [engine, setEngine] = useState<Engine>('auto');
   const [choice, setChoice] = useState<Drawing>('auto');
   const [fast, setFast] = useState(false);
-  const [exporting, setExporting] = useState('');
+  const exporter = useAction();
   const [search, setSearch] = useState('');
   const [hiddenKinds, setHiddenKinds] = useState<Set<string>>(new Set());
   const [group, setGroup] = useState('');
@@ -202,16 +202,7 @@ export function Topology(props: { projectId: string; envId: string }) {
     setHiddenKinds(next);
   };
   const fitMatches = () => view.current?.fit(matches.map((n) => n.id));
-  const exportPicture = async (format: 'svg' | 'png') => {
-    setExporting(format.toUpperCase());
-    try {
-      download(`topology.${format}`, await view.current!.picture(format));
-    } catch (err) {
-      setError(err);
-    } finally {
-      setExporting('');
-    }
-  };
+  const exportPicture = (format: 'svg' | 'png') => exporter.act(async () => download(`topology.${format}`, await view.current!.picture(format)));
   const byDistance = useMemo(() => {
     const out = new Map<number, BlastRadius['affected']>();
     for (const a of blast?.affected ?? []) out.set(a.distance, [...(out.get(a.distance) ?? []), a]);
@@ -224,6 +215,7 @@ export function Topology(props: { projectId: string; envId: string }) {
   return (
     <Page title="Topology" wide>
       {error ? <Alert>{message(error)}</Alert> : null}
+      <Alert>{exporter.error}</Alert>
       <div class="topology">
         <div class="topology-tools">
           <form role="search" aria-label="Search the topology" onSubmit={(e) => { e.preventDefault(); fitMatches(); }}>
@@ -258,9 +250,9 @@ export function Topology(props: { projectId: string; envId: string }) {
             <button type="button" onClick={() => view.current?.zoomBy(1.25)}>Zoom in</button>
             <button type="button" onClick={() => view.current?.zoomBy(0.8)}>Zoom out</button>
             <button type="button" onClick={() => view.current?.fit()}>Fit</button>
-            <button type="button" disabled={!drawn || !!exporting} onClick={() => exportPicture('svg')}>Export SVG</button>
-            <button type="button" disabled={!drawn || !!exporting} onClick={() => exportPicture('png')}>Export PNG</button>
-            {exporting && <span class="muted" role="status">Drawing the {exporting}…</span>}
+            <button type="button" disabled={!drawn || exporter.busy} onClick={() => exportPicture('svg')}>Export SVG</button>
+            <button type="button" disabled={!drawn || exporter.busy} onClick={() => exportPicture('png')}>Export PNG</button>
+            {exporter.busy && <span class="muted" role="status">Drawing the picture…</span>}
           </div>
           <label>Blast radius of <select value={focus} onChange={(e) => chooseService(e.currentTarget.value)}>
             <option value="">No service chosen</option>

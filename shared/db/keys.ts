@@ -146,6 +146,9 @@ export const keys = {
   /** A chain or hub of connections (created by a batch): its group_kind and member count. */
   connectionChain: (projectId: string, envId: string, chainId: string) => ({ PK: `PROJECT#${projectId}`, SK: `CHAIN#${envId}#${chainId}` }),
   connectionChainPrefix: (envId: string) => `CHAIN#${envId}#`,
+  /** The journal of a staged write into an environment (an import's chunk, db/staged-write.ts): `STAGED#<envId>#<owner>#<n>`, there while it is in flight. */
+  stagedWrite: (projectId: string, envId: string, owner: string, n: number) => ({ PK: `PROJECT#${projectId}`, SK: `STAGED#${envId}#${owner}#${String(n).padStart(8, '0')}` }),
+  stagedWritePrefix: (envId: string) => `STAGED#${envId}#`,
   group: (projectId: string, envId: string, id: string) => ({ PK: `PROJECT#${projectId}`, SK: `GROUP#${envId}#${id}` }),
   groupPrefix: (envId: string) => `GROUP#${envId}#`,
   subgroup: (projectId: string, envId: string, id: string) => ({ PK: `PROJECT#${projectId}`, SK: `SUBGROUP#${envId}#${id}` }),

@@ -93,9 +93,9 @@ describe('a big import, written a slice at a time', () => {
     const progress: number[] = [];
     const report = await applyImport(plan, ctx, async (done) => {
       progress.push(done);
-      // Someone creates 30 services once the first transaction (32 services) has committed.
+      // Someone creates 30 services once the first chunk (32 services) has committed.
       if (done === 32) for (let i = 0; i < 30; i++) await createService(api, token, projectId, envId, { name: `other-${i}` });
-    });
+    }, undefined, 96); // chunks of 32 services (3 new items each: service, id lookup, listing)
     expect(progress).toEqual([0, 32, 64]); // 32 + 30 + 32 = 94; the next 26 would pass 100
     expect(report.errors).toEqual([{ path: '', line: null, message: limitMessage('Team', 100) }]);
     expect(report.summary).toEqual({ create: 64, update: 0, unchanged: 0, error: 1 });

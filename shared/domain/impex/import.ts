@@ -2,7 +2,8 @@ import { keys } from '#db/keys';
 import { keyId, type Key } from '#db/batch-get';
 import { getItem } from '#db/items';
 import { isLive, setFieldsStep, stillLiveStep, whileLiveStep } from '#db/live';
-import { counterStep } from '#db/steps';
+import { counterStep, IF_ABSENT } from '#db/steps';
+import { stagedWrite, undoStagedWrites, type StagedWrite } from '#db/staged-write';
 import { concurrentChange, transact, type TransactStep } from '#db/transact';
 import { changeAudit, creationAudit, type AuditActor } from '#shared/audit';
 import { conflict, DomainError, invalid } from '#shared/errors';
@@ -545,18 +546,42 @@ function unitWrites(u: Unit, now: string, ctx: AppContext, plan: Pick<ImportPlan
 }
 
 
+/**
+ * A create's write of a new key with no refusal of its own (the entity, its lookup and listings,
+ * its audit entry: keys made from new ids): a staged chunk writes these by BatchWriteItem. Puts
+ * with a refusal (name claims) and every other step stay in its transactions.
+ */
+const freshPut = (s: TransactStep) => Boolean(s.Put) && !s.failWith && (!s.Put!.ConditionExpression || s.Put!.ConditionExpression === IF_ABSENT.ConditionExpression);
+
+/** Items a staged chunk writes by BatchWriteItem at most (its journal lists their keys: some 130 KB). */
+const STAGED_ITEMS = 1000;
+/** Chunks of a phase in flight at once: the next one's items are written while the one before closes. */
+const CHUNKS_IN_FLIGHT = 2;
+/** Thrown into a chunk in flight when one before it stopped the import: it is undone and not applied. */
+const STOPPED = new Error('an earlier chunk stopped the import');
+
 interface Built {
-  steps: TransactStep[];
+  /** A chunk of updates: one transaction. */
+  steps?: TransactStep[];
+  /** A chunk of creates: a staged write (db/staged-write.ts): its conditions in transactions around a BatchWriteItem of its new items. */
+  staged?: Pick<StagedWrite, 'open' | 'items' | 'close' | 'undo'>;
+  now: string;
   /** It writes connections, so it moves the environment's connections_version on. */
   movesConnections: boolean;
   /** Refusals of the counter steps that need a read to be explained (the environment gone, or its limit). */
   diagnose: Map<DomainError, () => Promise<DomainError>>;
 }
 
-/** One transaction: the units' own writes, each shared item once (counters summed, with their limit; else a liveness guard). */
+/**
+ * One chunk's writes: the units' own writes, each shared item once (counters summed, with their
+ * limit; else a liveness guard). A chunk of creates is staged: its counters and claims open it, its
+ * new items follow by BatchWriteItem, and its guards (what the items refer to, the counters' items
+ * among them) close it once the items are there, so a removal racing the items is still refused.
+ */
 function build(chunk: Unit[], plan: ImportPlan, now: string, ctx: AppContext, connectionsVersion: number, audit?: ImportAudit): Built {
   const { projectId, environmentId: envId } = plan;
-  const steps = chunk.flatMap((u) => unitWrites(u, now, ctx, plan, audit));
+  const staged = chunk.every((u) => u.create);
+  const own = chunk.flatMap((u) => unitWrites(u, now, ctx, plan, audit));
   const diagnose: Built['diagnose'] = new Map();
   const counters = new Map<string, CounterMove>();
   for (const c of chunk.flatMap((u) => u.counters)) {
@@ -565,52 +590,70 @@ function build(chunk: Unit[], plan: ImportPlan, now: string, ctx: AppContext, co
     if (known) known.units += c.units;
     else counters.set(id, { ...c });
   }
-  for (const c of counters.values()) {
-    let step: TransactStep;
-    if (c.serviceQuota && plan.plan) step = takeQuotaStep(c.key, c.counter, plan.plan, SERVICES_QUOTA, plan.addon, c.units);
-    else step = counterStep(c.key, { [c.counter]: c.units }, c.max ? { max: { [c.counter]: c.max.value }, failWith: invalid(c.max.full) } : {});
-    if (c.whileLive) {
-      const failed = concurrentChange();
-      const gone = invalid(c.whileLive);
-      const limit = step.failWith;
-      diagnose.set(failed, async () => (isLive(await getItem(c.key)) && limit ? limit : gone));
-      step = whileLiveStep(step, failed);
-    }
-    steps.push(step);
-  }
+  const counterSteps = [...counters.values()].map((c) => {
+    const step = c.serviceQuota && plan.plan
+      ? takeQuotaStep(c.key, c.counter, plan.plan, SERVICES_QUOTA, plan.addon, c.units)
+      : counterStep(c.key, { [c.counter]: c.units }, c.max ? { max: { [c.counter]: c.max.value }, failWith: invalid(c.max.full) } : {});
+    if (!c.whileLive) return step;
+    const failed = concurrentChange();
+    const gone = invalid(c.whileLive);
+    const limit = step.failWith;
+    diagnose.set(failed, async () => (isLive(await getItem(c.key)) && limit ? limit : gone));
+    return whileLiveStep(step, failed);
+  });
   const envKey = keys.environment(projectId, envId);
   // Connections are created against the list the plan read: the version it read must still be the
   // environment's (another write could have made one of them a duplicate), then it moves on.
   const movesConnections = chunk.some((u) => u.create?.kind === 'connection' || u.create?.kind === 'chain');
+  const checks: TransactStep[] = [];
   if (movesConnections) {
     const failed = concurrentChange();
-    steps.push(connectionsVersionStep(projectId, envId, connectionsVersion, failed));
+    checks.push(connectionsVersionStep(projectId, envId, connectionsVersion, failed));
     diagnose.set(failed, async () => (isLive(await getItem(envKey)) ? conflict(CONNECTIONS_CHANGED) : invalid(ENV_NOT_IN_PROJECT)));
-  } else if (!counters.has(keyId(envKey))) steps.push(envLiveCheck(projectId, envId));
-  const guarded = new Set([...counters.keys(), keyId(envKey)]);
-  for (const g of chunk.flatMap((u) => u.guards)) {
+  } else if (staged || !counters.has(keyId(envKey))) checks.push(envLiveCheck(projectId, envId));
+  // Guards: in a transaction, a counter's own condition keeps its item live; a staged chunk checks them again when it closes.
+  const guarded = new Set([keyId(envKey), ...(staged ? [] : counters.keys())]);
+  const guards = [...chunk.flatMap((u) => u.guards), ...(staged ? [...counters.values()].flatMap((c) => (c.whileLive ? [{ key: c.key, gone: c.whileLive, invalid: true }] : [])) : [])];
+  for (const g of guards) {
     if (guarded.has(keyId(g.key))) continue;
     guarded.add(keyId(g.key));
-    steps.push(stillLiveStep(g.key, conflict(g.gone)));
+    checks.push(stillLiveStep(g.key, 'invalid' in g ? invalid(g.gone) : conflict(g.gone)));
   }
-  return { steps, diagnose, movesConnections };
+  if (!staged) return { steps: [...own, ...counterSteps, ...checks], now, diagnose, movesConnections };
+  return {
+    staged: {
+      open: [...own.filter((s) => !freshPut(s)), ...counterSteps],
+      items: own.filter(freshPut).map((s) => s.Put!.Item!),
+      close: checks,
+      undo: [...counters.values()].map((c) => counterStep(c.key, { [c.counter]: -c.units })),
+    },
+    now, diagnose, movesConnections,
+  };
 }
 
 /**
- * Writes units as they come: packed in order into transactions of at most 100 items (own writes +
- * one step per shared item), a phase never sharing one and committing before the next starts
- * (units of a later phase wait until their phase is open). One transaction is in flight while the
- * next is packed and built; once one is refused, nothing more is written and every later unit's
- * items are marked not applied.
+ * Writes units as they come, packed in order into chunks: creates (staged: at most STAGED_ITEMS new
+ * items, and transactions of at most 100 items for their conditions) or updates (one transaction of
+ * at most 100 items), a phase never sharing one and committing before the next starts (units of a
+ * later phase wait until their phase is open). Two chunks of a phase are in flight while the next
+ * is packed and built, closing in order; once one is refused, nothing more is written (a chunk in
+ * flight is undone) and every later unit's items are marked not applied.
  */
 class Writer {
   private open = 0;
   private readonly waiting = new Map<number, Unit[]>();
   private chunk: Unit[] = [];
+  /** Transaction items the packed chunk takes (its own conditional writes and shared items), and items it writes by BatchWriteItem when staged. */
   private size = 0;
+  private batched = 0;
   private shared = new Set<string>();
-  private inFlight: Promise<void> = Promise.resolve();
-  /** What the transaction in flight (or its progress callback) threw: thrown again by the next commit. */
+  /** Whose staged writes these are (the import's id: its retry undoes what an interrupted run left), and their journals' count. */
+  private readonly owner: string;
+  private journals = 0;
+  /** The chunks in flight, oldest first (each settles after the one before: they close in order), and their phase. */
+  private inFlight: Promise<void>[] = [];
+  private flightPhase = -1;
+  /** What a chunk in flight (or its progress callback) threw: thrown again by the next commit. */
   private failure: { error: unknown } | undefined;
   private connectionsVersion: number;
   private done = 0;
@@ -623,8 +666,10 @@ class Writer {
     private readonly ctx: AppContext,
     private readonly onProgress?: (done: number, total: number) => void | Promise<void>,
     private readonly audit?: ImportAudit,
+    private readonly stagedItems = STAGED_ITEMS,
   ) {
     this.connectionsVersion = plan.connectionsVersion;
+    this.owner = audit?.importId ?? ctx.ids.newId();
   }
 
   async units(units: Unit[]) {
@@ -658,16 +703,20 @@ class Writer {
   private async add(u: Unit) {
     if (this.stopped) return this.markNotApplied([u]);
     const sharedKeys = [...new Set([...u.guards.map((g) => g.key), ...u.counters.map((c) => c.key)].map(keyId))];
-    // Its step count does not depend on the time.
-    const own = unitWrites(u, '', this.ctx, this.plan, this.audit).length;
-    // One item is kept for the environment's guard (or its counter).
-    if (this.chunk.length && (this.chunk[0].phase !== u.phase || this.size + own + sharedKeys.filter((k) => !this.shared.has(k)).length + 1 > TRANSACTION_ITEMS)) {
+    // Its step count does not depend on the time. A create is staged: its fresh writes go by BatchWriteItem.
+    const writes = unitWrites(u, '', this.ctx, this.plan, this.audit);
+    const batched = u.create ? writes.filter(freshPut).length : 0;
+    const own = writes.length - batched;
+    // Two items are kept: the environment's guard (or its counter, or the connections version) and a staged chunk's journal.
+    const fits = () => this.size + own + sharedKeys.filter((k) => !this.shared.has(k)).length + 2 <= TRANSACTION_ITEMS && this.batched + batched <= this.stagedItems;
+    if (this.chunk.length && (this.chunk[0].phase !== u.phase || !this.chunk[0].create !== !u.create || !fits())) {
       await this.commit();
       if (this.stopped) return this.markNotApplied([u]);
     }
     const fresh = sharedKeys.filter((k) => !this.shared.has(k));
     fresh.forEach((k) => this.shared.add(k));
     this.size += own + fresh.length;
+    this.batched += batched;
     this.chunk.push(u);
   }
 
@@ -676,25 +725,37 @@ class Writer {
     const chunk = this.chunk;
     this.chunk = [];
     this.size = 0;
+    this.batched = 0;
     this.shared = new Set();
     if (!chunk.length) return;
     const built = build(chunk, this.plan, this.ctx.clock.now().toISOString(), this.ctx, this.connectionsVersion, this.audit);
     if (built.movesConnections) this.connectionsVersion++;
-    await this.settled();
+    // A phase starts once the one before has closed (parents before children).
+    if (chunk[0].phase !== this.flightPhase) await this.settled();
+    while (this.inFlight.length >= CHUNKS_IN_FLIGHT) await this.inFlight.shift();
+    if (this.failure) await this.settled();
     if (this.stopped) return this.markNotApplied(chunk);
+    this.flightPhase = chunk[0].phase;
     // Caught here, thrown by the next commit: a rejection nobody awaits yet would end the process.
-    this.inFlight = this.send(chunk, built).catch((error) => void (this.failure = { error }));
+    this.inFlight.push(this.send(chunk, built, this.inFlight.at(-1)).catch((error) => void (this.failure ??= { error })));
   }
 
   private async settled() {
-    await this.inFlight;
+    while (this.inFlight.length) await this.inFlight.shift();
     if (this.failure) throw this.failure.error;
   }
 
-  private async send(chunk: Unit[], { steps, diagnose }: Built) {
+  /** Writes a chunk; it closes (commits) only after the chunk before it has, and not at all once the import stopped. */
+  private async send(chunk: Unit[], { steps, staged, now, diagnose }: Built, before?: Promise<void>) {
+    const turn = async () => {
+      await before;
+      if (this.stopped || this.failure) throw STOPPED;
+    };
     try {
-      await transact(steps);
+      if (staged) await stagedWrite({ ...staged, journal: keys.stagedWrite(this.plan.projectId, this.plan.environmentId, this.owner, this.journals++), owner: this.owner, beforeClose: turn }, now);
+      else await turn().then(() => transact(steps!));
     } catch (err) {
+      if (err === STOPPED) return this.markNotApplied(chunk);
       if (!(err instanceof DomainError)) throw err;
       const refusal = diagnose.has(err) ? await diagnose.get(err)!() : err;
       this.errors.push({ path: '', line: null, message: String(refusal.detail) });
@@ -708,12 +769,22 @@ class Writer {
 }
 
 /**
- * Applies a plan without errors: its units in order, in transactions of at most 100 items, the
- * service counters of each transaction moved in it with the plan's limit (so concurrent creates
- * can never take the import past the limit: the transaction is refused and the import stops with
- * the limit's message). `onProgress(done, total)` follows each committed transaction. What was
- * committed stays (each transaction is whole); planning again and applying finishes the work,
- * as everything is matched by name. A plan with errors writes nothing.
+ * Undoes the staged chunks an interrupted run of import `importId` left in its environment (its
+ * retry runs this before planning again), and stale ones any stopped import left there.
+ */
+export const undoInterruptedImport = (projectId: string, envId: string, importId: string, now: Date) =>
+  undoStagedWrites(projectId, keys.stagedWritePrefix(envId), importId, now);
+
+/**
+ * Applies a plan without errors: its units in order, in chunks; the service counters of each chunk
+ * moved with the plan's limit before its items are written (so concurrent creates can never take
+ * the import past the limit: the chunk is refused and the import stops with the limit's message).
+ * A chunk of updates is one transaction; a chunk of creates is a staged write (db/staged-write.ts):
+ * its counters and claims committed with a journal, its new items by BatchWriteItem, its guards
+ * checked again as it closes, and the whole undone if anything refuses or fails in between.
+ * `onProgress(done, total)` follows each committed chunk. What was committed stays (each chunk is
+ * whole); planning again and applying finishes the work, as everything is matched by name. A plan
+ * with errors writes nothing.
  *
  * The units are planned again from the plan's source a slice at a time and written as they come,
  * never all held at once (a 50,000-service import plans some 200,000 of them).
@@ -723,10 +794,12 @@ export async function applyImport(
   ctx: AppContext,
   onProgress?: (done: number, total: number) => void | Promise<void>,
   audit?: ImportAudit,
+  /** Items a chunk of creates writes by BatchWriteItem at most (tests make chunks small). */
+  stagedItems = STAGED_ITEMS,
 ): Promise<ImportReport> {
   if (plan.report.errors.length || !plan.source) return plan.report;
   await onProgress?.(0, plan.total);
-  const writer = new Writer(plan, ctx, onProgress, audit);
+  const writer = new Writer(plan, ctx, onProgress, audit, stagedItems);
   let item = 0;
   await walk({ projectId: plan.projectId, envId: plan.environmentId, doc: plan.source.document, env: plan.source.env }, ctx, {
     record: () => item++,

@@ -6,7 +6,7 @@ export {
 export { buildExportDocument, exportParts, PART_ITEMS, type DocumentPart } from './export';
 export { type ImportError } from './parse';
 export { parseDocument, toYaml, yamlText } from './yaml';
-export { planImport, applyImport, type ImportPlan, type ImportReport, type ImportItem, type ImportAction } from './import';
+export { planImport, applyImport, undoInterruptedImport, type ImportPlan, type ImportReport, type ImportItem, type ImportAction } from './import';
 export * from './types';
 export * from './record-entity';
 export * from './records';

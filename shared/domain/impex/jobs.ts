@@ -3,7 +3,7 @@ import { errorFields, log } from '#shared/log';
 import type { AppContext } from '#shared/context';
 import { exportParts } from './export';
 import { parseDocument, yamlText } from './yaml';
-import { applyImport, planImport, type ImportReport } from './import';
+import { applyImport, planImport, undoInterruptedImport, type ImportReport } from './import';
 import { finishRecord, finishRecordWith, recordById, updateRecord } from './records';
 import { accountActor, auditStep, SERVICE_ACTOR } from '#shared/audit';
 import { getAccount } from '#domain/identity';
@@ -54,6 +54,8 @@ export async function runImpexJob(ctx: AppContext, input: { record_id: string; l
     else await runImport(record, ctx);
   } catch (err) {
     if (!input.lastAttempt) throw err;
+    // What this run left half written is taken back before the record says it failed (a stale one would be later, by the next import).
+    if (record.kind === 'import') await undoInterruptedImport(record.project_id, record.environment_id, record.id, ctx.clock.now()).catch((e) => log.error('impex job left staged writes', { record_id: record.id, ...errorFields(e) }));
     log.error('impex job failed for good', { record_id: record.id, ...errorFields(err) });
     await step(record, { status: 'failed', error: 'The job failed. Please try again.' }, ctx);
   }
@@ -76,6 +78,8 @@ async function runImport(record: ImpexRecord, ctx: AppContext) {
     await step(record, { status: 'failed', report, error: 'The document has errors; nothing was written.' }, ctx);
     return;
   }
+  // An earlier run of this job that stopped part-way may have left a chunk half written: undone before planning again.
+  await undoInterruptedImport(record.project_id, record.environment_id, record.id, ctx.clock.now());
   const plan = await planImport({ projectId: record.project_id, environmentId: record.environment_id, document: parsed.document }, ctx);
   if (plan.report.errors.length) {
     await step(record, { status: 'failed', report: plan.report, error: 'The import has errors; nothing was written.' }, ctx);

@@ -29,7 +29,13 @@ export const SEPARATE_PACKAGES = {
   'js-yaml': { entry: 'node_modules/js-yaml/dist/js-yaml.mjs', when: 'yaml' },
   /** Powertools Tracer with aws-xray-sdk-core (some 120 KB): every function, loaded at the first invocation when tracing is on. */
   '@aws-lambda-powertools/tracer': { entry: 'node_modules/@aws-lambda-powertools/tracer/lib/esm/index.js', when: 'always' },
-} as const satisfies Record<string, { entry: string; when: 'always' | 'stripeSecret' | 'yaml' }>;
+  /**
+   * The SDK's streamed upload (some 25 KB): the jobs worker, at its first export (shared/storage.ts). Shipped, not left to
+   * the runtime: the runtime documents only which SDK version it carries, not that this library is among its packages
+   * (docs/decisions.md, "lib-storage shipped with the jobs worker"). Its own `@aws-sdk/client-s3` stays the runtime's.
+   */
+  '@aws-sdk/lib-storage': { entry: 'node_modules/@aws-sdk/lib-storage/dist-es/index.js', when: 'streamedUpload' },
+} as const satisfies Record<string, { entry: string; when: 'always' | 'stripeSecret' | 'yaml' | 'streamedUpload' }>;
 
 export const BANNER = "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);";
 

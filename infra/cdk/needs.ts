@@ -28,6 +28,8 @@ export interface Needs {
   assumeRole: boolean;
   /** It reads or writes documents as text: the YAML library is shipped beside it (aliases.ts). */
   yaml: boolean;
+  /** It streams documents into the bucket (`uploadDocument`): the SDK's lib-storage is shipped beside it (aliases.ts). */
+  streamedUpload: boolean;
 }
 
 const cache = new Map<string, Needs>();
@@ -57,6 +59,8 @@ export function needsOf(root: string, entry: string): Needs {
     push: has('shared/push.ts'),
     assumeRole: has('shared/domain/discovery/providers/aws.ts'),
     yaml: has('shared/domain/impex/yaml.ts'),
+    // An import of an external package stays in the output only when code that uses it does.
+    streamedUpload: Object.values(result.metafile.outputs).some((o) => o.imports.some((i) => i.path === '@aws-sdk/lib-storage')),
   };
   cache.set(entry, needs);
   return needs;

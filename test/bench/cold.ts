@@ -1,17 +1,16 @@
-import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { BANNER, BUNDLE_ALIASES, SEPARATE_PACKAGES } from '../../infra/cdk/aliases';
+import { separatePackageCommands } from '../../infra/cdk/aliases';
+import { bundleAsDeployed, ROOT } from './deployed-bundle';
 
 /**
- * `npm run bench:cold`: every function bundled as the stack bundles it (ESM, node24, minified, the
- * createRequire banner, AWS SDK and argon2 external, the same aliases), and the CPU time of a fresh `node` importing
+ * `npm run bench:cold`: every function bundled as the stack bundles it (deployed-bundle.ts), and the CPU time of a fresh `node` importing
  * it, against a hello-world bundle that creates one DynamoDB document client. Runs are interleaved
  * (baseline, function, baseline, function, …) so machine noise falls on both; node's own start-up
  * is in both. Prints per function the bundle size, the median CPU time and the median ratio.
  */
-const root = join(import.meta.dirname, '../..');
+const root = ROOT;
 const out = join(root, '.bench', 'cold');
 const RUNS = Number(process.env.COLD_RUNS ?? 15);
 
@@ -35,11 +34,7 @@ writeFileSync(
 
 async function bundle(name: string, entry: string): Promise<{ file: string; bytes: number }> {
   const file = join(out, `${name.replace(/\//g, '__')}.mjs`);
-  await build({
-    entryPoints: [entry], outfile: file, bundle: true, platform: 'node', format: 'esm', target: 'node24', minify: true,
-    banner: { js: BANNER }, external: ['@aws-sdk/*', '@node-rs/argon2', ...Object.keys(SEPARATE_PACKAGES)], alias: BUNDLE_ALIASES, logLevel: 'error', absWorkingDir: root,
-  });
-  return { file, bytes: statSync(file).size };
+  return { file, bytes: await bundleAsDeployed(entry, file) };
 }
 
 /** CPU milliseconds (user + system) of a fresh node that imports `file` and exits. */
@@ -53,7 +48,7 @@ function coldImport(file: string): number {
  * ships it beside the bundle, imported and created (shared/tracing.ts `prepareTracing`). The cold start a
  * traced container really pays; reported beside the import figure, not hidden by it.
  */
-const tracerFile = join(out, 'tracer.mjs');
+const tracerFile = join(out, 'node_modules/@aws-lambda-powertools/tracer/index.mjs');
 function coldImportTraced(file: string): number {
   const script = "await import(process.argv[1]); const { Tracer } = await import(process.argv[2]); new Tracer({ serviceName: 'bench' }); const u = process.cpuUsage(); console.log((u.user + u.system) / 1000);";
   return Number(execFileSync(process.execPath, ['--input-type=module', '-e', script, file, tracerFile], { cwd: root, env: { ...process.env, ...STACK_ENV } }).toString().trim());
@@ -65,10 +60,7 @@ const STACK_ENV = { AWS_REGION: 'us-east-1', STAGE: 'cloud', NODE_OPTIONS: '', P
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 const baseline = await bundle('hello-world', baselineSource);
-await build({
-  entryPoints: [join(root, SEPARATE_PACKAGES['@aws-lambda-powertools/tracer'].entry)], outfile: tracerFile, bundle: true, platform: 'node', format: 'esm', target: 'node24', minify: true,
-  banner: { js: BANNER }, external: ['@aws-sdk/*'], alias: BUNDLE_ALIASES, logLevel: 'error', absWorkingDir: root,
-});
+for (const command of separatePackageCommands(root, out, '@aws-lambda-powertools/tracer')) execFileSync('sh', ['-c', command]);
 // COLD_ONLY=workers/jobs,impex measures those functions only.
 const only = process.env.COLD_ONLY?.split(',').map((s) => s.trim()).filter(Boolean);
 const chosen = only?.length ? entries.filter(([name]) => only.includes(name)) : entries;

@@ -1,18 +1,22 @@
 import { createWriteStream } from 'node:fs';
+import type { SQSEvent } from 'aws-lambda';
 import { BatchWriteCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { runImpexJob } from '#domain/impex';
-import { appContext } from '#shared/context';
+import { handler } from '../../functions/workers/jobs/handler';
 import { ddb } from '#shared/clients';
 
 /**
- * One export or import job of `npm run bench:scale`, alone in its process (as in the jobs worker's
- * Lambda), so its peak memory is the job's: `tsx test/bench/scale-job.ts <record_id> [capture.jsonl]`.
- * With a capture file, every new item the job writes is appended to it (one JSON line each), for the
- * bench's raw BatchWrite of the same items. Prints one JSON line: {ms, maxRssMb, peakHeapMb}.
+ * One export or import job of `npm run bench:scale`, alone in its process as in the jobs worker's
+ * Lambda, so its peak memory is the job's. Not run as TypeScript: scale.ts bundles this file as the
+ * stack bundles the worker (deployed-bundle.ts), so the process carries the worker's whole bundle
+ * and nothing the Lambda does not, and runs `node index.mjs <import|export> <record_id> [capture.jsonl]`.
+ * The job goes through the worker's handler, as its SQS message (the last receive, like the queue's
+ * fifth). With a capture file, every new item the job writes is appended to it (one JSON line each),
+ * for the bench's raw BatchWrite of the same items. Prints one JSON line: {ms, maxRssMb, peakHeapMb}.
  */
-const [recordId, capturePath] = process.argv.slice(2);
+const [kind, recordId, capturePath] = process.argv.slice(2);
 const capture = capturePath ? createWriteStream(capturePath) : undefined;
 if (capture) {
+  // The bundle's own client (one module in one bundle), so the handler's writes pass through here.
   const client = ddb();
   const send = client.send.bind(client);
   (client as { send: unknown }).send = (command: unknown) => {
@@ -24,12 +28,15 @@ if (capture) {
     return send(command as never);
   };
 }
+const event = { Records: [{ messageId: `bench-${recordId}`, body: JSON.stringify({ kind, record_id: recordId }), attributes: { ApproximateReceiveCount: '5' } }] } as unknown as SQSEvent;
 let peakHeap = 0;
 const sampler = setInterval(() => (peakHeap = Math.max(peakHeap, process.memoryUsage().heapUsed)), 50);
 const started = performance.now();
-await runImpexJob(appContext(), { record_id: recordId, lastAttempt: true });
+const { batchItemFailures } = await handler(event);
 const ms = performance.now() - started;
 clearInterval(sampler);
 if (capture) await new Promise((resolve) => capture.end(resolve));
+// A failed job has logged its error and marked its record; the bench reports the record's status.
+if (batchItemFailures.length) console.error(`the ${kind} job failed (the worker reported its message)`);
 console.log(JSON.stringify({ ms, maxRssMb: process.resourceUsage().maxRSS / 1024, peakHeapMb: peakHeap / 2 ** 20 }));
 process.exit(0);

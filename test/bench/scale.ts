@@ -19,6 +19,7 @@ import { authenticate } from '#auth/authenticate';
 import { IMPEX_API_VERSION, recordById, startExport, startImport, toYaml, type EnvironmentDocument } from '#domain/impex';
 import { setPlan } from '../helpers/plans';
 import { blastRadiusBench } from './scale-blast';
+import { bundleAsDeployed, shipSeparatePackages } from './deployed-bundle';
 
 /**
  * `npm run bench:scale` (issue 26): environments of 2,000 and 50,000 services (a floor per 10
@@ -44,6 +45,16 @@ const ONLY_EXPORT = process.env.SCALE_ONLY === 'export';
  * and collects late, so RSS then says more about the machine than about the job.
  */
 const JOB_HEAP_MB = Number(process.env.SCALE_JOB_HEAP_MB ?? 0);
+/**
+ * The jobs run as the deployed worker runs: scale-job.ts (the worker's handler, plus the timing) bundled
+ * once as the stack bundles the worker, with the packages the stack ships beside it, inside the project so
+ * that the `@aws-sdk/*` it leaves to the Lambda runtime resolve from node_modules.
+ */
+const JOB_DIR = join(ROOT, '.bench', 'scale-job');
+const JOB_BUNDLE = join(JOB_DIR, 'index.mjs');
+await rm(JOB_DIR, { recursive: true, force: true });
+await bundleAsDeployed(join(ROOT, 'test/bench/scale-job.ts'), JOB_BUNDLE);
+shipSeparatePackages('functions/workers/jobs/handler.ts', JOB_DIR);
 const dataDir = await mkdtemp(join(tmpdir(), 'infra-catalog-bench-scale-'));
 const stack = await startLocalStack({
   inMemory: true, withoutHttp: true,
@@ -96,11 +107,12 @@ async function measure(fn: () => Promise<unknown>, runs = 5) {
   return { ms: median(times), read };
 }
 
-function runJob(recordId: string, capture?: string): Promise<{ ms: number; maxRssMb: number; peakHeapMb: number }> {
+function runJob(kind: 'import' | 'export', recordId: string, capture?: string): Promise<{ ms: number; maxRssMb: number; peakHeapMb: number }> {
   return new Promise((resolve, reject) => {
     const { DYNAMODB_ENDPOINT, S3_ENDPOINT, BUCKET_NAME, LOCAL_DATA_DIR } = stack.config;
-    const env = { ...process.env, DYNAMODB_ENDPOINT, S3_ENDPOINT, BUCKET_NAME, LOCAL_DATA_DIR, TABLE_NAME: TableName, LOG_LEVEL: 'error', POWERTOOLS_METRICS_DISABLED: 'true' };
-    const child = spawn(process.execPath, [...(JOB_HEAP_MB ? [`--max-old-space-size=${JOB_HEAP_MB}`] : []), '--import', 'tsx', join(ROOT, 'test/bench/scale-job.ts'), recordId, ...(capture ? [capture] : [])], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'inherit'] });
+    // NODE_OPTIONS as the stack sets it on every function.
+    const env = { ...process.env, NODE_OPTIONS: '--enable-source-maps', DYNAMODB_ENDPOINT, S3_ENDPOINT, BUCKET_NAME, LOCAL_DATA_DIR, TABLE_NAME: TableName, LOG_LEVEL: 'error', POWERTOOLS_METRICS_DISABLED: 'true' };
+    const child = spawn(process.execPath, [...(JOB_HEAP_MB ? [`--max-old-space-size=${JOB_HEAP_MB}`] : []), JOB_BUNDLE, kind, recordId, ...(capture ? [capture] : [])], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     child.stdout.on('data', (d) => (out += String(d)));
     child.once('exit', (code) => (code === 0 ? resolve(JSON.parse(out.trim().split('\n').at(-1)!)) : reject(new Error(`job ${recordId} exited ${code}: ${out}`))));
@@ -189,7 +201,7 @@ try {
     await putDocument(`imports/${projectId}/${uploadId}`, text, 'application/yaml');
     const imported = await startImport(ctx, { project_id: projectId, environment_id: envId, upload_id: uploadId });
     const capture = join(dataDir, `items-${n}.jsonl`);
-    const importJob = await runJob(imported.record_id, capture);
+    const importJob = await runJob('import', imported.record_id, capture);
     const importRecord = await recordById(imported.record_id);
     if (importRecord?.status !== 'succeeded') throw new Error(`the import ${importRecord?.status}: ${importRecord?.error} ${JSON.stringify(importRecord?.report?.errors?.slice(0, 3))}`);
     const raw = await rawBatchWrite(capture, `RAW#${n}#`);
@@ -227,7 +239,7 @@ try {
 
     // Export: the job in its own process against the same reads raw; then the download, straight from the bucket.
     const exported = await startExport(ctx, { project_id: projectId, environment_id: envId });
-    const exportJob = await runJob(exported.record_id);
+    const exportJob = await runJob('export', exported.record_id);
     const exportRecord = (await recordById(exported.record_id))!;
     if (exportRecord.status !== 'succeeded') throw new Error(`the export ${exportRecord.status}: ${exportRecord.error}`);
     const rawExport = await rawRead(projectId, envId);

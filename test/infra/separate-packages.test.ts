@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
@@ -19,9 +19,9 @@ const asset = join(work, 'asset');
 
 beforeAll(async () => {
   mkdirSync(asset, { recursive: true });
-  // The SDK, as the Lambda runtime provides it.
-  mkdirSync(join(work, 'node_modules'));
-  symlinkSync(join(ROOT, 'node_modules/@aws-sdk'), join(work, 'node_modules/@aws-sdk'));
+  // The SDK, as the Lambda runtime provides it: without lib-storage, which the runtime does not promise (aliases.ts).
+  mkdirSync(join(work, 'node_modules/@aws-sdk'), { recursive: true });
+  for (const pkg of readdirSync(join(ROOT, 'node_modules/@aws-sdk')).filter((p) => p !== 'lib-storage')) symlinkSync(join(ROOT, 'node_modules/@aws-sdk', pkg), join(work, 'node_modules/@aws-sdk', pkg));
   const probe = join(work, 'probe.ts');
   writeFileSync(probe, `export { parseDocument, toYaml } from '${join(ROOT, 'shared/domain/impex/yaml.ts')}';\nexport { exampleDocument } from '${join(ROOT, 'shared/domain/impex/document.ts')}';\n`);
   await build({
@@ -55,5 +55,18 @@ describe('packages shipped beside a bundle', () => {
     expect(() => roundTrip()).toThrow(/yaml/);
     for (const pkg of ['yaml', 'js-yaml'] as const) for (const command of separatePackageCommands(ROOT, asset, pkg)) execFileSync('sh', ['-c', command]);
     expect(roundTrip()).toEqual({ errors: [], same: true });
+  });
+
+  it('lib-storage: only the jobs worker (the export\'s streamed upload) gets it; shipped, it loads beside the bundle with the runtime\'s S3 client', () => {
+    expect(separatePackagesOf('functions/workers/jobs/handler.ts')).toContain('@aws-sdk/lib-storage');
+    expect(separatePackagesOf('functions/impex/handler.ts')).not.toContain('@aws-sdk/lib-storage');
+    const script = "const { Upload } = await import('@aws-sdk/lib-storage'); const { S3Client } = await import('@aws-sdk/client-s3'); process.stdout.write(String(typeof new Upload({ client: new S3Client({ region: 'us-east-1' }), params: { Bucket: 'b', Key: 'k', Body: 'x' } }).done));";
+    const load = () => execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: asset, stdio: ['ignore', 'pipe', 'pipe'] }).toString();
+    // Not shipped: the runtime's SDK alone has no lib-storage.
+    expect(load).toThrow(/lib-storage/);
+    for (const command of separatePackageCommands(ROOT, asset, '@aws-sdk/lib-storage')) execFileSync('sh', ['-c', command]);
+    expect(load()).toBe('function');
+    // The S3 client is not in the shipped file: it is the runtime's, as the bundle's own.
+    expect(readFileSync(join(asset, 'node_modules/@aws-sdk/lib-storage/index.mjs'), 'utf8')).toMatch(/from"@aws-sdk\/client-s3"/);
   });
 });

@@ -1,0 +1,35 @@
+import { build, type BuildOptions } from 'esbuild';
+import { execFileSync } from 'node:child_process';
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
+import { BANNER, BUNDLE_ALIASES, SEPARATE_PACKAGES, separatePackageCommands } from '../../infra/cdk/aliases';
+import { separatePackagesOf } from '../../infra/cdk/stack';
+
+/**
+ * A function bundled as the stack bundles it (infra/cdk/stack.ts, `bundled`): ESM, node24, minified,
+ * the createRequire banner, the AWS SDK, argon2 and the separate packages external, the same
+ * aliases, a source map without sources. The benches that measure a function (`npm run bundles`,
+ * `bench:cold`, `bench:scale`'s jobs) build it with these options, so they measure what is deployed.
+ */
+export const ROOT = join(import.meta.dirname, '../..');
+
+export const DEPLOYED_BUILD = {
+  bundle: true, platform: 'node', format: 'esm', target: 'node24', minify: true, sourcemap: true, sourcesContent: false,
+  banner: { js: BANNER }, external: ['@aws-sdk/*', '@node-rs/argon2', ...Object.keys(SEPARATE_PACKAGES)], alias: BUNDLE_ALIASES,
+  logLevel: 'error', absWorkingDir: ROOT,
+} satisfies BuildOptions;
+
+/** Bundles `entry` into `outfile` as deployed; answers the bundle's size in bytes. */
+export async function bundleAsDeployed(entry: string, outfile: string): Promise<number> {
+  await build({ ...DEPLOYED_BUILD, entryPoints: [entry], outfile });
+  return statSync(outfile).size;
+}
+
+/**
+ * Puts beside a bundle in `dir` the packages the stack ships beside the function `entry`'s bundle
+ * (its `node_modules/<pkg>/index.mjs`, aliases.ts), with the stack's own commands. `entry` is
+ * relative to the project root, as in the stack.
+ */
+export function shipSeparatePackages(entry: string, dir: string): void {
+  for (const pkg of separatePackagesOf(entry)) for (const command of separatePackageCommands(ROOT, dir, pkg)) execFileSync('sh', ['-c', command]);
+}

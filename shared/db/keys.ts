@@ -126,7 +126,8 @@ export const keys = {
    * (issue 26): `<FAMILY>BYNAME#<envId>#<order key of the name>#<id>` (shared/name-order.ts), so a
    * page of its list is one Query that reads what it returns. Written, moved and deleted with the
    * entity in the same transaction (catalog/listing.ts). A connection has three, in creation order:
-   * `CONNBYTIME#<envId>#ALL#<created_at>#<position>#<id>` and one per end, `CONNBYTIME#<envId>#<end id>#…`.
+   * `CONNBYTIME#<envId>#ALL#<created_at>#<position>#<id>` and one per end, `CONNBYTIME#<envId>#<end id>#…`,
+   * and a chain member a fourth, `CONNBYTIME#<envId>#CHAIN.<chain id>#…`.
    */
   listing: (family: ListingFamily, projectId: string, envId: string, orderKey: string, id: string, place?: string) => ({
     PK: `PROJECT#${projectId}`,

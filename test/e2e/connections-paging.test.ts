@@ -6,7 +6,7 @@ import { ddb } from '#shared/clients';
 import { queryPrefix } from '#db/query';
 import { appContext } from '#shared/context';
 import { applyImport, buildExportDocument, planImport } from '#domain/impex';
-import { backfillListings } from '#domain/catalog';
+import { backfillListings, chainPlace } from '#domain/catalog';
 import { deleteItem, putItem } from '#db/items';
 import { countItemsRead } from '../bench/measure';
 import { createFloor, createService, ownerWithEnv } from '../helpers/catalog';
@@ -16,7 +16,7 @@ import { createFloor, createService, ownerWithEnv } from '../helpers/catalog';
  * range, or one end's), with optional `offset` and `limit` beyond SPEC. The whole list must be the
  * one the former path answered (the environment's connections read whole, the live ones filtered
  * and sorted in memory: kept here as the reference), and every page that list sliced; and the table
- * must hold exactly three listings per live connection, whatever wrote it.
+ * must hold exactly three listings per live connection (four for a chain member), whatever wrote it.
  */
 
 const ref = useTestStack();
@@ -37,14 +37,14 @@ async function reference(projectId: string, envId: string, f: { entity_id?: stri
     .map((c) => c.id);
 }
 
-/** The listing items the table should hold: three per live connection (the environment's range and each end's). */
+/** The listing items the table should hold: three per live connection (the environment's range and each end's), and its chain's for a member. */
 async function expectListingsExact(projectId: string, envId: string) {
   const live = (await queryPrefix<Conn>(projectId, keys.connectionPrefix(envId))).filter((c) => !c.deleted_at);
   const listings = await queryPrefix<{ SK: string; id: string }>(projectId, keys.listingPrefix('CONN', envId));
   const perId = new Map<string, string[]>();
   for (const l of listings) perId.set(l.id, [...(perId.get(l.id) ?? []), l.SK.split('#')[2]]);
   expect(perId.size).toBe(live.length);
-  for (const c of live) expect(perId.get(c.id)?.sort(), `listings of ${c.id}`).toEqual(['ALL', c.a_id, c.b_id].sort());
+  for (const c of live) expect(perId.get(c.id)?.sort(), `listings of ${c.id}`).toEqual(['ALL', c.a_id, c.b_id, ...(c.chain_id ? [chainPlace(c.chain_id)] : [])].sort());
 }
 
 const PAGES: [number, number][] = [[0, 1], [0, 10], [1, 10], [7, 50], [23, 24], [100, 1000], [150, 7], [290, 5], [299, 10], [400, 10]];

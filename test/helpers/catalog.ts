@@ -5,6 +5,7 @@ import { afterAll, beforeAll, expect } from 'vitest';
 import { ddb } from '#shared/clients';
 import { config } from '#shared/config';
 import { keys } from '#db/keys';
+import { connectionEntity, connectionListing } from '#domain/catalog';
 import { workerTable } from '../../functions/workers';
 import { signUp, type ApiResponse, type Client } from './http';
 import { setPlan } from './plans';
@@ -57,7 +58,7 @@ export async function softDelete(key: { PK: string; SK: string }) {
 /**
  * Items of groups built concurrently by others (structure, topology), written directly with the
  * field names those groups use: groups/subgroups {id, name, deleted_at}, connections {a_type,
- * a_id, b_type, b_id}, links {from_service_id, to_service_id}.
+ * a_id, b_type, b_id, with their listings}, links {from_service_id, to_service_id}.
  */
 export async function putGroup(projectId: string, envId: string, name: string, extra: Record<string, unknown> = {}) {
   const id = randomUUID();
@@ -71,11 +72,16 @@ export async function putSubgroup(projectId: string, envId: string, groupId: str
   await put({ ...keys.subgroup(projectId, envId, id), id, name, group_id: groupId, project_id: projectId, environment_id: envId, updated_at: now, deleted_at: null, ...extra });
   return id;
 }
-export async function putConnection(projectId: string, envId: string, a: [string, string], b: [string, string], chainId: string | null = null) {
+/**
+ * A connection as the topology group writes it: the item and its listings (by which a service's or
+ * floor's delete finds it); `listed: false` writes the item alone, for a reader of items only.
+ */
+export async function putConnection(projectId: string, envId: string, a: [string, string], b: [string, string], chainId: string | null = null, { listed = true } = {}) {
   const id = randomUUID();
   const now = new Date().toISOString();
   const key = keys.connection(projectId, envId, id);
-  await put({ ...key, id, project_id: projectId, environment_id: envId, a_type: a[0], a_id: a[1], b_type: b[0], b_id: b[1], direction: 'none', chain_id: chainId, updated_at: now, deleted_at: null });
+  const item = { id, project_id: projectId, environment_id: envId, a_type: a[0], a_id: a[1], b_type: b[0], b_id: b[1], direction: 'none', chain_id: chainId, created_at: now, updated_at: now, deleted_at: null };
+  await Promise.all([put({ ...key, ...item }), ...(listed ? connectionListing.items(connectionEntity.decode(item)) : []).map(put)]);
   return key;
 }
 /** A chain (or hub) of connections: the topology group keeps its live member count on it. */

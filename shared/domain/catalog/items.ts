@@ -6,10 +6,6 @@ import { lookupStep, type Key } from '#db/lookup';
 import { softDeleteStep } from '#db/live';
 import { IF_EXISTS, setExpression } from '#db/steps';
 import { connectionListing } from './listings';
-import type { Connection } from './topology/connection-entity';
-
-/** What a connection's listings are keyed by (its cascade removes them with it). */
-type ConnectionListed = Pick<Connection, 'id' | 'a_id' | 'b_id' | 'chain_id' | 'created_at' | 'position'>;
 
 /**
  * What the catalog kinds (services, service floors, networks) share: their items live under
@@ -41,31 +37,26 @@ export const atLocation = (i: { provider?: string | null; provider_region?: stri
 
 /**
  * The steps that remove, with an entity, the live connections (either end) and links (either
- * end) touching it: items of the topology group, matched by their documented field names,
- * soft-deleted as that group deletes them; a connection that belongs to a chain leaves it (the
- * chain's `connection_count` drops, one step per chain).
+ * end) touching it: items of the topology group, soft-deleted as that group deletes them; a
+ * connection that belongs to a chain leaves it (the chain's `connection_count` drops, one step per
+ * chain). The connections are those of the entity's own listing range (issue 26: what it reads
+ * grows with its connections, not the environment's); the links are matched by their documented
+ * field names.
  */
 export async function edgeRemovalSteps(projectId: string, envId: string, entityId: string, withLinks: boolean, now: string): Promise<TransactStep[]> {
   const live = '(attribute_not_exists(deleted_at) OR deleted_at = :null)';
-  const values = { ':id': entityId, ':null': null };
-  const [connections, links] = await Promise.all([
-    queryPrefix<Key & ConnectionListed>(projectId, keys.connectionPrefix(envId), {
-      projection: ['PK', 'SK', 'id', 'a_id', 'b_id', 'chain_id', 'created_at', 'position'],
-      filter: `(a_id = :id OR b_id = :id) AND ${live}`,
-      values,
-    }),
+  const [listed, links] = await Promise.all([
+    connectionListing.livePage(projectId, envId, { offset: 0, place: entityId }),
     withLinks
-      ? queryPrefix<Key>(projectId, keys.linkPrefix(envId), { projection: ['PK', 'SK'], filter: `(from_service_id = :id OR to_service_id = :id) AND ${live}`, values })
+      ? queryPrefix<Key>(projectId, keys.linkPrefix(envId), { projection: ['PK', 'SK'], filter: `(from_service_id = :id OR to_service_id = :id) AND ${live}`, values: { ':id': entityId, ':null': null } })
       : Promise.resolve([] as Key[]),
   ]);
+  const connections = listed.filter((c) => c.a_id === entityId || c.b_id === entityId);
   const leaving = new Map<string, number>();
   for (const c of connections) if (c.chain_id) leaving.set(c.chain_id, (leaving.get(c.chain_id) ?? 0) + 1);
   return [
     // Each connection with its listings (after it: a cascade committed in chunks never drops a live connection's listing first).
-    ...connections.flatMap(({ PK, SK, ...c }) => [
-      softDeleteStep({ PK, SK }, now, CASCADE_STALE),
-      ...connectionListing.steps({ ...c, project_id: projectId, environment_id: envId }, null),
-    ]),
+    ...connections.flatMap((c) => [softDeleteStep(keys.connection(projectId, envId, c.id), now, CASCADE_STALE), ...connectionListing.steps(c, null)]),
     ...links.map(({ PK, SK }) => softDeleteStep({ PK, SK }, now, CASCADE_STALE)),
     ...[...leaving].map(([chainId, n]): TransactStep => ({
       Update: { Key: keys.connectionChain(projectId, envId, chainId), ...setExpression({ updated_at: now }, { connection_count: -n }), ...IF_EXISTS },

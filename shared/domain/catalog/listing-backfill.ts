@@ -12,8 +12,9 @@ import type { Listable, Listing } from './listing';
  * under another name order (a runtime whose collator orders differently): per listed kind still to
  * do, one Scan of its entities and listing items, then the missing or different listings written and
  * the stale ones removed. Idempotent; recorded per kind under a migration item with the name order's
- * version, so it runs again only when that changes. Run it before the API serves (the local stack
- * does at start; a deployed table needs it run once before the new code serves, see docs/data-model.md).
+ * version (and the kind's layout revision), so it runs again only when one of them changes. Run it
+ * before the API serves (the local stack does at start; a deployed table needs it run once before
+ * the new code serves, see docs/data-model.md).
  */
 export async function backfillListings(): Promise<Record<string, { written: number; removed: number }>> {
   const version = orderVersion();
@@ -21,7 +22,9 @@ export async function backfillListings(): Promise<Record<string, { written: numb
   for (const listing of LISTINGS as readonly Listing<Listable>[]) {
     const family = listing.family;
     const marker = keys.migration(`${family.toLowerCase()}-listing`);
-    if ((await getItem<{ version?: string }>(marker))?.version === version) continue;
+    // A kind's later layout (its revision) is a version of its own: only that kind is done again.
+    const kindVersion = listing.revision > 1 ? `${version}|r${listing.revision}` : version;
+    if ((await getItem<{ version?: string }>(marker))?.version === kindVersion) continue;
     const entityPrefix = `${family}#`;
     const listingPrefix = keys.listingFamilyPrefix(family);
     const items = await scanSortKeyPrefixes<Record<string, unknown> & { SK: string; PK: string }>([entityPrefix, listingPrefix]);
@@ -44,7 +47,7 @@ export async function backfillListings(): Promise<Record<string, { written: numb
     for (let i = 0; i < Math.max(puts.length, stale.length); i += 16) {
       await Promise.all([...puts.slice(i, i + 16).map((p) => putItem(p)), ...stale.slice(i, i + 16).map((k) => deleteItem(k))]);
     }
-    await putItem({ ...marker, version, at: new Date().toISOString() });
+    await putItem({ ...marker, version: kindVersion, at: new Date().toISOString() });
     done[family] = { written: puts.length, removed: stale.length };
   }
   return done;

@@ -39,6 +39,11 @@ export interface ListingSpec<T extends Listable, F extends keyof T & string> {
   filtered: readonly F[];
   /** More fields a page reads with the entities (hints: a stale one costs a read, never a wrong answer). */
   hints?: readonly F[];
+  /**
+   * The layout's revision (absent: the first): raised when the places or keys of existing entities'
+   * listings change, so that the backfill runs again for this kind on a table it already did.
+   */
+  revision?: number;
   /** Fields stored as lists (an absent one is empty rather than null). */
   lists?: readonly F[];
   /** The entity's own item key and decoder (the page's BatchGet, the backfill). */
@@ -49,6 +54,7 @@ export interface ListingSpec<T extends Listable, F extends keyof T & string> {
 /** A listed kind's listing rules (methods, so that any kind's is a `Listing<Listable>`). */
 export interface Listing<T extends Listable> {
   readonly family: ListingFamily;
+  readonly revision: number;
   decode(item: Record<string, unknown>): T;
   /** The listing items of a live entity (one per place). */
   items(x: Listable & Partial<T>): Record<string, unknown>[];
@@ -170,5 +176,5 @@ export function defineListing<T extends Listable, F extends keyof T & string>(sp
     }
   };
 
-  return { family: spec.family, decode: spec.decode, items, steps, asRead, touches, change, page, entities, livePage };
+  return { family: spec.family, revision: spec.revision ?? 1, decode: spec.decode, items, steps, asRead, touches, change, page, entities, livePage };
 }

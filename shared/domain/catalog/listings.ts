@@ -32,19 +32,23 @@ export type NetworkListing = Pick<Network, 'id' | 'name' | 'cidr' | 'gateway' | 
 
 /** The place of a connection's listing in its environment's whole list (the other two are its ends' ids). */
 export const ALL_CONNECTIONS = 'ALL';
+/** The place of a chain's members (never an entity's id: ids are UUIDs, so `entity_id` cannot name it). */
+export const chainPlace = (chainId: string) => `CHAIN.${chainId}`;
 
 /**
  * GET /service-connections: in creation order (`byConnectionOrder`: created_at, then the position in
  * its batch, then id), as `<created_at>#<position, 10 digits>#<id>`; created_at is always an ISO
- * instant of one length (toISOString), so its bytes order as its text does. Listed three times: in
- * the environment's range and in each end's (`entity_id` reads only that entity's). Filters on
- * chain_id (fixed for a connection's life). Written beside the connection's transaction when a batch
- * or a chain's delete would not fit one, so it is read through `livePage` only.
+ * instant of one length (toISOString), so its bytes order as its text does. Listed in the
+ * environment's range and in each end's (`entity_id` reads only that entity's; a service's or
+ * floor's delete and the duplicate check read their ends'), and a chain member in its chain's too
+ * (a chain's patch and delete read only its members). Filters on chain_id (fixed for a
+ * connection's life). Written beside the connection's transaction when a batch or a chain's delete
+ * would not fit one, so it is read through `livePage` (or `page` then `entities`) only.
  */
 export const connectionListing = defineListing<Connection, 'chain_id'>({
-  family: 'CONN', beside: true,
+  family: 'CONN', beside: true, revision: 2,
   orderKey: (c) => `${c.created_at ?? ''}#${String(c.position ?? 0).padStart(10, '0')}`,
-  places: (c) => [ALL_CONNECTIONS, c.a_id!, c.b_id!],
+  places: (c) => [ALL_CONNECTIONS, c.a_id!, c.b_id!, ...(c.chain_id ? [chainPlace(c.chain_id)] : [])],
   filtered: ['chain_id'], entityKey: keys.connection, decode: connectionEntity.decode,
 });
 export type ConnectionListing = Pick<Connection, 'id' | 'chain_id'>;

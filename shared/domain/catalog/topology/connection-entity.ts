@@ -14,7 +14,7 @@ export type GroupKind = (typeof GROUP_KINDS)[number];
 /** A connection's label: trimmed, at most 200 characters; null clears it. */
 export const connectionName = z.string().trim().min(1).max(200).nullish();
 
-/** Field names are a contract: the services group deletes connections by `a_id`/`b_id` (edgeRemovalSteps). */
+/** Field names are a contract: the services group deletes a service's connections, found by their ends' listings (edgeRemovalSteps). */
 export const connectionEntity = defineEntity(
   'connection',
   z.object({

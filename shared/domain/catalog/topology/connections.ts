@@ -13,7 +13,7 @@ import { LIVE_CONDITION, softDeleteStep, visible, setFieldsStep, isLive } from '
 import { getItem } from '#db/items';
 import { retry } from '#db/retry';
 import { counterStep, putNewStep } from '#db/steps';
-import { ALL_CONNECTIONS, connectionListing, type ConnectionListing } from '../listings';
+import { ALL_CONNECTIONS, chainPlace, connectionListing, type ConnectionListing } from '../listings';
 
 /**
  * A batch is one transaction (DynamoDB: at most 100 items): 24 connections and their id lookups
@@ -107,11 +107,7 @@ async function withoutDuplicates(
       // predate a write the version already counts).
       const env = attempt === 1 ? readEnv : await getItem<VersionedEnv>(envKey);
       if (!isLive(env)) throw invalid(ENV_NOT_IN_PROJECT);
-      const existing = await queryPrefix<Connection>(projectId, keys.connectionPrefix(envId), {
-        projection: ['id', 'a_type', 'a_id', 'b_type', 'b_id', 'direction'],
-        filter: 'deleted_at = :null',
-        values: { ':null': null },
-      });
+      const existing = await connectionsBetween(projectId, envId, pairs.specs);
       const taken = new Set(existing.filter((c) => !pairs.replacing?.has(c.id)).map(pairKey));
       for (const spec of pairs.specs) {
         const key = pairKey(spec);
@@ -122,6 +118,36 @@ async function withoutDuplicates(
     },
     { attempts: 8, when: (err) => err === TOPOLOGY_CHANGED, baseMs: 10 },
   );
+}
+
+/** Listing ranges read at once by the duplicate check (a chain-wide change names up to 100 ends). */
+const RANGES_IN_FLIGHT = 16;
+
+/**
+ * The live connections joining the two ends of one of `specs`, whatever their direction: the only
+ * ones a duplicate can be (issue 26). Each end's listing range is read (ids only), and only the
+ * connections listed at both ends of a pair are fetched, so the cost is the ends' connections, not
+ * the environment's. A live connection always has its listings (they commit with it or before it).
+ */
+async function connectionsBetween(projectId: string, envId: string, specs: ConnectionSpec[]): Promise<Connection[]> {
+  const ends = [...new Set(specs.flatMap((s) => [s.a_id, s.b_id]))];
+  const listed = new Map<string, Set<string>>();
+  let next = 0;
+  const reader = async () => {
+    while (next < ends.length) {
+      const end = ends[next++];
+      const listings = await connectionListing.page<{ id: string }>(projectId, envId, { offset: 0, place: end });
+      listed.set(end, new Set(listings.map((l) => l.id)));
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(RANGES_IN_FLIGHT, ends.length) }, reader));
+  const joining = new Set<string>();
+  for (const s of specs) {
+    const [a, b] = [listed.get(s.a_id)!, listed.get(s.b_id)!];
+    const [fewer, more] = a.size <= b.size ? [a, b] : [b, a];
+    for (const id of fewer) if (more.has(id)) joining.add(id);
+  }
+  return connectionListing.entities(projectId, envId, [...joining].map((id) => ({ id })));
 }
 
 /**
@@ -327,13 +353,25 @@ async function manageChain(ctx: AppContext, chainId: string) {
   const { access, item, env } = await accessToEnvItem<Record<string, unknown>>(chainId, CHAIN_KIND, actorAccount(ctx).id, notFound(CHAIN_NOT_FOUND));
   const chain = chainEntity.decode(item);
   access.require('connections.manage', MISSING_MANAGE, chain.environment_id);
-  const days = await retention(access);
-  // The chain's members: one Query on the environment's connections, filtered on chain_id (no index needed at this size).
-  const members = await queryPrefix(chain.project_id, keys.connectionPrefix(chain.environment_id), {
+  const [days, members] = await Promise.all([retention(access), chainMembers(chain)]);
+  return { chain, env, days, members: members.sort(byConnectionOrder) };
+}
+
+/**
+ * A chain's live members, from its own listing range (issue 26: what it reads grows with the
+ * chain, not the environment). Should the range hold fewer than the chain counts (a table whose
+ * backfill has not yet listed older chains, or a member leaving meanwhile), the environment's
+ * connections are read as before, filtered on chain_id: a chain-wide write never misses a member.
+ */
+async function chainMembers(chain: Chain): Promise<Connection[]> {
+  const listed = await connectionListing.livePage(chain.project_id, chain.environment_id, { offset: 0, place: chainPlace(chain.id) });
+  const members = listed.filter((c) => c.chain_id === chain.id);
+  if (members.length >= chain.connection_count) return members;
+  const all = await queryPrefix(chain.project_id, keys.connectionPrefix(chain.environment_id), {
     filter: 'chain_id = :chain AND deleted_at = :null',
     values: { ':chain': chain.id, ':null': null },
   });
-  return { chain, env, days, members: members.map(connectionEntity.decode).sort(byConnectionOrder) };
+  return all.map(connectionEntity.decode);
 }
 
 /**

@@ -41,8 +41,8 @@ interface Journal extends Key {
   type: 'staged_write';
   owner: string;
   created_at: string;
-  /** Every key the write creates (`open`'s Puts and the items): deleted when it is undone. */
-  keys: [string, string][];
+  /** Every key the write creates (`open`'s Puts and the items), deleted when it is undone: one string (see `packKeys`), cheap to write and read. */
+  keys: string;
   /** The steps taking `open` back (their refusals left out). */
   undo: TransactStep[];
   undoing?: boolean;
@@ -50,6 +50,14 @@ interface Journal extends Key {
 
 /** Refusal of a close whose journal an undo has claimed meanwhile (a retry of the same owner, a stale write's recovery). */
 const UNDONE = concurrentChange();
+
+/** Keys as lines of `PK<tab>SK`, the journal's own partition key written `~` (most keys share it). */
+const packKeys = (pk: string, keys: Key[]) => keys.map((k) => `${k.PK.startsWith(pk) ? `~${k.PK.slice(pk.length)}` : k.PK}\t${k.SK}`).join('\n');
+const unpackKeys = (pk: string, packed: string): Key[] =>
+  packed.split('\n').filter(Boolean).map((line) => {
+    const [p, SK] = line.split('\t');
+    return { PK: p.startsWith('~') ? pk + p.slice(1) : p, SK };
+  });
 
 /** A step without its refusal (what the journal keeps: DomainErrors are not data). */
 const plain = ({ failWith: _f, beside: _b, ...step }: TransactStep): TransactStep => step;
@@ -60,7 +68,7 @@ export async function stagedWrite(write: StagedWrite, now: string): Promise<void
     type: 'staged_write',
     owner: write.owner,
     created_at: now,
-    keys: [...write.open.flatMap((s) => (s.Put ? [s.Put.Item] : [])), ...write.items].map((k) => [String(k!.PK), String(k!.SK)]),
+    keys: packKeys(write.journal.PK, [...write.open.flatMap((s) => (s.Put ? [s.Put.Item as Key] : [])), ...(write.items as Key[])]),
     undo: write.undo.map(plain),
   };
   // Nothing conditional to open with: the journal alone (no transaction needed for one item).
@@ -89,7 +97,7 @@ export async function undoStagedWrite(key: Key): Promise<boolean> {
   const claimed = await conditionalUpdate(key, { UpdateExpression: 'SET undoing = :yes', ...IF_EXISTS, ExpressionAttributeValues: { ':yes': true }, ReturnValues: 'ALL_NEW' });
   if (!claimed.ok) return false;
   const journal = claimed.item as unknown as Journal;
-  await batchWrite(journal.keys.map(([PK, SK]) => ({ delete: { PK, SK } })));
+  await batchWrite(unpackKeys(journal.PK, journal.keys).map((k) => ({ delete: k })));
   const removal: TransactStep = { Delete: { Key: key, ...IF_EXISTS } };
   try {
     await transact([...journal.undo, removal]);

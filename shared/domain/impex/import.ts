@@ -554,7 +554,7 @@ function unitWrites(u: Unit, now: string, ctx: AppContext, plan: Pick<ImportPlan
 const freshPut = (s: TransactStep) => Boolean(s.Put) && !s.failWith && (!s.Put!.ConditionExpression || s.Put!.ConditionExpression === IF_ABSENT.ConditionExpression);
 
 /** Items a staged chunk writes by BatchWriteItem at most (its journal lists their keys: some 130 KB). */
-const STAGED_ITEMS = 1000;
+const STAGED_ITEMS = 2000;
 /** Chunks of a phase in flight at once: the next one's items are written while the one before closes. */
 const CHUNKS_IN_FLIGHT = 2;
 /** Thrown into a chunk in flight when one before it stopped the import: it is undone and not applied. */
@@ -578,10 +578,9 @@ interface Built {
  * new items follow by BatchWriteItem, and its guards (what the items refer to, the counters' items
  * among them) close it once the items are there, so a removal racing the items is still refused.
  */
-function build(chunk: Unit[], plan: ImportPlan, now: string, ctx: AppContext, connectionsVersion: number, audit?: ImportAudit): Built {
+function build(chunk: Unit[], own: TransactStep[], plan: ImportPlan, now: string, connectionsVersion: number): Built {
   const { projectId, environmentId: envId } = plan;
   const staged = chunk.every((u) => u.create);
-  const own = chunk.flatMap((u) => unitWrites(u, now, ctx, plan, audit));
   const diagnose: Built['diagnose'] = new Map();
   const counters = new Map<string, CounterMove>();
   for (const c of chunk.flatMap((u) => u.counters)) {
@@ -643,6 +642,8 @@ class Writer {
   private open = 0;
   private readonly waiting = new Map<number, Unit[]>();
   private chunk: Unit[] = [];
+  /** The packed units' own writes, in order. */
+  private writes: TransactStep[] = [];
   /** Transaction items the packed chunk takes (its own conditional writes and shared items), and items it writes by BatchWriteItem when staged. */
   private size = 0;
   private batched = 0;
@@ -703,8 +704,8 @@ class Writer {
   private async add(u: Unit) {
     if (this.stopped) return this.markNotApplied([u]);
     const sharedKeys = [...new Set([...u.guards.map((g) => g.key), ...u.counters.map((c) => c.key)].map(keyId))];
-    // Its step count does not depend on the time. A create is staged: its fresh writes go by BatchWriteItem.
-    const writes = unitWrites(u, '', this.ctx, this.plan, this.audit);
+    // Built once, stamped with the time it is packed. A create is staged: its fresh writes go by BatchWriteItem.
+    const writes = unitWrites(u, this.ctx.clock.now().toISOString(), this.ctx, this.plan, this.audit);
     const batched = u.create ? writes.filter(freshPut).length : 0;
     const own = writes.length - batched;
     // Two items are kept: the environment's guard (or its counter, or the connections version) and a staged chunk's journal.
@@ -718,17 +719,20 @@ class Writer {
     this.size += own + fresh.length;
     this.batched += batched;
     this.chunk.push(u);
+    this.writes.push(...writes);
   }
 
   /** Builds the packed chunk's transaction and sends it once the one in flight has committed. */
   private async commit() {
     const chunk = this.chunk;
+    const writes = this.writes;
     this.chunk = [];
+    this.writes = [];
     this.size = 0;
     this.batched = 0;
     this.shared = new Set();
     if (!chunk.length) return;
-    const built = build(chunk, this.plan, this.ctx.clock.now().toISOString(), this.ctx, this.connectionsVersion, this.audit);
+    const built = build(chunk, writes, this.plan, this.ctx.clock.now().toISOString(), this.connectionsVersion);
     if (built.movesConnections) this.connectionsVersion++;
     // A phase starts once the one before has closed (parents before children).
     if (chunk[0].phase !== this.flightPhase) await this.settled();

@@ -44,6 +44,13 @@ export const httpFunctionGroups = (): RouteGroup[] =>
   (Object.entries(routeTable) as [RouteGroup, Route[]][]).filter(([group, routes]) => routes.length > 0 || group === FALLBACK_GROUP).map(([group]) => group);
 
 export const httpFunction = (group: string) => ({ id: `${pascal(group)}Function`, entry: `functions/${group}/handler.ts` });
+/**
+ * The jobs worker (exports, imports, discovery runs) takes one message at a time for up to Lambda's
+ * 15 minutes, and its V8 heap is capped so that the whole process stays within its 512 MB: code,
+ * buffers and the new space take some 150 MB beside the old space (docs/scale.md). The scale bench
+ * runs its jobs with the same cap.
+ */
+export const JOBS_HEAP_MB = 320;
 export const workerFunction = (folder: string) => ({ id: `${pascal(folder)}Worker`, entry: `functions/workers/${folder}/handler.ts` });
 
 /** The functions the stack builds one by one. */

@@ -26,7 +26,7 @@ import type { QueueName } from '#shared/queue';
 import { TABLE } from '#db/table';
 import { needsOf } from './needs';
 import { BANNER, BUNDLE_ALIASES, SEPARATE_PACKAGES, separatePackageCommands } from './aliases';
-import { httpFunction, httpFunctionGroups, pascal, serviceName, SINGLE_FUNCTIONS, workerFunction } from './functions';
+import { httpFunction, httpFunctionGroups, JOBS_HEAP_MB, pascal, serviceName, SINGLE_FUNCTIONS, workerFunction } from './functions';
 import { WebHosting } from './web-hosting';
 
 export { serviceName };
@@ -35,6 +35,10 @@ const ROOT = join(import.meta.dirname, '..', '..');
 
 /** Queue → the environment variable its URL is passed in (`satisfies` makes a new QueueName a compile error here). */
 const QUEUE_URL_ENV = { jobs: 'JOBS_QUEUE_URL', events: 'EVENTS_QUEUE_URL', mail: 'MAIL_QUEUE_URL' } as const satisfies Record<QueueName, string>;
+/** A worker's Lambda timeout and SQS batch: WORKER_TIMEOUT and 10 by default; the jobs worker's exports and imports of any size one at a time, for up to 15 minutes (JOBS_HEAP_MB). */
+const WORKER_RUN: Partial<Record<QueueName, { timeout: Duration; batchSize: number; nodeOptions: string }>> = {
+  jobs: { timeout: Duration.minutes(15), batchSize: 1, nodeOptions: `--max-old-space-size=${JOBS_HEAP_MB}` },
+};
 
 const HTTP_TIMEOUT = Duration.seconds(29); // API Gateway HTTP APIs give up after 30 s anyway
 const WORKER_TIMEOUT = Duration.seconds(60);
@@ -213,7 +217,7 @@ export class CatalogStack extends Stack {
       queues[name] = new Queue(this, `${pascal(name)}Queue`, {
         encryption: QueueEncryption.SQS_MANAGED,
         enforceSSL: true,
-        visibilityTimeout: Duration.seconds(WORKER_TIMEOUT.toSeconds() * 6), // AWS guidance for Lambda consumers
+        visibilityTimeout: Duration.seconds((WORKER_RUN[name]?.timeout ?? WORKER_TIMEOUT).toSeconds() * 6), // AWS guidance for Lambda consumers
         deadLetterQueue: { queue: dlq, maxReceiveCount: 5 },
       });
       dlqs[name] = dlq;
@@ -403,8 +407,10 @@ export class CatalogStack extends Stack {
     // --- Workers ----------------------------------------------------------------------------------
     for (const [queue, worker] of Object.entries(workerTable) as [QueueName, { folder: string }][]) {
       const { id: fnId, entry: fnEntry } = workerFunction(worker.folder);
-      const f = fn(fnId, fnEntry, 512, WORKER_TIMEOUT);
-      f.addEventSource(new SqsEventSource(queues[queue], { batchSize: 10, reportBatchItemFailures: true }));
+      const run = WORKER_RUN[queue];
+      const f = fn(fnId, fnEntry, 512, run?.timeout ?? WORKER_TIMEOUT);
+      if (run) f.addEnvironment('NODE_OPTIONS', `${environment.NODE_OPTIONS} ${run.nodeOptions}`);
+      f.addEventSource(new SqsEventSource(queues[queue], { batchSize: run?.batchSize ?? 10, reportBatchItemFailures: true }));
       this.workers[queue] = f;
     }
     const mailer = this.workers.mail;

@@ -9,7 +9,7 @@ import { allRoutes, FALLBACK_GROUP, routeTable } from '../../functions/route-tab
 import { workerTable } from '../../functions/workers';
 import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import { CatalogStack, type CatalogStackProps } from '../../infra/cdk/stack';
-import { stackFunctions } from '../../infra/cdk/functions';
+import { JOBS_HEAP_MB, stackFunctions } from '../../infra/cdk/functions';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 // Same feature flags as `cdk synth` (cdk.json); bundling skipped so no esbuild runs.
@@ -297,6 +297,21 @@ describe('CatalogStack', () => {
     const jobsQueue = stack.getLogicalId(stack.node.findChild('JobsQueue').node.defaultChild as never);
     expect(policy).toContain(eventsQueue);
     expect(policy).not.toContain(jobsQueue);
+  });
+
+  it('runs exports and imports of any size: the jobs worker takes one message for up to 15 minutes, its heap capped within its 512 MB; its queue waits 6 times that', () => {
+    const fnId = stack.getLogicalId(stack.workers.jobs.node.defaultChild as never);
+    const props = template.toJSON().Resources[fnId].Properties;
+    expect(props.Timeout).toBe(900);
+    expect(props.MemorySize).toBe(512);
+    expect(props.Environment.Variables.NODE_OPTIONS).toBe(`--enable-source-maps --max-old-space-size=${JOBS_HEAP_MB}`);
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', { FunctionName: { Ref: fnId }, BatchSize: 1 });
+    const queueId = stack.getLogicalId(stack.node.findChild('JobsQueue').node.defaultChild as never);
+    expect(template.toJSON().Resources[queueId].Properties.VisibilityTimeout).toBe(5400);
+    // The other workers keep a minute, batches of 10, and V8's own heap sizing.
+    const mailId = stack.getLogicalId(stack.workers.mail.node.defaultChild as never);
+    expect(template.toJSON().Resources[mailId].Properties.Timeout).toBe(60);
+    expect(template.toJSON().Resources[mailId].Properties.Environment.Variables.NODE_OPTIONS).toBe('--enable-source-maps');
   });
 
   it('sweeps webhook retries every minute; what signs deliveries may decrypt the sealed secrets', () => {

@@ -1,10 +1,10 @@
 /** Key builders: the only place that knows how items are addressed (see docs/data-model.md). */
 
-/** The kinds whose lists read listing items (issue 26): in name order, connections in creation order. */
-export type ListingFamily = 'SERVICE' | 'FLOOR' | 'NETWORK' | 'CONN';
+/** The kinds whose lists read listing items (issue 26): in name order, connections and links in creation order. */
+export type ListingFamily = 'SERVICE' | 'FLOOR' | 'NETWORK' | 'CONN' | 'LINK';
 /** What a family's listing keys are ordered by (the infix of their sort keys). */
-const LISTING_ORDER: Record<ListingFamily, string> = { SERVICE: 'BYNAME', FLOOR: 'BYNAME', NETWORK: 'BYNAME', CONN: 'BYTIME' };
-/** A listing range's sort-key prefix: the environment's, or one place in it (a connection end's range). */
+const LISTING_ORDER: Record<ListingFamily, string> = { SERVICE: 'BYNAME', FLOOR: 'BYNAME', NETWORK: 'BYNAME', CONN: 'BYTIME', LINK: 'BYTIME' };
+/** A listing range's sort-key prefix: the environment's, or one place in it (a connection's or link's end's range). */
 const listingRange = (family: ListingFamily, envId: string, place?: string) => `${family}${LISTING_ORDER[family]}#${envId}#${place === undefined ? '' : `${place}#`}`;
 
 export const keys = {
@@ -127,7 +127,9 @@ export const keys = {
    * page of its list is one Query that reads what it returns. Written, moved and deleted with the
    * entity in the same transaction (catalog/listing.ts). A connection has three, in creation order:
    * `CONNBYTIME#<envId>#ALL#<created_at>#<position>#<id>` and one per end, `CONNBYTIME#<envId>#<end id>#…`,
-   * and a chain member a fourth, `CONNBYTIME#<envId>#CHAIN.<chain id>#…`.
+   * and a chain member a fourth, `CONNBYTIME#<envId>#CHAIN.<chain id>#…`. A link has one per end
+   * (from and to service), `LINKBYTIME#<envId>#<service id>#<created_at>#<id>`, and none for the
+   * environment (its whole list reads the links themselves).
    */
   listing: (family: ListingFamily, projectId: string, envId: string, orderKey: string, id: string, place?: string) => ({
     PK: `PROJECT#${projectId}`,

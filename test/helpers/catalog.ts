@@ -5,7 +5,7 @@ import { afterAll, beforeAll, expect } from 'vitest';
 import { ddb } from '#shared/clients';
 import { config } from '#shared/config';
 import { keys } from '#db/keys';
-import { connectionEntity, connectionListing } from '#domain/catalog';
+import { connectionEntity, connectionListing, linkEntity, linkListing } from '#domain/catalog';
 import { workerTable } from '../../functions/workers';
 import { signUp, type ApiResponse, type Client } from './http';
 import { setPlan } from './plans';
@@ -58,7 +58,7 @@ export async function softDelete(key: { PK: string; SK: string }) {
 /**
  * Items of groups built concurrently by others (structure, topology), written directly with the
  * field names those groups use: groups/subgroups {id, name, deleted_at}, connections {a_type,
- * a_id, b_type, b_id, with their listings}, links {from_service_id, to_service_id}.
+ * a_id, b_type, b_id, with their listings}, links {from_service_id, to_service_id, with their listings}.
  */
 export async function putGroup(projectId: string, envId: string, name: string, extra: Record<string, unknown> = {}) {
   const id = randomUUID();
@@ -92,11 +92,13 @@ export async function putChain(projectId: string, envId: string, connectionCount
   await put({ ...key, id, project_id: projectId, environment_id: envId, group_kind: 'chain', connection_count: connectionCount, updated_at: now, deleted_at: null });
   return { id, key };
 }
-export async function putLink(projectId: string, envId: string, from: string, to: string) {
+/** A link as the topology group writes it: the item and its ends' listings (by which a service's delete finds it); `listed: false` writes the item alone. */
+export async function putLink(projectId: string, envId: string, from: string, to: string, { listed = true } = {}) {
   const id = randomUUID();
   const now = new Date().toISOString();
   const key = keys.link(projectId, envId, id);
-  await put({ ...key, id, project_id: projectId, environment_id: envId, from_service_id: from, to_service_id: to, updated_at: now, deleted_at: null });
+  const item = { id, project_id: projectId, environment_id: envId, from_service_id: from, to_service_id: to, created_at: now, updated_at: now, deleted_at: null };
+  await Promise.all([put({ ...key, ...item }), ...(listed ? linkListing.items(linkEntity.decode(item)) : []).map(put)]);
   return key;
 }
 

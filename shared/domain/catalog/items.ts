@@ -1,11 +1,10 @@
-import { queryPrefix } from '#db/query';
 import { keys } from '#db/keys';
 import { CASCADE_STALE, type TransactStep } from '#db/transact';
 import type { LookupRefs } from '#domain/tenancy';
 import { lookupStep, type Key } from '#db/lookup';
 import { softDeleteStep } from '#db/live';
 import { IF_EXISTS, setExpression } from '#db/steps';
-import { connectionListing } from './listings';
+import { connectionListing, linkListing } from './listings';
 
 /**
  * What the catalog kinds (services, service floors, networks) share: their items live under
@@ -37,27 +36,24 @@ export const atLocation = (i: { provider?: string | null; provider_region?: stri
 
 /**
  * The steps that remove, with an entity, the live connections (either end) and links (either
- * end) touching it: items of the topology group, soft-deleted as that group deletes them; a
- * connection that belongs to a chain leaves it (the chain's `connection_count` drops, one step per
- * chain). The connections are those of the entity's own listing range (issue 26: what it reads
- * grows with its connections, not the environment's); the links are matched by their documented
- * field names.
+ * end) touching it: items of the topology group, soft-deleted as that group deletes them, with
+ * their listings; a connection that belongs to a chain leaves it (the chain's `connection_count`
+ * drops, one step per chain). Both are those of the entity's own listing ranges (issue 26: what it
+ * reads grows with its connections and links, not the environment's).
  */
 export async function edgeRemovalSteps(projectId: string, envId: string, entityId: string, withLinks: boolean, now: string): Promise<TransactStep[]> {
-  const live = '(attribute_not_exists(deleted_at) OR deleted_at = :null)';
-  const [listed, links] = await Promise.all([
+  const [listed, linked] = await Promise.all([
     connectionListing.livePage(projectId, envId, { offset: 0, place: entityId }),
-    withLinks
-      ? queryPrefix<Key>(projectId, keys.linkPrefix(envId), { projection: ['PK', 'SK'], filter: `(from_service_id = :id OR to_service_id = :id) AND ${live}`, values: { ':id': entityId, ':null': null } })
-      : Promise.resolve([] as Key[]),
+    withLinks ? linkListing.livePage(projectId, envId, { offset: 0, place: entityId }) : Promise.resolve([]),
   ]);
+  const links = linked.filter((l) => l.from_service_id === entityId || l.to_service_id === entityId);
   const connections = listed.filter((c) => c.a_id === entityId || c.b_id === entityId);
   const leaving = new Map<string, number>();
   for (const c of connections) if (c.chain_id) leaving.set(c.chain_id, (leaving.get(c.chain_id) ?? 0) + 1);
   return [
     // Each connection with its listings (after it: a cascade committed in chunks never drops a live connection's listing first).
     ...connections.flatMap((c) => [softDeleteStep(keys.connection(projectId, envId, c.id), now, CASCADE_STALE), ...connectionListing.steps(c, null)]),
-    ...links.map(({ PK, SK }) => softDeleteStep({ PK, SK }, now, CASCADE_STALE)),
+    ...links.flatMap((l) => [softDeleteStep(keys.link(projectId, envId, l.id), now, CASCADE_STALE), ...linkListing.steps(l, null)]),
     ...[...leaving].map(([chainId, n]): TransactStep => ({
       Update: { Key: keys.connectionChain(projectId, envId, chainId), ...setExpression({ updated_at: now }, { connection_count: -n }), ...IF_EXISTS },
     })),

@@ -4,6 +4,7 @@ import { serviceEntity, type Service } from './service-entity';
 import { floorEntity, type Floor } from './floor-entity';
 import { networkEntity, type Network } from './network-entity';
 import { connectionEntity, type Connection } from './topology/connection-entity';
+import { linkEntity, type Link } from './topology/link-entity';
 
 /** The lists read from listing items (listing.ts, issue 26), each with what its list filters on. */
 
@@ -53,4 +54,22 @@ export const connectionListing = defineListing<Connection, 'chain_id'>({
 });
 export type ConnectionListing = Pick<Connection, 'id' | 'chain_id'>;
 
-export const LISTINGS = [serviceListing, floorListing, networkListing, connectionListing] as const;
+/**
+ * A service's links (GET /service-links?service_id=, a service's delete): in creation order, as
+ * `<created_at>#<id>` (created_at is always toISOString, one length, and ids are lower-case UUIDs,
+ * so the bytes order as the former sort, created_at then id), listed in the range of each end
+ * (from and to service), not the environment's: the whole list still reads the links themselves.
+ * A link's ends never change and a link is never patched, so its listings hold the id only and are
+ * written by its create (API and import: `newLinkSteps`) and removed by its delete and a service's
+ * delete (`edgeRemovalSteps`); links are not archived. Read with `livePage` (or `page` then
+ * `entities`): a service delete's cascade committed in chunks may leave a listing of no live link.
+ */
+export const linkListing = defineListing<Link, never>({
+  family: 'LINK',
+  orderKey: (l) => l.created_at ?? '',
+  // One place per distinct end (a link to itself is refused, but two equal keys would fail the transaction).
+  places: (l) => [...new Set([l.from_service_id!, l.to_service_id!])],
+  filtered: [], entityKey: keys.link, decode: linkEntity.decode,
+});
+
+export const LISTINGS = [serviceListing, floorListing, networkListing, connectionListing, linkListing] as const;

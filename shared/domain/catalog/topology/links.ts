@@ -12,6 +12,7 @@ import { claimNameStep, releaseNameStep, type NameScope } from '#db/unique-names
 import { queryPrefix } from '#db/query';
 import { setFieldsStep, visible } from '#db/live';
 import { putNewStep } from '#db/steps';
+import { linkListing } from '../listings';
 
 /** Service-to-service edges (link-entity.ts): `from_service_id` depends on `to_service_id`. */
 
@@ -26,10 +27,15 @@ export const LINK_KIND = 'link';
 const pairScope = (projectId: string, envId: string): NameScope => ({ projectId, kind: 'LINK', scopeId: envId, takenDetail: 'Link already exists' });
 const pairName = (l: Pick<Link, 'from_service_id' | 'to_service_id'>) => `${l.from_service_id}>${l.to_service_id}`;
 
-/** The writes that create a link (its pair claim, its item, its id lookup); the end and environment guards are the caller's. */
+/** The writes that create a link (its pair claim, its item, its id lookup, its ends' listings); the end and environment guards are the caller's. */
 export function newLinkSteps(link: Link): TransactStep[] {
   const key = keys.link(link.project_id, link.environment_id, link.id);
-  return [claimNameStep(pairScope(link.project_id, link.environment_id), pairName(link), link.id), putNewStep(linkEntity.encode(key, link)), lookupStep(link.id, link.project_id, key, LINK_KIND)];
+  return [
+    claimNameStep(pairScope(link.project_id, link.environment_id), pairName(link), link.id),
+    putNewStep(linkEntity.encode(key, link)),
+    lookupStep(link.id, link.project_id, key, LINK_KIND),
+    ...linkListing.steps(null, link),
+  ];
 }
 
 /** What an audit entry records of a link: its fields as its readers see them. */
@@ -55,13 +61,23 @@ export async function createLink(
   return link;
 }
 
-/** GET /service-links: the environment's edge list, optionally only the links touching one service. */
+/**
+ * GET /service-links: the environment's edge list in creation order, optionally only the links
+ * touching one service. Those are read from the service's listing range (issue 26: what it reads
+ * grows with the service's links, not the environment's), alongside the access check; the whole
+ * list and a sync (`updated_since`, deleted ones too) read the environment's links.
+ */
 export async function listLinks(ctx: AppContext, query: { project_id: string; environment_id: string; service_id?: string; updated_since?: string }): Promise<Link[]> {
-  const { access } = await accessInEnvironment(query.project_id, actorAccount(ctx).id, query.environment_id);
-  access.require('connections.view', MISSING_VIEW, query.environment_id);
-  const all = (await queryPrefix(query.project_id, keys.linkPrefix(query.environment_id))).map(linkEntity.decode);
+  const { project_id: projectId, environment_id: envId, service_id: serviceId } = query;
+  const [{ access }, listed] = await Promise.all([
+    accessInEnvironment(projectId, actorAccount(ctx).id, envId),
+    serviceId && !query.updated_since ? linkListing.livePage(projectId, envId, { offset: 0, place: serviceId }) : null,
+  ]);
+  access.require('connections.view', MISSING_VIEW, envId);
+  if (listed) return listed.filter((l) => l.from_service_id === serviceId || l.to_service_id === serviceId);
+  const all = (await queryPrefix(projectId, keys.linkPrefix(envId))).map(linkEntity.decode);
   return visible(all, query.updated_since)
-    .filter((l) => !query.service_id || l.from_service_id === query.service_id || l.to_service_id === query.service_id)
+    .filter((l) => !serviceId || l.from_service_id === serviceId || l.to_service_id === serviceId)
     .sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id));
 }
 
@@ -76,6 +92,7 @@ export async function deleteLink(ctx: AppContext, input: { link_id: string }): P
   await transact([
     // The soft delete (the live rule's condition), with the link's latest audit entry.
     setFieldsStep(keys.link(link.project_id, link.environment_id, link.id), { deleted_at: now, updated_at: now, audit_head: audit.head }, notFound(LINK_NOT_FOUND)),
+    ...linkListing.steps(link, null),
     ...audit.steps,
     releaseNameStep(pairScope(link.project_id, link.environment_id), pairName(link)),
   ]);

@@ -37,6 +37,9 @@ export const SEPARATE_PACKAGES = {
   '@aws-sdk/lib-storage': { entry: 'node_modules/@aws-sdk/lib-storage/dist-es/index.js', when: 'streamedUpload' },
 } as const satisfies Record<string, { entry: string; when: 'always' | 'stripeSecret' | 'yaml' | 'streamedUpload' }>;
 
+/** What every bundle leaves out: the SDK v3 the Lambda runtime ships, argon2 (a native addon esbuild cannot bundle), the separate packages (loaded on first use from their own file). */
+export const EXTERNAL_MODULES = ['@aws-sdk/*', '@node-rs/argon2', ...Object.keys(SEPARATE_PACKAGES)];
+
 export const BANNER = "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);";
 
 /** Shell commands (CDK's afterBundling) that put `pkg`, pre-bundled, into `<outputDir>/node_modules/<pkg>/`. */

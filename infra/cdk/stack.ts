@@ -25,7 +25,7 @@ import { workerTable } from '../../functions/workers';
 import type { QueueName } from '#shared/queue';
 import { TABLE } from '#db/table';
 import { needsOf } from './needs';
-import { BANNER, BUNDLE_ALIASES, SEPARATE_PACKAGES, separatePackageCommands } from './aliases';
+import { BANNER, BUNDLE_ALIASES, EXTERNAL_MODULES, SEPARATE_PACKAGES, separatePackageCommands } from './aliases';
 import { httpFunction, httpFunctionGroups, JOBS_HEAP_MB, pascal, serviceName, SINGLE_FUNCTIONS, workerFunction } from './functions';
 import { WebHosting } from './web-hosting';
 
@@ -331,9 +331,7 @@ export class CatalogStack extends Stack {
           forceDockerBundling: false, // the local esbuild: synth stays offline and Docker-free
           // ESM output has no `require`: bundled CommonJS dependencies (and argon2's loader) need one.
           banner: BANNER,
-          // The Lambda runtime ships SDK v3; argon2 is a native addon esbuild cannot bundle; the separate
-          // packages are loaded on first use from their own pre-bundled file (aliases.ts).
-          externalModules: ['@aws-sdk/*', '@node-rs/argon2', ...Object.keys(SEPARATE_PACKAGES)],
+          externalModules: EXTERNAL_MODULES,
           // Cold start: `node:http` without its ESM facade (which loads undici); see aliases.ts.
           esbuildArgs: Object.fromEntries(Object.entries(BUNDLE_ALIASES).map(([from, to]) => [`--alias:${from}`, to])),
           commandHooks: {

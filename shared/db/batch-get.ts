@@ -1,6 +1,7 @@
 import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
 import { ddb } from '#shared/clients';
 import { config } from '#shared/config';
+import { forEachAtMost } from '#shared/concurrency';
 import { retry } from './retry';
 
 export type Key = { PK: string; SK: string };
@@ -17,7 +18,6 @@ export async function batchGet(keyList: Key[]): Promise<Map<string, Record<strin
   // whole list of tens of thousands does not open hundreds of requests together.
   const chunks: Key[][] = [];
   for (let i = 0; i < unique.length; i += 100) chunks.push(unique.slice(i, i + 100));
-  let next = 0;
   const read = async (chunk: Key[]) => {
     let pending: Record<string, unknown>[] = chunk;
     // DynamoDB may leave keys unprocessed under load: ask again for those, backing off.
@@ -31,10 +31,7 @@ export async function batchGet(keyList: Key[]): Promise<Map<string, Record<strin
       { attempts: 10, when: (err) => err instanceof Unprocessed, baseMs: 20 },
     );
   };
-  const worker = async () => {
-    while (next < chunks.length) await read(chunks[next++]);
-  };
-  await Promise.all(Array.from({ length: Math.min(IN_FLIGHT, chunks.length) }, worker));
+  await forEachAtMost(chunks, IN_FLIGHT, read);
   return found;
 }
 export const keyId = (k: Key) => `${k.PK}|${k.SK}`;

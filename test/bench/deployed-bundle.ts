@@ -2,7 +2,7 @@ import { build, type BuildOptions } from 'esbuild';
 import { execFileSync } from 'node:child_process';
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
-import { BANNER, BUNDLE_ALIASES, SEPARATE_PACKAGES, separatePackageCommands } from '../../infra/cdk/aliases';
+import { BANNER, BUNDLE_ALIASES, EXTERNAL_MODULES, separatePackageCommands } from '../../infra/cdk/aliases';
 import { separatePackagesOf } from '../../infra/cdk/stack';
 
 /**
@@ -15,7 +15,7 @@ export const ROOT = join(import.meta.dirname, '../..');
 
 export const DEPLOYED_BUILD = {
   bundle: true, platform: 'node', format: 'esm', target: 'node24', minify: true, sourcemap: true, sourcesContent: false,
-  banner: { js: BANNER }, external: ['@aws-sdk/*', '@node-rs/argon2', ...Object.keys(SEPARATE_PACKAGES)], alias: BUNDLE_ALIASES,
+  banner: { js: BANNER }, external: EXTERNAL_MODULES, alias: BUNDLE_ALIASES,
   logLevel: 'error', absWorkingDir: ROOT,
 } satisfies BuildOptions;
 

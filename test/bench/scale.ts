@@ -23,6 +23,7 @@ import { authenticate } from '#auth/authenticate';
 import { IMPEX_API_VERSION, recordById, startExport, startImport, toYaml, type EnvironmentDocument } from '#domain/impex';
 import { setPlan } from '../helpers/plans';
 import { blastRadiusBench } from './scale-blast';
+import { countItemsRead } from './measure';
 import { bundleAsDeployed, shipSeparatePackages } from './deployed-bundle';
 
 /**
@@ -72,18 +73,7 @@ const TableName = stack.config.TABLE_NAME;
 useLocalQueueTransport(async () => {});
 
 /** Items DynamoDB read for the requests of this process: ScannedCount of Query/Scan, items of Get/BatchGet. */
-let itemsRead = 0;
-ddb().middlewareStack.add(
-  (next) => async (args) => {
-    const out = await next(args);
-    const body = out.output as { ScannedCount?: number; Item?: unknown; Responses?: Record<string, unknown[]> };
-    if (typeof body.ScannedCount === 'number') itemsRead += body.ScannedCount;
-    else if (body.Item) itemsRead += 1;
-    else if (body.Responses) itemsRead += Object.values(body.Responses).reduce((n, items) => n + (Array.isArray(items) ? items.length : 0), 0);
-    return out;
-  },
-  { step: 'initialize', name: 'benchItemsRead' },
-);
+const itemsRead = countItemsRead(ddb());
 
 async function invoke(group: keyof typeof routeTable, method: string, url: string, routeKey: string, init: { body?: unknown; token?: string; params?: Record<string, string> } = {}) {
   const event = apiEvent({
@@ -102,11 +92,11 @@ async function measure(fn: () => Promise<unknown>, runs = 5) {
   const times: number[] = [];
   let read = 0;
   for (let i = 0; i < runs; i++) {
-    itemsRead = 0;
+    itemsRead.reset();
     const t = performance.now();
     await fn();
     times.push(performance.now() - t);
-    read = itemsRead;
+    read = itemsRead.total();
   }
   return { ms: median(times), read };
 }

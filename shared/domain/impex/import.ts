@@ -612,11 +612,14 @@ function build(chunk: Unit[], own: TransactStep[], plan: ImportPlan, now: string
   } else if (staged || !counters.has(keyId(envKey))) checks.push(envLiveCheck(projectId, envId));
   // Guards: in a transaction, a counter's own condition keeps its item live; a staged chunk checks them again when it closes.
   const guarded = new Set([keyId(envKey), ...(staged ? [] : counters.keys())]);
-  const guards = [...chunk.flatMap((u) => u.guards), ...(staged ? [...counters.values()].flatMap((c) => (c.whileLive ? [{ key: c.key, gone: c.whileLive, invalid: true }] : [])) : [])];
+  const guards = [
+    ...chunk.flatMap((u) => u.guards.map((g) => ({ key: g.key, refusal: () => conflict(g.gone) }))),
+    ...(staged ? [...counters.values()].flatMap((c) => (c.whileLive ? [{ key: c.key, refusal: () => invalid(c.whileLive!) }] : [])) : []),
+  ];
   for (const g of guards) {
     if (guarded.has(keyId(g.key))) continue;
     guarded.add(keyId(g.key));
-    checks.push(stillLiveStep(g.key, 'invalid' in g ? invalid(g.gone) : conflict(g.gone)));
+    checks.push(stillLiveStep(g.key, g.refusal()));
   }
   if (!staged) return { steps: [...own, ...counterSteps, ...checks], now, diagnose, movesConnections };
   return {

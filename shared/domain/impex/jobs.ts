@@ -72,14 +72,15 @@ async function runExport(record: ImpexRecord, ctx: AppContext) {
 }
 
 async function runImport(record: ImpexRecord, ctx: AppContext) {
-  const parsed = await parseDocument(await getDocument(record.document_key!));
+  // An earlier run of this job that stopped part-way may have left a chunk half written: undone
+  // (beside the download) before planning again.
+  const [text] = await Promise.all([getDocument(record.document_key!), undoInterruptedImport(record.project_id, record.environment_id, record.id, ctx.clock.now())]);
+  const parsed = await parseDocument(text);
   if (!parsed.document) {
     const report = { summary: { create: 0, update: 0, unchanged: 0, error: parsed.errors.length }, items: [], errors: parsed.errors };
     await step(record, { status: 'failed', report, error: 'The document has errors; nothing was written.' }, ctx);
     return;
   }
-  // An earlier run of this job that stopped part-way may have left a chunk half written: undone before planning again.
-  await undoInterruptedImport(record.project_id, record.environment_id, record.id, ctx.clock.now());
   const plan = await planImport({ projectId: record.project_id, environmentId: record.environment_id, document: parsed.document }, ctx);
   if (plan.report.errors.length) {
     await step(record, { status: 'failed', report: plan.report, error: 'The import has errors; nothing was written.' }, ctx);

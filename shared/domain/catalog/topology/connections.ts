@@ -12,6 +12,7 @@ import { keyId } from '#db/batch-get';
 import { LIVE_CONDITION, softDeleteStep, visible, setFieldsStep, isLive } from '#db/live';
 import { getItem } from '#db/items';
 import { retry } from '#db/retry';
+import { forEachAtMost } from '#shared/concurrency';
 import { counterStep, putNewStep } from '#db/steps';
 import { ALL_CONNECTIONS, chainPlace, connectionListing, type ConnectionListing } from '../listings';
 
@@ -132,15 +133,10 @@ const RANGES_IN_FLIGHT = 16;
 async function connectionsBetween(projectId: string, envId: string, specs: ConnectionSpec[]): Promise<Connection[]> {
   const ends = [...new Set(specs.flatMap((s) => [s.a_id, s.b_id]))];
   const listed = new Map<string, Set<string>>();
-  let next = 0;
-  const reader = async () => {
-    while (next < ends.length) {
-      const end = ends[next++];
-      const listings = await connectionListing.page<{ id: string }>(projectId, envId, { offset: 0, place: end });
-      listed.set(end, new Set(listings.map((l) => l.id)));
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(RANGES_IN_FLIGHT, ends.length) }, reader));
+  await forEachAtMost(ends, RANGES_IN_FLIGHT, async (end) => {
+    const listings = await connectionListing.page<{ id: string }>(projectId, envId, { offset: 0, place: end });
+    listed.set(end, new Set(listings.map((l) => l.id)));
+  });
   const joining = new Set<string>();
   for (const s of specs) {
     const [a, b] = [listed.get(s.a_id)!, listed.get(s.b_id)!];

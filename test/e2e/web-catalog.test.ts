@@ -222,10 +222,19 @@ describe('the catalog screens', { timeout: 120_000 }, () => {
     await page.getByLabel('Prefix length (0–32)').fill('28');
     await page.getByRole('button', { name: 'Filter' }).click();
     await poll(rowNames).toEqual(['public']);
-    await page.getByRole('button', { name: 'Clear' }).click();
-    await page.getByLabel('Search (name, CIDR, gateway, VLAN)').fill('old');
+    // Typed straight after "Clear", before the next frame: the search is kept, and the cleared filters
+    // stay cleared (a draft reset a frame late used to wipe what was typed).
+    await page.evaluate(`(async () => {
+      const form = document.querySelector('form[role=search]');
+      [...form.querySelectorAll('button')].find((b) => b.textContent === 'Clear').click();
+      await new Promise((r) => setTimeout(r, 0));
+      const search = form.querySelector('input[name=q]');
+      search.value = 'old';
+      search.dispatchEvent(new Event('input', { bubbles: true }));
+    })()`);
     await page.getByRole('button', { name: 'Filter' }).click();
     await poll(rowNames).toEqual(['old-net']);
+    expect(await page.getByLabel('Prefix length (0–32)').inputValue()).toBe('');
     await checkScreen('networks, filtered');
     await page.getByRole('button', { name: 'Clear' }).click();
     await page.getByRole('button', { name: /^Name/ }).click();

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useLayoutEffect, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 
 /**
@@ -40,7 +40,9 @@ export interface FilterSpec<K extends string> {
 export function FilterForm<K extends string>(props: { label: string; filters: FilterSpec<K>[]; applied: Record<K, string>; onApply: (f: Record<K, string>) => void }) {
   const [draft, setDraft] = useState(props.applied);
   const key = JSON.stringify(props.applied);
-  useEffect(() => setDraft(props.applied), [key]);
+  // Reset to the applied filters when they change (Clear, Back, a link) in the same commit: an effect
+  // would do it a frame later and wipe whatever was typed in between.
+  useLayoutEffect(() => setDraft(props.applied), [key]);
   const empty = Object.fromEntries(props.filters.map((f) => [f.key, ''])) as Record<K, string>;
   return (
     <form class="filters" role="search" aria-label={props.label} onSubmit={(e) => { e.preventDefault(); props.onApply(draft); }}>

@@ -5,7 +5,7 @@ import { ddb } from '#shared/clients';
 import { keys } from '#db/keys';
 import { queryPrefix } from '#db/query';
 import { deleteItem, putItem } from '#db/items';
-import { backfillListings, chainPlace } from '#domain/catalog';
+import { backfillListings, chainPlace, END_PROBE } from '#domain/catalog';
 import { countItemsRead } from '../bench/measure';
 import { createFloor, createService, newEnv, ownerWithEnv, readItem } from '../helpers/catalog';
 
@@ -178,11 +178,56 @@ describe('connection writes read only the connections they touch (issue 26)', ()
     // A table of the former layout: no chain listings, the connections' backfill recorded without the revision.
     for (const l of before) await deleteItem({ PK: l.PK, SK: l.SK });
     const marker = (await readItem(keys.migration('conn-listing')))!;
-    expect(marker.version).toMatch(/\|r2$/);
-    await putItem({ ...marker, version: String(marker.version).replace(/\|r2$/, '') });
+    expect(marker.version).toMatch(/\|r3$/);
+    await putItem({ ...marker, version: String(marker.version).replace(/\|r3$/, '') });
     const done = await backfillListings();
     expect(done).toEqual({ CONN: { written: 2, removed: 0 } });
     expect(await queryPrefix(projectId, range)).toEqual(before);
     expect(await backfillListings()).toEqual({});
   });
+
+  it('a new connection to a hub reads about its quieter end, not the hub; duplicates are still refused, hub to hub too', async () => {
+    const { token, projectId, envId } = await ownerWithEnv(api, 'Business');
+    const scope = { project_id: projectId, environment_id: envId };
+    const named = (name: string) => createService(api, token, projectId, envId, { name }).then((s) => s.id as string);
+    const [h1, h2, t, u, v] = await Promise.all(['hub-1', 'hub-2', 't', 'u', 'v'].map(named));
+    const spokes = await Promise.all(Array.from({ length: 120 }, (_, i) => named(`spoke-${i}`)));
+    const post = (body: Record<string, unknown>) => api.post('/service-connections', { ...scope, ...body }, { token });
+    // Both hubs joined to every spoke and to each other: 121 connections each, more than a probe.
+    for (const hub of [h1, h2]) {
+      for (let i = 0; i < spokes.length; i += 24) {
+        const res = await api.post('/service-connections/batch', { ...scope, group_kind: 'hub', items: spokes.slice(i, i + 24).map((s) => svc(hub, s, { direction: 'a_to_b' })) }, { token });
+        expect(res.status, res.text).toBe(201);
+      }
+    }
+    expect((await post(svc(h1, h2, { direction: 'a_to_b' }))).status).toBe(201);
+    expect(spokes.length + 1).toBeGreaterThan(2 * END_PROBE);
+
+    const read = countItemsRead(ddb());
+    const counted = async (body: Record<string, unknown>, status: number) => {
+      read.reset();
+      const res = await post(body);
+      expect(res.status, res.text).toBe(status);
+      if (status === 400) expect(res.body).toEqual(DUPLICATE);
+      return read.total();
+    };
+    const quiet = await counted(svc(u, v, { direction: 'a_to_b' }), 201);
+    const toHub = await counted(svc(h1, t, { direction: 'a_to_b' }), 201);
+    console.log(`items read by a new connection: between two quiet services ${quiet}, to a hub of ${spokes.length + 1} ${toHub}`);
+    expect(toHub).toBeLessThanOrEqual(quiet + END_PROBE);
+
+    // Duplicates, decided from the spoke's side, the same pair written the other way round, and hub to hub.
+    await counted(svc(h1, spokes[5], { direction: 'a_to_b' }), 400);
+    await counted(svc(spokes[7], h2, { direction: 'b_to_a' }), 400);
+    await counted(svc(h2, h1, { direction: 'b_to_a' }), 400);
+    await counted(svc(h2, h1, { direction: 'a_to_b' }), 201);
+    // A listing written before listings held their ends (a table not yet backfilled) still counts.
+    const [old] = await queryPrefix<{ PK: string; SK: string; a_id?: string; b_id?: string }>(projectId, keys.listingPrefix('CONN', envId, spokes[9]));
+    expect([old.a_id, old.b_id]).toEqual([h1, spokes[9]]);
+    const { a_id: _a, b_id: _b, ...withoutEnds } = old;
+    await putItem(withoutEnds);
+    await counted(svc(spokes[9], h1, { direction: 'b_to_a' }), 400);
+    const listed = (await api.get(`/service-connections?${new URLSearchParams({ ...scope, entity_id: h1 })}`, { token })).body as unknown[];
+    expect(listed).toHaveLength(spokes.length + 3);
+  }, 120_000);
 });

@@ -42,15 +42,16 @@ export const chainPlace = (chainId: string) => `CHAIN.${chainId}`;
  * instant of one length (toISOString), so its bytes order as its text does. Listed in the
  * environment's range and in each end's (`entity_id` reads only that entity's; a service's or
  * floor's delete and the duplicate check read their ends'), and a chain member in its chain's too
- * (a chain's patch and delete read only its members). Filters on chain_id (fixed for a
- * connection's life). Written beside the connection's transaction when a batch or a chain's delete
+ * (a chain's patch and delete read only its members). Filters on chain_id and carries both ends'
+ * ids (all fixed for a connection's life), so the duplicate check finds a pair's connections from
+ * the quieter end's listing alone (revision 3). Written beside the connection's transaction when a batch or a chain's delete
  * would not fit one, so it is read through `livePage` (or `page` then `entities`) only.
  */
-export const connectionListing = defineListing<Connection, 'chain_id'>({
-  family: 'CONN', beside: true, revision: 2,
+export const connectionListing = defineListing<Connection, 'chain_id' | 'a_id' | 'b_id'>({
+  family: 'CONN', beside: true, revision: 3,
   orderKey: (c) => `${c.created_at ?? ''}#${String(c.position ?? 0).padStart(10, '0')}`,
   places: (c) => [ALL_CONNECTIONS, c.a_id!, c.b_id!, ...(c.chain_id ? [chainPlace(c.chain_id)] : [])],
-  filtered: ['chain_id'], entityKey: keys.connection, decode: connectionEntity.decode,
+  filtered: ['chain_id'], hints: ['a_id', 'b_id'], entityKey: keys.connection, decode: connectionEntity.decode,
 });
 export type ConnectionListing = Pick<Connection, 'id' | 'chain_id'>;
 

@@ -123,25 +123,38 @@ async function withoutDuplicates(
 
 /** Listing ranges read at once by the duplicate check (a chain-wide change names up to 100 ends). */
 const RANGES_IN_FLIGHT = 16;
+/** The listings first read of each end: an end with fewer has been read whole. */
+export const END_PROBE = 50;
+
+type EndListing = { id: string; a_id?: string; b_id?: string };
 
 /**
  * The live connections joining the two ends of one of `specs`, whatever their direction: the only
- * ones a duplicate can be (issue 26). Each end's listing range is read (ids only), and only the
- * connections listed at both ends of a pair are fetched, so the cost is the ends' connections, not
- * the environment's. A live connection always has its listings (they commit with it or before it).
+ * ones a duplicate can be (issue 26). The first END_PROBE listings of each end are read; a pair is
+ * then decided by an end read whole, whose listings name their other end, so a new connection to a
+ * hub costs the quieter end's connections, not the hub's. Only when both ends of a pair have more
+ * is one of them read on. A listing without its ends (written before they were held, until the
+ * backfill) counts as joining. A live connection always has its listings (they commit with it or
+ * before it).
  */
 async function connectionsBetween(projectId: string, envId: string, specs: ConnectionSpec[]): Promise<Connection[]> {
-  const ends = [...new Set(specs.flatMap((s) => [s.a_id, s.b_id]))];
-  const listed = new Map<string, Set<string>>();
-  await forEachAtMost(ends, RANGES_IN_FLIGHT, async (end) => {
-    const listings = await connectionListing.page<{ id: string }>(projectId, envId, { offset: 0, place: end });
-    listed.set(end, new Set(listings.map((l) => l.id)));
+  const read = (end: string, limit?: number) => connectionListing.page<EndListing>(projectId, envId, { offset: 0, limit, place: end });
+  const listed = new Map<string, EndListing[]>();
+  await forEachAtMost([...new Set(specs.flatMap((s) => [s.a_id, s.b_id]))], RANGES_IN_FLIGHT, async (end) => {
+    listed.set(end, await read(end, END_PROBE));
+  });
+  const whole = new Set([...listed].filter(([, l]) => l.length < END_PROBE).map(([end]) => end));
+  const busy = new Set(specs.filter((s) => !whole.has(s.a_id) && !whole.has(s.b_id)).map((s) => s.a_id));
+  await forEachAtMost([...busy], RANGES_IN_FLIGHT, async (end) => {
+    listed.set(end, await read(end));
+    whole.add(end);
   });
   const joining = new Set<string>();
   for (const s of specs) {
-    const [a, b] = [listed.get(s.a_id)!, listed.get(s.b_id)!];
-    const [fewer, more] = a.size <= b.size ? [a, b] : [b, a];
-    for (const id of fewer) if (more.has(id)) joining.add(id);
+    const [end, other] = whole.has(s.a_id) ? [s.a_id, s.b_id] : [s.b_id, s.a_id];
+    for (const l of listed.get(end)!) {
+      if (l.a_id === undefined || l.b_id === undefined || (l.a_id === end ? l.b_id : l.a_id) === other) joining.add(l.id);
+    }
   }
   return connectionListing.entities(projectId, envId, [...joining].map((id) => ({ id })));
 }

@@ -196,10 +196,16 @@ describe('the dashboard, signed in', () => {
 
     // The fast drawing (WebGL; the automatic choice for big environments) shows the same view, and
     // its pictures come from a detailed drawing made for the export.
+    // The blast radius stays through the redraw, read once (no flicker while it is read again).
+    const blastReads: string[] = [];
+    const countBlastReads = (r: { url(): string }) => r.url().includes('/blast-radius') && blastReads.push(r.url());
+    page.on('request', countBlastReads);
     await page.getByLabel('Drawing').selectOption({ label: 'Fast (WebGL)' });
     await expect.poll(() => canvas.getAttribute('data-drawing'), { timeout: 20_000 }).toBe('fast');
     expect(await page.locator('.cy canvas').count()).toBeGreaterThan(0);
     expect(await affected.allTextContents()).toEqual(['api via db → api', 'web via db → api → web']);
+    page.off('request', countBlastReads);
+    expect(blastReads).toEqual([]);
     await checkScreen('topology, fast drawing');
     if (process.env.SHOT) await page.screenshot({ path: '/tmp/topology-fast.png' });
     const [fastSvg] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export SVG' }).click()]);

@@ -172,17 +172,19 @@ export function Topology(props: { projectId: string; envId: string }) {
     route(`${path}${params.size ? `?${params}` : ''}`, true);
   };
 
-  // 3. Blast radius of the chosen service.
+  // 3. Blast radius of the chosen service, once there is a drawing to mark. A redraw (another layout
+  // or drawing) keeps it: the marks below show it on the new view, with no flicker and no new request.
+  const hasDrawing = drawn > 0;
   useEffect(() => {
     setBlast(undefined);
-    if (!focus || !drawn) return;
+    if (!focus || !hasDrawing) return;
     const abort = new AbortController();
     ok(api.GET('/services/{service_id}/blast-radius', { params: { path: { service_id: focus } }, signal: abort.signal })).then(
       (b) => !abort.signal.aborted && setBlast(b),
       (err) => !abort.signal.aborted && setError(err),
     );
     return () => abort.abort();
-  }, [focus, drawn]);
+  }, [focus, hasDrawing]);
 
   // 4. Marks: filters, search, blast radius.
   useEffect(() => {

@@ -1,6 +1,7 @@
 import { GetSecretValueCommand } from '@aws-sdk/client-secrets-manager';
 import * as z from 'zod';
 import { PLAN_CATALOGUE, seedPlans } from '#domain/billing';
+import { backfillListings } from '#domain/catalog';
 import { ensureStaff } from '#domain/identity';
 import { secrets } from '#shared/clients';
 import { config } from '#shared/config';
@@ -24,13 +25,16 @@ async function readAdminSecret(arn: string): Promise<z.infer<typeof AdminSecret>
 }
 
 /**
- * Run on deploy (a CDK Trigger, see infra/cdk/stack.ts): what the local runtime does at start.
- * Idempotent: plans have fixed keys and are overwritten; an existing staff account is left as it is.
- * Any failure throws, so the deployment fails instead of leaving an API without plans.
+ * Run on deploy (a CDK Trigger, see infra/cdk/stack.ts), before the new code serves: what the local
+ * runtime does at start. Idempotent: plans have fixed keys and are overwritten; an existing staff
+ * account is left as it is; the listing backfill does only the kinds whose layout changed since it
+ * last ran (none, usually). Any failure throws, so the deployment fails (and rolls back) instead of
+ * leaving an API without plans, or code reading listings the table does not have yet.
  */
-export async function handler(): Promise<{ plans: number; staff: 'created' | 'exists' | 'not configured' }> {
+export async function handler(): Promise<{ plans: number; staff: 'created' | 'exists' | 'not configured'; backfilled: Record<string, { written: number; removed: number }> }> {
   const ctx = appContext();
   await seedPlans(ctx);
+  const backfilled = await backfillListings();
   const arn = config().BOOTSTRAP_ADMIN_SECRET_ARN;
   let staff: 'created' | 'exists' | 'not configured' = 'not configured';
   if (arn) {
@@ -40,7 +44,7 @@ export async function handler(): Promise<{ plans: number; staff: 'created' | 'ex
     // An existing customer with that address is not promoted behind anyone's back: staff can do it via the API.
     if (!created && !account.is_staff) log.warn('bootstrap admin address belongs to a non-staff account; left unchanged', { user_id: account.id });
   }
-  const result = { plans: PLAN_CATALOGUE.length, staff };
+  const result = { plans: PLAN_CATALOGUE.length, staff, backfilled };
   log.info('seeded', result);
   return result;
 }

@@ -47,10 +47,18 @@ export const httpFunction = (group: string) => ({ id: `${pascal(group)}Function`
 /**
  * The jobs worker (exports, imports, discovery runs) takes one message at a time for up to Lambda's
  * 15 minutes, and its V8 heap is capped so that the whole process stays within its 512 MB: code,
- * buffers and the new space take some 150 MB beside the old space (docs/scale.md). The scale bench
+ * buffers and the new space take the rest beside the old space (docs/scale.md). The scale bench
  * runs its jobs with the same cap.
  */
 export const JOBS_HEAP_MB = 320;
+/**
+ * The young generation's semi-spaces, capped too: left to V8, they grow so far that parsing a
+ * 24 MB import document alone took 459 MB RSS, against 315 MB with 16 MB semi-spaces, in the same
+ * time (docs/scale.md).
+ */
+export const JOBS_SEMI_SPACE_MB = 16;
+/** The jobs worker's V8 flags (its NODE_OPTIONS, and the scale bench's jobs); `heapMb` 0: no old-space cap. */
+export const jobsV8Flags = (heapMb = JOBS_HEAP_MB) => [...(heapMb ? [`--max-old-space-size=${heapMb}`] : []), `--max-semi-space-size=${JOBS_SEMI_SPACE_MB}`];
 export const workerFunction = (folder: string) => ({ id: `${pascal(folder)}Worker`, entry: `functions/workers/${folder}/handler.ts` });
 
 /** The functions the stack builds one by one. */

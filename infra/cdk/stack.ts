@@ -26,7 +26,7 @@ import type { QueueName } from '#shared/queue';
 import { TABLE } from '#db/table';
 import { needsOf } from './needs';
 import { BANNER, BUNDLE_ALIASES, EXTERNAL_MODULES, SEPARATE_PACKAGES, separatePackageCommands } from './aliases';
-import { httpFunction, httpFunctionGroups, JOBS_HEAP_MB, pascal, serviceName, SINGLE_FUNCTIONS, workerFunction } from './functions';
+import { httpFunction, httpFunctionGroups, jobsV8Flags, pascal, serviceName, SINGLE_FUNCTIONS, workerFunction } from './functions';
 import { WebHosting } from './web-hosting';
 
 export { serviceName };
@@ -35,13 +35,19 @@ const ROOT = join(import.meta.dirname, '..', '..');
 
 /** Queue → the environment variable its URL is passed in (`satisfies` makes a new QueueName a compile error here). */
 const QUEUE_URL_ENV = { jobs: 'JOBS_QUEUE_URL', events: 'EVENTS_QUEUE_URL', mail: 'MAIL_QUEUE_URL' } as const satisfies Record<QueueName, string>;
-/** A worker's Lambda timeout and SQS batch: WORKER_TIMEOUT and 10 by default; the jobs worker's exports and imports of any size one at a time, for up to 15 minutes (JOBS_HEAP_MB). */
+/** A worker's Lambda timeout and SQS batch: WORKER_TIMEOUT and 10 by default; the jobs worker's exports and imports of any size one at a time, for up to 15 minutes, with V8's heap capped (jobsV8Flags). */
 const WORKER_RUN: Partial<Record<QueueName, { timeout: Duration; batchSize: number; nodeOptions: string }>> = {
-  jobs: { timeout: Duration.minutes(15), batchSize: 1, nodeOptions: `--max-old-space-size=${JOBS_HEAP_MB}` },
+  jobs: { timeout: Duration.minutes(15), batchSize: 1, nodeOptions: jobsV8Flags().join(' ') },
 };
 
 const HTTP_TIMEOUT = Duration.seconds(29); // API Gateway HTTP APIs give up after 30 s anyway
 const WORKER_TIMEOUT = Duration.seconds(60);
+/**
+ * The deploy-time seeding's run: it also backfills listings (a Scan of the kinds whose layout
+ * changed, held in memory), once per layout change, so it gets a worker's longest run and room.
+ * The Trigger's provider is itself a Lambda: its call must end within its 15 minutes.
+ */
+const SEED_RUN = { timeout: Duration.minutes(14), memoryMb: 2048 };
 
 export interface CatalogStackProps extends StackProps {
   /** Public base URL used in links (e-mails, redirects) and the origin allowed to send cookie-authenticated writes; defaults to the site's (the distribution serving the dashboard and the API). */
@@ -305,6 +311,7 @@ export class CatalogStack extends Stack {
 
     const tableIndexes = `Resource::<${this.getLogicalId(table.node.defaultChild as never)}.Arn>/index/*`;
     /** A bundled Node 24 function; every function is built this way, grants are added by the caller. */
+    const made: NodejsFunction[] = [];
     const bundled = (id: string, entry: string, memorySize: number, timeout: Duration, env: Record<string, string>) => {
       // Observability (issue 17): each function's own service name on its log lines and metrics, one metrics
       // namespace, X-Ray active tracing with the SDK clients captured (the tracer loads at the first invocation).
@@ -346,6 +353,7 @@ export class CatalogStack extends Stack {
       });
       ack(f, 'IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]', 'AWS\'s minimal managed policy for writing the function\'s own CloudWatch logs.');
       ack(f, 'IAM5[Resource::*]', 'Active tracing: xray:PutTraceSegments and xray:PutTelemetryRecords have no resource-level permissions.');
+      made.push(f);
       return f;
     };
     /**
@@ -478,23 +486,27 @@ export class CatalogStack extends Stack {
     // A fresh table has no plans (GET /plans → [], POST /projects → 403): the local runtime seeds at
     // start, the cloud runs the same code from a Trigger after the table exists. The Trigger points at
     // the function's current version, so it runs on the first deploy and again whenever the function
-    // changes (code, hence the plan catalogue, table name or admin secret ARN). Re-runs are harmless.
+    // changes (code, hence the plan catalogue, a listing layout, table name or admin secret ARN).
+    // Re-runs are harmless. It runs before every other function is created or updated, so new code
+    // never serves from a table missing the listings it reads (the backfill, docs/data-model.md).
     const adminSecretArn = props.bootstrapAdminSecretArn;
     if (adminSecretArn && !Token.isUnresolved(adminSecretArn) && !/^arn:[\w-]+:secretsmanager:[\w-]+:\d{12}:secret:.+-[A-Za-z0-9]{6}$/.test(adminSecretArn)) {
       // IAM matches the exact ARN: a partial one (without the suffix) would only fail at deploy time.
       throw new Error(`bootstrapAdminSecretArn must be a secret's full ARN (ending in -XXXXXX), got: ${adminSecretArn}`);
     }
-    const seeder = bundled(SINGLE_FUNCTIONS.seed.id, SINGLE_FUNCTIONS.seed.entry, 512, WORKER_TIMEOUT, {
+    const others = [...made];
+    const seeder = bundled(SINGLE_FUNCTIONS.seed.id, SINGLE_FUNCTIONS.seed.entry, SEED_RUN.memoryMb, SEED_RUN.timeout, {
       STAGE: 'cloud',
       NODE_OPTIONS: '--enable-source-maps',
       TABLE_NAME: table.tableName,
       ...(adminSecretArn ? { BOOTSTRAP_ADMIN_SECRET_ARN: adminSecretArn } : {}),
     });
-    // Least privilege: plan puts; the staff account also reads the e-mail sentinel and the account (no index access).
-    seeder.addToRolePolicy(new PolicyStatement({ actions: ['dynamodb:PutItem', ...(adminSecretArn ? ['dynamodb:GetItem'] : [])], resources: [table.tableArn] }));
+    // Least privilege, the table only (no index): plan puts; the backfill's Scan, its marker's read and
+    // its listings' puts and deletes; the staff account reads the e-mail sentinel and the account.
+    seeder.addToRolePolicy(new PolicyStatement({ actions: ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Scan'], resources: [table.tableArn] }));
     if (adminSecretArn) seeder.addToRolePolicy(new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [adminSecretArn] }));
     this.seedFunction = seeder;
-    new Trigger(this, 'SeedTrigger', { handler: seeder, executeAfter: [table], executeOnHandlerChange: true });
+    new Trigger(this, 'SeedTrigger', { handler: seeder, executeAfter: [table], executeBefore: others, timeout: SEED_RUN.timeout, executeOnHandlerChange: true });
 
     // --- Monitoring and outputs -------------------------------------------------------------------
     new Alarm(this, 'Api5xxAlarm', {

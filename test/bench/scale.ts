@@ -18,7 +18,7 @@ import { keys } from '#db/keys';
 import { batchGet } from '#db/batch-get';
 import { queryPage } from '#db/query';
 import { ensureTable } from '../../infra/local/bootstrap';
-import { JOBS_HEAP_MB } from '../../infra/cdk/functions';
+import { JOBS_HEAP_MB, jobsV8Flags } from '../../infra/cdk/functions';
 import { authenticate } from '#auth/authenticate';
 import { IMPEX_API_VERSION, recordById, startExport, startImport, toYaml, type EnvironmentDocument } from '#domain/impex';
 import { setPlan } from '../helpers/plans';
@@ -45,7 +45,7 @@ const BLAST_EDGES = process.env.SCALE_BLAST_EDGES?.split(',').map(Number);
 const IN_FLIGHT = 4;
 const ROOT = join(import.meta.dirname, '..', '..');
 /**
- * The jobs' V8 heap, capped as the stack caps the jobs worker's (JOBS_HEAP_MB, infra/cdk/functions.ts):
+ * The jobs' V8 heap, capped as the stack caps the jobs worker's (jobsV8Flags, infra/cdk/functions.ts: old space and semi-spaces):
  * without a cap V8 sizes it from this 24 GB machine and collects late, so RSS would say more about
  * the machine than about the job. SCALE_JOB_HEAP_MB=N tries another cap (0: none).
  */
@@ -106,7 +106,7 @@ function runJob(kind: 'import' | 'export', recordId: string, capture?: string): 
     const { DYNAMODB_ENDPOINT, S3_ENDPOINT, BUCKET_NAME, LOCAL_DATA_DIR } = stack.config;
     // NODE_OPTIONS as the stack sets it on every function.
     const env = { ...process.env, NODE_OPTIONS: '--enable-source-maps', DYNAMODB_ENDPOINT, S3_ENDPOINT, BUCKET_NAME, LOCAL_DATA_DIR, TABLE_NAME: TableName, LOG_LEVEL: 'error', POWERTOOLS_METRICS_DISABLED: 'true' };
-    const child = spawn(process.execPath, [...(JOB_HEAP_MB ? [`--max-old-space-size=${JOB_HEAP_MB}`] : []), JOB_BUNDLE, kind, recordId, ...(capture ? [capture] : [])], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [...jobsV8Flags(JOB_HEAP_MB), JOB_BUNDLE, kind, recordId, ...(capture ? [capture] : [])], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     child.stdout.on('data', (d) => (out += String(d)));
     child.once('exit', (code) => (code === 0 ? resolve(JSON.parse(out.trim().split('\n').at(-1)!)) : reject(new Error(`job ${recordId} exited ${code}: ${out}`))));

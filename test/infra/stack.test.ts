@@ -117,7 +117,7 @@ describe('CatalogStack', () => {
     template.hasResourceProperties('AWS::KMS::Key', { EnableKeyRotation: true });
   });
 
-  it('seeds on deploy: a Trigger runs the seeding function after the table, which may only put items', () => {
+  it('seeds and backfills on deploy: a Trigger runs the seeding function after the table and before every other function, which may only read, put and delete items and scan the table', () => {
     const seeder = seedIds(stack);
     const tableId = Object.keys(template.findResources('AWS::DynamoDB::Table'))[0];
     template.hasResourceProperties('AWS::Lambda::Function', {
@@ -130,9 +130,15 @@ describe('CatalogStack', () => {
     expect(triggers).toHaveLength(1);
     expect(triggers[0].DependsOn).toContain(tableId);
     // The function's current version: a changed function (code, plan catalogue, environment) runs again on deploy.
-    expect(triggers[0].Properties).toMatchObject({ HandlerArn: { Ref: expect.stringMatching(new RegExp(`^${seeder.fn.replace(/[0-9A-F]{8}$/, '')}CurrentVersion`)) }, InvocationType: 'RequestResponse', ExecuteOnHandlerChange: true });
+    expect(triggers[0].Properties).toMatchObject({ HandlerArn: { Ref: expect.stringMatching(new RegExp(`^${seeder.fn.replace(/[0-9A-F]{8}$/, '')}CurrentVersion`)) }, InvocationType: 'RequestResponse', ExecuteOnHandlerChange: true, Timeout: String(14 * 60 * 1000) });
+    template.hasResourceProperties('AWS::Lambda::Function', { Role: { 'Fn::GetAtt': [seeder.role, 'Arn'] }, Timeout: 14 * 60, MemorySize: 2048 });
+    // New code never serves before the backfill it may need: every other function waits for the trigger.
+    const triggerId = Object.keys(template.findResources('Custom::Trigger'))[0];
+    const functions = Object.entries(template.findResources('AWS::Lambda::Function')).filter(([id, f]) => id !== seeder.fn && f.Properties.Environment?.Variables?.POWERTOOLS_SERVICE_NAME);
+    expect(functions.length).toBeGreaterThan(10);
+    for (const [id, f] of functions) expect(f.DependsOn ?? [], id).toContain(triggerId);
     // Exactly this one statement (besides X-Ray's, as every function): no secret, no index, no other table action.
-    expect(seederStatements(template, seeder.role)).toEqual([XRAY, { Action: 'dynamodb:PutItem', Effect: 'Allow', Resource: { 'Fn::GetAtt': [tableId, 'Arn'] } }]);
+    expect(seederStatements(template, seeder.role)).toEqual([XRAY, { Action: ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Scan'], Effect: 'Allow', Resource: { 'Fn::GetAtt': [tableId, 'Arn'] } }]);
   });
 
   it('with bootstrapAdminSecretArn, lets the seeder read exactly that secret (and the items it checks)', () => {
@@ -143,7 +149,7 @@ describe('CatalogStack', () => {
     const tableId = Object.keys(t.findResources('AWS::DynamoDB::Table'))[0];
     expect(seederStatements(t, seeder.role)).toEqual([
       XRAY,
-      { Action: ['dynamodb:GetItem', 'dynamodb:PutItem'], Effect: 'Allow', Resource: { 'Fn::GetAtt': [tableId, 'Arn'] } },
+      { Action: ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Scan'], Effect: 'Allow', Resource: { 'Fn::GetAtt': [tableId, 'Arn'] } },
       { Action: 'secretsmanager:GetSecretValue', Effect: 'Allow', Resource: arn },
     ]);
     // No other role can read it.
@@ -304,7 +310,7 @@ describe('CatalogStack', () => {
     const props = template.toJSON().Resources[fnId].Properties;
     expect(props.Timeout).toBe(900);
     expect(props.MemorySize).toBe(512);
-    expect(props.Environment.Variables.NODE_OPTIONS).toBe(`--enable-source-maps --max-old-space-size=${JOBS_HEAP_MB}`);
+    expect(props.Environment.Variables.NODE_OPTIONS).toBe(`--enable-source-maps --max-old-space-size=${JOBS_HEAP_MB} --max-semi-space-size=16`);
     template.hasResourceProperties('AWS::Lambda::EventSourceMapping', { FunctionName: { Ref: fnId }, BatchSize: 1 });
     const queueId = stack.getLogicalId(stack.node.findChild('JobsQueue').node.defaultChild as never);
     expect(template.toJSON().Resources[queueId].Properties.VisibilityTimeout).toBe(5400);

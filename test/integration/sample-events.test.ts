@@ -108,6 +108,6 @@ describe('the sample events in events/', () => {
 
   it('the scheduled sweeps and the seeding function take theirs', async () => {
     for (const f of stackFunctions().filter((x) => x.trigger === 'schedule')) expect(await invoke(f, sample(f)), f.name).toEqual({ done: 0, failed: 0 });
-    expect(await invoke(byName('seed'), sample(byName('seed')))).toEqual({ plans: PLAN_CATALOGUE.length, staff: 'not configured' });
+    expect(await invoke(byName('seed'), sample(byName('seed')))).toEqual({ plans: PLAN_CATALOGUE.length, staff: 'not configured', backfilled: {} });
   });
 });

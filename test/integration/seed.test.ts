@@ -10,7 +10,11 @@ import { keys } from '#db/keys';
 import { verifyPassword } from '#auth/passwords';
 import { PLAN_CATALOGUE } from '#domain/billing';
 import { findAccountByEmail, listAccounts } from '#domain/identity';
+import { getItem, putItem } from '#db/items';
+import { queryPrefix } from '#db/query';
+import { LISTINGS } from '#domain/catalog';
 import { ensureTable } from '../../infra/local/bootstrap';
+import { putConnection } from '../helpers/catalog';
 import { handler } from '../../functions/seed/handler';
 
 /**
@@ -28,6 +32,8 @@ async function freshTable(env: Record<string, string> = {}): Promise<void> {
   const c = reloadConfig({ DYNAMODB_ENDPOINT: endpoint, TABLE_NAME: `test-seed-${randomUUID()}`, ...env });
   await ensureTable(c.TABLE_NAME);
 }
+/** What the backfill reports on a table it has never run on: every listed kind, nothing to write. */
+const FIRST_BACKFILL = Object.fromEntries(LISTINGS.map((l) => [l.family, { written: 0, removed: 0 }]));
 const planItems = () => queryAll({ KeyConditionExpression: 'PK = :p', ExpressionAttributeValues: { ':p': keys.plans } });
 
 beforeAll(() => resetClients());
@@ -40,7 +46,7 @@ describe('seeding function (run on deploy)', () => {
     secretsManager.on(GetSecretValueCommand, { SecretId: SECRET_ARN }).resolves({ SecretString: JSON.stringify(ADMIN) });
     expect(await planItems()).toEqual([]);
 
-    expect(await handler()).toEqual({ plans: 10, staff: 'created' });
+    expect(await handler()).toEqual({ plans: 10, staff: 'created', backfilled: FIRST_BACKFILL });
     const plansAfterFirst = await planItems();
     expect(plansAfterFirst.map((p) => p.id)).toEqual(PLAN_CATALOGUE.map((p) => p.id)); // all ten, in the documented order
     expect(plansAfterFirst.map((p) => p.name)).toContain('Free');
@@ -48,7 +54,7 @@ describe('seeding function (run on deploy)', () => {
     expect(staff).toMatchObject({ email: ADMIN.email, account_type: 'staff', is_staff: true, is_superuser: true, admin_role: 'superuser', is_active: true });
     expect(await verifyPassword(staff.password_hash, ADMIN.password)).toBe(true);
 
-    expect(await handler()).toEqual({ plans: 10, staff: 'exists' });
+    expect(await handler()).toEqual({ plans: 10, staff: 'exists', backfilled: {} });
     expect(await planItems()).toEqual(plansAfterFirst); // same count, same content
     expect(await findAccountByEmail(ADMIN.email)).toEqual(staff); // same id, hash and timestamps: left unchanged
     expect((await listAccounts(appContext())).map((a) => a.id)).toEqual([staff.id]); // no second account
@@ -57,7 +63,7 @@ describe('seeding function (run on deploy)', () => {
 
   it('without an admin secret configured seeds only the plans and never calls Secrets Manager', async () => {
     await freshTable();
-    expect(await handler()).toEqual({ plans: 10, staff: 'not configured' });
+    expect(await handler()).toEqual({ plans: 10, staff: 'not configured', backfilled: FIRST_BACKFILL });
     expect(await planItems()).toHaveLength(10);
     expect(await listAccounts(appContext())).toEqual([]);
     expect(secretsManager.commandCalls(GetSecretValueCommand)).toHaveLength(0);
@@ -71,5 +77,20 @@ describe('seeding function (run on deploy)', () => {
     secretsManager.on(GetSecretValueCommand).resolves({ SecretString: JSON.stringify({ email: 'not-an-address', password: 'hunter2' }) });
     await expect(handler()).rejects.toThrow(/must be a JSON object/);
     expect(await listAccounts(appContext())).toEqual([]);
+  });
+
+  it('backfills the listings a table of an older layout lacks, before the new code serves, once', async () => {
+    await freshTable();
+    await handler();
+    // A connection written by code from before its listings held their ends, marked as that layout.
+    const [projectId, envId, a, b] = [randomUUID(), randomUUID(), randomUUID(), randomUUID()];
+    await putConnection(projectId, envId, ['service', a], ['service', b], null, { listed: false });
+    const marker = (await getItem<Record<string, unknown>>(keys.migration('conn-listing')))!;
+    await putItem({ ...marker, version: String(marker.version).replace(/\|r\d+$/, '|r2') });
+
+    expect(await handler()).toEqual({ plans: 10, staff: 'not configured', backfilled: { CONN: { written: 3, removed: 0 } } });
+    const atA = await queryPrefix<{ a_id: string; b_id: string }>(projectId, keys.listingPrefix('CONN', envId, a));
+    expect(atA.map((l) => [l.a_id, l.b_id])).toEqual([[a, b]]);
+    expect((await handler()).backfilled).toEqual({});
   });
 });

@@ -11,7 +11,7 @@ import { startLocalStack } from './stack';
  * `npm run admin -- create-staff --email <address> --password <password>`: what BOOTSTRAP_ADMIN_EMAIL /
  * BOOTSTRAP_ADMIN_PASSWORD do at start, on demand; `npm run admin -- backfill-listings`: the listing
  * items a table written before them lacks (docs/data-model.md, "Lists in name order"; the local
- * runtime does it at start, a deployed table needs it once). Both against the table the configuration names:
+ * runtime does it at start, `cdk deploy` before the new code serves; by hand, e.g. to run it ahead of a deploy). Both against the table the configuration names:
  * - STAGE=cloud: the deployed table TABLE_NAME, with the usual AWS credentials;
  * - otherwise DYNAMODB_ENDPOINT + TABLE_NAME when set, else the local runtime's data under LOCAL_DATA_DIR
  *   (started for the command; while `npm start` runs, point DYNAMODB_ENDPOINT at its DynamoDB Local, port 8000).

@@ -42,12 +42,11 @@ export const atLocation = (i: { provider?: string | null; provider_region?: stri
  * reads grows with its connections and links, not the environment's).
  */
 export async function edgeRemovalSteps(projectId: string, envId: string, entityId: string, withLinks: boolean, now: string): Promise<TransactStep[]> {
-  const [listed, linked] = await Promise.all([
+  // An entity's range lists exactly the connections and links with it as an end (ends never change).
+  const [connections, links] = await Promise.all([
     connectionListing.livePage(projectId, envId, { offset: 0, place: entityId }),
     withLinks ? linkListing.livePage(projectId, envId, { offset: 0, place: entityId }) : Promise.resolve([]),
   ]);
-  const links = linked.filter((l) => l.from_service_id === entityId || l.to_service_id === entityId);
-  const connections = listed.filter((c) => c.a_id === entityId || c.b_id === entityId);
   const leaving = new Map<string, number>();
   for (const c of connections) if (c.chain_id) leaving.set(c.chain_id, (leaving.get(c.chain_id) ?? 0) + 1);
   return [

@@ -13,8 +13,8 @@ import type { Listable, Listing } from './listing';
  * do, one Scan of its entities and listing items, then the missing or different listings written and
  * the stale ones removed. Idempotent; recorded per kind under a migration item with the name order's
  * version (and the kind's layout revision), so it runs again only when one of them changes. Run it
- * before the API serves (the local stack does at start; a deployed table needs it run once before
- * the new code serves, see docs/data-model.md).
+ * before the API serves: the local stack does at start, `cdk deploy` before the new code serves (the
+ * seeding function's Trigger, functions/seed), see docs/data-model.md.
  */
 export async function backfillListings(): Promise<Record<string, { written: number; removed: number }>> {
   const version = orderVersion();

@@ -44,8 +44,9 @@ export const chainPlace = (chainId: string) => `CHAIN.${chainId}`;
  * floor's delete and the duplicate check read their ends'), and a chain member in its chain's too
  * (a chain's patch and delete read only its members). Filters on chain_id and carries both ends'
  * ids (all fixed for a connection's life), so the duplicate check finds a pair's connections from
- * the quieter end's listing alone (revision 3). Written beside the connection's transaction when a batch or a chain's delete
- * would not fit one, so it is read through `livePage` (or `page` then `entities`) only.
+ * the quieter end's listing alone (revision 3). Written beside the connection's transaction when a
+ * batch or a chain's delete would not fit one, so it is read through `livePage` (or `page` then
+ * `entities`) only.
  */
 export const connectionListing = defineListing<Connection, 'chain_id' | 'a_id' | 'b_id'>({
   family: 'CONN', beside: true, revision: 3,

@@ -373,8 +373,7 @@ async function manageChain(ctx: AppContext, chainId: string) {
  * connections are read as before, filtered on chain_id: a chain-wide write never misses a member.
  */
 async function chainMembers(chain: Chain): Promise<Connection[]> {
-  const listed = await connectionListing.livePage(chain.project_id, chain.environment_id, { offset: 0, place: chainPlace(chain.id) });
-  const members = listed.filter((c) => c.chain_id === chain.id);
+  const members = await connectionListing.livePage(chain.project_id, chain.environment_id, { offset: 0, place: chainPlace(chain.id) });
   if (members.length >= chain.connection_count) return members;
   const all = await queryPrefix(chain.project_id, keys.connectionPrefix(chain.environment_id), {
     filter: 'chain_id = :chain AND deleted_at = :null',

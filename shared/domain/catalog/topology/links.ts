@@ -74,7 +74,7 @@ export async function listLinks(ctx: AppContext, query: { project_id: string; en
     serviceId && !query.updated_since ? linkListing.livePage(projectId, envId, { offset: 0, place: serviceId }) : null,
   ]);
   access.require('connections.view', MISSING_VIEW, envId);
-  if (listed) return listed.filter((l) => l.from_service_id === serviceId || l.to_service_id === serviceId);
+  if (listed) return listed;
   const all = (await queryPrefix(projectId, keys.linkPrefix(envId))).map(linkEntity.decode);
   return visible(all, query.updated_since)
     .filter((l) => !serviceId || l.from_service_id === serviceId || l.to_service_id === serviceId)

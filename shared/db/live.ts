@@ -49,6 +49,31 @@ export function softDeleteStep(key: Key, now: string, failWith: DomainError): Tr
   };
 }
 
+/** A condition on an item's write, beside the live rule's. */
+export type Condition = { expression: string; values: Record<string, unknown>; names?: Record<string, string> };
+
+/** Whether an expression is one parenthesized whole (DynamoDB refuses redundant parentheses). */
+function wrapped(expression: string): boolean {
+  if (!expression.startsWith('(')) return false;
+  let depth = 0;
+  for (let i = 0; i < expression.length; i++) {
+    if (expression[i] === '(') depth++;
+    else if (expression[i] === ')' && --depth === 0) return i === expression.length - 1;
+  }
+  return false;
+}
+
+/** Conditions that must all hold (undefined ones left out); undefined when none is left. */
+export function allOf(...conditions: (Condition | undefined)[]): Condition | undefined {
+  const all = conditions.filter((c): c is Condition => Boolean(c));
+  if (all.length <= 1) return all[0];
+  return {
+    expression: all.map((c) => (wrapped(c.expression) ? c.expression : `(${c.expression})`)).join(' AND '),
+    values: Object.assign({}, ...all.map((c) => c.values)),
+    names: Object.assign({}, ...all.map((c) => c.names ?? {})),
+  };
+}
+
 /**
  * Sets `fields` (and nothing else; an undefined value leaves its field as it is) on a live item;
  * fails with `failWith` when it is gone meanwhile. The one "patch a live item" write.
@@ -57,7 +82,7 @@ export function setFieldsStep(
   key: Key,
   fields: Record<string, unknown>,
   failWith: DomainError,
-  extraCondition?: { expression: string; values: Record<string, unknown>; names?: Record<string, string> },
+  extraCondition?: Condition,
 ): TransactStep {
   const set = setExpression(fields);
   return {

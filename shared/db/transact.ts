@@ -102,5 +102,8 @@ export async function transactInChunks(steps: TransactStep[]): Promise<void> {
 /** Thrown by a cascade step whose item changed between the read and the write; the operation is re-run. */
 export const CASCADE_STALE = concurrentChange();
 
-/** Re-runs a read-then-write operation whose cascade went stale under a concurrent change. */
-export const retryWhenStale = <T>(fn: () => Promise<T>, attempts = 3): Promise<T> => retry(fn, { attempts, when: (err) => err === CASCADE_STALE });
+/**
+ * Re-runs a read-then-write operation whose cascade went stale under a concurrent change, after a
+ * short jittered wait (writers racing for one item would otherwise collide again at once).
+ */
+export const retryWhenStale = <T>(fn: () => Promise<T>, attempts = 4): Promise<T> => retry(fn, { attempts, baseMs: 10, when: (err) => err === CASCADE_STALE });

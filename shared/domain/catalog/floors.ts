@@ -5,6 +5,7 @@ import { notFound } from '#shared/errors';
 import { actorAccount, type AppContext } from '#shared/context';
 import { projectEventStep } from '#shared/events';
 import { atLocation, catalogLookupStep, containsCi, edgeRemovalSteps, equalsCi, hasAnyTag } from './items';
+import { END_DELETE_ATTEMPTS } from './topology/ends';
 import { ipAddress, optionalText, provider, tags } from './fields';
 import { SERVER_SPEC_MAX } from '#domain/billing';
 import { floorEntity, floorType, floorView, type Floor, type FloorOut, type FloorType } from './floor-entity';
@@ -197,13 +198,13 @@ export async function deleteFloor(ctx: AppContext, { floor_id: floorId }: { floo
     const { projectId, envId } = located;
     const days = await retentionOfProject(access.project);
     const now = ctx.clock.now().toISOString();
-    const [hosted, edgeSteps] = await Promise.all([
+    const [hosted, edges] = await Promise.all([
       queryPrefix<Key & Pick<Service, 'id' | 'name' | 'project_id' | 'environment_id'>>(projectId, keys.servicePrefix(envId), {
         projection: ['PK', 'SK', 'id', 'name', 'project_id', 'environment_id'],
         filter: 'service_floor_id = :fid AND deleted_at = :null',
         values: { ':fid': floorId, ':null': null },
       }),
-      edgeRemovalSteps(projectId, envId, floorId, false, now),
+      edgeRemovalSteps(projectId, envId, floor, false, now),
     ]);
     // Archived services are detached too (not deleted, only hidden: they come back without the floor),
     // so the guard is "not deleted and still on this floor" rather than the live rule.
@@ -213,12 +214,13 @@ export async function deleteFloor(ctx: AppContext, { floor_id: floorId }: { floo
         setWhenStep({ PK: s.PK, SK: s.SK }, { service_floor_id: null, updated_at: now }, { service_floor_id: floorId, deleted_at: null }, CASCADE_STALE),
         projectEventStep('service.updated', projectId, { ...serviceEventData(s), changed: ['service_floor_id', 'type'] }, ctx),
       ]),
-      ...edgeSteps,
+      ...edges.steps,
     ];
     // What the cascade did is part of the floor's entry: the services it detached.
     const audit = changeAudit(ctx, 'floor', 'delete', floor, { before: auditedFloor(floor), after: null }, days, {
       summary: { detached_service_ids: hosted.map((s) => s.id) },
     });
-    await transactWithCascade(cascade, [...floorListing.change(located.key, floor, { deleted_at: now, updated_at: now, network_ids: [], audit_head: audit.head }, notFound(FLOOR_NOT_FOUND)), ...audit.steps]);
-  });
+    // Its edges as read include the services it hosts: one set on it meanwhile fails this write (ends.ts).
+    await transactWithCascade(cascade, [...floorListing.change(located.key, floor, { deleted_at: now, updated_at: now, network_ids: [], audit_head: audit.head }, notFound(FLOOR_NOT_FOUND), edges.asRead), ...audit.steps]);
+  }, END_DELETE_ATTEMPTS);
 }

@@ -2,9 +2,10 @@ import { keys } from '#db/keys';
 import { CASCADE_STALE, type TransactStep } from '#db/transact';
 import type { LookupRefs } from '#domain/tenancy';
 import { lookupStep, type Key } from '#db/lookup';
-import { softDeleteStep } from '#db/live';
+import { softDeleteStep, type Condition } from '#db/live';
 import { IF_EXISTS, setExpression } from '#db/steps';
 import { connectionListing, linkListing } from './listings';
+import { edgesAsRead } from './topology/ends';
 
 /**
  * What the catalog kinds (services, service floors, networks) share: their items live under
@@ -39,17 +40,25 @@ export const atLocation = (i: { provider?: string | null; provider_region?: stri
  * end) touching it: items of the topology group, soft-deleted as that group deletes them, with
  * their listings; a connection that belongs to a chain leaves it (the chain's `connection_count`
  * drops, one step per chain). Both are those of the entity's own listing ranges (issue 26: what it
- * reads grows with its connections and links, not the environment's).
+ * reads grows with its connections and links, not the environment's). `asRead` is the condition
+ * for the entity's own write that no edge was added since it was read (ends.ts): it must be read
+ * before this is called.
  */
-export async function edgeRemovalSteps(projectId: string, envId: string, entityId: string, withLinks: boolean, now: string): Promise<TransactStep[]> {
+export async function edgeRemovalSteps(
+  projectId: string,
+  envId: string,
+  entity: { id: string; edges_version?: number | null },
+  withLinks: boolean,
+  now: string,
+): Promise<{ steps: TransactStep[]; asRead: Condition }> {
   // An entity's range lists exactly the connections and links with it as an end (ends never change).
   const [connections, links] = await Promise.all([
-    connectionListing.livePage(projectId, envId, { offset: 0, place: entityId }),
-    withLinks ? linkListing.livePage(projectId, envId, { offset: 0, place: entityId }) : Promise.resolve([]),
+    connectionListing.livePage(projectId, envId, { offset: 0, place: entity.id }),
+    withLinks ? linkListing.livePage(projectId, envId, { offset: 0, place: entity.id }) : Promise.resolve([]),
   ]);
   const leaving = new Map<string, number>();
   for (const c of connections) if (c.chain_id) leaving.set(c.chain_id, (leaving.get(c.chain_id) ?? 0) + 1);
-  return [
+  const steps = [
     // Each connection with its listings (after it: a cascade committed in chunks never drops a live connection's listing first).
     ...connections.flatMap((c) => [softDeleteStep(keys.connection(projectId, envId, c.id), now, CASCADE_STALE), ...connectionListing.steps(c, null)]),
     ...links.flatMap((l) => [softDeleteStep(keys.link(projectId, envId, l.id), now, CASCADE_STALE), ...linkListing.steps(l, null)]),
@@ -57,4 +66,5 @@ export async function edgeRemovalSteps(projectId: string, envId: string, entityI
       Update: { Key: keys.connectionChain(projectId, envId, chainId), ...setExpression({ updated_at: now }, { connection_count: -n }), ...IF_EXISTS },
     })),
   ];
+  return { steps, asRead: edgesAsRead(entity) };
 }

@@ -1,6 +1,6 @@
 import { keys, type ListingFamily } from '#db/keys';
 import { batchGet, keyId, type Key } from '#db/batch-get';
-import { isLive, liveItem, setFieldsStep } from '#db/live';
+import { allOf, isLive, liveItem, setFieldsStep, type Condition } from '#db/live';
 import { queryPage } from '#db/query';
 import { putStep } from '#db/steps';
 import { CASCADE_STALE, type TransactStep } from '#db/transact';
@@ -19,7 +19,6 @@ import { nameOrderKey } from '#shared/name-order';
 
 /** What every listed entity has: where it lives and the live rule's fields. */
 export type Listable = { id: string; project_id: string; environment_id: string; deleted_at?: string | null; archived_at?: string | null };
-type Condition = { expression: string; names: Record<string, string>; values: Record<string, unknown> };
 
 export interface ListingSpec<T extends Listable, F extends keyof T & string> {
   family: ListingFamily;
@@ -59,9 +58,9 @@ export interface Listing<T extends Listable> {
   /** The listing items of a live entity (one per place). */
   items(x: Listable & Partial<T>): Record<string, unknown>[];
   steps(before: (Listable & Partial<T>) | null, after: (Listable & Partial<T>) | null): TransactStep[];
-  asRead(before: Partial<T>, fields: Partial<T>): Condition | undefined;
+  asRead(before: Partial<T>): Condition | undefined;
   touches(fields: Partial<T>): boolean;
-  change(entityKey: Key, before: Listable & Partial<T>, fields: Partial<T> & Record<string, unknown>, gone: DomainError): TransactStep[];
+  change(entityKey: Key, before: Listable & Partial<T>, fields: Partial<T> & Record<string, unknown>, gone: DomainError, also?: Condition): TransactStep[];
   page<L = T>(projectId: string, envId: string, opts: PageOptions<L>): Promise<L[]>;
   entities(projectId: string, envId: string, listings: { id: string }[]): Promise<T[]>;
   livePage<L = T>(projectId: string, envId: string, opts: PageOptions<L>): Promise<T[]>;
@@ -110,16 +109,17 @@ export function defineListing<T extends Listable, F extends keyof T & string>(sp
   };
 
   /**
-   * The condition, for the entity's own write, that the filtered fields it does not set still hold
-   * the values read (a concurrent change of one fails the write, to be re-run from a new read).
+   * The condition, for the entity's own write, that every field its listing holds still has the
+   * value read, those the write sets included (issue 32): the listing's Delete names the key
+   * `before` had and its Put copies `before`'s other fields, so a concurrent change of any of them
+   * must fail the write (to be re-run from a new read), or two renames would each leave a listing.
    * Absent fields of older items count as their defaults.
    */
-  const asRead = (before: Partial<T>, fields: Partial<T>): Condition | undefined => {
-    const kept = spec.filtered.filter((f) => !(f in fields));
-    if (!kept.length) return undefined;
+  const asRead = (before: Partial<T>): Condition | undefined => {
+    if (!held.length) return undefined;
     const names: Record<string, string> = {};
     const values: Record<string, unknown> = {};
-    const parts = kept.map((f, i) => {
+    const parts = held.map((f, i) => {
       const v = stored(before, f);
       names[`#lst${i}`] = f;
       values[`:lst${i}`] = v;
@@ -134,13 +134,14 @@ export function defineListing<T extends Listable, F extends keyof T & string>(sp
 
   /**
    * The write that sets `fields` on a live entity read as `before`, with its listing's writes. When
-   * the listing moves, the write holds on condition that the filtered fields are as read, and is
+   * the listing moves, the write holds on condition that the fields it holds are as read, and is
    * refused with CASCADE_STALE otherwise (callers re-run it from a new read with retryWhenStale);
-   * otherwise `gone` when the entity is no longer live.
+   * otherwise `gone` when the entity is no longer live. `also`: another condition the write needs
+   * (refused with CASCADE_STALE too).
    */
-  const change = (entityKey: Key, before: Listable & Partial<T>, fields: Partial<T> & Record<string, unknown>, gone: DomainError): TransactStep[] => {
-    if (!touches(fields)) return [setFieldsStep(entityKey, fields, gone)];
-    return [setFieldsStep(entityKey, fields, CASCADE_STALE, asRead(before, fields)), ...steps(before, { ...before, ...fields })];
+  const change = (entityKey: Key, before: Listable & Partial<T>, fields: Partial<T> & Record<string, unknown>, gone: DomainError, also?: Condition): TransactStep[] => {
+    if (!touches(fields)) return [setFieldsStep(entityKey, fields, also ? CASCADE_STALE : gone, also)];
+    return [setFieldsStep(entityKey, fields, CASCADE_STALE, allOf(asRead(before), also)), ...steps(before, { ...before, ...fields })];
   };
 
   /**

@@ -8,6 +8,7 @@ import { projectEventStep } from '#shared/events';
 import { auditSteps } from '#shared/audit';
 import { type ProjectAccess, planOfProject, retentionOfProject, accessInEnvironment, accessToEnvItem, type Located, type Environment, ENV_NOT_IN_PROJECT, serviceQuotaAddon } from '#domain/tenancy';
 import { atLocation, catalogLookupStep, containsCi, edgeRemovalSteps, equalsCi, hasAnyTag } from './items';
+import { edgeEndStep, END_DELETE_ATTEMPTS } from './topology/ends';
 import { ipAddress, nonNegativeInt, optionalText, provider, tags, urlWithScheme } from './fields';
 import type { Floor } from './floor-entity';
 import { serviceEntity, serviceView, type RepositoryDep, type Service, type ServiceOut } from './service-entity';
@@ -135,7 +136,8 @@ function validateReferences(access: ProjectAccess, envId: string, set: Partial<S
   const guards: TransactStep[] = [];
   if (r.floor) {
     if (!liveItem(items, r.floor)) throw invalid(REF_DETAILS.floor);
-    guards.push(stillLiveStep(r.floor, invalid(REF_DETAILS.floor)));
+    // The server's delete detaches the services it read on it: one set on it meanwhile fails that delete (ends.ts).
+    guards.push(edgeEndStep(r.floor, invalid(REF_DETAILS.floor)));
   }
   if (r.group) {
     if (!liveItem(items, r.group)) throw invalid(REF_DETAILS.group);
@@ -420,8 +422,9 @@ export async function deleteService(ctx: AppContext, { service_id: serviceId }: 
     const audit = auditSteps(ctx, { ...serviceAudit(service, 'delete'), before: audited(service) }, {
       mode: 'latest', days, previous: service.audit_head,
     });
-    await transactWithCascade(await edgeRemovalSteps(projectId, envId, serviceId, true, now), [
-      ...serviceListing.change(located.key, service, { deleted_at: now, updated_at: now, network_ids: [], audit_head: audit.sk }, notFound(SERVICE_NOT_FOUND)),
+    const edges = await edgeRemovalSteps(projectId, envId, service, true, now);
+    await transactWithCascade(edges.steps, [
+      ...serviceListing.change(located.key, service, { deleted_at: now, updated_at: now, network_ids: [], audit_head: audit.sk }, notFound(SERVICE_NOT_FOUND), edges.asRead),
       ...audit.steps,
       // Counted only while its environment is live: once the environment's delete has taken the
       // environment's whole count off the project, the service is gone with it (404) and nothing
@@ -430,5 +433,5 @@ export async function deleteService(ctx: AppContext, { service_id: serviceId }: 
       whileLiveStep(counterStep(keys.environment(projectId, envId), { service_count: -1 }), notFound(SERVICE_NOT_FOUND)),
       projectEventStep('service.deleted', projectId, serviceEventData(service), ctx),
     ]);
-  });
+  }, END_DELETE_ATTEMPTS);
 }

@@ -10,7 +10,7 @@ import { conflict, DomainError, invalid } from '#shared/errors';
 import type { AppContext } from '#shared/context';
 import { quotaOf, quotaReached, SERVICES_QUOTA, takeQuotaStep, type Plan } from '#domain/billing';
 import {
-  auditedConnection, CHAIN_FULL, chainEntity, chainShown, connectionEntity, connectionsVersionStep, entityKey, floorEntity, linkEntity, MAX_BATCH_CONNECTIONS,
+  auditedConnection, CHAIN_FULL, edgeEndStep, chainEntity, chainShown, connectionEntity, connectionsVersionStep, entityKey, floorEntity, linkEntity, MAX_BATCH_CONNECTIONS,
   MAX_CHAIN_CONNECTIONS, networkEntity, newFloorSteps, newLinkSteps, newNetworkSteps, newServiceSteps, pairKey, putChainSteps, putConnectionSteps, serviceEntity,
   serviceHintsStep, serviceListing, floorListing, networkListing, type Listable, type Listing, type Connection, type ConnectionSpec, type Floor, type Network, type Service,
 } from '#domain/catalog';
@@ -78,8 +78,12 @@ interface Unit {
     /** A listed entity's listing writes (issue 26) and the condition that keeps them exact (catalog/listing.ts). */
     listing?: { steps: TransactStep[]; asRead?: ReturnType<Listing<Listable>['asRead']> };
   };
-  /** Items that must still be live when this unit commits (what it refers to), with the refusal otherwise. */
-  guards: { key: Key; gone: string }[];
+  /**
+   * Items that must still be live when this unit commits (what it refers to), with the refusal
+   * otherwise; `edge`: the unit adds an edge to it (a connection or link end, a service's server),
+   * which moves its edges version on so that its delete misses none (catalog/topology/ends.ts).
+   */
+  guards: { key: Key; gone: string; edge?: boolean }[];
   counters: CounterMove[];
 }
 
@@ -254,7 +258,7 @@ async function walk(input: { projectId: string; envId: string; doc: EnvironmentD
   const withListing = <T extends Listable>(unit: Unit | undefined, listing: Listing<T>, existing: T | undefined) => {
     const changes = unit?.update?.changes as Partial<T> | undefined;
     if (!unit?.update || !existing || !changes || !listing.touches(changes)) return;
-    unit.update.listing = { steps: listing.steps(existing, { ...existing, ...changes }), asRead: listing.asRead(existing, changes) };
+    unit.update.listing = { steps: listing.steps(existing, { ...existing, ...changes }), asRead: listing.asRead(existing) };
   };
 
   // Groups and subgroups (phases 0 and 1).
@@ -354,7 +358,7 @@ async function walk(input: { projectId: string; envId: string; doc: EnvironmentD
     if (!existing || !sameSet(existing.network_ids.filter((n) => liveNetworkIds.has(n)), attached.ids)) wanted.network_ids = attached.ids;
     const guards = [
       ...attached.guards,
-      ...(refs.service_floor_id ? [{ key: keys.floor(projectId, envId, refs.service_floor_id), gone: `Service floor '${s.floor}' was removed during the import` }] : []),
+      ...(refs.service_floor_id ? [{ key: keys.floor(projectId, envId, refs.service_floor_id), gone: `Service floor '${s.floor}' was removed during the import`, edge: true }] : []),
       ...(refs.group_id ? [{ key: keys.group(projectId, envId, refs.group_id), gone: `Group '${s.group}' was removed during the import` }] : []),
       ...(refs.subgroup_id ? [{ key: keys.subgroup(projectId, envId, refs.subgroup_id), gone: `Subgroup '${s.group}/${s.subgroup}' was removed during the import` }] : []),
     ];
@@ -391,7 +395,7 @@ async function walk(input: { projectId: string; envId: string; doc: EnvironmentD
     units.push({
       item: record(KIND.link, name, 'create'), phase: 5,
       create: { kind: 'link', fields: { id: ctx.ids.newId(), project_id: projectId, environment_id: envId, from_service_id: from, to_service_id: to } },
-      guards: [from, to].map((sid) => ({ key: keys.service(projectId, envId, sid), gone: `Service of link '${name}' was removed during the import` })),
+      guards: [from, to].map((sid) => ({ key: keys.service(projectId, envId, sid), gone: `Service of link '${name}' was removed during the import`, edge: true })),
       counters: [],
     });
   });
@@ -407,7 +411,7 @@ async function walk(input: { projectId: string; envId: string; doc: EnvironmentD
   const existingConnection = new Map(env.connections.map((c) => [pairKey(c), c]));
   const liveChains = new Map(env.chains.map((c) => [c.id, c]));
   const endGuards = (c: ConnectionSpec, label: string) =>
-    ([[c.a_type, c.a_id], [c.b_type, c.b_id]] as const).map(([type, id]) => ({ key: entityKey(type, projectId, envId, id), gone: `An end of connection '${label}' was removed during the import` }));
+    ([[c.a_type, c.a_id], [c.b_type, c.b_id]] as const).map(([type, id]) => ({ key: entityKey(type, projectId, envId, id), gone: `An end of connection '${label}' was removed during the import`, edge: true }));
   const newConnection = (c: ConnectionSpec, chain: { id: string; group_kind: string } | null, position: number) => ({
     id: ctx.ids.newId(), project_id: projectId, environment_id: envId, ...c, chain_id: chain?.id ?? null, group_kind: chain?.group_kind ?? null, position, deleted_at: null,
   });
@@ -616,10 +620,11 @@ function build(chunk: Unit[], own: TransactStep[], plan: ImportPlan, now: string
     ...chunk.flatMap((u) => u.guards.map((g) => ({ key: g.key, refusal: () => conflict(g.gone) }))),
     ...(staged ? [...counters.values()].flatMap((c) => (c.whileLive ? [{ key: c.key, refusal: () => invalid(c.whileLive!) }] : [])) : []),
   ];
+  const edgeEnds = new Set(chunk.flatMap((u) => u.guards.filter((g) => g.edge).map((g) => keyId(g.key))));
   for (const g of guards) {
     if (guarded.has(keyId(g.key))) continue;
     guarded.add(keyId(g.key));
-    checks.push(stillLiveStep(g.key, g.refusal()));
+    checks.push(edgeEnds.has(keyId(g.key)) ? edgeEndStep(g.key, g.refusal()) : stillLiveStep(g.key, g.refusal()));
   }
   if (!staged) return { steps: [...own, ...counterSteps, ...checks], now, diagnose, movesConnections };
   return {

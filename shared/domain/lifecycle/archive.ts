@@ -92,7 +92,7 @@ function listingSteps(kind: ArchivableKind, item: Record<string, unknown>, verb:
   return verb === 'archive' ? listing.steps(entity, null) : listing.steps(null, { ...entity, archived_at: null });
 }
 /** The archive's condition that the listing it removes is the one of the item as read (a concurrent rename refuses it). */
-const listedAsRead = (kind: ArchivableKind, item: Record<string, unknown>) => LISTED[kind]?.asRead(LISTED[kind]!.decode(item), {});
+const listedAsRead = (kind: ArchivableKind, item: Record<string, unknown>) => LISTED[kind]?.asRead(LISTED[kind]!.decode(item));
 
 const projectKey = (t: Target) => keys.project(t.project!.id);
 const envKey = (t: Target) => keys.environment(t.project!.id, t.env!.id);

@@ -1,5 +1,5 @@
 import { keys } from '#db/keys';
-import { transact, type TransactStep, concurrentChange } from '#db/transact';
+import { transact, type TransactStep, concurrentChange, retryWhenStale } from '#db/transact';
 import { invalid, notFound } from '#shared/errors';
 import type { Permission } from '#auth/permissions';
 import { actorAccount, type AppContext } from '#shared/context';
@@ -7,7 +7,7 @@ import { OWNER_REQUIRED, loadAccess, type Membership, type ProjectAccess } from 
 import { ENV_NOT_IN_PROJECT, envLiveCheck } from './env-scope';
 import { membershipSteps, planOfProject, retentionOfProject } from './projects';
 import { changeAudit, creationAudit } from '#shared/audit';
-import { claimNameStep, releaseNameStep, renameSteps, type NameScope } from '#db/unique-names';
+import { claimNameStep, namedWriteSteps, type NameScope } from '#db/unique-names';
 import type { Key } from '#db/lookup';
 import { queryPrefix } from '#db/query';
 import { compareText } from '#shared/text';
@@ -113,10 +113,10 @@ export async function createCustomRole(
 }
 
 /** Changes take effect on the holders' next request: access reads role definitions live. */
-export async function updateCustomRole(
-  ctx: AppContext,
-  input: { project_id: string; id: string; name?: string; description?: string | null; permissions?: Permission[] },
-): Promise<CustomRole> {
+export const updateCustomRole = (ctx: AppContext, input: CustomRolePatch): Promise<CustomRole> => retryWhenStale(() => updateOnce(ctx, input));
+type CustomRolePatch = { project_id: string; id: string; name?: string; description?: string | null; permissions?: Permission[] };
+
+async function updateOnce(ctx: AppContext, input: CustomRolePatch): Promise<CustomRole> {
   const { project_id, id: roleId, ...patch } = input;
   const access = await accessWithCustomRole(ctx, project_id, roleId);
   access.require('project.manage', OWNER_REQUIRED);
@@ -132,8 +132,7 @@ export async function updateCustomRole(
     ? changeAudit(ctx, 'custom_role', 'update', role, { before: auditedRole(role), after: auditedRole(updated) }, await retentionOfProject(access.project))
     : undefined;
   await transact([
-    ...(patch.name === undefined ? [] : renameSteps(roleNames(role.project_id), role.name, patch.name, role.id)),
-    setFieldsStep(keys.customRole(role.project_id, role.id), { name: patch.name, description: patch.description, permissions, updated_at, audit_head: audit?.head }, notFound(CUSTOM_ROLE_NOT_FOUND)),
+    ...namedWriteSteps(roleNames(role.project_id), { ...role, key: keys.customRole(role.project_id, role.id) }, { name: patch.name, description: patch.description, permissions, updated_at, audit_head: audit?.head }, notFound(CUSTOM_ROLE_NOT_FOUND)),
     ...(audit?.steps ?? []),
   ]);
   return updated;
@@ -149,6 +148,12 @@ const CLEANUP_CHUNK = 45;
  * be interrupted, what is left is inert.
  */
 export async function deleteCustomRole(ctx: AppContext, input: { project_id: string; id: string }): Promise<void> {
+  // A rename meanwhile re-runs it from a new read (its name's release is the one of the name read).
+  const { role, now } = await retryWhenStale(() => softDeleteRole(ctx, input));
+  await withdrawAssignments(role, now);
+}
+
+async function softDeleteRole(ctx: AppContext, input: { project_id: string; id: string }) {
   const access = await accessWithCustomRole(ctx, input.project_id, input.id);
   access.require('project.manage', OWNER_REQUIRED);
   const role = roleFrom(access, input.id);
@@ -156,11 +161,15 @@ export async function deleteCustomRole(ctx: AppContext, input: { project_id: str
   // The role's entry stands for the withdrawal of its assignments that follows (inert once the role is deleted).
   const audit = changeAudit(ctx, 'custom_role', 'delete', role, { before: auditedRole(role), after: null }, await retentionOfProject(access.project));
   await transact([
-    setFieldsStep(keys.customRole(role.project_id, role.id), { deleted_at: now, updated_at: now, audit_head: audit.head }, notFound(CUSTOM_ROLE_NOT_FOUND)),
+    ...namedWriteSteps(roleNames(role.project_id), { ...role, key: keys.customRole(role.project_id, role.id) }, { deleted_at: now, updated_at: now, audit_head: audit.head }, notFound(CUSTOM_ROLE_NOT_FOUND)),
     ...audit.steps,
-    releaseNameStep(roleNames(role.project_id), role.name),
     counterStep(keys.project(role.project_id), { custom_role_count: -1 }),
   ]);
+  return { role, now };
+}
+
+/** A deleted role's assignments are withdrawn, and the grants mirrored on members removed, a chunk per transaction. */
+async function withdrawAssignments(role: CustomRole, now: string): Promise<void> {
   const assignments = (await assignmentsOf(role.project_id, role.id)).filter((a) => !a.deleted_at);
   for (let i = 0; i < assignments.length; i += CLEANUP_CHUNK) {
     const chunk = assignments.slice(i, i + CLEANUP_CHUNK);

@@ -1,7 +1,7 @@
-import { isLive, setFieldsStep, visible } from '#db/live';
+import { isLive, visible } from '#db/live';
 import { retry } from '#db/retry';
 import { keys } from '#db/keys';
-import { transact, concurrentChange, type TransactStep } from '#db/transact';
+import { transact, concurrentChange, retryWhenStale, type TransactStep } from '#db/transact';
 import { forbidden, notFound } from '#shared/errors';
 import { actorAccount, type AppContext } from '#shared/context';
 import { loadAccess } from './access';
@@ -9,7 +9,7 @@ import { locate, lookupStep, type Key } from '#db/lookup';
 import { planOfProject, retentionOfProject } from './projects';
 import { changeAudit, creationAudit } from '#shared/audit';
 import { projectInventory } from './inventory';
-import { claimNameStep, releaseNameStep, renameSteps, type NameScope } from '#db/unique-names';
+import { claimNameStep, namedWriteSteps, type NameScope } from '#db/unique-names';
 import { queryPartition } from '#db/query';
 import { keyId } from '#db/batch-get';
 import { counterStep, putNewStep } from '#db/steps';
@@ -91,7 +91,10 @@ export async function createEnvironment(ctx: AppContext, input: { project_id: st
   return env;
 }
 
-export async function renameEnvironment(ctx: AppContext, input: { id: string; name: string }): Promise<Environment> {
+/** A rename racing another change of the name (or the delete) is re-run from a new read (unique-names.ts). */
+export const renameEnvironment = (ctx: AppContext, input: { id: string; name: string }): Promise<Environment> => retryWhenStale(() => renameOnce(ctx, input));
+
+async function renameOnce(ctx: AppContext, input: { id: string; name: string }): Promise<Environment> {
   const { access, env } = await accessToEnvironment(input.id, actorAccount(ctx).id);
   access.require('env.manage', 'Not authorized to manage environments in this project');
   const updated: Environment = { ...env, name: input.name.trim(), updated_at: ctx.clock.now().toISOString() };
@@ -100,8 +103,7 @@ export async function renameEnvironment(ctx: AppContext, input: { id: string; na
     ? undefined
     : changeAudit(ctx, 'environment', 'update', envEntity(env), { before: auditedEnv(env), after: auditedEnv(updated) }, await retentionOfProject(access.project));
   await transact([
-    ...renameSteps(nameScope(env.project_id), env.name, updated.name, env.id),
-    setFieldsStep(keys.environment(env.project_id, env.id), { name: updated.name, updated_at: updated.updated_at, audit_head: audit?.head }, notFound(ENVIRONMENT_NOT_FOUND)),
+    ...namedWriteSteps(nameScope(env.project_id), { ...env, key: keys.environment(env.project_id, env.id) }, { name: updated.name, updated_at: updated.updated_at, audit_head: audit?.head }, notFound(ENVIRONMENT_NOT_FOUND)),
     ...(audit?.steps ?? []),
   ]);
   return updated;
@@ -126,9 +128,8 @@ export async function deleteEnvironment(ctx: AppContext, input: { id: string }):
         summary: { services_removed: env.service_count ?? 0 },
       });
       await transact([
-        deleteCountedStep(env, now, audit.head),
+        ...deleteCountedSteps(env, now, audit.head),
         ...audit.steps,
-        releaseNameStep(nameScope(env.project_id), env.name),
         counterStep(keys.project(env.project_id), { env_count: -1, service_count: -(env.service_count ?? 0) }),
       ]);
     },
@@ -145,10 +146,14 @@ const COUNT_MOVED = concurrentChange();
  * concurrently (their transactions move the same counter, so one of the two writes fails and is
  * re-read). A gone environment's refusal is its 404, read again by the retry.
  */
-function deleteCountedStep(env: Environment, now: string, auditHead: string): TransactStep {
+function deleteCountedSteps(env: Environment, now: string, auditHead: string): TransactStep[] {
   const count = env.service_count ?? 0;
-  return setFieldsStep(keys.environment(env.project_id, env.id), { deleted_at: now, updated_at: now, audit_head: auditHead }, COUNT_MOVED, {
-    expression: count === 0 ? '(attribute_not_exists(service_count) OR service_count = :counted)' : 'service_count = :counted',
-    values: { ':counted': count },
+  // A rename meanwhile fails it too (its name's release is the one of the name read).
+  return namedWriteSteps(nameScope(env.project_id), { ...env, key: keys.environment(env.project_id, env.id) }, { deleted_at: now, updated_at: now, audit_head: auditHead }, COUNT_MOVED, {
+    stale: COUNT_MOVED,
+    also: {
+      expression: count === 0 ? '(attribute_not_exists(service_count) OR service_count = :counted)' : 'service_count = :counted',
+      values: { ':counted': count },
+    },
   });
 }

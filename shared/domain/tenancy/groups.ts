@@ -1,5 +1,5 @@
 import { keys } from '#db/keys';
-import { transact, type TransactStep, concurrentChange } from '#db/transact';
+import { transact, type TransactStep, concurrentChange, retryWhenStale } from '#db/transact';
 import { invalid, notFound } from '#shared/errors';
 import { actorAccount, type AppContext } from '#shared/context';
 import { accessInEnvironment, accessToEnvItem, envLiveCheck } from './env-scope';
@@ -7,10 +7,10 @@ import type { ProjectAccess } from './access';
 import { retentionOfProject } from './projects';
 import { changeAudit, creationAudit } from '#shared/audit';
 import { lookupStep } from '#db/lookup';
-import { claimNameStep, releaseNameStep, renameSteps, type NameScope } from '#db/unique-names';
+import { claimNameStep, namedWriteSteps, type NameScope } from '#db/unique-names';
 import { queryPrefix } from '#db/query';
 import { compareText } from '#shared/text';
-import { softDeleteStep, visible, setFieldsStep, isLive, whileLiveStep } from '#db/live';
+import { softDeleteStep, visible, isLive, whileLiveStep } from '#db/live';
 import { getItem } from '#db/items';
 import { keyId, type Key } from '#db/batch-get';
 import { counterStep, putNewStep } from '#db/steps';
@@ -132,12 +132,13 @@ export async function createGroup(ctx: AppContext, input: InEnvironment & { name
   return group;
 }
 
-export async function updateGroup(ctx: AppContext, input: { id: string; name?: string; description?: string | null }): Promise<Group> {
+/** A rename racing another change of the name (or the delete) is re-run from a new read (unique-names.ts). */
+export const updateGroup = (ctx: AppContext, input: { id: string; name?: string; description?: string | null }): Promise<Group> => retryWhenStale(async () => {
   const { id, ...patch } = input;
   const { access, item: group } = await accessToGroup(ctx, id);
   const key = keys.group(group.project_id, group.environment_id, group.id);
   return renameOrDescribe(ctx, access, group, { key, names: groupNames(group.project_id, group.environment_id), gone: GROUP_NOT_FOUND }, patch);
-}
+});
 
 /** PATCH of a group or subgroup (groups.manage in its environment): a new name moves its name claim; the description is set as given. */
 async function renameOrDescribe<T extends Group | Subgroup>(
@@ -154,8 +155,7 @@ async function renameOrDescribe<T extends Group | Subgroup>(
     ? changeAudit(ctx, kindOf(item), 'update', item, { before: auditedGroup(item), after: auditedGroup(updated) }, await retentionOfProject(access.project))
     : undefined;
   await transact([
-    ...(patch.name === undefined ? [] : renameSteps(where.names, item.name, patch.name, item.id)),
-    setFieldsStep(where.key, { name: patch.name, description: patch.description, updated_at: updated.updated_at, audit_head: audit?.head }, notFound(where.gone)),
+    ...namedWriteSteps(where.names, { ...item, key: where.key }, { name: patch.name, description: patch.description, updated_at: updated.updated_at, audit_head: audit?.head }, notFound(where.gone)),
     ...(audit?.steps ?? []),
   ]);
   return updated;
@@ -175,13 +175,14 @@ const CHANGED = concurrentChange();
  * interruption leaves a live group that can simply be deleted again.
  */
 export async function deleteGroup(ctx: AppContext, input: { id: string }): Promise<void> {
-  const { access, item: group } = await accessToGroup(ctx, input.id);
-  access.require('groups.manage', NOT_AUTHORIZED_MANAGE_GROUPS, group.environment_id);
-  const groupKey = keys.group(group.project_id, group.environment_id, group.id);
+  const { access, item: read } = await accessToGroup(ctx, input.id);
+  access.require('groups.manage', NOT_AUTHORIZED_MANAGE_GROUPS, read.environment_id);
+  const groupKey = keys.group(read.project_id, read.environment_id, read.id);
   const days = await retentionOfProject(access.project);
   // A cascade step that found the group or a subgroup changed (CHANGED) starts over from a fresh read.
   await retry(async (attempt) => {
-    if (attempt > 1 && !isLive(await getItem<Group>(groupKey))) throw notFound(GROUP_NOT_FOUND);
+    const group = attempt === 1 ? read : await getItem<Group>(groupKey);
+    if (!group || !isLive(group)) throw notFound(GROUP_NOT_FOUND);
     const now = ctx.clock.now().toISOString();
     const subgroups = (await queryPrefix<Subgroup>(group.project_id, keys.subgroupPrefix(group.environment_id))).filter((s) => s.group_id === group.id && !s.deleted_at);
     const chunks: Subgroup[][] = [];
@@ -189,32 +190,17 @@ export async function deleteGroup(ctx: AppContext, input: { id: string }): Promi
     const last = chunks.pop() ?? [];
     const subgroupSteps = (chunk: Subgroup[]): TransactStep[] => chunk.map((s) => softDeleteStep(keys.subgroup(s.project_id, s.environment_id, s.id), now, CHANGED));
     for (const chunk of chunks) {
-      await transact([
-        {
-          Update: {
-            Key: groupKey, UpdateExpression: 'SET subgroup_count = subgroup_count - :k', ConditionExpression: 'deleted_at = :null',
-            ExpressionAttributeValues: { ':k': chunk.length, ':null': null },
-          },
-          failWith: CHANGED,
-        },
-        ...subgroupSteps(chunk),
-      ]);
+      await transact([whileLiveStep(counterStep(groupKey, { subgroup_count: -chunk.length }), CHANGED), ...subgroupSteps(chunk)]);
     }
     // The group's entry lists the subgroups deleted with it (their own entries would not fit a 90-subgroup chunk).
     const audit = changeAudit(ctx, 'group', 'delete', group, { before: auditedGroup(group), after: null }, days, {
       summary: { deleted_subgroup_ids: subgroups.map((s) => s.id) },
     });
     await transact([
-      {
-        Update: {
-          Key: groupKey,
-          UpdateExpression: 'SET deleted_at = :now, updated_at = :now, subgroup_count = :zero, audit_head = :head',
-          ConditionExpression: 'deleted_at = :null AND subgroup_count = :k',
-          ExpressionAttributeValues: { ':now': now, ':null': null, ':k': last.length, ':zero': 0, ':head': audit.head },
-        },
-        failWith: CHANGED,
-      },
-      releaseNameStep(groupNames(group.project_id, group.environment_id), group.name),
+      // Its subgroups as counted and its name as read (a rename meanwhile would leave the new name claimed).
+      ...namedWriteSteps(groupNames(group.project_id, group.environment_id), { ...group, key: groupKey }, { deleted_at: now, updated_at: now, subgroup_count: 0, audit_head: audit.head }, CHANGED, {
+        stale: CHANGED, also: { expression: 'subgroup_count = :k', values: { ':k': last.length } },
+      }),
       ...subgroupSteps(last),
       ...audit.steps,
     ]);
@@ -254,26 +240,26 @@ export async function createSubgroup(ctx: AppContext, input: InEnvironment & { g
   return sub;
 }
 
-export async function updateSubgroup(ctx: AppContext, input: { id: string; name?: string; description?: string | null }): Promise<Subgroup> {
+export const updateSubgroup = (ctx: AppContext, input: { id: string; name?: string; description?: string | null }): Promise<Subgroup> => retryWhenStale(async () => {
   const { id, ...patch } = input;
   const { access, item: sub } = await accessToSubgroup(ctx, id);
   const key = keys.subgroup(sub.project_id, sub.environment_id, sub.id);
   return renameOrDescribe(ctx, access, sub, { key, names: subgroupNames(sub.project_id, sub.group_id), gone: SUBGROUP_NOT_FOUND }, patch);
-}
+});
 
-export async function deleteSubgroup(ctx: AppContext, input: { id: string }): Promise<void> {
+/** A delete racing a rename is re-run from a new read (unique-names.ts). */
+export const deleteSubgroup = (ctx: AppContext, input: { id: string }): Promise<void> => retryWhenStale(async () => {
   const { access, item: sub } = await accessToSubgroup(ctx, input.id);
   access.require('groups.manage', NOT_AUTHORIZED_MANAGE_GROUPS, sub.environment_id);
   const now = ctx.clock.now().toISOString();
   const audit = changeAudit(ctx, 'subgroup', 'delete', sub, { before: auditedGroup(sub), after: null }, await retentionOfProject(access.project));
   await transact([
-    // The soft delete (the live rule's condition), with the subgroup's latest audit entry.
-    setFieldsStep(keys.subgroup(sub.project_id, sub.environment_id, sub.id), { deleted_at: now, updated_at: now, audit_head: audit.head }, notFound(SUBGROUP_NOT_FOUND)),
+    // The soft delete (the live rule's condition, its name as read), with the subgroup's latest audit entry.
+    ...namedWriteSteps(subgroupNames(sub.project_id, sub.group_id), { ...sub, key: keys.subgroup(sub.project_id, sub.environment_id, sub.id) }, { deleted_at: now, updated_at: now, audit_head: audit.head }, notFound(SUBGROUP_NOT_FOUND)),
     ...audit.steps,
-    releaseNameStep(subgroupNames(sub.project_id, sub.group_id), sub.name),
     counterStep(keys.group(sub.project_id, sub.environment_id, sub.group_id), { subgroup_count: -1 }),
   ]);
-}
+});
 
 function definedOnly<T extends object>(o: T): Partial<T> {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;

@@ -5,7 +5,7 @@ import { actorAccount, type AppContext } from '#shared/context';
 import { ENV_NOT_IN_PROJECT, accessInEnvironment, accessToEnvItem, retentionOfProject, type Environment } from '#domain/tenancy';
 import { changeAudit, creationAudit } from '#shared/audit';
 import { lookupStep } from '#db/lookup';
-import { liveEntityChecks, type EntityType } from './ends';
+import { edgeEnds, type EntityType } from './ends';
 import { chainEntity, connectionEntity, type Chain, type Connection, type Direction, type GroupKind } from './connection-entity';
 import { queryPrefix } from '#db/query';
 import { keyId } from '#db/batch-get';
@@ -214,7 +214,7 @@ export async function createConnection(
   const connection = newConnection(projectId, envId, input, chain ?? null, now, ctx);
   await withoutDuplicates(projectId, env, { specs: [input] }, (versionStep) => [
     versionStep,
-    ...liveEntityChecks(projectId, envId, endsOf([input])),
+    ...edgeEnds(projectId, envId, endsOf([input])),
     ...(chainKey ? [joinChainStep(chainKey, now)] : []),
     ...putConnectionSteps(connection),
     ...creationAudit(ctx, 'connection', connection, auditedConnection(connection)),
@@ -259,7 +259,7 @@ export async function createConnectionBatch(
   const connections = input.items.map((spec, i) => newConnection(projectId, envId, spec, chain, now, ctx, i));
   await withoutDuplicates(projectId, env, { specs: input.items }, (versionStep) => [
     versionStep,
-    ...liveEntityChecks(projectId, envId, endsOf(input.items)),
+    ...edgeEnds(projectId, envId, endsOf(input.items)),
     ...putChainSteps(chain),
     ...connections.flatMap(putConnectionSteps),
     // One entry for the batch (its connections listed): an entry per connection would not fit DynamoDB's 100 items.

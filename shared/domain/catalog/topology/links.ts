@@ -6,7 +6,7 @@ import { MISSING_MANAGE, MISSING_VIEW } from './connections';
 import { envLiveCheck, accessInEnvironment, accessToEnvItem, retentionOfProject } from '#domain/tenancy';
 import { changeAudit, creationAudit } from '#shared/audit';
 import { lookupStep } from '#db/lookup';
-import { liveEntityChecks } from './ends';
+import { edgeEnds } from './ends';
 import { linkEntity, type Link } from './link-entity';
 import { claimNameStep, releaseNameStep, type NameScope } from '#db/unique-names';
 import { queryPrefix } from '#db/query';
@@ -54,7 +54,7 @@ export async function createLink(
   });
   await transact([
     envLiveCheck(projectId, envId),
-    ...liveEntityChecks(projectId, envId, [{ type: 'service', id: link.from_service_id }, { type: 'service', id: link.to_service_id }]),
+    ...edgeEnds(projectId, envId, [{ type: 'service', id: link.from_service_id }, { type: 'service', id: link.to_service_id }]),
     ...newLinkSteps(link),
     ...creationAudit(ctx, 'link', link, auditedLink(link)),
   ]);

@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest';
+import { useTestStack } from '../helpers/stack';
+import { client } from '../helpers/http';
+import { createFloor, createService, ownerWithEnv } from '../helpers/catalog';
+
+/**
+ * Issue 32 item 2: no connection or link outlives an end. Connects and links to a service (or a
+ * server) race its delete; whatever order they commit in, once the delete has answered 204 nothing
+ * live names it. Each race runs ROUNDS times.
+ */
+const ref = useTestStack();
+const api = client(() => ref.stack.url);
+const ROUNDS = 20;
+const PARALLEL = 6;
+
+type Edge = { id: string; a_id?: string; b_id?: string; from_service_id?: string; to_service_id?: string };
+const names = (e: Edge, id: string) => [e.a_id, e.b_id, e.from_service_id, e.to_service_id].includes(id);
+
+describe('edges racing the delete of an end (issue 32)', () => {
+  const cases = [
+    { end: 'service', path: '/services', edges: '/service-connections', body: (from: string, to: string) => ({ a_type: 'service', a_id: from, b_type: 'service', b_id: to, direction: 'a_to_b' }) },
+    { end: 'service', path: '/services', edges: '/service-links', body: (from: string, to: string) => ({ from_service_id: from, to_service_id: to }) },
+    { end: 'server', path: '/service-floors', edges: '/service-connections', body: (from: string, to: string) => ({ a_type: 'service', a_id: from, b_type: 'floor', b_id: to, direction: 'a_to_b' }) },
+  ] as const;
+  for (const c of cases) {
+    it(`${PARALLEL} parallel ${c.edges} to a ${c.end} racing its delete leave nothing naming it (${ROUNDS} rounds)`, async () => {
+      const { token, projectId, envId } = await ownerWithEnv(api, 'Enterprise');
+      const others = [];
+      for (let i = 0; i < PARALLEL; i++) others.push((await createService(api, token, projectId, envId, { name: `other-${i}` })).id as string);
+      for (let round = 0; round < ROUNDS; round++) {
+        const doomed = c.end === 'service'
+          ? (await createService(api, token, projectId, envId, { name: `doomed-${round}` })).id as string
+          : (await createFloor(api, token, projectId, envId, { hostname: `doomed-${round}` })).id as string;
+        const [del, ...made] = await Promise.all([
+          // Started after some of the edges in some rounds, so it lands at different points of them.
+          new Promise((r) => setTimeout(r, round % 4)).then(() => api.delete(`${c.path}/${doomed}`, undefined, { token })),
+          ...others.map((o) => api.post(c.edges, { project_id: projectId, environment_id: envId, ...c.body(o, doomed) }, { token })),
+        ]);
+        expect(del.status, del.text).toBe(204);
+        for (const m of made) expect([201, 404], m.text).toContain(m.status);
+        const listed = await api.get(`${c.edges}?project_id=${projectId}&environment_id=${envId}`, { token });
+        expect(listed.status, listed.text).toBe(200);
+        const left = (listed.body as Edge[]).filter((e) => names(e, doomed));
+        expect(left, `round ${round}: ${made.filter((m) => m.status === 201).length} edges made, then the delete answered 204`).toEqual([]);
+      }
+    }, 180_000);
+  }
+
+  it(`${PARALLEL} services moved onto a server racing its delete are all detached (${ROUNDS} rounds)`, async () => {
+    const { token, projectId, envId } = await ownerWithEnv(api, 'Enterprise');
+    const services = [];
+    for (let i = 0; i < PARALLEL; i++) services.push((await createService(api, token, projectId, envId, { name: `hosted-${i}` })).id as string);
+    for (let round = 0; round < ROUNDS; round++) {
+      const floor = (await createFloor(api, token, projectId, envId, { hostname: `doomed-${round}` })).id as string;
+      const [del, ...moved] = await Promise.all([
+        new Promise((r) => setTimeout(r, round % 4)).then(() => api.delete(`/service-floors/${floor}`, undefined, { token })),
+        ...services.map((id) => api.patch(`/services/${id}`, { service_floor_id: floor }, { token })),
+      ]);
+      expect(del.status, del.text).toBe(204);
+      for (const m of moved) expect([200, 400], m.text).toContain(m.status);
+      for (const id of services) {
+        const read = await api.get(`/services/${id}`, { token });
+        expect([read.body.service_floor_id, read.body.type], `round ${round}: service ${id} after the server's delete`).not.toContain(floor);
+      }
+    }
+  }, 180_000);
+});

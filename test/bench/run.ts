@@ -24,9 +24,10 @@ import { SERVICE_ACTOR } from '#shared/audit';
 const RUNS = Number(process.env.BENCH_RUNS ?? 400);
 // No background work during measurements: the outbox reader, the webhook retry and deadline sweeps
 // would deliver the seeded services' events in the same process, on the same client, while it is timed.
+// No metric (EMF) lines either: the in-process handlers would print one per request, as vitest's configuration turns off too.
 const stack = await startLocalStack({
   inMemory: true, withoutS3: true, withoutHttp: true,
-  env: { TABLE_NAME: 'bench', LOG_LEVEL: 'error', LOCAL_DATA_DIR: '.bench', LOCAL_OUTBOX_POLL_MS: '0', LOCAL_WEBHOOK_RETRY_SWEEP_SECONDS: '0', LOCAL_DEADLINE_SWEEP_SECONDS: '0' },
+  env: { TABLE_NAME: 'bench', LOG_LEVEL: 'error', LOCAL_DATA_DIR: '.bench', LOCAL_OUTBOX_POLL_MS: '0', LOCAL_WEBHOOK_RETRY_SWEEP_SECONDS: '0', LOCAL_DEADLINE_SWEEP_SECONDS: '0', POWERTOOLS_METRICS_DISABLED: 'true' },
 });
 const TableName = stack.config.TABLE_NAME;
 const auth = httpHandler(routeTable.auth);

@@ -1,7 +1,7 @@
 import { BatchGetCommand, GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
 import { FREE_PLAN_ID } from '#domain/billing';
-import { applyImport, buildExportDocument, exampleDocument, planImport, toYaml, type EnvironmentDocument } from '#domain/impex';
+import { applyImport, buildExportDocument, exampleDocument, planImport, toYaml, type DocumentService } from '#domain/impex';
 import { createEnvironment } from '#domain/tenancy';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { startLocalStack } from '../../infra/local/stack';
@@ -11,6 +11,7 @@ import { httpHandler } from '#http/pipeline';
 import { ddb } from '#shared/clients';
 import { keys } from '#db/keys';
 import { countCalls, fmt, percentile, timePair } from './measure';
+import { withServices } from './document';
 import { appContext } from '#shared/context';
 import { authenticate } from '#auth/authenticate';
 import { createService, createFloor } from '#domain/catalog';
@@ -319,11 +320,8 @@ const importRows: string[] = [];
   const projectId = project.body.id as string;
   const ctx = appContext({ actor: await authenticate(token, appContext()) });
   const SERVICES = 2000;
-  const base = exampleDocument();
-  const document: EnvironmentDocument = {
-    ...base,
-    spec: { ...base.spec, service_links: [], network_attachments: [], services: Array.from({ length: SERVICES }, (_, i) => ({ name: `service-${String(i).padStart(4, '0')}`, port: 8000 + (i % 1000), tags: ['bench'] })) },
-  } as EnvironmentDocument;
+  // The example's groups, floors and networks with the bench's services; what named the example's own services goes with them.
+  const document = withServices(exampleDocument(), Array.from({ length: SERVICES }, (_, i) => ({ name: `service-${String(i).padStart(4, '0')}`, port: 8000 + (i % 1000), tags: ['bench'] })) as DocumentService[]);
   const freshEnv = async (i: number) => (await createEnvironment(ctx, { project_id: projectId, name: `import-${i}` })).id;
   const workerCtx = appContext();
   const runImport = async (envId: string) => {

@@ -20,9 +20,15 @@ import { SERVICE_ACTOR } from '#shared/audit';
 
 /**
  * `npm run bench`: handler latency against the raw DynamoDB calls the handler needs, on the same
- * DynamoDB Local, as ratios from one run, plus DynamoDB round trips per request.
+ * DynamoDB Local, as ratios from one run, plus DynamoDB round trips per request. Its sizes:
+ * BENCH_RUNS requests per row (400), BENCH_SERVICES in the listed environment (1,000, the most one
+ * page holds), BENCH_INVOICES of the account (100), BENCH_IMPORT_SERVICES imported (2,000),
+ * BENCH_IMPORT_RUNS imports timed (5); `npm test` runs it at a tiny size (test/infra/benches.test.ts).
  */
 const RUNS = Number(process.env.BENCH_RUNS ?? 400);
+const LISTED = Number(process.env.BENCH_SERVICES ?? 1000);
+const INVOICES = Number(process.env.BENCH_INVOICES ?? 100);
+const IMPORTED = Number(process.env.BENCH_IMPORT_SERVICES ?? 2000);
 // No background work during measurements: the outbox reader, the webhook retry and deadline sweeps
 // would deliver the seeded services' events in the same process, on the same client, while it is timed.
 // No metric (EMF) lines either: the in-process handlers would print one per request, as vitest's configuration turns off too.
@@ -75,7 +81,7 @@ const rows: Row[] = [];
   rows.push({ name: 'GET /auth/me', handlerP50: percentile(handlerSamples, 50), handlerP99: percentile(handlerSamples, 99), rawP50: percentile(rawSamples, 50), callsPerRequest: calls.total(), budget: '1 round trip, ratio ≤ 1.2' });
 }
 
-// The catalog: an environment of 1,000 services (a tenth of them on one of ten floors), seeded
+// The catalog: an environment of LISTED services (a tenth of them on one of ten floors), seeded
 // through the domain functions on an unlimited plan (Enterprise+).
 {
   const services = httpHandler(routeTable.services);
@@ -88,7 +94,7 @@ const rows: Row[] = [];
   const floors: { id: string }[] = [];
   for (let i = 0; i < 10; i++) floors.push(await createFloor(ctx, { project_id: projectId, environment_id: envId, type: 'vm', hostname: `host-${i}` }));
   const seeded: string[] = [];
-  const SERVICES = 1000;
+  const SERVICES = LISTED;
   for (let i = 0; i < SERVICES; i += 25) {
     const batch = await Promise.all(
       Array.from({ length: Math.min(25, SERVICES - i) }, (_, j) =>
@@ -120,10 +126,10 @@ const rows: Row[] = [];
     return n;
   }
 
-  // GET /services?limit=1000: token check; access (project, membership, role, environment); then
+  // GET /services?limit=<all>: token check; access (project, membership, role, environment); then
   // the services Query alongside projected Queries of floors, groups and subgroups.
   const list = async () => {
-    const r = await invoke(services, 'GET', `/services?project_id=${projectId}&environment_id=${envId}&limit=1000`, 'GET /services', { token });
+    const r = await invoke(services, 'GET', `/services?project_id=${projectId}&environment_id=${envId}&limit=${SERVICES}`, 'GET /services', { token });
     if (r.status !== 200 || r.body.length !== SERVICES) throw new Error(`GET /services answered ${r.status} with ${r.body?.length} items`);
   };
   const rawList = async () => {
@@ -136,7 +142,7 @@ const rows: Row[] = [];
   const [listSamples, rawListSamples] = await timePair(list, rawList, LIST_RUNS);
   calls.reset();
   await list();
-  rows.push({ name: 'GET /services (1,000, limit=1000)', handlerP50: percentile(listSamples, 50), handlerP99: percentile(listSamples, 99), rawP50: percentile(rawListSamples, 50), callsPerRequest: calls.total(), budget: 'Query on the env keys, no Scan; ratio ≤ 1.2', byCommand: calls.byCommand() });
+  rows.push({ name: `GET /services (${SERVICES.toLocaleString('en')}, limit=${SERVICES})`, handlerP50: percentile(listSamples, 50), handlerP99: percentile(listSamples, 99), rawP50: percentile(rawListSamples, 50), callsPerRequest: calls.total(), budget: 'Query on the env keys, no Scan; ratio ≤ 1.2', byCommand: calls.byCommand() });
 
   // GET /services/{id} of a service on a floor: token check; locate (GetItem on the id lookup,
   // which also carries the floor hint); one BatchGet of project, membership, role, service,
@@ -254,21 +260,21 @@ const auditRows: string[] = [];
   await choose();
   rows.push({ name: 'POST /subscriptions/choose (Free)', handlerP50: percentile(chooseSamples, 50), handlerP99: percentile(chooseSamples, 99), rawP50: percentile(rawChooseSamples, 50), callsPerRequest: calls.total(), budget: 'ratio ≤ 1.2', byCommand: calls.byCommand() });
 
-  // GET /me/invoices with 100 invoices: token check, then one Query of the account's invoices.
+  // GET /me/invoices with INVOICES invoices (or more: the choices timed above made theirs): token check, then one Query of the account's invoices.
   const invoices = async () => {
     const r = await invoke(billing, 'GET', '/me/invoices', 'GET /me/invoices', { token });
-    if (r.status !== 200 || r.body.total < 100) throw new Error(`GET /me/invoices answered ${r.status} with ${r.body?.total} invoices`);
+    if (r.status !== 200 || r.body.total < INVOICES) throw new Error(`GET /me/invoices answered ${r.status} with ${r.body?.total} invoices`);
   };
   const rawInvoices = async () => {
     await tokenCheck();
     await accountQuery(keys.invoicePrefix);
   };
   const seededInvoices = (await accountQuery(keys.invoicePrefix)).Items!.length;
-  for (let i = seededInvoices; i < 100; i++) await choose();
+  for (let i = seededInvoices; i < INVOICES; i++) await choose();
   const [invoiceSamples, rawInvoiceSamples] = await timePair(invoices, rawInvoices, RUNS);
   calls.reset();
   await invoices();
-  rows.push({ name: `GET /me/invoices (${Math.max(100, seededInvoices)} invoices)`, handlerP50: percentile(invoiceSamples, 50), handlerP99: percentile(invoiceSamples, 99), rawP50: percentile(rawInvoiceSamples, 50), callsPerRequest: calls.total(), budget: 'ratio ≤ 1.2', byCommand: calls.byCommand() });
+  rows.push({ name: `GET /me/invoices (${Math.max(INVOICES, seededInvoices)} invoices)`, handlerP50: percentile(invoiceSamples, 50), handlerP99: percentile(invoiceSamples, 99), rawP50: percentile(rawInvoiceSamples, 50), callsPerRequest: calls.total(), budget: 'ratio ≤ 1.2', byCommand: calls.byCommand() });
 }
 
 // GET /me/limits/status: an owner of two projects of two environments each. Token check; then the
@@ -309,7 +315,7 @@ const auditRows: string[] = [];
   rows.push({ name: 'GET /me/limits/status (2 projects, 4 environments)', handlerP50: percentile(statusSamples, 50), handlerP99: percentile(statusSamples, 99), rawP50: percentile(rawStatusSamples, 50), callsPerRequest: calls.total(), budget: '≤ 2 round trips after the token check; ratio ≤ 1.2', byCommand: calls.byCommand() });
 }
 
-// Import of 2,000 services into an empty environment (plan + apply) against the same transactions
+// Import of IMPORTED services into an empty environment (plan + apply) against the same transactions
 // sent raw (captured from one import, their keys moved to a scratch partition and their conditions
 // dropped: the writes alone); and the export of that environment, timed.
 const importRows: string[] = [];
@@ -319,7 +325,7 @@ const importRows: string[] = [];
   const project = await invoke(httpHandler(routeTable.projects), 'POST', '/projects', 'POST /projects', { token, body: { name: 'bench-impex' } });
   const projectId = project.body.id as string;
   const ctx = appContext({ actor: await authenticate(token, appContext()) });
-  const SERVICES = 2000;
+  const SERVICES = IMPORTED;
   // The example's groups, floors and networks with the bench's services; what named the example's own services goes with them.
   const document = withServices(exampleDocument(), Array.from({ length: SERVICES }, (_, i) => ({ name: `service-${String(i).padStart(4, '0')}`, port: 8000 + (i % 1000), tags: ['bench'] })) as DocumentService[]);
   const freshEnv = async (i: number) => (await createEnvironment(ctx, { project_id: projectId, name: `import-${i}` })).id;

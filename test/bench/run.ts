@@ -10,6 +10,8 @@ import { routeTable } from '../../functions/route-table';
 import { httpHandler } from '#http/pipeline';
 import { ddb } from '#shared/clients';
 import { keys } from '#db/keys';
+import { batchGet as batchGetAll } from '#db/batch-get';
+import { queryPage } from '#db/query';
 import { countCalls, fmt, percentile, timePair } from './measure';
 import { withServices } from './document';
 import { appContext } from '#shared/context';
@@ -111,32 +113,26 @@ const rows: Row[] = [];
   const tokenCheck = () => ddb().send(new BatchGetCommand({ RequestItems: { [TableName]: { Keys: [keys.account(sub), keys.session(sub, sid)], ConsistentRead: true } } }));
   const accessKeys = (extra: { PK: string; SK: string }[]) => [keys.project(projectId), keys.member(projectId, sub), keys.envRole(projectId, envId, sub), keys.environment(projectId, envId), ...extra];
   const batchGet = (k: { PK: string; SK: string }[]) => ddb().send(new BatchGetCommand({ RequestItems: { [TableName]: { Keys: k, ConsistentRead: true } } }));
-  async function queryAll(prefix: string, projection?: string[]) {
-    let ExclusiveStartKey: Record<string, unknown> | undefined;
-    let n = 0;
-    do {
-      const out = await ddb().send(new QueryCommand({
-        TableName, KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)', ConsistentRead: true, ExclusiveStartKey,
-        ExpressionAttributeValues: { ':pk': keys.projectPK(projectId), ':sk': prefix },
-        ...(projection ? { ProjectionExpression: projection.map((_, i) => `#p${i}`).join(', '), ExpressionAttributeNames: Object.fromEntries(projection.map((a, i) => [`#p${i}`, a])) } : {}),
-      }));
-      n += out.Items?.length ?? 0;
-      ExclusiveStartKey = out.LastEvaluatedKey;
-    } while (ExclusiveStartKey);
-    return n;
-  }
 
-  // GET /services?limit=<all>: token check; access (project, membership, role, environment); then
-  // the services Query alongside projected Queries of floors, groups and subgroups.
+  // GET /services?limit=<all>: token check; then access (project, membership, role, environment)
+  // beside the services' listing Query; then one BatchGet (chunks of 100, in parallel) of the listed
+  // services and the floors, groups and subgroups they name.
   const list = async () => {
     const r = await invoke(services, 'GET', `/services?project_id=${projectId}&environment_id=${envId}&limit=${SERVICES}`, 'GET /services', { token });
     if (r.status !== 200 || r.body.length !== SERVICES) throw new Error(`GET /services answered ${r.status} with ${r.body?.length} items`);
   };
   const rawList = async () => {
     await tokenCheck();
-    await batchGet(accessKeys([]));
-    const named = ['id', 'name', 'deleted_at', 'archived_at'];
-    await Promise.all([queryAll(keys.servicePrefix(envId)), queryAll(keys.floorPrefix(envId), ['id', 'floor_type', 'deleted_at', 'archived_at']), queryAll(keys.groupPrefix(envId), named), queryAll(keys.subgroupPrefix(envId), named)]);
+    const [, listed] = await Promise.all([
+      batchGet(accessKeys([])),
+      queryPage<{ id: string; service_floor_id?: string; group_id?: string; subgroup_id?: string }>(projectId, keys.listingPrefix('SERVICE', envId), { wanted: SERVICES }),
+    ]);
+    await batchGetAll(listed.flatMap((l) => [
+      keys.service(projectId, envId, l.id),
+      ...(l.service_floor_id ? [keys.floor(projectId, envId, l.service_floor_id)] : []),
+      ...(l.group_id ? [keys.group(projectId, envId, l.group_id)] : []),
+      ...(l.subgroup_id ? [keys.subgroup(projectId, envId, l.subgroup_id)] : []),
+    ]));
   };
   const LIST_RUNS = Math.max(20, Math.round(RUNS / 8));
   const [listSamples, rawListSamples] = await timePair(list, rawList, LIST_RUNS);

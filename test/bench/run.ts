@@ -1,4 +1,4 @@
-import { BatchGetCommand, GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, BatchWriteCommand, GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
 import { FREE_PLAN_ID } from '#domain/billing';
 import { applyImport, buildExportDocument, exampleDocument, planImport, toYaml, type DocumentService } from '#domain/impex';
@@ -311,9 +311,10 @@ const auditRows: string[] = [];
   rows.push({ name: 'GET /me/limits/status (2 projects, 4 environments)', handlerP50: percentile(statusSamples, 50), handlerP99: percentile(statusSamples, 99), rawP50: percentile(rawStatusSamples, 50), callsPerRequest: calls.total(), budget: '≤ 2 round trips after the token check; ratio ≤ 1.2', byCommand: calls.byCommand() });
 }
 
-// Import of IMPORTED services into an empty environment (plan + apply) against the same transactions
-// sent raw (captured from one import, their keys moved to a scratch partition and their conditions
-// dropped: the writes alone); and the export of that environment, timed.
+// Import of IMPORTED services into an empty environment (plan + apply) against a raw BatchWriteItem
+// of exactly the items it wrote, as `bench:scale` measures its import job (captured from one import,
+// staged chunks' journals left out; written again with their keys moved to a scratch partition, 25 a
+// request, 4 in flight like the import); and the export of that environment, timed.
 const importRows: string[] = [];
 {
   const { token, sub } = await signedIn('bench-impex@example.com');
@@ -333,12 +334,14 @@ const importRows: string[] = [];
     const report = await applyImport(plan, workerCtx, undefined, { importId: randomUUID(), actor: SERVICE_ACTOR, days: 30 });
     if (report.summary.create < SERVICES) throw new Error(`import created ${report.summary.create}`);
   };
-  // One import with its transactions captured.
-  const captured: { TransactItems: Record<string, any>[] }[] = [];
+  // One import with the items it writes captured: the Puts of its transactions and of its BatchWriteItems (a staged chunk's).
+  const captured: Record<string, unknown>[] = [];
   const client = ddb();
   const send = client.send.bind(client);
-  (client as { send: unknown }).send = (command: { input: unknown }) => {
-    if (command instanceof TransactWriteCommand) captured.push(structuredClone(command.input) as { TransactItems: Record<string, any>[] });
+  (client as { send: unknown }).send = (command: unknown) => {
+    // A staged chunk's journal is the import's own bookkeeping, not an item of the catalog: the raw baseline leaves it out (it counts against the import).
+    if (command instanceof TransactWriteCommand) for (const item of command.input.TransactItems ?? []) if (item.Put && !String(item.Put.Item?.SK).startsWith('STAGED#')) captured.push(structuredClone(item.Put.Item!));
+    if (command instanceof BatchWriteCommand) for (const requests of Object.values(command.input.RequestItems ?? {})) for (const r of requests) if (r.PutRequest) captured.push(structuredClone(r.PutRequest.Item!));
     return send(command as never);
   };
   await runImport(await freshEnv(0));
@@ -346,16 +349,12 @@ const importRows: string[] = [];
   let scratch = 0;
   const rawImport = async () => {
     const run = ++scratch;
-    for (const tx of captured) {
-      const TransactItems = tx.TransactItems.map((item) => {
-        const [op, body] = Object.entries(item)[0] as [string, Record<string, any>];
-        const key = (k: Record<string, string>) => ({ PK: `BENCH#${run}#${k.PK}`, SK: k.SK });
-        if (op === 'Put') return { Put: { TableName, Item: { ...body.Item, ...key(body.Item) } } };
-        if (op === 'Update') return { Update: { TableName, Key: key(body.Key), UpdateExpression: body.UpdateExpression, ExpressionAttributeNames: body.ExpressionAttributeNames, ExpressionAttributeValues: Object.fromEntries(Object.entries(body.ExpressionAttributeValues ?? {}).filter(([k]) => body.UpdateExpression.includes(k))) } };
-        return { ConditionCheck: { TableName, Key: key(body.Key), ConditionExpression: 'attribute_not_exists(#nothing)', ExpressionAttributeNames: { '#nothing': 'bench_nothing' } } };
-      });
-      await ddb().send(new TransactWriteCommand({ TransactItems }));
-    }
+    const requests: Record<string, unknown>[][] = [];
+    for (let i = 0; i < captured.length; i += 25) requests.push(captured.slice(i, i + 25).map((Item) => ({ PutRequest: { Item: { ...Item, PK: `BENCH#${run}#${Item.PK}` } } })));
+    let next = 0;
+    await Promise.all(Array.from({ length: 4 }, async () => {
+      while (next < requests.length) await ddb().send(new BatchWriteCommand({ RequestItems: { [TableName]: requests[next++] as never } }));
+    }));
   };
   const IMPORT_RUNS = Number(process.env.BENCH_IMPORT_RUNS ?? 5);
   const handlerTimes: number[] = [];
@@ -371,7 +370,7 @@ const importRows: string[] = [];
   }
   const h = percentile(handlerTimes, 50);
   const r = percentile(rawTimes, 50);
-  importRows.push(`import of ${SERVICES} services (plan + apply) | ${fmt(h)} | raw transactions ${fmt(r)} (${captured.length} TransactWriteItems) | ratio ${(h / r).toFixed(2)} | budget ≤ 1.5`);
+  importRows.push(`import of ${SERVICES} services (plan + apply) | ${fmt(h)} | raw BatchWrite of its ${captured.length} items ${fmt(r)} | ratio ${(h / r).toFixed(2)} | budget ≤ 1.5`);
   const exportTimes: number[] = [];
   let size = 0;
   for (let i = 0; i < 5; i++) {

@@ -31,6 +31,8 @@ const RUNS = Number(process.env.BENCH_RUNS ?? 400);
 const LISTED = Number(process.env.BENCH_SERVICES ?? 1000);
 const INVOICES = Number(process.env.BENCH_INVOICES ?? 100);
 const IMPORTED = Number(process.env.BENCH_IMPORT_SERVICES ?? 2000);
+/** Requests for a dearer row: a `share` of RUNS, at least 20 (or RUNS, when fewer are asked for). */
+const dearer = (share: number) => Math.max(Math.min(20, RUNS), Math.round(RUNS * share));
 // No background work during measurements: the outbox reader, the webhook retry and deadline sweeps
 // would deliver the seeded services' events in the same process, on the same client, while it is timed.
 // No metric (EMF) lines either: the in-process handlers would print one per request, as vitest's configuration turns off too.
@@ -134,7 +136,7 @@ const rows: Row[] = [];
       ...(l.subgroup_id ? [keys.subgroup(projectId, envId, l.subgroup_id)] : []),
     ]));
   };
-  const LIST_RUNS = Math.max(20, Math.round(RUNS / 8));
+  const LIST_RUNS = dearer(1 / 8);
   const [listSamples, rawListSamples] = await timePair(list, rawList, LIST_RUNS);
   calls.reset();
   await list();
@@ -216,7 +218,7 @@ const auditRows: string[] = [];
     await ddb().send(new QueryCommand({ TableName, KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)', ConsistentRead: true, ExpressionAttributeValues: { ':pk': keys.account(sub).PK, ':sk': keys.subscriptionPrefix } }));
     await raw(true)();
   };
-  const [postSamples, rawSamples] = await timePair(post, rawPost, Math.max(20, Math.round(RUNS / 4)));
+  const [postSamples, rawSamples] = await timePair(post, rawPost, dearer(1 / 4));
   calls.reset();
   await post();
   rows.push({ name: 'POST /services (with its audit entry)', handlerP50: percentile(postSamples, 50), handlerP99: percentile(postSamples, 99), rawP50: percentile(rawSamples, 50), callsPerRequest: calls.total(), budget: 'ratio ≤ 1.2', byCommand: calls.byCommand() });
@@ -250,7 +252,7 @@ const auditRows: string[] = [];
       { Put: { TableName, Item: { PK: `BENCH#${id}`, SK: 'INVOICE', id, invoice_number: `INV-${last + 1}`, total_cents: 0, line_items: [{ item_type: 'subscription', qty: 1 }] } } },
     ] }));
   };
-  const CHOOSE_RUNS = Math.max(20, Math.round(RUNS / 4));
+  const CHOOSE_RUNS = dearer(1 / 4);
   const [chooseSamples, rawChooseSamples] = await timePair(choose, rawChoose, CHOOSE_RUNS);
   calls.reset();
   await choose();

@@ -1,7 +1,7 @@
-import { BatchGetCommand, GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, BatchWriteCommand, GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
 import { FREE_PLAN_ID } from '#domain/billing';
-import { applyImport, buildExportDocument, exampleDocument, planImport, toYaml, type EnvironmentDocument } from '#domain/impex';
+import { applyImport, buildExportDocument, exampleDocument, planImport, toYaml, type DocumentService } from '#domain/impex';
 import { createEnvironment } from '#domain/tenancy';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { startLocalStack } from '../../infra/local/stack';
@@ -10,7 +10,10 @@ import { routeTable } from '../../functions/route-table';
 import { httpHandler } from '#http/pipeline';
 import { ddb } from '#shared/clients';
 import { keys } from '#db/keys';
+import { batchGet as batchGetAll } from '#db/batch-get';
+import { queryPage } from '#db/query';
 import { countCalls, fmt, percentile, timePair } from './measure';
+import { withServices } from './document';
 import { appContext } from '#shared/context';
 import { authenticate } from '#auth/authenticate';
 import { createService, createFloor } from '#domain/catalog';
@@ -19,14 +22,23 @@ import { SERVICE_ACTOR } from '#shared/audit';
 
 /**
  * `npm run bench`: handler latency against the raw DynamoDB calls the handler needs, on the same
- * DynamoDB Local, as ratios from one run, plus DynamoDB round trips per request.
+ * DynamoDB Local, as ratios from one run, plus DynamoDB round trips per request. Its sizes:
+ * BENCH_RUNS requests per row (400), BENCH_SERVICES in the listed environment (1,000, the most one
+ * page holds), BENCH_INVOICES of the account (100), BENCH_IMPORT_SERVICES imported (2,000),
+ * BENCH_IMPORT_RUNS imports timed (5); `npm test` runs it at a tiny size (test/infra/benches.test.ts).
  */
 const RUNS = Number(process.env.BENCH_RUNS ?? 400);
+const LISTED = Number(process.env.BENCH_SERVICES ?? 1000);
+const INVOICES = Number(process.env.BENCH_INVOICES ?? 100);
+const IMPORTED = Number(process.env.BENCH_IMPORT_SERVICES ?? 2000);
+/** Requests for a dearer row: a `share` of RUNS, at least 20 (or RUNS, when fewer are asked for). */
+const dearer = (share: number) => Math.max(Math.min(20, RUNS), Math.round(RUNS * share));
 // No background work during measurements: the outbox reader, the webhook retry and deadline sweeps
 // would deliver the seeded services' events in the same process, on the same client, while it is timed.
+// No metric (EMF) lines either: the in-process handlers would print one per request, as vitest's configuration turns off too.
 const stack = await startLocalStack({
   inMemory: true, withoutS3: true, withoutHttp: true,
-  env: { TABLE_NAME: 'bench', LOG_LEVEL: 'error', LOCAL_DATA_DIR: '.bench', LOCAL_OUTBOX_POLL_MS: '0', LOCAL_WEBHOOK_RETRY_SWEEP_SECONDS: '0', LOCAL_DEADLINE_SWEEP_SECONDS: '0' },
+  env: { TABLE_NAME: 'bench', LOG_LEVEL: 'error', LOCAL_DATA_DIR: '.bench', LOCAL_OUTBOX_POLL_MS: '0', LOCAL_WEBHOOK_RETRY_SWEEP_SECONDS: '0', LOCAL_DEADLINE_SWEEP_SECONDS: '0', POWERTOOLS_METRICS_DISABLED: 'true' },
 });
 const TableName = stack.config.TABLE_NAME;
 const auth = httpHandler(routeTable.auth);
@@ -73,7 +85,7 @@ const rows: Row[] = [];
   rows.push({ name: 'GET /auth/me', handlerP50: percentile(handlerSamples, 50), handlerP99: percentile(handlerSamples, 99), rawP50: percentile(rawSamples, 50), callsPerRequest: calls.total(), budget: '1 round trip, ratio ≤ 1.2' });
 }
 
-// The catalog: an environment of 1,000 services (a tenth of them on one of ten floors), seeded
+// The catalog: an environment of LISTED services (a tenth of them on one of ten floors), seeded
 // through the domain functions on an unlimited plan (Enterprise+).
 {
   const services = httpHandler(routeTable.services);
@@ -86,7 +98,7 @@ const rows: Row[] = [];
   const floors: { id: string }[] = [];
   for (let i = 0; i < 10; i++) floors.push(await createFloor(ctx, { project_id: projectId, environment_id: envId, type: 'vm', hostname: `host-${i}` }));
   const seeded: string[] = [];
-  const SERVICES = 1000;
+  const SERVICES = LISTED;
   for (let i = 0; i < SERVICES; i += 25) {
     const batch = await Promise.all(
       Array.from({ length: Math.min(25, SERVICES - i) }, (_, j) =>
@@ -103,38 +115,32 @@ const rows: Row[] = [];
   const tokenCheck = () => ddb().send(new BatchGetCommand({ RequestItems: { [TableName]: { Keys: [keys.account(sub), keys.session(sub, sid)], ConsistentRead: true } } }));
   const accessKeys = (extra: { PK: string; SK: string }[]) => [keys.project(projectId), keys.member(projectId, sub), keys.envRole(projectId, envId, sub), keys.environment(projectId, envId), ...extra];
   const batchGet = (k: { PK: string; SK: string }[]) => ddb().send(new BatchGetCommand({ RequestItems: { [TableName]: { Keys: k, ConsistentRead: true } } }));
-  async function queryAll(prefix: string, projection?: string[]) {
-    let ExclusiveStartKey: Record<string, unknown> | undefined;
-    let n = 0;
-    do {
-      const out = await ddb().send(new QueryCommand({
-        TableName, KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)', ConsistentRead: true, ExclusiveStartKey,
-        ExpressionAttributeValues: { ':pk': keys.projectPK(projectId), ':sk': prefix },
-        ...(projection ? { ProjectionExpression: projection.map((_, i) => `#p${i}`).join(', '), ExpressionAttributeNames: Object.fromEntries(projection.map((a, i) => [`#p${i}`, a])) } : {}),
-      }));
-      n += out.Items?.length ?? 0;
-      ExclusiveStartKey = out.LastEvaluatedKey;
-    } while (ExclusiveStartKey);
-    return n;
-  }
 
-  // GET /services?limit=1000: token check; access (project, membership, role, environment); then
-  // the services Query alongside projected Queries of floors, groups and subgroups.
+  // GET /services?limit=<all>: token check; then access (project, membership, role, environment)
+  // beside the services' listing Query; then one BatchGet (chunks of 100, in parallel) of the listed
+  // services and the floors, groups and subgroups they name.
   const list = async () => {
-    const r = await invoke(services, 'GET', `/services?project_id=${projectId}&environment_id=${envId}&limit=1000`, 'GET /services', { token });
+    const r = await invoke(services, 'GET', `/services?project_id=${projectId}&environment_id=${envId}&limit=${SERVICES}`, 'GET /services', { token });
     if (r.status !== 200 || r.body.length !== SERVICES) throw new Error(`GET /services answered ${r.status} with ${r.body?.length} items`);
   };
   const rawList = async () => {
     await tokenCheck();
-    await batchGet(accessKeys([]));
-    const named = ['id', 'name', 'deleted_at', 'archived_at'];
-    await Promise.all([queryAll(keys.servicePrefix(envId)), queryAll(keys.floorPrefix(envId), ['id', 'floor_type', 'deleted_at', 'archived_at']), queryAll(keys.groupPrefix(envId), named), queryAll(keys.subgroupPrefix(envId), named)]);
+    const [, listed] = await Promise.all([
+      batchGet(accessKeys([])),
+      queryPage<{ id: string; service_floor_id?: string; group_id?: string; subgroup_id?: string }>(projectId, keys.listingPrefix('SERVICE', envId), { wanted: SERVICES }),
+    ]);
+    await batchGetAll(listed.flatMap((l) => [
+      keys.service(projectId, envId, l.id),
+      ...(l.service_floor_id ? [keys.floor(projectId, envId, l.service_floor_id)] : []),
+      ...(l.group_id ? [keys.group(projectId, envId, l.group_id)] : []),
+      ...(l.subgroup_id ? [keys.subgroup(projectId, envId, l.subgroup_id)] : []),
+    ]));
   };
-  const LIST_RUNS = Math.max(20, Math.round(RUNS / 8));
+  const LIST_RUNS = dearer(1 / 8);
   const [listSamples, rawListSamples] = await timePair(list, rawList, LIST_RUNS);
   calls.reset();
   await list();
-  rows.push({ name: 'GET /services (1,000, limit=1000)', handlerP50: percentile(listSamples, 50), handlerP99: percentile(listSamples, 99), rawP50: percentile(rawListSamples, 50), callsPerRequest: calls.total(), budget: 'Query on the env keys, no Scan; ratio ≤ 1.2', byCommand: calls.byCommand() });
+  rows.push({ name: `GET /services (${SERVICES.toLocaleString('en')}, limit=${SERVICES})`, handlerP50: percentile(listSamples, 50), handlerP99: percentile(listSamples, 99), rawP50: percentile(rawListSamples, 50), callsPerRequest: calls.total(), budget: 'Query on the env keys, no Scan; ratio ≤ 1.2', byCommand: calls.byCommand() });
 
   // GET /services/{id} of a service on a floor: token check; locate (GetItem on the id lookup,
   // which also carries the floor hint); one BatchGet of project, membership, role, service,
@@ -212,7 +218,7 @@ const auditRows: string[] = [];
     await ddb().send(new QueryCommand({ TableName, KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)', ConsistentRead: true, ExpressionAttributeValues: { ':pk': keys.account(sub).PK, ':sk': keys.subscriptionPrefix } }));
     await raw(true)();
   };
-  const [postSamples, rawSamples] = await timePair(post, rawPost, Math.max(20, Math.round(RUNS / 4)));
+  const [postSamples, rawSamples] = await timePair(post, rawPost, dearer(1 / 4));
   calls.reset();
   await post();
   rows.push({ name: 'POST /services (with its audit entry)', handlerP50: percentile(postSamples, 50), handlerP99: percentile(postSamples, 99), rawP50: percentile(rawSamples, 50), callsPerRequest: calls.total(), budget: 'ratio ≤ 1.2', byCommand: calls.byCommand() });
@@ -246,27 +252,27 @@ const auditRows: string[] = [];
       { Put: { TableName, Item: { PK: `BENCH#${id}`, SK: 'INVOICE', id, invoice_number: `INV-${last + 1}`, total_cents: 0, line_items: [{ item_type: 'subscription', qty: 1 }] } } },
     ] }));
   };
-  const CHOOSE_RUNS = Math.max(20, Math.round(RUNS / 4));
+  const CHOOSE_RUNS = dearer(1 / 4);
   const [chooseSamples, rawChooseSamples] = await timePair(choose, rawChoose, CHOOSE_RUNS);
   calls.reset();
   await choose();
   rows.push({ name: 'POST /subscriptions/choose (Free)', handlerP50: percentile(chooseSamples, 50), handlerP99: percentile(chooseSamples, 99), rawP50: percentile(rawChooseSamples, 50), callsPerRequest: calls.total(), budget: 'ratio ≤ 1.2', byCommand: calls.byCommand() });
 
-  // GET /me/invoices with 100 invoices: token check, then one Query of the account's invoices.
+  // GET /me/invoices with INVOICES invoices (or more: the choices timed above made theirs): token check, then one Query of the account's invoices.
   const invoices = async () => {
     const r = await invoke(billing, 'GET', '/me/invoices', 'GET /me/invoices', { token });
-    if (r.status !== 200 || r.body.total < 100) throw new Error(`GET /me/invoices answered ${r.status} with ${r.body?.total} invoices`);
+    if (r.status !== 200 || r.body.total < INVOICES) throw new Error(`GET /me/invoices answered ${r.status} with ${r.body?.total} invoices`);
   };
   const rawInvoices = async () => {
     await tokenCheck();
     await accountQuery(keys.invoicePrefix);
   };
   const seededInvoices = (await accountQuery(keys.invoicePrefix)).Items!.length;
-  for (let i = seededInvoices; i < 100; i++) await choose();
+  for (let i = seededInvoices; i < INVOICES; i++) await choose();
   const [invoiceSamples, rawInvoiceSamples] = await timePair(invoices, rawInvoices, RUNS);
   calls.reset();
   await invoices();
-  rows.push({ name: `GET /me/invoices (${Math.max(100, seededInvoices)} invoices)`, handlerP50: percentile(invoiceSamples, 50), handlerP99: percentile(invoiceSamples, 99), rawP50: percentile(rawInvoiceSamples, 50), callsPerRequest: calls.total(), budget: 'ratio ≤ 1.2', byCommand: calls.byCommand() });
+  rows.push({ name: `GET /me/invoices (${Math.max(INVOICES, seededInvoices)} invoices)`, handlerP50: percentile(invoiceSamples, 50), handlerP99: percentile(invoiceSamples, 99), rawP50: percentile(rawInvoiceSamples, 50), callsPerRequest: calls.total(), budget: 'ratio ≤ 1.2', byCommand: calls.byCommand() });
 }
 
 // GET /me/limits/status: an owner of two projects of two environments each. Token check; then the
@@ -307,9 +313,10 @@ const auditRows: string[] = [];
   rows.push({ name: 'GET /me/limits/status (2 projects, 4 environments)', handlerP50: percentile(statusSamples, 50), handlerP99: percentile(statusSamples, 99), rawP50: percentile(rawStatusSamples, 50), callsPerRequest: calls.total(), budget: '≤ 2 round trips after the token check; ratio ≤ 1.2', byCommand: calls.byCommand() });
 }
 
-// Import of 2,000 services into an empty environment (plan + apply) against the same transactions
-// sent raw (captured from one import, their keys moved to a scratch partition and their conditions
-// dropped: the writes alone); and the export of that environment, timed.
+// Import of IMPORTED services into an empty environment (plan + apply) against a raw BatchWriteItem
+// of exactly the items it wrote, as `bench:scale` measures its import job (captured from one import,
+// staged chunks' journals left out; written again with their keys moved to a scratch partition, 25 a
+// request, 4 in flight like the import); and the export of that environment, timed.
 const importRows: string[] = [];
 {
   const { token, sub } = await signedIn('bench-impex@example.com');
@@ -317,12 +324,9 @@ const importRows: string[] = [];
   const project = await invoke(httpHandler(routeTable.projects), 'POST', '/projects', 'POST /projects', { token, body: { name: 'bench-impex' } });
   const projectId = project.body.id as string;
   const ctx = appContext({ actor: await authenticate(token, appContext()) });
-  const SERVICES = 2000;
-  const base = exampleDocument();
-  const document: EnvironmentDocument = {
-    ...base,
-    spec: { ...base.spec, service_links: [], network_attachments: [], services: Array.from({ length: SERVICES }, (_, i) => ({ name: `service-${String(i).padStart(4, '0')}`, port: 8000 + (i % 1000), tags: ['bench'] })) },
-  } as EnvironmentDocument;
+  const SERVICES = IMPORTED;
+  // The example's groups, floors and networks with the bench's services; what named the example's own services goes with them.
+  const document = withServices(exampleDocument(), Array.from({ length: SERVICES }, (_, i) => ({ name: `service-${String(i).padStart(4, '0')}`, port: 8000 + (i % 1000), tags: ['bench'] })) as DocumentService[]);
   const freshEnv = async (i: number) => (await createEnvironment(ctx, { project_id: projectId, name: `import-${i}` })).id;
   const workerCtx = appContext();
   const runImport = async (envId: string) => {
@@ -332,12 +336,14 @@ const importRows: string[] = [];
     const report = await applyImport(plan, workerCtx, undefined, { importId: randomUUID(), actor: SERVICE_ACTOR, days: 30 });
     if (report.summary.create < SERVICES) throw new Error(`import created ${report.summary.create}`);
   };
-  // One import with its transactions captured.
-  const captured: { TransactItems: Record<string, any>[] }[] = [];
+  // One import with the items it writes captured: the Puts of its transactions and of its BatchWriteItems (a staged chunk's).
+  const captured: Record<string, unknown>[] = [];
   const client = ddb();
   const send = client.send.bind(client);
-  (client as { send: unknown }).send = (command: { input: unknown }) => {
-    if (command instanceof TransactWriteCommand) captured.push(structuredClone(command.input) as { TransactItems: Record<string, any>[] });
+  (client as { send: unknown }).send = (command: unknown) => {
+    // A staged chunk's journal is the import's own bookkeeping, not an item of the catalog: the raw baseline leaves it out (it counts against the import).
+    if (command instanceof TransactWriteCommand) for (const item of command.input.TransactItems ?? []) if (item.Put && !String(item.Put.Item?.SK).startsWith('STAGED#')) captured.push(structuredClone(item.Put.Item!));
+    if (command instanceof BatchWriteCommand) for (const requests of Object.values(command.input.RequestItems ?? {})) for (const r of requests) if (r.PutRequest) captured.push(structuredClone(r.PutRequest.Item!));
     return send(command as never);
   };
   await runImport(await freshEnv(0));
@@ -345,16 +351,12 @@ const importRows: string[] = [];
   let scratch = 0;
   const rawImport = async () => {
     const run = ++scratch;
-    for (const tx of captured) {
-      const TransactItems = tx.TransactItems.map((item) => {
-        const [op, body] = Object.entries(item)[0] as [string, Record<string, any>];
-        const key = (k: Record<string, string>) => ({ PK: `BENCH#${run}#${k.PK}`, SK: k.SK });
-        if (op === 'Put') return { Put: { TableName, Item: { ...body.Item, ...key(body.Item) } } };
-        if (op === 'Update') return { Update: { TableName, Key: key(body.Key), UpdateExpression: body.UpdateExpression, ExpressionAttributeNames: body.ExpressionAttributeNames, ExpressionAttributeValues: Object.fromEntries(Object.entries(body.ExpressionAttributeValues ?? {}).filter(([k]) => body.UpdateExpression.includes(k))) } };
-        return { ConditionCheck: { TableName, Key: key(body.Key), ConditionExpression: 'attribute_not_exists(#nothing)', ExpressionAttributeNames: { '#nothing': 'bench_nothing' } } };
-      });
-      await ddb().send(new TransactWriteCommand({ TransactItems }));
-    }
+    const requests: Record<string, unknown>[][] = [];
+    for (let i = 0; i < captured.length; i += 25) requests.push(captured.slice(i, i + 25).map((Item) => ({ PutRequest: { Item: { ...Item, PK: `BENCH#${run}#${Item.PK}` } } })));
+    let next = 0;
+    await Promise.all(Array.from({ length: 4 }, async () => {
+      while (next < requests.length) await ddb().send(new BatchWriteCommand({ RequestItems: { [TableName]: requests[next++] as never } }));
+    }));
   };
   const IMPORT_RUNS = Number(process.env.BENCH_IMPORT_RUNS ?? 5);
   const handlerTimes: number[] = [];
@@ -370,7 +372,7 @@ const importRows: string[] = [];
   }
   const h = percentile(handlerTimes, 50);
   const r = percentile(rawTimes, 50);
-  importRows.push(`import of ${SERVICES} services (plan + apply) | ${fmt(h)} | raw transactions ${fmt(r)} (${captured.length} TransactWriteItems) | ratio ${(h / r).toFixed(2)} | budget ≤ 1.5`);
+  importRows.push(`import of ${SERVICES} services (plan + apply) | ${fmt(h)} | raw BatchWrite of its ${captured.length} items ${fmt(r)} | ratio ${(h / r).toFixed(2)} | budget ≤ 1.5`);
   const exportTimes: number[] = [];
   let size = 0;
   for (let i = 0; i < 5; i++) {

@@ -1,0 +1,94 @@
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+/**
+ * Issue 32 item 6: every bench runs here at a smoke size, so none can rot unseen again (`npm run
+ * bench` crashed for weeks before anyone read a figure). Each must finish, print every one of its
+ * figure rows with numbers in them, and print no metric (EMF) line. Nothing here is timed: the
+ * budgets are held by the benches at their full sizes, run by hand (README, docs/scale.md,
+ * docs/cold-start.md). The benches use the run's DynamoDB Local (no JVM of their own each).
+ */
+const ROOT = join(import.meta.dirname, '..', '..');
+const TSX = join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs');
+/** Minutes, not seconds: a busy 2-core machine runs the rest of the suite beside these. */
+const SLOW = 300_000;
+
+/** Runs `test/bench/<script>` as `npm run …` does, with `env`; answers its exit code and everything it printed. */
+function bench(script: string, env: Record<string, string>): Promise<{ code: number | null; out: string }> {
+  // As a person's shell has it: vitest's own quieting (no EMF lines, no logs) is not inherited, so the bench must quiet itself.
+  const { LOG_LEVEL: _l, POWERTOOLS_METRICS_DISABLED: _m, ...inherited } = process.env;
+  const child = spawn(process.execPath, [TSX, join('test', 'bench', script)], {
+    cwd: ROOT,
+    env: { ...inherited, DYNAMODB_ENDPOINT: process.env.TEST_DYNAMODB_ENDPOINT, ...env },
+  });
+  let out = '';
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (out += d));
+  return new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', (code) => resolve({ code, out }));
+  });
+}
+
+const MS = String.raw`[\d.]+ ms`;
+const N = String.raw`[\d,]+`;
+
+describe('the benches at a smoke size', () => {
+  it('npm run bench prints every endpoint row against the 1.2x budget, the audit entry, the import and the export', async () => {
+    const { code, out } = await bench('run.ts', { BENCH_RUNS: '2', BENCH_SERVICES: '20', BENCH_INVOICES: '5', BENCH_IMPORT_SERVICES: '20', BENCH_IMPORT_RUNS: '1' });
+    expect(code, out).toBe(0);
+    expect(out).not.toContain('"_aws"');
+    const endpoints = [
+      String.raw`GET /auth/me`,
+      String.raw`GET /services \(20, limit=20\)`,
+      String.raw`GET /services/\{id\}`,
+      String.raw`POST /services \(with its audit entry\)`,
+      String.raw`POST /subscriptions/choose \(Free\)`,
+      String.raw`GET /me/invoices \(\d+ invoices\)`,
+      String.raw`GET /me/limits/status \(2 projects, 4 environments\)`,
+    ];
+    // endpoint | handler p50 | handler p99 | raw DynamoDB p50 | overhead ratio | DynamoDB calls/request | budget
+    for (const name of endpoints) expect(out).toMatch(new RegExp(String.raw`^${name} \| ${MS} \| ${MS} \| ${MS} \| [\d.]+ \| \d+ \| .*ratio ≤ 1\.2$`, 'm'));
+    expect(out).toMatch(new RegExp(String.raw`^POST /services transaction \(\d+ items\) \| with its audit entry ${MS} \| without ${MS} \| ratio [\d.]+ \| budget ≤ 1\.15$`, 'm'));
+    expect(out).toMatch(new RegExp(String.raw`^import of 20 services \(plan \+ apply\) \| ${MS} \| raw BatchWrite of its \d+ items ${MS} \| ratio [\d.]+ \| budget ≤ 1\.5$`, 'm'));
+    expect(out).toMatch(new RegExp(String.raw`^export of 20 services to YAML \| ${MS} \(p50 of 5\) \| \d+ KB$`, 'm'));
+  }, SLOW);
+
+  it('npm run bench:cold prints a row per function chosen (one of each kind: route group, worker, scheduled, authorizer)', async () => {
+    const only = ['auth', 'workers/jobs', 'scheduled/deadlines', 'websocket/authorizer'];
+    const { code, out } = await bench('cold.ts', { COLD_RUNS: '1', COLD_ONLY: only.join(',') });
+    expect(code, out).toBe(0);
+    expect(out).not.toContain('"_aws"');
+    expect(out).toMatch(/^Cold import, median of 1 interleaved runs; baseline: hello-world/m);
+    // │ index │ function │ bundle KB │ cold import CPU ms │ ratio │ within 1.5x │ ratio, tracer loaded │
+    for (const name of only) expect(out).toMatch(new RegExp(String.raw`│ \d+ +│ '${name}' +│ \d+ +│ [\d.]+ +│ [\d.]+ +│ '(yes|NO)' +│ [\d.]+ +│`));
+  }, SLOW);
+
+  it('npm run bench:web prints the sign-in JavaScript, both topology opens and the services table', async () => {
+    const { code, out } = await bench('web.ts', { SERVICES: '20', CONNECTIONS: '30', TABLE_NAME: `bench-web-${randomUUID()}` });
+    expect(code, out).toBe(0);
+    expect(out).not.toContain('"_aws"');
+    expect(out).toMatch(/^1\. sign-in screen: \d+ script\(s\), [\d.]+ KB gzipped \(budget 200 KB\) (OK|OVER)$/m);
+    for (const run of ['first', 'second']) expect(out).toMatch(new RegExp(String.raw`^2\. topology \(${run} open\): \d+ nodes, \d+ edges, .*budget 2000 ms\) (OK|OVER)`, 'm'));
+    expect(out).toMatch(/^3\. services table of 20: \d+ rows in the page \(virtualized\), scrolled to "svc-0019": \d+ frames, p95 \d+ ms, max \d+ ms \(smooth: p95 ≤ 34 ms\) (OK|SLOW)$/m);
+  }, SLOW);
+
+  it('npm run bench:scale prints the import and export jobs, their memory, the list pages, the blast radius and the download', async () => {
+    const { code, out } = await bench('scale.ts', { SCALE_SIZES: '20' });
+    expect(code, out).toBe(0);
+    expect(out).not.toContain('"_aws"');
+    for (const row of [
+      String.raw`import job \([\d.]+ MB YAML, ${N} items written\): [\d.]+ s; raw BatchWrite of the same items [\d.]+ s: [\d.]+x \(budget ≤ 1\.5x\) `,
+      String.raw`import job peak memory: \d+ MB RSS, \d+ MB heap \(budget < 512 MB\) (OK|OVER)$`,
+      String.raw`GET /services limit=50: ${MS}, ${N} items read \(its listing Query and BatchGet raw: ${MS}\)$`,
+      String.raw`GET /services limit=50 offset=1000: ${MS}, ${N} items read \(raw: ${MS}\)$`,
+      String.raw`GET /services limit=50 tags=team-3 language=go: ${MS}, ${N} items read$`,
+      String.raw`blast radius of the hub: \d+ ms over 60 edges \([\d.]+ ms per 1,000 edges\), ${N} affected, ${N} items read$`,
+      String.raw`export job: [\d.]+ s; raw Query of its ${N} items [\d.]+ s: [\d.]+x \(budget < 1\.5x\) `,
+      String.raw`export job peak memory: \d+ MB RSS, \d+ MB heap \(budget < 512 MB\) (OK|OVER)$`,
+      String.raw`download through the presigned URL \(no API in the path\): [\d.]+ MB in [\d.]+ s \(200\)$`,
+    ]) expect(out).toMatch(new RegExp(`^${row}`, 'm'));
+  }, SLOW);
+});

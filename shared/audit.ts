@@ -68,7 +68,7 @@ export type AuditRetention = { mode: 'creation' } | { mode: 'latest'; days: numb
  * (`audit_head`, `updated_at`, quota counters) is left out as noise: the entry has its own time.
  */
 const SECRET_FIELD = /(secret|password|passwd|hash|token|credential|private_?key|api_?key|key_?value|signing|session|(^|_)t?otp(_|$)|recovery|external_id)/i;
-const INTERNAL_FIELDS = new Set(['audit_head', 'edges_version', 'updated_at', 'PK', 'SK', 'type', 'expires_at_epoch', 'GSI1PK', 'GSI1SK']);
+const INTERNAL_FIELDS = new Set(['audit_head', 'refs_version', 'updated_at', 'PK', 'SK', 'type', 'expires_at_epoch', 'GSI1PK', 'GSI1SK']);
 const isCounter = (field: string) => field.endsWith('_count');
 
 export const isAuditedField = (field: string) => !SECRET_FIELD.test(field) && !INTERNAL_FIELDS.has(field) && !isCounter(field);

@@ -64,4 +64,47 @@ describe('edges racing the delete of an end (issue 32)', () => {
       }
     }
   }, 180_000);
+
+  it(`joins to a chain and deletes of its members racing the chain's delete leave no member behind (${ROUNDS} rounds)`, async () => {
+    const { token, projectId, envId } = await ownerWithEnv(api, 'Enterprise');
+    const others = [];
+    for (let i = 0; i < 6; i++) others.push((await createService(api, token, projectId, envId, { name: `member-${i}` })).id as string);
+    const pair = (from: string, to: string) => ({ a_type: 'service', a_id: from, b_type: 'service', b_id: to, direction: 'a_to_b' });
+    for (let round = 0; round < ROUNDS; round++) {
+      const hub = (await createService(api, token, projectId, envId, { name: `hub-${round}` })).id as string;
+      const batch = await api.post('/service-connections/batch', { project_id: projectId, environment_id: envId, group_kind: 'hub', items: others.slice(0, 3).map((o) => pair(o, hub)) }, { token });
+      expect(batch.status, batch.text).toBe(201);
+      const chainId = batch.body[0].chain_id as string;
+      const [del, ...rest] = await Promise.all([
+        new Promise((r) => setTimeout(r, round % 4)).then(() => api.delete(`/service-connections/chains/${chainId}`, undefined, { token })),
+        ...others.slice(3).map((o) => api.post('/service-connections', { project_id: projectId, environment_id: envId, chain_id: chainId, ...pair(o, hub) }, { token })),
+        ...batch.body.slice(0, 2).map((c: { id: string }) => api.delete(`/service-connections/${c.id}`, undefined, { token })),
+      ]);
+      expect(del.status, del.text).toBe(204);
+      for (const r of rest) expect([201, 204, 404], r.text).toContain(r.status);
+      const listed = await api.get(`/service-connections?project_id=${projectId}&environment_id=${envId}`, { token });
+      const left = (listed.body as { chain_id: string | null }[]).filter((c) => c.chain_id === chainId);
+      expect(left, `round ${round}: members left after the chain's delete answered 204`).toEqual([]);
+    }
+  }, 180_000);
+
+  it(`subgroups created and deleted racing their group's delete leave none under it (${ROUNDS} rounds)`, async () => {
+    const { token, projectId, envId } = await ownerWithEnv(api, 'Enterprise');
+    const scope = { project_id: projectId, environment_id: envId };
+    for (let round = 0; round < ROUNDS; round++) {
+      const group = await api.post('/groups', { ...scope, name: `g-${round}` }, { token });
+      expect(group.status, group.text).toBe(201);
+      const existing = [];
+      for (let i = 0; i < 2; i++) existing.push((await api.post('/subgroups', { ...scope, group_id: group.body.id, name: `old-${i}` }, { token })).body.id as string);
+      const [del, ...rest] = await Promise.all([
+        new Promise((r) => setTimeout(r, round % 4)).then(() => api.delete(`/groups/${group.body.id}`, undefined, { token })),
+        ...Array.from({ length: 4 }, (_, i) => api.post('/subgroups', { ...scope, group_id: group.body.id, name: `new-${i}` }, { token })),
+        ...existing.map((id) => api.delete(`/subgroups/${id}`, undefined, { token })),
+      ]);
+      expect(del.status, del.text).toBe(204);
+      for (const r of rest) expect([201, 204, 400, 404], r.text).toContain(r.status);
+      const left = await api.get(`/subgroups?project_id=${projectId}&environment_id=${envId}&group_id=${group.body.id}`, { token });
+      expect(left.body, `round ${round}: subgroups left under a group whose delete answered 204`).toEqual([]);
+    }
+  }, 180_000);
 });

@@ -42,8 +42,8 @@ export const floorEntity = defineEntity(
     deleted_at: z.string().nullable().default(null),
     archived_at: z.string().nullish(),
     /** The sort key of its latest audit entry (shared/audit.ts). Internal. */
-    /** Moved on by every edge added to it, so that its delete misses none (topology/ends.ts). Internal. */
-    edges_version: z.number().int().nullish(),
+    /** Moved on by every edge added to it, so that its delete misses none (db/refs.ts). Internal. */
+    refs_version: z.number().int().nullish(),
     audit_head: z.string().nullish(),
   }),
 );

@@ -220,7 +220,7 @@ export async function deleteFloor(ctx: AppContext, { floor_id: floorId }: { floo
     const audit = changeAudit(ctx, 'floor', 'delete', floor, { before: auditedFloor(floor), after: null }, days, {
       summary: { detached_service_ids: hosted.map((s) => s.id) },
     });
-    // Its edges as read include the services it hosts: one set on it meanwhile fails this write (ends.ts).
+    // Its edges as read include the services it hosts: one set on it meanwhile fails this write (db/refs.ts).
     await transactWithCascade(cascade, [...floorListing.change(located.key, floor, { deleted_at: now, updated_at: now, network_ids: [], audit_head: audit.head }, notFound(FLOOR_NOT_FOUND), edges.asRead), ...audit.steps]);
   }, END_DELETE_ATTEMPTS);
 }

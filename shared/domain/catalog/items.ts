@@ -5,7 +5,7 @@ import { lookupStep, type Key } from '#db/lookup';
 import { softDeleteStep, type Condition } from '#db/live';
 import { IF_EXISTS, setExpression } from '#db/steps';
 import { connectionListing, linkListing } from './listings';
-import { edgesAsRead } from './topology/ends';
+import { refsAsRead } from '#db/refs';
 
 /**
  * What the catalog kinds (services, service floors, networks) share: their items live under
@@ -41,13 +41,13 @@ export const atLocation = (i: { provider?: string | null; provider_region?: stri
  * their listings; a connection that belongs to a chain leaves it (the chain's `connection_count`
  * drops, one step per chain). Both are those of the entity's own listing ranges (issue 26: what it
  * reads grows with its connections and links, not the environment's). `asRead` is the condition
- * for the entity's own write that no edge was added since it was read (ends.ts): it must be read
- * before this is called.
+ * for the entity's own write that no edge was added since it was read (db/refs.ts): it must be
+ * read before this is called.
  */
 export async function edgeRemovalSteps(
   projectId: string,
   envId: string,
-  entity: { id: string; edges_version?: number | null },
+  entity: { id: string; refs_version?: number | null },
   withLinks: boolean,
   now: string,
 ): Promise<{ steps: TransactStep[]; asRead: Condition }> {
@@ -66,5 +66,5 @@ export async function edgeRemovalSteps(
       Update: { Key: keys.connectionChain(projectId, envId, chainId), ...setExpression({ updated_at: now }, { connection_count: -n }), ...IF_EXISTS },
     })),
   ];
-  return { steps, asRead: edgesAsRead(entity) };
+  return { steps, asRead: refsAsRead(entity) };
 }

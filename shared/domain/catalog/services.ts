@@ -8,7 +8,8 @@ import { projectEventStep } from '#shared/events';
 import { auditSteps } from '#shared/audit';
 import { type ProjectAccess, planOfProject, retentionOfProject, accessInEnvironment, accessToEnvItem, type Located, type Environment, ENV_NOT_IN_PROJECT, serviceQuotaAddon } from '#domain/tenancy';
 import { atLocation, catalogLookupStep, containsCi, edgeRemovalSteps, equalsCi, hasAnyTag } from './items';
-import { edgeEndStep, END_DELETE_ATTEMPTS } from './topology/ends';
+import { END_DELETE_ATTEMPTS } from './topology/ends';
+import { referenceStep } from '#db/refs';
 import { ipAddress, nonNegativeInt, optionalText, provider, tags, urlWithScheme } from './fields';
 import type { Floor } from './floor-entity';
 import { serviceEntity, serviceView, type RepositoryDep, type Service, type ServiceOut } from './service-entity';
@@ -136,8 +137,8 @@ function validateReferences(access: ProjectAccess, envId: string, set: Partial<S
   const guards: TransactStep[] = [];
   if (r.floor) {
     if (!liveItem(items, r.floor)) throw invalid(REF_DETAILS.floor);
-    // The server's delete detaches the services it read on it: one set on it meanwhile fails that delete (ends.ts).
-    guards.push(edgeEndStep(r.floor, invalid(REF_DETAILS.floor)));
+    // The server's delete detaches the services it read on it: one set on it meanwhile fails that delete (db/refs.ts).
+    guards.push(referenceStep(r.floor, invalid(REF_DETAILS.floor)));
   }
   if (r.group) {
     if (!liveItem(items, r.group)) throw invalid(REF_DETAILS.group);

@@ -2,6 +2,7 @@ import { keys } from '#db/keys';
 import { keyId, type Key } from '#db/batch-get';
 import { getItem } from '#db/items';
 import { isLive, setFieldsStep, stillLiveStep, whileLiveStep } from '#db/live';
+import { referenceStep, withReference } from '#db/refs';
 import { counterStep, IF_ABSENT } from '#db/steps';
 import { stagedWrite, undoStagedWrites, type StagedWrite } from '#db/staged-write';
 import { concurrentChange, transact, type TransactStep } from '#db/transact';
@@ -10,7 +11,7 @@ import { conflict, DomainError, invalid } from '#shared/errors';
 import type { AppContext } from '#shared/context';
 import { quotaOf, quotaReached, SERVICES_QUOTA, takeQuotaStep, type Plan } from '#domain/billing';
 import {
-  auditedConnection, CHAIN_FULL, edgeEndStep, chainEntity, chainShown, connectionEntity, connectionsVersionStep, entityKey, floorEntity, linkEntity, MAX_BATCH_CONNECTIONS,
+  auditedConnection, CHAIN_FULL, chainEntity, chainShown, connectionEntity, connectionsVersionStep, entityKey, floorEntity, linkEntity, MAX_BATCH_CONNECTIONS,
   MAX_CHAIN_CONNECTIONS, networkEntity, newFloorSteps, newLinkSteps, newNetworkSteps, newServiceSteps, pairKey, putChainSteps, putConnectionSteps, serviceEntity,
   serviceHintsStep, serviceListing, floorListing, networkListing, type Listable, type Listing, type Connection, type ConnectionSpec, type Floor, type Network, type Service,
 } from '#domain/catalog';
@@ -61,6 +62,8 @@ interface CounterMove {
   whileLive?: string;
   /** The counter may not pass this (a chain's members); otherwise `full`. */
   max?: { value: number; full: string };
+  /** The move adds a reference to its item (a chain's member, a group's subgroup): its delete then misses none (db/refs.ts). */
+  reference?: boolean;
 }
 
 /** One entity's writes: an entry of the plan. Plain data (no timestamps: apply stamps them). */
@@ -81,7 +84,7 @@ interface Unit {
   /**
    * Items that must still be live when this unit commits (what it refers to), with the refusal
    * otherwise; `edge`: the unit adds an edge to it (a connection or link end, a service's server),
-   * which moves its edges version on so that its delete misses none (catalog/topology/ends.ts).
+   * which moves its refs version on so that its delete misses none (db/refs.ts).
    */
   guards: { key: Key; gone: string; edge?: boolean }[];
   counters: CounterMove[];
@@ -282,7 +285,7 @@ async function walk(input: { projectId: string; envId: string; doc: EnvironmentD
       planEntity(KIND.subgroup, `${g.name}/${s.name}`, 1, found as unknown as Record<string, unknown>, sw,
         () => ({ kind: 'subgroup', fields: { id: sid, project_id: projectId, environment_id: envId, group_id: id, ...sw, deleted_at: null } }),
         () => keys.subgroup(projectId, envId, sid), `Subgroup '${g.name}/${s.name}' was removed during the import`,
-        found ? {} : { counters: [{ key: keys.group(projectId, envId, id), counter: 'subgroup_count', units: 1, whileLive: `Group '${g.name}' was removed during the import` }] });
+        found ? {} : { counters: [{ key: keys.group(projectId, envId, id), counter: 'subgroup_count', units: 1, whileLive: `Group '${g.name}' was removed during the import`, reference: true }] });
     }
   });
   await sink.close(1);
@@ -468,7 +471,7 @@ async function walk(input: { projectId: string; envId: string; doc: EnvironmentD
       if (!chain && first.length < MAX_BATCH_CONNECTIONS) return void first.push({ item, fields, guards: endGuards(c, labels[j]) });
       units.push({
         item, phase: 7, create: { kind: 'connection', fields }, guards: endGuards(c, labels[j]),
-        counters: [{ key: chainKey, counter: 'connection_count', units: 1, whileLive: `The ${g.group_kind} of '${labels[j]}' was removed during the import`, max: { value: MAX_CHAIN_CONNECTIONS, full: CHAIN_FULL } }],
+        counters: [{ key: chainKey, counter: 'connection_count', units: 1, whileLive: `The ${g.group_kind} of '${labels[j]}' was removed during the import`, max: { value: MAX_CHAIN_CONNECTIONS, full: CHAIN_FULL }, reference: true }],
       });
     });
     if (!chain) {
@@ -590,13 +593,14 @@ function build(chunk: Unit[], own: TransactStep[], plan: ImportPlan, now: string
   for (const c of chunk.flatMap((u) => u.counters)) {
     const id = keyId(c.key);
     const known = counters.get(id);
-    if (known) known.units += c.units;
+    if (known) Object.assign(known, { units: known.units + c.units, reference: known.reference || c.reference });
     else counters.set(id, { ...c });
   }
   const counterSteps = [...counters.values()].map((c) => {
+    const moves = { [c.counter]: c.units };
     const step = c.serviceQuota && plan.plan
       ? takeQuotaStep(c.key, c.counter, plan.plan, SERVICES_QUOTA, plan.addon, c.units)
-      : counterStep(c.key, { [c.counter]: c.units }, c.max ? { max: { [c.counter]: c.max.value }, failWith: invalid(c.max.full) } : {});
+      : counterStep(c.key, c.reference ? withReference(moves) : moves, c.max ? { max: { [c.counter]: c.max.value }, failWith: invalid(c.max.full) } : {});
     if (!c.whileLive) return step;
     const failed = concurrentChange();
     const gone = invalid(c.whileLive);
@@ -624,7 +628,7 @@ function build(chunk: Unit[], own: TransactStep[], plan: ImportPlan, now: string
   for (const g of guards) {
     if (guarded.has(keyId(g.key))) continue;
     guarded.add(keyId(g.key));
-    checks.push(edgeEnds.has(keyId(g.key)) ? edgeEndStep(g.key, g.refusal()) : stillLiveStep(g.key, g.refusal()));
+    checks.push(edgeEnds.has(keyId(g.key)) ? referenceStep(g.key, g.refusal()) : stillLiveStep(g.key, g.refusal()));
   }
   if (!staged) return { steps: [...own, ...counterSteps, ...checks], now, diagnose, movesConnections };
   return {

@@ -10,7 +10,8 @@ import { lookupStep } from '#db/lookup';
 import { claimNameStep, namedWriteSteps, type NameScope } from '#db/unique-names';
 import { queryPrefix } from '#db/query';
 import { compareText } from '#shared/text';
-import { softDeleteStep, visible, isLive, whileLiveStep } from '#db/live';
+import { allOf, softDeleteStep, visible, isLive, whileLiveStep } from '#db/live';
+import { referenceStep, refsAsRead } from '#db/refs';
 import { getItem } from '#db/items';
 import { keyId, type Key } from '#db/batch-get';
 import { counterStep, putNewStep } from '#db/steps';
@@ -25,6 +26,8 @@ export interface Group {
   description: string | null;
   /** Live subgroups; lets deletion prove it cascaded to every one of them. Internal. */
   subgroup_count: number;
+  /** Moved on by every subgroup created under it, so that its delete misses none (db/refs.ts). */
+  refs_version?: number | null;
   created_at: string;
   updated_at: string;
   deleted_at: string | null;
@@ -197,9 +200,9 @@ export async function deleteGroup(ctx: AppContext, input: { id: string }): Promi
       summary: { deleted_subgroup_ids: subgroups.map((s) => s.id) },
     });
     await transact([
-      // Its subgroups as counted and its name as read (a rename meanwhile would leave the new name claimed).
+      // Its subgroups as read (none created since: refs.ts) and counted, and its name as read (a rename meanwhile would leave the new name claimed).
       ...namedWriteSteps(groupNames(group.project_id, group.environment_id), { ...group, key: groupKey }, { deleted_at: now, updated_at: now, subgroup_count: 0, audit_head: audit.head }, CHANGED, {
-        stale: CHANGED, also: { expression: 'subgroup_count = :k', values: { ':k': last.length } },
+        stale: CHANGED, also: allOf({ expression: 'subgroup_count = :k', values: { ':k': last.length } }, refsAsRead(group)),
       }),
       ...subgroupSteps(last),
       ...audit.steps,
@@ -233,7 +236,7 @@ export async function createSubgroup(ctx: AppContext, input: InEnvironment & { g
   await transact([
     envLiveCheck(sub.project_id, env.id),
     // The parent counts its live subgroups, so deleting it never leaves one alive (see deleteGroup).
-    whileLiveStep(counterStep(groupKey, { subgroup_count: 1 }), invalid(GROUP_NOT_IN_ENV)),
+    referenceStep(groupKey, invalid(GROUP_NOT_IN_ENV), { subgroup_count: 1 }),
     ...newSubgroupSteps(sub),
     ...creationAudit(ctx, 'subgroup', sub, auditedGroup(sub)),
   ]);

@@ -61,6 +61,8 @@ export const chainEntity = defineEntity(
     environment_id: z.uuid(),
     group_kind: z.enum(GROUP_KINDS),
     connection_count: z.number().int(),
+    /** Moved on by every member joining, so that a chain-wide write misses none (db/refs.ts). Internal. */
+    refs_version: z.number().int().nullish(),
     created_at: z.string(),
     updated_at: z.string(),
     deleted_at: z.string().nullable().default(null),

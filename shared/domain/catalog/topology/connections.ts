@@ -1,5 +1,5 @@
 import { keys } from '#db/keys';
-import { transact, type TransactStep, concurrentChange } from '#db/transact';
+import { transact, type TransactStep, concurrentChange, retryWhenStale, CASCADE_STALE } from '#db/transact';
 import { invalid, notFound, type DomainError } from '#shared/errors';
 import { actorAccount, type AppContext } from '#shared/context';
 import { ENV_NOT_IN_PROJECT, accessInEnvironment, accessToEnvItem, retentionOfProject, type Environment } from '#domain/tenancy';
@@ -14,6 +14,8 @@ import { getItem } from '#db/items';
 import { retry } from '#db/retry';
 import { forEachAtMost } from '#shared/concurrency';
 import { counterStep, putNewStep } from '#db/steps';
+import { referenceStep, refsAsRead } from '#db/refs';
+import type { Key } from '#db/batch-get';
 import { ALL_CONNECTIONS, chainPlace, connectionListing, type ConnectionListing } from '../listings';
 
 /**
@@ -212,28 +214,26 @@ export async function createConnection(
   if (chainKey && !isLive(chain)) throw notFound(CHAIN_NOT_FOUND);
   const now = ctx.clock.now().toISOString();
   const connection = newConnection(projectId, envId, input, chain ?? null, now, ctx);
-  await withoutDuplicates(projectId, env, { specs: [input] }, (versionStep) => [
-    versionStep,
-    ...edgeEnds(projectId, envId, endsOf([input])),
-    ...(chainKey ? [joinChainStep(chainKey, now)] : []),
-    ...putConnectionSteps(connection),
-    ...creationAudit(ctx, 'connection', connection, auditedConnection(connection)),
-  ]);
+  // The join fails for a chain deleted meanwhile as for a full one: a read tells which.
+  const joinFailed = concurrentChange();
+  try {
+    await withoutDuplicates(projectId, env, { specs: [input] }, (versionStep) => [
+      versionStep,
+      ...edgeEnds(projectId, envId, endsOf([input])),
+      ...(chainKey ? [joinChainStep(chainKey, joinFailed)] : []),
+      ...putConnectionSteps(connection),
+      ...creationAudit(ctx, 'connection', connection, auditedConnection(connection)),
+    ]);
+  } catch (err) {
+    if (err !== joinFailed) throw err;
+    throw isLive(await getItem(chainKey!)) ? invalid(CHAIN_FULL) : notFound(CHAIN_NOT_FOUND);
+  }
   return connection;
 }
 
-/** One more member, while the chain is live and not full. */
-function joinChainStep(chainKey: { PK: string; SK: string }, now: string): TransactStep {
-  return {
-    Update: {
-      Key: chainKey,
-      UpdateExpression: 'SET connection_count = connection_count + :one, updated_at = :now',
-      ConditionExpression: 'attribute_exists(PK) AND deleted_at = :null AND connection_count < :max',
-      ExpressionAttributeValues: { ':one': 1, ':now': now, ':null': null, ':max': MAX_CHAIN_CONNECTIONS },
-    },
-    failWith: invalid(CHAIN_FULL),
-  };
-}
+/** One more member, while the chain is live and not full (a reference: its delete then misses no member). */
+const joinChainStep = (chainKey: Key, failWith: DomainError): TransactStep =>
+  referenceStep(chainKey, failWith, { connection_count: 1 }, { connection_count: MAX_CHAIN_CONNECTIONS });
 
 /**
  * Many connections in one transaction: they share one generated chain_id and the group_kind; each
@@ -384,22 +384,28 @@ async function chainMembers(chain: Chain): Promise<Connection[]> {
 
 /**
  * The chain item changes with every chain-wide write, guarded by the member count read before:
- * a member added or removed meanwhile makes the write fail (409) instead of missing it.
+ * a member added or removed meanwhile makes the write fail instead of missing it, and the write
+ * re-runs from a new read (`retryWhenStale`; 409 when members keep moving).
  */
 function chainWriteStep(chain: Chain, update: string, values: Record<string, unknown>): TransactStep {
+  // No member joined since the read either (a join and a leave would bring the count back).
+  const refs = refsAsRead(chain);
   return {
     Update: {
       Key: chainKeyOf(chain),
       UpdateExpression: update,
-      ConditionExpression: 'attribute_exists(PK) AND deleted_at = :null AND connection_count = :count',
-      ExpressionAttributeValues: { ':null': null, ':count': chain.connection_count, ...values },
+      ConditionExpression: `${LIVE_CONDITION} AND connection_count = :count AND ${refs.expression}`,
+      ExpressionAttributeNames: refs.names,
+      ExpressionAttributeValues: { ':null': null, ':count': chain.connection_count, ...refs.values, ...values },
     },
-    failWith: concurrentChange(),
+    failWith: CASCADE_STALE,
   };
 }
 
 /** Sets direction and/or name on every member of a chain or hub, in one transaction. */
-export async function updateChain(ctx: AppContext, input: { chain_id: string } & ConnectionChanges): Promise<Connection[]> {
+export const updateChain = (ctx: AppContext, input: { chain_id: string } & ConnectionChanges): Promise<Connection[]> => retryWhenStale(() => updateChainOnce(ctx, input));
+
+async function updateChainOnce(ctx: AppContext, input: { chain_id: string } & ConnectionChanges): Promise<Connection[]> {
   const { chain_id: chainId, ...changes } = input;
   const { chain, env, members, days } = await manageChain(ctx, chainId);
   const now = ctx.clock.now().toISOString();
@@ -408,7 +414,7 @@ export async function updateChain(ctx: AppContext, input: { chain_id: string } &
   const audit = changeAudit(ctx, 'chain', 'update', chain, { before: chainShown(chain, members), after: chainShown(chain, updated) }, days);
   const steps = [
     chainWriteStep(chain, 'SET updated_at = :now, audit_head = :head', { ':now': now, ':head': audit.head }),
-    ...members.map((c) => updateConnectionStep(c, changes, now, concurrentChange())),
+    ...members.map((c) => updateConnectionStep(c, changes, now, CASCADE_STALE)),
     ...audit.steps,
   ];
   if (changes.direction === undefined) await transact(steps);
@@ -417,13 +423,15 @@ export async function updateChain(ctx: AppContext, input: { chain_id: string } &
 }
 
 /** Soft-deletes a chain or hub and all its members, in one transaction. */
-export async function deleteChain(ctx: AppContext, input: { chain_id: string }): Promise<void> {
+export const deleteChain = (ctx: AppContext, input: { chain_id: string }): Promise<void> => retryWhenStale(() => deleteChainOnce(ctx, input));
+
+async function deleteChainOnce(ctx: AppContext, input: { chain_id: string }): Promise<void> {
   const { chain, members, days } = await manageChain(ctx, input.chain_id);
   const now = ctx.clock.now().toISOString();
   const audit = changeAudit(ctx, 'chain', 'delete', chain, { before: chainShown(chain, members), after: null }, days);
   await transact([
     chainWriteStep(chain, 'SET deleted_at = :now, updated_at = :now, connection_count = :zero, audit_head = :head', { ':now': now, ':zero': 0, ':head': audit.head }),
-    ...members.flatMap((c) => [softDeleteStep(connectionKey(c), now, concurrentChange()), ...connectionListing.steps(c, null)]),
+    ...members.flatMap((c) => [softDeleteStep(connectionKey(c), now, CASCADE_STALE), ...connectionListing.steps(c, null)]),
     ...audit.steps,
   ]);
 }

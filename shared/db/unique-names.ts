@@ -33,7 +33,7 @@ export function renameSteps(scope: NameScope, from: string, to: string, ownerId:
 }
 
 /** The condition, for a named item's own write, that its name is still the one read. */
-export const nameAsRead = (name: string, field = 'name'): Condition => ({ expression: '#named = :named', names: { '#named': field }, values: { ':named': name } });
+export const nameAsRead = (name: string): Condition => ({ expression: '#named = :named', names: { '#named': 'name' }, values: { ':named': name } });
 
 /**
  * The write of a named item (`setFieldsStep` of `fields` on `item.key`) with its claim's steps: a

@@ -8,6 +8,7 @@ import { actorAccount, type AppContext } from '#shared/context';
 import { accountCreationSteps, type Account, type AccountType, prepareAccount, hasSecondFactor, securityLogStep, startSession, type ClientMeta, type TokenPair } from '#domain/identity';
 import { type Membership } from './access';
 import { envRoleStep, type EnvRoleAssignment } from './env-roles';
+import { memberHoldsStep } from './role-target';
 import { type Environment } from './environments';
 import { locate } from '#db/lookup';
 import { membershipSteps, type Project } from './projects';
@@ -103,6 +104,8 @@ function grantSteps(invite: Invitation, userId: string, facts: Facts, ctx: AppCo
     const step = envRoleStep(invite.project_id, invite.environment_id, userId, invite.role ?? DEFAULT_INVITE_ROLE, facts.envRole?.id ?? ctx.ids.newId());
     step.Put!.Item = { ...step.Put!.Item, group_id: invite.group_id, subgroup_id: invite.subgroup_id, invitation_id: invite.id };
     steps.push(step);
+    // A member's role is written only while they still are one (a removal committed meanwhile: evaluated again).
+    if (facts.membership) steps.push(memberHoldsStep(invite.project_id, userId, STALE));
   }
   return steps;
 }

@@ -5,6 +5,7 @@ import { client, signUp } from '../helpers/http';
 import { setPlan } from '../helpers/plans';
 import { grantRole, projectWithEnv } from '../helpers/tenancy';
 import { linkFrom, readOutbox } from '../helpers/outbox';
+import { PERMISSIONS } from '#auth/permissions';
 
 const ref = useTestStack();
 const api = client(() => ref.stack.url);
@@ -100,6 +101,22 @@ describe('custom roles', () => {
     expect((await api.post(rolesPath(randomUUID()), { name: 'x', permissions: ['root'] }, { token: owner.token })).status).toBe(422);
     expect((await api.post(rolesPath(projectId), { name: 'x', permissions: [] }, { token: owner.token })).status).toBe(422);
     expect((await api.patch(`${rolesPath(projectId)}/${randomUUID()}`, {}, { token: owner.token })).status).toBe(422);
+  });
+
+  it('refuse a permissions list longer than the catalogue with 422 naming the field, before any lookup (issue 32)', async () => {
+    const { owner, projectId } = await teamProject();
+    const huge = Array.from({ length: 10_000 }, (_, i) => PERMISSIONS[i % PERMISSIONS.length]);
+    const oneTooMany = [...PERMISSIONS, 'services.view'];
+    const role = await makeRole(owner.token, projectId, 'everything', [...PERMISSIONS]);
+    expect(role.permissions).toHaveLength(PERMISSIONS.length);
+    for (const [method, path] of [['post', rolesPath(projectId)], ['patch', `${rolesPath(projectId)}/${role.id}`], ['post', rolesPath(randomUUID())]] as const) {
+      for (const permissions of [huge, oneTooMany]) {
+        const res = await api[method](path, { name: 'too many', permissions }, { token: owner.token });
+        expect(res.status, `${method} ${path} ${permissions.length}`).toBe(422);
+        expect(res.body.detail.map((d: any) => d.loc), `${method} ${path} ${permissions.length}`).toEqual([['body', 'permissions']]);
+      }
+    }
+    expect((await api.get(rolesPath(projectId), { token: owner.token })).body.map((r: any) => [r.name, r.permissions.length])).toEqual([['everything', PERMISSIONS.length]]);
   });
 
   it('are managed by the owner only; every member can read them', async () => {

@@ -1409,7 +1409,7 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Revoke (delete) an invitation: its link stops working, and from then on it answers like an unknown id (owner) */
+        /** Revoke an invitation: it expires now, the record is kept (owner) */
         delete: operations["deleteInvitesInviteId"];
         options?: never;
         head?: never;

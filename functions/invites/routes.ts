@@ -62,7 +62,7 @@ export const invitesRoutes = [
     handler: async ({ params }, ctx) => ok(toInviteOut(await resendInvitation(ctx, { id: params.invite_id }))),
   }),
   route({
-    method: 'DELETE', path: '/invites/{invite_id}', auth: 'user', summary: 'Revoke (delete) an invitation: its link stops working, and from then on it answers like an unknown id (owner)',
+    method: 'DELETE', path: '/invites/{invite_id}', auth: 'user', summary: 'Revoke an invitation: it expires now, the record is kept (owner)',
     params: inviteParams,
     responses: { 204: null },
     refusals: [400, 403, 404],

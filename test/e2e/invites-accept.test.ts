@@ -261,7 +261,7 @@ describe('POST /invites/{id}/accept', () => {
     expect((await api.post(`/invites/${created.id}/accept`)).status).toBe(401);
   });
 
-  it("then answers 400 'Invitation already accepted', or 'Invitation expired' for an expired one; a deleted one is not found (issue 32)", async () => {
+  it("then answers 400 'Invitation already accepted', or 'Invitation expired' for an expired or revoked one", async () => {
     const { owner, projectId } = await ownerWithProject();
     const invitee = await signUp(api);
     const accepted = (await invite(owner.token, projectId, invitee.email)).invite;
@@ -272,7 +272,7 @@ describe('POST /invites/{id}/accept', () => {
     const revoked = (await invite(owner.token, projectId, invitee.email)).invite;
     await api.delete(`/invites/${revoked.id}`, undefined, { token: owner.token });
     const afterRevoke = await api.post(`/invites/${revoked.id}/accept`, undefined, { token: invitee.token });
-    expect([afterRevoke.status, afterRevoke.body]).toEqual([404, { detail: 'Invitation not found' }]);
+    expect([afterRevoke.status, afterRevoke.body]).toEqual([400, { detail: 'Invitation expired' }]);
 
     const late = (await invite(owner.token, projectId, invitee.email)).invite;
     clock.advance(24 * 3_600_000 + 1000);

@@ -259,20 +259,19 @@ describe('POST /invites/{id}/resend', () => {
     expect(fresh.status).toBe(200);
   });
 
-  it("revives an expired invitation; an accepted one is refused 400 'Invitation already accepted' (issue 10)", async () => {
+  it("revives a revoked or expired invitation; an accepted one is refused 400 'Invitation already accepted' (issue 10)", async () => {
     const { owner, projectId } = await ownerWithProject();
     const email = uniqueEmail('revived');
     const created = await api.post('/invites', { project_id: projectId, invited_email: email }, { token: owner.token });
-    clock.advance(24 * HOUR + 1000);
-    const token = (await api.post('/auth/login', { email: owner.email, password: owner.password })).body.access_token; // a day old: signed in again
-    expect((await api.get(`/invites?project_id=${projectId}`, { token })).body).toEqual([created.body]);
-    const revived = await api.post(`/invites/${created.body.id}/resend`, undefined, { token });
+    expect((await api.delete(`/invites/${created.body.id}`, undefined, { token: owner.token })).status).toBe(204);
+    clock.advance(60_000); // past the invitation's one-mail-a-minute cooldown
+    const revived = await api.post(`/invites/${created.body.id}/resend`, undefined, { token: owner.token });
     expect(revived.body.expires_at).toBe(new Date(clock.now().getTime() + 24 * HOUR).toISOString());
     const accepted = await api.post('/invites/accept/by-token', { token: await mailedToken(email), password: 'a fresh passphrase' });
     expect(accepted.body.accepted).toBe(true);
-    const refused = await api.post(`/invites/${created.body.id}/resend`, undefined, { token });
+    const refused = await api.post(`/invites/${created.body.id}/resend`, undefined, { token: owner.token });
     expect([refused.status, refused.body]).toEqual([400, { detail: 'Invitation already accepted' }]);
-    expect((await api.get(`/invites?project_id=${projectId}`, { token })).body[0]).toMatchObject({ accepted: true, accepted_at: accepted.body.accepted_at });
+    expect((await api.get(`/invites?project_id=${projectId}`, { token: owner.token })).body[0]).toMatchObject({ accepted: true, accepted_at: accepted.body.accepted_at });
   });
 
   it('refuses in SPEC order: 404 for an unknown id or a non-member (identical), then 403 for a non-owner member', async () => {
@@ -292,67 +291,22 @@ describe('POST /invites/{id}/resend', () => {
 });
 
 describe('DELETE /invites/{id}', () => {
-  it('deletes it: from then on it answers exactly like an unknown id on every invitation route (issue 32)', async () => {
+  it('sets expires_at to now and keeps the record; the link stops working at once', async () => {
     const { owner, projectId } = await ownerWithProject();
-    const invitee = await signUp(api);
-    const kept = await api.post('/invites', { project_id: projectId, invited_email: uniqueEmail('kept') }, { token: owner.token });
-    const created = await api.post('/invites', { project_id: projectId, invited_email: invitee.email }, { token: owner.token });
-    const token = await mailedToken(invitee.email);
+    const email = uniqueEmail('revoked');
+    const created = await api.post('/invites', { project_id: projectId, invited_email: email }, { token: owner.token });
+    const token = await mailedToken(email);
+    clock.advance(60_000);
     const res = await api.delete(`/invites/${created.body.id}`, undefined, { token: owner.token });
     expect(res.status).toBe(204);
-
-    const unknownId = randomUUID();
-    const pairs: [string, () => Promise<{ status: number; text: string }>, () => Promise<{ status: number; text: string }>][] = [
-      ['list', () => api.get(`/invites?project_id=${projectId}`, { token: owner.token }), async () => ({ status: 200, text: JSON.stringify([kept.body]) })],
-      ['delete again', () => api.delete(`/invites/${created.body.id}`, undefined, { token: owner.token }), () => api.delete(`/invites/${unknownId}`, undefined, { token: owner.token })],
-      // At once (the invitation's one-mail-a-minute window is still full): gone before any limit is looked at.
-      ['resend', () => api.post(`/invites/${created.body.id}/resend`, undefined, { token: owner.token }), () => api.post(`/invites/${unknownId}/resend`, undefined, { token: owner.token })],
-      ['accept by id', () => api.post(`/invites/${created.body.id}/accept`, undefined, { token: invitee.token }), () => api.post(`/invites/${unknownId}/accept`, undefined, { token: invitee.token })],
-      ['accept by link', () => api.post('/invites/accept/by-token', { token, password: 'a fresh passphrase' }), () => api.post('/invites/accept/by-token', { token: `${token}x`, password: 'a fresh passphrase' })],
-    ];
-    for (const [route, deleted, unknown] of pairs) {
-      const [a, b] = [await deleted(), await unknown()];
-      expect([a.status, a.text], route).toEqual([b.status, b.text]);
-      if (route !== 'list') expect(a.text, route).toBe(JSON.stringify({ detail: 'Invitation not found' }));
-    }
-    // Still gone a minute later (no cooldown to wait out), and nobody joined.
-    clock.advance(61_000);
-    const resent = await api.post(`/invites/${created.body.id}/resend`, undefined, { token: owner.token });
-    expect([resent.status, resent.body]).toEqual([404, { detail: 'Invitation not found' }]);
-    expect((await api.get('/projects', { token: invitee.token })).body).toEqual([]);
-    await ref.stack.queues.drain();
-    expect(await readOutbox(ref.stack.dataDir, { to: invitee.email })).toHaveLength(1);
+    const listed = await api.get(`/invites?project_id=${projectId}`, { token: owner.token });
+    expect(listed.body).toEqual([{ ...created.body, expires_at: clock.now().toISOString() }]);
+    const accept = await api.post('/invites/accept/by-token', { token, password: 'a fresh passphrase' });
+    expect([accept.status, accept.body]).toEqual([400, { detail: 'Invitation expired' }]);
+    clock.advance(60_000);
+    expect((await api.delete(`/invites/${created.body.id}`, undefined, { token: owner.token })).status).toBe(204);
+    expect((await api.get(`/invites?project_id=${projectId}`, { token: owner.token })).body[0].expires_at).toBe(listed.body[0].expires_at);
   });
-
-  it('of one invitation twice at once, or against a resend, deletes it once and never revives it: 20 rounds (issue 32)', async () => {
-    const { owner, projectId } = await ownerWithProject();
-    const outcomes = { resentFirst: 0, deletedFirst: 0 };
-    for (let round = 0; round < 20; round++) {
-      const token = (await api.post('/auth/login', { email: owner.email, password: owner.password })).body.access_token; // fresh: 20 minutes pass
-      const email = uniqueEmail(`race-${round}`);
-      const created = await api.post('/invites', { project_id: projectId, invited_email: email }, { token });
-      expect(created.status, created.text).toBe(201);
-      clock.advance(61_000); // past the invitation's one-mail-a-minute window, so a resend may mail
-      const [first, second, resent] = await Promise.all([
-        api.delete(`/invites/${created.body.id}`, undefined, { token }),
-        api.delete(`/invites/${created.body.id}`, undefined, { token }),
-        api.post(`/invites/${created.body.id}/resend`, undefined, { token }),
-      ]);
-      const summary = `round ${round}: delete ${first.status} ${first.text}, delete ${second.status} ${second.text}, resend ${resent.status} ${resent.text}`;
-      expect([first.status, second.status].sort(), summary).toEqual([204, 404]);
-      expect([first, second].find((r) => r.status === 404)!.body, summary).toEqual({ detail: 'Invitation not found' });
-      if (resent.status === 200) outcomes.resentFirst++;
-      else {
-        outcomes.deletedFirst++;
-        expect([resent.status, resent.body], summary).toEqual([404, { detail: 'Invitation not found' }]);
-      }
-      // Whatever the order, it is gone: not listed, and the newest link it was mailed answers like an unknown one.
-      expect((await api.get(`/invites?project_id=${projectId}`, { token })).body.map((i: any) => i.id), summary).not.toContain(created.body.id);
-      const accept = await api.post('/invites/accept/by-token', { token: await mailedToken(email), password: 'a fresh passphrase' });
-      expect([accept.status, accept.body], summary).toEqual([404, { detail: 'Invitation not found' }]);
-    }
-    expect(outcomes.resentFirst + outcomes.deletedFirst).toBe(20);
-  }, 120_000);
 
   it("answers 400 'Invitation already accepted' for an accepted invitation", async () => {
     const { owner, projectId } = await ownerWithProject();

@@ -13,9 +13,9 @@ import { type Environment } from './environments';
 import { locate } from '#db/lookup';
 import { membershipSteps, type Project } from './projects';
 import { listSubscriptions } from '#domain/billing';
-import { closeIndexStep, DEFAULT_INVITE_ROLE, findInvitationLink, INVITATION_ACCEPTED, INVITATION_EXPIRED, INVITATION_NOT_FOUND, isExpired, liveInvitation, toInviteOut, type Invitation } from './invitations';
+import { closeIndexStep, DEFAULT_INVITE_ROLE, findInvitationLink, INVITATION_ACCEPTED, INVITATION_EXPIRED, INVITATION_NOT_FOUND, isExpired, isRevoked, toInviteOut, type Invitation } from './invitations';
 import { batchGet, keyId } from '#db/batch-get';
-import { isLive, setFieldsStep } from '#db/live';
+import { isLive } from '#db/live';
 import { retry } from '#db/retry';
 
 /** SPEC "Errors: invitations". */
@@ -32,10 +32,10 @@ export const PASSWORD_REQUIRED_TO_CREATE = 'A password is required to create an 
 const STALE = concurrentChange();
 const retryOnceIfStale = <T>(attempt: () => Promise<T>): Promise<T> => retry(attempt, { attempts: 2, when: (err) => err === STALE });
 
-/** 400 for a live invitation that can no longer be accepted. A link replaced by a resend counts as expired. (A deleted one is not found.) */
+/** 400 for an invitation that can no longer be accepted. A revoked one, or a link replaced by a resend, counts as expired. */
 function refuseClosed(invite: Invitation, ctx: AppContext, tokenHash?: string): void {
   if (invite.accepted) throw invalid(INVITATION_ACCEPTED);
-  if (isExpired(invite, ctx) || (tokenHash !== undefined && tokenHash !== invite.token_hash)) throw invalid(INVITATION_EXPIRED);
+  if (isRevoked(invite) || isExpired(invite, ctx) || (tokenHash !== undefined && tokenHash !== invite.token_hash)) throw invalid(INVITATION_EXPIRED);
 }
 
 interface Facts {
@@ -66,11 +66,10 @@ async function acceptanceFacts(invite: Invitation, userId: string | undefined): 
 
 /**
  * Marks the invitation accepted, provided that at commit it is still open in the stored state we
- * accepted from: live (not deleted; nor revoked before deletions were soft deletes), not accepted,
- * not past its stored expiry, and still carrying the same link (the presented token's hash by token;
- * the hash we read by id, so a resend in between is noticed). A deletion committed first therefore
- * wins, whatever this request's clock says; a failed condition re-evaluates from fresh reads
- * (`retryOnceIfStale`), which gives the answer.
+ * accepted from: not accepted, not revoked, not past its stored expiry, and still carrying the same
+ * link (the presented token's hash by token; the hash we read by id, so a resend or revoke-and-resend
+ * in between is noticed). A revocation committed first therefore wins, whatever this request's clock
+ * says; a failed condition re-evaluates from fresh reads (`retryOnceIfStale`), which gives the answer.
  */
 function acceptedSteps(invite: Invitation, account: Account, now: string, ctx: AppContext, tokenHash: string = invite.token_hash): TransactStep[] {
   // The acceptance's entry, by the accepting account (signed in or created by it). It is the
@@ -80,13 +79,16 @@ function acceptedSteps(invite: Invitation, account: Account, now: string, ctx: A
     before: { accepted: false, accepted_at: null, accepted_by_user_id: null },
     after: { accepted: true, accepted_at: now, accepted_by_user_id: account.id },
   }, null, { actor: accountActor(account) });
-  return [
-    setFieldsStep(keys.invite(invite.project_id, invite.id), { accepted: true, accepted_at: now, accepted_by_user_id: account.id, updated_at: now, audit_head: audit.head }, STALE, {
-      expression: 'accepted = :f AND (attribute_not_exists(revoked_at) OR revoked_at = :null) AND expires_at > :now AND token_hash = :h',
-      values: { ':f': false, ':now': now, ':h': tokenHash },
-    }),
-    ...audit.steps,
-  ];
+  return [{
+    Update: {
+      Key: keys.invite(invite.project_id, invite.id),
+      UpdateExpression: 'SET accepted = :t, accepted_at = :now, accepted_by_user_id = :u, updated_at = :now, audit_head = :head',
+      ConditionExpression:
+        'attribute_exists(PK) AND accepted = :f AND (attribute_not_exists(revoked_at) OR revoked_at = :null) AND expires_at > :now AND token_hash = :h',
+      ExpressionAttributeValues: { ':t': true, ':f': false, ':null': null, ':now': now, ':u': account.id, ':h': tokenHash, ':head': audit.head },
+    },
+    failWith: STALE,
+  }, ...audit.steps];
 }
 
 /**
@@ -186,8 +188,8 @@ export async function acceptInvitationById(ctx: AppContext, input: { id: string 
   const notFoundError = notFound(INVITATION_NOT_FOUND);
   const { key } = await locate(input.id, 'invite', notFoundError);
   await retryOnceIfStale(async () => {
-    const invite = liveInvitation(await batchGet([key]), key, notFoundError);
-    if (invite.invited_email !== caller.email.toLowerCase()) throw notFoundError;
+    const invite = (await batchGet([key])).get(keyId(key)) as Invitation | undefined;
+    if (!invite || invite.invited_email !== caller.email.toLowerCase()) throw notFoundError;
     refuseClosed(invite, ctx);
     const facts = await acceptanceFacts(invite, caller.id);
     await acceptForAccount(invite, facts.account ?? caller, facts, ctx);
@@ -227,8 +229,8 @@ const acceptedReply = (invite: Invitation, session?: TokenPair): Acceptance => (
  *    account (then accepted for it; no new session); the password is neither read nor written;
  * 3. an account that never signed in and has no second factor → the password is set, a login recorded, signed in;
  * 4. a missing password in case 1 or 3 → 400;
- * 5. an unknown token → 404, whatever accounts exist; so does a deleted invitation's (issue 32).
- * A used link answers 'Invitation already accepted'; an expired or replaced one 'Invitation expired'.
+ * 5. an unknown token → 404, whatever accounts exist.
+ * A used link answers 'Invitation already accepted'; a revoked, expired or replaced one 'Invitation expired'.
  * The route is public: `ctx.actor` is the caller when a usable token was sent, else null.
  */
 export async function acceptInvitationByToken(ctx: AppContext, input: AcceptByTokenInput): Promise<Acceptance> {
@@ -242,7 +244,8 @@ export async function acceptInvitationByToken(ctx: AppContext, input: AcceptByTo
     const inviteKey = keys.invite(link.project_id, link.invite_id);
     const emailKey = keys.email(link.invited_email);
     const found = await batchGet([inviteKey, emailKey]);
-    const invite = liveInvitation(found, inviteKey, notFound(INVITATION_NOT_FOUND));
+    const invite = found.get(keyId(inviteKey)) as Invitation | undefined;
+    if (!invite) throw notFound(INVITATION_NOT_FOUND);
     refuseClosed(invite, ctx, tokenHash);
     const userId = found.get(keyId(emailKey))?.user_id as string | undefined;
     const facts = await acceptanceFacts(invite, userId);

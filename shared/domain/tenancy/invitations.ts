@@ -1,7 +1,6 @@
 import { keys } from '#db/keys';
-import { concurrentChange, transact, type TransactStep } from '#db/transact';
-import { retry } from '#db/retry';
-import { invalid, notFound, type DomainError } from '#shared/errors';
+import { transact, type TransactStep } from '#db/transact';
+import { invalid, notFound } from '#shared/errors';
 import { newSecret, sha256 } from '#auth/tokens';
 import type { EnvRole } from '#auth/permissions';
 import { queueMail } from '#mail/send';
@@ -12,13 +11,13 @@ import { enforceRateLimit, type Account, type SignInGate } from '#domain/identit
 import { loadAccess, type ProjectAccess } from './access';
 import { ENV_NOT_IN_PROJECT } from './env-scope';
 import { GROUP_NOT_IN_ENV } from './groups';
-import { locate, lookupStep, type Key } from '#db/lookup';
+import { locate, lookupStep } from '#db/lookup';
 import { retentionOfProject, type Project } from './projects';
 import { changeAudit, creationAudit } from '#shared/audit';
 import { invitationLink, invitationMail } from './invitation-mail';
 import { queryPartition, queryPrefix } from '#db/query';
 import { batchGet, keyId } from '#db/batch-get';
-import { isLive, setFieldsStep, visible } from '#db/live';
+import { isLive } from '#db/live';
 import { getItem } from '#db/items';
 import { deleteStep, putNewStep, putStep } from '#db/steps';
 
@@ -62,28 +61,11 @@ export interface Invitation {
   /** SHA-256 of the current link's token; a resend replaces it, so the previous link stops working. */
   token_hash: string;
   /**
-   * When the owner deleted (revoked) it: from then on it is gone, and every invitation route answers
-   * as for an unknown id (issue 32; the live rule, `#db/live`). The record is kept (SPEC), with
-   * `expires_at` set to the deletion's time. Acceptance checks this stored state, never a clock
-   * comparison alone: a deletion that commits first wins whatever the accepting request's clock said.
+   * When the owner revoked it (null or absent: not revoked). A revocation also sets `expires_at` to
+   * now (what clients see), but acceptance checks this stored state, never a clock comparison alone:
+   * a revocation that commits first wins whatever the accepting request's clock said. A resend clears it.
    */
-  deleted_at: string | null;
-  /** Legacy: what a revocation wrote before issue 32 (a resend cleared it); read as `deleted_at` (`decodeInvitation`). */
   revoked_at?: string | null;
-}
-
-/** Every invitation read enters the domain through here: one revoked before deletions were soft deletes counts as deleted. */
-export const decodeInvitation = (item: Record<string, unknown> | undefined): Invitation | undefined => {
-  if (!item) return undefined;
-  const i = item as unknown as Invitation;
-  return { ...i, deleted_at: i.deleted_at ?? i.revoked_at ?? null };
-};
-
-/** A live invitation among what a BatchGet returned, else `notFoundError` (unknown, foreign and deleted ids alike). */
-export function liveInvitation(items: Map<string, Record<string, unknown>>, key: Key, notFoundError: DomainError): Invitation {
-  const invite = decodeInvitation(items.get(keyId(key)));
-  if (!isLive(invite)) throw notFoundError;
-  return invite!;
 }
 
 /** The link item (`keys.inviteToken`): token hash → invitation. */
@@ -112,6 +94,7 @@ export const toInviteOut = (i: Invitation) => ({
 export type InviteOut = ReturnType<typeof toInviteOut>;
 
 export const isExpired = (i: Pick<Invitation, 'expires_at'>, ctx: AppContext) => i.expires_at <= ctx.clock.now().toISOString();
+export const isRevoked = (i: Pick<Invitation, 'revoked_at'>) => Boolean(i.revoked_at);
 
 export interface NewInvitation {
   project_id: string;
@@ -229,7 +212,7 @@ export async function createInvitation(ctx: AppContext, input: NewInvitation): P
     updated_at: now.toISOString(),
     expires_at: expires.toISOString(),
     token_hash: '',
-    deleted_at: null,
+    revoked_at: null,
   };
   const link = linkSteps(invite, expires);
   invite.token_hash = link.tokenHash;
@@ -273,83 +256,80 @@ async function mailInvitation(invite: Invitation, token: string, project: Projec
 export async function listInvitations(ctx: AppContext, input: { project_id: string }): Promise<Invitation[]> {
   const access = await loadAccess(input.project_id, actorAccount(ctx).id);
   access.requireOwner();
-  const invites = visible((await queryPrefix<Record<string, unknown>>(input.project_id, keys.invitePrefix)).map((i) => decodeInvitation(i)!));
+  const invites = await queryPrefix<Invitation>(input.project_id, keys.invitePrefix);
   return invites.sort((a, b) => b.created_at.localeCompare(a.created_at) || b.id.localeCompare(a.id));
 }
 
-/**
- * The live invitation with this id as its owner sees it. SPEC order: 404 when absent, deleted or the
- * caller is no member (one body), then 403.
- */
+/** The invitation with this id as its owner sees it. SPEC order: 404 when absent or the caller is no member, then 403. */
 async function ownerAccessToInvitation(ctx: AppContext, inviteId: string) {
   const notFoundError = notFound(INVITATION_NOT_FOUND);
   const { projectId, key } = await locate(inviteId, 'invite', notFoundError);
   const access = await loadAccess(projectId, actorAccount(ctx).id, { extra: [key], notFoundError });
-  const invite = liveInvitation(access.extra, key, notFoundError);
+  const invite = access.extra.get(keyId(key)) as Invitation | undefined;
+  if (!invite) throw notFoundError;
   access.requireOwner();
   return { access, invite };
 }
 
 /**
- * A resend or delete whose write found the invitation changed (accepted or deleted meanwhile): it is
- * evaluated once more from a fresh read, which gives the precise answer (400 accepted, 404 gone).
- */
-const CHANGED = concurrentChange();
-const retryOnceIfChanged = <T>(attempt: () => Promise<T>): Promise<T> => retry(attempt, { attempts: 2, when: (err) => err === CHANGED });
-/** The condition both owner writes add to the live rule: not accepted. */
-const NOT_ACCEPTED = { expression: 'accepted = :f', values: { ':f': false } };
-
-/**
  * POST /invites/{id}/resend: a new link valid for 24 hours from now, mailed afresh (at most once a
  * minute, see `limitInvitationMail`); the previous link stops working at once (its token no longer
- * matches). A pending or expired invitation is reopened; an accepted one is refused with 400
- * 'Invitation already accepted', a deleted one is not found (404, before any mail limit); both
- * are checked again in the write, so a resend never reopens an acceptance or a deletion that
- * committed meanwhile.
+ * matches). A pending, expired or revoked invitation is reopened; an accepted one is refused with 400
+ * 'Invitation already accepted' (checked again in the write, so a resend never reopens an acceptance
+ * that committed meanwhile).
  */
 export async function resendInvitation(ctx: AppContext, input: { id: string }): Promise<Invitation> {
-  return retryOnceIfChanged(async () => {
-    const { access, invite } = await ownerAccessToInvitation(ctx, input.id);
-    if (invite.accepted) throw invalid(INVITATION_ACCEPTED);
-    const caller = actorAccount(ctx);
-    await limitInvitationMail(ctx, invite, caller.id);
-    const now = ctx.clock.now().toISOString();
-    const expires = validUntil(ctx);
-    const link = linkSteps(invite, expires);
-    const resent: Invitation = { ...invite, token_hash: link.tokenHash, expires_at: expires.toISOString(), updated_at: now };
-    const audit = changeAudit(ctx, 'invitation', 'resend', invite, { before: auditedInvitation(invite), after: auditedInvitation(resent) }, await retentionOfProject(access.project));
-    await transact([
-      setFieldsStep(keys.invite(invite.project_id, invite.id), { token_hash: resent.token_hash, expires_at: resent.expires_at, updated_at: now, audit_head: audit.head }, CHANGED, NOT_ACCEPTED),
-      ...link.steps,
-      ...audit.steps,
-    ]);
-    await mailInvitation(resent, link.token, access.project, caller, ctx);
-    return resent;
-  });
+  const { access, invite } = await ownerAccessToInvitation(ctx, input.id);
+  if (invite.accepted) throw invalid(INVITATION_ACCEPTED);
+  const caller = actorAccount(ctx);
+  await limitInvitationMail(ctx, invite, caller.id);
+  const now = ctx.clock.now().toISOString();
+  const expires = validUntil(ctx);
+  const link = linkSteps(invite, expires);
+  const resent: Invitation = { ...invite, token_hash: link.tokenHash, expires_at: expires.toISOString(), revoked_at: null, updated_at: now };
+  const audit = changeAudit(ctx, 'invitation', 'resend', invite, { before: auditedInvitation(invite), after: auditedInvitation(resent) }, await retentionOfProject(access.project));
+  await transact([
+    {
+      Update: {
+        Key: keys.invite(invite.project_id, invite.id),
+        UpdateExpression: 'SET token_hash = :h, expires_at = :exp, revoked_at = :null, updated_at = :now, audit_head = :head',
+        ConditionExpression: 'attribute_exists(PK) AND accepted = :f',
+        ExpressionAttributeValues: { ':h': resent.token_hash, ':exp': resent.expires_at, ':null': null, ':now': now, ':f': false, ':head': audit.head },
+      },
+      failWith: invalid(INVITATION_ACCEPTED),
+    },
+    ...link.steps,
+    ...audit.steps,
+  ]);
+  await mailInvitation(resent, link.token, access.project, caller, ctx);
+  return resent;
 }
 
 /**
- * DELETE /invites/{id}: deletes (revokes) a pending or expired invitation: a soft delete (SPEC: the
- * record is kept, `expires_at` set to now when it had not passed yet), its link stops working, and
- * from then on it answers like an unknown id everywhere: not listed, 404 'Invitation not found' on
- * a second delete, a resend, an acceptance by id or by its link (issue 32). Accepted ones are
- * refused with 400, also when the acceptance commits between our read and our write; an acceptance
- * committing after us finds it deleted and answers 404.
+ * DELETE /invites/{id}: revokes a pending invitation; it expires now (the record is kept), is marked
+ * revoked, and its link stops working. Accepted ones are refused, also when the acceptance commits
+ * between our read and our write; an acceptance committing after us finds it revoked and fails.
  */
 export async function revokeInvitation(ctx: AppContext, input: { id: string }): Promise<void> {
-  await retryOnceIfChanged(async () => {
-    const { access, invite } = await ownerAccessToInvitation(ctx, input.id);
-    if (invite.accepted) throw invalid(INVITATION_ACCEPTED);
-    const now = ctx.clock.now().toISOString();
-    const expires_at = isExpired(invite, ctx) ? invite.expires_at : now; // an expired one keeps its expiry
-    const deleted: Invitation = { ...invite, expires_at, deleted_at: now, updated_at: now };
-    const audit = changeAudit(ctx, 'invitation', 'revoke', invite, { before: auditedInvitation(invite), after: auditedInvitation(deleted) }, await retentionOfProject(access.project));
-    await transact([
-      setFieldsStep(keys.invite(invite.project_id, invite.id), { expires_at, deleted_at: now, updated_at: now, audit_head: audit.head }, CHANGED, NOT_ACCEPTED),
-      closeIndexStep(invite),
-      ...audit.steps,
-    ]);
-  });
+  const { access, invite } = await ownerAccessToInvitation(ctx, input.id);
+  if (invite.accepted) throw invalid(INVITATION_ACCEPTED);
+  if (isExpired(invite, ctx)) return; // already dead: its expiry is left as it was
+  const now = ctx.clock.now().toISOString();
+  const revoked: Invitation = { ...invite, expires_at: now, revoked_at: now, updated_at: now };
+  const audit = changeAudit(ctx, 'invitation', 'revoke', invite, { before: auditedInvitation(invite), after: auditedInvitation(revoked) }, await retentionOfProject(access.project));
+  await transact([
+    {
+      Update: {
+        Key: keys.invite(invite.project_id, invite.id),
+        UpdateExpression: 'SET expires_at = :now, revoked_at = :now, updated_at = :now, audit_head = :head',
+        ConditionExpression: 'attribute_exists(PK) AND accepted = :f',
+        ExpressionAttributeValues: { ':now': now, ':f': false, ':head': audit.head },
+      },
+      failWith: invalid(INVITATION_ACCEPTED),
+    },
+    closeIndexStep(invite),
+    ...audit.steps,
+  ]);
 }
 
 /**

@@ -4,8 +4,8 @@ import { name, syncHeaders, text, updatedSince, uuid } from '#http/schemas';
 import { PERMISSIONS } from '#auth/permissions';
 import { assignCustomRole, createCustomRole, deleteCustomRole, listAssignments, listCustomRoles, removeAssignment, toAssignmentOut, toCustomRoleOut, updateCustomRole } from '#domain/tenancy';
 
-/** Keys from the one catalogue (shared/auth/permissions.ts); anything else is a 422. */
-const permissions = z.array(z.enum(PERMISSIONS)).min(1);
+/** Keys from the one catalogue (shared/auth/permissions.ts); anything else is a 422, and so is a list longer than the catalogue. */
+const permissions = z.array(z.enum(PERMISSIONS)).min(1).max(PERMISSIONS.length);
 const description = text(2000);
 const roleOut = z.object({
   id: z.uuid(), project_id: z.uuid(), name: z.string(), description: z.string().nullable(), permissions: z.array(z.enum(PERMISSIONS)),

@@ -4,6 +4,8 @@ import { useTestStack } from '../helpers/stack';
 import { client, signUp } from '../helpers/http';
 import { setPlan } from '../helpers/plans';
 import { grantRole, projectWithEnv } from '../helpers/tenancy';
+import { linkFrom, readOutbox } from '../helpers/outbox';
+import { PERMISSIONS } from '#auth/permissions';
 
 const ref = useTestStack();
 const api = client(() => ref.stack.url);
@@ -101,6 +103,22 @@ describe('custom roles', () => {
     expect((await api.patch(`${rolesPath(projectId)}/${randomUUID()}`, {}, { token: owner.token })).status).toBe(422);
   });
 
+  it('refuse a permissions list longer than the catalogue with 422 naming the field, before any lookup (issue 32)', async () => {
+    const { owner, projectId } = await teamProject();
+    const huge = Array.from({ length: 10_000 }, (_, i) => PERMISSIONS[i % PERMISSIONS.length]);
+    const oneTooMany = [...PERMISSIONS, 'services.view'];
+    const role = await makeRole(owner.token, projectId, 'everything', [...PERMISSIONS]);
+    expect(role.permissions).toHaveLength(PERMISSIONS.length);
+    for (const [method, path] of [['post', rolesPath(projectId)], ['patch', `${rolesPath(projectId)}/${role.id}`], ['post', rolesPath(randomUUID())]] as const) {
+      for (const permissions of [huge, oneTooMany]) {
+        const res = await api[method](path, { name: 'too many', permissions }, { token: owner.token });
+        expect(res.status, `${method} ${path} ${permissions.length}`).toBe(422);
+        expect(res.body.detail.map((d: any) => d.loc), `${method} ${path} ${permissions.length}`).toEqual([['body', 'permissions']]);
+      }
+    }
+    expect((await api.get(rolesPath(projectId), { token: owner.token })).body.map((r: any) => [r.name, r.permissions.length])).toEqual([['everything', PERMISSIONS.length]]);
+  });
+
   it('are managed by the owner only; every member can read them', async () => {
     const { owner, projectId, envId } = await teamProject();
     const admin = await signUp(api);
@@ -127,7 +145,8 @@ describe('custom role assignments', () => {
     const lead = await signUp(api);
     const newcomer = await signUp(api);
     await grantRole(api, owner.token, envId, lead.id, 'viewer');
-    const before = await api.post(`/environments/${envId}/roles`, { user_id: newcomer.id, role: 'viewer' }, { token: lead.token });
+    await grantRole(api, owner.token, envId, newcomer.id, 'viewer');
+    const before = await api.post(`/environments/${envId}/roles`, { user_id: newcomer.id, role: 'manager' }, { token: lead.token });
     expect(before.status).toBe(403);
     expect(before.body).toEqual({ detail: 'Not authorized to manage environment roles' });
     expect(await caps(lead.token, projectId, envId)).not.toContain('env.roles.manage');
@@ -139,9 +158,9 @@ describe('custom role assignments', () => {
     });
     expect(await caps(lead.token, projectId)).toContain('env.roles.manage');
     expect(await caps(lead.token, projectId, envId)).toContain('env.roles.manage');
-    const granted = await api.post(`/environments/${envId}/roles`, { user_id: newcomer.id, role: 'viewer' }, { token: lead.token });
+    const granted = await api.post(`/environments/${envId}/roles`, { user_id: newcomer.id, role: 'manager' }, { token: lead.token });
     expect(granted.status).toBe(201);
-    expect(granted.body).toMatchObject({ environment_id: envId, user_id: newcomer.id, role: 'viewer' });
+    expect(granted.body).toMatchObject({ environment_id: envId, user_id: newcomer.id, role: 'manager' });
     expect((await api.get(`${rolesPath(projectId)}/${role.id}/assignments`, { token: lead.token })).body.map((a: any) => a.user_id)).toEqual([lead.id]);
   });
 
@@ -219,6 +238,47 @@ describe('custom role assignments', () => {
     expect((await api.post(`${rolesPath(projectId)}/${role.id}/assignments`, { user_id: 'nope' }, { token: owner.token })).status).toBe(422);
     // Nothing was written for the refused user.
     expect((await api.get(`/projects/members/${projectId}`, { token: owner.token })).body.map((m: any) => m.user_id)).not.toContain(user.id);
+  });
+
+  it("refuses a non-owner's assignment to a non-member exactly like an unknown id; the owner's makes a member, mailed and logged (issue 32)", async () => {
+    const { owner, projectId, envId } = await teamProject();
+    const manager = await signUp(api);
+    const member = await signUp(api);
+    const outsider = await signUp(api);
+    await grantRole(api, owner.token, envId, member.id, 'viewer');
+    const managers = await makeRole(owner.token, projectId, 'Project managers', ['project.manage']);
+    await assign(owner.token, projectId, managers.id, manager.id);
+    const role = await makeRole(owner.token, projectId, 'Floor editors', ['floors.manage']);
+
+    const unknown = await api.post(`${rolesPath(projectId)}/${role.id}/assignments`, { user_id: randomUUID() }, { token: manager.token });
+    expect([unknown.status, unknown.text]).toEqual([404, JSON.stringify({ detail: 'User not found' })]);
+    for (const environment_id of [undefined, envId]) {
+      const outside = await api.post(`${rolesPath(projectId)}/${role.id}/assignments`, { user_id: outsider.id, environment_id }, { token: manager.token });
+      expect([outside.status, outside.text]).toEqual([unknown.status, unknown.text]);
+    }
+    expect((await api.get(`${rolesPath(projectId)}/${role.id}/assignments`, { token: owner.token })).body).toEqual([]);
+    expect((await api.get(`/projects/members/${projectId}`, { token: owner.token })).body.map((m: any) => m.user_id)).not.toContain(outsider.id);
+    expect((await api.get(`/auth/me/capabilities?project_id=${projectId}`, { token: outsider.token })).body.is_member).toBe(false);
+    // A member is the manager's to give a role.
+    await assign(manager.token, projectId, role.id, member.id, envId);
+    expect(await caps(member.token, projectId, envId)).toContain('floors.manage');
+    await ref.stack.queues.drain();
+    expect(await readOutbox(ref.stack.dataDir, { to: outsider.email })).toEqual([]);
+    expect(await readOutbox(ref.stack.dataDir, { to: member.email })).toHaveLength(1); // the owner's environment role made them a member
+
+    // The owner's assignment makes the outsider a member holding the role, tells them, and logs the membership.
+    await assign(owner.token, projectId, role.id, outsider.id);
+    expect(await caps(outsider.token, projectId)).toContain('floors.manage');
+    await ref.stack.queues.drain();
+    const mails = await readOutbox(ref.stack.dataDir, { to: outsider.email });
+    expect(mails).toHaveLength(1);
+    expect(mails[0].text).toContain('with the custom role "Floor editors".');
+    expect(linkFrom(mails[0], `/p/${projectId}`).pathname).toBe(`/p/${projectId}`);
+    const log = await api.get(`/projects/${projectId}/audit-log?entity_type=member&entity_id=${outsider.id}`, { token: owner.token });
+    expect(log.body).toEqual([expect.objectContaining({
+      action: 'member.create', actor: expect.objectContaining({ id: owner.id }), after: { user_id: outsider.id, email: outsider.email, role: 'member' },
+      summary: { via: 'custom_role_assignment' },
+    })]);
   });
 
   it('keeps one assignment per user and role under concurrent assignments', async () => {

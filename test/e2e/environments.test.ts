@@ -4,6 +4,7 @@ import { useTestStack } from '../helpers/stack';
 import { client, signUp } from '../helpers/http';
 import { setPlan } from '../helpers/plans';
 import { grantRole, projectWithEnv } from '../helpers/tenancy';
+import { linkFrom, readOutbox } from '../helpers/outbox';
 
 const ref = useTestStack();
 const api = client(() => ref.stack.url);
@@ -155,21 +156,68 @@ describe('environment roles', () => {
     expect((await api.get(`/environments/${envId}/roles`, { token: owner.token })).body).toEqual([second.body]);
   });
 
-  it("the owner's assignment makes the target a member; an administrator's does not", async () => {
+  it("the owner's assignment makes the target a member, tells them by mail and logs it (issue 32)", async () => {
     const owner = await signUp(api);
-    const admin = await signUp(api);
     const outsider = await signUp(api);
-    const { projectId, envId } = await projectWithEnv(api, owner.token);
-    expect(await memberIds(owner.token, projectId)).not.toContain(admin.id);
-    await grantRole(api, owner.token, envId, admin.id, 'administrator');
-    expect(await memberIds(owner.token, projectId)).toContain(admin.id);
-
-    const byAdmin = await api.post(`/environments/${envId}/roles`, { user_id: outsider.id, role: 'manager' }, { token: admin.token });
-    expect(byAdmin.status).toBe(201);
+    const { projectId, envId } = await projectWithEnv(api, owner.token, 'Shop <&> "North"');
     expect(await memberIds(owner.token, projectId)).not.toContain(outsider.id);
-    // Without a membership the role opens nothing.
-    const attempt = await api.get(`/environments?project_id=${projectId}`, { token: outsider.token });
-    expect(attempt.status).toBe(403);
+    await grantRole(api, owner.token, envId, outsider.id, 'manager');
+    expect(await memberIds(owner.token, projectId)).toContain(outsider.id);
+    expect((await api.get('/projects', { token: outsider.token })).body.map((p: any) => p.id)).toEqual([projectId]);
+
+    await ref.stack.queues.drain();
+    const [mail, ...more] = await readOutbox(ref.stack.dataDir, { to: outsider.email });
+    expect(more).toEqual([]);
+    expect(mail.subject).toBe(`${owner.email} added you to Shop <&> "North" on Infrastructure Catalog`);
+    expect(mail.text).toContain(`${owner.email} added you to the project "Shop <&> "North"" on Infrastructure Catalog, with the role manager in the environment "production".`);
+    expect(linkFrom(mail, `/p/${projectId}`).origin).toBe(new URL(ref.stack.url).origin);
+    expect(mail.html).toContain('Shop &lt;&amp;&gt; &quot;North&quot;');
+
+    // The membership is in the project's log, by the owner, beside the role's own entry.
+    const log = await api.get(`/projects/${projectId}/audit-log?entity_id=${outsider.id}`, { token: owner.token });
+    expect(log.body).toEqual([expect.objectContaining({
+      action: 'member.create', entity_type: 'member', entity_id: outsider.id, actor: expect.objectContaining({ id: owner.id }),
+      before: null, after: { user_id: outsider.id, email: outsider.email, role: 'member' }, summary: { via: 'env_role' },
+    })]);
+
+    // A second role for a member is no news: no mail, no membership entry.
+    await grantRole(api, owner.token, envId, outsider.id, 'viewer');
+    await ref.stack.queues.drain();
+    expect(await readOutbox(ref.stack.dataDir, { to: outsider.email })).toHaveLength(1);
+    expect((await api.get(`/projects/${projectId}/audit-log?entity_id=${outsider.id}`, { token: owner.token })).body).toHaveLength(1);
+  });
+
+  it("refuses an administrator's or a role manager's assignment to a non-member exactly like an unknown id, and writes nothing (issue 32)", async () => {
+    const owner = await signUp(api);
+    await setPlan(owner.id, 'Team');
+    const admin = await signUp(api);
+    const lead = await signUp(api);
+    const outsider = await signUp(api);
+    const member = await signUp(api);
+    const { projectId, envId } = await projectWithEnv(api, owner.token);
+    await grantRole(api, owner.token, envId, admin.id, 'administrator');
+    await grantRole(api, owner.token, envId, member.id, 'viewer');
+    const role = await api.post(`/projects/${projectId}/custom-roles`, { name: 'role managers', permissions: ['env.roles.manage'] }, { token: owner.token });
+    expect((await api.post(`/projects/${projectId}/custom-roles/${role.body.id}/assignments`, { user_id: lead.id }, { token: owner.token })).status).toBe(201);
+    const before = (await api.get(`/environments/${envId}/roles`, { token: owner.token })).body;
+
+    for (const who of [admin, lead]) {
+      const unknown = await api.post(`/environments/${envId}/roles`, { user_id: randomUUID(), role: 'manager' }, { token: who.token });
+      expect([unknown.status, unknown.text]).toEqual([404, JSON.stringify({ detail: 'User not found' })]);
+      const outside = await api.post(`/environments/${envId}/roles`, { user_id: outsider.id, role: 'manager' }, { token: who.token });
+      expect([outside.status, outside.text]).toEqual([unknown.status, unknown.text]);
+      // A member is theirs to give a role.
+      const inside = await api.post(`/environments/${envId}/roles`, { user_id: member.id, role: 'manager' }, { token: who.token });
+      expect(inside.status, inside.text).toBe(201);
+    }
+    // Nothing was written for the outsider: no role record, no membership, no access, no mail.
+    const after = (await api.get(`/environments/${envId}/roles`, { token: owner.token })).body;
+    expect(after.map((r: any) => r.user_id).sort()).toEqual(before.map((r: any) => r.user_id).sort());
+    expect(after.find((r: any) => r.user_id === member.id).role).toBe('manager');
+    expect(await memberIds(owner.token, projectId)).not.toContain(outsider.id);
+    expect((await api.get(`/environments?project_id=${projectId}`, { token: outsider.token })).status).toBe(403);
+    await ref.stack.queues.drain();
+    expect(await readOutbox(ref.stack.dataDir, { to: outsider.email })).toEqual([]);
   });
 
   it('refuses managers and viewers with 403', async () => {

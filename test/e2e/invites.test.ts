@@ -59,6 +59,12 @@ async function putSubgroup(projectId: string, envId: string, groupId: string) {
   await ddb().send(new PutCommand({ TableName: TableName(), Item: { ...keys.subgroup(projectId, envId, id), type: 'subgroup', id, project_id: projectId, environment_id: envId, group_id: groupId, name: `s-${id}`, created_at: now, updated_at: now, deleted_at: null } }));
   return id;
 }
+/** The actions of an entity's audit entries, newest first. */
+async function auditActions(token: string, projectId: string, entityId: string): Promise<string[]> {
+  const res = await api.get(`/projects/${projectId}/audit-log?entity_id=${entityId}`, { token });
+  expect(res.status, res.text).toBe(200);
+  return (res.body as { action: string }[]).map((e) => e.action);
+}
 const userPartition = async (userId: string) =>
   (await ddb().send(new QueryCommand({ TableName: TableName(), KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': `USER#${userId}` }, ConsistentRead: true }))).Items;
 
@@ -303,10 +309,58 @@ describe('DELETE /invites/{id}', () => {
     expect(listed.body).toEqual([{ ...created.body, expires_at: clock.now().toISOString() }]);
     const accept = await api.post('/invites/accept/by-token', { token, password: 'a fresh passphrase' });
     expect([accept.status, accept.body]).toEqual([400, { detail: 'Invitation expired' }]);
+  });
+
+  it("a second DELETE of a revoked invitation answers 400 'Invitation expired' and changes nothing (issue 32)", async () => {
+    const { owner, projectId } = await ownerWithProject();
+    const email = uniqueEmail('revoked-twice');
+    const created = await api.post('/invites', { project_id: projectId, invited_email: email }, { token: owner.token });
     clock.advance(60_000);
     expect((await api.delete(`/invites/${created.body.id}`, undefined, { token: owner.token })).status).toBe(204);
-    expect((await api.get(`/invites?project_id=${projectId}`, { token: owner.token })).body[0].expires_at).toBe(listed.body[0].expires_at);
+    const revoked = (await api.get(`/invites?project_id=${projectId}`, { token: owner.token })).body;
+    expect(revoked).toEqual([{ ...created.body, expires_at: clock.now().toISOString() }]);
+
+    clock.advance(60_000);
+    const again = await api.delete(`/invites/${created.body.id}`, undefined, { token: owner.token });
+    expect([again.status, again.body]).toEqual([400, { detail: 'Invitation expired' }]);
+    expect((await api.get(`/invites?project_id=${projectId}`, { token: owner.token })).body).toEqual(revoked);
+    expect(await auditActions(owner.token, projectId, created.body.id)).toEqual(['invitation.revoke', 'invitation.create']);
+    await ref.stack.queues.drain();
+    expect(events.filter((e) => e.event.data.invite_id === created.body.id).map((e) => e.event.type)).toEqual(['user.invited']);
+
+    // Still an expired record SPEC lets the owner resend: pending again, with a fresh link.
+    const resent = await api.post(`/invites/${created.body.id}/resend`, undefined, { token: owner.token });
+    expect([resent.status, resent.body]).toEqual([200, { ...created.body, expires_at: new Date(clock.now().getTime() + 24 * HOUR).toISOString() }]);
+    const accepted = await api.post('/invites/accept/by-token', { token: await mailedToken(email), password: 'a fresh passphrase' });
+    expect(accepted.status, accepted.text).toBe(200);
   });
+
+  it("answers 400 'Invitation expired' for an invitation expired by time and leaves its expiry as it was", async () => {
+    const { owner, projectId } = await ownerWithProject();
+    const created = await api.post('/invites', { project_id: projectId, invited_email: uniqueEmail('lapsed') }, { token: owner.token });
+    clock.advance(25 * HOUR);
+    const signedIn = await api.post('/auth/login', { email: owner.email, password: owner.password }); // the earlier access token has expired too
+    const token = signedIn.body.access_token as string;
+    const res = await api.delete(`/invites/${created.body.id}`, undefined, { token });
+    expect([res.status, res.body]).toEqual([400, { detail: 'Invitation expired' }]);
+    expect((await api.get(`/invites?project_id=${projectId}`, { token })).body).toEqual([created.body]);
+    expect(await auditActions(token, projectId, created.body.id)).toEqual(['invitation.create']);
+  });
+
+  it('of two concurrent DELETEs of one pending invitation, exactly one answers 204 and the other 400, over 20 rounds', async () => {
+    const { owner, projectId } = await ownerWithProject();
+    for (let round = 0; round < 20; round++) {
+      const created = await api.post('/invites', { project_id: projectId, invited_email: uniqueEmail(`race-${round}`) }, { token: owner.token });
+      expect(created.status, created.text).toBe(201);
+      clock.advance(1000);
+      const answers = await Promise.all([0, 1].map(() => api.delete(`/invites/${created.body.id}`, undefined, { token: owner.token })));
+      const seen = answers.map((a) => `${a.status} ${a.text}`).sort();
+      expect(seen, `round ${round}`).toEqual(['204 ', `400 ${JSON.stringify({ detail: 'Invitation expired' })}`]);
+      expect(await auditActions(owner.token, projectId, created.body.id), `round ${round}`).toEqual(['invitation.revoke', 'invitation.create']);
+      const listed = (await api.get(`/invites?project_id=${projectId}`, { token: owner.token })).body.find((i: { id: string }) => i.id === created.body.id);
+      expect(listed.expires_at, `round ${round}`).toBe(clock.now().toISOString());
+    }
+  }, 60_000);
 
   it("answers 400 'Invitation already accepted' for an accepted invitation", async () => {
     const { owner, projectId } = await ownerWithProject();

@@ -61,9 +61,9 @@ describe('removing a member', () => {
     expect((await api.get(`/projects/${projectId}/custom-roles/${roleId}/assignments`, { token: owner.token })).body).toEqual([]);
     expect((await api.get(`/services/${service.body.id}`, { token: owner.token })).body).toMatchObject({ name: 'billing-api' });
 
-    // One audit entry names who was removed, their role, and what went with them.
+    // One audit entry names who was removed, their role, and what went with them; the one before it, how they joined.
     const log = await api.get(`/projects/${projectId}/audit-log?entity_type=member`, { token: owner.token });
-    expect(log.body).toHaveLength(1);
+    expect(log.body.map((e: any) => e.action)).toEqual(['member.remove', 'member.create']);
     expect(log.body[0]).toMatchObject({
       action: 'member.remove', entity_id: member.id, actor: { id: owner.id },
       before: { user_id: member.id, email: member.email, role: 'member' }, after: null,
@@ -160,4 +160,42 @@ describe('removing a member', () => {
       expect(await memberIds(projectId, owner.token)).toEqual([owner.id]);
     }
   });
+
+  it('never leaves a role behind when one is given while its holder is removed: 20 rounds (issue 32)', async () => {
+    const owner = await signUp(api);
+    await setPlan(owner.id, 'Team');
+    const { projectId, envId } = await projectWithEnv(api, owner.token);
+    const admin = await signUp(api);
+    const manager = await signUp(api);
+    await grantRole(api, owner.token, envId, admin.id, 'administrator');
+    const managers = (await api.post(`/projects/${projectId}/custom-roles`, { name: 'managers', permissions: ['project.manage'] }, { token: owner.token })).body;
+    expect((await api.post(`/projects/${projectId}/custom-roles/${managers.id}/assignments`, { user_id: manager.id }, { token: owner.token })).status).toBe(201);
+    const role = (await api.post(`/projects/${projectId}/custom-roles`, { name: 'editors', permissions: ['floors.manage'] }, { token: owner.token })).body;
+    const outcomes = { given: 0, refused: 0 };
+    for (let round = 0; round < 20; round++) {
+      const target = await signUp(api);
+      await grantRole(api, owner.token, envId, target.id, 'viewer');
+      // The removal starts a little later each round, so it lands before, inside and after the assignments' read-to-commit window.
+      const [envRole, customRole, removed] = await Promise.all([
+        api.post(`/environments/${envId}/roles`, { user_id: target.id, role: 'manager' }, { token: admin.token }),
+        api.post(`/projects/${projectId}/custom-roles/${role.id}/assignments`, { user_id: target.id }, { token: manager.token }),
+        new Promise((resolve) => setTimeout(resolve, (round % 5) * 5)).then(() => removal(projectId, target.id, owner.token)),
+      ]);
+      const summary = `round ${round}: env role ${envRole.status} ${envRole.text}, custom role ${customRole.status} ${customRole.text}, removal ${removed.status} ${removed.text}`;
+      expect(removed.status, summary).toBe(204);
+      for (const res of [envRole, customRole]) {
+        // Given before the removal (then removed with the membership), or refused after it like an unknown id.
+        if (res.status === 201) outcomes.given++;
+        else {
+          outcomes.refused++;
+          expect([res.status, res.body], summary).toEqual([404, { detail: 'User not found' }]);
+        }
+      }
+      expect(await memberIds(projectId, owner.token), summary).not.toContain(target.id);
+      expect((await api.get(`/environments/${envId}/roles`, { token: owner.token })).body.map((r: any) => r.user_id), summary).not.toContain(target.id);
+      expect((await api.get(`/projects/${projectId}/custom-roles/${role.id}/assignments`, { token: owner.token })).body, summary).toEqual([]);
+      expect((await api.get(`/auth/me/capabilities?project_id=${projectId}`, { token: target.token })).body.is_member, summary).toBe(false);
+    }
+    expect(outcomes.given + outcomes.refused).toBe(40);
+  }, 120_000);
 });

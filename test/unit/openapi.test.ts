@@ -87,4 +87,40 @@ describe('the committed openapi.json', () => {
     const tag = committed.tags.find((t: { name: string }) => t.name === 'webhooks').description as string;
     for (const words of ['X-Service-Signature: sha256=<hex>', 'raw request body', 'whole signing secret string', '`whsec_` prefix included', 'X-Service-Signature-Previous', 'webhook-signature', 'timingSafeEqual']) expect(tag).toContain(words);
   });
+
+  it('bounds every array a request body may hold with maxItems, at any depth (issue 32)', () => {
+    type Schema = Record<string, unknown>;
+    const found: string[] = [];
+    const unbounded: string[] = [];
+    const walk = (schema: unknown, at: string, seen: Set<string>): void => {
+      if (!schema || typeof schema !== 'object') return;
+      const s = schema as Schema;
+      if (typeof s.$ref === 'string') {
+        if (seen.has(s.$ref)) return;
+        return walk(committed.components.schemas[s.$ref.split('/').pop()!], at, new Set([...seen, s.$ref]));
+      }
+      const types = ([] as unknown[]).concat(s.type ?? []);
+      if (types.includes('array') || 'items' in s || 'prefixItems' in s) {
+        found.push(at);
+        if (typeof s.maxItems !== 'number') unbounded.push(at);
+      }
+      for (const [name, sub] of Object.entries((s.properties ?? {}) as Record<string, unknown>)) walk(sub, `${at}.${name}`, seen);
+      for (const key of ['items', 'additionalProperties', 'not']) walk(s[key], `${at}[]`, seen);
+      for (const key of ['anyOf', 'oneOf', 'allOf', 'prefixItems']) for (const sub of (s[key] ?? []) as unknown[]) walk(sub, at, seen);
+    };
+    type Body = { requestBody?: { content: Record<string, { schema: unknown }> } };
+    for (const [path, ops] of Object.entries(committed.paths as Record<string, Record<string, Body>>)) {
+      for (const [method, op] of Object.entries(ops)) {
+        for (const [type, media] of Object.entries(op.requestBody?.content ?? {})) walk(media.schema, `${method.toUpperCase()} ${path} (${type}) body`, new Set());
+      }
+    }
+    // The walk reaches arrays inside unions and nested objects (a service's repository dependencies, a batch's items).
+    expect(found).toEqual(expect.arrayContaining([
+      'POST /projects/{project_id}/custom-roles (application/json) body.permissions',
+      'PATCH /attachments/services/{service_id}/networks (application/json) body.network_ids',
+      'POST /services (application/json) body.repository_deps',
+      'POST /service-connections/batch (application/json) body.items',
+    ]));
+    expect(unbounded, 'request-body arrays without maxItems').toEqual([]);
+  });
 });

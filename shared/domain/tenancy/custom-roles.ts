@@ -5,7 +5,9 @@ import type { Permission } from '#auth/permissions';
 import { actorAccount, type AppContext } from '#shared/context';
 import { OWNER_REQUIRED, loadAccess, type Membership, type ProjectAccess } from './access';
 import { ENV_NOT_IN_PROJECT, envLiveCheck } from './env-scope';
-import { membershipSteps, planOfProject, retentionOfProject } from './projects';
+import { planOfProject, retentionOfProject, type Project } from './projects';
+import { joinSteps, mailNewMember, roleTarget, roleTargetKeys, type MemberItem } from './role-target';
+import type { Account } from '#domain/identity';
 import { changeAudit, creationAudit } from '#shared/audit';
 import { claimNameStep, namedWriteSteps, type NameScope } from '#db/unique-names';
 import type { Key } from '#db/lookup';
@@ -202,8 +204,7 @@ export async function listAssignments(ctx: AppContext, input: { project_id: stri
 function assignmentReadKeys(projectId: string, roleId: string, userId: string, envId?: string | null): Key[] {
   return [
     keys.customRole(projectId, roleId),
-    keys.account(userId),
-    keys.member(projectId, userId),
+    ...roleTargetKeys(projectId, userId),
     keys.customRoleAssignment(projectId, roleId, userId),
     ...(envId ? [keys.environment(projectId, envId)] : []),
   ];
@@ -216,8 +217,9 @@ const CHANGED = concurrentChange();
 /**
  * Gives `userId` a custom role, project-wide (`envId` null) or in one environment; assigning again
  * moves the assignment (same id). The grant is mirrored on the member item in the same transaction
- * (that is where access reads it). Assigning to someone who is not yet a member makes them one,
- * as the owner's environment-role assignment does.
+ * (that is where access reads it). Its target must be a member (`roleTarget`): the owner's
+ * assignment may make one, as the owner's environment-role assignment does (told by mail, logged as
+ * `member.create`); anyone else's assignment to a non-member is refused like an unknown id.
  */
 export async function assignCustomRole(
   ctx: AppContext,
@@ -233,14 +235,14 @@ export async function assignCustomRole(
   let items = access.extra;
   // A member or assignment changed between read and write (CHANGED): read again after a jittered
   // backoff, so writers that collided do not collide again in lockstep.
-  return retry(async (attempt) => {
+  const { assignment, joined, role } = await retry(async (attempt) => {
     if (attempt > 1) items = await batchGet(readKeys);
     const get = <T>(key: Key) => items.get(keyId(key)) as T | undefined;
-    if (!isLive(get<CustomRole>(keys.customRole(projectId, roleId)))) throw notFound(CUSTOM_ROLE_NOT_FOUND);
-    if (!get(keys.account(userId))) throw notFound('User not found');
+    const role = get<CustomRole>(keys.customRole(projectId, roleId));
+    if (!isLive(role)) throw notFound(CUSTOM_ROLE_NOT_FOUND);
+    const { account, member } = roleTarget(access, items, userId);
     if (envId && !isLive(get(keys.environment(projectId, envId)))) throw invalid(ENV_NOT_IN_PROJECT);
     const existing = get<CustomRoleAssignment>(keys.customRoleAssignment(projectId, roleId, userId));
-    const member = get<Membership & { grants_version?: number }>(keys.member(projectId, userId));
     const now = ctx.clock.now().toISOString();
     const assignment: CustomRoleAssignment = {
       id: existing?.id ?? ctx.ids.newId(), role_id: roleId, project_id: projectId, user_id: userId, environment_id: envId,
@@ -262,21 +264,25 @@ export async function assignCustomRole(
       // A role deleted meanwhile must not gain an assignment its deletion's clean-up would miss.
       stillLiveStep(keys.customRole(projectId, roleId), notFound(CUSTOM_ROLE_NOT_FOUND)),
       ...(envId ? [envLiveCheck(projectId, envId)] : []),
-      ...grantSteps(projectId, userId, member, roleId, grantOf(roleId, envId), now),
+      ...(member ? grantSteps(projectId, userId, member, roleId, grantOf(roleId, envId)) : joinWithGrantSteps(ctx, access.project, account, grantOf(roleId, envId), now)),
     ];
     await transact(steps);
-    return assignment;
+    return { assignment, joined: member ? undefined : account, role: role! };
   }, { attempts: ATTEMPTS, when: (err) => err === CHANGED, baseMs: 30 });
+  if (joined) await mailNewMember(ctx, access.project, joined, `the custom role "${role.name}"`);
+  return assignment;
 }
 
-/** The member-item writes that make `grant` the member's only grant of `roleId` (creating the membership if needed). */
-function grantSteps(projectId: string, userId: string, member: (Membership & { grants_version?: number }) | undefined, roleId: string, grant: string, now: string): TransactStep[] {
-  const memberSK = keys.member(projectId, userId).SK;
-  if (!member) {
-    return membershipSteps(projectId, userId, 'member', now).map((step) =>
-      step.Put?.Item?.SK === memberSK ? { ...step, Put: { ...step.Put, Item: { ...step.Put.Item, custom_role_grants: new Set([grant]), grants_version: 1 } }, failWith: CHANGED } : step,
-    );
-  }
+/** An owner's assignment to a non-member: they join (`joinSteps`) holding the grant. */
+function joinWithGrantSteps(ctx: AppContext, project: Project, account: Account, grant: string, now: string): TransactStep[] {
+  const memberSK = keys.member(project.id, account.id).SK;
+  return joinSteps(ctx, project, account, 'custom_role_assignment', now, CHANGED).map((step) =>
+    step.Put?.Item?.SK === memberSK ? { ...step, Put: { ...step.Put, Item: { ...step.Put.Item, custom_role_grants: new Set([grant]), grants_version: 1 } } } : step,
+  );
+}
+
+/** The member-item writes that make `grant` the member's only grant of `roleId`. */
+function grantSteps(projectId: string, userId: string, member: MemberItem, roleId: string, grant: string): TransactStep[] {
   const stale = grantsOfRole(member, roleId).filter((g) => g !== grant);
   const Key = keys.member(projectId, userId);
   if (!stale.length) {

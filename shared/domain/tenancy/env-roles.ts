@@ -1,14 +1,15 @@
 import { keys } from '#db/keys';
-import { transact, type TransactStep } from '#db/transact';
+import { concurrentChange, transact, type TransactStep } from '#db/transact';
 import { notFound } from '#shared/errors';
 import type { EnvRole } from '#auth/permissions';
 import { actorAccount, type AppContext } from '#shared/context';
-import type { Key } from '#db/lookup';
 import { accessToEnvironment } from './environments';
-import { membershipSteps, retentionOfProject } from './projects';
+import { retentionOfProject } from './projects';
+import { joinSteps, mailNewMember, memberHoldsStep, roleTarget, roleTargetKeys } from './role-target';
+import { retry } from '#db/retry';
 import { changeAudit, creationAudit } from '#shared/audit';
 import { queryPartition } from '#db/query';
-import { keyId } from '#db/batch-get';
+import { batchGet, keyId } from '#db/batch-get';
 import { deleteStep, putStep } from '#db/steps';
 
 export interface EnvRoleAssignment {
@@ -30,40 +31,46 @@ export function envRoleStep(projectId: string, envId: string, userId: string, ro
   });
 }
 
-/** What assigning an environment role reads about its target, alongside the caller's access (one BatchGet). */
-const envRoleTargetKeys = (projectId: string, envId: string, userId: string): Key[] => [
-  keys.account(userId), keys.member(projectId, userId), keys.envRole(projectId, envId, userId),
-];
+/** Thrown when the target's membership changed between read and write: read again. */
+const CHANGED = concurrentChange();
 
 /**
- * POST /environments/{id}/roles: upserts a role. The owner's assignment also makes the target a
- * project member; an environment administrator's does not (SPEC): the administrator cannot grant
- * entry into the project.
+ * POST /environments/{id}/roles: upserts a role. Its target must be a member (`roleTarget`): the
+ * owner's assignment may make one (SPEC), told by mail, logged as `member.create`; anyone else's
+ * assignment to a non-member is refused like an unknown id. The role is written only while the
+ * membership is there (`memberHoldsStep`); a membership changed meanwhile is read again.
  */
 export async function assignEnvRole(ctx: AppContext, input: { environment_id: string; user_id: string; role: EnvRole }): Promise<EnvRoleAssignment> {
   const { environment_id: envId, user_id: userId, role } = input;
-  const target = (projectId: string) => envRoleTargetKeys(projectId, envId, userId);
+  const target = (projectId: string) => [...roleTargetKeys(projectId, userId), keys.envRole(projectId, envId, userId)];
   const { access, env } = await accessToEnvironment(envId, actorAccount(ctx).id, undefined, target);
   access.require('env.roles.manage', NOT_AUTHORIZED_ROLES, env.id);
   const projectId = env.project_id;
-  const [accountKey, memberKey, roleKey] = target(projectId);
-  const found = access.extra;
-  if (!found.get(keyId(accountKey))) throw notFound('User not found');
-  const existing = found.get(keyId(roleKey)) as EnvRoleAssignment | undefined;
-  const assignment: EnvRoleAssignment = { id: existing?.id ?? ctx.ids.newId(), environment_id: env.id, user_id: userId, role };
-  const joins = access.isOwner && !found.get(keyId(memberKey));
-  const entity = { id: assignment.id, project_id: projectId, environment_id: env.id, audit_head: existing?.audit_head };
-  // A new assignment's entry is its creation; a changed role's its latest (the same role again: no entry).
-  let auditSteps: TransactStep[] = [];
-  let head = existing?.audit_head;
-  if (!existing) auditSteps = creationAudit(ctx, 'env_role', entity, toEnvRoleOut(assignment), { summary: joins ? { made_member: true } : undefined });
-  else if (existing.role !== role) {
-    const audit = changeAudit(ctx, 'env_role', 'update', entity, { before: { role: existing.role }, after: { role } }, await retentionOfProject(access.project));
-    [auditSteps, head] = [audit.steps, audit.head];
-  }
-  const steps = [envRoleStep(projectId, env.id, userId, role, assignment.id, head), ...auditSteps];
-  if (joins) steps.push(...membershipSteps(projectId, userId, 'member', ctx.clock.now().toISOString()));
-  await transact(steps);
+  let items = access.extra;
+  const { joined, assignment } = await retry(async (attempt) => {
+    if (attempt > 1) items = await batchGet(target(projectId));
+    const { account, member } = roleTarget(access, items, userId);
+    const existing = items.get(keyId(keys.envRole(projectId, envId, userId))) as EnvRoleAssignment | undefined;
+    const assignment: EnvRoleAssignment = { id: existing?.id ?? ctx.ids.newId(), environment_id: env.id, user_id: userId, role };
+    const joins = !member;
+    const entity = { id: assignment.id, project_id: projectId, environment_id: env.id, audit_head: existing?.audit_head };
+    // A new assignment's entry is its creation; a changed role's its latest (the same role again: no entry).
+    let auditSteps: TransactStep[] = [];
+    let head = existing?.audit_head;
+    if (!existing) auditSteps = creationAudit(ctx, 'env_role', entity, toEnvRoleOut(assignment), { summary: joins ? { made_member: true } : undefined });
+    else if (existing.role !== role) {
+      const audit = changeAudit(ctx, 'env_role', 'update', entity, { before: { role: existing.role }, after: { role } }, await retentionOfProject(access.project));
+      [auditSteps, head] = [audit.steps, audit.head];
+    }
+    const now = ctx.clock.now().toISOString();
+    await transact([
+      envRoleStep(projectId, env.id, userId, role, assignment.id, head),
+      ...auditSteps,
+      ...(joins ? joinSteps(ctx, access.project, account, 'env_role', now, CHANGED) : [memberHoldsStep(projectId, userId, CHANGED)]),
+    ]);
+    return { joined: joins ? account : undefined, assignment };
+  }, { attempts: 3, when: (err) => err === CHANGED, baseMs: 20 });
+  if (joined) await mailNewMember(ctx, access.project, joined, `the role ${role} in the environment "${env.name}"`);
   return assignment;
 }
 

@@ -1,6 +1,6 @@
 import { keys } from '#db/keys';
 import { accountActor, changeAudit } from '#shared/audit';
-import { transact, type TransactStep, concurrentChange } from '#db/transact';
+import { transact, type TransactStep } from '#db/transact';
 import { invalid, conflict, notFound } from '#shared/errors';
 import { hashPassword } from '#auth/passwords';
 import { passwordPolicyProblem } from '#auth/password-policy';
@@ -8,34 +8,20 @@ import { actorAccount, type AppContext } from '#shared/context';
 import { accountCreationSteps, type Account, type AccountType, prepareAccount, hasSecondFactor, securityLogStep, startSession, type ClientMeta, type TokenPair } from '#domain/identity';
 import { type Membership } from './access';
 import { envRoleStep, type EnvRoleAssignment } from './env-roles';
+import { memberHoldsStep } from './role-target';
 import { type Environment } from './environments';
 import { locate } from '#db/lookup';
 import { membershipSteps, type Project } from './projects';
 import { listSubscriptions } from '#domain/billing';
-import { closeIndexStep, DEFAULT_INVITE_ROLE, findInvitationLink, INVITATION_ACCEPTED, INVITATION_EXPIRED, INVITATION_NOT_FOUND, isExpired, isRevoked, toInviteOut, type Invitation } from './invitations';
+import { closeIndexStep, DEFAULT_INVITE_ROLE, findInvitationLink, INVITATION_NOT_FOUND, refuseClosed, retryOnceIfStale, INVITATION_CHANGED as STALE, toInviteOut, type Invitation } from './invitations';
 import { batchGet, keyId } from '#db/batch-get';
 import { isLive } from '#db/live';
-import { retry } from '#db/retry';
 
 /** SPEC "Errors: invitations". */
 export const ACCOUNT_EXISTS =
   'An account already exists for this address. Sign in as that account and open the invitation link again, or reset your password if you cannot sign in.';
 export const PASSWORD_REQUIRED_TO_CLAIM = 'A password is required to claim this invitation';
 export const PASSWORD_REQUIRED_TO_CREATE = 'A password is required to create an account for this invitation';
-
-/**
- * A condition of the acceptance transaction failed: the invitation or the account changed between
- * our read and our write (a concurrent acceptance, resend, revoke, sign-in, or project creation).
- * The acceptance is evaluated once more from fresh reads, which gives the precise answer.
- */
-const STALE = concurrentChange();
-const retryOnceIfStale = <T>(attempt: () => Promise<T>): Promise<T> => retry(attempt, { attempts: 2, when: (err) => err === STALE });
-
-/** 400 for an invitation that can no longer be accepted. A revoked one, or a link replaced by a resend, counts as expired. */
-function refuseClosed(invite: Invitation, ctx: AppContext, tokenHash?: string): void {
-  if (invite.accepted) throw invalid(INVITATION_ACCEPTED);
-  if (isRevoked(invite) || isExpired(invite, ctx) || (tokenHash !== undefined && tokenHash !== invite.token_hash)) throw invalid(INVITATION_EXPIRED);
-}
 
 interface Facts {
   project: Project;
@@ -103,6 +89,8 @@ function grantSteps(invite: Invitation, userId: string, facts: Facts, ctx: AppCo
     const step = envRoleStep(invite.project_id, invite.environment_id, userId, invite.role ?? DEFAULT_INVITE_ROLE, facts.envRole?.id ?? ctx.ids.newId());
     step.Put!.Item = { ...step.Put!.Item, group_id: invite.group_id, subgroup_id: invite.subgroup_id, invitation_id: invite.id };
     steps.push(step);
+    // A member's role is written only while they still are one (a removal committed meanwhile: evaluated again).
+    if (facts.membership) steps.push(memberHoldsStep(invite.project_id, userId, STALE));
   }
   return steps;
 }

@@ -1,5 +1,5 @@
 import { keys } from '#db/keys';
-import { transact, type TransactStep } from '#db/transact';
+import { concurrentChange, transact, type TransactStep } from '#db/transact';
 import { invalid, notFound } from '#shared/errors';
 import { newSecret, sha256 } from '#auth/tokens';
 import type { EnvRole } from '#auth/permissions';
@@ -20,6 +20,7 @@ import { batchGet, keyId } from '#db/batch-get';
 import { isLive } from '#db/live';
 import { getItem } from '#db/items';
 import { deleteStep, putNewStep, putStep } from '#db/steps';
+import { retry } from '#db/retry';
 
 /** SPEC "Other constants": an invitation is valid for 24 hours from creation or resend. */
 export const INVITATION_VALID_HOURS = 24;
@@ -95,6 +96,23 @@ export type InviteOut = ReturnType<typeof toInviteOut>;
 
 export const isExpired = (i: Pick<Invitation, 'expires_at'>, ctx: AppContext) => i.expires_at <= ctx.clock.now().toISOString();
 export const isRevoked = (i: Pick<Invitation, 'revoked_at'>) => Boolean(i.revoked_at);
+
+/**
+ * 400 for an invitation that is no longer pending (what acceptance and revocation refuse). A revoked
+ * one, or a link replaced by a resend (`tokenHash`, when a link was presented), counts as expired.
+ */
+export function refuseClosed(invite: Invitation, ctx: AppContext, tokenHash?: string): void {
+  if (invite.accepted) throw invalid(INVITATION_ACCEPTED);
+  if (isRevoked(invite) || isExpired(invite, ctx) || (tokenHash !== undefined && tokenHash !== invite.token_hash)) throw invalid(INVITATION_EXPIRED);
+}
+
+/**
+ * A condition of an acceptance's or revocation's transaction failed: the invitation (or, for an
+ * acceptance, the account) changed between our read and our write. The request is evaluated once
+ * more from fresh reads, which gives the precise answer.
+ */
+export const INVITATION_CHANGED = concurrentChange();
+export const retryOnceIfStale = <T>(attempt: () => Promise<T>): Promise<T> => retry(attempt, { attempts: 2, when: (err) => err === INVITATION_CHANGED });
 
 export interface NewInvitation {
   project_id: string;
@@ -306,30 +324,36 @@ export async function resendInvitation(ctx: AppContext, input: { id: string }): 
 }
 
 /**
- * DELETE /invites/{id}: revokes a pending invitation; it expires now (the record is kept), is marked
- * revoked, and its link stops working. Accepted ones are refused, also when the acceptance commits
- * between our read and our write; an acceptance committing after us finds it revoked and fails.
+ * DELETE /invites/{id}: revokes a pending invitation; it expires now (the record is kept, listed and
+ * resendable), is marked revoked, and its link stops working. One that is no longer pending is
+ * refused like its acceptance (`refuseClosed`): 400 'Invitation already accepted', or 400
+ * 'Invitation expired' when already revoked or expired by time (nothing written). The write is
+ * conditioned on the invitation still being pending as read (not accepted, the same future
+ * `expires_at`); when it changed meanwhile (a concurrent revoke, acceptance or resend) the request
+ * is evaluated once more from a fresh read, so of two concurrent revokes one answers 204 and the
+ * other 400 'Invitation expired'. An acceptance committing after us finds it revoked and fails.
  */
 export async function revokeInvitation(ctx: AppContext, input: { id: string }): Promise<void> {
-  const { access, invite } = await ownerAccessToInvitation(ctx, input.id);
-  if (invite.accepted) throw invalid(INVITATION_ACCEPTED);
-  if (isExpired(invite, ctx)) return; // already dead: its expiry is left as it was
-  const now = ctx.clock.now().toISOString();
-  const revoked: Invitation = { ...invite, expires_at: now, revoked_at: now, updated_at: now };
-  const audit = changeAudit(ctx, 'invitation', 'revoke', invite, { before: auditedInvitation(invite), after: auditedInvitation(revoked) }, await retentionOfProject(access.project));
-  await transact([
-    {
-      Update: {
-        Key: keys.invite(invite.project_id, invite.id),
-        UpdateExpression: 'SET expires_at = :now, revoked_at = :now, updated_at = :now, audit_head = :head',
-        ConditionExpression: 'attribute_exists(PK) AND accepted = :f',
-        ExpressionAttributeValues: { ':now': now, ':f': false, ':head': audit.head },
+  await retryOnceIfStale(async () => {
+    const { access, invite } = await ownerAccessToInvitation(ctx, input.id);
+    refuseClosed(invite, ctx);
+    const now = ctx.clock.now().toISOString();
+    const revoked: Invitation = { ...invite, expires_at: now, revoked_at: now, updated_at: now };
+    const audit = changeAudit(ctx, 'invitation', 'revoke', invite, { before: auditedInvitation(invite), after: auditedInvitation(revoked) }, await retentionOfProject(access.project));
+    await transact([
+      {
+        Update: {
+          Key: keys.invite(invite.project_id, invite.id),
+          UpdateExpression: 'SET expires_at = :now, revoked_at = :now, updated_at = :now, audit_head = :head',
+          ConditionExpression: 'attribute_exists(PK) AND accepted = :f AND expires_at = :was',
+          ExpressionAttributeValues: { ':now': now, ':f': false, ':was': invite.expires_at, ':head': audit.head },
+        },
+        failWith: INVITATION_CHANGED,
       },
-      failWith: invalid(INVITATION_ACCEPTED),
-    },
-    closeIndexStep(invite),
-    ...audit.steps,
-  ]);
+      closeIndexStep(invite),
+      ...audit.steps,
+    ]);
+  });
 }
 
 /**

@@ -2,17 +2,21 @@ import { keys } from '#db/keys';
 import { keyId } from '#db/batch-get';
 import { queryPrefix } from '#db/query';
 import { deleteStep, existingSetStep } from '#db/steps';
-import { transactWithCascade, type TransactStep } from '#db/transact';
+import { concurrentChange, transactWithCascade, type TransactStep } from '#db/transact';
+import { retry } from '#db/retry';
 import { changeAudit } from '#shared/audit';
 import { invalid, notFound } from '#shared/errors';
 import { actorAccount, type AppContext } from '#shared/context';
 import type { Account } from '#domain/identity';
-import { loadAccess, type Membership } from './access';
+import { loadAccess } from './access';
+import type { MemberItem } from './role-target';
 import type { EnvRoleAssignment } from './env-roles';
 import type { CustomRoleAssignment } from './custom-roles';
 import { retentionOfProject } from './projects';
 
 export const MEMBER_NOT_FOUND = 'Member not found';
+/** The membership changed between the removal's read and its write: read again. */
+const CHANGED = concurrentChange();
 /**
  * The owner whose plan the project runs on (its `owner_id`: their plan's limits govern it, their
  * project slot holds it) stays a member: so a project never loses its last owner, nor its plan.
@@ -33,33 +37,46 @@ export async function removeMember(ctx: AppContext, input: { project_id: string;
   const callerId = actorAccount(ctx).id;
   const { project_id: projectId, user_id: userId } = input;
   const memberKey = keys.member(projectId, userId);
-  const access = await loadAccess(projectId, callerId, { extra: [memberKey, keys.account(userId)] });
-  const leaving = userId === callerId;
-  if (!leaving) access.requireOwner();
-  const member = access.extra.get(keyId(memberKey)) as Membership | undefined;
-  if (!member) throw notFound(MEMBER_NOT_FOUND);
-  if (userId === access.project.owner_id) throw invalid(PLAN_OWNER_STAYS);
+  // A role given to the member while this removal read their roles moves the member's
+  // `grants_version` (`memberHoldsStep`, custom-role grants): the removal then reads again, so
+  // no role outlives the membership.
+  await retry(async () => {
+    const access = await loadAccess(projectId, callerId, { extra: [memberKey, keys.account(userId)] });
+    const leaving = userId === callerId;
+    if (!leaving) access.requireOwner();
+    const member = access.extra.get(keyId(memberKey)) as MemberItem | undefined;
+    if (!member) throw notFound(MEMBER_NOT_FOUND);
+    if (userId === access.project.owner_id) throw invalid(PLAN_OWNER_STAYS);
 
-  const [envRoles, assignments, retention] = await Promise.all([
-    queryPrefix<EnvRoleAssignment>(projectId, keys.envRolesPrefix),
-    queryPrefix<CustomRoleAssignment>(projectId, keys.customRoleAssignmentsPrefix),
-    retentionOfProject(access.project),
-  ]);
-  const roles = envRoles.filter((r) => r.user_id === userId);
-  const held = assignments.filter((a) => a.user_id === userId && !a.deleted_at);
-  const now = ctx.clock.now().toISOString();
-  const email = (access.extra.get(keyId(keys.account(userId))) as Account | undefined)?.email ?? null;
-  const audit = changeAudit(ctx, 'member', 'remove', { id: userId, project_id: projectId }, {
-    before: { user_id: userId, email, role: member.role }, after: null,
-  }, retention, { summary: { left: leaving, env_roles_removed: roles.length, custom_roles_withdrawn: held.length } });
-  const cascade: TransactStep[] = [
-    ...roles.map((r) => deleteStep(keys.envRole(projectId, r.environment_id, userId))),
-    ...held.map((a) => existingSetStep(keys.customRoleAssignment(projectId, a.role_id, userId), { deleted_at: now, updated_at: now })),
-  ];
-  await transactWithCascade(cascade, [
-    // Only a membership still there: of two concurrent removals of one member, the second is told it is gone.
-    deleteStep(memberKey, notFound(MEMBER_NOT_FOUND)),
-    deleteStep(keys.membership(userId, projectId)),
-    ...audit.steps,
-  ]);
+    const [envRoles, assignments, retention] = await Promise.all([
+      queryPrefix<EnvRoleAssignment>(projectId, keys.envRolesPrefix),
+      queryPrefix<CustomRoleAssignment>(projectId, keys.customRoleAssignmentsPrefix),
+      retentionOfProject(access.project),
+    ]);
+    const roles = envRoles.filter((r) => r.user_id === userId);
+    const held = assignments.filter((a) => a.user_id === userId && !a.deleted_at);
+    const now = ctx.clock.now().toISOString();
+    const email = (access.extra.get(keyId(keys.account(userId))) as Account | undefined)?.email ?? null;
+    const audit = changeAudit(ctx, 'member', 'remove', { id: userId, project_id: projectId }, {
+      before: { user_id: userId, email, role: member.role }, after: null,
+    }, retention, { summary: { left: leaving, env_roles_removed: roles.length, custom_roles_withdrawn: held.length } });
+    const cascade: TransactStep[] = [
+      ...roles.map((r) => deleteStep(keys.envRole(projectId, r.environment_id, userId))),
+      ...held.map((a) => existingSetStep(keys.customRoleAssignment(projectId, a.role_id, userId), { deleted_at: now, updated_at: now })),
+    ];
+    const version = member.grants_version;
+    await transactWithCascade(cascade, [
+      // Only the membership as read: gone meanwhile (of two concurrent removals, the second) or given a role meanwhile, read again.
+      {
+        Delete: {
+          Key: memberKey,
+          ConditionExpression: version === undefined ? 'attribute_exists(PK) AND attribute_not_exists(grants_version)' : 'grants_version = :v',
+          ...(version === undefined ? {} : { ExpressionAttributeValues: { ':v': version } }),
+        },
+        failWith: CHANGED,
+      },
+      deleteStep(keys.membership(userId, projectId)),
+      ...audit.steps,
+    ]);
+  }, { attempts: 4, when: (err) => err === CHANGED, baseMs: 20 });
 }

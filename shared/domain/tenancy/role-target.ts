@@ -1,0 +1,89 @@
+import { keys } from '#db/keys';
+import { keyId, type Key } from '#db/batch-get';
+import type { TransactStep } from '#db/transact';
+import { creationAudit } from '#shared/audit';
+import { notFound, type DomainError } from '#shared/errors';
+import { actorAccount, type AppContext } from '#shared/context';
+import { queueMail } from '#mail/send';
+import { oneLine } from '#mail/html';
+import type { Account } from '#domain/identity';
+import type { Membership, ProjectAccess } from './access';
+import { membershipSteps, type Project } from './projects';
+import { addedToProjectMail, projectLink } from './member-mail';
+
+/** The refusal of a role's target that is no account, or (to anyone but an owner) no member of the project. */
+export const USER_NOT_FOUND = 'User not found';
+
+/** A member item with the version that every change of what the member holds bumps. */
+export type MemberItem = Membership & { grants_version?: number };
+
+/** What giving someone a role reads about them; read with the caller's access (`extra`), one BatchGet. */
+export const roleTargetKeys = (projectId: string, userId: string): Key[] => [keys.account(userId), keys.member(projectId, userId)];
+
+export interface RoleTarget {
+  account: Account;
+  /** Their membership; absent when the (owner's) assignment is to make them a member. */
+  member: MemberItem | undefined;
+}
+
+/**
+ * Who may be given a role in a project (environment roles, custom roles; issue 32): a member. An
+ * owner may also give one to any account, and the assignment makes it a member (SPEC: "when the
+ * project owner assigns a role, the target also gets a project membership record"). To anyone
+ * else, an account that is not a member is what an unknown id is: 404 'User not found', the same
+ * body, and nothing written, so a non-owner can neither leave a role that grants nothing nor learn
+ * which ids are accounts. `items` holds what `roleTargetKeys` read.
+ */
+export function roleTarget(access: ProjectAccess, items: Map<string, Record<string, unknown>>, userId: string): RoleTarget {
+  const account = items.get(keyId(keys.account(userId))) as Account | undefined;
+  const member = items.get(keyId(keys.member(access.project.id, userId))) as MemberItem | undefined;
+  if (!account || (!member && !access.isOwner)) throw notFound(USER_NOT_FOUND);
+  return { account, member };
+}
+
+/**
+ * The guard of a role written for a member: the membership must still be there when the role is
+ * written (`failWith` otherwise: a removal committed meanwhile), and its `grants_version` moves, so a
+ * removal that read the member's roles before this write starts again instead of leaving the role
+ * behind (`removeMember`).
+ */
+export function memberHoldsStep(projectId: string, userId: string, failWith: DomainError): TransactStep {
+  return {
+    Update: {
+      Key: keys.member(projectId, userId),
+      UpdateExpression: 'ADD grants_version :one',
+      ConditionExpression: 'attribute_exists(PK)',
+      ExpressionAttributeValues: { ':one': 1 },
+    },
+    failWith,
+  };
+}
+
+/**
+ * An owner's assignment to a non-member makes them one: the membership (and its mirror) and the
+ * project's audit entry `member.create` (by the owner; `via` names the assignment), in the
+ * assignment's transaction. `failWith` replaces the membership's own refusal (one written meanwhile).
+ */
+export function joinSteps(ctx: AppContext, project: Project, account: Account, via: 'env_role' | 'custom_role_assignment', now: string, failWith?: DomainError): TransactStep[] {
+  const steps = membershipSteps(project.id, account.id, 'member', now).map((s) => (failWith && s.failWith ? { ...s, failWith } : s));
+  return [
+    ...steps,
+    ...creationAudit(ctx, 'member', { id: account.id, project_id: project.id }, { user_id: account.id, email: account.email, role: 'member' }, { summary: { via } }),
+  ];
+}
+
+/**
+ * Tells someone an owner's assignment made a member, once it has committed: who added them, with
+ * what (`grant`), and the project's address. Through the mail queue, as invitations are; a failure
+ * to queue is logged and undoes nothing.
+ */
+export async function mailNewMember(ctx: AppContext, project: Project, account: Account, grant: string): Promise<void> {
+  const owner = actorAccount(ctx);
+  await queueMail(addedToProjectMail({
+    to: account.email,
+    owner: oneLine(owner.name ?? '') || owner.email,
+    projectName: project.name,
+    grant,
+    link: projectLink(project.id, ctx),
+  }), ctx);
+}

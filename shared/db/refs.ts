@@ -6,7 +6,8 @@ import { counterStep } from './steps';
 
 /**
  * Items whose delete takes along what refers to them (a service's or server's connections, links
- * and hosted services; a chain's members; a group's subgroups) read those first, then write. So
+ * and hosted services; a chain's members; a group's subgroups; a member's roles) read those first,
+ * then write. So
  * that nothing can be added between that read and the delete's commit (issue 32: a connection that
  * outlived its service), every write that adds a reference moves the item's `refs_version` on, in
  * its transaction, on condition that the item is live (`referenceStep`), and the delete's own write
@@ -14,7 +15,9 @@ import { counterStep } from './steps';
  * the delete, which reads again. A version that only grows, not a count: a count comes back to the
  * value read when one reference is added and another removed, the added one unread.
  */
-const REFS_VERSION = 'refs_version';
+/** The attribute; for an update that adds a reference in its own expression (`ADD #refs :one`, with `refsName`). */
+export const REFS_VERSION = 'refs_version';
+export const refsName = { '#refs': REFS_VERSION };
 
 /** Counter moves of an item that also record a reference added to it (for a caller that builds its own counter step). */
 export const withReference = (counts: Record<string, number>): Record<string, number> => ({ ...counts, [REFS_VERSION]: 1 });
@@ -27,5 +30,5 @@ export function referenceStep(key: Key, failWith: DomainError, counts: Record<st
 /** The condition, for the delete of an item read as `item`, that no reference was added to it since. */
 export const refsAsRead = (item: { refs_version?: number | null }): Condition =>
   item.refs_version
-    ? { expression: '#refs = :refs', names: { '#refs': REFS_VERSION }, values: { ':refs': item.refs_version } }
-    : { expression: 'attribute_not_exists(#refs)', names: { '#refs': REFS_VERSION }, values: {} };
+    ? { expression: '#refs = :refs', names: refsName, values: { ':refs': item.refs_version } }
+    : { expression: 'attribute_exists(PK) AND attribute_not_exists(#refs)', names: refsName, values: {} };

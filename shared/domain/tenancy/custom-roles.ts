@@ -10,6 +10,7 @@ import { joinSteps, mailNewMember, roleTarget, roleTargetKeys, type MemberItem }
 import type { Account } from '#domain/identity';
 import { changeAudit, creationAudit } from '#shared/audit';
 import { claimNameStep, namedWriteSteps, type NameScope } from '#db/unique-names';
+import { REFS_VERSION, refsAsRead, refsName } from '#db/refs';
 import type { Key } from '#db/lookup';
 import { queryPrefix } from '#db/query';
 import { compareText } from '#shared/text';
@@ -277,7 +278,7 @@ export async function assignCustomRole(
 function joinWithGrantSteps(ctx: AppContext, project: Project, account: Account, grant: string, now: string): TransactStep[] {
   const memberSK = keys.member(project.id, account.id).SK;
   return joinSteps(ctx, project, account, 'custom_role_assignment', now, CHANGED).map((step) =>
-    step.Put?.Item?.SK === memberSK ? { ...step, Put: { ...step.Put, Item: { ...step.Put.Item, custom_role_grants: new Set([grant]), grants_version: 1 } } } : step,
+    step.Put?.Item?.SK === memberSK ? { ...step, Put: { ...step.Put, Item: { ...step.Put.Item, custom_role_grants: new Set([grant]), [REFS_VERSION]: 1 } } } : step,
   );
 }
 
@@ -289,8 +290,8 @@ function grantSteps(projectId: string, userId: string, member: MemberItem, roleI
     // Adding to a set is safe under concurrency; the version bump tells whole-set writers that it changed.
     return [{
       Update: {
-        Key, UpdateExpression: 'ADD custom_role_grants :g, grants_version :one', ConditionExpression: 'attribute_exists(PK)',
-        ExpressionAttributeValues: { ':g': new Set([grant]), ':one': 1 },
+        Key, UpdateExpression: 'ADD custom_role_grants :g, #refs :one', ConditionExpression: 'attribute_exists(PK)',
+        ExpressionAttributeNames: refsName, ExpressionAttributeValues: { ':g': new Set([grant]), ':one': 1 },
       },
       failWith: CHANGED,
     }];
@@ -298,13 +299,14 @@ function grantSteps(projectId: string, userId: string, member: MemberItem, roleI
   // Moving a grant replaces the whole set (one attribute cannot be both added to and deleted from in one update), guarded by the version.
   const next = new Set([...(member.custom_role_grants ?? [])].filter((g) => !stale.includes(g)));
   next.add(grant);
-  const version = member.grants_version ?? 0;
+  const asRead = refsAsRead(member);
   return [{
     Update: {
       Key,
-      UpdateExpression: 'SET custom_role_grants = :set ADD grants_version :one',
-      ConditionExpression: version ? 'attribute_exists(PK) AND grants_version = :v' : 'attribute_exists(PK) AND attribute_not_exists(grants_version)',
-      ExpressionAttributeValues: { ':set': next, ':one': 1, ...(version ? { ':v': version } : {}) },
+      UpdateExpression: 'SET custom_role_grants = :set ADD #refs :one',
+      ConditionExpression: asRead.expression,
+      ExpressionAttributeNames: asRead.names,
+      ExpressionAttributeValues: { ':set': next, ':one': 1, ...asRead.values },
     },
     failWith: CHANGED,
   }];
@@ -317,8 +319,8 @@ function withdrawGrantSteps(member: Membership | undefined, roleId: string): Tra
   return [{
     Update: {
       Key: keys.member(member.project_id, member.user_id),
-      UpdateExpression: 'DELETE custom_role_grants :g ADD grants_version :one', ConditionExpression: 'attribute_exists(PK)',
-      ExpressionAttributeValues: { ':g': new Set(grants), ':one': 1 },
+      UpdateExpression: 'DELETE custom_role_grants :g ADD #refs :one', ConditionExpression: 'attribute_exists(PK)',
+      ExpressionAttributeNames: refsName, ExpressionAttributeValues: { ':g': new Set(grants), ':one': 1 },
     },
   }];
 }

@@ -1,3 +1,4 @@
+import { refsAsRead } from '#db/refs';
 import { keys } from '#db/keys';
 import { keyId } from '#db/batch-get';
 import { queryPrefix } from '#db/query';
@@ -38,8 +39,8 @@ export async function removeMember(ctx: AppContext, input: { project_id: string;
   const { project_id: projectId, user_id: userId } = input;
   const memberKey = keys.member(projectId, userId);
   // A role given to the member while this removal read their roles moves the member's
-  // `grants_version` (`memberHoldsStep`, custom-role grants): the removal then reads again, so
-  // no role outlives the membership.
+  // `refs_version` (`memberHoldsStep`, custom-role grants; db/refs.ts): the removal then reads
+  // again, so no role outlives the membership.
   await retry(async () => {
     const access = await loadAccess(projectId, callerId, { extra: [memberKey, keys.account(userId)] });
     const leaving = userId === callerId;
@@ -64,14 +65,15 @@ export async function removeMember(ctx: AppContext, input: { project_id: string;
       ...roles.map((r) => deleteStep(keys.envRole(projectId, r.environment_id, userId))),
       ...held.map((a) => existingSetStep(keys.customRoleAssignment(projectId, a.role_id, userId), { deleted_at: now, updated_at: now })),
     ];
-    const version = member.grants_version;
+    const asRead = refsAsRead(member);
     await transactWithCascade(cascade, [
       // Only the membership as read: gone meanwhile (of two concurrent removals, the second) or given a role meanwhile, read again.
       {
         Delete: {
           Key: memberKey,
-          ConditionExpression: version === undefined ? 'attribute_exists(PK) AND attribute_not_exists(grants_version)' : 'grants_version = :v',
-          ...(version === undefined ? {} : { ExpressionAttributeValues: { ':v': version } }),
+          ConditionExpression: asRead.expression,
+          ExpressionAttributeNames: asRead.names,
+          ...(Object.keys(asRead.values).length ? { ExpressionAttributeValues: asRead.values } : {}),
         },
         failWith: CHANGED,
       },

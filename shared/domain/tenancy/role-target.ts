@@ -1,5 +1,6 @@
 import { keys } from '#db/keys';
 import { keyId, type Key } from '#db/batch-get';
+import { referenceStep } from '#db/refs';
 import type { TransactStep } from '#db/transact';
 import { creationAudit } from '#shared/audit';
 import { notFound, type DomainError } from '#shared/errors';
@@ -14,8 +15,8 @@ import { addedToProjectMail, projectLink } from './member-mail';
 /** The refusal of a role's target that is no account, or (to anyone but an owner) no member of the project. */
 export const USER_NOT_FOUND = 'User not found';
 
-/** A member item with the version that every change of what the member holds bumps. */
-export type MemberItem = Membership & { grants_version?: number };
+/** A member item with the version that every change of what the member holds moves on (db/refs.ts). */
+export type MemberItem = Membership & { refs_version?: number };
 
 /** What giving someone a role reads about them; read with the caller's access (`extra`), one BatchGet. */
 export const roleTargetKeys = (projectId: string, userId: string): Key[] => [keys.account(userId), keys.member(projectId, userId)];
@@ -43,21 +44,11 @@ export function roleTarget(access: ProjectAccess, items: Map<string, Record<stri
 
 /**
  * The guard of a role written for a member: the membership must still be there when the role is
- * written (`failWith` otherwise: a removal committed meanwhile), and its `grants_version` moves, so a
- * removal that read the member's roles before this write starts again instead of leaving the role
- * behind (`removeMember`).
+ * written (`failWith` otherwise: a removal committed meanwhile), and a role is a reference to it
+ * (db/refs.ts), so a removal that read the member's roles before this write starts again instead
+ * of leaving the role behind (`removeMember`).
  */
-export function memberHoldsStep(projectId: string, userId: string, failWith: DomainError): TransactStep {
-  return {
-    Update: {
-      Key: keys.member(projectId, userId),
-      UpdateExpression: 'ADD grants_version :one',
-      ConditionExpression: 'attribute_exists(PK)',
-      ExpressionAttributeValues: { ':one': 1 },
-    },
-    failWith,
-  };
-}
+export const memberHoldsStep = (projectId: string, userId: string, failWith: DomainError): TransactStep => referenceStep(keys.member(projectId, userId), failWith);
 
 /**
  * An owner's assignment to a non-member makes them one: the membership (and its mirror) and the

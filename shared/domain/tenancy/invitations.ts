@@ -17,7 +17,7 @@ import { changeAudit, creationAudit } from '#shared/audit';
 import { invitationLink, invitationMail } from './invitation-mail';
 import { queryPartition, queryPrefix } from '#db/query';
 import { batchGet, keyId } from '#db/batch-get';
-import { isLive } from '#db/live';
+import { allOf, isLive, setFieldsStep, type Condition } from '#db/live';
 import { getItem } from '#db/items';
 import { deleteStep, putNewStep, putStep } from '#db/steps';
 import { retry } from '#db/retry';
@@ -289,6 +289,9 @@ async function ownerAccessToInvitation(ctx: AppContext, inviteId: string) {
   return { access, invite };
 }
 
+/** The condition of a write that keeps an invitation open: nobody accepted it meanwhile. */
+const NOT_ACCEPTED: Condition = { expression: 'accepted = :f', values: { ':f': false } };
+
 /**
  * POST /invites/{id}/resend: a new link valid for 24 hours from now, mailed afresh (at most once a
  * minute, see `limitInvitationMail`); the previous link stops working at once (its token no longer
@@ -307,15 +310,11 @@ export async function resendInvitation(ctx: AppContext, input: { id: string }): 
   const resent: Invitation = { ...invite, token_hash: link.tokenHash, expires_at: expires.toISOString(), revoked_at: null, updated_at: now };
   const audit = changeAudit(ctx, 'invitation', 'resend', invite, { before: auditedInvitation(invite), after: auditedInvitation(resent) }, await retentionOfProject(access.project));
   await transact([
-    {
-      Update: {
-        Key: keys.invite(invite.project_id, invite.id),
-        UpdateExpression: 'SET token_hash = :h, expires_at = :exp, revoked_at = :null, updated_at = :now, audit_head = :head',
-        ConditionExpression: 'attribute_exists(PK) AND accepted = :f',
-        ExpressionAttributeValues: { ':h': resent.token_hash, ':exp': resent.expires_at, ':null': null, ':now': now, ':f': false, ':head': audit.head },
-      },
-      failWith: invalid(INVITATION_ACCEPTED),
-    },
+    setFieldsStep(
+      keys.invite(invite.project_id, invite.id),
+      { token_hash: resent.token_hash, expires_at: resent.expires_at, revoked_at: null, updated_at: now, audit_head: audit.head },
+      invalid(INVITATION_ACCEPTED), NOT_ACCEPTED,
+    ),
     ...link.steps,
     ...audit.steps,
   ]);
@@ -341,15 +340,11 @@ export async function revokeInvitation(ctx: AppContext, input: { id: string }): 
     const revoked: Invitation = { ...invite, expires_at: now, revoked_at: now, updated_at: now };
     const audit = changeAudit(ctx, 'invitation', 'revoke', invite, { before: auditedInvitation(invite), after: auditedInvitation(revoked) }, await retentionOfProject(access.project));
     await transact([
-      {
-        Update: {
-          Key: keys.invite(invite.project_id, invite.id),
-          UpdateExpression: 'SET expires_at = :now, revoked_at = :now, updated_at = :now, audit_head = :head',
-          ConditionExpression: 'attribute_exists(PK) AND accepted = :f AND expires_at = :was',
-          ExpressionAttributeValues: { ':now': now, ':f': false, ':was': invite.expires_at, ':head': audit.head },
-        },
-        failWith: INVITATION_CHANGED,
-      },
+      setFieldsStep(
+        keys.invite(invite.project_id, invite.id),
+        { expires_at: now, revoked_at: now, updated_at: now, audit_head: audit.head },
+        INVITATION_CHANGED, allOf(NOT_ACCEPTED, { expression: 'expires_at = :was', values: { ':was': invite.expires_at } }),
+      ),
       closeIndexStep(invite),
       ...audit.steps,
     ]);

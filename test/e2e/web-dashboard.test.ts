@@ -70,6 +70,8 @@ describe('the dashboard, before sign-in', () => {
     expect(scripts.size).toBeGreaterThan(0);
     expect(total).toBeLessThanOrEqual(200 * 1024);
     expect([...scripts.keys()].every((u) => u.startsWith(url('/assets/')))).toBe(true);
+    // What a search engine shows under the page's title (issue 32: Lighthouse's SEO audit).
+    expect(await page.locator('meta[name="description"]').getAttribute('content')).toMatch(/^Infrastructure Catalog: .{40,140}\.$/);
     await checkScreen('sign-in');
   });
 

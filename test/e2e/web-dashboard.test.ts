@@ -248,7 +248,7 @@ describe('the dashboard, signed in', () => {
     await expect.poll(() => page.getByRole('link', { name: 'Shop' }).count()).toBe(1);
   });
 
-  it('is usable 390 px wide: every screen fits and passes axe', async () => {
+  it('is usable 390 px wide: every screen fits and passes axe; the header folds into a Menu button', async () => {
     await page.setViewportSize({ width: 390, height: 800 });
     await checkScreen('projects, narrow');
     await page.getByRole('link', { name: 'Shop' }).click();
@@ -257,16 +257,45 @@ describe('the dashboard, signed in', () => {
     await page.getByRole('link', { name: 'production', exact: true }).click();
     await expect.poll(() => page.locator('table.grid tbody th').count()).toBe(3);
     await checkScreen('services, narrow');
+
+    // Issue 32: the header (project, environment and 12 links) took a third of the screen. Folded, it
+    // is one row: the brand and a Menu button; the screen's heading is in the first screenful's top fifth.
+    const menu = page.getByRole('button', { name: 'Menu' });
+    const header = page.locator('header.top');
+    expect(await menu.getAttribute('aria-expanded')).toBe('false');
+    expect(await page.getByRole('link', { name: 'Topology' }).isVisible()).toBe(false);
+    expect(await page.getByLabel('Environment', { exact: true }).isVisible()).toBe(false);
+    expect((await header.boundingBox())!.height).toBeLessThanOrEqual(60);
+    expect((await heading().boundingBox())!.y).toBeLessThan(800 / 5);
+    if (process.env.SHOT) await page.screenshot({ path: '/tmp/header-narrow.png' });
+    await menu.click();
+    expect(await menu.getAttribute('aria-expanded')).toBe('true');
+    for (const link of ['Members', 'Roles', 'Audit log', 'Webhooks', 'Services', 'Topology', 'Servers', 'Networks', 'Import & export', 'Account', 'Security log', 'Plan & billing']) {
+      expect(await page.getByRole('link', { name: link, exact: true }).isVisible(), link).toBe(true);
+    }
+    expect(await page.getByLabel('Environment', { exact: true }).isVisible()).toBe(true);
+    if (process.env.SHOT) await page.screenshot({ path: '/tmp/header-narrow-open.png' });
+    await checkScreen('header menu open, narrow');
+    // Choosing a screen folds it again.
+    await page.getByRole('link', { name: 'Servers', exact: true }).click();
+    await expect.poll(() => heading().textContent()).toBe('Servers');
+    expect(await menu.getAttribute('aria-expanded')).toBe('false');
+    await page.goBack();
+    await expect.poll(() => page.locator('table.grid tbody th').count()).toBe(3);
+
     await page.getByRole('link', { name: 'api', exact: true }).click();
     await expect.poll(() => heading().textContent()).toBe('api');
     await checkScreen('service detail, narrow');
     await page.getByRole('link', { name: 'Edit' }).click();
     await expect.poll(() => page.getByLabel('Name').inputValue()).toBe('api');
     await checkScreen('service form, narrow');
+    await menu.click();
     await page.getByRole('link', { name: 'Topology' }).click();
     await expect.poll(() => page.locator('.cy').getAttribute('data-drawn'), { timeout: 20_000 }).toBe('true');
     await checkScreen('topology, narrow');
     await page.setViewportSize({ width: 1280, height: 800 });
+    expect(await menu.isVisible()).toBe(false);
+    expect(await page.getByRole('link', { name: 'Topology' }).isVisible()).toBe(true);
   });
 
   it('ran every page without a CSP violation, a console error or an uncaught exception (but the refusals it provoked)', () => {

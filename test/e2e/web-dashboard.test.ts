@@ -163,11 +163,21 @@ describe('the dashboard, signed in', () => {
     await checkScreen('services');
   });
 
-  it("draws the topology (layout in a worker), highlights a service's blast radius by distance with its paths, and exports SVG and PNG", async () => {
+  it("draws the topology (layout in a worker) from one request, highlights a service's blast radius by distance with its paths, and exports SVG and PNG", async () => {
+    // The screen reads its graph in one request (issue 32), not the lists of services, servers, networks, connections, links and attachments.
+    const reads: string[] = [];
+    const recordRead = (r: { url(): string }) => {
+      const { pathname, search } = new URL(r.url());
+      if (/^\/(topology|services|service-floors|networks|service-connections|service-links|attachments)\b/.test(pathname)) reads.push(pathname + search);
+    };
+    page.on('request', recordRead);
     await page.getByRole('link', { name: 'Topology' }).click();
     await expect.poll(() => heading().textContent()).toBe('Topology');
     const canvas = page.locator('.cy');
     await expect.poll(() => canvas.getAttribute('data-drawn'), { timeout: 20_000 }).toBe('true');
+    page.off('request', recordRead);
+    const [, projectId, envId] = /\/p\/([\w-]+)\/e\/([\w-]+)\/topology/.exec(page.url())!;
+    expect(reads).toEqual([`/topology?project_id=${projectId}&environment_id=${envId}`]);
     expect(await canvas.getAttribute('aria-label')).toBe('Topology: 3 services, 0 servers, 0 networks, 2 edges');
     expect(await page.locator('.cy canvas').count()).toBeGreaterThan(0);
     const timings = await page.evaluate('window.__topology');

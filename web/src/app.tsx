@@ -13,6 +13,7 @@ import { Services } from './screens/services';
 import { ServiceDetail } from './screens/service-detail';
 import { ServiceForm } from './screens/service-form';
 import { Switcher } from './switcher';
+import { startEarly } from './early';
 import { Servers } from './screens/catalog/servers';
 import { ServerDetail } from './screens/catalog/server-detail';
 import { ServerForm } from './screens/catalog/server-form';
@@ -29,7 +30,8 @@ import { Members } from './screens/people/members';
 import { Roles } from './screens/people/roles';
 
 /** The topology screen and its graph libraries load when it is opened, never before sign-in. */
-const Topology = lazy(() => import('./screens/topology/topology').then((m) => m.Topology));
+const loadTopology = () => import('./screens/topology/topology');
+const Topology = lazy(() => loadTopology().then((m) => m.Topology));
 /** ops: import & export, webhooks, plan & billing (loaded when opened). */
 const Transfer = lazy(() => import('./screens/ops/transfer').then((m) => m.Transfer));
 const Webhooks = lazy(() => import('./screens/ops/webhooks').then((m) => m.Webhooks));
@@ -213,7 +215,12 @@ export function App() {
   const loadMe = async () => setMe(await ok(api.GET('/auth/me')));
   useEffect(() => {
     resumeSession()
-      .then((resumed) => (resumed ? loadMe() : undefined))
+      .then((resumed) => {
+        if (!resumed) return undefined;
+        // The opened screen's code and data, beside the account's read rather than after it.
+        startEarly(location.pathname, loadTopology);
+        return loadMe();
+      })
       .catch(() => setMe(undefined))
       .finally(() => setReady(true));
   }, []);

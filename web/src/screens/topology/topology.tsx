@@ -1,7 +1,7 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
-import { allServices, api, ok, type BlastRadius } from '../../api';
-import { attachedNetworkIds, type Holder } from '../../attachments';
+import { api, ok, type BlastRadius } from '../../api';
+import { takeEarly, topologyKey } from '../../early';
 import { to } from '../../links';
 import { Alert, download, message, Page, useAction } from '../../ui';
 import { buildGraph, nodeId, type EdgeKind, type GraphEdge, type GraphNode, type NodeKind, type TopologyData } from './graph';
@@ -10,8 +10,6 @@ import type { Positions } from './fast-layout';
 import { edgesByEnds, marksOf } from './marks';
 import type { TopologyView, ViewInput } from './view';
 
-/** Service attachments are read one service at a time: only for environments up to this many services. */
-const SERVICE_ATTACHMENTS_MAX = 60;
 /** Above this many elements the automatic choice is the fast (WebGL) drawing. */
 const FAST_DRAWING_FROM = 1500;
 
@@ -27,31 +25,22 @@ declare global {
   }
 }
 
+/**
+ * The screen's data in one request: GET /topology answers the environment's nodes and edges, compact
+ * (started at start-up when the app opened on this address: early.ts).
+ */
 async function loadTopology(scope: { project_id: string; environment_id: string }, signal: AbortSignal): Promise<TopologyData> {
-  const floorsRead = ok(api.GET('/service-floors', { params: { query: scope }, signal }));
-  const networksRead = ok(api.GET('/networks', { params: { query: scope }, signal }));
-  const servicesRead = allServices(scope, undefined, signal);
-  // Attachments are read per holder, each kind as soon as its holders (and the networks) are in:
-  // the servers' beside the long reads of services and connections, not after them.
-  const attachmentsOf = (holders: Promise<Holder[]>) =>
-    Promise.all([holders, networksRead]).then(([h, networks]) => (networks.length && h.length ? attachedNetworkIds(h, signal) : new Map<Holder, string[]>()));
-  const [services, floors, networks, connections, links, ...attached] = await Promise.all([
-    servicesRead,
-    floorsRead,
-    networksRead,
-    ok(api.GET('/service-connections', { params: { query: scope }, signal })),
-    ok(api.GET('/service-links', { params: { query: scope }, signal })),
-    attachmentsOf(floorsRead.then((fs) => fs.map((f): Holder => ({ kind: 'floor', id: f.id })))),
-    attachmentsOf(servicesRead.then((ss) => (ss.length <= SERVICE_ATTACHMENTS_MAX ? ss.map((s): Holder => ({ kind: 'service', id: s.id })) : []))),
-  ]);
-  const attachments = new Map<string, string[]>();
-  for (const read of attached) for (const [holder, ids] of read) attachments.set(nodeId(holder.kind, holder.id), ids);
-  return { services, floors, networks, connections, links, attachments };
+  return takeEarly<TopologyData>(topologyKey(scope.project_id, scope.environment_id)) ?? ok(api.GET('/topology', { params: { query: scope }, signal }));
 }
+
+const layoutWorker = () => new Worker(new URL('./layout.worker.ts', import.meta.url), { type: 'module' });
+/** A worker started with the screen's code, so that its script is loaded while the data is read (the first layout takes it). */
+let spare: Worker | undefined = layoutWorker();
 
 function layout(nodes: GraphNode[], edges: GraphEdge[], engine: Engine, aspectRatio: number): Promise<Extract<LayoutAnswer, { positions: Positions }>> {
   return new Promise((resolve, reject) => {
-    const worker = new Worker(new URL('./layout.worker.ts', import.meta.url), { type: 'module' });
+    const worker = spare ?? layoutWorker();
+    spare = undefined;
     worker.onmessage = (e: MessageEvent<LayoutAnswer>) => {
       worker.terminate();
       'error' in e.data ? reject(new Error(e.data.error)) : resolve(e.data);
@@ -70,8 +59,12 @@ function layout(nodes: GraphNode[], edges: GraphEdge[], engine: Engine, aspectRa
  * FAST_DRAWING_FROM elements, the fast one (sigma.js on WebGL) above, unless the person chose.
  * The WebGL one's SVG and PNG come from a detailed drawing made for the export.
  */
+const fastFor = (choice: Drawing, graph: { nodes: unknown[]; edges: unknown[] }) => choice === 'fast' || (choice === 'auto' && graph.nodes.length + graph.edges.length > FAST_DRAWING_FROM);
+/** The drawing's code, asked for while the layout runs (`drawing` then finds it loaded). */
+const preloadDrawing = (fast: boolean) => void (fast ? import('./sigma-view') : import('./cytoscape-view')).catch(() => {});
+
 async function drawing(choice: Drawing, input: ViewInput, marks: () => ReturnType<typeof marksOf>, onDrawn: () => void): Promise<{ view: TopologyView; fast: boolean }> {
-  const fast = choice === 'fast' || (choice === 'auto' && input.graph.nodes.length + input.graph.edges.length > FAST_DRAWING_FROM);
+  const fast = fastFor(choice, input.graph);
   if (fast) {
     const { sigmaView, webglAvailable } = await import('./sigma-view');
     if (webglAvailable()) {
@@ -112,7 +105,7 @@ export function Topology(props: { projectId: string; envId: string }) {
   const focus = query.focus ?? '';
 
   const graph = useMemo(() => (data ? buildGraph(data) : undefined), [data]);
-  const groups = useMemo(() => [...new Set((data?.services ?? []).map((s) => s.group_name).filter((g): g is string => !!g))].sort(), [data]);
+  const groups = useMemo(() => [...new Set((data?.nodes.group ?? []).filter((g): g is string => !!g))].sort(), [data]);
   const names = useMemo(() => new Map(graph?.nodes.map((n) => [n.id, n.label]) ?? []), [graph]);
   const ends = useMemo(() => edgesByEnds(graph?.edges ?? []), [graph]);
 
@@ -139,6 +132,7 @@ export function Topology(props: { projectId: string; envId: string }) {
     let cancelled = false;
     const started = performance.now();
     setStatus(`Laying out ${graph.nodes.length} items and ${graph.edges.length} edges…`);
+    preloadDrawing(fastFor(choice, graph));
     layout(graph.nodes, graph.edges, engine, Math.max(0.5, (container.current?.clientWidth || 4) / (container.current?.clientHeight || 3))).then(
       async ({ positions, engine: used, ms }) => {
         if (cancelled) return;
@@ -211,7 +205,7 @@ export function Topology(props: { projectId: string; envId: string }) {
     return [...out.entries()].sort(([a], [b]) => a - b);
   }, [blast]);
   // Made once per data: the screen re-renders as the drawing arrives, and 2,000 options need not be diffed again.
-  const serviceOptions = useMemo(() => [...(data?.services ?? [])].sort((a, b) => a.name.localeCompare(b.name)).slice(0, 2000).map((s) => <option key={s.id} value={s.id}>{s.name}</option>), [data]);
+  const serviceOptions = useMemo(() => (graph?.nodes ?? []).filter((n) => n.kind === 'service').sort((a, b) => a.label.localeCompare(b.label)).slice(0, 2000).map((n) => <option key={n.ref} value={n.ref}>{n.label}</option>), [graph]);
   const label = graph ? `Topology: ${graph.nodes.filter((n) => n.kind === 'service').length} services, ${graph.nodes.filter((n) => n.kind === 'floor').length} servers, ${graph.nodes.filter((n) => n.kind === 'network').length} networks, ${graph.edges.length} edges` : 'Topology';
 
   return (

@@ -6,6 +6,9 @@ import { client, PASSWORD, uniqueEmail } from '../helpers/http';
 import { launchChromium, pageProblems } from '../helpers/browser';
 import { enrolAuthenticator, frozenClock, totpCode } from '../helpers/sign-in';
 import { axeViolations } from '../helpers/axe';
+import { setPlan } from '../helpers/plans';
+import { appContext } from '#shared/context';
+import { applyImport, environmentDocument, IMPEX_API_VERSION, planImport } from '#domain/impex';
 
 /**
  * Issue 25: the dashboard in a real browser against a local stack, walked as a newcomer walks it:
@@ -225,6 +228,44 @@ describe('the dashboard, signed in', () => {
     expect(await page.locator('.cy-offscreen').count()).toBe(0);
     await page.getByLabel('Drawing').selectOption({ label: 'Detailed' });
     await expect.poll(() => canvas.getAttribute('data-drawing')).toBe('detailed');
+  });
+
+  it('opens the topology of 60 services at a size its labels can be read (part of it; Fit shows all)', async () => {
+    const back = page.url();
+    const login = await api.post('/auth/login', { email, password: PASSWORD });
+    const token = login.body.access_token as string;
+    await setPlan((await api.get('/auth/me', { token })).body.id, 'Team');
+    const [, projectId] = /\/p\/([\w-]+)\//.exec(page.url())!;
+    const env = await api.post('/environments', { name: 'sixty', project_id: projectId }, { token });
+    expect(env.status, env.text).toBe(201);
+    const name = (i: number) => `service-${String(i).padStart(2, '0')}`;
+    const document = environmentDocument.parse({
+      apiVersion: IMPEX_API_VERSION, kind: 'Environment',
+      spec: {
+        service_floors: [{ hostname: 'vm-1.internal', type: 'vm' }, { hostname: 'vm-2.internal', type: 'vm' }],
+        services: Array.from({ length: 60 }, (_, i) => ({ name: name(i), floor: i % 4 ? null : `vm-${1 + (i % 2)}.internal` })),
+        // A layered estate: each service calls one or two of the next few.
+        connections: Array.from({ length: 59 }, (_, i) => [[i, i + 1], [i, Math.min(59, i + 3)]]).flat().filter(([a, b], k) => a !== b && (k % 2 === 0 || a % 3 === 0))
+          .map(([a, b]) => ({ a: { service: name(a) }, b: { service: name(b) }, direction: 'a_to_b' })),
+      },
+    });
+    const ctx = appContext();
+    expect((await applyImport(await planImport({ projectId, environmentId: env.body.id, document }, ctx), ctx)).errors).toEqual([]);
+
+    await page.goto(url(`/p/${projectId}/e/${env.body.id}/topology`));
+    const canvas = page.locator('.cy');
+    await expect.poll(() => canvas.getAttribute('data-drawn'), { timeout: 30_000 }).toBe('true');
+    expect(await canvas.getAttribute('aria-label')).toMatch(/^Topology: 60 services, 2 servers/);
+    // The labels as drawn on the screen: at least 10 px; the legend says only part is in view.
+    expect(Number(await canvas.getAttribute('data-label-px'))).toBeGreaterThanOrEqual(10);
+    await expect.poll(() => page.locator('.legend').textContent()).toContain('Fit shows all of it');
+    if (process.env.SHOT) await page.screenshot({ path: '/tmp/topology-60.png' });
+    // Fit shows the whole drawing, smaller.
+    await page.getByRole('button', { name: 'Fit' }).click();
+    await expect.poll(async () => Number(await canvas.getAttribute('data-label-px'))).toBeLessThan(10);
+    if (process.env.SHOT) await page.screenshot({ path: '/tmp/topology-60-fit.png' });
+    await checkScreen('topology of 60 services');
+    await page.goto(back);
   });
 
   it('keeps the session across a reload (refresh cookie), and holds no token in storage', async () => {

@@ -96,6 +96,7 @@ export function Topology(props: { projectId: string; envId: string }) {
   const [engine, setEngine] = useState<Engine>('auto');
   const [choice, setChoice] = useState<Drawing>('auto');
   const [fast, setFast] = useState(false);
+  const [partial, setPartial] = useState(false);
   const exporter = useAction();
   const [search, setSearch] = useState('');
   const [hiddenKinds, setHiddenKinds] = useState<Set<string>>(new Set());
@@ -139,7 +140,7 @@ export function Topology(props: { projectId: string; envId: string }) {
         const drawStart = performance.now();
         view.current?.destroy();
         view.current = undefined;
-        const input: ViewInput = { container: container.current!, graph, positions, onChoose: (id) => chooseService(id) };
+        const input: ViewInput = { container: container.current!, graph, positions, onChoose: (id) => chooseService(id), start: focus ? nodeId('service', focus) : undefined };
         const drawn = await drawing(choice, input, () => marks.current!, () => {
           const now = performance.now();
           window.__topology = { ...window.__topology!, drawing: choice, nodes: graph.nodes.length, edges: graph.edges.length, engine: used, layoutMs: Math.round(drawStart - started), drawMs: Math.round(now - drawStart), interactiveMs: Math.round(now - started) };
@@ -147,6 +148,7 @@ export function Topology(props: { projectId: string; envId: string }) {
         if (cancelled) return drawn.view.destroy();
         view.current = drawn.view;
         setFast(drawn.fast);
+        setPartial(!!drawn.view.partial);
         setEngineUsed(`${used === 'elk' ? 'ELK layered' : 'fast layered'}, ${ms} ms`);
         setStatus('');
         setDrawn((d) => d + 1);
@@ -258,7 +260,7 @@ export function Topology(props: { projectId: string; envId: string }) {
         <div class="topology-canvas">
           <div ref={container} class="cy" role="img" aria-label={label} data-drawn={drawn ? 'true' : 'false'} data-drawing={fast ? 'fast' : 'detailed'} />
           {status && <p class="muted overlay" role="status">{status}</p>}
-          {engineUsed && <p class="muted legend">Layout: {engineUsed}; {fast ? 'fast drawing (labels appear as you zoom in)' : 'detailed drawing'}. Drag to pan, scroll or pinch to zoom; choose a service to see its blast radius.</p>}
+          {engineUsed && <p class="muted legend">Layout: {engineUsed}; {fast ? 'fast drawing (labels appear as you zoom in)' : 'detailed drawing'}.{partial ? ' Part of it is shown, at a size its labels can be read: Fit shows all of it.' : ''} Drag to pan, scroll or pinch to zoom; choose a service to see its blast radius.</p>}
         </div>
         <aside class="blast" aria-labelledby="blast-title">
           <h2 id="blast-title">Blast radius</h2>

@@ -1,7 +1,7 @@
 import cytoscape from 'cytoscape';
 import svgExport from 'cytoscape-svg';
 import type { Marks } from './marks';
-import { COLORS, LABEL_PX, READABLE_LABEL_PX, type TopologyView, type ViewInput } from './view';
+import { COLORS, LABEL_PX, READABLE_LABEL_PX, reportZoom, type TopologyView, type ViewInput } from './view';
 
 type Core = cytoscape.Core;
 type StylesheetJson = cytoscape.StylesheetJson;
@@ -120,7 +120,10 @@ function firstView(g: Core, start?: string): boolean {
 
 /** The labels' size on screen (px), as `data-label-px` on the drawing's element, kept as the view zooms. */
 function reportLabelSize(g: Core, container: HTMLElement) {
-  const report = () => (container.dataset.labelPx = (LABEL_PX * g.zoom()).toFixed(1));
+  const report = () => {
+    container.dataset.labelPx = (LABEL_PX * g.zoom()).toFixed(1);
+    reportZoom(container, g.zoom());
+  };
   g.on('zoom', report);
   report();
 }
@@ -186,6 +189,7 @@ export function cytoscapeView({ container, graph, positions, onChoose, start }: 
     },
     destroy: () => {
       delete container.dataset.labelPx;
+      delete container.dataset.zoom;
       g.destroy();
     },
   };

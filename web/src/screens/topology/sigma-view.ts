@@ -4,7 +4,7 @@ import { EdgeArrowProgram, EdgeLineProgram, EdgeRectangleProgram } from 'sigma/r
 import type { EdgeDisplayData, NodeDisplayData } from 'sigma/types';
 import type { GraphEdge, GraphNode } from './graph';
 import type { Marks } from './marks';
-import { COLORS, type TopologyView, type ViewInput } from './view';
+import { COLORS, reportZoom, type TopologyView, type ViewInput } from './view';
 
 type NodeAttributes = { x: number; y: number; size: number; color: string; label: string; kind: GraphNode['kind']; ref: string };
 type EdgeAttributes = { size: number; color: string; type: 'arrow' | 'line'; kind: GraphEdge['kind'] };
@@ -88,13 +88,16 @@ export function sigmaView({ container, graph, positions, onChoose }: ViewInput, 
   renderer.on('clickNode', ({ node }) => g.getNodeAttribute(node, 'kind') === 'service' && onChoose(g.getNodeAttribute(node, 'ref')));
   renderer.on('clickStage', () => onChoose(''));
   const camera = renderer.getCamera();
+  const report = () => reportZoom(container, 1 / camera.ratio);
   let detailed = graph.edges.length <= OVERVIEW_FROM;
   camera.on('updated', ({ ratio }) => {
+    report();
     if (graph.edges.length > OVERVIEW_FROM && detailed !== ratio < DETAIL_RATIO) {
       detailed = ratio < DETAIL_RATIO;
       renderer.setSetting('edgeProgramClasses', detailed ? DETAIL_EDGES : OVERVIEW_EDGES);
     }
   });
+  report();
 
   return {
     show(next) {
@@ -117,6 +120,9 @@ export function sigmaView({ container, graph, positions, onChoose }: ViewInput, 
       camera.animate({ x: (x1 + x2) / 2, y: (y1 + y2) / 2, ratio: Math.max(0.05, Math.max(x2 - x1, y2 - y1) * 1.3) });
     },
     picture,
-    destroy: () => renderer.kill(),
+    destroy: () => {
+      delete container.dataset.zoom;
+      renderer.kill();
+    },
   };
 }

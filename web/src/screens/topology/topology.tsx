@@ -21,7 +21,7 @@ type Drawing = 'auto' | 'detailed' | 'fast';
 /** Timings of the last drawing, read by `npm run bench:web`. */
 declare global {
   interface Window {
-    __topology?: { nodes: number; edges: number; engine: string; loadMs: number; layoutMs: number; drawing?: string; drawMs: number; interactiveMs: number };
+    __topology?: { nodes: number; edges: number; engine: string; loadMs: number; layoutMs: number; drawing?: string; drawMs: number; interactiveMs: number; dataAt: number; drawnAt: number };
   }
 }
 
@@ -119,7 +119,7 @@ export function Topology(props: { projectId: string; envId: string }) {
     loadTopology({ project_id: props.projectId, environment_id: props.envId }, abort.signal).then(
       (d) => {
         if (abort.signal.aborted) return;
-        window.__topology = { nodes: 0, edges: 0, engine: '', loadMs: Math.round(performance.now() - started), layoutMs: 0, drawMs: 0, interactiveMs: 0 };
+        window.__topology = { nodes: 0, edges: 0, engine: '', loadMs: Math.round(performance.now() - started), layoutMs: 0, drawMs: 0, interactiveMs: 0, dataAt: Date.now(), drawnAt: 0 };
         setData(d);
       },
       (err) => !abort.signal.aborted && setError(err),
@@ -143,7 +143,7 @@ export function Topology(props: { projectId: string; envId: string }) {
         const input: ViewInput = { container: container.current!, graph, positions, onChoose: (id) => chooseService(id), start: focus ? nodeId('service', focus) : undefined };
         const drawn = await drawing(choice, input, () => marks.current!, () => {
           const now = performance.now();
-          window.__topology = { ...window.__topology!, drawing: choice, nodes: graph.nodes.length, edges: graph.edges.length, engine: used, layoutMs: Math.round(drawStart - started), drawMs: Math.round(now - drawStart), interactiveMs: Math.round(now - started) };
+          window.__topology = { ...window.__topology!, drawing: choice, nodes: graph.nodes.length, edges: graph.edges.length, engine: used, layoutMs: Math.round(drawStart - started), drawMs: Math.round(now - drawStart), interactiveMs: Math.round(now - started), drawnAt: Date.now() };
         });
         if (cancelled) return drawn.view.destroy();
         view.current = drawn.view;

@@ -25,6 +25,9 @@ export interface ViewInput {
   start?: string;
 }
 
+/** Keeps `data-zoom` on the drawing's element: the view's scale, changed by every zoom (read by `npm run bench:web`: the drawing answers). */
+export const reportZoom = (container: HTMLElement, zoom: number) => void (container.dataset.zoom = zoom.toPrecision(4));
+
 /** The detailed drawing's label size at zoom 1 (px). */
 export const LABEL_PX = 12;
 /**

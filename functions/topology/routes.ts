@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { route, ok, created, noContent } from '#http/route';
 import { syncHeaders, updatedSince, uuid, integer } from '#http/schemas';
-import { ENTITY_TYPES, DIRECTIONS, connectionName, GROUP_KINDS, MAX_BATCH_CONNECTIONS, createConnection, createConnectionBatch, deleteChain, deleteConnection, listConnections, connectionView, connectionOut, updateChain, updateConnection, createLink, deleteLink, listLinks, linkView, linkOut, DEFAULT_MAX_DEPTH, MAX_MAX_DEPTH, blastRadiusOf } from '#domain/catalog';
+import { ENTITY_TYPES, DIRECTIONS, connectionName, GROUP_KINDS, MAX_BATCH_CONNECTIONS, createConnection, createConnectionBatch, deleteChain, deleteConnection, listConnections, connectionView, connectionOut, updateChain, updateConnection, createLink, deleteLink, listLinks, linkView, linkOut, DEFAULT_MAX_DEPTH, MAX_MAX_DEPTH, blastRadiusOf, environmentTopology, NODE_KINDS, EDGE_KINDS } from '#domain/catalog';
 
 const entityType = z.enum(ENTITY_TYPES);
 const direction = z.enum(DIRECTIONS);
@@ -25,6 +25,27 @@ const blastRadiusOut = z.object({
   affected: z.array(nodeRef.extend({ name: z.string().nullable(), distance: z.number().int(), path: z.array(nodeRef), via: z.enum(['link', 'connection', 'hosting']) })),
   counts: z.object({ services: z.number().int(), floors: z.number().int() }),
   truncated: z.boolean(),
+});
+/** GET /topology (issue 32): columnar, every array of `nodes` (and of `edges`) one per node (edge); an edge's ends index the nodes. */
+const column = <T extends z.ZodType>(of: T, description: string) => z.array(of).describe(description);
+const topologyOut = z.object({
+  project_id: z.uuid(),
+  environment_id: z.uuid(),
+  nodes: z.object({
+    kind: column(z.enum(NODE_KINDS), 'Services (by name), then servers (by hostname), then networks (by name)'),
+    id: column(z.uuid(), "The service's, server's or network's id"),
+    name: column(z.string().nullable(), "A service's or network's name; a server's hostname (null when it has none)"),
+    group: column(z.string().nullable(), "A service's group name"),
+    type: column(z.string().nullable(), "A server's type"),
+    cidr: column(z.string().nullable(), "A network's CIDR"),
+  }),
+  edges: z.object({
+    kind: column(z.enum(EDGE_KINDS), 'Connections (in creation order), links, hosting (service to its server), network attachments (service or server to network)'),
+    source: column(z.number().int(), "Index into the nodes: a connection's end a, a link's dependent service, the hosted service, the attached service or server"),
+    target: column(z.number().int(), "Index into the nodes: a connection's end b, the service a link depends on, the hosting server, the network"),
+    direction: column(direction.nullable(), "A connection's direction (a_to_b: the arrow at the target)"),
+    name: column(z.string().nullable(), "A connection's name"),
+  }),
 });
 const blastRadiusQuery = z.object({ max_depth: integer().min(1).max(MAX_MAX_DEPTH).default(DEFAULT_MAX_DEPTH) });
 
@@ -123,6 +144,13 @@ export const topologyRoutes = [
       await deleteLink(ctx, params);
       return noContent();
     },
+  }),
+  route({
+    method: 'GET', path: '/topology', auth: 'user', summary: "An environment's topology in one compact read: services, servers and networks, and the connections, links, hosting and attachments between them",
+    query: z.object(scope),
+    responses: { 200: topologyOut },
+    refusals: [400, 403, 404],
+    handler: async ({ query }, ctx) => ok(await environmentTopology(ctx, query)),
   }),
   route({
     method: 'GET', path: '/services/{service_id}/blast-radius', auth: 'user', summary: 'What else is affected if this service fails',

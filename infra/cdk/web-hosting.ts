@@ -27,7 +27,7 @@ import { ORIGIN_VERIFY_HEADER } from '../../shared/http/client-address';
 export const API_PATH_PATTERNS = [
   '/auth/*', '/admin/*', '/users*', '/plans*', '/me/*', '/subscriptions/*', '/invoice/*', '/billing/*/webhook', '/enterprise/*',
   '/project*', '/environments*', '/groups*', '/subgroups*', '/service*', '/networks*', '/attachments/*', '/invites*',
-  '/impex/*', '/integrations/*', '/openapi.json', '/docs*',
+  '/impex/*', '/integrations/*', '/topology*', '/openapi.json', '/docs*',
 ] as const;
 
 /** The progress WebSocket: its stage's path, forwarded to the WebSocket API (the stage is named after it). */

@@ -16,9 +16,10 @@ import { applyImport, parseDocument, planImport, IMPEX_API_VERSION } from '#doma
  * `npm run bench:web`: the dashboard's three budgets of issue 25, measured in Debian's headless
  * Chromium against a fresh local stack (in-memory DynamoDB Local), printed and saved to .bench/web.json:
  *   1. JavaScript of the first load of the sign-in screen, gzipped (budget 200 KB);
- *   2. the topology of an environment with SERVICES services and CONNECTIONS connections: time until it
- *      is laid out and drawn (from the screen's data in hand, and from opening the address), then the
- *      frame times while it is panned and zoomed (budget: interactive within 2 s, responsive);
+ *   2. the topology of an environment with SERVICES services and CONNECTIONS connections: time from
+ *      opening its address (page.goto) until the drawing is interactive, as a person sees it: drawn and
+ *      answering a zoom of the wheel (budget 2 s; issue 32); the time from the screen's data in hand
+ *      beside it; then the frame times while it is panned and zoomed (responsive);
  *   3. the services table of SERVICES services: frame times while it scrolls from top to bottom, and how
  *      many rows are in the page (virtualized).
  * `SERVICES=… CONNECTIONS=… npm run bench:web` for other sizes.
@@ -162,7 +163,13 @@ try {
       if (state > 0) break;
     }
     await page.locator('.cy[data-drawn="true"]').waitFor({ timeout: 60_000 });
-    const fromOpen = Date.now() - opened;
+    // Interactive: drawn, and a zoom of the wheel at its centre changes the view (the drawing's
+    // `data-zoom`, seen by an observer in the page: the page's clock, this machine's).
+    const drawnBox = (await page.locator('.cy').boundingBox())!;
+    await page.evaluate(`window.__answered = new Promise((done) => new MutationObserver(() => done(Date.now())).observe(document.querySelector('.cy'), { attributes: true, attributeFilter: ['data-zoom'] })); 0`);
+    await page.mouse.move(drawnBox.x + drawnBox.width / 2, drawnBox.y + drawnBox.height / 2);
+    await page.mouse.wheel(0, -120);
+    const fromOpen = ((await page.evaluate('window.__answered')) as number) - opened;
     const cpuAtDrawn = await threadSeconds();
     const cpuMs = Math.round((cpuAtDrawn - cpuBefore) * 1000);
     const drawCpuMs = Math.round((cpuAtDrawn - cpuAtData) * 1000);
@@ -175,7 +182,7 @@ try {
       const requests = (await page.evaluate(`performance.getEntriesByType('resource').filter((r) => !r.name.includes('/assets/')).map((r) => [r.name.replace(location.origin, '').slice(0, 90), Math.round(r.startTime), Math.round(r.duration), r.encodedBodySize])`)) as [string, number, number, number][];
       for (const [name, start, ms, bytes] of requests) console.log(`   ${String(start).padStart(6)} +${String(ms).padStart(5)} ms ${String(bytes).padStart(8)} B ${name}`);
     }
-    const t = (await page.evaluate('window.__topology')) as { nodes: number; edges: number; engine: string; loadMs: number; layoutMs: number; drawing: string; drawMs: number; interactiveMs: number };
+    const t = (await page.evaluate('window.__topology')) as { nodes: number; edges: number; engine: string; loadMs: number; layoutMs: number; drawing: string; drawMs: number; interactiveMs: number; dataAt: number; drawnAt: number };
     // Pan and zoom: wheel zooms at the pointer, a drag pans.
     const box = (await page.locator('.cy').boundingBox())!;
     const cx = box.x + box.width / 2;
@@ -205,8 +212,8 @@ try {
       await page.screenshot({ path: join(ROOT, '.bench', `topology-${run}-blast.png`) });
       await page.getByLabel('Blast radius of').selectOption({ label: 'No service chosen' });
     }
-    topology.push({ run, ...t, fromOpenMs: fromOpen, mainThreadCpuMs: cpuMs, mainThreadCpuAfterDataMs: drawCpuMs, frameP95Ms: Math.round(percentile(deltas, 95)), frameMaxMs: Math.round(Math.max(...deltas)) });
-    console.log(`2. topology (${run} open): ${t.nodes} nodes, ${t.edges} edges, layout ${t.engine}: data ${t.loadMs} ms; laid out and drawn ${t.interactiveMs} ms after the data (layout ${t.layoutMs} ms incl. the worker's start, drawing ${t.drawMs} ms (${t.drawing === 'auto' ? 'automatic' : t.drawing} choice, ${await page.locator('.cy').getAttribute('data-drawing')} drawing); budget 2000 ms) ${t.interactiveMs <= 2000 ? 'OK' : 'OVER'}, the page's main thread busy ${drawCpuMs} ms of it; ${fromOpen} ms from opening the address (main thread busy ${cpuMs} ms); pan/zoom frames p95 ${Math.round(percentile(deltas, 95))} ms, max ${Math.round(Math.max(...deltas))} ms`);
+    topology.push({ run, ...t, dataAt: t.dataAt - opened, drawnAt: t.drawnAt - opened, fromOpenMs: fromOpen, mainThreadCpuMs: cpuMs, mainThreadCpuAfterDataMs: drawCpuMs, frameP95Ms: Math.round(percentile(deltas, 95)), frameMaxMs: Math.round(Math.max(...deltas)) });
+    console.log(`2. topology (${run} open): ${t.nodes} nodes, ${t.edges} edges: ${fromOpen} ms from opening the address until it is drawn and answers a zoom (budget 2000 ms) ${fromOpen <= 2000 ? 'OK' : 'OVER'}, main thread busy ${cpuMs} ms; data in at ${t.dataAt - opened} ms, first drawn at ${t.drawnAt - opened} ms; laid out and drawn ${t.interactiveMs} ms after the data (layout ${t.engine} ${t.layoutMs} ms incl. the worker's start, drawing ${t.drawMs} ms (${t.drawing === 'auto' ? 'automatic' : t.drawing} choice, ${await page.locator('.cy').getAttribute('data-drawing')} drawing)), main thread busy ${drawCpuMs} ms of it; pan/zoom frames p95 ${Math.round(percentile(deltas, 95))} ms, max ${Math.round(Math.max(...deltas))} ms`);
   }
   results.topology = topology;
 

@@ -6,6 +6,9 @@ import { client, PASSWORD, uniqueEmail } from '../helpers/http';
 import { launchChromium, pageProblems } from '../helpers/browser';
 import { enrolAuthenticator, frozenClock, totpCode } from '../helpers/sign-in';
 import { axeViolations } from '../helpers/axe';
+import { setPlan } from '../helpers/plans';
+import { appContext } from '#shared/context';
+import { applyImport, environmentDocument, IMPEX_API_VERSION, planImport } from '#domain/impex';
 
 /**
  * Issue 25: the dashboard in a real browser against a local stack, walked as a newcomer walks it:
@@ -70,6 +73,8 @@ describe('the dashboard, before sign-in', () => {
     expect(scripts.size).toBeGreaterThan(0);
     expect(total).toBeLessThanOrEqual(200 * 1024);
     expect([...scripts.keys()].every((u) => u.startsWith(url('/assets/')))).toBe(true);
+    // What a search engine shows under the page's title (issue 32: Lighthouse's SEO audit).
+    expect(await page.locator('meta[name="description"]').getAttribute('content')).toMatch(/^Infrastructure Catalog: .{40,140}\.$/);
     await checkScreen('sign-in');
   });
 
@@ -161,11 +166,21 @@ describe('the dashboard, signed in', () => {
     await checkScreen('services');
   });
 
-  it("draws the topology (layout in a worker), highlights a service's blast radius by distance with its paths, and exports SVG and PNG", async () => {
+  it("draws the topology (layout in a worker) from one request, highlights a service's blast radius by distance with its paths, and exports SVG and PNG", async () => {
+    // The screen reads its graph in one request (issue 32), not the lists of services, servers, networks, connections, links and attachments.
+    const reads: string[] = [];
+    const recordRead = (r: { url(): string }) => {
+      const { pathname, search } = new URL(r.url());
+      if (/^\/(topology|services|service-floors|networks|service-connections|service-links|attachments)\b/.test(pathname)) reads.push(pathname + search);
+    };
+    page.on('request', recordRead);
     await page.getByRole('link', { name: 'Topology' }).click();
     await expect.poll(() => heading().textContent()).toBe('Topology');
     const canvas = page.locator('.cy');
     await expect.poll(() => canvas.getAttribute('data-drawn'), { timeout: 20_000 }).toBe('true');
+    page.off('request', recordRead);
+    const [, projectId, envId] = /\/p\/([\w-]+)\/e\/([\w-]+)\/topology/.exec(page.url())!;
+    expect(reads).toEqual([`/topology?project_id=${projectId}&environment_id=${envId}`]);
     expect(await canvas.getAttribute('aria-label')).toBe('Topology: 3 services, 0 servers, 0 networks, 2 edges');
     expect(await page.locator('.cy canvas').count()).toBeGreaterThan(0);
     const timings = await page.evaluate('window.__topology');
@@ -215,6 +230,44 @@ describe('the dashboard, signed in', () => {
     await expect.poll(() => canvas.getAttribute('data-drawing')).toBe('detailed');
   });
 
+  it('opens the topology of 60 services at a size its labels can be read (part of it; Fit shows all)', async () => {
+    const back = page.url();
+    const login = await api.post('/auth/login', { email, password: PASSWORD });
+    const token = login.body.access_token as string;
+    await setPlan((await api.get('/auth/me', { token })).body.id, 'Team');
+    const [, projectId] = /\/p\/([\w-]+)\//.exec(page.url())!;
+    const env = await api.post('/environments', { name: 'sixty', project_id: projectId }, { token });
+    expect(env.status, env.text).toBe(201);
+    const name = (i: number) => `service-${String(i).padStart(2, '0')}`;
+    const document = environmentDocument.parse({
+      apiVersion: IMPEX_API_VERSION, kind: 'Environment',
+      spec: {
+        service_floors: [{ hostname: 'vm-1.internal', type: 'vm' }, { hostname: 'vm-2.internal', type: 'vm' }],
+        services: Array.from({ length: 60 }, (_, i) => ({ name: name(i), floor: i % 4 ? null : `vm-${1 + (i % 2)}.internal` })),
+        // A layered estate: each service calls one or two of the next few.
+        connections: Array.from({ length: 59 }, (_, i) => [[i, i + 1], [i, Math.min(59, i + 3)]]).flat().filter(([a, b], k) => a !== b && (k % 2 === 0 || a % 3 === 0))
+          .map(([a, b]) => ({ a: { service: name(a) }, b: { service: name(b) }, direction: 'a_to_b' })),
+      },
+    });
+    const ctx = appContext();
+    expect((await applyImport(await planImport({ projectId, environmentId: env.body.id, document }, ctx), ctx)).errors).toEqual([]);
+
+    await page.goto(url(`/p/${projectId}/e/${env.body.id}/topology`));
+    const canvas = page.locator('.cy');
+    await expect.poll(() => canvas.getAttribute('data-drawn'), { timeout: 30_000 }).toBe('true');
+    expect(await canvas.getAttribute('aria-label')).toMatch(/^Topology: 60 services, 2 servers/);
+    // The labels as drawn on the screen: at least 10 px; the legend says only part is in view.
+    expect(Number(await canvas.getAttribute('data-label-px'))).toBeGreaterThanOrEqual(10);
+    await expect.poll(() => page.locator('.legend').textContent()).toContain('Fit shows all of it');
+    if (process.env.SHOT) await page.screenshot({ path: '/tmp/topology-60.png' });
+    // Fit shows the whole drawing, smaller.
+    await page.getByRole('button', { name: 'Fit' }).click();
+    await expect.poll(async () => Number(await canvas.getAttribute('data-label-px'))).toBeLessThan(10);
+    if (process.env.SHOT) await page.screenshot({ path: '/tmp/topology-60-fit.png' });
+    await checkScreen('topology of 60 services');
+    await page.goto(back);
+  });
+
   it('keeps the session across a reload (refresh cookie), and holds no token in storage', async () => {
     await page.getByRole('link', { name: 'Services' }).click();
     await expect.poll(() => page.locator('table.grid tbody th').count()).toBe(3);
@@ -246,7 +299,7 @@ describe('the dashboard, signed in', () => {
     await expect.poll(() => page.getByRole('link', { name: 'Shop' }).count()).toBe(1);
   });
 
-  it('is usable 390 px wide: every screen fits and passes axe', async () => {
+  it('is usable 390 px wide: every screen fits and passes axe; the header folds into a Menu button', async () => {
     await page.setViewportSize({ width: 390, height: 800 });
     await checkScreen('projects, narrow');
     await page.getByRole('link', { name: 'Shop' }).click();
@@ -255,16 +308,45 @@ describe('the dashboard, signed in', () => {
     await page.getByRole('link', { name: 'production', exact: true }).click();
     await expect.poll(() => page.locator('table.grid tbody th').count()).toBe(3);
     await checkScreen('services, narrow');
+
+    // Issue 32: the header (project, environment and 12 links) took a third of the screen. Folded, it
+    // is one row: the brand and a Menu button; the screen's heading is in the first screenful's top fifth.
+    const menu = page.getByRole('button', { name: 'Menu' });
+    const header = page.locator('header.top');
+    expect(await menu.getAttribute('aria-expanded')).toBe('false');
+    expect(await page.getByRole('link', { name: 'Topology' }).isVisible()).toBe(false);
+    expect(await page.getByLabel('Environment', { exact: true }).isVisible()).toBe(false);
+    expect((await header.boundingBox())!.height).toBeLessThanOrEqual(60);
+    expect((await heading().boundingBox())!.y).toBeLessThan(800 / 5);
+    if (process.env.SHOT) await page.screenshot({ path: '/tmp/header-narrow.png' });
+    await menu.click();
+    expect(await menu.getAttribute('aria-expanded')).toBe('true');
+    for (const link of ['Members', 'Roles', 'Audit log', 'Webhooks', 'Services', 'Topology', 'Servers', 'Networks', 'Import & export', 'Account', 'Security log', 'Plan & billing']) {
+      expect(await page.getByRole('link', { name: link, exact: true }).isVisible(), link).toBe(true);
+    }
+    expect(await page.getByLabel('Environment', { exact: true }).isVisible()).toBe(true);
+    if (process.env.SHOT) await page.screenshot({ path: '/tmp/header-narrow-open.png' });
+    await checkScreen('header menu open, narrow');
+    // Choosing a screen folds it again.
+    await page.getByRole('link', { name: 'Servers', exact: true }).click();
+    await expect.poll(() => heading().textContent()).toBe('Servers');
+    expect(await menu.getAttribute('aria-expanded')).toBe('false');
+    await page.goBack();
+    await expect.poll(() => page.locator('table.grid tbody th').count()).toBe(3);
+
     await page.getByRole('link', { name: 'api', exact: true }).click();
     await expect.poll(() => heading().textContent()).toBe('api');
     await checkScreen('service detail, narrow');
     await page.getByRole('link', { name: 'Edit' }).click();
     await expect.poll(() => page.getByLabel('Name').inputValue()).toBe('api');
     await checkScreen('service form, narrow');
+    await menu.click();
     await page.getByRole('link', { name: 'Topology' }).click();
     await expect.poll(() => page.locator('.cy').getAttribute('data-drawn'), { timeout: 20_000 }).toBe('true');
     await checkScreen('topology, narrow');
     await page.setViewportSize({ width: 1280, height: 800 });
+    expect(await menu.isVisible()).toBe(false);
+    expect(await page.getByRole('link', { name: 'Topology' }).isVisible()).toBe(true);
   });
 
   it('ran every page without a CSP violation, a console error or an uncaught exception (but the refusals it provoked)', () => {

@@ -25,6 +25,7 @@ export type Network = Json<paths['/networks']['get']['responses'][200]>[number];
 export type Connection = Json<paths['/service-connections']['get']['responses'][200]>[number];
 export type ConnectionInput = NonNullable<paths['/service-connections']['post']['requestBody']>['content']['application/json'];
 export type Link = Json<paths['/service-links']['get']['responses'][200]>[number];
+export type Topology = Json<paths['/topology']['get']['responses'][200]>;
 export type BlastRadius = Json<paths['/services/{service_id}/blast-radius']['get']['responses'][200]>;
 export type ServiceQuery = NonNullable<paths['/services']['get']['parameters']['query']>;
 // catalog: servers, networks and the logs

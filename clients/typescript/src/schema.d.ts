@@ -1257,6 +1257,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/topology": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An environment's topology in one compact read: services, servers and networks, and the connections, links, hosting and attachments between them */
+        get: operations["getTopology"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/services/{service_id}/blast-radius": {
         parameters: {
             query?: never;
@@ -6510,6 +6527,65 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+        };
+    };
+    getTopology: {
+        parameters: {
+            query: {
+                project_id: string;
+                environment_id: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        project_id: string;
+                        /** Format: uuid */
+                        environment_id: string;
+                        nodes: {
+                            /** @description Services (by name), then servers (by hostname), then networks (by name) */
+                            kind: ("service" | "floor" | "network")[];
+                            /** @description The service's, server's or network's id */
+                            id: string[];
+                            /** @description A service's or network's name; a server's hostname (null when it has none) */
+                            name: (string | null)[];
+                            /** @description A service's group name */
+                            group: (string | null)[];
+                            /** @description A server's type */
+                            type: (string | null)[];
+                            /** @description A network's CIDR */
+                            cidr: (string | null)[];
+                        };
+                        edges: {
+                            /** @description Connections (in creation order), links, hosting (service to its server), network attachments (service or server to network) */
+                            kind: ("connection" | "link" | "hosting" | "attachment")[];
+                            /** @description Index into the nodes: a connection's end a, a link's dependent service, the hosted service, the attached service or server */
+                            source: number[];
+                            /** @description Index into the nodes: a connection's end b, the service a link depends on, the hosting server, the network */
+                            target: number[];
+                            /** @description A connection's direction (a_to_b: the arrow at the target) */
+                            direction: (("none" | "a_to_b" | "b_to_a" | "both") | null)[];
+                            /** @description A connection's name */
+                            name: (string | null)[];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
         };
     };

@@ -17,3 +17,4 @@ export * from './topology/connections';
 export * from './topology/ends';
 export * from './topology/link-entity';
 export * from './topology/links';
+export * from './topology/environment-topology';

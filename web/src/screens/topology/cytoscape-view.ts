@@ -1,7 +1,7 @@
 import cytoscape from 'cytoscape';
 import svgExport from 'cytoscape-svg';
 import type { Marks } from './marks';
-import { COLORS, type TopologyView, type ViewInput } from './view';
+import { COLORS, LABEL_PX, READABLE_LABEL_PX, reportZoom, type TopologyView, type ViewInput } from './view';
 
 type Core = cytoscape.Core;
 type StylesheetJson = cytoscape.StylesheetJson;
@@ -32,7 +32,7 @@ const MARK_CLASSES = 'hidden faded match origin d1 d2 d3 path';
  * every dash, even when the drawing is zoomed out to a fraction of a pixel per dash.
  */
 function style(big: boolean): StylesheetJson {
-  const label = { label: 'data(label)', 'font-size': 12, 'font-family': 'system-ui, sans-serif', 'text-valign': 'center', 'text-halign': 'center', color: '#1b1f24', 'min-zoomed-font-size': 8 } as const;
+  const label = { label: 'data(label)', 'font-size': LABEL_PX, 'font-family': 'system-ui, sans-serif', 'text-valign': 'center', 'text-halign': 'center', color: '#1b1f24', 'min-zoomed-font-size': 8 } as const;
   const detail = big ? '.detail' : '';
   const [, d1, d2, d3] = COLORS.distance;
   return [
@@ -82,6 +82,50 @@ function showDetailInView(g: Core) {
     clearTimeout(timer);
     timer = window.setTimeout(update, 120);
   });
+  update();
+}
+
+/**
+ * The first view: the whole drawing when its labels are then at least READABLE_LABEL_PX; otherwise
+ * that size, at the chosen service, or else where the frame holds the most items (ties: the one
+ * furthest left, then up: where a layered drawing begins), centred along an axis the drawing fits
+ * in. Returns whether only part is in view.
+ */
+function firstView(g: Core, start?: string): boolean {
+  const padding = 30;
+  g.fit(undefined, padding);
+  const readable = READABLE_LABEL_PX / LABEL_PX;
+  if (g.zoom() >= readable || !g.nodes().length) return false;
+  g.zoom(readable);
+  const chosen = start ? g.getElementById(start) : undefined;
+  if (chosen?.nonempty()) {
+    g.center(chosen);
+    return true;
+  }
+  // The frame in the drawing's units; each node's top left is a candidate for its top left (quadratic: detailed drawings are small).
+  const [w, h] = [(g.width() - 2 * padding) / readable, (g.height() - 2 * padding) / readable];
+  const nodes = g.nodes().map((n) => ({ ...n.position(), left: n.position().x - n.width() / 2, top: n.position().y - n.height() / 2 }));
+  let best = { count: -1, x: 0, y: 0 };
+  for (const a of nodes) {
+    let count = 0;
+    for (const n of nodes) if (n.x >= a.left && n.x <= a.left + w && n.y >= a.top && n.y <= a.top + h) count++;
+    if (count > best.count || (count === best.count && (a.left < best.x || (a.left === best.x && a.top < best.y)))) best = { count, x: a.left, y: a.top };
+  }
+  const box = g.elements().boundingBox();
+  const along = (frame: number, from: number, size: number, anchor: number) =>
+    size * readable <= frame - 2 * padding ? (frame - size * readable) / 2 - from * readable : padding - anchor * readable;
+  g.pan({ x: along(g.width(), box.x1, box.w, best.x), y: along(g.height(), box.y1, box.h, best.y) });
+  return true;
+}
+
+/** The labels' size on screen (px), as `data-label-px` on the drawing's element, kept as the view zooms. */
+function reportLabelSize(g: Core, container: HTMLElement) {
+  const report = () => {
+    container.dataset.labelPx = (LABEL_PX * g.zoom()).toFixed(1);
+    reportZoom(container, g.zoom());
+  };
+  g.on('zoom', report);
+  report();
 }
 
 /**
@@ -89,7 +133,7 @@ function showDetailInView(g: Core) {
  * attachment edges, curved edges with arrows, labels; exports SVG and PNG. `onDrawn` is called once,
  * at its first frame.
  */
-export function cytoscapeView({ container, graph, positions, onChoose }: ViewInput, onDrawn: () => void = () => {}): TopologyView {
+export function cytoscapeView({ container, graph, positions, onChoose, start }: ViewInput, onDrawn: () => void = () => {}): TopologyView {
   const big = graph.nodes.length + graph.edges.length > BIG;
   const g = cytoscape({
     container,
@@ -98,7 +142,7 @@ export function cytoscapeView({ container, graph, positions, onChoose }: ViewInp
       ...graph.edges.map((e) => ({ group: 'edges' as const, data: { ...e } })),
     ],
     style: style(big),
-    layout: { name: 'preset' },
+    layout: { name: 'preset', fit: false },
     minZoom: 0.02,
     maxZoom: 4,
     wheelSensitivity: 0.3,
@@ -108,11 +152,14 @@ export function cytoscapeView({ container, graph, positions, onChoose }: ViewInp
     textureOnViewport: big,
     pixelRatio: big ? 1 : 'auto',
   });
+  const partial = firstView(g, start);
+  reportLabelSize(g, container);
   if (big) showDetailInView(g);
   g.on('tap', 'node[kind = "service"]', (e) => onChoose(e.target.data('ref')));
   g.on('tap', (e) => e.target === g && onChoose(''));
   g.one('render', onDrawn);
   return {
+    partial,
     show(marks: Marks) {
       // Only what changes is restyled: on 9,000 elements a blanket class change costs seconds.
       const marked = g.elements('.hidden, .faded, .match, .origin, .d1, .d2, .d3, .path');
@@ -140,7 +187,11 @@ export function cytoscapeView({ container, graph, positions, onChoose }: ViewInp
         ? new Blob([g.svg({ full: true, bg: '#ffffff' })], { type: 'image/svg+xml' })
         : g.png({ full: true, bg: '#ffffff', output: 'blob', maxWidth: 8000, maxHeight: 8000 });
     },
-    destroy: () => g.destroy(),
+    destroy: () => {
+      delete container.dataset.labelPx;
+      delete container.dataset.zoom;
+      g.destroy();
+    },
   };
 }
 

@@ -1,8 +1,8 @@
-import type { Connection, Floor, Link, Network, Service } from '../../api';
+import type { Topology } from '../../api';
 
 /** What the topology draws: services, servers and networks, and the edges between them. */
-export type NodeKind = 'service' | 'floor' | 'network';
-export type EdgeKind = 'connection' | 'link' | 'hosting' | 'attachment';
+export type NodeKind = Topology['nodes']['kind'][number];
+export type EdgeKind = Topology['edges']['kind'][number];
 
 export interface GraphNode {
   id: string;
@@ -23,47 +23,29 @@ export interface GraphEdge {
   label?: string;
 }
 
-export interface TopologyData {
-  services: Service[];
-  floors: Floor[];
-  networks: Network[];
-  connections: Connection[];
-  links: Link[];
-  /** network ids attached to a service or floor, by its id (as far as they were read). */
-  attachments: Map<string, string[]>;
-}
+/** The screen's data: GET /topology's answer (one request; columnar, edges' ends index the nodes). */
+export type TopologyData = Topology;
 
-export const nodeId = (kind: 'service' | 'floor', id: string) => `${kind === 'service' ? 's' : 'f'}:${id}`;
+const PREFIX: Record<NodeKind, string> = { service: 's', floor: 'f', network: 'n' };
+export const nodeId = (kind: NodeKind, id: string) => `${PREFIX[kind]}:${id}`;
 const widthOf = (label: string) => Math.min(220, Math.max(70, label.length * 7.2 + 24));
+const labelOf = (kind: NodeKind, name: string | null, type: string | null, cidr: string | null) =>
+  kind === 'floor' ? name ?? `${type ?? ''} server`.trim() : kind === 'network' ? `${name ?? ''} ${cidr ?? ''}`.trim() : name ?? '';
+const EDGE_PREFIX: Record<EdgeKind, string> = { connection: 'c', link: 'l', hosting: 'h', attachment: 'a' };
 
 export function buildGraph(data: TopologyData): { nodes: GraphNode[]; edges: GraphEdge[] } {
-  const nodes: GraphNode[] = [];
-  const known = new Set<string>();
-  const add = (node: Omit<GraphNode, 'width' | 'height'>) => {
-    known.add(node.id);
-    nodes.push({ ...node, width: widthOf(node.label), height: 34 });
-  };
-  for (const s of data.services) add({ id: nodeId('service', s.id), kind: 'service', ref: s.id, label: s.name, group: s.group_name ?? '' });
-  for (const f of data.floors) add({ id: nodeId('floor', f.id), kind: 'floor', ref: f.id, label: f.hostname ?? `${f.type} server`, group: '' });
-  for (const n of data.networks) add({ id: `n:${n.id}`, kind: 'network', ref: n.id, label: `${n.name} ${n.cidr}`, group: '' });
-
-  const edges: GraphEdge[] = [];
-  for (const c of data.connections) {
-    const source = nodeId(c.a_type, c.a_id);
-    const target = nodeId(c.b_type, c.b_id);
-    if (known.has(source) && known.has(target)) edges.push({ id: `c:${c.id}`, kind: 'connection', source, target, direction: c.direction, label: c.name ?? undefined });
-  }
-  for (const l of data.links) {
-    const source = nodeId('service', l.from_service_id);
-    const target = nodeId('service', l.to_service_id);
-    if (known.has(source) && known.has(target)) edges.push({ id: `l:${l.id}`, kind: 'link', source, target });
-  }
-  for (const s of data.services) {
-    const floor = s.service_floor_id && nodeId('floor', s.service_floor_id);
-    if (floor && known.has(floor)) edges.push({ id: `h:${s.id}`, kind: 'hosting', source: nodeId('service', s.id), target: floor });
-  }
-  for (const [owner, networks] of data.attachments) {
-    for (const network of networks) if (known.has(owner) && known.has(`n:${network}`)) edges.push({ id: `a:${owner}:${network}`, kind: 'attachment', source: owner, target: `n:${network}` });
-  }
+  const { kind, id, name, group, type, cidr } = data.nodes;
+  const nodes: GraphNode[] = kind.map((k, i) => {
+    const label = labelOf(k, name[i], type[i], cidr[i]);
+    return { id: nodeId(k, id[i]), kind: k, ref: id[i], label, group: group[i] ?? '', width: widthOf(label), height: 34 };
+  });
+  const e = data.edges;
+  const edges: GraphEdge[] = e.kind.map((k, i) => ({
+    id: `${EDGE_PREFIX[k]}:${i}`,
+    kind: k,
+    source: nodes[e.source[i]].id,
+    target: nodes[e.target[i]].id,
+    ...(k === 'connection' ? { direction: e.direction[i] ?? 'none', label: e.name[i] ?? undefined } : {}),
+  }));
   return { nodes, edges };
 }

@@ -1,14 +1,26 @@
 import { MultiDirectedGraph } from 'graphology';
 import Sigma from 'sigma';
+import { EdgeArrowProgram, EdgeLineProgram, EdgeRectangleProgram } from 'sigma/rendering';
 import type { EdgeDisplayData, NodeDisplayData } from 'sigma/types';
 import type { GraphEdge, GraphNode } from './graph';
 import type { Marks } from './marks';
-import { COLORS, type TopologyView, type ViewInput } from './view';
+import { COLORS, reportZoom, type TopologyView, type ViewInput } from './view';
 
 type NodeAttributes = { x: number; y: number; size: number; color: string; label: string; kind: GraphNode['kind']; ref: string };
 type EdgeAttributes = { size: number; color: string; type: 'arrow' | 'line'; kind: GraphEdge['kind'] };
 
 const SIZE = { service: 3, floor: 5, network: 6 } as const;
+/**
+ * How edges are drawn: in a drawing of more than OVERVIEW_FROM edges, as 1-pixel lines (one GL line
+ * each) while the view shows much of it, where arrowheads are too small to see and each costs
+ * triangles (the first frame of 7,383 arrowed edges took 0.3 s of software GL here, lines 0.1 s);
+ * with arrowheads and thickness once zoomed in past DETAIL_RATIO (the camera's ratio: 1 is the whole
+ * drawing), and always in smaller drawings.
+ */
+const OVERVIEW_FROM = 2000;
+const OVERVIEW_EDGES = { arrow: EdgeLineProgram, line: EdgeLineProgram };
+const DETAIL_EDGES = { arrow: EdgeArrowProgram, line: EdgeRectangleProgram };
+const DETAIL_RATIO = 0.5;
 const EDGE_COLOR = { connection: COLORS.edge, link: COLORS.edge, hosting: COLORS.hosting, attachment: COLORS.attachment } as const;
 
 /** Whether this browser draws with WebGL (a GPU, or a software one). */
@@ -45,6 +57,7 @@ export function sigmaView({ container, graph, positions, onChoose }: ViewInput, 
   let marks: Marks = { hidden: new Set(), match: new Set(), focus: false, distance: new Map(), path: new Set() };
   const renderer = new Sigma(g, container, {
     zIndex: true,
+    edgeProgramClasses: graph.edges.length > OVERVIEW_FROM ? OVERVIEW_EDGES : DETAIL_EDGES,
     labelFont: 'system-ui, sans-serif',
     labelSize: 12,
     labelRenderedSizeThreshold: 8,
@@ -75,11 +88,24 @@ export function sigmaView({ container, graph, positions, onChoose }: ViewInput, 
   renderer.on('clickNode', ({ node }) => g.getNodeAttribute(node, 'kind') === 'service' && onChoose(g.getNodeAttribute(node, 'ref')));
   renderer.on('clickStage', () => onChoose(''));
   const camera = renderer.getCamera();
+  const report = () => reportZoom(container, 1 / camera.ratio);
+  let detailed = graph.edges.length <= OVERVIEW_FROM;
+  camera.on('updated', ({ ratio }) => {
+    report();
+    if (graph.edges.length > OVERVIEW_FROM && detailed !== ratio < DETAIL_RATIO) {
+      detailed = ratio < DETAIL_RATIO;
+      renderer.setSetting('edgeProgramClasses', detailed ? DETAIL_EDGES : OVERVIEW_EDGES);
+    }
+  });
+  report();
 
   return {
     show(next) {
+      // Nothing marked before or now (the first show, after the first frame): no redraw of every item.
+      const none = (m: Marks) => !m.hidden.size && !m.match.size && !m.focus;
+      const unchanged = none(marks) && none(next);
       marks = next;
-      renderer.refresh();
+      if (!unchanged) renderer.refresh();
     },
     zoomBy(factor) {
       factor > 1 ? camera.animatedZoom(factor) : camera.animatedUnzoom(1 / factor);
@@ -94,6 +120,9 @@ export function sigmaView({ container, graph, positions, onChoose }: ViewInput, 
       camera.animate({ x: (x1 + x2) / 2, y: (y1 + y2) / 2, ratio: Math.max(0.05, Math.max(x2 - x1, y2 - y1) * 1.3) });
     },
     picture,
-    destroy: () => renderer.kill(),
+    destroy: () => {
+      delete container.dataset.zoom;
+      renderer.kill();
+    },
   };
 }

@@ -1,7 +1,7 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
-import { allServices, api, ok, type BlastRadius } from '../../api';
-import { attachedNetworkIds, type Holder } from '../../attachments';
+import { api, ok, type BlastRadius } from '../../api';
+import { takeEarly, topologyKey } from '../../early';
 import { to } from '../../links';
 import { Alert, download, message, Page, useAction } from '../../ui';
 import { buildGraph, nodeId, type EdgeKind, type GraphEdge, type GraphNode, type NodeKind, type TopologyData } from './graph';
@@ -10,8 +10,6 @@ import type { Positions } from './fast-layout';
 import { edgesByEnds, marksOf } from './marks';
 import type { TopologyView, ViewInput } from './view';
 
-/** Service attachments are read one service at a time: only for environments up to this many services. */
-const SERVICE_ATTACHMENTS_MAX = 60;
 /** Above this many elements the automatic choice is the fast (WebGL) drawing. */
 const FAST_DRAWING_FROM = 1500;
 
@@ -23,35 +21,26 @@ type Drawing = 'auto' | 'detailed' | 'fast';
 /** Timings of the last drawing, read by `npm run bench:web`. */
 declare global {
   interface Window {
-    __topology?: { nodes: number; edges: number; engine: string; loadMs: number; layoutMs: number; drawing?: string; drawMs: number; interactiveMs: number };
+    __topology?: { nodes: number; edges: number; engine: string; loadMs: number; layoutMs: number; drawing?: string; drawMs: number; interactiveMs: number; dataAt: number; drawnAt: number };
   }
 }
 
+/**
+ * The screen's data in one request: GET /topology answers the environment's nodes and edges, compact
+ * (started at start-up when the app opened on this address: early.ts).
+ */
 async function loadTopology(scope: { project_id: string; environment_id: string }, signal: AbortSignal): Promise<TopologyData> {
-  const floorsRead = ok(api.GET('/service-floors', { params: { query: scope }, signal }));
-  const networksRead = ok(api.GET('/networks', { params: { query: scope }, signal }));
-  const servicesRead = allServices(scope, undefined, signal);
-  // Attachments are read per holder, each kind as soon as its holders (and the networks) are in:
-  // the servers' beside the long reads of services and connections, not after them.
-  const attachmentsOf = (holders: Promise<Holder[]>) =>
-    Promise.all([holders, networksRead]).then(([h, networks]) => (networks.length && h.length ? attachedNetworkIds(h, signal) : new Map<Holder, string[]>()));
-  const [services, floors, networks, connections, links, ...attached] = await Promise.all([
-    servicesRead,
-    floorsRead,
-    networksRead,
-    ok(api.GET('/service-connections', { params: { query: scope }, signal })),
-    ok(api.GET('/service-links', { params: { query: scope }, signal })),
-    attachmentsOf(floorsRead.then((fs) => fs.map((f): Holder => ({ kind: 'floor', id: f.id })))),
-    attachmentsOf(servicesRead.then((ss) => (ss.length <= SERVICE_ATTACHMENTS_MAX ? ss.map((s): Holder => ({ kind: 'service', id: s.id })) : []))),
-  ]);
-  const attachments = new Map<string, string[]>();
-  for (const read of attached) for (const [holder, ids] of read) attachments.set(nodeId(holder.kind, holder.id), ids);
-  return { services, floors, networks, connections, links, attachments };
+  return takeEarly<TopologyData>(topologyKey(scope.project_id, scope.environment_id)) ?? ok(api.GET('/topology', { params: { query: scope }, signal }));
 }
+
+const layoutWorker = () => new Worker(new URL('./layout.worker.ts', import.meta.url), { type: 'module' });
+/** A worker started with the screen's code, so that its script is loaded while the data is read (the first layout takes it). */
+let spare: Worker | undefined = layoutWorker();
 
 function layout(nodes: GraphNode[], edges: GraphEdge[], engine: Engine, aspectRatio: number): Promise<Extract<LayoutAnswer, { positions: Positions }>> {
   return new Promise((resolve, reject) => {
-    const worker = new Worker(new URL('./layout.worker.ts', import.meta.url), { type: 'module' });
+    const worker = spare ?? layoutWorker();
+    spare = undefined;
     worker.onmessage = (e: MessageEvent<LayoutAnswer>) => {
       worker.terminate();
       'error' in e.data ? reject(new Error(e.data.error)) : resolve(e.data);
@@ -70,8 +59,12 @@ function layout(nodes: GraphNode[], edges: GraphEdge[], engine: Engine, aspectRa
  * FAST_DRAWING_FROM elements, the fast one (sigma.js on WebGL) above, unless the person chose.
  * The WebGL one's SVG and PNG come from a detailed drawing made for the export.
  */
+const fastFor = (choice: Drawing, graph: { nodes: unknown[]; edges: unknown[] }) => choice === 'fast' || (choice === 'auto' && graph.nodes.length + graph.edges.length > FAST_DRAWING_FROM);
+/** The drawing's code, asked for while the layout runs (`drawing` then finds it loaded). */
+const preloadDrawing = (fast: boolean) => void (fast ? import('./sigma-view') : import('./cytoscape-view')).catch(() => {});
+
 async function drawing(choice: Drawing, input: ViewInput, marks: () => ReturnType<typeof marksOf>, onDrawn: () => void): Promise<{ view: TopologyView; fast: boolean }> {
-  const fast = choice === 'fast' || (choice === 'auto' && input.graph.nodes.length + input.graph.edges.length > FAST_DRAWING_FROM);
+  const fast = fastFor(choice, input.graph);
   if (fast) {
     const { sigmaView, webglAvailable } = await import('./sigma-view');
     if (webglAvailable()) {
@@ -103,6 +96,7 @@ export function Topology(props: { projectId: string; envId: string }) {
   const [engine, setEngine] = useState<Engine>('auto');
   const [choice, setChoice] = useState<Drawing>('auto');
   const [fast, setFast] = useState(false);
+  const [partial, setPartial] = useState(false);
   const exporter = useAction();
   const [search, setSearch] = useState('');
   const [hiddenKinds, setHiddenKinds] = useState<Set<string>>(new Set());
@@ -112,7 +106,7 @@ export function Topology(props: { projectId: string; envId: string }) {
   const focus = query.focus ?? '';
 
   const graph = useMemo(() => (data ? buildGraph(data) : undefined), [data]);
-  const groups = useMemo(() => [...new Set((data?.services ?? []).map((s) => s.group_name).filter((g): g is string => !!g))].sort(), [data]);
+  const groups = useMemo(() => [...new Set((data?.nodes.group ?? []).filter((g): g is string => !!g))].sort(), [data]);
   const names = useMemo(() => new Map(graph?.nodes.map((n) => [n.id, n.label]) ?? []), [graph]);
   const ends = useMemo(() => edgesByEnds(graph?.edges ?? []), [graph]);
 
@@ -125,7 +119,7 @@ export function Topology(props: { projectId: string; envId: string }) {
     loadTopology({ project_id: props.projectId, environment_id: props.envId }, abort.signal).then(
       (d) => {
         if (abort.signal.aborted) return;
-        window.__topology = { nodes: 0, edges: 0, engine: '', loadMs: Math.round(performance.now() - started), layoutMs: 0, drawMs: 0, interactiveMs: 0 };
+        window.__topology = { nodes: 0, edges: 0, engine: '', loadMs: Math.round(performance.now() - started), layoutMs: 0, drawMs: 0, interactiveMs: 0, dataAt: Date.now(), drawnAt: 0 };
         setData(d);
       },
       (err) => !abort.signal.aborted && setError(err),
@@ -139,20 +133,22 @@ export function Topology(props: { projectId: string; envId: string }) {
     let cancelled = false;
     const started = performance.now();
     setStatus(`Laying out ${graph.nodes.length} items and ${graph.edges.length} edges…`);
+    preloadDrawing(fastFor(choice, graph));
     layout(graph.nodes, graph.edges, engine, Math.max(0.5, (container.current?.clientWidth || 4) / (container.current?.clientHeight || 3))).then(
       async ({ positions, engine: used, ms }) => {
         if (cancelled) return;
         const drawStart = performance.now();
         view.current?.destroy();
         view.current = undefined;
-        const input: ViewInput = { container: container.current!, graph, positions, onChoose: (id) => chooseService(id) };
+        const input: ViewInput = { container: container.current!, graph, positions, onChoose: (id) => chooseService(id), start: focus ? nodeId('service', focus) : undefined };
         const drawn = await drawing(choice, input, () => marks.current!, () => {
           const now = performance.now();
-          window.__topology = { ...window.__topology!, drawing: choice, nodes: graph.nodes.length, edges: graph.edges.length, engine: used, layoutMs: Math.round(drawStart - started), drawMs: Math.round(now - drawStart), interactiveMs: Math.round(now - started) };
+          window.__topology = { ...window.__topology!, drawing: choice, nodes: graph.nodes.length, edges: graph.edges.length, engine: used, layoutMs: Math.round(drawStart - started), drawMs: Math.round(now - drawStart), interactiveMs: Math.round(now - started), drawnAt: Date.now() };
         });
         if (cancelled) return drawn.view.destroy();
         view.current = drawn.view;
         setFast(drawn.fast);
+        setPartial(!!drawn.view.partial);
         setEngineUsed(`${used === 'elk' ? 'ELK layered' : 'fast layered'}, ${ms} ms`);
         setStatus('');
         setDrawn((d) => d + 1);
@@ -211,7 +207,7 @@ export function Topology(props: { projectId: string; envId: string }) {
     return [...out.entries()].sort(([a], [b]) => a - b);
   }, [blast]);
   // Made once per data: the screen re-renders as the drawing arrives, and 2,000 options need not be diffed again.
-  const serviceOptions = useMemo(() => [...(data?.services ?? [])].sort((a, b) => a.name.localeCompare(b.name)).slice(0, 2000).map((s) => <option key={s.id} value={s.id}>{s.name}</option>), [data]);
+  const serviceOptions = useMemo(() => (graph?.nodes ?? []).filter((n) => n.kind === 'service').sort((a, b) => a.label.localeCompare(b.label)).slice(0, 2000).map((n) => <option key={n.ref} value={n.ref}>{n.label}</option>), [graph]);
   const label = graph ? `Topology: ${graph.nodes.filter((n) => n.kind === 'service').length} services, ${graph.nodes.filter((n) => n.kind === 'floor').length} servers, ${graph.nodes.filter((n) => n.kind === 'network').length} networks, ${graph.edges.length} edges` : 'Topology';
 
   return (
@@ -264,7 +260,7 @@ export function Topology(props: { projectId: string; envId: string }) {
         <div class="topology-canvas">
           <div ref={container} class="cy" role="img" aria-label={label} data-drawn={drawn ? 'true' : 'false'} data-drawing={fast ? 'fast' : 'detailed'} />
           {status && <p class="muted overlay" role="status">{status}</p>}
-          {engineUsed && <p class="muted legend">Layout: {engineUsed}; {fast ? 'fast drawing (labels appear as you zoom in)' : 'detailed drawing'}. Drag to pan, scroll or pinch to zoom; choose a service to see its blast radius.</p>}
+          {engineUsed && <p class="muted legend">Layout: {engineUsed}; {fast ? 'fast drawing (labels appear as you zoom in)' : 'detailed drawing'}.{partial ? ' Part of it is shown, at a size its labels can be read: Fit shows all of it.' : ''} Drag to pan, scroll or pinch to zoom; choose a service to see its blast radius.</p>}
         </div>
         <aside class="blast" aria-labelledby="blast-title">
           <h2 id="blast-title">Blast radius</h2>

@@ -8,6 +8,8 @@ export interface TopologyView {
   zoomBy(factor: number): void;
   /** Fits the given nodes (all when none) into view. */
   fit(ids?: string[]): void;
+  /** True when the first view shows only part of the drawing (to keep its labels readable). */
+  readonly partial?: boolean;
   /** The whole picture as a file. */
   picture(format: 'svg' | 'png'): Promise<Blob>;
   destroy(): void;
@@ -19,7 +21,20 @@ export interface ViewInput {
   positions: Positions;
   /** a service node was clicked (its id), or the background ('') */
   onChoose(serviceId: string): void;
+  /** A node to start the view at (the chosen service), when the whole drawing cannot be shown readably. */
+  start?: string;
 }
+
+/** Keeps `data-zoom` on the drawing's element: the view's scale, changed by every zoom (read by `npm run bench:web`: the drawing answers). */
+export const reportZoom = (container: HTMLElement, zoom: number) => void (container.dataset.zoom = zoom.toPrecision(4));
+
+/** The detailed drawing's label size at zoom 1 (px). */
+export const LABEL_PX = 12;
+/**
+ * The smallest label the first view shows (px): a drawing that fits the frame only with smaller
+ * labels opens at this size instead, at its start (or the chosen service); Fit shows all of it.
+ */
+export const READABLE_LABEL_PX = 10;
 
 /** Colours shared by the views (and the legend's swatches in styles.css). */
 export const COLORS = {

@@ -233,8 +233,9 @@ describe('CatalogStack', () => {
       admin: http,
       billing: ['queue:jobs', 'queue:mail', 'signing-secret', 'stripe-secret', 'table', 'xray'],
       projects: http,
-      environments: http,
-      structure: http,
+      // An owner's role assignment that makes someone a member tells them by mail (issue 32).
+      environments: ['queue:mail', ...http],
+      structure: ['queue:mail', ...http],
       services: http,
       floors: http,
       topology: http,

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { config, type Config } from './config';
-import type { Account, Session } from '#domain/identity';
+import type { Account, Actor } from './actor';
 import { unauthenticated } from './errors';
 
 /** Where time comes from: the system clock in production, a controlled one in tests. */
@@ -9,11 +9,7 @@ export interface Clock {
 }
 export const systemClock: Clock = { now: () => new Date() };
 
-/** The signed-in caller: the account as re-read for this request, and the session its token belongs to. */
-export interface Actor {
-  account: Account;
-  session: Session;
-}
+export type { Actor } from './actor';
 
 /** Where a request came from: recorded with the changes it makes (audit) and on every log line (correlation). */
 export interface RequestOrigin {

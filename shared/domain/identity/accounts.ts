@@ -4,31 +4,9 @@ import { getItem, updateItem } from '#db/items';
 import { putNewStep, setExpression } from '#db/steps';
 import { invalid } from '#shared/errors';
 import { actorAccount, type AppContext } from '#shared/context';
+import type { Account, AccountType } from '#shared/actor';
 
-export type AccountType = 'customer' | 'project_user' | 'staff';
-
-/** The account as stored. Only `toAccountOut` decides what a client sees. */
-export interface Account {
-  id: string;
-  email: string;
-  name: string | null;
-  phone: string | null;
-  is_superuser: boolean;
-  is_staff: boolean;
-  admin_role: string | null;
-  preferred_language: string | null;
-  navigation_mode: string | null;
-  job_title: string | null;
-  timezone: string | null;
-  table_density: string | null;
-  is_active: boolean;
-  account_type: AccountType;
-  last_login_at: string | null;
-  token_version: number;
-  password_hash: string;
-  created_at: string;
-  updated_at: string;
-}
+export type { Account, AccountType } from '#shared/actor';
 
 /** The documented user object: exactly these fields, nothing internal. */
 export function toAccountOut(a: Account) {

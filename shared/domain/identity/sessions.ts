@@ -6,31 +6,13 @@ import { issueAccessToken, newSecret, refreshToken, sha256 } from '#auth/tokens'
 import { seal, open } from '#auth/secret-box';
 import { isRefusal, notFound, unauthenticated } from '#shared/errors';
 import { actorAccount, NOT_AUTHENTICATED, type AppContext } from '#shared/context';
-import { USER_NOT_FOUND_OR_INACTIVE, type Account } from './accounts';
+import { USER_NOT_FOUND_OR_INACTIVE } from './accounts';
+import type { Account, Session } from '#shared/actor';
 import { queryAll } from '#db/query';
 import { batchGet, keyId } from '#db/batch-get';
 import { securityLogStep, type SecurityEventInput } from './security-log';
 
-/** One signed-in device. Revoking a session deletes it; its refresh token and access tokens then stop working. */
-export interface Session {
-  id: string;
-  user_id: string;
-  refresh_hash: string;
-  device: string;
-  ip: string;
-  created_at: string;
-  last_seen_at: string;
-  expires_at: string;
-  /** The account's token version when the session began: bumping the version (password reset, block) ends it. */
-  token_version?: number;
-  /**
-   * The last rotation, kept for the refresh grace window: the hash of the secret it replaced, when it
-   * happened, and the secret it rotated to, sealed with the secret box (never in clear).
-   */
-  previous_hash?: string;
-  rotated_at?: string;
-  rotated_to_sealed?: string;
-}
+export type { Session } from '#shared/actor';
 
 /** Where a request comes from (request data, handed in by the route): a session records both. */
 export interface ClientMeta {

@@ -10,7 +10,8 @@ import { accountUsage, anyOver, overage, type Overage } from './usage';
 import { overageCandidatesOf } from './candidates';
 import { archiveSelection } from './archive';
 import { ARCHIVABLE_KINDS, type ArchiveReport } from './selection';
-import type { DeadlineKind, DowngradeWindow } from './downgrade';
+import type { DeadlineKind } from './downgrade';
+import type { DowngradeWindow } from './downgrade-window';
 
 interface Deadline {
   PK: string;

@@ -11,7 +11,7 @@ import {
   planChangeSteps, currentOf, getPlan, isFreePlan, listSubscriptions, retryWhileChanging, switchTo, type Plan,
 } from '#domain/billing';
 import { accountUsage, anyOver, overage } from './usage';
-import { windowOut } from './limits-status';
+import { windowOut, type DowngradeWindow } from './downgrade-window';
 
 /** SPEC: enforcement two weeks after the confirmation. */
 export const ARCHIVE_WINDOW_DAYS = 14;
@@ -23,14 +23,6 @@ export const DEADLINE_KINDS = [
   { kind: 'enforce', before: 0 },
 ] as const;
 export type DeadlineKind = (typeof DEADLINE_KINDS)[number]['kind'];
-
-export interface DowngradeWindow {
-  user_id: string;
-  until: string;
-  from_plan_id: string;
-  to_plan_id: string;
-  confirmed_at: string;
-}
 
 export const NOT_A_DOWNGRADE = 'This plan is not a downgrade of yours: choose it with POST /subscriptions/choose';
 

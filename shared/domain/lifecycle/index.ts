@@ -6,4 +6,5 @@ export * from './archived-lists';
 export * from './usage';
 export * from './limits-status';
 export * from './downgrade';
+export * from './downgrade-window';
 export * from './deadlines';

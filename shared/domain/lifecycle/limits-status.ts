@@ -5,13 +5,7 @@ import { actorAccount, type AppContext } from '#shared/context';
 import { activePlan, NO_ACTIVE_SUBSCRIPTION } from '#domain/billing';
 import { accountUsage, overage } from './usage';
 import { overageCandidatesOf } from './candidates';
-import type { DowngradeWindow } from './downgrade';
-
-/** The grace window as SPEC shows it: until when (null without one) and the seconds left. */
-export function windowOut(window: DowngradeWindow | undefined, ctx: AppContext) {
-  if (!window) return { until: null, remaining_seconds: 0 };
-  return { until: window.until, remaining_seconds: Math.max(0, Math.floor((Date.parse(window.until) - ctx.clock.now().getTime()) / 1000)) };
-}
+import { windowOut, type DowngradeWindow } from './downgrade-window';
 
 /** The caller's plan, usage and open window, read in parallel (an account without an active subscription: 404, as GET /me/subscription). */
 async function measured(ctx: AppContext) {

@@ -3,7 +3,7 @@ import { keys } from '#db/keys';
 import { forbidden, isRefusal, notFound, type DomainError } from '#shared/errors';
 import { actorAccount, type AppContext } from '#shared/context';
 import { capabilities, type EnvRole, type Permission } from '#auth/permissions';
-import type { Project } from './projects';
+import type { Project } from './project-types';
 
 export interface Membership {
   project_id: string;

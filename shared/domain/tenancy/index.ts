@@ -13,3 +13,4 @@ export * from './invitations';
 export * from './members';
 export * from './project-users';
 export * from './projects';
+export * from './project-types';

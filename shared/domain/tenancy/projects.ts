@@ -4,6 +4,7 @@ import { invalid, forbidden, notFound } from '#shared/errors';
 import { actorAccount, type AppContext } from '#shared/context';
 import { canCreateProjects, getAccount, type Account } from '#domain/identity';
 import { OWNER_REQUIRED, PROJECT_NOT_FOUND, loadAccess, type Membership } from './access';
+import type { Project } from './project-types';
 import { FREE_PLAN_ID, getPlan, type Plan, activePlan, quotaOf, quotaReached, takeQuotaStep, PROJECTS_QUOTA } from '#domain/billing';
 import { projectInventory, totals } from './inventory';
 import { queryPartition } from '#db/query';
@@ -13,24 +14,6 @@ import { setFieldsStep } from '#db/live';
 import { changeAudit, creationAudit } from '#shared/audit';
 import { counterStep, deleteStep, putNewStep, putStep } from '#db/steps';
 
-export interface Project {
-  id: string;
-  identifier: string;
-  name: string;
-  cost_calc_enabled: boolean;
-  /** The account whose plan governs this project's limits (its creating owner). Internal. */
-  owner_id: string;
-  created_at: string;
-  updated_at: string;
-  deleted_at: string | null;
-  /** Quota counters, each changed in the same transaction as what it counts. */
-  env_count: number;
-  service_count: number;
-  project_user_count: number;
-  custom_role_count: number;
-  /** The sort key of its latest audit entry (shared/audit.ts). Internal. */
-  audit_head?: string | null;
-}
 
 /** What an audit entry records of a project: what its members read of it. */
 const auditedProject = (p: Project) => ({ id: p.id, identifier: p.identifier, name: p.name, cost_calc_enabled: p.cost_calc_enabled });

@@ -9,7 +9,8 @@ import { queueMail } from '#mail/send';
 import { oneLine } from '#mail/html';
 import type { Account } from '#domain/identity';
 import type { Membership, ProjectAccess } from './access';
-import { membershipSteps, type Project } from './projects';
+import { membershipSteps } from './projects';
+import type { Project } from './project-types';
 import { addedToProjectMail, projectLink } from './member-mail';
 
 /** The refusal of a role's target that is no account, or (to anyone but an owner) no member of the project. */

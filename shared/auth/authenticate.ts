@@ -1,5 +1,5 @@
 import { verifyAccessToken } from './tokens';
-import { getAccountAndSession, sessionExpired, USER_NOT_FOUND_OR_INACTIVE } from '#domain/identity';
+import { getAccountAndSession, sessionExpired, USER_NOT_FOUND_OR_INACTIVE } from './caller';
 import { isRefusal, unauthenticated } from '#shared/errors';
 import { NOT_AUTHENTICATED, type Actor, type AppContext } from '#shared/context';
 

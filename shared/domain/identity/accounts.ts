@@ -32,8 +32,7 @@ export const canCreateProjects = (a: Pick<Account, 'account_type'>) => a.account
 export const normalizeEmail = (email: string) => email.trim().toLowerCase();
 
 export const EMAIL_TAKEN = 'Email already registered';
-/** The same refusal for a missing and a blocked account (SPEC), wherever a token or session is checked. */
-export const USER_NOT_FOUND_OR_INACTIVE = 'User not found or inactive';
+export { USER_NOT_FOUND_OR_INACTIVE } from '#auth/caller';
 
 export interface NewAccount {
   email: string;

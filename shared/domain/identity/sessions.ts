@@ -6,10 +6,9 @@ import { issueAccessToken, newSecret, refreshToken, sha256 } from '#auth/tokens'
 import { seal, open } from '#auth/secret-box';
 import { isRefusal, notFound, unauthenticated } from '#shared/errors';
 import { actorAccount, NOT_AUTHENTICATED, type AppContext } from '#shared/context';
-import { USER_NOT_FOUND_OR_INACTIVE } from './accounts';
+import { getAccountAndSession, sessionExpired, USER_NOT_FOUND_OR_INACTIVE } from '#auth/caller';
 import type { Account, Session } from '#shared/actor';
 import { queryAll } from '#db/query';
-import { batchGet, keyId } from '#db/batch-get';
 import { securityLogStep, type SecurityEventInput } from './security-log';
 
 export type { Session } from '#shared/actor';
@@ -63,15 +62,7 @@ async function tokenPair(account: Account, sessionId: string, secret: string, ct
   return { access_token, refresh_token: refreshToken.compose(account.id, sessionId, secret), token_type: 'bearer' };
 }
 
-/** Reads an account and one of its sessions in a single round trip (strongly consistent). */
-export async function getAccountAndSession(userId: string, sessionId: string): Promise<{ account?: Account; session?: Session }> {
-  const accountKey = keys.account(userId);
-  const sessionKey = keys.session(userId, sessionId);
-  const items = await batchGet([accountKey, sessionKey]);
-  return { account: items.get(keyId(accountKey)) as Account | undefined, session: items.get(keyId(sessionKey)) as Session | undefined };
-}
-
-export const sessionExpired = (s: Session, ctx: AppContext) => s.expires_at <= ctx.clock.now().toISOString();
+export { getAccountAndSession, sessionExpired } from '#auth/caller';
 
 /** What the sealed secret of a rotation is bound to: it opens only on this session, for this rotation. */
 const graceSealContext = (userId: string, sessionId: string, previousHash: string) => ({ purpose: 'refresh-grace', user_id: userId, session_id: sessionId, previous_hash: previousHash });

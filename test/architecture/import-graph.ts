@@ -2,11 +2,11 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { posix } from 'node:path';
 
 /**
- * The project's import graph, read straight from the sources: every `.ts` file under the given roots, the module
- * specifiers it imports, and the file each one resolves to. Relative specifiers resolve the way the bundler does
- * (`./x` → `x.ts` or `x/index.ts`); `#…` specifiers through package.json `imports`, whatever aliases it declares.
- * Bare package specifiers (`zod`, `node:fs`, `@aws-sdk/…`) are not part of the graph. Imports in `.d.ts` files are
- * type-only edges.
+ * The project's import graph, read straight from the sources: every `.ts` / `.tsx` file under the given roots, the
+ * module specifiers it imports, and the file each one resolves to. Relative specifiers resolve the way the bundler
+ * does (`./x` → `x.ts`, `x.tsx`, `x/index.ts`; an asset such as `./styles.css` to itself); `#…` specifiers through
+ * package.json `imports`, whatever aliases it declares. Bare package specifiers (`zod`, `node:fs`, `@infracat/client`)
+ * are no edges: they are listed apart (`packages`). Imports in `.d.ts` files are type-only edges.
  *
  * This stands in for dependency-cruiser, which needs the TypeScript compiler's JavaScript API (TypeScript 7 has none).
  */
@@ -38,6 +38,8 @@ export interface ImportGraph {
   edges: Edge[];
   /** Relative or `#` specifiers that name no file: a broken import, or a form this reader does not understand. */
   unresolved: Unresolved[];
+  /** Bare package specifiers (`preact`, `@infracat/client/schema`, `node:fs`), where each is imported. */
+  packages: Unresolved[];
 }
 
 export interface RawImport {
@@ -46,25 +48,30 @@ export interface RawImport {
   line: number;
 }
 
-export const DEFAULT_ROOTS = ['shared', 'functions', 'infra'];
+/** The API's code, and the two packages beside it: the dashboard and the typed client with its command-line tool. */
+export const DEFAULT_ROOTS = ['shared', 'functions', 'infra', 'web/src', 'clients/typescript/src'];
 
 export function buildImportGraph(root: string, roots: readonly string[] = DEFAULT_ROOTS): ImportGraph {
   const resolver = createResolver(root);
   const files = roots.flatMap((dir) => listTsFiles(root, dir)).sort();
   const edges: Edge[] = [];
   const unresolved: Unresolved[] = [];
+  const packages: Unresolved[] = [];
   for (const from of files) {
     const declarations = from.endsWith('.d.ts'); // never runs: all its imports are type-level
     for (const raw of extractImports(readFileSync(posix.join(root, from), 'utf8'))) {
       const { specifier, line } = raw;
       const kind = declarations ? 'type' : raw.kind;
-      if (!isProjectSpecifier(specifier)) continue;
+      if (!isProjectSpecifier(specifier)) {
+        packages.push({ from, specifier, line });
+        continue;
+      }
       const to = resolver(from, specifier);
       if (to === undefined) unresolved.push({ from, specifier, line });
       else edges.push({ from, to, specifier, typeOnly: kind === 'type', kind, line });
     }
   }
-  return { root, files, edges, unresolved };
+  return { root, files, edges, unresolved, packages };
 }
 
 function listTsFiles(root: string, dir: string): string[] {
@@ -75,7 +82,7 @@ function listTsFiles(root: string, dir: string): string[] {
     if (entry.name === 'node_modules' || entry.name.startsWith('.') || entry.name === 'cdk.out') continue;
     const rel = posix.join(dir, entry.name);
     if (entry.isDirectory()) out.push(...listTsFiles(root, rel));
-    else if (entry.isFile() && entry.name.endsWith('.ts')) out.push(rel);
+    else if (entry.isFile() && /\.tsx?$/.test(entry.name)) out.push(rel);
   }
   return out;
 }
@@ -99,10 +106,12 @@ export function createResolver(root: string): Resolver {
   const toFile = (rel: string): string | undefined => {
     const p = posix.normalize(rel);
     if (p.startsWith('../')) return undefined; // outside the project
-    const candidates = [p, `${p}.ts`, `${p}/index.ts`];
-    if (/\.[cm]?js$/.test(p)) candidates.push(p.replace(/\.([cm]?)js$/, '.$1ts'));
-    // Data files (e.g. the generated openapi.json) are modules too, with no imports of their own.
-    return candidates.find((c) => (c.endsWith('.ts') || c.endsWith('.json')) && isFile(c));
+    const candidates = [`${p}.ts`, `${p}.tsx`, `${p}.d.ts`, `${p}/index.ts`, `${p}/index.tsx`];
+    if (/\.[cm]?js$/.test(p)) candidates.push(...['.$1ts', '.$1tsx', '.d.$1ts'].map((ext) => p.replace(/\.([cm]?)js$/, ext)));
+    // A specifier that names a file with its extension: a module, or data (the generated openapi.json) or an asset
+    // (a stylesheet) that imports nothing. A `.js` name stands for its `.ts` source or its `.d.ts` declarations.
+    if (!/\.[cm]?js$/.test(p)) candidates.unshift(p);
+    return candidates.find(isFile);
   };
   return (from, specifier) => {
     if (specifier.startsWith('#')) {

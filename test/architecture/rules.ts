@@ -1,4 +1,4 @@
-import type { Edge, ImportGraph } from './import-graph';
+import type { Edge, ImportGraph, Unresolved } from './import-graph';
 
 /**
  * The architecture rules over the import graph. Each broken rule is one readable line:
@@ -9,9 +9,14 @@ import type { Edge, ImportGraph } from './import-graph';
  * 2. Anything outside a context reaches it only through its `index.ts`, never a file behind it.
  * 3. `functions/**` (routes, handlers, workers) never imports `shared/db/**`: they go through the domain.
  * 4. `shared/domain/**` never imports `shared/http/**`: the domain does not know about HTTP.
- * 5. No import cycles among runtime imports (`import type` edges are erased, so they are left out). A file inside a
- *    context importing its own context's `index.ts` is reported on its own as well: the index re-exports the file,
- *    so that is a cycle; siblings are imported directly.
+ * 5. No import cycles, type-only edges included (`import type` is erased at run time, but a loop of types is still
+ *    a loop of meaning: the two files cannot be read, moved or tested apart). A file inside a context importing its
+ *    own context's `index.ts` is reported on its own as well: the index re-exports the file, so that is a cycle;
+ *    siblings are imported directly.
+ * 6. `shared/**` outside `shared/domain/` (context, auth, http, db, mail, …) imports no context, type-only or not:
+ *    the contexts build on it, so it cannot build on them (what both need lives in a leaf, e.g. `shared/actor.ts`).
+ * 7. `web/` and `clients/` are packages of their own: their files import their own package's files and npm packages,
+ *    and the dashboard the client package (`@infracat/client`); never `shared/`, `functions/`, `infra/` or the other.
  * Domain files must sit in a known context folder, so that a new context cannot slip past rules 1 and 2.
  */
 
@@ -45,7 +50,9 @@ export function violations(graph: ImportGraph): string[] {
   const edges = [...graph.edges].sort((a, b) => a.from.localeCompare(b.from) || a.to.localeCompare(b.to));
   for (const edge of edges) for (const problem of edgeViolations(edge)) edgeProblems.add(`${edge.from} → ${edge.to}: ${problem}`);
 
-  return [...fileProblems, ...unresolved, ...edgeProblems, ...cycles(graph.edges)];
+  const packageProblems = graph.packages.flatMap((p) => packageViolations(p).map((problem) => `${p.from}:${p.line} → '${p.specifier}': ${problem}`));
+
+  return [...fileProblems, ...unresolved, ...edgeProblems, ...packageProblems, ...cycles(graph.edges)];
 }
 
 function edgeViolations({ from, to }: Edge): string[] {
@@ -67,29 +74,53 @@ function edgeViolations({ from, to }: Edge): string[] {
   if (source !== undefined && to.startsWith('shared/http/')) problems.push('domain code may not import shared/http');
   // 5. (part) A file importing its own context's index.
   if (source && source === target && to === indexOf(source) && from !== to) problems.push(`a file inside ${source} must import its siblings directly, not ${source}'s own index.ts`);
+  // 6. Shared code outside the domain builds on no context.
+  if (from.startsWith('shared/') && source === undefined && target !== undefined) problems.push(`shared code outside ${DOMAIN_DIR} may not import a context (${target || DOMAIN_DIR})`);
+  // 7. The dashboard and the client stay inside their own package.
+  const pkg = packageOf(from);
+  if (pkg && !to.startsWith(`${pkg.dir}/`)) problems.push(`${pkg.dir} is a package of its own: it may import only its own files, npm packages${pkg.client ? ' and @infracat/client' : ''}`);
   return problems;
 }
 
+/** 7. The separate packages of the repository, and whether each may use the client package. */
+const PACKAGES = [
+  { dir: 'web', client: true },
+  { dir: 'clients', client: false },
+];
+const packageOf = (file: string) => PACKAGES.find((p) => file.startsWith(`${p.dir}/`));
+
+/** 7. (part) Of the repository's own packages, only the dashboard imports one: the client. */
+function packageViolations({ from, specifier }: Unresolved): string[] {
+  const ownPackage = /^@infracat\/([^/]+)/.exec(specifier)?.[1];
+  if (ownPackage === undefined) return [];
+  const pkg = packageOf(from);
+  if (pkg?.client && ownPackage === 'client') return [];
+  return [`${pkg?.dir ?? from.split('/')[0]} may not import @infracat/${ownPackage}${pkg?.client ? ' (only @infracat/client)' : ''}`];
+}
+
+/** Which edge stands for a pair of files in a reported cycle: a static import, else a dynamic one, else a type-only one. */
+const KIND_RANK: Record<Edge['kind'], number> = { static: 0, dynamic: 1, type: 2 };
+
 /**
- * 5. Import cycles among runtime edges. For every strongly connected group of files, the shortest cycle through each
- * of its files (so every file caught in a cycle shows up in at least one reported path), each listed once.
+ * 5. Import cycles, every edge counted (type-only ones too). For every strongly connected group of files, the
+ * shortest cycle through each of its files (so every file caught in a cycle shows up in at least one reported path),
+ * each listed once; the hops that are a dynamic import() or type-only are named after it.
  */
 function cycles(allEdges: readonly Edge[]): string[] {
-  const runtime = new Map<string, Map<string, Edge>>();
+  const linked = new Map<string, Map<string, Edge>>();
   for (const e of allEdges) {
-    if (e.typeOnly) continue;
-    const out = runtime.get(e.from) ?? new Map<string, Edge>();
-    runtime.set(e.from, out);
+    const out = linked.get(e.from) ?? new Map<string, Edge>();
+    linked.set(e.from, out);
     const known = out.get(e.to);
-    if (!known || (known.kind === 'dynamic' && e.kind !== 'dynamic')) out.set(e.to, e); // prefer a static edge
+    if (!known || KIND_RANK[e.kind] < KIND_RANK[known.kind]) out.set(e.to, e);
   }
-  const next = (f: string) => [...(runtime.get(f)?.keys() ?? [])].sort();
+  const next = (f: string) => [...(linked.get(f)?.keys() ?? [])].sort();
 
   const reported: string[] = [];
   const seen = new Set<string>();
-  for (const group of stronglyConnected([...runtime.keys()].sort(), next)) {
+  for (const group of stronglyConnected([...linked.keys()].sort(), next)) {
     const members = new Set(group);
-    const selfLoop = group.length === 1 && runtime.get(group[0])?.has(group[0]);
+    const selfLoop = group.length === 1 && linked.get(group[0])?.has(group[0]);
     if (group.length < 2 && !selfLoop) continue;
     for (const start of [...group].sort()) {
       const path = shortestCycle(start, (f) => next(f).filter((g) => members.has(g)));
@@ -99,8 +130,9 @@ function cycles(allEdges: readonly Edge[]): string[] {
       if (seen.has(key)) continue;
       seen.add(key);
       const hops = canonical.map((f, i) => [f, canonical[(i + 1) % canonical.length]] as const);
-      const dynamic = hops.filter(([a, b]) => runtime.get(a)?.get(b)?.kind === 'dynamic').map(([a, b]) => `${a} → ${b}`);
-      const note = dynamic.length ? ` (dynamic import(): ${dynamic.join(', ')})` : '';
+      const hopsOf = (kind: Edge['kind']) => hops.filter(([a, b]) => linked.get(a)?.get(b)?.kind === kind).map(([a, b]) => `${a} → ${b}`);
+      const notes = [['dynamic import()', hopsOf('dynamic')], ['type-only', hopsOf('type')]].filter(([, h]) => h.length).map(([label, h]) => `${label}: ${(h as string[]).join(', ')}`);
+      const note = notes.length ? ` (${notes.join('; ')})` : '';
       reported.push(`import cycle: ${[...canonical, canonical[0]].join(' → ')}${note}`);
     }
   }

@@ -175,8 +175,9 @@ describe('rules on fixture trees', () => {
     });
 
     it('counts type-only imports too', () => {
-      expect(check({ 'shared/domain/billing/plans.ts': "import type { item } from '#domain/catalog';\nexport const plan = 1 as unknown as typeof item;\n" })).toEqual([
-        'shared/domain/billing/plans.ts → shared/domain/catalog/index.ts: billing may not import catalog',
+      // audit imports nothing here, so the wrong-way import is the only problem (no cycle closes through it).
+      expect(check({ 'shared/domain/audit/index.ts': 'export type Entry = { id: string };\n', 'shared/domain/billing/plans.ts': "import type { Entry } from '#domain/audit';\nexport const plan = 1 as unknown as Entry;\n" })).toEqual([
+        'shared/domain/billing/plans.ts → shared/domain/audit/index.ts: billing may not import audit',
       ]);
     });
 
@@ -259,8 +260,13 @@ describe('rules on fixture trees', () => {
       ).toEqual(['import cycle: shared/a.ts → shared/b.ts → shared/c.ts → shared/a.ts']);
     });
 
-    it('ignores a cycle closed only by an import type', () => {
-      expect(check({ 'shared/a.ts': "import { b } from './b';\nexport const a = () => b;\n", 'shared/b.ts': "import type { a } from './a';\nexport const b: typeof a | undefined = undefined;\n" })).toEqual([]);
+    it('counts a cycle closed only by an import type, and says which hop is type-only', () => {
+      expect(check({ 'shared/a.ts': "import { b } from './b';\nexport const a = () => b;\n", 'shared/b.ts': "import type { a } from './a';\nexport const b: typeof a | undefined = undefined;\n" })).toEqual([
+        'import cycle: shared/a.ts → shared/b.ts → shared/a.ts (type-only: shared/b.ts → shared/a.ts)',
+      ]);
+      expect(check({ 'shared/a.ts': "import type { b } from './b';\nexport type a = b;\n", 'shared/b.ts': "export type { a as b } from './a';\n" })).toEqual([
+        'import cycle: shared/a.ts → shared/b.ts → shared/a.ts (type-only: shared/a.ts → shared/b.ts, shared/b.ts → shared/a.ts)',
+      ]);
     });
 
     it('counts a dynamic import() as a runtime edge and says so', () => {
@@ -279,6 +285,67 @@ describe('rules on fixture trees', () => {
     it('does not count an index re-exporting its own files as a cycle', () => {
       expect(check({ 'shared/domain/catalog/index.ts': "export * from './items';\nexport * from './topology/links';\nexport { item as default } from './items';\n" })).toEqual([]);
     });
+  });
+});
+
+describe('6. shared code outside the domain imports no context', () => {
+  it('reports shared/context.ts taking a type from a context, and shared/auth calling into one', () => {
+    expect(
+      check({
+        'shared/context.ts': "import type { account } from '#domain/identity';\nexport const ctx: typeof account | undefined = undefined;\n",
+        'shared/auth/authenticate.ts': "import { account } from '../domain/identity';\nexport const authenticate = () => account;\n",
+      }),
+    ).toEqual([
+      'shared/auth/authenticate.ts → shared/domain/identity/index.ts: shared code outside shared/domain may not import a context (identity)',
+      'shared/context.ts → shared/domain/identity/index.ts: shared code outside shared/domain may not import a context (identity)',
+    ]);
+  });
+
+  it('lets shared code import shared code, and a context import shared code', () => {
+    expect(check({ 'shared/actor.ts': 'export interface Actor { id: string }\n', 'shared/context.ts': "import type { Actor } from './actor';\nexport const ctx: Actor | undefined = undefined;\n", 'shared/domain/identity/accounts.ts': "import type { Actor } from '#shared/actor';\nimport { keys } from '#db/keys';\nexport const account: Actor | typeof keys = keys;\n" })).toEqual([]);
+  });
+});
+
+describe('7. web/ and clients/ stay inside their own package', () => {
+  const web = {
+    'web/src/main.tsx': "import { h } from 'preact';\nimport { App } from './app';\nimport './styles.css';\nexport const main = () => h(App, {});\n",
+    'web/src/app.tsx': "import type { paths } from '@infracat/client/schema';\nexport const App = (_: Partial<paths>) => null;\n",
+    'web/src/styles.css': 'body { margin: 0; }\n',
+    'clients/typescript/src/index.ts': "export * from './client';\nexport type { paths } from './schema.js';\n",
+    'clients/typescript/src/client.ts': "import createClient from 'openapi-fetch';\nexport const client = createClient;\n",
+    'clients/typescript/src/schema.d.ts': 'export interface paths { x: 1 }\n',
+  };
+
+  it('allows their own files (.tsx, assets, .js names of .d.ts files), npm packages and, in web, @infracat/client', () => {
+    expect(check(web)).toEqual([]);
+  });
+
+  it('reports web importing shared/ or functions/, or a package of the repository other than the client', () => {
+    expect(
+      check({
+        ...web,
+        'web/src/app.tsx': "import type { Account } from '../../shared/context';\nimport { routes } from '../../functions/projects/routes';\nimport { nope } from '@infracat/web-kit';\nexport const App = [routes, nope] as unknown as Account;\n",
+        'shared/context.ts': 'export type Account = { id: string };\n',
+      }),
+    ).toEqual([
+      'web/src/app.tsx → functions/projects/routes.ts: web is a package of its own: it may import only its own files, npm packages and @infracat/client',
+      'web/src/app.tsx → shared/context.ts: web is a package of its own: it may import only its own files, npm packages and @infracat/client',
+      "web/src/app.tsx:3 → '@infracat/web-kit': web may not import @infracat/web-kit (only @infracat/client)",
+    ]);
+  });
+
+  it('reports the client importing infra/ or the dashboard', () => {
+    expect(
+      check({
+        ...web,
+        'infra/local/ports.ts': 'export const API_PORT = 3000;\n',
+        'clients/typescript/src/client.ts': "import { API_PORT } from '../../../infra/local/ports';\nimport { App } from '../../../web/src/app';\nimport { web } from '@infracat/web';\nexport const client = [API_PORT, App, web];\n",
+      }),
+    ).toEqual([
+      'clients/typescript/src/client.ts → infra/local/ports.ts: clients is a package of its own: it may import only its own files, npm packages',
+      'clients/typescript/src/client.ts → web/src/app.tsx: clients is a package of its own: it may import only its own files, npm packages',
+      "clients/typescript/src/client.ts:3 → '@infracat/web': clients may not import @infracat/web",
+    ]);
   });
 });
 

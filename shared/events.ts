@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { lazySchema } from './lazy-schema';
 import { epochSeconds, type AppContext } from './context';
 import { keys } from '#db/keys';
 import { putNewStep } from '#db/steps';
@@ -11,13 +12,14 @@ export const EVENT_TYPES = [
 export type EventType = (typeof EVENT_TYPES)[number];
 
 /** SPEC's webhook payload shape. */
-const domainEventSchema = z.object({
-  id: z.string().min(1),
-  type: z.enum(EVENT_TYPES),
-  timestamp: z.string().min(1),
-  data: z.record(z.string(), z.unknown()),
-});
-export type DomainEvent = z.infer<typeof domainEventSchema>;
+const domainEventSchema = () =>
+  z.object({
+    id: z.string().min(1),
+    type: z.enum(EVENT_TYPES),
+    timestamp: z.string().min(1),
+    data: z.record(z.string(), z.unknown()),
+  });
+export type DomainEvent = z.infer<ReturnType<typeof domainEventSchema>>;
 
 /** Whose webhooks receive the event: one project's, or (subscription.changed) those of every project the account owns. */
 export type EventScope = { project_id: string } | { account_id: string };
@@ -26,11 +28,11 @@ export type EventScope = { project_id: string } | { account_id: string };
  * What the events queue carries (produced from the outbox item, `messageOf` in outbox.ts; parsed once
  * by the events worker): the scope rides along outside SPEC's payload so delivery can find the webhooks.
  */
-export const eventMessageSchema = z.union([
-  z.object({ project_id: z.string().min(1), event: domainEventSchema }),
-  z.object({ account_id: z.string().min(1), event: domainEventSchema }),
-]);
-export type EventMessage = z.infer<typeof eventMessageSchema>;
+export const eventMessageSchema = lazySchema(() => {
+  const event = domainEventSchema();
+  return z.union([z.object({ project_id: z.string().min(1), event }), z.object({ account_id: z.string().min(1), event })]);
+});
+export type EventMessage = z.infer<ReturnType<typeof eventMessageSchema>>;
 
 /** Outbox items live a week: the stream forwards them at once; the TTL only cleans up. */
 const OUTBOX_TTL_SECONDS = 7 * 24 * 3600;

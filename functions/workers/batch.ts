@@ -12,8 +12,8 @@ export class MalformedMessage extends Error {
 export interface SqsWorker<T> {
   /** The `worker` dimension of its metrics and the name in its log lines. */
   name: string;
-  /** The message's schema, shared with its producer (the producer's type is its `z.infer`). */
-  schema: z.ZodType<T>;
+  /** The message's schema, shared with its producer (the producer's type is its `z.infer`); built at the first message (`lazySchema`). */
+  schema: () => z.ZodType<T>;
   /** Records at once (the events worker: a batch waits for its slowest endpoint, not the sum) or one after another. */
   inParallel: boolean;
   /** What failing a message logs (its error fields and message id are added). */
@@ -58,7 +58,7 @@ function parseBody<T>(worker: SqsWorker<T>, record: SQSRecord): T {
   } catch {
     return malformed(worker.name, record, [{ path: '', message: 'not JSON' }]);
   }
-  const parsed = worker.schema.safeParse(json);
+  const parsed = worker.schema().safeParse(json);
   if (!parsed.success) return malformed(worker.name, record, parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })));
   return parsed.data;
 }

@@ -3,13 +3,16 @@ import { cancelAtProvider, cancelProviderSubscriptionJobMessage, changePlanAtPro
 import { impexJobMessage, runImpexJob } from '#domain/impex';
 import { discoverJobMessage, runDiscoveryJob } from '#domain/discovery';
 import { appContext } from '#shared/context';
+import { lazySchema } from '#shared/lazy-schema';
 import { sqsWorker } from '../batch';
 
 /** As the queue's redrive policy: the fifth receive is the last before the dead-letter queue. */
 const MAX_RECEIVES = 5;
 
 /** Every job the queue carries, by `kind`; each kind's schema lives beside the code that queues it. */
-const jobMessage = z.discriminatedUnion('kind', [checkoutJobMessage, cancelProviderSubscriptionJobMessage, changeProviderPlanJobMessage, impexJobMessage, discoverJobMessage]);
+const jobMessage = lazySchema(() =>
+  z.discriminatedUnion('kind', [checkoutJobMessage(), cancelProviderSubscriptionJobMessage(), changeProviderPlanJobMessage(), impexJobMessage(), discoverJobMessage()]),
+);
 
 /** The jobs queue's worker: each message names its job; every job is idempotent; failures are reported per message for SQS to retry. */
 export const handler = sqsWorker({

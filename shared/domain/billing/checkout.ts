@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { lazySchema } from '#shared/lazy-schema';
 import { keys } from '#db/keys';
 import { getItem, conditionalPut, conditionalUpdate } from '#db/items';
 import { putNewStep, setWhenExpression } from '#db/steps';
@@ -15,17 +16,19 @@ import { billingCustomerItem, isFreePlan, switchTo } from './plan-changes';
 import { paymentProvider, type PaymentProvider } from './payments';
 
 /** The jobs-queue message of a checkout: queued by the checkout above, run by `runCheckoutJob` (the jobs worker parses it once). */
-export const checkoutJobMessage = z.object({ kind: z.literal('checkout'), user_id: z.string().min(1), job_id: z.string().min(1) });
-export type CheckoutJobMessage = z.infer<typeof checkoutJobMessage>;
+export const checkoutJobMessage = lazySchema(() => z.object({ kind: z.literal('checkout'), user_id: z.string().min(1), job_id: z.string().min(1) }));
+export type CheckoutJobMessage = z.infer<ReturnType<typeof checkoutJobMessage>>;
 
 /** The jobs-queue message of a plan change at the provider: queued by a confirmed downgrade (lifecycle), run by `changePlanAtProvider`. */
-export const changeProviderPlanJobMessage = z.object({
-  kind: z.literal('change-provider-plan'),
-  user_id: z.string().min(1),
-  provider_subscription_id: z.string().min(1),
-  plan_id: z.string().min(1),
-});
-export type ChangeProviderPlanJobMessage = z.infer<typeof changeProviderPlanJobMessage>;
+export const changeProviderPlanJobMessage = lazySchema(() =>
+  z.object({
+    kind: z.literal('change-provider-plan'),
+    user_id: z.string().min(1),
+    provider_subscription_id: z.string().min(1),
+    plan_id: z.string().min(1),
+  }),
+);
+export type ChangeProviderPlanJobMessage = z.infer<ReturnType<typeof changeProviderPlanJobMessage>>;
 
 export const PLAN_NOT_FOUND = 'Plan not found';
 export const PAID_PLANS_IN_BETA = 'Upgrading to paid plans is disabled in beta mode';

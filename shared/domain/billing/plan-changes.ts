@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { lazySchema } from '#shared/lazy-schema';
 import { auditStep } from '#shared/audit';
 import { keys } from '#db/keys';
 import { putStep, setWhenStep } from '#db/steps';
@@ -13,13 +14,15 @@ import { listSubscriptions, newSubscription, putSubscriptionStep, currentOf, act
 import { transactWithInvoice, type InvoiceDraft } from './invoices';
 
 /** The jobs-queue message of a cancellation at the provider: queued after a plan change (below), run by `cancelAtProvider`. */
-export const cancelProviderSubscriptionJobMessage = z.object({
-  kind: z.literal('cancel-provider-subscription'),
-  user_id: z.string().min(1),
-  subscription_id: z.string().min(1),
-  provider_subscription_id: z.string().min(1),
-});
-export type CancelProviderSubscriptionJobMessage = z.infer<typeof cancelProviderSubscriptionJobMessage>;
+export const cancelProviderSubscriptionJobMessage = lazySchema(() =>
+  z.object({
+    kind: z.literal('cancel-provider-subscription'),
+    user_id: z.string().min(1),
+    subscription_id: z.string().min(1),
+    provider_subscription_id: z.string().min(1),
+  }),
+);
+export type CancelProviderSubscriptionJobMessage = z.infer<ReturnType<typeof cancelProviderSubscriptionJobMessage>>;
 
 /**
  * Subscription transitions (SPEC "States and transitions: Subscription"), the one place they are

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { lazySchema } from '#shared/lazy-schema';
 import { keys } from '#db/keys';
 import { getItem, conditionalUpdate } from '#db/items';
 import { keyId } from '#db/batch-get';
@@ -23,8 +24,8 @@ import { ProviderRefusal } from './providers/types';
 import { applyScan, type DiscoveryAudit } from './sync';
 
 /** The jobs-queue message of a discovery run: queued when the run starts (below), run by `runDiscoveryJob`. */
-export const discoverJobMessage = z.object({ kind: z.literal('discover'), project_id: z.string().min(1), run_id: z.string().min(1) });
-export type DiscoverJobMessage = z.infer<typeof discoverJobMessage>;
+export const discoverJobMessage = lazySchema(() => z.object({ kind: z.literal('discover'), project_id: z.string().min(1), run_id: z.string().min(1) }));
+export type DiscoverJobMessage = z.infer<ReturnType<typeof discoverJobMessage>>;
 
 export const RUN_KIND = 'discovery_run';
 export const RUN_NOT_FOUND = 'Discovery run not found';

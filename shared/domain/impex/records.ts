@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { lazySchema } from '#shared/lazy-schema';
 import { keys } from '#db/keys';
 import { getItem, conditionalUpdate } from '#db/items';
 import { keyId } from '#db/batch-get';
@@ -17,8 +18,8 @@ import { verifyDownloadLink } from './links';
 import type { UploadedDocument } from './types';
 
 /** The jobs-queue message of an export or an import: queued when its record is written (below), run by `runImpexJob`. */
-export const impexJobMessage = z.object({ kind: z.enum(['export', 'import']), project_id: z.string().min(1), record_id: z.string().min(1) });
-export type ImpexJobMessage = z.infer<typeof impexJobMessage>;
+export const impexJobMessage = lazySchema(() => z.object({ kind: z.enum(['export', 'import']), project_id: z.string().min(1), record_id: z.string().min(1) }));
+export type ImpexJobMessage = z.infer<ReturnType<typeof impexJobMessage>>;
 
 export const NOT_AUTHORIZED_FOR_ENVIRONMENT = 'Not authorized for this environment';
 export const NOT_A_MEMBER = 'Not a member of this project';

@@ -1,29 +1,38 @@
+import * as z from 'zod';
+import { lazySchema } from './lazy-schema';
 import { epochSeconds, type AppContext } from './context';
 import { keys } from '#db/keys';
 import { putNewStep } from '#db/steps';
 import type { TransactStep } from '#db/transact';
 
-export type EventType =
-  | 'service.created' | 'service.updated' | 'service.deleted' | 'floor.created'
-  | 'alert.triggered' | 'alert.resolved' | 'user.invited' | 'subscription.changed';
-
-export const EVENT_TYPES: readonly EventType[] = [
+export const EVENT_TYPES = [
   'service.created', 'service.updated', 'service.deleted', 'floor.created', 'alert.triggered', 'alert.resolved', 'user.invited', 'subscription.changed',
-];
+] as const;
+
+export type EventType = (typeof EVENT_TYPES)[number];
 
 /** SPEC's webhook payload shape. */
-export interface DomainEvent {
-  id: string;
-  type: EventType;
-  timestamp: string;
-  data: Record<string, unknown>;
-}
+const domainEventSchema = () =>
+  z.object({
+    id: z.string().min(1),
+    type: z.enum(EVENT_TYPES),
+    timestamp: z.string().min(1),
+    data: z.record(z.string(), z.unknown()),
+  });
+export type DomainEvent = z.infer<ReturnType<typeof domainEventSchema>>;
 
 /** Whose webhooks receive the event: one project's, or (subscription.changed) those of every project the account owns. */
 export type EventScope = { project_id: string } | { account_id: string };
 
-/** What the events queue carries: the scope rides along outside SPEC's payload so delivery can find the webhooks. */
-export type EventMessage = EventScope & { event: DomainEvent };
+/**
+ * What the events queue carries (produced from the outbox item, `messageOf` in outbox.ts; parsed once
+ * by the events worker): the scope rides along outside SPEC's payload so delivery can find the webhooks.
+ */
+export const eventMessageSchema = lazySchema(() => {
+  const event = domainEventSchema();
+  return z.union([z.object({ project_id: z.string().min(1), event }), z.object({ account_id: z.string().min(1), event })]);
+});
+export type EventMessage = z.infer<ReturnType<typeof eventMessageSchema>>;
 
 /** Outbox items live a week: the stream forwards them at once; the TTL only cleans up. */
 const OUTBOX_TTL_SECONDS = 7 * 24 * 3600;

@@ -1,11 +1,21 @@
+import * as z from 'zod';
 import type { AppContext } from '#shared/context';
+import { lazySchema } from '#shared/lazy-schema';
 import { enqueue } from '#shared/queue';
 import { log, errorFields } from '#shared/log';
 import type { MailMessage } from './mailer';
 
-export interface QueuedMail extends MailMessage {
-  id: string;
-}
+/** What the mail queue carries (queued here, parsed once by the mail worker): a message and the id it is sent once under. */
+export const queuedMailSchema = lazySchema(() =>
+  z.object({
+    id: z.string().min(1),
+    to: z.string().min(1),
+    subject: z.string(),
+    text: z.string(),
+    html: z.string(),
+  }),
+);
+export type QueuedMail = z.infer<ReturnType<typeof queuedMailSchema>>;
 
 /**
  * Queues a message for the mail worker. A failure to enqueue is logged, never surfaced:

@@ -83,13 +83,16 @@ describe('log lines (Powertools Logger)', () => {
   });
 
   it('a worker logs each message with its SQS message id as correlation id', async () => {
+    // A job of no known kind fails its schema (issue 33 item 6): logged, and reported for the dead-letter queue.
     const record = (messageId: string) => ({ messageId, body: JSON.stringify({ kind: 'no-such-kind' }), attributes: { ApproximateReceiveCount: '1' } });
     const event = { Records: [record('message-1'), record('message-2')] } as unknown as SQSEvent;
-    const lines = (await linesOf(() => workerTable.jobs!.handler(event))).filter(isLog);
+    let out: unknown;
+    const lines = (await linesOf(async () => (out = await workerTable.jobs!.handler(event)))).filter(isLog);
     expect(lines.map((l) => [l.level, l.message, l.correlation_id])).toEqual([
-      ['WARN', 'unknown job kind; dropped', 'message-1'],
-      ['WARN', 'unknown job kind; dropped', 'message-2'],
+      ['ERROR', 'message malformed; reported as failed, for the dead-letter queue', 'message-1'],
+      ['ERROR', 'message malformed; reported as failed, for the dead-letter queue', 'message-2'],
     ]);
+    expect(out).toEqual({ batchItemFailures: [{ itemIdentifier: 'message-1' }, { itemIdentifier: 'message-2' }] });
   });
 });
 

@@ -1,3 +1,5 @@
+import * as z from 'zod';
+import { lazySchema } from '#shared/lazy-schema';
 import { keys } from '#db/keys';
 import { getItem, conditionalPut, conditionalUpdate } from '#db/items';
 import { putNewStep, setWhenExpression } from '#db/steps';
@@ -12,6 +14,21 @@ import { getPlan, type Plan } from './plans';
 import { listSubscriptions, newSubscription, putSubscriptionStep, currentOf, type Subscription } from './subscriptions';
 import { billingCustomerItem, isFreePlan, switchTo } from './plan-changes';
 import { paymentProvider, type PaymentProvider } from './payments';
+
+/** The jobs-queue message of a checkout: queued by the checkout above, run by `runCheckoutJob` (the jobs worker parses it once). */
+export const checkoutJobMessage = lazySchema(() => z.object({ kind: z.literal('checkout'), user_id: z.string().min(1), job_id: z.string().min(1) }));
+export type CheckoutJobMessage = z.infer<ReturnType<typeof checkoutJobMessage>>;
+
+/** The jobs-queue message of a plan change at the provider: queued by a confirmed downgrade (lifecycle), run by `changePlanAtProvider`. */
+export const changeProviderPlanJobMessage = lazySchema(() =>
+  z.object({
+    kind: z.literal('change-provider-plan'),
+    user_id: z.string().min(1),
+    provider_subscription_id: z.string().min(1),
+    plan_id: z.string().min(1),
+  }),
+);
+export type ChangeProviderPlanJobMessage = z.infer<ReturnType<typeof changeProviderPlanJobMessage>>;
 
 export const PLAN_NOT_FOUND = 'Plan not found';
 export const PAID_PLANS_IN_BETA = 'Upgrading to paid plans is disabled in beta mode';
@@ -85,7 +102,7 @@ async function startCheckout(userId: string, plan: Plan, ctx: AppContext): Promi
     { attempts: 3, when: (err) => err === SLOT_TAKEN },
   );
   try {
-    await enqueue('jobs', { kind: 'checkout', user_id: userId, job_id: jobId });
+    await enqueue('jobs', { kind: 'checkout', user_id: userId, job_id: jobId } satisfies CheckoutJobMessage);
   } catch (err) {
     log.error('checkout job not queued', { job_id: jobId, ...errorFields(err) });
     await markJob(userId, jobId, { status: 'failed' }, ctx);

@@ -1,3 +1,5 @@
+import * as z from 'zod';
+import { lazySchema } from '#shared/lazy-schema';
 import { auditStep } from '#shared/audit';
 import { keys } from '#db/keys';
 import { putStep, setWhenStep } from '#db/steps';
@@ -10,6 +12,17 @@ import type { AppContext } from '#shared/context';
 import { FREE_PLAN_ID, getPlan, type Plan } from './plans';
 import { listSubscriptions, newSubscription, putSubscriptionStep, currentOf, activeOf, type Subscription, type SubscriptionStatus } from './subscriptions';
 import { transactWithInvoice, type InvoiceDraft } from './invoices';
+
+/** The jobs-queue message of a cancellation at the provider: queued after a plan change (below), run by `cancelAtProvider`. */
+export const cancelProviderSubscriptionJobMessage = lazySchema(() =>
+  z.object({
+    kind: z.literal('cancel-provider-subscription'),
+    user_id: z.string().min(1),
+    subscription_id: z.string().min(1),
+    provider_subscription_id: z.string().min(1),
+  }),
+);
+export type CancelProviderSubscriptionJobMessage = z.infer<ReturnType<typeof cancelProviderSubscriptionJobMessage>>;
 
 /**
  * Subscription transitions (SPEC "States and transitions: Subscription"), the one place they are
@@ -64,8 +77,10 @@ export function planChangeSteps(userId: string, change: PlanChange, ctx: AppCont
  * too (a job, retried until it holds), so nobody is charged for a plan they left.
  */
 export async function afterPlanChange(userId: string, cancelled: Subscription[]): Promise<void> {
-  for (const sub of cancelled.filter((s) => s.provider_subscription_id)) {
-    await enqueue('jobs', { kind: 'cancel-provider-subscription', user_id: userId, subscription_id: sub.id, provider_subscription_id: sub.provider_subscription_id }).catch((err) =>
+  for (const sub of cancelled) {
+    const providerSubscriptionId = sub.provider_subscription_id;
+    if (!providerSubscriptionId) continue;
+    await enqueue('jobs', { kind: 'cancel-provider-subscription', user_id: userId, subscription_id: sub.id, provider_subscription_id: providerSubscriptionId } satisfies CancelProviderSubscriptionJobMessage).catch((err) =>
       log.error('provider cancellation not queued', { subscription_id: sub.id, error: String(err) }),
     );
   }

@@ -1,3 +1,5 @@
+import * as z from 'zod';
+import { lazySchema } from '#shared/lazy-schema';
 import { keys } from '#db/keys';
 import { getItem, conditionalUpdate } from '#db/items';
 import { keyId } from '#db/batch-get';
@@ -20,6 +22,10 @@ import { cloudAccountEntity, discoveryRunEntity, discoveryRunView, type CloudAcc
 import { adapterFor } from './providers';
 import { ProviderRefusal } from './providers/types';
 import { applyScan, type DiscoveryAudit } from './sync';
+
+/** The jobs-queue message of a discovery run: queued when the run starts (below), run by `runDiscoveryJob`. */
+export const discoverJobMessage = lazySchema(() => z.object({ kind: z.literal('discover'), project_id: z.string().min(1), run_id: z.string().min(1) }));
+export type DiscoverJobMessage = z.infer<ReturnType<typeof discoverJobMessage>>;
 
 export const RUN_KIND = 'discovery_run';
 export const RUN_NOT_FOUND = 'Discovery run not found';
@@ -70,7 +76,7 @@ export async function startDiscovery(ctx: AppContext, input: { account_id: strin
     return reuse(current.active_run_id);
   }
   try {
-    await enqueue('jobs', { kind: 'discover', project_id: run.project_id, run_id: run.id });
+    await enqueue('jobs', { kind: 'discover', project_id: run.project_id, run_id: run.id } satisfies DiscoverJobMessage);
   } catch (err) {
     log.error('discovery job not queued', { run_id: run.id, ...errorFields(err) });
     await finish(ctx, run, account, { status: 'failed', error: 'The job could not be queued. Please try again.' });

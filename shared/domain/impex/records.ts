@@ -1,3 +1,5 @@
+import * as z from 'zod';
+import { lazySchema } from '#shared/lazy-schema';
 import { keys } from '#db/keys';
 import { getItem, conditionalUpdate } from '#db/items';
 import { keyId } from '#db/batch-get';
@@ -14,6 +16,10 @@ import { accessInEnvironment, loadAccess } from '#domain/tenancy';
 import { impexRecordEntity, impexRecordView, type ImpexRecord } from './record-entity';
 import { verifyDownloadLink } from './links';
 import type { UploadedDocument } from './types';
+
+/** The jobs-queue message of an export or an import: queued when its record is written (below), run by `runImpexJob`. */
+export const impexJobMessage = lazySchema(() => z.object({ kind: z.enum(['export', 'import']), project_id: z.string().min(1), record_id: z.string().min(1) }));
+export type ImpexJobMessage = z.infer<ReturnType<typeof impexJobMessage>>;
 
 export const NOT_AUTHORIZED_FOR_ENVIRONMENT = 'Not authorized for this environment';
 export const NOT_A_MEMBER = 'Not a member of this project';
@@ -44,7 +50,7 @@ async function start(ctx: AppContext, record: ImpexRecord) {
   const key = recordKey(record);
   await transact([putNewStep(impexRecordEntity.encode(key, record)), lookupStep(record.id, record.project_id, key, RECORD_KIND), lookupStep(record.job_id, record.project_id, key, JOB_KIND)]);
   try {
-    await enqueue('jobs', { kind: record.kind, project_id: record.project_id, record_id: record.id });
+    await enqueue('jobs', { kind: record.kind, project_id: record.project_id, record_id: record.id } satisfies ImpexJobMessage);
   } catch (err) {
     log.error('impex job not queued', { record_id: record.id, ...errorFields(err) });
     await finishRecord(record, { status: 'failed', error: 'The job could not be queued. Please try again.' }, ctx);

@@ -8,7 +8,7 @@ import { errorFields, log } from '#shared/log';
 import { actorAccount, type AppContext } from '#shared/context';
 import {
   ALREADY_ON_PLAN, PAID_PLANS_IN_BETA, PLAN_BY_ARRANGEMENT, PLAN_NOT_FOUND, NO_ACTIVE_SUBSCRIPTION, SUBSCRIPTION_CHANGED,
-  planChangeSteps, currentOf, getPlan, isFreePlan, listSubscriptions, retryWhileChanging, switchTo, type Plan,
+  planChangeSteps, currentOf, getPlan, isFreePlan, listSubscriptions, retryWhileChanging, switchTo, type ChangeProviderPlanJobMessage, type Plan,
 } from '#domain/billing';
 import { accountUsage, anyOver, overage } from './usage';
 import { windowOut, type DowngradeWindow } from './downgrade-window';
@@ -106,7 +106,7 @@ export async function confirmDowngrade(ctx: AppContext, input: { to_plan_id: str
       ...planChangeSteps(userId, { from: latest.plan, to }, ctx),
     ]);
     if (sub.provider_subscription_id) {
-      await enqueue('jobs', { kind: 'change-provider-plan', user_id: userId, provider_subscription_id: sub.provider_subscription_id, plan_id: to.id }).catch((err) =>
+      await enqueue('jobs', { kind: 'change-provider-plan', user_id: userId, provider_subscription_id: sub.provider_subscription_id, plan_id: to.id } satisfies ChangeProviderPlanJobMessage).catch((err) =>
         log.error('provider plan change not queued', { subscription_id: sub.id, ...errorFields(err) }),
       );
     }

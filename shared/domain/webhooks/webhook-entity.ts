@@ -9,7 +9,7 @@ export const webhookEntity = defineEntity(
     id: z.uuid(),
     project_id: z.uuid(),
     url: z.string(),
-    events: z.array(z.enum(EVENT_TYPES as [string, ...string[]])),
+    events: z.array(z.enum(EVENT_TYPES)),
     description: z.string().nullable().default(null),
     enabled: z.boolean().default(true),
     /** The signing secret (`whsec_` + base64 of 32 random bytes), sealed (`#auth/secret-box`): the key of both signatures. */

@@ -7,7 +7,7 @@ import { counterStep, deleteStep, existingSetStep, putNewStep } from '#db/steps'
 import { transact } from '#db/transact';
 import { forbidden, notFound } from '#shared/errors';
 import { actorAccount, type AppContext } from '#shared/context';
-import { EVENT_TYPES, type EventType } from '#shared/events';
+import { EVENT_TYPES } from '#shared/events';
 import { requireFeatures } from '#domain/billing';
 import { loadAccess, planOfProject, type ProjectAccess } from '#domain/tenancy';
 import { webhookEntity, type Webhook } from './webhook-entity';
@@ -23,7 +23,7 @@ export const WEBHOOK_LIMIT_REACHED = `Webhook limit reached (${MAX_WEBHOOKS_PER_
 /** How long the previous secret keeps signing after a rotation. */
 export const ROTATION_GRACE_HOURS = 24;
 
-const eventType = z.enum(EVENT_TYPES as unknown as [EventType, ...EventType[]]);
+const eventType = z.enum(EVENT_TYPES);
 /** Something that is not a URL at all is a 422 naming the field; a URL the delivery rules refuse is checkTarget's 400. */
 export const NOT_A_URL = 'Invalid URL: expected an address such as https://hooks.example.com/catalog';
 const url = z.string().trim().max(2000).pipe(z.url({ error: NOT_A_URL }));

@@ -3,17 +3,18 @@ import type { SQSEvent } from 'aws-lambda';
 import { BatchWriteCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { handler } from '../../functions/workers/jobs/handler';
 import { ddb } from '#shared/clients';
+import type { ImpexJobMessage } from '#domain/impex';
 
 /**
  * One export or import job of `npm run bench:scale`, alone in its process as in the jobs worker's
  * Lambda, so its peak memory is the job's. Not run as TypeScript: scale.ts bundles this file as the
  * stack bundles the worker (deployed-bundle.ts), so the process carries the worker's whole bundle
- * and nothing the Lambda does not, and runs `node index.mjs <import|export> <record_id> [capture.jsonl]`.
+ * and nothing the Lambda does not, and runs `node index.mjs <import|export> <project_id> <record_id> [capture.jsonl]`.
  * The job goes through the worker's handler, as its SQS message (the last receive, like the queue's
  * fifth). With a capture file, every new item the job writes is appended to it (one JSON line each),
  * for the bench's raw BatchWrite of the same items. Prints one JSON line: {ms, maxRssMb, peakHeapMb}.
  */
-const [kind, recordId, capturePath] = process.argv.slice(2);
+const [kind, projectId, recordId, capturePath] = process.argv.slice(2);
 const capture = capturePath ? createWriteStream(capturePath) : undefined;
 if (capture) {
   // The bundle's own client (one module in one bundle), so the handler's writes pass through here.
@@ -31,7 +32,7 @@ if (capture) {
     return send(command as never);
   };
 }
-const event = { Records: [{ messageId: `bench-${recordId}`, body: JSON.stringify({ kind, record_id: recordId }), attributes: { ApproximateReceiveCount: '5' } }] } as unknown as SQSEvent;
+const event = { Records: [{ messageId: `bench-${recordId}`, body: JSON.stringify({ kind: kind as ImpexJobMessage['kind'], project_id: projectId, record_id: recordId } satisfies ImpexJobMessage), attributes: { ApproximateReceiveCount: '5' } }] } as unknown as SQSEvent;
 let peakHeap = 0;
 const sampler = setInterval(() => (peakHeap = Math.max(peakHeap, process.memoryUsage().heapUsed)), 50);
 const started = performance.now();

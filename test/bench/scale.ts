@@ -101,12 +101,12 @@ async function measure(fn: () => Promise<unknown>, runs = 5) {
   return { ms: median(times), read };
 }
 
-function runJob(kind: 'import' | 'export', recordId: string, capture?: string): Promise<{ ms: number; maxRssMb: number; peakHeapMb: number }> {
+function runJob(kind: 'import' | 'export', projectId: string, recordId: string, capture?: string): Promise<{ ms: number; maxRssMb: number; peakHeapMb: number }> {
   return new Promise((resolve, reject) => {
     const { DYNAMODB_ENDPOINT, S3_ENDPOINT, BUCKET_NAME, LOCAL_DATA_DIR } = stack.config;
     // NODE_OPTIONS as the stack sets it on every function.
     const env = { ...process.env, NODE_OPTIONS: '--enable-source-maps', DYNAMODB_ENDPOINT, S3_ENDPOINT, BUCKET_NAME, LOCAL_DATA_DIR, TABLE_NAME: TableName, LOG_LEVEL: 'error', POWERTOOLS_METRICS_DISABLED: 'true' };
-    const child = spawn(process.execPath, [...jobsV8Flags(JOB_HEAP_MB), JOB_BUNDLE, kind, recordId, ...(capture ? [capture] : [])], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [...jobsV8Flags(JOB_HEAP_MB), JOB_BUNDLE, kind, projectId, recordId, ...(capture ? [capture] : [])], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     child.stdout.on('data', (d) => (out += String(d)));
     child.once('exit', (code) => (code === 0 ? resolve(JSON.parse(out.trim().split('\n').at(-1)!)) : reject(new Error(`job ${recordId} exited ${code}: ${out}`))));
@@ -213,7 +213,7 @@ try {
     await putDocument(`imports/${projectId}/${uploadId}`, text, 'application/yaml');
     const imported = await startImport(ctx, { project_id: projectId, environment_id: envId, upload_id: uploadId });
     const capture = join(dataDir, `items-${n}.jsonl`);
-    const importJob = await runJob('import', imported.record_id, capture);
+    const importJob = await runJob('import', projectId, imported.record_id, capture);
     const importRecord = await recordById(imported.record_id);
     if (importRecord?.status !== 'succeeded') throw new Error(`the import ${importRecord?.status}: ${importRecord?.error} ${JSON.stringify(importRecord?.report?.errors?.slice(0, 3))}`);
     const raw = await rawBatchWrite(capture, `${TableName}-raw-${n}`);
@@ -253,7 +253,7 @@ try {
     if (!measured('export')) continue;
     // Export: the job in its own process against the same reads raw; then the download, straight from the bucket.
     const exported = await startExport(ctx, { project_id: projectId, environment_id: envId });
-    const exportJob = await runJob('export', exported.record_id);
+    const exportJob = await runJob('export', projectId, exported.record_id);
     const exportRecord = (await recordById(exported.record_id))!;
     if (exportRecord.status !== 'succeeded') throw new Error(`the export ${exportRecord.status}: ${exportRecord.error}`);
     const rawExport = await rawRead(projectId, envId);

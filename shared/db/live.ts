@@ -49,29 +49,28 @@ export function softDeleteStep(key: Key, now: string, failWith: DomainError): Tr
   };
 }
 
-/** A condition on an item's write, beside the live rule's. */
+/**
+ * A condition on an item's write, beside the live rule's. Its expression may be joined to others
+ * with AND as it is: any OR in it is within parentheses (DynamoDB refuses redundant ones, so they
+ * are not added around a whole).
+ */
 export type Condition = { expression: string; values: Record<string, unknown>; names?: Record<string, string> };
-
-/** Whether an expression is one parenthesized whole (DynamoDB refuses redundant parentheses). */
-function wrapped(expression: string): boolean {
-  if (!expression.startsWith('(')) return false;
-  let depth = 0;
-  for (let i = 0; i < expression.length; i++) {
-    if (expression[i] === '(') depth++;
-    else if (expression[i] === ')' && --depth === 0) return i === expression.length - 1;
-  }
-  return false;
-}
 
 /** Conditions that must all hold (undefined ones left out); undefined when none is left. */
 export function allOf(...conditions: (Condition | undefined)[]): Condition | undefined {
   const all = conditions.filter((c): c is Condition => Boolean(c));
   if (all.length <= 1) return all[0];
   return {
-    expression: all.map((c) => (wrapped(c.expression) ? c.expression : `(${c.expression})`)).join(' AND '),
+    expression: all.map((c) => c.expression).join(' AND '),
     values: Object.assign({}, ...all.map((c) => c.values)),
     names: Object.assign({}, ...all.map((c) => c.names ?? {})),
   };
+}
+
+/** A condition as a write's parameters (DynamoDB refuses an empty map of names or values). */
+export function conditionParams(c: Condition) {
+  const nonEmpty = <T extends object>(m: T | undefined) => (m && Object.keys(m).length ? m : undefined);
+  return { ConditionExpression: c.expression, ExpressionAttributeNames: nonEmpty(c.names), ExpressionAttributeValues: nonEmpty(c.values) };
 }
 
 /**

@@ -1,4 +1,5 @@
 import { refsAsRead } from '#db/refs';
+import { conditionParams } from '#db/live';
 import { keys } from '#db/keys';
 import { keyId } from '#db/batch-get';
 import { queryPrefix } from '#db/query';
@@ -65,18 +66,9 @@ export async function removeMember(ctx: AppContext, input: { project_id: string;
       ...roles.map((r) => deleteStep(keys.envRole(projectId, r.environment_id, userId))),
       ...held.map((a) => existingSetStep(keys.customRoleAssignment(projectId, a.role_id, userId), { deleted_at: now, updated_at: now })),
     ];
-    const asRead = refsAsRead(member);
     await transactWithCascade(cascade, [
       // Only the membership as read: gone meanwhile (of two concurrent removals, the second) or given a role meanwhile, read again.
-      {
-        Delete: {
-          Key: memberKey,
-          ConditionExpression: asRead.expression,
-          ExpressionAttributeNames: asRead.names,
-          ...(Object.keys(asRead.values).length ? { ExpressionAttributeValues: asRead.values } : {}),
-        },
-        failWith: CHANGED,
-      },
+      { Delete: { Key: memberKey, ...conditionParams(refsAsRead(member)) }, failWith: CHANGED },
       deleteStep(keys.membership(userId, projectId)),
       ...audit.steps,
     ]);

@@ -7,6 +7,7 @@ import { accessInEnvironment } from '#domain/tenancy';
 
 import { SERVICE_FORBIDDEN } from '../services';
 import { byConnectionOrder } from './connections';
+import { byLinkOrder } from './links';
 import type { Connection, Direction } from './connection-entity';
 import type { EntityType } from './ends';
 
@@ -85,8 +86,7 @@ async function readItems(projectId: string, envId: string, what: { floors: boole
     floors: (floors as FloorRow[]).filter(isLive).sort(byText((f) => f.hostname)),
     networks: (networks as NetworkRow[]).filter(isLive).sort(byText((n) => n.name)),
     connections: (connections as ConnectionRow[]).filter(isLive).sort(byConnectionOrder),
-    // As a service's links list them: created_at, then id (code-unit order).
-    links: (links as LinkRow[]).filter(isLive).sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.id < b.id ? -1 : 1)),
+    links: (links as LinkRow[]).filter(isLive).sort(byLinkOrder),
   };
 }
 

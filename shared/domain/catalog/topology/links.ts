@@ -78,8 +78,12 @@ export async function listLinks(ctx: AppContext, query: { project_id: string; en
   const all = (await queryPrefix(projectId, keys.linkPrefix(envId))).map(linkEntity.decode);
   return visible(all, query.updated_since)
     .filter((l) => !serviceId || l.from_service_id === serviceId || l.to_service_id === serviceId)
-    .sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id));
+    .sort(byLinkOrder);
 }
+
+/** Links in the order they were made: created_at, then id (as their listings order them: both compare as their bytes do). */
+export const byLinkOrder = (a: Pick<Link, 'created_at' | 'id'>, b: Pick<Link, 'created_at' | 'id'>) =>
+  a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
 
 /** Soft delete; the pair may be linked again afterwards. */
 export async function deleteLink(ctx: AppContext, input: { link_id: string }): Promise<void> {

@@ -82,7 +82,7 @@ const READ_PERMISSION: Record<string, Permission | null> = {
  * Where the caller may read the log: everywhere with `audit.read` project-wide (owners hold every
  * key), or only the environments a custom role grants it in (then only those environments' entries).
  */
-function readScope(access: ProjectAccess): 'project' | Set<string> {
+export function readScope(access: ProjectAccess): 'project' | Set<string> {
   if (access.can('audit.read')) return 'project';
   const envs = new Set<string>();
   for (const grant of access.membership.custom_role_grants ?? []) {
@@ -93,7 +93,7 @@ function readScope(access: ProjectAccess): 'project' | Set<string> {
   return envs;
 }
 
-function readable(access: ProjectAccess, scope: 'project' | Set<string>, entry: AuditItem): boolean {
+export function readable(access: ProjectAccess, scope: 'project' | Set<string>, entry: AuditItem): boolean {
   const env = entry.environment_id ?? undefined;
   if (scope !== 'project' && !(env && scope.has(env))) return false;
   const needed = entry.entity_type in READ_PERMISSION ? READ_PERMISSION[entry.entity_type] : 'project.manage';

@@ -29,7 +29,7 @@ export const NOT_A_DOWNGRADE = 'This plan is not a downgrade of yours: choose it
 const LIMITS = ['max_projects', 'max_envs_per_project', 'max_services', 'max_project_users', 'max_api_keys_per_user'] as const;
 const lower = (a: number | null, b: number | null) => a !== null && (b === null || a < b);
 /** A downgrade lowers at least one limit, or the price of the same limits. */
-const isDowngrade = (from: Plan, to: Plan) => isFreePlan(to) !== isFreePlan(from) ? isFreePlan(to) : LIMITS.some((l) => lower(to[l], from[l])) || (LIMITS.every((l) => to[l] === from[l]) && to.price_cents < from.price_cents);
+export const isDowngrade = (from: Plan, to: Plan) => isFreePlan(to) !== isFreePlan(from) ? isFreePlan(to) : LIMITS.some((l) => lower(to[l], from[l])) || (LIMITS.every((l) => to[l] === from[l]) && to.price_cents < from.price_cents);
 
 /** The target of a downgrade: public, not arranged with sales, not the current plan, and smaller. */
 async function target(ctx: AppContext, toPlanId: string) {

@@ -49,25 +49,26 @@ export async function uploadDocument(key: string, body: AsyncIterable<string | U
 }
 
 /**
- * A presigned GET of a document (issue 26): valid `seconds`, it needs no other credential, so a
- * browser or curl fetches the object straight from the bucket; the download is named `filename`.
+ * A presigned GET of a document (issue 26): valid `seconds` from `signedAt` (the caller's clock, so
+ * the URL ends when the service says it does), it needs no other credential, so a browser or curl
+ * fetches the object straight from the bucket; the download is named `filename`.
  */
-export async function documentDownloadUrl(key: string, seconds: number, filename: string): Promise<string> {
+export async function documentDownloadUrl(key: string, signedAt: Date, seconds: number, filename: string): Promise<string> {
   const [{ sdk, client }, { getSignedUrl }] = await Promise.all([s3(), import('@aws-sdk/s3-request-presigner')]);
   const command = new sdk.GetObjectCommand({
     Bucket: config().BUCKET_NAME, Key: key, ResponseContentType: 'application/yaml; charset=utf-8', ResponseContentDisposition: `attachment; filename="${filename}"`,
   });
-  return getSignedUrl(client, command, { expiresIn: seconds });
+  return getSignedUrl(client, command, { signingDate: signedAt, expiresIn: seconds });
 }
 
 /**
  * A presigned PUT of a document (issue 26): its size and content type are signed, so S3 takes exactly
- * that many bytes of that type and nothing else; valid `seconds`.
+ * that many bytes of that type and nothing else; valid `seconds` from `signedAt` (the caller's clock).
  */
-export async function documentUploadUrl(key: string, seconds: number, size: number, contentType: string): Promise<string> {
+export async function documentUploadUrl(key: string, signedAt: Date, seconds: number, size: number, contentType: string): Promise<string> {
   const [{ sdk, client }, { getSignedUrl }] = await Promise.all([s3(), import('@aws-sdk/s3-request-presigner')]);
   const command = new sdk.PutObjectCommand({ Bucket: config().BUCKET_NAME, Key: key, ContentLength: size, ContentType: contentType });
-  return getSignedUrl(client, command, { expiresIn: seconds, signableHeaders: new Set(['content-length', 'content-type']) });
+  return getSignedUrl(client, command, { signingDate: signedAt, expiresIn: seconds, signableHeaders: new Set(['content-length', 'content-type']) });
 }
 
 /** A document's size in bytes, or undefined when there is none. */

@@ -2,9 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { useTestStack } from '../helpers/stack';
 import { client, signUp } from '../helpers/http';
 import { setPlan } from '../helpers/plans';
+import { runningClock } from '../helpers/sign-in';
 
 /** Issue 18: GET /me/audit-log, the caller's own account-level entries (API keys, plan changes). */
-const ref = useTestStack();
+/** Real time, moved on by hand where a test needs a moment strictly between two writes. */
+const clock = runningClock();
+const ref = useTestStack({}, { clock });
 const api = client(() => ref.stack.url);
 
 const path = (q = '') => `/me/audit-log${q ? `?${q}` : ''}`;
@@ -67,8 +70,10 @@ describe('GET /me/audit-log', () => {
     const me = await teamAccount();
     const ids: string[] = [];
     for (const name of ['a', 'b', 'c']) ids.push((await ok(api.post('/me/api-keys', { name }, { token: me.token }), 201)).body.id);
-    const mid = new Date().toISOString();
-    await new Promise((r) => setTimeout(r, 5));
+    // A moment strictly after the writes above and before the ones below, without waiting for the wall clock.
+    clock.advance(1);
+    const mid = clock.now().toISOString();
+    clock.advance(1);
     await ok(api.delete(`/me/api-keys/${ids[0]}`, undefined, { token: me.token }), 204);
 
     expect((await log(me.token)).map((e) => e.action)).toEqual(['api_key.revoke', 'api_key.create', 'api_key.create', 'api_key.create']);

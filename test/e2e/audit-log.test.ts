@@ -5,9 +5,12 @@ import { client, signUp } from '../helpers/http';
 import { grantRole } from '../helpers/tenancy';
 import { createService, ownerWithEnv, readItem } from '../helpers/catalog';
 import { keys } from '#db/keys';
+import { runningClock } from '../helpers/sign-in';
 
 /** Issue 18: the project audit log (entries written with each change; GET /projects/{id}/audit-log). */
-const ref = useTestStack();
+/** Real time, moved on by hand where a test needs a moment strictly between two writes. */
+const clock = runningClock();
+const ref = useTestStack({}, { clock });
 const api = client(() => ref.stack.url);
 
 const logPath = (projectId: string, query = '') => `/projects/${projectId}/audit-log${query ? `?${query}` : ''}`;
@@ -134,8 +137,10 @@ describe('GET /projects/{project_id}/audit-log', () => {
     const a = await createService(api, token, projectId, envId, { name: 'a' });
     const b = await createService(api, manager.token, projectId, envId, { name: 'b' });
     expect((await api.patch(`/services/${a.id}`, { port: 5 }, { token: manager.token })).status).toBe(200);
-    const mid = new Date().toISOString();
-    await new Promise((r) => setTimeout(r, 5));
+    // A moment strictly after the writes above and before the ones below, without waiting for the wall clock.
+    clock.advance(1);
+    const mid = clock.now().toISOString();
+    clock.advance(1);
     expect((await api.patch(`/services/${b.id}`, { port: 6 }, { token })).status).toBe(200);
 
     expect((await log(token, projectId, `entity_id=${a.id}`)).map((e) => e.action)).toEqual(['service.update', 'service.create']);

@@ -3,7 +3,7 @@ import { beforeEach } from 'vitest';
 import { generate } from 'otplib';
 import type { Client } from './http';
 
-/** Helpers for sign-in security tests. */
+/** Helpers for sign-in security tests, and the clocks tests hand their stack. */
 
 /**
  * A clock for the test file's stack (`useTestStack(env, { clock })`): frozen at the real time at the
@@ -21,6 +21,24 @@ export function frozenClock() {
     at = Date.now();
   });
   return clock;
+}
+
+/**
+ * A clock for the test file's stack that runs with real time, shifted by what `advance` added (back,
+ * with a negative number), until `reset`: for tests that need time to have passed, or a moment the
+ * wall clock cannot be asked to wait for, while the entries they write keep distinct, ordered times.
+ */
+export function runningClock() {
+  let offset = 0;
+  return {
+    now: () => new Date(Date.now() + offset),
+    advance(ms: number) {
+      offset += ms;
+    },
+    reset() {
+      offset = 0;
+    },
+  };
 }
 
 /** The six-digit code an authenticator app shows for `secret` at `at`. */

@@ -87,8 +87,9 @@ export const NO_UPLOAD = 'No document was uploaded for this upload_id: PUT it to
 export async function importUploadUrl(ctx: AppContext, input: { project_id: string; environment_id: string; size: number; content_type: string }) {
   await authorize(ctx, 'import', input.project_id, input.environment_id);
   const uploadId = ctx.ids.newId();
-  const expiresAt = new Date(ctx.clock.now().getTime() + UPLOAD_SECONDS * 1000);
-  const url = await documentUploadUrl(importKey(input.project_id, uploadId), UPLOAD_SECONDS, input.size, input.content_type);
+  const now = ctx.clock.now();
+  const expiresAt = new Date(now.getTime() + UPLOAD_SECONDS * 1000);
+  const url = await documentUploadUrl(importKey(input.project_id, uploadId), now, UPLOAD_SECONDS, input.size, input.content_type);
   return { upload_id: uploadId, method: 'PUT' as const, url, headers: { 'content-type': input.content_type }, expires_at: expiresAt.toISOString() };
 }
 
@@ -163,7 +164,7 @@ export async function downloadExport(ctx: AppContext, input: { record_id: string
   const record = await recordById(input.record_id);
   if (!record || record.kind !== 'export' || record.status !== 'succeeded' || !record.document_key) throw notFound(RECORD_NOT_FOUND);
   const left = input.exp - Math.floor(now.getTime() / 1000);
-  return documentDownloadUrl(record.document_key, Math.max(1, Math.min(left, PRESIGNED_SECONDS)), `environment-${record.environment_id}.yaml`);
+  return documentDownloadUrl(record.document_key, now, Math.max(1, Math.min(left, PRESIGNED_SECONDS)), `environment-${record.environment_id}.yaml`);
 }
 
 /** The record, or undefined when there is none (a job whose record is gone is done, not retried). */

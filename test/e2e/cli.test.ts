@@ -9,14 +9,15 @@ import { client, signUp } from '../helpers/http';
 import { setPlan } from '../helpers/plans';
 import { newEnv } from '../helpers/catalog';
 import { projectWithEnv } from '../helpers/tenancy';
-import { enrolAuthenticator, totpCode } from '../helpers/sign-in';
+import { enrolAuthenticator, runningClock, totpCode } from '../helpers/sign-in';
 
 /**
  * Issue 24: the real `infracat` binary (node_modules/.bin/infracat, as `npx infracat` runs it after
  * `npm ci`) against the local stack, as a person and a CI job use it. One account with an
  * authenticator; its session in a temporary config folder.
  */
-const ref = useTestStack({}, { withS3: true });
+const clock = runningClock();
+const ref = useTestStack({}, { withS3: true, clock });
 const api = client(() => ref.stack.url);
 const BIN = join(import.meta.dirname, '..', '..', 'node_modules', '.bin', 'infracat');
 
@@ -73,11 +74,11 @@ describe('the infracat CLI', () => {
     account.projectName = `shop-${Date.now().toString(36)}`;
     const { projectId, envId } = await projectWithEnv(api, owner.token, account.projectName);
     const stagingId = await newEnv(api, owner.token, projectId, 'staging');
-    // Enrolled with the previous time step's code, so the current step's code signs in below; not in a
-    // step's last seconds, where a loaded machine could deliver that code two steps late.
-    const intoStep = Date.now() % 30_000;
-    if (intoStep > 22_000) await new Promise((r) => setTimeout(r, 30_500 - intoStep));
-    const secret = await enrolAuthenticator(api, owner.token, new Date(Date.now() - 30_000));
+    // Enrolled with the previous time step's code, so the current step's code signs in below. The
+    // stack's clock is set back to the start of a step: the login has that step and the next (the
+    // tolerance) to arrive in, however loaded the machine, with no wait for a step to begin.
+    clock.advance(-(clock.now().getTime() % 30_000));
+    const secret = await enrolAuthenticator(api, owner.token, new Date(clock.now().getTime() - 30_000));
     Object.assign(account, { email: owner.email, password: owner.password, token: owner.token, projectId, envId, stagingId, secret });
   });
   afterAll(async () => {
@@ -94,7 +95,7 @@ describe('the infracat CLI', () => {
   });
 
   it('login asks for the password, then the second factor, and keeps the session in a 0600 file', async () => {
-    const code = await totpCode(account.secret, new Date());
+    const code = await totpCode(account.secret, clock.now());
     const login = await cli(['login', '--email', account.email], `${account.password}\n${code}\n`);
     expect(login.code, login.stderr).toBe(0);
     expect(login.stderr).toContain('Password');

@@ -11,7 +11,7 @@ describe('capabilities (auth/permissions): what a caller may do', () => {
     ['a non-member holds nothing, even when marked owner', { isOwner: true, isMember: false }, [], [...PERMISSIONS]],
     ['an owner holds every key', { isOwner: true, isMember: true }, [...PERMISSIONS], []],
     ['a member without a role reads every kind and the project users, manages nothing', member, [...views, 'project_users.view'], [...manages, 'project.manage', 'env.manage', 'env.roles.manage', 'project_users.manage', 'webhooks.manage', 'audit.read']],
-    ['a viewer reads and writes nothing', { ...member, envRole: 'viewer' }, views, [...manages, 'env.roles.manage']],
+    ['a viewer reads every kind and manages none (no services.manage)', { ...member, envRole: 'viewer' }, views, [...manages, 'env.roles.manage']],
     ['a manager manages the catalog kinds but not the roles', { ...member, envRole: 'manager' }, [...views, ...manages], ['env.roles.manage', 'env.manage', 'project.manage']],
     ['an administrator also assigns environment roles', { ...member, envRole: 'administrator' }, [...views, ...manages, 'env.roles.manage'], ['env.manage', 'project.manage', 'project_users.manage']],
     ['a custom grant adds exactly its keys', { ...member, customGrants: ['webhooks.manage', 'audit.read'] }, ['webhooks.manage', 'audit.read', 'services.view'], ['services.manage', 'project.manage']],

@@ -126,7 +126,7 @@ export interface ListFloorsInput {
 
 type FloorFilters = Pick<ListFloorsInput, 'hostname' | 'tags' | 'type' | 'location' | 'zone'>;
 /** Whether a floor (or its listing item) passes GET /service-floors's filters (SPEC "Service floors"). */
-const matchesFloorFilters = (x: FloorListing, f: FloorFilters) =>
+export const matchesFloorFilters = (x: FloorListing, f: FloorFilters) =>
   (!f.hostname || containsCi(x.hostname, f.hostname)) &&
   (!f.tags?.length || hasAnyTag(x.tags, f.tags)) &&
   (!f.type || x.floor_type === f.type) &&

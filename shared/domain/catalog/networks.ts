@@ -117,7 +117,7 @@ function insideRange(n: NetworkListing, range: [ipaddr.IPv4, number]): boolean {
 }
 
 /** GET /networks's filters (SPEC "Networks") as one test of a network or its listing item. */
-function networkFilter(f: NetworkFilters): ((n: NetworkListing) => boolean) | undefined {
+export function networkFilter(f: NetworkFilters): ((n: NetworkListing) => boolean) | undefined {
   if (!f.q && f.vlan_id === undefined && f.mask === undefined && !f.range) return undefined;
   const range = f.range ? ipaddr.IPv4.parseCIDR(f.range) : undefined;
   return (n) =>

@@ -13,8 +13,19 @@ function parameters(route: Route) {
       out.push({ name, in: where, required: where === 'path' || (js.required ?? []).includes(name), schema: s });
     }
   }
+  if (route.method === 'POST' && route.auth !== 'public') out.push(IDEMPOTENCY_PARAMETER);
   return out;
 }
+
+/** Every signed-in POST takes an `Idempotency-Key` (shared/http/idempotency.ts). */
+const IDEMPOTENCY_PARAMETER = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description:
+    'Makes the request safe to retry: a retry with the same key and request within 24 hours gets the first answer again (with `Idempotent-Replayed: true`) instead of running twice; the same key with a different request is 422; a retry while the first is still running is 409 with `Retry-After`. Refusals are not kept. Keys are per account.',
+  schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$' },
+};
 
 const ref = (name: string) => ({ $ref: `#/components/responses/${name}` });
 const errorBody = (schema: string) => ({ 'application/json': { schema: { $ref: `#/components/schemas/${schema}` } } });

@@ -12,6 +12,7 @@ import { createRouter, type Match, type Routable, type Router } from './router';
 import { jsonDecodeError, validateParts } from './validation';
 import { crossSiteGuard, securityHeadersOnEveryAnswer } from './security';
 import type { Reply, Route, RouteRequest } from './route';
+import { idempotencyKeyOf } from './idempotency-key';
 import { errorFields, log } from '#shared/log';
 import { latency, metric, type BusinessMetric } from '#shared/metrics';
 import { invocation } from '#shared/observe';
@@ -218,9 +219,14 @@ export function httpHandler(routes: Route[], opts: { clock?: Clock; wholeApi?: (
     .use(jsonBody())
     .use(matchRoute(router, opts.wholeApi))
     .use(authenticateAndValidate(opts.clock))
-    .handler(async (event) => {
+    .handler(async (event, context) => {
       const { match, request, ctx } = state.get(event)!;
-      return toResult(await match.route.handler(request!, ctx!));
+      const answer = async () => toResult(await match.route.handler(request!, ctx!));
+      const key = idempotencyKeyOf(match.route, request!);
+      if (!key) return answer();
+      const { once } = await import('./idempotency'); // loaded only by requests that carry a key
+      const fingerprint = { method: match.route.method, path: event.rawPath, query: event.rawQueryString ?? '', body: request!.body };
+      return once({ accountId: request!.principal!.account.id, key }, fingerprint, context, answer);
     });
   const routeKeyOf = (event: Event) => {
     let route = state.get(event)?.match.route;

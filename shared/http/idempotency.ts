@@ -1,9 +1,17 @@
-import { createHash } from 'node:crypto';
-import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { marshall } from '@aws-sdk/util-dynamodb';
+import { createHash, randomUUID } from 'node:crypto';
+import { ConditionalCheckFailedException, type AttributeValue } from '@aws-sdk/client-dynamodb';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import type { APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { IdempotencyConfig, makeIdempotent } from '@aws-lambda-powertools/idempotency';
-import { IdempotencyAlreadyInProgressError, IdempotencyInconsistentStateError, IdempotencyValidationError } from '@aws-lambda-powertools/idempotency';
+import {
+  IdempotencyAlreadyInProgressError,
+  IdempotencyInconsistentStateError,
+  IdempotencyItemAlreadyExistsError,
+  IdempotencyRecordStatus,
+  IdempotencyValidationError,
+} from '@aws-lambda-powertools/idempotency';
+import { IdempotencyRecord } from '@aws-lambda-powertools/idempotency/persistence';
 import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
 import { ddb } from '#shared/clients';
 import { config } from '#shared/config';
@@ -27,10 +35,59 @@ export const KEY_REUSED = 'Idempotency-Key was already used with a different req
 export const KEY_IN_FLIGHT = 'A request with this Idempotency-Key is still being processed; retry shortly';
 const KEEP_SECONDS = 24 * 60 * 60;
 
-/** Records live in the one table, one partition per key (not the library's single static partition). */
+const ATTRIBUTES = { PK: TABLE.partitionKey, expiry: TABLE.ttlAttribute, status: 'status', inProgressExpiry: 'in_progress_expiration', validation: 'validation', owner: 'claimed_by' };
+
+/**
+ * Records live in the one table, one partition per key (not the library's single static partition).
+ * The claim is written with a nonce of its own, and a claim holding that nonce counts as written:
+ * when the claim's PutItem takes effect but its answer is lost, the SDK's retry of the same call
+ * then goes through instead of finding "another request in progress" (which would refuse the one
+ * request that holds the key for the whole lease).
+ */
 class TablePersistence extends DynamoDBPersistenceLayer {
   protected override getKey(idempotencyKey: string): Record<string, AttributeValue> {
     return marshall(keys.idempotencyRecord(idempotencyKey));
+  }
+
+  protected override async _putRecord(record: IdempotencyRecord): Promise<void> {
+    const now = Date.now();
+    const owner = randomUUID();
+    const item = {
+      ...keys.idempotencyRecord(record.idempotencyKey),
+      [ATTRIBUTES.expiry]: record.expiryTimestamp,
+      [ATTRIBUTES.status]: record.getStatus(),
+      [ATTRIBUTES.owner]: owner,
+      ...(record.inProgressExpiryTimestamp !== undefined ? { [ATTRIBUTES.inProgressExpiry]: record.inProgressExpiryTimestamp } : {}),
+      ...(record.payloadHash !== undefined ? { [ATTRIBUTES.validation]: record.payloadHash } : {}),
+    };
+    try {
+      await ddb().send(
+        new PutCommand({
+          TableName: config().TABLE_NAME,
+          Item: item,
+          // The library's conditions (new, expired, or an abandoned claim), or this very claim.
+          ConditionExpression: 'attribute_not_exists(#id) OR #expiry < :now OR (#status = :inprogress AND #lease < :now_ms) OR #owner = :owner',
+          ExpressionAttributeNames: { '#id': ATTRIBUTES.PK, '#expiry': ATTRIBUTES.expiry, '#status': ATTRIBUTES.status, '#lease': ATTRIBUTES.inProgressExpiry, '#owner': ATTRIBUTES.owner },
+          ExpressionAttributeValues: { ':now': now / 1000, ':now_ms': now, ':inprogress': IdempotencyRecordStatus.INPROGRESS, ':owner': owner },
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+      );
+    } catch (err) {
+      if (!(err instanceof ConditionalCheckFailedException)) throw err;
+      const old = err.Item && unmarshall(err.Item);
+      throw new IdempotencyItemAlreadyExistsError(
+        'Idempotency key already claimed',
+        old &&
+          new IdempotencyRecord({
+            idempotencyKey: record.idempotencyKey,
+            status: old[ATTRIBUTES.status],
+            expiryTimestamp: old[ATTRIBUTES.expiry],
+            inProgressExpiryTimestamp: old[ATTRIBUTES.inProgressExpiry],
+            responseData: old.data,
+            payloadHash: old[ATTRIBUTES.validation],
+          }),
+      );
+    }
   }
 }
 
@@ -40,7 +97,11 @@ const store = () =>
     tableName: config().TABLE_NAME,
     keyAttr: TABLE.partitionKey,
     sortKeyAttr: TABLE.sortKey,
-    expiryAttr: TABLE.ttlAttribute,
+    expiryAttr: ATTRIBUTES.expiry,
+    statusAttr: ATTRIBUTES.status,
+    inProgressExpiryAttr: ATTRIBUTES.inProgressExpiry,
+    validationKeyAttr: ATTRIBUTES.validation,
+    dataAttr: 'data',
     awsSdkV3Client: ddb() as never,
   }));
 

@@ -14,7 +14,7 @@ describe('FAULTS', () => {
   });
 
   it.each(['ddb.throttle', 'ddb.throttle:1.5', 'dynamo.throttle:0.1', 'ddb.explode:0.1', 'ddb.throttle:-1'])('refuses %s at start, saying what it expects', (spec) => {
-    expect(() => parseFaults(spec)).toThrow(/FAULTS: cannot read .* expected <service>\.<kind>:<probability>/);
+    expect(() => parseFaults(spec)).toThrow(/^FAULTS: cannot read ".*" \(expected <service>\.<kind>:<probability>/);
   });
 
   it('strikes at about its probability, counts what it injected, and replays from its seed', () => {

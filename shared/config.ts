@@ -33,6 +33,9 @@ const schema = z.object({
   REFRESH_TOKEN_TTL_DAYS: z.coerce.number().int().positive().default(30),
   /** A refresh token just rotated still answers, with the same new pair, for this long (several tabs refreshing at once); 0 turns it off. */
   REFRESH_REUSE_GRACE_SECONDS: z.coerce.number().int().nonnegative().max(60).default(5),
+  /** Fault injection, local stack only (shared/faults.ts): `<service>.<kind>:<probability>,…`; FAULTS_SEED replays a run. */
+  FAULTS: z.string().default(''),
+  FAULTS_SEED: z.coerce.number().int().default(1),
   REGISTRATION_MODE: z.enum(['open', 'invite-only', 'disabled']).default('open'),
   REGISTRATION_EMAIL_DOMAINS: csv,
   PASSWORD_MIN_LENGTH: z.coerce.number().int().min(8).default(8),

@@ -1,5 +1,6 @@
 import type { Tracer } from '@aws-lambda-powertools/tracer';
 import { config } from './config';
+import { withFaults } from './faults';
 
 let tracer: Tracer | undefined;
 let loading: Promise<void> | undefined;
@@ -19,9 +20,9 @@ export async function prepareTracing(): Promise<void> {
   await loading;
 }
 
-/** An AWS SDK v3 client with X-Ray subsegments for its calls (unchanged when tracing is off). */
+/** An AWS SDK v3 client with X-Ray subsegments for its calls (unchanged when tracing is off), and the local stack's injected faults when they are on. */
 export function captured<T>(client: T): T {
-  return tracer ? tracer.captureAWSv3Client(client) : client;
+  return withFaults(tracer ? tracer.captureAWSv3Client(client) : client);
 }
 
 /** Runs one invocation in its own `## handler` subsegment annotated with the cold start and service (as Powertools' middleware does). */

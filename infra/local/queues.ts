@@ -6,9 +6,14 @@ import { useLocalQueueTransport, type QueueName } from '#shared/queue';
 import { workerTable } from '../../functions/workers';
 import { config } from '#shared/config';
 import { errorFields, log } from '#shared/log';
+import { strikes } from '#shared/faults';
 
 /** As the cloud queues' redrive policy (maxReceiveCount 5). */
 const MAX_RECEIVES = 5;
+/** Injected faults (shared/faults.ts): how long a held-back message waits, and a "late" one's visibility timeout, scaled down. */
+const REORDER_MS = 200;
+const LATE_MS = 500;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function record(queue: QueueName, messageId: string, body: string, receiveCount: number): SQSRecord {
   const now = String(Date.now());
@@ -39,23 +44,31 @@ export function startLocalQueues() {
       log.debug('no local worker for queue; message dropped', { queue });
       return;
     }
+    if (strikes('sqs', 'reorder')) await sleep(REORDER_MS); // later messages overtake this one
     let failed = false;
     try {
       const event: SQSEvent = { Records: [record(queue, messageId, body, receiveCount)] };
       const out = await worker.handler(event);
       failed = out.batchItemFailures.length > 0;
+      // The work is done, but the worker dies before the message is deleted: it comes back.
+      if (strikes('worker', 'kill')) failed = true;
     } catch (err) {
       log.error('local worker failed', { queue, message_id: messageId, ...errorFields(err) });
       failed = true;
     }
-    if (!failed) return;
+    if (!failed) {
+      // At-least-once: the same message again, at once or after its visibility timeout.
+      if (strikes('sqs', 'duplicate')) return deliver(queue, messageId, body, receiveCount + 1);
+      if (strikes('sqs', 'late')) return sleep(LATE_MS).then(() => deliver(queue, messageId, body, receiveCount + 1));
+      return;
+    }
     if (receiveCount >= MAX_RECEIVES) {
       const dir = join(config().LOCAL_DATA_DIR, 'dlq');
       await mkdir(dir, { recursive: true });
       await appendFile(join(dir, `${queue}.jsonl`), JSON.stringify({ messageId, body }) + '\n');
       return;
     }
-    await new Promise((r) => setTimeout(r, 100 * 2 ** receiveCount));
+    await sleep(100 * 2 ** receiveCount);
     return deliver(queue, messageId, body, receiveCount + 1);
   }
 

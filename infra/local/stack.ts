@@ -8,6 +8,7 @@ import { resetSigningKey } from '#auth/signing-key';
 import { forgetVerifiedTokens } from '#auth/tokens';
 import { startDynamo, type LocalDynamo } from './dynamo';
 import { startS3, type LocalS3 } from './s3';
+import { configureFaults } from '#shared/faults';
 import { startLocalQueues } from './queues';
 import { createLocalServer } from './server';
 import { appContext, type Clock } from '#shared/context';
@@ -56,6 +57,9 @@ export async function startLocalStack(opts: LocalStackOptions = {}) {
 
   await bootstrapData(c.TABLE_NAME);
   if (c.BOOTSTRAP_ADMIN_EMAIL && c.BOOTSTRAP_ADMIN_PASSWORD) await ensureStaff(appContext(), { email: c.BOOTSTRAP_ADMIN_EMAIL, password: c.BOOTSTRAP_ADMIN_PASSWORD });
+  // Faults strike what the product does, not the set-up above; clients made from here on carry them.
+  configureFaults(c.FAULTS, c.FAULTS_SEED);
+  resetClients();
   const localQueues = startLocalQueues();
   // The cloud's table stream, locally: the outbox is read into the events queue on a timer, and by every drain.
   const forward = () => forwardOutbox().catch((err) => log.error('outbox not read', errorFields(err)));
@@ -108,6 +112,7 @@ export async function startLocalStack(opts: LocalStackOptions = {}) {
       }
       await queues.drain();
       queues.stop();
+      configureFaults('');
       resetClients();
       await s3?.stop();
       await dynamo?.stop();

@@ -26,6 +26,8 @@ export const keys = {
   /** The account's security log (issue 18): its own partition, time-ordered (newest first is one Query); TTL SECURITY_LOG_RETENTION_DAYS. */
   securityLog: (userId: string, at: string, entryId: string) => ({ PK: `USER#${userId}#SECLOG`, SK: `${at}#${entryId}` }),
   securityLogPK: (userId: string) => `USER#${userId}#SECLOG`,
+  /** An `Idempotency-Key`'s record (shared/http/idempotency.ts): its own partition, TTL 24 hours. */
+  idempotencyRecord: (scopeHash: string) => ({ PK: scopeHash, SK: 'IDEMPOTENCY' }),
   /** A rate-limit counter: one item per bucket (e.g. route + source address). */
   rateLimit: (bucket: string) => ({ PK: `RATE#${bucket}`, SK: 'RATE' }),
   subscription: (userId: string, subscriptionId: string) => ({ PK: `USER#${userId}`, SK: `SUB#${subscriptionId}` }),

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { ddb } from '#shared/clients';
@@ -42,7 +43,9 @@ export async function transact(steps: TransactStep[], token?: string): Promise<v
     await retry(
       async () => {
         try {
-          await ddb().send(new TransactWriteCommand({ TransactItems, ClientRequestToken: token }));
+          // Always a token: when a call times out after it took effect, the SDK's retry of the same
+          // command is then answered "done" by DynamoDB instead of failing its own conditions.
+          await ddb().send(new TransactWriteCommand({ TransactItems, ClientRequestToken: token ?? randomUUID() }));
         } catch (err) {
           if (!(err instanceof TransactionCanceledException)) throw err;
           const reasons = err.CancellationReasons ?? [];

@@ -13,8 +13,19 @@ function parameters(route: Route) {
       out.push({ name, in: where, required: where === 'path' || (js.required ?? []).includes(name), schema: s });
     }
   }
+  if (route.method === 'POST' && route.auth !== 'public') out.push(IDEMPOTENCY_PARAMETER);
   return out;
 }
+
+/** Every signed-in POST takes an `Idempotency-Key` (shared/http/idempotency.ts). */
+const IDEMPOTENCY_PARAMETER = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description:
+    'Makes the request safe to retry: a retry with the same key and request within 24 hours gets the first answer again (with `Idempotent-Replayed: true`) instead of running twice; the same key with a different request is 422; a retry while the first is still running is 409 with `Retry-After`. Refusals are not kept. Keys are per account.',
+  schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$' },
+};
 
 const ref = (name: string) => ({ $ref: `#/components/responses/${name}` });
 const errorBody = (schema: string) => ({ 'application/json': { schema: { $ref: `#/components/schemas/${schema}` } } });
@@ -37,7 +48,7 @@ const RESPONSES = {
   },
   NotFound: { description: 'Not found: absent, or not visible to the caller (indistinguishable)', content: errorBody('Error') },
   Conflict: {
-    description: "Conflict with the current state (see `detail`); on any write also a lost race after the transaction's retries ('The request conflicted with a concurrent change. Please retry.')",
+    description: "Conflict with the current state (see `detail`); on any write also a lost race after the transaction's retries ('The request conflicted with a concurrent change. Please retry.'); on a POST with an `Idempotency-Key` whose first request still runs, with `Retry-After`",
     content: errorBody('Error'),
   },
   Gone: { description: 'Gone: the link has expired', content: errorBody('Error') },
@@ -45,6 +56,11 @@ const RESPONSES = {
   UnsupportedMediaType: { description: 'A cookie-authenticated write whose body is not JSON', content: errorBody('Error') },
   ValidationFailed: { description: 'Request validation failed (before any lookup): every failed field', content: errorBody('ValidationError') },
   Locked: { description: 'Locked: too many failed sign-ins; `locked_until` says until when', content: errorBody('Locked') },
+  ServiceUnavailable: {
+    description: 'A service the API depends on kept failing (throttled or unavailable) after the retries; nothing was half-written. Retry after `Retry-After` (with the same `Idempotency-Key` for a POST).',
+    headers: { 'Retry-After': { description: 'Seconds to wait before retrying', required: true, schema: { type: 'integer', minimum: 0 } } },
+    content: errorBody('Error'),
+  },
   TooManyRequests: {
     description: 'Rate limit exceeded',
     headers: { 'Retry-After': { description: 'Seconds until the caller may try again', required: true, schema: { type: 'integer', minimum: 1 } } },
@@ -122,8 +138,10 @@ function responsesOf(r: Route): Record<string, object> {
   if (r.body || r.multipart) statuses.add(413);
   if (r.method !== 'GET') statuses.add(415);
   if (r.params || r.query || r.body) statuses.add(422);
+  // A dependency that keeps failing after the SDK's retries (the pipeline's dependencyUnavailable).
+  statuses.add(503);
   for (const status of [...statuses].sort((a, b) => a - b)) {
-    const name = status === 413 ? 'PayloadTooLarge' : status === 415 ? 'UnsupportedMediaType' : status === 422 ? 'ValidationFailed' : REFUSAL[status as Refusal];
+    const name = status === 413 ? 'PayloadTooLarge' : status === 415 ? 'UnsupportedMediaType' : status === 422 ? 'ValidationFailed' : status === 503 ? 'ServiceUnavailable' : REFUSAL[status as Refusal];
     if (!name) throw new Error(`${r.method} ${r.path}: no response for status ${status}`);
     responses[String(status)] = ref(name);
   }

@@ -12,6 +12,7 @@ import { createRouter, type Match, type Routable, type Router } from './router';
 import { jsonDecodeError, validateParts } from './validation';
 import { crossSiteGuard, securityHeadersOnEveryAnswer } from './security';
 import type { Reply, Route, RouteRequest } from './route';
+import { idempotencyKeyOf } from './idempotency-key';
 import { errorFields, log } from '#shared/log';
 import { latency, metric, type BusinessMetric } from '#shared/metrics';
 import { invocation } from '#shared/observe';
@@ -49,8 +50,24 @@ function errorReply(err: unknown, requestId: string): Reply {
   const status = (err as { statusCode?: number }).statusCode;
   if (status === 422) return errorReply(jsonDecodeError(), requestId); // middy's JSON parser
   if (status === 413) return { status: 413, body: { detail: 'Request body too large' } };
+  if (dependencyUnavailable(err)) {
+    log.warn('a dependency kept failing', { request_id: requestId, ...errorFields(err) });
+    return { status: 503, body: { detail: SERVICE_UNAVAILABLE }, headers: { 'retry-after': '1' } };
+  }
   log.error('unhandled error', { request_id: requestId, ...errorFields(err) });
   return { status: 500, body: { detail: 'Internal Server Error' } };
+}
+
+export const SERVICE_UNAVAILABLE = 'The service is briefly unavailable. Please retry.';
+const OUTAGES = new Set(['TimeoutError', 'RequestTimeout', 'ProvisionedThroughputExceededException', 'ThrottlingException', 'RequestLimitExceeded', 'SlowDown', 'ServiceUnavailable', 'InternalServerError', 'InternalFailure']);
+const NETWORK = new Set(['ECONNRESET', 'ECONNREFUSED', 'ETIMEDOUT', 'EPIPE']);
+/**
+ * An AWS service that throttled, failed or timed out through all of the SDK's retries: the request
+ * did not complete, and trying again later is right (503 with Retry-After), not a bug (500).
+ */
+function dependencyUnavailable(err: unknown): boolean {
+  const e = err as { name?: string; code?: string; $fault?: string; $retryable?: { throttling?: boolean } };
+  return Boolean(e && (OUTAGES.has(e.name ?? '') || NETWORK.has(e.code ?? '') || e.$retryable?.throttling || e.$fault === 'server'));
 }
 
 /** The API Gateway request id (what the client's side and API Gateway's access log know the request by): the correlation id of every log line, and the request id of audit entries. */
@@ -218,9 +235,14 @@ export function httpHandler(routes: Route[], opts: { clock?: Clock; wholeApi?: (
     .use(jsonBody())
     .use(matchRoute(router, opts.wholeApi))
     .use(authenticateAndValidate(opts.clock))
-    .handler(async (event) => {
+    .handler(async (event, context) => {
       const { match, request, ctx } = state.get(event)!;
-      return toResult(await match.route.handler(request!, ctx!));
+      const answer = async () => toResult(await match.route.handler(request!, ctx!));
+      const key = idempotencyKeyOf(match.route, request!);
+      if (!key) return answer();
+      const { once } = await import('./idempotency'); // loaded only by requests that carry a key
+      const fingerprint = { method: match.route.method, path: event.rawPath, query: event.rawQueryString ?? '', body: request!.body };
+      return once({ accountId: request!.principal!.account.id, key }, fingerprint, context, answer);
     });
   const routeKeyOf = (event: Event) => {
     let route = state.get(event)?.match.route;

@@ -15,7 +15,7 @@ const AUDIT = Array.from({ length: 7 }, (_, i) => ({ id: `a-${i}` }));
 
 let server: Server;
 let baseUrl: string;
-const state = { access: 'access-1', refresh: 'refresh-1', generation: 1, throttle: 0, unavailable: 0, rejectAll: false, log: [] as string[] };
+const state = { access: 'access-1', refresh: 'refresh-1', generation: 1, throttle: 0, unavailable: 0, rejectAll: false, log: [] as string[], keys: [] as (string | undefined)[] };
 
 function reply(res: ServerResponse, status: number, body?: unknown, headers: Record<string, string> = {}) {
   res.writeHead(status, { 'content-type': 'application/json', ...headers });
@@ -60,6 +60,13 @@ async function handle(req: IncomingMessage, res: ServerResponse) {
     const next = from + 3 < AUDIT.length ? String(from + 3) : undefined;
     return reply(res, 200, AUDIT.slice(from, from + 3), next ? { 'x-next-cursor': next } : {});
   }
+  if (url.pathname === '/projects' && req.method === 'POST') {
+    // The first run of this key is still going (409 + Retry-After), then the service is busy (503), then the answer.
+    state.keys.push(req.headers['idempotency-key'] as string | undefined);
+    if (state.keys.length === 1) return reply(res, 409, { detail: 'A request with this Idempotency-Key is still being processed; retry shortly' }, { 'retry-after': '0' });
+    if (state.keys.length === 2) return reply(res, 503, { detail: 'Service unavailable' }, { 'retry-after': '0' });
+    return reply(res, 201, { id: 'p1', name: body.name });
+  }
   if (url.pathname === '/services' && req.method === 'POST') return reply(res, 422, { detail: [{ loc: ['body', 'name'], msg: 'Field required', type: 'missing' }] });
   return reply(res, 404, { detail: 'Project not found' });
 }
@@ -71,7 +78,7 @@ beforeAll(async () => {
 });
 afterAll(() => new Promise<void>((r) => server.close(() => r())));
 beforeEach(() => {
-  Object.assign(state, { access: 'access-1', refresh: 'refresh-1', generation: 1, throttle: 0, unavailable: 0, rejectAll: false, log: [] });
+  Object.assign(state, { access: 'access-1', refresh: 'refresh-1', generation: 1, throttle: 0, unavailable: 0, rejectAll: false, log: [], keys: [] });
 });
 
 describe('the typed client', () => {
@@ -132,6 +139,19 @@ describe('the typed client', () => {
     expect(err).toBeInstanceOf(ApiError);
     expect([err.status, err.detail, err.retryAfter]).toEqual([429, 'Too many requests', 1]);
     expect(waits).toEqual([1000, 1000]);
+  });
+
+  it('sends one Idempotency-Key per POST and keeps it on every retry', async () => {
+    const client = createInfracatClient({ baseUrl, accessToken: 'access-1', sleep: async () => {} });
+    expect((await client.api.POST('/projects', { body: { name: 'p' } })).data?.id).toBe('p1');
+    expect(state.keys).toHaveLength(3);
+    expect(state.keys[0]).toMatch(/^[0-9a-f-]{36}$/);
+    expect(new Set(state.keys).size).toBe(1);
+    const first = state.keys[0];
+    state.keys = [];
+    await client.api.POST('/projects', { body: { name: 'p' } });
+    expect(state.keys[0]).toMatch(/^[0-9a-f-]{36}$/);
+    expect(state.keys[0]).not.toBe(first); // a new logical request, a new key
   });
 
   it('really waits the Retry-After seconds', async () => {

@@ -44,6 +44,9 @@ export const SECOND_FACTOR_REQUIRED = 'TOTP code required';
 /** Routes that never carry the access token (sign-in and the refresh itself). */
 const PUBLIC = new Set(['/auth/login', '/auth/register', '/auth/token/refresh', '/auth/password/reset', '/auth/password/reset/confirm', '/plans', '/impex/schema']);
 const RETRYABLE = new Set([429, 503]);
+const IDEMPOTENCY_KEY = 'idempotency-key';
+/** A 409 with `Retry-After` to a keyed request: the first run of that key is still going, so asking again will get its answer. */
+const stillRunning = (response: Response, request: Request) => response.status === 409 && request.headers.has(IDEMPOTENCY_KEY) && response.headers.has('retry-after');
 
 /** An uploaded file as the import route declares it. */
 export interface UploadFile {
@@ -181,8 +184,10 @@ export class InfracatClient {
     const maxDelay = retry.maxDelaySeconds ?? 60;
     return {
       onRequest: ({ request, id }) => {
+        // One key per logical POST, kept by every retry below: the server runs it at most once.
+        if (request.method === 'POST' && !request.headers.has(IDEMPOTENCY_KEY)) request.headers.set(IDEMPOTENCY_KEY, crypto.randomUUID());
         sent.set(id, request.clone());
-        return undefined;
+        return request;
       },
       onError: ({ id }) => {
         sent.delete(id);
@@ -194,7 +199,7 @@ export class InfracatClient {
         const label = `${request.method} ${schemaPath}`;
         let refreshed = false;
         for (let attempt = 1; ; attempt++) {
-          if (RETRYABLE.has(response.status) && attempt < attempts) {
+          if ((RETRYABLE.has(response.status) || stillRunning(response, original)) && attempt < attempts) {
             const seconds = parseRetryAfter(response.headers.get('retry-after')) ?? retry.defaultDelaySeconds ?? 2 ** (attempt - 1);
             if (seconds > maxDelay) break;
             await response.body?.cancel();

@@ -1,0 +1,122 @@
+/**
+ * Fault injection for the local stack (issue 35), switched on by `FAULTS` and never in the cloud:
+ * `FAULTS=ddb.throttle:0.05,ddb.timeout-after-write:0.01,sqs.duplicate:0.1` with `FAULTS_SEED` so a
+ * failing run replays. Each entry is `<service>.<kind>:<probability>`:
+ *
+ * - SDK calls (`ddb`, `s3`, `sqs`, `ses`, `kms`, `secrets`): `throttle` (AWS's throttling error),
+ *   `error` (500 InternalServerError), `unavailable` (503), `timeout-after-write` (a write takes
+ *   effect, then the call times out), and for DynamoDB `conflict` (a transaction cancelled with
+ *   `TransactionConflict`). They are raised inside the SDK's retry loop, as the network would raise
+ *   them, so the SDK's own retries see them first.
+ * - Local queues (`sqs`): `duplicate` (delivered twice), `late` (redelivered after its visibility
+ *   timeout although it succeeded), `reorder` (held back behind later messages).
+ * - Workers (`worker`): `kill` (the worker dies mid-message: the message comes back).
+ */
+
+export type FaultKind = 'throttle' | 'error' | 'unavailable' | 'timeout-after-write' | 'conflict' | 'duplicate' | 'late' | 'reorder' | 'kill';
+const KINDS = new Set<string>(['throttle', 'error', 'unavailable', 'timeout-after-write', 'conflict', 'duplicate', 'late', 'reorder', 'kill']);
+const SERVICES = new Set(['ddb', 's3', 'sqs', 'ses', 'kms', 'secrets', 'worker']);
+export type FaultService = 'ddb' | 's3' | 'sqs' | 'ses' | 'kms' | 'secrets' | 'worker';
+
+export type FaultPlan = Map<string, number>;
+
+/** Parses `FAULTS`; an entry that names no known service or kind, or a probability outside 0..1, is an error at start. */
+export function parseFaults(spec: string): FaultPlan {
+  const plan: FaultPlan = new Map();
+  for (const entry of spec.split(',').map((e) => e.trim()).filter(Boolean)) {
+    const m = /^([a-z]+)\.([a-z-]+):(\d*\.?\d+)$/.exec(entry);
+    const p = m ? Number(m[3]) : NaN;
+    if (!m || !SERVICES.has(m[1]) || !KINDS.has(m[2]) || !(p >= 0 && p <= 1)) {
+      throw new Error(`FAULTS: cannot read "${entry}" (expected <service>.<kind>:<probability>, service one of ${[...SERVICES].join(', ')}, kind one of ${[...KINDS].join(', ')})`);
+    }
+    plan.set(`${m[1]}.${m[2]}`, p);
+  }
+  return plan;
+}
+
+/** mulberry32: a small seeded generator, so a run's faults replay from its seed (not for secrets). */
+function seeded(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+interface Injector {
+  plan: FaultPlan;
+  random: () => number;
+  counts: Map<string, number>;
+}
+let injector: Injector | undefined;
+
+/** Turns injection on for this process (the local stack calls it when `FAULTS` is set); empty turns it off. */
+export function configureFaults(spec: string, seed = 1): void {
+  const plan = parseFaults(spec);
+  injector = plan.size ? { plan, random: seeded(seed), counts: new Map() } : undefined;
+}
+
+/** Whether a fault of `service.kind` strikes now (and counts it). */
+export function strikes(service: FaultService, kind: FaultKind): boolean {
+  const p = injector?.plan.get(`${service}.${kind}`);
+  if (!p || injector!.random() >= p) return false;
+  const key = `${service}.${kind}`;
+  injector!.counts.set(key, (injector!.counts.get(key) ?? 0) + 1);
+  return true;
+}
+
+/** Faults injected so far, by `service.kind` (the soak prints them). */
+export const faultCounts = (): Record<string, number> => Object.fromEntries([...(injector?.counts ?? [])].sort());
+
+const SERVICE_OF: Record<string, FaultService> = { DynamoDB: 'ddb', S3: 's3', SQS: 'sqs', SES: 'ses', KMS: 'kms', 'Secrets Manager': 'secrets' };
+/** Operations that change nothing: never "applied, then timed out". */
+const READ = /^(Get|BatchGet|Query|Scan|Describe|List|Head|Receive|Decrypt|TransactGet)/;
+
+/** An error as the SDK raises it for an AWS answer (its name, status and retry hints), so every layer treats it as the real one. */
+function awsError(name: string, status: number, extra: Record<string, unknown> = {}): Error {
+  return Object.assign(new Error(`${name} (injected fault)`), {
+    name,
+    $fault: status >= 500 ? 'server' : 'client',
+    $metadata: { httpStatusCode: status, attempts: 1 },
+    ...(name.includes('Throttl') || name === 'SlowDown' ? { $retryable: { throttling: true } } : {}),
+    ...extra,
+  });
+}
+
+type Stack = { add: (mw: unknown, opts: { step: string; priority: string; name: string }) => void };
+
+/**
+ * Adds injection to an AWS SDK client when faults are on (a no-op otherwise, so the cloud pays
+ * nothing). It sits after the SDK's retry middleware: each attempt may fail on its own.
+ */
+export function withFaults<T>(client: T): T {
+  if (!injector) return client;
+  const c = client as { config?: { serviceId?: string }; middlewareStack?: Stack };
+  const service = SERVICE_OF[c.config?.serviceId ?? ''];
+  if (!service || !c.middlewareStack) return client;
+  c.middlewareStack.add(
+    (next: (args: unknown) => Promise<unknown>, context: { commandName?: string }) => async (args: unknown) => {
+      const op = (context.commandName ?? '').replace(/Command$/, '');
+      if (strikes(service, 'throttle')) throw awsError(service === 'ddb' ? 'ProvisionedThroughputExceededException' : service === 's3' ? 'SlowDown' : 'ThrottlingException', service === 's3' ? 503 : 400);
+      if (strikes(service, 'unavailable')) throw awsError('ServiceUnavailable', 503);
+      if (strikes(service, 'error')) throw awsError('InternalServerError', 500);
+      if (service === 'ddb' && op === 'TransactWriteItems' && strikes('ddb', 'conflict')) {
+        const { TransactionCanceledException } = await import('@aws-sdk/client-dynamodb');
+        const items = ((args as { input?: { TransactItems?: unknown[] } }).input?.TransactItems ?? []).length;
+        throw new TransactionCanceledException({
+          message: 'Transaction cancelled (injected fault)',
+          $metadata: { httpStatusCode: 400 },
+          CancellationReasons: Array.from({ length: items }, (_, i) => ({ Code: i === 0 ? 'TransactionConflict' : 'None' })),
+        });
+      }
+      const result = await next(args);
+      if (!READ.test(op) && strikes(service, 'timeout-after-write')) throw Object.assign(new Error('Socket timed out (injected fault, after the write took effect)'), { name: 'TimeoutError', $metadata: {} });
+      return result;
+    },
+    { step: 'finalizeRequest', priority: 'low', name: 'injectFaults' },
+  );
+  return client;
+}

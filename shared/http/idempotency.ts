@@ -1,0 +1,153 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { ConditionalCheckFailedException, type AttributeValue } from '@aws-sdk/client-dynamodb';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
+import type { APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { IdempotencyConfig, makeIdempotent } from '@aws-lambda-powertools/idempotency';
+import {
+  IdempotencyAlreadyInProgressError,
+  IdempotencyInconsistentStateError,
+  IdempotencyItemAlreadyExistsError,
+  IdempotencyRecordStatus,
+  IdempotencyValidationError,
+} from '@aws-lambda-powertools/idempotency';
+import { IdempotencyRecord } from '@aws-lambda-powertools/idempotency/persistence';
+import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
+import { ddb } from '#shared/clients';
+import { config } from '#shared/config';
+import { TABLE } from '#db/table';
+import { keys } from '#db/keys';
+import { DomainError, unprocessable } from '#shared/errors';
+import { keyIssue } from './idempotency-key';
+
+type Result = APIGatewayProxyStructuredResultV2;
+
+/**
+ * `Idempotency-Key` on authenticated POSTs (Stripe's and the IETF draft's semantics, on Powertools
+ * Idempotency with its DynamoDB persistence layer): the first request with a key runs and its
+ * answer is kept 24 hours; a retry with the same key and the same request gets that answer again
+ * (`Idempotent-Replayed: true`) without running; the same key with another request is 422; a retry
+ * while the first is still running is 409 with `Retry-After`. A refusal (4xx) or failure is not
+ * kept, so a corrected retry may use the same key. Keys are the caller's own: one account cannot
+ * replay another's answers. Loaded only when a request carries the header.
+ */
+export const KEY_REUSED = 'Idempotency-Key was already used with a different request';
+export const KEY_IN_FLIGHT = 'A request with this Idempotency-Key is still being processed; retry shortly';
+const KEEP_SECONDS = 24 * 60 * 60;
+
+const ATTRIBUTES = { PK: TABLE.partitionKey, expiry: TABLE.ttlAttribute, status: 'status', inProgressExpiry: 'in_progress_expiration', validation: 'validation', owner: 'claimed_by' };
+
+/**
+ * Records live in the one table, one partition per key (not the library's single static partition).
+ * The claim is written with a nonce of its own, and a claim holding that nonce counts as written:
+ * when the claim's PutItem takes effect but its answer is lost, the SDK's retry of the same call
+ * then goes through instead of finding "another request in progress" (which would refuse the one
+ * request that holds the key for the whole lease).
+ */
+class TablePersistence extends DynamoDBPersistenceLayer {
+  protected override getKey(idempotencyKey: string): Record<string, AttributeValue> {
+    return marshall(keys.idempotencyRecord(idempotencyKey));
+  }
+
+  protected override async _putRecord(record: IdempotencyRecord): Promise<void> {
+    const now = Date.now();
+    const owner = randomUUID();
+    const item = {
+      ...keys.idempotencyRecord(record.idempotencyKey),
+      [ATTRIBUTES.expiry]: record.expiryTimestamp,
+      [ATTRIBUTES.status]: record.getStatus(),
+      [ATTRIBUTES.owner]: owner,
+      ...(record.inProgressExpiryTimestamp !== undefined ? { [ATTRIBUTES.inProgressExpiry]: record.inProgressExpiryTimestamp } : {}),
+      ...(record.payloadHash !== undefined ? { [ATTRIBUTES.validation]: record.payloadHash } : {}),
+    };
+    try {
+      await ddb().send(
+        new PutCommand({
+          TableName: config().TABLE_NAME,
+          Item: item,
+          // The library's conditions (new, expired, or an abandoned claim), or this very claim.
+          ConditionExpression: 'attribute_not_exists(#id) OR #expiry < :now OR (#status = :inprogress AND #lease < :now_ms) OR #owner = :owner',
+          ExpressionAttributeNames: { '#id': ATTRIBUTES.PK, '#expiry': ATTRIBUTES.expiry, '#status': ATTRIBUTES.status, '#lease': ATTRIBUTES.inProgressExpiry, '#owner': ATTRIBUTES.owner },
+          ExpressionAttributeValues: { ':now': now / 1000, ':now_ms': now, ':inprogress': IdempotencyRecordStatus.INPROGRESS, ':owner': owner },
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+      );
+    } catch (err) {
+      if (!(err instanceof ConditionalCheckFailedException)) throw err;
+      const old = err.Item && unmarshall(err.Item);
+      throw new IdempotencyItemAlreadyExistsError(
+        'Idempotency key already claimed',
+        old &&
+          new IdempotencyRecord({
+            idempotencyKey: record.idempotencyKey,
+            status: old[ATTRIBUTES.status],
+            expiryTimestamp: old[ATTRIBUTES.expiry],
+            inProgressExpiryTimestamp: old[ATTRIBUTES.inProgressExpiry],
+            responseData: old.data,
+            payloadHash: old[ATTRIBUTES.validation],
+          }),
+      );
+    }
+  }
+}
+
+let persistence: TablePersistence | undefined;
+const store = () =>
+  (persistence ??= new TablePersistence({
+    tableName: config().TABLE_NAME,
+    keyAttr: TABLE.partitionKey,
+    sortKeyAttr: TABLE.sortKey,
+    expiryAttr: ATTRIBUTES.expiry,
+    statusAttr: ATTRIBUTES.status,
+    inProgressExpiryAttr: ATTRIBUTES.inProgressExpiry,
+    validationKeyAttr: ATTRIBUTES.validation,
+    dataAttr: 'data',
+    awsSdkV3Client: ddb() as never,
+  }));
+
+/** What identifies "the same request": its method, path, query and validated body (a multipart file by its digest, so a retry's new boundary is still the same request). */
+export interface RequestFingerprint {
+  method: string;
+  path: string;
+  query: string;
+  body: unknown;
+}
+
+const digestFiles = (_key: string, value: unknown) =>
+  value && typeof value === 'object' && Buffer.isBuffer((value as { content?: unknown }).content)
+    ? { ...value, content: createHash('sha256').update((value as { content: Buffer }).content).digest('hex') }
+    : value;
+
+/** Runs `answer` once per (account, key) within 24 hours; see the module comment. */
+export async function once(
+  scope: { accountId: string; key: string },
+  request: RequestFingerprint,
+  context: Context | undefined,
+  answer: () => Promise<Result>,
+): Promise<Result> {
+  const idempotencyConfig = new IdempotencyConfig({
+    eventKeyJmesPath: 'scope',
+    payloadValidationJmesPath: 'request',
+    expiresAfterSeconds: KEEP_SECONDS,
+    hashFunction: 'sha256',
+    throwOnNoIdempotencyKey: true,
+  });
+  if (context?.getRemainingTimeInMillis) idempotencyConfig.registerLambdaContext(context);
+  let ran = false;
+  const run = makeIdempotent(
+    async (_input: { scope: string; request: string }) => {
+      ran = true;
+      return answer();
+    },
+    { persistenceStore: store(), config: idempotencyConfig, keyPrefix: 'IDEMPOTENCY' },
+  );
+  try {
+    const result = await run({ scope: `${scope.accountId} ${scope.key}`, request: JSON.stringify(request.body, digestFiles) + ` ${request.method} ${request.path}?${request.query}` });
+    return ran ? result : { ...result, headers: { ...result.headers, 'idempotent-replayed': 'true' } };
+  } catch (err) {
+    if (err instanceof IdempotencyValidationError) throw unprocessable([keyIssue(KEY_REUSED, 'idempotency_key_reused')]);
+    // The first request is still running (or its runner died and its lease is being given up).
+    if (err instanceof IdempotencyAlreadyInProgressError || err instanceof IdempotencyInconsistentStateError) throw new DomainError('conflict', KEY_IN_FLIGHT, {}, 1);
+    throw err; // what the route threw (the library rethrows it as is) or a store failure
+  }
+}

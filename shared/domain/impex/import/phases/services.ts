@@ -23,6 +23,7 @@ function serviceValues(s: DocumentService): Partial<Service> {
 /** Plans the document's services, their references resolved to ids; their ids by name, for the links and connections. */
 export async function planServices(w: WalkContext, { groupId, subgroupId }: Groups, { liveNetworkIds, attachmentsOf }: Networks, floorId: Map<string, string>) {
   const { projectId, envId, spec, env, ctx, sink, each, record, ambiguous, planEntity, withListing, envKey, envGone } = w;
+
   // Services (phase 4): references resolved to ids, the counters with the limit on creates.
   const servicesByName = byName(env.services, (s) => s.name);
   const serviceId = new Map<string, string>();

@@ -51,7 +51,7 @@ export const connectionOut = connectionView.schema;
  * A chain or hub: born from a batch, joined by single creates that name its chain_id. Internal
  * (not an API resource, so no client shape). `connection_count` (live members) bounds chain-wide
  * transactions; every write that adds or removes a member moves it in the same transaction (in
- * connections.ts, and in the catalog's cascade when a service or floor is deleted: `edgeRemovalSteps`).
+ * connections/, and in the catalog's cascade when a service or floor is deleted: `edgeRemovalSteps`).
  */
 export const chainEntity = defineEntity(
   'connection_chain',

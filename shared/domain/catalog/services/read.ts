@@ -1,0 +1,36 @@
+import { notFound } from '#shared/errors';
+import { actorAccount, type AppContext } from '#shared/context';
+import { accessToEnvItem, type Located } from '#domain/tenancy';
+import { serviceEntity, serviceView, type RepositoryDep, type ServiceOut } from '../service-entity';
+import type { Key } from '#db/lookup';
+import { keyId } from '#db/batch-get';
+import { FORBIDDEN_VIEW, SERVICE_NOT_FOUND } from './refusals';
+import { resolveAll } from './references';
+import { hintedKeys } from './hints';
+
+/**
+ * The caller's access to one service: locate, then one BatchGet with the service, its
+ * environment and the hinted floor and groups. The service comes back decoded.
+ */
+export async function accessToService(serviceId: string, userId: string, more: (l: Located) => Key[] = () => []) {
+  let requested = new Set<string>();
+  const { item, ...found } = await accessToEnvItem<object>(serviceId, 'service', userId, notFound(SERVICE_NOT_FOUND), (l) => {
+    const extra = [...hintedKeys(l), ...more(l)];
+    requested = new Set(extra.map(keyId));
+    return extra;
+  });
+  return { ...found, service: serviceEntity.decode(item), requested };
+}
+
+export async function getService(ctx: AppContext, { service_id }: { service_id: string }): Promise<ServiceOut> {
+  const { access, service, located, requested } = await accessToService(service_id, actorAccount(ctx).id);
+  access.require('services.view', FORBIDDEN_VIEW, located.envId);
+  const [resolved] = await resolveAll([service], access.extra, requested);
+  return serviceView.project(service, resolved);
+}
+
+export async function repositoryDeps(ctx: AppContext, { service_id }: { service_id: string }): Promise<RepositoryDep[]> {
+  const { access, service, located } = await accessToService(service_id, actorAccount(ctx).id);
+  access.require('services.view', FORBIDDEN_VIEW, located.envId);
+  return service.repository_deps;
+}

@@ -1,0 +1,43 @@
+import { keys } from '#db/keys';
+import { notFound } from '#shared/errors';
+import { actorAccount, type AppContext } from '#shared/context';
+import { accessToEnvItem, type Environment } from '#domain/tenancy';
+import { chainEntity, connectionEntity, type Chain, type Connection } from '../connection-entity';
+import { queryPrefix } from '#db/query';
+import { chainPlace, connectionListing } from '../../listings';
+import { CHAIN_NOT_FOUND, CONNECTION_NOT_FOUND, MISSING_MANAGE } from './limits-and-refusals';
+import { CHAIN_KIND, CONNECTION_KIND, retention } from './items';
+import { byConnectionOrder } from './list';
+
+/** The caller's access to one connection, with the manage permission in its environment. */
+export async function manageConnection(ctx: AppContext, id: string) {
+  const { access, item, env } = await accessToEnvItem<Record<string, unknown>>(id, CONNECTION_KIND, actorAccount(ctx).id, notFound(CONNECTION_NOT_FOUND));
+  const connection = connectionEntity.decode(item);
+  access.require('connections.manage', MISSING_MANAGE, connection.environment_id);
+  return { connection, env: env as Environment, access };
+}
+
+/** The caller's access to a chain (manage permission in its environment) and its live members. */
+export async function manageChain(ctx: AppContext, chainId: string) {
+  const { access, item, env } = await accessToEnvItem<Record<string, unknown>>(chainId, CHAIN_KIND, actorAccount(ctx).id, notFound(CHAIN_NOT_FOUND));
+  const chain = chainEntity.decode(item);
+  access.require('connections.manage', MISSING_MANAGE, chain.environment_id);
+  const [days, members] = await Promise.all([retention(access), chainMembers(chain)]);
+  return { chain, env, days, members: members.sort(byConnectionOrder) };
+}
+
+/**
+ * A chain's live members, from its own listing range (issue 26: what it reads grows with the
+ * chain, not the environment). Should the range hold fewer than the chain counts (a table whose
+ * backfill has not yet listed older chains, or a member leaving meanwhile), the environment's
+ * connections are read as before, filtered on chain_id: a chain-wide write never misses a member.
+ */
+async function chainMembers(chain: Chain): Promise<Connection[]> {
+  const members = await connectionListing.livePage(chain.project_id, chain.environment_id, { offset: 0, place: chainPlace(chain.id) });
+  if (members.length >= chain.connection_count) return members;
+  const all = await queryPrefix(chain.project_id, keys.connectionPrefix(chain.environment_id), {
+    filter: 'chain_id = :chain AND deleted_at = :null',
+    values: { ':chain': chain.id, ':null': null },
+  });
+  return all.map(connectionEntity.decode);
+}

@@ -1,0 +1,93 @@
+import { keys } from '#db/keys';
+import { keyId } from '#db/batch-get';
+import { getItem } from '#db/items';
+import { isLive, stillLiveStep, whileLiveStep } from '#db/live';
+import { referenceStep, withReference } from '#db/refs';
+import { counterStep } from '#db/steps';
+import type { StagedWrite } from '#db/staged-write';
+import { concurrentChange, type TransactStep } from '#db/transact';
+import { conflict, invalid, type DomainError } from '#shared/errors';
+import { SERVICES_QUOTA, takeQuotaStep } from '#domain/billing';
+import { connectionsVersionStep } from '#domain/catalog';
+import { ENV_NOT_IN_PROJECT, envLiveCheck } from '#domain/tenancy';
+import type { ImportPlan } from './plan';
+import type { CounterMove, Unit } from './units';
+import { freshPut } from './unit-writes';
+
+/** Refusal of a connection write whose environment's connections changed since the plan read them. */
+const CONNECTIONS_CHANGED = 'The connections of the environment changed during the import: import again to finish';
+
+export interface Built {
+  /** A chunk of updates: one transaction. */
+  steps?: TransactStep[];
+  /** A chunk of creates: a staged write (db/staged-write.ts): its conditions in transactions around a BatchWriteItem of its new items. */
+  staged?: Pick<StagedWrite, 'open' | 'items' | 'close' | 'undo'>;
+  now: string;
+  /** It writes connections, so it moves the environment's connections_version on. */
+  movesConnections: boolean;
+  /** Refusals of the counter steps that need a read to be explained (the environment gone, or its limit). */
+  diagnose: Map<DomainError, () => Promise<DomainError>>;
+}
+
+/**
+ * One chunk's writes: the units' own writes, each shared item once (counters summed, with their
+ * limit; else a liveness guard). A chunk of creates is staged: its counters and claims open it, its
+ * new items follow by BatchWriteItem, and its guards (what the items refer to, the counters' items
+ * among them) close it once the items are there, so a removal racing the items is still refused.
+ */
+export function build(chunk: Unit[], own: TransactStep[], plan: ImportPlan, now: string, connectionsVersion: number): Built {
+  const { projectId, environmentId: envId } = plan;
+  const staged = chunk.every((u) => u.create);
+  const diagnose: Built['diagnose'] = new Map();
+  const counters = new Map<string, CounterMove>();
+  for (const c of chunk.flatMap((u) => u.counters)) {
+    const id = keyId(c.key);
+    const known = counters.get(id);
+    if (known) Object.assign(known, { units: known.units + c.units, reference: known.reference || c.reference });
+    else counters.set(id, { ...c });
+  }
+  const counterSteps = [...counters.values()].map((c) => {
+    const moves = { [c.counter]: c.units };
+    const step = c.serviceQuota && plan.plan
+      ? takeQuotaStep(c.key, c.counter, plan.plan, SERVICES_QUOTA, plan.addon, c.units)
+      : counterStep(c.key, c.reference ? withReference(moves) : moves, c.max ? { max: { [c.counter]: c.max.value }, failWith: invalid(c.max.full) } : {});
+    if (!c.whileLive) return step;
+    const failed = concurrentChange();
+    const gone = invalid(c.whileLive);
+    const limit = step.failWith;
+    diagnose.set(failed, async () => (isLive(await getItem(c.key)) && limit ? limit : gone));
+    return whileLiveStep(step, failed);
+  });
+  const envKey = keys.environment(projectId, envId);
+  // Connections are created against the list the plan read: the version it read must still be the
+  // environment's (another write could have made one of them a duplicate), then it moves on.
+  const movesConnections = chunk.some((u) => u.create?.kind === 'connection' || u.create?.kind === 'chain');
+  const checks: TransactStep[] = [];
+  if (movesConnections) {
+    const failed = concurrentChange();
+    checks.push(connectionsVersionStep(projectId, envId, connectionsVersion, failed));
+    diagnose.set(failed, async () => (isLive(await getItem(envKey)) ? conflict(CONNECTIONS_CHANGED) : invalid(ENV_NOT_IN_PROJECT)));
+  } else if (staged || !counters.has(keyId(envKey))) checks.push(envLiveCheck(projectId, envId));
+  // Guards: in a transaction, a counter's own condition keeps its item live; a staged chunk checks them again when it closes.
+  const guarded = new Set([keyId(envKey), ...(staged ? [] : counters.keys())]);
+  const guards = [
+    ...chunk.flatMap((u) => u.guards.map((g) => ({ key: g.key, refusal: () => conflict(g.gone) }))),
+    ...(staged ? [...counters.values()].flatMap((c) => (c.whileLive ? [{ key: c.key, refusal: () => invalid(c.whileLive!) }] : [])) : []),
+  ];
+  const edgeEnds = new Set(chunk.flatMap((u) => u.guards.filter((g) => g.edge).map((g) => keyId(g.key))));
+  for (const g of guards) {
+    if (guarded.has(keyId(g.key))) continue;
+    guarded.add(keyId(g.key));
+    checks.push(edgeEnds.has(keyId(g.key)) ? referenceStep(g.key, g.refusal()) : stillLiveStep(g.key, g.refusal()));
+  }
+  if (!staged) return { steps: [...own, ...counterSteps, ...checks], now, diagnose, movesConnections };
+  return {
+    staged: {
+      open: [...own.filter((s) => !freshPut(s)), ...counterSteps],
+      items: own.filter(freshPut).map((s) => s.Put!.Item!),
+      close: checks,
+      undo: [...counters.values()].map((c) => counterStep(c.key, { [c.counter]: -c.units })),
+    },
+    now, diagnose, movesConnections,
+  };
+}

@@ -1,0 +1,63 @@
+import type { AppContext } from '#shared/context';
+import { quotaOf, quotaReached, SERVICES_QUOTA, type Plan } from '#domain/billing';
+import { planOfProject, serviceQuotaAddon } from '#domain/tenancy';
+import type { EnvironmentDocument } from '../document';
+import { importError, type ImportError } from '../parse';
+import { documentProblems } from '../problems';
+import { readEnvironment, type EnvironmentContents } from '../read';
+import { summarize, type ImportItem, type ImportReport } from './report';
+import { walk } from './walk';
+
+export interface ImportPlan {
+  report: ImportReport;
+  projectId: string;
+  environmentId: string;
+  /** The project owner's plan and the project's add-on, as read when planning (the limit apply enforces). */
+  plan: Plan | null;
+  addon: number;
+  /** The environment's connections_version the plan read its connections at. */
+  connectionsVersion: number;
+  /** How many units (entities to write) the plan has. */
+  total: number;
+  /** What apply plans again from, a slice at a time (never every unit at once: the memory of a 50,000-service import); null without a plan. */
+  source: { document: EnvironmentDocument; env: EnvironmentContents } | null;
+}
+
+export async function planImport(input: { projectId: string; environmentId: string; document: EnvironmentDocument }, ctx: AppContext): Promise<ImportPlan> {
+  const { projectId, environmentId: envId, document: doc } = input;
+  const empty = (errors: ImportError[]): ImportPlan => ({
+    report: { summary: summarize([], errors), items: [], errors }, projectId, environmentId: envId, plan: null, addon: 0, connectionsVersion: 0, total: 0, source: null,
+  });
+  // The document's own rules (parseDocument checked them with line numbers; checked again for a document built in code).
+  const problems = documentProblems(doc);
+  if (problems.length) return empty(problems.map(importError));
+
+  const env = await readEnvironment(projectId, envId);
+  const plan = await planOfProject(env.project);
+  const addon = serviceQuotaAddon(env.project);
+  const items: ImportItem[] = [];
+  const errors: ImportError[] = [];
+  // The units are counted, not kept: apply plans them again, a slice at a time (Sink).
+  let total = 0;
+  let creating = 0;
+  await walk({ projectId, envId, doc, env }, ctx, {
+    record: (kind, name, action, detail) => items.push({ kind, name, action, ...(detail ? { detail } : {}) }) - 1,
+    error: (e) => void errors.push(e),
+    units: async (us) => {
+      total += us.length;
+      creating += us.filter((u) => u.create?.kind === 'service').length;
+    },
+    close: async () => {},
+  });
+
+  // The service limit, for the whole import, per project and per environment (SPEC "Limits" 3).
+  const max = quotaOf(plan, SERVICES_QUOTA, addon);
+  if (creating && max !== null) {
+    const projectCount = Number(env.project.service_count ?? 0);
+    const envCount = Number(env.environment.service_count ?? 0);
+    if (projectCount + creating > max || envCount + creating > max) {
+      errors.push({ path: '/spec/services', line: null, message: String(quotaReached(plan, SERVICES_QUOTA, max).detail) });
+    }
+  }
+  return { report: { summary: summarize(items, errors), items, errors }, projectId, environmentId: envId, plan, addon, connectionsVersion: env.connectionsVersion, total, source: { document: doc, env } };
+}

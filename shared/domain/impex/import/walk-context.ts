@@ -1,0 +1,76 @@
+import { keys } from '#db/keys';
+import type { Key } from '#db/batch-get';
+import type { AppContext } from '#shared/context';
+import type { Listable, Listing } from '#domain/catalog';
+import { ENV_NOT_IN_PROJECT } from '#domain/tenancy';
+import type { EnvironmentDocument } from '../document';
+import { pointer, type ImportError } from '../parse';
+import type { Path } from '../problems';
+import type { EnvironmentContents } from '../read';
+import type { ImportAction } from './report';
+import type { Unit } from './units';
+import { changed } from './compare';
+
+/**
+ * Where the walk of a document hands what it plans. Planning keeps the report and counts the units;
+ * applying writes the units (the report's indices come again in the same order) and ignores the rest.
+ */
+export interface Sink {
+  /** Records a report item; returns its index. */
+  record(kind: string, name: string, action: ImportAction, detail?: string): number;
+  error(e: ImportError): void;
+  /** Units planned, in document order (a slice at a time). */
+  units(units: Unit[]): Promise<void>;
+  /** No unit of this phase or an earlier one comes any more. */
+  close(phase: number): Promise<void>;
+}
+
+/** Units per slice of the document handed to the sink (apply writes them before planning on). */
+const SLICE = 250;
+
+/** What every phase of the walk plans with: the walk's input, the units planned so far and the helpers that plan one entity. */
+export function walkContext(input: { projectId: string; envId: string; doc: EnvironmentDocument; env: EnvironmentContents }, ctx: AppContext, sink: Sink) {
+  const { projectId, envId, doc, env } = input;
+  const spec = doc.spec;
+  const units: Unit[] = [];
+  const envKey = keys.environment(projectId, envId);
+  const envGone = ENV_NOT_IN_PROJECT;
+  /** Runs `plan` over `xs`, handing the units on every SLICE entities (once a slice's units are complete: callers amend the unit they just planned). */
+  const each = async <T>(xs: T[], plan: (x: T, i: number) => void) => {
+    for (let i = 0; i < xs.length; i++) {
+      plan(xs[i], i);
+      if (i % SLICE === SLICE - 1 && units.length) await sink.units(units.splice(0));
+    }
+    if (units.length) await sink.units(units.splice(0));
+  };
+
+  const record = sink.record.bind(sink);
+  const ambiguous = (path: Path, kind: string, name: string, what: string, n: number) => {
+    sink.error({ path: pointer(path), line: null, message: `${n} ${what} named '${name}' exist in the environment: the import cannot tell which one is meant (rename one first)` });
+    record(kind, name, 'error', 'ambiguous name in the environment');
+  };
+  /** Create or update (only what differs) or unchanged; the unit planned, if any. */
+  const planEntity = (
+    kind: string, name: string, phase: number, existing: Record<string, unknown> | undefined, wanted: Record<string, unknown>,
+    create: () => Unit['create'], key: () => Key, gone: string, extra: Partial<Unit> = {},
+  ): Unit | undefined => {
+    if (!existing) {
+      return units[units.push({ item: record(kind, name, 'create'), phase, create: create(), guards: [], counters: [], ...extra }) - 1];
+    }
+    const changes = changed(existing, wanted);
+    if (!Object.keys(changes).length) {
+      record(kind, name, 'unchanged');
+      return undefined;
+    }
+    const audit = { id: String(existing.id), head: (existing.audit_head as string | undefined) ?? null, before: Object.fromEntries(Object.keys(changes).map((k) => [k, existing[k] ?? null])) };
+    return units[units.push({ item: record(kind, name, 'update', `changed: ${Object.keys(changes).join(', ')}`), phase, update: { key: key(), changes, gone, audit }, guards: [], counters: [], ...extra }) - 1];
+  };
+  /** An update of a listed entity also writes its listing (issue 26), exact through the condition on the listed fields it does not change. */
+  const withListing = <T extends Listable>(unit: Unit | undefined, listing: Listing<T>, existing: T | undefined) => {
+    const changes = unit?.update?.changes as Partial<T> | undefined;
+    if (!unit?.update || !existing || !changes || !listing.touches(changes)) return;
+    unit.update.listing = { steps: listing.steps(existing, { ...existing, ...changes }), asRead: listing.asRead(existing) };
+  };
+  return { projectId, envId, spec, env, ctx, sink, units, envKey, envGone, each, record, ambiguous, planEntity, withListing };
+}
+export type WalkContext = ReturnType<typeof walkContext>;

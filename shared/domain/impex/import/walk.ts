@@ -1,0 +1,26 @@
+import type { AppContext } from '#shared/context';
+import type { EnvironmentDocument } from '../document';
+import type { EnvironmentContents } from '../read';
+import { walkContext, type Sink } from './walk-context';
+import { planGroups } from './phases/groups';
+import { planNetworks } from './phases/networks';
+import { planFloors } from './phases/floors';
+import { planServices } from './phases/services';
+import { planLinks } from './phases/links';
+import { planConnections } from './phases/connections';
+
+/**
+ * Plans every entity of the document against the environment as read, in document order, phase
+ * by phase (groups, networks, floors, services, links, connections). Deterministic for a given
+ * document and environment, apart from the ids of new items (each walk makes its own, used
+ * consistently within it): planning and applying walk it once each.
+ */
+export async function walk(input: { projectId: string; envId: string; doc: EnvironmentDocument; env: EnvironmentContents }, ctx: AppContext, sink: Sink): Promise<void> {
+  const w = walkContext(input, ctx, sink);
+  const groups = await planGroups(w);
+  const networks = await planNetworks(w);
+  const floorId = await planFloors(w, networks);
+  const serviceId = await planServices(w, groups, networks, floorId);
+  await planLinks(w, serviceId);
+  await planConnections(w, serviceId, floorId);
+}

@@ -6,7 +6,7 @@ import { name as nameSchema } from '#shared/schemas';
 import { actorAccount, type AppContext } from '#shared/context';
 import { projectEventStep } from '#shared/events';
 import { auditSteps } from '#shared/audit';
-import { type ProjectAccess, planOfProject, retentionOfProject, accessInEnvironment, accessToEnvItem, type Located, type Environment, ENV_NOT_IN_PROJECT, serviceQuotaAddon } from '#domain/tenancy';
+import { type ProjectAccess, planOfProject, retentionOfProject, accessInEnvironment, accessToItem, type Located, type Environment, ENV_NOT_IN_PROJECT, serviceQuotaAddon } from '#domain/tenancy';
 import { atLocation, catalogLookupStep, containsCi, edgeRemovalSteps, equalsCi, hasAnyTag } from './items';
 import { END_DELETE_ATTEMPTS } from './topology/ends';
 import { referenceStep } from '#db/refs';
@@ -274,11 +274,11 @@ export async function createService(ctx: AppContext, input: CreateServiceInput):
  */
 async function accessToService(serviceId: string, userId: string, more: (l: Located) => Key[] = () => []) {
   let requested = new Set<string>();
-  const { item, ...found } = await accessToEnvItem<object>(serviceId, 'service', userId, notFound(SERVICE_NOT_FOUND), (l) => {
+  const { item, ...found } = await accessToItem<object>({ id: serviceId, kind: 'service', userId, notFound: notFound(SERVICE_NOT_FOUND), extra: (l) => {
     const extra = [...hintedKeys(l), ...more(l)];
     requested = new Set(extra.map(keyId));
     return extra;
-  });
+  } });
   return { ...found, service: serviceEntity.decode(item), requested };
 }
 

@@ -2,7 +2,7 @@ import { keys } from '#db/keys';
 import { transact, type TransactStep, concurrentChange, retryWhenStale, CASCADE_STALE } from '#db/transact';
 import { invalid, notFound, type DomainError } from '#shared/errors';
 import { actorAccount, type AppContext } from '#shared/context';
-import { ENV_NOT_IN_PROJECT, accessInEnvironment, accessToEnvItem, retentionOfProject, type Environment } from '#domain/tenancy';
+import { ENV_NOT_IN_PROJECT, accessInEnvironment, accessToItem, retentionOfProject, type Environment } from '#domain/tenancy';
 import { changeAudit, creationAudit } from '#shared/audit';
 import { lookupStep } from '#db/lookup';
 import { edgeEnds, type EntityType } from './ends';
@@ -302,7 +302,7 @@ export const byConnectionOrder = (a: Pick<Connection, 'created_at' | 'position' 
 
 /** The caller's access to one connection, with the manage permission in its environment. */
 async function manageConnection(ctx: AppContext, id: string) {
-  const { access, item, env } = await accessToEnvItem<Record<string, unknown>>(id, CONNECTION_KIND, actorAccount(ctx).id, notFound(CONNECTION_NOT_FOUND));
+  const { access, item, env } = await accessToItem<Record<string, unknown>>({ id, kind: CONNECTION_KIND, userId: actorAccount(ctx).id, notFound: notFound(CONNECTION_NOT_FOUND) });
   const connection = connectionEntity.decode(item);
   access.require('connections.manage', MISSING_MANAGE, connection.environment_id);
   return { connection, env: env as Environment, access };
@@ -359,7 +359,7 @@ export async function deleteConnection(ctx: AppContext, input: { connection_id: 
 
 /** The caller's access to a chain (manage permission in its environment) and its live members. */
 async function manageChain(ctx: AppContext, chainId: string) {
-  const { access, item, env } = await accessToEnvItem<Record<string, unknown>>(chainId, CHAIN_KIND, actorAccount(ctx).id, notFound(CHAIN_NOT_FOUND));
+  const { access, item, env } = await accessToItem<Record<string, unknown>>({ id: chainId, kind: CHAIN_KIND, userId: actorAccount(ctx).id, notFound: notFound(CHAIN_NOT_FOUND) });
   const chain = chainEntity.decode(item);
   access.require('connections.manage', MISSING_MANAGE, chain.environment_id);
   const [days, members] = await Promise.all([retention(access), chainMembers(chain)]);

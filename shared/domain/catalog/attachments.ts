@@ -53,8 +53,9 @@ export type AttachmentsOut = { networks: NetworkOut[] } & Partial<Record<Holder[
 /** The networks attached to a service or floor: full network objects, deleted networks left out. */
 export async function attachedNetworks(ctx: AppContext, input: { holder: HolderKind; id: string }): Promise<AttachmentsOut> {
   const holder: Holder = HOLDERS[input.holder];
-  const { access, item, located } = await accessToItem<HolderItem>({ id: input.id, kind: holder.kind, userId: actorAccount(ctx).id, notFound: notFound(holder.notFound) });
-  access.require(holder.view, holder.forbidden.view, located.envId);
+  const { item, located } = await accessToItem<HolderItem>({
+    id: input.id, kind: holder.kind, userId: actorAccount(ctx).id, notFound: notFound(holder.notFound), permission: { key: holder.view, detail: holder.forbidden.view },
+  });
   const networks = await liveNetworks(located.projectId, located.envId, item.network_ids ?? []);
   return { [holder.idField]: input.id, networks: networks.map(networkView.project) };
 }
@@ -67,9 +68,9 @@ export async function replaceAttachedNetworks(ctx: AppContext, input: { holder: 
   const holder: Holder = HOLDERS[input.holder];
   const ids = [...new Set(input.network_ids)];
   const { access, item, located } = await accessToItem<HolderItem>({
-    id: input.id, kind: holder.kind, userId: actorAccount(ctx).id, notFound: notFound(holder.notFound), extra: (l) => ids.map((n) => keys.network(l.projectId, l.envId, n)),
+    id: input.id, kind: holder.kind, userId: actorAccount(ctx).id, notFound: notFound(holder.notFound), permission: { key: holder.manage, detail: holder.forbidden.manage },
+    extra: (l) => ids.map((n) => keys.network(l.projectId, l.envId, n)),
   });
-  access.require(holder.manage, holder.forbidden.manage, located.envId);
   const wanted = ids.map((n) => ({ id: n, key: keys.network(located.projectId, located.envId, n) }));
   const missing = wanted.filter((w) => !liveItem(access.extra, w.key)).map((w) => w.id);
   if (missing.length) throw invalid(networksNotFound(missing));

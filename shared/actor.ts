@@ -1,6 +1,6 @@
 /**
  * Who a request's caller is: the account and the session as stored, and the pair that `AppContext.actor` holds.
- * A leaf of types only (it imports nothing), so that `shared/context.ts` names the caller without importing the
+ * A leaf (it imports nothing), so that `shared/context.ts` names the caller without importing the
  * identity context, which owns these items and re-exports the types (`#domain/identity`).
  */
 
@@ -28,6 +28,9 @@ export interface Account {
   created_at: string;
   updated_at: string;
 }
+
+/** The staff test, decided once: staff and superusers reach the staff surfaces (`/admin/*`) and act for others. */
+export const isStaff = (a: { is_staff?: boolean; is_superuser?: boolean }): boolean => Boolean(a.is_staff || a.is_superuser);
 
 /** One signed-in device. Revoking a session deletes it; its refresh token and access tokens then stop working. */
 export interface Session {

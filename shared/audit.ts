@@ -1,4 +1,5 @@
 import { epochSeconds, type AppContext } from './context';
+import { isStaff } from './actor';
 import { keys } from '#db/keys';
 import { putNewStep } from '#db/steps';
 import { concurrentChange, type TransactStep } from '#db/transact';
@@ -25,7 +26,7 @@ export const accountActor = (a: { id: string; email: string; is_staff?: boolean;
   type: 'account',
   id: a.id,
   email: a.email,
-  is_staff: Boolean(a.is_staff || a.is_superuser),
+  is_staff: isStaff(a),
 });
 
 /** The actor of a context: its signed-in caller, else the service. */

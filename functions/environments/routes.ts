@@ -2,9 +2,9 @@ import * as z from 'zod';
 import { route, ok, created, noContent } from '#http/route';
 import { name, syncHeaders, updatedSince, uuid } from '#http/schemas';
 import { ENV_ROLES } from '#auth/permissions';
-import { createEnvironment, deleteEnvironment, environmentStats, listEnvironments, renameEnvironment, toEnvironmentOut, assignEnvRole, listEnvRoles, removeEnvRole, toEnvRoleOut } from '#domain/tenancy';
+import { createEnvironment, deleteEnvironment, environmentStats, listEnvironments, renameEnvironment, environmentView, assignEnvRole, listEnvRoles, removeEnvRole, toEnvRoleOut } from '#domain/tenancy';
 
-const environmentOut = z.object({ id: z.uuid(), name: z.string(), project_id: z.uuid(), updated_at: z.string(), deleted_at: z.string().nullable() });
+const environmentOut = environmentView.schema;
 const roleOut = z.object({ id: z.uuid(), environment_id: z.uuid(), user_id: z.uuid(), role: z.enum(ENV_ROLES) });
 const envParams = z.object({ environment_id: uuid });
 
@@ -16,7 +16,7 @@ export const environmentRoutes = [
     refusals: [403, 404],
     handler: async ({ query }, ctx) => {
       const envs = await listEnvironments(ctx, query);
-      return ok(envs.map(toEnvironmentOut), { headers: syncHeaders(query.updated_since, ctx.clock.receivedAt) });
+      return ok(envs.map((e) => environmentView.project(e)), { headers: syncHeaders(query.updated_since, ctx.clock.receivedAt) });
     },
   }),
   route({
@@ -24,7 +24,7 @@ export const environmentRoutes = [
     body: z.object({ name: name(), project_id: uuid }),
     responses: { 201: environmentOut },
     refusals: [400, 403, 404],
-    handler: async ({ body }, ctx) => created(toEnvironmentOut(await createEnvironment(ctx, body))),
+    handler: async ({ body }, ctx) => created(environmentView.project(await createEnvironment(ctx, body))),
   }),
   route({
     method: 'GET', path: '/environments/stats', auth: 'user', summary: 'Counts per environment of a project',
@@ -39,7 +39,7 @@ export const environmentRoutes = [
     body: z.object({ name: name() }),
     responses: { 200: environmentOut },
     refusals: [400, 403, 404],
-    handler: async ({ params, body }, ctx) => ok(toEnvironmentOut(await renameEnvironment(ctx, { id: params.environment_id, ...body }))),
+    handler: async ({ params, body }, ctx) => ok(environmentView.project(await renameEnvironment(ctx, { id: params.environment_id, ...body }))),
   }),
   route({
     method: 'DELETE', path: '/environments/{environment_id}', auth: 'user', summary: 'Soft-delete an environment and what it holds',

@@ -1,14 +1,11 @@
 import * as z from 'zod';
 import { route, ok, created, noContent } from '#http/route';
 import { email, name, syncHeaders, text, updatedSince, uuid } from '#http/schemas';
-import { createProjectUser, deleteProjectUser, getProjectUser, listProjectUsers, toProjectUserOut, updateProjectUser } from '#domain/tenancy';
+import { createProjectUser, deleteProjectUser, getProjectUser, listProjectUsers, projectUserView, updateProjectUser } from '#domain/tenancy';
 
 /** Optional contact fields: a value sets, null clears, absent leaves as is. */
 const fields = { email: email.nullish(), job_title: text(200), phone: text(50), notes: text(5000) };
-const projectUserOut = z.object({
-  id: z.uuid(), project_id: z.uuid(), name: z.string(), email: z.string().nullable(), job_title: z.string().nullable(), phone: z.string().nullable(),
-  notes: z.string().nullable(), updated_at: z.string(), deleted_at: z.string().nullable(),
-});
+const projectUserOut = projectUserView.schema;
 const idParams = z.object({ project_user_id: uuid });
 
 /** /project-users: project-local people (no login needed), e.g. the one responsible for a service. */
@@ -20,7 +17,7 @@ export const projectUserRoutes = [
     refusals: [403, 404],
     handler: async ({ query }, ctx) => {
       const people = await listProjectUsers(ctx, query);
-      return ok(people.map(toProjectUserOut), { headers: syncHeaders(query.updated_since, ctx.clock.receivedAt) });
+      return ok(people.map((u) => projectUserView.project(u)), { headers: syncHeaders(query.updated_since, ctx.clock.receivedAt) });
     },
   }),
   route({
@@ -28,14 +25,14 @@ export const projectUserRoutes = [
     body: z.object({ project_id: uuid, name: name(), ...fields }),
     responses: { 201: projectUserOut },
     refusals: [403, 404],
-    handler: async ({ body }, ctx) => created(toProjectUserOut(await createProjectUser(ctx, body))),
+    handler: async ({ body }, ctx) => created(projectUserView.project(await createProjectUser(ctx, body))),
   }),
   route({
     method: 'GET', path: '/project-users/{project_user_id}', auth: 'user', summary: 'One person of a project',
     params: idParams,
     responses: { 200: projectUserOut },
     refusals: [403, 404],
-    handler: async ({ params }, ctx) => ok(toProjectUserOut(await getProjectUser(ctx, { id: params.project_user_id }))),
+    handler: async ({ params }, ctx) => ok(projectUserView.project(await getProjectUser(ctx, { id: params.project_user_id }))),
   }),
   route({
     method: 'PATCH', path: '/project-users/{project_user_id}', auth: 'user', summary: "Change a person's details",
@@ -45,7 +42,7 @@ export const projectUserRoutes = [
       .refine((b) => Object.values(b).some((v) => v !== undefined), { message: 'At least one field is required' }),
     responses: { 200: projectUserOut },
     refusals: [403, 404],
-    handler: async ({ params, body }, ctx) => ok(toProjectUserOut(await updateProjectUser(ctx, { id: params.project_user_id, ...body }))),
+    handler: async ({ params, body }, ctx) => ok(projectUserView.project(await updateProjectUser(ctx, { id: params.project_user_id, ...body }))),
   }),
   route({
     method: 'DELETE', path: '/project-users/{project_user_id}', auth: 'user', summary: 'Soft-delete a person (frees the plan slot)',

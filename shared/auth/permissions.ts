@@ -14,7 +14,16 @@ export const PERMISSIONS = [
   'webhooks.manage', // register, change, test and delete a project's webhooks, read their deliveries: owners, or a custom role granting it
   'audit.read', // read the project's audit log (GET /projects/{id}/audit-log): owners, or a custom role granting it
 ] as const;
-export type Permission = (typeof PERMISSIONS)[number];
+/** A key of the catalogue: what custom roles grant and GET /auth/me/capabilities lists. */
+export type CataloguePermission = (typeof PERMISSIONS)[number];
+
+/**
+ * Rights that follow from an environment role and are not in the catalogue (no custom role grants
+ * them alone, no capabilities answer lists them): exporting an environment's document (owner or any
+ * environment role there, SPEC), importing one (also able to manage services there: it writes them).
+ */
+export const ENV_DOCUMENT_RIGHTS = ['env.export', 'env.import'] as const;
+export type Permission = CataloguePermission | (typeof ENV_DOCUMENT_RIGHTS)[number];
 
 export const ENV_ROLES = ['administrator', 'manager', 'viewer'] as const;
 export type EnvRole = (typeof ENV_ROLES)[number];
@@ -41,13 +50,18 @@ export interface AccessFacts {
   customGrants?: Iterable<string>;
 }
 
-export const isPermission = (p: string): p is Permission => (PERMISSIONS as readonly string[]).includes(p);
+/** Whether a key is in the catalogue (what a custom role may grant, what the capabilities answer lists). */
+export const isPermission = (p: string): p is CataloguePermission => (PERMISSIONS as readonly string[]).includes(p);
 
 export function capabilities(f: AccessFacts): Set<Permission> {
   if (!f.isMember) return new Set();
-  if (f.isOwner) return new Set(PERMISSIONS);
+  if (f.isOwner) return new Set<Permission>([...PERMISSIONS, ...ENV_DOCUMENT_RIGHTS]);
   const granted = new Set<Permission>(MEMBER_GRANTS);
   for (const p of f.envRole ? ROLE_GRANTS[f.envRole] : []) granted.add(p);
   for (const p of f.customGrants ?? []) if (isPermission(p)) granted.add(p);
+  if (f.envRole) {
+    granted.add('env.export');
+    if (granted.has('services.manage')) granted.add('env.import');
+  }
   return granted;
 }

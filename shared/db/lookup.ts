@@ -15,9 +15,12 @@ export interface LookupItem extends Record<string, unknown> {
   kind: string;
 }
 
-/** The write that lets a bare id (`/services/{id}`) find its item; part of the item's creation transaction. */
-export function lookupStep(id: string, projectId: string, key: Key, kind: string): TransactStep {
-  return putNewStep({ ...keys.idLookup(id), project_id: projectId, item_pk: key.PK, item_sk: key.SK, kind });
+/**
+ * The write that lets a bare id (`/services/{id}`) find its item; part of the item's creation
+ * transaction. `refs` are hints read with it (e.g. the item's `environment_id`).
+ */
+export function lookupStep(id: string, projectId: string, key: Key, kind: string, refs: Record<string, unknown> = {}): TransactStep {
+  return putNewStep({ ...keys.idLookup(id), project_id: projectId, item_pk: key.PK, item_sk: key.SK, kind, ...refs });
 }
 
 /** The lookup item of this id (one strongly consistent GetItem); an unknown id (or one of another kind) is `notFoundError`. */

@@ -3,6 +3,7 @@ import middy from '@middy/core';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { appContext, type AppContext, type Clock } from '#shared/context';
+import { isStaff } from '#shared/actor';
 import { authenticate, presentedToken, type Principal } from '#auth/authenticate';
 import { DomainError, forbidden, notFound } from '#shared/errors';
 import { refusalReply } from './errors';
@@ -167,7 +168,7 @@ const authenticateAndValidate = (clock?: Clock): middy.MiddlewareObj<Event, Resu
       const query = route.tokenInQuery ? parseQuery(event.rawQueryString).token : undefined;
       principal = await authenticate(presentedToken(event.headers?.authorization, cookies[ACCESS_COOKIE], typeof query === 'string' ? query : undefined), ctx);
       ctx.actor = principal;
-      if (route.auth === 'staff' && !principal.account.is_staff && !principal.account.is_superuser) {
+      if (route.auth === 'staff' && !isStaff(principal.account)) {
         throw forbidden('Staff privileges required');
       }
     }

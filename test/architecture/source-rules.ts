@@ -21,6 +21,36 @@ export function authorizationInRoutes(root: string, files: readonly string[]): s
 }
 
 /**
+ * One access check per item: an item addressed by id is reached through `accessToItem`
+ * (shared/domain/tenancy/item-access.ts), which locates it, loads the caller's access with it and
+ * answers the one 404; a request about a project as a whole through `accessToProject`. Only the
+ * files below call `loadAccess` itself, each for a reason that is not "find an item, check it by hand".
+ */
+export const LOAD_ACCESS_ALLOWED: Record<string, string> = {
+  'shared/domain/tenancy/access.ts': 'defines it',
+  'shared/domain/tenancy/item-access.ts': 'the item access primitive',
+  'shared/domain/tenancy/env-scope.ts': "an environment named in the request: 400, not an item's 404",
+  'shared/domain/tenancy/custom-roles.ts': "a role under its project's path (404 'Project not found', then the role's), and what an assignment reads",
+  'shared/domain/tenancy/members.ts': "a member under its project's path, read with the account the audit entry names",
+  'shared/domain/tenancy/cost-estimate.ts': "an optional environment, refused (400) only after the plan's feature",
+  'shared/domain/tenancy/invitations.ts': "the environment, group and subgroup a new invitation names (400s)",
+};
+const LOAD_ACCESS_CALL = /\bloadAccess\s*\(/g;
+
+export function loadAccessOutsideAccessModules(root: string, files: readonly string[]): string[] {
+  const found: string[] = [];
+  for (const file of files.filter((f) => !(f in LOAD_ACCESS_ALLOWED) && /\.tsx?$/.test(f))) {
+    readFileSync(join(root, file), 'utf8')
+      .split('\n')
+      .forEach((line, i) => {
+        if (LOAD_ACCESS_CALL.test(line)) found.push(`${file}:${i + 1}: loadAccess(…) outside the access modules: reach an item by id through accessToItem, a project through accessToProject`);
+        LOAD_ACCESS_CALL.lastIndex = 0;
+      });
+  }
+  return found;
+}
+
+/**
  * zod is imported as a namespace (`import * as z from 'zod'`): esbuild then keeps only the parts a
  * function uses. The named `{ z }` export is a prebuilt namespace object that drags all of zod into
  * every bundle, its 260 KB of locales included.

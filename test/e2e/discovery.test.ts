@@ -233,6 +233,32 @@ describe('cloud discovery from a token provider (a stub on 127.0.0.1)', () => {
     expect((await api.get(`/integrations/cloud-accounts?project_id=${o.projectId}`, { token: o.token })).body).toEqual([]);
   });
 
+  it('an account and a run of a deleted environment are the 404 of an unknown id, byte for byte', async () => {
+    stub.hetzner = [hetznerServer(301, 'gone-1')];
+    const o = await ownerWithEnv(api, 'Enterprise');
+    const account = await connectHetzner(o.token, o.projectId, o.envId);
+    const run = await discover(o.token, account.id);
+    // A run whose lookup predates the recorded environment is still found (its item read first).
+    const { environment_id: recorded, ...olderLookup } = (await readItem(keys.idLookup(run.id)))!;
+    expect(recorded).toBe(o.envId);
+    await ddb().send(new PutCommand({ TableName: config().TABLE_NAME, Item: olderLookup }));
+    expect((await api.get(`/integrations/discovery-runs/${run.id}`, { token: o.token })).body).toEqual(run);
+    expect((await api.delete(`/environments/${o.envId}`, undefined, { token: o.token })).status).toBe(204);
+    const unknown = '00000000-0000-4000-8000-000000000000';
+    const [accountGone, accountMissing] = await Promise.all([
+      api.get(`/integrations/cloud-accounts/${account.id}`, { token: o.token }),
+      api.get(`/integrations/cloud-accounts/${unknown}`, { token: o.token }),
+    ]);
+    expect(accountGone.status).toBe(404);
+    expect(accountGone.text).toBe(accountMissing.text);
+    const [runGone, runMissing] = await Promise.all([
+      api.get(`/integrations/discovery-runs/${run.id}`, { token: o.token }),
+      api.get(`/integrations/discovery-runs/${unknown}`, { token: o.token }),
+    ]);
+    expect(runGone.status).toBe(404);
+    expect(runGone.text).toBe(runMissing.text);
+  });
+
   it('a second discover while one is queued answers the same job; concurrent discovers start one run', async () => {
     stub.hetzner = [hetznerServer(301, 'a')];
     const o = await ownerWithEnv(api, 'Enterprise');

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildImportGraph, extractImports, matchImportsField } from '../architecture/import-graph';
 import { violations } from '../architecture/rules';
-import { authorizationInRoutes, zodNamedImports } from '../architecture/source-rules';
+import { authorizationInRoutes, loadAccessOutsideAccessModules, zodNamedImports } from '../architecture/source-rules';
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -369,6 +369,21 @@ describe('source rules: authorization stays in the domain; zod is imported as a 
     ]);
   });
 
+  it('reports a domain file that loads access and checks an item itself, and accepts the access modules', () => {
+    const handCheck = [
+      "import { loadAccess } from '#domain/tenancy';",
+      'export async function getThing(id: string, projectId: string) {',
+      '  const access = await loadAccess(projectId, "u", { extra: [{ PK: projectId, SK: id }] });',
+      '  if (!access.extra.get(id)) throw new Error("Thing not found");',
+      '}',
+    ].join('\n');
+    const access = "export async function loadAccess(projectId: string, userId: string) { return { projectId, userId }; }\nexport const accessToProject = (p: string, u: string) => loadAccess(p, u);\n";
+    const root = writeTree({ ...CLEAN, 'shared/domain/catalog/things.ts': handCheck, 'shared/domain/tenancy/access.ts': access });
+    expect(loadAccessOutsideAccessModules(root, buildImportGraph(root).files)).toEqual([
+      'shared/domain/catalog/things.ts:3: loadAccess(…) outside the access modules: reach an item by id through accessToItem, a project through accessToProject',
+    ]);
+  });
+
   it('reports a named zod import (it bundles all of zod)', () => {
     const root = writeTree({ ...CLEAN, 'shared/schemas.ts': "import { z } from 'zod';\nexport const id = z.uuid();\n" });
     expect(zodNamedImports(root, ['shared/schemas.ts'])).toEqual(["shared/schemas.ts:1: import * as z from 'zod' instead (keeps bundles small)"]);
@@ -386,6 +401,10 @@ describe('the repository', () => {
 
   it('keeps every permission check out of the route files', () => {
     expect(authorizationInRoutes(repoRoot, buildImportGraph(repoRoot).files)).toEqual([]);
+  });
+
+  it('checks items addressed by id only in the access modules (accessToItem)', () => {
+    expect(loadAccessOutsideAccessModules(repoRoot, buildImportGraph(repoRoot).files)).toEqual([]);
   });
 
   it('imports zod as a namespace, so each function bundles only the zod it uses', () => {

@@ -7,7 +7,7 @@ import { forbidden } from '#shared/errors';
 import { actorAccount, type AppContext } from '#shared/context';
 import type { AuditItem } from '#shared/audit';
 import type { Permission } from '#auth/permissions';
-import { loadAccess, type ProjectAccess } from '#domain/tenancy';
+import { accessToProject, type ProjectAccess } from '#domain/tenancy';
 
 /** GET /projects/{project_id}/audit-log (issue 18): who changed what, when, and from where. */
 
@@ -84,11 +84,7 @@ const READ_PERMISSION: Record<string, Permission | null> = {
  */
 export function readScope(access: ProjectAccess): 'project' | Set<string> {
   if (access.can('audit.read')) return 'project';
-  const envs = new Set<string>();
-  for (const grant of access.membership.custom_role_grants ?? []) {
-    const scope = grant.split('#')[1];
-    if (scope && scope !== '*' && access.can('audit.read', scope)) envs.add(scope);
-  }
+  const envs = access.envsGranting('audit.read');
   if (!envs.size) throw forbidden(AUDIT_FORBIDDEN);
   return envs;
 }
@@ -116,7 +112,7 @@ const index = (name: string) => TABLE.indexes.find((i) => i.name === name)!;
  * `audit.read`, 422 for a cursor that is not one this service handed out for this query.
  */
 export async function readAuditLog(ctx: AppContext, q: AuditLogInput): Promise<{ entries: AuditEntryOut[]; next: string | null }> {
-  const access = await loadAccess(q.project_id, actorAccount(ctx).id);
+  const access = await accessToProject(q.project_id, actorAccount(ctx).id);
   const scope = readScope(access);
   const page = await auditPage({ scope: q.project_id, own: keys.auditPK(q.project_id) }, q, (entry) => readable(access, scope, entry));
   return { entries: page.items.map(toOut), next: page.next };

@@ -14,7 +14,7 @@ import type { Service } from './service-entity';
 import { byText } from '#shared/text';
 import { keyId } from '#db/batch-get';
 import { liveItem, setFieldsStep, stillLiveStep } from '#db/live';
-import { accessToEnvItem, retentionOfProject } from '#domain/tenancy';
+import { accessToItem, retentionOfProject } from '#domain/tenancy';
 import { changeAudit } from '#shared/audit';
 
 /**
@@ -53,8 +53,9 @@ export type AttachmentsOut = { networks: NetworkOut[] } & Partial<Record<Holder[
 /** The networks attached to a service or floor: full network objects, deleted networks left out. */
 export async function attachedNetworks(ctx: AppContext, input: { holder: HolderKind; id: string }): Promise<AttachmentsOut> {
   const holder: Holder = HOLDERS[input.holder];
-  const { access, item, located } = await accessToEnvItem<HolderItem>(input.id, holder.kind, actorAccount(ctx).id, notFound(holder.notFound));
-  access.require(holder.view, holder.forbidden.view, located.envId);
+  const { item, located } = await accessToItem<HolderItem>({
+    id: input.id, kind: holder.kind, userId: actorAccount(ctx).id, notFound: notFound(holder.notFound), permission: { key: holder.view, detail: holder.forbidden.view },
+  });
   const networks = await liveNetworks(located.projectId, located.envId, item.network_ids ?? []);
   return { [holder.idField]: input.id, networks: networks.map(networkView.project) };
 }
@@ -66,10 +67,10 @@ export async function attachedNetworks(ctx: AppContext, input: { holder: HolderK
 export async function replaceAttachedNetworks(ctx: AppContext, input: { holder: HolderKind; id: string; network_ids: string[] }): Promise<AttachmentsOut> {
   const holder: Holder = HOLDERS[input.holder];
   const ids = [...new Set(input.network_ids)];
-  const { access, item, located } = await accessToEnvItem<HolderItem>(input.id, holder.kind, actorAccount(ctx).id, notFound(holder.notFound), (l) =>
-    ids.map((n) => keys.network(l.projectId, l.envId, n)),
-  );
-  access.require(holder.manage, holder.forbidden.manage, located.envId);
+  const { access, item, located } = await accessToItem<HolderItem>({
+    id: input.id, kind: holder.kind, userId: actorAccount(ctx).id, notFound: notFound(holder.notFound), permission: { key: holder.manage, detail: holder.forbidden.manage },
+    extra: (l) => ids.map((n) => keys.network(l.projectId, l.envId, n)),
+  });
   const wanted = ids.map((n) => ({ id: n, key: keys.network(located.projectId, located.envId, n) }));
   const missing = wanted.filter((w) => !liveItem(access.extra, w.key)).map((w) => w.id);
   if (missing.length) throw invalid(networksNotFound(missing));

@@ -12,7 +12,7 @@ import { floorEntity, floorType, floorView, type Floor, type FloorOut, type Floo
 import type { Service } from './service-entity';
 import { serviceEventData } from './services';
 import { queryPrefix } from '#db/query';
-import { accessInEnvironment, accessToEnvItem, envLiveCheck, retentionOfProject } from '#domain/tenancy';
+import { accessInEnvironment, accessToItem, envLiveCheck, retentionOfProject } from '#domain/tenancy';
 import { changeAudit, creationAudit } from '#shared/audit';
 import { byText } from '#shared/text';
 import { visible } from '#db/live';
@@ -158,7 +158,7 @@ export async function listFloors(ctx: AppContext, f: ListFloorsInput): Promise<F
 
 /** The caller's access to one floor (2 round trips), the floor decoded; absent, deleted and foreign floors are the same 404. */
 export async function accessToFloor(floorId: string, userId: string) {
-  const { item, ...found } = await accessToEnvItem<object>(floorId, 'floor', userId, notFound(FLOOR_NOT_FOUND));
+  const { item, ...found } = await accessToItem<object>({ id: floorId, kind: 'floor', userId, notFound: notFound(FLOOR_NOT_FOUND) });
   return { ...found, floor: floorEntity.decode(item) };
 }
 

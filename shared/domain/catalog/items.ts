@@ -18,9 +18,7 @@ export type CatalogKind = 'service' | 'floor' | 'network';
 
 /** The id lookup of a catalog item, with its environment and optional hints (see services: floor and group ids). */
 export function catalogLookupStep(id: string, projectId: string, envId: string, key: Key, kind: CatalogKind, refs: LookupRefs = {}): TransactStep {
-  const step = lookupStep(id, projectId, key, kind);
-  step.Put!.Item = { ...step.Put!.Item, environment_id: envId, ...refs };
-  return step;
+  return lookupStep(id, projectId, key, kind, { environment_id: envId, ...refs });
 }
 
 /** Case-insensitive "contains" over optional strings. */

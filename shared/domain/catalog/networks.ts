@@ -10,7 +10,7 @@ import { ipv4Address, ipv4Cidr, optionalText } from './fields';
 import { networkEntity, type Network } from './network-entity';
 import { claimNameStep, releaseNameStep, renameSteps, type NameScope } from '#db/unique-names';
 import { queryPrefix } from '#db/query';
-import { accessInEnvironment, accessToEnvItem, envLiveCheck, retentionOfProject } from '#domain/tenancy';
+import { accessInEnvironment, accessToItem, envLiveCheck, retentionOfProject } from '#domain/tenancy';
 import { changeAudit, creationAudit } from '#shared/audit';
 import { byText } from '#shared/text';
 import { batchGet } from '#db/batch-get';
@@ -150,7 +150,7 @@ export async function listNetworks(ctx: AppContext, query: { project_id: string;
 
 /** The caller's access to one network (404 for an unknown, foreign or deleted one), the network decoded. */
 async function accessToNetwork(ctx: AppContext, networkId: string) {
-  const found = await accessToEnvItem<Record<string, unknown>>(networkId, 'network', actorAccount(ctx).id, notFound(NETWORK_NOT_FOUND));
+  const found = await accessToItem<Record<string, unknown>>({ id: networkId, kind: 'network', userId: actorAccount(ctx).id, notFound: notFound(NETWORK_NOT_FOUND) });
   return { ...found, item: networkEntity.decode(found.item) };
 }
 

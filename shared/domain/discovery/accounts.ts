@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { keys } from '#db/keys';
-import { keyId } from '#db/batch-get';
-import { locate, lookupStep } from '#db/lookup';
+import { lookupStep } from '#db/lookup';
 import { queryPrefix } from '#db/query';
 import { putNewStep } from '#db/steps';
 import { setFieldsStep } from '#db/live';
@@ -12,7 +11,7 @@ import { log } from '#shared/log';
 import { open, seal } from '#auth/secret-box';
 import { actorAccount, type AppContext } from '#shared/context';
 import { changeAudit, creationAudit } from '#shared/audit';
-import { accessInEnvironment, loadAccess, retentionOfProject, type ProjectAccess } from '#domain/tenancy';
+import { accessInEnvironment, accessToItem, accessToProject, retentionOfProject, type ProjectAccess } from '#domain/tenancy';
 import { MISSING_MANAGE, MISSING_VIEW } from '#domain/catalog';
 import { cloudAccountEntity, cloudAccountView, TOKEN_PROVIDERS, type CloudAccount, type DiscoveryProvider } from './entities';
 import { adapterFor } from './providers';
@@ -75,15 +74,10 @@ export async function createCloudAccount(ctx: AppContext, input: CreateCloudAcco
   return answer(account);
 }
 
-/** A cloud account by id with the caller's access in its environment; missing, removed and foreign accounts are the same 404. */
+/** A cloud account by id with the caller's access in its environment; missing, removed and foreign accounts (and those of deleted environments) are the same 404. */
 export async function accessToCloudAccount(accountId: string, userId: string): Promise<{ access: ProjectAccess; account: CloudAccount }> {
-  const notFoundError = notFound(CLOUD_ACCOUNT_NOT_FOUND);
-  const { projectId, key } = await locate(accountId, CLOUD_ACCOUNT_KIND, notFoundError);
-  const envId = key.SK.split('#')[1];
-  const access = await loadAccess(projectId, userId, { envId, extra: [key], notFoundError });
-  const raw = access.extra.get(keyId(key));
-  if (!raw || raw.deleted_at) throw notFoundError;
-  return { access, account: cloudAccountEntity.decode(raw) };
+  const { access, item } = await accessToItem<CloudAccount>({ kind: CLOUD_ACCOUNT_KIND, id: accountId, userId, notFound: notFound(CLOUD_ACCOUNT_NOT_FOUND) });
+  return { access, account: cloudAccountEntity.decode(item) };
 }
 
 /** The credentials an adapter uses (the token opened here, never logged nor answered). */
@@ -118,7 +112,7 @@ export async function connectCloudAccount(ctx: AppContext, input: { provider: Di
 
 /** Accounts of a project the caller may see (connections.view in the account's environment). */
 async function visibleAccounts(ctx: AppContext, projectId: string, provider?: DiscoveryProvider) {
-  const access = await loadAccess(projectId, actorAccount(ctx).id);
+  const access = await accessToProject(projectId, actorAccount(ctx).id);
   const all = (await queryPrefix(projectId, keys.cloudAccountPrefix)).map(cloudAccountEntity.decode);
   return all.filter((a) => !a.deleted_at && (!provider || a.provider === provider) && access.can('connections.view', a.environment_id))
     .sort((a, b) => a.created_at.localeCompare(b.created_at));

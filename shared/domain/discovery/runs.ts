@@ -2,7 +2,6 @@ import * as z from 'zod';
 import { lazySchema } from '#shared/lazy-schema';
 import { keys } from '#db/keys';
 import { getItem, conditionalUpdate } from '#db/items';
-import { keyId } from '#db/batch-get';
 import { locate, lookupStep } from '#db/lookup';
 import { putNewStep, setExpression } from '#db/steps';
 import { setFieldsStep } from '#db/live';
@@ -15,7 +14,7 @@ import { errorFields, log } from '#shared/log';
 import { issueTicket, pushToJob } from '#shared/progress';
 import { actorAccount, type AppContext } from '#shared/context';
 import { featureMissing } from '#domain/billing';
-import { loadAccess, planOfProject, retentionOfProject, type Project } from '#domain/tenancy';
+import { accessToItem, planOfProject, retentionOfProject, type Located, type Project } from '#domain/tenancy';
 import { MISSING_MANAGE, MISSING_VIEW } from '#domain/catalog';
 import { accessToCloudAccount, accountKey, CLOUD_ACCOUNT_NOT_FOUND, providerAccount } from './accounts';
 import { cloudAccountEntity, discoveryRunEntity, discoveryRunView, type CloudAccount, type DiscoveryProvider, type DiscoveryRun } from './entities';
@@ -65,7 +64,7 @@ export async function startDiscovery(ctx: AppContext, input: { account_id: strin
   try {
     await transact([
       putNewStep(discoveryRunEntity.encode(key, run)),
-      lookupStep(run.id, run.project_id, key, RUN_KIND),
+      lookupStep(run.id, run.project_id, key, RUN_KIND, { environment_id: run.environment_id }),
       setFieldsStep(accountKey(account), { active_run_id: run.id, last_run_id: run.id, updated_at: now }, BUSY, guard),
     ]);
   } catch (err) {
@@ -103,17 +102,14 @@ async function replaceIfStale(ctx: AppContext, account: CloudAccount): Promise<b
 
 /** GET /integrations/discovery-runs/{job_id}: a run's status, progress and counts (connections.view in its environment). */
 export async function getDiscoveryRun(ctx: AppContext, input: { job_id: string }) {
-  const notFoundError = notFound(RUN_NOT_FOUND);
-  const { projectId, key } = await locate(input.job_id, RUN_KIND, notFoundError);
-  const raw0 = await getItem(key);
-  if (!raw0) throw notFoundError;
-  const envId = raw0.environment_id as string;
-  const access = await loadAccess(projectId, actorAccount(ctx).id, { envId, extra: [key], notFoundError });
-  const raw = access.extra.get(keyId(key));
-  if (!raw) throw notFoundError;
-  access.require('connections.view', MISSING_VIEW, envId);
-  return discoveryRunView.project(discoveryRunEntity.decode(raw));
+  const { item } = await accessToItem<DiscoveryRun>({
+    kind: RUN_KIND, id: input.job_id, userId: actorAccount(ctx).id, notFound: notFound(RUN_NOT_FOUND), envOf: runEnvironment, permission: { key: 'connections.view', detail: MISSING_VIEW },
+  });
+  return discoveryRunView.project(discoveryRunEntity.decode(item));
 }
+
+/** A run's environment is recorded on its lookup; lookups written before it was lack it, so such a run is read first (one more GetItem). */
+const runEnvironment = async (l: Located) => (l.refs.environment_id as string | undefined) ?? ((await getItem(l.key))?.environment_id as string | undefined);
 
 /** Moves a run on while it is not finished; answers the run as written, or undefined when it had finished. */
 async function updateRun(ctx: AppContext, run: DiscoveryRun, fields: Partial<DiscoveryRun>, alongside: TransactStep[] = []): Promise<DiscoveryRun | undefined> {

@@ -2,7 +2,6 @@ import * as z from 'zod';
 import { lazySchema } from '#shared/lazy-schema';
 import { keys } from '#db/keys';
 import { getItem, conditionalUpdate } from '#db/items';
-import { keyId } from '#db/batch-get';
 import { locate, lookupStep } from '#db/lookup';
 import { queryNewest } from '#db/query';
 import { putNewStep, setExpression } from '#db/steps';
@@ -12,7 +11,7 @@ import { enqueue } from '#shared/queue';
 import { errorFields, log } from '#shared/log';
 import { documentDownloadUrl, documentSize, documentUploadUrl, putDocument } from '#shared/storage';
 import { actorAccount, type AppContext } from '#shared/context';
-import { accessInEnvironment, loadAccess } from '#domain/tenancy';
+import { accessInEnvironment, accessToItem, accessToProject } from '#domain/tenancy';
 import { impexRecordEntity, impexRecordView, type ImpexRecord } from './record-entity';
 import { verifyDownloadLink } from './links';
 import type { UploadedDocument } from './types';
@@ -30,16 +29,13 @@ export const JOB_KIND = 'impex_job';
 
 /**
  * Who may export or import an environment (SPEC): a project member (else 404 'Project not found'),
- * the environment in the project (else 400), then the owner or a holder of an environment role in it
- * (else 403 'Not authorized for this environment'). Importing writes, so an environment role must
- * also be able to manage services there (a viewer may export, not import).
+ * the environment in the project (else 400), then `env.export` / `env.import` there (else 403 'Not
+ * authorized for this environment'; what grants them is in shared/auth/permissions.ts).
  */
 async function authorize(ctx: AppContext, kind: ImpexRecord['kind'], projectId: string, envId: string) {
   const userId = actorAccount(ctx).id;
   const { access } = await accessInEnvironment(projectId, userId, envId);
-  const hasRole = access.envRoles.has(envId);
-  const allowed = access.isOwner || (hasRole && (kind === 'export' || access.can('services.manage', envId)));
-  if (!allowed) throw forbidden(NOT_AUTHORIZED_FOR_ENVIRONMENT);
+  access.require(kind === 'export' ? 'env.export' : 'env.import', NOT_AUTHORIZED_FOR_ENVIRONMENT, envId);
   return userId;
 }
 
@@ -117,7 +113,7 @@ export async function startImport(
 
 /** GET /impex/history: a project's records, newest first, optionally one environment's; any member (else 403, as SPEC says). */
 export async function importExportHistory(ctx: AppContext, input: { project_id: string; environment_id?: string; limit: number }) {
-  await loadAccess(input.project_id, actorAccount(ctx).id, { notFoundError: forbidden(NOT_A_MEMBER) });
+  await accessToProject(input.project_id, actorAccount(ctx).id, { notFoundError: forbidden(NOT_A_MEMBER) });
   const items = await queryNewest(keys.projectPK(input.project_id), keys.impexRecordPrefix, {
     limit: input.limit,
     ...(input.environment_id ? { filter: 'environment_id = :env', values: { ':env': input.environment_id } } : {}),
@@ -127,12 +123,8 @@ export async function importExportHistory(ctx: AppContext, input: { project_id: 
 
 /** A record by bare id (record or job id), for a member of its project; anything else is `notFoundError`. */
 export async function memberRecordOf(id: string, kind: string, userId: string, detail: string): Promise<ImpexRecord> {
-  const notFoundError = notFound(detail);
-  const { projectId, key } = await locate(id, kind, notFoundError);
-  const access = await loadAccess(projectId, userId, { extra: [key], notFoundError });
-  const raw = access.extra.get(keyId(key));
-  if (!raw) throw notFoundError;
-  return impexRecordEntity.decode(raw);
+  const { item } = await accessToItem<ImpexRecord>({ kind, id, userId, scope: 'project', notFound: notFound(detail) });
+  return impexRecordEntity.decode(item);
 }
 
 /**

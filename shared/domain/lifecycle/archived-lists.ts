@@ -4,7 +4,7 @@ import { isLive } from '#db/live';
 import { queryPartition } from '#db/query';
 import { actorAccount, type AppContext } from '#shared/context';
 import { apiKeyEntity, apiKeyView, type ApiKeyOut } from '#domain/billing';
-import { toEnvironmentOut, toProjectUserOut, type Environment, type Project, type ProjectUser } from '#domain/tenancy';
+import { environmentEntity, environmentView, projectUserEntity, projectUserView, type Environment, type EnvironmentOut, type Project, type ProjectUserOut } from '#domain/tenancy';
 import { SERVERLESS, floorEntity, floorView, serviceEntity, serviceView, type FloorOut, type ServiceOut } from '#domain/catalog';
 import { ARCHIVABLE_KINDS, type ArchivableKind } from './selection';
 import { archivedEntity, itemKeyOf, type ArchivedMarker } from './archived-entity';
@@ -18,7 +18,7 @@ import { isArchived } from './archive-targets';
  */
 
 type Archived = { archived_at: string };
-export type ArchivedItem = (ServiceOut | FloorOut | ApiKeyOut | ReturnType<typeof toEnvironmentOut> | ReturnType<typeof toProjectUserOut>) & Archived;
+export type ArchivedItem = (ServiceOut | FloorOut | ApiKeyOut | EnvironmentOut | ProjectUserOut) & Archived;
 
 /** The caller's markers (all kinds or one) whose project and environment still exist, with `withItems` also the items, read in the same BatchGet. */
 async function currentMarkers(ownerId: string, kind?: ArchivableKind, withItems = false) {
@@ -81,9 +81,9 @@ export async function listArchived(ctx: AppContext, input: { kind: ArchivableKin
     case 'service_floors':
       return raw.map((f, i) => ({ ...floorView.project(floorEntity.decode(f)), ...archivedAt(i) }));
     case 'environments':
-      return raw.map((e, i) => ({ ...toEnvironmentOut(e as unknown as Environment), ...archivedAt(i) }));
+      return raw.map((e, i) => ({ ...environmentView.project(environmentEntity.decode(e)), ...archivedAt(i) }));
     case 'project_users':
-      return raw.map((u, i) => ({ ...toProjectUserOut(u as unknown as ProjectUser), ...archivedAt(i) }));
+      return raw.map((u, i) => ({ ...projectUserView.project(projectUserEntity.decode(u)), ...archivedAt(i) }));
     case 'api_keys':
       return raw.map((k, i) => ({ ...apiKeyView.project(apiKeyEntity.decode(k)), ...archivedAt(i) }));
   }

@@ -2,7 +2,7 @@ import { batchGet, keyId, type Key } from '#db/batch-get';
 import { keys } from '#db/keys';
 import { forbidden, isRefusal, notFound, type DomainError } from '#shared/errors';
 import { actorAccount, type AppContext } from '#shared/context';
-import { capabilities, type EnvRole, type Permission } from '#auth/permissions';
+import { capabilities, isPermission, type CataloguePermission, type EnvRole, type Permission } from '#auth/permissions';
 import type { Project } from './project-types';
 
 export interface Membership {
@@ -12,6 +12,15 @@ export interface Membership {
   created_at: string;
   /** Custom-role grants as `<roleId>#<environmentId or *>`, mirrored here so access needs no extra read. */
   custom_role_grants?: Set<string>;
+}
+
+/** A custom-role grant as mirrored on the member item: `<roleId>#<environmentId or *>`. */
+export const grantOf = (roleId: string, envId: string | null) => `${roleId}#${envId ?? '*'}`;
+
+/** A grant string read back: its role, and its environment (null: project-wide). The one reader of the format. */
+export function parseGrant(grant: string): { roleId: string; envId: string | null } {
+  const [roleId, scope] = grant.split('#');
+  return { roleId, envId: scope === '*' || scope === undefined ? null : scope };
 }
 
 export interface CustomRoleDef {
@@ -42,9 +51,9 @@ export class ProjectAccess {
   capabilities(envId?: string): Set<Permission> {
     const customGrants: string[] = [];
     for (const grant of this.membership.custom_role_grants ?? []) {
-      const [roleId, scope] = grant.split('#');
+      const { roleId, envId: scope } = parseGrant(grant);
       const def = this.roleDefs.get(roleId);
-      if (def && !def.deleted_at && (scope === '*' || scope === envId)) customGrants.push(...def.permissions);
+      if (def && !def.deleted_at && (scope === null || scope === envId)) customGrants.push(...def.permissions);
     }
     return capabilities({ isOwner: this.isOwner, isMember: true, envRole: envId ? this.envRoles.get(envId) : null, customGrants });
   }
@@ -56,6 +65,16 @@ export class ProjectAccess {
   /** Refuses with 403 `detail` unless the caller holds `permission` (here or in `envId`). */
   require(permission: Permission, detail: string, envId?: string): void {
     if (!this.can(permission, envId)) throw forbidden(detail);
+  }
+
+  /** The environments in which a custom role of the caller's, granted there (not project-wide), gives `permission`. */
+  envsGranting(permission: Permission): Set<string> {
+    const envs = new Set<string>();
+    for (const grant of this.membership.custom_role_grants ?? []) {
+      const { envId } = parseGrant(grant);
+      if (envId && this.can(permission, envId)) envs.add(envId);
+    }
+    return envs;
   }
 
   requireOwner(): void {
@@ -91,12 +110,19 @@ export async function loadAccess(
   const grants = [...(membership.custom_role_grants ?? [])];
   if (grants.length) {
     // Only callers holding custom roles pay a second round trip.
-    const ids = [...new Set(grants.map((g) => g.split('#')[0]))];
+    const ids = [...new Set(grants.map((g) => parseGrant(g).roleId))];
     const defs = await batchGet(ids.map((id) => keys.customRole(projectId, id)));
     for (const def of defs.values()) roleDefs.set(def.id as string, def as unknown as CustomRoleDef);
   }
   return new ProjectAccess(project, membership, envRoles, roleDefs, items);
 }
+
+/**
+ * The caller's access to a project as a whole, for a request that addresses no item by id (lists,
+ * creations): `loadAccess` without items to check. An item addressed by id goes through
+ * `accessToItem` (item-access.ts), which checks it; test/architecture/source-rules.ts keeps it so.
+ */
+export const accessToProject = (projectId: string, userId: string, opts: { envId?: string; notFoundError?: DomainError } = {}) => loadAccess(projectId, userId, opts);
 
 /**
  * GET /auth/me/capabilities: the caller's effective permission keys in a project (optionally one
@@ -106,10 +132,10 @@ export async function loadAccess(
 export async function callerCapabilities(ctx: AppContext, input: { project_id: string; environment_id?: string }) {
   const { project_id, environment_id } = input;
   try {
-    const access = await loadAccess(project_id, actorAccount(ctx).id, { envId: environment_id });
-    return { project_id, is_owner: access.isOwner, is_member: true, capabilities: [...access.capabilities(environment_id)].sort() };
+    const access = await accessToProject(project_id, actorAccount(ctx).id, { envId: environment_id });
+    return { project_id, is_owner: access.isOwner, is_member: true, capabilities: [...access.capabilities(environment_id)].filter(isPermission).sort() };
   } catch (err) {
     if (!isRefusal(err, 'not_found')) throw err;
-    return { project_id, is_owner: false, is_member: false, capabilities: [] as Permission[] };
+    return { project_id, is_owner: false, is_member: false, capabilities: [] as CataloguePermission[] };
   }
 }

@@ -3,7 +3,7 @@ import { transact, type TransactStep, concurrentChange, retryWhenStale } from '#
 import { invalid, notFound } from '#shared/errors';
 import type { Permission } from '#auth/permissions';
 import { actorAccount, type AppContext } from '#shared/context';
-import { OWNER_REQUIRED, loadAccess, type Membership, type ProjectAccess } from './access';
+import { OWNER_REQUIRED, accessToProject, grantOf, loadAccess, parseGrant, type Membership, type ProjectAccess } from './access';
 import { ENV_NOT_IN_PROJECT, envLiveCheck } from './env-scope';
 import { planOfProject, retentionOfProject } from './projects';
 import type { Project } from './project-types';
@@ -72,9 +72,7 @@ const roleNames = (projectId: string): NameScope => ({
   projectId, kind: 'CROLE', scopeId: projectId, takenDetail: 'Custom role with this name already exists in this project',
 });
 
-/** The grant string mirrored on the member item, read by `ProjectAccess.capabilities` (access.ts). */
-export const grantOf = (roleId: string, envId: string | null) => `${roleId}#${envId ?? '*'}`;
-const grantsOfRole = (member: Membership | undefined, roleId: string) => [...(member?.custom_role_grants ?? [])].filter((g) => g.split('#')[0] === roleId);
+const grantsOfRole = (member: Membership | undefined, roleId: string) => [...(member?.custom_role_grants ?? [])].filter((g) => parseGrant(g).roleId === roleId);
 
 /** The caller's access to a project, read with one of its custom roles (see `roleFrom`). */
 const accessWithCustomRole = (ctx: AppContext, projectId: string, roleId: string) =>
@@ -89,7 +87,7 @@ function roleFrom(access: ProjectAccess, roleId: string): CustomRole {
 
 /** GET /projects/{id}/custom-roles: any member. */
 export async function listCustomRoles(ctx: AppContext, input: { project_id: string; updated_since?: string }): Promise<CustomRole[]> {
-  await loadAccess(input.project_id, actorAccount(ctx).id);
+  await accessToProject(input.project_id, actorAccount(ctx).id);
   const roles = visible(await queryPrefix<CustomRole>(input.project_id, keys.customRolePrefix), input.updated_since);
   return roles.sort((a, b) => compareText(a.name, b.name));
 }
@@ -99,7 +97,7 @@ export async function createCustomRole(
   ctx: AppContext,
   input: { project_id: string; name: string; description?: string | null; permissions: Permission[] },
 ): Promise<CustomRole> {
-  const access = await loadAccess(input.project_id, actorAccount(ctx).id);
+  const access = await accessToProject(input.project_id, actorAccount(ctx).id);
   access.require('project.manage', OWNER_REQUIRED);
   const plan = await planOfProject(access.project);
   const now = ctx.clock.now().toISOString();

@@ -1,65 +1,48 @@
-import { isLive, visible } from '#db/live';
+import { visible } from '#db/live';
 import { retry } from '#db/retry';
 import { keys } from '#db/keys';
 import { transact, concurrentChange, retryWhenStale, type TransactStep } from '#db/transact';
 import { forbidden, notFound } from '#shared/errors';
 import { actorAccount, type AppContext } from '#shared/context';
-import { loadAccess } from './access';
-import { locate, lookupStep, type Key } from '#db/lookup';
+import { accessToProject } from './access';
+import { accessToItem } from './item-access';
+import { lookupStep, type Key } from '#db/lookup';
 import { planOfProject, retentionOfProject } from './projects';
 import { changeAudit, creationAudit } from '#shared/audit';
 import { projectInventory } from './inventory';
 import { claimNameStep, namedWriteSteps, type NameScope } from '#db/unique-names';
 import { queryPartition } from '#db/query';
-import { keyId } from '#db/batch-get';
 import { counterStep, putNewStep } from '#db/steps';
 import { takeQuotaStep, ENVIRONMENTS_QUOTA } from '#domain/billing';
+import { environmentEntity, type Environment } from './environment-entity';
 
-export interface Environment {
-  id: string;
-  name: string;
-  project_id: string;
-  created_at: string;
-  updated_at: string;
-  deleted_at: string | null;
-  archived_at?: string | null;
-  /** Services in this environment (the per-environment service quota). */
-  service_count: number;
-  /** The sort key of its latest audit entry (shared/audit.ts). Internal. */
-  audit_head?: string | null;
-}
 
 /** What an audit entry records of an environment (the entity is its own environment, so an environment-scoped reader sees it). */
 const auditedEnv = (e: Environment) => ({ id: e.id, name: e.name, project_id: e.project_id });
 const envEntity = (e: Environment) => ({ id: e.id, project_id: e.project_id, environment_id: e.id, audit_head: e.audit_head });
-
-export const toEnvironmentOut = (e: Environment) => ({ id: e.id, name: e.name, project_id: e.project_id, updated_at: e.updated_at, deleted_at: e.deleted_at });
 
 export const ENVIRONMENT_NOT_FOUND = 'Environment not found';
 const NOT_AUTHORIZED_TO_VIEW = 'Not authorized to view environments for this project';
 const nameScope = (projectId: string): NameScope => ({ projectId, kind: 'ENV', scopeId: projectId, takenDetail: 'Environment with this name already exists in this project' });
 
 /**
- * The caller's access to the environment with this id, with the environment itself: one lookup,
- * then one BatchGet (which also reads the `extra` keys, given the project id). Unknown, deleted
- * and foreign environments give the same 404.
+ * The caller's access to the environment with this id, with the environment itself (the item
+ * access primitive: an environment is an item in itself); `extra` keys are read alongside, given
+ * the project id. Unknown, deleted and foreign environments give the same 404.
  */
 export async function accessToEnvironment(envId: string, userId: string, detail = ENVIRONMENT_NOT_FOUND, extra: (projectId: string) => Key[] = () => []) {
-  const { projectId, key } = await locate(envId, 'environment', notFound(detail));
-  const access = await loadAccess(projectId, userId, { envId, extra: [key, ...extra(projectId)], notFoundError: notFound(detail) });
-  const env = access.extra.get(keyId(key)) as Environment | undefined;
-  if (!isLive(env)) throw notFound(detail);
-  return { access, env: env! };
+  const { access, item } = await accessToItem<Environment>({ kind: 'environment', id: envId, userId, notFound: notFound(detail), extra: (l) => extra(l.projectId) });
+  return { access, env: environmentEntity.decode(item) };
 }
 
 /** A project's environments (the list rule applies); no access check: for callers that made theirs. */
 export async function environmentsOf(projectId: string, updatedSince?: string): Promise<Environment[]> {
   const items = await queryPartition<Environment>(keys.projectPK(projectId), keys.environmentPrefix);
-  return visible(items, updatedSince).sort((a, b) => a.created_at.localeCompare(b.created_at));
+  return visible(items, updatedSince).map(environmentEntity.decode).sort((a, b) => a.created_at.localeCompare(b.created_at));
 }
 
 /** GET /environments and its stats answer non-members 403 rather than 404 (SPEC general rule 4). */
-const memberAccess = (ctx: AppContext, projectId: string) => loadAccess(projectId, actorAccount(ctx).id, { notFoundError: forbidden(NOT_AUTHORIZED_TO_VIEW) });
+const memberAccess = (ctx: AppContext, projectId: string) => accessToProject(projectId, actorAccount(ctx).id, { notFoundError: forbidden(NOT_AUTHORIZED_TO_VIEW) });
 
 /** GET /environments: a project's environments, for any member. */
 export async function listEnvironments(ctx: AppContext, input: { project_id: string; updated_since?: string }): Promise<Environment[]> {
@@ -75,16 +58,16 @@ export async function environmentStats(ctx: AppContext, input: { project_id: str
 }
 
 export async function createEnvironment(ctx: AppContext, input: { project_id: string; name: string }): Promise<Environment> {
-  const access = await loadAccess(input.project_id, actorAccount(ctx).id);
+  const access = await accessToProject(input.project_id, actorAccount(ctx).id);
   access.require('env.manage', 'Not authorized to create environments in this project');
   const plan = await planOfProject(access.project);
   const now = ctx.clock.now().toISOString();
-  const env: Environment = { id: ctx.ids.newId(), name: input.name.trim(), project_id: access.project.id, created_at: now, updated_at: now, deleted_at: null, service_count: 0 };
+  const env = environmentEntity.create({ id: ctx.ids.newId(), name: input.name.trim(), project_id: access.project.id, created_at: now, updated_at: now });
   const key = keys.environment(env.project_id, env.id);
   await transact([
     takeQuotaStep(keys.project(env.project_id), 'env_count', plan, ENVIRONMENTS_QUOTA),
     claimNameStep(nameScope(env.project_id), env.name, env.id),
-    putNewStep({ ...key, type: 'environment', ...env }),
+    putNewStep(environmentEntity.encode(key, env)),
     lookupStep(env.id, env.project_id, key, 'environment'),
     ...creationAudit(ctx, 'environment', envEntity(env), auditedEnv(env)),
   ]);

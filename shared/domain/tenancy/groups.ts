@@ -2,7 +2,8 @@ import { keys } from '#db/keys';
 import { transact, type TransactStep, concurrentChange, retryWhenStale } from '#db/transact';
 import { invalid, notFound } from '#shared/errors';
 import { actorAccount, type AppContext } from '#shared/context';
-import { accessInEnvironment, accessToEnvItem, envLiveCheck } from './env-scope';
+import { accessInEnvironment, envLiveCheck } from './env-scope';
+import { accessToItem } from './item-access';
 import type { ProjectAccess } from './access';
 import { retentionOfProject } from './projects';
 import { changeAudit, creationAudit } from '#shared/audit';
@@ -87,8 +88,8 @@ const byNameThenAge = (a: { name: string; created_at: string }, b: { name: strin
   compareText(a.name, b.name) || a.created_at.localeCompare(b.created_at);
 
 /** The caller's access to a group or subgroup by its bare id (404 alike for unknown, foreign and deleted ones). */
-const accessToGroup = (ctx: AppContext, id: string) => accessToEnvItem<Group>(id, 'group', actorAccount(ctx).id, notFound(GROUP_NOT_FOUND));
-const accessToSubgroup = (ctx: AppContext, id: string) => accessToEnvItem<Subgroup>(id, 'subgroup', actorAccount(ctx).id, notFound(SUBGROUP_NOT_FOUND));
+const accessToGroup = (ctx: AppContext, id: string) => accessToItem<Group>({ id, kind: 'group', userId: actorAccount(ctx).id, notFound: notFound(GROUP_NOT_FOUND) });
+const accessToSubgroup = (ctx: AppContext, id: string) => accessToItem<Subgroup>({ id, kind: 'subgroup', userId: actorAccount(ctx).id, notFound: notFound(SUBGROUP_NOT_FOUND) });
 
 interface InEnvironment {
   project_id: string;

@@ -9,7 +9,7 @@ import { accountCreationSteps, type Account, type AccountType, prepareAccount, h
 import { type Membership } from './access';
 import { envRoleStep, type EnvRoleAssignment } from './env-roles';
 import { memberHoldsStep } from './role-target';
-import { type Environment } from './environments';
+import type { Environment } from './environment-entity';
 import { locate } from '#db/lookup';
 import { membershipSteps } from './projects';
 import type { Project } from './project-types';

@@ -8,10 +8,11 @@ import { oneLine } from '#mail/html';
 import { projectEventStep } from '#shared/events';
 import { actorAccount, epochSeconds, type AppContext } from '#shared/context';
 import { enforceRateLimit, type Account, type SignInGate } from '#domain/identity';
-import { loadAccess, type ProjectAccess } from './access';
+import { accessToProject, loadAccess, type ProjectAccess } from './access';
+import { accessToItem } from './item-access';
 import { ENV_NOT_IN_PROJECT } from './env-scope';
 import { GROUP_NOT_IN_ENV } from './groups';
-import { locate, lookupStep } from '#db/lookup';
+import { lookupStep } from '#db/lookup';
 import { retentionOfProject } from './projects';
 import type { Project } from './project-types';
 import { changeAudit, creationAudit } from '#shared/audit';
@@ -273,7 +274,7 @@ async function mailInvitation(invite: Invitation, token: string, project: Projec
 
 /** GET /invites: a project's invitations, newest first (owner only). */
 export async function listInvitations(ctx: AppContext, input: { project_id: string }): Promise<Invitation[]> {
-  const access = await loadAccess(input.project_id, actorAccount(ctx).id);
+  const access = await accessToProject(input.project_id, actorAccount(ctx).id);
   access.requireOwner();
   const invites = await queryPrefix<Invitation>(input.project_id, keys.invitePrefix);
   return invites.sort((a, b) => b.created_at.localeCompare(a.created_at) || b.id.localeCompare(a.id));
@@ -281,11 +282,7 @@ export async function listInvitations(ctx: AppContext, input: { project_id: stri
 
 /** The invitation with this id as its owner sees it. SPEC order: 404 when absent or the caller is no member, then 403. */
 async function ownerAccessToInvitation(ctx: AppContext, inviteId: string) {
-  const notFoundError = notFound(INVITATION_NOT_FOUND);
-  const { projectId, key } = await locate(inviteId, 'invite', notFoundError);
-  const access = await loadAccess(projectId, actorAccount(ctx).id, { extra: [key], notFoundError });
-  const invite = access.extra.get(keyId(key)) as Invitation | undefined;
-  if (!invite) throw notFoundError;
+  const { access, item: invite } = await accessToItem<Invitation>({ kind: 'invite', id: inviteId, userId: actorAccount(ctx).id, scope: 'project', notFound: notFound(INVITATION_NOT_FOUND) });
   access.requireOwner();
   return { access, invite };
 }

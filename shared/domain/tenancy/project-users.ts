@@ -2,39 +2,21 @@ import { keys } from '#db/keys';
 import { transact } from '#db/transact';
 import { notFound } from '#shared/errors';
 import { actorAccount, type AppContext } from '#shared/context';
-import { loadAccess } from './access';
-import { locate, lookupStep } from '#db/lookup';
+import { accessToProject } from './access';
+import { accessToItem } from './item-access';
+import { lookupStep } from '#db/lookup';
 import { planOfProject, retentionOfProject } from './projects';
 import { changeAudit, creationAudit } from '#shared/audit';
 import { queryPrefix } from '#db/query';
 import { compareText } from '#shared/text';
-import { keyId } from '#db/batch-get';
-import { visible, setFieldsStep, isLive } from '#db/live';
+import { visible, setFieldsStep } from '#db/live';
 import { counterStep, putNewStep } from '#db/steps';
+import type { Permission } from '#auth/permissions';
 import { takeQuotaStep, PROJECT_USERS_QUOTA } from '#domain/billing';
+import { projectUserEntity, projectUserView, type ProjectUser } from './project-user-entity';
 
-/** A project-local person (may have no login), e.g. the one responsible for a service. */
-export interface ProjectUser {
-  id: string;
-  project_id: string;
-  name: string;
-  email: string | null;
-  job_title: string | null;
-  phone: string | null;
-  notes: string | null;
-  created_at: string;
-  updated_at: string;
-  deleted_at: string | null;
-  /** The sort key of its latest audit entry (shared/audit.ts). Internal. */
-  audit_head?: string | null;
-}
 
 export type ProjectUserFields = Partial<Pick<ProjectUser, 'name' | 'email' | 'job_title' | 'phone' | 'notes'>>;
-
-export const toProjectUserOut = (u: ProjectUser) => ({
-  id: u.id, project_id: u.project_id, name: u.name, email: u.email ?? null, job_title: u.job_title ?? null, phone: u.phone ?? null,
-  notes: u.notes ?? null, updated_at: u.updated_at, deleted_at: u.deleted_at,
-});
 
 export const PROJECT_USER_NOT_FOUND = 'Project user not found';
 export const NOT_AUTHORIZED_VIEW_PROJECT_USERS = 'Not authorized to view project users in this project';
@@ -42,49 +24,45 @@ export const NOT_AUTHORIZED_MANAGE_PROJECT_USERS = 'Not authorized to manage pro
 
 /** What an audit entry records of a project user: what its readers see of it. */
 const auditedPerson = (u: ProjectUser) => {
-  const { updated_at: _u, deleted_at: _d, ...shown } = toProjectUserOut(u);
+  const { updated_at: _u, deleted_at: _d, ...shown } = projectUserView.project(u);
   return shown;
 };
 
-/** Access to a project user addressed by bare id: lookup, then one BatchGet; unknown, foreign and deleted ids give the same 404. */
-async function accessToProjectUser(ctx: AppContext, id: string) {
-  const notFoundError = notFound(PROJECT_USER_NOT_FOUND);
-  const { projectId, key } = await locate(id, 'project_user', notFoundError);
-  const access = await loadAccess(projectId, actorAccount(ctx).id, { extra: [key], notFoundError });
-  const person = access.extra.get(keyId(key)) as ProjectUser | undefined;
-  if (!isLive(person)) throw notFoundError;
-  return { access, person: person! };
+/** Access to a project user addressed by bare id (the item access primitive): unknown, foreign and deleted ids give the same 404, then `permission`. */
+async function accessToProjectUser(ctx: AppContext, id: string, permission: Permission, detail: string) {
+  const { access, item } = await accessToItem<ProjectUser>({
+    kind: 'project_user', id, userId: actorAccount(ctx).id, scope: 'project', notFound: notFound(PROJECT_USER_NOT_FOUND), permission: { key: permission, detail },
+  });
+  return { access, person: projectUserEntity.decode(item) };
 }
 
 /** GET /project-users: a project's people, by name (project_users.view). */
 export async function listProjectUsers(ctx: AppContext, input: { project_id: string; updated_since?: string }): Promise<ProjectUser[]> {
-  const access = await loadAccess(input.project_id, actorAccount(ctx).id);
+  const access = await accessToProject(input.project_id, actorAccount(ctx).id);
   access.require('project_users.view', NOT_AUTHORIZED_VIEW_PROJECT_USERS);
-  const people = visible(await queryPrefix<ProjectUser>(input.project_id, keys.projectUserPrefix), input.updated_since);
+  const people = visible(await queryPrefix<ProjectUser>(input.project_id, keys.projectUserPrefix), input.updated_since).map(projectUserEntity.decode);
   return people.sort((a, b) => compareText(a.name, b.name) || a.created_at.localeCompare(b.created_at));
 }
 
 /** GET /project-users/{id} (project_users.view). */
 export async function getProjectUser(ctx: AppContext, input: { id: string }): Promise<ProjectUser> {
-  const { access, person } = await accessToProjectUser(ctx, input.id);
-  access.require('project_users.view', NOT_AUTHORIZED_VIEW_PROJECT_USERS);
-  return person;
+  return (await accessToProjectUser(ctx, input.id, 'project_users.view', NOT_AUTHORIZED_VIEW_PROJECT_USERS)).person;
 }
 
 /** Adds a person within the plan's `max_project_users`, counted on the project in the same transaction. */
 export async function createProjectUser(ctx: AppContext, input: ProjectUserFields & { project_id: string; name: string }): Promise<ProjectUser> {
-  const access = await loadAccess(input.project_id, actorAccount(ctx).id);
+  const access = await accessToProject(input.project_id, actorAccount(ctx).id);
   access.require('project_users.manage', NOT_AUTHORIZED_MANAGE_PROJECT_USERS);
   const plan = await planOfProject(access.project);
   const now = ctx.clock.now().toISOString();
-  const person: ProjectUser = {
+  const person = projectUserEntity.create({
     id: ctx.ids.newId(), project_id: access.project.id, name: input.name, email: input.email ?? null, job_title: input.job_title ?? null,
-    phone: input.phone ?? null, notes: input.notes ?? null, created_at: now, updated_at: now, deleted_at: null,
-  };
+    phone: input.phone ?? null, notes: input.notes ?? null, created_at: now, updated_at: now,
+  });
   const key = keys.projectUser(person.project_id, person.id);
   await transact([
     takeQuotaStep(keys.project(person.project_id), 'project_user_count', plan, PROJECT_USERS_QUOTA),
-    putNewStep({ ...key, type: 'project_user', ...person }),
+    putNewStep(projectUserEntity.encode(key, person)),
     lookupStep(person.id, person.project_id, key, 'project_user'),
     ...creationAudit(ctx, 'project_user', person, auditedPerson(person)),
   ]);
@@ -93,8 +71,7 @@ export async function createProjectUser(ctx: AppContext, input: ProjectUserField
 
 export async function updateProjectUser(ctx: AppContext, input: ProjectUserFields & { id: string }): Promise<ProjectUser> {
   const { id, ...patch } = input;
-  const { access, person } = await accessToProjectUser(ctx, id);
-  access.require('project_users.manage', NOT_AUTHORIZED_MANAGE_PROJECT_USERS);
+  const { access, person } = await accessToProjectUser(ctx, id, 'project_users.manage', NOT_AUTHORIZED_MANAGE_PROJECT_USERS);
   const updated_at = ctx.clock.now().toISOString();
   const changes = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined));
   const updated = { ...person, ...changes, updated_at };
@@ -111,8 +88,7 @@ export async function updateProjectUser(ctx: AppContext, input: ProjectUserField
 
 /** Soft delete; the plan slot is free again. */
 export async function deleteProjectUser(ctx: AppContext, input: { id: string }): Promise<void> {
-  const { access, person } = await accessToProjectUser(ctx, input.id);
-  access.require('project_users.manage', NOT_AUTHORIZED_MANAGE_PROJECT_USERS);
+  const { access, person } = await accessToProjectUser(ctx, input.id, 'project_users.manage', NOT_AUTHORIZED_MANAGE_PROJECT_USERS);
   const now = ctx.clock.now().toISOString();
   const audit = changeAudit(ctx, 'project_user', 'delete', person, { before: auditedPerson(person), after: null }, await retentionOfProject(access.project));
   await transact([

@@ -2,8 +2,9 @@ import { keys } from '#db/keys';
 import { transact, type TransactStep } from '#db/transact';
 import { invalid, forbidden, notFound } from '#shared/errors';
 import { actorAccount, type AppContext } from '#shared/context';
+import { isStaff } from '#shared/actor';
 import { canCreateProjects, getAccount, type Account } from '#domain/identity';
-import { OWNER_REQUIRED, PROJECT_NOT_FOUND, loadAccess, type Membership } from './access';
+import { OWNER_REQUIRED, PROJECT_NOT_FOUND, accessToProject, type Membership } from './access';
 import type { Project } from './project-types';
 import { FREE_PLAN_ID, getPlan, type Plan, activePlan, quotaOf, quotaReached, takeQuotaStep, PROJECTS_QUOTA } from '#domain/billing';
 import { projectInventory, totals } from './inventory';
@@ -63,10 +64,9 @@ export async function planOfProject(project: Pick<Project, 'owner_id'>): Promise
  */
 export async function createProject(ctx: AppContext, input: { name: string; creator_user_id?: string | null }) {
   const caller = actorAccount(ctx);
-  const isStaff = caller.is_staff || caller.is_superuser;
   const forOther = Boolean(input.creator_user_id && input.creator_user_id !== caller.id);
   let owner = caller;
-  if (forOther && isStaff) {
+  if (forOther && isStaff(caller)) {
     const target = await getAccount(input.creator_user_id!);
     if (!target) throw notFound('Owner user not found');
     owner = target;
@@ -77,7 +77,7 @@ export async function createProject(ctx: AppContext, input: { name: string; crea
   const limit = quotaOf(active.plan, PROJECTS_QUOTA);
   const owned = (owner as Account & { owned_project_count?: number }).owned_project_count ?? 0;
   if (limit !== null && owned >= limit) throw quotaReached(active.plan, PROJECTS_QUOTA, limit);
-  if (forOther && !isStaff) throw forbidden('You are not allowed to create projects for other users');
+  if (forOther && !isStaff(caller)) throw forbidden('You are not allowed to create projects for other users');
 
   const now = ctx.clock.now().toISOString();
   const project: Project = {
@@ -150,7 +150,7 @@ export async function projectStats(ctx: AppContext) {
 
 /** PATCH /projects/{id}/settings (project.manage); the project as changed, and whether the caller owns it. */
 export async function updateProjectSettings(ctx: AppContext, input: { id: string; cost_calc_enabled: boolean }) {
-  const access = await loadAccess(input.id, actorAccount(ctx).id);
+  const access = await accessToProject(input.id, actorAccount(ctx).id);
   access.require('project.manage', OWNER_REQUIRED);
   const updated_at = ctx.clock.now().toISOString();
   const project: Project = { ...access.project, cost_calc_enabled: input.cost_calc_enabled, updated_at };
@@ -167,14 +167,14 @@ export async function updateProjectSettings(ctx: AppContext, input: { id: string
 
 /** GET /projects/{id}/plan: the plan that governs the project's limits, for any member. */
 export async function projectPlan(ctx: AppContext, input: { id: string }) {
-  const access = await loadAccess(input.id, actorAccount(ctx).id);
+  const access = await accessToProject(input.id, actorAccount(ctx).id);
   const plan = await planOfProject(access.project);
   return { project_id: access.project.id, plan_name: plan.name, plan_tier: planTier(plan.name), is_owner: access.isOwner };
 }
 
 /** DELETE /projects/{id} (owner): soft delete; the project leaves lists (stays in syncs), its name is free again and its owner's plan slot is released. */
 export async function deleteProject(ctx: AppContext, input: { id: string }): Promise<void> {
-  const access = await loadAccess(input.id, actorAccount(ctx).id);
+  const access = await accessToProject(input.id, actorAccount(ctx).id);
   access.requireOwner();
   const { project } = access;
   const now = ctx.clock.now().toISOString();
@@ -191,7 +191,7 @@ export async function deleteProject(ctx: AppContext, input: { id: string }): Pro
 /** GET /projects/members/{id}: a project's members with their e-mail addresses, for any member. */
 export async function projectMembers(ctx: AppContext, input: { id: string }): Promise<{ user_id: string; email: string }[]> {
   const projectId = input.id;
-  await loadAccess(projectId, actorAccount(ctx).id);
+  await accessToProject(projectId, actorAccount(ctx).id);
   const items = await queryPartition(keys.projectPK(projectId), keys.memberPrefix);
   const ids = items.map((m) => m.user_id as string);
   const accounts = await batchGet(ids.map((id) => keys.account(id)));

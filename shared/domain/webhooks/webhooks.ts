@@ -9,7 +9,7 @@ import { forbidden, notFound } from '#shared/errors';
 import { actorAccount, type AppContext } from '#shared/context';
 import { EVENT_TYPES } from '#shared/events';
 import { requireFeatures } from '#domain/billing';
-import { loadAccess, planOfProject, type ProjectAccess } from '#domain/tenancy';
+import { accessToProject, planOfProject, type ProjectAccess } from '#domain/tenancy';
 import { webhookEntity, type Webhook } from './webhook-entity';
 import { checkTarget } from './ssrf';
 import { seal } from '#auth/secret-box';
@@ -54,7 +54,7 @@ export async function webhookAccess(ctx: AppContext, projectId: string): Promise
 
 /** The access check, with the plan's retention for the entries of the change that follows. */
 async function manageWebhooks(ctx: AppContext, projectId: string): Promise<{ access: ProjectAccess; days: number | null }> {
-  const access = await loadAccess(projectId, actorAccount(ctx).id);
+  const access = await accessToProject(projectId, actorAccount(ctx).id);
   access.require('webhooks.manage', FORBIDDEN_WEBHOOKS);
   const plan = await planOfProject(access.project);
   requireFeatures(plan, ['webhooks'], 'webhooks');

@@ -1,6 +1,6 @@
 import { notFound } from '#shared/errors';
 import { actorAccount, type AppContext } from '#shared/context';
-import { accessToEnvItem, type Located } from '#domain/tenancy';
+import { accessToItem, type Located } from '#domain/tenancy';
 import { serviceEntity, serviceView, type RepositoryDep, type ServiceOut } from '../service-entity';
 import type { Key } from '#db/lookup';
 import { keyId } from '#db/batch-get';
@@ -14,11 +14,11 @@ import { hintedKeys } from './hints';
  */
 export async function accessToService(serviceId: string, userId: string, more: (l: Located) => Key[] = () => []) {
   let requested = new Set<string>();
-  const { item, ...found } = await accessToEnvItem<object>(serviceId, 'service', userId, notFound(SERVICE_NOT_FOUND), (l) => {
+  const { item, ...found } = await accessToItem<object>({ id: serviceId, kind: 'service', userId, notFound: notFound(SERVICE_NOT_FOUND), extra: (l) => {
     const extra = [...hintedKeys(l), ...more(l)];
     requested = new Set(extra.map(keyId));
     return extra;
-  });
+  } });
   return { ...found, service: serviceEntity.decode(item), requested };
 }
 

@@ -8,7 +8,7 @@ import type { Link } from './link-entity';
 import { ENTITY_NOT_FOUND, type EntityType } from './ends';
 import { queryPrefix } from '#db/query';
 import { isLive } from '#db/live';
-import { accessToEnvItem } from '#domain/tenancy';
+import { accessToItem } from '#domain/tenancy';
 
 /**
  * "What breaks if this fails?" Impact travels along these edges (X → Y: X failing affects Y):
@@ -150,8 +150,9 @@ const VIEW_PERMISSION = { service: 'services.view', floor: 'floors.view' } as co
  */
 export async function blastRadiusOf(ctx: AppContext, input: NodeRef & { max_depth: number }): Promise<BlastRadius> {
   const origin: NodeRef = { type: input.type, id: input.id };
-  const { access, located } = await accessToEnvItem(origin.id, origin.type, actorAccount(ctx).id, notFound(ENTITY_NOT_FOUND[origin.type]));
   const permission = VIEW_PERMISSION[origin.type];
-  access.require(permission, `Missing permission: ${permission}`, located.envId);
+  const { located } = await accessToItem({
+    id: origin.id, kind: origin.type, userId: actorAccount(ctx).id, notFound: notFound(ENTITY_NOT_FOUND[origin.type]), permission: { key: permission, detail: `Missing permission: ${permission}` },
+  });
   return computeBlastRadius(await loadTopology(located.projectId, located.envId), origin, input.max_depth);
 }

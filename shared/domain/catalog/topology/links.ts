@@ -3,7 +3,7 @@ import { transact, type TransactStep } from '#db/transact';
 import { notFound } from '#shared/errors';
 import { actorAccount, type AppContext } from '#shared/context';
 import { MISSING_MANAGE, MISSING_VIEW } from './connections';
-import { envLiveCheck, accessInEnvironment, accessToEnvItem, retentionOfProject } from '#domain/tenancy';
+import { envLiveCheck, accessInEnvironment, accessToItem, retentionOfProject } from '#domain/tenancy';
 import { changeAudit, creationAudit } from '#shared/audit';
 import { lookupStep } from '#db/lookup';
 import { edgeEnds } from './ends';
@@ -87,7 +87,7 @@ export const byLinkOrder = (a: Pick<Link, 'created_at' | 'id'>, b: Pick<Link, 'c
 
 /** Soft delete; the pair may be linked again afterwards. */
 export async function deleteLink(ctx: AppContext, input: { link_id: string }): Promise<void> {
-  const { access, item } = await accessToEnvItem<Record<string, unknown>>(input.link_id, LINK_KIND, actorAccount(ctx).id, notFound(LINK_NOT_FOUND));
+  const { access, item } = await accessToItem<Record<string, unknown>>({ id: input.link_id, kind: LINK_KIND, userId: actorAccount(ctx).id, notFound: notFound(LINK_NOT_FOUND) });
   const link = linkEntity.decode(item);
   access.require('connections.manage', MISSING_MANAGE, link.environment_id);
   const now = ctx.clock.now().toISOString();

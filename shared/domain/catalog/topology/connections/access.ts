@@ -1,7 +1,7 @@
 import { keys } from '#db/keys';
 import { notFound } from '#shared/errors';
 import { actorAccount, type AppContext } from '#shared/context';
-import { accessToEnvItem, type Environment } from '#domain/tenancy';
+import { accessToItem, type Environment } from '#domain/tenancy';
 import { chainEntity, connectionEntity, type Chain, type Connection } from '../connection-entity';
 import { queryPrefix } from '#db/query';
 import { chainPlace, connectionListing } from '../../listings';
@@ -11,7 +11,7 @@ import { byConnectionOrder } from './list';
 
 /** The caller's access to one connection, with the manage permission in its environment. */
 export async function manageConnection(ctx: AppContext, id: string) {
-  const { access, item, env } = await accessToEnvItem<Record<string, unknown>>(id, CONNECTION_KIND, actorAccount(ctx).id, notFound(CONNECTION_NOT_FOUND));
+  const { access, item, env } = await accessToItem<Record<string, unknown>>({ id, kind: CONNECTION_KIND, userId: actorAccount(ctx).id, notFound: notFound(CONNECTION_NOT_FOUND) });
   const connection = connectionEntity.decode(item);
   access.require('connections.manage', MISSING_MANAGE, connection.environment_id);
   return { connection, env: env as Environment, access };
@@ -19,7 +19,7 @@ export async function manageConnection(ctx: AppContext, id: string) {
 
 /** The caller's access to a chain (manage permission in its environment) and its live members. */
 export async function manageChain(ctx: AppContext, chainId: string) {
-  const { access, item, env } = await accessToEnvItem<Record<string, unknown>>(chainId, CHAIN_KIND, actorAccount(ctx).id, notFound(CHAIN_NOT_FOUND));
+  const { access, item, env } = await accessToItem<Record<string, unknown>>({ id: chainId, kind: CHAIN_KIND, userId: actorAccount(ctx).id, notFound: notFound(CHAIN_NOT_FOUND) });
   const chain = chainEntity.decode(item);
   access.require('connections.manage', MISSING_MANAGE, chain.environment_id);
   const [days, members] = await Promise.all([retention(access), chainMembers(chain)]);

@@ -2,7 +2,7 @@ import type { DomainError } from '#shared/errors';
 import type { Key } from './batch-get';
 import { keyId } from './batch-get';
 import type { TransactStep } from './transact';
-import { setExpression } from './steps';
+import { setExpression, setWhenExpression } from './steps';
 
 /**
  * The live rule, decided once (docs/decisions.md): an item is live when it exists and is neither
@@ -13,9 +13,28 @@ import { setExpression } from './steps';
 export const LIVE_CONDITION =
   'attribute_exists(PK) AND (attribute_not_exists(deleted_at) OR deleted_at = :null) AND (attribute_not_exists(archived_at) OR archived_at = :null)';
 
-type Lifecycle = { deleted_at?: string | null; archived_at?: string | null };
+/** The live rule as a Condition, to join with others (allOf) or to filter a Query on. */
+export const LIVE: Condition = { expression: LIVE_CONDITION, values: { ':null': null } };
 
-export const isLive = (item: Lifecycle | undefined): boolean => Boolean(item && !item.deleted_at && !item.archived_at);
+/**
+ * Not soft-deleted, archived or not: for the rare writes where an archived item still counts (a
+ * floor's delete detaches its archived services too; a restore takes an archived item back).
+ */
+export const NOT_DELETED: Condition = { expression: '(attribute_not_exists(deleted_at) OR deleted_at = :null)', values: { ':null': null } };
+
+/** What the live rule reads of an item. */
+export type Lifecycle = { deleted_at?: string | null; archived_at?: string | null };
+
+/** The attributes the live rule reads: a projection that is to be filtered with `isLive` names them. */
+export const LIFECYCLE_FIELDS = ['deleted_at', 'archived_at'] as const;
+
+export const isLive = (item: Lifecycle | undefined | null): boolean => Boolean(item && !item.deleted_at && !item.archived_at);
+
+/** Soft-deleted (an absent item is not: callers that care test for it first). */
+export const isDeleted = (item: Lifecycle | undefined): boolean => Boolean(item?.deleted_at);
+
+/** Archived and not deleted: what a restore can bring back (an archived item is never deleted; a restore clears `archived_at`). */
+export const isArchived = (item: Lifecycle | undefined): boolean => Boolean(item && item.archived_at && !item.deleted_at);
 
 /** A live item among what a BatchGet returned, or undefined. */
 export function liveItem<T>(items: Map<string, Record<string, unknown>>, key: Key): T | undefined {
@@ -73,6 +92,9 @@ export function conditionParams(c: Condition) {
   return { ConditionExpression: c.expression, ExpressionAttributeNames: nonEmpty(c.names), ExpressionAttributeValues: nonEmpty(c.values) };
 }
 
+/** A condition as a Query's filter (`queryPrefix`'s options). */
+export const filterParams = (c: Condition) => ({ filter: c.expression, values: c.values });
+
 /**
  * Sets `fields` (and nothing else; an undefined value leaves its field as it is) on a live item;
  * fails with `failWith` when it is gone meanwhile. The one "patch a live item" write.
@@ -110,6 +132,19 @@ export function whileLiveStep(step: TransactStep, failWith: DomainError): Transa
       ConditionExpression: update.ConditionExpression ? `(${update.ConditionExpression}) AND ${LIVE_CONDITION}` : LIVE_CONDITION,
       ExpressionAttributeValues: { ...update.ExpressionAttributeValues, ':null': null },
     },
+    failWith,
+  };
+}
+
+/**
+ * Sets `fields` on an item that is not soft-deleted (archived or not: see NOT_DELETED) while each
+ * field of `when` still holds its value as read; otherwise `failWith`.
+ */
+export function setUnlessDeletedStep(key: Key, fields: Record<string, unknown>, when: Record<string, unknown>, failWith: DomainError): TransactStep {
+  const update = setWhenExpression(fields, when);
+  const condition = allOf(update.ConditionExpression ? { expression: update.ConditionExpression, values: {} } : undefined, NOT_DELETED)!;
+  return {
+    Update: { Key: key, UpdateExpression: update.UpdateExpression, ConditionExpression: condition.expression, ExpressionAttributeNames: update.ExpressionAttributeNames, ExpressionAttributeValues: { ...update.ExpressionAttributeValues, ...condition.values } },
     failWith,
   };
 }

@@ -4,7 +4,7 @@ import { keyId } from '#db/batch-get';
 import { locate, lookupStep } from '#db/lookup';
 import { queryPrefix } from '#db/query';
 import { putNewStep } from '#db/steps';
-import { setFieldsStep } from '#db/live';
+import { setFieldsStep, isLive } from '#db/live';
 import { transact } from '#db/transact';
 import { notFound } from '#shared/errors';
 import { config } from '#shared/config';
@@ -82,7 +82,7 @@ export async function accessToCloudAccount(accountId: string, userId: string): P
   const envId = key.SK.split('#')[1];
   const access = await loadAccess(projectId, userId, { envId, extra: [key], notFoundError });
   const raw = access.extra.get(keyId(key));
-  if (!raw || raw.deleted_at) throw notFoundError;
+  if (!raw || !isLive(raw)) throw notFoundError;
   return { access, account: cloudAccountEntity.decode(raw) };
 }
 
@@ -120,7 +120,7 @@ export async function connectCloudAccount(ctx: AppContext, input: { provider: Di
 async function visibleAccounts(ctx: AppContext, projectId: string, provider?: DiscoveryProvider) {
   const access = await loadAccess(projectId, actorAccount(ctx).id);
   const all = (await queryPrefix(projectId, keys.cloudAccountPrefix)).map(cloudAccountEntity.decode);
-  return all.filter((a) => !a.deleted_at && (!provider || a.provider === provider) && access.can('connections.view', a.environment_id))
+  return all.filter((a) => isLive(a) && (!provider || a.provider === provider) && access.can('connections.view', a.environment_id))
     .sort((a, b) => a.created_at.localeCompare(b.created_at));
 }
 

@@ -1,7 +1,7 @@
 import { keys } from '#db/keys';
 import { getItem } from '#db/items';
-import { isLive, setFieldsStep } from '#db/live';
-import { deleteStep, putStep, setWhenStep } from '#db/steps';
+import { isLive, setFieldsStep, isArchived, setUnlessDeletedStep } from '#db/live';
+import { deleteStep, putStep } from '#db/steps';
 import { concurrentChange } from '#db/transact';
 import { conflict, type DomainError } from '#shared/errors';
 import { actorAccount, type AppContext } from '#shared/context';
@@ -195,7 +195,7 @@ const limit = (plan: Plan, quota: Quota, addon = 0): CounterLimit => ({ plan, qu
 
 /** A service's or floor's environment that is not live: archived (restore it first) or gone. */
 const envRefusal = (kind: ArchivableKind) => (env: Record<string, unknown> | undefined): DomainError =>
-  env && env.archived_at && !env.deleted_at ? conflict(RESTORE_ENVIRONMENT_FIRST) : notFoundOf(kind);
+  isArchived(env) ? conflict(RESTORE_ENVIRONMENT_FIRST) : notFoundOf(kind);
 
 function restoreUnit(ownerId: string, t: ArchivedTarget, plan: Plan, now: string, ctx: AppContext): Unit {
   const name = nameOf(t.kind, t.item);
@@ -205,7 +205,7 @@ function restoreUnit(ownerId: string, t: ArchivedTarget, plan: Plan, now: string
   const audit = lifecycleAudit({ ctx, days: plan.features.data_retention_days ?? null }, t, 'restore', now);
   const writes = [
     ...audit.steps,
-    setWhenStep(t.key, { archived_at: null, updated_at: now, ...(audit.head ? { audit_head: audit.head } : {}) }, { archived_at: t.item.archived_at, deleted_at: null, ...counted }, gone),
+    setUnlessDeletedStep(t.key, { archived_at: null, updated_at: now, ...(audit.head ? { audit_head: audit.head } : {}) }, { archived_at: t.item.archived_at, ...counted }, gone),
     deleteStep(markerKey(ownerId, t.kind, t.id), gone),
     ...listingSteps(t.kind, t.item, 'restore'),
   ];
@@ -242,7 +242,7 @@ export async function unarchive(ctx: AppContext, selection: Selection): Promise<
   const targets = await resolveArchived(ownerId, selection);
   const restoringEnvs = new Set(selectedIds(selection, 'environments'));
   for (const t of targets) {
-    if (IN_ENVIRONMENT.includes(t.kind) && t.env!.archived_at && !restoringEnvs.has(t.env!.id)) throw conflict(RESTORE_ENVIRONMENT_FIRST);
+    if (IN_ENVIRONMENT.includes(t.kind) && isArchived(t.env) && !restoringEnvs.has(t.env!.id)) throw conflict(RESTORE_ENVIRONMENT_FIRST);
   }
   const active = targets.some((t) => t.kind !== 'service_floors') ? await activePlan(ownerId) : undefined;
   for (const t of targets) if (t.kind === 'api_keys') requireFeatures(active?.plan, API_KEY_FEATURES, API_KEY_SET_RULES[t.item.key_set as ApiKeySet].what);

@@ -174,7 +174,7 @@ async function softDeleteRole(ctx: AppContext, input: { project_id: string; id: 
 
 /** A deleted role's assignments are withdrawn, and the grants mirrored on members removed, a chunk per transaction. */
 async function withdrawAssignments(role: CustomRole, now: string): Promise<void> {
-  const assignments = (await assignmentsOf(role.project_id, role.id)).filter((a) => !a.deleted_at);
+  const assignments = (await assignmentsOf(role.project_id, role.id)).filter(isLive);
   for (let i = 0; i < assignments.length; i += CLEANUP_CHUNK) {
     const chunk = assignments.slice(i, i + CLEANUP_CHUNK);
     const members = await batchGet(chunk.map((a) => keys.member(role.project_id, a.user_id)));
@@ -251,7 +251,7 @@ export async function assignCustomRole(
       created_at: existing?.created_at ?? now, updated_at: now, deleted_at: null,
     };
     // A first (or renewed, after a withdrawal) assignment is a creation; moving a live one to another scope its latest change.
-    const live = existing && !existing.deleted_at;
+    const live = existing !== undefined && isLive(existing);
     const moved = live && existing.environment_id !== envId;
     const audit = live
       ? moved ? changeAudit(ctx, 'custom_role_assignment', 'update', assignmentEntity(existing, existing.audit_head), { before: auditedAssignment(existing), after: auditedAssignment(assignment) }, days) : undefined

@@ -187,7 +187,7 @@ export async function deleteGroup(ctx: AppContext, input: { id: string }): Promi
     const group = attempt === 1 ? read : await getItem<Group>(groupKey);
     if (!group || !isLive(group)) throw notFound(GROUP_NOT_FOUND);
     const now = ctx.clock.now().toISOString();
-    const subgroups = (await queryPrefix<Subgroup>(group.project_id, keys.subgroupPrefix(group.environment_id))).filter((s) => s.group_id === group.id && !s.deleted_at);
+    const subgroups = (await queryPrefix<Subgroup>(group.project_id, keys.subgroupPrefix(group.environment_id))).filter((s) => s.group_id === group.id && isLive(s));
     const chunks: Subgroup[][] = [];
     for (let i = 0; i < subgroups.length; i += CASCADE_CHUNK) chunks.push(subgroups.slice(i, i + CASCADE_CHUNK));
     const last = chunks.pop() ?? [];

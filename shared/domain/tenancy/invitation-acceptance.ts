@@ -46,7 +46,7 @@ async function acceptanceFacts(invite: Invitation, userId: string | undefined): 
   const items = await batchGet(Object.values(k).filter((x): x is { PK: string; SK: string } => Boolean(x)));
   const get = <T>(key?: { PK: string; SK: string }) => (key ? (items.get(keyId(key)) as T | undefined) : undefined);
   const project = get<Project>(k.project);
-  if (!project || project.deleted_at) throw notFound(INVITATION_NOT_FOUND);
+  if (!project || !isLive(project)) throw notFound(INVITATION_NOT_FOUND);
   return { project, account: get(k.account), membership: get(k.membership), env: get(k.env), envRole: get(k.envRole) };
 }
 

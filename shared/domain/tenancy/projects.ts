@@ -10,7 +10,7 @@ import { projectInventory, totals } from './inventory';
 import { queryPartition } from '#db/query';
 import { compareText } from '#shared/text';
 import { batchGet, keyId } from '#db/batch-get';
-import { setFieldsStep } from '#db/live';
+import { setFieldsStep, isLive } from '#db/live';
 import { changeAudit, creationAudit } from '#shared/audit';
 import { counterStep, deleteStep, putNewStep, putStep } from '#db/steps';
 
@@ -113,7 +113,7 @@ export async function listProjects(ctx: AppContext, input: { updated_since?: str
   return memberships
     .map((m) => ({ project: projects.get(keyId(keys.project(m.project_id))) as Project | undefined, isOwner: m.role === 'owner' }))
     .filter((r): r is { project: Project; isOwner: boolean } => Boolean(r.project))
-    .filter(({ project }) => (updatedSince ? project.updated_at >= updatedSince : !project.deleted_at))
+    .filter(({ project }) => (updatedSince ? project.updated_at >= updatedSince : isLive(project)))
     .sort((a, b) => Number(b.isOwner) - Number(a.isOwner) || compareText(a.project.name, b.project.name));
 }
 
@@ -129,7 +129,7 @@ export async function ownedProjectIds(userId: string): Promise<string[]> {
 /** The live projects among `ids`, in that order: one BatchGet. */
 export async function liveProjects(ids: string[]): Promise<Project[]> {
   const projects = await batchGet(ids.map((id) => keys.project(id)));
-  return ids.map((id) => projects.get(keyId(keys.project(id))) as Project | undefined).filter((p): p is Project => Boolean(p && !p.deleted_at));
+  return ids.map((id) => projects.get(keyId(keys.project(id))) as Project | undefined).filter((p): p is Project => isLive(p));
 }
 
 /** The live projects `userId` owns: the account's side of plan limits. Two round trips. */

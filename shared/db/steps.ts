@@ -22,6 +22,14 @@ export const deleteStep = (key: Key, failWith?: DomainError): TransactStep =>
   failWith ? { Delete: { Key: key, ...IF_EXISTS }, failWith } : { Delete: { Key: key } };
 
 /**
+ * Whether `delta` more on a counter at `count` would pass `max` (null or undefined: unlimited): what
+ * counterStep's condition refuses, for a check on a count read (a refusal before writing, or why a
+ * write was refused).
+ */
+export const passesMax = (count: number, delta: number, max: number | null | undefined): boolean =>
+  delta > 0 && max !== null && max !== undefined && count + delta > max;
+
+/**
  * Moves counters on one existing item (several counters of one item share one step: a transaction
  * touches an item once). An increment with a `max` holds only while the count stays at most `max`
  * (null: unlimited), so concurrent creates never exceed a limit; a decrement only while the count

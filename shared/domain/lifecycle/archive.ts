@@ -7,15 +7,15 @@ import { conflict, type DomainError } from '#shared/errors';
 import { actorAccount, type AppContext } from '#shared/context';
 import {
   API_KEY_FEATURES, API_KEY_SET_RULES, API_KEYS_QUOTA, ENVIRONMENTS_QUOTA, FREE_PLAN_ID, PROJECT_USERS_QUOTA, SERVICES_QUOTA,
-  activePlan, getPlan, quotaOf, requireFeatures, type ApiKeySet, type Plan, type Quota,
+  activePlan, getPlan, quotaLimit, requireFeatures, type ApiKeySet, type Plan,
 } from '#domain/billing';
 import { floorListing, serviceListing, type Listable, type Listing } from '#domain/catalog';
-import { retentionOfProject, type Environment, type Project } from '#domain/tenancy';
+import { retentionOfProject, serviceQuotaAddon, type Environment } from '#domain/tenancy';
 import { auditStep, changeAudit } from '#shared/audit';
 import type { TransactStep } from '#db/transact';
 import { ARCHIVABLE_KINDS, type ArchivableKind, type ArchiveReport, type Selection } from './selection';
 import { markerItem, markerKey } from './archived-entity';
-import { runUnits, type CounterLimit, type CounterMove, type RunResult, type Unit } from './archive-batch';
+import { runUnits, type RunResult, type SharedMove, type Unit } from './archive-batch';
 import { IN_ENVIRONMENT, notFoundOf, resolveArchived, resolveLive, selectedIds, type ArchivedTarget, type Target } from './archive-targets';
 
 /**
@@ -142,7 +142,7 @@ function archiveUnit(ownerId: string, t: Target, now: string, run: AuditRun): Un
     ...listingSteps(t.kind, t.item, 'archive'),
     putStep(markerItem(ownerId, { kind: t.kind, id: t.id, project_id: t.project?.id ?? null, environment_id: t.env?.id ?? null, name, archived_at: now, item_pk: t.key.PK, item_sk: t.key.SK })),
   ];
-  const shared: CounterMove[] = {
+  const shared: SharedMove[] = {
     services: () => [
       { key: projectKey(t), deltas: { service_count: -1 } },
       // Only while its environment is live: once an environment's archive or delete has taken its whole count off the project, nothing is subtracted twice.
@@ -188,11 +188,6 @@ export async function markArchived(ctx: AppContext, selection: Selection): Promi
 // ---------------------------------------------------------------------------------------------
 // Restore
 
-/** Quota add-ons bought for a project raise its service limit (as createService counts them). */
-const serviceAddon = (project: Project) => Number((project as Project & { service_quota_addon?: number }).service_quota_addon ?? 0) || 0;
-
-const limit = (plan: Plan, quota: Quota, addon = 0): CounterLimit => ({ plan, quota, max: quotaOf(plan, quota, addon) });
-
 /** A service's or floor's environment that is not live: archived (restore it first) or gone. */
 const envRefusal = (kind: ArchivableKind) => (env: Record<string, unknown> | undefined): DomainError =>
   isArchived(env) ? conflict(RESTORE_ENVIRONMENT_FIRST) : notFoundOf(kind);
@@ -209,21 +204,21 @@ function restoreUnit(ownerId: string, t: ArchivedTarget, plan: Plan, now: string
     deleteStep(markerKey(ownerId, t.kind, t.id), gone),
     ...listingSteps(t.kind, t.item, 'restore'),
   ];
-  const services = (addon: number) => ({ service_count: limit(plan, SERVICES_QUOTA, addon) });
-  const shared: CounterMove[] = {
+  const services = (addon: number) => ({ service_count: quotaLimit(plan, SERVICES_QUOTA, addon) });
+  const shared: SharedMove[] = {
     environments: () => [
       {
         key: projectKey(t),
         deltas: { env_count: 1, service_count: Number(t.item.service_count ?? 0) },
-        limits: { env_count: limit(plan, ENVIRONMENTS_QUOTA), ...services(serviceAddon(t.project!)) },
+        limits: { env_count: quotaLimit(plan, ENVIRONMENTS_QUOTA), ...services(serviceQuotaAddon(t.project!)) },
       },
     ],
     services: () => [
-      { key: projectKey(t), deltas: { service_count: 1 }, limits: services(serviceAddon(t.project!)) },
-      { key: envKey(t), deltas: { service_count: 1 }, limits: services(serviceAddon(t.project!)), whileLive: envRefusal(t.kind) },
+      { key: projectKey(t), deltas: { service_count: 1 }, limits: services(serviceQuotaAddon(t.project!)) },
+      { key: envKey(t), deltas: { service_count: 1 }, limits: services(serviceQuotaAddon(t.project!)), whileLive: envRefusal(t.kind) },
     ],
-    project_users: () => [{ key: projectKey(t), deltas: { project_user_count: 1 }, limits: { project_user_count: limit(plan, PROJECT_USERS_QUOTA) } }],
-    api_keys: () => [{ key: keys.account(ownerId), deltas: { api_key_count: 1 }, limits: { api_key_count: limit(plan, API_KEYS_QUOTA) } }],
+    project_users: () => [{ key: projectKey(t), deltas: { project_user_count: 1 }, limits: { project_user_count: quotaLimit(plan, PROJECT_USERS_QUOTA) } }],
+    api_keys: () => [{ key: keys.account(ownerId), deltas: { api_key_count: 1 }, limits: { api_key_count: quotaLimit(plan, API_KEYS_QUOTA) } }],
     service_floors: () => [{ key: envKey(t), deltas: {}, whileLive: envRefusal(t.kind) }],
   }[t.kind]();
   return { kind: t.kind, id: t.id, name, writes, shared };

@@ -5,7 +5,7 @@ import { actorAccount, type AppContext } from '#shared/context';
 import { canCreateProjects, getAccount, type Account } from '#domain/identity';
 import { OWNER_REQUIRED, PROJECT_NOT_FOUND, loadAccess, type Membership } from './access';
 import type { Project } from './project-types';
-import { FREE_PLAN_ID, getPlan, type Plan, activePlan, quotaOf, quotaReached, takeQuotaStep, PROJECTS_QUOTA } from '#domain/billing';
+import { FREE_PLAN_ID, getPlan, type Plan, activePlan, quotaLimit, requireRoom, takeQuotaStep, PROJECTS_QUOTA } from '#domain/billing';
 import { projectInventory, totals } from './inventory';
 import { queryPartition } from '#db/query';
 import { compareText } from '#shared/text';
@@ -74,9 +74,8 @@ export async function createProject(ctx: AppContext, input: { name: string; crea
   if (!canCreateProjects(owner)) throw forbidden('You are not allowed to create projects');
   const active = await activePlan(owner.id);
   if (!active) throw forbidden('Active subscription required to create projects. Please choose a plan.');
-  const limit = quotaOf(active.plan, PROJECTS_QUOTA);
-  const owned = (owner as Account & { owned_project_count?: number }).owned_project_count ?? 0;
-  if (limit !== null && owned >= limit) throw quotaReached(active.plan, PROJECTS_QUOTA, limit);
+  // Refused before the other checks, in SPEC's order; the counter step below is what holds under races.
+  requireRoom(quotaLimit(active.plan, PROJECTS_QUOTA), (owner as Account & { owned_project_count?: number }).owned_project_count ?? 0);
   if (forOther && !isStaff) throw forbidden('You are not allowed to create projects for other users');
 
   const now = ctx.clock.now().toISOString();

@@ -1,6 +1,6 @@
 import type { DomainError } from '#shared/errors';
 import { keyId, type Key } from './batch-get';
-import { isLive, stillLiveStep, whileLiveStep } from './live';
+import { isLive, stillLiveStep, whileLiveStep, type Condition } from './live';
 import { withReference } from './refs';
 import { counterStep, passesMax } from './steps';
 import type { TransactStep } from './transact';
@@ -76,4 +76,18 @@ export function whyRefused(move: CounterMove, item: Record<string, unknown> | un
     if (passesMax(Number(item?.[counter] ?? 0), move.deltas[counter] ?? 0, limit.max)) return limit.refusal;
   }
   return undefined;
+}
+
+/**
+ * The condition that a counter still holds the count read (a missing counter counts 0): a write that
+ * moves what was counted (an environment's services off its project) holds only while nothing moved it.
+ */
+export function countIs(counter: string, count: number): Condition {
+  const name = `#count_${counter}`;
+  const value = `:count_${counter}`;
+  return {
+    expression: count === 0 ? `(attribute_not_exists(${name}) OR ${name} = ${value})` : `${name} = ${value}`,
+    names: { [name]: counter },
+    values: { [value]: count },
+  };
 }

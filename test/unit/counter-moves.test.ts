@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mergeMoves, moveStep, undoMoveStep, whyRefused, type CounterMove } from '#db/counter-moves';
+import { countIs, mergeMoves, moveStep, undoMoveStep, whyRefused, type CounterMove } from '#db/counter-moves';
 import { passesMax } from '#db/steps';
 import { forbidden, invalid } from '#shared/errors';
 
@@ -49,5 +49,10 @@ describe('counter moves (db/counter-moves)', () => {
     expect(whyRefused(move, { service_count: 4, deleted_at: null })).toBe(full);
     expect(whyRefused(move, { service_count: 3, deleted_at: null })).toBeUndefined();
     expect(whyRefused({ key: project, deltas: { service_count: 1 } }, undefined)).toBeUndefined();
+  });
+
+  it('holds a write to the count read, a missing counter counting 0', () => {
+    expect(countIs('service_count', 3)).toEqual({ expression: '#count_service_count = :count_service_count', names: { '#count_service_count': 'service_count' }, values: { ':count_service_count': 3 } });
+    expect(countIs('subgroup_count', 0).expression).toBe('(attribute_not_exists(#count_subgroup_count) OR #count_subgroup_count = :count_subgroup_count)');
   });
 });

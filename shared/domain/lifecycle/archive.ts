@@ -1,6 +1,7 @@
 import { keys } from '#db/keys';
 import { getItem } from '#db/items';
 import { isLive, setFieldsStep, isArchived, setUnlessDeletedStep } from '#db/live';
+import { countIs } from '#db/counter-moves';
 import { deleteStep, putStep } from '#db/steps';
 import { concurrentChange } from '#db/transact';
 import { conflict, type DomainError } from '#shared/errors';
@@ -114,10 +115,7 @@ function archiveEnvironmentUnit(ownerId: string, t: Target, counted: number, now
     kind: 'environments', id: env.id, name: env.name,
     writes: [
       ...audit.steps,
-      setFieldsStep(key, { archived_at: now, updated_at: now, audit_head: audit.head }, stale, {
-        expression: counted === 0 ? '(attribute_not_exists(service_count) OR service_count = :counted)' : 'service_count = :counted',
-        values: { ':counted': counted },
-      }),
+      setFieldsStep(key, { archived_at: now, updated_at: now, audit_head: audit.head }, stale, countIs('service_count', counted)),
       putStep(markerItem(ownerId, { kind: 'environments', id: env.id, project_id: env.project_id, environment_id: env.id, name: env.name, archived_at: now, item_pk: key.PK, item_sk: key.SK })),
     ],
     shared: [{ key: keys.project(env.project_id), deltas: { env_count: -1, service_count: -counted } }],

@@ -15,6 +15,7 @@ import { referenceStep, refsAsRead } from '#db/refs';
 import { getItem } from '#db/items';
 import { keyId, type Key } from '#db/batch-get';
 import { counterStep, putNewStep } from '#db/steps';
+import { countIs } from '#db/counter-moves';
 import { retry } from '#db/retry';
 import { text } from '#shared/schemas';
 
@@ -202,7 +203,7 @@ export async function deleteGroup(ctx: AppContext, input: { id: string }): Promi
     await transact([
       // Its subgroups as read (none created since: refs.ts) and counted, and its name as read (a rename meanwhile would leave the new name claimed).
       ...namedWriteSteps(groupNames(group.project_id, group.environment_id), { ...group, key: groupKey }, { deleted_at: now, updated_at: now, subgroup_count: 0, audit_head: audit.head }, CHANGED, {
-        stale: CHANGED, also: allOf({ expression: 'subgroup_count = :k', values: { ':k': last.length } }, refsAsRead(group)),
+        stale: CHANGED, also: allOf(countIs('subgroup_count', last.length), refsAsRead(group)),
       }),
       ...subgroupSteps(last),
       ...audit.steps,

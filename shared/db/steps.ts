@@ -86,16 +86,41 @@ export function setExpression(fields: Record<string, unknown>, increments: Recor
   return { UpdateExpression: `SET ${sets.join(', ')}`, ExpressionAttributeNames: names, ExpressionAttributeValues: values };
 }
 
+/** The condition that each field of `when` still holds its value (the state read earlier), with placeholder names and values. */
+export function whenCondition(when: Record<string, unknown>) {
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
+  const conditions = Object.entries(when).map(([field, value], i) => {
+    names[`#w${i}`] = field;
+    values[`:w${i}`] = value;
+    return `#w${i} = :w${i}`;
+  });
+  return { ConditionExpression: conditions.join(' AND '), ExpressionAttributeNames: names, ExpressionAttributeValues: values };
+}
+
 /** `SET` for `fields` on condition that each field of `when` still holds its value (the state read earlier). */
 export function setWhenExpression(fields: Record<string, unknown>, when: Record<string, unknown>) {
   const update = setExpression(fields);
-  const conditions = Object.entries(when).map(([field, value], i) => {
-    update.ExpressionAttributeNames[`#w${i}`] = field;
-    update.ExpressionAttributeValues[`:w${i}`] = value;
-    return `#w${i} = :w${i}`;
-  });
-  return { ...update, ConditionExpression: conditions.join(' AND ') };
+  const condition = whenCondition(when);
+  return {
+    UpdateExpression: update.UpdateExpression,
+    ConditionExpression: condition.ConditionExpression,
+    ExpressionAttributeNames: { ...update.ExpressionAttributeNames, ...condition.ExpressionAttributeNames },
+    ExpressionAttributeValues: { ...update.ExpressionAttributeValues, ...condition.ExpressionAttributeValues },
+  };
 }
+
+/** Replaces an item while `when` holds (it is as read); else `failWith`. */
+export const putWhenStep = (item: Record<string, unknown>, when: Record<string, unknown>, failWith?: DomainError): TransactStep => ({
+  Put: { Item: item, ...whenCondition(when) },
+  failWith,
+});
+
+/** Removes an item while `when` holds (it is as read); else `failWith`. */
+export const deleteWhenStep = (key: Key, when: Record<string, unknown>, failWith?: DomainError): TransactStep => ({
+  Delete: { Key: key, ...whenCondition(when) },
+  failWith,
+});
 
 /** Sets fields on an item while `when` holds (a transition from the state it was read in); else `failWith`. */
 export const setWhenStep = (key: Key, fields: Record<string, unknown>, when: Record<string, unknown>, failWith?: DomainError): TransactStep => ({

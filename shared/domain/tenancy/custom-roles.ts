@@ -17,7 +17,7 @@ import { queryPrefix } from '#db/query';
 import { compareText } from '#shared/text';
 import { batchGet, keyId } from '#db/batch-get';
 import { visible, setFieldsStep, isLive, stillLiveStep } from '#db/live';
-import { existingSetStep, counterStep, putNewStep } from '#db/steps';
+import { existingSetStep, counterStep, putNewStep, putWhenStep } from '#db/steps';
 import { takeQuotaStep, CUSTOM_ROLES_QUOTA } from '#domain/billing';
 import { retry } from '#db/retry';
 
@@ -261,7 +261,7 @@ export async function assignCustomRole(
     const steps: TransactStep[] = [
       ...(audit?.steps ?? []),
       existing
-        ? { Put: { Item: item, ConditionExpression: 'updated_at = :prev', ExpressionAttributeValues: { ':prev': existing.updated_at } }, failWith: CHANGED }
+        ? putWhenStep(item, { updated_at: existing.updated_at }, CHANGED)
         : putNewStep(item, CHANGED),
       // A role deleted meanwhile must not gain an assignment its deletion's clean-up would miss.
       stillLiveStep(keys.customRole(projectId, roleId), notFound(CUSTOM_ROLE_NOT_FOUND)),

@@ -2,7 +2,11 @@ import type { DomainError } from '#shared/errors';
 import type { Key } from './batch-get';
 import { keyId } from './batch-get';
 import type { TransactStep } from './transact';
-import { setExpression, setWhenExpression } from './steps';
+import { setExpression, setWhenStep } from './steps';
+import type { Condition } from './condition';
+
+// The condition vocabulary is a leaf of its own (steps.ts builds on it too); re-exported as part of the live rule's.
+export { allOf, conditionParams, type Condition } from './condition';
 
 /**
  * The live rule, decided once (docs/decisions.md): an item is live when it exists and is neither
@@ -68,30 +72,6 @@ export function softDeleteStep(key: Key, now: string, failWith: DomainError): Tr
   };
 }
 
-/**
- * A condition on an item's write, beside the live rule's. Its expression may be joined to others
- * with AND as it is: any OR in it is within parentheses (DynamoDB refuses redundant ones, so they
- * are not added around a whole).
- */
-export type Condition = { expression: string; values: Record<string, unknown>; names?: Record<string, string> };
-
-/** Conditions that must all hold (undefined ones left out); undefined when none is left. */
-export function allOf(...conditions: (Condition | undefined)[]): Condition | undefined {
-  const all = conditions.filter((c): c is Condition => Boolean(c));
-  if (all.length <= 1) return all[0];
-  return {
-    expression: all.map((c) => c.expression).join(' AND '),
-    values: Object.assign({}, ...all.map((c) => c.values)),
-    names: Object.assign({}, ...all.map((c) => c.names ?? {})),
-  };
-}
-
-/** A condition as a write's parameters (DynamoDB refuses an empty map of names or values). */
-export function conditionParams(c: Condition) {
-  const nonEmpty = <T extends object>(m: T | undefined) => (m && Object.keys(m).length ? m : undefined);
-  return { ConditionExpression: c.expression, ExpressionAttributeNames: nonEmpty(c.names), ExpressionAttributeValues: nonEmpty(c.values) };
-}
-
 /** A condition as a Query's filter (`queryPrefix`'s options). */
 export const filterParams = (c: Condition) => ({ filter: c.expression, values: c.values });
 
@@ -140,11 +120,5 @@ export function whileLiveStep(step: TransactStep, failWith: DomainError): Transa
  * Sets `fields` on an item that is not soft-deleted (archived or not: see NOT_DELETED) while each
  * field of `when` still holds its value as read; otherwise `failWith`.
  */
-export function setUnlessDeletedStep(key: Key, fields: Record<string, unknown>, when: Record<string, unknown>, failWith: DomainError): TransactStep {
-  const update = setWhenExpression(fields, when);
-  const condition = allOf(update.ConditionExpression ? { expression: update.ConditionExpression, values: {} } : undefined, NOT_DELETED)!;
-  return {
-    Update: { Key: key, UpdateExpression: update.UpdateExpression, ConditionExpression: condition.expression, ExpressionAttributeNames: update.ExpressionAttributeNames, ExpressionAttributeValues: { ...update.ExpressionAttributeValues, ...condition.values } },
-    failWith,
-  };
-}
+export const setUnlessDeletedStep = (key: Key, fields: Record<string, unknown>, when: Record<string, unknown>, failWith: DomainError): TransactStep =>
+  setWhenStep(key, fields, when, failWith, NOT_DELETED);

@@ -1,6 +1,7 @@
 import type { DomainError } from '#shared/errors';
 import type { Key } from './batch-get';
 import type { TransactStep } from './transact';
+import { allOf, type Condition } from './condition';
 
 /** Transaction steps for the patterns every context writes (the live rule's steps are in live.ts). */
 
@@ -122,11 +123,21 @@ export const deleteWhenStep = (key: Key, when: Record<string, unknown>, failWith
   failWith,
 });
 
-/** Sets fields on an item while `when` holds (a transition from the state it was read in); else `failWith`. */
-export const setWhenStep = (key: Key, fields: Record<string, unknown>, when: Record<string, unknown>, failWith?: DomainError): TransactStep => ({
-  Update: { Key: key, ...setWhenExpression(fields, when) },
-  failWith,
-});
+/** Sets fields on an item while `when` holds (a transition from the state it was read in), and `also` when given; else `failWith`. */
+export function setWhenStep(key: Key, fields: Record<string, unknown>, when: Record<string, unknown>, failWith?: DomainError, also?: Condition): TransactStep {
+  const update = setWhenExpression(fields, when);
+  const condition = allOf(update.ConditionExpression ? { expression: update.ConditionExpression, values: {} } : undefined, also);
+  return {
+    Update: {
+      Key: key,
+      UpdateExpression: update.UpdateExpression,
+      ConditionExpression: condition?.expression ?? update.ConditionExpression,
+      ExpressionAttributeNames: { ...update.ExpressionAttributeNames, ...condition?.names },
+      ExpressionAttributeValues: { ...update.ExpressionAttributeValues, ...condition?.values },
+    },
+    failWith,
+  };
+}
 
 /** Sets fields on an item that must exist (whatever its lifecycle: e.g. withdrawing an assignment). */
 export function existingSetStep(key: Key, fields: Record<string, unknown>, failWith?: DomainError): TransactStep {

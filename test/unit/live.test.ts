@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { allOf, isArchived, isDeleted, isLive, LIVE, NOT_DELETED, setUnlessDeletedStep, visible } from '#db/live';
 import { invalid } from '#shared/errors';
+import { isUnset } from '#db/condition';
 
 const at = '2026-01-01T00:00:00.000Z';
 
@@ -43,5 +44,13 @@ describe('the live rule (db/live)', () => {
     expect(step.Update?.ConditionExpression).toBe(`#w0 = :w0 AND ${NOT_DELETED.expression}`);
     expect(step.Update?.ExpressionAttributeValues).toMatchObject({ ':w0': 'f', ':null': null, ':v0': null });
     expect(setUnlessDeletedStep({ PK: 'P', SK: 'S' }, { a: 1 }, {}, invalid('stale')).Update?.ConditionExpression).toBe(NOT_DELETED.expression);
+  });
+
+  it('states "absent or null" for any field with placeholder names', () => {
+    expect(isUnset('revoked_at')).toEqual({
+      expression: '(attribute_not_exists(#unset_revoked_at) OR #unset_revoked_at = :null)',
+      names: { '#unset_revoked_at': 'revoked_at' },
+      values: { ':null': null },
+    });
   });
 });

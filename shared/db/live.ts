@@ -2,7 +2,11 @@ import type { DomainError } from '#shared/errors';
 import type { Key } from './batch-get';
 import { keyId } from './batch-get';
 import type { TransactStep } from './transact';
-import { setExpression } from './steps';
+import { setExpression, setWhenStep } from './steps';
+import type { Condition } from './condition';
+
+// The condition vocabulary is a leaf of its own (steps.ts builds on it too); re-exported as part of the live rule's.
+export { allOf, conditionParams, type Condition } from './condition';
 
 /**
  * The live rule, decided once (docs/decisions.md): an item is live when it exists and is neither
@@ -13,9 +17,28 @@ import { setExpression } from './steps';
 export const LIVE_CONDITION =
   'attribute_exists(PK) AND (attribute_not_exists(deleted_at) OR deleted_at = :null) AND (attribute_not_exists(archived_at) OR archived_at = :null)';
 
-type Lifecycle = { deleted_at?: string | null; archived_at?: string | null };
+/** The live rule as a Condition, to join with others (allOf) or to filter a Query on. */
+export const LIVE: Condition = { expression: LIVE_CONDITION, values: { ':null': null } };
 
-export const isLive = (item: Lifecycle | undefined): boolean => Boolean(item && !item.deleted_at && !item.archived_at);
+/**
+ * Not soft-deleted, archived or not: for the rare writes where an archived item still counts (a
+ * floor's delete detaches its archived services too; a restore takes an archived item back).
+ */
+export const NOT_DELETED: Condition = { expression: '(attribute_not_exists(deleted_at) OR deleted_at = :null)', values: { ':null': null } };
+
+/** What the live rule reads of an item. */
+export type Lifecycle = { deleted_at?: string | null; archived_at?: string | null };
+
+/** The attributes the live rule reads: a projection that is to be filtered with `isLive` names them. */
+export const LIFECYCLE_FIELDS = ['deleted_at', 'archived_at'] as const;
+
+export const isLive = (item: Lifecycle | undefined | null): boolean => Boolean(item && !item.deleted_at && !item.archived_at);
+
+/** Soft-deleted (an absent item is not: callers that care test for it first). */
+export const isDeleted = (item: Lifecycle | undefined): boolean => Boolean(item?.deleted_at);
+
+/** Archived and not deleted: what a restore can bring back (an archived item is never deleted; a restore clears `archived_at`). */
+export const isArchived = (item: Lifecycle | undefined): boolean => Boolean(item && item.archived_at && !item.deleted_at);
 
 /** A live item among what a BatchGet returned, or undefined. */
 export function liveItem<T>(items: Map<string, Record<string, unknown>>, key: Key): T | undefined {
@@ -49,29 +72,8 @@ export function softDeleteStep(key: Key, now: string, failWith: DomainError): Tr
   };
 }
 
-/**
- * A condition on an item's write, beside the live rule's. Its expression may be joined to others
- * with AND as it is: any OR in it is within parentheses (DynamoDB refuses redundant ones, so they
- * are not added around a whole).
- */
-export type Condition = { expression: string; values: Record<string, unknown>; names?: Record<string, string> };
-
-/** Conditions that must all hold (undefined ones left out); undefined when none is left. */
-export function allOf(...conditions: (Condition | undefined)[]): Condition | undefined {
-  const all = conditions.filter((c): c is Condition => Boolean(c));
-  if (all.length <= 1) return all[0];
-  return {
-    expression: all.map((c) => c.expression).join(' AND '),
-    values: Object.assign({}, ...all.map((c) => c.values)),
-    names: Object.assign({}, ...all.map((c) => c.names ?? {})),
-  };
-}
-
-/** A condition as a write's parameters (DynamoDB refuses an empty map of names or values). */
-export function conditionParams(c: Condition) {
-  const nonEmpty = <T extends object>(m: T | undefined) => (m && Object.keys(m).length ? m : undefined);
-  return { ConditionExpression: c.expression, ExpressionAttributeNames: nonEmpty(c.names), ExpressionAttributeValues: nonEmpty(c.values) };
-}
+/** A condition as a Query's filter (`queryPrefix`'s options). */
+export const filterParams = (c: Condition) => ({ filter: c.expression, values: c.values });
 
 /**
  * Sets `fields` (and nothing else; an undefined value leaves its field as it is) on a live item;
@@ -113,3 +115,10 @@ export function whileLiveStep(step: TransactStep, failWith: DomainError): Transa
     failWith,
   };
 }
+
+/**
+ * Sets `fields` on an item that is not soft-deleted (archived or not: see NOT_DELETED) while each
+ * field of `when` still holds its value as read; otherwise `failWith`.
+ */
+export const setUnlessDeletedStep = (key: Key, fields: Record<string, unknown>, when: Record<string, unknown>, failWith: DomainError): TransactStep =>
+  setWhenStep(key, fields, when, failWith, NOT_DELETED);

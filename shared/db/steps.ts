@@ -1,6 +1,7 @@
 import type { DomainError } from '#shared/errors';
 import type { Key } from './batch-get';
 import type { TransactStep } from './transact';
+import { allOf, type Condition } from './condition';
 
 /** Transaction steps for the patterns every context writes (the live rule's steps are in live.ts). */
 
@@ -20,6 +21,14 @@ export const putStep = (item: Record<string, unknown>): TransactStep => ({ Put: 
 /** Removes an item; with `failWith`, only one that exists (otherwise that refusal). */
 export const deleteStep = (key: Key, failWith?: DomainError): TransactStep =>
   failWith ? { Delete: { Key: key, ...IF_EXISTS }, failWith } : { Delete: { Key: key } };
+
+/**
+ * Whether `delta` more on a counter at `count` would pass `max` (null or undefined: unlimited): what
+ * counterStep's condition refuses, for a check on a count read (a refusal before writing, or why a
+ * write was refused).
+ */
+export const passesMax = (count: number, delta: number, max: number | null | undefined): boolean =>
+  delta > 0 && max !== null && max !== undefined && count + delta > max;
 
 /**
  * Moves counters on one existing item (several counters of one item share one step: a transaction
@@ -78,22 +87,57 @@ export function setExpression(fields: Record<string, unknown>, increments: Recor
   return { UpdateExpression: `SET ${sets.join(', ')}`, ExpressionAttributeNames: names, ExpressionAttributeValues: values };
 }
 
+/** The condition that each field of `when` still holds its value (the state read earlier), with placeholder names and values. */
+export function whenCondition(when: Record<string, unknown>) {
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
+  const conditions = Object.entries(when).map(([field, value], i) => {
+    names[`#w${i}`] = field;
+    values[`:w${i}`] = value;
+    return `#w${i} = :w${i}`;
+  });
+  return { ConditionExpression: conditions.join(' AND '), ExpressionAttributeNames: names, ExpressionAttributeValues: values };
+}
+
 /** `SET` for `fields` on condition that each field of `when` still holds its value (the state read earlier). */
 export function setWhenExpression(fields: Record<string, unknown>, when: Record<string, unknown>) {
   const update = setExpression(fields);
-  const conditions = Object.entries(when).map(([field, value], i) => {
-    update.ExpressionAttributeNames[`#w${i}`] = field;
-    update.ExpressionAttributeValues[`:w${i}`] = value;
-    return `#w${i} = :w${i}`;
-  });
-  return { ...update, ConditionExpression: conditions.join(' AND ') };
+  const condition = whenCondition(when);
+  return {
+    UpdateExpression: update.UpdateExpression,
+    ConditionExpression: condition.ConditionExpression,
+    ExpressionAttributeNames: { ...update.ExpressionAttributeNames, ...condition.ExpressionAttributeNames },
+    ExpressionAttributeValues: { ...update.ExpressionAttributeValues, ...condition.ExpressionAttributeValues },
+  };
 }
 
-/** Sets fields on an item while `when` holds (a transition from the state it was read in); else `failWith`. */
-export const setWhenStep = (key: Key, fields: Record<string, unknown>, when: Record<string, unknown>, failWith?: DomainError): TransactStep => ({
-  Update: { Key: key, ...setWhenExpression(fields, when) },
+/** Replaces an item while `when` holds (it is as read); else `failWith`. */
+export const putWhenStep = (item: Record<string, unknown>, when: Record<string, unknown>, failWith?: DomainError): TransactStep => ({
+  Put: { Item: item, ...whenCondition(when) },
   failWith,
 });
+
+/** Removes an item while `when` holds (it is as read); else `failWith`. */
+export const deleteWhenStep = (key: Key, when: Record<string, unknown>, failWith?: DomainError): TransactStep => ({
+  Delete: { Key: key, ...whenCondition(when) },
+  failWith,
+});
+
+/** Sets fields on an item while `when` holds (a transition from the state it was read in), and `also` when given; else `failWith`. */
+export function setWhenStep(key: Key, fields: Record<string, unknown>, when: Record<string, unknown>, failWith?: DomainError, also?: Condition): TransactStep {
+  const update = setWhenExpression(fields, when);
+  const condition = allOf(update.ConditionExpression ? { expression: update.ConditionExpression, values: {} } : undefined, also);
+  return {
+    Update: {
+      Key: key,
+      UpdateExpression: update.UpdateExpression,
+      ConditionExpression: condition?.expression ?? update.ConditionExpression,
+      ExpressionAttributeNames: { ...update.ExpressionAttributeNames, ...condition?.names },
+      ExpressionAttributeValues: { ...update.ExpressionAttributeValues, ...condition?.values },
+    },
+    failWith,
+  };
+}
 
 /** Sets fields on an item that must exist (whatever its lifecycle: e.g. withdrawing an assignment). */
 export function existingSetStep(key: Key, fields: Record<string, unknown>, failWith?: DomainError): TransactStep {

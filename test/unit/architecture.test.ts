@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildImportGraph, extractImports, matchImportsField } from '../architecture/import-graph';
 import { violations } from '../architecture/rules';
-import { authorizationInRoutes, loadAccessOutsideAccessModules, zodNamedImports } from '../architecture/source-rules';
+import { authorizationInRoutes, livenessExpressionsOutsideDb, loadAccessOutsideAccessModules, zodNamedImports } from '../architecture/source-rules';
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -394,6 +394,35 @@ describe('source rules: authorization stays in the domain; zod is imported as a 
   });
 });
 
+describe('source rule: the live rule is written in shared/db alone', () => {
+  const livenessCheck = (files: Files) => {
+    const root = writeTree({ ...CLEAN, ...files });
+    return livenessExpressionsOutsideDb(root, buildImportGraph(root).files);
+  };
+
+  it('reports a domain file that writes a liveness test on deleted_at or archived_at itself', () => {
+    const members = [
+      "import { keys } from '#db/keys';",
+      "export const filter = { filter: 'chain_id = :chain AND deleted_at = :null', values: { ':null': null } };",
+      "export const check = { ConditionExpression: 'attribute_not_exists(archived_at)', key: keys };",
+      "export const guard = '(attribute_not_exists(deleted_at) OR deleted_at = :null)';",
+    ].join('\n');
+    expect(livenessCheck({ 'shared/domain/catalog/members.ts': members })).toEqual([
+      'shared/domain/catalog/members.ts:2: deleted_at = :null: a liveness test belongs to shared/db/live.ts',
+      'shared/domain/catalog/members.ts:3: attribute_not_exists(archived_at): a liveness test belongs to shared/db/live.ts',
+      'shared/domain/catalog/members.ts:4: attribute_not_exists(deleted_at): a liveness test belongs to shared/db/live.ts',
+      'shared/domain/catalog/members.ts:4: deleted_at = :null: a liveness test belongs to shared/db/live.ts',
+    ]);
+  });
+
+  it('accepts the live rule in shared/db and a write that sets deleted_at', () => {
+    expect(livenessCheck({
+      'shared/db/live.ts': "export const LIVE = '(attribute_not_exists(deleted_at) OR deleted_at = :null)';\n",
+      'shared/domain/catalog/chains.ts': "export const del = 'SET deleted_at = :now, updated_at = :now, archived_at = :null';\n",
+    })).toEqual([]);
+  });
+});
+
 describe('the repository', () => {
   it('breaks no architecture rule', () => {
     expect(violations(buildImportGraph(repoRoot))).toEqual([]);
@@ -405,6 +434,10 @@ describe('the repository', () => {
 
   it('checks items addressed by id only in the access modules (accessToItem)', () => {
     expect(loadAccessOutsideAccessModules(repoRoot, buildImportGraph(repoRoot).files)).toEqual([]);
+  });
+
+  it('writes liveness tests only in shared/db', () => {
+    expect(livenessExpressionsOutsideDb(repoRoot, buildImportGraph(repoRoot).files)).toEqual([]);
   });
 
   it('imports zod as a namespace, so each function bundles only the zod it uses', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PLAN_CATALOGUE, quotaOf, quotaReached, takeQuotaStep, API_KEYS_QUOTA, ENVIRONMENTS_QUOTA, PROJECTS_QUOTA, PROJECT_USERS_QUOTA, SERVICES_QUOTA } from '#domain/billing';
+import { PLAN_CATALOGUE, quotaLimit, quotaOf, quotaReached, requireRoom, takeQuotaStep, API_KEYS_QUOTA, ENVIRONMENTS_QUOTA, PROJECTS_QUOTA, PROJECT_USERS_QUOTA, SERVICES_QUOTA } from '#domain/billing';
 
 const plan = (name: string) => PLAN_CATALOGUE.find((p) => p.name === name)!;
 
@@ -34,5 +34,17 @@ describe('plan limits (billing/limits)', () => {
     expect(limited.failWith?.detail).toContain("'Free' plan (max 5 per project");
     const unlimited = takeQuotaStep(key, 'service_count', plan('Enterprise+'), SERVICES_QUOTA);
     expect(unlimited.Update?.ConditionExpression).toBe('attribute_exists(PK)');
+  });
+});
+
+describe('limit enforcement (billing/limits)', () => {
+  it('refuses before writing only when the units would pass the limit, with the quota\'s refusal', () => {
+    const limit = quotaLimit(plan('Free'), PROJECTS_QUOTA);
+    expect(limit).toMatchObject({ max: 1, refusal: { kind: 'forbidden', detail: expect.stringContaining("Project limit reached for your 'Free' plan (max 1)") } });
+    expect(() => requireRoom(limit, 0)).not.toThrow();
+    expect(() => requireRoom(limit, 1)).toThrow(limit.refusal);
+    expect(() => requireRoom(quotaLimit(plan('Team'), SERVICES_QUOTA, 20), 100, 20)).not.toThrow();
+    expect(() => requireRoom(quotaLimit(plan('Team'), SERVICES_QUOTA, 20), 100, 21)).toThrow('max 120 per project');
+    expect(() => requireRoom(quotaLimit(plan('Enterprise+'), SERVICES_QUOTA), 10_000)).not.toThrow();
   });
 });

@@ -1,5 +1,6 @@
 import type { TransactStep } from '#db/transact';
-import { counterStep } from '#db/steps';
+import type { CounterLimit } from '#db/counter-moves';
+import { counterStep, passesMax } from '#db/steps';
 import { forbidden, type DomainError } from '#shared/errors';
 import type { Plan } from './plans';
 
@@ -37,11 +38,22 @@ export function quotaReached(plan: Plan, quota: Quota, max: number | null): Doma
   return forbidden(`${quota.kind} limit reached for your '${plan.name}' plan (max ${max}${quota.scope}). Please upgrade ${quota.remedy}.`);
 }
 
+/** A quota under `plan` (raised by `addon`) as a counter's limit: its max and its refusal (for counter moves, db/counter-moves.ts). */
+export function quotaLimit(plan: Plan, quota: Quota, addon = 0): CounterLimit {
+  const max = quotaOf(plan, quota, addon);
+  return { max, refusal: quotaReached(plan, quota, max) };
+}
+
+/** Refuses, before anything is written, when `units` more on the count read would pass the limit (the write's own condition still decides). */
+export function requireRoom(limit: CounterLimit, count: number, units = 1): void {
+  if (passesMax(count, units, limit.max)) throw limit.refusal;
+}
+
 /**
  * The transaction step taking `units` (one by default; an import takes a chunk's worth at once) of
  * `quota` on the counter `counter` of the item at `key`, refused when the count would pass the limit.
  */
 export function takeQuotaStep(key: { PK: string; SK: string }, counter: string, plan: Plan, quota: Quota, addon = 0, units = 1): TransactStep {
-  const max = quotaOf(plan, quota, addon);
-  return counterStep(key, { [counter]: units }, { max: { [counter]: max }, failWith: quotaReached(plan, quota, max) });
+  const limit = quotaLimit(plan, quota, addon);
+  return counterStep(key, { [counter]: units }, { max: { [counter]: limit.max }, failWith: limit.refusal });
 }

@@ -15,9 +15,9 @@ import { queryPrefix } from '#db/query';
 import { accessInEnvironment, accessToItem, envLiveCheck, retentionOfProject } from '#domain/tenancy';
 import { changeAudit, creationAudit } from '#shared/audit';
 import { byText } from '#shared/text';
-import { visible } from '#db/live';
+import { visible, setUnlessDeletedStep, allOf, NOT_DELETED, filterParams } from '#db/live';
 import { floorListing, type FloorListing } from './listings';
-import { putNewStep, setWhenStep } from '#db/steps';
+import { putNewStep } from '#db/steps';
 import type { Key } from '#db/lookup';
 
 /** Service floors: the servers (VMs, containers, bare metal) services run on (the entity: floor-entity.ts). */
@@ -201,8 +201,7 @@ export async function deleteFloor(ctx: AppContext, { floor_id: floorId }: { floo
     const [hosted, edges] = await Promise.all([
       queryPrefix<Key & Pick<Service, 'id' | 'name' | 'project_id' | 'environment_id'>>(projectId, keys.servicePrefix(envId), {
         projection: ['PK', 'SK', 'id', 'name', 'project_id', 'environment_id'],
-        filter: 'service_floor_id = :fid AND deleted_at = :null',
-        values: { ':fid': floorId, ':null': null },
+        ...filterParams(allOf({ expression: 'service_floor_id = :fid', values: { ':fid': floorId } }, NOT_DELETED)!),
       }),
       edgeRemovalSteps(projectId, envId, floor, false, now),
     ]);
@@ -211,7 +210,7 @@ export async function deleteFloor(ctx: AppContext, { floor_id: floorId }: { floo
     // Each detached service's service.updated is written with its detaching step (same chunk of the cascade).
     const cascade = [
       ...hosted.flatMap((s) => [
-        setWhenStep({ PK: s.PK, SK: s.SK }, { service_floor_id: null, updated_at: now }, { service_floor_id: floorId, deleted_at: null }, CASCADE_STALE),
+        setUnlessDeletedStep({ PK: s.PK, SK: s.SK }, { service_floor_id: null, updated_at: now }, { service_floor_id: floorId }, CASCADE_STALE),
         projectEventStep('service.updated', projectId, { ...serviceEventData(s), changed: ['service_floor_id', 'type'] }, ctx),
       ]),
       ...edges.steps,

@@ -1,6 +1,6 @@
 import { keys, type ListingFamily } from '#db/keys';
 import { batchGet, keyId, type Key } from '#db/batch-get';
-import { allOf, isLive, liveItem, setFieldsStep, type Condition } from '#db/live';
+import { allOf, isLive, liveItem, setFieldsStep, type Condition, LIFECYCLE_FIELDS, type Lifecycle } from '#db/live';
 import { queryPage } from '#db/query';
 import { putStep } from '#db/steps';
 import { CASCADE_STALE, type TransactStep } from '#db/transact';
@@ -18,7 +18,7 @@ import { nameOrderKey } from '#shared/name-order';
  */
 
 /** What every listed entity has: where it lives and the live rule's fields. */
-export type Listable = { id: string; project_id: string; environment_id: string; deleted_at?: string | null; archived_at?: string | null };
+export type Listable = Lifecycle & { id: string; project_id: string; environment_id: string };
 
 export interface ListingSpec<T extends Listable, F extends keyof T & string> {
   family: ListingFamily;
@@ -130,7 +130,7 @@ export function defineListing<T extends Listable, F extends keyof T & string>(sp
   };
 
   /** Whether setting `fields` touches the listing: a held field, or the live rule's. */
-  const touches = (fields: Partial<T> & { deleted_at?: unknown; archived_at?: unknown }) => [...held, 'deleted_at', 'archived_at'].some((f) => f in fields);
+  const touches = (fields: Partial<T> & Lifecycle) => [...held, ...LIFECYCLE_FIELDS].some((f) => f in fields);
 
   /**
    * The write that sets `fields` on a live entity read as `before`, with its listing's writes. When

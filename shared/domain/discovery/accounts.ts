@@ -3,7 +3,7 @@ import { keys } from '#db/keys';
 import { lookupStep } from '#db/lookup';
 import { queryPrefix } from '#db/query';
 import { putNewStep } from '#db/steps';
-import { setFieldsStep } from '#db/live';
+import { setFieldsStep, isLive } from '#db/live';
 import { transact } from '#db/transact';
 import { notFound } from '#shared/errors';
 import { config } from '#shared/config';
@@ -114,7 +114,7 @@ export async function connectCloudAccount(ctx: AppContext, input: { provider: Di
 async function visibleAccounts(ctx: AppContext, projectId: string, provider?: DiscoveryProvider) {
   const access = await accessToProject(projectId, actorAccount(ctx).id);
   const all = (await queryPrefix(projectId, keys.cloudAccountPrefix)).map(cloudAccountEntity.decode);
-  return all.filter((a) => !a.deleted_at && (!provider || a.provider === provider) && access.can('connections.view', a.environment_id))
+  return all.filter((a) => isLive(a) && (!provider || a.provider === provider) && access.can('connections.view', a.environment_id))
     .sort((a, b) => a.created_at.localeCompare(b.created_at));
 }
 

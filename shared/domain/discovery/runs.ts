@@ -4,7 +4,7 @@ import { keys } from '#db/keys';
 import { getItem, conditionalUpdate } from '#db/items';
 import { locate, lookupStep } from '#db/lookup';
 import { putNewStep, setExpression } from '#db/steps';
-import { setFieldsStep } from '#db/live';
+import { setFieldsStep, isLive } from '#db/live';
 import { transact, concurrentChange, type TransactStep } from '#db/transact';
 import { accountActor, auditStep, SERVICE_ACTOR } from '#shared/audit';
 import { getAccount } from '#domain/identity';
@@ -70,7 +70,7 @@ export async function startDiscovery(ctx: AppContext, input: { account_id: strin
   } catch (err) {
     if (err !== BUSY) throw err;
     const current = cloudAccountEntity.decode((await getItem(accountKey(account)))!);
-    if (current.deleted_at) throw notFound(CLOUD_ACCOUNT_NOT_FOUND);
+    if (!isLive(current)) throw notFound(CLOUD_ACCOUNT_NOT_FOUND);
     if (!current.active_run_id) throw err;
     return reuse(current.active_run_id);
   }
@@ -197,7 +197,7 @@ export async function runDiscoveryJob(ctx: AppContext, input: { run_id: string; 
   if (!found || found.status === 'succeeded' || found.status === 'failed') return;
   const accountRaw = await getItem(keys.cloudAccount(found.project_id, found.environment_id, found.cloud_account_id));
   const account = accountRaw && cloudAccountEntity.decode(accountRaw);
-  if (!account || account.deleted_at) {
+  if (!account || !isLive(account)) {
     if (account) await finish(ctx, found, account, { status: 'failed', error: 'The cloud account was removed.' });
     else await updateRun(ctx, found, { status: 'failed', error: 'The cloud account was removed.', finished_at: ctx.clock.now().toISOString() });
     return;

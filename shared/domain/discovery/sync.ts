@@ -98,7 +98,7 @@ export async function applyScan(
     if (!floor) {
       await createFloor(ctx, account, wanted, now, audit);
       counts.created++;
-    } else if (floor.deleted_at || floor.archived_at) {
+    } else if (!isLive(floor)) {
       counts.unchanged++;
     } else {
       if (await updateFromInstance(ctx, floor, wanted, now, audit)) counts.updated++;
@@ -110,7 +110,7 @@ export async function applyScan(
   const completeScopes = new Set(listings.filter((l) => l.ok).map((l) => l.scope));
   const matched = new Set([...seen].map((id) => discoveredFloorId(account.id, id)));
   for (const floor of floors) {
-    if (floor.deleted_at || floor.archived_at || !floor.provider_instance_id || seen.has(floor.provider_instance_id) || matched.has(floor.id)) continue;
+    if (!isLive(floor) || !floor.provider_instance_id || seen.has(floor.provider_instance_id) || matched.has(floor.id)) continue;
     if (!completeScopes.has(scopeOf(account, floor))) continue;
     counts.missing++;
     if (floor.missing_since) continue;

@@ -1,7 +1,7 @@
 import { keys } from '#db/keys';
 import { transact } from '#db/transact';
 import { getItem } from '#db/items';
-import { putNewStep } from '#db/steps';
+import { deleteWhenStep, putNewStep, setWhenStep } from '#db/steps';
 import { invalid } from '#shared/errors';
 import { queueMail } from '#mail/send';
 import { escapeHtml } from '#mail/html';
@@ -97,19 +97,9 @@ export async function confirmEmailChange(ctx: AppContext, input: { token: string
   await transact([
     spendStep,
     putNewStep({ ...keys.email(record.new_email), user_id: record.user_id }, invalid(EMAIL_TAKEN)),
-    {
-      Delete: { Key: keys.email(record.old_email), ConditionExpression: 'user_id = :user', ExpressionAttributeValues: { ':user': record.user_id } },
-      failWith: invalid(EMAIL_CHANGE_OUTDATED),
-    },
-    {
-      Update: {
-        Key: keys.account(record.user_id),
-        UpdateExpression: 'SET email = :new, GSI1PK = :gpk, GSI1SK = :gsk, updated_at = :now',
-        ConditionExpression: 'attribute_exists(PK) AND email = :old',
-        ExpressionAttributeValues: { ':new': record.new_email, ':gpk': GSI1PK, ':gsk': GSI1SK, ':now': now, ':old': record.old_email },
-      },
-      failWith: invalid(EMAIL_CHANGE_OUTDATED),
-    },
+    deleteWhenStep(keys.email(record.old_email), { user_id: record.user_id }, invalid(EMAIL_CHANGE_OUTDATED)),
+    // `email` as read (the account is there, then).
+    setWhenStep(keys.account(record.user_id), { email: record.new_email, GSI1PK, GSI1SK, updated_at: now }, { email: record.old_email }, invalid(EMAIL_CHANGE_OUTDATED)),
     // the holder of the link mailed to the new address, after the account holder asked for it
     securityLogStep(record.user_id, { event: 'email.changed', actor: 'self', details: { old_email: record.old_email, new_email: record.new_email } }, ctx),
   ]);

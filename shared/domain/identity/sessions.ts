@@ -1,7 +1,7 @@
 import { keys } from '#db/keys';
 import { transact, transactInChunks } from '#db/transact';
 import { conditionalUpdate, deleteItem, putItem } from '#db/items';
-import { deleteStep, setExpression } from '#db/steps';
+import { deleteStep, setWhenExpression } from '#db/steps';
 import { issueAccessToken, newSecret, refreshToken, sha256 } from '#auth/tokens';
 import { seal, open } from '#auth/secret-box';
 import { isRefusal, notFound, unauthenticated } from '#shared/errors';
@@ -123,7 +123,7 @@ export async function refreshSession(ctx: AppContext, input: { refresh_token?: s
 async function rotate(account: Account, session: Session, presented: string, client: ClientMeta, ctx: AppContext): Promise<{ pair?: TokenPair; now?: Session }> {
   const secret = newSecret();
   const at = ctx.clock.now();
-  const set = setExpression({
+  const set = setWhenExpression({
     refresh_hash: sha256(secret),
     previous_hash: presented,
     rotated_at: at.toISOString(),
@@ -131,11 +131,9 @@ async function rotate(account: Account, session: Session, presented: string, cli
     last_seen_at: at.toISOString(),
     ip: client.sourceIp,
     ...expiry(ctx),
-  });
+  }, { refresh_hash: presented });
   const rotated = await conditionalUpdate(keys.session(account.id, session.id), {
     ...set,
-    ConditionExpression: 'refresh_hash = :old',
-    ExpressionAttributeValues: { ...set.ExpressionAttributeValues, ':old': presented },
     ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
   });
   if (!rotated.ok) return { now: rotated.old as Session | undefined };

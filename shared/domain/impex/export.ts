@@ -1,7 +1,7 @@
 import { byConnectionOrder, connectionEntity, floorEntity, linkEntity, networkEntity, serviceEntity, type Connection, type Service } from '#domain/catalog';
 import type { Group, Subgroup } from '#domain/tenancy';
 import { keys } from '#db/keys';
-import { isLive } from '#db/live';
+import { isLive, LIFECYCLE_FIELDS, type Lifecycle } from '#db/live';
 import { queryPrefix, queryPrefixPages } from '#db/query';
 import {
   IMPEX_API_VERSION, IMPEX_KIND, SERVICE_DOCUMENT_FIELDS, type DocumentAttachment, type DocumentConnection, type DocumentConnectionGroup, type DocumentFloor,
@@ -47,14 +47,14 @@ const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 const byKey = <T>(key: (x: T) => string) => (a: T, b: T) => byText(key(a), key(b)) || byText(JSON.stringify(a), JSON.stringify(b));
 
 /** A kind's live items, read whole (the kinds a document has few of). */
-async function liveItems<T extends { deleted_at?: string | null; archived_at?: string | null }>(projectId: string, prefix: string, decode: (raw: object) => T, projection?: string[]) {
+async function liveItems<T extends Lifecycle>(projectId: string, prefix: string, decode: (raw: object) => T, projection?: string[]) {
   return (await queryPrefix(projectId, prefix, projection ? { projection } : {})).map(decode).filter(isLive);
 }
 
 /** What the document needs of a connection: its ends and values; of a chain's member, also what orders it in its chain. */
 type ConnectionRef = Pick<Connection, 'a_type' | 'a_id' | 'b_type' | 'b_id' | 'direction' | 'name'>;
 type MemberRef = ConnectionRef & Pick<Connection, 'id' | 'chain_id' | 'group_kind' | 'created_at' | 'position'>;
-const CONNECTION_FIELDS = ['id', 'a_type', 'a_id', 'b_type', 'b_id', 'direction', 'name', 'chain_id', 'group_kind', 'created_at', 'position', 'deleted_at'] as const;
+const CONNECTION_FIELDS = ['id', 'a_type', 'a_id', 'b_type', 'b_id', 'direction', 'name', 'chain_id', 'group_kind', 'created_at', 'position', ...LIFECYCLE_FIELDS] as const;
 
 /** The environment's connections, page by page, each cut down to what the document needs: those on their own, and chains' members by chain (in read order). */
 async function readConnections(projectId: string, envId: string) {
@@ -78,7 +78,7 @@ async function readSmallKinds(projectId: string, envId: string) {
     queryPrefix<Subgroup>(projectId, keys.subgroupPrefix(envId)).then((items) => items.filter(isLive)),
     liveItems(projectId, keys.floorPrefix(envId), floorEntity.decode),
     liveItems(projectId, keys.networkPrefix(envId), networkEntity.decode),
-    liveItems(projectId, keys.linkPrefix(envId), linkEntity.decode, ['from_service_id', 'to_service_id', 'deleted_at']),
+    liveItems(projectId, keys.linkPrefix(envId), linkEntity.decode, ['from_service_id', 'to_service_id', ...LIFECYCLE_FIELDS]),
   ]);
   const groupName = new Map(groups.map((g) => [g.id, g.name]));
   return {

@@ -31,7 +31,7 @@ export async function readEnvironmentHead(projectId: string, envId: string): Pro
   const items = await batchGet([projectKey, envKey]);
   const project = items.get(keyId(projectKey)) as Project | undefined;
   const environment = items.get(keyId(envKey)) as (Environment & { connections_version?: number }) | undefined;
-  if (!project || project.deleted_at) throw notFound(PROJECT_NOT_FOUND);
+  if (!project || !isLive(project)) throw notFound(PROJECT_NOT_FOUND);
   if (!isLive(environment)) throw invalid(ENV_NOT_IN_PROJECT);
   return { project, environment: environment! };
 }

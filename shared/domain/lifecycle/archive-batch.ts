@@ -1,10 +1,8 @@
 import { keyId, type Key } from '#db/batch-get';
 import { getItem } from '#db/items';
-import { isLive, stillLiveStep, whileLiveStep } from '#db/live';
-import { counterStep } from '#db/steps';
+import { mergeMoves, moveStep, whyRefused, type CounterMove } from '#db/counter-moves';
 import { concurrentChange, transact, type TransactStep } from '#db/transact';
 import { DomainError } from '#shared/errors';
-import { quotaReached, type Plan, type Quota } from '#domain/billing';
 import type { ArchivableKind } from './selection';
 
 /**
@@ -20,22 +18,8 @@ import type { ArchivableKind } from './selection';
  * its own refusal.
  */
 
-/** A limit on one counter of a shared item: past `max`, the quota's refusal. */
-export interface CounterLimit {
-  plan: Plan;
-  quota: Quota;
-  max: number | null;
-}
-
-/** Counters a unit moves on a shared item (project, environment, account). */
-export interface CounterMove {
-  key: Key;
-  deltas: Record<string, number>;
-  /** Limits of incremented counters (restore), in the order a refusal names them. */
-  limits?: Record<string, CounterLimit>;
-  /** The item must be live while the counters move; otherwise the refusal this gives for the item as it is now. */
-  whileLive?: (item: Record<string, unknown> | undefined) => DomainError;
-}
+/** Counters a unit moves on a shared item (project, environment, account); when it must be live, the refusal for the item as it is now. */
+export type SharedMove = CounterMove<(item: Record<string, unknown> | undefined) => DomainError>;
 
 export interface Unit {
   kind: ArchivableKind;
@@ -43,7 +27,7 @@ export interface Unit {
   name: string;
   /** Writes on items no other unit touches (the resource itself, its marker). */
   writes: TransactStep[];
-  shared: CounterMove[];
+  shared: SharedMove[];
   /** When `when` refuses the unit (an environment whose service count moved meanwhile), it is read again and retried. */
   refresh?: { when: DomainError; rebuild: () => Promise<Unit> };
 }
@@ -87,50 +71,20 @@ export function pack(units: Unit[]): Unit[][] {
   return chunks;
 }
 
-/** The counter moves of several units on the same items, summed per item. */
-function merge(moves: CounterMove[]): CounterMove[] {
-  const byItem = new Map<string, CounterMove>();
-  for (const move of moves) {
-    const id = keyId(move.key);
-    const known = byItem.get(id);
-    if (!known) {
-      byItem.set(id, { ...move, deltas: { ...move.deltas }, limits: { ...move.limits } });
-      continue;
-    }
-    for (const [counter, delta] of Object.entries(move.deltas)) known.deltas[counter] = (known.deltas[counter] ?? 0) + delta;
-    Object.assign(known.limits!, move.limits);
-    known.whileLive ??= move.whileLive;
-  }
-  return [...byItem.values()];
-}
-
-/** One step for a shared item: its counters (each increment within its limit), or only the liveness check when nothing moves. */
-function sharedStep(move: CounterMove, failWith: DomainError): TransactStep | undefined {
-  const deltas = Object.fromEntries(Object.entries(move.deltas).filter(([, d]) => d !== 0));
-  if (!Object.keys(deltas).length) return move.whileLive ? stillLiveStep(move.key, failWith) : undefined;
-  const max = Object.fromEntries(Object.entries(move.limits ?? {}).map(([counter, l]) => [counter, l.max]));
-  const step = counterStep(move.key, deltas, { max, failWith });
-  return move.whileLive ? whileLiveStep(step, failWith) : step;
-}
-
 /** Why a shared item's step failed, read from the item as it is now: gone, a limit, or a lost race. */
-async function diagnose(move: CounterMove): Promise<DomainError> {
+async function diagnose(move: SharedMove): Promise<DomainError> {
   const item = await getItem(move.key);
-  if (move.whileLive && !isLive(item)) return move.whileLive(item);
-  for (const [counter, limit] of Object.entries(move.limits ?? {})) {
-    const delta = move.deltas[counter] ?? 0;
-    if (delta > 0 && limit.max !== null && Number(item?.[counter] ?? 0) + delta > limit.max) return quotaReached(limit.plan, limit.quota, limit.max);
-  }
-  return concurrentChange();
+  const why = whyRefused(move, item);
+  return why === 'gone' ? move.whileLive!(item) : why ?? concurrentChange();
 }
 
 /** One transaction of whole units; a failed shared step is answered with its reason. */
 async function commitOnce(units: Unit[]): Promise<void> {
-  const sentinels = new Map<DomainError, CounterMove>();
-  const sharedSteps = merge(units.flatMap((u) => u.shared)).flatMap((move) => {
+  const sentinels = new Map<DomainError, SharedMove>();
+  const sharedSteps = mergeMoves(units.flatMap((u) => u.shared)).flatMap((move) => {
     const failWith = concurrentChange();
     sentinels.set(failWith, move);
-    return sharedStep(move, failWith) ?? [];
+    return moveStep(move, failWith) ?? [];
   });
   try {
     await transact([...units.flatMap((u) => u.writes), ...sharedSteps]);

@@ -1,6 +1,6 @@
 import { batchGet, keyId, type Key } from '#db/batch-get';
 import { keys } from '#db/keys';
-import { isLive } from '#db/live';
+import { isLive, isArchived, isDeleted } from '#db/live';
 import type { LookupItem } from '#db/lookup';
 import { notFound } from '#shared/errors';
 import { API_KEY_NOT_FOUND, API_KEY_SETS } from '#domain/billing';
@@ -109,9 +109,6 @@ export interface ArchivedTarget extends Target {
   marker: ArchivedMarker;
 }
 
-/** Archived, not deleted (an archived item is never deleted; a restore clears `archived_at`). */
-export const isArchived = (item: Record<string, unknown> | undefined): boolean => Boolean(item && item.archived_at && !item.deleted_at);
-
 /**
  * The archived resources of the owner's a selection names, in ARCHIVABLE_KINDS order: two BatchGets
  * (the owner's markers; then items with their projects and environments). No marker under the owner,
@@ -139,7 +136,7 @@ export async function resolveArchived(ownerId: string, selection: Selection): Pr
     const project = context.get(keyId(keys.project(marker.project_id!))) as Project | undefined;
     const env = marker.environment_id ? (context.get(keyId(keys.environment(marker.project_id!, marker.environment_id))) as Environment | undefined) : undefined;
     if (!isOwnedProject(project, ownerId)) throw notFoundOf(kind);
-    if (IN_ENVIRONMENT.includes(kind) && (!env || env.deleted_at)) throw notFoundOf(kind);
+    if (IN_ENVIRONMENT.includes(kind) && (!env || isDeleted(env))) throw notFoundOf(kind);
     return { kind, id, key, item: item!, marker, project, env };
   });
 }

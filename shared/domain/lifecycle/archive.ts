@@ -1,21 +1,22 @@
 import { keys } from '#db/keys';
 import { getItem } from '#db/items';
-import { isLive, setFieldsStep } from '#db/live';
-import { deleteStep, putStep, setWhenStep } from '#db/steps';
+import { isLive, setFieldsStep, isArchived, setUnlessDeletedStep } from '#db/live';
+import { countIs } from '#db/counter-moves';
+import { deleteStep, putStep } from '#db/steps';
 import { concurrentChange } from '#db/transact';
 import { conflict, type DomainError } from '#shared/errors';
 import { actorAccount, type AppContext } from '#shared/context';
 import {
   API_KEY_FEATURES, API_KEY_SET_RULES, API_KEYS_QUOTA, ENVIRONMENTS_QUOTA, FREE_PLAN_ID, PROJECT_USERS_QUOTA, SERVICES_QUOTA,
-  activePlan, getPlan, quotaOf, requireFeatures, type ApiKeySet, type Plan, type Quota,
+  activePlan, getPlan, quotaLimit, requireFeatures, type ApiKeySet, type Plan,
 } from '#domain/billing';
 import { floorListing, serviceListing, type Listable, type Listing } from '#domain/catalog';
-import { retentionOfProject, type Environment, type Project } from '#domain/tenancy';
+import { retentionOfProject, serviceQuotaAddon, type Environment } from '#domain/tenancy';
 import { auditStep, changeAudit } from '#shared/audit';
 import type { TransactStep } from '#db/transact';
 import { ARCHIVABLE_KINDS, type ArchivableKind, type ArchiveReport, type Selection } from './selection';
 import { markerItem, markerKey } from './archived-entity';
-import { runUnits, type CounterLimit, type CounterMove, type RunResult, type Unit } from './archive-batch';
+import { runUnits, type RunResult, type SharedMove, type Unit } from './archive-batch';
 import { IN_ENVIRONMENT, notFoundOf, resolveArchived, resolveLive, selectedIds, type ArchivedTarget, type Target } from './archive-targets';
 
 /**
@@ -114,10 +115,7 @@ function archiveEnvironmentUnit(ownerId: string, t: Target, counted: number, now
     kind: 'environments', id: env.id, name: env.name,
     writes: [
       ...audit.steps,
-      setFieldsStep(key, { archived_at: now, updated_at: now, audit_head: audit.head }, stale, {
-        expression: counted === 0 ? '(attribute_not_exists(service_count) OR service_count = :counted)' : 'service_count = :counted',
-        values: { ':counted': counted },
-      }),
+      setFieldsStep(key, { archived_at: now, updated_at: now, audit_head: audit.head }, stale, countIs('service_count', counted)),
       putStep(markerItem(ownerId, { kind: 'environments', id: env.id, project_id: env.project_id, environment_id: env.id, name: env.name, archived_at: now, item_pk: key.PK, item_sk: key.SK })),
     ],
     shared: [{ key: keys.project(env.project_id), deltas: { env_count: -1, service_count: -counted } }],
@@ -142,7 +140,7 @@ function archiveUnit(ownerId: string, t: Target, now: string, run: AuditRun): Un
     ...listingSteps(t.kind, t.item, 'archive'),
     putStep(markerItem(ownerId, { kind: t.kind, id: t.id, project_id: t.project?.id ?? null, environment_id: t.env?.id ?? null, name, archived_at: now, item_pk: t.key.PK, item_sk: t.key.SK })),
   ];
-  const shared: CounterMove[] = {
+  const shared: SharedMove[] = {
     services: () => [
       { key: projectKey(t), deltas: { service_count: -1 } },
       // Only while its environment is live: once an environment's archive or delete has taken its whole count off the project, nothing is subtracted twice.
@@ -188,14 +186,9 @@ export async function markArchived(ctx: AppContext, selection: Selection): Promi
 // ---------------------------------------------------------------------------------------------
 // Restore
 
-/** Quota add-ons bought for a project raise its service limit (as createService counts them). */
-const serviceAddon = (project: Project) => Number((project as Project & { service_quota_addon?: number }).service_quota_addon ?? 0) || 0;
-
-const limit = (plan: Plan, quota: Quota, addon = 0): CounterLimit => ({ plan, quota, max: quotaOf(plan, quota, addon) });
-
 /** A service's or floor's environment that is not live: archived (restore it first) or gone. */
 const envRefusal = (kind: ArchivableKind) => (env: Record<string, unknown> | undefined): DomainError =>
-  env && env.archived_at && !env.deleted_at ? conflict(RESTORE_ENVIRONMENT_FIRST) : notFoundOf(kind);
+  isArchived(env) ? conflict(RESTORE_ENVIRONMENT_FIRST) : notFoundOf(kind);
 
 function restoreUnit(ownerId: string, t: ArchivedTarget, plan: Plan, now: string, ctx: AppContext): Unit {
   const name = nameOf(t.kind, t.item);
@@ -205,25 +198,25 @@ function restoreUnit(ownerId: string, t: ArchivedTarget, plan: Plan, now: string
   const audit = lifecycleAudit({ ctx, days: plan.features.data_retention_days ?? null }, t, 'restore', now);
   const writes = [
     ...audit.steps,
-    setWhenStep(t.key, { archived_at: null, updated_at: now, ...(audit.head ? { audit_head: audit.head } : {}) }, { archived_at: t.item.archived_at, deleted_at: null, ...counted }, gone),
+    setUnlessDeletedStep(t.key, { archived_at: null, updated_at: now, ...(audit.head ? { audit_head: audit.head } : {}) }, { archived_at: t.item.archived_at, ...counted }, gone),
     deleteStep(markerKey(ownerId, t.kind, t.id), gone),
     ...listingSteps(t.kind, t.item, 'restore'),
   ];
-  const services = (addon: number) => ({ service_count: limit(plan, SERVICES_QUOTA, addon) });
-  const shared: CounterMove[] = {
+  const services = (addon: number) => ({ service_count: quotaLimit(plan, SERVICES_QUOTA, addon) });
+  const shared: SharedMove[] = {
     environments: () => [
       {
         key: projectKey(t),
         deltas: { env_count: 1, service_count: Number(t.item.service_count ?? 0) },
-        limits: { env_count: limit(plan, ENVIRONMENTS_QUOTA), ...services(serviceAddon(t.project!)) },
+        limits: { env_count: quotaLimit(plan, ENVIRONMENTS_QUOTA), ...services(serviceQuotaAddon(t.project!)) },
       },
     ],
     services: () => [
-      { key: projectKey(t), deltas: { service_count: 1 }, limits: services(serviceAddon(t.project!)) },
-      { key: envKey(t), deltas: { service_count: 1 }, limits: services(serviceAddon(t.project!)), whileLive: envRefusal(t.kind) },
+      { key: projectKey(t), deltas: { service_count: 1 }, limits: services(serviceQuotaAddon(t.project!)) },
+      { key: envKey(t), deltas: { service_count: 1 }, limits: services(serviceQuotaAddon(t.project!)), whileLive: envRefusal(t.kind) },
     ],
-    project_users: () => [{ key: projectKey(t), deltas: { project_user_count: 1 }, limits: { project_user_count: limit(plan, PROJECT_USERS_QUOTA) } }],
-    api_keys: () => [{ key: keys.account(ownerId), deltas: { api_key_count: 1 }, limits: { api_key_count: limit(plan, API_KEYS_QUOTA) } }],
+    project_users: () => [{ key: projectKey(t), deltas: { project_user_count: 1 }, limits: { project_user_count: quotaLimit(plan, PROJECT_USERS_QUOTA) } }],
+    api_keys: () => [{ key: keys.account(ownerId), deltas: { api_key_count: 1 }, limits: { api_key_count: quotaLimit(plan, API_KEYS_QUOTA) } }],
     service_floors: () => [{ key: envKey(t), deltas: {}, whileLive: envRefusal(t.kind) }],
   }[t.kind]();
   return { kind: t.kind, id: t.id, name, writes, shared };
@@ -242,7 +235,7 @@ export async function unarchive(ctx: AppContext, selection: Selection): Promise<
   const targets = await resolveArchived(ownerId, selection);
   const restoringEnvs = new Set(selectedIds(selection, 'environments'));
   for (const t of targets) {
-    if (IN_ENVIRONMENT.includes(t.kind) && t.env!.archived_at && !restoringEnvs.has(t.env!.id)) throw conflict(RESTORE_ENVIRONMENT_FIRST);
+    if (IN_ENVIRONMENT.includes(t.kind) && isArchived(t.env) && !restoringEnvs.has(t.env!.id)) throw conflict(RESTORE_ENVIRONMENT_FIRST);
   }
   const active = targets.some((t) => t.kind !== 'service_floors') ? await activePlan(ownerId) : undefined;
   for (const t of targets) if (t.kind === 'api_keys') requireFeatures(active?.plan, API_KEY_FEATURES, API_KEY_SET_RULES[t.item.key_set as ApiKeySet].what);

@@ -1,6 +1,6 @@
 import { batchGet, keyId, type Key } from '#db/batch-get';
 import { keys } from '#db/keys';
-import { isLive } from '#db/live';
+import { isLive, isArchived, isDeleted } from '#db/live';
 import { queryPartition } from '#db/query';
 import { actorAccount, type AppContext } from '#shared/context';
 import { apiKeyEntity, apiKeyView, type ApiKeyOut } from '#domain/billing';
@@ -8,7 +8,6 @@ import { environmentEntity, environmentView, projectUserEntity, projectUserView,
 import { SERVERLESS, floorEntity, floorView, serviceEntity, serviceView, type FloorOut, type ServiceOut } from '#domain/catalog';
 import { ARCHIVABLE_KINDS, type ArchivableKind } from './selection';
 import { archivedEntity, itemKeyOf, type ArchivedMarker } from './archived-entity';
-import { isArchived } from './archive-targets';
 
 /**
  * GET /me/archived/summary and /me/archived/{kind}: what the caller has archived, from the markers
@@ -34,7 +33,7 @@ async function currentMarkers(ownerId: string, kind?: ArchivableKind, withItems 
     const project = items.get(keyId(keys.project(m.project_id))) as Project | undefined;
     if (!project || !isLive(project) || project.owner_id !== ownerId) return false;
     const env = m.environment_id ? (items.get(keyId(keys.environment(m.project_id, m.environment_id))) as Environment | undefined) : undefined;
-    return !(m.environment_id && (!env || env.deleted_at));
+    return !(m.environment_id && (!env || isDeleted(env)));
   });
   return { markers: withItems ? current.filter((m) => isArchived(items.get(keyId(itemKeyOf(m))))) : current, items };
 }

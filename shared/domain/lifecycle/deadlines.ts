@@ -1,5 +1,6 @@
 import { keys } from '#db/keys';
 import { conditionalDelete, getItem } from '#db/items';
+import { whenCondition } from '#db/steps';
 import { sweepDue } from '#db/due';
 import { escapeHtml, oneLine } from '#mail/html';
 import { queueMail } from '#mail/send';
@@ -45,7 +46,7 @@ async function runDeadline(d: Deadline, ctx: AppContext): Promise<void> {
     await queueMail(enforcedMail(account.email, current.plan.name, report), ctx);
   }
   // The window closes; a later downgrade opens a new one.
-  await conditionalDelete(keys.downgradeWindow(d.user_id), { ConditionExpression: '#u = :u', ExpressionAttributeNames: { '#u': 'until' }, ExpressionAttributeValues: { ':u': window.until } });
+  await conditionalDelete(keys.downgradeWindow(d.user_id), whenCondition({ until: window.until }));
 }
 
 const LABEL: Record<string, string> = { services: 'services', environments: 'environments', project_users: 'project users', api_keys: 'API keys', service_floors: 'service floors' };

@@ -1,3 +1,4 @@
+import { isLive } from '#db/live';
 import { batchGet, keyId, type Key } from '#db/batch-get';
 import { keys } from '#db/keys';
 import { forbidden, isRefusal, notFound, type DomainError } from '#shared/errors';
@@ -53,7 +54,7 @@ export class ProjectAccess {
     for (const grant of this.membership.custom_role_grants ?? []) {
       const { roleId, envId: scope } = parseGrant(grant);
       const def = this.roleDefs.get(roleId);
-      if (def && !def.deleted_at && (scope === null || scope === envId)) customGrants.push(...def.permissions);
+      if (def && isLive(def) && (scope === null || scope === envId)) customGrants.push(...def.permissions);
     }
     return capabilities({ isOwner: this.isOwner, isMember: true, envRole: envId ? this.envRoles.get(envId) : null, customGrants });
   }
@@ -102,7 +103,7 @@ export async function loadAccess(
   const items = await batchGet([projectKey, memberKey, ...(roleKey ? [roleKey] : []), ...(opts.extra ?? [])]);
   const project = items.get(keyId(projectKey)) as Project | undefined;
   const membership = items.get(keyId(memberKey)) as Membership | undefined;
-  if (!project || project.deleted_at || !membership) throw opts.notFoundError ?? notFound(PROJECT_NOT_FOUND);
+  if (!project || !isLive(project) || !membership) throw opts.notFoundError ?? notFound(PROJECT_NOT_FOUND);
   const envRoles = new Map<string, EnvRole>();
   const role = roleKey ? (items.get(keyId(roleKey)) as { role: EnvRole } | undefined) : undefined;
   if (role && opts.envId) envRoles.set(opts.envId, role.role);

@@ -9,14 +9,12 @@ import type { Environment } from './environment-entity';
 import { planOfProject } from './projects';
 import { queryPrefix } from '#db/query';
 import { keyId } from '#db/batch-get';
-import { isLive } from '#db/live';
+import { isLive, type Lifecycle } from '#db/live';
 
-interface FloorSpec extends ServerSpec {
+interface FloorSpec extends ServerSpec, Lifecycle {
   id: string;
   environment_id?: string;
   hostname?: string | null;
-  deleted_at?: string | null;
-  archived_at?: string | null;
 }
 
 export const NO_COST_ESTIMATE = 'Your plan does not include cost estimates (feature: cost_estimate). Please upgrade.';

@@ -17,7 +17,7 @@ import { queryPrefix } from '#db/query';
 import { compareText } from '#shared/text';
 import { batchGet, keyId } from '#db/batch-get';
 import { visible, setFieldsStep, isLive, stillLiveStep } from '#db/live';
-import { existingSetStep, counterStep, putNewStep } from '#db/steps';
+import { existingSetStep, counterStep, putNewStep, putWhenStep } from '#db/steps';
 import { takeQuotaStep, CUSTOM_ROLES_QUOTA } from '#domain/billing';
 import { retry } from '#db/retry';
 
@@ -172,7 +172,7 @@ async function softDeleteRole(ctx: AppContext, input: { project_id: string; id: 
 
 /** A deleted role's assignments are withdrawn, and the grants mirrored on members removed, a chunk per transaction. */
 async function withdrawAssignments(role: CustomRole, now: string): Promise<void> {
-  const assignments = (await assignmentsOf(role.project_id, role.id)).filter((a) => !a.deleted_at);
+  const assignments = (await assignmentsOf(role.project_id, role.id)).filter(isLive);
   for (let i = 0; i < assignments.length; i += CLEANUP_CHUNK) {
     const chunk = assignments.slice(i, i + CLEANUP_CHUNK);
     const members = await batchGet(chunk.map((a) => keys.member(role.project_id, a.user_id)));
@@ -249,7 +249,7 @@ export async function assignCustomRole(
       created_at: existing?.created_at ?? now, updated_at: now, deleted_at: null,
     };
     // A first (or renewed, after a withdrawal) assignment is a creation; moving a live one to another scope its latest change.
-    const live = existing && !existing.deleted_at;
+    const live = existing !== undefined && isLive(existing);
     const moved = live && existing.environment_id !== envId;
     const audit = live
       ? moved ? changeAudit(ctx, 'custom_role_assignment', 'update', assignmentEntity(existing, existing.audit_head), { before: auditedAssignment(existing), after: auditedAssignment(assignment) }, days) : undefined
@@ -259,7 +259,7 @@ export async function assignCustomRole(
     const steps: TransactStep[] = [
       ...(audit?.steps ?? []),
       existing
-        ? { Put: { Item: item, ConditionExpression: 'updated_at = :prev', ExpressionAttributeValues: { ':prev': existing.updated_at } }, failWith: CHANGED }
+        ? putWhenStep(item, { updated_at: existing.updated_at }, CHANGED)
         : putNewStep(item, CHANGED),
       // A role deleted meanwhile must not gain an assignment its deletion's clean-up would miss.
       stillLiveStep(keys.customRole(projectId, roleId), notFound(CUSTOM_ROLE_NOT_FOUND)),

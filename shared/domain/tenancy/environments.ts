@@ -13,6 +13,7 @@ import { projectInventory } from './inventory';
 import { claimNameStep, namedWriteSteps, type NameScope } from '#db/unique-names';
 import { queryPartition } from '#db/query';
 import { counterStep, putNewStep } from '#db/steps';
+import { countIs } from '#db/counter-moves';
 import { takeQuotaStep, ENVIRONMENTS_QUOTA } from '#domain/billing';
 import { environmentEntity, type Environment } from './environment-entity';
 
@@ -134,9 +135,6 @@ function deleteCountedSteps(env: Environment, now: string, auditHead: string): T
   // A rename meanwhile fails it too (its name's release is the one of the name read).
   return namedWriteSteps(nameScope(env.project_id), { ...env, key: keys.environment(env.project_id, env.id) }, { deleted_at: now, updated_at: now, audit_head: auditHead }, COUNT_MOVED, {
     stale: COUNT_MOVED,
-    also: {
-      expression: count === 0 ? '(attribute_not_exists(service_count) OR service_count = :counted)' : 'service_count = :counted',
-      values: { ':counted': count },
-    },
+    also: countIs('service_count', count),
   });
 }

@@ -16,6 +16,7 @@ import { referenceStep, refsAsRead } from '#db/refs';
 import { getItem } from '#db/items';
 import { keyId, type Key } from '#db/batch-get';
 import { counterStep, putNewStep } from '#db/steps';
+import { countIs } from '#db/counter-moves';
 import { retry } from '#db/retry';
 import { text } from '#shared/schemas';
 
@@ -188,7 +189,7 @@ export async function deleteGroup(ctx: AppContext, input: { id: string }): Promi
     const group = attempt === 1 ? read : await getItem<Group>(groupKey);
     if (!group || !isLive(group)) throw notFound(GROUP_NOT_FOUND);
     const now = ctx.clock.now().toISOString();
-    const subgroups = (await queryPrefix<Subgroup>(group.project_id, keys.subgroupPrefix(group.environment_id))).filter((s) => s.group_id === group.id && !s.deleted_at);
+    const subgroups = (await queryPrefix<Subgroup>(group.project_id, keys.subgroupPrefix(group.environment_id))).filter((s) => s.group_id === group.id && isLive(s));
     const chunks: Subgroup[][] = [];
     for (let i = 0; i < subgroups.length; i += CASCADE_CHUNK) chunks.push(subgroups.slice(i, i + CASCADE_CHUNK));
     const last = chunks.pop() ?? [];
@@ -203,7 +204,7 @@ export async function deleteGroup(ctx: AppContext, input: { id: string }): Promi
     await transact([
       // Its subgroups as read (none created since: refs.ts) and counted, and its name as read (a rename meanwhile would leave the new name claimed).
       ...namedWriteSteps(groupNames(group.project_id, group.environment_id), { ...group, key: groupKey }, { deleted_at: now, updated_at: now, subgroup_count: 0, audit_head: audit.head }, CHANGED, {
-        stale: CHANGED, also: allOf({ expression: 'subgroup_count = :k', values: { ':k': last.length } }, refsAsRead(group)),
+        stale: CHANGED, also: allOf(countIs('subgroup_count', last.length), refsAsRead(group)),
       }),
       ...subgroupSteps(last),
       ...audit.steps,

@@ -1,3 +1,4 @@
+import { isLive, LIFECYCLE_FIELDS, type Lifecycle } from '#db/live';
 import { queryAll } from '#db/query';
 import { keys } from '#db/keys';
 
@@ -14,14 +15,14 @@ const empty = (): Counts => ({ services: 0, servers: 0, groups: 0, networks: 0 }
  */
 export async function projectInventory(projectId: string): Promise<Map<string, Counts & { name: string }>> {
   const perEnv = new Map<string, Counts & { name: string }>();
-  const items = await queryAll<{ SK: string; deleted_at?: string | null; name?: string; archived_at?: string | null }>({
+  const items = await queryAll<Lifecycle & { SK: string; name?: string }>({
     KeyConditionExpression: 'PK = :pk',
     ExpressionAttributeValues: { ':pk': keys.projectPK(projectId) },
     ExpressionAttributeNames: { '#n': 'name' },
-    ProjectionExpression: 'SK, deleted_at, archived_at, #n',
+    ProjectionExpression: ['SK', ...LIFECYCLE_FIELDS, '#n'].join(', '),
   });
   for (const item of items) {
-    if (item.SK.startsWith(keys.environmentPrefix) && !item.deleted_at && !item.archived_at) {
+    if (item.SK.startsWith(keys.environmentPrefix) && isLive(item)) {
       perEnv.set(item.SK.slice(keys.environmentPrefix.length), { name: item.name ?? '', ...empty() });
     }
   }
@@ -29,7 +30,7 @@ export async function projectInventory(projectId: string): Promise<Map<string, C
     const [prefix, envId] = item.SK.split('#');
     const kind = COUNTED[prefix as keyof typeof COUNTED];
     const env = perEnv.get(envId);
-    if (kind && env && !item.deleted_at && !item.archived_at) env[kind]++;
+    if (kind && env && isLive(item)) env[kind]++;
   }
   return perEnv;
 }

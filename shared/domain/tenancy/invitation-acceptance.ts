@@ -16,7 +16,10 @@ import type { Project } from './project-types';
 import { listSubscriptions } from '#domain/billing';
 import { closeIndexStep, DEFAULT_INVITE_ROLE, findInvitationLink, INVITATION_NOT_FOUND, refuseClosed, retryOnceIfStale, INVITATION_CHANGED as STALE, toInviteOut, type Invitation } from './invitations';
 import { batchGet, keyId } from '#db/batch-get';
-import { isLive } from '#db/live';
+import { allOf, isLive, type Condition } from '#db/live';
+import { isUnset } from '#db/condition';
+import { countIs } from '#db/counter-moves';
+import { setWhenStep } from '#db/steps';
 
 /** SPEC "Errors: invitations". */
 export const ACCOUNT_EXISTS =
@@ -46,7 +49,7 @@ async function acceptanceFacts(invite: Invitation, userId: string | undefined): 
   const items = await batchGet(Object.values(k).filter((x): x is { PK: string; SK: string } => Boolean(x)));
   const get = <T>(key?: { PK: string; SK: string }) => (key ? (items.get(keyId(key)) as T | undefined) : undefined);
   const project = get<Project>(k.project);
-  if (!project || project.deleted_at) throw notFound(INVITATION_NOT_FOUND);
+  if (!project || !isLive(project)) throw notFound(INVITATION_NOT_FOUND);
   return { project, account: get(k.account), membership: get(k.membership), env: get(k.env), envRole: get(k.envRole) };
 }
 
@@ -65,16 +68,12 @@ function acceptedSteps(invite: Invitation, account: Account, now: string, ctx: A
     before: { accepted: false, accepted_at: null, accepted_by_user_id: null },
     after: { accepted: true, accepted_at: now, accepted_by_user_id: account.id },
   }, null, { actor: accountActor(account) });
-  return [{
-    Update: {
-      Key: keys.invite(invite.project_id, invite.id),
-      UpdateExpression: 'SET accepted = :t, accepted_at = :now, accepted_by_user_id = :u, updated_at = :now, audit_head = :head',
-      ConditionExpression:
-        'attribute_exists(PK) AND accepted = :f AND (attribute_not_exists(revoked_at) OR revoked_at = :null) AND expires_at > :now AND token_hash = :h',
-      ExpressionAttributeValues: { ':t': true, ':f': false, ':null': null, ':now': now, ':u': account.id, ':h': tokenHash, ':head': audit.head },
-    },
-    failWith: STALE,
-  }, ...audit.steps];
+  // Still open: not accepted, not revoked, not expired, and the link presented still its own.
+  const open = allOf(isUnset('revoked_at'), { expression: 'expires_at > :now', values: { ':now': now } });
+  return [
+    setWhenStep(keys.invite(invite.project_id, invite.id), { accepted: true, accepted_at: now, accepted_by_user_id: account.id, updated_at: now, audit_head: audit.head }, { accepted: false, token_hash: tokenHash }, STALE, open),
+    ...audit.steps,
+  ];
 }
 
 /**
@@ -117,30 +116,23 @@ interface AccountChanges {
 
 /** One update of the account item (a transaction touches an item once), guarded so a change made meanwhile is noticed. */
 function accountStep(account: Account, changes: AccountChanges, now: string): TransactStep | undefined {
-  const sets = ['updated_at = :now'];
-  const conditions = ['attribute_exists(PK)'];
-  const values: Record<string, unknown> = { ':now': now };
+  const fields: Record<string, unknown> = {};
+  const when: Record<string, unknown> = {};
+  const counts: Condition[] = [];
   if (changes.account_type && changes.account_type !== account.account_type) {
-    sets.push('account_type = :type');
-    conditions.push('account_type = :was', '(attribute_not_exists(owned_project_count) OR owned_project_count = :zero)');
-    Object.assign(values, { ':type': changes.account_type, ':was': account.account_type, ':zero': 0 });
+    // The class as read, and still no owned project.
+    Object.assign(fields, { account_type: changes.account_type });
+    Object.assign(when, { account_type: account.account_type });
+    counts.push(countIs('owned_project_count', 0));
   }
   if (changes.claim) {
-    sets.push('password_hash = :hash', 'last_login_at = :login', '#name = :name');
-    conditions.push('last_login_at = :null', '(attribute_not_exists(totp_device_count) OR totp_device_count = :zero)');
-    Object.assign(values, { ':hash': changes.claim.password_hash, ':login': changes.claim.last_login_at, ':name': changes.claim.name, ':null': null, ':zero': 0 });
+    // Never signed in, and no second factor set up meanwhile.
+    Object.assign(fields, { password_hash: changes.claim.password_hash, last_login_at: changes.claim.last_login_at, name: changes.claim.name });
+    Object.assign(when, { last_login_at: null });
+    counts.push(countIs('totp_device_count', 0));
   }
-  if (sets.length === 1) return undefined;
-  return {
-    Update: {
-      Key: keys.account(account.id),
-      UpdateExpression: `SET ${sets.join(', ')}`,
-      ConditionExpression: conditions.join(' AND '),
-      ...(changes.claim ? { ExpressionAttributeNames: { '#name': 'name' } } : {}),
-      ExpressionAttributeValues: values,
-    },
-    failWith: STALE,
-  };
+  if (!Object.keys(fields).length) return undefined;
+  return setWhenStep(keys.account(account.id), { updated_at: now, ...fields }, when, STALE, allOf(...counts));
 }
 
 const acceptedCopy = (invite: Invitation, userId: string, now: string): Invitation => ({

@@ -362,7 +362,7 @@ export async function hasPendingInvitation(ctx: AppContext, input: { email: stri
   const projects = await batchGet(open.map((o) => keys.project(o.project_id)));
   return open.some((o) => {
     const project = projects.get(keyId(keys.project(o.project_id))) as Project | undefined;
-    return Boolean(project && !project.deleted_at);
+    return isLive(project);
   });
 }
 

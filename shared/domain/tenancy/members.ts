@@ -1,5 +1,5 @@
 import { refsAsRead } from '#db/refs';
-import { conditionParams } from '#db/live';
+import { conditionParams, isLive } from '#db/live';
 import { keys } from '#db/keys';
 import { keyId } from '#db/batch-get';
 import { queryPrefix } from '#db/query';
@@ -56,7 +56,7 @@ export async function removeMember(ctx: AppContext, input: { project_id: string;
       retentionOfProject(access.project),
     ]);
     const roles = envRoles.filter((r) => r.user_id === userId);
-    const held = assignments.filter((a) => a.user_id === userId && !a.deleted_at);
+    const held = assignments.filter((a) => a.user_id === userId && isLive(a));
     const now = ctx.clock.now().toISOString();
     const email = (access.extra.get(keyId(keys.account(userId))) as Account | undefined)?.email ?? null;
     const audit = changeAudit(ctx, 'member', 'remove', { id: userId, project_id: projectId }, {

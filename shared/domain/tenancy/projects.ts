@@ -6,12 +6,12 @@ import { isStaff } from '#shared/actor';
 import { canCreateProjects, getAccount, type Account } from '#domain/identity';
 import { OWNER_REQUIRED, PROJECT_NOT_FOUND, accessToProject, type Membership } from './access';
 import type { Project } from './project-types';
-import { FREE_PLAN_ID, getPlan, type Plan, activePlan, quotaOf, quotaReached, takeQuotaStep, PROJECTS_QUOTA } from '#domain/billing';
+import { FREE_PLAN_ID, getPlan, type Plan, activePlan, quotaLimit, requireRoom, takeQuotaStep, PROJECTS_QUOTA } from '#domain/billing';
 import { projectInventory, totals } from './inventory';
 import { queryPartition } from '#db/query';
 import { compareText } from '#shared/text';
 import { batchGet, keyId } from '#db/batch-get';
-import { setFieldsStep } from '#db/live';
+import { setFieldsStep, isLive } from '#db/live';
 import { changeAudit, creationAudit } from '#shared/audit';
 import { counterStep, deleteStep, putNewStep, putStep } from '#db/steps';
 
@@ -74,9 +74,8 @@ export async function createProject(ctx: AppContext, input: { name: string; crea
   if (!canCreateProjects(owner)) throw forbidden('You are not allowed to create projects');
   const active = await activePlan(owner.id);
   if (!active) throw forbidden('Active subscription required to create projects. Please choose a plan.');
-  const limit = quotaOf(active.plan, PROJECTS_QUOTA);
-  const owned = (owner as Account & { owned_project_count?: number }).owned_project_count ?? 0;
-  if (limit !== null && owned >= limit) throw quotaReached(active.plan, PROJECTS_QUOTA, limit);
+  // Refused before the other checks, in SPEC's order; the counter step below is what holds under races.
+  requireRoom(quotaLimit(active.plan, PROJECTS_QUOTA), (owner as Account & { owned_project_count?: number }).owned_project_count ?? 0);
   if (forOther && !isStaff(caller)) throw forbidden('You are not allowed to create projects for other users');
 
   const now = ctx.clock.now().toISOString();
@@ -113,7 +112,7 @@ export async function listProjects(ctx: AppContext, input: { updated_since?: str
   return memberships
     .map((m) => ({ project: projects.get(keyId(keys.project(m.project_id))) as Project | undefined, isOwner: m.role === 'owner' }))
     .filter((r): r is { project: Project; isOwner: boolean } => Boolean(r.project))
-    .filter(({ project }) => (updatedSince ? project.updated_at >= updatedSince : !project.deleted_at))
+    .filter(({ project }) => (updatedSince ? project.updated_at >= updatedSince : isLive(project)))
     .sort((a, b) => Number(b.isOwner) - Number(a.isOwner) || compareText(a.project.name, b.project.name));
 }
 
@@ -129,7 +128,7 @@ export async function ownedProjectIds(userId: string): Promise<string[]> {
 /** The live projects among `ids`, in that order: one BatchGet. */
 export async function liveProjects(ids: string[]): Promise<Project[]> {
   const projects = await batchGet(ids.map((id) => keys.project(id)));
-  return ids.map((id) => projects.get(keyId(keys.project(id))) as Project | undefined).filter((p): p is Project => Boolean(p && !p.deleted_at));
+  return ids.map((id) => projects.get(keyId(keys.project(id))) as Project | undefined).filter((p): p is Project => isLive(p));
 }
 
 /** The live projects `userId` owns: the account's side of plan limits. Two round trips. */

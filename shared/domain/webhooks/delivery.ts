@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import { keys } from '#db/keys';
 import { getItem, updateItem } from '#db/items';
 import { sweepDue } from '#db/due';
-import { putNewStep, putStep } from '#db/steps';
+import { IF_EXISTS, putNewStep, putStep, setExpression, setWhenExpression, setWhenStep } from '#db/steps';
 import { concurrentChange, transact } from '#db/transact';
 import { queryPartition } from '#db/query';
 import type { AppContext } from '#shared/context';
@@ -160,11 +160,7 @@ export async function attempt(webhook: Webhook, delivery: Delivery, trigger: Att
     status = 'pending';
   }
   const updated: Delivery = { ...delivery, attempts, status, next_attempt_at: next, updated_at: now.toISOString() };
-  await updateItem(keys.webhookDelivery(webhook.id, delivery.id), {
-    UpdateExpression: 'SET attempts = :a, #s = :s, next_attempt_at = :n, updated_at = :u',
-    ExpressionAttributeNames: { '#s': 'status' },
-    ExpressionAttributeValues: { ':a': attempts, ':s': status, ':n': next, ':u': updated.updated_at },
-  });
+  await updateItem(keys.webhookDelivery(webhook.id, delivery.id), setExpression({ attempts, status, next_attempt_at: next, updated_at: updated.updated_at }));
   if (next) await transact([retryStep(next, webhook, delivery.id)]);
   await endpointHealth(webhook, result, ctx);
   return updated;
@@ -175,13 +171,13 @@ async function endpointHealth(webhook: Webhook, result: PostResult, ctx: AppCont
   const key = keys.webhook(webhook.project_id, webhook.id);
   const now = ctx.clock.now();
   if (ok(result)) {
-    if (webhook.failing_since) await updateItem(key, { UpdateExpression: 'SET failing_since = :null', ConditionExpression: 'attribute_exists(PK)', ExpressionAttributeValues: { ':null': null } }).catch(() => undefined);
+    if (webhook.failing_since) await updateItem(key, { ...setExpression({ failing_since: null }), ...IF_EXISTS }).catch(() => undefined);
     return;
   }
   const since = webhook.failing_since ?? now.toISOString();
   const reason = result.status === 410 ? 'The endpoint answered 410 Gone' : now.getTime() - Date.parse(since) >= DISABLE_AFTER_MS ? 'Every delivery failed for 5 days' : null;
   if (!reason) {
-    if (!webhook.failing_since) await updateItem(key, { UpdateExpression: 'SET failing_since = :now', ConditionExpression: 'attribute_exists(PK) AND failing_since = :null', ExpressionAttributeValues: { ':now': since, ':null': null } }).catch(() => undefined);
+    if (!webhook.failing_since) await updateItem(key, setWhenExpression({ failing_since: since }, { failing_since: null })).catch(() => undefined);
     return;
   }
   const [project] = await liveProjects([webhook.project_id]);
@@ -195,15 +191,7 @@ async function endpointHealth(webhook: Webhook, result: PostResult, ctx: AppCont
   const alreadyDisabled = conflict('already disabled');
   try {
     await transact([
-      {
-        Update: {
-          Key: key,
-          UpdateExpression: 'SET enabled = :f, disabled_reason = :r, updated_at = :u, audit_head = :h',
-          ConditionExpression: 'enabled = :t',
-          ExpressionAttributeValues: { ':f': false, ':t': true, ':r': reason, ':u': now.toISOString(), ':h': audit.head },
-        },
-        failWith: alreadyDisabled,
-      },
+      setWhenStep(key, { enabled: false, disabled_reason: reason, updated_at: now.toISOString(), audit_head: audit.head }, { enabled: true }, alreadyDisabled),
       ...audit.steps,
     ]);
   } catch (err) {

@@ -7,7 +7,7 @@ import type { Link } from './link-entity';
 
 import { ENTITY_NOT_FOUND, type EntityType } from './ends';
 import { queryPrefix } from '#db/query';
-import { isLive } from '#db/live';
+import { isLive, LIFECYCLE_FIELDS, type Lifecycle } from '#db/live';
 import { accessToItem } from '#domain/tenancy';
 
 /**
@@ -47,11 +47,11 @@ export interface BlastRadius {
   truncated: boolean;
 }
 
-interface ServiceRow { id: string; name?: string | null; service_floor_id?: string | null; deleted_at?: string | null; archived_at?: string | null }
-interface FloorRow { id: string; hostname?: string | null; deleted_at?: string | null; archived_at?: string | null }
+interface ServiceRow extends Lifecycle { id: string; name?: string | null; service_floor_id?: string | null }
+interface FloorRow extends Lifecycle { id: string; hostname?: string | null }
 /** Projections of the connection and link entities: only what the graph needs. */
-type ConnectionRow = Pick<Connection, 'a_type' | 'a_id' | 'b_type' | 'b_id' | 'direction'> & { deleted_at?: string | null };
-type LinkRow = Pick<Link, 'from_service_id' | 'to_service_id'> & { deleted_at?: string | null };
+type ConnectionRow = Pick<Connection, 'a_type' | 'a_id' | 'b_type' | 'b_id' | 'direction'> & Lifecycle;
+type LinkRow = Pick<Link, 'from_service_id' | 'to_service_id'> & Lifecycle;
 
 export interface Topology {
   services: ServiceRow[];
@@ -132,12 +132,11 @@ export function computeBlastRadius(t: Topology, origin: NodeRef, maxDepth: numbe
 
 /** The environment's topology: four Queries on its key prefixes, in parallel, fetching only what the graph needs. */
 async function loadTopology(projectId: string, envId: string): Promise<Topology> {
-  const live = ['deleted_at', 'archived_at'];
   const [services, floors, connections, links] = await Promise.all([
-    queryPrefix<ServiceRow>(projectId, keys.servicePrefix(envId), { projection: ['id', 'name', 'service_floor_id', ...live] }),
-    queryPrefix<FloorRow>(projectId, keys.floorPrefix(envId), { projection: ['id', 'hostname', ...live] }),
-    queryPrefix<ConnectionRow>(projectId, keys.connectionPrefix(envId), { projection: ['a_type', 'a_id', 'b_type', 'b_id', 'direction', 'deleted_at'] }),
-    queryPrefix<LinkRow>(projectId, keys.linkPrefix(envId), { projection: ['from_service_id', 'to_service_id', 'deleted_at'] }),
+    queryPrefix<ServiceRow>(projectId, keys.servicePrefix(envId), { projection: ['id', 'name', 'service_floor_id', ...LIFECYCLE_FIELDS] }),
+    queryPrefix<FloorRow>(projectId, keys.floorPrefix(envId), { projection: ['id', 'hostname', ...LIFECYCLE_FIELDS] }),
+    queryPrefix<ConnectionRow>(projectId, keys.connectionPrefix(envId), { projection: ['a_type', 'a_id', 'b_type', 'b_id', 'direction', ...LIFECYCLE_FIELDS] }),
+    queryPrefix<LinkRow>(projectId, keys.linkPrefix(envId), { projection: ['from_service_id', 'to_service_id', ...LIFECYCLE_FIELDS] }),
   ]);
   return { services, floors, connections, links };
 }

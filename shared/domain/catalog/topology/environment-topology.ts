@@ -1,5 +1,5 @@
 import { keys } from '#db/keys';
-import { isLive } from '#db/live';
+import { isLive, LIFECYCLE_FIELDS, type Lifecycle } from '#db/live';
 import { queryPrefix } from '#db/query';
 import { actorAccount, type AppContext } from '#shared/context';
 import { byText } from '#shared/text';
@@ -54,15 +54,12 @@ export interface EnvironmentTopology {
   };
 }
 
-type Lifecycle = { deleted_at?: string | null; archived_at?: string | null };
 type ServiceRow = Lifecycle & { id: string; name: string; group_id?: string | null; service_floor_id?: string | null; network_ids?: string[] };
 type FloorRow = Lifecycle & { id: string; hostname?: string | null; floor_type?: string | null; network_ids?: string[] };
 type NetworkRow = Lifecycle & { id: string; name: string; cidr?: string | null };
 type GroupRow = Lifecycle & { id: string; name: string };
 type ConnectionRow = Lifecycle & Pick<Connection, 'id' | 'a_type' | 'a_id' | 'b_type' | 'b_id' | 'direction' | 'name' | 'created_at' | 'position'>;
 type LinkRow = Lifecycle & { id: string; from_service_id: string; to_service_id: string; created_at: string };
-
-const LIFECYCLE = ['deleted_at', 'archived_at'];
 
 /**
  * The environment's items the drawing needs: one Query per kind's key prefix, all in parallel
@@ -71,14 +68,14 @@ const LIFECYCLE = ['deleted_at', 'archived_at'];
 async function readItems(projectId: string, envId: string, what: { floors: boolean; networks: boolean; connections: boolean }) {
   const none = Promise.resolve([]);
   const [services, groups, floors, networks, connections, links] = await Promise.all([
-    queryPrefix<ServiceRow>(projectId, keys.servicePrefix(envId), { projection: ['id', 'name', 'group_id', 'service_floor_id', 'network_ids', ...LIFECYCLE] }),
-    queryPrefix<GroupRow>(projectId, keys.groupPrefix(envId), { projection: ['id', 'name', ...LIFECYCLE] }),
-    what.floors ? queryPrefix<FloorRow>(projectId, keys.floorPrefix(envId), { projection: ['id', 'hostname', 'floor_type', 'network_ids', ...LIFECYCLE] }) : none,
-    what.networks ? queryPrefix<NetworkRow>(projectId, keys.networkPrefix(envId), { projection: ['id', 'name', 'cidr', ...LIFECYCLE] }) : none,
+    queryPrefix<ServiceRow>(projectId, keys.servicePrefix(envId), { projection: ['id', 'name', 'group_id', 'service_floor_id', 'network_ids', ...LIFECYCLE_FIELDS] }),
+    queryPrefix<GroupRow>(projectId, keys.groupPrefix(envId), { projection: ['id', 'name', ...LIFECYCLE_FIELDS] }),
+    what.floors ? queryPrefix<FloorRow>(projectId, keys.floorPrefix(envId), { projection: ['id', 'hostname', 'floor_type', 'network_ids', ...LIFECYCLE_FIELDS] }) : none,
+    what.networks ? queryPrefix<NetworkRow>(projectId, keys.networkPrefix(envId), { projection: ['id', 'name', 'cidr', ...LIFECYCLE_FIELDS] }) : none,
     what.connections
-      ? queryPrefix<ConnectionRow>(projectId, keys.connectionPrefix(envId), { projection: ['id', 'a_type', 'a_id', 'b_type', 'b_id', 'direction', 'name', 'created_at', 'position', ...LIFECYCLE] })
+      ? queryPrefix<ConnectionRow>(projectId, keys.connectionPrefix(envId), { projection: ['id', 'a_type', 'a_id', 'b_type', 'b_id', 'direction', 'name', 'created_at', 'position', ...LIFECYCLE_FIELDS] })
       : none,
-    what.connections ? queryPrefix<LinkRow>(projectId, keys.linkPrefix(envId), { projection: ['id', 'from_service_id', 'to_service_id', 'created_at', ...LIFECYCLE] }) : none,
+    what.connections ? queryPrefix<LinkRow>(projectId, keys.linkPrefix(envId), { projection: ['id', 'from_service_id', 'to_service_id', 'created_at', ...LIFECYCLE_FIELDS] }) : none,
   ]);
   return {
     services: services.filter(isLive).sort(byText((s) => s.name)),

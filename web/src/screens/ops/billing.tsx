@@ -1,9 +1,9 @@
 import { useEffect, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
-import { api, ok, Problem, type InvoiceDetail, type LimitsStatus, type Plan } from '../../api';
+import { api, ok, ApiError, type InvoiceDetail, type LimitsStatus, type Plan } from '../../api';
 import { to } from '../../links';
 import { Alert, Loaded, message, Page, useAction, useLoad } from '../../ui';
-import { isDowngrade, limitText, money, priceOf, when } from './plans';
+import { limitText, money, priceOf, when } from './plans';
 import { TableWrap } from './table-wrap';
 
 const KINDS = [
@@ -57,11 +57,33 @@ function Limits(props: { status: LimitsStatus }) {
   );
 }
 
+/**
+ * The plans the service takes as a downgrade of the current one: those it answers the downgrade preflight
+ * for. It refuses the others ('not a downgrade', 400), which are chosen instead; the rule is the service's
+ * alone (`shared/domain/lifecycle/downgrade.ts`), asked here rather than copied.
+ */
+async function downgradesOf(plans: Plan[], currentId: string | undefined, signal: AbortSignal): Promise<Set<string>> {
+  if (!currentId) return new Set();
+  const candidates = plans.filter((p) => p.id !== currentId && p.interval !== 'custom');
+  const answers = await Promise.all(
+    candidates.map((p) =>
+      ok(api.POST('/me/downgrade/preflight', { body: { to_plan_id: p.id }, signal })).then(
+        () => p.id,
+        (err: unknown) => {
+          if (err instanceof ApiError) return undefined;
+          throw err;
+        },
+      ),
+    ),
+  );
+  return new Set(answers.filter((id) => id !== undefined));
+}
+
 /** The public plans, monthly and annual side by side; choosing goes to the checkout (paid), applies (free) or to the preflight (downgrade). */
 function Plans(props: { plans: Plan[]; currentId?: string }) {
   const [busy, setBusy] = useState<string>();
   const [error, setError] = useState<string>();
-  const current = props.plans.find((p) => p.id === props.currentId);
+  const downgrades = useLoad((signal) => downgradesOf(props.plans, props.currentId, signal), [props.plans, props.currentId]);
   const { route } = useLocation();
   const choose = async (plan: Plan) => {
     setBusy(plan.id);
@@ -106,7 +128,7 @@ function Plans(props: { plans: Plan[]; currentId?: string }) {
                       <strong>Current plan</strong>
                     ) : p.interval === 'custom' ? (
                       <span class="muted">Ask sales</span>
-                    ) : current && isDowngrade(current, p) ? (
+                    ) : downgrades.data?.has(p.id) ? (
                       <button type="button" onClick={() => route(to.downgrade(p.id))} aria-label={`Downgrade to ${label}`}>Downgrade…</button>
                     ) : (
                       <button type="button" class="primary" disabled={busy !== undefined} onClick={() => void choose(p)} aria-label={`Choose ${label}`}>{busy === p.id ? 'Opening checkout…' : 'Choose'}</button>
@@ -187,7 +209,7 @@ const RETURNS: Record<string, string> = {
 export function Billing() {
   const { query } = useLocation();
   const subscription = useLoad((signal) => ok(api.GET('/me/subscription', { signal })).catch((err) => {
-    if (err instanceof Problem && err.status === 404) return null; // SPEC: no active subscription is a normal state
+    if (err instanceof ApiError && err.status === 404) return null; // SPEC: no active subscription is a normal state
     throw err;
   }), []);
   const limits = useLoad((signal) => ok(api.GET('/me/limits/status', { signal })), []);

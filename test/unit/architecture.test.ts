@@ -309,14 +309,14 @@ describe('6. shared code outside the domain imports no context', () => {
 describe('7. web/ and clients/ stay inside their own package', () => {
   const web = {
     'web/src/main.tsx': "import { h } from 'preact';\nimport { App } from './app';\nimport './styles.css';\nexport const main = () => h(App, {});\n",
-    'web/src/app.tsx': "import type { paths } from '@infracat/client/schema';\nexport const App = (_: Partial<paths>) => null;\n",
+    'web/src/app.tsx': "import type { paths } from '@infracat/client/schema';\nimport { createInfracatClient } from '@infracat/client/client';\nexport const App = (_: Partial<paths>) => createInfracatClient && null;\n",
     'web/src/styles.css': 'body { margin: 0; }\n',
     'clients/typescript/src/index.ts': "export * from './client';\nexport type { paths } from './schema.js';\n",
     'clients/typescript/src/client.ts': "import createClient from 'openapi-fetch';\nexport const client = createClient;\n",
     'clients/typescript/src/schema.d.ts': 'export interface paths { x: 1 }\n',
   };
 
-  it('allows their own files (.tsx, assets, .js names of .d.ts files), npm packages and, in web, @infracat/client', () => {
+  it('allows their own files (.tsx, assets, .js names of .d.ts files), npm packages and, in web, @infracat/client and its modules', () => {
     expect(check(web)).toEqual([]);
   });
 

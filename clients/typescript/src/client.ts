@@ -180,7 +180,7 @@ export class InfracatClient {
 
   private async setTokens(tokens: Pick<Tokens, 'access_token'> & Partial<Tokens>) {
     this.accessToken = tokens.access_token;
-    if (this.cookie || !tokens.refresh_token) return; // the refresh token stays in its cookie: no pair to hand out
+    if (this.cookie || !tokens.refresh_token) return; // in cookie mode the refresh token stays in its cookie: no pair to hand out
     this.refreshToken = tokens.refresh_token;
     await this.opts.onTokens?.({ access_token: tokens.access_token, refresh_token: tokens.refresh_token });
   }

@@ -334,6 +334,14 @@ describe('7. web/ and clients/ stay inside their own package', () => {
     ]);
   });
 
+  it("lets the service import the client package's shared rules on plan data, and nothing else of it", () => {
+    const rules = { ...web, 'clients/typescript/src/plans.ts': 'export const isFreePlan = (p: { price_cents: number }) => p.price_cents === 0;\n' };
+    expect(check({ ...rules, 'shared/domain/billing/plan-changes.ts': "export { isFreePlan } from '../../../clients/typescript/src/plans';\n" })).toEqual([]);
+    expect(check({ ...rules, 'shared/domain/billing/plan-changes.ts': "import { client } from '../../../clients/typescript/src/client';\nexport const c = client;\n" })).toEqual([
+      'shared/domain/billing/plan-changes.ts → clients/typescript/src/client.ts: of the client package, only clients/typescript/src/plans.ts (rules both sides apply) is the service\'s to import',
+    ]);
+  });
+
   it('reports the client importing infra/ or the dashboard', () => {
     expect(
       check({

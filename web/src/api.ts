@@ -78,7 +78,6 @@ export type ApiKey = Json<paths['/me/api-keys']['get']['responses'][200]>[number
 export type NewApiKey = Json<paths['/me/api-keys']['post']['responses'][201]>;
 export type ApiKeyInput = Body<paths['/me/api-keys']['post']>;
 
-
 export { ApiError };
 export { multipart } from '@infracat/client/client';
 export { cursorPage } from '@infracat/client/paging';
@@ -105,7 +104,7 @@ export async function signedIn(tokens: { access_token: string }): Promise<void> 
 }
 
 /** Exchanges the refresh cookie for a new access token; false when there is no session (any more). */
-export async function refreshSession(): Promise<boolean> {
+async function refreshSession(): Promise<boolean> {
   try {
     await client.refresh();
     return true;

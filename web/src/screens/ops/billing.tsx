@@ -3,6 +3,7 @@ import { useLocation } from 'preact-iso';
 import { api, ok, ApiError, type InvoiceDetail, type LimitsStatus, type Plan } from '../../api';
 import { to } from '../../links';
 import { Alert, Loaded, message, Page, useAction, useLoad } from '../../ui';
+import { isDowngrade } from '@infracat/client/plans';
 import { limitText, money, priceOf, when } from './plans';
 import { TableWrap } from './table-wrap';
 
@@ -57,33 +58,11 @@ function Limits(props: { status: LimitsStatus }) {
   );
 }
 
-/**
- * The plans the service takes as a downgrade of the current one: those it answers the downgrade preflight
- * for. It refuses the others ('not a downgrade', 400), which are chosen instead; the rule is the service's
- * alone (`shared/domain/lifecycle/downgrade.ts`), asked here rather than copied.
- */
-async function downgradesOf(plans: Plan[], currentId: string | undefined, signal: AbortSignal): Promise<Set<string>> {
-  if (!currentId) return new Set();
-  const candidates = plans.filter((p) => p.id !== currentId && p.interval !== 'custom');
-  const answers = await Promise.all(
-    candidates.map((p) =>
-      ok(api.POST('/me/downgrade/preflight', { body: { to_plan_id: p.id }, signal })).then(
-        () => p.id,
-        (err: unknown) => {
-          if (err instanceof ApiError) return undefined;
-          throw err;
-        },
-      ),
-    ),
-  );
-  return new Set(answers.filter((id) => id !== undefined));
-}
-
 /** The public plans, monthly and annual side by side; choosing goes to the checkout (paid), applies (free) or to the preflight (downgrade). */
 function Plans(props: { plans: Plan[]; currentId?: string }) {
   const [busy, setBusy] = useState<string>();
   const [error, setError] = useState<string>();
-  const downgrades = useLoad((signal) => downgradesOf(props.plans, props.currentId, signal), [props.plans, props.currentId]);
+  const current = props.plans.find((p) => p.id === props.currentId);
   const { route } = useLocation();
   const choose = async (plan: Plan) => {
     setBusy(plan.id);
@@ -128,7 +107,7 @@ function Plans(props: { plans: Plan[]; currentId?: string }) {
                       <strong>Current plan</strong>
                     ) : p.interval === 'custom' ? (
                       <span class="muted">Ask sales</span>
-                    ) : downgrades.data?.has(p.id) ? (
+                    ) : current && isDowngrade(current, p) ? (
                       <button type="button" onClick={() => route(to.downgrade(p.id))} aria-label={`Downgrade to ${label}`}>Downgrade…</button>
                     ) : (
                       <button type="button" class="primary" disabled={busy !== undefined} onClick={() => void choose(p)} aria-label={`Choose ${label}`}>{busy === p.id ? 'Opening checkout…' : 'Choose'}</button>

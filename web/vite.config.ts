@@ -10,6 +10,9 @@ export default defineConfig({
   root: fileURLToPath(new URL('.', import.meta.url)),
   base: '/',
   logLevel: 'warn',
+  // `@infracat/client/<module>` is the client package's source (web/tsconfig.json's `paths`), one module
+  // each, so the bundle takes only the browser-safe parts (never the CLI's Node dependencies).
+  resolve: { tsconfigPaths: true },
   oxc: { jsx: { runtime: 'automatic', importSource: 'preact' } },
   build: {
     outDir: 'dist',

@@ -17,8 +17,10 @@ export const WEB_ROOT = fileURLToPath(new URL('../../web/', import.meta.url));
 export const WEB_DIST = join(WEB_ROOT, 'dist');
 const STAMP = '.source-hash';
 const LOCKFILE = fileURLToPath(new URL('../../package-lock.json', import.meta.url));
+/** The client package's modules the dashboard imports (`@infracat/client/<module>`, web/tsconfig.json's `paths`). */
+const CLIENT_SRC = fileURLToPath(new URL('../../clients/typescript/src/', import.meta.url));
 
-/** Every file the build reads (web/ but its output and modules, and the lockfile): its content hash says whether `dist` is current. */
+/** Every file the build reads (web/ but its output and modules, the client package's sources, the lockfile): its content hash says whether `dist` is current. */
 export function webSourceHash(): string {
   const hash = createHash('sha256');
   const walk = (dir: string) => {
@@ -33,6 +35,7 @@ export function webSourceHash(): string {
     }
   };
   walk(WEB_ROOT);
+  walk(CLIENT_SRC);
   hash.update(readFileSync(LOCKFILE));
   return hash.digest('hex');
 }

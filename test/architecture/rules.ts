@@ -17,6 +17,8 @@ import type { Edge, ImportGraph, Unresolved } from './import-graph';
  *    the contexts build on it, so it cannot build on them (what both need lives in a leaf, e.g. `shared/actor.ts`).
  * 7. `web/` and `clients/` are packages of their own: their files import their own package's files and npm packages,
  *    and the dashboard the client package (`@infracat/client`); never `shared/`, `functions/`, `infra/` or the other.
+ *    The service reaches into the client package for one file only: `SHARED_CLIENT_RULES`, the pure rules on the API's
+ *    data that the dashboard must apply before calling (one place for both, never a copy).
  * Domain files must sit in a known context folder, so that a new context cannot slip past rules 1 and 2.
  */
 
@@ -79,6 +81,7 @@ function edgeViolations({ from, to }: Edge): string[] {
   // 7. The dashboard and the client stay inside their own package.
   const pkg = packageOf(from);
   if (pkg && !to.startsWith(`${pkg.dir}/`)) problems.push(`${pkg.dir} is a package of its own: it may import only its own files, npm packages${pkg.client ? ' and @infracat/client' : ''}`);
+  if (!pkg && to.startsWith('clients/') && to !== SHARED_CLIENT_RULES) problems.push(`of the client package, only ${SHARED_CLIENT_RULES} (rules both sides apply) is the service's to import`);
   return problems;
 }
 
@@ -88,6 +91,8 @@ const PACKAGES = [
   { dir: 'clients', client: false },
 ];
 const packageOf = (file: string) => PACKAGES.find((p) => file.startsWith(`${p.dir}/`));
+/** 7. The one file of the client package the service imports: pure rules on plan data, applied by the dashboard and the service alike. */
+export const SHARED_CLIENT_RULES = 'clients/typescript/src/plans.ts';
 
 /** 7. (part) Of the repository's own packages, only the dashboard imports one: the client. */
 function packageViolations({ from, specifier }: Unresolved): string[] {

@@ -309,14 +309,14 @@ describe('6. shared code outside the domain imports no context', () => {
 describe('7. web/ and clients/ stay inside their own package', () => {
   const web = {
     'web/src/main.tsx': "import { h } from 'preact';\nimport { App } from './app';\nimport './styles.css';\nexport const main = () => h(App, {});\n",
-    'web/src/app.tsx': "import type { paths } from '@infracat/client/schema';\nexport const App = (_: Partial<paths>) => null;\n",
+    'web/src/app.tsx': "import type { paths } from '@infracat/client/schema';\nimport { createInfracatClient } from '@infracat/client/client';\nexport const App = (_: Partial<paths>) => createInfracatClient && null;\n",
     'web/src/styles.css': 'body { margin: 0; }\n',
     'clients/typescript/src/index.ts': "export * from './client';\nexport type { paths } from './schema.js';\n",
     'clients/typescript/src/client.ts': "import createClient from 'openapi-fetch';\nexport const client = createClient;\n",
     'clients/typescript/src/schema.d.ts': 'export interface paths { x: 1 }\n',
   };
 
-  it('allows their own files (.tsx, assets, .js names of .d.ts files), npm packages and, in web, @infracat/client', () => {
+  it('allows their own files (.tsx, assets, .js names of .d.ts files), npm packages and, in web, @infracat/client and its modules', () => {
     expect(check(web)).toEqual([]);
   });
 
@@ -331,6 +331,14 @@ describe('7. web/ and clients/ stay inside their own package', () => {
       'web/src/app.tsx → functions/projects/routes.ts: web is a package of its own: it may import only its own files, npm packages and @infracat/client',
       'web/src/app.tsx → shared/context.ts: web is a package of its own: it may import only its own files, npm packages and @infracat/client',
       "web/src/app.tsx:3 → '@infracat/web-kit': web may not import @infracat/web-kit (only @infracat/client)",
+    ]);
+  });
+
+  it("lets the service import the client package's shared rules on plan data, and nothing else of it", () => {
+    const rules = { ...web, 'clients/typescript/src/plans.ts': 'export const isFreePlan = (p: { price_cents: number }) => p.price_cents === 0;\n' };
+    expect(check({ ...rules, 'shared/domain/billing/plan-changes.ts': "export { isFreePlan } from '../../../clients/typescript/src/plans';\n" })).toEqual([]);
+    expect(check({ ...rules, 'shared/domain/billing/plan-changes.ts': "import { client } from '../../../clients/typescript/src/client';\nexport const c = client;\n" })).toEqual([
+      'shared/domain/billing/plan-changes.ts → clients/typescript/src/client.ts: of the client package, only clients/typescript/src/plans.ts (rules both sides apply) is the service\'s to import',
     ]);
   });
 

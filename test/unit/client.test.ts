@@ -1,12 +1,13 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ApiError, collect, createInfracatClient, type Tokens } from '../../clients/typescript/src/index';
+import { ApiError, collect, createInfracatClient, cursorPage, eachOffsetPage, type Tokens } from '../../clients/typescript/src/index';
 
 /**
  * The typed client against a small stand-in of the service (node:http): what it does by itself —
  * second factor at sign-in, refresh on 'Invalid or expired token', retry after Retry-After on
- * 429/503, paging to the end, one error class for every refusal.
+ * 429/503, paging to the end, one error class for every refusal; and the browser's way, with the
+ * refresh token in a cookie.
  */
 const PROJECT = '11111111-1111-4111-8111-111111111111';
 const ENV = '22222222-2222-4222-8222-222222222222';
@@ -15,7 +16,7 @@ const AUDIT = Array.from({ length: 7 }, (_, i) => ({ id: `a-${i}` }));
 
 let server: Server;
 let baseUrl: string;
-const state = { access: 'access-1', refresh: 'refresh-1', generation: 1, throttle: 0, unavailable: 0, rejectAll: false, log: [] as string[], keys: [] as (string | undefined)[] };
+const state = { access: 'access-1', refresh: 'refresh-1', generation: 1, throttle: 0, unavailable: 0, rejectAll: false, log: [] as string[], bodies: [] as string[], keys: [] as (string | undefined)[] };
 
 function reply(res: ServerResponse, status: number, body?: unknown, headers: Record<string, string> = {}) {
   res.writeHead(status, { 'content-type': 'application/json', ...headers });
@@ -41,7 +42,9 @@ async function handle(req: IncomingMessage, res: ServerResponse) {
     return reply(res, 200, pair());
   }
   if (url.pathname === '/auth/token/refresh') {
-    if (body.refresh_token !== state.refresh) return reply(res, 401, { detail: 'Invalid refresh token' });
+    state.bodies.push(text);
+    const cookie = /(?:^|; )refresh_token=([^;]*)/.exec(req.headers.cookie ?? '')?.[1];
+    if ((body.refresh_token ?? cookie) !== state.refresh) return reply(res, 401, { detail: 'Invalid refresh token' });
     return reply(res, 200, pair());
   }
   if (state.rejectAll || req.headers.authorization !== `Bearer ${state.access}`) return reply(res, 401, { detail: 'Invalid or expired token' }, { 'www-authenticate': 'Bearer' });
@@ -78,7 +81,7 @@ beforeAll(async () => {
 });
 afterAll(() => new Promise<void>((r) => server.close(() => r())));
 beforeEach(() => {
-  Object.assign(state, { access: 'access-1', refresh: 'refresh-1', generation: 1, throttle: 0, unavailable: 0, rejectAll: false, log: [], keys: [] });
+  Object.assign(state, { access: 'access-1', refresh: 'refresh-1', generation: 1, throttle: 0, unavailable: 0, rejectAll: false, log: [], bodies: [], keys: [] });
 });
 
 describe('the typed client', () => {
@@ -171,6 +174,11 @@ describe('the typed client', () => {
     expect(byDefault).toHaveLength(250);
     const audit = await collect(client.auditLog(PROJECT));
     expect(audit.map((a) => a.id)).toEqual(AUDIT.map((a) => a.id));
+    // Page by page, as a screen shows them: the pages' sizes, and one cursor page with the next page's cursor.
+    const pages = await collect(eachOffsetPage((page) => client.api.GET('/services', { params: { query: { project_id: PROJECT, environment_id: ENV, ...page } } }), { limit: 100 }));
+    expect(pages.map((p) => p.length)).toEqual([100, 100, 50]);
+    const first = await cursorPage(client.api.GET('/projects/{project_id}/audit-log', { params: { path: { project_id: PROJECT } } }));
+    expect([first.items.map((a) => a.id), first.next]).toEqual([['a-0', 'a-1', 'a-2'], '3']);
   });
 
   it('turns every refusal into one ApiError with status, detail and the raw body', async () => {
@@ -182,5 +190,36 @@ describe('the typed client', () => {
     expect(invalid).toMatchObject({ status: 422, detail: 'body.name: Field required' });
     expect(invalid.body.detail[0].type).toBe('missing');
     expect(invalid.message).toBe('422 body.name: Field required');
+    // A form shows a 422 by the fields it names.
+    expect([invalid.issues, invalid.fields]).toEqual([[{ loc: ['body', 'name'], msg: 'Field required', type: 'missing' }], { name: 'Field required' }]);
+    expect([notFound.issues, notFound.fields]).toEqual([[], {}]);
+  });
+
+  it('in the browser: refreshes with an empty body and the refresh cookie, keeps no refresh token, and says when the session has ended', async () => {
+    const jar = { refresh_token: 'refresh-1' };
+    // What the browser does on the same origin: the HttpOnly cookie goes with every request.
+    const browserFetch = (req: Request) => {
+      req.headers.set('cookie', `refresh_token=${jar.refresh_token}`);
+      return fetch(req);
+    };
+    let ended = 0;
+    const client = createInfracatClient({ baseUrl, refreshCookie: true, fetch: browserFetch, onSessionEnded: () => void ended++ });
+    await client.signedIn({ access_token: 'access-1' });
+    expect((await client.api.GET('/auth/me')).data?.id).toBe('u1');
+    state.access = 'expired';
+    state.log = [];
+    expect((await client.api.GET('/auth/me')).data?.id).toBe('u1');
+    expect(state.log).toEqual(['GET /auth/me', 'POST /auth/token/refresh', 'GET /auth/me']);
+    expect(state.bodies).toEqual(['{}']);
+    expect(client.session).toEqual({ accessToken: 'access-2', refreshToken: undefined });
+    // The session is revoked elsewhere: the refresh is refused, the caller is told, the access token is gone.
+    jar.refresh_token = 'revoked';
+    state.access = 'expired-again';
+    await expect(client.api.GET('/auth/me')).rejects.toMatchObject({ name: 'ApiError', status: 401, detail: 'Invalid refresh token' });
+    expect([ended, client.session.accessToken]).toEqual([1, undefined]);
+    // Signed out, a call goes without a token and asks for no refresh of its own.
+    state.log = [];
+    await expect(client.api.GET('/auth/me')).rejects.toMatchObject({ status: 401, detail: 'Invalid or expired token' });
+    expect([state.log, ended]).toEqual([['GET /auth/me'], 1]);
   });
 });

@@ -1,6 +1,6 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { Problem } from './api';
+import { ApiError } from './api';
 
 /**
  * A screen: sets the document title and moves focus to its heading when it opens (a screen reader
@@ -72,12 +72,13 @@ export function Alert(props: { children?: ComponentChildren }) {
 
 /** A refusal as a sentence: SPEC's detail, or the 422 items that name no field of the form. */
 export function message(err: unknown, shownFields: string[] = []): string {
-  if (err instanceof Problem) {
-    if (Array.isArray(err.detail)) {
+  if (err instanceof ApiError) {
+    if (err.issues.length) {
       const rest = Object.entries(err.fields).filter(([f]) => !shownFields.includes(f));
-      return rest.length ? rest.map(([f, m]) => (f ? `${f}: ${m}` : m)).join('; ') : shownFields.length ? 'Please correct the fields marked below.' : err.message;
+      return rest.length ? rest.map(([f, m]) => (f ? `${f}: ${m}` : m)).join('; ') : 'Please correct the fields marked below.';
     }
-    return err.message;
+    // An answer without SPEC's detail (a proxy's error page) is not shown as it is.
+    return typeof (err.body as { detail?: unknown } | undefined)?.detail === 'string' ? err.detail : `The service answered ${err.status}`;
   }
   return err instanceof Error ? err.message : String(err);
 }
@@ -102,7 +103,7 @@ export function useSubmit(run: () => Promise<void>, shownFields: string[], expla
     try {
       await run();
     } catch (err) {
-      setShown(explain?.(err) ?? { fields: err instanceof Problem ? err.fields : {}, error: message(err, shownFields) });
+      setShown(explain?.(err) ?? { fields: err instanceof ApiError ? err.fields : {}, error: message(err, shownFields) });
     } finally {
       setBusy(false);
     }

@@ -15,8 +15,16 @@ export interface ClientOptions {
   /** A refresh token from an earlier session: the client gets its access token from it on the first call. */
   refreshToken?: string;
   accessToken?: string;
-  /** Called with every new pair (sign-in, refresh): store the refresh token here to keep the session. */
+  /**
+   * The browser's session: the refresh token is the HttpOnly `refresh_token` cookie the service sets at
+   * sign-in, which the page cannot read. A refresh posts an empty body on the same origin (the cookie
+   * goes with it) and only the access token is kept, in memory.
+   */
+  refreshCookie?: boolean;
+  /** Called with every new pair (sign-in, refresh; not with a cookie): store the refresh token here to keep the session. */
   onTokens?: (tokens: Tokens) => void | Promise<void>;
+  /** Called when the refresh a call needed is refused (the session was revoked or has expired). */
+  onSessionEnded?: () => void;
   /** 429 and 503 are retried after `Retry-After`: at most `attempts` tries in all (default 4), waiting at most `maxDelaySeconds` each (default 60). */
   retry?: { attempts?: number; maxDelaySeconds?: number; defaultDelaySeconds?: number };
   /** Another fetch (tests, proxies). */
@@ -82,6 +90,7 @@ export class InfracatClient {
   private refreshToken?: string;
   private refreshing?: Promise<string>;
   private readonly opts: ClientOptions;
+  private readonly cookie: boolean;
   private readonly sleep: (ms: number) => Promise<void>;
   private readonly doFetch: (input: Request) => Promise<Response>;
 
@@ -90,6 +99,7 @@ export class InfracatClient {
     this.baseUrl = opts.baseUrl.replace(/\/+$/, '');
     this.accessToken = opts.accessToken;
     this.refreshToken = opts.refreshToken;
+    this.cookie = opts.refreshCookie ?? false;
     this.sleep = opts.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
     this.doFetch = opts.fetch ?? ((req) => fetch(req));
     this.api = createClient<paths>({ baseUrl: this.baseUrl, fetch: this.doFetch, headers: opts.userAgent ? { 'user-agent': opts.userAgent } : undefined });
@@ -118,14 +128,25 @@ export class InfracatClient {
     return tokens;
   }
 
-  /** Exchanges the refresh token for a new pair (one refresh at a time; concurrent callers share it). */
+  /** Keeps the pair of a sign-in made through `api` (a registration, an invitation accepted with a password). */
+  async signedIn(tokens: Pick<Tokens, 'access_token'> & Partial<Tokens>): Promise<void> {
+    await this.setTokens(tokens);
+  }
+
+  /**
+   * Exchanges the refresh token (or cookie) for a new pair (one refresh at a time; concurrent callers
+   * share it). A refused refresh forgets the access token.
+   */
   refresh(): Promise<string> {
     this.refreshing ??= (async () => {
       try {
-        if (!this.refreshToken) throw new ApiError(401, 'Not signed in', undefined, 'POST /auth/token/refresh');
-        const { data } = await this.api.POST('/auth/token/refresh', { body: { refresh_token: this.refreshToken } });
+        if (!this.cookie && !this.refreshToken) throw new ApiError(401, 'Not signed in', undefined, 'POST /auth/token/refresh');
+        const { data } = await this.api.POST('/auth/token/refresh', { body: this.cookie ? {} : { refresh_token: this.refreshToken } });
         await this.setTokens(data!);
         return data!.access_token;
+      } catch (err) {
+        if (err instanceof ApiError) this.accessToken = undefined;
+        throw err;
       } finally {
         this.refreshing = undefined;
       }
@@ -137,7 +158,8 @@ export class InfracatClient {
   async logout(): Promise<void> {
     const refresh_token = this.refreshToken;
     try {
-      if (this.accessToken || refresh_token) await this.api.POST('/auth/logout', { body: refresh_token ? { refresh_token } : {} });
+      // The cookie, which this client cannot see, may hold a session even when no token is known.
+      if (this.cookie || this.accessToken || refresh_token) await this.api.POST('/auth/logout', { body: refresh_token ? { refresh_token } : {} });
     } finally {
       this.accessToken = undefined;
       this.refreshToken = undefined;
@@ -159,8 +181,9 @@ export class InfracatClient {
     return cursorPages((cursor) => this.api.GET('/me/audit-log', { params: { query: { ...query, ...(cursor ? { cursor } : {}) } } }));
   }
 
-  private async setTokens(tokens: Tokens) {
+  private async setTokens(tokens: Pick<Tokens, 'access_token'> & Partial<Tokens>) {
     this.accessToken = tokens.access_token;
+    if (this.cookie || !tokens.refresh_token) return; // in cookie mode the refresh token stays in its cookie: no pair to hand out
     this.refreshToken = tokens.refresh_token;
     await this.opts.onTokens?.({ access_token: tokens.access_token, refresh_token: tokens.refresh_token });
   }
@@ -207,11 +230,14 @@ export class InfracatClient {
             response = await this.doFetch(original.clone());
             continue;
           }
-          if (response.status === 401 && !refreshed && this.refreshToken && original.headers.get('authorization')?.startsWith('Bearer ') && !PUBLIC.has(schemaPath)) {
+          if (response.status === 401 && !refreshed && (this.cookie || this.refreshToken) && original.headers.get('authorization')?.startsWith('Bearer ') && !PUBLIC.has(schemaPath)) {
             const body = await response.clone().json().catch(() => undefined);
             if (detailOf(body) === EXPIRED_TOKEN) {
               refreshed = true;
-              const token = await this.refresh();
+              const token = await this.refresh().catch((err: unknown) => {
+                if (err instanceof ApiError) this.opts.onSessionEnded?.();
+                throw err;
+              });
               const again = original.clone();
               again.headers.set('authorization', `Bearer ${token}`);
               response = await this.doFetch(again);

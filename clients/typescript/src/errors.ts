@@ -20,6 +20,19 @@ export class ApiError extends Error {
     super(`${status} ${detail}`);
   }
 
+  /** A 422's failed fields as the service lists them (`detail` is then a list); empty for any other refusal. */
+  get issues(): Issue[] {
+    const detail = this.body && typeof this.body === 'object' ? (this.body as { detail?: unknown }).detail : undefined;
+    return Array.isArray(detail) ? (detail as Issue[]).filter((i) => Array.isArray(i?.loc)) : [];
+  }
+
+  /** The 422 items by the field they name (`name`, `links`, …; the first message of each); items naming no field are under ''. */
+  get fields(): Record<string, string> {
+    const out: Record<string, string> = {};
+    for (const issue of this.issues) out[fieldOf(issue)] ??= issue.msg;
+    return out;
+  }
+
   /** Builds the error from a refused response (reads its body). */
   static async fromResponse(response: Response, request: string): Promise<ApiError> {
     const text = await response.text().catch(() => '');
@@ -33,6 +46,16 @@ export class ApiError extends Error {
     return new ApiError(response.status, detailOf(body, response), body, request, retryAfter);
   }
 }
+
+/** One item of a 422 answer. */
+export interface Issue {
+  loc: (string | number)[];
+  msg: string;
+  type?: string;
+}
+
+/** The field an item names: `['body', 'links', 0]` → `links`; `['query', 'limit']` → `limit`; `['body']` → ''. */
+export const fieldOf = (issue: Issue): string => String(issue.loc.slice(1).find((p) => typeof p === 'string') ?? '');
 
 /** The `detail` of a refusal's body as one line. */
 export function detailOf(body: unknown, response?: Response): string {

@@ -7,24 +7,35 @@
 
 type Page<T> = Promise<{ data?: T[]; response: Response }>;
 
-/** Walks an offset/limit list to its end: `fetchPage({offset, limit})` is asked for page after page. */
-export async function* offsetPages<T>(fetchPage: (page: { offset: number; limit: number }) => Page<T>, opts: { limit?: number } = {}): AsyncGenerator<T, void, undefined> {
+/** Walks an offset/limit list to its end, page by page: `fetchPage({offset, limit})` is asked for page after page. */
+export async function* eachOffsetPage<T>(fetchPage: (page: { offset: number; limit: number }) => Page<T>, opts: { limit?: number } = {}): AsyncGenerator<T[], void, undefined> {
   const limit = opts.limit ?? 200;
   for (let offset = 0; ; ) {
     const { data = [] } = await fetchPage({ offset, limit });
-    yield* data;
+    yield data;
     if (data.length < limit) return;
     offset += data.length;
   }
+}
+
+/** Walks an offset/limit list to its end, item by item. */
+export async function* offsetPages<T>(fetchPage: (page: { offset: number; limit: number }) => Page<T>, opts: { limit?: number } = {}): AsyncGenerator<T, void, undefined> {
+  for await (const page of eachOffsetPage(fetchPage, opts)) yield* page;
+}
+
+/** One page of a cursor list: its items and the cursor of the next page (`X-Next-Cursor`; none on the last page). */
+export async function cursorPage<T>(call: Page<T>): Promise<{ items: T[]; next?: string }> {
+  const { data = [], response } = await call;
+  return { items: data, next: response.headers.get('x-next-cursor') ?? undefined };
 }
 
 /** Walks a cursor list to its end, following `X-Next-Cursor`. */
 export async function* cursorPages<T>(fetchPage: (cursor: string | undefined) => Page<T>): AsyncGenerator<T, void, undefined> {
   let cursor: string | undefined;
   do {
-    const { data = [], response } = await fetchPage(cursor);
-    yield* data;
-    cursor = response.headers.get('x-next-cursor') ?? undefined;
+    const page = await cursorPage(fetchPage(cursor));
+    yield* page.items;
+    cursor = page.next;
   } while (cursor);
 }
 

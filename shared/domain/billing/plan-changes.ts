@@ -32,7 +32,8 @@ export type CancelProviderSubscriptionJobMessage = z.infer<ReturnType<typeof can
  */
 
 /** SPEC: a free plan is one with price 0 or no interval; Enterprise+ (custom, price agreed with sales) is not free. */
-export const isFreePlan = (p: Plan) => p.interval === 'none' || (p.price_cents === 0 && p.interval !== 'custom');
+/** Rules on plan data the dashboard must apply before calling too: one place, in the client package (a pure leaf). */
+export { isDowngrade, isFreePlan } from '../../../clients/typescript/src/plans';
 
 /** Thrown by a step whose subscription changed since it was read: the whole transition is re-read and re-run. */
 export const SUBSCRIPTION_CHANGED = concurrentChange();

@@ -8,7 +8,7 @@ import { errorFields, log } from '#shared/log';
 import { actorAccount, type AppContext } from '#shared/context';
 import {
   ALREADY_ON_PLAN, PAID_PLANS_IN_BETA, PLAN_BY_ARRANGEMENT, PLAN_NOT_FOUND, NO_ACTIVE_SUBSCRIPTION, SUBSCRIPTION_CHANGED,
-  planChangeSteps, currentOf, getPlan, isFreePlan, listSubscriptions, retryWhileChanging, switchTo, type ChangeProviderPlanJobMessage, type Plan,
+  planChangeSteps, currentOf, getPlan, isDowngrade, isFreePlan, listSubscriptions, retryWhileChanging, switchTo, type ChangeProviderPlanJobMessage, type Plan,
 } from '#domain/billing';
 import { accountUsage, anyOver, overage } from './usage';
 import { windowOut, type DowngradeWindow } from './downgrade-window';
@@ -26,10 +26,6 @@ export type DeadlineKind = (typeof DEADLINE_KINDS)[number]['kind'];
 
 export const NOT_A_DOWNGRADE = 'This plan is not a downgrade of yours: choose it with POST /subscriptions/choose';
 
-const LIMITS = ['max_projects', 'max_envs_per_project', 'max_services', 'max_project_users', 'max_api_keys_per_user'] as const;
-const lower = (a: number | null, b: number | null) => a !== null && (b === null || a < b);
-/** A downgrade lowers at least one limit, or the price of the same limits. */
-export const isDowngrade = (from: Plan, to: Plan) => isFreePlan(to) !== isFreePlan(from) ? isFreePlan(to) : LIMITS.some((l) => lower(to[l], from[l])) || (LIMITS.every((l) => to[l] === from[l]) && to.price_cents < from.price_cents);
 
 /** The target of a downgrade: public, not arranged with sales, not the current plan, and smaller. */
 async function target(ctx: AppContext, toPlanId: string) {

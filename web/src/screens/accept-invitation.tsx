@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
-import { api, ok, Problem, signedIn } from '../api';
+import { api, ok, ApiError, signedIn } from '../api';
 import { to } from '../links';
 import { useSession } from '../session';
 import { Field, message, Page } from '../ui';
@@ -12,7 +12,7 @@ const CODE_REQUIRED = 'TOTP code required';
 /** What to tell someone whose link no longer works. */
 function problem(err: unknown): string {
   const text = message(err);
-  if (err instanceof Problem && /^Invitation (not found|expired)/.test(text)) {
+  if (err instanceof ApiError && /^Invitation (not found|expired)/.test(text)) {
     return `${text}: the link may have been replaced by a newer one or revoked. Ask whoever invited you to send the invitation again.`;
   }
   return text;
@@ -56,17 +56,17 @@ export function AcceptInvitation() {
 
   const create = run(async () => {
     const answer = await ok(api.POST('/invites/accept/by-token', { body: { token: token!, password: newPassword, name: name.trim() || null } }));
-    if ('access_token' in answer && typeof answer.access_token === 'string') signedIn({ access_token: answer.access_token });
+    if ('access_token' in answer && typeof answer.access_token === 'string') await signedIn({ access_token: answer.access_token });
     await accepted(answer);
   });
   const existing = run(async () => {
     try {
-      signedIn(await ok(api.POST('/auth/login', { body: { email, password, ...(code.trim() ? { totp_code: code.replace(/\s+/g, '') } : {}) } })));
+      await signedIn(await ok(api.POST('/auth/login', { body: { email, password, ...(code.trim() ? { totp_code: code.replace(/\s+/g, '') } : {}) } })));
     } catch (err) {
-      if (err instanceof Problem && err.detail === ACCEPT_FIRST) {
+      if (err instanceof ApiError && err.detail === ACCEPT_FIRST) {
         return setStatus({ text: 'This account has never signed in: accept with the first form, choosing its password there.', ok: false });
       }
-      if (err instanceof Problem && err.detail === CODE_REQUIRED) {
+      if (err instanceof ApiError && err.detail === CODE_REQUIRED) {
         return setStatus({ text: 'This account has a second factor: enter your authenticator or recovery code too.', ok: false });
       }
       throw err;

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
-import { api, ok, Problem, type Environment } from '../api';
+import { api, ok, ApiError, type Environment } from '../api';
 import { to } from '../links';
 import { Alert, ConfirmButton, Field, Loaded, message, Page, useLoad } from '../ui';
 
@@ -17,7 +17,7 @@ function NameForm(props: { label: string; button: string; onCreate: (name: strin
       await props.onCreate(name.trim());
       setName('');
     } catch (err) {
-      setError(err instanceof Problem && err.fields.name ? err.fields.name : message(err));
+      setError(err instanceof ApiError && err.fields.name ? err.fields.name : message(err));
     } finally {
       setBusy(false);
     }
@@ -71,7 +71,7 @@ function EnvironmentRow(props: { env: Environment; projectId: string; onChange: 
       setRenaming(false);
       props.onChange();
     } catch (err) {
-      setError(err instanceof Problem && err.fields.name ? err.fields.name : message(err));
+      setError(err instanceof ApiError && err.fields.name ? err.fields.name : message(err));
     }
   };
   return (

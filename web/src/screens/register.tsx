@@ -14,7 +14,7 @@ export function Register() {
   const [password, setPassword] = useState('');
   const { submit, busy, error, fields } = useSubmit(async () => {
     await ok(api.POST('/auth/register', { body: { email, password, ...(name.trim() ? { name: name.trim() } : {}) } }));
-    signedIn(await ok(api.POST('/auth/login', { body: { email, password } })));
+    await signedIn(await ok(api.POST('/auth/login', { body: { email, password } })));
     await session.signedIn();
     route(to.projects, true);
   }, ['name', 'email', 'password']);

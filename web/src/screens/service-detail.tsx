@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
-import { allServices, api, ok } from '../api';
+import { api, ok } from '../api';
+import { allServices } from '../services';
 import { to } from '../links';
 import { Alert, ConfirmButton, Loaded, message, Page, useLoad } from '../ui';
 import { Connections } from './connections';

@@ -1,5 +1,6 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { allServices, type Service } from '../api';
+import type { Service } from '../api';
+import { allServices } from '../services';
 import { to } from '../links';
 import { FilterForm, SortHeader, sortedByName, useUrlQuery, type FilterSpec } from '../table';
 import { Alert, message, Page } from '../ui';

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
-import { api, ok, Problem, signedIn } from '../api';
+import { api, ok, ApiError, signedIn } from '../api';
 import { safeNext, to } from '../links';
 import { useSession } from '../session';
 import { Alert, Field, message, Page, useSubmit } from '../ui';
@@ -20,18 +20,18 @@ export function SignIn() {
 
   const { submit, busy, error, fields, clear } = useSubmit(async () => {
     const tokens = await ok(api.POST('/auth/login', { body: { email, password, ...(askCode ? { totp_code: code.replace(/\s+/g, '') } : {}) } }));
-    signedIn(tokens);
+    await signedIn(tokens);
     await session.signedIn();
     route(safeNext(query.next), true);
   }, ['email', 'password', 'totp_code'], (err) => {
-    if (err instanceof Problem && err.status === 401 && err.detail === CODE_REQUIRED && !askCode) {
+    if (err instanceof ApiError && err.status === 401 && err.detail === CODE_REQUIRED && !askCode) {
       setAskCode(true);
       return {};
     }
-    if (err instanceof Problem && err.detail === CODE_INVALID) {
+    if (err instanceof ApiError && err.detail === CODE_INVALID) {
       return { fields: { totp_code: 'That code was not accepted. Enter the current code of your authenticator app, or an unused recovery code.' } };
     }
-    if (err instanceof Problem && err.status === 422) return { fields: err.fields, error: message(err, ['email', 'password', 'totp_code']) };
+    if (err instanceof ApiError && err.status === 422) return { fields: err.fields, error: message(err, ['email', 'password', 'totp_code']) };
     return { error: message(err) };
   });
 

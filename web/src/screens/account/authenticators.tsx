@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { api, ok, Problem, type Authenticator, type ProvisionedSecret } from '../../api';
+import { api, ok, ApiError, type Authenticator, type ProvisionedSecret } from '../../api';
 import { Alert, Field, message, useSubmit } from '../../ui';
 import { explainProof, ProofFields, useProof } from './proof';
 
@@ -80,11 +80,11 @@ function Enrol(props: { secret: ProvisionedSecret; onDone: (name: string) => voi
     await ok(api.POST('/auth/totp/verify', { body: { secret: props.secret.secret, code: code.replace(/\s+/g, ''), name: name.trim() } }));
     props.onDone(name.trim());
   }, ['name', 'code'], (err) => {
-    if (err instanceof Problem && typeof err.detail === 'string' && VERIFY_FIELDS[err.detail]) {
+    if (err instanceof ApiError && VERIFY_FIELDS[err.detail]) {
       const field = VERIFY_FIELDS[err.detail];
       return { fields: { [field]: field === 'code' ? 'That code was not accepted: type the six digits the app shows now (check that the phone’s clock is right).' : err.detail } };
     }
-    return { fields: err instanceof Problem ? err.fields : {}, error: message(err, ['name', 'code']) };
+    return { fields: err instanceof ApiError ? err.fields : {}, error: message(err, ['name', 'code']) };
   });
   return (
     <form class="enrol" onSubmit={submit}>

@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { Problem } from '../../api';
+import { ApiError } from '../../api';
 import { Field, message, type Explained } from '../../ui';
 
 /**
@@ -27,11 +27,11 @@ const REFUSED: Record<string, [field: 'current_password' | 'totp_code', advice: 
 
 /** A refusal of a form with proof fields: the proof's complaint under its field, the rest as a sentence. */
 export function explainProof(err: unknown, shownFields: string[] = []): Explained {
-  if (err instanceof Problem && typeof err.detail === 'string' && REFUSED[err.detail]) {
+  if (err instanceof ApiError && REFUSED[err.detail]) {
     const [field, advice] = REFUSED[err.detail];
     return { fields: { [field]: advice } };
   }
-  return { fields: err instanceof Problem ? err.fields : {}, error: message(err, [...shownFields, 'current_password', 'totp_code']) };
+  return { fields: err instanceof ApiError ? err.fields : {}, error: message(err, [...shownFields, 'current_password', 'totp_code']) };
 }
 
 /** The two fields, named uniquely per form (`prefix`), with their errors. */

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
-import { api, ok, Problem } from '../../api';
+import { api, ok, ApiError } from '../../api';
 import { to } from '../../links';
 import { Alert, Field, message, Page, useSubmit } from '../../ui';
 
@@ -58,14 +58,14 @@ function ChooseNewPassword(props: { token: string }) {
     await ok(api.POST('/auth/password/reset/confirm', { body: { token: props.token, new_password: password } }));
     setDone(true);
   }, ['new_password'], (err) => {
-    if (err instanceof Problem && typeof err.detail === 'string') {
+    if (err instanceof ApiError && !err.issues.length) {
       if (LINK_REFUSAL.test(err.detail)) {
         setDeadLink(true);
         return { error: `${err.detail}: this link cannot be used any more. Ask for a new one below.` };
       }
       if (err.status === 400) return { fields: { new_password: err.detail } };
     }
-    return { fields: err instanceof Problem ? err.fields : {}, error: message(err, ['new_password']) };
+    return { fields: err instanceof ApiError ? err.fields : {}, error: message(err, ['new_password']) };
   });
 
   if (done) {

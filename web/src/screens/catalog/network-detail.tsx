@@ -1,4 +1,5 @@
-import { allServices, api, ok, type Network } from '../../api';
+import { api, ok, type Network } from '../../api';
+import { allServices } from '../../services';
 import { attachedNetworkIds, type Holder } from '../../attachments';
 import { to } from '../../links';
 import { Loaded, Page, useLoad } from '../../ui';

@@ -1,4 +1,5 @@
-import { allServices, api, ok, type Floor } from '../../api';
+import { api, ok, type Floor } from '../../api';
+import { allServices } from '../../services';
 import { to } from '../../links';
 import { Loaded, Page, useLoad } from '../../ui';
 import { Connections } from '../connections';

@@ -1,5 +1,5 @@
 import { Fragment } from 'preact';
-import { api, okPage, type AuditEntry } from '../../api';
+import { api, cursorPage, type AuditEntry } from '../../api';
 import { to } from '../../links';
 import { floorName } from '../catalog/names';
 import { FilterForm, useUrlQuery, type FilterSpec } from '../../table';
@@ -44,7 +44,7 @@ export function AuditLog(props: { projectId: string }) {
   const envs = useLoad((signal) => api.GET('/environments', { params: { query: { project_id: props.projectId } }, signal }).then((r) => r.data ?? []), [props.projectId]);
   const log = useLoad(async (signal) => {
     const query = Object.fromEntries(Object.entries({ ...filters, cursor }).filter(([, v]) => v));
-    const page = await okPage(api.GET('/projects/{project_id}/audit-log', { params: { path: { project_id: props.projectId }, query: { ...query, limit: LOG_PAGE } }, signal }));
+    const page = await cursorPage(api.GET('/projects/{project_id}/audit-log', { params: { path: { project_id: props.projectId }, query: { ...query, limit: LOG_PAGE } }, signal }));
     return { ...page, names: await namesOf(page.items, signal) };
   }, [props.projectId, key]);
 

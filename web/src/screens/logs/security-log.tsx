@@ -1,5 +1,5 @@
 import { Fragment } from 'preact';
-import { api, okPage, type SecurityEntry } from '../../api';
+import { api, cursorPage, type SecurityEntry } from '../../api';
 import { useUrlQuery } from '../../table';
 import { Loaded, Page, useLoad } from '../../ui';
 import { CursorPager, LOG_PAGE, When } from './paging';
@@ -33,7 +33,7 @@ const REASONS: Record<string, string> = {
 /** The signed-in account's security log: sign-ins, refusals, second factors, sessions, newest first, paged by cursor. */
 export function SecurityLog() {
   const { applied, href, key } = useUrlQuery(['cursor'] as const);
-  const log = useLoad((signal) => okPage(api.GET('/auth/me/security-log', { params: { query: { limit: LOG_PAGE, ...(applied.cursor ? { cursor: applied.cursor } : {}) } }, signal })), [key]);
+  const log = useLoad((signal) => cursorPage(api.GET('/auth/me/security-log', { params: { query: { limit: LOG_PAGE, ...(applied.cursor ? { cursor: applied.cursor } : {}) } }, signal })), [key]);
   return (
     <Page title="Security log">
       <p class="muted">Sign-ins to your account, refused attempts and changes to how it is protected, newest first. If you see one you do not recognise, reset your password and end your other sessions.</p>

@@ -1,9 +1,10 @@
 import { useEffect, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
-import { api, ok, Problem, type InvoiceDetail, type LimitsStatus, type Plan } from '../../api';
+import { api, ok, ApiError, type InvoiceDetail, type LimitsStatus, type Plan } from '../../api';
 import { to } from '../../links';
 import { Alert, Loaded, message, Page, useAction, useLoad } from '../../ui';
-import { isDowngrade, limitText, money, priceOf, when } from './plans';
+import { isDowngrade } from '@infracat/client/plans';
+import { limitText, money, priceOf, when } from './plans';
 import { TableWrap } from './table-wrap';
 
 const KINDS = [
@@ -187,7 +188,7 @@ const RETURNS: Record<string, string> = {
 export function Billing() {
   const { query } = useLocation();
   const subscription = useLoad((signal) => ok(api.GET('/me/subscription', { signal })).catch((err) => {
-    if (err instanceof Problem && err.status === 404) return null; // SPEC: no active subscription is a normal state
+    if (err instanceof ApiError && err.status === 404) return null; // SPEC: no active subscription is a normal state
     throw err;
   }), []);
   const limits = useLoad((signal) => ok(api.GET('/me/limits/status', { signal })), []);

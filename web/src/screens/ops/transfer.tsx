@@ -1,10 +1,10 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import type { paths } from '@infracat/client/schema';
-import { api, formData, ok, type ExportBody, type ImpexRecord, type ImportBody } from '../../api';
+import { api, client, multipart, ok, type ExportBody, type ImpexRecord, type ImportBody } from '../../api';
 import { to } from '../../links';
 import { Alert, Loaded, message, Page, useLoad } from '../../ui';
-import { followJob, type JobProgress } from './follow-job';
+import { followJob, type JobProgress } from '@infracat/client/jobs';
 import { ImportDiff } from './import-plan';
 import { TableWrap } from './table-wrap';
 import { when } from './plans';
@@ -56,8 +56,8 @@ function ExportPanel(props: { projectId: string; envId: string; onDone: () => vo
     setProgress(undefined);
     try {
       const body: ExportBody = { project_id: props.projectId, environment_id: props.envId };
-      const started = await ok(api.POST('/impex/export', { body, bodySerializer: formData }));
-      const record = await followJob(started.job_id, setProgress);
+      const started = await ok(api.POST('/impex/export', { body, bodySerializer: multipart }));
+      const record = await followJob(client, started.job_id, { onProgress: setProgress });
       setDone(record);
       if (record.status === 'failed') setError(record.error ?? 'The export failed. Please try again.');
       props.onDone();
@@ -125,8 +125,8 @@ function ImportPanel(props: { projectId: string; envId: string; onDone: () => vo
     try {
       const upload_id = await upload(file, (sent, total) => setStage({ step, upload: { sent, total } }));
       const body: ImportBody = { project_id: props.projectId, environment_id: props.envId, dry_run: dryRun ? 'true' : 'false', upload_id, filename: file.name };
-      const started = await ok(api.POST('/impex/import', { body, bodySerializer: formData }));
-      const record = await followJob(started.job_id, (progress) => setStage({ step, progress }));
+      const started = await ok(api.POST('/impex/import', { body, bodySerializer: multipart }));
+      const record = await followJob(client, started.job_id, { onProgress: (progress) => setStage({ step, progress }) });
       setStage({ step: dryRun ? 'planned' : 'applied', record });
       if (record.status === 'failed') setError(record.error ?? 'The import failed. Please try again.');
       props.onDone();

@@ -1,4 +1,4 @@
-import { Problem, type Webhook, type WebhookEvent, type WebhookInput } from '../../api';
+import { ApiError, type Webhook, type WebhookEvent, type WebhookInput } from '../../api';
 import { Field, message, type Explained } from '../../ui';
 
 /** The event types a webhook may subscribe to (SPEC's Events; checked against the generated types). */
@@ -24,8 +24,8 @@ export const bodyOf = (d: WebhookDraft): WebhookInput => ({ url: d.url.trim(), e
 
 /** The service refuses a URL it will not deliver to with a 400 sentence: it belongs next to the URL field. */
 export function explainWebhookRefusal(err: unknown): Explained {
-  if (err instanceof Problem && err.status === 400 && typeof err.detail === 'string' && /url/i.test(err.detail)) return { fields: { url: err.detail } };
-  return { fields: err instanceof Problem ? err.fields : {}, error: message(err, ['url', 'events', 'description']) };
+  if (err instanceof ApiError && err.status === 400 && /url/i.test(err.detail)) return { fields: { url: err.detail } };
+  return { fields: err instanceof ApiError ? err.fields : {}, error: message(err, ['url', 'events', 'description']) };
 }
 
 /** URL, events (checkboxes) and description of a webhook, with the API's complaints next to them. */

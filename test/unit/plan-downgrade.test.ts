@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { PLAN_CATALOGUE, type Plan } from '#domain/billing';
+import { PLAN_CATALOGUE, isDowngrade, type Plan } from '#domain/billing';
 import type { Environment, Project } from '#domain/tenancy';
-import { anyOver, isDowngrade, overage, type AccountUsage } from '#domain/lifecycle';
+import { anyOver, overage, type AccountUsage } from '#domain/lifecycle';
 
 const plan = (name: string, interval: Plan['interval'] = 'monthly') => PLAN_CATALOGUE.find((p) => p.name === name && (name === 'Free' || name === 'Enterprise+' || p.interval === interval))!;
 
-describe('isDowngrade (lifecycle/downgrade): which plan changes go through the downgrade window', () => {
+describe('isDowngrade (clients/typescript/src/plans.ts, the one rule): which plan changes go through the downgrade window', () => {
   it.each<[string, Plan, Plan, boolean]>([
     ['Team to Starter lowers limits', plan('Team'), plan('Starter'), true],
     ['Business to Free is a downgrade', plan('Business'), plan('Free'), true],

@@ -57,7 +57,8 @@ export function startLocalQueues() {
       failed = true;
     }
     if (!failed) {
-      // At-least-once: the same message again, at once or after its visibility timeout.
+      // At-least-once: the same message again (once), at once or after its visibility timeout.
+      if (receiveCount > 1) return;
       if (strikes('sqs', 'duplicate')) return deliver(queue, messageId, body, receiveCount + 1);
       if (strikes('sqs', 'late')) return sleep(LATE_MS).then(() => deliver(queue, messageId, body, receiveCount + 1));
       return;

@@ -97,7 +97,7 @@ export function postTo(target: CheckedTarget, body: string, headers: Record<stri
     };
     const req = send(
       target.url,
-      { method: 'POST', lookup: pinned, headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), 'user-agent': 'infra-catalog-webhooks/1', ...headers }, timeout: opts.timeoutMs ?? SEND_TIMEOUT_MS },
+      { method: 'POST', lookup: pinned, headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), 'user-agent': 'infra-catalog-webhooks/1', ...headers } },
       (res) => {
         const chunks: Buffer[] = [];
         let size = 0;
@@ -116,9 +116,11 @@ export function postTo(target: CheckedTarget, body: string, headers: Record<stri
         res.on('error', finish);
       },
     );
-    req.on('timeout', () => {
-      req.destroy(new Error(`no response within ${(opts.timeoutMs ?? SEND_TIMEOUT_MS) / 1000} s`));
-    });
+    // One deadline for the whole attempt: the socket's idle timeout alone never fires for a receiver
+    // that drips a byte now and then, which would hold the worker until its own timeout.
+    const timeoutMs = opts.timeoutMs ?? SEND_TIMEOUT_MS;
+    const deadline = setTimeout(() => req.destroy(new Error(`no response within ${timeoutMs / 1000} s`)), timeoutMs);
+    req.on('close', () => clearTimeout(deadline));
     req.on('error', (err) => done({ status: null, body: String(err.message).slice(0, BODY_CAP) }));
     req.end(body);
   });

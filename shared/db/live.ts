@@ -17,7 +17,10 @@ export { allOf, conditionParams, type Condition } from './condition';
 export const LIVE_CONDITION =
   'attribute_exists(PK) AND (attribute_not_exists(deleted_at) OR deleted_at = :null) AND (attribute_not_exists(archived_at) OR archived_at = :null)';
 
-/** The live rule as a Condition, to join with others (allOf) or to filter a Query on. */
+/**
+ * The live rule as a Condition, to join with others (allOf) on a write. Not a Query's filter (a
+ * filter may not name the key, which `attribute_exists(PK)` does): filter on NOT_DELETED, then `isLive`.
+ */
 export const LIVE: Condition = { expression: LIVE_CONDITION, values: { ':null': null } };
 
 /**

@@ -71,15 +71,9 @@ export function zodNamedImports(root: string, files: readonly string[]): string[
  */
 const LIVENESS_EXPRESSION = /attribute_(?:not_)?exists\((?:deleted_at|archived_at)\)|(?:['"`(]|\b(?:AND|OR|NOT)\s+)\s*(?:deleted_at|archived_at)\s*(?:=|<>)\s*:\w+/g;
 
-/**
- * Files whose liveness expressions are converted once a concurrent split of them (issue 33) has
- * merged: connections.ts and the modules it is split into. Remove the entry then.
- */
-const PENDING_LIVENESS = /^shared\/domain\/catalog\/topology\/connection/;
-
 export function livenessExpressionsOutsideDb(root: string, files: readonly string[]): string[] {
   const found: string[] = [];
-  for (const file of files.filter((f) => /^(shared|functions)\//.test(f) && !f.startsWith('shared/db/') && !PENDING_LIVENESS.test(f))) {
+  for (const file of files.filter((f) => /^(shared|functions)\//.test(f) && !f.startsWith('shared/db/'))) {
     readFileSync(join(root, file), 'utf8')
       .split('\n')
       .forEach((line, i) => {

@@ -12,7 +12,7 @@ import { floorEntity, floorType, floorView, type Floor, type FloorOut, type Floo
 import type { Service } from './service-entity';
 import { serviceEventData } from './services';
 import { queryPrefix } from '#db/query';
-import { accessInEnvironment, accessToItem, envLiveCheck, retentionOfProject } from '#domain/tenancy';
+import { accessInEnvironment, accessToItem, envLiveCheck, retentionOfProject, type ItemRequest } from '#domain/tenancy';
 import { changeAudit, creationAudit } from '#shared/audit';
 import { byText } from '#shared/text';
 import { visible, setUnlessDeletedStep, allOf, NOT_DELETED, filterParams } from '#db/live';
@@ -156,15 +156,16 @@ export async function listFloors(ctx: AppContext, f: ListFloorsInput): Promise<F
   return floors.map((x) => floorView.project(x));
 }
 
+const MANAGE = { key: 'floors.manage', detail: FORBIDDEN_MANAGE } as const;
+
 /** The caller's access to one floor (2 round trips), the floor decoded; absent, deleted and foreign floors are the same 404. */
-export async function accessToFloor(floorId: string, userId: string) {
-  const { item, ...found } = await accessToItem<object>({ id: floorId, kind: 'floor', userId, notFound: notFound(FLOOR_NOT_FOUND) });
+export async function accessToFloor(floorId: string, userId: string, permission: ItemRequest['permission']) {
+  const { item, ...found } = await accessToItem<object>({ id: floorId, kind: 'floor', userId, notFound: notFound(FLOOR_NOT_FOUND), permission });
   return { ...found, floor: floorEntity.decode(item) };
 }
 
 export async function getFloor(ctx: AppContext, { floor_id }: { floor_id: string }): Promise<FloorOut> {
-  const { access, floor, located } = await accessToFloor(floor_id, actorAccount(ctx).id);
-  access.require('floors.view', FORBIDDEN_VIEW, located.envId);
+  const { floor } = await accessToFloor(floor_id, actorAccount(ctx).id, { key: 'floors.view', detail: FORBIDDEN_VIEW });
   return floorView.project(floor);
 }
 
@@ -172,8 +173,7 @@ export async function getFloor(ctx: AppContext, { floor_id }: { floor_id: string
 export const updateFloor = (ctx: AppContext, input: UpdateFloorInput & { floor_id: string }): Promise<FloorOut> => retryWhenStale(() => updateFloorOnce(ctx, input));
 
 async function updateFloorOnce(ctx: AppContext, { floor_id, ...input }: UpdateFloorInput & { floor_id: string }): Promise<FloorOut> {
-  const { access, floor, located } = await accessToFloor(floor_id, actorAccount(ctx).id);
-  access.require('floors.manage', FORBIDDEN_MANAGE, located.envId);
+  const { access, floor, located } = await accessToFloor(floor_id, actorAccount(ctx).id, MANAGE);
   const wanted: Partial<Floor> = { ...storedFields(input), ...(input.type ? { floor_type: input.type } : {}) };
   const changes = Object.fromEntries(Object.entries(wanted).filter(([k, v]) => JSON.stringify(v) !== JSON.stringify(floor[k as keyof Floor])));
   if (!Object.keys(changes).length) return floorView.project(floor);
@@ -193,8 +193,7 @@ async function updateFloorOnce(ctx: AppContext, { floor_id, ...input }: UpdateFl
 export async function deleteFloor(ctx: AppContext, { floor_id: floorId }: { floor_id: string }): Promise<void> {
   await retryWhenStale(async () => {
     // Read again on a retry: the listing removed is the one of the floor as read (listing.ts).
-    const { access, located, floor } = await accessToFloor(floorId, actorAccount(ctx).id);
-    access.require('floors.manage', FORBIDDEN_MANAGE, located.envId);
+    const { access, located, floor } = await accessToFloor(floorId, actorAccount(ctx).id, MANAGE);
     const { projectId, envId } = located;
     const days = await retentionOfProject(access.project);
     const now = ctx.clock.now().toISOString();

@@ -10,7 +10,7 @@ import { ipv4Address, ipv4Cidr, optionalText } from './fields';
 import { networkEntity, type Network } from './network-entity';
 import { claimNameStep, releaseNameStep, renameSteps, type NameScope } from '#db/unique-names';
 import { queryPrefix } from '#db/query';
-import { accessInEnvironment, accessToItem, envLiveCheck, retentionOfProject } from '#domain/tenancy';
+import { accessInEnvironment, accessToItem, envLiveCheck, retentionOfProject, type ItemRequest } from '#domain/tenancy';
 import { changeAudit, creationAudit } from '#shared/audit';
 import { byText } from '#shared/text';
 import { batchGet } from '#db/batch-get';
@@ -148,15 +148,16 @@ export async function listNetworks(ctx: AppContext, query: { project_id: string;
     .slice(offset, limit === undefined ? undefined : offset + limit);
 }
 
+const MANAGE = { key: 'networks.manage', detail: FORBIDDEN_MANAGE } as const;
+
 /** The caller's access to one network (404 for an unknown, foreign or deleted one), the network decoded. */
-async function accessToNetwork(ctx: AppContext, networkId: string) {
-  const found = await accessToItem<Record<string, unknown>>({ id: networkId, kind: 'network', userId: actorAccount(ctx).id, notFound: notFound(NETWORK_NOT_FOUND) });
+async function accessToNetwork(ctx: AppContext, networkId: string, permission: ItemRequest['permission']) {
+  const found = await accessToItem<Record<string, unknown>>({ id: networkId, kind: 'network', userId: actorAccount(ctx).id, notFound: notFound(NETWORK_NOT_FOUND), permission });
   return { ...found, item: networkEntity.decode(found.item) };
 }
 
 export async function getNetwork(ctx: AppContext, input: { network_id: string }): Promise<Network> {
-  const { access, item, located } = await accessToNetwork(ctx, input.network_id);
-  access.require('networks.view', FORBIDDEN_VIEW, located.envId);
+  const { item } = await accessToNetwork(ctx, input.network_id, { key: 'networks.view', detail: FORBIDDEN_VIEW });
   return item;
 }
 
@@ -165,8 +166,7 @@ export const updateNetwork = (ctx: AppContext, input: { network_id: string } & U
 
 async function updateNetworkOnce(ctx: AppContext, input: { network_id: string } & UpdateNetworkInput): Promise<Network> {
   const { network_id: networkId, ...patch } = input;
-  const { access, item, located } = await accessToNetwork(ctx, networkId);
-  access.require('networks.manage', FORBIDDEN_MANAGE, located.envId);
+  const { access, item, located } = await accessToNetwork(ctx, networkId, MANAGE);
   const wanted = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)) as Partial<Network>;
   const changes = Object.fromEntries(Object.entries(wanted).filter(([k, v]) => v !== item[k as keyof Network])) as Partial<Network>;
   if (!Object.keys(changes).length) return item;
@@ -189,8 +189,7 @@ async function updateNetworkOnce(ctx: AppContext, input: { network_id: string } 
 export const deleteNetwork = (ctx: AppContext, input: { network_id: string }): Promise<void> => retryWhenStale(() => deleteNetworkOnce(ctx, input));
 
 async function deleteNetworkOnce(ctx: AppContext, input: { network_id: string }): Promise<void> {
-  const { access, item, located } = await accessToNetwork(ctx, input.network_id);
-  access.require('networks.manage', FORBIDDEN_MANAGE, located.envId);
+  const { access, item, located } = await accessToNetwork(ctx, input.network_id, MANAGE);
   const now = ctx.clock.now().toISOString();
   const days = await retentionOfProject(access.project);
   const audit = changeAudit(ctx, 'network', 'delete', item, { before: auditedNetwork(item), after: null }, days);

@@ -23,6 +23,7 @@ export interface EnvRoleAssignment {
 
 export const toEnvRoleOut = (a: EnvRoleAssignment) => ({ id: a.id, environment_id: a.environment_id, user_id: a.user_id, role: a.role });
 export const NOT_AUTHORIZED_ROLES = 'Not authorized to manage environment roles';
+const MANAGE_ROLES = { key: 'env.roles.manage', detail: NOT_AUTHORIZED_ROLES } as const;
 
 /** Writes (or replaces) a user's role in an environment, keeping the assignment id stable across updates. */
 export function envRoleStep(projectId: string, envId: string, userId: string, role: EnvRole, id: string, auditHead?: string | null): TransactStep {
@@ -43,8 +44,7 @@ const CHANGED = concurrentChange();
 export async function assignEnvRole(ctx: AppContext, input: { environment_id: string; user_id: string; role: EnvRole }): Promise<EnvRoleAssignment> {
   const { environment_id: envId, user_id: userId, role } = input;
   const target = (projectId: string) => [...roleTargetKeys(projectId, userId), keys.envRole(projectId, envId, userId)];
-  const { access, env } = await accessToEnvironment(envId, actorAccount(ctx).id, undefined, target);
-  access.require('env.roles.manage', NOT_AUTHORIZED_ROLES, env.id);
+  const { access, env } = await accessToEnvironment(envId, actorAccount(ctx).id, { extra: target, permission: MANAGE_ROLES });
   const projectId = env.project_id;
   let items = access.extra;
   const { joined, assignment } = await retry(async (attempt) => {
@@ -83,8 +83,8 @@ export async function listEnvRoles(ctx: AppContext, input: { environment_id: str
 
 export async function removeEnvRole(ctx: AppContext, input: { environment_id: string; user_id: string }): Promise<void> {
   const roleKey = (projectId: string) => keys.envRole(projectId, input.environment_id, input.user_id);
-  const { access, env } = await accessToEnvironment(input.environment_id, actorAccount(ctx).id, undefined, (p) => [roleKey(p)]);
-  access.require('env.roles.manage', NOT_AUTHORIZED_ROLES, env.id);
+  const { access, env } = await accessToEnvironment(input.environment_id, actorAccount(ctx).id, { extra: (p) => [roleKey(p)], permission: MANAGE_ROLES });
+  // The assignment is not an item by id: its 404 comes after the environment's 403.
   const existing = access.extra.get(keyId(roleKey(env.project_id))) as EnvRoleAssignment | undefined;
   if (!existing) throw notFound('Role assignment not found');
   const audit = changeAudit(ctx, 'env_role', 'delete', { id: existing.id, project_id: env.project_id, environment_id: env.id, audit_head: existing.audit_head }, {

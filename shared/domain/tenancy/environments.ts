@@ -5,7 +5,7 @@ import { transact, concurrentChange, retryWhenStale, type TransactStep } from '#
 import { forbidden, notFound } from '#shared/errors';
 import { actorAccount, type AppContext } from '#shared/context';
 import { accessToProject } from './access';
-import { accessToItem } from './item-access';
+import { accessToItem, type ItemRequest } from './item-access';
 import { lookupStep, type Key } from '#db/lookup';
 import { planOfProject, retentionOfProject } from './projects';
 import { changeAudit, creationAudit } from '#shared/audit';
@@ -29,10 +29,15 @@ const nameScope = (projectId: string): NameScope => ({ projectId, kind: 'ENV', s
 /**
  * The caller's access to the environment with this id, with the environment itself (the item
  * access primitive: an environment is an item in itself); `extra` keys are read alongside, given
- * the project id. Unknown, deleted and foreign environments give the same 404.
+ * the project id. Unknown, deleted and foreign environments give the same 404; then `permission`
+ * (in the environment).
  */
-export async function accessToEnvironment(envId: string, userId: string, detail = ENVIRONMENT_NOT_FOUND, extra: (projectId: string) => Key[] = () => []) {
-  const { access, item } = await accessToItem<Environment>({ kind: 'environment', id: envId, userId, notFound: notFound(detail), extra: (l) => extra(l.projectId) });
+export async function accessToEnvironment(
+  envId: string,
+  userId: string,
+  { extra = () => [], permission }: { extra?: (projectId: string) => Key[]; permission?: ItemRequest['permission'] } = {},
+) {
+  const { access, item } = await accessToItem<Environment>({ kind: 'environment', id: envId, userId, notFound: notFound(ENVIRONMENT_NOT_FOUND), permission, extra: (l) => extra(l.projectId) });
   return { access, env: environmentEntity.decode(item) };
 }
 

@@ -88,9 +88,10 @@ export const subgroupNames = (projectId: string, groupId: string): NameScope => 
 const byNameThenAge = (a: { name: string; created_at: string }, b: { name: string; created_at: string }) =>
   compareText(a.name, b.name) || a.created_at.localeCompare(b.created_at);
 
-/** The caller's access to a group or subgroup by its bare id (404 alike for unknown, foreign and deleted ones). */
-const accessToGroup = (ctx: AppContext, id: string) => accessToItem<Group>({ id, kind: 'group', userId: actorAccount(ctx).id, notFound: notFound(GROUP_NOT_FOUND) });
-const accessToSubgroup = (ctx: AppContext, id: string) => accessToItem<Subgroup>({ id, kind: 'subgroup', userId: actorAccount(ctx).id, notFound: notFound(SUBGROUP_NOT_FOUND) });
+/** The caller's access to a group or subgroup by its bare id (404 alike for unknown, foreign and deleted ones), to change it (groups.manage). */
+const MANAGE = { key: 'groups.manage', detail: NOT_AUTHORIZED_MANAGE_GROUPS } as const;
+const accessToGroup = (ctx: AppContext, id: string) => accessToItem<Group>({ id, kind: 'group', userId: actorAccount(ctx).id, notFound: notFound(GROUP_NOT_FOUND), permission: MANAGE });
+const accessToSubgroup = (ctx: AppContext, id: string) => accessToItem<Subgroup>({ id, kind: 'subgroup', userId: actorAccount(ctx).id, notFound: notFound(SUBGROUP_NOT_FOUND), permission: MANAGE });
 
 interface InEnvironment {
   project_id: string;
@@ -145,7 +146,7 @@ export const updateGroup = (ctx: AppContext, input: { id: string; name?: string;
   return renameOrDescribe(ctx, access, group, { key, names: groupNames(group.project_id, group.environment_id), gone: GROUP_NOT_FOUND }, patch);
 });
 
-/** PATCH of a group or subgroup (groups.manage in its environment): a new name moves its name claim; the description is set as given. */
+/** PATCH of a group or subgroup (groups.manage in its environment, checked on access): a new name moves its name claim; the description is set as given. */
 async function renameOrDescribe<T extends Group | Subgroup>(
   ctx: AppContext,
   access: ProjectAccess,
@@ -153,7 +154,6 @@ async function renameOrDescribe<T extends Group | Subgroup>(
   where: { key: Key; names: NameScope; gone: string },
   patch: { name?: string; description?: string | null },
 ): Promise<T> {
-  access.require('groups.manage', NOT_AUTHORIZED_MANAGE_GROUPS, item.environment_id);
   const updated: T = { ...item, ...definedOnly(patch), updated_at: ctx.clock.now().toISOString() };
   const changed = updated.name !== item.name || (updated.description ?? null) !== (item.description ?? null);
   const audit = changed
@@ -181,7 +181,6 @@ const CHANGED = concurrentChange();
  */
 export async function deleteGroup(ctx: AppContext, input: { id: string }): Promise<void> {
   const { access, item: read } = await accessToGroup(ctx, input.id);
-  access.require('groups.manage', NOT_AUTHORIZED_MANAGE_GROUPS, read.environment_id);
   const groupKey = keys.group(read.project_id, read.environment_id, read.id);
   const days = await retentionOfProject(access.project);
   // A cascade step that found the group or a subgroup changed (CHANGED) starts over from a fresh read.
@@ -255,7 +254,6 @@ export const updateSubgroup = (ctx: AppContext, input: { id: string; name?: stri
 /** A delete racing a rename is re-run from a new read (unique-names.ts). */
 export const deleteSubgroup = (ctx: AppContext, input: { id: string }): Promise<void> => retryWhenStale(async () => {
   const { access, item: sub } = await accessToSubgroup(ctx, input.id);
-  access.require('groups.manage', NOT_AUTHORIZED_MANAGE_GROUPS, sub.environment_id);
   const now = ctx.clock.now().toISOString();
   const audit = changeAudit(ctx, 'subgroup', 'delete', sub, { before: auditedGroup(sub), after: null }, await retentionOfProject(access.project));
   await transact([

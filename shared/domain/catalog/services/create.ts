@@ -9,7 +9,7 @@ import { serviceEntity, serviceView, type ServiceOut } from '../service-entity';
 import { keyId } from '#db/batch-get';
 import { whileLiveStep, isLive } from '#db/live';
 import { getItem } from '#db/items';
-import { takeQuotaStep, SERVICES_QUOTA, quotaOf, quotaReached } from '#domain/billing';
+import { takeQuotaStep, SERVICES_QUOTA, quotaLimit } from '#domain/billing';
 import { FORBIDDEN_CREATE } from './refusals';
 import { storedFields, type CreateServiceInput } from './input';
 import { keysToValidate, resolveAll, validateReferences } from './references';
@@ -52,7 +52,7 @@ export async function createService(ctx: AppContext, input: CreateServiceInput):
   } catch (err) {
     if (err !== envStepFailed) throw err;
     if (!isLive(await getItem<Environment>(envKey))) throw invalid(ENV_NOT_IN_PROJECT);
-    throw quotaReached(plan, SERVICES_QUOTA, quotaOf(plan, SERVICES_QUOTA, addon));
+    throw quotaLimit(plan, SERVICES_QUOTA, addon).refusal;
   }
   const requested = new Set(keysToValidate(service.project_id, service.environment_id, set).map(keyId));
   const [resolved] = await resolveAll([service], access.extra, requested);

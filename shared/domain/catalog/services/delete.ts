@@ -21,8 +21,7 @@ import { accessToService } from './read';
 export async function deleteService(ctx: AppContext, { service_id: serviceId }: { service_id: string }): Promise<void> {
   await retryWhenStale(async () => {
     // Read again on a retry: the listing removed is the one of the service as read (listing.ts).
-    const { access, service, located } = await accessToService(serviceId, actorAccount(ctx).id);
-    access.require('services.manage', FORBIDDEN_MANAGE, located.envId);
+    const { access, service, located } = await accessToService(serviceId, actorAccount(ctx).id, { key: 'services.manage', detail: FORBIDDEN_MANAGE });
     const { projectId, envId } = located;
     const days = await retentionOfProject(access.project);
     const now = ctx.clock.now().toISOString();

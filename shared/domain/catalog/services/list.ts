@@ -9,7 +9,7 @@ import { queryPrefix } from '#db/query';
 import { byText } from '#shared/text';
 import { serviceListing, type ServiceListing } from '../listings';
 import { batchGet, keyId } from '#db/batch-get';
-import { visible, liveItem } from '#db/live';
+import { visible, liveItem, isLive, LIFECYCLE_FIELDS, type Lifecycle } from '#db/live';
 import { FORBIDDEN_VIEW } from './refusals';
 import { referenceKeys, resolveAll, SERVERLESS } from './references';
 
@@ -60,19 +60,19 @@ export async function listServices(ctx: AppContext, f: ListServicesInput): Promi
 }
 
 /** GET /services with `updated_since`: every service of the environment changed since then, deleted and archived ones included, by name. */
-type Named = { id: string; name: string; deleted_at?: string | null };
+type Named = Lifecycle & { id: string; name: string };
 async function listServicesSince(ctx: AppContext, f: ListServicesInput & { updated_since: string }): Promise<ServiceOut[]> {
   const { project_id: projectId, environment_id: envId } = f;
   const { access } = await accessInEnvironment(projectId, actorAccount(ctx).id, envId);
   access.require('services.view', FORBIDDEN_VIEW, envId);
-  const named = ['id', 'name', 'deleted_at', 'archived_at'];
+  const named = ['id', 'name', ...LIFECYCLE_FIELDS];
   const [services, floors, groups, subgroups] = await Promise.all([
     queryPrefix(projectId, keys.servicePrefix(envId)),
-    queryPrefix<Pick<Floor, 'id' | 'floor_type' | 'deleted_at'>>(projectId, keys.floorPrefix(envId), { projection: ['id', 'floor_type', 'deleted_at', 'archived_at'] }),
+    queryPrefix<Pick<Floor, 'id' | 'floor_type'> & Lifecycle>(projectId, keys.floorPrefix(envId), { projection: ['id', 'floor_type', ...LIFECYCLE_FIELDS] }),
     queryPrefix<Named>(projectId, keys.groupPrefix(envId), { projection: named }),
     queryPrefix<Named>(projectId, keys.subgroupPrefix(envId), { projection: named }),
   ]);
-  const live = <T extends { deleted_at?: string | null; archived_at?: string | null }>(xs: T[]) => xs.filter((x) => !x.deleted_at && !x.archived_at);
+  const live = <T extends Lifecycle>(xs: T[]) => xs.filter(isLive);
   const floorType = new Map(live(floors).map((x) => [x.id, x.floor_type]));
   const groupName = new Map(live(groups).map((x) => [x.id, x.name]));
   const subgroupName = new Map(live(subgroups).map((x) => [x.id, x.name]));

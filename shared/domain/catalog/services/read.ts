@@ -1,6 +1,6 @@
 import { notFound } from '#shared/errors';
 import { actorAccount, type AppContext } from '#shared/context';
-import { accessToItem, type Located } from '#domain/tenancy';
+import { accessToItem, type ItemRequest, type Located } from '#domain/tenancy';
 import { serviceEntity, serviceView, type RepositoryDep, type ServiceOut } from '../service-entity';
 import type { Key } from '#db/lookup';
 import { keyId } from '#db/batch-get';
@@ -12,9 +12,9 @@ import { hintedKeys } from './hints';
  * The caller's access to one service: locate, then one BatchGet with the service, its
  * environment and the hinted floor and groups. The service comes back decoded.
  */
-export async function accessToService(serviceId: string, userId: string, more: (l: Located) => Key[] = () => []) {
+export async function accessToService(serviceId: string, userId: string, permission: ItemRequest['permission'], more: (l: Located) => Key[] = () => []) {
   let requested = new Set<string>();
-  const { item, ...found } = await accessToItem<object>({ id: serviceId, kind: 'service', userId, notFound: notFound(SERVICE_NOT_FOUND), extra: (l) => {
+  const { item, ...found } = await accessToItem<object>({ id: serviceId, kind: 'service', userId, notFound: notFound(SERVICE_NOT_FOUND), permission, extra: (l) => {
     const extra = [...hintedKeys(l), ...more(l)];
     requested = new Set(extra.map(keyId));
     return extra;
@@ -22,15 +22,15 @@ export async function accessToService(serviceId: string, userId: string, more: (
   return { ...found, service: serviceEntity.decode(item), requested };
 }
 
+const VIEW = { key: 'services.view', detail: FORBIDDEN_VIEW } as const;
+
 export async function getService(ctx: AppContext, { service_id }: { service_id: string }): Promise<ServiceOut> {
-  const { access, service, located, requested } = await accessToService(service_id, actorAccount(ctx).id);
-  access.require('services.view', FORBIDDEN_VIEW, located.envId);
+  const { access, service, requested } = await accessToService(service_id, actorAccount(ctx).id, VIEW);
   const [resolved] = await resolveAll([service], access.extra, requested);
   return serviceView.project(service, resolved);
 }
 
 export async function repositoryDeps(ctx: AppContext, { service_id }: { service_id: string }): Promise<RepositoryDep[]> {
-  const { access, service, located } = await accessToService(service_id, actorAccount(ctx).id);
-  access.require('services.view', FORBIDDEN_VIEW, located.envId);
+  const { service } = await accessToService(service_id, actorAccount(ctx).id, VIEW);
   return service.repository_deps;
 }

@@ -23,8 +23,8 @@ export const updateService = (ctx: AppContext, input: UpdateServiceInput & { ser
 async function updateServiceOnce(ctx: AppContext, { service_id: serviceId, ...input }: UpdateServiceInput & { service_id: string }): Promise<ServiceOut> {
   const userId = actorAccount(ctx).id;
   const wanted = storedFields(input);
-  const { access, service: item, located, requested } = await accessToService(serviceId, userId, (l) => keysToValidate(l.projectId, l.envId, wanted));
-  access.require('services.manage', FORBIDDEN_MANAGE, located.envId);
+  const manage = { key: 'services.manage', detail: FORBIDDEN_MANAGE } as const;
+  const { access, service: item, located, requested } = await accessToService(serviceId, userId, manage, (l) => keysToValidate(l.projectId, l.envId, wanted));
   const changes = Object.fromEntries(Object.entries(wanted).filter(([k, v]) => JSON.stringify(v) !== JSON.stringify(item[k as keyof Service]))) as Partial<Service>;
   let service = item;
   if (Object.keys(changes).length) {

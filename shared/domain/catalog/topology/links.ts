@@ -87,9 +87,8 @@ export const byLinkOrder = (a: Pick<Link, 'created_at' | 'id'>, b: Pick<Link, 'c
 
 /** Soft delete; the pair may be linked again afterwards. */
 export async function deleteLink(ctx: AppContext, input: { link_id: string }): Promise<void> {
-  const { access, item } = await accessToItem<Record<string, unknown>>({ id: input.link_id, kind: LINK_KIND, userId: actorAccount(ctx).id, notFound: notFound(LINK_NOT_FOUND) });
+  const { access, item } = await accessToItem<Record<string, unknown>>({ id: input.link_id, kind: LINK_KIND, userId: actorAccount(ctx).id, notFound: notFound(LINK_NOT_FOUND), permission: { key: 'connections.manage', detail: MISSING_MANAGE } });
   const link = linkEntity.decode(item);
-  access.require('connections.manage', MISSING_MANAGE, link.environment_id);
   const now = ctx.clock.now().toISOString();
   const days = await retentionOfProject(access.project);
   const audit = changeAudit(ctx, 'link', 'delete', link, { before: auditedLink(link), after: null }, days);

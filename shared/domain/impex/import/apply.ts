@@ -40,7 +40,8 @@ export async function applyImport(
   await onProgress?.(0, plan.total);
   const writer = new Writer(plan, ctx, onProgress, audit, stagedItems);
   let item = 0;
-  await walk({ projectId: plan.projectId, envId: plan.environmentId, doc: plan.source.document, env: plan.source.env }, ctx, {
+  const { document: doc, env, serviceLimit } = plan.source;
+  await walk({ projectId: plan.projectId, envId: plan.environmentId, doc, env, serviceLimit }, ctx, {
     record: () => item++,
     error: () => {},
     units: (units) => writer.units(units),

@@ -1,17 +1,16 @@
 import { keys } from '#db/keys';
 import { keyId } from '#db/batch-get';
 import { getItem } from '#db/items';
-import { isLive, stillLiveStep, whileLiveStep } from '#db/live';
-import { referenceStep, withReference } from '#db/refs';
-import { counterStep } from '#db/steps';
+import { isLive, stillLiveStep } from '#db/live';
+import { referenceStep } from '#db/refs';
+import { mergeMoves, moveStep, undoMoveStep, whyRefused } from '#db/counter-moves';
 import type { StagedWrite } from '#db/staged-write';
 import { concurrentChange, type TransactStep } from '#db/transact';
 import { conflict, invalid, type DomainError } from '#shared/errors';
-import { SERVICES_QUOTA, takeQuotaStep } from '#domain/billing';
 import { connectionsVersionStep } from '#domain/catalog';
 import { ENV_NOT_IN_PROJECT, envLiveCheck } from '#domain/tenancy';
 import type { ImportPlan } from './plan';
-import type { CounterMove, Unit } from './units';
+import type { Unit } from './units';
 import { freshPut } from './unit-writes';
 
 /** Refusal of a connection write whose environment's connections changed since the plan read them. */
@@ -39,25 +38,20 @@ export function build(chunk: Unit[], own: TransactStep[], plan: ImportPlan, now:
   const { projectId, environmentId: envId } = plan;
   const staged = chunk.every((u) => u.create);
   const diagnose: Built['diagnose'] = new Map();
-  const counters = new Map<string, CounterMove>();
-  for (const c of chunk.flatMap((u) => u.counters)) {
-    const id = keyId(c.key);
-    const known = counters.get(id);
-    if (known) Object.assign(known, { units: known.units + c.units, reference: known.reference || c.reference });
-    else counters.set(id, { ...c });
-  }
-  const counterSteps = [...counters.values()].map((c) => {
-    const moves = { [c.counter]: c.units };
-    const step = c.serviceQuota && plan.plan
-      ? takeQuotaStep(c.key, c.counter, plan.plan, SERVICES_QUOTA, plan.addon, c.units)
-      : counterStep(c.key, c.reference ? withReference(moves) : moves, c.max ? { max: { [c.counter]: c.max.value }, failWith: invalid(c.max.full) } : {});
-    if (!c.whileLive) return step;
+  const moves = mergeMoves(chunk.flatMap((u) => u.counters));
+  const moved = new Set(moves.map((m) => keyId(m.key)));
+  const counterSteps = moves.map((m) => {
+    const limit = Object.values(m.limits ?? {})[0]?.refusal;
+    // Only the project's service counter moves unguarded, always with its limit: refused, it is that limit.
+    if (m.whileLive === undefined) return moveStep(m, limit!);
+    // Refused because the item is gone or a limit is reached: a read tells which.
     const failed = concurrentChange();
-    const gone = invalid(c.whileLive);
-    const limit = step.failWith;
-    diagnose.set(failed, async () => (isLive(await getItem(c.key)) && limit ? limit : gone));
-    return whileLiveStep(step, failed);
-  });
+    diagnose.set(failed, async () => {
+      const why = whyRefused(m, await getItem(m.key));
+      return why === 'gone' ? invalid(m.whileLive!) : why ?? limit ?? invalid(m.whileLive!);
+    });
+    return moveStep(m, failed);
+  }).filter((s): s is TransactStep => s !== undefined);
   const envKey = keys.environment(projectId, envId);
   // Connections are created against the list the plan read: the version it read must still be the
   // environment's (another write could have made one of them a duplicate), then it moves on.
@@ -67,12 +61,12 @@ export function build(chunk: Unit[], own: TransactStep[], plan: ImportPlan, now:
     const failed = concurrentChange();
     checks.push(connectionsVersionStep(projectId, envId, connectionsVersion, failed));
     diagnose.set(failed, async () => (isLive(await getItem(envKey)) ? conflict(CONNECTIONS_CHANGED) : invalid(ENV_NOT_IN_PROJECT)));
-  } else if (staged || !counters.has(keyId(envKey))) checks.push(envLiveCheck(projectId, envId));
+  } else if (staged || !moved.has(keyId(envKey))) checks.push(envLiveCheck(projectId, envId));
   // Guards: in a transaction, a counter's own condition keeps its item live; a staged chunk checks them again when it closes.
-  const guarded = new Set([keyId(envKey), ...(staged ? [] : counters.keys())]);
+  const guarded = new Set([keyId(envKey), ...(staged ? [] : moved)]);
   const guards = [
     ...chunk.flatMap((u) => u.guards.map((g) => ({ key: g.key, refusal: () => conflict(g.gone) }))),
-    ...(staged ? [...counters.values()].flatMap((c) => (c.whileLive ? [{ key: c.key, refusal: () => invalid(c.whileLive!) }] : [])) : []),
+    ...(staged ? moves.flatMap((m) => (m.whileLive ? [{ key: m.key, refusal: () => invalid(m.whileLive!) }] : [])) : []),
   ];
   const edgeEnds = new Set(chunk.flatMap((u) => u.guards.filter((g) => g.edge).map((g) => keyId(g.key))));
   for (const g of guards) {
@@ -86,7 +80,7 @@ export function build(chunk: Unit[], own: TransactStep[], plan: ImportPlan, now:
       open: [...own.filter((s) => !freshPut(s)), ...counterSteps],
       items: own.filter(freshPut).map((s) => s.Put!.Item!),
       close: checks,
-      undo: [...counters.values()].map((c) => counterStep(c.key, { [c.counter]: -c.units })),
+      undo: moves.map(undoMoveStep),
     },
     now, diagnose, movesConnections,
   };

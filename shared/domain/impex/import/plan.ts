@@ -1,5 +1,7 @@
 import type { AppContext } from '#shared/context';
-import { quotaOf, quotaReached, SERVICES_QUOTA, type Plan } from '#domain/billing';
+import { quotaLimit, SERVICES_QUOTA, type Plan } from '#domain/billing';
+import type { CounterLimit } from '#db/counter-moves';
+import { passesMax } from '#db/steps';
 import { planOfProject, serviceQuotaAddon } from '#domain/tenancy';
 import type { EnvironmentDocument } from '../document';
 import { importError, type ImportError } from '../parse';
@@ -12,21 +14,24 @@ export interface ImportPlan {
   report: ImportReport;
   projectId: string;
   environmentId: string;
-  /** The project owner's plan and the project's add-on, as read when planning (the limit apply enforces). */
+  /** The project owner's plan, as read when planning (its retention is the audit's). */
   plan: Plan | null;
-  addon: number;
   /** The environment's connections_version the plan read its connections at. */
   connectionsVersion: number;
   /** How many units (entities to write) the plan has. */
   total: number;
-  /** What apply plans again from, a slice at a time (never every unit at once: the memory of a 50,000-service import); null without a plan. */
-  source: { document: EnvironmentDocument; env: EnvironmentContents } | null;
+  /**
+   * What apply plans again from, a slice at a time (never every unit at once: the memory of a
+   * 50,000-service import), with the service limit as read when planning (the one apply enforces,
+   * the plan's and the add-on's); null without a plan.
+   */
+  source: { document: EnvironmentDocument; env: EnvironmentContents; serviceLimit: CounterLimit } | null;
 }
 
 export async function planImport(input: { projectId: string; environmentId: string; document: EnvironmentDocument }, ctx: AppContext): Promise<ImportPlan> {
   const { projectId, environmentId: envId, document: doc } = input;
   const empty = (errors: ImportError[]): ImportPlan => ({
-    report: { summary: summarize([], errors), items: [], errors }, projectId, environmentId: envId, plan: null, addon: 0, connectionsVersion: 0, total: 0, source: null,
+    report: { summary: summarize([], errors), items: [], errors }, projectId, environmentId: envId, plan: null, connectionsVersion: 0, total: 0, source: null,
   });
   // The document's own rules (parseDocument checked them with line numbers; checked again for a document built in code).
   const problems = documentProblems(doc);
@@ -40,7 +45,8 @@ export async function planImport(input: { projectId: string; environmentId: stri
   // The units are counted, not kept: apply plans them again, a slice at a time (Sink).
   let total = 0;
   let creating = 0;
-  await walk({ projectId, envId, doc, env }, ctx, {
+  const serviceLimit = quotaLimit(plan, SERVICES_QUOTA, addon);
+  await walk({ projectId, envId, doc, env, serviceLimit }, ctx, {
     record: (kind, name, action, detail) => items.push({ kind, name, action, ...(detail ? { detail } : {}) }) - 1,
     error: (e) => void errors.push(e),
     units: async (us) => {
@@ -51,13 +57,10 @@ export async function planImport(input: { projectId: string; environmentId: stri
   });
 
   // The service limit, for the whole import, per project and per environment (SPEC "Limits" 3).
-  const max = quotaOf(plan, SERVICES_QUOTA, addon);
-  if (creating && max !== null) {
-    const projectCount = Number(env.project.service_count ?? 0);
-    const envCount = Number(env.environment.service_count ?? 0);
-    if (projectCount + creating > max || envCount + creating > max) {
-      errors.push({ path: '/spec/services', line: null, message: String(quotaReached(plan, SERVICES_QUOTA, max).detail) });
-    }
+  const projectCount = Number(env.project.service_count ?? 0);
+  const envCount = Number(env.environment.service_count ?? 0);
+  if (passesMax(projectCount, creating, serviceLimit.max) || passesMax(envCount, creating, serviceLimit.max)) {
+    errors.push({ path: '/spec/services', line: null, message: String(serviceLimit.refusal.detail) });
   }
-  return { report: { summary: summarize(items, errors), items, errors }, projectId, environmentId: envId, plan, addon, connectionsVersion: env.connectionsVersion, total, source: { document: doc, env } };
+  return { report: { summary: summarize(items, errors), items, errors }, projectId, environmentId: envId, plan, connectionsVersion: env.connectionsVersion, total, source: { document: doc, env, serviceLimit } };
 }

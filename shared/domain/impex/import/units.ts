@@ -1,23 +1,9 @@
 import type { Key } from '#db/batch-get';
+import type { CounterMove } from '#db/counter-moves';
 import type { TransactStep } from '#db/transact';
 import type { Listable, Listing } from '#domain/catalog';
 
 export type CreateKind = 'group' | 'subgroup' | 'network' | 'floor' | 'service' | 'link' | 'connection' | 'chain';
-
-/** A counter moved on a shared item (project, environment, parent group), merged per item in a transaction. */
-export interface CounterMove {
-  key: Key;
-  counter: string;
-  units: number;
-  /** The service limit applies to this counter. */
-  serviceQuota?: boolean;
-  /** The item must stay live (the environment, a parent group); otherwise `gone`. */
-  whileLive?: string;
-  /** The counter may not pass this (a chain's members); otherwise `full`. */
-  max?: { value: number; full: string };
-  /** The move adds a reference to its item (a chain's member, a group's subgroup): its delete then misses none (db/refs.ts). */
-  reference?: boolean;
-}
 
 /** One entity's writes: an entry of the plan. Plain data (no timestamps: apply stamps them). */
 export interface Unit {
@@ -40,5 +26,9 @@ export interface Unit {
    * which moves its refs version on so that its delete misses none (db/refs.ts).
    */
   guards: { key: Key; gone: string; edge?: boolean }[];
-  counters: CounterMove[];
+  /**
+   * Counters moved on shared items (project, environment, parent group, chain), merged per item in
+   * a chunk; `whileLive` is the refusal's detail when the item is gone (the environment, a parent).
+   */
+  counters: CounterMove<string>[];
 }

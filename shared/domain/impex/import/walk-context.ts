@@ -1,6 +1,7 @@
 import { keys } from '#db/keys';
 import type { Key } from '#db/batch-get';
 import type { AppContext } from '#shared/context';
+import type { CounterLimit } from '#db/counter-moves';
 import type { Listable, Listing } from '#domain/catalog';
 import { ENV_NOT_IN_PROJECT } from '#domain/tenancy';
 import type { EnvironmentDocument } from '../document';
@@ -28,9 +29,18 @@ export interface Sink {
 /** Units per slice of the document handed to the sink (apply writes them before planning on). */
 const SLICE = 250;
 
+/** What a walk plans from: the document, the environment as read, and the service limit its creates move counters within. */
+export interface WalkInput {
+  projectId: string;
+  envId: string;
+  doc: EnvironmentDocument;
+  env: EnvironmentContents;
+  serviceLimit: CounterLimit;
+}
+
 /** What every phase of the walk plans with: the walk's input, the units planned so far and the helpers that plan one entity. */
-export function walkContext(input: { projectId: string; envId: string; doc: EnvironmentDocument; env: EnvironmentContents }, ctx: AppContext, sink: Sink) {
-  const { projectId, envId, doc, env } = input;
+export function walkContext(input: WalkInput, ctx: AppContext, sink: Sink) {
+  const { projectId, envId, doc, env, serviceLimit } = input;
   const spec = doc.spec;
   const units: Unit[] = [];
   const envKey = keys.environment(projectId, envId);
@@ -71,6 +81,6 @@ export function walkContext(input: { projectId: string; envId: string; doc: Envi
     if (!unit?.update || !existing || !changes || !listing.touches(changes)) return;
     unit.update.listing = { steps: listing.steps(existing, { ...existing, ...changes }), asRead: listing.asRead(existing) };
   };
-  return { projectId, envId, spec, env, ctx, sink, units, envKey, envGone, each, record, ambiguous, planEntity, withListing };
+  return { projectId, envId, spec, env, ctx, sink, units, envKey, envGone, serviceLimit, each, record, ambiguous, planEntity, withListing };
 }
 export type WalkContext = ReturnType<typeof walkContext>;

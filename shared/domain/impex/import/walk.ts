@@ -1,7 +1,5 @@
 import type { AppContext } from '#shared/context';
-import type { EnvironmentDocument } from '../document';
-import type { EnvironmentContents } from '../read';
-import { walkContext, type Sink } from './walk-context';
+import { walkContext, type Sink, type WalkInput } from './walk-context';
 import { planGroups } from './phases/groups';
 import { planNetworks } from './phases/networks';
 import { planFloors } from './phases/floors';
@@ -15,7 +13,7 @@ import { planConnections } from './phases/connections';
  * document and environment, apart from the ids of new items (each walk makes its own, used
  * consistently within it): planning and applying walk it once each.
  */
-export async function walk(input: { projectId: string; envId: string; doc: EnvironmentDocument; env: EnvironmentContents }, ctx: AppContext, sink: Sink): Promise<void> {
+export async function walk(input: WalkInput, ctx: AppContext, sink: Sink): Promise<void> {
   const w = walkContext(input, ctx, sink);
   const groups = await planGroups(w);
   const networks = await planNetworks(w);

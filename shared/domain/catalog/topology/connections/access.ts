@@ -4,24 +4,24 @@ import { actorAccount, type AppContext } from '#shared/context';
 import { accessToItem, type Environment } from '#domain/tenancy';
 import { chainEntity, connectionEntity, type Chain, type Connection } from '../connection-entity';
 import { queryPrefix } from '#db/query';
+import { allOf, filterParams, NOT_DELETED } from '#db/live';
 import { chainPlace, connectionListing } from '../../listings';
 import { CHAIN_NOT_FOUND, CONNECTION_NOT_FOUND, MISSING_MANAGE } from './limits-and-refusals';
 import { CHAIN_KIND, CONNECTION_KIND, retention } from './items';
 import { byConnectionOrder } from './list';
 
+const MANAGE = { key: 'connections.manage', detail: MISSING_MANAGE } as const;
+
 /** The caller's access to one connection, with the manage permission in its environment. */
 export async function manageConnection(ctx: AppContext, id: string) {
-  const { access, item, env } = await accessToItem<Record<string, unknown>>({ id, kind: CONNECTION_KIND, userId: actorAccount(ctx).id, notFound: notFound(CONNECTION_NOT_FOUND) });
-  const connection = connectionEntity.decode(item);
-  access.require('connections.manage', MISSING_MANAGE, connection.environment_id);
-  return { connection, env: env as Environment, access };
+  const { access, item, env } = await accessToItem<Record<string, unknown>>({ id, kind: CONNECTION_KIND, userId: actorAccount(ctx).id, notFound: notFound(CONNECTION_NOT_FOUND), permission: MANAGE });
+  return { connection: connectionEntity.decode(item), env: env as Environment, access };
 }
 
 /** The caller's access to a chain (manage permission in its environment) and its live members. */
 export async function manageChain(ctx: AppContext, chainId: string) {
-  const { access, item, env } = await accessToItem<Record<string, unknown>>({ id: chainId, kind: CHAIN_KIND, userId: actorAccount(ctx).id, notFound: notFound(CHAIN_NOT_FOUND) });
+  const { access, item, env } = await accessToItem<Record<string, unknown>>({ id: chainId, kind: CHAIN_KIND, userId: actorAccount(ctx).id, notFound: notFound(CHAIN_NOT_FOUND), permission: MANAGE });
   const chain = chainEntity.decode(item);
-  access.require('connections.manage', MISSING_MANAGE, chain.environment_id);
   const [days, members] = await Promise.all([retention(access), chainMembers(chain)]);
   return { chain, env, days, members: members.sort(byConnectionOrder) };
 }
@@ -35,9 +35,11 @@ export async function manageChain(ctx: AppContext, chainId: string) {
 async function chainMembers(chain: Chain): Promise<Connection[]> {
   const members = await connectionListing.livePage(chain.project_id, chain.environment_id, { offset: 0, place: chainPlace(chain.id) });
   if (members.length >= chain.connection_count) return members;
-  const all = await queryPrefix(chain.project_id, keys.connectionPrefix(chain.environment_id), {
-    filter: 'chain_id = :chain AND deleted_at = :null',
-    values: { ':chain': chain.id, ':null': null },
-  });
+  // Connections are never archived, so not deleted is live (LIVE's key test cannot filter a Query).
+  const all = await queryPrefix(
+    chain.project_id,
+    keys.connectionPrefix(chain.environment_id),
+    filterParams(allOf({ expression: 'chain_id = :chain', values: { ':chain': chain.id } }, NOT_DELETED)!),
+  );
   return all.map(connectionEntity.decode);
 }

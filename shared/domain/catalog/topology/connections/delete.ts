@@ -35,7 +35,7 @@ async function deleteChainOnce(ctx: AppContext, input: { chain_id: string }): Pr
   const now = ctx.clock.now().toISOString();
   const audit = changeAudit(ctx, 'chain', 'delete', chain, { before: chainShown(chain, members), after: null }, days);
   await transact([
-    chainWriteStep(chain, 'SET deleted_at = :now, updated_at = :now, connection_count = :zero, audit_head = :head', { ':now': now, ':zero': 0, ':head': audit.head }),
+    chainWriteStep(chain, { deleted_at: now, updated_at: now, connection_count: 0, audit_head: audit.head }),
     ...members.flatMap((c) => [softDeleteStep(connectionKey(c), now, CASCADE_STALE), ...connectionListing.steps(c, null)]),
     ...audit.steps,
   ]);

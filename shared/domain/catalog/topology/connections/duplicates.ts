@@ -3,7 +3,8 @@ import { transact, type TransactStep, concurrentChange } from '#db/transact';
 import { invalid, type DomainError } from '#shared/errors';
 import { ENV_NOT_IN_PROJECT, type Environment } from '#domain/tenancy';
 import type { Connection } from '../connection-entity';
-import { LIVE_CONDITION, isLive } from '#db/live';
+import { isLive, setFieldsStep } from '#db/live';
+import { countIs } from '#db/counter-moves';
 import { getItem } from '#db/items';
 import { retry } from '#db/retry';
 import { forEachAtMost } from '#shared/concurrency';
@@ -107,14 +108,6 @@ async function connectionsBetween(projectId: string, envId: string, specs: Conne
  * import): the environment's `connections_version` moves on from `version`, on condition that it
  * is still that and the environment live; otherwise `failWith`.
  */
-export function connectionsVersionStep(projectId: string, envId: string, version: number, failWith: DomainError): TransactStep {
-  return {
-    Update: {
-      Key: keys.environment(projectId, envId),
-      UpdateExpression: 'SET connections_version = :next',
-      ConditionExpression: `${LIVE_CONDITION} AND ${version ? 'connections_version = :version' : 'attribute_not_exists(connections_version)'}`,
-      ExpressionAttributeValues: { ':next': version + 1, ':null': null, ...(version ? { ':version': version } : {}) },
-    },
-    failWith,
-  };
-}
+export const connectionsVersionStep = (projectId: string, envId: string, version: number, failWith: DomainError): TransactStep =>
+  // A version is never stored as 0 (it starts at 1), so countIs's "absent or 0" for 0 is "absent".
+  setFieldsStep(keys.environment(projectId, envId), { connections_version: version + 1 }, failWith, countIs('connections_version', version));

@@ -5,8 +5,9 @@ import { retentionOfProject } from '#domain/tenancy';
 import { lookupStep } from '#db/lookup';
 import type { EntityType } from '../ends';
 import { chainEntity, connectionEntity, type Chain, type Connection, type Direction } from '../connection-entity';
-import { LIVE_CONDITION } from '#db/live';
+import { allOf, setFieldsStep } from '#db/live';
 import { putNewStep } from '#db/steps';
+import { countIs } from '#db/counter-moves';
 import { refsAsRead } from '#db/refs';
 import { connectionListing } from '../../listings';
 
@@ -75,17 +76,6 @@ export const retention = (access: { project: Parameters<typeof retentionOfProjec
  * a member added or removed meanwhile makes the write fail instead of missing it, and the write
  * re-runs from a new read (`retryWhenStale`; 409 when members keep moving).
  */
-export function chainWriteStep(chain: Chain, update: string, values: Record<string, unknown>): TransactStep {
+export const chainWriteStep = (chain: Chain, fields: Record<string, unknown>): TransactStep =>
   // No member joined since the read either (a join and a leave would bring the count back).
-  const refs = refsAsRead(chain);
-  return {
-    Update: {
-      Key: chainKeyOf(chain),
-      UpdateExpression: update,
-      ConditionExpression: `${LIVE_CONDITION} AND connection_count = :count AND ${refs.expression}`,
-      ExpressionAttributeNames: refs.names,
-      ExpressionAttributeValues: { ':null': null, ':count': chain.connection_count, ...refs.values, ...values },
-    },
-    failWith: CASCADE_STALE,
-  };
-}
+  setFieldsStep(chainKeyOf(chain), fields, CASCADE_STALE, allOf(countIs('connection_count', chain.connection_count), refsAsRead(chain)));

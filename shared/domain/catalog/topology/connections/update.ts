@@ -52,7 +52,7 @@ async function updateChainOnce(ctx: AppContext, input: { chain_id: string } & Co
   // One entry for the chain-wide change (its members' before and after): the members share the transaction's 100 items.
   const audit = changeAudit(ctx, 'chain', 'update', chain, { before: chainShown(chain, members), after: chainShown(chain, updated) }, days);
   const steps = [
-    chainWriteStep(chain, 'SET updated_at = :now, audit_head = :head', { ':now': now, ':head': audit.head }),
+    chainWriteStep(chain, { updated_at: now, audit_head: audit.head }),
     ...members.map((c) => updateConnectionStep(c, changes, now, CASCADE_STALE)),
     ...audit.steps,
   ];

@@ -1,4 +1,5 @@
 import { keys } from '#db/keys';
+import { invalid } from '#shared/errors';
 import { CHAIN_FULL, entityKey, MAX_BATCH_CONNECTIONS, MAX_CHAIN_CONNECTIONS, pairKey, type Connection, type ConnectionSpec } from '#domain/catalog';
 import type { DocumentConnection, DocumentConnectionEnd } from '../../document';
 import { pointer } from '../../parse';
@@ -78,7 +79,10 @@ export async function planConnections(w: WalkContext, serviceId: Map<string, str
       if (!chain && first.length < MAX_BATCH_CONNECTIONS) return void first.push({ item, fields, guards: endGuards(c, labels[j]) });
       units.push({
         item, phase: 7, create: { kind: 'connection', fields }, guards: endGuards(c, labels[j]),
-        counters: [{ key: chainKey, counter: 'connection_count', units: 1, whileLive: `The ${g.group_kind} of '${labels[j]}' was removed during the import`, max: { value: MAX_CHAIN_CONNECTIONS, full: CHAIN_FULL }, reference: true }],
+        counters: [{
+          key: chainKey, deltas: { connection_count: 1 }, whileLive: `The ${g.group_kind} of '${labels[j]}' was removed during the import`,
+          limits: { connection_count: { max: MAX_CHAIN_CONNECTIONS, refusal: invalid(CHAIN_FULL) } }, reference: true,
+        }],
       });
     });
     if (!chain) {

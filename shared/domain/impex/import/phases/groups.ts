@@ -29,7 +29,7 @@ export async function planGroups(w: WalkContext) {
       planEntity(KIND.subgroup, `${g.name}/${s.name}`, 1, found as unknown as Record<string, unknown>, sw,
         () => ({ kind: 'subgroup', fields: { id: sid, project_id: projectId, environment_id: envId, group_id: id, ...sw, deleted_at: null } }),
         () => keys.subgroup(projectId, envId, sid), `Subgroup '${g.name}/${s.name}' was removed during the import`,
-        found ? {} : { counters: [{ key: keys.group(projectId, envId, id), counter: 'subgroup_count', units: 1, whileLive: `Group '${g.name}' was removed during the import`, reference: true }] });
+        found ? {} : { counters: [{ key: keys.group(projectId, envId, id), deltas: { subgroup_count: 1 }, whileLive: `Group '${g.name}' was removed during the import`, reference: true }] });
     }
   });
   await sink.close(1);

@@ -22,7 +22,7 @@ function serviceValues(s: DocumentService): Partial<Service> {
 
 /** Plans the document's services, their references resolved to ids; their ids by name, for the links and connections. */
 export async function planServices(w: WalkContext, { groupId, subgroupId }: Groups, { liveNetworkIds, attachmentsOf }: Networks, floorId: Map<string, string>) {
-  const { projectId, envId, spec, env, ctx, sink, each, record, ambiguous, planEntity, withListing, envKey, envGone } = w;
+  const { projectId, envId, spec, env, ctx, sink, each, record, ambiguous, planEntity, withListing, envKey, envGone, serviceLimit } = w;
 
   // Services (phase 4): references resolved to ids, the counters with the limit on creates.
   const servicesByName = byName(env.services, (s) => s.name);
@@ -58,8 +58,8 @@ export async function planServices(w: WalkContext, { groupId, subgroupId }: Grou
       {
         guards,
         counters: existing ? [] : [
-          { key: keys.project(projectId), counter: 'service_count', units: 1, serviceQuota: true },
-          { key: envKey, counter: 'service_count', units: 1, serviceQuota: true, whileLive: envGone },
+          { key: keys.project(projectId), deltas: { service_count: 1 }, limits: { service_count: serviceLimit } },
+          { key: envKey, deltas: { service_count: 1 }, limits: { service_count: serviceLimit }, whileLive: envGone },
         ],
       });
     if (unit?.update && ['service_floor_id', 'group_id', 'subgroup_id'].some((k) => k in unit.update!.changes)) unit.update.hints = { id, ...refs };

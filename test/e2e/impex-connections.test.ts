@@ -135,7 +135,7 @@ describe('connections in the environment document', () => {
     const second = await importInto(target.projectId, target.envId, parsed.document!, owner.id);
     expect(second.report.summary).toEqual({ create: 0, update: 0, unchanged: second.report.items.length, error: 0 });
     expect(await readItem(keys.environment(target.projectId, target.envId))).toEqual(before);
-  });
+  }, 60_000); // two imports, two exports and a blast radius per service: slow on a loaded 2-core machine
 
   it('plans connections by their ends and direction: created, name updated, unchanged, a member joining a chain, and what the import will not regroup', async () => {
     const { owner, projectId, envId } = await ownerWithEnv(api);

@@ -1,11 +1,10 @@
 import { readFileSync } from 'node:fs';
-import { Command, CommanderError } from 'commander';
-import { ApiError } from '../errors.js';
-import { createInfracatClient } from '../client.js';
+import { Command, CommanderError, InvalidArgumentError } from 'commander';
+import { ApiError, RequestTimeoutError } from '../errors.js';
 import type { paths } from '../schema.js';
 import { catalogCommands } from './catalog.js';
 import { examples, inTarget, int, optionsOf, withOutput, withTarget } from './common.js';
-import { connect, login, serviceUrl, sessionFor } from './context.js';
+import { cliClient, connect, login, notTheApi, serviceUrl, sessionFor } from './context.js';
 import { CliError } from './errors.js';
 import { impexCommands } from './impex.js';
 import { col, emit, say } from './output.js';
@@ -17,16 +16,23 @@ type Affected = paths['/services/{service_id}/blast-radius']['get']['responses']
 
 const version = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
+const positive = (v: string) => {
+  const n = Number(v);
+  if (!(n > 0)) throw new InvalidArgumentError(`not a number above 0: ${v}`);
+  return n;
+};
+
 export function buildProgram(): Command {
   const program = new Command('infracat')
     .description('The Infrastructure Catalog from the terminal and CI: the catalog, and whole environments as files (plan/apply).')
     .version(version)
     .option('--url <url>', 'the service address (env INFRACAT_URL; default: the signed-in one, else http://localhost:3000)')
+    .option('--timeout <seconds>', 'give up on a request the service has not answered after this long (env INFRACAT_TIMEOUT; default 30)', positive)
     .showHelpAfterError('(add --help for usage)')
     .configureHelp({ showGlobalOptions: true });
   examples(program, 'infracat login', 'infracat use shop production', 'infracat services ls', 'infracat plan -f env.yaml', 'infracat apply -f env.yaml --yes');
   program.addHelpText('after', `Environment: INFRACAT_URL, INFRACAT_EMAIL + INFRACAT_PASSWORD (+ INFRACAT_TOTP_CODE) to sign in without prompts,
-INFRACAT_PROJECT / INFRACAT_ENVIRONMENT, INFRACAT_CONFIG_DIR (default $XDG_CONFIG_HOME/infracat or ~/.config/infracat).
+INFRACAT_PROJECT / INFRACAT_ENVIRONMENT, INFRACAT_TIMEOUT, INFRACAT_CONFIG_DIR (default $XDG_CONFIG_HOME/infracat or ~/.config/infracat).
 Exit codes: 0 ok, 1 error, 2 (plan) changes pending.
 `);
 
@@ -44,7 +50,7 @@ Exit codes: 0 ok, 1 error, 2 (plan) changes pending.
     const url = serviceUrl(optionsOf(cmd));
     const session = sessionFor(url);
     if (!session?.refresh_token) return say(`Not signed in to ${url}.`);
-    const client = createInfracatClient({ baseUrl: url, refreshToken: session.refresh_token });
+    const client = cliClient(optionsOf(cmd), url, { refreshToken: session.refresh_token });
     await client.logout().catch((err) => {
       if (!(err instanceof ApiError && err.status === 401)) throw err; // already over on the service
     });
@@ -196,6 +202,10 @@ Exit codes: 0 ok, 1 error, 2 (plan) changes pending.
   return program;
 }
 
+/** A failure that another server's answer would explain: a refusal that is not the service's JSON, or a body the CLI could not read. */
+const mayBeForeign = (err: unknown) =>
+  err instanceof ApiError ? !(err.body && typeof err.body === 'object' && 'detail' in err.body) : (err instanceof TypeError && !/fetch failed/.test(err.message)) || err instanceof SyntaxError;
+
 /** Runs the CLI: every failure is one line on stderr (the service's `detail`), never a stack trace. */
 export async function main(argv = process.argv): Promise<void> {
   const program = buildProgram().exitOverride();
@@ -206,7 +216,9 @@ export async function main(argv = process.argv): Promise<void> {
       process.exitCode = err.exitCode; // commander printed its message (or the help / version)
       return;
     }
-    if (err instanceof ApiError) process.stderr.write(`Error: ${err.detail} (HTTP ${err.status})\n`);
+    const foreign = mayBeForeign(err) ? await notTheApi(serviceUrl(program.opts())) : undefined;
+    if (foreign) process.stderr.write(`Error: ${foreign}\n`);
+    else if (err instanceof ApiError) process.stderr.write(`Error: ${err.detail} (HTTP ${err.status})\n`);
     else if (err instanceof CliError) {
       process.stderr.write(`Error: ${err.message}\n`);
       process.exitCode = err.exitCode;
@@ -216,6 +228,8 @@ export async function main(argv = process.argv): Promise<void> {
     else process.stderr.write(`Error: ${err instanceof Error ? err.message : String(err)}\n`);
     if (process.env.INFRACAT_DEBUG && err instanceof Error) process.stderr.write(`${err.stack}\n`);
     process.exitCode = 1;
+    // A request that timed out may keep its connection to the hung server open: exit now (stderr on a pipe or file is written synchronously).
+    if (err instanceof RequestTimeoutError) process.exit();
   }
 }
 

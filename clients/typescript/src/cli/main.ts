@@ -1,12 +1,14 @@
 import { readFileSync } from 'node:fs';
-import { Command, CommanderError, InvalidArgumentError } from 'commander';
+import { Argument, Command, CommanderError, InvalidArgumentError } from 'commander';
 import { ApiError, RequestTimeoutError } from '../errors.js';
 import type { paths } from '../schema.js';
 import { catalogCommands } from './catalog.js';
+import { completionScript, SHELLS } from './completion.js';
 import { examples, inTarget, int, optionsOf, withOutput, withTarget } from './common.js';
 import { cliClient, connect, login, notTheApi, serviceUrl, sessionFor } from './context.js';
 import { CliError } from './errors.js';
 import { impexCommands } from './impex.js';
+import { webhookCommands } from './webhooks.js';
 import { col, emit, say } from './output.js';
 import { saveSession } from './session.js';
 import { findEnvironment, findProject, findService, inEnv, isId } from './target.js';
@@ -176,28 +178,11 @@ Exit codes: 0 ok, 1 error, 2 (plan) changes pending.
       emit(entries, o.output, [col('AT', 'at'), col('ACTION', 'action'), col('ENTITY', (e) => `${e.entity_type} ${e.entity_id ?? ''}`.trim()), col('ACTOR', (e) => (e.actor as { email?: string } | null)?.email ?? '')]);
     }), 'infracat audit', 'infracat audit --action service.update --since 2026-01-01 -o json', 'infracat audit --me --limit 0');
 
-  // webhooks
-  const webhooks = program.command('webhooks').description("the project's webhooks and their deliveries");
-  examples(withOutput(webhooks.command('ls').description('list webhooks').option('-p, --project <project>', 'project name or id')).action(async (_o, cmd) => {
-    const { c, t, o } = await inTarget(cmd, false);
-    const { data } = await c.client.api.GET('/projects/{project_id}/webhooks', { params: { path: { project_id: t.project.id } } });
-    emit(data!, o.output, [col('URL', 'url'), col('EVENTS', 'events'), col('ENABLED', 'enabled'), col('FAILING_SINCE', 'failing_since'), col('ID', 'id')]);
-  }), 'infracat webhooks ls');
-  examples(withOutput(webhooks.command('deliveries <webhook>').description('recent deliveries of a webhook (its id)').option('-p, --project <project>', 'project name or id'))
-    .option('--status <status>', 'pending, succeeded or failed').option('--limit <n>', 'at most (1-100)', int)
-    .action(async (webhook, _o, cmd) => {
-      const { c, t, o } = await inTarget(cmd, false);
-      const query = { ...(o.status ? { status: o.status as 'pending' } : {}), ...(o.limit ? { limit: o.limit as number } : {}) };
-      const { data } = await c.client.api.GET('/projects/{project_id}/webhooks/{webhook_id}/deliveries', { params: { path: { project_id: t.project.id, webhook_id: webhook }, query } });
-      emit(data!, o.output, [col('CREATED', 'created_at'), col('EVENT', 'event_type'), col('STATUS', 'status'), col('ATTEMPTS', 'attempt_count'), col('LAST_CODE', 'last_status_code'), col('ID', 'id')]);
-    }), 'infracat webhooks deliveries 5b1e… --status failed');
-  examples(withOutput(webhooks.command('redeliver <webhook> <delivery>').description('send a delivery again').option('-p, --project <project>', 'project name or id')).action(async (webhook, delivery, _o, cmd) => {
-    const { c, t, o } = await inTarget(cmd, false);
-    const { data } = await c.client.api.POST('/projects/{project_id}/webhooks/{webhook_id}/deliveries/{delivery_id}/redeliver', {
-      params: { path: { project_id: t.project.id, webhook_id: webhook, delivery_id: delivery } },
-    });
-    emit(data!, o.output, [col('EVENT', 'event_type'), col('STATUS', 'status'), col('ATTEMPTS', 'attempt_count'), col('LAST_CODE', 'last_status_code'), col('ID', 'id')]);
-  }), 'infracat webhooks redeliver 5b1e… 9a7c…');
+  webhookCommands(program);
+
+  examples(program.command('completion').description('print the shell completion script').addArgument(new Argument('<shell>').choices(SHELLS)).action((shell) => {
+    process.stdout.write(completionScript(program, shell));
+  }), 'eval "$(infracat completion bash)"', 'infracat completion fish > ~/.config/fish/completions/infracat.fish');
 
   return program;
 }

@@ -6,7 +6,7 @@ import { catalogCommands } from './catalog.js';
 import { completionScript, SHELLS } from './completion.js';
 import { examples, inTarget, int, optionsOf, withOutput, withTarget } from './common.js';
 import { cliClient, connect, login, notTheApi, serviceUrl, sessionFor } from './context.js';
-import { CliError } from './errors.js';
+import { CliError, lockoutHint } from './errors.js';
 import { impexCommands } from './impex.js';
 import { webhookCommands } from './webhooks.js';
 import { col, emit, say } from './output.js';
@@ -203,7 +203,7 @@ export async function main(argv = process.argv): Promise<void> {
     }
     const foreign = mayBeForeign(err) ? await notTheApi(serviceUrl(program.opts())) : undefined;
     if (foreign) process.stderr.write(`Error: ${foreign}\n`);
-    else if (err instanceof ApiError) process.stderr.write(`Error: ${err.detail} (HTTP ${err.status})\n`);
+    else if (err instanceof ApiError) process.stderr.write(`Error: ${err.detail} (HTTP ${err.status})${err.status === 423 ? lockoutHint(err.body) : ''}\n`);
     else if (err instanceof CliError) {
       process.stderr.write(`Error: ${err.message}\n`);
       process.exitCode = err.exitCode;

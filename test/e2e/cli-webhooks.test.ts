@@ -46,7 +46,7 @@ describe('infracat webhooks, connections -o json and completion', () => {
     expect([nothing.code, nothing.stderr.trim()]).toEqual([1, 'Error: Nothing to change: pass --url, --event, --description, --enable or --disable.']);
     const removed = await cli('webhooks', 'rm', hook.id);
     expect([removed.code, removed.stderr.trim()]).toEqual([0, `Deleted webhook ${hook.id}`]);
-    const listed = await cli('webhooks', 'ls', '-o', 'json');
+    const listed = await cli('webhooks', 'ls', '--project', ids.projectId, '-o', 'json');
     expect(JSON.parse(listed.stdout)).toEqual([]);
   });
 

@@ -7,7 +7,7 @@ import { col, emit, say } from './output.js';
 type Webhook = paths['/projects/{project_id}/webhooks']['post']['responses'][201]['content']['application/json'];
 type EventType = Webhook['events'][number];
 
-const withProject = (cmd: Command) => cmd;
+const withProject = (cmd: Command) => cmd.option('-p, --project <project>', 'project name or id (default: the one `infracat use` chose)');
 const WEBHOOK_COLUMNS = [col<Webhook>('URL', 'url'), col<Webhook>('EVENTS', 'events'), col<Webhook>('ENABLED', 'enabled'), col<Webhook>('FAILING_SINCE', 'failing_since'), col<Webhook>('ID', 'id')];
 
 /** The webhook with its signing secret, which the service shows only in this answer (create, rotate): said so on stderr. */

@@ -11,7 +11,7 @@ export class DomainError extends Error {
     readonly detail: unknown,
     /** Fields sent beside `detail` (e.g. `locked_until`). */
     readonly extra: Record<string, unknown> = {},
-    /** For `rate_limited`: when the caller may try again. */
+    /** For `rate_limited` and `locked`: seconds until the caller may try again (the `Retry-After` header). */
     readonly retryAfterSeconds?: number,
   ) {
     super(typeof detail === 'string' ? detail : kind);
@@ -25,7 +25,9 @@ export const notFound = (detail: string) => new DomainError('not_found', detail)
 export const conflict = (detail: string) => new DomainError('conflict', detail);
 export const gone = (detail: string) => new DomainError('gone', detail);
 export const unsupportedMediaType = (detail: string) => new DomainError('unsupported_media_type', detail);
-export const locked = (detail: string, lockedUntil: string) => new DomainError('locked', detail, { locked_until: lockedUntil });
+/** 423 with `locked_until` in the body and, in `Retry-After`, the seconds until then. */
+export const locked = (detail: string, lockedUntil: Date, now: Date) =>
+  new DomainError('locked', detail, { locked_until: lockedUntil.toISOString() }, Math.max(1, Math.ceil((lockedUntil.getTime() - now.getTime()) / 1000)));
 const TOO_MANY_REQUESTS = 'Too many requests';
 /** 429 with Retry-After; `detail` says which limit when the generic words would leave the caller guessing. */
 export const rateLimited = (retryAfterSeconds: number, detail: string = TOO_MANY_REQUESTS) => new DomainError('rate_limited', detail, {}, retryAfterSeconds);

@@ -55,7 +55,11 @@ const RESPONSES = {
   PayloadTooLarge: { description: 'Request body too large', content: errorBody('Error') },
   UnsupportedMediaType: { description: 'A cookie-authenticated write whose body is not JSON', content: errorBody('Error') },
   ValidationFailed: { description: 'Request validation failed (before any lookup): every failed field', content: errorBody('ValidationError') },
-  Locked: { description: 'Locked: too many failed sign-ins; `locked_until` says until when', content: errorBody('Locked') },
+  Locked: {
+    description: 'Locked: too many failed sign-ins; `locked_until` says until when',
+    headers: { 'Retry-After': { description: 'Seconds until the lock ends', required: true, schema: { type: 'integer', minimum: 1 } } },
+    content: errorBody('Locked'),
+  },
   ServiceUnavailable: {
     description: 'A service the API depends on kept failing (throttled or unavailable) after the retries; nothing was half-written. Retry after `Retry-After` (with the same `Idempotency-Key` for a POST).',
     headers: { 'Retry-After': { description: 'Seconds to wait before retrying', required: true, schema: { type: 'integer', minimum: 0 } } },

@@ -26,6 +26,7 @@ describe('account lockout after repeated failed sign-ins', () => {
     expect(tenth.status).toBe(423);
     expect(tenth.body).toEqual({ detail: LOCKED, locked_until: new Date(clock.now().getTime() + 15 * MINUTE).toISOString() });
     expect(tenth.body.detail.startsWith('Account temporarily locked due to failed login attempts')).toBe(true);
+    expect(tenth.headers.get('retry-after')).toBe(String(15 * 60)); // the seconds until locked_until
     expect(Date.parse(tenth.body.locked_until)).toBeGreaterThan(clock.now().getTime());
     const right = await login(api, user.email, PASSWORD);
     expect([right.status, right.body]).toEqual([423, tenth.body]);
@@ -36,7 +37,8 @@ describe('account lockout after repeated failed sign-ins', () => {
     const user = await signUp(api);
     await failTimes(user.email, 10);
     clock.advance(15 * MINUTE - 1_000);
-    expect((await login(api, user.email, PASSWORD)).status).toBe(423);
+    const last = await login(api, user.email, PASSWORD);
+    expect([last.status, last.headers.get('retry-after')]).toEqual([423, '1']);
     clock.advance(1_000);
     expect((await fail(user.email)).status).toBe(401);
     expect((await login(api, user.email, PASSWORD)).status).toBe(200);

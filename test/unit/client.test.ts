@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ApiError, collect, createInfracatClient, cursorPage, eachOffsetPage, type Tokens } from '../../clients/typescript/src/index';
+import { ApiError, RequestTimeoutError, collect, createInfracatClient, cursorPage, eachOffsetPage, type Tokens } from '../../clients/typescript/src/index';
 
 /**
  * The typed client against a small stand-in of the service (node:http): what it does by itself —
@@ -29,6 +29,7 @@ async function handle(req: IncomingMessage, res: ServerResponse) {
   for await (const chunk of req) text += chunk;
   const body = text ? JSON.parse(text) : {};
   state.log.push(`${req.method} ${url.pathname}`);
+  if (url.pathname.endsWith('/hung')) return; // accepted, never answered
   const pair = () => {
     state.generation++;
     state.access = `access-${state.generation}`;
@@ -221,5 +222,31 @@ describe('the typed client', () => {
     state.log = [];
     await expect(client.api.GET('/auth/me')).rejects.toMatchObject({ status: 401, detail: 'Invalid or expired token' });
     expect([state.log, ended]).toEqual([['GET /auth/me'], 1]);
+  });
+
+  it('aborts a request the server never answers after timeoutMs; resends GET and keyed POST, never PATCH', async () => {
+    const waits: number[] = [];
+    const client = createInfracatClient({ baseUrl, accessToken: 'access-1', timeoutMs: 200, sleep: async (ms) => void waits.push(ms) });
+    const err = await client.api.GET('/services/{service_id}', { params: { path: { service_id: 'hung' } } }).catch((e) => e);
+    expect(err).toBeInstanceOf(RequestTimeoutError);
+    expect(err.message).toBe('Request timed out after 0.2 s: GET /services/hung');
+    expect([state.log, waits]).toEqual([['GET /services/hung', 'GET /services/hung', 'GET /services/hung'], [1000, 2000]]);
+    state.log = [];
+    await expect(client.api.PATCH('/services/{service_id}', { params: { path: { service_id: 'hung' } }, body: { port: 1 } })).rejects.toThrow('Request timed out after 0.2 s: PATCH /services/hung');
+    expect(state.log).toEqual(['PATCH /services/hung']);
+  });
+
+  it('resends after a network error only what is safe to send twice, a POST with the same Idempotency-Key', async () => {
+    let failures = 0;
+    const flaky = (req: Request) => (failures-- > 0 ? Promise.reject(new TypeError('fetch failed')) : fetch(req));
+    const client = createInfracatClient({ baseUrl, accessToken: 'access-1', fetch: flaky, sleep: async () => {} });
+    failures = 2;
+    expect((await client.api.GET('/auth/me')).data?.id).toBe('u1');
+    failures = 1;
+    state.keys = ['first run', 'still running']; // the stand-in answers the third keyed POST
+    expect((await client.api.POST('/projects', { body: { name: 'p' } })).data?.id).toBe('p1');
+    failures = 1;
+    await expect(client.api.PATCH('/services/{service_id}', { params: { path: { service_id: 's-1' } }, body: { port: 1 } })).rejects.toThrow('fetch failed');
+    expect(failures).toBe(0);
   });
 });

@@ -61,10 +61,10 @@ describe('refusals', () => {
     expect(refusalReply(conflict('Busy'))).toMatchObject({ status: 409 });
     expect(refusalReply(gone('Link expired'))).toMatchObject({ status: 410 });
     expect(refusalReply(unsupportedMediaType('Send JSON'))).toMatchObject({ status: 415, body: { detail: 'Send JSON' } });
-    expect(refusalReply(locked('Locked', '2026-01-01T00:00:00.000Z'))).toEqual({
+    expect(refusalReply(locked('Locked', new Date('2026-01-01T00:15:00.000Z'), new Date('2026-01-01T00:00:00.500Z')))).toEqual({
       status: 423,
-      body: { detail: 'Locked', locked_until: '2026-01-01T00:00:00.000Z' },
-      headers: {},
+      body: { detail: 'Locked', locked_until: '2026-01-01T00:15:00.000Z' },
+      headers: { 'retry-after': '900' }, // the seconds left, rounded up
     });
     expect(refusalReply(rateLimited(42))).toEqual({ status: 429, body: { detail: 'Too many requests' }, headers: { 'retry-after': '42' } });
   });

@@ -1,6 +1,6 @@
 import createClient, { type Client, type Middleware } from 'openapi-fetch';
 import type { paths } from './schema.js';
-import { ApiError, detailOf, parseRetryAfter } from './errors.js';
+import { ApiError, RequestTimeoutError, detailOf, parseRetryAfter } from './errors.js';
 import { cursorPages, offsetPages } from './paging.js';
 
 /** The token pair the service hands out at sign-in and on every refresh (the refresh token rotates). */
@@ -27,6 +27,8 @@ export interface ClientOptions {
   onSessionEnded?: () => void;
   /** 429 and 503 are retried after `Retry-After`: at most `attempts` tries in all (default 4), waiting at most `maxDelaySeconds` each (default 60). */
   retry?: { attempts?: number; maxDelaySeconds?: number; defaultDelaySeconds?: number };
+  /** Each try of a request is aborted after this long (default 30 000): a server that never answers ends in a `RequestTimeoutError`. */
+  timeoutMs?: number;
   /** Another fetch (tests, proxies). */
   fetch?: (input: Request) => Promise<Response>;
   /** How the client waits before a retry (tests pass a fake). */
@@ -51,8 +53,18 @@ export const SECOND_FACTOR_REQUIRED = 'TOTP code required';
 
 /** Routes that never carry the access token (sign-in and the refresh itself). */
 const PUBLIC = new Set(['/auth/login', '/auth/register', '/auth/token/refresh', '/auth/password/reset', '/auth/password/reset/confirm', '/plans', '/impex/schema']);
+/** 429 and 503: the server did not run the request, so any method may send it again. */
 const RETRYABLE = new Set([429, 503]);
 const IDEMPOTENCY_KEY = 'idempotency-key';
+const DEFAULT_TIMEOUT_MS = 30_000;
+/** Tries in all of a request that got no answer (network error, timeout): a hung server is not waited on more than this many times. */
+const TRANSPORT_ATTEMPTS = 3;
+/**
+ * A request that got no answer may have run: it is sent again only when running it twice does what
+ * running it once does: idempotent methods, and a POST carrying its Idempotency-Key (the server
+ * answers a repeat from the first run). A PATCH is retried only on 429/503 (above).
+ */
+const safeToResend = (request: Request) => ['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS'].includes(request.method) || (request.method === 'POST' && request.headers.has(IDEMPOTENCY_KEY));
 /** A 409 with `Retry-After` to a keyed request: the first run of that key is still going, so asking again will get its answer. */
 const stillRunning = (response: Response, request: Request) => response.status === 409 && request.headers.has(IDEMPOTENCY_KEY) && response.headers.has('retry-after');
 
@@ -101,7 +113,7 @@ export class InfracatClient {
     this.refreshToken = opts.refreshToken;
     this.cookie = opts.refreshCookie ?? false;
     this.sleep = opts.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
-    this.doFetch = opts.fetch ?? ((req) => fetch(req));
+    this.doFetch = this.transport(opts.fetch ?? ((req) => fetch(req)), opts.timeoutMs ?? DEFAULT_TIMEOUT_MS);
     this.api = createClient<paths>({ baseUrl: this.baseUrl, fetch: this.doFetch, headers: opts.userAgent ? { 'user-agent': opts.userAgent } : undefined });
     this.api.use(this.authMiddleware(), this.resilienceMiddleware());
   }
@@ -186,6 +198,34 @@ export class InfracatClient {
     if (this.cookie || !tokens.refresh_token) return; // in cookie mode the refresh token stays in its cookie: no pair to hand out
     this.refreshToken = tokens.refresh_token;
     await this.opts.onTokens?.({ access_token: tokens.access_token, refresh_token: tokens.refresh_token });
+  }
+
+  /**
+   * Every request goes through here: each try aborted after `timeoutMs`; a try that got no answer
+   * (network error, timeout) is sent again when `safeToResend`, up to TRANSPORT_ATTEMPTS tries with
+   * backoff (1 s, 2 s, …). The last failure is thrown: a timeout as `RequestTimeoutError`.
+   */
+  private transport(send: (req: Request) => Promise<Response>, timeoutMs: number): (req: Request) => Promise<Response> {
+    return async (request) => {
+      const label = `${request.method} ${new URL(request.url).pathname.slice(new URL(this.baseUrl).pathname.replace(/\/$/, '').length) || '/'}`;
+      // The body as bytes, sent anew by each try (a streamed body would be spent, and would not heed the abort).
+      const body = request.body ? await request.arrayBuffer() : undefined;
+      for (let attempt = 1; ; attempt++) {
+        const abort = new AbortController();
+        const timer = setTimeout(() => abort.abort(), timeoutMs);
+        try {
+          // Raced as well: in the CLI's process (under tsx) fetch was seen not to heed the abort on a hung socket.
+          const aborted = new Promise<never>((_, reject) => abort.signal.addEventListener('abort', () => reject(abort.signal.reason)));
+          return await Promise.race([send(new Request(request, { body, signal: abort.signal })), aborted]);
+        } catch (err) {
+          const timedOut = abort.signal.aborted;
+          if (attempt >= TRANSPORT_ATTEMPTS || !safeToResend(request) || !(timedOut || err instanceof TypeError)) throw timedOut ? new RequestTimeoutError(timeoutMs, label) : err;
+          await this.sleep(1000 * 2 ** (attempt - 1));
+        } finally {
+          clearTimeout(timer);
+        }
+      }
+    };
   }
 
   private authMiddleware(): Middleware {

@@ -77,3 +77,16 @@ export function parseRetryAfter(value: string | null, now = Date.now()): number 
   const at = Date.parse(value);
   return Number.isNaN(at) ? undefined : Math.max(0, Math.ceil((at - now) / 1000));
 }
+
+/** A request that got no answer within the client's `timeoutMs` (after its retries, where it was safe to retry). */
+export class RequestTimeoutError extends Error {
+  override readonly name = 'RequestTimeoutError';
+
+  constructor(
+    readonly timeoutMs: number,
+    /** `METHOD /path` of the request. */
+    readonly request: string,
+  ) {
+    super(`Request timed out after ${timeoutMs / 1000} s: ${request}`);
+  }
+}

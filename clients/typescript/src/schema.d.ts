@@ -2304,6 +2304,8 @@ export interface components {
         /** @description Locked: too many failed sign-ins; `locked_until` says until when */
         Locked: {
             headers: {
+                /** @description Seconds until the lock ends */
+                "Retry-After": number;
                 [name: string]: unknown;
             };
             content: {

@@ -27,7 +27,7 @@ export interface LoginFailures {
   locked_until_ms?: number;
 }
 
-export const lockedOut = (untilMs: number) => locked(ACCOUNT_LOCKED, new Date(untilMs).toISOString());
+export const lockedOut = (untilMs: number, ctx: AppContext) => locked(ACCOUNT_LOCKED, new Date(untilMs), ctx.clock.now());
 
 export const loginFailures = (email: string) => getItem<LoginFailures>(keys.loginFailures(normalizeEmail(email)));
 
@@ -117,7 +117,7 @@ export interface RefusalEntry {
  */
 export async function refuseAndCount(email: string, detail: string, ctx: AppContext, log?: RefusalEntry): Promise<never> {
   const [lockEnd] = await Promise.all([recordLoginFailure(email, ctx, log?.userId), log ? recordSecurityEvent(log.userId, log.entry, ctx) : undefined]);
-  if (lockEnd) throw lockedOut(lockEnd);
+  if (lockEnd) throw lockedOut(lockEnd, ctx);
   throw unauthenticated(detail);
 }
 

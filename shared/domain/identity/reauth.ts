@@ -40,7 +40,7 @@ export async function checkPassword(account: Account, password: string, client: 
   const lockEnd = lockedUntil(failures, ctx);
   if (lockEnd) {
     await recordSecurityEvent(account.id, recheckRefused('locked'), ctx);
-    throw lockedOut(lockEnd);
+    throw lockedOut(lockEnd, ctx);
   }
   if (!valid) await refuseAndCount(account.email, INVALID_PASSWORD, ctx, { userId: account.id, entry: recheckRefused('invalid_password') });
 }

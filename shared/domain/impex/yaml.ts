@@ -107,9 +107,9 @@ async function parseWithLines(text: string): Promise<Parsed> {
   const yaml = await loadYaml();
   const lines = new yaml.LineCounter();
   const doc = yaml.parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
-  if (doc.errors.length) {
-    return { document: null, errors: doc.errors.map((e) => ({ path: '', line: lines.linePos(e.pos[0]).line, message: `Not valid YAML or JSON: ${e.message}` })) };
-  }
+  // One syntax error, the first: the parser's later ones (and any schema problem) follow from it, so they would only bury the line to fix.
+  const [syntax] = doc.errors;
+  if (syntax) return { document: null, errors: [{ path: '', line: lines.linePos(syntax.pos[0]).line, message: `Not valid YAML or JSON: ${syntax.message}` }] };
   let raw: unknown;
   try {
     raw = doc.toJS({ maxAliasCount: 100 });

@@ -13,6 +13,7 @@ type ServiceRow = NonNullable<paths['/services']['get']['responses'][200]['conte
 type FloorRow = NonNullable<paths['/service-floors']['get']['responses'][200]['content']['application/json']>[number];
 type NetworkRow = NonNullable<paths['/networks']['get']['responses'][200]['content']['application/json']>[number];
 type ConnectionRow = NonNullable<paths['/service-connections']['get']['responses'][200]['content']['application/json']>[number];
+type NamedConnection = ConnectionRow & { a_name: string | null; b_name: string | null };
 
 const SERVICE_COLUMNS = [
   col<ServiceRow>('NAME', 'name'), col<ServiceRow>('TYPE', 'type'), col<ServiceRow>('CATEGORY', 'category'), col<ServiceRow>('PORT', 'port'),
@@ -146,14 +147,16 @@ export function catalogCommands(program: Command) {
 
   // connections
   const connections = program.command('connections').alias('conns').description('connections between services and floors');
-  const named = async (c: Parameters<typeof findFloor>[0], t: Parameters<typeof findFloor>[1], rows: ConnectionRow[]) => {
+  /** Each end's name beside its id (`a_name`, `b_name`: a service's name, a floor's hostname), in every format. */
+  const named = async (c: Parameters<typeof findFloor>[0], t: Parameters<typeof findFloor>[1], rows: ConnectionRow[]): Promise<NamedConnection[]> => {
     const [svc, fl] = await Promise.all([collect(c.client.services(inEnv(t))), c.client.api.GET('/service-floors', { params: { query: inEnv(t) } })]);
-    const names = new Map<string, string>([...svc.map((s) => [s.id, s.name] as const), ...fl.data!.map((f) => [f.id, `floor:${f.hostname ?? f.id}`] as const)]);
-    return rows.map((r) => ({ ...r, a: names.get(r.a_id) ?? r.a_id, b: names.get(r.b_id) ?? r.b_id }));
+    const names = new Map<string, string>([...svc.map((s) => [s.id, s.name] as const), ...fl.data!.map((f) => [f.id, f.hostname ?? f.id] as const)]);
+    return rows.map((r) => ({ ...r, a_name: names.get(r.a_id) ?? null, b_name: names.get(r.b_id) ?? null }));
   };
+  const end = (type: string, name: string | null, id: string) => (type === 'floor' ? `floor:${name ?? id}` : (name ?? id));
   const CONNECTION_COLUMNS = [
-    col<ConnectionRow & { a: string; b: string }>('A', 'a'), col<ConnectionRow & { a: string; b: string }>('DIRECTION', 'direction'), col<ConnectionRow & { a: string; b: string }>('B', 'b'),
-    col<ConnectionRow & { a: string; b: string }>('NAME', 'name'), col<ConnectionRow & { a: string; b: string }>('GROUP', 'group_kind'), col<ConnectionRow & { a: string; b: string }>('ID', 'id'),
+    col<NamedConnection>('A', (r) => end(r.a_type, r.a_name, r.a_id)), col<NamedConnection>('DIRECTION', 'direction'), col<NamedConnection>('B', (r) => end(r.b_type, r.b_name, r.b_id)),
+    col<NamedConnection>('NAME', 'name'), col<NamedConnection>('GROUP', 'group_kind'), col<NamedConnection>('ID', 'id'),
   ];
   examples(withOutput(withTarget(connections.command('ls').description('list connections')))
     .option('--entity <service|floor>', 'touching this service or floor (name, service:<name>, floor:<hostname>)').option('--chain <id>', 'in this chain or hub')
@@ -161,8 +164,7 @@ export function catalogCommands(program: Command) {
       const { c, t, o } = await inTarget(cmd);
       const entity = o.entity ? (await findEnd(c, t, o.entity as string)).id : undefined;
       const { data } = await c.client.api.GET('/service-connections', { params: { query: { ...inEnv(t), ...defined({ entity_id: entity, chain_id: o.chain }) } } });
-      const rows = o.output === 'table' ? await named(c, t, data!) : data!;
-      emit(rows as (ConnectionRow & { a: string; b: string })[], o.output, CONNECTION_COLUMNS);
+      emit(await named(c, t, data!), o.output, CONNECTION_COLUMNS);
     }), 'infracat connections ls --entity api');
   examples(withOutput(withTarget(connections.command('get <id>').description('one connection'))).action(async (id, _o, cmd) => {
     const { c, t, o } = await inTarget(cmd);

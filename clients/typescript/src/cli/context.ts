@@ -1,5 +1,5 @@
 import { ApiError } from '../errors.js';
-import { createInfracatClient, type InfracatClient } from '../client.js';
+import { createInfracatClient, type ClientOptions, type InfracatClient } from '../client.js';
 import { loadSession, saveSession, type Session } from './session.js';
 import { prompts } from './prompts.js';
 import { CliError } from './errors.js';
@@ -11,11 +11,39 @@ export const DEFAULT_URL = 'http://localhost:3000';
 
 export interface GlobalOptions {
   url?: string;
+  /** Seconds each request may take (`--timeout`). */
+  timeout?: number;
   project?: string;
   env?: string;
 }
 
+/** `--timeout`, else `INFRACAT_TIMEOUT` (seconds), else the client's default (30 s). */
+export function timeoutMs(opts: GlobalOptions): number | undefined {
+  const raw = opts.timeout ?? process.env.INFRACAT_TIMEOUT;
+  if (raw === undefined || raw === '') return undefined;
+  const seconds = Number(raw);
+  if (!(seconds > 0)) throw new CliError(`The timeout is a number of seconds above 0, not '${raw}' (--timeout or INFRACAT_TIMEOUT).`);
+  return seconds * 1000;
+}
+
+/** The typed client as every command makes it: this service, the CLI's User-Agent, the timeout. */
+export const cliClient = (opts: GlobalOptions, url: string, more: Omit<ClientOptions, 'baseUrl'> = {}) =>
+  createInfracatClient({ baseUrl: url, userAgent: 'infracat', timeoutMs: timeoutMs(opts), ...more });
+
 const sameUrl = (a?: string, b?: string) => !!a && !!b && a.replace(/\/+$/, '') === b.replace(/\/+$/, '');
+
+/**
+ * Says so when `url` is not this service (another web server, a wrong port): GET /plans, public and
+ * the same on every deployment, answers a JSON list here. Undefined when it does (or cannot be reached).
+ */
+export async function notTheApi(url: string): Promise<string | undefined> {
+  const answer = await fetch(`${url}/plans`, { signal: AbortSignal.timeout(10_000) }).catch(() => undefined);
+  if (!answer) return undefined;
+  const type = answer.headers.get('content-type') ?? '';
+  const body: unknown = type.includes('json') ? await answer.json().catch(() => undefined) : await answer.body?.cancel();
+  if (answer.ok && Array.isArray(body)) return undefined;
+  return `${url} does not look like an Infrastructure Catalog API (GET /plans answered ${answer.status}${type ? ` ${type.split(';')[0]}` : ''})`;
+}
 
 /** `--url`, else `INFRACAT_URL`, else the signed-in session's, else http://localhost:3000. */
 export function serviceUrl(opts: GlobalOptions, session = loadSession()): string {
@@ -48,9 +76,7 @@ export async function connect(opts: GlobalOptions): Promise<Connected> {
   const creds = envCredentials();
   const session: Session = { ...(stored ?? {}), url };
   const useStored = !!stored?.refresh_token && (!creds || creds.email.toLowerCase() === stored.email?.toLowerCase());
-  const client = createInfracatClient({
-    baseUrl: url,
-    userAgent: 'infracat',
+  const client = cliClient(opts, url, {
     refreshToken: useStored ? stored!.refresh_token : undefined,
     onTokens: (t) => {
       session.refresh_token = t.refresh_token;
@@ -88,7 +114,7 @@ export async function login(opts: GlobalOptions & { email?: string; passwordStdi
   const password = opts.passwordStdin ? await readStdin() : process.env.INFRACAT_PASSWORD || (await prompts.password('Password'));
   const session: Session = { url, email };
   if (stored && stored.email?.toLowerCase() === email.toLowerCase()) Object.assign(session, { project: stored.project, environment: stored.environment });
-  const client = createInfracatClient({ baseUrl: url, userAgent: 'infracat' });
+  const client = cliClient(opts, url);
   const totpCode = process.env.INFRACAT_TOTP_CODE || undefined;
   await client.login({ email, password, totpCode, secondFactor: () => prompts.input('Authenticator code (or a recovery code)') });
   session.refresh_token = client.session.refreshToken;

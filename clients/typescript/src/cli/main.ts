@@ -1,13 +1,14 @@
 import { readFileSync } from 'node:fs';
-import { Command, CommanderError } from 'commander';
-import { ApiError } from '../errors.js';
-import { createInfracatClient } from '../client.js';
+import { Argument, Command, CommanderError, InvalidArgumentError } from 'commander';
+import { ApiError, RequestTimeoutError } from '../errors.js';
 import type { paths } from '../schema.js';
 import { catalogCommands } from './catalog.js';
+import { completionScript, SHELLS } from './completion.js';
 import { examples, inTarget, int, optionsOf, withOutput, withTarget } from './common.js';
-import { connect, login, serviceUrl, sessionFor } from './context.js';
-import { CliError } from './errors.js';
+import { cliClient, connect, login, notTheApi, serviceUrl, sessionFor } from './context.js';
+import { CliError, lockoutHint } from './errors.js';
 import { impexCommands } from './impex.js';
+import { webhookCommands } from './webhooks.js';
 import { col, emit, say } from './output.js';
 import { saveSession } from './session.js';
 import { findEnvironment, findProject, findService, inEnv, isId } from './target.js';
@@ -17,16 +18,23 @@ type Affected = paths['/services/{service_id}/blast-radius']['get']['responses']
 
 const version = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
+const positive = (v: string) => {
+  const n = Number(v);
+  if (!(n > 0)) throw new InvalidArgumentError(`not a number above 0: ${v}`);
+  return n;
+};
+
 export function buildProgram(): Command {
   const program = new Command('infracat')
     .description('The Infrastructure Catalog from the terminal and CI: the catalog, and whole environments as files (plan/apply).')
     .version(version)
     .option('--url <url>', 'the service address (env INFRACAT_URL; default: the signed-in one, else http://localhost:3000)')
+    .option('--timeout <seconds>', 'give up on a request the service has not answered after this long (env INFRACAT_TIMEOUT; default 30)', positive)
     .showHelpAfterError('(add --help for usage)')
     .configureHelp({ showGlobalOptions: true });
   examples(program, 'infracat login', 'infracat use shop production', 'infracat services ls', 'infracat plan -f env.yaml', 'infracat apply -f env.yaml --yes');
   program.addHelpText('after', `Environment: INFRACAT_URL, INFRACAT_EMAIL + INFRACAT_PASSWORD (+ INFRACAT_TOTP_CODE) to sign in without prompts,
-INFRACAT_PROJECT / INFRACAT_ENVIRONMENT, INFRACAT_CONFIG_DIR (default $XDG_CONFIG_HOME/infracat or ~/.config/infracat).
+INFRACAT_PROJECT / INFRACAT_ENVIRONMENT, INFRACAT_TIMEOUT, INFRACAT_CONFIG_DIR (default $XDG_CONFIG_HOME/infracat or ~/.config/infracat).
 Exit codes: 0 ok, 1 error, 2 (plan) changes pending.
 `);
 
@@ -44,7 +52,7 @@ Exit codes: 0 ok, 1 error, 2 (plan) changes pending.
     const url = serviceUrl(optionsOf(cmd));
     const session = sessionFor(url);
     if (!session?.refresh_token) return say(`Not signed in to ${url}.`);
-    const client = createInfracatClient({ baseUrl: url, refreshToken: session.refresh_token });
+    const client = cliClient(optionsOf(cmd), url, { refreshToken: session.refresh_token });
     await client.logout().catch((err) => {
       if (!(err instanceof ApiError && err.status === 401)) throw err; // already over on the service
     });
@@ -170,31 +178,18 @@ Exit codes: 0 ok, 1 error, 2 (plan) changes pending.
       emit(entries, o.output, [col('AT', 'at'), col('ACTION', 'action'), col('ENTITY', (e) => `${e.entity_type} ${e.entity_id ?? ''}`.trim()), col('ACTOR', (e) => (e.actor as { email?: string } | null)?.email ?? '')]);
     }), 'infracat audit', 'infracat audit --action service.update --since 2026-01-01 -o json', 'infracat audit --me --limit 0');
 
-  // webhooks
-  const webhooks = program.command('webhooks').description("the project's webhooks and their deliveries");
-  examples(withOutput(webhooks.command('ls').description('list webhooks').option('-p, --project <project>', 'project name or id')).action(async (_o, cmd) => {
-    const { c, t, o } = await inTarget(cmd, false);
-    const { data } = await c.client.api.GET('/projects/{project_id}/webhooks', { params: { path: { project_id: t.project.id } } });
-    emit(data!, o.output, [col('URL', 'url'), col('EVENTS', 'events'), col('ENABLED', 'enabled'), col('FAILING_SINCE', 'failing_since'), col('ID', 'id')]);
-  }), 'infracat webhooks ls');
-  examples(withOutput(webhooks.command('deliveries <webhook>').description('recent deliveries of a webhook (its id)').option('-p, --project <project>', 'project name or id'))
-    .option('--status <status>', 'pending, succeeded or failed').option('--limit <n>', 'at most (1-100)', int)
-    .action(async (webhook, _o, cmd) => {
-      const { c, t, o } = await inTarget(cmd, false);
-      const query = { ...(o.status ? { status: o.status as 'pending' } : {}), ...(o.limit ? { limit: o.limit as number } : {}) };
-      const { data } = await c.client.api.GET('/projects/{project_id}/webhooks/{webhook_id}/deliveries', { params: { path: { project_id: t.project.id, webhook_id: webhook }, query } });
-      emit(data!, o.output, [col('CREATED', 'created_at'), col('EVENT', 'event_type'), col('STATUS', 'status'), col('ATTEMPTS', 'attempt_count'), col('LAST_CODE', 'last_status_code'), col('ID', 'id')]);
-    }), 'infracat webhooks deliveries 5b1e… --status failed');
-  examples(withOutput(webhooks.command('redeliver <webhook> <delivery>').description('send a delivery again').option('-p, --project <project>', 'project name or id')).action(async (webhook, delivery, _o, cmd) => {
-    const { c, t, o } = await inTarget(cmd, false);
-    const { data } = await c.client.api.POST('/projects/{project_id}/webhooks/{webhook_id}/deliveries/{delivery_id}/redeliver', {
-      params: { path: { project_id: t.project.id, webhook_id: webhook, delivery_id: delivery } },
-    });
-    emit(data!, o.output, [col('EVENT', 'event_type'), col('STATUS', 'status'), col('ATTEMPTS', 'attempt_count'), col('LAST_CODE', 'last_status_code'), col('ID', 'id')]);
-  }), 'infracat webhooks redeliver 5b1e… 9a7c…');
+  webhookCommands(program);
+
+  examples(program.command('completion').description('print the shell completion script').addArgument(new Argument('<shell>').choices(SHELLS)).action((shell) => {
+    process.stdout.write(completionScript(program, shell));
+  }), 'eval "$(infracat completion bash)"', 'infracat completion fish > ~/.config/fish/completions/infracat.fish');
 
   return program;
 }
+
+/** A failure that another server's answer would explain: a refusal that is not the service's JSON, or a body the CLI could not read. */
+const mayBeForeign = (err: unknown) =>
+  err instanceof ApiError ? !(err.body && typeof err.body === 'object' && 'detail' in err.body) : (err instanceof TypeError && !/fetch failed/.test(err.message)) || err instanceof SyntaxError;
 
 /** Runs the CLI: every failure is one line on stderr (the service's `detail`), never a stack trace. */
 export async function main(argv = process.argv): Promise<void> {
@@ -206,7 +201,9 @@ export async function main(argv = process.argv): Promise<void> {
       process.exitCode = err.exitCode; // commander printed its message (or the help / version)
       return;
     }
-    if (err instanceof ApiError) process.stderr.write(`Error: ${err.detail} (HTTP ${err.status})\n`);
+    const foreign = mayBeForeign(err) ? await notTheApi(serviceUrl(program.opts())) : undefined;
+    if (foreign) process.stderr.write(`Error: ${foreign}\n`);
+    else if (err instanceof ApiError) process.stderr.write(`Error: ${err.detail} (HTTP ${err.status})${err.status === 423 ? lockoutHint(err.body) : ''}\n`);
     else if (err instanceof CliError) {
       process.stderr.write(`Error: ${err.message}\n`);
       process.exitCode = err.exitCode;
@@ -216,6 +213,8 @@ export async function main(argv = process.argv): Promise<void> {
     else process.stderr.write(`Error: ${err instanceof Error ? err.message : String(err)}\n`);
     if (process.env.INFRACAT_DEBUG && err instanceof Error) process.stderr.write(`${err.stack}\n`);
     process.exitCode = 1;
+    // A request that timed out may keep its connection to the hung server open: exit now (stderr on a pipe or file is written synchronously).
+    if (err instanceof RequestTimeoutError) process.exit();
   }
 }
 

@@ -7,6 +7,7 @@ import { documentProblems } from '../problems';
 import { readEnvironment, type EnvironmentContents } from '../read';
 import { summarize, type ImportItem, type ImportReport } from './report';
 import { walk } from './walk';
+import { environmentFingerprint } from './fingerprint';
 
 export interface ImportPlan {
   report: ImportReport;
@@ -17,6 +18,8 @@ export interface ImportPlan {
   addon: number;
   /** The environment's connections_version the plan read its connections at. */
   connectionsVersion: number;
+  /** What the plan was made against (fingerprint.ts); null without a plan. */
+  fingerprint: string | null;
   /** How many units (entities to write) the plan has. */
   total: number;
   /** What apply plans again from, a slice at a time (never every unit at once: the memory of a 50,000-service import); null without a plan. */
@@ -26,7 +29,7 @@ export interface ImportPlan {
 export async function planImport(input: { projectId: string; environmentId: string; document: EnvironmentDocument }, ctx: AppContext): Promise<ImportPlan> {
   const { projectId, environmentId: envId, document: doc } = input;
   const empty = (errors: ImportError[]): ImportPlan => ({
-    report: { summary: summarize([], errors), items: [], errors }, projectId, environmentId: envId, plan: null, addon: 0, connectionsVersion: 0, total: 0, source: null,
+    report: { summary: summarize([], errors), items: [], errors }, projectId, environmentId: envId, plan: null, addon: 0, connectionsVersion: 0, fingerprint: null, total: 0, source: null,
   });
   // The document's own rules (parseDocument checked them with line numbers; checked again for a document built in code).
   const problems = documentProblems(doc);
@@ -59,5 +62,6 @@ export async function planImport(input: { projectId: string; environmentId: stri
       errors.push({ path: '/spec/services', line: null, message: String(quotaReached(plan, SERVICES_QUOTA, max).detail) });
     }
   }
-  return { report: { summary: summarize(items, errors), items, errors }, projectId, environmentId: envId, plan, addon, connectionsVersion: env.connectionsVersion, total, source: { document: doc, env } };
+  const fingerprint = environmentFingerprint(env);
+  return { report: { summary: summarize(items, errors), items, errors, fingerprint }, projectId, environmentId: envId, plan, addon, connectionsVersion: env.connectionsVersion, fingerprint, total, source: { document: doc, env } };
 }

@@ -8355,6 +8355,8 @@ export interface operations {
                     filename?: string;
                     /** @enum {string} */
                     dry_run?: "true" | "false";
+                    /** @description A saved plan's `report.fingerprint`: the import writes nothing (fails) when the environment changed since that plan */
+                    plan_fingerprint?: string;
                 };
             };
         };
@@ -8482,6 +8484,7 @@ export interface operations {
                         finished_at: string | null;
                         filename: string | null;
                         dry_run: boolean;
+                        plan_fingerprint: string | null;
                         download_url: string | null;
                         link_expires_at: string | null;
                         report: {
@@ -8502,6 +8505,7 @@ export interface operations {
                                 line: number | null;
                                 message: string;
                             }[];
+                            fingerprint?: string;
                         } | null;
                         error: string | null;
                         progress: {
@@ -8625,6 +8629,7 @@ export interface operations {
                         finished_at: string | null;
                         filename: string | null;
                         dry_run: boolean;
+                        plan_fingerprint: string | null;
                         download_url: string | null;
                         link_expires_at: string | null;
                         report: {
@@ -8645,6 +8650,7 @@ export interface operations {
                                 line: number | null;
                                 message: string;
                             }[];
+                            fingerprint?: string;
                         } | null;
                         error: string | null;
                         progress: {

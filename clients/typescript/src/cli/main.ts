@@ -8,6 +8,7 @@ import { examples, inTarget, int, optionsOf, withOutput, withTarget } from './co
 import { connect, login, serviceUrl, sessionFor } from './context.js';
 import { CliError } from './errors.js';
 import { impexCommands } from './impex.js';
+import { planCommands } from './plans.js';
 import { col, emit, say } from './output.js';
 import { saveSession } from './session.js';
 import { findEnvironment, findProject, findService, inEnv, isId } from './target.js';
@@ -150,6 +151,7 @@ Exit codes: 0 ok, 1 error, 2 (plan) changes pending.
     }), 'infracat impact db', 'infracat impact host-a --floor --depth 3 -o json');
 
   impexCommands(program);
+  planCommands(program);
 
   // audit
   examples(withOutput(program.command('audit').description("the project's audit log, newest first (--me: your account's)"))

@@ -189,6 +189,7 @@ describe('the infracat CLI', () => {
     const pruned = await cli(['plan', '-f', smaller, '--prune']);
     expect(pruned.code, pruned.stdout + pruned.stderr).toBe(2);
     expect(pruned.stdout).toMatch(/- service\s+cache\s+delete/);
+    expect(pruned.stdout).toMatch(/- service_link\s+cache → db\s+delete/);
     // Without --prune the item is still listed, kept, and the plan is not clean (issue 36).
     const kept = await cli(['plan', '-f', smaller]);
     expect(kept.code).toBe(2);

@@ -6,11 +6,11 @@ import { inEnv, type Target } from './target.js';
 /**
  * What the environment has that the document does not (issue 36): listed by every plan, deleted
  * by `--prune`. Services, floors, networks and groups by name (hostname for floors, ignoring case,
- * as the import matches them); connections, chain and hub members included, by their two ends
+ * as the import matches them); links by the names they join; connections, chain and hub members included, by their two ends
  * (either way round: a direction or name change is the import's update, not a deletion).
  */
 export interface Extra {
-  kind: 'service_connection' | 'service' | 'service_floor' | 'network' | 'group';
+  kind: 'service_connection' | 'service_link' | 'service' | 'service_floor' | 'network' | 'group';
   id: string;
   name: string;
 }
@@ -21,6 +21,7 @@ interface Spec {
   service_floors?: { hostname?: string }[];
   networks?: { name?: string }[];
   groups?: { name?: string }[];
+  service_links?: { from?: string; to?: string }[];
   connections?: { a?: End; b?: End }[];
   connection_groups?: { connections?: { a?: End; b?: End }[] }[];
 }
@@ -38,12 +39,13 @@ export async function extrasOf(c: Connected, t: Target, text: string): Promise<E
     return [];
   }
   const q = { params: { query: inEnv(t) } };
-  const [services, floors, networks, groups, connections] = await Promise.all([
+  const [services, floors, networks, groups, connections, links] = await Promise.all([
     collect(c.client.services(inEnv(t))),
     c.client.api.GET('/service-floors', q).then((r) => r.data!),
     c.client.api.GET('/networks', q).then((r) => r.data!),
     c.client.api.GET('/groups', q).then((r) => r.data!),
     c.client.api.GET('/service-connections', q).then((r) => r.data!),
+    c.client.api.GET('/service-links', q).then((r) => r.data!),
   ]);
   const keep = (list: { name?: string; hostname?: string }[] | undefined, key: 'name' | 'hostname') => new Set((list ?? []).map((e) => lower(e?.[key])));
   const kept = { service: keep(spec.services, 'name'), floor: keep(spec.service_floors, 'hostname'), network: keep(spec.networks, 'name'), group: keep(spec.groups, 'name') };
@@ -63,8 +65,14 @@ export async function extrasOf(c: Connected, t: Target, text: string): Promise<E
     if (left) wanted.set(key, left - 1);
     else extraConnections.push({ kind: 'service_connection', id: x.id, name: `${names.get(x.a_id) ?? x.a_id} – ${names.get(x.b_id) ?? x.b_id}${x.name ? ` (${x.name})` : ''}` });
   }
+  const linked = new Set((spec.service_links ?? []).map((l) => `${lower(l?.from)}>${lower(l?.to)}`));
+  const nameOf = (id: string) => names.get(id) ?? id;
+  const extraLinks = links
+    .filter((l) => !linked.has(`${lower(nameOf(l.from_service_id))}>${lower(nameOf(l.to_service_id))}`))
+    .map((l) => ({ kind: 'service_link' as const, id: l.id, name: `${nameOf(l.from_service_id)} → ${nameOf(l.to_service_id)}` }));
   return [
     ...extraConnections,
+    ...extraLinks,
     ...services.filter((s) => !kept.service.has(lower(s.name))).map((s) => ({ kind: 'service' as const, id: s.id, name: s.name })),
     ...floors.filter((f) => !kept.floor.has(lower(f.hostname))).map((f) => ({ kind: 'service_floor' as const, id: f.id, name: f.hostname ?? f.id })),
     ...networks.filter((n) => !kept.network.has(lower(n.name))).map((n) => ({ kind: 'network' as const, id: n.id, name: n.name })),
@@ -80,10 +88,11 @@ export function countsOf(extras: Extra[]): string {
   return parts.length > 1 ? `${parts.slice(0, -1).join(', ')} and ${parts.at(-1)}` : (parts[0] ?? 'nothing');
 }
 
-/** Deletes the extras: connections first, then services, floors, networks, groups (what holds others last). */
+/** Deletes the extras: connections and links first, then services, floors, networks, groups (what holds others last). */
 export async function deleteExtras(c: Connected, extras: Extra[]): Promise<void> {
   const del = {
     service_connection: (id: string) => c.client.api.DELETE('/service-connections/{connection_id}', { params: { path: { connection_id: id } } }),
+    service_link: (id: string) => c.client.api.DELETE('/service-links/{link_id}', { params: { path: { link_id: id } } }),
     service: (id: string) => c.client.api.DELETE('/services/{service_id}', { params: { path: { service_id: id } } }),
     service_floor: (id: string) => c.client.api.DELETE('/service-floors/{floor_id}', { params: { path: { floor_id: id } } }),
     network: (id: string) => c.client.api.DELETE('/networks/{network_id}', { params: { path: { network_id: id } } }),

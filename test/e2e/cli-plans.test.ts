@@ -159,6 +159,9 @@ describe('infracat plan and apply: exact plans, saved plans, locks', () => {
     body.set('environment_id', o.envId);
     body.set('file', new Blob([big], { type: 'application/yaml' }), 'big.yaml');
     const started = await fetch(`${ref.stack.url}/impex/import`, { method: 'POST', body, headers: { authorization: `Bearer ${o.token}` } }).then((r) => r.json() as Promise<{ job_id: string }>);
+    const refused = await fetch(`${ref.stack.url}/impex/import`, { method: 'POST', body, headers: { authorization: `Bearer ${o.token}` } });
+    expect(refused.status).toBe(409);
+    expect(await refused.json()).toMatchObject({ detail: expect.stringContaining(`job ${started.job_id}`), lock: { holder: expect.stringContaining('@'), job_id: started.job_id, since: expect.any(String) } });
     const second = await cli(['apply', '-f', await file('small.yaml', doc(['api', 'db', 'cache', 'other'], API_DB('both'))), '--yes']);
     expect(second.code).toBe(1);
     expect(second.stderr).toContain(`job ${started.job_id}`);

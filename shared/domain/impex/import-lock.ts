@@ -2,6 +2,7 @@ import { keys } from '#db/keys';
 import { releaseLease, renewLease, takeLease, type Lease } from '#db/lease';
 import { DomainError } from '#shared/errors';
 import { errorFields, log } from '#shared/log';
+import { getAccount } from '#domain/identity';
 
 /**
  * One import writes into an environment at a time (issue 36): the import takes the environment's
@@ -19,8 +20,9 @@ export const importLocked = (held: Lease) =>
     { lock: { holder: held.holder, job_id: held.owner, since: held.since } },
   );
 
-/** Takes the environment's import lock for job `jobId` of `holder`, or refuses (409) with who holds it. */
-export async function takeImportLock(projectId: string, envId: string, holder: string, jobId: string, now: Date): Promise<void> {
+/** Takes the environment's import lock for job `jobId` of account `accountId` (named by its email), or refuses (409) with who holds it. */
+export async function takeImportLock(projectId: string, envId: string, accountId: string, jobId: string, now: Date): Promise<void> {
+  const holder = (await getAccount(accountId))?.email ?? accountId;
   const out = await takeLease(keys.importLock(projectId, envId), { holder, owner: jobId }, now, IMPORT_LEASE_MS);
   if (!out.ok) throw importLocked(out.held);
 }

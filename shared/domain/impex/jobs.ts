@@ -93,9 +93,8 @@ export const PLAN_STALE = 'The environment changed since the plan was made: noth
  */
 async function runImport(record: ImpexRecord, ctx: AppContext) {
   if (record.dry_run) return planOrApply(record, ctx);
-  const starter = await getAccount(record.created_by);
   try {
-    await takeImportLock(record.project_id, record.environment_id, starter?.email ?? record.created_by, record.job_id, ctx.clock.now());
+    await takeImportLock(record.project_id, record.environment_id, record.created_by, record.job_id, ctx.clock.now());
   } catch (err) {
     if (!isRefusal(err, 'conflict')) throw err;
     await step(record, { status: 'failed', error: String(err.detail) }, ctx);

@@ -16,7 +16,6 @@ import { impexRecordEntity, impexRecordView, type ImpexRecord } from './record-e
 import { verifyDownloadLink } from './links';
 import type { UploadedDocument } from './types';
 import { releaseImportLock, takeImportLock } from './import-lock';
-import { getAccount } from '#domain/identity';
 
 /** The jobs-queue message of an export or an import: queued when its record is written (below), run by `runImpexJob`. */
 export const impexJobMessage = lazySchema(() => z.object({ kind: z.enum(['export', 'import']), project_id: z.string().min(1), record_id: z.string().min(1) }));
@@ -105,7 +104,7 @@ export async function startImport(
   });
   if (record.dry_run) return startImportOf(ctx, record, input);
   // An import that writes holds the environment's lock from here to its job's end (import-lock.ts).
-  await takeImportLock(record.project_id, record.environment_id, (await getAccount(userId))?.email ?? userId, record.job_id, ctx.clock.now());
+  await takeImportLock(record.project_id, record.environment_id, userId, record.job_id, ctx.clock.now());
   try {
     const started = await startImportOf(ctx, record, input);
     if (started.status === 'failed') await releaseImportLock(record.project_id, record.environment_id, record.job_id);

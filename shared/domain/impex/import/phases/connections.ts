@@ -34,12 +34,13 @@ export async function planConnections(w: WalkContext, serviceId: Map<string, str
   const taken = new Set<string>();
   const existingConnection = {
     get(c: ConnectionSpec): Connection | undefined {
-      const found = exact.get(pairKey(c)) ?? byEnds.get(endsKey(c))?.find((x) => !taken.has(x.id) && !specs.has(pairKey(x)));
+      const found = exact.get(pairKey(c)) ?? byEnds.get(endsKey(c))?.find((x) => !taken.has(x.id) && !documentPairs.has(pairKey(x)));
       if (found) taken.add(found.id);
       return found;
     },
   };
-  const specs = new Set([...spec.connections, ...spec.connection_groups.flatMap((g) => g.connections)].map(resolve).flatMap((c) => (c ? [pairKey(c)] : [])));
+  /** The exact pairs the document names: a connection that is one of them is kept for it, never turned round for another. */
+  const documentPairs = new Set([...spec.connections, ...spec.connection_groups.flatMap((g) => g.connections)].map(resolve).flatMap((c) => (c ? [pairKey(c)] : [])));
   const liveChains = new Map(env.chains.map((c) => [c.id, c]));
   const endGuards = (c: ConnectionSpec, label: string) =>
     ([[c.a_type, c.a_id], [c.b_type, c.b_id]] as const).map(([type, id]) => ({ key: entityKey(type, projectId, envId, id), gone: `An end of connection '${label}' was removed during the import`, edge: true }));

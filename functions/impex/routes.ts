@@ -24,11 +24,12 @@ export const impexRoutes = [
     method: 'POST', path: '/impex/import', auth: 'user', summary: 'Import a configuration document into an environment (asynchronous; `dry_run=true` only plans)',
     multipart,
     body: z
-      .object({ ...target, file: uploadedFile.optional(), upload_id: uuid.optional(), filename: z.string().max(255).optional().describe("The uploaded document's name, for its record (with upload_id; a multipart file carries its own)"), dry_run: z.enum(['true', 'false']).optional() })
+      .object({ ...target, file: uploadedFile.optional(), upload_id: uuid.optional(), filename: z.string().max(255).optional().describe("The uploaded document's name, for its record (with upload_id; a multipart file carries its own)"), dry_run: z.enum(['true', 'false']).optional(),
+        plan_fingerprint: z.string().max(100).optional().describe("A saved plan's `report.fingerprint`: the import writes nothing (fails) when the environment changed since that plan") })
       .refine((b) => b.file || b.upload_id, { message: 'A configuration document file is required', path: ['file'] })
       .refine((b) => !(b.file && b.upload_id), { message: 'Give the file or an upload_id, not both', path: ['upload_id'] }),
     responses: { 202: started },
-    refusals: [400, 403, 404],
+    refusals: [400, 403, 404, 409],
     handler: async ({ body }, ctx) => ({ status: 202, body: await startImport(ctx, { ...body, dry_run: body.dry_run === 'true' }) }),
   }),
   route({

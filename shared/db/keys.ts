@@ -154,6 +154,8 @@ export const keys = {
   /** The journal of a staged write into an environment (an import's chunk, db/staged-write.ts): `STAGED#<envId>#<owner>#<n>`, there while it is in flight. */
   stagedWrite: (projectId: string, envId: string, owner: string, n: number) => ({ PK: `PROJECT#${projectId}`, SK: `STAGED#${envId}#${owner}#${String(n).padStart(8, '0')}` }),
   stagedWritePrefix: (envId: string) => `STAGED#${envId}#`,
+  /** The environment's import lock (a lease, db/lease.ts): one import writes into an environment at a time. */
+  importLock: (projectId: string, envId: string) => ({ PK: `PROJECT#${projectId}`, SK: `IMPORTLOCK#${envId}` }),
   group: (projectId: string, envId: string, id: string) => ({ PK: `PROJECT#${projectId}`, SK: `GROUP#${envId}#${id}` }),
   groupPrefix: (envId: string) => `GROUP#${envId}#`,
   subgroup: (projectId: string, envId: string, id: string) => ({ PK: `PROJECT#${projectId}`, SK: `SUBGROUP#${envId}#${id}` }),

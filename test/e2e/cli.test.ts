@@ -189,7 +189,11 @@ describe('the infracat CLI', () => {
     const pruned = await cli(['plan', '-f', smaller, '--prune']);
     expect(pruned.code, pruned.stdout + pruned.stderr).toBe(2);
     expect(pruned.stdout).toMatch(/- service\s+cache\s+delete/);
-    expect((await cli(['plan', '-f', smaller])).code).toBe(0);
+    expect(pruned.stdout).toMatch(/- service_link\s+cache → db\s+delete/);
+    // Without --prune the item is still listed, kept, and the plan is not clean (issue 36).
+    const kept = await cli(['plan', '-f', smaller]);
+    expect(kept.code).toBe(2);
+    expect(kept.stdout).toMatch(/\* service\s+cache\s+extra/);
   });
 
   it('impact shows the blast radius as a tree with distance and path', async () => {
@@ -205,7 +209,7 @@ describe('the infracat CLI', () => {
 
   it('export to a file, then import it into another environment: the same services', async () => {
     const out = join(dir, 'exported.yaml');
-    const exported = await cli(['export', '-o', out]);
+    const exported = await cli(['export', '--file', out]);
     expect(exported.code, exported.stderr).toBe(0);
     const doc = parse(await readFile(out, 'utf8'));
     expect(doc.spec.services.map((s: { name: string }) => s.name)).toEqual(['api', 'cache', 'db']);

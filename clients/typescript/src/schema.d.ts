@@ -8357,6 +8357,8 @@ export interface operations {
                     filename?: string;
                     /** @enum {string} */
                     dry_run?: "true" | "false";
+                    /** @description A saved plan's `report.fingerprint`: the import writes nothing (fails) when the environment changed since that plan */
+                    plan_fingerprint?: string;
                 };
             };
         };
@@ -8484,6 +8486,7 @@ export interface operations {
                         finished_at: string | null;
                         filename: string | null;
                         dry_run: boolean;
+                        plan_fingerprint: string | null;
                         download_url: string | null;
                         link_expires_at: string | null;
                         report: {
@@ -8504,6 +8507,7 @@ export interface operations {
                                 line: number | null;
                                 message: string;
                             }[];
+                            fingerprint?: string;
                         } | null;
                         error: string | null;
                         progress: {
@@ -8627,6 +8631,7 @@ export interface operations {
                         finished_at: string | null;
                         filename: string | null;
                         dry_run: boolean;
+                        plan_fingerprint: string | null;
                         download_url: string | null;
                         link_expires_at: string | null;
                         report: {
@@ -8647,6 +8652,7 @@ export interface operations {
                                 line: number | null;
                                 message: string;
                             }[];
+                            fingerprint?: string;
                         } | null;
                         error: string | null;
                         progress: {

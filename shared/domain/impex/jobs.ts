@@ -11,6 +11,8 @@ import { signedDownloadUrl } from './links';
 import { publishProgress } from './progress';
 import type { ImpexRecord } from './record-entity';
 import { metric } from '#shared/metrics';
+import { takeImportLock, whileLocked } from './import-lock';
+import { isRefusal } from '#shared/errors';
 
 const HOUR_MS = 3600 * 1000;
 
@@ -82,7 +84,26 @@ async function readImportDocument(record: ImpexRecord, ctx: AppContext) {
   return parseDocument(text);
 }
 
+/** Refusal of a saved plan's import when the environment is no longer what the plan was made against. */
+export const PLAN_STALE = 'The environment changed since the plan was made: nothing was written. Plan again (infracat plan -o plan.json) and apply the new plan.';
+
+/**
+ * An import that writes runs holding the environment's lock (taken when it was started; taken again
+ * here, as the lease may have run out while the job waited in the queue: then only if nobody else has it).
+ */
 async function runImport(record: ImpexRecord, ctx: AppContext) {
+  if (record.dry_run) return planOrApply(record, ctx);
+  try {
+    await takeImportLock(record.project_id, record.environment_id, record.created_by, record.job_id, ctx.clock.now());
+  } catch (err) {
+    if (!isRefusal(err, 'conflict')) throw err;
+    await step(record, { status: 'failed', error: String(err.detail) }, ctx);
+    return;
+  }
+  await whileLocked(record.project_id, record.environment_id, record.job_id, () => ctx.clock.now(), () => planOrApply(record, ctx));
+}
+
+async function planOrApply(record: ImpexRecord, ctx: AppContext) {
   const parsed = await readImportDocument(record, ctx);
   if (!parsed.document) {
     const report = { summary: { create: 0, update: 0, unchanged: 0, error: parsed.errors.length }, items: [], errors: parsed.errors };
@@ -92,6 +113,10 @@ async function runImport(record: ImpexRecord, ctx: AppContext) {
   const plan = await planImport({ projectId: record.project_id, environmentId: record.environment_id, document: parsed.document }, ctx);
   if (plan.report.errors.length) {
     await step(record, { status: 'failed', report: plan.report, error: 'The import has errors; nothing was written.' }, ctx);
+    return;
+  }
+  if (record.plan_fingerprint && record.plan_fingerprint !== plan.fingerprint) {
+    await step(record, { status: 'failed', error: PLAN_STALE }, ctx);
     return;
   }
   if (record.dry_run) {

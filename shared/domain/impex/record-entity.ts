@@ -5,6 +5,8 @@ const report = z.object({
   summary: z.object({ create: z.int(), update: z.int(), unchanged: z.int(), error: z.int() }),
   items: z.array(z.object({ kind: z.string(), name: z.string(), action: z.string(), detail: z.string().optional() })),
   errors: z.array(z.object({ path: z.string(), line: z.int().nullable(), message: z.string() })),
+  /** A plan's: what it was made against (import/fingerprint.ts). */
+  fingerprint: z.string().optional(),
 });
 
 /** An export or import: queued → running → succeeded | failed, with its progress, its link (export) or report (import). */
@@ -24,6 +26,8 @@ export const impexRecordEntity = defineEntity(
     /** Import: the uploaded file's name; `dry_run` plans without applying. */
     filename: z.string().nullable().default(null),
     dry_run: z.boolean().default(false),
+    /** Import of a saved plan: the fingerprint the environment must still have (else nothing is written). */
+    plan_fingerprint: z.string().nullable().default(null),
     /** The document in the bucket (export: the result; import: the upload). */
     document_key: z.string().nullable().default(null),
     /** Export: the signed link and when it stops working. */
@@ -40,5 +44,5 @@ export type ImpexRecord = z.infer<typeof impexRecordEntity.schema>;
 
 export const impexRecordView = defineView(impexRecordEntity, {
   id: true, job_id: true, kind: true, status: true, project_id: true, environment_id: true, created_by: true, created_at: true, updated_at: true,
-  finished_at: true, filename: true, dry_run: true, download_url: true, link_expires_at: true, report: true, error: true, progress: true,
+  finished_at: true, filename: true, dry_run: true, plan_fingerprint: true, download_url: true, link_expires_at: true, report: true, error: true, progress: true,
 });

@@ -15,6 +15,7 @@ import { accessInEnvironment, accessToItem, accessToProject } from '#domain/tena
 import { impexRecordEntity, impexRecordView, type ImpexRecord } from './record-entity';
 import { verifyDownloadLink } from './links';
 import type { UploadedDocument } from './types';
+import { releaseImportLock, takeImportLock } from './import-lock';
 
 /** The jobs-queue message of an export or an import: queued when its record is written (below), run by `runImpexJob`. */
 export const impexJobMessage = lazySchema(() => z.object({ kind: z.enum(['export', 'import']), project_id: z.string().min(1), record_id: z.string().min(1) }));
@@ -95,10 +96,27 @@ export async function importUploadUrl(ctx: AppContext, input: { project_id: stri
  */
 export async function startImport(
   ctx: AppContext,
-  input: { project_id: string; environment_id: string; file?: UploadedDocument; upload_id?: string; filename?: string; dry_run?: boolean },
+  input: { project_id: string; environment_id: string; file?: UploadedDocument; upload_id?: string; filename?: string; dry_run?: boolean; plan_fingerprint?: string },
 ) {
   const userId = await authorize(ctx, 'import', input.project_id, input.environment_id);
-  const record = newRecord(ctx, 'import', userId, input, { filename: input.file?.filename || input.filename || null, dry_run: input.dry_run ?? false });
+  const record = newRecord(ctx, 'import', userId, input, {
+    filename: input.file?.filename || input.filename || null, dry_run: input.dry_run ?? false, plan_fingerprint: input.plan_fingerprint ?? null,
+  });
+  if (record.dry_run) return startImportOf(ctx, record, input);
+  // An import that writes holds the environment's lock from here to its job's end (import-lock.ts).
+  await takeImportLock(record.project_id, record.environment_id, userId, record.job_id, ctx.clock.now());
+  try {
+    const started = await startImportOf(ctx, record, input);
+    if (started.status === 'failed') await releaseImportLock(record.project_id, record.environment_id, record.job_id);
+    return started;
+  } catch (err) {
+    await releaseImportLock(record.project_id, record.environment_id, record.job_id);
+    throw err;
+  }
+}
+
+/** Keeps the document (the multipart file, or checks the upload is there), then writes the record and queues its job. */
+async function startImportOf(ctx: AppContext, record: ImpexRecord, input: { file?: UploadedDocument; upload_id?: string }) {
   if (input.upload_id) {
     // The key carries the project: another project's upload is simply not there.
     record.document_key = importKey(record.project_id, input.upload_id);

@@ -9,6 +9,7 @@ import { cliClient, connect, login, notTheApi, serviceUrl, sessionFor } from './
 import { CliError, lockoutHint } from './errors.js';
 import { impexCommands } from './impex.js';
 import { webhookCommands } from './webhooks.js';
+import { planCommands } from './plans.js';
 import { col, emit, say } from './output.js';
 import { saveSession } from './session.js';
 import { findEnvironment, findProject, findService, inEnv, isId } from './target.js';
@@ -158,6 +159,7 @@ Exit codes: 0 ok, 1 error, 2 (plan) changes pending.
     }), 'infracat impact db', 'infracat impact host-a --floor --depth 3 -o json');
 
   impexCommands(program);
+  planCommands(program);
 
   // audit
   examples(withOutput(program.command('audit').description("the project's audit log, newest first (--me: your account's)"))

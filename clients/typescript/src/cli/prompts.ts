@@ -8,7 +8,7 @@ import { CliError } from './errors.js';
  */
 let lines: AsyncIterator<string> | undefined;
 
-async function readLine(question: string): Promise<string> {
+async function readLine(question: string, noTerminal = 'set INFRACAT_EMAIL, INFRACAT_PASSWORD (and INFRACAT_TOTP_CODE) instead'): Promise<string> {
   process.stderr.write(`? ${question}: `);
   if (!lines) {
     const { createInterface } = await import('node:readline');
@@ -16,7 +16,7 @@ async function readLine(question: string): Promise<string> {
   }
   const next = await lines.next();
   process.stderr.write('\n');
-  if (next.done) throw new CliError(`No terminal to ask "${question}": set INFRACAT_EMAIL, INFRACAT_PASSWORD (and INFRACAT_TOTP_CODE) instead.`);
+  if (next.done) throw new CliError(`No terminal to ask "${question}": ${noTerminal}.`);
   return next.value.trim();
 }
 
@@ -25,11 +25,12 @@ const nonEmpty = (v: string) => (v.trim() ? true : 'Required');
 export const prompts = {
   input: (message: string): Promise<string> => (process.stdin.isTTY ? input({ message, validate: nonEmpty }, { output: process.stderr }) : readLine(message)),
   password: (message: string): Promise<string> => (process.stdin.isTTY ? password({ message, mask: '*', validate: nonEmpty }, { output: process.stderr }) : readLine(message)),
-  confirm: async (message: string): Promise<boolean> => {
+  /** `noTerminal`: what to do instead when there is no terminal to answer (e.g. pass --yes). */
+  confirm: async (message: string, noTerminal: string): Promise<boolean> => {
     if (process.stdin.isTTY) {
       const { confirm } = await import('@inquirer/prompts');
       return confirm({ message, default: false }, { output: process.stderr });
     }
-    return /^y(es)?$/i.test(await readLine(`${message} (y/N)`));
+    return /^y(es)?$/i.test(await readLine(`${message} (y/N)`, noTerminal));
   },
 };

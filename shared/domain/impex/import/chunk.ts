@@ -53,9 +53,9 @@ export function build(chunk: Unit[], own: TransactStep[], plan: ImportPlan, now:
     return moveStep(m, failed);
   }).filter((s): s is TransactStep => s !== undefined);
   const envKey = keys.environment(projectId, envId);
-  // Connections are created against the list the plan read: the version it read must still be the
-  // environment's (another write could have made one of them a duplicate), then it moves on.
-  const movesConnections = chunk.some((u) => u.create?.kind === 'connection' || u.create?.kind === 'chain');
+  // Connections are created (or turned round) against the list the plan read: the version it read must
+  // still be the environment's (another write could have made one of them a duplicate), then it moves on.
+  const movesConnections = chunk.some((u) => u.create?.kind === 'connection' || u.create?.kind === 'chain' || u.update?.changes.direction !== undefined);
   const checks: TransactStep[] = [];
   if (movesConnections) {
     const failed = concurrentChange();

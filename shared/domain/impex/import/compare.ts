@@ -2,8 +2,8 @@ import { nameKey } from '../problems';
 
 /** How the walk compares the document with the environment: stored values, and entities by name. */
 
-/** A value with its maps' keys sorted (lists keep their order). */
-const canonical = (v: unknown): unknown =>
+/** Equality of stored values, whatever the key order of maps read back from the table. */
+export const canonical = (v: unknown): unknown =>
   Array.isArray(v) ? v.map(canonical) : v && typeof v === 'object' ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, x]) => [k, canonical(x)])) : v;
 /** Equality of stored values, whatever the key order of maps read back from the table; null and absent alike. */
 export const same = (a: unknown, b: unknown) => JSON.stringify(canonical(a ?? null)) === JSON.stringify(canonical(b ?? null));

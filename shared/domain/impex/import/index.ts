@@ -8,8 +8,11 @@
  * by hostname, all ignoring case (the name claims' rule). A match whose stored state differs is
  * updated (only the fields that differ); otherwise it is unchanged. An import never deletes: what
  * the environment has beyond the document stays. Links are created when the pair is not linked yet.
- * A connection matches the one joining the same ends in the same direction (the API's duplicate
- * rule; its name is then updated); a chain or hub matches the chain its matched members are in.
+ * A connection matches the one joining the same two ends (in the same direction if there is one,
+ * else another of the pair: its direction and name are then updated in place); a chain or hub
+ * matches the chain its matched members are in. A plan carries the fingerprint of the environment it
+ * read (fingerprint.ts); an import of a saved plan writes nothing when the environment's differs.
+ * An import that writes runs holding the environment's lock (../import-lock.ts).
  */
 
 export { planImport, type ImportPlan } from './plan';

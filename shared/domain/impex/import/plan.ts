@@ -9,6 +9,7 @@ import { documentProblems } from '../problems';
 import { readEnvironment, type EnvironmentContents } from '../read';
 import { summarize, type ImportItem, type ImportReport } from './report';
 import { walk } from './walk';
+import { environmentFingerprint } from './fingerprint';
 
 export interface ImportPlan {
   report: ImportReport;
@@ -18,6 +19,8 @@ export interface ImportPlan {
   plan: Plan | null;
   /** The environment's connections_version the plan read its connections at. */
   connectionsVersion: number;
+  /** What the plan was made against (fingerprint.ts); null without a plan. */
+  fingerprint: string | null;
   /** How many units (entities to write) the plan has. */
   total: number;
   /**
@@ -31,7 +34,7 @@ export interface ImportPlan {
 export async function planImport(input: { projectId: string; environmentId: string; document: EnvironmentDocument }, ctx: AppContext): Promise<ImportPlan> {
   const { projectId, environmentId: envId, document: doc } = input;
   const empty = (errors: ImportError[]): ImportPlan => ({
-    report: { summary: summarize([], errors), items: [], errors }, projectId, environmentId: envId, plan: null, connectionsVersion: 0, total: 0, source: null,
+    report: { summary: summarize([], errors), items: [], errors }, projectId, environmentId: envId, plan: null, connectionsVersion: 0, fingerprint: null, total: 0, source: null,
   });
   // The document's own rules (parseDocument checked them with line numbers; checked again for a document built in code).
   const problems = documentProblems(doc);
@@ -62,5 +65,6 @@ export async function planImport(input: { projectId: string; environmentId: stri
   if (passesMax(projectCount, creating, serviceLimit.max) || passesMax(envCount, creating, serviceLimit.max)) {
     errors.push({ path: '/spec/services', line: null, message: String(serviceLimit.refusal.detail) });
   }
-  return { report: { summary: summarize(items, errors), items, errors }, projectId, environmentId: envId, plan, connectionsVersion: env.connectionsVersion, total, source: { document: doc, env, serviceLimit } };
+  const fingerprint = environmentFingerprint(env);
+  return { report: { summary: summarize(items, errors), items, errors, fingerprint }, projectId, environmentId: envId, plan, connectionsVersion: env.connectionsVersion, fingerprint, total, source: { document: doc, env, serviceLimit } };
 }

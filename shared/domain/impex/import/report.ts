@@ -15,6 +15,8 @@ export interface ImportReport {
   summary: { create: number; update: number; unchanged: number; error: number };
   items: ImportItem[];
   errors: ImportError[];
+  /** What a plan was made against (fingerprint.ts): a saved plan hands it back to be applied only to the environment as it was. */
+  fingerprint?: string;
 }
 
 export const KIND = {

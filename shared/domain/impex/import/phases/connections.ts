@@ -8,6 +8,13 @@ import { connectionLabel, KIND } from '../report';
 import type { Unit } from '../units';
 import type { WalkContext } from '../walk-context';
 
+/** The two ends of a connection, whichever is a. */
+const endsKey = (c: Pick<ConnectionSpec, 'a_type' | 'a_id' | 'b_type' | 'b_id'>) => [`${c.a_type}:${c.a_id}`, `${c.b_type}:${c.b_id}`].sort().join('|');
+const REVERSED = { a_to_b: 'b_to_a', b_to_a: 'a_to_b', both: 'both', none: 'none' } as const;
+/** `c`'s direction as written on `existing`, whose a may be c's b. */
+const directionFrom = (existing: Connection, c: ConnectionSpec) =>
+  existing.a_type === c.a_type && existing.a_id === c.a_id ? c.direction : REVERSED[c.direction as keyof typeof REVERSED];
+
 /** Plans the document's connections, chains and hubs. */
 export async function planConnections(w: WalkContext, serviceId: Map<string, string>, floorId: Map<string, string>) {
   const { projectId, envId, spec, env, ctx, sink, each, record, units, planEntity } = w;
@@ -19,16 +26,31 @@ export async function planConnections(w: WalkContext, serviceId: Map<string, str
     const [a, b] = [endOf(c.a), endOf(c.b)];
     return a.id && b.id ? { a_type: a.type, a_id: a.id, b_type: b.type, b_id: b.id, direction: c.direction, name: c.name ?? null } : undefined;
   };
-  const existingConnection = new Map(env.connections.map((c) => [pairKey(c), c]));
+  // A connection of the document is the one joining the same two ends (either way round): the one in
+  // the same direction if there is one, else another of the pair not matched yet, whose direction
+  // (and name) is then updated in place (issue 36) rather than a second connection created beside it.
+  const exact = new Map(env.connections.map((c) => [pairKey(c), c]));
+  const byEnds = new Map<string, Connection[]>();
+  for (const c of env.connections) byEnds.set(endsKey(c), [...(byEnds.get(endsKey(c)) ?? []), c]);
+  const taken = new Set<string>();
+  const existingConnection = {
+    get(c: ConnectionSpec): Connection | undefined {
+      const found = exact.get(pairKey(c)) ?? byEnds.get(endsKey(c))?.find((x) => !taken.has(x.id) && !documentPairs.has(pairKey(x)));
+      if (found) taken.add(found.id);
+      return found;
+    },
+  };
+  /** The exact pairs the document names: a connection that is one of them is kept for it, never turned round for another. */
+  const documentPairs = new Set([...spec.connections, ...spec.connection_groups.flatMap((g) => g.connections)].map(resolve).flatMap((c) => (c ? [pairKey(c)] : [])));
   const liveChains = new Map(env.chains.map((c) => [c.id, c]));
   const endGuards = (c: ConnectionSpec, label: string) =>
     ([[c.a_type, c.a_id], [c.b_type, c.b_id]] as const).map(([type, id]) => ({ key: entityKey(type, projectId, envId, id), gone: `An end of connection '${label}' was removed during the import`, edge: true }));
   const newConnection = (c: ConnectionSpec, chain: { id: string; group_kind: string } | null, position: number) => ({
     id: ctx.ids.newId(), project_id: projectId, environment_id: envId, ...c, chain_id: chain?.id ?? null, group_kind: chain?.group_kind ?? null, position, deleted_at: null,
   });
-  /** A matched connection: its name updated, or unchanged. */
+  /** A matched connection: its name and direction (as seen from its own ends) updated, or unchanged. */
   const planMatched = (existing: Connection, c: ConnectionSpec, label: string) =>
-    planEntity(KIND.connection, label, 6, existing, { name: c.name }, () => undefined, () => keys.connection(projectId, envId, existing.id), `Connection '${label}' was removed during the import`);
+    planEntity(KIND.connection, label, 6, existing, { name: c.name, direction: directionFrom(existing, c) }, () => undefined, () => keys.connection(projectId, envId, existing.id), `Connection '${label}' was removed during the import`);
   const groupedDifferently = (path: Path, kind: string, label: string, how: string) => {
     sink.error({ path: pointer(path), line: null, message: `Connection '${label}' ${how} in the environment: an import does not regroup connections (change the document or the environment to match)` });
     record(kind, label, 'error', 'grouped differently in the environment');
@@ -39,7 +61,7 @@ export async function planConnections(w: WalkContext, serviceId: Map<string, str
     const label = connectionLabel(c);
     const resolved = resolve(c);
     if (!resolved) return void record(KIND.connection, label, 'error', 'an entity it joins is ambiguous');
-    const existing = existingConnection.get(pairKey(resolved));
+    const existing = existingConnection.get(resolved);
     if (existing?.chain_id) return groupedDifferently(['spec', 'connections', i], KIND.connection, label, grouping(existing));
     if (existing) return planMatched(existing, resolved, label);
     units.push({
@@ -54,7 +76,7 @@ export async function planConnections(w: WalkContext, serviceId: Map<string, str
     const resolved = g.connections.map(resolve);
     if (resolved.some((c) => !c)) return void record(KIND.chain, groupLabel, 'error', 'an entity it joins is ambiguous');
     const specs = resolved as ConnectionSpec[];
-    const matched = specs.map((c) => existingConnection.get(pairKey(c)));
+    const matched = specs.map((c) => existingConnection.get(c));
     // The chain its matched members are in: one live chain of the same kind, or none matched at all.
     const held = [...new Set(matched.filter((m) => m).map((m) => m!.chain_id))];
     const chain = held.length === 1 && held[0] ? liveChains.get(held[0]) : undefined;

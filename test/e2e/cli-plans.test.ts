@@ -9,6 +9,7 @@ import { useTestStack } from '../helpers/stack';
 import { client, signUp } from '../helpers/http';
 import { setPlan } from '../helpers/plans';
 import { projectWithEnv } from '../helpers/tenancy';
+import { workerTable } from '../../functions/workers';
 
 /**
  * Issue 36: exact plans, prune that prunes, saved plans and the environment's import lock, and the
@@ -16,6 +17,21 @@ import { projectWithEnv } from '../helpers/tenancy';
  * `infracat` binary against the local stack.
  */
 const ref = useTestStack({}, { withS3: true });
+
+/** Holds the next job the jobs worker is handed until `release` (plans and later jobs pass). */
+async function holdingFirstJob<T>(body: (release: () => void) => Promise<T>): Promise<T> {
+  const jobs = workerTable.jobs!;
+  let release!: () => void;
+  const gate = new Promise<void>((r) => (release = r));
+  let held = false;
+  workerTable.jobs = { ...jobs, handler: async (e) => (held ? undefined : ((held = true), await gate), jobs.handler(e)) };
+  try {
+    return await body(release);
+  } finally {
+    release();
+    workerTable.jobs = jobs;
+  }
+}
 const api = client(() => ref.stack.url);
 const BIN = join(import.meta.dirname, '..', '..', 'node_modules', '.bin', 'infracat');
 const SLOW = 180_000;
@@ -158,14 +174,19 @@ describe('infracat plan and apply: exact plans, saved plans, locks', () => {
     body.set('project_id', o.projectId);
     body.set('environment_id', o.envId);
     body.set('file', new Blob([big], { type: 'application/yaml' }), 'big.yaml');
-    const started = await fetch(`${ref.stack.url}/impex/import`, { method: 'POST', body, headers: { authorization: `Bearer ${o.token}` } }).then((r) => r.json() as Promise<{ job_id: string }>);
-    const refused = await fetch(`${ref.stack.url}/impex/import`, { method: 'POST', body, headers: { authorization: `Bearer ${o.token}` } });
-    expect(refused.status).toBe(409);
-    expect(await refused.json()).toMatchObject({ detail: expect.stringContaining(`job ${started.job_id}`), lock: { holder: expect.stringContaining('@'), job_id: started.job_id, since: expect.any(String) } });
-    const second = await cli(['apply', '-f', await file('small.yaml', doc(['api', 'db', 'cache', 'other'], API_DB('both'))), '--yes']);
-    expect(second.code).toBe(1);
-    expect(second.stderr).toContain(`job ${started.job_id}`);
-    expect(second.stderr).toContain('(HTTP 409)');
+    // The first import's job waits until the second has been refused (a loaded machine would otherwise finish it first).
+    const started = await holdingFirstJob(async (release) => {
+      const first = await fetch(`${ref.stack.url}/impex/import`, { method: 'POST', body, headers: { authorization: `Bearer ${o.token}` } }).then((r) => r.json() as Promise<{ job_id: string }>);
+      const refused = await fetch(`${ref.stack.url}/impex/import`, { method: 'POST', body, headers: { authorization: `Bearer ${o.token}` } });
+      expect(refused.status).toBe(409);
+      expect(await refused.json()).toMatchObject({ detail: expect.stringContaining(`job ${first.job_id}`), lock: { holder: expect.stringContaining('@'), job_id: first.job_id, since: expect.any(String) } });
+      const second = await cli(['apply', '-f', await file('small.yaml', doc(['api', 'db', 'cache', 'other'], API_DB('both'))), '--yes']);
+      expect(second.code).toBe(1);
+      expect(second.stderr).toContain(`job ${first.job_id}`);
+      expect(second.stderr).toContain('(HTTP 409)');
+      release();
+      return first;
+    });
     const watched = await cli(['jobs', 'watch', started.job_id]);
     expect(watched.code, watched.stderr).toBe(0);
     expect(watched.stdout).toMatch(/Import succeeded: 300 created/);

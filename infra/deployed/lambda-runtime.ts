@@ -16,7 +16,7 @@ const runtimeParent = pathToFileURL(join(runtimeRoot, 'package.json')).href;
 /** What the Lambda runtime provides beside a bundle: the AWS SDK v3. */
 const RUNTIME_PROVIDED = /^@aws-sdk\//;
 /** argon2's loader asks for this machine's binary; the bundle ships the arm64 one, of the same version. */
-const ARGON2_NATIVE = /^@node-rs\/argon2-linux-(x64|arm64)-(gnu|musl)$/;
+const ARGON2_NATIVE = /^@node-rs\/argon2-linux-(x64|arm64)-(gnu|musl)(\/package\.json)?$/;
 
 function shippedArgon2Version(): string | undefined {
   const file = join(taskRoot, 'node_modules/@node-rs/argon2-linux-arm64-gnu/package.json');
@@ -32,7 +32,7 @@ registerHooks({
     if (RUNTIME_PROVIDED.test(specifier)) return nextResolve(specifier, { ...context, parentURL: runtimeParent });
     if (ARGON2_NATIVE.test(specifier)) {
       const local = nextResolve(specifier, { ...context, parentURL: runtimeParent });
-      const version = (JSON.parse(readFileSync(new URL('package.json', local.url), 'utf8')) as { version: string }).version;
+      const version = (JSON.parse(readFileSync(new URL('package.json', local.url.replace(/package\.json$/, '')), 'utf8')) as { version: string }).version;
       if (version !== shippedArgon2Version()) throw new Error(`argon2: this machine's ${specifier}@${version} is not the shipped arm64 build's version (${shippedArgon2Version()})`);
       return local;
     }

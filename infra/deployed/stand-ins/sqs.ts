@@ -116,6 +116,6 @@ export function createSqs(specs: QueueSpec[], iam: Iam, now: () => number = Date
     return json(run(arn, input));
   }
 
-  return { handle, receive, remove, changeVisibility, counts, arns: () => [...queues.keys()] };
+  return { handle, send, receive, remove, changeVisibility, counts, arns: () => [...queues.keys()] };
 }
 export type Sqs = ReturnType<typeof createSqs>;

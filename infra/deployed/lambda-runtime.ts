@@ -7,7 +7,7 @@
  * argv: <asset folder> <Handler (`index.handler`)> <folder whose node_modules stand in for the Lambda runtime's>
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { registerHooks } from 'node:module';
+import { createRequire, registerHooks, type ResolveFnOutput, type ResolveHookContext } from 'node:module';
 import { join, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -23,15 +23,22 @@ function shippedArgon2Version(): string | undefined {
   return existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version : undefined;
 }
 
+const runtimeRequire = createRequire(runtimeParent);
+/** Resolves as if from the runtime's folder: `require` by its own algorithm (a changed parentURL is not followed for it), `import` by the next hook. */
+function fromRuntime(specifier: string, context: ResolveHookContext, nextResolve: (s: string, c?: Partial<ResolveHookContext>) => ResolveFnOutput): ResolveFnOutput {
+  if (context.conditions?.includes('require')) return { url: pathToFileURL(runtimeRequire.resolve(specifier)).href, shortCircuit: true };
+  return nextResolve(specifier, { ...context, parentURL: runtimeParent });
+}
+
 const inTaskRoot = (url: string | undefined) => !!url?.startsWith('file:') && fileURLToPath(url).startsWith(taskRoot + sep);
 
 registerHooks({
   resolve(specifier, context, nextResolve) {
     // Only what the bundle itself asks for is policed; the runtime's SDK resolves its own dependencies.
     if (!inTaskRoot(context.parentURL) || specifier.startsWith('node:') || specifier.startsWith('.') || specifier.startsWith('file:')) return nextResolve(specifier, context);
-    if (RUNTIME_PROVIDED.test(specifier)) return nextResolve(specifier, { ...context, parentURL: runtimeParent });
+    if (RUNTIME_PROVIDED.test(specifier)) return fromRuntime(specifier, context, nextResolve);
     if (ARGON2_NATIVE.test(specifier)) {
-      const local = nextResolve(specifier, { ...context, parentURL: runtimeParent });
+      const local = fromRuntime(specifier, context, nextResolve);
       const version = (JSON.parse(readFileSync(new URL('package.json', local.url.replace(/package\.json$/, '')), 'utf8')) as { version: string }).version;
       if (version !== shippedArgon2Version()) throw new Error(`argon2: this machine's ${specifier}@${version} is not the shipped arm64 build's version (${shippedArgon2Version()})`);
       return local;

@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { createRouter } from '#http/router';
-import type { Method } from '#http/route';
+import { createRouter, type Routable } from '#http/router';
 import { readBody, requestEvent, send } from '../local/http-io';
 import type { Resolver } from './intrinsics';
 import { referencedId, resourcesOf, type CloudAssembly } from './template';
 
+type Method = Routable['method'];
 interface ApiRoute { method: Method; path: string; routeKey: string; functionId: string }
 
 /** An answer API Gateway gives itself (no route, the integration failed), with its request id header. */

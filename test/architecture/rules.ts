@@ -17,6 +17,9 @@ import type { Edge, ImportGraph, Unresolved } from './import-graph';
  *    the contexts build on it, so it cannot build on them (what both need lives in a leaf, e.g. `shared/actor.ts`).
  * 7. `web/` and `clients/` are packages of their own: their files import their own package's files and npm packages,
  *    and the dashboard the client package (`@infracat/client`); never `shared/`, `functions/`, `infra/` or the other.
+ * 8. `infra/deployed/` serves the product from the synthesized template alone (issue 34): besides its own files and npm
+ *    packages it imports only the emulators' plumbing it shares with `npm start` and the route matcher
+ *    (DEPLOYED_MAY_IMPORT), never the functions, the domain, the stack's code or the configuration.
  * Domain files must sit in a known context folder, so that a new context cannot slip past rules 1 and 2.
  */
 
@@ -79,8 +82,13 @@ function edgeViolations({ from, to }: Edge): string[] {
   // 7. The dashboard and the client stay inside their own package.
   const pkg = packageOf(from);
   if (pkg && !to.startsWith(`${pkg.dir}/`)) problems.push(`${pkg.dir} is a package of its own: it may import only its own files, npm packages${pkg.client ? ' and @infracat/client' : ''}`);
+  // 8. The deployed shape runs the template's bundles, not the source.
+  if (from.startsWith('infra/deployed/') && !to.startsWith('infra/deployed/') && !DEPLOYED_MAY_IMPORT.includes(to)) problems.push('infra/deployed serves the synthesized template alone: it may import only its own files and DEPLOYED_MAY_IMPORT');
   return problems;
 }
+
+/** 8. What start:deployed may import besides its own files: no code a function runs. */
+export const DEPLOYED_MAY_IMPORT = ['infra/local/dynamo.ts', 'infra/local/s3.ts', 'infra/local/ports.ts', 'infra/local/http-io.ts', 'infra/local/api-event.ts', 'shared/http/router.ts'];
 
 /** 7. The separate packages of the repository, and whether each may use the client package. */
 const PACKAGES = [

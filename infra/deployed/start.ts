@@ -8,16 +8,10 @@ import { cloudFront } from './cloudfront';
 import { createTables } from './dynamodb-tables';
 import { pollQueue, sqsMappings, startSchedules } from './event-sources';
 import { httpApi } from './http-api';
-import { createIam } from './iam';
 import { ACCOUNT, createResolver, REGION } from './intrinsics';
 import { lambdaFunctions } from './lambda-functions';
 import { createSandboxes, type Sandboxes } from './sandboxes';
-import { createDynamoProxy } from './stand-ins/dynamodb-proxy';
-import { createKms } from './stand-ins/kms';
-import { createS3Proxy } from './stand-ins/s3-proxy';
-import { createSecretsManager, generatedSecret } from './stand-ins/secrets-manager';
-import { createSes } from './stand-ins/ses';
-import { createSqs } from './stand-ins/sqs';
+import { createStandIns, templateSecrets } from './stand-ins';
 import { pollStream, streamMappings } from './table-stream';
 import { readAssembly, referencedId, resourcesOf } from './template';
 
@@ -76,33 +70,18 @@ export async function startDeployed(opts: DeployedOptions) {
     stops.push(() => new Promise<void>((r) => { aws.server.closeAllConnections(); aws.server.close(() => r()); }));
 
     const attributes = await createTables(assembly, dynamoEndpoint);
-    const secrets = new Map<string, string>(Object.entries(opts.extraSecrets ?? {}));
+    // Secrets are resolved lazily: the template's own are made once the resolver can name them.
+    let secrets = new Map<string, string>();
     const resolver = createResolver(assembly, { site: siteUrl, aws: aws.url }, { attributes, secretValue: (arn) => secrets.get(arn) ?? '' });
-    for (const [id, r] of resourcesOf(assembly, 'AWS::SecretsManager::Secret')) {
-      const p = r.Properties ?? {};
-      secrets.set(resolver.ref(id), p.SecretString ?? generatedSecret(p.GenerateSecretString ?? {}));
-    }
+    secrets = templateSecrets(assembly, resolver, opts.extraSecrets);
 
     const buckets = resourcesOf(assembly, 'AWS::S3::Bucket').map(([id]) => resolver.ref(id));
     const s3: LocalS3 = await startS3(join(opts.dataDir, 'deployed', 's3'), buckets);
     stops.push(() => s3.stop());
 
     const functions = lambdaFunctions(assembly, resolver, { site: siteUrl, aws: aws.url }, opts.env);
-    const iam = createIam(assembly, resolver, functions, { enforce: opts.enforceIam, log });
-    const sqs = createSqs(resourcesOf(assembly, 'AWS::SQS::Queue').map(([id, r]) => {
-      const redrive = r.Properties?.RedrivePolicy ? (resolver.resolve(r.Properties.RedrivePolicy) as { deadLetterTargetArn: string; maxReceiveCount: number }) : undefined;
-      return { arn: resolver.getAtt(id, 'Arn'), url: resolver.ref(id), visibilityTimeoutSeconds: Number(r.Properties?.VisibilityTimeout ?? 30), redrive: redrive && { ...redrive, maxReceiveCount: Number(redrive.maxReceiveCount) } };
-    }), iam);
-    const ses = createSes(join(opts.dataDir, 'outbox'), iam);
-    Object.assign(services, {
-      dynamodb: createDynamoProxy(dynamoEndpoint, iam),
-      s3: createS3Proxy(s3.endpoint, iam),
-      sqs: sqs.handle,
-      kms: createKms(resourcesOf(assembly, 'AWS::KMS::Key').map(([id]) => resolver.ref(id)), iam),
-      secretsmanager: createSecretsManager(secrets, iam),
-      ses,
-      email: ses,
-    });
+    const { iam, sqs, services: handlers } = createStandIns(assembly, resolver, functions, secrets, { dynamoEndpoint, s3Endpoint: s3.endpoint, dataDir: opts.dataDir, enforceIam: opts.enforceIam, log });
+    Object.assign(services, handlers);
 
     const sandboxes = new Map<string, Sandboxes>(functions.map((f) => [f.logicalId, createSandboxes(f, log)]));
     stops.push(() => Promise.all([...sandboxes.values()].map((s) => s.stop())).then(() => undefined));
@@ -160,7 +139,7 @@ export async function startDeployed(opts: DeployedOptions) {
         while (Date.now() < until) {
           const quiet = !pollers.some((p) => p.busy) && sqs.arns().every((arn) => {
             const c = sqs.counts(arn);
-            return c.inFlight === 0 && (c.visible === 0 || /Dlq/.test(arn));
+            return c.inFlight === 0 && (c.visible === 0 || sqs.isDeadLetterQueue(arn));
           });
           if (!quiet) quietSince = 0;
           else if (!quietSince) quietSince = Date.now();

@@ -116,6 +116,7 @@ export function createSqs(specs: QueueSpec[], iam: Iam, now: () => number = Date
     return json(run(arn, input));
   }
 
-  return { handle, send, receive, remove, changeVisibility, counts, arns: () => [...queues.keys()] };
+  const deadLetterQueues = new Set(specs.flatMap((s) => (s.redrive ? [s.redrive.deadLetterTargetArn] : [])));
+  return { handle, send, receive, remove, changeVisibility, counts, arns: () => [...queues.keys()], isDeadLetterQueue: (arn: string) => deadLetterQueues.has(arn) };
 }
 export type Sqs = ReturnType<typeof createSqs>;

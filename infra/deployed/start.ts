@@ -76,7 +76,7 @@ export async function startDeployed(opts: DeployedOptions) {
     secrets = templateSecrets(assembly, resolver, opts.extraSecrets);
 
     const buckets = resourcesOf(assembly, 'AWS::S3::Bucket').map(([id]) => resolver.ref(id));
-    const s3: LocalS3 = await startS3(join(opts.dataDir, 'deployed', 's3'), buckets);
+    const s3: LocalS3 = await startS3(join(opts.dataDir, 'deployed', 's3'), buckets, undefined, { allowMismatchedSignatures: true });
     stops.push(() => s3.stop());
 
     const functions = lambdaFunctions(assembly, resolver, { site: siteUrl, aws: aws.url }, opts.env);

@@ -25,6 +25,25 @@ afterAll(async () => {
   await cdk?.remove();
 }, 60_000);
 
+/** A multipart POST as a browser's FormData makes it (the import and export forms). */
+async function form(path: string, token: string, fields: Record<string, string>) {
+  const body = new FormData();
+  for (const [k, v] of Object.entries(fields)) body.set(k, v);
+  const res = await fetch(`${deployed.url}${path}`, { method: 'POST', body, headers: { authorization: `Bearer ${token}` } });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : undefined, text };
+}
+
+/** An export or import job's record once it has finished (the jobs worker takes it from its queue). */
+async function finished(token: string, jobId: string) {
+  for (let i = 0; i < 120; i++) {
+    const res = await api.get(`/impex/status/${jobId}?token=${encodeURIComponent(token)}`);
+    if (res.body.status === 'succeeded' || res.body.status === 'failed') return res.body;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error('job never finished');
+}
+
 /** The mails delivered (queued, sent by the mail worker through SES) to `to`, once the queues are quiet. */
 async function mailsTo(to: string) {
   await deployed.settled();
@@ -81,6 +100,33 @@ describe('start:deployed', () => {
     const accepted = await api.post('/invites/accept/by-token', { token, password: PASSWORD, name: 'Invitee' });
     expect(accepted.status, accepted.text).toBe(200);
     expect((await api.get('/projects', { token: accepted.body.access_token })).body.map((p: { id: string }) => p.id)).toContain(projectId);
+  });
+
+  it('exports through the jobs queue to S3 and downloads it through its presigned URL; imports a document put to an upload URL', async () => {
+    const owner = await signUp(api);
+    const { projectId, envId } = await projectWithEnv(api, owner.token);
+    const target = { project_id: projectId, environment_id: envId };
+    await api.post('/services', { name: 'exported', ...target }, { token: owner.token });
+    const started = await form('/impex/export', owner.token, target);
+    expect(started.status, started.text).toBe(202);
+    const record = await finished(owner.token, started.body.job_id);
+    expect(record.status, JSON.stringify(record)).toBe('succeeded');
+    const url = new URL(record.download_url);
+    const link = await fetch(`${deployed.url}${url.pathname}${url.search}`, { redirect: 'manual' });
+    expect(link.status).toBe(302);
+    const download = await fetch(link.headers.get('location')!);
+    expect(download.status).toBe(200);
+    expect(await download.text()).toContain('name: exported');
+
+    const text = 'apiVersion: infracatalog/v1\nkind: Environment\nspec:\n  services:\n    - name: imported\n      port: 9000\n';
+    const upload = await api.post('/impex/upload-url', { ...target, size: Buffer.byteLength(text) }, { token: owner.token });
+    expect(upload.status, upload.text).toBe(201);
+    expect((await fetch(upload.body.url, { method: 'PUT', body: text, headers: upload.body.headers })).status).toBe(200);
+    const imported = await form('/impex/import', owner.token, { ...target, upload_id: upload.body.upload_id });
+    expect(imported.status, imported.text).toBe(202);
+    expect((await finished(owner.token, imported.body.job_id)).status).toBe('succeeded');
+    const names = (await api.get(`/services?project_id=${projectId}&environment_id=${envId}`, { token: owner.token })).body.map((s: { name: string }) => s.name);
+    expect(names).toContain('imported');
   });
 
   it('shows the audit log the changes wrote', async () => {

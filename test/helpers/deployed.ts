@@ -30,12 +30,12 @@ export interface TestDeployed extends Deployed {
   lines: string[];
 }
 
-/** start:deployed on a fresh in-memory DynamoDB Local and data folder, on any free port. */
+/** start:deployed on a fresh in-memory DynamoDB Local and data folder, on any free port; `DEPLOYED_LOG=1` prints what it logs (debugging). */
 export async function startTestDeployed(cdkOut: string, opts: Partial<DeployedOptions> = {}): Promise<TestDeployed> {
   const dataDir = await mkdtemp(join(tmpdir(), 'infra-catalog-deployed-'));
   const lines: string[] = [];
   const deployed = await startDeployed({
-    cdkOut, port: 0, dataDir, inMemory: true, env: { PATH: process.env.PATH, ...DEPLOYED_TEST_ENV }, log: (line) => lines.push(line), ...opts,
+    cdkOut, port: 0, dataDir, inMemory: true, env: { PATH: process.env.PATH, ...DEPLOYED_TEST_ENV }, log: (line) => { lines.push(line); if (process.env.DEPLOYED_LOG) console.log(line); }, ...opts,
   });
   return {
     ...deployed,

@@ -2,8 +2,8 @@ import type { Iam } from '../iam';
 import { xmlError, type AwsRequest, type AwsResponse } from './aws-request';
 import { forward } from './forward';
 
-/** The signature's own query parameters: s3rver checks signatures against its one key, so the proxy (which has authorized the caller) strips them. */
-const PRESIGN_PARAMS = ['X-Amz-Algorithm', 'X-Amz-Credential', 'X-Amz-Date', 'X-Amz-Expires', 'X-Amz-SignedHeaders', 'X-Amz-Signature', 'X-Amz-Security-Token', 'x-id'];
+/** s3rver's own key id: the proxy, having authorized the caller, hands the request on under it (s3rver runs with mismatched signatures allowed). */
+const S3RVER_KEY = 'S3RVER';
 
 /** A path-style S3 request → the IAM action and the bucket or object ARN it touches. */
 export function s3Check(method: string, url: URL): { action: string; resource: string } {
@@ -35,7 +35,11 @@ export function createS3Proxy(upstream: string, iam: Iam, now: () => number = Da
       const { action, resource } = s3Check(req.method, url);
       if (!(await iam.allows(req.accessKeyId, action, resource))) return xmlError('AccessDenied', iam.message(req.accessKeyId, action, resource));
     }
-    for (const p of PRESIGN_PARAMS) url.searchParams.delete(p);
-    return forward(upstream, req, { url: url.pathname + url.search, dropHeaders: ['authorization', 'x-amz-security-token'] });
+    const credential = url.searchParams.get('X-Amz-Credential');
+    if (credential) url.searchParams.set('X-Amz-Credential', credential.replace(/^[^/]+/, S3RVER_KEY));
+    url.searchParams.delete('X-Amz-Security-Token');
+    const headers = { ...req.headers };
+    if (headers.authorization) headers.authorization = headers.authorization.replace(/Credential=[^/]+/, `Credential=${S3RVER_KEY}`);
+    return forward(upstream, { ...req, headers }, { url: url.pathname + url.search, dropHeaders: ['x-amz-security-token'] });
   };
 }

@@ -120,6 +120,7 @@ export async function startDeployed(opts: DeployedOptions) {
 
     return {
       url: siteUrl,
+      assembly,
       awsEndpoint: aws.url,
       dynamoEndpoint,
       functions,

@@ -1,4 +1,12 @@
+import { createHmac } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Webhook as StandardWebhook } from 'standardwebhooks';
+import { reloadConfig } from '#shared/config';
+import { resetClients } from '#shared/clients';
+import { resourcesOf } from '../../infra/deployed/template';
+import { setPlan } from '../helpers/plans';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, PASSWORD, signUp, uniqueEmail } from '../helpers/http';
@@ -19,6 +27,9 @@ const api = client(() => deployed.url);
 beforeAll(async () => {
   cdk = await synthesizedStack();
   deployed = await startTestDeployed(cdk.dir);
+  // Test setup writes plans straight into the run's table (billing has no provider in this stack).
+  reloadConfig({ TABLE_NAME: resourcesOf(deployed.assembly, 'AWS::DynamoDB::Table')[0][0], DYNAMODB_ENDPOINT: deployed.dynamoEndpoint });
+  resetClients();
 }, 240_000);
 afterAll(async () => {
   await deployed?.stop();
@@ -127,6 +138,34 @@ describe('start:deployed', () => {
     expect((await finished(owner.token, imported.body.job_id)).status).toBe('succeeded');
     const names = (await api.get(`/services?project_id=${projectId}&environment_id=${envId}`, { token: owner.token })).body.map((s: { name: string }) => s.name);
     expect(names).toContain('imported');
+  });
+
+  it('delivers a webhook through the table stream, the outbox function, the events queue and worker, signed with the secret KMS sealed', async () => {
+    const got: { headers: IncomingHttpHeaders; body: string }[] = [];
+    const receiver: Server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        got.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+        res.writeHead(200).end('ok');
+      });
+    });
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+    try {
+      const owner = await signUp(api);
+      await setPlan(owner.id, 'Team');
+      const { projectId, envId } = await projectWithEnv(api, owner.token);
+      const hook = await api.post(`/projects/${projectId}/webhooks`, { url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`, events: ['service.created'] }, { token: owner.token });
+      expect(hook.status, hook.text).toBe(201);
+      const service = await api.post('/services', { name: 'checkout', project_id: projectId, environment_id: envId }, { token: owner.token });
+      await expect.poll(() => got.length, { timeout: 30_000 }).toBe(1);
+      const [delivery] = got;
+      expect(JSON.parse(delivery.body)).toMatchObject({ type: 'service.created', data: { service_id: service.body.id, name: 'checkout' } });
+      expect(delivery.headers['x-service-signature']).toBe(`sha256=${createHmac('sha256', hook.body.secret).update(delivery.body).digest('hex')}`);
+      expect(new StandardWebhook(hook.body.secret).verify(delivery.body, delivery.headers as Record<string, string>)).toMatchObject({ type: 'service.created' });
+    } finally {
+      receiver.close();
+    }
   });
 
   it('shows the audit log the changes wrote', async () => {

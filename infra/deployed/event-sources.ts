@@ -88,6 +88,7 @@ export function rateMs(expression: string): number {
 
 /** The scheduled rules' targets, invoked on their rate with EventBridge's scheduled event; a failure is retried as the target's RetryPolicy says. */
 export function startSchedules(assembly: CloudAssembly, resolver: Resolver, invoke: Invoke, log: (line: string) => void) {
+  const fires: (() => Promise<void>)[] = [];
   const timers = resourcesOf(assembly, 'AWS::Events::Rule')
     .filter(([, r]) => r.Properties?.ScheduleExpression && r.Properties.State !== 'DISABLED')
     .flatMap(([id, r]) => (r.Properties!.Targets as { Arn: unknown; RetryPolicy?: { MaximumRetryAttempts?: number } }[]).map((t) => {
@@ -102,7 +103,12 @@ export function startSchedules(assembly: CloudAssembly, resolver: Resolver, invo
           }
         }
       };
+      fires.push(fire);
       return setInterval(() => void fire(), rateMs(String(r.Properties!.ScheduleExpression))).unref();
     }));
-  return { stop: () => timers.forEach(clearInterval) };
+  return {
+    /** Fires every rule now, as its schedule would (a tester need not wait 15 minutes). */
+    fireAll: () => Promise.all(fires.map((f) => f())).then(() => undefined),
+    stop: () => timers.forEach(clearInterval),
+  };
 }

@@ -133,6 +133,8 @@ export async function startDeployed(opts: DeployedOptions) {
       /** Invocations per function (logical id). */
       invocations: () => Object.fromEntries([...sandboxes].map(([id, s]) => [id, s.invocations])),
       invoke,
+      /** Fires every scheduled rule now (their targets invoked with EventBridge's scheduled event). */
+      fireSchedules: () => schedules.fireAll(),
       /** Resolves when no queue holds a visible or received message and no poller is delivering (a quiet moment). */
       async settled(timeoutMs = 30_000): Promise<void> {
         const until = Date.now() + timeoutMs;

@@ -1,5 +1,6 @@
 import { createReadStream, existsSync, statSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { extname, join, normalize, sep } from 'node:path';
 import { runInNewContext } from 'node:vm';
 import type { Resolver } from './intrinsics';
@@ -40,7 +41,13 @@ function policyHeaders(resolver: Resolver, policy: Record<string, any> | undefin
  * template's BucketDeployment puts in the bucket (its asset folders); API origins get the custom
  * headers (x-origin-verify) and CloudFront-Viewer-Address.
  */
-export function cloudFront(assembly: CloudAssembly, resolver: Resolver, distributionId: string, apis: Record<string, (req: IncomingMessage, res: ServerResponse, headers: Record<string, string>) => Promise<void>>) {
+export function cloudFront(
+  assembly: CloudAssembly,
+  resolver: Resolver,
+  distributionId: string,
+  apis: Record<string, (req: IncomingMessage, res: ServerResponse, headers: Record<string, string>) => Promise<void>>,
+  webSockets: Record<string, (req: IncomingMessage, socket: Duplex, head: Buffer) => Promise<void>> = {},
+) {
   const config = assembly.resources[distributionId].Properties!.DistributionConfig;
   const apiIdsByHost = Object.fromEntries(resourcesOf(assembly, 'AWS::ApiGatewayV2::Api').map(([id]) => [`${resolver.ref(id)}.execute-api`, id]));
 
@@ -85,9 +92,19 @@ export function cloudFront(assembly: CloudAssembly, resolver: Resolver, distribu
     createReadStream(file).pipe(res);
   }
 
-  return async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const behaviourOf = (req: IncomingMessage) => behaviours.find((x) => x.pattern.test(new URL(req.url ?? '/', 'http://x').pathname))!;
+
+  /** A WebSocket upgrade: to the WebSocket API its behaviour's origin is, else refused. */
+  async function upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
+    const { origin } = behaviourOf(req);
+    const api = origin.kind === 'api' ? webSockets[origin.apiId] : undefined;
+    if (!api) return void socket.end('HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
+    return api(req, socket, head);
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://x');
-    const b = behaviours.find((x) => x.pattern.test(url.pathname))!;
+    const b = behaviourOf(req);
     if (b.origin.kind === 'api') {
       const api = apis[b.origin.apiId];
       if (!api) {
@@ -105,5 +122,6 @@ export function cloudFront(assembly: CloudAssembly, resolver: Resolver, distribu
       uri = out.uri ?? uri;
     }
     serveFile(b.origin.dirs, uri, res, b.responseHeaders);
-  };
+  }
+  return { handle, upgrade };
 }

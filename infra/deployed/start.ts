@@ -8,6 +8,7 @@ import { cloudFront } from './cloudfront';
 import { createTables } from './dynamodb-tables';
 import { pollQueue, sqsMappings, startSchedules } from './event-sources';
 import { httpApi } from './http-api';
+import { webSocketApi } from './websocket-api';
 import { ACCOUNT, createResolver, REGION } from './intrinsics';
 import { lambdaFunctions } from './lambda-functions';
 import { createSandboxes, type Sandboxes } from './sandboxes';
@@ -94,10 +95,20 @@ export async function startDeployed(opts: DeployedOptions) {
     const apis = Object.fromEntries(resourcesOf(assembly, 'AWS::ApiGatewayV2::Api')
       .filter(([, r]) => r.Properties?.ProtocolType === 'HTTP')
       .map(([id]) => [id, httpApi(assembly, resolver, id, invoke).handle]));
+    const webSockets = resourcesOf(assembly, 'AWS::ApiGatewayV2::Api')
+      .filter(([, r]) => r.Properties?.ProtocolType === 'WEBSOCKET')
+      .map(([id]) => [id, webSocketApi(assembly, resolver, id, invoke, iam, log)] as const);
+    stops.push(() => webSockets.forEach(([, w]) => w.stop()));
+    // The management API of each WebSocket API, at its callback URL (resolved to the AWS endpoint).
+    services['execute-api'] = (req) => (webSockets.find(([, w]) => req.url.startsWith(`/execute-api/${w.apiId}/`))?.[1].manage ?? (async () => ({ status: 404 })))(req);
     const [distribution] = resourcesOf(assembly, 'AWS::CloudFront::Distribution');
     if (!distribution) throw new Error('the template has no CloudFront distribution to serve the site from');
-    const serveSite = cloudFront(assembly, resolver, distribution[0], apis);
-    site.on('request', (req, res) => void serveSite(req, res).catch((err: unknown) => {
+    const site_ = cloudFront(assembly, resolver, distribution[0], apis, Object.fromEntries(webSockets.map(([id, w]) => [id, w.upgrade])));
+    site.on('upgrade', (req, socket, head) => void site_.upgrade(req, socket, head).catch((err: unknown) => {
+      log(`WebSocket upgrade failed: ${(err as Error).stack ?? err}`);
+      socket.destroy();
+    }));
+    site.on('request', (req, res) => void site_.handle(req, res).catch((err: unknown) => {
       log(`site failed: ${(err as Error).stack ?? err}`);
       if (!res.headersSent) res.writeHead(502);
       res.end();

@@ -7,6 +7,8 @@ import { reloadConfig } from '#shared/config';
 import { resetClients } from '#shared/clients';
 import { resourcesOf } from '../../infra/deployed/template';
 import { setPlan } from '../helpers/plans';
+import { refusedUpgrade } from '../helpers/progress';
+import { WebSocket } from 'ws';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, PASSWORD, signUp, uniqueEmail } from '../helpers/http';
@@ -168,6 +170,29 @@ describe('start:deployed', () => {
     }
   });
 
+  it("follows a job on the progress WebSocket: the ticket authorizer, $connect, $default, and the management API's posts", async () => {
+    const owner = await signUp(api);
+    const { projectId, envId } = await projectWithEnv(api, owner.token);
+    const started = await form('/impex/export', owner.token, { project_id: projectId, environment_id: envId });
+    const ticket = await api.post('/impex/progress-ticket', { job_id: started.body.job_id }, { token: owner.token });
+    expect(ticket.status, ticket.text).toBe(200);
+    expect(ticket.body.url).toMatch(new RegExp(`^${deployed.url.replace(/^http/, 'ws')}/progress\\?ticket=`));
+    const ws = new WebSocket(ticket.body.url);
+    const final = new Promise<{ status: string }>((resolve, reject) => {
+      ws.on('message', (data) => {
+        const m = JSON.parse(String(data)) as { status: string };
+        if (m.status === 'succeeded' || m.status === 'failed') resolve(m);
+      });
+      ws.on('error', reject);
+    });
+    await new Promise((r) => ws.on('open', r));
+    ws.send(JSON.stringify({ action: 'sync' }));
+    expect(await final).toMatchObject({ type: 'export.progress', job_id: started.body.job_id, status: 'succeeded' });
+    ws.close();
+    // Single use: the authorizer denies it the second time, and API Gateway answers 403.
+    expect(await refusedUpgrade(ticket.body.url)).toBe(403);
+  });
+
   it('shows the audit log the changes wrote', async () => {
     const owner = await signUp(api);
     const { projectId } = await projectWithEnv(api, owner.token);
@@ -196,9 +221,8 @@ describe('start:deployed', () => {
   it('has invoked every function of the template but those the suite does not reach yet', async () => {
     await deployed.settled();
     const notInvoked = Object.entries(deployed.invocations()).filter(([, n]) => n === 0).map(([id]) => id.replace(/[0-9A-F]{8}$/, '')).sort();
-    // CDK's own Trigger provider is CloudFormation's part (start:deployed runs the Trigger itself); the
-    // progress WebSocket API is not served yet.
-    expect(notInvoked).toEqual(['AWSCDKTriggerCustomResourceProviderCustomResourceProviderHandler', 'ProgressAuthorizerFunction', 'ProgressConnectionsFunction']);
+    // CDK's own Trigger provider is CloudFormation's part (start:deployed runs the Trigger itself).
+    expect(notInvoked).toEqual(['AWSCDKTriggerCustomResourceProviderCustomResourceProviderHandler']);
   });
 
   it('has had no call denied by IAM', async () => {

@@ -103,6 +103,16 @@ describe('SQS (JSON protocol)', () => {
   });
 });
 
+describe('IAM switched off', () => {
+  it('lets through what it would refuse (the denial tests stand on the evaluator), still logging it', async () => {
+    const functions = lambdaFunctions(assembly, resolver, { site: 'http://localhost:1', aws: endpoint.url }, {});
+    const open = createStandIns(assembly, resolver, functions, new Map(), { dataDir, enforceIam: false });
+    expect(await open.iam.allows(functions[0].accessKeyId, 'sqs:SendMessage', resolver.getAtt('Dlq', 'Arn'))).toBe(true);
+    expect(await standIns.iam.allows(functions[0].accessKeyId, 'sqs:SendMessage', resolver.getAtt('Dlq', 'Arn'))).toBe(false);
+    expect(open.iam.denials).toHaveLength(1);
+  });
+});
+
 describe('KMS', () => {
   it('opens what it sealed only with the same encryption context', async () => {
     const kms = new KMSClient(as);

@@ -6,6 +6,8 @@ export const ACCOUNT = '000000000000';
 export const REGION = 'us-east-1';
 /** The host the template's CloudFront domain resolves to before it is turned into the local site's address. */
 const SITE_HOST = 'site.deployed.invalid';
+/** Buckets' regional hosts (`<bucket>.s3.deployed.invalid`), turned into the AWS endpoint's address (the dashboard's CSP names it). */
+const S3_HOST = 's3.deployed.invalid';
 
 /** Where the stand-ins listen: the site (CloudFront) and the AWS endpoint (every service's stand-in). */
 export interface LocalEndpoints {
@@ -72,6 +74,7 @@ export function createResolver(assembly: CloudAssembly, endpoints: LocalEndpoint
     }
     if (type === 'AWS::SQS::Queue' && attr === 'QueueName') return id;
     if (type === 'AWS::CloudFront::Distribution' && attr === 'DomainName') return SITE_HOST;
+    if (type === 'AWS::S3::Bucket' && attr === 'RegionalDomainName') return `${ref(id)}.${S3_HOST}`;
     if (type === 'AWS::ApiGatewayV2::Api' && attr === 'ApiEndpoint') return `https://${apiId(id)}.execute-api.${REGION}.amazonaws.com`;
     return `${id}.${attr}`; // nothing a function reads (alarms, dashboards)
   }
@@ -81,6 +84,7 @@ export function createResolver(assembly: CloudAssembly, endpoints: LocalEndpoint
     return s
       .replaceAll(`https://${SITE_HOST}`, endpoints.site)
       .replaceAll(`wss://${SITE_HOST}`, endpoints.site.replace(/^http/, 'ws'))
+      .replace(new RegExp(`https://[\\w.-]+\\.${S3_HOST.replaceAll('.', '\\.')}`, 'g'), endpoints.aws)
       .replace(/https:\/\/(\w+)\.execute-api\.[\w-]+\.amazonaws\.com/g, `${endpoints.aws}/execute-api/$1`)
       .replace(/\{\{resolve:secretsmanager:([^:]+:[^:]+:[^:]+:[^:]+:[^:]+:[^:]+:[^:]+):SecretString:::\}\}/g, (_, arn: string) => {
         if (!runtime.secretValue) throw new Error(`no secret store to resolve ${arn}`);

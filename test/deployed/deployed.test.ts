@@ -8,6 +8,7 @@ import { resetClients } from '#shared/clients';
 import { resourcesOf } from '../../infra/deployed/template';
 import { setPlan } from '../helpers/plans';
 import { refusedUpgrade } from '../helpers/progress';
+import { launchChromium, pageProblems } from '../helpers/browser';
 import { WebSocket } from 'ws';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -191,6 +192,25 @@ describe('start:deployed', () => {
     ws.close();
     // Single use: the authorizer denies it the second time, and API Gateway answers 403.
     expect(await refusedUpgrade(ticket.body.url)).toBe(403);
+  });
+
+  it('signs in on the dashboard in Chromium, through the distribution\'s paths (site files, API, one origin)', async () => {
+    const user = await signUp(api);
+    const browser = await launchChromium();
+    try {
+      const page = await browser.newPage();
+      const problems = await pageProblems(page);
+      await page.goto(`${deployed.url}/`);
+      await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('Sign in');
+      await page.getByLabel('Email').fill(user.email);
+      await page.getByLabel('Password').fill(PASSWORD);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.waitForURL(`${deployed.url}/p`);
+      await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('Projects');
+      expect(problems).toEqual([]);
+    } finally {
+      await browser.close();
+    }
   });
 
   it('shows the audit log the changes wrote', async () => {

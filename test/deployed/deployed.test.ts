@@ -16,7 +16,8 @@ import { client, PASSWORD, signUp, uniqueEmail } from '../helpers/http';
 import { linkFrom, readOutbox } from '../helpers/outbox';
 import { enrolAuthenticator, login, totpCode } from '../helpers/sign-in';
 import { projectWithEnv } from '../helpers/tenancy';
-import { startTestDeployed, synthesizedStack, type TestDeployed } from '../helpers/deployed';
+import { DEPLOYED_TEST_ENV, startTestDeployed, synthesizedStack, type TestDeployed } from '../helpers/deployed';
+import { CloudStub, hetznerServer } from '../../infra/local/cloud-stub';
 
 /**
  * The deployed shape (issue 34): the product served from a synthesized template and its asset folders
@@ -26,10 +27,13 @@ import { startTestDeployed, synthesizedStack, type TestDeployed } from '../helpe
 let cdk: Awaited<ReturnType<typeof synthesizedStack>>;
 let deployed: TestDeployed;
 const api = client(() => deployed.url);
+/** The token providers' stub, which discovery reaches through the tester's HETZNER_API_BASE_URL. */
+const stub = new CloudStub();
 
 beforeAll(async () => {
+  await stub.start();
   cdk = await synthesizedStack();
-  deployed = await startTestDeployed(cdk.dir);
+  deployed = await startTestDeployed(cdk.dir, { env: { PATH: process.env.PATH, ...DEPLOYED_TEST_ENV, HETZNER_API_BASE_URL: `${stub.url}/hetzner/v1` } });
   // Test setup writes plans straight into the run's table (billing has no provider in this stack).
   reloadConfig({ TABLE_NAME: resourcesOf(deployed.assembly, 'AWS::DynamoDB::Table')[0][0], DYNAMODB_ENDPOINT: deployed.dynamoEndpoint });
   resetClients();
@@ -37,6 +41,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await deployed?.stop();
   await cdk?.remove();
+  await stub.stop();
 }, 60_000);
 
 /** A multipart POST as a browser's FormData makes it (the import and export forms). */
@@ -212,6 +217,23 @@ describe('start:deployed', () => {
       await browser.close();
     }
   });
+
+  it('runs a discovery against the token provider stub: the API token sealed by KMS, the run on the jobs queue, floors made', async () => {
+    stub.hetzner = [hetznerServer(101, 'web-1'), hetznerServer(102, 'db-1')];
+    const owner = await signUp(api);
+    await setPlan(owner.id, 'Enterprise');
+    const { projectId, envId } = await projectWithEnv(api, owner.token);
+    const created = await api.post('/integrations/cloud-accounts', { project_id: projectId, environment_id: envId, provider: 'hetzner', name: 'hcloud', api_token: stub.token }, { token: owner.token });
+    expect(created.status, created.text).toBe(201);
+    expect((await api.post('/integrations/cloud/hetzner/connect', { account_id: created.body.id }, { token: owner.token })).status).toBe(200);
+    const started = await api.post(`/integrations/cloud-accounts/${created.body.id}/discover`, undefined, { token: owner.token });
+    expect(started.status, started.text).toBe(202);
+    const run = async () => (await api.get(`/integrations/discovery-runs/${started.body.job_id}`, { token: owner.token })).body;
+    await expect.poll(async () => (await run()).status, { timeout: 45_000 }).not.toMatch(/^(queued|running)$/);
+    expect(await run()).toMatchObject({ status: 'succeeded', counts: { found: 2, created: 2 } });
+    const floors = (await api.get(`/service-floors?project_id=${projectId}&environment_id=${envId}`, { token: owner.token })).body as { hostname: string }[];
+    expect(floors.map((f) => f.hostname).sort()).toEqual(['db-1', 'web-1']);
+  }, 90_000);
 
   it('shows the audit log the changes wrote', async () => {
     const owner = await signUp(api);

@@ -93,7 +93,7 @@ describe('start:deployed', () => {
     const res = await login(api, user.email, PASSWORD, await totpCode(secret, new Date()));
     expect(res.status, res.text).toBe(200);
     expect((await api.get('/auth/me', { token: res.body.access_token })).body.email).toBe(user.email);
-  });
+  }, 75_000); // up to 30 s of it waiting for the next TOTP step
 
   it('keeps a project with services, a connection and the blast radius', async () => {
     const owner = await signUp(api);

@@ -1,9 +1,8 @@
 import { mkdtempSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { ACCOUNT, REGION } from './intrinsics';
 import { OPERATOR_ACCESS_KEY } from './iam';
 import { startDeployed } from './start';
-import { synthesize } from './synth';
+import { adminSecret, LOCAL_ADMIN_SECRET_ARN, synthesize } from './synth';
 
 /**
  * `npm run start:deployed`: the product as deployed, on this machine (README, "The deployed shape").
@@ -14,14 +13,13 @@ import { synthesize } from './synth';
 const started = Date.now();
 const env = process.env;
 const dataDir = resolve(env.LOCAL_DATA_DIR ?? '.local');
-const adminSecretArn = `arn:aws:secretsmanager:${REGION}:${ACCOUNT}:secret:bootstrap-admin-local1`;
-const admin = env.BOOTSTRAP_ADMIN_EMAIL && env.BOOTSTRAP_ADMIN_PASSWORD ? JSON.stringify({ email: env.BOOTSTRAP_ADMIN_EMAIL, password: env.BOOTSTRAP_ADMIN_PASSWORD }) : undefined;
+const admin = env.BOOTSTRAP_ADMIN_EMAIL && env.BOOTSTRAP_ADMIN_PASSWORD ? adminSecret(env.BOOTSTRAP_ADMIN_EMAIL, env.BOOTSTRAP_ADMIN_PASSWORD) : undefined;
 
 let cdkOut = env.CDK_OUT ? resolve(env.CDK_OUT) : undefined;
 if (!cdkOut) {
   cdkOut = mkdtempSync(join(dataDir, 'cdk.out-'));
   console.log(`Synthesizing the stack into ${cdkOut} ...`);
-  await synthesize(cdkOut, admin ? { BOOTSTRAP_ADMIN_SECRET_ARN: adminSecretArn } : {});
+  await synthesize(cdkOut, admin ? { BOOTSTRAP_ADMIN_SECRET_ARN: LOCAL_ADMIN_SECRET_ARN } : {});
 }
 const deployed = await startDeployed({
   cdkOut,
@@ -30,7 +28,7 @@ const deployed = await startDeployed({
   dynamoEndpoint: env.DYNAMODB_ENDPOINT,
   dynamoPort: env.DYNAMODB_LOCAL_PORT ? Number(env.DYNAMODB_LOCAL_PORT) : undefined,
   siteUrl: env.APP_BASE_URL,
-  extraSecrets: admin ? { [adminSecretArn]: admin } : {},
+  extraSecrets: admin ? { [LOCAL_ADMIN_SECRET_ARN]: admin } : {},
 });
 console.log(`Infrastructure Catalog (deployed shape, from ${cdkOut}) is running at ${deployed.url} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
 console.log(`  ${deployed.functions.length} functions, each in its own sandboxes; AWS stand-ins at ${deployed.awsEndpoint} (operator key ${OPERATOR_ACCESS_KEY}); mail: ${dataDir}/outbox/`);

@@ -16,7 +16,7 @@ import { client, PASSWORD, signUp, uniqueEmail } from '../helpers/http';
 import { linkFrom, readOutbox } from '../helpers/outbox';
 import { enrolAuthenticator, login, totpCode } from '../helpers/sign-in';
 import { projectWithEnv } from '../helpers/tenancy';
-import { DEPLOYED_TEST_ENV, startTestDeployed, synthesizedStack, type TestDeployed } from '../helpers/deployed';
+import { DEPLOYED_STAFF, DEPLOYED_TEST_ENV, startTestDeployed, synthesizedStack, type TestDeployed } from '../helpers/deployed';
 import { CloudStub, hetznerServer } from '../../infra/local/cloud-stub';
 
 /**
@@ -82,6 +82,12 @@ describe('start:deployed', () => {
     const plans = await api.get('/plans');
     expect(plans.status).toBe(200);
     expect(plans.body.length).toBeGreaterThan(0); // seeded by the template's Trigger, through the seeding function
+  });
+
+  it('has the first staff account the seeding function made from its Secrets Manager secret', async () => {
+    const staff = await login(api, DEPLOYED_STAFF.email, DEPLOYED_STAFF.password);
+    expect(staff.status, staff.text).toBe(200);
+    expect((await api.get('/admin/users', { token: staff.body.access_token })).status).toBe(200);
   });
 
   it('signs up, enrols an authenticator (KMS Encrypt) and signs in with it (KMS Decrypt); tokens are signed with the Secrets Manager key', async () => {

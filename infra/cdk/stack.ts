@@ -101,12 +101,13 @@ export function argon2Arm64Tarball(): string {
 
 /**
  * What each function that stores documents may do in the bucket, by key prefix (issue 26): the impex
- * API puts uploaded imports and presigns exports' downloads (a presigned URL carries exactly the
- * signer's rights), the jobs worker reads the imports and writes the exports. Nobody deletes: the
- * bucket's lifecycle rules expire objects.
+ * API puts uploaded imports, reads the size of one put through an upload URL (HeadObject needs
+ * s3:GetObject: without it S3 answers 403 and the import fails; found by start:deployed, issue 34) and
+ * presigns exports' downloads (a presigned URL carries exactly the signer's rights), the jobs worker
+ * reads the imports and writes the exports. Nobody deletes: the bucket's lifecycle rules expire objects.
  */
 const DOCUMENT_ACCESS: Record<string, { get: readonly string[]; put: readonly string[] }> = {
-  'functions/impex/handler.ts': { get: ['exports'], put: ['imports'] },
+  'functions/impex/handler.ts': { get: ['exports', 'imports'], put: ['imports'] },
   'functions/workers/jobs/handler.ts': { get: ['imports'], put: ['exports'] },
 };
 

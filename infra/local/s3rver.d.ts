@@ -5,6 +5,7 @@ declare module 's3rver' {
     address?: string;
     directory: string;
     silent?: boolean;
+    allowMismatchedSignatures?: boolean;
     configureBuckets?: { name: string; configs: (string | Buffer)[] }[];
   }
   export default class S3rver {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { apiEvent, lambdaContext } from './api-event';
+import { lambdaContext } from './api-event';
 import { allRoutes, FALLBACK_GROUP, routeTable, type RouteGroup } from '../../functions/route-table';
 import { httpHandler } from '#http/pipeline';
 import { wholeApi } from '../../functions/docs/routes';
@@ -13,56 +13,13 @@ import type { Route } from '#http/route';
 import { localPaymentPage } from './payments';
 import { attachLocalWebSockets, LOCAL_WS_PATH } from './websocket';
 import { webApp } from './web';
-
-const MAX_BODY = 10 * 1024 * 1024; // API Gateway's payload limit
+import { readBody, requestEvent, send } from './http-io';
 
 type Handler = ReturnType<typeof httpHandler>;
-
-const TEXTUAL = /^(application\/(json|.*\+json|x-www-form-urlencoded|xml|yaml)|text\/)/;
-
-/** Turns an HTTP request into the API Gateway event; the source IP is the socket's, never X-Forwarded-For (API Gateway's cannot be spoofed either). */
-function toEvent(req: IncomingMessage, body: Buffer, route: Route | undefined, params: Record<string, string>) {
-  const headers: Record<string, string> = {};
-  for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(',') : v;
-  const isText = !body.length || TEXTUAL.test(headers['content-type'] ?? 'application/json');
-  return apiEvent({
-    method: req.method ?? 'GET',
-    url: req.url ?? '/',
-    headers,
-    body: body.length ? body.toString(isText ? 'utf8' : 'base64') : undefined,
-    isBase64Encoded: !isText && body.length > 0,
-    sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
-    httpVersion: req.httpVersion,
-    routeKey: route ? routeKey(route) : undefined,
-    pathParameters: params,
-  });
-}
-
-function send(res: ServerResponse, result: APIGatewayProxyStructuredResultV2): void {
-  const headers: Record<string, string | string[]> = { ...(result.headers as Record<string, string>) };
-  if (result.cookies?.length) headers['set-cookie'] = result.cookies;
-  const body = result.body ? Buffer.from(result.body, result.isBase64Encoded ? 'base64' : 'utf8') : Buffer.alloc(0);
-  headers['content-length'] = String(body.length);
-  res.writeHead(result.statusCode ?? 200, headers);
-  res.end(body);
-}
 
 /** An answer the local server gives itself (API Gateway's own): the same headers as the pipeline's. */
 const ownAnswer = (statusCode: number, detail: string) =>
   withSecurityHeaders({ statusCode, headers: { 'content-type': 'application/json', 'cache-control': 'no-store' }, body: JSON.stringify({ detail }) }, false);
-
-function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (c: Buffer) => {
-      size += c.length;
-      if (size <= MAX_BODY) chunks.push(c);
-    });
-    req.on('end', () => resolve(size > MAX_BODY ? undefined : Buffer.concat(chunks)));
-    req.on('error', reject);
-  });
-}
 
 /**
  * `npm start`'s terminal: one readable line per request, `12:03:04 POST /auth/login 200 63 ms` (path
@@ -100,7 +57,7 @@ export function createLocalServer(opts: { clock?: Clock; accessLog?: boolean } =
       const path = new URL(req.url ?? '/', 'http://local').pathname;
       const match = router.match(req.method ?? 'GET', path);
       const group = match ? groupOf.get(match.route)! : FALLBACK_GROUP;
-      const event = toEvent(req, body, match?.route, match?.params ?? {});
+      const event = requestEvent(req, body, match ? routeKey(match.route) : undefined, match?.params ?? {});
       // As in Lambda, the invocation's own id is not API Gateway's request id.
       const result = (await handlers[group](event, lambdaContext(randomUUID(), group))) as APIGatewayProxyStructuredResultV2;
       send(res, result);

@@ -19,6 +19,9 @@ import type { Edge, ImportGraph, Unresolved } from './import-graph';
  *    and the dashboard the client package (`@infracat/client`); never `shared/`, `functions/`, `infra/` or the other.
  *    The service reaches into the client package for one file only: `SHARED_CLIENT_RULES`, the pure rules on the API's
  *    data that the dashboard must apply before calling (one place for both, never a copy).
+ * 8. `infra/deployed/` serves the product from the synthesized template alone (issue 34): besides its own files and npm
+ *    packages it imports only the emulators' plumbing it shares with `npm start` and the route matcher
+ *    (DEPLOYED_MAY_IMPORT), never the functions, the domain, the stack's code or the configuration.
  * Domain files must sit in a known context folder, so that a new context cannot slip past rules 1 and 2.
  */
 
@@ -82,8 +85,13 @@ function edgeViolations({ from, to }: Edge): string[] {
   const pkg = packageOf(from);
   if (pkg && !to.startsWith(`${pkg.dir}/`)) problems.push(`${pkg.dir} is a package of its own: it may import only its own files, npm packages${pkg.client ? ' and @infracat/client' : ''}`);
   if (!pkg && to.startsWith('clients/') && to !== SHARED_CLIENT_RULES) problems.push(`of the client package, only ${SHARED_CLIENT_RULES} (rules both sides apply) is the service's to import`);
+  // 8. The deployed shape runs the template's bundles, not the source.
+  if (from.startsWith('infra/deployed/') && !to.startsWith('infra/deployed/') && !DEPLOYED_MAY_IMPORT.includes(to)) problems.push('infra/deployed serves the synthesized template alone: it may import only its own files and DEPLOYED_MAY_IMPORT');
   return problems;
 }
+
+/** 8. What start:deployed may import besides its own files: no code a function runs. */
+export const DEPLOYED_MAY_IMPORT = ['infra/local/dynamo.ts', 'infra/local/s3.ts', 'infra/local/ports.ts', 'infra/local/http-io.ts', 'infra/local/api-event.ts', 'shared/http/router.ts'];
 
 /** 7. The separate packages of the repository, and whether each may use the client package. */
 const PACKAGES = [

@@ -242,7 +242,8 @@ describe('CatalogStack', () => {
       networks: http,
       invites: ['queue:mail', ...http],
       lifecycle: ['queue:jobs', ...http],
-      impex: ['queue:jobs', 's3 get exports', 's3 put imports', ...http],
+      // It reads an upload's size (HeadObject needs s3:GetObject) before starting its import (found by start:deployed, issue 34).
+      impex: ['queue:jobs', 's3 get exports', 's3 get imports', 's3 put imports', ...http],
       integrations: ['queue:jobs', 'signing-secret', 'table', 'totp-key', 'websocket', 'xray'],
       webhooks: ['queue:mail', 'signing-secret', 'table', 'totp-key', 'xray'],
       audit: http,

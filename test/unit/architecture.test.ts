@@ -357,6 +357,18 @@ describe('7. web/ and clients/ stay inside their own package', () => {
   });
 });
 
+describe('rule 8: the deployed shape imports no code a function runs', () => {
+  it('allows its own files and the shared emulator plumbing, and reports the domain, the functions or the stack', () => {
+    expect(
+      check({
+        'shared/http/router.ts': 'export const createRouter = () => 0;\n',
+        'infra/local/dynamo.ts': 'export const startDynamo = () => 0;\n',
+        'infra/deployed/start.ts': "import { createRouter } from '#http/router';\nimport { startDynamo } from '../local/dynamo';\nimport { routes } from '../../functions/projects/routes';\nexport const s = [createRouter, startDynamo, routes];\n",
+      }),
+    ).toEqual(['infra/deployed/start.ts → functions/projects/routes.ts: infra/deployed serves the synthesized template alone: it may import only its own files and DEPLOYED_MAY_IMPORT']);
+  });
+});
+
 describe('source rules: authorization stays in the domain; zod is imported as a namespace', () => {
   const routesCheck = (routes: string) => {
     const root = writeTree({ ...CLEAN, 'functions/projects/routes.ts': routes });

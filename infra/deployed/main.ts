@@ -1,0 +1,45 @@
+import { mkdtempSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { OPERATOR_ACCESS_KEY } from './iam';
+import { startDeployed } from './start';
+import { adminSecret, LOCAL_ADMIN_SECRET_ARN, synthesize } from './synth';
+
+/**
+ * `npm run start:deployed`: the product as deployed, on this machine (README, "The deployed shape").
+ * `CDK_OUT=<dir>` serves an existing cloud assembly; otherwise the stack is synthesized first. Takes
+ * `npm start`'s settings: PORT, LOCAL_DATA_DIR, DYNAMODB_LOCAL_PORT, DYNAMODB_ENDPOINT, APP_BASE_URL,
+ * BOOTSTRAP_ADMIN_EMAIL/PASSWORD (through a local secret the seeding function reads, as in the cloud).
+ */
+const started = Date.now();
+const env = process.env;
+const dataDir = resolve(env.LOCAL_DATA_DIR ?? '.local');
+const admin = env.BOOTSTRAP_ADMIN_EMAIL && env.BOOTSTRAP_ADMIN_PASSWORD ? adminSecret(env.BOOTSTRAP_ADMIN_EMAIL, env.BOOTSTRAP_ADMIN_PASSWORD) : undefined;
+
+let cdkOut = env.CDK_OUT ? resolve(env.CDK_OUT) : undefined;
+if (!cdkOut) {
+  cdkOut = mkdtempSync(join(dataDir, 'cdk.out-'));
+  console.log(`Synthesizing the stack into ${cdkOut} ...`);
+  await synthesize(cdkOut, admin ? { BOOTSTRAP_ADMIN_SECRET_ARN: LOCAL_ADMIN_SECRET_ARN } : {});
+}
+const deployed = await startDeployed({
+  cdkOut,
+  port: Number(env.PORT ?? 3000),
+  dataDir,
+  dynamoEndpoint: env.DYNAMODB_ENDPOINT,
+  dynamoPort: env.DYNAMODB_LOCAL_PORT ? Number(env.DYNAMODB_LOCAL_PORT) : undefined,
+  siteUrl: env.APP_BASE_URL,
+  extraSecrets: admin ? { [LOCAL_ADMIN_SECRET_ARN]: admin } : {},
+});
+console.log(`Infrastructure Catalog (deployed shape, from ${cdkOut}) is running at ${deployed.url} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+console.log(`  ${deployed.functions.length} functions, each in its own sandboxes; AWS stand-ins at ${deployed.awsEndpoint} (operator key ${OPERATOR_ACCESS_KEY}); mail: ${dataDir}/outbox/`);
+
+let stopping = false;
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, async () => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`\n${signal} received, stopping...`);
+    await deployed.stop();
+    process.exit(0);
+  });
+}

@@ -1,0 +1,54 @@
+import { join } from 'node:path';
+import type { ServiceHandler } from '../aws-endpoint';
+import { createIam } from '../iam';
+import type { Resolver } from '../intrinsics';
+import type { LambdaFunction } from '../lambda-functions';
+import { resourcesOf, type CloudAssembly } from '../template';
+import { createDynamoProxy } from './dynamodb-proxy';
+import { createKms } from './kms';
+import { createS3Proxy } from './s3-proxy';
+import { createSecretsManager, generatedSecret } from './secrets-manager';
+import { createSes } from './ses';
+import { createSqs } from './sqs';
+
+export interface StandInOptions {
+  /** DynamoDB Local and s3rver, put behind IAM (left out when not given). */
+  dynamoEndpoint?: string;
+  s3Endpoint?: string;
+  /** Where SES's messages are captured (`<LOCAL_DATA_DIR>`/outbox). */
+  dataDir: string;
+  /** Secrets besides the template's, by ARN. */
+  extraSecrets?: Record<string, string>;
+  enforceIam?: boolean;
+  log?: (line: string) => void;
+}
+
+/** Every AWS stand-in for a template, behind one IAM: the handlers by SigV4 service name, and the SQS state the event source mappings use. */
+export function createStandIns(assembly: CloudAssembly, resolver: Resolver, functions: LambdaFunction[], secrets: Map<string, string>, opts: StandInOptions) {
+  const iam = createIam(assembly, resolver, functions, { enforce: opts.enforceIam, log: opts.log });
+  const sqs = createSqs(resourcesOf(assembly, 'AWS::SQS::Queue').map(([id, r]) => {
+    const redrive = r.Properties?.RedrivePolicy ? (resolver.resolve(r.Properties.RedrivePolicy) as { deadLetterTargetArn: string; maxReceiveCount: number }) : undefined;
+    return { arn: resolver.getAtt(id, 'Arn'), url: resolver.ref(id), visibilityTimeoutSeconds: Number(r.Properties?.VisibilityTimeout ?? 30), redrive: redrive && { ...redrive, maxReceiveCount: Number(redrive.maxReceiveCount) } };
+  }), iam);
+  const ses = createSes(join(opts.dataDir, 'outbox'), iam);
+  const services: Record<string, ServiceHandler> = {
+    sqs: sqs.handle,
+    kms: createKms(resourcesOf(assembly, 'AWS::KMS::Key').map(([id]) => resolver.ref(id)), iam),
+    secretsmanager: createSecretsManager(secrets, iam),
+    ses,
+    email: ses,
+    ...(opts.dynamoEndpoint ? { dynamodb: createDynamoProxy(opts.dynamoEndpoint, iam) } : {}),
+    ...(opts.s3Endpoint ? { s3: createS3Proxy(opts.s3Endpoint, iam) } : {}),
+  };
+  return { iam, sqs, services };
+}
+
+/** The template's secrets, each with its SecretString or a value made as GenerateSecretString says, by ARN. */
+export function templateSecrets(assembly: CloudAssembly, resolver: Resolver, extra: Record<string, string> = {}): Map<string, string> {
+  const secrets = new Map(Object.entries(extra));
+  for (const [id, r] of resourcesOf(assembly, 'AWS::SecretsManager::Secret')) {
+    const p = r.Properties ?? {};
+    secrets.set(resolver.ref(id), p.SecretString ?? generatedSecret(p.GenerateSecretString ?? {}));
+  }
+  return secrets;
+}

@@ -1,0 +1,172 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { startDynamo, type LocalDynamo } from '../local/dynamo';
+import { startS3, type LocalS3 } from '../local/s3';
+import { startAwsEndpoint, type ServiceHandler } from './aws-endpoint';
+import { cloudFront } from './cloudfront';
+import { createTables } from './dynamodb-tables';
+import { pollQueue, sqsMappings, startSchedules } from './event-sources';
+import { httpApi } from './http-api';
+import { webSocketApi } from './websocket-api';
+import { ACCOUNT, createResolver, REGION } from './intrinsics';
+import { lambdaFunctions } from './lambda-functions';
+import { createSandboxes, type Sandboxes } from './sandboxes';
+import { createStandIns, templateSecrets } from './stand-ins';
+import { pollStream, streamMappings } from './table-stream';
+import { readAssembly, referencedId, resourcesOf } from './template';
+
+export interface DeployedOptions {
+  /** The cloud assembly folder (`cdk.out`) and, optionally, another template file to serve from it (a test's edited copy). */
+  cdkOut: string;
+  templateFile?: string;
+  /** `PORT` (0: any free port). */
+  port: number;
+  /** Outbox, DynamoDB Local's and s3rver's files (`LOCAL_DATA_DIR`). */
+  dataDir: string;
+  /** A running DynamoDB Local; else one is started (on `dynamoPort`, data under dataDir unless `inMemory`). */
+  dynamoEndpoint?: string;
+  dynamoPort?: number;
+  inMemory?: boolean;
+  /** The site's public address (`APP_BASE_URL`); default `http://localhost:<port>`. */
+  siteUrl?: string;
+  /** Secrets the run holds besides the template's (the bootstrap admin's), by ARN. */
+  extraSecrets?: Record<string, string>;
+  /** IAM denials fail the call (default) or are only logged. */
+  enforceIam?: boolean;
+  /** Where functions' and stand-ins' lines go. */
+  log?: (line: string) => void;
+  env?: NodeJS.ProcessEnv;
+}
+
+/**
+ * The product served from a synthesized template and its asset folders alone (issue 34): DynamoDB Local
+ * and s3rver (as `npm start` starts them) behind IAM-checking proxies, wire-protocol stand-ins for SQS,
+ * KMS, Secrets Manager and SES, every function in its own warm sandboxes with the template's environment
+ * and role, the HTTP API's routes, the distribution's behaviours on one origin, the event source
+ * mappings, the table stream, the schedules, and the seeding Trigger run once at start.
+ */
+export async function startDeployed(opts: DeployedOptions) {
+  const log = opts.log ?? ((line: string) => console.log(line));
+  const assembly = readAssembly(opts.cdkOut, opts.templateFile);
+  const stops: (() => Promise<void> | void)[] = [];
+  const stopAll = async () => {
+    for (const stop of stops.reverse()) await stop();
+  };
+  try {
+    let dynamo: LocalDynamo | undefined;
+    if (!opts.dynamoEndpoint) {
+      dynamo = await startDynamo(opts.inMemory ? {} : { dataDir: join(opts.dataDir, 'deployed', 'dynamodb'), port: opts.dynamoPort });
+      stops.push(() => dynamo!.stop());
+    }
+    const dynamoEndpoint = opts.dynamoEndpoint ?? dynamo!.endpoint;
+
+    // The site listens first: every address the functions are given is where it really is.
+    const site: Server = createServer();
+    await new Promise<void>((r) => site.listen(opts.port, '127.0.0.1', r));
+    stops.push(() => new Promise<void>((r) => { site.closeAllConnections(); site.close(() => r()); }));
+    const siteUrl = opts.siteUrl ?? `http://localhost:${(site.address() as AddressInfo).port}`;
+    const services: Record<string, ServiceHandler> = {};
+    const aws = await startAwsEndpoint(services, log);
+    stops.push(() => new Promise<void>((r) => { aws.server.closeAllConnections(); aws.server.close(() => r()); }));
+
+    const attributes = await createTables(assembly, dynamoEndpoint);
+    // Secrets are resolved lazily: the template's own are made once the resolver can name them.
+    let secrets = new Map<string, string>();
+    const resolver = createResolver(assembly, { site: siteUrl, aws: aws.url }, { attributes, secretValue: (arn) => secrets.get(arn) ?? '' });
+    secrets = templateSecrets(assembly, resolver, opts.extraSecrets);
+
+    const buckets = resourcesOf(assembly, 'AWS::S3::Bucket').map(([id]) => resolver.ref(id));
+    const s3: LocalS3 = await startS3(join(opts.dataDir, 'deployed', 's3'), buckets, undefined, { allowMismatchedSignatures: true });
+    stops.push(() => s3.stop());
+
+    const functions = lambdaFunctions(assembly, resolver, { site: siteUrl, aws: aws.url }, opts.env);
+    const { iam, sqs, services: handlers } = createStandIns(assembly, resolver, functions, secrets, { dynamoEndpoint, s3Endpoint: s3.endpoint, dataDir: opts.dataDir, enforceIam: opts.enforceIam, log });
+    Object.assign(services, handlers);
+
+    const sandboxes = new Map<string, Sandboxes>(functions.map((f) => [f.logicalId, createSandboxes(f, log)]));
+    stops.push(() => Promise.all([...sandboxes.values()].map((s) => s.stop())).then(() => undefined));
+    const invoke = (functionId: string, event: unknown) => {
+      const s = sandboxes.get(functionId);
+      if (!s) throw new Error(`no function ${functionId}`);
+      return s.invoke(event);
+    };
+
+    const apis = Object.fromEntries(resourcesOf(assembly, 'AWS::ApiGatewayV2::Api')
+      .filter(([, r]) => r.Properties?.ProtocolType === 'HTTP')
+      .map(([id]) => [id, httpApi(assembly, resolver, id, invoke).handle]));
+    const webSockets = resourcesOf(assembly, 'AWS::ApiGatewayV2::Api')
+      .filter(([, r]) => r.Properties?.ProtocolType === 'WEBSOCKET')
+      .map(([id]) => [id, webSocketApi(assembly, resolver, id, invoke, iam, log)] as const);
+    stops.push(() => webSockets.forEach(([, w]) => w.stop()));
+    // The management API of each WebSocket API, at its callback URL (resolved to the AWS endpoint).
+    services['execute-api'] = (req) => (webSockets.find(([, w]) => req.url.startsWith(`/execute-api/${w.apiId}/`))?.[1].manage ?? (async () => ({ status: 404 })))(req);
+    const [distribution] = resourcesOf(assembly, 'AWS::CloudFront::Distribution');
+    if (!distribution) throw new Error('the template has no CloudFront distribution to serve the site from');
+    const site_ = cloudFront(assembly, resolver, distribution[0], apis, Object.fromEntries(webSockets.map(([id, w]) => [id, w.upgrade])));
+    site.on('upgrade', (req, socket, head) => void site_.upgrade(req, socket, head).catch((err: unknown) => {
+      log(`WebSocket upgrade failed: ${(err as Error).stack ?? err}`);
+      socket.destroy();
+    }));
+    site.on('request', (req, res) => void site_.handle(req, res).catch((err: unknown) => {
+      log(`site failed: ${(err as Error).stack ?? err}`);
+      if (!res.headersSent) res.writeHead(502);
+      res.end();
+    }));
+
+    const functionById = new Map(functions.map((f) => [f.logicalId, f]));
+    const pollers = [
+      ...sqsMappings(assembly, resolver).map((m) => pollQueue(m, functionById.get(m.functionId)!, sqs, iam, invoke, log)),
+      ...streamMappings(assembly, resolver).map((m) => pollStream(m, functionById.get(m.functionId)!, dynamoEndpoint, sqs, iam, invoke, log)),
+    ];
+    stops.push(() => Promise.all(pollers.map((p) => p.stop())).then(() => undefined));
+    const schedules = startSchedules(assembly, resolver, invoke, log);
+    stops.push(() => schedules.stop());
+
+    // CDK's Triggers (the seeding function) run once the stack exists: here, before the site answers.
+    for (const [, t] of resourcesOf(assembly, 'Custom::Trigger')) {
+      const version = referencedId(t.Properties!.HandlerArn)!;
+      await invoke(referencedId(assembly.resources[version]?.Properties?.FunctionName) ?? version, {});
+    }
+
+    return {
+      url: siteUrl,
+      assembly,
+      awsEndpoint: aws.url,
+      dynamoEndpoint,
+      functions,
+      iam,
+      sqs,
+      secrets,
+      resolver,
+      account: ACCOUNT,
+      region: REGION,
+      /** Invocations per function (logical id). */
+      invocations: () => Object.fromEntries([...sandboxes].map(([id, s]) => [id, s.invocations])),
+      invoke,
+      /** Fires every scheduled rule now (their targets invoked with EventBridge's scheduled event). */
+      fireSchedules: () => schedules.fireAll(),
+      /** Resolves when no queue holds a visible or received message and no poller is delivering (a quiet moment). */
+      async settled(timeoutMs = 30_000): Promise<void> {
+        const until = Date.now() + timeoutMs;
+        let quietSince = 0;
+        while (Date.now() < until) {
+          const quiet = !pollers.some((p) => p.busy) && sqs.arns().every((arn) => {
+            const c = sqs.counts(arn);
+            return c.inFlight === 0 && (c.visible === 0 || sqs.isDeadLetterQueue(arn));
+          });
+          if (!quiet) quietSince = 0;
+          else if (!quietSince) quietSince = Date.now();
+          else if (Date.now() - quietSince > 400) return;
+          await new Promise((r) => setTimeout(r, 50));
+        }
+        throw new Error('the deployed shape did not settle');
+      },
+      stop: stopAll,
+    };
+  } catch (err) {
+    await stopAll();
+    throw err;
+  }
+}
+export type Deployed = Awaited<ReturnType<typeof startDeployed>>;

@@ -1,0 +1,148 @@
+import { readdir, readFile } from 'node:fs/promises';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ChangeMessageVisibilityCommand, DeleteMessageCommand, ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { DecryptCommand, EncryptCommand, KMSClient } from '@aws-sdk/client-kms';
+import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { SendEmailCommand, SESClient } from '@aws-sdk/client-ses';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startAwsEndpoint, type ServiceHandler } from '../../infra/deployed/aws-endpoint';
+import { OPERATOR_ACCESS_KEY } from '../../infra/deployed/iam';
+import { createResolver } from '../../infra/deployed/intrinsics';
+import { lambdaFunctions } from '../../infra/deployed/lambda-functions';
+import { createStandIns, templateSecrets } from '../../infra/deployed/stand-ins';
+import type { CloudAssembly } from '../../infra/deployed/template';
+
+/**
+ * The AWS stand-ins of start:deployed, spoken to by the real SDK v3 clients with only an endpoint
+ * override, and each call authorized against a role from a (small) template.
+ */
+const arn = (id: string) => ({ 'Fn::GetAtt': [id, 'Arn'] });
+const assembly: CloudAssembly = {
+  dir: '/nowhere',
+  stackName: 'Test',
+  resources: {
+    Fn: { Type: 'AWS::Lambda::Function', Properties: { Runtime: 'nodejs24.x', Handler: 'index.handler', Role: arn('FnRole') }, Metadata: { 'aws:asset:path': 'asset.fn' } },
+    FnRole: { Type: 'AWS::IAM::Role', Properties: {} },
+    FnPolicy: {
+      Type: 'AWS::IAM::Policy',
+      Properties: {
+        Roles: [{ Ref: 'FnRole' }],
+        PolicyDocument: {
+          Version: '2012-10-17',
+          Statement: [
+            { Effect: 'Allow', Action: ['sqs:SendMessage', 'sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:ChangeMessageVisibility'], Resource: arn('Queue') },
+            { Effect: 'Allow', Action: ['kms:Encrypt', 'kms:Decrypt'], Resource: arn('Key') },
+            { Effect: 'Allow', Action: 'secretsmanager:GetSecretValue', Resource: { Ref: 'Secret' } },
+            { Effect: 'Allow', Action: 'ses:SendEmail', Resource: { 'Fn::Sub': 'arn:${AWS::Partition}:ses:${AWS::Region}:${AWS::AccountId}:identity/*' } },
+          ],
+        },
+      },
+    },
+    Queue: { Type: 'AWS::SQS::Queue', Properties: { VisibilityTimeout: 30, RedrivePolicy: { deadLetterTargetArn: arn('Dlq'), maxReceiveCount: 2 } } },
+    Dlq: { Type: 'AWS::SQS::Queue', Properties: {} },
+    Key: { Type: 'AWS::KMS::Key', Properties: { KeyPolicy: { Version: '2012-10-17', Statement: [{ Effect: 'Allow', Principal: { AWS: { 'Fn::Sub': 'arn:${AWS::Partition}:iam::${AWS::AccountId}:root' } }, Action: 'kms:*', Resource: '*' }] } } },
+    Secret: { Type: 'AWS::SecretsManager::Secret', Properties: { SecretString: 'the signing key' } },
+    OtherSecret: { Type: 'AWS::SecretsManager::Secret', Properties: { GenerateSecretString: { PasswordLength: 20, ExcludePunctuation: true } } },
+  },
+};
+
+const dataDir = mkdtempSync(join(tmpdir(), 'infra-catalog-stand-ins-'));
+const services: Record<string, ServiceHandler> = {};
+let endpoint: Awaited<ReturnType<typeof startAwsEndpoint>>;
+let standIns: ReturnType<typeof createStandIns>;
+let resolver: ReturnType<typeof createResolver>;
+let as: { region: string; endpoint: string; credentials: { accessKeyId: string; secretAccessKey: string } };
+let operator: typeof as;
+
+beforeAll(async () => {
+  endpoint = await startAwsEndpoint(services, () => {});
+  resolver = createResolver(assembly, { site: 'http://localhost:1', aws: endpoint.url });
+  const functions = lambdaFunctions(assembly, resolver, { site: 'http://localhost:1', aws: endpoint.url }, {});
+  standIns = createStandIns(assembly, resolver, functions, templateSecrets(assembly, resolver), { dataDir });
+  Object.assign(services, standIns.services);
+  as = { region: 'us-east-1', endpoint: endpoint.url, credentials: { accessKeyId: functions[0].accessKeyId, secretAccessKey: 'x' } };
+  operator = { ...as, credentials: { accessKeyId: OPERATOR_ACCESS_KEY, secretAccessKey: 'x' } };
+});
+afterAll(() => {
+  endpoint?.server.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe('SQS (JSON protocol)', () => {
+  it('sends and receives (the SDK checks the MD5s), hides a received message for its visibility timeout, and deletes it', async () => {
+    const sqs = new SQSClient(as);
+    const QueueUrl = resolver.ref('Queue');
+    await sqs.send(new SendMessageCommand({ QueueUrl, MessageBody: '{"hello":"world"}' }));
+    const { Messages } = await sqs.send(new ReceiveMessageCommand({ QueueUrl, MaxNumberOfMessages: 10 }));
+    expect(Messages?.map((m) => [m.Body, m.Attributes?.ApproximateReceiveCount])).toEqual([['{"hello":"world"}', '1']]);
+    expect((await sqs.send(new ReceiveMessageCommand({ QueueUrl }))).Messages ?? []).toEqual([]);
+    await sqs.send(new DeleteMessageCommand({ QueueUrl, ReceiptHandle: Messages![0].ReceiptHandle }));
+    expect(standIns.sqs.counts(resolver.getAtt('Queue', 'Arn'))).toEqual({ visible: 0, inFlight: 0 });
+  });
+
+  it('moves a message received maxReceiveCount times to its dead-letter queue', async () => {
+    const sqs = new SQSClient(as);
+    const QueueUrl = resolver.ref('Queue');
+    await sqs.send(new SendMessageCommand({ QueueUrl, MessageBody: 'poison' }));
+    for (const count of ['1', '2']) {
+      const [m] = (await sqs.send(new ReceiveMessageCommand({ QueueUrl }))).Messages ?? [];
+      expect(m.Attributes?.ApproximateReceiveCount).toBe(count);
+      await sqs.send(new ChangeMessageVisibilityCommand({ QueueUrl, ReceiptHandle: m.ReceiptHandle, VisibilityTimeout: 0 })); // failed: back at once
+    }
+    expect((await sqs.send(new ReceiveMessageCommand({ QueueUrl }))).Messages ?? []).toEqual([]);
+    const dead = await new SQSClient(operator).send(new ReceiveMessageCommand({ QueueUrl: resolver.ref('Dlq') }));
+    expect(dead.Messages?.map((m) => m.Body)).toEqual(['poison']);
+  });
+
+  it('refuses a queue the role has no grant on, as AWS does', async () => {
+    const err = await new SQSClient(as).send(new SendMessageCommand({ QueueUrl: resolver.ref('Dlq'), MessageBody: 'x' })).catch((e: Error) => e);
+    expect((err as Error).name).toBe('AccessDeniedException');
+    expect(standIns.iam.denials.at(-1)).toMatchObject({ action: 'sqs:SendMessage', resource: resolver.getAtt('Dlq', 'Arn') });
+  });
+});
+
+describe('IAM switched off', () => {
+  it('lets through what it would refuse (the denial tests stand on the evaluator), still logging it', async () => {
+    const functions = lambdaFunctions(assembly, resolver, { site: 'http://localhost:1', aws: endpoint.url }, {});
+    const open = createStandIns(assembly, resolver, functions, new Map(), { dataDir, enforceIam: false });
+    expect(await open.iam.allows(functions[0].accessKeyId, 'sqs:SendMessage', resolver.getAtt('Dlq', 'Arn'))).toBe(true);
+    expect(await standIns.iam.allows(functions[0].accessKeyId, 'sqs:SendMessage', resolver.getAtt('Dlq', 'Arn'))).toBe(false);
+    expect(open.iam.denials).toHaveLength(1);
+  });
+});
+
+describe('KMS', () => {
+  it('opens what it sealed only with the same encryption context', async () => {
+    const kms = new KMSClient(as);
+    const context = { purpose: 'totp', account: 'a1' };
+    const sealed = await kms.send(new EncryptCommand({ KeyId: resolver.ref('Key'), Plaintext: Buffer.from('JBSWY3DP'), EncryptionContext: context }));
+    const opened = await kms.send(new DecryptCommand({ CiphertextBlob: sealed.CiphertextBlob, EncryptionContext: context }));
+    expect(Buffer.from(opened.Plaintext!).toString()).toBe('JBSWY3DP');
+    const wrong = await kms.send(new DecryptCommand({ CiphertextBlob: sealed.CiphertextBlob, EncryptionContext: { ...context, account: 'a2' } })).catch((e: Error) => e);
+    expect((wrong as Error).name).toBe('InvalidCiphertextException');
+  });
+});
+
+describe('Secrets Manager', () => {
+  it('answers a granted secret and refuses another', async () => {
+    const sm = new SecretsManagerClient(as);
+    expect((await sm.send(new GetSecretValueCommand({ SecretId: resolver.ref('Secret') }))).SecretString).toBe('the signing key');
+    const err = await sm.send(new GetSecretValueCommand({ SecretId: resolver.ref('OtherSecret') })).catch((e: Error) => e);
+    expect((err as Error).name).toBe('AccessDeniedException');
+    expect((await new SecretsManagerClient(operator).send(new GetSecretValueCommand({ SecretId: resolver.ref('OtherSecret') }))).SecretString).toMatch(/^[A-Za-z0-9]{20}$/);
+  });
+});
+
+describe('SES', () => {
+  it('captures a sent message in the outbox folder, as the local mailer writes it', async () => {
+    await new SESClient(as).send(new SendEmailCommand({
+      Source: 'no-reply@example.com',
+      Destination: { ToAddresses: ['ann@example.com'] },
+      Message: { Subject: { Data: 'Hello' }, Body: { Text: { Data: 'Plain' }, Html: { Data: '<p>Html</p>' } } },
+    }));
+    const [file] = await readdir(join(dataDir, 'outbox'));
+    expect(JSON.parse(await readFile(join(dataDir, 'outbox', file), 'utf8'))).toEqual({ to: 'ann@example.com', subject: 'Hello', text: 'Plain', html: '<p>Html</p>' });
+  });
+});

@@ -88,6 +88,11 @@ console.log(`throughput: ${(requests / elapsed).toFixed(1)} requests/s`);
 console.log(`latency: p50 ${ms(50)}, p95 ${ms(95)}, p99 ${ms(99)}`);
 console.log(`faults injected: ${Object.entries(faults).map(([k, v]) => `${k}=${v}`).join(', ') || 'none'}`);
 console.log(`unanswered after the client's retries: ${[...notes.unanswered].map(([k, v]) => `${k}=${v}`).join(', ') || 'none'}`);
+const tally = (kind: string) => {
+  const of = ledger.entries.filter((e) => e.kind === kind);
+  return `${kind}s ${of.filter((e) => e.created === 'acked').length} acknowledged (${of.filter((e) => e.deleted === 'acked').length} deleted, ${of.filter((e) => e.created === 'uncertain' || e.uncertainChanges).length} with an unanswered write)`;
+};
+console.log(`ledger: ${['service', 'floor', 'network', 'connection'].map(tally).join('; ')}`);
 console.log(`webhook deliveries: ${receiver.deliveries.length} (${new Set(receiver.deliveries.map((d) => d.webhookId)).size} distinct webhook-ids)`);
 for (const [name, v] of checked) console.log(`${v.length ? 'FAIL' : 'ok  '} ${name}${v.length ? ` (${v.length})` : ''}`);
 for (const v of violations.slice(0, 50)) console.log(`  violation: ${v}`);

@@ -105,7 +105,7 @@ async function auditMatches(client: InfracatClient, projectId: string, ledger: L
     // A connection removed with its service is audited with the service.
     if (!e.id || e.kind === 'connection') continue;
     const n = perEntity.get(e.id)?.length ?? 0;
-    if (n < e.ackedChanges || n > e.ackedChanges + e.uncertainChanges) out.push(`${e.kind} ${e.name}: ${n} audit entries (${perEntity.get(e.id)?.join(', ')}), ${e.ackedChanges} acknowledged changes, ${e.uncertainChanges} unanswered`);
+    if (n < e.ackedChanges || n > e.ackedChanges + e.uncertainChanges) out.push(`${e.kind} ${e.name}: ${n} audit entries (${perEntity.get(e.id)?.join(', ')}), ${e.ackedChanges} acknowledged changes, ${e.uncertainChanges} unanswered: ${e.history.join(', ')}`);
   }
   return out;
 }

@@ -19,6 +19,8 @@ export interface Entry {
   /** Changes answered 2xx (create, updates, delete) and changes that got no answer: the audit log's bounds. */
   ackedChanges: number;
   uncertainChanges: number;
+  /** Each write and how it ended (`update 200`, `delete 404`, …): what a violation's report shows. */
+  history: string[];
   /** For connections: the services at its ends (a service's delete removes its connections). */
   ends?: [string, string];
 }
@@ -27,11 +29,16 @@ export class Ledger {
   readonly entries: Entry[] = [];
   readonly byId = new Map<string, Entry>();
 
-  add(e: Omit<Entry, 'maybeValues' | 'ackedChanges' | 'uncertainChanges' | 'deleted'>): Entry {
-    const entry: Entry = { ...e, deleted: 'no', maybeValues: new Set(), ackedChanges: e.created === 'acked' ? 1 : 0, uncertainChanges: e.created === 'acked' ? 0 : 1 };
+  add(e: Omit<Entry, 'maybeValues' | 'ackedChanges' | 'uncertainChanges' | 'deleted' | 'history'>): Entry {
+    const entry: Entry = { ...e, deleted: 'no', history: [`create ${e.created}`], maybeValues: new Set(), ackedChanges: e.created === 'acked' ? 1 : 0, uncertainChanges: e.created === 'acked' ? 0 : 1 };
     this.entries.push(entry);
     if (entry.id) this.byId.set(entry.id, entry);
     return entry;
+  }
+
+  /** Whether a live connection already joins `a` to `b` (SPEC refuses a second one in the same direction). */
+  connected(a: string, b: string): boolean {
+    return this.entries.some((e) => e.kind === 'connection' && e.deleted === 'no' && e.ends?.[0] === a && e.ends?.[1] === b);
   }
 
   /** Entries a client may still change: created, answered, not deleted, nothing uncertain about them. */

@@ -50,9 +50,12 @@ export async function runClient(client: InfracatClient, scope: Scope, ledger: Le
     if (o.kind !== 'refused') ledger.add({ kind, id: o.kind === 'ok' ? o.value.id : undefined, name: entryName, envId, created: o.kind === 'ok' ? 'acked' : 'uncertain', value });
   };
   const update = async (kind: Exclude<Kind, 'connection'>, e: Entry, value: string) => {
+    // Writing the value it has changes nothing: no audit entry, no event (not a change to count).
+    if (value === e.value) return;
     const body = { [ROUTES[kind].field]: kind === 'floor' ? Number(value) : value };
     const o = await outcome(() => client.api.PATCH(ROUTES[kind].item as never, { params: { path: pathParams(kind, e.id!) }, body } as never) as Promise<{ data?: unknown }>);
     note(`PATCH ${ROUTES[kind].item}`, o);
+    e.history.push(`update ${value} ${o.kind === 'refused' ? o.status : o.kind}`);
     if (o.kind === 'ok') {
       e.value = value;
       e.ackedChanges++;
@@ -66,6 +69,7 @@ export async function runClient(client: InfracatClient, scope: Scope, ledger: Le
     const o = await outcome(() => client.api.DELETE(path as never, { params: { path: pathParams(kind, e.id!) } } as never) as Promise<{ data?: unknown }>);
     // A delete retried after it took effect finds nothing: gone either way.
     const gone = o.kind === 'ok' || (o.kind === 'refused' && o.status === 404);
+    e.history.push(`delete ${o.kind === 'refused' ? o.status : o.kind}`);
     if (!gone) note(`DELETE ${path}`, o);
     else notes.operations++;
     if (gone) {
@@ -122,7 +126,7 @@ async function connect(client: InfracatClient, scope: Scope, ledger: Ledger, not
   const services = ledger.live('service', scope.envId);
   const a = pick(services);
   const b = pick(services);
-  if (!a || !b || a === b) return;
+  if (!a || !b || a === b || ledger.connected(a.id!, b.id!)) return;
   const body = { project_id: scope.projectId, environment_id: scope.envId, a_type: 'service', a_id: a.id!, b_type: 'service', b_id: b.id!, direction: 'a_to_b', name };
   const o = await outcome(() => client.api.POST('/service-connections', { body } as never) as Promise<{ data?: { id: string } }>);
   note('POST /service-connections', o);

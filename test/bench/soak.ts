@@ -79,7 +79,8 @@ await stack.queues.drain();
 await sweepWebhookRetries(appContext({ clock: { now: () => new Date(Date.now() + DAY) } }));
 await stack.queues.drain();
 const checked = await checkInvariants({ client: owner, ledger, scopes, deliveries: receiver.deliveries });
-const violations = [...notes.refusals.map((r) => `refused: ${r}`), ...checked.flatMap(([name, v]) => v.map((x) => `${name}: ${x}`))];
+const unclean = [...latency.serverErrors].filter(([k]) => k !== '503 with Retry-After').map(([k, n]) => `answered ${k}: ${n} times`);
+const violations = [...notes.refusals.map((r) => `refused: ${r}`), ...unclean, ...checked.flatMap(([name, v]) => v.map((x) => `${name}: ${x}`))];
 
 const ms = (p: number) => `${latency.percentile(p).toFixed(1)} ms`;
 console.log(`seed: ${SEED}`);
@@ -87,6 +88,7 @@ console.log(`requests: ${requests} (${notes.operations} operations, ${ledger.ent
 console.log(`throughput: ${(requests / elapsed).toFixed(1)} requests/s`);
 console.log(`latency: p50 ${ms(50)}, p95 ${ms(95)}, p99 ${ms(99)}`);
 console.log(`faults injected: ${Object.entries(faults).map(([k, v]) => `${k}=${v}`).join(', ') || 'none'}`);
+console.log(`5xx answers (each retried by the client): ${[...latency.serverErrors].map(([k, v]) => `${k}=${v}`).join(', ') || 'none'}`);
 console.log(`unanswered after the client's retries: ${[...notes.unanswered].map(([k, v]) => `${k}=${v}`).join(', ') || 'none'}`);
 const tally = (kind: string) => {
   const of = ledger.entries.filter((e) => e.kind === kind);

@@ -64,11 +64,24 @@ const clients = await Promise.all(scopes.map(async () => {
 configureFaults(FAULTS, SEED);
 resetClients();
 const ledger = new Ledger();
-const notes: RunNotes = { refusals: [], unanswered: new Map(), operations: 0 };
+const notes: RunNotes = { refusals: [], unanswered: new Map(), operations: 0, doing: new Map() };
 const started = performance.now();
 const deadline = Date.now() + SECONDS * 1000;
-await Promise.all(clients.map((c, i) => runClient(c, scopes[i], ledger, notes, deadline)));
+const ran = Promise.all(clients.map((c, i) => runClient(c, scopes[i], ledger, notes, deadline)));
+// A client still busy two minutes after the deadline is stuck: that is a finding, not something to wait for.
+const stuck = await Promise.race([ran.then(() => false), new Promise<boolean>((r) => setTimeout(() => r(true), 120_000 + SECONDS * 1000).unref())]);
+if (stuck) {
+  console.log(`faults injected: ${Object.entries(faultCounts()).map(([k, v]) => `${k}=${v}`).join(', ')}`);
+  configureFaults('');
+  resetClients();
+  const { data: records } = await owner.api.GET('/impex/history', { params: { query: { project_id: projectId, limit: 200 } } });
+  console.log(`jobs: ${(records ?? []).map((r) => `${r.kind ?? ''} ${r.status} ${JSON.stringify(r.progress ?? {})}`).join('; ')}`);
+  for (const [i, what] of notes.doing) console.log(`  violation: client ${i} still in ${what} two minutes after the deadline`);
+  console.log(`violations: ${notes.doing.size}`);
+  process.exit(1);
+}
 const elapsed = (performance.now() - started) / 1000;
+console.log('run over: faults off, draining and checking');
 const requests = latency.requests;
 const faults = faultCounts();
 configureFaults('');

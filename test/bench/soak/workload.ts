@@ -17,6 +17,8 @@ export interface RunNotes {
   refusals: string[];
   unanswered: Map<string, number>;
   operations: number;
+  /** What each client is doing now: what a run that does not end is stuck in. */
+  doing: Map<number, string>;
 }
 
 const pick = <T>(xs: T[]): T | undefined => xs[Math.floor(Math.random() * xs.length)];
@@ -85,6 +87,7 @@ export async function runClient(client: InfracatClient, scope: Scope, ledger: Le
     }
   };
 
+  notes.doing.set(scope.index, 'the import');
   await importOnce(client, scope, ledger, note);
   const mix: [number, () => Promise<void>][] = [
     [20, () => create('service', { name: `s-${scope.index}-${n}`, tags: [`team-${n % 3}`], programming_language: LANGUAGES[n % 3], version: 'v0' }, name('s'), 'v0')],
@@ -110,12 +113,15 @@ export async function runClient(client: InfracatClient, scope: Scope, ledger: Le
   while (Date.now() < deadline) {
     if (!exported && Date.now() > halfway) {
       exported = true;
+      notes.doing.set(scope.index, 'the export');
       await exportOnce(client, scope, note);
     }
     let r = Math.random() * total;
-    const op = mix.find(([w]) => (r -= w) < 0)![1];
-    await op();
+    const i = mix.findIndex(([w]) => (r -= w) < 0);
+    notes.doing.set(scope.index, `operation ${i} of the mix`);
+    await mix[i][1]();
   }
+  notes.doing.delete(scope.index);
 }
 
 function pathParams(kind: Kind, id: string): Record<string, string> {

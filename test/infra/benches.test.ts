@@ -92,3 +92,17 @@ describe('the benches at a smoke size', () => {
     ]) expect(out).toMatch(new RegExp(`^${row}`, 'm'));
   }, SLOW);
 });
+
+describe('the soak at a smoke size', () => {
+  it('npm run soak under the default fault mix prints its figures and violations: 0', async () => {
+    const { code, out } = await bench('soak.ts', { SOAK_SECONDS: '20', SOAK_CLIENTS: '4' });
+    expect(code, out).toBe(0);
+    expect(out).not.toContain('"_aws"');
+    expect(out).toMatch(/^seed: \d+$/m);
+    expect(out).toMatch(/^requests: \d+ .* in [\d.]+ s$/m);
+    expect(out).toMatch(/^throughput: [\d.]+ requests\/s$/m);
+    expect(out).toMatch(/^latency: p50 [\d.]+ ms, p95 [\d.]+ ms, p99 [\d.]+ ms$/m);
+    expect(out).toMatch(/^faults injected: (ddb|sqs|worker)\.[a-z-]+=\d+/m);
+    expect(out).toMatch(/^violations: 0$/m);
+  }, SLOW);
+});

@@ -8,6 +8,7 @@ import {
   IdempotencyAlreadyInProgressError,
   IdempotencyInconsistentStateError,
   IdempotencyItemAlreadyExistsError,
+  IdempotencyPersistenceLayerError,
   IdempotencyRecordStatus,
   IdempotencyValidationError,
 } from '@aws-lambda-powertools/idempotency';
@@ -19,6 +20,8 @@ import { TABLE } from '#db/table';
 import { keys } from '#db/keys';
 import { DomainError, unprocessable } from '#shared/errors';
 import { keyIssue } from './idempotency-key';
+import { retry } from '#db/retry';
+import { isOutage } from '#shared/outage';
 
 type Result = APIGatewayProxyStructuredResultV2;
 
@@ -47,6 +50,15 @@ const ATTRIBUTES = { PK: TABLE.partitionKey, expiry: TABLE.ttlAttribute, status:
 class TablePersistence extends DynamoDBPersistenceLayer {
   protected override getKey(idempotencyKey: string): Record<string, AttributeValue> {
     return marshall(keys.idempotencyRecord(idempotencyKey));
+  }
+
+  /**
+   * Keeping the answer happens after the route's write took effect: losing it to a passing outage
+   * would leave the key claimed, and a retry after the lease would run the request again. So it is
+   * retried past the SDK's own attempts.
+   */
+  protected override _updateRecord(record: IdempotencyRecord): Promise<void> {
+    return retry(() => super._updateRecord(record), { attempts: 6, when: isOutage, baseMs: 50 });
   }
 
   protected override async _putRecord(record: IdempotencyRecord): Promise<void> {
@@ -148,6 +160,9 @@ export async function once(
     if (err instanceof IdempotencyValidationError) throw unprocessable([keyIssue(KEY_REUSED, 'idempotency_key_reused')]);
     // The first request is still running (or its runner died and its lease is being given up).
     if (err instanceof IdempotencyAlreadyInProgressError || err instanceof IdempotencyInconsistentStateError) throw new DomainError('conflict', KEY_IN_FLIGHT, {}, 1);
-    throw err; // what the route threw (the library rethrows it as is) or a store failure
+    // What the route threw (the library rethrows it as is), or the store's own failure, which the
+    // library wraps: its cause (an outage becomes the pipeline's 503 with Retry-After).
+    if (err instanceof IdempotencyPersistenceLayerError && err.cause) throw err.cause;
+    throw err;
   }
 }

@@ -142,7 +142,7 @@ function responsesOf(r: Route): Record<string, object> {
   if (r.body || r.multipart) statuses.add(413);
   if (r.method !== 'GET') statuses.add(415);
   if (r.params || r.query || r.body) statuses.add(422);
-  // A dependency that keeps failing after the SDK's retries (the pipeline's dependencyUnavailable).
+  // A dependency that keeps failing after the SDK's retries (shared/outage.ts, answered by the pipeline).
   statuses.add(503);
   for (const status of [...statuses].sort((a, b) => a - b)) {
     const name = status === 413 ? 'PayloadTooLarge' : status === 415 ? 'UnsupportedMediaType' : status === 422 ? 'ValidationFailed' : status === 503 ? 'ServiceUnavailable' : REFUSAL[status as Refusal];

@@ -19,6 +19,7 @@ import { latency, metric, type BusinessMetric } from '#shared/metrics';
 import { invocation } from '#shared/observe';
 import { config } from '#shared/config';
 import { clientAddress } from './client-address';
+import { isOutage } from '#shared/outage';
 
 type Event = APIGatewayProxyEventV2;
 type Result = APIGatewayProxyStructuredResultV2;
@@ -51,7 +52,7 @@ function errorReply(err: unknown, requestId: string): Reply {
   const status = (err as { statusCode?: number }).statusCode;
   if (status === 422) return errorReply(jsonDecodeError(), requestId); // middy's JSON parser
   if (status === 413) return { status: 413, body: { detail: 'Request body too large' } };
-  if (dependencyUnavailable(err)) {
+  if (isOutage(err)) {
     log.warn('a dependency kept failing', { request_id: requestId, ...errorFields(err) });
     return { status: 503, body: { detail: SERVICE_UNAVAILABLE }, headers: { 'retry-after': '1' } };
   }
@@ -60,17 +61,6 @@ function errorReply(err: unknown, requestId: string): Reply {
 }
 
 export const SERVICE_UNAVAILABLE = 'The service is briefly unavailable. Please retry.';
-const OUTAGES = new Set(['TimeoutError', 'RequestTimeout', 'ProvisionedThroughputExceededException', 'ThrottlingException', 'RequestLimitExceeded', 'SlowDown', 'ServiceUnavailable', 'InternalServerError', 'InternalFailure']);
-const NETWORK = new Set(['ECONNRESET', 'ECONNREFUSED', 'ETIMEDOUT', 'EPIPE']);
-/**
- * An AWS service that throttled, failed or timed out through all of the SDK's retries: the request
- * did not complete, and trying again later is right (503 with Retry-After), not a bug (500).
- */
-function dependencyUnavailable(err: unknown): boolean {
-  const e = err as { name?: string; code?: string; $fault?: string; $retryable?: { throttling?: boolean } };
-  return Boolean(e && (OUTAGES.has(e.name ?? '') || NETWORK.has(e.code ?? '') || e.$retryable?.throttling || e.$fault === 'server'));
-}
-
 /** The API Gateway request id (what the client's side and API Gateway's access log know the request by): the correlation id of every log line, and the request id of audit entries. */
 const requestIdOf = (event: Event, context?: Context) => event.requestContext?.requestId ?? context?.awsRequestId ?? '-';
 

@@ -1,7 +1,6 @@
-import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { delimiter, dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { useTestStack } from '../helpers/stack';
@@ -10,6 +9,7 @@ import { setPlan } from '../helpers/plans';
 import { newEnv } from '../helpers/catalog';
 import { projectWithEnv } from '../helpers/tenancy';
 import { enrolAuthenticator, runningClock, totpCode } from '../helpers/sign-in';
+import { runInfracat, type Run } from '../helpers/infracat-binary';
 
 /**
  * Issue 24: the real `infracat` binary (node_modules/.bin/infracat, as `npx infracat` runs it after
@@ -19,30 +19,9 @@ import { enrolAuthenticator, runningClock, totpCode } from '../helpers/sign-in';
 const clock = runningClock();
 const ref = useTestStack({}, { withS3: true, clock });
 const api = client(() => ref.stack.url);
-const BIN = join(import.meta.dirname, '..', '..', 'node_modules', '.bin', 'infracat');
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs `infracat args…` with the stack's URL and a config folder; `input` goes to its stdin. */
-function infracat(args: string[], opts: { configDir: string; env?: Record<string, string>; input?: string }): Promise<Run> {
-  const env: Record<string, string | undefined> = { ...process.env, INFRACAT_URL: ref.stack.url, INFRACAT_CONFIG_DIR: opts.configDir, ...opts.env };
-  for (const k of ['INFRACAT_EMAIL', 'INFRACAT_PASSWORD', 'INFRACAT_TOTP_CODE', 'INFRACAT_PROJECT', 'INFRACAT_ENVIRONMENT']) if (!opts.env?.[k]) delete env[k];
-  env.PATH = `${dirname(process.execPath)}${delimiter}${env.PATH ?? ''}`; // the pinned Node runs the bin's `#!/usr/bin/env node`
-  return new Promise((resolve, reject) => {
-    const child = spawn(BIN, args, { env, cwd: dirname(opts.configDir), stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-    child.stdin.end(opts.input ?? '');
-  });
-}
+/** Runs `infracat args…` against the stack with a config folder; `input` goes to its stdin. */
+const infracat = (args: string[], opts: { configDir: string; env?: Record<string, string>; input?: string }) =>
+  runInfracat(args, { ...opts, env: { INFRACAT_URL: ref.stack.url, ...opts.env } });
 
 const ENV_FILE = `apiVersion: infracatalog/v1
 kind: Environment

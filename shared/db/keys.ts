@@ -104,6 +104,7 @@ export const keys = {
   membershipPrefix: 'MEMBERSHIP#',
   /** Project names are unique per owner (case-insensitive). */
   projectName: (ownerId: string, name: string) => ({ PK: `USER#${ownerId}`, SK: `PROJECTNAME#${name.trim().toLowerCase()}` }),
+  projectNamePrefix: 'PROJECTNAME#',
   environment: (projectId: string, envId: string) => ({ PK: `PROJECT#${projectId}`, SK: `ENV#${envId}` }),
   environmentPrefix: 'ENV#',
   envRole: (projectId: string, envId: string, userId: string) => ({ PK: `PROJECT#${projectId}`, SK: `ENVROLE#${envId}#${userId}` }),
@@ -154,6 +155,8 @@ export const keys = {
   /** The journal of a staged write into an environment (an import's chunk, db/staged-write.ts): `STAGED#<envId>#<owner>#<n>`, there while it is in flight. */
   stagedWrite: (projectId: string, envId: string, owner: string, n: number) => ({ PK: `PROJECT#${projectId}`, SK: `STAGED#${envId}#${owner}#${String(n).padStart(8, '0')}` }),
   stagedWritePrefix: (envId: string) => `STAGED#${envId}#`,
+  /** Every environment's staged-write journals of a project. */
+  stagedWritesPrefix: 'STAGED#',
   group: (projectId: string, envId: string, id: string) => ({ PK: `PROJECT#${projectId}`, SK: `GROUP#${envId}#${id}` }),
   groupPrefix: (envId: string) => `GROUP#${envId}#`,
   subgroup: (projectId: string, envId: string, id: string) => ({ PK: `PROJECT#${projectId}`, SK: `SUBGROUP#${envId}#${id}` }),

@@ -1,4 +1,6 @@
 import { mkdtemp, rm } from 'node:fs/promises';
+import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
+import { ddb } from '#shared/clients';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startLocalStack } from '../../infra/local/stack';
@@ -103,6 +105,8 @@ try {
   console.log(`verification: a second dry run finds ${n(again.put)} to put, ${n(again.deleted)} to delete (${s(performance.now() - t)}); the other project ${otherSame ? 'untouched' : 'CHANGED'}`);
   if (again.put || again.deleted || !otherSame) process.exitCode = 1;
 } finally {
+  // As the runbook's last step: the restored copy deleted.
+  await ddb().send(new DeleteTableCommand({ TableName: restored })).catch(() => undefined);
   await stack.stop();
   await rm(dataDir, { recursive: true, force: true });
 }

@@ -48,7 +48,7 @@ async function view(token: string, projectId: string, envId: string, hubId: stri
     connections: await get(`/service-connections?${q}`),
     links: await get(`/service-links?${q}`),
     blast: await get(`/services/${hubId}/blast-radius`),
-    stats: (await get('/projects/stats')).find((p: { project_id?: string; id?: string }) => (p.project_id ?? p.id) === projectId),
+    stats: (await get('/projects/stats')).find((p: { project_id: string }) => p.project_id === projectId),
   };
 }
 
@@ -62,6 +62,7 @@ describe('npm run admin -- restore-project', { timeout: 300_000 }, () => {
     await createService(api, o.token, other.projectId, other.envId, { name: 'other-0' });
     const before = await view(o.token, o.projectId, o.envId, services[0].id);
     expect(before.services).toHaveLength(8);
+    expect(before.stats).toMatchObject({ services: 8, servers: 2, groups: 1 });
 
     // The point in time: the whole table restored into a new one.
     const restored = `${ref.stack.config.TABLE_NAME}-restored`;
@@ -80,6 +81,7 @@ describe('npm run admin -- restore-project', { timeout: 300_000 }, () => {
     expect(otherItems.length).toBeGreaterThan(0);
     const damaged = await view(o.token, o.projectId, o.envId, services[3].id);
     expect(damaged.services.map((s: { name: string }) => s.name)).not.toEqual(before.services.map((s: { name: string }) => s.name));
+    expect(damaged.stats.services).toBe(6);
 
     const dry = await admin(['restore-project', '--from-table', restored, '--project', o.projectId], tableEnv());
     expect(dry.code, dry.stderr).toBe(0);

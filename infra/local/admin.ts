@@ -5,19 +5,29 @@ import { appContext } from '#shared/context';
 import { DomainError } from '#shared/errors';
 import { ensureStaff } from '#domain/identity';
 import { backfillListings } from '#domain/catalog';
+import { PROJECT_RESTORE_ACTION, restoreProject, type RestoreProgress, type RestoreReport } from '#domain/lifecycle';
 import { startLocalStack } from './stack';
 
 /**
  * `npm run admin -- create-staff --email <address> --password <password>`: what BOOTSTRAP_ADMIN_EMAIL /
  * BOOTSTRAP_ADMIN_PASSWORD do at start, on demand; `npm run admin -- backfill-listings`: the listing
  * items a table written before them lacks (docs/data-model.md, "Lists in name order"; the local
- * runtime does it at start, `cdk deploy` before the new code serves; by hand, e.g. to run it ahead of a deploy). Both against the table the configuration names:
+ * runtime does it at start, `cdk deploy` before the new code serves; by hand, e.g. to run it ahead of a deploy);
+ * `npm run admin -- restore-project --from-table <restored> --project <id> [--restore-point <time>] [--apply]`: one
+ * project's items copied back from a restored copy of the table (docs/restore.md); a dry run (nothing written) unless
+ * `--apply`. All against the table the configuration names:
  * - STAGE=cloud: the deployed table TABLE_NAME, with the usual AWS credentials;
  * - otherwise DYNAMODB_ENDPOINT + TABLE_NAME when set, else the local runtime's data under LOCAL_DATA_DIR
  *   (started for the command; while `npm start` runs, point DYNAMODB_ENDPOINT at its DynamoDB Local, port 8000).
  * Exit codes: 0 done (created, or already a staff account), 1 refused, 2 usage.
  */
-const USAGE = 'usage: npm run admin -- create-staff --email <address> --password <password>\n       npm run admin -- backfill-listings';
+const USAGE = [
+  'usage: npm run admin -- create-staff --email <address> --password <password>',
+  '       npm run admin -- backfill-listings',
+  '       npm run admin -- restore-project --from-table <restored table> --project <project id> [--restore-point <ISO time>] [--dry-run | --apply]',
+].join('\n');
+/** How often a long restore prints its progress. */
+const PROGRESS_EVERY_MS = 3_000;
 
 function fail(message: string, code: number): never {
   console.error(message);
@@ -37,6 +47,7 @@ if (command === 'backfill-listings') {
   }
   process.exit(0);
 }
+if (command === 'restore-project') await restoreProjectCommand(rest);
 if (command !== 'create-staff') fail(USAGE, 2);
 let values: { email?: string; password?: string };
 try {
@@ -67,3 +78,52 @@ try {
   await stack?.stop();
 }
 process.exit(exitCode);
+
+async function restoreProjectCommand(args: string[]): Promise<never> {
+  let values: { 'from-table'?: string; project?: string; 'restore-point'?: string; apply?: boolean; 'dry-run'?: boolean };
+  try {
+    ({ values } = parseArgs({ args, options: { 'from-table': { type: 'string' }, project: { type: 'string' }, 'restore-point': { type: 'string' }, apply: { type: 'boolean' }, 'dry-run': { type: 'boolean' } }, strict: true }));
+  } catch (err) {
+    fail(`${(err as Error).message}\n${USAGE}`, 2);
+  }
+  const { 'from-table': fromTable, project: projectId, 'restore-point': restorePoint, apply = false } = values;
+  if (!fromTable || !projectId || (apply && values['dry-run'])) fail(USAGE, 2);
+  if (fromTable === config().TABLE_NAME) fail(`--from-table names the live table ${fromTable}: give the restored copy`, 2);
+  const stack = config().STAGE === 'cloud' ? undefined : await startLocalStack({ withoutHttp: true, withoutS3: true });
+  console.log(`${apply ? 'Restoring' : 'Dry run (nothing is written; --apply writes)'}: project ${projectId} from table ${fromTable} into ${config().TABLE_NAME}`);
+  const started = performance.now();
+  let last: RestoreProgress | undefined;
+  const ticker = setInterval(() => last && console.log(progressLine(last, performance.now() - started)), PROGRESS_EVERY_MS);
+  let exitCode = 0;
+  try {
+    const report = await restoreProject(appContext(), { projectId, fromTable, restorePoint, apply, onProgress: (p) => (last = p) });
+    printReport(report, performance.now() - started);
+  } catch (err) {
+    if (!(err instanceof DomainError)) throw err;
+    console.error(String(err.detail));
+    exitCode = 1;
+  } finally {
+    clearInterval(ticker);
+    await stack?.stop();
+  }
+  process.exit(exitCode);
+}
+
+// Function declarations (hoisted): the command above runs before this point of the module is reached.
+function seconds(ms: number) {
+  return `${(ms / 1000).toFixed(1)} s`;
+}
+
+function progressLine(p: RestoreProgress, ms: number) {
+  return `[${seconds(ms)}] ${p.phase}: ${p.read.toLocaleString('en')} items read${p.toWrite ? `, ${p.written.toLocaleString('en')} of ${p.toWrite.toLocaleString('en')} written` : ''}`;
+}
+
+function printReport(r: RestoreReport, ms: number) {
+  console.log('kind | put | deleted | unchanged');
+  for (const [kind, c] of Object.entries(r.byKind).sort(([a], [b]) => a.localeCompare(b))) console.log(`${kind} | ${c.put} | ${c.deleted} | ${c.unchanged}`);
+  const verb = r.applied ? 'written' : 'to write';
+  console.log(`${r.put.toLocaleString('en')} items to put, ${r.deleted.toLocaleString('en')} to delete (${verb})`);
+  if (r.listings) console.log(`listings rebuilt: ${r.listings.written} written, ${r.listings.removed} stale removed`);
+  if (r.auditEntryId) console.log(`audit entry ${r.auditEntryId} (${PROJECT_RESTORE_ACTION}) recorded on project ${r.projectId}`);
+  console.log(`${r.applied ? 'Restored' : 'Dry run done'} in ${seconds(ms)}${r.applied ? '' : '; run again with --apply to write'}`);
+}

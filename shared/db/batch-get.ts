@@ -9,9 +9,12 @@ export type Key = { PK: string; SK: string };
 /** BatchGet requests in flight at once (the SDK's connection pool holds 50). */
 const IN_FLIGHT = 16;
 
-/** Strongly consistent BatchGet of up to 100 keys; unprocessed keys are retried. Missing items are absent from the map. */
-export async function batchGet(keyList: Key[]): Promise<Map<string, Record<string, unknown>>> {
-  const TableName = config().TABLE_NAME;
+/**
+ * Strongly consistent BatchGet of up to 100 keys; unprocessed keys are retried. Missing items are absent from the map.
+ * `table` is the configured one but for the restore of a project, which reads a restored copy (lifecycle/project-restore).
+ */
+export async function batchGet(keyList: Key[], table?: string): Promise<Map<string, Record<string, unknown>>> {
+  const TableName = table ?? config().TABLE_NAME;
   const found = new Map<string, Record<string, unknown>>();
   const unique = [...new Map(keyList.map((k) => [keyId(k), k])).values()];
   // Chunks of 100 keys (DynamoDB's limit), up to IN_FLIGHT at once: one round trip for a page, and a

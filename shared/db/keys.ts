@@ -7,6 +7,9 @@ const LISTING_ORDER: Record<ListingFamily, string> = { SERVICE: 'BYNAME', FLOOR:
 /** A listing range's sort-key prefix: the environment's, or one place in it (a connection's or link's end's range). */
 const listingRange = (family: ListingFamily, envId: string, place?: string) => `${family}${LISTING_ORDER[family]}#${envId}#${place === undefined ? '' : `${place}#`}`;
 
+/** The sort-key prefix of an environment's import lock. */
+const IMPORT_LOCK_PREFIX = 'IMPORTLOCK#';
+
 export const keys = {
   account: (userId: string) => ({ PK: `USER#${userId}`, SK: 'ACCOUNT' }),
   /** Uniqueness sentinel and login lookup: lower-cased e-mail → user id. */
@@ -104,6 +107,7 @@ export const keys = {
   membershipPrefix: 'MEMBERSHIP#',
   /** Project names are unique per owner (case-insensitive). */
   projectName: (ownerId: string, name: string) => ({ PK: `USER#${ownerId}`, SK: `PROJECTNAME#${name.trim().toLowerCase()}` }),
+  projectNamePrefix: 'PROJECTNAME#',
   environment: (projectId: string, envId: string) => ({ PK: `PROJECT#${projectId}`, SK: `ENV#${envId}` }),
   environmentPrefix: 'ENV#',
   envRole: (projectId: string, envId: string, userId: string) => ({ PK: `PROJECT#${projectId}`, SK: `ENVROLE#${envId}#${userId}` }),
@@ -155,7 +159,10 @@ export const keys = {
   stagedWrite: (projectId: string, envId: string, owner: string, n: number) => ({ PK: `PROJECT#${projectId}`, SK: `STAGED#${envId}#${owner}#${String(n).padStart(8, '0')}` }),
   stagedWritePrefix: (envId: string) => `STAGED#${envId}#`,
   /** The environment's import lock (a lease, db/lease.ts): one import writes into an environment at a time. */
-  importLock: (projectId: string, envId: string) => ({ PK: `PROJECT#${projectId}`, SK: `IMPORTLOCK#${envId}` }),
+  importLock: (projectId: string, envId: string) => ({ PK: `PROJECT#${projectId}`, SK: `${IMPORT_LOCK_PREFIX}${envId}` }),
+  importLockPrefix: IMPORT_LOCK_PREFIX,
+  /** Every environment's staged-write journals of a project. */
+  stagedWritesPrefix: 'STAGED#',
   group: (projectId: string, envId: string, id: string) => ({ PK: `PROJECT#${projectId}`, SK: `GROUP#${envId}#${id}` }),
   groupPrefix: (envId: string) => `GROUP#${envId}#`,
   subgroup: (projectId: string, envId: string, id: string) => ({ PK: `PROJECT#${projectId}`, SK: `SUBGROUP#${envId}#${id}` }),

@@ -6,23 +6,24 @@ import { keys } from './keys';
 type QueryInput = Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey'>;
 
 /** The items a Query matches, one DynamoDB page (at most 1 MB) at a time, following `LastEvaluatedKey`. */
-export async function* queryPages<T = Record<string, unknown>>(input: QueryInput): AsyncGenerator<T[]> {
+export async function* queryPages<T = Record<string, unknown>>(input: QueryInput, table?: string): AsyncGenerator<T[]> {
   let ExclusiveStartKey: Record<string, unknown> | undefined;
   do {
-    const out = await ddb().send(new QueryCommand({ TableName: config().TABLE_NAME, ...input, ExclusiveStartKey }));
+    const out = await ddb().send(new QueryCommand({ TableName: table ?? config().TABLE_NAME, ...input, ExclusiveStartKey }));
     yield (out.Items ?? []) as T[];
     ExclusiveStartKey = out.LastEvaluatedKey;
   } while (ExclusiveStartKey);
 }
 
 /** Every item a Query matches, following `LastEvaluatedKey` through all pages. */
-export async function queryAll<T = Record<string, unknown>>(input: QueryInput): Promise<T[]> {
+export async function queryAll<T = Record<string, unknown>>(input: QueryInput, table?: string): Promise<T[]> {
   const items: T[] = [];
-  for await (const page of queryPages<T>(input)) items.push(...page);
+  for await (const page of queryPages<T>(input, table)) items.push(...page);
   return items;
 }
 
-type PartitionOptions = { projection?: string[]; filter?: string; values?: Record<string, unknown> };
+/** `table`: the configured one but for the restore of a project, which reads a restored copy (lifecycle/project-restore). */
+type PartitionOptions = { projection?: string[]; filter?: string; values?: Record<string, unknown>; table?: string };
 
 /** The Query of a partition's items whose sort key starts with `prefix` ('' for all), strongly consistent, optionally projected and filtered. */
 function partitionQuery(pk: string, prefix: string, opts: PartitionOptions): QueryInput {
@@ -41,7 +42,7 @@ function partitionQuery(pk: string, prefix: string, opts: PartitionOptions): Que
 
 /** Every item of a partition whose sort key starts with `prefix` ('' for all), strongly consistent, optionally projected and filtered. */
 export const queryPartition = <T = Record<string, unknown>>(pk: string, prefix: string, opts: PartitionOptions = {}): Promise<T[]> =>
-  queryAll<T>(partitionQuery(pk, prefix, opts));
+  queryAll<T>(partitionQuery(pk, prefix, opts), opts.table);
 
 /** Items under one sort-key prefix of a project's partition. */
 export const queryPrefix = <T = Record<string, unknown>>(projectId: string, prefix: string, opts?: PartitionOptions) =>
@@ -49,7 +50,7 @@ export const queryPrefix = <T = Record<string, unknown>>(projectId: string, pref
 
 /** The same items page by page (sort-key order), so that a reader of a large environment never holds them all (the export). */
 export const queryPrefixPages = <T = Record<string, unknown>>(projectId: string, prefix: string, opts: PartitionOptions = {}) =>
-  queryPages<T>(partitionQuery(keys.projectPK(projectId), prefix, opts));
+  queryPages<T>(partitionQuery(keys.projectPK(projectId), prefix, opts), opts.table);
 
 /** The newest items of a partition under `prefix` (sort keys that order by time), at most `limit` of those passing `filter`. */
 export async function queryNewest<T = Record<string, unknown>>(pk: string, prefix: string, opts: { limit: number; filter?: string; values?: Record<string, unknown> }): Promise<T[]> {

@@ -5,11 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { BatchWriteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { startLocalStack } from '../../infra/local/stack';
-import { apiEvent, lambdaContext } from '../../infra/local/api-event';
-import { routeTable } from '../../functions/route-table';
-import { httpHandler } from '#http/pipeline';
 import { ddb } from '#shared/clients';
 import { appContext } from '#shared/context';
 import { useLocalQueueTransport } from '#shared/queue';
@@ -20,9 +16,11 @@ import { queryPage } from '#db/query';
 import { ensureTable } from '../../infra/local/bootstrap';
 import { JOBS_HEAP_MB, jobsV8Flags } from '../../infra/cdk/functions';
 import { authenticate } from '#auth/authenticate';
-import { IMPEX_API_VERSION, recordById, startExport, startImport, toYaml, type EnvironmentDocument } from '#domain/impex';
+import { recordById, startExport, startImport, toYaml } from '#domain/impex';
 import { setPlan } from '../helpers/plans';
 import { blastRadiusBench } from './scale-blast';
+import { invoke } from './in-process';
+import { document, serviceName } from './scale-document';
 import { countItemsRead } from './measure';
 import { bundleAsDeployed, shipSeparatePackages } from './deployed-bundle';
 
@@ -74,16 +72,6 @@ useLocalQueueTransport(async () => {});
 
 /** Items DynamoDB read for the requests of this process: ScannedCount of Query/Scan, items of Get/BatchGet. */
 const itemsRead = countItemsRead(ddb());
-
-async function invoke(group: keyof typeof routeTable, method: string, url: string, routeKey: string, init: { body?: unknown; token?: string; params?: Record<string, string> } = {}) {
-  const event = apiEvent({
-    method, url, routeKey, pathParameters: init.params,
-    headers: { 'content-type': 'application/json', ...(init.token ? { authorization: `Bearer ${init.token}` } : {}) },
-    body: init.body === undefined ? undefined : JSON.stringify(init.body),
-  });
-  const res = (await httpHandler(routeTable[group])(event, lambdaContext('bench', 'bench'))) as APIGatewayProxyStructuredResultV2;
-  return { status: res.statusCode, headers: res.headers ?? {}, body: res.body && res.body.startsWith('{') || res.body?.startsWith('[') ? JSON.parse(res.body) : res.body };
-}
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 /** Median time and items read of `runs` calls. */
@@ -156,32 +144,6 @@ async function rawRead(projectId: string, envId: string) {
     } while (ExclusiveStartKey);
   }));
   return { ms: performance.now() - t, items: n };
-}
-
-const serviceName = (i: number) => `svc-${String(i).padStart(5, '0')}`;
-/** N services on N/10 floors over 20 networks; service i connects to i+1, i+2 and a hub (service 0; for the first and last few, the middle one). */
-function document(n: number): EnvironmentDocument {
-  const floors = Array.from({ length: n / 10 }, (_, i) => `host-${String(i).padStart(5, '0')}.internal`);
-  const networks = Array.from({ length: 20 }, (_, i) => ({ name: `net-${i}`, cidr: `10.${i}.0.0/16` }));
-  const hub = (i: number) => (i >= 3 && i <= n - 3 ? 0 : n / 2);
-  return {
-    apiVersion: IMPEX_API_VERSION, kind: 'Environment', metadata: { name: `scale-${n}` },
-    spec: {
-      groups: [], service_links: [], connection_groups: [],
-      service_floors: floors.map((hostname, i) => ({ hostname, type: 'vm', cpu: 4, memory_mb: 8192, provider: 'aws', provider_region: i % 2 ? 'eu-west-1' : 'us-east-1' })),
-      networks,
-      services: Array.from({ length: n }, (_, i) => ({
-        name: serviceName(i), floor: floors[i % floors.length], port: 8000 + (i % 100), programming_language: ['go', 'typescript', 'python'][i % 3], tags: [`team-${i % 7}`],
-        repository_url: `https://git.example.com/${serviceName(i)}.git`,
-      })),
-      network_attachments: floors.map((f, i) => ({ service_floor: f, networks: [networks[i % 20].name] })),
-      connections: Array.from({ length: 3 * n }, (_, k) => {
-        const i = Math.floor(k / 3);
-        const j = k % 3 === 2 ? hub(i) : (i + 1 + (k % 3)) % n;
-        return { a: { service: serviceName(i) }, b: { service: serviceName(j) }, direction: 'a_to_b' as const };
-      }),
-    },
-  } as unknown as EnvironmentDocument;
 }
 
 const budget = (ok: boolean) => (ok ? 'OK' : 'OVER');

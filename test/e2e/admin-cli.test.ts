@@ -1,9 +1,9 @@
-import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { useTestStack } from '../helpers/stack';
+import { admin } from '../helpers/admin';
 import { client, PASSWORD, signUp, uniqueEmail } from '../helpers/http';
 import { login } from '../helpers/sign-in';
 import { createFloor, ownerWithEnv } from '../helpers/catalog';
@@ -13,18 +13,6 @@ import { deleteItem } from '#db/items';
 
 const ref = useTestStack();
 const api = client(() => ref.stack.url);
-
-const TSX = join(process.cwd(), 'node_modules', 'tsx', 'dist', 'cli.mjs');
-
-/** `npm run admin -- <args>` as a separate process, with the given configuration. */
-function admin(args: string[], env: Record<string, string | undefined>) {
-  const childEnv: Record<string, string | undefined> = { ...process.env, DYNAMODB_ENDPOINT: undefined, TABLE_NAME: undefined, LOG_LEVEL: 'silent', ...env };
-  return new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-    execFile(process.execPath, [TSX, 'infra/local/admin.ts', ...args], { env: childEnv as NodeJS.ProcessEnv, timeout: 110_000 }, (err, stdout, stderr) =>
-      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-    );
-  });
-}
 
 const tableEnv = () => ({ DYNAMODB_ENDPOINT: process.env.TEST_DYNAMODB_ENDPOINT, TABLE_NAME: ref.stack.config.TABLE_NAME, LOCAL_DATA_DIR: ref.stack.dataDir });
 

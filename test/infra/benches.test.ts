@@ -91,6 +91,20 @@ describe('the benches at a smoke size', () => {
       String.raw`download through the presigned URL \(no API in the path\): [\d.]+ MB in [\d.]+ s \(200\)$`,
     ]) expect(out).toMatch(new RegExp(`^${row}`, 'm'));
   }, SLOW);
+
+  it('npm run bench:restore prints the drill: the project built, the restored copy, the damage, dry run, apply and a clean second dry run', async () => {
+    const { code, out } = await bench('restore-drill.ts', { DRILL_SERVICES: '20' });
+    expect(code, out).toBe(0);
+    expect(out).not.toContain('"_aws"');
+    for (const row of [
+      String.raw`project of 20 services, 2 floors, 20 networks: built by the import in [\d.]+ s$`,
+      String.raw`restored copy \(second table, ${N} items\): [\d.]+ s$`,
+      String.raw`damage: 10 services deleted \(items and listings\), 10 changed$`,
+      String.raw`dry run: 30 items to put, 0 to delete: [\d.]+ s$`,
+      String.raw`restore --apply: 30 items put, 0 deleted, listings rebuilt \(0 written, 0 removed\), audit entry: [\d.]+ s \(budget < 15 minutes at 50,000\) `,
+      String.raw`verification: a second dry run finds 0 to put, 0 to delete \([\d.]+ s\); the other project untouched$`,
+    ]) expect(out).toMatch(new RegExp(`^${row}`, 'm'));
+  }, SLOW);
 });
 
 describe('the soak at a smoke size', () => {

@@ -2,10 +2,13 @@ import { keys } from '#db/keys';
 import { keyId } from '#db/batch-get';
 import { deleteItem, getItem, putItem } from '#db/items';
 import { isLive } from '#db/live';
-import { scanSortKeyPrefixes } from '#db/query';
+import { queryPrefix, scanSortKeyPrefixes } from '#db/query';
 import { nameOrderKey } from '#shared/name-order';
 import { LISTINGS } from './listings';
 import type { Listable, Listing } from './listing';
+
+type StoredItem = Record<string, unknown> & { SK: string; PK: string };
+type Repairs = { written: number; removed: number };
 
 /**
  * The one-time backfill of listing items (issue 26) for a table written before they existed, or
@@ -16,41 +19,62 @@ import type { Listable, Listing } from './listing';
  * before the API serves: the local stack does at start, `cdk deploy` before the new code serves (the
  * seeding function's Trigger, functions/seed), see docs/data-model.md.
  */
-export async function backfillListings(): Promise<Record<string, { written: number; removed: number }>> {
+export async function backfillListings(): Promise<Record<string, Repairs>> {
   const version = orderVersion();
-  const done: Record<string, { written: number; removed: number }> = {};
+  const done: Record<string, Repairs> = {};
   for (const listing of LISTINGS as readonly Listing<Listable>[]) {
     const family = listing.family;
     const marker = keys.migration(`${family.toLowerCase()}-listing`);
     // A kind's later layout (its revision) is a version of its own: only that kind is done again.
     const kindVersion = listing.revision > 1 ? `${version}|r${listing.revision}` : version;
     if ((await getItem<{ version?: string }>(marker))?.version === kindVersion) continue;
-    const entityPrefix = `${family}#`;
-    const listingPrefix = keys.listingFamilyPrefix(family);
-    const items = await scanSortKeyPrefixes<Record<string, unknown> & { SK: string; PK: string }>([entityPrefix, listingPrefix]);
-    const wanted = new Map<string, Record<string, unknown>>();
-    for (const item of items) {
-      // Catalog entities live in project partitions (a job's `CONN#` items are not connections).
-      if (!item.SK.startsWith(entityPrefix) || !item.PK.startsWith(keys.projectPK(''))) continue;
-      const entity = listing.decode(item);
-      if (!isLive(entity)) continue;
-      for (const want of listing.items(entity)) wanted.set(keyId(want as never), want);
-    }
-    const stale: { PK: string; SK: string }[] = [];
-    for (const item of items) {
-      if (!item.SK.startsWith(listingPrefix)) continue;
-      const want = wanted.get(keyId(item));
-      if (!want) stale.push({ PK: item.PK, SK: item.SK });
-      else if (JSON.stringify(want, Object.keys(want).sort()) === JSON.stringify(item, Object.keys(want).sort())) wanted.delete(keyId(item));
-    }
-    const puts = [...wanted.values()];
-    for (let i = 0; i < Math.max(puts.length, stale.length); i += 16) {
-      await Promise.all([...puts.slice(i, i + 16).map((p) => putItem(p)), ...stale.slice(i, i + 16).map((k) => deleteItem(k))]);
-    }
+    const items = await scanSortKeyPrefixes<StoredItem>([`${family}#`, keys.listingFamilyPrefix(family)]);
+    done[family] = await repairListings(listing, items);
     await putItem({ ...marker, version: kindVersion, at: new Date().toISOString() });
-    done[family] = { written: puts.length, removed: stale.length };
   }
   return done;
+}
+
+/**
+ * The same repair over one project's partition (two Queries per kind, no Scan): after a restore of
+ * the project's items (lifecycle/project-restore.ts), every listing is what its entity says.
+ */
+export async function rebuildProjectListings(projectId: string): Promise<Record<string, Repairs>> {
+  const done: Record<string, Repairs> = {};
+  for (const listing of LISTINGS as readonly Listing<Listable>[]) {
+    const [entities, listings] = await Promise.all([
+      queryPrefix<StoredItem>(projectId, `${listing.family}#`),
+      queryPrefix<StoredItem>(projectId, keys.listingFamilyPrefix(listing.family)),
+    ]);
+    done[listing.family] = await repairListings(listing, [...entities, ...listings]);
+  }
+  return done;
+}
+
+/** Writes the listings the live entities among `items` want and removes the listings among them no entity wants. */
+async function repairListings(listing: Listing<Listable>, items: StoredItem[]): Promise<Repairs> {
+  const entityPrefix = `${listing.family}#`;
+  const listingPrefix = keys.listingFamilyPrefix(listing.family);
+  const wanted = new Map<string, Record<string, unknown>>();
+  for (const item of items) {
+    // Catalog entities live in project partitions (a job's `CONN#` items are not connections).
+    if (!item.SK.startsWith(entityPrefix) || !item.PK.startsWith(keys.projectPK(''))) continue;
+    const entity = listing.decode(item);
+    if (!isLive(entity)) continue;
+    for (const want of listing.items(entity)) wanted.set(keyId(want as never), want);
+  }
+  const stale: { PK: string; SK: string }[] = [];
+  for (const item of items) {
+    if (!item.SK.startsWith(listingPrefix)) continue;
+    const want = wanted.get(keyId(item));
+    if (!want) stale.push({ PK: item.PK, SK: item.SK });
+    else if (JSON.stringify(want, Object.keys(want).sort()) === JSON.stringify(item, Object.keys(want).sort())) wanted.delete(keyId(item));
+  }
+  const puts = [...wanted.values()];
+  for (let i = 0; i < Math.max(puts.length, stale.length); i += 16) {
+    await Promise.all([...puts.slice(i, i + 16).map((p) => putItem(p)), ...stale.slice(i, i + 16).map((k) => deleteItem(k))]);
+  }
+  return { written: puts.length, removed: stale.length };
 }
 
 /** Identifies the name order: the ICU version and the keys of a few names whose order differs between collators. */

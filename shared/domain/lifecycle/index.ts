@@ -8,3 +8,4 @@ export * from './limits-status';
 export * from './downgrade';
 export * from './downgrade-window';
 export * from './deadlines';
+export * from './project-restore';

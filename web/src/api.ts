@@ -90,6 +90,8 @@ let onSignedOut: () => void = () => {};
 export const client = createInfracatClient({
   baseUrl: location.origin,
   refreshCookie: true,
+  // A person is waiting: a brief throttle is retried, a longer wait (a resend's minute) is shown at once with its time.
+  retry: { maxDelaySeconds: 3 },
   onSessionEnded: () => onSignedOut(),
 });
 export const api = client.api;

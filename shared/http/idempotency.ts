@@ -15,6 +15,7 @@ import {
 import { IdempotencyRecord } from '@aws-lambda-powertools/idempotency/persistence';
 import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
 import { ddb } from '#shared/clients';
+import { onReset } from '#shared/clients/lazy';
 import { config } from '#shared/config';
 import { TABLE } from '#db/table';
 import { keys } from '#db/keys';
@@ -104,6 +105,8 @@ class TablePersistence extends DynamoDBPersistenceLayer {
 }
 
 let persistence: TablePersistence | undefined;
+// Made on the shared DynamoDB client and table: dropped with the clients, so it never keeps a destroyed one.
+onReset(() => (persistence = undefined));
 const store = () =>
   (persistence ??= new TablePersistence({
     tableName: config().TABLE_NAME,

@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path';
 import { OPERATOR_ACCESS_KEY } from './iam';
 import { startDeployed } from './start';
 import { adminSecret, LOCAL_ADMIN_SECRET_ARN, synthesize } from './synth';
+import { stopOnSignals } from '../local/stop-on-signals';
 
 /**
  * `npm run start:deployed`: the product as deployed, on this machine (README, "The deployed shape").
@@ -33,13 +34,4 @@ const deployed = await startDeployed({
 console.log(`Infrastructure Catalog (deployed shape, from ${cdkOut}) is running at ${deployed.url} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
 console.log(`  ${deployed.functions.length} functions, each in its own sandboxes; AWS stand-ins at ${deployed.awsEndpoint} (operator key ${OPERATOR_ACCESS_KEY}); mail: ${dataDir}/outbox/`);
 
-let stopping = false;
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(signal, async () => {
-    if (stopping) return;
-    stopping = true;
-    console.log(`\n${signal} received, stopping...`);
-    await deployed.stop();
-    process.exit(0);
-  });
-}
+stopOnSignals(() => deployed.stop());

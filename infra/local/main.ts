@@ -1,5 +1,6 @@
 import { startLocalStack } from './stack';
 import { ensureWebBuild } from './web';
+import { stopOnSignals } from './stop-on-signals';
 
 /**
  * `npm start`: the whole product on this machine; Ctrl-C or SIGTERM stops every child process. The
@@ -18,13 +19,4 @@ console.log(`  Dashboard: ${stack.url}/${built?.built ? ` (built in ${(built.ms 
 console.log(`  API reference: ${stack.url}/docs (document: ${stack.url}/openapi.json)   mail: ${stack.config.LOCAL_DATA_DIR}/outbox/`);
 console.log(`  DynamoDB Local: ${stack.dynamoEndpoint} (table ${stack.config.TABLE_NAME}, data in ${stack.config.LOCAL_DATA_DIR}/dynamodb)`);
 
-let stopping = false;
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(signal, async () => {
-    if (stopping) return;
-    stopping = true;
-    console.log(`\n${signal} received, stopping...`);
-    await stack.stop();
-    process.exit(0);
-  });
-}
+stopOnSignals(() => stack.stop());

@@ -53,8 +53,22 @@ export interface Session {
   rotated_to_sealed?: string;
 }
 
-/** The signed-in caller: the account as re-read for this request, and the session its token belongs to. */
+/**
+ * What an API key's access token carries to each request (issue 36), re-read from the key on every
+ * request: its id, its scopes (`read`, `write`) and the projects it is limited to (null: every project).
+ */
+export interface KeyGrant {
+  key_id: string;
+  scopes: string[];
+  project_ids: string[] | null;
+}
+
+/**
+ * The signed-in caller: the account as re-read for this request, and what its token belongs to:
+ * a session (a person signed in), or an API key (`key`, a machine; `session` is then null).
+ */
 export interface Actor {
   account: Account;
-  session: Session;
+  session: Session | null;
+  key: KeyGrant | null;
 }

@@ -20,6 +20,12 @@ export interface InvocationScope {
   /** The metric dimensions of this invocation (route, or worker). */
   dimensions: Record<string, string>;
   metrics: CountedMetric[];
+  /**
+   * The projects an API key's token is limited to (issue 36), set by authentication: the project
+   * access check (tenancy's `loadAccess`) reads it here rather than from `ctx`, which its ~100 callers
+   * do not pass down. Null or absent: no limit (a person, a worker, a tool).
+   */
+  key_projects?: readonly string[] | null;
 }
 
 const store = new AsyncLocalStorage<InvocationScope>();

@@ -1,7 +1,8 @@
 import * as z from 'zod';
 import { route, ok, created, noContent, type Route } from '#http/route';
 import { uuid } from '#http/schemas';
-import { apiKeyCreatedOut, apiKeyOut, apiKeyView, createApiKey, createApiKeyBody, listApiKeys, revokeApiKey, type ApiKeySet } from '#domain/billing';
+import { apiKeyCreatedOut, apiKeyOut, apiKeyView, createApiKey, createApiKeyBody, exchangeApiKey, exchangeApiKeyBody, keyTokenOut, listApiKeys, revokeApiKey, type ApiKeySet } from '#domain/billing';
+import { unreachableProjects } from '#domain/tenancy';
 
 /** The same three routes for each of the account's key sets. */
 function keySetRoutes(path: string, keySet: ApiKeySet, label: string): Route[] {
@@ -17,7 +18,7 @@ function keySetRoutes(path: string, keySet: ApiKeySet, label: string): Route[] {
       responses: { 201: apiKeyCreatedOut },
       refusals: [403],
       handler: async ({ body }, ctx) => {
-        const { apiKey, key } = await createApiKey(ctx, { ...body, key_set: keySet });
+        const { apiKey, key } = await createApiKey(ctx, { ...body, key_set: keySet, unreachableProjects });
         return created({ ...apiKeyView.project(apiKey), key });
       },
     }),
@@ -34,4 +35,14 @@ function keySetRoutes(path: string, keySet: ApiKeySet, label: string): Route[] {
   ];
 }
 
-export const apiKeyRoutes: Route[] = [...keySetRoutes('/me/api-keys', 'api', 'API keys'), ...keySetRoutes('/me/metrics-api-keys', 'metrics', 'metrics API keys')];
+/** A machine's sign-in (issue 36): an API key for a short-lived access token limited to the key's scopes and projects. */
+const exchangeRoute = route({
+  method: 'POST', path: '/auth/api-key/token', auth: 'public',
+  summary: "Exchange an API key (of /me/api-keys) for a short-lived access token limited to the key's scopes and projects; no refresh token: exchange again (rate-limited like sign-in)",
+  body: exchangeApiKeyBody,
+  responses: { 200: keyTokenOut },
+  refusals: [401, 429],
+  handler: async ({ body, sourceIp }, ctx) => ok(await exchangeApiKey(ctx, { api_key: body.api_key, sourceIp })),
+});
+
+export const apiKeyRoutes: Route[] = [...keySetRoutes('/me/api-keys', 'api', 'API keys'), ...keySetRoutes('/me/metrics-api-keys', 'metrics', 'metrics API keys'), exchangeRoute];

@@ -1,7 +1,8 @@
 import { verifyAccessToken } from './tokens';
-import { getAccountAndSession, sessionExpired, USER_NOT_FOUND_OR_INACTIVE } from './caller';
+import { apiKeyUsable, getAccountAndApiKey, getAccountAndSession, sessionExpired, USER_NOT_FOUND_OR_INACTIVE } from './caller';
 import { isRefusal, unauthenticated } from '#shared/errors';
 import { NOT_AUTHENTICATED, type Actor, type AppContext } from '#shared/context';
+import type { Account } from '#shared/actor';
 
 /** The caller of a request (see Actor). */
 export type Principal = Actor;
@@ -20,18 +21,33 @@ export function presentedToken(authorization: string | undefined, cookie: string
   return cookie || undefined;
 }
 
+const TOKEN_REVOKED = 'Token revoked';
+
 /**
- * Resolves a token to its caller. The account and the session are read together in one round trip
- * on every request, so a block, a password reset or a revoked session takes effect at once.
+ * Resolves a token to its caller. The account and the session (or, for a token exchanged for an API
+ * key, the key) are read together in one round trip on every request, so a block, a password reset,
+ * a revoked session or a revoked, archived or expired key takes effect at once.
  */
 export async function authenticate(token: string | undefined, ctx: AppContext): Promise<Principal> {
   if (!token) throw unauthenticated(NOT_AUTHENTICATED);
   const claims = await verifyAccessToken(token, ctx);
+  if (claims.grant === 'api_key') {
+    const { account, key } = await getAccountAndApiKey(claims.sub, claims.sid);
+    const holder = activeHolder(account, claims.ver);
+    if (!key || !apiKeyUsable(key, ctx)) throw unauthenticated(TOKEN_REVOKED);
+    return { account: holder, session: null, key: { key_id: claims.sid, scopes: key.scopes, project_ids: key.project_ids ?? null } };
+  }
   const { account, session } = await getAccountAndSession(claims.sub, claims.sid);
+  const holder = activeHolder(account, claims.ver);
+  if (!session || sessionExpired(session, ctx)) throw unauthenticated(TOKEN_REVOKED);
+  return { account: holder, session, key: null };
+}
+
+/** The token's account, while it is active and its token version is the token's (a password reset or a block bumps it). */
+function activeHolder(account: Account | undefined, version: number): Account {
   if (!account || !account.is_active) throw unauthenticated(USER_NOT_FOUND_OR_INACTIVE);
-  if (account.token_version !== claims.ver) throw unauthenticated('Invalid token version');
-  if (!session || sessionExpired(session, ctx)) throw unauthenticated('Token revoked');
-  return { account, session };
+  if (account.token_version !== version) throw unauthenticated('Invalid token version');
+  return account;
 }
 
 /**

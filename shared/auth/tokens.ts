@@ -10,12 +10,15 @@ const ALG = 'HS256';
 export interface AccessClaims {
   sub: string;
   ver: number;
+  /** The session the token belongs to, or (grant `api_key`) the API key it was exchanged for. */
   sid: string;
+  /** Absent: a session's token; `api_key`: exchanged for an API key (POST /auth/api-key/token). */
+  grant?: 'api_key';
 }
 
 export async function issueAccessToken(claims: AccessClaims, ctx: AppContext): Promise<string> {
   const now = Math.floor(ctx.clock.now().getTime() / 1000);
-  return new SignJWT({ ver: claims.ver, sid: claims.sid, typ: 'access' })
+  return new SignJWT({ ver: claims.ver, sid: claims.sid, typ: 'access', ...(claims.grant ? { grant: claims.grant } : {}) })
     .setProtectedHeader({ alg: ALG, typ: 'JWT' })
     .setSubject(claims.sub)
     .setIssuer(ctx.config.JWT_ISSUER)
@@ -25,7 +28,7 @@ export async function issueAccessToken(claims: AccessClaims, ctx: AppContext): P
     .sign(await signingKey());
 }
 
-const claimsSchema = z.object({ typ: z.literal('access'), ver: z.number().int().nonnegative(), sid: z.string().min(1), sub: z.string() });
+const claimsSchema = z.object({ typ: z.literal('access'), ver: z.number().int().nonnegative(), sid: z.string().min(1), sub: z.string(), grant: z.literal('api_key').optional() });
 
 /**
  * Tokens this process has already verified, with their expiry. A dashboard sends the same token on
@@ -39,7 +42,7 @@ const VERIFIED_CACHE_SIZE = 1000;
 export async function verifyAccessToken(token: string, ctx: AppContext): Promise<AccessClaims> {
   const nowSeconds = ctx.clock.now().getTime() / 1000;
   const known = verified.get(token);
-  if (known && known.exp > nowSeconds) return { sub: known.sub, ver: known.ver, sid: known.sid };
+  if (known && known.exp > nowSeconds) return { sub: known.sub, ver: known.ver, sid: known.sid, ...(known.grant ? { grant: known.grant } : {}) };
   let payload: Record<string, unknown>;
   try {
     ({ payload } = await jwtVerify(token, await signingKey(), {
@@ -58,7 +61,7 @@ export async function verifyAccessToken(token: string, ctx: AppContext): Promise
   const parsed = claimsSchema.safeParse(payload);
   if (!parsed.success) throw unauthenticated('Invalid token claims');
   if (!z.uuid().safeParse(parsed.data.sub).success) throw unauthenticated('Invalid subject in token');
-  const claims = { sub: parsed.data.sub, ver: parsed.data.ver, sid: parsed.data.sid };
+  const claims: AccessClaims = { sub: parsed.data.sub, ver: parsed.data.ver, sid: parsed.data.sid, ...(parsed.data.grant ? { grant: parsed.data.grant } : {}) };
   if (verified.size >= VERIFIED_CACHE_SIZE) verified.delete(verified.keys().next().value!);
   verified.set(token, { ...claims, exp: payload.exp as number });
   return claims;

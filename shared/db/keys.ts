@@ -181,6 +181,8 @@ export const keys = {
   /** An API key of one of the account's key sets (`api`, `metrics`): its SHA-256 hash, never the value. */
   apiKey: (userId: string, keySet: string, keyId: string) => ({ PK: `USER#${userId}`, SK: `APIKEY#${keySet}#${keyId}` }),
   apiKeyPrefix: (keySet: string) => `APIKEY#${keySet}#`,
+  /** A key's value → where the key lives, by the SHA-256 of the value (the exchange's one GetItem); written with the key, never changed. */
+  apiKeyHash: (keyHash: string) => ({ PK: `APIKEYHASH#${keyHash}`, SK: 'APIKEYHASH' }),
   /** An archived resource of the owner's (issue 12): the summary and the `/me/archived/*` lists are one Query under the owner. */
   archived: (ownerId: string, kind: string, id: string) => ({ PK: `USER#${ownerId}`, SK: `ARCHIVED#${kind}#${id}` }),
   /** Every archived marker ('') or one kind's. */

@@ -133,8 +133,9 @@ function responsesOf(r: Route): Record<string, object> {
   }
   const statuses = new Set<number>(r.refusals ?? []);
   if (r.auth !== 'public') statuses.add(401);
-  // The cross-site guard (shared/http/security.ts) answers 403/415 for cookie-authenticated writes; staff routes refuse others.
-  if (r.method !== 'GET' || r.auth === 'staff') statuses.add(403);
+  // The cross-site guard (shared/http/security.ts) answers 403/415 for cookie-authenticated writes; staff routes refuse others;
+  // an API key's token is refused account-only routes (#auth/key-grant), so any authenticated route may answer 403.
+  if (r.method !== 'GET' || r.auth !== 'public') statuses.add(403);
   // A path parameter holding a malformed percent-escape names no resource: the router's 404.
   if (r.path.includes('{')) statuses.add(404);
   // A write whose transaction keeps losing a race answers 409 once its retries are spent (#db/transact's concurrentChange).

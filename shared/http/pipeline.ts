@@ -5,6 +5,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context
 import { appContext, type AppContext, type Clock } from '#shared/context';
 import { isStaff } from '#shared/actor';
 import { authenticate, presentedToken, type Principal } from '#auth/authenticate';
+import { keyGrantRefusal } from '#auth/key-grant';
 import { DomainError, forbidden, notFound } from '#shared/errors';
 import { refusalReply } from './errors';
 import { parseCookies, ACCESS_COOKIE } from './cookies';
@@ -17,6 +18,7 @@ import { idempotencyKeyOf } from './idempotency-key';
 import { errorFields, log } from '#shared/log';
 import { latency, metric, type BusinessMetric } from '#shared/metrics';
 import { invocation } from '#shared/observe';
+import { currentScope } from '#shared/invocation';
 import { config } from '#shared/config';
 import { clientAddress } from './client-address';
 import { isOutage } from '#shared/outage';
@@ -161,6 +163,11 @@ const authenticateAndValidate = (clock?: Clock): middy.MiddlewareObj<Event, Resu
       if (route.auth === 'staff' && !isStaff(principal.account)) {
         throw forbidden('Staff privileges required');
       }
+      const keyRefusal = principal.key && keyGrantRefusal({ method: route.method, path: route.path, staff: route.auth === 'staff' }, principal.key);
+      if (keyRefusal) throw forbidden(keyRefusal);
+      // Read by the project access check (tenancy's loadAccess), which its callers reach without ctx.
+      const scope = currentScope();
+      if (scope) scope.key_projects = principal.key?.project_ids ?? null;
     }
     const raw = rawBodies.get(event) ?? Buffer.alloc(0);
     // A multipart route's schema validates its form fields and file, like any JSON body.

@@ -70,10 +70,10 @@ describe('API keys: creating and listing', () => {
       const { key, ...record } = res.body;
       expect(key).toMatch(new RegExp(`^${valuePrefix}[A-Za-z0-9_-]{43}$`));
       expect(record).toEqual({
-        id: expect.any(String), name: 'deploy bot', scopes: defaultScopes, prefix: key.slice(0, 12),
+        id: expect.any(String), name: 'deploy bot', scopes: defaultScopes, project_ids: null, prefix: key.slice(0, 12),
         created_at: clock.now().toISOString(), expires_at: null, last_used_at: null,
       });
-      expect(Object.keys(record)).toEqual(['id', 'name', 'scopes', 'prefix', 'created_at', 'expires_at', 'last_used_at']);
+      expect(Object.keys(record)).toEqual(['id', 'name', 'scopes', 'project_ids', 'prefix', 'created_at', 'expires_at', 'last_used_at']);
 
       const list = await api.get(path, { token: user.token });
       expect(list.status).toBe(200);

@@ -19,6 +19,8 @@ export const apiKeyEntity = defineEntity(
     key_set: z.enum(API_KEY_SETS),
     name: z.string(),
     scopes: z.array(z.string()).default([]),
+    /** The projects the key's tokens may reach (issue 36); null: every project of the account. */
+    project_ids: z.array(z.string()).nullable().default(null),
     prefix: z.string(),
     key_hash: z.string(),
     created_at: z.string(),
@@ -32,7 +34,7 @@ export const apiKeyEntity = defineEntity(
 export type ApiKey = z.infer<typeof apiKeyEntity.schema>;
 
 export const apiKeyView = defineView(apiKeyEntity, {
-  id: true, name: true, scopes: true, prefix: true, created_at: true, expires_at: true, last_used_at: true,
+  id: true, name: true, scopes: true, project_ids: true, prefix: true, created_at: true, expires_at: true, last_used_at: true,
 });
 export type ApiKeyOut = z.infer<typeof apiKeyView.schema>;
 /** The response schema of a key record (GET lists); POST adds the value once (`apiKeyCreatedOut`). */

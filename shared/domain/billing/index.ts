@@ -13,3 +13,4 @@ export * from './payment-webhook';
 export * from './plan-changes';
 export * from './payments';
 export * from './api-keys';
+export * from './api-key-exchange';

@@ -32,6 +32,7 @@ export const SECURITY_EVENTS = [
   'session.revoked',
   'sessions.revoked',
   'account.updated_by_staff',
+  'api_key.exchanged',
 ] as const;
 export type SecurityEvent = (typeof SECURITY_EVENTS)[number];
 

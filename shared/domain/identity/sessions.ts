@@ -4,7 +4,8 @@ import { conditionalUpdate, deleteItem, putItem } from '#db/items';
 import { deleteStep, setWhenExpression } from '#db/steps';
 import { issueAccessToken, newSecret, refreshToken, sha256 } from '#auth/tokens';
 import { seal, open } from '#auth/secret-box';
-import { isRefusal, notFound, unauthenticated } from '#shared/errors';
+import { forbidden, isRefusal, notFound, unauthenticated } from '#shared/errors';
+import { KEY_TOKEN_ACCOUNT_ONLY } from '#auth/key-grant';
 import { actorAccount, NOT_AUTHENTICATED, type AppContext } from '#shared/context';
 import { getAccountAndSession, sessionExpired, USER_NOT_FOUND_OR_INACTIVE } from '#auth/caller';
 import type { Account, Session } from '#shared/actor';
@@ -161,10 +162,12 @@ async function endSession(userId: string, sessionId: string, entry: SecurityEven
 
 const signedOut = (sessionId: string): SecurityEventInput => ({ event: 'session.signed_out', actor: 'self', details: { session_id: sessionId } });
 
-/** The signed-in caller's account and the session its token belongs to. */
+/** The signed-in caller's account and the session its token belongs to (a key's token has none: only a person signs out). */
 function actorSession(ctx: AppContext): { account: Account; session: Session } {
   const account = actorAccount(ctx);
-  return { account, session: ctx.actor!.session };
+  const session = ctx.actor!.session;
+  if (!session) throw forbidden(KEY_TOKEN_ACCOUNT_ONLY);
+  return { account, session };
 }
 
 /**

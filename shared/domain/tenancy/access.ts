@@ -5,6 +5,8 @@ import { forbidden, isRefusal, notFound, type DomainError } from '#shared/errors
 import { actorAccount, type AppContext } from '#shared/context';
 import { capabilities, isPermission, type CataloguePermission, type EnvRole, type Permission } from '#auth/permissions';
 import type { Project } from './project-types';
+import { keyAllowsProject } from '#auth/key-grant';
+import { currentScope } from '#shared/invocation';
 
 export interface Membership {
   project_id: string;
@@ -103,7 +105,8 @@ export async function loadAccess(
   const items = await batchGet([projectKey, memberKey, ...(roleKey ? [roleKey] : []), ...(opts.extra ?? [])]);
   const project = items.get(keyId(projectKey)) as Project | undefined;
   const membership = items.get(keyId(memberKey)) as Membership | undefined;
-  if (!project || !isLive(project) || !membership) throw opts.notFoundError ?? notFound(PROJECT_NOT_FOUND);
+  // A project outside an API key's projects is as unknown to its token as one the account is not in.
+  if (!project || !isLive(project) || !membership || !keyAllowsProject(currentScope()?.key_projects, projectId)) throw opts.notFoundError ?? notFound(PROJECT_NOT_FOUND);
   const envRoles = new Map<string, EnvRole>();
   const role = roleKey ? (items.get(keyId(roleKey)) as { role: EnvRole } | undefined) : undefined;
   if (role && opts.envId) envRoles.set(opts.envId, role.role);
@@ -116,6 +119,13 @@ export async function loadAccess(
     for (const def of defs.values()) roleDefs.set(def.id as string, def as unknown as CustomRoleDef);
   }
   return new ProjectAccess(project, membership, envRoles, roleDefs, items);
+}
+
+/** Of `projectIds`, those `userId` cannot reach (unknown, deleted, or not a member), in the order given: one BatchGet. */
+export async function unreachableProjects(userId: string, projectIds: readonly string[]): Promise<string[]> {
+  if (!projectIds.length) return [];
+  const items = await batchGet(projectIds.flatMap((id) => [keys.project(id), keys.member(id, userId)]));
+  return projectIds.filter((id) => !isLive(items.get(keyId(keys.project(id))) as Project | undefined) || !items.get(keyId(keys.member(id, userId))));
 }
 
 /**

@@ -13,6 +13,7 @@ import { compareText } from '#shared/text';
 import { batchGet, keyId } from '#db/batch-get';
 import { setFieldsStep, isLive } from '#db/live';
 import { changeAudit, creationAudit } from '#shared/audit';
+import { KEY_LIMITED_TO_PROJECTS, keyAllowsProject } from '#auth/key-grant';
 import { counterStep, deleteStep, putNewStep, putStep } from '#db/steps';
 
 
@@ -72,6 +73,7 @@ export async function createProject(ctx: AppContext, input: { name: string; crea
     owner = target;
   }
   if (!canCreateProjects(owner)) throw forbidden('You are not allowed to create projects');
+  if (ctx.actor?.key?.project_ids) throw forbidden(KEY_LIMITED_TO_PROJECTS);
   const active = await activePlan(owner.id);
   if (!active) throw forbidden('Active subscription required to create projects. Please choose a plan.');
   // Refused before the other checks, in SPEC's order; the counter step below is what holds under races.
@@ -107,7 +109,8 @@ export async function listProjects(ctx: AppContext, input: { updated_since?: str
   const userId = actorAccount(ctx).id;
   const updatedSince = input.updated_since;
   const items = await queryPartition(keys.account(userId).PK, keys.membershipPrefix);
-  const memberships = items as { project_id: string; role: Membership['role'] }[];
+  const keyProjects = ctx.actor?.key?.project_ids;
+  const memberships = (items as { project_id: string; role: Membership['role'] }[]).filter((m) => keyAllowsProject(keyProjects, m.project_id));
   const projects = await batchGet(memberships.map((m) => keys.project(m.project_id)));
   return memberships
     .map((m) => ({ project: projects.get(keyId(keys.project(m.project_id))) as Project | undefined, isOwner: m.role === 'owner' }))

@@ -22,6 +22,7 @@ const EVENTS: Record<SecurityEntry['event'], string> = {
   'session.revoked': 'Session ended',
   'sessions.revoked': 'Every other session ended',
   'account.updated_by_staff': 'Account changed by staff',
+  'api_key.exchanged': 'API key exchanged for an access token',
 };
 const ACTORS: Record<SecurityEntry['actor'], string> = { self: 'you', staff: 'staff', anonymous: 'someone not signed in' };
 /** The reason codes of refusals in words. */

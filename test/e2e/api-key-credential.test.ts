@@ -1,0 +1,127 @@
+import { describe, expect, it } from 'vitest';
+import { randomUUID } from 'node:crypto';
+import { useTestStack } from '../helpers/stack';
+import { client, signUp } from '../helpers/http';
+import { ownerWithEnv, createService } from '../helpers/catalog';
+import { projectWithEnv } from '../helpers/tenancy';
+import { frozenClock } from '../helpers/sign-in';
+
+/** Issue 36 item 4: an API key exchanged for a short-lived access token, a machine's credential. */
+const clock = frozenClock();
+const ref = useTestStack({}, { clock });
+const api = client(() => ref.stack.url);
+
+const INVALID_API_KEY = 'Invalid or expired API key';
+
+async function newKey(token: string, body: Record<string, unknown> = {}, path = '/me/api-keys') {
+  const res = await api.post(path, { name: `ci-${randomUUID().slice(0, 8)}`, ...body }, { token });
+  expect(res.status, res.text).toBe(201);
+  return res.body as { id: string; key: string; project_ids: string[] | null };
+}
+
+async function exchange(key: string) {
+  const res = await api.post('/auth/api-key/token', { api_key: key });
+  expect(res.status, res.text).toBe(200);
+  return res.body as { access_token: string; token_type: string; expires_in: number; scopes: string[]; project_ids: string[] | null };
+}
+
+describe('API key exchange', () => {
+  it('gives a bearer token limited to the key, records the use on the key and in the security log', async () => {
+    const o = await ownerWithEnv(api);
+    const { id, key } = await newKey(o.token, { scopes: ['read', 'write'] });
+    clock.advance(1000);
+    const token = await exchange(key);
+    expect(token).toEqual({ access_token: expect.any(String), token_type: 'bearer', expires_in: 900, scopes: ['read', 'write'], project_ids: null });
+
+    const services = await api.get(`/services?project_id=${o.projectId}&environment_id=${o.envId}`, { token: token.access_token });
+    expect(services.status, services.text).toBe(200);
+    const created = await api.post('/services', { name: 'from-ci', project_id: o.projectId, environment_id: o.envId }, { token: token.access_token });
+    expect(created.status, created.text).toBe(201);
+
+    const keys = await api.get('/me/api-keys', { token: o.token });
+    expect(keys.body.find((k: { id: string }) => k.id === id).last_used_at).toBe(clock.now().toISOString());
+    const log = await api.get('/auth/me/security-log', { token: o.token });
+    expect(log.body[0]).toMatchObject({ event: 'api_key.exchanged', actor: 'self', details: { key_id: id, prefix: key.slice(0, 12), scopes: 'read write' } });
+    expect(log.text).not.toContain(key);
+  });
+
+  it('refuses unknown, revoked, expired and metrics keys with one answer', async () => {
+    const o = await ownerWithEnv(api);
+    const revoked = await newKey(o.token);
+    expect((await api.delete(`/me/api-keys/${revoked.id}`, undefined, { token: o.token })).status).toBe(204);
+    const expiring = await newKey(o.token, { expires_at: new Date(clock.now().getTime() + 60_000).toISOString() });
+    const metrics = await newKey(o.token, {}, '/me/metrics-api-keys');
+    clock.advance(61_000);
+    for (const key of [`ick_${'A'.repeat(43)}`, revoked.key, expiring.key, metrics.key]) {
+      const res = await api.post('/auth/api-key/token', { api_key: key });
+      expect(res.status).toBe(401);
+      expect(res.body).toEqual({ detail: INVALID_API_KEY });
+    }
+  });
+
+  it('the key itself as a Bearer credential stays 401', async () => {
+    const o = await ownerWithEnv(api);
+    const { key } = await newKey(o.token);
+    const res = await api.get('/projects', { token: key });
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual({ detail: 'Invalid or expired token' });
+  });
+});
+
+describe("a key's token", () => {
+  it('of a read key reads and is refused a write (403)', async () => {
+    const o = await ownerWithEnv(api);
+    const { access_token } = await exchange((await newKey(o.token)).key);
+    expect((await api.get('/projects', { token: access_token })).status).toBe(200);
+    const res = await api.post('/services', { name: 'nope', project_id: o.projectId, environment_id: o.envId }, { token: access_token });
+    expect(res.status).toBe(403);
+    expect(res.body.detail).toBe("This API key is read-only: writes need the 'write' scope");
+  });
+
+  it('of a key limited to a project sees only that project: another one is 404 as for a stranger', async () => {
+    const o = await ownerWithEnv(api);
+    const other = await projectWithEnv(api, o.token);
+    const { key, project_ids } = await newKey(o.token, { scopes: ['read', 'write'], project_ids: [o.projectId] });
+    expect(project_ids).toEqual([o.projectId]);
+    const { access_token } = await exchange(key);
+    const list = await api.get('/projects', { token: access_token });
+    expect(list.body.map((p: { id: string }) => p.id)).toEqual([o.projectId]);
+    const service = await createService(api, o.token, other.projectId, other.envId);
+    const byId = await api.get(`/services/${service.id}`, { token: access_token });
+    const stranger = await api.get(`/services/${service.id}`, { token: (await signUp(api)).token });
+    expect(byId.status).toBe(404);
+    expect(byId.body).toEqual(stranger.body);
+    expect((await api.get(`/projects/${other.projectId}/plan`, { token: access_token })).status).toBe(404);
+    expect((await api.post('/projects', { name: 'more' }, { token: access_token })).status).toBe(403);
+  });
+
+  it('a key limited to a project the caller cannot reach is refused at creation (422 naming the field)', async () => {
+    const o = await ownerWithEnv(api);
+    const stranger = await ownerWithEnv(api);
+    const res = await api.post('/me/api-keys', { name: 'x', project_ids: [o.projectId, stranger.projectId] }, { token: o.token });
+    expect(res.status).toBe(422);
+    expect(res.body.detail).toEqual([{ loc: ['body', 'project_ids', 1], msg: 'Project not found or not accessible', type: 'value_error' }]);
+  });
+
+  it('ends on its next request when the key is revoked', async () => {
+    const o = await ownerWithEnv(api);
+    const { id, key } = await newKey(o.token);
+    const { access_token } = await exchange(key);
+    expect((await api.get('/projects', { token: access_token })).status).toBe(200);
+    expect((await api.delete(`/me/api-keys/${id}`, undefined, { token: o.token })).status).toBe(204);
+    const res = await api.get('/projects', { token: access_token });
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual({ detail: 'Token revoked' });
+  });
+
+  it('cannot reach account-only routes: keys, sessions, the second factor, billing', async () => {
+    const o = await ownerWithEnv(api);
+    const { access_token } = await exchange((await newKey(o.token, { scopes: ['read', 'write'] })).key);
+    for (const [method, path] of [['GET', '/me/api-keys'], ['POST', '/me/api-keys'], ['GET', '/auth/sessions'], ['POST', '/auth/totp/provision'], ['GET', '/me/billing/portal'], ['POST', '/me/downgrade/confirm']] as const) {
+      const res = await api.call(method, path, method === 'POST' ? {} : undefined, { token: access_token });
+      expect(res.status, `${method} ${path}`).toBe(403);
+      expect(res.body.detail).toBe('An API key cannot be used for this: sign in as the account holder');
+    }
+    expect((await api.get('/auth/me', { token: access_token })).status).toBe(200);
+  });
+});

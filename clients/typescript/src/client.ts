@@ -16,6 +16,12 @@ export interface ClientOptions {
   refreshToken?: string;
   accessToken?: string;
   /**
+   * A machine's credential instead of a session: an API key (`ick_…`, from /me/api-keys), exchanged at
+   * `POST /auth/api-key/token` for a short-lived access token on the first call, and again whenever
+   * that token expires ('Invalid or expired token'). No refresh token, nothing to store.
+   */
+  apiKey?: string;
+  /**
    * The browser's session: the refresh token is the HttpOnly `refresh_token` cookie the service sets at
    * sign-in, which the page cannot read. A refresh posts an empty body on the same origin (the cookie
    * goes with it) and only the access token is kept, in memory.
@@ -52,7 +58,7 @@ export const EXPIRED_TOKEN = 'Invalid or expired token';
 export const SECOND_FACTOR_REQUIRED = 'TOTP code required';
 
 /** Routes that never carry the access token (sign-in and the refresh itself). */
-const PUBLIC = new Set(['/auth/login', '/auth/register', '/auth/token/refresh', '/auth/password/reset', '/auth/password/reset/confirm', '/plans', '/impex/schema']);
+const PUBLIC = new Set(['/auth/login', '/auth/register', '/auth/token/refresh', '/auth/api-key/token', '/auth/password/reset', '/auth/password/reset/confirm', '/plans', '/impex/schema']);
 /** 429 and 503: the server did not run the request, so any method may send it again. */
 const RETRYABLE = new Set([429, 503]);
 const IDEMPOTENCY_KEY = 'idempotency-key';
@@ -91,8 +97,8 @@ export function multipart(body: unknown): FormData {
 /**
  * The typed client: `api` is an openapi-fetch client over the generated `paths` (every path, parameter
  * and body checked by the compiler), with two middlewares: one signs requests with the access token
- * (getting one from the refresh token when it has none), the other retries 429/503 after
- * `Retry-After`, refreshes once on 401 'Invalid or expired token', and throws every remaining refusal
+ * (getting one from the refresh token, or the API key, when it has none), the other retries 429/503 after
+ * `Retry-After`, refreshes (or exchanges the API key again) once on 401 'Invalid or expired token', and throws every remaining refusal
  * as an `ApiError`. So `data` of a call that returns is always the success body.
  */
 export class InfracatClient {
@@ -145,13 +151,23 @@ export class InfracatClient {
     await this.setTokens(tokens);
   }
 
+  /** Whether the client can get a new access token by itself: a refresh cookie, a refresh token or an API key. */
+  private get renewable(): boolean {
+    return this.cookie || Boolean(this.refreshToken) || Boolean(this.opts.apiKey);
+  }
+
   /**
-   * Exchanges the refresh token (or cookie) for a new pair (one refresh at a time; concurrent callers
-   * share it). A refused refresh forgets the access token.
+   * Gets a new access token: with an API key, exchanges it again; else exchanges the refresh token (or
+   * cookie) for a new pair. One at a time; concurrent callers share it. A refusal forgets the access token.
    */
   refresh(): Promise<string> {
     this.refreshing ??= (async () => {
       try {
+        if (this.opts.apiKey) {
+          const { data } = await this.api.POST('/auth/api-key/token', { body: { api_key: this.opts.apiKey } });
+          this.accessToken = data!.access_token;
+          return data!.access_token;
+        }
         if (!this.cookie && !this.refreshToken) throw new ApiError(401, 'Not signed in', undefined, 'POST /auth/token/refresh');
         const { data } = await this.api.POST('/auth/token/refresh', { body: this.cookie ? {} : { refresh_token: this.refreshToken } });
         await this.setTokens(data!);
@@ -233,7 +249,7 @@ export class InfracatClient {
       onRequest: async ({ request, schemaPath }) => {
         if (PUBLIC.has(schemaPath) || request.headers.has('authorization')) return undefined;
         if (schemaPath === '/auth/logout' && !this.accessToken) return undefined; // the refresh token in the body is enough
-        const token = this.accessToken ?? (this.refreshToken ? await this.refresh() : undefined);
+        const token = this.accessToken ?? (this.refreshToken || this.opts.apiKey ? await this.refresh() : undefined);
         if (token) request.headers.set('authorization', `Bearer ${token}`);
         return request;
       },
@@ -270,7 +286,7 @@ export class InfracatClient {
             response = await this.doFetch(original.clone());
             continue;
           }
-          if (response.status === 401 && !refreshed && (this.cookie || this.refreshToken) && original.headers.get('authorization')?.startsWith('Bearer ') && !PUBLIC.has(schemaPath)) {
+          if (response.status === 401 && !refreshed && this.renewable && original.headers.get('authorization')?.startsWith('Bearer ') && !PUBLIC.has(schemaPath)) {
             const body = await response.clone().json().catch(() => undefined);
             if (detailOf(body) === EXPIRED_TOKEN) {
               refreshed = true;

@@ -65,12 +65,15 @@ export interface Connected {
 const envCredentials = () => (process.env.INFRACAT_EMAIL && process.env.INFRACAT_PASSWORD ? { email: process.env.INFRACAT_EMAIL, password: process.env.INFRACAT_PASSWORD } : undefined);
 
 /**
- * A client signed in for this service: the stored session (its refresh token, rotated on every
- * refresh and written back), or else `INFRACAT_EMAIL` + `INFRACAT_PASSWORD` (+ `INFRACAT_TOTP_CODE`),
- * which sign in without a prompt and are then kept as the session (so a second factor's code is spent
- * once, not on every command).
+ * A client signed in for this service: `INFRACAT_API_KEY` first (a machine's credential: the key is
+ * exchanged for short-lived access tokens, nothing is stored, the session file is not read); else the
+ * stored session (its refresh token, rotated on every refresh and written back), or else
+ * `INFRACAT_EMAIL` + `INFRACAT_PASSWORD` (+ `INFRACAT_TOTP_CODE`), which sign in without a prompt and
+ * are then kept as the session (so a second factor's code is spent once, not on every command).
  */
 export async function connect(opts: GlobalOptions): Promise<Connected> {
+  const apiKey = process.env.INFRACAT_API_KEY?.trim();
+  if (apiKey) return connectWithApiKey(opts, apiKey);
   const url = serviceUrl(opts);
   const stored = sessionFor(url);
   const creds = envCredentials();
@@ -100,6 +103,19 @@ export async function connect(opts: GlobalOptions): Promise<Connected> {
   session.email = creds.email;
   await client.login({ ...creds, totpCode: process.env.INFRACAT_TOTP_CODE || undefined, secondFactor: noSecondFactor });
   return { client, url, session };
+}
+
+/** A client on an API key: exchanged at once, so a wrong or revoked key fails here with what to do. */
+async function connectWithApiKey(opts: GlobalOptions, apiKey: string): Promise<Connected> {
+  const url = (opts.url || process.env.INFRACAT_URL || DEFAULT_URL).replace(/\/+$/, '');
+  const client = cliClient(opts, url, { apiKey });
+  try {
+    await client.refresh();
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 401) throw new CliError(`INFRACAT_API_KEY: ${err.detail}. Create a key at /me/api-keys (Settings → API keys) and set it again.`);
+    throw err;
+  }
+  return { client, url, session: { url } };
 }
 
 const noSecondFactor = async (): Promise<string> => {

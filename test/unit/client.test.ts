@@ -48,6 +48,12 @@ async function handle(req: IncomingMessage, res: ServerResponse) {
     if ((body.refresh_token ?? cookie) !== state.refresh) return reply(res, 401, { detail: 'Invalid refresh token' });
     return reply(res, 200, pair());
   }
+  if (url.pathname === '/auth/api-key/token') {
+    if (body.api_key !== 'ick_good') return reply(res, 401, { detail: 'Invalid or expired API key' });
+    state.generation++;
+    state.access = `access-${state.generation}`;
+    return reply(res, 200, { access_token: state.access, token_type: 'bearer', expires_in: 900, scopes: ['read'], project_ids: null });
+  }
   if (state.rejectAll || req.headers.authorization !== `Bearer ${state.access}`) return reply(res, 401, { detail: 'Invalid or expired token' }, { 'www-authenticate': 'Bearer' });
   if (url.pathname === '/auth/me') {
     if (state.throttle > 0) return state.throttle--, reply(res, 429, { detail: 'Too many requests' }, { 'retry-after': '1' });
@@ -116,6 +122,19 @@ describe('the typed client', () => {
     expect(state.log).toEqual(['GET /auth/me']);
     expect(seen).toEqual(['refresh-2', 'refresh-3']);
     expect(client.session.refreshToken).toBe('refresh-3');
+  });
+
+  it("with an API key: exchanges it on the first call and again on 401 'Invalid or expired token'; a refused key is an ApiError", async () => {
+    const client = createInfracatClient({ baseUrl, apiKey: 'ick_good' });
+    expect((await client.api.GET('/auth/me')).data?.id).toBe('u1');
+    expect(state.log).toEqual(['POST /auth/api-key/token', 'GET /auth/me']);
+    state.access = 'expired';
+    state.log = [];
+    expect((await client.api.GET('/auth/me')).data?.id).toBe('u1');
+    expect(state.log).toEqual(['GET /auth/me', 'POST /auth/api-key/token', 'GET /auth/me']);
+    expect(client.session.refreshToken).toBeUndefined();
+    const revoked = createInfracatClient({ baseUrl, apiKey: 'ick_revoked' });
+    await expect(revoked.api.GET('/auth/me')).rejects.toMatchObject({ name: 'ApiError', status: 401, detail: 'Invalid or expired API key' });
   });
 
   it('refreshes only once per call; a refresh token the service no longer takes is an ApiError the caller can tell apart', async () => {

@@ -1,0 +1,173 @@
+import { spawn } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, readdir, rm, writeFile, chmod } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { delimiter, dirname, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { useTestStack } from '../helpers/stack';
+import { client, signUp } from '../helpers/http';
+import { setPlan } from '../helpers/plans';
+import { projectWithEnv } from '../helpers/tenancy';
+import { INFRACAT_BIN } from '../helpers/infracat-binary';
+
+/**
+ * Issue 36 item 6: the CI workflow of docs/cli.md ("A CI workflow"), run as written. Its `run:` commands,
+ * exactly as the document has them, run in bash (as GitHub's runner runs them: -e, pipefail) with the
+ * workflow's environment, an API key as the only credential (no session file, HOME empty), the real
+ * `infracat` against the local stack. `npm` and `gh` are stand-ins that record what they were asked.
+ */
+const ref = useTestStack({}, { withS3: true });
+const api = client(() => ref.stack.url);
+const SLOW = 180_000;
+
+interface Step {
+  name?: string;
+  run?: string;
+  uses?: string;
+  env?: Record<string, string>;
+}
+interface Workflow {
+  on: Record<string, unknown>;
+  env: Record<string, string>;
+  jobs: Record<string, { if: string; env?: Record<string, string>; steps: Step[] }>;
+}
+
+/** The YAML block of docs/cli.md's CI workflow. */
+async function documentedWorkflow(): Promise<Workflow> {
+  const doc = await readFile(join(import.meta.dirname, '..', '..', 'docs', 'cli.md'), 'utf8');
+  const section = doc.slice(doc.indexOf('### A CI workflow'));
+  const block = /^```yaml\n([\s\S]*?)^```$/m.exec(section)?.[1];
+  expect(block, 'a yaml block under "A CI workflow"').toBeTruthy();
+  return parse(block!) as Workflow;
+}
+
+const FILE = `apiVersion: infracatalog/v1
+kind: Environment
+spec:
+  services:
+    - name: api
+      port: 8080
+      floor: host-a
+    - name: db
+  service_floors:
+    - hostname: host-a
+      type: vm
+  service_links:
+    - from: api
+      to: db
+`;
+
+describe('the documented GitOps workflow, with an API key only', () => {
+  let root: string;
+  let work: string;
+  let home: string;
+  let fakes: string;
+  let apiKey = '';
+  const o = { token: '', projectId: '', envId: '' };
+  const transcript: string[] = [];
+
+  /** `${{ … }}` as GitHub would fill it in for this run. */
+  const expressions = (event: 'pull_request' | 'push'): Record<string, string> => ({
+    'vars.INFRACAT_URL': ref.stack.url,
+    'secrets.INFRACAT_API_KEY': apiKey,
+    'github.token': 'gh-test-token',
+    'github.event.pull_request.number': event === 'pull_request' ? '17' : '',
+  });
+  const fill = (values: Record<string, string> | undefined, event: 'pull_request' | 'push') =>
+    Object.fromEntries(Object.entries(values ?? {}).map(([k, v]) => [k, String(v).replace(/\$\{\{\s*([^}]+?)\s*\}\}/g, (_m, e: string) => {
+      const value = expressions(event)[e];
+      if (value === undefined) throw new Error(`no value for \${{ ${e} }}`);
+      return value;
+    })]));
+
+  /** Runs one `run:` command as GitHub's runner does: `bash --noprofile --norc -eo pipefail`, in the checkout. */
+  function bash(script: string, env: Record<string, string>): Promise<{ code: number; out: string }> {
+    const full: Record<string, string | undefined> = { ...process.env };
+    for (const k of Object.keys(full)) if (k.startsWith('INFRACAT_') || k === 'XDG_CONFIG_HOME') delete full[k];
+    Object.assign(full, env, { HOME: home, PATH: [fakes, dirname(INFRACAT_BIN), dirname(process.execPath), process.env.PATH].join(delimiter) });
+    return new Promise((resolve, reject) => {
+      const child = spawn('bash', ['--noprofile', '--norc', '-eo', 'pipefail', '-c', script], { cwd: work, env: full, stdio: ['ignore', 'pipe', 'pipe'] });
+      let out = '';
+      child.stdout.on('data', (d) => (out += d));
+      child.stderr.on('data', (d) => (out += d));
+      child.on('error', reject);
+      child.on('close', (code) => resolve({ code: code ?? -1, out }));
+    });
+  }
+
+  /** Runs a job's `run:` steps in order (the `uses:` steps are the runner's: checkout and Node are here already); stops at the first failure. */
+  async function runJob(name: string, event: 'pull_request' | 'push') {
+    const wf = await documentedWorkflow();
+    const job = wf.jobs[name];
+    expect(job.if).toContain(`github.event_name == '${event}'`);
+    const results: { step: string; code: number; out: string }[] = [];
+    for (const step of job.steps.filter((s) => s.run)) {
+      const env = { ...fill(wf.env, event), ...fill(job.env, event), ...fill(step.env, event) };
+      const { code, out } = await bash(step.run!, env);
+      const label = step.name ?? step.run!.split('\n')[0];
+      transcript.push(`--- ${name} / ${label} (exit ${code})`, ...step.run!.trimEnd().split('\n').map((l) => `$ ${l}`), out.trimEnd());
+      results.push({ step: label, code, out });
+      if (code !== 0) break;
+    }
+    return results;
+  }
+
+  beforeAll(async () => {
+    root = await mkdtemp(join(tmpdir(), 'infracat-gitops-'));
+    work = join(root, 'checkout');
+    home = join(root, 'home');
+    fakes = join(root, 'fakes');
+    await Promise.all([mkdir(join(work, 'envs'), { recursive: true }), mkdir(home), mkdir(fakes)]);
+    await writeFile(join(work, 'envs', 'production.yaml'), FILE);
+    // Stand-ins: npm (the install: infracat is already on PATH) and gh (the comment: its body kept for the test).
+    await writeFile(join(fakes, 'npm'), `#!/bin/sh\necho "npm $*" >> "${root}/npm.log"\n`);
+    await writeFile(join(fakes, 'gh'), `#!/bin/sh\necho "gh $*" >> "${root}/gh.log"\nwhile [ $# -gt 0 ]; do [ "$1" = --body-file ] && cp "$2" "${root}/comment.md"; shift; done\n`);
+    await Promise.all([chmod(join(fakes, 'npm'), 0o755), chmod(join(fakes, 'gh'), 0o755)]);
+
+    const owner = await signUp(api);
+    await setPlan(owner.id, 'Team');
+    const { projectId, envId } = await projectWithEnv(api, owner.token, 'shop');
+    Object.assign(o, { token: owner.token, projectId, envId });
+    const key = await api.post('/me/api-keys', { name: 'ci', scopes: ['read', 'write'], project_ids: [projectId] }, { token: owner.token });
+    expect(key.status, key.text).toBe(201);
+    apiKey = key.body.key;
+  }, SLOW);
+  afterAll(async () => {
+    if (transcript.length) console.log(transcript.join('\n'));
+    await rm(root, { recursive: true, force: true });
+  });
+
+  it('a pull request gets the plan as a comment; the merge applies it; no session file anywhere', async () => {
+    const pr = await runJob('plan', 'pull_request');
+    expect(pr.map((r) => r.code), JSON.stringify(pr, null, 2)).toEqual(pr.map(() => 0));
+    expect(pr).toHaveLength(3);
+    expect(await readFile(join(root, 'npm.log'), 'utf8')).toContain('npm install -g @infracat/client');
+    expect(await readFile(join(root, 'gh.log'), 'utf8')).toContain('gh pr comment 17 --body-file plan.md');
+    const comment = await readFile(join(root, 'comment.md'), 'utf8');
+    expect(comment).toContain('#### infracat plan: shop / production');
+    expect(comment).toMatch(/\+ service\s+api\s+create/);
+    expect(comment).toMatch(/\+ service\s+db\s+create/);
+    expect(comment).toContain('to create');
+    expect((await api.get(`/services?project_id=${o.projectId}&environment_id=${o.envId}`, { token: o.token })).body).toEqual([]);
+
+    const merge = await runJob('apply', 'push');
+    expect(merge.map((r) => r.code), JSON.stringify(merge, null, 2)).toEqual([0, 0, 0]);
+    expect(merge[2].out).toMatch(/succeeded/);
+    const services = (await api.get(`/services?project_id=${o.projectId}&environment_id=${o.envId}`, { token: o.token })).body as { name: string }[];
+    expect(services.map((s) => s.name).sort()).toEqual(['api', 'db']);
+
+    // Merged again without a change: the plan is empty and applying it changes nothing.
+    const again = await runJob('apply', 'push');
+    expect(again.map((r) => r.code)).toEqual([0, 0, 0]);
+    expect(again[1].out).toContain('No changes');
+    expect(await readdir(home)).toEqual([]);
+  }, SLOW);
+
+  it('a revoked key fails the job with what to do (exit 1)', async () => {
+    const keys = (await api.get('/me/api-keys', { token: o.token })).body as { id: string }[];
+    for (const k of keys) expect((await api.delete(`/me/api-keys/${k.id}`, undefined, { token: o.token })).status).toBe(204);
+    const pr = await runJob('plan', 'pull_request');
+    expect(pr.at(-1)!.code).toBe(1);
+    expect(pr.at(-1)!.out).toContain('INFRACAT_API_KEY: Invalid or expired API key.');
+  }, SLOW);
+});

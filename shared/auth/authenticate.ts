@@ -1,6 +1,7 @@
 import { verifyAccessToken } from './tokens';
 import { apiKeyUsable, getAccountAndApiKey, getAccountAndSession, sessionExpired, USER_NOT_FOUND_OR_INACTIVE } from './caller';
-import { isRefusal, unauthenticated } from '#shared/errors';
+import { forbidden, isRefusal, unauthenticated } from '#shared/errors';
+import { KEY_TOKEN_ACCOUNT_ONLY } from './key-grant';
 import { NOT_AUTHENTICATED, type Actor, type AppContext } from '#shared/context';
 import type { Account } from '#shared/actor';
 
@@ -53,13 +54,17 @@ function activeHolder(account: Account | undefined, version: number): Account {
 /**
  * The caller of a public route that reads an access token when one is sent (accepting an
  * invitation, logging out): none sent is anonymous; a refused one is anonymous when
- * `refusedIsAnonymous` (something else proves the caller), else its refusal stands.
+ * `refusedIsAnonymous` (something else proves the caller), else its refusal stands. Both are a
+ * person's acts, so an API key's token is refused like one (403 when it stands).
  */
 export async function optionalCaller(token: string | undefined, ctx: AppContext, opts: { refusedIsAnonymous: boolean }): Promise<Principal | null> {
   if (!token) return null;
   try {
-    return await authenticate(token, ctx);
+    const principal = await authenticate(token, ctx);
+    if (principal.key) throw forbidden(KEY_TOKEN_ACCOUNT_ONLY);
+    return principal;
   } catch (err) {
+    if (opts.refusedIsAnonymous && isRefusal(err, 'forbidden')) return null;
     if (opts.refusedIsAnonymous && isRefusal(err, 'unauthenticated')) return null;
     throw err;
   }

@@ -15,15 +15,16 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /**
  * Routes only the account holder may use, as `<METHOD> <path template>`: sessions, the second factor,
- * the security log, the profile and e-mail address, API keys themselves, billing and plan changes,
- * archive and restore, accepting an invitation. Staff routes are refused by their auth level.
+ * the security log, the profile and e-mail address; everything under `/me/` (API keys themselves,
+ * billing, invoices, limits, downgrade, archive and restore, the account's audit log: account-wide
+ * views a key limited to projects must not see either); plan changes and invoices; accepting an
+ * invitation. Staff routes are refused by their auth level.
  */
 const ACCOUNT_ONLY: readonly RegExp[] = [
   /^\w+ \/auth\/(sessions|totp)(\/|$)/,
   /^\w+ \/auth\/me\/security-log$/,
   /^PATCH \/auth\/me$/,
-  /^\w+ \/me\/(api-keys|metrics-api-keys|billing|invoices|downgrade)(\/|$)/,
-  /^POST \/me\/(mark-archived|unarchive)$/,
+  /^\w+ \/me\//,
   /^\w+ \/(subscriptions|invoice)\//,
   /^POST \/invites\/\{invite_id\}\/accept$/,
 ];

@@ -27,6 +27,9 @@ describe("keyGrantRefusal (auth/key-grant): what an API key's token may call", (
     ['POST', '/me/downgrade/confirm', false, write, KEY_TOKEN_ACCOUNT_ONLY],
     ['POST', '/me/mark-archived', false, write, KEY_TOKEN_ACCOUNT_ONLY],
     ['POST', '/invites/{invite_id}/accept', false, write, KEY_TOKEN_ACCOUNT_ONLY],
+    ['GET', '/me/archived/services', false, write, KEY_TOKEN_ACCOUNT_ONLY],
+    ['GET', '/me/audit-log', false, write, KEY_TOKEN_ACCOUNT_ONLY],
+    ['GET', '/auth/me/capabilities', false, read, ALLOWED],
     ['GET', '/admin/users', true, write, KEY_TOKEN_ACCOUNT_ONLY],
   ])('%s %s (staff %s)', (method, path, staff, grant, refusal) => {
     expect(keyGrantRefusal({ method, path, staff }, grant)).toBe(refusal);

@@ -114,6 +114,27 @@ describe("a key's token", () => {
     expect(res.body).toEqual({ detail: 'Token revoked' });
   });
 
+  it('ends while the key is archived and works again once it is restored (the lookup follows the key)', async () => {
+    const o = await ownerWithEnv(api);
+    const { id, key } = await newKey(o.token);
+    const { access_token } = await exchange(key);
+    expect((await api.post('/me/mark-archived', { api_keys: [id] }, { token: o.token })).status).toBe(200);
+    expect((await api.get('/projects', { token: access_token })).body).toEqual({ detail: 'Token revoked' });
+    expect((await api.post('/auth/api-key/token', { api_key: key })).body).toEqual({ detail: INVALID_API_KEY });
+    expect((await api.post('/me/unarchive', { api_keys: [id] }, { token: o.token })).status).toBe(200);
+    const again = await exchange(key);
+    expect((await api.get('/projects', { token: again.access_token })).status).toBe(200);
+  });
+
+  it('is not a person: logging out with it is refused (403), the key keeps working', async () => {
+    const o = await ownerWithEnv(api);
+    const { access_token } = await exchange((await newKey(o.token)).key);
+    const res = await api.post('/auth/logout', {}, { token: access_token });
+    expect(res.status).toBe(403);
+    expect(res.body.detail).toBe('An API key cannot be used for this: sign in as the account holder');
+    expect((await api.get('/projects', { token: access_token })).status).toBe(200);
+  });
+
   it('cannot reach account-only routes: keys, sessions, the second factor, billing', async () => {
     const o = await ownerWithEnv(api);
     const { access_token } = await exchange((await newKey(o.token, { scopes: ['read', 'write'] })).key);

@@ -8,7 +8,7 @@ import { useTestStack } from '../helpers/stack';
 import { client, signUp } from '../helpers/http';
 import { setPlan } from '../helpers/plans';
 import { projectWithEnv } from '../helpers/tenancy';
-import { INFRACAT_BIN } from '../helpers/infracat-binary';
+import { INFRACAT_BIN, runInfracat } from '../helpers/infracat-binary';
 
 /**
  * Issue 36 item 6: the CI workflow of docs/cli.md ("A CI workflow"), run as written. Its `run:` commands,
@@ -128,9 +128,15 @@ describe('the documented GitOps workflow, with an API key only', () => {
     await setPlan(owner.id, 'Team');
     const { projectId, envId } = await projectWithEnv(api, owner.token, 'shop');
     Object.assign(o, { token: owner.token, projectId, envId });
-    const key = await api.post('/me/api-keys', { name: 'ci', scopes: ['read', 'write'], project_ids: [projectId] }, { token: owner.token });
-    expect(key.status, key.text).toBe(201);
-    apiKey = key.body.key;
+    // The key, made by the person with the CLI (a session of their own, elsewhere than the job's HOME).
+    const configDir = join(root, 'person');
+    const login = await runInfracat(['login', '--email', owner.email, '--password-stdin'], { configDir, env: { INFRACAT_URL: ref.stack.url }, input: owner.password });
+    expect(login.code, login.stderr).toBe(0);
+    const created = await runInfracat(['api-keys', 'create', 'ci', '--scope', 'read', '--scope', 'write', '--project', 'shop', '-o', 'json'], { configDir });
+    expect(created.code, created.stderr).toBe(0);
+    const key = JSON.parse(created.stdout) as { key: string; scopes: string[]; project_ids: string[] };
+    expect(key).toMatchObject({ scopes: ['read', 'write'], project_ids: [projectId] });
+    apiKey = key.key;
   }, SLOW);
   afterAll(async () => {
     if (transcript.length) console.log(transcript.join('\n'));
@@ -164,10 +170,14 @@ describe('the documented GitOps workflow, with an API key only', () => {
   }, SLOW);
 
   it('a revoked key fails the job with what to do (exit 1)', async () => {
-    const keys = (await api.get('/me/api-keys', { token: o.token })).body as { id: string }[];
-    for (const k of keys) expect((await api.delete(`/me/api-keys/${k.id}`, undefined, { token: o.token })).status).toBe(204);
+    const configDir = join(root, 'person');
+    const keys = JSON.parse((await runInfracat(['api-keys', 'ls', '-o', 'json'], { configDir })).stdout) as { id: string; last_used_at: string | null }[];
+    expect(keys).toHaveLength(1);
+    expect(keys[0].last_used_at).not.toBeNull();
+    const revoked = await runInfracat(['api-keys', 'revoke', keys[0].id], { configDir });
+    expect([revoked.code, revoked.stderr.trim()]).toEqual([0, `Revoked API key ${keys[0].id}`]);
     const pr = await runJob('plan', 'pull_request');
     expect(pr.at(-1)!.code).toBe(1);
-    expect(pr.at(-1)!.out).toContain('INFRACAT_API_KEY: Invalid or expired API key.');
+    expect(pr.at(-1)!.out).toContain('INFRACAT_API_KEY: Invalid or expired API key. Create a new one (infracat api-keys create, signed in as yourself) and set it again.');
   }, SLOW);
 });

@@ -112,7 +112,7 @@ async function connectWithApiKey(opts: GlobalOptions, apiKey: string): Promise<C
   try {
     await client.refresh();
   } catch (err) {
-    if (err instanceof ApiError && err.status === 401) throw new CliError(`INFRACAT_API_KEY: ${err.detail}. Create a new key (POST /me/api-keys) and set it again.`);
+    if (err instanceof ApiError && err.status === 401) throw new CliError(`INFRACAT_API_KEY: ${err.detail}. Create a new one (infracat api-keys create, signed in as yourself) and set it again.`);
     throw err;
   }
   return { client, url, session: { url } };

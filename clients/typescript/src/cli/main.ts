@@ -9,6 +9,7 @@ import { cliClient, connect, login, notTheApi, serviceUrl, sessionFor } from './
 import { CliError, lockoutHint } from './errors.js';
 import { impexCommands } from './impex.js';
 import { webhookCommands } from './webhooks.js';
+import { apiKeyCommands } from './api-keys.js';
 import { planCommands } from './plans.js';
 import { col, emit, say } from './output.js';
 import { saveSession } from './session.js';
@@ -182,6 +183,7 @@ Exit codes: 0 ok, 1 error, 2 (plan) changes pending.
     }), 'infracat audit', 'infracat audit --action service.update --since 2026-01-01 -o json', 'infracat audit --me --limit 0');
 
   webhookCommands(program);
+  apiKeyCommands(program);
 
   examples(program.command('completion').description('print the shell completion script').addArgument(new Argument('<shell>').choices(SHELLS)).action((shell) => {
     process.stdout.write(completionScript(program, shell));

@@ -95,7 +95,7 @@ export async function connect(opts: GlobalOptions): Promise<Connected> {
       if (!creds) throw new CliError(`${err.detail}: your session has ended. Sign in again with \`infracat login\`.`);
     }
   }
-  if (!creds) throw new CliError(`Not signed in to ${url}. Run \`infracat login\` (or set INFRACAT_EMAIL and INFRACAT_PASSWORD).`);
+  if (!creds) throw new CliError(`Not signed in to ${url}. Run \`infracat login\` (in CI: set INFRACAT_API_KEY, or INFRACAT_EMAIL and INFRACAT_PASSWORD).`);
   if (stored && stored.email?.toLowerCase() !== creds.email.toLowerCase()) {
     delete session.project;
     delete session.environment;

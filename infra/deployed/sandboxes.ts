@@ -17,6 +17,15 @@ export class InvocationError extends Error {
 interface Sandbox { child: ChildProcess; busy: boolean }
 type Reply = { type: 'result'; id: string; result: unknown } | { type: 'error'; id: string; error: { errorType: string; errorMessage: string } };
 
+/**
+ * The function's MemorySize as a bound on V8's old space (90 % of it, the rest for code and buffers), so a
+ * function that outgrows its memory fails here too; a NODE_OPTIONS of the template that sets its own cap wins.
+ */
+export function heapCap(fn: Pick<LambdaFunction, 'memoryMb' | 'environment'>): string[] {
+  if (/--max-old-space-size=/.test(fn.environment.NODE_OPTIONS ?? '')) return [];
+  return [`--max-old-space-size=${Math.floor(fn.memoryMb * 0.9)}`];
+}
+
 const traceId = () => `Root=1-${Math.floor(Date.now() / 1000).toString(16)}-${randomBytes(12).toString('hex')};Parent=${randomBytes(8).toString('hex')};Sampled=0`;
 
 /**
@@ -34,7 +43,7 @@ export function createSandboxes(fn: LambdaFunction, log: (line: string) => void)
     const child = fork(RUNTIME, [fn.taskRoot, fn.handler, ROOT], {
       cwd: fn.taskRoot,
       env: fn.environment,
-      execArgv: ['--disable-warning=ExperimentalWarning'],
+      execArgv: ['--disable-warning=ExperimentalWarning', ...heapCap(fn)],
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
       serialization: 'advanced',
     });

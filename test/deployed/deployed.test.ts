@@ -18,6 +18,9 @@ import { enrolAuthenticator, login, totpCode } from '../helpers/sign-in';
 import { projectWithEnv } from '../helpers/tenancy';
 import { DEPLOYED_STAFF, DEPLOYED_TEST_ENV, startTestDeployed, synthesizedStack, type TestDeployed } from '../helpers/deployed';
 import { CloudStub, hetznerServer } from '../../infra/local/cloud-stub';
+import { ReceiveMessageCommand, SendMessageCommand, SQSClient, type Message } from '@aws-sdk/client-sqs';
+import { OPERATOR_ACCESS_KEY } from '../../infra/deployed/iam';
+import { createInfracatClient } from '../../clients/typescript/src/client';
 
 /**
  * The deployed shape (issue 34): the product served from a synthesized template and its asset folders
@@ -279,7 +282,10 @@ describe('start:deployed', () => {
   });
 });
 
-describe('IAM, enforced from the template', () => {
+/** The second run's tester overrides: queues' time scaled (360 s → 3.6 s), and faults the SDK's and the product's retries absorb. */
+const SECOND_RUN_FAULTS = 'ddb.throttle:0.05,kms.throttle:0.05,ses.throttle:0.2,sqs.duplicate:1,sqs.reorder:0.3,worker.kill:0.2';
+
+describe('A second run: a grant removed from the template, faults on, queues\' time scaled', () => {
   let denied: TestDeployed;
   beforeAll(async () => {
     // A copy of the template whose auth function's role lost its KMS grant.
@@ -288,7 +294,10 @@ describe('IAM, enforced from the template', () => {
     policy.Properties.PolicyDocument.Statement = policy.Properties.PolicyDocument.Statement.filter((s) => ![s.Action].flat().includes('kms:Encrypt'));
     const file = join(cdk.dir, 'denied.template.json');
     writeFileSync(file, JSON.stringify(template));
-    denied = await startTestDeployed(cdk.dir, { templateFile: file });
+    denied = await startTestDeployed(cdk.dir, {
+      templateFile: file,
+      env: { PATH: process.env.PATH, ...DEPLOYED_TEST_ENV, DEPLOYED_VISIBILITY_SCALE: '0.01', FAULTS: SECOND_RUN_FAULTS, FAULTS_SEED: '7' },
+    });
   }, 120_000);
   afterAll(async () => denied?.stop(), 60_000);
 
@@ -308,4 +317,39 @@ describe('IAM, enforced from the template', () => {
     // Nothing half-written: no device was enrolled.
     expect((await deniedApi.get('/auth/totp/devices', { token: user.token })).body).toEqual([]);
   });
+
+  it('moves a message its worker fails past maxReceiveCount to its dead-letter queue, where the operator reads it', async () => {
+    const queueUrl = (suffix: string) => denied.resolver.ref(resourcesOf(denied.assembly, 'AWS::SQS::Queue').find(([id]) => id.startsWith(`Mail${suffix}`))![0]);
+    const operator = new SQSClient({ region: denied.region, endpoint: denied.awsEndpoint, credentials: { accessKeyId: OPERATOR_ACCESS_KEY, secretAccessKey: 'x' } });
+    // A body the mail worker's schema refuses: reported failed on each receive, never dropped.
+    const poison = JSON.stringify({ kind: 'no-such-mail', at: Date.now() });
+    await operator.send(new SendMessageCommand({ QueueUrl: queueUrl('Queue'), MessageBody: poison }));
+    let moved: Message | undefined;
+    await expect.poll(async () => {
+      const { Messages = [] } = await operator.send(new ReceiveMessageCommand({ QueueUrl: queueUrl('Dlq'), MaxNumberOfMessages: 10, VisibilityTimeout: 0, MessageSystemAttributeNames: ['All'] }));
+      return (moved = Messages.find((m) => m.Body === poison));
+    }, { timeout: 45_000, interval: 500 }).toBeDefined();
+    // Received maxReceiveCount (5) times from its queue, its count kept in the dead-letter queue, as SQS keeps it.
+    expect(Number(moved!.Attributes?.ApproximateReceiveCount)).toBeGreaterThan(5);
+    expect(denied.lines.filter((l) => l.startsWith('[MailWorker') && l.includes('message malformed')).length).toBeGreaterThanOrEqual(5);
+  }, 60_000);
+
+  it('with faults on, answers the typed client 2xx (its retries included), mails one invitation although every message comes twice, and keeps no duplicate', async () => {
+    expect(denied.functions.every((f) => f.environment.FAULTS === SECOND_RUN_FAULTS)).toBe(true);
+    const owner = createInfracatClient({ baseUrl: denied.url, retry: { attempts: 8 }, sleep: (ms) => new Promise((r) => setTimeout(r, Math.min(ms, 200))) });
+    const email = uniqueEmail('faults');
+    await owner.api.POST('/auth/register', { body: { email, password: PASSWORD } } as never);
+    await owner.login({ email, password: PASSWORD });
+    const { data: project } = await owner.api.POST('/projects', { body: { name: 'faults' } });
+    const { data: env } = await owner.api.POST('/environments', { body: { name: 'prod', project_id: project!.id } });
+    const names = ['a', 'b', 'c', 'd']; // the Free plan's 5 services at most
+    for (const name of names) await owner.api.POST('/services', { body: { name, project_id: project!.id, environment_id: env!.id } as never });
+    const invitee = uniqueEmail('faults-invitee');
+    await owner.api.POST('/invites', { body: { project_id: project!.id, invited_email: invitee } as never });
+    await denied.settled(60_000);
+    expect(denied.faultCounts()['sqs.duplicate']).toBeGreaterThan(0);
+    expect(await readOutbox(denied.dataDir, { to: invitee })).toHaveLength(1);
+    const { data: listed } = await owner.api.GET('/services', { params: { query: { project_id: project!.id, environment_id: env!.id } } } as never) as { data: { name: string }[] };
+    expect(listed.map((s) => s.name).sort()).toEqual(names);
+  }, 120_000);
 });

@@ -12,6 +12,7 @@ import { OPERATOR_ACCESS_KEY } from '../../infra/deployed/iam';
 import { createResolver } from '../../infra/deployed/intrinsics';
 import { lambdaFunctions } from '../../infra/deployed/lambda-functions';
 import { createStandIns, templateSecrets } from '../../infra/deployed/stand-ins';
+import { faultInjector } from '#shared/faults';
 import type { CloudAssembly } from '../../infra/deployed/template';
 
 /**
@@ -100,6 +101,23 @@ describe('SQS (JSON protocol)', () => {
     const err = await new SQSClient(as).send(new SendMessageCommand({ QueueUrl: resolver.ref('Dlq'), MessageBody: 'x' })).catch((e: Error) => e);
     expect((err as Error).name).toBe('AccessDeniedException');
     expect(standIns.iam.denials.at(-1)).toMatchObject({ action: 'sqs:SendMessage', resource: resolver.getAtt('Dlq', 'Arn') });
+  });
+});
+
+describe('SQS, with a tester\'s overrides', () => {
+  it('scales every visibility timeout (DEPLOYED_VISIBILITY_SCALE) and holds messages back when sqs.reorder strikes', async () => {
+    const functions = lambdaFunctions(assembly, resolver, { site: 'http://localhost:1', aws: endpoint.url }, {});
+    const scaled = createStandIns(assembly, resolver, functions, new Map(), { dataDir, visibilityScale: 0.01, faults: faultInjector('sqs.reorder:0.5', 2) });
+    const arn = resolver.getAtt('Queue', 'Arn');
+    for (const body of ['1', '2', '3', '4', '5', '6']) scaled.sqs.send(arn, body);
+    const order: string[] = [];
+    while (order.length < 6) order.push(...scaled.sqs.receive(arn, 1).map((m) => m.Body));
+    expect([...order].sort()).toEqual(['1', '2', '3', '4', '5', '6']);
+    expect(order).not.toEqual(['1', '2', '3', '4', '5', '6']); // some were overtaken
+    // 30 s × 0.01: the first message is back after 0.3 s.
+    expect(scaled.sqs.counts(arn)).toEqual({ visible: 0, inFlight: 6 });
+    await new Promise((r) => setTimeout(r, 350));
+    expect(scaled.sqs.counts(arn)).toEqual({ visible: 6, inFlight: 0 });
   });
 });
 

@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import type { FaultInjector } from '../../../shared/faults';
 import type { ServiceHandler } from '../aws-endpoint';
 import { createIam } from '../iam';
 import type { Resolver } from '../intrinsics';
@@ -21,6 +22,10 @@ export interface StandInOptions {
   extraSecrets?: Record<string, string>;
   enforceIam?: boolean;
   log?: (line: string) => void;
+  /** Every queue's visibility timeout times this (a tester's `DEPLOYED_VISIBILITY_SCALE`; the template's 360 s and 90 min otherwise). */
+  visibilityScale?: number;
+  /** The SQS stand-in's own injected faults (`FAULTS`' queue kinds). */
+  faults?: FaultInjector;
 }
 
 /** Every AWS stand-in for a template, behind one IAM: the handlers by SigV4 service name, and the SQS state the event source mappings use. */
@@ -28,8 +33,8 @@ export function createStandIns(assembly: CloudAssembly, resolver: Resolver, func
   const iam = createIam(assembly, resolver, functions, { enforce: opts.enforceIam, log: opts.log });
   const sqs = createSqs(resourcesOf(assembly, 'AWS::SQS::Queue').map(([id, r]) => {
     const redrive = r.Properties?.RedrivePolicy ? (resolver.resolve(r.Properties.RedrivePolicy) as { deadLetterTargetArn: string; maxReceiveCount: number }) : undefined;
-    return { arn: resolver.getAtt(id, 'Arn'), url: resolver.ref(id), visibilityTimeoutSeconds: Number(r.Properties?.VisibilityTimeout ?? 30), redrive: redrive && { ...redrive, maxReceiveCount: Number(redrive.maxReceiveCount) } };
-  }), iam);
+    return { arn: resolver.getAtt(id, 'Arn'), url: resolver.ref(id), visibilityTimeoutSeconds: Number(r.Properties?.VisibilityTimeout ?? 30) * (opts.visibilityScale ?? 1), redrive: redrive && { ...redrive, maxReceiveCount: Number(redrive.maxReceiveCount) } };
+  }), iam, { faults: opts.faults });
   const ses = createSes(join(opts.dataDir, 'outbox'), iam);
   const services: Record<string, ServiceHandler> = {
     sqs: sqs.handle,

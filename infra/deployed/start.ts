@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { faultInjector } from '../../shared/faults';
@@ -73,7 +73,9 @@ export async function startDeployed(opts: DeployedOptions) {
     const dynamoEndpoint = opts.dynamoEndpoint ?? dynamo!.endpoint;
 
     // The site listens first: every address the functions are given is where it really is.
-    const site: Server = createServer();
+    // Until everything is up, a request is answered 503 (a browser opened early would otherwise wait forever).
+    const starting = (_req: IncomingMessage, res: ServerResponse) => res.writeHead(503, { 'retry-after': '1', 'content-type': 'text/plain' }).end('start:deployed is starting\n');
+    const site: Server = createServer(starting);
     await new Promise<void>((r) => site.listen(opts.port, '127.0.0.1', r));
     stops.push(() => new Promise<void>((r) => { site.closeAllConnections(); site.close(() => r()); }));
     const siteUrl = opts.siteUrl ?? `http://localhost:${(site.address() as AddressInfo).port}`;
@@ -119,11 +121,6 @@ export async function startDeployed(opts: DeployedOptions) {
       log(`WebSocket upgrade failed: ${(err as Error).stack ?? err}`);
       socket.destroy();
     }));
-    site.on('request', (req, res) => void site_.handle(req, res).catch((err: unknown) => {
-      log(`site failed: ${(err as Error).stack ?? err}`);
-      if (!res.headersSent) res.writeHead(502);
-      res.end();
-    }));
 
     const functionById = new Map(functions.map((f) => [f.logicalId, f]));
     const pollers = [
@@ -139,6 +136,12 @@ export async function startDeployed(opts: DeployedOptions) {
       const version = referencedId(t.Properties!.HandlerArn)!;
       await invoke(referencedId(assembly.resources[version]?.Properties?.FunctionName) ?? version, {});
     }
+    site.off('request', starting);
+    site.on('request', (req, res) => void site_.handle(req, res).catch((err: unknown) => {
+      log(`site failed: ${(err as Error).stack ?? err}`);
+      if (!res.headersSent) res.writeHead(502);
+      res.end();
+    }));
 
     return {
       url: siteUrl,

@@ -159,6 +159,8 @@ export async function startDeployed(opts: DeployedOptions) {
       /** The queue faults the SQS stand-in and the pollers injected, by kind (each function counts its own SDK faults). */
       faultCounts: () => faults?.counts() ?? {},
       invocations: () => Object.fromEntries([...sandboxes].map(([id, s]) => [id, s.invocations])),
+      /** Per function (logical id), the routes and events that reached it. */
+      reachedBy: () => Object.fromEntries([...sandboxes].map(([id, s]) => [id, s.reachedBy])),
       invoke,
       /** Fires every scheduled rule now (their targets invoked with EventBridge's scheduled event). */
       fireSchedules: () => schedules.fireAll(),

@@ -16,7 +16,9 @@ import { client, PASSWORD, signUp, uniqueEmail } from '../helpers/http';
 import { linkFrom, readOutbox } from '../helpers/outbox';
 import { enrolAuthenticator, login, totpCode } from '../helpers/sign-in';
 import { projectWithEnv } from '../helpers/tenancy';
-import { DEPLOYED_STAFF, DEPLOYED_TEST_ENV, startTestDeployed, synthesizedStack, type TestDeployed } from '../helpers/deployed';
+import Stripe from 'stripe';
+import { startFakeStripe, type FakeStripe } from '../helpers/fake-stripe';
+import { DEPLOYED_STAFF, DEPLOYED_STRIPE, DEPLOYED_TEST_ENV, startTestDeployed, synthesizedStack, type TestDeployed } from '../helpers/deployed';
 import { CloudStub, hetznerServer } from '../../infra/local/cloud-stub';
 import { ReceiveMessageCommand, SendMessageCommand, SQSClient, type Message } from '@aws-sdk/client-sqs';
 import { OPERATOR_ACCESS_KEY } from '../../infra/deployed/iam';
@@ -32,11 +34,14 @@ let deployed: TestDeployed;
 const api = client(() => deployed.url);
 /** The token providers' stub, which discovery reaches through the tester's HETZNER_API_BASE_URL. */
 const stub = new CloudStub();
+/** Stripe's API, which the billing functions reach through the tester's STRIPE_API_BASE. */
+let fakeStripe: FakeStripe;
 
 beforeAll(async () => {
   await stub.start();
+  fakeStripe = await startFakeStripe();
   cdk = await synthesizedStack();
-  deployed = await startTestDeployed(cdk.dir, { env: { PATH: process.env.PATH, ...DEPLOYED_TEST_ENV, HETZNER_API_BASE_URL: `${stub.url}/hetzner/v1` } });
+  deployed = await startTestDeployed(cdk.dir, { env: { PATH: process.env.PATH, ...DEPLOYED_TEST_ENV, HETZNER_API_BASE_URL: `${stub.url}/hetzner/v1`, STRIPE_API_BASE: fakeStripe.url } });
   // Test setup writes plans straight into the run's table (billing has no provider in this stack).
   reloadConfig({ TABLE_NAME: resourcesOf(deployed.assembly, 'AWS::DynamoDB::Table')[0][0], DYNAMODB_ENDPOINT: deployed.dynamoEndpoint });
   resetClients();
@@ -45,6 +50,7 @@ afterAll(async () => {
   await deployed?.stop();
   await cdk?.remove();
   await stub.stop();
+  await fakeStripe?.close();
 }, 60_000);
 
 /** A multipart POST as a browser's FormData makes it (the import and export forms). */
@@ -244,6 +250,27 @@ describe('start:deployed', () => {
     expect(floors.map((f) => f.hostname).sort()).toEqual(['db-1', 'web-1']);
   }, 90_000);
 
+  it('pays for a plan with Stripe: the checkout job on the jobs queue, the Stripe SDK shipped in the bundle with its keys from Secrets Manager, the signed payment event', async () => {
+    const user = await signUp(api);
+    const team = ((await api.get('/plans')).body as { id: string; name: string; interval: string }[]).find((p) => p.name === 'Team' && p.interval === 'monthly')!;
+    const chosen = await api.post('/subscriptions/choose', { plan_id: team.id }, { token: user.token });
+    expect(chosen.status, chosen.text).toBe(200);
+    await deployed.settled();
+    const ready = await api.get(`/subscriptions/checkout-url/${chosen.body.job_id}`, { token: user.token });
+    expect(ready.status, ready.text).toBe(200);
+    const session = fakeStripe.requests.find((r) => r.path === '/v1/checkout/sessions')!;
+    expect(session.authorization).toBe(`Bearer ${DEPLOYED_STRIPE.secretKey}`);
+    const subscriptionId = session.body.client_reference_id as string;
+    const payload = JSON.stringify({
+      id: `evt_deployed_${Date.now()}`, object: 'event', type: 'checkout.session.completed', created: Math.floor(Date.now() / 1000), api_version: '2026-01-28', livemode: false,
+      data: { object: { id: `cs_${subscriptionId}`, object: 'checkout.session', mode: 'subscription', payment_status: 'paid', client_reference_id: subscriptionId, metadata: { subscription_id: subscriptionId, account_id: user.id }, customer: `cus_${user.id}`, subscription: `sub_${subscriptionId}`, amount_total: 7900, currency: 'usd' } },
+    });
+    const header = new Stripe('sk_test_unused').webhooks.generateTestHeaderString({ payload, secret: DEPLOYED_STRIPE.webhookSecret });
+    const event = await api.post('/billing/stripe/webhook', undefined, { raw: payload, headers: { 'stripe-signature': header } });
+    expect(event.body).toEqual({ received: true, outcome: 'applied' });
+    expect((await api.get('/me/subscription', { token: user.token })).body.plan.name).toBe('Team');
+  });
+
   it('shows the audit log the changes wrote', async () => {
     const owner = await signUp(api);
     const { projectId } = await projectWithEnv(api, owner.token);
@@ -274,6 +301,8 @@ describe('start:deployed', () => {
     const notInvoked = Object.entries(deployed.invocations()).filter(([, n]) => n === 0).map(([id]) => id.replace(/[0-9A-F]{8}$/, '')).sort();
     // CDK's own Trigger provider is CloudFormation's part (start:deployed runs the Trigger itself).
     expect(notInvoked).toEqual(['AWSCDKTriggerCustomResourceProviderCustomResourceProviderHandler']);
+    // The closing note's list: each function with the routes and events that reached it.
+    console.log(Object.entries(deployed.reachedBy()).map(([id, kinds]) => `${id}: ${kinds.join('; ')}`).join('\n'));
   });
 
   it('has had no call denied by IAM', async () => {

@@ -13,6 +13,7 @@ import { createResolver } from '../../infra/deployed/intrinsics';
 import { lambdaFunctions } from '../../infra/deployed/lambda-functions';
 import { createStandIns, templateSecrets } from '../../infra/deployed/stand-ins';
 import { faultInjector } from '#shared/faults';
+import { eventKind } from '../../infra/deployed/sandboxes';
 import type { CloudAssembly } from '../../infra/deployed/template';
 
 /**
@@ -118,6 +119,20 @@ describe('SQS, with a tester\'s overrides', () => {
     expect(scaled.sqs.counts(arn)).toEqual({ visible: 0, inFlight: 6 });
     await new Promise((r) => setTimeout(r, 350));
     expect(scaled.sqs.counts(arn)).toEqual({ visible: 6, inFlight: 0 });
+  });
+});
+
+describe('the events that reach a function', () => {
+  it('are named by their route, queue, table, WebSocket route or source', () => {
+    expect([
+      { routeKey: 'GET /plans', requestContext: { routeKey: 'GET /plans' } },
+      { Records: [{ eventSource: 'aws:sqs', eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:MailQueue' }] },
+      { Records: [{ eventSource: 'aws:dynamodb', eventSourceARN: 'arn:aws:dynamodb:us-east-1:000000000000:table/Table/stream/2026-11-27T11:04:05.319' }] },
+      { type: 'REQUEST', requestContext: { routeKey: '$connect' } },
+      { requestContext: { routeKey: '$default' } },
+      { source: 'aws.events' },
+      {},
+    ].map(eventKind)).toEqual(['GET /plans', 'aws:sqs MailQueue', 'aws:dynamodb Table', 'WebSocket authorizer', 'WebSocket $default', 'schedule', 'direct invoke']);
   });
 });
 

@@ -40,7 +40,7 @@ const DEFAULT_CONCURRENCY = 4;
 
 /** The SDK v3 endpoint variables that point each service's client at its stand-in (the only change to a function's AWS calls). */
 export function endpointVariables(endpoints: LocalEndpoints): Record<string, string> {
-  return Object.fromEntries(['DYNAMODB', 'S3', 'SQS', 'KMS', 'SECRETS_MANAGER', 'SES', 'STS'].map((s) => [`AWS_ENDPOINT_URL_${s}`, endpoints.aws]));
+  return Object.fromEntries(['DYNAMODB', 'S3', 'SQS', 'KMS', 'SECRETS_MANAGER', 'SES', 'STS', 'EC2'].map((s) => [`AWS_ENDPOINT_URL_${s}`, endpoints.aws]));
 }
 
 const accessKeyOf = (logicalId: string) => `ASIA${createHash('sha256').update(logicalId).digest('hex').slice(0, 16).toUpperCase()}`;

@@ -94,7 +94,7 @@ export async function startDeployed(opts: DeployedOptions) {
     stops.push(() => s3.stop());
 
     const functions = lambdaFunctions(assembly, resolver, { site: siteUrl, aws: aws.url }, env);
-    const { iam, sqs, services: handlers } = createStandIns(assembly, resolver, functions, secrets, { dynamoEndpoint, s3Endpoint: s3.endpoint, dataDir: opts.dataDir, enforceIam: opts.enforceIam, log, visibilityScale, faults });
+    const { iam, sqs, customerAws, services: handlers } = createStandIns(assembly, resolver, functions, secrets, { dynamoEndpoint, s3Endpoint: s3.endpoint, dataDir: opts.dataDir, enforceIam: opts.enforceIam, log, visibilityScale, faults });
     Object.assign(services, handlers);
 
     const sandboxes = new Map<string, Sandboxes>(functions.map((f) => [f.logicalId, createSandboxes(f, log)]));
@@ -151,10 +151,14 @@ export async function startDeployed(opts: DeployedOptions) {
       functions,
       iam,
       sqs,
+      /** The customer's AWS account discovery assumes a role in (register its roles and instances). */
+      customerAws,
       secrets,
       resolver,
       account: ACCOUNT,
       region: REGION,
+      /** Calls the stand-ins were sent, by `<service>:<operation>` (the cloud-only branches the functions took). */
+      awsCalls: () => aws.calls(),
       /** Invocations per function (logical id). */
       /** The queue faults the SQS stand-in and the pollers injected, by kind (each function counts its own SDK faults). */
       faultCounts: () => faults?.counts() ?? {},

@@ -250,6 +250,24 @@ describe('start:deployed', () => {
     expect(floors.map((f) => f.hostname).sort()).toEqual(['db-1', 'web-1']);
   }, 90_000);
 
+  it('discovers an AWS account: STS AssumeRole with the generated external id (the grant\'s condition checked), EC2 DescribeInstances as the assumed role', async () => {
+    const owner = await signUp(api);
+    await setPlan(owner.id, 'Team');
+    const { projectId, envId } = await projectWithEnv(api, owner.token);
+    const roleArn = 'arn:aws:iam::123456789012:role/infra-catalog-discovery';
+    const created = await api.post('/integrations/cloud-accounts', { project_id: projectId, environment_id: envId, provider: 'aws', name: 'prod', role_arn: roleArn, regions: ['eu-west-1'] }, { token: owner.token });
+    expect(created.status, created.text).toBe(201);
+    deployed.customerAws.addRole(roleArn, created.body.external_id, { 'eu-west-1': [{ id: 'i-0aws1', name: 'api-1', privateIp: '10.1.0.7', zone: 'eu-west-1b' }] });
+    expect((await api.post('/integrations/cloud/aws/connect', { account_id: created.body.id }, { token: owner.token })).body).toMatchObject({ status: 'connected', last_error: null });
+    const started = await api.post(`/integrations/cloud-accounts/${created.body.id}/discover`, undefined, { token: owner.token });
+    expect(started.status, started.text).toBe(202);
+    const run = async () => (await api.get(`/integrations/discovery-runs/${started.body.job_id}`, { token: owner.token })).body;
+    await expect.poll(async () => (await run()).status, { timeout: 45_000 }).not.toMatch(/^(queued|running)$/);
+    expect(await run()).toMatchObject({ status: 'succeeded', counts: { found: 1, created: 1 } });
+    const floors = (await api.get(`/service-floors?project_id=${projectId}&environment_id=${envId}`, { token: owner.token })).body as { hostname: string; provider_zone: string }[];
+    expect(floors.map((f) => [f.hostname, f.provider_zone])).toEqual([['api-1', 'eu-west-1b']]);
+  }, 90_000);
+
   it('pays for a plan with Stripe: the checkout job on the jobs queue, the Stripe SDK shipped in the bundle with its keys from Secrets Manager, the signed payment event', async () => {
     const user = await signUp(api);
     const team = ((await api.get('/plans')).body as { id: string; name: string; interval: string }[]).find((p) => p.name === 'Team' && p.interval === 'monthly')!;
@@ -303,6 +321,16 @@ describe('start:deployed', () => {
     expect(notInvoked).toEqual(['AWSCDKTriggerCustomResourceProviderCustomResourceProviderHandler']);
     // The closing note's list: each function with the routes and events that reached it.
     console.log(Object.entries(deployed.reachedBy()).map(([id, kinds]) => `${id}: ${kinds.join('; ')}`).join('\n'));
+  });
+
+  it('has taken every cloud-only branch: KMS seal and open, Secrets Manager, SES, SQS, the table stream, the management API, STS and EC2', async () => {
+    await deployed.settled();
+    const calls = deployed.awsCalls();
+    for (const call of ['kms:Encrypt', 'kms:Decrypt', 'secretsmanager:GetSecretValue', 'ses:SendEmail', 'sqs:SendMessage', 'execute-api:POST', 'sts:AssumeRole', 'ec2:DescribeInstances', 'dynamodb:TransactWriteItems', 's3:PUT']) {
+      expect(calls[call] ?? 0, `${call} in ${JSON.stringify(calls)}`).toBeGreaterThan(0);
+    }
+    // The stream: the outbox function was given the table's records.
+    expect(deployed.reachedBy()[resourcesOf(deployed.assembly, 'AWS::Lambda::Function').find(([id]) => id.startsWith('OutboxFunction'))![0]].some((k) => k.startsWith('aws:dynamodb'))).toBe(true);
   });
 
   it('has had no call denied by IAM', async () => {

@@ -6,6 +6,8 @@ import { ChangeMessageVisibilityCommand, DeleteMessageCommand, ReceiveMessageCom
 import { DecryptCommand, EncryptCommand, KMSClient } from '@aws-sdk/client-kms';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SendEmailCommand, SESClient } from '@aws-sdk/client-ses';
+import { AssumeRoleCommand, GetCallerIdentityCommand, STSClient } from '@aws-sdk/client-sts';
+import { DescribeInstancesCommand, EC2Client } from '@aws-sdk/client-ec2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAwsEndpoint, type ServiceHandler } from '../../infra/deployed/aws-endpoint';
 import { OPERATOR_ACCESS_KEY } from '../../infra/deployed/iam';
@@ -37,6 +39,7 @@ const assembly: CloudAssembly = {
             { Effect: 'Allow', Action: ['sqs:SendMessage', 'sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:ChangeMessageVisibility'], Resource: arn('Queue') },
             { Effect: 'Allow', Action: ['kms:Encrypt', 'kms:Decrypt'], Resource: arn('Key') },
             { Effect: 'Allow', Action: 'secretsmanager:GetSecretValue', Resource: { Ref: 'Secret' } },
+            { Effect: 'Allow', Action: 'sts:AssumeRole', Resource: 'arn:aws:iam::*:role/*', Condition: { StringLike: { 'sts:ExternalId': 'icat-*' } } },
             { Effect: 'Allow', Action: 'ses:SendEmail', Resource: { 'Fn::Sub': 'arn:${AWS::Partition}:ses:${AWS::Region}:${AWS::AccountId}:identity/*' } },
           ],
         },
@@ -119,6 +122,26 @@ describe('SQS, with a tester\'s overrides', () => {
     expect(scaled.sqs.counts(arn)).toEqual({ visible: 0, inFlight: 6 });
     await new Promise((r) => setTimeout(r, 350));
     expect(scaled.sqs.counts(arn)).toEqual({ visible: 6, inFlight: 0 });
+  });
+});
+
+describe('a customer\'s AWS account (discovery\'s STS and EC2)', () => {
+  it('assumes a role with its external id (the grant\'s condition checked by IAM, the trust by the role), then lists the region\'s instances as that role', async () => {
+    const roleArn = 'arn:aws:iam::123456789012:role/infra-catalog';
+    standIns.customerAws.addRole(roleArn, 'icat-abc', { 'eu-west-1': [{ id: 'i-0abc', name: 'web-1', privateIp: '10.0.0.5', zone: 'eu-west-1a' }] });
+    const sts = new STSClient(as);
+    const { Credentials } = await sts.send(new AssumeRoleCommand({ RoleArn: roleArn, ExternalId: 'icat-abc', RoleSessionName: 's' }));
+    const customer = { region: 'eu-west-1', endpoint: endpoint.url, credentials: { accessKeyId: Credentials!.AccessKeyId!, secretAccessKey: Credentials!.SecretAccessKey!, sessionToken: Credentials!.SessionToken! } };
+    expect((await new STSClient(customer).send(new GetCallerIdentityCommand({}))).Account).toBe('123456789012');
+    const listed = await new EC2Client(customer).send(new DescribeInstancesCommand({}));
+    expect(listed.Reservations?.flatMap((r) => r.Instances ?? []).map((i) => [i.InstanceId, i.Tags?.[0]?.Value, i.PrivateIpAddress, i.State?.Name])).toEqual([['i-0abc', 'web-1', '10.0.0.5', 'running']]);
+    expect((await new EC2Client({ ...customer, region: 'us-east-1' }).send(new DescribeInstancesCommand({}))).Reservations).toEqual([]);
+
+    const wrongTrust = await sts.send(new AssumeRoleCommand({ RoleArn: roleArn, ExternalId: 'icat-other', RoleSessionName: 's' })).catch((e: Error) => e);
+    expect((wrongTrust as Error).name).toBe('AccessDenied');
+    const notGranted = await sts.send(new AssumeRoleCommand({ RoleArn: roleArn, ExternalId: 'abc', RoleSessionName: 's' })).catch((e: Error) => e);
+    expect((notGranted as Error).name).toBe('AccessDenied');
+    expect(standIns.iam.denials.at(-1)).toMatchObject({ action: 'sts:AssumeRole', resource: roleArn });
   });
 });
 

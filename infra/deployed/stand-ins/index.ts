@@ -5,6 +5,7 @@ import { createIam } from '../iam';
 import type { Resolver } from '../intrinsics';
 import type { LambdaFunction } from '../lambda-functions';
 import { resourcesOf, type CloudAssembly } from '../template';
+import { createCustomerAws } from './customer-aws';
 import { createDynamoProxy } from './dynamodb-proxy';
 import { createKms } from './kms';
 import { createS3Proxy } from './s3-proxy';
@@ -36,16 +37,19 @@ export function createStandIns(assembly: CloudAssembly, resolver: Resolver, func
     return { arn: resolver.getAtt(id, 'Arn'), url: resolver.ref(id), visibilityTimeoutSeconds: Number(r.Properties?.VisibilityTimeout ?? 30) * (opts.visibilityScale ?? 1), redrive: redrive && { ...redrive, maxReceiveCount: Number(redrive.maxReceiveCount) } };
   }), iam, { faults: opts.faults });
   const ses = createSes(join(opts.dataDir, 'outbox'), iam);
+  const customerAws = createCustomerAws(iam);
   const services: Record<string, ServiceHandler> = {
     sqs: sqs.handle,
     kms: createKms(resourcesOf(assembly, 'AWS::KMS::Key').map(([id]) => resolver.ref(id)), iam),
     secretsmanager: createSecretsManager(secrets, iam),
     ses,
     email: ses,
+    sts: customerAws.sts,
+    ec2: customerAws.ec2,
     ...(opts.dynamoEndpoint ? { dynamodb: createDynamoProxy(opts.dynamoEndpoint, iam) } : {}),
     ...(opts.s3Endpoint ? { s3: createS3Proxy(opts.s3Endpoint, iam) } : {}),
   };
-  return { iam, sqs, services };
+  return { iam, sqs, customerAws, services };
 }
 
 /** The template's secrets, each with its SecretString or a value made as GenerateSecretString says, by ARN. */

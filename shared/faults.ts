@@ -1,5 +1,5 @@
 /**
- * Fault injection for the local stack (issue 35), switched on by `FAULTS` and never in the cloud:
+ * Fault injection for the local stack and start:deployed (issue 35), switched on by `FAULTS` and never in the cloud:
  * `FAULTS=ddb.throttle:0.05,ddb.timeout-after-write:0.01,sqs.duplicate:0.1` with `FAULTS_SEED` so a
  * failing run replays. Each entry is `<service>.<kind>:<probability>`:
  *
@@ -46,30 +46,57 @@ function seeded(seed: number): () => number {
   };
 }
 
-interface Injector {
-  plan: FaultPlan;
-  random: () => number;
-  counts: Map<string, number>;
+/** A plan drawn from its own seeded generator, counting what it injected. */
+export interface FaultInjector {
+  strikes(service: FaultService, kind: FaultKind): boolean;
+  counts(): Record<string, number>;
 }
-let injector: Injector | undefined;
+
+/** An injector of its own (start:deployed's SQS stand-in holds one beside the process's). */
+export function faultInjector(spec: string, seed = 1): FaultInjector {
+  const plan = parseFaults(spec);
+  const random = seeded(seed);
+  const counts = new Map<string, number>();
+  return {
+    strikes(service, kind) {
+      const key = `${service}.${kind}`;
+      const p = plan.get(key);
+      if (!p || random() >= p) return false;
+      counts.set(key, (counts.get(key) ?? 0) + 1);
+      return true;
+    },
+    counts: () => Object.fromEntries([...counts].sort()),
+  };
+}
+
+let injector: FaultInjector | undefined;
 
 /** Turns injection on for this process (the local stack calls it when `FAULTS` is set); empty turns it off. */
 export function configureFaults(spec: string, seed = 1): void {
-  const plan = parseFaults(spec);
-  injector = plan.size ? { plan, random: seeded(seed), counts: new Map() } : undefined;
+  injector = parseFaults(spec).size ? faultInjector(spec, seed) : undefined;
 }
+
+// A function running alone from its bundle (start:deployed's sandboxes, which pass FAULTS through as a
+// tester override) is configured from its environment at load; the cloud never sets FAULTS.
+if (process.env.FAULTS) configureFaults(process.env.FAULTS, Number(process.env.FAULTS_SEED ?? 1));
 
 /** Whether a fault of `service.kind` strikes now (and counts it). */
-export function strikes(service: FaultService, kind: FaultKind): boolean {
-  const p = injector?.plan.get(`${service}.${kind}`);
-  if (!p || injector!.random() >= p) return false;
-  const key = `${service}.${kind}`;
-  injector!.counts.set(key, (injector!.counts.get(key) ?? 0) + 1);
-  return true;
-}
+export const strikes = (service: FaultService, kind: FaultKind): boolean => injector?.strikes(service, kind) ?? false;
 
 /** Faults injected so far, by `service.kind` (the soak prints them). */
-export const faultCounts = (): Record<string, number> => Object.fromEntries([...(injector?.counts ?? [])].sort());
+export const faultCounts = (): Record<string, number> => injector?.counts() ?? {};
+
+/**
+ * What the queue faults make of a message its worker handled: delivered again at once (`duplicate`),
+ * again after its visibility timeout (`late`), or neither (deleted). A redelivered message is not
+ * redelivered again. The local queues and start:deployed's SQS stand-in both decide by it.
+ */
+export function redeliveryAfterSuccess(receiveCount: number, strike: (service: FaultService, kind: FaultKind) => boolean = strikes): 'duplicate' | 'late' | undefined {
+  if (receiveCount > 1) return undefined;
+  if (strike('sqs', 'duplicate')) return 'duplicate';
+  if (strike('sqs', 'late')) return 'late';
+  return undefined;
+}
 
 const SERVICE_OF: Record<string, FaultService> = { DynamoDB: 'ddb', S3: 's3', SQS: 'sqs', SES: 'ses', KMS: 'kms', 'Secrets Manager': 'secrets' };
 /** Operations that change nothing: never "applied, then timed out". */

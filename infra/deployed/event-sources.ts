@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { redeliveryAfterSuccess, type FaultInjector } from '../../shared/faults';
 import type { Iam } from './iam';
 import { REGION, type Resolver } from './intrinsics';
 import type { LambdaFunction } from './lambda-functions';
@@ -32,8 +33,10 @@ export function sqsMappings(assembly: CloudAssembly, resolver: Resolver) {
  * with it, delete what succeeded: all of it, or all but the reported `batchItemFailures`; a thrown
  * error leaves the whole batch to come back after its visibility timeout (and, past maxReceiveCount,
  * to go to the dead-letter queue). The receive and delete are authorized against the function's role.
+ * With faults on, a handled message may not be deleted (the worker died first: `worker.kill`), or come
+ * back at once or after its visibility timeout (`sqs.duplicate`, `sqs.late`), as infra/local/queues.ts decides.
  */
-export function pollQueue(mapping: ReturnType<typeof sqsMappings>[number], fn: LambdaFunction, sqs: Sqs, iam: Iam, invoke: Invoke, log: (line: string) => void) {
+export function pollQueue(mapping: ReturnType<typeof sqsMappings>[number], fn: LambdaFunction, sqs: Sqs, iam: Iam, invoke: Invoke, log: (line: string) => void, faults?: FaultInjector) {
   let running = true;
   let busy = 0;
   const loop = async () => {
@@ -58,11 +61,16 @@ export function pollQueue(mapping: ReturnType<typeof sqsMappings>[number], fn: L
       try {
         const out = (await invoke(mapping.functionId, event)) as { batchItemFailures?: { itemIdentifier: string }[] } | undefined;
         failed = new Set(mapping.reportsItemFailures ? (out?.batchItemFailures ?? []).map((f) => f.itemIdentifier) : []);
+        // The work is done, but the worker dies before its messages are deleted: they all come back.
+        if (faults?.strikes('worker', 'kill')) failed = new Set(messages.map((m) => m.MessageId));
       } catch (err) {
         log(`${fn.logicalId} failed its batch of ${messages.length} from ${mapping.queueArn}: ${(err as Error).message}`);
       }
       for (const m of messages) {
         if (failed.has(m.MessageId)) continue;
+        const again = faults && redeliveryAfterSuccess(Number(m.Attributes.ApproximateReceiveCount), faults.strikes);
+        if (again === 'duplicate') sqs.changeVisibility(mapping.queueArn, m.ReceiptHandle, 0);
+        if (again) continue; // 'late': back after its visibility timeout
         if (await iam.allows(fn.accessKeyId, 'sqs:DeleteMessage', mapping.queueArn)) sqs.remove(mapping.queueArn, m.ReceiptHandle);
       }
       busy--;

@@ -25,13 +25,14 @@ export interface LambdaFunction {
 /**
  * What a tester may pass through to every function from the environment of `npm run start:deployed`,
  * besides what the template sets: the variables `npm start` documents for loosening limits and reaching
- * local stubs. Nothing else of this process's environment reaches a function.
+ * local stubs, and fault injection (`FAULTS`, `FAULTS_SEED`: shared/faults.ts reads them when a bundle
+ * loads). Nothing else of this process's environment reaches a function.
  */
 export const TESTER_OVERRIDES = [
   'WEBHOOK_ALLOWED_ADDRESSES', 'LOGIN_RATE_LIMIT_PER_MINUTE', 'PASSWORD_RESET_RATE_LIMIT_PER_MINUTE', 'PASSWORD_RESET_MIN_DURATION_MS',
   'INVITATION_RATE_LIMIT_PER_INVITER_PER_HOUR', 'INVITATION_RATE_LIMIT_PER_PROJECT_PER_HOUR', 'INVITATION_RATE_LIMIT_PER_INVITATION_PER_MINUTE',
   'INVITATION_RATE_LIMIT_PER_INVITATION_PER_HOUR', 'ENTERPRISE_REQUEST_RATE_LIMIT_PER_HOUR', 'PAYMENT_WEBHOOK_RATE_LIMIT_PER_MINUTE',
-  'HETZNER_API_BASE_URL', 'DIGITALOCEAN_API_BASE_URL', 'LOG_LEVEL', 'POWERTOOLS_METRICS_DISABLED',
+  'HETZNER_API_BASE_URL', 'DIGITALOCEAN_API_BASE_URL', 'STRIPE_API_BASE', 'LOG_LEVEL', 'POWERTOOLS_METRICS_DISABLED', 'FAULTS', 'FAULTS_SEED',
 ] as const;
 
 /** Local sandboxes per function when the template reserves no concurrency. */
@@ -39,7 +40,7 @@ const DEFAULT_CONCURRENCY = 4;
 
 /** The SDK v3 endpoint variables that point each service's client at its stand-in (the only change to a function's AWS calls). */
 export function endpointVariables(endpoints: LocalEndpoints): Record<string, string> {
-  return Object.fromEntries(['DYNAMODB', 'S3', 'SQS', 'KMS', 'SECRETS_MANAGER', 'SES', 'STS'].map((s) => [`AWS_ENDPOINT_URL_${s}`, endpoints.aws]));
+  return Object.fromEntries(['DYNAMODB', 'S3', 'SQS', 'KMS', 'SECRETS_MANAGER', 'SES', 'STS', 'EC2'].map((s) => [`AWS_ENDPOINT_URL_${s}`, endpoints.aws]));
 }
 
 const accessKeyOf = (logicalId: string) => `ASIA${createHash('sha256').update(logicalId).digest('hex').slice(0, 16).toUpperCase()}`;

@@ -1,8 +1,7 @@
-import { mkdtempSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { OPERATOR_ACCESS_KEY } from './iam';
 import { startDeployed } from './start';
-import { adminSecret, LOCAL_ADMIN_SECRET_ARN, synthesize } from './synth';
+import { adminSecret, LOCAL_ADMIN_SECRET_ARN, synthesizeUnlessCurrent } from './synth';
 import { stopOnSignals } from '../local/stop-on-signals';
 
 /**
@@ -16,12 +15,14 @@ const env = process.env;
 const dataDir = resolve(env.LOCAL_DATA_DIR ?? '.local');
 const admin = env.BOOTSTRAP_ADMIN_EMAIL && env.BOOTSTRAP_ADMIN_PASSWORD ? adminSecret(env.BOOTSTRAP_ADMIN_EMAIL, env.BOOTSTRAP_ADMIN_PASSWORD) : undefined;
 
-let cdkOut = env.CDK_OUT ? resolve(env.CDK_OUT) : undefined;
-if (!cdkOut) {
-  cdkOut = mkdtempSync(join(dataDir, 'cdk.out-'));
-  console.log(`Synthesizing the stack into ${cdkOut} ...`);
-  await synthesize(cdkOut, admin ? { BOOTSTRAP_ADMIN_SECRET_ARN: LOCAL_ADMIN_SECRET_ARN } : {});
-}
+// The stack is synthesized into <dataDir>/cdk.out, again only when its sources changed; DynamoDB Local starts meanwhile.
+const cdkOut = env.CDK_OUT ? Promise.resolve(resolve(env.CDK_OUT)) : (async () => {
+  const dir = join(dataDir, 'cdk.out');
+  console.log(`Synthesizing the stack into ${dir} (unless it is current) ...`);
+  const synthesized = await synthesizeUnlessCurrent(dir, admin ? { BOOTSTRAP_ADMIN_SECRET_ARN: LOCAL_ADMIN_SECRET_ARN } : {});
+  console.log(synthesized ? `  synthesized (${((Date.now() - started) / 1000).toFixed(1)} s)` : '  current: not synthesized again');
+  return dir;
+})();
 const deployed = await startDeployed({
   cdkOut,
   port: Number(env.PORT ?? 3000),
@@ -31,7 +32,7 @@ const deployed = await startDeployed({
   siteUrl: env.APP_BASE_URL,
   extraSecrets: admin ? { [LOCAL_ADMIN_SECRET_ARN]: admin } : {},
 });
-console.log(`Infrastructure Catalog (deployed shape, from ${cdkOut}) is running at ${deployed.url} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+console.log(`Infrastructure Catalog (deployed shape, from ${await cdkOut}) is running at ${deployed.url} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
 console.log(`  ${deployed.functions.length} functions, each in its own sandboxes; AWS stand-ins at ${deployed.awsEndpoint} (operator key ${OPERATOR_ACCESS_KEY}); mail: ${dataDir}/outbox/`);
 
 stopOnSignals(() => deployed.stop());

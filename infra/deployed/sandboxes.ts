@@ -17,6 +17,29 @@ export class InvocationError extends Error {
 interface Sandbox { child: ChildProcess; busy: boolean }
 type Reply = { type: 'result'; id: string; result: unknown } | { type: 'error'; id: string; error: { errorType: string; errorMessage: string } };
 
+/**
+ * The function's MemorySize as a bound on V8's old space (90 % of it, the rest for code and buffers), so a
+ * function that outgrows its memory fails here too; a NODE_OPTIONS of the template that sets its own cap wins.
+ */
+export function heapCap(fn: Pick<LambdaFunction, 'memoryMb' | 'environment'>): string[] {
+  if (/--max-old-space-size=/.test(fn.environment.NODE_OPTIONS ?? '')) return [];
+  return [`--max-old-space-size=${Math.floor(fn.memoryMb * 0.9)}`];
+}
+
+/** What an event is, in a word or a route: the suite lists which of them reached each function. */
+export function eventKind(event: unknown): string {
+  const e = (event ?? {}) as { routeKey?: string; type?: string; source?: string; Records?: { eventSource?: string; eventSourceARN?: string }[]; requestContext?: { routeKey?: string } };
+  if (e.Records?.[0]) {
+    const arn = e.Records[0].eventSourceARN ?? '';
+    return `${e.Records[0].eventSource} ${/:table\/([^/]+)/.exec(arn)?.[1] ?? arn.split(':').at(-1)}`;
+  }
+  if (e.type === 'REQUEST') return 'WebSocket authorizer';
+  if (e.routeKey) return e.routeKey;
+  if (e.requestContext?.routeKey) return `WebSocket ${e.requestContext.routeKey}`;
+  if (e.source === 'aws.events') return 'schedule';
+  return 'direct invoke';
+}
+
 const traceId = () => `Root=1-${Math.floor(Date.now() / 1000).toString(16)}-${randomBytes(12).toString('hex')};Parent=${randomBytes(8).toString('hex')};Sampled=0`;
 
 /**
@@ -29,12 +52,13 @@ export function createSandboxes(fn: LambdaFunction, log: (line: string) => void)
   const sandboxes = new Set<Sandbox>();
   const waiting: (() => void)[] = [];
   let invocations = 0;
+  const reachedBy = new Set<string>();
 
   async function start(): Promise<Sandbox> {
     const child = fork(RUNTIME, [fn.taskRoot, fn.handler, ROOT], {
       cwd: fn.taskRoot,
       env: fn.environment,
-      execArgv: ['--disable-warning=ExperimentalWarning'],
+      execArgv: ['--disable-warning=ExperimentalWarning', ...heapCap(fn)],
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
       serialization: 'advanced',
     });
@@ -72,8 +96,11 @@ export function createSandboxes(fn: LambdaFunction, log: (line: string) => void)
     fn,
     /** How many invocations this function has had (the suite checks every function ran). */
     get invocations() { return invocations; },
+    /** The kinds of event that reached it (eventKind). */
+    get reachedBy() { return [...reachedBy]; },
     async invoke(event: unknown): Promise<unknown> {
       invocations++;
+      reachedBy.add(eventKind(event));
       const sandbox = await acquire();
       const id = randomUUID();
       const deadline = Date.now() + fn.timeoutSeconds * 1000;

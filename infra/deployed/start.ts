@@ -1,6 +1,7 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { faultInjector } from '../../shared/faults';
 import { startDynamo, type LocalDynamo } from '../local/dynamo';
 import { startS3, type LocalS3 } from '../local/s3';
 import { startAwsEndpoint, type ServiceHandler } from './aws-endpoint';
@@ -17,8 +18,8 @@ import { pollStream, streamMappings } from './table-stream';
 import { readAssembly, referencedId, resourcesOf } from './template';
 
 export interface DeployedOptions {
-  /** The cloud assembly folder (`cdk.out`) and, optionally, another template file to serve from it (a test's edited copy). */
-  cdkOut: string;
+  /** The cloud assembly folder (`cdk.out`), or its synthesis under way (DynamoDB Local starts meanwhile), and, optionally, another template file to serve from it (a test's edited copy). */
+  cdkOut: string | Promise<string>;
   templateFile?: string;
   /** `PORT` (0: any free port). */
   port: number;
@@ -36,6 +37,11 @@ export interface DeployedOptions {
   enforceIam?: boolean;
   /** Where functions' and stand-ins' lines go. */
   log?: (line: string) => void;
+  /**
+   * What start:deployed was started with: the functions get its TESTER_OVERRIDES; the run itself reads
+   * `DEPLOYED_VISIBILITY_SCALE` (every queue's visibility timeout scaled, so a failing message reaches its
+   * dead-letter queue in seconds) and `FAULTS`/`FAULTS_SEED` (the SQS stand-in's queue faults).
+   */
   env?: NodeJS.ProcessEnv;
 }
 
@@ -48,21 +54,28 @@ export interface DeployedOptions {
  */
 export async function startDeployed(opts: DeployedOptions) {
   const log = opts.log ?? ((line: string) => console.log(line));
-  const assembly = readAssembly(opts.cdkOut, opts.templateFile);
+  const env = opts.env ?? process.env;
+  const faults = env.FAULTS ? faultInjector(env.FAULTS, Number(env.FAULTS_SEED ?? 1)) : undefined;
+  const visibilityScale = Number(env.DEPLOYED_VISIBILITY_SCALE ?? 1);
+  if (!(visibilityScale > 0 && visibilityScale <= 1)) throw new Error(`DEPLOYED_VISIBILITY_SCALE: ${env.DEPLOYED_VISIBILITY_SCALE} is not a number in (0, 1]`);
   const stops: (() => Promise<void> | void)[] = [];
   const stopAll = async () => {
     for (const stop of stops.reverse()) await stop();
   };
+  // DynamoDB Local (a JVM) starts while the stack is still being synthesized.
+  let dynamoHeld = false;
+  const dynamoStarting = opts.dynamoEndpoint ? undefined : startDynamo(opts.inMemory ? {} : { dataDir: join(opts.dataDir, 'deployed', 'dynamodb'), port: opts.dynamoPort });
   try {
-    let dynamo: LocalDynamo | undefined;
-    if (!opts.dynamoEndpoint) {
-      dynamo = await startDynamo(opts.inMemory ? {} : { dataDir: join(opts.dataDir, 'deployed', 'dynamodb'), port: opts.dynamoPort });
-      stops.push(() => dynamo!.stop());
-    }
+    const assembly = readAssembly(await opts.cdkOut, opts.templateFile);
+    const dynamo: LocalDynamo | undefined = await dynamoStarting;
+    dynamoHeld = true;
+    if (dynamo) stops.push(() => dynamo.stop());
     const dynamoEndpoint = opts.dynamoEndpoint ?? dynamo!.endpoint;
 
     // The site listens first: every address the functions are given is where it really is.
-    const site: Server = createServer();
+    // Until everything is up, a request is answered 503 (a browser opened early would otherwise wait forever).
+    const starting = (_req: IncomingMessage, res: ServerResponse) => res.writeHead(503, { 'retry-after': '1', 'content-type': 'text/plain' }).end('start:deployed is starting\n');
+    const site: Server = createServer(starting);
     await new Promise<void>((r) => site.listen(opts.port, '127.0.0.1', r));
     stops.push(() => new Promise<void>((r) => { site.closeAllConnections(); site.close(() => r()); }));
     const siteUrl = opts.siteUrl ?? `http://localhost:${(site.address() as AddressInfo).port}`;
@@ -80,8 +93,8 @@ export async function startDeployed(opts: DeployedOptions) {
     const s3: LocalS3 = await startS3(join(opts.dataDir, 'deployed', 's3'), buckets, undefined, { allowMismatchedSignatures: true });
     stops.push(() => s3.stop());
 
-    const functions = lambdaFunctions(assembly, resolver, { site: siteUrl, aws: aws.url }, opts.env);
-    const { iam, sqs, services: handlers } = createStandIns(assembly, resolver, functions, secrets, { dynamoEndpoint, s3Endpoint: s3.endpoint, dataDir: opts.dataDir, enforceIam: opts.enforceIam, log });
+    const functions = lambdaFunctions(assembly, resolver, { site: siteUrl, aws: aws.url }, env);
+    const { iam, sqs, customerAws, services: handlers } = createStandIns(assembly, resolver, functions, secrets, { dynamoEndpoint, s3Endpoint: s3.endpoint, dataDir: opts.dataDir, enforceIam: opts.enforceIam, log, visibilityScale, faults });
     Object.assign(services, handlers);
 
     const sandboxes = new Map<string, Sandboxes>(functions.map((f) => [f.logicalId, createSandboxes(f, log)]));
@@ -108,15 +121,10 @@ export async function startDeployed(opts: DeployedOptions) {
       log(`WebSocket upgrade failed: ${(err as Error).stack ?? err}`);
       socket.destroy();
     }));
-    site.on('request', (req, res) => void site_.handle(req, res).catch((err: unknown) => {
-      log(`site failed: ${(err as Error).stack ?? err}`);
-      if (!res.headersSent) res.writeHead(502);
-      res.end();
-    }));
 
     const functionById = new Map(functions.map((f) => [f.logicalId, f]));
     const pollers = [
-      ...sqsMappings(assembly, resolver).map((m) => pollQueue(m, functionById.get(m.functionId)!, sqs, iam, invoke, log)),
+      ...sqsMappings(assembly, resolver).map((m) => pollQueue(m, functionById.get(m.functionId)!, sqs, iam, invoke, log, faults)),
       ...streamMappings(assembly, resolver).map((m) => pollStream(m, functionById.get(m.functionId)!, dynamoEndpoint, sqs, iam, invoke, log)),
     ];
     stops.push(() => Promise.all(pollers.map((p) => p.stop())).then(() => undefined));
@@ -128,6 +136,12 @@ export async function startDeployed(opts: DeployedOptions) {
       const version = referencedId(t.Properties!.HandlerArn)!;
       await invoke(referencedId(assembly.resources[version]?.Properties?.FunctionName) ?? version, {});
     }
+    site.off('request', starting);
+    site.on('request', (req, res) => void site_.handle(req, res).catch((err: unknown) => {
+      log(`site failed: ${(err as Error).stack ?? err}`);
+      if (!res.headersSent) res.writeHead(502);
+      res.end();
+    }));
 
     return {
       url: siteUrl,
@@ -137,12 +151,20 @@ export async function startDeployed(opts: DeployedOptions) {
       functions,
       iam,
       sqs,
+      /** The customer's AWS account discovery assumes a role in (register its roles and instances). */
+      customerAws,
       secrets,
       resolver,
       account: ACCOUNT,
       region: REGION,
+      /** Calls the stand-ins were sent, by `<service>:<operation>` (the cloud-only branches the functions took). */
+      awsCalls: () => aws.calls(),
       /** Invocations per function (logical id). */
+      /** The queue faults the SQS stand-in and the pollers injected, by kind (each function counts its own SDK faults). */
+      faultCounts: () => faults?.counts() ?? {},
       invocations: () => Object.fromEntries([...sandboxes].map(([id, s]) => [id, s.invocations])),
+      /** Per function (logical id), the routes and events that reached it. */
+      reachedBy: () => Object.fromEntries([...sandboxes].map(([id, s]) => [id, s.reachedBy])),
       invoke,
       /** Fires every scheduled rule now (their targets invoked with EventBridge's scheduled event). */
       fireSchedules: () => schedules.fireAll(),
@@ -166,6 +188,8 @@ export async function startDeployed(opts: DeployedOptions) {
     };
   } catch (err) {
     await stopAll();
+    // An assembly that failed to come leaves DynamoDB Local running unless it is stopped here.
+    if (!dynamoHeld) await dynamoStarting?.then((d) => d.stop(), () => {});
     throw err;
   }
 }

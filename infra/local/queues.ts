@@ -6,7 +6,7 @@ import { useLocalQueueTransport, type QueueName } from '#shared/queue';
 import { workerTable } from '../../functions/workers';
 import { config } from '#shared/config';
 import { errorFields, log } from '#shared/log';
-import { strikes } from '#shared/faults';
+import { redeliveryAfterSuccess, strikes } from '#shared/faults';
 
 /** As the cloud queues' redrive policy (maxReceiveCount 5). */
 const MAX_RECEIVES = 5;
@@ -58,9 +58,9 @@ export function startLocalQueues() {
     }
     if (!failed) {
       // At-least-once: the same message again (once), at once or after its visibility timeout.
-      if (receiveCount > 1) return;
-      if (strikes('sqs', 'duplicate')) return deliver(queue, messageId, body, receiveCount + 1);
-      if (strikes('sqs', 'late')) return sleep(LATE_MS).then(() => deliver(queue, messageId, body, receiveCount + 1));
+      const again = redeliveryAfterSuccess(receiveCount);
+      if (again === 'duplicate') return deliver(queue, messageId, body, receiveCount + 1);
+      if (again === 'late') return sleep(LATE_MS).then(() => deliver(queue, messageId, body, receiveCount + 1));
       return;
     }
     if (receiveCount >= MAX_RECEIVES) {

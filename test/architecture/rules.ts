@@ -20,8 +20,8 @@ import type { Edge, ImportGraph, Unresolved } from './import-graph';
  *    The service reaches into the client package for one file only: `SHARED_CLIENT_RULES`, the pure rules on the API's
  *    data that the dashboard must apply before calling (one place for both, never a copy).
  * 8. `infra/deployed/` serves the product from the synthesized template alone (issue 34): besides its own files and npm
- *    packages it imports only the emulators' plumbing it shares with `npm start` and the route matcher
- *    (DEPLOYED_MAY_IMPORT), never the functions, the domain, the stack's code or the configuration.
+ *    packages it imports only the emulators' plumbing it shares with `npm start`, the route matcher and the fault
+ *    rules (DEPLOYED_MAY_IMPORT), never the functions, the domain, the stack's code or the configuration.
  * Domain files must sit in a known context folder, so that a new context cannot slip past rules 1 and 2.
  */
 
@@ -90,8 +90,8 @@ function edgeViolations({ from, to }: Edge): string[] {
   return problems;
 }
 
-/** 8. What start:deployed may import besides its own files: no code a function runs. */
-export const DEPLOYED_MAY_IMPORT = ['infra/local/dynamo.ts', 'infra/local/s3.ts', 'infra/local/ports.ts', 'infra/local/http-io.ts', 'infra/local/api-event.ts', 'infra/local/stop-on-signals.ts', 'shared/http/router.ts'];
+/** 8. What start:deployed may import besides its own files: no code a function runs, but the fault rules its SQS stand-in applies as the local queues do. */
+export const DEPLOYED_MAY_IMPORT = ['infra/local/dynamo.ts', 'infra/local/s3.ts', 'infra/local/ports.ts', 'infra/local/http-io.ts', 'infra/local/api-event.ts', 'infra/local/stop-on-signals.ts', 'shared/http/router.ts', 'shared/faults.ts'];
 
 /** 7. The separate packages of the repository, and whether each may use the client package. */
 const PACKAGES = [

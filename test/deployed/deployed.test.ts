@@ -16,8 +16,13 @@ import { client, PASSWORD, signUp, uniqueEmail } from '../helpers/http';
 import { linkFrom, readOutbox } from '../helpers/outbox';
 import { enrolAuthenticator, login, totpCode } from '../helpers/sign-in';
 import { projectWithEnv } from '../helpers/tenancy';
-import { DEPLOYED_STAFF, DEPLOYED_TEST_ENV, startTestDeployed, synthesizedStack, type TestDeployed } from '../helpers/deployed';
+import Stripe from 'stripe';
+import { startFakeStripe, type FakeStripe } from '../helpers/fake-stripe';
+import { DEPLOYED_STAFF, DEPLOYED_STRIPE, DEPLOYED_TEST_ENV, startTestDeployed, synthesizedStack, type TestDeployed } from '../helpers/deployed';
 import { CloudStub, hetznerServer } from '../../infra/local/cloud-stub';
+import { ReceiveMessageCommand, SendMessageCommand, SQSClient, type Message } from '@aws-sdk/client-sqs';
+import { OPERATOR_ACCESS_KEY } from '../../infra/deployed/iam';
+import { createInfracatClient } from '../../clients/typescript/src/client';
 
 /**
  * The deployed shape (issue 34): the product served from a synthesized template and its asset folders
@@ -29,11 +34,14 @@ let deployed: TestDeployed;
 const api = client(() => deployed.url);
 /** The token providers' stub, which discovery reaches through the tester's HETZNER_API_BASE_URL. */
 const stub = new CloudStub();
+/** Stripe's API, which the billing functions reach through the tester's STRIPE_API_BASE. */
+let fakeStripe: FakeStripe;
 
 beforeAll(async () => {
   await stub.start();
+  fakeStripe = await startFakeStripe();
   cdk = await synthesizedStack();
-  deployed = await startTestDeployed(cdk.dir, { env: { PATH: process.env.PATH, ...DEPLOYED_TEST_ENV, HETZNER_API_BASE_URL: `${stub.url}/hetzner/v1` } });
+  deployed = await startTestDeployed(cdk.dir, { env: { PATH: process.env.PATH, ...DEPLOYED_TEST_ENV, HETZNER_API_BASE_URL: `${stub.url}/hetzner/v1`, STRIPE_API_BASE: fakeStripe.url } });
   // Test setup writes plans straight into the run's table (billing has no provider in this stack).
   reloadConfig({ TABLE_NAME: resourcesOf(deployed.assembly, 'AWS::DynamoDB::Table')[0][0], DYNAMODB_ENDPOINT: deployed.dynamoEndpoint });
   resetClients();
@@ -42,6 +50,7 @@ afterAll(async () => {
   await deployed?.stop();
   await cdk?.remove();
   await stub.stop();
+  await fakeStripe?.close();
 }, 60_000);
 
 /** A multipart POST as a browser's FormData makes it (the import and export forms). */
@@ -241,6 +250,45 @@ describe('start:deployed', () => {
     expect(floors.map((f) => f.hostname).sort()).toEqual(['db-1', 'web-1']);
   }, 90_000);
 
+  it('discovers an AWS account: STS AssumeRole with the generated external id (the grant\'s condition checked), EC2 DescribeInstances as the assumed role', async () => {
+    const owner = await signUp(api);
+    await setPlan(owner.id, 'Team');
+    const { projectId, envId } = await projectWithEnv(api, owner.token);
+    const roleArn = 'arn:aws:iam::123456789012:role/infra-catalog-discovery';
+    const created = await api.post('/integrations/cloud-accounts', { project_id: projectId, environment_id: envId, provider: 'aws', name: 'prod', role_arn: roleArn, regions: ['eu-west-1'] }, { token: owner.token });
+    expect(created.status, created.text).toBe(201);
+    deployed.customerAws.addRole(roleArn, created.body.external_id, { 'eu-west-1': [{ id: 'i-0aws1', name: 'api-1', privateIp: '10.1.0.7', zone: 'eu-west-1b' }] });
+    expect((await api.post('/integrations/cloud/aws/connect', { account_id: created.body.id }, { token: owner.token })).body).toMatchObject({ status: 'connected', last_error: null });
+    const started = await api.post(`/integrations/cloud-accounts/${created.body.id}/discover`, undefined, { token: owner.token });
+    expect(started.status, started.text).toBe(202);
+    const run = async () => (await api.get(`/integrations/discovery-runs/${started.body.job_id}`, { token: owner.token })).body;
+    await expect.poll(async () => (await run()).status, { timeout: 45_000 }).not.toMatch(/^(queued|running)$/);
+    expect(await run()).toMatchObject({ status: 'succeeded', counts: { found: 1, created: 1 } });
+    const floors = (await api.get(`/service-floors?project_id=${projectId}&environment_id=${envId}`, { token: owner.token })).body as { hostname: string; provider_zone: string }[];
+    expect(floors.map((f) => [f.hostname, f.provider_zone])).toEqual([['api-1', 'eu-west-1b']]);
+  }, 90_000);
+
+  it('pays for a plan with Stripe: the checkout job on the jobs queue, the Stripe SDK shipped in the bundle with its keys from Secrets Manager, the signed payment event', async () => {
+    const user = await signUp(api);
+    const team = ((await api.get('/plans')).body as { id: string; name: string; interval: string }[]).find((p) => p.name === 'Team' && p.interval === 'monthly')!;
+    const chosen = await api.post('/subscriptions/choose', { plan_id: team.id }, { token: user.token });
+    expect(chosen.status, chosen.text).toBe(200);
+    await deployed.settled();
+    const ready = await api.get(`/subscriptions/checkout-url/${chosen.body.job_id}`, { token: user.token });
+    expect(ready.status, ready.text).toBe(200);
+    const session = fakeStripe.requests.find((r) => r.path === '/v1/checkout/sessions')!;
+    expect(session.authorization).toBe(`Bearer ${DEPLOYED_STRIPE.secretKey}`);
+    const subscriptionId = session.body.client_reference_id as string;
+    const payload = JSON.stringify({
+      id: `evt_deployed_${Date.now()}`, object: 'event', type: 'checkout.session.completed', created: Math.floor(Date.now() / 1000), api_version: '2026-01-28', livemode: false,
+      data: { object: { id: `cs_${subscriptionId}`, object: 'checkout.session', mode: 'subscription', payment_status: 'paid', client_reference_id: subscriptionId, metadata: { subscription_id: subscriptionId, account_id: user.id }, customer: `cus_${user.id}`, subscription: `sub_${subscriptionId}`, amount_total: 7900, currency: 'usd' } },
+    });
+    const header = new Stripe('sk_test_unused').webhooks.generateTestHeaderString({ payload, secret: DEPLOYED_STRIPE.webhookSecret });
+    const event = await api.post('/billing/stripe/webhook', undefined, { raw: payload, headers: { 'stripe-signature': header } });
+    expect(event.body).toEqual({ received: true, outcome: 'applied' });
+    expect((await api.get('/me/subscription', { token: user.token })).body.plan.name).toBe('Team');
+  });
+
   it('shows the audit log the changes wrote', async () => {
     const owner = await signUp(api);
     const { projectId } = await projectWithEnv(api, owner.token);
@@ -271,6 +319,18 @@ describe('start:deployed', () => {
     const notInvoked = Object.entries(deployed.invocations()).filter(([, n]) => n === 0).map(([id]) => id.replace(/[0-9A-F]{8}$/, '')).sort();
     // CDK's own Trigger provider is CloudFormation's part (start:deployed runs the Trigger itself).
     expect(notInvoked).toEqual(['AWSCDKTriggerCustomResourceProviderCustomResourceProviderHandler']);
+    // The closing note's list: each function with the routes and events that reached it.
+    console.log(Object.entries(deployed.reachedBy()).map(([id, kinds]) => `${id}: ${kinds.join('; ')}`).join('\n'));
+  });
+
+  it('has taken every cloud-only branch: KMS seal and open, Secrets Manager, SES, SQS, the table stream, the management API, STS and EC2', async () => {
+    await deployed.settled();
+    const calls = deployed.awsCalls();
+    for (const call of ['kms:Encrypt', 'kms:Decrypt', 'secretsmanager:GetSecretValue', 'ses:SendEmail', 'sqs:SendMessage', 'execute-api:POST', 'sts:AssumeRole', 'ec2:DescribeInstances', 'dynamodb:TransactWriteItems', 's3:PUT']) {
+      expect(calls[call] ?? 0, `${call} in ${JSON.stringify(calls)}`).toBeGreaterThan(0);
+    }
+    // The stream: the outbox function was given the table's records.
+    expect(deployed.reachedBy()[resourcesOf(deployed.assembly, 'AWS::Lambda::Function').find(([id]) => id.startsWith('OutboxFunction'))![0]].some((k) => k.startsWith('aws:dynamodb'))).toBe(true);
   });
 
   it('has had no call denied by IAM', async () => {
@@ -279,7 +339,10 @@ describe('start:deployed', () => {
   });
 });
 
-describe('IAM, enforced from the template', () => {
+/** The second run's tester overrides: queues' time scaled (360 s → 3.6 s), and faults the SDK's and the product's retries absorb. */
+const SECOND_RUN_FAULTS = 'ddb.throttle:0.05,kms.throttle:0.05,ses.throttle:0.2,sqs.duplicate:1,sqs.reorder:0.3,worker.kill:0.2';
+
+describe('A second run: a grant removed from the template, faults on, queues\' time scaled', () => {
   let denied: TestDeployed;
   beforeAll(async () => {
     // A copy of the template whose auth function's role lost its KMS grant.
@@ -288,7 +351,10 @@ describe('IAM, enforced from the template', () => {
     policy.Properties.PolicyDocument.Statement = policy.Properties.PolicyDocument.Statement.filter((s) => ![s.Action].flat().includes('kms:Encrypt'));
     const file = join(cdk.dir, 'denied.template.json');
     writeFileSync(file, JSON.stringify(template));
-    denied = await startTestDeployed(cdk.dir, { templateFile: file });
+    denied = await startTestDeployed(cdk.dir, {
+      templateFile: file,
+      env: { PATH: process.env.PATH, ...DEPLOYED_TEST_ENV, DEPLOYED_VISIBILITY_SCALE: '0.01', FAULTS: SECOND_RUN_FAULTS, FAULTS_SEED: '7' },
+    });
   }, 120_000);
   afterAll(async () => denied?.stop(), 60_000);
 
@@ -308,4 +374,39 @@ describe('IAM, enforced from the template', () => {
     // Nothing half-written: no device was enrolled.
     expect((await deniedApi.get('/auth/totp/devices', { token: user.token })).body).toEqual([]);
   });
+
+  it('moves a message its worker fails past maxReceiveCount to its dead-letter queue, where the operator reads it', async () => {
+    const queueUrl = (suffix: string) => denied.resolver.ref(resourcesOf(denied.assembly, 'AWS::SQS::Queue').find(([id]) => id.startsWith(`Mail${suffix}`))![0]);
+    const operator = new SQSClient({ region: denied.region, endpoint: denied.awsEndpoint, credentials: { accessKeyId: OPERATOR_ACCESS_KEY, secretAccessKey: 'x' } });
+    // A body the mail worker's schema refuses: reported failed on each receive, never dropped.
+    const poison = JSON.stringify({ kind: 'no-such-mail', at: Date.now() });
+    await operator.send(new SendMessageCommand({ QueueUrl: queueUrl('Queue'), MessageBody: poison }));
+    let moved: Message | undefined;
+    await expect.poll(async () => {
+      const { Messages = [] } = await operator.send(new ReceiveMessageCommand({ QueueUrl: queueUrl('Dlq'), MaxNumberOfMessages: 10, VisibilityTimeout: 0, MessageSystemAttributeNames: ['All'] }));
+      return (moved = Messages.find((m) => m.Body === poison));
+    }, { timeout: 45_000, interval: 500 }).toBeDefined();
+    // Received maxReceiveCount (5) times from its queue, its count kept in the dead-letter queue, as SQS keeps it.
+    expect(Number(moved!.Attributes?.ApproximateReceiveCount)).toBeGreaterThan(5);
+    expect(denied.lines.filter((l) => l.startsWith('[MailWorker') && l.includes('message malformed')).length).toBeGreaterThanOrEqual(5);
+  }, 60_000);
+
+  it('with faults on, answers the typed client 2xx (its retries included), mails one invitation although every message comes twice, and keeps no duplicate', async () => {
+    expect(denied.functions.every((f) => f.environment.FAULTS === SECOND_RUN_FAULTS)).toBe(true);
+    const owner = createInfracatClient({ baseUrl: denied.url, retry: { attempts: 8 }, sleep: (ms) => new Promise((r) => setTimeout(r, Math.min(ms, 200))) });
+    const email = uniqueEmail('faults');
+    await owner.api.POST('/auth/register', { body: { email, password: PASSWORD } } as never);
+    await owner.login({ email, password: PASSWORD });
+    const { data: project } = await owner.api.POST('/projects', { body: { name: 'faults' } });
+    const { data: env } = await owner.api.POST('/environments', { body: { name: 'prod', project_id: project!.id } });
+    const names = ['a', 'b', 'c', 'd']; // the Free plan's 5 services at most
+    for (const name of names) await owner.api.POST('/services', { body: { name, project_id: project!.id, environment_id: env!.id } as never });
+    const invitee = uniqueEmail('faults-invitee');
+    await owner.api.POST('/invites', { body: { project_id: project!.id, invited_email: invitee } as never });
+    await denied.settled(60_000);
+    expect(denied.faultCounts()['sqs.duplicate']).toBeGreaterThan(0);
+    expect(await readOutbox(denied.dataDir, { to: invitee })).toHaveLength(1);
+    const { data: listed } = await owner.api.GET('/services', { params: { query: { project_id: project!.id, environment_id: env!.id } } } as never) as { data: { name: string }[] };
+    expect(listed.map((s) => s.name).sort()).toEqual(names);
+  }, 120_000);
 });

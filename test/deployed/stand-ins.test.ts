@@ -6,12 +6,16 @@ import { ChangeMessageVisibilityCommand, DeleteMessageCommand, ReceiveMessageCom
 import { DecryptCommand, EncryptCommand, KMSClient } from '@aws-sdk/client-kms';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SendEmailCommand, SESClient } from '@aws-sdk/client-ses';
+import { AssumeRoleCommand, GetCallerIdentityCommand, STSClient } from '@aws-sdk/client-sts';
+import { DescribeInstancesCommand, EC2Client } from '@aws-sdk/client-ec2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAwsEndpoint, type ServiceHandler } from '../../infra/deployed/aws-endpoint';
 import { OPERATOR_ACCESS_KEY } from '../../infra/deployed/iam';
 import { createResolver } from '../../infra/deployed/intrinsics';
 import { lambdaFunctions } from '../../infra/deployed/lambda-functions';
 import { createStandIns, templateSecrets } from '../../infra/deployed/stand-ins';
+import { faultInjector } from '#shared/faults';
+import { eventKind } from '../../infra/deployed/sandboxes';
 import type { CloudAssembly } from '../../infra/deployed/template';
 
 /**
@@ -35,6 +39,7 @@ const assembly: CloudAssembly = {
             { Effect: 'Allow', Action: ['sqs:SendMessage', 'sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:ChangeMessageVisibility'], Resource: arn('Queue') },
             { Effect: 'Allow', Action: ['kms:Encrypt', 'kms:Decrypt'], Resource: arn('Key') },
             { Effect: 'Allow', Action: 'secretsmanager:GetSecretValue', Resource: { Ref: 'Secret' } },
+            { Effect: 'Allow', Action: 'sts:AssumeRole', Resource: 'arn:aws:iam::*:role/*', Condition: { StringLike: { 'sts:ExternalId': 'icat-*' } } },
             { Effect: 'Allow', Action: 'ses:SendEmail', Resource: { 'Fn::Sub': 'arn:${AWS::Partition}:ses:${AWS::Region}:${AWS::AccountId}:identity/*' } },
           ],
         },
@@ -100,6 +105,57 @@ describe('SQS (JSON protocol)', () => {
     const err = await new SQSClient(as).send(new SendMessageCommand({ QueueUrl: resolver.ref('Dlq'), MessageBody: 'x' })).catch((e: Error) => e);
     expect((err as Error).name).toBe('AccessDeniedException');
     expect(standIns.iam.denials.at(-1)).toMatchObject({ action: 'sqs:SendMessage', resource: resolver.getAtt('Dlq', 'Arn') });
+  });
+});
+
+describe('SQS, with a tester\'s overrides', () => {
+  it('scales every visibility timeout (DEPLOYED_VISIBILITY_SCALE) and holds messages back when sqs.reorder strikes', async () => {
+    const functions = lambdaFunctions(assembly, resolver, { site: 'http://localhost:1', aws: endpoint.url }, {});
+    const scaled = createStandIns(assembly, resolver, functions, new Map(), { dataDir, visibilityScale: 0.01, faults: faultInjector('sqs.reorder:0.5', 2) });
+    const arn = resolver.getAtt('Queue', 'Arn');
+    for (const body of ['1', '2', '3', '4', '5', '6']) scaled.sqs.send(arn, body);
+    const order: string[] = [];
+    while (order.length < 6) order.push(...scaled.sqs.receive(arn, 1).map((m) => m.Body));
+    expect([...order].sort()).toEqual(['1', '2', '3', '4', '5', '6']);
+    expect(order).not.toEqual(['1', '2', '3', '4', '5', '6']); // some were overtaken
+    // 30 s × 0.01: the first message is back after 0.3 s.
+    expect(scaled.sqs.counts(arn)).toEqual({ visible: 0, inFlight: 6 });
+    await new Promise((r) => setTimeout(r, 350));
+    expect(scaled.sqs.counts(arn)).toEqual({ visible: 6, inFlight: 0 });
+  });
+});
+
+describe('a customer\'s AWS account (discovery\'s STS and EC2)', () => {
+  it('assumes a role with its external id (the grant\'s condition checked by IAM, the trust by the role), then lists the region\'s instances as that role', async () => {
+    const roleArn = 'arn:aws:iam::123456789012:role/infra-catalog';
+    standIns.customerAws.addRole(roleArn, 'icat-abc', { 'eu-west-1': [{ id: 'i-0abc', name: 'web-1', privateIp: '10.0.0.5', zone: 'eu-west-1a' }] });
+    const sts = new STSClient(as);
+    const { Credentials } = await sts.send(new AssumeRoleCommand({ RoleArn: roleArn, ExternalId: 'icat-abc', RoleSessionName: 's' }));
+    const customer = { region: 'eu-west-1', endpoint: endpoint.url, credentials: { accessKeyId: Credentials!.AccessKeyId!, secretAccessKey: Credentials!.SecretAccessKey!, sessionToken: Credentials!.SessionToken! } };
+    expect((await new STSClient(customer).send(new GetCallerIdentityCommand({}))).Account).toBe('123456789012');
+    const listed = await new EC2Client(customer).send(new DescribeInstancesCommand({}));
+    expect(listed.Reservations?.flatMap((r) => r.Instances ?? []).map((i) => [i.InstanceId, i.Tags?.[0]?.Value, i.PrivateIpAddress, i.State?.Name])).toEqual([['i-0abc', 'web-1', '10.0.0.5', 'running']]);
+    expect((await new EC2Client({ ...customer, region: 'us-east-1' }).send(new DescribeInstancesCommand({}))).Reservations).toEqual([]);
+
+    const wrongTrust = await sts.send(new AssumeRoleCommand({ RoleArn: roleArn, ExternalId: 'icat-other', RoleSessionName: 's' })).catch((e: Error) => e);
+    expect((wrongTrust as Error).name).toBe('AccessDenied');
+    const notGranted = await sts.send(new AssumeRoleCommand({ RoleArn: roleArn, ExternalId: 'abc', RoleSessionName: 's' })).catch((e: Error) => e);
+    expect((notGranted as Error).name).toBe('AccessDenied');
+    expect(standIns.iam.denials.at(-1)).toMatchObject({ action: 'sts:AssumeRole', resource: roleArn });
+  });
+});
+
+describe('the events that reach a function', () => {
+  it('are named by their route, queue, table, WebSocket route or source', () => {
+    expect([
+      { routeKey: 'GET /plans', requestContext: { routeKey: 'GET /plans' } },
+      { Records: [{ eventSource: 'aws:sqs', eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:MailQueue' }] },
+      { Records: [{ eventSource: 'aws:dynamodb', eventSourceARN: 'arn:aws:dynamodb:us-east-1:000000000000:table/Table/stream/2026-11-27T11:04:05.319' }] },
+      { type: 'REQUEST', requestContext: { routeKey: '$connect' } },
+      { requestContext: { routeKey: '$default' } },
+      { source: 'aws.events' },
+      {},
+    ].map(eventKind)).toEqual(['GET /plans', 'aws:sqs MailQueue', 'aws:dynamodb Table', 'WebSocket authorizer', 'WebSocket $default', 'schedule', 'direct invoke']);
   });
 });
 

@@ -16,17 +16,28 @@ export const DEPLOYED_TEST_ENV = {
   POWERTOOLS_METRICS_DISABLED: 'true',
 };
 
+/**
+ * Stripe as the suites' payment provider, as `cdk deploy -c stripeSecretArn=…` makes it: the billing code
+ * reads this secret from Secrets Manager and calls the fake Stripe API at the tester's STRIPE_API_BASE.
+ */
+export const DEPLOYED_STRIPE = {
+  secretArn: 'arn:aws:secretsmanager:us-east-1:000000000000:secret:stripe-local1',
+  webhookSecret: 'whsec_deployed_secret',
+  secretKey: 'sk_test_deployed',
+};
+
 /** The first staff account the suites' stacks are deployed with (the seeding function reads it from Secrets Manager). */
 export const DEPLOYED_STAFF = { email: 'staff@deployed.example.com', password: 'correct horse battery staple' };
 
 /**
  * A synthesized stack (with the staff account's secret) in a folder of its own (removed by `remove`);
- * `TEST_CDK_OUT` names an existing one instead (kept; synthesize it with BOOTSTRAP_ADMIN_SECRET_ARN=LOCAL_ADMIN_SECRET_ARN).
+ * `TEST_CDK_OUT` names an existing one instead (kept; synthesize it with BOOTSTRAP_ADMIN_SECRET_ARN=LOCAL_ADMIN_SECRET_ARN
+ * and STRIPE_SECRET_ARN=DEPLOYED_STRIPE.secretArn).
  */
 export async function synthesizedStack(): Promise<{ dir: string; remove: () => Promise<void> }> {
   if (process.env.TEST_CDK_OUT) return { dir: process.env.TEST_CDK_OUT, remove: async () => {} };
   const dir = await mkdtemp(join(tmpdir(), 'infra-catalog-cdk-out-'));
-  await synthesize(dir, { BOOTSTRAP_ADMIN_SECRET_ARN: LOCAL_ADMIN_SECRET_ARN });
+  await synthesize(dir, { BOOTSTRAP_ADMIN_SECRET_ARN: LOCAL_ADMIN_SECRET_ARN, STRIPE_SECRET_ARN: DEPLOYED_STRIPE.secretArn });
   return { dir, remove: () => rm(dir, { recursive: true, force: true }) };
 }
 
@@ -42,7 +53,10 @@ export async function startTestDeployed(cdkOut: string, opts: Partial<DeployedOp
   const lines: string[] = [];
   const deployed = await startDeployed({
     cdkOut, port: 0, dataDir, inMemory: true, env: { PATH: process.env.PATH, ...DEPLOYED_TEST_ENV },
-    extraSecrets: { [LOCAL_ADMIN_SECRET_ARN]: adminSecret(DEPLOYED_STAFF.email, DEPLOYED_STAFF.password) }, log: (line) => { lines.push(line); if (process.env.DEPLOYED_LOG) console.log(line); }, ...opts,
+    extraSecrets: {
+      [LOCAL_ADMIN_SECRET_ARN]: adminSecret(DEPLOYED_STAFF.email, DEPLOYED_STAFF.password),
+      [DEPLOYED_STRIPE.secretArn]: JSON.stringify({ secret_key: DEPLOYED_STRIPE.secretKey, webhook_secret: DEPLOYED_STRIPE.webhookSecret }),
+    }, log: (line) => { lines.push(line); if (process.env.DEPLOYED_LOG) console.log(line); }, ...opts,
   });
   return {
     ...deployed,

@@ -1,5 +1,7 @@
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { configureFaults, faultCounts, parseFaults, strikes } from '#shared/faults';
+import { configureFaults, faultCounts, faultInjector, parseFaults, redeliveryAfterSuccess, strikes } from '#shared/faults';
 
 afterEach(() => configureFaults(''));
 
@@ -35,5 +37,33 @@ describe('FAULTS', () => {
   it('is off unless configured', () => {
     expect(strikes('ddb', 'throttle')).toBe(false);
     expect(faultCounts()).toEqual({});
+  });
+});
+
+describe('queue faults after a message was handled', () => {
+  it('redelivers a first delivery at once or late as its plan says, and never a redelivery', () => {
+    const always = (kind: string) => faultInjector(`sqs.${kind}:1`).strikes;
+    expect(redeliveryAfterSuccess(1, always('duplicate'))).toBe('duplicate');
+    expect(redeliveryAfterSuccess(1, always('late'))).toBe('late');
+    expect(redeliveryAfterSuccess(2, always('duplicate'))).toBeUndefined();
+    expect(redeliveryAfterSuccess(1)).toBeUndefined(); // the process's injector is off
+  });
+
+  it('keeps an injector of its own apart from the process\'s', () => {
+    const own = faultInjector('sqs.reorder:1', 3);
+    expect(own.strikes('sqs', 'reorder')).toBe(true);
+    expect(own.counts()).toEqual({ 'sqs.reorder': 1 });
+    expect(faultCounts()).toEqual({});
+  });
+});
+
+describe('a function running alone from its bundle', () => {
+  it('takes its faults from FAULTS and FAULTS_SEED in its environment when it loads (start:deployed passes them through)', () => {
+    const file = join(import.meta.dirname, '../../shared/faults.ts');
+    const run = (env: Record<string, string>) => JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', `
+      const f = await import(${JSON.stringify(file)});
+      console.log(JSON.stringify([f.strikes('ddb', 'throttle'), f.faultCounts()]));`], { env: { PATH: process.env.PATH, ...env }, encoding: 'utf8' }));
+    expect(run({ FAULTS: 'ddb.throttle:1', FAULTS_SEED: '3' })).toEqual([true, { 'ddb.throttle': 1 }]);
+    expect(run({})).toEqual([false, {}]);
   });
 });

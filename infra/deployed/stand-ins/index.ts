@@ -1,9 +1,11 @@
 import { join } from 'node:path';
+import type { FaultInjector } from '../../../shared/faults';
 import type { ServiceHandler } from '../aws-endpoint';
 import { createIam } from '../iam';
 import type { Resolver } from '../intrinsics';
 import type { LambdaFunction } from '../lambda-functions';
 import { resourcesOf, type CloudAssembly } from '../template';
+import { createCustomerAws } from './customer-aws';
 import { createDynamoProxy } from './dynamodb-proxy';
 import { createKms } from './kms';
 import { createS3Proxy } from './s3-proxy';
@@ -21,6 +23,10 @@ export interface StandInOptions {
   extraSecrets?: Record<string, string>;
   enforceIam?: boolean;
   log?: (line: string) => void;
+  /** Every queue's visibility timeout times this (a tester's `DEPLOYED_VISIBILITY_SCALE`; the template's 360 s and 90 min otherwise). */
+  visibilityScale?: number;
+  /** The SQS stand-in's own injected faults (`FAULTS`' queue kinds). */
+  faults?: FaultInjector;
 }
 
 /** Every AWS stand-in for a template, behind one IAM: the handlers by SigV4 service name, and the SQS state the event source mappings use. */
@@ -28,19 +34,22 @@ export function createStandIns(assembly: CloudAssembly, resolver: Resolver, func
   const iam = createIam(assembly, resolver, functions, { enforce: opts.enforceIam, log: opts.log });
   const sqs = createSqs(resourcesOf(assembly, 'AWS::SQS::Queue').map(([id, r]) => {
     const redrive = r.Properties?.RedrivePolicy ? (resolver.resolve(r.Properties.RedrivePolicy) as { deadLetterTargetArn: string; maxReceiveCount: number }) : undefined;
-    return { arn: resolver.getAtt(id, 'Arn'), url: resolver.ref(id), visibilityTimeoutSeconds: Number(r.Properties?.VisibilityTimeout ?? 30), redrive: redrive && { ...redrive, maxReceiveCount: Number(redrive.maxReceiveCount) } };
-  }), iam);
+    return { arn: resolver.getAtt(id, 'Arn'), url: resolver.ref(id), visibilityTimeoutSeconds: Number(r.Properties?.VisibilityTimeout ?? 30) * (opts.visibilityScale ?? 1), redrive: redrive && { ...redrive, maxReceiveCount: Number(redrive.maxReceiveCount) } };
+  }), iam, { faults: opts.faults });
   const ses = createSes(join(opts.dataDir, 'outbox'), iam);
+  const customerAws = createCustomerAws(iam);
   const services: Record<string, ServiceHandler> = {
     sqs: sqs.handle,
     kms: createKms(resourcesOf(assembly, 'AWS::KMS::Key').map(([id]) => resolver.ref(id)), iam),
     secretsmanager: createSecretsManager(secrets, iam),
     ses,
     email: ses,
+    sts: customerAws.sts,
+    ec2: customerAws.ec2,
     ...(opts.dynamoEndpoint ? { dynamodb: createDynamoProxy(opts.dynamoEndpoint, iam) } : {}),
     ...(opts.s3Endpoint ? { s3: createS3Proxy(opts.s3Endpoint, iam) } : {}),
   };
-  return { iam, sqs, services };
+  return { iam, sqs, customerAws, services };
 }
 
 /** The template's secrets, each with its SecretString or a value made as GenerateSecretString says, by ARN. */

@@ -1,4 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
+import type { FaultInjector } from '../../../shared/faults';
 import type { Iam } from '../iam';
 import { json, jsonError, jsonOperation, type AwsRequest, type AwsResponse } from './aws-request';
 
@@ -36,9 +37,11 @@ const md5 = (s: string) => createHash('md5').update(s).digest('hex');
  * SQS for the template's queues (JSON protocol, `X-Amz-Target: AmazonSQS.*`): SendMessage, ReceiveMessage,
  * DeleteMessage, ChangeMessageVisibility and GetQueueAttributes, with visibility timeouts, receive
  * counts and the redrive to the dead-letter queue after maxReceiveCount receives. The event source
- * mappings use the same operations in-process (`receive`, `remove`, `changeVisibility`).
+ * mappings use the same operations in-process (`receive`, `remove`, `changeVisibility`). With faults
+ * on (`FAULTS`' `sqs.reorder`), a receive holds a message back for a later one, behind those sent after it.
  */
-export function createSqs(specs: QueueSpec[], iam: Iam, now: () => number = Date.now) {
+export function createSqs(specs: QueueSpec[], iam: Iam, opts: { now?: () => number; faults?: FaultInjector } = {}) {
+  const now = opts.now ?? Date.now;
   const queues = new Map(specs.map((s) => [s.arn, { spec: s, messages: [] as Message[] }]));
   const byUrl = new Map(specs.map((s) => [s.url, s.arn]));
   const queueOf = (arn: string) => {
@@ -59,6 +62,7 @@ export function createSqs(specs: QueueSpec[], iam: Iam, now: () => number = Date
     for (const m of [...q.messages]) {
       if (out.length >= max) break;
       if (m.visibleAt > now()) continue;
+      if (opts.faults?.strikes('sqs', 'reorder')) continue;
       // Received maxReceiveCount times and failed each time: SQS moves it to the dead-letter queue instead.
       if (q.spec.redrive && m.receiveCount >= q.spec.redrive.maxReceiveCount) {
         q.messages.splice(q.messages.indexOf(m), 1);

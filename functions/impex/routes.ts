@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { route, ok } from '#http/route';
 import { uuid, integer } from '#http/schemas';
 import {
-  startExport, startImport, importUploadUrl, importExportHistory, downloadExport, jobStatus, progressTicket, documentJsonSchema, exampleDocument, impexRecordView,
+  startExport, startImport, importUploadUrl, importExportHistory, downloadExport, jobStatus, cancelJob, progressTicket, documentJsonSchema, exampleDocument, impexRecordView,
 } from '#domain/impex';
 import { config } from '#shared/config';
 
@@ -80,6 +80,14 @@ export const impexRoutes = [
     responses: { 200: impexRecordView.schema },
     refusals: [404],
     handler: async ({ params }, ctx) => ok(await jobStatus(ctx, { job_id: params.job_id })),
+  }),
+  route({
+    method: 'POST', path: '/impex/cancel/{job_id}', auth: 'user',
+    summary: "Cancel a job (its starter or a project owner): a queued one at once; a running import stops at its next chunk boundary, its partial chunk undone, and its record ends `cancelled`",
+    params: z.object({ job_id: z.string().max(100) }),
+    responses: { 202: impexRecordView.schema },
+    refusals: [403, 404, 409],
+    handler: async ({ params }, ctx) => ({ status: 202, body: await cancelJob(ctx, { job_id: params.job_id }) }),
   }),
   route({
     method: 'POST', path: '/impex/progress-ticket', auth: 'user', summary: "A single-use, one-minute ticket to follow a job's progress over the WebSocket",

@@ -1807,6 +1807,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/impex/cancel/{job_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Cancel a job (its starter or a project owner): a queued one at once; a running import stops at its next chunk boundary, its partial chunk undone, and its record ends `cancelled` */
+        post: operations["postImpexCancelJobId"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/impex/progress-ticket": {
         parameters: {
             query?: never;
@@ -8474,7 +8491,7 @@ export interface operations {
                         /** @enum {string} */
                         kind: "export" | "import";
                         /** @enum {string} */
-                        status: "queued" | "running" | "succeeded" | "failed";
+                        status: "queued" | "running" | "succeeded" | "failed" | "cancelled";
                         /** Format: uuid */
                         project_id: string;
                         /** Format: uuid */
@@ -8515,6 +8532,7 @@ export interface operations {
                             done: number;
                             total: number;
                         };
+                        cancel_requested_by: string | null;
                     }[];
                 };
             };
@@ -8619,7 +8637,7 @@ export interface operations {
                         /** @enum {string} */
                         kind: "export" | "import";
                         /** @enum {string} */
-                        status: "queued" | "running" | "succeeded" | "failed";
+                        status: "queued" | "running" | "succeeded" | "failed" | "cancelled";
                         /** Format: uuid */
                         project_id: string;
                         /** Format: uuid */
@@ -8660,11 +8678,94 @@ export interface operations {
                             done: number;
                             total: number;
                         };
+                        cancel_requested_by: string | null;
                     };
                 };
             };
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    postImpexCancelJobId: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry: a retry with the same key and request within 24 hours gets the first answer again (with `Idempotent-Replayed: true`) instead of running twice; the same key with a different request is 422; a retry while the first is still running is 409 with `Retry-After`. Refusals are not kept. Keys are per account. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                job_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Accepted: the work goes on asynchronously */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** Format: uuid */
+                        job_id: string;
+                        /** @enum {string} */
+                        kind: "export" | "import";
+                        /** @enum {string} */
+                        status: "queued" | "running" | "succeeded" | "failed" | "cancelled";
+                        /** Format: uuid */
+                        project_id: string;
+                        /** Format: uuid */
+                        environment_id: string;
+                        /** Format: uuid */
+                        created_by: string;
+                        created_at: string;
+                        updated_at: string;
+                        finished_at: string | null;
+                        filename: string | null;
+                        dry_run: boolean;
+                        plan_fingerprint: string | null;
+                        download_url: string | null;
+                        link_expires_at: string | null;
+                        report: {
+                            summary: {
+                                create: number;
+                                update: number;
+                                unchanged: number;
+                                error: number;
+                            };
+                            items: {
+                                kind: string;
+                                name: string;
+                                action: string;
+                                detail?: string;
+                            }[];
+                            errors: {
+                                path: string;
+                                line: number | null;
+                                message: string;
+                            }[];
+                            fingerprint?: string;
+                        } | null;
+                        error: string | null;
+                        progress: {
+                            pct: number;
+                            done: number;
+                            total: number;
+                        };
+                        cancel_requested_by: string | null;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
         };

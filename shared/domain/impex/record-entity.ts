@@ -9,14 +9,17 @@ const report = z.object({
   fingerprint: z.string().optional(),
 });
 
-/** An export or import: queued → running → succeeded | failed, with its progress, its link (export) or report (import). */
+/**
+ * An export or import: queued → running → succeeded | failed | cancelled, with its progress, its link
+ * (export) or report (import). A running job writes `heartbeat_at` while it lives (job-liveness.ts).
+ */
 export const impexRecordEntity = defineEntity(
   'impex_record',
   z.object({
     id: z.uuid(),
     job_id: z.uuid(),
     kind: z.enum(['export', 'import']),
-    status: z.enum(['queued', 'running', 'succeeded', 'failed']),
+    status: z.enum(['queued', 'running', 'succeeded', 'failed', 'cancelled']),
     project_id: z.uuid(),
     environment_id: z.uuid(),
     created_by: z.uuid(),
@@ -36,6 +39,10 @@ export const impexRecordEntity = defineEntity(
     report: report.nullable().default(null),
     error: z.string().nullable().default(null),
     progress: z.object({ pct: z.int(), done: z.int(), total: z.int() }).default({ pct: 0, done: 0, total: 0 }),
+    /** When the running job last showed it lives (job-liveness.ts); a job silent for longer than its limit has stalled. */
+    heartbeat_at: z.string().nullable().default(null),
+    /** A cancel of a running job asked for (by whom): the job stops at its next chunk boundary (cancel.ts). */
+    cancel_requested_by: z.string().nullable().default(null),
     /** Moves on every change: progress messages carry it, so a client orders them and drops stale ones. */
     seq: z.int().default(0),
   }),
@@ -44,5 +51,5 @@ export type ImpexRecord = z.infer<typeof impexRecordEntity.schema>;
 
 export const impexRecordView = defineView(impexRecordEntity, {
   id: true, job_id: true, kind: true, status: true, project_id: true, environment_id: true, created_by: true, created_at: true, updated_at: true,
-  finished_at: true, filename: true, dry_run: true, plan_fingerprint: true, download_url: true, link_expires_at: true, report: true, error: true, progress: true,
+  finished_at: true, filename: true, dry_run: true, plan_fingerprint: true, download_url: true, link_expires_at: true, report: true, error: true, progress: true, cancel_requested_by: true,
 });

@@ -27,10 +27,11 @@ afterEach(() => faults(''));
 const doc = (n: number, prefix = 'svc') =>
   stringify({ apiVersion: 'infracatalog/v1', kind: 'Environment', spec: { services: Array.from({ length: n }, (_, i) => ({ name: `${prefix}-${i}`, port: 1000 + (i % 60000) })) } });
 
-async function startImport(a: Client, token: string, projectId: string, envId: string, text: string) {
+async function startImport(a: Client, token: string, projectId: string, envId: string, text: string, fields: Record<string, string> = {}) {
   const body = new FormData();
   body.set('project_id', projectId);
   body.set('environment_id', envId);
+  for (const [k, v] of Object.entries(fields)) body.set(k, v);
   body.set('file', new Blob([text], { type: 'application/yaml' }), 'env.yaml');
   const res = await fetch(`${ref.stack.url}/impex/import`, { method: 'POST', body, headers: { authorization: `Bearer ${token}` } });
   return { status: res.status, body: (await res.json()) as { job_id: string; detail?: string } };
@@ -166,4 +167,67 @@ describe('cancelling an import', () => {
     expect((await status(token, again.body.job_id)).status).toBe('succeeded');
     expect(await inventory(token, projectId, envId)).toEqual({ listed: total, envCount: total, projectCount: total, journals: 0 });
   }, 240_000);
+});
+
+describe('an import with prune', () => {
+  const spec = (services: string[], extra: Record<string, unknown>) => stringify({ apiVersion: 'infracatalog/v1', kind: 'Environment', spec: { services: services.map((name) => ({ name })), ...extra } });
+  const full = spec(['a', 'b', 'stray'], {
+    groups: [{ name: 'g1', subgroups: [{ name: 'sub1' }, { name: 'sub2' }] }, { name: 'g2' }],
+    service_links: [{ from: 'a', to: 'stray' }],
+    connections: [{ a: { service: 'a' }, b: { service: 'b' }, direction: 'a_to_b' }, { a: { service: 'a' }, b: { service: 'stray' }, direction: 'both' }],
+  });
+  const kept = spec(['a', 'b'], { groups: [{ name: 'g1', subgroups: [{ name: 'sub1' }] }], connections: [{ a: { service: 'a' }, b: { service: 'b' }, direction: 'a_to_b' }] });
+
+  it('plans list what the environment has beyond the document; the job deletes it under the lock with the ordinary delete rules', async () => {
+    const { token, projectId, envId } = await ownerWithEnv(api);
+    const first = await startImport(api, token, projectId, envId, full);
+    await ref.stack.queues.drain();
+    expect((await status(token, first.body.job_id)).status).toBe('succeeded');
+
+    const plan = await startImport(api, token, projectId, envId, kept, { dry_run: 'true' });
+    await ref.stack.queues.drain();
+    const planned = (await status(token, plan.body.job_id)).report;
+    const expected = [
+      { kind: 'service_connection', name: 'a – stray' },
+      { kind: 'service_link', name: 'a → stray' },
+      { kind: 'service', name: 'stray' },
+      { kind: 'subgroup', name: 'g1/sub2' },
+      { kind: 'group', name: 'g2' },
+    ];
+    expect(planned.extras.map(({ kind, name }: { kind: string; name: string }) => ({ kind, name }))).toEqual(expected);
+
+    const pruned = await startImport(api, token, projectId, envId, kept, { prune: 'true' });
+    await ref.stack.queues.drain();
+    const record = await status(token, pruned.body.job_id);
+    expect(record.status, JSON.stringify(record.report?.errors)).toBe('succeeded');
+    expect(record.prune).toBe(true);
+    expect(record.report.deleted.map(({ kind, name }: { kind: string; name: string }) => ({ kind, name }))).toEqual(expected);
+    expect(await inventory(token, projectId, envId)).toEqual({ listed: 2, envCount: 2, projectCount: 2, journals: 0 });
+    const groups = await api.get(`/groups?project_id=${projectId}&environment_id=${envId}`, { token });
+    expect((groups.body as { name: string }[]).map((g) => g.name)).toEqual(['g1']);
+    const connections = await api.get(`/service-connections?project_id=${projectId}&environment_id=${envId}`, { token });
+    expect(connections.body).toHaveLength(1);
+    // Each deletion is the ordinary one: its own audit entry, by the account that started the import.
+    const audit = await api.get(`/projects/${projectId}/audit-log?action=service.delete`, { token });
+    expect(audit.status, audit.text).toBe(200);
+    expect(JSON.stringify(audit.body)).toContain('stray');
+
+    // Nothing left beyond the document: the next plan lists nothing.
+    const again = await startImport(api, token, projectId, envId, kept, { dry_run: 'true' });
+    await ref.stack.queues.drain();
+    expect((await status(token, again.body.job_id)).report.extras).toEqual([]);
+  });
+
+  it('a document with problems still lists what the environment has beyond it', async () => {
+    const { token, projectId, envId } = await ownerWithEnv(api);
+    await startImport(api, token, projectId, envId, full);
+    await ref.stack.queues.drain();
+    const broken = kept.replace('direction: a_to_b', 'direction: sideways');
+    const plan = await startImport(api, token, projectId, envId, broken, { dry_run: 'true' });
+    await ref.stack.queues.drain();
+    const record = await status(token, plan.body.job_id);
+    expect(record.status).toBe('failed');
+    expect(record.report.errors.length).toBeGreaterThan(0);
+    expect(record.report.extras.map((e: { name: string }) => e.name)).toContain('stray');
+  });
 });

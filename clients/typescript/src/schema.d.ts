@@ -8376,6 +8376,11 @@ export interface operations {
                     dry_run?: "true" | "false";
                     /** @description A saved plan's `report.fingerprint`: the import writes nothing (fails) when the environment changed since that plan */
                     plan_fingerprint?: string;
+                    /**
+                     * @description Also delete what the environment has and the document lacks (the plan's `report.extras`), in the import's job under its lock, with the ordinary delete rules
+                     * @enum {string}
+                     */
+                    prune?: "true" | "false";
                 };
             };
         };
@@ -8504,6 +8509,7 @@ export interface operations {
                         filename: string | null;
                         dry_run: boolean;
                         plan_fingerprint: string | null;
+                        prune: boolean;
                         download_url: string | null;
                         link_expires_at: string | null;
                         report: {
@@ -8525,6 +8531,16 @@ export interface operations {
                                 message: string;
                             }[];
                             fingerprint?: string;
+                            extras?: {
+                                kind: string;
+                                id: string;
+                                name: string;
+                            }[];
+                            deleted?: {
+                                kind: string;
+                                id: string;
+                                name: string;
+                            }[];
                         } | null;
                         error: string | null;
                         progress: {
@@ -8650,6 +8666,7 @@ export interface operations {
                         filename: string | null;
                         dry_run: boolean;
                         plan_fingerprint: string | null;
+                        prune: boolean;
                         download_url: string | null;
                         link_expires_at: string | null;
                         report: {
@@ -8671,6 +8688,16 @@ export interface operations {
                                 message: string;
                             }[];
                             fingerprint?: string;
+                            extras?: {
+                                kind: string;
+                                id: string;
+                                name: string;
+                            }[];
+                            deleted?: {
+                                kind: string;
+                                id: string;
+                                name: string;
+                            }[];
                         } | null;
                         error: string | null;
                         progress: {
@@ -8729,6 +8756,7 @@ export interface operations {
                         filename: string | null;
                         dry_run: boolean;
                         plan_fingerprint: string | null;
+                        prune: boolean;
                         download_url: string | null;
                         link_expires_at: string | null;
                         report: {
@@ -8750,6 +8778,16 @@ export interface operations {
                                 message: string;
                             }[];
                             fingerprint?: string;
+                            extras?: {
+                                kind: string;
+                                id: string;
+                                name: string;
+                            }[];
+                            deleted?: {
+                                kind: string;
+                                id: string;
+                                name: string;
+                            }[];
                         } | null;
                         error: string | null;
                         progress: {

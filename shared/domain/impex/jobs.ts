@@ -3,7 +3,9 @@ import { errorFields, log } from '#shared/log';
 import type { AppContext } from '#shared/context';
 import { exportParts } from './export';
 import { parseDocument, yamlText } from './yaml';
-import { applyImport, planImport, undoInterruptedImport, type ImportReport } from './import';
+import { applyImport, deleteExtras, extrasOf, planImport, starterActor, undoInterruptedImport, type Extra, type ImportReport } from './import';
+import { readEnvironment } from './read';
+import type { Account } from '#shared/actor';
 import { finishRecord, finishRecordWith, isFinished, recordById, updateRecord } from './records';
 import { failForGood, keepAlive, type JobLife } from './job-liveness';
 import { retry } from '#db/retry';
@@ -25,7 +27,10 @@ const HOUR_MS = 3600 * 1000;
  * items) would not fit, and the job could never finish.
  */
 const REPORT_LIST_MAX = 1000;
-const kept = <R extends Pick<ImportReport, 'summary'> & { items: unknown[]; errors: unknown[] }>(report: R): R => ({ ...report, items: report.items.slice(0, REPORT_LIST_MAX), errors: report.errors.slice(0, REPORT_LIST_MAX) });
+const kept = <R extends Pick<ImportReport, 'summary'> & { items: unknown[]; errors: unknown[]; extras?: unknown[]; deleted?: unknown[] }>(report: R): R => {
+  const first = <T>(list: T[] | undefined) => list?.slice(0, REPORT_LIST_MAX);
+  return { ...report, items: first(report.items), errors: first(report.errors), ...(report.extras ? { extras: first(report.extras) } : {}), ...(report.deleted ? { deleted: first(report.deleted) } : {}) };
+};
 
 /**
  * An import's progress is written when its percentage moves, or at least this often: a record
@@ -72,6 +77,19 @@ export async function runImpexJob(ctx: AppContext, input: { record_id: string; l
     if (!last) throw err;
     await failedForGood(last, err, ctx);
   }
+}
+
+/** Deletes the import's extras as its starter (the ordinary delete rules); what it deleted, and a refusal that stopped it, go to the report. */
+async function prune(record: ImpexRecord, starter: Account | undefined, extras: Extra[], report: ImportReport, ctx: AppContext, halt: () => boolean) {
+  if (!starter) {
+    report.errors.push({ path: '', line: null, message: 'Nothing was pruned: the account that started the import is gone' });
+  } else {
+    const now = ctx.clock.now().toISOString();
+    const pruned = await deleteExtras({ ...ctx, actor: starterActor(starter, record.id, now) }, extras, halt);
+    report.deleted = pruned.deleted;
+    if (pruned.error) report.errors.push(pruned.error);
+  }
+  report.summary = { ...report.summary, error: report.errors.length };
 }
 
 /** The last attempt failed: what it left half written is taken back, then its record fails and the import's lock is let go. */
@@ -129,11 +147,15 @@ async function runImport(record: ImpexRecord, ctx: AppContext, life: JobLife) {
 async function planOrApply(record: ImpexRecord, ctx: AppContext, life: JobLife) {
   const parsed = await readImportDocument(record, ctx);
   if (!parsed.document) {
-    const report = { summary: { create: 0, update: 0, unchanged: 0, error: parsed.errors.length }, items: [], errors: parsed.errors };
+    // Problems never hide what the environment has beyond the document (as far as it could be read).
+    const extras = extrasOf(parsed.spec, await readEnvironment(record.project_id, record.environment_id));
+    const report = { summary: { create: 0, update: 0, unchanged: 0, error: parsed.errors.length }, items: [], errors: parsed.errors, extras };
     await step(record, { status: 'failed', report, error: 'The document has errors; nothing was written.' }, ctx);
     return;
   }
   const plan = await planImport({ projectId: record.project_id, environmentId: record.environment_id, document: parsed.document }, ctx);
+  const extras = plan.source ? extrasOf(parsed.document.spec, plan.source.env) : [];
+  plan.report.extras = extras;
   if (plan.report.errors.length) {
     await step(record, { status: 'failed', report: plan.report, error: 'The import has errors; nothing was written.' }, ctx);
     return;
@@ -165,6 +187,9 @@ async function planOrApply(record: ImpexRecord, ctx: AppContext, life: JobLife) 
     life.see(next);
     current = next ?? current;
   }, audit, undefined, halt);
+  // The deletions of a prune, under the same lock, once everything the document has is written.
+  if (record.prune && !report.errors.length && !halt()) await prune(record, starter, extras, report, ctx, halt);
+  report.extras = extras;
   const stop = life.stopReason();
   // Finished by someone else meanwhile (a reader found it stalled): that is its result.
   if (stop === 'finished') return;

@@ -96,11 +96,11 @@ export async function importUploadUrl(ctx: AppContext, input: { project_id: stri
  */
 export async function startImport(
   ctx: AppContext,
-  input: { project_id: string; environment_id: string; file?: UploadedDocument; upload_id?: string; filename?: string; dry_run?: boolean; plan_fingerprint?: string },
+  input: { project_id: string; environment_id: string; file?: UploadedDocument; upload_id?: string; filename?: string; dry_run?: boolean; plan_fingerprint?: string; prune?: boolean },
 ) {
   const userId = await authorize(ctx, 'import', input.project_id, input.environment_id);
   const record = newRecord(ctx, 'import', userId, input, {
-    filename: input.file?.filename || input.filename || null, dry_run: input.dry_run ?? false, plan_fingerprint: input.plan_fingerprint ?? null,
+    filename: input.file?.filename || input.filename || null, dry_run: input.dry_run ?? false, plan_fingerprint: input.plan_fingerprint ?? null, prune: input.prune ?? false,
   });
   if (record.dry_run) return startImportOf(ctx, record, input);
   // An import that writes holds the environment's lock from here to its job's end (import-lock.ts).

@@ -55,8 +55,10 @@ export function progressView(label: string, quiet: boolean) {
 type Target = { project_id: string; environment_id: string };
 
 /** Starts an import (or its dry run): a document over 5 MB is put through an upload URL first. Answers the job id. */
-export async function startImport(c: Connected, target: Target, doc: DocumentFile, opts: { dryRun: boolean; fingerprint?: string }): Promise<string> {
-  const fields = { ...target, dry_run: opts.dryRun ? ('true' as const) : ('false' as const), ...(opts.fingerprint ? { plan_fingerprint: opts.fingerprint } : {}) };
+export async function startImport(c: Connected, target: Target, doc: DocumentFile, opts: { dryRun: boolean; fingerprint?: string; prune?: boolean }): Promise<string> {
+  const fields = {
+    ...target, dry_run: opts.dryRun ? ('true' as const) : ('false' as const), ...(opts.fingerprint ? { plan_fingerprint: opts.fingerprint } : {}), ...(opts.prune ? { prune: 'true' as const } : {}),
+  };
   let body: ImportBody;
   const size = Buffer.byteLength(doc.text);
   if (size > UPLOAD_ABOVE_BYTES) {

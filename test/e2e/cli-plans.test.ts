@@ -9,9 +9,7 @@ import { useTestStack } from '../helpers/stack';
 import { client, signUp } from '../helpers/http';
 import { setPlan } from '../helpers/plans';
 import { projectWithEnv } from '../helpers/tenancy';
-import type { SQSEvent } from 'aws-lambda';
-import { workerTable } from '../../functions/workers';
-import { recordById } from '#domain/impex';
+import { holdingFirstJob, writesItems } from '../helpers/jobs';
 
 /**
  * Issue 36: exact plans, prune that prunes, saved plans and the environment's import lock, and the
@@ -20,33 +18,6 @@ import { recordById } from '#domain/impex';
  */
 const ref = useTestStack({}, { withS3: true });
 
-/** Holds the next job the jobs worker is handed (of those `holds` picks) until `release`; every other job passes. */
-async function holdingFirstJob<T>(body: (release: () => void) => Promise<T>, holds: (e: SQSEvent) => Promise<boolean> = async () => true): Promise<T> {
-  const jobs = workerTable.jobs!;
-  let release!: () => void;
-  const gate = new Promise<void>((r) => (release = r));
-  let held = false;
-  const handler: typeof jobs.handler = async (e) => {
-    // Checked again after the await: only one job is held.
-    if (!held && (await holds(e)) && !held) {
-      held = true;
-      await gate;
-    }
-    return jobs.handler(e);
-  };
-  workerTable.jobs = { ...jobs, handler };
-  try {
-    return await body(release);
-  } finally {
-    release();
-    workerTable.jobs = jobs;
-  }
-}
-/** An import that writes (not a plan). */
-const writesItems = async (e: SQSEvent) => {
-  const id = (JSON.parse(e.Records[0].body) as { record_id?: string }).record_id;
-  return !!id && (await recordById(id))?.dry_run === false;
-};
 const api = client(() => ref.stack.url);
 const BIN = join(import.meta.dirname, '..', '..', 'node_modules', '.bin', 'infracat');
 const SLOW = 180_000;

@@ -8,7 +8,9 @@ import { updateItem } from '#db/items';
 import { queryPrefix } from '#db/query';
 import { configureFaults } from '#shared/faults';
 import { resetClients } from '#shared/clients';
-import { JOB_DEAD_LETTERED, STALL_MS } from '#domain/impex';
+import { CANCEL_NOT_ALLOWED, JOB_DEAD_LETTERED, STALL_MS } from '#domain/impex';
+import { grantRole } from '../helpers/tenancy';
+import { holdingFirstJob } from '../helpers/jobs';
 
 /**
  * An import job's lifecycle (issues 35 and 36): it never stays queued or running for good (a job
@@ -117,13 +119,16 @@ describe('an import job never stays queued or running for good', () => {
 describe('cancelling an import', () => {
   it('a queued import is cancelled at once, its lock let go; its message then does nothing', async () => {
     const { token, projectId, envId } = await ownerWithEnv(api);
-    faults('sqs.reorder:1');
-    const started = await startImport(api, token, projectId, envId, doc(5));
-    const cancelled = await api.post(`/impex/cancel/${started.body.job_id}`, {}, { token });
-    expect(cancelled.status, cancelled.text).toBe(202);
-    expect(cancelled.body).toMatchObject({ status: 'cancelled', cancel_requested_by: expect.any(String) });
+    // Its job is held back until the cancel has answered: it is surely still queued.
+    const started = await holdingFirstJob(async (release) => {
+      const queued = await startImport(api, token, projectId, envId, doc(5));
+      const cancelled = await api.post(`/impex/cancel/${queued.body.job_id}`, {}, { token });
+      expect(cancelled.status, cancelled.text).toBe(202);
+      expect(cancelled.body).toMatchObject({ status: 'cancelled', cancel_requested_by: expect.any(String) });
+      release();
+      return queued;
+    });
     await ref.stack.queues.drain();
-    faults('');
     expect((await status(token, started.body.job_id)).status).toBe('cancelled');
     expect((await inventory(token, projectId, envId)).listed).toBe(0);
     expect((await api.post(`/impex/cancel/${started.body.job_id}`, {}, { token })).status).toBe(409);
@@ -131,14 +136,24 @@ describe('cancelling an import', () => {
     expect(next.status).toBe(202);
   });
 
-  it('only its starter or an owner may cancel it; others are refused', async () => {
+  it('only its starter or an owner may cancel it: another member is refused (403), a stranger sees no job (404)', async () => {
     const { token, projectId, envId } = await ownerWithEnv(api);
-    faults('sqs.reorder:1');
-    const started = await startImport(api, token, projectId, envId, doc(2));
+    const member = await signUp(api);
+    await grantRole(api, token, envId, member.id, 'administrator');
     const stranger = await signUp(api);
-    expect((await api.post(`/impex/cancel/${started.body.job_id}`, {}, { token: stranger.token })).status).toBe(404);
+    // Who may cancel is decided before whether there is anything left to cancel (409 means "allowed, but finished").
+    const owners = await startImport(api, token, projectId, envId, doc(2));
     await ref.stack.queues.drain();
-    faults('');
+    const cancel = (jobId: string, t: string) => api.post(`/impex/cancel/${jobId}`, {}, { token: t });
+    expect((await cancel(owners.body.job_id, stranger.token)).status).toBe(404);
+    const refused = await cancel(owners.body.job_id, member.token);
+    expect([refused.status, refused.body.detail]).toEqual([403, CANCEL_NOT_ALLOWED]);
+    expect((await cancel(owners.body.job_id, token)).status).toBe(409);
+    const theirs = await startImport(api, member.token, projectId, envId, doc(2, 'm'));
+    expect(theirs.status, JSON.stringify(theirs.body)).toBe(202);
+    await ref.stack.queues.drain();
+    expect((await cancel(theirs.body.job_id, member.token)).status).toBe(409);
+    expect((await cancel(theirs.body.job_id, token)).status).toBe(409);
   });
 
   it('a running import stops at a chunk boundary: the record says cancelled, counters equal the items, each chunk wholly in or out, and the lock is free', async () => {

@@ -31,7 +31,10 @@ export async function asSeen(record: ImpexRecord, ctx: AppContext): Promise<Impe
   if (!failed) return record;
   log.warn('impex job stalled; its record is failed', { record_id: record.id, last_sign: lastSign(record) });
   // Its half-written chunk is taken back now (a close racing this undo is refused: each chunk is wholly in or out).
-  if (record.kind === 'import') await undoInterruptedImport(record.project_id, record.environment_id, record.id, ctx.clock.now());
+  if (record.kind === 'import') {
+    await throughOutage(() => undoInterruptedImport(record.project_id, record.environment_id, record.id, ctx.clock.now()))
+      .catch((err) => log.error('stalled import left staged writes (undone once stale)', { record_id: record.id, ...errorFields(err) }));
+  }
   return failed;
 }
 
@@ -67,6 +70,8 @@ export function keepAlive(record: ImpexRecord, ctx: AppContext): JobLife {
  * let go by the caller), so a dead-lettered job never stays queued or running. Retried through an
  * outage: this write is the job's last word.
  */
-export async function failForGood(record: ImpexRecord, ctx: AppContext, error = JOB_DEAD_LETTERED): Promise<ImpexRecord | undefined> {
-  return retry(() => finishRecord(record, { status: 'failed', error }, ctx), { attempts: 8, when: isOutage, baseMs: 100 });
-}
+export const failForGood = (record: ImpexRecord, ctx: AppContext, error = JOB_DEAD_LETTERED): Promise<ImpexRecord | undefined> =>
+  throughOutage(() => finishRecord(record, { status: 'failed', error }, ctx));
+
+/** A job's last words (its record's end, the undo of what it left), retried through an outage (throttling, 5xx): nobody runs them again. */
+export const throughOutage = <T>(fn: () => Promise<T>): Promise<T> => retry(fn, { attempts: 8, when: isOutage, baseMs: 100 });

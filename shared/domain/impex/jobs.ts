@@ -3,9 +3,8 @@ import { errorFields, log } from '#shared/log';
 import type { AppContext } from '#shared/context';
 import { exportParts } from './export';
 import { parseDocument, yamlText } from './yaml';
-import { applyImport, deleteExtras, extrasOf, planImport, starterActor, undoInterruptedImport, type Extra, type ImportReport } from './import';
+import { applyImport, extrasOf, planImport, pruneInto, undoInterruptedImport, type ImportReport } from './import';
 import { readEnvironment } from './read';
-import type { Account } from '#shared/actor';
 import { finishRecord, finishRecordWith, isFinished, recordById, updateRecord } from './records';
 import { failForGood, keepAlive, throughOutage, type JobLife } from './job-liveness';
 import { accountActor, auditStep, SERVICE_ACTOR } from '#shared/audit';
@@ -15,7 +14,7 @@ import { publishProgress } from './progress';
 import type { ImpexRecord } from './record-entity';
 import { metric } from '#shared/metrics';
 import { releaseImportLock, takeImportLock, whileLocked } from './import-lock';
-import { isRefusal } from '#shared/errors';
+import { DomainError, isRefusal } from '#shared/errors';
 
 const HOUR_MS = 3600 * 1000;
 
@@ -59,7 +58,7 @@ export async function runImpexJob(ctx: AppContext, input: { record_id: string; l
   try {
     const found = await recordById(input.record_id);
     if (!found || isFinished(found)) return;
-    record = found;
+    record = found; // what the last attempt fails, should the step below throw
     record = (await step(found, { status: 'running', heartbeat_at: ctx.clock.now().toISOString() }, ctx)) ?? found;
     if (isFinished(record)) return;
     const life = keepAlive(record, ctx);
@@ -75,19 +74,6 @@ export async function runImpexJob(ctx: AppContext, input: { record_id: string; l
     if (!last) throw err;
     await failedForGood(last, err, ctx);
   }
-}
-
-/** Deletes the import's extras as its starter (the ordinary delete rules); what it deleted, and a refusal that stopped it, go to the report. */
-async function prune(record: ImpexRecord, starter: Account | undefined, extras: Extra[], report: ImportReport, ctx: AppContext, halt: () => boolean) {
-  if (!starter) {
-    report.errors.push({ path: '', line: null, message: 'Nothing was pruned: the account that started the import is gone' });
-  } else {
-    const now = ctx.clock.now().toISOString();
-    const pruned = await deleteExtras({ ...ctx, actor: starterActor(starter, record.id, now) }, extras, halt);
-    report.deleted = pruned.deleted;
-    if (pruned.error) report.errors.push(pruned.error);
-  }
-  report.summary = { ...report.summary, error: report.errors.length };
 }
 
 /** The last attempt failed: what it left half written is taken back, then its record fails and the import's lock is let go. */
@@ -146,7 +132,8 @@ async function planOrApply(record: ImpexRecord, ctx: AppContext, life: JobLife) 
   const parsed = await readImportDocument(record, ctx);
   if (!parsed.document) {
     // Problems never hide what the environment has beyond the document (as far as it could be read).
-    const extras = extrasOf(parsed.spec, await readEnvironment(record.project_id, record.environment_id));
+    const env = await readEnvironment(record.project_id, record.environment_id).catch((err) => (err instanceof DomainError ? undefined : Promise.reject(err)));
+    const extras = env ? extrasOf(parsed.spec, env) : [];
     const report = { summary: { create: 0, update: 0, unchanged: 0, error: parsed.errors.length }, items: [], errors: parsed.errors, extras };
     await step(record, { status: 'failed', report, error: 'The document has errors; nothing was written.' }, ctx);
     return;
@@ -186,7 +173,7 @@ async function planOrApply(record: ImpexRecord, ctx: AppContext, life: JobLife) 
     current = next ?? current;
   }, audit, undefined, halt);
   // The deletions of a prune, under the same lock, once everything the document has is written.
-  if (record.prune && !report.errors.length && !halt()) await prune(record, starter, extras, report, ctx, halt);
+  if (record.prune && !report.errors.length && !halt()) await pruneInto(report, { ctx, importId: record.id, starter, extras, halt });
   report.extras = extras;
   const stop = life.stopReason();
   // Finished by someone else meanwhile (a reader found it stalled): that is its result.

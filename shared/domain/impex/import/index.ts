@@ -19,5 +19,5 @@ export { planImport, type ImportPlan } from './plan';
 export { applyImport, undoInterruptedImport } from './apply';
 export type { Extra, ImportAction, ImportItem, ImportReport } from './report';
 export { extrasOf } from './extras';
-export { deleteExtras, starterActor } from './prune';
+export { pruneInto } from './prune';
 export type { ImportAudit } from './unit-writes';

@@ -4,7 +4,7 @@ import type { AppContext } from '#shared/context';
 import { deleteConnection, deleteFloor, deleteLink, deleteNetwork, deleteService } from '#domain/catalog';
 import { deleteGroup, deleteSubgroup } from '#domain/tenancy';
 import type { ImportError } from '../parse';
-import { KIND, type Extra } from './report';
+import { KIND, type Extra, type ImportReport } from './report';
 
 const DELETE: Record<Extra['kind'], ((ctx: AppContext, id: string) => Promise<void>) | undefined> = {
   [KIND.connection]: (ctx, id) => deleteConnection(ctx, { connection_id: id }),
@@ -22,7 +22,7 @@ const DELETE: Record<Extra['kind'], ((ctx: AppContext, id: string) => Promise<vo
  * checks, cascades, counters, audit entries and events) run as that account. The job has no sign-in
  * of its own: the session stands for the import.
  */
-export function starterActor(account: Account, importId: string, now: string): Actor {
+function starterActor(account: Account, importId: string, now: string): Actor {
   return { account, session: { id: `import:${importId}`, user_id: account.id, refresh_hash: '', device: 'import job', ip: '', created_at: now, last_seen_at: now, expires_at: now } };
 }
 
@@ -31,7 +31,7 @@ export function starterActor(account: Account, importId: string, now: string): A
  * starter (`ctx.actor`). One already gone (404) is skipped; any other refusal (a permission the
  * starter lacks) stops the pruning with that refusal as the import's error. `halt()` stops it between two deletions (a cancel).
  */
-export async function deleteExtras(ctx: AppContext, extras: Extra[], halt?: () => boolean): Promise<{ deleted: Extra[]; error?: ImportError }> {
+async function deleteExtras(ctx: AppContext, extras: Extra[], halt?: () => boolean): Promise<{ deleted: Extra[]; error?: ImportError }> {
   const deleted: Extra[] = [];
   for (const extra of extras) {
     if (halt?.()) break;
@@ -45,4 +45,20 @@ export async function deleteExtras(ctx: AppContext, extras: Extra[], halt?: () =
     }
   }
   return { deleted };
+}
+
+/**
+ * An import's prune, once the document's writes are done (under the same lock): the extras deleted
+ * as the account that started it; what it deleted, and a refusal that stopped it, go to `report`.
+ */
+export async function pruneInto(report: ImportReport, run: { ctx: AppContext; importId: string; starter: Account | undefined; extras: Extra[]; halt: () => boolean }) {
+  if (!run.starter) {
+    report.errors.push({ path: '', line: null, message: 'Nothing was pruned: the account that started the import is gone' });
+  } else {
+    const actor = starterActor(run.starter, run.importId, run.ctx.clock.now().toISOString());
+    const pruned = await deleteExtras({ ...run.ctx, actor }, run.extras, run.halt);
+    report.deleted = pruned.deleted;
+    if (pruned.error) report.errors.push(pruned.error);
+  }
+  report.summary = { ...report.summary, error: report.errors.length };
 }

@@ -213,6 +213,36 @@ describe('infracat plan and apply: exact plans, saved plans, locks', () => {
     expect(late.stderr).toContain('The job has finished already (succeeded): there is nothing to cancel');
   }, SLOW);
 
+  it('jobs cancel: an import left queued after Ctrl-C is cancelled at once, and its lock is free for the next apply', async () => {
+    const text = doc(['api', 'db', 'cache', 'other', 'cancelled-one'], API_DB('both'));
+    const path = await file('cancel.yaml', text);
+    const jobId = await holdingFirstJob(async (release) => {
+      let signalled = false;
+      const run = await cli(['apply', '-f', path, '--yes'], {
+        onStderr: (err, kill) => {
+          if (!signalled && /import: queued/.test(err)) {
+            signalled = true;
+            kill('SIGINT');
+          }
+        },
+      });
+      expect(run.code).toBe(130);
+      const id = /infracat jobs cancel ([0-9a-f-]{36})/.exec(run.stderr)?.[1];
+      const cancelled = await cli(['jobs', 'cancel', id!]);
+      expect(cancelled.code, cancelled.stderr).toBe(0);
+      expect(cancelled.stderr).toContain(`Job ${id} cancelled.`);
+      release();
+      return id!;
+    }, writesItems);
+    const watched = await cli(['jobs', 'watch', jobId, '-q']);
+    expect(watched.code).toBe(1);
+    expect(watched.stdout).toMatch(/Import cancelled/);
+    expect((await services()).map((s) => s.name)).not.toContain('cancelled-one');
+    const next = await cli(['apply', '-f', path, '--yes', '-q']);
+    expect(next.code, next.stderr).toBe(0);
+    expect((await services()).map((s) => s.name)).toContain('cancelled-one');
+  }, SLOW);
+
   it('a 12 MB document applies through the upload URL by itself', async () => {
     const padding = `# ${'x'.repeat(1000)}\n`.repeat(13 * 1024);
     const text = doc(['api', 'db', 'cache', 'huge'], API_DB('both'), padding);

@@ -11,6 +11,7 @@ export type BusinessMetric =
   | 'ServicesCreated'
   | 'ImportsSucceeded'
   | 'ImportsFailed'
+  | 'ImportsCancelled'
   | 'WebhookDeliverySucceeded'
   | 'WebhookDeliveryFailed';
 

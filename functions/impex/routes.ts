@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { route, ok } from '#http/route';
 import { uuid, integer } from '#http/schemas';
 import {
-  startExport, startImport, importUploadUrl, importExportHistory, downloadExport, jobStatus, progressTicket, documentJsonSchema, exampleDocument, impexRecordView,
+  startExport, startImport, importUploadUrl, importExportHistory, downloadExport, jobStatus, cancelJob, progressTicket, documentJsonSchema, exampleDocument, impexRecordView,
 } from '#domain/impex';
 import { config } from '#shared/config';
 
@@ -25,12 +25,13 @@ export const impexRoutes = [
     multipart,
     body: z
       .object({ ...target, file: uploadedFile.optional(), upload_id: uuid.optional(), filename: z.string().max(255).optional().describe("The uploaded document's name, for its record (with upload_id; a multipart file carries its own)"), dry_run: z.enum(['true', 'false']).optional(),
-        plan_fingerprint: z.string().max(100).optional().describe("A saved plan's `report.fingerprint`: the import writes nothing (fails) when the environment changed since that plan") })
+        plan_fingerprint: z.string().max(100).optional().describe("A saved plan's `report.fingerprint`: the import writes nothing (fails) when the environment changed since that plan"),
+        prune: z.enum(['true', 'false']).optional().describe("Also delete what the environment has and the document lacks (the plan's `report.extras`), in the import's job under its lock, with the ordinary delete rules") })
       .refine((b) => b.file || b.upload_id, { message: 'A configuration document file is required', path: ['file'] })
       .refine((b) => !(b.file && b.upload_id), { message: 'Give the file or an upload_id, not both', path: ['upload_id'] }),
     responses: { 202: started },
     refusals: [400, 403, 404, 409],
-    handler: async ({ body }, ctx) => ({ status: 202, body: await startImport(ctx, { ...body, dry_run: body.dry_run === 'true' }) }),
+    handler: async ({ body }, ctx) => ({ status: 202, body: await startImport(ctx, { ...body, dry_run: body.dry_run === 'true', prune: body.prune === 'true' }) }),
   }),
   route({
     method: 'POST', path: '/impex/upload-url', auth: 'user',
@@ -80,6 +81,14 @@ export const impexRoutes = [
     responses: { 200: impexRecordView.schema },
     refusals: [404],
     handler: async ({ params }, ctx) => ok(await jobStatus(ctx, { job_id: params.job_id })),
+  }),
+  route({
+    method: 'POST', path: '/impex/cancel/{job_id}', auth: 'user',
+    summary: "Cancel a job (its starter or a project owner): a queued one at once; a running import stops at its next chunk boundary, its partial chunk undone, and its record ends `cancelled`",
+    params: z.object({ job_id: z.string().max(100) }),
+    responses: { 202: impexRecordView.schema },
+    refusals: [403, 404, 409],
+    handler: async ({ params }, ctx) => ({ status: 202, body: await cancelJob(ctx, { job_id: params.job_id }) }),
   }),
   route({
     method: 'POST', path: '/impex/progress-ticket', auth: 'user', summary: "A single-use, one-minute ticket to follow a job's progress over the WebSocket",

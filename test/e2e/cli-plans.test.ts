@@ -9,7 +9,7 @@ import { useTestStack } from '../helpers/stack';
 import { client, signUp } from '../helpers/http';
 import { setPlan } from '../helpers/plans';
 import { projectWithEnv } from '../helpers/tenancy';
-import { workerTable } from '../../functions/workers';
+import { holdingFirstJob, writesItems } from '../helpers/jobs';
 
 /**
  * Issue 36: exact plans, prune that prunes, saved plans and the environment's import lock, and the
@@ -18,20 +18,6 @@ import { workerTable } from '../../functions/workers';
  */
 const ref = useTestStack({}, { withS3: true });
 
-/** Holds the next job the jobs worker is handed until `release` (plans and later jobs pass). */
-async function holdingFirstJob<T>(body: (release: () => void) => Promise<T>): Promise<T> {
-  const jobs = workerTable.jobs!;
-  let release!: () => void;
-  const gate = new Promise<void>((r) => (release = r));
-  let held = false;
-  workerTable.jobs = { ...jobs, handler: async (e) => (held ? undefined : ((held = true), await gate), jobs.handler(e)) };
-  try {
-    return await body(release);
-  } finally {
-    release();
-    workerTable.jobs = jobs;
-  }
-}
 const api = client(() => ref.stack.url);
 const BIN = join(import.meta.dirname, '..', '..', 'node_modules', '.bin', 'infracat');
 const SLOW = 180_000;
@@ -75,7 +61,7 @@ const CACHE_DB = '    - a: { service: cache }\n      b: { service: db }\n      d
 describe('infracat plan and apply: exact plans, saved plans, locks', () => {
   let dir: string;
   let cli: (args: string[], opts?: Parameters<typeof infracat>[2]) => Promise<Run>;
-  const o = { token: '', projectId: '', envId: '', userId: '' };
+  const o = { token: '', projectId: '', envId: '', userId: '', projectName: '' };
   const inEnv = () => `project_id=${o.projectId}&environment_id=${o.envId}`;
   const connections = async () => (await api.get(`/service-connections?${inEnv()}`, { token: o.token })).body as { id: string; a_id: string; b_id: string; direction: string }[];
   const services = async () => (await api.get(`/services?${inEnv()}&limit=1000`, { token: o.token })).body as { id: string; name: string }[];
@@ -88,7 +74,7 @@ describe('infracat plan and apply: exact plans, saved plans, locks', () => {
     await setPlan(owner.id, 'Enterprise+');
     const name = `plans-${Date.now().toString(36)}`;
     const { projectId, envId } = await projectWithEnv(api, owner.token, name);
-    Object.assign(o, { token: owner.token, projectId, envId, userId: owner.id });
+    Object.assign(o, { token: owner.token, projectId, envId, userId: owner.id, projectName: name });
     const login = await cli(['login', '--email', owner.email], { input: `${owner.password}\n` });
     expect(login.code, login.stderr).toBe(0);
     expect((await cli(['use', name, 'production'])).code).toBe(0);
@@ -217,9 +203,44 @@ describe('infracat plan and apply: exact plans, saved plans, locks', () => {
     expect(run.code).toBe(130);
     const jobId = /infracat jobs watch ([0-9a-f-]{36})/.exec(run.stderr)?.[1];
     expect(run.stderr, run.stderr).toContain(`the import goes on on the server (job ${jobId})`);
+    expect(run.stderr).toContain(`Stop it:   infracat jobs cancel ${jobId}`);
     const watched = await cli(['jobs', 'watch', jobId!]);
     expect(watched.code, watched.stderr).toBe(0);
     expect(watched.stdout).toMatch(/Import succeeded/);
+    // Finished: nothing to cancel.
+    const late = await cli(['jobs', 'cancel', jobId!]);
+    expect(late.code).toBe(1);
+    expect(late.stderr).toContain('The job has finished already (succeeded): there is nothing to cancel');
+  }, SLOW);
+
+  it('jobs cancel: an import left queued after Ctrl-C is cancelled at once, and its lock is free for the next apply', async () => {
+    const text = doc(['api', 'db', 'cache', 'other', 'cancelled-one'], API_DB('both'));
+    const path = await file('cancel.yaml', text);
+    const jobId = await holdingFirstJob(async (release) => {
+      let signalled = false;
+      const run = await cli(['apply', '-f', path, '--yes'], {
+        onStderr: (err, kill) => {
+          if (!signalled && /import: queued/.test(err)) {
+            signalled = true;
+            kill('SIGINT');
+          }
+        },
+      });
+      expect(run.code).toBe(130);
+      const id = /infracat jobs cancel ([0-9a-f-]{36})/.exec(run.stderr)?.[1];
+      const cancelled = await cli(['jobs', 'cancel', id!]);
+      expect(cancelled.code, cancelled.stderr).toBe(0);
+      expect(cancelled.stderr).toContain(`Job ${id} cancelled.`);
+      release();
+      return id!;
+    }, writesItems);
+    const watched = await cli(['jobs', 'watch', jobId, '-q']);
+    expect(watched.code).toBe(1);
+    expect(watched.stdout).toMatch(/Import cancelled/);
+    expect((await services()).map((s) => s.name)).not.toContain('cancelled-one');
+    const next = await cli(['apply', '-f', path, '--yes', '-q']);
+    expect(next.code, next.stderr).toBe(0);
+    expect((await services()).map((s) => s.name)).toContain('cancelled-one');
   }, SLOW);
 
   it('a 12 MB document applies through the upload URL by itself', async () => {
@@ -246,5 +267,35 @@ describe('infracat plan and apply: exact plans, saved plans, locks', () => {
     expect(asks.code).toBe(1);
     expect(asks.stderr).toContain('pass --yes to apply without asking');
     expect(asks.stderr).not.toContain('INFRACAT_EMAIL');
+  }, SLOW);
+
+  it('two applies with --prune at once on one environment: one runs, the other is refused (409, the holder named), nothing interleaved; three rounds', async () => {
+    const env = `race-${Date.now().toString(36)}`;
+    expect((await api.post('/environments', { name: env, project_id: o.projectId }, { token: o.token })).status).toBe(201);
+    const used = await cli(['use', o.projectName, env]);
+    expect(used.code, used.stderr).toBe(0);
+    const envId = ((await api.get(`/environments?project_id=${o.projectId}`, { token: o.token })).body as { id: string; name: string }[]).find((e) => e.name === env)!.id;
+    const names = async () => ((await api.get(`/services?project_id=${o.projectId}&environment_id=${envId}&limit=1000`, { token: o.token })).body as { name: string }[]).map((x) => x.name).sort();
+    for (let round = 0; round < 3; round++) {
+      expect((await api.post('/services', { project_id: o.projectId, environment_id: envId, name: `stray-${round}` }, { token: o.token })).status).toBe(201);
+      const want = { a: ['api', 'db', `a-${round}`], b: ['api', 'db', `b-${round}`] };
+      const files = { a: await file(`race-a-${round}.yaml`, doc(want.a, API_DB('both'))), b: await file(`race-b-${round}.yaml`, doc(want.b, API_DB('a_to_b'))) };
+      // The first import that writes waits until the other apply has ended (refused): they surely overlap.
+      const runs = await holdingFirstJob(async (release) => {
+        const a = cli(['apply', '-f', files.a, '--yes', '--prune', '-q']);
+        const b = cli(['apply', '-f', files.b, '--yes', '--prune', '-q']);
+        const first = await Promise.race([a.then((r) => ({ who: 'a' as const, r })), b.then((r) => ({ who: 'b' as const, r }))]);
+        release();
+        return { a: await a, b: await b, refused: first.who };
+      }, writesItems);
+      const winner = runs.refused === 'a' ? 'b' : 'a';
+      const lost = runs[runs.refused];
+      expect(lost.code, lost.stdout + lost.stderr).toBe(1);
+      expect(lost.stderr).toContain('(HTTP 409)');
+      expect(lost.stderr).toMatch(/Another import into this environment is running \(started by \S+@\S+ since .*, job [0-9a-f-]{36}\)/);
+      expect(runs[winner].code, runs[winner].stdout + runs[winner].stderr).toBe(0);
+      // Exactly the winner's file: its creates and its deletions, none of the other's.
+      expect(await names()).toEqual([...want[winner]].sort());
+    }
   }, SLOW);
 });

@@ -2,7 +2,7 @@ import type { InfracatClient } from './client.js';
 
 /** A progress message of an export or import job (the WebSocket's and, by polling, the status route's). */
 export interface JobProgress {
-  status: 'queued' | 'running' | 'succeeded' | 'failed' | (string & {});
+  status: 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled' | (string & {});
   pct: number;
   done: number;
   total: number;
@@ -10,7 +10,9 @@ export interface JobProgress {
   via: 'websocket' | 'polling';
 }
 
-const FINISHED = new Set(['succeeded', 'failed']);
+const FINISHED = new Set(['succeeded', 'failed', 'cancelled']);
+/** The socket silent this long: followed by polling instead (a lost push, a half-open connection, a job that died). */
+const SILENCE_MS = 15_000;
 
 /** What the progress socket sends (`shared/domain/impex/progress.ts`). */
 interface ProgressMessage {
@@ -23,13 +25,21 @@ interface ProgressMessage {
 /**
  * Follows the live channel until the job finishes: the platform's WebSocket (browsers, and Node from 22 on),
  * asking for the current state once open; messages older than the last one seen (`seq`) are dropped.
+ * Never waits forever: silent for `silenceMs` (or past `deadline`) it ends, and the caller polls.
  */
-function followLive(url: string, report: (p: JobProgress) => void, signal?: AbortSignal): Promise<void> {
+function followLive(url: string, report: (p: JobProgress) => void, opts: { signal?: AbortSignal; silenceMs: number; deadline: number }): Promise<void> {
+  const { signal } = opts;
   return new Promise<void>((resolve, reject) => {
     const ws = new WebSocket(url);
     let seq = -1;
+    let silence: ReturnType<typeof setTimeout> | undefined;
+    const listen = () => {
+      clearTimeout(silence);
+      silence = setTimeout(() => stop(new Error('The progress channel went silent')), Math.max(0, Math.min(opts.silenceMs, opts.deadline - Date.now())));
+    };
     const stop = (err?: Error) => {
-      ws.onclose = ws.onerror = ws.onmessage = null;
+      clearTimeout(silence);
+      ws.onopen = ws.onclose = ws.onerror = ws.onmessage = null;
       ws.close();
       signal?.removeEventListener('abort', aborted);
       if (err) reject(err);
@@ -37,8 +47,10 @@ function followLive(url: string, report: (p: JobProgress) => void, signal?: Abor
     };
     const aborted = () => stop(new DOMException('aborted', 'AbortError'));
     signal?.addEventListener('abort', aborted);
+    listen();
     ws.onopen = () => ws.send(JSON.stringify({ action: 'sync' }));
     ws.onmessage = (ev) => {
+      listen();
       const m = JSON.parse(String(ev.data)) as ProgressMessage;
       if (m.seq < seq) return;
       seq = m.seq;
@@ -53,19 +65,25 @@ function followLive(url: string, report: (p: JobProgress) => void, signal?: Abor
 /**
  * Follows an export or import job to its end and returns its record (`GET /impex/status/{job_id}`):
  * live over the progress WebSocket (a single-use ticket from `POST /impex/progress-ticket`), and by
- * polling the status route when the socket cannot be opened or closes early.
+ * polling the status route when the socket cannot be opened, closes early or goes silent for
+ * `silenceMs` (the status route reports a job that died as failed). Past `timeoutMs` (default 30
+ * minutes) it throws: a caller never waits forever.
  */
-export async function followJob(client: InfracatClient, jobId: string, opts: { onProgress?: (p: JobProgress) => void; pollMs?: number; timeoutMs?: number; signal?: AbortSignal } = {}) {
+export async function followJob(
+  client: InfracatClient,
+  jobId: string,
+  opts: { onProgress?: (p: JobProgress) => void; pollMs?: number; timeoutMs?: number; silenceMs?: number; signal?: AbortSignal } = {},
+) {
   const { signal } = opts;
   const status = async () => (await client.api.GET('/impex/status/{job_id}', { params: { path: { job_id: jobId } }, signal })).data!;
   const report = (p: JobProgress) => opts.onProgress?.(p);
   const deadline = Date.now() + (opts.timeoutMs ?? 30 * 60_000);
   try {
     const { data: ticket } = await client.api.POST('/impex/progress-ticket', { body: { job_id: jobId }, signal });
-    await followLive(ticket!.url, report, signal);
+    await followLive(ticket!.url, report, { signal, silenceMs: opts.silenceMs ?? SILENCE_MS, deadline });
   } catch (err) {
     if (signal?.aborted) throw err;
-    // No live channel: the status route says the same, a little later.
+    // No live channel (or a silent one): the status route says the same, a little later.
   }
   for (;;) {
     const record = await status();

@@ -1824,6 +1824,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/impex/cancel/{job_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Cancel a job (its starter or a project owner): a queued one at once; a running import stops at its next chunk boundary, its partial chunk undone, and its record ends `cancelled` */
+        post: operations["postImpexCancelJobId"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/impex/progress-ticket": {
         parameters: {
             query?: never;
@@ -8453,6 +8470,11 @@ export interface operations {
                     dry_run?: "true" | "false";
                     /** @description A saved plan's `report.fingerprint`: the import writes nothing (fails) when the environment changed since that plan */
                     plan_fingerprint?: string;
+                    /**
+                     * @description Also delete what the environment has and the document lacks (the plan's `report.extras`), in the import's job under its lock, with the ordinary delete rules
+                     * @enum {string}
+                     */
+                    prune?: "true" | "false";
                 };
             };
         };
@@ -8568,7 +8590,7 @@ export interface operations {
                         /** @enum {string} */
                         kind: "export" | "import";
                         /** @enum {string} */
-                        status: "queued" | "running" | "succeeded" | "failed";
+                        status: "queued" | "running" | "succeeded" | "failed" | "cancelled";
                         /** Format: uuid */
                         project_id: string;
                         /** Format: uuid */
@@ -8581,6 +8603,7 @@ export interface operations {
                         filename: string | null;
                         dry_run: boolean;
                         plan_fingerprint: string | null;
+                        prune: boolean;
                         download_url: string | null;
                         link_expires_at: string | null;
                         report: {
@@ -8602,6 +8625,16 @@ export interface operations {
                                 message: string;
                             }[];
                             fingerprint?: string;
+                            extras?: {
+                                kind: string;
+                                id: string;
+                                name: string;
+                            }[];
+                            deleted?: {
+                                kind: string;
+                                id: string;
+                                name: string;
+                            }[];
                         } | null;
                         error: string | null;
                         progress: {
@@ -8609,6 +8642,7 @@ export interface operations {
                             done: number;
                             total: number;
                         };
+                        cancel_requested_by: string | null;
                     }[];
                 };
             };
@@ -8714,7 +8748,7 @@ export interface operations {
                         /** @enum {string} */
                         kind: "export" | "import";
                         /** @enum {string} */
-                        status: "queued" | "running" | "succeeded" | "failed";
+                        status: "queued" | "running" | "succeeded" | "failed" | "cancelled";
                         /** Format: uuid */
                         project_id: string;
                         /** Format: uuid */
@@ -8727,6 +8761,7 @@ export interface operations {
                         filename: string | null;
                         dry_run: boolean;
                         plan_fingerprint: string | null;
+                        prune: boolean;
                         download_url: string | null;
                         link_expires_at: string | null;
                         report: {
@@ -8748,6 +8783,16 @@ export interface operations {
                                 message: string;
                             }[];
                             fingerprint?: string;
+                            extras?: {
+                                kind: string;
+                                id: string;
+                                name: string;
+                            }[];
+                            deleted?: {
+                                kind: string;
+                                id: string;
+                                name: string;
+                            }[];
                         } | null;
                         error: string | null;
                         progress: {
@@ -8755,12 +8800,106 @@ export interface operations {
                             done: number;
                             total: number;
                         };
+                        cancel_requested_by: string | null;
                     };
                 };
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    postImpexCancelJobId: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry: a retry with the same key and request within 24 hours gets the first answer again (with `Idempotent-Replayed: true`) instead of running twice; the same key with a different request is 422; a retry while the first is still running is 409 with `Retry-After`. Refusals are not kept. Keys are per account. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                job_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Accepted: the work goes on asynchronously */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** Format: uuid */
+                        job_id: string;
+                        /** @enum {string} */
+                        kind: "export" | "import";
+                        /** @enum {string} */
+                        status: "queued" | "running" | "succeeded" | "failed" | "cancelled";
+                        /** Format: uuid */
+                        project_id: string;
+                        /** Format: uuid */
+                        environment_id: string;
+                        /** Format: uuid */
+                        created_by: string;
+                        created_at: string;
+                        updated_at: string;
+                        finished_at: string | null;
+                        filename: string | null;
+                        dry_run: boolean;
+                        plan_fingerprint: string | null;
+                        prune: boolean;
+                        download_url: string | null;
+                        link_expires_at: string | null;
+                        report: {
+                            summary: {
+                                create: number;
+                                update: number;
+                                unchanged: number;
+                                error: number;
+                            };
+                            items: {
+                                kind: string;
+                                name: string;
+                                action: string;
+                                detail?: string;
+                            }[];
+                            errors: {
+                                path: string;
+                                line: number | null;
+                                message: string;
+                            }[];
+                            fingerprint?: string;
+                            extras?: {
+                                kind: string;
+                                id: string;
+                                name: string;
+                            }[];
+                            deleted?: {
+                                kind: string;
+                                id: string;
+                                name: string;
+                            }[];
+                        } | null;
+                        error: string | null;
+                        progress: {
+                            pct: number;
+                            done: number;
+                            total: number;
+                        };
+                        cancel_requested_by: string | null;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
         };

@@ -10,6 +10,9 @@ export { planImport, applyImport, undoInterruptedImport, type ImportPlan, type I
 export * from './types';
 export * from './record-entity';
 export * from './records';
+export * from './record-reads';
+export * from './cancel';
 export * from './links';
 export * from './jobs';
 export * from './progress';
+export { HEARTBEAT_MS, STALL_MS, JOB_STALLED, JOB_DEAD_LETTERED } from './job-liveness';

@@ -3,16 +3,18 @@ import { errorFields, log } from '#shared/log';
 import type { AppContext } from '#shared/context';
 import { exportParts } from './export';
 import { parseDocument, yamlText } from './yaml';
-import { applyImport, planImport, undoInterruptedImport, type ImportReport } from './import';
-import { finishRecord, finishRecordWith, recordById, updateRecord } from './records';
+import { applyImport, extrasOf, planImport, pruneInto, undoInterruptedImport, type ImportReport } from './import';
+import { readEnvironment } from './read';
+import { finishRecord, finishRecordWith, isFinished, recordById, updateRecord } from './records';
+import { failForGood, keepAlive, throughOutage, type JobLife } from './job-liveness';
 import { accountActor, auditStep, SERVICE_ACTOR } from '#shared/audit';
 import { getAccount } from '#domain/identity';
 import { signedDownloadUrl } from './links';
 import { publishProgress } from './progress';
 import type { ImpexRecord } from './record-entity';
 import { metric } from '#shared/metrics';
-import { takeImportLock, whileLocked } from './import-lock';
-import { isRefusal } from '#shared/errors';
+import { releaseImportLock, takeImportLock, whileLocked } from './import-lock';
+import { DomainError, isRefusal } from '#shared/errors';
 
 const HOUR_MS = 3600 * 1000;
 
@@ -22,7 +24,10 @@ const HOUR_MS = 3600 * 1000;
  * items) would not fit, and the job could never finish.
  */
 const REPORT_LIST_MAX = 1000;
-const kept = <R extends Pick<ImportReport, 'summary'> & { items: unknown[]; errors: unknown[] }>(report: R): R => ({ ...report, items: report.items.slice(0, REPORT_LIST_MAX), errors: report.errors.slice(0, REPORT_LIST_MAX) });
+const kept = <R extends Pick<ImportReport, 'summary'> & { items: unknown[]; errors: unknown[]; extras?: unknown[]; deleted?: unknown[] }>(report: R): R => {
+  const first = <T>(list: T[] | undefined) => list?.slice(0, REPORT_LIST_MAX);
+  return { ...report, items: first(report.items), errors: first(report.errors), ...(report.extras ? { extras: first(report.extras) } : {}), ...(report.deleted ? { deleted: first(report.deleted) } : {}) };
+};
 
 /**
  * An import's progress is written when its percentage moves, or at least this often: a record
@@ -35,9 +40,9 @@ const PROGRESS_EVERY_MS = 1000;
 async function step(record: ImpexRecord, change: Partial<ImpexRecord>, ctx: AppContext): Promise<ImpexRecord | undefined> {
   const fields = change.report ? { ...change, report: kept(change.report) } : change;
   const { status } = fields;
-  const final = status === 'succeeded' || status === 'failed';
+  const final = status === 'succeeded' || status === 'failed' || status === 'cancelled';
   const next = final ? await finishRecord(record, { ...fields, status }, ctx) : await updateRecord(record, fields, ctx);
-  if (next && final && record.kind === 'import') metric(status === 'succeeded' ? 'ImportsSucceeded' : 'ImportsFailed');
+  if (next && final && record.kind === 'import') metric(status === 'succeeded' ? 'ImportsSucceeded' : status === 'failed' ? 'ImportsFailed' : 'ImportsCancelled');
   if (next) await publishProgress(next, ctx);
   return next;
 }
@@ -45,22 +50,42 @@ async function step(record: ImpexRecord, change: Partial<ImpexRecord>, ctx: AppC
 /**
  * The jobs worker's export and import (idempotent: a finished record is left alone; an interrupted
  * import is planned and applied again, which converges). Errors are thrown for the queue to retry;
- * on the last attempt the record fails with the error.
+ * on the last attempt whatever failed (reading the record included) fails the record, so a message
+ * that goes to the dead-letter queue never leaves it queued or running (job-liveness.ts).
  */
 export async function runImpexJob(ctx: AppContext, input: { record_id: string; lastAttempt: boolean }): Promise<void> {
-  const found = await recordById(input.record_id);
-  if (!found || found.status === 'succeeded' || found.status === 'failed') return;
-  const record = (await step(found, { status: 'running' }, ctx)) ?? found;
+  let record: ImpexRecord | undefined;
   try {
-    if (record.kind === 'export') await runExport(record, ctx);
-    else await runImport(record, ctx);
+    const found = await recordById(input.record_id);
+    if (!found || isFinished(found)) return;
+    record = found; // what the last attempt fails, should the step below throw
+    record = (await step(found, { status: 'running', heartbeat_at: ctx.clock.now().toISOString() }, ctx)) ?? found;
+    if (isFinished(record)) return;
+    const life = keepAlive(record, ctx);
+    try {
+      if (record.kind === 'export') await runExport(record, ctx);
+      else await runImport(record, ctx, life);
+    } finally {
+      life.end();
+    }
   } catch (err) {
     if (!input.lastAttempt) throw err;
-    // What this run left half written is taken back before the record says it failed (a stale one would be later, by the next import).
-    if (record.kind === 'import') await undoInterruptedImport(record.project_id, record.environment_id, record.id, ctx.clock.now()).catch((e) => log.error('impex job left staged writes', { record_id: record.id, ...errorFields(e) }));
-    log.error('impex job failed for good', { record_id: record.id, ...errorFields(err) });
-    await step(record, { status: 'failed', error: 'The job failed. Please try again.' }, ctx);
+    const last = record ?? (await throughOutage(() => recordById(input.record_id)));
+    if (!last) throw err;
+    await failedForGood(last, err, ctx);
   }
+}
+
+/** The last attempt failed: what it left half written is taken back, then its record fails and the import's lock is let go. */
+async function failedForGood(record: ImpexRecord, err: unknown, ctx: AppContext) {
+  const { id, kind, project_id: projectId, environment_id: envId } = record;
+  if (kind === 'import') await throughOutage(() => undoInterruptedImport(projectId, envId, id, ctx.clock.now())).catch((e) => log.error('impex job left staged writes', { record_id: id, ...errorFields(e) }));
+  log.error('impex job failed for good', { record_id: id, ...errorFields(err) });
+  const failed = await failForGood(record, ctx);
+  if (kind === 'import' && !record.dry_run) await releaseImportLock(projectId, envId, record.job_id).catch((e) => log.error('import lock not released', { record_id: id, ...errorFields(e) }));
+  if (!failed) return;
+  if (kind === 'import') metric('ImportsFailed');
+  await publishProgress(failed, ctx);
 }
 
 async function runExport(record: ImpexRecord, ctx: AppContext) {
@@ -91,8 +116,8 @@ export const PLAN_STALE = 'The environment changed since the plan was made: noth
  * An import that writes runs holding the environment's lock (taken when it was started; taken again
  * here, as the lease may have run out while the job waited in the queue: then only if nobody else has it).
  */
-async function runImport(record: ImpexRecord, ctx: AppContext) {
-  if (record.dry_run) return planOrApply(record, ctx);
+async function runImport(record: ImpexRecord, ctx: AppContext, life: JobLife) {
+  if (record.dry_run) return planOrApply(record, ctx, life);
   try {
     await takeImportLock(record.project_id, record.environment_id, record.created_by, record.job_id, ctx.clock.now());
   } catch (err) {
@@ -100,19 +125,28 @@ async function runImport(record: ImpexRecord, ctx: AppContext) {
     await step(record, { status: 'failed', error: String(err.detail) }, ctx);
     return;
   }
-  await whileLocked(record.project_id, record.environment_id, record.job_id, () => ctx.clock.now(), () => planOrApply(record, ctx));
+  await whileLocked(record.project_id, record.environment_id, record.job_id, () => ctx.clock.now(), () => planOrApply(record, ctx, life));
 }
 
-async function planOrApply(record: ImpexRecord, ctx: AppContext) {
+async function planOrApply(record: ImpexRecord, ctx: AppContext, life: JobLife) {
   const parsed = await readImportDocument(record, ctx);
   if (!parsed.document) {
-    const report = { summary: { create: 0, update: 0, unchanged: 0, error: parsed.errors.length }, items: [], errors: parsed.errors };
+    // Problems never hide what the environment has beyond the document (as far as it could be read).
+    const env = await readEnvironment(record.project_id, record.environment_id).catch((err) => (err instanceof DomainError ? undefined : Promise.reject(err)));
+    const extras = env ? extrasOf(parsed.spec, env) : [];
+    const report = { summary: { create: 0, update: 0, unchanged: 0, error: parsed.errors.length }, items: [], errors: parsed.errors, extras };
     await step(record, { status: 'failed', report, error: 'The document has errors; nothing was written.' }, ctx);
     return;
   }
   const plan = await planImport({ projectId: record.project_id, environmentId: record.environment_id, document: parsed.document }, ctx);
+  const extras = plan.source ? extrasOf(parsed.document.spec, plan.source.env) : [];
+  plan.report.extras = extras;
   if (plan.report.errors.length) {
     await step(record, { status: 'failed', report: plan.report, error: 'The import has errors; nothing was written.' }, ctx);
+    return;
+  }
+  if (life.stopReason() === 'cancelled') {
+    await step(record, { status: 'cancelled' }, ctx);
     return;
   }
   if (record.plan_fingerprint && record.plan_fingerprint !== plan.fingerprint) {
@@ -124,6 +158,7 @@ async function planOrApply(record: ImpexRecord, ctx: AppContext) {
     return;
   }
   let current = record;
+  const halt = () => life.stopReason() !== undefined;
   // Every entry the import writes names it and the account that started it (issue 18).
   const starter = await getAccount(record.created_by);
   const days = plan.plan?.features.data_retention_days ?? null;
@@ -133,14 +168,30 @@ async function planOrApply(record: ImpexRecord, ctx: AppContext) {
     const pct = total ? Math.floor((done / total) * 100) : 100;
     if (pct === written.pct && done < total && performance.now() - written.at < PROGRESS_EVERY_MS) return;
     written = { pct, at: performance.now() };
-    current = (await step(current, { progress: { pct, done, total } }, ctx)) ?? current;
-  }, audit);
+    const next = await step(current, { progress: { pct, done, total } }, ctx);
+    life.see(next);
+    current = next ?? current;
+  }, audit, undefined, halt);
+  // The deletions of a prune, under the same lock, once everything the document has is written.
+  if (record.prune && !report.errors.length && !halt()) await pruneInto(report, { ctx, importId: record.id, starter, extras, halt });
+  report.extras = extras;
+  const stop = life.stopReason();
+  // Finished by someone else meanwhile (a reader found it stalled): that is its result.
+  if (stop === 'finished') return;
+  // A cancelled import's chunk in flight was undone as it stopped; one whose undo failed is undone now.
+  if (stop === 'cancelled') await throughOutage(() => undoInterruptedImport(record.project_id, record.environment_id, record.id, ctx.clock.now()));
+  const outcome = report.errors.length ? 'stopped' : stop === 'cancelled' ? 'cancelled' : 'succeeded';
   // One entry for the import as a whole, with its counts, written with the record's result.
   const entry = auditStep(ctx, {
     action: 'import.apply', entity_type: 'import', entity_id: record.id, project_id: record.project_id, environment_id: record.environment_id, import_id: record.id,
-    summary: { ...report.summary, status: report.errors.length ? 'stopped' : 'succeeded' },
+    summary: { ...report.summary, status: outcome },
   }, { mode: 'creation' }, { actor: audit.actor });
-  const fields = { status: 'succeeded' as const, report: kept(report), progress: { pct: 100, done: current.progress.total, total: current.progress.total } };
+  const done = stop === 'cancelled' ? current.progress.done : current.progress.total;
+  const fields = {
+    status: stop === 'cancelled' ? ('cancelled' as const) : ('succeeded' as const), report: kept(report),
+    progress: { pct: current.progress.total ? Math.floor((done / current.progress.total) * 100) : 100, done, total: current.progress.total },
+  };
   const next = await finishRecordWith(current, fields, ctx, entry);
   if (next) await publishProgress(next, ctx);
+  if (next && fields.status === 'cancelled') metric('ImportsCancelled');
 }

@@ -3,16 +3,16 @@ import { lazySchema } from '#shared/lazy-schema';
 import { keys } from '#db/keys';
 import { getItem, conditionalUpdate } from '#db/items';
 import { locate, lookupStep } from '#db/lookup';
-import { queryNewest } from '#db/query';
 import { putNewStep, setExpression } from '#db/steps';
+import { allOf, type Condition } from '#db/condition';
 import { concurrentChange, transact, type TransactStep } from '#db/transact';
-import { forbidden, isRefusal, notFound, unprocessable } from '#shared/errors';
+import { isRefusal, notFound, unprocessable } from '#shared/errors';
 import { enqueue } from '#shared/queue';
 import { errorFields, log } from '#shared/log';
 import { documentDownloadUrl, documentSize, documentUploadUrl, putDocument } from '#shared/storage';
 import { actorAccount, type AppContext } from '#shared/context';
-import { accessInEnvironment, accessToItem, accessToProject } from '#domain/tenancy';
-import { impexRecordEntity, impexRecordView, type ImpexRecord } from './record-entity';
+import { accessInEnvironment, accessToItem } from '#domain/tenancy';
+import { impexRecordEntity, type ImpexRecord } from './record-entity';
 import { verifyDownloadLink } from './links';
 import type { UploadedDocument } from './types';
 import { releaseImportLock, takeImportLock } from './import-lock';
@@ -96,11 +96,11 @@ export async function importUploadUrl(ctx: AppContext, input: { project_id: stri
  */
 export async function startImport(
   ctx: AppContext,
-  input: { project_id: string; environment_id: string; file?: UploadedDocument; upload_id?: string; filename?: string; dry_run?: boolean; plan_fingerprint?: string },
+  input: { project_id: string; environment_id: string; file?: UploadedDocument; upload_id?: string; filename?: string; dry_run?: boolean; plan_fingerprint?: string; prune?: boolean },
 ) {
   const userId = await authorize(ctx, 'import', input.project_id, input.environment_id);
   const record = newRecord(ctx, 'import', userId, input, {
-    filename: input.file?.filename || input.filename || null, dry_run: input.dry_run ?? false, plan_fingerprint: input.plan_fingerprint ?? null,
+    filename: input.file?.filename || input.filename || null, dry_run: input.dry_run ?? false, plan_fingerprint: input.plan_fingerprint ?? null, prune: input.prune ?? false,
   });
   if (record.dry_run) return startImportOf(ctx, record, input);
   // An import that writes holds the environment's lock from here to its job's end (import-lock.ts).
@@ -129,29 +129,15 @@ async function startImportOf(ctx: AppContext, record: ImpexRecord, input: { file
   return start(ctx, record);
 }
 
-/** GET /impex/history: a project's records, newest first, optionally one environment's; any member (else 403, as SPEC says). */
-export async function importExportHistory(ctx: AppContext, input: { project_id: string; environment_id?: string; limit: number }) {
-  await accessToProject(input.project_id, actorAccount(ctx).id, { notFoundError: forbidden(NOT_A_MEMBER) });
-  const items = await queryNewest(keys.projectPK(input.project_id), keys.impexRecordPrefix, {
-    limit: input.limit,
-    ...(input.environment_id ? { filter: 'environment_id = :env', values: { ':env': input.environment_id } } : {}),
-  });
-  return items.map((i) => impexRecordView.project(impexRecordEntity.decode(i)));
-}
-
 /** A record by bare id (record or job id), for a member of its project; anything else is `notFoundError`. */
 export async function memberRecordOf(id: string, kind: string, userId: string, detail: string): Promise<ImpexRecord> {
-  const { item } = await accessToItem<ImpexRecord>({ kind, id, userId, scope: 'project', notFound: notFound(detail) });
-  return impexRecordEntity.decode(item);
+  return (await memberRecordAccess(id, kind, userId, detail)).record;
 }
 
-/**
- * GET /impex/status/{job_id}: a job's record, for a member of its project (else 404 'Job not found').
- * The caller is signed in by the pipeline, from the Bearer header, the cookie, or the `token` query
- * parameter of a client that cannot send headers (a progress page).
- */
-export async function jobStatus(ctx: AppContext, input: { job_id: string }) {
-  return impexRecordView.project(await memberRecordOf(input.job_id, JOB_KIND, actorAccount(ctx).id, JOB_NOT_FOUND));
+/** As `memberRecordOf`, with the caller's access to the record's project. */
+export async function memberRecordAccess(id: string, kind: string, userId: string, detail: string) {
+  const { item, access } = await accessToItem<ImpexRecord>({ kind, id, userId, scope: 'project', notFound: notFound(detail) });
+  return { record: impexRecordEntity.decode(item), access };
 }
 
 /**
@@ -189,34 +175,44 @@ async function recordVia(id: string, kind: string): Promise<ImpexRecord | undefi
 export const recordById = (recordId: string) => recordVia(recordId, RECORD_KIND);
 export const recordByJob = (jobId: string) => recordVia(jobId, JOB_KIND);
 
+/** A record not finished yet (queued or running): the condition of every change to it. */
+const unfinished = (also?: Condition): Condition =>
+  allOf({ expression: '#st IN (:queued, :running)', names: { '#st': 'status' }, values: { ':queued': 'queued', ':running': 'running' } }, also)!;
+
 /**
- * Moves a record on (status, progress, result) while it is not finished; `seq` moves with every
- * change. Answers the record as written, or undefined when it had finished already.
+ * Moves a record on (status, progress, result) while it is not finished (and `also` holds); `seq`
+ * moves with every change. Answers the record as written, or undefined when it had finished already.
  */
-export async function updateRecord(record: ImpexRecord, fields: Partial<ImpexRecord>, ctx: AppContext): Promise<ImpexRecord | undefined> {
+export async function updateRecord(record: ImpexRecord, fields: Partial<ImpexRecord>, ctx: AppContext, also?: Condition): Promise<ImpexRecord | undefined> {
   const update = setExpression({ ...fields, updated_at: ctx.clock.now().toISOString() });
+  const c = unfinished(also);
   const out = await conditionalUpdate(recordKey(record), {
     UpdateExpression: `${update.UpdateExpression}, #seq = if_not_exists(#seq, :zero) + :one`,
-    ConditionExpression: '#st IN (:queued, :running)',
-    ExpressionAttributeNames: { ...update.ExpressionAttributeNames, '#seq': 'seq', '#st': 'status' },
-    ExpressionAttributeValues: { ...update.ExpressionAttributeValues, ':zero': 0, ':one': 1, ':queued': 'queued', ':running': 'running' },
+    ConditionExpression: c.expression,
+    ExpressionAttributeNames: { ...update.ExpressionAttributeNames, ...c.names, '#seq': 'seq' },
+    ExpressionAttributeValues: { ...update.ExpressionAttributeValues, ...c.values, ':zero': 0, ':one': 1 },
     ReturnValues: 'ALL_NEW',
   });
   return out.ok ? impexRecordEntity.decode(out.item) : undefined;
 }
 
-export const finishRecord = (record: ImpexRecord, fields: Partial<ImpexRecord> & { status: 'succeeded' | 'failed' }, ctx: AppContext) =>
-  updateRecord(record, { ...fields, finished_at: ctx.clock.now().toISOString() }, ctx);
+/** How a record ends. */
+export type FinalStatus = 'succeeded' | 'failed' | 'cancelled';
+export const isFinished = (r: Pick<ImpexRecord, 'status'>) => r.status !== 'queued' && r.status !== 'running';
+
+export const finishRecord = (record: ImpexRecord, fields: Partial<ImpexRecord> & { status: FinalStatus }, ctx: AppContext, also?: Condition) =>
+  updateRecord(record, { ...fields, finished_at: ctx.clock.now().toISOString() }, ctx, also);
 
 /**
  * Finishes a record together with `steps` in one transaction (an import's audit entry: it exists
  * exactly when the import's result is recorded). Answers the record as written, or undefined when it
  * had finished already (then nothing is written).
  */
-export async function finishRecordWith(record: ImpexRecord, fields: Partial<ImpexRecord> & { status: 'succeeded' | 'failed' }, ctx: AppContext, steps: TransactStep[]): Promise<ImpexRecord | undefined> {
+export async function finishRecordWith(record: ImpexRecord, fields: Partial<ImpexRecord> & { status: FinalStatus }, ctx: AppContext, steps: TransactStep[]): Promise<ImpexRecord | undefined> {
   const now = ctx.clock.now().toISOString();
   const all = { ...fields, finished_at: now, updated_at: now };
   const update = setExpression(all);
+  const c = unfinished();
   const finished = concurrentChange();
   try {
     await transact([
@@ -224,9 +220,9 @@ export async function finishRecordWith(record: ImpexRecord, fields: Partial<Impe
         Update: {
           Key: recordKey(record),
           UpdateExpression: `${update.UpdateExpression}, #seq = if_not_exists(#seq, :zero) + :one`,
-          ConditionExpression: '#st IN (:queued, :running)',
-          ExpressionAttributeNames: { ...update.ExpressionAttributeNames, '#seq': 'seq', '#st': 'status' },
-          ExpressionAttributeValues: { ...update.ExpressionAttributeValues, ':zero': 0, ':one': 1, ':queued': 'queued', ':running': 'running' },
+          ConditionExpression: c.expression,
+          ExpressionAttributeNames: { ...update.ExpressionAttributeNames, ...c.names, '#seq': 'seq' },
+          ExpressionAttributeValues: { ...update.ExpressionAttributeValues, ...c.values, ':zero': 0, ':one': 1 },
         },
         failWith: finished,
       },

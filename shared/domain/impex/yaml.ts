@@ -49,7 +49,8 @@ function issueProblems(issue: z.core.$ZodIssue): Problem[] {
   return [{ path, message: issue.message }];
 }
 
-type Parsed = { document: EnvironmentDocument; errors: [] } | { document: null; errors: ImportError[] };
+/** A document with problems keeps its `spec` as read when it could be read (its plan still lists what the environment has beyond it). */
+type Parsed = { document: EnvironmentDocument; errors: [] } | { document: null; errors: ImportError[]; spec?: unknown };
 
 /**
  * Parses a YAML or JSON document (JSON is YAML) and validates all of it: syntax, then the
@@ -131,7 +132,7 @@ async function parseWithLines(text: string): Promise<Parsed> {
   if (parsed.success && !problems.length) return { document: parsed.data, errors: [] };
   const located = problems.map((p) => ({ p, line: lineOf(yaml, doc, lines, p.path) }));
   located.sort((a, b) => (a.line ?? Infinity) - (b.line ?? Infinity) || comparePaths(a.p.path, b.p.path));
-  return { document: null, errors: located.map(({ p, line }) => ({ path: pointer(p.path), line, message: p.message })) };
+  return { document: null, errors: located.map(({ p, line }) => ({ path: pointer(p.path), line, message: p.message })), spec: (raw as { spec?: unknown }).spec };
 }
 
 /** Keys in the document's order, no line folding, no anchors (two exports of the same data are byte-identical). */

@@ -5,7 +5,7 @@ import { multipart } from '../client.js';
 import { examples, inTarget, optionsOf, withOutput, withTarget } from './common.js';
 import { connect } from './context.js';
 import { CliError } from './errors.js';
-import { followWithProgress, readDocument, resultLines, startImport, type JobRecord } from './import-job.js';
+import { followWithProgress, readDocument, resultLines, startImport, watchCommand, type JobRecord } from './import-job.js';
 import { emit, say, type Format } from './output.js';
 import { inEnv } from './target.js';
 
@@ -63,4 +63,18 @@ export function impexCommands(program: Command) {
       else emit(record, o.output === 'table' ? 'yaml' : o.output);
       if (record.status !== 'succeeded') process.exitCode = 1;
     }), 'infracat jobs watch 3f6c…', 'infracat jobs watch 3f6c… -o json');
+
+  examples(withOutput(jobs.command('cancel <job_id>').description('cancel a job: a queued one at once; a running import stops at its next chunk boundary (what it wrote stays, chunk by chunk)'))
+    .option('--no-wait', 'ask and return, without waiting for the import to stop')
+    .option('-q, --quiet', 'no progress')
+    .action(async (jobId: string, _o, cmd) => {
+      const o = optionsOf(cmd);
+      const c = await connect(o);
+      const { data: asked } = await c.client.api.POST('/impex/cancel/{job_id}', { params: { path: { job_id: jobId } } });
+      const record = asked!.status === 'running' && o.wait ? await followWithProgress(c, jobId, 'job', !!o.quiet) : asked!;
+      if (o.output !== 'table') return emit(record, o.output);
+      say(record.status === 'cancelled' ? `Job ${jobId} cancelled.` : record.status === 'running' ? `Job ${jobId} is stopping at its next chunk boundary (${watchCommand(jobId)}).` : `Job ${jobId} ${record.status} before it could stop.`);
+      if (record.kind === 'import' && record.report) showResult(record, 'table');
+      if (record.status !== 'cancelled' && record.status !== 'running') process.exitCode = 1;
+    }), 'infracat jobs cancel 3f6c…', 'infracat jobs cancel 3f6c… --no-wait');
 }

@@ -55,8 +55,10 @@ export function progressView(label: string, quiet: boolean) {
 type Target = { project_id: string; environment_id: string };
 
 /** Starts an import (or its dry run): a document over 5 MB is put through an upload URL first. Answers the job id. */
-export async function startImport(c: Connected, target: Target, doc: DocumentFile, opts: { dryRun: boolean; fingerprint?: string }): Promise<string> {
-  const fields = { ...target, dry_run: opts.dryRun ? ('true' as const) : ('false' as const), ...(opts.fingerprint ? { plan_fingerprint: opts.fingerprint } : {}) };
+export async function startImport(c: Connected, target: Target, doc: DocumentFile, opts: { dryRun: boolean; fingerprint?: string; prune?: boolean }): Promise<string> {
+  const fields = {
+    ...target, dry_run: opts.dryRun ? ('true' as const) : ('false' as const), ...(opts.fingerprint ? { plan_fingerprint: opts.fingerprint } : {}), ...(opts.prune ? { prune: 'true' as const } : {}),
+  };
   let body: ImportBody;
   const size = Buffer.byteLength(doc.text);
   if (size > UPLOAD_ABOVE_BYTES) {
@@ -69,18 +71,19 @@ export async function startImport(c: Connected, target: Target, doc: DocumentFil
   return started!.job_id;
 }
 
-/** What to run to follow a job that goes on without us. */
+/** What to run to follow a job that goes on without us, or to stop it. */
 export const watchCommand = (jobId: string) => `infracat jobs watch ${jobId}`;
+export const cancelCommand = (jobId: string) => `infracat jobs cancel ${jobId}`;
 
 /**
  * Follows a job to its end with progress. Ctrl-C stops following, not the job: it prints the job's
- * id and how to follow it again, and exits 130 (as an interrupted command does).
+ * id, how to follow it again and how to cancel it, and exits 130 (as an interrupted command does).
  */
 export async function followWithProgress(c: Connected, jobId: string, label: string, quiet: boolean): Promise<JobRecord> {
   const view = progressView(label, quiet);
   const interrupted = () => {
     view.stop();
-    process.stderr.write(`\nInterrupted: the ${label} goes on on the server (job ${jobId}).\nFollow it: ${watchCommand(jobId)}\n`);
+    process.stderr.write(`\nInterrupted: the ${label} goes on on the server (job ${jobId}).\nFollow it: ${watchCommand(jobId)}\nStop it:   ${cancelCommand(jobId)}\n`);
     process.exit(130);
   };
   process.once('SIGINT', interrupted);

@@ -2,7 +2,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { Option, type Command } from 'commander';
 import { examples, optionsOf, withTarget, inTarget } from './common.js';
 import { connect, type Connected } from './context.js';
-import { countsOf, deleteExtras, extrasOf, type Extra } from './drift.js';
+import { countsOf, type Extra } from './drift.js';
 import { CliError } from './errors.js';
 import { followWithProgress, readDocument, resultLines, startImport, type DocumentFile, type Report } from './import-job.js';
 import { emit, FORMATS, say, type Format } from './output.js';
@@ -40,9 +40,10 @@ const targetOf = (t: Target) => ({ ...inEnv(t), name: `${t.project.name}/${t.env
 async function makePlan(c: Connected, t: Target, doc: DocumentFile, prune: boolean, quiet: boolean): Promise<Plan> {
   const target = targetOf(t);
   const jobId = await startImport(c, inEnv(t), doc, { dryRun: true });
-  // Problems never hide the extras: they are listed whatever the report says.
-  const [record, extras] = await Promise.all([followWithProgress(c, jobId, 'plan', quiet), extrasOf(c, t, doc.text)]);
+  const record = await followWithProgress(c, jobId, 'plan', quiet);
   if (!record.report) throw new CliError(`The plan failed: ${record.error ?? 'no report'}`);
+  // The server lists them (problems never hide them).
+  const extras = record.report.extras ?? [];
   const action = prune ? ('delete' as const) : ('extra' as const);
   return {
     format: SAVED_PLAN, file: doc.name, target, prune, fingerprint: record.report.fingerprint ?? null,
@@ -75,18 +76,18 @@ function showPlan(p: Plan, format: Format, showUnchanged: boolean) {
   process.stdout.write(out.join('\n') + '\n');
 }
 
-/** Applies a plan: the import of its document against its fingerprint, then (with prune) its deletions. */
+/** Applies a plan: the import of its document against its fingerprint; with prune, the server's job deletes the extras too, under the import's lock. */
 async function applyPlan(c: Connected, p: Plan, format: Format, quiet: boolean) {
-  const jobId = await startImport(c, p.target, { name: p.file, text: p.document }, { dryRun: false, fingerprint: p.fingerprint ?? undefined });
+  const jobId = await startImport(c, p.target, { name: p.file, text: p.document }, { dryRun: false, fingerprint: p.fingerprint ?? undefined, prune: p.prune });
   const record = await followWithProgress(c, jobId, 'import', quiet);
   const ok = record.status === 'succeeded';
-  if (ok && p.prune) await deleteExtras(c, p.extras);
+  const deleted = record.report?.deleted ?? [];
   if (format === 'table') {
     const lines = resultLines(record);
-    if (ok && p.prune && p.extras.length) lines.push(`Deleted ${countsOf(p.extras)}.`);
+    if (deleted.length) lines.push(`Deleted ${countsOf(deleted)}.`);
     if (ok && !p.prune && p.extras.length) lines.push(`Left ${countsOf(p.extras)} that the file does not have (apply --prune deletes them).`);
     process.stdout.write(lines.join('\n') + '\n');
-  } else emit({ ...record, deleted: p.prune ? p.extras : [], left: p.prune ? [] : p.extras }, format);
+  } else emit({ ...record, deleted, left: p.prune ? [] : p.extras }, format);
   if (!ok) process.exitCode = 1;
 }
 

@@ -21,7 +21,7 @@ export const undoInterruptedImport = (projectId: string, envId: string, importId
  * A chunk of updates is one transaction; a chunk of creates is a staged write (db/staged-write.ts):
  * its counters and claims committed with a journal, its new items by BatchWriteItem, its guards
  * checked again as it closes, and the whole undone if anything refuses or fails in between.
- * `onProgress(done, total)` follows each committed chunk. What was committed stays (each chunk is
+ * `onProgress(done, total)` follows each committed chunk; `halt()` true stops it at a chunk boundary. What was committed stays (each chunk is
  * whole); planning again and applying finishes the work, as everything is matched by name. A plan
  * with errors writes nothing.
  *
@@ -35,10 +35,12 @@ export async function applyImport(
   audit?: ImportAudit,
   /** Items a chunk of creates writes by BatchWriteItem at most (tests make chunks small). */
   stagedItems = STAGED_ITEMS,
+  /** Asked at each chunk boundary: true stops the import there (a cancel); a chunk in flight is undone. */
+  halt?: () => boolean,
 ): Promise<ImportReport> {
   if (plan.report.errors.length || !plan.source) return plan.report;
   await onProgress?.(0, plan.total);
-  const writer = new Writer(plan, ctx, onProgress, audit, stagedItems);
+  const writer = new Writer(plan, ctx, onProgress, audit, stagedItems, halt);
   let item = 0;
   const { document: doc, env, serviceLimit } = plan.source;
   await walk({ projectId: plan.projectId, envId: plan.environmentId, doc, env, serviceLimit }, ctx, {
@@ -49,6 +51,7 @@ export async function applyImport(
   });
   await writer.finish();
   if (!writer.stopped) return plan.report;
-  const items = plan.report.items.map((i, n) => (writer.notApplied.has(n) ? { ...i, action: 'error' as const, detail: 'not applied: the import stopped' } : i));
+  const detail = writer.halted ? 'not applied: the import was cancelled' : 'not applied: the import stopped';
+  const items = plan.report.items.map((i, n) => (writer.notApplied.has(n) ? { ...i, action: 'error' as const, detail } : i));
   return { summary: summarize(items, writer.errors), items, errors: writer.errors };
 }

@@ -6,8 +6,8 @@
  *
  * Matching: groups, networks and services by name, subgroups by name within their group, floors
  * by hostname, all ignoring case (the name claims' rule). A match whose stored state differs is
- * updated (only the fields that differ); otherwise it is unchanged. An import never deletes: what
- * the environment has beyond the document stays. Links are created when the pair is not linked yet.
+ * updated (only the fields that differ); otherwise it is unchanged. What the environment has beyond
+ * the document is listed (extras.ts) and stays, unless the import prunes: then it is deleted (prune.ts). Links are created when the pair is not linked yet.
  * A connection matches the one joining the same two ends (in the same direction if there is one,
  * else another of the pair: its direction and name are then updated in place); a chain or hub
  * matches the chain its matched members are in. A plan carries the fingerprint of the environment it
@@ -17,5 +17,7 @@
 
 export { planImport, type ImportPlan } from './plan';
 export { applyImport, undoInterruptedImport } from './apply';
-export type { ImportAction, ImportItem, ImportReport } from './report';
+export type { Extra, ImportAction, ImportItem, ImportReport } from './report';
+export { extrasOf } from './extras';
+export { pruneInto } from './prune';
 export type { ImportAudit } from './unit-writes';

@@ -17,6 +17,17 @@ export interface ImportReport {
   errors: ImportError[];
   /** What a plan was made against (fingerprint.ts): a saved plan hands it back to be applied only to the environment as it was. */
   fingerprint?: string;
+  /** What the environment has that the document lacks (extras.ts): listed by every plan, deleted by an import with `prune`. */
+  extras?: Extra[];
+  /** What an import with `prune` deleted (of its extras). */
+  deleted?: Extra[];
+}
+
+/** An item of the environment the document lacks, by the report's kind, its id and how the report names it. */
+export interface Extra {
+  kind: (typeof KIND)[keyof typeof KIND];
+  id: string;
+  name: string;
 }
 
 export const KIND = {

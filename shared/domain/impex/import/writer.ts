@@ -48,6 +48,8 @@ export class Writer {
   private connectionsVersion: number;
   private done = 0;
   stopped = false;
+  /** Stopped by `halt` (a cancel), not by a refusal. */
+  halted = false;
   readonly errors: ImportError[] = [];
   readonly notApplied = new Set<number>();
 
@@ -57,6 +59,7 @@ export class Writer {
     private readonly onProgress?: (done: number, total: number) => void | Promise<void>,
     private readonly audit?: ImportAudit,
     private readonly stagedItems = STAGED_ITEMS,
+    private readonly halt?: () => boolean,
   ) {
     this.connectionsVersion = plan.connectionsVersion;
     this.owner = audit?.importId ?? ctx.ids.newId();
@@ -86,12 +89,18 @@ export class Writer {
     for (const u of [...this.waiting.values()].flat()) this.markNotApplied([u]);
   }
 
+  /** Whether the import stopped: refused, or halted at this chunk boundary. */
+  private stopping(): boolean {
+    if (!this.stopped && this.halt?.()) this.stopped = this.halted = true;
+    return this.stopped;
+  }
+
   private markNotApplied(units: Unit[]) {
     for (const u of units) for (const i of [u.item, ...(u.also ?? [])]) this.notApplied.add(i);
   }
 
   private async add(u: Unit) {
-    if (this.stopped) return this.markNotApplied([u]);
+    if (this.stopping()) return this.markNotApplied([u]);
     const sharedKeys = [...new Set([...u.guards.map((g) => g.key), ...u.counters.map((c) => c.key)].map(keyId))];
     // Built once, stamped with the time it is packed. A create is staged: its fresh writes go by BatchWriteItem.
     const writes = unitWrites(u, this.ctx.clock.now().toISOString(), this.ctx, this.plan, this.audit);
@@ -127,7 +136,7 @@ export class Writer {
     if (chunk[0].phase !== this.flightPhase) await this.settled();
     while (this.inFlight.length >= CHUNKS_IN_FLIGHT) await this.inFlight.shift();
     if (this.failure) await this.settled();
-    if (this.stopped) return this.markNotApplied(chunk);
+    if (this.stopping()) return this.markNotApplied(chunk);
     this.flightPhase = chunk[0].phase;
     // Caught here, thrown by the next commit: a rejection nobody awaits yet would end the process.
     this.inFlight.push(this.send(chunk, built, this.inFlight.at(-1)).catch((error) => void (this.failure ??= { error })));
@@ -142,7 +151,7 @@ export class Writer {
   private async send(chunk: Unit[], { steps, staged, now, diagnose }: Built, before?: Promise<void>) {
     const turn = async () => {
       await before;
-      if (this.stopped || this.failure) throw STOPPED;
+      if (this.stopping() || this.failure) throw STOPPED;
     };
     try {
       if (staged) await stagedWrite({ ...staged, journal: keys.stagedWrite(this.plan.projectId, this.plan.environmentId, this.owner, this.journals++), owner: this.owner, beforeClose: turn }, now);

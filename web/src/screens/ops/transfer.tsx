@@ -129,6 +129,7 @@ function ImportPanel(props: { projectId: string; envId: string; onDone: () => vo
       const record = await followJob(client, started.job_id, { onProgress: (progress) => setStage({ step, progress }) });
       setStage({ step: dryRun ? 'planned' : 'applied', record });
       if (record.status === 'failed') setError(record.error ?? 'The import failed. Please try again.');
+      if (record.status === 'cancelled') setError('The import was cancelled: what it wrote before it stopped stays.');
       props.onDone();
     } catch (err) {
       setStage({ step: 'choose' });

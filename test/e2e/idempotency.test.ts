@@ -6,6 +6,7 @@ import { client, signUp } from '../helpers/http';
 import { ddb } from '#shared/clients';
 import { keys } from '#db/keys';
 import { createNetwork, ownerWithEnv, readItem } from '../helpers/catalog';
+import { countCalls } from '../bench/measure';
 
 const ref = useTestStack();
 const api = client(() => ref.stack.url);
@@ -109,5 +110,21 @@ describe('Idempotency-Key on creating POSTs', () => {
     expect(bad.body.detail[0].loc).toEqual(['header', 'idempotency-key']);
     expect((await api.post('/projects', { name: 'plain' }, { token })).status).toBe(201);
     expect((await api.post('/projects', { name: 'plain' }, { token })).status).toBe(400);
+  });
+
+  it('costs one sequential round trip with a key (the claim goes out beside the first read), none without', async () => {
+    const { token, projectId, envId } = await ownerWithEnv(api);
+    const calls = countCalls(ddb());
+    const cost = async (name: string, headers: Record<string, string>) => {
+      calls.reset();
+      expect((await api.post('/services', { name, project_id: projectId, environment_id: envId }, { token, headers })).status).toBe(201);
+      return { byCommand: calls.byCommand(), roundTrips: calls.roundTrips() };
+    };
+    const plain = await cost('plain', {});
+    const keyed = await cost('keyed', { 'idempotency-key': randomUUID() });
+    // The claim (PutItem) and keeping the answer (UpdateItem): two calls, one of them on the way.
+    expect(keyed.byCommand).toEqual({ ...plain.byCommand, PutItemCommand: 1, UpdateItemCommand: 1 });
+    expect(plain.byCommand).not.toHaveProperty('PutItemCommand');
+    expect(keyed.roundTrips).toBe(plain.roundTrips + 1);
   });
 });

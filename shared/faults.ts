@@ -25,7 +25,7 @@ export type FaultPlan = Map<string, number>;
 export function parseFaults(spec: string): FaultPlan {
   const plan: FaultPlan = new Map();
   for (const entry of spec.split(',').map((e) => e.trim()).filter(Boolean)) {
-    const m = /^([a-z]+)\.([a-z-]+):(\d*\.?\d+)$/.exec(entry);
+    const m = /^([a-z0-9]+)\.([a-z-]+):(\d*\.?\d+)$/.exec(entry);
     const p = m ? Number(m[3]) : NaN;
     if (!m || !SERVICES.has(m[1]) || !KINDS.has(m[2]) || !(p >= 0 && p <= 1)) {
       throw new Error(`FAULTS: cannot read "${entry}" (expected <service>.<kind>:<probability>, service one of ${[...SERVICES].join(', ')}, kind one of ${[...KINDS].join(', ')})`);

@@ -125,6 +125,7 @@ describe('Idempotency-Key on creating POSTs', () => {
     // The claim (PutItem) and keeping the answer (UpdateItem): two calls, one of them on the way.
     expect(keyed.byCommand).toEqual({ ...plain.byCommand, PutItemCommand: 1, UpdateItemCommand: 1 });
     expect(plain.byCommand).not.toHaveProperty('PutItemCommand');
-    expect(keyed.roundTrips).toBe(plain.roundTrips + 1);
+    // At most one more: the claim overlaps the route's reads (fewer when it spans more than one of them).
+    expect(keyed.roundTrips).toBeLessThanOrEqual(plain.roundTrips + 1);
   });
 });

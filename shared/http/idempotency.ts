@@ -193,7 +193,13 @@ export async function once(
     await persistence.release(data, owner);
     throw ran.reason;
   }
-  await persistence.saveSuccess(data, ran.value as Data);
+  try {
+    await persistence.saveSuccess(data, ran.value as Data);
+  } catch (err) {
+    // What the route did is done: its answer is the truth, a 503 would have the client do it again.
+    // Only a retry after the claim's lease (which a client that got this answer has no reason to send) runs again.
+    log.warn('idempotency answer not kept: the key is free again when its claim lease ends', errorFields(err));
+  }
   return ran.value;
 }
 

@@ -128,4 +128,24 @@ describe('Idempotency-Key on creating POSTs', () => {
     // At most one more: the claim overlaps the route's reads (fewer when it spans more than one of them).
     expect(keyed.roundTrips).toBeLessThanOrEqual(plain.roundTrips + 1);
   });
+
+  it('answers what the route did when its answer cannot be kept: a write that was made is never a 503', async () => {
+    const { token, projectId, envId } = await ownerWithEnv(api);
+    const stack = ddb().middlewareStack;
+    stack.add(
+      (next, context) => async (args) => {
+        const keeping = context.commandName === 'UpdateItemCommand' && JSON.stringify((args as { input: unknown }).input).includes('IDEMPOTENCY#');
+        if (keeping) throw Object.assign(new Error('down'), { name: 'ServiceUnavailable', $fault: 'server', $metadata: { httpStatusCode: 503 } });
+        return next(args);
+      },
+      { step: 'initialize', name: 'answersCannotBeKept' },
+    );
+    try {
+      const created = await api.post('/services', { name: 'made', project_id: projectId, environment_id: envId }, withKey(token, randomUUID()));
+      expect(created.status).toBe(201);
+    } finally {
+      stack.remove('answersCannotBeKept');
+    }
+    expect(await serviceNames(token, projectId, envId)).toEqual(['made']);
+  });
 });

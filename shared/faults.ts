@@ -12,6 +12,7 @@
  *   timeout although it succeeded), `reorder` (held back behind later messages).
  * - Workers (`worker`): `kill` (the worker dies mid-message: the message comes back).
  */
+import { changesNothing } from './write-gate';
 
 export type FaultKind = 'throttle' | 'error' | 'unavailable' | 'timeout-after-write' | 'conflict' | 'duplicate' | 'late' | 'reorder' | 'kill';
 const KINDS = new Set<string>(['throttle', 'error', 'unavailable', 'timeout-after-write', 'conflict', 'duplicate', 'late', 'reorder', 'kill']);
@@ -99,8 +100,6 @@ export function redeliveryAfterSuccess(receiveCount: number, strike: (service: F
 }
 
 const SERVICE_OF: Record<string, FaultService> = { DynamoDB: 'ddb', S3: 's3', SQS: 'sqs', SES: 'ses', KMS: 'kms', 'Secrets Manager': 'secrets' };
-/** Operations that change nothing: never "applied, then timed out". */
-const READ = /^(Get|BatchGet|Query|Scan|Describe|List|Head|Receive|Decrypt|TransactGet)/;
 
 /** An error as the SDK raises it for an AWS answer (its name, status and retry hints), so every layer treats it as the real one. */
 function awsError(name: string, status: number, extra: Record<string, unknown> = {}): Error {
@@ -112,6 +111,10 @@ function awsError(name: string, status: number, extra: Record<string, unknown> =
     ...extra,
   });
 }
+
+/** Calls that reached the service, by their input (the same through the SDK's retries of the call). */
+const tookEffect = new WeakSet<object>();
+const callOf = (args: unknown) => (args as { input: object }).input;
 
 type Stack = { add: (mw: unknown, opts: { step: string; priority: string; name: string }) => void };
 
@@ -130,7 +133,8 @@ export function withFaults<T>(client: T): T {
       if (strikes(service, 'throttle')) throw awsError(service === 'ddb' ? 'ProvisionedThroughputExceededException' : service === 's3' ? 'SlowDown' : 'ThrottlingException', service === 's3' ? 503 : 400);
       if (strikes(service, 'unavailable')) throw awsError('ServiceUnavailable', 503);
       if (strikes(service, 'error')) throw awsError('InternalServerError', 500);
-      if (service === 'ddb' && op === 'TransactWriteItems' && strikes('ddb', 'conflict')) {
+      // A retry of a call that took effect is answered by its token, never cancelled by a conflict.
+      if (service === 'ddb' && op === 'TransactWriteItems' && !tookEffect.has(callOf(args)) && strikes('ddb', 'conflict')) {
         const { TransactionCanceledException } = await import('@aws-sdk/client-dynamodb');
         const items = ((args as { input?: { TransactItems?: unknown[] } }).input?.TransactItems ?? []).length;
         throw new TransactionCanceledException({
@@ -140,7 +144,8 @@ export function withFaults<T>(client: T): T {
         });
       }
       const result = await next(args);
-      if (!READ.test(op) && strikes(service, 'timeout-after-write')) throw Object.assign(new Error('Socket timed out (injected fault, after the write took effect)'), { name: 'TimeoutError', $metadata: {} });
+      tookEffect.add(callOf(args));
+      if (!changesNothing(op) && strikes(service, 'timeout-after-write')) throw Object.assign(new Error('Socket timed out (injected fault, after the write took effect)'), { name: 'TimeoutError', $metadata: {} });
       return result;
     },
     { step: 'finalizeRequest', priority: 'low', name: 'injectFaults' },

@@ -1,6 +1,7 @@
 import type { Tracer } from '@aws-lambda-powertools/tracer';
 import { config } from './config';
 import { withFaults } from './faults';
+import { withWriteGate } from './write-gate';
 
 let tracer: Tracer | undefined;
 let loading: Promise<void> | undefined;
@@ -20,9 +21,9 @@ export async function prepareTracing(): Promise<void> {
   await loading;
 }
 
-/** An AWS SDK v3 client with X-Ray subsegments for its calls (unchanged when tracing is off), and the local stack's injected faults when they are on. */
+/** An AWS SDK v3 client with X-Ray subsegments for its calls (unchanged when tracing is off), the write gate (shared/write-gate.ts), and the local stack's injected faults when they are on. */
 export function captured<T>(client: T): T {
-  return withFaults(tracer ? tracer.captureAWSv3Client(client) : client);
+  return withWriteGate(withFaults(tracer ? tracer.captureAWSv3Client(client) : client));
 }
 
 /** Runs one invocation in its own `## handler` subsegment annotated with the cold start and service (as Powertools' middleware does). */

@@ -44,8 +44,10 @@ export async function verifyAccessToken(token: string, ctx: AppContext): Promise
   const known = verified.get(token);
   if (known && known.exp > nowSeconds) return { sub: known.sub, ver: known.ver, sid: known.sid, ...(known.grant ? { grant: known.grant } : {}) };
   let payload: Record<string, unknown>;
+  // Loaded before the try: a key that cannot be loaded now (an outage) is a 503, not a signed-out caller.
+  const key = await signingKey();
   try {
-    ({ payload } = await jwtVerify(token, await signingKey(), {
+    ({ payload } = await jwtVerify(token, key, {
       algorithms: [ALG],
       issuer: ctx.config.JWT_ISSUER,
       audience: ctx.config.JWT_AUDIENCE,

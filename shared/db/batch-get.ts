@@ -3,6 +3,7 @@ import { ddb } from '#shared/clients';
 import { config } from '#shared/config';
 import { forEachAtMost } from '#shared/concurrency';
 import { retry } from './retry';
+import { LeftUnprocessed } from '#shared/outage';
 
 export type Key = { PK: string; SK: string };
 
@@ -29,9 +30,9 @@ export async function batchGet(keyList: Key[], table?: string): Promise<Map<stri
         const out = await ddb().send(new BatchGetCommand({ RequestItems: { [TableName]: { Keys: pending, ConsistentRead: true } } }));
         for (const item of out.Responses?.[TableName] ?? []) found.set(keyId(item as Key), item);
         pending = (out.UnprocessedKeys?.[TableName]?.Keys ?? []) as Record<string, unknown>[];
-        if (pending.length) throw new Unprocessed();
+        if (pending.length) throw new LeftUnprocessed();
       },
-      { attempts: 10, when: (err) => err instanceof Unprocessed, baseMs: 20 },
+      { attempts: 10, when: (err) => err instanceof LeftUnprocessed, baseMs: 20 },
     );
   };
   await forEachAtMost(chunks, IN_FLIGHT, read);
@@ -39,4 +40,3 @@ export async function batchGet(keyList: Key[], table?: string): Promise<Map<stri
 }
 export const keyId = (k: Key) => `${k.PK}|${k.SK}`;
 
-class Unprocessed extends Error {}

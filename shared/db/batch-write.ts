@@ -3,6 +3,7 @@ import { ddb } from '#shared/clients';
 import { config } from '#shared/config';
 import type { Key } from './batch-get';
 import { retry } from './retry';
+import { LeftUnprocessed } from '#shared/outage';
 
 type Request = NonNullable<BatchWriteCommandInput['RequestItems']>[string][number];
 
@@ -26,8 +27,6 @@ async function inTurn<T>(fn: () => Promise<T>): Promise<T> {
   }
 }
 
-class Unprocessed extends Error {}
-
 /** One BatchWriteItem, sending again what DynamoDB left unprocessed (with backoff) until all is written. */
 async function writeAll(requests: Request[]): Promise<void> {
   const TableName = config().TABLE_NAME;
@@ -36,9 +35,9 @@ async function writeAll(requests: Request[]): Promise<void> {
     async () => {
       const out = await ddb().send(new BatchWriteCommand({ RequestItems: { [TableName]: pending } }));
       pending = out.UnprocessedItems?.[TableName] ?? [];
-      if (pending.length) throw new Unprocessed();
+      if (pending.length) throw new LeftUnprocessed();
     },
-    { attempts: 10, when: (err) => err instanceof Unprocessed, baseMs: 50 },
+    { attempts: 10, when: (err) => err instanceof LeftUnprocessed, baseMs: 50 },
   );
 }
 

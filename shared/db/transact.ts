@@ -5,6 +5,7 @@ import { ddb } from '#shared/clients';
 import { config } from '#shared/config';
 import { conflict, DomainError } from '#shared/errors';
 import { retry } from './retry';
+import { isOutage } from '#shared/outage';
 
 type Write = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 type Op = 'Put' | 'Update' | 'Delete' | 'ConditionCheck';
@@ -34,18 +35,32 @@ export const toTransactItems = (steps: TransactStep[]): Write[] => {
  * Runs a TransactWriteItems. When a condition fails, the step's `failWith` is thrown (the first
  * failing step in order), so callers state each refusal next to the write it guards; a failed
  * condition without one is a 409. A TransactionConflict is retried with jittered backoff, and
- * answered 409 if it persists.
+ * answered 409 if it persists. An outage (throttled, failed, timed out: `isOutage`) is retried a
+ * little longer with the same token: the transaction may have taken effect, and DynamoDB answers
+ * the same call "done" then, so the caller learns what happened instead of failing a write that
+ * was made (a client's retry would make it twice: a second item, or a misleading refusal).
  */
 export async function transact(steps: TransactStep[], token?: string): Promise<void> {
   if (steps.length > TRANSACTION_LIMIT && steps.some((s) => s.beside)) return transactBeside(steps, token);
   const TransactItems = toTransactItems(steps);
+  // Always a token. Once a try may have taken effect, every later try keeps its token: DynamoDB
+  // answers it "done" if it did (a try refused by a conflict did nothing, and the next gets a new one).
+  let ClientRequestToken = token ?? randomUUID();
+  let mayHaveTakenEffect = false;
+  const send = async () => {
+    try {
+      await ddb().send(new TransactWriteCommand({ TransactItems, ClientRequestToken }));
+    } catch (err) {
+      if (inDoubt(err)) mayHaveTakenEffect = true;
+      throw err;
+    }
+  };
   try {
     await retry(
-      async () => {
+      async (attempt) => {
+        if (attempt > 1 && !mayHaveTakenEffect && !token) ClientRequestToken = randomUUID();
         try {
-          // Always a token: when a call times out after it took effect, the SDK's retry of the same
-          // command is then answered "done" by DynamoDB instead of failing its own conditions.
-          await ddb().send(new TransactWriteCommand({ TransactItems, ClientRequestToken: token ?? randomUUID() }));
+          await retry(send, { attempts: OUTAGE_ATTEMPTS, when: inDoubt, baseMs: 100 });
         } catch (err) {
           if (!(err instanceof TransactionCanceledException)) throw err;
           const reasons = err.CancellationReasons ?? [];
@@ -62,6 +77,11 @@ export async function transact(steps: TransactStep[], token?: string): Promise<v
     throw err;
   }
 }
+
+/** Tries of one transaction through outages (each with the SDK's own attempts). */
+const OUTAGE_ATTEMPTS = 4;
+/** An outage that may have left the transaction done or not (a cancelled one did nothing: its reasons say why). */
+const inDoubt = (err: unknown) => isOutage(err) && !(err instanceof TransactionCanceledException);
 
 const TRANSACTION_LIMIT = 100;
 

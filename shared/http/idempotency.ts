@@ -1,17 +1,10 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash, randomUUID } from 'node:crypto';
 import { ConditionalCheckFailedException, type AttributeValue } from '@aws-sdk/client-dynamodb';
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import type { APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { IdempotencyConfig, makeIdempotent } from '@aws-lambda-powertools/idempotency';
-import {
-  IdempotencyAlreadyInProgressError,
-  IdempotencyInconsistentStateError,
-  IdempotencyItemAlreadyExistsError,
-  IdempotencyPersistenceLayerError,
-  IdempotencyRecordStatus,
-  IdempotencyValidationError,
-} from '@aws-lambda-powertools/idempotency';
+import { IdempotencyConfig, IdempotencyItemAlreadyExistsError, IdempotencyRecordStatus, IdempotencyValidationError } from '@aws-lambda-powertools/idempotency';
 import { IdempotencyRecord } from '@aws-lambda-powertools/idempotency/persistence';
 import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
 import { ddb } from '#shared/clients';
@@ -23,6 +16,8 @@ import { DomainError, unprocessable } from '#shared/errors';
 import { keyIssue } from './idempotency-key';
 import { retry } from '#db/retry';
 import { isOutage } from '#shared/outage';
+import { errorFields, log } from '#shared/log';
+import { behindGate } from '#shared/write-gate';
 
 type Result = APIGatewayProxyStructuredResultV2;
 
@@ -34,6 +29,11 @@ type Result = APIGatewayProxyStructuredResultV2;
  * while the first is still running is 409 with `Retry-After`. A refusal (4xx) or failure is not
  * kept, so a corrected retry may use the same key. Keys are the caller's own: one account cannot
  * replay another's answers. Loaded only when a request carries the header.
+ *
+ * The library's persistence layer keeps the records; the order is our own (not `makeIdempotent`,
+ * which claims, then runs): the claim goes out together with the route, whose writes wait for it
+ * (shared/write-gate.ts), so on the way to a first answer the key costs one sequential round trip
+ * (keeping the answer), the claim riding beside the route's first read.
  */
 export const KEY_REUSED = 'Idempotency-Key was already used with a different request';
 export const KEY_IN_FLIGHT = 'A request with this Idempotency-Key is still being processed; retry shortly';
@@ -64,7 +64,7 @@ class TablePersistence extends DynamoDBPersistenceLayer {
 
   protected override async _putRecord(record: IdempotencyRecord): Promise<void> {
     const now = Date.now();
-    const owner = randomUUID();
+    const owner = owners.getStore() ?? randomUUID();
     const item = {
       ...keys.idempotencyRecord(record.idempotencyKey),
       [ATTRIBUTES.expiry]: record.expiryTimestamp,
@@ -102,13 +102,41 @@ class TablePersistence extends DynamoDBPersistenceLayer {
       );
     }
   }
+
+  /**
+   * Removes the claim `owner` wrote, and only it (by now another request may hold the key); through
+   * outages like keeping an answer. Never fails: a claim left behind ends with its lease, and what
+   * the request answers is its own outcome.
+   */
+  async release(data: Data, owner: string): Promise<void> {
+    const remove = () =>
+      ddb().send(
+        new DeleteCommand({
+          TableName: config().TABLE_NAME,
+          Key: keys.idempotencyRecord(this.getHashedIdempotencyKey(data)),
+          ConditionExpression: '#owner = :owner',
+          ExpressionAttributeNames: { '#owner': ATTRIBUTES.owner },
+          ExpressionAttributeValues: { ':owner': owner },
+        }),
+      );
+    try {
+      await retry(remove, { attempts: 6, when: isOutage, baseMs: 50 });
+    } catch (err) {
+      if (!(err instanceof ConditionalCheckFailedException)) log.warn('idempotency claim not released: it ends with its lease', errorFields(err));
+    }
+  }
 }
+type Data = Parameters<TablePersistence['saveInProgress']>[0];
+
+/** The owner of the claim being written (a nonce per request), handed to `_putRecord` through the library's `saveInProgress`. */
+const owners = new AsyncLocalStorage<string>();
 
 let persistence: TablePersistence | undefined;
 // Made on the shared DynamoDB client and table: dropped with the clients, so it never keeps a destroyed one.
 onReset(() => (persistence = undefined));
-const store = () =>
-  (persistence ??= new TablePersistence({
+function configured(): TablePersistence {
+  if (persistence) return persistence;
+  persistence = new TablePersistence({
     tableName: config().TABLE_NAME,
     keyAttr: TABLE.partitionKey,
     sortKeyAttr: TABLE.sortKey,
@@ -118,7 +146,13 @@ const store = () =>
     validationKeyAttr: ATTRIBUTES.validation,
     dataAttr: 'data',
     awsSdkV3Client: ddb() as never,
-  }));
+  });
+  persistence.configure({
+    config: new IdempotencyConfig({ eventKeyJmesPath: 'scope', payloadValidationJmesPath: 'request', expiresAfterSeconds: KEEP_SECONDS, hashFunction: 'sha256', throwOnNoIdempotencyKey: true }),
+    keyPrefix: 'IDEMPOTENCY',
+  });
+  return persistence;
+}
 
 /** What identifies "the same request": its method, path, query and validated body (a multipart file by its digest, so a retry's new boundary is still the same request). */
 export interface RequestFingerprint {
@@ -140,32 +174,46 @@ export async function once(
   context: Context | undefined,
   answer: () => Promise<Result>,
 ): Promise<Result> {
-  const idempotencyConfig = new IdempotencyConfig({
-    eventKeyJmesPath: 'scope',
-    payloadValidationJmesPath: 'request',
-    expiresAfterSeconds: KEEP_SECONDS,
-    hashFunction: 'sha256',
-    throwOnNoIdempotencyKey: true,
-  });
-  if (context?.getRemainingTimeInMillis) idempotencyConfig.registerLambdaContext(context);
-  let ran = false;
-  const run = makeIdempotent(
-    async (_input: { scope: string; request: string }) => {
-      ran = true;
-      return answer();
-    },
-    { persistenceStore: store(), config: idempotencyConfig, keyPrefix: 'IDEMPOTENCY' },
-  );
+  const persistence = configured();
+  const data = { scope: `${scope.accountId} ${scope.key}`, request: JSON.stringify(request.body, digestFiles) + ` ${request.method} ${request.path}?${request.query}` };
+  const owner = randomUUID();
+  // The claim goes out now, beside the route's first reads; the route's writes wait for it.
+  const claim = owners.run(owner, () => persistence.saveInProgress(data, context?.getRemainingTimeInMillis?.()));
+  const [claimed, ran] = await Promise.allSettled([claim, behindGate(claim, answer).result]);
+  if (claimed.status === 'rejected') {
+    // Nothing of the route was written: the key's record (or the store's failure) is the answer.
+    if (claimed.reason instanceof IdempotencyItemAlreadyExistsError) return answerOf(claimed.reason.existingRecord, data);
+    // The claim may have been written before its answer was lost: taken back, so that the retry is
+    // not told "still running" until the lease ends (which it does anyway if this fails too).
+    await persistence.release(data, owner);
+    throw claimed.reason;
+  }
+  if (ran.status === 'rejected') {
+    // A refusal or failure is not kept: the corrected retry may use the key.
+    await persistence.release(data, owner);
+    throw ran.reason;
+  }
   try {
-    const result = await run({ scope: `${scope.accountId} ${scope.key}`, request: JSON.stringify(request.body, digestFiles) + ` ${request.method} ${request.path}?${request.query}` });
-    return ran ? result : { ...result, headers: { ...result.headers, 'idempotent-replayed': 'true' } };
+    await persistence.saveSuccess(data, ran.value as Data);
+  } catch (err) {
+    // What the route did is done: its answer is the truth, a 503 would have the client do it again.
+    // Only a retry after the claim's lease (which a client that got this answer has no reason to send) runs again.
+    log.warn('idempotency answer not kept: the key is free again when its claim lease ends', errorFields(err));
+  }
+  return ran.value;
+}
+
+/** What a request whose key is already taken gets: the kept answer, 422 (another request), or 409 (the first still runs). */
+function answerOf(record: IdempotencyRecord | undefined, data: Data): Result {
+  // (The claim's failure always carries the record it found; without one, the retry finds it.)
+  if (!record) throw new DomainError('conflict', KEY_IN_FLIGHT, {}, 1);
+  try {
+    configured().processExistingRecord(record, data);
   } catch (err) {
     if (err instanceof IdempotencyValidationError) throw unprocessable([keyIssue(KEY_REUSED, 'idempotency_key_reused')]);
-    // The first request is still running (or its runner died and its lease is being given up).
-    if (err instanceof IdempotencyAlreadyInProgressError || err instanceof IdempotencyInconsistentStateError) throw new DomainError('conflict', KEY_IN_FLIGHT, {}, 1);
-    // What the route threw (the library rethrows it as is), or the store's own failure, which the
-    // library wraps: its cause (an outage becomes the pipeline's 503 with Retry-After).
-    if (err instanceof IdempotencyPersistenceLayerError && err.cause) throw err.cause;
     throw err;
   }
+  if (record.getStatus() !== IdempotencyRecordStatus.COMPLETED) throw new DomainError('conflict', KEY_IN_FLIGHT, {}, 1);
+  const kept = record.getResponse() as Result;
+  return { ...kept, headers: { ...kept.headers, 'idempotent-replayed': 'true' } };
 }

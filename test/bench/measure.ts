@@ -17,9 +17,14 @@ export async function time(fn: () => Promise<unknown>, runs: number, warmup = Ma
   return samples;
 }
 
-/** Counts the DynamoDB requests a client sends (SDK middleware), by command name. */
+/**
+ * Counts the DynamoDB requests a client sends (SDK middleware), by command name, and how many
+ * sequential round trips they made: overlapping calls (sent together) count as one, each timed
+ * from when it leaves (after anything that holds it, such as the write gate) to its answer.
+ */
 export function countCalls(client: DynamoDBDocumentClient) {
   const counts = new Map<string, number>();
+  const spans: [number, number][] = [];
   client.middlewareStack.add(
     (next, context) => async (args) => {
       const name = String(context.commandName ?? 'unknown');
@@ -28,10 +33,31 @@ export function countCalls(client: DynamoDBDocumentClient) {
     },
     { step: 'initialize', name: 'benchCallCounter' },
   );
+  client.middlewareStack.add(
+    (next) => async (args) => {
+      const span: [number, number] = [performance.now(), Infinity];
+      spans.push(span);
+      try {
+        return await next(args);
+      } finally {
+        span[1] = performance.now();
+      }
+    },
+    { step: 'build', name: 'benchRoundTripTimer' },
+  );
   return {
-    reset: () => counts.clear(),
+    reset: () => (counts.clear(), (spans.length = 0)),
     total: () => [...counts.values()].reduce((a, b) => a + b, 0),
     byCommand: () => Object.fromEntries(counts),
+    roundTrips: () => {
+      let rounds = 0;
+      let until = -Infinity;
+      for (const [start, end] of [...spans].sort((a, b) => a[0] - b[0])) {
+        if (start >= until) rounds++;
+        until = Math.max(until, end);
+      }
+      return rounds;
+    },
   };
 }
 

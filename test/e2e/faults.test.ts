@@ -1,32 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { useTestStack } from '../helpers/stack';
-import { client, type ApiResponse } from '../helpers/http';
+import { client } from '../helpers/http';
+import { faults, persist } from '../helpers/faults';
 import { ownerWithEnv, readItem } from '../helpers/catalog';
-import { configureFaults, faultCounts } from '#shared/faults';
-import { resetClients } from '#shared/clients';
+import { faultCounts } from '#shared/faults';
 import { keys } from '#db/keys';
 
 const ref = useTestStack();
 const api = client(() => ref.stack.url);
 
-/** Faults on for what follows (set-up above them ran without). */
-function faults(spec: string, seed: number) {
-  configureFaults(spec, seed);
-  resetClients();
-}
-afterEach(() => faults('', 1));
-
-/** What a careful client does: the same request (and key) again after a 503, or a 409 that says when. */
-async function persist(send: () => Promise<ApiResponse>): Promise<ApiResponse> {
-  for (let attempt = 1; ; attempt++) {
-    const res = await send();
-    const retryable = res.status === 503 || (res.status === 409 && res.headers.has('retry-after'));
-    if (!retryable || attempt === 30) return res;
-    if (res.status === 503) expect(res.headers.get('retry-after')).toBe('1');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+afterEach(() => faults(''));
 
 describe('injected DynamoDB faults', () => {
   it('lose nothing acknowledged and double nothing: creates, renames and deletes with keys, counters exact', async () => {

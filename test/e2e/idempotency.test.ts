@@ -6,6 +6,7 @@ import { client, signUp } from '../helpers/http';
 import { ddb } from '#shared/clients';
 import { keys } from '#db/keys';
 import { createNetwork, ownerWithEnv, readItem } from '../helpers/catalog';
+import { countCalls } from '../bench/measure';
 
 const ref = useTestStack();
 const api = client(() => ref.stack.url);
@@ -109,5 +110,42 @@ describe('Idempotency-Key on creating POSTs', () => {
     expect(bad.body.detail[0].loc).toEqual(['header', 'idempotency-key']);
     expect((await api.post('/projects', { name: 'plain' }, { token })).status).toBe(201);
     expect((await api.post('/projects', { name: 'plain' }, { token })).status).toBe(400);
+  });
+
+  it('costs one sequential round trip with a key (the claim goes out beside the first read), none without', async () => {
+    const { token, projectId, envId } = await ownerWithEnv(api);
+    const calls = countCalls(ddb());
+    const cost = async (name: string, headers: Record<string, string>) => {
+      calls.reset();
+      expect((await api.post('/services', { name, project_id: projectId, environment_id: envId }, { token, headers })).status).toBe(201);
+      return { byCommand: calls.byCommand(), roundTrips: calls.roundTrips() };
+    };
+    const plain = await cost('plain', {});
+    const keyed = await cost('keyed', { 'idempotency-key': randomUUID() });
+    // The claim (PutItem) and keeping the answer (UpdateItem): two calls, one of them on the way.
+    expect(keyed.byCommand).toEqual({ ...plain.byCommand, PutItemCommand: 1, UpdateItemCommand: 1 });
+    expect(plain.byCommand).not.toHaveProperty('PutItemCommand');
+    // At most one more: the claim overlaps the route's reads (fewer when it spans more than one of them).
+    expect(keyed.roundTrips).toBeLessThanOrEqual(plain.roundTrips + 1);
+  });
+
+  it('answers what the route did when its answer cannot be kept: a write that was made is never a 503', async () => {
+    const { token, projectId, envId } = await ownerWithEnv(api);
+    const stack = ddb().middlewareStack;
+    stack.add(
+      (next, context) => async (args) => {
+        const keeping = context.commandName === 'UpdateItemCommand' && JSON.stringify((args as { input: unknown }).input).includes('IDEMPOTENCY#');
+        if (keeping) throw Object.assign(new Error('down'), { name: 'ServiceUnavailable', $fault: 'server', $metadata: { httpStatusCode: 503 } });
+        return next(args);
+      },
+      { step: 'initialize', name: 'answersCannotBeKept' },
+    );
+    try {
+      const created = await api.post('/services', { name: 'made', project_id: projectId, environment_id: envId }, withKey(token, randomUUID()));
+      expect(created.status).toBe(201);
+    } finally {
+      stack.remove('answersCannotBeKept');
+    }
+    expect(await serviceNames(token, projectId, envId)).toEqual(['made']);
   });
 });

@@ -7,10 +7,11 @@ afterEach(() => configureFaults(''));
 
 describe('FAULTS', () => {
   it('reads service.kind:probability entries', () => {
-    expect([...parseFaults(' ddb.throttle:0.05, sqs.duplicate:1 ,worker.kill:0')]).toEqual([
+    expect([...parseFaults(' ddb.throttle:0.05, sqs.duplicate:1 ,worker.kill:0,s3.unavailable:0.5')]).toEqual([
       ['ddb.throttle', 0.05],
       ['sqs.duplicate', 1],
       ['worker.kill', 0],
+      ['s3.unavailable', 0.5],
     ]);
     expect(parseFaults('').size).toBe(0);
   });

@@ -15,8 +15,9 @@ const DNS: Record<string, string[]> = {
   'empty.example.com': [],
 };
 useResolver(async (host) => {
+  if (host === 'flaky.example.com') throw Object.assign(new Error(`getaddrinfo EAI_AGAIN ${host}`), { code: 'EAI_AGAIN' });
   const addresses = DNS[host];
-  if (!addresses) throw new Error(`ENOTFOUND ${host}`);
+  if (!addresses) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
   return addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
 });
 afterAll(() => useResolver(undefined));
@@ -75,5 +76,10 @@ describe('checkTarget (webhooks/ssrf): where a webhook may deliver', () => {
     await refused('https://[::ffff:127.0.0.1]/hook', '127.0.0.1');
     // A public address not on the list keeps the https rule.
     await refused(`http://${PUBLIC_V4}/hook`, '127.0.0.1');
+  });
+
+  it('refuses a name that does not resolve, but not a resolver that failed for now (an outage, retried)', async () => {
+    await refused('https://nowhere.example.com/hook');
+    await expect(checkTarget('https://flaky.example.com/hook', config())).rejects.toMatchObject({ code: 'EAI_AGAIN' });
   });
 });

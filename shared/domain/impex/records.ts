@@ -104,8 +104,9 @@ export async function startImport(
   });
   if (record.dry_run) return startImportOf(ctx, record, input);
   // An import that writes holds the environment's lock from here to its job's end (import-lock.ts).
-  await takeImportLock(record.project_id, record.environment_id, userId, record.job_id, ctx.clock.now());
+  // Taken inside the try: a take that failed after it took effect (an outage) lets its lock go too.
   try {
+    await takeImportLock(record.project_id, record.environment_id, userId, record.job_id, ctx.clock.now());
     const started = await startImportOf(ctx, record, input);
     if (started.status === 'failed') await releaseImportLock(record.project_id, record.environment_id, record.job_id);
     return started;

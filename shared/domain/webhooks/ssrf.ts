@@ -5,6 +5,7 @@ import type { LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import { invalid } from '#shared/errors';
 import type { Config } from '#shared/config';
+import { isOutage } from '#shared/outage';
 
 /**
  * The SSRF guard. A webhook URL is checked at registration and again at every send: every address
@@ -50,7 +51,9 @@ export async function checkTarget(raw: string, config: Config): Promise<CheckedT
   else {
     try {
       addresses = (await resolver(host)).map((a) => a.address);
-    } catch {
+    } catch (err) {
+      // A name that does not resolve is refused; a resolver that failed for now (EAI_AGAIN) is an outage.
+      if (isOutage(err)) throw err;
       throw invalid(URL_NOT_ALLOWED);
     }
   }

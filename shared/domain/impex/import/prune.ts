@@ -23,7 +23,7 @@ const DELETE: Record<Extra['kind'], ((ctx: AppContext, id: string) => Promise<vo
  * of its own: the session stands for the import.
  */
 function starterActor(account: Account, importId: string, now: string): Actor {
-  return { account, session: { id: `import:${importId}`, user_id: account.id, refresh_hash: '', device: 'import job', ip: '', created_at: now, last_seen_at: now, expires_at: now } };
+  return { account, session: { id: `import:${importId}`, user_id: account.id, refresh_hash: '', device: 'import job', ip: '', created_at: now, last_seen_at: now, expires_at: now }, key: null };
 }
 
 /**

@@ -12,7 +12,12 @@
  *   timeout although it succeeded), `reorder` (held back behind later messages).
  * - Workers (`worker`): `kill` (the worker dies mid-message: the message comes back).
  */
-import { changesNothing } from './write-gate';
+
+/**
+ * AWS operations that change nothing (reads): never "applied, then timed out" here, never held by the
+ * write gate (write-gate.ts). Kept in this file, which imports nothing, so a bundle's faults load alone.
+ */
+export const changesNothing = (operation: string): boolean => /^(Get|BatchGet|Query|Scan|Describe|List|Head|Receive|Decrypt|TransactGet)/.test(operation);
 
 export type FaultKind = 'throttle' | 'error' | 'unavailable' | 'timeout-after-write' | 'conflict' | 'duplicate' | 'late' | 'reorder' | 'kill';
 const KINDS = new Set<string>(['throttle', 'error', 'unavailable', 'timeout-after-write', 'conflict', 'duplicate', 'late', 'reorder', 'kill']);

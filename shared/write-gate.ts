@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { changesNothing } from './faults';
 
 /**
  * Holds a request's writes until what they depend on is settled: an `Idempotency-Key`'s claim
@@ -13,9 +14,6 @@ interface Gate {
   wrote: boolean;
 }
 const gates = new AsyncLocalStorage<Gate>();
-
-/** AWS operations that change nothing (reads): never held, never "applied, then timed out" (shared/faults.ts). */
-export const changesNothing = (operation: string): boolean => /^(Get|BatchGet|Query|Scan|Describe|List|Head|Receive|Decrypt|TransactGet)/.test(operation);
 
 /**
  * Runs `fn` with its writes held until `open` resolves (and failing with its error when it

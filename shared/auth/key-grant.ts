@@ -2,8 +2,9 @@ import type { KeyGrant } from '#shared/actor';
 
 /**
  * What a token exchanged for an API key may reach (issue 36), decided once: the pipeline asks
- * `keyGrantRefusal` of every authenticated route; the project limit is `keyAllowsProject`, asked where
- * a project's access is loaded. See docs/decisions.md "API keys as a CI credential".
+ * `keyGrantRefusal` of every authenticated route, and `keyBodyRefusal` once its body is validated;
+ * the project limit is `keyAllowsProject`, asked where a project's access is loaded. See
+ * docs/decisions.md "API keys as a CI credential" and "A read key may plan".
  */
 
 export const KEY_TOKEN_ACCOUNT_ONLY = 'An API key cannot be used for this: sign in as the account holder';
@@ -29,13 +30,42 @@ const ACCOUNT_ONLY: readonly RegExp[] = [
   /^POST \/invites\/\{invite_id\}\/accept$/,
 ];
 
-/** Why a key's token may not call this route (null: it may): account-only and staff routes, then writes without `write`. */
-export function keyGrantRefusal(route: { method: string; path: string; staff: boolean }, grant: KeyGrant): string | null {
-  if (route.staff || ACCOUNT_ONLY.some((r) => r.test(`${route.method} ${route.path}`))) return KEY_TOKEN_ACCOUNT_ONLY;
-  // `write` includes reading: a CI job that applies must read what it changes.
-  if (!SAFE_METHODS.has(route.method) && !grant.scopes.includes('write')) return KEY_TOKEN_READ_ONLY;
+/**
+ * POSTs that change nothing in the catalog, so a `read` key may send them, each with the test of its
+ * validated body: a plan (a dry-run import writes only its document and its job record), the upload URL
+ * a big plan's document goes through, a ticket to follow a job. A pull request's CI job can then hold a
+ * read key: its branch can plan but never apply.
+ */
+const READING_POSTS: Readonly<Record<string, (body: unknown) => boolean>> = {
+  'POST /impex/import': (body) => (body as { dry_run?: unknown } | undefined)?.dry_run === 'true',
+  'POST /impex/upload-url': () => true,
+  'POST /impex/progress-ticket': () => true,
+};
+
+type KeyRoute = { method: string; path: string; staff: boolean };
+const routeKey = (route: KeyRoute) => `${route.method} ${route.path}`;
+/** `write` includes reading: a CI job that applies must read what it changes. */
+const canWrite = (grant: KeyGrant) => grant.scopes.includes('write');
+
+/**
+ * Why a key's token may not call this route (null: it may), asked before the request is validated:
+ * account-only and staff routes, then writes without `write` — except the reading POSTs, whose body
+ * decides once it is validated (`keyBodyRefusal`).
+ */
+export function keyGrantRefusal(route: KeyRoute, grant: KeyGrant): string | null {
+  if (route.staff || ACCOUNT_ONLY.some((r) => r.test(routeKey(route)))) return KEY_TOKEN_ACCOUNT_ONLY;
+  if (!SAFE_METHODS.has(route.method) && !canWrite(grant) && !(routeKey(route) in READING_POSTS)) return KEY_TOKEN_READ_ONLY;
   return null;
 }
+
+/** Why a key's token may not send this validated body (null: it may): a reading POST whose body writes (an import that is not a dry run) needs `write`. */
+export function keyBodyRefusal(route: KeyRoute, grant: KeyGrant, body: unknown): string | null {
+  const reads = READING_POSTS[routeKey(route)];
+  return reads && !canWrite(grant) && !reads(body) ? KEY_TOKEN_READ_ONLY : null;
+}
+
+/** The routes a `read` key may POST to (for the test that none is stale). */
+export const READING_POST_ROUTES = Object.keys(READING_POSTS);
 
 /** Whether the caller may reach `projectId` at all, given the projects its key is limited to (null or absent: a person, or a key of every project). */
 export const keyAllowsProject = (keyProjects: readonly string[] | null | undefined, projectId: string): boolean =>

@@ -5,7 +5,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context
 import { appContext, type AppContext, type Clock } from '#shared/context';
 import { isStaff } from '#shared/actor';
 import { authenticate, presentedToken, type Principal } from '#auth/authenticate';
-import { keyGrantRefusal } from '#auth/key-grant';
+import { keyBodyRefusal, keyGrantRefusal } from '#auth/key-grant';
 import { DomainError, forbidden, notFound } from '#shared/errors';
 import { refusalReply } from './errors';
 import { parseCookies, ACCESS_COOKIE } from './cookies';
@@ -156,6 +156,7 @@ const authenticateAndValidate = (clock?: Clock): middy.MiddlewareObj<Event, Resu
     const ctx = appContext({ clock, origin });
     current.ctx = ctx;
     let principal: Principal | null = null;
+    const keyRoute = { method: route.method, path: route.path, staff: route.auth === 'staff' };
     if (route.auth !== 'public') {
       const query = route.tokenInQuery ? parseQuery(event.rawQueryString).token : undefined;
       principal = await authenticate(presentedToken(event.headers?.authorization, cookies[ACCESS_COOKIE], typeof query === 'string' ? query : undefined), ctx);
@@ -163,7 +164,7 @@ const authenticateAndValidate = (clock?: Clock): middy.MiddlewareObj<Event, Resu
       if (route.auth === 'staff' && !isStaff(principal.account)) {
         throw forbidden('Staff privileges required');
       }
-      const keyRefusal = principal.key && keyGrantRefusal({ method: route.method, path: route.path, staff: route.auth === 'staff' }, principal.key);
+      const keyRefusal = principal.key && keyGrantRefusal(keyRoute, principal.key);
       if (keyRefusal) throw forbidden(keyRefusal);
       // Read by the project access check (tenancy's loadAccess), which its callers reach without ctx.
       const scope = currentScope();
@@ -178,6 +179,9 @@ const authenticateAndValidate = (clock?: Clock): middy.MiddlewareObj<Event, Resu
       { part: 'query', schema: route.query, value: parseQuery(event.rawQueryString) },
       { part: 'body', schema: route.body, value: body },
     ]);
+    // A route a read key may POST to when its body only reads (a dry-run import) decides once the body is valid.
+    const bodyRefusal = principal?.key && keyBodyRefusal(keyRoute, principal.key, b);
+    if (bodyRefusal) throw forbidden(bodyRefusal);
     current.request = {
       params: p,
       query: q,

@@ -8,7 +8,7 @@ import { frozenClock } from '../helpers/sign-in';
 
 /** Issue 36 item 4: an API key exchanged for a short-lived access token, a machine's credential. */
 const clock = frozenClock();
-const ref = useTestStack({}, { clock });
+const ref = useTestStack({}, { clock, withS3: true });
 const api = client(() => ref.stack.url);
 
 const INVALID_API_KEY = 'Invalid or expired API key';
@@ -23,6 +23,16 @@ async function exchange(key: string) {
   const res = await api.post('/auth/api-key/token', { api_key: key });
   expect(res.status, res.text).toBe(200);
   return res.body as { access_token: string; token_type: string; expires_in: number; scopes: string[]; project_ids: string[] | null };
+}
+
+/** POST /impex/import as the CLI sends it (multipart). */
+async function importForm(token: string, fields: Record<string, string>, file: { name: string; text: string }) {
+  const body = new FormData();
+  for (const [k, v] of Object.entries(fields)) body.set(k, v);
+  body.set('file', new Blob([file.text], { type: 'application/yaml' }), file.name);
+  const res = await fetch(`${ref.stack.url}/impex/import`, { method: 'POST', body, headers: { authorization: `Bearer ${token}` } });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : undefined, text };
 }
 
 describe('API key exchange', () => {
@@ -76,6 +86,30 @@ describe("a key's token", () => {
     const res = await api.post('/services', { name: 'nope', project_id: o.projectId, environment_id: o.envId }, { token: access_token });
     expect(res.status).toBe(403);
     expect(res.body.detail).toBe("This API key is read-only: writes need the 'write' scope");
+  });
+
+  it('of a read key plans (a dry-run import, its ticket, its status) and is refused an import that writes (403)', async () => {
+    const o = await ownerWithEnv(api);
+    const { access_token } = await exchange((await newKey(o.token)).key);
+    const doc = { name: 'env.yaml', text: 'apiVersion: infracatalog/v1\nkind: Environment\nspec:\n  services:\n    - name: from-plan\n' };
+    const target = { project_id: o.projectId, environment_id: o.envId };
+
+    const applied = await importForm(access_token, { ...target, dry_run: 'false' }, doc);
+    expect([applied.status, applied.body.detail]).toEqual([403, "This API key is read-only: writes need the 'write' scope"]);
+    const undeclared = await importForm(access_token, target, doc);
+    expect(undeclared.status).toBe(403);
+
+    const planned = await importForm(access_token, { ...target, dry_run: 'true' }, doc);
+    expect(planned.status, planned.text).toBe(202);
+    const ticket = await api.post('/impex/progress-ticket', { job_id: planned.body.job_id }, { token: access_token });
+    expect(ticket.status, ticket.text).toBe(200);
+    await ref.stack.queues.drain();
+    const record = await api.get(`/impex/status/${planned.body.job_id}`, { token: access_token });
+    expect(record.body).toMatchObject({ status: 'succeeded', dry_run: true, report: { summary: { create: 1 } } });
+    expect((await api.get(`/services?project_id=${o.projectId}&environment_id=${o.envId}`, { token: o.token })).body).toEqual([]);
+    const upload = await api.post('/impex/upload-url', { ...target, size: 10 }, { token: access_token });
+    expect(upload.status, upload.text).toBe(201);
+    expect((await api.post(`/impex/cancel/${planned.body.job_id}`, {}, { token: access_token })).status).toBe(403);
   });
 
   it('of a key limited to a project sees only that project: another one is 404 as for a stranger', async () => {

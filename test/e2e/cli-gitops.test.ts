@@ -13,8 +13,8 @@ import { INFRACAT_BIN, runInfracat } from '../helpers/infracat-binary';
 /**
  * Issue 36 item 6: the CI workflow of docs/cli.md ("A CI workflow"), run as written. Its `run:` commands,
  * exactly as the document has them, run in bash (as GitHub's runner runs them: -e, pipefail) with the
- * workflow's environment, an API key as the only credential (no session file, HOME empty), the real
- * `infracat` against the local stack. `npm` and `gh` are stand-ins that record what they were asked.
+ * workflow's environment, API keys as the only credential (no session file, HOME empty): a read key for
+ * the pull request's job, a read and write key for the merge's, the real `infracat` against the local stack. `npm` and `gh` are stand-ins that record what they were asked.
  */
 const ref = useTestStack({}, { withS3: true });
 const api = client(() => ref.stack.url);
@@ -62,20 +62,21 @@ describe('the documented GitOps workflow, with an API key only', () => {
   let work: string;
   let home: string;
   let fakes: string;
-  let apiKey = '';
+  /** The secrets of the run: the pull request's read key, the merge's read and write key. */
+  const secrets = { INFRACAT_PLAN_KEY: '', INFRACAT_APPLY_KEY: '' };
   const o = { token: '', projectId: '', envId: '' };
   const transcript: string[] = [];
 
   /** `${{ … }}` as GitHub would fill it in for this run. */
-  const expressions = (event: 'pull_request' | 'push'): Record<string, string> => ({
+  const expressions = (event: 'pull_request' | 'push', given: typeof secrets): Record<string, string> => ({
     'vars.INFRACAT_URL': ref.stack.url,
-    'secrets.INFRACAT_API_KEY': apiKey,
+    ...Object.fromEntries(Object.entries(given).map(([k, v]) => [`secrets.${k}`, v])),
     'github.token': 'gh-test-token',
     'github.event.pull_request.number': event === 'pull_request' ? '17' : '',
   });
-  const fill = (values: Record<string, string> | undefined, event: 'pull_request' | 'push') =>
+  const fill = (values: Record<string, string> | undefined, event: 'pull_request' | 'push', given: typeof secrets) =>
     Object.fromEntries(Object.entries(values ?? {}).map(([k, v]) => [k, String(v).replace(/\$\{\{\s*([^}]+?)\s*\}\}/g, (_m, e: string) => {
-      const value = expressions(event)[e];
+      const value = expressions(event, given)[e];
       if (value === undefined) throw new Error(`no value for \${{ ${e} }}`);
       return value;
     })]));
@@ -96,13 +97,13 @@ describe('the documented GitOps workflow, with an API key only', () => {
   }
 
   /** Runs a job's `run:` steps in order (the `uses:` steps are the runner's: checkout and Node are here already); stops at the first failure. */
-  async function runJob(name: string, event: 'pull_request' | 'push') {
+  async function runJob(name: string, event: 'pull_request' | 'push', given = secrets) {
     const wf = await documentedWorkflow();
     const job = wf.jobs[name];
     expect(job.if).toContain(`github.event_name == '${event}'`);
     const results: { step: string; code: number; out: string }[] = [];
     for (const step of job.steps.filter((s) => s.run)) {
-      const env = { ...fill(wf.env, event), ...fill(job.env, event), ...fill(step.env, event) };
+      const env = { ...fill(wf.env, event, given), ...fill(job.env, event, given), ...fill(step.env, event, given) };
       const { code, out } = await bash(step.run!, env);
       const label = step.name ?? step.run!.split('\n')[0];
       transcript.push(`--- ${name} / ${label} (exit ${code})`, ...step.run!.trimEnd().split('\n').map((l) => `$ ${l}`), out.trimEnd());
@@ -132,18 +133,22 @@ describe('the documented GitOps workflow, with an API key only', () => {
     const configDir = join(root, 'person');
     const login = await runInfracat(['login', '--email', owner.email, '--password-stdin'], { configDir, env: { INFRACAT_URL: ref.stack.url }, input: owner.password });
     expect(login.code, login.stderr).toBe(0);
-    const created = await runInfracat(['api-keys', 'create', 'ci', '--scope', 'read', '--scope', 'write', '--project', 'shop', '-o', 'json'], { configDir });
-    expect(created.code, created.stderr).toBe(0);
-    const key = JSON.parse(created.stdout) as { key: string; scopes: string[]; project_ids: string[] };
-    expect(key).toMatchObject({ scopes: ['read', 'write'], project_ids: [projectId] });
-    apiKey = key.key;
+    const createKey = async (name: string, scopes: string[]) => {
+      const created = await runInfracat(['api-keys', 'create', name, ...scopes.flatMap((s) => ['--scope', s]), '--project', 'shop', '-o', 'json'], { configDir });
+      expect(created.code, created.stderr).toBe(0);
+      const key = JSON.parse(created.stdout) as { key: string; scopes: string[]; project_ids: string[] };
+      expect(key).toMatchObject({ scopes, project_ids: [projectId] });
+      return key.key;
+    };
+    secrets.INFRACAT_PLAN_KEY = await createKey('ci-plan', ['read']);
+    secrets.INFRACAT_APPLY_KEY = await createKey('ci-apply', ['read', 'write']);
   }, SLOW);
   afterAll(async () => {
     if (transcript.length) console.log(transcript.join('\n'));
     await rm(root, { recursive: true, force: true });
   });
 
-  it('a pull request gets the plan as a comment; the merge applies it; no session file anywhere', async () => {
+  it('a pull request gets the plan as a comment (read key); the merge applies it (write key); no session file anywhere', async () => {
     const pr = await runJob('plan', 'pull_request');
     expect(pr.map((r) => r.code), JSON.stringify(pr, null, 2)).toEqual(pr.map(() => 0));
     expect(pr).toHaveLength(3);
@@ -169,13 +174,28 @@ describe('the documented GitOps workflow, with an API key only', () => {
     expect(await readdir(home)).toEqual([]);
   }, SLOW);
 
-  it('a revoked key fails the job with what to do (exit 1)', async () => {
+  it('the read key in the merge job plans but its apply is refused with what it lacks (exit 1)', async () => {
+    await writeFile(join(work, 'envs', 'production.yaml'), FILE.replace('port: 8080', 'port: 9090'));
+    const merge = await runJob('apply', 'push', { ...secrets, INFRACAT_APPLY_KEY: secrets.INFRACAT_PLAN_KEY });
+    expect(merge.map((r) => r.code)).toEqual([0, 0, 1]);
+    expect(merge[1].out).toMatch(/~ service\s+api\s+update/);
+    expect(merge[2].out).toContain("Error: This API key is read-only: writes need the 'write' scope (HTTP 403)");
+    const api8080 = (await api.get(`/services?project_id=${o.projectId}&environment_id=${o.envId}`, { token: o.token })).body as { name: string; port: number | null }[];
+    expect(api8080.find((s) => s.name === 'api')?.port).toBe(8080);
+    await writeFile(join(work, 'envs', 'production.yaml'), FILE);
+  }, SLOW);
+
+  it('each key shows when it was last used; a revoked key fails the job with what to do (exit 1)', async () => {
     const configDir = join(root, 'person');
-    const keys = JSON.parse((await runInfracat(['api-keys', 'ls', '-o', 'json'], { configDir })).stdout) as { id: string; last_used_at: string | null }[];
-    expect(keys).toHaveLength(1);
-    expect(keys[0].last_used_at).not.toBeNull();
-    const revoked = await runInfracat(['api-keys', 'revoke', keys[0].id], { configDir });
-    expect([revoked.code, revoked.stderr.trim()]).toEqual([0, `Revoked API key ${keys[0].id}`]);
+    const keys = JSON.parse((await runInfracat(['api-keys', 'ls', '-o', 'json'], { configDir })).stdout) as { id: string; name: string; last_used_at: string | null }[];
+    expect(keys.map((k) => k.name).sort()).toEqual(['ci-apply', 'ci-plan']);
+    expect(keys.every((k) => k.last_used_at !== null)).toBe(true);
+    const table = await runInfracat(['api-keys', 'ls'], { configDir });
+    expect(table.stdout).toContain('LAST_USED');
+    for (const k of keys) expect(table.stdout).toContain(k.last_used_at!);
+    const plan = keys.find((k) => k.name === 'ci-plan')!;
+    const revoked = await runInfracat(['api-keys', 'revoke', plan.id], { configDir });
+    expect([revoked.code, revoked.stderr.trim()]).toEqual([0, `Revoked API key ${plan.id}`]);
     const pr = await runJob('plan', 'pull_request');
     expect(pr.at(-1)!.code).toBe(1);
     expect(pr.at(-1)!.out).toContain('INFRACAT_API_KEY: Invalid or expired API key. Create a new one (infracat api-keys create, signed in as yourself) and set it again.');

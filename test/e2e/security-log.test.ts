@@ -3,6 +3,7 @@ import { useTestStack } from '../helpers/stack';
 import { client, PASSWORD, uniqueEmail } from '../helpers/http';
 import { enrolAuthenticator, frozenClock, login, postFrom, requestFrom, totpCode } from '../helpers/sign-in';
 import { linkFrom, readOutbox } from '../helpers/outbox';
+import { setPlan } from '../helpers/plans';
 
 // Issue 18, item 3: the account's security log (GET /auth/me/security-log; staff: GET /admin/users/{user_id}/security-log).
 const STAFF_EMAIL = 'root@seclog.example.com';
@@ -261,6 +262,49 @@ describe('races', () => {
     const [, revoked] = (await log(other.body.access_token)).body;
     expect(revoked).toMatchObject({ event: 'session.revoked', actor: 'anonymous', details: { cause: 'refresh_token_reuse' } });
     expect(JSON.stringify(revoked)).not.toContain(user.refresh);
+  });
+});
+
+describe('API keys', () => {
+  it("logs a known key's refused exchange with why (revoked, archived, expired, metrics, blocked account); the caller gets the one 401; an unknown key logs nothing", async () => {
+    const user = await signUp(api);
+    await setPlan(user.id, 'Team');
+    const newKey = async (name: string, body: Record<string, unknown> = {}, path = '/me/api-keys') => {
+      const res = await api.post(path, { name, ...body }, { token: user.token });
+      expect(res.status, res.text).toBe(201);
+      return res.body as { id: string; key: string; prefix: string };
+    };
+    const revoked = await newKey('revoked');
+    const archived = await newKey('archived');
+    const expiring = await newKey('expiring', { expires_at: new Date(clock.now().getTime() + 60_000).toISOString() });
+    const metrics = await newKey('metrics', {}, '/me/metrics-api-keys');
+    const live = await newKey('live');
+    expect((await api.delete(`/me/api-keys/${revoked.id}`, undefined, { token: user.token })).status).toBe(204);
+    expect((await api.post('/me/mark-archived', { api_keys: [archived.id] }, { token: user.token })).status).toBe(200);
+    clock.advance(61_000);
+    const exchange = (key: string) => postFrom('127.0.0.4', ref.stack.url, '/auth/api-key/token', { api_key: key }, { 'user-agent': 'curl/8 (leaked)' });
+    const before = await events(user.token);
+    for (const key of [`ick_${'B'.repeat(43)}`, revoked.key, archived.key, expiring.key, metrics.key]) {
+      tick();
+      expect(await exchange(key)).toMatchObject({ status: 401, body: { detail: 'Invalid or expired API key' } });
+    }
+    const res = await log(user.token);
+    const after = await events(user.token);
+    expect(after.slice(0, 4)).toEqual(['metrics_key', 'key_expired', 'key_archived', 'key_revoked'].map((r) => `api_key.exchange_refused:${r}`));
+    expect(after.slice(4)).toEqual(before);
+    const [ofMetrics, ofExpired, ofArchived, ofRevoked] = res.body;
+    expect(ofRevoked).toMatchObject({ source_ip: '127.0.0.4', user_agent: 'curl/8 (leaked)', actor: 'anonymous', actor_id: null, details: { key_id: revoked.id, name: 'revoked', prefix: revoked.prefix } });
+    expect(ofArchived.details).toMatchObject({ key_id: archived.id, name: 'archived' });
+    expect(ofExpired.details).toMatchObject({ key_id: expiring.id, name: 'expiring' });
+    expect(ofMetrics.details).toMatchObject({ key_id: metrics.id });
+    for (const k of [revoked, archived, expiring, metrics]) expect(res.text).not.toContain(k.key);
+
+    tick();
+    expect((await api.patch(`/admin/users/${user.id}`, { is_active: false }, { token: staff.token })).status).toBe(200);
+    tick();
+    expect(await exchange(live.key)).toMatchObject({ status: 401, body: { detail: 'Invalid or expired API key' } });
+    const staffView = (await api.get(`/admin/users/${user.id}/security-log`, { token: staff.token })).body;
+    expect(staffView[0]).toMatchObject({ event: 'api_key.exchange_refused', reason: 'account_blocked', actor: 'anonymous', details: { key_id: live.id, name: 'live' } });
   });
 });
 

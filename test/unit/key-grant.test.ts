@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { KEY_TOKEN_ACCOUNT_ONLY, KEY_TOKEN_READ_ONLY, keyAllowsProject, keyGrantRefusal } from '#auth/key-grant';
+import { KEY_TOKEN_ACCOUNT_ONLY, KEY_TOKEN_READ_ONLY, READING_POST_ROUTES, keyAllowsProject, keyBodyRefusal, keyGrantRefusal } from '#auth/key-grant';
 import { allRoutes } from '../../functions/route-table';
 
 const read = { key_id: 'k', scopes: ['read'], project_ids: null };
@@ -14,6 +14,9 @@ describe("keyGrantRefusal (auth/key-grant): what an API key's token may call", (
     ['POST', '/services', false, write, ALLOWED],
     ['DELETE', '/services/{service_id}', false, write, ALLOWED],
     ['POST', '/impex/import', false, write, ALLOWED],
+    ['POST', '/impex/import', false, read, ALLOWED],
+    ['POST', '/impex/progress-ticket', false, read, ALLOWED],
+    ['POST', '/impex/cancel/{job_id}', false, read, KEY_TOKEN_READ_ONLY],
     ['GET', '/me/api-keys', false, write, KEY_TOKEN_ACCOUNT_ONLY],
     ['POST', '/me/api-keys', false, write, KEY_TOKEN_ACCOUNT_ONLY],
     ['DELETE', '/me/metrics-api-keys/{key_id}', false, write, KEY_TOKEN_ACCOUNT_ONLY],
@@ -38,6 +41,28 @@ describe("keyGrantRefusal (auth/key-grant): what an API key's token may call", (
   it('every account-only pattern matches a route of the table (none is stale)', () => {
     const refused = allRoutes().filter(({ route }) => route.auth === 'user' && keyGrantRefusal({ method: route.method, path: route.path, staff: false }, write));
     expect(refused.map(({ route }) => `${route.method} ${route.path}`)).toEqual(expect.arrayContaining(['GET /me/api-keys', 'DELETE /auth/sessions', 'POST /auth/totp/delete', 'GET /me/invoices', 'GET /invoice/{invoice_id}', 'POST /me/unarchive']));
+  });
+
+  it('every reading POST is a route of the table (none is stale)', () => {
+    const routes = new Set(allRoutes().map(({ route }) => `${route.method} ${route.path}`));
+    expect(READING_POST_ROUTES.filter((r) => !routes.has(r))).toEqual([]);
+  });
+});
+
+describe('keyBodyRefusal: a read key plans but never applies', () => {
+  const importRoute = { method: 'POST', path: '/impex/import', staff: false };
+  it.each<[string, unknown, typeof read, string | null]>([
+    ['a dry run, read key', { dry_run: 'true' }, read, ALLOWED],
+    ['an import, read key', { dry_run: 'false' }, read, KEY_TOKEN_READ_ONLY],
+    ['an import without dry_run, read key', {}, read, KEY_TOKEN_READ_ONLY],
+    ['an import, write key', { dry_run: 'false' }, write, ALLOWED],
+  ])('%s', (_label, body, grant, refusal) => {
+    expect(keyBodyRefusal(importRoute, grant, body)).toBe(refusal);
+  });
+
+  it('leaves every other route to keyGrantRefusal', () => {
+    expect(keyBodyRefusal({ method: 'POST', path: '/services', staff: false }, read, { dry_run: 'true' })).toBe(ALLOWED);
+    expect(keyBodyRefusal({ method: 'POST', path: '/impex/progress-ticket', staff: false }, read, { job_id: 'j' })).toBe(ALLOWED);
   });
 });
 

@@ -2660,7 +2660,7 @@ export interface operations {
                         /** Format: uuid */
                         id: string;
                         /** @enum {string} */
-                        event: "account.created" | "sign_in.succeeded" | "sign_in.refused" | "lockout.started" | "reauth.refused" | "authenticator.added" | "authenticator.removed" | "recovery_codes.regenerated" | "password_reset.requested" | "password_reset.completed" | "email_change.requested" | "email.changed" | "session.signed_out" | "session.revoked" | "sessions.revoked" | "account.updated_by_staff" | "api_key.exchanged";
+                        event: "account.created" | "sign_in.succeeded" | "sign_in.refused" | "lockout.started" | "reauth.refused" | "authenticator.added" | "authenticator.removed" | "recovery_codes.regenerated" | "password_reset.requested" | "password_reset.completed" | "email_change.requested" | "email.changed" | "session.signed_out" | "session.revoked" | "sessions.revoked" | "account.updated_by_staff" | "api_key.exchanged" | "api_key.exchange_refused";
                         reason: string | null;
                         at: string;
                         source_ip: string | null;
@@ -3359,7 +3359,7 @@ export interface operations {
                         /** Format: uuid */
                         id: string;
                         /** @enum {string} */
-                        event: "account.created" | "sign_in.succeeded" | "sign_in.refused" | "lockout.started" | "reauth.refused" | "authenticator.added" | "authenticator.removed" | "recovery_codes.regenerated" | "password_reset.requested" | "password_reset.completed" | "email_change.requested" | "email.changed" | "session.signed_out" | "session.revoked" | "sessions.revoked" | "account.updated_by_staff" | "api_key.exchanged";
+                        event: "account.created" | "sign_in.succeeded" | "sign_in.refused" | "lockout.started" | "reauth.refused" | "authenticator.added" | "authenticator.removed" | "recovery_codes.regenerated" | "password_reset.requested" | "password_reset.completed" | "email_change.requested" | "email.changed" | "session.signed_out" | "session.revoked" | "sessions.revoked" | "account.updated_by_staff" | "api_key.exchanged" | "api_key.exchange_refused";
                         reason: string | null;
                         at: string;
                         source_ip: string | null;

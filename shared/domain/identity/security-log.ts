@@ -7,6 +7,7 @@ import { encodeCursor, pageStart } from '#db/cursor';
 import { queryNewestPage } from '#db/query';
 import { defineEntity, defineView } from '#db/entity';
 import { actorAccount, epochSeconds, type AppContext } from '#shared/context';
+import type { KeyUnusable } from '#auth/caller';
 
 /**
  * The account's security log (issue 18): what happened to the account's sign-in and its secrets,
@@ -33,15 +34,19 @@ export const SECURITY_EVENTS = [
   'sessions.revoked',
   'account.updated_by_staff',
   'api_key.exchanged',
+  'api_key.exchange_refused',
 ] as const;
 export type SecurityEvent = (typeof SECURITY_EVENTS)[number];
 
 /**
  * Why a sign-in (or a re-check of a signed-in caller) was refused: never more than the answer said.
  * `invalid_credentials` covers an unknown address's twin cases (wrong password, blocked account),
- * exactly like the 401 'Invalid credentials'.
+ * exactly like the 401 'Invalid credentials'. A refused API key exchange says why (the log is the
+ * account holder's; the answer stays the one 401): `KeyUnusable` or `account_blocked`.
  */
 export type RefusalReason =
+  | KeyUnusable
+  | 'account_blocked'
   | 'invalid_credentials'
   | 'invalid_password'
   | 'totp_required'

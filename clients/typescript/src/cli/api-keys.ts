@@ -19,7 +19,7 @@ export function apiKeyCommands(program: Command) {
     emit(data!, o.output, KEY_COLUMNS);
   }), 'infracat api-keys ls');
   examples(withOutput(keys.command('create <name>').description('create an API key (its value is printed once)'))
-    .option('--scope <scope>', "read (GET only) or write (also changes: plan and apply need it); repeatable; default read", many)
+    .option('--scope <scope>', "read (reads and plan) or write (also changes: apply needs it); repeatable; default read", many)
     .option('--project <project>', 'limit the key to this project (name or id; repeatable); default: every project', many)
     .option('--expires <time>', 'when the key stops working (ISO 8601, e.g. 2027-01-01T00:00:00Z); default: never')
     .action(async (name, _o, cmd) => {
@@ -31,7 +31,7 @@ export function apiKeyCommands(program: Command) {
       const { data } = await c.client.api.POST('/me/api-keys', { body });
       emit(data!, o.output);
       if (o.output === 'table') say('Keep the key now: the service shows it only once. In CI, set it as INFRACAT_API_KEY.');
-    }), 'infracat api-keys create ci --scope read --scope write --project shop', 'infracat api-keys create dashboards --expires 2027-01-01T00:00:00Z -o json');
+    }), 'infracat api-keys create ci --scope read --scope write --project shop', 'infracat api-keys create ci-plan --scope read --project shop', 'infracat api-keys create dashboards --expires 2027-01-01T00:00:00Z -o json');
   examples(keys.command('revoke <id>').description('revoke an API key: its tokens stop working on their next request').action(async (id, _o, cmd) => {
     const c = await connect(optionsOf(cmd));
     await c.client.api.DELETE('/me/api-keys/{key_id}', { params: { path: { key_id: id } } });

@@ -118,6 +118,7 @@ describe('the API keys page', () => {
   });
 
   it("explains the plan's limit: revoke a key or upgrade on Plan & billing", async () => {
+    await poll(() => page.locator('main').textContent()).toContain('Your plan allows 1 API key; 1 in use (metrics keys count too). To create another, revoke one');
     await page.getByLabel('Key name', { exact: true }).fill('second');
     await page.getByRole('button', { name: 'Create API key' }).click();
     const alert = page.getByRole('alert');

@@ -41,6 +41,7 @@ export function ApiKeys() {
       <p>
         An API key lets a CI job or a script use the catalog without your password: it is exchanged for a token that lasts 15 minutes.
         {max != null && <> Your plan allows {max} API key{max === 1 ? '' : 's'}; {limits.data!.usage.api_keys} in use (metrics keys count too).</>}
+        {max != null && limits.data!.usage.api_keys >= max && <> To create another, revoke one or choose a bigger plan on <a href={to.billing}>Plan & billing</a>.</>}
       </p>
       <Alert>{error}</Alert>
       {created && <CreatedKey apiKey={created} onDismiss={() => setCreated(undefined)} />}

@@ -14,8 +14,8 @@ import { applyImport, exampleDocument, planImport } from '#domain/impex';
 /**
  * `npm run docs:web-screenshots`: the dashboard's main screens from a real run, saved under docs/
  * (web-sign-in.png, web-services.png, web-service.png, web-topology.png, web-servers.png, web-import-export.png,
- * web-audit-log.png, web-members.png, web-webhooks.png, web-billing.png, web-account.png, web-services-narrow.png). A
- * fresh local stack (in-memory DynamoDB Local); a shop environment arrives through the import engine
+ * web-audit-log.png, web-members.png, web-webhooks.png, web-billing.png, web-account.png, web-api-keys.png,
+ * web-services-narrow.png). A fresh local stack (in-memory DynamoDB Local); a shop environment arrives through the import engine
  * (the API's specimen document and a dozen more services); Debian's headless Chromium signs in
  * through the sign-in screen and opens each screen.
  */
@@ -98,6 +98,15 @@ try {
     await page.getByRole('heading', { level: 1 }).waitFor();
     await shot(page, name);
   }
+  // API keys: one for a nightly export, and one for CI made through the form, its value shown once.
+  await call('POST', '/me/api-keys', { name: 'nightly export', scopes: ['read'] }, token);
+  await page.goto(`${stack.url}/account/api-keys`);
+  await page.getByLabel('Key name', { exact: true }).fill('GitHub Actions (shop)');
+  await page.getByRole('checkbox', { name: /^Write/ }).check();
+  await page.getByRole('checkbox', { name: 'Shop' }).check();
+  await page.getByRole('button', { name: 'Create API key' }).click();
+  await page.getByLabel("The key's value").waitFor();
+  await shot(page, 'web-api-keys');
   await page.setViewportSize({ width: 390, height: 800 });
   await page.goto(`${base}/services`);
   await page.locator('table.grid tbody th').first().waitFor();

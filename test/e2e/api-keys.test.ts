@@ -1,15 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { createHash, randomUUID } from 'node:crypto';
-import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { useTestStack } from '../helpers/stack';
 import { client, signUp } from '../helpers/http';
-import { setPlan } from '../helpers/plans';
+import { cancelPlan, setPlan } from '../helpers/plans';
 import { readItem } from '../helpers/catalog';
 import { frozenClock } from '../helpers/sign-in';
 import { ddb } from '#shared/clients';
 import { config } from '#shared/config';
 import { keys } from '#db/keys';
-import { PLAN_CATALOGUE, listSubscriptions, resetPlanCache, type Plan } from '#domain/billing';
+import { PLAN_CATALOGUE, resetPlanCache, type Plan } from '#domain/billing';
 
 /** Issue 11 item 4: API keys and metrics API keys of the signed-in account. */
 const clock = frozenClock();
@@ -28,15 +28,6 @@ const NO_CRUD_API = 'Your plan does not include API keys (feature: crud_api). Pl
 
 const TableName = () => config().TABLE_NAME;
 
-/** Cancels the account's active subscriptions (as if it had none, e.g. a project user). */
-async function cancelSubscriptions(userId: string) {
-  for (const s of await listSubscriptions(userId)) {
-    if (s.status === 'active') {
-      await ddb().send(new UpdateCommand({ TableName: TableName(), Key: keys.subscription(userId, s.id), UpdateExpression: 'SET #s = :c', ExpressionAttributeNames: { '#s': 'status' }, ExpressionAttributeValues: { ':c': 'cancelled' } }));
-    }
-  }
-}
-
 /**
  * Puts the account on a non-public plan like Starter but with `features` changed: every public plan
  * has crud_pro and crud_api, so the feature refusals need plans written straight into the table.
@@ -46,7 +37,7 @@ async function setCustomPlan(userId: string, rank: number, features: Partial<Pla
   const plan: Plan = { ...starter, id: randomUUID(), name: `Custom ${rank}`, is_public: false, features: { ...starter.features, ...features } };
   await ddb().send(new PutCommand({ TableName: TableName(), Item: { ...keys.plan(rank, plan.id), type: 'plan', ...plan } }));
   resetPlanCache();
-  await cancelSubscriptions(userId);
+  await cancelPlan(userId);
   const id = randomUUID();
   const now = new Date().toISOString();
   await ddb().send(new PutCommand({ TableName: TableName(), Item: { ...keys.subscription(userId, id), type: 'subscription', id, user_id: userId, plan_id: plan.id, status: 'active', period_start: now, period_end: null, created_at: now, updated_at: now } }));
@@ -219,7 +210,7 @@ describe('API keys: plan features', () => {
 
   it('refuses creation without an active subscription (no plan, no features)', async () => {
     const user = await signUp(api);
-    await cancelSubscriptions(user.id);
+    await cancelPlan(user.id);
     const res = await createKey(API.path, user.token);
     expect(res.status).toBe(403);
     expect(res.body).toEqual({ detail: NO_CRUD_PRO });

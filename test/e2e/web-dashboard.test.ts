@@ -141,7 +141,7 @@ describe('the dashboard, signed in', () => {
     await page.getByLabel('Direction').selectOption('a_to_b');
     await page.getByRole('button', { name: 'Connect' }).click();
     await expect.poll(() => page.locator('.connections li').count()).toBe(1);
-    await page.getByRole('link', { name: 'api' }).click();
+    await page.getByRole('link', { name: 'api', exact: true }).click();
     await expect.poll(() => heading().textContent()).toBe('api');
     await expect.poll(() => page.locator('.connections li').textContent()).toContain('web');
     await page.getByLabel('Connect to').selectOption({ label: 'db (service)' });

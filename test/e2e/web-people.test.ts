@@ -13,7 +13,8 @@ import { projectWithEnv } from '../helpers/tenancy';
  * Issue 25, the dashboard's people screens in a real browser against a local stack: password reset
  * through the mailed link, a project's members and invitations (an invitation accepted in another
  * browser), project users, custom roles, and the account (profile, e-mail change, an authenticator
- * enrolled from the screen, recovery codes, sessions, API keys). Every screen passes axe-core at
+ * enrolled from the screen, recovery codes, sessions; API keys have their own page and test,
+ * web-api-keys). Every screen passes axe-core at
  * 1280 and at 390 px and fits the window. The tests share one page and build on each other, in order.
  */
 const clock = frozenClock();
@@ -347,25 +348,6 @@ describe('the account', () => {
     expect(await page.locator('ul.sessions').textContent()).not.toContain('Tablet Browser');
     const refresh = await api.post('/auth/token/refresh', { refresh_token: elsewhere.body.refresh_token });
     expect(refresh.status).toBe(401);
-  });
-
-  it('creates an API key (its value shown once), lists it and revokes it', async () => {
-    const part = page.locator('#api-keys');
-    await part.getByLabel('Key name', { exact: true }).fill('ci pipeline');
-    await part.getByRole('button', { name: 'Create API key' }).click();
-    const value = part.locator('#new-api-key');
-    await poll(() => value.textContent()).toMatch(/^ick_/);
-    const key = (await value.textContent())!;
-    await poll(() => part.locator('ul.cards li').textContent()).toContain('ci pipeline');
-    await checkScreen('new API key');
-    await part.getByRole('button', { name: 'Done' }).click();
-    expect(await value.count()).toBe(0);
-    await page.reload();
-    await poll(() => part.locator('ul.cards li').count()).toBe(1);
-    expect(await part.textContent()).not.toContain(key); // shown once only
-    await part.getByRole('button', { name: 'Revoke API key ci pipeline' }).click();
-    await part.getByRole('button', { name: 'Yes, revoke' }).click();
-    await poll(() => part.getByText('No API key yet.').count()).toBe(1);
   });
 
   it('changes the e-mail address through the link mailed to the new one', async () => {

@@ -41,6 +41,7 @@ const BillingReturn = lazy(() => import('./screens/ops/billing').then((m) => m.B
 const Downgrade = lazy(() => import('./screens/ops/downgrade').then((m) => m.Downgrade));
 const Archive = lazy(() => import('./screens/ops/downgrade').then((m) => m.Archive));
 const Archived = lazy(() => import('./screens/ops/archived').then((m) => m.Archived));
+const ApiKeys = lazy(() => import('./screens/account/api-keys').then((m) => m.ApiKeys));
 
 /** A screen behind sign-in: a signed-out visitor is sent to sign in, then back to it. */
 function signedInOnly<P extends object>(Screen: ComponentType<P>): ComponentType<P> {
@@ -81,6 +82,7 @@ const ArchivedScreen = signedInOnly(Archived);
 const MembersScreen = signedInOnly(Members);
 const RolesScreen = signedInOnly(Roles);
 const AccountPage = signedInOnly(AccountScreen);
+const ApiKeysScreen = signedInOnly(ApiKeys);
 
 function Home() {
   const { me } = useSession();
@@ -142,6 +144,7 @@ function Header() {
               <span class="who" title={me.email}>{me.name || me.email}</span>
               <a href={to.account} aria-current={path === to.account ? 'page' : undefined}>Account</a>
               <a href={to.securityLog} aria-current={path === to.securityLog ? 'page' : undefined}>Security log</a>
+              <a href={to.apiKeys} aria-current={path === to.apiKeys ? 'page' : undefined}>API keys</a>
               <a href={to.billing} aria-current={path.startsWith('/account/billing') ? 'page' : undefined}>Plan & billing</a>
               <button type="button" onClick={() => { route(to.signIn()); void out(); }}>Sign out</button>
             </>
@@ -201,6 +204,7 @@ function Shell(props: { session: Session }) {
             <Route path="/p/:projectId/members" component={MembersScreen} />
             <Route path="/p/:projectId/roles" component={RolesScreen} />
             <Route path="/account" component={AccountPage} />
+            <Route path="/account/api-keys" component={ApiKeysScreen} />
             <Route default component={NotFound} />
           </Router>
         </ErrorBoundary>

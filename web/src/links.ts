@@ -46,6 +46,8 @@ export const to = {
   members: (p: string) => `/p/${p}/members`,
   roles: (p: string) => `/p/${p}/roles`,
   account: '/account',
+  /** The account's API keys (issue 36): the credential of CI jobs. */
+  apiKeys: '/account/api-keys',
 };
 
 /** Only a path of this app may follow sign-in (no open redirect through `?next=`). */

@@ -87,6 +87,8 @@ export function message(err: unknown, shownFields: string[] = []): string {
 export interface Explained {
   fields?: Record<string, string>;
   error?: string;
+  /** What to do about it, shown under the sentence (a link to where it is done). */
+  remedy?: ComponentChildren;
 }
 
 /**
@@ -108,7 +110,7 @@ export function useSubmit(run: () => Promise<void>, shownFields: string[], expla
       setBusy(false);
     }
   };
-  return { submit, busy, error: shown.error, fields: shown.fields ?? {}, clear: () => setShown({}) };
+  return { submit, busy, error: shown.error, remedy: shown.remedy, fields: shown.fields ?? {}, clear: () => setShown({}) };
 }
 
 /** A button's action (not a form's): busy while one runs, a refusal as a sentence; `act` runs any of a screen's actions. */

@@ -2,7 +2,7 @@ import type { ComponentChildren } from 'preact';
 import { api, ok } from '../../api';
 import { useSession } from '../../session';
 import { Loaded, Page, useLoad } from '../../ui';
-import { ApiKeys } from './api-keys';
+import { to } from '../../links';
 import { Authenticators } from './authenticators';
 import { EmailChange, Profile } from './profile';
 import { RecoveryCodes } from './recovery-codes';
@@ -27,7 +27,7 @@ const PARTS: [string, string][] = [
   ['api-keys', 'API keys'],
 ];
 
-/** `/account`: the signed-in account's profile, second factors, sessions and API keys. */
+/** `/account`: the signed-in account's profile, second factors, sessions, and a link to its API keys. */
 export function AccountScreen() {
   const { me } = useSession();
   const devices = useLoad((signal) => ok(api.GET('/auth/totp/devices', { signal })), []);
@@ -46,7 +46,9 @@ export function AccountScreen() {
       </Part>
       <Part id="recovery-codes" title={title('recovery-codes')}><RecoveryCodes hasAuthenticator={hasAuthenticator} /></Part>
       <Part id="sessions" title={title('sessions')}><Sessions /></Part>
-      <Part id="api-keys" title={title('api-keys')}><ApiKeys /></Part>
+      <Part id="api-keys" title={title('api-keys')}>
+        <p>Keys for CI jobs and scripts have their own page: <a href={to.apiKeys}>Manage API keys</a>.</p>
+      </Part>
     </Page>
   );
 }

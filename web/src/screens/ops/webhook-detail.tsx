@@ -4,7 +4,7 @@ import { api, ok, type Delivery, type DeliverySummary, type PingResult, type Web
 import { to } from '../../links';
 import { Alert, ConfirmButton, Loaded, message, Page, Select, useAction, useLoad, useSubmit } from '../../ui';
 import { bodyOf, draftOf, explainWebhookRefusal, WebhookFields } from './webhook-fields';
-import { SecretOnce } from './webhooks';
+import { WebhookSecret } from './webhooks';
 import { when } from './plans';
 
 type Ids = { projectId: string; webhookId: string };
@@ -128,7 +128,7 @@ export function WebhookDetail(props: Ids) {
       <Loaded state={{ ...hook, data: current }} label="the webhook">
         {(webhook) => (
           <>
-            {secret && <SecretOnce secret={secret} webhook={webhook} projectId={props.projectId} onDismiss={() => setSecret(undefined)} />}
+            {secret && <WebhookSecret secret={secret} webhook={webhook} projectId={props.projectId} onDismiss={() => setSecret(undefined)} />}
             <p>
               <span class={webhook.enabled ? 'badge on' : 'badge off'}>{webhook.enabled ? 'enabled' : 'disabled'}</span>{' '}
               {webhook.disabled_reason && <span class="muted">{webhook.disabled_reason}</span>}

@@ -2,22 +2,16 @@ import { useState } from 'preact/hooks';
 import { api, ok, type Webhook } from '../../api';
 import { to } from '../../links';
 import { Alert, Loaded, Page, useLoad, useSubmit } from '../../ui';
+import { SecretOnce } from '../../secret-once';
 import { bodyOf, draftOf, explainWebhookRefusal, WebhookFields } from './webhook-fields';
 
 /** The signing secret of a webhook just registered (or rotated): shown this once, never again. */
-export function SecretOnce(props: { secret: string; webhook: Webhook; projectId: string; onDismiss: () => void }) {
+export function WebhookSecret(props: { secret: string; webhook: Webhook; projectId: string; onDismiss: () => void }) {
   return (
-    <div class="secret-once" role="region" aria-labelledby="secret-title">
-      <h2 id="secret-title">Signing secret</h2>
+    <SecretOnce id="webhook-secret" title="Signing secret" label={`Secret of ${props.webhook.url}`} value={props.secret} dismiss="I have copied it" onDismiss={props.onDismiss}
+      actions={<a class="button" href={to.webhook(props.projectId, props.webhook.id)}>Open the webhook</a>}>
       <p>Copy it now: it is shown only this once. Receivers check each delivery's <code>X-Service-Signature</code> with it.</p>
-      <label for="webhook-secret">Secret of {props.webhook.url}</label>
-      <input id="webhook-secret" class="secret" readOnly value={props.secret} onFocus={(e) => e.currentTarget.select()} />
-      <div class="actions">
-        <button type="button" onClick={() => void navigator.clipboard?.writeText(props.secret)}>Copy</button>
-        <a class="button" href={to.webhook(props.projectId, props.webhook.id)}>Open the webhook</a>
-        <button type="button" onClick={props.onDismiss}>I have copied it</button>
-      </div>
-    </div>
+    </SecretOnce>
   );
 }
 
@@ -36,7 +30,7 @@ export function Webhooks(props: { projectId: string }) {
   return (
     <Page title="Webhooks">
       <p>Each event of this project is POSTed to the webhooks that subscribe to it, signed with the webhook's secret. Available on the Team plan and above.</p>
-      {made && <SecretOnce {...made} projectId={props.projectId} onDismiss={() => setMade(undefined)} />}
+      {made && <WebhookSecret {...made} projectId={props.projectId} onDismiss={() => setMade(undefined)} />}
       <Loaded state={hooks} label="webhooks">
         {(list) =>
           list.length ? (

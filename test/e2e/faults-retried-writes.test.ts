@@ -5,6 +5,7 @@ import { enrolAuthenticator, frozenClock, login, totpCode } from '../helpers/sig
 import { readOutbox } from '../helpers/outbox';
 import { faults } from '../helpers/faults';
 import { ownerWithEnv, readItem } from '../helpers/catalog';
+import { holdingFirstJob } from '../helpers/jobs';
 import { faultCounts } from '#shared/faults';
 import { keys } from '#db/keys';
 
@@ -14,7 +15,7 @@ import { keys } from '#db/keys';
  * write whose retry fails its condition on its own effect is not a lost race.
  */
 const clock = frozenClock();
-const ref = useTestStack({ APP_BASE_URL: 'https://catalog.example.test/' }, { clock });
+const ref = useTestStack({ APP_BASE_URL: 'https://catalog.example.test/' }, { clock, withS3: true });
 const api = client(() => ref.stack.url);
 const STEP = 30_000;
 
@@ -69,6 +70,31 @@ describe('single-item conditional writes retried after they took effect', () => 
     for (let i = 0; i < 10; i++) statuses.push((await login(api, user.email, 'wrong password')).status);
     faults('');
     expect(statuses).toEqual([...Array(9).fill(401), 423]);
+  });
+
+  it('cancels a queued import: 202 cancelled (not "finished"), its lock let go for the next import', async () => {
+    const { token, projectId, envId } = await ownerWithEnv(api);
+    const example = JSON.stringify((await api.get('/impex/example', { token })).body);
+    const startImport = () => {
+      const body = new FormData();
+      body.set('project_id', projectId);
+      body.set('environment_id', envId);
+      body.set('file', new Blob([example], { type: 'application/json' }), 'env.json');
+      return fetch(`${ref.stack.url}/impex/import`, { method: 'POST', body, headers: { authorization: `Bearer ${token}` } });
+    };
+    // Its job is held back until the cancel has answered: it is surely still queued.
+    const cancelled = await holdingFirstJob(async (release) => {
+      const queued = (await (await startImport()).json()) as { job_id: string };
+      everyWriteTimesOutOnce();
+      const res = await api.post(`/impex/cancel/${queued.job_id}`, {}, { token });
+      faults('');
+      release();
+      return res;
+    });
+    await ref.stack.queues.drain();
+    expect(cancelled.status, cancelled.text).toBe(202);
+    expect(cancelled.body.status).toBe('cancelled');
+    expect((await startImport()).status).toBe(202);
   });
 
   it('creates, renames and deletes a service with its answers, counters exact and one audit entry each', async () => {

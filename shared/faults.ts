@@ -12,7 +12,7 @@
  *   timeout although it succeeded), `reorder` (held back behind later messages).
  * - Workers (`worker`): `kill` (the worker dies mid-message: the message comes back).
  */
-import { changesNothing } from './write-gate';
+import { changesNothing } from '#shared/write-gate';
 
 export type FaultKind = 'throttle' | 'error' | 'unavailable' | 'timeout-after-write' | 'conflict' | 'duplicate' | 'late' | 'reorder' | 'kill';
 const KINDS = new Set<string>(['throttle', 'error', 'unavailable', 'timeout-after-write', 'conflict', 'duplicate', 'late', 'reorder', 'kill']);

@@ -5,7 +5,7 @@
  *
  * - SDK calls (`ddb`, `s3`, `sqs`, `ses`, `kms`, `secrets`): `throttle` (AWS's throttling error),
  *   `error` (500 InternalServerError), `unavailable` (503), `timeout-after-write` (a write takes
- *   effect, then the call times out), and for DynamoDB `conflict` (a transaction cancelled with
+ *   effect, then the call times out; once per call), and for DynamoDB `conflict` (a transaction cancelled with
  *   `TransactionConflict`). They are raised inside the SDK's retry loop, as the network would raise
  *   them, so the SDK's own retries see them first.
  * - Local queues (`sqs`): `duplicate` (delivered twice), `late` (redelivered after its visibility
@@ -149,8 +149,11 @@ export function withFaults<T>(client: T): T {
         });
       }
       const result = await next(args);
+      // Once per call: the SDK's retry after the timeout gets through (so `timeout-after-write:1` times
+      // every write out once, each answer then showing how a retried write is read).
+      const retried = tookEffect.has(callOf(args));
       tookEffect.add(callOf(args));
-      if (!changesNothing(op) && strikes(service, 'timeout-after-write')) throw Object.assign(new Error('Socket timed out (injected fault, after the write took effect)'), { name: 'TimeoutError', $metadata: {} });
+      if (!retried && !changesNothing(op) && strikes(service, 'timeout-after-write')) throw Object.assign(new Error('Socket timed out (injected fault, after the write took effect)'), { name: 'TimeoutError', $metadata: {} });
       return result;
     },
     { step: 'finalizeRequest', priority: 'low', name: 'injectFaults' },

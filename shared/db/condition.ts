@@ -27,3 +27,18 @@ export function isUnset(field: string): Condition {
   const name = `#unset_${field}`;
   return { expression: `(attribute_not_exists(${name}) OR ${name} = :null)`, names: { [name]: field }, values: { ':null': null } };
 }
+
+/**
+ * An expression as one operand of AND: within parentheses when an OR in it stands outside any
+ * (`a OR b AND c` would bind otherwise); left as it is when it needs none, as DynamoDB refuses
+ * redundant parentheses.
+ */
+export function grouped(expression: string): string {
+  let depth = 0;
+  for (const token of expression.split(/([()]|\bOR\b)/i)) {
+    if (token === '(') depth++;
+    else if (token === ')') depth--;
+    else if (depth === 0 && /^OR$/i.test(token)) return `(${expression})`;
+  }
+  return expression;
+}

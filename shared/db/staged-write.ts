@@ -1,7 +1,7 @@
 import { DomainError } from '#shared/errors';
 import type { Key } from './batch-get';
 import { batchWrite } from './batch-write';
-import { conditionalUpdate, putItem } from './items';
+import { conditionalPut, conditionalUpdate } from './items';
 import { queryPrefix } from './query';
 import { IF_ABSENT, IF_EXISTS, putNewStep } from './steps';
 import { concurrentChange, transact, type TransactStep } from './transact';
@@ -73,7 +73,7 @@ export async function stagedWrite(write: StagedWrite, now: string): Promise<void
   };
   // Nothing conditional to open with: the journal alone (no transaction needed for one item).
   if (write.open.length) await transact([...write.open, putNewStep(journal as never)]);
-  else await putItem(journal as never, IF_ABSENT);
+  else if (!(await conditionalPut(journal as never, IF_ABSENT))) throw new Error('A staged write opened twice');
   try {
     await batchWrite(write.items.map((put) => ({ put })));
     await write.beforeClose?.();

@@ -82,3 +82,25 @@ export function livenessExpressionsOutsideDb(root: string, files: readonly strin
   }
   return found;
 }
+
+/**
+ * A single-item write is sent only by shared/db (items.ts): a conditional one there answers exactly
+ * when the SDK retried it after an attempt that took effect (issue 35), which a raw command would
+ * read as a lost race. The files below send their own, each for a reason.
+ */
+export const RAW_SINGLE_WRITE_ALLOWED: Record<string, string> = {
+  'shared/http/idempotency.ts': "the key's claim: its condition accepts its own owner, so a retried claim passes again",
+};
+const RAW_SINGLE_WRITE = /\bnew (PutCommand|UpdateCommand|DeleteCommand)\s*\(/g;
+
+export function rawSingleWritesOutsideDb(root: string, files: readonly string[]): string[] {
+  const found: string[] = [];
+  for (const file of files.filter((f) => /^(shared|functions)\//.test(f) && !f.startsWith('shared/db/') && !(f in RAW_SINGLE_WRITE_ALLOWED))) {
+    readFileSync(join(root, file), 'utf8')
+      .split('\n')
+      .forEach((line, i) => {
+        for (const m of line.matchAll(RAW_SINGLE_WRITE)) found.push(`${file}:${i + 1}: ${m[1]} outside shared/db: write through #db/items (conditionalPut, conditionalUpdate, conditionalDelete)`);
+      });
+  }
+  return found;
+}

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildImportGraph, extractImports, matchImportsField } from '../architecture/import-graph';
 import { violations } from '../architecture/rules';
-import { authorizationInRoutes, livenessExpressionsOutsideDb, loadAccessOutsideAccessModules, zodNamedImports } from '../architecture/source-rules';
+import { authorizationInRoutes, livenessExpressionsOutsideDb, loadAccessOutsideAccessModules, rawSingleWritesOutsideDb, zodNamedImports } from '../architecture/source-rules';
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -443,6 +443,32 @@ describe('source rule: the live rule is written in shared/db alone', () => {
   });
 });
 
+describe('source rule: single-item writes are sent by shared/db alone', () => {
+  const writesCheck = (files: Files) => {
+    const root = writeTree({ ...CLEAN, ...files });
+    return rawSingleWritesOutsideDb(root, buildImportGraph(root).files);
+  };
+
+  it('reports a domain file that sends a conditional PutItem, UpdateItem or DeleteItem itself', () => {
+    const claims = [
+      "import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';",
+      "export const claim = (item: object) => new PutCommand({ TableName: 't', Item: item, ConditionExpression: 'attribute_not_exists(PK)' });",
+      "export const use = () => new UpdateCommand({ TableName: 't', Key: {}, UpdateExpression: 'SET a = :a' });",
+    ].join('\n');
+    expect(writesCheck({ 'shared/domain/identity/claims.ts': claims })).toEqual([
+      'shared/domain/identity/claims.ts:2: PutCommand outside shared/db: write through #db/items (conditionalPut, conditionalUpdate, conditionalDelete)',
+      'shared/domain/identity/claims.ts:3: UpdateCommand outside shared/db: write through #db/items (conditionalPut, conditionalUpdate, conditionalDelete)',
+    ]);
+  });
+
+  it('accepts the writes of shared/db and a domain file that calls them', () => {
+    expect(writesCheck({
+      'shared/db/items.ts': "import { DeleteCommand } from '@aws-sdk/lib-dynamodb';\nexport const del = () => new DeleteCommand({ TableName: 't', Key: {} });\n",
+      'shared/domain/identity/claims.ts': "import { conditionalPut } from '#db/items';\nexport const claim = (item: object) => conditionalPut(item, { ConditionExpression: 'attribute_not_exists(PK)' });\n",
+    })).toEqual([]);
+  });
+});
+
 describe('the repository', () => {
   it('breaks no architecture rule', () => {
     expect(violations(buildImportGraph(repoRoot))).toEqual([]);
@@ -454,6 +480,10 @@ describe('the repository', () => {
 
   it('checks items addressed by id only in the access modules (accessToItem)', () => {
     expect(loadAccessOutsideAccessModules(repoRoot, buildImportGraph(repoRoot).files)).toEqual([]);
+  });
+
+  it('sends single-item writes only from shared/db', () => {
+    expect(rawSingleWritesOutsideDb(repoRoot, buildImportGraph(repoRoot).files)).toEqual([]);
   });
 
   it('writes liveness tests only in shared/db', () => {

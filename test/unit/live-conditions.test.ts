@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { allOf, isArchived, isDeleted, isLive, LIVE, NOT_DELETED, setUnlessDeletedStep, visible } from '#db/live';
 import { invalid } from '#shared/errors';
-import { isUnset } from '#db/condition';
+import { grouped, isUnset } from '#db/condition';
 
 const at = '2026-01-01T00:00:00.000Z';
 
@@ -52,5 +52,15 @@ describe('the live rule as conditions and steps (db/live)', () => {
       names: { '#unset_revoked_at': 'revoked_at' },
       values: { ':null': null },
     });
+  });
+});
+
+describe('an expression as one operand of AND (db/condition grouped)', () => {
+  it('puts a top-level OR in parentheses, and leaves an expression that needs none as it is', () => {
+    expect(grouped('attribute_not_exists(PK) OR expires_at_epoch <= :now')).toBe('(attribute_not_exists(PK) OR expires_at_epoch <= :now)');
+    expect(grouped('(attribute_not_exists(PK) OR #expires < :now OR #owner = :owner)')).toBe('(attribute_not_exists(PK) OR #expires < :now OR #owner = :owner)');
+    expect(grouped('attribute_exists(PK) AND (a = :a OR b = :b)')).toBe('attribute_exists(PK) AND (a = :a OR b = :b)');
+    expect(grouped('(a = :a) or (b = :b)')).toBe('((a = :a) or (b = :b))');
+    expect(grouped('#st IN (:queued, :running) AND #order = :order')).toBe('#st IN (:queued, :running) AND #order = :order');
   });
 });

@@ -1,5 +1,5 @@
 import type { Key } from '#db/batch-get';
-import { getItem, putItem } from '#db/items';
+import { conditionalPut, getItem } from '#db/items';
 import { IF_ABSENT } from '#db/steps';
 import type { TransactStep } from '#db/transact';
 import { invalid, notFound } from '#shared/errors';
@@ -36,7 +36,7 @@ export async function issueLinkToken<T extends object>(
   const token = newSecret(32);
   const now = ctx.clock.now();
   const expires = new Date(now.getTime() + input.validMinutes * 60_000);
-  await putItem(
+  const stored = await conditionalPut(
     {
       ...input.keyOf(sha256(token)),
       type: input.type,
@@ -47,6 +47,7 @@ export async function issueLinkToken<T extends object>(
     },
     IF_ABSENT,
   );
+  if (!stored) throw new Error('A new link token collided with a stored one');
   return token;
 }
 

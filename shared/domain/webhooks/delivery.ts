@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { keys } from '#db/keys';
-import { getItem, updateItem } from '#db/items';
+import { conditionalUpdate, getItem, updateItem } from '#db/items';
 import { sweepDue } from '#db/due';
 import { IF_EXISTS, putNewStep, putStep, setExpression, setWhenExpression, setWhenStep } from '#db/steps';
 import { concurrentChange, transact } from '#db/transact';
@@ -177,7 +177,7 @@ async function endpointHealth(webhook: Webhook, result: PostResult, ctx: AppCont
   const since = webhook.failing_since ?? now.toISOString();
   const reason = result.status === 410 ? 'The endpoint answered 410 Gone' : now.getTime() - Date.parse(since) >= DISABLE_AFTER_MS ? 'Every delivery failed for 5 days' : null;
   if (!reason) {
-    if (!webhook.failing_since) await updateItem(key, setWhenExpression({ failing_since: since }, { failing_since: null })).catch(() => undefined);
+    if (!webhook.failing_since) await conditionalUpdate(key, setWhenExpression({ failing_since: since }, { failing_since: null })).catch(() => undefined);
     return;
   }
   const [project] = await liveProjects([webhook.project_id]);

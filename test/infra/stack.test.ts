@@ -183,13 +183,13 @@ describe('CatalogStack', () => {
     expect(statements.some(({ role, st }) => role === roleOf(stack.workers.jobs) && JSON.stringify(st.Action).includes('kms:Decrypt'))).toBe(true);
   });
 
-  it('has the progress WebSocket API: $connect behind the ticket authorizer; only the jobs worker and the connections function may post', () => {
+  it('has the progress WebSocket API: $connect behind the ticket authorizer; only the jobs worker, the connections function, integrations and impex may post', () => {
     template.hasResourceProperties('AWS::ApiGatewayV2::Api', { ProtocolType: 'WEBSOCKET' });
     template.hasResourceProperties('AWS::ApiGatewayV2::Authorizer', { AuthorizerType: 'REQUEST', IdentitySource: ['route.request.querystring.ticket'] });
     template.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: '$connect', AuthorizationType: 'CUSTOM' });
     template.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: '$disconnect' });
     const posters = Object.values(template.findResources('AWS::IAM::Policy')).filter((p) => JSON.stringify(p.Properties.PolicyDocument).includes('execute-api:ManageConnections'));
-    expect(posters).toHaveLength(3); // the jobs worker, the connections function, integrations (its progress ticket shares the connection code)
+    expect(posters).toHaveLength(4); // the jobs worker, the connections function, integrations (its progress ticket shares the connection code), impex (a job's cancel is pushed)
     expect(posters.map((p) => p.Properties.Roles[0].Ref)).toContain(stack.getLogicalId(stack.workers.jobs.role!.node.defaultChild as CfnFunction));
   });
 
@@ -243,7 +243,8 @@ describe('CatalogStack', () => {
       invites: ['queue:mail', ...http],
       lifecycle: ['queue:jobs', ...http],
       // It reads an upload's size (HeadObject needs s3:GetObject) before starting its import (found by start:deployed, issue 34).
-      impex: ['queue:jobs', 's3 get exports', 's3 get imports', 's3 put imports', ...http],
+      // A cancelled job's end is pushed to its followers at once (issue 36).
+      impex: ['queue:jobs', 's3 get exports', 's3 get imports', 's3 put imports', 'signing-secret', 'table', 'websocket', 'xray'],
       integrations: ['queue:jobs', 'signing-secret', 'table', 'totp-key', 'websocket', 'xray'],
       webhooks: ['queue:mail', 'signing-secret', 'table', 'totp-key', 'xray'],
       audit: http,

@@ -1,4 +1,4 @@
-import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 
@@ -27,13 +27,19 @@ export function loadSession(env: NodeJS.ProcessEnv = process.env): Session | und
   }
 }
 
-/** Writes the session file with mode 0600 (its folder 0700): it holds a refresh token. */
+/**
+ * Writes the session file with mode 0600 (its folder 0700): it holds a refresh token. Written beside
+ * it and renamed over it, so another `infracat` starting meanwhile reads the old file or the new one,
+ * never a truncated one (it would think it is not signed in).
+ */
 export function saveSession(session: Session, env: NodeJS.ProcessEnv = process.env): void {
   const dir = configDir(env);
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const file = sessionPath(env);
-  writeFileSync(file, JSON.stringify(session, null, 2) + '\n', { mode: 0o600 });
-  chmodSync(file, 0o600);
+  const next = `${file}.${process.pid}.tmp`;
+  writeFileSync(next, JSON.stringify(session, null, 2) + '\n', { mode: 0o600 });
+  chmodSync(next, 0o600);
+  renameSync(next, file);
 }
 
 export function removeSession(env: NodeJS.ProcessEnv = process.env): void {

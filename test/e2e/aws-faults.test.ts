@@ -1,10 +1,11 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { SQSEvent } from 'aws-lambda';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { useTestStack } from '../helpers/stack';
 import { client, signUp } from '../helpers/http';
+import { ownerWithEnv } from '../helpers/catalog';
 import { faults } from '../helpers/faults';
 import { totpCode } from '../helpers/sign-in';
 import { faultCounts } from '#shared/faults';
@@ -12,11 +13,12 @@ import { resetSigningKey } from '#auth/signing-key';
 import { handler as mailWorker } from '../../functions/workers/mail/handler';
 
 /**
- * SES, KMS and Secrets Manager as the cloud configuration uses them (mail through SES, TOTP secrets
- * sealed with KMS, the token signing key from Secrets Manager), each answered by a small stand-in
+ * SES, KMS, Secrets Manager and SQS as the cloud configuration uses them (mail through SES, TOTP secrets
+ * sealed with KMS, the token signing key from Secrets Manager, jobs queued on SQS), each answered by a small stand-in
  * for the one operation the product calls, so that their injected faults meet the real SDK clients.
  */
 const sent: string[] = [];
+const queuedJobs: { kind: string; record_id?: string }[] = [];
 const stub: Server = createServer((req, res) => {
   let body = '';
   req.on('data', (c) => (body += c));
@@ -25,6 +27,11 @@ const stub: Server = createServer((req, res) => {
     const json = (o: object) => res.writeHead(200, { 'content-type': 'application/x-amz-json-1.1' }).end(JSON.stringify(o));
     if (target.endsWith('.Encrypt')) return json({ KeyId: 'k', CiphertextBlob: Buffer.from(`sealed:${JSON.parse(body).Plaintext}`).toString('base64') });
     if (target.endsWith('.Decrypt')) return json({ KeyId: 'k', Plaintext: Buffer.from(JSON.parse(body).CiphertextBlob, 'base64').toString().slice('sealed:'.length) });
+    if (target.endsWith('.SendMessage')) {
+      const { MessageBody } = JSON.parse(body) as { MessageBody: string };
+      queuedJobs.push(JSON.parse(MessageBody));
+      return res.writeHead(200, { 'content-type': 'application/x-amz-json-1.0' }).end(JSON.stringify({ MessageId: randomUUID(), MD5OfMessageBody: createHash('md5').update(MessageBody).digest('hex') }));
+    }
     if (target.endsWith('.GetSecretValue')) return json({ Name: 'signing-key', SecretString: 'a signing key of the stand-in secret, long enough' });
     const form = new URLSearchParams(body);
     if (form.get('Action') === 'SendEmail') {
@@ -36,10 +43,10 @@ const stub: Server = createServer((req, res) => {
 });
 await new Promise<void>((resolve) => stub.listen(0, '127.0.0.1', resolve));
 const endpoint = `http://127.0.0.1:${(stub.address() as AddressInfo).port}`;
-Object.assign(process.env, { AWS_ENDPOINT_URL_SES: endpoint, AWS_ENDPOINT_URL_KMS: endpoint, AWS_ENDPOINT_URL_SECRETS_MANAGER: endpoint, AWS_ACCESS_KEY_ID: 'test', AWS_SECRET_ACCESS_KEY: 'test' });
+Object.assign(process.env, { AWS_ENDPOINT_URL_SES: endpoint, AWS_ENDPOINT_URL_KMS: endpoint, AWS_ENDPOINT_URL_SECRETS_MANAGER: endpoint, AWS_ENDPOINT_URL_SQS: endpoint, AWS_ACCESS_KEY_ID: 'test', AWS_SECRET_ACCESS_KEY: 'test' });
 afterAll(() => stub.close());
 
-const ref = useTestStack({ MAIL_TRANSPORT: 'ses', TOTP_KMS_KEY_ID: 'alias/totp', SIGNING_KEY_SECRET_ARN: 'arn:aws:secretsmanager:us-east-1:1:secret:signing' });
+const ref = useTestStack({ MAIL_TRANSPORT: 'ses', TOTP_KMS_KEY_ID: 'alias/totp', SIGNING_KEY_SECRET_ARN: 'arn:aws:secretsmanager:us-east-1:1:secret:signing', JOBS_QUEUE_URL: `${endpoint}/000000000000/jobs` });
 const api = client(() => ref.stack.url);
 afterEach(() => faults(''));
 
@@ -102,5 +109,31 @@ describe('SES failing while a mail is sent', () => {
     expect((await mailWorker(delivery(mail))).batchItemFailures).toEqual([]);
     expect((await mailWorker(delivery(mail))).batchItemFailures).toEqual([]); // delivered twice: sent once
     expect(sent.filter((t) => t === to)).toHaveLength(1);
+  });
+});
+
+describe('SQS failing while a job is queued', () => {
+  /** POST /impex/export takes a form, as a browser sends it. */
+  const exportOf = async (token: string, fields: Record<string, string>) => {
+    const body = new FormData();
+    for (const [k, v] of Object.entries(fields)) body.set(k, v);
+    const res = await fetch(`${ref.stack.url}/impex/export`, { method: 'POST', body, headers: { authorization: `Bearer ${token}` } });
+    const text = await res.text();
+    return { status: res.status, body: text ? JSON.parse(text) : undefined, text };
+  };
+  it.each(KINDS)("sqs.%s: the export is answered at once with its record failed, saying to try again; nothing stays queued, and the retry queues its job", async (kind) => {
+    const { token, projectId, envId } = await ownerWithEnv(api);
+    faults(`sqs.${kind}:1`);
+    const refused = await exportOf(token, { project_id: projectId, environment_id: envId });
+    expect(faultCounts()[`sqs.${kind}`]).toBeGreaterThan(0);
+    faults('');
+    expect(refused.status, refused.text).toBe(202);
+    expect(refused.body.status).toBe('failed');
+    const record = await api.get(`/impex/status/${refused.body.job_id}`, { token });
+    expect(record.body).toMatchObject({ status: 'failed', error: 'The job could not be queued. Please try again.' });
+    expect(queuedJobs.some((m) => m.record_id === refused.body.record_id)).toBe(false);
+    const retried = await exportOf(token, { project_id: projectId, environment_id: envId });
+    expect(retried.body.status).toBe('queued');
+    expect(queuedJobs.filter((m) => m.record_id === retried.body.record_id)).toHaveLength(1);
   });
 });

@@ -353,7 +353,7 @@ describe('A second run: a grant removed from the template, faults on, queues\' t
     writeFileSync(file, JSON.stringify(template));
     denied = await startTestDeployed(cdk.dir, {
       templateFile: file,
-      env: { PATH: process.env.PATH, ...DEPLOYED_TEST_ENV, DEPLOYED_VISIBILITY_SCALE: '0.01', FAULTS: SECOND_RUN_FAULTS, FAULTS_SEED: '7' },
+      env: { PATH: process.env.PATH, ...DEPLOYED_TEST_ENV, DEPLOYED_VISIBILITY_SCALE: '0.005', FAULTS: SECOND_RUN_FAULTS, FAULTS_SEED: '7' },
     });
   }, 120_000);
   afterAll(async () => denied?.stop(), 60_000);

@@ -185,6 +185,18 @@ describe('the documented GitOps workflow, with an API key only', () => {
     await writeFile(join(work, 'envs', 'production.yaml'), FILE);
   }, SLOW);
 
+  it('with a key, a chosen project and environment are used but not remembered: no session file is written, and the command says so', async () => {
+    const configDir = join(root, 'keyed');
+    const env = { INFRACAT_URL: ref.stack.url, INFRACAT_API_KEY: secrets.INFRACAT_APPLY_KEY };
+    const used = await runInfracat(['use', 'shop', 'production'], { configDir, env });
+    expect(used.code, used.stderr).toBe(0);
+    expect(used.stdout + used.stderr).toContain('Found shop/production (not remembered with INFRACAT_API_KEY: pass --project/--env, or set INFRACAT_PROJECT/INFRACAT_ENVIRONMENT).');
+    const created = await runInfracat(['envs', 'create', 'staging', '--project', 'shop'], { configDir, env });
+    expect(created.code, created.stderr).toBe(0);
+    expect(created.stdout + created.stderr).toContain('Created environment shop/staging (not remembered with INFRACAT_API_KEY');
+    expect(await readdir(configDir).catch(() => [])).toEqual([]);
+  }, SLOW);
+
   it('each key shows when it was last used; a revoked key fails the job with what to do (exit 1)', async () => {
     const configDir = join(root, 'person');
     const keys = JSON.parse((await runInfracat(['api-keys', 'ls', '-o', 'json'], { configDir })).stdout) as { id: string; name: string; last_used_at: string | null }[];

@@ -60,6 +60,18 @@ export interface Connected {
   client: InfracatClient;
   url: string;
   session: Session;
+  /** Signed in with `INFRACAT_API_KEY`: nothing is read from or written to the session file. */
+  keyed?: boolean;
+}
+
+/** What a command says when a choice of project or environment is not kept (an API key's run). */
+export const CHOICE_NOT_KEPT = 'not remembered with INFRACAT_API_KEY: pass --project/--env, or set INFRACAT_PROJECT/INFRACAT_ENVIRONMENT';
+
+/** Keeps the chosen project and environment in the session file for the next command; an API key's run keeps nothing (answers false). */
+export function keepChoice(c: Connected): boolean {
+  if (c.keyed) return false;
+  saveSession(c.session);
+  return true;
 }
 
 const envCredentials = () => (process.env.INFRACAT_EMAIL && process.env.INFRACAT_PASSWORD ? { email: process.env.INFRACAT_EMAIL, password: process.env.INFRACAT_PASSWORD } : undefined);
@@ -115,7 +127,7 @@ async function connectWithApiKey(opts: GlobalOptions, apiKey: string): Promise<C
     if (err instanceof ApiError && err.status === 401) throw new CliError(`INFRACAT_API_KEY: ${err.detail}. Create a new one (infracat api-keys create, signed in as yourself) and set it again.`);
     throw err;
   }
-  return { client, url, session: { url } };
+  return { client, url, session: { url }, keyed: true };
 }
 
 const noSecondFactor = async (): Promise<string> => {

@@ -5,7 +5,7 @@ import type { paths } from '../schema.js';
 import { catalogCommands } from './catalog.js';
 import { completionScript, SHELLS } from './completion.js';
 import { examples, inTarget, int, optionsOf, withOutput, withTarget } from './common.js';
-import { cliClient, connect, login, notTheApi, serviceUrl, sessionFor } from './context.js';
+import { CHOICE_NOT_KEPT, cliClient, connect, keepChoice, login, notTheApi, serviceUrl, sessionFor } from './context.js';
 import { CliError, lockoutHint } from './errors.js';
 import { impexCommands } from './impex.js';
 import { webhookCommands } from './webhooks.js';
@@ -82,8 +82,8 @@ Exit codes: 0 ok, 1 error, 2 (plan) changes pending.
     }
     c.session.project = { id: project.id, name: project.name };
     c.session.environment = environment ? { id: environment.id, name: environment.name } : undefined;
-    saveSession(c.session);
-    if (o.output === 'table') say(`Using ${project.name}${environment ? `/${environment.name}` : ' (no environment chosen: `infracat envs ls`, then `infracat use <project> <environment>`)'}`);
+    const kept = keepChoice(c);
+    if (o.output === 'table') say(kept ? `Using ${project.name}${environment ? `/${environment.name}` : ' (no environment chosen: `infracat envs ls`, then `infracat use <project> <environment>`)'}` : `Found ${project.name}${environment ? `/${environment.name}` : ''} (${CHOICE_NOT_KEPT}).`);
     else emit(c.session.project && { project: c.session.project, environment: c.session.environment ?? null }, o.output);
   }), 'infracat use shop', 'infracat use shop production');
   const projects = program.command('projects').description('projects you are a member of');
@@ -100,8 +100,8 @@ Exit codes: 0 ok, 1 error, 2 (plan) changes pending.
     const { data } = await c.client.api.POST('/projects', { body: { name } });
     c.session.project = { id: data!.id, name: data!.name };
     c.session.environment = undefined;
-    saveSession(c.session);
-    if (o.output === 'table') say(`Created project ${data!.name} (${data!.id}) and using it; next: \`infracat envs create <name>\`.`);
+    const kept = keepChoice(c);
+    if (o.output === 'table') say(kept ? `Created project ${data!.name} (${data!.id}) and using it; next: \`infracat envs create <name>\`.` : `Created project ${data!.name} (${data!.id}) (${CHOICE_NOT_KEPT}).`);
     else emit(data!, o.output);
   }), 'infracat projects create shop');
   const envs = program.command('envs').alias('environments').description('environments of the project');
@@ -116,8 +116,8 @@ Exit codes: 0 ok, 1 error, 2 (plan) changes pending.
     const { data } = await c.client.api.POST('/environments', { body: { name, project_id: t.project.id } });
     c.session.project = t.project;
     c.session.environment = { id: data!.id, name: data!.name };
-    saveSession(c.session);
-    if (o.output === 'table') say(`Created environment ${t.project.name}/${data!.name} and using it.`);
+    const kept = keepChoice(c);
+    if (o.output === 'table') say(kept ? `Created environment ${t.project.name}/${data!.name} and using it.` : `Created environment ${t.project.name}/${data!.name} (${CHOICE_NOT_KEPT}).`);
     else emit(data!, o.output);
   }), 'infracat envs create production', 'infracat envs create staging --project shop');
 

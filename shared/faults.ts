@@ -83,8 +83,9 @@ export function configureFaults(spec: string, seed = 1): void {
 }
 
 // A function running alone from its bundle (start:deployed's sandboxes, which pass FAULTS through as a
-// tester override) is configured from its environment at load; the cloud never sets FAULTS.
-if (process.env.FAULTS) configureFaults(process.env.FAULTS, Number(process.env.FAULTS_SEED ?? 1));
+// tester override) is configured from its environment at load; the cloud never sets FAULTS. Only in a
+// Lambda sandbox: the local stack and the soak switch faults on themselves, after their set-up.
+if (process.env.FAULTS && process.env.AWS_LAMBDA_FUNCTION_NAME) configureFaults(process.env.FAULTS, Number(process.env.FAULTS_SEED ?? 1));
 
 /** Whether a fault of `service.kind` strikes now (and counts it). */
 export const strikes = (service: FaultService, kind: FaultKind): boolean => injector?.strikes(service, kind) ?? false;

@@ -64,7 +64,10 @@ describe('a function running alone from its bundle', () => {
     const run = (env: Record<string, string>) => JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', `
       const f = await import(${JSON.stringify(file)});
       console.log(JSON.stringify([f.strikes('ddb', 'throttle'), f.faultCounts()]));`], { env: { PATH: process.env.PATH, ...env }, encoding: 'utf8' }));
-    expect(run({ FAULTS: 'ddb.throttle:1', FAULTS_SEED: '3' })).toEqual([true, { 'ddb.throttle': 1 }]);
-    expect(run({})).toEqual([false, {}]);
+    expect(run({ FAULTS: 'ddb.throttle:1', FAULTS_SEED: '3', AWS_LAMBDA_FUNCTION_NAME: 'ServicesFunction' })).toEqual([true, { 'ddb.throttle': 1 }]);
+    expect(run({ AWS_LAMBDA_FUNCTION_NAME: 'ServicesFunction' })).toEqual([false, {}]);
+    // Outside a Lambda sandbox (npm start, npm test, the soak), FAULTS in the shell does nothing at load:
+    // those switch faults on themselves once their set-up is done.
+    expect(run({ FAULTS: 'ddb.throttle:1', FAULTS_SEED: '3' })).toEqual([false, {}]);
   });
 });

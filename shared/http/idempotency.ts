@@ -14,8 +14,7 @@ import { TABLE } from '#db/table';
 import { keys } from '#db/keys';
 import { DomainError, unprocessable } from '#shared/errors';
 import { keyIssue } from './idempotency-key';
-import { retry } from '#db/retry';
-import { isOutage } from '#shared/outage';
+import { throughOutage } from '#db/retry';
 import { errorFields, log } from '#shared/log';
 import { behindGate } from '#shared/write-gate';
 
@@ -59,7 +58,7 @@ class TablePersistence extends DynamoDBPersistenceLayer {
    * retried past the SDK's own attempts.
    */
   protected override _updateRecord(record: IdempotencyRecord): Promise<void> {
-    return retry(() => super._updateRecord(record), { attempts: 6, when: isOutage, baseMs: 50 });
+    return throughOutage(() => super._updateRecord(record));
   }
 
   protected override async _putRecord(record: IdempotencyRecord): Promise<void> {
@@ -120,7 +119,7 @@ class TablePersistence extends DynamoDBPersistenceLayer {
         }),
       );
     try {
-      await retry(remove, { attempts: 6, when: isOutage, baseMs: 50 });
+      await throughOutage(remove);
     } catch (err) {
       if (!(err instanceof ConditionalCheckFailedException)) log.warn('idempotency claim not released: it ends with its lease', errorFields(err));
     }

@@ -1,5 +1,4 @@
-import { retry } from '#db/retry';
-import { isOutage } from '#shared/outage';
+import { throughOutage } from '#db/retry';
 import { errorFields, log } from '#shared/log';
 import type { AppContext } from '#shared/context';
 import { IMPORT_LEASE_MS } from './import-lock';
@@ -32,7 +31,7 @@ export async function asSeen(record: ImpexRecord, ctx: AppContext): Promise<Impe
   log.warn('impex job stalled; its record is failed', { record_id: record.id, last_sign: lastSign(record) });
   // Its half-written chunk is taken back now (a close racing this undo is refused: each chunk is wholly in or out).
   if (record.kind === 'import') {
-    await throughOutage(() => undoInterruptedImport(record.project_id, record.environment_id, record.id, ctx.clock.now()))
+    await lastWords(() => undoInterruptedImport(record.project_id, record.environment_id, record.id, ctx.clock.now()))
       .catch((err) => log.error('stalled import left staged writes (undone once stale)', { record_id: record.id, ...errorFields(err) }));
   }
   return failed;
@@ -71,7 +70,7 @@ export function keepAlive(record: ImpexRecord, ctx: AppContext): JobLife {
  * outage: this write is the job's last word.
  */
 export const failForGood = (record: ImpexRecord, ctx: AppContext, error = JOB_DEAD_LETTERED): Promise<ImpexRecord | undefined> =>
-  throughOutage(() => finishRecord(record, { status: 'failed', error }, ctx));
+  lastWords(() => finishRecord(record, { status: 'failed', error }, ctx));
 
-/** A job's last words (its record's end, the undo of what it left), retried through an outage (throttling, 5xx): nobody runs them again. */
-export const throughOutage = <T>(fn: () => Promise<T>): Promise<T> => retry(fn, { attempts: 8, when: isOutage, baseMs: 100 });
+/** A job's last words (its record's end, the undo of what it left): nobody runs them again, and no one waits on them. */
+export const lastWords = <T>(fn: () => Promise<T>): Promise<T> => throughOutage(fn, 9);

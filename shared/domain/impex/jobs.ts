@@ -6,7 +6,7 @@ import { parseDocument, yamlText } from './yaml';
 import { applyImport, extrasOf, planImport, pruneInto, undoInterruptedImport, type ImportReport } from './import';
 import { readEnvironment } from './read';
 import { finishRecord, finishRecordWith, isFinished, recordById, updateRecord } from './records';
-import { failForGood, keepAlive, throughOutage, type JobLife } from './job-liveness';
+import { failForGood, keepAlive, lastWords, type JobLife } from './job-liveness';
 import { accountActor, auditStep, SERVICE_ACTOR } from '#shared/audit';
 import { getAccount } from '#domain/identity';
 import { signedDownloadUrl } from './links';
@@ -70,7 +70,7 @@ export async function runImpexJob(ctx: AppContext, input: { record_id: string; l
     }
   } catch (err) {
     if (!input.lastAttempt) throw err;
-    const last = record ?? (await throughOutage(() => recordById(input.record_id)));
+    const last = record ?? (await lastWords(() => recordById(input.record_id)));
     if (!last) throw err;
     await failedForGood(last, err, ctx);
   }
@@ -79,7 +79,7 @@ export async function runImpexJob(ctx: AppContext, input: { record_id: string; l
 /** The last attempt failed: what it left half written is taken back, then its record fails and the import's lock is let go. */
 async function failedForGood(record: ImpexRecord, err: unknown, ctx: AppContext) {
   const { id, kind, project_id: projectId, environment_id: envId } = record;
-  if (kind === 'import') await throughOutage(() => undoInterruptedImport(projectId, envId, id, ctx.clock.now())).catch((e) => log.error('impex job left staged writes', { record_id: id, ...errorFields(e) }));
+  if (kind === 'import') await lastWords(() => undoInterruptedImport(projectId, envId, id, ctx.clock.now())).catch((e) => log.error('impex job left staged writes', { record_id: id, ...errorFields(e) }));
   log.error('impex job failed for good', { record_id: id, ...errorFields(err) });
   const failed = await failForGood(record, ctx);
   if (kind === 'import' && !record.dry_run) await releaseImportLock(projectId, envId, record.job_id).catch((e) => log.error('import lock not released', { record_id: id, ...errorFields(e) }));
@@ -179,7 +179,7 @@ async function planOrApply(record: ImpexRecord, ctx: AppContext, life: JobLife) 
   // Finished by someone else meanwhile (a reader found it stalled): that is its result.
   if (stop === 'finished') return;
   // A cancelled import's chunk in flight was undone as it stopped; one whose undo failed is undone now.
-  if (stop === 'cancelled') await throughOutage(() => undoInterruptedImport(record.project_id, record.environment_id, record.id, ctx.clock.now()));
+  if (stop === 'cancelled') await lastWords(() => undoInterruptedImport(record.project_id, record.environment_id, record.id, ctx.clock.now()));
   const outcome = report.errors.length ? 'stopped' : stop === 'cancelled' ? 'cancelled' : 'succeeded';
   // One entry for the import as a whole, with its counts, written with the record's result.
   const entry = auditStep(ctx, {

@@ -48,16 +48,18 @@ export async function getAccountAndApiKey(userId: string, apiKeyId: string): Pro
 export const sessionExpired = (s: Session, ctx: AppContext) => s.expires_at <= ctx.clock.now().toISOString();
 
 /** Why a stored key does not act: the reason its refused exchange is logged under (a missing key counts as revoked). */
-export type KeyUnusable = 'key_revoked' | 'key_archived' | 'metrics_key' | 'key_expired';
+export type KeyUnusable = 'key_revoked' | 'key_archived' | 'key_expired';
 
-/** Why a key does not act (null: it does): it must be live (not revoked, not archived), a credential and not expired. */
+/**
+ * Why a credential key (read from the `api` set: a metrics key is never found here) does not act
+ * (null: it does): it must be live (not revoked, not archived) and not expired.
+ */
 export function whyApiKeyUnusable(k: StoredApiKey | undefined, ctx: AppContext): KeyUnusable | null {
   if (!k || isDeleted(k)) return 'key_revoked';
   if (isArchived(k)) return 'key_archived';
-  if (k.key_set !== CREDENTIAL_KEY_SET) return 'metrics_key';
   if (k.expires_at && k.expires_at <= ctx.clock.now().toISOString()) return 'key_expired';
   return null;
 }
 
-/** A key acts while it is live, a credential and not expired: at the exchange and on each request of its tokens. */
+/** A key acts while it is live and not expired: at the exchange and on each request of its tokens. */
 export const apiKeyUsable = (k: StoredApiKey, ctx: AppContext): boolean => whyApiKeyUnusable(k, ctx) === null;

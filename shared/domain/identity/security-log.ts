@@ -42,10 +42,11 @@ export type SecurityEvent = (typeof SECURITY_EVENTS)[number];
  * Why a sign-in (or a re-check of a signed-in caller) was refused: never more than the answer said.
  * `invalid_credentials` covers an unknown address's twin cases (wrong password, blocked account),
  * exactly like the 401 'Invalid credentials'. A refused API key exchange says why (the log is the
- * account holder's; the answer stays the one 401): `KeyUnusable` or `account_blocked`.
+ * account holder's; the answer stays the one 401): `KeyUnusable`, `metrics_key` or `account_blocked`.
  */
 export type RefusalReason =
   | KeyUnusable
+  | 'metrics_key'
   | 'account_blocked'
   | 'invalid_credentials'
   | 'invalid_password'

@@ -20,11 +20,9 @@ const DELETE: Record<Extra['kind'], ((ctx: AppContext, id: string) => Promise<vo
 /**
  * The import job acting for the account that started it: the ordinary delete rules (its permission
  * checks, cascades, counters, audit entries and events) run as that account. The job has no sign-in
- * of its own: the session stands for the import.
+ * of its own (no session, no key); nothing on a delete's path reads one.
  */
-function starterActor(account: Account, importId: string, now: string): Actor {
-  return { account, session: { id: `import:${importId}`, user_id: account.id, refresh_hash: '', device: 'import job', ip: '', created_at: now, last_seen_at: now, expires_at: now }, key: null };
-}
+const starterActor = (account: Account): Actor => ({ account, session: null, key: null });
 
 /**
  * Deletes an import's extras (in extras.ts's order) with the ordinary delete of each kind, as the
@@ -51,11 +49,11 @@ async function deleteExtras(ctx: AppContext, extras: Extra[], halt?: () => boole
  * An import's prune, once the document's writes are done (under the same lock): the extras deleted
  * as the account that started it; what it deleted, and a refusal that stopped it, go to `report`.
  */
-export async function pruneInto(report: ImportReport, run: { ctx: AppContext; importId: string; starter: Account | undefined; extras: Extra[]; halt: () => boolean }) {
+export async function pruneInto(report: ImportReport, run: { ctx: AppContext; starter: Account | undefined; extras: Extra[]; halt: () => boolean }) {
   if (!run.starter) {
     report.errors.push({ path: '', line: null, message: 'Nothing was pruned: the account that started the import is gone' });
   } else {
-    const actor = starterActor(run.starter, run.importId, run.ctx.clock.now().toISOString());
+    const actor = starterActor(run.starter);
     const pruned = await deleteExtras({ ...run.ctx, actor }, run.extras, run.halt);
     report.deleted = pruned.deleted;
     if (pruned.error) report.errors.push(pruned.error);

@@ -1,7 +1,7 @@
 import { join, resolve } from 'node:path';
 import { OPERATOR_ACCESS_KEY } from './iam';
 import { startDeployed } from './start';
-import { adminSecret, LOCAL_ADMIN_SECRET_ARN, synthesizeUnlessCurrent } from './synth';
+import { adminSecret, LOCAL_ADMIN_SECRET_ARN, LOCAL_STRIPE_SECRET_ARN, synthesizeUnlessCurrent } from './synth';
 import { stopOnSignals } from '../local/stop-on-signals';
 
 /**
@@ -19,7 +19,8 @@ const admin = env.BOOTSTRAP_ADMIN_EMAIL && env.BOOTSTRAP_ADMIN_PASSWORD ? adminS
 const cdkOut = env.CDK_OUT ? Promise.resolve(resolve(env.CDK_OUT)) : (async () => {
   const dir = join(dataDir, 'cdk.out');
   console.log(`Synthesizing the stack into ${dir} (unless it is current) ...`);
-  const synthesized = await synthesizeUnlessCurrent(dir, admin ? { BOOTSTRAP_ADMIN_SECRET_ARN: LOCAL_ADMIN_SECRET_ARN } : {});
+  // Stripe takes payments, as `cdk deploy -c stripeSecretArn=…` makes it: the run serves Stripe's API and pages itself.
+  const synthesized = await synthesizeUnlessCurrent(dir, { ...(admin ? { BOOTSTRAP_ADMIN_SECRET_ARN: LOCAL_ADMIN_SECRET_ARN } : {}), STRIPE_SECRET_ARN: LOCAL_STRIPE_SECRET_ARN });
   console.log(synthesized ? `  synthesized (${((Date.now() - started) / 1000).toFixed(1)} s)` : '  current: not synthesized again');
   return dir;
 })();
@@ -34,5 +35,6 @@ const deployed = await startDeployed({
 });
 console.log(`Infrastructure Catalog (deployed shape, from ${await cdkOut}) is running at ${deployed.url} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
 console.log(`  ${deployed.functions.length} functions, each in its own sandboxes; AWS stand-ins at ${deployed.awsEndpoint} (operator key ${OPERATOR_ACCESS_KEY}); mail: ${dataDir}/outbox/`);
+if (deployed.stripe) console.log(`  payments: Stripe's API stand-in at ${deployed.stripe.url}; checkout and billing portal pages at ${deployed.url}/_stripe/ (test mode: nothing is charged)`);
 
 stopOnSignals(() => deployed.stop());

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -14,6 +15,8 @@ import { ACCOUNT, createResolver, REGION } from './intrinsics';
 import { lambdaFunctions } from './lambda-functions';
 import { createSandboxes, type Sandboxes } from './sandboxes';
 import { createStandIns, templateSecrets } from './stand-ins';
+import { startFakeStripe, STRIPE_PAGES, type FakeStripe } from './stand-ins/stripe';
+import { LOCAL_STRIPE_SECRET_ARN } from './synth';
 import { pollStream, streamMappings } from './table-stream';
 import { readAssembly, referencedId, resourcesOf } from './template';
 
@@ -83,17 +86,31 @@ export async function startDeployed(opts: DeployedOptions) {
     const aws = await startAwsEndpoint(services, log);
     stops.push(() => new Promise<void>((r) => { aws.server.closeAllConnections(); aws.server.close(() => r()); }));
 
+    // Stripe, when the template's payment provider is the local Stripe secret (start:deployed synthesizes it so):
+    // its API for the functions (STRIPE_API_BASE), its hosted pages on the site's own origin, and its events
+    // signed and sent to the payment webhook route through the distribution, as Stripe sends them.
+    let stripe: FakeStripe | undefined;
+    const stripeSecret: Record<string, string> = {};
+    if (resourcesOf(assembly, 'AWS::Lambda::Function').some(([, r]) => r.Properties?.Environment?.Variables?.STRIPE_SECRET_ARN === LOCAL_STRIPE_SECRET_ARN)) {
+      const keys = { secret_key: `sk_test_local_${randomBytes(12).toString('hex')}`, webhook_secret: `whsec_${randomBytes(24).toString('base64url')}` };
+      const local = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
+      stripe = await startFakeStripe({ secretKey: keys.secret_key, pages: `${siteUrl}${STRIPE_PAGES}`, webhook: { url: `${local}/billing/stripe/webhook`, secret: keys.webhook_secret }, log });
+      const running = stripe;
+      stops.push(() => running.close());
+      stripeSecret[LOCAL_STRIPE_SECRET_ARN] = JSON.stringify(keys);
+    }
+
     const attributes = await createTables(assembly, dynamoEndpoint);
     // Secrets are resolved lazily: the template's own are made once the resolver can name them.
     let secrets = new Map<string, string>();
     const resolver = createResolver(assembly, { site: siteUrl, aws: aws.url }, { attributes, secretValue: (arn) => secrets.get(arn) ?? '' });
-    secrets = templateSecrets(assembly, resolver, opts.extraSecrets);
+    secrets = templateSecrets(assembly, resolver, { ...stripeSecret, ...opts.extraSecrets });
 
     const buckets = resourcesOf(assembly, 'AWS::S3::Bucket').map(([id]) => resolver.ref(id));
     const s3: LocalS3 = await startS3(join(opts.dataDir, 'deployed', 's3'), buckets, undefined, { allowMismatchedSignatures: true });
     stops.push(() => s3.stop());
 
-    const functions = lambdaFunctions(assembly, resolver, { site: siteUrl, aws: aws.url }, env);
+    const functions = lambdaFunctions(assembly, resolver, { site: siteUrl, aws: aws.url }, stripe ? { STRIPE_API_BASE: stripe.url, ...env } : env);
     const { iam, sqs, customerAws, services: handlers } = createStandIns(assembly, resolver, functions, secrets, { dynamoEndpoint, s3Endpoint: s3.endpoint, dataDir: opts.dataDir, enforceIam: opts.enforceIam, log, visibilityScale, faults });
     Object.assign(services, handlers);
 
@@ -137,7 +154,11 @@ export async function startDeployed(opts: DeployedOptions) {
       await invoke(referencedId(assembly.resources[version]?.Properties?.FunctionName) ?? version, {});
     }
     site.off('request', starting);
-    site.on('request', (req, res) => void site_.handle(req, res).catch((err: unknown) => {
+    const serve = async (req: IncomingMessage, res: ServerResponse) => {
+      if (stripe && (await stripe.page(req, res))) return;
+      await site_.handle(req, res);
+    };
+    site.on('request', (req, res) => void serve(req, res).catch((err: unknown) => {
       log(`site failed: ${(err as Error).stack ?? err}`);
       if (!res.headersSent) res.writeHead(502);
       res.end();
@@ -151,6 +172,8 @@ export async function startDeployed(opts: DeployedOptions) {
       functions,
       iam,
       sqs,
+      /** Stripe's API and hosted pages, when the template's payment provider is the local Stripe secret (its keys: `secrets.get(LOCAL_STRIPE_SECRET_ARN)`). */
+      stripe,
       /** The customer's AWS account discovery assumes a role in (register its roles and instances). */
       customerAws,
       secrets,

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import Stripe from 'stripe';
 import { startTestStack, type TestStack } from '../helpers/stack';
 import { client, signUp } from '../helpers/http';
-import { startFakeStripe, type FakeStripe } from '../helpers/fake-stripe';
+import { startFakeStripe, type FakeStripe } from '../../infra/deployed/stand-ins/stripe';
 import { listSubscriptions } from '#domain/billing';
 import { keys } from '#db/keys';
 import { readItem } from '../helpers/catalog';

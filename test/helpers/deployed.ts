@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startDeployed, type Deployed, type DeployedOptions } from '../../infra/deployed/start';
-import { adminSecret, LOCAL_ADMIN_SECRET_ARN, synthesize } from '../../infra/deployed/synth';
+import { adminSecret, LOCAL_ADMIN_SECRET_ARN, LOCAL_STRIPE_SECRET_ARN, synthesize } from '../../infra/deployed/synth';
 
 /**
  * What start:deployed's suites pass through to every function (as a tester would): the per-address
@@ -16,28 +16,19 @@ export const DEPLOYED_TEST_ENV = {
   POWERTOOLS_METRICS_DISABLED: 'true',
 };
 
-/**
- * Stripe as the suites' payment provider, as `cdk deploy -c stripeSecretArn=…` makes it: the billing code
- * reads this secret from Secrets Manager and calls the fake Stripe API at the tester's STRIPE_API_BASE.
- */
-export const DEPLOYED_STRIPE = {
-  secretArn: 'arn:aws:secretsmanager:us-east-1:000000000000:secret:stripe-local1',
-  webhookSecret: 'whsec_deployed_secret',
-  secretKey: 'sk_test_deployed',
-};
-
 /** The first staff account the suites' stacks are deployed with (the seeding function reads it from Secrets Manager). */
 export const DEPLOYED_STAFF = { email: 'staff@deployed.example.com', password: 'correct horse battery staple' };
 
 /**
- * A synthesized stack (with the staff account's secret) in a folder of its own (removed by `remove`);
- * `TEST_CDK_OUT` names an existing one instead (kept; synthesize it with BOOTSTRAP_ADMIN_SECRET_ARN=LOCAL_ADMIN_SECRET_ARN
- * and STRIPE_SECRET_ARN=DEPLOYED_STRIPE.secretArn).
+ * A synthesized stack in a folder of its own (removed by `remove`), as start:deployed synthesizes it: with the
+ * staff account's secret, and Stripe as payment provider through the local Stripe secret (the run serves Stripe's
+ * API and pages itself); `TEST_CDK_OUT` names an existing one instead (kept; synthesize it with
+ * BOOTSTRAP_ADMIN_SECRET_ARN=LOCAL_ADMIN_SECRET_ARN and STRIPE_SECRET_ARN=LOCAL_STRIPE_SECRET_ARN).
  */
 export async function synthesizedStack(): Promise<{ dir: string; remove: () => Promise<void> }> {
   if (process.env.TEST_CDK_OUT) return { dir: process.env.TEST_CDK_OUT, remove: async () => {} };
   const dir = await mkdtemp(join(tmpdir(), 'infra-catalog-cdk-out-'));
-  await synthesize(dir, { BOOTSTRAP_ADMIN_SECRET_ARN: LOCAL_ADMIN_SECRET_ARN, STRIPE_SECRET_ARN: DEPLOYED_STRIPE.secretArn });
+  await synthesize(dir, { BOOTSTRAP_ADMIN_SECRET_ARN: LOCAL_ADMIN_SECRET_ARN, STRIPE_SECRET_ARN: LOCAL_STRIPE_SECRET_ARN });
   return { dir, remove: () => rm(dir, { recursive: true, force: true }) };
 }
 
@@ -53,10 +44,7 @@ export async function startTestDeployed(cdkOut: string, opts: Partial<DeployedOp
   const lines: string[] = [];
   const deployed = await startDeployed({
     cdkOut, port: 0, dataDir, inMemory: true, env: { PATH: process.env.PATH, ...DEPLOYED_TEST_ENV },
-    extraSecrets: {
-      [LOCAL_ADMIN_SECRET_ARN]: adminSecret(DEPLOYED_STAFF.email, DEPLOYED_STAFF.password),
-      [DEPLOYED_STRIPE.secretArn]: JSON.stringify({ secret_key: DEPLOYED_STRIPE.secretKey, webhook_secret: DEPLOYED_STRIPE.webhookSecret }),
-    }, log: (line) => { lines.push(line); if (process.env.DEPLOYED_LOG) console.log(line); }, ...opts,
+    extraSecrets: { [LOCAL_ADMIN_SECRET_ARN]: adminSecret(DEPLOYED_STAFF.email, DEPLOYED_STAFF.password) }, log: (line) => { lines.push(line); if (process.env.DEPLOYED_LOG) console.log(line); }, ...opts,
   });
   return {
     ...deployed,

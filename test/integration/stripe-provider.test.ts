@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import Stripe from 'stripe';
 import { stripeProvider, STRIPE_STATUS } from '../../shared/domain/billing/payments/stripe-provider';
 import { WEBHOOK_TOLERANCE_SECONDS, WebhookRejected, type CheckoutRequest, type PaymentProvider } from '../../shared/domain/billing/payments/provider';
-import { startFakeStripe, type FakeStripe } from '../helpers/fake-stripe';
+import { startFakeStripe, type FakeStripe } from '../../infra/deployed/stand-ins/stripe';
 
 /** The Stripe adapter against a fake Stripe API on 127.0.0.1; webhooks signed as Stripe signs them. */
 const SECRET_KEY = 'sk_test_adapter';

@@ -327,7 +327,7 @@ export async function resendInvitation(ctx: AppContext, input: { id: string }): 
  * 'Invitation expired' when already revoked or expired by time (nothing written). The write is
  * conditioned on the invitation still being pending as read (not accepted, the same future
  * `expires_at`); when it changed meanwhile (a concurrent revoke, acceptance or resend) the request
- * is evaluated once more from a fresh read, so of two concurrent revokes one answers 204 and the
+ * is evaluated again from a fresh read, so of two concurrent revokes one answers 204 and the
  * other 400 'Invitation expired'. An acceptance committing after us finds it revoked and fails.
  */
 export async function revokeInvitation(ctx: AppContext, input: { id: string }): Promise<void> {

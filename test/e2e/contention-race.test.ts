@@ -87,9 +87,9 @@ describe('contested writes are absorbed, or refused with Retry-After (issue 41)'
         }
         expect(names, `round ${round}: one of the names asked for`).toContain(rows[0][kind.field]);
       }
-      // 8-way contention on one item is answered 200 at least 99 % of the time (here: every time, each loser re-reads and retries).
+      // 8-way contention on one item is answered 200 at least 99 % of the time: of 80, every one (a loser loses at most once to each other writer, and has 10 tries).
       expect(answered, `${answered} of ${ROUNDS * WRITERS} answered 200`).toBeGreaterThanOrEqual(Math.ceil(0.99 * ROUNDS * WRITERS));
-    }, 60_000);
+    }, 120_000);
   }
 
   it('a refusal that retrying cannot change stays a plain 409, without Retry-After', async () => {

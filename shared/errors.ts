@@ -11,7 +11,7 @@ export class DomainError extends Error {
     readonly detail: unknown,
     /** Fields sent beside `detail` (e.g. `locked_until`). */
     readonly extra: Record<string, unknown> = {},
-    /** For `rate_limited` and `locked`: seconds until the caller may try again (the `Retry-After` header). */
+    /** For `rate_limited`, `locked` and a lost race's `conflict`: seconds until the caller may try again (the `Retry-After` header). */
     readonly retryAfterSeconds?: number,
   ) {
     super(typeof detail === 'string' ? detail : kind);
@@ -22,7 +22,8 @@ export const invalid = (detail: string) => new DomainError('invalid', detail);
 export const unauthenticated = (detail: string) => new DomainError('unauthenticated', detail);
 export const forbidden = (detail: string) => new DomainError('forbidden', detail);
 export const notFound = (detail: string) => new DomainError('not_found', detail);
-export const conflict = (detail: string) => new DomainError('conflict', detail);
+/** 409; with `retryAfterSeconds` (a lost race: #db/transact's `concurrentChange`) one the same request may pass, so clients retry it. */
+export const conflict = (detail: string, retryAfterSeconds?: number) => new DomainError('conflict', detail, {}, retryAfterSeconds);
 export const gone = (detail: string) => new DomainError('gone', detail);
 export const unsupportedMediaType = (detail: string) => new DomainError('unsupported_media_type', detail);
 /** 423 with `locked_until` in the body and, in `Retry-After`, the seconds until then. */

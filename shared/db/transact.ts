@@ -4,7 +4,7 @@ import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/l
 import { ddb } from '#shared/clients';
 import { config } from '#shared/config';
 import { conflict, DomainError } from '#shared/errors';
-import { retry } from './retry';
+import { onContention, retry } from './retry';
 import { isOutage } from '#shared/outage';
 
 type Write = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
@@ -19,8 +19,14 @@ type Op = 'Put' | 'Update' | 'Delete' | 'ConditionCheck';
 export type TransactStep = { [K in Op]?: Omit<NonNullable<Write[K]>, 'TableName'> } & { failWith?: DomainError; beside?: 'before' | 'after' };
 
 export const CONCURRENT_CHANGE = 'The request conflicted with a concurrent change. Please retry.';
-/** The 409 for a write that lost a race; each caller keeps its own instance when a retry loop compares by identity. */
-export const concurrentChange = () => conflict(CONCURRENT_CHANGE);
+/** Seconds a client waits before retrying a lost race (`Retry-After`): by then its contenders are done. */
+const LOST_RACE_RETRY_AFTER = 1;
+/**
+ * The 409 for a write that lost a race (its retries spent, `onContention`), with `Retry-After`: the
+ * same request again may well succeed, and clients retry it as they retry a 503 (issue 41). Each
+ * caller keeps its own instance when a retry loop compares by identity.
+ */
+export const concurrentChange = () => conflict(CONCURRENT_CHANGE, LOST_RACE_RETRY_AFTER);
 
 /** Real DynamoDB cancels transactions that contend for an item (DynamoDB Local never does). */
 class Contended extends Error {}
@@ -34,8 +40,8 @@ export const toTransactItems = (steps: TransactStep[]): Write[] => {
 /**
  * Runs a TransactWriteItems. When a condition fails, the step's `failWith` is thrown (the first
  * failing step in order), so callers state each refusal next to the write it guards; a failed
- * condition without one is a 409. A TransactionConflict is retried with jittered backoff, and
- * answered 409 if it persists. An outage (throttled, failed, timed out: `isOutage`) is retried a
+ * condition without one is a 409. A TransactionConflict is retried as a lost race (`onContention`),
+ * and answered 409 with Retry-After if it persists. An outage (throttled, failed, timed out: `isOutage`) is retried a
  * little longer with the same token: the transaction may have taken effect, and DynamoDB answers
  * the same call "done" then, so the caller learns what happened instead of failing a write that
  * was made (a client's retry would make it twice: a second item, or a misleading refusal).
@@ -56,7 +62,7 @@ export async function transact(steps: TransactStep[], token?: string): Promise<v
     }
   };
   try {
-    await retry(
+    await onContention(
       async (attempt) => {
         if (attempt > 1 && !mayHaveTakenEffect && !token) ClientRequestToken = randomUUID();
         try {
@@ -70,7 +76,7 @@ export async function transact(steps: TransactStep[], token?: string): Promise<v
           throw err;
         }
       },
-      { attempts: 7, when: (err) => err instanceof Contended, baseMs: 25 },
+      (err) => err instanceof Contended,
     );
   } catch (err) {
     if (err instanceof Contended) throw concurrentChange();
@@ -126,7 +132,8 @@ export async function transactInChunks(steps: TransactStep[]): Promise<void> {
 export const CASCADE_STALE = concurrentChange();
 
 /**
- * Re-runs a read-then-write operation whose cascade went stale under a concurrent change, after a
- * short jittered wait (writers racing for one item would otherwise collide again at once).
+ * Re-runs a read-then-write operation whose cascade went stale under a concurrent change, from a new
+ * read, as a lost race (`onContention`: jittered waits, so writers racing for one item do not collide
+ * again at once).
  */
-export const retryWhenStale = <T>(fn: () => Promise<T>, attempts = 4): Promise<T> => retry(fn, { attempts, baseMs: 10, when: (err) => err === CASCADE_STALE });
+export const retryWhenStale = <T>(fn: () => Promise<T>): Promise<T> => onContention(fn, (err) => err === CASCADE_STALE);

@@ -16,7 +16,7 @@ const AUDIT = Array.from({ length: 7 }, (_, i) => ({ id: `a-${i}` }));
 
 let server: Server;
 let baseUrl: string;
-const state = { access: 'access-1', refresh: 'refresh-1', generation: 1, throttle: 0, unavailable: 0, rejectAll: false, log: [] as string[], bodies: [] as string[], keys: [] as (string | undefined)[] };
+const state = { access: 'access-1', refresh: 'refresh-1', generation: 1, throttle: 0, unavailable: 0, lostRaces: 0, rejectAll: false, log: [] as string[], bodies: [] as string[], keys: [] as (string | undefined)[] };
 
 function reply(res: ServerResponse, status: number, body?: unknown, headers: Record<string, string> = {}) {
   res.writeHead(status, { 'content-type': 'application/json', ...headers });
@@ -77,6 +77,13 @@ async function handle(req: IncomingMessage, res: ServerResponse) {
     if (state.keys.length === 2) return reply(res, 503, { detail: 'Service unavailable' }, { 'retry-after': '0' });
     return reply(res, 201, { id: 'p1', name: body.name });
   }
+  if (url.pathname === '/services/s-1' && req.method === 'PATCH') {
+    // A write that lost a race after the service's own retries: 409 with Retry-After, then the answer.
+    if (state.lostRaces > 0) return state.lostRaces--, reply(res, 409, { detail: 'The request conflicted with a concurrent change. Please retry.' }, { 'retry-after': '1' });
+    return reply(res, 200, { id: 's-1', name: body.name });
+  }
+  // A 409 the same request cannot change: no Retry-After.
+  if (url.pathname === '/subscriptions/choose') return reply(res, 409, { detail: 'You are already subscribed to this plan' });
   if (url.pathname === '/services' && req.method === 'POST') return reply(res, 422, { detail: [{ loc: ['body', 'name'], msg: 'Field required', type: 'missing' }] });
   return reply(res, 404, { detail: 'Project not found' });
 }
@@ -88,7 +95,7 @@ beforeAll(async () => {
 });
 afterAll(() => new Promise<void>((r) => server.close(() => r())));
 beforeEach(() => {
-  Object.assign(state, { access: 'access-1', refresh: 'refresh-1', generation: 1, throttle: 0, unavailable: 0, rejectAll: false, log: [], bodies: [], keys: [] });
+  Object.assign(state, { access: 'access-1', refresh: 'refresh-1', generation: 1, throttle: 0, unavailable: 0, lostRaces: 0, rejectAll: false, log: [], bodies: [], keys: [] });
 });
 
 describe('the typed client', () => {
@@ -162,6 +169,32 @@ describe('the typed client', () => {
     expect(err).toBeInstanceOf(ApiError);
     expect([err.status, err.detail, err.retryAfter]).toEqual([429, 'Too many requests', 1]);
     expect(waits).toEqual([1000, 1000]);
+  });
+
+  it('retries a 409 with Retry-After (a lost race) as it retries a 503, and never a 409 without it', async () => {
+    const waits: number[] = [];
+    const client = createInfracatClient({ baseUrl, accessToken: 'access-1', sleep: async (ms) => void waits.push(ms) });
+    state.lostRaces = 2;
+    const renamed = await client.api.PATCH('/services/{service_id}', { params: { path: { service_id: 's-1' } }, body: { name: 'renamed' } });
+    expect(renamed.data?.name).toBe('renamed');
+    expect(waits).toEqual([1000, 1000]);
+    expect(state.log.filter((l) => l === 'PATCH /services/s-1')).toHaveLength(3);
+
+    // Spent attempts: the lost race is the caller's ApiError, with its Retry-After.
+    state.lostRaces = 10;
+    waits.length = 0;
+    const lost = await client.api.PATCH('/services/{service_id}', { params: { path: { service_id: 's-1' } }, body: { name: 'again' } }).catch((e) => e);
+    expect(lost).toBeInstanceOf(ApiError);
+    expect([lost.status, lost.detail, lost.retryAfter]).toEqual([409, 'The request conflicted with a concurrent change. Please retry.', 1]);
+    expect(waits).toEqual([1000, 1000, 1000]);
+
+    // A 409 without Retry-After is final: one request, no wait.
+    waits.length = 0;
+    state.log = [];
+    const final = await client.api.POST('/subscriptions/choose', { body: { plan_id: 'team' } }).catch((e) => e);
+    expect([final.status, final.detail, final.retryAfter]).toEqual([409, 'You are already subscribed to this plan', undefined]);
+    expect(state.log).toEqual(['POST /subscriptions/choose']);
+    expect(waits).toEqual([]);
   });
 
   it('sends one Idempotency-Key per POST and keeps it on every retry', async () => {

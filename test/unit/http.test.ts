@@ -5,6 +5,7 @@ import { parseCookies } from '#http/cookies';
 import { validateParts } from '#http/validation';
 import { DomainError, conflict, forbidden, gone, invalid, locked, notFound, rateLimited, unauthenticated, unsupportedMediaType } from '#shared/errors';
 import { refusalReply } from '#http/errors';
+import { concurrentChange } from '#db/transact';
 
 describe('query strings', () => {
   it('turns repeated parameters into arrays', () => {
@@ -58,7 +59,9 @@ describe('refusals', () => {
     expect(refusalReply(unauthenticated('Not authenticated'))).toEqual({ status: 401, body: { detail: 'Not authenticated' }, headers: { 'www-authenticate': 'Bearer' } });
     expect(refusalReply(forbidden('No'))).toMatchObject({ status: 403 });
     expect(refusalReply(notFound('Project not found'))).toMatchObject({ status: 404, body: { detail: 'Project not found' } });
-    expect(refusalReply(conflict('Busy'))).toMatchObject({ status: 409 });
+    expect(refusalReply(conflict('Busy'))).toEqual({ status: 409, body: { detail: 'Busy' }, headers: {} });
+    // A lost race (its retries spent) says when to send it again (issue 41); a plain conflict above does not.
+    expect(refusalReply(concurrentChange())).toEqual({ status: 409, body: { detail: 'The request conflicted with a concurrent change. Please retry.' }, headers: { 'retry-after': '1' } });
     expect(refusalReply(gone('Link expired'))).toMatchObject({ status: 410 });
     expect(refusalReply(unsupportedMediaType('Send JSON'))).toMatchObject({ status: 415, body: { detail: 'Send JSON' } });
     expect(refusalReply(locked('Locked', new Date('2026-01-01T00:15:00.000Z'), new Date('2026-01-01T00:00:00.500Z')))).toEqual({

@@ -3,6 +3,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { transact, CONCURRENT_CHANGE } from '#db/transact';
+import { CONTENTION } from '#db/retry';
 import { invalid } from '#shared/errors';
 
 // DynamoDB Local never reports TransactionConflict (real DynamoDB does under contention), so this path is exercised with a mock.
@@ -24,7 +25,7 @@ describe('transact', () => {
 
   it('answers 409 when a condition without a refusal fails', async () => {
     dynamo.on(TransactWriteCommand).rejects(cancelled('None', 'ConditionalCheckFailed'));
-    await expect(transact(steps)).rejects.toMatchObject({ kind: 'conflict', detail: CONCURRENT_CHANGE });
+    await expect(transact(steps)).rejects.toMatchObject({ kind: 'conflict', detail: CONCURRENT_CHANGE, retryAfterSeconds: 1 });
   });
 
   it('retries a transaction conflict and succeeds when it clears', async () => {
@@ -34,9 +35,9 @@ describe('transact', () => {
     expect(dynamo.commandCalls(TransactWriteCommand)[0].args[0].input.TransactItems![0]).not.toHaveProperty('failWith');
   });
 
-  it('answers 409, not 500, when the conflict persists', async () => {
+  it('answers 409 with Retry-After, not 500, when the conflict persists through the contention policy', async () => {
     dynamo.on(TransactWriteCommand).rejects(cancelled('TransactionConflict', 'None'));
-    await expect(transact(steps)).rejects.toMatchObject({ kind: 'conflict', detail: CONCURRENT_CHANGE });
-    expect(dynamo.commandCalls(TransactWriteCommand)).toHaveLength(7);
+    await expect(transact(steps)).rejects.toMatchObject({ kind: 'conflict', detail: CONCURRENT_CHANGE, retryAfterSeconds: 1 });
+    expect(dynamo.commandCalls(TransactWriteCommand)).toHaveLength(CONTENTION.attempts);
   });
 });

@@ -5,7 +5,8 @@ import type { paths } from '@infracat/client/schema';
 /**
  * The dashboard's API client: the typed client package (`@infracat/client`, openapi-fetch over the paths
  * generated from `openapi.json`), so every path, parameter, body and answer is checked by the compiler,
- * and a refusal is thrown as the package's `ApiError` (after its own retries of 429/503).
+ * and a refusal is thrown as the package's `ApiError` (after its own retries of 429/503 and a
+ * 409 with `Retry-After`).
  *
  * Tokens: the access token lives in the client's memory only (never in storage); the refresh token
  * only in the HttpOnly `refresh_token` cookie the API sets at sign-in, which this page cannot read

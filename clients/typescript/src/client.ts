@@ -31,7 +31,7 @@ export interface ClientOptions {
   onTokens?: (tokens: Tokens) => void | Promise<void>;
   /** Called when the refresh a call needed is refused (the session was revoked or has expired). */
   onSessionEnded?: () => void;
-  /** 429 and 503 are retried after `Retry-After`: at most `attempts` tries in all (default 4), waiting at most `maxDelaySeconds` each (default 60). */
+  /** 429, 503 and a 409 with `Retry-After` are retried after `Retry-After`: at most `attempts` tries in all (default 4), waiting at most `maxDelaySeconds` each (default 60). */
   retry?: { attempts?: number; maxDelaySeconds?: number; defaultDelaySeconds?: number };
   /** Each try of a request is aborted after this long (default 30 000): a server that never answers ends in a `RequestTimeoutError`. */
   timeoutMs?: number;
@@ -61,6 +61,12 @@ export const SECOND_FACTOR_REQUIRED = 'TOTP code required';
 const PUBLIC = new Set(['/auth/login', '/auth/register', '/auth/token/refresh', '/auth/api-key/token', '/auth/password/reset', '/auth/password/reset/confirm', '/plans', '/impex/schema']);
 /** 429 and 503: the server did not run the request, so any method may send it again. */
 const RETRYABLE = new Set([429, 503]);
+/**
+ * A 409 with `Retry-After` did nothing either and may pass when asked again: a write that lost a
+ * race (its server-side retries spent), or a keyed request whose first run is still going (asking
+ * again gets its answer). A 409 without it (a state the same request cannot change) is final.
+ */
+const retryLater = (response: Response) => RETRYABLE.has(response.status) || (response.status === 409 && response.headers.has('retry-after'));
 const IDEMPOTENCY_KEY = 'idempotency-key';
 const DEFAULT_TIMEOUT_MS = 30_000;
 /** Tries in all of a request that got no answer (network error, timeout): a hung server is not waited on more than this many times. */
@@ -68,11 +74,9 @@ const TRANSPORT_ATTEMPTS = 3;
 /**
  * A request that got no answer may have run: it is sent again only when running it twice does what
  * running it once does: idempotent methods, and a POST carrying its Idempotency-Key (the server
- * answers a repeat from the first run). A PATCH is retried only on 429/503 (above).
+ * answers a repeat from the first run). A PATCH is retried only on an answer that says so (`retryLater`).
  */
 const safeToResend = (request: Request) => ['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS'].includes(request.method) || (request.method === 'POST' && request.headers.has(IDEMPOTENCY_KEY));
-/** A 409 with `Retry-After` to a keyed request: the first run of that key is still going, so asking again will get its answer. */
-const stillRunning = (response: Response, request: Request) => response.status === 409 && request.headers.has(IDEMPOTENCY_KEY) && response.headers.has('retry-after');
 
 /** An uploaded file as the import route declares it. */
 export interface UploadFile {
@@ -278,7 +282,7 @@ export class InfracatClient {
         const label = `${request.method} ${schemaPath}`;
         let refreshed = false;
         for (let attempt = 1; ; attempt++) {
-          if ((RETRYABLE.has(response.status) || stillRunning(response, original)) && attempt < attempts) {
+          if (retryLater(response) && attempt < attempts) {
             const seconds = parseRetryAfter(response.headers.get('retry-after')) ?? retry.defaultDelaySeconds ?? 2 ** (attempt - 1);
             if (seconds > maxDelay) break;
             await response.body?.cancel();

@@ -2290,9 +2290,11 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description Conflict with the current state (see `detail`); on any write also a lost race after the transaction's retries ('The request conflicted with a concurrent change. Please retry.'); on a POST with an `Idempotency-Key` whose first request still runs, with `Retry-After` */
+        /** @description Conflict with the current state (see `detail`); on any write also a lost race after the service's own retries ('The request conflicted with a concurrent change. Please retry.', with `Retry-After`); on a POST with an `Idempotency-Key` whose first request still runs, with `Retry-After`. A 409 with `Retry-After` did nothing and may pass when sent again after that many seconds; one without it is final. */
         Conflict: {
             headers: {
+                /** @description Present when sending the same request again may pass: seconds to wait first */
+                "Retry-After"?: number;
                 [name: string]: unknown;
             };
             content: {

@@ -3,7 +3,7 @@ import { lazySchema } from '#shared/lazy-schema';
 import { keys } from '#db/keys';
 import { getItem, conditionalPut, conditionalUpdate } from '#db/items';
 import { putNewStep, setWhenExpression } from '#db/steps';
-import { retry } from '#db/retry';
+import { onContention } from '#db/retry';
 import { transact } from '#db/transact';
 import { actorAccount, epochSeconds, type AppContext } from '#shared/context';
 import { conflict, forbidden, invalid, notFound } from '#shared/errors';
@@ -91,7 +91,7 @@ async function startCheckout(userId: string, plan: Plan, ctx: AppContext): Promi
     return putNewStep({ ...keys.accountJob(userId, jobId), type: 'job', ...j, expires_at_epoch: epochSeconds(now) + JOB_TTL_SECONDS });
   };
   const slot = keys.pendingSubscription(userId, plan.id);
-  await retry(
+  await onContention(
     async () => {
       const [subs, taken] = await Promise.all([listSubscriptions(userId), getItem<{ subscription_id: string }>(slot)]);
       if ((await currentOf(subs))?.plan.id === plan.id) throw conflict(ALREADY_ON_PLAN);
@@ -99,7 +99,7 @@ async function startCheckout(userId: string, plan: Plan, ctx: AppContext): Promi
       const sub = newSubscription(userId, plan.id, 'pending', ctx);
       await transact([putNewStep({ ...slot, type: 'pending_subscription', subscription_id: sub.id }, SLOT_TAKEN), putSubscriptionStep(sub), job(sub.id)]);
     },
-    { attempts: 3, when: (err) => err === SLOT_TAKEN },
+    (err) => err === SLOT_TAKEN,
   );
   try {
     await enqueue('jobs', { kind: 'checkout', user_id: userId, job_id: jobId } satisfies CheckoutJobMessage);

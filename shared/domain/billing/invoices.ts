@@ -1,7 +1,7 @@
 import { keys } from '#db/keys';
 import { getItem } from '#db/items';
 import { queryPartition } from '#db/query';
-import { retry } from '#db/retry';
+import { onContention } from '#db/retry';
 import { putNewStep } from '#db/steps';
 import { transact, type TransactStep } from '#db/transact';
 import { escapeHtml } from '#mail/html';
@@ -34,7 +34,7 @@ const NUMBER_TAKEN = conflict('Invoice number taken');
  */
 export async function transactWithInvoice(steps: TransactStep[], draft: InvoiceDraft, ctx: AppContext): Promise<Invoice> {
   const id = ctx.ids.newId();
-  return retry(
+  return onContention(
     async () => {
       const last = (await getItem<{ value: number }>(keys.invoiceCounter))?.value ?? 0;
       const now = ctx.clock.now().toISOString();
@@ -47,7 +47,7 @@ export async function transactWithInvoice(steps: TransactStep[], draft: InvoiceD
       await transact([...steps, advanceCounterStep(last), putNewStep(invoiceEntity.encode(keys.invoice(draft.userId, id), invoice))]);
       return invoice;
     },
-    { attempts: 12, when: (err) => err === NUMBER_TAKEN, baseMs: 4 },
+    (err) => err === NUMBER_TAKEN,
   );
 }
 

@@ -4,7 +4,7 @@ import { auditStep } from '#shared/audit';
 import { keys } from '#db/keys';
 import { putStep, setWhenStep } from '#db/steps';
 import { concurrentChange, transact, type TransactStep } from '#db/transact';
-import { retry } from '#db/retry';
+import { onContention } from '#db/retry';
 import { accountEventStep } from '#shared/events';
 import { log } from '#shared/log';
 import { enqueue } from '#shared/queue';
@@ -37,7 +37,7 @@ export { isDowngrade, isFreePlan } from '../../../clients/typescript/src/plans';
 
 /** Thrown by a step whose subscription changed since it was read: the whole transition is re-read and re-run. */
 export const SUBSCRIPTION_CHANGED = concurrentChange();
-export const retryWhileChanging = <T>(fn: () => Promise<T>) => retry(fn, { attempts: 6, when: (err) => err === SUBSCRIPTION_CHANGED, baseMs: 10 });
+export const retryWhileChanging = <T>(fn: () => Promise<T>) => onContention(fn, (err) => err === SUBSCRIPTION_CHANGED);
 
 /** Moves `sub` from the state it was read in to `to` (with `fields`); refused (re-run) if it moved meanwhile. */
 export const moveStep = (sub: Subscription, to: SubscriptionStatus, fields: Record<string, unknown>, ctx: AppContext): TransactStep =>

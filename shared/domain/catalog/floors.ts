@@ -5,7 +5,6 @@ import { notFound } from '#shared/errors';
 import { actorAccount, type AppContext } from '#shared/context';
 import { projectEventStep } from '#shared/events';
 import { atLocation, catalogLookupStep, containsCi, edgeRemovalSteps, equalsCi, hasAnyTag } from './items';
-import { END_DELETE_ATTEMPTS } from './topology/ends';
 import { ipAddress, optionalText, provider, tags } from './fields';
 import { SERVER_SPEC_MAX } from '#domain/billing';
 import { floorEntity, floorType, floorView, type Floor, type FloorOut, type FloorType } from './floor-entity';
@@ -220,5 +219,5 @@ export async function deleteFloor(ctx: AppContext, { floor_id: floorId }: { floo
     });
     // Its edges as read include the services it hosts: one set on it meanwhile fails this write (db/refs.ts).
     await transactWithCascade(cascade, [...floorListing.change(located.key, floor, { deleted_at: now, updated_at: now, network_ids: [], audit_head: audit.head }, notFound(FLOOR_NOT_FOUND), edges.asRead), ...audit.steps]);
-  }, END_DELETE_ATTEMPTS);
+  });
 }

@@ -2,6 +2,7 @@ import { keyId, type Key } from '#db/batch-get';
 import { getItem } from '#db/items';
 import { mergeMoves, moveStep, whyRefused, type CounterMove } from '#db/counter-moves';
 import { concurrentChange, transact, type TransactStep } from '#db/transact';
+import { onContention } from '#db/retry';
 import { DomainError } from '#shared/errors';
 import type { ArchivableKind } from './selection';
 
@@ -38,7 +39,6 @@ export interface RunResult {
 }
 
 const TRANSACTION_ITEMS = 100;
-const REFRESH_ATTEMPTS = 8;
 
 /** The item a transaction step writes or checks. */
 function keyOfStep(step: TransactStep): string {
@@ -94,18 +94,25 @@ async function commitOnce(units: Unit[]): Promise<void> {
   }
 }
 
-/** Commits units as one transaction; a unit refused as stale is read again and the whole transaction retried. */
+/**
+ * Commits units as one transaction; a unit refused as stale is read again and the whole transaction
+ * retried, as a lost race (`onContention`).
+ */
 async function commit(units: Unit[]): Promise<void> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await commitOnce(units);
-    } catch (err) {
-      const stale = units.findIndex((u) => u.refresh && u.refresh.when === err);
-      if (stale < 0 || attempt >= REFRESH_ATTEMPTS) throw err;
-      units = [...units];
-      units[stale] = await units[stale].refresh!.rebuild();
+  const staleUnit = (err: unknown) => units.findIndex((u) => u.refresh && u.refresh.when === err);
+  let refused: unknown;
+  await onContention(async (attempt) => {
+    if (attempt > 1) {
+      const stale = staleUnit(refused);
+      units = units.with(stale, await units[stale].refresh!.rebuild());
     }
-  }
+    try {
+      await commitOnce(units);
+    } catch (err) {
+      refused = err;
+      throw err;
+    }
+  }, (err) => staleUnit(err) >= 0);
 }
 
 /** Writes the units (see the top of this file); throws the first refusal when nothing at all could be written. */

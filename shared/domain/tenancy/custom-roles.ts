@@ -19,7 +19,7 @@ import { batchGet, keyId } from '#db/batch-get';
 import { visible, setFieldsStep, isLive, stillLiveStep } from '#db/live';
 import { existingSetStep, counterStep, putNewStep, putWhenStep } from '#db/steps';
 import { takeQuotaStep, CUSTOM_ROLES_QUOTA } from '#domain/billing';
-import { retry } from '#db/retry';
+import { onContention } from '#db/retry';
 
 export interface CustomRole {
   id: string;
@@ -210,7 +210,6 @@ function assignmentReadKeys(projectId: string, roleId: string, userId: string, e
   ];
 }
 
-const ATTEMPTS = 8;
 /** Thrown (by identity) when the member or assignment changed between read and write: read again. */
 const CHANGED = concurrentChange();
 
@@ -235,7 +234,7 @@ export async function assignCustomRole(
   let items = access.extra;
   // A member or assignment changed between read and write (CHANGED): read again after a jittered
   // backoff, so writers that collided do not collide again in lockstep.
-  const { assignment, joined, role } = await retry(async (attempt) => {
+  const { assignment, joined, role } = await onContention(async (attempt) => {
     if (attempt > 1) items = await batchGet(readKeys);
     const get = <T>(key: Key) => items.get(keyId(key)) as T | undefined;
     const role = get<CustomRole>(keys.customRole(projectId, roleId));
@@ -268,7 +267,7 @@ export async function assignCustomRole(
     ];
     await transact(steps);
     return { assignment, joined: member ? undefined : account, role: role! };
-  }, { attempts: ATTEMPTS, when: (err) => err === CHANGED, baseMs: 30 });
+  }, (err) => err === CHANGED);
   if (joined) await mailNewMember(ctx, access.project, joined, `the custom role "${role.name}"`);
   return assignment;
 }

@@ -1,5 +1,5 @@
 import { visible } from '#db/live';
-import { retry } from '#db/retry';
+import { onContention } from '#db/retry';
 import { keys } from '#db/keys';
 import { transact, concurrentChange, retryWhenStale, type TransactStep } from '#db/transact';
 import { forbidden, notFound } from '#shared/errors';
@@ -109,7 +109,7 @@ export async function deleteEnvironment(ctx: AppContext, input: { id: string }):
   const days = await retentionOfProject(first.access.project);
   // A service created or deleted meanwhile moves the count and fails the delete: read the
   // environment again (a 404 if it is gone meanwhile) and subtract what it holds now.
-  await retry(
+  await onContention(
     async (attempt) => {
       const env = attempt === 1 ? first.env : (await accessToEnvironment(input.id, userId)).env;
       const now = ctx.clock.now().toISOString();
@@ -122,7 +122,7 @@ export async function deleteEnvironment(ctx: AppContext, input: { id: string }):
         counterStep(keys.project(env.project_id), { env_count: -1, service_count: -(env.service_count ?? 0) }),
       ]);
     },
-    { attempts: 8, baseMs: 10, when: (err) => err === COUNT_MOVED },
+    (err) => err === COUNT_MOVED,
   );
 }
 

@@ -17,7 +17,7 @@ import { getItem } from '#db/items';
 import { keyId, type Key } from '#db/batch-get';
 import { counterStep, putNewStep } from '#db/steps';
 import { countIs } from '#db/counter-moves';
-import { retry } from '#db/retry';
+import { onContention } from '#db/retry';
 import { text } from '#shared/schemas';
 
 export interface Group {
@@ -168,7 +168,6 @@ async function renameOrDescribe<T extends Group | Subgroup>(
 
 /** Most subgroups soft-deleted per transaction (DynamoDB allows 100 writes; the group and its name take two). */
 const CASCADE_CHUNK = 90;
-const ATTEMPTS = 4;
 /** Thrown (by identity) when a cascade step finds the group or a subgroup changed under it: start over. */
 const CHANGED = concurrentChange();
 
@@ -184,7 +183,7 @@ export async function deleteGroup(ctx: AppContext, input: { id: string }): Promi
   const groupKey = keys.group(read.project_id, read.environment_id, read.id);
   const days = await retentionOfProject(access.project);
   // A cascade step that found the group or a subgroup changed (CHANGED) starts over from a fresh read.
-  await retry(async (attempt) => {
+  await onContention(async (attempt) => {
     const group = attempt === 1 ? read : await getItem<Group>(groupKey);
     if (!group || !isLive(group)) throw notFound(GROUP_NOT_FOUND);
     const now = ctx.clock.now().toISOString();
@@ -208,7 +207,7 @@ export async function deleteGroup(ctx: AppContext, input: { id: string }): Promi
       ...subgroupSteps(last),
       ...audit.steps,
     ]);
-  }, { attempts: ATTEMPTS, when: (err) => err === CHANGED });
+  }, (err) => err === CHANGED);
 }
 
 // ---- subgroups -------------------------------------------------------------------------------

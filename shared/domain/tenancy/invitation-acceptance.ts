@@ -14,7 +14,7 @@ import { locate } from '#db/lookup';
 import { membershipSteps } from './projects';
 import type { Project } from './project-types';
 import { listSubscriptions } from '#domain/billing';
-import { closeIndexStep, DEFAULT_INVITE_ROLE, findInvitationLink, INVITATION_NOT_FOUND, refuseClosed, retryOnceIfStale, INVITATION_CHANGED as STALE, toInviteOut, type Invitation } from './invitations';
+import { closeIndexStep, DEFAULT_INVITE_ROLE, findInvitationLink, INVITATION_NOT_FOUND, refuseClosed, retryIfStale, INVITATION_CHANGED as STALE, toInviteOut, type Invitation } from './invitations';
 import { batchGet, keyId } from '#db/batch-get';
 import { allOf, isLive, type Condition } from '#db/live';
 import { isUnset } from '#db/condition';
@@ -58,7 +58,7 @@ async function acceptanceFacts(invite: Invitation, userId: string | undefined): 
  * accepted from: not accepted, not revoked, not past its stored expiry, and still carrying the same
  * link (the presented token's hash by token; the hash we read by id, so a resend or revoke-and-resend
  * in between is noticed). A revocation committed first therefore wins, whatever this request's clock
- * says; a failed condition re-evaluates from fresh reads (`retryOnceIfStale`), which gives the answer.
+ * says; a failed condition re-evaluates from fresh reads (`retryIfStale`), which gives the answer.
  */
 function acceptedSteps(invite: Invitation, account: Account, now: string, ctx: AppContext, tokenHash: string = invite.token_hash): TransactStep[] {
   // The acceptance's entry, by the accepting account (signed in or created by it). It is the
@@ -165,7 +165,7 @@ export async function acceptInvitationById(ctx: AppContext, input: { id: string 
   const caller = actorAccount(ctx);
   const notFoundError = notFound(INVITATION_NOT_FOUND);
   const { key } = await locate(input.id, 'invite', notFoundError);
-  await retryOnceIfStale(async () => {
+  await retryIfStale(async () => {
     const invite = (await batchGet([key])).get(keyId(key)) as Invitation | undefined;
     if (!invite || invite.invited_email !== caller.email.toLowerCase()) throw notFoundError;
     refuseClosed(invite, ctx);
@@ -218,7 +218,7 @@ export async function acceptInvitationByToken(ctx: AppContext, input: AcceptByTo
   if (!link) throw notFound(INVITATION_NOT_FOUND);
   const { tokenHash } = link;
   const password = input.password || undefined;
-  return retryOnceIfStale(async () => {
+  return retryIfStale(async () => {
     const inviteKey = keys.invite(link.project_id, link.invite_id);
     const emailKey = keys.email(link.invited_email);
     const found = await batchGet([inviteKey, emailKey]);

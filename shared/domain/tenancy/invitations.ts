@@ -22,7 +22,7 @@ import { batchGet, keyId } from '#db/batch-get';
 import { allOf, isLive, setFieldsStep, type Condition } from '#db/live';
 import { getItem } from '#db/items';
 import { deleteStep, putNewStep, putStep } from '#db/steps';
-import { retry } from '#db/retry';
+import { onContention } from '#db/retry';
 
 /** SPEC "Other constants": an invitation is valid for 24 hours from creation or resend. */
 export const INVITATION_VALID_HOURS = 24;
@@ -110,11 +110,11 @@ export function refuseClosed(invite: Invitation, ctx: AppContext, tokenHash?: st
 
 /**
  * A condition of an acceptance's or revocation's transaction failed: the invitation (or, for an
- * acceptance, the account) changed between our read and our write. The request is evaluated once
- * more from fresh reads, which gives the precise answer.
+ * acceptance, the account) changed between our read and our write. The request is evaluated again
+ * from fresh reads, which gives the precise answer (again while it keeps losing races: `onContention`).
  */
 export const INVITATION_CHANGED = concurrentChange();
-export const retryOnceIfStale = <T>(attempt: () => Promise<T>): Promise<T> => retry(attempt, { attempts: 2, when: (err) => err === INVITATION_CHANGED });
+export const retryIfStale = <T>(attempt: () => Promise<T>): Promise<T> => onContention(attempt, (err) => err === INVITATION_CHANGED);
 
 export interface NewInvitation {
   project_id: string;
@@ -327,11 +327,11 @@ export async function resendInvitation(ctx: AppContext, input: { id: string }): 
  * 'Invitation expired' when already revoked or expired by time (nothing written). The write is
  * conditioned on the invitation still being pending as read (not accepted, the same future
  * `expires_at`); when it changed meanwhile (a concurrent revoke, acceptance or resend) the request
- * is evaluated once more from a fresh read, so of two concurrent revokes one answers 204 and the
+ * is evaluated again from a fresh read, so of two concurrent revokes one answers 204 and the
  * other 400 'Invitation expired'. An acceptance committing after us finds it revoked and fails.
  */
 export async function revokeInvitation(ctx: AppContext, input: { id: string }): Promise<void> {
-  await retryOnceIfStale(async () => {
+  await retryIfStale(async () => {
     const { access, invite } = await ownerAccessToInvitation(ctx, input.id);
     refuseClosed(invite, ctx);
     const now = ctx.clock.now().toISOString();

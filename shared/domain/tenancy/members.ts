@@ -5,7 +5,7 @@ import { keyId } from '#db/batch-get';
 import { queryPrefix } from '#db/query';
 import { deleteStep, existingSetStep } from '#db/steps';
 import { concurrentChange, transactWithCascade, type TransactStep } from '#db/transact';
-import { retry } from '#db/retry';
+import { onContention } from '#db/retry';
 import { changeAudit } from '#shared/audit';
 import { invalid, notFound } from '#shared/errors';
 import { actorAccount, type AppContext } from '#shared/context';
@@ -42,7 +42,7 @@ export async function removeMember(ctx: AppContext, input: { project_id: string;
   // A role given to the member while this removal read their roles moves the member's
   // `refs_version` (`memberHoldsStep`, custom-role grants; db/refs.ts): the removal then reads
   // again, so no role outlives the membership.
-  await retry(async () => {
+  await onContention(async () => {
     const access = await loadAccess(projectId, callerId, { extra: [memberKey, keys.account(userId)] });
     const leaving = userId === callerId;
     if (!leaving) access.requireOwner();
@@ -72,5 +72,5 @@ export async function removeMember(ctx: AppContext, input: { project_id: string;
       deleteStep(keys.membership(userId, projectId)),
       ...audit.steps,
     ]);
-  }, { attempts: 4, when: (err) => err === CHANGED, baseMs: 20 });
+  }, (err) => err === CHANGED);
 }

@@ -6,7 +6,6 @@ import { projectEventStep } from '#shared/events';
 import { auditSteps } from '#shared/audit';
 import { retentionOfProject } from '#domain/tenancy';
 import { edgeRemovalSteps } from '../items';
-import { END_DELETE_ATTEMPTS } from '../topology/ends';
 import { serviceListing } from '../listings';
 import { whileLiveStep } from '#db/live';
 import { counterStep } from '#db/steps';
@@ -39,5 +38,5 @@ export async function deleteService(ctx: AppContext, { service_id: serviceId }: 
       whileLiveStep(counterStep(keys.environment(projectId, envId), { service_count: -1 }), notFound(SERVICE_NOT_FOUND)),
       projectEventStep('service.deleted', projectId, serviceEventData(service), ctx),
     ]);
-  }, END_DELETE_ATTEMPTS);
+  });
 }

@@ -13,8 +13,6 @@ export const ENTITY_NOT_FOUND: Record<EntityType, string> = { service: 'Service 
 export const entityKey = (type: EntityType, projectId: string, envId: string, id: string) =>
   type === 'service' ? keys.service(projectId, envId, id) : keys.floor(projectId, envId, id);
 
-/** Attempts of an end's delete: edges may keep arriving at a busy one, each sending it back to read them again. */
-export const END_DELETE_ATTEMPTS = 8;
 
 /**
  * The ends of a new edge: each a live service or floor of this environment (its key includes the

@@ -6,7 +6,7 @@ import type { Connection } from '../connection-entity';
 import { isLive, setFieldsStep } from '#db/live';
 import { countIs } from '#db/counter-moves';
 import { getItem } from '#db/items';
-import { retry } from '#db/retry';
+import { onContention } from '#db/retry';
 import { forEachAtMost } from '#shared/concurrency';
 import { connectionListing } from '../../listings';
 import { DUPLICATE_CONNECTION } from './limits-and-refusals';
@@ -44,7 +44,7 @@ export async function withoutDuplicates(
   steps: (versionStep: TransactStep) => TransactStep[],
 ): Promise<void> {
   const envId = readEnv.id;
-  await retry(
+  await onContention(
     async (attempt) => {
       const envKey = keys.environment(projectId, envId);
       // The version first, then the connections: a write committed after the version was read moves
@@ -61,7 +61,7 @@ export async function withoutDuplicates(
       }
       await transact(steps(connectionsVersionStep(projectId, envId, env!.connections_version ?? 0, TOPOLOGY_CHANGED)));
     },
-    { attempts: 8, when: (err) => err === TOPOLOGY_CHANGED, baseMs: 10 },
+    (err) => err === TOPOLOGY_CHANGED,
   );
 }
 

@@ -139,7 +139,9 @@ export async function resendStaleOutbox(ctx: AppContext): Promise<{ resent: numb
   let resent = 0;
   const pages = queryPages<OutboxItem & { resent_at?: string }>({
     KeyConditionExpression: 'PK = :pk AND SK < :cutoff',
-    FilterExpression: 'attribute_not_exists(resent_at) OR resent_at < :cutoff',
+    // Items written before issue 41 (no `queue`) were handed over by the stream and never removed: left to their TTL.
+    FilterExpression: 'attribute_exists(#queue) AND (attribute_not_exists(resent_at) OR resent_at < :cutoff)',
+    ExpressionAttributeNames: { '#queue': 'queue' },
     ExpressionAttributeValues: { ':pk': keys.outboxPK, ':cutoff': cutoff },
     ConsistentRead: true,
   });

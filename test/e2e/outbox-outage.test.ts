@@ -12,6 +12,7 @@ import { appContext } from '#shared/context';
 import { resendStaleOutbox } from '#shared/outbox';
 import { keys } from '#db/keys';
 import { queryPartition } from '#db/query';
+import { putItem } from '#db/items';
 import { workerTable } from '../../functions/workers';
 
 /**
@@ -128,5 +129,12 @@ describe('events and the queues', () => {
     // Done with: its outbox item went, so a later sweep sends nothing again.
     expect((await outboxItems()).filter((i) => i.event?.id === delivery.id)).toEqual([]);
     expect((await resendLater(60)).resent).toBe(0);
+  });
+
+  it('leaves the outbox items written before the resend existed (no queue: the stream handed them over, nobody removed them) to their TTL', async () => {
+    const event = { id: crypto.randomUUID(), type: 'service.created', timestamp: new Date(Date.now() - 3_600_000).toISOString(), data: {} };
+    await putItem({ ...keys.outbox(event.timestamp, event.id), type: 'outbox', scope: { project_id: crypto.randomUUID() }, event });
+    expect((await resendLater(60)).resent).toBe(0);
+    expect((await outboxItems()).filter((i) => i.event?.id === event.id)).toHaveLength(1);
   });
 });

@@ -120,6 +120,14 @@ const schema = z.object({
   LOCAL_DEADLINE_SWEEP_SECONDS: z.coerce.number().int().nonnegative().default(60),
   /** Local runtime: how often the outbox is read into the events queue (the cloud's table stream); 0 turns the timer off (tests drain the queues, which reads it). */
   LOCAL_OUTBOX_POLL_MS: z.coerce.number().int().nonnegative().default(500),
+  /**
+   * Outbox items (events, mail) still in the table this long after their write (or their last resend)
+   * are handed to their queue again by the resend sweep, which the webhook retry schedule runs every
+   * minute: the stream gave up during a queue outage, or the message was dead-lettered (issue 41).
+   * Longer than a message's way to its dead-letter queue (5 receives of a 6-minute visibility timeout
+   * is 30 minutes at worst; a resend before then only costs a message: consumers are idempotent).
+   */
+  OUTBOX_RESEND_AFTER_SECONDS: z.coerce.number().int().positive().default(900),
   /** Local runtime: how often due webhook retries are swept (the cloud sweeps every minute); 0 turns the timer off. */
   LOCAL_WEBHOOK_RETRY_SWEEP_SECONDS: z.coerce.number().int().nonnegative().default(5),
   /** Addresses (IPs or CIDRs, comma-separated) webhooks may deliver to although they are not public, over http too: local development and tests (127.0.0.1). Empty by default. */

@@ -1,9 +1,8 @@
 import * as z from 'zod';
 import { lazySchema } from './lazy-schema';
-import { epochSeconds, type AppContext } from './context';
-import { keys } from '#db/keys';
-import { putNewStep } from '#db/steps';
+import type { AppContext } from './context';
 import type { TransactStep } from '#db/transact';
+import { outboxStep, settleOutbox } from './outbox-item';
 
 export const EVENT_TYPES = [
   'service.created', 'service.updated', 'service.deleted', 'floor.created', 'alert.triggered', 'alert.resolved', 'user.invited', 'subscription.changed',
@@ -34,35 +33,35 @@ export const eventMessageSchema = lazySchema(() => {
 });
 export type EventMessage = z.infer<ReturnType<typeof eventMessageSchema>>;
 
-/** Outbox items live a week: the stream forwards them at once; the TTL only cleans up. */
+/** Outbox items live a week: the stream forwards them at once and their consumer removes them; the TTL only cleans up. */
 const OUTBOX_TTL_SECONDS = 7 * 24 * 3600;
 
 /**
  * The outbox write of a domain event, a step of the transaction that makes the change it describes:
  * the event exists exactly when the change committed. The table stream (the local runtime's
- * `forwardOutbox`) moves it to the events queue; nothing is published after the write.
+ * `forwardOutbox`) moves it to the events queue; nothing is published after the write. The events
+ * worker removes it once the event's deliveries exist (`settleEvent`).
  */
 export function eventStep(type: EventType, scope: EventScope, data: Record<string, unknown>, ctx: AppContext): TransactStep {
   const now = ctx.clock.now();
   const event: DomainEvent = { id: ctx.ids.newId(), type, timestamp: now.toISOString(), data };
-  return putNewStep({
-    ...keys.outbox(event.timestamp, event.id),
-    type: 'outbox',
-    scope,
-    event,
-    expires_at_epoch: epochSeconds(now) + OUTBOX_TTL_SECONDS,
-  });
+  return outboxStep(now, event.id, 'events', { scope, event }, OUTBOX_TTL_SECONDS);
 }
+
+/** The events worker is done with an event: its outbox item goes (written under the event's timestamp and id). */
+export const settleEvent = (event: DomainEvent) => settleOutbox(event.timestamp, event.id);
 
 /** An event of one project. */
 export const projectEventStep = (type: EventType, projectId: string, data: Record<string, unknown>, ctx: AppContext) => eventStep(type, { project_id: projectId }, data, ctx);
 /** An event about an account (subscription.changed). */
 export const accountEventStep = (type: EventType, accountId: string, data: Record<string, unknown>, ctx: AppContext) => eventStep(type, { account_id: accountId }, data, ctx);
 
-export interface OutboxItem {
+/** An event's outbox item (written before issue 41 without `queue`). */
+export interface EventOutboxItem {
   PK: string;
   SK: string;
   type: 'outbox';
+  queue?: 'events';
   scope: EventScope;
   event: DomainEvent;
 }

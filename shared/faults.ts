@@ -3,7 +3,7 @@
  * `FAULTS=ddb.throttle:0.05,ddb.timeout-after-write:0.01,sqs.duplicate:0.1` with `FAULTS_SEED` so a
  * failing run replays. Each entry is `<service>.<kind>:<probability>`:
  *
- * - SDK calls (`ddb`, `s3`, `sqs`, `ses`, `kms`, `secrets`): `throttle` (AWS's throttling error),
+ * - SDK calls (`ddb`, `s3`, `sqs`, `ses`, `kms`, `secrets`; the local queues' sends count as `sqs` calls): `throttle` (AWS's throttling error),
  *   `error` (500 InternalServerError), `unavailable` (503), `timeout-after-write` (a write takes
  *   effect, then the call times out; once per call), and for DynamoDB `conflict` (a transaction cancelled with
  *   `TransactionConflict`). They are raised inside the SDK's retry loop, as the network would raise
@@ -118,6 +118,19 @@ function awsError(name: string, status: number, extra: Record<string, unknown> =
   });
 }
 
+/**
+ * The error a call to `service` meets now when a `throttle`, `unavailable` or `error` fault strikes
+ * (counted), as the SDK raises it; undefined otherwise. The SDK clients ask it for each attempt; the
+ * local queues' sends (which go to no SDK client) ask it for `sqs`, so `sqs.unavailable:1` is a queue
+ * outage locally as in start:deployed.
+ */
+export function injectedFailure(service: FaultService): Error | undefined {
+  if (strikes(service, 'throttle')) return awsError(service === 'ddb' ? 'ProvisionedThroughputExceededException' : service === 's3' ? 'SlowDown' : 'ThrottlingException', service === 's3' ? 503 : 400);
+  if (strikes(service, 'unavailable')) return awsError('ServiceUnavailable', 503);
+  if (strikes(service, 'error')) return awsError('InternalServerError', 500);
+  return undefined;
+}
+
 /** Calls that reached the service, by their input (the same through the SDK's retries of the call). */
 const tookEffect = new WeakSet<object>();
 const callOf = (args: unknown) => (args as { input: object }).input;
@@ -136,9 +149,8 @@ export function withFaults<T>(client: T): T {
   c.middlewareStack.add(
     (next: (args: unknown) => Promise<unknown>, context: { commandName?: string }) => async (args: unknown) => {
       const op = (context.commandName ?? '').replace(/Command$/, '');
-      if (strikes(service, 'throttle')) throw awsError(service === 'ddb' ? 'ProvisionedThroughputExceededException' : service === 's3' ? 'SlowDown' : 'ThrottlingException', service === 's3' ? 503 : 400);
-      if (strikes(service, 'unavailable')) throw awsError('ServiceUnavailable', 503);
-      if (strikes(service, 'error')) throw awsError('InternalServerError', 500);
+      const failure = injectedFailure(service);
+      if (failure) throw failure;
       // A retry of a call that took effect is answered by its token, never cancelled by a conflict.
       if (service === 'ddb' && op === 'TransactWriteItems' && !tookEffect.has(callOf(args)) && strikes('ddb', 'conflict')) {
         const { TransactionCanceledException } = await import('@aws-sdk/client-dynamodb');

@@ -431,17 +431,19 @@ export class CatalogStack extends Stack {
       ack(mailer, 'IAM5[Resource::arn:<AWS::Partition>:ses:<AWS::Region>:<AWS::AccountId>:identity/*]', 'The verified sender identity (domain or address of MAIL_FROM) is configured per deployment; SendEmail only.');
     }
 
-    // --- Outbox → events queue ----------------------------------------------------------------------
+    // --- Outbox → events and mail queues -------------------------------------------------------------
     // Only inserted outbox items reach the function (the filter is evaluated by Lambda, not billed);
-    // a failure retries from the failed record, so events are never lost; 24 h of retention.
-    // Least privilege: it reads the stream (the event source's grant) and sends to the events queue, nothing else.
+    // a failure retries from the failed record; 24 h of retention.
+    // Least privilege: it reads the stream (the event source's grant) and sends to the events and mail queues, nothing else.
     this.outboxFunction = bundled(SINGLE_FUNCTIONS.outbox.id, SINGLE_FUNCTIONS.outbox.entry, 256, WORKER_TIMEOUT, {
       STAGE: 'cloud',
       NODE_OPTIONS: '--enable-source-maps',
       TABLE_NAME: table.tableName,
       EVENTS_QUEUE_URL: queues.events.queueUrl,
+      MAIL_QUEUE_URL: queues.mail.queueUrl,
     });
     queues.events.grantSendMessages(this.outboxFunction);
+    queues.mail.grantSendMessages(this.outboxFunction);
     this.outboxFunction.addEventSource(
       new DynamoEventSource(table, {
         startingPosition: StartingPosition.TRIM_HORIZON,
@@ -449,7 +451,8 @@ export class CatalogStack extends Stack {
         reportBatchItemFailures: true,
         // A record that keeps failing must not hold its shard (every later event) for the stream's 24 hours:
         // after 10 tries (the failing part of a batch split off) its position goes to the alarmed events
-        // dead-letter queue; the outbox item itself stays in the table (7-day TTL) to be sent again.
+        // dead-letter queue; the outbox item itself stays in the table until its consumer removes it, and
+        // the webhook retry schedule's resend sweep hands it over again (shared/outbox.ts, issue 41).
         bisectBatchOnError: true,
         retryAttempts: 10,
         onFailure: new SqsDlq(dlqs.events),
@@ -477,7 +480,8 @@ export class CatalogStack extends Stack {
     // window (docs/decisions.md): no scheduler role, cancelling is deleting an item, and the local
     // runtime and tests run the very same handler.
     this.deadlinesFunction = fn(SINGLE_FUNCTIONS.deadlines.id, SINGLE_FUNCTIONS.deadlines.entry, 512, Duration.minutes(5));
-    // Webhook retries: the same pattern, every minute (the schedule's waits run from 5 s to 24 h; SQS delays stop at 15 min).
+    // Webhook retries: the same pattern, every minute (the schedule's waits run from 5 s to 24 h; SQS delays stop at 15 min);
+    // the same run hands outbox items still waiting long after their write to their queues again (its grants follow from its bundle).
     this.webhookRetriesFunction = fn(SINGLE_FUNCTIONS.webhookRetries.id, SINGLE_FUNCTIONS.webhookRetries.entry, 512, Duration.minutes(5));
     totpKey.grant(this.webhookRetriesFunction, 'kms:Decrypt');
     new Rule(this, 'WebhookRetriesSchedule', { schedule: Schedule.rate(Duration.minutes(1)), targets: [new LambdaFunction(this.webhookRetriesFunction, { retryAttempts: 2 })] });

@@ -25,14 +25,16 @@ export interface LambdaFunction {
 /**
  * What a tester may pass through to every function from the environment of `npm run start:deployed`,
  * besides what the template sets: the variables `npm start` documents for loosening limits and reaching
- * local stubs, and fault injection (`FAULTS`, `FAULTS_SEED`: shared/faults.ts reads them when a bundle
- * loads). Nothing else of this process's environment reaches a function.
+ * local stubs, fault injection (`FAULTS`, `FAULTS_SEED`: shared/faults.ts reads them when a bundle
+ * loads), and how long an outbox item waits before the resend sweep hands it over again (a suite need not
+ * wait 15 minutes). Nothing else of this process's environment reaches a function.
  */
 export const TESTER_OVERRIDES = [
   'WEBHOOK_ALLOWED_ADDRESSES', 'LOGIN_RATE_LIMIT_PER_MINUTE', 'PASSWORD_RESET_RATE_LIMIT_PER_MINUTE', 'PASSWORD_RESET_MIN_DURATION_MS',
   'INVITATION_RATE_LIMIT_PER_INVITER_PER_HOUR', 'INVITATION_RATE_LIMIT_PER_PROJECT_PER_HOUR', 'INVITATION_RATE_LIMIT_PER_INVITATION_PER_MINUTE',
   'INVITATION_RATE_LIMIT_PER_INVITATION_PER_HOUR', 'ENTERPRISE_REQUEST_RATE_LIMIT_PER_HOUR', 'PAYMENT_WEBHOOK_RATE_LIMIT_PER_MINUTE',
   'HETZNER_API_BASE_URL', 'DIGITALOCEAN_API_BASE_URL', 'STRIPE_API_BASE', 'LOG_LEVEL', 'POWERTOOLS_METRICS_DISABLED', 'FAULTS', 'FAULTS_SEED',
+  'OUTBOX_RESEND_AFTER_SECONDS',
 ] as const;
 
 /** Local sandboxes per function when the template reserves no concurrency. */

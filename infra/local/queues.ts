@@ -6,7 +6,7 @@ import { useLocalQueueTransport, type QueueName } from '#shared/queue';
 import { workerTable } from '../../functions/workers';
 import { config } from '#shared/config';
 import { errorFields, log } from '#shared/log';
-import { redeliveryAfterSuccess, strikes } from '#shared/faults';
+import { injectedFailure, redeliveryAfterSuccess, strikes } from '#shared/faults';
 
 /** As the cloud queues' redrive policy (maxReceiveCount 5). */
 const MAX_RECEIVES = 5;
@@ -74,6 +74,9 @@ export function startLocalQueues() {
   }
 
   useLocalQueueTransport(async (queue, body) => {
+    // A send fails as SQS's would (`sqs.throttle`, `sqs.unavailable`, `sqs.error`): nothing is queued.
+    const failure = injectedFailure('sqs');
+    if (failure) throw failure;
     const p = new Promise<void>((r) => setImmediate(r)).then(() => deliver(queue, randomUUID(), body, 1));
     inFlight.add(p);
     void p.finally(() => inFlight.delete(p));

@@ -15,7 +15,7 @@ import { appContext, type Clock } from '#shared/context';
 import { bootstrapData } from './bootstrap';
 import { sweepDeadlines } from '#domain/lifecycle';
 import { errorFields, log } from '#shared/log';
-import { forwardOutbox } from '#shared/outbox';
+import { forwardOutbox, resendStaleOutbox } from '#shared/outbox';
 import { sweepWebhookRetries } from '#domain/webhooks';
 
 export interface LocalStackOptions {
@@ -61,12 +61,16 @@ export async function startLocalStack(opts: LocalStackOptions = {}) {
   configureFaults(c.FAULTS, c.FAULTS_SEED);
   resetClients();
   const localQueues = startLocalQueues();
-  // The cloud's table stream, locally: the outbox is read into the events queue on a timer, and by every drain.
+  // The cloud's table stream, locally: the outbox is read into the events and mail queues on a timer, and by every drain.
   const forward = () => forwardOutbox().catch((err) => log.error('outbox not read', errorFields(err)));
   const outboxPoller = c.LOCAL_OUTBOX_POLL_MS ? setInterval(() => void forward(), c.LOCAL_OUTBOX_POLL_MS).unref() : undefined;
-  const retrySweeper = c.LOCAL_WEBHOOK_RETRY_SWEEP_SECONDS
-    ? setInterval(() => void sweepWebhookRetries(appContext({ clock: opts.clock })).catch((err) => log.error('webhook retry sweep failed', errorFields(err))), c.LOCAL_WEBHOOK_RETRY_SWEEP_SECONDS * 1000).unref()
-    : undefined;
+  // The cloud's webhook retry schedule, locally: due attempts, and outbox items waiting long after their write handed over again.
+  const sweepRetries = () => {
+    const ctx = appContext({ clock: opts.clock });
+    void sweepWebhookRetries(ctx).catch((err) => log.error('webhook retry sweep failed', errorFields(err)));
+    void resendStaleOutbox(ctx).catch((err) => log.error('outbox resend sweep failed', errorFields(err)));
+  };
+  const retrySweeper = c.LOCAL_WEBHOOK_RETRY_SWEEP_SECONDS ? setInterval(sweepRetries, c.LOCAL_WEBHOOK_RETRY_SWEEP_SECONDS * 1000).unref() : undefined;
   const queues = {
     ...localQueues,
     /**

@@ -8,6 +8,8 @@ import { appContext } from '#shared/context';
 import { configureFaults, faultCounts } from '#shared/faults';
 import { resetClients } from '#shared/clients';
 import { sweepWebhookRetries } from '#domain/webhooks';
+import { resendStaleOutbox } from '#shared/outbox';
+import { readOutbox } from '../helpers/outbox';
 import { setPlan } from '../helpers/plans';
 import { Ledger } from './soak/ledger';
 import { Latency } from './soak/latency';
@@ -26,6 +28,8 @@ const CLIENTS = Number(process.env.SOAK_CLIENTS ?? 8);
 const FAULTS = process.env.FAULTS ?? 'ddb.throttle:0.02,ddb.error:0.005,ddb.timeout-after-write:0.005,ddb.conflict:0.01,sqs.duplicate:0.05,sqs.late:0.02,sqs.reorder:0.05,worker.kill:0.01';
 const SEED = Number(process.env.FAULTS_SEED ?? randomInt(1, 2 ** 31));
 const PASSWORD = 'Soak-password-1!';
+/** What the mail phase could not even ask for (reported with its invariant). */
+const violationsBefore: string[] = [];
 const DAY = 86_400_000;
 
 console.log(`soak: ${CLIENTS} clients for ${SECONDS} s, FAULTS=${FAULTS} FAULTS_SEED=${SEED}`);
@@ -54,7 +58,7 @@ const projectId = project!.id;
 const newEnv = async (name: string) => (await owner.api.POST('/environments', { body: { name, project_id: projectId } })).data!.id;
 const scopes: Scope[] = [];
 for (let index = 0; index < CLIENTS; index++) scopes.push({ index, projectId, envId: await newEnv(`env-${index}`), importEnvId: await newEnv(`import-${index}`) });
-await owner.api.POST('/projects/{project_id}/webhooks', { params: { path: { project_id: projectId } }, body: { url: receiver.url, events: ['service.created', 'service.updated', 'service.deleted', 'floor.created'], description: 'soak' } } as never);
+const { data: webhook } = await owner.api.POST('/projects/{project_id}/webhooks', { params: { path: { project_id: projectId } }, body: { url: receiver.url, events: ['service.created', 'service.updated', 'service.deleted', 'floor.created'], description: 'soak' } } as never) as { data?: { id: string } };
 const clients = await Promise.all(scopes.map(async () => {
   const c = newClient();
   await c.login({ email, password: PASSWORD });
@@ -87,11 +91,22 @@ const faults = faultCounts();
 configureFaults('');
 resetClients();
 
-// What is still in flight lands: queued messages, events, and webhook retries (their schedule run a day ahead).
+// Mail asked for while SQS refuses every send (issue 41): two invitations and a password reset, then the outage ends.
+const mailed = await mailDuringOutage();
+
+// What is still in flight lands: queued messages, events, outbox items whose messages were dead-lettered
+// (the resend sweep), and webhook retries (the schedule's runs, days ahead, until nothing is due).
 await stack.queues.drain();
-await sweepWebhookRetries(appContext({ clock: { now: () => new Date(Date.now() + DAY) } }));
-await stack.queues.drain();
-const checked = await checkInvariants({ client: owner, ledger, scopes, deliveries: receiver.deliveries });
+for (let days = 1; days <= 4; days++) {
+  const ctx = appContext({ clock: { now: () => new Date(Date.now() + days * DAY) } });
+  for (let sweep = 0; sweep < 20; sweep++) {
+    const [retried, resent] = [await sweepWebhookRetries(ctx), await resendStaleOutbox(ctx)];
+    await stack.queues.drain();
+    if (!retried.done && !retried.failed && !resent.resent) break;
+  }
+}
+const checked = await checkInvariants({ client: owner, ledger, scopes, deliveries: receiver.deliveries, webhookId: webhook!.id });
+checked.push(['every mail asked for during an SQS outage arrived once', await mailArrived(mailed)]);
 const unclean = [...latency.serverErrors].filter(([k]) => k !== '503 with Retry-After').map(([k, n]) => `answered ${k}: ${n} times`);
 const violations = [...notes.refusals.map((r) => `refused: ${r}`), ...unclean, ...checked.flatMap(([name, v]) => v.map((x) => `${name}: ${x}`))];
 
@@ -113,6 +128,38 @@ for (const [name, v] of checked) console.log(`${v.length ? 'FAIL' : 'ok  '} ${na
 for (const v of violations.slice(0, 50)) console.log(`  violation: ${v}`);
 if (violations.length > 50) console.log(`  … and ${violations.length - 50} more`);
 console.log(`violations: ${violations.length}`);
+
+/** Asks for mail while every SQS send fails: the outbox keeps it. Answers the addresses and how many mails each was asked for. */
+async function mailDuringOutage(): Promise<Map<string, number>> {
+  const asked = new Map<string, number>();
+  configureFaults('sqs.unavailable:1', SEED);
+  resetClients();
+  for (const invitee of [`soak-invitee-${randomUUID()}@example.com`, `soak-invitee-${randomUUID()}@example.com`]) {
+    const { response } = await owner.api.POST('/invites', { body: { project_id: projectId, invited_email: invitee } } as never);
+    if (response.status === 201) asked.set(invitee, 1);
+    else violationsBefore.push(`POST /invites during the SQS outage: ${response.status}`);
+  }
+  const { response } = await owner.api.POST('/auth/password/reset', { body: { email } } as never);
+  if (response.status === 200) asked.set(email, 1);
+  else violationsBefore.push(`POST /auth/password/reset during the SQS outage: ${response.status}`);
+  await stack.queues.drain();
+  const refused = faultCounts()['sqs.unavailable'] ?? 0;
+  configureFaults('');
+  resetClients();
+  if (!refused) violationsBefore.push('the SQS outage refused no send');
+  console.log(`mail during an SQS outage: ${[...asked.values()].reduce((a, b) => a + b, 0)} asked for, ${refused} sends refused`);
+  return asked;
+}
+
+/** Each address got exactly the mails it was asked for. */
+async function mailArrived(asked: Map<string, number>): Promise<string[]> {
+  const out = [...violationsBefore];
+  for (const [to, n] of asked) {
+    const got = (await readOutbox(dataDir, { to })).length;
+    if (got !== n) out.push(`${to}: ${got} mails, ${n} asked for`);
+  }
+  return out;
+}
 
 await receiver.stop();
 await stack.stop();

@@ -6,6 +6,7 @@ import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { reloadConfig } from '#shared/config';
 import { resetClients } from '#shared/clients';
 import { resourcesOf } from '../../infra/deployed/template';
+import { faultInjector } from '../../shared/faults';
 import { setPlan } from '../helpers/plans';
 import { refusedUpgrade } from '../helpers/progress';
 import { launchChromium, pageProblems } from '../helpers/browser';
@@ -345,6 +346,42 @@ describe('start:deployed', () => {
     await deployed.settled();
     expect(deployed.iam.denials).toEqual([]);
   });
+});
+
+describe('start:deployed through an SQS outage (issue 41)', () => {
+  it('mails an invitation, a password reset and an e-mail change asked for while SQS refuses every send, each once: the stream gives up, the scheduled sweep resends', async () => {
+    const owner = await signUp(api);
+    const { projectId } = await projectWithEnv(api, owner.token);
+    const resetting = await signUp(api);
+    const moving = await signUp(api);
+    const invitee = uniqueEmail('outage-invitee');
+    const newAddress = uniqueEmail('outage-moved');
+    const addresses = [invitee, resetting.email, newAddress, moving.email];
+    const eventsDlq = deployed.resolver.getAtt(resourcesOf(deployed.assembly, 'AWS::SQS::Queue').find(([id]) => id.startsWith('EventsDlq'))![0], 'Arn');
+    const givenUpBefore = deployed.sqs.counts(eventsDlq).visible;
+    deployed.sqs.useFaults(faultInjector('sqs.unavailable:1'));
+    try {
+      expect((await api.post('/invites', { project_id: projectId, invited_email: invitee }, { token: owner.token })).status).toBe(201);
+      expect((await api.post('/auth/password/reset', { email: resetting.email })).status).toBe(200);
+      const moved = await api.patch('/auth/me', { email: newAddress, current_password: PASSWORD }, { token: moving.token });
+      expect(moved.status, moved.text).toBe(200);
+      // The outbox function fails each batch; the stream retries it (MaximumRetryAttempts), then gives up and sends
+      // its position to the events dead-letter queue. The outbox items stay in the table.
+      await deployed.settled(180_000);
+      expect(deployed.sqs.counts(eventsDlq).visible).toBeGreaterThan(givenUpBefore);
+      for (const to of addresses) expect(await readOutbox(deployed.dataDir, { to })).toEqual([]);
+    } finally {
+      deployed.sqs.useFaults(undefined);
+    }
+    // The webhook retry schedule's run (every minute; fired now) hands what waits to the mail queue again.
+    await deployed.fireSchedules();
+    for (const to of addresses) await expect.poll(async () => (await mailsTo(to)).length, { timeout: 60_000, interval: 1000 }).toBe(1);
+    // A second run finds nothing left to send: each mail once.
+    await deployed.fireSchedules();
+    for (const to of addresses) expect(await mailsTo(to)).toHaveLength(1);
+    const [reset] = await mailsTo(resetting.email);
+    expect((await api.post('/auth/password/reset/confirm', { token: linkFrom(reset, '/reset-password').searchParams.get('token'), new_password: 'a brand new passphrase' })).status).toBe(200);
+  }, 300_000);
 });
 
 /** The second run's tester overrides: queues' time scaled (360 s → 3.6 s), and faults the SDK's and the product's retries absorb. */

@@ -6,7 +6,8 @@ import { adminSecret, LOCAL_ADMIN_SECRET_ARN, LOCAL_STRIPE_SECRET_ARN, synthesiz
 
 /**
  * What start:deployed's suites pass through to every function (as a tester would): the per-address
- * sign-in limits lifted (every request comes from 127.0.0.1), webhooks allowed to loopback.
+ * sign-in limits lifted (every request comes from 127.0.0.1), webhooks allowed to loopback, the outbox's
+ * resend sweep 5 s after a write.
  */
 export const DEPLOYED_TEST_ENV = {
   LOGIN_RATE_LIMIT_PER_MINUTE: '1000000',
@@ -14,6 +15,8 @@ export const DEPLOYED_TEST_ENV = {
   WEBHOOK_ALLOWED_ADDRESSES: '127.0.0.1',
   LOG_LEVEL: 'warn',
   POWERTOOLS_METRICS_DISABLED: 'true',
+  // An outbox item the stream gave up on is handed over again by the next scheduled sweep 5 s on, not 15 minutes.
+  OUTBOX_RESEND_AFTER_SECONDS: '5',
 };
 
 /** The first staff account the suites' stacks are deployed with (the seeding function reads it from Secrets Manager). */

@@ -118,6 +118,29 @@ describe('the soak at a smoke size', () => {
     expect(out).toMatch(/^throughput: [\d.]+ requests\/s$/m);
     expect(out).toMatch(/^latency: p50 [\d.]+ ms, p95 [\d.]+ ms, p99 [\d.]+ ms$/m);
     expect(out).toMatch(/^faults injected: (ddb|sqs|worker)\.[a-z-]+=\d+/m);
+    for (const invariant of INVARIANTS) expect(out).toMatch(new RegExp(`^ok   ${invariant}$`, 'm'));
     expect(out).toMatch(/^violations: 0$/m);
   }, SLOW);
+
+  it('npm run soak under the harsh fault mix: every invariant holds (every subscribed event has a delivery, mail asked for in an SQS outage arrives once)', async () => {
+    const { out } = await bench('soak.ts', { SOAK_SECONDS: '20', SOAK_CLIENTS: '4', FAULTS_SEED: '20261127', FAULTS: HARSH_MIX });
+    expect(out).not.toContain('"_aws"');
+    expect(out).toMatch(/^mail during an SQS outage: 3 asked for, \d+ sends refused$/m);
+    for (const invariant of INVARIANTS) expect(out, out).toMatch(new RegExp(`^ok   ${invariant}$`, 'm'));
+    // Open finding (docs/decisions.md, issue 41): under this mix an import or export job may still end failed after its
+    // five receives (its record says so; nothing half-written: the invariants above hold). Nothing else may be refused.
+    const violations = out.split('\n').filter((l) => l.startsWith('  violation: '));
+    expect(violations.filter((l) => !/^ {2}violation: refused: (import|export) job: 0 ended failed: /.test(l)), out).toEqual([]);
+    expect(out).toMatch(new RegExp(`^violations: ${violations.length}$`, 'm'));
+  }, SLOW);
 });
+
+/** Issue 41's harsh mix (docs/decisions.md, "The soak"): about half of DynamoDB's attempts fail. */
+const HARSH_MIX = 'ddb.throttle:0.3,ddb.error:0.15,ddb.unavailable:0.05,ddb.timeout-after-write:0.1,ddb.conflict:0.1,sqs.duplicate:0.3,sqs.late:0.1,sqs.reorder:0.2,worker.kill:0.1';
+/** Every invariant line the soak prints. */
+const INVARIANTS = [
+  'every write answered 2xx is present with what was written', 'nothing deleted came back', 'no duplicates from retries', 'each plan counter equals the items it counts',
+  'one audit entry per acknowledged change', 'every event reached its subscriber, duplicates with the same webhook-id',
+  'every event the webhook subscribes to has a delivery in its log, succeeded or failed', 'an export equals the state read through the API',
+  'every mail asked for during an SQS outage arrived once',
+];

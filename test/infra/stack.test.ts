@@ -224,35 +224,38 @@ describe('CatalogStack', () => {
       ...Object.fromEntries(Object.entries(s.httpFunctions).map(([g, f]) => [g, f])),
       ...Object.fromEntries(Object.entries(s.workers).map(([q, f]) => [`worker:${q}`, f])),
       deadlines: s.deadlinesFunction,
+      webhookRetries: s.webhookRetriesFunction,
     };
     const actual = Object.fromEntries(Object.entries(functions).map(([name, f]) => [name, grantsOf(id(f.role!))]));
     const http = ['signing-secret', 'table', 'xray'];
-    // Events leave through the outbox (written with the change; the stream's reader sends them on), so no writer sends to the events queue.
+    // Events and mail leave through the outbox (written with the change; the stream's reader sends them on), so no writer sends
+    // to the events or mail queue; only the resend sweep (the webhook retry schedule) hands overdue outbox items to both (issue 41).
     expect(actual).toEqual({
-      auth: ['queue:mail', 'signing-secret', 'table', 'totp-key', 'xray'],
+      auth: ['signing-secret', 'table', 'totp-key', 'xray'],
       admin: http,
-      billing: ['queue:jobs', 'queue:mail', 'signing-secret', 'stripe-secret', 'table', 'xray'],
+      billing: ['queue:jobs', 'signing-secret', 'stripe-secret', 'table', 'xray'],
       projects: http,
       // An owner's role assignment that makes someone a member tells them by mail (issue 32).
-      environments: ['queue:mail', ...http],
-      structure: ['queue:mail', ...http],
+      environments: http,
+      structure: http,
       services: http,
       floors: http,
       topology: http,
       networks: http,
-      invites: ['queue:mail', ...http],
+      invites: http,
       lifecycle: ['queue:jobs', ...http],
       // It reads an upload's size (HeadObject needs s3:GetObject) before starting its import (found by start:deployed, issue 34).
       // A cancelled job's end is pushed to its followers at once (issue 36).
       impex: ['queue:jobs', 's3 get exports', 's3 get imports', 's3 put imports', 'signing-secret', 'table', 'websocket', 'xray'],
       integrations: ['queue:jobs', 'signing-secret', 'table', 'totp-key', 'websocket', 'xray'],
-      webhooks: ['queue:mail', 'signing-secret', 'table', 'totp-key', 'xray'],
+      webhooks: ['signing-secret', 'table', 'totp-key', 'xray'],
       audit: http,
       docs: http,
       'worker:mail': ['ses', 'table', 'xray'],
       'worker:jobs': ['s3 get imports', 's3 put exports', 'signing-secret', 'stripe-secret', 'table', 'totp-key', 'websocket', 'xray'],
-      'worker:events': ['queue:mail', 'table', 'totp-key', 'xray'],
-      deadlines: ['queue:mail', 'table', 'xray'],
+      'worker:events': ['table', 'totp-key', 'xray'],
+      deadlines: ['table', 'xray'],
+      webhookRetries: ['queue:events', 'queue:mail', 'table', 'totp-key', 'xray'],
     });
   });
 
@@ -281,7 +284,7 @@ describe('CatalogStack', () => {
     expect(alarms.filter((a) => a.includes('dead-letter queue'))).toHaveLength(3);
   });
 
-  it('streams the table into the outbox reader: inserted outbox items only, partial batch failures, which may send to the events queue', () => {
+  it('streams the table into the outbox reader: inserted outbox items only, partial batch failures, which may send to the events and mail queues', () => {
     template.hasResourceProperties('AWS::DynamoDB::Table', { StreamSpecification: { StreamViewType: 'NEW_IMAGE' } });
     const fnId = stack.getLogicalId(stack.outboxFunction.node.defaultChild as never);
     template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
@@ -295,7 +298,7 @@ describe('CatalogStack', () => {
       MaximumRetryAttempts: 10,
       DestinationConfig: { OnFailure: { Destination: Match.anyValue() } },
     });
-    // Least privilege: the stream, and sending to the events queue only (no table data, no bucket, no other queue).
+    // Least privilege: the stream, and sending to the events and mail queues only (no table data, no bucket, no other queue).
     const role = stack.getLogicalId(stack.outboxFunction.role!.node.defaultChild as never);
     const policy = JSON.stringify(Object.values(template.findResources('AWS::IAM::Policy')).filter((p) => JSON.stringify(p.Properties.Roles).includes(role)));
     expect(policy).toContain('sqs:SendMessage');
@@ -304,7 +307,9 @@ describe('CatalogStack', () => {
     expect(policy).not.toContain('s3:');
     const eventsQueue = stack.getLogicalId(stack.node.findChild('EventsQueue').node.defaultChild as never);
     const jobsQueue = stack.getLogicalId(stack.node.findChild('JobsQueue').node.defaultChild as never);
+    const mailQueue = stack.getLogicalId(stack.node.findChild('MailQueue').node.defaultChild as never);
     expect(policy).toContain(eventsQueue);
+    expect(policy).toContain(mailQueue);
     expect(policy).not.toContain(jobsQueue);
   });
 

@@ -38,10 +38,12 @@ const md5 = (s: string) => createHash('md5').update(s).digest('hex');
  * DeleteMessage, ChangeMessageVisibility and GetQueueAttributes, with visibility timeouts, receive
  * counts and the redrive to the dead-letter queue after maxReceiveCount receives. The event source
  * mappings use the same operations in-process (`receive`, `remove`, `changeVisibility`). With faults
- * on (`FAULTS`' `sqs.reorder`), a receive holds a message back for a later one, behind those sent after it.
+ * on (`FAULTS`' `sqs.reorder`), a receive holds a message back for a later one, behind those sent after it;
+ * `sqs.unavailable`, `sqs.throttle` and `sqs.error` refuse a SendMessage as SQS would (a queue outage).
  */
 export function createSqs(specs: QueueSpec[], iam: Iam, opts: { now?: () => number; faults?: FaultInjector } = {}) {
   const now = opts.now ?? Date.now;
+  let faults = opts.faults;
   const queues = new Map(specs.map((s) => [s.arn, { spec: s, messages: [] as Message[] }]));
   const byUrl = new Map(specs.map((s) => [s.url, s.arn]));
   const queueOf = (arn: string) => {
@@ -62,7 +64,7 @@ export function createSqs(specs: QueueSpec[], iam: Iam, opts: { now?: () => numb
     for (const m of [...q.messages]) {
       if (out.length >= max) break;
       if (m.visibleAt > now()) continue;
-      if (opts.faults?.strikes('sqs', 'reorder')) continue;
+      if (faults?.strikes('sqs', 'reorder')) continue;
       // Received maxReceiveCount times and failed each time: SQS moves it to the dead-letter queue instead.
       if (q.spec.redrive && m.receiveCount >= q.spec.redrive.maxReceiveCount) {
         q.messages.splice(q.messages.indexOf(m), 1);
@@ -117,10 +119,20 @@ export function createSqs(specs: QueueSpec[], iam: Iam, opts: { now?: () => numb
     const arn = byUrl.get(String(input.QueueUrl));
     if (!arn) return jsonError('com.amazonaws.sqs#QueueDoesNotExist', 'The specified queue does not exist.');
     if (!(await iam.allows(req.accessKeyId, `sqs:${operation}`, arn))) return jsonError('AccessDeniedException', iam.message(req.accessKeyId, `sqs:${operation}`, arn));
+    // A send refused as SQS refuses one in an outage (`sqs.unavailable`, `sqs.throttle`, `sqs.error`): nothing is queued.
+    if (operation === 'SendMessage' && faults?.strikes('sqs', 'unavailable')) return jsonError('ServiceUnavailable', 'Service is unavailable (injected fault)', 503);
+    if (operation === 'SendMessage' && faults?.strikes('sqs', 'throttle')) return jsonError('ThrottlingException', 'Rate exceeded (injected fault)', 400);
+    if (operation === 'SendMessage' && faults?.strikes('sqs', 'error')) return jsonError('InternalError', 'Internal error (injected fault)', 500);
     return json(run(arn, input));
   }
 
   const deadLetterQueues = new Set(specs.flatMap((s) => (s.redrive ? [s.redrive.deadLetterTargetArn] : [])));
-  return { handle, send, receive, remove, changeVisibility, counts, arns: () => [...queues.keys()], isDeadLetterQueue: (arn: string) => deadLetterQueues.has(arn) };
+  return {
+    handle, send, receive, remove, changeVisibility, counts, arns: () => [...queues.keys()], isDeadLetterQueue: (arn: string) => deadLetterQueues.has(arn),
+    /** The queue faults from now on (a tester's outage: `faultInjector('sqs.unavailable:1')`, then `undefined`); the run's FAULTS at start. */
+    useFaults(f: FaultInjector | undefined) {
+      faults = f;
+    },
+  };
 }
 export type Sqs = ReturnType<typeof createSqs>;

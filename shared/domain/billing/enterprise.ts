@@ -1,5 +1,5 @@
 import { enforceRateLimit } from '#domain/identity';
-import { queueMail } from '#mail/send';
+import { writeMail } from '#mail/send';
 import { escapeHtml, oneLine } from '#mail/html';
 import type { AppContext } from '#shared/context';
 
@@ -13,7 +13,8 @@ export interface EnterpriseRequest {
 }
 
 /**
- * POST /enterprise/request (public): the request reaches sales by mail, through the mail queue.
+ * POST /enterprise/request (public): the request reaches sales by mail, its outbox item written
+ * before the answer (a mail-queue outage delays it, never loses it).
  * Anyone may call it, so it is limited per source address, and the sender's words never shape the
  * mail's headers: control characters (CR/LF included) leave the one-line fields; the message keeps
  * its lines in the plain-text part and is escaped in the HTML part.
@@ -25,7 +26,7 @@ export async function requestEnterprise(ctx: AppContext, input: EnterpriseReques
   const phone = input.phone ? oneLine(input.phone) : '';
   const message = input.message.replace(/\r\n?/g, '\n').replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, '').trim();
   const fields = [`Name: ${name}`, `E-mail: ${email}`, ...(phone ? [`Phone: ${phone}`] : [])];
-  await queueMail(
+  await writeMail(
     {
       to: ctx.config.SALES_EMAIL,
       subject: `Enterprise request from ${name}`,

@@ -3,13 +3,13 @@ import { transact } from '#db/transact';
 import { getItem } from '#db/items';
 import { deleteWhenStep, putNewStep, setWhenStep } from '#db/steps';
 import { invalid } from '#shared/errors';
-import { queueMail } from '#mail/send';
+import { mailStep } from '#mail/send';
 import { escapeHtml } from '#mail/html';
 import type { MailMessage } from '#mail/mailer';
 import type { AppContext } from '#shared/context';
-import { appLink, issueLinkToken, readLinkToken, type LinkTokenRecord } from './link-token';
+import { appLink, newLinkToken, readLinkToken, type LinkTokenRecord } from './link-token';
 import { EMAIL_TAKEN, type Account } from './accounts';
-import { recordSecurityEvent, securityLogStep } from './security-log';
+import { securityLogStep } from './security-log';
 
 /** A link to confirm a new address is valid this long (like a password-reset link). */
 export const EMAIL_CHANGE_LINK_VALID_MINUTES = 60;
@@ -42,11 +42,13 @@ export async function ensureEmailFree(email: string): Promise<void> {
  */
 export async function startEmailChange(account: Account, newEmail: string, ctx: AppContext): Promise<void> {
   const record = { user_id: account.id, old_email: account.email, new_email: newEmail };
-  const token = await issueLinkToken(ctx, { keyOf: keys.emailChange, type: 'email_change', validMinutes: EMAIL_CHANGE_LINK_VALID_MINUTES, record });
-  await queueMail(confirmationMail(newEmail, confirmEmailLink(token, ctx)), ctx);
-  await Promise.all([
-    queueMail(noticeMail(account.email, newEmail), ctx),
-    recordSecurityEvent(account.id, { event: 'email_change.requested', details: { new_email: newEmail } }, ctx),
+  const { token, step } = newLinkToken(ctx, { keyOf: keys.emailChange, type: 'email_change', validMinutes: EMAIL_CHANGE_LINK_VALID_MINUTES, record });
+  // The link, both mails and the account's log entry in one transaction: a mail-queue outage delays the mails, never loses them.
+  await transact([
+    step,
+    mailStep(confirmationMail(newEmail, confirmEmailLink(token, ctx)), ctx),
+    mailStep(noticeMail(account.email, newEmail), ctx),
+    securityLogStep(account.id, { event: 'email_change.requested', details: { new_email: newEmail } }, ctx),
   ]);
 }
 

@@ -1,6 +1,6 @@
 import type { Key } from '#db/batch-get';
-import { conditionalPut, getItem } from '#db/items';
-import { IF_ABSENT } from '#db/steps';
+import { getItem } from '#db/items';
+import { putNewStep } from '#db/steps';
 import type { TransactStep } from '#db/transact';
 import { invalid, notFound } from '#shared/errors';
 import { newSecret, sha256 } from '#auth/tokens';
@@ -28,27 +28,26 @@ export interface LinkTokenRefusals {
   expired: string;
 }
 
-/** Stores a new token's record under `keyOf(hash)`; answers the token, to be mailed. */
-export async function issueLinkToken<T extends object>(
+/**
+ * A new token and the write of its record under `keyOf(hash)`, a step of the transaction that also
+ * writes the mail carrying it (the outbox), so the link exists exactly when its mail is on its way.
+ */
+export function newLinkToken<T extends object>(
   ctx: AppContext,
   input: { keyOf: (hash: string) => Key; type: string; validMinutes: number; record: T },
-): Promise<string> {
+): { token: string; step: TransactStep } {
   const token = newSecret(32);
   const now = ctx.clock.now();
   const expires = new Date(now.getTime() + input.validMinutes * 60_000);
-  const stored = await conditionalPut(
-    {
-      ...input.keyOf(sha256(token)),
-      type: input.type,
-      ...input.record,
-      created_at: now.toISOString(),
-      expires_at: expires.toISOString(),
-      expires_at_epoch: Math.floor(expires.getTime() / 1000) + KEEP_AFTER_EXPIRY_DAYS * 86_400,
-    },
-    IF_ABSENT,
-  );
-  if (!stored) throw new Error('A new link token collided with a stored one');
-  return token;
+  const step = putNewStep({
+    ...input.keyOf(sha256(token)),
+    type: input.type,
+    ...input.record,
+    created_at: now.toISOString(),
+    expires_at: expires.toISOString(),
+    expires_at_epoch: Math.floor(expires.getTime() / 1000) + KEEP_AFTER_EXPIRY_DAYS * 86_400,
+  });
+  return { token, step };
 }
 
 /** The record of a presented token, refused when missing, unknown, used or expired; with the step that spends it. */

@@ -4,10 +4,10 @@ import { IF_EXISTS, deleteStep, setExpression } from '#db/steps';
 import { invalid, notFound } from '#shared/errors';
 import { hashPassword } from '#auth/passwords';
 import { passwordPolicyProblem } from '#auth/password-policy';
-import { queueMail } from '#mail/send';
+import { mailStep } from '#mail/send';
 import type { MailMessage } from '#mail/mailer';
 import type { AppContext } from '#shared/context';
-import { appLink, issueLinkToken, readLinkToken, type LinkTokenRecord } from './link-token';
+import { appLink, newLinkToken, readLinkToken, type LinkTokenRecord } from './link-token';
 import { findAccountByEmail, getAccount, normalizeEmail } from './accounts';
 import { hasSecondFactor, verifySecondFactor } from './second-factor';
 import { revokeAccountSessions, type ClientMeta } from './sessions';
@@ -58,10 +58,12 @@ async function sendResetLink(input: PasswordResetRequest, ctx: AppContext): Prom
       return;
     }
   }
-  const token = await issueLinkToken(ctx, { keyOf: keys.passwordReset, type: 'password_reset', validMinutes: RESET_LINK_VALID_MINUTES, record: { user_id: account.id } });
-  await Promise.all([
-    queueMail(resetMail(account.email, resetLink(token, ctx)), ctx),
-    recordSecurityEvent(account.id, { event: 'password_reset.requested', actor: 'anonymous', details: { link_sent: true } }, ctx),
+  const { token, step } = newLinkToken(ctx, { keyOf: keys.passwordReset, type: 'password_reset', validMinutes: RESET_LINK_VALID_MINUTES, record: { user_id: account.id } });
+  // The link, its mail and the account's log entry in one transaction: a mail-queue outage delays the mail, never loses it.
+  await transact([
+    step,
+    mailStep(resetMail(account.email, resetLink(token, ctx)), ctx),
+    securityLogStep(account.id, { event: 'password_reset.requested', actor: 'anonymous', details: { link_sent: true } }, ctx),
   ]);
 }
 

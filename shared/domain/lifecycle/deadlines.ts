@@ -1,9 +1,10 @@
 import { keys } from '#db/keys';
-import { conditionalDelete, getItem } from '#db/items';
-import { whenCondition } from '#db/steps';
+import { getItem } from '#db/items';
+import { deleteWhenStep } from '#db/steps';
+import { concurrentChange, transact, type TransactStep } from '#db/transact';
 import { sweepDue } from '#db/due';
 import { escapeHtml, oneLine } from '#mail/html';
-import { queueMail } from '#mail/send';
+import { mailStep, writeMail } from '#mail/send';
 import type { AppContext } from '#shared/context';
 import { getAccount } from '#domain/identity';
 import { activePlan } from '#domain/billing';
@@ -37,17 +38,26 @@ async function runDeadline(d: Deadline, ctx: AppContext): Promise<void> {
   if (!current || !account) return;
   const o = overage(usage, current.plan);
   if (d.kind !== 'enforce') {
-    if (anyOver(o)) await queueMail(reminderMail(account.email, current.plan.name, o, window, d.kind === 'reminder-7d' ? 7 : 1), ctx);
+    if (anyOver(o)) await writeMail(reminderMail(account.email, current.plan.name, o, window, d.kind === 'reminder-7d' ? 7 : 1), ctx);
     return;
   }
+  let mail: TransactStep[] = [];
   if (anyOver(o)) {
     const { suggested } = await overageCandidatesOf(d.user_id, usage, o);
     const report = await archiveSelection(d.user_id, suggested, ctx);
-    await queueMail(enforcedMail(account.email, current.plan.name, report), ctx);
+    mail = [mailStep(enforcedMail(account.email, current.plan.name, report), ctx)];
   }
-  // The window closes; a later downgrade opens a new one.
-  await conditionalDelete(keys.downgradeWindow(d.user_id), whenCondition({ until: window.until }));
+  // The window closes, with the mail that tells what was archived (the outbox); a later downgrade opens a new one.
+  try {
+    await transact([...mail, deleteWhenStep(keys.downgradeWindow(d.user_id), { until: window.until }, WINDOW_MOVED)]);
+  } catch (err) {
+    if (err !== WINDOW_MOVED) throw err;
+    // Replaced by a later confirmation meanwhile (it stays open): what was archived is still told.
+    if (mail.length) await transact(mail);
+  }
 }
+
+const WINDOW_MOVED = concurrentChange();
 
 const LABEL: Record<string, string> = { services: 'services', environments: 'environments', project_users: 'project users', api_keys: 'API keys', service_floors: 'service floors' };
 

@@ -7,7 +7,7 @@ import { OWNER_REQUIRED, accessToProject, grantOf, loadAccess, parseGrant, type 
 import { ENV_NOT_IN_PROJECT, envLiveCheck } from './env-scope';
 import { planOfProject, retentionOfProject } from './projects';
 import type { Project } from './project-types';
-import { joinSteps, mailNewMember, roleTarget, roleTargetKeys, type MemberItem } from './role-target';
+import { joinSteps, roleTarget, roleTargetKeys, type MemberItem } from './role-target';
 import type { Account } from '#domain/identity';
 import { changeAudit, creationAudit } from '#shared/audit';
 import { claimNameStep, namedWriteSteps, type NameScope } from '#db/unique-names';
@@ -234,7 +234,7 @@ export async function assignCustomRole(
   let items = access.extra;
   // A member or assignment changed between read and write (CHANGED): read again after a jittered
   // backoff, so writers that collided do not collide again in lockstep.
-  const { assignment, joined, role } = await onContention(async (attempt) => {
+  const { assignment } = await onContention(async (attempt) => {
     if (attempt > 1) items = await batchGet(readKeys);
     const get = <T>(key: Key) => items.get(keyId(key)) as T | undefined;
     const role = get<CustomRole>(keys.customRole(projectId, roleId));
@@ -263,19 +263,18 @@ export async function assignCustomRole(
       // A role deleted meanwhile must not gain an assignment its deletion's clean-up would miss.
       stillLiveStep(keys.customRole(projectId, roleId), notFound(CUSTOM_ROLE_NOT_FOUND)),
       ...(envId ? [envLiveCheck(projectId, envId)] : []),
-      ...(member ? grantSteps(projectId, userId, member, roleId, grantOf(roleId, envId)) : joinWithGrantSteps(ctx, access.project, account, grantOf(roleId, envId), now)),
+      ...(member ? grantSteps(projectId, userId, member, roleId, grantOf(roleId, envId)) : joinWithGrantSteps(ctx, access.project, account, grantOf(roleId, envId), `the custom role "${role!.name}"`, now)),
     ];
     await transact(steps);
-    return { assignment, joined: member ? undefined : account, role: role! };
+    return { assignment };
   }, (err) => err === CHANGED);
-  if (joined) await mailNewMember(ctx, access.project, joined, `the custom role "${role.name}"`);
   return assignment;
 }
 
 /** An owner's assignment to a non-member: they join (`joinSteps`) holding the grant. */
-function joinWithGrantSteps(ctx: AppContext, project: Project, account: Account, grant: string, now: string): TransactStep[] {
+function joinWithGrantSteps(ctx: AppContext, project: Project, account: Account, grant: string, told: string, now: string): TransactStep[] {
   const memberSK = keys.member(project.id, account.id).SK;
-  return joinSteps(ctx, project, account, 'custom_role_assignment', now, CHANGED).map((step) =>
+  return joinSteps(ctx, project, account, 'custom_role_assignment', told, now, CHANGED).map((step) =>
     step.Put?.Item?.SK === memberSK ? { ...step, Put: { ...step.Put, Item: { ...step.Put.Item, custom_role_grants: new Set([grant]), [REFS_VERSION]: 1 } } } : step,
   );
 }

@@ -5,7 +5,7 @@ import type { EnvRole } from '#auth/permissions';
 import { actorAccount, type AppContext } from '#shared/context';
 import { accessToEnvironment } from './environments';
 import { retentionOfProject } from './projects';
-import { joinSteps, mailNewMember, memberHoldsStep, roleTarget, roleTargetKeys } from './role-target';
+import { joinSteps, memberHoldsStep, roleTarget, roleTargetKeys } from './role-target';
 import { onContention } from '#db/retry';
 import { changeAudit, creationAudit } from '#shared/audit';
 import { queryPartition } from '#db/query';
@@ -47,7 +47,7 @@ export async function assignEnvRole(ctx: AppContext, input: { environment_id: st
   const { access, env } = await accessToEnvironment(envId, actorAccount(ctx).id, { extra: target, permission: MANAGE_ROLES });
   const projectId = env.project_id;
   let items = access.extra;
-  const { joined, assignment } = await onContention(async (attempt) => {
+  const { assignment } = await onContention(async (attempt) => {
     if (attempt > 1) items = await batchGet(target(projectId));
     const { account, member } = roleTarget(access, items, userId);
     const existing = items.get(keyId(keys.envRole(projectId, envId, userId))) as EnvRoleAssignment | undefined;
@@ -66,11 +66,10 @@ export async function assignEnvRole(ctx: AppContext, input: { environment_id: st
     await transact([
       envRoleStep(projectId, env.id, userId, role, assignment.id, head),
       ...auditSteps,
-      ...(joins ? joinSteps(ctx, access.project, account, 'env_role', now, CHANGED) : [memberHoldsStep(projectId, userId, CHANGED)]),
+      ...(joins ? joinSteps(ctx, access.project, account, 'env_role', `the role ${role} in the environment "${env.name}"`, now, CHANGED) : [memberHoldsStep(projectId, userId, CHANGED)]),
     ]);
-    return { joined: joins ? account : undefined, assignment };
+    return { assignment };
   }, (err) => err === CHANGED);
-  if (joined) await mailNewMember(ctx, access.project, joined, `the role ${role} in the environment "${env.name}"`);
   return assignment;
 }
 

@@ -3,7 +3,7 @@ import { concurrentChange, transact, type TransactStep } from '#db/transact';
 import { invalid, notFound } from '#shared/errors';
 import { newSecret, sha256 } from '#auth/tokens';
 import type { EnvRole } from '#auth/permissions';
-import { queueMail } from '#mail/send';
+import { mailStep } from '#mail/send';
 import { oneLine } from '#mail/html';
 import { projectEventStep } from '#shared/events';
 import { actorAccount, epochSeconds, type AppContext } from '#shared/context';
@@ -204,7 +204,7 @@ function scopeKeys(projectId: string, input: NewInvitation) {
 /**
  * POST /invites: invites an address into a project (owner only). Writes the invitation, its link,
  * the open-invitation index and the bare-id lookup in one transaction — nothing on the invited
- * account — with `user.invited` in its outbox — then queues the mail; a mail failure does not undo the invitation.
+ * account — with `user.invited` and the invitation's mail in its outbox.
  */
 export async function createInvitation(ctx: AppContext, input: NewInvitation): Promise<Invitation> {
   const caller = actorAccount(ctx);
@@ -255,12 +255,13 @@ export async function createInvitation(ctx: AppContext, input: NewInvitation): P
       },
       ctx,
     ),
+    invitationMailStep(invite, link.token, access.project, caller, ctx),
   ]);
-  await mailInvitation(invite, link.token, access.project, caller, ctx);
   return invite;
 }
 
-async function mailInvitation(invite: Invitation, token: string, project: Project, inviter: Account, ctx: AppContext): Promise<void> {
+/** The invitation's mail, a step of the transaction that writes its link (the outbox): a mail-queue outage delays it, never loses it. */
+function invitationMailStep(invite: Invitation, token: string, project: Project, inviter: Account, ctx: AppContext): TransactStep {
   const message = invitationMail({
     to: invite.invited_email,
     firstName: invite.invited_first_name,
@@ -269,7 +270,7 @@ async function mailInvitation(invite: Invitation, token: string, project: Projec
     link: invitationLink(token, ctx),
     validHours: INVITATION_VALID_HOURS,
   });
-  await queueMail(message, ctx);
+  return mailStep(message, ctx);
 }
 
 /** GET /invites: a project's invitations, newest first (owner only). */
@@ -315,8 +316,8 @@ export async function resendInvitation(ctx: AppContext, input: { id: string }): 
     ),
     ...link.steps,
     ...audit.steps,
+    invitationMailStep(resent, link.token, access.project, caller, ctx),
   ]);
-  await mailInvitation(resent, link.token, access.project, caller, ctx);
   return resent;
 }
 

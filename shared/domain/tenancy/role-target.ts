@@ -5,7 +5,7 @@ import type { TransactStep } from '#db/transact';
 import { creationAudit } from '#shared/audit';
 import { notFound, type DomainError } from '#shared/errors';
 import { actorAccount, type AppContext } from '#shared/context';
-import { queueMail } from '#mail/send';
+import { mailStep } from '#mail/send';
 import { oneLine } from '#mail/html';
 import type { Account } from '#domain/identity';
 import type { Membership, ProjectAccess } from './access';
@@ -52,30 +52,24 @@ export function roleTarget(access: ProjectAccess, items: Map<string, Record<stri
 export const memberHoldsStep = (projectId: string, userId: string, failWith: DomainError): TransactStep => referenceStep(keys.member(projectId, userId), failWith);
 
 /**
- * An owner's assignment to a non-member makes them one: the membership (and its mirror) and the
- * project's audit entry `member.create` (by the owner; `via` names the assignment), in the
- * assignment's transaction. `failWith` replaces the membership's own refusal (one written meanwhile).
+ * An owner's assignment to a non-member makes them one: the membership (and its mirror), the
+ * project's audit entry `member.create` (by the owner; `via` names the assignment) and the mail that
+ * tells them (who added them, with what: `told`, and the project's address), in the assignment's
+ * transaction (the outbox: a mail-queue outage delays the mail, never loses it). `failWith` replaces
+ * the membership's own refusal (one written meanwhile).
  */
-export function joinSteps(ctx: AppContext, project: Project, account: Account, via: 'env_role' | 'custom_role_assignment', now: string, failWith?: DomainError): TransactStep[] {
+export function joinSteps(ctx: AppContext, project: Project, account: Account, via: 'env_role' | 'custom_role_assignment', told: string, now: string, failWith?: DomainError): TransactStep[] {
   const steps = membershipSteps(project.id, account.id, 'member', now).map((s) => (failWith && s.failWith ? { ...s, failWith } : s));
+  const owner = actorAccount(ctx);
   return [
     ...steps,
     ...creationAudit(ctx, 'member', { id: account.id, project_id: project.id }, { user_id: account.id, email: account.email, role: 'member' }, { summary: { via } }),
+    mailStep(addedToProjectMail({
+      to: account.email,
+      owner: oneLine(owner.name ?? '') || owner.email,
+      projectName: project.name,
+      grant: told,
+      link: projectLink(project.id, ctx),
+    }), ctx),
   ];
-}
-
-/**
- * Tells someone an owner's assignment made a member, once it has committed: who added them, with
- * what (`grant`), and the project's address. Through the mail queue, as invitations are; a failure
- * to queue is logged and undoes nothing.
- */
-export async function mailNewMember(ctx: AppContext, project: Project, account: Account, grant: string): Promise<void> {
-  const owner = actorAccount(ctx);
-  await queueMail(addedToProjectMail({
-    to: account.email,
-    owner: oneLine(owner.name ?? '') || owner.email,
-    projectName: project.name,
-    grant,
-    link: projectLink(project.id, ctx),
-  }), ctx);
 }

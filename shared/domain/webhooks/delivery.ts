@@ -8,7 +8,7 @@ import { queryPartition } from '#db/query';
 import type { AppContext } from '#shared/context';
 import type { DomainEvent, EventMessage } from '#shared/events';
 import { escapeHtml, oneLine } from '#mail/html';
-import { queueMail } from '#mail/send';
+import { mailStep } from '#mail/send';
 import { getAccount } from '#domain/identity';
 import { liveProjects, ownedProjectIds, planOfProject, retentionOfProject } from '#domain/tenancy';
 import { webhookEntity, type Webhook } from './webhook-entity';
@@ -188,20 +188,20 @@ async function endpointHealth(webhook: Webhook, result: PostResult, ctx: AppCont
     actor: SERVICE_ACTOR,
     summary: { failing_since: since, status_code: result.status },
   });
+  const owner = project && (await getAccount(project.owner_id));
+  const text = `${reason}, so the webhook ${webhook.url} of the project ${oneLine(project?.name ?? '')} was disabled. Deliveries stopped; re-enable it with PATCH /projects/${webhook.project_id}/webhooks/${webhook.id} {"enabled": true} once the endpoint works.`;
+  // The owner is told in the same transaction (the outbox): once, and never lost to a mail-queue outage.
+  const mail = owner ? [mailStep({ to: owner.email, subject: 'A webhook was disabled', text, html: `<p>${escapeHtml(text)}</p>` }, ctx)] : [];
   const alreadyDisabled = conflict('already disabled');
   try {
     await transact([
       setWhenStep(key, { enabled: false, disabled_reason: reason, updated_at: now.toISOString(), audit_head: audit.head }, { enabled: true }, alreadyDisabled),
       ...audit.steps,
+      ...mail,
     ]);
   } catch (err) {
     if (err !== alreadyDisabled) log.warn('webhook not disabled', { webhook_id: webhook.id, error: String(err) });
-    return; // already disabled (or deleted): mailed once
   }
-  const owner = project && (await getAccount(project.owner_id));
-  if (!owner) return;
-  const text = `${reason}, so the webhook ${webhook.url} of the project ${oneLine(project.name)} was disabled. Deliveries stopped; re-enable it with PATCH /projects/${webhook.project_id}/webhooks/${webhook.id} {"enabled": true} once the endpoint works.`;
-  await queueMail({ to: owner.email, subject: 'A webhook was disabled', text, html: `<p>${escapeHtml(text)}</p>` }, ctx);
 }
 
 /** A due retry: which attempt of which delivery. */

@@ -3,6 +3,7 @@ import { collect } from '../../../clients/typescript/src/paging';
 import { multipart, type InfracatClient } from '../../../clients/typescript/src/client';
 import { followJob } from '../../../clients/typescript/src/jobs';
 import { keys } from '#db/keys';
+import { queryPartition } from '#db/query';
 import { readItem } from '../../helpers/catalog';
 import type { Entry, Kind, Ledger } from './ledger';
 import type { Delivery } from './webhook-receiver';
@@ -58,10 +59,12 @@ export interface Checks {
   ledger: Ledger;
   scopes: Scope[];
   deliveries: Delivery[];
+  /** The soak's webhook: its delivery log is read from the table (bodies included). */
+  webhookId: string;
 }
 
 /** Every invariant of issue 35 item 3, read through the API and the table once the faults are off. */
-export async function checkInvariants({ client, ledger, scopes, deliveries }: Checks): Promise<Checked> {
+export async function checkInvariants({ client, ledger, scopes, deliveries, webhookId }: Checks): Promise<Checked> {
   const projectId = scopes[0].projectId;
   const found = { lost: [] as string[], back: [] as string[], dupes: [] as string[], stale: [] as string[], strangers: [] as string[] };
   const counters: string[] = [];
@@ -92,6 +95,7 @@ export async function checkInvariants({ client, ledger, scopes, deliveries }: Ch
     ['each plan counter equals the items it counts', counters],
     ['one audit entry per acknowledged change', await auditMatches(client, projectId, ledger)],
     ['every event reached its subscriber, duplicates with the same webhook-id', webhooksMatch(ledger, deliveries)],
+    ['every event the webhook subscribes to has a delivery in its log, succeeded or failed', await deliveryLogMatches(ledger, webhookId)],
     ['an export equals the state read through the API', exports],
   ];
 }
@@ -129,6 +133,30 @@ function webhooksMatch(ledger: Ledger, deliveries: Delivery[]): string[] {
       if (e.deleted === 'acked' && ids('service.deleted', 'service_id', e.id) !== 1) out.push(`service.deleted of ${e.name}: ${ids('service.deleted', 'service_id', e.id)} distinct events`);
     }
     if (e.kind === 'floor' && ids('floor.created', 'service_floor_id', e.id) !== 1) out.push(`floor.created of ${e.name}: ${ids('floor.created', 'service_floor_id', e.id)} distinct events`);
+  }
+  return out;
+}
+
+/**
+ * Issue 41: every event the webhook should receive ends as a delivery in its log (succeeded or failed,
+ * so redeliverable), never vanishes: one delivery per acknowledged service creation, update and delete
+ * and floor creation, none still pending once every retry has run. Read from the table (the log's
+ * bodies hold the event, which the API's list leaves out).
+ */
+async function deliveryLogMatches(ledger: Ledger, webhookId: string): Promise<string[]> {
+  const log = (await queryPartition<{ id: string; status: string; body: string }>(keys.webhookDelivery(webhookId, '').PK, keys.webhookDeliveryPrefix)).map((d) => ({ ...d, event: JSON.parse(d.body) as { type: string; data: Record<string, unknown> } }));
+  const out = log.filter((d) => d.status !== 'succeeded' && d.status !== 'failed').map((d) => `delivery ${d.id} (${d.event.type}) still ${d.status}`);
+  const count = (type: string, field: string, id: string) => log.filter((d) => d.event.type === type && d.event.data[field] === id).length;
+  for (const e of ledger.entries) {
+    if (!e.id || e.created !== 'acked') continue;
+    if (e.kind === 'service') {
+      if (count('service.created', 'service_id', e.id) !== 1) out.push(`service.created of ${e.name}: ${count('service.created', 'service_id', e.id)} deliveries`);
+      const updates = e.ackedChanges - 1 - (e.deleted === 'acked' ? 1 : 0);
+      const got = count('service.updated', 'service_id', e.id);
+      if (got < updates || got > updates + e.uncertainChanges) out.push(`service.updated of ${e.name}: ${got} deliveries, ${updates} acknowledged updates`);
+      if (e.deleted === 'acked' && count('service.deleted', 'service_id', e.id) !== 1) out.push(`service.deleted of ${e.name}: ${count('service.deleted', 'service_id', e.id)} deliveries`);
+    }
+    if (e.kind === 'floor' && count('floor.created', 'service_floor_id', e.id) !== 1) out.push(`floor.created of ${e.name}: ${count('floor.created', 'service_floor_id', e.id)} deliveries`);
   }
   return out;
 }

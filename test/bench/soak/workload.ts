@@ -157,7 +157,7 @@ async function importOnce(client: InfracatClient, scope: Scope, ledger: Ledger, 
   const record = await outcome(async () => ({ data: await followJob(client, started.value.job_id, { pollMs: 200, timeoutMs: 120_000 }) }));
   note('import job', record);
   const ok = record.kind === 'ok' && record.value.status === 'succeeded';
-  if (record.kind === 'ok' && !ok) note('import job', { kind: 'refused', status: 0, detail: `ended ${record.value.status}` });
+  if (record.kind === 'ok' && !ok) note('import job', { kind: 'refused', status: 0, detail: `ended ${record.value.status}: ${(record.value as { error?: string }).error ?? ''}` });
   for (const name of names) ledger.add({ kind: 'service', name, envId: scope.importEnvId, created: ok ? 'acked' : 'uncertain', value: 'imported' });
 }
 
@@ -169,5 +169,5 @@ async function exportOnce(client: InfracatClient, scope: Scope, note: (l: string
   if (started.kind !== 'ok') return;
   const record = await outcome(async () => ({ data: await followJob(client, started.value.job_id, { pollMs: 200, timeoutMs: 120_000 }) }));
   note('export job', record);
-  if (record.kind === 'ok' && record.value.status !== 'succeeded') note('export job', { kind: 'refused', status: 0, detail: `ended ${record.value.status}` });
+  if (record.kind === 'ok' && record.value.status !== 'succeeded') note('export job', { kind: 'refused', status: 0, detail: `ended ${record.value.status}: ${(record.value as { error?: string }).error ?? ''}` });
 }

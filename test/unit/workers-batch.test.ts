@@ -99,7 +99,7 @@ describe('the mail worker', () => {
 
   it('a message whose send throws is reported (and released for the retry); the others are not', async () => {
     fakes.send.mockImplementation(async (m) => {
-      if ((m as { id: string }).id === 'mail-2') throw new Error('SES throttled');
+      if ((m as { to: string }).to === 'to-2@example.com') throw new Error('SES throttled');
     });
     const e = batch(queued(1), queued(2), queued(3));
     expect(await mail(e)).toEqual({ batchItemFailures: ids(e, 1) });

@@ -144,7 +144,8 @@ export function auditSteps(ctx: AppContext, change: AuditChange, retention: Audi
     actor,
     before,
     after,
-    import_id: change.import_id ?? null,
+    // An import's own writes name it; so does anything an import runs through the ordinary functions (ctx.importId: its prune).
+    import_id: change.import_id ?? ctx.importId ?? null,
     summary: change.summary ? (scrub(change.summary) as Record<string, unknown>) : null,
     request_id: ctx.origin?.requestId ?? null,
     source_ip: ctx.origin?.sourceIp ?? null,

@@ -165,7 +165,8 @@ export function auditSteps(ctx: AppContext, change: AuditChange, retention: Audi
     // A `latest` entry keeps its expiry aside until a later entry of its entity replaces it.
     ...(retention.mode === 'latest' && expiry ? { retain_until_epoch: expiry } : {}),
   };
-  const steps = [putNewStep(item)];
+  // A latest entry moves its entity's head: transact conditions the entity's write on the head it replaces (db/transact.ts).
+  const steps: TransactStep[] = [retention.mode === 'latest' ? { ...putNewStep(item), headMove: { head: key.SK, previous: retention.previous ?? null } } : putNewStep(item)];
   // Without a retention (a plan that keeps everything) the previous entry is kept as well.
   if (retention.mode === 'latest' && retention.previous && expiry) steps.push(expireStep(key.PK, retention.previous, expiry));
   return { steps, sk: key.SK };

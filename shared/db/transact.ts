@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { TransactionCanceledException, type AttributeValue } from '@aws-sdk/client-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { ddb } from '#shared/clients';
 import { config } from '#shared/config';
@@ -16,7 +17,21 @@ type Op = 'Put' | 'Update' | 'Delete' | 'ConditionCheck';
  * (and a Delete after them) when the whole does not fit one transaction: index items whose readers
  * skip an entry whose entity is absent (connection listings, catalog/listing.ts).
  */
-export type TransactStep = { [K in Op]?: Omit<NonNullable<Write[K]>, 'TableName'> } & { failWith?: DomainError; beside?: 'before' | 'after' };
+export type TransactStep = { [K in Op]?: Omit<NonNullable<Write[K]>, 'TableName'> } & { failWith?: DomainError; beside?: 'before' | 'after'; headMove?: HeadMove };
+
+/**
+ * On an entry that becomes its entity's latest (shared/audit.ts): the entity's write in the same
+ * transaction stores `head` as its `audit_head`, replacing `previous` (the head it read), whose TTL
+ * the same transaction sets. `transact` conditions that write on the head still being `previous`:
+ * of two updates that read one head, the second would otherwise replace the first's entry as the
+ * head with nothing ever setting that entry's TTL. Such a write is refused with CASCADE_STALE
+ * (re-run from a new read) when the head moved, its own refusal otherwise.
+ */
+export interface HeadMove {
+  head: string;
+  previous: string | null;
+}
+const HEAD_FIELD = 'audit_head';
 
 export const CONCURRENT_CHANGE = 'The request conflicted with a concurrent change. Please retry.';
 /** The 409 for a write that lost a race; each caller keeps its own instance when a retry loop compares by identity. */
@@ -28,7 +43,7 @@ class Contended extends Error {}
 /** The steps as TransactWriteItems for the one table. */
 export const toTransactItems = (steps: TransactStep[]): Write[] => {
   const TableName = config().TABLE_NAME;
-  return steps.map(({ failWith: _f, beside: _b, ...ops }) => Object.fromEntries(Object.entries(ops).map(([op, body]) => [op, { TableName, ...body }])) as Write);
+  return steps.map(({ failWith: _f, beside: _b, headMove: _h, ...ops }) => Object.fromEntries(Object.entries(ops).map(([op, body]) => [op, { TableName, ...body }])) as Write);
 };
 
 /**
@@ -40,8 +55,9 @@ export const toTransactItems = (steps: TransactStep[]): Write[] => {
  * the same call "done" then, so the caller learns what happened instead of failing a write that
  * was made (a client's retry would make it twice: a second item, or a misleading refusal).
  */
-export async function transact(steps: TransactStep[], token?: string): Promise<void> {
-  if (steps.length > TRANSACTION_LIMIT && steps.some((s) => s.beside)) return transactBeside(steps, token);
+export async function transact(given: TransactStep[], token?: string): Promise<void> {
+  if (given.length > TRANSACTION_LIMIT && given.some((s) => s.beside)) return transactBeside(given, token);
+  const { steps, heads } = guardHeads(given);
   const TransactItems = toTransactItems(steps);
   // Always a token. Once a try may have taken effect, every later try keeps its token: DynamoDB
   // answers it "done" if it did (a try refused by a conflict did nothing, and the next gets a new one).
@@ -65,7 +81,7 @@ export async function transact(steps: TransactStep[], token?: string): Promise<v
           if (!(err instanceof TransactionCanceledException)) throw err;
           const reasons = err.CancellationReasons ?? [];
           const failed = reasons.findIndex((r) => r.Code === 'ConditionalCheckFailed');
-          if (failed >= 0) throw steps[failed]?.failWith ?? concurrentChange();
+          if (failed >= 0) throw headMoved(heads.get(failed), reasons[failed].Item) ? CASCADE_STALE : (steps[failed]?.failWith ?? concurrentChange());
           if (reasons.some((r) => r.Code === 'TransactionConflict')) throw new Contended();
           throw err;
         }
@@ -76,6 +92,44 @@ export async function transact(steps: TransactStep[], token?: string): Promise<v
     if (err instanceof Contended) throw concurrentChange();
     throw err;
   }
+}
+
+/** Whether the item a guarded write found (its old image) holds another head than the one read. */
+function headMoved(previous: string | null | undefined, old: Record<string, AttributeValue> | undefined): boolean {
+  if (previous === undefined || !old) return false;
+  const head = old[HEAD_FIELD] ? unmarshall({ h: old[HEAD_FIELD] }).h : null;
+  return (head ?? null) !== previous;
+}
+
+/**
+ * The steps with each entity write that stores a new audit head (a `headMove` of the same
+ * transaction names it) conditioned on its head as read, and which steps those are (their index →
+ * the head read). The write is found by the value it stores: an entry's sort key (time and a new
+ * id) is written nowhere else.
+ */
+function guardHeads(steps: TransactStep[]): { steps: TransactStep[]; heads: Map<number, string | null> } {
+  const heads = new Map<number, string | null>();
+  const moves = steps.flatMap((s) => (s.headMove ? [s.headMove] : []));
+  if (!moves.length) return { steps, heads };
+  const out = steps.map((step, i) => {
+    const move = moves.find((m) => (step.Update && Object.values(step.Update.ExpressionAttributeValues ?? {}).includes(m.head)) || step.Put?.Item?.[HEAD_FIELD] === m.head);
+    if (!move) return step;
+    heads.set(i, move.previous);
+    const op = step.Update ? 'Update' : 'Put';
+    const body = step[op]!;
+    const asRead = move.previous === null ? '(attribute_not_exists(#auditHead) OR #auditHead = :auditHeadRead)' : '#auditHead = :auditHeadRead';
+    return {
+      ...step,
+      [op]: {
+        ...body,
+        ConditionExpression: body.ConditionExpression ? `(${body.ConditionExpression}) AND ${asRead}` : asRead,
+        ExpressionAttributeNames: { ...body.ExpressionAttributeNames, '#auditHead': HEAD_FIELD },
+        ExpressionAttributeValues: { ...body.ExpressionAttributeValues, ':auditHeadRead': move.previous },
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
+      },
+    };
+  });
+  return { steps: out, heads };
 }
 
 /** Tries of one transaction through outages (each with the SDK's own attempts). */

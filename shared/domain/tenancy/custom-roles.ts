@@ -1,5 +1,5 @@
 import { keys } from '#db/keys';
-import { transact, type TransactStep, concurrentChange, retryWhenStale } from '#db/transact';
+import { transact, type TransactStep, concurrentChange, retryWhenStale, CASCADE_STALE } from '#db/transact';
 import { invalid, notFound } from '#shared/errors';
 import type { Permission } from '#auth/permissions';
 import { actorAccount, type AppContext } from '#shared/context';
@@ -268,7 +268,7 @@ export async function assignCustomRole(
     ];
     await transact(steps);
     return { assignment, joined: member ? undefined : account, role: role! };
-  }, { attempts: ATTEMPTS, when: (err) => err === CHANGED, baseMs: 30 });
+  }, { attempts: ATTEMPTS, when: (err) => err === CHANGED || err === CASCADE_STALE, baseMs: 30 });
   if (joined) await mailNewMember(ctx, access.project, joined, `the custom role "${role.name}"`);
   return assignment;
 }
@@ -325,7 +325,10 @@ function withdrawGrantSteps(member: Membership | undefined, roleId: string): Tra
 }
 
 /** Withdraws a user's assignment of a role (soft delete) and the grant mirrored on their membership. */
-export async function removeAssignment(ctx: AppContext, input: { project_id: string; role_id: string; user_id: string }): Promise<void> {
+// Re-run from a new read when its write went stale (a concurrent change moved what it read, its audit head included: db/transact.ts).
+export const removeAssignment = (...args: Parameters<typeof removeAssignmentOnce>) => retryWhenStale(() => removeAssignmentOnce(...args));
+
+async function removeAssignmentOnce(ctx: AppContext, input: { project_id: string; role_id: string; user_id: string }): Promise<void> {
   const { role_id: roleId, user_id: userId } = input;
   const access = await loadAccess(input.project_id, actorAccount(ctx).id, { extra: assignmentReadKeys(input.project_id, roleId, userId) });
   access.require('project.manage', OWNER_REQUIRED);

@@ -1,7 +1,7 @@
 import { visible } from '#db/live';
 import { retry } from '#db/retry';
 import { keys } from '#db/keys';
-import { transact, concurrentChange, retryWhenStale, type TransactStep } from '#db/transact';
+import { transact, concurrentChange, retryWhenStale, type TransactStep, CASCADE_STALE } from '#db/transact';
 import { forbidden, notFound } from '#shared/errors';
 import { actorAccount, type AppContext } from '#shared/context';
 import { accessToProject } from './access';
@@ -122,7 +122,7 @@ export async function deleteEnvironment(ctx: AppContext, input: { id: string }):
         counterStep(keys.project(env.project_id), { env_count: -1, service_count: -(env.service_count ?? 0) }),
       ]);
     },
-    { attempts: 8, baseMs: 10, when: (err) => err === COUNT_MOVED },
+    { attempts: 8, baseMs: 10, when: (err) => err === COUNT_MOVED || err === CASCADE_STALE },
   );
 }
 

@@ -1,5 +1,5 @@
 import { keys } from '#db/keys';
-import { transact, type TransactStep, concurrentChange, retryWhenStale } from '#db/transact';
+import { transact, type TransactStep, concurrentChange, retryWhenStale, CASCADE_STALE } from '#db/transact';
 import { invalid, notFound } from '#shared/errors';
 import { actorAccount, type AppContext } from '#shared/context';
 import { accessInEnvironment, envLiveCheck } from './env-scope';
@@ -208,7 +208,7 @@ export async function deleteGroup(ctx: AppContext, input: { id: string }): Promi
       ...subgroupSteps(last),
       ...audit.steps,
     ]);
-  }, { attempts: ATTEMPTS, when: (err) => err === CHANGED });
+  }, { attempts: ATTEMPTS, when: (err) => err === CHANGED || err === CASCADE_STALE });
 }
 
 // ---- subgroups -------------------------------------------------------------------------------

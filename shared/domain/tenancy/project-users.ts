@@ -1,5 +1,5 @@
 import { keys } from '#db/keys';
-import { transact } from '#db/transact';
+import { transact, retryWhenStale } from '#db/transact';
 import { notFound } from '#shared/errors';
 import { actorAccount, type AppContext } from '#shared/context';
 import { accessToProject } from './access';
@@ -69,7 +69,10 @@ export async function createProjectUser(ctx: AppContext, input: ProjectUserField
   return person;
 }
 
-export async function updateProjectUser(ctx: AppContext, input: ProjectUserFields & { id: string }): Promise<ProjectUser> {
+// Re-run from a new read when its write went stale (a concurrent change moved what it read, its audit head included: db/transact.ts).
+export const updateProjectUser = (...args: Parameters<typeof updateProjectUserOnce>) => retryWhenStale(() => updateProjectUserOnce(...args));
+
+async function updateProjectUserOnce(ctx: AppContext, input: ProjectUserFields & { id: string }): Promise<ProjectUser> {
   const { id, ...patch } = input;
   const { access, person } = await accessToProjectUser(ctx, id, 'project_users.manage', NOT_AUTHORIZED_MANAGE_PROJECT_USERS);
   const updated_at = ctx.clock.now().toISOString();
@@ -87,7 +90,10 @@ export async function updateProjectUser(ctx: AppContext, input: ProjectUserField
 }
 
 /** Soft delete; the plan slot is free again. */
-export async function deleteProjectUser(ctx: AppContext, input: { id: string }): Promise<void> {
+// Re-run from a new read when its write went stale (a concurrent change moved what it read, its audit head included: db/transact.ts).
+export const deleteProjectUser = (...args: Parameters<typeof deleteProjectUserOnce>) => retryWhenStale(() => deleteProjectUserOnce(...args));
+
+async function deleteProjectUserOnce(ctx: AppContext, input: { id: string }): Promise<void> {
   const { access, person } = await accessToProjectUser(ctx, input.id, 'project_users.manage', NOT_AUTHORIZED_MANAGE_PROJECT_USERS);
   const now = ctx.clock.now().toISOString();
   const audit = changeAudit(ctx, 'project_user', 'delete', person, { before: auditedPerson(person), after: null }, await retentionOfProject(access.project));

@@ -1,5 +1,5 @@
 import { keys } from '#db/keys';
-import { transact, type TransactStep } from '#db/transact';
+import { transact, type TransactStep, retryWhenStale } from '#db/transact';
 import { notFound } from '#shared/errors';
 import { actorAccount, type AppContext } from '#shared/context';
 import { MISSING_MANAGE, MISSING_VIEW } from './connections';
@@ -86,7 +86,10 @@ export const byLinkOrder = (a: Pick<Link, 'created_at' | 'id'>, b: Pick<Link, 'c
   a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
 
 /** Soft delete; the pair may be linked again afterwards. */
-export async function deleteLink(ctx: AppContext, input: { link_id: string }): Promise<void> {
+// Re-run from a new read when its write went stale (a concurrent change moved what it read, its audit head included: db/transact.ts).
+export const deleteLink = (...args: Parameters<typeof deleteLinkOnce>) => retryWhenStale(() => deleteLinkOnce(...args));
+
+async function deleteLinkOnce(ctx: AppContext, input: { link_id: string }): Promise<void> {
   const { access, item } = await accessToItem<Record<string, unknown>>({ id: input.link_id, kind: LINK_KIND, userId: actorAccount(ctx).id, notFound: notFound(LINK_NOT_FOUND), permission: { key: 'connections.manage', detail: MISSING_MANAGE } });
   const link = linkEntity.decode(item);
   const now = ctx.clock.now().toISOString();

@@ -90,7 +90,8 @@ function listingSteps(kind: ArchivableKind, item: Record<string, unknown>, verb:
   const listing = LISTED[kind];
   if (!listing) return [];
   const entity = listing.decode(item);
-  return verb === 'archive' ? listing.steps(entity, null) : listing.steps(null, { ...entity, archived_at: null });
+  // From the state read to the archived (restored) one: listings kept while not deleted (a service's references) stay.
+  return verb === 'archive' ? listing.steps(entity, { ...entity, archived_at: 'archived' }) : listing.steps({ ...entity, archived_at: entity.archived_at ?? 'archived' }, { ...entity, archived_at: null });
 }
 /** The archive's condition that the listing it removes is the one of the item as read (a concurrent rename refuses it). */
 const listedAsRead = (kind: ArchivableKind, item: Record<string, unknown>) => LISTED[kind]?.asRead(LISTED[kind]!.decode(item));

@@ -16,7 +16,7 @@ import type { Key } from '#db/lookup';
 import { queryPrefix } from '#db/query';
 import { compareText } from '#shared/text';
 import { batchGet, keyId } from '#db/batch-get';
-import { visible, setFieldsStep, isLive, stillLiveStep } from '#db/live';
+import { visible, setFieldsStep, isLive, stillLiveStep, visibleFilter } from '#db/live';
 import { existingSetStep, counterStep, putNewStep, putWhenStep } from '#db/steps';
 import { takeQuotaStep, CUSTOM_ROLES_QUOTA } from '#domain/billing';
 import { retry } from '#db/retry';
@@ -88,7 +88,7 @@ function roleFrom(access: ProjectAccess, roleId: string): CustomRole {
 /** GET /projects/{id}/custom-roles: any member. */
 export async function listCustomRoles(ctx: AppContext, input: { project_id: string; updated_since?: string }): Promise<CustomRole[]> {
   await accessToProject(input.project_id, actorAccount(ctx).id);
-  const roles = visible(await queryPrefix<CustomRole>(input.project_id, keys.customRolePrefix), input.updated_since);
+  const roles = visible(await queryPrefix<CustomRole>(input.project_id, keys.customRolePrefix, visibleFilter(input.updated_since)), input.updated_since);
   return roles.sort((a, b) => compareText(a.name, b.name));
 }
 
@@ -189,7 +189,7 @@ async function withdrawAssignments(role: CustomRole, now: string): Promise<void>
 
 async function assignmentsOf(projectId: string, roleId: string, updatedSince?: string): Promise<CustomRoleAssignment[]> {
   // The assignment key with an empty user id is the prefix of all of the role's assignments.
-  const all = await queryPrefix<CustomRoleAssignment>(projectId, keys.customRoleAssignment(projectId, roleId, '').SK);
+  const all = await queryPrefix<CustomRoleAssignment>(projectId, keys.customRoleAssignment(projectId, roleId, '').SK, visibleFilter(updatedSince));
   return visible(all, updatedSince).sort((a, b) => a.created_at.localeCompare(b.created_at));
 }
 

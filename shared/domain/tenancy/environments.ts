@@ -1,4 +1,4 @@
-import { visible } from '#db/live';
+import { visible, visibleFilter } from '#db/live';
 import { retry } from '#db/retry';
 import { keys } from '#db/keys';
 import { transact, concurrentChange, retryWhenStale, type TransactStep, CASCADE_STALE } from '#db/transact';
@@ -43,7 +43,7 @@ export async function accessToEnvironment(
 
 /** A project's environments (the list rule applies); no access check: for callers that made theirs. */
 export async function environmentsOf(projectId: string, updatedSince?: string): Promise<Environment[]> {
-  const items = await queryPartition<Environment>(keys.projectPK(projectId), keys.environmentPrefix);
+  const items = await queryPartition<Environment>(keys.projectPK(projectId), keys.environmentPrefix, visibleFilter(updatedSince));
   return visible(items, updatedSince).map(environmentEntity.decode).sort((a, b) => a.created_at.localeCompare(b.created_at));
 }
 

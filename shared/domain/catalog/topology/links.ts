@@ -10,7 +10,7 @@ import { edgeEnds } from './ends';
 import { linkEntity, type Link } from './link-entity';
 import { claimNameStep, releaseNameStep, type NameScope } from '#db/unique-names';
 import { queryPrefix } from '#db/query';
-import { setFieldsStep, visible } from '#db/live';
+import { setFieldsStep, visible, visibleFilter } from '#db/live';
 import { putNewStep } from '#db/steps';
 import { linkListing } from '../listings';
 
@@ -75,7 +75,7 @@ export async function listLinks(ctx: AppContext, query: { project_id: string; en
   ]);
   access.require('connections.view', MISSING_VIEW, envId);
   if (listed) return listed;
-  const all = (await queryPrefix(projectId, keys.linkPrefix(envId))).map(linkEntity.decode);
+  const all = (await queryPrefix(projectId, keys.linkPrefix(envId), visibleFilter(query.updated_since))).map(linkEntity.decode);
   return visible(all, query.updated_since)
     .filter((l) => !serviceId || l.from_service_id === serviceId || l.to_service_id === serviceId)
     .sort(byLinkOrder);

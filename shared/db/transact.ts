@@ -24,8 +24,9 @@ export type TransactStep = { [K in Op]?: Omit<NonNullable<Write[K]>, 'TableName'
  * transaction stores `head` as its `audit_head`, replacing `previous` (the head it read), whose TTL
  * the same transaction sets. `transact` conditions that write on the head still being `previous`:
  * of two updates that read one head, the second would otherwise replace the first's entry as the
- * head with nothing ever setting that entry's TTL. Such a write is refused with CASCADE_STALE
- * (re-run from a new read) when the head moved, its own refusal otherwise.
+ * head with nothing ever setting that entry's TTL. When only heads moved, the transaction is tried
+ * again re-targeted at the head now there (`HeadMoved`), up to HEAD_ROUNDS times, then refused with
+ * CASCADE_STALE (re-run from a new read); any other failed condition keeps its step's refusal.
  */
 export interface HeadMove {
   head: string;
@@ -57,6 +58,34 @@ export const toTransactItems = (steps: TransactStep[]): Write[] => {
  */
 export async function transact(given: TransactStep[], token?: string): Promise<void> {
   if (given.length > TRANSACTION_LIMIT && given.some((s) => s.beside)) return transactBeside(given, token);
+  let steps = given;
+  for (let round = 1; ; round++) {
+    try {
+      // A re-targeted try is another transaction: a token of its own (the refused one did nothing).
+      return await transactOnce(steps, round === 1 ? token : undefined);
+    } catch (err) {
+      if (!(err instanceof HeadMoved)) throw err;
+      if (round >= HEAD_ROUNDS) throw CASCADE_STALE;
+      steps = err.retargeted;
+    }
+  }
+}
+
+/**
+ * Only audit heads moved under the transaction (a concurrent audited change of the same entity
+ * committed between its read and its write): nothing else it read is stale, so it is tried again
+ * as the change after that one, its entry replacing the head now there (whose TTL it sets) rather
+ * than the one read. Last writer wins, as the fields themselves do; every replaced entry expires.
+ */
+class HeadMoved extends Error {
+  constructor(readonly retargeted: TransactStep[]) {
+    super('audit head moved');
+  }
+}
+/** Tries of one transaction re-targeted at a moved head before it is refused as stale (re-run from a new read). */
+const HEAD_ROUNDS = 6;
+
+async function transactOnce(given: TransactStep[], token?: string): Promise<void> {
   const { steps, heads } = guardHeads(given);
   const TransactItems = toTransactItems(steps);
   // Always a token. Once a try may have taken effect, every later try keeps its token: DynamoDB
@@ -80,8 +109,12 @@ export async function transact(given: TransactStep[], token?: string): Promise<v
         } catch (err) {
           if (!(err instanceof TransactionCanceledException)) throw err;
           const reasons = err.CancellationReasons ?? [];
-          const failed = reasons.findIndex((r) => r.Code === 'ConditionalCheckFailed');
-          if (failed >= 0) throw headMoved(heads.get(failed), reasons[failed].Item) ? CASCADE_STALE : (steps[failed]?.failWith ?? concurrentChange());
+          const failed = reasons.flatMap((r, i) => (r.Code === 'ConditionalCheckFailed' ? [i] : []));
+          if (failed.length) {
+            const moved = failed.map((i) => movedHead(heads.get(i), reasons[i].Item));
+            if (moved.every((h) => h !== undefined)) throw new HeadMoved(retarget(given, failed.map((i, n) => [heads.get(i)!.move, moved[n]!] as const)));
+            throw steps[failed[0]]?.failWith ?? concurrentChange();
+          }
           if (reasons.some((r) => r.Code === 'TransactionConflict')) throw new Contended();
           throw err;
         }
@@ -94,11 +127,47 @@ export async function transact(given: TransactStep[], token?: string): Promise<v
   }
 }
 
-/** Whether the item a guarded write found (its old image) holds another head than the one read. */
-function headMoved(previous: string | null | undefined, old: Record<string, AttributeValue> | undefined): boolean {
-  if (previous === undefined || !old) return false;
-  const head = old[HEAD_FIELD] ? unmarshall({ h: old[HEAD_FIELD] }).h : null;
-  return (head ?? null) !== previous;
+/**
+ * The head a guarded write found (its old image) when it is not the one read and the item is still
+ * there and not deleted (a deleted one is the write's own refusal); undefined otherwise.
+ */
+function movedHead(guard: { move: HeadMove } | undefined, old: Record<string, AttributeValue> | undefined): string | undefined {
+  if (!guard || !old || (old.deleted_at && !old.deleted_at.NULL)) return undefined;
+  const head = old[HEAD_FIELD] ? (unmarshall({ h: old[HEAD_FIELD] }).h as string | null) : null;
+  return head && head !== guard.move.previous ? head : undefined;
+}
+
+/**
+ * The steps with each moved head's entry re-targeted: the write guarded on the head now there, and
+ * that head's TTL set by this transaction (as the entry's retention says: none without one).
+ */
+function retarget(steps: TransactStep[], moves: (readonly [HeadMove, string])[]): TransactStep[] {
+  const expiries: TransactStep[] = [];
+  const out = steps.map((step) => {
+    const found = moves.find(([m]) => step.headMove === m);
+    if (!found) return step;
+    const [, now] = found;
+    const entry = step.Put!.Item!;
+    const keep = entry.retain_until_epoch as number | undefined;
+    if (keep !== undefined) expiries.push(expireEntryStep(entry.PK as string, now, keep));
+    return { ...step, headMove: { ...found[0], previous: now } };
+  });
+  return [...out, ...expiries];
+}
+
+/** An audit entry replaced as its entity's latest starts expiring (shared/audit.ts): its TTL becomes the expiry kept when it was written, else `fallback`. */
+export function expireEntryStep(pk: string, sk: string, fallback: number): TransactStep {
+  return {
+    Update: {
+      Key: { PK: pk, SK: sk },
+      UpdateExpression: 'SET #ttl = if_not_exists(#keep, :fallback)',
+      // A latest entry has no TTL, so it is there; the condition keeps a stray key from creating an item.
+      ConditionExpression: 'attribute_exists(PK)',
+      ExpressionAttributeNames: { '#ttl': 'expires_at_epoch', '#keep': 'retain_until_epoch' },
+      ExpressionAttributeValues: { ':fallback': fallback },
+    },
+    failWith: concurrentChange(),
+  };
 }
 
 /**
@@ -107,14 +176,14 @@ function headMoved(previous: string | null | undefined, old: Record<string, Attr
  * the head read). The write is found by the value it stores: an entry's sort key (time and a new
  * id) is written nowhere else.
  */
-function guardHeads(steps: TransactStep[]): { steps: TransactStep[]; heads: Map<number, string | null> } {
-  const heads = new Map<number, string | null>();
+function guardHeads(steps: TransactStep[]): { steps: TransactStep[]; heads: Map<number, { move: HeadMove }> } {
+  const heads = new Map<number, { move: HeadMove }>();
   const moves = steps.flatMap((s) => (s.headMove ? [s.headMove] : []));
   if (!moves.length) return { steps, heads };
   const out = steps.map((step, i) => {
     const move = moves.find((m) => (step.Update && Object.values(step.Update.ExpressionAttributeValues ?? {}).includes(m.head)) || step.Put?.Item?.[HEAD_FIELD] === m.head);
     if (!move) return step;
-    heads.set(i, move.previous);
+    heads.set(i, { move });
     const op = step.Update ? 'Update' : 'Put';
     const body = step[op]!;
     const asRead = move.previous === null ? '(attribute_not_exists(#auditHead) OR #auditHead = :auditHeadRead)' : '#auditHead = :auditHeadRead';

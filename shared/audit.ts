@@ -2,7 +2,7 @@ import { epochSeconds, type AppContext } from './context';
 import { isStaff } from './actor';
 import { keys } from '#db/keys';
 import { putNewStep } from '#db/steps';
-import { concurrentChange, type TransactStep } from '#db/transact';
+import { expireEntryStep, type TransactStep } from '#db/transact';
 
 /**
  * The audit log's write side (issue 18), modelled on `eventStep`: an audit entry is a step of the
@@ -144,7 +144,8 @@ export function auditSteps(ctx: AppContext, change: AuditChange, retention: Audi
     actor,
     before,
     after,
-    import_id: change.import_id ?? null,
+    // An import's own writes name it; so does anything an import runs through the ordinary functions (ctx.importId: its prune).
+    import_id: change.import_id ?? ctx.importId ?? null,
     summary: change.summary ? (scrub(change.summary) as Record<string, unknown>) : null,
     request_id: ctx.origin?.requestId ?? null,
     source_ip: ctx.origin?.sourceIp ?? null,
@@ -164,26 +165,11 @@ export function auditSteps(ctx: AppContext, change: AuditChange, retention: Audi
     // A `latest` entry keeps its expiry aside until a later entry of its entity replaces it.
     ...(retention.mode === 'latest' && expiry ? { retain_until_epoch: expiry } : {}),
   };
-  const steps = [putNewStep(item)];
+  // A latest entry moves its entity's head: transact conditions the entity's write on the head it replaces (db/transact.ts).
+  const steps: TransactStep[] = [retention.mode === 'latest' ? { ...putNewStep(item), headMove: { head: key.SK, previous: retention.previous ?? null } } : putNewStep(item)];
   // Without a retention (a plan that keeps everything) the previous entry is kept as well.
-  if (retention.mode === 'latest' && retention.previous && expiry) steps.push(expireStep(key.PK, retention.previous, expiry));
+  if (retention.mode === 'latest' && retention.previous && expiry) steps.push(expireEntryStep(key.PK, retention.previous, expiry));
   return { steps, sk: key.SK };
-}
-
-/** The previous latest entry of an entity starts expiring: its TTL becomes the expiry kept when it was written. */
-function expireStep(pk: string, sk: string, fallback: number): TransactStep {
-  return {
-    Update: {
-      Key: { PK: pk, SK: sk },
-      // An entry written without a retention (an unlimited plan then) expires after today's.
-      UpdateExpression: 'SET #ttl = if_not_exists(#keep, :fallback)',
-      // A latest entry has no TTL, so it is there; the condition keeps a stray key from creating an item.
-      ConditionExpression: 'attribute_exists(PK)',
-      ExpressionAttributeNames: { '#ttl': 'expires_at_epoch', '#keep': 'retain_until_epoch' },
-      ExpressionAttributeValues: { ':fallback': fallback },
-    },
-    failWith: concurrentChange(),
-  };
 }
 
 /** The one step of an entry (for writes that record a single entry and keep no head). */

@@ -33,6 +33,11 @@ export interface AppContext {
   config: Config;
   /** The HTTP request being served; null in workers, sweeps and tools. */
   origin: RequestOrigin | null;
+  /**
+   * The import whose work this is, when an import runs ordinary domain functions for its starter
+   * (its prune's deletions): every audit entry written under this context names it (`import_id`).
+   */
+  importId?: string | null;
 }
 
 export function appContext(opts: { clock?: Clock; actor?: Actor | null; origin?: RequestOrigin } = {}): AppContext {

@@ -1,7 +1,8 @@
 import * as z from 'zod';
 import { route, ok, created, noContent } from '#http/route';
 import { email, name, syncHeaders, text, updatedSince, uuid } from '#http/schemas';
-import { createProjectUser, deleteProjectUser, getProjectUser, listProjectUsers, projectUserView, updateProjectUser } from '#domain/tenancy';
+import { createProjectUser, getProjectUser, listProjectUsers, projectUserView, updateProjectUser } from '#domain/tenancy';
+import { deleteProjectUserAndReferences } from '#domain/catalog';
 
 /** Optional contact fields: a value sets, null clears, absent leaves as is. */
 const fields = { email: email.nullish(), job_title: text(200), phone: text(50), notes: text(5000) };
@@ -50,7 +51,7 @@ export const projectUserRoutes = [
     responses: { 204: null },
     refusals: [403, 404],
     handler: async ({ params }, ctx) => {
-      await deleteProjectUser(ctx, { id: params.project_user_id });
+      await deleteProjectUserAndReferences(ctx, { id: params.project_user_id });
       return noContent();
     },
   }),

@@ -1,7 +1,8 @@
 import * as z from 'zod';
 import { route, ok, created, noContent } from '#http/route';
 import { name, syncHeaders, updatedSince, uuid } from '#http/schemas';
-import { createProject, deleteProject, listProjects, projectMembers, projectPlan, projectStats, removeMember, toProjectOut, updateProjectSettings } from '#domain/tenancy';
+import { createProject, deleteProject, listProjects, projectMembers, projectPlan, projectStats, toProjectOut, updateProjectSettings } from '#domain/tenancy';
+import { removeMemberAndReferences } from '#domain/catalog';
 import { projectUserRoutes } from './project-users-routes';
 import { costRoutes } from './costs-routes';
 
@@ -50,7 +51,7 @@ export const projectRoutes = [
     responses: { 204: null },
     refusals: [400, 403, 404],
     handler: async ({ params }, ctx) => {
-      await removeMember(ctx, params);
+      await removeMemberAndReferences(ctx, params);
       return noContent();
     },
   }),

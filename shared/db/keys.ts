@@ -1,9 +1,9 @@
 /** Key builders: the only place that knows how items are addressed (see docs/data-model.md). */
 
 /** The kinds whose lists read listing items (issue 26): in name order, connections and links in creation order. */
-export type ListingFamily = 'SERVICE' | 'FLOOR' | 'NETWORK' | 'CONN' | 'LINK';
+export type ListingFamily = 'SERVICE' | 'FLOOR' | 'NETWORK' | 'CONN' | 'LINK' | 'SERVICEREF';
 /** What a family's listing keys are ordered by (the infix of their sort keys). */
-const LISTING_ORDER: Record<ListingFamily, string> = { SERVICE: 'BYNAME', FLOOR: 'BYNAME', NETWORK: 'BYNAME', CONN: 'BYTIME', LINK: 'BYTIME' };
+const LISTING_ORDER: Record<ListingFamily, string> = { SERVICE: 'BYNAME', FLOOR: 'BYNAME', NETWORK: 'BYNAME', CONN: 'BYTIME', LINK: 'BYTIME', SERVICEREF: 'BY' };
 /** A listing range's sort-key prefix: the environment's, or one place in it (a connection's or link's end's range). */
 const listingRange = (family: ListingFamily, envId: string, place?: string) => `${family}${LISTING_ORDER[family]}#${envId}#${place === undefined ? '' : `${place}#`}`;
 
@@ -142,6 +142,16 @@ export const keys = {
     SK: `${listingRange(family, envId, place)}${orderKey}#${id}`,
   }),
   listingPrefix: (family: ListingFamily, envId: string, place?: string) => listingRange(family, envId, place),
+  /**
+   * The places of a service's reference listings (issue 41, catalog/listings.ts `serviceRefListing`):
+   * `SERVICEREFBY#<envId>#<place>##<serviceId>`, one per item the service names, so the services that
+   * name one (a server's delete, a member's removal, a project user's delete) are one Query of its range.
+   */
+  serviceRefPlace: {
+    floor: (floorId: string) => `FLOOR.${floorId}`,
+    member: (userId: string) => `USER.${userId}`,
+    projectUser: (projectUserId: string) => `PUSER.${projectUserId}`,
+  },
   /** Where every family's listings start (the backfill's Scan). */
   listingFamilyPrefix: (family: ListingFamily) => `${family}${LISTING_ORDER[family]}#`,
   floor: (projectId: string, envId: string, id: string) => ({ PK: `PROJECT#${projectId}`, SK: `FLOOR#${envId}#${id}` }),

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { TransactionCanceledException, type AttributeValue } from '@aws-sdk/client-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { ddb } from '#shared/clients';
 import { config } from '#shared/config';
@@ -16,7 +17,22 @@ type Op = 'Put' | 'Update' | 'Delete' | 'ConditionCheck';
  * (and a Delete after them) when the whole does not fit one transaction: index items whose readers
  * skip an entry whose entity is absent (connection listings, catalog/listing.ts).
  */
-export type TransactStep = { [K in Op]?: Omit<NonNullable<Write[K]>, 'TableName'> } & { failWith?: DomainError; beside?: 'before' | 'after' };
+export type TransactStep = { [K in Op]?: Omit<NonNullable<Write[K]>, 'TableName'> } & { failWith?: DomainError; beside?: 'before' | 'after'; headMove?: HeadMove };
+
+/**
+ * On an entry that becomes its entity's latest (shared/audit.ts): the entity's write in the same
+ * transaction stores `head` as its `audit_head`, replacing `previous` (the head it read), whose TTL
+ * the same transaction sets. `transact` conditions that write on the head still being `previous`:
+ * of two updates that read one head, the second would otherwise replace the first's entry as the
+ * head with nothing ever setting that entry's TTL. When only heads moved, the transaction is tried
+ * again re-targeted at the head now there (`HeadMoved`), up to HEAD_ROUNDS times, then refused with
+ * CASCADE_STALE (re-run from a new read); any other failed condition keeps its step's refusal.
+ */
+export interface HeadMove {
+  head: string;
+  previous: string | null;
+}
+const HEAD_FIELD = 'audit_head';
 
 export const CONCURRENT_CHANGE = 'The request conflicted with a concurrent change. Please retry.';
 /** Seconds a client waits before retrying a lost race (`Retry-After`): by then its contenders are done. */
@@ -34,7 +50,7 @@ class Contended extends Error {}
 /** The steps as TransactWriteItems for the one table. */
 export const toTransactItems = (steps: TransactStep[]): Write[] => {
   const TableName = config().TABLE_NAME;
-  return steps.map(({ failWith: _f, beside: _b, ...ops }) => Object.fromEntries(Object.entries(ops).map(([op, body]) => [op, { TableName, ...body }])) as Write);
+  return steps.map(({ failWith: _f, beside: _b, headMove: _h, ...ops }) => Object.fromEntries(Object.entries(ops).map(([op, body]) => [op, { TableName, ...body }])) as Write);
 };
 
 /**
@@ -46,8 +62,37 @@ export const toTransactItems = (steps: TransactStep[]): Write[] => {
  * the same call "done" then, so the caller learns what happened instead of failing a write that
  * was made (a client's retry would make it twice: a second item, or a misleading refusal).
  */
-export async function transact(steps: TransactStep[], token?: string): Promise<void> {
-  if (steps.length > TRANSACTION_LIMIT && steps.some((s) => s.beside)) return transactBeside(steps, token);
+export async function transact(given: TransactStep[], token?: string): Promise<void> {
+  if (given.length > TRANSACTION_LIMIT && given.some((s) => s.beside)) return transactBeside(given, token);
+  let steps = given;
+  for (let round = 1; ; round++) {
+    try {
+      // A re-targeted try is another transaction: a token of its own (the refused one did nothing).
+      return await transactOnce(steps, round === 1 ? token : undefined);
+    } catch (err) {
+      if (!(err instanceof HeadMoved)) throw err;
+      if (round >= HEAD_ROUNDS) throw CASCADE_STALE;
+      steps = err.retargeted;
+    }
+  }
+}
+
+/**
+ * Only audit heads moved under the transaction (a concurrent audited change of the same entity
+ * committed between its read and its write): nothing else it read is stale, so it is tried again
+ * as the change after that one, its entry replacing the head now there (whose TTL it sets) rather
+ * than the one read. Last writer wins, as the fields themselves do; every replaced entry expires.
+ */
+class HeadMoved extends Error {
+  constructor(readonly retargeted: TransactStep[]) {
+    super('audit head moved');
+  }
+}
+/** Tries of one transaction re-targeted at a moved head before it is refused as stale (re-run from a new read). */
+const HEAD_ROUNDS = 6;
+
+async function transactOnce(given: TransactStep[], token?: string): Promise<void> {
+  const { steps, heads } = guardHeads(given);
   const TransactItems = toTransactItems(steps);
   // Always a token. Once a try may have taken effect, every later try keeps its token: DynamoDB
   // answers it "done" if it did (a try refused by a conflict did nothing, and the next gets a new one).
@@ -70,8 +115,12 @@ export async function transact(steps: TransactStep[], token?: string): Promise<v
         } catch (err) {
           if (!(err instanceof TransactionCanceledException)) throw err;
           const reasons = err.CancellationReasons ?? [];
-          const failed = reasons.findIndex((r) => r.Code === 'ConditionalCheckFailed');
-          if (failed >= 0) throw steps[failed]?.failWith ?? concurrentChange();
+          const failed = reasons.flatMap((r, i) => (r.Code === 'ConditionalCheckFailed' ? [i] : []));
+          if (failed.length) {
+            const moved = failed.map((i) => movedHead(heads.get(i), reasons[i].Item));
+            if (moved.every((h) => h !== undefined)) throw new HeadMoved(retarget(given, failed.map((i, n) => [heads.get(i)!.move, moved[n]!] as const)));
+            throw steps[failed[0]]?.failWith ?? concurrentChange();
+          }
           if (reasons.some((r) => r.Code === 'TransactionConflict')) throw new Contended();
           throw err;
         }
@@ -82,6 +131,80 @@ export async function transact(steps: TransactStep[], token?: string): Promise<v
     if (err instanceof Contended) throw concurrentChange();
     throw err;
   }
+}
+
+/**
+ * The head a guarded write found (its old image) when it is not the one read and the item is still
+ * there and not deleted (a deleted one is the write's own refusal); undefined otherwise.
+ */
+function movedHead(guard: { move: HeadMove } | undefined, old: Record<string, AttributeValue> | undefined): string | undefined {
+  if (!guard || !old || (old.deleted_at && !old.deleted_at.NULL)) return undefined;
+  const head = old[HEAD_FIELD] ? (unmarshall({ h: old[HEAD_FIELD] }).h as string | null) : null;
+  return head && head !== guard.move.previous ? head : undefined;
+}
+
+/**
+ * The steps with each moved head's entry re-targeted: the write guarded on the head now there, and
+ * that head's TTL set by this transaction (as the entry's retention says: none without one).
+ */
+function retarget(steps: TransactStep[], moves: (readonly [HeadMove, string])[]): TransactStep[] {
+  const expiries: TransactStep[] = [];
+  const out = steps.map((step) => {
+    const found = moves.find(([m]) => step.headMove === m);
+    if (!found) return step;
+    const [, now] = found;
+    const entry = step.Put!.Item!;
+    const keep = entry.retain_until_epoch as number | undefined;
+    if (keep !== undefined) expiries.push(expireEntryStep(entry.PK as string, now, keep));
+    return { ...step, headMove: { ...found[0], previous: now } };
+  });
+  return [...out, ...expiries];
+}
+
+/** An audit entry replaced as its entity's latest starts expiring (shared/audit.ts): its TTL becomes the expiry kept when it was written, else `fallback`. */
+export function expireEntryStep(pk: string, sk: string, fallback: number): TransactStep {
+  return {
+    Update: {
+      Key: { PK: pk, SK: sk },
+      UpdateExpression: 'SET #ttl = if_not_exists(#keep, :fallback)',
+      // A latest entry has no TTL, so it is there; the condition keeps a stray key from creating an item.
+      ConditionExpression: 'attribute_exists(PK)',
+      ExpressionAttributeNames: { '#ttl': 'expires_at_epoch', '#keep': 'retain_until_epoch' },
+      ExpressionAttributeValues: { ':fallback': fallback },
+    },
+    failWith: concurrentChange(),
+  };
+}
+
+/**
+ * The steps with each entity write that stores a new audit head (a `headMove` of the same
+ * transaction names it) conditioned on its head as read, and which steps those are (their index →
+ * the head read). The write is found by the value it stores: an entry's sort key (time and a new
+ * id) is written nowhere else.
+ */
+function guardHeads(steps: TransactStep[]): { steps: TransactStep[]; heads: Map<number, { move: HeadMove }> } {
+  const heads = new Map<number, { move: HeadMove }>();
+  const moves = steps.flatMap((s) => (s.headMove ? [s.headMove] : []));
+  if (!moves.length) return { steps, heads };
+  const out = steps.map((step, i) => {
+    const move = moves.find((m) => (step.Update && Object.values(step.Update.ExpressionAttributeValues ?? {}).includes(m.head)) || step.Put?.Item?.[HEAD_FIELD] === m.head);
+    if (!move) return step;
+    heads.set(i, { move });
+    const op = step.Update ? 'Update' : 'Put';
+    const body = step[op]!;
+    const asRead = move.previous === null ? '(attribute_not_exists(#auditHead) OR #auditHead = :auditHeadRead)' : '#auditHead = :auditHeadRead';
+    return {
+      ...step,
+      [op]: {
+        ...body,
+        ConditionExpression: body.ConditionExpression ? `(${body.ConditionExpression}) AND ${asRead}` : asRead,
+        ExpressionAttributeNames: { ...body.ExpressionAttributeNames, '#auditHead': HEAD_FIELD },
+        ExpressionAttributeValues: { ...body.ExpressionAttributeValues, ':auditHeadRead': move.previous },
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
+      },
+    };
+  });
+  return { steps: out, heads };
 }
 
 /** Tries of one transaction through outages (each with the SDK's own attempts). */

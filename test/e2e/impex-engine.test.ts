@@ -224,9 +224,10 @@ describe('apply', () => {
         if (done > 1) throw crash;
       }, undefined, 96),
     ).rejects.toBe(crash);
-    expect(progress).toEqual([0, 1, 33]); // the floor; then a chunk of 32 services (3 new items each: service, id lookup, listing)
+    // The floor; then a chunk of 24 services (4 new items each: service, id lookup, name listing, the listing by its server).
+    expect(progress).toEqual([0, 1, 25]);
     const replan = await planImport({ projectId, environmentId: envId, document }, ctx);
-    expect(replan.report.summary).toEqual({ create: 120 - 32 + 30, update: 0, unchanged: 33, error: 0 });
+    expect(replan.report.summary).toEqual({ create: 120 - 24 + 30, update: 0, unchanged: 25, error: 0 });
     const report = await applyImport(replan, ctx);
     expect(report.errors).toEqual([]);
     const exported = await exportOf(projectId, envId);

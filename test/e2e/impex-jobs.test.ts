@@ -226,6 +226,13 @@ describe('an import with prune', () => {
     const audit = await api.get(`/projects/${projectId}/audit-log?action=service.delete`, { token });
     expect(audit.status, audit.text).toBe(200);
     expect(JSON.stringify(audit.body)).toContain('stray');
+    // ... linked to the import that pruned it, as the import's other writes are (issue 41).
+    const importEntry = (await api.get(`/projects/${projectId}/audit-log?entity_type=import`, { token })).body[0] as { entity_id: string; import_id: string };
+    expect(importEntry.import_id).toBe(record.id);
+    const deletions = ((await api.get(`/projects/${projectId}/audit-log?limit=500`, { token })).body as { action: string; import_id: string | null; actor: { id: string } }[])
+      .filter((e) => e.action.endsWith('.delete'));
+    expect(deletions.map((e) => e.action).sort()).toEqual(['connection.delete', 'group.delete', 'link.delete', 'service.delete', 'subgroup.delete']);
+    for (const e of deletions) expect(e.import_id, e.action).toBe(record.id);
 
     // Nothing left beyond the document: the next plan lists nothing.
     const again = await startImport(api, token, projectId, envId, kept, { dry_run: 'true' });

@@ -151,7 +151,8 @@ describe('an import in staged chunks', () => {
       }, { step: 'initialize', name: 'removeFloorDuringImport' });
       let report;
       try {
-        report = await applyImport(plan, ctx, undefined, undefined, 60);
+        // 20 services a chunk: 4 new items each (service, id lookup, name listing, listing by its server).
+        report = await applyImport(plan, ctx, undefined, undefined, 80);
       } finally {
         hook.remove('removeFloorDuringImport');
       }

@@ -199,3 +199,46 @@ describe('removing a member', () => {
     expect(outcomes.given + outcomes.refused).toBe(40);
   }, 120_000);
 });
+
+describe('what names the member (issue 41)', () => {
+  it('removing a member, or the member leaving, clears them as the responsible person of services in every environment (archived ones too), in the same change, and its entry says so', async () => {
+    const t = await teamWithMember();
+    const leaver = await signUp(api);
+    await grantRole(api, t.owner.token, t.envId, leaver.id, 'viewer');
+    const service = async (envId: string, name: string, responsible: string) => {
+      const res = await api.post('/services', { project_id: t.projectId, environment_id: envId, name, responsible_user_id: responsible, responsible_name: 'kept' }, { token: t.owner.token });
+      expect(res.status, res.text).toBe(201);
+      return res.body.id as string;
+    };
+    const named = [await service(t.envId, 'a', t.member.id), await service(t.staging, 'b', t.member.id)];
+    const archived = await service(t.envId, 'c', t.member.id);
+    expect((await api.post('/me/mark-archived', { services: [archived] }, { token: t.owner.token })).status).toBe(200);
+    const others = [await service(t.envId, 'd', t.owner.id), await service(t.envId, 'e', leaver.id)];
+
+    expect((await removal(t.projectId, t.member.id, t.owner.token)).status).toBe(204);
+    const responsible = async (id: string) => (await api.get(`/services/${id}`, { token: t.owner.token })).body.responsible_user_id;
+    for (const id of named) expect(await responsible(id)).toBeNull();
+    expect((await api.post('/me/unarchive', { services: [archived] }, { token: t.owner.token })).status).toBe(200);
+    expect(await responsible(archived)).toBeNull();
+    expect(await responsible(others[0])).toBe(t.owner.id);
+    expect((await api.get(`/services/${named[0]}`, { token: t.owner.token })).body.responsible_name).toBe('kept');
+    const entry = (await api.get(`/projects/${t.projectId}/audit-log?action=member.remove`, { token: t.owner.token })).body[0];
+    expect(entry.summary).toMatchObject({ responsible_cleared_service_ids: expect.arrayContaining([...named, archived]) });
+    expect(entry.summary.responsible_cleared_service_ids).toHaveLength(3);
+
+    // Leaving clears the same way.
+    expect((await removal(t.projectId, leaver.id, leaver.token)).status).toBe(204);
+    expect(await responsible(others[1])).toBeNull();
+  });
+
+  it('deleting a project user clears them as the responsible person of the services that named them', async () => {
+    const t = await teamWithMember();
+    const person = (await api.post('/project-users', { project_id: t.projectId, name: 'Ada' }, { token: t.owner.token })).body;
+    const res = await api.post('/services', { project_id: t.projectId, environment_id: t.staging, name: 'svc', responsible_project_user_id: person.id }, { token: t.owner.token });
+    expect(res.status, res.text).toBe(201);
+    expect((await api.delete(`/project-users/${person.id}`, undefined, { token: t.owner.token })).status).toBe(204);
+    expect((await api.get(`/services/${res.body.id}`, { token: t.owner.token })).body.responsible_project_user_id).toBeNull();
+    const entry = (await api.get(`/projects/${t.projectId}/audit-log?action=project_user.delete`, { token: t.owner.token })).body[0];
+    expect(entry.summary).toMatchObject({ responsible_cleared_service_ids: [res.body.id] });
+  });
+});

@@ -88,6 +88,38 @@ describe('GET /topology', () => {
     for (const column of Object.values(t.edges)) expect(column).toHaveLength(6);
   });
 
+  it('asks DynamoDB for live items only: nothing deleted or archived comes back from its Queries (issue 41)', async () => {
+    const e = await environment();
+    const kept = await addService(api, e.token, e.projectId, e.envId, 'kept');
+    const floor = await addFloor(api, e.token, e.projectId, e.envId, 'gone-host');
+    for (let i = 0; i < 5; i++) {
+      const gone = await addService(api, e.token, e.projectId, e.envId, `gone-${i}`, { service_floor_id: floor });
+      await connect(api, e.token, { ...e.scope, a_type: 'service', a_id: kept, b_type: 'service', b_id: gone, direction: 'a_to_b' });
+      await link(api, e.token, e.projectId, e.envId, kept, gone);
+      await removeService(api, e.token, gone);
+    }
+    const archived = await addService(api, e.token, e.projectId, e.envId, 'archived');
+    expect((await api.post('/me/mark-archived', { services: [archived] }, { token: e.token })).status).toBe(200);
+    expect((await api.delete(`/service-floors/${floor}`, undefined, { token: e.token })).status).toBe(204);
+    // What each Query sent back (after its filter), by the Query's key prefix.
+    const returned: Record<string, unknown>[] = [];
+    const stack = ddb().middlewareStack;
+    stack.add((next, context) => async (args) => {
+      const result = await next(args);
+      if (context.commandName === 'QueryCommand') returned.push(...(((result.output as { Items?: Record<string, unknown>[] }).Items) ?? []));
+      return result;
+    }, { step: 'initialize', name: 'topologyItemsReturned' });
+    try {
+      const res = await e.read();
+      expect(res.status, res.text).toBe(200);
+      expect(rows(res.body).nodes).toEqual(['service:kept']);
+    } finally {
+      stack.remove('topologyItemsReturned');
+    }
+    // Five deleted services, their connections and links, a deleted floor, an archived service: none read back.
+    expect(returned.map((i) => i.id)).toEqual([kept]);
+  });
+
   it('answers an empty environment with empty columns', async () => {
     const e = await environment();
     const res = await e.read();

@@ -1,5 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ApiError, RequestTimeoutError, collect, createInfracatClient, cursorPage, eachOffsetPage, type Tokens } from '../../clients/typescript/src/index';
 
@@ -288,9 +290,35 @@ describe('the typed client', () => {
     expect(state.log).toEqual(['PATCH /services/hung']);
   });
 
+  it('a timed-out try is aborted for real (its connection closed), also when the garbage collector runs meanwhile (issue 41)', async () => {
+    // The CLI's process collects early (tsx's loader): a Request carrying the signal was collected and its abort reached nothing.
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const open = new Set<Socket>();
+    const hung = createNetServer((socket) => {
+      open.add(socket);
+      socket.on('close', () => open.delete(socket));
+      socket.resume();
+    });
+    await new Promise<void>((r) => hung.listen(0, '127.0.0.1', r));
+    const collecting = setInterval(gc, 10);
+    try {
+      const client = createInfracatClient({ baseUrl: `http://127.0.0.1:${(hung.address() as AddressInfo).port}`, accessToken: 'access-1', timeoutMs: 300, sleep: async () => {} });
+      for (let round = 0; round < 3; round++) {
+        await expect(client.api.PATCH('/services/{service_id}', { params: { path: { service_id: 'x' } }, body: { port: 1 } })).rejects.toBeInstanceOf(RequestTimeoutError);
+        // The abort reached fetch: it closed its connection (a try only raced by a timer would leave it open for good).
+        await expect.poll(() => open.size, { timeout: 5_000 }).toBe(0);
+      }
+    } finally {
+      clearInterval(collecting);
+      for (const socket of open) socket.destroy();
+      await new Promise((r) => hung.close(r));
+    }
+  });
+
   it('resends after a network error only what is safe to send twice, a POST with the same Idempotency-Key', async () => {
     let failures = 0;
-    const flaky = (req: Request) => (failures-- > 0 ? Promise.reject(new TypeError('fetch failed')) : fetch(req));
+    const flaky = (req: Request, init: RequestInit) => (failures-- > 0 ? Promise.reject(new TypeError('fetch failed')) : fetch(req, init));
     const client = createInfracatClient({ baseUrl, accessToken: 'access-1', fetch: flaky, sleep: async () => {} });
     failures = 2;
     expect((await client.api.GET('/auth/me')).data?.id).toBe('u1');

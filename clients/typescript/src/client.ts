@@ -35,8 +35,8 @@ export interface ClientOptions {
   retry?: { attempts?: number; maxDelaySeconds?: number; defaultDelaySeconds?: number };
   /** Each try of a request is aborted after this long (default 30 000): a server that never answers ends in a `RequestTimeoutError`. */
   timeoutMs?: number;
-  /** Another fetch (tests, proxies). */
-  fetch?: (input: Request) => Promise<Response>;
+  /** Another fetch (tests, proxies): called as `fetch(request, { signal })`, and it must heed `signal` (each try's timeout). */
+  fetch?: (input: Request, init: { signal: AbortSignal }) => Promise<Response>;
   /** How the client waits before a retry (tests pass a fake). */
   sleep?: (ms: number) => Promise<void>;
   /** Sent as `User-Agent`. */
@@ -123,7 +123,7 @@ export class InfracatClient {
     this.refreshToken = opts.refreshToken;
     this.cookie = opts.refreshCookie ?? false;
     this.sleep = opts.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
-    this.doFetch = this.transport(opts.fetch ?? ((req) => fetch(req)), opts.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+    this.doFetch = this.transport(opts.fetch ?? ((req, init) => fetch(req, init)), opts.timeoutMs ?? DEFAULT_TIMEOUT_MS);
     this.api = createClient<paths>({ baseUrl: this.baseUrl, fetch: this.doFetch, headers: opts.userAgent ? { 'user-agent': opts.userAgent } : undefined });
     this.api.use(this.authMiddleware(), this.resilienceMiddleware());
   }
@@ -225,7 +225,7 @@ export class InfracatClient {
    * (network error, timeout) is sent again when `safeToResend`, up to TRANSPORT_ATTEMPTS tries with
    * backoff (1 s, 2 s, …). The last failure is thrown: a timeout as `RequestTimeoutError`.
    */
-  private transport(send: (req: Request) => Promise<Response>, timeoutMs: number): (req: Request) => Promise<Response> {
+  private transport(send: (req: Request, init: { signal: AbortSignal }) => Promise<Response>, timeoutMs: number): (req: Request) => Promise<Response> {
     return async (request) => {
       const label = `${request.method} ${new URL(request.url).pathname.slice(new URL(this.baseUrl).pathname.replace(/\/$/, '').length) || '/'}`;
       // The body as bytes, sent anew by each try (a streamed body would be spent, and would not heed the abort).
@@ -234,9 +234,11 @@ export class InfracatClient {
         const abort = new AbortController();
         const timer = setTimeout(() => abort.abort(), timeoutMs);
         try {
-          // Raced as well: in the CLI's process (under tsx) fetch was seen not to heed the abort on a hung socket.
-          const aborted = new Promise<never>((_, reject) => abort.signal.addEventListener('abort', () => reject(abort.signal.reason)));
-          return await Promise.race([send(new Request(request, { body, signal: abort.signal })), aborted]);
+          // The signal goes to fetch itself, not on a Request made for it: Node's fetch (undici) links a
+          // Request's own signal to the one it was given through a weak reference, so once that Request was
+          // garbage-collected (the CLI's process, with tsx's loader, collects soon) the abort reached nothing
+          // and a try on a hung socket never ended.
+          return await send(new Request(request, { body }), { signal: abort.signal });
         } catch (err) {
           const timedOut = abort.signal.aborted;
           if (attempt >= TRANSPORT_ATTEMPTS || !safeToResend(request) || !(timedOut || err instanceof TypeError)) throw timedOut ? new RequestTimeoutError(timeoutMs, label) : err;

@@ -1,5 +1,5 @@
 import { keys } from '#db/keys';
-import { transact } from '#db/transact';
+import { transact, retryWhenStale } from '#db/transact';
 import { invalid, notFound } from '#shared/errors';
 import type { Permission } from '#auth/permissions';
 import { actorAccount, type AppContext } from '#shared/context';
@@ -64,7 +64,10 @@ export async function attachedNetworks(ctx: AppContext, input: { holder: HolderK
  * Replaces the whole set. 404 for an absent or foreign holder, then 403, then 400 when a network
  * is not a live one of the holder's environment (the networks are read with the access check).
  */
-export async function replaceAttachedNetworks(ctx: AppContext, input: { holder: HolderKind; id: string; network_ids: string[] }): Promise<AttachmentsOut> {
+// Re-run from a new read when its write went stale (a concurrent change moved what it read, its audit head included: db/transact.ts).
+export const replaceAttachedNetworks = (...args: Parameters<typeof replaceAttachedNetworksOnce>) => retryWhenStale(() => replaceAttachedNetworksOnce(...args));
+
+async function replaceAttachedNetworksOnce(ctx: AppContext, input: { holder: HolderKind; id: string; network_ids: string[] }): Promise<AttachmentsOut> {
   const holder: Holder = HOLDERS[input.holder];
   const ids = [...new Set(input.network_ids)];
   const { access, item, located } = await accessToItem<HolderItem>({

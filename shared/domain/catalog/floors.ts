@@ -14,10 +14,11 @@ import { queryPrefix } from '#db/query';
 import { accessInEnvironment, accessToItem, envLiveCheck, retentionOfProject, type ItemRequest } from '#domain/tenancy';
 import { changeAudit, creationAudit } from '#shared/audit';
 import { byText } from '#shared/text';
-import { visible, setUnlessDeletedStep, allOf, NOT_DELETED, filterParams } from '#db/live';
-import { floorListing, type FloorListing } from './listings';
-import { putNewStep } from '#db/steps';
-import type { Key } from '#db/lookup';
+import { visible, allOf, NOT_DELETED, visibleFilter } from '#db/live';
+import { floorListing, serviceRefListing, type FloorListing } from './listings';
+import { serviceEntity } from './service-entity';
+import { batchGet } from '#db/batch-get';
+import { putNewStep, setWhenStep } from '#db/steps';
 
 /** Service floors: the servers (VMs, containers, bare metal) services run on (the entity: floor-entity.ts). */
 
@@ -148,7 +149,7 @@ export async function listFloors(ctx: AppContext, f: ListFloorsInput): Promise<F
   access.require('floors.view', FORBIDDEN_VIEW, envId);
   const floors = page
     ? await floorListing.entities(projectId, envId, page)
-    : visible((await queryPrefix(projectId, keys.floorPrefix(envId))).map(floorEntity.decode), f.updated_since)
+    : visible((await queryPrefix(projectId, keys.floorPrefix(envId), visibleFilter(f.updated_since))).map(floorEntity.decode), f.updated_since)
       .filter((x) => matchesFloorFilters(x, f))
       .sort(byText((x) => x.hostname))
       .slice(offset, limit === undefined ? undefined : offset + limit);
@@ -185,6 +186,18 @@ async function updateFloorOnce(ctx: AppContext, { floor_id, ...input }: UpdateFl
 }
 
 /**
+ * The services (archived ones included, deleted ones not) on a floor: its range of the services'
+ * reference listings (one Query), then those services (one BatchGet): proportional to the services on
+ * it, never the environment's. A listing whose service no longer names the floor is passed over.
+ */
+async function hostedServices(projectId: string, envId: string, floorId: string): Promise<Service[]> {
+  const listed = await queryPrefix<{ id: string }>(projectId, keys.listingPrefix('SERVICEREF', envId, keys.serviceRefPlace.floor(floorId)), { projection: ['id'] });
+  if (!listed.length) return [];
+  const read = await batchGet(listed.map((l) => keys.service(projectId, envId, l.id)));
+  return [...read.values()].map(serviceEntity.decode).filter((s) => !s.deleted_at && s.service_floor_id === floorId);
+}
+
+/**
  * Soft-deletes a floor. In the same operation its services are detached (`service_floor_id`
  * null, so their type becomes 'serverless'), the connections touching it are removed and its
  * network attachments are dropped. Detached services publish service.updated.
@@ -196,19 +209,15 @@ export async function deleteFloor(ctx: AppContext, { floor_id: floorId }: { floo
     const { projectId, envId } = located;
     const days = await retentionOfProject(access.project);
     const now = ctx.clock.now().toISOString();
-    const [hosted, edges] = await Promise.all([
-      queryPrefix<Key & Pick<Service, 'id' | 'name' | 'project_id' | 'environment_id'>>(projectId, keys.servicePrefix(envId), {
-        projection: ['PK', 'SK', 'id', 'name', 'project_id', 'environment_id'],
-        ...filterParams(allOf({ expression: 'service_floor_id = :fid', values: { ':fid': floorId } }, NOT_DELETED)!),
-      }),
-      edgeRemovalSteps(projectId, envId, floor, false, now),
-    ]);
+    const [hosted, edges] = await Promise.all([hostedServices(projectId, envId, floorId), edgeRemovalSteps(projectId, envId, floor, false, now)]);
     // Archived services are detached too (not deleted, only hidden: they come back without the floor),
-    // so the guard is "not deleted and still on this floor" rather than the live rule.
+    // so the guard is "not deleted and still on this floor" (with the other references its listings hold,
+    // as read) rather than the live rule; its reference listings follow (serviceRefListing).
     // Each detached service's service.updated is written with its detaching step (same chunk of the cascade).
     const cascade = [
       ...hosted.flatMap((s) => [
-        setUnlessDeletedStep({ PK: s.PK, SK: s.SK }, { service_floor_id: null, updated_at: now }, { service_floor_id: floorId }, CASCADE_STALE),
+        setWhenStep(keys.service(projectId, envId, s.id), { service_floor_id: null, updated_at: now }, {}, CASCADE_STALE, allOf(NOT_DELETED, serviceRefListing.asRead(s))),
+        ...serviceRefListing.steps(s, { ...s, service_floor_id: null }),
         projectEventStep('service.updated', projectId, { ...serviceEventData(s), changed: ['service_floor_id', 'type'] }, ctx),
       ]),
       ...edges.steps,

@@ -18,3 +18,4 @@ export * from './topology/ends';
 export * from './topology/link-entity';
 export * from './topology/links';
 export * from './topology/environment-topology';
+export * from './people-references';

@@ -1,7 +1,6 @@
 import { keys } from '#db/keys';
 import { keyId } from '#db/batch-get';
 import { deleteItem, getItem, putItem } from '#db/items';
-import { isLive } from '#db/live';
 import { queryPrefix, scanSortKeyPrefixes } from '#db/query';
 import { nameOrderKey } from '#shared/name-order';
 import { LISTINGS } from './listings';
@@ -28,7 +27,7 @@ export async function backfillListings(): Promise<Record<string, Repairs>> {
     // A kind's later layout (its revision) is a version of its own: only that kind is done again.
     const kindVersion = listing.revision > 1 ? `${version}|r${listing.revision}` : version;
     if ((await getItem<{ version?: string }>(marker))?.version === kindVersion) continue;
-    const items = await scanSortKeyPrefixes<StoredItem>([`${family}#`, keys.listingFamilyPrefix(family)]);
+    const items = await scanSortKeyPrefixes<StoredItem>([`${listing.entityFamily}#`, keys.listingFamilyPrefix(family)]);
     done[family] = await repairListings(listing, items);
     await putItem({ ...marker, version: kindVersion, at: new Date().toISOString() });
   }
@@ -43,7 +42,7 @@ export async function rebuildProjectListings(projectId: string): Promise<Record<
   const done: Record<string, Repairs> = {};
   for (const listing of LISTINGS as readonly Listing<Listable>[]) {
     const [entities, listings] = await Promise.all([
-      queryPrefix<StoredItem>(projectId, `${listing.family}#`),
+      queryPrefix<StoredItem>(projectId, `${listing.entityFamily}#`),
       queryPrefix<StoredItem>(projectId, keys.listingFamilyPrefix(listing.family)),
     ]);
     done[listing.family] = await repairListings(listing, [...entities, ...listings]);
@@ -53,14 +52,14 @@ export async function rebuildProjectListings(projectId: string): Promise<Record<
 
 /** Writes the listings the live entities among `items` want and removes the listings among them no entity wants. */
 async function repairListings(listing: Listing<Listable>, items: StoredItem[]): Promise<Repairs> {
-  const entityPrefix = `${listing.family}#`;
+  const entityPrefix = `${listing.entityFamily}#`;
   const listingPrefix = keys.listingFamilyPrefix(listing.family);
   const wanted = new Map<string, Record<string, unknown>>();
   for (const item of items) {
     // Catalog entities live in project partitions (a job's `CONN#` items are not connections).
     if (!item.SK.startsWith(entityPrefix) || !item.PK.startsWith(keys.projectPK(''))) continue;
     const entity = listing.decode(item);
-    if (!isLive(entity)) continue;
+    if (!listing.listedWhile(entity)) continue;
     for (const want of listing.items(entity)) wanted.set(keyId(want as never), want);
   }
   const stale: { PK: string; SK: string }[] = [];

@@ -45,6 +45,15 @@ export interface ListingSpec<T extends Listable, F extends keyof T & string> {
   revision?: number;
   /** Fields stored as lists (an absent one is empty rather than null). */
   lists?: readonly F[];
+  /** While an entity is listed (default: while live, `isLive`). */
+  listedWhile?: (x: Lifecycle) => boolean;
+  /** The family of the entities' own sort keys, when not the listing's (the backfill reads `<entityFamily>#`). */
+  entityFamily?: string;
+  /**
+   * Listings of other ranges written with this one by every write of the entity (`steps`, `change`),
+   * their fields held as this one's are: a writer of the entity cannot miss them.
+   */
+  with?: readonly Listing<T>[];
   /** The entity's own item key and decoder (the page's BatchGet, the backfill). */
   entityKey: (projectId: string, envId: string, id: string) => Key;
   decode: (item: Record<string, unknown>) => T;
@@ -54,6 +63,10 @@ export interface ListingSpec<T extends Listable, F extends keyof T & string> {
 export interface Listing<T extends Listable> {
   readonly family: ListingFamily;
   readonly revision: number;
+  /** The sort-key family of the listed entities themselves (`SERVICE` for `SERVICE#…`). */
+  readonly entityFamily: string;
+  /** Whether an entity in this state has listings. */
+  listedWhile(x: Lifecycle): boolean;
   decode(item: Record<string, unknown>): T;
   /** The listing items of a live entity (one per place). */
   items(x: Listable & Partial<T>): Record<string, unknown>[];
@@ -75,6 +88,8 @@ interface PageOptions<L> {
 }
 
 export function defineListing<T extends Listable, F extends keyof T & string>(spec: ListingSpec<T, F>): Listing<T> {
+  const companions = spec.with ?? [];
+  const listedWhile = spec.listedWhile ?? isLive;
   const held = [...spec.filtered, ...(spec.hints ?? [])];
   const stored = (x: Partial<T>, f: F) => x[f] ?? (spec.lists?.includes(f) ? [] : null);
   const same = (a: unknown, b: unknown) => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
@@ -98,15 +113,17 @@ export function defineListing<T extends Listable, F extends keyof T & string>(sp
    * moved) otherwise. A Put writes `after` whole and a Delete the key `before` had: pair them with
    * `asRead` on the entity's own write, so that they are what the entity holds when both commit.
    */
-  const steps = (before: (Listable & Partial<T>) | null, after: (Listable & Partial<T>) | null): TransactStep[] => {
-    const was = before && isLive(before) ? keysOf(before) : [];
-    const is = after && isLive(after) ? items(after) : [];
+  const ownSteps = (before: (Listable & Partial<T>) | null, after: (Listable & Partial<T>) | null): TransactStep[] => {
+    const was = before && listedWhile(before) ? keysOf(before) : [];
+    const is = after && listedWhile(after) ? items(after) : [];
     const kept = new Set(is.map((i) => keyId(i as Key)));
-    const unchanged = was.length && is.length && held.every((f) => same(before![f], after![f])) && was.every((k) => kept.has(keyId(k)));
+    const unchanged = was.length === is.length && held.every((f) => same(before?.[f], after?.[f])) && was.every((k) => kept.has(keyId(k)));
     if (unchanged) return [];
     const deletes = was.filter((k) => !kept.has(keyId(k))).map((k) => beside({ Delete: { Key: k } }, 'after'));
     return [...deletes, ...is.map((i) => beside(putStep(i), 'before'))];
   };
+  const steps = (before: (Listable & Partial<T>) | null, after: (Listable & Partial<T>) | null): TransactStep[] =>
+    [...ownSteps(before, after), ...companions.flatMap((c) => c.steps(before, after))];
 
   /**
    * The condition, for the entity's own write, that every field its listing holds still has the
@@ -115,22 +132,23 @@ export function defineListing<T extends Listable, F extends keyof T & string>(sp
    * must fail the write (to be re-run from a new read), or two renames would each leave a listing.
    * Absent fields of older items count as their defaults.
    */
-  const asRead = (before: Partial<T>): Condition | undefined => {
+  const asRead = (before: Partial<T>): Condition | undefined => allOf(ownAsRead(before), ...companions.map((c) => c.asRead(before)));
+  const ownAsRead = (before: Partial<T>): Condition | undefined => {
     if (!held.length) return undefined;
     const names: Record<string, string> = {};
     const values: Record<string, unknown> = {};
     const parts = held.map((f, i) => {
       const v = stored(before, f);
-      names[`#lst${i}`] = f;
-      values[`:lst${i}`] = v;
+      names[`#lst${spec.family}${i}`] = f;
+      values[`:lst${spec.family}${i}`] = v;
       const empty = v === null || (Array.isArray(v) && v.length === 0);
-      return empty ? `(attribute_not_exists(#lst${i}) OR #lst${i} = :lst${i})` : `#lst${i} = :lst${i}`;
+      return empty ? `(attribute_not_exists(#lst${spec.family}${i}) OR #lst${spec.family}${i} = :lst${spec.family}${i})` : `#lst${spec.family}${i} = :lst${spec.family}${i}`;
     });
     return { expression: parts.join(' AND '), names, values };
   };
 
   /** Whether setting `fields` touches the listing: a held field, or the live rule's. */
-  const touches = (fields: Partial<T> & Lifecycle) => [...held, ...LIFECYCLE_FIELDS].some((f) => f in fields);
+  const touches = (fields: Partial<T> & Lifecycle): boolean => [...held, ...LIFECYCLE_FIELDS].some((f) => f in fields) || companions.some((c) => c.touches(fields));
 
   /**
    * The write that sets `fields` on a live entity read as `before`, with its listing's writes. When
@@ -177,5 +195,7 @@ export function defineListing<T extends Listable, F extends keyof T & string>(sp
     }
   };
 
-  return { family: spec.family, revision: spec.revision ?? 1, decode: spec.decode, items, steps, asRead, touches, change, page, entities, livePage };
+  return {
+    family: spec.family, revision: spec.revision ?? 1, entityFamily: spec.entityFamily ?? spec.family, listedWhile, decode: spec.decode, items, steps, asRead, touches, change, page, entities, livePage,
+  };
 }

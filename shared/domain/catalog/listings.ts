@@ -1,5 +1,6 @@
 import { keys } from '#db/keys';
 import { defineListing } from './listing';
+import { isDeleted } from '#db/live';
 import { serviceEntity, type Service } from './service-entity';
 import { floorEntity, type Floor } from './floor-entity';
 import { networkEntity, type Network } from './network-entity';
@@ -8,9 +9,30 @@ import { linkEntity, type Link } from './topology/link-entity';
 
 /** The lists read from listing items (listing.ts, issue 26), each with what its list filters on. */
 
+/**
+ * What a service names, listed by what it names (issue 41): `SERVICEREFBY#<envId>#<place>##<serviceId>`
+ * for its server (`FLOOR.<id>`), its responsible member (`USER.<id>`) and responsible project user
+ * (`PUSER.<id>`), so the server's delete, the member's removal and the project user's delete read the
+ * services that name them with one Query of that range: a cost proportional to those services, not
+ * to the environment. Kept while the service is not deleted (an archived service keeps its server and
+ * people, and is detached from them too). Written with the service's name listing by every write of a
+ * service (`with` below), each holding the fields as read; removed by those that clear a reference.
+ */
+export const serviceRefListing = defineListing<Service, 'service_floor_id' | 'responsible_user_id' | 'responsible_project_user_id'>({
+  family: 'SERVICEREF', entityFamily: 'SERVICE', orderKey: () => '',
+  places: (s) => [
+    ...(s.service_floor_id ? [keys.serviceRefPlace.floor(s.service_floor_id)] : []),
+    ...(s.responsible_user_id ? [keys.serviceRefPlace.member(s.responsible_user_id)] : []),
+    ...(s.responsible_project_user_id ? [keys.serviceRefPlace.projectUser(s.responsible_project_user_id)] : []),
+  ],
+  listedWhile: (s) => !isDeleted(s),
+  filtered: ['service_floor_id', 'responsible_user_id', 'responsible_project_user_id'],
+  entityKey: keys.service, decode: serviceEntity.decode,
+});
+
 /** GET /services: by name; filters name, tags, language, location; the page's floor type and group names read with it. */
 export const serviceListing = defineListing<Service, 'name' | 'tags' | 'programming_language' | 'provider' | 'provider_region' | 'provider_zone' | 'service_floor_id' | 'group_id' | 'subgroup_id'>({
-  family: 'SERVICE', orderBy: 'name',
+  family: 'SERVICE', orderBy: 'name', with: [serviceRefListing],
   filtered: ['name', 'tags', 'programming_language', 'provider', 'provider_region', 'provider_zone'],
   hints: ['service_floor_id', 'group_id', 'subgroup_id'],
   lists: ['tags'], entityKey: keys.service, decode: serviceEntity.decode,
@@ -74,4 +96,4 @@ export const linkListing = defineListing<Link, never>({
   filtered: [], entityKey: keys.link, decode: linkEntity.decode,
 });
 
-export const LISTINGS = [serviceListing, floorListing, networkListing, connectionListing, linkListing] as const;
+export const LISTINGS = [serviceListing, floorListing, networkListing, connectionListing, linkListing, serviceRefListing] as const;

@@ -14,7 +14,7 @@ import { accessInEnvironment, accessToItem, envLiveCheck, retentionOfProject, ty
 import { changeAudit, creationAudit } from '#shared/audit';
 import { byText } from '#shared/text';
 import { batchGet } from '#db/batch-get';
-import { visible, liveItem } from '#db/live';
+import { visible, liveItem, visibleFilter } from '#db/live';
 import { networkListing, type NetworkListing } from './listings';
 import { putNewStep } from '#db/steps';
 
@@ -142,7 +142,7 @@ export async function listNetworks(ctx: AppContext, query: { project_id: string;
   ]);
   access.require('networks.view', FORBIDDEN_VIEW, envId);
   if (page) return networkListing.entities(projectId, envId, page);
-  return visible((await queryPrefix(projectId, keys.networkPrefix(envId))).map(networkEntity.decode), f.updated_since)
+  return visible((await queryPrefix(projectId, keys.networkPrefix(envId), visibleFilter(f.updated_since))).map(networkEntity.decode), f.updated_since)
     .filter((n) => !keep || keep(n))
     .sort(byText((n) => n.name))
     .slice(offset, limit === undefined ? undefined : offset + limit);

@@ -4,7 +4,7 @@ import { lookupStep } from '#db/lookup';
 import { queryPrefix } from '#db/query';
 import { putNewStep } from '#db/steps';
 import { setFieldsStep, isLive } from '#db/live';
-import { transact } from '#db/transact';
+import { transact, retryWhenStale } from '#db/transact';
 import { notFound } from '#shared/errors';
 import { config } from '#shared/config';
 import { log } from '#shared/log';
@@ -91,7 +91,10 @@ export async function providerAccount(account: CloudAccount): Promise<ProviderAc
  * and GetCallerIdentity; token providers: one authenticated read) and records connected or failed
  * with the error. An account of another provider is the same 404.
  */
-export async function connectCloudAccount(ctx: AppContext, input: { provider: DiscoveryProvider; account_id: string }) {
+// Re-run from a new read when its write went stale (a concurrent change moved what it read, its audit head included: db/transact.ts).
+export const connectCloudAccount = (...args: Parameters<typeof connectCloudAccountOnce>) => retryWhenStale(() => connectCloudAccountOnce(...args));
+
+async function connectCloudAccountOnce(ctx: AppContext, input: { provider: DiscoveryProvider; account_id: string }) {
   const { access, account } = await accessToCloudAccount(input.account_id, actorAccount(ctx).id);
   if (account.provider !== input.provider) throw notFound(CLOUD_ACCOUNT_NOT_FOUND);
   access.require('connections.manage', MISSING_MANAGE, account.environment_id);
@@ -138,7 +141,10 @@ export async function getCloudAccount(ctx: AppContext, input: { account_id: stri
 }
 
 /** DELETE /integrations/cloud-accounts/{id}: removed (soft) and its token dropped; the floors it found stay, no longer updated. */
-export async function deleteCloudAccount(ctx: AppContext, input: { account_id: string }) {
+// Re-run from a new read when its write went stale (a concurrent change moved what it read, its audit head included: db/transact.ts).
+export const deleteCloudAccount = (...args: Parameters<typeof deleteCloudAccountOnce>) => retryWhenStale(() => deleteCloudAccountOnce(...args));
+
+async function deleteCloudAccountOnce(ctx: AppContext, input: { account_id: string }) {
   const { access, account } = await accessToCloudAccount(input.account_id, actorAccount(ctx).id);
   access.require('connections.manage', MISSING_MANAGE, account.environment_id);
   const now = ctx.clock.now().toISOString();

@@ -173,7 +173,7 @@ async function planOrApply(record: ImpexRecord, ctx: AppContext, life: JobLife) 
     current = next ?? current;
   }, audit, undefined, halt);
   // The deletions of a prune, under the same lock, once everything the document has is written.
-  if (record.prune && !report.errors.length && !halt()) await pruneInto(report, { ctx, starter, extras, halt });
+  if (record.prune && !report.errors.length && !halt()) await pruneInto(report, { ctx, importId: record.id, starter, extras, halt });
   report.extras = extras;
   const stop = life.stopReason();
   // Finished by someone else meanwhile (a reader found it stalled): that is its result.

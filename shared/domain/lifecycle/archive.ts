@@ -3,7 +3,7 @@ import { getItem } from '#db/items';
 import { isLive, setFieldsStep, isArchived, setUnlessDeletedStep } from '#db/live';
 import { countIs } from '#db/counter-moves';
 import { deleteStep, putStep } from '#db/steps';
-import { concurrentChange } from '#db/transact';
+import { concurrentChange, retryWhenStale } from '#db/transact';
 import { conflict, type DomainError } from '#shared/errors';
 import { actorAccount, type AppContext } from '#shared/context';
 import {
@@ -90,7 +90,8 @@ function listingSteps(kind: ArchivableKind, item: Record<string, unknown>, verb:
   const listing = LISTED[kind];
   if (!listing) return [];
   const entity = listing.decode(item);
-  return verb === 'archive' ? listing.steps(entity, null) : listing.steps(null, { ...entity, archived_at: null });
+  // From the state read to the archived (restored) one: listings kept while not deleted (a service's references) stay.
+  return verb === 'archive' ? listing.steps(entity, { ...entity, archived_at: 'archived' }) : listing.steps({ ...entity, archived_at: entity.archived_at ?? 'archived' }, { ...entity, archived_at: null });
 }
 /** The archive's condition that the listing it removes is the one of the item as read (a concurrent rename refuses it). */
 const listedAsRead = (kind: ArchivableKind, item: Record<string, unknown>) => LISTED[kind]?.asRead(LISTED[kind]!.decode(item));
@@ -155,7 +156,10 @@ function archiveUnit(ownerId: string, t: Target, now: string, run: AuditRun): Un
 }
 
 /** Resolves and writes an archive: 404 (nothing written) for an id that is not a live resource of the owner's. */
-async function archiveRun(ownerId: string, selection: Selection, ctx: AppContext): Promise<RunResult> {
+// Re-run from a new read when its write went stale (a concurrent change moved what it read, its audit head included: db/transact.ts).
+const archiveRun = (...args: Parameters<typeof archiveRunOnce>) => retryWhenStale(() => archiveRunOnce(...args));
+
+async function archiveRunOnce(ownerId: string, selection: Selection, ctx: AppContext): Promise<RunResult> {
   const targets = await resolveLive(ownerId, selection);
   const now = ctx.clock.now().toISOString();
   const run: AuditRun = { ctx, days: targets.length ? await retentionOfProject({ owner_id: ownerId }) : null };
@@ -230,7 +234,10 @@ function restoreUnit(ownerId: string, t: ArchivedTarget, plan: Plan, now: string
  * the API-key features. A limit refuses with its usual 403 (see archive-batch.ts for how a selection
  * is split: all-or-nothing when it fits one transaction). Environments are restored first.
  */
-export async function unarchive(ctx: AppContext, selection: Selection): Promise<ArchiveOutcome> {
+// Re-run from a new read when its write went stale (a concurrent change moved what it read, its audit head included: db/transact.ts).
+export const unarchive = (...args: Parameters<typeof unarchiveOnce>) => retryWhenStale(() => unarchiveOnce(...args));
+
+async function unarchiveOnce(ctx: AppContext, selection: Selection): Promise<ArchiveOutcome> {
   const ownerId = actorAccount(ctx).id;
   const targets = await resolveArchived(ownerId, selection);
   const restoringEnvs = new Set(selectedIds(selection, 'environments'));

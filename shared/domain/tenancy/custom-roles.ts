@@ -1,5 +1,5 @@
 import { keys } from '#db/keys';
-import { transact, type TransactStep, concurrentChange, retryWhenStale } from '#db/transact';
+import { transact, type TransactStep, concurrentChange, retryWhenStale, CASCADE_STALE } from '#db/transact';
 import { invalid, notFound } from '#shared/errors';
 import type { Permission } from '#auth/permissions';
 import { actorAccount, type AppContext } from '#shared/context';
@@ -16,7 +16,7 @@ import type { Key } from '#db/lookup';
 import { queryPrefix } from '#db/query';
 import { compareText } from '#shared/text';
 import { batchGet, keyId } from '#db/batch-get';
-import { visible, setFieldsStep, isLive, stillLiveStep } from '#db/live';
+import { visible, setFieldsStep, isLive, stillLiveStep, visibleFilter } from '#db/live';
 import { existingSetStep, counterStep, putNewStep, putWhenStep } from '#db/steps';
 import { takeQuotaStep, CUSTOM_ROLES_QUOTA } from '#domain/billing';
 import { onContention } from '#db/retry';
@@ -88,7 +88,7 @@ function roleFrom(access: ProjectAccess, roleId: string): CustomRole {
 /** GET /projects/{id}/custom-roles: any member. */
 export async function listCustomRoles(ctx: AppContext, input: { project_id: string; updated_since?: string }): Promise<CustomRole[]> {
   await accessToProject(input.project_id, actorAccount(ctx).id);
-  const roles = visible(await queryPrefix<CustomRole>(input.project_id, keys.customRolePrefix), input.updated_since);
+  const roles = visible(await queryPrefix<CustomRole>(input.project_id, keys.customRolePrefix, visibleFilter(input.updated_since)), input.updated_since);
   return roles.sort((a, b) => compareText(a.name, b.name));
 }
 
@@ -189,7 +189,7 @@ async function withdrawAssignments(role: CustomRole, now: string): Promise<void>
 
 async function assignmentsOf(projectId: string, roleId: string, updatedSince?: string): Promise<CustomRoleAssignment[]> {
   // The assignment key with an empty user id is the prefix of all of the role's assignments.
-  const all = await queryPrefix<CustomRoleAssignment>(projectId, keys.customRoleAssignment(projectId, roleId, '').SK);
+  const all = await queryPrefix<CustomRoleAssignment>(projectId, keys.customRoleAssignment(projectId, roleId, '').SK, visibleFilter(updatedSince));
   return visible(all, updatedSince).sort((a, b) => a.created_at.localeCompare(b.created_at));
 }
 
@@ -267,7 +267,7 @@ export async function assignCustomRole(
     ];
     await transact(steps);
     return { assignment };
-  }, (err) => err === CHANGED);
+  }, (err) => err === CHANGED || err === CASCADE_STALE);
   return assignment;
 }
 
@@ -323,7 +323,10 @@ function withdrawGrantSteps(member: Membership | undefined, roleId: string): Tra
 }
 
 /** Withdraws a user's assignment of a role (soft delete) and the grant mirrored on their membership. */
-export async function removeAssignment(ctx: AppContext, input: { project_id: string; role_id: string; user_id: string }): Promise<void> {
+// Re-run from a new read when its write went stale (a concurrent change moved what it read, its audit head included: db/transact.ts).
+export const removeAssignment = (...args: Parameters<typeof removeAssignmentOnce>) => retryWhenStale(() => removeAssignmentOnce(...args));
+
+async function removeAssignmentOnce(ctx: AppContext, input: { project_id: string; role_id: string; user_id: string }): Promise<void> {
   const { role_id: roleId, user_id: userId } = input;
   const access = await loadAccess(input.project_id, actorAccount(ctx).id, { extra: assignmentReadKeys(input.project_id, roleId, userId) });
   access.require('project.manage', OWNER_REQUIRED);

@@ -1,5 +1,5 @@
 import { keys } from '#db/keys';
-import { concurrentChange, transact, type TransactStep } from '#db/transact';
+import { concurrentChange, transact, type TransactStep, retryWhenStale, CASCADE_STALE } from '#db/transact';
 import { notFound } from '#shared/errors';
 import type { EnvRole } from '#auth/permissions';
 import { actorAccount, type AppContext } from '#shared/context';
@@ -69,7 +69,7 @@ export async function assignEnvRole(ctx: AppContext, input: { environment_id: st
       ...(joins ? joinSteps(ctx, access.project, account, 'env_role', `the role ${role} in the environment "${env.name}"`, now, CHANGED) : [memberHoldsStep(projectId, userId, CHANGED)]),
     ]);
     return { assignment };
-  }, (err) => err === CHANGED);
+  }, (err) => err === CHANGED || err === CASCADE_STALE);
   return assignment;
 }
 
@@ -80,7 +80,10 @@ export async function listEnvRoles(ctx: AppContext, input: { environment_id: str
   return items.map(toEnvRoleOut);
 }
 
-export async function removeEnvRole(ctx: AppContext, input: { environment_id: string; user_id: string }): Promise<void> {
+// Re-run from a new read when its write went stale (a concurrent change moved what it read, its audit head included: db/transact.ts).
+export const removeEnvRole = (...args: Parameters<typeof removeEnvRoleOnce>) => retryWhenStale(() => removeEnvRoleOnce(...args));
+
+async function removeEnvRoleOnce(ctx: AppContext, input: { environment_id: string; user_id: string }): Promise<void> {
   const roleKey = (projectId: string) => keys.envRole(projectId, input.environment_id, input.user_id);
   const { access, env } = await accessToEnvironment(input.environment_id, actorAccount(ctx).id, { extra: (p) => [roleKey(p)], permission: MANAGE_ROLES });
   // The assignment is not an item by id: its 404 comes after the environment's 403.

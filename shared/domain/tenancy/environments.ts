@@ -1,7 +1,7 @@
-import { visible } from '#db/live';
+import { visible, visibleFilter } from '#db/live';
 import { onContention } from '#db/retry';
 import { keys } from '#db/keys';
-import { transact, concurrentChange, retryWhenStale, type TransactStep } from '#db/transact';
+import { transact, concurrentChange, retryWhenStale, type TransactStep, CASCADE_STALE } from '#db/transact';
 import { forbidden, notFound } from '#shared/errors';
 import { actorAccount, type AppContext } from '#shared/context';
 import { accessToProject } from './access';
@@ -43,7 +43,7 @@ export async function accessToEnvironment(
 
 /** A project's environments (the list rule applies); no access check: for callers that made theirs. */
 export async function environmentsOf(projectId: string, updatedSince?: string): Promise<Environment[]> {
-  const items = await queryPartition<Environment>(keys.projectPK(projectId), keys.environmentPrefix);
+  const items = await queryPartition<Environment>(keys.projectPK(projectId), keys.environmentPrefix, visibleFilter(updatedSince));
   return visible(items, updatedSince).map(environmentEntity.decode).sort((a, b) => a.created_at.localeCompare(b.created_at));
 }
 
@@ -122,7 +122,7 @@ export async function deleteEnvironment(ctx: AppContext, input: { id: string }):
         counterStep(keys.project(env.project_id), { env_count: -1, service_count: -(env.service_count ?? 0) }),
       ]);
     },
-    (err) => err === COUNT_MOVED,
+    (err) => err === COUNT_MOVED || err === CASCADE_STALE,
   );
 }
 

@@ -1,5 +1,5 @@
 import { keys } from '#db/keys';
-import { transact, type TransactStep, concurrentChange, retryWhenStale } from '#db/transact';
+import { transact, type TransactStep, concurrentChange, retryWhenStale, CASCADE_STALE } from '#db/transact';
 import { invalid, notFound } from '#shared/errors';
 import { actorAccount, type AppContext } from '#shared/context';
 import { accessInEnvironment, envLiveCheck } from './env-scope';
@@ -11,7 +11,7 @@ import { lookupStep } from '#db/lookup';
 import { claimNameStep, namedWriteSteps, type NameScope } from '#db/unique-names';
 import { queryPrefix } from '#db/query';
 import { compareText } from '#shared/text';
-import { allOf, softDeleteStep, visible, isLive, whileLiveStep } from '#db/live';
+import { allOf, softDeleteStep, visible, isLive, whileLiveStep, visibleFilter } from '#db/live';
 import { referenceStep, refsAsRead } from '#db/refs';
 import { getItem } from '#db/items';
 import { keyId, type Key } from '#db/batch-get';
@@ -102,7 +102,7 @@ interface InEnvironment {
 export async function listGroups(ctx: AppContext, input: InEnvironment & { updated_since?: string }): Promise<Group[]> {
   const { access, env } = await accessInEnvironment(input.project_id, actorAccount(ctx).id, input.environment_id);
   access.require('groups.view', NOT_AUTHORIZED_VIEW_GROUPS, env.id);
-  const groups = visible(await queryPrefix<Group>(env.project_id, keys.groupPrefix(env.id)), input.updated_since);
+  const groups = visible(await queryPrefix<Group>(env.project_id, keys.groupPrefix(env.id), visibleFilter(input.updated_since)), input.updated_since);
   return groups.sort(byNameThenAge);
 }
 
@@ -207,7 +207,7 @@ export async function deleteGroup(ctx: AppContext, input: { id: string }): Promi
       ...subgroupSteps(last),
       ...audit.steps,
     ]);
-  }, (err) => err === CHANGED);
+  }, (err) => err === CHANGED || err === CASCADE_STALE);
 }
 
 // ---- subgroups -------------------------------------------------------------------------------
@@ -216,7 +216,7 @@ export async function deleteGroup(ctx: AppContext, input: { id: string }): Promi
 export async function listSubgroups(ctx: AppContext, input: InEnvironment & { group_id?: string; updated_since?: string }): Promise<Subgroup[]> {
   const { access, env } = await accessInEnvironment(input.project_id, actorAccount(ctx).id, input.environment_id);
   access.require('groups.view', NOT_AUTHORIZED_VIEW_GROUPS, env.id);
-  const all = await queryPrefix<Subgroup>(env.project_id, keys.subgroupPrefix(env.id));
+  const all = await queryPrefix<Subgroup>(env.project_id, keys.subgroupPrefix(env.id), visibleFilter(input.updated_since));
   return visible(all.filter((s) => !input.group_id || s.group_id === input.group_id), input.updated_since)
     .sort(byNameThenAge);
 }

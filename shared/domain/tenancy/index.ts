@@ -17,3 +17,4 @@ export * from './project-user-entity';
 export * from './project-users';
 export * from './projects';
 export * from './project-types';
+export type { PeopleReferences } from './people-references';

@@ -1,5 +1,5 @@
 import { keys } from '#db/keys';
-import { concurrentChange, transact, type TransactStep } from '#db/transact';
+import { concurrentChange, transact, type TransactStep, retryWhenStale, CASCADE_STALE } from '#db/transact';
 import { invalid, notFound } from '#shared/errors';
 import { newSecret, sha256 } from '#auth/tokens';
 import type { EnvRole } from '#auth/permissions';
@@ -114,7 +114,7 @@ export function refuseClosed(invite: Invitation, ctx: AppContext, tokenHash?: st
  * from fresh reads, which gives the precise answer (again while it keeps losing races: `onContention`).
  */
 export const INVITATION_CHANGED = concurrentChange();
-export const retryIfStale = <T>(attempt: () => Promise<T>): Promise<T> => onContention(attempt, (err) => err === INVITATION_CHANGED);
+export const retryIfStale = <T>(attempt: () => Promise<T>): Promise<T> => onContention(attempt, (err) => err === INVITATION_CHANGED || err === CASCADE_STALE);
 
 export interface NewInvitation {
   project_id: string;
@@ -298,7 +298,10 @@ const NOT_ACCEPTED: Condition = { expression: 'accepted = :f', values: { ':f': f
  * 'Invitation already accepted' (checked again in the write, so a resend never reopens an acceptance
  * that committed meanwhile).
  */
-export async function resendInvitation(ctx: AppContext, input: { id: string }): Promise<Invitation> {
+// Re-run from a new read when its write went stale (a concurrent change moved what it read, its audit head included: db/transact.ts).
+export const resendInvitation = (...args: Parameters<typeof resendInvitationOnce>) => retryWhenStale(() => resendInvitationOnce(...args));
+
+async function resendInvitationOnce(ctx: AppContext, input: { id: string }): Promise<Invitation> {
   const { access, invite } = await ownerAccessToInvitation(ctx, input.id);
   if (invite.accepted) throw invalid(INVITATION_ACCEPTED);
   const caller = actorAccount(ctx);
@@ -331,6 +334,7 @@ export async function resendInvitation(ctx: AppContext, input: { id: string }): 
  * is evaluated again from a fresh read, so of two concurrent revokes one answers 204 and the
  * other 400 'Invitation expired'. An acceptance committing after us finds it revoked and fails.
  */
+// Re-run from a new read when its write went stale (a concurrent change moved what it read, its audit head included: db/transact.ts).
 export async function revokeInvitation(ctx: AppContext, input: { id: string }): Promise<void> {
   await retryIfStale(async () => {
     const { access, invite } = await ownerAccessToInvitation(ctx, input.id);

@@ -4,7 +4,7 @@ import { keys } from '#db/keys';
 import { keyId } from '#db/batch-get';
 import { queryPrefix } from '#db/query';
 import { deleteStep, existingSetStep } from '#db/steps';
-import { concurrentChange, transactWithCascade, type TransactStep } from '#db/transact';
+import { CASCADE_STALE, concurrentChange, transactWithCascade, type TransactStep } from '#db/transact';
 import { onContention } from '#db/retry';
 import { changeAudit } from '#shared/audit';
 import { invalid, notFound } from '#shared/errors';
@@ -15,6 +15,7 @@ import type { MemberItem } from './role-target';
 import type { EnvRoleAssignment } from './env-roles';
 import type { CustomRoleAssignment } from './custom-roles';
 import { retentionOfProject } from './projects';
+import type { PeopleReferences } from './people-references';
 
 export const MEMBER_NOT_FOUND = 'Member not found';
 /** The membership changed between the removal's read and its write: read again. */
@@ -32,10 +33,12 @@ export const PLAN_OWNER_STAYS = 'The owner whose plan this project uses cannot l
  * project's plan owner. In one transaction (when it fits DynamoDB's 100 items; a larger cascade
  * goes first, the membership last): the membership and its user-side mirror (its custom-role grants
  * go with it), the user's environment roles in the project (deleted) and custom-role assignments
- * (withdrawn, like DELETE of an assignment), and the audit entry. Access ends at once: every
+ * (withdrawn, like DELETE of an assignment), the services naming them as responsible cleared
+ * (`references`, composed by the catalog: `removeMemberAndReferences`), and the audit entry, whose
+ * summary lists those services (`responsible_cleared_service_ids`). Access ends at once: every
  * request reads the membership. What the user created (services, servers, …) stays the project's.
  */
-export async function removeMember(ctx: AppContext, input: { project_id: string; user_id: string }): Promise<void> {
+export async function removeMember(ctx: AppContext, input: { project_id: string; user_id: string }, references?: PeopleReferences): Promise<void> {
   const callerId = actorAccount(ctx).id;
   const { project_id: projectId, user_id: userId } = input;
   const memberKey = keys.member(projectId, userId);
@@ -50,10 +53,11 @@ export async function removeMember(ctx: AppContext, input: { project_id: string;
     if (!member) throw notFound(MEMBER_NOT_FOUND);
     if (userId === access.project.owner_id) throw invalid(PLAN_OWNER_STAYS);
 
-    const [envRoles, assignments, retention] = await Promise.all([
+    const [envRoles, assignments, retention, named] = await Promise.all([
       queryPrefix<EnvRoleAssignment>(projectId, keys.envRolesPrefix),
       queryPrefix<CustomRoleAssignment>(projectId, keys.customRoleAssignmentsPrefix),
       retentionOfProject(access.project),
+      references ? references(ctx, projectId, userId) : { steps: [], serviceIds: [] },
     ]);
     const roles = envRoles.filter((r) => r.user_id === userId);
     const held = assignments.filter((a) => a.user_id === userId && isLive(a));
@@ -61,10 +65,12 @@ export async function removeMember(ctx: AppContext, input: { project_id: string;
     const email = (access.extra.get(keyId(keys.account(userId))) as Account | undefined)?.email ?? null;
     const audit = changeAudit(ctx, 'member', 'remove', { id: userId, project_id: projectId }, {
       before: { user_id: userId, email, role: member.role }, after: null,
-    }, retention, { summary: { left: leaving, env_roles_removed: roles.length, custom_roles_withdrawn: held.length } });
+    }, retention, { summary: { left: leaving, env_roles_removed: roles.length, custom_roles_withdrawn: held.length, responsible_cleared_service_ids: named.serviceIds } });
     const cascade: TransactStep[] = [
       ...roles.map((r) => deleteStep(keys.envRole(projectId, r.environment_id, userId))),
       ...held.map((a) => existingSetStep(keys.customRoleAssignment(projectId, a.role_id, userId), { deleted_at: now, updated_at: now })),
+      // The services naming them as responsible, cleared (a service given them meanwhile moves the member's refs_version: read again).
+      ...named.steps,
     ];
     await transactWithCascade(cascade, [
       // Only the membership as read: gone meanwhile (of two concurrent removals, the second) or given a role meanwhile, read again.
@@ -72,5 +78,5 @@ export async function removeMember(ctx: AppContext, input: { project_id: string;
       deleteStep(keys.membership(userId, projectId)),
       ...audit.steps,
     ]);
-  }, (err) => err === CHANGED);
+  }, (err) => err === CHANGED || err === CASCADE_STALE);
 }

@@ -20,6 +20,8 @@ export const projectUserEntity = defineEntity(
     archived_at: z.string().nullish(),
     /** The sort key of its latest audit entry (shared/audit.ts). Internal. */
     audit_head: z.string().nullish(),
+    /** Moved on by every service that names them as responsible, so that their delete clears every one (db/refs.ts). Internal. */
+    refs_version: z.number().int().nullish(),
   }),
 );
 export type ProjectUser = z.infer<typeof projectUserEntity.schema>;

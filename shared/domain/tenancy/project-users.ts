@@ -1,5 +1,7 @@
+import { refsAsRead } from '#db/refs';
+import type { PeopleReferences } from './people-references';
 import { keys } from '#db/keys';
-import { transact } from '#db/transact';
+import { transact, retryWhenStale, transactWithCascade, CASCADE_STALE } from '#db/transact';
 import { notFound } from '#shared/errors';
 import { actorAccount, type AppContext } from '#shared/context';
 import { accessToProject } from './access';
@@ -9,7 +11,7 @@ import { planOfProject, retentionOfProject } from './projects';
 import { changeAudit, creationAudit } from '#shared/audit';
 import { queryPrefix } from '#db/query';
 import { compareText } from '#shared/text';
-import { visible, setFieldsStep } from '#db/live';
+import { visible, setFieldsStep, visibleFilter } from '#db/live';
 import { counterStep, putNewStep } from '#db/steps';
 import type { Permission } from '#auth/permissions';
 import { takeQuotaStep, PROJECT_USERS_QUOTA } from '#domain/billing';
@@ -40,7 +42,7 @@ async function accessToProjectUser(ctx: AppContext, id: string, permission: Perm
 export async function listProjectUsers(ctx: AppContext, input: { project_id: string; updated_since?: string }): Promise<ProjectUser[]> {
   const access = await accessToProject(input.project_id, actorAccount(ctx).id);
   access.require('project_users.view', NOT_AUTHORIZED_VIEW_PROJECT_USERS);
-  const people = visible(await queryPrefix<ProjectUser>(input.project_id, keys.projectUserPrefix), input.updated_since).map(projectUserEntity.decode);
+  const people = visible(await queryPrefix<ProjectUser>(input.project_id, keys.projectUserPrefix, visibleFilter(input.updated_since)), input.updated_since).map(projectUserEntity.decode);
   return people.sort((a, b) => compareText(a.name, b.name) || a.created_at.localeCompare(b.created_at));
 }
 
@@ -69,7 +71,10 @@ export async function createProjectUser(ctx: AppContext, input: ProjectUserField
   return person;
 }
 
-export async function updateProjectUser(ctx: AppContext, input: ProjectUserFields & { id: string }): Promise<ProjectUser> {
+// Re-run from a new read when its write went stale (a concurrent change moved what it read, its audit head included: db/transact.ts).
+export const updateProjectUser = (...args: Parameters<typeof updateProjectUserOnce>) => retryWhenStale(() => updateProjectUserOnce(...args));
+
+async function updateProjectUserOnce(ctx: AppContext, input: ProjectUserFields & { id: string }): Promise<ProjectUser> {
   const { id, ...patch } = input;
   const { access, person } = await accessToProjectUser(ctx, id, 'project_users.manage', NOT_AUTHORIZED_MANAGE_PROJECT_USERS);
   const updated_at = ctx.clock.now().toISOString();
@@ -86,14 +91,20 @@ export async function updateProjectUser(ctx: AppContext, input: ProjectUserField
   return updated;
 }
 
-/** Soft delete; the plan slot is free again. */
-export async function deleteProjectUser(ctx: AppContext, input: { id: string }): Promise<void> {
+/** Soft delete; the plan slot is free again; with `references` (the catalog's), the services naming them are cleared in the same change. */
+// Re-run from a new read when its write went stale (a concurrent change moved what it read, its audit head included: db/transact.ts).
+export const deleteProjectUser = (...args: Parameters<typeof deleteProjectUserOnce>) => retryWhenStale(() => deleteProjectUserOnce(...args));
+
+async function deleteProjectUserOnce(ctx: AppContext, input: { id: string }, references?: PeopleReferences): Promise<void> {
   const { access, person } = await accessToProjectUser(ctx, input.id, 'project_users.manage', NOT_AUTHORIZED_MANAGE_PROJECT_USERS);
   const now = ctx.clock.now().toISOString();
-  const audit = changeAudit(ctx, 'project_user', 'delete', person, { before: auditedPerson(person), after: null }, await retentionOfProject(access.project));
-  await transact([
-    // The soft delete (the live rule's condition), with the person's latest audit entry.
-    setFieldsStep(keys.projectUser(person.project_id, person.id), { deleted_at: now, updated_at: now, audit_head: audit.head }, notFound(PROJECT_USER_NOT_FOUND)),
+  const [days, named] = await Promise.all([retentionOfProject(access.project), references ? references(ctx, person.project_id, person.id) : { steps: [], serviceIds: [] }]);
+  const audit = changeAudit(ctx, 'project_user', 'delete', person, { before: auditedPerson(person), after: null }, days, {
+    ...(references ? { summary: { responsible_cleared_service_ids: named.serviceIds } } : {}),
+  });
+  await transactWithCascade(named.steps, [
+    // The soft delete (the live rule's condition) of the person as read: a service naming them since moved its refs_version (read again).
+    setFieldsStep(keys.projectUser(person.project_id, person.id), { deleted_at: now, updated_at: now, audit_head: audit.head }, CASCADE_STALE, refsAsRead(person)),
     ...audit.steps,
     counterStep(keys.project(person.project_id), { project_user_count: -1 }),
   ]);

@@ -1,5 +1,5 @@
 import { keys } from '#db/keys';
-import { transact, type TransactStep } from '#db/transact';
+import { transact, type TransactStep, retryWhenStale } from '#db/transact';
 import { invalid, forbidden, notFound } from '#shared/errors';
 import { actorAccount, type AppContext } from '#shared/context';
 import { isStaff } from '#shared/actor';
@@ -151,7 +151,10 @@ export async function projectStats(ctx: AppContext) {
 }
 
 /** PATCH /projects/{id}/settings (project.manage); the project as changed, and whether the caller owns it. */
-export async function updateProjectSettings(ctx: AppContext, input: { id: string; cost_calc_enabled: boolean }) {
+// Re-run from a new read when its write went stale (a concurrent change moved what it read, its audit head included: db/transact.ts).
+export const updateProjectSettings = (...args: Parameters<typeof updateProjectSettingsOnce>) => retryWhenStale(() => updateProjectSettingsOnce(...args));
+
+async function updateProjectSettingsOnce(ctx: AppContext, input: { id: string; cost_calc_enabled: boolean }) {
   const access = await accessToProject(input.id, actorAccount(ctx).id);
   access.require('project.manage', OWNER_REQUIRED);
   const updated_at = ctx.clock.now().toISOString();
@@ -175,7 +178,10 @@ export async function projectPlan(ctx: AppContext, input: { id: string }) {
 }
 
 /** DELETE /projects/{id} (owner): soft delete; the project leaves lists (stays in syncs), its name is free again and its owner's plan slot is released. */
-export async function deleteProject(ctx: AppContext, input: { id: string }): Promise<void> {
+// Re-run from a new read when its write went stale (a concurrent change moved what it read, its audit head included: db/transact.ts).
+export const deleteProject = (...args: Parameters<typeof deleteProjectOnce>) => retryWhenStale(() => deleteProjectOnce(...args));
+
+async function deleteProjectOnce(ctx: AppContext, input: { id: string }): Promise<void> {
   const access = await accessToProject(input.id, actorAccount(ctx).id);
   access.requireOwner();
   const { project } = access;

@@ -4,7 +4,7 @@ import { keys } from '#db/keys';
 import { getItem } from '#db/items';
 import { queryPartition } from '#db/query';
 import { counterStep, deleteStep, existingSetStep, putNewStep } from '#db/steps';
-import { transact } from '#db/transact';
+import { transact, retryWhenStale } from '#db/transact';
 import { forbidden, notFound } from '#shared/errors';
 import { actorAccount, type AppContext } from '#shared/context';
 import { EVENT_TYPES } from '#shared/events';
@@ -101,7 +101,10 @@ export async function getWebhook(ctx: AppContext, input: { project_id: string; w
 }
 
 /** PATCH: url (checked again), events, description, enabled (enabling clears a disablement and its failure streak). */
-export async function updateWebhook(ctx: AppContext, input: z.infer<typeof updateWebhookBody> & { project_id: string; webhook_id: string }): Promise<Webhook> {
+// Re-run from a new read when its write went stale (a concurrent change moved what it read, its audit head included: db/transact.ts).
+export const updateWebhook = (...args: Parameters<typeof updateWebhookOnce>) => retryWhenStale(() => updateWebhookOnce(...args));
+
+async function updateWebhookOnce(ctx: AppContext, input: z.infer<typeof updateWebhookBody> & { project_id: string; webhook_id: string }): Promise<Webhook> {
   const { days } = await manageWebhooks(ctx, input.project_id);
   const current = await loadWebhook(input.project_id, input.webhook_id);
   if (input.url !== undefined) await checkTarget(input.url, ctx.config);
@@ -121,7 +124,10 @@ export async function updateWebhook(ctx: AppContext, input: z.infer<typeof updat
   return after;
 }
 
-export async function deleteWebhook(ctx: AppContext, input: { project_id: string; webhook_id: string }): Promise<void> {
+// Re-run from a new read when its write went stale (a concurrent change moved what it read, its audit head included: db/transact.ts).
+export const deleteWebhook = (...args: Parameters<typeof deleteWebhookOnce>) => retryWhenStale(() => deleteWebhookOnce(...args));
+
+async function deleteWebhookOnce(ctx: AppContext, input: { project_id: string; webhook_id: string }): Promise<void> {
   const { days } = await manageWebhooks(ctx, input.project_id);
   const current = await loadWebhook(input.project_id, input.webhook_id);
   const audit = changeAudit(ctx, 'webhook', 'delete', current, { before: auditedWebhook(current), after: null }, days);
@@ -133,7 +139,10 @@ export async function deleteWebhook(ctx: AppContext, input: { project_id: string
 }
 
 /** POST .../rotate-secret: a new secret (shown once); the previous one keeps signing for the grace period. */
-export async function rotateWebhookSecret(ctx: AppContext, input: { project_id: string; webhook_id: string }): Promise<{ webhook: Webhook; secret: string }> {
+// Re-run from a new read when its write went stale (a concurrent change moved what it read, its audit head included: db/transact.ts).
+export const rotateWebhookSecret = (...args: Parameters<typeof rotateWebhookSecretOnce>) => retryWhenStale(() => rotateWebhookSecretOnce(...args));
+
+async function rotateWebhookSecretOnce(ctx: AppContext, input: { project_id: string; webhook_id: string }): Promise<{ webhook: Webhook; secret: string }> {
   const { days } = await manageWebhooks(ctx, input.project_id);
   const current = await loadWebhook(input.project_id, input.webhook_id);
   const now = ctx.clock.now();

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { Argument, Command, CommanderError, InvalidArgumentError } from 'commander';
-import { ApiError, RequestTimeoutError } from '../errors.js';
+import { ApiError } from '../errors.js';
 import type { paths } from '../schema.js';
 import { catalogCommands } from './catalog.js';
 import { completionScript, SHELLS } from './completion.js';
@@ -218,8 +218,6 @@ export async function main(argv = process.argv): Promise<void> {
     else process.stderr.write(`Error: ${err instanceof Error ? err.message : String(err)}\n`);
     if (process.env.INFRACAT_DEBUG && err instanceof Error) process.stderr.write(`${err.stack}\n`);
     process.exitCode = 1;
-    // A request that timed out may keep its connection to the hung server open: exit now (stderr on a pipe or file is written synchronously).
-    if (err instanceof RequestTimeoutError) process.exit();
   }
 }
 

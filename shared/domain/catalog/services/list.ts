@@ -9,7 +9,7 @@ import { queryPrefix } from '#db/query';
 import { byText } from '#shared/text';
 import { serviceListing, type ServiceListing } from '../listings';
 import { batchGet, keyId } from '#db/batch-get';
-import { visible, liveItem, isLive, LIFECYCLE_FIELDS, type Lifecycle } from '#db/live';
+import { visible, liveItem, isLive, LIFECYCLE_FIELDS, visibleFilter, type Lifecycle } from '#db/live';
 import { FORBIDDEN_VIEW } from './refusals';
 import { referenceKeys, resolveAll, SERVERLESS } from './references';
 
@@ -67,10 +67,11 @@ async function listServicesSince(ctx: AppContext, f: ListServicesInput & { updat
   access.require('services.view', FORBIDDEN_VIEW, envId);
   const named = ['id', 'name', ...LIFECYCLE_FIELDS];
   const [services, floors, groups, subgroups] = await Promise.all([
-    queryPrefix(projectId, keys.servicePrefix(envId)),
-    queryPrefix<Pick<Floor, 'id' | 'floor_type'> & Lifecycle>(projectId, keys.floorPrefix(envId), { projection: ['id', 'floor_type', ...LIFECYCLE_FIELDS] }),
-    queryPrefix<Named>(projectId, keys.groupPrefix(envId), { projection: named }),
-    queryPrefix<Named>(projectId, keys.subgroupPrefix(envId), { projection: named }),
+    queryPrefix(projectId, keys.servicePrefix(envId), visibleFilter(f.updated_since)),
+    // Only live floors and groups name a service's type and groups: the others are not read back.
+    queryPrefix<Pick<Floor, 'id' | 'floor_type'> & Lifecycle>(projectId, keys.floorPrefix(envId), { projection: ['id', 'floor_type', ...LIFECYCLE_FIELDS], ...visibleFilter() }),
+    queryPrefix<Named>(projectId, keys.groupPrefix(envId), { projection: named, ...visibleFilter() }),
+    queryPrefix<Named>(projectId, keys.subgroupPrefix(envId), { projection: named, ...visibleFilter() }),
   ]);
   const live = <T extends Lifecycle>(xs: T[]) => xs.filter(isLive);
   const floorType = new Map(live(floors).map((x) => [x.id, x.floor_type]));

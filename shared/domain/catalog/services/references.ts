@@ -72,12 +72,18 @@ export function validateReferences(access: ProjectAccess, envId: string, set: Pa
     const subgroup = items.get(keyId(keys.subgroup(projectId, envId, effective.subgroup_id))) as { group_id?: string | null } | undefined;
     if (subgroup?.group_id && subgroup.group_id !== effective.group_id) throw invalid(REF_DETAILS.subgroupOfGroup);
   }
+  // A person's delete (a project user's) or removal (a member's) clears the services it read naming them:
+  // naming one moves their refs_version, so one named meanwhile fails that write (db/refs.ts).
   if (set.responsible_project_user_id) {
     const key = keys.projectUser(projectId, set.responsible_project_user_id);
     if (!liveItem(items, key)) throw invalid(REF_DETAILS.projectUser);
-    guards.push(stillLiveStep(key, invalid(REF_DETAILS.projectUser)));
+    guards.push(referenceStep(key, invalid(REF_DETAILS.projectUser)));
   }
-  if (set.responsible_user_id && !items.get(keyId(keys.member(projectId, set.responsible_user_id)))) throw invalid(REF_DETAILS.member);
+  if (set.responsible_user_id) {
+    const key = keys.member(projectId, set.responsible_user_id);
+    if (!items.get(keyId(key))) throw invalid(REF_DETAILS.member);
+    guards.push(referenceStep(key, invalid(REF_DETAILS.member)));
+  }
   return guards;
 }
 

@@ -1,5 +1,5 @@
 import { keys } from '#db/keys';
-import { isLive, LIFECYCLE_FIELDS, type Lifecycle } from '#db/live';
+import { filterParams, LIVE_FILTER, type Lifecycle } from '#db/live';
 import { queryPrefix } from '#db/query';
 import { actorAccount, type AppContext } from '#shared/context';
 import { byText } from '#shared/text';
@@ -63,27 +63,29 @@ type LinkRow = Lifecycle & { id: string; from_service_id: string; to_service_id:
 
 /**
  * The environment's items the drawing needs: one Query per kind's key prefix, all in parallel
- * (each follows its own pages), projected to the fields drawn. No Scan, no per-item read.
+ * (each follows its own pages), projected to the fields drawn, live items only (the live rule as the
+ * Queries' filter: deleted and archived items are not sent back). No Scan, no per-item read.
  */
 async function readItems(projectId: string, envId: string, what: { floors: boolean; networks: boolean; connections: boolean }) {
   const none = Promise.resolve([]);
+  const live = filterParams(LIVE_FILTER);
   const [services, groups, floors, networks, connections, links] = await Promise.all([
-    queryPrefix<ServiceRow>(projectId, keys.servicePrefix(envId), { projection: ['id', 'name', 'group_id', 'service_floor_id', 'network_ids', ...LIFECYCLE_FIELDS] }),
-    queryPrefix<GroupRow>(projectId, keys.groupPrefix(envId), { projection: ['id', 'name', ...LIFECYCLE_FIELDS] }),
-    what.floors ? queryPrefix<FloorRow>(projectId, keys.floorPrefix(envId), { projection: ['id', 'hostname', 'floor_type', 'network_ids', ...LIFECYCLE_FIELDS] }) : none,
-    what.networks ? queryPrefix<NetworkRow>(projectId, keys.networkPrefix(envId), { projection: ['id', 'name', 'cidr', ...LIFECYCLE_FIELDS] }) : none,
+    queryPrefix<ServiceRow>(projectId, keys.servicePrefix(envId), { projection: ['id', 'name', 'group_id', 'service_floor_id', 'network_ids'], ...live }),
+    queryPrefix<GroupRow>(projectId, keys.groupPrefix(envId), { projection: ['id', 'name'], ...live }),
+    what.floors ? queryPrefix<FloorRow>(projectId, keys.floorPrefix(envId), { projection: ['id', 'hostname', 'floor_type', 'network_ids'], ...live }) : none,
+    what.networks ? queryPrefix<NetworkRow>(projectId, keys.networkPrefix(envId), { projection: ['id', 'name', 'cidr'], ...live }) : none,
     what.connections
-      ? queryPrefix<ConnectionRow>(projectId, keys.connectionPrefix(envId), { projection: ['id', 'a_type', 'a_id', 'b_type', 'b_id', 'direction', 'name', 'created_at', 'position', ...LIFECYCLE_FIELDS] })
+      ? queryPrefix<ConnectionRow>(projectId, keys.connectionPrefix(envId), { projection: ['id', 'a_type', 'a_id', 'b_type', 'b_id', 'direction', 'name', 'created_at', 'position'], ...live })
       : none,
-    what.connections ? queryPrefix<LinkRow>(projectId, keys.linkPrefix(envId), { projection: ['id', 'from_service_id', 'to_service_id', 'created_at', ...LIFECYCLE_FIELDS] }) : none,
+    what.connections ? queryPrefix<LinkRow>(projectId, keys.linkPrefix(envId), { projection: ['id', 'from_service_id', 'to_service_id', 'created_at'], ...live }) : none,
   ]);
   return {
-    services: services.filter(isLive).sort(byText((s) => s.name)),
-    groups: groups.filter(isLive),
-    floors: (floors as FloorRow[]).filter(isLive).sort(byText((f) => f.hostname)),
-    networks: (networks as NetworkRow[]).filter(isLive).sort(byText((n) => n.name)),
-    connections: (connections as ConnectionRow[]).filter(isLive).sort(byConnectionOrder),
-    links: (links as LinkRow[]).filter(isLive).sort(byLinkOrder),
+    services: services.sort(byText((s) => s.name)),
+    groups: groups,
+    floors: (floors as FloorRow[]).sort(byText((f) => f.hostname)),
+    networks: (networks as NetworkRow[]).sort(byText((n) => n.name)),
+    connections: (connections as ConnectionRow[]).sort(byConnectionOrder),
+    links: (links as LinkRow[]).sort(byLinkOrder),
   };
 }
 

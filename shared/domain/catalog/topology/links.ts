@@ -1,5 +1,5 @@
 import { keys } from '#db/keys';
-import { transact, type TransactStep } from '#db/transact';
+import { transact, type TransactStep, retryWhenStale } from '#db/transact';
 import { notFound } from '#shared/errors';
 import { actorAccount, type AppContext } from '#shared/context';
 import { MISSING_MANAGE, MISSING_VIEW } from './connections';
@@ -10,7 +10,7 @@ import { edgeEnds } from './ends';
 import { linkEntity, type Link } from './link-entity';
 import { claimNameStep, releaseNameStep, type NameScope } from '#db/unique-names';
 import { queryPrefix } from '#db/query';
-import { setFieldsStep, visible } from '#db/live';
+import { setFieldsStep, visible, visibleFilter } from '#db/live';
 import { putNewStep } from '#db/steps';
 import { linkListing } from '../listings';
 
@@ -75,7 +75,7 @@ export async function listLinks(ctx: AppContext, query: { project_id: string; en
   ]);
   access.require('connections.view', MISSING_VIEW, envId);
   if (listed) return listed;
-  const all = (await queryPrefix(projectId, keys.linkPrefix(envId))).map(linkEntity.decode);
+  const all = (await queryPrefix(projectId, keys.linkPrefix(envId), visibleFilter(query.updated_since))).map(linkEntity.decode);
   return visible(all, query.updated_since)
     .filter((l) => !serviceId || l.from_service_id === serviceId || l.to_service_id === serviceId)
     .sort(byLinkOrder);
@@ -86,7 +86,10 @@ export const byLinkOrder = (a: Pick<Link, 'created_at' | 'id'>, b: Pick<Link, 'c
   a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
 
 /** Soft delete; the pair may be linked again afterwards. */
-export async function deleteLink(ctx: AppContext, input: { link_id: string }): Promise<void> {
+// Re-run from a new read when its write went stale (a concurrent change moved what it read, its audit head included: db/transact.ts).
+export const deleteLink = (...args: Parameters<typeof deleteLinkOnce>) => retryWhenStale(() => deleteLinkOnce(...args));
+
+async function deleteLinkOnce(ctx: AppContext, input: { link_id: string }): Promise<void> {
   const { access, item } = await accessToItem<Record<string, unknown>>({ id: input.link_id, kind: LINK_KIND, userId: actorAccount(ctx).id, notFound: notFound(LINK_NOT_FOUND), permission: { key: 'connections.manage', detail: MISSING_MANAGE } });
   const link = linkEntity.decode(item);
   const now = ctx.clock.now().toISOString();

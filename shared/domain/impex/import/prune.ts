@@ -47,14 +47,15 @@ async function deleteExtras(ctx: AppContext, extras: Extra[], halt?: () => boole
 
 /**
  * An import's prune, once the document's writes are done (under the same lock): the extras deleted
- * as the account that started it; what it deleted, and a refusal that stopped it, go to `report`.
+ * as the account that started it, their audit entries linked to the import (`importId`: its record's id, as its other entries); what it deleted, and a refusal that stopped it, go to `report`.
  */
-export async function pruneInto(report: ImportReport, run: { ctx: AppContext; starter: Account | undefined; extras: Extra[]; halt: () => boolean }) {
+export async function pruneInto(report: ImportReport, run: { ctx: AppContext; importId: string; starter: Account | undefined; extras: Extra[]; halt: () => boolean }) {
   if (!run.starter) {
     report.errors.push({ path: '', line: null, message: 'Nothing was pruned: the account that started the import is gone' });
   } else {
     const actor = starterActor(run.starter);
-    const pruned = await deleteExtras({ ...run.ctx, actor }, run.extras, run.halt);
+    // Its deletions' audit entries name the import, as the entries of its other writes do.
+    const pruned = await deleteExtras({ ...run.ctx, actor, importId: run.importId }, run.extras, run.halt);
     report.deleted = pruned.deleted;
     if (pruned.error) report.errors.push(pruned.error);
   }

@@ -11,7 +11,10 @@ import { auditedConnection, chainShown, chainWriteStep, connectionKey, retention
 import { manageChain, manageConnection } from './access';
 
 /** Soft delete; a chain member also leaves its chain's count. */
-export async function deleteConnection(ctx: AppContext, input: { connection_id: string }): Promise<void> {
+// Re-run from a new read when its write went stale (a concurrent change moved what it read, its audit head included: db/transact.ts).
+export const deleteConnection = (...args: Parameters<typeof deleteConnectionOnce>) => retryWhenStale(() => deleteConnectionOnce(...args));
+
+async function deleteConnectionOnce(ctx: AppContext, input: { connection_id: string }): Promise<void> {
   const { connection, access } = await manageConnection(ctx, input.connection_id);
   const now = ctx.clock.now().toISOString();
   const leaveChain: TransactStep[] = connection.chain_id

@@ -3,7 +3,7 @@ import { actorAccount, type AppContext } from '#shared/context';
 import { accessInEnvironment } from '#domain/tenancy';
 import { connectionEntity, type Connection } from '../connection-entity';
 import { queryPrefix } from '#db/query';
-import { visible } from '#db/live';
+import { visible, visibleFilter } from '#db/live';
 import { ALL_CONNECTIONS, connectionListing, type ConnectionListing } from '../../listings';
 import { MISSING_VIEW } from './limits-and-refusals';
 
@@ -28,7 +28,7 @@ export async function listConnections(
   ]);
   access.require('connections.view', MISSING_VIEW, envId);
   if (page) return page;
-  const all = (await queryPrefix(projectId, keys.connectionPrefix(envId))).map(connectionEntity.decode);
+  const all = (await queryPrefix(projectId, keys.connectionPrefix(envId), visibleFilter(query.updated_since))).map(connectionEntity.decode);
   const matching = visible(all, query.updated_since)
     .filter((c) => !query.entity_id || c.a_id === query.entity_id || c.b_id === query.entity_id)
     .filter((c) => !query.chain_id || c.chain_id === query.chain_id)

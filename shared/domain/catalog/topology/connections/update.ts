@@ -26,7 +26,10 @@ const applyChanges = (c: Connection, changes: ConnectionChanges, now: string): C
   updated_at: now,
 });
 
-export async function updateConnection(ctx: AppContext, input: { connection_id: string } & ConnectionChanges): Promise<Connection> {
+// Re-run from a new read when its write went stale (a concurrent change moved what it read, its audit head included: db/transact.ts).
+export const updateConnection = (...args: Parameters<typeof updateConnectionOnce>) => retryWhenStale(() => updateConnectionOnce(...args));
+
+async function updateConnectionOnce(ctx: AppContext, input: { connection_id: string } & ConnectionChanges): Promise<Connection> {
   const { connection_id: id, ...changes } = input;
   const { connection, env, access } = await manageConnection(ctx, id);
   // Unchanged values are no write and no entry, as for every other update.

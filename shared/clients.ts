@@ -1,6 +1,6 @@
 /** The AWS clients, one module each (see `lazyClient`): a function's bundle carries only those it uses. */
 export { ddb } from './clients/dynamo';
-export { sqs } from './clients/sqs';
+export { sendMessage } from './clients/sqs';
 export { ses } from './clients/ses';
-export { secrets } from './clients/secrets';
+export { readSecret } from './clients/secrets';
 export { resetClients } from './clients/lazy';

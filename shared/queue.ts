@@ -1,5 +1,4 @@
-import { SendMessageCommand } from '@aws-sdk/client-sqs';
-import { sqs } from './clients';
+import { sendMessage } from './clients';
 import { config } from './config';
 
 export type QueueName = 'jobs' | 'events' | 'mail';
@@ -27,5 +26,5 @@ export async function enqueue(queue: QueueName, message: unknown): Promise<void>
     if (!localTransport) throw new Error(`No local transport for queue ${queue}`);
     return localTransport(queue, body);
   }
-  await sqs().send(new SendMessageCommand({ QueueUrl: url, MessageBody: body }));
+  await sendMessage(url, body);
 }

@@ -21,18 +21,18 @@ const adminUserOut = accountOut.extend({
 export const adminRoutes = [
   route({
     method: 'GET', path: '/admin/features/my', auth: 'user', summary: "Feature flags of the caller's active plan",
-    responses: { 200: z.object({ features: z.record(z.string(), z.unknown()) }) },
+    responses: () => ({ 200: z.object({ features: z.record(z.string(), z.unknown()) }) }),
     handler: async (_req, ctx) => ok({ features: await activeFeatures(ctx) }),
   }),
   route({
     method: 'GET', path: '/admin/users', auth: 'staff', summary: 'Every account, ordered by e-mail',
-    responses: { 200: z.array(adminUserOut) },
+    responses: () => ({ 200: z.array(adminUserOut) }),
     handler: async (_req, ctx) => ok((await listAccounts(ctx)).map(toAdminUserOut)),
   }),
   route({
     method: 'GET', path: '/admin/users/{user_id}', auth: 'staff', summary: 'One account',
     params: userParams,
-    responses: { 200: adminUserOut },
+    responses: () => ({ 200: adminUserOut }),
     refusals: [404],
     handler: async ({ params }, ctx) => ok(toAdminUserOut(await getAccountForStaff(ctx, params))),
   }),
@@ -40,7 +40,7 @@ export const adminRoutes = [
     method: 'GET', path: '/admin/users/{user_id}/security-log', auth: 'staff', summary: "One account's security log, newest first (staff); the next page's cursor in X-Next-Cursor",
     params: userParams,
     query: pageQuery,
-    responses: { 200: z.array(securityLogEntryOut) },
+    responses: () => ({ 200: z.array(securityLogEntryOut()) }),
     handler: async ({ params, query }, ctx) => {
       const { entries, next } = await listSecurityLogForStaff(ctx, { ...params, ...query });
       return ok(entries, { headers: nextCursorHeaders(next) });
@@ -50,7 +50,7 @@ export const adminRoutes = [
     method: 'PATCH', path: '/admin/users/{user_id}', auth: 'staff', summary: "Block or unblock an account, change its class or staff standing",
     params: userParams,
     body: z.object({ is_active: z.boolean().optional(), account_type: accountType.optional(), is_staff: z.boolean().optional(), admin_role: text(50) }),
-    responses: { 200: adminUserOut },
+    responses: () => ({ 200: adminUserOut }),
     refusals: [400, 404],
     handler: async ({ params, body }, ctx) => ok(toAdminUserOut(await updateAccountAsStaff(ctx, { ...params, ...body }))),
   }),
@@ -60,7 +60,7 @@ export const adminRoutes = [
       email, password: z.string().min(8).max(1024), name: text(200), phone: text(50),
       account_type: accountType.optional(), is_staff: z.boolean().optional(), admin_role: text(50),
     }),
-    responses: { 201: adminUserOut },
+    responses: () => ({ 201: adminUserOut }),
     refusals: [400],
     handler: async ({ body }, ctx) => created(toAdminUserOut(await createAccountAsStaff(ctx, body, startingSubscription))),
   }),

@@ -10,7 +10,7 @@ export const floorsRoutes = [
   route({
     method: 'POST', path: '/service-floors', auth: 'user', summary: 'Register a server (VM, container, bare metal, other)',
     body: createFloorBody,
-    responses: { 201: floorView.schema },
+    responses: () => ({ 201: floorView.schema }),
     refusals: [400, 403, 404],
     handler: async ({ body }, ctx) => created(await createFloor(ctx, body)),
   }),
@@ -29,14 +29,14 @@ export const floorsRoutes = [
       offset: integer().min(0).default(0),
       updated_since: updatedSince,
     }),
-    responses: { 200: z.array(floorView.schema) },
+    responses: () => ({ 200: z.array(floorView.schema) }),
     refusals: [400, 403, 404],
     handler: async ({ query }, ctx) => ok(await listFloors(ctx, query), { headers: syncHeaders(query.updated_since, ctx.clock.receivedAt) }),
   }),
   route({
     method: 'GET', path: '/service-floors/{floor_id}', auth: 'user', summary: 'One server',
     params: floorParams,
-    responses: { 200: floorView.schema },
+    responses: () => ({ 200: floorView.schema }),
     refusals: [403, 404],
     handler: async ({ params }, ctx) => ok(await getFloor(ctx, params)),
   }),
@@ -44,14 +44,14 @@ export const floorsRoutes = [
     method: 'PATCH', path: '/service-floors/{floor_id}', auth: 'user', summary: 'Change a server (project and environment never change)',
     params: floorParams,
     body: updateFloorBody,
-    responses: { 200: floorView.schema },
+    responses: () => ({ 200: floorView.schema }),
     refusals: [400, 403, 404],
     handler: async ({ params, body }, ctx) => ok(await updateFloor(ctx, { ...params, ...body })),
   }),
   route({
     method: 'DELETE', path: '/service-floors/{floor_id}', auth: 'user', summary: 'Delete a server: its services are detached, its connections and attachments removed',
     params: floorParams,
-    responses: { 204: null },
+    responses: () => ({ 204: null }),
     refusals: [403, 404],
     handler: async ({ params }, ctx) => {
       await deleteFloor(ctx, params);

@@ -43,28 +43,28 @@ export const invitesRoutes = [
   route({
     method: 'POST', path: '/invites', auth: 'user', summary: 'Invite an address into a project (owner); the link is mailed to it',
     body: createBody,
-    responses: { 201: inviteOut },
+    responses: () => ({ 201: inviteOut }),
     refusals: [400, 403, 404, 429],
     handler: async ({ body }, ctx) => created(toInviteOut(await createInvitation(ctx, body))),
   }),
   route({
     method: 'GET', path: '/invites', auth: 'user', summary: "A project's invitations, newest first (owner)",
     query: z.object({ project_id: uuid }),
-    responses: { 200: z.array(inviteOut) },
+    responses: () => ({ 200: z.array(inviteOut) }),
     refusals: [403, 404],
     handler: async ({ query }, ctx) => ok((await listInvitations(ctx, query)).map(toInviteOut)),
   }),
   route({
     method: 'POST', path: '/invites/{invite_id}/resend', auth: 'user', summary: 'Mail a new link, valid 24 hours; the previous link stops working (owner)',
     params: inviteParams,
-    responses: { 200: inviteOut },
+    responses: () => ({ 200: inviteOut }),
     refusals: [400, 403, 404, 429],
     handler: async ({ params }, ctx) => ok(toInviteOut(await resendInvitation(ctx, { id: params.invite_id }))),
   }),
   route({
     method: 'DELETE', path: '/invites/{invite_id}', auth: 'user', summary: 'Revoke an invitation: it expires now, the record is kept (owner)',
     params: inviteParams,
-    responses: { 204: null },
+    responses: () => ({ 204: null }),
     refusals: [400, 403, 404],
     handler: async ({ params }, ctx) => {
       await revokeInvitation(ctx, { id: params.invite_id });
@@ -74,7 +74,7 @@ export const invitesRoutes = [
   route({
     method: 'POST', path: '/invites/{invite_id}/accept', auth: 'user', summary: 'Accept an invitation addressed to the signed-in account',
     params: inviteParams,
-    responses: { 204: null },
+    responses: () => ({ 204: null }),
     refusals: [400, 404],
     handler: async ({ params }, ctx) => {
       await acceptInvitationById(ctx, { id: params.invite_id });
@@ -84,7 +84,7 @@ export const invitesRoutes = [
   route({
     method: 'POST', path: '/invites/accept/by-token', auth: 'public', summary: 'Accept an invitation with the token from its mailed link',
     body: z.object({ token: z.string().trim().min(1).max(512), password: z.string().max(1024).nullish(), name: z.string().trim().max(200).nullish() }),
-    responses: { 200: acceptedOut },
+    responses: () => ({ 200: acceptedOut }),
     refusals: [400, 404, 409],
     handler: async ({ body, headers, cookies, sourceIp, userAgent }, ctx) => {
       // Public route: an optional token is resolved here (HTTP/auth work) and handed to the domain as ctx.actor (null when absent or unusable).

@@ -28,16 +28,16 @@ const outcome = z.object({
 
 const archivedAt = { archived_at: z.string() };
 /** Each kind's usual answer plus `archived_at`. */
-const archivedShapes: Record<ArchivableKind, z.ZodType> = {
+const archivedShapes = (): Record<ArchivableKind, z.ZodType> => ({
   services: serviceView.schema.extend(archivedAt),
   environments: z.object({ id: z.uuid(), name: z.string(), project_id: z.uuid(), updated_at: z.string(), deleted_at: z.string().nullable(), ...archivedAt }),
   project_users: z.object({
     id: z.uuid(), project_id: z.uuid(), name: z.string(), email: z.string().nullable(), job_title: z.string().nullable(), phone: z.string().nullable(),
     notes: z.string().nullable(), updated_at: z.string(), deleted_at: z.string().nullable(), ...archivedAt,
   }),
-  api_keys: apiKeyOut.extend(archivedAt),
+  api_keys: apiKeyOut().extend(archivedAt),
   service_floors: floorView.schema.extend(archivedAt),
-};
+});
 /** URL form of each kind. */
 const PATHS: Record<ArchivableKind, string> = {
   services: 'services',
@@ -52,7 +52,7 @@ export const archiveRoutes: Route[] = [
     method: 'POST', path: '/me/mark-archived', auth: 'user',
     summary: "Archive the caller's own resources (hidden from lists, never deleted; their plan slots are free again)",
     body: selectionBody,
-    responses: { 200: outcome },
+    responses: () => ({ 200: outcome }),
     refusals: [403, 404, 409],
     handler: async ({ body }, ctx) => ok(await markArchived(ctx, body)),
   }),
@@ -60,19 +60,19 @@ export const archiveRoutes: Route[] = [
     method: 'POST', path: '/me/unarchive', auth: 'user',
     summary: "Restore archived resources of the caller's (within the current plan's limits)",
     body: selectionBody,
-    responses: { 200: outcome },
+    responses: () => ({ 200: outcome }),
     refusals: [403, 404, 409],
     handler: async ({ body }, ctx) => ok(await unarchive(ctx, body)),
   }),
   route({
     method: 'GET', path: '/me/archived/summary', auth: 'user', summary: "The caller's archived resources: counts per kind",
-    responses: { 200: counts },
+    responses: () => ({ 200: counts }),
     handler: async (_req, ctx) => ok(await archivedSummary(ctx)),
   }),
   ...ARCHIVABLE_KINDS.map((kind) =>
     route({
       method: 'GET', path: `/me/archived/${PATHS[kind]}`, auth: 'user', summary: `The caller's archived ${PATHS[kind].replace('-', ' ')}, newest archived first`,
-      responses: { 200: z.array(archivedShapes[kind]) },
+      responses: () => ({ 200: z.array(archivedShapes()[kind]) }),
       handler: async (_req, ctx) => ok(await listArchived(ctx, { kind })),
     }),
   ),

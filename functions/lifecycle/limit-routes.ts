@@ -14,23 +14,23 @@ const toPlan = z.object({ to_plan_id: z.string().min(1).max(100) });
 export const limitRoutes = [
   route({
     method: 'GET', path: '/me/limits/status', auth: 'user', summary: "What the caller's projects use of the plan, what is over, and the downgrade window",
-    responses: {
+    responses: () => ({
       200: z.object({
         limits: trio(limited), usage: trio(z.int()), over: trio(z.int()), over_total: z.int(), any_over: z.boolean(), archive_window: archiveWindow,
         services_per_env: z.array(z.object({ project_id: z.string(), environment_id: z.string(), environment_name: z.string(), services: z.int(), limit: limited, over: z.int() })),
       }),
-    },
+    }),
     handler: async (_req, ctx) => ok(await limitsStatus(ctx)),
   }),
   route({
     method: 'GET', path: '/me/limits/overage-candidates', auth: 'user', summary: 'What could be archived to get under the limits, newest first, with a suggested selection',
-    responses: { 200: z.object({ environments: z.array(candidate), services: z.array(candidate), project_users: z.array(candidate), api_keys: z.array(candidate), suggested: selection }) },
+    responses: () => ({ 200: z.object({ environments: z.array(candidate), services: z.array(candidate), project_users: z.array(candidate), api_keys: z.array(candidate), suggested: selection }) }),
     handler: async (_req, ctx) => ok(await overageCandidates(ctx)),
   }),
   route({
     method: 'POST', path: '/me/downgrade/preflight', auth: 'user', summary: "What would be over a smaller plan's limits, per kind, project and environment",
     body: toPlan,
-    responses: {
+    responses: () => ({
       200: z.object({
         from_plan: z.object({ id: z.string(), name: z.string() }), to_plan: z.object({ id: z.string(), name: z.string() }),
         limits: trio(limited), usage: trio(z.int()), over: z.object({ services: z.int(), project_users: z.int(), api_keys: z.int(), environments: z.int(), projects: z.int() }),
@@ -40,16 +40,16 @@ export const limitRoutes = [
           environments_over: z.array(z.object({ environment_id: z.string(), name: z.string(), services: measure })),
         })),
       }),
-    },
+    }),
     refusals: [400, 404, 409],
     handler: async ({ body }, ctx) => ok(await downgradePreflight(ctx, body)),
   }),
   route({
     method: 'POST', path: '/me/downgrade/confirm', auth: 'user', summary: 'Move to a smaller plan now; what is still over is archived 14 days later',
     body: toPlan,
-    responses: {
+    responses: () => ({
       200: z.object({ status: z.literal('ok'), plan: z.object({ id: z.string(), name: z.string() }), archive_window: archiveWindow, over: trio(z.int()), any_over: z.boolean() }),
-    },
+    }),
     refusals: [400, 404, 409],
     handler: async ({ body }, ctx) => ok(await confirmDowngrade(ctx, body)),
   }),

@@ -1,9 +1,8 @@
-import { GetSecretValueCommand } from '@aws-sdk/client-secrets-manager';
 import * as z from 'zod';
 import { PLAN_CATALOGUE, seedPlans } from '#domain/billing';
 import { backfillListings } from '#domain/catalog';
 import { ensureStaff } from '#domain/identity';
-import { secrets } from '#shared/clients';
+import { readSecret } from '#shared/clients';
 import { config } from '#shared/config';
 import { appContext } from '#shared/context';
 import { log } from '#shared/log';
@@ -12,10 +11,10 @@ const AdminSecret = z.object({ email: z.email(), password: z.string().min(1) });
 
 /** The admin secret's `{ email, password }`; errors name the secret, never echo its contents. */
 async function readAdminSecret(arn: string): Promise<z.infer<typeof AdminSecret>> {
-  const out = await secrets().send(new GetSecretValueCommand({ SecretId: arn }));
+  const secretString = await readSecret(arn);
   let json: unknown;
   try {
-    json = JSON.parse(out.SecretString ?? '');
+    json = JSON.parse(secretString ?? '');
   } catch {
     json = undefined; // JSON.parse's message quotes the text: the password must not reach the logs
   }

@@ -10,7 +10,7 @@ export const servicesRoutes = [
   route({
     method: 'POST', path: '/services', auth: 'user', summary: 'Register a service in an environment (within the plan limit)',
     body: createServiceBody,
-    responses: { 201: serviceView.schema },
+    responses: () => ({ 201: serviceView.schema }),
     refusals: [400, 403, 404],
     handler: async ({ body }, ctx) => created(await createService(ctx, body)),
   }),
@@ -27,14 +27,14 @@ export const servicesRoutes = [
       offset: integer().min(0).default(0),
       updated_since: updatedSince,
     }),
-    responses: { 200: z.array(serviceView.schema) },
+    responses: () => ({ 200: z.array(serviceView.schema) }),
     refusals: [400, 403, 404],
     handler: async ({ query }, ctx) => ok(await listServices(ctx, query), { headers: syncHeaders(query.updated_since, ctx.clock.receivedAt) }),
   }),
   route({
     method: 'GET', path: '/services/{service_id}', auth: 'user', summary: 'One service, with its type and group names resolved',
     params: serviceParams,
-    responses: { 200: serviceView.schema },
+    responses: () => ({ 200: serviceView.schema }),
     refusals: [403, 404],
     handler: async ({ params }, ctx) => ok(await getService(ctx, params)),
   }),
@@ -42,14 +42,14 @@ export const servicesRoutes = [
     method: 'PATCH', path: '/services/{service_id}', auth: 'user', summary: 'Change a service (project and environment never change)',
     params: serviceParams,
     body: updateServiceBody,
-    responses: { 200: serviceView.schema },
+    responses: () => ({ 200: serviceView.schema }),
     refusals: [400, 403, 404],
     handler: async ({ params, body }, ctx) => ok(await updateService(ctx, { ...params, ...body })),
   }),
   route({
     method: 'DELETE', path: '/services/{service_id}', auth: 'user', summary: 'Delete a service with its connections, links and network attachments',
     params: serviceParams,
-    responses: { 204: null },
+    responses: () => ({ 204: null }),
     refusals: [403, 404],
     handler: async ({ params }, ctx) => {
       await deleteService(ctx, params);
@@ -59,7 +59,7 @@ export const servicesRoutes = [
   route({
     method: 'GET', path: '/services/{service_id}/repository-deps', auth: 'user', summary: "A service's declared repository dependencies",
     params: serviceParams,
-    responses: { 200: z.array(storedRepositoryDep) },
+    responses: () => ({ 200: z.array(storedRepositoryDep) }),
     refusals: [403, 404],
     handler: async ({ params }, ctx) => ok(await repositoryDeps(ctx, params)),
   }),

@@ -22,7 +22,7 @@ export const customRoleRoutes = [
     method: 'GET', path: '/projects/{project_id}/custom-roles', auth: 'user', summary: "A project's custom roles (any member)",
     params: projectParams,
     query: z.object({ updated_since: updatedSince }),
-    responses: { 200: z.array(roleOut) },
+    responses: () => ({ 200: z.array(roleOut) }),
     refusals: [404],
     handler: async ({ params, query }, ctx) => {
       const roles = await listCustomRoles(ctx, { ...params, ...query });
@@ -33,7 +33,7 @@ export const customRoleRoutes = [
     method: 'POST', path: '/projects/{project_id}/custom-roles', auth: 'user', summary: 'Create a custom role: a named set of permission keys (owner; plan limit)',
     params: projectParams,
     body: z.object({ name: name(), description, permissions }),
-    responses: { 201: roleOut },
+    responses: () => ({ 201: roleOut }),
     refusals: [400, 403, 404],
     handler: async ({ params, body }, ctx) => created(toCustomRoleOut(await createCustomRole(ctx, { ...params, ...body }))),
   }),
@@ -45,14 +45,14 @@ export const customRoleRoutes = [
       .refine((b) => b.name !== undefined || b.description !== undefined || b.permissions !== undefined, {
         message: 'At least one of name, description, permissions is required',
       }),
-    responses: { 200: roleOut },
+    responses: () => ({ 200: roleOut }),
     refusals: [400, 403, 404],
     handler: async ({ params, body }, ctx) => ok(toCustomRoleOut(await updateCustomRole(ctx, { project_id: params.project_id, id: params.role_id, ...body }))),
   }),
   route({
     method: 'DELETE', path: '/projects/{project_id}/custom-roles/{role_id}', auth: 'user', summary: 'Soft-delete a custom role and withdraw its assignments (owner)',
     params: roleParams,
-    responses: { 204: null },
+    responses: () => ({ 204: null }),
     refusals: [403, 404],
     handler: async ({ params }, ctx) => {
       await deleteCustomRole(ctx, { project_id: params.project_id, id: params.role_id });
@@ -63,7 +63,7 @@ export const customRoleRoutes = [
     method: 'GET', path: '/projects/{project_id}/custom-roles/{role_id}/assignments', auth: 'user', summary: "Who holds a custom role, and where (any member)",
     params: roleParams,
     query: z.object({ updated_since: updatedSince }),
-    responses: { 200: z.array(assignmentOut) },
+    responses: () => ({ 200: z.array(assignmentOut) }),
     refusals: [404],
     handler: async ({ params, query }, ctx) => {
       const assignments = await listAssignments(ctx, { ...params, ...query });
@@ -75,14 +75,14 @@ export const customRoleRoutes = [
     summary: 'Give a user a custom role, project-wide or in one environment (owner; upsert per user)',
     params: roleParams,
     body: z.object({ user_id: uuid, environment_id: uuid.nullish() }),
-    responses: { 201: assignmentOut },
+    responses: () => ({ 201: assignmentOut }),
     refusals: [400, 403, 404],
     handler: async ({ params, body }, ctx) => created(toAssignmentOut(await assignCustomRole(ctx, { ...params, ...body }))),
   }),
   route({
     method: 'DELETE', path: '/projects/{project_id}/custom-roles/{role_id}/assignments/{user_id}', auth: 'user', summary: "Withdraw a user's custom role (owner)",
     params: z.object({ project_id: uuid, role_id: uuid, user_id: uuid }),
-    responses: { 204: null },
+    responses: () => ({ 204: null }),
     refusals: [403, 404],
     handler: async ({ params }, ctx) => {
       await removeAssignment(ctx, params);

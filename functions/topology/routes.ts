@@ -57,7 +57,7 @@ export const topologyRoutes = [
   route({
     method: 'POST', path: '/service-connections', auth: 'user', summary: 'Connect two services or floors of one environment',
     body: connectionSpec.and(z.object({ ...scope, chain_id: uuid.nullish() })),
-    responses: { 201: connectionOut },
+    responses: () => ({ 201: connectionOut() }),
     refusals: [400, 403, 404],
     handler: async ({ body }, ctx) => created(connectionView.project(await createConnection(ctx, body))),
   }),
@@ -70,7 +70,7 @@ export const topologyRoutes = [
       offset: integer().min(0).default(0),
       updated_since: updatedSince,
     }),
-    responses: { 200: z.array(connectionOut) },
+    responses: () => ({ 200: z.array(connectionOut()) }),
     refusals: [400, 403, 404],
     handler: async ({ query }, ctx) =>
       ok((await listConnections(ctx, query)).map(connectionView.project), { headers: syncHeaders(query.updated_since, ctx.clock.receivedAt) }),
@@ -78,7 +78,7 @@ export const topologyRoutes = [
   route({
     method: 'POST', path: '/service-connections/batch', auth: 'user', summary: 'Create a chain or hub of connections at once (one chain_id, all or nothing)',
     body: z.object({ ...scope, group_kind: z.enum(GROUP_KINDS), items: z.array(connectionSpec).min(1).max(MAX_BATCH_CONNECTIONS) }),
-    responses: { 201: z.array(connectionOut) },
+    responses: () => ({ 201: z.array(connectionOut()) }),
     refusals: [400, 403, 404],
     handler: async ({ body }, ctx) => created((await createConnectionBatch(ctx, body)).map(connectionView.project)),
   }),
@@ -86,14 +86,14 @@ export const topologyRoutes = [
     method: 'PATCH', path: '/service-connections/chains/{chain_id}', auth: 'user', summary: 'Set direction and/or name on every connection of a chain or hub',
     params: z.object({ chain_id: uuid }),
     body: changesBody,
-    responses: { 200: z.array(connectionOut) },
+    responses: () => ({ 200: z.array(connectionOut()) }),
     refusals: [400, 403, 404],
     handler: async ({ params, body }, ctx) => ok((await updateChain(ctx, { ...params, ...body })).map(connectionView.project)),
   }),
   route({
     method: 'DELETE', path: '/service-connections/chains/{chain_id}', auth: 'user', summary: 'Delete a chain or hub with all its connections',
     params: z.object({ chain_id: uuid }),
-    responses: { 204: null },
+    responses: () => ({ 204: null }),
     refusals: [403, 404],
     handler: async ({ params }, ctx) => {
       await deleteChain(ctx, params);
@@ -104,14 +104,14 @@ export const topologyRoutes = [
     method: 'PATCH', path: '/service-connections/{connection_id}', auth: 'user', summary: "Change a connection's direction or name",
     params: z.object({ connection_id: uuid }),
     body: changesBody,
-    responses: { 200: connectionOut },
+    responses: () => ({ 200: connectionOut() }),
     refusals: [400, 403, 404],
     handler: async ({ params, body }, ctx) => ok(connectionView.project(await updateConnection(ctx, { ...params, ...body }))),
   }),
   route({
     method: 'DELETE', path: '/service-connections/{connection_id}', auth: 'user', summary: 'Delete a connection',
     params: z.object({ connection_id: uuid }),
-    responses: { 204: null },
+    responses: () => ({ 204: null }),
     refusals: [403, 404],
     handler: async ({ params }, ctx) => {
       await deleteConnection(ctx, params);
@@ -121,7 +121,7 @@ export const topologyRoutes = [
   route({
     method: 'GET', path: '/service-links', auth: 'user', summary: "An environment's service links (edge list)",
     query: z.object({ ...scope, service_id: uuid.optional(), updated_since: updatedSince }),
-    responses: { 200: z.array(linkOut) },
+    responses: () => ({ 200: z.array(linkOut()) }),
     refusals: [400, 403, 404],
     handler: async ({ query }, ctx) =>
       ok((await listLinks(ctx, query)).map(linkView.project), { headers: syncHeaders(query.updated_since, ctx.clock.receivedAt) }),
@@ -131,14 +131,14 @@ export const topologyRoutes = [
     body: z
       .object({ ...scope, from_service_id: uuid, to_service_id: uuid })
       .refine((l) => l.from_service_id !== l.to_service_id, { message: 'A service may not be linked to itself', path: ['to_service_id'] }),
-    responses: { 201: linkOut },
+    responses: () => ({ 201: linkOut() }),
     refusals: [400, 403, 404],
     handler: async ({ body }, ctx) => created(linkView.project(await createLink(ctx, body))),
   }),
   route({
     method: 'DELETE', path: '/service-links/{link_id}', auth: 'user', summary: 'Delete a service link',
     params: z.object({ link_id: uuid }),
-    responses: { 204: null },
+    responses: () => ({ 204: null }),
     refusals: [403, 404],
     handler: async ({ params }, ctx) => {
       await deleteLink(ctx, params);
@@ -148,7 +148,7 @@ export const topologyRoutes = [
   route({
     method: 'GET', path: '/topology', auth: 'user', summary: "An environment's topology in one compact read: services, servers and networks, and the connections, links, hosting and attachments between them",
     query: z.object(scope),
-    responses: { 200: topologyOut },
+    responses: () => ({ 200: topologyOut }),
     refusals: [400, 403, 404],
     handler: async ({ query }, ctx) => ok(await environmentTopology(ctx, query)),
   }),
@@ -156,7 +156,7 @@ export const topologyRoutes = [
     method: 'GET', path: '/services/{service_id}/blast-radius', auth: 'user', summary: 'What else is affected if this service fails',
     params: z.object({ service_id: uuid }),
     query: blastRadiusQuery,
-    responses: { 200: blastRadiusOut },
+    responses: () => ({ 200: blastRadiusOut }),
     refusals: [403, 404],
     handler: async ({ params, query }, ctx) => ok(await blastRadiusOf(ctx, { type: 'service', id: params.service_id, ...query })),
   }),
@@ -164,7 +164,7 @@ export const topologyRoutes = [
     method: 'GET', path: '/service-floors/{floor_id}/blast-radius', auth: 'user', summary: 'What depends on this server (what fails with it)',
     params: z.object({ floor_id: uuid }),
     query: blastRadiusQuery,
-    responses: { 200: blastRadiusOut },
+    responses: () => ({ 200: blastRadiusOut }),
     refusals: [403, 404],
     handler: async ({ params, query }, ctx) => ok(await blastRadiusOf(ctx, { type: 'floor', id: params.floor_id, ...query })),
   }),

@@ -1,7 +1,6 @@
 import { createSecretKey, type KeyObject } from 'node:crypto';
 import { join } from 'node:path';
-import { GetSecretValueCommand } from '@aws-sdk/client-secrets-manager';
-import { secrets } from '#shared/clients';
+import { readSecret } from '#shared/clients';
 import { config } from '#shared/config';
 import { localKeyFile } from './local-key';
 
@@ -20,9 +19,9 @@ export function signingKey(): Promise<KeyObject> {
 async function load(): Promise<Uint8Array> {
   const { SIGNING_KEY_SECRET_ARN, LOCAL_DATA_DIR } = config();
   if (SIGNING_KEY_SECRET_ARN) {
-    const out = await secrets().send(new GetSecretValueCommand({ SecretId: SIGNING_KEY_SECRET_ARN }));
-    if (!out.SecretString) throw new Error('Signing key secret is empty');
-    return new TextEncoder().encode(out.SecretString);
+    const secret = await readSecret(SIGNING_KEY_SECRET_ARN);
+    if (!secret) throw new Error('Signing key secret is empty');
+    return new TextEncoder().encode(secret);
   }
   // Generated once and kept, so tokens survive restarts of the local server.
   return new TextEncoder().encode(await localKeyFile(join(LOCAL_DATA_DIR, 'keys', 'jwt-signing.key'), 48));

@@ -1,5 +1,21 @@
-import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { config } from '../config';
-import { lazyClient } from './lazy';
+import { captured } from '../tracing';
+import { onReset } from './lazy';
 
-export const secrets = lazyClient(() => new SecretsManagerClient({ region: config().AWS_REGION }));
+/**
+ * A secret's text (GetSecretValue). The Secrets Manager SDK is imported at the first read, not at
+ * import: each function reads its secrets once per container (the signing key, Stripe's keys, the
+ * admin's), and a second SDK client loaded at start costs about a fifth of a hello-world's cold
+ * start (docs/cold-start.md, issue 42).
+ */
+export async function readSecret(secretId: string): Promise<string | undefined> {
+  const sdk = await import('@aws-sdk/client-secrets-manager');
+  client ??= captured(new sdk.SecretsManagerClient({ region: config().AWS_REGION }));
+  return (await client.send(new sdk.GetSecretValueCommand({ SecretId: secretId }))).SecretString;
+}
+let client: SecretsManagerClient | undefined;
+onReset(() => {
+  client?.destroy();
+  client = undefined;
+});

@@ -33,6 +33,8 @@ export interface Entity<S extends AnyShape> {
   /** The item kind, stored in the item's `type` attribute. */
   kind: string;
   schema: z.ZodObject<S>;
+  /** Its schema is built at first use (`defineEntity` was given a function). */
+  lazy?: boolean;
   /** A read item → the entity: known fields only, defaults for missing ones. */
   decode(raw: object): Item<S>;
   /** A new item from its given fields, the others at their defaults. */
@@ -41,14 +43,22 @@ export interface Entity<S extends AnyShape> {
   encode(key: Key, item: Item<S>): Record<string, unknown>;
 }
 
-export function defineEntity<S extends AnyShape>(kind: string, schema: z.ZodObject<S>): Entity<S> {
+/**
+ * `schema` may be given as a function that builds it: it is then built at its first use (a decode,
+ * a view's schema, the OpenAPI document), not at import. A function's bundle defines a dozen entities
+ * and their views and a request reads one or two; building their zod schemas at import was a few
+ * milliseconds of every cold start (issue 42, docs/cold-start.md).
+ */
+export function defineEntity<S extends AnyShape>(kind: string, schemaOrMake: z.ZodObject<S> | (() => z.ZodObject<S>)): Entity<S> {
+  let built: z.ZodObject<S> | undefined = typeof schemaOrMake === 'function' ? undefined : schemaOrMake;
+  const schemaOf = () => (built ??= (schemaOrMake as () => z.ZodObject<S>)());
   const defaults: (() => unknown)[] = [];
   // Built on the first decode, not at import: a function's bundle defines dozens of entities and
   // uses few of them per request (cold start, docs/cold-start.md).
   const build = () => {
     const always: string[] = [];
     const whenPresent: string[] = [];
-    for (const [name, field] of Object.entries(schema.shape as AnyShape)) {
+    for (const [name, field] of Object.entries(schemaOf().shape as AnyShape)) {
       const key = JSON.stringify(name);
       if (field instanceof z.ZodDefault) {
         const d = defaults.push(() => (field as z.ZodDefault).def.defaultValue) - 1;
@@ -68,7 +78,16 @@ export function defineEntity<S extends AnyShape>(kind: string, schema: z.ZodObje
   };
   let copy: ReturnType<typeof build> | undefined;
   const decode = (raw: object) => (copy ??= build())(raw as Record<string, unknown>, defaults) as Item<S>;
-  return { kind, schema, decode, create: decode, encode: (key, item) => ({ ...key, type: kind, ...item }) };
+  return {
+    kind,
+    get schema() {
+      return schemaOf();
+    },
+    lazy: !built,
+    decode,
+    create: decode,
+    encode: (key, item) => ({ ...key, type: kind, ...item }),
+  };
 }
 
 /**
@@ -103,24 +122,37 @@ export interface View<S extends AnyShape, V extends ViewSpec<S>> {
 }
 
 export function defineView<S extends AnyShape, const V extends ViewSpec<S>>(entity: Entity<S>, spec: V): View<S, V> {
-  const shape: AnyShape = {};
-  const answer: string[] = [];
-  for (const [name, from] of Object.entries(spec)) {
-    const key = JSON.stringify(name);
-    if (from === true || typeof from === 'string') {
-      const stored = from === true ? name : from;
-      const field = (entity.schema.shape as AnyShape)[stored];
-      if (!field) throw new Error(`${entity.kind} view: no stored field ${stored}`);
-      shape[name] = field instanceof z.ZodDefault ? (field.unwrap() as z.ZodType) : field;
-      answer.push(`${key}: x[${JSON.stringify(stored)}]`);
-    } else {
-      shape[name] = from;
-      answer.push(`${key}: r[${key}]`);
+  // Built at the first answer or the first read of `schema`, not at import (as an entity's schema).
+  let built: { shape: AnyShape; answer: string[] } | undefined;
+  const build = () => {
+    const shape: AnyShape = {};
+    const answer: string[] = [];
+    for (const [name, from] of Object.entries(spec)) {
+      const key = JSON.stringify(name);
+      if (from === true || typeof from === 'string') {
+        const stored = from === true ? name : from;
+        const field = (entity.schema.shape as AnyShape)[stored];
+        if (!field) throw new Error(`${entity.kind} view: no stored field ${stored}`);
+        shape[name] = field instanceof z.ZodDefault ? (field.unwrap() as z.ZodType) : field;
+        answer.push(`${key}: x[${JSON.stringify(stored)}]`);
+      } else {
+        shape[name] = from;
+        answer.push(`${key}: r[${key}]`);
+      }
     }
-  }
-  // Compiled on the first answer, not at import (as an entity's decode).
+    return { shape, answer };
+  };
+  // A view naming a field its entity does not store is refused at definition when the entity's schema
+  // is built already; over a lazy entity, at its first use (the OpenAPI document uses every view).
+  if (!entity.lazy) built = build();
   type Project = (x: Item<S>, r?: Record<string, unknown>) => Record<string, unknown>;
   let compiled: Project | undefined;
-  const project: Project = (x, r) => (compiled ??= compile<Project>('x, r', `return { ${answer.join(', ')} };`))(x, r);
-  return { schema: z.object(shape), project } as unknown as View<S, V>;
+  let schema: z.ZodObject<AnyShape> | undefined;
+  const project: Project = (x, r) => (compiled ??= compile<Project>('x, r', `return { ${(built ??= build()).answer.join(', ')} };`))(x, r);
+  return {
+    get schema() {
+      return (schema ??= z.object((built ??= build()).shape));
+    },
+    project,
+  } as unknown as View<S, V>;
 }

@@ -121,7 +121,7 @@ const isPaged = (r: Route) => !!r.query && 'cursor' in ((jsonSchema(r.query, 'in
 function responsesOf(r: Route): Record<string, object> {
   const responses: Record<string, object> = {};
   const paged = isPaged(r);
-  for (const [status, schema] of Object.entries(r.responses ?? { 200: null })) {
+  for (const [status, schema] of Object.entries(r.responses?.() ?? { 200: null })) {
     if (Number(status) >= 400) throw new Error(`${r.method} ${r.path}: declare refusal ${status} in \`refusals\`, not \`responses\``);
     const accepted = status === '202';
     responses[status] = {

@@ -49,8 +49,11 @@ export interface RouteDef<PS, QS, BS, A extends AuthLevel> {
   params?: PS;
   query?: QS;
   body?: BS;
-  /** Response bodies by status, for the OpenAPI document only. */
-  responses?: Record<number, Schema | null>;
+  /**
+   * Response bodies by status, for the OpenAPI document only: a function that builds them, called by
+   * the document alone, so that no request's function builds them at import (issue 42).
+   */
+  responses?: () => Record<number, Schema | null>;
   /** The statuses the route refuses with besides 401/422 (see `Refusal`), for the OpenAPI document. */
   refusals?: readonly Refusal[];
   /** Besides the header and the cookie, the access token may come as the `token` query parameter (`presentedToken`). */
@@ -74,7 +77,7 @@ export interface Route {
   params?: Schema;
   query?: Schema;
   body?: Schema;
-  responses?: Record<number, Schema | null>;
+  responses?: () => Record<number, Schema | null>;
   refusals?: readonly Refusal[];
   tokenInQuery?: boolean;
   multipart?: { maxFileBytes: number };

@@ -13,6 +13,7 @@ import { keys } from '#db/keys';
 import { batchGet as batchGetAll } from '#db/batch-get';
 import { queryPage } from '#db/query';
 import { countCalls, fmt, percentile, timePair } from './measure';
+import { operationBudgets, printOperations } from './operations';
 import { withServices } from './document';
 import { appContext } from '#shared/context';
 import { authenticate } from '#auth/authenticate';
@@ -26,6 +27,8 @@ import { SERVICE_ACTOR } from '#shared/audit';
  * BENCH_RUNS requests per row (400), BENCH_SERVICES in the listed environment (1,000, the most one
  * page holds), BENCH_INVOICES of the account (100), BENCH_IMPORT_SERVICES imported (2,000),
  * BENCH_IMPORT_RUNS imports timed (5); `npm test` runs it at a tiny size (test/infra/benches.test.ts).
+ * First, the one table of every operation a user reaches often against the DynamoDB calls and round
+ * trips it needs (operations.ts, issue 42): the bench exits non-zero when one is over its budget.
  */
 const RUNS = Number(process.env.BENCH_RUNS ?? 400);
 const LISTED = Number(process.env.BENCH_SERVICES ?? 1000);
@@ -43,6 +46,7 @@ const stack = await startLocalStack({
 const TableName = stack.config.TABLE_NAME;
 const auth = httpHandler(routeTable.auth);
 const calls = countCalls(ddb());
+const operations = await operationBudgets(calls);
 
 async function invoke(handler: ReturnType<typeof httpHandler>, method: string, url: string, routeKey: string, init: { body?: unknown; token?: string; params?: Record<string, string> } = {}) {
   const event = apiEvent({
@@ -394,4 +398,8 @@ console.log('\nThe audit entry\'s cost (p50)');
 for (const line of auditRows) console.log(line);
 console.log('\nImport and export (medians)');
 for (const line of importRows) console.log(line);
+printOperations(operations);
+const over = operations.filter((o) => !o.ok);
+console.log(over.length ? `\n${over.length} operation(s) over budget: ${over.map((o) => o.operation).join(', ')}` : `\nevery operation (${operations.length}) within budget`);
 await stack.stop();
+if (over.length) process.exitCode = 1;

@@ -54,6 +54,19 @@ describe('the benches at a smoke size', () => {
     expect(out).toMatch(new RegExp(String.raw`^POST /services transaction \(\d+ items\) \| with its audit entry ${MS} \| without ${MS} \| ratio [\d.]+ \| budget ≤ 1\.15$`, 'm'));
     expect(out).toMatch(new RegExp(String.raw`^import of 20 services \(plan \+ apply\) \| ${MS} \| raw BatchWrite of its \d+ items ${MS} \| ratio [\d.]+ \| budget ≤ 1\.5$`, 'm'));
     expect(out).toMatch(new RegExp(String.raw`^export of 20 services to YAML \| ${MS} \(p50 of 5\) \| \d+ KB$`, 'm'));
+    // Issue 42: the one table of every operation against the calls and round trips it needs (counted, not timed), each within budget.
+    const operations = [
+      'POST /auth/login', 'POST /auth/token/refresh',
+      ...['projects', 'environments', 'groups', 'subgroups', 'service-floors', 'networks', 'services', 'service-connections', 'service-links'].flatMap((r) => [`GET /${r}`, `POST /${r}`]),
+      'PATCH /projects/{id}/settings', 'DELETE /projects/{id}',
+      ...['environments', 'groups', 'subgroups', 'service-floors', 'networks', 'services', 'service-connections'].flatMap((r) => [`PATCH /${r}/{id}`, `DELETE /${r}/{id}`]),
+      'DELETE /service-links/{id}', 'GET /service-floors/{id}', 'GET /networks/{id}', 'GET /services/{id}',
+      'POST /services (Idempotency-Key)', 'GET /topology', 'GET /services/{id}/blast-radius', 'GET /service-floors/{id}/blast-radius',
+    ];
+    const escaped = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    // operation | calls | needed calls | ratio | round trips | needed round trips | verdict
+    for (const op of operations) expect(out).toMatch(new RegExp(String.raw`^${escaped(op)} \| \d+ \| \d+ \| [\d.]+ \| \d+ \| \d+ \| OK$`, 'm'));
+    expect(out).toMatch(new RegExp(String.raw`^every operation \(${operations.length}\) within budget$`, 'm'));
   }, SLOW);
 
   it('npm run bench:cold prints a row per function chosen (one of each kind: route group, worker, scheduled, authorizer)', async () => {
@@ -62,8 +75,10 @@ describe('the benches at a smoke size', () => {
     expect(code, out).toBe(0);
     expect(out).not.toContain('"_aws"');
     expect(out).toMatch(/^Cold import, median of 1 interleaved runs; baseline: hello-world/m);
-    // │ index │ function │ bundle KB │ cold import CPU ms │ ratio │ within 1.5x │ ratio, tracer loaded │
+    // │ index │ function │ bundle KB │ cold import CPU ms │ ratio │ within 1.3x │ ratio, tracer loaded │
     for (const name of only) expect(out).toMatch(new RegExp(String.raw`│ \d+ +│ '${name}' +│ \d+ +│ [\d.]+ +│ [\d.]+ +│ '(yes|NO)' +│ [\d.]+ +│`));
+    // One run decides nothing (the verdict, and a non-zero exit over budget, need COLD_RUNS ≥ 5).
+    expect(out).toMatch(/^worst: \S+ [\d.]+x \(budget 1\.3x\); no verdict from 1 run\(s\)$/m);
   }, SLOW);
 
   it('npm run bench:web prints the sign-in JavaScript, both topology opens and the services table', async () => {

@@ -13,7 +13,7 @@ export type ApiKeySet = (typeof API_KEY_SETS)[number];
  */
 export const apiKeyEntity = defineEntity(
   'api_key',
-  z.object({
+  () => z.object({
     id: z.uuid(),
     user_id: z.uuid(),
     key_set: z.enum(API_KEY_SETS),
@@ -38,5 +38,6 @@ export const apiKeyView = defineView(apiKeyEntity, {
 });
 export type ApiKeyOut = z.infer<typeof apiKeyView.schema>;
 /** The response schema of a key record (GET lists); POST adds the value once (`apiKeyCreatedOut`). */
-export const apiKeyOut = apiKeyView.schema;
-export const apiKeyCreatedOut = apiKeyOut.extend({ key: z.string() });
+/** The response schema (built at first use: `responses` are read by the OpenAPI document only). */
+export const apiKeyOut = () => apiKeyView.schema;
+export const apiKeyCreatedOut = () => apiKeyOut().extend({ key: z.string() });

@@ -12,7 +12,7 @@ const lineItem = z.object({
 /** An invoice of an account (SPEC "Invoice"): amounts in integer cents, line items stored with it. */
 export const invoiceEntity = defineEntity(
   'invoice',
-  z.object({
+  () => z.object({
     id: z.uuid(),
     user_id: z.uuid(),
     invoice_number: z.string(),

@@ -12,7 +12,7 @@ const int = z.number().int().nullable().default(null);
 
 export const floorEntity = defineEntity(
   'floor',
-  z.object({
+  () => z.object({
     id: z.uuid(),
     project_id: z.uuid(),
     environment_id: z.uuid(),

@@ -4,7 +4,7 @@ import { defineEntity, defineView } from '#db/entity';
 /** The network entity (shared/db/entity.ts has the pattern): what a network item stores, and what a client sees of it (no `created_at`). */
 export const networkEntity = defineEntity(
   'network',
-  z.object({
+  () => z.object({
     id: z.uuid(),
     project_id: z.uuid(),
     environment_id: z.uuid(),
@@ -29,4 +29,5 @@ export const networkView = defineView(networkEntity, {
 });
 export type NetworkOut = z.infer<typeof networkView.schema>;
 /** The response schema of a network (GET/POST/PATCH /networks, attachments). */
-export const networkOut = networkView.schema;
+/** The response schema (built at first use: `responses` are read by the OpenAPI document only). */
+export const networkOut = () => networkView.schema;

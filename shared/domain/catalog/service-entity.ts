@@ -13,7 +13,7 @@ export type RepositoryDep = z.infer<typeof storedRepositoryDep>;
 
 export const serviceEntity = defineEntity(
   'service',
-  z.object({
+  () => z.object({
     id: z.uuid(),
     name: z.string(),
     owner_user_id: z.uuid(),

@@ -14,7 +14,7 @@ export const TOKEN_PROVIDERS: readonly DiscoveryProvider[] = ['hetzner', 'digita
  */
 export const cloudAccountEntity = defineEntity(
   'cloud_account',
-  z.object({
+  () => z.object({
     id: z.uuid(),
     project_id: z.uuid(),
     environment_id: z.uuid(),
@@ -55,7 +55,7 @@ export type RunCounts = z.infer<typeof counts>;
 /** A discovery run: queued → running → succeeded | failed, with its progress and counts; its id is the job id. */
 export const discoveryRunEntity = defineEntity(
   'discovery_run',
-  z.object({
+  () => z.object({
     id: z.uuid(),
     cloud_account_id: z.uuid(),
     project_id: z.uuid(),

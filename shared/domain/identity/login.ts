@@ -2,7 +2,7 @@ import { verifyAgainstDecoy, verifyPassword } from '#auth/passwords';
 import { unauthenticated } from '#shared/errors';
 import type { AppContext } from '#shared/context';
 import { findAccountByEmail, recordLogin, type Account } from './accounts';
-import { startSession, type ClientMeta, type TokenPair } from './sessions';
+import { sessionStart, type ClientMeta, type TokenPair } from './sessions';
 import { clearLoginFailures, lockedOut, lockedUntil, loginFailures, refuseAndCount } from './lockout';
 import { hasSecondFactor, secondFactorKind, verifySecondFactor } from './second-factor';
 import { recordSecurityEvent, securityLogStep, type RefusalReason, type SecurityEventInput } from './security-log';
@@ -59,8 +59,10 @@ export async function login(ctx: AppContext, input: LoginInput, gates: SignInGat
   for (const gate of gates) if (await gate.refuses(account, ctx)) await refuseUncounted(account, 'sign_in_gate', gate.detail, ctx);
   const secondFactor = await requireSecondFactor(account, input.totp_code, ctx);
   const signedIn = securityLogStep(account.id, { event: 'sign_in.succeeded', actor: 'self', details: { second_factor: secondFactor } }, ctx);
-  await Promise.all([recordLogin(account.id, ctx, [signedIn]), failures ? clearLoginFailures(input.email) : undefined]);
-  return startSession(account, input.client, ctx);
+  // The session is written with the last login and the entry: one transaction.
+  const session = sessionStart(account, input.client, ctx);
+  await Promise.all([recordLogin(account.id, ctx, [signedIn, session.step]), failures ? clearLoginFailures(input.email) : undefined]);
+  return session.tokens();
 }
 
 /** A refused sign-in's entry: whoever tried has not proven to be the account holder. */

@@ -63,7 +63,7 @@ const detailValue = z.union([z.string(), z.number(), z.boolean(), z.null()]);
 
 export const securityLogEntity = defineEntity(
   'security_log',
-  z.object({
+  () => z.object({
     id: z.uuid(),
     user_id: z.uuid(),
     event: z.enum(SECURITY_EVENTS),
@@ -84,7 +84,8 @@ export const securityLogView = defineView(securityLogEntity, {
   id: true, event: true, reason: true, at: true, source_ip: true, user_agent: true, request_id: true, actor: true, actor_id: true, details: true,
 });
 /** The response schema of one entry (GET /auth/me/security-log, GET /admin/users/{user_id}/security-log). */
-export const securityLogEntryOut = securityLogView.schema;
+/** The response schema (built at first use: `responses` are read by the OpenAPI document only). */
+export const securityLogEntryOut = () => securityLogView.schema;
 
 export interface SecurityEventInput {
   event: SecurityEvent;

@@ -1,5 +1,5 @@
 import { keys } from '#db/keys';
-import { transact, transactInChunks } from '#db/transact';
+import { transact, transactInChunks, type TransactStep } from '#db/transact';
 import { conditionalUpdate, deleteItem, putItem } from '#db/items';
 import { deleteStep, setWhenExpression } from '#db/steps';
 import { issueAccessToken, newSecret, refreshToken, sha256 } from '#auth/tokens';
@@ -37,6 +37,17 @@ function expiry(ctx: AppContext) {
 
 /** Starts a session and answers with its token pair, as login and invitation acceptance do. */
 export async function startSession(account: Account, meta: ClientMeta, ctx: AppContext): Promise<TokenPair> {
+  const started = sessionStart(account, meta, ctx);
+  await putItem(started.step.Put!.Item);
+  return started.tokens();
+}
+
+/**
+ * A new session as a step of the caller's own transaction (sign-in writes it with the account's last
+ * login and the security-log entry: one transaction, not two writes one after the other), and the
+ * token pair to answer once it is written.
+ */
+export function sessionStart(account: Account, meta: ClientMeta, ctx: AppContext): { step: TransactStep & { Put: { Item: Record<string, unknown> } }; tokens: () => Promise<TokenPair> } {
   const secret = newSecret();
   const now = ctx.clock.now().toISOString();
   const { expires_at, expires_at_epoch } = expiry(ctx);
@@ -51,8 +62,10 @@ export async function startSession(account: Account, meta: ClientMeta, ctx: AppC
     expires_at,
     token_version: account.token_version,
   };
-  await putItem({ ...keys.session(account.id, session.id), type: 'session', ...session, expires_at_epoch });
-  return tokenPair(account, session.id, secret, ctx);
+  return {
+    step: { Put: { Item: { ...keys.session(account.id, session.id), type: 'session', ...session, expires_at_epoch } } },
+    tokens: () => tokenPair(account, session.id, secret, ctx),
+  };
 }
 
 /** The context as it was at `instant`: a rotation's pair is issued at the rotation's instant, so a replay in the grace window is byte-identical. */

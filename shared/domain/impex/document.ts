@@ -4,6 +4,7 @@ import {
   connectionName, createNetworkBody, DIRECTIONS, floorFields, floorType, GROUP_KINDS, MAX_ATTACHED_NETWORKS, MAX_CHAIN_CONNECTIONS, serviceFields,
 } from '#domain/catalog';
 import { groupDescription } from '#domain/tenancy';
+import { lazySchema } from '#shared/lazy-schema';
 
 /**
  * The import/export document of one environment (issue 13): YAML (JSON is accepted too, being
@@ -21,83 +22,96 @@ import { groupDescription } from '#domain/tenancy';
 export const IMPEX_API_VERSION = 'infracatalog/v1';
 export const IMPEX_KIND = 'Environment';
 
-/** A reference to another entity of the document by its name (hostname for floors). */
-const ref = (max = 200) => z.string().trim().min(1).max(max);
-const hostnameRef = ref(253);
-
-const subgroup = z.strictObject({ name: nameSchema(), description: groupDescription });
-const group = z.strictObject({ name: nameSchema(), description: groupDescription, subgroups: z.array(subgroup).nullish() });
-
-/** A floor: SPEC's flat fields, the type required; `hostname` is how the rest of the document names it. */
-const { hostname, ...floorValues } = floorFields;
-const serviceFloor = z.strictObject({ hostname, type: floorType, ...floorValues });
-
-const { name, cidr, is_private, gateway, vlan_id, description } = createNetworkBody.shape;
-const network = z.strictObject({ name, cidr, is_private: is_private.removeDefault().nullish(), gateway, vlan_id, description });
-
 /** The service fields a document carries as values (the references by id are replaced by names; see decisions). */
 const SERVICE_VALUE_FIELDS = [
   'category', 'replicas', 'provider', 'provider_region', 'provider_zone', 'tracker_project_key', 'port', 'ip_address', 'agent_id', 'responsible_name',
   'programming_language', 'programming_language_version', 'repository_url', 'version', 'links', 'tags', 'repository_deps',
 ] as const satisfies readonly (keyof typeof serviceFields)[];
-const serviceValues = Object.fromEntries(SERVICE_VALUE_FIELDS.map((f) => [f, serviceFields[f]])) as Pick<typeof serviceFields, (typeof SERVICE_VALUE_FIELDS)[number]>;
 export const SERVICE_DOCUMENT_FIELDS: readonly (typeof SERVICE_VALUE_FIELDS)[number][] = SERVICE_VALUE_FIELDS;
 
-const service = z.strictObject({
-  name: nameSchema(),
-  /** The group's name; `subgroup` is a subgroup of that group. */
-  group: ref().nullish(),
-  subgroup: ref().nullish(),
-  /** The hostname of the floor it runs on; none: serverless. */
-  floor: hostnameRef.nullish(),
-  ...serviceValues,
+/**
+ * The document's schema, built at its first use (an upload validated, the JSON Schema served), not
+ * at import: some 6 ms of the impex function's and the jobs worker's cold start (issue 42).
+ */
+const documentSchema = lazySchema(() => {
+  /** A reference to another entity of the document by its name (hostname for floors). */
+  const ref = (max = 200) => z.string().trim().min(1).max(max);
+  const hostnameRef = ref(253);
+
+  const subgroup = z.strictObject({ name: nameSchema(), description: groupDescription });
+  const group = z.strictObject({ name: nameSchema(), description: groupDescription, subgroups: z.array(subgroup).nullish() });
+
+  /** A floor: SPEC's flat fields, the type required; `hostname` is how the rest of the document names it. */
+  const { hostname, ...floorValues } = floorFields;
+  const serviceFloor = z.strictObject({ hostname, type: floorType, ...floorValues });
+
+  const { name, cidr, is_private, gateway, vlan_id, description } = createNetworkBody.shape;
+  const network = z.strictObject({ name, cidr, is_private: is_private.removeDefault().nullish(), gateway, vlan_id, description });
+
+  const serviceValues = Object.fromEntries(SERVICE_VALUE_FIELDS.map((f) => [f, serviceFields[f]])) as Pick<typeof serviceFields, (typeof SERVICE_VALUE_FIELDS)[number]>;
+
+  const service = z.strictObject({
+    name: nameSchema(),
+    /** The group's name; `subgroup` is a subgroup of that group. */
+    group: ref().nullish(),
+    subgroup: ref().nullish(),
+    /** The hostname of the floor it runs on; none: serverless. */
+    floor: hostnameRef.nullish(),
+    ...serviceValues,
+  });
+
+  /** `from` depends on `to` (service names). */
+  const serviceLink = z.strictObject({ from: ref(), to: ref() });
+
+  /** The networks (by name) a service or a floor (exactly one of the two) is attached to: its whole set. */
+  const networkAttachment = z.strictObject({
+    service: ref().nullish(),
+    service_floor: hostnameRef.nullish(),
+    networks: z.array(ref()).max(MAX_ATTACHED_NETWORKS),
+  });
+
+  /** A connection end: a service (by name) or a service floor (by hostname), exactly one of the two. */
+  const connectionEnd = z.strictObject({ service: ref().nullish(), service_floor: hostnameRef.nullish() });
+  /** A service connection as the API has it, its ends named. */
+  const connection = z.strictObject({ a: connectionEnd, b: connectionEnd, direction: z.enum(DIRECTIONS).default('none'), name: connectionName });
+  /** A chain or hub (what a batch creates): its kind and its members in order. */
+  const connectionGroup = z.strictObject({ group_kind: z.enum(GROUP_KINDS), connections: z.array(connection).min(1).max(MAX_CHAIN_CONNECTIONS) });
+
+  const named = z.strictObject({ id: z.string(), name: z.string() });
+
+  return z.strictObject({
+    apiVersion: z.literal(IMPEX_API_VERSION),
+    kind: z.literal(IMPEX_KIND),
+    /** Where the document came from; informative only (an import targets the environment it is given). */
+    metadata: z
+      .object({
+        project: named.nullish(),
+        environment: named.nullish(),
+        exported_at: isoTimestamp.nullish(),
+        source_record: z.string().nullish(),
+      })
+      .default({}),
+    spec: z.strictObject({
+      groups: z.array(group).default([]),
+      service_floors: z.array(serviceFloor).default([]),
+      networks: z.array(network).default([]),
+      services: z.array(service).default([]),
+      service_links: z.array(serviceLink).default([]),
+      network_attachments: z.array(networkAttachment).default([]),
+      /** Connections in no chain or hub. */
+      connections: z.array(connection).default([]),
+      connection_groups: z.array(connectionGroup).default([]),
+    }),
+  });
 });
 
-/** `from` depends on `to` (service names). */
-const serviceLink = z.strictObject({ from: ref(), to: ref() });
+/** The document's validation (`parse`, `safeParse`), its schema built at the first call. */
+export const environmentDocument = {
+  parse: (input: unknown): EnvironmentDocument => documentSchema().parse(input),
+  safeParse: (input: unknown) => documentSchema().safeParse(input),
+};
 
-/** The networks (by name) a service or a floor (exactly one of the two) is attached to: its whole set. */
-const networkAttachment = z.strictObject({
-  service: ref().nullish(),
-  service_floor: hostnameRef.nullish(),
-  networks: z.array(ref()).max(MAX_ATTACHED_NETWORKS),
-});
-
-/** A connection end: a service (by name) or a service floor (by hostname), exactly one of the two. */
-const connectionEnd = z.strictObject({ service: ref().nullish(), service_floor: hostnameRef.nullish() });
-/** A service connection as the API has it, its ends named. */
-const connection = z.strictObject({ a: connectionEnd, b: connectionEnd, direction: z.enum(DIRECTIONS).default('none'), name: connectionName });
-/** A chain or hub (what a batch creates): its kind and its members in order. */
-const connectionGroup = z.strictObject({ group_kind: z.enum(GROUP_KINDS), connections: z.array(connection).min(1).max(MAX_CHAIN_CONNECTIONS) });
-
-const named = z.strictObject({ id: z.string(), name: z.string() });
-
-export const environmentDocument = z.strictObject({
-  apiVersion: z.literal(IMPEX_API_VERSION),
-  kind: z.literal(IMPEX_KIND),
-  /** Where the document came from; informative only (an import targets the environment it is given). */
-  metadata: z
-    .object({
-      project: named.nullish(),
-      environment: named.nullish(),
-      exported_at: isoTimestamp.nullish(),
-      source_record: z.string().nullish(),
-    })
-    .default({}),
-  spec: z.strictObject({
-    groups: z.array(group).default([]),
-    service_floors: z.array(serviceFloor).default([]),
-    networks: z.array(network).default([]),
-    services: z.array(service).default([]),
-    service_links: z.array(serviceLink).default([]),
-    network_attachments: z.array(networkAttachment).default([]),
-    /** Connections in no chain or hub. */
-    connections: z.array(connection).default([]),
-    connection_groups: z.array(connectionGroup).default([]),
-  }),
-});
-
-export type EnvironmentDocument = z.output<typeof environmentDocument>;
+export type EnvironmentDocument = z.output<ReturnType<typeof documentSchema>>;
 export type DocumentSpec = EnvironmentDocument['spec'];
 export type DocumentGroup = DocumentSpec['groups'][number];
 export type DocumentFloor = DocumentSpec['service_floors'][number];
@@ -117,7 +131,7 @@ export type DocumentConnectionGroup = DocumentSpec['connection_groups'][number];
  */
 export function documentJsonSchema(): object {
   return {
-    ...z.toJSONSchema(environmentDocument, { io: 'input', target: 'draft-2020-12' }),
+    ...z.toJSONSchema(documentSchema(), { io: 'input', target: 'draft-2020-12' }),
     $id: `https://infracatalog.dev/schemas/${IMPEX_API_VERSION}/environment.json`,
     title: 'Infrastructure catalog environment document',
     description:

@@ -19,7 +19,7 @@ const report = z.object({
  */
 export const impexRecordEntity = defineEntity(
   'impex_record',
-  z.object({
+  () => z.object({
     id: z.uuid(),
     job_id: z.uuid(),
     kind: z.enum(['export', 'import']),

@@ -13,7 +13,7 @@ import { ARCHIVABLE_KINDS, type ArchivableKind } from './selection';
  */
 export const archivedEntity = defineEntity(
   'archived',
-  z.object({
+  () => z.object({
     kind: z.enum(ARCHIVABLE_KINDS),
     id: z.uuid(),
     /** null for API keys (they belong to the account, not to a project). */

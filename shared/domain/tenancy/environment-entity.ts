@@ -4,7 +4,7 @@ import { defineEntity, defineView } from '#db/entity';
 /** The environment entity (see shared/db/entity.ts for the pattern): what its item stores, and what a client sees of it. */
 export const environmentEntity = defineEntity(
   'environment',
-  z.object({
+  () => z.object({
     id: z.uuid(),
     name: z.string(),
     project_id: z.uuid(),

@@ -51,12 +51,19 @@ export interface ItemRequest {
   envOf?: (located: Located) => string | undefined | Promise<string | undefined>;
   /** Keys read in the same BatchGet as the access (found in `access.extra`). */
   extra?: (located: Located) => Key[];
+  /**
+   * Reads a read route needs once the item is located, sent beside the access BatchGet (the same round
+   * trip) and answered as `alongside` only when the access passes: a refusal is the same whatever they read.
+   */
+  alongside?: (located: Located) => Promise<unknown>;
 }
 
 export interface ItemAccess<T> {
   access: ProjectAccess;
   item: T;
   located: Located;
+  /** What `alongside` read. */
+  alongside?: unknown;
 }
 export interface EnvItemAccess<T> extends ItemAccess<T> {
   env: Environment;
@@ -79,6 +86,8 @@ export async function accessToItem<T>(req: ItemRequest): Promise<ItemAccess<T> &
     located.envId = envId;
   }
   const envKey = inEnv ? keys.environment(located.projectId, located.envId) : undefined;
+  // Settled, so that a refusal below leaves no rejected promise behind.
+  const alongside = req.alongside?.(located).then((value) => ({ value }), (error: unknown) => ({ error }));
   const access = await loadAccess(located.projectId, req.userId, {
     envId: inEnv ? located.envId : undefined,
     extra: [located.key, ...(envKey ? [envKey] : []), ...(req.extra?.(located) ?? [])],
@@ -88,5 +97,7 @@ export async function accessToItem<T>(req: ItemRequest): Promise<ItemAccess<T> &
   const env = envKey ? (access.extra.get(keyId(envKey)) as Environment | undefined) : undefined;
   if (!isLive(item) || (envKey && !isLive(env))) throw req.notFound;
   if (req.permission) access.require(req.permission.key, req.permission.detail, inEnv ? located.envId : undefined);
-  return { access, item: item as T, env, located };
+  const read = await alongside;
+  if (read && 'error' in read) throw read.error;
+  return { access, item: item as T, env, located, ...(read ? { alongside: read.value } : {}) };
 }

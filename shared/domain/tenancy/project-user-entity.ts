@@ -6,7 +6,7 @@ const text = z.string().nullable().default(null);
 
 export const projectUserEntity = defineEntity(
   'project_user',
-  z.object({
+  () => z.object({
     id: z.uuid(),
     project_id: z.uuid(),
     name: z.string(),

@@ -5,7 +5,7 @@ import { EVENT_TYPES } from '#shared/events';
 /** A webhook of a project: where to deliver which events, signed with its secret (during a rotation's grace, the previous one signs too). */
 export const webhookEntity = defineEntity(
   'webhook',
-  z.object({
+  () => z.object({
     id: z.uuid(),
     project_id: z.uuid(),
     url: z.string(),
@@ -32,4 +32,5 @@ export const webhookView = defineView(webhookEntity, {
   id: true, project_id: true, url: true, events: true, description: true, enabled: true, disabled_reason: true, failing_since: true, previous_secret_until: true, created_at: true, updated_at: true,
 });
 export type WebhookOut = z.infer<typeof webhookView.schema>;
-export const webhookOut = webhookView.schema;
+/** The response schema (built at first use: `responses` are read by the OpenAPI document only). */
+export const webhookOut = () => webhookView.schema;

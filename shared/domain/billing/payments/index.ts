@@ -1,5 +1,4 @@
-import { GetSecretValueCommand } from '@aws-sdk/client-secrets-manager';
-import { secrets } from '#shared/clients';
+import { readSecret } from '#shared/clients';
 import type { Config } from '#shared/config';
 import { localProvider } from './local-provider';
 import type { PaymentProvider } from './provider';
@@ -27,8 +26,7 @@ export function paymentProvider(c: Config): Promise<PaymentProvider> | undefined
 async function loadStripe(c: Config): Promise<PaymentProvider> {
   let keys = { secretKey: c.STRIPE_SECRET_KEY, webhookSecret: c.STRIPE_WEBHOOK_SECRET };
   if (c.STRIPE_SECRET_ARN) {
-    const out = await secrets().send(new GetSecretValueCommand({ SecretId: c.STRIPE_SECRET_ARN }));
-    const parsed = JSON.parse(out.SecretString ?? '{}') as { secret_key?: string; webhook_secret?: string };
+    const parsed = JSON.parse((await readSecret(c.STRIPE_SECRET_ARN)) ?? '{}') as { secret_key?: string; webhook_secret?: string };
     keys = { secretKey: parsed.secret_key, webhookSecret: parsed.webhook_secret };
   }
   if (!keys.secretKey || !keys.webhookSecret) throw new Error('Stripe is the payment provider but its secret key or webhook secret is missing');

@@ -144,14 +144,16 @@ async function loadTopology(projectId: string, envId: string): Promise<Topology>
 const VIEW_PERMISSION = { service: 'services.view', floor: 'floors.view' } as const;
 
 /**
- * GET /services/{id}/blast-radius and GET /service-floors/{id}/blast-radius: locate, one BatchGet
- * (access + the origin), then the environment's topology in one parallel round of Queries.
+ * GET /services/{id}/blast-radius and GET /service-floors/{id}/blast-radius: locate, then one BatchGet
+ * (access + the origin) and, beside it, the environment's topology in one parallel round of Queries
+ * (answered only when the access passes): two round trips after the token check.
  */
 export async function blastRadiusOf(ctx: AppContext, input: NodeRef & { max_depth: number }): Promise<BlastRadius> {
   const origin: NodeRef = { type: input.type, id: input.id };
   const permission = VIEW_PERMISSION[origin.type];
-  const { located } = await accessToItem({
+  const { alongside } = await accessToItem({
     id: origin.id, kind: origin.type, userId: actorAccount(ctx).id, notFound: notFound(ENTITY_NOT_FOUND[origin.type]), permission: { key: permission, detail: `Missing permission: ${permission}` },
+    alongside: (located) => loadTopology(located.projectId, located.envId),
   });
-  return computeBlastRadius(await loadTopology(located.projectId, located.envId), origin, input.max_depth);
+  return computeBlastRadius(alongside as Topology, origin, input.max_depth);
 }

@@ -17,7 +17,7 @@ export const connectionName = z.string().trim().min(1).max(200).nullish();
 /** Field names are a contract: the services group deletes a service's connections, found by their ends' listings (edgeRemovalSteps). */
 export const connectionEntity = defineEntity(
   'connection',
-  z.object({
+  () => z.object({
     id: z.uuid(),
     project_id: z.uuid(),
     environment_id: z.uuid(),
@@ -45,7 +45,8 @@ export const connectionView = defineView(connectionEntity, {
   group_kind: true, created_at: true, updated_at: true, deleted_at: true,
 });
 /** The response schema of a connection (every /service-connections route). */
-export const connectionOut = connectionView.schema;
+/** The response schema (built at first use: `responses` are read by the OpenAPI document only). */
+export const connectionOut = () => connectionView.schema;
 
 /**
  * A chain or hub: born from a batch, joined by single creates that name its chain_id. Internal
@@ -55,7 +56,7 @@ export const connectionOut = connectionView.schema;
  */
 export const chainEntity = defineEntity(
   'connection_chain',
-  z.object({
+  () => z.object({
     id: z.uuid(),
     project_id: z.uuid(),
     environment_id: z.uuid(),

@@ -8,7 +8,7 @@ import { defineEntity, defineView } from '#db/entity';
  */
 export const linkEntity = defineEntity(
   'link',
-  z.object({
+  () => z.object({
     id: z.uuid(),
     project_id: z.uuid(),
     environment_id: z.uuid(),
@@ -27,4 +27,5 @@ export const linkView = defineView(linkEntity, {
   id: true, project_id: true, environment_id: true, from_service_id: true, to_service_id: true, created_at: true, updated_at: true, deleted_at: true,
 });
 /** The response schema of a link (every /service-links route). */
-export const linkOut = linkView.schema;
+/** The response schema (built at first use: `responses` are read by the OpenAPI document only). */
+export const linkOut = () => linkView.schema;

@@ -107,7 +107,7 @@ describe('the sample events in events/', () => {
   });
 
   it('the scheduled sweeps and the seeding function take theirs', async () => {
-    for (const f of stackFunctions().filter((x) => x.trigger === 'schedule')) expect(await invoke(f, sample(f)), f.name).toEqual({ done: 0, failed: 0 });
+    for (const f of stackFunctions().filter((x) => x.trigger === 'schedule')) expect(await invoke(f, sample(f)), f.name).toEqual({ done: 0, failed: 0, ...(f.name === 'webhook-retries' ? { resent: 0 } : {}) }); // the webhook sweep also resends waiting outbox items
     expect(await invoke(byName('seed'), sample(byName('seed')))).toEqual({ plans: PLAN_CATALOGUE.length, staff: 'not configured', backfilled: {} });
   });
 });

@@ -9,8 +9,9 @@ import LongFirstSequencer from './test/helpers/sequencer';
 const OWN_PROCESS = ['test/e2e/discovery-aws.test.ts', 'test/e2e/discovery.test.ts', 'test/e2e/observability.test.ts', 'test/e2e/secrets-in-logs.test.ts'];
 
 const common = {
-  testTimeout: 30_000,
-  hookTimeout: 60_000,
+  // A test's safety net against a hang, not a budget: its files share the machine with three others.
+  testTimeout: 60_000,
+  hookTimeout: 120_000,
   // A browser test waits for what a page shows; on a busy 2-core machine that can take seconds, not one.
   expect: { poll: { timeout: 15_000 } },
   env: { LOG_LEVEL: 'silent', POWERTOOLS_METRICS_DISABLED: 'true' },
@@ -21,9 +22,10 @@ export default defineConfig({
     // One DynamoDB Local for the whole run; each test file gets its own table (or shares its worker's: below).
     globalSetup: ['test/helpers/global-setup.ts'],
     pool: 'forks',
-    // Most of a file's time is waiting (on DynamoDB Local, a child process, a browser, a synthesis), not CPU:
-    // more workers than the machine's cores (vitest's default is cores - 1). TEST_WORKERS=n for another count.
-    maxWorkers: Number(process.env.TEST_WORKERS) || 6,
+    // Alone, a file spends most of its time waiting (on DynamoDB Local, a child process, a browser), not on
+    // CPU: more workers than the machine's cores (vitest's default is cores - 1, one worker here). Four keep
+    // two cores busy; six only made each test slower (issue 42). TEST_WORKERS=n for another count.
+    maxWorkers: Number(process.env.TEST_WORKERS) || 4,
     sequence: { sequencer: LongFirstSequencer },
     reporters: ['default', './test/helpers/summary-reporter.ts'],
     projects: [

@@ -1,7 +1,7 @@
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /** Files that each take minutes (a cdk synthesis, start:deployed, the benches): started first, so the rest fills the other workers meanwhile. */
-const LONG = [/\/test\/deployed\//, /\/test\/infra\//];
+const LONG = [/\/test\/deployed\//, /\/test\/infra\/(benches|stack|web-hosting)\.test\.ts$/];
 
 /**
  * The run's order: the long isolated files first, then every end-to-end file of the shared-stack project

@@ -20,8 +20,9 @@ export async function ensureTable(tableName: string): Promise<void> {
 /** Everything the product needs in a fresh table: the table itself and the plan catalogue; an older table's one-time backfills. */
 export async function bootstrapData(tableName: string): Promise<void> {
   await ensureTable(tableName);
-  await seedPlans(appContext());
-  for (const [family, { written, removed }] of Object.entries(await backfillListings())) {
+  // The plans and the listings are items of their own: written side by side.
+  const [, repairs] = await Promise.all([seedPlans(appContext()), backfillListings()]);
+  for (const [family, { written, removed }] of Object.entries(repairs)) {
     if (written || removed) console.log(`${family.toLowerCase()} listings backfilled: ${written} written, ${removed} removed`);
   }
 }

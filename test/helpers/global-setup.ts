@@ -1,16 +1,19 @@
-import { startDynamo, type LocalDynamo } from '../../infra/local/dynamo';
+import { spawnDynamo, type StartingDynamo } from '../../infra/local/dynamo';
 import { ensureWebBuild } from '../../infra/local/web';
 
-let dynamo: LocalDynamo | undefined;
+let dynamo: StartingDynamo | undefined;
 
 /**
- * Starts DynamoDB Local once per run; test workers inherit its endpoint through the environment. The
- * dashboard (web/dist, which the browser tests open) is built meanwhile when its sources changed.
+ * Starts DynamoDB Local once per run; test workers inherit its endpoint through the environment and
+ * wait for it to answer on their first use (test/helpers/dynamo.ts), so the files that do not use it
+ * (unit, architecture, infra) run while its JVM starts. The dashboard (web/dist, which the browser
+ * tests open) is built first when its sources changed.
  */
 export async function setup() {
+  if (dynamo) return; // one per run, whichever project's set-up comes first
   const web = ensureWebBuild();
-  web.catch(() => {}); // awaited below, after DynamoDB Local is up
-  dynamo = await startDynamo();
+  web.catch(() => {}); // awaited below, after DynamoDB Local is spawned
+  dynamo = await spawnDynamo();
   await web.catch(async (err) => {
     await dynamo?.stop();
     throw err;
@@ -20,4 +23,5 @@ export async function setup() {
 
 export async function teardown() {
   await dynamo?.stop();
+  dynamo = undefined;
 }

@@ -1,10 +1,15 @@
+import { rmSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll } from 'vitest';
 import { startLocalStack, type LocalStack } from '../../infra/local/stack';
+import { testDynamoEndpoint } from './dynamo';
 import type { Clock } from '#shared/context';
+import { config } from '#shared/config';
+import { resetClients } from '#shared/clients';
+import { configureFaults } from '#shared/faults';
 
 export interface TestStack extends LocalStack {
   dataDir: string;
@@ -16,10 +21,14 @@ export interface TestStack extends LocalStack {
  */
 const UNLIMITED_SIGN_IN = { LOGIN_RATE_LIMIT_PER_MINUTE: '1000000', PASSWORD_RESET_RATE_LIMIT_PER_MINUTE: '1000000' };
 
+type StackOptions = { withoutHttp?: boolean; clock?: Clock; withS3?: boolean; ownStack?: boolean };
+
 /** A fresh table and data dir on the run's DynamoDB Local, for one test file. */
-export async function startTestStack(env: Record<string, string> = {}, opts: { withoutHttp?: boolean; clock?: Clock; withS3?: boolean } = {}): Promise<TestStack> {
-  const endpoint = process.env.TEST_DYNAMODB_ENDPOINT;
-  if (!endpoint) throw new Error('TEST_DYNAMODB_ENDPOINT is not set: run tests through vitest (global setup starts DynamoDB Local)');
+export async function startTestStack(env: Record<string, string> = {}, opts: StackOptions = {}): Promise<TestStack> {
+  const endpoint = await testDynamoEndpoint();
+  // One stack at a time in a process (its configuration and clients are the process's): a shared one left
+  // running by an earlier file goes first.
+  await stopSharedStack();
   const dataDir = await mkdtemp(join(tmpdir(), 'infra-catalog-test-'));
   const stack = await startLocalStack({
     dynamoEndpoint: endpoint,
@@ -39,14 +48,62 @@ export async function startTestStack(env: Record<string, string> = {}, opts: { w
   };
 }
 
-/** Starts a stack for the current test file and stops it afterwards. */
-export function useTestStack(env: Record<string, string> = {}, opts: { withoutHttp?: boolean; clock?: Clock; withS3?: boolean } = {}) {
+/**
+ * The stack this worker's files share (vitest.config.ts's `e2e` project sets TEST_SHARED_STACKS: its files
+ * run one after another in a process that outlives each of them). Files asking for the same environment
+ * and options get the same stack, told apart by the fresh accounts and projects every test makes.
+ */
+let shared: { key: string; stack: TestStack } | undefined;
+
+async function stopSharedStack(): Promise<void> {
+  const was = shared;
+  shared = undefined;
+  await was?.stack.stop();
+}
+
+const keyOf = (env: Record<string, string>, opts: StackOptions) =>
+  JSON.stringify([Object.entries(env).sort(([a], [b]) => a.localeCompare(b)), !!opts.withoutHttp, !!opts.withS3]);
+
+/** What a file changed in the process is undone before the next file gets the stack: faults switched on, its clients. */
+function afterSharedFile(): void {
+  configureFaults('');
+  resetClients();
+}
+
+/**
+ * Starts a stack for the current test file and stops it afterwards; in a worker that shares stacks,
+ * the file gets the worker's stack for its environment and options instead (started by the first file
+ * that asks), left running for the next file once its work is drained. A file with its own clock, or
+ * `ownStack` (it reads the whole table, or must see it empty), always gets a stack of its own.
+ */
+export function useTestStack(env: Record<string, string> = {}, opts: StackOptions = {}) {
   const ref = {} as { stack: TestStack };
+  const key = process.env.TEST_SHARED_STACKS === '1' && !opts.clock && !opts.ownStack ? keyOf(env, opts) : undefined;
   beforeAll(async () => {
-    ref.stack = await startTestStack(env, opts);
+    if (key === undefined) {
+      ref.stack = await startTestStack(env, opts);
+      return;
+    }
+    // Still the process's configuration? (A file may have started another stack or re-read it.)
+    if (shared?.key !== key || config() !== shared.stack.config) {
+      const stack = await startTestStack(env, opts);
+      shared = { key, stack };
+    }
+    ref.stack = shared.stack;
   });
   afterAll(async () => {
-    await ref.stack?.stop();
+    if (key === undefined) return ref.stack?.stop();
+    if (!ref.stack || shared?.stack !== ref.stack) return;
+    try {
+      await ref.stack.queues.drain();
+    } finally {
+      afterSharedFile();
+    }
   });
   return ref;
 }
+
+// A shared stack outlives its files: its data dir goes when the worker does.
+process.once('exit', () => {
+  if (shared) rmSync(shared.stack.dataDir, { recursive: true, force: true });
+});

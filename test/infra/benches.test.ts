@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { testDynamoEndpoint } from '../helpers/dynamo';
 
 /**
  * Issue 32 item 6: every bench runs here at a smoke size, so none can rot unseen again (`npm run
@@ -16,12 +17,12 @@ const TSX = join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs');
 const SLOW = 300_000;
 
 /** Runs `test/bench/<script>` as `npm run …` does, with `env`; answers its exit code and everything it printed. */
-function bench(script: string, env: Record<string, string>): Promise<{ code: number | null; out: string }> {
+async function bench(script: string, env: Record<string, string>): Promise<{ code: number | null; out: string }> {
   // As a person's shell has it: vitest's own quieting (no EMF lines, no logs) is not inherited, so the bench must quiet itself.
   const { LOG_LEVEL: _l, POWERTOOLS_METRICS_DISABLED: _m, ...inherited } = process.env;
   const child = spawn(process.execPath, [TSX, join('test', 'bench', script)], {
     cwd: ROOT,
-    env: { ...inherited, DYNAMODB_ENDPOINT: process.env.TEST_DYNAMODB_ENDPOINT, ...env },
+    env: { ...inherited, DYNAMODB_ENDPOINT: await testDynamoEndpoint(), ...env },
   });
   let out = '';
   child.stdout.on('data', (d) => (out += d));

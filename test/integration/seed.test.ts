@@ -16,6 +16,7 @@ import { LISTINGS } from '#domain/catalog';
 import { ensureTable } from '../../infra/local/bootstrap';
 import { putConnection } from '../helpers/catalog';
 import { handler } from '../../functions/seed/handler';
+import { testDynamoEndpoint } from '../helpers/dynamo';
 
 /**
  * The seeding function as the deploy-time trigger runs it: against an empty table, as after a fresh
@@ -27,8 +28,7 @@ const secretsManager = mockClient(SecretsManagerClient);
 
 /** Points the configuration at a new, empty table (with or without the admin secret configured). */
 async function freshTable(env: Record<string, string> = {}): Promise<void> {
-  const endpoint = process.env.TEST_DYNAMODB_ENDPOINT;
-  if (!endpoint) throw new Error('TEST_DYNAMODB_ENDPOINT is not set: run tests through vitest');
+  const endpoint = await testDynamoEndpoint();
   const c = reloadConfig({ DYNAMODB_ENDPOINT: endpoint, TABLE_NAME: `test-seed-${randomUUID()}`, ...env });
   await ensureTable(c.TABLE_NAME);
 }

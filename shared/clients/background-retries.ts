@@ -1,0 +1,43 @@
+import type { DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
+import { currentScope } from '../invocation';
+import { isOutage } from '../outage';
+
+/**
+ * Whether the running invocation is one nobody waits on (a queue's worker, a schedule, a stream):
+ * its calls may take longer to get through an outage than a request's, which answers 503 instead.
+ */
+export const nobodyWaits = (): boolean => {
+  const d = currentScope()?.dimensions;
+  return !!d && ('worker' in d || 'schedule' in d || 'stream' in d);
+};
+
+/** Attempts of one AWS call made where nobody waits (the SDK's default, for requests, is 3). */
+export const BACKGROUND_ATTEMPTS = 10;
+/** Full-jitter back-off: doubling from these bases (the SDK's: 100 ms, throttled 500 ms), capped at BACKOFF_CAP_MS. */
+const BASE_MS = 100;
+const THROTTLED_BASE_MS = 500;
+const BACKOFF_CAP_MS = 2_000;
+
+type RetryStrategy = Extract<NonNullable<DynamoDBClientConfig['retryStrategy']>, { acquireInitialRetryToken: unknown }>;
+type Token = Awaited<ReturnType<RetryStrategy['acquireInitialRetryToken']>>;
+const token = (count: number, delay: number): Token => ({ getRetryCount: () => count, getRetryDelay: () => delay });
+
+/**
+ * The retry strategy of the clients of invocations nobody waits on (issue 41, the harsh fault mix; docs/decisions.md,
+ * "Jobs through the harsh mix"): up to BACKGROUND_ATTEMPTS attempts of a call while its failure is an outage
+ * (`isOutage`: throttled, 5xx, timed out, a transaction cancelled only because DynamoDB was busy), waiting full-jitter
+ * back-off between them. Unlike the SDK's standard strategy it keeps no retry quota shared by the process: under a
+ * sustained failure rate (half of the attempts) the quota runs dry within seconds and then no call is retried at
+ * all, so a job of a hundred calls could not finish however often its message came back. What bounds these retries
+ * is the attempts and the back-off of each call; the worker runs one message at a time.
+ */
+export const backgroundRetries: RetryStrategy = {
+  acquireInitialRetryToken: async () => token(0, 0),
+  async refreshRetryTokenForRetry(previous, info) {
+    const retries = previous.getRetryCount() + 1;
+    if (retries >= BACKGROUND_ATTEMPTS || !isOutage(info.error)) throw new Error('No retry token available');
+    const base = info.errorType === 'THROTTLING' ? THROTTLED_BASE_MS : BASE_MS;
+    return token(retries, Math.random() * Math.min(BACKOFF_CAP_MS, base * 2 ** (retries - 1)));
+  },
+  recordSuccess: () => {},
+};

@@ -1,6 +1,7 @@
 import type { DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { currentScope } from '../invocation';
 import { isOutage } from '../outage';
+import { lazyClient } from './lazy';
 
 /**
  * Whether the running invocation is one nobody waits on (a queue's worker, a schedule, a stream):
@@ -41,3 +42,17 @@ export const backgroundRetries: RetryStrategy = {
   },
   recordSuccess: () => {},
 };
+
+/** The retry settings a client is made with: none (the SDK's standard strategy) or `backgroundRetries`. */
+export type Retries = { retryStrategy?: RetryStrategy };
+
+/**
+ * A client made per kind of invocation: requests keep the SDK's standard retries (3 attempts, a retry quota, then
+ * the pipeline's 503 with Retry-After); workers, schedules and streams retry through an outage longer
+ * (`backgroundRetries`). Each is made on first use: a Lambda function makes only the one it uses.
+ */
+export function byInvocation<T extends { destroy(): void }>(make: (retries: Retries) => T): () => T {
+  const forRequests = lazyClient(() => make({}));
+  const forBackground = lazyClient(() => make({ retryStrategy: backgroundRetries }));
+  return () => (nobodyWaits() ? forBackground() : forRequests());
+}

@@ -1,10 +1,10 @@
-import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config';
-import { backgroundRetries, nobodyWaits } from './background-retries';
-import { lazyClient } from './lazy';
+import { byInvocation } from './background-retries';
 
-const documentClient = (retries: Pick<DynamoDBClientConfig, 'retryStrategy'>) => () => {
+/** The DynamoDB document client (of the running kind of invocation, see `byInvocation`); locally DynamoDB Local with fixed credentials (no credential chain is searched). */
+export const ddb = byInvocation((retries) => {
   const { DYNAMODB_ENDPOINT, AWS_REGION } = config();
   const base = new DynamoDBClient({
     region: AWS_REGION,
@@ -12,15 +12,4 @@ const documentClient = (retries: Pick<DynamoDBClientConfig, 'retryStrategy'>) =>
     ...retries,
   });
   return DynamoDBDocumentClient.from(base, { marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false } });
-};
-
-/** A request's client: the SDK's standard retries (3 attempts, a retry quota), then the pipeline's 503 with Retry-After. */
-const forRequests = lazyClient(documentClient({}));
-/** A worker's, a schedule's or a stream's client: retried through an outage longer (background-retries.ts). */
-const forBackground = lazyClient(documentClient({ retryStrategy: backgroundRetries }));
-
-/**
- * The DynamoDB document client of the running invocation; locally DynamoDB Local with fixed credentials (no
- * credential chain is searched). A Lambda function makes only the one it uses.
- */
-export const ddb = () => (nobodyWaits() ? forBackground() : forRequests());
+});

@@ -1,5 +1,5 @@
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { config } from '../config';
-import { lazyClient } from './lazy';
+import { byInvocation } from './background-retries';
 
-export const sqs = lazyClient(() => new SQSClient({ region: config().AWS_REGION }));
+export const sqs = byInvocation((retries) => new SQSClient({ region: config().AWS_REGION, ...retries }));

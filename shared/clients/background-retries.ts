@@ -24,19 +24,25 @@ type Token = Awaited<ReturnType<RetryStrategy['acquireInitialRetryToken']>>;
 const token = (count: number, delay: number): Token => ({ getRetryCount: () => count, getRetryDelay: () => delay });
 
 /**
+ * An outage, but not a cancelled transaction: `transact` tries that again itself, with a new token (a retry of the
+ * cancelled call would carry the old one).
+ */
+const retried = (err: unknown) => isOutage(err) && (err as { name?: string } | undefined)?.name !== 'TransactionCanceledException';
+
+/**
  * The retry strategy of the clients of invocations nobody waits on (issue 41, the harsh fault mix; docs/decisions.md,
  * "Jobs through the harsh mix"): up to BACKGROUND_ATTEMPTS attempts of a call while its failure is an outage
- * (`isOutage`: throttled, 5xx, timed out, a transaction cancelled only because DynamoDB was busy), waiting full-jitter
+ * (`isOutage`: throttled, 5xx, timed out; a cancelled transaction is left to `transact`), waiting full-jitter
  * back-off between them. Unlike the SDK's standard strategy it keeps no retry quota shared by the process: under a
  * sustained failure rate (half of the attempts) the quota runs dry within seconds and then no call is retried at
  * all, so a job of a hundred calls could not finish however often its message came back. What bounds these retries
- * is the attempts and the back-off of each call; the worker runs one message at a time.
+ * is each call's attempts and back-off (at most about 15 s in all).
  */
 export const backgroundRetries: RetryStrategy = {
   acquireInitialRetryToken: async () => token(0, 0),
   async refreshRetryTokenForRetry(previous, info) {
     const retries = previous.getRetryCount() + 1;
-    if (retries >= BACKGROUND_ATTEMPTS || !isOutage(info.error)) throw new Error('No retry token available');
+    if (retries >= BACKGROUND_ATTEMPTS || !retried(info.error)) throw new Error('No retry token available');
     const base = info.errorType === 'THROTTLING' ? THROTTLED_BASE_MS : BASE_MS;
     return token(retries, Math.random() * Math.min(BACKOFF_CAP_MS, base * 2 ** (retries - 1)));
   },

@@ -12,9 +12,9 @@ export const nobodyWaits = (): boolean => {
   return !!d && ('worker' in d || 'schedule' in d || 'stream' in d);
 };
 
-/** Attempts of one AWS call made where nobody waits (the SDK's default, for requests, is 3). */
+/** Attempts of one AWS call made where nobody waits (the SDK's default, which requests keep: 4 for DynamoDB, 3 for the others). */
 export const BACKGROUND_ATTEMPTS = 10;
-/** Full-jitter back-off: doubling from these bases (the SDK's: 100 ms, throttled 500 ms), capped at BACKOFF_CAP_MS. */
+/** Full-jitter back-off: doubling from these bases (the SDK's for DynamoDB: 25 ms, throttled 1 s), capped at BACKOFF_CAP_MS. */
 const BASE_MS = 100;
 const THROTTLED_BASE_MS = 500;
 const BACKOFF_CAP_MS = 2_000;
@@ -53,7 +53,7 @@ export const backgroundRetries: RetryStrategy = {
 export type Retries = { retryStrategy?: RetryStrategy };
 
 /**
- * A client made per kind of invocation: requests keep the SDK's standard retries (3 attempts, a retry quota, then
+ * A client made per kind of invocation: requests keep the SDK's standard retries (its attempts, a retry quota, then
  * the pipeline's 503 with Retry-After); workers, schedules and streams retry through an outage longer
  * (`backgroundRetries`). Each is made on first use: a Lambda function makes only the one it uses.
  */

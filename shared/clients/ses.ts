@@ -1,5 +1,5 @@
 import { SESClient } from '@aws-sdk/client-ses';
 import { config } from '../config';
-import { lazyClient } from './lazy';
+import { byInvocation } from './background-retries';
 
-export const ses = lazyClient(() => new SESClient({ region: config().AWS_REGION }));
+export const ses = byInvocation((retries) => new SESClient({ region: config().AWS_REGION, ...retries }));

@@ -85,7 +85,8 @@ describe('an import job never stays queued or running for good', () => {
     expect(next.status).toBe(202);
     await ref.stack.queues.drain();
     expect((await status(token, next.body.job_id)).status).toBe('succeeded');
-  });
+    // Each of the five receives first retries its S3 call through the outage (background-retries.ts: 10 attempts).
+  }, 90_000);
 
   it('reads as failed once its job stopped showing signs of life (a Lambda killed mid-run), written so', async () => {
     const { token, projectId, envId } = await ownerWithEnv(api);

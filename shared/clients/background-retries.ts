@@ -1,0 +1,64 @@
+import type { DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
+import { currentScope } from '../invocation';
+import { isOutage } from '../outage';
+import { lazyClient } from './lazy';
+
+/**
+ * Whether the running invocation is one nobody waits on (a queue's worker, a schedule, a stream):
+ * its calls may take longer to get through an outage than a request's, which answers 503 instead.
+ */
+export const nobodyWaits = (): boolean => {
+  const d = currentScope()?.dimensions;
+  return !!d && ('worker' in d || 'schedule' in d || 'stream' in d);
+};
+
+/** Attempts of one AWS call made where nobody waits (the SDK's default, which requests keep: 4 for DynamoDB, 3 for the others). */
+export const BACKGROUND_ATTEMPTS = 10;
+/** Full-jitter back-off: doubling from these bases (the SDK's for DynamoDB: 25 ms, throttled 1 s), capped at BACKOFF_CAP_MS. */
+const BASE_MS = 50;
+const THROTTLED_BASE_MS = 250;
+const BACKOFF_CAP_MS = 1_000;
+
+type RetryStrategy = Extract<NonNullable<DynamoDBClientConfig['retryStrategy']>, { acquireInitialRetryToken: unknown }>;
+type Token = Awaited<ReturnType<RetryStrategy['acquireInitialRetryToken']>>;
+const token = (count: number, delay: number): Token => ({ getRetryCount: () => count, getRetryDelay: () => delay });
+
+/**
+ * An outage, but not a cancelled transaction: `transact` tries that again itself, with a new token (a retry of the
+ * cancelled call would carry the old one).
+ */
+const retried = (err: unknown) => isOutage(err) && (err as { name?: string } | undefined)?.name !== 'TransactionCanceledException';
+
+/**
+ * The retry strategy of the clients of invocations nobody waits on (issue 41, the harsh fault mix; docs/decisions.md,
+ * "Jobs through the harsh mix"): up to BACKGROUND_ATTEMPTS attempts of a call while its failure is an outage
+ * (`isOutage`: throttled, 5xx, timed out; a cancelled transaction is left to `transact`), waiting full-jitter
+ * back-off between them. Unlike the SDK's standard strategy it keeps no retry quota shared by the process: under a
+ * sustained failure rate (half of the attempts) the quota runs dry within seconds and then no call is retried at
+ * all, so a job of a hundred calls could not finish however often its message came back. What bounds these retries
+ * is each call's attempts and back-off (at most about 8 s in all, 4 s on average through a whole outage).
+ */
+export const backgroundRetries: RetryStrategy = {
+  acquireInitialRetryToken: async () => token(0, 0),
+  async refreshRetryTokenForRetry(previous, info) {
+    const retries = previous.getRetryCount() + 1;
+    if (retries >= BACKGROUND_ATTEMPTS || !retried(info.error)) throw new Error('No retry token available');
+    const base = info.errorType === 'THROTTLING' ? THROTTLED_BASE_MS : BASE_MS;
+    return token(retries, Math.random() * Math.min(BACKOFF_CAP_MS, base * 2 ** (retries - 1)));
+  },
+  recordSuccess: () => {},
+};
+
+/** The retry settings a client is made with: none (the SDK's standard strategy) or `backgroundRetries`. */
+export type Retries = { retryStrategy?: RetryStrategy };
+
+/**
+ * A client made per kind of invocation: requests keep the SDK's standard retries (its attempts, a retry quota, then
+ * the pipeline's 503 with Retry-After); workers, schedules and streams retry through an outage longer
+ * (`backgroundRetries`). Each is made on first use: a Lambda function makes only the one it uses.
+ */
+export function byInvocation<T extends { destroy(): void }>(make: (retries: Retries) => T): () => T {
+  const forRequests = lazyClient(() => make({}));
+  const forBackground = lazyClient(() => make({ retryStrategy: backgroundRetries }));
+  return () => (nobodyWaits() ? forBackground() : forRequests());
+}

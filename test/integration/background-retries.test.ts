@@ -1,0 +1,36 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { randomUUID } from 'node:crypto';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { useTestStack } from '../helpers/stack';
+import { faults } from '../helpers/faults';
+import { ddb } from '#shared/clients';
+import { config } from '#shared/config';
+import { newScope, runInScope } from '#shared/invocation';
+import { faultCounts } from '#shared/faults';
+
+useTestStack({}, { withoutHttp: true });
+afterEach(() => faults(''));
+
+const read = () => ddb().send(new GetCommand({ TableName: config().TABLE_NAME, Key: { PK: `TEST#${randomUUID()}`, SK: 'X' } }));
+const asWorker = <T>(fn: () => Promise<T>) => runInScope(newScope(undefined, { worker: 'test' }), fn);
+const attemptsOf = async (call: Promise<unknown>) => {
+  const err = (await call.then(() => undefined, (e: unknown) => e)) as { name?: string; $metadata?: { attempts?: number } } | undefined;
+  return { name: err?.name, attempts: err?.$metadata?.attempts };
+};
+
+describe('how long an AWS call is retried (shared/clients/background-retries.ts)', () => {
+  it("through an outage a worker's call makes 10 attempts, a request's the SDK's own fewer (then the pipeline answers 503)", async () => {
+    faults('ddb.unavailable:1');
+    expect(await attemptsOf(asWorker(read))).toEqual({ name: 'ServiceUnavailable', attempts: 10 });
+    const request = await attemptsOf(read());
+    expect(request.name).toBe('ServiceUnavailable');
+    expect(request.attempts).toBeLessThan(10);
+    expect(faultCounts()['ddb.unavailable']).toBe(10 + request.attempts!);
+  }, 60_000);
+
+  it("a worker's call refused by DynamoDB (a failed condition) is not retried", async () => {
+    const put = () => ddb().send(new PutCommand({ TableName: config().TABLE_NAME, Item: { PK: 'TEST#refused', SK: 'X' }, ConditionExpression: 'attribute_not_exists(PK)' }));
+    await asWorker(put);
+    expect(await attemptsOf(asWorker(put))).toEqual({ name: 'ConditionalCheckFailedException', attempts: 1 });
+  });
+});

@@ -23,6 +23,7 @@ import type { Construct, IConstruct } from 'constructs';
 import { FALLBACK_GROUP, routeTable } from '../../functions/route-table';
 import { workerTable } from '../../functions/workers';
 import type { QueueName } from '#shared/queue';
+import { MAX_RECEIVES } from '#shared/queue-settings';
 import { TABLE } from '#db/table';
 import { needsOf } from './needs';
 import { BANNER, BUNDLE_ALIASES, EXTERNAL_MODULES, SEPARATE_PACKAGES, separatePackageCommands } from './aliases';
@@ -225,11 +226,11 @@ export class CatalogStack extends Stack {
         encryption: QueueEncryption.SQS_MANAGED,
         enforceSSL: true,
         visibilityTimeout: Duration.seconds((WORKER_RUN[name]?.timeout ?? WORKER_TIMEOUT).toSeconds() * 6), // AWS guidance for Lambda consumers
-        deadLetterQueue: { queue: dlq, maxReceiveCount: 5 },
+        deadLetterQueue: { queue: dlq, maxReceiveCount: MAX_RECEIVES },
       });
       dlqs[name] = dlq;
       new Alarm(this, `${pascal(name)}DlqAlarm`, {
-        alarmDescription: `Messages on the ${name} dead-letter queue: a worker failed them 5 times`,
+        alarmDescription: `Messages on the ${name} dead-letter queue: a worker failed them ${MAX_RECEIVES} times`,
         metric: dlq.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(1), statistic: 'Maximum' }),
         threshold: 0,
         comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,

@@ -24,7 +24,7 @@ async function readAdminSecret(arn: string): Promise<z.infer<typeof AdminSecret>
 }
 
 /**
- * Run on deploy (a CDK Trigger, see infra/cdk/stack.ts), before the new code serves: what the local
+ * Run on deploy (a CDK Trigger, see infra/cdk/seeding.ts), before the new code serves: what the local
  * runtime does at start. Idempotent: plans have fixed keys and are overwritten; an existing staff
  * account is left as it is; the listing backfill does only the kinds whose layout changed since it
  * last ran (none, usually). Any failure throws, so the deployment fails (and rolls back) instead of

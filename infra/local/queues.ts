@@ -3,13 +3,12 @@ import { appendFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { useLocalQueueTransport, type QueueName } from '#shared/queue';
+import { MAX_RECEIVES } from '#shared/queue-settings';
 import { workerTable } from '../../functions/workers';
 import { config } from '#shared/config';
 import { errorFields, log } from '#shared/log';
 import { injectedFailure, redeliveryAfterSuccess, strikes } from '#shared/faults';
 
-/** As the cloud queues' redrive policy (maxReceiveCount 5). */
-const MAX_RECEIVES = 5;
 /** Injected faults (shared/faults.ts): how long a held-back message waits, and a "late" one's visibility timeout, scaled down. */
 const REORDER_MS = 200;
 const LATE_MS = 500;

@@ -8,7 +8,7 @@ export interface LocalS3 {
   stop(): Promise<void>;
 }
 
-/** The dashboard (another origin: the local server's port) PUTs an import's document to its presigned URL, as in the cloud (infra/cdk/stack.ts). */
+/** The dashboard (another origin: the local server's port) PUTs an import's document to its presigned URL, as in the cloud (infra/cdk/data.ts). */
 const CORS = '<CORSConfiguration><CORSRule><AllowedOrigin>*</AllowedOrigin><AllowedMethod>PUT</AllowedMethod><AllowedHeader>content-type</AllowedHeader><MaxAgeSeconds>3600</MaxAgeSeconds></CORSRule></CORSConfiguration>';
 
 /**

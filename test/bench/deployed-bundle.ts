@@ -6,7 +6,7 @@ import { BANNER, BUNDLE_ALIASES, EXTERNAL_MODULES, separatePackageCommands } fro
 import { separatePackagesOf } from '../../infra/cdk/stack';
 
 /**
- * A function bundled as the stack bundles it (infra/cdk/stack.ts, `bundled`): ESM, node24, minified,
+ * A function bundled as the stack bundles it (infra/cdk/lambdas.ts, `Lambdas.bundled`): ESM, node24, minified,
  * the createRequire banner, the AWS SDK, argon2 and the separate packages external, the same
  * aliases, a source map without sources. The benches that measure a function (`npm run bundles`,
  * `bench:cold`, `bench:scale`'s jobs) build it with these options, so they measure what is deployed.

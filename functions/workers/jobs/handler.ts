@@ -4,10 +4,8 @@ import { impexJobMessage, runImpexJob } from '#domain/impex';
 import { discoverJobMessage, runDiscoveryJob } from '#domain/discovery';
 import { appContext } from '#shared/context';
 import { lazySchema } from '#shared/lazy-schema';
+import { MAX_RECEIVES } from '#shared/queue-settings';
 import { sqsWorker } from '../batch';
-
-/** As the queue's redrive policy: the fifth receive is the last before the dead-letter queue. */
-const MAX_RECEIVES = 5;
 
 /** Every job the queue carries, by `kind`; each kind's schema lives beside the code that queues it. */
 const jobMessage = lazySchema(() =>

@@ -1,7 +1,7 @@
 import type * as S3 from '@aws-sdk/client-s3';
 import { config } from './config';
 import { onReset } from './clients/lazy';
-import { backgroundRetries, nobodyWaits } from './clients/background-retries';
+import { backgroundRetries, nobodyWaits, requestRetries } from './clients/background-retries';
 import { captured } from './tracing';
 
 /**
@@ -27,7 +27,7 @@ function s3() {
         // Locally s3rver: path-style, its fixed credentials; checksums only when required (s3rver understands those).
         ...(S3_ENDPOINT ? { endpoint: S3_ENDPOINT, forcePathStyle: true, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } } : {}),
         requestChecksumCalculation: 'WHEN_REQUIRED',
-        ...(background ? { retryStrategy: backgroundRetries } : {}),
+        retryStrategy: background ? backgroundRetries : requestRetries,
       }));
       return { sdk, client };
     });

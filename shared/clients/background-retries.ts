@@ -12,8 +12,10 @@ export const nobodyWaits = (): boolean => {
   return !!d && ('worker' in d || 'schedule' in d || 'stream' in d);
 };
 
-/** Attempts of one AWS call made where nobody waits (the SDK's default, which requests keep: 4 for DynamoDB, 3 for the others). */
+/** Attempts of one AWS call made where nobody waits. */
 export const BACKGROUND_ATTEMPTS = 10;
+/** Attempts of one AWS call made by a request (the SDK's default for DynamoDB): then the pipeline's 503 with Retry-After. */
+export const REQUEST_ATTEMPTS = 4;
 /** Full-jitter back-off: doubling from these bases (the SDK's for DynamoDB: 25 ms, throttled 1 s), capped at BACKOFF_CAP_MS. */
 const BASE_MS = 50;
 const THROTTLED_BASE_MS = 250;
@@ -30,35 +32,40 @@ const token = (count: number, delay: number): Token => ({ getRetryCount: () => c
 const retried = (err: unknown) => isOutage(err) && (err as { name?: string } | undefined)?.name !== 'TransactionCanceledException';
 
 /**
- * The retry strategy of the clients of invocations nobody waits on (issue 41, the harsh fault mix; docs/decisions.md,
- * "Jobs through the harsh mix"): up to BACKGROUND_ATTEMPTS attempts of a call while its failure is an outage
- * (`isOutage`: throttled, 5xx, timed out; a cancelled transaction is left to `transact`), waiting full-jitter
+ * The retry strategy of every AWS client (issue 41, the harsh fault mix; docs/decisions.md, "Jobs through the harsh
+ * mix" and "Requests retry without a shared quota"): up to `attempts` attempts of a call while its failure is an
+ * outage (`isOutage`: throttled, 5xx, timed out; a cancelled transaction is left to `transact`), waiting full-jitter
  * back-off between them. Unlike the SDK's standard strategy it keeps no retry quota shared by the process: under a
  * sustained failure rate (half of the attempts) the quota runs dry within seconds and then no call is retried at
- * all, so a job of a hundred calls could not finish however often its message came back. What bounds these retries
- * is each call's attempts and back-off (at most about 8 s in all, 4 s on average through a whole outage).
+ * all, so a job of a hundred calls could not finish however often its message came back, and a create whose write
+ * took effect but whose answer was lost could not be retried with its transaction's token (a 503, then the
+ * client's retry made it twice). What bounds these retries is each call's attempts and back-off.
  */
-export const backgroundRetries: RetryStrategy = {
+const quotaFreeRetries = (attempts: number): RetryStrategy => ({
   acquireInitialRetryToken: async () => token(0, 0),
   async refreshRetryTokenForRetry(previous, info) {
     const retries = previous.getRetryCount() + 1;
-    if (retries >= BACKGROUND_ATTEMPTS || !retried(info.error)) throw new Error('No retry token available');
+    if (retries >= attempts || !retried(info.error)) throw new Error('No retry token available');
     const base = info.errorType === 'THROTTLING' ? THROTTLED_BASE_MS : BASE_MS;
     return token(retries, Math.random() * Math.min(BACKOFF_CAP_MS, base * 2 ** (retries - 1)));
   },
   recordSuccess: () => {},
-};
+});
 
-/** The retry settings a client is made with: none (the SDK's standard strategy) or `backgroundRetries`. */
-export type Retries = { retryStrategy?: RetryStrategy };
+/** Where nobody waits: at most about 8 s in all, 4 s on average through a whole outage. */
+export const backgroundRetries = quotaFreeRetries(BACKGROUND_ATTEMPTS);
+/** A request's: at most about 350 ms of waiting before its 503. */
+export const requestRetries = quotaFreeRetries(REQUEST_ATTEMPTS);
+
+/** The retry settings a client is made with: `requestRetries` or `backgroundRetries`. */
+export type Retries = { retryStrategy: RetryStrategy };
 
 /**
- * A client made per kind of invocation: requests keep the SDK's standard retries (its attempts, a retry quota, then
- * the pipeline's 503 with Retry-After); workers, schedules and streams retry through an outage longer
- * (`backgroundRetries`). Each is made on first use: a Lambda function makes only the one it uses.
+ * A client made per kind of invocation: requests retry a few times (`requestRetries`, then the pipeline's 503
+ * with Retry-After); workers, schedules and streams retry through an outage longer (`backgroundRetries`). Each is made on first use: a Lambda function makes only the one it uses.
  */
 export function byInvocation<T extends { destroy(): void }>(make: (retries: Retries) => T): () => T {
-  const forRequests = lazyClient(() => make({}));
+  const forRequests = lazyClient(() => make({ retryStrategy: requestRetries }));
   const forBackground = lazyClient(() => make({ retryStrategy: backgroundRetries }));
   return () => (nobodyWaits() ? forBackground() : forRequests());
 }

@@ -1,7 +1,7 @@
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { config } from '../config';
 import { captured } from '../tracing';
-import { backgroundRetries, nobodyWaits } from './background-retries';
+import { backgroundRetries, nobodyWaits, requestRetries } from './background-retries';
 import { onReset } from './lazy';
 
 /**
@@ -14,7 +14,7 @@ import { onReset } from './lazy';
 export async function sendMessage(url: string, body: string): Promise<void> {
   const sdk = await import('@aws-sdk/client-sqs');
   const kind = nobodyWaits() ? 'background' : 'request';
-  const client = (clients[kind] ??= captured(new sdk.SQSClient({ region: config().AWS_REGION, ...(kind === 'background' ? { retryStrategy: backgroundRetries } : {}) })));
+  const client = (clients[kind] ??= captured(new sdk.SQSClient({ region: config().AWS_REGION, retryStrategy: kind === 'background' ? backgroundRetries : requestRetries })));
   await client.send(new sdk.SendMessageCommand({ QueueUrl: url, MessageBody: body }));
 }
 const clients: { request?: SQSClient; background?: SQSClient } = {};

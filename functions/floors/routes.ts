@@ -2,8 +2,9 @@ import * as z from 'zod';
 import { route, ok, created, noContent } from '#http/route';
 import { syncHeaders, updatedSince, uuid, integer } from '#http/schemas';
 import { repeatable, createFloor, createFloorBody, deleteFloor, floorType, floorView, getFloor, listFloors, updateFloor, updateFloorBody } from '#domain/catalog';
+import { lazySchema } from '#shared/lazy-schema';
 
-const floorParams = z.object({ floor_id: uuid });
+const floorParams = lazySchema(() => z.object({ floor_id: uuid }));
 const optionalFilter = z.string().trim().optional();
 
 export const floorsRoutes = [
@@ -16,7 +17,7 @@ export const floorsRoutes = [
   }),
   route({
     method: 'GET', path: '/service-floors', auth: 'user', summary: "An environment's servers, filtered, ordered by hostname",
-    query: z.object({
+    query: () => z.object({
       project_id: uuid,
       environment_id: uuid,
       hostname: optionalFilter,

@@ -5,6 +5,7 @@ import { ACCESS_COOKIE, signedIn } from '#http/cookies';
 import { ENV_ROLES } from '#auth/permissions';
 import { optionalCaller, presentedToken } from '#auth/authenticate';
 import { createInvitation, listInvitations, resendInvitation, revokeInvitation, toInviteOut, acceptInvitationById, acceptInvitationByToken } from '#domain/tenancy';
+import { lazySchema } from '#shared/lazy-schema';
 
 const ts = z.string();
 const inviteOut = z.object({
@@ -20,7 +21,7 @@ const acceptedOut = inviteOut.extend({
 });
 
 const personName = z.string().trim().max(100).nullish();
-const createBody = z
+const createBody = lazySchema(() => z
   .object({
     project_id: uuid,
     invited_email: email,
@@ -36,8 +37,8 @@ const createBody = z
     for (const field of ['group_id', 'subgroup_id'] as const) {
       if (b[field] && !b.environment_id) ctx.addIssue({ code: 'custom', path: [field], message: `${field} requires environment_id` });
     }
-  });
-const inviteParams = z.object({ invite_id: uuid });
+  }));
+const inviteParams = lazySchema(() => z.object({ invite_id: uuid }));
 
 export const invitesRoutes = [
   route({
@@ -49,7 +50,7 @@ export const invitesRoutes = [
   }),
   route({
     method: 'GET', path: '/invites', auth: 'user', summary: "A project's invitations, newest first (owner)",
-    query: z.object({ project_id: uuid }),
+    query: () => z.object({ project_id: uuid }),
     responses: () => ({ 200: z.array(inviteOut) }),
     refusals: [403, 404],
     handler: async ({ query }, ctx) => ok((await listInvitations(ctx, query)).map(toInviteOut)),
@@ -83,7 +84,7 @@ export const invitesRoutes = [
   }),
   route({
     method: 'POST', path: '/invites/accept/by-token', auth: 'public', summary: 'Accept an invitation with the token from its mailed link',
-    body: z.object({ token: z.string().trim().min(1).max(512), password: z.string().max(1024).nullish(), name: z.string().trim().max(200).nullish() }),
+    body: () => z.object({ token: z.string().trim().min(1).max(512), password: z.string().max(1024).nullish(), name: z.string().trim().max(200).nullish() }),
     responses: () => ({ 200: acceptedOut }),
     refusals: [400, 404, 409],
     handler: async ({ body, headers, cookies, sourceIp, userAgent }, ctx) => {

@@ -4,6 +4,7 @@ import { uuid } from '#http/schemas';
 import { floorView, serviceView } from '#domain/catalog';
 import { apiKeyOut } from '#domain/billing';
 import { ARCHIVABLE_KINDS, archivedSummary, listArchived, markArchived, unarchive, type ArchivableKind } from '#domain/lifecycle';
+import { lazySchema } from '#shared/lazy-schema';
 
 /** Archive and restore (issue 12): /me/mark-archived, /me/unarchive, /me/archived/*. */
 
@@ -13,9 +14,9 @@ export const AT_LEAST_ONE_ID = 'At least one id is required';
 
 const ids = z.array(uuid).max(MAX_IDS_PER_KIND).optional();
 /** The resources chosen, per kind; every kind optional, at least one id in all (else a 422 naming the body). */
-const selectionBody = z
+const selectionBody = lazySchema(() => z
   .object({ services: ids, environments: ids, project_users: ids, api_keys: ids, service_floors: ids })
-  .refine((b) => ARCHIVABLE_KINDS.some((k) => (b[k]?.length ?? 0) > 0), { message: AT_LEAST_ONE_ID });
+  .refine((b) => ARCHIVABLE_KINDS.some((k) => (b[k]?.length ?? 0) > 0), { message: AT_LEAST_ONE_ID }));
 
 const perKind = <S extends z.ZodType>(schema: S) => z.object(Object.fromEntries(ARCHIVABLE_KINDS.map((k) => [k, schema])) as Record<ArchivableKind, S>);
 const counts = perKind(z.number().int());

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { route, ok } from '#http/route';
 import { confirmDowngrade, downgradePreflight, limitsStatus, overageCandidates } from '#domain/lifecycle';
+import { lazySchema } from '#shared/lazy-schema';
 
 const limited = z.int().nullable();
 const trio = <T extends z.ZodType>(t: T) => z.object({ services: t, project_users: t, api_keys: t });
@@ -9,7 +10,7 @@ const archiveWindow = z.object({ until: z.string().nullable(), remaining_seconds
 const candidate = z.object({ id: z.string(), name: z.string(), project_id: z.string().nullable(), environment_id: z.string().nullable(), created_at: z.string(), suggested: z.boolean() });
 const selection = z.object({ environments: z.array(z.string()), services: z.array(z.string()), project_users: z.array(z.string()), api_keys: z.array(z.string()) });
 /** `plan_id` any short string: an unknown one is SPEC's 404 'Plan not found', not a 422. */
-const toPlan = z.object({ to_plan_id: z.string().min(1).max(100) });
+const toPlan = lazySchema(() => z.object({ to_plan_id: z.string().min(1).max(100) }));
 
 export const limitRoutes = [
   route({

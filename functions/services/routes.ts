@@ -2,8 +2,9 @@ import * as z from 'zod';
 import { route, ok, created, noContent } from '#http/route';
 import { syncHeaders, updatedSince, uuid, integer } from '#http/schemas';
 import { repeatable, createService, createServiceBody, deleteService, getService, listServices, repositoryDeps, serviceView, storedRepositoryDep, updateService, updateServiceBody } from '#domain/catalog';
+import { lazySchema } from '#shared/lazy-schema';
 
-const serviceParams = z.object({ service_id: uuid });
+const serviceParams = lazySchema(() => z.object({ service_id: uuid }));
 const optionalFilter = z.string().trim().optional();
 
 export const servicesRoutes = [
@@ -16,7 +17,7 @@ export const servicesRoutes = [
   }),
   route({
     method: 'GET', path: '/services', auth: 'user', summary: "An environment's services, filtered, one page ordered by name",
-    query: z.object({
+    query: () => z.object({
       project_id: uuid,
       environment_id: uuid,
       name: optionalFilter,

@@ -6,13 +6,13 @@ import { createAccountAsStaff, getAccountForStaff, listAccounts, listSecurityLog
 import { nextCursorHeaders, pageQuery } from '#http/paging';
 import { lazySchema } from '#shared/lazy-schema';
 
-const accountType = z.enum(['customer', 'project_user', 'staff']);
+const accountType = lazySchema(() => z.enum(['customer', 'project_user', 'staff']));
 const userParams = lazySchema(() => z.object({ user_id: z.uuid() }));
 
 /** The staff view of an account (see docs/decisions.md, "Sign-in security"). */
 const adminUserOut = accountOut.extend({
   is_active: z.boolean(),
-  account_type: accountType,
+  account_type: accountType(),
   can_create_projects: z.boolean(),
   mfa_enabled: z.boolean(),
   last_login_at: z.string().nullable(),
@@ -50,7 +50,7 @@ export const adminRoutes = [
   route({
     method: 'PATCH', path: '/admin/users/{user_id}', auth: 'staff', summary: "Block or unblock an account, change its class or staff standing",
     params: userParams,
-    body: () => z.object({ is_active: z.boolean().optional(), account_type: accountType.optional(), is_staff: z.boolean().optional(), admin_role: text(50) }),
+    body: () => z.object({ is_active: z.boolean().optional(), account_type: accountType().optional(), is_staff: z.boolean().optional(), admin_role: text(50) }),
     responses: () => ({ 200: adminUserOut }),
     refusals: [400, 404],
     handler: async ({ params, body }, ctx) => ok(toAdminUserOut(await updateAccountAsStaff(ctx, { ...params, ...body }))),
@@ -59,7 +59,7 @@ export const adminRoutes = [
     method: 'POST', path: '/users', auth: 'staff', summary: 'Create an account (staff; self-service sign-up is POST /auth/register)',
     body: () => z.object({
       email, password: z.string().min(8).max(1024), name: text(200), phone: text(50),
-      account_type: accountType.optional(), is_staff: z.boolean().optional(), admin_role: text(50),
+      account_type: accountType().optional(), is_staff: z.boolean().optional(), admin_role: text(50),
     }),
     responses: () => ({ 201: adminUserOut }),
     refusals: [400],

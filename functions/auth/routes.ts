@@ -12,14 +12,14 @@ import { lazySchema } from '#shared/lazy-schema';
 
 const optionalRefresh = lazySchema(() => z.object({ refresh_token: z.string().max(512).optional() }).optional());
 /** A six-digit authenticator code or a recovery code; its format is judged by the domain (a bad one is a refusal, not a 422). */
-const totpCode = z.string().max(64).nullish();
-const status = z.object({ status: z.literal('ok') });
+const totpCode = lazySchema(() => z.string().max(64).nullish());
+const status = lazySchema(() => z.object({ status: z.literal('ok') }));
 /**
  * Recent proof of identity for a sensitive change: the current password, and a code (authenticator
  * or recovery) when the account has an authenticator. Optional here: a missing one is the domain's
  * 401 'Current password required' / 'TOTP code required', so a client learns what to ask for.
  */
-const proof = { current_password: z.string().max(1024).nullish(), totp_code: totpCode };
+const proof = () => ({ current_password: z.string().max(1024).nullish(), totp_code: totpCode() });
 
 /** Where the request comes from (sessions record it, rate limits count per address). */
 const client = (req: ClientMeta): ClientMeta => ({ sourceIp: req.sourceIp, userAgent: req.userAgent });
@@ -36,7 +36,7 @@ export const authRoutes = [
   }),
   route({
     method: 'POST', path: '/auth/login', auth: 'public', summary: 'Sign in with e-mail and password (and a second factor when enrolled)',
-    body: () => z.object({ email, password: z.string().min(1).max(1024), totp_code: totpCode }),
+    body: () => z.object({ email, password: z.string().min(1).max(1024), totp_code: totpCode() }),
     responses: () => ({ 200: tokenPair }),
     refusals: [401, 423, 429],
     handler: async (req, ctx) => signedIn(await login(ctx, { ...req.body, client: client(req) }, [pendingInvitationGate]), ctx.config),
@@ -79,7 +79,7 @@ export const authRoutes = [
     method: 'PATCH', path: '/auth/me', auth: 'user', summary: 'Update profile fields; a new e-mail needs the current password (and a code) and takes effect once the link mailed to it is opened',
     body: () => z.object({
       email: email.optional(), name: text(200), phone: text(50), preferred_language: text(35), navigation_mode: text(50),
-      job_title: text(200), timezone: text(64), table_density: text(50), ...proof,
+      job_title: text(200), timezone: text(64), table_density: text(50), ...proof(),
     }),
     responses: () => ({ 200: accountOut }),
     refusals: [400, 423, 429],
@@ -89,7 +89,7 @@ export const authRoutes = [
     method: 'POST', path: '/auth/email/confirm', auth: 'public', summary: 'Confirm a new e-mail address with the token mailed to it; the account then signs in with it',
     // an empty token is a 400 (like the password reset's), so it is not constrained here
     body: () => z.object({ token: z.string().max(512) }),
-    responses: () => ({ 200: status }),
+    responses: () => ({ 200: status() }),
     refusals: [400, 404],
     handler: async ({ body }, ctx) => {
       await confirmEmailChange(ctx, body);
@@ -140,7 +140,7 @@ export const authRoutes = [
   route({
     method: 'DELETE', path: '/auth/totp/devices/{device_id}', auth: 'user', summary: 'Remove an authenticator (needs the current password and a code)',
     params: () => z.object({ device_id: z.uuid() }),
-    body: () => z.object(proof).optional(),
+    body: () => z.object(proof()).optional(),
     responses: () => ({ 204: null }),
     refusals: [404, 423, 429],
     handler: async (req, ctx) => {
@@ -150,7 +150,7 @@ export const authRoutes = [
   }),
   route({
     method: 'POST', path: '/auth/totp/recovery/regenerate', auth: 'user', summary: 'Ten new single-use recovery codes, replacing the old set; shown this once (needs the current password and a code)',
-    body: () => z.object(proof).optional(),
+    body: () => z.object(proof()).optional(),
     responses: () => ({ 200: z.object({ codes: z.array(z.string()) }) }),
     refusals: [423, 429],
     handler: async (req, ctx) => ok({ codes: await regenerateRecoveryCodes(ctx, { ...req.body, client: client(req) }) }),
@@ -172,8 +172,8 @@ export const authRoutes = [
   }),
   route({
     method: 'POST', path: '/auth/password/reset', auth: 'public', summary: 'Mail a reset link (the answer is the same whether or not the address has an account)',
-    body: () => z.object({ email, totp_code: totpCode }),
-    responses: () => ({ 200: status }),
+    body: () => z.object({ email, totp_code: totpCode() }),
+    responses: () => ({ 200: status() }),
     // every answer, 422 and 429 included, takes the same minimum time: no timing oracle on the address
     minDurationMs: (config) => config.PASSWORD_RESET_MIN_DURATION_MS,
     refusals: [429],
@@ -186,7 +186,7 @@ export const authRoutes = [
     method: 'POST', path: '/auth/password/reset/confirm', auth: 'public', summary: 'Set a new password with a reset token; every session is revoked',
     // an empty token is a 400 and the password policy (length included) answers 400, so neither is constrained here
     body: () => z.object({ token: z.string().max(512), new_password: z.string().max(1024) }),
-    responses: () => ({ 200: status }),
+    responses: () => ({ 200: status() }),
     refusals: [400, 404],
     handler: async ({ body }, ctx) => {
       await confirmPasswordReset(ctx, body);

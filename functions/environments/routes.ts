@@ -6,7 +6,7 @@ import { createEnvironment, deleteEnvironment, environmentStats, listEnvironment
 import { lazySchema } from '#shared/lazy-schema';
 
 const environmentOut = () => environmentView.schema;
-const roleOut = z.object({ id: z.uuid(), environment_id: z.uuid(), user_id: z.uuid(), role: z.enum(ENV_ROLES) });
+const roleOut = lazySchema(() => z.object({ id: z.uuid(), environment_id: z.uuid(), user_id: z.uuid(), role: z.enum(ENV_ROLES) }));
 const envParams = lazySchema(() => z.object({ environment_id: uuid }));
 
 export const environmentRoutes = [
@@ -56,14 +56,14 @@ export const environmentRoutes = [
     method: 'POST', path: '/environments/{environment_id}/roles', auth: 'user', summary: "Set a user's role in an environment (upsert)",
     params: envParams,
     body: () => z.object({ user_id: uuid, role: z.enum(ENV_ROLES) }),
-    responses: () => ({ 201: roleOut }),
+    responses: () => ({ 201: roleOut() }),
     refusals: [403, 404],
     handler: async ({ params, body }, ctx) => created(toEnvRoleOut(await assignEnvRole(ctx, { ...params, ...body }))),
   }),
   route({
     method: 'GET', path: '/environments/{environment_id}/roles', auth: 'user', summary: 'Role assignments of an environment',
     params: envParams,
-    responses: () => ({ 200: z.array(roleOut) }),
+    responses: () => ({ 200: z.array(roleOut()) }),
     refusals: [404],
     handler: async ({ params }, ctx) => ok(await listEnvRoles(ctx, params)),
   }),

@@ -5,7 +5,7 @@ import { repeatable, createFloor, createFloorBody, deleteFloor, floorType, floor
 import { lazySchema } from '#shared/lazy-schema';
 
 const floorParams = lazySchema(() => z.object({ floor_id: uuid }));
-const optionalFilter = z.string().trim().optional();
+const optionalFilter = lazySchema(() => z.string().trim().optional());
 
 export const floorsRoutes = [
   route({
@@ -20,11 +20,11 @@ export const floorsRoutes = [
     query: () => z.object({
       project_id: uuid,
       environment_id: uuid,
-      hostname: optionalFilter,
+      hostname: optionalFilter(),
       tags: repeatable.optional(),
       type: floorType.optional(),
-      location: optionalFilter,
-      zone: optionalFilter,
+      location: optionalFilter(),
+      zone: optionalFilter(),
       // Issue 26, beyond SPEC: one page (without `limit` the whole list, as SPEC answers).
       limit: integer().min(1).max(1000).optional(),
       offset: integer().min(0).default(0),

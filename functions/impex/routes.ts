@@ -5,10 +5,11 @@ import {
   startExport, startImport, importUploadUrl, importExportHistory, downloadExport, jobStatus, cancelJob, progressTicket, documentJsonSchema, exampleDocument, impexRecordView,
 } from '#domain/impex';
 import { config } from '#shared/config';
+import { lazySchema } from '#shared/lazy-schema';
 
 const target = { project_id: uuid, environment_id: uuid };
-const started = z.object({ status: z.enum(['queued', 'failed']), job_id: z.uuid(), record_id: z.uuid() });
-const uploadedFile = z.object({ filename: z.string().max(255), content_type: z.string().max(255), text: z.string() }, { error: 'A configuration document file is required' });
+const started = lazySchema(() => z.object({ status: z.enum(['queued', 'failed']), job_id: z.uuid(), record_id: z.uuid() }));
+const uploadedFile = lazySchema(() => z.object({ filename: z.string().max(255), content_type: z.string().max(255), text: z.string() }, { error: 'A configuration document file is required' }));
 /** The document travels as a multipart file; its size limit is the configuration's. */
 const multipart = { get maxFileBytes() { return config().IMPEX_MAX_DOCUMENT_BYTES; } };
 
@@ -16,7 +17,7 @@ export const impexRoutes = [
   route({
     method: 'POST', path: '/impex/export', auth: 'user', summary: 'Export an environment as a configuration document (asynchronous; multipart form fields)',
     multipart, body: z.object(target),
-    responses: () => ({ 202: started }),
+    responses: () => ({ 202: started() }),
     refusals: [400, 403, 404],
     handler: async ({ body }, ctx) => ({ status: 202, body: await startExport(ctx, body) }),
   }),
@@ -24,12 +25,12 @@ export const impexRoutes = [
     method: 'POST', path: '/impex/import', auth: 'user', summary: 'Import a configuration document into an environment (asynchronous; `dry_run=true` only plans)',
     multipart,
     body: () => z
-      .object({ ...target, file: uploadedFile.optional(), upload_id: uuid.optional(), filename: z.string().max(255).optional().describe("The uploaded document's name, for its record (with upload_id; a multipart file carries its own)"), dry_run: z.enum(['true', 'false']).optional(),
+      .object({ ...target, file: uploadedFile().optional(), upload_id: uuid.optional(), filename: z.string().max(255).optional().describe("The uploaded document's name, for its record (with upload_id; a multipart file carries its own)"), dry_run: z.enum(['true', 'false']).optional(),
         plan_fingerprint: z.string().max(100).optional().describe("A saved plan's `report.fingerprint`: the import writes nothing (fails) when the environment changed since that plan"),
         prune: z.enum(['true', 'false']).optional().describe("Also delete what the environment has and the document lacks (the plan's `report.extras`), in the import's job under its lock, with the ordinary delete rules") })
       .refine((b) => b.file || b.upload_id, { message: 'A configuration document file is required', path: ['file'] })
       .refine((b) => !(b.file && b.upload_id), { message: 'Give the file or an upload_id, not both', path: ['upload_id'] }),
-    responses: () => ({ 202: started }),
+    responses: () => ({ 202: started() }),
     refusals: [400, 403, 404, 409],
     handler: async ({ body }, ctx) => ({ status: 202, body: await startImport(ctx, { ...body, dry_run: body.dry_run === 'true', prune: body.prune === 'true' }) }),
   }),

@@ -8,22 +8,22 @@ import {
 import { lazySchema } from '#shared/lazy-schema';
 
 const common = { project_id: uuid, environment_id: uuid, name: z.string().trim().min(1).max(100) };
-const roleArn = z.string().regex(/^arn:aws[a-z-]*:iam::\d{12}:role\/[\w+=,.@/-]{1,512}$/, 'Must be an IAM role ARN');
-const region = z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d{1,2}$/, 'Must be an AWS region name');
-const apiToken = z.string().min(1).max(512).regex(/^\S+$/, 'Must not contain spaces');
+const roleArn = lazySchema(() => z.string().regex(/^arn:aws[a-z-]*:iam::\d{12}:role\/[\w+=,.@/-]{1,512}$/, 'Must be an IAM role ARN'));
+const region = lazySchema(() => z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d{1,2}$/, 'Must be an AWS region name'));
+const apiToken = lazySchema(() => z.string().min(1).max(512).regex(/^\S+$/, 'Must not contain spaces'));
 const createBody = lazySchema(() => z.discriminatedUnion('provider', [
-  z.object({ ...common, provider: z.literal('aws'), role_arn: roleArn, regions: z.array(region).max(30).optional() }),
-  z.object({ ...common, provider: z.enum(['hetzner', 'digitalocean']), api_token: apiToken }),
+  z.object({ ...common, provider: z.literal('aws'), role_arn: roleArn(), regions: z.array(region()).max(30).optional() }),
+  z.object({ ...common, provider: z.enum(['hetzner', 'digitalocean']), api_token: apiToken() }),
 ]));
-const policy = z.object({ Version: z.string(), Statement: z.array(z.record(z.string(), z.unknown())) });
-const accountOut = () => cloudAccountView.schema.extend({ trust_policy: policy.optional(), permissions_policy: policy.optional() });
+const policy = lazySchema(() => z.object({ Version: z.string(), Statement: z.array(z.record(z.string(), z.unknown())) }));
+const accountOut = () => cloudAccountView.schema.extend({ trust_policy: policy().optional(), permissions_policy: policy().optional() });
 const accountParams = lazySchema(() => z.object({ account_id: uuid }));
 const providerParams = lazySchema(() => z.object({ provider: discoveryProvider }));
-const started = z.object({ status: z.enum(['queued', 'failed']), job_id: z.uuid(), run_id: z.uuid(), reused: z.boolean() });
-const statusOut = z.array(z.object({
+const started = lazySchema(() => z.object({ status: z.enum(['queued', 'failed']), job_id: z.uuid(), run_id: z.uuid(), reused: z.boolean() }));
+const statusOut = lazySchema(() => z.array(z.object({
   account_id: z.uuid(), name: z.string(), environment_id: z.uuid(), provider: discoveryProvider, status: z.enum(['pending', 'connected', 'failed']), connected: z.boolean(),
   last_error: z.string().nullable(), last_checked_at: z.string().nullable(), last_discovery_at: z.string().nullable(), last_run_id: z.uuid().nullable(), active_run_id: z.uuid().nullable(),
-}));
+})));
 
 export const integrationsRoutes = [
   route({
@@ -67,7 +67,7 @@ export const integrationsRoutes = [
     method: 'GET', path: '/integrations/cloud/{provider}/status', auth: 'user', summary: "A project's accounts of one provider: connected or failed, the last error, the last discovery",
     params: providerParams,
     query: () => z.object({ project_id: uuid }),
-    responses: () => ({ 200: statusOut }),
+    responses: () => ({ 200: statusOut() }),
     refusals: [404],
     handler: async ({ params, query }, ctx) => ok(await cloudStatus(ctx, { provider: params.provider, project_id: query.project_id })),
   }),
@@ -75,7 +75,7 @@ export const integrationsRoutes = [
     method: 'POST', path: '/integrations/cloud-accounts/{account_id}/discover', auth: 'user',
     summary: "Discover the account's servers as service floors (asynchronous; a discover while one runs answers that run with 200)",
     params: accountParams,
-    responses: () => ({ 202: started, 200: started }),
+    responses: () => ({ 202: started(), 200: started() }),
     refusals: [403, 404, 409],
     handler: async ({ params }, ctx) => {
       const out = await startDiscovery(ctx, params);

@@ -5,7 +5,7 @@ import { repeatable, createService, createServiceBody, deleteService, getService
 import { lazySchema } from '#shared/lazy-schema';
 
 const serviceParams = lazySchema(() => z.object({ service_id: uuid }));
-const optionalFilter = z.string().trim().optional();
+const optionalFilter = lazySchema(() => z.string().trim().optional());
 
 export const servicesRoutes = [
   route({
@@ -20,10 +20,10 @@ export const servicesRoutes = [
     query: () => z.object({
       project_id: uuid,
       environment_id: uuid,
-      name: optionalFilter,
+      name: optionalFilter(),
       tags: repeatable.optional(),
-      language: optionalFilter,
-      location: optionalFilter,
+      language: optionalFilter(),
+      location: optionalFilter(),
       limit: integer().min(1).max(1000).default(200),
       offset: integer().min(0).default(0),
       updated_since: updatedSince,

@@ -6,15 +6,15 @@ import { assignCustomRole, createCustomRole, deleteCustomRole, listAssignments, 
 import { lazySchema } from '#shared/lazy-schema';
 
 /** Keys from the one catalogue (shared/auth/permissions.ts); anything else is a 422, and so is a list longer than the catalogue. */
-const permissions = z.array(z.enum(PERMISSIONS)).min(1).max(PERMISSIONS.length);
+const permissions = lazySchema(() => z.array(z.enum(PERMISSIONS)).min(1).max(PERMISSIONS.length));
 const description = text(2000);
-const roleOut = z.object({
+const roleOut = lazySchema(() => z.object({
   id: z.uuid(), project_id: z.uuid(), name: z.string(), description: z.string().nullable(), permissions: z.array(z.enum(PERMISSIONS)),
   updated_at: z.string(), deleted_at: z.string().nullable(),
-});
-const assignmentOut = z.object({
+}));
+const assignmentOut = lazySchema(() => z.object({
   id: z.uuid(), role_id: z.uuid(), project_id: z.uuid(), user_id: z.uuid(), environment_id: z.uuid().nullable(), updated_at: z.string(), deleted_at: z.string().nullable(),
-});
+}));
 const projectParams = lazySchema(() => z.object({ project_id: uuid }));
 const roleParams = lazySchema(() => z.object({ project_id: uuid, role_id: uuid }));
 
@@ -23,7 +23,7 @@ export const customRoleRoutes = [
     method: 'GET', path: '/projects/{project_id}/custom-roles', auth: 'user', summary: "A project's custom roles (any member)",
     params: projectParams,
     query: () => z.object({ updated_since: updatedSince }),
-    responses: () => ({ 200: z.array(roleOut) }),
+    responses: () => ({ 200: z.array(roleOut()) }),
     refusals: [404],
     handler: async ({ params, query }, ctx) => {
       const roles = await listCustomRoles(ctx, { ...params, ...query });
@@ -33,8 +33,8 @@ export const customRoleRoutes = [
   route({
     method: 'POST', path: '/projects/{project_id}/custom-roles', auth: 'user', summary: 'Create a custom role: a named set of permission keys (owner; plan limit)',
     params: projectParams,
-    body: () => z.object({ name: name(), description, permissions }),
-    responses: () => ({ 201: roleOut }),
+    body: () => z.object({ name: name(), description, permissions: permissions() }),
+    responses: () => ({ 201: roleOut() }),
     refusals: [400, 403, 404],
     handler: async ({ params, body }, ctx) => created(toCustomRoleOut(await createCustomRole(ctx, { ...params, ...body }))),
   }),
@@ -42,11 +42,11 @@ export const customRoleRoutes = [
     method: 'PATCH', path: '/projects/{project_id}/custom-roles/{role_id}', auth: 'user', summary: "Change a custom role's name, description or permissions (owner)",
     params: roleParams,
     body: () => z
-      .object({ name: name().optional(), description, permissions: permissions.optional() })
+      .object({ name: name().optional(), description, permissions: permissions().optional() })
       .refine((b) => b.name !== undefined || b.description !== undefined || b.permissions !== undefined, {
         message: 'At least one of name, description, permissions is required',
       }),
-    responses: () => ({ 200: roleOut }),
+    responses: () => ({ 200: roleOut() }),
     refusals: [400, 403, 404],
     handler: async ({ params, body }, ctx) => ok(toCustomRoleOut(await updateCustomRole(ctx, { project_id: params.project_id, id: params.role_id, ...body }))),
   }),
@@ -64,7 +64,7 @@ export const customRoleRoutes = [
     method: 'GET', path: '/projects/{project_id}/custom-roles/{role_id}/assignments', auth: 'user', summary: "Who holds a custom role, and where (any member)",
     params: roleParams,
     query: () => z.object({ updated_since: updatedSince }),
-    responses: () => ({ 200: z.array(assignmentOut) }),
+    responses: () => ({ 200: z.array(assignmentOut()) }),
     refusals: [404],
     handler: async ({ params, query }, ctx) => {
       const assignments = await listAssignments(ctx, { ...params, ...query });
@@ -76,7 +76,7 @@ export const customRoleRoutes = [
     summary: 'Give a user a custom role, project-wide or in one environment (owner; upsert per user)',
     params: roleParams,
     body: () => z.object({ user_id: uuid, environment_id: uuid.nullish() }),
-    responses: () => ({ 201: assignmentOut }),
+    responses: () => ({ 201: assignmentOut() }),
     refusals: [400, 403, 404],
     handler: async ({ params, body }, ctx) => created(toAssignmentOut(await assignCustomRole(ctx, { ...params, ...body }))),
   }),

@@ -5,10 +5,10 @@ import { groupDescription, createGroup, createSubgroup, deleteGroup, deleteSubgr
 import { lazySchema } from '#shared/lazy-schema';
 
 const description = groupDescription;
-const groupOut = z.object({
+const groupOut = lazySchema(() => z.object({
   id: z.uuid(), project_id: z.uuid(), environment_id: z.uuid(), name: z.string(), description: z.string().nullable(), updated_at: z.string(), deleted_at: z.string().nullable(),
-});
-const subgroupOut = groupOut.extend({ group_id: z.uuid() });
+}));
+const subgroupOut = lazySchema(() => groupOut().extend({ group_id: z.uuid() }));
 /** A PATCH must change something. */
 const patchBody = lazySchema(() => z
   .object({ name: name().optional(), description })
@@ -18,7 +18,7 @@ export const groupRoutes = [
   route({
     method: 'GET', path: '/groups', auth: 'user', summary: "An environment's groups, by name",
     query: () => z.object({ project_id: uuid, environment_id: uuid, updated_since: updatedSince }),
-    responses: () => ({ 200: z.array(groupOut) }),
+    responses: () => ({ 200: z.array(groupOut()) }),
     refusals: [400, 403, 404],
     handler: async ({ query }, ctx) => {
       const groups = await listGroups(ctx, query);
@@ -28,7 +28,7 @@ export const groupRoutes = [
   route({
     method: 'POST', path: '/groups', auth: 'user', summary: 'Create a group in an environment (name unique in the environment)',
     body: () => z.object({ project_id: uuid, environment_id: uuid, name: name(), description }),
-    responses: () => ({ 201: groupOut }),
+    responses: () => ({ 201: groupOut() }),
     refusals: [400, 403, 404],
     handler: async ({ body }, ctx) => created(toGroupOut(await createGroup(ctx, body))),
   }),
@@ -36,7 +36,7 @@ export const groupRoutes = [
     method: 'PATCH', path: '/groups/{group_id}', auth: 'user', summary: 'Rename a group or change its description',
     params: () => z.object({ group_id: uuid }),
     body: patchBody,
-    responses: () => ({ 200: groupOut }),
+    responses: () => ({ 200: groupOut() }),
     refusals: [400, 403, 404],
     handler: async ({ params, body }, ctx) => ok(toGroupOut(await updateGroup(ctx, { id: params.group_id, ...body }))),
   }),
@@ -53,7 +53,7 @@ export const groupRoutes = [
   route({
     method: 'GET', path: '/subgroups', auth: 'user', summary: "An environment's subgroups, optionally of one group",
     query: () => z.object({ project_id: uuid, environment_id: uuid, group_id: uuid.optional(), updated_since: updatedSince }),
-    responses: () => ({ 200: z.array(subgroupOut) }),
+    responses: () => ({ 200: z.array(subgroupOut()) }),
     refusals: [400, 403, 404],
     handler: async ({ query }, ctx) => {
       const subgroups = await listSubgroups(ctx, query);
@@ -63,7 +63,7 @@ export const groupRoutes = [
   route({
     method: 'POST', path: '/subgroups', auth: 'user', summary: 'Create a subgroup under a group (name unique in the group)',
     body: () => z.object({ project_id: uuid, environment_id: uuid, group_id: uuid, name: name(), description }),
-    responses: () => ({ 201: subgroupOut }),
+    responses: () => ({ 201: subgroupOut() }),
     refusals: [400, 403, 404],
     handler: async ({ body }, ctx) => created(toSubgroupOut(await createSubgroup(ctx, body))),
   }),
@@ -71,7 +71,7 @@ export const groupRoutes = [
     method: 'PATCH', path: '/subgroups/{subgroup_id}', auth: 'user', summary: 'Rename a subgroup or change its description',
     params: () => z.object({ subgroup_id: uuid }),
     body: patchBody,
-    responses: () => ({ 200: subgroupOut }),
+    responses: () => ({ 200: subgroupOut() }),
     refusals: [400, 403, 404],
     handler: async ({ params, body }, ctx) => ok(toSubgroupOut(await updateSubgroup(ctx, { id: params.subgroup_id, ...body }))),
   }),

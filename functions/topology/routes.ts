@@ -4,32 +4,32 @@ import { syncHeaders, updatedSince, uuid, integer } from '#http/schemas';
 import { ENTITY_TYPES, DIRECTIONS, connectionName, GROUP_KINDS, MAX_BATCH_CONNECTIONS, createConnection, createConnectionBatch, deleteChain, deleteConnection, listConnections, connectionView, connectionOut, updateChain, updateConnection, createLink, deleteLink, listLinks, linkView, linkOut, DEFAULT_MAX_DEPTH, MAX_MAX_DEPTH, blastRadiusOf, environmentTopology, NODE_KINDS, EDGE_KINDS } from '#domain/catalog';
 import { lazySchema } from '#shared/lazy-schema';
 
-const entityType = z.enum(ENTITY_TYPES);
-const direction = z.enum(DIRECTIONS);
+const entityType = lazySchema(() => z.enum(ENTITY_TYPES));
+const direction = lazySchema(() => z.enum(DIRECTIONS));
 
 /** One connection's own fields; an entity may not be connected to itself (a schema rule: 422 before any lookup). */
-const connectionSpec = z
-  .object({ a_type: entityType, a_id: uuid, b_type: entityType, b_id: uuid, direction: direction.default('none'), name: connectionName })
-  .refine((c) => c.a_id !== c.b_id, { message: 'An entity may not be connected to itself', path: ['b_id'] });
+const connectionSpec = lazySchema(() => z
+  .object({ a_type: entityType(), a_id: uuid, b_type: entityType(), b_id: uuid, direction: direction().default('none'), name: connectionName })
+  .refine((c) => c.a_id !== c.b_id, { message: 'An entity may not be connected to itself', path: ['b_id'] }));
 
 const scope = { project_id: uuid, environment_id: uuid };
 
 /** PATCH bodies (one connection or a whole chain): direction and/or name, at least one. */
 const changesBody = lazySchema(() => z
-  .object({ direction: direction.optional(), name: connectionName })
+  .object({ direction: direction().optional(), name: connectionName })
   .refine((b) => b.direction !== undefined || b.name !== undefined, { message: 'Give direction or name' }));
 
-const nodeRef = z.object({ type: entityType, id: z.uuid() });
-const blastRadiusOut = z.object({
-  origin: nodeRef.extend({ name: z.string().nullable() }),
+const nodeRef = lazySchema(() => z.object({ type: entityType(), id: z.uuid() }));
+const blastRadiusOut = lazySchema(() => z.object({
+  origin: nodeRef().extend({ name: z.string().nullable() }),
   max_depth: z.number().int(),
-  affected: z.array(nodeRef.extend({ name: z.string().nullable(), distance: z.number().int(), path: z.array(nodeRef), via: z.enum(['link', 'connection', 'hosting']) })),
+  affected: z.array(nodeRef().extend({ name: z.string().nullable(), distance: z.number().int(), path: z.array(nodeRef()), via: z.enum(['link', 'connection', 'hosting']) })),
   counts: z.object({ services: z.number().int(), floors: z.number().int() }),
   truncated: z.boolean(),
-});
+}));
 /** GET /topology (issue 32): columnar, every array of `nodes` (and of `edges`) one per node (edge); an edge's ends index the nodes. */
 const column = <T extends z.ZodType>(of: T, description: string) => z.array(of).describe(description);
-const topologyOut = z.object({
+const topologyOut = lazySchema(() => z.object({
   project_id: z.uuid(),
   environment_id: z.uuid(),
   nodes: z.object({
@@ -44,10 +44,10 @@ const topologyOut = z.object({
     kind: column(z.enum(EDGE_KINDS), 'Connections (in creation order), links, hosting (service to its server), network attachments (service or server to network)'),
     source: column(z.number().int(), "Index into the nodes: a connection's end a, a link's dependent service, the hosted service, the attached service or server"),
     target: column(z.number().int(), "Index into the nodes: a connection's end b, the service a link depends on, the hosting server, the network"),
-    direction: column(direction.nullable(), "A connection's direction (a_to_b: the arrow at the target)"),
+    direction: column(direction().nullable(), "A connection's direction (a_to_b: the arrow at the target)"),
     name: column(z.string().nullable(), "A connection's name"),
   }),
-});
+}));
 const blastRadiusQuery = lazySchema(() => z.object({ max_depth: integer().min(1).max(MAX_MAX_DEPTH).default(DEFAULT_MAX_DEPTH) }));
 
 /**
@@ -57,7 +57,7 @@ const blastRadiusQuery = lazySchema(() => z.object({ max_depth: integer().min(1)
 export const topologyRoutes = [
   route({
     method: 'POST', path: '/service-connections', auth: 'user', summary: 'Connect two services or floors of one environment',
-    body: () => connectionSpec.and(z.object({ ...scope, chain_id: uuid.nullish() })),
+    body: () => connectionSpec().and(z.object({ ...scope, chain_id: uuid.nullish() })),
     responses: () => ({ 201: connectionOut() }),
     refusals: [400, 403, 404],
     handler: async ({ body }, ctx) => created(connectionView.project(await createConnection(ctx, body))),
@@ -78,7 +78,7 @@ export const topologyRoutes = [
   }),
   route({
     method: 'POST', path: '/service-connections/batch', auth: 'user', summary: 'Create a chain or hub of connections at once (one chain_id, all or nothing)',
-    body: () => z.object({ ...scope, group_kind: z.enum(GROUP_KINDS), items: z.array(connectionSpec).min(1).max(MAX_BATCH_CONNECTIONS) }),
+    body: () => z.object({ ...scope, group_kind: z.enum(GROUP_KINDS), items: z.array(connectionSpec()).min(1).max(MAX_BATCH_CONNECTIONS) }),
     responses: () => ({ 201: z.array(connectionOut()) }),
     refusals: [400, 403, 404],
     handler: async ({ body }, ctx) => created((await createConnectionBatch(ctx, body)).map(connectionView.project)),
@@ -149,7 +149,7 @@ export const topologyRoutes = [
   route({
     method: 'GET', path: '/topology', auth: 'user', summary: "An environment's topology in one compact read: services, servers and networks, and the connections, links, hosting and attachments between them",
     query: () => z.object(scope),
-    responses: () => ({ 200: topologyOut }),
+    responses: () => ({ 200: topologyOut() }),
     refusals: [400, 403, 404],
     handler: async ({ query }, ctx) => ok(await environmentTopology(ctx, query)),
   }),
@@ -157,7 +157,7 @@ export const topologyRoutes = [
     method: 'GET', path: '/services/{service_id}/blast-radius', auth: 'user', summary: 'What else is affected if this service fails',
     params: () => z.object({ service_id: uuid }),
     query: blastRadiusQuery,
-    responses: () => ({ 200: blastRadiusOut }),
+    responses: () => ({ 200: blastRadiusOut() }),
     refusals: [403, 404],
     handler: async ({ params, query }, ctx) => ok(await blastRadiusOf(ctx, { type: 'service', id: params.service_id, ...query })),
   }),
@@ -165,7 +165,7 @@ export const topologyRoutes = [
     method: 'GET', path: '/service-floors/{floor_id}/blast-radius', auth: 'user', summary: 'What depends on this server (what fails with it)',
     params: () => z.object({ floor_id: uuid }),
     query: blastRadiusQuery,
-    responses: () => ({ 200: blastRadiusOut }),
+    responses: () => ({ 200: blastRadiusOut() }),
     refusals: [403, 404],
     handler: async ({ params, query }, ctx) => ok(await blastRadiusOf(ctx, { type: 'floor', id: params.floor_id, ...query })),
   }),

@@ -26,21 +26,21 @@ const FORBIDDEN_CREATE = 'Insufficient permissions to create network in this env
 const FORBIDDEN_MANAGE = 'Insufficient permissions to manage networks in this environment';
 const FORBIDDEN_VIEW = 'Insufficient permissions to view networks in this environment';
 
-const vlanId = z.number().int().min(1).max(4094);
-const networkFields = {
+const vlanId = lazySchema(() => z.number().int().min(1).max(4094));
+const networkFields = () => ({
   gateway: ipv4Address.nullish(),
-  vlan_id: vlanId.nullish(),
+  vlan_id: vlanId().nullish(),
   description: optionalText(1000),
-};
+});
 export const createNetworkBody = lazySchema(() => z.object({
   project_id: z.uuid(),
   environment_id: z.uuid(),
   name: nameSchema(),
   cidr: ipv4Cidr,
   is_private: z.boolean().default(true),
-  ...networkFields,
+  ...networkFields(),
 }));
-export const updateNetworkBody = lazySchema(() => z.object({ name: nameSchema().optional(), cidr: ipv4Cidr.optional(), is_private: z.boolean().optional(), ...networkFields }));
+export const updateNetworkBody = lazySchema(() => z.object({ name: nameSchema().optional(), cidr: ipv4Cidr.optional(), is_private: z.boolean().optional(), ...networkFields() }));
 export type CreateNetworkInput = z.output<ReturnType<typeof createNetworkBody>>;
 export type UpdateNetworkInput = z.output<ReturnType<typeof updateNetworkBody>>;
 

@@ -24,18 +24,18 @@ export const WEBHOOK_LIMIT_REACHED = `Webhook limit reached (${MAX_WEBHOOKS_PER_
 /** How long the previous secret keeps signing after a rotation. */
 export const ROTATION_GRACE_HOURS = 24;
 
-const eventType = z.enum(EVENT_TYPES);
+const eventType = lazySchema(() => z.enum(EVENT_TYPES));
 /** Something that is not a URL at all is a 422 naming the field; a URL the delivery rules refuse is checkTarget's 400. */
 export const NOT_A_URL = 'Invalid URL: expected an address such as https://hooks.example.com/catalog';
-const url = z.string().trim().max(2000).pipe(z.url({ error: NOT_A_URL }));
+const url = lazySchema(() => z.string().trim().max(2000).pipe(z.url({ error: NOT_A_URL })));
 export const createWebhookBody = lazySchema(() => z.object({
-  url,
-  events: z.array(eventType).min(1).max(EVENT_TYPES.length),
+  url: url(),
+  events: z.array(eventType()).min(1).max(EVENT_TYPES.length),
   description: z.string().trim().max(500).nullish(),
 }));
 export const updateWebhookBody = lazySchema(() => z.object({
-  url: url.optional(),
-  events: z.array(eventType).min(1).max(EVENT_TYPES.length).optional(),
+  url: url().optional(),
+  events: z.array(eventType()).min(1).max(EVENT_TYPES.length).optional(),
   description: z.string().trim().max(500).nullish(),
   enabled: z.boolean().optional(),
 }));

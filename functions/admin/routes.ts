@@ -10,14 +10,14 @@ const accountType = lazySchema(() => z.enum(['customer', 'project_user', 'staff'
 const userParams = lazySchema(() => z.object({ user_id: z.uuid() }));
 
 /** The staff view of an account (see docs/decisions.md, "Sign-in security"). */
-const adminUserOut = accountOut.extend({
+const adminUserOut = lazySchema(() => accountOut().extend({
   is_active: z.boolean(),
   account_type: accountType(),
   can_create_projects: z.boolean(),
   mfa_enabled: z.boolean(),
   last_login_at: z.string().nullable(),
   created_at: z.string(),
-});
+}));
 
 export const adminRoutes = [
   route({
@@ -27,13 +27,13 @@ export const adminRoutes = [
   }),
   route({
     method: 'GET', path: '/admin/users', auth: 'staff', summary: 'Every account, ordered by e-mail',
-    responses: () => ({ 200: z.array(adminUserOut) }),
+    responses: () => ({ 200: z.array(adminUserOut()) }),
     handler: async (_req, ctx) => ok((await listAccounts(ctx)).map(toAdminUserOut)),
   }),
   route({
     method: 'GET', path: '/admin/users/{user_id}', auth: 'staff', summary: 'One account',
     params: userParams,
-    responses: () => ({ 200: adminUserOut }),
+    responses: () => ({ 200: adminUserOut() }),
     refusals: [404],
     handler: async ({ params }, ctx) => ok(toAdminUserOut(await getAccountForStaff(ctx, params))),
   }),
@@ -51,7 +51,7 @@ export const adminRoutes = [
     method: 'PATCH', path: '/admin/users/{user_id}', auth: 'staff', summary: "Block or unblock an account, change its class or staff standing",
     params: userParams,
     body: () => z.object({ is_active: z.boolean().optional(), account_type: accountType().optional(), is_staff: z.boolean().optional(), admin_role: text(50) }),
-    responses: () => ({ 200: adminUserOut }),
+    responses: () => ({ 200: adminUserOut() }),
     refusals: [400, 404],
     handler: async ({ params, body }, ctx) => ok(toAdminUserOut(await updateAccountAsStaff(ctx, { ...params, ...body }))),
   }),
@@ -61,7 +61,7 @@ export const adminRoutes = [
       email, password: z.string().min(8).max(1024), name: text(200), phone: text(50),
       account_type: accountType().optional(), is_staff: z.boolean().optional(), admin_role: text(50),
     }),
-    responses: () => ({ 201: adminUserOut }),
+    responses: () => ({ 201: adminUserOut() }),
     refusals: [400],
     handler: async ({ body }, ctx) => created(toAdminUserOut(await createAccountAsStaff(ctx, body, startingSubscription))),
   }),

@@ -30,21 +30,21 @@ export const authRoutes = [
   route({
     method: 'POST', path: '/auth/register', auth: 'public', summary: 'Create an account (customer, Free plan)',
     body: () => z.object({ email, password: z.string().min(8).max(1024), name: text(200), phone: text(50) }),
-    responses: () => ({ 201: accountOut }),
+    responses: () => ({ 201: accountOut() }),
     refusals: [400, 403],
     handler: async ({ body }, ctx) => created(toAccountOut(await register(ctx, body, startingSubscription))),
   }),
   route({
     method: 'POST', path: '/auth/login', auth: 'public', summary: 'Sign in with e-mail and password (and a second factor when enrolled)',
     body: () => z.object({ email, password: z.string().min(1).max(1024), totp_code: totpCode() }),
-    responses: () => ({ 200: tokenPair }),
+    responses: () => ({ 200: tokenPair() }),
     refusals: [401, 423, 429],
     handler: async (req, ctx) => signedIn(await login(ctx, { ...req.body, client: client(req) }, [pendingInvitationGate]), ctx.config),
   }),
   route({
     method: 'POST', path: '/auth/token/refresh', auth: 'public', summary: 'Exchange a refresh token (body or cookie) for a new pair',
     body: optionalRefresh,
-    responses: () => ({ 200: tokenPair }),
+    responses: () => ({ 200: tokenPair() }),
     refusals: [401],
     handler: async (req, ctx) => signedIn(await refreshSession(ctx, { refresh_token: presentedRefresh(req), client: client(req) }), ctx.config),
   }),
@@ -63,7 +63,7 @@ export const authRoutes = [
   }),
   route({
     method: 'GET', path: '/auth/me', auth: 'user', summary: 'The signed-in account',
-    responses: () => ({ 200: accountOut }),
+    responses: () => ({ 200: accountOut() }),
     handler: async (_req, ctx) => ok(toAccountOut(currentAccount(ctx))),
   }),
   route({
@@ -81,7 +81,7 @@ export const authRoutes = [
       email: email.optional(), name: text(200), phone: text(50), preferred_language: text(35), navigation_mode: text(50),
       job_title: text(200), timezone: text(64), table_density: text(50), ...proof(),
     }),
-    responses: () => ({ 200: accountOut }),
+    responses: () => ({ 200: accountOut() }),
     refusals: [400, 423, 429],
     handler: async (req, ctx) => ok(toAccountOut(await updateProfile(ctx, { ...req.body, client: client(req) }))),
   }),

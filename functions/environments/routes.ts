@@ -12,7 +12,7 @@ const envParams = lazySchema(() => z.object({ environment_id: uuid }));
 export const environmentRoutes = [
   route({
     method: 'GET', path: '/environments', auth: 'user', summary: "A project's environments (archived excluded)",
-    query: () => z.object({ project_id: uuid, updated_since: updatedSince }),
+    query: () => z.object({ project_id: uuid, updated_since: updatedSince() }),
     responses: () => ({ 200: z.array(environmentOut()) }),
     refusals: [403, 404],
     handler: async ({ query }, ctx) => {

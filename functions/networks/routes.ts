@@ -28,7 +28,7 @@ export const networksRoutes = [
       // Issue 26, beyond SPEC: one page (without `limit` the whole list, as SPEC answers).
       limit: integer().min(1).max(1000).optional(),
       offset: integer().min(0).default(0),
-      updated_since: updatedSince,
+      updated_since: updatedSince(),
     }),
     responses: () => ({ 200: z.array(networkOut()) }),
     refusals: [400, 403, 404],

@@ -14,7 +14,7 @@ const idParams = lazySchema(() => z.object({ project_user_id: uuid }));
 export const projectUserRoutes = [
   route({
     method: 'GET', path: '/project-users', auth: 'user', summary: "A project's people, by name",
-    query: () => z.object({ project_id: uuid, updated_since: updatedSince }),
+    query: () => z.object({ project_id: uuid, updated_since: updatedSince() }),
     responses: () => ({ 200: z.array(projectUserOut()) }),
     refusals: [403, 404],
     handler: async ({ query }, ctx) => {

@@ -16,7 +16,7 @@ const projectParams = lazySchema(() => z.object({ project_id: uuid }));
 export const projectRoutes = [
   route({
     method: 'GET', path: '/projects', auth: 'user', summary: "The caller's projects, owners first, then by name",
-    query: () => z.object({ updated_since: updatedSince }),
+    query: () => z.object({ updated_since: updatedSince() }),
     responses: () => ({ 200: z.array(projectOut()) }),
     handler: async ({ query }, ctx) => {
       const rows = await listProjects(ctx, query);

@@ -26,7 +26,7 @@ export const servicesRoutes = [
       location: optionalFilter(),
       limit: integer().min(1).max(1000).default(200),
       offset: integer().min(0).default(0),
-      updated_since: updatedSince,
+      updated_since: updatedSince(),
     }),
     responses: () => ({ 200: z.array(serviceView.schema) }),
     refusals: [400, 403, 404],

@@ -22,7 +22,7 @@ export const customRoleRoutes = [
   route({
     method: 'GET', path: '/projects/{project_id}/custom-roles', auth: 'user', summary: "A project's custom roles (any member)",
     params: projectParams,
-    query: () => z.object({ updated_since: updatedSince }),
+    query: () => z.object({ updated_since: updatedSince() }),
     responses: () => ({ 200: z.array(roleOut()) }),
     refusals: [404],
     handler: async ({ params, query }, ctx) => {
@@ -63,7 +63,7 @@ export const customRoleRoutes = [
   route({
     method: 'GET', path: '/projects/{project_id}/custom-roles/{role_id}/assignments', auth: 'user', summary: "Who holds a custom role, and where (any member)",
     params: roleParams,
-    query: () => z.object({ updated_since: updatedSince }),
+    query: () => z.object({ updated_since: updatedSince() }),
     responses: () => ({ 200: z.array(assignmentOut()) }),
     refusals: [404],
     handler: async ({ params, query }, ctx) => {

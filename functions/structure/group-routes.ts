@@ -17,7 +17,7 @@ const patchBody = lazySchema(() => z
 export const groupRoutes = [
   route({
     method: 'GET', path: '/groups', auth: 'user', summary: "An environment's groups, by name",
-    query: () => z.object({ project_id: uuid, environment_id: uuid, updated_since: updatedSince }),
+    query: () => z.object({ project_id: uuid, environment_id: uuid, updated_since: updatedSince() }),
     responses: () => ({ 200: z.array(groupOut()) }),
     refusals: [400, 403, 404],
     handler: async ({ query }, ctx) => {
@@ -52,7 +52,7 @@ export const groupRoutes = [
   }),
   route({
     method: 'GET', path: '/subgroups', auth: 'user', summary: "An environment's subgroups, optionally of one group",
-    query: () => z.object({ project_id: uuid, environment_id: uuid, group_id: uuid.optional(), updated_since: updatedSince }),
+    query: () => z.object({ project_id: uuid, environment_id: uuid, group_id: uuid.optional(), updated_since: updatedSince() }),
     responses: () => ({ 200: z.array(subgroupOut()) }),
     refusals: [400, 403, 404],
     handler: async ({ query }, ctx) => {

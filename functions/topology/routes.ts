@@ -69,7 +69,7 @@ export const topologyRoutes = [
       // Issue 26, beyond SPEC: one page (without `limit` the whole list, as SPEC answers).
       limit: integer().min(1).max(1000).optional(),
       offset: integer().min(0).default(0),
-      updated_since: updatedSince,
+      updated_since: updatedSince(),
     }),
     responses: () => ({ 200: z.array(connectionOut()) }),
     refusals: [400, 403, 404],
@@ -121,7 +121,7 @@ export const topologyRoutes = [
   }),
   route({
     method: 'GET', path: '/service-links', auth: 'user', summary: "An environment's service links (edge list)",
-    query: () => z.object({ ...scope, service_id: uuid.optional(), updated_since: updatedSince }),
+    query: () => z.object({ ...scope, service_id: uuid.optional(), updated_since: updatedSince() }),
     responses: () => ({ 200: z.array(linkOut()) }),
     refusals: [400, 403, 404],
     handler: async ({ query }, ctx) =>

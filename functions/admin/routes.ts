@@ -4,19 +4,20 @@ import { accountOut, email, text } from '#http/schemas';
 import { activeFeatures, startingSubscription } from '#domain/billing';
 import { createAccountAsStaff, getAccountForStaff, listAccounts, listSecurityLogForStaff, securityLogEntryOut, toAdminUserOut, updateAccountAsStaff } from '#domain/identity';
 import { nextCursorHeaders, pageQuery } from '#http/paging';
+import { lazySchema } from '#shared/lazy-schema';
 
-const accountType = z.enum(['customer', 'project_user', 'staff']);
-const userParams = z.object({ user_id: z.uuid() });
+const accountType = lazySchema(() => z.enum(['customer', 'project_user', 'staff']));
+const userParams = lazySchema(() => z.object({ user_id: z.uuid() }));
 
 /** The staff view of an account (see docs/decisions.md, "Sign-in security"). */
-const adminUserOut = accountOut.extend({
+const adminUserOut = lazySchema(() => accountOut().extend({
   is_active: z.boolean(),
-  account_type: accountType,
+  account_type: accountType(),
   can_create_projects: z.boolean(),
   mfa_enabled: z.boolean(),
   last_login_at: z.string().nullable(),
   created_at: z.string(),
-});
+}));
 
 export const adminRoutes = [
   route({
@@ -26,13 +27,13 @@ export const adminRoutes = [
   }),
   route({
     method: 'GET', path: '/admin/users', auth: 'staff', summary: 'Every account, ordered by e-mail',
-    responses: () => ({ 200: z.array(adminUserOut) }),
+    responses: () => ({ 200: z.array(adminUserOut()) }),
     handler: async (_req, ctx) => ok((await listAccounts(ctx)).map(toAdminUserOut)),
   }),
   route({
     method: 'GET', path: '/admin/users/{user_id}', auth: 'staff', summary: 'One account',
     params: userParams,
-    responses: () => ({ 200: adminUserOut }),
+    responses: () => ({ 200: adminUserOut() }),
     refusals: [404],
     handler: async ({ params }, ctx) => ok(toAdminUserOut(await getAccountForStaff(ctx, params))),
   }),
@@ -49,18 +50,18 @@ export const adminRoutes = [
   route({
     method: 'PATCH', path: '/admin/users/{user_id}', auth: 'staff', summary: "Block or unblock an account, change its class or staff standing",
     params: userParams,
-    body: z.object({ is_active: z.boolean().optional(), account_type: accountType.optional(), is_staff: z.boolean().optional(), admin_role: text(50) }),
-    responses: () => ({ 200: adminUserOut }),
+    body: () => z.object({ is_active: z.boolean().optional(), account_type: accountType().optional(), is_staff: z.boolean().optional(), admin_role: text(50) }),
+    responses: () => ({ 200: adminUserOut() }),
     refusals: [400, 404],
     handler: async ({ params, body }, ctx) => ok(toAdminUserOut(await updateAccountAsStaff(ctx, { ...params, ...body }))),
   }),
   route({
     method: 'POST', path: '/users', auth: 'staff', summary: 'Create an account (staff; self-service sign-up is POST /auth/register)',
-    body: z.object({
+    body: () => z.object({
       email, password: z.string().min(8).max(1024), name: text(200), phone: text(50),
-      account_type: accountType.optional(), is_staff: z.boolean().optional(), admin_role: text(50),
+      account_type: accountType().optional(), is_staff: z.boolean().optional(), admin_role: text(50),
     }),
-    responses: () => ({ 201: adminUserOut }),
+    responses: () => ({ 201: adminUserOut() }),
     refusals: [400],
     handler: async ({ body }, ctx) => created(toAdminUserOut(await createAccountAsStaff(ctx, body, startingSubscription))),
   }),

@@ -11,15 +11,15 @@ const filters = {
   actor_id: uuid.optional(),
   action: z.string().trim().min(1).max(100).optional(),
   /** Inclusive bounds, any ISO 8601 form (read as UTC without an offset). */
-  since: updatedSince,
-  until: updatedSince,
+  since: updatedSince(),
+  until: updatedSince(),
 };
 
 export const auditRoutes = [
   route({
     method: 'GET', path: '/projects/{project_id}/audit-log', auth: 'user', summary: "The project's audit log, newest first (owner or audit.read)",
-    params: z.object({ project_id: uuid }),
-    query: pageQuery.extend(filters),
+    params: () => z.object({ project_id: uuid }),
+    query: () => pageQuery().extend(filters),
     responses: () => ({ 200: z.array(auditEntryOut) }),
     refusals: [403, 404],
     handler: async ({ params, query }, ctx) => {
@@ -29,7 +29,7 @@ export const auditRoutes = [
   }),
   route({
     method: 'GET', path: '/me/audit-log', auth: 'user', summary: "The caller's account-level audit log (API keys, plan changes), newest first",
-    query: pageQuery.extend(filters),
+    query: () => pageQuery().extend(filters),
     responses: () => ({ 200: z.array(accountAuditEntryOut) }),
     refusals: [],
     handler: async ({ query }, ctx) => {

@@ -8,17 +8,18 @@ import { startingSubscription } from '#domain/billing';
 import { pendingInvitationGate } from '#domain/tenancy';
 import { capabilityRoutes } from './capabilities';
 import { optionalCaller, presentedToken } from '#auth/authenticate';
+import { lazySchema } from '#shared/lazy-schema';
 
-const optionalRefresh = z.object({ refresh_token: z.string().max(512).optional() }).optional();
+const optionalRefresh = lazySchema(() => z.object({ refresh_token: z.string().max(512).optional() }).optional());
 /** A six-digit authenticator code or a recovery code; its format is judged by the domain (a bad one is a refusal, not a 422). */
-const totpCode = z.string().max(64).nullish();
-const status = z.object({ status: z.literal('ok') });
+const totpCode = lazySchema(() => z.string().max(64).nullish());
+const status = lazySchema(() => z.object({ status: z.literal('ok') }));
 /**
  * Recent proof of identity for a sensitive change: the current password, and a code (authenticator
  * or recovery) when the account has an authenticator. Optional here: a missing one is the domain's
  * 401 'Current password required' / 'TOTP code required', so a client learns what to ask for.
  */
-const proof = { current_password: z.string().max(1024).nullish(), totp_code: totpCode };
+const proof = () => ({ current_password: z.string().max(1024).nullish(), totp_code: totpCode() });
 
 /** Where the request comes from (sessions record it, rate limits count per address). */
 const client = (req: ClientMeta): ClientMeta => ({ sourceIp: req.sourceIp, userAgent: req.userAgent });
@@ -28,22 +29,22 @@ const presentedRefresh = (req: { body?: { refresh_token?: string }; cookies: Rec
 export const authRoutes = [
   route({
     method: 'POST', path: '/auth/register', auth: 'public', summary: 'Create an account (customer, Free plan)',
-    body: z.object({ email, password: z.string().min(8).max(1024), name: text(200), phone: text(50) }),
-    responses: () => ({ 201: accountOut }),
+    body: () => z.object({ email, password: z.string().min(8).max(1024), name: text(200), phone: text(50) }),
+    responses: () => ({ 201: accountOut() }),
     refusals: [400, 403],
     handler: async ({ body }, ctx) => created(toAccountOut(await register(ctx, body, startingSubscription))),
   }),
   route({
     method: 'POST', path: '/auth/login', auth: 'public', summary: 'Sign in with e-mail and password (and a second factor when enrolled)',
-    body: z.object({ email, password: z.string().min(1).max(1024), totp_code: totpCode }),
-    responses: () => ({ 200: tokenPair }),
+    body: () => z.object({ email, password: z.string().min(1).max(1024), totp_code: totpCode() }),
+    responses: () => ({ 200: tokenPair() }),
     refusals: [401, 423, 429],
     handler: async (req, ctx) => signedIn(await login(ctx, { ...req.body, client: client(req) }, [pendingInvitationGate]), ctx.config),
   }),
   route({
     method: 'POST', path: '/auth/token/refresh', auth: 'public', summary: 'Exchange a refresh token (body or cookie) for a new pair',
     body: optionalRefresh,
-    responses: () => ({ 200: tokenPair }),
+    responses: () => ({ 200: tokenPair() }),
     refusals: [401],
     handler: async (req, ctx) => signedIn(await refreshSession(ctx, { refresh_token: presentedRefresh(req), client: client(req) }), ctx.config),
   }),
@@ -62,7 +63,7 @@ export const authRoutes = [
   }),
   route({
     method: 'GET', path: '/auth/me', auth: 'user', summary: 'The signed-in account',
-    responses: () => ({ 200: accountOut }),
+    responses: () => ({ 200: accountOut() }),
     handler: async (_req, ctx) => ok(toAccountOut(currentAccount(ctx))),
   }),
   route({
@@ -76,19 +77,19 @@ export const authRoutes = [
   }),
   route({
     method: 'PATCH', path: '/auth/me', auth: 'user', summary: 'Update profile fields; a new e-mail needs the current password (and a code) and takes effect once the link mailed to it is opened',
-    body: z.object({
+    body: () => z.object({
       email: email.optional(), name: text(200), phone: text(50), preferred_language: text(35), navigation_mode: text(50),
-      job_title: text(200), timezone: text(64), table_density: text(50), ...proof,
+      job_title: text(200), timezone: text(64), table_density: text(50), ...proof(),
     }),
-    responses: () => ({ 200: accountOut }),
+    responses: () => ({ 200: accountOut() }),
     refusals: [400, 423, 429],
     handler: async (req, ctx) => ok(toAccountOut(await updateProfile(ctx, { ...req.body, client: client(req) }))),
   }),
   route({
     method: 'POST', path: '/auth/email/confirm', auth: 'public', summary: 'Confirm a new e-mail address with the token mailed to it; the account then signs in with it',
     // an empty token is a 400 (like the password reset's), so it is not constrained here
-    body: z.object({ token: z.string().max(512) }),
-    responses: () => ({ 200: status }),
+    body: () => z.object({ token: z.string().max(512) }),
+    responses: () => ({ 200: status() }),
     refusals: [400, 404],
     handler: async ({ body }, ctx) => {
       await confirmEmailChange(ctx, body);
@@ -102,7 +103,7 @@ export const authRoutes = [
   }),
   route({
     method: 'DELETE', path: '/auth/sessions/{session_id}', auth: 'user', summary: 'Revoke one of your sessions (its tokens stop working at once)',
-    params: z.object({ session_id: z.uuid() }),
+    params: () => z.object({ session_id: z.uuid() }),
     responses: () => ({ 204: null }),
     refusals: [404],
     handler: async ({ params }, ctx) => {
@@ -123,7 +124,7 @@ export const authRoutes = [
   route({
     method: 'POST', path: '/auth/totp/verify', auth: 'user', summary: 'Store a named authenticator once a code from its secret is valid (at most three)',
     // name is required by SPEC but its absence is a 400, so the schema lets it through to the domain
-    body: z.object({ secret: z.string().max(256), code: z.string().max(64), name: z.string().max(100).nullish() }),
+    body: () => z.object({ secret: z.string().max(256), code: z.string().max(64), name: z.string().max(100).nullish() }),
     responses: () => ({ 204: null }),
     refusals: [400],
     handler: async ({ body }, ctx) => {
@@ -138,8 +139,8 @@ export const authRoutes = [
   }),
   route({
     method: 'DELETE', path: '/auth/totp/devices/{device_id}', auth: 'user', summary: 'Remove an authenticator (needs the current password and a code)',
-    params: z.object({ device_id: z.uuid() }),
-    body: z.object(proof).optional(),
+    params: () => z.object({ device_id: z.uuid() }),
+    body: () => z.object(proof()).optional(),
     responses: () => ({ 204: null }),
     refusals: [404, 423, 429],
     handler: async (req, ctx) => {
@@ -149,7 +150,7 @@ export const authRoutes = [
   }),
   route({
     method: 'POST', path: '/auth/totp/recovery/regenerate', auth: 'user', summary: 'Ten new single-use recovery codes, replacing the old set; shown this once (needs the current password and a code)',
-    body: z.object(proof).optional(),
+    body: () => z.object(proof()).optional(),
     responses: () => ({ 200: z.object({ codes: z.array(z.string()) }) }),
     refusals: [423, 429],
     handler: async (req, ctx) => ok({ codes: await regenerateRecoveryCodes(ctx, { ...req.body, client: client(req) }) }),
@@ -161,7 +162,7 @@ export const authRoutes = [
   }),
   route({
     method: 'POST', path: '/auth/totp/delete', auth: 'user', summary: 'Legacy: clear a single-secret TOTP (this service has none; named authenticators stay)',
-    body: z.object({ password: z.string().min(1).max(1024) }),
+    body: () => z.object({ password: z.string().min(1).max(1024) }),
     responses: () => ({ 204: null }),
     refusals: [423, 429],
     handler: async (req, ctx) => {
@@ -171,8 +172,8 @@ export const authRoutes = [
   }),
   route({
     method: 'POST', path: '/auth/password/reset', auth: 'public', summary: 'Mail a reset link (the answer is the same whether or not the address has an account)',
-    body: z.object({ email, totp_code: totpCode }),
-    responses: () => ({ 200: status }),
+    body: () => z.object({ email, totp_code: totpCode() }),
+    responses: () => ({ 200: status() }),
     // every answer, 422 and 429 included, takes the same minimum time: no timing oracle on the address
     minDurationMs: (config) => config.PASSWORD_RESET_MIN_DURATION_MS,
     refusals: [429],
@@ -184,8 +185,8 @@ export const authRoutes = [
   route({
     method: 'POST', path: '/auth/password/reset/confirm', auth: 'public', summary: 'Set a new password with a reset token; every session is revoked',
     // an empty token is a 400 and the password policy (length included) answers 400, so neither is constrained here
-    body: z.object({ token: z.string().max(512), new_password: z.string().max(1024) }),
-    responses: () => ({ 200: status }),
+    body: () => z.object({ token: z.string().max(512), new_password: z.string().max(1024) }),
+    responses: () => ({ 200: status() }),
     refusals: [400, 404],
     handler: async ({ body }, ctx) => {
       await confirmPasswordReset(ctx, body);

@@ -14,7 +14,7 @@ function keySetRoutes(path: string, keySet: ApiKeySet, label: string): Route[] {
     }),
     route({
       method: 'POST', path, auth: 'user', summary: `Create one of the caller's ${label}: the value is in this answer only (plan features crud_pro and crud_api; counts against max_api_keys_per_user)`,
-      body: createApiKeyBody(keySet),
+      body: () => createApiKeyBody(keySet),
       responses: () => ({ 201: apiKeyCreatedOut() }),
       refusals: [403],
       handler: async ({ body }, ctx) => {
@@ -24,7 +24,7 @@ function keySetRoutes(path: string, keySet: ApiKeySet, label: string): Route[] {
     }),
     route({
       method: 'DELETE', path: `${path}/{key_id}`, auth: 'user', summary: `Revoke one of the caller's ${label} (its plan slot is free again)`,
-      params: z.object({ key_id: uuid }),
+      params: () => z.object({ key_id: uuid }),
       responses: () => ({ 204: null }),
       refusals: [404],
       handler: async ({ params }, ctx) => {

@@ -32,7 +32,7 @@ export const docsRoutes = [
   }),
   route({
     method: 'GET', path: SCRIPT_PATH, auth: 'public', summary: 'The script of the reference page (Redoc); `v` is its content version, named by the page',
-    query: z.object({ v: z.string().regex(/^[\w-]{1,64}$/).optional() }),
+    query: () => z.object({ v: z.string().regex(/^[\w-]{1,64}$/).optional() }),
     handler: async ({ query }) => {
       const { body, version } = await redocScript();
       // Long-lived only under the URL of this very content: a page cached from before a deploy still gets a fresh copy.

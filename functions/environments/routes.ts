@@ -3,15 +3,16 @@ import { route, ok, created, noContent } from '#http/route';
 import { name, syncHeaders, updatedSince, uuid } from '#http/schemas';
 import { ENV_ROLES } from '#auth/permissions';
 import { createEnvironment, deleteEnvironment, environmentStats, listEnvironments, renameEnvironment, environmentView, assignEnvRole, listEnvRoles, removeEnvRole, toEnvRoleOut } from '#domain/tenancy';
+import { lazySchema } from '#shared/lazy-schema';
 
 const environmentOut = () => environmentView.schema;
-const roleOut = z.object({ id: z.uuid(), environment_id: z.uuid(), user_id: z.uuid(), role: z.enum(ENV_ROLES) });
-const envParams = z.object({ environment_id: uuid });
+const roleOut = lazySchema(() => z.object({ id: z.uuid(), environment_id: z.uuid(), user_id: z.uuid(), role: z.enum(ENV_ROLES) }));
+const envParams = lazySchema(() => z.object({ environment_id: uuid }));
 
 export const environmentRoutes = [
   route({
     method: 'GET', path: '/environments', auth: 'user', summary: "A project's environments (archived excluded)",
-    query: z.object({ project_id: uuid, updated_since: updatedSince }),
+    query: () => z.object({ project_id: uuid, updated_since: updatedSince() }),
     responses: () => ({ 200: z.array(environmentOut()) }),
     refusals: [403, 404],
     handler: async ({ query }, ctx) => {
@@ -21,14 +22,14 @@ export const environmentRoutes = [
   }),
   route({
     method: 'POST', path: '/environments', auth: 'user', summary: 'Create an environment (within the plan limit)',
-    body: z.object({ name: name(), project_id: uuid }),
+    body: () => z.object({ name: name(), project_id: uuid }),
     responses: () => ({ 201: environmentOut() }),
     refusals: [400, 403, 404],
     handler: async ({ body }, ctx) => created(environmentView.project(await createEnvironment(ctx, body))),
   }),
   route({
     method: 'GET', path: '/environments/stats', auth: 'user', summary: 'Counts per environment of a project',
-    query: z.object({ project_id: uuid }),
+    query: () => z.object({ project_id: uuid }),
     responses: () => ({ 200: z.array(z.object({ environment_id: z.uuid(), name: z.string(), services: z.int(), servers: z.int(), groups: z.int(), networks: z.int() })) }),
     refusals: [403, 404],
     handler: async ({ query }, ctx) => ok(await environmentStats(ctx, query)),
@@ -36,7 +37,7 @@ export const environmentRoutes = [
   route({
     method: 'PATCH', path: '/environments/{environment_id}', auth: 'user', summary: 'Rename an environment',
     params: envParams,
-    body: z.object({ name: name() }),
+    body: () => z.object({ name: name() }),
     responses: () => ({ 200: environmentOut() }),
     refusals: [400, 403, 404],
     handler: async ({ params, body }, ctx) => ok(environmentView.project(await renameEnvironment(ctx, { id: params.environment_id, ...body }))),
@@ -54,21 +55,21 @@ export const environmentRoutes = [
   route({
     method: 'POST', path: '/environments/{environment_id}/roles', auth: 'user', summary: "Set a user's role in an environment (upsert)",
     params: envParams,
-    body: z.object({ user_id: uuid, role: z.enum(ENV_ROLES) }),
-    responses: () => ({ 201: roleOut }),
+    body: () => z.object({ user_id: uuid, role: z.enum(ENV_ROLES) }),
+    responses: () => ({ 201: roleOut() }),
     refusals: [403, 404],
     handler: async ({ params, body }, ctx) => created(toEnvRoleOut(await assignEnvRole(ctx, { ...params, ...body }))),
   }),
   route({
     method: 'GET', path: '/environments/{environment_id}/roles', auth: 'user', summary: 'Role assignments of an environment',
     params: envParams,
-    responses: () => ({ 200: z.array(roleOut) }),
+    responses: () => ({ 200: z.array(roleOut()) }),
     refusals: [404],
     handler: async ({ params }, ctx) => ok(await listEnvRoles(ctx, params)),
   }),
   route({
     method: 'DELETE', path: '/environments/{environment_id}/roles/{user_id}', auth: 'user', summary: "Remove a user's role in an environment",
-    params: z.object({ environment_id: uuid, user_id: uuid }),
+    params: () => z.object({ environment_id: uuid, user_id: uuid }),
     responses: () => ({ 204: null }),
     refusals: [403, 404],
     handler: async ({ params }, ctx) => {

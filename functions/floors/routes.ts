@@ -2,9 +2,10 @@ import * as z from 'zod';
 import { route, ok, created, noContent } from '#http/route';
 import { syncHeaders, updatedSince, uuid, integer } from '#http/schemas';
 import { repeatable, createFloor, createFloorBody, deleteFloor, floorType, floorView, getFloor, listFloors, updateFloor, updateFloorBody } from '#domain/catalog';
+import { lazySchema } from '#shared/lazy-schema';
 
-const floorParams = z.object({ floor_id: uuid });
-const optionalFilter = z.string().trim().optional();
+const floorParams = lazySchema(() => z.object({ floor_id: uuid }));
+const optionalFilter = lazySchema(() => z.string().trim().optional());
 
 export const floorsRoutes = [
   route({
@@ -16,18 +17,18 @@ export const floorsRoutes = [
   }),
   route({
     method: 'GET', path: '/service-floors', auth: 'user', summary: "An environment's servers, filtered, ordered by hostname",
-    query: z.object({
+    query: () => z.object({
       project_id: uuid,
       environment_id: uuid,
-      hostname: optionalFilter,
+      hostname: optionalFilter(),
       tags: repeatable.optional(),
       type: floorType.optional(),
-      location: optionalFilter,
-      zone: optionalFilter,
+      location: optionalFilter(),
+      zone: optionalFilter(),
       // Issue 26, beyond SPEC: one page (without `limit` the whole list, as SPEC answers).
       limit: integer().min(1).max(1000).optional(),
       offset: integer().min(0).default(0),
-      updated_since: updatedSince,
+      updated_since: updatedSince(),
     }),
     responses: () => ({ 200: z.array(floorView.schema) }),
     refusals: [400, 403, 404],

@@ -4,6 +4,7 @@ import { uuid } from '#http/schemas';
 import { floorView, serviceView } from '#domain/catalog';
 import { apiKeyOut } from '#domain/billing';
 import { ARCHIVABLE_KINDS, archivedSummary, listArchived, markArchived, unarchive, type ArchivableKind } from '#domain/lifecycle';
+import { lazySchema } from '#shared/lazy-schema';
 
 /** Archive and restore (issue 12): /me/mark-archived, /me/unarchive, /me/archived/*. */
 
@@ -11,20 +12,20 @@ import { ARCHIVABLE_KINDS, archivedSummary, listArchived, markArchived, unarchiv
 const MAX_IDS_PER_KIND = 100;
 export const AT_LEAST_ONE_ID = 'At least one id is required';
 
-const ids = z.array(uuid).max(MAX_IDS_PER_KIND).optional();
+const ids = lazySchema(() => z.array(uuid).max(MAX_IDS_PER_KIND).optional());
 /** The resources chosen, per kind; every kind optional, at least one id in all (else a 422 naming the body). */
-const selectionBody = z
-  .object({ services: ids, environments: ids, project_users: ids, api_keys: ids, service_floors: ids })
-  .refine((b) => ARCHIVABLE_KINDS.some((k) => (b[k]?.length ?? 0) > 0), { message: AT_LEAST_ONE_ID });
+const selectionBody = lazySchema(() => z
+  .object({ services: ids(), environments: ids(), project_users: ids(), api_keys: ids(), service_floors: ids() })
+  .refine((b) => ARCHIVABLE_KINDS.some((k) => (b[k]?.length ?? 0) > 0), { message: AT_LEAST_ONE_ID }));
 
 const perKind = <S extends z.ZodType>(schema: S) => z.object(Object.fromEntries(ARCHIVABLE_KINDS.map((k) => [k, schema])) as Record<ArchivableKind, S>);
 const counts = perKind(z.number().int());
-const outcome = z.object({
+const outcome = lazySchema(() => z.object({
   counts,
   items: perKind(z.array(z.object({ id: z.uuid(), name: z.string() }))),
   /** Resources not written although others were (a selection larger than one transaction), each with its refusal. */
   refused: z.array(z.object({ kind: z.enum(ARCHIVABLE_KINDS), id: z.uuid(), detail: z.string() })),
-});
+}));
 
 const archivedAt = { archived_at: z.string() };
 /** Each kind's usual answer plus `archived_at`. */
@@ -52,7 +53,7 @@ export const archiveRoutes: Route[] = [
     method: 'POST', path: '/me/mark-archived', auth: 'user',
     summary: "Archive the caller's own resources (hidden from lists, never deleted; their plan slots are free again)",
     body: selectionBody,
-    responses: () => ({ 200: outcome }),
+    responses: () => ({ 200: outcome() }),
     refusals: [403, 404, 409],
     handler: async ({ body }, ctx) => ok(await markArchived(ctx, body)),
   }),
@@ -60,7 +61,7 @@ export const archiveRoutes: Route[] = [
     method: 'POST', path: '/me/unarchive', auth: 'user',
     summary: "Restore archived resources of the caller's (within the current plan's limits)",
     body: selectionBody,
-    responses: () => ({ 200: outcome }),
+    responses: () => ({ 200: outcome() }),
     refusals: [403, 404, 409],
     handler: async ({ body }, ctx) => ok(await unarchive(ctx, body)),
   }),

@@ -5,18 +5,19 @@ import { createProject, deleteProject, listProjects, projectMembers, projectPlan
 import { removeMemberAndReferences } from '#domain/catalog';
 import { projectUserRoutes } from './project-users-routes';
 import { costRoutes } from './costs-routes';
+import { lazySchema } from '#shared/lazy-schema';
 
-const projectOut = z.object({
+const projectOut = lazySchema(() => z.object({
   id: z.uuid(), identifier: z.uuid(), name: z.string(), is_owner: z.boolean(), cost_calc_enabled: z.boolean(),
   updated_at: z.string(), deleted_at: z.string().nullable(),
-});
-const projectParams = z.object({ project_id: uuid });
+}));
+const projectParams = lazySchema(() => z.object({ project_id: uuid }));
 
 export const projectRoutes = [
   route({
     method: 'GET', path: '/projects', auth: 'user', summary: "The caller's projects, owners first, then by name",
-    query: z.object({ updated_since: updatedSince }),
-    responses: () => ({ 200: z.array(projectOut) }),
+    query: () => z.object({ updated_since: updatedSince() }),
+    responses: () => ({ 200: z.array(projectOut()) }),
     handler: async ({ query }, ctx) => {
       const rows = await listProjects(ctx, query);
       return ok(rows.map((r) => toProjectOut(r.project, r.isOwner)), { headers: syncHeaders(query.updated_since, ctx.clock.receivedAt) });
@@ -24,8 +25,8 @@ export const projectRoutes = [
   }),
   route({
     method: 'POST', path: '/projects', auth: 'user', summary: 'Create a project owned by the caller (staff may name another owner)',
-    body: z.object({ name: name(), creator_user_id: uuid.nullish() }),
-    responses: () => ({ 201: projectOut }),
+    body: () => z.object({ name: name(), creator_user_id: uuid.nullish() }),
+    responses: () => ({ 201: projectOut() }),
     refusals: [400, 403, 404],
     handler: async ({ body }, ctx) => {
       const { project, isOwner } = await createProject(ctx, body);
@@ -47,7 +48,7 @@ export const projectRoutes = [
   route({
     method: 'DELETE', path: '/projects/{project_id}/members/{user_id}', auth: 'user',
     summary: 'End a membership (an owner removes a member; any member may leave): their roles in the project go with it, what they created stays',
-    params: z.object({ project_id: uuid, user_id: uuid }),
+    params: () => z.object({ project_id: uuid, user_id: uuid }),
     responses: () => ({ 204: null }),
     refusals: [400, 403, 404],
     handler: async ({ params }, ctx) => {
@@ -58,8 +59,8 @@ export const projectRoutes = [
   route({
     method: 'PATCH', path: '/projects/{project_id}/settings', auth: 'user', summary: 'Change project settings (cost calculation)',
     params: projectParams,
-    body: z.object({ cost_calc_enabled: z.boolean() }),
-    responses: () => ({ 200: projectOut }),
+    body: () => z.object({ cost_calc_enabled: z.boolean() }),
+    responses: () => ({ 200: projectOut() }),
     refusals: [403, 404],
     handler: async ({ params, body }, ctx) => {
       const { project, isOwner } = await updateProjectSettings(ctx, { id: params.project_id, ...body });

@@ -2,9 +2,10 @@ import * as z from 'zod';
 import { route, ok, created, noContent } from '#http/route';
 import { syncHeaders, updatedSince, uuid, integer } from '#http/schemas';
 import { repeatable, createService, createServiceBody, deleteService, getService, listServices, repositoryDeps, serviceView, storedRepositoryDep, updateService, updateServiceBody } from '#domain/catalog';
+import { lazySchema } from '#shared/lazy-schema';
 
-const serviceParams = z.object({ service_id: uuid });
-const optionalFilter = z.string().trim().optional();
+const serviceParams = lazySchema(() => z.object({ service_id: uuid }));
+const optionalFilter = lazySchema(() => z.string().trim().optional());
 
 export const servicesRoutes = [
   route({
@@ -16,16 +17,16 @@ export const servicesRoutes = [
   }),
   route({
     method: 'GET', path: '/services', auth: 'user', summary: "An environment's services, filtered, one page ordered by name",
-    query: z.object({
+    query: () => z.object({
       project_id: uuid,
       environment_id: uuid,
-      name: optionalFilter,
+      name: optionalFilter(),
       tags: repeatable.optional(),
-      language: optionalFilter,
-      location: optionalFilter,
+      language: optionalFilter(),
+      location: optionalFilter(),
       limit: integer().min(1).max(1000).default(200),
       offset: integer().min(0).default(0),
-      updated_since: updatedSince,
+      updated_since: updatedSince(),
     }),
     responses: () => ({ 200: z.array(serviceView.schema) }),
     refusals: [400, 403, 404],

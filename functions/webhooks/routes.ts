@@ -5,10 +5,11 @@ import {
   createWebhook, createWebhookBody, deleteWebhook, deliveryOut, deliverySummaryOut, getDelivery, getWebhook, listDeliveries, listWebhooks, pingWebhook, redeliver,
   rotateWebhookSecret, updateWebhook, updateWebhookBody, webhookOut, webhookView,
 } from '#domain/webhooks';
+import { lazySchema } from '#shared/lazy-schema';
 
-const projectParams = z.object({ project_id: uuid });
-const webhookParams = z.object({ project_id: uuid, webhook_id: uuid });
-const deliveryParams = webhookParams.extend({ delivery_id: uuid });
+const projectParams = lazySchema(() => z.object({ project_id: uuid }));
+const webhookParams = lazySchema(() => z.object({ project_id: uuid, webhook_id: uuid }));
+const deliveryParams = lazySchema(() => webhookParams().extend({ delivery_id: uuid }));
 /** The registration answers: the webhook and its signing secret, shown this once. */
 const withSecret = () => webhookOut().extend({ secret: z.string() });
 const BASE = '/projects/{project_id}/webhooks';
@@ -77,7 +78,7 @@ export const webhooksRoutes = [
   route({
     method: 'GET', path: `${BASE}/{webhook_id}/deliveries`, auth: 'user', summary: "A webhook's deliveries of the last 30 days, newest first",
     params: webhookParams,
-    query: z.object({ status: z.enum(['pending', 'succeeded', 'failed']).optional(), limit: integer().min(1).max(100).default(50) }),
+    query: () => z.object({ status: z.enum(['pending', 'succeeded', 'failed']).optional(), limit: integer().min(1).max(100).default(50) }),
     responses: () => ({ 200: z.array(deliverySummaryOut) }),
     refusals: [403, 404],
     handler: async ({ params, query }, ctx) => ok(await listDeliveries(ctx, { ...params, ...query })),

@@ -4,6 +4,7 @@ import * as z from 'zod';
 import { signingKey } from './signing-key';
 import { unauthenticated } from '#shared/errors';
 import type { AppContext } from '#shared/context';
+import { lazySchema } from '#shared/lazy-schema';
 
 const ALG = 'HS256';
 
@@ -28,7 +29,7 @@ export async function issueAccessToken(claims: AccessClaims, ctx: AppContext): P
     .sign(await signingKey());
 }
 
-const claimsSchema = z.object({ typ: z.literal('access'), ver: z.number().int().nonnegative(), sid: z.string().min(1), sub: z.string(), grant: z.literal('api_key').optional() });
+const claimsSchema = lazySchema(() => z.object({ typ: z.literal('access'), ver: z.number().int().nonnegative(), sid: z.string().min(1), sub: z.string(), grant: z.literal('api_key').optional() }));
 
 /**
  * Tokens this process has already verified, with their expiry. A dashboard sends the same token on
@@ -60,7 +61,7 @@ export async function verifyAccessToken(token: string, ctx: AppContext): Promise
     }
     throw unauthenticated('Invalid or expired token');
   }
-  const parsed = claimsSchema.safeParse(payload);
+  const parsed = claimsSchema().safeParse(payload);
   if (!parsed.success) throw unauthenticated('Invalid token claims');
   if (!z.uuid().safeParse(parsed.data.sub).success) throw unauthenticated('Invalid subject in token');
   const claims: AccessClaims = { sub: parsed.data.sub, ver: parsed.data.ver, sid: parsed.data.sid, ...(parsed.data.grant ? { grant: parsed.data.grant } : {}) };

@@ -8,7 +8,7 @@ function parameters(route: Route) {
   const out: object[] = [];
   for (const [where, schema] of [['path', route.params], ['query', route.query]] as const) {
     if (!schema) continue;
-    const js = jsonSchema(schema, 'input') as { properties?: Record<string, object>; required?: string[] };
+    const js = jsonSchema(schema(), 'input') as { properties?: Record<string, object>; required?: string[] };
     for (const [name, s] of Object.entries(js.properties ?? {})) {
       out.push({ name, in: where, required: where === 'path' || (js.required ?? []).includes(name), schema: s });
     }
@@ -116,7 +116,7 @@ const REFUSAL: Record<Refusal, keyof typeof RESPONSES> = {
 /** Every status an operation can answer: its successes, its declared refusals, and those the pipeline derives from its properties. */
 /** A list that takes a `cursor` (shared/http/paging.ts) answers the next page's in this header; none on the last page. */
 const NEXT_CURSOR = { 'X-Next-Cursor': { description: 'The `cursor` of the next page; absent on the last page', schema: { type: 'string' } } };
-const isPaged = (r: Route) => !!r.query && 'cursor' in ((jsonSchema(r.query, 'input') as { properties?: object }).properties ?? {});
+const isPaged = (r: Route) => !!r.query && 'cursor' in ((jsonSchema(r.query(), 'input') as { properties?: object }).properties ?? {});
 
 function responsesOf(r: Route): Record<string, object> {
   const responses: Record<string, object> = {};
@@ -255,7 +255,7 @@ export function buildOpenApi(entries: { group: string; route: Route }[]) {
       summary: r.summary,
       operationId: id,
       parameters: parameters(r),
-      ...(r.body ? { requestBody: { required: !r.body.safeParse(undefined).success, content: { [r.multipart ? 'multipart/form-data' : 'application/json']: { schema: jsonSchema(r.body, 'input') } } } } : {}),
+      ...(r.body ? { requestBody: { required: !r.body().safeParse(undefined).success, content: { [r.multipart ? 'multipart/form-data' : 'application/json']: { schema: jsonSchema(r.body(), 'input') } } } } : {}),
       responses,
       security: r.auth === 'public' ? [] : [{ bearer: [] }, { cookie: [] }, ...(r.tokenInQuery ? [{ queryToken: [] }] : [])],
       ...(r.auth === 'staff' ? { 'x-requires': 'staff' } : {}),

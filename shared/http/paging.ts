@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { integer } from './schemas';
+import { lazySchema } from '#shared/lazy-schema';
 
 /**
  * Paged lists that answer a plain JSON array (SPEC rule 1): `limit` (1–500, default 100) and the
@@ -8,10 +9,10 @@ import { integer } from './schemas';
  */
 export const NEXT_CURSOR_HEADER = 'x-next-cursor';
 
-export const pageQuery = z.object({
+export const pageQuery = lazySchema(() => z.object({
   limit: integer().min(1).max(500).default(100),
   cursor: z.string().min(1).max(2048).optional(),
-});
+}));
 
 /** The answer's headers: the next page's cursor, when there is one (none on the last page). */
 export const nextCursorHeaders = (next: string | undefined): Record<string, string> => (next ? { [NEXT_CURSOR_HEADER]: next } : {});

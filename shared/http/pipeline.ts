@@ -175,9 +175,9 @@ const authenticateAndValidate = (clock?: Clock): middy.MiddlewareObj<Event, Resu
     // busboy is loaded only by the routes that take uploads (not at every function's cold start).
     const body = route.multipart ? await (await import('./multipart')).parseMultipart(event.headers?.['content-type'], raw, route.multipart) : event.body;
     const [p, q, b] = validateParts([
-      { part: 'path', schema: route.params, value: params },
-      { part: 'query', schema: route.query, value: parseQuery(event.rawQueryString) },
-      { part: 'body', schema: route.body, value: body },
+      { part: 'path', schema: route.params?.(), value: params },
+      { part: 'query', schema: route.query?.(), value: parseQuery(event.rawQueryString) },
+      { part: 'body', schema: route.body?.(), value: body },
     ]);
     // A route a read key may POST to when its body only reads (a dry-run import) decides once the body is valid.
     const bodyRefusal = principal?.key && keyBodyRefusal(keyRoute, principal.key, b);

@@ -8,6 +8,12 @@ export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type AuthLevel = 'public' | 'user' | 'staff';
 
 type Schema = z.ZodType;
+/**
+ * A request schema as a route declares it: the schema, or a function that builds it. A function is
+ * called at the route's first request (or by the OpenAPI document), once: building zod schemas at
+ * import is most of an HTTP function's cold start above the baseline (issue 42, docs/cold-start.md).
+ */
+export type Lazy<S> = S | (() => S);
 
 /**
  * A refusal a route can answer besides its success, 401 and 422: SPEC's Errors tables and what its
@@ -46,9 +52,9 @@ export interface RouteDef<PS, QS, BS, A extends AuthLevel> {
   path: string;
   auth: A;
   summary: string;
-  params?: PS;
-  query?: QS;
-  body?: BS;
+  params?: Lazy<PS>;
+  query?: Lazy<QS>;
+  body?: Lazy<BS>;
   /**
    * Response bodies by status, for the OpenAPI document only: a function that builds them, called by
    * the document alone, so that no request's function builds them at import (issue 42).
@@ -68,21 +74,33 @@ export interface RouteDef<PS, QS, BS, A extends AuthLevel> {
   handler: (req: RouteRequest<Out<PS>, Out<QS>, Out<BS>, A>, ctx: AppContext) => Promise<Reply>;
 }
 
-/** A route as stored in the table (schemas erased to their base type). */
+/**
+ * A route as stored in the table (schemas erased to their base type). Its request schemas are
+ * functions that build the schema at their first call and return the same one after.
+ */
 export interface Route {
   method: Method;
   path: string;
   auth: AuthLevel;
   summary: string;
-  params?: Schema;
-  query?: Schema;
-  body?: Schema;
+  params?: () => Schema;
+  query?: () => Schema;
+  body?: () => Schema;
   responses?: () => Record<number, Schema | null>;
   refusals?: readonly Refusal[];
   tokenInQuery?: boolean;
   multipart?: { maxFileBytes: number };
   minDurationMs?: (config: Config) => number;
   handler: (req: RouteRequest<any, any, any, any>, ctx: AppContext) => Promise<Reply>;
+}
+
+/** The schema a route declared, built at the first call and kept. */
+function once(declared: Lazy<Schema> | undefined): (() => Schema) | undefined {
+  if (declared === undefined) return undefined;
+  if (typeof declared !== 'function') return () => declared;
+  const make = declared as () => Schema;
+  let schema: Schema | undefined;
+  return () => (schema ??= make());
 }
 
 /** Declares a route with its schemas; the handler's request is typed from them. */
@@ -92,7 +110,8 @@ export function route<
   BS extends Schema | undefined = undefined,
   A extends AuthLevel = AuthLevel,
 >(def: RouteDef<PS, QS, BS, A>): Route {
-  return def as unknown as Route;
+  const { params, query, body, ...rest } = def as unknown as Route & { params?: Lazy<Schema>; query?: Lazy<Schema>; body?: Lazy<Schema> };
+  return { ...rest, ...(params && { params: once(params) }), ...(query && { query: once(query) }), ...(body && { body: once(body) }) } as Route;
 }
 
 export const ok = (body: unknown, extra: Omit<Reply, 'status' | 'body'> = {}): Reply => ({ status: 200, body, ...extra });

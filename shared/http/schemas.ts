@@ -1,16 +1,17 @@
 import * as z from 'zod';
 
 import { isoTimestamp } from '#shared/schemas';
+import { lazySchema } from '#shared/lazy-schema';
 /** Field building blocks live with the domain (shared/schemas.ts); routes import them from here too. */
 export { uuid, email, isoTimestamp, text, name } from '#shared/schemas';
-export const detail = z.object({ detail: z.string() });
+export const detail = lazySchema(() => z.object({ detail: z.string() }));
 
 /** An integer from a query string or form (`?limit=20`): `abc` or `1.5` is "expected an integer", not zod's "received NaN". */
 export const INTEGER_EXPECTED = 'Invalid input: expected an integer';
 const integerError = (issue: { code: string; input?: unknown }) => (issue.code === 'invalid_type' && issue.input !== undefined ? INTEGER_EXPECTED : undefined);
 export const integer = () => z.coerce.number({ error: integerError }).int({ error: integerError });
 
-export const accountOut = z.object({
+export const accountOut = lazySchema(() => z.object({
   id: z.uuid(),
   email: z.string(),
   name: z.string().nullable(),
@@ -23,22 +24,22 @@ export const accountOut = z.object({
   job_title: z.string().nullable(),
   timezone: z.string().nullable(),
   table_density: z.string().nullable(),
-});
+}));
 
-export const tokenPair = z.object({ access_token: z.string(), refresh_token: z.string(), token_type: z.literal('bearer') });
+export const tokenPair = lazySchema(() => z.object({ access_token: z.string(), refresh_token: z.string(), token_type: z.literal('bearer') }));
 
 /**
  * A sync cursor in any ISO 8601 form clients send: with an offset, without one (read as UTC, the
  * clock of every stored timestamp and of X-Sync-Timestamp), or a bare date (its midnight UTC).
  * Normalized to UTC so it compares with stored timestamps.
  */
-const syncCursorForms = [isoTimestamp, z.iso.datetime({ local: true }), z.iso.date()];
+const syncCursorForms = lazySchema(() => z.union([isoTimestamp, z.iso.datetime({ local: true }), z.iso.date()]));
 const withUtcDefault = (s: string) => (s.includes('T') && !/(z|[+-]\d\d:\d\d)$/i.test(s) ? `${s}Z` : s);
-export const updatedSince = z
+export const updatedSince = lazySchema(() => z
   .string()
-  .refine((s) => syncCursorForms.some((form) => form.safeParse(s).success), { message: 'Invalid ISO 8601 timestamp' })
+  .refine((s) => syncCursorForms().safeParse(s).success, { message: 'Invalid ISO 8601 timestamp' })
   .transform((s) => new Date(withUtcDefault(s)).toISOString())
-  .optional();
+  .optional());
 /**
  * How far the sync cursor reaches back before the request: a write whose `updated_at` was stamped
  * just before this read began but committed during it is then picked up by the next sync (a client

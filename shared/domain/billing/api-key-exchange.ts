@@ -8,6 +8,7 @@ import { whyApiKeyUnusable, getAccountAndApiKey, CREDENTIAL_KEY_SET, type Stored
 import { unauthenticated } from '#shared/errors';
 import type { AppContext } from '#shared/context';
 import { perAddressPerMinute, recordSecurityEvent, securityLogStep, type RefusalReason } from '#domain/identity';
+import { lazySchema } from '#shared/lazy-schema';
 
 /**
  * The API key exchange (issue 36, `POST /auth/api-key/token`): a machine's credential, like OAuth's
@@ -20,7 +21,7 @@ import { perAddressPerMinute, recordSecurityEvent, securityLogStep, type Refusal
 /** The one refusal of an unknown, revoked, archived, expired or metrics key, and of a blocked account: no oracle. */
 export const INVALID_API_KEY = 'Invalid or expired API key';
 
-export const exchangeApiKeyBody = z.object({ api_key: z.string().min(1).max(200) });
+export const exchangeApiKeyBody = lazySchema(() => z.object({ api_key: z.string().min(1).max(200) }));
 
 export const keyTokenOut = z.object({
   access_token: z.string(),

@@ -19,6 +19,7 @@ import { floorListing, serviceRefListing, type FloorListing } from './listings';
 import { serviceEntity } from './service-entity';
 import { batchGet } from '#db/batch-get';
 import { putNewStep, setWhenStep } from '#db/steps';
+import { lazySchema } from '#shared/lazy-schema';
 
 /** Service floors: the servers (VMs, containers, bare metal) services run on (the entity: floor-entity.ts). */
 
@@ -42,10 +43,10 @@ export const floorFields = {
   instances: specField(SERVER_SPEC_MAX.instances),
   tags,
 };
-export const createFloorBody = z.object({ project_id: z.uuid(), environment_id: z.uuid(), type: floorType, ...floorFields });
-export const updateFloorBody = z.object({ type: floorType.optional(), ...floorFields });
-export type CreateFloorInput = z.output<typeof createFloorBody>;
-export type UpdateFloorInput = z.output<typeof updateFloorBody>;
+export const createFloorBody = lazySchema(() => z.object({ project_id: z.uuid(), environment_id: z.uuid(), type: floorType, ...floorFields }));
+export const updateFloorBody = lazySchema(() => z.object({ type: floorType.optional(), ...floorFields }));
+export type CreateFloorInput = z.output<ReturnType<typeof createFloorBody>>;
+export type UpdateFloorInput = z.output<ReturnType<typeof updateFloorBody>>;
 
 export const FLOOR_FORBIDDEN = {
   create: 'Insufficient permissions to create service floor in this environment',

@@ -17,6 +17,7 @@ import { batchGet } from '#db/batch-get';
 import { visible, liveItem, visibleFilter } from '#db/live';
 import { networkListing, type NetworkListing } from './listings';
 import { putNewStep } from '#db/steps';
+import { lazySchema } from '#shared/lazy-schema';
 
 /** Networks: IPv4 networks of an environment, which services and floors attach to (attachments.ts). */
 
@@ -25,23 +26,23 @@ const FORBIDDEN_CREATE = 'Insufficient permissions to create network in this env
 const FORBIDDEN_MANAGE = 'Insufficient permissions to manage networks in this environment';
 const FORBIDDEN_VIEW = 'Insufficient permissions to view networks in this environment';
 
-const vlanId = z.number().int().min(1).max(4094);
-const networkFields = {
+const vlanId = lazySchema(() => z.number().int().min(1).max(4094));
+const networkFields = () => ({
   gateway: ipv4Address.nullish(),
-  vlan_id: vlanId.nullish(),
+  vlan_id: vlanId().nullish(),
   description: optionalText(1000),
-};
-export const createNetworkBody = z.object({
+});
+export const createNetworkBody = lazySchema(() => z.object({
   project_id: z.uuid(),
   environment_id: z.uuid(),
   name: nameSchema(),
   cidr: ipv4Cidr,
   is_private: z.boolean().default(true),
-  ...networkFields,
-});
-export const updateNetworkBody = z.object({ name: nameSchema().optional(), cidr: ipv4Cidr.optional(), is_private: z.boolean().optional(), ...networkFields });
-export type CreateNetworkInput = z.output<typeof createNetworkBody>;
-export type UpdateNetworkInput = z.output<typeof updateNetworkBody>;
+  ...networkFields(),
+}));
+export const updateNetworkBody = lazySchema(() => z.object({ name: nameSchema().optional(), cidr: ipv4Cidr.optional(), is_private: z.boolean().optional(), ...networkFields() }));
+export type CreateNetworkInput = z.output<ReturnType<typeof createNetworkBody>>;
+export type UpdateNetworkInput = z.output<ReturnType<typeof updateNetworkBody>>;
 
 /** Network names are unique per environment (a name sentinel, ignoring case). */
 export const networkNameScope = (projectId: string, envId: string): NameScope => ({

@@ -45,7 +45,7 @@ const documentSchema = lazySchema(() => {
   const { hostname, ...floorValues } = floorFields;
   const serviceFloor = z.strictObject({ hostname, type: floorType, ...floorValues });
 
-  const { name, cidr, is_private, gateway, vlan_id, description } = createNetworkBody.shape;
+  const { name, cidr, is_private, gateway, vlan_id, description } = createNetworkBody().shape;
   const network = z.strictObject({ name, cidr, is_private: is_private.removeDefault().nullish(), gateway, vlan_id, description });
 
   const serviceValues = Object.fromEntries(SERVICE_VALUE_FIELDS.map((f) => [f, serviceFields[f]])) as Pick<typeof serviceFields, (typeof SERVICE_VALUE_FIELDS)[number]>;

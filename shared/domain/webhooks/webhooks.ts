@@ -14,6 +14,7 @@ import { webhookEntity, type Webhook } from './webhook-entity';
 import { checkTarget } from './ssrf';
 import { seal } from '#auth/secret-box';
 import { changeAudit, creationAudit } from '#shared/audit';
+import { lazySchema } from '#shared/lazy-schema';
 
 export const WEBHOOK_NOT_FOUND = 'Webhook not found';
 export const FORBIDDEN_WEBHOOKS = 'Insufficient permissions to manage webhooks in this project';
@@ -23,21 +24,21 @@ export const WEBHOOK_LIMIT_REACHED = `Webhook limit reached (${MAX_WEBHOOKS_PER_
 /** How long the previous secret keeps signing after a rotation. */
 export const ROTATION_GRACE_HOURS = 24;
 
-const eventType = z.enum(EVENT_TYPES);
+const eventType = lazySchema(() => z.enum(EVENT_TYPES));
 /** Something that is not a URL at all is a 422 naming the field; a URL the delivery rules refuse is checkTarget's 400. */
 export const NOT_A_URL = 'Invalid URL: expected an address such as https://hooks.example.com/catalog';
-const url = z.string().trim().max(2000).pipe(z.url({ error: NOT_A_URL }));
-export const createWebhookBody = z.object({
-  url,
-  events: z.array(eventType).min(1).max(EVENT_TYPES.length),
+const url = lazySchema(() => z.string().trim().max(2000).pipe(z.url({ error: NOT_A_URL })));
+export const createWebhookBody = lazySchema(() => z.object({
+  url: url(),
+  events: z.array(eventType()).min(1).max(EVENT_TYPES.length),
   description: z.string().trim().max(500).nullish(),
-});
-export const updateWebhookBody = z.object({
-  url: url.optional(),
-  events: z.array(eventType).min(1).max(EVENT_TYPES.length).optional(),
+}));
+export const updateWebhookBody = lazySchema(() => z.object({
+  url: url().optional(),
+  events: z.array(eventType()).min(1).max(EVENT_TYPES.length).optional(),
   description: z.string().trim().max(500).nullish(),
   enabled: z.boolean().optional(),
-});
+}));
 
 /** A signing secret in the Standard Webhooks form (`whsec_` + base64 of 32 random bytes). */
 const newSecret = () => `whsec_${randomBytes(32).toString('base64')}`;
@@ -71,7 +72,7 @@ async function loadWebhook(projectId: string, webhookId: string): Promise<Webhoo
 }
 
 /** POST /projects/{id}/webhooks: registers a webhook; the answer carries the signing secret, the only time it is shown. */
-export async function createWebhook(ctx: AppContext, input: z.infer<typeof createWebhookBody> & { project_id: string }): Promise<{ webhook: Webhook; secret: string }> {
+export async function createWebhook(ctx: AppContext, input: z.infer<ReturnType<typeof createWebhookBody>> & { project_id: string }): Promise<{ webhook: Webhook; secret: string }> {
   const access = await webhookAccess(ctx, input.project_id);
   await checkTarget(input.url, ctx.config);
   const now = ctx.clock.now().toISOString();
@@ -104,7 +105,7 @@ export async function getWebhook(ctx: AppContext, input: { project_id: string; w
 // Re-run from a new read when its write went stale (a concurrent change moved what it read, its audit head included: db/transact.ts).
 export const updateWebhook = (...args: Parameters<typeof updateWebhookOnce>) => retryWhenStale(() => updateWebhookOnce(...args));
 
-async function updateWebhookOnce(ctx: AppContext, input: z.infer<typeof updateWebhookBody> & { project_id: string; webhook_id: string }): Promise<Webhook> {
+async function updateWebhookOnce(ctx: AppContext, input: z.infer<ReturnType<typeof updateWebhookBody>> & { project_id: string; webhook_id: string }): Promise<Webhook> {
   const { days } = await manageWebhooks(ctx, input.project_id);
   const current = await loadWebhook(input.project_id, input.webhook_id);
   if (input.url !== undefined) await checkTarget(input.url, ctx.config);

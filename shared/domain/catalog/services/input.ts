@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { name as nameSchema } from '#shared/schemas';
 import { ipAddress, nonNegativeInt, optionalText, provider, tags, urlWithScheme } from '../fields';
 import type { RepositoryDep, Service } from '../service-entity';
+import { lazySchema } from '#shared/lazy-schema';
 
 /** A service's request bodies and their values as stored. */
 
@@ -41,11 +42,11 @@ type Writable = keyof typeof serviceFields;
 const LIST_FIELDS: Writable[] = ['links', 'tags', 'repository_deps'];
 
 /** owner_user_id, type, group_name, subgroup_name and unknown fields in a body are ignored (zod strips them). */
-export const createServiceBody = z.object({ name: nameSchema(), project_id: z.uuid(), environment_id: z.uuid(), ...serviceFields });
+export const createServiceBody = lazySchema(() => z.object({ name: nameSchema(), project_id: z.uuid(), environment_id: z.uuid(), ...serviceFields }));
 /** project_id and environment_id never change: sent in a PATCH body they are ignored, like the read-only fields. */
-export const updateServiceBody = z.object({ name: nameSchema().optional(), ...serviceFields });
-export type CreateServiceInput = z.output<typeof createServiceBody>;
-export type UpdateServiceInput = z.output<typeof updateServiceBody>;
+export const updateServiceBody = lazySchema(() => z.object({ name: nameSchema().optional(), ...serviceFields }));
+export type CreateServiceInput = z.output<ReturnType<typeof createServiceBody>>;
+export type UpdateServiceInput = z.output<ReturnType<typeof updateServiceBody>>;
 
 /** Request values → stored values: lists default to empty, the rest to null. */
 export function storedFields(input: Partial<Record<Writable | 'name', unknown>>): Partial<Service> {

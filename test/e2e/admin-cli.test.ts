@@ -11,7 +11,8 @@ import { keys } from '#db/keys';
 import { queryPrefix } from '#db/query';
 import { deleteItem } from '#db/items';
 
-const ref = useTestStack();
+// Its backfill reads and counts the whole table: a stack of its own, not one shared with other files.
+const ref = useTestStack({}, { ownStack: true });
 const api = client(() => ref.stack.url);
 
 const tableEnv = () => ({ DYNAMODB_ENDPOINT: process.env.TEST_DYNAMODB_ENDPOINT, TABLE_NAME: ref.stack.config.TABLE_NAME, LOCAL_DATA_DIR: ref.stack.dataDir });

@@ -19,7 +19,8 @@ import { createFloor, createService, ownerWithEnv } from '../helpers/catalog';
  * must hold exactly three listings per live connection (four for a chain member), whatever wrote it.
  */
 
-const ref = useTestStack();
+// Its backfill reads and counts the whole table: a stack of its own, not one shared with other files.
+const ref = useTestStack({}, { ownStack: true });
 const api = client(() => ref.stack.url);
 
 type Conn = { id: string; a_id: string; b_id: string; chain_id: string | null; created_at: string; position?: number; deleted_at: string | null };

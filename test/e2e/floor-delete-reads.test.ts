@@ -14,7 +14,8 @@ import { deleteItem } from '#db/items';
  * not by reading every service of its environment: what it reads grows with the services on that
  * server, not with the environment.
  */
-const ref = useTestStack();
+// Its backfill reads and counts the whole table: a stack of its own, not one shared with other files.
+const ref = useTestStack({}, { ownStack: true });
 const api = client(() => ref.stack.url);
 
 describe('DELETE /service-floors/{id}', () => {

@@ -20,7 +20,8 @@ import { createFloor, createNetwork, ownerWithEnv } from '../helpers/catalog';
  * was, as the reference), and every page that list sliced, for every filter.
  */
 
-const ref = useTestStack();
+// Its backfill reads and counts the whole table: a stack of its own, not one shared with other files.
+const ref = useTestStack({}, { ownStack: true });
 const api = client(() => ref.stack.url);
 
 type Row = Record<string, unknown> & { id: string; tags: string[]; deleted_at: string | null; archived_at?: string | null };

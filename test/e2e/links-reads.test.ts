@@ -17,7 +17,8 @@ import { newEnv, ownerWithEnv } from '../helpers/catalog';
  * filtered, gives.
  */
 
-const ref = useTestStack();
+// Its backfill reads and counts the whole table: a stack of its own, not one shared with other files.
+const ref = useTestStack({}, { ownStack: true });
 const api = client(() => ref.stack.url);
 
 type Link = { id: string; from_service_id: string; to_service_id: string; created_at: string; deleted_at: string | null };

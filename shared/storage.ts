@@ -1,40 +1,24 @@
-import type * as S3 from '@aws-sdk/client-s3';
 import { config } from './config';
-import { onReset } from './clients/lazy';
-import { backgroundRetries, nobodyWaits, requestRetries } from './clients/background-retries';
-import { captured } from './tracing';
+import { lazyByInvocation } from './clients/background-retries';
 
 /**
  * Documents (exports, uploaded imports) in the one bucket: S3 in the cloud, s3rver locally. The SDK is
  * imported on first use (a dynamic import stays one in the bundle): most requests of the functions
  * that can store a document never do, and their cold start does not pay for it.
  */
-const made = new Map<boolean, Promise<{ sdk: typeof S3; client: S3.S3Client }>>();
-onReset(() => {
-  for (const m of made.values()) void m.then(({ client }) => client.destroy());
-  made.clear();
-});
-
-/** The S3 client of the running kind of invocation (as `byInvocation`: a worker's retries through an outage longer). */
-function s3() {
-  const background = nobodyWaits();
-  let client = made.get(background);
-  if (!client) {
-    client = import('@aws-sdk/client-s3').then((sdk) => {
-      const { S3_ENDPOINT, AWS_REGION } = config();
-      const client = captured(new sdk.S3Client({
-        region: AWS_REGION,
-        // Locally s3rver: path-style, its fixed credentials; checksums only when required (s3rver understands those).
-        ...(S3_ENDPOINT ? { endpoint: S3_ENDPOINT, forcePathStyle: true, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } } : {}),
-        requestChecksumCalculation: 'WHEN_REQUIRED',
-        retryStrategy: background ? backgroundRetries : requestRetries,
-      }));
-      return { sdk, client };
+const s3 = lazyByInvocation(
+  () => import('@aws-sdk/client-s3'),
+  (sdk, retries) => {
+    const { S3_ENDPOINT, AWS_REGION } = config();
+    return new sdk.S3Client({
+      region: AWS_REGION,
+      // Locally s3rver: path-style, its fixed credentials; checksums only when required (s3rver understands those).
+      ...(S3_ENDPOINT ? { endpoint: S3_ENDPOINT, forcePathStyle: true, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } } : {}),
+      requestChecksumCalculation: 'WHEN_REQUIRED',
+      ...retries,
     });
-    made.set(background, client);
-  }
-  return client;
-}
+  },
+);
 
 export async function putDocument(key: string, text: string, contentType: string): Promise<void> {
   const { sdk, client } = await s3();

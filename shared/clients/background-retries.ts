@@ -1,7 +1,8 @@
 import type { DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { currentScope } from '../invocation';
 import { isOutage } from '../outage';
-import { lazyClient } from './lazy';
+import { captured } from '../tracing';
+import { lazyClient, onReset } from './lazy';
 
 /**
  * Whether the running invocation is one nobody waits on (a queue's worker, a schedule, a stream):
@@ -68,4 +69,26 @@ export function byInvocation<T extends { destroy(): void }>(make: (retries: Retr
   const forRequests = lazyClient(() => make({ retryStrategy: requestRetries }));
   const forBackground = lazyClient(() => make({ retryStrategy: backgroundRetries }));
   return () => (nobodyWaits() ? forBackground() : forRequests());
+}
+
+/**
+ * `byInvocation` for a client whose SDK package is imported at its first use (a dynamic import stays one in the
+ * bundle, so a function's cold start does not pay for a client most of its requests never use): the SDK module
+ * and the client of the running kind of invocation.
+ */
+export function lazyByInvocation<M, T extends { destroy(): void }>(load: () => Promise<M>, make: (sdk: M, retries: Retries) => T): () => Promise<{ sdk: M; client: T }> {
+  const made = new Map<boolean, Promise<{ sdk: M; client: T }>>();
+  onReset(() => {
+    for (const m of made.values()) void m.then(({ client }) => client.destroy());
+    made.clear();
+  });
+  return () => {
+    const background = nobodyWaits();
+    let client = made.get(background);
+    if (!client) {
+      client = load().then((sdk) => ({ sdk, client: captured(make(sdk, { retryStrategy: background ? backgroundRetries : requestRetries })) }));
+      made.set(background, client);
+    }
+    return client;
+  };
 }

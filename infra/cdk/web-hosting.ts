@@ -78,7 +78,7 @@ const ack = (scope: Construct, id: string, reason: string) => Validations.of(sco
 
 /**
  * The dashboard in the cloud, on the same site as the API (docs/decisions/
- * 0083-dashboard-in-the-cloud-one-cloudfront-distribution-on-the.md): one CloudFront distribution whose default behaviour serves the built app from a private
+ * 0089-dashboard-in-the-cloud-one-cloudfront-distribution-on-the.md): one CloudFront distribution whose default behaviour serves the built app from a private
  * bucket (Origin Access Control) and whose API behaviours forward, uncached, to API Gateway. Browser
  * and API then share one origin: the refresh cookie (host-only, `Path=/`, `SameSite=Lax`) is sent
  * with the app's calls, and their `Origin` is `url`, which the stack makes APP_BASE_URL.

@@ -9,7 +9,7 @@ type Result = APIGatewayProxyStructuredResultV2;
 
 /**
  * Cross-site request protection and the security headers of every answer (docs/decisions/
- * 0043-malformed-percent-escapes-cross-site-requests-and-security.md). Both are HTTP concerns only: they read headers, never stored data.
+ * 0049-malformed-percent-escapes-cross-site-requests-and-security.md). Both are HTTP concerns only: they read headers, never stored data.
  */
 
 export const ORIGIN_NOT_ALLOWED = 'Origin not allowed';

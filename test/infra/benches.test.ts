@@ -143,14 +143,14 @@ describe('the soak at a smoke size', () => {
     expect(out).not.toContain('"_aws"');
     expect(out).toMatch(/^mail during an SQS outage: 3 asked for, \d+ sends refused$/m);
     for (const invariant of INVARIANTS) expect(out, out).toMatch(new RegExp(`^ok   ${invariant}$`, 'm'));
-    // Jobs too: an import or export ends succeeded (a worker's calls are retried through the outage: docs/decisions/0155-jobs-through-the-harsh-mix-the-sdk-retry-quota.md).
+    // Jobs too: an import or export ends succeeded (a worker's calls are retried through the outage: docs/decisions/0164-jobs-through-the-harsh-mix-the-sdk-retry-quota.md).
     expect(out, out).not.toMatch(/^ {2}violation: /m);
     expect(out).toMatch(/^violations: 0$/m);
     expect(code, out).toBe(0);
   }, SLOW);
 });
 
-/** The harsh fault mix (docs/decisions/0127-the-soak.md): about half of DynamoDB's attempts fail. */
+/** The harsh fault mix (docs/decisions/0136-the-soak.md): about half of DynamoDB's attempts fail. */
 const HARSH_MIX = 'ddb.throttle:0.3,ddb.error:0.15,ddb.unavailable:0.05,ddb.timeout-after-write:0.1,ddb.conflict:0.1,sqs.duplicate:0.3,sqs.late:0.1,sqs.reorder:0.2,worker.kill:0.1';
 /** Every invariant line the soak prints. */
 const INVARIANTS = [

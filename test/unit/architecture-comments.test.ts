@@ -44,7 +44,7 @@ describe('source rule: a code comment states its rule, not an issue number or th
 
   it('accepts a decision file named by number, code that says issue, and files outside the checked folders', () => {
     expect(check({
-      'shared/db/live.ts': "/** The live rule (docs/decisions/0032-architecture-contexts-domain-errors-the-live-rule-counters.md). */\nexport const issues = (issue: { code: string }) => `issue ${issue.code}`;\nexport const s = 'see issue 26';\n",
+      'shared/db/live.ts': "/** The live rule (docs/decisions/0034-the-live-rule-decided-once.md). */\nexport const issues = (issue: { code: string }) => `issue ${issue.code}`;\nexport const s = 'see issue 26';\n",
       'test/e2e/listing.test.ts': '// issue 26: read in name order\nexport const t = 1;\n',
     })).toEqual([]);
   });

@@ -15,7 +15,7 @@ import { lazySchema } from '#shared/lazy-schema';
  * client credentials grant. An `api` key that is live and not expired gives a short-lived access
  * token (the ordinary JWT, same lifetime, no refresh token: the holder exchanges again) whose every
  * request re-reads the key (authenticate.ts), so revoking the key ends its tokens at once. What the
- * token may reach is `#auth/key-grant`. See docs/decisions/0130-api-keys-as-a-ci-credential-the-exchange-one-refusal-lookup.md.
+ * token may reach is `#auth/key-grant`. See docs/decisions/0139-api-keys-as-a-ci-credential-the-exchange-one-refusal-lookup.md.
  */
 
 /** The one refusal of an unknown, revoked, archived, expired or metrics key, and of a blocked account: no oracle. */

@@ -14,7 +14,7 @@ import type { KeyUnusable } from '#auth/caller';
  * from where and with which device, for the account holder and for staff. Entries hold no password,
  * code, token, hash or secret: only what the event is, its reason code, ids and non-secret facts.
  * Written in the transaction of the change where the change has one (authenticators, recovery
- * codes, password reset, e-mail change, session revocation); see docs/decisions/0063-security-log-what-is-logged-entries-reason-codes.md.
+ * codes, password reset, e-mail change, session revocation); see docs/decisions/0069-security-log-what-is-logged-entries-reason-codes.md.
  */
 export const SECURITY_EVENTS = [
   'account.created',

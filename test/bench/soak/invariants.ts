@@ -63,7 +63,7 @@ export interface Checks {
   webhookId: string;
 }
 
-/** Every invariant of the soak (docs/decisions/0127-the-soak.md), read through the API and the table once the faults are off. */
+/** Every invariant of the soak (docs/decisions/0136-the-soak.md), read through the API and the table once the faults are off. */
 export async function checkInvariants({ client, ledger, scopes, deliveries, webhookId }: Checks): Promise<Checked> {
   const projectId = scopes[0].projectId;
   const found = { lost: [] as string[], back: [] as string[], dupes: [] as string[], stale: [] as string[], strangers: [] as string[] };

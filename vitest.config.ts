@@ -24,7 +24,7 @@ export default defineConfig({
     pool: 'forks',
     // Alone, a file spends most of its time waiting (on DynamoDB Local, a child process, a browser), not on
     // CPU: more workers than the machine's cores (vitest's default is cores - 1, one worker here). Four keep
-    // two cores busy; six only made each test slower (issue 42). TEST_WORKERS=n for another count.
+    // two cores busy; six only made each test slower. TEST_WORKERS=n for another count.
     maxWorkers: Number(process.env.TEST_WORKERS) || 4,
     sequence: { sequencer: LongFirstSequencer },
     reporters: ['default', './test/helpers/summary-reporter.ts'],

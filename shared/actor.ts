@@ -54,7 +54,7 @@ export interface Session {
 }
 
 /**
- * What an API key's access token carries to each request (issue 36), re-read from the key on every
+ * What an API key's access token carries to each request, re-read from the key on every
  * request: its id, its scopes (`read`, `write`) and the projects it is limited to (null: every project).
  */
 export interface KeyGrant {

@@ -5,7 +5,7 @@ import { putNewStep } from '#db/steps';
 import { expireEntryStep, type TransactStep } from '#db/transact';
 
 /**
- * The audit log's write side (issue 18), modelled on `eventStep`: an audit entry is a step of the
+ * The audit log's write side, modelled on `eventStep`: an audit entry is a step of the
  * transaction that makes the change it records, so there is no change without its entry and no
  * entry without its change. The read side is the `audit` context (shared/domain/audit).
  */
@@ -53,7 +53,7 @@ export interface AuditChange {
 }
 
 /**
- * How long an entry is kept (issue 18 item 4). Retention comes from the owner's plan feature
+ * How long an entry is kept. Retention comes from the owner's plan feature
  * `data_retention_days` when the entry is written:
  * - `creation`: an entity's creation entry never expires;
  * - `latest`: an update or deletion becomes its entity's latest entry and is kept (no TTL) until a

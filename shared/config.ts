@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { lazySchema } from './lazy-schema';
 
 /**
- * Built at the first read of the configuration, not at import (issue 42: some 60 fields, built in
+ * Built at the first read of the configuration, not at import (some 60 fields, else built in
  * every function's cold import whether or not it is invoked; docs/cold-start.md).
  */
 const schema = lazySchema(() => {
@@ -51,7 +51,7 @@ const schema = lazySchema(() => {
     TOTP_KMS_KEY_ID: z.string().optional(),
     /** Issuer shown by authenticator apps next to the account name. */
     TOTP_ISSUER: z.string().default('Infrastructure Catalog'),
-    /** How long an account's security-log entries are kept (DynamoDB TTL), whatever the plan: identity sits below billing (issue 18). */
+    /** How long an account's security-log entries are kept (DynamoDB TTL), whatever the plan: identity sits below billing. */
     SECURITY_LOG_RETENTION_DAYS: z.coerce.number().int().positive().default(365),
     /** Requests per minute per source address (SPEC "Rate limits"); overridable so test suites can sign in freely. */
     LOGIN_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(10),
@@ -139,7 +139,7 @@ const schema = lazySchema(() => {
     /** Addresses (IPs or CIDRs, comma-separated) webhooks may deliver to although they are not public, over http too: local development and tests (127.0.0.1). Empty by default. */
     WEBHOOK_ALLOWED_ADDRESSES: z.string().default(''),
     LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
-    /** Observability (issue 17): the service name on every log line and metric (the stack sets one per function). */
+    /** Observability: the service name on every log line and metric (the stack sets one per function). */
     POWERTOOLS_SERVICE_NAME: z.string().default('infra-catalog'),
     /** CloudWatch namespace of the EMF metrics. */
     POWERTOOLS_METRICS_NAMESPACE: z.string().default('InfraCatalog'),

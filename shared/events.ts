@@ -56,7 +56,7 @@ export const projectEventStep = (type: EventType, projectId: string, data: Recor
 /** An event about an account (subscription.changed). */
 export const accountEventStep = (type: EventType, accountId: string, data: Record<string, unknown>, ctx: AppContext) => eventStep(type, { account_id: accountId }, data, ctx);
 
-/** An event's outbox item (written before issue 41 without `queue`). */
+/** An event's outbox item (items written before the outbox kept them until delivery lack `queue`). */
 export interface EventOutboxItem {
   PK: string;
   SK: string;

@@ -1,5 +1,5 @@
 /**
- * Fault injection for the local stack and start:deployed (issue 35), switched on by `FAULTS` and never in the cloud:
+ * Fault injection for the local stack and start:deployed, switched on by `FAULTS` and never in the cloud:
  * `FAULTS=ddb.throttle:0.05,ddb.timeout-after-write:0.01,sqs.duplicate:0.1` with `FAULTS_SEED` so a
  * failing run replays. Each entry is `<service>.<kind>:<probability>`:
  *

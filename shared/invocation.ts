@@ -21,7 +21,7 @@ export interface InvocationScope {
   dimensions: Record<string, string>;
   metrics: CountedMetric[];
   /**
-   * The projects an API key's token is limited to (issue 36), set by authentication: the project
+   * The projects an API key's token is limited to, set by authentication: the project
    * access check (tenancy's `loadAccess`) reads it here rather than from `ctx`, which its ~100 callers
    * do not pass down. Null or absent: no limit (a person, a worker, a tool).
    */

@@ -3,7 +3,7 @@ import { compareText } from './text';
 /**
  * A sort key that orders names as `compareText` (lists' Intl.Collator: ignoring case and accents)
  * orders them, as a plain ASCII string DynamoDB can sort by: so a list reads its items in name order
- * straight from the table (issue 26) instead of sorting the whole environment in memory.
+ * straight from the table instead of sorting the whole environment in memory.
  *
  * Each character becomes its primary collation class: its rank among every BMP character (and the
  * emoji planes) sorted with that same collator, computed once per process (~80 ms, on the first

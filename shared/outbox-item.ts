@@ -5,7 +5,7 @@ import type { TransactStep } from '#db/transact';
 import { errorFields, log } from './log';
 
 /**
- * The outbox (issue 41): what a change asks to be sent later, domain events and mail, is an item of the
+ * The outbox: what a change asks to be sent later, domain events and mail, is an item of the
  * change's own transaction in one time-ordered partition (`keys.outbox`). The table stream (locally,
  * the outbox reader, shared/outbox.ts) hands each to its queue; the consumer removes it once it is done
  * with it (`settleOutbox`); one still there long after its write is handed over again by the resend

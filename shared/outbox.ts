@@ -139,7 +139,7 @@ export async function resendStaleOutbox(ctx: AppContext): Promise<{ resent: numb
   let resent = 0;
   const pages = queryPages<OutboxItem & { resent_at?: string }>({
     KeyConditionExpression: 'PK = :pk AND SK < :cutoff',
-    // Items written before issue 41 (no `queue`) were handed over by the stream and never removed: left to their TTL.
+    // Items without `queue` (written before mail and events stayed until consumed) were handed over by the stream and never removed: left to their TTL.
     FilterExpression: 'attribute_exists(#queue) AND (attribute_not_exists(resent_at) OR resent_at < :cutoff)',
     ExpressionAttributeNames: { '#queue': 'queue' },
     ExpressionAttributeValues: { ':pk': keys.outboxPK, ':cutoff': cutoff },

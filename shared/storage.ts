@@ -30,7 +30,7 @@ export async function putDocument(key: string, text: string, contentType: string
 const PART_BYTES = 5 * 1024 * 1024;
 
 /**
- * Streams a document into the bucket as it is produced (issue 26: an export of any size, never held
+ * Streams a document into the bucket as it is produced (an export of any size is never held
  * whole): `@aws-sdk/lib-storage`'s Upload cuts the stream into 5 MB parts of a multipart upload (one
  * PutObject when it is smaller), two in flight, and aborts the upload when the stream fails.
  */
@@ -41,7 +41,7 @@ export async function uploadDocument(key: string, body: AsyncIterable<string | U
 }
 
 /**
- * A presigned GET of a document (issue 26): valid `seconds` from `signedAt` (the caller's clock, so
+ * A presigned GET of a document: valid `seconds` from `signedAt` (the caller's clock, so
  * the URL ends when the service says it does), it needs no other credential, so a browser or curl
  * fetches the object straight from the bucket; the download is named `filename`.
  */
@@ -54,7 +54,7 @@ export async function documentDownloadUrl(key: string, signedAt: Date, seconds: 
 }
 
 /**
- * A presigned PUT of a document (issue 26): its size and content type are signed, so S3 takes exactly
+ * A presigned PUT of a document: its size and content type are signed, so S3 takes exactly
  * that many bytes of that type and nothing else; valid `seconds` from `signedAt` (the caller's clock).
  */
 export async function documentUploadUrl(key: string, signedAt: Date, seconds: number, size: number, contentType: string): Promise<string> {

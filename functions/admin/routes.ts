@@ -9,7 +9,7 @@ import { lazySchema } from '#shared/lazy-schema';
 const accountType = lazySchema(() => z.enum(['customer', 'project_user', 'staff']));
 const userParams = lazySchema(() => z.object({ user_id: z.uuid() }));
 
-/** The staff view of an account (see docs/decisions.md, "Sign-in security"). */
+/** The staff view of an account (docs/decisions/0014-blocking-staff-administration-and-identity-data.md). */
 const adminUserOut = lazySchema(() => accountOut().extend({
   is_active: z.boolean(),
   account_type: accountType(),

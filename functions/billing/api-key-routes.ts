@@ -35,7 +35,7 @@ function keySetRoutes(path: string, keySet: ApiKeySet, label: string): Route[] {
   ];
 }
 
-/** A machine's sign-in (issue 36): an API key for a short-lived access token limited to the key's scopes and projects. */
+/** A machine's sign-in: an API key for a short-lived access token limited to the key's scopes and projects. */
 const exchangeRoute = route({
   method: 'POST', path: '/auth/api-key/token', auth: 'public',
   summary: "Exchange an API key (of /me/api-keys) for a short-lived access token limited to the key's scopes and projects; no refresh token: exchange again (rate-limited like sign-in)",

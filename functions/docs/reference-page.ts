@@ -4,7 +4,7 @@ import { join } from 'node:path';
 
 /**
  * The browsable API reference (GET /docs): Redoc 2's standalone bundle rendering the served
- * `/openapi.json`, everything from this origin (docs/decisions.md, "API reference page (issue 17)").
+ * `/openapi.json`, everything from this origin (docs/decisions/0071-api-reference-page.md).
  *
  * The 1.1 MB script is never imported: the docs function's cold start would parse it. It is read
  * from disk on the first request that needs it — beside the bundle in Lambda (the stack's

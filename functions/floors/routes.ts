@@ -25,7 +25,7 @@ export const floorsRoutes = [
       type: floorType.optional(),
       location: optionalFilter(),
       zone: optionalFilter(),
-      // Issue 26, beyond SPEC: one page (without `limit` the whole list, as SPEC answers).
+      // Beyond SPEC: one page (without `limit` the whole list, as SPEC answers).
       limit: integer().min(1).max(1000).optional(),
       offset: integer().min(0).default(0),
       updated_since: updatedSince(),

@@ -6,7 +6,7 @@ import { apiKeyOut } from '#domain/billing';
 import { ARCHIVABLE_KINDS, archivedSummary, listArchived, markArchived, unarchive, type ArchivableKind } from '#domain/lifecycle';
 import { lazySchema } from '#shared/lazy-schema';
 
-/** Archive and restore (issue 12): /me/mark-archived, /me/unarchive, /me/archived/*. */
+/** Archive and restore: /me/mark-archived, /me/unarchive, /me/archived/*. */
 
 /** At most this many ids per kind in one request. */
 const MAX_IDS_PER_KIND = 100;

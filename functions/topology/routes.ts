@@ -27,7 +27,7 @@ const blastRadiusOut = lazySchema(() => z.object({
   counts: z.object({ services: z.number().int(), floors: z.number().int() }),
   truncated: z.boolean(),
 }));
-/** GET /topology (issue 32): columnar, every array of `nodes` (and of `edges`) one per node (edge); an edge's ends index the nodes. */
+/** GET /topology: columnar, every array of `nodes` (and of `edges`) one per node (edge); an edge's ends index the nodes. */
 const column = <T extends z.ZodType>(of: T, description: string) => z.array(of).describe(description);
 const topologyOut = lazySchema(() => z.object({
   project_id: z.uuid(),
@@ -66,7 +66,7 @@ export const topologyRoutes = [
     method: 'GET', path: '/service-connections', auth: 'user', summary: "An environment's connections (optionally touching one entity, or of one chain)",
     query: () => z.object({
       ...scope, entity_id: uuid.optional(), chain_id: uuid.optional(),
-      // Issue 26, beyond SPEC: one page (without `limit` the whole list, as SPEC answers).
+      // Beyond SPEC: one page (without `limit` the whole list, as SPEC answers).
       limit: integer().min(1).max(1000).optional(),
       offset: integer().min(0).default(0),
       updated_since: updatedSince(),

@@ -32,7 +32,7 @@ export const SEPARATE_PACKAGES = {
   /**
    * The SDK's streamed upload (some 25 KB): the jobs worker, at its first export (shared/storage.ts). Shipped, not left to
    * the runtime: the runtime documents only which SDK version it carries, not that this library is among its packages
-   * (docs/decisions.md, "lib-storage shipped with the jobs worker"). Its own `@aws-sdk/client-s3` stays the runtime's.
+   * (docs/decisions/0104-the-scale-bench-runs-the-bundled-jobs-worker-lib-storage-is.md). Its own `@aws-sdk/client-s3` stays the runtime's.
    */
   '@aws-sdk/lib-storage': { entry: 'node_modules/@aws-sdk/lib-storage/dist-es/index.js', when: 'streamedUpload' },
 } as const satisfies Record<string, { entry: string; when: 'always' | 'stripeSecret' | 'yaml' | 'streamedUpload' }>;

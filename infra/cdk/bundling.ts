@@ -18,7 +18,7 @@ export const FILES_BESIDE_BUNDLE: Record<string, string[]> = {
 };
 
 /**
- * Every function runs on Graviton (docs/decisions.md, "arm64 (issue 17)"): cheaper per GB-second.
+ * Every function runs on Graviton (docs/decisions/0072-arm64.md): cheaper per GB-second.
  * `Architecture.X86_64` here switches back (argon2's x64 binary is then copied from node_modules).
  */
 export const LAMBDA_ARCHITECTURE = Architecture.ARM_64;

@@ -18,9 +18,9 @@ import type { WebHosting } from './web-hosting';
 export const QUEUE_URL_ENV = { jobs: 'JOBS_QUEUE_URL', events: 'EVENTS_QUEUE_URL', mail: 'MAIL_QUEUE_URL' } as const satisfies Record<QueueName, string>;
 
 /**
- * What each function that stores documents may do in the bucket, by key prefix (issue 26): the impex
+ * What each function that stores documents may do in the bucket, by key prefix: the impex
  * API puts uploaded imports, reads the size of one put through an upload URL (HeadObject needs
- * s3:GetObject: without it S3 answers 403 and the import fails; found by start:deployed, issue 34) and
+ * s3:GetObject: without it S3 answers 403 and the import fails; found by start:deployed) and
  * presigns exports' downloads (a presigned URL carries exactly the signer's rights), the jobs worker
  * reads the imports and writes the exports. Nobody deletes: the bucket's lifecycle rules expire objects.
  */
@@ -89,7 +89,7 @@ export class Lambdas {
 
   /** A bundled Node 24 function; every function is built this way, grants are added by the caller. */
   bundled(id: string, entry: string, memorySize: number, timeout: Duration, env: Record<string, string>): NodejsFunction {
-    // Observability (issue 17): each function's own service name on its log lines and metrics, one metrics
+    // Observability: each function's own service name on its log lines and metrics, one metrics
     // namespace, X-Ray active tracing with the SDK clients captured (the tracer loads at the first invocation).
     const separate = separatePackagesOf(entry);
     const observability = { POWERTOOLS_SERVICE_NAME: serviceName(id), POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE, POWERTOOLS_TRACE_ENABLED: 'true' };

@@ -8,7 +8,7 @@ import type { Lambdas } from './lambdas';
 
 /**
  * The sweeps, in the stack's own scope. Deadlines: over one time-ordered partition of due deadlines rather
- * than a one-time schedule per window (docs/decisions.md): no scheduler role, cancelling is deleting an
+ * than a one-time schedule per window (docs/decisions/0058-limits-downgrade-and-the-grace-window.md): no scheduler role, cancelling is deleting an
  * item, and the local runtime and tests run the very same handler. Webhook retries: the same pattern,
  * every minute (the schedule's waits run from 5 s to 24 h; SQS delays stop at 15 min); the same run hands
  * outbox items still waiting long after their write to their queues again (its grants follow from its bundle).

@@ -77,8 +77,8 @@ export interface WebHostingProps {
 const ack = (scope: Construct, id: string, reason: string) => Validations.of(scope).acknowledge({ id: `AwsSolutions-${id}`, reason });
 
 /**
- * The dashboard in the cloud, on the same site as the API (docs/decisions.md, "Dashboard in the
- * cloud"): one CloudFront distribution whose default behaviour serves the built app from a private
+ * The dashboard in the cloud, on the same site as the API (docs/decisions/
+ * 0089-dashboard-in-the-cloud-one-cloudfront-distribution-on-the.md): one CloudFront distribution whose default behaviour serves the built app from a private
  * bucket (Origin Access Control) and whose API behaviours forward, uncached, to API Gateway. Browser
  * and API then share one origin: the refresh cookie (host-only, `Path=/`, `SameSite=Lax`) is sent
  * with the app's calls, and their `Origin` is `url`, which the stack makes APP_BASE_URL.

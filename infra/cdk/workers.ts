@@ -102,7 +102,7 @@ export function addOutbox(lambdas: Lambdas, table: Table, { queues, dlqs }: Queu
       // A record that keeps failing must not hold its shard (every later event) for the stream's 24 hours:
       // after 10 tries (the failing part of a batch split off) its position goes to the alarmed events
       // dead-letter queue; the outbox item itself stays in the table until its consumer removes it, and
-      // the webhook retry schedule's resend sweep hands it over again (shared/outbox.ts, issue 41).
+      // the webhook retry schedule's resend sweep hands it over again (shared/outbox.ts).
       bisectBatchOnError: true,
       retryAttempts: 10,
       onFailure: new SqsDlq(dlqs.events),

@@ -49,7 +49,7 @@ export interface DeployedOptions {
 }
 
 /**
- * The product served from a synthesized template and its asset folders alone (issue 34): DynamoDB Local
+ * The product served from a synthesized template and its asset folders alone: DynamoDB Local
  * and s3rver (as `npm start` starts them) behind IAM-checking proxies, wire-protocol stand-ins for SQS,
  * KMS, Secrets Manager and SES, every function in its own warm sandboxes with the template's environment
  * and role, the HTTP API's routes, the distribution's behaviours on one origin, the event source

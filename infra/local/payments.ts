@@ -36,7 +36,7 @@ export async function localPaymentPage(req: IncomingMessage, res: ServerResponse
   const p = await openToken<LocalPortal>(token);
   if (!p) return answer(res, 404, 'Unknown portal', '<p>This portal link was not made by this server.</p>');
   if (!post) {
-    // An account that never paid opens the portal too (issue 23): nothing to cancel, a way back to the plans.
+    // An account that never paid opens the portal too: nothing to cancel, a way back to the plans.
     const back = escapeHtml(p.returnUrl);
     const body = p.subscriptionId
       ? `<form method="post"><button type="submit">Cancel subscription</button></form><p><a href="${back}">Back to the app</a></p>`

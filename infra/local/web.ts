@@ -9,7 +9,7 @@ import { config } from '#shared/config';
 import { WEB_CACHE, WEB_FILE_PATH, webCsp } from '../web-policy';
 
 /**
- * The dashboard (`web/`, issue 25) as the local server serves it: the built single-page app from
+ * The dashboard (`web/`) as the local server serves it: the built single-page app from
  * `web/dist`, rebuilt by `npm start` (and once per test run) whenever its sources changed, so a fresh
  * clone needs nothing but `npm ci && npm start`.
  */

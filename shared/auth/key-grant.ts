@@ -1,10 +1,10 @@
 import type { KeyGrant } from '#shared/actor';
 
 /**
- * What a token exchanged for an API key may reach (issue 36), decided once: the pipeline asks
+ * What a token exchanged for an API key may reach, decided once: the pipeline asks
  * `keyGrantRefusal` of every authenticated route, and `keyBodyRefusal` once its body is validated;
  * the project limit is `keyAllowsProject`, asked where a project's access is loaded. See
- * docs/decisions.md "API keys as a CI credential" and "A read key may plan".
+ * docs/decisions/0139-api-keys-as-a-ci-credential-the-exchange-one-refusal-lookup.md and 0147-a-read-key-may-plan.md.
  */
 
 export const KEY_TOKEN_ACCOUNT_ONLY = 'An API key cannot be used for this: sign in as the account holder';

@@ -33,8 +33,8 @@ const token = (count: number, delay: number): Token => ({ getRetryCount: () => c
 const retried = (err: unknown) => isOutage(err) && (err as { name?: string } | undefined)?.name !== 'TransactionCanceledException';
 
 /**
- * The retry strategy of every AWS client (issue 41, the harsh fault mix; docs/decisions.md, "Jobs through the harsh
- * mix" and "Requests retry without a shared quota"): up to `attempts` attempts of a call while its failure is an
+ * The retry strategy of every AWS client (docs/decisions/0164-jobs-through-the-harsh-mix-the-sdk-retry-quota.md
+ * and 0167-requests-retry-without-a-shared-quota-too.md): up to `attempts` attempts of a call while its failure is an
  * outage (`isOutage`: throttled, 5xx, timed out; a cancelled transaction is left to `transact`), waiting full-jitter
  * back-off between them. Unlike the SDK's standard strategy it keeps no retry quota shared by the process: under a
  * sustained failure rate (half of the attempts) the quota runs dry within seconds and then no call is retried at

@@ -7,7 +7,7 @@ import { onReset } from './lazy';
  * A secret's text (GetSecretValue). The Secrets Manager SDK is imported at the first read, not at
  * import: each function reads its secrets once per container (the signing key, Stripe's keys, the
  * admin's), and a second SDK client loaded at start costs about a fifth of a hello-world's cold
- * start (docs/cold-start.md, issue 42).
+ * start (docs/cold-start.md).
  */
 export async function readSecret(secretId: string): Promise<string | undefined> {
   const sdk = await import('@aws-sdk/client-secrets-manager');

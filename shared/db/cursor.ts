@@ -3,7 +3,7 @@ import { signingKey } from '#auth/signing-key';
 import { unprocessable } from '#shared/errors';
 
 /**
- * Opaque page cursors (issue 18: the audit log; the security log pages the same way): the last
+ * Opaque page cursors (the audit log; the security log pages the same way): the last
  * key of a page, as JSON, and an HMAC over it with the signing key, both base64url. A cursor that
  * was changed in any way decodes to `undefined` (the caller's 422); a valid one is only a position.
  */

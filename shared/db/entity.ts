@@ -47,7 +47,7 @@ export interface Entity<S extends AnyShape> {
  * `schema` may be given as a function that builds it: it is then built at its first use (a decode,
  * a view's schema, the OpenAPI document), not at import. A function's bundle defines a dozen entities
  * and their views and a request reads one or two; building their zod schemas at import was a few
- * milliseconds of every cold start (issue 42, docs/cold-start.md).
+ * milliseconds of every cold start (docs/cold-start.md).
  */
 export function defineEntity<S extends AnyShape>(kind: string, schemaOrMake: z.ZodObject<S> | (() => z.ZodObject<S>)): Entity<S> {
   let built: z.ZodObject<S> | undefined = typeof schemaOrMake === 'function' ? undefined : schemaOrMake;

@@ -56,7 +56,7 @@ const TOKEN_VALUE = ':write_token';
 const withoutToken = ({ [WRITE_TOKEN]: _t, ...item }: Record<string, unknown>) => item;
 
 /**
- * One conditional single-item write, exact when the SDK retries it (issue 35). An attempt can take
+ * One conditional single-item write, exact when the SDK retries it. An attempt can take
  * effect and then time out; the SDK sends the same call again, whose condition now fails on its own
  * write (an item "already there", a code "already used", a status "already moved"), which would be
  * read as a lost race. So the write stamps the item with a token of its own and its condition adds

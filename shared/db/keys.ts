@@ -1,6 +1,6 @@
 /** Key builders: the only place that knows how items are addressed (see docs/data-model.md). */
 
-/** The kinds whose lists read listing items (issue 26): in name order, connections and links in creation order. */
+/** The kinds whose lists read listing items: in name order, connections and links in creation order. */
 export type ListingFamily = 'SERVICE' | 'FLOOR' | 'NETWORK' | 'CONN' | 'LINK' | 'SERVICEREF';
 /** What a family's listing keys are ordered by (the infix of their sort keys). */
 const LISTING_ORDER: Record<ListingFamily, string> = { SERVICE: 'BYNAME', FLOOR: 'BYNAME', NETWORK: 'BYNAME', CONN: 'BYTIME', LINK: 'BYTIME', SERVICEREF: 'BY' };
@@ -16,7 +16,7 @@ export const keys = {
   email: (email: string) => ({ PK: `EMAIL#${email.toLowerCase()}`, SK: 'EMAIL' }),
   session: (userId: string, sessionId: string) => ({ PK: `USER#${userId}`, SK: `SESSION#${sessionId}` }),
   sessionPrefix: 'SESSION#',
-  /** Sign-in security (issue 3): authenticators and recovery codes live with the account. */
+  /** Sign-in security: authenticators and recovery codes live with the account. */
   totpDevice: (userId: string, deviceId: string) => ({ PK: `USER#${userId}`, SK: `TOTP#${deviceId}` }),
   totpDevicePrefix: 'TOTP#',
   recoveryCodes: (userId: string) => ({ PK: `USER#${userId}`, SK: 'RECOVERY' }),
@@ -26,7 +26,7 @@ export const keys = {
   passwordReset: (tokenHash: string) => ({ PK: `RESET#${tokenHash}`, SK: 'RESET' }),
   /** A pending e-mail change, addressed by the SHA-256 of the token mailed to the new address (the token itself is never stored). */
   emailChange: (tokenHash: string) => ({ PK: `EMAILCHANGE#${tokenHash}`, SK: 'EMAILCHANGE' }),
-  /** The account's security log (issue 18): its own partition, time-ordered (newest first is one Query); TTL SECURITY_LOG_RETENTION_DAYS. */
+  /** The account's security log: its own partition, time-ordered (newest first is one Query); TTL SECURITY_LOG_RETENTION_DAYS. */
   securityLog: (userId: string, at: string, entryId: string) => ({ PK: `USER#${userId}#SECLOG`, SK: `${at}#${entryId}` }),
   securityLogPK: (userId: string) => `USER#${userId}#SECLOG`,
   /** An `Idempotency-Key`'s record (shared/http/idempotency.ts): its own partition, TTL 24 hours. */
@@ -56,7 +56,7 @@ export const keys = {
   outbox: (at: string, eventId: string) => ({ PK: 'OUTBOX', SK: `${at}#${eventId}` }),
   outboxPK: 'OUTBOX',
   /**
-   * An audit entry (issue 18): time-ordered in its project's own audit partition (newest first is one
+   * An audit entry: time-ordered in its project's own audit partition (newest first is one
    * Query), with its entity's and its actor's index entries (GSI2, GSI3) scoped to the project too.
    */
   auditEntry: (projectId: string, at: string, entryId: string) => ({ PK: `PROJECT#${projectId}#AUDIT`, SK: `${at}#${entryId}` }),
@@ -124,12 +124,12 @@ export const keys = {
   customRoleAssignment: (projectId: string, roleId: string, userId: string) => ({ PK: `PROJECT#${projectId}`, SK: `CRASSIGN#${roleId}#${userId}` }),
   /** Every custom role's assignments of a project. */
   customRoleAssignmentsPrefix: 'CRASSIGN#',
-  // The catalog (issue 5): `<KIND>#<environmentId>#<id>` so an environment's items are one Query.
+  // The catalog: `<KIND>#<environmentId>#<id>` so an environment's items are one Query.
   service: (projectId: string, envId: string, id: string) => ({ PK: `PROJECT#${projectId}`, SK: `SERVICE#${envId}#${id}` }),
   servicePrefix: (envId: string) => `SERVICE#${envId}#`,
   /**
-   * A live service's, floor's or network's place in its environment's name (hostname) order
-   * (issue 26): `<FAMILY>BYNAME#<envId>#<order key of the name>#<id>` (shared/name-order.ts), so a
+   * A live service's, floor's or network's place in its environment's name (hostname) order:
+   * `<FAMILY>BYNAME#<envId>#<order key of the name>#<id>` (shared/name-order.ts), so a
    * page of its list is one Query that reads what it returns. Written, moved and deleted with the
    * entity in the same transaction (catalog/listing.ts). A connection has three, in creation order:
    * `CONNBYTIME#<envId>#ALL#<created_at>#<position>#<id>` and one per end, `CONNBYTIME#<envId>#<end id>#…`,
@@ -143,7 +143,7 @@ export const keys = {
   }),
   listingPrefix: (family: ListingFamily, envId: string, place?: string) => listingRange(family, envId, place),
   /**
-   * The places of a service's reference listings (issue 41, catalog/listings.ts `serviceRefListing`):
+   * The places of a service's reference listings (catalog/listings.ts `serviceRefListing`):
    * `SERVICEREFBY#<envId>#<place>##<serviceId>`, one per item the service names, so the services that
    * name one (a server's delete, a member's removal, a project user's delete) are one Query of its range.
    */
@@ -193,7 +193,7 @@ export const keys = {
   apiKeyPrefix: (keySet: string) => `APIKEY#${keySet}#`,
   /** A key's value → where the key lives, by the SHA-256 of the value (the exchange's one GetItem); written with the key, never changed. */
   apiKeyHash: (keyHash: string) => ({ PK: `APIKEYHASH#${keyHash}`, SK: 'APIKEYHASH' }),
-  /** An archived resource of the owner's (issue 12): the summary and the `/me/archived/*` lists are one Query under the owner. */
+  /** An archived resource of the owner's: the summary and the `/me/archived/*` lists are one Query under the owner. */
   archived: (ownerId: string, kind: string, id: string) => ({ PK: `USER#${ownerId}`, SK: `ARCHIVED#${kind}#${id}` }),
   /** Every archived marker ('') or one kind's. */
   archivedPrefix: (kind = '') => (kind ? `ARCHIVED#${kind}#` : 'ARCHIVED#'),

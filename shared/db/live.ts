@@ -9,7 +9,7 @@ import type { Condition } from './condition';
 export { allOf, conditionParams, type Condition } from './condition';
 
 /**
- * The live rule, decided once (docs/decisions.md): an item is live when it exists and is neither
+ * The live rule, decided once: an item is live when it exists and is neither
  * soft-deleted nor archived. Only live items are listed, counted against limits, referenced or
  * changed; an archived item comes back only through restore. Items of some kinds lack
  * `deleted_at`/`archived_at` altogether, which counts as not deleted / not archived.

@@ -129,7 +129,7 @@ export async function queryNewestPage<T extends Record<string, unknown>>(opts: {
 /**
  * The first `wanted` items (every one when Infinity; in sort-key order) under `prefix` of a project's partition that pass
  * `keep` (all when absent), strongly consistent: reads stop once they are found, so an unfiltered
- * read costs `wanted` items and a filtered one what it passed over besides (issue 26).
+ * read costs `wanted` items and a filtered one what it passed over besides.
  */
 export async function queryPage<T = Record<string, unknown>>(projectId: string, prefix: string, opts: { wanted: number; keep?: (item: T) => boolean }): Promise<T[]> {
   const items: T[] = [];

@@ -8,8 +8,8 @@ import { counterStep } from './steps';
  * Items whose delete takes along what refers to them (a service's or server's connections, links
  * and hosted services; a chain's members; a group's subgroups; a member's roles) read those first,
  * then write. So
- * that nothing can be added between that read and the delete's commit (issue 32: a connection that
- * outlived its service), every write that adds a reference moves the item's `refs_version` on, in
+ * that nothing can be added between that read and the delete's commit (else a connection could
+ * outlive its service), every write that adds a reference moves the item's `refs_version` on, in
  * its transaction, on condition that the item is live (`referenceStep`), and the delete's own write
  * holds only while the version is the one it read (`refsAsRead`): a reference added meanwhile fails
  * the delete, which reads again. A version that only grows, not a count: a count comes back to the

@@ -18,7 +18,7 @@ export async function retry<T>(fn: (attempt: number) => Promise<T>, opts: { atte
 }
 
 /**
- * How a write that lost a race to another writer of the same items tries again (issue 41): a stale
+ * How a write that lost a race to another writer of the same items tries again: a stale
  * read-then-write (a listing's order key, a name claim, an audit head, a count or version moved
  * meanwhile), a transaction DynamoDB cancelled for a conflict. Every such loser reads again and
  * retries, so the caller is not refused over bookkeeping that is ours.

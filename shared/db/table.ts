@@ -8,7 +8,7 @@ export const TABLE = {
   /**
    * GSI1: the staff list of accounts (`ACCOUNTS` → e-mail). Bare ids and a user's memberships are
    * items written in the same transaction instead (strongly consistent; see docs/data-model.md).
-   * GSI2 and GSI3: a project's audit entries by entity and by actor, newest first (issue 18).
+   * GSI2 and GSI3: a project's audit entries by entity and by actor, newest first.
    */
   indexes: [
     { name: 'GSI1', partitionKey: 'GSI1PK', sortKey: 'GSI1SK' },

@@ -39,7 +39,7 @@ export const CONCURRENT_CHANGE = 'The request conflicted with a concurrent chang
 const LOST_RACE_RETRY_AFTER = 1;
 /**
  * The 409 for a write that lost a race (its retries spent, `onContention`), with `Retry-After`: the
- * same request again may well succeed, and clients retry it as they retry a 503 (issue 41). Each
+ * same request again may well succeed, and clients retry it as they retry a 503. Each
  * caller keeps its own instance when a retry loop compares by identity.
  */
 export const concurrentChange = () => conflict(CONCURRENT_CHANGE, LOST_RACE_RETRY_AFTER);

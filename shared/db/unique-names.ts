@@ -38,7 +38,7 @@ export const nameAsRead = (name: string): Condition => ({ expression: '#named = 
 /**
  * The write of a named item (`setFieldsStep` of `fields` on `item.key`) with its claim's steps: a
  * new `name` moves the claim, a `deleted_at` releases it. Either happens on condition that the item
- * still has the name read (issue 32): otherwise two concurrent renames, or a rename and a delete,
+ * still has the name read: otherwise two concurrent renames, or a rename and a delete,
  * would each move or release a claim the other no longer holds, and leave a name taken by nobody.
  * Such a write fails with `stale` (CASCADE_STALE: re-run it from a new read with retryWhenStale,
  * whose read answers the 404 of an item gone meanwhile); one that leaves the name alone fails

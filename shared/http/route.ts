@@ -11,7 +11,7 @@ type Schema = z.ZodType;
 /**
  * A request schema as a route declares it: the schema, or a function that builds it. A function is
  * called at the route's first request (or by the OpenAPI document), once: building zod schemas at
- * import is most of an HTTP function's cold start above the baseline (issue 42, docs/cold-start.md).
+ * import is most of an HTTP function's cold start above the baseline (docs/cold-start.md).
  */
 export type Lazy<S> = S | (() => S);
 
@@ -57,7 +57,7 @@ export interface RouteDef<PS, QS, BS, A extends AuthLevel> {
   body?: Lazy<BS>;
   /**
    * Response bodies by status, for the OpenAPI document only: a function that builds them, called by
-   * the document alone, so that no request's function builds them at import (issue 42).
+   * the document alone, so that no request's function builds them at import.
    */
   responses?: () => Record<number, Schema | null>;
   /** The statuses the route refuses with besides 401/422 (see `Refusal`), for the OpenAPI document. */

@@ -8,8 +8,8 @@ type Event = APIGatewayProxyEventV2;
 type Result = APIGatewayProxyStructuredResultV2;
 
 /**
- * Cross-site request protection and the security headers of every answer (docs/decisions.md,
- * "Hardening (issue 10)"). Both are HTTP concerns only: they read headers, never stored data.
+ * Cross-site request protection and the security headers of every answer (docs/decisions/
+ * 0049-malformed-percent-escapes-cross-site-requests-and-security.md). Both are HTTP concerns only: they read headers, never stored data.
  */
 
 export const ORIGIN_NOT_ALLOWED = 'Origin not allowed';

@@ -10,7 +10,7 @@ import type { MailMessage } from './mailer';
 /**
  * What the mail queue carries (written to the outbox here, handed to the queue by the outbox reader,
  * parsed once by the mail worker): a message, the id it is sent once under, and when it was asked for
- * (`queued_at`: with the id, its outbox item's key; absent from messages queued before issue 41).
+ * (`queued_at`: with the id, its outbox item's key; absent from messages queued before mail went through the outbox).
  */
 export const queuedMailSchema = lazySchema(() =>
   z.object({

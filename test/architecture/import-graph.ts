@@ -188,7 +188,7 @@ const REGEX_AFTER_KEYWORD = new Set(['return', 'typeof', 'case', 'do', 'else', '
  * regular-expression literals, so that an `import` mentioned in a comment or a string is not taken for one.
  * Strings and regexes cannot span lines, so a misread one costs at most the rest of its line.
  */
-export function tokenize(src: string): Token[] {
+export function tokenize(src: string, onComment?: (text: string, line: number) => void): Token[] {
   const tokens: Token[] = [];
   let line = 1;
   let i = 0;
@@ -234,10 +234,13 @@ export function tokenize(src: string): Token[] {
     } else if (c === ' ' || c === '\t' || c === '\r' || c === '\f' || c === '\v' || c === '\ufeff') {
       i++;
     } else if (c === '/' && src[i + 1] === '/') {
+      const start = i;
       while (i < n && src[i] !== '\n') i++;
+      onComment?.(src.slice(start, i), line);
     } else if (c === '/' && src[i + 1] === '*') {
       const end = src.indexOf('*/', i + 2);
       const stop = end < 0 ? n : end + 2;
+      onComment?.(src.slice(i, stop), line);
       for (let k = i; k < stop; k++) if (src[k] === '\n') line++;
       i = stop;
     } else if (c === "'" || c === '"') {

@@ -19,7 +19,7 @@ import type { Edge, ImportGraph, Unresolved } from './import-graph';
  *    and the dashboard the client package (`@infracat/client`); never `shared/`, `functions/`, `infra/` or the other.
  *    The service reaches into the client package for one file only: `SHARED_CLIENT_RULES`, the pure rules on the API's
  *    data that the dashboard must apply before calling (one place for both, never a copy).
- * 8. `infra/deployed/` serves the product from the synthesized template alone (issue 34): besides its own files and npm
+ * 8. `infra/deployed/` serves the product from the synthesized template alone: besides its own files and npm
  *    packages it imports only the emulators' plumbing it shares with `npm start`, the route matcher and the fault
  *    rules (DEPLOYED_MAY_IMPORT), never the functions, the domain, the stack's code or the configuration.
  * Domain files must sit in a known context folder, so that a new context cannot slip past rules 1 and 2.

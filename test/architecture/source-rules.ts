@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { tokenize } from './import-graph';
 
 /**
  * Authorization lives only in the domain: a route file (`functions/<group>/*routes.ts`, and the
@@ -85,7 +86,7 @@ export function livenessExpressionsOutsideDb(root: string, files: readonly strin
 
 /**
  * A single-item write is sent only by shared/db (items.ts): a conditional one there answers exactly
- * when the SDK retried it after an attempt that took effect (issue 35), which a raw command would
+ * when the SDK retried it after an attempt that took effect, which a raw command would
  * read as a lost race. The files below send their own, each for a reason.
  */
 export const RAW_SINGLE_WRITE_ALLOWED: Record<string, string> = {
@@ -101,6 +102,26 @@ export function rawSingleWritesOutsideDb(root: string, files: readonly string[])
       .forEach((line, i) => {
         for (const m of line.matchAll(RAW_SINGLE_WRITE)) found.push(`${file}:${i + 1}: ${m[1]} outside shared/db: write through #db/items (conditionalPut, conditionalUpdate, conditionalDelete)`);
       });
+  }
+  return found;
+}
+
+/**
+ * A code comment states the rule it enforces: an issue number or a pointer into the old decision log
+ * means nothing to a reader of the repository (a decision whose reasoning is long is named by its file,
+ * docs/decisions/NNNN-title.md). Comments only: strings and code are not read.
+ */
+export const COMMENT_RULE_ROOTS = ['shared/', 'functions/', 'web/src/', 'clients/typescript/src/', 'infra/', 'cli/'];
+const ISSUE_REFERENCE = /\bissues?\s+#?\d+|\bdecisions\.md\b/gi;
+
+export function issueReferencesInComments(root: string, files: readonly string[]): string[] {
+  const found: string[] = [];
+  for (const file of files.filter((f) => COMMENT_RULE_ROOTS.some((r) => f.startsWith(r)) && /\.tsx?$/.test(f))) {
+    tokenize(readFileSync(join(root, file), 'utf8'), (text, line) => {
+      text.split('\n').forEach((l, k) => {
+        for (const m of l.matchAll(ISSUE_REFERENCE)) found.push(`${file}:${line + k}: "${m[0]}" in a comment: state the rule itself (or name its docs/decisions/NNNN-*.md)`);
+      });
+    });
   }
   return found;
 }

@@ -1,5 +1,5 @@
 /**
- * Where a function's import spends its CPU, module by module (issue 42): `npx tsx test/bench/cold-modules.ts
+ * Where a function's import spends its CPU, module by module: `npx tsx test/bench/cold-modules.ts
  * functions/impex/handler.ts [runs]`. The entry is bundled as deployed but not minified, a CPU-time mark is
  * put at each module's start (esbuild's `// path` comments) and around each lazily initialised module
  * (esbuild's `__esm`), and the median over `runs` fresh imports is printed per module, largest first. The

@@ -6,7 +6,7 @@ import { startLocalStack } from '../../infra/local/stack';
 import { launchChromium } from '../helpers/browser';
 
 /**
- * `npm run docs:screenshot`: proof that GET /docs renders (issue 17, item 5). Starts the local stack
+ * `npm run docs:screenshot`: proof that GET /docs renders. Starts the local stack
  * (in-memory DynamoDB Local, any free port), opens /docs in Debian's headless Chromium, waits until
  * Redoc lists the operations, and checks that
  *   - the menu lists every operation of the served /openapi.json (each operationId, by count too),

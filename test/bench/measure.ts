@@ -82,7 +82,7 @@ export const fmt = (ms: number) => `${ms.toFixed(2)} ms`;
 /**
  * Counts the items DynamoDB reads for a client's requests (SDK middleware): a Query's or Scan's
  * `ScannedCount` (what it read, before any filter) and the items a BatchGet or GetItem returned.
- * The cost of a list page in items (issue 26), for benches and tests.
+ * The cost of a list page in items, for benches and tests.
  */
 export function countItemsRead(client: DynamoDBDocumentClient) {
   const counts = new Map<string, number>();

@@ -7,7 +7,7 @@ import { setPlan } from '../helpers/plans';
 import type { countCalls } from './measure';
 
 /**
- * Issue 42 item 2: every operation a user reaches often, against the DynamoDB calls it needs. Each
+ * Every operation a user reaches often, against the DynamoDB calls it needs. Each
  * operation states its raw calls, round trip by round trip (the calls sent together in one round trip,
  * then the next round trip's): what a hand-written client of the table would have to send for the same
  * answer. Its handler is called in this process as API Gateway would (a warm container: the first call

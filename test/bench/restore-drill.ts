@@ -18,7 +18,7 @@ import { invoke } from './in-process';
 import { document } from './scale-document';
 
 /**
- * `npm run bench:restore` (issue 35 item 4): the restore drill of docs/restore.md on DynamoDB Local.
+ * `npm run bench:restore`: the restore drill of docs/restore.md on DynamoDB Local.
  * A project of DRILL_SERVICES services (default 50,000; a floor per 10, 20 networks, built by the
  * import job; DRILL_CONNECTIONS=1 adds the scale bench's 3 connections per service) and another
  * project; the table copied whole into a second table, the stand-in for the point-in-time restore;

@@ -28,7 +28,7 @@ import { SERVICE_ACTOR } from '#shared/audit';
  * page holds), BENCH_INVOICES of the account (100), BENCH_IMPORT_SERVICES imported (2,000),
  * BENCH_IMPORT_RUNS imports timed (5); `npm test` runs it at a tiny size (test/infra/benches.test.ts).
  * First, the one table of every operation a user reaches often against the DynamoDB calls and round
- * trips it needs (operations.ts, issue 42): the bench exits non-zero when one is over its budget.
+ * trips it needs (operations.ts): the bench exits non-zero when one is over its budget.
  */
 const RUNS = Number(process.env.BENCH_RUNS ?? 400);
 const LISTED = Number(process.env.BENCH_SERVICES ?? 1000);
@@ -166,7 +166,7 @@ const rows: Row[] = [];
   rows.push({ name: 'GET /services/{id}', handlerP50: percentile(oneSamples, 50), handlerP99: percentile(oneSamples, 99), rawP50: percentile(rawOneSamples, 50), callsPerRequest: calls.total(), budget: '≤ 2 round trips after the token check; ratio ≤ 1.2', byCommand: calls.byCommand() });
 }
 
-// The cost of the audit entry (issue 18): POST /services's transaction, captured once, then sent raw
+// The cost of the audit entry: POST /services's transaction, captured once, then sent raw
 // with fresh keys (conditions dropped: the writes alone), with and without its audit item, call by
 // call; and the handler against the raw transaction with the audit item.
 const auditRows: string[] = [];

@@ -4,7 +4,7 @@ import { keys } from '#db/keys';
 import { computeBlastRadius, impactGraph, type Topology } from '#domain/catalog';
 
 /**
- * `SCALE_BLAST_EDGES=6000,100000 npm run bench:scale` (issue 26): only what a hub's blast radius
+ * `SCALE_BLAST_EDGES=6000,100000 npm run bench:scale`: only what a hub's blast radius
  * needs, per edge count E: E/3 services written by raw BatchWrite into a fresh environment, each
  * connected (a_to_b: it depends on them) to the next two and to the hub (service 0), as the full
  * bench's environment. Then the route (median of 3), the same four Queries raw (what the route

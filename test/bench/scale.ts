@@ -25,7 +25,7 @@ import { countItemsRead } from './measure';
 import { bundleAsDeployed, shipSeparatePackages } from './deployed-bundle';
 
 /**
- * `npm run bench:scale` (issue 26): environments of 2,000 and 50,000 services (a floor per 10
+ * `npm run bench:scale`: environments of 2,000 and 50,000 services (a floor per 10
  * services, 20 networks, 3 connections per service: to the next two and to a hub) built by the
  * import job from an uploaded document, then per size: list pages (ms and items read), a hub's blast
  * radius, the import and export jobs against raw BatchWrite / Query of the same items, and the jobs'
@@ -147,7 +147,7 @@ async function rawRead(projectId: string, envId: string) {
 }
 
 const budget = (ok: boolean) => (ok ? 'OK' : 'OVER');
-/** The time budgets are the 50,000-service environment's (issue 26); a smaller size shows its ratio for reference (fixed costs weigh more there). */
+/** The time budgets are the 50,000-service environment's; a smaller size shows its ratio for reference (fixed costs weigh more there). */
 const atScale = (n: number, ok: boolean) => (n >= 50_000 ? budget(ok) : '(reference: the budget is for 50,000)');
 const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 type Figure = { ms: number; read: number };

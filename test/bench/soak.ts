@@ -18,7 +18,7 @@ import { runClient, type RunNotes, type Scope } from './soak/workload';
 import { checkInvariants } from './soak/invariants';
 
 /**
- * `npm run soak` (issue 35 item 3): concurrent clients through the typed client against the local stack
+ * `npm run soak`: concurrent clients through the typed client against the local stack
  * with faults on, for SOAK_SECONDS; then, faults off, the invariants over what they were told (2xx).
  * FAULTS picks the mix (default below), FAULTS_SEED replays one (printed; random by default),
  * SOAK_CLIENTS the number of clients. Any violation is listed and the exit code is 1.
@@ -91,7 +91,7 @@ const faults = faultCounts();
 configureFaults('');
 resetClients();
 
-// Mail asked for while SQS refuses every send (issue 41): two invitations and a password reset, then the outage ends.
+// Mail asked for while SQS refuses every send: two invitations and a password reset, then the outage ends.
 const mailed = await mailDuringOutage();
 
 // What is still in flight lands: queued messages, events, outbox items whose messages were dead-lettered

@@ -13,12 +13,12 @@ import { getAccount } from '#domain/identity';
 import { applyImport, parseDocument, planImport, IMPEX_API_VERSION } from '#domain/impex';
 
 /**
- * `npm run bench:web`: the dashboard's three budgets of issue 25, measured in Debian's headless
+ * `npm run bench:web`: the dashboard's three budgets, measured in Debian's headless
  * Chromium against a fresh local stack (in-memory DynamoDB Local), printed and saved to .bench/web.json:
  *   1. JavaScript of the first load of the sign-in screen, gzipped (budget 200 KB);
  *   2. the topology of an environment with SERVICES services and CONNECTIONS connections: time from
  *      opening its address (page.goto) until the drawing is interactive, as a person sees it: drawn and
- *      answering a zoom of the wheel (budget 2 s; issue 32); the time from the screen's data in hand
+ *      answering a zoom of the wheel (budget 2 s); the time from the screen's data in hand
  *      beside it; then the frame times while it is panned and zoomed (responsive);
  *   3. the services table of SERVICES services: frame times while it scrolls from top to bottom, and how
  *      many rows are in the page (virtualized).

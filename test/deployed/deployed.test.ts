@@ -25,7 +25,7 @@ import { OPERATOR_ACCESS_KEY } from '../../infra/deployed/iam';
 import { createInfracatClient } from '../../clients/typescript/src/client';
 
 /**
- * The deployed shape (issue 34): the product served from a synthesized template and its asset folders
+ * The deployed shape: the product served from a synthesized template and its asset folders
  * by start:deployed, every function in its own sandboxes with only the template's environment, every
  * AWS call made through the real SDK to a stand-in and authorized against the function's role.
  */

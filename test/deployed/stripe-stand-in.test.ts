@@ -7,7 +7,7 @@ import { stripeProvider } from '../../shared/domain/billing/payments/stripe-prov
 import type { PaymentProvider } from '../../shared/domain/billing/payments/provider';
 
 /**
- * start:deployed's Stripe stand-in as Stripe's hosted side (issue 41): its checkout and portal pages, and
+ * start:deployed's Stripe stand-in as Stripe's hosted side: its checkout and portal pages, and
  * the signed events they send to the webhook, read by the product's own Stripe adapter. The pages are served
  * here from a server of the test's own, as the site serves them under STRIPE_PAGES.
  */

@@ -3,7 +3,7 @@ import { useTestStack } from '../helpers/stack';
 import { client, PASSWORD, signUp, uniqueEmail } from '../helpers/http';
 import { login } from '../helpers/sign-in';
 
-/** Issue 10 item 8: staff who are not superusers cannot act on a superuser, nor hand out staff standing. */
+/** Staff who are not superusers cannot act on a superuser, nor hand out staff standing. */
 const ROOT_EMAIL = 'root@catalog.example.com';
 const ROOT_PASSWORD = 'staff passphrase 1';
 const ref = useTestStack({ BOOTSTRAP_ADMIN_EMAIL: ROOT_EMAIL, BOOTSTRAP_ADMIN_PASSWORD: ROOT_PASSWORD });

@@ -6,7 +6,7 @@ import { ownerWithEnv, createService } from '../helpers/catalog';
 import { projectWithEnv } from '../helpers/tenancy';
 import { frozenClock } from '../helpers/sign-in';
 
-/** Issue 36 item 4: an API key exchanged for a short-lived access token, a machine's credential. */
+/** An API key exchanged for a short-lived access token, a machine's credential. */
 const clock = frozenClock();
 const ref = useTestStack({}, { clock, withS3: true });
 const api = client(() => ref.stack.url);

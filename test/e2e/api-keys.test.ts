@@ -11,7 +11,7 @@ import { config } from '#shared/config';
 import { keys } from '#db/keys';
 import { PLAN_CATALOGUE, resetPlanCache, type Plan } from '#domain/billing';
 
-/** Issue 11 item 4: API keys and metrics API keys of the signed-in account. */
+/** API keys and metrics API keys of the signed-in account. */
 const clock = frozenClock();
 const ref = useTestStack({}, { clock });
 const api = client(() => ref.stack.url);

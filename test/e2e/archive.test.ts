@@ -13,7 +13,7 @@ import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { ddb } from '#shared/clients';
 import { config } from '#shared/config';
 
-/** Issue 12 items 4 and 6: archive and restore, and the limits through them. */
+/** Archive and restore, and the limits through them. */
 const clock = frozenClock();
 const ref = useTestStack({}, { clock });
 const api = client(() => ref.stack.url);

@@ -4,7 +4,7 @@ import { client, signUp } from '../helpers/http';
 import { setPlan } from '../helpers/plans';
 import { runningClock } from '../helpers/sign-in';
 
-/** Issue 18: GET /me/audit-log, the caller's own account-level entries (API keys, plan changes). */
+/** GET /me/audit-log, the caller's own account-level entries (API keys, plan changes). */
 /** Real time, moved on by hand where a test needs a moment strictly between two writes. */
 const clock = runningClock();
 const ref = useTestStack({}, { clock });

@@ -10,7 +10,7 @@ import { signUp } from '../helpers/http';
 import { grantRole } from '../helpers/tenancy';
 import { useResolver } from '#domain/webhooks';
 
-/** Issue 18 item 1: which changes the audit log records, kind by kind (one entry per change, in its transaction). */
+/** Which changes the audit log records, kind by kind (one entry per change, in its transaction). */
 // An invitation is resent here within the minute of its creation, which its mail cooldown would refuse (tested in invites-resend-cooldown).
 const ref = useTestStack({ INVITATION_RATE_LIMIT_PER_INVITATION_PER_MINUTE: '10' });
 const api = client(() => ref.stack.url);

@@ -7,7 +7,7 @@ import { createService, ownerWithEnv, readItem } from '../helpers/catalog';
 import { keys } from '#db/keys';
 import { runningClock } from '../helpers/sign-in';
 
-/** Issue 18: the project audit log (entries written with each change; GET /projects/{id}/audit-log). */
+/** The project audit log (entries written with each change; GET /projects/{id}/audit-log). */
 /** Real time, moved on by hand where a test needs a moment strictly between two writes. */
 const clock = runningClock();
 const ref = useTestStack({}, { clock });

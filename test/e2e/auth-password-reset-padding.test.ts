@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { useTestStack } from '../helpers/stack';
 import { client, uniqueEmail } from '../helpers/http';
 
-/** Issue 10 item 12: every answer of POST /auth/password/reset — 422 and 429 included — takes the same minimum time. */
+/** Every answer of POST /auth/password/reset — 422 and 429 included — takes the same minimum time. */
 const MIN_MS = 400;
 const ref = useTestStack({ PASSWORD_RESET_MIN_DURATION_MS: String(MIN_MS), PASSWORD_RESET_RATE_LIMIT_PER_MINUTE: '2' });
 const api = client(() => ref.stack.url);

@@ -3,7 +3,7 @@ import { useTestStack } from '../helpers/stack';
 import { client, PASSWORD, uniqueEmail } from '../helpers/http';
 import { frozenClock, login, postFrom } from '../helpers/sign-in';
 
-// Issue 10, item 2: every password check counts towards the sign-in lockout and the per-address rate limit.
+// Every password check counts towards the sign-in lockout and the per-address rate limit.
 const clock = frozenClock();
 const ref = useTestStack({ LOGIN_RATE_LIMIT_PER_MINUTE: '10' }, { clock });
 const api = client(() => ref.stack.url);

@@ -4,7 +4,7 @@ import { client, PASSWORD, signUp, uniqueEmail } from '../helpers/http';
 import { enrolAuthenticator, frozenClock, login, totpCode } from '../helpers/sign-in';
 import { linkFrom, readOutbox } from '../helpers/outbox';
 
-// Issue 10, item 1: sensitive account changes need recent proof of identity (password, and a second factor when enrolled).
+// Sensitive account changes need recent proof of identity (password, and a second factor when enrolled).
 const clock = frozenClock();
 const ref = useTestStack({ APP_BASE_URL: 'https://catalog.example.test' }, { clock });
 const api = client(() => ref.stack.url);

@@ -5,7 +5,7 @@ import { useTestStack } from '../helpers/stack';
 import { client } from '../helpers/http';
 
 /**
- * Issue 23 item 2: authentication comes before everything a route looks at. Every operation of the
+ * Authentication comes before everything a route looks at. Every operation of the
  * route table that is not public answers 401 to a request without a token and to one with a garbage
  * token, whatever its path parameters, query and body (here: ids that exist nowhere and an empty
  * body, which every route's schema refuses or ignores).

@@ -3,7 +3,7 @@ import { useTestStack } from '../helpers/stack';
 import { client, signUp } from '../helpers/http';
 import { frozenClock } from '../helpers/sign-in';
 
-/** Issue 10 item 11: logout with only the refresh token; concurrent refreshes from several tabs. */
+/** Logout with only the refresh token; concurrent refreshes from several tabs. */
 const clock = frozenClock();
 const ref = useTestStack({ REFRESH_REUSE_GRACE_SECONDS: '10' }, { clock });
 const api = client(() => ref.stack.url);

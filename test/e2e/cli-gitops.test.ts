@@ -11,7 +11,7 @@ import { projectWithEnv } from '../helpers/tenancy';
 import { INFRACAT_BIN, runInfracat } from '../helpers/infracat-binary';
 
 /**
- * Issue 36 item 6: the CI workflow of docs/cli.md ("A CI workflow"), run as written. Its `run:` commands,
+ * The CI workflow of docs/cli.md ("A CI workflow"), run as written. Its `run:` commands,
  * exactly as the document has them, run in bash (as GitHub's runner runs them: -e, pipefail) with the
  * workflow's environment, API keys as the only credential (no session file, HOME empty): a read key for
  * the pull request's job, a read and write key for the merge's, the real `infracat` against the local stack. `npm` and `gh` are stand-ins that record what they were asked.

@@ -12,7 +12,7 @@ import { projectWithEnv } from '../helpers/tenancy';
 import { holdingFirstJob, writesItems } from '../helpers/jobs';
 
 /**
- * Issue 36: exact plans, prune that prunes, saved plans and the environment's import lock, and the
+ * Exact plans, prune that prunes, saved plans and the environment's import lock, and the
  * CLI's handling of interruptions, large documents, standard input and export files. The real
  * `infracat` binary against the local stack.
  */

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runInfracat } from '../helpers/infracat-binary';
 
 /**
- * Issue 36: the real `infracat` binary against servers that are not a working catalog: one that
+ * The real `infracat` binary against servers that are not a working catalog: one that
  * accepts the connection and never answers (CI must not hang), and another web server at the URL.
  */
 const listen = async (server: Server | ReturnType<typeof createHttpServer>) => {

@@ -9,7 +9,7 @@ import { createFloor, createService, ownerWithEnv } from '../helpers/catalog';
 import { runInfracat, type Run } from '../helpers/infracat-binary';
 
 /**
- * Issue 36 item 5, with the real `infracat` binary against the local stack: webhooks managed from the
+ * With the real `infracat` binary against the local stack: webhooks managed from the
  * CLI, the ends' names in `connections -o json`, and shell completion scripts.
  */
 const ref = useTestStack();

@@ -12,7 +12,7 @@ import { enrolAuthenticator, runningClock, totpCode } from '../helpers/sign-in';
 import { runInfracat, type Run } from '../helpers/infracat-binary';
 
 /**
- * Issue 24: the real `infracat` binary (node_modules/.bin/infracat, as `npx infracat` runs it after
+ * The real `infracat` binary (node_modules/.bin/infracat, as `npx infracat` runs it after
  * `npm ci`) against the local stack, as a person and a CI job use it. One account with an
  * authenticator; its session in a temporary config folder.
  */
@@ -169,7 +169,7 @@ describe('the infracat CLI', () => {
     expect(pruned.code, pruned.stdout + pruned.stderr).toBe(2);
     expect(pruned.stdout).toMatch(/- service\s+cache\s+delete/);
     expect(pruned.stdout).toMatch(/- service_link\s+cache → db\s+delete/);
-    // Without --prune the item is still listed, kept, and the plan is not clean (issue 36).
+    // Without --prune the item is still listed, kept, and the plan is not clean.
     const kept = await cli(['plan', '-f', smaller]);
     expect(kept.code).toBe(2);
     expect(kept.stdout).toMatch(/\* service\s+cache\s+extra/);

@@ -12,7 +12,7 @@ import { countItemsRead } from '../bench/measure';
 import { createFloor, createService, ownerWithEnv } from '../helpers/catalog';
 
 /**
- * Issue 26: GET /service-connections reads listing items in creation order (the environment's
+ * GET /service-connections reads listing items in creation order (the environment's
  * range, or one end's), with optional `offset` and `limit` beyond SPEC. The whole list must be the
  * one the former path answered (the environment's connections read whole, the live ones filtered
  * and sorted in memory: kept here as the reference), and every page that list sliced; and the table

@@ -10,7 +10,7 @@ import { countItemsRead } from '../bench/measure';
 import { createFloor, createService, newEnv, ownerWithEnv, readItem } from '../helpers/catalog';
 
 /**
- * Issue 26: the writes that remove or check connections read those of the entities they touch (their
+ * The writes that remove or check connections read those of the entities they touch (their
  * per-end listings) and a chain's members (its own listing range), never every connection of the
  * environment. Each write runs in two environments alike but for 60 connections among other
  * services in one: the items it reads must not grow with them.

@@ -4,7 +4,7 @@ import { client, type ApiResponse } from '../helpers/http';
 import { createFloor, createNetwork, createService, ownerWithEnv } from '../helpers/catalog';
 
 /**
- * Issue 41 item 2: a write that loses a race over our own bookkeeping (a listing's order key, a name
+ * A write that loses a race over our own bookkeeping (a listing's order key, a name
  * claim, an audit head) reads again and retries with jittered back-off (#db/retry's `onContention`)
  * instead of refusing the caller; 8 parallel renames of one item are answered 200. A refusal that
  * still happens (its attempts spent) is 409 with `Retry-After`, which every client retries as a 503.

@@ -4,7 +4,7 @@ import { client } from '../helpers/http';
 import { createService, newEnv, ownerWithEnv } from '../helpers/catalog';
 
 /**
- * Issue 10 item 3: plan counters never drift under concurrent deletes and creates. Each race runs
+ * Plan counters never drift under concurrent deletes and creates. Each race runs
  * 20 times; after every round, what the API lists must agree with what the limit still lets in:
  * exactly `max - live services` more services can be created.
  */

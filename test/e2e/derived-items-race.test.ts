@@ -4,7 +4,7 @@ import { client } from '../helpers/http';
 import { createFloor, createNetwork, createService, ownerWithEnv } from '../helpers/catalog';
 
 /**
- * Issue 32 item 1: every write that keeps a derived item (a name-ordered listing, a name claim) in
+ * Every write that keeps a derived item (a name-ordered listing, a name claim) in
  * step with its source does so in the same conditional transaction, so concurrent writes to one
  * source never leave a derived item behind. Each race runs ROUNDS times; after each round what the
  * lists show agrees with what the item's own read shows, and every name the item does not hold is

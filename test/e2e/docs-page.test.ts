@@ -5,7 +5,7 @@ import { useTestStack } from '../helpers/stack';
 import { client } from '../helpers/http';
 
 /**
- * Issue 17 item 5: the browsable API reference at GET /docs, over real HTTP. (That it renders every
+ * The browsable API reference at GET /docs, over real HTTP. (That it renders every
  * operation in a browser is shown by `npm run docs:screenshot`, which needs Chromium.)
  */
 const ref = useTestStack();

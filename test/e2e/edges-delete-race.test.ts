@@ -4,7 +4,7 @@ import { client } from '../helpers/http';
 import { createFloor, createService, ownerWithEnv } from '../helpers/catalog';
 
 /**
- * Issue 32 item 2: no connection or link outlives an end. Connects and links to a service (or a
+ * No connection or link outlives an end. Connects and links to a service (or a
  * server) race its delete; whatever order they commit in, once the delete has answered 204 nothing
  * live names it. Each race runs ROUNDS times.
  */

@@ -35,7 +35,7 @@ describe('GET /environments', () => {
     expect(staging.body).toEqual({ id: expect.any(String), name: 'staging', project_id: projectId, updated_at: expect.any(String), deleted_at: null });
     const list = await api.get(`/environments?project_id=${projectId}`, { token: owner.token });
     expect(list.body.map((e: any) => e.name)).toEqual(['production', 'staging']);
-    expect(list.headers.get('x-sync-timestamp')).toMatch(/^\d{4}-\d\d-\d\dT/); // every call hands out a cursor (issue 10)
+    expect(list.headers.get('x-sync-timestamp')).toMatch(/^\d{4}-\d\d-\d\dT/); // every call hands out a cursor
 
     const since = new Date(Date.now() - 60_000).toISOString();
     expect((await api.delete(`/environments/${staging.body.id}`, undefined, { token: owner.token })).status).toBe(204);

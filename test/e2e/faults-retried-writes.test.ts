@@ -11,7 +11,7 @@ import { keys } from '#db/keys';
 
 /**
  * `ddb.timeout-after-write:1`: every DynamoDB write takes effect, then its call times out once, and
- * the SDK sends it again. Each answer must be the write's own (issue 35): a single-item conditional
+ * the SDK sends it again. Each answer must be the write's own: a single-item conditional
  * write whose retry fails its condition on its own effect is not a lost race.
  */
 const clock = frozenClock();

@@ -10,7 +10,7 @@ import { queryPrefix } from '#db/query';
 import { deleteItem } from '#db/items';
 
 /**
- * Issue 41: a server's delete finds the services on it from a listing of them (SERVICEREFBY#<env>#FLOOR.<id>),
+ * A server's delete finds the services on it from a listing of them (SERVICEREFBY#<env>#FLOOR.<id>),
  * not by reading every service of its environment: what it reads grows with the services on that
  * server, not with the environment.
  */

@@ -14,7 +14,7 @@ import { countItemsRead } from '../bench/measure';
 import { createFloor, createNetwork, ownerWithEnv } from '../helpers/catalog';
 
 /**
- * Issue 26: GET /service-floors and GET /networks read from listing items in hostname / name order,
+ * GET /service-floors and GET /networks read from listing items in hostname / name order,
  * with optional `offset` and `limit` beyond SPEC. The whole list (no `limit`) must be the one the
  * former path answered, the environment read whole, filtered and sorted in memory (kept here, as it
  * was, as the reference), and every page that list sliced, for every filter.

@@ -9,7 +9,7 @@ import { ddb } from '#shared/clients';
 import { config } from '#shared/config';
 import { keys } from '#db/keys';
 
-/** Issue 10, items 5, 7, 9 and 11 (last sentence): what the HTTP layer guarantees on every route. */
+/** What the HTTP layer guarantees on every route. */
 const APP = 'https://app.example.com';
 const ADMIN_APP = 'https://admin.example.com';
 const ref = useTestStack({ APP_BASE_URL: APP, ALLOWED_ORIGINS: ADMIN_APP });

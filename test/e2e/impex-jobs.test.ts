@@ -13,7 +13,7 @@ import { grantRole } from '../helpers/tenancy';
 import { holdingFirstJob } from '../helpers/jobs';
 
 /**
- * An import job's lifecycle (issues 35 and 36): it never stays queued or running for good (a job
+ * An import job's lifecycle: it never stays queued or running for good (a job
  * whose every try fails ends failed; one that stopped showing signs of life reads as failed), and it
  * can be cancelled (a queued one at once, a running one at a chunk boundary, each chunk wholly in or out).
  */
@@ -227,7 +227,7 @@ describe('an import with prune', () => {
     const audit = await api.get(`/projects/${projectId}/audit-log?action=service.delete`, { token });
     expect(audit.status, audit.text).toBe(200);
     expect(JSON.stringify(audit.body)).toContain('stray');
-    // ... linked to the import that pruned it, as the import's other writes are (issue 41).
+    // ... linked to the import that pruned it, as the import's other writes are.
     const importEntry = (await api.get(`/projects/${projectId}/audit-log?entity_type=import`, { token })).body[0] as { entity_id: string; import_id: string };
     expect(importEntry.import_id).toBe(record.id);
     const deletions = ((await api.get(`/projects/${projectId}/audit-log?limit=500`, { token })).body as { action: string; import_id: string | null; actor: { id: string } }[])

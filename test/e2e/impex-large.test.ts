@@ -8,7 +8,7 @@ import { appContext } from '#shared/context';
 import { applyImport, environmentDocument, IMPEX_API_VERSION, parseDocument, planImport, toYaml } from '#domain/impex';
 
 /**
- * Big imports (issue 26): a valid document is read without a YAML node tree and planned and written a
+ * Big imports: a valid document is read without a YAML node tree and planned and written a
  * slice at a time; what a user sees does not change: the same values, every problem with its line, the
  * service limit stopping the import part-way.
  */

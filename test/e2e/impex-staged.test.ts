@@ -15,7 +15,7 @@ import { SERVICE_ACTOR } from '#shared/audit';
 import { applyImport, environmentDocument, IMPEX_API_VERSION, planImport, undoInterruptedImport } from '#domain/impex';
 
 /**
- * Imports write their new items by BatchWriteItem in staged chunks (issue 26): a chunk's counters
+ * Imports write their new items by BatchWriteItem in staged chunks: a chunk's counters
  * and claims open it with a journal, its items follow, its guards close it. Whatever stops a chunk
  * in between (a refusal, a failure, a process that dies) never leaves it half written.
  */

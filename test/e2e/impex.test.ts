@@ -175,7 +175,7 @@ describe('import and export over HTTP', () => {
     const late = await api.get(`${expired.pathname}${expired.search}`, { token: o.token });
     expect(late.status).toBe(410);
     expect(late.body).toEqual({ detail: 'Link expired' });
-    // The link is the credential (issue 26): whoever holds it gets the document, until it expires.
+    // The link is the credential: whoever holds it gets the document, until it expires.
     const outsider = await signUp(api);
     expect((await api.get(`${url.pathname}${url.search}`, { token: outsider.token })).status).toBe(302);
     // The presigned URL it answers lives at most what is left of the link's life: one for a second works now…

@@ -9,9 +9,9 @@ import { launchChromium, pageProblems } from '../helpers/browser';
 import { axeViolations } from '../helpers/axe';
 
 /**
- * Issue 23 items 5 and 6, a newcomer's path: with no APP_BASE_URL, the links the local server hands
+ * A newcomer's path: with no APP_BASE_URL, the links the local server hands
  * out follow the port it listens on; the invitation link opens the dashboard's invitation screen
- * (issue 25; it replaced a page of the local server) that accepts the invitation, in a real browser,
+ * (it replaced a page of the local server) that accepts the invitation, in a real browser,
  * for each kind of invitee.
  */
 const ref = useTestStack(); // no APP_BASE_URL, and PORT=0: any free port

@@ -6,7 +6,7 @@ import { frozenClock } from '../helpers/sign-in';
 import { readOutbox } from '../helpers/outbox';
 
 /**
- * Issue 23 item 3: one invitation mails its address at most once a minute and five times an hour
+ * One invitation mails its address at most once a minute and five times an hour
  * (defaults of INVITATION_RATE_LIMIT_PER_INVITATION_PER_MINUTE / _PER_HOUR), its creation included.
  */
 const MINUTE = 60_000;

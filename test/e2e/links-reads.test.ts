@@ -12,7 +12,7 @@ import { countItemsRead } from '../bench/measure';
 import { newEnv, ownerWithEnv } from '../helpers/catalog';
 
 /**
- * Issue 26: a service's links (GET /service-links?service_id=, a service's delete) are read from its
+ * A service's links (GET /service-links?service_id=, a service's delete) are read from its
  * own listing range, never every link of the environment; the answers are the ones the whole list,
  * filtered, gives.
  */

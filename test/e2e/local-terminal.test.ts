@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { testDynamoEndpoint } from '../helpers/dynamo';
 
 /**
- * Issue 23 item 9: what `npm start` prints. One readable line per request, never a query string (it
+ * What `npm start` prints. One readable line per request, never a query string (it
  * may carry a token); the EMF metric lines of the cloud's logs only when asked for.
  */
 const ROOT = join(import.meta.dirname, '..', '..');

@@ -10,7 +10,7 @@ import { log } from '#shared/log';
 import { workerTable } from '../../functions/workers';
 
 /**
- * Issue 17 item 2: Powertools Logger and Metrics, seen from outside. Everything the process writes is
+ * Powertools Logger and Metrics, seen from outside. Everything the process writes is
  * captured (stdout and stderr); the stack logs at debug level and prints its EMF metrics.
  */
 const written = captureOutput();
@@ -83,7 +83,7 @@ describe('log lines (Powertools Logger)', () => {
   });
 
   it('a worker logs each message with its SQS message id as correlation id', async () => {
-    // A job of no known kind fails its schema (issue 33 item 6): logged, and reported for the dead-letter queue.
+    // A job of no known kind fails its schema: logged, and reported for the dead-letter queue.
     const record = (messageId: string) => ({ messageId, body: JSON.stringify({ kind: 'no-such-kind' }), attributes: { ApproximateReceiveCount: '1' } });
     const event = { Records: [record('message-1'), record('message-2')] } as unknown as SQSEvent;
     let out: unknown;

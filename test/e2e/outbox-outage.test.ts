@@ -16,7 +16,7 @@ import { putItem } from '#db/items';
 import { workerTable } from '../../functions/workers';
 
 /**
- * Issue 41 items 3 and 4: what a change asks to be sent (mail, domain events) is written in its own
+ * What a change asks to be sent (mail, domain events) is written in its own
  * transaction (the outbox) and handed to its queue by the outbox reader, so a queue outage delays it and
  * never loses it; an item whose message was dead-lettered is handed over again by the resend sweep.
  */

@@ -24,7 +24,7 @@ function firstMessageAfterSync(url: string, ms: number): Promise<ProgressMessage
 }
 
 describe('progress WebSocket (local stand-in)', () => {
-  // Issue 23, item 12: a `sync` sent right after opening used to be handled before the connection's
+  // A `sync` sent right after opening used to be handled before the connection's
   // $connect bookkeeping was written, so it found no connection and went unanswered (the client's first
   // message was then `running`). API Gateway only routes messages once $connect has succeeded.
   it('answers a sync sent the moment the socket opens with the current state, for 50 connections opened at once', async () => {

@@ -89,7 +89,7 @@ describe('GET /projects', () => {
     for (const n of ['zeta', 'Beta', 'gamma']) await api.post('/projects', { name: n }, { token: owner.token });
     const list = await api.get('/projects', { token: owner.token });
     expect(list.body.map((p: any) => [p.name, p.is_owner])).toEqual([['Beta', true], ['gamma', true], ['zeta', true], ['Alpha shared', false]]);
-    expect(list.headers.get('x-sync-timestamp')).toMatch(/^\d{4}-\d\d-\d\dT/); // every call hands out a cursor (issue 10)
+    expect(list.headers.get('x-sync-timestamp')).toMatch(/^\d{4}-\d\d-\d\dT/); // every call hands out a cursor
 
     const since = new Date(Date.now() - 60_000).toISOString();
     const gamma = list.body.find((p: any) => p.name === 'gamma');

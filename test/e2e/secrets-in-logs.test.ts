@@ -7,7 +7,7 @@ import { frozenClock, totpCode } from '../helpers/sign-in';
 import { readOutbox } from '../helpers/outbox';
 
 /**
- * Issue 17: secrets never reach a log line. Everything the process writes (stdout and stderr, at debug
+ * Secrets never reach a log line. Everything the process writes (stdout and stderr, at debug
  * level, EMF metrics on) is captured while an account registers, signs in, enrols an authenticator,
  * regenerates its recovery codes, signs in with a code, resets its password and creates an API key; then
  * none of the secrets those flows handle may appear anywhere in the output.

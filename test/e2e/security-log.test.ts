@@ -5,7 +5,7 @@ import { enrolAuthenticator, frozenClock, login, postFrom, requestFrom, totpCode
 import { linkFrom, readOutbox } from '../helpers/outbox';
 import { setPlan } from '../helpers/plans';
 
-// Issue 18, item 3: the account's security log (GET /auth/me/security-log; staff: GET /admin/users/{user_id}/security-log).
+// The account's security log (GET /auth/me/security-log; staff: GET /admin/users/{user_id}/security-log).
 const STAFF_EMAIL = 'root@seclog.example.com';
 const STAFF_PASSWORD = 'staff passphrase 1';
 const clock = frozenClock();

@@ -9,7 +9,7 @@ import { countItemsRead } from '../bench/measure';
 import { createFloor, createService, ownerWithEnv, putGroup } from '../helpers/catalog';
 
 /**
- * Issue 26: GET /services reads its page from listing items in name order. Every page must be the
+ * GET /services reads its page from listing items in name order. Every page must be the
  * one the former path answered: the environment's services read whole, filtered and sorted in
  * memory (kept here, as it was, as the reference), for every filter and offset.
  */

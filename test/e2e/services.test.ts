@@ -224,7 +224,7 @@ describe('GET /services', () => {
     const base = `/services?project_id=${projectId}&environment_id=${envId}`;
     const live = await api.get(base, { token });
     expect(live.body.map((s: { id: string }) => s.id)).toEqual([kept.id]);
-    expect(live.headers.get('x-sync-timestamp')).toMatch(/^\d{4}-\d\d-\d\dT/); // every call hands out a cursor (issue 10)
+    expect(live.headers.get('x-sync-timestamp')).toMatch(/^\d{4}-\d\d-\d\dT/); // every call hands out a cursor
     const sync = await api.get(`${base}&updated_since=${encodeURIComponent(since)}`, { token });
     expect(sync.body.map((s: { name: string; deleted_at: string | null }) => [s.name, s.deleted_at !== null])).toEqual([['gone', true], ['kept', false]]);
     expect(sync.headers.get('x-sync-timestamp')).toMatch(/^\d{4}-\d\d-\d\dT/);

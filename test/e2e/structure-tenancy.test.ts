@@ -8,7 +8,7 @@ import { projectWithEnv } from '../helpers/tenancy';
 const ref = useTestStack();
 const api = client(() => ref.stack.url);
 
-/** A Team-plan project holding one of everything issue 4 adds, and a stranger who is no member of it. */
+/** A Team-plan project holding one of everything tenancy adds (groups, subgroups, custom roles, project users), and a stranger who is no member of it. */
 async function world() {
   const owner = await signUp(api);
   await setPlan(owner.id, 'Team');

@@ -32,7 +32,7 @@ describe('groups', () => {
     const list = await api.get(`/groups?project_id=${projectId}&environment_id=${envId}`, { token: owner.token });
     expect(list.status).toBe(200);
     expect(names(list)).toEqual(['Data', 'web']);
-    expect(list.headers.get('x-sync-timestamp')).toMatch(/^\d{4}-\d\d-\d\dT/); // every call hands out a cursor (issue 10)
+    expect(list.headers.get('x-sync-timestamp')).toMatch(/^\d{4}-\d\d-\d\dT/); // every call hands out a cursor
 
     const renamed = await api.patch(`/groups/${web.id}`, { name: 'frontend' }, { token: owner.token });
     expect(renamed.status).toBe(200);

@@ -8,7 +8,7 @@ import { ddb } from '#shared/clients';
 import { countCalls, countItemsRead } from '../bench/measure';
 
 /**
- * Issue 32: GET /topology answers an environment's topology (services, servers, networks; connections,
+ * GET /topology answers an environment's topology (services, servers, networks; connections,
  * links, hosting, attachments) in one compact, columnar answer, for the dashboard's topology screen to
  * read in one request. Refused as GET /services refuses; one parallel round of Queries, this
  * environment's items only.

@@ -8,7 +8,7 @@ import { cancelPlan, setPlan } from '../helpers/plans';
 import { projectWithEnv } from '../helpers/tenancy';
 
 /**
- * Issue 36 item 4, the dashboard's API keys page (`/account/api-keys`) in a real browser against a
+ * The dashboard's API keys page (`/account/api-keys`) in a real browser against a
  * local stack: a key made for CI (scopes, one project, an expiry), its value shown once with a copy
  * button and how CI uses it, the list, the plan's limit and a plan without API keys explained with a
  * link to Plan & billing, revocation after a confirmation, and the revoked key's exchange refused.

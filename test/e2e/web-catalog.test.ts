@@ -6,7 +6,7 @@ import { launchChromium, pageProblems } from '../helpers/browser';
 import { axeViolations } from '../helpers/axe';
 
 /**
- * Issue 25, the catalog's screens in a real browser against a local stack: servers and networks (tables
+ * The catalog's screens in a real browser against a local stack: servers and networks (tables
  * with SPEC's filters in the address, pages, sorting by name; detail pages; create, edit and delete
  * forms showing the API's 422 next to its field), the project's audit log (filters, cursor pages, the
  * changes before and after) and the account's security log. Every screen is checked with axe-core (no

@@ -11,7 +11,7 @@ import { appContext } from '#shared/context';
 import { applyImport, environmentDocument, IMPEX_API_VERSION, planImport } from '#domain/impex';
 
 /**
- * Issue 25: the dashboard in a real browser against a local stack, walked as a newcomer walks it:
+ * The dashboard in a real browser against a local stack, walked as a newcomer walks it:
  * register, create a project, an environment, services (the API's 422 shown next to its field) and
  * connections, find them in the table, sign in again with an authenticator code. Every screen is
  * checked with axe-core (no serious or critical violation), at 1280 and at 390 px wide, and every page
@@ -73,7 +73,7 @@ describe('the dashboard, before sign-in', () => {
     expect(scripts.size).toBeGreaterThan(0);
     expect(total).toBeLessThanOrEqual(200 * 1024);
     expect([...scripts.keys()].every((u) => u.startsWith(url('/assets/')))).toBe(true);
-    // What a search engine shows under the page's title (issue 32: Lighthouse's SEO audit).
+    // What a search engine shows under the page's title (Lighthouse's SEO audit).
     expect(await page.locator('meta[name="description"]').getAttribute('content')).toMatch(/^Infrastructure Catalog: .{40,140}\.$/);
     await checkScreen('sign-in');
   });
@@ -167,7 +167,7 @@ describe('the dashboard, signed in', () => {
   });
 
   it("draws the topology (layout in a worker) from one request, highlights a service's blast radius by distance with its paths, and exports SVG and PNG", async () => {
-    // The screen reads its graph in one request (issue 32), not the lists of services, servers, networks, connections, links and attachments.
+    // The screen reads its graph in one request, not the lists of services, servers, networks, connections, links and attachments.
     const reads: string[] = [];
     const recordRead = (r: { url(): string }) => {
       const { pathname, search } = new URL(r.url());
@@ -309,7 +309,7 @@ describe('the dashboard, signed in', () => {
     await expect.poll(() => page.locator('table.grid tbody th').count()).toBe(3);
     await checkScreen('services, narrow');
 
-    // Issue 32: the header (project, environment and 12 links) took a third of the screen. Folded, it
+    // The header (project, environment and 12 links) took a third of the screen. Folded, it
     // is one row: the brand and a Menu button; the screen's heading is in the first screenful's top fifth.
     const menu = page.getByRole('button', { name: 'Menu' });
     const header = page.locator('header.top');

@@ -10,7 +10,7 @@ import { launchChromium, pageProblems } from '../helpers/browser';
 import { axeViolations } from '../helpers/axe';
 
 /**
- * Issue 25, the ops screens in a real browser against a local stack (S3 through s3rver, the outbox read
+ * The ops screens in a real browser against a local stack (S3 through s3rver, the outbox read
  * every 200 ms as `npm start` reads it, webhooks allowed to a receiver on 127.0.0.1): plan & billing
  * (limits, a paid plan bought through the local checkout, its invoice), import & export (a document
  * planned as a diff with its problems, applied with live progress over the WebSocket, exported and

@@ -10,7 +10,7 @@ import { setPlan } from '../helpers/plans';
 import { projectWithEnv } from '../helpers/tenancy';
 
 /**
- * Issue 25, the dashboard's people screens in a real browser against a local stack: password reset
+ * The dashboard's people screens in a real browser against a local stack: password reset
  * through the mailed link, a project's members and invitations (an invitation accepted in another
  * browser), project users, custom roles, and the account (profile, e-mail change, an authenticator
  * enrolled from the screen, recovery codes, sessions; API keys have their own page and test,

@@ -8,7 +8,7 @@ import { launchChromium, pageProblems } from '../helpers/browser';
 import { axeViolations } from '../helpers/axe';
 
 /**
- * Issue 25 follow-up: the archived items screen (`/account/billing/archived`) in a real browser: what
+ * The archived items screen (`/account/billing/archived`) in a real browser: what
  * is archived, by kind, restored within the plan's limits; the API's refusal over a limit shown as
  * it answers, nothing of that selection restored. Every state passes axe at 1280 and 390 px.
  */

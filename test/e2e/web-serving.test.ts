@@ -5,7 +5,7 @@ import { useTestStack } from '../helpers/stack';
 import { WEB_DIST, webBuildIsCurrent } from '../../infra/local/web';
 
 /**
- * Issue 25 item 1: the local server serves the dashboard at `/` (built by the test run's global setup,
+ * The local server serves the dashboard at `/` (built by the test run's global setup,
  * as `npm start` builds it): index.html for the app's own addresses when a browser asks for a page,
  * hashed files under /assets/, a strict CSP; every API path keeps its own answers.
  */

@@ -13,7 +13,7 @@ import { createService, ownerWithEnv } from '../helpers/catalog';
 import { freePort } from '../../infra/local/ports';
 
 /**
- * Issue 23, item 8b: the README's "Verifying webhook signatures" is where a subscriber looks. Its two
+ * The README's "Verifying webhook signatures" is where a subscriber looks. Its two
  * code blocks run here exactly as written (extracted from README.md) against real deliveries of the
  * local stack: the verifier says true for a delivery and false for a tampered body, with the current
  * secret and, during a rotation, with the previous one; the example receiver acknowledges real

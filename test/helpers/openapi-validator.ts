@@ -6,7 +6,7 @@ import { expect } from 'vitest';
 
 /**
  * An OpenAPI response validator for the e2e suite: every real answer the test client receives is held
- * against the committed openapi.json (docs/decisions.md, "OpenAPI document (issue 17)").
+ * against the committed openapi.json (docs/decisions/0073-openapi-document.md).
  *
  * - The operation is found by method and path template (query stripped; literal segments win over
  *   parameters, as the router does). Its status must be declared, a header the response declares

@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { afterBundlingCommands, argon2Arm64Tarball, LAMBDA_ARCHITECTURE } from '../../infra/cdk/stack';
 
 /**
- * The Lambdas run on arm64 (docs/decisions.md, "arm64 (issue 17)"): argon2's arm64 binary comes from
+ * The Lambdas run on arm64 (docs/decisions/0072-arm64.md): argon2's arm64 binary comes from
  * a committed copy of the registry's tarball, which must be exactly the one package-lock.json pins.
  */
 const ROOT = join(import.meta.dirname, '..', '..');

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { testDynamoEndpoint } from '../helpers/dynamo';
 
 /**
- * Issue 32 item 6: every bench runs here at a smoke size, so none can rot unseen again (`npm run
+ * Every bench runs here at a smoke size, so none can rot unseen again (`npm run
  * bench` crashed for weeks before anyone read a figure). Each must finish, print every one of its
  * figure rows with numbers in them, and print no metric (EMF) line. Nothing here is timed: the
  * budgets are held by the benches at their full sizes, run by hand (README, docs/scale.md,
@@ -55,7 +55,7 @@ describe('the benches at a smoke size', () => {
     expect(out).toMatch(new RegExp(String.raw`^POST /services transaction \(\d+ items\) \| with its audit entry ${MS} \| without ${MS} \| ratio [\d.]+ \| budget ≤ 1\.15$`, 'm'));
     expect(out).toMatch(new RegExp(String.raw`^import of 20 services \(plan \+ apply\) \| ${MS} \| raw BatchWrite of its \d+ items ${MS} \| ratio [\d.]+ \| budget ≤ 1\.5$`, 'm'));
     expect(out).toMatch(new RegExp(String.raw`^export of 20 services to YAML \| ${MS} \(p50 of 5\) \| \d+ KB$`, 'm'));
-    // Issue 42: the one table of every operation against the calls and round trips it needs (counted, not timed), each within budget.
+    // The one table of every operation against the calls and round trips it needs (counted, not timed), each within budget.
     const operations = [
       'POST /auth/login', 'POST /auth/token/refresh',
       ...['projects', 'environments', 'groups', 'subgroups', 'service-floors', 'networks', 'services', 'service-connections', 'service-links'].flatMap((r) => [`GET /${r}`, `POST /${r}`]),
@@ -143,14 +143,14 @@ describe('the soak at a smoke size', () => {
     expect(out).not.toContain('"_aws"');
     expect(out).toMatch(/^mail during an SQS outage: 3 asked for, \d+ sends refused$/m);
     for (const invariant of INVARIANTS) expect(out, out).toMatch(new RegExp(`^ok   ${invariant}$`, 'm'));
-    // Jobs too: an import or export ends succeeded (a worker's calls are retried through the outage: docs/decisions.md, "Jobs through the harsh mix").
+    // Jobs too: an import or export ends succeeded (a worker's calls are retried through the outage: docs/decisions/0164-jobs-through-the-harsh-mix-the-sdk-retry-quota.md).
     expect(out, out).not.toMatch(/^ {2}violation: /m);
     expect(out).toMatch(/^violations: 0$/m);
     expect(code, out).toBe(0);
   }, SLOW);
 });
 
-/** Issue 41's harsh mix (docs/decisions.md, "The soak"): about half of DynamoDB's attempts fail. */
+/** The harsh fault mix (docs/decisions/0136-the-soak.md): about half of DynamoDB's attempts fail. */
 const HARSH_MIX = 'ddb.throttle:0.3,ddb.error:0.15,ddb.unavailable:0.05,ddb.timeout-after-write:0.1,ddb.conflict:0.1,sqs.duplicate:0.3,sqs.late:0.1,sqs.reorder:0.2,worker.kill:0.1';
 /** Every invariant line the soak prints. */
 const INVARIANTS = [

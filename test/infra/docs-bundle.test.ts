@@ -9,7 +9,7 @@ import { afterBundlingCommands } from '../../infra/cdk/stack';
 import { servedScript } from '../../functions/docs/reference-page';
 
 /**
- * The docs function as Lambda runs it (issue 17, item 5): bundled as the stack bundles it, with the
+ * The docs function as Lambda runs it: bundled as the stack bundles it, with the
  * stack's afterBundling commands run over the output, imported by a fresh `node` and invoked. The
  * Redoc script is then read from beside the bundle (there is no node_modules/redoc above it).
  */

@@ -8,7 +8,7 @@ import { BANNER, SEPARATE_PACKAGES, separatePackageCommands } from '../../infra/
 import { separatePackagesOf } from '../../infra/cdk/stack';
 
 /**
- * The YAML libraries (`yaml`, and js-yaml for valid documents) are shipped beside the jobs worker's bundle, not in it (issue 23, item 11: cold
+ * The YAML libraries (`yaml`, and js-yaml for valid documents) are shipped beside the jobs worker's bundle, not in it (cold
  * start). The document code is bundled as the stack bundles it, the package put beside it by the
  * stack's commands, and a fresh `node` reads and writes a document with it from there.
  */

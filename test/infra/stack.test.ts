@@ -86,7 +86,7 @@ describe('CatalogStack', () => {
     const routes = template.findResources('AWS::ApiGatewayV2::Route');
     const target = (key: string) => Object.values(routes).find((r) => r.Properties.RouteKey === key)?.Properties.Target;
     expect(target('$default')).toEqual(target('GET /openapi.json'));
-    // The API reference page and its script: the docs function answers them (issue 17).
+    // The API reference page and its script: the docs function answers them.
     expect(target('GET /docs')).toEqual(target('GET /openapi.json'));
     expect(target('GET /docs/redoc.standalone.js')).toEqual(target('GET /openapi.json'));
     template.hasResourceProperties('AWS::ApiGatewayV2::Stage', { StageName: '$default', AutoDeploy: true, AccessLogSettings: Match.objectLike({ DestinationArn: Match.anyValue() }) });
@@ -207,7 +207,7 @@ describe('CatalogStack', () => {
           const resource = JSON.stringify(st.Resource);
           if (actions.includes('dynamodb:')) out.add('table');
           if (actions.includes('sqs:SendMessage')) for (const [logical, name] of Object.entries(queueOf)) if (resource.includes(`"${logical}"`)) out.add(`queue:${name}`);
-          // Documents by action and key prefix (issue 26: a presigned URL carries exactly the signer's rights).
+          // Documents by action and key prefix (a presigned URL carries exactly the signer's rights).
           if (actions.includes('s3:')) for (const m of resource.matchAll(/\/([a-z]+)\/\*/g)) out.add(`${actions.replace('s3:', 's3 ').replace('Object', '').toLowerCase()} ${m[1]}`);
           if (actions.includes('s3:') && /"\/\*"/.test(resource)) out.add('s3 whole bucket');
           if (actions.includes('kms:')) out.add('totp-key');
@@ -229,13 +229,13 @@ describe('CatalogStack', () => {
     const actual = Object.fromEntries(Object.entries(functions).map(([name, f]) => [name, grantsOf(id(f.role!))]));
     const http = ['signing-secret', 'table', 'xray'];
     // Events and mail leave through the outbox (written with the change; the stream's reader sends them on), so no writer sends
-    // to the events or mail queue; only the resend sweep (the webhook retry schedule) hands overdue outbox items to both (issue 41).
+    // to the events or mail queue; only the resend sweep (the webhook retry schedule) hands overdue outbox items to both.
     expect(actual).toEqual({
       auth: ['signing-secret', 'table', 'totp-key', 'xray'],
       admin: http,
       billing: ['queue:jobs', 'signing-secret', 'stripe-secret', 'table', 'xray'],
       projects: http,
-      // An owner's role assignment that makes someone a member tells them by mail (issue 32).
+      // An owner's role assignment that makes someone a member tells them by mail.
       environments: http,
       structure: http,
       services: http,
@@ -244,8 +244,8 @@ describe('CatalogStack', () => {
       networks: http,
       invites: http,
       lifecycle: ['queue:jobs', ...http],
-      // It reads an upload's size (HeadObject needs s3:GetObject) before starting its import (found by start:deployed, issue 34).
-      // A cancelled job's end is pushed to its followers at once (issue 36).
+      // It reads an upload's size (HeadObject needs s3:GetObject) before starting its import (found by start:deployed).
+      // A cancelled job's end is pushed to its followers at once.
       impex: ['queue:jobs', 's3 get exports', 's3 get imports', 's3 put imports', 'signing-secret', 'table', 'websocket', 'xray'],
       integrations: ['queue:jobs', 'signing-secret', 'table', 'totp-key', 'websocket', 'xray'],
       webhooks: ['signing-secret', 'table', 'totp-key', 'xray'],

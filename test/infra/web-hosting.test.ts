@@ -12,7 +12,7 @@ import { WEB_DIST } from '../../infra/local/web';
 import { WEB_CACHE, webCsp } from '../../infra/web-policy';
 
 /**
- * The dashboard in the cloud (issue 25): S3 behind CloudFront on the API's own site. web/dist is built
+ * The dashboard in the cloud: S3 behind CloudFront on the API's own site. web/dist is built
  * by the test run's global setup (test/helpers/global-setup.ts), as `cdk synth` builds it (infra/cdk/app.ts).
  */
 const ROOT = join(import.meta.dirname, '..', '..');

@@ -11,7 +11,7 @@ import { issueTicket } from '#shared/progress';
 import { PLAN_CATALOGUE } from '#domain/billing';
 
 /**
- * Issue 23, item 8a: one sample event per function of the stack (`events/<name>.json`, for `npm run
+ * One sample event per function of the stack (`events/<name>.json`, for `npm run
  * invoke` and `sam local invoke -e`), each run through its function's handler, in process, against
  * DynamoDB Local, as `npm run invoke` runs it. test/infra/stack.test.ts holds the list of functions to
  * the synthesized template and to the files in `events/`.

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { changedFields, scrub } from '#shared/audit';
 
-/** Issue 18: what an audit entry may hold (the one deny-list) and which fields it records. */
+/** What an audit entry may hold (the one deny-list) and which fields it records. */
 describe('the audit deny-list', () => {
   it('drops secrets, hashes, tokens, keys and credentials at any depth, and internal bookkeeping', () => {
     const value = {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { impactGraph, computeBlastRadius, type Topology } from '#domain/catalog';
 
-/** Issue 10 item 10: the impact graph keeps one neighbour entry per (from, to), however many parallel edges there are. */
+/** The impact graph keeps one neighbour entry per (from, to), however many parallel edges there are. */
 const service = (id: string, name = id) => ({ id, name, service_floor_id: null, deleted_at: null });
 const conn = (a: string, b: string, direction: 'a_to_b' | 'b_to_a' | 'both' | 'none') => ({ a_type: 'service' as const, a_id: a, b_type: 'service' as const, b_id: b, direction, deleted_at: null });
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { lockoutHint } from '../../clients/typescript/src/cli/errors';
 
-/** Issue 36: SPEC's 423 detail says only "later"; the CLI adds how long, from the body's `locked_until`. */
+/** SPEC's 423 detail says only "later"; the CLI adds how long, from the body's `locked_until`. */
 const NOW = Date.parse('2026-01-01T10:27:00.000Z');
 
 describe('how long a lockout lasts, as infracat prints it', () => {

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { generateSchemaTypes, SCHEMA_PATH } from '../../clients/typescript/scripts/generate';
 
-/** Issue 24: the typed client's types are generated from openapi.json; they may never drift apart. */
+/** The typed client's types are generated from openapi.json; they may never drift apart. */
 describe('the typed client (clients/typescript)', () => {
   it('has the types openapi-typescript makes of the committed openapi.json (run `npm run generate -w clients/typescript` after `npm run openapi`)', async () => {
     const fresh = await generateSchemaTypes();

@@ -5,7 +5,7 @@ import { WebSocketServer } from 'ws';
 import { createInfracatClient, followJob, type JobProgress } from '../../clients/typescript/src/index';
 
 /**
- * `followJob` never waits forever (issue 35): a progress socket that is accepted and then says
+ * `followJob` never waits forever: a progress socket that is accepted and then says
  * nothing is given up for the status route, and a job that never finishes ends in an error at the deadline.
  */
 const JOB = '33333333-3333-4333-8333-333333333333';

@@ -60,7 +60,7 @@ describe('refusals', () => {
     expect(refusalReply(forbidden('No'))).toMatchObject({ status: 403 });
     expect(refusalReply(notFound('Project not found'))).toMatchObject({ status: 404, body: { detail: 'Project not found' } });
     expect(refusalReply(conflict('Busy'))).toEqual({ status: 409, body: { detail: 'Busy' }, headers: {} });
-    // A lost race (its retries spent) says when to send it again (issue 41); a plain conflict above does not.
+    // A lost race (its retries spent) says when to send it again; a plain conflict above does not.
     expect(refusalReply(concurrentChange())).toEqual({ status: 409, body: { detail: 'The request conflicted with a concurrent change. Please retry.' }, headers: { 'retry-after': '1' } });
     expect(refusalReply(gone('Link expired'))).toMatchObject({ status: 410 });
     expect(refusalReply(unsupportedMediaType('Send JSON'))).toMatchObject({ status: 415, body: { detail: 'Send JSON' } });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseDocument } from '#domain/impex';
 
-/** Issue 36: one bad line of YAML is one error with its line, not the parser's cascade nor the schema problems that follow from it. */
+/** One bad line of YAML is one error with its line, not the parser's cascade nor the schema problems that follow from it. */
 const HEAD = 'apiVersion: infracatalog/v1\nkind: Environment\nspec:\n  services:\n    - name: api\n';
 
 describe('a document that is not valid YAML', () => {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { reloadConfig } from '#shared/config';
 import { oneLine } from '#mail/html';
 
-describe('invitation mail settings (docs/decisions.md "Hardening (issue 10)")', () => {
+describe('invitation mail settings (docs/decisions/0048-invitation-resend-and-mail-limits-control-characters-in-mail.md)', () => {
   it('limits invitations and resends by default to 100 an hour per inviter and 50 an hour per project', () => {
     const defaults = reloadConfig();
     expect(defaults.INVITATION_RATE_LIMIT_PER_INVITER_PER_HOUR).toBe(100);

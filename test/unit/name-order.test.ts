@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { nameOrderKey } from '#shared/name-order';
 import { compareText } from '#shared/text';
 
-/** The listing order key (issue 26) orders names exactly as the lists' collator does. */
+/** The listing order key orders names exactly as the lists' collator does. */
 
 const POOLS = [
   [...'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 -_.,:;!?/()[]{}@#$%&*+=<>|~^`\'"\\'],

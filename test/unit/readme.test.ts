@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { configVariables } from '#shared/config';
 
-/** Issue 23 item 8: the README's configuration section is where an operator looks for every variable. */
+/** The README's configuration section is where an operator looks for every variable. */
 const README = readFileSync(join(import.meta.dirname, '..', '..', 'README.md'), 'utf8');
 const configuration = README.slice(README.indexOf('## Configuration'), README.indexOf('\n## ', README.indexOf('## Configuration') + 1));
 

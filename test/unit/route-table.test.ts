@@ -7,18 +7,18 @@ const PUBLIC_ROUTES = new Set([
   // SPEC "Authentication" rule 2, plus the API reference itself.
   'POST /auth/login', 'POST /auth/register', 'POST /auth/token/refresh', 'POST /auth/password/reset', 'POST /auth/password/reset/confirm',
   'POST /invites/accept/by-token', 'GET /plans', 'POST /enterprise/request', 'POST /billing/{payment_provider}/webhook', 'GET /openapi.json',
-  // Issue 10: the link mailed to a new address confirms it; its token is the credential (like the password reset's).
+  // The link mailed to a new address confirms it; its token is the credential (like the password reset's).
   'POST /auth/email/confirm',
-  // Issue 10: logout needs a credential still, but the refresh token alone suffices once the access token has expired (the domain checks).
+  // Logout needs a credential still, but the refresh token alone suffices once the access token has expired (the domain checks).
   'POST /auth/logout',
-  // Issue 13: the document schema reveals nothing. (SPEC's status endpoint taking the token as a query parameter is a
-  // signed-in route since issue 23: the pipeline reads that token too, `tokenInQuery`.)
+  // The document schema reveals nothing. (SPEC's status endpoint taking the token as a query parameter is a
+  // signed-in route: the pipeline reads that token too, `tokenInQuery`.)
   'GET /impex/schema',
-  // Issue 26: an export's signed link is its credential, as the presigned URL it redirects to is.
+  // An export's signed link is its credential, as the presigned URL it redirects to is.
   'GET /impex/download/{record_id}',
-  // Issue 17: the API reference page and its script, like the document they render.
+  // The API reference page and its script, like the document they render.
   'GET /docs', 'GET /docs/redoc.standalone.js',
-  // Issue 36: a machine's sign-in; the API key in the body is its credential.
+  // A machine's sign-in; the API key in the body is its credential.
   'POST /auth/api-key/token',
 ]);
 

@@ -4,7 +4,7 @@ import { appContext } from '#shared/context';
 import { securityLogItem } from '#domain/identity';
 import { encodeCursor, pageStart } from '#db/cursor';
 
-// Issue 18 item 3: what one security-log entry stores (the e2e tests read them over HTTP: test/e2e/security-log.test.ts).
+// What one security-log entry stores (the e2e tests read them over HTTP: test/e2e/security-log.test.ts).
 const at = new Date('2026-03-01T12:00:00.000Z');
 const origin = { requestId: 'req-1', sourceIp: '203.0.113.7', userAgent: 'x'.repeat(300) };
 const USER = '7b0a4a53-6f53-4a55-9d0e-0d4f7a1c1a11';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { reloadConfig } from '#shared/config';
 import { LOCKOUT, RESET_LINK_VALID_MINUTES, MAX_AUTHENTICATORS, RECOVERY_CODES_PER_SET } from '#domain/identity';
 
-describe('sign-in security settings (SPEC "Rate limits", "Other constants"; docs/decisions.md)', () => {
+describe('sign-in security settings (SPEC "Rate limits", "Other constants"; docs/decisions/0011-sign-in-and-reset-rate-limits.md)', () => {
   it('limits per source address by default: login 10 and password reset 5 requests a minute', () => {
     const defaults = reloadConfig();
     expect(defaults.LOGIN_RATE_LIMIT_PER_MINUTE).toBe(10);

@@ -5,8 +5,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { assemblyIsCurrent, SYNTH_INPUTS, synthFingerprint } from '../../infra/deployed/synth';
 
 /**
- * start:deployed synthesizes again only when what a synthesis reads changed since cdk.out was written
- * (issue 42): the decision is the fingerprint of the inputs and settings, stamped into the assembly.
+ * start:deployed synthesizes again only when what a synthesis reads changed since cdk.out was written:
+ * the decision is the fingerprint of the inputs and settings, stamped into the assembly.
  */
 let root: string;
 const write = (rel: string, text: string) => {

@@ -4,7 +4,7 @@ import { ddb, resetClients } from '#shared/clients';
 import { prepareTracing, traced, tracingLoaded } from '#shared/tracing';
 
 /**
- * Issue 17: X-Ray tracing of the SDK clients, switchable by configuration. Off (locally, in tests) the
+ * X-Ray tracing of the SDK clients, switchable by configuration. Off (locally, in tests) the
  * tracer is never loaded and clients are left alone; on (the stack's setting) the first invocation
  * loads it and every client made afterwards records its calls as X-Ray subsegments.
  */

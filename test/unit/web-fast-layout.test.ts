@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { fastLayered, type LayoutNode } from '../../web/src/screens/topology/fast-layout';
 
 /**
- * Issue 25: the dashboard's linear-time layered layout, the one the topology's worker uses for
+ * The dashboard's linear-time layered layout, the one the topology's worker uses for
  * environments too big for ELK (2,000 services and 6,000 connections).
  */
 const node = (id: string, width = 100): LayoutNode => ({ id, width, height: 34 });

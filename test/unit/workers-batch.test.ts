@@ -4,7 +4,7 @@ import { afterAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { log } from '#shared/log';
 
 /**
- * Issue 33 item 6: the workers run their batches through Powertools' batch processing and parse each
+ * The workers run their batches through Powertools' batch processing and parse each
  * body once against its queue's schema. A malformed body fails only its own message (reported, logged,
  * for the dead-letter queue after maxReceiveCount); a message whose handler throws is reported, the
  * others not. The domain is stubbed: these are about the batch, not the jobs.

@@ -60,7 +60,7 @@ export type Preflight = Json<paths['/me/downgrade/preflight']['post']['responses
 export type OverageCandidates = Json<paths['/me/limits/overage-candidates']['get']['responses'][200]>;
 export type ArchiveSelection = NonNullable<paths['/me/mark-archived']['post']['requestBody']>['content']['application/json'];
 
-// people: members, invitations, project users, custom roles, the account's security (issue 25)
+// people: members, invitations, project users, custom roles, the account's security
 type Body<O> = O extends { requestBody?: { content: { 'application/json': infer T } } } ? T : never;
 export type EnvRole = Json<paths['/environments/{environment_id}/roles']['get']['responses'][200]>[number];
 export type EnvRoleName = EnvRole['role'];

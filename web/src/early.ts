@@ -1,7 +1,7 @@
 import { api, ok } from './api';
 
 /**
- * Reads started at start-up for the address opened, before its screen is on the page (issue 32):
+ * Reads started at start-up for the address opened, before its screen is on the page:
  * the topology's data is asked for as soon as the session is resumed, beside `/auth/me` and the
  * screen's code, instead of after both. The screen takes it once (`takeEarly`); a screen opened
  * later reads for itself.

@@ -37,16 +37,16 @@ export const to = {
   billing: '/account/billing',
   downgrade: (planId?: string) => `/account/billing/downgrade${planId ? `?to=${planId}` : ''}`,
   archive: '/account/billing/archive',
-  /** What is archived, and restoring it (people helper, issue 25 follow-up). */
+  /** What is archived, and restoring it. */
   archived: '/account/billing/archived',
 
-  // people: password reset, members and invitations, custom roles, the account (issue 25)
+  // people: password reset, members and invitations, custom roles, the account
   resetPassword: '/reset-password',
   confirmEmail: '/confirm-email',
   members: (p: string) => `/p/${p}/members`,
   roles: (p: string) => `/p/${p}/roles`,
   account: '/account',
-  /** The account's API keys (issue 36): the credential of CI jobs. */
+  /** The account's API keys: the credential of CI jobs. */
   apiKeys: '/account/api-keys',
 };
 

@@ -7,7 +7,7 @@ import { resendStaleOutbox } from '#shared/outbox';
 /**
  * Runs every minute in the cloud (a timer in the local runtime): the webhook delivery attempts that
  * have fallen due, and the outbox items (events, mail) still waiting long after their write, handed
- * to their queues again (issue 41: a queue outage or a dead letter delays them, never loses them).
+ * to their queues again (a queue outage or a dead letter delays them, never loses them).
  */
 export const handler = (): Promise<{ done: number; failed: number; resent: number }> => invocation({ dimensions: { schedule: 'webhook-retries' } }, sweep);
 

@@ -5,7 +5,7 @@ import type { AuditItem } from '#shared/audit';
 import { auditEntryOut, auditPage, type AuditQuery } from './log';
 
 /**
- * GET /me/audit-log (issue 18): the caller's own account-level entries (API keys created, revoked,
+ * GET /me/audit-log: the caller's own account-level entries (API keys created, revoked,
  * archived and restored; plan changes), which belong to no project. Stored in the account's own
  * partition `USER#<id>#AUDIT`; their index entries (GSI2 by entity, GSI3 by actor) are scoped to
  * `ACCOUNT#<id>`, so no read here can reach another account's entries nor a project's.

@@ -9,7 +9,7 @@ import type { AuditItem } from '#shared/audit';
 import type { Permission } from '#auth/permissions';
 import { accessToProject, type ProjectAccess } from '#domain/tenancy';
 
-/** GET /projects/{project_id}/audit-log (issue 18): who changed what, when, and from where. */
+/** GET /projects/{project_id}/audit-log: who changed what, when, and from where. */
 
 export const AUDIT_FORBIDDEN = 'Insufficient permissions to read the audit log of this project';
 

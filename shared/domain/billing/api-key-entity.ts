@@ -8,7 +8,7 @@ export type ApiKeySet = (typeof API_KEY_SETS)[number];
 /**
  * The API key entity (shared/db/entity.ts has the pattern): the stored item keeps the SHA-256 hash
  * of the value (`key_hash`) and its first characters (`prefix`), never the value itself. It follows
- * the live rule (`deleted_at` on revoke; `archived_at` for issue 12), so lists and the limit see
+ * the live rule (`deleted_at` on revoke; `archived_at` when archived with its owner), so lists and the limit see
  * live keys only. A client sees neither the hash nor the set.
  */
 export const apiKeyEntity = defineEntity(
@@ -19,7 +19,7 @@ export const apiKeyEntity = defineEntity(
     key_set: z.enum(API_KEY_SETS),
     name: z.string(),
     scopes: z.array(z.string()).default([]),
-    /** The projects the key's tokens may reach (issue 36); null: every project of the account. */
+    /** The projects the key's tokens may reach; null: every project of the account. */
     project_ids: z.array(z.string()).nullable().default(null),
     prefix: z.string(),
     key_hash: z.string(),

@@ -11,11 +11,11 @@ import { perAddressPerMinute, recordSecurityEvent, securityLogStep, type Refusal
 import { lazySchema } from '#shared/lazy-schema';
 
 /**
- * The API key exchange (issue 36, `POST /auth/api-key/token`): a machine's credential, like OAuth's
+ * The API key exchange (`POST /auth/api-key/token`): a machine's credential, like OAuth's
  * client credentials grant. An `api` key that is live and not expired gives a short-lived access
  * token (the ordinary JWT, same lifetime, no refresh token: the holder exchanges again) whose every
  * request re-reads the key (authenticate.ts), so revoking the key ends its tokens at once. What the
- * token may reach is `#auth/key-grant`. See docs/decisions.md "API keys as a CI credential".
+ * token may reach is `#auth/key-grant`. See docs/decisions/0139-api-keys-as-a-ci-credential-the-exchange-one-refusal-lookup.md.
  */
 
 /** The one refusal of an unknown, revoked, archived, expired or metrics key, and of a blocked account: no oracle. */

@@ -1,5 +1,5 @@
 /**
- * The documented rate card (docs/decisions.md): list prices in USD cents per month, applied to the
+ * The documented rate card (docs/decisions/0019-cost-estimate.md): list prices in USD cents per month, applied to the
  * servers' flat specification (cpu, memory_mb, storage_gb) times their instances.
  */
 export const RATE_CARD = {

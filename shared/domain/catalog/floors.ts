@@ -120,7 +120,7 @@ export interface ListFloorsInput {
   location?: string;
   zone?: string;
   updated_since?: string;
-  /** Issue 26, beyond SPEC: one page of the list (the whole list without `limit`). */
+  /** Beyond SPEC: one page of the list (the whole list without `limit`). */
   offset?: number;
   limit?: number;
 }

@@ -37,7 +37,7 @@ export const atLocation = (i: { provider?: string | null; provider_region?: stri
  * The steps that remove, with an entity, the live connections (either end) and links (either
  * end) touching it: items of the topology group, soft-deleted as that group deletes them, with
  * their listings; a connection that belongs to a chain leaves it (the chain's `connection_count`
- * drops, one step per chain). Both are those of the entity's own listing ranges (issue 26: what it
+ * drops, one step per chain). Both are those of the entity's own listing ranges (what it
  * reads grows with its connections and links, not the environment's). `asRead` is the condition
  * for the entity's own write that no edge was added since it was read (db/refs.ts): it must be
  * read before this is called.

@@ -10,7 +10,7 @@ type StoredItem = Record<string, unknown> & { SK: string; PK: string };
 type Repairs = { written: number; removed: number };
 
 /**
- * The one-time backfill of listing items (issue 26) for a table written before they existed, or
+ * The one-time backfill of listing items for a table written before they existed, or
  * under another name order (a runtime whose collator orders differently): per listed kind still to
  * do, one Scan of its entities and listing items, then the missing or different listings written and
  * the stale ones removed. Idempotent; recorded per kind under a migration item with the name order's

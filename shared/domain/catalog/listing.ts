@@ -8,7 +8,7 @@ import type { DomainError } from '#shared/errors';
 import { nameOrderKey } from '#shared/name-order';
 
 /**
- * Listing items (issue 26): a live entity's place in its environment's name order
+ * Listing items: a live entity's place in its environment's name order
  * (`<FAMILY>BYNAME#<envId>#<order key>#<id>`, shared/name-order.ts), carrying what its list filters
  * on, so a page is one Query in name order that stops when the page is full, then one BatchGet of
  * the page's entities. One implementation for services (by name), floors (by hostname) and
@@ -127,7 +127,7 @@ export function defineListing<T extends Listable, F extends keyof T & string>(sp
 
   /**
    * The condition, for the entity's own write, that every field its listing holds still has the
-   * value read, those the write sets included (issue 32): the listing's Delete names the key
+   * value read, those the write sets included: the listing's Delete names the key
    * `before` had and its Put copies `before`'s other fields, so a concurrent change of any of them
    * must fail the write (to be re-run from a new read), or two renames would each leave a listing.
    * Absent fields of older items count as their defaults.

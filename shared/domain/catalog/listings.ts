@@ -7,10 +7,10 @@ import { networkEntity, type Network } from './network-entity';
 import { connectionEntity, type Connection } from './topology/connection-entity';
 import { linkEntity, type Link } from './topology/link-entity';
 
-/** The lists read from listing items (listing.ts, issue 26), each with what its list filters on. */
+/** The lists read from listing items (listing.ts), each with what its list filters on. */
 
 /**
- * What a service names, listed by what it names (issue 41): `SERVICEREFBY#<envId>#<place>##<serviceId>`
+ * What a service names, listed by what it names: `SERVICEREFBY#<envId>#<place>##<serviceId>`
  * for its server (`FLOOR.<id>`), its responsible member (`USER.<id>`) and responsible project user
  * (`PUSER.<id>`), so the server's delete, the member's removal and the project user's delete read the
  * services that name them with one Query of that range: a cost proportional to those services, not

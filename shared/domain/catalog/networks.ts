@@ -100,7 +100,7 @@ export interface NetworkFilters {
   mask?: number;
   range?: string;
   updated_since?: string;
-  /** Issue 26, beyond SPEC: one page of the list (the whole list without `limit`). */
+  /** Beyond SPEC: one page of the list (the whole list without `limit`). */
   offset?: number;
   limit?: number;
 }

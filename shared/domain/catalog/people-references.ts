@@ -12,7 +12,7 @@ import { serviceEntity, type Service } from './service-entity';
 import { serviceEventData } from './services';
 
 /**
- * A person leaves the project's people (issue 41): a member removed (or leaving), a project user
+ * A person leaves the project's people: a member removed (or leaving), a project user
  * deleted. The services that name them as responsible (`responsible_user_id`,
  * `responsible_project_user_id`) are cleared in the same change, found through the services'
  * reference listings (`serviceRefListing`: one Query per environment of the person's range, then one

@@ -42,7 +42,7 @@ export function trustPolicy(externalId: string) {
 export const PERMISSIONS_POLICY = { Version: '2012-10-17', Statement: [{ Effect: 'Allow', Action: ['ec2:DescribeInstances'], Resource: '*' }] };
 
 /**
- * What an audit entry of a cloud account shows (issue 18): what its read shows, without the
+ * What an audit entry of a cloud account shows: what its read shows, without the
  * credentials (the sealed token; the external id, which the deny-list drops too) nor the run
  * bookkeeping and timestamps that discovery runs move.
  */

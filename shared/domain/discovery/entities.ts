@@ -36,7 +36,7 @@ export const cloudAccountEntity = defineEntity(
     created_at: z.string(),
     updated_at: z.string(),
     deleted_at: z.string().nullable().default(null),
-    /** The sort key of the account's latest audit entry (issue 18). */
+    /** The sort key of the account's latest audit entry. */
     audit_head: z.string().nullable().default(null),
   }),
 );

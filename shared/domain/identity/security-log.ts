@@ -10,11 +10,11 @@ import { actorAccount, epochSeconds, type AppContext } from '#shared/context';
 import type { KeyUnusable } from '#auth/caller';
 
 /**
- * The account's security log (issue 18): what happened to the account's sign-in and its secrets,
+ * The account's security log: what happened to the account's sign-in and its secrets,
  * from where and with which device, for the account holder and for staff. Entries hold no password,
  * code, token, hash or secret: only what the event is, its reason code, ids and non-secret facts.
  * Written in the transaction of the change where the change has one (authenticators, recovery
- * codes, password reset, e-mail change, session revocation); see docs/decisions.md "Security log".
+ * codes, password reset, e-mail change, session revocation); see docs/decisions/0069-security-log-what-is-logged-entries-reason-codes.md.
  */
 export const SECURITY_EVENTS = [
   'account.created',

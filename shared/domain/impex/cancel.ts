@@ -13,7 +13,7 @@ export const EXPORT_RUNNING = 'A running export cannot be cancelled: it finishes
 const inStatus = (status: ImpexRecord['status']) => ({ expression: '#st = :only', names: { '#st': 'status' }, values: { ':only': status } });
 
 /**
- * POST /impex/cancel/{job_id} (issue 36), by the job's starter or a project owner (other members 403,
+ * POST /impex/cancel/{job_id}, by the job's starter or a project owner (other members 403,
  * non-members 404 as for its status): a queued job is cancelled at once (its message finds it finished;
  * an import's lock is let go); a running import is asked to stop and does so at its next chunk
  * boundary, undoing the chunk in flight, then its record says `cancelled` (jobs.ts). A finished job is 409.

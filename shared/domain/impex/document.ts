@@ -7,7 +7,7 @@ import { groupDescription } from '#domain/tenancy';
 import { lazySchema } from '#shared/lazy-schema';
 
 /**
- * The import/export document of one environment (issue 13): YAML (JSON is accepted too, being
+ * The import/export document of one environment: YAML (JSON is accepted too, being
  * YAML), an envelope `apiVersion` / `kind` / `metadata` and a `spec` of the environment's groups
  * (with their subgroups), service floors, networks, services, service links, network
  * attachments and service connections (on their own, and in chains and hubs). Entities refer to each other by name (floors by hostname), never by id, so an export
@@ -31,7 +31,7 @@ export const SERVICE_DOCUMENT_FIELDS: readonly (typeof SERVICE_VALUE_FIELDS)[num
 
 /**
  * The document's schema, built at its first use (an upload validated, the JSON Schema served), not
- * at import: some 6 ms of the impex function's and the jobs worker's cold start (issue 42).
+ * at import: some 6 ms of the impex function's and the jobs worker's cold start.
  */
 const documentSchema = lazySchema(() => {
   /** A reference to another entity of the document by its name (hostname for floors). */

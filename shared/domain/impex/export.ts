@@ -15,7 +15,7 @@ import { readEnvironmentHead } from './read';
  * fields in the schema's order, empty ones left out, so two exports of the same data are
  * byte-identical.
  *
- * Issue 26: the document is produced in parts (`exportParts`), which the jobs worker renders and
+ * The document is produced in parts (`exportParts`), which the jobs worker renders and
  * uploads one after the other, so that neither the document nor the environment's entities are
  * ever held whole: the environment is read page by page and what is kept of each entity is what
  * the document needs of it (a service's entry as JSON text, its id → name; a connection's ends).

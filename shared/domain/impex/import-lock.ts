@@ -5,7 +5,7 @@ import { errorFields, log } from '#shared/log';
 import { getAccount } from '#domain/identity';
 
 /**
- * One import writes into an environment at a time (issue 36): the import takes the environment's
+ * One import writes into an environment at a time: the import takes the environment's
  * lock when it is started (a second one is refused with 409, naming the holder and its job) and its
  * job holds it for its whole run, renewing the lease; a job that dies holds it no longer than a lease.
  */

@@ -92,7 +92,7 @@ async function runExport(record: ImpexRecord, ctx: AppContext) {
   const now = ctx.clock.now();
   const parts = exportParts({ projectId: record.project_id, environmentId: record.environment_id, recordId: record.id, exportedAt: now.toISOString() });
   const key = `exports/${record.project_id}/${record.id}.yaml`;
-  // Rendered and uploaded a part at a time: the document is never held whole (issue 26).
+  // Rendered and uploaded a part at a time: the document is never held whole.
   await uploadDocument(key, yamlText(parts), 'application/yaml');
   const expiresAt = new Date(now.getTime() + ctx.config.IMPEX_LINK_TTL_HOURS * HOUR_MS);
   await step(record, { status: 'succeeded', document_key: key, download_url: await signedDownloadUrl(ctx.config.API_BASE_URL, record.id, expiresAt), link_expires_at: expiresAt.toISOString(), progress: { pct: 100, done: 1, total: 1 } }, ctx);
@@ -159,7 +159,7 @@ async function planOrApply(record: ImpexRecord, ctx: AppContext, life: JobLife) 
   }
   let current = record;
   const halt = () => life.stopReason() !== undefined;
-  // Every entry the import writes names it and the account that started it (issue 18).
+  // Every entry the import writes names it and the account that started it.
   const starter = await getAccount(record.created_by);
   const days = plan.plan?.features.data_retention_days ?? null;
   const audit = { importId: record.id, actor: starter ? accountActor(starter) : SERVICE_ACTOR, days };

@@ -77,7 +77,7 @@ const UPLOAD_SECONDS = 15 * 60;
 export const NO_UPLOAD = 'No document was uploaded for this upload_id: PUT it to the upload URL first';
 
 /**
- * POST /impex/upload-url (issue 26): for a document too big for a request, a presigned PUT of
+ * POST /impex/upload-url: for a document too big for a request, a presigned PUT of
  * exactly `size` bytes of `content_type` into the project's imports, valid 15 minutes; then
  * POST /impex/import with its `upload_id`. The caller must be allowed to import (the same rule).
  */
@@ -150,8 +150,8 @@ export async function memberRecordAccess(id: string, kind: string, userId: strin
 const PRESIGNED_SECONDS = 15 * 60;
 
 /**
- * GET /impex/download/{record_id}?exp&sig: the signed link is the credential, as a presigned URL is
- * (issue 26): checked, it answers the export's presigned S3 URL, valid for what is left of the link's
+ * GET /impex/download/{record_id}?exp&sig: the signed link is the credential, as a presigned URL is:
+ * checked, it answers the export's presigned S3 URL, valid for what is left of the link's
  * life (at most 15 minutes: the link mints a new one each time, and a role's credentials would not
  * keep a days-long URL alive). The bytes never pass through the API.
  */

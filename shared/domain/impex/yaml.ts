@@ -151,7 +151,7 @@ function fromLine(text: string, n: number): string {
 }
 
 /**
- * The document as YAML text, a part at a time (issue 26: an export is never held whole), byte for
+ * The document as YAML text, a part at a time (an export is never held whole), byte for
  * byte what `toYaml` gives for the whole document. The library renders each part in the place it
  * has in the whole document, as `spec:` → `<section>:` → its items, so that every item comes out at
  * the indentation and in the style the whole rendering gives it; the lines of that place already

@@ -20,7 +20,7 @@ import { runUnits, type RunResult, type SharedMove, type Unit } from './archive-
 import { IN_ENVIRONMENT, notFoundOf, resolveArchived, resolveLive, selectedIds, type ArchivedTarget, type Target } from './archive-targets';
 
 /**
- * Archive and restore (issue 12, SPEC "/me/mark-archived", "/me/unarchive"). Archiving hides a live
+ * Archive and restore (SPEC "/me/mark-archived", "/me/unarchive"). Archiving hides a live
  * resource without deleting anything: `archived_at` set (the live rule in shared/db/live.ts then keeps
  * it out of every list, limit and change), its plan slots given back, and a marker written under the
  * owner, all in one transaction per resource. Restoring clears `archived_at` and takes the slots back
@@ -84,7 +84,7 @@ function apiKeyAudit(ctx: AppContext, t: Target, verb: 'archive' | 'restore', ar
   }, { mode: 'creation' });
 }
 
-/** Services and floors leave their environment's name order when archived and come back when restored (catalog's listing items, issue 26). */
+/** Services and floors leave their environment's name order when archived and come back when restored (catalog's listing items). */
 const LISTED: Partial<Record<ArchivableKind, Listing<Listable>>> = { services: serviceListing, service_floors: floorListing };
 function listingSteps(kind: ArchivableKind, item: Record<string, unknown>, verb: 'archive' | 'restore'): TransactStep[] {
   const listing = LISTED[kind];

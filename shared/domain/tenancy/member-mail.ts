@@ -16,7 +16,7 @@ export interface AddedMailFacts {
 }
 
 /**
- * The mail to someone an owner made a member by giving them a role (issue 32): who added them, to
+ * The mail to someone an owner made a member by giving them a role: who added them, to
  * which project, with what, and where it is. Every name in it is user-provided: made one line for
  * the subject and both parts, and escaped in the HTML part (as the invitation mail does).
  */

@@ -29,7 +29,7 @@ export interface RoleTarget {
 }
 
 /**
- * Who may be given a role in a project (environment roles, custom roles; issue 32): a member. An
+ * Who may be given a role in a project (environment roles, custom roles): a member. An
  * owner may also give one to any account, and the assignment makes it a member (SPEC: "when the
  * project owner assigns a role, the target also gets a project membership record"). To anyone
  * else, an account that is not a member is what an unknown id is: 404 'User not found', the same

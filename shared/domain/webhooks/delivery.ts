@@ -181,7 +181,7 @@ async function endpointHealth(webhook: Webhook, result: PostResult, ctx: AppCont
     return;
   }
   const [project] = await liveProjects([webhook.project_id]);
-  // The disablement's audit entry (issue 18), by the service, in the transaction that disables it:
+  // The disablement's audit entry, by the service, in the transaction that disables it:
   // the condition (still enabled) makes it one entry however many deliveries fail at once.
   const days = project ? await retentionOfProject(project) : null;
   const audit = changeAudit(ctx, 'webhook', 'disable', webhook, { before: { enabled: true, disabled_reason: null }, after: { enabled: false, disabled_reason: reason } }, days, {

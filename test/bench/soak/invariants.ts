@@ -63,7 +63,7 @@ export interface Checks {
   webhookId: string;
 }
 
-/** Every invariant of issue 35 item 3, read through the API and the table once the faults are off. */
+/** Every invariant of the soak (docs/decisions/0136-the-soak.md), read through the API and the table once the faults are off. */
 export async function checkInvariants({ client, ledger, scopes, deliveries, webhookId }: Checks): Promise<Checked> {
   const projectId = scopes[0].projectId;
   const found = { lost: [] as string[], back: [] as string[], dupes: [] as string[], stale: [] as string[], strangers: [] as string[] };
@@ -138,7 +138,7 @@ function webhooksMatch(ledger: Ledger, deliveries: Delivery[]): string[] {
 }
 
 /**
- * Issue 41: every event the webhook should receive ends as a delivery in its log (succeeded or failed,
+ * Every event the webhook should receive ends as a delivery in its log (succeeded or failed,
  * so redeliverable), never vanishes: one delivery per acknowledged service creation, update and delete
  * and floor creation, none still pending once every retry has run. Read from the table (the log's
  * bodies hold the event, which the API's list leaves out).

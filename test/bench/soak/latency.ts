@@ -1,6 +1,6 @@
 /**
  * Every HTTP exchange's duration (each retry counts as a request of its own), and the figures printed
- * from them; and every 5xx answer, with whether it carried Retry-After (issue 35's budget: no 5xx but
+ * from them; and every 5xx answer, with whether it carried Retry-After (the budget: no 5xx but
  * a clean 503 with Retry-After).
  */
 export class Latency {

@@ -1,5 +1,5 @@
 /**
- * What the environment has that the document does not (issue 36), as the server's plan lists it
+ * What the environment has that the document does not, as the server's plan lists it
  * (`report.extras`; the rule is the server's, shared/domain/impex/import/extras.ts): every plan shows
  * it, `--prune` has the import's job delete it under the environment's lock.
  */

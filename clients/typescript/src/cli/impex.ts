@@ -14,7 +14,7 @@ function showResult(record: JobRecord, format: Format) {
   process.stdout.write(resultLines(record).join('\n') + '\n');
 }
 
-/** What `export -o` takes: the document's format (before issue 36 it took a file name: say where that went). */
+/** What `export -o` takes: the document's format (it used to take a file name: say where that went). */
 const EXPORT_FORMATS = ['yaml', 'json'] as const;
 function exportFormat(v: string): (typeof EXPORT_FORMATS)[number] {
   if ((EXPORT_FORMATS as readonly string[]).includes(v)) return v as 'yaml' | 'json';

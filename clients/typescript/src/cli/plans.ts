@@ -10,7 +10,7 @@ import { prompts } from './prompts.js';
 import { inEnv, type Target } from './target.js';
 
 /**
- * `plan` and `apply` (issue 36): a plan compares the whole environment with the whole file. What the
+ * `plan` and `apply`: a plan compares the whole environment with the whole file. What the
  * environment has beyond the file is always listed (and makes `plan` exit 2); `--prune` turns it into
  * deletions. A plan saved with `--out` records the document, the deletions and the fingerprint of the
  * environment it was made against; `apply <plan>` applies exactly that, and the server refuses it

@@ -4,7 +4,7 @@
  * The domain speaks only this vocabulary; each adapter maps its provider's objects onto it.
  */
 
-/** SPEC's three subscription states; each adapter maps its provider's states onto them (docs/decisions.md). */
+/** SPEC's three subscription states; each adapter maps its provider's states onto them (docs/decisions/0054-stripe-adapter.md). */
 export type ProviderSubscriptionStatus = 'active' | 'pending' | 'cancelled';
 
 export interface CheckoutRequest {

@@ -9,7 +9,7 @@ import {
 } from './provider';
 
 /**
- * The Stripe adapter of the payment-provider port (docs/decisions.md, "Stripe adapter (issue 11)"):
+ * The Stripe adapter of the payment-provider port (docs/decisions/0054-stripe-adapter.md):
  * Checkout Sessions in subscription mode, the Billing Portal, and webhooks verified on their raw body
  * and mapped onto `PaymentEvent`. Every object we make carries our subscription and account ids in its
  * metadata, so the events that follow map back without a lookup.

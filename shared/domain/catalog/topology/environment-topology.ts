@@ -12,7 +12,7 @@ import type { Connection, Direction } from './connection-entity';
 import type { EntityType } from './ends';
 
 /**
- * GET /topology (issue 32): the environment as the dashboard's topology draws it, in one compact
+ * GET /topology: the environment as the dashboard's topology draws it, in one compact
  * answer instead of the lists of services, servers, networks, connections and links (and one read
  * of network attachments per server and service). Columnar: `nodes` and `edges` are objects of
  * arrays of one length, an edge's ends are indexes into the nodes.

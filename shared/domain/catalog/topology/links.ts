@@ -63,7 +63,7 @@ export async function createLink(
 
 /**
  * GET /service-links: the environment's edge list in creation order, optionally only the links
- * touching one service. Those are read from the service's listing range (issue 26: what it reads
+ * touching one service. Those are read from the service's listing range (what it reads
  * grows with the service's links, not the environment's), alongside the access check; the whole
  * list and a sync (`updated_since`, deleted ones too) read the environment's links.
  */

@@ -3,7 +3,7 @@ import type { EnvironmentContents } from '../read';
 import { KIND, type Extra } from './report';
 
 /**
- * What the environment has that the document lacks (issue 36): every plan lists it (`report.extras`),
+ * What the environment has that the document lacks: every plan lists it (`report.extras`),
  * an import with `prune` deletes it. Matched as the import matches: services, networks and groups by
  * name and floors by hostname, ignoring case; subgroups by their group's name and theirs; links by the
  * names they join; connections (chain and hub members included) by their two ends, either way round,

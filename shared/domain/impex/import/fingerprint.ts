@@ -3,7 +3,7 @@ import type { EnvironmentContents } from '../read';
 import { canonical } from './compare';
 
 /**
- * What a saved plan was made against (issue 36): a hash of every live item of the environment as
+ * What a saved plan was made against: a hash of every live item of the environment as
  * the plan read it (each write moves an item's `updated_at` or removes it from the live lists), so
  * applying the plan can tell, exactly, whether anything changed since. The project (whose counters
  * other environments move) is left out.

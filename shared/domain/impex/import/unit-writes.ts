@@ -13,7 +13,7 @@ import type { ImportPlan } from './plan';
 import type { CreateKind, Unit } from './units';
 
 /**
- * Who an import's entries name and how long its update entries are kept (issue 18): the account that
+ * Who an import's entries name and how long its update entries are kept: the account that
  * started the import, the import's id on every entry it writes, the owner's plan's retention.
  */
 export interface ImportAudit {

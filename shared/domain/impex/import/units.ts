@@ -17,7 +17,7 @@ export interface Unit {
   update?: {
     key: Key; changes: Record<string, unknown>; gone: string; audit?: { id: string; head: string | null; before: Record<string, unknown> };
     hints?: { id: string; service_floor_id: string | null; group_id: string | null; subgroup_id: string | null };
-    /** A listed entity's listing writes (issue 26) and the condition that keeps them exact (catalog/listing.ts). */
+    /** A listed entity's listing writes and the condition that keeps them exact (catalog/listing.ts). */
     listing?: { steps: TransactStep[]; asRead?: ReturnType<Listing<Listable>['asRead']> };
   };
   /**

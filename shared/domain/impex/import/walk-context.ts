@@ -75,7 +75,7 @@ export function walkContext(input: WalkInput, ctx: AppContext, sink: Sink) {
     const audit = { id: String(existing.id), head: (existing.audit_head as string | undefined) ?? null, before: Object.fromEntries(Object.keys(changes).map((k) => [k, existing[k] ?? null])) };
     return units[units.push({ item: record(kind, name, 'update', `changed: ${Object.keys(changes).join(', ')}`), phase, update: { key: key(), changes, gone, audit }, guards: [], counters: [], ...extra }) - 1];
   };
-  /** An update of a listed entity also writes its listing (issue 26), exact through the condition on the listed fields it does not change. */
+  /** An update of a listed entity also writes its listing, exact through the condition on the listed fields it does not change. */
   const withListing = <T extends Listable>(unit: Unit | undefined, listing: Listing<T>, existing: T | undefined) => {
     const changes = unit?.update?.changes as Partial<T> | undefined;
     if (!unit?.update || !existing || !changes || !listing.touches(changes)) return;

@@ -27,7 +27,7 @@ export async function manageChain(ctx: AppContext, chainId: string) {
 }
 
 /**
- * A chain's live members, from its own listing range (issue 26: what it reads grows with the
+ * A chain's live members, from its own listing range (what it reads grows with the
  * chain, not the environment). Should the range hold fewer than the chain counts (a table whose
  * backfill has not yet listed older chains, or a member leaving meanwhile), the environment's
  * connections are read as before, filtered on chain_id: a chain-wide write never misses a member.

@@ -74,7 +74,7 @@ type EndListing = { id: string; a_id?: string; b_id?: string };
 
 /**
  * The live connections joining the two ends of one of `specs`, whatever their direction: the only
- * ones a duplicate can be (issue 26). The first END_PROBE listings of each end are read; a pair is
+ * ones a duplicate can be. The first END_PROBE listings of each end are read; a pair is
  * then decided by an end read whole, whose listings name their other end, so a new connection to a
  * hub costs the quieter end's connections, not the hub's. Only when both ends of a pair have more
  * is one of them read on. A listing without its ends (written before they were held, until the

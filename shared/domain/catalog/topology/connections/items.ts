@@ -49,7 +49,7 @@ export function newConnection(projectId: string, envId: string, spec: Connection
   });
 }
 
-/** The connection item, its id lookup and its listings (issue 26: written beside the rest when a batch is too large for one transaction). */
+/** The connection item, its id lookup and its listings (written beside the rest when a batch is too large for one transaction). */
 export const putConnectionSteps = (c: Connection): TransactStep[] => [
   putNewStep(connectionEntity.encode(connectionKey(c), c)),
   lookupStep(c.id, c.project_id, connectionKey(c), CONNECTION_KIND),

@@ -9,7 +9,7 @@ import { MISSING_VIEW } from './limits-and-refusals';
 
 /**
  * GET /service-connections: an environment's connections, optionally touching one entity or of one
- * chain, in creation order. Read from their listings (issue 26): the environment's range, or the
+ * chain, in creation order. Read from their listings: the environment's range, or the
  * entity's own (only its connections), filtered on the chain, up to `offset + limit` (beyond SPEC;
  * without `limit` the whole list). A sync (`updated_since`, deleted ones too) reads them all.
  */

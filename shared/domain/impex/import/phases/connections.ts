@@ -28,7 +28,7 @@ export async function planConnections(w: WalkContext, serviceId: Map<string, str
   };
   // A connection of the document is the one joining the same two ends (either way round): the one in
   // the same direction if there is one, else another of the pair not matched yet, whose direction
-  // (and name) is then updated in place (issue 36) rather than a second connection created beside it.
+  // (and name) is then updated in place rather than a second connection created beside it.
   const exact = new Map(env.connections.map((c) => [pairKey(c), c]));
   const byEnds = new Map<string, Connection[]>();
   for (const c of env.connections) byEnds.set(endsKey(c), [...(byEnds.get(endsKey(c)) ?? []), c]);

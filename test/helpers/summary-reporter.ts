@@ -11,7 +11,8 @@ export default class SummaryReporter implements Reporter {
         else if (state === 'failed') counts.failed++;
         else counts.skipped++;
       }
-      if (module.state() === 'failed' && ![...module.children.allTests()].length) counts.failed++; // a file that failed to load
+      // A file that failed outside its tests (to load, or in a hook, its tests then reported skipped): one failure more.
+      if (module.state() === 'failed' && ![...module.children.allTests()].some((test) => test.result().state === 'failed')) counts.failed++;
     }
     process.stdout.write(`\n${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped\n`);
   }

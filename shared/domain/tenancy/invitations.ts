@@ -209,7 +209,7 @@ function scopeKeys(projectId: string, input: NewInvitation) {
 export async function createInvitation(ctx: AppContext, input: NewInvitation): Promise<Invitation> {
   const caller = actorAccount(ctx);
   const access = await loadAccess(input.project_id, caller.id, { extra: scopeKeys(input.project_id, input) });
-  access.requireOwner();
+  access.requireOwnerRight('invitations.manage');
   const scope = checkScope(access, input);
   const id = ctx.ids.newId();
   await limitInvitationMail(ctx, { id, project_id: access.project.id }, caller.id);
@@ -276,7 +276,7 @@ function invitationMailStep(invite: Invitation, token: string, project: Project,
 /** GET /invites: a project's invitations, newest first (owner only). */
 export async function listInvitations(ctx: AppContext, input: { project_id: string }): Promise<Invitation[]> {
   const access = await accessToProject(input.project_id, actorAccount(ctx).id);
-  access.requireOwner();
+  access.requireOwnerRight('invitations.manage');
   const invites = await queryPrefix<Invitation>(input.project_id, keys.invitePrefix);
   return invites.sort((a, b) => b.created_at.localeCompare(a.created_at) || b.id.localeCompare(a.id));
 }
@@ -284,7 +284,7 @@ export async function listInvitations(ctx: AppContext, input: { project_id: stri
 /** The invitation with this id as its owner sees it. SPEC order: 404 when absent or the caller is no member, then 403. */
 async function ownerAccessToInvitation(ctx: AppContext, inviteId: string) {
   const { access, item: invite } = await accessToItem<Invitation>({ kind: 'invite', id: inviteId, userId: actorAccount(ctx).id, scope: 'project', notFound: notFound(INVITATION_NOT_FOUND) });
-  access.requireOwner();
+  access.requireOwnerRight('invitations.manage');
   return { access, invite };
 }
 

@@ -3,6 +3,7 @@ import { useTestStack } from '../helpers/stack';
 import { client, signUp, uniqueEmail } from '../helpers/http';
 import { setPlan } from '../helpers/plans';
 import { grantRole, projectWithEnv } from '../helpers/tenancy';
+import { OWNER_RIGHTS } from '#auth/permissions';
 
 /**
  * The owner's actions (docs/decisions/0921): `project.manage` (settings, custom roles and their
@@ -79,6 +80,15 @@ describe('project.manage: the owner, or a custom role granting it', () => {
 });
 
 describe("the owner membership's alone: a custom role granting project.manage does not open it", () => {
+  it("no custom role can name an owner's right: 422 naming the key, nothing made", async () => {
+    const { owner, projectId } = await cast();
+    for (const right of OWNER_RIGHTS) {
+      const res = await api.post(`/projects/${projectId}/custom-roles`, { name: right, permissions: ['project.manage', right] }, { token: owner.token });
+      expect([res.status, res.body.detail[0].loc]).toEqual([422, ['body', 'permissions', 1]]);
+    }
+    expect((await api.get(`/projects/${projectId}/custom-roles`, { token: owner.token })).body.map((r: { name: string }) => r.name)).toEqual(['Project managers']);
+  });
+
   it('DELETE /projects/{id}: the manager and a plain member get 403 and the project stays; the owner deletes it', async () => {
     const { owner, manager, member, projectId } = await cast();
     for (const caller of [manager, member]) {

@@ -5,7 +5,7 @@
 export const RESOURCE_KINDS = ['services', 'floors', 'networks', 'groups', 'connections'] as const;
 
 export const PERMISSIONS = [
-  'project.manage', // settings, deletion, invitations, custom roles: owners only unless granted
+  'project.manage', // project settings, custom roles and their assignments: owners, or a custom role granting it (not what OWNER_RIGHTS name)
   'env.manage', // create, rename, delete environments
   'env.roles.manage', // assign and remove environment roles
   ...RESOURCE_KINDS.flatMap((k) => [`${k}.view`, `${k}.manage`] as const),
@@ -23,7 +23,22 @@ export type CataloguePermission = (typeof PERMISSIONS)[number];
  * environment role there, SPEC), importing one (also able to manage services there: it writes them).
  */
 export const ENV_DOCUMENT_RIGHTS = ['env.export', 'env.import'] as const;
-export type Permission = CataloguePermission | (typeof ENV_DOCUMENT_RIGHTS)[number];
+
+/**
+ * What the owner membership alone may do: SPEC marks these routes "owner" ("'owner' means the project
+ * owner role"), or they hand someone the project. Not in the catalogue, so no custom role grants them,
+ * not even one holding `project.manage`, and no capabilities answer lists them.
+ */
+export const OWNER_RIGHTS = [
+  'project.delete', // DELETE /projects/{id}
+  'invitations.manage', // create, list, resend and revoke invitations (/invites)
+  'members.remove', // remove someone else from the project (leaving is every member's)
+  'members.admit', // give a role to an account that is not a member, which makes it one
+  'jobs.cancel', // cancel an import or export someone else started (its starter may too)
+] as const;
+export type OwnerRight = (typeof OWNER_RIGHTS)[number];
+
+export type Permission = CataloguePermission | (typeof ENV_DOCUMENT_RIGHTS)[number] | OwnerRight;
 
 export const ENV_ROLES = ['administrator', 'manager', 'viewer'] as const;
 export type EnvRole = (typeof ENV_ROLES)[number];
@@ -55,7 +70,7 @@ export const isPermission = (p: string): p is CataloguePermission => (PERMISSION
 
 export function capabilities(f: AccessFacts): Set<Permission> {
   if (!f.isMember) return new Set();
-  if (f.isOwner) return new Set<Permission>([...PERMISSIONS, ...ENV_DOCUMENT_RIGHTS]);
+  if (f.isOwner) return new Set<Permission>([...PERMISSIONS, ...ENV_DOCUMENT_RIGHTS, ...OWNER_RIGHTS]);
   const granted = new Set<Permission>(MEMBER_GRANTS);
   for (const p of f.envRole ? ROLE_GRANTS[f.envRole] : []) granted.add(p);
   for (const p of f.customGrants ?? []) if (isPermission(p)) granted.add(p);

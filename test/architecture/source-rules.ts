@@ -7,7 +7,7 @@ import { tokenize } from './import-graph';
  * capabilities route) validates, calls one domain function with the request's context, and shapes
  * the reply. It never loads access or checks a permission itself. Each finding is one readable line.
  */
-const AUTHORIZATION_IN_ROUTE = /\b(loadAccess|accessTo\w+|accessIn\w+|accessWith\w+)\s*\(|\.(require|requireOwner)\s*\(/g;
+const AUTHORIZATION_IN_ROUTE = /\b(loadAccess|accessTo\w+|accessIn\w+|accessWith\w+)\s*\(|\.(require|requireOwnerRight)\s*\(/g;
 
 export function authorizationInRoutes(root: string, files: readonly string[]): string[] {
   const found: string[] = [];

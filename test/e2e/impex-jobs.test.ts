@@ -137,11 +137,15 @@ describe('cancelling an import', () => {
     expect(next.status).toBe(202);
   });
 
-  it('only its starter or an owner may cancel it: another member is refused (403), a stranger sees no job (404)', async () => {
+  it('only its starter or an owner may cancel it: another member is refused (403), also one whose custom role grants project.manage; a stranger sees no job (404)', async () => {
     const { token, projectId, envId } = await ownerWithEnv(api);
     const member = await signUp(api);
     await grantRole(api, token, envId, member.id, 'administrator');
     const stranger = await signUp(api);
+    // Cancelling someone else's job is the owner membership's alone (docs/decisions/0921).
+    const manager = await signUp(api);
+    const managers = await api.post(`/projects/${projectId}/custom-roles`, { name: 'Project managers', permissions: ['project.manage'] }, { token });
+    expect((await api.post(`/projects/${projectId}/custom-roles/${managers.body.id}/assignments`, { user_id: manager.id }, { token })).status).toBe(201);
     // Who may cancel is decided before whether there is anything left to cancel (409 means "allowed, but finished").
     const owners = await startImport(api, token, projectId, envId, doc(2));
     await ref.stack.queues.drain();
@@ -149,6 +153,8 @@ describe('cancelling an import', () => {
     expect((await cancel(owners.body.job_id, stranger.token)).status).toBe(404);
     const refused = await cancel(owners.body.job_id, member.token);
     expect([refused.status, refused.body.detail]).toEqual([403, CANCEL_NOT_ALLOWED]);
+    const byManager = await cancel(owners.body.job_id, manager.token);
+    expect([byManager.status, byManager.body.detail]).toEqual([403, CANCEL_NOT_ALLOWED]);
     expect((await cancel(owners.body.job_id, token)).status).toBe(409);
     const theirs = await startImport(api, member.token, projectId, envId, doc(2, 'm'));
     expect(theirs.status, JSON.stringify(theirs.body)).toBe(202);

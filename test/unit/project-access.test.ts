@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { OWNER_RIGHTS } from '#auth/permissions';
 import { accessOf, customRole } from '../helpers/access';
 
 describe('ProjectAccess (tenancy/access): custom roles and environment roles where they apply', () => {
@@ -20,10 +21,29 @@ describe('ProjectAccess (tenancy/access): custom roles and environment roles whe
     expect(accessOf(opts).can('services.manage', envId)).toBe(may);
   });
 
-  it('require refuses with the caller-given detail; requireOwner with the owner wording', () => {
+  it('require refuses with the caller-given detail; requireOwnerRight with the owner wording', () => {
     const viewer = accessOf({ envRoles: { envA: 'viewer' } });
     expect(() => viewer.require('services.manage', 'No', 'envA')).toThrow(expect.objectContaining({ kind: 'forbidden', detail: 'No' }));
     expect(() => viewer.require('services.view', 'No', 'envA')).not.toThrow();
-    expect(() => viewer.requireOwner()).toThrow(expect.objectContaining({ kind: 'forbidden', detail: 'Project owner required' }));
+    expect(() => viewer.requireOwnerRight('project.delete')).toThrow(expect.objectContaining({ kind: 'forbidden', detail: 'Project owner required' }));
+  });
+
+  const managers = customRole('managers', ['project.manage']);
+  it.each<[string, Parameters<typeof accessOf>[0], boolean, boolean]>([
+    // name, access, may manage the project (settings, custom roles), may do what is the owner's alone
+    ['the owner', { owner: true }, true, true],
+    ['a member whose custom role grants project.manage', { grants: ['managers#*'], roles: [managers] }, true, false],
+    ['a member with project.manage granted in one environment only', { grants: ['managers#envA'], roles: [managers] }, false, false],
+    ['an environment administrator', { envRoles: { envA: 'administrator' } }, false, false],
+    ['a plain member', {}, false, false],
+  ])("owner's actions: %s", (_name, opts, manages, ownerOnly) => {
+    const access = accessOf(opts);
+    expect(access.can('project.manage')).toBe(manages);
+    for (const right of OWNER_RIGHTS) {
+      expect(access.can(right), right).toBe(ownerOnly);
+      const check = () => access.requireOwnerRight(right);
+      if (ownerOnly) expect(check).not.toThrow();
+      else expect(check).toThrow(expect.objectContaining({ kind: 'forbidden', detail: 'Project owner required' }));
+    }
   });
 });

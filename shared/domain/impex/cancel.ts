@@ -22,7 +22,7 @@ const inStatus = (status: ImpexRecord['status']) => ({ expression: '#st = :only'
 export async function cancelJob(ctx: AppContext, input: { job_id: string }) {
   const userId = actorAccount(ctx).id;
   const { record: read, access } = await memberRecordAccess(input.job_id, JOB_KIND, userId, JOB_NOT_FOUND);
-  if (read.created_by !== userId && !access.isOwner) throw forbidden(CANCEL_NOT_ALLOWED);
+  if (read.created_by !== userId && !access.can('jobs.cancel')) throw forbidden(CANCEL_NOT_ALLOWED);
   const record = await asSeen(read, ctx);
   if (isFinished(record)) throw conflict(jobFinished(record.status));
   if (record.status === 'queued') {

@@ -3,7 +3,7 @@ import { batchGet, keyId, type Key } from '#db/batch-get';
 import { keys } from '#db/keys';
 import { forbidden, isRefusal, notFound, type DomainError } from '#shared/errors';
 import { actorAccount, type AppContext } from '#shared/context';
-import { capabilities, isPermission, type CataloguePermission, type EnvRole, type Permission } from '#auth/permissions';
+import { capabilities, isPermission, type CataloguePermission, type EnvRole, type OwnerRight, type Permission } from '#auth/permissions';
 import type { Project } from './project-types';
 import { keyAllowsProject } from '#auth/key-grant';
 import { currentScope } from '#shared/invocation';
@@ -16,6 +16,9 @@ export interface Membership {
   /** Custom-role grants as `<roleId>#<environmentId or *>`, mirrored here so access needs no extra read. */
   custom_role_grants?: Set<string>;
 }
+
+/** Whether a membership (a member item, or its mirror under the user) is an owner's. */
+export const isOwnerMembership = (m: Pick<Membership, 'role'> | undefined): boolean => m?.role === 'owner';
 
 /** A custom-role grant as mirrored on the member item: `<roleId>#<environmentId or *>`. */
 export const grantOf = (roleId: string, envId: string | null) => `${roleId}#${envId ?? '*'}`;
@@ -47,7 +50,7 @@ export class ProjectAccess {
     return this.membership.user_id;
   }
   get isOwner() {
-    return this.membership.role === 'owner';
+    return isOwnerMembership(this.membership);
   }
 
   /** Effective permission keys, project-wide or inside one environment. */
@@ -80,13 +83,19 @@ export class ProjectAccess {
     return envs;
   }
 
-  requireOwner(): void {
-    if (!this.isOwner) throw forbidden(OWNER_REQUIRED);
+  /**
+   * The one check of an owner's action, refused with 403 'Project owner required' (SPEC's owner-only
+   * detail): `project.manage` (settings, custom roles and their assignments) is the owner's or a
+   * custom role's that grants it; an `OwnerRight` (deleting the project, invitations, removing
+   * someone else) is the owner membership's alone. Which is which: `OWNER_RIGHTS` in auth/permissions.
+   */
+  requireOwnerRight(right: 'project.manage' | OwnerRight): void {
+    this.require(right, OWNER_REQUIRED);
   }
 }
 
 export const PROJECT_NOT_FOUND = 'Project not found';
-/** The refusal of what only the owner (or a custom role granting project.manage) may do. */
+/** The refusal of an owner's action (`requireOwnerRight`). */
 export const OWNER_REQUIRED = 'Project owner required';
 
 /**

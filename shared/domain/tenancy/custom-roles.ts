@@ -3,7 +3,7 @@ import { transact, type TransactStep, concurrentChange, retryWhenStale, CASCADE_
 import { invalid, notFound } from '#shared/errors';
 import type { Permission } from '#auth/permissions';
 import { actorAccount, type AppContext } from '#shared/context';
-import { OWNER_REQUIRED, accessToProject, grantOf, loadAccess, parseGrant, type Membership, type ProjectAccess } from './access';
+import { accessToProject, grantOf, loadAccess, parseGrant, type Membership, type ProjectAccess } from './access';
 import { ENV_NOT_IN_PROJECT, envLiveCheck } from './env-scope';
 import { planOfProject, retentionOfProject } from './projects';
 import type { Project } from './project-types';
@@ -98,7 +98,7 @@ export async function createCustomRole(
   input: { project_id: string; name: string; description?: string | null; permissions: Permission[] },
 ): Promise<CustomRole> {
   const access = await accessToProject(input.project_id, actorAccount(ctx).id);
-  access.require('project.manage', OWNER_REQUIRED);
+  access.requireOwnerRight('project.manage');
   const plan = await planOfProject(access.project);
   const now = ctx.clock.now().toISOString();
   const role: CustomRole = {
@@ -121,7 +121,7 @@ type CustomRolePatch = { project_id: string; id: string; name?: string; descript
 async function updateOnce(ctx: AppContext, input: CustomRolePatch): Promise<CustomRole> {
   const { project_id, id: roleId, ...patch } = input;
   const access = await accessWithCustomRole(ctx, project_id, roleId);
-  access.require('project.manage', OWNER_REQUIRED);
+  access.requireOwnerRight('project.manage');
   const role = roleFrom(access, roleId);
   const permissions = patch.permissions && [...new Set(patch.permissions)];
   const updated_at = ctx.clock.now().toISOString();
@@ -157,7 +157,7 @@ export async function deleteCustomRole(ctx: AppContext, input: { project_id: str
 
 async function softDeleteRole(ctx: AppContext, input: { project_id: string; id: string }) {
   const access = await accessWithCustomRole(ctx, input.project_id, input.id);
-  access.require('project.manage', OWNER_REQUIRED);
+  access.requireOwnerRight('project.manage');
   const role = roleFrom(access, input.id);
   const now = ctx.clock.now().toISOString();
   // The role's entry stands for the withdrawal of its assignments that follows (inert once the role is deleted).
@@ -228,7 +228,7 @@ export async function assignCustomRole(
   const envId = input.environment_id ?? null;
   const readKeys = assignmentReadKeys(input.project_id, roleId, userId, envId);
   const access = await loadAccess(input.project_id, actorAccount(ctx).id, { extra: readKeys });
-  access.require('project.manage', OWNER_REQUIRED);
+  access.requireOwnerRight('project.manage');
   const projectId = access.project.id;
   const days = await retentionOfProject(access.project);
   let items = access.extra;
@@ -329,7 +329,7 @@ export const removeAssignment = (...args: Parameters<typeof removeAssignmentOnce
 async function removeAssignmentOnce(ctx: AppContext, input: { project_id: string; role_id: string; user_id: string }): Promise<void> {
   const { role_id: roleId, user_id: userId } = input;
   const access = await loadAccess(input.project_id, actorAccount(ctx).id, { extra: assignmentReadKeys(input.project_id, roleId, userId) });
-  access.require('project.manage', OWNER_REQUIRED);
+  access.requireOwnerRight('project.manage');
   roleFrom(access, roleId);
   const projectId = access.project.id;
   const assignment = access.extra.get(keyId(keys.customRoleAssignment(projectId, roleId, userId))) as CustomRoleAssignment | undefined;

@@ -6,7 +6,7 @@ import { hashPassword } from '#auth/passwords';
 import { passwordPolicyProblem } from '#auth/password-policy';
 import { actorAccount, type AppContext } from '#shared/context';
 import { accountCreationSteps, type Account, type AccountType, prepareAccount, hasSecondFactor, securityLogStep, startSession, type ClientMeta, type TokenPair } from '#domain/identity';
-import { type Membership } from './access';
+import { isOwnerMembership, type Membership } from './access';
 import { envRoleStep, type EnvRoleAssignment } from './env-roles';
 import { memberHoldsStep } from './role-target';
 import type { Environment } from './environment-entity';
@@ -85,7 +85,7 @@ function grantSteps(invite: Invitation, userId: string, facts: Facts, ctx: AppCo
   const steps: TransactStep[] = [];
   const now = ctx.clock.now().toISOString();
   if (!facts.membership) steps.push(...membershipSteps(invite.project_id, userId, 'member', now).map((s) => ({ ...s, failWith: STALE })));
-  if (invite.environment_id && isLive(facts.env) && facts.membership?.role !== 'owner') {
+  if (invite.environment_id && isLive(facts.env) && !isOwnerMembership(facts.membership)) {
     const step = envRoleStep(invite.project_id, invite.environment_id, userId, invite.role ?? DEFAULT_INVITE_ROLE, facts.envRole?.id ?? ctx.ids.newId());
     step.Put!.Item = { ...step.Put!.Item, group_id: invite.group_id, subgroup_id: invite.subgroup_id, invitation_id: invite.id };
     steps.push(step);

@@ -1,13 +1,11 @@
 import { keys } from '#db/keys';
-import { concurrentChange, transact, type TransactStep, retryWhenStale, CASCADE_STALE } from '#db/transact';
+import { transact, type TransactStep, retryWhenStale } from '#db/transact';
 import { invalid, notFound } from '#shared/errors';
-import { newSecret, sha256 } from '#auth/tokens';
-import type { EnvRole } from '#auth/permissions';
 import { mailStep } from '#mail/send';
 import { oneLine } from '#mail/html';
 import { projectEventStep } from '#shared/events';
-import { actorAccount, epochSeconds, type AppContext } from '#shared/context';
-import { enforceRateLimit, type Account, type SignInGate } from '#domain/identity';
+import { actorAccount, type AppContext } from '#shared/context';
+import { enforceRateLimit, type Account } from '#domain/identity';
 import { accessToProject, loadAccess, type ProjectAccess } from './access';
 import { accessToItem } from './item-access';
 import { ENV_NOT_IN_PROJECT } from './env-scope';
@@ -17,139 +15,33 @@ import { retentionOfProject } from './projects';
 import type { Project } from './project-types';
 import { changeAudit, creationAudit } from '#shared/audit';
 import { invitationLink, invitationMail } from './invitation-mail';
-import { queryPartition, queryPrefix } from '#db/query';
-import { batchGet, keyId } from '#db/batch-get';
+import { queryPrefix } from '#db/query';
+import { keyId } from '#db/batch-get';
 import { allOf, isLive, setFieldsStep, type Condition } from '#db/live';
-import { getItem } from '#db/items';
-import { deleteStep, putNewStep, putStep } from '#db/steps';
-import { onContention } from '#db/retry';
+import { putNewStep } from '#db/steps';
+import {
+  DEFAULT_INVITE_ROLE, INVITATION_ACCEPTED, INVITATION_CHANGED, INVITATION_NOT_FOUND, refuseClosed, retryIfStale, type Invitation, type NewInvitation,
+} from './invitation-state';
+import { closeIndexStep, linkSteps } from './invitation-links';
+
+/*
+ * An invitation's owner operations (create, list, resend, revoke). The invitation as stored and
+ * whether it is still open: invitation-state.ts; its link and the open-invitation index (and the
+ * login gate they answer): invitation-links.ts; acceptance: invitation-acceptance.ts. Their names
+ * are re-exported here, so the context offers invitations from one module as before.
+ */
+export {
+  DEFAULT_INVITE_ROLE, INVITATION_ACCEPTED, INVITATION_CHANGED, INVITATION_EXPIRED, INVITATION_NOT_FOUND,
+  isExpired, isRevoked, refuseClosed, retryIfStale, toInviteOut,
+  type Invitation, type InvitationLinkItem, type InviteOut, type NewInvitation,
+} from './invitation-state';
+export { ACCEPT_INVITATION_FIRST, closeIndexStep, findInvitationLink, hasPendingInvitation, invitationBlocksLogin, pendingInvitationGate } from './invitation-links';
 
 /** SPEC "Other constants": an invitation is valid for 24 hours from creation or resend. */
 export const INVITATION_VALID_HOURS = 24;
-/** SPEC "Invitation (InviteOut)": the role an invitation grants when it names none. */
-export const DEFAULT_INVITE_ROLE: EnvRole = 'viewer';
-/** A link item outlives its invitation's expiry this long, so an old link answers "expired"/"accepted" rather than "not found". */
-const KEEP_LINK_DAYS = 30;
-
-export const INVITATION_NOT_FOUND = 'Invitation not found';
-export const INVITATION_ACCEPTED = 'Invitation already accepted';
-export const INVITATION_EXPIRED = 'Invitation expired';
 export const SUBGROUP_NOT_IN_GROUP = 'Subgroup not found or does not belong to group';
-export const ACCEPT_INVITATION_FIRST = 'Please accept your invitation via the email link before logging in';
 /** 429 of one invitation's mail cooldown (Retry-After says when). SPEC words no 429 detail; this names the limit hit. */
 export const INVITATION_SENT_RECENTLY = 'This invitation was sent recently. Please wait before resending it.';
-
-/** The invitation as stored under its project. Only `toInviteOut` decides what a client sees (never the token hash). */
-export interface Invitation {
-  id: string;
-  /** The sort key of its latest audit entry (shared/audit.ts). Internal. */
-  audit_head?: string | null;
-  project_id: string;
-  /** Lower-cased, as account addresses are. */
-  invited_email: string;
-  invited_first_name: string | null;
-  invited_last_name: string | null;
-  /** As given at creation; null means "the default at acceptance" (viewer). */
-  role: EnvRole | null;
-  invited_by_user_id: string;
-  environment_id: string | null;
-  group_id: string | null;
-  subgroup_id: string | null;
-  accepted: boolean;
-  accepted_at: string | null;
-  accepted_by_user_id: string | null;
-  created_at: string;
-  updated_at: string;
-  expires_at: string;
-  /** SHA-256 of the current link's token; a resend replaces it, so the previous link stops working. */
-  token_hash: string;
-  /**
-   * When the owner revoked it (null or absent: not revoked). A revocation also sets `expires_at` to
-   * now (what clients see), but acceptance checks this stored state, never a clock comparison alone:
-   * a revocation that commits first wins whatever the accepting request's clock said. A resend clears it.
-   */
-  revoked_at?: string | null;
-}
-
-/** The link item (`keys.inviteToken`): token hash → invitation. */
-export interface InvitationLinkItem {
-  project_id: string;
-  invite_id: string;
-  invited_email: string;
-}
-
-export const toInviteOut = (i: Invitation) => ({
-  id: i.id,
-  project_id: i.project_id,
-  invited_email: i.invited_email,
-  invited_first_name: i.invited_first_name,
-  invited_last_name: i.invited_last_name,
-  role: i.role ?? DEFAULT_INVITE_ROLE,
-  invited_by_user_id: i.invited_by_user_id,
-  environment_id: i.environment_id,
-  group_id: i.group_id,
-  subgroup_id: i.subgroup_id,
-  accepted: i.accepted,
-  created_at: i.created_at,
-  accepted_at: i.accepted_at,
-  expires_at: i.expires_at,
-});
-export type InviteOut = ReturnType<typeof toInviteOut>;
-
-export const isExpired = (i: Pick<Invitation, 'expires_at'>, ctx: AppContext) => i.expires_at <= ctx.clock.now().toISOString();
-export const isRevoked = (i: Pick<Invitation, 'revoked_at'>) => Boolean(i.revoked_at);
-
-/**
- * 400 for an invitation that is no longer pending (what acceptance and revocation refuse). A revoked
- * one, or a link replaced by a resend (`tokenHash`, when a link was presented), counts as expired.
- */
-export function refuseClosed(invite: Invitation, ctx: AppContext, tokenHash?: string): void {
-  if (invite.accepted) throw invalid(INVITATION_ACCEPTED);
-  if (isRevoked(invite) || isExpired(invite, ctx) || (tokenHash !== undefined && tokenHash !== invite.token_hash)) throw invalid(INVITATION_EXPIRED);
-}
-
-/**
- * A condition of an acceptance's or revocation's transaction failed: the invitation (or, for an
- * acceptance, the account) changed between our read and our write. The request is evaluated again
- * from fresh reads, which gives the precise answer (again while it keeps losing races: `onContention`).
- */
-export const INVITATION_CHANGED = concurrentChange();
-export const retryIfStale = <T>(attempt: () => Promise<T>): Promise<T> => onContention(attempt, (err) => err === INVITATION_CHANGED || err === CASCADE_STALE);
-
-export interface NewInvitation {
-  project_id: string;
-  invited_email: string;
-  first_name?: string | null;
-  last_name?: string | null;
-  role?: EnvRole | null;
-  environment_id?: string | null;
-  group_id?: string | null;
-  subgroup_id?: string | null;
-}
-
-/** A fresh link: the token (for the mail only) and the writes that make it valid until `expires`. */
-function linkSteps(invite: Invitation, expires: Date): { token: string; tokenHash: string; steps: TransactStep[] } {
-  const token = newSecret(); // 256 bits
-  const tokenHash = sha256(token);
-  const link: InvitationLinkItem = { project_id: invite.project_id, invite_id: invite.id, invited_email: invite.invited_email };
-  const steps: TransactStep[] = [
-    putNewStep({ ...keys.inviteToken(tokenHash), type: 'invite_token', ...link, expires_at_epoch: epochSeconds(expires) + KEEP_LINK_DAYS * 86_400 }),
-    openIndexStep(invite, expires),
-  ];
-  return { token, tokenHash, steps };
-}
-
-/** Marks the invitation open for its address (what login asks about); gone once accepted or revoked. */
-const openIndexStep = (invite: Invitation, expires: Date): TransactStep =>
-  putStep({
-    ...keys.invitedEmail(invite.invited_email, invite.id),
-    type: 'invited_email',
-    project_id: invite.project_id,
-    invite_id: invite.id,
-    expires_at: expires.toISOString(),
-    expires_at_epoch: epochSeconds(expires) + 86_400,
-  });
-export const closeIndexStep = (invite: Pick<Invitation, 'invited_email' | 'id'>): TransactStep => deleteStep(keys.invitedEmail(invite.invited_email, invite.id));
 
 /**
  * Invitation mail abuse: every invitation and resend sends a mail to an address the caller chose, so
@@ -209,7 +101,7 @@ function scopeKeys(projectId: string, input: NewInvitation) {
 export async function createInvitation(ctx: AppContext, input: NewInvitation): Promise<Invitation> {
   const caller = actorAccount(ctx);
   const access = await loadAccess(input.project_id, caller.id, { extra: scopeKeys(input.project_id, input) });
-  access.requireOwner();
+  access.requireOwnerRight('invitations.manage');
   const scope = checkScope(access, input);
   const id = ctx.ids.newId();
   await limitInvitationMail(ctx, { id, project_id: access.project.id }, caller.id);
@@ -276,7 +168,7 @@ function invitationMailStep(invite: Invitation, token: string, project: Project,
 /** GET /invites: a project's invitations, newest first (owner only). */
 export async function listInvitations(ctx: AppContext, input: { project_id: string }): Promise<Invitation[]> {
   const access = await accessToProject(input.project_id, actorAccount(ctx).id);
-  access.requireOwner();
+  access.requireOwnerRight('invitations.manage');
   const invites = await queryPrefix<Invitation>(input.project_id, keys.invitePrefix);
   return invites.sort((a, b) => b.created_at.localeCompare(a.created_at) || b.id.localeCompare(a.id));
 }
@@ -284,7 +176,7 @@ export async function listInvitations(ctx: AppContext, input: { project_id: stri
 /** The invitation with this id as its owner sees it. SPEC order: 404 when absent or the caller is no member, then 403. */
 async function ownerAccessToInvitation(ctx: AppContext, inviteId: string) {
   const { access, item: invite } = await accessToItem<Invitation>({ kind: 'invite', id: inviteId, userId: actorAccount(ctx).id, scope: 'project', notFound: notFound(INVITATION_NOT_FOUND) });
-  access.requireOwner();
+  access.requireOwnerRight('invitations.manage');
   return { access, invite };
 }
 
@@ -354,42 +246,3 @@ export async function revokeInvitation(ctx: AppContext, input: { id: string }): 
   });
 }
 
-/**
- * Whether a pending, unexpired invitation exists for the address: one Query on the open-invitation
- * index, plus one BatchGet only when something is pending (invitations of deleted projects don't count).
- */
-export async function hasPendingInvitation(ctx: AppContext, input: { email: string }): Promise<boolean> {
-  const open = await queryPartition<{ project_id: string }>(keys.invitedEmailPK(input.email.trim()), '', {
-    filter: 'expires_at > :now',
-    values: { ':now': ctx.clock.now().toISOString() },
-  });
-  if (!open.length) return false;
-  const projects = await batchGet(open.map((o) => keys.project(o.project_id)));
-  return open.some((o) => {
-    const project = projects.get(keyId(keys.project(o.project_id))) as Project | undefined;
-    return isLive(project);
-  });
-}
-
-/**
- * SPEC login refusal 'Please accept your invitation via the email link before logging in': only for
- * an account that has never signed in. An account that has signed in before is never locked out by
- * an invitation someone else sent to its address.
- */
-export async function invitationBlocksLogin(account: Account, ctx: AppContext): Promise<boolean> {
-  if (account.last_login_at) return false;
-  return hasPendingInvitation(ctx, { email: account.email });
-}
-
-/**
- * SPEC "Errors": while a pending, unexpired invitation exists for the address, sign-in answers 401
- * 'Please accept your invitation via the email link before logging in' (see `invitationBlocksLogin`).
- */
-export const pendingInvitationGate: SignInGate = { refuses: invitationBlocksLogin, detail: ACCEPT_INVITATION_FIRST };
-
-/** The link item for a presented token (one GetItem by its hash), or undefined. */
-export async function findInvitationLink(token: string): Promise<(InvitationLinkItem & { tokenHash: string }) | undefined> {
-  const tokenHash = sha256(token);
-  const link = await getItem<InvitationLinkItem>(keys.inviteToken(tokenHash));
-  return link ? { ...link, tokenHash } : undefined;
-}

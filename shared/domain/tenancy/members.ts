@@ -48,7 +48,7 @@ export async function removeMember(ctx: AppContext, input: { project_id: string;
   await onContention(async () => {
     const access = await loadAccess(projectId, callerId, { extra: [memberKey, keys.account(userId)] });
     const leaving = userId === callerId;
-    if (!leaving) access.requireOwner();
+    if (!leaving) access.requireOwnerRight('members.remove');
     const member = access.extra.get(keyId(memberKey)) as MemberItem | undefined;
     if (!member) throw notFound(MEMBER_NOT_FOUND);
     if (userId === access.project.owner_id) throw invalid(PLAN_OWNER_STAYS);

@@ -4,7 +4,7 @@ import { invalid, forbidden, notFound } from '#shared/errors';
 import { actorAccount, type AppContext } from '#shared/context';
 import { isStaff } from '#shared/actor';
 import { canCreateProjects, getAccount, type Account } from '#domain/identity';
-import { OWNER_REQUIRED, PROJECT_NOT_FOUND, accessToProject, type Membership } from './access';
+import { PROJECT_NOT_FOUND, accessToProject, isOwnerMembership, type Membership } from './access';
 import type { Project } from './project-types';
 import { FREE_PLAN_ID, getPlan, type Plan, activePlan, quotaLimit, requireRoom, takeQuotaStep, PROJECTS_QUOTA } from '#domain/billing';
 import { projectInventory, totals } from './inventory';
@@ -113,7 +113,7 @@ export async function listProjects(ctx: AppContext, input: { updated_since?: str
   const memberships = (items as { project_id: string; role: Membership['role'] }[]).filter((m) => keyAllowsProject(keyProjects, m.project_id));
   const projects = await batchGet(memberships.map((m) => keys.project(m.project_id)));
   return memberships
-    .map((m) => ({ project: projects.get(keyId(keys.project(m.project_id))) as Project | undefined, isOwner: m.role === 'owner' }))
+    .map((m) => ({ project: projects.get(keyId(keys.project(m.project_id))) as Project | undefined, isOwner: isOwnerMembership(m) }))
     .filter((r): r is { project: Project; isOwner: boolean } => Boolean(r.project))
     .filter(({ project }) => (updatedSince ? project.updated_at >= updatedSince : isLive(project)))
     .sort((a, b) => Number(b.isOwner) - Number(a.isOwner) || compareText(a.project.name, b.project.name));
@@ -125,7 +125,7 @@ export const serviceQuotaAddon = (project: Project) => Number((project as Projec
 /** The ids of the projects `userId` owns (whose plan governs them), deleted ones included: one Query. */
 export async function ownedProjectIds(userId: string): Promise<string[]> {
   const memberships = (await queryPartition(keys.account(userId).PK, keys.membershipPrefix)) as { project_id: string; role: Membership['role'] }[];
-  return memberships.filter((m) => m.role === 'owner').map((m) => m.project_id);
+  return memberships.filter(isOwnerMembership).map((m) => m.project_id);
 }
 
 /** The live projects among `ids`, in that order: one BatchGet. */
@@ -156,7 +156,7 @@ export const updateProjectSettings = (...args: Parameters<typeof updateProjectSe
 
 async function updateProjectSettingsOnce(ctx: AppContext, input: { id: string; cost_calc_enabled: boolean }) {
   const access = await accessToProject(input.id, actorAccount(ctx).id);
-  access.require('project.manage', OWNER_REQUIRED);
+  access.requireOwnerRight('project.manage');
   const updated_at = ctx.clock.now().toISOString();
   const project: Project = { ...access.project, cost_calc_enabled: input.cost_calc_enabled, updated_at };
   // Setting the value it already has changes nothing an entry would show: no entry.
@@ -183,7 +183,7 @@ export const deleteProject = (...args: Parameters<typeof deleteProjectOnce>) => 
 
 async function deleteProjectOnce(ctx: AppContext, input: { id: string }): Promise<void> {
   const access = await accessToProject(input.id, actorAccount(ctx).id);
-  access.requireOwner();
+  access.requireOwnerRight('project.delete');
   const { project } = access;
   const now = ctx.clock.now().toISOString();
   const audit = changeAudit(ctx, 'project', 'delete', projectEntity(project), { before: auditedProject(project), after: null }, await retentionOfProject(project));

@@ -39,7 +39,7 @@ export interface RoleTarget {
 export function roleTarget(access: ProjectAccess, items: Map<string, Record<string, unknown>>, userId: string): RoleTarget {
   const account = items.get(keyId(keys.account(userId))) as Account | undefined;
   const member = items.get(keyId(keys.member(access.project.id, userId))) as MemberItem | undefined;
-  if (!account || (!member && !access.isOwner)) throw notFound(USER_NOT_FOUND);
+  if (!account || (!member && !access.can('members.admit'))) throw notFound(USER_NOT_FOUND);
   return { account, member };
 }
 

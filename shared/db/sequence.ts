@@ -35,3 +35,18 @@ export const moveOnWhileUnfinishedStep = (key: Key, fields: Record<string, unkno
   Update: { Key: key, ...sequenced(fields) },
   failWith,
 });
+
+/**
+ * A gapless number (the deployment's invoice counter): moves `field` from `last`, the value read (0:
+ * no item yet), to the next only while nobody moved it in between; else `failWith` (read again).
+ */
+export const nextNumberStep = (key: Key, field: string, last: number, failWith: DomainError): TransactStep => ({
+  Update: {
+    Key: key,
+    UpdateExpression: 'SET #v = :next',
+    ConditionExpression: last === 0 ? 'attribute_not_exists(PK)' : '#v = :last',
+    ExpressionAttributeNames: { '#v': field },
+    ExpressionAttributeValues: { ':next': last + 1, ...(last === 0 ? {} : { ':last': last }) },
+  },
+  failWith,
+});

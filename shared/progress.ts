@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { keys } from '#db/keys';
-import { conditionalUpdate, deleteItem, getItem, putItem } from '#db/items';
+import { deleteItem, getItem, putItem } from '#db/items';
+import { spendOnce } from '#db/claims';
 import { queryPartition } from '#db/query';
 import { transact } from '#db/transact';
 import { deleteStep, putStep } from '#db/steps';
@@ -40,14 +41,9 @@ export async function spendTicket(ctx: AppContext, ticket: string | undefined): 
   const now = epochSeconds(ctx.clock.now());
   // Marked spent rather than deleted: a conditional write answers exactly through the SDK's retries
   // (a delete retried after it took effect finds nothing and would refuse a good ticket). TTL removes it.
-  const spent = await conditionalUpdate(keys.wsTicket(hash(ticket)), {
-    UpdateExpression: 'SET spent_at = :now',
-    ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(spent_at)',
-    ExpressionAttributeValues: { ':now': now },
-    ReturnValues: 'ALL_NEW',
-  });
-  if (!spent.ok || Number(spent.item.expires_at) < now) throw unauthenticated(INVALID_TICKET);
-  return { userId: String(spent.item.user_id), jobId: String(spent.item.job_id) };
+  const spent = await spendOnce(keys.wsTicket(hash(ticket)), 'spent_at', now);
+  if (!spent || Number(spent.expires_at) < now) throw unauthenticated(INVALID_TICKET);
+  return { userId: String(spent.user_id), jobId: String(spent.job_id) };
 }
 
 /** Remembers a connection following a job. */

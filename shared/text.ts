@@ -11,3 +11,9 @@ export const compareText = (a: string, b: string) => (collator ??= new Intl.Coll
 /** Name order for lists (stable under ties by id), ignoring case. */
 export const byText = <T extends { id: string }>(text: (i: T) => string | null | undefined) => (a: T, b: T) =>
   compareText(text(a) ?? '', text(b) ?? '') || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+
+/**
+ * A name as its uniqueness compares it: trimmed, ignoring case. The one folding of names: the name
+ * sentinels' keys (#db/keys), a rename's "unchanged" (#db/unique-names), an import document's names.
+ */
+export const foldName = (name: string) => name.trim().toLowerCase();

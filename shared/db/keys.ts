@@ -1,3 +1,5 @@
+import { foldName } from '#shared/text';
+
 /** Key builders: the only place that knows how items are addressed (see docs/data-model.md). */
 
 /** The kinds whose lists read listing items: in name order, connections and links in creation order. */
@@ -106,7 +108,7 @@ export const keys = {
   membership: (userId: string, projectId: string) => ({ PK: `USER#${userId}`, SK: `MEMBERSHIP#${projectId}` }),
   membershipPrefix: 'MEMBERSHIP#',
   /** Project names are unique per owner (case-insensitive). */
-  projectName: (ownerId: string, name: string) => ({ PK: `USER#${ownerId}`, SK: `PROJECTNAME#${name.trim().toLowerCase()}` }),
+  projectName: (ownerId: string, name: string) => ({ PK: `USER#${ownerId}`, SK: `PROJECTNAME#${foldName(name)}` }),
   projectNamePrefix: 'PROJECTNAME#',
   environment: (projectId: string, envId: string) => ({ PK: `PROJECT#${projectId}`, SK: `ENV#${envId}` }),
   environmentPrefix: 'ENV#',
@@ -117,7 +119,7 @@ export const keys = {
   /** Name sentinel for names unique within a scope (group per environment, subgroup per group, network per environment). */
   uniqueName: (projectId: string, kind: string, scopeId: string, name: string) => ({
     PK: `PROJECT#${projectId}`,
-    SK: `NAME#${kind}#${scopeId}#${name.trim().toLowerCase()}`,
+    SK: `NAME#${kind}#${scopeId}#${foldName(name)}`,
   }),
   customRole: (projectId: string, roleId: string) => ({ PK: `PROJECT#${projectId}`, SK: `CROLE#${roleId}` }),
   customRolePrefix: 'CROLE#',

@@ -1,3 +1,4 @@
+import { foldName } from '#shared/text';
 import { keys } from './keys';
 import { CASCADE_STALE, type TransactStep } from './transact';
 import { deleteStep, putNewStep } from './steps';
@@ -28,7 +29,7 @@ export function releaseNameStep(scope: NameScope, name: string): TransactStep {
 
 /** Renaming moves the claim; an unchanged name (ignoring case) needs no steps. */
 export function renameSteps(scope: NameScope, from: string, to: string, ownerId: string): TransactStep[] {
-  if (from.trim().toLowerCase() === to.trim().toLowerCase()) return [];
+  if (foldName(from) === foldName(to)) return [];
   return [claimNameStep(scope, to, ownerId), releaseNameStep(scope, from)];
 }
 

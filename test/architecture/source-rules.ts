@@ -31,7 +31,8 @@ export const LOAD_ACCESS_ALLOWED: Record<string, string> = {
   'shared/domain/tenancy/access.ts': 'defines it',
   'shared/domain/tenancy/item-access.ts': 'the item access primitive',
   'shared/domain/tenancy/env-scope.ts': "an environment named in the request: 400, not an item's 404",
-  'shared/domain/tenancy/custom-roles.ts': "a role under its project's path (404 'Project not found', then the role's), and what an assignment reads",
+  'shared/domain/tenancy/custom-role-model.ts': "a role under its project's path (404 'Project not found', then the role's)",
+  'shared/domain/tenancy/custom-role-assignments.ts': 'what an assignment reads',
   'shared/domain/tenancy/members.ts': "a member under its project's path, read with the account the audit entry names",
   'shared/domain/tenancy/cost-estimate.ts': "an optional environment, refused (400) only after the plan's feature",
   'shared/domain/tenancy/invitations.ts': "the environment, group and subgroup a new invitation names (400s)",
@@ -121,6 +122,71 @@ export function issueReferencesInComments(root: string, files: readonly string[]
       text.split('\n').forEach((l, k) => {
         for (const m of l.matchAll(ISSUE_REFERENCE)) found.push(`${file}:${line + k}: "${m[0]}" in a comment: state the rule itself (or name its docs/decisions/NNNN-*.md)`);
       });
+    });
+  }
+  return found;
+}
+
+/**
+ * A write's condition and update expressions are written in shared/db, each kind once by a named
+ * helper (steps.ts, live.ts, sequence.ts, window-counter.ts, grants.ts, claims.ts, ...): code outside
+ * never writes a `ConditionExpression` or `UpdateExpression` of its own (a raw string, or one it put
+ * together), where a copy of a rule (a status guard, a counter's window, a single use) could drift
+ * from the others. Reading a step's expression (`s.Put.ConditionExpression === ...`) is not writing one. The files below write their own.
+ */
+export const RAW_EXPRESSION_ALLOWED: Record<string, string> = {
+  'shared/http/idempotency.ts': "the idempotency library's own claim and release, whose conditions are the library's",
+};
+const RAW_EXPRESSION = /(?<![.\w])(ConditionExpression|UpdateExpression)\s*:/g;
+
+export function rawExpressionsOutsideDb(root: string, files: readonly string[]): string[] {
+  const found: string[] = [];
+  for (const file of files.filter((f) => /^(shared|functions)\//.test(f) && !f.startsWith('shared/db/') && !(f in RAW_EXPRESSION_ALLOWED))) {
+    readFileSync(join(root, file), 'utf8')
+      .split('\n')
+      .forEach((line, i) => {
+        for (const m of line.matchAll(RAW_EXPRESSION)) found.push(`${file}:${i + 1}: ${m[1]} written outside shared/db: write it through a named helper of shared/db`);
+      });
+  }
+  return found;
+}
+
+/**
+ * Retries are written once, in shared/db/retry.ts (`retry`, `onContention`, `throughOutage`), with
+ * its attempts and waits sized there; code outside shared/db never hand-writes a retry loop: a loop
+ * that counts attempts (`for (let attempt = 0; ...)`, `while (tries < ...)`), or one that catches a
+ * lost race (a failed condition, a cancelled or conflicting transaction, a 409) and goes round again.
+ */
+const LOOP_START = /\b(?:for|while)\s*\(|\bdo\s*\{/;
+const ATTEMPT_COUNTING = /\b(?:for|while)\s*\([^)]*\b(?:attempts?|tries|retries|rounds?)\b/i;
+const LOST_RACE = /ConditionalCheckFailed|TransactionCanceled|TransactionConflict|concurrentChange|CONCURRENT_CHANGE|CASCADE_STALE|'conflict'/;
+
+/** The loop's lines from `start`: up to where the braces opened on or after its line close (its one line when it has none). */
+function loopBody(lines: string[], start: number): string {
+  let depth = 0;
+  let opened = false;
+  for (let i = start; i < lines.length; i++) {
+    for (const ch of lines[i]) {
+      if (ch === '{') {
+        depth++;
+        opened = true;
+      } else if (ch === '}') depth--;
+    }
+    if (!opened || depth <= 0) return lines.slice(start, i + 1).join('\n');
+  }
+  return lines.slice(start).join('\n');
+}
+
+export function retryLoopsOutsideDb(root: string, files: readonly string[]): string[] {
+  const found: string[] = [];
+  for (const file of files.filter((f) => /^(shared|functions)\//.test(f) && !f.startsWith('shared/db/'))) {
+    const lines = readFileSync(join(root, file), 'utf8').split('\n');
+    lines.forEach((line, i) => {
+      if (!LOOP_START.test(line)) return;
+      const body = loopBody(lines, i);
+      if (ATTEMPT_COUNTING.test(line) || (/\bcatch\b/.test(body) && LOST_RACE.test(body))) {
+        found.push(`${file}:${i + 1}: a hand-written retry loop outside shared/db: retry through #db/retry (retry, onContention, throughOutage)`);
+      }
     });
   }
   return found;

@@ -5,7 +5,9 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildImportGraph, extractImports, matchImportsField } from '../architecture/import-graph';
 import { violations } from '../architecture/rules';
-import { authorizationInRoutes, livenessExpressionsOutsideDb, loadAccessOutsideAccessModules, rawSingleWritesOutsideDb, zodNamedImports } from '../architecture/source-rules';
+import {
+  authorizationInRoutes, livenessExpressionsOutsideDb, loadAccessOutsideAccessModules, rawExpressionsOutsideDb, rawSingleWritesOutsideDb, retryLoopsOutsideDb, zodNamedImports,
+} from '../architecture/source-rules';
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -469,6 +471,86 @@ describe('source rule: single-item writes are sent by shared/db alone', () => {
   });
 });
 
+describe('source rule: write conditions and updates are written in shared/db alone', () => {
+  const expressionsCheck = (files: Files) => {
+    const root = writeTree({ ...CLEAN, ...files });
+    return rawExpressionsOutsideDb(root, buildImportGraph(root).files);
+  };
+
+  it('reports a domain file that writes a condition or an update expression itself', () => {
+    const runs = [
+      "import { conditionalUpdate } from '#db/items';",
+      'export const move = (key: object, c: { expression: string }) => conditionalUpdate(key, {',
+      "  UpdateExpression: 'SET #st = :st, #seq = if_not_exists(#seq, :zero) + :one',",
+      '  ConditionExpression: c.expression,',
+      '});',
+      "export const open = { ConditionExpression: 'attribute_not_exists(PK) OR window_ends_ms <= :now' };",
+    ].join('\n');
+    expect(expressionsCheck({ 'shared/domain/discovery/runs.ts': runs, 'functions/jobs/handler.ts': "export const step = { Update: { UpdateExpression: `ADD hits :one` } };\n" })).toEqual([
+      'functions/jobs/handler.ts:1: UpdateExpression written outside shared/db: write it through a named helper of shared/db',
+      'shared/domain/discovery/runs.ts:3: UpdateExpression written outside shared/db: write it through a named helper of shared/db',
+      'shared/domain/discovery/runs.ts:4: ConditionExpression written outside shared/db: write it through a named helper of shared/db',
+      'shared/domain/discovery/runs.ts:6: ConditionExpression written outside shared/db: write it through a named helper of shared/db',
+    ]);
+  });
+
+  it("accepts the helpers of shared/db, a domain file that calls them, and a read of a step's expression", () => {
+    expect(expressionsCheck({
+      'shared/db/sequence.ts': "export const step = { UpdateExpression: 'SET #seq = if_not_exists(#seq, :zero) + :one', ConditionExpression: '#st IN (:queued, :running)' };\n",
+      'shared/domain/impex/unit-writes.ts': "import { IF_ABSENT } from '#db/keys';\nexport const fresh = (s: { Put: { ConditionExpression?: string } }) => s.Put.ConditionExpression === IF_ABSENT.ConditionExpression;\n",
+    })).toEqual([]);
+  });
+});
+
+describe('source rule: retries are written in shared/db alone', () => {
+  const loopsCheck = (files: Files) => {
+    const root = writeTree({ ...CLEAN, ...files });
+    return retryLoopsOutsideDb(root, buildImportGraph(root).files);
+  };
+
+  it('reports a loop that counts attempts and a loop that catches a lost race and goes round again', () => {
+    const limits = [
+      "import { conditionalUpdate } from '#db/items';",
+      'export async function count(key: object) {',
+      '  for (let attempt = 0; attempt < 5; attempt++) {',
+      '    if ((await conditionalUpdate(key, {})).ok) return;',
+      '  }',
+      '}',
+      'export async function claim(write: () => Promise<void>) {',
+      '  while (true) {',
+      '    try {',
+      '      return await write();',
+      '    } catch (err) {',
+      "      if ((err as Error).name !== 'ConditionalCheckFailedException') throw err;",
+      '    }',
+      '  }',
+      '}',
+    ].join('\n');
+    expect(loopsCheck({ 'shared/domain/identity/limits.ts': limits })).toEqual([
+      'shared/domain/identity/limits.ts:3: a hand-written retry loop outside shared/db: retry through #db/retry (retry, onContention, throughOutage)',
+      'shared/domain/identity/limits.ts:8: a hand-written retry loop outside shared/db: retry through #db/retry (retry, onContention, throughOutage)',
+    ]);
+  });
+
+  it('accepts the retry of shared/db, a call to it, and a loop that tries each item once', () => {
+    expect(loopsCheck({
+      'shared/db/retry.ts': 'export async function retry(fn: () => Promise<void>) {\n  for (let attempt = 1; attempt < 3; attempt++) await fn();\n}\n',
+      'shared/domain/lifecycle/batch.ts': [
+        "import { onContention } from '#db/retry';",
+        'export async function run(units: (() => Promise<void>)[], lost: (e: unknown) => boolean) {',
+        '  for (const unit of units) {',
+        '    try {',
+        '      await onContention(unit, lost);',
+        '    } catch (err) {',
+        '      if (!(err instanceof Error)) throw err;',
+        '    }',
+        '  }',
+        '}',
+      ].join('\n'),
+    })).toEqual([]);
+  });
+});
+
 describe('the repository', () => {
   it('breaks no architecture rule', () => {
     expect(violations(buildImportGraph(repoRoot))).toEqual([]);
@@ -488,6 +570,14 @@ describe('the repository', () => {
 
   it('writes liveness tests only in shared/db', () => {
     expect(livenessExpressionsOutsideDb(repoRoot, buildImportGraph(repoRoot).files)).toEqual([]);
+  });
+
+  it('writes condition and update expressions only in shared/db', () => {
+    expect(rawExpressionsOutsideDb(repoRoot, buildImportGraph(repoRoot).files)).toEqual([]);
+  });
+
+  it('writes retry loops only in shared/db', () => {
+    expect(retryLoopsOutsideDb(repoRoot, buildImportGraph(repoRoot).files)).toEqual([]);
   });
 
   it('imports zod as a namespace, so each function bundles only the zod it uses', () => {

@@ -1,7 +1,8 @@
 import * as z from 'zod';
 import { lazySchema } from '#shared/lazy-schema';
 import { keys } from '#db/keys';
-import { getItem, conditionalPut, conditionalUpdate } from '#db/items';
+import { getItem, conditionalUpdate } from '#db/items';
+import { putUnlessSame } from '#db/claims';
 import { putNewStep, setWhenExpression } from '#db/steps';
 import { onContention } from '#db/retry';
 import { transact } from '#db/transact';
@@ -198,11 +199,7 @@ async function customerOf(account: Account, provider: PaymentProvider, ctx: AppC
   const stored = await getItem<BillingCustomer>(key);
   if (stored?.provider === provider.name) return stored.customer_id;
   const customerId = await provider.createCustomer({ accountId: account.id, email: account.email, idempotencyKey: `customer-${account.id}` });
-  const written = await conditionalPut(billingCustomerItem(account.id, provider.name, customerId, ctx), {
-    ConditionExpression: 'attribute_not_exists(PK) OR #provider <> :provider',
-    ExpressionAttributeNames: { '#provider': 'provider' },
-    ExpressionAttributeValues: { ':provider': provider.name },
-  });
+  const written = await putUnlessSame(billingCustomerItem(account.id, provider.name, customerId, ctx), 'provider');
   return written ? customerId : (await getItem<BillingCustomer>(key))!.customer_id;
 }
 

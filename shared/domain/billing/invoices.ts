@@ -3,6 +3,7 @@ import { getItem } from '#db/items';
 import { queryPartition } from '#db/query';
 import { onContention } from '#db/retry';
 import { putNewStep } from '#db/steps';
+import { nextNumberStep } from '#db/sequence';
 import { transact, type TransactStep } from '#db/transact';
 import { escapeHtml } from '#mail/html';
 import { actorAccount, type AppContext } from '#shared/context';
@@ -44,24 +45,11 @@ export async function transactWithInvoice(steps: TransactStep[], draft: InvoiceD
         subtotal_cents: draft.amountCents, tax_cents: 0, total_cents: draft.amountCents, issued_at: now, paid_at: now, subscription_id: draft.subscriptionId,
         line_items: [{ item_type: 'subscription', plan_id: plan.id, description: `${plan.name} plan (${plan.interval})`, qty: 1, unit_price_cents: draft.amountCents }],
       });
-      await transact([...steps, advanceCounterStep(last), putNewStep(invoiceEntity.encode(keys.invoice(draft.userId, id), invoice))]);
+      await transact([...steps, nextNumberStep(keys.invoiceCounter, 'value', last, NUMBER_TAKEN), putNewStep(invoiceEntity.encode(keys.invoice(draft.userId, id), invoice))]);
       return invoice;
     },
     (err) => err === NUMBER_TAKEN,
   );
-}
-
-function advanceCounterStep(last: number): TransactStep {
-  return {
-    Update: {
-      Key: keys.invoiceCounter,
-      UpdateExpression: 'SET #v = :next',
-      ConditionExpression: last === 0 ? 'attribute_not_exists(PK)' : '#v = :last',
-      ExpressionAttributeNames: { '#v': 'value' },
-      ExpressionAttributeValues: { ':next': last + 1, ...(last === 0 ? {} : { ':last': last }) },
-    },
-    failWith: NUMBER_TAKEN,
-  };
 }
 
 const pdfUrl = (ctx: AppContext, id: string) => `${ctx.config.API_BASE_URL.replace(/\/$/, '')}/invoice/${id}`;

@@ -3,7 +3,8 @@ import { lazySchema } from '#shared/lazy-schema';
 import { keys } from '#db/keys';
 import { getItem, conditionalUpdate } from '#db/items';
 import { locate, lookupStep } from '#db/lookup';
-import { putNewStep, setExpression } from '#db/steps';
+import { putNewStep, setWhenExpression } from '#db/steps';
+import { moveOnWhileUnfinished, moveOnWhileUnfinishedStep } from '#db/sequence';
 import { setFieldsStep, isLive } from '#db/live';
 import { transact, concurrentChange, type TransactStep } from '#db/transact';
 import { accountActor, auditStep, SERVICE_ACTOR } from '#shared/audit';
@@ -114,28 +115,22 @@ const runEnvironment = async (l: Located) => (l.refs.environment_id as string | 
 /** Moves a run on while it is not finished; answers the run as written, or undefined when it had finished. */
 async function updateRun(ctx: AppContext, run: DiscoveryRun, fields: Partial<DiscoveryRun>, alongside: TransactStep[] = []): Promise<DiscoveryRun | undefined> {
   const updatedAt = ctx.clock.now().toISOString();
-  const update = setExpression({ ...fields, updated_at: updatedAt });
-  const write = {
-    UpdateExpression: `${update.UpdateExpression}, #seq = if_not_exists(#seq, :zero) + :one`,
-    ConditionExpression: '#st IN (:queued, :running)',
-    ExpressionAttributeNames: { ...update.ExpressionAttributeNames, '#st': 'status', '#seq': 'seq' },
-    ExpressionAttributeValues: { ...update.ExpressionAttributeValues, ':queued': 'queued', ':running': 'running', ':zero': 0, ':one': 1 },
-  };
+  const changes = { ...fields, updated_at: updatedAt };
   let next: DiscoveryRun;
   if (alongside.length) {
     // With other writes (the run's audit entry): one transaction, the run as written computed here.
     const finished = concurrentChange();
     try {
-      await transact([{ Update: { Key: runKey(run), ...write }, failWith: finished }, ...alongside]);
+      await transact([moveOnWhileUnfinishedStep(runKey(run), changes, finished), ...alongside]);
     } catch (err) {
       if (err === finished) return undefined;
       throw err;
     }
-    next = { ...run, ...fields, updated_at: updatedAt, seq: run.seq + 1 };
+    next = { ...run, ...changes, seq: run.seq + 1 };
   } else {
-    const out = await conditionalUpdate(runKey(run), { ...write, ReturnValues: 'ALL_NEW' });
-    if (!out.ok) return undefined;
-    next = discoveryRunEntity.decode(out.item);
+    const written = await moveOnWhileUnfinished(runKey(run), changes);
+    if (!written) return undefined;
+    next = discoveryRunEntity.decode(written);
   }
   await pushToJob(next.id, discoveryProgressMessage(next));
   return next;
@@ -176,12 +171,8 @@ async function finish(
     }, { mode: 'creation' }, { actor: audit.actor })
     : [];
   await updateRun(ctx, run, { ...fields, finished_at: now }, entry);
-  const update = setExpression({ active_run_id: null, updated_at: now, ...accountFields });
-  await conditionalUpdate(accountKey(account), {
-    ...update,
-    ConditionExpression: 'active_run_id = :run',
-    ExpressionAttributeValues: { ...update.ExpressionAttributeValues, ':run': run.id },
-  });
+  // Only while the account still names this run.
+  await conditionalUpdate(accountKey(account), setWhenExpression({ active_run_id: null, updated_at: now, ...accountFields }, { active_run_id: run.id }));
 }
 
 /**

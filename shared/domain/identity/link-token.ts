@@ -1,5 +1,6 @@
 import type { Key } from '#db/batch-get';
 import { getItem } from '#db/items';
+import { spendOnceStep } from '#db/claims';
 import { putNewStep } from '#db/steps';
 import type { TransactStep } from '#db/transact';
 import { invalid, notFound } from '#shared/errors';
@@ -64,15 +65,7 @@ export async function readLinkToken<T extends LinkTokenRecord>(
   if (!record) throw notFound(refusals.notFound);
   if (record.used_at) throw invalid(refusals.used);
   if (record.expires_at <= now) throw invalid(refusals.expired);
-  const spendStep: TransactStep = {
-    Update: {
-      Key: key,
-      UpdateExpression: 'SET used_at = :now',
-      ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(used_at) AND expires_at > :now',
-      ExpressionAttributeValues: { ':now': now },
-    },
-    failWith: invalid(refusals.used),
-  };
+  const spendStep = spendOnceStep(key, { used: 'used_at', expires: 'expires_at' }, now, invalid(refusals.used));
   return { record, now, spendStep };
 }
 

@@ -1,5 +1,6 @@
 import { keys } from '#db/keys';
-import { conditionalPut, conditionalUpdate, deleteItem, getItem } from '#db/items';
+import { deleteItem, getItem } from '#db/items';
+import { countInWindow, holdStep } from '#db/window-counter';
 import { transact } from '#db/transact';
 import { conflict, locked, unauthenticated } from '#shared/errors';
 import type { AppContext } from '#shared/context';
@@ -39,35 +40,19 @@ export function lockedUntil(state: LoginFailures | undefined, ctx: AppContext): 
 
 /**
  * Counts one failed attempt and returns the end of the lock when this attempt reached (or found) the
- * threshold. The count is an atomic ADD, so concurrent failures are each counted; a window that has
- * ended is replaced by a fresh one with a conditional put, racing requests retrying the ADD.
+ * threshold. The window is the fixed-window counter of #db/window-counter (concurrent failures are
+ * each counted; an ended window is replaced by a fresh one).
  */
 export async function recordLoginFailure(email: string, ctx: AppContext, userId?: string): Promise<number | undefined> {
   const Key = keys.loginFailures(normalizeEmail(email));
   const now = ctx.clock.now().getTime();
   const windowEnds = now + LOCKOUT.windowSeconds * 1000;
-  let failures: number | undefined;
-  for (let attempt = 0; failures === undefined && attempt < 5; attempt++) {
-    const counted = await conditionalUpdate(Key, {
-      UpdateExpression: 'ADD failures :one',
-      ConditionExpression: 'window_ends_ms > :now',
-      ExpressionAttributeValues: { ':one': 1, ':now': now },
-      ReturnValues: 'UPDATED_NEW',
-    });
-    if (counted.ok) {
-      failures = counted.item.failures as number;
-      continue;
-    }
-    const opened = await conditionalPut(
-      { ...Key, type: 'login_failures', failures: 1, window_ends_ms: windowEnds, expires_at_epoch: epoch(windowEnds) },
-      { ConditionExpression: 'attribute_not_exists(PK) OR window_ends_ms <= :now', ExpressionAttributeValues: { ':now': now } },
-    );
-    // Otherwise another request opened the new window first: count into it.
-    if (opened) failures = 1;
-  }
-  if (failures === undefined) throw new Error('Could not count a failed login');
+  const { tally: failures } = await countInWindow(Key, FAILURES_WINDOW, now, { ends: windowEnds, item: { type: 'login_failures', expires_at_epoch: epoch(windowEnds) } });
   return failures >= LOCKOUT.maxFailures ? lock(email, ctx, userId) : undefined;
 }
+
+/** Failures within a window that ends at `window_ends_ms` (epoch ms). */
+const FAILURES_WINDOW = { count: 'failures', ends: 'window_ends_ms' } as const;
 
 const LOCK_IN_FORCE = conflict('lock in force');
 
@@ -83,15 +68,7 @@ async function lock(email: string, ctx: AppContext, userId?: string): Promise<nu
   const entry: SecurityEventInput = { event: 'lockout.started', actor: 'anonymous', details: { locked_until: new Date(until).toISOString() } };
   try {
     await transact([
-      {
-        Update: {
-          Key: key,
-          UpdateExpression: 'SET locked_until_ms = :until, expires_at_epoch = :expires',
-          ConditionExpression: 'attribute_exists(PK) AND (attribute_not_exists(locked_until_ms) OR locked_until_ms <= :now)',
-          ExpressionAttributeValues: { ':until': until, ':now': now, ':expires': epoch(until) },
-        },
-        failWith: LOCK_IN_FORCE,
-      },
+      holdStep(key, 'locked_until_ms', until, now, { expires_at_epoch: epoch(until) }, LOCK_IN_FORCE),
       ...(userId ? [securityLogStep(userId, entry, ctx)] : []),
     ]);
     return until;

@@ -1,6 +1,7 @@
 import { generateSecret } from 'otplib';
 import { keys } from '#db/keys';
-import { conditionalUpdate, getItem } from '#db/items';
+import { getItem } from '#db/items';
+import { takeMapEntry } from '#db/claims';
 import { putStep } from '#db/steps';
 import { transact } from '#db/transact';
 import { securityLogStep } from './security-log';
@@ -57,11 +58,5 @@ export async function recoveryCodeStatus(ctx: AppContext): Promise<{ total: numb
 /** Uses a code up. The condition makes it single-use even when two requests present it at once. */
 export async function consumeRecoveryCode(userId: string, code: string, ctx: AppContext): Promise<boolean> {
   if (!normalize(code)) return false;
-  const used = await conditionalUpdate(keys.recoveryCodes(userId), {
-    UpdateExpression: 'SET #codes.#code = :usedAt',
-    ConditionExpression: '#codes.#code = :unused',
-    ExpressionAttributeNames: { '#codes': 'codes', '#code': codeHash(userId, code) },
-    ExpressionAttributeValues: { ':usedAt': ctx.clock.now().getTime(), ':unused': UNUSED },
-  });
-  return used.ok;
+  return takeMapEntry(keys.recoveryCodes(userId), 'codes', codeHash(userId, code), UNUSED, ctx.clock.now().getTime());
 }

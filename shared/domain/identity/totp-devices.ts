@@ -1,5 +1,5 @@
 import { keys } from '#db/keys';
-import { conditionalUpdate } from '#db/items';
+import { claimAbove } from '#db/claims';
 import { counterStep, deleteStep, putNewStep } from '#db/steps';
 import { transact } from '#db/transact';
 import { invalid, notFound } from '#shared/errors';
@@ -107,12 +107,7 @@ export async function acceptAuthenticatorCode(account: Account, code: string, ct
     const secret = await open(device.secret_sealed, sealContext(account.id, device.id));
     const step = await matchingTimeStep(secret, code, now);
     if (step === null || step <= device.last_used_step) continue;
-    const claimed = await conditionalUpdate(keys.totpDevice(account.id, device.id), {
-      UpdateExpression: 'SET last_used_step = :step, last_used_at = :now',
-      ConditionExpression: 'attribute_exists(PK) AND last_used_step < :step',
-      ExpressionAttributeValues: { ':step': step, ':now': now.toISOString() },
-    });
-    if (claimed.ok) return true;
+    if (await claimAbove(keys.totpDevice(account.id, device.id), 'last_used_step', step, { last_used_at: now.toISOString() })) return true;
   }
   return false;
 }

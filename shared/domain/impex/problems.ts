@@ -1,5 +1,6 @@
 import { checkGateway, ipv4Address, ipv4Cidr, pairKey, type Direction } from '#domain/catalog';
 import { DomainError } from '#shared/errors';
+import { foldName } from '#shared/text';
 
 /**
  * The document's rules across entities, which a JSON Schema cannot state: names unique where the
@@ -31,7 +32,7 @@ export function comparePaths(a: Path, b: Path): number {
 }
 
 /** How the document's names compare: trimmed, ignoring case (the name sentinels' rule). */
-export const nameKey = (s: string) => s.trim().toLowerCase();
+export const nameKey = foldName;
 
 type Raw = Record<string, unknown>;
 const isObject = (v: unknown): v is Raw => typeof v === 'object' && v !== null && !Array.isArray(v);

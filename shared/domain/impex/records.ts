@@ -1,10 +1,11 @@
 import * as z from 'zod';
 import { lazySchema } from '#shared/lazy-schema';
 import { keys } from '#db/keys';
-import { getItem, conditionalUpdate } from '#db/items';
+import { getItem } from '#db/items';
 import { locate, lookupStep } from '#db/lookup';
-import { putNewStep, setExpression } from '#db/steps';
-import { allOf, type Condition } from '#db/condition';
+import { putNewStep } from '#db/steps';
+import type { Condition } from '#db/condition';
+import { moveOnWhileUnfinished, moveOnWhileUnfinishedStep } from '#db/sequence';
 import { concurrentChange, transact, type TransactStep } from '#db/transact';
 import { isRefusal, notFound, unprocessable } from '#shared/errors';
 import { enqueue } from '#shared/queue';
@@ -176,25 +177,13 @@ async function recordVia(id: string, kind: string): Promise<ImpexRecord | undefi
 export const recordById = (recordId: string) => recordVia(recordId, RECORD_KIND);
 export const recordByJob = (jobId: string) => recordVia(jobId, JOB_KIND);
 
-/** A record not finished yet (queued or running): the condition of every change to it. */
-const unfinished = (also?: Condition): Condition =>
-  allOf({ expression: '#st IN (:queued, :running)', names: { '#st': 'status' }, values: { ':queued': 'queued', ':running': 'running' } }, also)!;
-
 /**
  * Moves a record on (status, progress, result) while it is not finished (and `also` holds); `seq`
- * moves with every change. Answers the record as written, or undefined when it had finished already.
+ * moves with every change (#db/sequence). Answers the record as written, or undefined when it had finished already.
  */
 export async function updateRecord(record: ImpexRecord, fields: Partial<ImpexRecord>, ctx: AppContext, also?: Condition): Promise<ImpexRecord | undefined> {
-  const update = setExpression({ ...fields, updated_at: ctx.clock.now().toISOString() });
-  const c = unfinished(also);
-  const out = await conditionalUpdate(recordKey(record), {
-    UpdateExpression: `${update.UpdateExpression}, #seq = if_not_exists(#seq, :zero) + :one`,
-    ConditionExpression: c.expression,
-    ExpressionAttributeNames: { ...update.ExpressionAttributeNames, ...c.names, '#seq': 'seq' },
-    ExpressionAttributeValues: { ...update.ExpressionAttributeValues, ...c.values, ':zero': 0, ':one': 1 },
-    ReturnValues: 'ALL_NEW',
-  });
-  return out.ok ? impexRecordEntity.decode(out.item) : undefined;
+  const written = await moveOnWhileUnfinished(recordKey(record), { ...fields, updated_at: ctx.clock.now().toISOString() }, also);
+  return written && impexRecordEntity.decode(written);
 }
 
 /** How a record ends. */
@@ -212,21 +201,10 @@ export const finishRecord = (record: ImpexRecord, fields: Partial<ImpexRecord> &
 export async function finishRecordWith(record: ImpexRecord, fields: Partial<ImpexRecord> & { status: FinalStatus }, ctx: AppContext, steps: TransactStep[]): Promise<ImpexRecord | undefined> {
   const now = ctx.clock.now().toISOString();
   const all = { ...fields, finished_at: now, updated_at: now };
-  const update = setExpression(all);
-  const c = unfinished();
   const finished = concurrentChange();
   try {
     await transact([
-      {
-        Update: {
-          Key: recordKey(record),
-          UpdateExpression: `${update.UpdateExpression}, #seq = if_not_exists(#seq, :zero) + :one`,
-          ConditionExpression: c.expression,
-          ExpressionAttributeNames: { ...update.ExpressionAttributeNames, ...c.names, '#seq': 'seq' },
-          ExpressionAttributeValues: { ...update.ExpressionAttributeValues, ...c.values, ':zero': 0, ':one': 1 },
-        },
-        failWith: finished,
-      },
+      moveOnWhileUnfinishedStep(recordKey(record), all, finished),
       ...steps,
     ]);
   } catch (err) {

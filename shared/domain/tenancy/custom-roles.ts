@@ -1,89 +1,26 @@
 import { keys } from '#db/keys';
-import { transact, type TransactStep, concurrentChange, retryWhenStale, CASCADE_STALE } from '#db/transact';
-import { invalid, notFound } from '#shared/errors';
+import { transact, retryWhenStale } from '#db/transact';
+import { notFound } from '#shared/errors';
 import type { Permission } from '#auth/permissions';
 import { actorAccount, type AppContext } from '#shared/context';
-import { accessToProject, grantOf, loadAccess, parseGrant, type Membership, type ProjectAccess } from './access';
-import { ENV_NOT_IN_PROJECT, envLiveCheck } from './env-scope';
+import { accessToProject, type Membership } from './access';
 import { planOfProject, retentionOfProject } from './projects';
-import type { Project } from './project-types';
-import { joinSteps, roleTarget, roleTargetKeys, type MemberItem } from './role-target';
-import type { Account } from '#domain/identity';
 import { changeAudit, creationAudit } from '#shared/audit';
-import { claimNameStep, namedWriteSteps, type NameScope } from '#db/unique-names';
-import { REFS_VERSION, refsAsRead, refsName } from '#db/refs';
-import type { Key } from '#db/lookup';
+import { claimNameStep, namedWriteSteps } from '#db/unique-names';
 import { queryPrefix } from '#db/query';
 import { compareText } from '#shared/text';
 import { batchGet, keyId } from '#db/batch-get';
-import { visible, setFieldsStep, isLive, stillLiveStep, visibleFilter } from '#db/live';
-import { existingSetStep, counterStep, putNewStep, putWhenStep } from '#db/steps';
+import { visible, isLive, visibleFilter } from '#db/live';
+import { existingSetStep, counterStep, putNewStep } from '#db/steps';
 import { takeQuotaStep, CUSTOM_ROLES_QUOTA } from '#domain/billing';
-import { onContention } from '#db/retry';
+import {
+  CUSTOM_ROLE_NOT_FOUND, accessWithCustomRole, assignmentsOf, auditedRole, roleFrom, roleNames, withdrawGrantSteps, type CustomRole,
+} from './custom-role-model';
 
-export interface CustomRole {
-  id: string;
-  project_id: string;
-  name: string;
-  description: string | null;
-  permissions: Permission[];
-  created_at: string;
-  updated_at: string;
-  deleted_at: string | null;
-  /** The sort key of its latest audit entry (shared/audit.ts). Internal. */
-  audit_head?: string | null;
-}
-
-/** One per (role, user): a role applies to the whole project (`environment_id` null) or to one environment. */
-export interface CustomRoleAssignment {
-  id: string;
-  role_id: string;
-  project_id: string;
-  user_id: string;
-  environment_id: string | null;
-  created_at: string;
-  updated_at: string;
-  deleted_at: string | null;
-  audit_head?: string | null;
-}
-
-/** What audit entries record of roles and assignments: what their readers see of them. */
-const auditedRole = (r: CustomRole) => {
-  const { updated_at: _u, deleted_at: _d, ...shown } = toCustomRoleOut(r);
-  return shown;
-};
-const auditedAssignment = (a: CustomRoleAssignment) => {
-  const { updated_at: _u, deleted_at: _d, ...shown } = toAssignmentOut(a);
-  return shown;
-};
-/** An assignment's entries are about the assignment, in its environment (null: project-wide). */
-const assignmentEntity = (a: CustomRoleAssignment, head?: string | null) => ({ id: a.id, project_id: a.project_id, environment_id: a.environment_id, audit_head: head });
-
-export const toCustomRoleOut = (r: CustomRole) => ({
-  id: r.id, project_id: r.project_id, name: r.name, description: r.description ?? null, permissions: r.permissions, updated_at: r.updated_at, deleted_at: r.deleted_at,
-});
-export const toAssignmentOut = (a: CustomRoleAssignment) => ({
-  id: a.id, role_id: a.role_id, project_id: a.project_id, user_id: a.user_id, environment_id: a.environment_id, updated_at: a.updated_at, deleted_at: a.deleted_at,
-});
-
-export const CUSTOM_ROLE_NOT_FOUND = 'Custom role not found';
-export const ASSIGNMENT_NOT_FOUND = 'Custom role assignment not found';
-const roleNames = (projectId: string): NameScope => ({
-  projectId, kind: 'CROLE', scopeId: projectId, takenDetail: 'Custom role with this name already exists in this project',
-});
-
-const grantsOfRole = (member: Membership | undefined, roleId: string) => [...(member?.custom_role_grants ?? [])].filter((g) => parseGrant(g).roleId === roleId);
-
-/** The caller's access to a project, read with one of its custom roles (see `roleFrom`). */
-const accessWithCustomRole = (ctx: AppContext, projectId: string, roleId: string) =>
-  loadAccess(projectId, actorAccount(ctx).id, { extra: [keys.customRole(projectId, roleId)] });
-
-/** The live role from the caller's access BatchGet (`extra` must include `keys.customRole`), or 404. */
-function roleFrom(access: ProjectAccess, roleId: string): CustomRole {
-  const role = access.extra.get(keyId(keys.customRole(access.project.id, roleId))) as CustomRole | undefined;
-  if (!isLive(role)) throw notFound(CUSTOM_ROLE_NOT_FOUND);
-  return role!;
-}
+export {
+  ASSIGNMENT_NOT_FOUND, CUSTOM_ROLE_NOT_FOUND, toAssignmentOut, toCustomRoleOut, type CustomRole, type CustomRoleAssignment,
+} from './custom-role-model';
+export { assignCustomRole, listAssignments, removeAssignment } from './custom-role-assignments';
 
 /** GET /projects/{id}/custom-roles: any member. */
 export async function listCustomRoles(ctx: AppContext, input: { project_id: string; updated_since?: string }): Promise<CustomRole[]> {
@@ -183,163 +120,4 @@ async function withdrawAssignments(role: CustomRole, now: string): Promise<void>
       ]),
     );
   }
-}
-
-// ---- assignments -----------------------------------------------------------------------------
-
-async function assignmentsOf(projectId: string, roleId: string, updatedSince?: string): Promise<CustomRoleAssignment[]> {
-  // The assignment key with an empty user id is the prefix of all of the role's assignments.
-  const all = await queryPrefix<CustomRoleAssignment>(projectId, keys.customRoleAssignment(projectId, roleId, '').SK, visibleFilter(updatedSince));
-  return visible(all, updatedSince).sort((a, b) => a.created_at.localeCompare(b.created_at));
-}
-
-/** GET /projects/{id}/custom-roles/{role_id}/assignments: who holds a live role, and where (any member). */
-export async function listAssignments(ctx: AppContext, input: { project_id: string; role_id: string; updated_since?: string }): Promise<CustomRoleAssignment[]> {
-  const access = await accessWithCustomRole(ctx, input.project_id, input.role_id);
-  roleFrom(access, input.role_id);
-  return assignmentsOf(input.project_id, input.role_id, input.updated_since);
-}
-
-/** What an assignment reads besides the caller's access; passed as `extra` to `loadAccess` so it is one BatchGet. */
-function assignmentReadKeys(projectId: string, roleId: string, userId: string, envId?: string | null): Key[] {
-  return [
-    keys.customRole(projectId, roleId),
-    ...roleTargetKeys(projectId, userId),
-    keys.customRoleAssignment(projectId, roleId, userId),
-    ...(envId ? [keys.environment(projectId, envId)] : []),
-  ];
-}
-
-/** Thrown (by identity) when the member or assignment changed between read and write: read again. */
-const CHANGED = concurrentChange();
-
-/**
- * Gives `userId` a custom role, project-wide (`envId` null) or in one environment; assigning again
- * moves the assignment (same id). The grant is mirrored on the member item in the same transaction
- * (that is where access reads it). Its target must be a member (`roleTarget`): the owner's
- * assignment may make one, as the owner's environment-role assignment does (told by mail, logged as
- * `member.create`); anyone else's assignment to a non-member is refused like an unknown id.
- */
-export async function assignCustomRole(
-  ctx: AppContext,
-  input: { project_id: string; role_id: string; user_id: string; environment_id?: string | null },
-): Promise<CustomRoleAssignment> {
-  const { role_id: roleId, user_id: userId } = input;
-  const envId = input.environment_id ?? null;
-  const readKeys = assignmentReadKeys(input.project_id, roleId, userId, envId);
-  const access = await loadAccess(input.project_id, actorAccount(ctx).id, { extra: readKeys });
-  access.requireOwnerRight('project.manage');
-  const projectId = access.project.id;
-  const days = await retentionOfProject(access.project);
-  let items = access.extra;
-  // A member or assignment changed between read and write (CHANGED): read again after a jittered
-  // backoff, so writers that collided do not collide again in lockstep.
-  const { assignment } = await onContention(async (attempt) => {
-    if (attempt > 1) items = await batchGet(readKeys);
-    const get = <T>(key: Key) => items.get(keyId(key)) as T | undefined;
-    const role = get<CustomRole>(keys.customRole(projectId, roleId));
-    if (!isLive(role)) throw notFound(CUSTOM_ROLE_NOT_FOUND);
-    const { account, member } = roleTarget(access, items, userId);
-    if (envId && !isLive(get(keys.environment(projectId, envId)))) throw invalid(ENV_NOT_IN_PROJECT);
-    const existing = get<CustomRoleAssignment>(keys.customRoleAssignment(projectId, roleId, userId));
-    const now = ctx.clock.now().toISOString();
-    const assignment: CustomRoleAssignment = {
-      id: existing?.id ?? ctx.ids.newId(), role_id: roleId, project_id: projectId, user_id: userId, environment_id: envId,
-      created_at: existing?.created_at ?? now, updated_at: now, deleted_at: null,
-    };
-    // A first (or renewed, after a withdrawal) assignment is a creation; moving a live one to another scope its latest change.
-    const live = existing !== undefined && isLive(existing);
-    const moved = live && existing.environment_id !== envId;
-    const audit = live
-      ? moved ? changeAudit(ctx, 'custom_role_assignment', 'update', assignmentEntity(existing, existing.audit_head), { before: auditedAssignment(existing), after: auditedAssignment(assignment) }, days) : undefined
-      : { steps: creationAudit(ctx, 'custom_role_assignment', assignmentEntity(assignment), auditedAssignment(assignment)), head: existing?.audit_head ?? null };
-    const head = audit?.head ?? existing?.audit_head ?? null;
-    const item = { ...keys.customRoleAssignment(projectId, roleId, userId), type: 'custom_role_assignment', ...assignment, ...(head ? { audit_head: head } : {}) };
-    const steps: TransactStep[] = [
-      ...(audit?.steps ?? []),
-      existing
-        ? putWhenStep(item, { updated_at: existing.updated_at }, CHANGED)
-        : putNewStep(item, CHANGED),
-      // A role deleted meanwhile must not gain an assignment its deletion's clean-up would miss.
-      stillLiveStep(keys.customRole(projectId, roleId), notFound(CUSTOM_ROLE_NOT_FOUND)),
-      ...(envId ? [envLiveCheck(projectId, envId)] : []),
-      ...(member ? grantSteps(projectId, userId, member, roleId, grantOf(roleId, envId)) : joinWithGrantSteps(ctx, access.project, account, grantOf(roleId, envId), `the custom role "${role!.name}"`, now)),
-    ];
-    await transact(steps);
-    return { assignment };
-  }, (err) => err === CHANGED || err === CASCADE_STALE);
-  return assignment;
-}
-
-/** An owner's assignment to a non-member: they join (`joinSteps`) holding the grant. */
-function joinWithGrantSteps(ctx: AppContext, project: Project, account: Account, grant: string, told: string, now: string): TransactStep[] {
-  const memberSK = keys.member(project.id, account.id).SK;
-  return joinSteps(ctx, project, account, 'custom_role_assignment', told, now, CHANGED).map((step) =>
-    step.Put?.Item?.SK === memberSK ? { ...step, Put: { ...step.Put, Item: { ...step.Put.Item, custom_role_grants: new Set([grant]), [REFS_VERSION]: 1 } } } : step,
-  );
-}
-
-/** The member-item writes that make `grant` the member's only grant of `roleId`. */
-function grantSteps(projectId: string, userId: string, member: MemberItem, roleId: string, grant: string): TransactStep[] {
-  const stale = grantsOfRole(member, roleId).filter((g) => g !== grant);
-  const Key = keys.member(projectId, userId);
-  if (!stale.length) {
-    // Adding to a set is safe under concurrency; the version bump tells whole-set writers that it changed.
-    return [{
-      Update: {
-        Key, UpdateExpression: 'ADD custom_role_grants :g, #refs :one', ConditionExpression: 'attribute_exists(PK)',
-        ExpressionAttributeNames: refsName, ExpressionAttributeValues: { ':g': new Set([grant]), ':one': 1 },
-      },
-      failWith: CHANGED,
-    }];
-  }
-  // Moving a grant replaces the whole set (one attribute cannot be both added to and deleted from in one update), guarded by the version.
-  const next = new Set([...(member.custom_role_grants ?? [])].filter((g) => !stale.includes(g)));
-  next.add(grant);
-  const asRead = refsAsRead(member);
-  return [{
-    Update: {
-      Key,
-      UpdateExpression: 'SET custom_role_grants = :set ADD #refs :one',
-      ConditionExpression: asRead.expression,
-      ExpressionAttributeNames: asRead.names,
-      ExpressionAttributeValues: { ':set': next, ':one': 1, ...asRead.values },
-    },
-    failWith: CHANGED,
-  }];
-}
-
-/** Removes every grant of `roleId` from a member item (none when absent). */
-function withdrawGrantSteps(member: Membership | undefined, roleId: string): TransactStep[] {
-  const grants = grantsOfRole(member, roleId);
-  if (!member || !grants.length) return [];
-  return [{
-    Update: {
-      Key: keys.member(member.project_id, member.user_id),
-      UpdateExpression: 'DELETE custom_role_grants :g ADD #refs :one', ConditionExpression: 'attribute_exists(PK)',
-      ExpressionAttributeNames: refsName, ExpressionAttributeValues: { ':g': new Set(grants), ':one': 1 },
-    },
-  }];
-}
-
-/** Withdraws a user's assignment of a role (soft delete) and the grant mirrored on their membership. */
-// Re-run from a new read when its write went stale (a concurrent change moved what it read, its audit head included: db/transact.ts).
-export const removeAssignment = (...args: Parameters<typeof removeAssignmentOnce>) => retryWhenStale(() => removeAssignmentOnce(...args));
-
-async function removeAssignmentOnce(ctx: AppContext, input: { project_id: string; role_id: string; user_id: string }): Promise<void> {
-  const { role_id: roleId, user_id: userId } = input;
-  const access = await loadAccess(input.project_id, actorAccount(ctx).id, { extra: assignmentReadKeys(input.project_id, roleId, userId) });
-  access.requireOwnerRight('project.manage');
-  roleFrom(access, roleId);
-  const projectId = access.project.id;
-  const assignment = access.extra.get(keyId(keys.customRoleAssignment(projectId, roleId, userId))) as CustomRoleAssignment | undefined;
-  if (!isLive(assignment)) throw notFound(ASSIGNMENT_NOT_FOUND);
-  const member = access.extra.get(keyId(keys.member(projectId, userId))) as Membership | undefined;
-  const now = ctx.clock.now().toISOString();
-  const audit = changeAudit(ctx, 'custom_role_assignment', 'delete', assignmentEntity(assignment!, assignment!.audit_head), { before: auditedAssignment(assignment!), after: null }, await retentionOfProject(access.project));
-  await transact([
-    setFieldsStep(keys.customRoleAssignment(projectId, roleId, userId), { deleted_at: now, updated_at: now, audit_head: audit.head }, notFound(ASSIGNMENT_NOT_FOUND)),
-    ...audit.steps,
-    ...withdrawGrantSteps(member, roleId),
-  ]);
 }

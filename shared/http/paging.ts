@@ -7,7 +7,7 @@ import { lazySchema } from '#shared/lazy-schema';
  * opaque `cursor` of a previous answer's `X-Next-Cursor` header. The cursor's encoding and its check
  * (tampered → 422) are the data layer's (`shared/db/cursor.ts`).
  */
-export const NEXT_CURSOR_HEADER = 'x-next-cursor';
+const NEXT_CURSOR_HEADER = 'x-next-cursor';
 
 export const pageQuery = lazySchema(() => z.object({
   limit: integer().min(1).max(500).default(100),

@@ -78,7 +78,6 @@ export const securityLogEntity = defineEntity(
     details: z.record(z.string(), detailValue).default({}),
   }),
 );
-export type SecurityLogEntry = z.infer<typeof securityLogEntity.schema>;
 
 export const securityLogView = defineView(securityLogEntity, {
   id: true, event: true, reason: true, at: true, source_ip: true, user_agent: true, request_id: true, actor: true, actor_id: true, details: true,

@@ -17,8 +17,9 @@ import type { Edge, ImportGraph, Unresolved } from './import-graph';
  *    the contexts build on it, so it cannot build on them (what both need lives in a leaf, e.g. `shared/actor.ts`).
  * 7. `web/` and `clients/` are packages of their own: their files import their own package's files and npm packages,
  *    and the dashboard the client package (`@infracat/client`); never `shared/`, `functions/`, `infra/` or the other.
- *    The service reaches into the client package for one file only: `SHARED_CLIENT_RULES`, the pure rules on the API's
- *    data that the dashboard must apply before calling (one place for both, never a copy).
+ *    Dependencies point one way: the service (`shared/`, `functions/`, `infra/`) imports nothing of `clients/` either
+ *    (the plan rules the dashboard applies too are the service's `shared/domain/billing/plan-rules.ts`, copied into the
+ *    package by its `npm run generate`).
  * 8. `infra/deployed/` serves the product from the synthesized template alone (issue 34): besides its own files and npm
  *    packages it imports only the emulators' plumbing it shares with `npm start`, the route matcher and the fault
  *    rules (DEPLOYED_MAY_IMPORT), never the functions, the domain, the stack's code or the configuration.
@@ -84,7 +85,7 @@ function edgeViolations({ from, to }: Edge): string[] {
   // 7. The dashboard and the client stay inside their own package.
   const pkg = packageOf(from);
   if (pkg && !to.startsWith(`${pkg.dir}/`)) problems.push(`${pkg.dir} is a package of its own: it may import only its own files, npm packages${pkg.client ? ' and @infracat/client' : ''}`);
-  if (!pkg && to.startsWith('clients/') && to !== SHARED_CLIENT_RULES) problems.push(`of the client package, only ${SHARED_CLIENT_RULES} (rules both sides apply) is the service's to import`);
+  if (!pkg && to.startsWith('clients/')) problems.push('the service may not import the client package: dependencies point from the client to the API, never back');
   // 8. The deployed shape runs the template's bundles, not the source.
   if (from.startsWith('infra/deployed/') && !to.startsWith('infra/deployed/') && !DEPLOYED_MAY_IMPORT.includes(to)) problems.push('infra/deployed serves the synthesized template alone: it may import only its own files and DEPLOYED_MAY_IMPORT');
   return problems;
@@ -99,8 +100,6 @@ const PACKAGES = [
   { dir: 'clients', client: false },
 ];
 const packageOf = (file: string) => PACKAGES.find((p) => file.startsWith(`${p.dir}/`));
-/** 7. The one file of the client package the service imports: pure rules on plan data, applied by the dashboard and the service alike. */
-export const SHARED_CLIENT_RULES = 'clients/typescript/src/plans.ts';
 
 /** 7. (part) Of the repository's own packages, only the dashboard imports one: the client. */
 function packageViolations({ from, specifier }: Unresolved): string[] {

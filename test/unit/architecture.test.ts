@@ -334,11 +334,19 @@ describe('7. web/ and clients/ stay inside their own package', () => {
     ]);
   });
 
-  it("lets the service import the client package's shared rules on plan data, and nothing else of it", () => {
+  it('reports the service (shared/, functions/, infra/) importing anything of the client package, type-only included', () => {
     const rules = { ...web, 'clients/typescript/src/plans.ts': 'export const isFreePlan = (p: { price_cents: number }) => p.price_cents === 0;\n' };
-    expect(check({ ...rules, 'shared/domain/billing/plan-changes.ts': "export { isFreePlan } from '../../../clients/typescript/src/plans';\n" })).toEqual([]);
-    expect(check({ ...rules, 'shared/domain/billing/plan-changes.ts': "import { client } from '../../../clients/typescript/src/client';\nexport const c = client;\n" })).toEqual([
-      'shared/domain/billing/plan-changes.ts → clients/typescript/src/client.ts: of the client package, only clients/typescript/src/plans.ts (rules both sides apply) is the service\'s to import',
+    expect(
+      check({
+        ...rules,
+        'shared/domain/billing/plan-changes.ts': "export { isFreePlan } from '../../../clients/typescript/src/plans';\n",
+        'functions/billing/routes.ts': "import type { paths } from '../../clients/typescript/src/schema.js';\nexport type P = paths;\n",
+        'infra/local/seed.ts': "import { client } from '../../clients/typescript/src/client';\nexport const c = client;\n",
+      }),
+    ).toEqual([
+      'functions/billing/routes.ts → clients/typescript/src/schema.d.ts: the service may not import the client package: dependencies point from the client to the API, never back',
+      'infra/local/seed.ts → clients/typescript/src/client.ts: the service may not import the client package: dependencies point from the client to the API, never back',
+      'shared/domain/billing/plan-changes.ts → clients/typescript/src/plans.ts: the service may not import the client package: dependencies point from the client to the API, never back',
     ]);
   });
 

@@ -23,6 +23,11 @@ import type { Edge, ImportGraph, Unresolved } from './import-graph';
  * 8. `infra/deployed/` serves the product from the synthesized template alone (issue 34): besides its own files and npm
  *    packages it imports only the emulators' plumbing it shares with `npm start`, the route matcher and the fault
  *    rules (DEPLOYED_MAY_IMPORT), never the functions, the domain, the stack's code or the configuration.
+ * 9. No two folders import each other, type-only imports included. Within one folder, its entries (a file, or a
+ *    subfolder with everything under it) import one another one way only when a folder is one of the two: an import
+ *    between two files is an arrow between the entries of their nearest common folder that hold them, and two entries
+ *    with arrows both ways are reported (two files that import each other are already an import cycle, rule 5). What
+ *    both sides need moves to the side it belongs to, or into a leaf beside them.
  * Domain files must sit in a known context folder, so that a new context cannot slip past rules 1 and 2.
  */
 
@@ -58,7 +63,36 @@ export function violations(graph: ImportGraph): string[] {
 
   const packageProblems = graph.packages.flatMap((p) => packageViolations(p).map((problem) => `${p.from}:${p.line} → '${p.specifier}': ${problem}`));
 
-  return [...fileProblems, ...unresolved, ...edgeProblems, ...packageProblems, ...cycles(graph.edges)];
+  return [...fileProblems, ...unresolved, ...edgeProblems, ...packageProblems, ...cycles(graph.edges), ...folderPairs(graph.edges)];
+}
+
+/** 9. The two entries of their nearest common folder that hold `from` and `to` (a folder's name ends in `/`), or none for one entry. */
+function entriesOf(from: string, to: string): [string, string] | undefined {
+  const a = from.split('/');
+  const b = to.split('/');
+  let i = 0;
+  while (i < a.length - 1 && i < b.length - 1 && a[i] === b[i]) i++;
+  const entry = (parts: string[]) => parts.slice(0, i + 1).join('/') + (i + 1 < parts.length ? '/' : '');
+  const [x, y] = [entry(a), entry(b)];
+  return x === y ? undefined : [x, y];
+}
+
+/** 9. Folders importing each other (or a folder and a file beside it), each pair once with one import each way. */
+function folderPairs(edges: readonly Edge[]): string[] {
+  const arrows = new Map<string, Edge>();
+  for (const e of [...edges].sort((p, q) => p.from.localeCompare(q.from) || p.to.localeCompare(q.to))) {
+    const pair = entriesOf(e.from, e.to);
+    if (pair && !arrows.has(pair.join('\n'))) arrows.set(pair.join('\n'), e);
+  }
+  const found: string[] = [];
+  for (const [key, there] of [...arrows].sort(([p], [q]) => p.localeCompare(q))) {
+    const [x, y] = key.split('\n');
+    const back = arrows.get(`${y}\n${x}`);
+    if (!back || x > y || !(x.endsWith('/') || y.endsWith('/'))) continue;
+    const hop = (e: Edge) => `${e.from} → ${e.to}${e.kind === 'static' ? '' : ` (${e.kind === 'type' ? 'type-only' : 'dynamic import()'})`}`;
+    found.push(`${x} and ${y} import each other: ${hop(there)}; ${hop(back)}`);
+  }
+  return found;
 }
 
 function edgeViolations({ from, to }: Edge): string[] {

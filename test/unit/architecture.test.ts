@@ -171,6 +171,8 @@ describe('rules on fixture trees', () => {
       expect(check()).toEqual([]);
       expect(check({ 'shared/domain/identity/login.ts': "import { project } from '#domain/tenancy';\nexport const login = project;\n" })).toEqual([
         'shared/domain/identity/login.ts → shared/domain/tenancy/index.ts: identity may not import tenancy',
+        // The two contexts are folders importing each other (rule 9).
+        'shared/domain/identity/ and shared/domain/tenancy/ import each other: shared/domain/identity/login.ts → shared/domain/tenancy/index.ts; shared/domain/tenancy/projects.ts → shared/domain/identity/index.ts',
       ]);
     });
 
@@ -279,6 +281,7 @@ describe('rules on fixture trees', () => {
       expect(check({ 'shared/domain/catalog/topology/links.ts': "import { item } from '#domain/catalog';\nexport const link = item;\n" })).toEqual([
         "shared/domain/catalog/topology/links.ts → shared/domain/catalog/index.ts: a file inside catalog must import its siblings directly, not catalog's own index.ts",
         'import cycle: shared/domain/catalog/index.ts → shared/domain/catalog/topology/links.ts → shared/domain/catalog/index.ts',
+        'shared/domain/catalog/index.ts and shared/domain/catalog/topology/ import each other: shared/domain/catalog/index.ts → shared/domain/catalog/topology/links.ts; shared/domain/catalog/topology/links.ts → shared/domain/catalog/index.ts',
       ]);
     });
 
@@ -374,6 +377,31 @@ describe('rule 8: the deployed shape imports no code a function runs', () => {
         'infra/deployed/start.ts': "import { createRouter } from '#http/router';\nimport { startDynamo } from '../local/dynamo';\nimport { routes } from '../../functions/projects/routes';\nexport const s = [createRouter, startDynamo, routes];\n",
       }),
     ).toEqual(['infra/deployed/start.ts → functions/projects/routes.ts: infra/deployed serves the synthesized template alone: it may import only its own files and DEPLOYED_MAY_IMPORT']);
+  });
+});
+
+describe('9. no two folders import each other', () => {
+  it('reports two folders that import each other, a type-only import included, with one import each way', () => {
+    expect(
+      check({
+        'shared/auth/signing-key.ts': "export const signingKey = () => 'k';\n",
+        'shared/auth/caller.ts': "import { keys } from '../db/keys';\nexport const caller = keys;\n",
+        'shared/db/cursor.ts': "import type { signingKey } from '../auth/signing-key';\nexport const cursor: typeof signingKey | undefined = undefined;\n",
+      }),
+    ).toEqual(['shared/auth/ and shared/db/ import each other: shared/auth/caller.ts → shared/db/keys.ts; shared/db/cursor.ts → shared/auth/signing-key.ts (type-only)']);
+  });
+
+  it('reports a folder and a file beside it that import each other (the catalog and its topology/)', () => {
+    expect(
+      check({
+        'shared/domain/catalog/listings.ts': "import { link } from './topology/links';\nexport const linkListing = link;\n",
+        'shared/domain/catalog/topology/edges.ts': "import { linkListing } from '../listings';\nexport const edges = linkListing;\n",
+      }),
+    ).toEqual(['shared/domain/catalog/listings.ts and shared/domain/catalog/topology/ import each other: shared/domain/catalog/listings.ts → shared/domain/catalog/topology/links.ts; shared/domain/catalog/topology/edges.ts → shared/domain/catalog/listings.ts']);
+  });
+
+  it('accepts folders that import one way (an index over its subfolder, a subfolder using its parent\'s files)', () => {
+    expect(check({ 'shared/auth/caller.ts': "import { keys } from '../db/keys';\nexport const caller = keys;\n", 'shared/domain/catalog/topology/edges.ts': "import { item } from '../items';\nexport const edges = item;\n" })).toEqual([]);
   });
 });
 

@@ -19,9 +19,9 @@ export {
 } from './services';
 export { type Listable, type Listing } from './listing';
 export {
-  serviceListing, floorListing, networkListing, chainPlace, connectionListing, linkListing, LISTINGS,
-  type ServiceListing, type FloorListing, type NetworkListing,
+  serviceListing, floorListing, networkListing, LISTINGS, type ServiceListing, type FloorListing, type NetworkListing,
 } from './listings';
+export { chainPlace, connectionListing, linkListing } from './topology/listings';
 export { backfillListings, rebuildProjectListings } from './listing-backfill';
 export {
   DEFAULT_MAX_DEPTH, MAX_MAX_DEPTH, impactGraph, computeBlastRadius, blastRadiusOf, type Topology,

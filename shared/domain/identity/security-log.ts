@@ -3,7 +3,7 @@ import { keys } from '#db/keys';
 import { putItem } from '#db/items';
 import { putStep } from '#db/steps';
 import type { TransactStep } from '#db/transact';
-import { encodeCursor, pageStart } from '#db/cursor';
+import { encodeCursor, pageStart } from '#auth/cursor';
 import { queryNewestPage } from '#db/query';
 import { defineEntity, defineView } from '#db/entity';
 import { actorAccount, epochSeconds, type AppContext } from '#shared/context';

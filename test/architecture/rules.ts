@@ -1,4 +1,4 @@
-import type { Edge, ImportGraph, Unresolved } from './import-graph';
+import { buildImportGraph, type Edge, type ImportGraph, type Unresolved } from './import-graph';
 
 /**
  * The architecture rules over the import graph. Each broken rule is one readable line:
@@ -123,6 +123,19 @@ function edgeViolations({ from, to }: Edge): string[] {
   // 8. The deployed shape runs the template's bundles, not the source.
   if (from.startsWith('infra/deployed/') && !to.startsWith('infra/deployed/') && !DEPLOYED_MAY_IMPORT.includes(to)) problems.push('infra/deployed serves the synthesized template alone: it may import only its own files and DEPLOYED_MAY_IMPORT');
   return problems;
+}
+
+/**
+ * 2. (tests) The tests that act as a user does (end-to-end files, their helpers, the benches) reach a context through
+ * its index too. A unit, integration or deployed-shape test of one module of a context (the SSRF guard, the import's
+ * comparison, the Stripe adapter) may import that module itself: it tests the module, not the context's surface.
+ */
+export const TESTS_THROUGH_INDEX = ['test/e2e', 'test/helpers', 'test/bench'];
+
+export function deepImportsFromTests(root: string): string[] {
+  return buildImportGraph(root, TESTS_THROUGH_INDEX)
+    .edges.filter(({ to }) => contextOf(to) && to !== indexOf(contextOf(to)!))
+    .map(({ from, to, line }) => `${from}:${line} → ${to}: deep import into ${contextOf(to)}: import its index.ts instead`);
 }
 
 /** 8. What start:deployed may import besides its own files: no code a function runs, but the fault rules its SQS stand-in applies as the local queues do. */

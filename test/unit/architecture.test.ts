@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildImportGraph, extractImports, matchImportsField } from '../architecture/import-graph';
-import { violations } from '../architecture/rules';
+import { deepImportsFromTests, violations } from '../architecture/rules';
 import { authorizationInRoutes, livenessExpressionsOutsideDb, loadAccessOutsideAccessModules, rawSingleWritesOutsideDb, zodNamedImports } from '../architecture/source-rules';
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
@@ -380,6 +380,21 @@ describe('rule 8: the deployed shape imports no code a function runs', () => {
   });
 });
 
+describe('2. (tests) end-to-end tests, their helpers and the benches reach a context through its index', () => {
+  it('reports an end-to-end test or a helper importing a file behind an index, and accepts a unit test of that file', () => {
+    const root = writeTree({
+      ...CLEAN,
+      'test/e2e/projects.test.ts': "import { project } from '#domain/tenancy';\nimport { access } from '../../shared/domain/tenancy/access';\nexport const t = [project, access];\n",
+      'test/helpers/catalog.ts': "import { link } from '../../shared/domain/catalog/topology/links';\nexport const h = link;\n",
+      'test/unit/links.test.ts': "import { link } from '../../shared/domain/catalog/topology/links';\nexport const u = link;\n",
+    });
+    expect(deepImportsFromTests(root)).toEqual([
+      'test/e2e/projects.test.ts:2 → shared/domain/tenancy/access.ts: deep import into tenancy: import its index.ts instead',
+      'test/helpers/catalog.ts:1 → shared/domain/catalog/topology/links.ts: deep import into catalog: import its index.ts instead',
+    ]);
+  });
+});
+
 describe('9. no two folders import each other', () => {
   it('reports two folders that import each other, a type-only import included, with one import each way', () => {
     expect(
@@ -508,6 +523,10 @@ describe('source rule: single-item writes are sent by shared/db alone', () => {
 describe('the repository', () => {
   it('breaks no architecture rule', () => {
     expect(violations(buildImportGraph(repoRoot))).toEqual([]);
+  });
+
+  it('reaches every context through its index from the end-to-end tests, their helpers and the benches', () => {
+    expect(deepImportsFromTests(repoRoot)).toEqual([]);
   });
 
   it('keeps every permission check out of the route files', () => {

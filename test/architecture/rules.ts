@@ -23,11 +23,11 @@ import { buildImportGraph, type Edge, type ImportGraph, type Unresolved } from '
  * 8. `infra/deployed/` serves the product from the synthesized template alone (issue 34): besides its own files and npm
  *    packages it imports only the emulators' plumbing it shares with `npm start`, the route matcher and the fault
  *    rules (DEPLOYED_MAY_IMPORT), never the functions, the domain, the stack's code or the configuration.
- * 9. No two folders import each other, type-only imports included. Within one folder, its entries (a file, or a
- *    subfolder with everything under it) import one another one way only when a folder is one of the two: an import
- *    between two files is an arrow between the entries of their nearest common folder that hold them, and two entries
- *    with arrows both ways are reported (two files that import each other are already an import cycle, rule 5). What
- *    both sides need moves to the side it belongs to, or into a leaf beside them.
+ * 9. No two folders import each other, nor close a loop through other entries, type-only imports included. Within
+ *    one folder, its entries (a file, or a subfolder with everything under it) depend one way: an import between two
+ *    files is an arrow between the entries of their nearest common folder that hold them, and a loop of such arrows
+ *    with a folder in it is reported, with one import for each arrow (a loop of files alone is an import cycle, rule
+ *    5). What both sides need moves to the side it belongs to, or into a leaf beside them.
  * Domain files must sit in a known context folder, so that a new context cannot slip past rules 1 and 2.
  */
 
@@ -63,7 +63,7 @@ export function violations(graph: ImportGraph): string[] {
 
   const packageProblems = graph.packages.flatMap((p) => packageViolations(p).map((problem) => `${p.from}:${p.line} → '${p.specifier}': ${problem}`));
 
-  return [...fileProblems, ...unresolved, ...edgeProblems, ...packageProblems, ...cycles(graph.edges), ...folderPairs(graph.edges)];
+  return [...fileProblems, ...unresolved, ...edgeProblems, ...packageProblems, ...cycles(graph.edges), ...folderLoops(graph.edges)];
 }
 
 /** 9. The two entries of their nearest common folder that hold `from` and `to` (a folder's name ends in `/`), or none for one entry. */
@@ -77,20 +77,25 @@ function entriesOf(from: string, to: string): [string, string] | undefined {
   return x === y ? undefined : [x, y];
 }
 
-/** 9. Folders importing each other (or a folder and a file beside it), each pair once with one import each way. */
-function folderPairs(edges: readonly Edge[]): string[] {
-  const arrows = new Map<string, Edge>();
+/** 9. Loops among the entries of one folder with a folder in them (two folders, or a folder and a file beside it, …). */
+function folderLoops(edges: readonly Edge[]): string[] {
+  const arrows = new Map<string, Map<string, Edge>>();
   for (const e of [...edges].sort((p, q) => p.from.localeCompare(q.from) || p.to.localeCompare(q.to))) {
     const pair = entriesOf(e.from, e.to);
-    if (pair && !arrows.has(pair.join('\n'))) arrows.set(pair.join('\n'), e);
+    if (!pair) continue;
+    const out = arrows.get(pair[0]) ?? new Map<string, Edge>();
+    arrows.set(pair[0], out);
+    if (!out.has(pair[1])) out.set(pair[1], e);
   }
+  const next = (entry: string) => [...(arrows.get(entry)?.keys() ?? [])].sort();
+  const hop = (e: Edge) => `${e.from} → ${e.to}${e.kind === 'static' ? '' : ` (${e.kind === 'type' ? 'type-only' : 'dynamic import()'})`}`;
   const found: string[] = [];
-  for (const [key, there] of [...arrows].sort(([p], [q]) => p.localeCompare(q))) {
-    const [x, y] = key.split('\n');
-    const back = arrows.get(`${y}\n${x}`);
-    if (!back || x > y || !(x.endsWith('/') || y.endsWith('/'))) continue;
-    const hop = (e: Edge) => `${e.from} → ${e.to}${e.kind === 'static' ? '' : ` (${e.kind === 'type' ? 'type-only' : 'dynamic import()'})`}`;
-    found.push(`${x} and ${y} import each other: ${hop(there)}; ${hop(back)}`);
+  for (const group of stronglyConnected([...arrows.keys()].sort(), next)) {
+    if (group.length < 2 || !group.some((entry) => entry.endsWith('/'))) continue;
+    const members = new Set(group);
+    const loop = rotateToSmallest(shortestCycle(group[0], (entry) => next(entry).filter((n) => members.has(n)))!);
+    const imports = loop.map((entry, i) => hop(arrows.get(entry)!.get(loop[(i + 1) % loop.length])!));
+    found.push(`entries of one folder in a loop: ${[...loop, loop[0]].join(' → ')} (${imports.join('; ')})`);
   }
   return found;
 }

@@ -171,8 +171,8 @@ describe('rules on fixture trees', () => {
       expect(check()).toEqual([]);
       expect(check({ 'shared/domain/identity/login.ts': "import { project } from '#domain/tenancy';\nexport const login = project;\n" })).toEqual([
         'shared/domain/identity/login.ts → shared/domain/tenancy/index.ts: identity may not import tenancy',
-        // The two contexts are folders importing each other (rule 9).
-        'shared/domain/identity/ and shared/domain/tenancy/ import each other: shared/domain/identity/login.ts → shared/domain/tenancy/index.ts; shared/domain/tenancy/projects.ts → shared/domain/identity/index.ts',
+        // The contexts' folders now import each other in a loop (rule 9).
+        'entries of one folder in a loop: shared/domain/billing/ → shared/domain/identity/ → shared/domain/tenancy/ → shared/domain/billing/ (shared/domain/billing/plans.ts → shared/domain/identity/index.ts; shared/domain/identity/login.ts → shared/domain/tenancy/index.ts; shared/domain/tenancy/access.ts → shared/domain/billing/index.ts (type-only))',
       ]);
     });
 
@@ -281,7 +281,7 @@ describe('rules on fixture trees', () => {
       expect(check({ 'shared/domain/catalog/topology/links.ts': "import { item } from '#domain/catalog';\nexport const link = item;\n" })).toEqual([
         "shared/domain/catalog/topology/links.ts → shared/domain/catalog/index.ts: a file inside catalog must import its siblings directly, not catalog's own index.ts",
         'import cycle: shared/domain/catalog/index.ts → shared/domain/catalog/topology/links.ts → shared/domain/catalog/index.ts',
-        'shared/domain/catalog/index.ts and shared/domain/catalog/topology/ import each other: shared/domain/catalog/index.ts → shared/domain/catalog/topology/links.ts; shared/domain/catalog/topology/links.ts → shared/domain/catalog/index.ts',
+        'entries of one folder in a loop: shared/domain/catalog/index.ts → shared/domain/catalog/topology/ → shared/domain/catalog/index.ts (shared/domain/catalog/index.ts → shared/domain/catalog/topology/links.ts; shared/domain/catalog/topology/links.ts → shared/domain/catalog/index.ts)',
       ]);
     });
 
@@ -395,7 +395,7 @@ describe('2. (tests) end-to-end tests, their helpers and the benches reach a con
   });
 });
 
-describe('9. no two folders import each other', () => {
+describe('9. no two folders import each other, nor loop through the entries beside them', () => {
   it('reports two folders that import each other, a type-only import included, with one import each way', () => {
     expect(
       check({
@@ -403,7 +403,7 @@ describe('9. no two folders import each other', () => {
         'shared/auth/caller.ts': "import { keys } from '../db/keys';\nexport const caller = keys;\n",
         'shared/db/cursor.ts': "import type { signingKey } from '../auth/signing-key';\nexport const cursor: typeof signingKey | undefined = undefined;\n",
       }),
-    ).toEqual(['shared/auth/ and shared/db/ import each other: shared/auth/caller.ts → shared/db/keys.ts; shared/db/cursor.ts → shared/auth/signing-key.ts (type-only)']);
+    ).toEqual(['entries of one folder in a loop: shared/auth/ → shared/db/ → shared/auth/ (shared/auth/caller.ts → shared/db/keys.ts; shared/db/cursor.ts → shared/auth/signing-key.ts (type-only))']);
   });
 
   it('reports a folder and a file beside it that import each other (the catalog and its topology/)', () => {
@@ -412,7 +412,20 @@ describe('9. no two folders import each other', () => {
         'shared/domain/catalog/listings.ts': "import { link } from './topology/links';\nexport const linkListing = link;\n",
         'shared/domain/catalog/topology/edges.ts': "import { linkListing } from '../listings';\nexport const edges = linkListing;\n",
       }),
-    ).toEqual(['shared/domain/catalog/listings.ts and shared/domain/catalog/topology/ import each other: shared/domain/catalog/listings.ts → shared/domain/catalog/topology/links.ts; shared/domain/catalog/topology/edges.ts → shared/domain/catalog/listings.ts']);
+    ).toEqual(['entries of one folder in a loop: shared/domain/catalog/listings.ts → shared/domain/catalog/topology/ → shared/domain/catalog/listings.ts (shared/domain/catalog/listings.ts → shared/domain/catalog/topology/links.ts; shared/domain/catalog/topology/edges.ts → shared/domain/catalog/listings.ts)']);
+  });
+
+  it('reports a loop through a file between two folders (services/ → items.ts → topology/ → services/)', () => {
+    expect(
+      check({
+        'shared/domain/catalog/services/delete.ts': "import { item } from '../items';\nexport const del = item;\n",
+        'shared/domain/catalog/items.ts': "import { project } from '#domain/tenancy';\nimport type { link } from './topology/links';\nexport const item: typeof link | typeof project = project;\n",
+        'shared/domain/catalog/topology/links.ts': "import { forbidden } from '../services/refusals';\nexport const link = forbidden;\n",
+        'shared/domain/catalog/services/refusals.ts': "export const forbidden = 'Insufficient permissions';\n",
+      }),
+    ).toEqual([
+      'entries of one folder in a loop: shared/domain/catalog/items.ts → shared/domain/catalog/topology/ → shared/domain/catalog/services/ → shared/domain/catalog/items.ts (shared/domain/catalog/items.ts → shared/domain/catalog/topology/links.ts (type-only); shared/domain/catalog/topology/links.ts → shared/domain/catalog/services/refusals.ts; shared/domain/catalog/services/delete.ts → shared/domain/catalog/items.ts)',
+    ]);
   });
 
   it('accepts folders that import one way (an index over its subfolder, a subfolder using its parent\'s files)', () => {

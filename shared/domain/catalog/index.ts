@@ -13,8 +13,9 @@ export {
   getNetwork, updateNetwork, deleteNetwork,
 } from './networks';
 export { storedRepositoryDep, serviceEntity, serviceView, type Service, type ServiceOut } from './service-entity';
+export { SERVICE_NOT_FOUND } from './service-refusals';
 export {
-  SERVICE_NOT_FOUND, serviceFields, createServiceBody, updateServiceBody, SERVERLESS, serviceHintsStep,
+  serviceFields, createServiceBody, updateServiceBody, SERVERLESS, serviceHintsStep,
   newServiceSteps, createService, getService, repositoryDeps, listServices, updateService, deleteService,
 } from './services';
 export { type Listable, type Listing } from './listing';

@@ -4,7 +4,6 @@
  * is ctx.actor, and its access is loaded and checked here. This index is what the rest of the
  * catalog sees of them; the files behind it import each other directly.
  */
-export { SERVICE_NOT_FOUND, SERVICE_FORBIDDEN } from './refusals';
 export { serviceFields, createServiceBody, updateServiceBody } from './input';
 export { SERVERLESS } from './references';
 export { serviceEventData } from './audit-and-events';

@@ -3,7 +3,7 @@ import { defineConfig } from 'vite';
 
 /**
  * The dashboard's build (`npm run build:web`; `npm start` and the test run build it when `web/dist` is
- * stale, infra/local/web.ts). Preact's JSX through Vite's own transform, no plugin; hashed files under
+ * stale, infra/build/web-build.ts). Preact's JSX through Vite's own transform, no plugin; hashed files under
  * `/assets/`; nothing inlined (the CSP allows scripts, styles and workers from this origin only).
  */
 export default defineConfig({

@@ -1,6 +1,6 @@
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import { ensureWebBuild } from '../local/web';
+import { ensureWebBuild } from '../build/web-build';
 import { CatalogStack } from './stack';
 
 // The stack deploys the built dashboard (web/dist): build it first when its sources changed (a no-op otherwise).

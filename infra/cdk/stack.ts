@@ -15,7 +15,6 @@ import { WebHosting } from './web-hosting';
 import { addProgressRoutes, createProgressApi } from './websocket';
 import { addOutbox, addWorkers, createQueues } from './workers';
 
-export { serviceName } from './functions';
 export { afterBundlingCommands, argon2Arm64Tarball, LAMBDA_ARCHITECTURE, separatePackagesOf } from './bundling';
 export type { CatalogStackProps } from './props';
 

@@ -1,8 +1,6 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { jsonError, signer, type AwsRequest, type AwsResponse } from './stand-ins/aws-request';
-
-export type ServiceHandler = (req: AwsRequest) => Promise<AwsResponse>;
+import { jsonError, signer, type AwsResponse, type ServiceHandler } from './stand-ins/aws-request';
 
 function readBody(req: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {

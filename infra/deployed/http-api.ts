@@ -66,4 +66,3 @@ export function httpApi(assembly: CloudAssembly, resolver: Resolver, apiId: stri
     },
   };
 }
-export type HttpApi = ReturnType<typeof httpApi>;

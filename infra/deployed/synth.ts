@@ -38,7 +38,7 @@ export async function synthesize(outdir: string, env: Record<string, string> = {
  * package's version), and the context files (cdk.json, cdk.context.json when there is one).
  */
 export const SYNTH_INPUTS = [
-  'infra/cdk', 'infra/web-policy.ts', 'infra/local/web.ts', 'functions', 'shared', 'clients/typescript/src', 'web',
+  'infra/cdk', 'infra/web-policy.ts', 'infra/build/web-build.ts', 'functions', 'shared', 'clients/typescript/src', 'web',
   'package-lock.json', 'package.json', 'tsconfig.json', 'cdk.json', 'cdk.context.json',
 ];
 /** The environment the app reads besides its context (infra/cdk/app.ts). */

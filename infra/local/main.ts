@@ -15,7 +15,7 @@ const env = { STAGE: 'local', ...metricsOff };
 const c = reloadConfig(env);
 const dynamo = c.DYNAMODB_ENDPOINT ? undefined : await spawnOwnDynamo(c, { quickStart: true });
 
-const [{ startLocalStack }, { ensureWebBuild }] = await Promise.all([import('./stack'), import('./web')]);
+const [{ startLocalStack }, { ensureWebBuild }] = await Promise.all([import('./stack'), import('../build/web-build')]);
 // The dashboard is built (only when web/ changed since its last build) while the stack starts.
 const web = ensureWebBuild({ say: (line) => console.log(line) }).catch((err: unknown) => {
   console.error('The dashboard could not be built (the API runs without it):', err);

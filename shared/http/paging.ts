@@ -5,9 +5,9 @@ import { lazySchema } from '#shared/lazy-schema';
 /**
  * Paged lists that answer a plain JSON array (SPEC rule 1): `limit` (1–500, default 100) and the
  * opaque `cursor` of a previous answer's `X-Next-Cursor` header. The cursor's encoding and its check
- * (tampered → 422) are the data layer's (`shared/db/cursor.ts`).
+ * (tampered → 422) are `shared/auth/cursor.ts` (signed with the service's key, beside the tokens).
  */
-export const NEXT_CURSOR_HEADER = 'x-next-cursor';
+const NEXT_CURSOR_HEADER = 'x-next-cursor';
 
 export const pageQuery = lazySchema(() => z.object({
   limit: integer().min(1).max(500).default(100),

@@ -3,8 +3,7 @@ import * as z from 'zod';
 import { isoTimestamp } from '#shared/schemas';
 import { lazySchema } from '#shared/lazy-schema';
 /** Field building blocks live with the domain (shared/schemas.ts); routes import them from here too. */
-export { uuid, email, isoTimestamp, text, name } from '#shared/schemas';
-export const detail = lazySchema(() => z.object({ detail: z.string() }));
+export { uuid, email, text, name } from '#shared/schemas';
 
 /** An integer from a query string or form (`?limit=20`): `abc` or `1.5` is "expected an integer", not zod's "received NaN". */
 export const INTEGER_EXPECTED = 'Invalid input: expected an integer';

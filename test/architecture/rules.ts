@@ -1,4 +1,4 @@
-import type { Edge, ImportGraph, Unresolved } from './import-graph';
+import { buildImportGraph, type Edge, type ImportGraph, type Unresolved } from './import-graph';
 
 /**
  * The architecture rules over the import graph. Each broken rule is one readable line:
@@ -17,11 +17,17 @@ import type { Edge, ImportGraph, Unresolved } from './import-graph';
  *    the contexts build on it, so it cannot build on them (what both need lives in a leaf, e.g. `shared/actor.ts`).
  * 7. `web/` and `clients/` are packages of their own: their files import their own package's files and npm packages,
  *    and the dashboard the client package (`@infracat/client`); never `shared/`, `functions/`, `infra/` or the other.
- *    The service reaches into the client package for one file only: `SHARED_CLIENT_RULES`, the pure rules on the API's
- *    data that the dashboard must apply before calling (one place for both, never a copy).
+ *    Dependencies point one way: the service (`shared/`, `functions/`, `infra/`) imports nothing of `clients/` either
+ *    (the plan rules the dashboard applies too are the service's `shared/domain/billing/plan-rules.ts`, copied into the
+ *    package by its `npm run generate`).
  * 8. `infra/deployed/` serves the product from the synthesized template alone: besides its own files and npm
  *    packages it imports only the emulators' plumbing it shares with `npm start`, the route matcher and the fault
  *    rules (DEPLOYED_MAY_IMPORT), never the functions, the domain, the stack's code or the configuration.
+ * 9. No two folders import each other, nor close a loop through other entries, type-only imports included. Within
+ *    one folder, its entries (a file, or a subfolder with everything under it) depend one way: an import between two
+ *    files is an arrow between the entries of their nearest common folder that hold them, and a loop of such arrows
+ *    with a folder in it is reported, with one import for each arrow (a loop of files alone is an import cycle, rule
+ *    5). What both sides need moves to the side it belongs to, or into a leaf beside them.
  * Domain files must sit in a known context folder, so that a new context cannot slip past rules 1 and 2.
  */
 
@@ -57,7 +63,41 @@ export function violations(graph: ImportGraph): string[] {
 
   const packageProblems = graph.packages.flatMap((p) => packageViolations(p).map((problem) => `${p.from}:${p.line} → '${p.specifier}': ${problem}`));
 
-  return [...fileProblems, ...unresolved, ...edgeProblems, ...packageProblems, ...cycles(graph.edges)];
+  return [...fileProblems, ...unresolved, ...edgeProblems, ...packageProblems, ...cycles(graph.edges), ...folderLoops(graph.edges)];
+}
+
+/** 9. The two entries of their nearest common folder that hold `from` and `to` (a folder's name ends in `/`), or none for one entry. */
+function entriesOf(from: string, to: string): [string, string] | undefined {
+  const a = from.split('/');
+  const b = to.split('/');
+  let i = 0;
+  while (i < a.length - 1 && i < b.length - 1 && a[i] === b[i]) i++;
+  const entry = (parts: string[]) => parts.slice(0, i + 1).join('/') + (i + 1 < parts.length ? '/' : '');
+  const [x, y] = [entry(a), entry(b)];
+  return x === y ? undefined : [x, y];
+}
+
+/** 9. Loops among the entries of one folder with a folder in them (two folders, or a folder and a file beside it, …). */
+function folderLoops(edges: readonly Edge[]): string[] {
+  const arrows = new Map<string, Map<string, Edge>>();
+  for (const e of [...edges].sort((p, q) => p.from.localeCompare(q.from) || p.to.localeCompare(q.to))) {
+    const pair = entriesOf(e.from, e.to);
+    if (!pair) continue;
+    const out = arrows.get(pair[0]) ?? new Map<string, Edge>();
+    arrows.set(pair[0], out);
+    if (!out.has(pair[1])) out.set(pair[1], e);
+  }
+  const next = (entry: string) => [...(arrows.get(entry)?.keys() ?? [])].sort();
+  const hop = (e: Edge) => `${e.from} → ${e.to}${e.kind === 'static' ? '' : ` (${e.kind === 'type' ? 'type-only' : 'dynamic import()'})`}`;
+  const found: string[] = [];
+  for (const group of stronglyConnected([...arrows.keys()].sort(), next)) {
+    if (group.length < 2 || !group.some((entry) => entry.endsWith('/'))) continue;
+    const members = new Set(group);
+    const loop = rotateToSmallest(shortestCycle(group[0], (entry) => next(entry).filter((n) => members.has(n)))!);
+    const imports = loop.map((entry, i) => hop(arrows.get(entry)!.get(loop[(i + 1) % loop.length])!));
+    found.push(`entries of one folder in a loop: ${[...loop, loop[0]].join(' → ')} (${imports.join('; ')})`);
+  }
+  return found;
 }
 
 function edgeViolations({ from, to }: Edge): string[] {
@@ -84,10 +124,23 @@ function edgeViolations({ from, to }: Edge): string[] {
   // 7. The dashboard and the client stay inside their own package.
   const pkg = packageOf(from);
   if (pkg && !to.startsWith(`${pkg.dir}/`)) problems.push(`${pkg.dir} is a package of its own: it may import only its own files, npm packages${pkg.client ? ' and @infracat/client' : ''}`);
-  if (!pkg && to.startsWith('clients/') && to !== SHARED_CLIENT_RULES) problems.push(`of the client package, only ${SHARED_CLIENT_RULES} (rules both sides apply) is the service's to import`);
+  if (!pkg && to.startsWith('clients/')) problems.push('the service may not import the client package: dependencies point from the client to the API, never back');
   // 8. The deployed shape runs the template's bundles, not the source.
   if (from.startsWith('infra/deployed/') && !to.startsWith('infra/deployed/') && !DEPLOYED_MAY_IMPORT.includes(to)) problems.push('infra/deployed serves the synthesized template alone: it may import only its own files and DEPLOYED_MAY_IMPORT');
   return problems;
+}
+
+/**
+ * 2. (tests) The tests that act as a user does (end-to-end files, their helpers, the benches) reach a context through
+ * its index too. A unit, integration or deployed-shape test of one module of a context (the SSRF guard, the import's
+ * comparison, the Stripe adapter) may import that module itself: it tests the module, not the context's surface.
+ */
+export const TESTS_THROUGH_INDEX = ['test/e2e', 'test/helpers', 'test/bench'];
+
+export function deepImportsFromTests(root: string): string[] {
+  return buildImportGraph(root, TESTS_THROUGH_INDEX)
+    .edges.filter(({ to }) => contextOf(to) && to !== indexOf(contextOf(to)!))
+    .map(({ from, to, line }) => `${from}:${line} → ${to}: deep import into ${contextOf(to)}: import its index.ts instead`);
 }
 
 /** 8. What start:deployed may import besides its own files: no code a function runs, but the fault rules its SQS stand-in applies as the local queues do. */
@@ -99,8 +152,6 @@ const PACKAGES = [
   { dir: 'clients', client: false },
 ];
 const packageOf = (file: string) => PACKAGES.find((p) => file.startsWith(`${p.dir}/`));
-/** 7. The one file of the client package the service imports: pure rules on plan data, applied by the dashboard and the service alike. */
-export const SHARED_CLIENT_RULES = 'clients/typescript/src/plans.ts';
 
 /** 7. (part) Of the repository's own packages, only the dashboard imports one: the client. */
 function packageViolations({ from, specifier }: Unresolved): string[] {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { startLocalStack } from '../../infra/local/stack';
-import { ensureWebBuild } from '../../infra/local/web';
+import { ensureWebBuild } from '../../infra/build/web-build';
 import { launchChromium } from '../helpers/browser';
 import { setPlan } from '../helpers/plans';
 import { appContext } from '#shared/context';

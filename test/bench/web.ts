@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import type { Browser, Page } from 'playwright-core';
 import { startLocalStack } from '../../infra/local/stack';
-import { ensureWebBuild } from '../../infra/local/web';
+import { ensureWebBuild } from '../../infra/build/web-build';
 import { launchChromium } from '../helpers/browser';
 import { setPlan } from '../helpers/plans';
 import { appContext } from '#shared/context';

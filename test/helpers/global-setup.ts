@@ -1,5 +1,5 @@
 import { spawnDynamo, type StartingDynamo } from '../../infra/local/dynamo';
-import { ensureWebBuild } from '../../infra/local/web';
+import { ensureWebBuild } from '../../infra/build/web-build';
 
 let dynamo: StartingDynamo | undefined;
 

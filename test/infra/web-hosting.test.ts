@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allRoutes } from '../../functions/route-table';
 import { CatalogStack, type CatalogStackProps } from '../../infra/cdk/stack';
 import { API_PATH_PATTERNS, ASSETS_PATH_PATTERN, pathPatternMatches, PROGRESS_PATH, samplePath } from '../../infra/cdk/web-hosting';
-import { WEB_DIST } from '../../infra/local/web';
+import { WEB_DIST } from '../../infra/build/web-build';
 import { WEB_CACHE, webCsp } from '../../infra/web-policy';
 
 /**

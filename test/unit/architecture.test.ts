@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildImportGraph, extractImports, matchImportsField } from '../architecture/import-graph';
-import { violations } from '../architecture/rules';
+import { deepImportsFromTests, violations } from '../architecture/rules';
 import {
   authorizationInRoutes, livenessExpressionsOutsideDb, loadAccessOutsideAccessModules, rawExpressionsOutsideDb, rawSingleWritesOutsideDb, retryLoopsOutsideDb, zodNamedImports,
 } from '../architecture/source-rules';
@@ -173,6 +173,8 @@ describe('rules on fixture trees', () => {
       expect(check()).toEqual([]);
       expect(check({ 'shared/domain/identity/login.ts': "import { project } from '#domain/tenancy';\nexport const login = project;\n" })).toEqual([
         'shared/domain/identity/login.ts → shared/domain/tenancy/index.ts: identity may not import tenancy',
+        // The contexts' folders now import each other in a loop (rule 9).
+        'entries of one folder in a loop: shared/domain/billing/ → shared/domain/identity/ → shared/domain/tenancy/ → shared/domain/billing/ (shared/domain/billing/plans.ts → shared/domain/identity/index.ts; shared/domain/identity/login.ts → shared/domain/tenancy/index.ts; shared/domain/tenancy/access.ts → shared/domain/billing/index.ts (type-only))',
       ]);
     });
 
@@ -281,6 +283,7 @@ describe('rules on fixture trees', () => {
       expect(check({ 'shared/domain/catalog/topology/links.ts': "import { item } from '#domain/catalog';\nexport const link = item;\n" })).toEqual([
         "shared/domain/catalog/topology/links.ts → shared/domain/catalog/index.ts: a file inside catalog must import its siblings directly, not catalog's own index.ts",
         'import cycle: shared/domain/catalog/index.ts → shared/domain/catalog/topology/links.ts → shared/domain/catalog/index.ts',
+        'entries of one folder in a loop: shared/domain/catalog/index.ts → shared/domain/catalog/topology/ → shared/domain/catalog/index.ts (shared/domain/catalog/index.ts → shared/domain/catalog/topology/links.ts; shared/domain/catalog/topology/links.ts → shared/domain/catalog/index.ts)',
       ]);
     });
 
@@ -336,11 +339,19 @@ describe('7. web/ and clients/ stay inside their own package', () => {
     ]);
   });
 
-  it("lets the service import the client package's shared rules on plan data, and nothing else of it", () => {
+  it('reports the service (shared/, functions/, infra/) importing anything of the client package, type-only included', () => {
     const rules = { ...web, 'clients/typescript/src/plans.ts': 'export const isFreePlan = (p: { price_cents: number }) => p.price_cents === 0;\n' };
-    expect(check({ ...rules, 'shared/domain/billing/plan-changes.ts': "export { isFreePlan } from '../../../clients/typescript/src/plans';\n" })).toEqual([]);
-    expect(check({ ...rules, 'shared/domain/billing/plan-changes.ts': "import { client } from '../../../clients/typescript/src/client';\nexport const c = client;\n" })).toEqual([
-      'shared/domain/billing/plan-changes.ts → clients/typescript/src/client.ts: of the client package, only clients/typescript/src/plans.ts (rules both sides apply) is the service\'s to import',
+    expect(
+      check({
+        ...rules,
+        'shared/domain/billing/plan-changes.ts': "export { isFreePlan } from '../../../clients/typescript/src/plans';\n",
+        'functions/billing/routes.ts': "import type { paths } from '../../clients/typescript/src/schema.js';\nexport type P = paths;\n",
+        'infra/local/seed.ts': "import { client } from '../../clients/typescript/src/client';\nexport const c = client;\n",
+      }),
+    ).toEqual([
+      'functions/billing/routes.ts → clients/typescript/src/schema.d.ts: the service may not import the client package: dependencies point from the client to the API, never back',
+      'infra/local/seed.ts → clients/typescript/src/client.ts: the service may not import the client package: dependencies point from the client to the API, never back',
+      'shared/domain/billing/plan-changes.ts → clients/typescript/src/plans.ts: the service may not import the client package: dependencies point from the client to the API, never back',
     ]);
   });
 
@@ -368,6 +379,59 @@ describe('rule 8: the deployed shape imports no code a function runs', () => {
         'infra/deployed/start.ts': "import { createRouter } from '#http/router';\nimport { startDynamo } from '../local/dynamo';\nimport { routes } from '../../functions/projects/routes';\nexport const s = [createRouter, startDynamo, routes];\n",
       }),
     ).toEqual(['infra/deployed/start.ts → functions/projects/routes.ts: infra/deployed serves the synthesized template alone: it may import only its own files and DEPLOYED_MAY_IMPORT']);
+  });
+});
+
+describe('2. (tests) end-to-end tests, their helpers and the benches reach a context through its index', () => {
+  it('reports an end-to-end test or a helper importing a file behind an index, and accepts a unit test of that file', () => {
+    const root = writeTree({
+      ...CLEAN,
+      'test/e2e/projects.test.ts': "import { project } from '#domain/tenancy';\nimport { access } from '../../shared/domain/tenancy/access';\nexport const t = [project, access];\n",
+      'test/helpers/catalog.ts': "import { link } from '../../shared/domain/catalog/topology/links';\nexport const h = link;\n",
+      'test/unit/links.test.ts': "import { link } from '../../shared/domain/catalog/topology/links';\nexport const u = link;\n",
+    });
+    expect(deepImportsFromTests(root)).toEqual([
+      'test/e2e/projects.test.ts:2 → shared/domain/tenancy/access.ts: deep import into tenancy: import its index.ts instead',
+      'test/helpers/catalog.ts:1 → shared/domain/catalog/topology/links.ts: deep import into catalog: import its index.ts instead',
+    ]);
+  });
+});
+
+describe('9. no two folders import each other, nor loop through the entries beside them', () => {
+  it('reports two folders that import each other, a type-only import included, with one import each way', () => {
+    expect(
+      check({
+        'shared/auth/signing-key.ts': "export const signingKey = () => 'k';\n",
+        'shared/auth/caller.ts': "import { keys } from '../db/keys';\nexport const caller = keys;\n",
+        'shared/db/cursor.ts': "import type { signingKey } from '../auth/signing-key';\nexport const cursor: typeof signingKey | undefined = undefined;\n",
+      }),
+    ).toEqual(['entries of one folder in a loop: shared/auth/ → shared/db/ → shared/auth/ (shared/auth/caller.ts → shared/db/keys.ts; shared/db/cursor.ts → shared/auth/signing-key.ts (type-only))']);
+  });
+
+  it('reports a folder and a file beside it that import each other (the catalog and its topology/)', () => {
+    expect(
+      check({
+        'shared/domain/catalog/listings.ts': "import { link } from './topology/links';\nexport const linkListing = link;\n",
+        'shared/domain/catalog/topology/edges.ts': "import { linkListing } from '../listings';\nexport const edges = linkListing;\n",
+      }),
+    ).toEqual(['entries of one folder in a loop: shared/domain/catalog/listings.ts → shared/domain/catalog/topology/ → shared/domain/catalog/listings.ts (shared/domain/catalog/listings.ts → shared/domain/catalog/topology/links.ts; shared/domain/catalog/topology/edges.ts → shared/domain/catalog/listings.ts)']);
+  });
+
+  it('reports a loop through a file between two folders (services/ → items.ts → topology/ → services/)', () => {
+    expect(
+      check({
+        'shared/domain/catalog/services/delete.ts': "import { item } from '../items';\nexport const del = item;\n",
+        'shared/domain/catalog/items.ts': "import { project } from '#domain/tenancy';\nimport type { link } from './topology/links';\nexport const item: typeof link | typeof project = project;\n",
+        'shared/domain/catalog/topology/links.ts': "import { forbidden } from '../services/refusals';\nexport const link = forbidden;\n",
+        'shared/domain/catalog/services/refusals.ts': "export const forbidden = 'Insufficient permissions';\n",
+      }),
+    ).toEqual([
+      'entries of one folder in a loop: shared/domain/catalog/items.ts → shared/domain/catalog/topology/ → shared/domain/catalog/services/ → shared/domain/catalog/items.ts (shared/domain/catalog/items.ts → shared/domain/catalog/topology/links.ts (type-only); shared/domain/catalog/topology/links.ts → shared/domain/catalog/services/refusals.ts; shared/domain/catalog/services/delete.ts → shared/domain/catalog/items.ts)',
+    ]);
+  });
+
+  it('accepts folders that import one way (an index over its subfolder, a subfolder using its parent\'s files)', () => {
+    expect(check({ 'shared/auth/caller.ts': "import { keys } from '../db/keys';\nexport const caller = keys;\n", 'shared/domain/catalog/topology/edges.ts': "import { item } from '../items';\nexport const edges = item;\n" })).toEqual([]);
   });
 });
 
@@ -554,6 +618,10 @@ describe('source rule: retries are written in shared/db alone', () => {
 describe('the repository', () => {
   it('breaks no architecture rule', () => {
     expect(violations(buildImportGraph(repoRoot))).toEqual([]);
+  });
+
+  it('reaches every context through its index from the end-to-end tests, their helpers and the benches', () => {
+    expect(deepImportsFromTests(repoRoot)).toEqual([]);
   });
 
   it('keeps every permission check out of the route files', () => {

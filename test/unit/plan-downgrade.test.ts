@@ -5,7 +5,7 @@ import { anyOver, overage, type AccountUsage } from '#domain/lifecycle';
 
 const plan = (name: string, interval: Plan['interval'] = 'monthly') => PLAN_CATALOGUE.find((p) => p.name === name && (name === 'Free' || name === 'Enterprise+' || p.interval === interval))!;
 
-describe('isDowngrade (clients/typescript/src/plans.ts, the one rule): which plan changes go through the downgrade window', () => {
+describe('isDowngrade (shared/domain/billing/plan-rules.ts, the one rule): which plan changes go through the downgrade window', () => {
   it.each<[string, Plan, Plan, boolean]>([
     ['Team to Starter lowers limits', plan('Team'), plan('Starter'), true],
     ['Business to Free is a downgrade', plan('Business'), plan('Free'), true],

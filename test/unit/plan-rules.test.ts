@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { isDowngrade, isFreePlan, type PlanTerms } from '../../clients/typescript/src/plans';
 
-/** The plan rules the dashboard and the service share (`clients/typescript/src/plans.ts`). */
+/** The plan rules the dashboard and the service share (`shared/domain/billing/plan-rules.ts`, copied to `clients/typescript/src/plans.ts`). */
 const plan = (over: Partial<PlanTerms>): PlanTerms => ({
   interval: 'monthly', price_cents: 2900, max_projects: 3, max_envs_per_project: 3, max_services: 50, max_project_users: 5, max_api_keys_per_user: 5, ...over,
 });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { reloadConfig } from '#shared/config';
 import { appContext } from '#shared/context';
 import { securityLogItem } from '#domain/identity';
-import { encodeCursor, pageStart } from '#db/cursor';
+import { encodeCursor, pageStart } from '#auth/cursor';
 
 // What one security-log entry stores (the e2e tests read them over HTTP: test/e2e/security-log.test.ts).
 const at = new Date('2026-03-01T12:00:00.000Z');

@@ -8,7 +8,6 @@ import { Field } from './ui';
 
 /** The providers the API takes on services and servers (checked against the generated types). */
 export const PROVIDERS = ['aws', 'azure', 'gcp', 'digitalocean', 'hetzner', 'ovh', 'linode', 'on-premise'] as const satisfies readonly NonNullable<ServiceInput['provider']>[];
-export type Provider = (typeof PROVIDERS)[number];
 /** The provider select's options, "—" for none. */
 export const PROVIDER_OPTIONS: [string, string][] = [['', '—'], ...PROVIDERS.map((p): [string, string] => [p, p])];
 

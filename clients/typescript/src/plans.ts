@@ -1,9 +1,11 @@
+// Copied from shared/domain/billing/plan-rules.ts by `npm run generate -w clients/typescript`: edit that file, not this one.
 /**
  * Rules on plans as the API returns them (`GET /plans`, a subscription's `plan`) that a screen must know
  * before it calls: which plan change is a downgrade (it then goes through the preflight, not the
- * checkout). The one place of each rule: the service applies these same functions
- * (`shared/domain/billing/plan-changes.ts` re-exports them), so the dashboard and the service cannot
- * disagree. Pure, no imports: the service may reach this file and nothing else of the package.
+ * checkout). The one place of each rule: the service decides with these functions, and the client
+ * package carries a copy of this file made by `npm run generate -w clients/typescript`
+ * (`clients/typescript/src/plans.ts`; a test fails while it differs), so the dashboard and the service
+ * cannot disagree while the service imports nothing of the client. Pure, no imports.
  */
 
 /** The limits a plan change compares; `null` is unlimited. */

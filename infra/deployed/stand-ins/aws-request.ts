@@ -18,6 +18,9 @@ export interface AwsResponse {
   body?: string | Buffer;
 }
 
+/** One stand-in: what the AWS endpoint hands a request for its service. */
+export type ServiceHandler = (req: AwsRequest) => Promise<AwsResponse>;
+
 /**
  * The sender and service of a signed request: `Authorization: AWS4-HMAC-SHA256 Credential=<key>/<date>/<region>/<service>/aws4_request`,
  * or a presigned URL's `X-Amz-Credential`. The signature itself is not checked: the key id only tells the callers apart.

@@ -88,4 +88,3 @@ export function createCustomerAws(iam: Iam) {
     },
   };
 }
-export type CustomerAws = ReturnType<typeof createCustomerAws>;

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type { FaultInjector } from '../../../shared/faults';
-import type { ServiceHandler } from '../aws-endpoint';
+import type { ServiceHandler } from './aws-request';
 import { createIam } from '../iam';
 import type { Resolver } from '../intrinsics';
 import type { LambdaFunction } from '../lambda-functions';

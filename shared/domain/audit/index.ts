@@ -1,3 +1,3 @@
 /** The audit context's public face: reading a project's audit log and the caller's account-level log. Entries are written by `#shared/audit` in each change's transaction. */
-export * from './log';
-export * from './account-log';
+export { AUDIT_FORBIDDEN, auditEntryOut, readScope, readable, readAuditLog } from './log';
+export { accountAuditEntryOut, readAccountAuditLog } from './account-log';

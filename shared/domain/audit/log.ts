@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { keys } from '#db/keys';
 import { TABLE } from '#db/table';
 import { queryNewestPage } from '#db/query';
-import { encodeCursor, pageStart } from '#db/cursor';
+import { encodeCursor, pageStart } from '#auth/cursor';
 import { forbidden } from '#shared/errors';
 import { actorAccount, type AppContext } from '#shared/context';
 import type { AuditItem } from '#shared/audit';

@@ -32,8 +32,8 @@ export type CancelProviderSubscriptionJobMessage = z.infer<ReturnType<typeof can
  */
 
 /** SPEC: a free plan is one with price 0 or no interval; Enterprise+ (custom, price agreed with sales) is not free. */
-/** Rules on plan data the dashboard must apply before calling too: one place, in the client package (a pure leaf). */
-export { isDowngrade, isFreePlan } from '../../../clients/typescript/src/plans';
+/** Rules on plan data the dashboard must apply before calling too: one place (plan-rules.ts, copied into the client package). */
+export { isDowngrade, isFreePlan } from './plan-rules';
 
 /** Thrown by a step whose subscription changed since it was read: the whole transition is re-read and re-run. */
 export const SUBSCRIPTION_CHANGED = concurrentChange();

@@ -1,21 +1,44 @@
 /** The catalog context's public face: other contexts, routes and workers import only this. */
-export * from './attachments';
-export * from './fields';
-export * from './floor-entity';
-export * from './floors';
-export * from './items';
-export * from './network-entity';
-export * from './networks';
-export * from './service-entity';
-export * from './services';
-export * from './listing';
-export * from './listings';
-export * from './listing-backfill';
-export * from './topology/blast-radius';
-export * from './topology/connection-entity';
-export * from './topology/connections';
-export * from './topology/ends';
-export * from './topology/link-entity';
-export * from './topology/links';
-export * from './topology/environment-topology';
-export * from './people-references';
+export { MAX_ATTACHED_NETWORKS, attachedNetworks, replaceAttachedNetworks } from './attachments';
+export { ipv4Address, ipv4Cidr, ipv4Range, repeatable } from './fields';
+export { floorType, floorEntity, floorView, type Floor, type FloorOut } from './floor-entity';
+export {
+  FLOOR_NOT_FOUND, floorFields, createFloorBody, updateFloorBody, newFloorSteps, floorKey, floorFieldsSteps,
+  floorCreatedStep, auditedFloor, storedFloorsOf, createFloor, matchesFloorFilters, listFloors, getFloor, updateFloor,
+  deleteFloor,
+} from './floors';
+export { networkEntity, networkView, networkOut, type Network } from './network-entity';
+export {
+  createNetworkBody, updateNetworkBody, checkGateway, newNetworkSteps, createNetwork, networkFilter, listNetworks,
+  getNetwork, updateNetwork, deleteNetwork,
+} from './networks';
+export { storedRepositoryDep, serviceEntity, serviceView, type Service, type ServiceOut } from './service-entity';
+export { SERVICE_NOT_FOUND } from './service-refusals';
+export {
+  serviceFields, createServiceBody, updateServiceBody, SERVERLESS, serviceHintsStep,
+  newServiceSteps, createService, getService, repositoryDeps, listServices, updateService, deleteService,
+} from './services';
+export { type Listable, type Listing } from './listing';
+export {
+  serviceListing, floorListing, networkListing, LISTINGS, type ServiceListing, type FloorListing, type NetworkListing,
+} from './listings';
+export { chainPlace, connectionListing, linkListing } from './topology/listings';
+export { backfillListings, rebuildProjectListings } from './listing-backfill';
+export {
+  DEFAULT_MAX_DEPTH, MAX_MAX_DEPTH, impactGraph, computeBlastRadius, blastRadiusOf, type Topology,
+} from './topology/blast-radius';
+export {
+  DIRECTIONS, GROUP_KINDS, connectionName, connectionEntity, connectionView, connectionOut, chainEntity,
+  type Direction, type Connection, type Chain,
+} from './topology/connection-entity';
+export {
+  MAX_BATCH_CONNECTIONS, MAX_CHAIN_CONNECTIONS, MISSING_MANAGE, MISSING_VIEW, CHAIN_FULL, putConnectionSteps,
+  putChainSteps, auditedConnection, chainShown, pairKey, END_PROBE, connectionsVersionStep, createConnection,
+  createConnectionBatch, listConnections, byConnectionOrder, updateConnection, updateChain, deleteConnection,
+  deleteChain, type ConnectionSpec,
+} from './topology/connections';
+export { ENTITY_TYPES, entityKey } from './topology/ends';
+export { linkEntity, linkView, linkOut, type Link } from './topology/link-entity';
+export { newLinkSteps, createLink, listLinks, deleteLink } from './topology/links';
+export { NODE_KINDS, EDGE_KINDS, environmentTopology } from './topology/environment-topology';
+export { removeMemberAndReferences, deleteProjectUserAndReferences } from './people-references';

@@ -13,7 +13,7 @@ import { actorAccount, type AppContext } from '#shared/context';
 import { changeAudit, creationAudit } from '#shared/audit';
 import { accessInEnvironment, accessToItem, accessToProject, retentionOfProject, type ProjectAccess } from '#domain/tenancy';
 import { MISSING_MANAGE, MISSING_VIEW } from '#domain/catalog';
-import { cloudAccountEntity, cloudAccountView, TOKEN_PROVIDERS, type CloudAccount, type DiscoveryProvider } from './entities';
+import { cloudAccountEntity, cloudAccountView, type CloudAccount, type DiscoveryProvider } from './entities';
 import { adapterFor } from './providers';
 import { ProviderRefusal, type ProviderAccount } from './providers/types';
 
@@ -151,5 +151,3 @@ async function deleteCloudAccountOnce(ctx: AppContext, input: { account_id: stri
   const audit = changeAudit(ctx, 'cloud_account', 'delete', account, { before: auditedCloudAccount(account), after: null }, await retentionOfProject(access.project));
   await transact([setFieldsStep(accountKey(account), { deleted_at: now, updated_at: now, token_sealed: null, audit_head: audit.head }, notFound(CLOUD_ACCOUNT_NOT_FOUND)), ...audit.steps]);
 }
-
-export const isTokenProvider = (p: DiscoveryProvider) => TOKEN_PROVIDERS.includes(p);

@@ -5,7 +5,6 @@ import { defineEntity, defineView } from '#db/entity';
 export const DISCOVERY_PROVIDERS = ['aws', 'hetzner', 'digitalocean'] as const;
 export const discoveryProvider = z.enum(DISCOVERY_PROVIDERS);
 export type DiscoveryProvider = z.infer<typeof discoveryProvider>;
-export const TOKEN_PROVIDERS: readonly DiscoveryProvider[] = ['hetzner', 'digitalocean'];
 
 /**
  * A cloud account connected to one environment of a project. AWS: the role to assume and the
@@ -47,7 +46,6 @@ export const cloudAccountView = defineView(cloudAccountEntity, {
   id: true, project_id: true, environment_id: true, provider: true, name: true, status: true, last_error: true, last_checked_at: true,
   last_discovery_at: true, last_run_id: true, active_run_id: true, role_arn: true, external_id: true, regions: true, created_at: true, updated_at: true,
 });
-export type CloudAccountOut = z.infer<typeof cloudAccountView.schema>;
 
 const counts = z.object({ found: z.int(), created: z.int(), updated: z.int(), unchanged: z.int(), missing: z.int() });
 export type RunCounts = z.infer<typeof counts>;

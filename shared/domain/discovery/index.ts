@@ -1,5 +1,8 @@
 /** The discovery context's public face: cloud accounts, discovery runs and the jobs worker's discovery. */
-export * from './entities';
-export * from './accounts';
-export * from './runs';
-export { discoveredFloorId } from './sync';
+export { discoveryProvider, cloudAccountView, discoveryRunView } from './entities';
+export {
+  createCloudAccount, connectCloudAccount, listCloudAccounts, cloudStatus, getCloudAccount, deleteCloudAccount,
+} from './accounts';
+export {
+  discoverJobMessage, startDiscovery, getDiscoveryRun, discoveryProgressOf, discoveryProgressTicket, runDiscoveryJob,
+} from './runs';

@@ -32,7 +32,6 @@ export const canCreateProjects = (a: Pick<Account, 'account_type'>) => a.account
 export const normalizeEmail = (email: string) => email.trim().toLowerCase();
 
 export const EMAIL_TAKEN = 'Email already registered';
-export { USER_NOT_FOUND_OR_INACTIVE } from '#auth/caller';
 
 export interface NewAccount {
   email: string;

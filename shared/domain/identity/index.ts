@@ -1,18 +1,30 @@
 /** The identity context's public face: other contexts, routes and workers import only this. */
-export * from './accounts';
-export * from './admin-users';
-export * from './lockout';
-export * from './login';
-export * from './password-reset';
-export * from './rate-limit';
-export * from './recovery-codes';
-export * from './registration';
-export * from './second-factor';
-export * from './sessions';
-export * from './staff';
-export * from './totp-devices';
-export * from './account-security';
-export * from './email-change';
-export * from './profile';
-export * from './reauth';
-export * from './security-log';
+export {
+  toAccountOut, canCreateProjects, accountCreationSteps, getAccount, findAccountByEmail, currentAccount, type Account,
+  type AccountType,
+} from './accounts';
+export {
+  toAdminUserOut, listAccounts, getAccountForStaff, updateAccountAsStaff, createAccountAsStaff,
+  listSecurityLogForStaff,
+} from './admin-users';
+export { LOCKOUT } from './lockout';
+export { login, type SignInGate } from './login';
+export { RESET_LINK_VALID_MINUTES, requestPasswordReset, confirmPasswordReset } from './password-reset';
+export { consume, enforceRateLimit, perAddressPerMinute } from './rate-limit';
+export { RECOVERY_CODES_PER_SET, recoveryCodeStatus } from './recovery-codes';
+export { register, prepareAccount } from './registration';
+export { hasSecondFactor } from './second-factor';
+export {
+  startSession, refreshSession, logout, revokeSession, listSessions, revokeOtherSessions, type ClientMeta,
+  type TokenPair,
+} from './sessions';
+export { ensureStaff } from './staff';
+export {
+  MAX_AUTHENTICATORS, toDeviceOut, provisionAuthenticator, enrolAuthenticator, listAuthenticators,
+} from './totp-devices';
+export { removeAuthenticator, regenerateRecoveryCodes, deleteLegacyTotp } from './account-security';
+export { confirmEmailChange } from './email-change';
+export { updateProfile } from './profile';
+export {
+  securityLogEntryOut, securityLogItem, securityLogStep, recordSecurityEvent, listOwnSecurityLog, type RefusalReason,
+} from './security-log';

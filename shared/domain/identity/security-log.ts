@@ -3,7 +3,7 @@ import { keys } from '#db/keys';
 import { putItem } from '#db/items';
 import { putStep } from '#db/steps';
 import type { TransactStep } from '#db/transact';
-import { encodeCursor, pageStart } from '#db/cursor';
+import { encodeCursor, pageStart } from '#auth/cursor';
 import { queryNewestPage } from '#db/query';
 import { defineEntity, defineView } from '#db/entity';
 import { actorAccount, epochSeconds, type AppContext } from '#shared/context';
@@ -78,7 +78,6 @@ export const securityLogEntity = defineEntity(
     details: z.record(z.string(), detailValue).default({}),
   }),
 );
-export type SecurityLogEntry = z.infer<typeof securityLogEntity.schema>;
 
 export const securityLogView = defineView(securityLogEntity, {
   id: true, event: true, reason: true, at: true, source_ip: true, user_agent: true, request_id: true, actor: true, actor_id: true, details: true,

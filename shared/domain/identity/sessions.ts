@@ -76,8 +76,6 @@ async function tokenPair(account: Account, sessionId: string, secret: string, ct
   return { access_token, refresh_token: refreshToken.compose(account.id, sessionId, secret), token_type: 'bearer' };
 }
 
-export { getAccountAndSession, sessionExpired } from '#auth/caller';
-
 /** What the sealed secret of a rotation is bound to: it opens only on this session, for this rotation. */
 const graceSealContext = (userId: string, sessionId: string, previousHash: string) => ({ purpose: 'refresh-grace', user_id: userId, session_id: sessionId, previous_hash: previousHash });
 

@@ -3,11 +3,7 @@ import { actorAccount, type AppContext } from '#shared/context';
 import { JOB_KIND, JOB_NOT_FOUND, memberRecordOf, recordByJob } from './records';
 import type { ImpexRecord } from './record-entity';
 
-/**
- * Export and import progress over WebSockets (the tickets and connections: `#shared/progress`).
- * Re-exported for the WebSocket handlers.
- */
-export { connect, disconnect, spendTicket, TICKET_TTL_SECONDS, INVALID_TICKET } from '#shared/progress';
+/** Export and import progress over WebSockets (the tickets and connections: `#shared/progress`). */
 
 /** POST /impex/progress-ticket {job_id}: a ticket to follow a job of a project the caller is a member of. */
 export async function progressTicket(ctx: AppContext, input: { job_id: string }) {

@@ -18,7 +18,7 @@ import {
 } from './custom-role-model';
 
 export {
-  ASSIGNMENT_NOT_FOUND, CUSTOM_ROLE_NOT_FOUND, toAssignmentOut, toCustomRoleOut, type CustomRole, type CustomRoleAssignment,
+  toAssignmentOut, toCustomRoleOut, type CustomRole, type CustomRoleAssignment,
 } from './custom-role-model';
 export { assignCustomRole, listAssignments, removeAssignment } from './custom-role-assignments';
 

@@ -1,20 +1,37 @@
 /** The tenancy context's public face: other contexts, routes and workers import only this. */
-export * from './access';
-export * from './cost-estimate';
-export * from './custom-roles';
-export * from './env-roles';
-export * from './env-scope';
-export * from './environment-entity';
-export * from './environments';
-export * from './groups';
-export * from './inventory';
-export * from './invitation-acceptance';
-export * from './invitation-mail';
-export * from './invitations';
-export * from './item-access';
-export * from './members';
-export * from './project-user-entity';
-export * from './project-users';
-export * from './projects';
-export * from './project-types';
-export type { PeopleReferences } from './people-references';
+export {
+  grantOf, parseGrant, ProjectAccess, PROJECT_NOT_FOUND, unreachableProjects, accessToProject, callerCapabilities,
+  type CustomRoleDef,
+} from './access';
+export { costEstimate } from './cost-estimate';
+export {
+  toCustomRoleOut, toAssignmentOut, listCustomRoles, createCustomRole, updateCustomRole, deleteCustomRole,
+  listAssignments, assignCustomRole, removeAssignment,
+} from './custom-roles';
+export { toEnvRoleOut, assignEnvRole, listEnvRoles, removeEnvRole } from './env-roles';
+export { ENV_NOT_IN_PROJECT, accessInEnvironment, envLiveCheck } from './env-scope';
+export { environmentEntity, environmentView, type Environment, type EnvironmentOut } from './environment-entity';
+export {
+  ENVIRONMENT_NOT_FOUND, environmentsOf, listEnvironments, environmentStats, createEnvironment, renameEnvironment,
+  deleteEnvironment,
+} from './environments';
+export {
+  toGroupOut, toSubgroupOut, groupDescription, listGroups, newGroupSteps, newSubgroupSteps, createGroup, updateGroup,
+  deleteGroup, listSubgroups, createSubgroup, updateSubgroup, deleteSubgroup, type Group, type Subgroup,
+} from './groups';
+export { acceptInvitationById, acceptInvitationByToken } from './invitation-acceptance';
+export {
+  toInviteOut, createInvitation, listInvitations, resendInvitation, revokeInvitation, pendingInvitationGate,
+} from './invitations';
+export { accessToItem, type LookupRefs, type Located, type ItemRequest } from './item-access';
+export { removeMember } from './members';
+export { projectUserEntity, projectUserView, type ProjectUserOut } from './project-user-entity';
+export {
+  PROJECT_USER_NOT_FOUND, listProjectUsers, getProjectUser, createProjectUser, updateProjectUser, deleteProjectUser,
+} from './project-users';
+export {
+  retentionOfProject, toProjectOut, planOfProject, createProject, membershipSteps, listProjects, serviceQuotaAddon,
+  ownedProjectIds, liveProjects, projectStats, updateProjectSettings, projectPlan, deleteProject, projectMembers,
+} from './projects';
+export { type Project } from './project-types';
+export { type PeopleReferences } from './people-references';

@@ -68,7 +68,6 @@ export const toInviteOut = (i: Invitation) => ({
   accepted_at: i.accepted_at,
   expires_at: i.expires_at,
 });
-export type InviteOut = ReturnType<typeof toInviteOut>;
 
 export const isExpired = (i: Pick<Invitation, 'expires_at'>, ctx: AppContext) => i.expires_at <= ctx.clock.now().toISOString();
 export const isRevoked = (i: Pick<Invitation, 'revoked_at'>) => Boolean(i.revoked_at);

@@ -31,11 +31,10 @@ import { closeIndexStep, linkSteps } from './invitation-links';
  * are re-exported here, so the context offers invitations from one module as before.
  */
 export {
-  DEFAULT_INVITE_ROLE, INVITATION_ACCEPTED, INVITATION_CHANGED, INVITATION_EXPIRED, INVITATION_NOT_FOUND,
-  isExpired, isRevoked, refuseClosed, retryIfStale, toInviteOut,
-  type Invitation, type InvitationLinkItem, type InviteOut, type NewInvitation,
+  DEFAULT_INVITE_ROLE, INVITATION_CHANGED, INVITATION_NOT_FOUND, refuseClosed, retryIfStale, toInviteOut,
+  type Invitation, type NewInvitation,
 } from './invitation-state';
-export { ACCEPT_INVITATION_FIRST, closeIndexStep, findInvitationLink, hasPendingInvitation, invitationBlocksLogin, pendingInvitationGate } from './invitation-links';
+export { closeIndexStep, findInvitationLink, pendingInvitationGate } from './invitation-links';
 
 /** SPEC "Other constants": an invitation is valid for 24 hours from creation or resend. */
 export const INVITATION_VALID_HOURS = 24;

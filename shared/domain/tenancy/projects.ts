@@ -134,11 +134,6 @@ export async function liveProjects(ids: string[]): Promise<Project[]> {
   return ids.map((id) => projects.get(keyId(keys.project(id))) as Project | undefined).filter((p): p is Project => isLive(p));
 }
 
-/** The live projects `userId` owns: the account's side of plan limits. Two round trips. */
-export async function ownedProjects(userId: string): Promise<Project[]> {
-  return liveProjects(await ownedProjectIds(userId));
-}
-
 /** GET /projects/stats: counts for every project the caller can reach. */
 export async function projectStats(ctx: AppContext) {
   const rows = await listProjects(ctx);

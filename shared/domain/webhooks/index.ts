@@ -1,6 +1,9 @@
 /** The webhooks context's public face: registration, the delivery log, delivery and its retry sweep. */
-export * from './webhook-entity';
-export * from './webhooks';
-export * from './deliveries';
-export { deliverEvent, sweepWebhookRetries, RETRY_SCHEDULE_SECONDS, MAX_ATTEMPTS, DISABLE_AFTER_MS } from './delivery';
+export { webhookView, webhookOut } from './webhook-entity';
+export {
+  FORBIDDEN_WEBHOOKS, MAX_WEBHOOKS_PER_PROJECT, WEBHOOK_LIMIT_REACHED, NOT_A_URL, createWebhookBody, updateWebhookBody,
+  createWebhook, listWebhooks, getWebhook, updateWebhook, deleteWebhook, rotateWebhookSecret,
+} from './webhooks';
+export { deliverySummaryOut, deliveryOut, listDeliveries, getDelivery, redeliver, pingWebhook } from './deliveries';
+export { deliverEvent, sweepWebhookRetries } from './delivery';
 export { URL_NOT_ALLOWED, useResolver } from './ssrf';

@@ -31,6 +31,5 @@ export type Webhook = z.infer<typeof webhookEntity.schema>;
 export const webhookView = defineView(webhookEntity, {
   id: true, project_id: true, url: true, events: true, description: true, enabled: true, disabled_reason: true, failing_since: true, previous_secret_until: true, created_at: true, updated_at: true,
 });
-export type WebhookOut = z.infer<typeof webhookView.schema>;
 /** The response schema (built at first use: `responses` are read by the OpenAPI document only). */
 export const webhookOut = () => webhookView.schema;

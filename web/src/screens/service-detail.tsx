@@ -4,7 +4,7 @@ import { api, ok } from '../api';
 import { allServices } from '../services';
 import { to } from '../links';
 import { Alert, ConfirmButton, Loaded, message, Page, useLoad } from '../ui';
-import { Connections } from './connections';
+import { Connections } from './catalog/connections';
 import { floorName } from './catalog/names';
 import { NetworksForm } from './catalog/networks-form';
 

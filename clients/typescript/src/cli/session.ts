@@ -1,4 +1,4 @@
-import { chmodSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 
@@ -40,8 +40,4 @@ export function saveSession(session: Session, env: NodeJS.ProcessEnv = process.e
   writeFileSync(next, JSON.stringify(session, null, 2) + '\n', { mode: 0o600 });
   chmodSync(next, 0o600);
   renameSync(next, file);
-}
-
-export function removeSession(env: NodeJS.ProcessEnv = process.env): void {
-  rmSync(sessionPath(env), { force: true });
 }

@@ -34,7 +34,3 @@ async function loadStripe(c: Config): Promise<PaymentProvider> {
   const [{ stripeProvider }, { default: sdk }] = await Promise.all([import('./stripe-provider'), import('stripe')]);
   return stripeProvider({ secretKey: keys.secretKey, webhookSecret: keys.webhookSecret, apiBase: c.STRIPE_API_BASE }, sdk);
 }
-
-export function resetPaymentProvider(): void {
-  stripe = undefined;
-}

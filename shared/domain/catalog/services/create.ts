@@ -10,7 +10,7 @@ import { keyId } from '#db/batch-get';
 import { whileLiveStep, isLive } from '#db/live';
 import { getItem } from '#db/items';
 import { takeQuotaStep, SERVICES_QUOTA, quotaLimit } from '#domain/billing';
-import { FORBIDDEN_CREATE } from './refusals';
+import { FORBIDDEN_CREATE } from '../service-refusals';
 import { storedFields, type CreateServiceInput } from './input';
 import { keysToValidate, resolveAll, validateReferences } from './references';
 import { newServiceSteps } from './hints';

@@ -9,7 +9,7 @@ import { edgeRemovalSteps } from '../items';
 import { serviceListing } from '../listings';
 import { whileLiveStep } from '#db/live';
 import { counterStep } from '#db/steps';
-import { FORBIDDEN_MANAGE, SERVICE_NOT_FOUND } from './refusals';
+import { FORBIDDEN_MANAGE, SERVICE_NOT_FOUND } from '../service-refusals';
 import { audited, serviceAudit, serviceEventData } from './audit-and-events';
 import { accessToService } from './read';
 

@@ -4,13 +4,12 @@
  * is ctx.actor, and its access is loaded and checked here. This index is what the rest of the
  * catalog sees of them; the files behind it import each other directly.
  */
-export { SERVICE_NOT_FOUND, SERVICE_FORBIDDEN } from './refusals';
-export { repositoryDep, serviceFields, createServiceBody, updateServiceBody, type CreateServiceInput, type UpdateServiceInput } from './input';
-export { type Resolved, SERVERLESS } from './references';
+export { serviceFields, createServiceBody, updateServiceBody } from './input';
+export { SERVERLESS } from './references';
 export { serviceEventData } from './audit-and-events';
 export { serviceHintsStep, newServiceSteps } from './hints';
 export { createService } from './create';
 export { getService, repositoryDeps } from './read';
-export { type ListServicesInput, matchesServiceFilters, listServices } from './list';
+export { matchesServiceFilters, listServices } from './list';
 export { updateService } from './update';
 export { deleteService } from './delete';

@@ -10,7 +10,7 @@ import { byText } from '#shared/text';
 import { serviceListing, type ServiceListing } from '../listings';
 import { batchGet, keyId } from '#db/batch-get';
 import { visible, liveItem, isLive, LIFECYCLE_FIELDS, visibleFilter, type Lifecycle } from '#db/live';
-import { FORBIDDEN_VIEW } from './refusals';
+import { FORBIDDEN_VIEW } from '../service-refusals';
 import { referenceKeys, resolveAll, SERVERLESS } from './references';
 
 export interface ListServicesInput {

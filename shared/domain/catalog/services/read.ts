@@ -4,7 +4,7 @@ import { accessToItem, type ItemRequest, type Located } from '#domain/tenancy';
 import { serviceEntity, serviceView, type RepositoryDep, type ServiceOut } from '../service-entity';
 import type { Key } from '#db/lookup';
 import { keyId } from '#db/batch-get';
-import { FORBIDDEN_VIEW, SERVICE_NOT_FOUND } from './refusals';
+import { FORBIDDEN_VIEW, SERVICE_NOT_FOUND } from '../service-refusals';
 import { resolveAll } from './references';
 import { hintedKeys } from './hints';
 

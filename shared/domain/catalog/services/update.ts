@@ -6,7 +6,7 @@ import { auditSteps } from '#shared/audit';
 import { retentionOfProject } from '#domain/tenancy';
 import { serviceView, type Service, type ServiceOut } from '../service-entity';
 import { serviceListing } from '../listings';
-import { FORBIDDEN_MANAGE, SERVICE_NOT_FOUND } from './refusals';
+import { FORBIDDEN_MANAGE, SERVICE_NOT_FOUND } from '../service-refusals';
 import { storedFields, type UpdateServiceInput } from './input';
 import { keysToValidate, resolveAll, validateReferences } from './references';
 import { serviceHintsStep } from './hints';

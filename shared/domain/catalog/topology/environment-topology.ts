@@ -5,7 +5,7 @@ import { actorAccount, type AppContext } from '#shared/context';
 import { byText } from '#shared/text';
 import { accessInEnvironment } from '#domain/tenancy';
 
-import { SERVICE_FORBIDDEN } from '../services';
+import { SERVICE_FORBIDDEN } from '../service-refusals';
 import { byConnectionOrder } from './connections';
 import { byLinkOrder } from './links';
 import type { Connection, Direction } from './connection-entity';

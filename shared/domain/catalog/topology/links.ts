@@ -12,7 +12,7 @@ import { claimNameStep, releaseNameStep, type NameScope } from '#db/unique-names
 import { queryPrefix } from '#db/query';
 import { setFieldsStep, visible, visibleFilter } from '#db/live';
 import { putNewStep } from '#db/steps';
-import { linkListing } from '../listings';
+import { linkListing } from './listings';
 
 /** Service-to-service edges (link-entity.ts): `from_service_id` depends on `to_service_id`. */
 

@@ -15,9 +15,8 @@
  * An import that writes runs holding the environment's lock (../import-lock.ts).
  */
 
-export { planImport, type ImportPlan } from './plan';
+export { planImport } from './plan';
 export { applyImport, undoInterruptedImport } from './apply';
-export type { Extra, ImportAction, ImportItem, ImportReport } from './report';
+export type { ImportReport } from './report';
 export { extrasOf } from './extras';
 export { pruneInto } from './prune';
-export type { ImportAudit } from './unit-writes';

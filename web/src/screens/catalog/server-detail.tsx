@@ -2,7 +2,7 @@ import { api, ok, type Floor } from '../../api';
 import { allServices } from '../../services';
 import { to } from '../../links';
 import { Loaded, Page, useLoad } from '../../ui';
-import { Connections } from '../connections';
+import { Connections } from './connections';
 import { orDash, useDetailActions } from './detail';
 import { floorName, floorTypeLabel, locationOf } from './names';
 import { NetworksForm } from './networks-form';

@@ -5,7 +5,7 @@ import { accessToItem, type Environment } from '#domain/tenancy';
 import { chainEntity, connectionEntity, type Chain, type Connection } from '../connection-entity';
 import { queryPrefix } from '#db/query';
 import { allOf, filterParams, NOT_DELETED } from '#db/live';
-import { chainPlace, connectionListing } from '../../listings';
+import { chainPlace, connectionListing } from '../listings';
 import { CHAIN_NOT_FOUND, CONNECTION_NOT_FOUND, MISSING_MANAGE } from './limits-and-refusals';
 import { CHAIN_KIND, CONNECTION_KIND, retention } from './items';
 import { byConnectionOrder } from './list';

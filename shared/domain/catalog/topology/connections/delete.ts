@@ -5,7 +5,7 @@ import type { AppContext } from '#shared/context';
 import { changeAudit } from '#shared/audit';
 import { softDeleteStep, setFieldsStep } from '#db/live';
 import { counterStep } from '#db/steps';
-import { connectionListing } from '../../listings';
+import { connectionListing } from '../listings';
 import { CONNECTION_NOT_FOUND } from './limits-and-refusals';
 import { auditedConnection, chainShown, chainWriteStep, connectionKey, retention } from './items';
 import { manageChain, manageConnection } from './access';

@@ -8,7 +8,7 @@ import { countIs } from '#db/counter-moves';
 import { getItem } from '#db/items';
 import { onContention } from '#db/retry';
 import { forEachAtMost } from '#shared/concurrency';
-import { connectionListing } from '../../listings';
+import { connectionListing } from '../listings';
 import { DUPLICATE_CONNECTION } from './limits-and-refusals';
 import type { ConnectionSpec } from './items';
 

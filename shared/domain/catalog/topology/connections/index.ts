@@ -3,9 +3,9 @@
  * what the rest of the catalog sees of them; the files behind it import each other directly.
  */
 export * from './limits-and-refusals';
-export { CONNECTION_KIND, CHAIN_KIND, type ConnectionSpec, putConnectionSteps, putChainSteps, auditedConnection, chainShown } from './items';
+export { type ConnectionSpec, putConnectionSteps, putChainSteps, auditedConnection, chainShown } from './items';
 export { pairKey, END_PROBE, connectionsVersionStep } from './duplicates';
 export { createConnection, createConnectionBatch } from './create';
 export { listConnections, byConnectionOrder } from './list';
-export { type ConnectionChanges, updateConnection, updateChain } from './update';
+export { updateConnection, updateChain } from './update';
 export { deleteConnection, deleteChain } from './delete';

@@ -9,7 +9,7 @@ import { allOf, setFieldsStep } from '#db/live';
 import { putNewStep } from '#db/steps';
 import { countIs } from '#db/counter-moves';
 import { refsAsRead } from '#db/refs';
-import { connectionListing } from '../../listings';
+import { connectionListing } from '../listings';
 
 /** The connection and chain items: their keys, new ones, their writes, what their audit entries show. */
 

@@ -4,7 +4,7 @@ import { accessInEnvironment } from '#domain/tenancy';
 import { connectionEntity, type Connection } from '../connection-entity';
 import { queryPrefix } from '#db/query';
 import { visible, visibleFilter } from '#db/live';
-import { ALL_CONNECTIONS, connectionListing, type ConnectionListing } from '../../listings';
+import { ALL_CONNECTIONS, connectionListing, type ConnectionListing } from '../listings';
 import { MISSING_VIEW } from './limits-and-refusals';
 
 /**

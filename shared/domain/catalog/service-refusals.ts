@@ -1,4 +1,4 @@
-/** Services' refusals: SPEC's detail strings. */
+/** Services' refusals: SPEC's detail strings (a leaf: the services' files, attachments and the topology read them). */
 
 export const SERVICE_NOT_FOUND = 'Service not found';
 export const SERVICE_FORBIDDEN = {

@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { signingKey } from '#auth/signing-key';
+import { signingKey } from './signing-key';
 import { unprocessable } from '#shared/errors';
 
 /**

@@ -1,8 +1,8 @@
 import { useState } from 'preact/hooks';
-import { api, ok, type Connection, type ConnectionInput, type Floor } from '../api';
-import { to } from '../links';
-import { ConfirmButton, Select, useSubmit } from '../ui';
-import { floorName } from './catalog/names';
+import { api, ok, type Connection, type ConnectionInput, type Floor } from '../../api';
+import { to } from '../../links';
+import { ConfirmButton, Select, useSubmit } from '../../ui';
+import { floorName } from './names';
 
 /** A connection as read from one of its ends (a service's or a server's page), and the form that adds one. */
 

@@ -21,31 +21,9 @@ import { existingSetStep, counterStep, putNewStep, putWhenStep } from '#db/steps
 import { takeQuotaStep, CUSTOM_ROLES_QUOTA } from '#domain/billing';
 import { onContention } from '#db/retry';
 
-export interface CustomRole {
-  id: string;
-  project_id: string;
-  name: string;
-  description: string | null;
-  permissions: Permission[];
-  created_at: string;
-  updated_at: string;
-  deleted_at: string | null;
-  /** The sort key of its latest audit entry (shared/audit.ts). Internal. */
-  audit_head?: string | null;
-}
-
-/** One per (role, user): a role applies to the whole project (`environment_id` null) or to one environment. */
-export interface CustomRoleAssignment {
-  id: string;
-  role_id: string;
-  project_id: string;
-  user_id: string;
-  environment_id: string | null;
-  created_at: string;
-  updated_at: string;
-  deleted_at: string | null;
-  audit_head?: string | null;
-}
+export type { CustomRole, CustomRoleAssignment } from './custom-role-entity';
+import { customRoleAssignmentEntity, customRoleEntity, type CustomRole, type CustomRoleAssignment } from './custom-role-entity';
+import { membershipEntity } from './membership-entity';
 
 /** What audit entries record of roles and assignments: what their readers see of them. */
 const auditedRole = (r: CustomRole) => {
@@ -80,7 +58,7 @@ const accessWithCustomRole = (ctx: AppContext, projectId: string, roleId: string
 
 /** The live role from the caller's access BatchGet (`extra` must include `keys.customRole`), or 404. */
 function roleFrom(access: ProjectAccess, roleId: string): CustomRole {
-  const role = access.extra.get(keyId(keys.customRole(access.project.id, roleId))) as CustomRole | undefined;
+  const role = customRoleEntity.decodeFound(access.extra.get(keyId(keys.customRole(access.project.id, roleId))));
   if (!isLive(role)) throw notFound(CUSTOM_ROLE_NOT_FOUND);
   return role!;
 }
@@ -88,7 +66,7 @@ function roleFrom(access: ProjectAccess, roleId: string): CustomRole {
 /** GET /projects/{id}/custom-roles: any member. */
 export async function listCustomRoles(ctx: AppContext, input: { project_id: string; updated_since?: string }): Promise<CustomRole[]> {
   await accessToProject(input.project_id, actorAccount(ctx).id);
-  const roles = visible(await queryPrefix<CustomRole>(input.project_id, keys.customRolePrefix, visibleFilter(input.updated_since)), input.updated_since);
+  const roles = visible((await queryPrefix(input.project_id, keys.customRolePrefix, visibleFilter(input.updated_since))).map(customRoleEntity.decode), input.updated_since);
   return roles.sort((a, b) => compareText(a.name, b.name));
 }
 
@@ -179,7 +157,7 @@ async function withdrawAssignments(role: CustomRole, now: string): Promise<void>
     await transact(
       chunk.flatMap((a) => [
         existingSetStep(keys.customRoleAssignment(role.project_id, role.id, a.user_id), { deleted_at: now, updated_at: now }),
-        ...withdrawGrantSteps(members.get(keyId(keys.member(role.project_id, a.user_id))) as Membership | undefined, role.id),
+        ...withdrawGrantSteps(membershipEntity.decodeFound(members.get(keyId(keys.member(role.project_id, a.user_id)))), role.id),
       ]),
     );
   }
@@ -189,7 +167,7 @@ async function withdrawAssignments(role: CustomRole, now: string): Promise<void>
 
 async function assignmentsOf(projectId: string, roleId: string, updatedSince?: string): Promise<CustomRoleAssignment[]> {
   // The assignment key with an empty user id is the prefix of all of the role's assignments.
-  const all = await queryPrefix<CustomRoleAssignment>(projectId, keys.customRoleAssignment(projectId, roleId, '').SK, visibleFilter(updatedSince));
+  const all = (await queryPrefix(projectId, keys.customRoleAssignment(projectId, roleId, '').SK, visibleFilter(updatedSince))).map(customRoleAssignmentEntity.decode);
   return visible(all, updatedSince).sort((a, b) => a.created_at.localeCompare(b.created_at));
 }
 
@@ -236,12 +214,12 @@ export async function assignCustomRole(
   // backoff, so writers that collided do not collide again in lockstep.
   const { assignment } = await onContention(async (attempt) => {
     if (attempt > 1) items = await batchGet(readKeys);
-    const get = <T>(key: Key) => items.get(keyId(key)) as T | undefined;
-    const role = get<CustomRole>(keys.customRole(projectId, roleId));
+    const get = (key: Key) => items.get(keyId(key));
+    const role = customRoleEntity.decodeFound(get(keys.customRole(projectId, roleId)));
     if (!isLive(role)) throw notFound(CUSTOM_ROLE_NOT_FOUND);
     const { account, member } = roleTarget(access, items, userId);
     if (envId && !isLive(get(keys.environment(projectId, envId)))) throw invalid(ENV_NOT_IN_PROJECT);
-    const existing = get<CustomRoleAssignment>(keys.customRoleAssignment(projectId, roleId, userId));
+    const existing = customRoleAssignmentEntity.decodeFound(get(keys.customRoleAssignment(projectId, roleId, userId)));
     const now = ctx.clock.now().toISOString();
     const assignment: CustomRoleAssignment = {
       id: existing?.id ?? ctx.ids.newId(), role_id: roleId, project_id: projectId, user_id: userId, environment_id: envId,
@@ -332,9 +310,9 @@ async function removeAssignmentOnce(ctx: AppContext, input: { project_id: string
   access.require('project.manage', OWNER_REQUIRED);
   roleFrom(access, roleId);
   const projectId = access.project.id;
-  const assignment = access.extra.get(keyId(keys.customRoleAssignment(projectId, roleId, userId))) as CustomRoleAssignment | undefined;
+  const assignment = customRoleAssignmentEntity.decodeFound(access.extra.get(keyId(keys.customRoleAssignment(projectId, roleId, userId))));
   if (!isLive(assignment)) throw notFound(ASSIGNMENT_NOT_FOUND);
-  const member = access.extra.get(keyId(keys.member(projectId, userId))) as Membership | undefined;
+  const member = membershipEntity.decodeFound(access.extra.get(keyId(keys.member(projectId, userId))));
   const now = ctx.clock.now().toISOString();
   const audit = changeAudit(ctx, 'custom_role_assignment', 'delete', assignmentEntity(assignment!, assignment!.audit_head), { before: auditedAssignment(assignment!), after: null }, await retentionOfProject(access.project));
   await transact([

@@ -17,4 +17,6 @@ export * from './project-user-entity';
 export * from './project-users';
 export * from './projects';
 export * from './project-types';
+export { projectEntity } from './project-entity';
+export { groupEntity, subgroupEntity } from './group-entity';
 export type { PeopleReferences } from './people-references';

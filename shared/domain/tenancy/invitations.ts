@@ -39,37 +39,9 @@ export const ACCEPT_INVITATION_FIRST = 'Please accept your invitation via the em
 /** 429 of one invitation's mail cooldown (Retry-After says when). SPEC words no 429 detail; this names the limit hit. */
 export const INVITATION_SENT_RECENTLY = 'This invitation was sent recently. Please wait before resending it.';
 
-/** The invitation as stored under its project. Only `toInviteOut` decides what a client sees (never the token hash). */
-export interface Invitation {
-  id: string;
-  /** The sort key of its latest audit entry (shared/audit.ts). Internal. */
-  audit_head?: string | null;
-  project_id: string;
-  /** Lower-cased, as account addresses are. */
-  invited_email: string;
-  invited_first_name: string | null;
-  invited_last_name: string | null;
-  /** As given at creation; null means "the default at acceptance" (viewer). */
-  role: EnvRole | null;
-  invited_by_user_id: string;
-  environment_id: string | null;
-  group_id: string | null;
-  subgroup_id: string | null;
-  accepted: boolean;
-  accepted_at: string | null;
-  accepted_by_user_id: string | null;
-  created_at: string;
-  updated_at: string;
-  expires_at: string;
-  /** SHA-256 of the current link's token; a resend replaces it, so the previous link stops working. */
-  token_hash: string;
-  /**
-   * When the owner revoked it (null or absent: not revoked). A revocation also sets `expires_at` to
-   * now (what clients see), but acceptance checks this stored state, never a clock comparison alone:
-   * a revocation that commits first wins whatever the accepting request's clock said. A resend clears it.
-   */
-  revoked_at?: string | null;
-}
+export type { Invitation } from './invitation-entity';
+import { invitationEntity, type Invitation } from './invitation-entity';
+import { subgroupEntity } from './group-entity';
 
 /** The link item (`keys.inviteToken`): token hash → invitation. */
 export interface InvitationLinkItem {
@@ -179,11 +151,11 @@ function checkScope(access: ProjectAccess, input: NewInvitation): { group_id: st
   const projectId = access.project.id;
   const envId = input.environment_id;
   if (!envId) return { group_id: null, subgroup_id: null }; // the schema requires an environment with a group or subgroup
-  const item = <T>(key: { PK: string; SK: string }) => access.extra.get(keyId(key)) as T | undefined;
+  const item = (key: { PK: string; SK: string }) => access.extra.get(keyId(key));
   if (!isLive(item(keys.environment(projectId, envId)))) throw invalid(ENV_NOT_IN_PROJECT);
   if (input.group_id && !isLive(item(keys.group(projectId, envId, input.group_id)))) throw invalid(GROUP_NOT_IN_ENV);
   if (!input.subgroup_id) return { group_id: input.group_id ?? null, subgroup_id: null };
-  const subgroup = item<{ group_id: string; deleted_at: string | null }>(keys.subgroup(projectId, envId, input.subgroup_id));
+  const subgroup = subgroupEntity.decodeFound(item(keys.subgroup(projectId, envId, input.subgroup_id)));
   if (!isLive(subgroup) || (input.group_id && subgroup!.group_id !== input.group_id)) throw invalid(SUBGROUP_NOT_IN_GROUP);
   return { group_id: subgroup!.group_id, subgroup_id: input.subgroup_id };
 }
@@ -277,13 +249,13 @@ function invitationMailStep(invite: Invitation, token: string, project: Project,
 export async function listInvitations(ctx: AppContext, input: { project_id: string }): Promise<Invitation[]> {
   const access = await accessToProject(input.project_id, actorAccount(ctx).id);
   access.requireOwner();
-  const invites = await queryPrefix<Invitation>(input.project_id, keys.invitePrefix);
+  const invites = (await queryPrefix(input.project_id, keys.invitePrefix)).map(invitationEntity.decode);
   return invites.sort((a, b) => b.created_at.localeCompare(a.created_at) || b.id.localeCompare(a.id));
 }
 
 /** The invitation with this id as its owner sees it. SPEC order: 404 when absent or the caller is no member, then 403. */
 async function ownerAccessToInvitation(ctx: AppContext, inviteId: string) {
-  const { access, item: invite } = await accessToItem<Invitation>({ kind: 'invite', id: inviteId, userId: actorAccount(ctx).id, scope: 'project', notFound: notFound(INVITATION_NOT_FOUND) });
+  const { access, item: invite } = await accessToItem({ decode: invitationEntity.decode, kind: 'invite', id: inviteId, userId: actorAccount(ctx).id, scope: 'project', notFound: notFound(INVITATION_NOT_FOUND) });
   access.requireOwner();
   return { access, invite };
 }
@@ -366,8 +338,7 @@ export async function hasPendingInvitation(ctx: AppContext, input: { email: stri
   if (!open.length) return false;
   const projects = await batchGet(open.map((o) => keys.project(o.project_id)));
   return open.some((o) => {
-    const project = projects.get(keyId(keys.project(o.project_id))) as Project | undefined;
-    return isLive(project);
+    return isLive(projects.get(keyId(keys.project(o.project_id))));
   });
 }
 

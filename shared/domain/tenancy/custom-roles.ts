@@ -20,10 +20,10 @@ import { visible, setFieldsStep, isLive, stillLiveStep, visibleFilter } from '#d
 import { existingSetStep, counterStep, putNewStep, putWhenStep } from '#db/steps';
 import { takeQuotaStep, CUSTOM_ROLES_QUOTA } from '#domain/billing';
 import { onContention } from '#db/retry';
-
-export type { CustomRole, CustomRoleAssignment } from './custom-role-entity';
 import { customRoleAssignmentEntity, customRoleEntity, type CustomRole, type CustomRoleAssignment } from './custom-role-entity';
 import { membershipEntity } from './membership-entity';
+
+export type { CustomRole, CustomRoleAssignment } from './custom-role-entity';
 
 /** What audit entries record of roles and assignments: what their readers see of them. */
 const auditedRole = (r: CustomRole) => {

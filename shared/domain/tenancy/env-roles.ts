@@ -11,9 +11,9 @@ import { changeAudit, creationAudit } from '#shared/audit';
 import { queryPartition } from '#db/query';
 import { batchGet, keyId } from '#db/batch-get';
 import { deleteStep, putStep } from '#db/steps';
+import { envRoleEntity, type EnvRoleAssignment } from './env-role-entity';
 
 export type { EnvRoleAssignment } from './env-role-entity';
-import { envRoleEntity, type EnvRoleAssignment } from './env-role-entity';
 
 export const toEnvRoleOut = (a: EnvRoleAssignment) => ({ id: a.id, environment_id: a.environment_id, user_id: a.user_id, role: a.role });
 export const NOT_AUTHORIZED_ROLES = 'Not authorized to manage environment roles';

@@ -19,9 +19,9 @@ import { counterStep, putNewStep } from '#db/steps';
 import { countIs } from '#db/counter-moves';
 import { onContention } from '#db/retry';
 import { text } from '#shared/schemas';
+import { groupEntity, subgroupEntity, type Group, type Subgroup } from './group-entity';
 
 export type { Group, Subgroup } from './group-entity';
-import { groupEntity, subgroupEntity, type Group, type Subgroup } from './group-entity';
 
 /** What an audit entry records of a group or subgroup: what its readers see of it. */
 const auditedGroup = (g: Group | Subgroup) => {

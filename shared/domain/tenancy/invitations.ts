@@ -23,6 +23,8 @@ import { allOf, isLive, setFieldsStep, type Condition } from '#db/live';
 import { getItem } from '#db/items';
 import { deleteStep, putNewStep, putStep } from '#db/steps';
 import { onContention } from '#db/retry';
+import { invitationEntity, type Invitation } from './invitation-entity';
+import { subgroupEntity } from './group-entity';
 
 /** SPEC "Other constants": an invitation is valid for 24 hours from creation or resend. */
 export const INVITATION_VALID_HOURS = 24;
@@ -40,8 +42,6 @@ export const ACCEPT_INVITATION_FIRST = 'Please accept your invitation via the em
 export const INVITATION_SENT_RECENTLY = 'This invitation was sent recently. Please wait before resending it.';
 
 export type { Invitation } from './invitation-entity';
-import { invitationEntity, type Invitation } from './invitation-entity';
-import { subgroupEntity } from './group-entity';
 
 /** The link item (`keys.inviteToken`): token hash → invitation. */
 export interface InvitationLinkItem {

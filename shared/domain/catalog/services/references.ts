@@ -63,7 +63,7 @@ export function validateReferences(access: ProjectAccess, envId: string, set: Pa
     guards.push(stillLiveStep(r.group, invalid(REF_DETAILS.group)));
   }
   if (r.subgroup) {
-    const subgroup = liveItem<{ group_id?: string | null }>(items, r.subgroup);
+    const subgroup = liveItem(items, r.subgroup);
     if (!subgroup) throw invalid(REF_DETAILS.subgroup);
     guards.push(stillLiveStep(r.subgroup, invalid(REF_DETAILS.subgroup)));
   }

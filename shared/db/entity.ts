@@ -14,8 +14,9 @@ import type { Key } from './batch-get';
  *   A field's `.default(v)` is its value on a new item and on an older item that lacks it.
  * - `entity.create(fields)` builds a new item (defaults filled in); `entity.encode(key, item)` is
  *   what is written (`putNewStep(entity.encode(key, item))`); `entity.decode(raw)` is how every
- *   read item enters the domain: key attributes and unknown attributes dropped, defaults applied
- *   where a field is missing (or null where the schema allows no null).
+ *   read item enters the domain, never a cast (`entity.decodeFound(raw)` when the read may have
+ *   found nothing): key attributes and unknown attributes dropped, defaults applied where a field
+ *   is missing (or null where the schema allows no null).
  * - The view is the client's answer, in answer order: `true` for a stored field answered under its
  *   own name, the stored name when answered under another one (`type: 'floor_type'`), a schema
  *   for a field resolved from other items (given to `project`). `view.schema` is the route's
@@ -37,6 +38,8 @@ export interface Entity<S extends AnyShape> {
   lazy?: boolean;
   /** A read item → the entity: known fields only, defaults for missing ones. */
   decode(raw: object): Item<S>;
+  /** `decode` of what a read found, or undefined when it found nothing (a GetItem's `Item`, a BatchGet's `get`). */
+  decodeFound(raw: object | undefined): Item<S> | undefined;
   /** A new item from its given fields, the others at their defaults. */
   create(fields: z.input<z.ZodObject<S>>): Item<S>;
   /** The item to write under `key`. */
@@ -85,6 +88,7 @@ export function defineEntity<S extends AnyShape>(kind: string, schemaOrMake: z.Z
     },
     lazy: !built,
     decode,
+    decodeFound: (raw) => (raw === undefined ? undefined : decode(raw)),
     create: decode,
     encode: (key, item) => ({ ...key, type: kind, ...item }),
   };

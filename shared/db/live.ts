@@ -42,22 +42,24 @@ export const NOT_DELETED: Condition = { expression: '(attribute_not_exists(delet
 
 /** What the live rule reads of an item. */
 export type Lifecycle = { deleted_at?: string | null; archived_at?: string | null };
+/** An item the live rule can read as it comes from a read (a decoded entity or a raw item alike: no cast needed). */
+type Stored = { readonly deleted_at?: unknown; readonly archived_at?: unknown };
 
 /** The attributes the live rule reads: a projection that is to be filtered with `isLive` names them. */
 export const LIFECYCLE_FIELDS = ['deleted_at', 'archived_at'] as const;
 
-export const isLive = (item: Lifecycle | undefined | null): boolean => Boolean(item && !item.deleted_at && !item.archived_at);
+export const isLive = (item: Stored | undefined | null): boolean => Boolean(item && !item.deleted_at && !item.archived_at);
 
 /** Soft-deleted (an absent item is not: callers that care test for it first). */
-export const isDeleted = (item: Lifecycle | undefined): boolean => Boolean(item?.deleted_at);
+export const isDeleted = (item: Stored | undefined): boolean => Boolean(item?.deleted_at);
 
 /** Archived and not deleted: what a restore can bring back (an archived item is never deleted; a restore clears `archived_at`). */
-export const isArchived = (item: Lifecycle | undefined): boolean => Boolean(item && item.archived_at && !item.deleted_at);
+export const isArchived = (item: Stored | undefined): boolean => Boolean(item && item.archived_at && !item.deleted_at);
 
 /** A live item among what a BatchGet returned, or undefined. */
 export function liveItem<T>(items: Map<string, Record<string, unknown>>, key: Key): T | undefined {
   const item = items.get(keyId(key));
-  return isLive(item as Lifecycle | undefined) ? (item as T) : undefined;
+  return isLive(item) ? (item as T) : undefined;
 }
 
 /**

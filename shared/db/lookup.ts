@@ -1,4 +1,6 @@
 import type { DomainError } from '#shared/errors';
+import * as z from 'zod';
+import { defineEntity } from './entity';
 import type { Key } from './batch-get';
 import { getItem } from './items';
 import { keys } from './keys';
@@ -14,6 +16,23 @@ export interface LookupItem extends Record<string, unknown> {
   item_sk: string;
   kind: string;
 }
+
+/**
+ * The lookup item as an entity, for a reader that finds it among other items (a BatchGet): where the
+ * item lives, and the one hint every environment-scoped kind records, its `environment_id`. Other
+ * hints are read through `readLookup`, which answers the item whole.
+ */
+export const lookupEntity = defineEntity(
+  'lookup',
+  () => z.object({
+    project_id: z.string(),
+    item_pk: z.string(),
+    item_sk: z.string(),
+    kind: z.string(),
+    environment_id: z.string().nullish(),
+  }),
+);
+export type Lookup = z.infer<typeof lookupEntity.schema>;
 
 /**
  * The write that lets a bare id (`/services/{id}`) find its item; part of the item's creation

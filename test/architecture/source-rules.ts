@@ -66,6 +66,40 @@ export function zodNamedImports(root: string, files: readonly string[]): string[
 }
 
 /**
+ * A stored item enters the domain through its entity's `decode` (shared/db/entity.ts), which drops
+ * key attributes and gives an older item the defaults of the fields it lacks; never through a cast,
+ * which lets an item missing a field in unchecked. Refused: `as X | undefined` (a named or literal
+ * type, an intersection of them) and a cast of a DynamoDB answer's `Item`/`Items`. The files below
+ * cast for a reason, each not a stored item of an entity's kind.
+ */
+export const STORED_ITEM_CAST_ALLOWED: Record<string, string> = {
+  'shared/db/items.ts': "getItem<T>, the one typed single read: an entity's kind is read untyped and decoded",
+  'shared/db/query.ts': "the typed queries: an entity's kind is read untyped and decoded",
+  'shared/db/due.ts': 'the typed read of due items (scheduled work, no entity kind)',
+  'shared/outage.ts': 'an error thrown by the SDK, not an item',
+  'shared/clients/background-retries.ts': 'an error thrown by the SDK, not an item',
+  'shared/auth/key-grant.ts': "a request's body, not an item",
+  'shared/domain/impex/import/walk-context.ts': "an import plan's changes to an item, not a read one",
+};
+const TYPE = String.raw`(?:[A-Z][\w.]*(?:<[^>]*>)?|\{[^}]*\})`;
+const STORED_ITEM_CAST = new RegExp(
+  String.raw`\bas\s+\(?\s*${TYPE}(?:\s*&\s*${TYPE})*\s*\)?\s*\|\s*undefined\b|(?<!Put!?)\.Items?\b(?:\s*\?\?\s*\[\])?\s*\)?\s*as\s+(?!const\b)[\w<>{}\[\]]+(?:\[\])?`,
+  'g',
+);
+
+export function storedItemCasts(root: string, files: readonly string[]): string[] {
+  const found: string[] = [];
+  for (const file of files.filter((f) => /^(shared|functions)\//.test(f) && !(f in STORED_ITEM_CAST_ALLOWED))) {
+    readFileSync(join(root, file), 'utf8')
+      .split('\n')
+      .forEach((line, i) => {
+        for (const m of line.matchAll(STORED_ITEM_CAST)) found.push(`${file}:${i + 1}: ${m[0].trim()}: a stored item enters through its entity's decode, not a cast`);
+      });
+  }
+  return found;
+}
+
+/**
  * The live rule is written once, in shared/db/live.ts (`LIVE`, `NOT_DELETED`, `isLive`, the step
  * builders): code outside shared/db never writes a liveness test on `deleted_at`/`archived_at` into
  * an expression itself, where it could forget one of the two. Writes that set them (`SET deleted_at

@@ -8,6 +8,7 @@ import { deepImportsFromTests, violations } from '../architecture/rules';
 import {
   authorizationInRoutes, livenessExpressionsOutsideDb, loadAccessOutsideAccessModules, rawExpressionsOutsideDb, rawSingleWritesOutsideDb, retryLoopsOutsideDb, zodNamedImports,
 } from '../architecture/source-rules';
+import { storedItemCasts } from '../architecture/source-rules';
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -509,6 +510,40 @@ describe('source rule: the live rule is written in shared/db alone', () => {
   });
 });
 
+describe('source rule: a stored item enters through its entity, never a cast', () => {
+  const castsCheck = (files: Files) => {
+    const root = writeTree({ ...CLEAN, ...files });
+    return storedItemCasts(root, buildImportGraph(root).files);
+  };
+
+  it('reports a cast of a read item to a type or undefined, and a cast of a DynamoDB answer', () => {
+    const reads = [
+      "import { batchGet, keyId } from '#db/batch-get';",
+      'export const project = (items: Map<string, object>, id: string) => items.get(keyId({ PK: id, SK: id })) as Project | undefined;',
+      'export const env = (items: Map<string, object>) => items.get("e") as (Environment & { version?: number }) | undefined;',
+      'export const get = <T>(items: Map<string, object>) => items.get("x") as T | undefined;',
+      'export const rows = (out: { Items?: object[] }) => (out.Items ?? []) as Row[];',
+    ].join('\n');
+    expect(castsCheck({ 'shared/domain/tenancy/reads.ts': reads })).toEqual([
+      "shared/domain/tenancy/reads.ts:2: as Project | undefined: a stored item enters through its entity's decode, not a cast",
+      "shared/domain/tenancy/reads.ts:3: as (Environment & { version?: number }) | undefined: a stored item enters through its entity's decode, not a cast",
+      "shared/domain/tenancy/reads.ts:4: as T | undefined: a stored item enters through its entity's decode, not a cast",
+      "shared/domain/tenancy/reads.ts:5: .Items ?? []) as Row[]: a stored item enters through its entity's decode, not a cast",
+    ]);
+  });
+
+  it("accepts a read through the entity's decode, and a transaction step's item", () => {
+    expect(castsCheck({
+      'shared/domain/tenancy/reads.ts': [
+        "import { keyId } from '#db/batch-get';",
+        "import { projectEntity } from './project-entity';",
+        'export const project = (items: Map<string, object>, id: string) => projectEntity.decodeFound(items.get(keyId({ PK: id, SK: id })));',
+        'export const put = (step: { Put?: { Item: object } }) => step.Put!.Item as Record<string, unknown>;',
+      ].join('\n'),
+    })).toEqual([]);
+  });
+});
+
 describe('source rule: single-item writes are sent by shared/db alone', () => {
   const writesCheck = (files: Files) => {
     const root = writeTree({ ...CLEAN, ...files });
@@ -634,6 +669,10 @@ describe('the repository', () => {
 
   it('sends single-item writes only from shared/db', () => {
     expect(rawSingleWritesOutsideDb(repoRoot, buildImportGraph(repoRoot).files)).toEqual([]);
+  });
+
+  it('reads stored items through their entities, never a cast', () => {
+    expect(storedItemCasts(repoRoot, buildImportGraph(repoRoot).files)).toEqual([]);
   });
 
   it('writes liveness tests only in shared/db', () => {

@@ -41,8 +41,7 @@ interface KeyLookup {
 
 /** The key's non-secret facts for a security-log entry. */
 const keyDetails = (keyId: string, key: StoredApiKey | undefined) => {
-  const k = key as { prefix?: string; name?: string } | undefined;
-  return { key_id: keyId, prefix: k?.prefix ?? null, name: k?.name ?? null };
+  return { key_id: keyId, prefix: key?.prefix ?? null, name: key?.name ?? null };
 };
 
 /**

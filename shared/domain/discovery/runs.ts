@@ -15,7 +15,7 @@ import { errorFields, log } from '#shared/log';
 import { issueTicket, pushToJob } from '#shared/progress';
 import { actorAccount, type AppContext } from '#shared/context';
 import { featureMissing } from '#domain/billing';
-import { accessToItem, planOfProject, retentionOfProject, type Located, type Project } from '#domain/tenancy';
+import { accessToItem, planOfProject, projectEntity, retentionOfProject, type Located } from '#domain/tenancy';
 import { MISSING_MANAGE, MISSING_VIEW } from '#domain/catalog';
 import { accessToCloudAccount, accountKey, CLOUD_ACCOUNT_NOT_FOUND, providerAccount } from './accounts';
 import { cloudAccountEntity, discoveryRunEntity, discoveryRunView, type CloudAccount, type DiscoveryProvider, type DiscoveryRun } from './entities';
@@ -194,7 +194,7 @@ export async function runDiscoveryJob(ctx: AppContext, input: { run_id: string; 
     return;
   }
   let run = (await updateRun(ctx, found, { status: 'running' })) ?? found;
-  const [starter, project] = await Promise.all([getAccount(run.created_by), getItem<Project>(keys.project(run.project_id))]);
+  const [starter, project] = await Promise.all([getAccount(run.created_by), getItem(keys.project(run.project_id)).then(projectEntity.decodeFound)]);
   const audit: DiscoveryAudit = { runId: run.id, actor: starter ? accountActor(starter) : SERVICE_ACTOR, days: project ? await retentionOfProject(project) : null };
   try {
     const listings = await (await adapterFor(account.provider)).list(await providerAccount(account));

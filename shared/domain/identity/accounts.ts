@@ -5,6 +5,7 @@ import { putNewStep, setExpression } from '#db/steps';
 import { invalid } from '#shared/errors';
 import { actorAccount, type AppContext } from '#shared/context';
 import type { Account, AccountType } from '#shared/actor';
+import { accountEntity } from '#shared/account-entity';
 
 export type { Account, AccountType } from '#shared/actor';
 
@@ -77,7 +78,7 @@ export function accountCreationSteps(account: Account): TransactStep[] {
   ];
 }
 
-export const getAccount = (userId: string) => getItem<Account>(keys.account(userId));
+export const getAccount = async (userId: string): Promise<Account | undefined> => accountEntity.decodeFound(await getItem(keys.account(userId)));
 
 export async function findAccountByEmail(email: string): Promise<Account | undefined> {
   const sentinel = await getItem<{ user_id: string }>(keys.email(normalizeEmail(email)));

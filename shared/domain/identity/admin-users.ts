@@ -8,6 +8,7 @@ import { createAccount, withCreationLogged, type AlongsideAccount } from './regi
 import { hasSecondFactor } from './second-factor';
 import { revokeAccountSessions } from './sessions';
 import { queryAll } from '#db/query';
+import { accountEntity } from '#shared/account-entity';
 import { securityLogPage, securityLogStep, type SecurityLogPage } from './security-log';
 
 export const USER_NOT_FOUND = 'User not found';
@@ -48,12 +49,12 @@ export function toAdminUserOut(a: Account) {
 
 /** Every account, ordered by e-mail, from the GSI1 `ACCOUNTS` partition (no Scan). Staff only (the route's level). */
 export async function listAccounts(_ctx: AppContext): Promise<Account[]> {
-  const accounts = await queryAll<Account>({
+  const accounts = await queryAll({
     IndexName: 'GSI1',
     KeyConditionExpression: 'GSI1PK = :pk',
     ExpressionAttributeValues: { ':pk': keys.accountsIndex('').GSI1PK },
   });
-  return accounts;
+  return accounts.map(accountEntity.decode);
 }
 
 async function accountOrNotFound(userId: string): Promise<Account> {

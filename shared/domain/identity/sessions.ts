@@ -9,6 +9,7 @@ import { KEY_TOKEN_ACCOUNT_ONLY } from '#auth/key-grant';
 import { actorAccount, NOT_AUTHENTICATED, type AppContext } from '#shared/context';
 import { getAccountAndSession, sessionExpired, USER_NOT_FOUND_OR_INACTIVE } from '#auth/caller';
 import type { Account, Session } from '#shared/actor';
+import { sessionEntity } from '#shared/account-entity';
 import { queryAll } from '#db/query';
 import { securityLogStep, type SecurityEventInput } from './security-log';
 
@@ -148,7 +149,7 @@ async function rotate(account: Account, session: Session, presented: string, cli
     ...set,
     ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
   });
-  if (!rotated.ok) return { now: rotated.old as Session | undefined };
+  if (!rotated.ok) return { now: sessionEntity.decodeFound(rotated.old) };
   return { pair: await tokenPair(account, session.id, secret, atInstant(ctx, at)) };
 }
 
@@ -218,11 +219,11 @@ export const toSessionOut = (s: Session, currentId: string) => ({
 
 /** The account's live sessions, most recently used first. */
 async function sessionsOf(userId: string, ctx: AppContext): Promise<Session[]> {
-  const sessions = await queryAll<Session>({
+  const sessions = (await queryAll({
     KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
     ExpressionAttributeValues: { ':pk': keys.account(userId).PK, ':sk': keys.sessionPrefix },
     ConsistentRead: true,
-  });
+  })).map(sessionEntity.decode);
   return sessions.filter((s) => !sessionExpired(s, ctx)).sort((a, b) => b.last_seen_at.localeCompare(a.last_seen_at));
 }
 

@@ -34,8 +34,7 @@ export interface TotpDevice {
  * The account row carries how many authenticators it has, kept in the same transaction as the
  * devices: login and password reset learn "has a second factor" from the row they already read.
  */
-type AccountWithAuthenticators = Account & { totp_device_count?: number };
-export const authenticatorCount = (account: Account): number => (account as AccountWithAuthenticators).totp_device_count ?? 0;
+export const authenticatorCount = (account: Account): number => account.totp_device_count ?? 0;
 
 export const toDeviceOut = (d: TotpDevice) => ({ id: d.id, name: d.name, created_at: d.created_at, last_used_at: d.last_used_at });
 

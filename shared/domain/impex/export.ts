@@ -1,5 +1,5 @@
 import { byConnectionOrder, connectionEntity, floorEntity, linkEntity, networkEntity, serviceEntity, type Connection, type Service } from '#domain/catalog';
-import type { Group, Subgroup } from '#domain/tenancy';
+import { groupEntity, subgroupEntity } from '#domain/tenancy';
 import { keys } from '#db/keys';
 import { isLive, LIFECYCLE_FIELDS, type Lifecycle } from '#db/live';
 import { queryPrefix, queryPrefixPages } from '#db/query';
@@ -74,8 +74,8 @@ async function readConnections(projectId: string, envId: string) {
 /** The sections that need the whole environment in memory no longer than their own reading. */
 async function readSmallKinds(projectId: string, envId: string) {
   const [groups, subgroups, floors, networks, links] = await Promise.all([
-    queryPrefix<Group>(projectId, keys.groupPrefix(envId)).then((items) => items.filter(isLive)),
-    queryPrefix<Subgroup>(projectId, keys.subgroupPrefix(envId)).then((items) => items.filter(isLive)),
+    queryPrefix(projectId, keys.groupPrefix(envId)).then((items) => items.filter(isLive).map(groupEntity.decode)),
+    queryPrefix(projectId, keys.subgroupPrefix(envId)).then((items) => items.filter(isLive).map(subgroupEntity.decode)),
     liveItems(projectId, keys.floorPrefix(envId), floorEntity.decode),
     liveItems(projectId, keys.networkPrefix(envId), networkEntity.decode),
     liveItems(projectId, keys.linkPrefix(envId), linkEntity.decode, ['from_service_id', 'to_service_id', ...LIFECYCLE_FIELDS]),

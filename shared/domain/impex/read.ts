@@ -6,7 +6,7 @@ import { invalid, notFound } from '#shared/errors';
 import {
   chainEntity, connectionEntity, floorEntity, linkEntity, networkEntity, serviceEntity, type Chain, type Connection, type Floor, type Link, type Network, type Service,
 } from '#domain/catalog';
-import { ENV_NOT_IN_PROJECT, PROJECT_NOT_FOUND, type Environment, type Group, type Project, type Subgroup } from '#domain/tenancy';
+import { ENV_NOT_IN_PROJECT, PROJECT_NOT_FOUND, environmentEntity, groupEntity, projectEntity, subgroupEntity, type Environment, type Group, type Project, type Subgroup } from '#domain/tenancy';
 
 /** Everything live in one environment, as export and import see it. */
 export interface EnvironmentContents {
@@ -29,8 +29,8 @@ export async function readEnvironmentHead(projectId: string, envId: string): Pro
   const projectKey = keys.project(projectId);
   const envKey = keys.environment(projectId, envId);
   const items = await batchGet([projectKey, envKey]);
-  const project = items.get(keyId(projectKey)) as Project | undefined;
-  const environment = items.get(keyId(envKey)) as (Environment & { connections_version?: number }) | undefined;
+  const project = projectEntity.decodeFound(items.get(keyId(projectKey)));
+  const environment = environmentEntity.decodeFound(items.get(keyId(envKey)));
   if (!project || !isLive(project)) throw notFound(PROJECT_NOT_FOUND);
   if (!isLive(environment)) throw invalid(ENV_NOT_IN_PROJECT);
   return { project, environment: environment! };
@@ -47,8 +47,8 @@ export async function readEnvironment(projectId: string, envId: string): Promise
   const head = readEnvironmentHead(projectId, envId);
   const [{ project, environment }, groups, subgroups, floors, networks, services, links, connections, chains] = await Promise.all([
     head,
-    queryPrefix<Group>(projectId, keys.groupPrefix(envId)),
-    queryPrefix<Subgroup>(projectId, keys.subgroupPrefix(envId)),
+    queryPrefix(projectId, keys.groupPrefix(envId)).then((items) => items.map(groupEntity.decode)),
+    queryPrefix(projectId, keys.subgroupPrefix(envId)).then((items) => items.map(subgroupEntity.decode)),
     queryPrefix(projectId, keys.floorPrefix(envId)),
     queryPrefix(projectId, keys.networkPrefix(envId)),
     queryPrefix(projectId, keys.servicePrefix(envId)),

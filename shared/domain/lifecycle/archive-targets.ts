@@ -1,10 +1,10 @@
 import { batchGet, keyId, type Key } from '#db/batch-get';
 import { keys } from '#db/keys';
 import { isLive, isArchived, isDeleted } from '#db/live';
-import type { LookupItem } from '#db/lookup';
+import { lookupEntity, type Lookup } from '#db/lookup';
 import { notFound } from '#shared/errors';
 import { API_KEY_NOT_FOUND, API_KEY_SETS } from '#domain/billing';
-import { ENVIRONMENT_NOT_FOUND, PROJECT_USER_NOT_FOUND, type Environment, type Project } from '#domain/tenancy';
+import { ENVIRONMENT_NOT_FOUND, PROJECT_USER_NOT_FOUND, environmentEntity, projectEntity, type Environment, type Project } from '#domain/tenancy';
 import { FLOOR_NOT_FOUND, SERVICE_NOT_FOUND } from '#domain/catalog';
 import { ARCHIVABLE_KINDS, type ArchivableKind, type Selection } from './selection';
 import { archivedEntity, itemKeyOf, markerKey, type ArchivedMarker } from './archived-entity';
@@ -65,15 +65,15 @@ export async function resolveLive(ownerId: string, selection: Selection): Promis
     ...scoped.flatMap((kind) => selectedIds(selection, kind).map((id) => keys.idLookup(id))),
     ...selectedIds(selection, 'api_keys').flatMap(apiKeyKeys),
   ]);
-  const lookups = new Map<string, { kind: ArchivableKind; lookup: LookupItem }>();
+  const lookups = new Map<string, { kind: ArchivableKind; lookup: Lookup }>();
   for (const kind of scoped) {
     for (const id of selectedIds(selection, kind)) {
-      const lookup = first.get(keyId(keys.idLookup(id))) as LookupItem | undefined;
+      const lookup = lookupEntity.decodeFound(first.get(keyId(keys.idLookup(id))));
       if (lookup?.kind === LOOKUP_KIND[kind]) lookups.set(`${kind}#${id}`, { kind, lookup });
     }
   }
-  const envIdOf = (id: string, kind: ArchivableKind, lookup: LookupItem) =>
-    kind === 'environments' ? id : IN_ENVIRONMENT.includes(kind) ? (lookup.environment_id as string | undefined) : undefined;
+  const envIdOf = (id: string, kind: ArchivableKind, lookup: Lookup) =>
+    kind === 'environments' ? id : IN_ENVIRONMENT.includes(kind) ? (lookup.environment_id ?? undefined) : undefined;
   const second = await batchGet(
     [...lookups.entries()].flatMap(([ref, { kind, lookup }]) => {
       const envId = envIdOf(ref.slice(kind.length + 1), kind, lookup);
@@ -94,10 +94,10 @@ export async function resolveLive(ownerId: string, selection: Selection): Promis
       if (!found) throw notFoundOf(kind);
       const { lookup } = found;
       const key = { PK: lookup.item_pk, SK: lookup.item_sk };
-      const project = second.get(keyId(keys.project(lookup.project_id))) as Project | undefined;
+      const project = projectEntity.decodeFound(second.get(keyId(keys.project(lookup.project_id))));
       const item = second.get(keyId(key));
       const envId = envIdOf(id, kind, lookup);
-      const env = envId ? (second.get(keyId(keys.environment(lookup.project_id, envId))) as Environment | undefined) : undefined;
+      const env = envId ? environmentEntity.decodeFound(second.get(keyId(keys.environment(lookup.project_id, envId)))) : undefined;
       if (!isOwnedProject(project, ownerId) || !isLive(item) || (envId && !isLive(env))) throw notFoundOf(kind);
       targets.push({ kind, id, key, item: item!, project, env });
     }
@@ -133,8 +133,8 @@ export async function resolveArchived(ownerId: string, selection: Selection): Pr
     const item = context.get(keyId(key));
     if (!isArchived(item)) throw notFoundOf(kind);
     if (kind === 'api_keys') return { kind, id, key, item: item!, marker };
-    const project = context.get(keyId(keys.project(marker.project_id!))) as Project | undefined;
-    const env = marker.environment_id ? (context.get(keyId(keys.environment(marker.project_id!, marker.environment_id))) as Environment | undefined) : undefined;
+    const project = projectEntity.decodeFound(context.get(keyId(keys.project(marker.project_id!))));
+    const env = marker.environment_id ? environmentEntity.decodeFound(context.get(keyId(keys.environment(marker.project_id!, marker.environment_id)))) : undefined;
     if (!isOwnedProject(project, ownerId)) throw notFoundOf(kind);
     if (IN_ENVIRONMENT.includes(kind) && (!env || isDeleted(env))) throw notFoundOf(kind);
     return { kind, id, key, item: item!, marker, project, env };

@@ -11,7 +11,7 @@ import {
   activePlan, getPlan, quotaLimit, requireFeatures, type ApiKeySet, type Plan,
 } from '#domain/billing';
 import { floorListing, serviceListing, type Listable, type Listing } from '#domain/catalog';
-import { retentionOfProject, serviceQuotaAddon, type Environment } from '#domain/tenancy';
+import { environmentEntity, retentionOfProject, serviceQuotaAddon } from '#domain/tenancy';
 import { auditStep, changeAudit } from '#shared/audit';
 import type { TransactStep } from '#db/transact';
 import { ARCHIVABLE_KINDS, type ArchivableKind, type ArchiveReport, type Selection } from './selection';
@@ -108,7 +108,7 @@ const envKey = (t: Target) => keys.environment(t.project!.id, t.env!.id);
  * in it that the run archives first. If it moved meanwhile, the environment is read again.
  */
 function archiveEnvironmentUnit(ownerId: string, t: Target, counted: number, now: string, run: AuditRun): Unit {
-  const env = t.item as unknown as Environment;
+  const env = environmentEntity.decode(t.item);
   const key = keys.environment(env.project_id, env.id);
   const stale = concurrentChange();
   const audit = lifecycleAudit(run, t, 'archive', now);
@@ -123,9 +123,10 @@ function archiveEnvironmentUnit(ownerId: string, t: Target, counted: number, now
     refresh: {
       when: stale,
       rebuild: async () => {
-        const fresh = await getItem<Environment>(key);
-        if (!isLive(fresh)) throw notFoundOf('environments');
-        return archiveEnvironmentUnit(ownerId, { ...t, item: fresh as unknown as Record<string, unknown>, env: fresh }, fresh!.service_count ?? 0, now, run);
+        const item = await getItem(key);
+        if (!item || !isLive(item)) throw notFoundOf('environments');
+        const fresh = environmentEntity.decode(item);
+        return archiveEnvironmentUnit(ownerId, { ...t, item, env: fresh }, fresh.service_count, now, run);
       },
     },
   };

@@ -4,7 +4,7 @@ import { isLive, isArchived, isDeleted } from '#db/live';
 import { queryPartition } from '#db/query';
 import { actorAccount, type AppContext } from '#shared/context';
 import { apiKeyEntity, apiKeyView, type ApiKeyOut } from '#domain/billing';
-import { environmentEntity, environmentView, projectUserEntity, projectUserView, type Environment, type EnvironmentOut, type Project, type ProjectUserOut } from '#domain/tenancy';
+import { environmentEntity, environmentView, projectEntity, projectUserEntity, projectUserView, type EnvironmentOut, type ProjectUserOut } from '#domain/tenancy';
 import { SERVERLESS, floorEntity, floorView, serviceEntity, serviceView, type FloorOut, type ServiceOut } from '#domain/catalog';
 import { ARCHIVABLE_KINDS, type ArchivableKind } from './selection';
 import { archivedEntity, itemKeyOf, type ArchivedMarker } from './archived-entity';
@@ -30,9 +30,9 @@ async function currentMarkers(ownerId: string, kind?: ArchivableKind, withItems 
   const items = await batchGet(markers.flatMap(related));
   const current = markers.filter((m) => {
     if (!m.project_id) return true;
-    const project = items.get(keyId(keys.project(m.project_id))) as Project | undefined;
+    const project = projectEntity.decodeFound(items.get(keyId(keys.project(m.project_id))));
     if (!project || !isLive(project) || project.owner_id !== ownerId) return false;
-    const env = m.environment_id ? (items.get(keyId(keys.environment(m.project_id, m.environment_id))) as Environment | undefined) : undefined;
+    const env = m.environment_id ? items.get(keyId(keys.environment(m.project_id, m.environment_id))) : undefined;
     return !(m.environment_id && (!env || isDeleted(env)));
   });
   return { markers: withItems ? current.filter((m) => isArchived(items.get(keyId(itemKeyOf(m))))) : current, items };

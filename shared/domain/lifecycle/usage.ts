@@ -20,7 +20,7 @@ export async function accountUsage(userId: string): Promise<AccountUsage> {
   const envsOf = new Map(ids.map((id, i) => [id, envs[i]]));
   return {
     projects: projects.map((project) => ({ project, envs: envsOf.get(project.id) ?? [] })),
-    apiKeys: Number((account as { api_key_count?: number } | undefined)?.api_key_count ?? 0),
+    apiKeys: Number(account?.api_key_count ?? 0),
   };
 }
 

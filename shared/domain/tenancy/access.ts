@@ -4,18 +4,14 @@ import { keys } from '#db/keys';
 import { forbidden, isRefusal, notFound, type DomainError } from '#shared/errors';
 import { actorAccount, type AppContext } from '#shared/context';
 import { capabilities, isPermission, type CataloguePermission, type EnvRole, type OwnerRight, type Permission } from '#auth/permissions';
-import type { Project } from './project-types';
+import { projectEntity, type Project } from './project-entity';
+import { membershipEntity, type Membership } from './membership-entity';
+import { envRoleEntity } from './env-role-entity';
+import { customRoleEntity } from './custom-role-entity';
 import { keyAllowsProject } from '#auth/key-grant';
 import { currentScope } from '#shared/invocation';
 
-export interface Membership {
-  project_id: string;
-  user_id: string;
-  role: 'owner' | 'member';
-  created_at: string;
-  /** Custom-role grants as `<roleId>#<environmentId or *>`, mirrored here so access needs no extra read. */
-  custom_role_grants?: Set<string>;
-}
+export type { Membership } from './membership-entity';
 
 /** Whether a membership (a member item, or its mirror under the user) is an owner's. */
 export const isOwnerMembership = (m: Pick<Membership, 'role'> | undefined): boolean => m?.role === 'owner';
@@ -112,12 +108,12 @@ export async function loadAccess(
   const memberKey = keys.member(projectId, userId);
   const roleKey = opts.envId ? keys.envRole(projectId, opts.envId, userId) : undefined;
   const items = await batchGet([projectKey, memberKey, ...(roleKey ? [roleKey] : []), ...(opts.extra ?? [])]);
-  const project = items.get(keyId(projectKey)) as Project | undefined;
-  const membership = items.get(keyId(memberKey)) as Membership | undefined;
+  const project = projectEntity.decodeFound(items.get(keyId(projectKey)));
+  const membership = membershipEntity.decodeFound(items.get(keyId(memberKey)));
   // A project outside an API key's projects is as unknown to its token as one the account is not in.
   if (!project || !isLive(project) || !membership || !keyAllowsProject(currentScope()?.key_projects, projectId)) throw opts.notFoundError ?? notFound(PROJECT_NOT_FOUND);
   const envRoles = new Map<string, EnvRole>();
-  const role = roleKey ? (items.get(keyId(roleKey)) as { role: EnvRole } | undefined) : undefined;
+  const role = roleKey ? envRoleEntity.decodeFound(items.get(keyId(roleKey))) : undefined;
   if (role && opts.envId) envRoles.set(opts.envId, role.role);
   const roleDefs = new Map<string, CustomRoleDef>();
   const grants = [...(membership.custom_role_grants ?? [])];
@@ -125,7 +121,10 @@ export async function loadAccess(
     // Only callers holding custom roles pay a second round trip.
     const ids = [...new Set(grants.map((g) => parseGrant(g).roleId))];
     const defs = await batchGet(ids.map((id) => keys.customRole(projectId, id)));
-    for (const def of defs.values()) roleDefs.set(def.id as string, def as unknown as CustomRoleDef);
+    for (const raw of defs.values()) {
+      const def = customRoleEntity.decode(raw);
+      roleDefs.set(def.id, def);
+    }
   }
   return new ProjectAccess(project, membership, envRoles, roleDefs, items);
 }
@@ -134,7 +133,7 @@ export async function loadAccess(
 export async function unreachableProjects(userId: string, projectIds: readonly string[]): Promise<string[]> {
   if (!projectIds.length) return [];
   const items = await batchGet(projectIds.flatMap((id) => [keys.project(id), keys.member(id, userId)]));
-  return projectIds.filter((id) => !isLive(items.get(keyId(keys.project(id))) as Project | undefined) || !items.get(keyId(keys.member(id, userId))));
+  return projectIds.filter((id) => !isLive(items.get(keyId(keys.project(id)))) || !items.get(keyId(keys.member(id, userId))));
 }
 
 /**

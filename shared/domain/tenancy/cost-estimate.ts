@@ -5,7 +5,7 @@ import { RATE_CARD, serverUsage, sumUsage, type ServerSpec } from '#domain/billi
 import { loadAccess } from './access';
 import { ENV_NOT_IN_PROJECT } from './env-scope';
 import { environmentsOf } from './environments';
-import type { Environment } from './environment-entity';
+import { environmentEntity, type Environment } from './environment-entity';
 import { planOfProject } from './projects';
 import { queryPrefix } from '#db/query';
 import { keyId } from '#db/batch-get';
@@ -36,7 +36,7 @@ export async function costEstimate(ctx: AppContext, input: { project_id: string;
   if (level === 'none') throw forbidden(NO_COST_ESTIMATE);
   let envs: Environment[];
   if (envKey) {
-    const env = access.extra.get(keyId(envKey)) as Environment | undefined;
+    const env = environmentEntity.decodeFound(access.extra.get(keyId(envKey)));
     if (!isLive(env)) throw invalid(ENV_NOT_IN_PROJECT);
     envs = [env!];
   } else {

@@ -2,7 +2,7 @@ import { keys } from '#db/keys';
 import { transact, type TransactStep, concurrentChange, retryWhenStale, CASCADE_STALE } from '#db/transact';
 import { invalid, notFound } from '#shared/errors';
 import { actorAccount, type AppContext } from '#shared/context';
-import { grantOf, loadAccess, type Membership } from './access';
+import { grantOf, loadAccess } from './access';
 import { ENV_NOT_IN_PROJECT, envLiveCheck } from './env-scope';
 import { retentionOfProject } from './projects';
 import type { Project } from './project-types';
@@ -16,9 +16,11 @@ import { setFieldsStep, isLive, stillLiveStep } from '#db/live';
 import { putNewStep, putWhenStep } from '#db/steps';
 import { addGrantsStep, replaceGrantsStep } from '#db/grants';
 import { onContention } from '#db/retry';
+import { customRoleAssignmentEntity, customRoleEntity } from './custom-role-entity';
+import { membershipEntity } from './membership-entity';
 import {
   ASSIGNMENT_NOT_FOUND, CUSTOM_ROLE_NOT_FOUND, GRANTS, accessWithCustomRole, assignmentEntity, assignmentsOf, auditedAssignment, grantsOfRole, roleFrom, withdrawGrantSteps,
-  type CustomRole, type CustomRoleAssignment,
+  type CustomRoleAssignment,
 } from './custom-role-model';
 
 /** Who holds a custom role, and where: assignments, mirrored as grants on the member item. */
@@ -66,12 +68,12 @@ export async function assignCustomRole(
   // backoff, so writers that collided do not collide again in lockstep.
   const { assignment } = await onContention(async (attempt) => {
     if (attempt > 1) items = await batchGet(readKeys);
-    const get = <T>(key: Key) => items.get(keyId(key)) as T | undefined;
-    const role = get<CustomRole>(keys.customRole(projectId, roleId));
+    const get = (key: Key) => items.get(keyId(key));
+    const role = customRoleEntity.decodeFound(get(keys.customRole(projectId, roleId)));
     if (!isLive(role)) throw notFound(CUSTOM_ROLE_NOT_FOUND);
     const { account, member } = roleTarget(access, items, userId);
     if (envId && !isLive(get(keys.environment(projectId, envId)))) throw invalid(ENV_NOT_IN_PROJECT);
-    const existing = get<CustomRoleAssignment>(keys.customRoleAssignment(projectId, roleId, userId));
+    const existing = customRoleAssignmentEntity.decodeFound(get(keys.customRoleAssignment(projectId, roleId, userId)));
     const now = ctx.clock.now().toISOString();
     const assignment: CustomRoleAssignment = {
       id: existing?.id ?? ctx.ids.newId(), role_id: roleId, project_id: projectId, user_id: userId, environment_id: envId,
@@ -131,9 +133,9 @@ async function removeAssignmentOnce(ctx: AppContext, input: { project_id: string
   access.requireOwnerRight('project.manage');
   roleFrom(access, roleId);
   const projectId = access.project.id;
-  const assignment = access.extra.get(keyId(keys.customRoleAssignment(projectId, roleId, userId))) as CustomRoleAssignment | undefined;
+  const assignment = customRoleAssignmentEntity.decodeFound(access.extra.get(keyId(keys.customRoleAssignment(projectId, roleId, userId))));
   if (!isLive(assignment)) throw notFound(ASSIGNMENT_NOT_FOUND);
-  const member = access.extra.get(keyId(keys.member(projectId, userId))) as Membership | undefined;
+  const member = membershipEntity.decodeFound(access.extra.get(keyId(keys.member(projectId, userId))));
   const now = ctx.clock.now().toISOString();
   const audit = changeAudit(ctx, 'custom_role_assignment', 'delete', assignmentEntity(assignment!, assignment!.audit_head), { before: auditedAssignment(assignment!), after: null }, await retentionOfProject(access.project));
   await transact([

@@ -1,11 +1,11 @@
 import { keys } from '#db/keys';
 import type { TransactStep } from '#db/transact';
 import { notFound } from '#shared/errors';
-import type { Permission } from '#auth/permissions';
 import { actorAccount, type AppContext } from '#shared/context';
 import { loadAccess, parseGrant, type Membership, type ProjectAccess } from './access';
 import type { NameScope } from '#db/unique-names';
 import { queryPrefix } from '#db/query';
+import { customRoleAssignmentEntity, customRoleEntity, type CustomRole, type CustomRoleAssignment } from './custom-role-entity';
 import { keyId } from '#db/batch-get';
 import { visible, isLive, visibleFilter } from '#db/live';
 import { withdrawGrantsStep } from '#db/grants';
@@ -15,31 +15,7 @@ import { withdrawGrantsStep } from '#db/grants';
 /** The member item's attribute that mirrors its custom-role grants (where access reads them). */
 export const GRANTS = 'custom_role_grants';
 
-export interface CustomRole {
-  id: string;
-  project_id: string;
-  name: string;
-  description: string | null;
-  permissions: Permission[];
-  created_at: string;
-  updated_at: string;
-  deleted_at: string | null;
-  /** The sort key of its latest audit entry (shared/audit.ts). Internal. */
-  audit_head?: string | null;
-}
-
-/** One per (role, user): a role applies to the whole project (`environment_id` null) or to one environment. */
-export interface CustomRoleAssignment {
-  id: string;
-  role_id: string;
-  project_id: string;
-  user_id: string;
-  environment_id: string | null;
-  created_at: string;
-  updated_at: string;
-  deleted_at: string | null;
-  audit_head?: string | null;
-}
+export type { CustomRole, CustomRoleAssignment } from './custom-role-entity';
 
 /** What audit entries record of roles and assignments: what their readers see of them. */
 export const auditedRole = (r: CustomRole) => {
@@ -74,14 +50,14 @@ export const accessWithCustomRole = (ctx: AppContext, projectId: string, roleId:
 
 /** The live role from the caller's access BatchGet (`extra` must include `keys.customRole`), or 404. */
 export function roleFrom(access: ProjectAccess, roleId: string): CustomRole {
-  const role = access.extra.get(keyId(keys.customRole(access.project.id, roleId))) as CustomRole | undefined;
+  const role = customRoleEntity.decodeFound(access.extra.get(keyId(keys.customRole(access.project.id, roleId))));
   if (!isLive(role)) throw notFound(CUSTOM_ROLE_NOT_FOUND);
   return role!;
 }
 
 export async function assignmentsOf(projectId: string, roleId: string, updatedSince?: string): Promise<CustomRoleAssignment[]> {
   // The assignment key with an empty user id is the prefix of all of the role's assignments.
-  const all = await queryPrefix<CustomRoleAssignment>(projectId, keys.customRoleAssignment(projectId, roleId, '').SK, visibleFilter(updatedSince));
+  const all = (await queryPrefix(projectId, keys.customRoleAssignment(projectId, roleId, '').SK, visibleFilter(updatedSince))).map(customRoleAssignmentEntity.decode);
   return visible(all, updatedSince).sort((a, b) => a.created_at.localeCompare(b.created_at));
 }
 

@@ -1,9 +1,8 @@
 import { keys } from '#db/keys';
 import { transact, retryWhenStale } from '#db/transact';
 import { notFound } from '#shared/errors';
-import type { Permission } from '#auth/permissions';
 import { actorAccount, type AppContext } from '#shared/context';
-import { accessToProject, type Membership } from './access';
+import { accessToProject } from './access';
 import { planOfProject, retentionOfProject } from './projects';
 import { changeAudit, creationAudit } from '#shared/audit';
 import { claimNameStep, namedWriteSteps } from '#db/unique-names';
@@ -16,23 +15,25 @@ import { takeQuotaStep, CUSTOM_ROLES_QUOTA } from '#domain/billing';
 import {
   CUSTOM_ROLE_NOT_FOUND, accessWithCustomRole, assignmentsOf, auditedRole, roleFrom, roleNames, withdrawGrantSteps, type CustomRole,
 } from './custom-role-model';
+import { customRoleEntity } from './custom-role-entity';
+import { membershipEntity } from './membership-entity';
 
 export {
-  toAssignmentOut, toCustomRoleOut, type CustomRole, type CustomRoleAssignment,
+  toAssignmentOut, toCustomRoleOut, type CustomRole,
 } from './custom-role-model';
 export { assignCustomRole, listAssignments, removeAssignment } from './custom-role-assignments';
 
 /** GET /projects/{id}/custom-roles: any member. */
 export async function listCustomRoles(ctx: AppContext, input: { project_id: string; updated_since?: string }): Promise<CustomRole[]> {
   await accessToProject(input.project_id, actorAccount(ctx).id);
-  const roles = visible(await queryPrefix<CustomRole>(input.project_id, keys.customRolePrefix, visibleFilter(input.updated_since)), input.updated_since);
+  const roles = visible((await queryPrefix(input.project_id, keys.customRolePrefix, visibleFilter(input.updated_since))).map(customRoleEntity.decode), input.updated_since);
   return roles.sort((a, b) => compareText(a.name, b.name));
 }
 
 /** Creates a role within the plan's `rbac_custom_roles_limit`, counted on the project in the same transaction. */
 export async function createCustomRole(
   ctx: AppContext,
-  input: { project_id: string; name: string; description?: string | null; permissions: Permission[] },
+  input: { project_id: string; name: string; description?: string | null; permissions: CustomRole['permissions'] },
 ): Promise<CustomRole> {
   const access = await accessToProject(input.project_id, actorAccount(ctx).id);
   access.requireOwnerRight('project.manage');
@@ -53,7 +54,7 @@ export async function createCustomRole(
 
 /** Changes take effect on the holders' next request: access reads role definitions live. */
 export const updateCustomRole = (ctx: AppContext, input: CustomRolePatch): Promise<CustomRole> => retryWhenStale(() => updateOnce(ctx, input));
-type CustomRolePatch = { project_id: string; id: string; name?: string; description?: string | null; permissions?: Permission[] };
+type CustomRolePatch = { project_id: string; id: string; name?: string; description?: string | null; permissions?: CustomRole['permissions'] };
 
 async function updateOnce(ctx: AppContext, input: CustomRolePatch): Promise<CustomRole> {
   const { project_id, id: roleId, ...patch } = input;
@@ -116,7 +117,7 @@ async function withdrawAssignments(role: CustomRole, now: string): Promise<void>
     await transact(
       chunk.flatMap((a) => [
         existingSetStep(keys.customRoleAssignment(role.project_id, role.id, a.user_id), { deleted_at: now, updated_at: now }),
-        ...withdrawGrantSteps(members.get(keyId(keys.member(role.project_id, a.user_id))) as Membership | undefined, role.id),
+        ...withdrawGrantSteps(membershipEntity.decodeFound(members.get(keyId(keys.member(role.project_id, a.user_id)))), role.id),
       ]),
     );
   }

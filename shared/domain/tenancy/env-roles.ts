@@ -11,15 +11,9 @@ import { changeAudit, creationAudit } from '#shared/audit';
 import { queryPartition } from '#db/query';
 import { batchGet, keyId } from '#db/batch-get';
 import { deleteStep, putStep } from '#db/steps';
+import { envRoleEntity, type EnvRoleAssignment } from './env-role-entity';
 
-export interface EnvRoleAssignment {
-  id: string;
-  environment_id: string;
-  user_id: string;
-  role: EnvRole;
-  /** The sort key of its latest audit entry (shared/audit.ts). Internal. */
-  audit_head?: string | null;
-}
+export type { EnvRoleAssignment } from './env-role-entity';
 
 export const toEnvRoleOut = (a: EnvRoleAssignment) => ({ id: a.id, environment_id: a.environment_id, user_id: a.user_id, role: a.role });
 export const NOT_AUTHORIZED_ROLES = 'Not authorized to manage environment roles';
@@ -50,7 +44,7 @@ export async function assignEnvRole(ctx: AppContext, input: { environment_id: st
   const { assignment } = await onContention(async (attempt) => {
     if (attempt > 1) items = await batchGet(target(projectId));
     const { account, member } = roleTarget(access, items, userId);
-    const existing = items.get(keyId(keys.envRole(projectId, envId, userId))) as EnvRoleAssignment | undefined;
+    const existing = envRoleEntity.decodeFound(items.get(keyId(keys.envRole(projectId, envId, userId))));
     const assignment: EnvRoleAssignment = { id: existing?.id ?? ctx.ids.newId(), environment_id: env.id, user_id: userId, role };
     const joins = !member;
     const entity = { id: assignment.id, project_id: projectId, environment_id: env.id, audit_head: existing?.audit_head };
@@ -76,8 +70,8 @@ export async function assignEnvRole(ctx: AppContext, input: { environment_id: st
 /** GET /environments/{id}/roles: the environment's role assignments, for any member. */
 export async function listEnvRoles(ctx: AppContext, input: { environment_id: string }): Promise<EnvRoleAssignment[]> {
   const { env } = await accessToEnvironment(input.environment_id, actorAccount(ctx).id);
-  const items = await queryPartition<EnvRoleAssignment>(keys.projectPK(env.project_id), keys.envRolePrefix(env.id));
-  return items.map(toEnvRoleOut);
+  const items = await queryPartition(keys.projectPK(env.project_id), keys.envRolePrefix(env.id));
+  return items.map((i) => toEnvRoleOut(envRoleEntity.decode(i)));
 }
 
 // Re-run from a new read when its write went stale (a concurrent change moved what it read, its audit head included: db/transact.ts).
@@ -87,7 +81,7 @@ async function removeEnvRoleOnce(ctx: AppContext, input: { environment_id: strin
   const roleKey = (projectId: string) => keys.envRole(projectId, input.environment_id, input.user_id);
   const { access, env } = await accessToEnvironment(input.environment_id, actorAccount(ctx).id, { extra: (p) => [roleKey(p)], permission: MANAGE_ROLES });
   // The assignment is not an item by id: its 404 comes after the environment's 403.
-  const existing = access.extra.get(keyId(roleKey(env.project_id))) as EnvRoleAssignment | undefined;
+  const existing = envRoleEntity.decodeFound(access.extra.get(keyId(roleKey(env.project_id))));
   if (!existing) throw notFound('Role assignment not found');
   const audit = changeAudit(ctx, 'env_role', 'delete', { id: existing.id, project_id: env.project_id, environment_id: env.id, audit_head: existing.audit_head }, {
     before: toEnvRoleOut(existing), after: null,

@@ -2,7 +2,7 @@ import { keys } from '#db/keys';
 import type { TransactStep } from '#db/transact';
 import { invalid } from '#shared/errors';
 import { loadAccess } from './access';
-import type { Environment } from './environment-entity';
+import { environmentEntity } from './environment-entity';
 import type { Key } from '#db/lookup';
 import { keyId } from '#db/batch-get';
 import { isLive, stillLiveStep } from '#db/live';
@@ -19,7 +19,7 @@ export const ENV_NOT_IN_PROJECT = 'Environment not found or does not belong to p
 export async function accessInEnvironment(projectId: string, userId: string, envId: string, extra: Key[] = []) {
   const envKey = keys.environment(projectId, envId);
   const access = await loadAccess(projectId, userId, { envId, extra: [envKey, ...extra] });
-  const env = access.extra.get(keyId(envKey)) as Environment | undefined;
+  const env = environmentEntity.decodeFound(access.extra.get(keyId(envKey)));
   if (!isLive(env)) throw invalid(ENV_NOT_IN_PROJECT);
   return { access, env: env! };
 }

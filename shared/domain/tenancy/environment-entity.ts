@@ -14,6 +14,8 @@ export const environmentEntity = defineEntity(
     archived_at: z.string().nullish(),
     /** Services in this environment (the per-environment service quota). */
     service_count: z.number().int().default(0),
+    /** Moved on by every write of its connections, so a duplicate check that read them is refused when one came meanwhile (catalog/topology/connections/duplicates.ts). Internal. */
+    connections_version: z.number().int().optional(),
     /** The sort key of its latest audit entry (shared/audit.ts). Internal. */
     audit_head: z.string().nullish(),
   }),

@@ -37,14 +37,14 @@ export async function accessToEnvironment(
   userId: string,
   { extra = () => [], permission }: { extra?: (projectId: string) => Key[]; permission?: ItemRequest['permission'] } = {},
 ) {
-  const { access, item } = await accessToItem<Environment>({ kind: 'environment', id: envId, userId, notFound: notFound(ENVIRONMENT_NOT_FOUND), permission, extra: (l) => extra(l.projectId) });
-  return { access, env: environmentEntity.decode(item) };
+  const { access, item } = await accessToItem({ decode: environmentEntity.decode, kind: 'environment', id: envId, userId, notFound: notFound(ENVIRONMENT_NOT_FOUND), permission, extra: (l) => extra(l.projectId) });
+  return { access, env: item };
 }
 
 /** A project's environments (the list rule applies); no access check: for callers that made theirs. */
 export async function environmentsOf(projectId: string, updatedSince?: string): Promise<Environment[]> {
-  const items = await queryPartition<Environment>(keys.projectPK(projectId), keys.environmentPrefix, visibleFilter(updatedSince));
-  return visible(items, updatedSince).map(environmentEntity.decode).sort((a, b) => a.created_at.localeCompare(b.created_at));
+  const items = await queryPartition(keys.projectPK(projectId), keys.environmentPrefix, visibleFilter(updatedSince));
+  return visible(items.map(environmentEntity.decode), updatedSince).sort((a, b) => a.created_at.localeCompare(b.created_at));
 }
 
 /** GET /environments and its stats answer non-members 403 rather than 404 (SPEC general rule 4). */

@@ -19,36 +19,9 @@ import { counterStep, putNewStep } from '#db/steps';
 import { countIs } from '#db/counter-moves';
 import { onContention } from '#db/retry';
 import { text } from '#shared/schemas';
+import { groupEntity, subgroupEntity, type Group, type Subgroup } from './group-entity';
 
-export interface Group {
-  id: string;
-  project_id: string;
-  environment_id: string;
-  name: string;
-  description: string | null;
-  /** Live subgroups; lets deletion prove it cascaded to every one of them. Internal. */
-  subgroup_count: number;
-  /** Moved on by every subgroup created under it, so that its delete misses none (db/refs.ts). */
-  refs_version?: number | null;
-  created_at: string;
-  updated_at: string;
-  deleted_at: string | null;
-  /** The sort key of its latest audit entry (shared/audit.ts). Internal. */
-  audit_head?: string | null;
-}
-
-export interface Subgroup {
-  id: string;
-  project_id: string;
-  environment_id: string;
-  group_id: string;
-  name: string;
-  description: string | null;
-  created_at: string;
-  updated_at: string;
-  deleted_at: string | null;
-  audit_head?: string | null;
-}
+export type { Group, Subgroup } from './group-entity';
 
 /** What an audit entry records of a group or subgroup: what its readers see of it. */
 const auditedGroup = (g: Group | Subgroup) => {
@@ -90,8 +63,8 @@ const byNameThenAge = (a: { name: string; created_at: string }, b: { name: strin
 
 /** The caller's access to a group or subgroup by its bare id (404 alike for unknown, foreign and deleted ones), to change it (groups.manage). */
 const MANAGE = { key: 'groups.manage', detail: NOT_AUTHORIZED_MANAGE_GROUPS } as const;
-const accessToGroup = (ctx: AppContext, id: string) => accessToItem<Group>({ id, kind: 'group', userId: actorAccount(ctx).id, notFound: notFound(GROUP_NOT_FOUND), permission: MANAGE });
-const accessToSubgroup = (ctx: AppContext, id: string) => accessToItem<Subgroup>({ id, kind: 'subgroup', userId: actorAccount(ctx).id, notFound: notFound(SUBGROUP_NOT_FOUND), permission: MANAGE });
+const accessToGroup = (ctx: AppContext, id: string) => accessToItem({ decode: groupEntity.decode, id, kind: 'group', userId: actorAccount(ctx).id, notFound: notFound(GROUP_NOT_FOUND), permission: MANAGE });
+const accessToSubgroup = (ctx: AppContext, id: string) => accessToItem({ decode: subgroupEntity.decode, id, kind: 'subgroup', userId: actorAccount(ctx).id, notFound: notFound(SUBGROUP_NOT_FOUND), permission: MANAGE });
 
 interface InEnvironment {
   project_id: string;
@@ -102,7 +75,7 @@ interface InEnvironment {
 export async function listGroups(ctx: AppContext, input: InEnvironment & { updated_since?: string }): Promise<Group[]> {
   const { access, env } = await accessInEnvironment(input.project_id, actorAccount(ctx).id, input.environment_id);
   access.require('groups.view', NOT_AUTHORIZED_VIEW_GROUPS, env.id);
-  const groups = visible(await queryPrefix<Group>(env.project_id, keys.groupPrefix(env.id), visibleFilter(input.updated_since)), input.updated_since);
+  const groups = visible((await queryPrefix(env.project_id, keys.groupPrefix(env.id), visibleFilter(input.updated_since))).map(groupEntity.decode), input.updated_since);
   return groups.sort(byNameThenAge);
 }
 
@@ -184,10 +157,10 @@ export async function deleteGroup(ctx: AppContext, input: { id: string }): Promi
   const days = await retentionOfProject(access.project);
   // A cascade step that found the group or a subgroup changed (CHANGED) starts over from a fresh read.
   await onContention(async (attempt) => {
-    const group = attempt === 1 ? read : await getItem<Group>(groupKey);
+    const group = attempt === 1 ? read : groupEntity.decodeFound(await getItem(groupKey));
     if (!group || !isLive(group)) throw notFound(GROUP_NOT_FOUND);
     const now = ctx.clock.now().toISOString();
-    const subgroups = (await queryPrefix<Subgroup>(group.project_id, keys.subgroupPrefix(group.environment_id))).filter((s) => s.group_id === group.id && isLive(s));
+    const subgroups = (await queryPrefix(group.project_id, keys.subgroupPrefix(group.environment_id))).map(subgroupEntity.decode).filter((s) => s.group_id === group.id && isLive(s));
     const chunks: Subgroup[][] = [];
     for (let i = 0; i < subgroups.length; i += CASCADE_CHUNK) chunks.push(subgroups.slice(i, i + CASCADE_CHUNK));
     const last = chunks.pop() ?? [];
@@ -216,7 +189,7 @@ export async function deleteGroup(ctx: AppContext, input: { id: string }): Promi
 export async function listSubgroups(ctx: AppContext, input: InEnvironment & { group_id?: string; updated_since?: string }): Promise<Subgroup[]> {
   const { access, env } = await accessInEnvironment(input.project_id, actorAccount(ctx).id, input.environment_id);
   access.require('groups.view', NOT_AUTHORIZED_VIEW_GROUPS, env.id);
-  const all = await queryPrefix<Subgroup>(env.project_id, keys.subgroupPrefix(env.id), visibleFilter(input.updated_since));
+  const all = (await queryPrefix(env.project_id, keys.subgroupPrefix(env.id), visibleFilter(input.updated_since))).map(subgroupEntity.decode);
   return visible(all.filter((s) => !input.group_id || s.group_id === input.group_id), input.updated_since)
     .sort(byNameThenAge);
 }
@@ -225,7 +198,7 @@ export async function listSubgroups(ctx: AppContext, input: InEnvironment & { gr
 export async function createSubgroup(ctx: AppContext, input: InEnvironment & { group_id: string; name: string; description?: string | null }): Promise<Subgroup> {
   const groupKey = keys.group(input.project_id, input.environment_id, input.group_id);
   const { access, env } = await accessInEnvironment(input.project_id, actorAccount(ctx).id, input.environment_id, [groupKey]);
-  const parent = access.extra.get(keyId(groupKey)) as Group | undefined;
+  const parent = groupEntity.decodeFound(access.extra.get(keyId(groupKey)));
   if (!isLive(parent)) throw invalid(GROUP_NOT_IN_ENV);
   access.require('groups.manage', NOT_AUTHORIZED_MANAGE_GROUPS, env.id);
   const now = ctx.clock.now().toISOString();

@@ -35,3 +35,5 @@ export {
 } from './projects';
 export { type Project } from './project-types';
 export { type PeopleReferences } from './people-references';
+export { projectEntity } from './project-entity';
+export { groupEntity, subgroupEntity } from './group-entity';

@@ -9,7 +9,7 @@ import { accountCreationSteps, type Account, type AccountType, prepareAccount, h
 import { isOwnerMembership, type Membership } from './access';
 import { envRoleStep, type EnvRoleAssignment } from './env-roles';
 import { memberHoldsStep } from './role-target';
-import type { Environment } from './environment-entity';
+import { environmentEntity, type Environment } from './environment-entity';
 import { locate } from '#db/lookup';
 import { membershipSteps } from './projects';
 import type { Project } from './project-types';
@@ -20,6 +20,11 @@ import { allOf, isLive, type Condition } from '#db/live';
 import { isUnset } from '#db/condition';
 import { countIs } from '#db/counter-moves';
 import { setWhenStep } from '#db/steps';
+import { accountEntity } from '#shared/account-entity';
+import { projectEntity } from './project-entity';
+import { membershipEntity } from './membership-entity';
+import { envRoleEntity } from './env-role-entity';
+import { invitationEntity } from './invitation-entity';
 
 /** SPEC "Errors: invitations". */
 export const ACCOUNT_EXISTS =
@@ -47,10 +52,16 @@ async function acceptanceFacts(invite: Invitation, userId: string | undefined): 
     envRole: userId && envId ? keys.envRole(p, envId, userId) : undefined,
   };
   const items = await batchGet(Object.values(k).filter((x): x is { PK: string; SK: string } => Boolean(x)));
-  const get = <T>(key?: { PK: string; SK: string }) => (key ? (items.get(keyId(key)) as T | undefined) : undefined);
-  const project = get<Project>(k.project);
+  const get = (key?: { PK: string; SK: string }) => (key ? items.get(keyId(key)) : undefined);
+  const project = projectEntity.decodeFound(get(k.project));
   if (!project || !isLive(project)) throw notFound(INVITATION_NOT_FOUND);
-  return { project, account: get(k.account), membership: get(k.membership), env: get(k.env), envRole: get(k.envRole) };
+  return {
+    project,
+    account: accountEntity.decodeFound(get(k.account)),
+    membership: membershipEntity.decodeFound(get(k.membership)),
+    env: environmentEntity.decodeFound(get(k.env)),
+    envRole: envRoleEntity.decodeFound(get(k.envRole)),
+  };
 }
 
 /**
@@ -95,7 +106,7 @@ function grantSteps(invite: Invitation, userId: string, facts: Facts, ctx: AppCo
   return steps;
 }
 
-const ownedProjects = (a: Account) => (a as Account & { owned_project_count?: number }).owned_project_count ?? 0;
+const ownedProjects = (a: Account) => a.owned_project_count ?? 0;
 
 /**
  * SPEC "Account class" on acceptance: a customer becomes a project_user exactly when it owns no
@@ -166,7 +177,7 @@ export async function acceptInvitationById(ctx: AppContext, input: { id: string 
   const notFoundError = notFound(INVITATION_NOT_FOUND);
   const { key } = await locate(input.id, 'invite', notFoundError);
   await retryIfStale(async () => {
-    const invite = (await batchGet([key])).get(keyId(key)) as Invitation | undefined;
+    const invite = invitationEntity.decodeFound((await batchGet([key])).get(keyId(key)));
     if (!invite || invite.invited_email !== caller.email.toLowerCase()) throw notFoundError;
     refuseClosed(invite, ctx);
     const facts = await acceptanceFacts(invite, caller.id);
@@ -222,7 +233,7 @@ export async function acceptInvitationByToken(ctx: AppContext, input: AcceptByTo
     const inviteKey = keys.invite(link.project_id, link.invite_id);
     const emailKey = keys.email(link.invited_email);
     const found = await batchGet([inviteKey, emailKey]);
-    const invite = found.get(keyId(inviteKey)) as Invitation | undefined;
+    const invite = invitationEntity.decodeFound(found.get(keyId(inviteKey)));
     if (!invite) throw notFound(INVITATION_NOT_FOUND);
     refuseClosed(invite, ctx, tokenHash);
     const userId = found.get(keyId(emailKey))?.user_id as string | undefined;

@@ -8,7 +8,6 @@ import { batchGet, keyId } from '#db/batch-get';
 import { isLive } from '#db/live';
 import { getItem } from '#db/items';
 import { deleteStep, putNewStep, putStep } from '#db/steps';
-import type { Project } from './project-types';
 import type { Invitation, InvitationLinkItem } from './invitation-state';
 
 /*
@@ -56,10 +55,7 @@ export async function hasPendingInvitation(ctx: AppContext, input: { email: stri
   });
   if (!open.length) return false;
   const projects = await batchGet(open.map((o) => keys.project(o.project_id)));
-  return open.some((o) => {
-    const project = projects.get(keyId(keys.project(o.project_id))) as Project | undefined;
-    return isLive(project);
-  });
+  return open.some((o) => isLive(projects.get(keyId(keys.project(o.project_id)))));
 }
 
 /**

@@ -13,37 +13,9 @@ export const INVITATION_NOT_FOUND = 'Invitation not found';
 export const INVITATION_ACCEPTED = 'Invitation already accepted';
 export const INVITATION_EXPIRED = 'Invitation expired';
 
-/** The invitation as stored under its project. Only `toInviteOut` decides what a client sees (never the token hash). */
-export interface Invitation {
-  id: string;
-  /** The sort key of its latest audit entry (shared/audit.ts). Internal. */
-  audit_head?: string | null;
-  project_id: string;
-  /** Lower-cased, as account addresses are. */
-  invited_email: string;
-  invited_first_name: string | null;
-  invited_last_name: string | null;
-  /** As given at creation; null means "the default at acceptance" (viewer). */
-  role: EnvRole | null;
-  invited_by_user_id: string;
-  environment_id: string | null;
-  group_id: string | null;
-  subgroup_id: string | null;
-  accepted: boolean;
-  accepted_at: string | null;
-  accepted_by_user_id: string | null;
-  created_at: string;
-  updated_at: string;
-  expires_at: string;
-  /** SHA-256 of the current link's token; a resend replaces it, so the previous link stops working. */
-  token_hash: string;
-  /**
-   * When the owner revoked it (null or absent: not revoked). A revocation also sets `expires_at` to
-   * now (what clients see), but acceptance checks this stored state, never a clock comparison alone:
-   * a revocation that commits first wins whatever the accepting request's clock said. A resend clears it.
-   */
-  revoked_at?: string | null;
-}
+import type { Invitation } from './invitation-entity';
+
+export type { Invitation };
 
 /** The link item (`keys.inviteToken`): token hash → invitation. */
 export interface InvitationLinkItem {

@@ -35,6 +35,8 @@ export {
   type Invitation, type NewInvitation,
 } from './invitation-state';
 export { closeIndexStep, findInvitationLink, pendingInvitationGate } from './invitation-links';
+import { invitationEntity } from './invitation-entity';
+import { subgroupEntity } from './group-entity';
 
 /** SPEC "Other constants": an invitation is valid for 24 hours from creation or resend. */
 export const INVITATION_VALID_HOURS = 24;
@@ -70,11 +72,11 @@ function checkScope(access: ProjectAccess, input: NewInvitation): { group_id: st
   const projectId = access.project.id;
   const envId = input.environment_id;
   if (!envId) return { group_id: null, subgroup_id: null }; // the schema requires an environment with a group or subgroup
-  const item = <T>(key: { PK: string; SK: string }) => access.extra.get(keyId(key)) as T | undefined;
+  const item = (key: { PK: string; SK: string }) => access.extra.get(keyId(key));
   if (!isLive(item(keys.environment(projectId, envId)))) throw invalid(ENV_NOT_IN_PROJECT);
   if (input.group_id && !isLive(item(keys.group(projectId, envId, input.group_id)))) throw invalid(GROUP_NOT_IN_ENV);
   if (!input.subgroup_id) return { group_id: input.group_id ?? null, subgroup_id: null };
-  const subgroup = item<{ group_id: string; deleted_at: string | null }>(keys.subgroup(projectId, envId, input.subgroup_id));
+  const subgroup = subgroupEntity.decodeFound(item(keys.subgroup(projectId, envId, input.subgroup_id)));
   if (!isLive(subgroup) || (input.group_id && subgroup!.group_id !== input.group_id)) throw invalid(SUBGROUP_NOT_IN_GROUP);
   return { group_id: subgroup!.group_id, subgroup_id: input.subgroup_id };
 }
@@ -168,13 +170,13 @@ function invitationMailStep(invite: Invitation, token: string, project: Project,
 export async function listInvitations(ctx: AppContext, input: { project_id: string }): Promise<Invitation[]> {
   const access = await accessToProject(input.project_id, actorAccount(ctx).id);
   access.requireOwnerRight('invitations.manage');
-  const invites = await queryPrefix<Invitation>(input.project_id, keys.invitePrefix);
+  const invites = (await queryPrefix(input.project_id, keys.invitePrefix)).map(invitationEntity.decode);
   return invites.sort((a, b) => b.created_at.localeCompare(a.created_at) || b.id.localeCompare(a.id));
 }
 
 /** The invitation with this id as its owner sees it. SPEC order: 404 when absent or the caller is no member, then 403. */
 async function ownerAccessToInvitation(ctx: AppContext, inviteId: string) {
-  const { access, item: invite } = await accessToItem<Invitation>({ kind: 'invite', id: inviteId, userId: actorAccount(ctx).id, scope: 'project', notFound: notFound(INVITATION_NOT_FOUND) });
+  const { access, item: invite } = await accessToItem({ decode: invitationEntity.decode, kind: 'invite', id: inviteId, userId: actorAccount(ctx).id, scope: 'project', notFound: notFound(INVITATION_NOT_FOUND) });
   access.requireOwnerRight('invitations.manage');
   return { access, invite };
 }

@@ -9,11 +9,11 @@ import { onContention } from '#db/retry';
 import { changeAudit } from '#shared/audit';
 import { invalid, notFound } from '#shared/errors';
 import { actorAccount, type AppContext } from '#shared/context';
-import type { Account } from '#domain/identity';
+import { accountEntity } from '#shared/account-entity';
 import { loadAccess } from './access';
-import type { MemberItem } from './role-target';
-import type { EnvRoleAssignment } from './env-roles';
-import type { CustomRoleAssignment } from './custom-roles';
+import { membershipEntity } from './membership-entity';
+import { envRoleEntity } from './env-role-entity';
+import { customRoleAssignmentEntity } from './custom-role-entity';
 import { retentionOfProject } from './projects';
 import type { PeopleReferences } from './people-references';
 
@@ -49,20 +49,20 @@ export async function removeMember(ctx: AppContext, input: { project_id: string;
     const access = await loadAccess(projectId, callerId, { extra: [memberKey, keys.account(userId)] });
     const leaving = userId === callerId;
     if (!leaving) access.requireOwnerRight('members.remove');
-    const member = access.extra.get(keyId(memberKey)) as MemberItem | undefined;
+    const member = membershipEntity.decodeFound(access.extra.get(keyId(memberKey)));
     if (!member) throw notFound(MEMBER_NOT_FOUND);
     if (userId === access.project.owner_id) throw invalid(PLAN_OWNER_STAYS);
 
     const [envRoles, assignments, retention, named] = await Promise.all([
-      queryPrefix<EnvRoleAssignment>(projectId, keys.envRolesPrefix),
-      queryPrefix<CustomRoleAssignment>(projectId, keys.customRoleAssignmentsPrefix),
+      queryPrefix(projectId, keys.envRolesPrefix).then((items) => items.map(envRoleEntity.decode)),
+      queryPrefix(projectId, keys.customRoleAssignmentsPrefix).then((items) => items.map(customRoleAssignmentEntity.decode)),
       retentionOfProject(access.project),
       references ? references(ctx, projectId, userId) : { steps: [], serviceIds: [] },
     ]);
     const roles = envRoles.filter((r) => r.user_id === userId);
     const held = assignments.filter((a) => a.user_id === userId && isLive(a));
     const now = ctx.clock.now().toISOString();
-    const email = (access.extra.get(keyId(keys.account(userId))) as Account | undefined)?.email ?? null;
+    const email = accountEntity.decodeFound(access.extra.get(keyId(keys.account(userId))))?.email ?? null;
     const audit = changeAudit(ctx, 'member', 'remove', { id: userId, project_id: projectId }, {
       before: { user_id: userId, email, role: member.role }, after: null,
     }, retention, { summary: { left: leaving, env_roles_removed: roles.length, custom_roles_withdrawn: held.length, responsible_cleared_service_ids: named.serviceIds } });

@@ -6,6 +6,9 @@ import { isStaff } from '#shared/actor';
 import { canCreateProjects, getAccount, type Account } from '#domain/identity';
 import { PROJECT_NOT_FOUND, accessToProject, isOwnerMembership, type Membership } from './access';
 import type { Project } from './project-types';
+import { projectEntity as storedProject } from './project-entity';
+import { membershipEntity, userMembershipEntity } from './membership-entity';
+import { accountEntity } from '#shared/account-entity';
 import { FREE_PLAN_ID, getPlan, type Plan, activePlan, quotaLimit, requireRoom, takeQuotaStep, PROJECTS_QUOTA } from '#domain/billing';
 import { projectInventory, totals } from './inventory';
 import { queryPartition } from '#db/query';
@@ -77,7 +80,7 @@ export async function createProject(ctx: AppContext, input: { name: string; crea
   const active = await activePlan(owner.id);
   if (!active) throw forbidden('Active subscription required to create projects. Please choose a plan.');
   // Refused before the other checks, in SPEC's order; the counter step below is what holds under races.
-  requireRoom(quotaLimit(active.plan, PROJECTS_QUOTA), (owner as Account & { owned_project_count?: number }).owned_project_count ?? 0);
+  requireRoom(quotaLimit(active.plan, PROJECTS_QUOTA), owner.owned_project_count ?? 0);
   if (forOther && !isStaff(caller)) throw forbidden('You are not allowed to create projects for other users');
 
   const now = ctx.clock.now().toISOString();
@@ -110,28 +113,28 @@ export async function listProjects(ctx: AppContext, input: { updated_since?: str
   const updatedSince = input.updated_since;
   const items = await queryPartition(keys.account(userId).PK, keys.membershipPrefix);
   const keyProjects = ctx.actor?.key?.project_ids;
-  const memberships = (items as { project_id: string; role: Membership['role'] }[]).filter((m) => keyAllowsProject(keyProjects, m.project_id));
+  const memberships = items.map(userMembershipEntity.decode).filter((m) => keyAllowsProject(keyProjects, m.project_id));
   const projects = await batchGet(memberships.map((m) => keys.project(m.project_id)));
   return memberships
-    .map((m) => ({ project: projects.get(keyId(keys.project(m.project_id))) as Project | undefined, isOwner: isOwnerMembership(m) }))
+    .map((m) => ({ project: storedProject.decodeFound(projects.get(keyId(keys.project(m.project_id)))), isOwner: isOwnerMembership(m) }))
     .filter((r): r is { project: Project; isOwner: boolean } => Boolean(r.project))
     .filter(({ project }) => (updatedSince ? project.updated_at >= updatedSince : isLive(project)))
     .sort((a, b) => Number(b.isOwner) - Number(a.isOwner) || compareText(a.project.name, b.project.name));
 }
 
 /** Quota add-ons bought for a project raise its service limit (SPEC "Limits" 3). */
-export const serviceQuotaAddon = (project: Project) => Number((project as Project & { service_quota_addon?: number }).service_quota_addon ?? 0) || 0;
+export const serviceQuotaAddon = (project: Project) => Number(project.service_quota_addon ?? 0) || 0;
 
 /** The ids of the projects `userId` owns (whose plan governs them), deleted ones included: one Query. */
 export async function ownedProjectIds(userId: string): Promise<string[]> {
-  const memberships = (await queryPartition(keys.account(userId).PK, keys.membershipPrefix)) as { project_id: string; role: Membership['role'] }[];
+  const memberships = (await queryPartition(keys.account(userId).PK, keys.membershipPrefix)).map(userMembershipEntity.decode);
   return memberships.filter(isOwnerMembership).map((m) => m.project_id);
 }
 
 /** The live projects among `ids`, in that order: one BatchGet. */
 export async function liveProjects(ids: string[]): Promise<Project[]> {
   const projects = await batchGet(ids.map((id) => keys.project(id)));
-  return ids.map((id) => projects.get(keyId(keys.project(id))) as Project | undefined).filter((p): p is Project => isLive(p));
+  return ids.map((id) => storedProject.decodeFound(projects.get(keyId(keys.project(id))))).filter((p): p is Project => isLive(p));
 }
 
 /** GET /projects/stats: counts for every project the caller can reach. */
@@ -196,10 +199,10 @@ export async function projectMembers(ctx: AppContext, input: { id: string }): Pr
   const projectId = input.id;
   await accessToProject(projectId, actorAccount(ctx).id);
   const items = await queryPartition(keys.projectPK(projectId), keys.memberPrefix);
-  const ids = items.map((m) => m.user_id as string);
+  const ids = items.map((m) => membershipEntity.decode(m).user_id);
   const accounts = await batchGet(ids.map((id) => keys.account(id)));
   return ids
-    .map((id) => accounts.get(keyId(keys.account(id))) as Account | undefined)
+    .map((id) => accountEntity.decodeFound(accounts.get(keyId(keys.account(id)))))
     .filter((a): a is Account => Boolean(a))
     .map((a) => ({ user_id: a.id, email: a.email }))
     .sort((a, b) => a.email.localeCompare(b.email));

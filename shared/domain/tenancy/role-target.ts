@@ -12,12 +12,14 @@ import type { Membership, ProjectAccess } from './access';
 import { membershipSteps } from './projects';
 import type { Project } from './project-types';
 import { addedToProjectMail, projectLink } from './member-mail';
+import { accountEntity } from '#shared/account-entity';
+import { membershipEntity } from './membership-entity';
 
 /** The refusal of a role's target that is no account, or (to anyone but an owner) no member of the project. */
 export const USER_NOT_FOUND = 'User not found';
 
-/** A member item with the version that every change of what the member holds moves on (db/refs.ts). */
-export type MemberItem = Membership & { refs_version?: number };
+/** A member item, with the version that every change of what the member holds moves on (db/refs.ts). */
+export type MemberItem = Membership;
 
 /** What giving someone a role reads about them; read with the caller's access (`extra`), one BatchGet. */
 export const roleTargetKeys = (projectId: string, userId: string): Key[] => [keys.account(userId), keys.member(projectId, userId)];
@@ -37,8 +39,8 @@ export interface RoleTarget {
  * which ids are accounts. `items` holds what `roleTargetKeys` read.
  */
 export function roleTarget(access: ProjectAccess, items: Map<string, Record<string, unknown>>, userId: string): RoleTarget {
-  const account = items.get(keyId(keys.account(userId))) as Account | undefined;
-  const member = items.get(keyId(keys.member(access.project.id, userId))) as MemberItem | undefined;
+  const account = accountEntity.decodeFound(items.get(keyId(keys.account(userId))));
+  const member = membershipEntity.decodeFound(items.get(keyId(keys.member(access.project.id, userId))));
   if (!account || (!member && !access.can('members.admit'))) throw notFound(USER_NOT_FOUND);
   return { account, member };
 }

@@ -4,7 +4,7 @@ import { invalid } from '#shared/errors';
 import { actorAccount, type AppContext } from '#shared/context';
 import { projectEventStep } from '#shared/events';
 import { auditSteps } from '#shared/audit';
-import { planOfProject, accessInEnvironment, type Environment, ENV_NOT_IN_PROJECT, serviceQuotaAddon } from '#domain/tenancy';
+import { planOfProject, accessInEnvironment, ENV_NOT_IN_PROJECT, serviceQuotaAddon } from '#domain/tenancy';
 import { serviceEntity, serviceView, type ServiceOut } from '../service-entity';
 import { keyId } from '#db/batch-get';
 import { whileLiveStep, isLive } from '#db/live';
@@ -51,7 +51,7 @@ export async function createService(ctx: AppContext, input: CreateServiceInput):
     ]);
   } catch (err) {
     if (err !== envStepFailed) throw err;
-    if (!isLive(await getItem<Environment>(envKey))) throw invalid(ENV_NOT_IN_PROJECT);
+    if (!isLive(await getItem(envKey))) throw invalid(ENV_NOT_IN_PROJECT);
     throw quotaLimit(plan, SERVICES_QUOTA, addon).refusal;
   }
   const requested = new Set(keysToValidate(service.project_id, service.environment_id, set).map(keyId));

@@ -63,14 +63,14 @@ export function validateReferences(access: ProjectAccess, envId: string, set: Pa
     guards.push(stillLiveStep(r.group, invalid(REF_DETAILS.group)));
   }
   if (r.subgroup) {
-    const subgroup = liveItem<{ group_id?: string | null }>(items, r.subgroup);
+    const subgroup = liveItem(items, r.subgroup);
     if (!subgroup) throw invalid(REF_DETAILS.subgroup);
     guards.push(stillLiveStep(r.subgroup, invalid(REF_DETAILS.subgroup)));
   }
   if (effective.subgroup_id && ('subgroup_id' in set || 'group_id' in set)) {
     // A subgroup nests under one group: the service's group must be that group.
-    const subgroup = items.get(keyId(keys.subgroup(projectId, envId, effective.subgroup_id))) as { group_id?: string | null } | undefined;
-    if (subgroup?.group_id && subgroup.group_id !== effective.group_id) throw invalid(REF_DETAILS.subgroupOfGroup);
+    const groupOfSubgroup = items.get(keyId(keys.subgroup(projectId, envId, effective.subgroup_id)))?.group_id;
+    if (groupOfSubgroup && groupOfSubgroup !== effective.group_id) throw invalid(REF_DETAILS.subgroupOfGroup);
   }
   // A person's delete (a project user's) or removal (a member's) clears the services it read naming them:
   // naming one moves their refs_version, so one named meanwhile fails that write (db/refs.ts).

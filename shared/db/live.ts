@@ -52,7 +52,7 @@ export const isLive = (item: Lifecycle | undefined | null): boolean => Boolean(i
 export const isDeleted = (item: Lifecycle | undefined): boolean => Boolean(item?.deleted_at);
 
 /** Archived and not deleted: what a restore can bring back (an archived item is never deleted; a restore clears `archived_at`). */
-export const isArchived = (item: Lifecycle | undefined): boolean => Boolean(item && item.archived_at && !item.deleted_at);
+export const isArchived = (item: Lifecycle | undefined): boolean => Boolean(item?.archived_at && !item.deleted_at);
 
 /** A live item among what a BatchGet returned, or undefined. */
 export function liveItem<T>(items: Map<string, Record<string, unknown>>, key: Key): T | undefined {

@@ -4,7 +4,7 @@ export {
   type EnvironmentDocument, type DocumentSpec, type DocumentGroup, type DocumentFloor, type DocumentNetwork, type DocumentService, type DocumentLink, type DocumentAttachment,
 } from './document';
 export { buildExportDocument, exportParts, PART_ITEMS, type DocumentPart } from './export';
-export { type ImportError } from './parse';
+export type { ImportError } from './parse';
 export { parseDocument, toYaml, yamlText } from './yaml';
 export { planImport, applyImport, undoInterruptedImport, type ImportPlan, type ImportReport, type ImportItem, type ImportAction } from './import';
 export * from './types';

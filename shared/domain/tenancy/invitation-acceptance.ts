@@ -6,7 +6,7 @@ import { hashPassword } from '#auth/passwords';
 import { passwordPolicyProblem } from '#auth/password-policy';
 import { actorAccount, type AppContext } from '#shared/context';
 import { accountCreationSteps, type Account, type AccountType, prepareAccount, hasSecondFactor, securityLogStep, startSession, type ClientMeta, type TokenPair } from '#domain/identity';
-import { type Membership } from './access';
+import type { Membership } from './access';
 import { envRoleStep, type EnvRoleAssignment } from './env-roles';
 import { memberHoldsStep } from './role-target';
 import type { Environment } from './environment-entity';

@@ -24,6 +24,7 @@ export async function requestEnterprise(ctx: AppContext, input: EnterpriseReques
   const name = oneLine(input.name);
   const email = oneLine(input.email);
   const phone = input.phone ? oneLine(input.phone) : '';
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: the message is mailed; its control characters (all but LF and TAB) are what this strips
   const message = input.message.replace(/\r\n?/g, '\n').replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, '').trim();
   const fields = [`Name: ${name}`, `E-mail: ${email}`, ...(phone ? [`Phone: ${phone}`] : [])];
   await writeMail(

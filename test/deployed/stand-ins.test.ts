@@ -23,6 +23,7 @@ import type { CloudAssembly } from '../../infra/deployed/template';
  * override, and each call authorized against a role from a (small) template.
  */
 const arn = (id: string) => ({ 'Fn::GetAtt': [id, 'Arn'] });
+// biome-ignore-start lint/suspicious/noTemplateCurlyInString: the template's Fn::Sub strings, substituted by the template reader under test
 const assembly: CloudAssembly = {
   dir: '/nowhere',
   stackName: 'Test',
@@ -40,7 +41,6 @@ const assembly: CloudAssembly = {
             { Effect: 'Allow', Action: ['kms:Encrypt', 'kms:Decrypt'], Resource: arn('Key') },
             { Effect: 'Allow', Action: 'secretsmanager:GetSecretValue', Resource: { Ref: 'Secret' } },
             { Effect: 'Allow', Action: 'sts:AssumeRole', Resource: 'arn:aws:iam::*:role/*', Condition: { StringLike: { 'sts:ExternalId': 'icat-*' } } },
-            // biome-ignore lint/suspicious/noTemplateCurlyInString: a CloudFormation Fn::Sub string, substituted by the template reader under test
             { Effect: 'Allow', Action: 'ses:SendEmail', Resource: { 'Fn::Sub': 'arn:${AWS::Partition}:ses:${AWS::Region}:${AWS::AccountId}:identity/*' } },
           ],
         },
@@ -48,12 +48,12 @@ const assembly: CloudAssembly = {
     },
     Queue: { Type: 'AWS::SQS::Queue', Properties: { VisibilityTimeout: 30, RedrivePolicy: { deadLetterTargetArn: arn('Dlq'), maxReceiveCount: 2 } } },
     Dlq: { Type: 'AWS::SQS::Queue', Properties: {} },
-    // biome-ignore lint/suspicious/noTemplateCurlyInString: a CloudFormation Fn::Sub string, substituted by the template reader under test
     Key: { Type: 'AWS::KMS::Key', Properties: { KeyPolicy: { Version: '2012-10-17', Statement: [{ Effect: 'Allow', Principal: { AWS: { 'Fn::Sub': 'arn:${AWS::Partition}:iam::${AWS::AccountId}:root' } }, Action: 'kms:*', Resource: '*' }] } } },
     Secret: { Type: 'AWS::SecretsManager::Secret', Properties: { SecretString: 'the signing key' } },
     OtherSecret: { Type: 'AWS::SecretsManager::Secret', Properties: { GenerateSecretString: { PasswordLength: 20, ExcludePunctuation: true } } },
   },
 };
+// biome-ignore-end lint/suspicious/noTemplateCurlyInString: the template ends here
 
 const dataDir = mkdtempSync(join(tmpdir(), 'infra-catalog-stand-ins-'));
 const services: Record<string, ServiceHandler> = {};

@@ -4,7 +4,7 @@ import type { Duplex } from 'node:stream';
 import { extname, join, normalize, sep } from 'node:path';
 import { runInNewContext } from 'node:vm';
 import type { Resolver } from './intrinsics';
-import { assetPath, referencedId, resourcesOf, type CloudAssembly } from './template';
+import { assetPath, referencedId, resourcesOf, type CloudAssembly, type Json } from './template';
 
 /** Where a behaviour's requests go: a bucket's files, or an API (by its logical id), with the headers CloudFront adds. */
 export type Origin = { kind: 'bucket'; dirs: string[] } | { kind: 'api'; apiId: string; headers: Record<string, string> };
@@ -20,8 +20,8 @@ const CONTENT_TYPES: Record<string, string> = {
 export const pathPattern = (p: string) => new RegExp(`^${p.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.')}$`);
 
 /** A response headers policy's headers (security headers and custom ones), as CloudFront adds them. */
-function policyHeaders(resolver: Resolver, policy: Record<string, any> | undefined): Record<string, string> { // eslint-disable-line @typescript-eslint/no-explicit-any -- CloudFormation shape
-  const c = policy ? (resolver.resolve(policy.ResponseHeadersPolicyConfig) as Record<string, any>) : undefined; // eslint-disable-line @typescript-eslint/no-explicit-any
+function policyHeaders(resolver: Resolver, policy: Json | undefined): Record<string, string> {
+  const c = policy ? (resolver.resolve(policy.ResponseHeadersPolicyConfig) as Json) : undefined;
   if (!c) return {};
   const s = c.SecurityHeadersConfig ?? {};
   const h: Record<string, string> = {};
@@ -52,7 +52,7 @@ export function cloudFront(
   const apiIdsByHost = Object.fromEntries(resourcesOf(assembly, 'AWS::ApiGatewayV2::Api').map(([id]) => [`${resolver.ref(id)}.execute-api`, id]));
 
   const originOf = (id: string): Origin => {
-    const o = (config.Origins as Record<string, any>[]).find((x) => x.Id === id); // eslint-disable-line @typescript-eslint/no-explicit-any
+    const o = (config.Origins as Json[]).find((x) => x.Id === id);
     if (!o) throw new Error(`no origin ${id}`);
     if (o.S3OriginConfig) {
       const bucket = referencedId(o.DomainName);
@@ -67,7 +67,7 @@ export function cloudFront(
     const headers = Object.fromEntries(((o.OriginCustomHeaders ?? []) as { HeaderName: string; HeaderValue: unknown }[]).map((h) => [h.HeaderName.toLowerCase(), String(resolver.resolve(h.HeaderValue))]));
     return { kind: 'api', apiId, headers };
   };
-  const behaviour = (b: Record<string, any>, pattern: string): Behaviour => { // eslint-disable-line @typescript-eslint/no-explicit-any
+  const behaviour = (b: Json, pattern: string): Behaviour => {
     const fnId = referencedId(b.FunctionAssociations?.find((f: { EventType: string }) => f.EventType === 'viewer-request')?.FunctionARN);
     const policyId = referencedId(b.ResponseHeadersPolicyId);
     return {

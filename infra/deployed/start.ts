@@ -129,7 +129,9 @@ export async function startDeployed(opts: DeployedOptions) {
     const webSockets = resourcesOf(assembly, 'AWS::ApiGatewayV2::Api')
       .filter(([, r]) => r.Properties?.ProtocolType === 'WEBSOCKET')
       .map(([id]) => [id, webSocketApi(assembly, resolver, id, invoke, iam, log)] as const);
-    stops.push(() => webSockets.forEach(([, w]) => w.stop()));
+    stops.push(() => {
+      for (const [, w] of webSockets) w.stop();
+    });
     // The management API of each WebSocket API, at its callback URL (resolved to the AWS endpoint).
     services['execute-api'] = (req) => (webSockets.find(([, w]) => req.url.startsWith(`/execute-api/${w.apiId}/`))?.[1].manage ?? (async () => ({ status: 404 })))(req);
     const [distribution] = resourcesOf(assembly, 'AWS::CloudFront::Distribution');

@@ -1,10 +1,17 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
+/**
+ * A JSON object from a template or an AWS request: CloudFormation properties have a shape per resource type and
+ * request inputs one per operation, so each reader checks the fields it uses.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: the shape varies per resource type or operation (see above)
+export type Json = Record<string, any>;
+
 /** A CloudFormation resource as `cdk synth` writes it. */
 export interface Resource {
   Type: string;
-  Properties?: Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- CloudFormation's shapes vary per type
+  Properties?: Json;
   Metadata?: Record<string, unknown>;
 }
 

@@ -28,7 +28,7 @@ function functionIn(value: unknown): string | undefined {
 export function webSocketApi(assembly: CloudAssembly, resolver: Resolver, apiLogicalId: string, invoke: Invoke, iam: Iam, log: (line: string) => void) {
   const apiId = resolver.ref(apiLogicalId);
   const ofApi = (type: string) => resourcesOf(assembly, type).filter(([, r]) => referencedId(r.Properties!.ApiId) === apiLogicalId);
-  const stage = String(ofApi('AWS::ApiGatewayV2::Stage')[0]?.[1].Properties!.StageName ?? '$default');
+  const stage = String(ofApi('AWS::ApiGatewayV2::Stage')[0]?.[1].Properties?.StageName ?? '$default');
   const routes = new Map(ofApi('AWS::ApiGatewayV2::Route').map(([, r]) => {
     const integrationId = String(resolver.resolve(r.Properties!.Target)).replace(/^integrations\//, '');
     const authorizer = r.Properties!.AuthorizerId ? assembly.resources[referencedId(r.Properties!.AuthorizerId)!]?.Properties : undefined;

@@ -32,7 +32,7 @@ export function droplet(id: number, name: string, over: Record<string, unknown> 
  * Only `token` is accepted; every request is recorded.
  */
 export class CloudStub {
-  token = 'stub-token-' + Math.random().toString(36).slice(2);
+  token = `stub-token-${Math.random().toString(36).slice(2)}`;
   hetzner: ReturnType<typeof hetznerServer>[] = [];
   droplets: ReturnType<typeof droplet>[] = [];
   pageSize = 2;

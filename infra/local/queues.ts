@@ -65,7 +65,7 @@ export function startLocalQueues() {
     if (receiveCount >= MAX_RECEIVES) {
       const dir = join(config().LOCAL_DATA_DIR, 'dlq');
       await mkdir(dir, { recursive: true });
-      await appendFile(join(dir, `${queue}.jsonl`), JSON.stringify({ messageId, body }) + '\n');
+      await appendFile(join(dir, `${queue}.jsonl`), `${JSON.stringify({ messageId, body })}\n`);
       return;
     }
     await sleep(100 * 2 ** receiveCount);

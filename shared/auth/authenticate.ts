@@ -46,7 +46,7 @@ export async function authenticate(token: string | undefined, ctx: AppContext): 
 
 /** The token's account, while it is active and its token version is the token's (a password reset or a block bumps it). */
 function activeHolder(account: Account | undefined, version: number): Account {
-  if (!account || !account.is_active) throw unauthenticated(USER_NOT_FOUND_OR_INACTIVE);
+  if (!account?.is_active) throw unauthenticated(USER_NOT_FOUND_OR_INACTIVE);
   if (account.token_version !== version) throw unauthenticated('Invalid token version');
   return account;
 }

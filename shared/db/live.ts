@@ -54,7 +54,7 @@ export const isLive = (item: Stored | undefined | null): boolean => Boolean(item
 export const isDeleted = (item: Stored | undefined): boolean => Boolean(item?.deleted_at);
 
 /** Archived and not deleted: what a restore can bring back (an archived item is never deleted; a restore clears `archived_at`). */
-export const isArchived = (item: Stored | undefined): boolean => Boolean(item && item.archived_at && !item.deleted_at);
+export const isArchived = (item: Stored | undefined): boolean => Boolean(item?.archived_at && !item.deleted_at);
 
 /** A live item among what a BatchGet returned, or undefined. */
 export function liveItem<T>(items: Map<string, Record<string, unknown>>, key: Key): T | undefined {

@@ -19,7 +19,10 @@ export const TABLE = {
 
 export function createTableInput(tableName: string): CreateTableCommandInput {
   const attrs = new Set<string>([TABLE.partitionKey, TABLE.sortKey]);
-  TABLE.indexes.forEach((i) => (attrs.add(i.partitionKey), attrs.add(i.sortKey)));
+  for (const i of TABLE.indexes) {
+    attrs.add(i.partitionKey);
+    attrs.add(i.sortKey);
+  }
   return {
     TableName: tableName,
     BillingMode: 'PAY_PER_REQUEST',

@@ -1,4 +1,4 @@
-import { DomainError, type ErrorKind } from '#shared/errors';
+import type { DomainError, ErrorKind } from '#shared/errors';
 import type { Reply } from './route';
 
 /** The one place a refusal's kind becomes an HTTP status. */

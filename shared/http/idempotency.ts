@@ -174,7 +174,7 @@ export async function once(
   answer: () => Promise<Result>,
 ): Promise<Result> {
   const persistence = configured();
-  const data = { scope: `${scope.accountId} ${scope.key}`, request: JSON.stringify(request.body, digestFiles) + ` ${request.method} ${request.path}?${request.query}` };
+  const data = { scope: `${scope.accountId} ${scope.key}`, request: `${JSON.stringify(request.body, digestFiles)} ${request.method} ${request.path}?${request.query}` };
   const owner = randomUUID();
   // The claim goes out now, beside the route's first reads; the route's writes wait for it.
   const claim = owners.run(owner, () => persistence.saveInProgress(data, context?.getRemainingTimeInMillis?.()));

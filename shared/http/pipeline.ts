@@ -13,7 +13,7 @@ import { parseQuery } from './query';
 import { createRouter, type Match, type Routable, type Router } from './router';
 import { jsonDecodeError, validateParts } from './validation';
 import { crossSiteGuard, securityHeadersOnEveryAnswer } from './security';
-import type { Reply, Route, RouteRequest } from './route';
+import type { AnyRouteRequest, Reply, Route } from './route';
 import { idempotencyKeyOf } from './idempotency-key';
 import { errorFields, log } from '#shared/log';
 import { latency, metric, type BusinessMetric } from '#shared/metrics';
@@ -26,7 +26,7 @@ import { isOutage } from '#shared/outage';
 type Event = APIGatewayProxyEventV2;
 type Result = APIGatewayProxyStructuredResultV2;
 /** What the middlewares learn about a request, handed to the final step (middy passes only the event on). */
-const state = new WeakMap<Event, { match: Match; request?: RouteRequest<any, any, any, any>; ctx?: AppContext }>();
+const state = new WeakMap<Event, { match: Match; request?: AnyRouteRequest; ctx?: AppContext }>();
 
 const JSON_HEADERS = { 'content-type': 'application/json', 'cache-control': 'no-store' };
 

@@ -74,6 +74,10 @@ export interface RouteDef<PS, QS, BS, A extends AuthLevel> {
   handler: (req: RouteRequest<Out<PS>, Out<QS>, Out<BS>, A>, ctx: AppContext) => Promise<Reply>;
 }
 
+/** A request to a stored route, whose handler `route()` typed from its schemas before erasing them. */
+// biome-ignore lint/suspicious/noExplicitAny: erased on purpose: a handler typed for its own params and body must fit one table
+export type AnyRouteRequest = RouteRequest<any, any, any, any>;
+
 /**
  * A route as stored in the table (schemas erased to their base type). Its request schemas are
  * functions that build the schema at their first call and return the same one after.
@@ -91,7 +95,7 @@ export interface Route {
   tokenInQuery?: boolean;
   multipart?: { maxFileBytes: number };
   minDurationMs?: (config: Config) => number;
-  handler: (req: RouteRequest<any, any, any, any>, ctx: AppContext) => Promise<Reply>;
+  handler: (req: AnyRouteRequest, ctx: AppContext) => Promise<Reply>;
 }
 
 /** The schema a route declared, built at the first call and kept. */

@@ -42,7 +42,9 @@ function compile<R extends Routable>(route: R): Compiled<R> {
 function decodeParams(names: string[], m: RegExpExecArray): Record<string, string> | undefined {
   const params: Record<string, string> = {};
   try {
-    names.forEach((n, i) => (params[n] = decodeURIComponent(m[i + 1])));
+    names.forEach((n, i) => {
+      params[n] = decodeURIComponent(m[i + 1]);
+    });
   } catch {
     return undefined;
   }

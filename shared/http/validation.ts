@@ -29,7 +29,9 @@ function textIssues(loc: (string | number)[], value: unknown, out: ValidationIss
     if (NUL.test(value)) out.push({ loc, msg: NUL_CHARACTER, type: 'string_nul_character' });
     else if (LONE_SURROGATE.test(value)) out.push({ loc, msg: LONE_SURROGATE_MSG, type: 'string_unpaired_surrogate' });
   } else if (Array.isArray(value)) {
-    value.forEach((v, i) => textIssues([...loc, i], v, out));
+    value.forEach((v, i) => {
+      textIssues([...loc, i], v, out);
+    });
   } else if (value && typeof value === 'object') {
     for (const [k, v] of Object.entries(value)) {
       textIssues([...loc, k], k, out);

@@ -245,7 +245,7 @@ export function tokenize(src: string, onComment?: (text: string, line: number) =
       i = stop;
     } else if (c === "'" || c === '"') {
       const end = endOfQuoted(src, i);
-      push('str', unescape(src.slice(i + 1, src[end - 1] === c ? end - 1 : end)), line);
+      push('str', unescapeString(src.slice(i + 1, src[end - 1] === c ? end - 1 : end)), line);
       i = end;
     } else if (c === '`') {
       const at = line;
@@ -319,7 +319,7 @@ function endOfRegex(src: string, start: number): number {
   return -1;
 }
 
-const unescape = (s: string) => s.replace(/\\(.)/g, '$1');
+const unescapeString = (s: string) => s.replace(/\\(.)/g, '$1');
 
 /**
  * The module specifiers a source file imports:

@@ -11,6 +11,6 @@ export async function invoke(group: keyof typeof routeTable, method: string, url
     body: init.body === undefined ? undefined : JSON.stringify(init.body),
   });
   const res = (await httpHandler(routeTable[group])(event, lambdaContext('bench', 'bench'))) as APIGatewayProxyStructuredResultV2;
-  return { status: res.statusCode, headers: res.headers ?? {}, body: res.body && res.body.startsWith('{') || res.body?.startsWith('[') ? JSON.parse(res.body) : res.body };
+  return { status: res.statusCode, headers: res.headers ?? {}, body: res.body?.startsWith('{') || res.body?.startsWith('[') ? JSON.parse(res.body) : res.body };
 }
 

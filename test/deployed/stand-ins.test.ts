@@ -24,6 +24,7 @@ import type { CloudAssembly } from '../../infra/deployed/template';
  * override, and each call authorized against a role from a (small) template.
  */
 const arn = (id: string) => ({ 'Fn::GetAtt': [id, 'Arn'] });
+// biome-ignore-start lint/suspicious/noTemplateCurlyInString: the template's Fn::Sub strings, substituted by the template reader under test
 const assembly: CloudAssembly = {
   dir: '/nowhere',
   stackName: 'Test',
@@ -53,6 +54,7 @@ const assembly: CloudAssembly = {
     OtherSecret: { Type: 'AWS::SecretsManager::Secret', Properties: { GenerateSecretString: { PasswordLength: 20, ExcludePunctuation: true } } },
   },
 };
+// biome-ignore-end lint/suspicious/noTemplateCurlyInString: the template ends here
 
 const dataDir = mkdtempSync(join(tmpdir(), 'infra-catalog-stand-ins-'));
 const services: Record<string, ServiceHandler> = {};

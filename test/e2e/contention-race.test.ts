@@ -74,7 +74,9 @@ describe('contested writes are absorbed, or refused with Retry-After (issue 41)'
         const id = await kind.create(ctx, `r${round}-start`);
         const names = Array.from({ length: WRITERS }, (_, i) => `r${round}-name-${i}`);
         const answers = await Promise.all(names.map((name, i) => api.patch(kind.path(id), { [kind.field]: name, ...kind.alongside?.(i) }, { token })));
-        answers.forEach((a, i) => expectAnsweredOrRetryable(a, `round ${round}, writer ${i}`));
+        answers.forEach((a, i) => {
+          expectAnsweredOrRetryable(a, `round ${round}, writer ${i}`);
+        });
         answered += answers.filter((a) => a.status === 200).length;
         const list = await api.get(kind.list(ctx), { token });
         expect(list.status, list.text).toBe(200);

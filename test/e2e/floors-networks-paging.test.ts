@@ -124,9 +124,9 @@ describe('GET /service-floors and GET /networks page from listing items (issue 2
     const document = await buildExportDocument({ projectId, environmentId: envId, recordId: 'rec-paging', exportedAt: new Date().toISOString() });
     const uniqueHosts = document.spec.service_floors.filter((f, _, all) => all.filter((g) => lower(g.hostname) === lower(f.hostname)).length === 1);
     document.spec.service_floors = uniqueHosts;
-    uniqueHosts.slice(0, 20).forEach((f, i) => Object.assign(f, { tags: ['imported'], provider_zone: i % 2 ? 'us-east1-c' : f.provider_zone, type: 'other' }));
+    uniqueHosts.slice(0, 20).forEach((f, i) => void Object.assign(f, { tags: ['imported'], provider_zone: i % 2 ? 'us-east1-c' : f.provider_zone, type: 'other' }));
     document.spec.service_floors.push(...Array.from({ length: 5 }, (_, i) => ({ hostname: `imported host ${i}`, type: 'container' as const, tags: ['red'] })));
-    document.spec.networks.slice(0, 15).forEach((n, i) => Object.assign(n, { cidr: `192.168.${i}.0/24`, gateway: null, vlan_id: 42 }));
+    document.spec.networks.slice(0, 15).forEach((n, i) => void Object.assign(n, { cidr: `192.168.${i}.0/24`, gateway: null, vlan_id: 42 }));
     document.spec.networks.push(...Array.from({ length: 5 }, (_, i) => ({ name: `imported net ${i}`, cidr: `10.250.${i}.0/24` })));
     const plan = await planImport({ projectId, environmentId: envId, document }, ctx);
     expect(plan.report.errors).toEqual([]);

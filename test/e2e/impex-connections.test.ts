@@ -74,8 +74,8 @@ async function blastRadii(token: string, projectId: string, envId: string) {
   const names = new Map<string, string>();
   const services = (await api.get(`/services?project_id=${projectId}&environment_id=${envId}&limit=500`, { token })).body as { id: string; name: string }[];
   const floors = (await api.get(`/service-floors?project_id=${projectId}&environment_id=${envId}&limit=500`, { token })).body as { id: string; hostname: string }[];
-  services.forEach((s) => names.set(s.id, s.name));
-  floors.forEach((f) => names.set(f.id, f.hostname));
+  for (const s of services) names.set(s.id, s.name);
+  for (const f of floors) names.set(f.id, f.hostname);
   const radii: Record<string, unknown> = {};
   for (const [path, id] of [...services.map((s) => ['services', s.id]), ...floors.map((f) => ['service-floors', f.id])]) {
     const res = await api.get(`/${path}/${id}/blast-radius`, { token });

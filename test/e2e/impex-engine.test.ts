@@ -101,7 +101,7 @@ describe('export and import round trip', () => {
     expect(doc.spec.groups.map((g) => g.name)).toEqual(['backend', 'data', 'frontend']);
     expect(doc.spec.service_links).toHaveLength(20);
     expect(doc.spec.network_attachments).toHaveLength(11);
-    expect(JSON.stringify(doc)).not.toContain(projectId.slice(0, 8) + 'x'); // references are names
+    expect(JSON.stringify(doc)).not.toContain(`${projectId.slice(0, 8)}x`); // references are names
     expect(doc.metadata).toEqual({ project: { id: projectId, name: expect.any(String) }, environment: { id: envId, name: 'production' }, exported_at: '2025-06-01T00:00:00.000Z', source_record: 'rec-1' });
     const yaml = (await toYaml(doc));
     expect((await toYaml(await exportOf(projectId, envId)))).toBe(yaml);

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { useTestStack } from '../helpers/stack';
-import { client, signUp, type Client } from '../helpers/http';
+import { client, signUp } from '../helpers/http';
 import { ownerWithEnv, readItem } from '../helpers/catalog';
 import { keys } from '#db/keys';
 import { updateItem } from '#db/items';
@@ -29,7 +29,7 @@ afterEach(() => faults(''));
 const doc = (n: number, prefix = 'svc') =>
   stringify({ apiVersion: 'infracatalog/v1', kind: 'Environment', spec: { services: Array.from({ length: n }, (_, i) => ({ name: `${prefix}-${i}`, port: 1000 + (i % 60000) })) } });
 
-async function startImport(a: Client, token: string, projectId: string, envId: string, text: string, fields: Record<string, string> = {}) {
+async function startImport(token: string, projectId: string, envId: string, text: string, fields: Record<string, string> = {}) {
   const body = new FormData();
   body.set('project_id', projectId);
   body.set('environment_id', envId);
@@ -72,7 +72,7 @@ describe('an import job never stays queued or running for good', () => {
     const { token, projectId, envId } = await ownerWithEnv(api);
     // Its message waits behind a held-back delivery; by then the document cannot be read, on every try.
     faults('sqs.reorder:1');
-    const started = await startImport(api, token, projectId, envId, doc(3));
+    const started = await startImport(token, projectId, envId, doc(3));
     expect(started.status).toBe(202);
     faults('sqs.reorder:1,s3.error:1');
     await ref.stack.queues.drain();
@@ -81,7 +81,7 @@ describe('an import job never stays queued or running for good', () => {
     expect(record).toMatchObject({ status: 'failed', error: JOB_DEAD_LETTERED });
     expect(record.finished_at).toEqual(expect.any(String));
     // The lock is free: the next import runs.
-    const next = await startImport(api, token, projectId, envId, doc(3));
+    const next = await startImport(token, projectId, envId, doc(3));
     expect(next.status).toBe(202);
     await ref.stack.queues.drain();
     expect((await status(token, next.body.job_id)).status).toBe('succeeded');
@@ -90,7 +90,7 @@ describe('an import job never stays queued or running for good', () => {
 
   it('reads as failed once its job stopped showing signs of life (a Lambda killed mid-run), written so', async () => {
     const { token, projectId, envId } = await ownerWithEnv(api);
-    const started = await startImport(api, token, projectId, envId, doc(3));
+    const started = await startImport(token, projectId, envId, doc(3));
     await ref.stack.queues.drain();
     const done = await status(token, started.body.job_id);
     expect(done.status).toBe('succeeded');
@@ -108,7 +108,7 @@ describe('an import job never stays queued or running for good', () => {
 
   it('a live job is not taken for a stalled one: its heartbeat keeps it running', async () => {
     const { token, projectId, envId } = await ownerWithEnv(api);
-    const started = await startImport(api, token, projectId, envId, doc(3));
+    const started = await startImport(token, projectId, envId, doc(3));
     await ref.stack.queues.drain();
     const done = await status(token, started.body.job_id);
     const key = keys.impexRecord(projectId, done.created_at, done.id);
@@ -122,7 +122,7 @@ describe('cancelling an import', () => {
     const { token, projectId, envId } = await ownerWithEnv(api);
     // Its job is held back until the cancel has answered: it is surely still queued.
     const started = await holdingFirstJob(async (release) => {
-      const queued = await startImport(api, token, projectId, envId, doc(5));
+      const queued = await startImport(token, projectId, envId, doc(5));
       const cancelled = await api.post(`/impex/cancel/${queued.body.job_id}`, {}, { token });
       expect(cancelled.status, cancelled.text).toBe(202);
       expect(cancelled.body).toMatchObject({ status: 'cancelled', cancel_requested_by: expect.any(String) });
@@ -133,7 +133,7 @@ describe('cancelling an import', () => {
     expect((await status(token, started.body.job_id)).status).toBe('cancelled');
     expect((await inventory(token, projectId, envId)).listed).toBe(0);
     expect((await api.post(`/impex/cancel/${started.body.job_id}`, {}, { token })).status).toBe(409);
-    const next = await startImport(api, token, projectId, envId, doc(5));
+    const next = await startImport(token, projectId, envId, doc(5));
     expect(next.status).toBe(202);
   });
 
@@ -147,7 +147,7 @@ describe('cancelling an import', () => {
     const managers = await api.post(`/projects/${projectId}/custom-roles`, { name: 'Project managers', permissions: ['project.manage'] }, { token });
     expect((await api.post(`/projects/${projectId}/custom-roles/${managers.body.id}/assignments`, { user_id: manager.id }, { token })).status).toBe(201);
     // Who may cancel is decided before whether there is anything left to cancel (409 means "allowed, but finished").
-    const owners = await startImport(api, token, projectId, envId, doc(2));
+    const owners = await startImport(token, projectId, envId, doc(2));
     await ref.stack.queues.drain();
     const cancel = (jobId: string, t: string) => api.post(`/impex/cancel/${jobId}`, {}, { token: t });
     expect((await cancel(owners.body.job_id, stranger.token)).status).toBe(404);
@@ -156,7 +156,7 @@ describe('cancelling an import', () => {
     const byManager = await cancel(owners.body.job_id, manager.token);
     expect([byManager.status, byManager.body.detail]).toEqual([403, CANCEL_NOT_ALLOWED]);
     expect((await cancel(owners.body.job_id, token)).status).toBe(409);
-    const theirs = await startImport(api, member.token, projectId, envId, doc(2, 'm'));
+    const theirs = await startImport(member.token, projectId, envId, doc(2, 'm'));
     expect(theirs.status, JSON.stringify(theirs.body)).toBe(202);
     await ref.stack.queues.drain();
     expect((await cancel(theirs.body.job_id, member.token)).status).toBe(409);
@@ -166,7 +166,7 @@ describe('cancelling an import', () => {
   it('a running import stops at a chunk boundary: the record says cancelled, counters equal the items, each chunk wholly in or out, and the lock is free', async () => {
     const { token, projectId, envId } = await ownerWithEnv(api, 'Enterprise');
     const total = 2000;
-    const started = await startImport(api, token, projectId, envId, doc(total));
+    const started = await startImport(token, projectId, envId, doc(total));
     expect(started.status).toBe(202);
     const jobId = started.body.job_id;
     const mid = await until(() => status(token, jobId), (r) => r.progress.done > 0 || r.status !== 'running' && r.status !== 'queued');
@@ -183,7 +183,7 @@ describe('cancelling an import', () => {
     expect(after.listed).toBeLessThan(total);
     expect(after).toEqual({ listed: after.listed, envCount: after.listed, projectCount: after.listed, journals: 0 });
     // The lock is free, and importing again finishes the work.
-    const again = await startImport(api, token, projectId, envId, doc(total));
+    const again = await startImport(token, projectId, envId, doc(total));
     expect(again.status, JSON.stringify(again.body)).toBe(202);
     await ref.stack.queues.drain();
     expect((await status(token, again.body.job_id)).status).toBe('succeeded');
@@ -202,11 +202,11 @@ describe('an import with prune', () => {
 
   it('plans list what the environment has beyond the document; the job deletes it under the lock with the ordinary delete rules', async () => {
     const { token, projectId, envId } = await ownerWithEnv(api);
-    const first = await startImport(api, token, projectId, envId, full);
+    const first = await startImport(token, projectId, envId, full);
     await ref.stack.queues.drain();
     expect((await status(token, first.body.job_id)).status).toBe('succeeded');
 
-    const plan = await startImport(api, token, projectId, envId, kept, { dry_run: 'true' });
+    const plan = await startImport(token, projectId, envId, kept, { dry_run: 'true' });
     await ref.stack.queues.drain();
     const planned = (await status(token, plan.body.job_id)).report;
     const expected = [
@@ -218,7 +218,7 @@ describe('an import with prune', () => {
     ];
     expect(planned.extras.map(({ kind, name }: { kind: string; name: string }) => ({ kind, name }))).toEqual(expected);
 
-    const pruned = await startImport(api, token, projectId, envId, kept, { prune: 'true' });
+    const pruned = await startImport(token, projectId, envId, kept, { prune: 'true' });
     await ref.stack.queues.drain();
     const record = await status(token, pruned.body.job_id);
     expect(record.status, JSON.stringify(record.report?.errors)).toBe('succeeded');
@@ -242,17 +242,17 @@ describe('an import with prune', () => {
     for (const e of deletions) expect(e.import_id, e.action).toBe(record.id);
 
     // Nothing left beyond the document: the next plan lists nothing.
-    const again = await startImport(api, token, projectId, envId, kept, { dry_run: 'true' });
+    const again = await startImport(token, projectId, envId, kept, { dry_run: 'true' });
     await ref.stack.queues.drain();
     expect((await status(token, again.body.job_id)).report.extras).toEqual([]);
   });
 
   it('a document with problems still lists what the environment has beyond it', async () => {
     const { token, projectId, envId } = await ownerWithEnv(api);
-    await startImport(api, token, projectId, envId, full);
+    await startImport(token, projectId, envId, full);
     await ref.stack.queues.drain();
     const broken = kept.replace('direction: a_to_b', 'direction: sideways');
-    const plan = await startImport(api, token, projectId, envId, broken, { dry_run: 'true' });
+    const plan = await startImport(token, projectId, envId, broken, { dry_run: 'true' });
     await ref.stack.queues.drain();
     const record = await status(token, plan.body.job_id);
     expect(record.status).toBe('failed');

@@ -149,7 +149,7 @@ describe('an import in staged chunks', () => {
         }
         return out;
       }, { step: 'initialize', name: 'removeFloorDuringImport' });
-      let report;
+      let report: Awaited<ReturnType<typeof applyImport>>;
       try {
         // 20 services a chunk: 4 new items each (service, id lookup, name listing, listing by its server).
         report = await applyImport(plan, ctx, undefined, undefined, 80);

@@ -86,7 +86,9 @@ describe('invitation mail limits (per project and per inviter, per hour)', () =>
 
 describe('names in invitation mail', () => {
   // C0 (CR, LF, TAB, BEL, ESC, VT, FF), DEL and C1 (NEL, CSI) characters, and the Unicode line separator.
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: the test looks for control characters in sent mail
   const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: the test looks for control characters in sent mail
   const CONTROL_EXCEPT_LF = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u2029]/;
 
   it('are stripped of control characters (CR/LF included) in the subject, the plain-text part and the HTML part', async () => {

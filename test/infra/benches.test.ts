@@ -42,7 +42,7 @@ describe('the benches at a smoke size', () => {
     expect(code, out).toBe(0);
     expect(out).not.toContain('"_aws"');
     const endpoints = [
-      String.raw`GET /auth/me`,
+      'GET /auth/me',
       String.raw`GET /services \(20, limit=20\)`,
       String.raw`GET /services/\{id\}`,
       String.raw`POST /services \(with its audit entry\)`,
@@ -100,7 +100,7 @@ describe('the benches at a smoke size', () => {
       String.raw`import job peak memory: \d+ MB RSS, \d+ MB heap \(budget < 512 MB\) (OK|OVER)$`,
       String.raw`GET /services limit=50: ${MS}, ${N} items read \(its listing Query and BatchGet raw: ${MS}\)$`,
       String.raw`GET /services limit=50 offset=1000: ${MS}, ${N} items read \(raw: ${MS}\)$`,
-      String.raw`GET /services limit=50 tags=team-3 language=go: ${MS}, ${N} items read$`,
+      `GET /services limit=50 tags=team-3 language=go: ${MS}, ${N} items read$`,
       String.raw`blast radius of the hub: \d+ ms over 60 edges \([\d.]+ ms per 1,000 edges\), ${N} affected, ${N} items read$`,
       String.raw`export job: [\d.]+ s; raw Query of its ${N} items [\d.]+ s: [\d.]+x \(budget < 1\.5x\) `,
       String.raw`export job peak memory: \d+ MB RSS, \d+ MB heap \(budget < 512 MB\) (OK|OVER)$`,

@@ -9,7 +9,9 @@ import { issueReferencesInComments } from '../architecture/source-rules';
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 
 const tempDirs: string[] = [];
-afterAll(() => tempDirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+afterAll(() => {
+  for (const d of tempDirs) rmSync(d, { recursive: true, force: true });
+});
 
 function writeTree(files: Record<string, string>): string {
   const root = mkdtempSync(join(tmpdir(), 'comment-rule-'));
@@ -44,6 +46,7 @@ describe('source rule: a code comment states its rule, not an issue number or th
 
   it('accepts a decision file named by number, code that says issue, and files outside the checked folders', () => {
     expect(check({
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: source text holding a template literal, for the comment scanner under test
       'shared/db/live.ts': "/** The live rule (docs/decisions/0034-the-live-rule-decided-once.md). */\nexport const issues = (issue: { code: string }) => `issue ${issue.code}`;\nexport const s = 'see issue 26';\n",
       'test/e2e/listing.test.ts': '// issue 26: read in name order\nexport const t = 1;\n',
     })).toEqual([]);

@@ -97,7 +97,8 @@ describe('the committed openapi.json', () => {
       const s = schema as Schema;
       if (typeof s.$ref === 'string') {
         if (seen.has(s.$ref)) return;
-        return walk(committed.components.schemas[s.$ref.split('/').pop()!], at, new Set([...seen, s.$ref]));
+        walk(committed.components.schemas[s.$ref.split('/').pop()!], at, new Set([...seen, s.$ref]));
+        return;
       }
       const types = ([] as unknown[]).concat(s.type ?? []);
       if (types.includes('array') || 'items' in s || 'prefixItems' in s) {

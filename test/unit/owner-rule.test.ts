@@ -8,7 +8,9 @@ import { ownerTestsOutsideAccess } from '../architecture/owner-rule';
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 const tempDirs: string[] = [];
-afterAll(() => tempDirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+afterAll(() => {
+  for (const d of tempDirs) rmSync(d, { recursive: true, force: true });
+});
 
 /** The rule's findings in a tree of these files. */
 function check(files: Record<string, string>): string[] {

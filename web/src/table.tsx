@@ -47,6 +47,7 @@ export function FilterForm<K extends string>(props: { label: string; filters: Fi
   return (
     <form class="filters" role="search" aria-label={props.label} onSubmit={(e) => { e.preventDefault(); props.onApply(draft); }}>
       {props.filters.map((f) => (
+        // biome-ignore lint/a11y/noLabelWithoutControl: the label wraps its control, a select or an input chosen below
         <label key={f.key}>
           <span>{f.label}</span>
           {f.options ? (

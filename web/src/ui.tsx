@@ -143,7 +143,7 @@ export function useLoad<T>(load: (signal: AbortSignal) => Promise<T>, deps: unkn
       (error) => !abort.signal.aborted && setState({ error, loading: false }),
     );
     return () => abort.abort();
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // Not `load`: it is a new function on every render; the caller's `deps` say when to load again.
   }, [...deps, round]);
   return { ...state, reload: () => setRound((r) => r + 1) };
 }

@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import type { Json } from '../template';
 
 /** A request to one of the AWS stand-ins, with what SigV4 says of its sender. */
 export interface AwsRequest {
@@ -43,7 +44,7 @@ export const jsonError = (type: string, message: string, status = 400): AwsRespo
 });
 
 /** The operation of a JSON-protocol request (`X-Amz-Target: TrentService.Encrypt` → `Encrypt`) and its input. */
-export function jsonOperation(req: AwsRequest): { operation: string; input: Record<string, any> } { // eslint-disable-line @typescript-eslint/no-explicit-any -- each operation's input is read by its handler
+export function jsonOperation(req: AwsRequest): { operation: string; input: Json } {
   const target = req.headers['x-amz-target'] ?? '';
   return { operation: target.slice(target.lastIndexOf('.') + 1), input: req.body.length ? JSON.parse(req.body.toString('utf8')) : {} };
 }

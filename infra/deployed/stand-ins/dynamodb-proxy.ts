@@ -1,5 +1,6 @@
 import type { Iam } from '../iam';
 import { ACCOUNT, REGION } from '../intrinsics';
+import type { Json } from '../template';
 import { jsonError, jsonOperation, type AwsRequest, type AwsResponse } from './aws-request';
 import { forward } from './forward';
 
@@ -8,7 +9,7 @@ const tableArn = (table: string, index?: string) => `arn:aws:dynamodb:${REGION}:
 const TRANSACT_ACTIONS = { Put: 'PutItem', Update: 'UpdateItem', Delete: 'DeleteItem', ConditionCheck: 'ConditionCheckItem', Get: 'GetItem' } as const;
 
 /** The actions and resources one DynamoDB request needs, as IAM authorizes it. */
-export function dynamoChecks(operation: string, input: Record<string, any>): { action: string; resource: string }[] { // eslint-disable-line @typescript-eslint/no-explicit-any -- JSON input
+export function dynamoChecks(operation: string, input: Json): { action: string; resource: string }[] {
   if (operation === 'BatchGetItem' || operation === 'BatchWriteItem') return Object.keys(input.RequestItems ?? {}).map((t) => ({ action: `dynamodb:${operation}`, resource: tableArn(t) }));
   if (operation === 'TransactWriteItems' || operation === 'TransactGetItems') {
     return (input.TransactItems as Record<string, { TableName: string }>[]).flatMap((item) =>

@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { FaultInjector } from '../../../shared/faults';
 import type { Iam } from '../iam';
+import type { Json } from '../template';
 import { json, jsonError, jsonOperation, type AwsRequest, type AwsResponse } from './aws-request';
 
 /** A queue of the template: its visibility timeout and redrive policy. */
@@ -101,7 +102,7 @@ export function createSqs(specs: QueueSpec[], iam: Iam, opts: { now?: () => numb
   };
 
   /** Operation → the IAM action it needs and what it does. */
-  const OPERATIONS: Record<string, (arn: string, input: Record<string, any>) => unknown> = { // eslint-disable-line @typescript-eslint/no-explicit-any -- JSON input
+  const OPERATIONS: Record<string, (arn: string, input: Json) => unknown> = {
     SendMessage: (arn, input) => send(arn, String(input.MessageBody)),
     ReceiveMessage: (arn, input) => ({ Messages: receive(arn, Number(input.MaxNumberOfMessages ?? 1), input.VisibilityTimeout) }),
     DeleteMessage: (arn, input) => (remove(arn, String(input.ReceiptHandle)), {}),

@@ -1,6 +1,10 @@
-import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Json } from '../template';
+import { answer, decodeForm, header, now, readBody, stripeError, token, type Answer } from './stripe-http';
+import { type CheckoutGiven, hostedPages } from './stripe-pages';
+
+export { STRIPE_PAGES } from './stripe-pages';
 
 /**
  * Stripe's HTTP API as start:deployed serves it (and as the Stripe adapter's tests use it), on
@@ -22,7 +26,7 @@ export interface RecordedRequest {
   authorization: string | undefined;
   stripeVersion: string | undefined;
   /** The form body decoded: nested objects, arrays for numeric indices, every leaf a string. */
-  body: Record<string, any>;
+  body: Json;
 }
 
 export interface FakeStripeOptions {
@@ -35,21 +39,18 @@ export interface FakeStripeOptions {
   log?: (line: string) => void;
 }
 
-/** The path under which the site serves the hosted pages (start:deployed's `pages`). */
-export const STRIPE_PAGES = '/_stripe';
-
 export interface FakeStripe {
   /** `http://127.0.0.1:<port>`, the adapter's `apiBase`. */
   readonly url: string;
   readonly requests: RecordedRequest[];
   /** Checkout sessions made, by id (a replayed idempotency key makes none). */
-  readonly sessions: Map<string, Record<string, any>>;
+  readonly sessions: Map<string, Json>;
   /** Customers made, by id (a replayed idempotency key makes none). */
-  readonly customers: Map<string, Record<string, any>>;
+  readonly customers: Map<string, Json>;
   /** Subscriptions a paid checkout made, by id. */
-  readonly subscriptions: Map<string, Record<string, any>>;
+  readonly subscriptions: Map<string, Json>;
   /** The events sent to the webhook, with the status it answered. */
-  readonly events: { event: Record<string, any>; status: number }[];
+  readonly events: { event: Json; status: number }[];
   /** The next `count` requests fail with `status` before anything is made (to exercise the client's retries). */
   failNext(count: number, status?: number): void;
   /** A request for a hosted page (under STRIPE_PAGES) answered; false for any other path. */
@@ -58,8 +59,7 @@ export interface FakeStripe {
   close(): Promise<void>;
 }
 
-type Answer = { status: number; body: unknown };
-type Obj = Record<string, any>;
+type Obj = Json;
 
 /** The API version an event says it is rendered in when its session named none (the adapter's SDK sends its own). */
 const DEFAULT_API_VERSION = '2026-01-28';
@@ -71,7 +71,7 @@ export async function startFakeStripe(opts: FakeStripeOptions = {}): Promise<Fak
   const subscriptions = new Map<string, Obj>();
   const portals = new Map<string, Obj>();
   /** A checkout session's line items, subscription data and API version, by session id. */
-  const made_ = new Map<string, { items: Obj[]; subscriptionData: Obj; apiVersion?: string }>();
+  const made_ = new Map<string, CheckoutGiven>();
   const events: { event: Obj; status: number }[] = [];
   const replays = new Map<string, { path: string; rawBody: string; answer: Answer }>();
   /** `sub_live…` ids (the adapter's tests) are active until cancelled; any other id not made here is unknown. */
@@ -140,7 +140,7 @@ export async function startFakeStripe(opts: FakeStripeOptions = {}): Promise<Fak
     if (method === 'POST' && path === '/v1/checkout/sessions') {
       if (!body.mode) return { status: 400, body: stripeError('invalid_request_error', 'Missing required param: mode.', 'mode') };
       const id = `cs_test_${token(24)}`;
-      const items: any[] = body.line_items ?? [];
+      const items: Obj[] = body.line_items ?? [];
       const amount = items.reduce((sum, item) => sum + Number(item.price_data?.unit_amount ?? 0) * Number(item.quantity ?? 1), 0);
       const session = {
         id,
@@ -184,55 +184,7 @@ export async function startFakeStripe(opts: FakeStripeOptions = {}): Promise<Fak
     return c;
   }
 
-  /** The hosted checkout and portal pages: GET shows one, POST (its form) pays or cancels, sends the event, and goes back to the product. */
-  async function page(req: IncomingMessage, res: ServerResponse): Promise<boolean> {
-    const path = new URL(req.url ?? '/', 'http://x').pathname;
-    const m = new RegExp(`^${STRIPE_PAGES}/(checkout|portal)/([^/]+)$`).exec(path);
-    if (!m) return false;
-    const [, kind, id] = m;
-    const post = req.method === 'POST';
-    const form = post ? new URLSearchParams(await readBody(req)) : undefined;
-    if (!post && req.method !== 'GET') return html(res, 405, 'Method not allowed', '<p>Use GET or POST.</p>');
-    if (kind === 'checkout') {
-      const session = sessions.get(id);
-      const given = made_.get(id);
-      if (!session || !given) return html(res, 404, 'Unknown checkout', '<p>This checkout session was not made here.</p>');
-      const item = given.items[0]?.price_data ?? {};
-      const price = `${(session.amount_total / 100).toFixed(2)} ${String(session.currency ?? '').toUpperCase()} / ${item.recurring?.interval ?? 'once'}`;
-      const name = String(item.product_data?.name ?? 'Subscription');
-      if (session.status !== 'open') return html(res, post ? 409 : 200, 'Paid', `<h1>Paid</h1><p>${esc(name)}: ${esc(price)}</p><p><a href="${esc(session.success_url ?? '/')}">Back</a></p>`);
-      if (!post) {
-        const billed = session.customer ? customers.get(session.customer)?.email ?? session.customer : session.customer_email;
-        return html(res, 200, `Pay for ${name}`, `<h1>${esc(name)}</h1><p>${esc(price)}</p><p>Billed to ${esc(billed ?? '')}</p>
-<form method="post"><button type="submit">Pay ${esc(price)}</button></form><p><a href="${esc(session.cancel_url ?? '/')}">Cancel</a></p>
-<p><small>Stripe test mode (start:deployed's stand-in): nothing is charged.</small></p>`);
-      }
-      const payer = session.customer ?? customer(session.customer_email, {}).id;
-      const sub = {
-        id: `sub_${token(24)}`, object: 'subscription', status: 'active', customer: payer, created: now(), livemode: false, canceled_at: null,
-        metadata: given.subscriptionData.metadata ?? {},
-        items: { object: 'list', data: given.items.map((i) => ({ id: `si_${token(14)}`, object: 'subscription_item', quantity: Number(i.quantity ?? 1), price: { id: `price_${token(14)}`, ...i.price_data } })) },
-      };
-      subscriptions.set(sub.id, sub);
-      Object.assign(session, { status: 'complete', payment_status: 'paid', customer: payer, subscription: sub.id });
-      const status = await send(eventOf('checkout.session.completed', { ...session }, given.apiVersion));
-      if (opts.webhook && (status < 200 || status > 299)) return html(res, 502, 'Not delivered', `<p>Paid, but the webhook answered ${status}.</p>`);
-      return redirect(res, String(session.success_url ?? '/').replace('{CHECKOUT_SESSION_ID}', session.id));
-    }
-    const portal = portals.get(id);
-    if (!portal) return html(res, 404, 'Unknown portal session', '<p>This portal session was not made here.</p>');
-    const active = [...subscriptions.values()].filter((s) => s.customer === portal.customer && s.status === 'active');
-    if (!post) {
-      const list = active.map((s) => `<form method="post"><input type="hidden" name="subscription" value="${esc(s.id)}"><p>${esc(String(s.items.data[0]?.price?.product_data?.name ?? s.id))}</p><button type="submit">Cancel subscription</button></form>`).join('');
-      return html(res, 200, 'Billing', `<h1>Billing</h1>${list || '<p>No active subscription.</p>'}<p><a href="${esc(portal.return_url ?? '/')}">Back</a></p>`);
-    }
-    const sub = active.find((s) => s.id === form!.get('subscription'));
-    if (!sub) return html(res, 400, 'Nothing to cancel', '<p>No such active subscription.</p>');
-    Object.assign(sub, { status: 'canceled', canceled_at: now() });
-    const status = await send(eventOf('customer.subscription.deleted', { ...sub }, portal.apiVersion));
-    if (opts.webhook && (status < 200 || status > 299)) return html(res, 502, 'Not delivered', `<p>Cancelled, but the webhook answered ${status}.</p>`);
-    return redirect(res, portal.return_url ?? '/');
-  }
+  const page = hostedPages({ sessions, made_, customers, subscriptions, portals, webhook: Boolean(opts.webhook), customer, send, eventOf });
 
   const server = createServer(async (req, res) => {
     const rawBody = await readBody(req);
@@ -289,69 +241,4 @@ export async function startFakeStripe(opts: FakeStripeOptions = {}): Promise<Fak
         server.close((err) => (err ? reject(err) : resolve()));
       }),
   };
-}
-
-const now = () => Math.floor(Date.now() / 1000);
-
-const token = (length: number) => randomBytes(length).toString('base64url').replace(/[-_]/g, '').slice(0, length);
-
-const stripeError = (type: string, message: string, param?: string, code?: string) => ({ error: { type, message, ...(param ? { param } : {}), ...(code ? { code } : {}) } });
-
-const header = (req: IncomingMessage, name: string) => {
-  const value = req.headers[name];
-  return Array.isArray(value) ? value[0] : value;
-};
-
-async function readBody(req: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
-}
-
-function answer(res: ServerResponse, { status, body }: Answer, headers: Record<string, string> = {}) {
-  const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), 'request-id': `req_${token(14)}`, ...headers });
-  res.end(text);
-}
-
-const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-
-/** A hosted page: never cached, and a CSP that allows nothing but its inline style and forms to itself. */
-function html(res: ServerResponse, status: number, title: string, body: string): true {
-  const text = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${esc(title)}</title>`
-    + `<style>body{font:16px/1.5 system-ui,sans-serif;max-width:32em;margin:3em auto;padding:0 1em}button{font-size:1em;padding:.5em 1.5em}</style></head><body>${body}</body></html>`;
-  res.writeHead(status, {
-    'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'content-length': Buffer.byteLength(text),
-    'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'", 'referrer-policy': 'no-referrer', 'x-content-type-options': 'nosniff',
-  });
-  res.end(text);
-  return true;
-}
-
-function redirect(res: ServerResponse, location: string): true {
-  res.writeHead(303, { location, 'cache-control': 'no-store', 'content-length': '0' }).end();
-  return true;
-}
-
-/** `a[b][0][c]=x&a[b][1][c]=y` → `{ a: { b: [{ c: 'x' }, { c: 'y' }] } }`. */
-export function decodeForm(raw: string): Record<string, any> {
-  const root: Record<string, any> = {};
-  for (const [key, value] of new URLSearchParams(raw)) {
-    const path = key.replace(/\]/g, '').split('[');
-    let node = root;
-    path.forEach((segment, i) => {
-      if (i === path.length - 1) node[segment] = value;
-      else node = node[segment] ??= {};
-    });
-  }
-  return arrays(root);
-}
-
-/** Objects whose keys are exactly 0…n-1 become arrays. */
-function arrays(node: any): any {
-  if (node === null || typeof node !== 'object') return node;
-  const keys = Object.keys(node);
-  const converted = Object.fromEntries(keys.map((k) => [k, arrays(node[k])]));
-  const indexed = keys.length > 0 && keys.every((k, i) => k === String(i));
-  return indexed ? keys.map((k) => converted[k]) : converted;
 }

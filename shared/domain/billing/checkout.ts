@@ -65,7 +65,7 @@ type CheckoutJob = {
 export async function choosePlan(ctx: AppContext, input: { plan_id: string }): Promise<{ status: 'ok'; applied: 'free' } | { job_id: string }> {
   const account = actorAccount(ctx);
   const plan = await getPlan(input.plan_id);
-  if (!plan || !plan.is_public) throw notFound(PLAN_NOT_FOUND);
+  if (!plan?.is_public) throw notFound(PLAN_NOT_FOUND);
   if (isFreePlan(plan)) {
     await switchTo(account.id, plan, { amountCents: 0, currency: plan.currency }, ctx);
     return { status: 'ok', applied: 'free' };
@@ -123,7 +123,7 @@ const markJob = (userId: string, jobId: string, fields: Partial<CheckoutJob>, ct
  */
 export async function runCheckoutJob(ctx: AppContext, input: { user_id: string; job_id: string; lastAttempt: boolean }): Promise<void> {
   const job = await getItem<CheckoutJob>(keys.accountJob(input.user_id, input.job_id));
-  if (!job || job.status !== 'queued') return;
+  if (job?.status !== 'queued') return;
   try {
     const [account, plan, sub, customer] = await Promise.all([
       getAccount(job.user_id),
@@ -167,7 +167,7 @@ export async function changePlanAtProvider(ctx: AppContext, input: { provider_su
 /** GET /subscriptions/checkout-url/{job_id}: the caller's job only (another's is 'Job not found'). */
 export async function checkoutStatus(ctx: AppContext, input: { job_id: string }): Promise<{ status: 'pending' } | { status: 'ready'; url: string }> {
   const job = await getItem<CheckoutJob>(keys.accountJob(actorAccount(ctx).id, input.job_id));
-  if (!job || job.kind !== 'checkout') throw notFound(JOB_NOT_FOUND);
+  if (job?.kind !== 'checkout') throw notFound(JOB_NOT_FOUND);
   if (job.status === 'failed') throw conflict(CHECKOUT_FAILED);
   return job.status === 'ready' && job.url ? { status: 'ready', url: job.url } : { status: 'pending' };
 }

@@ -5,7 +5,7 @@ import type { Permission } from '#auth/permissions';
 import { actorAccount, type AppContext } from '#shared/context';
 import { projectEventStep } from '#shared/events';
 
-import { type CatalogKind } from './items';
+import type { CatalogKind } from './items';
 import { FLOOR_FORBIDDEN, FLOOR_NOT_FOUND } from './floors';
 import { liveNetworks } from './networks';
 import { networkEntity, networkView, type NetworkOut } from './network-entity';

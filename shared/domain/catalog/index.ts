@@ -18,7 +18,7 @@ export {
   serviceFields, createServiceBody, updateServiceBody, SERVERLESS, serviceHintsStep,
   newServiceSteps, createService, getService, repositoryDeps, listServices, updateService, deleteService,
 } from './services';
-export { type Listable, type Listing } from './listing';
+export type { Listable, Listing } from './listing';
 export {
   serviceListing, floorListing, networkListing, LISTINGS, type ServiceListing, type FloorListing, type NetworkListing,
 } from './listings';

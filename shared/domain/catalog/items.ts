@@ -22,7 +22,7 @@ export function catalogLookupStep(id: string, projectId: string, envId: string, 
 }
 
 /** Case-insensitive "contains" over optional strings. */
-export const containsCi = (haystack: string | null | undefined, needle: string) => Boolean(haystack && haystack.toLowerCase().includes(needle.toLowerCase()));
+export const containsCi = (haystack: string | null | undefined, needle: string) => Boolean(haystack?.toLowerCase().includes(needle.toLowerCase()));
 export const equalsCi = (a: string | null | undefined, b: string) => Boolean(a && a.toLowerCase() === b.toLowerCase());
 /** Match-any tag filter, ignoring case. */
 export const hasAnyTag = (tags: string[] | undefined, wanted: string[]) => {

@@ -122,7 +122,7 @@ export function createAccountAsStaff(ctx: AppContext, input: StaffCreatedAccount
 }
 
 /** Any account's security log, for staff (the route's level), newest first; 404 'User not found' for an unknown account. */
-export async function listSecurityLogForStaff(ctx: AppContext, input: { user_id: string } & SecurityLogPage) {
+export async function listSecurityLogForStaff(_ctx: AppContext, input: { user_id: string } & SecurityLogPage) {
   const account = await accountOrNotFound(input.user_id);
   return securityLogPage(account.id, input);
 }

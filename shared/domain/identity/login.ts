@@ -55,7 +55,7 @@ export async function login(ctx: AppContext, input: LoginInput, gates: SignInGat
     lockEnd && account ? recordSecurityEvent(account.id, refused('locked'), ctx) : undefined,
   ]);
   if (lockEnd) throw lockedOut(lockEnd, ctx);
-  if (!account || !account.is_active || !valid) return refuseAndCount(input.email, INVALID_CREDENTIALS, ctx, account && { userId: account.id, entry: refused('invalid_credentials') });
+  if (!account?.is_active || !valid) return refuseAndCount(input.email, INVALID_CREDENTIALS, ctx, account && { userId: account.id, entry: refused('invalid_credentials') });
   for (const gate of gates) if (await gate.refuses(account, ctx)) await refuseUncounted(account, 'sign_in_gate', gate.detail, ctx);
   const secondFactor = await requireSecondFactor(account, input.totp_code, ctx);
   const signedIn = securityLogStep(account.id, { event: 'sign_in.succeeded', actor: 'self', details: { second_factor: secondFactor } }, ctx);

@@ -48,7 +48,7 @@ export async function requestPasswordReset(ctx: AppContext, input: PasswordReset
 
 async function sendResetLink(input: PasswordResetRequest, ctx: AppContext): Promise<void> {
   const account = await findAccountByEmail(input.email);
-  if (!account || !account.is_active) return;
+  if (!account?.is_active) return;
   // With an authenticator, a mailbox alone does not reset the password: a valid second factor must come too.
   if (hasSecondFactor(account)) {
     const code = input.totp_code?.trim();

@@ -105,7 +105,7 @@ export async function refreshSession(ctx: AppContext, input: { refresh_token?: s
   if (!parsed) throw unauthenticated(INVALID_REFRESH);
   const { account, session } = await getAccountAndSession(parsed.userId, parsed.sessionId);
   if (!session || sessionExpired(session, ctx)) throw unauthenticated(INVALID_REFRESH);
-  if (!account || !account.is_active) throw unauthenticated(USER_NOT_FOUND_OR_INACTIVE);
+  if (!account?.is_active) throw unauthenticated(USER_NOT_FOUND_OR_INACTIVE);
   if ((session.token_version ?? 0) !== account.token_version) {
     // every session of the account was revoked at once (password reset, block); this one may not have been deleted yet
     await deleteSession(account.id, session.id);

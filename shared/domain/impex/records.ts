@@ -160,7 +160,7 @@ export async function downloadExport(ctx: AppContext, input: { record_id: string
   const now = ctx.clock.now();
   await verifyDownloadLink(input.record_id, input.exp, input.sig, now);
   const record = await recordById(input.record_id);
-  if (!record || record.kind !== 'export' || record.status !== 'succeeded' || !record.document_key) throw notFound(RECORD_NOT_FOUND);
+  if (record?.kind !== 'export' || record.status !== 'succeeded' || !record.document_key) throw notFound(RECORD_NOT_FOUND);
   const left = input.exp - Math.floor(now.getTime() / 1000);
   return documentDownloadUrl(record.document_key, now, Math.max(1, Math.min(left, PRESIGNED_SECONDS)), `environment-${record.environment_id}.yaml`);
 }

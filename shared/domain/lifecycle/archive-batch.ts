@@ -64,8 +64,8 @@ export function pack(units: Unit[]): Unit[][] {
       shared = new Set();
     }
     current.push(unit);
-    w.forEach((k) => written.add(k));
-    s.forEach((k) => shared.add(k));
+    for (const k of w) written.add(k);
+    for (const k of s) shared.add(k);
   }
   if (current.length) chunks.push(current);
   return chunks;

@@ -31,7 +31,7 @@ export const NOT_A_DOWNGRADE = 'This plan is not a downgrade of yours: choose it
 async function target(ctx: AppContext, toPlanId: string) {
   const userId = actorAccount(ctx).id;
   const [to, subs] = await Promise.all([getPlan(toPlanId), listSubscriptions(userId)]);
-  if (!to || !to.is_public) throw notFound(PLAN_NOT_FOUND);
+  if (!to?.is_public) throw notFound(PLAN_NOT_FOUND);
   if (to.interval === 'custom') throw forbidden(PLAN_BY_ARRANGEMENT);
   const current = await currentOf(subs);
   if (!current) throw notFound(NO_ACTIVE_SUBSCRIPTION);

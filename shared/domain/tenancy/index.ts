@@ -33,7 +33,7 @@ export {
   retentionOfProject, toProjectOut, planOfProject, createProject, membershipSteps, listProjects, serviceQuotaAddon,
   ownedProjectIds, liveProjects, projectStats, updateProjectSettings, projectPlan, deleteProject, projectMembers,
 } from './projects';
-export { type Project } from './project-types';
-export { type PeopleReferences } from './people-references';
+export type { Project } from './project-types';
+export type { PeopleReferences } from './people-references';
 export { projectEntity } from './project-entity';
 export { groupEntity, subgroupEntity } from './group-entity';

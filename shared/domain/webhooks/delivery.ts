@@ -12,7 +12,7 @@ import { mailStep } from '#mail/send';
 import { getAccount } from '#domain/identity';
 import { liveProjects, ownedProjectIds, planOfProject, retentionOfProject } from '#domain/tenancy';
 import { webhookEntity, type Webhook } from './webhook-entity';
-import { checkTarget, postTo, type PostResult } from './ssrf';
+import { type CheckedTarget, checkTarget, postTo, type PostResult } from './ssrf';
 import { open } from '#auth/secret-box';
 import { secretContext } from './webhooks';
 import { metric } from '#shared/metrics';
@@ -78,7 +78,7 @@ export function signatureHeaders(webhook: Pick<Webhook, 'secret' | 'previous_sec
 
 /** One POST of `body` to the webhook, the URL checked again first (a refused target is a failed attempt without a connection). */
 export async function sendSigned(webhook: Webhook, id: string, body: string, ctx: AppContext): Promise<PostResult> {
-  let target;
+  let target: CheckedTarget;
   try {
     target = await checkTarget(webhook.url, ctx.config);
   } catch (err) {

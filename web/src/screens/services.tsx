@@ -69,6 +69,11 @@ export function Services(props: { projectId: string; envId: string }) {
   );
 }
 
+// biome-ignore-start lint/a11y/noAriaHiddenOnFocusable: a spacer row holds nothing, let alone something that takes focus
+/** An empty row as tall as the rows it stands for (those not rendered, above or below the view). */
+const Spacer = (props: { height: number }) => <tr aria-hidden="true" class="spacer" style={{ height: `${props.height}px` }} />;
+// biome-ignore-end lint/a11y/noAriaHiddenOnFocusable: the spacer ends here
+
 function VirtualTable(props: { rows: Service[]; caption: string; descending: boolean; onSort: () => void; href: (s: Service) => string }) {
   const scroller = useRef<HTMLDivElement>(null);
   const [top, setTop] = useState(0);
@@ -90,6 +95,7 @@ function VirtualTable(props: { rows: Service[]; caption: string; descending: boo
   const last = Math.min(props.rows.length, Math.ceil((top + height) / ROW) + OVERSCAN);
   const visible = props.rows.slice(first, last);
   return (
+    // biome-ignore-start lint/a11y/noNoninteractiveTabindex: a scrollable region must be reachable by keyboard to scroll it (WCAG 2.1.1; axe's scrollable-region-focusable)
     <div class="table-scroll" ref={scroller} onScroll={onScroll} tabIndex={0} role="region" aria-label={`${props.caption}, scrollable`}>
       <table class="grid" aria-rowcount={props.rows.length + 1}>
         <caption class="sr-only">{props.caption}, sorted by name {props.descending ? 'descending' : 'ascending'}</caption>
@@ -105,7 +111,7 @@ function VirtualTable(props: { rows: Service[]; caption: string; descending: boo
           </tr>
         </thead>
         <tbody>
-          {first > 0 && <tr aria-hidden="true" class="spacer" style={{ height: `${first * ROW}px` }} />}
+          {first > 0 && <Spacer height={first * ROW} />}
           {visible.map((s, i) => (
             <tr key={s.id} aria-rowindex={first + i + 2} style={{ height: `${ROW}px` }}>
               <th scope="row"><a href={props.href(s)}>{s.name}</a></th>
@@ -117,10 +123,11 @@ function VirtualTable(props: { rows: Service[]; caption: string; descending: boo
               <td>{s.tags.join(', ')}</td>
             </tr>
           ))}
-          {last < props.rows.length && <tr aria-hidden="true" class="spacer" style={{ height: `${(props.rows.length - last) * ROW}px` }} />}
+          {last < props.rows.length && <Spacer height={(props.rows.length - last) * ROW} />}
         </tbody>
       </table>
       {!props.rows.length && <p class="empty">No services here yet.</p>}
     </div>
+    // biome-ignore-end lint/a11y/noNoninteractiveTabindex: the scrollable region ends here
   );
 }

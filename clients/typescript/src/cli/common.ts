@@ -1,4 +1,4 @@
-import { Command, InvalidArgumentError, Option } from 'commander';
+import { type Command, InvalidArgumentError, Option } from 'commander';
 import { CliError } from './errors.js';
 import { connect, type Connected, type GlobalOptions } from './context.js';
 import { FORMATS, type Format } from './output.js';

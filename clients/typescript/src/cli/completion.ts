@@ -70,7 +70,7 @@ function fish(w: Words): string {
     if (subs.length) lines.push(`complete -c infracat -n '__fish_seen_subcommand_from ${name}' -f -a '${subs.join(' ')}'`);
     for (const flag of words.filter((x) => x.startsWith('--'))) lines.push(`complete -c infracat -n '__fish_seen_subcommand_from ${name}' -l ${flag.slice(2)}`);
   }
-  return lines.join('\n') + '\n';
+  return `${lines.join('\n')}\n`;
 }
 
 export const completionScript = (program: Command, shell: Shell): string => ({ bash, zsh, fish })[shell](wordsOf(program));

@@ -11,7 +11,7 @@ import { inEnv } from './target.js';
 
 function showResult(record: JobRecord, format: Format) {
   if (format !== 'table') return emit(record, format);
-  process.stdout.write(resultLines(record).join('\n') + '\n');
+  process.stdout.write(`${resultLines(record).join('\n')}\n`);
 }
 
 /** What `export -o` takes: the document's format (it used to take a file name: say where that went). */
@@ -35,7 +35,7 @@ export function impexCommands(program: Command) {
         params: { path: { record_id: link.pathname.split('/').at(-1)! }, query: { exp: link.searchParams.get('exp')!, sig: link.searchParams.get('sig')! } as never },
         parseAs: 'text',
       });
-      const text = format === 'json' ? JSON.stringify(parse(yaml as string), null, 2) + '\n' : (yaml as string);
+      const text = format === 'json' ? `${JSON.stringify(parse(yaml as string), null, 2)}\n` : (yaml as string);
       const out = o.file as string | undefined;
       if (out && out !== '-') {
         await writeFile(out, text);

@@ -157,7 +157,7 @@ Exit codes: 0 ok, 1 error, 2 (plan) changes pending.
       };
       walk(data.origin.id, '', new Set([data.origin.id]));
       lines.push('', `${data.counts.services} service${data.counts.services === 1 ? '' : 's'} and ${data.counts.floors} floor${data.counts.floors === 1 ? '' : 's'} affected${data.truncated ? ' (truncated: raise --depth)' : ''}.`);
-      process.stdout.write(lines.join('\n') + '\n');
+      process.stdout.write(`${lines.join('\n')}\n`);
     }), 'infracat impact db', 'infracat impact host-a --floor --depth 3 -o json');
 
   impexCommands(program);

@@ -73,7 +73,7 @@ function showPlan(p: Plan, format: Format, showUnchanged: boolean) {
   const extra = s.extra ? `, ${s.extra} not in the file` : '';
   out.push('', `${s.create} to create, ${s.update} to update, ${s.delete} to delete${extra}, ${s.unchanged} unchanged, ${p.errors.length} problem${p.errors.length === 1 ? '' : 's'}.`);
   if (!p.errors.length && !hasChanges(p)) out.push('No changes: the environment matches the file.');
-  process.stdout.write(out.join('\n') + '\n');
+  process.stdout.write(`${out.join('\n')}\n`);
 }
 
 /** Applies a plan: the import of its document against its fingerprint; with prune, the server's job deletes the extras too, under the import's lock. */
@@ -86,7 +86,7 @@ async function applyPlan(c: Connected, p: Plan, format: Format, quiet: boolean) 
     const lines = resultLines(record);
     if (deleted.length) lines.push(`Deleted ${countsOf(deleted)}.`);
     if (ok && !p.prune && p.extras.length) lines.push(`Left ${countsOf(p.extras)} that the file does not have (apply --prune deletes them).`);
-    process.stdout.write(lines.join('\n') + '\n');
+    process.stdout.write(`${lines.join('\n')}\n`);
   } else emit({ ...record, deleted, left: p.prune ? [] : p.extras }, format);
   if (!ok) process.exitCode = 1;
 }
@@ -109,7 +109,7 @@ export function planCommands(program: Command) {
       const plan = await makePlan(c, t, await readDocument(o.file as string), !!o.prune, !!o.quiet);
       showPlan(plan, format, !!o.showUnchanged);
       if (out && !plan.errors.length) {
-        await writeFile(out, JSON.stringify(plan, null, 2) + '\n');
+        await writeFile(out, `${JSON.stringify(plan, null, 2)}\n`);
         say(`Saved the plan to ${out}: apply it with infracat apply ${out}`);
       }
       process.exitCode = plan.errors.length ? 1 : hasChanges(plan) ? 2 : 0;

@@ -37,7 +37,7 @@ export function saveSession(session: Session, env: NodeJS.ProcessEnv = process.e
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const file = sessionPath(env);
   const next = `${file}.${process.pid}.tmp`;
-  writeFileSync(next, JSON.stringify(session, null, 2) + '\n', { mode: 0o600 });
+  writeFileSync(next, `${JSON.stringify(session, null, 2)}\n`, { mode: 0o600 });
   chmodSync(next, 0o600);
   renameSync(next, file);
 }

@@ -4,7 +4,7 @@ import { invalid } from '#shared/errors';
 import type { ProjectAccess } from '#domain/tenancy';
 import { referenceStep } from '#db/refs';
 import type { Floor } from '../floor-entity';
-import { serviceView, type Service } from '../service-entity';
+import type { serviceView, Service } from '../service-entity';
 import type { Key } from '#db/lookup';
 import { batchGet, keyId } from '#db/batch-get';
 import { liveItem, stillLiveStep } from '#db/live';

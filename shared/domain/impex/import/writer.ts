@@ -113,7 +113,7 @@ export class Writer {
       if (this.stopped) return this.markNotApplied([u]);
     }
     const fresh = sharedKeys.filter((k) => !this.shared.has(k));
-    fresh.forEach((k) => this.shared.add(k));
+    for (const k of fresh) this.shared.add(k);
     this.size += own + fresh.length;
     this.batched += batched;
     this.chunk.push(u);

@@ -7,7 +7,7 @@ export function Sessions() {
   const sessions = useLoad((signal) => ok(api.GET('/auth/sessions', { signal })), []);
   const [error, setError] = useState('');
   const [note, setNote] = useState('');
-  const act = (action: () => Promise<string | void>) => async () => {
+  const act = (action: () => Promise<string>) => async () => {
     setError('');
     setNote('');
     try {

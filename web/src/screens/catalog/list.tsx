@@ -40,6 +40,7 @@ export function CatalogList<T extends { id: string }, K extends string>(props: {
         {() => (
           <>
             <p class="muted" role="status" aria-live="polite">{sorted.length} {sorted.length === 1 ? one : many}{shown.pages > 1 ? `, ${shown.first}–${shown.first + shown.rows.length - 1} shown` : ''}</p>
+            {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must be reachable by keyboard to scroll it (WCAG 2.1.1; axe's scrollable-region-focusable) */}
             <div class="table-wrap" tabIndex={0} role="region" aria-label={`${props.title}, scrollable`}>
               <table class="grid paged">
                 <caption class="sr-only">{props.title}, sorted by {props.nameLabel.toLowerCase()} {descending ? 'descending' : 'ascending'}</caption>

@@ -34,7 +34,7 @@ export function ImportDiff(props: { report: ImportReport; applied: boolean }) {
   const verb = props.applied ? '' : ' (planned)';
   return (
     <div class="import-diff">
-      <p class="diff-summary" aria-label={`Summary${verb}`}>
+      <p class="diff-summary" role="group" aria-label={`Summary${verb}`}>
         {ACTIONS.map(([action, sign, label]) => (
           <span key={action} class={`diff-${action}`}><span aria-hidden="true">{sign} </span>{report.summary[action]} {label}</span>
         ))}

@@ -6,6 +6,7 @@ import type { ComponentChildren } from 'preact';
  */
 export function TableWrap(props: { label: string; children: ComponentChildren }) {
   return (
+    // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must be reachable by keyboard to scroll it (WCAG 2.1.1; axe's scrollable-region-focusable)
     <div class="table-wrap" role="region" aria-label={props.label} tabIndex={0}>
       {props.children}
     </div>

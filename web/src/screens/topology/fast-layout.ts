@@ -91,8 +91,12 @@ export function fastLayered(nodes: LayoutNode[], edges: LayoutEdge[]): Positions
 
   // 3. Order within layers: barycentre of the neighbours' positions, sweeping down and up.
   const pos = new Float64Array(n);
-  const place = (list: number[]) => list.forEach((v, i) => (pos[v] = i));
-  layers.forEach((list) => list && place(list));
+  const place = (list: number[]) => {
+    list.forEach((v, i) => {
+      pos[v] = i;
+    });
+  };
+  for (const list of layers) if (list) place(list);
   for (let sweep = 0; sweep < SWEEPS; sweep++) {
     const order = sweep % 2 === 0 ? layers : [...layers].reverse();
     for (const list of order) {

@@ -94,11 +94,17 @@ export async function planConnections(w: WalkContext, serviceId: Map<string, str
     const groupItem = record(KIND.chain, groupLabel, chain ? 'unchanged' : 'create');
     // A new chain is written with as many members as a batch holds (one transaction); the rest join it after.
     const first: { item: number; fields: Record<string, unknown>; guards: Unit['guards'] }[] = [];
-    specs.forEach((c, j) => {
-      if (matched[j]) return planMatched(matched[j]!, c, labels[j]);
+    for (const [j, c] of specs.entries()) {
+      if (matched[j]) {
+        planMatched(matched[j]!, c, labels[j]);
+        continue;
+      }
       const item = record(KIND.connection, labels[j], 'create');
       const fields = newConnection(c, target, j);
-      if (!chain && first.length < MAX_BATCH_CONNECTIONS) return void first.push({ item, fields, guards: endGuards(c, labels[j]) });
+      if (!chain && first.length < MAX_BATCH_CONNECTIONS) {
+        first.push({ item, fields, guards: endGuards(c, labels[j]) });
+        continue;
+      }
       units.push({
         item, phase: 7, create: { kind: 'connection', fields }, guards: endGuards(c, labels[j]),
         counters: [{
@@ -106,7 +112,7 @@ export async function planConnections(w: WalkContext, serviceId: Map<string, str
           limits: { connection_count: { max: MAX_CHAIN_CONNECTIONS, refusal: invalid(CHAIN_FULL) } }, reference: true,
         }],
       });
-    });
+    }
     if (!chain) {
       units.push({
         item: groupItem, also: first.map((m) => m.item), phase: 6,

@@ -51,6 +51,8 @@ export interface Session {
   previous_hash?: string;
   rotated_at?: string;
   rotated_to_sealed?: string;
+  /** Set when the session began with a single sign-on through this project's connection (issue 44: required SSO). */
+  sso_project_id?: string;
 }
 
 /**

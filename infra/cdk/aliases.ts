@@ -35,6 +35,8 @@ export const SEPARATE_PACKAGES = {
    * (docs/decisions.md, "lib-storage shipped with the jobs worker"). Its own `@aws-sdk/client-s3` stays the runtime's.
    */
   '@aws-sdk/lib-storage': { entry: 'node_modules/@aws-sdk/lib-storage/dist-es/index.js', when: 'streamedUpload' },
+  /** openid-client with oauth4webapi (issue 44): imported by the single sign-on routes at their first call only (shared/domain/sso/openid.ts). */
+  'openid-client': { entry: 'node_modules/openid-client/build/index.js', when: 'always' },
 } as const satisfies Record<string, { entry: string; when: 'always' | 'stripeSecret' | 'yaml' | 'streamedUpload' }>;
 
 /** What every bundle leaves out: the SDK v3 the Lambda runtime ships, argon2 (a native addon esbuild cannot bundle), the separate packages (loaded on first use from their own file). */

@@ -28,7 +28,7 @@ import type { Edge, ImportGraph, Unresolved } from './import-graph';
 export const DOMAIN_DIR = 'shared/domain';
 
 /** Bottom layer first: a context may import the contexts of any earlier layer. */
-export const CONTEXT_LAYERS: readonly (readonly string[])[] = [['identity'], ['billing'], ['tenancy'], ['catalog'], ['impex', 'discovery', 'webhooks', 'lifecycle', 'audit']];
+export const CONTEXT_LAYERS: readonly (readonly string[])[] = [['identity'], ['billing'], ['tenancy'], ['catalog'], ['impex', 'discovery', 'webhooks', 'lifecycle', 'audit'], ['sso']];
 
 const layerOf = new Map(CONTEXT_LAYERS.flatMap((names, layer) => names.map((name) => [name, layer] as const)));
 

@@ -3,4 +3,4 @@ export * from './webhook-entity';
 export * from './webhooks';
 export * from './deliveries';
 export { deliverEvent, sweepWebhookRetries, RETRY_SCHEDULE_SECONDS, MAX_ATTEMPTS, DISABLE_AFTER_MS } from './delivery';
-export { URL_NOT_ALLOWED, useResolver } from './ssrf';
+export { URL_NOT_ALLOWED, useResolver, checkTarget, type CheckedTarget } from './ssrf';

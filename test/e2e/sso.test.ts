@@ -1,0 +1,264 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { useTestStack } from '../helpers/stack';
+import { client, PASSWORD, signUp, type Client } from '../helpers/http';
+import { ownerWithEnv } from '../helpers/catalog';
+import { connect, randomDomain, ssoFlow, throughIdp } from '../helpers/sso';
+import { startForgingIdp, type ForgingIdp } from '../helpers/forging-idp';
+import { startDnsStandIn } from '../../infra/local/dns-stand-in';
+import { startLocalIdp, type LocalIdp } from '../../infra/local/idp';
+
+const dns = await startDnsStandIn();
+const ref = useTestStack({ SSO_ALLOWED_ADDRESSES: '127.0.0.1', SSO_DNS_SERVERS: dns.server });
+const api = client(() => ref.stack.url);
+/** The honest IdP of the company, a second (rogue) one configured by another project's owner, and one that forges tokens. */
+let idp: LocalIdp;
+let rogue: LocalIdp;
+let forger: ForgingIdp;
+beforeAll(async () => {
+  const redirectUris = [`${ref.stack.url}/auth/sso/callback`];
+  [idp, rogue, forger] = await Promise.all([startLocalIdp({ redirectUris, users: {} }), startLocalIdp({ redirectUris, users: {}, clientId: 'rogue' }), startForgingIdp()]);
+});
+afterAll(async () => {
+  await Promise.all([idp?.stop(), rogue?.stop(), forger?.stop()]);
+  await dns.stop();
+});
+
+let n = 0;
+const sub = () => `sub-${Date.now().toString(36)}-${n++}`;
+const exchange = (code: string | null) => api.post('/auth/sso/token', { login_code: code });
+/** No account holds `email`: registering it succeeds (the proof that a refusal created nothing). */
+async function noAccount(a: Client, email: string) {
+  const reg = await a.post('/auth/register', { email, password: PASSWORD });
+  expect(reg.status, reg.text).toBe(201);
+}
+
+/** A Business owner's project with a verified domain connected to `provider`. */
+async function company(provider: { issuer: string; clientId: string; clientSecret: string } = idp, extra: Record<string, unknown> = {}) {
+  const owner = await ownerWithEnv(api, 'Business');
+  const domain = randomDomain();
+  await connect(api, owner.token, owner.projectId, provider, dns, [domain], extra);
+  return { ...owner, domain };
+}
+
+describe('SSO connection', () => {
+  it('is the owner\'s, on a plan with sso; GET hides the secret; a kept domain keeps its verification; DELETE releases it', async () => {
+    const team = await ownerWithEnv(api, 'Team');
+    const refused = await api.put(`/projects/${team.projectId}/sso`, { issuer: idp.issuer, client_id: idp.clientId, client_secret: idp.clientSecret, domains: [] }, { token: team.token });
+    expect(refused.status).toBe(403);
+    expect(refused.body.detail).toContain('(feature: sso)');
+
+    const c = await company();
+    expect((await api.get(`/projects/${team.projectId}/sso`, { token: team.token })).status).toBe(403);
+    const got = await api.get(`/projects/${c.projectId}/sso`, { token: c.token });
+    expect(got.status).toBe(200);
+    expect(got.text).not.toContain(idp.clientSecret);
+    expect(got.body.domains).toEqual([expect.objectContaining({ domain: c.domain, verified: true, txt_name: `_infracat-challenge.${c.domain}` })]);
+    const second = randomDomain();
+    const again = await api.put(`/projects/${c.projectId}/sso`, { issuer: idp.issuer, client_id: idp.clientId, domains: [c.domain, second], required: false, jit_role: null }, { token: c.token });
+    expect(again.status, again.text).toBe(200);
+    expect(again.body.domains).toEqual([expect.objectContaining({ domain: c.domain, verified: true }), expect.objectContaining({ domain: second, verified: false })]);
+
+    const member = await signUp(api);
+    await api.post(`/environments/${c.envId}/roles`, { user_id: member.id, role: 'administrator' }, { token: c.token });
+    expect((await api.get(`/projects/${c.projectId}/sso`, { token: member.token })).status).toBe(403);
+
+    expect((await api.delete(`/projects/${c.projectId}/sso`, undefined, { token: c.token })).status).toBe(204);
+    const gone = await api.get(`/projects/${c.projectId}/sso`, { token: c.token });
+    expect([gone.status, gone.body.detail]).toEqual([404, 'SSO connection not found']);
+    // released: another project may claim and verify the domain now
+    const other = await company();
+    await connect(api, other.token, other.projectId, idp, dns, [c.domain]);
+  });
+
+  it('refuses a bad issuer with 422 saying what was wrong, and addresses outside the rule', async () => {
+    const owner = await ownerWithEnv(api, 'Business');
+    const put = (issuer: string) => api.put(`/projects/${owner.projectId}/sso`, { issuer, client_id: 'x', client_secret: 'y', domains: [] }, { token: owner.token });
+    const wrongPath = await put(`${idp.issuer}/elsewhere`);
+    expect(wrongPath.status).toBe(422);
+    expect(wrongPath.body.detail[0].loc).toEqual(['body', 'issuer']);
+    const privateAddress = await put('http://10.1.2.3/');
+    expect(privateAddress.status).toBe(422);
+    expect(privateAddress.body.detail[0].msg).toContain('public addresses');
+  });
+
+  it('verifies a domain by its TXT record (422 naming it when absent), and a verified domain cannot be claimed by another project (409)', async () => {
+    const owner = await ownerWithEnv(api, 'Business');
+    const domain = randomDomain();
+    const put = await api.put(`/projects/${owner.projectId}/sso`, { issuer: idp.issuer, client_id: idp.clientId, client_secret: idp.clientSecret, domains: [domain] }, { token: owner.token });
+    expect(put.status, put.text).toBe(200);
+    const missing = await api.post(`/projects/${owner.projectId}/sso/domains/${domain}/verify`, undefined, { token: owner.token });
+    expect(missing.status).toBe(422);
+    expect(missing.body.detail[0].msg).toContain(`_infracat-challenge.${domain}`);
+    await connect(api, owner.token, owner.projectId, idp, dns, [domain]);
+
+    const other = await ownerWithEnv(api, 'Business');
+    const claimed = await api.put(`/projects/${other.projectId}/sso`, { issuer: idp.issuer, client_id: idp.clientId, client_secret: idp.clientSecret, domains: [domain] }, { token: other.token });
+    expect(claimed.status).toBe(409);
+  });
+});
+
+describe('SSO sign-in: the account rule', () => {
+  it('a new person is created just in time, a member with the JIT role; the same identity signs into the same account again', async () => {
+    const c = await ownerWithEnv(api, 'Business');
+    const domain = randomDomain();
+    await connect(api, c.token, c.projectId, idp, dns, [domain], { jit_role: { environment_id: c.envId, role: 'viewer' } });
+    const email = `alice@${domain}`;
+    const s = sub();
+    idp.users.set(s, { email, email_verified: true });
+    const flow = await ssoFlow(api, ref.stack.url, { email, sub: s });
+    expect(flow.res.status, flow.res.text).toBe(302);
+    expect(flow.res.headers.get('location')).toMatch(new RegExp(`^${ref.stack.url}/signed-in\\?login_code=`));
+    const tokens = await exchange(flow.loginCode);
+    expect(tokens.status, tokens.text).toBe(200);
+    const me = await api.get('/auth/me', { token: tokens.body.access_token });
+    expect(me.body.email).toBe(email);
+    const roles = await api.get(`/environments/${c.envId}/roles`, { token: c.token });
+    expect(roles.body).toContainEqual(expect.objectContaining({ user_id: me.body.id, role: 'viewer' }));
+    // the code is single use
+    expect((await exchange(flow.loginCode)).status).toBe(400);
+
+    const again = await ssoFlow(api, ref.stack.url, { email, sub: s });
+    const second = await exchange(again.loginCode);
+    expect((await api.get('/auth/me', { token: second.body.access_token })).body.id).toBe(me.body.id);
+  });
+
+  it('an e-mail outside the connection\'s verified domains is refused (403) and nothing is created', async () => {
+    const c = await company();
+    const unverified = randomDomain();
+    await api.put(`/projects/${c.projectId}/sso`, { issuer: idp.issuer, client_id: idp.clientId, domains: [c.domain, unverified], required: false, jit_role: null }, { token: c.token });
+    const s = sub();
+    idp.users.set(s, { email: `bob@${unverified}`, email_verified: true });
+    const flow = await ssoFlow(api, ref.stack.url, { email: `bob@${c.domain}`, sub: s });
+    const refused = await exchange(flow.loginCode);
+    expect([refused.status, refused.body.detail]).toEqual([403, 'This e-mail domain is not verified for this single sign-on connection']);
+    await noAccount(api, `bob@${unverified}`);
+  });
+
+  it('an existing account is never entered (409); once linked from the account itself, SSO signs into it', async () => {
+    const c = await company();
+    const person = await signUp(api, `carol-${n++}@${c.domain}`);
+    const s = sub();
+    idp.users.set(s, { email: person.email, email_verified: true });
+    const flow = await ssoFlow(api, ref.stack.url, { email: person.email, sub: s });
+    const refused = await exchange(flow.loginCode);
+    expect(refused.status).toBe(409);
+    expect(refused.body.detail).toContain('Sign in with your password');
+    const log = await api.get('/auth/me/security-log', { token: person.token });
+    expect(log.body).toContainEqual(expect.objectContaining({ event: 'sign_in.refused', reason: 'sso_account_exists' }));
+
+    // linking needs the password again
+    const noPassword = await api.post('/auth/sso/link', { return_to: `${ref.stack.url}/settings` }, { token: person.token });
+    expect(noPassword.status).toBe(401);
+    const link = await api.post('/auth/sso/link', { current_password: PASSWORD, return_to: `${ref.stack.url}/settings` }, { token: person.token });
+    expect(link.status, link.text).toBe(200);
+    const linked = await ssoFlow(api, ref.stack.url, { email: person.email, sub: s, startUrl: link.body.authorization_url });
+    expect((await exchange(linked.loginCode)).status).toBe(200);
+
+    const later = await ssoFlow(api, ref.stack.url, { email: person.email, sub: s });
+    const tokens = await exchange(later.loginCode);
+    expect(tokens.status).toBe(200);
+    expect((await api.get('/auth/me', { token: tokens.body.access_token })).body.id).toBe(person.id);
+  });
+});
+
+describe('SSO sign-in: a rogue identity provider never enters another person\'s account', () => {
+  it('with the victim\'s domain: the claim is refused (409); with its own domain: the victim\'s address is refused (403); with the victim\'s sub: another issuer\'s identity', async () => {
+    const victimCo = await company();
+    const victim = await signUp(api, `victim-${n++}@${victimCo.domain}`);
+    // the victim links their real identity
+    const victimSub = sub();
+    idp.users.set(victimSub, { email: victim.email, email_verified: true });
+    const link = await api.post('/auth/sso/link', { current_password: PASSWORD, return_to: `${ref.stack.url}/settings` }, { token: victim.token });
+    await exchange((await ssoFlow(api, ref.stack.url, { email: victim.email, sub: victimSub, startUrl: link.body.authorization_url })).loginCode);
+
+    const attacker = await ownerWithEnv(api, 'Business');
+    const put = await api.put(`/projects/${attacker.projectId}/sso`, { issuer: rogue.issuer, client_id: rogue.clientId, client_secret: rogue.clientSecret, domains: [victimCo.domain] }, { token: attacker.token });
+    expect(put.status).toBe(409);
+
+    const own = randomDomain();
+    await connect(api, attacker.token, attacker.projectId, rogue, dns, [own]);
+    // the rogue IdP asserts the victim's address, verified, under the victim's own sub
+    rogue.users.set(victimSub, { email: victim.email, email_verified: true });
+    const flow = await ssoFlow(api, ref.stack.url, { email: `anyone@${own}`, sub: victimSub });
+    const refused = await exchange(flow.loginCode);
+    expect(refused.status).toBe(403);
+    expect(refused.body).not.toHaveProperty('access_token');
+  });
+
+  it('with a domain it verified itself, the existing account of that address is still not entered (409)', async () => {
+    const attacker = await company(rogue);
+    const victim = await signUp(api, `victim-${n++}@${attacker.domain}`);
+    const s = sub();
+    rogue.users.set(s, { email: victim.email, email_verified: true });
+    const flow = await ssoFlow(api, ref.stack.url, { email: victim.email, sub: s });
+    const refused = await exchange(flow.loginCode);
+    expect(refused.status).toBe(409);
+    expect(refused.body).not.toHaveProperty('access_token');
+  });
+});
+
+describe('SSO sign-in: every forged or unverified answer is refused with nothing created', () => {
+  it('refuses email_verified false and a missing email_verified (403)', async () => {
+    const c = await company();
+    for (const verified of [false, undefined]) {
+      const email = `eve-${n++}@${c.domain}`;
+      const s = sub();
+      idp.users.set(s, { email, email_verified: verified });
+      const flow = await ssoFlow(api, ref.stack.url, { email, sub: s });
+      const refused = await exchange(flow.loginCode);
+      expect([refused.status, refused.body.detail]).toEqual([403, 'The identity provider has not verified this e-mail address']);
+      await noAccount(api, email);
+    }
+  });
+
+  it.each([
+    ['a wrong nonce', { nonce: 'not-the-one-sent' }],
+    ['a wrong audience', { aud: 'someone-else' }],
+    ['an expired ID token', { expIn: -600 }],
+    ['a token signed by another key', { otherKey: true }],
+  ])('refuses %s (401)', async (_name, forgery) => {
+    const c = await company(forger);
+    const email = `mallory-${n++}@${c.domain}`;
+    forger.next = { sub: sub(), email, ...forgery };
+    const flow = await ssoFlow(api, ref.stack.url, { email, sub: 'unused' });
+    const refused = await exchange(flow.loginCode);
+    expect([refused.status, refused.body.detail]).toEqual([401, "Single sign-on failed: the identity provider's answer was refused"]);
+    await noAccount(api, email);
+  });
+
+  it('the forging IdP, when honest, signs in (the refusals above are the forgeries\')', async () => {
+    const c = await company(forger);
+    const email = `honest-${n++}@${c.domain}`;
+    forger.next = { sub: sub(), email };
+    const flow = await ssoFlow(api, ref.stack.url, { email, sub: 'unused' });
+    expect((await exchange(flow.loginCode)).status).toBe(200);
+  });
+
+  it('a replayed state is 400 and creates nothing more', async () => {
+    const c = await company();
+    const email = `dave-${n++}@${c.domain}`;
+    const s = sub();
+    idp.users.set(s, { email, email_verified: true });
+    const flow = await ssoFlow(api, ref.stack.url, { email, sub: s });
+    expect(flow.res.status).toBe(302);
+    const replay = await api.get(flow.callbackPath);
+    expect([replay.status, replay.body.detail]).toEqual([400, 'Invalid or expired sign-in state']);
+  });
+});
+
+describe('SSO start', () => {
+  it('refuses return_to on a foreign origin (400), allows a loopback address, and 404s an address without a verified domain', async () => {
+    const c = await company();
+    const email = `frank@${c.domain}`;
+    const foreign = await api.get(`/auth/sso/start?${new URLSearchParams({ email, return_to: 'https://evil.example/steal' })}`);
+    expect([foreign.status, foreign.body.detail]).toEqual([400, 'return_to must be this site or a loopback address']);
+    const loopback = await api.get(`/auth/sso/start?${new URLSearchParams({ email, return_to: 'http://127.0.0.1:53682/callback' })}`);
+    expect(loopback.status).toBe(302);
+    expect(loopback.headers.get('location')).toContain('code_challenge_method=S256');
+    const none = await api.get(`/auth/sso/start?${new URLSearchParams({ email: `frank@${randomDomain()}`, return_to: `${ref.stack.url}/x` })}`);
+    expect([none.status, none.body.detail]).toEqual([404, 'No single sign-on for this e-mail domain']);
+  });
+});
+
+// keep the helper's browser in use for the CLI's loopback redirect
+void throughIdp;

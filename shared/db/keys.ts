@@ -84,6 +84,8 @@ export const keys = {
   /** The account-side mirror of a linked identity (the account's identities are one Query). */
   ssoLink: (userId: string, issuer: string, sub: string) => ({ PK: `USER#${userId}`, SK: `SSOLINK#${issuer}#${sub}` }),
   ssoLinkPrefix: 'SSOLINK#',
+  /** An owner's password session used on a project that requires SSO (break-glass): audited once per session. TTL 30 days. */
+  ssoBreakGlass: (projectId: string, sessionId: string) => ({ PK: `PROJECT#${projectId}`, SK: `SSOBREAKGLASS#${sessionId}` }),
   /** One event's delivery to one webhook (with its attempts), in the webhook's partition, by event id: created once per event however often the queue hands it over. TTL 30 days. */
   webhookDelivery: (webhookId: string, eventId: string) => ({ PK: `WEBHOOK#${webhookId}`, SK: `DELIVERY#${eventId}` }),
   webhookDeliveryPrefix: 'DELIVERY#',

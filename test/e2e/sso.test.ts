@@ -246,6 +246,38 @@ describe('SSO sign-in: every forged or unverified answer is refused with nothing
   });
 });
 
+describe('required single sign-on', () => {
+  it('refuses a member\'s password session (403) and not their SSO session; the owner keeps password access, audited; API keys keep working', async () => {
+    const c = await ownerWithEnv(api, 'Business');
+    const domain = randomDomain();
+    await connect(api, c.token, c.projectId, idp, dns, [domain], { required: true, jit_role: { environment_id: c.envId, role: 'viewer' } });
+    const envs = (token: string) => api.get(`/environments?project_id=${c.projectId}`, { token });
+
+    const member = await signUp(api);
+    await api.post(`/environments/${c.envId}/roles`, { user_id: member.id, role: 'viewer' }, { token: c.token });
+    const refused = await envs(member.token);
+    expect([refused.status, refused.body.detail]).toEqual([403, 'This project requires single sign-on']);
+
+    const email = `grace@${domain}`;
+    const s = sub();
+    idp.users.set(s, { email, email_verified: true });
+    const tokens = await exchange((await ssoFlow(api, ref.stack.url, { email, sub: s })).loginCode);
+    expect((await envs(tokens.body.access_token)).status).toBe(200);
+
+    expect((await envs(c.token)).status).toBe(200);
+    expect((await envs(c.token)).status).toBe(200);
+    const audit = await api.get(`/projects/${c.projectId}/audit-log?entity_id=${c.projectId}`, { token: c.token });
+    expect(audit.status, audit.text).toBe(200);
+    expect(audit.body.filter((e: { action: string }) => e.action === 'sso_connection.break_glass')).toHaveLength(1);
+
+    const key = await api.post('/me/api-keys', { name: 'ci' }, { token: member.token });
+    expect(key.status, key.text).toBe(201);
+    const exchanged = await api.post('/auth/api-key/token', { api_key: key.body.key });
+    expect(exchanged.status, exchanged.text).toBe(200);
+    expect((await envs(exchanged.body.access_token)).status).toBe(200);
+  });
+});
+
 describe('SSO start', () => {
   it('refuses return_to on a foreign origin (400), allows a loopback address, and 404s an address without a verified domain', async () => {
     const c = await company();

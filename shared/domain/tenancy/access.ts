@@ -6,6 +6,7 @@ import { actorAccount, type AppContext } from '#shared/context';
 import { capabilities, isPermission, type CataloguePermission, type EnvRole, type Permission } from '#auth/permissions';
 import type { Project } from './project-types';
 import { keyAllowsProject } from '#auth/key-grant';
+import { requireSingleSignOn } from './sso-required';
 import { currentScope } from '#shared/invocation';
 
 export interface Membership {
@@ -107,6 +108,7 @@ export async function loadAccess(
   const membership = items.get(keyId(memberKey)) as Membership | undefined;
   // A project outside an API key's projects is as unknown to its token as one the account is not in.
   if (!project || !isLive(project) || !membership || !keyAllowsProject(currentScope()?.key_projects, projectId)) throw opts.notFoundError ?? notFound(PROJECT_NOT_FOUND);
+  if (project.sso_required) await requireSingleSignOn(project, membership);
   const envRoles = new Map<string, EnvRole>();
   const role = roleKey ? (items.get(keyId(roleKey)) as { role: EnvRole } | undefined) : undefined;
   if (role && opts.envId) envRoles.set(opts.envId, role.role);

@@ -6,6 +6,8 @@ export interface Project {
   cost_calc_enabled: boolean;
   /** The account whose plan governs this project's limits (its creating owner). Internal. */
   owner_id: string;
+  /** Mirrors its SSO connection's `required` (issue 44), written in the connection's transaction. */
+  sso_required?: boolean;
   created_at: string;
   updated_at: string;
   deleted_at: string | null;

@@ -1,8 +1,8 @@
 import * as z from 'zod';
-import { route, ok } from '#http/route';
+import { route, ok, noContent } from '#http/route';
 import { email, tokenPair } from '#http/schemas';
 import { signedIn } from '#http/cookies';
-import { exchangeLoginCode, finishSsoSignIn, startSsoLink, startSsoSignIn } from '#domain/sso';
+import { exchangeLoginCode, finishSsoSignIn, listLinkedIdentities, startSsoLink, startSsoSignIn, unlinkIdentity } from '#domain/sso';
 import { pendingInvitationGate } from '#domain/tenancy';
 import type { ClientMeta } from '#domain/identity';
 
@@ -39,5 +39,20 @@ export const ssoSignInRoutes = [
     responses: () => ({ 200: z.object({ authorization_url: z.string() }) }),
     refusals: [400, 404, 423, 429],
     handler: async (req, ctx) => ok({ authorization_url: await startSsoLink(ctx, { ...req.body, client: client(req) }) }),
+  }),
+  route({
+    method: 'GET', path: '/auth/me/sso/identities', auth: 'user', summary: "The identities (issuer, subject) linked to your account for single sign-on",
+    responses: () => ({ 200: z.array(z.object({ id: z.string(), issuer: z.string(), sub: z.string(), email: z.string(), linked_at: z.string() })) }),
+    handler: async (_req, ctx) => ok(await listLinkedIdentities(ctx)),
+  }),
+  route({
+    method: 'DELETE', path: '/auth/me/sso/identities/{identity_id}', auth: 'user', summary: 'Unlink an identity from your account (single sign-on through it then no longer enters this account)',
+    params: () => z.object({ identity_id: z.string().max(64) }),
+    responses: () => ({ 204: null }),
+    refusals: [404],
+    handler: async ({ params }, ctx) => {
+      await unlinkIdentity(ctx, params);
+      return noContent();
+    },
   }),
 ];

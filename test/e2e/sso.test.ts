@@ -158,6 +158,14 @@ describe('SSO sign-in: the account rule', () => {
     const tokens = await exchange(later.loginCode);
     expect(tokens.status).toBe(200);
     expect((await api.get('/auth/me', { token: tokens.body.access_token })).body.id).toBe(person.id);
+
+    // the holder lists and unlinks it; SSO then no longer enters the account
+    const identities = await api.get('/auth/me/sso/identities', { token: person.token });
+    expect(identities.body).toEqual([expect.objectContaining({ issuer: idp.issuer, sub: s, email: person.email })]);
+    expect((await api.delete(`/auth/me/sso/identities/${identities.body[0].id}`, undefined, { token: person.token })).status).toBe(204);
+    expect((await api.get('/auth/me/sso/identities', { token: person.token })).body).toEqual([]);
+    const afterUnlink = await ssoFlow(api, ref.stack.url, { email: person.email, sub: s });
+    expect((await exchange(afterUnlink.loginCode)).status).toBe(409);
   });
 });
 

@@ -1,4 +1,9 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { delimiter, dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { INFRACAT_BIN } from '../helpers/infracat-binary';
 import { useTestStack } from '../helpers/stack';
 import { client, PASSWORD, signUp, type Client } from '../helpers/http';
 import { ownerWithEnv } from '../helpers/catalog';
@@ -300,5 +305,39 @@ describe('SSO start', () => {
   });
 });
 
-// keep the helper's browser in use for the CLI's loopback redirect
-void throughIdp;
+describe('infracat login --sso', () => {
+  it('prints the address, takes the login code on its loopback redirect, and is signed in', async () => {
+    const c = await company();
+    const email = `henry@${c.domain}`;
+    const s = sub();
+    idp.users.set(s, { email, email_verified: true });
+    const configDir = await mkdtemp(join(tmpdir(), 'infracat-sso-'));
+    const env: Record<string, string | undefined> = { ...process.env, INFRACAT_CONFIG_DIR: configDir, INFRACAT_NO_BROWSER: '1', PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ''}` };
+    for (const k of ['INFRACAT_URL', 'INFRACAT_EMAIL', 'INFRACAT_PASSWORD', 'INFRACAT_API_KEY']) delete env[k];
+    const child = spawn(INFRACAT_BIN, ['login', '--sso', '--email', email, '--url', ref.stack.url, '-o', 'json'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    const address = await new Promise<string>((resolve, reject) => {
+      child.stderr.on('data', (d) => {
+        stderr += d;
+        const m = /(http\S+\/auth\/sso\/start\S+)/.exec(stderr);
+        if (m) resolve(m[1]);
+      });
+      child.on('close', () => reject(new Error(`infracat ended: ${stderr}`)));
+    });
+    expect(new URL(address).searchParams.get('return_to')).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/callback$/);
+    // the browser: the service's start, the IdP, the callback, and back to the CLI's loopback address
+    const start = await api.get(address.slice(ref.stack.url.length));
+    expect(start.status).toBe(302);
+    const callback = await throughIdp(start.headers.get('location')!, s, `${ref.stack.url}/auth/sso/callback`);
+    const back = await api.get(callback.slice(ref.stack.url.length));
+    expect(back.status).toBe(302);
+    const loopback = await fetch(back.headers.get('location')!);
+    expect(loopback.status).toBe(200);
+    const code = await new Promise<number | null>((resolve) => (child.exitCode !== null ? resolve(child.exitCode) : child.on('close', resolve)));
+    expect(code, stderr).toBe(0);
+    expect(JSON.parse(stdout)).toMatchObject({ email, url: ref.stack.url });
+    await rm(configDir, { recursive: true, force: true });
+  });
+});

@@ -1,0 +1,65 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import { useTestStack } from '../helpers/stack';
+import { client } from '../helpers/http';
+import { launchChromium } from '../helpers/browser';
+import { ownerWithEnv } from '../helpers/catalog';
+import { connect, randomDomain } from '../helpers/sso';
+import { startDnsStandIn } from '../../infra/local/dns-stand-in';
+import { startLocalIdp, type LocalIdp } from '../../infra/local/idp';
+
+/**
+ * Issue 44 item 5, the dashboard's single sign-on in Chromium against a local stack, the local IdP
+ * (oidc-provider) and the DNS stand-in: "Sign in with single sign-on", the e-mail first, the IdP's
+ * page, and back signed in; a refusal (an existing account) shown on the sign-in page.
+ */
+const dns = await startDnsStandIn();
+const ref = useTestStack({ SSO_ALLOWED_ADDRESSES: '127.0.0.1', SSO_DNS_SERVERS: dns.server });
+const api = client(() => ref.stack.url);
+let idp: LocalIdp;
+let browser: Browser;
+let page: Page;
+let domain: string;
+const poll = <T>(read: () => T | Promise<T>) => expect.poll(read, { timeout: 15_000 });
+
+beforeAll(async () => {
+  idp = await startLocalIdp({ redirectUris: [`${ref.stack.url}/auth/sso/callback`], users: {} });
+  const owner = await ownerWithEnv(api, 'Business');
+  domain = randomDomain();
+  await connect(api, owner.token, owner.projectId, idp, dns, [domain]);
+  browser = await launchChromium();
+  page = await (await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'en-US' })).newPage();
+});
+afterAll(async () => {
+  await browser?.close();
+  await idp?.stop();
+  await dns.stop();
+});
+
+async function signInWithSso(email: string) {
+  await page.goto(`${ref.stack.url}/sign-in`);
+  await page.getByRole('button', { name: 'Sign in with single sign-on' }).click();
+  await page.getByLabel('Work email').fill(email);
+  await page.getByRole('button', { name: 'Continue' }).click();
+  await page.getByRole('button', { name: email }).click();
+}
+
+describe('dashboard single sign-on', () => {
+  it('signs a new person in through the identity provider', async () => {
+    const email = `ivy@${domain}`;
+    idp.users.set('ivy', { email, email_verified: true });
+    await signInWithSso(email);
+    await poll(() => new URL(page.url()).pathname).not.toBe('/sign-in');
+    const me = (await page.evaluate(async () => (await fetch("/auth/me")).json())) as { email: string };
+    expect(me.email).toBe(email);
+  });
+
+  it('shows the refusal for an existing account', async () => {
+    const email = `jack@${domain}`;
+    expect((await api.post('/auth/register', { email, password: 'correct horse battery' })).status).toBe(201);
+    idp.users.set('jack', { email, email_verified: true });
+    await page.context().clearCookies();
+    await signInWithSso(email);
+    await poll(() => page.getByRole('alert').textContent()).toContain('Sign in with your password');
+  });
+});

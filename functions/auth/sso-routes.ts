@@ -1,14 +1,14 @@
 import * as z from 'zod';
 import { route, ok, noContent } from '#http/route';
 import { email, tokenPair } from '#http/schemas';
-import { signedIn } from '#http/cookies';
-import { exchangeLoginCode, finishSsoSignIn, listLinkedIdentities, startSsoLink, startSsoSignIn, unlinkIdentity } from '#domain/sso';
+import { clearCookie, setCookie, signedIn } from '#http/cookies';
+import { exchangeLoginCode, finishSsoSignIn, listLinkedIdentities, SSO_BINDING_COOKIE, startSsoLink, startSsoSignIn, unlinkIdentity } from '#domain/sso';
 import { pendingInvitationGate } from '#domain/tenancy';
 import type { ClientMeta } from '#domain/identity';
 
 const client = (req: ClientMeta): ClientMeta => ({ sourceIp: req.sourceIp, userAgent: req.userAgent });
 const returnTo = () => z.string().min(1).max(2000);
-const redirect = (location: string) => ({ status: 302, headers: { location, 'cache-control': 'no-store' } });
+const redirect = (location: string, cookies: string[] = []) => ({ status: 302, headers: { location, 'cache-control': 'no-store' }, cookies });
 
 /** Single sign-on (issue 44): the OpenID Connect flow through a project's identity provider. openid-client is imported at the first call only. */
 export const ssoSignInRoutes = [
@@ -17,14 +17,20 @@ export const ssoSignInRoutes = [
     query: () => z.object({ email, return_to: returnTo() }),
     responses: () => ({ 302: null }),
     refusals: [400, 404],
-    handler: async ({ query }, ctx) => redirect(await startSsoSignIn(ctx, query)),
+    handler: async ({ query }, ctx) => {
+      const { location, binding } = await startSsoSignIn(ctx, query);
+      return redirect(location, [setCookie(SSO_BINDING_COOKIE, binding, 600)]);
+    },
   }),
   route({
     method: 'GET', path: '/auth/sso/callback', auth: 'public', summary: 'The identity provider returns here: the state is checked (single use, 10 minutes), the code exchanged and the ID token checked; 302 to return_to with a one-time login_code',
     query: () => z.looseObject({ state: z.string().max(600).optional(), code: z.string().max(4000).optional() }),
     responses: () => ({ 302: null }),
     refusals: [400, 401, 403, 409],
-    handler: async ({ query }, ctx) => redirect(await finishSsoSignIn(ctx, { query: Object.fromEntries(Object.entries(query).filter((e): e is [string, string] => typeof e[1] === 'string')) })),
+    handler: async ({ query, cookies }, ctx) => {
+      const params = Object.fromEntries(Object.entries(query).filter((e): e is [string, string] => typeof e[1] === 'string'));
+      return redirect(await finishSsoSignIn(ctx, { query: params, binding: cookies[SSO_BINDING_COOKIE] }), [clearCookie(SSO_BINDING_COOKIE)]);
+    },
   }),
   route({
     method: 'POST', path: '/auth/sso/token', auth: 'public', summary: 'Exchange a login_code (60 s, single use) for what POST /auth/login answers, or the refusal the single sign-on reached',

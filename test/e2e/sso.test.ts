@@ -7,7 +7,7 @@ import { INFRACAT_BIN } from '../helpers/infracat-binary';
 import { useTestStack } from '../helpers/stack';
 import { client, PASSWORD, signUp, type Client } from '../helpers/http';
 import { ownerWithEnv } from '../helpers/catalog';
-import { connect, randomDomain, ssoFlow, throughIdp } from '../helpers/sso';
+import { bindingCookie, connect, randomDomain, ssoFlow, throughIdp } from '../helpers/sso';
 import { startForgingIdp, type ForgingIdp } from '../helpers/forging-idp';
 import { startDnsStandIn } from '../../infra/local/dns-stand-in';
 import { startLocalIdp, type LocalIdp } from '../../infra/local/idp';
@@ -254,8 +254,30 @@ describe('SSO sign-in: every forged or unverified answer is refused with nothing
     idp.users.set(s, { email, email_verified: true });
     const flow = await ssoFlow(api, ref.stack.url, { email, sub: s });
     expect(flow.res.status).toBe(302);
-    const replay = await api.get(flow.callbackPath);
+    const replay = await api.get(flow.callbackPath, { cookie: flow.cookie });
     expect([replay.status, replay.body.detail]).toEqual([400, 'Invalid or expired sign-in state']);
+  });
+
+  it('a sign-in finished in another browser than the one that started it is 400 (no login CSRF)', async () => {
+    const c = await company();
+    const email = `oscar-${n++}@${c.domain}`;
+    const s = sub();
+    idp.users.set(s, { email, email_verified: true });
+    const flow = await ssoFlow(api, ref.stack.url, { email, sub: s, otherBrowser: true });
+    expect([flow.res.status, flow.res.body.detail]).toEqual([400, 'Invalid or expired sign-in state']);
+    await noAccount(api, email);
+  });
+
+  it('a link finishes only with an identity of the linking account\'s own address (403 otherwise)', async () => {
+    const c = await company();
+    const person = await signUp(api, `pat-${n++}@${c.domain}`);
+    const s = sub();
+    idp.users.set(s, { email: `someone-else-${n++}@${c.domain}`, email_verified: true });
+    const link = await api.post('/auth/sso/link', { current_password: PASSWORD, return_to: `${ref.stack.url}/settings` }, { token: person.token });
+    const flow = await ssoFlow(api, ref.stack.url, { email: person.email, sub: s, startUrl: link.body.authorization_url });
+    const refused = await exchange(flow.loginCode);
+    expect([refused.status, refused.body.detail]).toEqual([403, "The identity's e-mail address is not this account's"]);
+    expect((await api.get('/auth/me/sso/identities', { token: person.token })).body).toEqual([]);
   });
 });
 
@@ -331,7 +353,7 @@ describe('infracat login --sso', () => {
     const start = await api.get(address.slice(ref.stack.url.length));
     expect(start.status).toBe(302);
     const callback = await throughIdp(start.headers.get('location')!, s, `${ref.stack.url}/auth/sso/callback`);
-    const back = await api.get(callback.slice(ref.stack.url.length));
+    const back = await api.get(callback.slice(ref.stack.url.length), { cookie: bindingCookie(start.cookies) });
     expect(back.status).toBe(302);
     const loopback = await fetch(back.headers.get('location')!);
     expect(loopback.status).toBe(200);

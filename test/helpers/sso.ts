@@ -54,15 +54,21 @@ export async function throughIdp(authorizationUrl: string, sub: string, callback
 }
 
 /** The whole browser side of a sign-in: start, the IdP, the callback. Answers the callback's response. */
-export async function ssoFlow(api: Client, baseUrl: string, opts: { email: string; sub: string; returnTo?: string; startUrl?: string }) {
+export async function ssoFlow(api: Client, baseUrl: string, opts: { email: string; sub: string; returnTo?: string; startUrl?: string; otherBrowser?: boolean }) {
   let authorizationUrl = opts.startUrl;
+  let cookie: string | undefined;
   if (!authorizationUrl) {
     const start = await api.get(`/auth/sso/start?${new URLSearchParams({ email: opts.email, return_to: opts.returnTo ?? `${baseUrl}/signed-in` })}`);
     expect(start.status, start.text).toBe(302);
     authorizationUrl = start.headers.get('location')!;
+    // the browser keeps the binding cookie the start set (another browser has none)
+    cookie = opts.otherBrowser ? undefined : bindingCookie(start.cookies);
   }
   const callback = await throughIdp(authorizationUrl, opts.sub, `${baseUrl}/auth/sso/callback`);
   const path = callback.slice(baseUrl.length);
-  const res = await api.get(path);
-  return { res, callbackPath: path, loginCode: res.status === 302 ? new URL(res.headers.get('location')!).searchParams.get('login_code') : null };
+  const res = await api.get(path, { cookie });
+  return { res, callbackPath: path, cookie, loginCode: res.status === 302 ? new URL(res.headers.get('location')!).searchParams.get('login_code') : null };
 }
+
+/** The `sso_binding` cookie of a start's answer, as a Cookie header. */
+export const bindingCookie = (setCookies: string[]) => setCookies.map((c) => c.split(';')[0]).find((c) => c.startsWith('sso_binding='));

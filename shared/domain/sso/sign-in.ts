@@ -26,6 +26,9 @@ export const DOMAIN_NOT_VERIFIED = 'This e-mail domain is not verified for this 
 export const ACCOUNT_EXISTS = 'An account with this e-mail already exists. Sign in with your password, then link single sign-on from your account settings.';
 export const IDENTITY_LINKED_ELSEWHERE = 'This identity is already linked to another account';
 export const SSO_CONNECTION_GONE = 'The single sign-on connection no longer exists';
+export const LINK_EMAIL_MISMATCH = "The identity's e-mail address is not this account's";
+/** The cookie that binds a sign-in's state to the browser that started it. */
+export const SSO_BINDING_COOKIE = 'sso_binding';
 
 const STATE_TTL_S = 600;
 const CODE_TTL_S = 60;
@@ -43,6 +46,10 @@ interface StoredState {
   return_to: string;
   /** Set by POST /auth/sso/link: the callback links the identity to this account, and to no other. */
   link_user_id: string | null;
+  /** The linking account's e-mail: only an identity with this address is linked (a link started by one person cannot be finished by another's browser). */
+  link_email?: string | null;
+  /** SHA-256 of the browser binding set as a cookie by /auth/sso/start: the callback must come from the browser that started (no login CSRF). */
+  binding_hash?: string | null;
   created_at: string;
 }
 
@@ -84,14 +91,17 @@ async function clientOf(connection: SsoConnection, ctx: AppContext) {
 }
 
 /** Builds the redirect to the IdP (authorization code, PKCE S256, state, nonce) and stores the state. */
-async function redirectToIdp(ctx: AppContext, connection: SsoConnection, input: { email: string; return_to: string; link_user_id: string | null }): Promise<string> {
+async function redirectToIdp(ctx: AppContext, connection: SsoConnection, input: { email: string; return_to: string; link_user_id: string | null; link_email?: string; binding?: string }): Promise<string> {
   const { config, oidc } = await clientOf(connection, ctx);
   const code_verifier = oidc.randomPKCECodeVerifier();
   const nonce = oidc.randomNonce();
   // The state names its project, so the callback reads the connection beside consuming the state (one round trip).
   const state = `${connection.project_id}.${random()}`;
   const now = ctx.clock.now();
-  const stored: StoredState = { project_id: connection.project_id, code_verifier, nonce, return_to: input.return_to, link_user_id: input.link_user_id, created_at: now.toISOString() };
+  const stored: StoredState = {
+    project_id: connection.project_id, code_verifier, nonce, return_to: input.return_to, link_user_id: input.link_user_id, link_email: input.link_email ?? null,
+    binding_hash: input.binding ? sha256(input.binding) : null, created_at: now.toISOString(),
+  };
   await putItem({ ...keys.ssoState(sha256(state)), type: 'sso_state', ...stored, expires_at_epoch: epochSeconds(now) + STATE_TTL_S });
   return oidc.buildAuthorizationUrl(config, {
     redirect_uri: callbackUrl(ctx), scope: SCOPE, state, nonce, login_hint: input.email,
@@ -111,11 +121,12 @@ async function connectionForEmail(email: string): Promise<{ connection: SsoConne
   return { connection, project };
 }
 
-/** GET /auth/sso/start: where to send the browser (302). */
-export async function startSsoSignIn(ctx: AppContext, input: { email: string; return_to: string }): Promise<string> {
+/** GET /auth/sso/start: where to send the browser (302), and the binding the route sets as a cookie on it. */
+export async function startSsoSignIn(ctx: AppContext, input: { email: string; return_to: string }): Promise<{ location: string; binding: string }> {
   if (!returnToAllowed(input.return_to, ctx)) throw invalid(RETURN_TO_REFUSED);
   const { connection } = await connectionForEmail(input.email);
-  return redirectToIdp(ctx, connection, { ...input, link_user_id: null });
+  const binding = random();
+  return { location: await redirectToIdp(ctx, connection, { ...input, link_user_id: null, binding }), binding };
 }
 
 /**
@@ -128,7 +139,7 @@ export async function startSsoLink(ctx: AppContext, input: IdentityProof & { ema
   const account = await requireRecentProof(ctx, input);
   const email = input.email ?? account.email;
   const { connection } = await connectionForEmail(email);
-  return redirectToIdp(ctx, connection, { email, return_to: input.return_to, link_user_id: account.id });
+  return redirectToIdp(ctx, connection, { email, return_to: input.return_to, link_user_id: account.id, link_email: account.email });
 }
 
 /** The state, consumed: single use (a delete that answers what it deleted), 10 minutes. */
@@ -154,10 +165,12 @@ const refusal = (err: DomainError): CodeOutcome => ({ refusal: { kind: err.kind 
  * answers the sign-in or the refusal. Round trips: state and connection together, the identity and
  * the e-mail together, then one write.
  */
-export async function finishSsoSignIn(ctx: AppContext, input: { query: Record<string, string> }): Promise<string> {
+export async function finishSsoSignIn(ctx: AppContext, input: { query: Record<string, string>; binding?: string }): Promise<string> {
   const state = input.query.state;
   const projectId = state?.split('.')[0] ?? '';
   const [stored, { connection }] = await Promise.all([consumeState(state, ctx), /^[0-9a-f-]{36}$/.test(projectId) ? connectionAndProject(projectId) : Promise.resolve({ connection: undefined })]);
+  // a sign-in started in another browser (a link sent to a victim: login CSRF) does not finish here
+  if (stored.binding_hash && (!input.binding || sha256(input.binding) !== stored.binding_hash)) throw invalid(INVALID_STATE);
   const { outcome, steps } = await decide(ctx, stored, connection, input.query, state!).catch((err: unknown) => {
     if (err instanceof DomainError) return { outcome: refusal(err), steps: [] as TransactStep[] };
     throw err;
@@ -197,6 +210,7 @@ async function decide(ctx: AppContext, stored: StoredState, connection: SsoConne
     if (link && link.user_id !== stored.link_user_id) throw conflict(IDENTITY_LINKED_ELSEWHERE);
     if (link) return { outcome: signIn(link.user_id), steps: [] };
     if (!domainVerified(connection, email)) throw forbidden(DOMAIN_NOT_VERIFIED);
+    if (stored.link_email && stored.link_email.toLowerCase() !== email) throw forbidden(LINK_EMAIL_MISMATCH);
     return { outcome: signIn(stored.link_user_id), steps: [...linkSteps(ctx, stored.link_user_id, issuer, sub, email, connection.project_id), securityLogStep(stored.link_user_id, { event: 'sso.linked', actor: 'self', details: { issuer, email } }, ctx)] };
   }
   if (link) return { outcome: signIn(link.user_id), steps: [] };

@@ -62,4 +62,23 @@ describe('dashboard single sign-on', () => {
     await signInWithSso(email);
     await poll(() => page.getByRole('alert').textContent()).toContain('Sign in with your password');
   });
+
+  it('the holder links single sign-on from the account page, and it is listed there', async () => {
+    const email = `kim@${domain}`;
+    expect((await api.post('/auth/register', { email, password: 'correct horse battery' })).status).toBe(201);
+    idp.users.set('kim', { email, email_verified: true });
+    await page.context().clearCookies();
+    await page.goto(`${ref.stack.url}/sign-in`);
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Password').fill('correct horse battery');
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await poll(() => new URL(page.url()).pathname).not.toBe('/sign-in');
+    await page.goto(`${ref.stack.url}/account#single-sign-on`);
+    const part = page.locator('section#single-sign-on');
+    await part.getByLabel('Current password').fill('correct horse battery');
+    await page.getByRole('button', { name: 'Link single sign-on' }).click();
+    await page.getByRole('button', { name: email }).click();
+    await poll(() => new URL(page.url()).pathname).toBe('/account');
+    await poll(() => page.locator('ul.sso-identities').textContent()).toContain(email);
+  });
 });

@@ -44,7 +44,35 @@ async function signInWithSso(email: string) {
   await page.getByRole('button', { name: email }).click();
 }
 
+async function passwordSignIn(email: string, password: string) {
+  await page.context().clearCookies();
+  await page.goto(`${ref.stack.url}/sign-in`);
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+  await poll(() => new URL(page.url()).pathname).not.toBe('/sign-in');
+}
+
 describe('dashboard single sign-on', () => {
+  it('the SSO settings page: the connection, a domain with its TXT record, Verify', async () => {
+    const owner = await ownerWithEnv(api, 'Business');
+    await passwordSignIn(owner.owner.email, owner.owner.password);
+    await page.goto(`${ref.stack.url}/p/${owner.projectId}/sso`);
+    const d = randomDomain();
+    await page.getByLabel('Issuer').fill(idp.issuer);
+    await page.getByLabel('Client ID').fill(idp.clientId);
+    await page.getByLabel('Client secret').fill(idp.clientSecret);
+    await page.getByLabel('E-mail domains').fill(d);
+    await page.getByRole('button', { name: 'Save' }).click();
+    await poll(() => page.locator('ul.sso-domains').textContent()).toContain(`_infracat-challenge.${d}`);
+    const saved = await api.get(`/projects/${owner.projectId}/sso`, { token: owner.token });
+    const challenge = saved.body.domains[0];
+    dns.set(challenge.txt_name, [challenge.txt_value]);
+    await page.getByRole('button', { name: `Verify ${d}` }).click();
+    await poll(() => page.locator('ul.sso-domains').textContent()).not.toContain('not verified');
+    await poll(async () => (await api.get(`/projects/${owner.projectId}/sso`, { token: owner.token })).body.domains[0].verified).toBe(true);
+  });
+
   it('signs a new person in through the identity provider', async () => {
     const email = `ivy@${domain}`;
     idp.users.set('ivy', { email, email_verified: true });
@@ -67,12 +95,7 @@ describe('dashboard single sign-on', () => {
     const email = `kim@${domain}`;
     expect((await api.post('/auth/register', { email, password: 'correct horse battery' })).status).toBe(201);
     idp.users.set('kim', { email, email_verified: true });
-    await page.context().clearCookies();
-    await page.goto(`${ref.stack.url}/sign-in`);
-    await page.getByLabel('Email').fill(email);
-    await page.getByLabel('Password').fill('correct horse battery');
-    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-    await poll(() => new URL(page.url()).pathname).not.toBe('/sign-in');
+    await passwordSignIn(email, 'correct horse battery');
     await page.goto(`${ref.stack.url}/account#single-sign-on`);
     const part = page.locator('section#single-sign-on');
     await part.getByLabel('Current password').fill('correct horse battery');

@@ -91,7 +91,7 @@ function edgeViolations({ from, to }: Edge): string[] {
 }
 
 /** 8. What start:deployed may import besides its own files: no code a function runs, but the fault rules its SQS stand-in applies as the local queues do. */
-export const DEPLOYED_MAY_IMPORT = ['infra/local/dynamo.ts', 'infra/local/s3.ts', 'infra/local/ports.ts', 'infra/local/http-io.ts', 'infra/local/api-event.ts', 'infra/local/stop-on-signals.ts', 'shared/http/router.ts', 'shared/faults.ts'];
+export const DEPLOYED_MAY_IMPORT = ['infra/local/dynamo.ts', 'infra/local/s3.ts', 'infra/local/ports.ts', 'infra/local/http-io.ts', 'infra/local/api-event.ts', 'infra/local/stop-on-signals.ts', 'infra/local/idp.ts', 'infra/local/dns-stand-in.ts', 'shared/http/router.ts', 'shared/faults.ts'];
 
 /** 7. The separate packages of the repository, and whether each may use the client package. */
 const PACKAGES = [

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { INFRACAT_BIN } from '../helpers/infracat-binary';
+import { linkFrom, readOutbox } from '../helpers/outbox';
 import { useTestStack } from '../helpers/stack';
 import { client, PASSWORD, signUp, type Client } from '../helpers/http';
 import { ownerWithEnv } from '../helpers/catalog';
@@ -171,6 +172,28 @@ describe('SSO sign-in: the account rule', () => {
     expect((await api.get('/auth/me/sso/identities', { token: person.token })).body).toEqual([]);
     const afterUnlink = await ssoFlow(api, ref.stack.url, { email: person.email, sub: s });
     expect((await exchange(afterUnlink.loginCode)).status).toBe(409);
+  });
+});
+
+describe('password reset and SSO links', () => {
+  it('a password reset neither removes nor adds a link: the linked identity still signs into the account', async () => {
+    const c = await company();
+    const person = await signUp(api, `quinn-${n++}@${c.domain}`);
+    const s = sub();
+    idp.users.set(s, { email: person.email, email_verified: true });
+    const link = await api.post('/auth/sso/link', { current_password: PASSWORD, return_to: `${ref.stack.url}/settings` }, { token: person.token });
+    expect((await exchange((await ssoFlow(api, ref.stack.url, { email: person.email, sub: s, startUrl: link.body.authorization_url })).loginCode)).status).toBe(200);
+
+    expect((await api.post('/auth/password/reset', { email: person.email })).status).toBe(200);
+    await ref.stack.queues.drain();
+    const mails = await readOutbox(ref.stack.dataDir, { to: person.email });
+    const token = linkFrom(mails[mails.length - 1], '/reset-password').searchParams.get('token');
+    expect((await api.post('/auth/password/reset/confirm', { token, new_password: 'a brand new passphrase' })).status).toBe(200);
+
+    const relogin = await api.post('/auth/login', { email: person.email, password: 'a brand new passphrase' });
+    expect((await api.get('/auth/me/sso/identities', { token: relogin.body.access_token })).body).toHaveLength(1);
+    const tokens = await exchange((await ssoFlow(api, ref.stack.url, { email: person.email, sub: s })).loginCode);
+    expect((await api.get('/auth/me', { token: tokens.body.access_token })).body.id).toBe(person.id);
   });
 });
 

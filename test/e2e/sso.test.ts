@@ -2,7 +2,8 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { INFRACAT_BIN } from '../helpers/infracat-binary';
 import { linkFrom, readOutbox } from '../helpers/outbox';
 import { useTestStack } from '../helpers/stack';
@@ -71,6 +72,9 @@ describe('SSO connection', () => {
     expect((await api.delete(`/projects/${c.projectId}/sso`, undefined, { token: c.token })).status).toBe(204);
     const gone = await api.get(`/projects/${c.projectId}/sso`, { token: c.token });
     expect([gone.status, gone.body.detail]).toEqual([404, 'SSO connection not found']);
+    const audit = await api.get(`/projects/${c.projectId}/audit-log?entity_id=${c.projectId}`, { token: c.token });
+    expect(audit.body.map((e: { action: string }) => e.action).filter((a: string) => a.startsWith('sso_'))).toEqual(['sso_connection.delete', 'sso_connection.update', 'sso_connection.verify_domain', 'sso_connection.create']);
+    expect(audit.text).not.toContain(idp.clientSecret);
     // released: another project may claim and verify the domain now
     const other = await company();
     await connect(api, other.token, other.projectId, idp, dns, [c.domain]);
@@ -118,6 +122,8 @@ describe('SSO sign-in: the account rule', () => {
     expect(tokens.status, tokens.text).toBe(200);
     const me = await api.get('/auth/me', { token: tokens.body.access_token });
     expect(me.body.email).toBe(email);
+    const log = await api.get('/auth/me/security-log', { token: tokens.body.access_token });
+    expect(log.body).toContainEqual(expect.objectContaining({ event: 'sign_in.succeeded', details: expect.objectContaining({ method: 'sso', issuer: idp.issuer }) }));
     const roles = await api.get(`/environments/${c.envId}/roles`, { token: c.token });
     expect(roles.body).toContainEqual(expect.objectContaining({ user_id: me.body.id, role: 'viewer' }));
     // the code is single use
@@ -333,6 +339,23 @@ describe('required single sign-on', () => {
     const exchanged = await api.post('/auth/api-key/token', { api_key: key.body.key });
     expect(exchanged.status, exchanged.text).toBe(200);
     expect((await envs(exchanged.body.access_token)).status).toBe(200);
+  });
+});
+
+describe('SSO callback budget', () => {
+  it('a just-in-time sign-in\'s callback makes 4 DynamoDB calls in 3 round trips (state ‖ connection, identity and e-mail, one transaction)', async () => {
+    const c = await company();
+    const email = `rita-${n++}@${c.domain}`;
+    const s = sub();
+    idp.users.set(s, { email, email_verified: true });
+    const start = await api.get(`/auth/sso/start?${new URLSearchParams({ email, return_to: `${ref.stack.url}/x` })}`);
+    const callback = await throughIdp(start.headers.get('location')!, s, `${ref.stack.url}/auth/sso/callback`);
+    const spy = vi.spyOn(DynamoDBDocumentClient.prototype, 'send');
+    const res = await api.get(callback.slice(ref.stack.url.length), { cookie: bindingCookie(start.cookies) });
+    const calls = spy.mock.calls.map(([command]) => (command as object).constructor.name);
+    spy.mockRestore();
+    expect(res.status).toBe(302);
+    expect(calls.sort()).toEqual(['BatchGetCommand', 'BatchGetCommand', 'DeleteCommand', 'TransactWriteCommand']);
   });
 });
 

@@ -38,7 +38,7 @@ afterAll(async () => {
 
 async function signInWithSso(email: string) {
   await page.goto(`${ref.stack.url}/sign-in`);
-  await page.getByRole('button', { name: 'Sign in with single sign-on' }).click();
+  await page.getByRole('button', { name: 'Use single sign-on' }).click();
   await page.getByLabel('Work email').fill(email);
   await page.getByRole('button', { name: 'Continue' }).click();
   await page.getByRole('button', { name: email }).click();

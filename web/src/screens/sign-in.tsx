@@ -66,7 +66,7 @@ export function SignIn() {
           <Field label="Work email" name="email" type="email" autocomplete="username" required autoFocus value={email} onValue={setEmail}
             hint="Your organisation's identity provider signs you in; you come back here afterwards." />
           <button type="submit" class="primary">Continue</button>
-          <button type="button" class="link" onClick={() => setSso(false)}>Sign in with a password</button>
+          <button type="button" class="link" onClick={() => setSso(false)}>Use a password instead</button>
         </form>
       </Page>
     );
@@ -86,7 +86,7 @@ export function SignIn() {
         <button type="submit" class="primary" disabled={busy}>{askCode ? 'Verify' : 'Sign in'}</button>
         {askCode && <button type="button" class="link" onClick={() => { setAskCode(false); setCode(''); clear(); }}>Use another account</button>}
       </form>
-      <p><button type="button" class="link" onClick={() => setSso(true)}>Sign in with single sign-on</button></p>
+      <p><button type="button" class="link" onClick={() => setSso(true)}>Use single sign-on</button></p>
       <p><a href={to.resetPassword}>Forgot your password?</a></p>
       <p>New here? <a href={to.register}>Create an account</a>.</p>
     </Page>

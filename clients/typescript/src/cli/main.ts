@@ -38,7 +38,7 @@ export function buildProgram(): Command {
   examples(program, 'infracat login', 'infracat use shop production', 'infracat services ls', 'infracat plan -f env.yaml', 'infracat apply -f env.yaml --yes');
   program.addHelpText('after', `Environment: INFRACAT_URL, INFRACAT_API_KEY (an API key with scope write to apply; for CI: no session file),
 INFRACAT_EMAIL + INFRACAT_PASSWORD (+ INFRACAT_TOTP_CODE) to sign in without prompts,
-INFRACAT_PROJECT / INFRACAT_ENVIRONMENT, INFRACAT_TIMEOUT, INFRACAT_CONFIG_DIR (default $XDG_CONFIG_HOME/infracat or ~/.config/infracat).
+INFRACAT_PROJECT / INFRACAT_ENVIRONMENT, INFRACAT_TIMEOUT, INFRACAT_CONFIG_DIR (default $XDG_CONFIG_HOME/infracat or ~/.config/infracat), INFRACAT_NO_BROWSER (login --sso only prints the address).
 Exit codes: 0 ok, 1 error, 2 (plan) changes pending.
 `);
 

@@ -126,6 +126,8 @@ describe('SSO sign-in: the account rule', () => {
     expect(log.body).toContainEqual(expect.objectContaining({ event: 'sign_in.succeeded', details: expect.objectContaining({ method: 'sso', issuer: idp.issuer }) }));
     const roles = await api.get(`/environments/${c.envId}/roles`, { token: c.token });
     expect(roles.body).toContainEqual(expect.objectContaining({ user_id: me.body.id, role: 'viewer' }));
+    const joined = await api.get(`/projects/${c.projectId}/audit-log?entity_id=${me.body.id}`, { token: c.token });
+    expect(joined.body).toEqual([expect.objectContaining({ action: 'member.create', summary: expect.objectContaining({ via: 'sso' }) })]);
     // the code is single use
     expect((await exchange(flow.loginCode)).status).toBe(400);
 

@@ -10,6 +10,7 @@ import { epochSeconds, type AppContext } from '#shared/context';
 import { open } from '#auth/secret-box';
 import { hashPassword } from '#auth/passwords';
 import { log } from '#shared/log';
+import { auditStep } from '#shared/audit';
 import { accountCreationSteps, buildAccount, getAccount, recordLogin, requireRecentProof, securityLogStep, sessionStart, USER_NOT_FOUND_OR_INACTIVE, type Account, type ClientMeta, type IdentityProof, type SignInGate, type TokenPair } from '#domain/identity';
 import { envRoleStep, membershipSteps, planOfProject, type Project } from '#domain/tenancy';
 import { decodeConnection, domainOf, secretContext, type SsoConnection } from './connection';
@@ -246,6 +247,8 @@ function jitSteps(ctx: AppContext, account: Account, c: SsoConnection, sub: stri
     securityLogStep(account.id, { event: 'account.created', actor: 'self', details: { account_type: account.account_type, via: 'sso' } }, ctx),
     ...linkSteps(ctx, account.id, c.issuer, sub, email, c.project_id),
     ...membershipSteps(c.project_id, account.id, 'member', now),
+    // the project's audit log shows who joined, and how (the service acted: no one was signed in)
+    ...auditStep(ctx, { action: 'member.create', entity_type: 'member', entity_id: account.id, project_id: c.project_id, before: null, after: { user_id: account.id, email: account.email, role: 'member' }, summary: { via: 'sso', jit_role: c.jit_role?.role ?? null } }, { mode: 'creation' }),
     ...(c.jit_role ? [envRoleStep(c.project_id, c.jit_role.environment_id, account.id, c.jit_role.role, ctx.ids.newId())] : []),
   ];
 }

@@ -64,6 +64,8 @@ export const sessionEntity = defineEntity(
     previous_hash: z.string().optional(),
     rotated_at: z.string().optional(),
     rotated_to_sealed: z.string().optional(),
+    /** Set when the session began with a single sign-on through this project's connection (what required SSO accepts). */
+    sso_project_id: z.string().optional(),
   }),
 );
 export type Session = z.infer<typeof sessionEntity.schema>;

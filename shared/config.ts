@@ -138,6 +138,10 @@ const schema = lazySchema(() => {
     LOCAL_WEBHOOK_RETRY_SWEEP_SECONDS: z.coerce.number().int().nonnegative().default(5),
     /** Addresses (IPs or CIDRs, comma-separated) webhooks may deliver to although they are not public, over http too: local development and tests (127.0.0.1). Empty by default. */
     WEBHOOK_ALLOWED_ADDRESSES: z.string().default(''),
+    /** Addresses (IPs or CIDRs, comma-separated) a single sign-on identity provider may be reached at although they are not public, over http too (the local IdP). Empty by default. */
+    SSO_ALLOWED_ADDRESSES: z.string().default(''),
+    /** DNS servers (`host:port`, comma-separated) that answer the SSO domains' TXT challenges; the system's resolver when empty. */
+    SSO_DNS_SERVERS: z.string().default(''),
     LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
     /** Observability: the service name on every log line and metric (the stack sets one per function). */
     POWERTOOLS_SERVICE_NAME: z.string().default('infra-catalog'),

@@ -7,6 +7,7 @@ import { nextCursorHeaders, pageQuery } from '#http/paging';
 import { startingSubscription } from '#domain/billing';
 import { pendingInvitationGate } from '#domain/tenancy';
 import { capabilityRoutes } from './capabilities';
+import { ssoSignInRoutes } from './sso-routes';
 import { optionalCaller, presentedToken } from '#auth/authenticate';
 import { lazySchema } from '#shared/lazy-schema';
 
@@ -194,4 +195,5 @@ export const authRoutes = [
     },
   }),
   ...capabilityRoutes,
+  ...ssoSignInRoutes,
 ];

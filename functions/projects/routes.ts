@@ -5,6 +5,7 @@ import { createProject, deleteProject, listProjects, projectMembers, projectPlan
 import { removeMemberAndReferences } from '#domain/catalog';
 import { projectUserRoutes } from './project-users-routes';
 import { costRoutes } from './costs-routes';
+import { ssoConnectionRoutes } from './sso-routes';
 import { lazySchema } from '#shared/lazy-schema';
 
 const projectOut = lazySchema(() => z.object({
@@ -86,4 +87,5 @@ export const projectRoutes = [
   }),
   ...projectUserRoutes,
   ...costRoutes,
+  ...ssoConnectionRoutes,
 ];

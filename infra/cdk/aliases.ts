@@ -35,7 +35,9 @@ export const SEPARATE_PACKAGES = {
    * (docs/decisions/0104-the-scale-bench-runs-the-bundled-jobs-worker-lib-storage-is.md). Its own `@aws-sdk/client-s3` stays the runtime's.
    */
   '@aws-sdk/lib-storage': { entry: 'node_modules/@aws-sdk/lib-storage/dist-es/index.js', when: 'streamedUpload' },
-} as const satisfies Record<string, { entry: string; when: 'always' | 'stripeSecret' | 'yaml' | 'streamedUpload' }>;
+  /** openid-client with oauth4webapi (issue 44): imported by the single sign-on routes at their first call only (shared/domain/sso/openid.ts). */
+  'openid-client': { entry: 'node_modules/openid-client/build/index.js', when: 'openidClient' },
+} as const satisfies Record<string, { entry: string; when: 'always' | 'stripeSecret' | 'yaml' | 'streamedUpload' | 'openidClient' }>;
 
 /** What every bundle leaves out: the SDK v3 the Lambda runtime ships, argon2 (a native addon esbuild cannot bundle), the separate packages (loaded on first use from their own file). */
 export const EXTERNAL_MODULES = ['@aws-sdk/*', '@node-rs/argon2', ...Object.keys(SEPARATE_PACKAGES)];

@@ -30,6 +30,8 @@ export interface Needs {
   yaml: boolean;
   /** It streams documents into the bucket (`uploadDocument`): the SDK's lib-storage is shipped beside it (aliases.ts). */
   streamedUpload: boolean;
+  /** It signs people in through an OpenID Connect identity provider (issue 44): openid-client is shipped beside it (aliases.ts). */
+  openidClient: boolean;
 }
 
 const cache = new Map<string, Needs>();
@@ -61,6 +63,7 @@ export function needsOf(root: string, entry: string): Needs {
     yaml: has('shared/domain/impex/yaml.ts'),
     // An import of an external package stays in the output only when code that uses it does.
     streamedUpload: Object.values(result.metafile.outputs).some((o) => o.imports.some((i) => i.path === '@aws-sdk/lib-storage')),
+    openidClient: has('shared/domain/sso/openid.ts'),
   };
   cache.set(entry, needs);
   return needs;

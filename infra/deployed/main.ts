@@ -3,6 +3,8 @@ import { OPERATOR_ACCESS_KEY } from './iam';
 import { startDeployed } from './start';
 import { adminSecret, LOCAL_ADMIN_SECRET_ARN, LOCAL_STRIPE_SECRET_ARN, synthesizeUnlessCurrent } from './synth';
 import { stopOnSignals } from '../local/stop-on-signals';
+import { startDnsStandIn } from '../local/dns-stand-in';
+import { READY_MADE_USER, startLocalIdp } from '../local/idp';
 
 /**
  * `npm run start:deployed`: the product as deployed, on this machine (README, "The deployed shape").
@@ -24,6 +26,11 @@ const cdkOut = env.CDK_OUT ? Promise.resolve(resolve(env.CDK_OUT)) : (async () =
   console.log(synthesized ? `  synthesized (${((Date.now() - started) / 1000).toFixed(1)} s)` : '  current: not synthesized again');
   return dir;
 })();
+// Single sign-on's stand-ins (issue 44), as `npm start` has them: the DNS server before the functions
+// (its address reaches them as SSO_DNS_SERVERS, a tester override), the IdP once the site's address is known.
+const dns = env.SSO_DNS_SERVERS ? undefined : await startDnsStandIn({ recordsFile: join(dataDir, 'dns-records.json') });
+if (dns) env.SSO_DNS_SERVERS = dns.server;
+env.SSO_ALLOWED_ADDRESSES ??= '127.0.0.1';
 const deployed = await startDeployed({
   cdkOut,
   port: Number(env.PORT ?? 3000),
@@ -37,4 +44,10 @@ console.log(`Infrastructure Catalog (deployed shape, from ${await cdkOut}) is ru
 console.log(`  ${deployed.functions.length} functions, each in its own sandboxes; AWS stand-ins at ${deployed.awsEndpoint} (operator key ${OPERATOR_ACCESS_KEY}); mail: ${dataDir}/outbox/`);
 if (deployed.stripe) console.log(`  payments: Stripe's API stand-in at ${deployed.stripe.url}; checkout and billing portal pages at ${deployed.url}/_stripe/ (test mode: nothing is charged)`);
 
-stopOnSignals(() => deployed.stop());
+const idp = await startLocalIdp({ redirectUris: [`${deployed.url}/auth/sso/callback`], port: 3100 }).catch(() => startLocalIdp({ redirectUris: [`${deployed.url}/auth/sso/callback`] }));
+console.log(`  single sign-on: identity provider ${idp.issuer} (client_id ${idp.clientId}, client_secret ${idp.clientSecret}, user ${READY_MADE_USER.email})${dns ? `; DNS stand-in ${dns.server} (TXT records in ${dataDir}/dns-records.json)` : ''}`);
+
+stopOnSignals(async () => {
+  await Promise.allSettled([idp.stop(), dns?.stop()]);
+  await deployed.stop();
+});

@@ -15,7 +15,13 @@ const env = { STAGE: 'local', ...metricsOff };
 const c = reloadConfig(env);
 const dynamo = c.DYNAMODB_ENDPOINT ? undefined : await spawnOwnDynamo(c, { quickStart: true });
 
-const [{ startLocalStack }, { ensureWebBuild }] = await Promise.all([import('./stack'), import('../build/web-build')]);
+const [{ startLocalStack }, { ensureWebBuild }, sso] = await Promise.all([
+  import('./stack'),
+  import('../build/web-build'),
+  import('./sso-stand-ins'),
+]);
+// Single sign-on's stand-ins: the DNS server before the stack (its address is configuration), the IdP after (it needs the callback's address).
+const dns = await sso.startDnsForLocal(c, env);
 // The dashboard is built (only when web/ changed since its last build) while the stack starts.
 const web = ensureWebBuild({ say: (line) => console.log(line) }).catch((err: unknown) => {
   console.error('The dashboard could not be built (the API runs without it):', err);
@@ -26,5 +32,9 @@ console.log(`Infrastructure Catalog is running at ${stack.url}`);
 console.log(`  Dashboard: ${stack.url}/${built?.built ? ` (built in ${(built.ms / 1000).toFixed(1)} s)` : ''}`);
 console.log(`  API reference: ${stack.url}/docs (document: ${stack.url}/openapi.json)   mail: ${stack.config.LOCAL_DATA_DIR}/outbox/`);
 console.log(`  DynamoDB Local: ${stack.dynamoEndpoint} (table ${stack.config.TABLE_NAME}, data in ${stack.config.LOCAL_DATA_DIR}/dynamodb)`);
+const idp = await sso.startIdpForLocal(stack.url, stack.config, dns, (line) => console.log(line));
 
-stopOnSignals(() => stack.stop());
+stopOnSignals(async () => {
+  await Promise.allSettled([idp.stop(), dns?.stop()]);
+  await stack.stop();
+});

@@ -35,6 +35,7 @@ export const OWNER_RIGHTS = [
   'members.remove', // remove someone else from the project (leaving is every member's)
   'members.admit', // give a role to an account that is not a member, which makes it one
   'jobs.cancel', // cancel an import or export someone else started (its starter may too)
+  'sso.manage', // configure the project's single sign-on (/projects/{id}/sso): it decides who signs in and how
 ] as const;
 export type OwnerRight = (typeof OWNER_RIGHTS)[number];
 

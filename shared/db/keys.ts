@@ -73,6 +73,21 @@ export const keys = {
   /** A webhook of a project (the project's webhooks are one Query). */
   webhook: (projectId: string, webhookId: string) => ({ PK: `PROJECT#${projectId}`, SK: `WEBHOOK#${webhookId}` }),
   webhookPrefix: 'WEBHOOK#',
+  /** A project's single sign-on connection (issue 44): one per project. */
+  ssoConnection: (projectId: string) => ({ PK: `PROJECT#${projectId}`, SK: 'SSO' }),
+  /** Which project claims an e-mail domain for single sign-on (one project per domain across the table); written with the connection. */
+  ssoDomain: (domain: string) => ({ PK: `SSODOMAIN#${domain.toLowerCase()}`, SK: 'SSODOMAIN' }),
+  /** A sign-in's state (addressed by the SHA-256 of the state value), single use, TTL 10 minutes. */
+  ssoState: (stateHash: string) => ({ PK: `SSOSTATE#${stateHash}`, SK: 'SSOSTATE' }),
+  /** A one-time login code handed back by the callback (addressed by its SHA-256), single use, 60 s. */
+  ssoLoginCode: (codeHash: string) => ({ PK: `SSOCODE#${codeHash}`, SK: 'SSOCODE' }),
+  /** An identity (issuer, sub) linked to an account: at most one account per identity. */
+  ssoIdentity: (issuer: string, sub: string) => ({ PK: `SSOIDENTITY#${issuer}#${sub}`, SK: 'SSOIDENTITY' }),
+  /** The account-side mirror of a linked identity (the account's identities are one Query). */
+  ssoLink: (userId: string, issuer: string, sub: string) => ({ PK: `USER#${userId}`, SK: `SSOLINK#${issuer}#${sub}` }),
+  ssoLinkPrefix: 'SSOLINK#',
+  /** An owner's password session used on a project that requires SSO (break-glass): audited once per session. TTL 30 days. */
+  ssoBreakGlass: (projectId: string, sessionId: string) => ({ PK: `PROJECT#${projectId}`, SK: `SSOBREAKGLASS#${sessionId}` }),
   /** One event's delivery to one webhook (with its attempts), in the webhook's partition, by event id: created once per event however often the queue hands it over. TTL 30 days. */
   webhookDelivery: (webhookId: string, eventId: string) => ({ PK: `WEBHOOK#${webhookId}`, SK: `DELIVERY#${eventId}` }),
   webhookDeliveryPrefix: 'DELIVERY#',

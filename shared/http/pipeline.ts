@@ -168,7 +168,10 @@ const authenticateAndValidate = (clock?: Clock): middy.MiddlewareObj<Event, Resu
       if (keyRefusal) throw forbidden(keyRefusal);
       // Read by the project access check (tenancy's loadAccess), which its callers reach without ctx.
       const scope = currentScope();
-      if (scope) scope.key_projects = principal.key?.project_ids ?? null;
+      if (scope) {
+        scope.key_projects = principal.key?.project_ids ?? null;
+        scope.request_ctx = ctx;
+      }
     }
     const raw = rawBodies.get(event) ?? Buffer.alloc(0);
     // A multipart route's schema validates its form fields and file, like any JSON body.

@@ -34,7 +34,7 @@ import { buildImportGraph, type Edge, type ImportGraph, type Unresolved } from '
 export const DOMAIN_DIR = 'shared/domain';
 
 /** Bottom layer first: a context may import the contexts of any earlier layer. */
-export const CONTEXT_LAYERS: readonly (readonly string[])[] = [['identity'], ['billing'], ['tenancy'], ['catalog'], ['impex', 'discovery', 'webhooks', 'lifecycle', 'audit']];
+export const CONTEXT_LAYERS: readonly (readonly string[])[] = [['identity'], ['billing'], ['tenancy'], ['catalog'], ['impex', 'discovery', 'webhooks', 'lifecycle', 'audit'], ['sso']];
 
 const layerOf = new Map(CONTEXT_LAYERS.flatMap((names, layer) => names.map((name) => [name, layer] as const)));
 
@@ -144,7 +144,7 @@ export function deepImportsFromTests(root: string): string[] {
 }
 
 /** 8. What start:deployed may import besides its own files: no code a function runs, but the fault rules its SQS stand-in applies as the local queues do. */
-export const DEPLOYED_MAY_IMPORT = ['infra/local/dynamo.ts', 'infra/local/s3.ts', 'infra/local/ports.ts', 'infra/local/http-io.ts', 'infra/local/api-event.ts', 'infra/local/stop-on-signals.ts', 'shared/http/router.ts', 'shared/faults.ts'];
+export const DEPLOYED_MAY_IMPORT = ['infra/local/dynamo.ts', 'infra/local/s3.ts', 'infra/local/ports.ts', 'infra/local/http-io.ts', 'infra/local/api-event.ts', 'infra/local/stop-on-signals.ts', 'infra/local/idp.ts', 'infra/local/dns-stand-in.ts', 'shared/http/router.ts', 'shared/faults.ts'];
 
 /** 7. The separate packages of the repository, and whether each may use the client package. */
 const PACKAGES = [

@@ -35,6 +35,7 @@ const Topology = lazy(() => loadTopology().then((m) => m.Topology));
 /** ops: import & export, webhooks, plan & billing (loaded when opened). */
 const Transfer = lazy(() => import('./screens/ops/transfer').then((m) => m.Transfer));
 const Webhooks = lazy(() => import('./screens/ops/webhooks').then((m) => m.Webhooks));
+const SingleSignOnSettings = lazy(() => import('./screens/ops/sso').then((m) => m.SingleSignOnSettings));
 const WebhookDetail = lazy(() => import('./screens/ops/webhook-detail').then((m) => m.WebhookDetail));
 const Billing = lazy(() => import('./screens/ops/billing').then((m) => m.Billing));
 const BillingReturn = lazy(() => import('./screens/ops/billing').then((m) => m.BillingReturn));
@@ -72,6 +73,7 @@ const SecurityLogScreen = signedInOnly(SecurityLog);
 
 const TransferScreen = signedInOnly(Transfer);
 const WebhooksScreen = signedInOnly(Webhooks);
+const SsoScreen = signedInOnly(SingleSignOnSettings);
 const WebhookScreen = signedInOnly(WebhookDetail);
 const BillingScreen = signedInOnly(Billing);
 const BillingReturnScreen = signedInOnly(BillingReturn);
@@ -127,6 +129,7 @@ function Header() {
             <a href={to.roles(scope[1])} aria-current={path === to.roles(scope[1]) ? 'page' : undefined}>Roles</a>
             <a href={to.audit(scope[1])} aria-current={path.endsWith('/audit') ? 'page' : undefined}>Audit log</a>
             <a href={to.webhooks(scope[1])} aria-current={path.includes('/webhooks') ? 'page' : undefined}>Webhooks</a>
+            <a href={to.sso(scope[1])} aria-current={path.endsWith('/sso') ? 'page' : undefined}>Single sign-on</a>
           </nav>
         )}
         {me && scope?.[2] && (
@@ -190,6 +193,7 @@ function Shell(props: { session: Session }) {
 
             <Route path="/p/:projectId/e/:envId/transfer" component={TransferScreen} />
             <Route path="/p/:projectId/webhooks" component={WebhooksScreen} />
+            <Route path="/p/:projectId/sso" component={SsoScreen} />
             <Route path="/p/:projectId/webhooks/:webhookId" component={WebhookScreen} />
             <Route path="/account/billing" component={BillingScreen} />
             <Route path="/account/billing/downgrade" component={DowngradeScreen} />

@@ -33,6 +33,7 @@ export const to = {
   // ops: import & export, webhooks, plan & billing
   transfer: (p: string, e: string, job?: string) => `/p/${p}/e/${e}/transfer${job ? `?job=${job}` : ''}`,
   webhooks: (p: string) => `/p/${p}/webhooks`,
+  sso: (p: string) => `/p/${p}/sso`,
   webhook: (p: string, w: string) => `/p/${p}/webhooks/${w}`,
   billing: '/account/billing',
   downgrade: (planId?: string) => `/account/billing/downgrade${planId ? `?to=${planId}` : ''}`,

@@ -329,6 +329,108 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/auth/sso/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Start single sign-on: 302 to the identity provider of the address's verified domain (authorization code, PKCE, state, nonce); return_to must be this site or a loopback address */
+        get: operations["getAuthSsoStart"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/sso/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The identity provider returns here: the state is checked (single use, 10 minutes), the code exchanged and the ID token checked; 302 to return_to with a one-time login_code */
+        get: operations["getAuthSsoCallback"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/sso/token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Exchange a login_code (60 s, single use) for what POST /auth/login answers, or the refusal the single sign-on reached */
+        post: operations["postAuthSsoToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/sso/link": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Link single sign-on to your account: with the current password (and a code where an authenticator is enrolled), answers the identity provider's address; its callback links the identity to this account only */
+        post: operations["postAuthSsoLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/me/sso/identities": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The identities (issuer, subject) linked to your account for single sign-on */
+        get: operations["getAuthMeSsoIdentities"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/me/sso/identities/{identity_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Unlink an identity from your account (single sign-on through it then no longer enters this account) */
+        delete: operations["deleteAuthMeSsoIdentitiesIdentityId"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/features/my": {
         parameters: {
             query?: never;
@@ -840,6 +942,42 @@ export interface paths {
         get: operations["getProjectsProjectIdCostsEstimate"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/projects/{project_id}/sso": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The project's single sign-on connection, without its secret, with each domain's TXT challenge */
+        get: operations["getProjectsProjectIdSso"];
+        /** Create or replace the project's single sign-on connection (OpenID Connect); the issuer's discovery document is checked, the client secret sealed and never returned */
+        put: operations["putProjectsProjectIdSso"];
+        post?: never;
+        /** Remove the project's single sign-on connection and release its domains (linked identities stay with their accounts) */
+        delete: operations["deleteProjectsProjectIdSso"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/projects/{project_id}/sso/domains/{domain}/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Look up the domain's TXT challenge (`_infracat-challenge.<domain>`); found, the domain is verified for this project */
+        post: operations["postProjectsProjectIdSsoDomainsDomainVerify"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2662,7 +2800,7 @@ export interface operations {
                         /** Format: uuid */
                         id: string;
                         /** @enum {string} */
-                        event: "account.created" | "sign_in.succeeded" | "sign_in.refused" | "lockout.started" | "reauth.refused" | "authenticator.added" | "authenticator.removed" | "recovery_codes.regenerated" | "password_reset.requested" | "password_reset.completed" | "email_change.requested" | "email.changed" | "session.signed_out" | "session.revoked" | "sessions.revoked" | "account.updated_by_staff" | "api_key.exchanged" | "api_key.exchange_refused";
+                        event: "account.created" | "sign_in.succeeded" | "sign_in.refused" | "lockout.started" | "reauth.refused" | "authenticator.added" | "authenticator.removed" | "recovery_codes.regenerated" | "password_reset.requested" | "password_reset.completed" | "email_change.requested" | "email.changed" | "session.signed_out" | "session.revoked" | "sessions.revoked" | "account.updated_by_staff" | "api_key.exchanged" | "api_key.exchange_refused" | "sso.linked";
                         reason: string | null;
                         at: string;
                         source_ip: string | null;
@@ -3154,6 +3292,202 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    getAuthSsoStart: {
+        parameters: {
+            query: {
+                email: string;
+                return_to: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Found: the resource is at the Location */
+            302: {
+                headers: {
+                    /** @description Where to fetch it (no other credential needed) */
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getAuthSsoCallback: {
+        parameters: {
+            query?: {
+                state?: string;
+                code?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Found: the resource is at the Location */
+            302: {
+                headers: {
+                    /** @description Where to fetch it (no other credential needed) */
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    postAuthSsoToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    login_code: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        access_token: string;
+                        refresh_token: string;
+                        /** @constant */
+                        token_type: "bearer";
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    postAuthSsoLink: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry: a retry with the same key and request within 24 hours gets the first answer again (with `Idempotent-Replayed: true`) instead of running twice; the same key with a different request is 422; a retry while the first is still running is 409 with `Retry-After`. Refusals are not kept. Keys are per account. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    current_password?: string | null;
+                    totp_code?: string | null;
+                    email?: string | null;
+                    return_to: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        authorization_url: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            423: components["responses"]["Locked"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getAuthMeSsoIdentities: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        issuer: string;
+                        sub: string;
+                        email: string;
+                        linked_at: string;
+                    }[];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteAuthMeSsoIdentitiesIdentityId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                identity_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     getAdminFeaturesMy: {
         parameters: {
             query?: never;
@@ -3361,7 +3695,7 @@ export interface operations {
                         /** Format: uuid */
                         id: string;
                         /** @enum {string} */
-                        event: "account.created" | "sign_in.succeeded" | "sign_in.refused" | "lockout.started" | "reauth.refused" | "authenticator.added" | "authenticator.removed" | "recovery_codes.regenerated" | "password_reset.requested" | "password_reset.completed" | "email_change.requested" | "email.changed" | "session.signed_out" | "session.revoked" | "sessions.revoked" | "account.updated_by_staff" | "api_key.exchanged" | "api_key.exchange_refused";
+                        event: "account.created" | "sign_in.succeeded" | "sign_in.refused" | "lockout.started" | "reauth.refused" | "authenticator.added" | "authenticator.removed" | "recovery_codes.regenerated" | "password_reset.requested" | "password_reset.completed" | "email_change.requested" | "email.changed" | "session.signed_out" | "session.revoked" | "sessions.revoked" | "account.updated_by_staff" | "api_key.exchanged" | "api_key.exchange_refused" | "sso.linked";
                         reason: string | null;
                         at: string;
                         source_ip: string | null;
@@ -4612,6 +4946,185 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getProjectsProjectIdSso: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        project_id: string;
+                        issuer: string;
+                        client_id: string;
+                        domains: {
+                            domain: string;
+                            verified: boolean;
+                            txt_name: string;
+                            txt_value: string;
+                        }[];
+                        required: boolean;
+                        jit_role: {
+                            /** Format: uuid */
+                            environment_id: string;
+                            role: string;
+                        } | null;
+                        created_at: string;
+                        updated_at: string;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    putProjectsProjectIdSso: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    issuer: string;
+                    client_id: string;
+                    client_secret?: string;
+                    /** @default [] */
+                    domains?: string[];
+                    /** @default false */
+                    required?: boolean;
+                    /** @default null */
+                    jit_role?: {
+                        /** Format: uuid */
+                        environment_id: string;
+                        /** @enum {string} */
+                        role: "administrator" | "manager" | "viewer";
+                    } | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        project_id: string;
+                        issuer: string;
+                        client_id: string;
+                        domains: {
+                            domain: string;
+                            verified: boolean;
+                            txt_name: string;
+                            txt_value: string;
+                        }[];
+                        required: boolean;
+                        jit_role: {
+                            /** Format: uuid */
+                            environment_id: string;
+                            role: string;
+                        } | null;
+                        created_at: string;
+                        updated_at: string;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteProjectsProjectIdSso: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    postProjectsProjectIdSsoDomainsDomainVerify: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry: a retry with the same key and request within 24 hours gets the first answer again (with `Idempotent-Replayed: true`) instead of running twice; the same key with a different request is 422; a retry while the first is still running is 409 with `Retry-After`. Refusals are not kept. Keys are per account. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                project_id: string;
+                domain: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        domain: string;
+                        verified: boolean;
+                        txt_name: string;
+                        txt_value: string;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
         };

@@ -30,17 +30,17 @@ const tiers: Record<string, Tier> = {
     monitoring: { enabled: true, integrations: ['prometheus'] },
   }),
   Business: tier('Business', [50, 10, 500, 100, 50], 'email_chat_12h', 'Ansible scheduling, discovery on three clouds, support within 12 hours.', {
-    crud_pro: true, webhooks: true, crud_api: true, multi_cloud: true, scheduler_ansible: true, users_included: 25, extra_user_price_cents: 500,
+    crud_pro: true, webhooks: true, sso: true, crud_api: true, multi_cloud: true, scheduler_ansible: true, users_included: 25, extra_user_price_cents: 500,
     api_rate_limit: 600, data_retention_days: 180, rbac_custom_roles_limit: 20, cost_estimate: 'advanced', providers: [...PROVIDERS],
     auto_discovery: [...BIG_THREE], monitoring: { enabled: true, integrations: ['prometheus', 'datadog'] },
   }),
   Enterprise: tier('Enterprise', [200, 25, 2000, 500, 200], 'priority_4h', 'AI analysis, discovery on every cloud, priority support within 4 hours.', {
-    crud_pro: true, webhooks: true, crud_api: true, multi_cloud: true, scheduler_ansible: true, ai_analysis: true, users_included: 100,
+    crud_pro: true, webhooks: true, sso: true, crud_api: true, multi_cloud: true, scheduler_ansible: true, ai_analysis: true, users_included: 100,
     extra_user_price_cents: 300, api_rate_limit: 1200, data_retention_days: 365, rbac_custom_roles_limit: 100, cost_estimate: 'advanced',
     providers: [...PROVIDERS], auto_discovery: [...CLOUD_PROVIDERS], monitoring: { enabled: true, integrations: ['prometheus', 'datadog', 'grafana'] },
   }),
   'Enterprise+': tier('Enterprise+', [null, null, null, null, null], '24_7_dedicated_1h', 'Unlimited everything, terms agreed with sales, dedicated 24/7 support within 1 hour.', {
-    crud_pro: true, webhooks: true, crud_api: true, multi_cloud: true, scheduler_ansible: true, ai_analysis: true, users_included: 1000,
+    crud_pro: true, webhooks: true, sso: true, crud_api: true, multi_cloud: true, scheduler_ansible: true, ai_analysis: true, users_included: 1000,
     extra_user_price_cents: 0, api_rate_limit: 5000, data_retention_days: 730, rbac_custom_roles_limit: 1000, cost_estimate: 'advanced',
     providers: [...PROVIDERS], auto_discovery: [...CLOUD_PROVIDERS], monitoring: { enabled: true, integrations: ['prometheus', 'datadog', 'grafana'] },
   }),
@@ -56,7 +56,7 @@ function tier(
   return {
     name, currency: 'USD', perks_text, support_level, is_public: true,
     max_projects, max_envs_per_project, max_services, max_project_users, max_api_keys_per_user,
-    features: { crud_basic: true, crud_pro: false, crud_api: false, multi_cloud: false, scheduler_ansible: false, ai_analysis: false, webhooks: false, ...features },
+    features: { crud_basic: true, crud_pro: false, crud_api: false, multi_cloud: false, scheduler_ansible: false, ai_analysis: false, webhooks: false, sso: false, ...features },
   };
 }
 

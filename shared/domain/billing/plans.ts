@@ -14,6 +14,8 @@ export interface PlanFeatures {
   ai_analysis: boolean;
   /** Webhook delivery of platform events (SPEC "Events": Team and above). */
   webhooks: boolean;
+  /** Single sign-on through the project's own OpenID Connect identity provider (issue 44: Business and above). */
+  sso: boolean;
   users_included: number;
   extra_user_price_cents: number;
   api_rate_limit: number;
@@ -66,7 +68,7 @@ function inDocumentedOrder(p: Plan): Plan {
     id, name, interval, price_cents, currency, perks_text, max_projects, max_envs_per_project, max_services, max_project_users, max_api_keys_per_user, support_level,
     features: {
       crud_basic: f.crud_basic, crud_pro: f.crud_pro, crud_api: f.crud_api, multi_cloud: f.multi_cloud, scheduler_ansible: f.scheduler_ansible,
-      ai_analysis: f.ai_analysis, webhooks: f.webhooks ?? false, users_included: f.users_included, extra_user_price_cents: f.extra_user_price_cents, api_rate_limit: f.api_rate_limit,
+      ai_analysis: f.ai_analysis, webhooks: f.webhooks ?? false, sso: f.sso ?? false, users_included: f.users_included, extra_user_price_cents: f.extra_user_price_cents, api_rate_limit: f.api_rate_limit,
       data_retention_days: f.data_retention_days, rbac_custom_roles_limit: f.rbac_custom_roles_limit, cost_estimate: f.cost_estimate,
       providers: f.providers, auto_discovery: f.auto_discovery, monitoring: { enabled: f.monitoring.enabled, integrations: f.monitoring.integrations },
     },

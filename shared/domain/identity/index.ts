@@ -1,8 +1,9 @@
 /** The identity context's public face: other contexts, routes and workers import only this. */
 export {
-  toAccountOut, canCreateProjects, accountCreationSteps, getAccount, findAccountByEmail, currentAccount, type Account,
-  type AccountType,
+  toAccountOut, canCreateProjects, accountCreationSteps, getAccount, findAccountByEmail, currentAccount, buildAccount,
+  recordLogin, type Account, type AccountType,
 } from './accounts';
+export { requireRecentProof, type IdentityProof } from './reauth';
 export {
   toAdminUserOut, listAccounts, getAccountForStaff, updateAccountAsStaff, createAccountAsStaff,
   listSecurityLogForStaff,
@@ -15,7 +16,7 @@ export { RECOVERY_CODES_PER_SET, recoveryCodeStatus } from './recovery-codes';
 export { register, prepareAccount } from './registration';
 export { hasSecondFactor } from './second-factor';
 export {
-  startSession, refreshSession, logout, revokeSession, listSessions, revokeOtherSessions, type ClientMeta,
+  startSession, sessionStart, refreshSession, logout, revokeSession, listSessions, revokeOtherSessions, type ClientMeta,
   type TokenPair,
 } from './sessions';
 export { ensureStaff } from './staff';

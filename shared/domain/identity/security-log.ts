@@ -35,6 +35,7 @@ export const SECURITY_EVENTS = [
   'account.updated_by_staff',
   'api_key.exchanged',
   'api_key.exchange_refused',
+  'sso.linked',
 ] as const;
 export type SecurityEvent = (typeof SECURITY_EVENTS)[number];
 
@@ -54,7 +55,9 @@ export type RefusalReason =
   | 'totp_invalid'
   | 'totp_setup_required'
   | 'locked'
-  | 'sign_in_gate';
+  | 'sign_in_gate'
+  /** A single sign-on that would have entered this existing account (issue 44: it never does; the holder links it). */
+  | 'sso_account_exists';
 
 /** Who acted: the account itself, a staff account (its id), or someone not (yet) proven to be anyone (a refused sign-in). */
 export type SecurityActor = 'self' | 'staff' | 'anonymous';

@@ -48,7 +48,7 @@ export async function startSession(account: Account, meta: ClientMeta, ctx: AppC
  * login and the security-log entry: one transaction, not two writes one after the other), and the
  * token pair to answer once it is written.
  */
-export function sessionStart(account: Account, meta: ClientMeta, ctx: AppContext): { step: TransactStep & { Put: { Item: Record<string, unknown> } }; tokens: () => Promise<TokenPair> } {
+export function sessionStart(account: Account, meta: ClientMeta, ctx: AppContext, extra: Pick<Session, 'sso_project_id'> = {}): { step: TransactStep & { Put: { Item: Record<string, unknown> } }; tokens: () => Promise<TokenPair> } {
   const secret = newSecret();
   const now = ctx.clock.now().toISOString();
   const { expires_at, expires_at_epoch } = expiry(ctx);
@@ -62,6 +62,7 @@ export function sessionStart(account: Account, meta: ClientMeta, ctx: AppContext
     last_seen_at: now,
     expires_at,
     token_version: account.token_version,
+    ...extra,
   };
   return {
     step: { Put: { Item: { ...keys.session(account.id, session.id), type: 'session', ...session, expires_at_epoch } } },

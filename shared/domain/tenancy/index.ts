@@ -8,7 +8,7 @@ export {
   toCustomRoleOut, toAssignmentOut, listCustomRoles, createCustomRole, updateCustomRole, deleteCustomRole,
   listAssignments, assignCustomRole, removeAssignment,
 } from './custom-roles';
-export { toEnvRoleOut, assignEnvRole, listEnvRoles, removeEnvRole } from './env-roles';
+export { toEnvRoleOut, assignEnvRole, listEnvRoles, removeEnvRole, envRoleStep } from './env-roles';
 export { ENV_NOT_IN_PROJECT, accessInEnvironment, envLiveCheck } from './env-scope';
 export { environmentEntity, environmentView, type Environment, type EnvironmentOut } from './environment-entity';
 export {

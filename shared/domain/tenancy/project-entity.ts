@@ -17,6 +17,8 @@ export const projectEntity = defineEntity(
     cost_calc_enabled: z.boolean().default(false),
     /** The account whose plan governs this project's limits (its creating owner). Internal. */
     owner_id: z.string(),
+    /** Mirrors its SSO connection's `required`, written in the connection's transaction. */
+    sso_required: z.boolean().optional(),
     created_at: z.string(),
     updated_at: z.string(),
     deleted_at: z.string().nullable().default(null),

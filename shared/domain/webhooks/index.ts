@@ -6,4 +6,4 @@ export {
 } from './webhooks';
 export { deliverySummaryOut, deliveryOut, listDeliveries, getDelivery, redeliver, pingWebhook } from './deliveries';
 export { deliverEvent, sweepWebhookRetries } from './delivery';
-export { URL_NOT_ALLOWED, useResolver } from './ssrf';
+export { URL_NOT_ALLOWED, useResolver, checkTarget } from './ssrf';

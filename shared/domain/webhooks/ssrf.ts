@@ -25,8 +25,8 @@ export interface CheckedTarget {
   family: 4 | 6;
 }
 
-function allowlist(config: Config): ((addr: ipaddr.IPv4 | ipaddr.IPv6) => boolean) {
-  const entries = config.WEBHOOK_ALLOWED_ADDRESSES.split(',').map((s) => s.trim()).filter(Boolean).map((e) => (e.includes('/') ? ipaddr.parseCIDR(e) : ([ipaddr.parse(e), ipaddr.parse(e).kind() === 'ipv4' ? 32 : 128] as [ipaddr.IPv4 | ipaddr.IPv6, number])));
+function allowlist(list: string): ((addr: ipaddr.IPv4 | ipaddr.IPv6) => boolean) {
+  const entries = list.split(',').map((s) => s.trim()).filter(Boolean).map((e) => (e.includes('/') ? ipaddr.parseCIDR(e) : ([ipaddr.parse(e), ipaddr.parse(e).kind() === 'ipv4' ? 32 : 128] as [ipaddr.IPv4 | ipaddr.IPv6, number])));
   return (addr) => entries.some(([net, bits]) => net.kind() === addr.kind() && addr.match(net, bits));
 }
 
@@ -36,8 +36,11 @@ export function useResolver(r: typeof resolver | undefined) {
   resolver = r ?? (async (host) => lookup(host, { all: true, verbatim: true }));
 }
 
-/** Checks `raw`; answers the address to connect to, or refuses (400) with URL_NOT_ALLOWED. */
-export async function checkTarget(raw: string, config: Config): Promise<CheckedTarget> {
+/**
+ * Checks `raw`; answers the address to connect to, or refuses (400) with URL_NOT_ALLOWED.
+ * `allowedAddresses`: the allowlist that applies (webhooks' by default; single sign-on passes its own).
+ */
+export async function checkTarget(raw: string, config: Config, allowedAddresses: string = config.WEBHOOK_ALLOWED_ADDRESSES): Promise<CheckedTarget> {
   let url: URL;
   try {
     url = new URL(raw);
@@ -58,7 +61,7 @@ export async function checkTarget(raw: string, config: Config): Promise<CheckedT
     }
   }
   if (!addresses.length) throw invalid(URL_NOT_ALLOWED);
-  const allowed = allowlist(config);
+  const allowed = allowlist(allowedAddresses);
   const parsed = addresses.map((a) => ipaddr.parse(a));
   for (const addr of parsed) {
     const plain = addr.kind() === 'ipv6' && (addr as ipaddr.IPv6).isIPv4MappedAddress() ? (addr as ipaddr.IPv6).toIPv4Address() : addr;

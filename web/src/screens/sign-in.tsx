@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { api, ok, ApiError, signedIn } from '../api';
 import { safeNext, to } from '../links';
@@ -9,10 +9,34 @@ import { Alert, Field, message, Page, useSubmit } from '../ui';
 const CODE_REQUIRED = 'TOTP code required';
 const CODE_INVALID = 'TOTP code required or invalid';
 
-/** Signs in with a password, then (when the API asks for it) an authenticator or recovery code. */
+/**
+ * Signs in with a password, then (when the API asks for it) an authenticator or recovery code; or
+ * with single sign-on (issue 44): the e-mail first, then the company's identity provider, which
+ * sends the browser back here with a one-time `login_code` exchanged for the session.
+ */
 export function SignIn() {
   const { query, route } = useLocation();
   const session = useSession();
+  const [sso, setSso] = useState(false);
+  const [ssoError, setSsoError] = useState<string | undefined>();
+  useEffect(() => {
+    const loginCode = query.login_code;
+    if (!loginCode) return;
+    void (async () => {
+      try {
+        await signedIn(await ok(api.POST('/auth/sso/token', { body: { login_code: loginCode } })));
+        await session.signedIn();
+        route(safeNext(query.next), true);
+      } catch (err) {
+        setSsoError(message(err));
+      }
+    })();
+  }, [query.login_code]);
+  const startSso = (e: Event) => {
+    e.preventDefault();
+    const back = `${location.origin}${to.signIn(query.next)}`;
+    location.assign(`/auth/sso/start?${new URLSearchParams({ email, return_to: back })}`);
+  };
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const [code, setCode] = useState('');
@@ -35,8 +59,22 @@ export function SignIn() {
     return { error: message(err) };
   });
 
+  if (sso) {
+    return (
+      <Page title="Sign in with single sign-on">
+        <form class="narrow" onSubmit={startSso}>
+          <Field label="Work email" name="email" type="email" autocomplete="username" required autoFocus value={email} onValue={setEmail}
+            hint="Your organisation's identity provider signs you in; you come back here afterwards." />
+          <button type="submit" class="primary">Continue</button>
+          <button type="button" class="link" onClick={() => setSso(false)}>Use a password instead</button>
+        </form>
+      </Page>
+    );
+  }
+
   return (
     <Page title="Sign in">
+      <Alert>{ssoError}</Alert>
       <form class="narrow" onSubmit={submit} noValidate={askCode}>
         <Alert>{error}</Alert>
         <Field label="Email" name="email" type="email" autocomplete="username" required value={email} onValue={setEmail} error={fields.email} readOnly={askCode} />
@@ -48,6 +86,7 @@ export function SignIn() {
         <button type="submit" class="primary" disabled={busy}>{askCode ? 'Verify' : 'Sign in'}</button>
         {askCode && <button type="button" class="link" onClick={() => { setAskCode(false); setCode(''); clear(); }}>Use another account</button>}
       </form>
+      <p><button type="button" class="link" onClick={() => setSso(true)}>Use single sign-on</button></p>
       <p><a href={to.resetPassword}>Forgot your password?</a></p>
       <p>New here? <a href={to.register}>Create an account</a>.</p>
     </Page>

@@ -5,6 +5,7 @@ import type { paths } from '../schema.js';
 import { catalogCommands } from './catalog.js';
 import { completionScript, SHELLS } from './completion.js';
 import { examples, inTarget, int, optionsOf, withOutput, withTarget } from './common.js';
+import { ssoLogin } from './sso-login.js';
 import { CHOICE_NOT_KEPT, cliClient, connect, keepChoice, login, notTheApi, serviceUrl, sessionFor } from './context.js';
 import { CliError, lockoutHint } from './errors.js';
 import { impexCommands } from './impex.js';
@@ -37,20 +38,23 @@ export function buildProgram(): Command {
   examples(program, 'infracat login', 'infracat use shop production', 'infracat services ls', 'infracat plan -f env.yaml', 'infracat apply -f env.yaml --yes');
   program.addHelpText('after', `Environment: INFRACAT_URL, INFRACAT_API_KEY (an API key with scope write to apply; for CI: no session file),
 INFRACAT_EMAIL + INFRACAT_PASSWORD (+ INFRACAT_TOTP_CODE) to sign in without prompts,
-INFRACAT_PROJECT / INFRACAT_ENVIRONMENT, INFRACAT_TIMEOUT, INFRACAT_CONFIG_DIR (default $XDG_CONFIG_HOME/infracat or ~/.config/infracat).
+INFRACAT_PROJECT / INFRACAT_ENVIRONMENT, INFRACAT_TIMEOUT, INFRACAT_CONFIG_DIR (default $XDG_CONFIG_HOME/infracat or ~/.config/infracat), INFRACAT_NO_BROWSER (login --sso only prints the address).
 Exit codes: 0 ok, 1 error, 2 (plan) changes pending.
 `);
 
   // session
   examples(withOutput(program.command('login').description('sign in (asks for the password and, when the account has one, the second factor)'))
     .option('--email <email>', 'the account (default: asked, or INFRACAT_EMAIL)').option('--password-stdin', 'read the password from stdin')
+    .option('--sso', "single sign-on through your organisation's identity provider: prints the address to open (and opens a browser where there is one)")
     .action(async (_o, cmd) => {
       const o = optionsOf(cmd);
-      const c = await login(o as typeof o & { email?: string; passwordStdin?: boolean });
+      const c = (o as { sso?: boolean }).sso
+        ? await ssoLogin(o as typeof o & { email?: string }, (line) => console.error(line))
+        : await login(o as typeof o & { email?: string; passwordStdin?: boolean });
       const { data: me } = await c.client.api.GET('/auth/me');
       if (o.output === 'table') say(`Signed in to ${c.url} as ${me!.email}`);
       else emit({ url: c.url, email: me!.email, id: me!.id }, o.output);
-    }), 'infracat login', 'infracat login --url https://catalog.example.com --email ann@example.com', 'printf %s "$PW" | infracat login --email ann@example.com --password-stdin');
+    }), 'infracat login', 'infracat login --url https://catalog.example.com --email ann@example.com', 'infracat login --sso --email ann@corp.example', 'printf %s "$PW" | infracat login --email ann@example.com --password-stdin');
   examples(program.command('logout').description('sign out: ends the session on the service and forgets it here').action(async (_o, cmd) => {
     const url = serviceUrl(optionsOf(cmd));
     const session = sessionFor(url);

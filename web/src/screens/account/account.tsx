@@ -7,6 +7,7 @@ import { Authenticators } from './authenticators';
 import { EmailChange, Profile } from './profile';
 import { RecoveryCodes } from './recovery-codes';
 import { Sessions } from './sessions';
+import { SingleSignOn } from './single-sign-on';
 
 /** One part of the account page, with its own anchor (`/account#sessions` is a link to it). */
 function Part(props: { id: string; title: string; children: ComponentChildren }) {
@@ -24,6 +25,7 @@ const PARTS: [string, string][] = [
   ['authenticators', 'Authenticators'],
   ['recovery-codes', 'Recovery codes'],
   ['sessions', 'Sessions'],
+  ['single-sign-on', 'Single sign-on'],
   ['api-keys', 'API keys'],
 ];
 
@@ -46,6 +48,7 @@ export function AccountScreen() {
       </Part>
       <Part id="recovery-codes" title={title('recovery-codes')}><RecoveryCodes hasAuthenticator={hasAuthenticator} /></Part>
       <Part id="sessions" title={title('sessions')}><Sessions /></Part>
+      <Part id="single-sign-on" title={title('single-sign-on')}><SingleSignOn hasAuthenticator={hasAuthenticator} /></Part>
       <Part id="api-keys" title={title('api-keys')}>
         <p>Keys for CI jobs and scripts have their own page: <a href={to.apiKeys}>Manage API keys</a>.</p>
       </Part>

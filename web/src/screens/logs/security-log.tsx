@@ -24,12 +24,13 @@ const EVENTS: Record<SecurityEntry['event'], string> = {
   'account.updated_by_staff': 'Account changed by staff',
   'api_key.exchanged': 'API key exchanged for an access token',
   'api_key.exchange_refused': 'API key refused',
+  'sso.linked': 'Single sign-on linked',
 };
 const ACTORS: Record<SecurityEntry['actor'], string> = { self: 'you', staff: 'staff', anonymous: 'someone not signed in' };
 /** The reason codes of refusals in words. */
 const REASONS: Record<string, string> = {
   invalid_credentials: 'wrong e-mail or password', totp_required: 'authenticator code needed', totp_invalid: 'wrong authenticator code',
-  totp_setup_required: 'authenticator setup required', locked: 'sign-in locked', invalid_password: 'wrong password', sign_in_gate: 'an invitation to accept first',
+  totp_setup_required: 'authenticator setup required', locked: 'sign-in locked', invalid_password: 'wrong password', sign_in_gate: 'an invitation to accept first', sso_account_exists: 'single sign-on into an existing account (link it first)',
   key_revoked: 'the key was revoked', key_archived: 'the key is archived', key_expired: 'the key has expired', metrics_key: 'a metrics key is not an API key',
   account_blocked: 'the account is blocked',
 };

@@ -1,0 +1,107 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import { useTestStack } from '../helpers/stack';
+import { client } from '../helpers/http';
+import { launchChromium } from '../helpers/browser';
+import { ownerWithEnv } from '../helpers/catalog';
+import { connect, randomDomain } from '../helpers/sso';
+import { startDnsStandIn } from '../../infra/local/dns-stand-in';
+import { startLocalIdp, type LocalIdp } from '../../infra/local/idp';
+
+/**
+ * Issue 44 item 5, the dashboard's single sign-on in Chromium against a local stack, the local IdP
+ * (oidc-provider) and the DNS stand-in: "Sign in with single sign-on", the e-mail first, the IdP's
+ * page, and back signed in; a refusal (an existing account) shown on the sign-in page.
+ */
+const dns = await startDnsStandIn();
+const ref = useTestStack({ SSO_ALLOWED_ADDRESSES: '127.0.0.1', SSO_DNS_SERVERS: dns.server });
+const api = client(() => ref.stack.url);
+let idp: LocalIdp;
+let browser: Browser;
+let page: Page;
+let domain: string;
+const poll = <T>(read: () => T | Promise<T>) => expect.poll(read, { timeout: 15_000 });
+
+beforeAll(async () => {
+  idp = await startLocalIdp({ redirectUris: [`${ref.stack.url}/auth/sso/callback`], users: {} });
+  const owner = await ownerWithEnv(api, 'Business');
+  domain = randomDomain();
+  await connect(api, owner.token, owner.projectId, idp, dns, [domain]);
+  browser = await launchChromium();
+  page = await (await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'en-US' })).newPage();
+});
+afterAll(async () => {
+  await browser?.close();
+  await idp?.stop();
+  await dns.stop();
+});
+
+async function signInWithSso(email: string) {
+  await page.goto(`${ref.stack.url}/sign-in`);
+  await page.getByRole('button', { name: 'Use single sign-on' }).click();
+  await page.getByLabel('Work email').fill(email);
+  await page.getByRole('button', { name: 'Continue' }).click();
+  await page.getByRole('button', { name: email }).click();
+}
+
+async function passwordSignIn(email: string, password: string) {
+  await page.context().clearCookies();
+  await page.goto(`${ref.stack.url}/sign-in`);
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+  await poll(() => new URL(page.url()).pathname).not.toBe('/sign-in');
+}
+
+describe('dashboard single sign-on', () => {
+  it('the SSO settings page: the connection, a domain with its TXT record, Verify', async () => {
+    const owner = await ownerWithEnv(api, 'Business');
+    await passwordSignIn(owner.owner.email, owner.owner.password);
+    await page.goto(`${ref.stack.url}/p/${owner.projectId}/sso`);
+    const d = randomDomain();
+    await page.getByLabel('Issuer').fill(idp.issuer);
+    await page.getByLabel('Client ID').fill(idp.clientId);
+    await page.getByLabel('Client secret').fill(idp.clientSecret);
+    await page.getByLabel('E-mail domains').fill(d);
+    await page.getByRole('button', { name: 'Save' }).click();
+    await poll(() => page.locator('ul.sso-domains').textContent()).toContain(`_infracat-challenge.${d}`);
+    const saved = await api.get(`/projects/${owner.projectId}/sso`, { token: owner.token });
+    const challenge = saved.body.domains[0];
+    dns.set(challenge.txt_name, [challenge.txt_value]);
+    await page.getByRole('button', { name: `Verify ${d}` }).click();
+    await poll(() => page.locator('ul.sso-domains').textContent()).not.toContain('not verified');
+    await poll(async () => (await api.get(`/projects/${owner.projectId}/sso`, { token: owner.token })).body.domains[0].verified).toBe(true);
+  });
+
+  it('signs a new person in through the identity provider', async () => {
+    const email = `ivy@${domain}`;
+    idp.users.set('ivy', { email, email_verified: true });
+    await signInWithSso(email);
+    await poll(() => new URL(page.url()).pathname).not.toBe('/sign-in');
+    const me = (await page.evaluate(async () => (await fetch("/auth/me")).json())) as { email: string };
+    expect(me.email).toBe(email);
+  });
+
+  it('shows the refusal for an existing account', async () => {
+    const email = `jack@${domain}`;
+    expect((await api.post('/auth/register', { email, password: 'correct horse battery' })).status).toBe(201);
+    idp.users.set('jack', { email, email_verified: true });
+    await page.context().clearCookies();
+    await signInWithSso(email);
+    await poll(() => page.getByRole('alert').textContent()).toContain('Sign in with your password');
+  });
+
+  it('the holder links single sign-on from the account page, and it is listed there', async () => {
+    const email = `kim@${domain}`;
+    expect((await api.post('/auth/register', { email, password: 'correct horse battery' })).status).toBe(201);
+    idp.users.set('kim', { email, email_verified: true });
+    await passwordSignIn(email, 'correct horse battery');
+    await page.goto(`${ref.stack.url}/account#single-sign-on`);
+    const part = page.locator('section#single-sign-on');
+    await part.getByLabel('Current password').fill('correct horse battery');
+    await page.getByRole('button', { name: 'Link single sign-on' }).click();
+    await page.getByRole('button', { name: email }).click();
+    await poll(() => new URL(page.url()).pathname).toBe('/account');
+    await poll(() => page.locator('ul.sso-identities').textContent()).toContain(email);
+  });
+});

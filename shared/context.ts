@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { config, type Config } from './config';
 import type { Account, Actor } from './actor';
 import { unauthenticated } from './errors';
+import { currentScope, type InvocationScope } from './invocation';
 
 /** Where time comes from: the system clock in production, a controlled one in tests. */
 export interface Clock {
@@ -53,4 +54,19 @@ export const NOT_AUTHENTICATED = 'Not authenticated';
 export function actorAccount(ctx: AppContext): Account {
   if (!ctx.actor) throw unauthenticated(NOT_AUTHENTICATED);
   return ctx.actor.account;
+}
+
+/** The authenticated request's context per invocation: read by checks that their callers reach without ctx. */
+const requestContexts = new WeakMap<InvocationScope, AppContext>();
+
+/** Makes `ctx` the running invocation's request context (the pipeline, once the caller is authenticated). */
+export function bindRequestContext(ctx: AppContext): void {
+  const scope = currentScope();
+  if (scope) requestContexts.set(scope, ctx);
+}
+
+/** The running invocation's authenticated request context, if any (required single sign-on reads the session from it). */
+export function requestContext(): AppContext | undefined {
+  const scope = currentScope();
+  return scope && requestContexts.get(scope);
 }

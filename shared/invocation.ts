@@ -1,5 +1,4 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { AppContext } from './context';
 
 /** One business or route metric counted while an invocation runs; flushed with the others at its end. */
 export interface CountedMetric {
@@ -27,11 +26,6 @@ export interface InvocationScope {
    * do not pass down. Null or absent: no limit (a person, a worker, a tool).
    */
   key_projects?: readonly string[] | null;
-  /**
-   * The request's context once authenticated (issue 44): required single sign-on is judged in the
-   * project access check, which reads the caller's session here, like `key_projects`.
-   */
-  request_ctx?: AppContext;
 }
 
 const store = new AsyncLocalStorage<InvocationScope>();

@@ -10,7 +10,7 @@ const client = (req: ClientMeta): ClientMeta => ({ sourceIp: req.sourceIp, userA
 const returnTo = () => z.string().min(1).max(2000);
 const redirect = (location: string, cookies: string[] = []) => ({ status: 302, headers: { location, 'cache-control': 'no-store' }, cookies });
 
-/** Single sign-on (issue 44): the OpenID Connect flow through a project's identity provider. openid-client is imported at the first call only. */
+/** Single sign-on: the OpenID Connect flow through a project's identity provider. openid-client is imported at the first call only. */
 export const ssoSignInRoutes = [
   route({
     method: 'GET', path: '/auth/sso/start', auth: 'public', summary: "Start single sign-on: 302 to the identity provider of the address's verified domain (authorization code, PKCE, state, nonce); return_to must be this site or a loopback address",

@@ -11,7 +11,7 @@ const connectionOut = lazySchema(() => z.object({
   jit_role: z.object({ environment_id: z.uuid(), role: z.string() }).nullable(), created_at: z.string(), updated_at: z.string(),
 }));
 
-/** A project's single sign-on connection (issue 44): the owner only, plan feature `sso`. */
+/** A project's single sign-on connection: the owner only, plan feature `sso`. */
 export const ssoConnectionRoutes = [
   route({
     method: 'PUT', path: '/projects/{project_id}/sso', auth: 'user', summary: "Create or replace the project's single sign-on connection (OpenID Connect); the issuer's discovery document is checked, the client secret sealed and never returned",

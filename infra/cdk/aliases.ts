@@ -35,7 +35,7 @@ export const SEPARATE_PACKAGES = {
    * (docs/decisions/0104-the-scale-bench-runs-the-bundled-jobs-worker-lib-storage-is.md). Its own `@aws-sdk/client-s3` stays the runtime's.
    */
   '@aws-sdk/lib-storage': { entry: 'node_modules/@aws-sdk/lib-storage/dist-es/index.js', when: 'streamedUpload' },
-  /** openid-client with oauth4webapi (issue 44): imported by the single sign-on routes at their first call only (shared/domain/sso/openid.ts). */
+  /** openid-client with oauth4webapi: imported by the single sign-on routes at their first call only (shared/domain/sso/openid.ts). */
   'openid-client': { entry: 'node_modules/openid-client/build/index.js', when: 'openidClient' },
 } as const satisfies Record<string, { entry: string; when: 'always' | 'stripeSecret' | 'yaml' | 'streamedUpload' | 'openidClient' }>;
 

@@ -30,7 +30,7 @@ export interface Needs {
   yaml: boolean;
   /** It streams documents into the bucket (`uploadDocument`): the SDK's lib-storage is shipped beside it (aliases.ts). */
   streamedUpload: boolean;
-  /** It signs people in through an OpenID Connect identity provider (issue 44): openid-client is shipped beside it (aliases.ts). */
+  /** It signs people in through an OpenID Connect identity provider: openid-client is shipped beside it (aliases.ts). */
   openidClient: boolean;
 }
 

@@ -26,7 +26,7 @@ const cdkOut = env.CDK_OUT ? Promise.resolve(resolve(env.CDK_OUT)) : (async () =
   console.log(synthesized ? `  synthesized (${((Date.now() - started) / 1000).toFixed(1)} s)` : '  current: not synthesized again');
   return dir;
 })();
-// Single sign-on's stand-ins (issue 44), as `npm start` has them: the DNS server before the functions
+// Single sign-on's stand-ins, as `npm start` has them: the DNS server before the functions
 // (its address reaches them as SSO_DNS_SERVERS, a tester override), the IdP once the site's address is known.
 const dns = env.SSO_DNS_SERVERS ? undefined : await startDnsStandIn({ recordsFile: join(dataDir, 'dns-records.json') });
 if (dns) env.SSO_DNS_SERVERS = dns.server;

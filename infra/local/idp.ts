@@ -4,7 +4,7 @@ import { exportJWK, generateKeyPair } from 'jose';
 import Provider from 'oidc-provider';
 
 /**
- * The local identity provider (issue 44): oidc-provider, an OpenID-certified provider, on
+ * The local identity provider: oidc-provider, an OpenID-certified provider, on
  * 127.0.0.1, so single sign-on runs on one machine (`npm start`, the tests). Its users are a map
  * (`users`: sub → e-mail, whether the e-mail is verified, name); its sign-in page lists them and
  * signs in the one chosen (no password: it stands in for a company's IdP, not for its security).

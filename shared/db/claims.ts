@@ -72,3 +72,23 @@ export const putUnlessSame = (item: Record<string, unknown>, field: string): Pro
     ExpressionAttributeNames: { '#same': field },
     ExpressionAttributeValues: { ':same': item[field] },
   });
+
+/**
+ * Puts a claim `item` (e.g. a domain a project claims) where there is none, where the one there is
+ * already `holder`'s (`holderField`), or where the one there is only tentative (`tentative`: a field
+ * and the value that marks it so, e.g. an unverified claim, which the first to prove it takes over).
+ */
+export const claimUnlessHeldStep = (
+  item: Record<string, unknown>,
+  holderField: string,
+  tentative: [field: string, value: unknown],
+  failWith: DomainError,
+): TransactStep => ({
+  Put: {
+    Item: item,
+    ConditionExpression: 'attribute_not_exists(PK) OR #holder = :holder OR #tentative = :tentative',
+    ExpressionAttributeNames: { '#holder': holderField, '#tentative': tentative[0] },
+    ExpressionAttributeValues: { ':holder': item[holderField], ':tentative': tentative[1] },
+  },
+  failWith,
+});

@@ -73,7 +73,7 @@ export const keys = {
   /** A webhook of a project (the project's webhooks are one Query). */
   webhook: (projectId: string, webhookId: string) => ({ PK: `PROJECT#${projectId}`, SK: `WEBHOOK#${webhookId}` }),
   webhookPrefix: 'WEBHOOK#',
-  /** A project's single sign-on connection (issue 44): one per project. */
+  /** A project's single sign-on connection: one per project. */
   ssoConnection: (projectId: string) => ({ PK: `PROJECT#${projectId}`, SK: 'SSO' }),
   /** Which project claims an e-mail domain for single sign-on (one project per domain across the table); written with the connection. */
   ssoDomain: (domain: string) => ({ PK: `SSODOMAIN#${domain.toLowerCase()}`, SK: 'SSODOMAIN' }),

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import middy from '@middy/core';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { appContext, type AppContext, type Clock } from '#shared/context';
+import { appContext, bindRequestContext, type AppContext, type Clock } from '#shared/context';
 import { isStaff } from '#shared/actor';
 import { authenticate, presentedToken, type Principal } from '#auth/authenticate';
 import { keyBodyRefusal, keyGrantRefusal } from '#auth/key-grant';
@@ -168,10 +168,8 @@ const authenticateAndValidate = (clock?: Clock): middy.MiddlewareObj<Event, Resu
       if (keyRefusal) throw forbidden(keyRefusal);
       // Read by the project access check (tenancy's loadAccess), which its callers reach without ctx.
       const scope = currentScope();
-      if (scope) {
-        scope.key_projects = principal.key?.project_ids ?? null;
-        scope.request_ctx = ctx;
-      }
+      if (scope) scope.key_projects = principal.key?.project_ids ?? null;
+      bindRequestContext(ctx);
     }
     const raw = rawBodies.get(event) ?? Buffer.alloc(0);
     // A multipart route's schema validates its form fields and file, like any JSON body.

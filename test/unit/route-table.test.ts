@@ -20,6 +20,9 @@ const PUBLIC_ROUTES = new Set([
   'GET /docs', 'GET /docs/redoc.standalone.js',
   // A machine's sign-in; the API key in the body is its credential.
   'POST /auth/api-key/token',
+  // Single sign-on: the start, the identity provider's return and the one-time login code are what sign a person in
+  // (the state and the browser-binding cookie, the login code: each single use, short-lived).
+  'GET /auth/sso/start', 'GET /auth/sso/callback', 'POST /auth/sso/token',
 ]);
 
 describe('the route table', () => {

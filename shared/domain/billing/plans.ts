@@ -14,7 +14,7 @@ export interface PlanFeatures {
   ai_analysis: boolean;
   /** Webhook delivery of platform events (SPEC "Events": Team and above). */
   webhooks: boolean;
-  /** Single sign-on through the project's own OpenID Connect identity provider (issue 44: Business and above). */
+  /** Single sign-on through the project's own OpenID Connect identity provider (Business and above). */
   sso: boolean;
   users_included: number;
   extra_user_price_cents: number;

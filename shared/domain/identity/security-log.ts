@@ -56,7 +56,7 @@ export type RefusalReason =
   | 'totp_setup_required'
   | 'locked'
   | 'sign_in_gate'
-  /** A single sign-on that would have entered this existing account (issue 44: it never does; the holder links it). */
+  /** A single sign-on that would have entered this existing account: it never does; the holder links it. */
   | 'sso_account_exists';
 
 /** Who acted: the account itself, a staff account (its id), or someone not (yet) proven to be anyone (a refused sign-in). */

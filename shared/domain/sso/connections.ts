@@ -3,6 +3,8 @@ import { keys } from '#db/keys';
 import { getItem } from '#db/items';
 import { batchGet, keyId } from '#db/batch-get';
 import { transact, type TransactStep } from '#db/transact';
+import { deleteWhenStep, existingSetStep, putNewStep, putWhenStep } from '#db/steps';
+import { claimUnlessHeldStep } from '#db/claims';
 import { conflict, notFound, unprocessable } from '#shared/errors';
 import { actorAccount, type AppContext } from '#shared/context';
 import { seal } from '#auth/secret-box';
@@ -59,7 +61,7 @@ async function checkIssuer(ctx: AppContext, issuer: string, clientId: string, se
   } catch (err) {
     // openid-client wraps what the fetch threw: the first cause that says more is the one shown
     const chain: Error[] = [];
-    for (let e = err as Error | undefined; e && chain.length < 5; e = e.cause as Error | undefined) chain.push(e);
+    for (let e: unknown = err; e instanceof Error && chain.length < 5; e = e.cause) chain.push(e);
     if (chain.some((e) => e instanceof AddressRefused)) throw badIssuer(IDP_ADDRESS_REFUSED);
     const told = chain.find((e) => e.message && e.message !== 'something went wrong') ?? chain[0];
     throw badIssuer(`The issuer's discovery document could not be used: ${told?.message ?? 'no answer'}`.slice(0, 500));
@@ -69,30 +71,16 @@ async function checkIssuer(ctx: AppContext, issuer: string, clientId: string, se
 }
 
 /** A claim of `domain` by `projectId`: free, unverified elsewhere (a claim is only a reservation once verified), or already ours. */
-const claimStep = (domain: string, projectId: string): TransactStep => ({
-  Put: {
-    Item: { ...keys.ssoDomain(domain), type: 'sso_domain', domain, project_id: projectId, verified: false },
-    ConditionExpression: 'attribute_not_exists(PK) OR verified = :no OR project_id = :p',
-    ExpressionAttributeValues: { ':no': false, ':p': projectId },
-  },
-  failWith: conflict(SSO_DOMAIN_CLAIMED),
-});
-const releaseStep = (domain: string, projectId: string): TransactStep => ({
-  Delete: { Key: keys.ssoDomain(domain), ConditionExpression: 'project_id = :p', ExpressionAttributeValues: { ':p': projectId } },
-  failWith: CHANGED,
-});
+const claimStep = (domain: string, projectId: string, verified = false): TransactStep =>
+  claimUnlessHeldStep({ ...keys.ssoDomain(domain), type: 'sso_domain', domain, project_id: projectId, verified }, 'project_id', ['verified', false], conflict(SSO_DOMAIN_CLAIMED));
+const releaseStep = (domain: string, projectId: string): TransactStep => deleteWhenStep(keys.ssoDomain(domain), { project_id: projectId }, CHANGED);
 /** Mirrors `required` on the project item, so every access check of the project sees it without another read. */
-const projectRequiredStep = (projectId: string, required: boolean): TransactStep => ({
-  Update: { Key: keys.project(projectId), UpdateExpression: 'SET sso_required = :r', ConditionExpression: 'attribute_exists(PK)', ExpressionAttributeValues: { ':r': required } },
-});
+const projectRequiredStep = (projectId: string, required: boolean): TransactStep => existingSetStep(keys.project(projectId), { sso_required: required });
 /** The connection's write holds only if no one else wrote it since our read. */
-const connectionPut = (c: SsoConnection, previous: SsoConnection | undefined): TransactStep => ({
-  Put: {
-    Item: { ...keys.ssoConnection(c.project_id), type: 'sso_connection', ...c },
-    ...(previous ? { ConditionExpression: 'updated_at = :u', ExpressionAttributeValues: { ':u': previous.updated_at } } : { ConditionExpression: 'attribute_not_exists(PK)' }),
-  },
-  failWith: CHANGED,
-});
+const connectionPut = (c: SsoConnection, previous: SsoConnection | undefined): TransactStep => {
+  const item = { ...keys.ssoConnection(c.project_id), type: 'sso_connection', ...c };
+  return previous ? putWhenStep(item, { updated_at: previous.updated_at }, CHANGED) : putNewStep(item, CHANGED);
+};
 
 /** What the audit log shows of a connection (never the secret). */
 const audited = (c: SsoConnection | undefined) => (c ? { issuer: c.issuer, client_id: c.client_id, domains: c.domains.map((d) => d.domain), required: c.required, jit_role: c.jit_role } : null);
@@ -120,7 +108,7 @@ export async function putConnection(ctx: AppContext, input: SsoConnectionInput &
   const dropped = [...before.keys()].filter((d) => !wanted.includes(d));
   // a dropped domain whose (unverified) claim another project took meanwhile is no longer ours to release
   const claims = dropped.length ? await batchGet(dropped.map((d) => keys.ssoDomain(d))) : new Map();
-  const ours = dropped.filter((d) => (claims.get(keyId(keys.ssoDomain(d))) as { project_id?: string } | undefined)?.project_id === projectId);
+  const ours = dropped.filter((d) => claims.get(keyId(keys.ssoDomain(d)))?.project_id === projectId);
   const now = ctx.clock.now().toISOString();
   const connection: SsoConnection = {
     project_id: projectId, issuer: input.issuer, client_id: input.client_id, client_secret_sealed: sealed, domains,
@@ -150,9 +138,9 @@ export async function deleteConnection(ctx: AppContext, input: { project_id: str
   const c = await loadConnection(projectId);
   if (!c) throw notFound(SSO_CONNECTION_NOT_FOUND);
   const claims = c.domains.length ? await batchGet(c.domains.map((d) => keys.ssoDomain(d.domain))) : new Map();
-  const ours = c.domains.filter((d) => (claims.get(keyId(keys.ssoDomain(d.domain))) as { project_id?: string } | undefined)?.project_id === projectId);
+  const ours = c.domains.filter((d) => claims.get(keyId(keys.ssoDomain(d.domain)))?.project_id === projectId);
   await transact([
-    { Delete: { Key: keys.ssoConnection(projectId), ConditionExpression: 'updated_at = :u', ExpressionAttributeValues: { ':u': c.updated_at } }, failWith: CHANGED },
+    deleteWhenStep(keys.ssoConnection(projectId), { updated_at: c.updated_at }, CHANGED),
     ...ours.map((d) => releaseStep(d.domain, projectId)),
     projectRequiredStep(projectId, false),
     ...auditStep(ctx, { action: 'sso_connection.delete', entity_type: 'sso_connection', entity_id: projectId, project_id: projectId, before: audited(c), after: null }, { mode: 'creation' }),
@@ -181,14 +169,7 @@ export async function verifyDomain(ctx: AppContext, input: { project_id: string;
     const updated: SsoConnection = { ...c, domains: c.domains.map((d) => (d.domain === domain ? { ...d, verified: true, verified_at: now } : d)), updated_at: now };
     await transact([
       connectionPut(updated, c),
-      {
-        Put: {
-          Item: { ...keys.ssoDomain(domain), type: 'sso_domain', domain, project_id: projectId, verified: true },
-          ConditionExpression: 'attribute_not_exists(PK) OR project_id = :p OR verified = :no',
-          ExpressionAttributeValues: { ':p': projectId, ':no': false },
-        },
-        failWith: conflict(SSO_DOMAIN_CLAIMED),
-      },
+      claimStep(domain, projectId, true),
       ...auditStep(ctx, { action: 'sso_connection.verify_domain', entity_type: 'sso_connection', entity_id: projectId, project_id: projectId, before: { domain, verified: false }, after: { domain, verified: true } }, { mode: 'creation' }),
     ]);
     return toConnectionOut(updated).domains.find((d) => d.domain === domain)!;

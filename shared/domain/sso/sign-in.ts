@@ -13,12 +13,13 @@ import { log } from '#shared/log';
 import { auditStep } from '#shared/audit';
 import { accountCreationSteps, buildAccount, getAccount, recordLogin, requireRecentProof, securityLogStep, sessionStart, type Account, type ClientMeta, type IdentityProof, type SignInGate, type TokenPair } from '#domain/identity';
 import { USER_NOT_FOUND_OR_INACTIVE } from '#auth/caller';
-import { envRoleStep, membershipSteps, planOfProject, type Project } from '#domain/tenancy';
+import { envRoleStep, membershipSteps, planOfProject, projectEntity, type Project } from '#domain/tenancy';
+import { accountRefEntity, loginCodeEntity, ssoStateEntity, type SsoState } from './entities';
 import { decodeConnection, domainOf, secretContext, type SsoConnection } from './connection';
 import type { IDToken } from 'openid-client';
 import { clientFor, openidClient } from './openid';
 
-/** SPEC-style details of every answer of the flow (issue 44). */
+/** SPEC-style details of every answer of the flow. */
 export const NO_SSO_FOR_DOMAIN = 'No single sign-on for this e-mail domain';
 export const RETURN_TO_REFUSED = 'return_to must be this site or a loopback address';
 export const INVALID_STATE = 'Invalid or expired sign-in state';
@@ -41,20 +42,7 @@ const sha256 = (s: string) => createHash('sha256').update(s).digest('base64url')
 const random = () => randomBytes(32).toString('base64url');
 const callbackUrl = (ctx: AppContext) => `${ctx.config.API_BASE_URL.replace(/\/$/, '')}/auth/sso/callback`;
 
-/** The state as stored: what the callback needs to finish what `start` began. */
-interface StoredState {
-  project_id: string;
-  code_verifier: string;
-  nonce: string;
-  return_to: string;
-  /** Set by POST /auth/sso/link: the callback links the identity to this account, and to no other. */
-  link_user_id: string | null;
-  /** The linking account's e-mail: only an identity with this address is linked (a link started by one person cannot be finished by another's browser). */
-  link_email?: string | null;
-  /** SHA-256 of the browser binding set as a cookie by /auth/sso/start: the callback must come from the browser that started (no login CSRF). */
-  binding_hash?: string | null;
-  created_at: string;
-}
+type StoredState = SsoState;
 
 /** What a login code stands for: an account to sign in, or the refusal to answer (so the dashboard can show it). */
 type CodeOutcome = { user_id: string; sso_project_id: string; issuer: string } | { refusal: { kind: 'forbidden' | 'conflict' | 'unauthenticated'; detail: string } };
@@ -81,7 +69,7 @@ export function returnToAllowed(raw: string, ctx: Pick<AppContext, 'config'>): b
 async function connectionAndProject(projectId: string): Promise<{ connection?: SsoConnection; project?: Project }> {
   const items = await batchGet([keys.ssoConnection(projectId), keys.project(projectId)]);
   const c = items.get(keyId(keys.ssoConnection(projectId)));
-  return { connection: c ? decodeConnection(c) : undefined, project: items.get(keyId(keys.project(projectId))) as Project | undefined };
+  return { connection: c ? decodeConnection(c) : undefined, project: projectEntity.decodeFound(items.get(keyId(keys.project(projectId)))) };
 }
 
 /** A client configuration whose clock is the stack's (ID token expiry is judged at the stack's time). */
@@ -148,7 +136,7 @@ export async function startSsoLink(ctx: AppContext, input: IdentityProof & { ema
 /** The state, consumed: single use (a delete that answers what it deleted), 10 minutes. */
 async function consumeState(state: string | undefined, ctx: AppContext): Promise<StoredState> {
   if (!state || state.length > 600) throw invalid(INVALID_STATE);
-  const item = (await deleteItem(keys.ssoState(sha256(state)))) as unknown as StoredState | undefined;
+  const item = ssoStateEntity.decodeFound(await deleteItem(keys.ssoState(sha256(state))));
   if (!item || ctx.clock.now().getTime() - Date.parse(item.created_at) > STATE_TTL_S * 1000) throw invalid(INVALID_STATE);
   return item;
 }
@@ -207,7 +195,7 @@ async function decide(ctx: AppContext, stored: StoredState, connection: SsoConne
   // a missing claim counts as false
   if (claims.email_verified !== true || !email) throw forbidden(EMAIL_NOT_VERIFIED);
   const items = await batchGet([keys.ssoIdentity(issuer, sub), keys.email(email)]);
-  const link = items.get(keyId(keys.ssoIdentity(issuer, sub))) as { user_id: string } | undefined;
+  const link = accountRefEntity.decodeFound(items.get(keyId(keys.ssoIdentity(issuer, sub))));
   const signIn = (userId: string): CodeOutcome => ({ user_id: userId, sso_project_id: connection.project_id, issuer });
   if (stored.link_user_id) {
     if (link && link.user_id !== stored.link_user_id) throw conflict(IDENTITY_LINKED_ELSEWHERE);
@@ -218,7 +206,7 @@ async function decide(ctx: AppContext, stored: StoredState, connection: SsoConne
   }
   if (link) return { outcome: signIn(link.user_id), steps: [] };
   if (!domainVerified(connection, email)) throw forbidden(DOMAIN_NOT_VERIFIED);
-  const existing = items.get(keyId(keys.email(email))) as { user_id: string } | undefined;
+  const existing = accountRefEntity.decodeFound(items.get(keyId(keys.email(email))));
   if (existing) {
     return {
       outcome: refusal(conflict(ACCOUNT_EXISTS)),
@@ -261,9 +249,10 @@ function jitSteps(ctx: AppContext, account: Account, c: SsoConnection, sub: stri
  * callback reached. No second factor is asked: the IdP authenticated the person.
  */
 export async function exchangeLoginCode(ctx: AppContext, input: { login_code: string; client: ClientMeta }, gates: SignInGate[] = []): Promise<TokenPair> {
-  const item = (await deleteItem(keys.ssoLoginCode(sha256(input.login_code)))) as (CodeOutcome & { created_at: string }) | undefined;
+  const item = loginCodeEntity.decodeFound(await deleteItem(keys.ssoLoginCode(sha256(input.login_code))));
   if (!item || ctx.clock.now().getTime() - Date.parse(item.created_at) > CODE_TTL_S * 1000) throw invalid(INVALID_LOGIN_CODE);
-  if ('refusal' in item) throw new DomainError(item.refusal.kind, item.refusal.detail);
+  if (item.refusal) throw new DomainError(item.refusal.kind, item.refusal.detail);
+  if (!item.user_id || !item.issuer || !item.sso_project_id) throw invalid(INVALID_LOGIN_CODE);
   const account = await getAccount(item.user_id);
   if (!account?.is_active) throw unauthenticated(USER_NOT_FOUND_OR_INACTIVE);
   for (const gate of gates) if (await gate.refuses(account, ctx)) throw unauthenticated(gate.detail);

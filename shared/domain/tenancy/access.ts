@@ -9,7 +9,7 @@ import { membershipEntity, type Membership } from './membership-entity';
 import { envRoleEntity } from './env-role-entity';
 import { customRoleEntity } from './custom-role-entity';
 import { keyAllowsProject } from '#auth/key-grant';
-import { requireSingleSignOn } from './sso-required';
+import { passwordSessionOn, recordBreakGlass, SSO_REQUIRED } from './sso-required';
 import { currentScope } from '#shared/invocation';
 
 export type { Membership } from './membership-entity';
@@ -113,7 +113,11 @@ export async function loadAccess(
   const membership = membershipEntity.decodeFound(items.get(keyId(memberKey)));
   // A project outside an API key's projects is as unknown to its token as one the account is not in.
   if (!project || !isLive(project) || !membership || !keyAllowsProject(currentScope()?.key_projects, projectId)) throw opts.notFoundError ?? notFound(PROJECT_NOT_FOUND);
-  if (project.sso_required) await requireSingleSignOn(project, membership);
+  const passwordSession = project.sso_required ? passwordSessionOn(project) : undefined;
+  if (passwordSession) {
+    if (!isOwnerMembership(membership)) throw forbidden(SSO_REQUIRED);
+    await recordBreakGlass(passwordSession, project);
+  }
   const envRoles = new Map<string, EnvRole>();
   const role = roleKey ? envRoleEntity.decodeFound(items.get(keyId(roleKey))) : undefined;
   if (role && opts.envId) envRoles.set(opts.envId, role.role);

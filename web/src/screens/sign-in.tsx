@@ -11,7 +11,7 @@ const CODE_INVALID = 'TOTP code required or invalid';
 
 /**
  * Signs in with a password, then (when the API asks for it) an authenticator or recovery code; or
- * with single sign-on (issue 44): the e-mail first, then the company's identity provider, which
+ * with single sign-on: the e-mail first, then the company's identity provider, which
  * sends the browser back here with a one-time `login_code` exchanged for the session.
  */
 export function SignIn() {

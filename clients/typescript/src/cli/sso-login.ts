@@ -11,7 +11,7 @@ import { CliError } from './errors.js';
 const WAIT_MS = 5 * 60_000;
 
 /**
- * `infracat login --sso`: single sign-on through the project's identity provider (issue 44). A
+ * `infracat login --sso`: single sign-on through the project's identity provider. A
  * loopback redirect (RFC 8252): the CLI listens on 127.0.0.1 on a free port, prints the sign-in
  * address (and opens a browser where there is one); the service sends the browser back to it with a
  * one-time login code, which the CLI exchanges for its session.

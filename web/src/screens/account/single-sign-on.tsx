@@ -4,7 +4,7 @@ import { to } from '../../links';
 import { Alert, ConfirmButton, Field, Loaded, message, useLoad } from '../../ui';
 
 /**
- * The account's single sign-on (issue 44): the identities linked to it (each can be unlinked), and
+ * The account's single sign-on: the identities linked to it (each can be unlinked), and
  * linking one — the password again (and a code where an authenticator is enrolled), then the
  * organisation's identity provider, which brings the browser back signed in.
  */

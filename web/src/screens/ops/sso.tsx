@@ -6,7 +6,7 @@ import { Alert, Field, Loaded, message, Page, Select, useLoad, useSubmit } from 
 const ROLES: [string, string][] = [['', 'No role (member only)'], ['viewer', 'viewer'], ['manager', 'manager'], ['administrator', 'administrator']];
 
 /**
- * A project's single sign-on (`/p/:projectId/sso`, issue 44; the owner, Business plan and above): the
+ * A project's single sign-on (`/p/:projectId/sso`; the owner, Business plan and above): the
  * OpenID Connect connection (issuer, client id, a secret never shown again), the e-mail domains with
  * the TXT record each needs and a Verify button, whether SSO is required, and the role people created
  * at their first sign-in get.

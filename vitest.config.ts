@@ -6,7 +6,12 @@ import LongFirstSequencer from './test/helpers/sequencer';
  * Powertools logger's service name and output, made on the first line written; AWS clients mocked at
  * the prototype), so another file before them in the same process would change it.
  */
-const OWN_PROCESS = ['test/e2e/discovery-aws.test.ts', 'test/e2e/discovery.test.ts', 'test/e2e/observability.test.ts', 'test/e2e/secrets-in-logs.test.ts'];
+const OWN_PROCESS = [
+  'test/e2e/discovery-aws.test.ts',
+  'test/e2e/discovery.test.ts',
+  'test/e2e/observability.test.ts',
+  'test/e2e/secrets-in-logs.test.ts',
+];
 
 const common = {
   // A test's safety net against a hang, not a budget: its files share the machine with three others.
@@ -30,12 +35,27 @@ export default defineConfig({
     reporters: ['default', './test/helpers/summary-reporter.ts'],
     projects: [
       // Unit, architecture, integration, infra and deployed-shape files, and the end-to-end files above: a fresh process each.
-      { test: { ...common, name: 'isolated', include: ['test/**/*.test.ts'], exclude: ['test/e2e/**', 'node_modules/**'], isolate: true } },
+      {
+        test: {
+          ...common,
+          name: 'isolated',
+          include: ['test/**/*.test.ts'],
+          exclude: ['test/e2e/**', 'node_modules/**'],
+          isolate: true,
+        },
+      },
       { test: { ...common, name: 'isolated-e2e', include: OWN_PROCESS, isolate: true } },
       {
         // End-to-end files: a worker's process runs one after another, its modules loaded once, and the
         // files whose stacks are alike share one started stack (test/helpers/stack.ts `useTestStack`).
-        test: { ...common, name: 'e2e', include: ['test/e2e/**/*.test.ts'], exclude: [...OWN_PROCESS, 'node_modules/**'], isolate: false, env: { ...common.env, TEST_SHARED_STACKS: '1' } },
+        test: {
+          ...common,
+          name: 'e2e',
+          include: ['test/e2e/**/*.test.ts'],
+          exclude: [...OWN_PROCESS, 'node_modules/**'],
+          isolate: false,
+          env: { ...common.env, TEST_SHARED_STACKS: '1' },
+        },
       },
     ],
   },

@@ -47,4 +47,6 @@ export type RouteGroup = keyof typeof routeTable;
 export const FALLBACK_GROUP: RouteGroup = 'docs';
 
 export const allRoutes = (): { group: RouteGroup; route: Route }[] =>
-  Object.entries(routeTable).flatMap(([group, routes]) => (routes as Route[]).map((route) => ({ group: group as RouteGroup, route })));
+  Object.entries(routeTable).flatMap(([group, routes]) =>
+    (routes as Route[]).map((route) => ({ group: group as RouteGroup, route })),
+  );

@@ -11,19 +11,20 @@
  * The one other host it may send to is the documents bucket (`uploadOrigin`): an import's document is
  * PUT to a presigned URL there, so its size has no request limit; nothing is loaded from it.
  */
-export const webCsp = (uploadOrigin?: string) => [
-  "default-src 'self'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data: blob:",
-  "font-src 'self'",
-  `connect-src 'self'${uploadOrigin ? ` ${uploadOrigin}` : ''}`,
-  "worker-src 'self'",
-  "object-src 'none'",
-  "base-uri 'none'",
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-].join('; ');
+export const webCsp = (uploadOrigin?: string) =>
+  [
+    "default-src 'self'",
+    "script-src 'self'",
+    "style-src 'self'",
+    "img-src 'self' data: blob:",
+    "font-src 'self'",
+    `connect-src 'self'${uploadOrigin ? ` ${uploadOrigin}` : ''}`,
+    "worker-src 'self'",
+    "object-src 'none'",
+    "base-uri 'none'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+  ].join('; ');
 
 /**
  * The app's files: `/assets/<hashed name>` (immutable) and the few unhashed files Vite copies from

@@ -11,9 +11,8 @@ const text = z.string().nullable().default(null);
 export const ACCOUNT_TYPES = ['customer', 'project_user', 'staff'] as const;
 
 /** The account as stored. Only `toAccountOut` decides what a client sees. */
-export const accountEntity = defineEntity(
-  'account',
-  () => z.object({
+export const accountEntity = defineEntity('account', () =>
+  z.object({
     id: z.string(),
     email: z.string(),
     name: text,
@@ -44,9 +43,8 @@ export const accountEntity = defineEntity(
 export type Account = z.infer<typeof accountEntity.schema>;
 
 /** One signed-in device. Revoking a session deletes it; its refresh token and access tokens then stop working. */
-export const sessionEntity = defineEntity(
-  'session',
-  () => z.object({
+export const sessionEntity = defineEntity('session', () =>
+  z.object({
     id: z.string(),
     user_id: z.string(),
     refresh_hash: z.string(),

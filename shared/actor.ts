@@ -10,7 +10,8 @@ export type { Account, Session } from './account-entity';
 export type AccountType = Account['account_type'];
 
 /** The staff test, decided once: staff and superusers reach the staff surfaces (`/admin/*`) and act for others. */
-export const isStaff = (a: { is_staff?: boolean; is_superuser?: boolean }): boolean => Boolean(a.is_staff || a.is_superuser);
+export const isStaff = (a: { is_staff?: boolean; is_superuser?: boolean }): boolean =>
+  Boolean(a.is_staff || a.is_superuser);
 
 /**
  * What an API key's access token carries to each request, re-read from the key on every

@@ -22,7 +22,12 @@ export interface AuditActor {
 export const SERVICE_ACTOR: AuditActor = { type: 'service', id: null, email: null, is_staff: false };
 
 /** An account as the actor of background work it started (an import, a discovery run). */
-export const accountActor = (a: { id: string; email: string; is_staff?: boolean; is_superuser?: boolean }): AuditActor => ({
+export const accountActor = (a: {
+  id: string;
+  email: string;
+  is_staff?: boolean;
+  is_superuser?: boolean;
+}): AuditActor => ({
   type: 'account',
   id: a.id,
   email: a.email,
@@ -68,17 +73,33 @@ export type AuditRetention = { mode: 'creation' } | { mode: 'latest'; days: numb
  * depth (hashes, tokens, keys, passwords, webhook secrets, credentials). Internal bookkeeping
  * (`audit_head`, `updated_at`, quota counters) is left out as noise: the entry has its own time.
  */
-const SECRET_FIELD = /(secret|password|passwd|hash|token|credential|private_?key|api_?key|key_?value|signing|session|(^|_)t?otp(_|$)|recovery|external_id)/i;
-const INTERNAL_FIELDS = new Set(['audit_head', 'refs_version', 'updated_at', 'PK', 'SK', 'type', 'expires_at_epoch', 'GSI1PK', 'GSI1SK']);
+const SECRET_FIELD =
+  /(secret|password|passwd|hash|token|credential|private_?key|api_?key|key_?value|signing|session|(^|_)t?otp(_|$)|recovery|external_id)/i;
+const INTERNAL_FIELDS = new Set([
+  'audit_head',
+  'refs_version',
+  'updated_at',
+  'PK',
+  'SK',
+  'type',
+  'expires_at_epoch',
+  'GSI1PK',
+  'GSI1SK',
+]);
 const isCounter = (field: string) => field.endsWith('_count');
 
-export const isAuditedField = (field: string) => !SECRET_FIELD.test(field) && !INTERNAL_FIELDS.has(field) && !isCounter(field);
+export const isAuditedField = (field: string) =>
+  !SECRET_FIELD.test(field) && !INTERNAL_FIELDS.has(field) && !isCounter(field);
 
 /** A value with every secret field removed (objects at any depth; arrays element-wise). */
 export function scrub(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(scrub);
   if (value && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).filter(([k]) => isAuditedField(k)).map(([k, v]) => [k, scrub(v)]));
+    return Object.fromEntries(
+      Object.entries(value)
+        .filter(([k]) => isAuditedField(k))
+        .map(([k, v]) => [k, scrub(v)]),
+    );
   }
   return value;
 }
@@ -89,7 +110,10 @@ const same = (a: unknown, b: unknown) => JSON.stringify(a ?? null) === JSON.stri
  * The changed fields, before and after: a creation lists the set fields (non-null, non-empty),
  * a deletion the fields the entity had, an update only the fields whose value changed.
  */
-export function changedFields(before: Record<string, unknown> | null | undefined, after: Record<string, unknown> | null | undefined) {
+export function changedFields(
+  before: Record<string, unknown> | null | undefined,
+  after: Record<string, unknown> | null | undefined,
+) {
   const b = (before ? scrub(before) : null) as Record<string, unknown> | null;
   const a = (after ? scrub(after) : null) as Record<string, unknown> | null;
   const meaningful = (v: unknown) => v !== null && v !== undefined && !(Array.isArray(v) && v.length === 0);
@@ -97,7 +121,10 @@ export function changedFields(before: Record<string, unknown> | null | undefined
   if (b && !a) return { before: Object.fromEntries(Object.entries(b).filter(([, v]) => meaningful(v))), after: null };
   if (!b || !a) return { before: null, after: null };
   const fields = [...new Set([...Object.keys(b), ...Object.keys(a)])].filter((f) => !same(b[f], a[f]));
-  return { before: Object.fromEntries(fields.map((f) => [f, b[f] ?? null])), after: Object.fromEntries(fields.map((f) => [f, a[f] ?? null])) };
+  return {
+    before: Object.fromEntries(fields.map((f) => [f, b[f] ?? null])),
+    after: Object.fromEntries(fields.map((f) => [f, a[f] ?? null])),
+  };
 }
 
 export interface AuditItem {
@@ -126,7 +153,12 @@ const DAY = 24 * 3600;
  * the entry it replaces as its entity's latest. `sk` is the entry's sort key: the caller stores it
  * as the entity's `audit_head` in the same transaction when the entry is `latest`.
  */
-export function auditSteps(ctx: AppContext, change: AuditChange, retention: AuditRetention, opts: { actor?: AuditActor } = {}): { steps: TransactStep[]; sk: string } {
+export function auditSteps(
+  ctx: AppContext,
+  change: AuditChange,
+  retention: AuditRetention,
+  opts: { actor?: AuditActor } = {},
+): { steps: TransactStep[]; sk: string } {
   const now = ctx.clock.now();
   const at = now.toISOString();
   const id = ctx.ids.newId();
@@ -153,7 +185,9 @@ export function auditSteps(ctx: AppContext, change: AuditChange, retention: Audi
   };
   // A project's entries live in its audit partition; an account-level one in the account's, its index entries scoped to the account.
   const scope = change.project_id ?? `ACCOUNT#${change.account_id}`;
-  const key = change.project_id ? keys.auditEntry(change.project_id, at, id) : keys.accountAuditEntry(change.account_id!, at, id);
+  const key = change.project_id
+    ? keys.auditEntry(change.project_id, at, id)
+    : keys.accountAuditEntry(change.account_id!, at, id);
   const days = retention.mode === 'creation' ? null : retention.days;
   const expiry = days ? epochSeconds(now) + days * DAY : undefined;
   const item: Record<string, unknown> = {
@@ -166,15 +200,24 @@ export function auditSteps(ctx: AppContext, change: AuditChange, retention: Audi
     ...(retention.mode === 'latest' && expiry ? { retain_until_epoch: expiry } : {}),
   };
   // A latest entry moves its entity's head: transact conditions the entity's write on the head it replaces (db/transact.ts).
-  const steps: TransactStep[] = [retention.mode === 'latest' ? { ...putNewStep(item), headMove: { head: key.SK, previous: retention.previous ?? null } } : putNewStep(item)];
+  const steps: TransactStep[] = [
+    retention.mode === 'latest'
+      ? { ...putNewStep(item), headMove: { head: key.SK, previous: retention.previous ?? null } }
+      : putNewStep(item),
+  ];
   // Without a retention (a plan that keeps everything) the previous entry is kept as well.
-  if (retention.mode === 'latest' && retention.previous && expiry) steps.push(expireEntryStep(key.PK, retention.previous, expiry));
+  if (retention.mode === 'latest' && retention.previous && expiry)
+    steps.push(expireEntryStep(key.PK, retention.previous, expiry));
   return { steps, sk: key.SK };
 }
 
 /** The one step of an entry (for writes that record a single entry and keep no head). */
-export const auditStep = (ctx: AppContext, change: AuditChange, retention: AuditRetention, opts: { actor?: AuditActor } = {}): TransactStep[] =>
-  auditSteps(ctx, change, retention, opts).steps;
+export const auditStep = (
+  ctx: AppContext,
+  change: AuditChange,
+  retention: AuditRetention,
+  opts: { actor?: AuditActor } = {},
+): TransactStep[] => auditSteps(ctx, change, retention, opts).steps;
 
 /** An audited entity: its id, its project, its environment when it lives in one, and its latest entry's sort key. */
 export interface AuditedEntity {
@@ -185,7 +228,12 @@ export interface AuditedEntity {
 }
 
 const target = (kind: string, verb: string, item: AuditedEntity, importId?: string | null) => ({
-  action: `${kind}.${verb}`, entity_type: kind, entity_id: item.id, project_id: item.project_id, environment_id: item.environment_id ?? null, import_id: importId ?? null,
+  action: `${kind}.${verb}`,
+  entity_type: kind,
+  entity_id: item.id,
+  project_id: item.project_id,
+  environment_id: item.environment_id ?? null,
+  import_id: importId ?? null,
 });
 
 /**
@@ -198,7 +246,13 @@ export const creationAudit = (
   item: AuditedEntity,
   shown: Record<string, unknown>,
   opts: { importId?: string | null; actor?: AuditActor; summary?: Record<string, unknown> } = {},
-): TransactStep[] => auditSteps(ctx, { ...target(kind, 'create', item, opts.importId), after: shown, summary: opts.summary }, { mode: 'creation' }, { actor: opts.actor }).steps;
+): TransactStep[] =>
+  auditSteps(
+    ctx,
+    { ...target(kind, 'create', item, opts.importId), after: shown, summary: opts.summary },
+    { mode: 'creation' },
+    { actor: opts.actor },
+  ).steps;
 
 /**
  * An update's or deletion's entry: it becomes the entity's latest (kept while it is), the previous
@@ -213,6 +267,11 @@ export function changeAudit(
   days: number | null,
   opts: { actor?: AuditActor; summary?: Record<string, unknown>; importId?: string | null } = {},
 ): { steps: TransactStep[]; head: string } {
-  const { steps, sk } = auditSteps(ctx, { ...target(kind, verb, item, opts.importId), ...shown, summary: opts.summary }, { mode: 'latest', days, previous: item.audit_head }, { actor: opts.actor });
+  const { steps, sk } = auditSteps(
+    ctx,
+    { ...target(kind, verb, item, opts.importId), ...shown, summary: opts.summary },
+    { mode: 'latest', days, previous: item.audit_head },
+    { actor: opts.actor },
+  );
   return { steps, head: sk };
 }

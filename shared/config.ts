@@ -10,7 +10,12 @@ const schema = lazySchema(() => {
   const csv = z
     .string()
     .default('')
-    .transform((s) => s.split(',').map((x) => x.trim().toLowerCase()).filter(Boolean));
+    .transform((s) =>
+      s
+        .split(',')
+        .map((x) => x.trim().toLowerCase())
+        .filter(Boolean),
+    );
   const bool = z
     .enum(['true', 'false', '1', '0', ''])
     .default('')
@@ -102,9 +107,17 @@ const schema = lazySchema(() => {
     /** How long an export's signed download link works (hours). */
     IMPEX_LINK_TTL_HOURS: z.coerce.number().int().positive().default(168),
     /** The largest configuration document an import takes (bytes). */
-    IMPEX_MAX_DOCUMENT_BYTES: z.coerce.number().int().positive().default(5 * 1024 * 1024),
+    IMPEX_MAX_DOCUMENT_BYTES: z.coerce
+      .number()
+      .int()
+      .positive()
+      .default(5 * 1024 * 1024),
     /** The largest document an upload URL takes (bytes): imports too big for a request go through one. */
-    IMPEX_MAX_UPLOAD_BYTES: z.coerce.number().int().positive().default(100 * 1024 * 1024),
+    IMPEX_MAX_UPLOAD_BYTES: z.coerce
+      .number()
+      .int()
+      .positive()
+      .default(100 * 1024 * 1024),
     /** Discovery: the AWS regions scanned when a cloud account names none (comma-separated). */
     DISCOVERY_AWS_REGIONS: z.string().default('us-east-1,eu-west-1'),
     /** Discovery: the AWS account whose principal assumes customers' roles (the trust policy names it); unset: the deployment's own. */

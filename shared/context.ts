@@ -43,7 +43,13 @@ export interface AppContext {
 
 export function appContext(opts: { clock?: Clock; actor?: Actor | null; origin?: RequestOrigin } = {}): AppContext {
   const clock = opts.clock ?? systemClock;
-  return { actor: opts.actor ?? null, clock: { now: () => clock.now(), receivedAt: clock.now() }, ids: { newId: randomUUID }, config: config(), origin: opts.origin ?? null };
+  return {
+    actor: opts.actor ?? null,
+    clock: { now: () => clock.now(), receivedAt: clock.now() },
+    ids: { newId: randomUUID },
+    config: config(),
+    origin: opts.origin ?? null,
+  };
 }
 
 export const epochSeconds = (d: Date) => Math.floor(d.getTime() / 1000);

@@ -5,7 +5,14 @@ import type { TransactStep } from '#db/transact';
 import { outboxStep, settleOutbox } from './outbox-item';
 
 export const EVENT_TYPES = [
-  'service.created', 'service.updated', 'service.deleted', 'floor.created', 'alert.triggered', 'alert.resolved', 'user.invited', 'subscription.changed',
+  'service.created',
+  'service.updated',
+  'service.deleted',
+  'floor.created',
+  'alert.triggered',
+  'alert.resolved',
+  'user.invited',
+  'subscription.changed',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -29,7 +36,10 @@ export type EventScope = { project_id: string } | { account_id: string };
  */
 export const eventMessageSchema = lazySchema(() => {
   const event = domainEventSchema();
-  return z.union([z.object({ project_id: z.string().min(1), event }), z.object({ account_id: z.string().min(1), event })]);
+  return z.union([
+    z.object({ project_id: z.string().min(1), event }),
+    z.object({ account_id: z.string().min(1), event }),
+  ]);
 });
 export type EventMessage = z.infer<ReturnType<typeof eventMessageSchema>>;
 
@@ -42,7 +52,12 @@ const OUTBOX_TTL_SECONDS = 7 * 24 * 3600;
  * `forwardOutbox`) moves it to the events queue; nothing is published after the write. The events
  * worker removes it once the event's deliveries exist (`settleEvent`).
  */
-export function eventStep(type: EventType, scope: EventScope, data: Record<string, unknown>, ctx: AppContext): TransactStep {
+export function eventStep(
+  type: EventType,
+  scope: EventScope,
+  data: Record<string, unknown>,
+  ctx: AppContext,
+): TransactStep {
   const now = ctx.clock.now();
   const event: DomainEvent = { id: ctx.ids.newId(), type, timestamp: now.toISOString(), data };
   return outboxStep(now, event.id, 'events', { scope, event }, OUTBOX_TTL_SECONDS);
@@ -52,9 +67,11 @@ export function eventStep(type: EventType, scope: EventScope, data: Record<strin
 export const settleEvent = (event: DomainEvent) => settleOutbox(event.timestamp, event.id);
 
 /** An event of one project. */
-export const projectEventStep = (type: EventType, projectId: string, data: Record<string, unknown>, ctx: AppContext) => eventStep(type, { project_id: projectId }, data, ctx);
+export const projectEventStep = (type: EventType, projectId: string, data: Record<string, unknown>, ctx: AppContext) =>
+  eventStep(type, { project_id: projectId }, data, ctx);
 /** An event about an account (subscription.changed). */
-export const accountEventStep = (type: EventType, accountId: string, data: Record<string, unknown>, ctx: AppContext) => eventStep(type, { account_id: accountId }, data, ctx);
+export const accountEventStep = (type: EventType, accountId: string, data: Record<string, unknown>, ctx: AppContext) =>
+  eventStep(type, { account_id: accountId }, data, ctx);
 
 /** An event's outbox item (items written before the outbox kept them until delivery lack `queue`). */
 export interface EventOutboxItem {

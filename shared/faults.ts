@@ -17,10 +17,30 @@
  * AWS operations that change nothing (reads): never "applied, then timed out" here, never held by the
  * write gate (write-gate.ts). Kept in this file, which imports nothing, so a bundle's faults load alone.
  */
-export const changesNothing = (operation: string): boolean => /^(Get|BatchGet|Query|Scan|Describe|List|Head|Receive|Decrypt|TransactGet)/.test(operation);
+export const changesNothing = (operation: string): boolean =>
+  /^(Get|BatchGet|Query|Scan|Describe|List|Head|Receive|Decrypt|TransactGet)/.test(operation);
 
-export type FaultKind = 'throttle' | 'error' | 'unavailable' | 'timeout-after-write' | 'conflict' | 'duplicate' | 'late' | 'reorder' | 'kill';
-const KINDS = new Set<string>(['throttle', 'error', 'unavailable', 'timeout-after-write', 'conflict', 'duplicate', 'late', 'reorder', 'kill']);
+export type FaultKind =
+  | 'throttle'
+  | 'error'
+  | 'unavailable'
+  | 'timeout-after-write'
+  | 'conflict'
+  | 'duplicate'
+  | 'late'
+  | 'reorder'
+  | 'kill';
+const KINDS = new Set<string>([
+  'throttle',
+  'error',
+  'unavailable',
+  'timeout-after-write',
+  'conflict',
+  'duplicate',
+  'late',
+  'reorder',
+  'kill',
+]);
 const SERVICES = new Set(['ddb', 's3', 'sqs', 'ses', 'kms', 'secrets', 'worker']);
 export type FaultService = 'ddb' | 's3' | 'sqs' | 'ses' | 'kms' | 'secrets' | 'worker';
 
@@ -29,11 +49,16 @@ export type FaultPlan = Map<string, number>;
 /** Parses `FAULTS`; an entry that names no known service or kind, or a probability outside 0..1, is an error at start. */
 export function parseFaults(spec: string): FaultPlan {
   const plan: FaultPlan = new Map();
-  for (const entry of spec.split(',').map((e) => e.trim()).filter(Boolean)) {
+  for (const entry of spec
+    .split(',')
+    .map((e) => e.trim())
+    .filter(Boolean)) {
     const m = /^([a-z0-9]+)\.([a-z-]+):(\d*\.?\d+)$/.exec(entry);
     const p = m ? Number(m[3]) : NaN;
     if (!m || !SERVICES.has(m[1]) || !KINDS.has(m[2]) || !(p >= 0 && p <= 1)) {
-      throw new Error(`FAULTS: cannot read "${entry}" (expected <service>.<kind>:<probability>, service one of ${[...SERVICES].join(', ')}, kind one of ${[...KINDS].join(', ')})`);
+      throw new Error(
+        `FAULTS: cannot read "${entry}" (expected <service>.<kind>:<probability>, service one of ${[...SERVICES].join(', ')}, kind one of ${[...KINDS].join(', ')})`,
+      );
     }
     plan.set(`${m[1]}.${m[2]}`, p);
   }
@@ -85,7 +110,8 @@ export function configureFaults(spec: string, seed = 1): void {
 // A function running alone from its bundle (start:deployed's sandboxes, which pass FAULTS through as a
 // tester override) is configured from its environment at load; the cloud never sets FAULTS. Only in a
 // Lambda sandbox: the local stack and the soak switch faults on themselves, after their set-up.
-if (process.env.FAULTS && process.env.AWS_LAMBDA_FUNCTION_NAME) configureFaults(process.env.FAULTS, Number(process.env.FAULTS_SEED ?? 1));
+if (process.env.FAULTS && process.env.AWS_LAMBDA_FUNCTION_NAME)
+  configureFaults(process.env.FAULTS, Number(process.env.FAULTS_SEED ?? 1));
 
 /** Whether a fault of `service.kind` strikes now (and counts it). */
 export const strikes = (service: FaultService, kind: FaultKind): boolean => injector?.strikes(service, kind) ?? false;
@@ -98,14 +124,24 @@ export const faultCounts = (): Record<string, number> => injector?.counts() ?? {
  * again after its visibility timeout (`late`), or neither (deleted). A redelivered message is not
  * redelivered again. The local queues and start:deployed's SQS stand-in both decide by it.
  */
-export function redeliveryAfterSuccess(receiveCount: number, strike: (service: FaultService, kind: FaultKind) => boolean = strikes): 'duplicate' | 'late' | undefined {
+export function redeliveryAfterSuccess(
+  receiveCount: number,
+  strike: (service: FaultService, kind: FaultKind) => boolean = strikes,
+): 'duplicate' | 'late' | undefined {
   if (receiveCount > 1) return undefined;
   if (strike('sqs', 'duplicate')) return 'duplicate';
   if (strike('sqs', 'late')) return 'late';
   return undefined;
 }
 
-const SERVICE_OF: Record<string, FaultService> = { DynamoDB: 'ddb', S3: 's3', SQS: 'sqs', SES: 'ses', KMS: 'kms', 'Secrets Manager': 'secrets' };
+const SERVICE_OF: Record<string, FaultService> = {
+  DynamoDB: 'ddb',
+  S3: 's3',
+  SQS: 'sqs',
+  SES: 'ses',
+  KMS: 'kms',
+  'Secrets Manager': 'secrets',
+};
 
 /** An error as the SDK raises it for an AWS answer (its name, status and retry hints), so every layer treats it as the real one. */
 function awsError(name: string, status: number, extra: Record<string, unknown> = {}): Error {
@@ -125,7 +161,15 @@ function awsError(name: string, status: number, extra: Record<string, unknown> =
  * outage locally as in start:deployed.
  */
 export function injectedFailure(service: FaultService): Error | undefined {
-  if (strikes(service, 'throttle')) return awsError(service === 'ddb' ? 'ProvisionedThroughputExceededException' : service === 's3' ? 'SlowDown' : 'ThrottlingException', service === 's3' ? 503 : 400);
+  if (strikes(service, 'throttle'))
+    return awsError(
+      service === 'ddb'
+        ? 'ProvisionedThroughputExceededException'
+        : service === 's3'
+          ? 'SlowDown'
+          : 'ThrottlingException',
+      service === 's3' ? 503 : 400,
+    );
   if (strikes(service, 'unavailable')) return awsError('ServiceUnavailable', 503);
   if (strikes(service, 'error')) return awsError('InternalServerError', 500);
   return undefined;
@@ -152,13 +196,20 @@ export function withFaults<T>(client: T): T {
       const failure = injectedFailure(service);
       if (failure) throw failure;
       // A retry of a call that took effect is answered by its token, never cancelled by a conflict.
-      if (service === 'ddb' && op === 'TransactWriteItems' && !tookEffect.has(callOf(args)) && strikes('ddb', 'conflict')) {
+      if (
+        service === 'ddb' &&
+        op === 'TransactWriteItems' &&
+        !tookEffect.has(callOf(args)) &&
+        strikes('ddb', 'conflict')
+      ) {
         const { TransactionCanceledException } = await import('@aws-sdk/client-dynamodb');
         const items = ((args as { input?: { TransactItems?: unknown[] } }).input?.TransactItems ?? []).length;
         throw new TransactionCanceledException({
           message: 'Transaction cancelled (injected fault)',
           $metadata: { httpStatusCode: 400 },
-          CancellationReasons: Array.from({ length: items }, (_, i) => ({ Code: i === 0 ? 'TransactionConflict' : 'None' })),
+          CancellationReasons: Array.from({ length: items }, (_, i) => ({
+            Code: i === 0 ? 'TransactionConflict' : 'None',
+          })),
         });
       }
       const result = await next(args);
@@ -166,7 +217,11 @@ export function withFaults<T>(client: T): T {
       // every write out once, each answer then showing how a retried write is read).
       const retried = tookEffect.has(callOf(args));
       tookEffect.add(callOf(args));
-      if (!retried && !changesNothing(op) && strikes(service, 'timeout-after-write')) throw Object.assign(new Error('Socket timed out (injected fault, after the write took effect)'), { name: 'TimeoutError', $metadata: {} });
+      if (!retried && !changesNothing(op) && strikes(service, 'timeout-after-write'))
+        throw Object.assign(new Error('Socket timed out (injected fault, after the write took effect)'), {
+          name: 'TimeoutError',
+          $metadata: {},
+        });
       return result;
     },
     { step: 'finalizeRequest', priority: 'low', name: 'injectFaults' },

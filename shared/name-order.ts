@@ -54,7 +54,11 @@ function buildTable(): Table {
 
 const encode = (w: number) => {
   const v = Math.min(w, MAX_WEIGHT);
-  return String.fromCharCode(ALPHABET_FIRST + Math.floor(v / BASE ** 2), ALPHABET_FIRST + (Math.floor(v / BASE) % BASE), ALPHABET_FIRST + (v % BASE));
+  return String.fromCharCode(
+    ALPHABET_FIRST + Math.floor(v / BASE ** 2),
+    ALPHABET_FIRST + (Math.floor(v / BASE) % BASE),
+    ALPHABET_FIRST + (v % BASE),
+  );
 };
 
 /** The weight of one code point (0: ignorable), outside the table by code point after every class. */

@@ -30,7 +30,8 @@ function flush(scope: InvocationScope): void {
   try {
     const metrics = metricsFor(c.POWERTOOLS_METRICS_NAMESPACE, c.POWERTOOLS_SERVICE_NAME);
     for (const [k, v] of Object.entries(scope.dimensions)) metrics.addDimension(k, v);
-    for (const m of scope.metrics) metrics.addMetric(m.name, m.unit === 'Count' ? MetricUnit.Count : MetricUnit.Milliseconds, m.value);
+    for (const m of scope.metrics)
+      metrics.addMetric(m.name, m.unit === 'Count' ? MetricUnit.Count : MetricUnit.Milliseconds, m.value);
     metrics.publishStoredMetrics();
   } catch (err) {
     // Nothing of this invocation may be left for the next one's line.
@@ -45,7 +46,10 @@ function flush(scope: InvocationScope): void {
  * the cold-start flag, the metrics counted during it are flushed once at its end, and with tracing on it
  * runs in its own X-Ray subsegment.
  */
-export async function invocation<T>(opts: { correlationId?: string; dimensions?: Record<string, string> }, fn: (scope: InvocationScope) => Promise<T>): Promise<T> {
+export async function invocation<T>(
+  opts: { correlationId?: string; dimensions?: Record<string, string> },
+  fn: (scope: InvocationScope) => Promise<T>,
+): Promise<T> {
   await prepareTracing();
   const scope = newScope(opts.correlationId, opts.dimensions);
   try {

@@ -16,7 +16,13 @@ import { errorFields, log } from './log';
 export type OutboxQueue = 'events' | 'mail';
 
 /** The outbox item of one message for `queue`, written at `at`; it expires after `ttlSeconds` (TTL). */
-export function outboxItem(at: Date, id: string, queue: OutboxQueue, body: Record<string, unknown>, ttlSeconds: number): Record<string, unknown> {
+export function outboxItem(
+  at: Date,
+  id: string,
+  queue: OutboxQueue,
+  body: Record<string, unknown>,
+  ttlSeconds: number,
+): Record<string, unknown> {
   return {
     ...keys.outbox(at.toISOString(), id),
     type: 'outbox',
@@ -27,8 +33,13 @@ export function outboxItem(at: Date, id: string, queue: OutboxQueue, body: Recor
 }
 
 /** The outbox write of one message for `queue`, a step of the change's transaction. */
-export const outboxStep = (at: Date, id: string, queue: OutboxQueue, body: Record<string, unknown>, ttlSeconds: number): TransactStep =>
-  putNewStep(outboxItem(at, id, queue, body, ttlSeconds));
+export const outboxStep = (
+  at: Date,
+  id: string,
+  queue: OutboxQueue,
+  body: Record<string, unknown>,
+  ttlSeconds: number,
+): TransactStep => putNewStep(outboxItem(at, id, queue, body, ttlSeconds));
 
 /**
  * The consumer is done with an outbox item (`at` and `id` as it was written): it goes. A failure is

@@ -36,7 +36,8 @@ const isMail = (item: OutboxItem): item is MailOutboxItem => item.queue === 'mai
 export const messageOf = (item: EventOutboxItem): EventMessage => ({ ...item.scope, event: item.event });
 
 /** What a log line may say of an item: its queue and id, never its contents. */
-const idOf = (item: OutboxItem): { queue: OutboxQueue; outbox_id: string } => (isMail(item) ? { queue: 'mail', outbox_id: item.mail.id } : { queue: 'events', outbox_id: item.event.id });
+const idOf = (item: OutboxItem): { queue: OutboxQueue; outbox_id: string } =>
+  isMail(item) ? { queue: 'mail', outbox_id: item.mail.id } : { queue: 'events', outbox_id: item.event.id };
 
 /** Sends an outbox item to its queue. */
 async function handOver(item: OutboxItem): Promise<void> {
@@ -155,7 +156,10 @@ export async function resendStaleOutbox(ctx: AppContext): Promise<{ resent: numb
       }
       resent++;
       // Only while it is there: its consumer may have removed it meanwhile (an update would write it back).
-      await updateItem({ PK: item.PK, SK: item.SK }, { ...setExpression({ resent_at: now.toISOString() }), ...IF_EXISTS }).catch(() => undefined);
+      await updateItem(
+        { PK: item.PK, SK: item.SK },
+        { ...setExpression({ resent_at: now.toISOString() }), ...IF_EXISTS },
+      ).catch(() => undefined);
       if (resent >= RESEND_PER_SWEEP) return { resent, failed: 0 };
     }
   }

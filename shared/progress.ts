@@ -30,13 +30,23 @@ const hash = (ticket: string) => createHash('sha256').update(ticket).digest('hex
 export async function issueTicket(ctx: AppContext, userId: string, jobId: string) {
   const ticket = randomBytes(32).toString('base64url');
   const now = epochSeconds(ctx.clock.now());
-  await putItem({ ...keys.wsTicket(hash(ticket)), type: 'ws_ticket', user_id: userId, job_id: jobId, expires_at: now + TICKET_TTL_SECONDS, expires_at_epoch: now + TICKET_TTL_SECONDS });
+  await putItem({
+    ...keys.wsTicket(hash(ticket)),
+    type: 'ws_ticket',
+    user_id: userId,
+    job_id: jobId,
+    expires_at: now + TICKET_TTL_SECONDS,
+    expires_at_epoch: now + TICKET_TTL_SECONDS,
+  });
   const url = `${ctx.config.WS_BASE_URL}?ticket=${ticket}`;
   return { ticket, url, expires_in: TICKET_TTL_SECONDS };
 }
 
 /** The `$connect` check: spends the ticket (a second use, an unknown or expired one: refused). Answers whom and what it follows. */
-export async function spendTicket(ctx: AppContext, ticket: string | undefined): Promise<{ userId: string; jobId: string }> {
+export async function spendTicket(
+  ctx: AppContext,
+  ticket: string | undefined,
+): Promise<{ userId: string; jobId: string }> {
   if (!ticket) throw unauthenticated(INVALID_TICKET);
   const now = epochSeconds(ctx.clock.now());
   // Marked spent rather than deleted: a conditional write answers exactly through the SDK's retries
@@ -47,11 +57,25 @@ export async function spendTicket(ctx: AppContext, ticket: string | undefined): 
 }
 
 /** Remembers a connection following a job. */
-export async function connect(ctx: AppContext, input: { connectionId: string; userId: string; jobId: string }): Promise<void> {
+export async function connect(
+  ctx: AppContext,
+  input: { connectionId: string; userId: string; jobId: string },
+): Promise<void> {
   const expires = epochSeconds(ctx.clock.now()) + CONNECTION_TTL_SECONDS;
   await transact([
-    putStep({ ...keys.jobConnection(input.jobId, input.connectionId), type: 'job_connection', connection_id: input.connectionId, user_id: input.userId, expires_at_epoch: expires }),
-    putStep({ ...keys.wsConnection(input.connectionId), type: 'ws_connection', job_id: input.jobId, expires_at_epoch: expires }),
+    putStep({
+      ...keys.jobConnection(input.jobId, input.connectionId),
+      type: 'job_connection',
+      connection_id: input.connectionId,
+      user_id: input.userId,
+      expires_at_epoch: expires,
+    }),
+    putStep({
+      ...keys.wsConnection(input.connectionId),
+      type: 'ws_connection',
+      job_id: input.jobId,
+      expires_at_epoch: expires,
+    }),
   ]);
 }
 

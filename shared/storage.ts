@@ -13,7 +13,13 @@ const s3 = lazyByInvocation(
     return new sdk.S3Client({
       region: AWS_REGION,
       // Locally s3rver: path-style, its fixed credentials; checksums only when required (s3rver understands those).
-      ...(S3_ENDPOINT ? { endpoint: S3_ENDPOINT, forcePathStyle: true, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } } : {}),
+      ...(S3_ENDPOINT
+        ? {
+            endpoint: S3_ENDPOINT,
+            forcePathStyle: true,
+            credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+          }
+        : {}),
       requestChecksumCalculation: 'WHEN_REQUIRED',
       ...retries,
     });
@@ -23,7 +29,14 @@ const s3 = lazyByInvocation(
 export async function putDocument(key: string, text: string, contentType: string): Promise<void> {
   const { sdk, client } = await s3();
   // A Buffer (not a stream): s3rver would otherwise keep the aws-chunked framing.
-  await client.send(new sdk.PutObjectCommand({ Bucket: config().BUCKET_NAME, Key: key, Body: Buffer.from(text, 'utf8'), ContentType: contentType }));
+  await client.send(
+    new sdk.PutObjectCommand({
+      Bucket: config().BUCKET_NAME,
+      Key: key,
+      Body: Buffer.from(text, 'utf8'),
+      ContentType: contentType,
+    }),
+  );
 }
 
 /** Parts of a streamed upload: S3's smallest, so that the uploader holds at most a few megabytes of the document. */
@@ -34,9 +47,22 @@ const PART_BYTES = 5 * 1024 * 1024;
  * whole): `@aws-sdk/lib-storage`'s Upload cuts the stream into 5 MB parts of a multipart upload (one
  * PutObject when it is smaller), two in flight, and aborts the upload when the stream fails.
  */
-export async function uploadDocument(key: string, body: AsyncIterable<string | Uint8Array>, contentType: string): Promise<void> {
-  const [{ client }, { Upload }, { Readable }] = await Promise.all([s3(), import('@aws-sdk/lib-storage'), import('node:stream')]);
-  const upload = new Upload({ client, params: { Bucket: config().BUCKET_NAME, Key: key, Body: Readable.from(body), ContentType: contentType }, partSize: PART_BYTES, queueSize: 2 });
+export async function uploadDocument(
+  key: string,
+  body: AsyncIterable<string | Uint8Array>,
+  contentType: string,
+): Promise<void> {
+  const [{ client }, { Upload }, { Readable }] = await Promise.all([
+    s3(),
+    import('@aws-sdk/lib-storage'),
+    import('node:stream'),
+  ]);
+  const upload = new Upload({
+    client,
+    params: { Bucket: config().BUCKET_NAME, Key: key, Body: Readable.from(body), ContentType: contentType },
+    partSize: PART_BYTES,
+    queueSize: 2,
+  });
   await upload.done();
 }
 
@@ -45,10 +71,18 @@ export async function uploadDocument(key: string, body: AsyncIterable<string | U
  * the URL ends when the service says it does), it needs no other credential, so a browser or curl
  * fetches the object straight from the bucket; the download is named `filename`.
  */
-export async function documentDownloadUrl(key: string, signedAt: Date, seconds: number, filename: string): Promise<string> {
+export async function documentDownloadUrl(
+  key: string,
+  signedAt: Date,
+  seconds: number,
+  filename: string,
+): Promise<string> {
   const [{ sdk, client }, { getSignedUrl }] = await Promise.all([s3(), import('@aws-sdk/s3-request-presigner')]);
   const command = new sdk.GetObjectCommand({
-    Bucket: config().BUCKET_NAME, Key: key, ResponseContentType: 'application/yaml; charset=utf-8', ResponseContentDisposition: `attachment; filename="${filename}"`,
+    Bucket: config().BUCKET_NAME,
+    Key: key,
+    ResponseContentType: 'application/yaml; charset=utf-8',
+    ResponseContentDisposition: `attachment; filename="${filename}"`,
   });
   return getSignedUrl(client, command, { signingDate: signedAt, expiresIn: seconds });
 }
@@ -57,19 +91,40 @@ export async function documentDownloadUrl(key: string, signedAt: Date, seconds: 
  * A presigned PUT of a document: its size and content type are signed, so S3 takes exactly
  * that many bytes of that type and nothing else; valid `seconds` from `signedAt` (the caller's clock).
  */
-export async function documentUploadUrl(key: string, signedAt: Date, seconds: number, size: number, contentType: string): Promise<string> {
+export async function documentUploadUrl(
+  key: string,
+  signedAt: Date,
+  seconds: number,
+  size: number,
+  contentType: string,
+): Promise<string> {
   const [{ sdk, client }, { getSignedUrl }] = await Promise.all([s3(), import('@aws-sdk/s3-request-presigner')]);
-  const command = new sdk.PutObjectCommand({ Bucket: config().BUCKET_NAME, Key: key, ContentLength: size, ContentType: contentType });
-  return getSignedUrl(client, command, { signingDate: signedAt, expiresIn: seconds, signableHeaders: new Set(['content-length', 'content-type']) });
+  const command = new sdk.PutObjectCommand({
+    Bucket: config().BUCKET_NAME,
+    Key: key,
+    ContentLength: size,
+    ContentType: contentType,
+  });
+  return getSignedUrl(client, command, {
+    signingDate: signedAt,
+    expiresIn: seconds,
+    signableHeaders: new Set(['content-length', 'content-type']),
+  });
 }
 
 /** A document's size in bytes, or undefined when there is none. */
 export async function documentSize(key: string): Promise<number | undefined> {
   const { sdk, client } = await s3();
   try {
-    return (await client.send(new sdk.HeadObjectCommand({ Bucket: config().BUCKET_NAME, Key: key }))).ContentLength ?? 0;
+    return (
+      (await client.send(new sdk.HeadObjectCommand({ Bucket: config().BUCKET_NAME, Key: key }))).ContentLength ?? 0
+    );
   } catch (err) {
-    if ((err as { name?: string }).name === 'NotFound' || (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404) return undefined;
+    if (
+      (err as { name?: string }).name === 'NotFound' ||
+      (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404
+    )
+      return undefined;
     throw err;
   }
 }

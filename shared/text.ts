@@ -6,11 +6,14 @@
 let collator: Intl.Collator | undefined;
 
 /** Compares display text ignoring case and accents. */
-export const compareText = (a: string, b: string) => (collator ??= new Intl.Collator(undefined, { sensitivity: 'base' })).compare(a, b);
+export const compareText = (a: string, b: string) =>
+  (collator ??= new Intl.Collator(undefined, { sensitivity: 'base' })).compare(a, b);
 
 /** Name order for lists (stable under ties by id), ignoring case. */
-export const byText = <T extends { id: string }>(text: (i: T) => string | null | undefined) => (a: T, b: T) =>
-  compareText(text(a) ?? '', text(b) ?? '') || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+export const byText =
+  <T extends { id: string }>(text: (i: T) => string | null | undefined) =>
+  (a: T, b: T) =>
+    compareText(text(a) ?? '', text(b) ?? '') || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
 /**
  * A name as its uniqueness compares it: trimmed, ignoring case. The one folding of names: the name

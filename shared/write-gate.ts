@@ -19,7 +19,10 @@ const gates = new AsyncLocalStorage<Gate>();
  * Runs `fn` with its writes held until `open` resolves (and failing with its error when it
  * rejects). `wrote()` tells whether one of them went out.
  */
-export function behindGate<T>(open: Promise<unknown>, fn: () => Promise<T>): { result: Promise<T>; wrote: () => boolean } {
+export function behindGate<T>(
+  open: Promise<unknown>,
+  fn: () => Promise<T>,
+): { result: Promise<T>; wrote: () => boolean } {
   const gate: Gate = { open, wrote: false };
   return { result: gates.run(gate, fn), wrote: () => gate.wrote };
 }

@@ -17,7 +17,10 @@ const filters = {
 
 export const auditRoutes = [
   route({
-    method: 'GET', path: '/projects/{project_id}/audit-log', auth: 'user', summary: "The project's audit log, newest first (owner or audit.read)",
+    method: 'GET',
+    path: '/projects/{project_id}/audit-log',
+    auth: 'user',
+    summary: "The project's audit log, newest first (owner or audit.read)",
     params: () => z.object({ project_id: uuid }),
     query: () => pageQuery().extend(filters),
     responses: () => ({ 200: z.array(auditEntryOut) }),
@@ -28,7 +31,10 @@ export const auditRoutes = [
     },
   }),
   route({
-    method: 'GET', path: '/me/audit-log', auth: 'user', summary: "The caller's account-level audit log (API keys, plan changes), newest first",
+    method: 'GET',
+    path: '/me/audit-log',
+    auth: 'user',
+    summary: "The caller's account-level audit log (API keys, plan changes), newest first",
     query: () => pageQuery().extend(filters),
     responses: () => ({ 200: z.array(accountAuditEntryOut) }),
     refusals: [],

@@ -2,7 +2,32 @@ import * as z from 'zod';
 import { route, ok, created, noContent } from '#http/route';
 import { accountOut, email, text, tokenPair } from '#http/schemas';
 import { ACCESS_COOKIE, REFRESH_COOKIE, clearCookie, signedIn } from '#http/cookies';
-import { currentAccount, toAccountOut, updateProfile, register, login, listSessions, logout, refreshSession, revokeSession, revokeOtherSessions, confirmPasswordReset, requestPasswordReset, enrolAuthenticator, listAuthenticators, provisionAuthenticator, removeAuthenticator, toDeviceOut, recoveryCodeStatus, regenerateRecoveryCodes, deleteLegacyTotp, confirmEmailChange, listOwnSecurityLog, securityLogEntryOut, type ClientMeta } from '#domain/identity';
+import {
+  currentAccount,
+  toAccountOut,
+  updateProfile,
+  register,
+  login,
+  listSessions,
+  logout,
+  refreshSession,
+  revokeSession,
+  revokeOtherSessions,
+  confirmPasswordReset,
+  requestPasswordReset,
+  enrolAuthenticator,
+  listAuthenticators,
+  provisionAuthenticator,
+  removeAuthenticator,
+  toDeviceOut,
+  recoveryCodeStatus,
+  regenerateRecoveryCodes,
+  deleteLegacyTotp,
+  confirmEmailChange,
+  listOwnSecurityLog,
+  securityLogEntryOut,
+  type ClientMeta,
+} from '#domain/identity';
 import { nextCursorHeaders, pageQuery } from '#http/paging';
 import { startingSubscription } from '#domain/billing';
 import { pendingInvitationGate } from '#domain/tenancy';
@@ -25,50 +50,75 @@ const proof = () => ({ current_password: z.string().max(1024).nullish(), totp_co
 /** Where the request comes from (sessions record it, rate limits count per address). */
 const client = (req: ClientMeta): ClientMeta => ({ sourceIp: req.sourceIp, userAgent: req.userAgent });
 /** A refresh token from the body, else from its cookie. */
-const presentedRefresh = (req: { body?: { refresh_token?: string }; cookies: Record<string, string> }) => req.body?.refresh_token || req.cookies[REFRESH_COOKIE];
+const presentedRefresh = (req: { body?: { refresh_token?: string }; cookies: Record<string, string> }) =>
+  req.body?.refresh_token || req.cookies[REFRESH_COOKIE];
 
 export const authRoutes = [
   route({
-    method: 'POST', path: '/auth/register', auth: 'public', summary: 'Create an account (customer, Free plan)',
+    method: 'POST',
+    path: '/auth/register',
+    auth: 'public',
+    summary: 'Create an account (customer, Free plan)',
     body: () => z.object({ email, password: z.string().min(8).max(1024), name: text(200), phone: text(50) }),
     responses: () => ({ 201: accountOut() }),
     refusals: [400, 403],
     handler: async ({ body }, ctx) => created(toAccountOut(await register(ctx, body, startingSubscription))),
   }),
   route({
-    method: 'POST', path: '/auth/login', auth: 'public', summary: 'Sign in with e-mail and password (and a second factor when enrolled)',
+    method: 'POST',
+    path: '/auth/login',
+    auth: 'public',
+    summary: 'Sign in with e-mail and password (and a second factor when enrolled)',
     body: () => z.object({ email, password: z.string().min(1).max(1024), totp_code: totpCode() }),
     responses: () => ({ 200: tokenPair() }),
     refusals: [401, 423, 429],
-    handler: async (req, ctx) => signedIn(await login(ctx, { ...req.body, client: client(req) }, [pendingInvitationGate]), ctx.config),
+    handler: async (req, ctx) =>
+      signedIn(await login(ctx, { ...req.body, client: client(req) }, [pendingInvitationGate]), ctx.config),
   }),
   route({
-    method: 'POST', path: '/auth/token/refresh', auth: 'public', summary: 'Exchange a refresh token (body or cookie) for a new pair',
+    method: 'POST',
+    path: '/auth/token/refresh',
+    auth: 'public',
+    summary: 'Exchange a refresh token (body or cookie) for a new pair',
     body: optionalRefresh,
     responses: () => ({ 200: tokenPair() }),
     refusals: [401],
-    handler: async (req, ctx) => signedIn(await refreshSession(ctx, { refresh_token: presentedRefresh(req), client: client(req) }), ctx.config),
+    handler: async (req, ctx) =>
+      signedIn(await refreshSession(ctx, { refresh_token: presentedRefresh(req), client: client(req) }), ctx.config),
   }),
   route({
     // public: the access token (when valid) identifies the session, else the refresh token alone must prove it (see logout)
-    method: 'POST', path: '/auth/logout', auth: 'public', summary: 'End this session (access token, or the refresh token alone once the access token has expired); clear both cookies',
+    method: 'POST',
+    path: '/auth/logout',
+    auth: 'public',
+    summary:
+      'End this session (access token, or the refresh token alone once the access token has expired); clear both cookies',
     body: optionalRefresh,
     responses: () => ({ 204: null }),
     refusals: [401],
     handler: async (req, ctx) => {
       const refresh_token = presentedRefresh(req);
-      ctx.actor = await optionalCaller(presentedToken(req.headers.authorization, req.cookies[ACCESS_COOKIE]), ctx, { refusedIsAnonymous: Boolean(refresh_token) });
+      ctx.actor = await optionalCaller(presentedToken(req.headers.authorization, req.cookies[ACCESS_COOKIE]), ctx, {
+        refusedIsAnonymous: Boolean(refresh_token),
+      });
       await logout(ctx, { refresh_token });
       return noContent({ cookies: [clearCookie(ACCESS_COOKIE), clearCookie(REFRESH_COOKIE)] });
     },
   }),
   route({
-    method: 'GET', path: '/auth/me', auth: 'user', summary: 'The signed-in account',
+    method: 'GET',
+    path: '/auth/me',
+    auth: 'user',
+    summary: 'The signed-in account',
     responses: () => ({ 200: accountOut() }),
     handler: async (_req, ctx) => ok(toAccountOut(currentAccount(ctx))),
   }),
   route({
-    method: 'GET', path: '/auth/me/security-log', auth: 'user', summary: "The account's security log, newest first: sign-ins and refusals (address, device), lockouts, authenticators, recovery codes, password reset, e-mail change, sessions ended; the next page's cursor in X-Next-Cursor",
+    method: 'GET',
+    path: '/auth/me/security-log',
+    auth: 'user',
+    summary:
+      "The account's security log, newest first: sign-ins and refusals (address, device), lockouts, authenticators, recovery codes, password reset, e-mail change, sessions ended; the next page's cursor in X-Next-Cursor",
     query: pageQuery,
     responses: () => ({ 200: z.array(securityLogEntryOut()) }),
     handler: async ({ query }, ctx) => {
@@ -77,17 +127,32 @@ export const authRoutes = [
     },
   }),
   route({
-    method: 'PATCH', path: '/auth/me', auth: 'user', summary: 'Update profile fields; a new e-mail needs the current password (and a code) and takes effect once the link mailed to it is opened',
-    body: () => z.object({
-      email: email.optional(), name: text(200), phone: text(50), preferred_language: text(35), navigation_mode: text(50),
-      job_title: text(200), timezone: text(64), table_density: text(50), ...proof(),
-    }),
+    method: 'PATCH',
+    path: '/auth/me',
+    auth: 'user',
+    summary:
+      'Update profile fields; a new e-mail needs the current password (and a code) and takes effect once the link mailed to it is opened',
+    body: () =>
+      z.object({
+        email: email.optional(),
+        name: text(200),
+        phone: text(50),
+        preferred_language: text(35),
+        navigation_mode: text(50),
+        job_title: text(200),
+        timezone: text(64),
+        table_density: text(50),
+        ...proof(),
+      }),
     responses: () => ({ 200: accountOut() }),
     refusals: [400, 423, 429],
     handler: async (req, ctx) => ok(toAccountOut(await updateProfile(ctx, { ...req.body, client: client(req) }))),
   }),
   route({
-    method: 'POST', path: '/auth/email/confirm', auth: 'public', summary: 'Confirm a new e-mail address with the token mailed to it; the account then signs in with it',
+    method: 'POST',
+    path: '/auth/email/confirm',
+    auth: 'public',
+    summary: 'Confirm a new e-mail address with the token mailed to it; the account then signs in with it',
     // an empty token is a 400 (like the password reset's), so it is not constrained here
     body: () => z.object({ token: z.string().max(512) }),
     responses: () => ({ 200: status() }),
@@ -98,12 +163,29 @@ export const authRoutes = [
     },
   }),
   route({
-    method: 'GET', path: '/auth/sessions', auth: 'user', summary: "The account's signed-in sessions, the caller's marked current",
-    responses: () => ({ 200: z.array(z.object({ id: z.uuid(), device: z.string(), ip: z.string(), created_at: z.string(), last_seen_at: z.string(), current: z.boolean() })) }),
+    method: 'GET',
+    path: '/auth/sessions',
+    auth: 'user',
+    summary: "The account's signed-in sessions, the caller's marked current",
+    responses: () => ({
+      200: z.array(
+        z.object({
+          id: z.uuid(),
+          device: z.string(),
+          ip: z.string(),
+          created_at: z.string(),
+          last_seen_at: z.string(),
+          current: z.boolean(),
+        }),
+      ),
+    }),
     handler: async (_req, ctx) => ok(await listSessions(ctx)),
   }),
   route({
-    method: 'DELETE', path: '/auth/sessions/{session_id}', auth: 'user', summary: 'Revoke one of your sessions (its tokens stop working at once)',
+    method: 'DELETE',
+    path: '/auth/sessions/{session_id}',
+    auth: 'user',
+    summary: 'Revoke one of your sessions (its tokens stop working at once)',
     params: () => z.object({ session_id: z.uuid() }),
     responses: () => ({ 204: null }),
     refusals: [404],
@@ -113,19 +195,37 @@ export const authRoutes = [
     },
   }),
   route({
-    method: 'DELETE', path: '/auth/sessions', auth: 'user', summary: 'Revoke every session except the calling one',
+    method: 'DELETE',
+    path: '/auth/sessions',
+    auth: 'user',
+    summary: 'Revoke every session except the calling one',
     responses: () => ({ 200: z.object({ revoked: z.int() }) }),
     handler: async (_req, ctx) => ok({ revoked: await revokeOtherSessions(ctx) }),
   }),
   route({
-    method: 'POST', path: '/auth/totp/provision', auth: 'user', summary: 'A new authenticator secret with its otpauth URL and QR code; nothing is stored',
-    responses: () => ({ 200: z.object({ secret: z.string(), otpauth_url: z.string(), issuer: z.string(), account_name: z.string(), qrcode_data_url: z.string() }) }),
+    method: 'POST',
+    path: '/auth/totp/provision',
+    auth: 'user',
+    summary: 'A new authenticator secret with its otpauth URL and QR code; nothing is stored',
+    responses: () => ({
+      200: z.object({
+        secret: z.string(),
+        otpauth_url: z.string(),
+        issuer: z.string(),
+        account_name: z.string(),
+        qrcode_data_url: z.string(),
+      }),
+    }),
     handler: async (_req, ctx) => ok(await provisionAuthenticator(ctx)),
   }),
   route({
-    method: 'POST', path: '/auth/totp/verify', auth: 'user', summary: 'Store a named authenticator once a code from its secret is valid (at most three)',
+    method: 'POST',
+    path: '/auth/totp/verify',
+    auth: 'user',
+    summary: 'Store a named authenticator once a code from its secret is valid (at most three)',
     // name is required by SPEC but its absence is a 400, so the schema lets it through to the domain
-    body: () => z.object({ secret: z.string().max(256), code: z.string().max(64), name: z.string().max(100).nullish() }),
+    body: () =>
+      z.object({ secret: z.string().max(256), code: z.string().max(64), name: z.string().max(100).nullish() }),
     responses: () => ({ 204: null }),
     refusals: [400],
     handler: async ({ body }, ctx) => {
@@ -134,12 +234,22 @@ export const authRoutes = [
     },
   }),
   route({
-    method: 'GET', path: '/auth/totp/devices', auth: 'user', summary: "The account's authenticators (secrets are never returned)",
-    responses: () => ({ 200: z.array(z.object({ id: z.uuid(), name: z.string(), created_at: z.string(), last_used_at: z.string().nullable() })) }),
+    method: 'GET',
+    path: '/auth/totp/devices',
+    auth: 'user',
+    summary: "The account's authenticators (secrets are never returned)",
+    responses: () => ({
+      200: z.array(
+        z.object({ id: z.uuid(), name: z.string(), created_at: z.string(), last_used_at: z.string().nullable() }),
+      ),
+    }),
     handler: async (_req, ctx) => ok((await listAuthenticators(ctx)).map(toDeviceOut)),
   }),
   route({
-    method: 'DELETE', path: '/auth/totp/devices/{device_id}', auth: 'user', summary: 'Remove an authenticator (needs the current password and a code)',
+    method: 'DELETE',
+    path: '/auth/totp/devices/{device_id}',
+    auth: 'user',
+    summary: 'Remove an authenticator (needs the current password and a code)',
     params: () => z.object({ device_id: z.uuid() }),
     body: () => z.object(proof()).optional(),
     responses: () => ({ 204: null }),
@@ -150,19 +260,30 @@ export const authRoutes = [
     },
   }),
   route({
-    method: 'POST', path: '/auth/totp/recovery/regenerate', auth: 'user', summary: 'Ten new single-use recovery codes, replacing the old set; shown this once (needs the current password and a code)',
+    method: 'POST',
+    path: '/auth/totp/recovery/regenerate',
+    auth: 'user',
+    summary:
+      'Ten new single-use recovery codes, replacing the old set; shown this once (needs the current password and a code)',
     body: () => z.object(proof()).optional(),
     responses: () => ({ 200: z.object({ codes: z.array(z.string()) }) }),
     refusals: [423, 429],
-    handler: async (req, ctx) => ok({ codes: await regenerateRecoveryCodes(ctx, { ...req.body, client: client(req) }) }),
+    handler: async (req, ctx) =>
+      ok({ codes: await regenerateRecoveryCodes(ctx, { ...req.body, client: client(req) }) }),
   }),
   route({
-    method: 'GET', path: '/auth/totp/recovery', auth: 'user', summary: 'How many recovery codes the current set has, and how many are unused',
+    method: 'GET',
+    path: '/auth/totp/recovery',
+    auth: 'user',
+    summary: 'How many recovery codes the current set has, and how many are unused',
     responses: () => ({ 200: z.object({ total: z.int(), unused: z.int() }) }),
     handler: async (_req, ctx) => ok(await recoveryCodeStatus(ctx)),
   }),
   route({
-    method: 'POST', path: '/auth/totp/delete', auth: 'user', summary: 'Legacy: clear a single-secret TOTP (this service has none; named authenticators stay)',
+    method: 'POST',
+    path: '/auth/totp/delete',
+    auth: 'user',
+    summary: 'Legacy: clear a single-secret TOTP (this service has none; named authenticators stay)',
     body: () => z.object({ password: z.string().min(1).max(1024) }),
     responses: () => ({ 204: null }),
     refusals: [423, 429],
@@ -172,7 +293,10 @@ export const authRoutes = [
     },
   }),
   route({
-    method: 'POST', path: '/auth/password/reset', auth: 'public', summary: 'Mail a reset link (the answer is the same whether or not the address has an account)',
+    method: 'POST',
+    path: '/auth/password/reset',
+    auth: 'public',
+    summary: 'Mail a reset link (the answer is the same whether or not the address has an account)',
     body: () => z.object({ email, totp_code: totpCode() }),
     responses: () => ({ 200: status() }),
     // every answer, 422 and 429 included, takes the same minimum time: no timing oracle on the address
@@ -184,7 +308,10 @@ export const authRoutes = [
     },
   }),
   route({
-    method: 'POST', path: '/auth/password/reset/confirm', auth: 'public', summary: 'Set a new password with a reset token; every session is revoked',
+    method: 'POST',
+    path: '/auth/password/reset/confirm',
+    auth: 'public',
+    summary: 'Set a new password with a reset token; every session is revoked',
     // an empty token is a 400 and the password policy (length included) answers 400, so neither is constrained here
     body: () => z.object({ token: z.string().max(512), new_password: z.string().max(1024) }),
     responses: () => ({ 200: status() }),

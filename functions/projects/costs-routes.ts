@@ -5,7 +5,9 @@ import { costEstimate } from '#domain/tenancy';
 
 export const costRoutes = [
   route({
-    method: 'GET', path: '/projects/{project_id}/costs/estimate', auth: 'user',
+    method: 'GET',
+    path: '/projects/{project_id}/costs/estimate',
+    auth: 'user',
     summary: "Monthly cost estimate of a project's servers (or one environment's), from the documented rate card",
     params: () => z.object({ project_id: uuid }),
     query: () => z.object({ environment_id: uuid.optional() }),

@@ -19,7 +19,8 @@ async function readAdminSecret(arn: string): Promise<z.infer<typeof AdminSecret>
     json = undefined; // JSON.parse's message quotes the text: the password must not reach the logs
   }
   const parsed = AdminSecret.safeParse(json);
-  if (!parsed.success) throw new Error(`Secret ${arn} must be a JSON object { "email": "<address>", "password": "<password>" }`);
+  if (!parsed.success)
+    throw new Error(`Secret ${arn} must be a JSON object { "email": "<address>", "password": "<password>" }`);
   return parsed.data;
 }
 
@@ -30,7 +31,11 @@ async function readAdminSecret(arn: string): Promise<z.infer<typeof AdminSecret>
  * last ran (none, usually). Any failure throws, so the deployment fails (and rolls back) instead of
  * leaving an API without plans, or code reading listings the table does not have yet.
  */
-export async function handler(): Promise<{ plans: number; staff: 'created' | 'exists' | 'not configured'; backfilled: Record<string, { written: number; removed: number }> }> {
+export async function handler(): Promise<{
+  plans: number;
+  staff: 'created' | 'exists' | 'not configured';
+  backfilled: Record<string, { written: number; removed: number }>;
+}> {
   const ctx = appContext();
   await seedPlans(ctx);
   const backfilled = await backfillListings();
@@ -41,7 +46,8 @@ export async function handler(): Promise<{ plans: number; staff: 'created' | 'ex
     const { account, created } = await ensureStaff(ctx, { email, password });
     staff = created ? 'created' : 'exists';
     // An existing customer with that address is not promoted behind anyone's back: staff can do it via the API.
-    if (!created && !account.is_staff) log.warn('bootstrap admin address belongs to a non-staff account; left unchanged', { user_id: account.id });
+    if (!created && !account.is_staff)
+      log.warn('bootstrap admin address belongs to a non-staff account; left unchanged', { user_id: account.id });
   }
   const result = { plans: PLAN_CATALOGUE.length, staff, backfilled };
   log.info('seeded', result);

@@ -9,16 +9,24 @@ import { invocation } from '#shared/observe';
  * the connection for its job, and `$disconnect` forgets it.
  */
 export const handler = (event: APIGatewayRequestAuthorizerEvent): Promise<APIGatewayAuthorizerResult> =>
-  invocation({ correlationId: event.requestContext?.requestId, dimensions: { route: '$connect' } }, () => authorize(event));
+  invocation({ correlationId: event.requestContext?.requestId, dimensions: { route: '$connect' } }, () =>
+    authorize(event),
+  );
 
 async function authorize(event: APIGatewayRequestAuthorizerEvent): Promise<APIGatewayAuthorizerResult> {
   try {
     const who = await spendTicket(appContext(), event.queryStringParameters?.ticket);
-    return { principalId: who.userId, policyDocument: policy('Allow', event.methodArn), context: { userId: who.userId, jobId: who.jobId } };
+    return {
+      principalId: who.userId,
+      policyDocument: policy('Allow', event.methodArn),
+      context: { userId: who.userId, jobId: who.jobId },
+    };
   } catch {
     return { principalId: 'anonymous', policyDocument: policy('Deny', event.methodArn) };
   }
 }
 
-const policy = (Effect: 'Allow' | 'Deny', Resource: string) => ({ Version: '2012-10-17', Statement: [{ Action: 'execute-api:Invoke', Effect, Resource }] });
-
+const policy = (Effect: 'Allow' | 'Deny', Resource: string) => ({
+  Version: '2012-10-17',
+  Statement: [{ Action: 'execute-api:Invoke', Effect, Resource }],
+});

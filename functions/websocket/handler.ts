@@ -10,7 +10,10 @@ interface WebSocketEvent {
 }
 
 export const handler = (event: WebSocketEvent): Promise<{ statusCode: number }> =>
-  invocation({ correlationId: event.requestContext.connectionId, dimensions: { route: event.requestContext.routeKey } }, () => serve(event));
+  invocation(
+    { correlationId: event.requestContext.connectionId, dimensions: { route: event.requestContext.routeKey } },
+    () => serve(event),
+  );
 
 async function serve(event: WebSocketEvent): Promise<{ statusCode: number }> {
   const { routeKey, connectionId, authorizer: who } = event.requestContext;

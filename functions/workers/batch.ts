@@ -43,11 +43,16 @@ export function sqsWorker<T>(worker: SqsWorker<T>): (event: SQSEvent) => Promise
     invocation({ dimensions: { worker: worker.name } }, () =>
       // A processor per invocation: it holds the batch it is working on, and the local queues run a
       // worker for several messages at once in one process.
-      processPartialResponse(event, (record: SQSRecord) => withCorrelationId(record.messageId, () => one(record)), new BatchProcessor(EventType.SQS), {
-        processInParallel: worker.inParallel,
-        // A batch whose every message failed is answered like any other (every id listed), not thrown.
-        throwOnFullBatchFailure: false,
-      }),
+      processPartialResponse(
+        event,
+        (record: SQSRecord) => withCorrelationId(record.messageId, () => one(record)),
+        new BatchProcessor(EventType.SQS),
+        {
+          processInParallel: worker.inParallel,
+          // A batch whose every message failed is answered like any other (every id listed), not thrown.
+          throwOnFullBatchFailure: false,
+        },
+      ),
     );
 }
 
@@ -59,7 +64,12 @@ function parseBody<T>(worker: SqsWorker<T>, record: SQSRecord): T {
     return malformed(worker.name, record, [{ path: '', message: 'not JSON' }]);
   }
   const parsed = worker.schema().safeParse(json);
-  if (!parsed.success) return malformed(worker.name, record, parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })));
+  if (!parsed.success)
+    return malformed(
+      worker.name,
+      record,
+      parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })),
+    );
   return parsed.data;
 }
 
@@ -72,5 +82,7 @@ function malformed(worker: string, record: SQSRecord, issues: { path: string; me
     body_bytes: Buffer.byteLength(record.body ?? ''),
     issues,
   });
-  throw new MalformedMessage(`${worker} message ${record.messageId} is malformed: ${issues.map((i) => `${i.path || '(body)'}: ${i.message}`).join('; ')}`);
+  throw new MalformedMessage(
+    `${worker} message ${record.messageId} is malformed: ${issues.map((i) => `${i.path || '(body)'}: ${i.message}`).join('; ')}`,
+  );
 }

@@ -5,7 +5,9 @@ import { handler as jobs } from './jobs/handler';
 import { handler as events } from './events/handler';
 
 /** Which worker consumes which queue: the local runtime and the CDK stack both read this. */
-export const workerTable: Partial<Record<QueueName, { folder: string; handler: (e: SQSEvent) => Promise<SQSBatchResponse> }>> = {
+export const workerTable: Partial<
+  Record<QueueName, { folder: string; handler: (e: SQSEvent) => Promise<SQSBatchResponse> }>
+> = {
   mail: { folder: 'mail', handler: mail },
   jobs: { folder: 'jobs', handler: jobs },
   events: { folder: 'events', handler: events },

@@ -6,4 +6,4 @@ import { buildOpenApi } from '#http/openapi';
 /** `npm run openapi`: writes openapi.json (committed; the docs function serves it) from the route table. */
 const file = join(import.meta.dirname, '../../openapi.json');
 writeFileSync(file, `${JSON.stringify(buildOpenApi(allRoutes()), null, 2)}\n`);
-console.log("wrote openapi.json");
+console.log('wrote openapi.json');

@@ -73,7 +73,9 @@ export const webBuildIsCurrent = (): boolean => currentHash() === webSourceHash(
  * Builds `web/dist` with Vite unless it is current. The build goes to a sibling folder first and is
  * then moved in place, so a server reading `dist` never sees half a build.
  */
-export async function ensureWebBuild(opts: { force?: boolean; say?: (line: string) => void } = {}): Promise<{ built: boolean; ms: number }> {
+export async function ensureWebBuild(
+  opts: { force?: boolean; say?: (line: string) => void } = {},
+): Promise<{ built: boolean; ms: number }> {
   const started = performance.now();
   // Unchanged since the last build by the files' times (a stat each), else by their content.
   if (!opts.force && untouchedSinceStamp()) return { built: false, ms: 0 };
@@ -86,7 +88,12 @@ export async function ensureWebBuild(opts: { force?: boolean; say?: (line: strin
   opts.say?.('Building the dashboard (web/ changed since the last build)...');
   const { build } = await import('vite');
   const outDir = join(WEB_ROOT, `.dist-${process.pid}`);
-  await build({ configFile: join(WEB_ROOT, 'vite.config.ts'), root: WEB_ROOT, logLevel: 'warn', build: { outDir, emptyOutDir: true } });
+  await build({
+    configFile: join(WEB_ROOT, 'vite.config.ts'),
+    root: WEB_ROOT,
+    logLevel: 'warn',
+    build: { outDir, emptyOutDir: true },
+  });
   await writeFile(join(outDir, STAMP), hash);
   // The stamp's time is when the sources were read: a file changed during the build is newer than it.
   await utimes(join(outDir, STAMP), hashedAt, hashedAt);

@@ -12,5 +12,7 @@ const assets = join(WEB_DIST, 'assets');
 console.log(`built web/dist in ${(ms / 1000).toFixed(1)} s`);
 for (const name of readdirSync(assets).sort()) {
   const bytes = readFileSync(join(assets, name));
-  console.log(`  assets/${name.padEnd(40)} ${(bytes.length / 1024).toFixed(1).padStart(8)} KB  ${(gzipSync(bytes).length / 1024).toFixed(1).padStart(7)} KB gzipped`);
+  console.log(
+    `  assets/${name.padEnd(40)} ${(bytes.length / 1024).toFixed(1).padStart(8)} KB  ${(gzipSync(bytes).length / 1024).toFixed(1).padStart(7)} KB gzipped`,
+  );
 }

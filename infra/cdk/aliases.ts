@@ -28,7 +28,10 @@ export const SEPARATE_PACKAGES = {
   /** js-yaml (some 40 KB): beside `yaml` (impex/yaml.ts reads valid documents with it, without a node tree). */
   'js-yaml': { entry: 'node_modules/js-yaml/dist/js-yaml.mjs', when: 'yaml' },
   /** Powertools Tracer with aws-xray-sdk-core (some 120 KB): every function, loaded at the first invocation when tracing is on. */
-  '@aws-lambda-powertools/tracer': { entry: 'node_modules/@aws-lambda-powertools/tracer/lib/esm/index.js', when: 'always' },
+  '@aws-lambda-powertools/tracer': {
+    entry: 'node_modules/@aws-lambda-powertools/tracer/lib/esm/index.js',
+    when: 'always',
+  },
   /**
    * The SDK's streamed upload (some 25 KB): the jobs worker, at its first export (shared/storage.ts). Shipped, not left to
    * the runtime: the runtime documents only which SDK version it carries, not that this library is among its packages
@@ -37,17 +40,27 @@ export const SEPARATE_PACKAGES = {
   '@aws-sdk/lib-storage': { entry: 'node_modules/@aws-sdk/lib-storage/dist-es/index.js', when: 'streamedUpload' },
   /** openid-client with oauth4webapi: imported by the single sign-on routes at their first call only (shared/domain/sso/openid.ts). */
   'openid-client': { entry: 'node_modules/openid-client/build/index.js', when: 'openidClient' },
-} as const satisfies Record<string, { entry: string; when: 'always' | 'stripeSecret' | 'yaml' | 'streamedUpload' | 'openidClient' }>;
+} as const satisfies Record<
+  string,
+  { entry: string; when: 'always' | 'stripeSecret' | 'yaml' | 'streamedUpload' | 'openidClient' }
+>;
 
 /** What every bundle leaves out: the SDK v3 the Lambda runtime ships, argon2 (a native addon esbuild cannot bundle), the separate packages (loaded on first use from their own file). */
 export const EXTERNAL_MODULES = ['@aws-sdk/*', '@node-rs/argon2', ...Object.keys(SEPARATE_PACKAGES)];
 
-export const BANNER = "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);";
+export const BANNER =
+  "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);";
 
 /** Shell commands (CDK's afterBundling) that put `pkg`, pre-bundled, into `<outputDir>/node_modules/<pkg>/`. */
-export function separatePackageCommands(inputDir: string, outputDir: string, pkg: keyof typeof SEPARATE_PACKAGES): string[] {
+export function separatePackageCommands(
+  inputDir: string,
+  outputDir: string,
+  pkg: keyof typeof SEPARATE_PACKAGES,
+): string[] {
   const dir = `${outputDir}/node_modules/${pkg}`;
-  const aliases = Object.entries(BUNDLE_ALIASES).map(([from, to]) => `--alias:${from}=${to}`).join(' ');
+  const aliases = Object.entries(BUNDLE_ALIASES)
+    .map(([from, to]) => `--alias:${from}=${to}`)
+    .join(' ');
   return [
     `mkdir -p "${dir}"`,
     `"${inputDir}/node_modules/.bin/esbuild" "${inputDir}/${SEPARATE_PACKAGES[pkg].entry}" --bundle --platform=node --format=esm --target=node24 --minify --external:@aws-sdk/* ${aliases} --banner:js="${BANNER}" --outfile="${dir}/index.mjs" --log-level=error`,

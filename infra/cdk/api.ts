@@ -1,6 +1,13 @@
 import { Duration, type Stack } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
-import { HttpApi, HttpMethod, HttpRoute, HttpRouteKey, LogGroupLogDestination, type HttpStage } from 'aws-cdk-lib/aws-apigatewayv2';
+import {
+  HttpApi,
+  HttpMethod,
+  HttpRoute,
+  HttpRouteKey,
+  LogGroupLogDestination,
+  type HttpStage,
+} from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -22,14 +29,24 @@ export function createHttpApi(stack: Stack): { api: HttpApi; stage: HttpStage } 
       destination: new LogGroupLogDestination(apiLogs),
       format: AccessLogFormat.custom(
         JSON.stringify({
-          requestId: '$context.requestId', ip: '$context.identity.sourceIp', method: '$context.httpMethod', path: '$context.path',
-          routeKey: '$context.routeKey', status: '$context.status', latencyMs: '$context.responseLatency',
-          userAgent: '$context.identity.userAgent', integrationError: '$context.integrationErrorMessage',
+          requestId: '$context.requestId',
+          ip: '$context.identity.sourceIp',
+          method: '$context.httpMethod',
+          path: '$context.path',
+          routeKey: '$context.routeKey',
+          status: '$context.status',
+          latencyMs: '$context.responseLatency',
+          userAgent: '$context.identity.userAgent',
+          integrationError: '$context.integrationErrorMessage',
         }),
       ),
     },
   });
-  ack(api, 'APIG4', 'Authorization is enforced in the Lambda router from each route\'s declared auth level (JWT access tokens issued by this API); public routes must be reachable anonymously.');
+  ack(
+    api,
+    'APIG4',
+    "Authorization is enforced in the Lambda router from each route's declared auth level (JWT access tokens issued by this API); public routes must be reachable anonymously.",
+  );
   return { api, stage };
 }
 
@@ -46,7 +63,8 @@ export function addHttpFunctions(api: HttpApi, lambdas: Lambdas): Record<string,
     const integration = new HttpLambdaIntegration(`${pascal(group)}Integration`, f, { scopePermissionToRoute: false });
     for (const r of routes) api.addRoutes({ path: r.path, methods: [HttpMethod[r.method]], integration });
     // Anything API Gateway has no route for reaches our router, which answers with our own 404 body.
-    if (group === FALLBACK_GROUP) new HttpRoute(api, 'DefaultRoute', { httpApi: api, routeKey: HttpRouteKey.DEFAULT, integration });
+    if (group === FALLBACK_GROUP)
+      new HttpRoute(api, 'DefaultRoute', { httpApi: api, routeKey: HttpRouteKey.DEFAULT, integration });
   }
   return functions;
 }

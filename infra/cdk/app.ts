@@ -9,7 +9,8 @@ await ensureWebBuild({ say: (line) => console.error(line) });
 const app = new App();
 // Environment-agnostic (no env): synth needs no account/region lookups and stays offline.
 new CatalogStack(app, 'InfraCatalog', {
-  description: 'Infrastructure Catalog: HTTP API, Lambda per route group, DynamoDB, SQS workers, S3, SES; the dashboard on CloudFront',
+  description:
+    'Infrastructure Catalog: HTTP API, Lambda per route group, DynamoDB, SQS workers, S3, SES; the dashboard on CloudFront',
   appBaseUrl: app.node.tryGetContext('appBaseUrl'),
   mailFrom: app.node.tryGetContext('mailFrom'),
   allowedOrigins: app.node.tryGetContext('allowedOrigins'),

@@ -29,7 +29,9 @@ export const LAMBDA_ARCHITECTURE = Architecture.ARM_64;
  * stays offline); test/infra/argon2-arm64.test.ts holds it to the lockfile's integrity.
  */
 export function argon2Arm64Tarball(): string {
-  const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as { packages: Record<string, { version: string }> };
+  const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as {
+    packages: Record<string, { version: string }>;
+  };
   return `infra/cdk/vendor/node-rs-argon2-linux-arm64-gnu-${lock.packages['node_modules/@node-rs/argon2-linux-arm64-gnu'].version}.tgz`;
 }
 
@@ -45,11 +47,20 @@ export function separatePackagesOf(entry: string): (keyof typeof SEPARATE_PACKAG
  * What runs after esbuild, per function: argon2's loader copied and its arm64 binary unpacked in by
  * hand (`nodeModules` would run `npm install`, which needs the network), then the entry's files beside the bundle.
  */
-export function afterBundlingCommands(entry: string, inputDir: string, outputDir: string, architecture = LAMBDA_ARCHITECTURE): string[] {
+export function afterBundlingCommands(
+  entry: string,
+  inputDir: string,
+  outputDir: string,
+  architecture = LAMBDA_ARCHITECTURE,
+): string[] {
   const modules = `${outputDir}/node_modules/@node-rs`;
-  const binary = architecture.name === Architecture.ARM_64.name
-    ? [`mkdir -p "${modules}/argon2-linux-arm64-gnu"`, `tar -xzf "${inputDir}/${argon2Arm64Tarball()}" -C "${modules}/argon2-linux-arm64-gnu" --strip-components=1`]
-    : [`cp -R "${inputDir}/node_modules/@node-rs/argon2-linux-x64-gnu" "${modules}/"`]; // x86_64: the binary npm ci installed here
+  const binary =
+    architecture.name === Architecture.ARM_64.name
+      ? [
+          `mkdir -p "${modules}/argon2-linux-arm64-gnu"`,
+          `tar -xzf "${inputDir}/${argon2Arm64Tarball()}" -C "${modules}/argon2-linux-arm64-gnu" --strip-components=1`,
+        ]
+      : [`cp -R "${inputDir}/node_modules/@node-rs/argon2-linux-x64-gnu" "${modules}/"`]; // x86_64: the binary npm ci installed here
   return [
     `mkdir -p "${modules}"`,
     `cp -R "${inputDir}/node_modules/@node-rs/argon2" "${modules}/"`,
@@ -69,4 +80,5 @@ export const METRICS_NAMESPACE = 'InfraCatalog';
 export const SAM_OVERRIDABLE_ENVIRONMENT = { DYNAMODB_ENDPOINT: '' } as const;
 
 /** Acknowledges one cdk-nag (AwsSolutions) finding on a construct, with its reason. */
-export const ack = (scope: IConstruct, id: string, reason: string) => Validations.of(scope).acknowledge({ id: `AwsSolutions-${id}`, reason });
+export const ack = (scope: IConstruct, id: string, reason: string) =>
+  Validations.of(scope).acknowledge({ id: `AwsSolutions-${id}`, reason });

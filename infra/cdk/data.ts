@@ -63,7 +63,14 @@ export function createStores(stack: Stack, siteDomainName: string | undefined): 
     // The dashboard PUTs an import's document to its presigned URL from the site's origin. Without a
     // custom domain the origin is the distribution's, which depends on this bucket (its CSP names the
     // bucket's host): any origin then; the presigned signature is the credential either way.
-    cors: [{ allowedMethods: [HttpMethods.PUT], allowedOrigins: siteDomainName ? [`https://${siteDomainName}`] : ['*'], allowedHeaders: ['content-type'], maxAge: 3600 }],
+    cors: [
+      {
+        allowedMethods: [HttpMethods.PUT],
+        allowedOrigins: siteDomainName ? [`https://${siteDomainName}`] : ['*'],
+        allowedHeaders: ['content-type'],
+        maxAge: 3600,
+      },
+    ],
   });
   return { table, accessLogs, documents };
 }
@@ -74,14 +81,22 @@ export function createSecrets(stack: Stack): Secrets {
     description: 'HMAC key that signs access tokens (read as raw SecretString bytes)',
     generateSecretString: { passwordLength: 64, excludePunctuation: true },
   });
-  ack(signingKey, 'SMG4', 'Rotating the token signing key needs key ids and a verification grace period in shared/auth first; until then rotation would sign everyone out. Rotate manually.');
+  ack(
+    signingKey,
+    'SMG4',
+    'Rotating the token signing key needs key ids and a verification grace period in shared/auth first; until then rotation would sign everyone out. Rotate manually.',
+  );
 
   // CloudFront proves to the API that a request came through the site (its viewer address is then believed).
   const originVerify = new Secret(stack, 'OriginVerify', {
     description: 'Header value CloudFront adds to requests it forwards to the HTTP API (x-origin-verify)',
     generateSecretString: { passwordLength: 48, excludePunctuation: true },
   });
-  ack(originVerify, 'SMG4', 'Rotating it means updating the distribution and the functions together (a deploy); rotate manually: put a new value, then cdk deploy.');
+  ack(
+    originVerify,
+    'SMG4',
+    'Rotating it means updating the distribution and the functions together (a deploy); rotate manually: put a new value, then cdk deploy.',
+  );
 
   const totpKey = new Key(stack, 'TotpKey', { description: 'Encrypts TOTP secrets at rest', enableKeyRotation: true });
   return { signingKey, originVerify, totpKey };

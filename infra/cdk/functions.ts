@@ -41,9 +41,14 @@ export const serviceName = (id: string) =>
 
 /** The route groups that get a function: those with routes, and the fallback group (API Gateway's `$default`). */
 export const httpFunctionGroups = (): RouteGroup[] =>
-  (Object.entries(routeTable) as [RouteGroup, Route[]][]).filter(([group, routes]) => routes.length > 0 || group === FALLBACK_GROUP).map(([group]) => group);
+  (Object.entries(routeTable) as [RouteGroup, Route[]][])
+    .filter(([group, routes]) => routes.length > 0 || group === FALLBACK_GROUP)
+    .map(([group]) => group);
 
-export const httpFunction = (group: string) => ({ id: `${pascal(group)}Function`, entry: `functions/${group}/handler.ts` });
+export const httpFunction = (group: string) => ({
+  id: `${pascal(group)}Function`,
+  entry: `functions/${group}/handler.ts`,
+});
 /**
  * The jobs worker (exports, imports, discovery runs) takes one message at a time for up to Lambda's
  * 15 minutes, and its V8 heap is capped so that the whole process stays within its 512 MB: code,
@@ -58,22 +63,44 @@ export const JOBS_HEAP_MB = 320;
  */
 export const JOBS_SEMI_SPACE_MB = 16;
 /** The jobs worker's V8 flags (its NODE_OPTIONS, and the scale bench's jobs); `heapMb` 0: no old-space cap. */
-export const jobsV8Flags = (heapMb = JOBS_HEAP_MB) => [...(heapMb ? [`--max-old-space-size=${heapMb}`] : []), `--max-semi-space-size=${JOBS_SEMI_SPACE_MB}`];
-export const workerFunction = (folder: string) => ({ id: `${pascal(folder)}Worker`, entry: `functions/workers/${folder}/handler.ts` });
+export const jobsV8Flags = (heapMb = JOBS_HEAP_MB) => [
+  ...(heapMb ? [`--max-old-space-size=${heapMb}`] : []),
+  `--max-semi-space-size=${JOBS_SEMI_SPACE_MB}`,
+];
+export const workerFunction = (folder: string) => ({
+  id: `${pascal(folder)}Worker`,
+  entry: `functions/workers/${folder}/handler.ts`,
+});
 
 /** The functions the stack builds one by one. */
 export const SINGLE_FUNCTIONS = {
   outbox: { id: 'OutboxFunction', entry: 'functions/streams/outbox/handler.ts', trigger: 'dynamodb-stream' },
-  progressAuthorizer: { id: 'ProgressAuthorizerFunction', entry: 'functions/websocket/authorizer.ts', trigger: 'websocket-authorizer' },
-  progressConnections: { id: 'ProgressConnectionsFunction', entry: 'functions/websocket/handler.ts', trigger: 'websocket' },
+  progressAuthorizer: {
+    id: 'ProgressAuthorizerFunction',
+    entry: 'functions/websocket/authorizer.ts',
+    trigger: 'websocket-authorizer',
+  },
+  progressConnections: {
+    id: 'ProgressConnectionsFunction',
+    entry: 'functions/websocket/handler.ts',
+    trigger: 'websocket',
+  },
   deadlines: { id: 'DeadlinesFunction', entry: 'functions/scheduled/deadlines/handler.ts', trigger: 'schedule' },
-  webhookRetries: { id: 'WebhookRetriesFunction', entry: 'functions/scheduled/webhook-retries/handler.ts', trigger: 'schedule' },
+  webhookRetries: {
+    id: 'WebhookRetriesFunction',
+    entry: 'functions/scheduled/webhook-retries/handler.ts',
+    trigger: 'schedule',
+  },
   seed: { id: 'SeedFunction', entry: 'functions/seed/handler.ts', trigger: 'deploy' },
 } as const satisfies Record<string, { id: string; entry: string; trigger: Trigger }>;
 
 /** Every function of the stack, in the order the stack builds them. */
 export function stackFunctions(): StackFunction[] {
-  const named = (f: { id: string; entry: string }, trigger: Trigger): StackFunction => ({ ...f, name: serviceName(f.id), trigger });
+  const named = (f: { id: string; entry: string }, trigger: Trigger): StackFunction => ({
+    ...f,
+    name: serviceName(f.id),
+    trigger,
+  });
   return [
     ...httpFunctionGroups().map((group) => named(httpFunction(group), 'http')),
     ...(Object.values(workerTable) as { folder: string }[]).map((w) => named(workerFunction(w.folder), 'sqs')),

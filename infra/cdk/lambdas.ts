@@ -8,14 +8,26 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import type { QueueName } from '#shared/queue';
 import { BANNER, BUNDLE_ALIASES, EXTERNAL_MODULES, separatePackageCommands } from './aliases';
-import { ack, afterBundlingCommands, LAMBDA_ARCHITECTURE, METRICS_NAMESPACE, ROOT, SAM_OVERRIDABLE_ENVIRONMENT, separatePackagesOf } from './bundling';
+import {
+  ack,
+  afterBundlingCommands,
+  LAMBDA_ARCHITECTURE,
+  METRICS_NAMESPACE,
+  ROOT,
+  SAM_OVERRIDABLE_ENVIRONMENT,
+  separatePackagesOf,
+} from './bundling';
 import type { Secrets, Stores } from './data';
 import { serviceName } from './functions';
 import { needsOf } from './needs';
 import type { WebHosting } from './web-hosting';
 
 /** Queue → the environment variable its URL is passed in (`satisfies` makes a new QueueName a compile error here). */
-export const QUEUE_URL_ENV = { jobs: 'JOBS_QUEUE_URL', events: 'EVENTS_QUEUE_URL', mail: 'MAIL_QUEUE_URL' } as const satisfies Record<QueueName, string>;
+export const QUEUE_URL_ENV = {
+  jobs: 'JOBS_QUEUE_URL',
+  events: 'EVENTS_QUEUE_URL',
+  mail: 'MAIL_QUEUE_URL',
+} as const satisfies Record<QueueName, string>;
 
 /**
  * What each function that stores documents may do in the bucket, by key prefix: the impex
@@ -66,7 +78,9 @@ export function functionEnvironment(props: EnvironmentProps, r: LambdaResources)
     ...(stripeSecretArn ? { STRIPE_SECRET_ARN: stripeSecretArn } : {}),
     ...(props.mailFrom ? { MAIL_FROM: props.mailFrom } : {}),
     ...(props.allowedOrigins ? { ALLOWED_ORIGINS: props.allowedOrigins } : {}),
-    ...Object.fromEntries((Object.keys(QUEUE_URL_ENV) as QueueName[]).map((q) => [QUEUE_URL_ENV[q], r.queues[q].queueUrl])),
+    ...Object.fromEntries(
+      (Object.keys(QUEUE_URL_ENV) as QueueName[]).map((q) => [QUEUE_URL_ENV[q], r.queues[q].queueUrl]),
+    ),
   };
 }
 
@@ -88,11 +102,21 @@ export class Lambdas {
   ) {}
 
   /** A bundled Node 24 function; every function is built this way, grants are added by the caller. */
-  bundled(id: string, entry: string, memorySize: number, timeout: Duration, env: Record<string, string>): NodejsFunction {
+  bundled(
+    id: string,
+    entry: string,
+    memorySize: number,
+    timeout: Duration,
+    env: Record<string, string>,
+  ): NodejsFunction {
     // Observability: each function's own service name on its log lines and metrics, one metrics
     // namespace, X-Ray active tracing with the SDK clients captured (the tracer loads at the first invocation).
     const separate = separatePackagesOf(entry);
-    const observability = { POWERTOOLS_SERVICE_NAME: serviceName(id), POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE, POWERTOOLS_TRACE_ENABLED: 'true' };
+    const observability = {
+      POWERTOOLS_SERVICE_NAME: serviceName(id),
+      POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
+      POWERTOOLS_TRACE_ENABLED: 'true',
+    };
     const f = new NodejsFunction(this.stack, id, {
       entry: join(ROOT, entry),
       handler: 'handler',
@@ -127,8 +151,16 @@ export class Lambdas {
         },
       },
     });
-    ack(f, 'IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]', 'AWS\'s minimal managed policy for writing the function\'s own CloudWatch logs.');
-    ack(f, 'IAM5[Resource::*]', 'Active tracing: xray:PutTraceSegments and xray:PutTelemetryRecords have no resource-level permissions.');
+    ack(
+      f,
+      'IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
+      "AWS's minimal managed policy for writing the function's own CloudWatch logs.",
+    );
+    ack(
+      f,
+      'IAM5[Resource::*]',
+      'Active tracing: xray:PutTraceSegments and xray:PutTelemetryRecords have no resource-level permissions.',
+    );
     this.made.push(f);
     return f;
   }
@@ -144,32 +176,67 @@ export class Lambdas {
     const needs = needsOf(ROOT, entry);
     if (needs.table) {
       r.table.grantReadWriteData(f);
-      ack(f, `IAM5[Resource::<${stack.getLogicalId(r.table.node.defaultChild as never)}.Arn>/index/*]`, 'Query on the table\'s GSI (GSI1, the staff list of accounts); CDK\'s grant covers the table\'s indexes with index/*.');
+      ack(
+        f,
+        `IAM5[Resource::<${stack.getLogicalId(r.table.node.defaultChild as never)}.Arn>/index/*]`,
+        "Query on the table's GSI (GSI1, the staff list of accounts); CDK's grant covers the table's indexes with index/*.",
+      );
     }
     if (needs.documents) {
       // Object-level access only, per key prefix (no s3:GetObject* wildcards from bucket.grantReadWrite); no listing.
       const access = DOCUMENT_ACCESS[entry];
-      if (!access) throw new Error(`${entry} stores documents: say which prefixes it reads and writes in DOCUMENT_ACCESS`);
-      for (const [action, prefixes] of [['s3:GetObject', access.get], ['s3:PutObject', access.put]] as const) {
-        f.addToRolePolicy(new PolicyStatement({ actions: [action], resources: prefixes.map((p) => r.documents.arnForObjects(`${p}/*`)) }));
-        for (const p of prefixes) ack(f, `IAM5[Resource::<${stack.getLogicalId(r.documents.node.defaultChild as never)}.Arn>/${p}/*]`, 'Object keys are per tenant and per record, not known at deploy time; one action on one prefix of this one bucket.');
+      if (!access)
+        throw new Error(`${entry} stores documents: say which prefixes it reads and writes in DOCUMENT_ACCESS`);
+      for (const [action, prefixes] of [
+        ['s3:GetObject', access.get],
+        ['s3:PutObject', access.put],
+      ] as const) {
+        f.addToRolePolicy(
+          new PolicyStatement({
+            actions: [action],
+            resources: prefixes.map((p) => r.documents.arnForObjects(`${p}/*`)),
+          }),
+        );
+        for (const p of prefixes)
+          ack(
+            f,
+            `IAM5[Resource::<${stack.getLogicalId(r.documents.node.defaultChild as never)}.Arn>/${p}/*]`,
+            'Object keys are per tenant and per record, not known at deploy time; one action on one prefix of this one bucket.',
+          );
       }
     }
     for (const q of needs.queues) r.queues[q].grantSendMessages(f);
     if (needs.signingKey) r.signingKey.grantRead(f);
     // Only what sealing needs: TOTP secrets, the refresh grace (no GenerateDataKey*/ReEncrypt*).
     if (needs.totpKey) r.totpKey.grant(f, 'kms:Encrypt', 'kms:Decrypt');
-    if (needs.stripeSecret && stripeSecretArn) f.addToRolePolicy(new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [stripeSecretArn] }));
+    if (needs.stripeSecret && stripeSecretArn)
+      f.addToRolePolicy(
+        new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [stripeSecretArn] }),
+      );
     if (needs.assumeRole) {
       // Discovery assumes customers' roles: their accounts are unknown at deploy time, so the resource is every
       // role, and the condition keeps the call to requests carrying one of our generated external ids (`icat-…`),
       // which the customer's trust policy requires.
-      f.addToRolePolicy(new PolicyStatement({ actions: ['sts:AssumeRole'], resources: [`arn:${stack.partition}:iam::*:role/*`], conditions: { StringLike: { 'sts:ExternalId': 'icat-*' } } }));
-      ack(f, 'IAM5[Resource::arn:<AWS::Partition>:iam::*:role/*]', "Customers' discovery roles live in their own accounts, unknown at deploy time; only with one of our generated external ids.");
+      f.addToRolePolicy(
+        new PolicyStatement({
+          actions: ['sts:AssumeRole'],
+          resources: [`arn:${stack.partition}:iam::*:role/*`],
+          conditions: { StringLike: { 'sts:ExternalId': 'icat-*' } },
+        }),
+      );
+      ack(
+        f,
+        'IAM5[Resource::arn:<AWS::Partition>:iam::*:role/*]',
+        "Customers' discovery roles live in their own accounts, unknown at deploy time; only with one of our generated external ids.",
+      );
     }
     if (needs.push) {
       r.progressStage.grantManagementApiAccess(f);
-      ack(f, `IAM5[Resource::arn:<AWS::Partition>:execute-api:<AWS::Region>:<AWS::AccountId>:<${stack.getLogicalId(r.progressApi.node.defaultChild as never)}>/progress/*/@connections/*]`, 'Connection ids are made per client at $connect; posting is limited to this API\'s progress stage.');
+      ack(
+        f,
+        `IAM5[Resource::arn:<AWS::Partition>:execute-api:<AWS::Region>:<AWS::AccountId>:<${stack.getLogicalId(r.progressApi.node.defaultChild as never)}>/progress/*/@connections/*]`,
+        "Connection ids are made per client at $connect; posting is limited to this API's progress stage.",
+      );
     }
     return f;
   }

@@ -1,6 +1,13 @@
 import { CfnOutput, Duration, type Stack } from 'aws-cdk-lib';
 import type { HttpStage } from 'aws-cdk-lib/aws-apigatewayv2';
-import { Alarm, ComparisonOperator, Dashboard, GraphWidget, TreatMissingData, type IMetric } from 'aws-cdk-lib/aws-cloudwatch';
+import {
+  Alarm,
+  ComparisonOperator,
+  Dashboard,
+  GraphWidget,
+  TreatMissingData,
+  type IMetric,
+} from 'aws-cdk-lib/aws-cloudwatch';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { pascal } from './functions';
 import type { WebHosting } from './web-hosting';
@@ -37,7 +44,11 @@ export function addMonitoring(stack: Stack, m: Monitored): void {
     });
   }
   // One dashboard: every function's duration (p50, p99), errors and throttles; the API's 4xx/5xx; queue age and dead letters.
-  const functions = { ...m.httpFunctions, ...Object.fromEntries(Object.entries(m.workers).map(([q, f]) => [`${q} worker`, f])), deadlines: m.deadlines };
+  const functions = {
+    ...m.httpFunctions,
+    ...Object.fromEntries(Object.entries(m.workers).map(([q, f]) => [`${q} worker`, f])),
+    deadlines: m.deadlines,
+  };
   const perFunction = (title: string, metric: (f: NodejsFunction, label: string) => IMetric) =>
     new GraphWidget({ title, width: 12, left: Object.entries(functions).map(([label, f]) => metric(f, label)) });
   const period = Duration.minutes(5);
@@ -53,17 +64,32 @@ export function addMonitoring(stack: Stack, m: Monitored): void {
       ],
       [
         new GraphWidget({
-          title: 'API answers 4xx / 5xx', width: 12,
-          left: [m.stage.metricClientError({ statistic: 'Sum', period, label: '4xx' }), m.stage.metricServerError({ statistic: 'Sum', period, label: '5xx' })],
+          title: 'API answers 4xx / 5xx',
+          width: 12,
+          left: [
+            m.stage.metricClientError({ statistic: 'Sum', period, label: '4xx' }),
+            m.stage.metricServerError({ statistic: 'Sum', period, label: '5xx' }),
+          ],
         }),
         new GraphWidget({
-          title: 'Queues: age of the oldest message (s) / dead letters', width: 12,
-          left: Object.entries(m.queues).map(([name, q]) => q.metricApproximateAgeOfOldestMessage({ statistic: 'Maximum', period, label: `${name} age` })),
-          right: Object.entries(m.dlqs).map(([name, q]) => q.metricApproximateNumberOfMessagesVisible({ statistic: 'Maximum', period, label: `${name} DLQ` })),
+          title: 'Queues: age of the oldest message (s) / dead letters',
+          width: 12,
+          left: Object.entries(m.queues).map(([name, q]) =>
+            q.metricApproximateAgeOfOldestMessage({ statistic: 'Maximum', period, label: `${name} age` }),
+          ),
+          right: Object.entries(m.dlqs).map(([name, q]) =>
+            q.metricApproximateNumberOfMessagesVisible({ statistic: 'Maximum', period, label: `${name} DLQ` }),
+          ),
         }),
       ],
     ],
   });
-  new CfnOutput(stack, 'ApiUrl', { value: m.stage.url, description: 'The API\'s own endpoint (Bearer-token clients; browsers use SiteUrl)' });
-  new CfnOutput(stack, 'SiteUrl', { value: m.web.url, description: 'The dashboard, and the API under the same origin' });
+  new CfnOutput(stack, 'ApiUrl', {
+    value: m.stage.url,
+    description: "The API's own endpoint (Bearer-token clients; browsers use SiteUrl)",
+  });
+  new CfnOutput(stack, 'SiteUrl', {
+    value: m.web.url,
+    description: 'The dashboard, and the API under the same origin',
+  });
 }

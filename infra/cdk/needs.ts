@@ -40,15 +40,29 @@ export function needsOf(root: string, entry: string): Needs {
   const known = cache.get(entry);
   if (known) return known;
   const result = buildSync({
-    entryPoints: [join(root, entry)], absWorkingDir: root, bundle: true, write: false, metafile: true, outfile: 'needs.mjs',
-    platform: 'node', format: 'esm', target: 'node24', external: ['@aws-sdk/*', '@node-rs/argon2'], logLevel: 'silent',
+    entryPoints: [join(root, entry)],
+    absWorkingDir: root,
+    bundle: true,
+    write: false,
+    metafile: true,
+    outfile: 'needs.mjs',
+    platform: 'node',
+    format: 'esm',
+    target: 'node24',
+    external: ['@aws-sdk/*', '@node-rs/argon2'],
+    logLevel: 'silent',
   });
-  const bundled = Object.values(result.metafile.outputs).flatMap((o) => Object.entries(o.inputs).filter(([, i]) => i.bytesInOutput > 0).map(([file]) => file));
+  const bundled = Object.values(result.metafile.outputs).flatMap((o) =>
+    Object.entries(o.inputs)
+      .filter(([, i]) => i.bytesInOutput > 0)
+      .map(([file]) => file),
+  );
   const has = (file: string) => bundled.includes(file);
   const queues = new Set<QueueName>();
   if (has('shared/queue.ts')) {
     for (const file of bundled.filter((f) => !f.startsWith('node_modules/'))) {
-      for (const m of readFileSync(join(root, file), 'utf8').matchAll(/\benqueue\('(\w+)'/g)) queues.add(m[1] as QueueName);
+      for (const m of readFileSync(join(root, file), 'utf8').matchAll(/\benqueue\('(\w+)'/g))
+        queues.add(m[1] as QueueName);
     }
   }
   const needs: Needs = {
@@ -62,7 +76,9 @@ export function needsOf(root: string, entry: string): Needs {
     assumeRole: has('shared/domain/discovery/providers/aws.ts'),
     yaml: has('shared/domain/impex/yaml.ts'),
     // An import of an external package stays in the output only when code that uses it does.
-    streamedUpload: Object.values(result.metafile.outputs).some((o) => o.imports.some((i) => i.path === '@aws-sdk/lib-storage')),
+    streamedUpload: Object.values(result.metafile.outputs).some((o) =>
+      o.imports.some((i) => i.path === '@aws-sdk/lib-storage'),
+    ),
     openidClient: has('shared/domain/sso/openid.ts'),
   };
   cache.set(entry, needs);

@@ -13,11 +13,31 @@ import type { Lambdas } from './lambdas';
  * every minute (the schedule's waits run from 5 s to 24 h; SQS delays stop at 15 min); the same run hands
  * outbox items still waiting long after their write to their queues again (its grants follow from its bundle).
  */
-export function addSchedules(stack: Stack, lambdas: Lambdas, totpKey: Key): { deadlines: NodejsFunction; webhookRetries: NodejsFunction } {
-  const deadlines = lambdas.fn(SINGLE_FUNCTIONS.deadlines.id, SINGLE_FUNCTIONS.deadlines.entry, 512, Duration.minutes(5));
-  const webhookRetries = lambdas.fn(SINGLE_FUNCTIONS.webhookRetries.id, SINGLE_FUNCTIONS.webhookRetries.entry, 512, Duration.minutes(5));
+export function addSchedules(
+  stack: Stack,
+  lambdas: Lambdas,
+  totpKey: Key,
+): { deadlines: NodejsFunction; webhookRetries: NodejsFunction } {
+  const deadlines = lambdas.fn(
+    SINGLE_FUNCTIONS.deadlines.id,
+    SINGLE_FUNCTIONS.deadlines.entry,
+    512,
+    Duration.minutes(5),
+  );
+  const webhookRetries = lambdas.fn(
+    SINGLE_FUNCTIONS.webhookRetries.id,
+    SINGLE_FUNCTIONS.webhookRetries.entry,
+    512,
+    Duration.minutes(5),
+  );
   totpKey.grant(webhookRetries, 'kms:Decrypt');
-  new Rule(stack, 'WebhookRetriesSchedule', { schedule: Schedule.rate(Duration.minutes(1)), targets: [new LambdaFunction(webhookRetries, { retryAttempts: 2 })] });
-  new Rule(stack, 'DeadlinesSchedule', { schedule: Schedule.rate(Duration.minutes(15)), targets: [new LambdaFunction(deadlines, { retryAttempts: 2 })] });
+  new Rule(stack, 'WebhookRetriesSchedule', {
+    schedule: Schedule.rate(Duration.minutes(1)),
+    targets: [new LambdaFunction(webhookRetries, { retryAttempts: 2 })],
+  });
+  new Rule(stack, 'DeadlinesSchedule', {
+    schedule: Schedule.rate(Duration.minutes(15)),
+    targets: [new LambdaFunction(deadlines, { retryAttempts: 2 })],
+  });
   return { deadlines, webhookRetries };
 }

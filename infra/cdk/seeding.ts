@@ -21,22 +21,51 @@ const SEED_RUN = { timeout: Duration.minutes(14), memoryMb: 2048 };
  * name or admin secret ARN). Re-runs are harmless. It runs before every other function is created or
  * updated, so new code never serves from a table missing the listings it reads (the backfill, docs/data-model.md).
  */
-export function addSeeding(stack: Stack, lambdas: Lambdas, table: Table, adminSecretArn: string | undefined): NodejsFunction {
-  if (adminSecretArn && !Token.isUnresolved(adminSecretArn) && !/^arn:[\w-]+:secretsmanager:[\w-]+:\d{12}:secret:.+-[A-Za-z0-9]{6}$/.test(adminSecretArn)) {
+export function addSeeding(
+  stack: Stack,
+  lambdas: Lambdas,
+  table: Table,
+  adminSecretArn: string | undefined,
+): NodejsFunction {
+  if (
+    adminSecretArn &&
+    !Token.isUnresolved(adminSecretArn) &&
+    !/^arn:[\w-]+:secretsmanager:[\w-]+:\d{12}:secret:.+-[A-Za-z0-9]{6}$/.test(adminSecretArn)
+  ) {
     // IAM matches the exact ARN: a partial one (without the suffix) would only fail at deploy time.
     throw new Error(`bootstrapAdminSecretArn must be a secret's full ARN (ending in -XXXXXX), got: ${adminSecretArn}`);
   }
   const others = [...lambdas.made];
-  const seeder = lambdas.bundled(SINGLE_FUNCTIONS.seed.id, SINGLE_FUNCTIONS.seed.entry, SEED_RUN.memoryMb, SEED_RUN.timeout, {
-    STAGE: 'cloud',
-    NODE_OPTIONS: '--enable-source-maps',
-    TABLE_NAME: table.tableName,
-    ...(adminSecretArn ? { BOOTSTRAP_ADMIN_SECRET_ARN: adminSecretArn } : {}),
-  });
+  const seeder = lambdas.bundled(
+    SINGLE_FUNCTIONS.seed.id,
+    SINGLE_FUNCTIONS.seed.entry,
+    SEED_RUN.memoryMb,
+    SEED_RUN.timeout,
+    {
+      STAGE: 'cloud',
+      NODE_OPTIONS: '--enable-source-maps',
+      TABLE_NAME: table.tableName,
+      ...(adminSecretArn ? { BOOTSTRAP_ADMIN_SECRET_ARN: adminSecretArn } : {}),
+    },
+  );
   // Least privilege, the table only (no index): plan puts; the backfill's Scan, its marker's read and
   // its listings' puts and deletes; the staff account reads the e-mail sentinel and the account.
-  seeder.addToRolePolicy(new PolicyStatement({ actions: ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Scan'], resources: [table.tableArn] }));
-  if (adminSecretArn) seeder.addToRolePolicy(new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [adminSecretArn] }));
-  new Trigger(stack, 'SeedTrigger', { handler: seeder, executeAfter: [table], executeBefore: others, timeout: SEED_RUN.timeout, executeOnHandlerChange: true });
+  seeder.addToRolePolicy(
+    new PolicyStatement({
+      actions: ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Scan'],
+      resources: [table.tableArn],
+    }),
+  );
+  if (adminSecretArn)
+    seeder.addToRolePolicy(
+      new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [adminSecretArn] }),
+    );
+  new Trigger(stack, 'SeedTrigger', {
+    handler: seeder,
+    executeAfter: [table],
+    executeBefore: others,
+    timeout: SEED_RUN.timeout,
+    executeOnHandlerChange: true,
+  });
   return seeder;
 }

@@ -74,7 +74,12 @@ export class CatalogStack extends Stack {
     this.webhookRetriesFunction = sweeps.webhookRetries;
     this.seedFunction = addSeeding(this, lambdas, stores.table, props.bootstrapAdminSecretArn);
     addMonitoring(this, {
-      ...queues, stage: this.stage, httpFunctions: this.httpFunctions, workers: this.workers, deadlines: this.deadlinesFunction, web: this.web,
+      ...queues,
+      stage: this.stage,
+      httpFunctions: this.httpFunctions,
+      workers: this.workers,
+      deadlines: this.deadlinesFunction,
+      web: this.web,
     });
   }
 }

@@ -55,14 +55,20 @@ export function createQueues(stack: Stack): Queues {
 }
 
 /** One function per worker (functions/workers), reading its queue; the mail worker may send through SES. */
-export function addWorkers(stack: Stack, lambdas: Lambdas, queues: Record<QueueName, Queue>): Record<string, NodejsFunction> {
+export function addWorkers(
+  stack: Stack,
+  lambdas: Lambdas,
+  queues: Record<QueueName, Queue>,
+): Record<string, NodejsFunction> {
   const workers: Record<string, NodejsFunction> = {};
   for (const [queue, worker] of Object.entries(workerTable) as [QueueName, { folder: string }][]) {
     const { id: fnId, entry: fnEntry } = workerFunction(worker.folder);
     const run = WORKER_RUN[queue];
     const f = lambdas.fn(fnId, fnEntry, 512, run?.timeout ?? WORKER_TIMEOUT);
     if (run) f.addEnvironment('NODE_OPTIONS', `${lambdas.environment.NODE_OPTIONS} ${run.nodeOptions}`);
-    f.addEventSource(new SqsEventSource(queues[queue], { batchSize: run?.batchSize ?? 10, reportBatchItemFailures: true }));
+    f.addEventSource(
+      new SqsEventSource(queues[queue], { batchSize: run?.batchSize ?? 10, reportBatchItemFailures: true }),
+    );
     workers[queue] = f;
   }
   const mailer = workers.mail;
@@ -73,7 +79,11 @@ export function addWorkers(stack: Stack, lambdas: Lambdas, queues: Record<QueueN
         resources: [stack.formatArn({ service: 'ses', resource: 'identity', resourceName: '*' })],
       }),
     );
-    ack(mailer, 'IAM5[Resource::arn:<AWS::Partition>:ses:<AWS::Region>:<AWS::AccountId>:identity/*]', 'The verified sender identity (domain or address of MAIL_FROM) is configured per deployment; SendEmail only.');
+    ack(
+      mailer,
+      'IAM5[Resource::arn:<AWS::Partition>:ses:<AWS::Region>:<AWS::AccountId>:identity/*]',
+      'The verified sender identity (domain or address of MAIL_FROM) is configured per deployment; SendEmail only.',
+    );
   }
   return workers;
 }
@@ -106,9 +116,18 @@ export function addOutbox(lambdas: Lambdas, table: Table, { queues, dlqs }: Queu
       bisectBatchOnError: true,
       retryAttempts: 10,
       onFailure: new SqsDlq(dlqs.events),
-      filters: [FilterCriteria.filter({ eventName: FilterRule.isEqual('INSERT'), dynamodb: { NewImage: { PK: { S: FilterRule.isEqual('OUTBOX') } } } })],
+      filters: [
+        FilterCriteria.filter({
+          eventName: FilterRule.isEqual('INSERT'),
+          dynamodb: { NewImage: { PK: { S: FilterRule.isEqual('OUTBOX') } } },
+        }),
+      ],
     }),
   );
-  ack(outbox, 'IAM5[Resource::*]', 'dynamodb:ListStreams (granted by the stream event source) has no resource-level permissions.');
+  ack(
+    outbox,
+    'IAM5[Resource::*]',
+    'dynamodb:ListStreams (granted by the stream event source) has no resource-level permissions.',
+  );
   return outbox;
 }

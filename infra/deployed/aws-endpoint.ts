@@ -22,7 +22,10 @@ function operationOf(target: string | string[] | undefined, body: Buffer, method
  * request goes to its service's stand-in by the service its SigV4 credential scope names. An unsigned
  * request is refused, except CORS preflights (S3's, from the dashboard's presigned uploads).
  */
-export async function startAwsEndpoint(services: Record<string, ServiceHandler>, log: (line: string) => void): Promise<{ server: Server; url: string; calls: () => Record<string, number> }> {
+export async function startAwsEndpoint(
+  services: Record<string, ServiceHandler>,
+  log: (line: string) => void,
+): Promise<{ server: Server; url: string; calls: () => Record<string, number> }> {
   const calls = new Map<string, number>();
   const server = createServer(async (req, res) => {
     try {
@@ -33,10 +36,22 @@ export async function startAwsEndpoint(services: Record<string, ServiceHandler>,
       calls.set(call, (calls.get(call) ?? 0) + 1);
       const handler = service ? services[service] : undefined;
       const headers: Record<string, string> = {};
-      for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(',') : v;
+      for (const [k, v] of Object.entries(req.headers))
+        if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(',') : v;
       const answer: AwsResponse = !handler
-        ? jsonError('AccessDeniedException', signed ? `no local stand-in for the ${signed.service} service` : 'unsigned request', 403)
-        : await handler({ method: req.method ?? 'GET', url: req.url ?? '/', headers, body, service: service!, accessKeyId: signed?.accessKeyId ?? '' });
+        ? jsonError(
+            'AccessDeniedException',
+            signed ? `no local stand-in for the ${signed.service} service` : 'unsigned request',
+            403,
+          )
+        : await handler({
+            method: req.method ?? 'GET',
+            url: req.url ?? '/',
+            headers,
+            body,
+            service: service!,
+            accessKeyId: signed?.accessKeyId ?? '',
+          });
       res.writeHead(answer.status, answer.headers);
       res.end(answer.body);
     } catch (err) {
@@ -46,5 +61,9 @@ export async function startAwsEndpoint(services: Record<string, ServiceHandler>,
     }
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, calls: () => Object.fromEntries([...calls].sort()) };
+  return {
+    server,
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    calls: () => Object.fromEntries([...calls].sort()),
+  };
 }

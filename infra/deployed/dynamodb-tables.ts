@@ -1,8 +1,19 @@
-import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ResourceInUseException, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
+import {
+  CreateTableCommand,
+  DescribeTableCommand,
+  DynamoDBClient,
+  ResourceInUseException,
+  UpdateTimeToLiveCommand,
+} from '@aws-sdk/client-dynamodb';
 import { resourcesOf, type CloudAssembly } from './template';
 
 /** The operator's client to DynamoDB Local itself (creating tables is CloudFormation's part, not a function's). */
-export const localDynamo = (endpoint: string) => new DynamoDBClient({ endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+export const localDynamo = (endpoint: string) =>
+  new DynamoDBClient({
+    endpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
 
 /**
  * Creates the template's tables in DynamoDB Local as CloudFormation would (keys, indexes, stream, TTL),
@@ -16,15 +27,22 @@ export async function createTables(assembly: CloudAssembly, endpoint: string): P
     for (const [id, r] of resourcesOf(assembly, 'AWS::DynamoDB::Table')) {
       const p = r.Properties!;
       try {
-        await client.send(new CreateTableCommand({
-          TableName: id,
-          KeySchema: p.KeySchema,
-          AttributeDefinitions: p.AttributeDefinitions,
-          BillingMode: 'PAY_PER_REQUEST',
-          GlobalSecondaryIndexes: p.GlobalSecondaryIndexes,
-          StreamSpecification: p.StreamSpecification ? { StreamEnabled: true, StreamViewType: p.StreamSpecification.StreamViewType } : undefined,
-        }));
-        if (p.TimeToLiveSpecification?.Enabled) await client.send(new UpdateTimeToLiveCommand({ TableName: id, TimeToLiveSpecification: p.TimeToLiveSpecification }));
+        await client.send(
+          new CreateTableCommand({
+            TableName: id,
+            KeySchema: p.KeySchema,
+            AttributeDefinitions: p.AttributeDefinitions,
+            BillingMode: 'PAY_PER_REQUEST',
+            GlobalSecondaryIndexes: p.GlobalSecondaryIndexes,
+            StreamSpecification: p.StreamSpecification
+              ? { StreamEnabled: true, StreamViewType: p.StreamSpecification.StreamViewType }
+              : undefined,
+          }),
+        );
+        if (p.TimeToLiveSpecification?.Enabled)
+          await client.send(
+            new UpdateTimeToLiveCommand({ TableName: id, TimeToLiveSpecification: p.TimeToLiveSpecification }),
+          );
       } catch (err) {
         if (!(err instanceof ResourceInUseException)) throw err;
       }

@@ -36,7 +36,15 @@ export function sqsMappings(assembly: CloudAssembly, resolver: Resolver) {
  * With faults on, a handled message may not be deleted (the worker died first: `worker.kill`), or come
  * back at once or after its visibility timeout (`sqs.duplicate`, `sqs.late`), as infra/local/queues.ts decides.
  */
-export function pollQueue(mapping: ReturnType<typeof sqsMappings>[number], fn: LambdaFunction, sqs: Sqs, iam: Iam, invoke: Invoke, log: (line: string) => void, faults?: FaultInjector) {
+export function pollQueue(
+  mapping: ReturnType<typeof sqsMappings>[number],
+  fn: LambdaFunction,
+  sqs: Sqs,
+  iam: Iam,
+  invoke: Invoke,
+  log: (line: string) => void,
+  faults?: FaultInjector,
+) {
   let running = true;
   let busy = 0;
   const loop = async () => {
@@ -53,32 +61,48 @@ export function pollQueue(mapping: ReturnType<typeof sqsMappings>[number], fn: L
       busy++;
       const event = {
         Records: messages.map((m) => ({
-          messageId: m.MessageId, receiptHandle: m.ReceiptHandle, body: m.Body, attributes: m.Attributes, messageAttributes: {},
-          md5OfBody: m.MD5OfBody, eventSource: 'aws:sqs', eventSourceARN: mapping.queueArn, awsRegion: REGION,
+          messageId: m.MessageId,
+          receiptHandle: m.ReceiptHandle,
+          body: m.Body,
+          attributes: m.Attributes,
+          messageAttributes: {},
+          md5OfBody: m.MD5OfBody,
+          eventSource: 'aws:sqs',
+          eventSourceARN: mapping.queueArn,
+          awsRegion: REGION,
         })),
       };
       let failed = new Set(messages.map((m) => m.MessageId));
       try {
-        const out = (await invoke(mapping.functionId, event)) as { batchItemFailures?: { itemIdentifier: string }[] } | undefined;
-        failed = new Set(mapping.reportsItemFailures ? (out?.batchItemFailures ?? []).map((f) => f.itemIdentifier) : []);
+        const out = (await invoke(mapping.functionId, event)) as
+          | { batchItemFailures?: { itemIdentifier: string }[] }
+          | undefined;
+        failed = new Set(
+          mapping.reportsItemFailures ? (out?.batchItemFailures ?? []).map((f) => f.itemIdentifier) : [],
+        );
         // The work is done, but the worker dies before its messages are deleted: they all come back.
         if (faults?.strikes('worker', 'kill')) failed = new Set(messages.map((m) => m.MessageId));
       } catch (err) {
-        log(`${fn.logicalId} failed its batch of ${messages.length} from ${mapping.queueArn}: ${(err as Error).message}`);
+        log(
+          `${fn.logicalId} failed its batch of ${messages.length} from ${mapping.queueArn}: ${(err as Error).message}`,
+        );
       }
       for (const m of messages) {
         if (failed.has(m.MessageId)) continue;
         const again = faults && redeliveryAfterSuccess(Number(m.Attributes.ApproximateReceiveCount), faults.strikes);
         if (again === 'duplicate') sqs.changeVisibility(mapping.queueArn, m.ReceiptHandle, 0);
         if (again) continue; // 'late': back after its visibility timeout
-        if (await iam.allows(fn.accessKeyId, 'sqs:DeleteMessage', mapping.queueArn)) sqs.remove(mapping.queueArn, m.ReceiptHandle);
+        if (await iam.allows(fn.accessKeyId, 'sqs:DeleteMessage', mapping.queueArn))
+          sqs.remove(mapping.queueArn, m.ReceiptHandle);
       }
       busy--;
     }
   };
   const loops = Array.from({ length: mapping.concurrency }, loop);
   return {
-    get busy() { return busy > 0; },
+    get busy() {
+      return busy > 0;
+    },
     async stop() {
       running = false;
       await Promise.all(loops);
@@ -95,25 +119,42 @@ export function rateMs(expression: string): number {
 }
 
 /** The scheduled rules' targets, invoked on their rate with EventBridge's scheduled event; a failure is retried as the target's RetryPolicy says. */
-export function startSchedules(assembly: CloudAssembly, resolver: Resolver, invoke: Invoke, log: (line: string) => void) {
+export function startSchedules(
+  assembly: CloudAssembly,
+  resolver: Resolver,
+  invoke: Invoke,
+  log: (line: string) => void,
+) {
   const fires: (() => Promise<void>)[] = [];
   const timers = resourcesOf(assembly, 'AWS::Events::Rule')
     .filter(([, r]) => r.Properties?.ScheduleExpression && r.Properties.State !== 'DISABLED')
-    .flatMap(([id, r]) => (r.Properties!.Targets as { Arn: unknown; RetryPolicy?: { MaximumRetryAttempts?: number } }[]).map((t) => {
-      const functionId = referencedId(t.Arn)!;
-      const fire = async () => {
-        const event = { version: '0', id: randomUUID(), 'detail-type': 'Scheduled Event', source: 'aws.events', account: resolver.ref('AWS::AccountId'), time: new Date().toISOString(), region: REGION, resources: [`arn:aws:events:${REGION}:${resolver.ref('AWS::AccountId')}:rule/${id}`], detail: {} };
-        for (let attempt = 0; attempt <= (t.RetryPolicy?.MaximumRetryAttempts ?? 185); attempt++) {
-          try {
-            return void (await invoke(functionId, event));
-          } catch (err) {
-            log(`${id} → ${functionId} failed: ${(err as Error).message}`);
+    .flatMap(([id, r]) =>
+      (r.Properties!.Targets as { Arn: unknown; RetryPolicy?: { MaximumRetryAttempts?: number } }[]).map((t) => {
+        const functionId = referencedId(t.Arn)!;
+        const fire = async () => {
+          const event = {
+            version: '0',
+            id: randomUUID(),
+            'detail-type': 'Scheduled Event',
+            source: 'aws.events',
+            account: resolver.ref('AWS::AccountId'),
+            time: new Date().toISOString(),
+            region: REGION,
+            resources: [`arn:aws:events:${REGION}:${resolver.ref('AWS::AccountId')}:rule/${id}`],
+            detail: {},
+          };
+          for (let attempt = 0; attempt <= (t.RetryPolicy?.MaximumRetryAttempts ?? 185); attempt++) {
+            try {
+              return void (await invoke(functionId, event));
+            } catch (err) {
+              log(`${id} → ${functionId} failed: ${(err as Error).message}`);
+            }
           }
-        }
-      };
-      fires.push(fire);
-      return setInterval(() => void fire(), rateMs(String(r.Properties!.ScheduleExpression))).unref();
-    }));
+        };
+        fires.push(fire);
+        return setInterval(() => void fire(), rateMs(String(r.Properties!.ScheduleExpression))).unref();
+      }),
+    );
   return {
     /** Fires every rule now, as its schedule would (a tester need not wait 15 minutes). */
     fireAll: () => Promise.all(fires.map((f) => f())).then(() => undefined),

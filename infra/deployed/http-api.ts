@@ -7,17 +7,26 @@ import type { Resolver } from './intrinsics';
 import { referencedId, resourcesOf, type CloudAssembly } from './template';
 
 type Method = Routable['method'];
-interface ApiRoute { method: Method; path: string; routeKey: string; functionId: string }
+interface ApiRoute {
+  method: Method;
+  path: string;
+  routeKey: string;
+  functionId: string;
+}
 
 /** An answer API Gateway gives itself (no route, the integration failed), with its request id header. */
-const gatewayAnswer = (statusCode: number, message: string, requestId: string): APIGatewayProxyStructuredResultV2 =>
-  ({ statusCode, headers: { 'content-type': 'application/json', 'apigw-requestid': requestId }, body: JSON.stringify({ message }) });
+const gatewayAnswer = (statusCode: number, message: string, requestId: string): APIGatewayProxyStructuredResultV2 => ({
+  statusCode,
+  headers: { 'content-type': 'application/json', 'apigw-requestid': requestId },
+  body: JSON.stringify({ message }),
+});
 
 /** The Lambda function an integration invokes (`IntegrationUri: { Fn::GetAtt: [fn, Arn] }`, payload format 2.0 only). */
 function integrationTarget(assembly: CloudAssembly, resolver: Resolver, target: unknown): string {
   const integrationId = String(resolver.resolve(target)).replace(/^integrations\//, '');
   const integration = assembly.resources[integrationId]?.Properties;
-  if (integration?.IntegrationType !== 'AWS_PROXY' || integration.PayloadFormatVersion !== '2.0') throw new Error(`${integrationId}: only Lambda proxy integrations with payload 2.0 are served`);
+  if (integration?.IntegrationType !== 'AWS_PROXY' || integration.PayloadFormatVersion !== '2.0')
+    throw new Error(`${integrationId}: only Lambda proxy integrations with payload 2.0 are served`);
   const fn = referencedId(integration.IntegrationUri);
   if (!fn) throw new Error(`${integrationId}: no function`);
   return fn;
@@ -28,7 +37,12 @@ function integrationTarget(assembly: CloudAssembly, resolver: Resolver, target: 
  * integrations, `$default` for what no route matches (literal segments before parameters, as API
  * Gateway matches), each request handed to the route's function as a payload 2.0 event.
  */
-export function httpApi(assembly: CloudAssembly, resolver: Resolver, apiId: string, invoke: (functionId: string, event: unknown) => Promise<unknown>) {
+export function httpApi(
+  assembly: CloudAssembly,
+  resolver: Resolver,
+  apiId: string,
+  invoke: (functionId: string, event: unknown) => Promise<unknown>,
+) {
   const routes: ApiRoute[] = [];
   let fallback: string | undefined;
   for (const [, r] of resourcesOf(assembly, 'AWS::ApiGatewayV2::Route')) {

@@ -6,7 +6,12 @@ import { referencedId, resourcesOf, type CloudAssembly } from './template';
 type PolicyDocument = { Version?: string; Statement: unknown[] };
 
 /** One call IAM refused: who, what, on which resource. */
-export interface Denial { functionName: string; action: string; resource: string; at: string }
+export interface Denial {
+  functionName: string;
+  action: string;
+  resource: string;
+  at: string;
+}
 
 /**
  * The access key the tester's own tools use (inspecting a dead-letter queue, say): the account's
@@ -18,7 +23,9 @@ export const OPERATOR_ACCESS_KEY = 'AKIALOCALOPERATOR000';
 const MANAGED_POLICIES: Record<string, PolicyDocument> = {
   'arn:aws:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole': {
     Version: '2012-10-17',
-    Statement: [{ Effect: 'Allow', Action: ['logs:CreateLogGroup', 'logs:CreateLogStream', 'logs:PutLogEvents'], Resource: '*' }],
+    Statement: [
+      { Effect: 'Allow', Action: ['logs:CreateLogGroup', 'logs:CreateLogStream', 'logs:PutLogEvents'], Resource: '*' },
+    ],
   },
 };
 
@@ -29,7 +36,12 @@ const MANAGED_POLICIES: Record<string, PolicyDocument> = {
  * bucket policy), before a stand-in answers. Callers are told apart by their access key id. Requests
  * reach the stand-ins over TLS in the cloud: `aws:SecureTransport` is true.
  */
-export function createIam(assembly: CloudAssembly, resolver: Resolver, functions: LambdaFunction[], opts: { enforce?: boolean; log?: (line: string) => void } = {}) {
+export function createIam(
+  assembly: CloudAssembly,
+  resolver: Resolver,
+  functions: LambdaFunction[],
+  opts: { enforce?: boolean; log?: (line: string) => void } = {},
+) {
   const enforce = opts.enforce ?? true;
   const byKey = new Map(functions.map((f) => [f.accessKeyId, f]));
   const denials: Denial[] = [];
@@ -39,8 +51,11 @@ export function createIam(assembly: CloudAssembly, resolver: Resolver, functions
     const attached = resourcesOf(assembly, 'AWS::IAM::Policy')
       .filter(([, p]) => (p.Properties?.Roles ?? []).some((r: unknown) => referencedId(r) === roleId))
       .map(([id, p]) => ({ name: id, policy: resolver.resolve(p.Properties!.PolicyDocument) as PolicyDocument }));
-    const inline = ((role.Policies ?? []) as { PolicyName: string; PolicyDocument: unknown }[]).map((p) => ({ name: p.PolicyName, policy: resolver.resolve(p.PolicyDocument) as PolicyDocument }));
-    const managed = ((resolver.resolve(role.ManagedPolicyArns ?? []) as string[])).map((arn) => {
+    const inline = ((role.Policies ?? []) as { PolicyName: string; PolicyDocument: unknown }[]).map((p) => ({
+      name: p.PolicyName,
+      policy: resolver.resolve(p.PolicyDocument) as PolicyDocument,
+    }));
+    const managed = (resolver.resolve(role.ManagedPolicyArns ?? []) as string[]).map((arn) => {
       const policy = MANAGED_POLICIES[arn];
       if (!policy) throw new Error(`${roleId}: managed policy ${arn} is not known to the local IAM`);
       return { name: arn, policy };
@@ -51,11 +66,23 @@ export function createIam(assembly: CloudAssembly, resolver: Resolver, functions
 
   /** Resource policies by the ARN they govern (a bucket's also governs its objects). */
   const resourcePolicies: { arn: string; policy: PolicyDocument }[] = [
-    ...resourcesOf(assembly, 'AWS::KMS::Key').map(([id, r]) => ({ arn: resolver.getAtt(id, 'Arn'), policy: resolver.resolve(r.Properties!.KeyPolicy) as PolicyDocument })),
-    ...resourcesOf(assembly, 'AWS::SQS::QueuePolicy').flatMap(([, r]) => (r.Properties!.Queues as unknown[]).map((q) => ({ arn: resolver.getAtt(referencedId(q)!, 'Arn'), policy: resolver.resolve(r.Properties!.PolicyDocument) as PolicyDocument }))),
-    ...resourcesOf(assembly, 'AWS::S3::BucketPolicy').map(([, r]) => ({ arn: resolver.getAtt(referencedId(r.Properties!.Bucket)!, 'Arn'), policy: resolver.resolve(r.Properties!.PolicyDocument) as PolicyDocument })),
+    ...resourcesOf(assembly, 'AWS::KMS::Key').map(([id, r]) => ({
+      arn: resolver.getAtt(id, 'Arn'),
+      policy: resolver.resolve(r.Properties!.KeyPolicy) as PolicyDocument,
+    })),
+    ...resourcesOf(assembly, 'AWS::SQS::QueuePolicy').flatMap(([, r]) =>
+      (r.Properties!.Queues as unknown[]).map((q) => ({
+        arn: resolver.getAtt(referencedId(q)!, 'Arn'),
+        policy: resolver.resolve(r.Properties!.PolicyDocument) as PolicyDocument,
+      })),
+    ),
+    ...resourcesOf(assembly, 'AWS::S3::BucketPolicy').map(([, r]) => ({
+      arn: resolver.getAtt(referencedId(r.Properties!.Bucket)!, 'Arn'),
+      policy: resolver.resolve(r.Properties!.PolicyDocument) as PolicyDocument,
+    })),
   ];
-  const resourcePolicyOf = (resource: string) => resourcePolicies.find((p) => resource === p.arn || resource.startsWith(`${p.arn}/`))?.policy;
+  const resourcePolicyOf = (resource: string) =>
+    resourcePolicies.find((p) => resource === p.arn || resource.startsWith(`${p.arn}/`))?.policy;
 
   return {
     denials,
@@ -65,32 +92,45 @@ export function createIam(assembly: CloudAssembly, resolver: Resolver, functions
      * Whether the caller may do `action` on `resource`; a refusal is logged with both and recorded.
      * Throws on an unknown access key (nobody but the functions and the operator has credentials).
      */
-    async allows(accessKeyId: string, action: string, resource: string, context: Record<string, string> = {}): Promise<boolean> {
+    async allows(
+      accessKeyId: string,
+      action: string,
+      resource: string,
+      context: Record<string, string> = {},
+    ): Promise<boolean> {
       if (accessKeyId === OPERATOR_ACCESS_KEY) return true;
       const fn = byKey.get(accessKeyId);
       if (!fn) return false;
-      const result = await runSimulation({
-        request: {
-          principal: `arn:aws:iam::${ACCOUNT}:role/${fn.roleId}`,
-          action,
-          resource: { resource, accountId: ACCOUNT },
-          contextVariables: { 'aws:SecureTransport': 'true', ...context },
+      const result = await runSimulation(
+        {
+          request: {
+            principal: `arn:aws:iam::${ACCOUNT}:role/${fn.roleId}`,
+            action,
+            resource: { resource, accountId: ACCOUNT },
+            contextVariables: { 'aws:SecureTransport': 'true', ...context },
+          },
+          identityPolicies: rolePolicies.get(fn.roleId) ?? [],
+          resourcePolicy: resourcePolicyOf(resource),
+          serviceControlPolicies: [],
+          resourceControlPolicies: [],
         },
-        identityPolicies: rolePolicies.get(fn.roleId) ?? [],
-        resourcePolicy: resourcePolicyOf(resource),
-        serviceControlPolicies: [],
-        resourceControlPolicies: [],
-      }, {});
-      if (result.resultType === 'error') throw new Error(`IAM simulation of ${action} on ${resource} failed: ${result.errors.message}`);
+        {},
+      );
+      if (result.resultType === 'error')
+        throw new Error(`IAM simulation of ${action} on ${resource} failed: ${result.errors.message}`);
       if (result.overallResult === 'Allowed') return true;
       denials.push({ functionName: fn.name, action, resource, at: new Date().toISOString() });
-      opts.log?.(`IAM DENIED ${fn.logicalId} (${fn.roleId}): ${action} on ${resource} (${result.overallResult})${enforce ? '' : ' (not enforced)'}`);
+      opts.log?.(
+        `IAM DENIED ${fn.logicalId} (${fn.roleId}): ${action} on ${resource} (${result.overallResult})${enforce ? '' : ' (not enforced)'}`,
+      );
       return !enforce;
     },
     /** AWS's message for a refused call. */
     message(accessKeyId: string, action: string, resource: string): string {
       const fn = byKey.get(accessKeyId);
-      const who = fn ? `arn:aws:sts::${ACCOUNT}:assumed-role/${fn.roleId}/${fn.name}` : `an unknown access key (${accessKeyId})`;
+      const who = fn
+        ? `arn:aws:sts::${ACCOUNT}:assumed-role/${fn.roleId}/${fn.name}`
+        : `an unknown access key (${accessKeyId})`;
       return `User: ${who} is not authorized to perform: ${action} on resource: ${resource} because no identity-based policy allows the ${action} action`;
     },
   };

@@ -19,7 +19,10 @@ export interface LocalEndpoints {
 
 const hex = (s: string, n: number) => createHash('sha256').update(s).digest('hex').slice(0, n);
 /** A KMS key id (a UUID's shape), stable per logical id. */
-const keyId = (id: string) => { const h = hex(id, 32); return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`; };
+const keyId = (id: string) => {
+  const h = hex(id, 32);
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+};
 /** An API Gateway id (10 lower-case characters), stable per logical id. */
 export const apiId = (id: string) => hex(id, 10);
 
@@ -29,7 +32,11 @@ export const apiId = (id: string) => hex(id, 10);
  * 000000000000, queue URLs and API endpoints on the local AWS endpoint, the distribution's address
  * the local site's.
  */
-export function createResolver(assembly: CloudAssembly, endpoints: LocalEndpoints, runtime: { attributes?: Record<string, string>; secretValue?: (arn: string) => string } = {}) {
+export function createResolver(
+  assembly: CloudAssembly,
+  endpoints: LocalEndpoints,
+  runtime: { attributes?: Record<string, string>; secretValue?: (arn: string) => string } = {},
+) {
   const typeOf = (id: string) => {
     const r = assembly.resources[id];
     if (!r) throw new Error(`the template has no resource ${id}`);
@@ -39,21 +46,34 @@ export function createResolver(assembly: CloudAssembly, endpoints: LocalEndpoint
 
   function ref(id: string): string {
     switch (id) {
-      case 'AWS::Region': return REGION;
-      case 'AWS::AccountId': return ACCOUNT;
-      case 'AWS::Partition': return 'aws';
-      case 'AWS::URLSuffix': return 'amazonaws.com';
-      case 'AWS::StackName': return assembly.stackName;
-      case 'AWS::NoValue': return '';
+      case 'AWS::Region':
+        return REGION;
+      case 'AWS::AccountId':
+        return ACCOUNT;
+      case 'AWS::Partition':
+        return 'aws';
+      case 'AWS::URLSuffix':
+        return 'amazonaws.com';
+      case 'AWS::StackName':
+        return assembly.stackName;
+      case 'AWS::NoValue':
+        return '';
     }
     switch (typeOf(id)) {
-      case 'AWS::S3::Bucket': return id.toLowerCase();
-      case 'AWS::SQS::Queue': return `${endpoints.aws}/${ACCOUNT}/${id}`;
-      case 'AWS::SecretsManager::Secret': return `arn:aws:secretsmanager:${REGION}:${ACCOUNT}:secret:${id}-${hex(id, 6)}`;
-      case 'AWS::KMS::Key': return keyId(id);
-      case 'AWS::ApiGatewayV2::Api': return apiId(id);
-      case 'AWS::Lambda::Function': return functionName(id);
-      default: return id; // tables, roles, policies: the logical id is the name
+      case 'AWS::S3::Bucket':
+        return id.toLowerCase();
+      case 'AWS::SQS::Queue':
+        return `${endpoints.aws}/${ACCOUNT}/${id}`;
+      case 'AWS::SecretsManager::Secret':
+        return `arn:aws:secretsmanager:${REGION}:${ACCOUNT}:secret:${id}-${hex(id, 6)}`;
+      case 'AWS::KMS::Key':
+        return keyId(id);
+      case 'AWS::ApiGatewayV2::Api':
+        return apiId(id);
+      case 'AWS::Lambda::Function':
+        return functionName(id);
+      default:
+        return id; // tables, roles, policies: the logical id is the name
     }
   }
 
@@ -63,19 +83,27 @@ export function createResolver(assembly: CloudAssembly, endpoints: LocalEndpoint
     const type = typeOf(id);
     if (attr === 'Arn') {
       switch (type) {
-        case 'AWS::DynamoDB::Table': return `arn:aws:dynamodb:${REGION}:${ACCOUNT}:table/${ref(id)}`;
-        case 'AWS::SQS::Queue': return `arn:aws:sqs:${REGION}:${ACCOUNT}:${id}`;
-        case 'AWS::S3::Bucket': return `arn:aws:s3:::${ref(id)}`;
-        case 'AWS::KMS::Key': return `arn:aws:kms:${REGION}:${ACCOUNT}:key/${ref(id)}`;
-        case 'AWS::Lambda::Function': return `arn:aws:lambda:${REGION}:${ACCOUNT}:function:${ref(id)}`;
-        case 'AWS::IAM::Role': return `arn:aws:iam::${ACCOUNT}:role/${ref(id)}`;
-        case 'AWS::Logs::LogGroup': return `arn:aws:logs:${REGION}:${ACCOUNT}:log-group:${id}:*`;
+        case 'AWS::DynamoDB::Table':
+          return `arn:aws:dynamodb:${REGION}:${ACCOUNT}:table/${ref(id)}`;
+        case 'AWS::SQS::Queue':
+          return `arn:aws:sqs:${REGION}:${ACCOUNT}:${id}`;
+        case 'AWS::S3::Bucket':
+          return `arn:aws:s3:::${ref(id)}`;
+        case 'AWS::KMS::Key':
+          return `arn:aws:kms:${REGION}:${ACCOUNT}:key/${ref(id)}`;
+        case 'AWS::Lambda::Function':
+          return `arn:aws:lambda:${REGION}:${ACCOUNT}:function:${ref(id)}`;
+        case 'AWS::IAM::Role':
+          return `arn:aws:iam::${ACCOUNT}:role/${ref(id)}`;
+        case 'AWS::Logs::LogGroup':
+          return `arn:aws:logs:${REGION}:${ACCOUNT}:log-group:${id}:*`;
       }
     }
     if (type === 'AWS::SQS::Queue' && attr === 'QueueName') return id;
     if (type === 'AWS::CloudFront::Distribution' && attr === 'DomainName') return SITE_HOST;
     if (type === 'AWS::S3::Bucket' && attr === 'RegionalDomainName') return `${ref(id)}.${S3_HOST}`;
-    if (type === 'AWS::ApiGatewayV2::Api' && attr === 'ApiEndpoint') return `https://${apiId(id)}.execute-api.${REGION}.amazonaws.com`;
+    if (type === 'AWS::ApiGatewayV2::Api' && attr === 'ApiEndpoint')
+      return `https://${apiId(id)}.execute-api.${REGION}.amazonaws.com`;
     return `${id}.${attr}`; // nothing a function reads (alarms, dashboards)
   }
 
@@ -86,10 +114,13 @@ export function createResolver(assembly: CloudAssembly, endpoints: LocalEndpoint
       .replaceAll(`wss://${SITE_HOST}`, endpoints.site.replace(/^http/, 'ws'))
       .replace(new RegExp(`https://[\\w.-]+\\.${S3_HOST.replaceAll('.', '\\.')}`, 'g'), endpoints.aws)
       .replace(/https:\/\/(\w+)\.execute-api\.[\w-]+\.amazonaws\.com/g, `${endpoints.aws}/execute-api/$1`)
-      .replace(/\{\{resolve:secretsmanager:([^:]+:[^:]+:[^:]+:[^:]+:[^:]+:[^:]+:[^:]+):SecretString:::\}\}/g, (_, arn: string) => {
-        if (!runtime.secretValue) throw new Error(`no secret store to resolve ${arn}`);
-        return runtime.secretValue(arn);
-      });
+      .replace(
+        /\{\{resolve:secretsmanager:([^:]+:[^:]+:[^:]+:[^:]+:[^:]+:[^:]+:[^:]+):SecretString:::\}\}/g,
+        (_, arn: string) => {
+          if (!runtime.secretValue) throw new Error(`no secret store to resolve ${arn}`);
+          return runtime.secretValue(arn);
+        },
+      );
   }
 
   function resolve(value: unknown): unknown {
@@ -107,9 +138,15 @@ export function createResolver(assembly: CloudAssembly, endpoints: LocalEndpoint
       return localize((parts.map(resolve) as string[]).join(sep));
     }
     if ('Fn::Sub' in v) {
-      const [text, vars] = (Array.isArray(v['Fn::Sub']) ? v['Fn::Sub'] : [v['Fn::Sub'], {}]) as [string, Record<string, unknown>];
-      return localize(text.replace(/\$\{([\w:]+)(?:\.(\w+))?\}/g, (_, name: string, attr?: string) =>
-        name in vars ? String(resolve(vars[name])) : attr ? getAtt(name, attr) : ref(name)));
+      const [text, vars] = (Array.isArray(v['Fn::Sub']) ? v['Fn::Sub'] : [v['Fn::Sub'], {}]) as [
+        string,
+        Record<string, unknown>,
+      ];
+      return localize(
+        text.replace(/\$\{([\w:]+)(?:\.(\w+))?\}/g, (_, name: string, attr?: string) =>
+          name in vars ? String(resolve(vars[name])) : attr ? getAtt(name, attr) : ref(name),
+        ),
+      );
     }
     if ('Fn::Select' in v) {
       const [index, list] = v['Fn::Select'] as [number, unknown];

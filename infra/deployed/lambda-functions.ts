@@ -30,11 +30,26 @@ export interface LambdaFunction {
  * wait 15 minutes). Nothing else of this process's environment reaches a function.
  */
 export const TESTER_OVERRIDES = [
-  'WEBHOOK_ALLOWED_ADDRESSES', 'LOGIN_RATE_LIMIT_PER_MINUTE', 'PASSWORD_RESET_RATE_LIMIT_PER_MINUTE', 'PASSWORD_RESET_MIN_DURATION_MS',
-  'INVITATION_RATE_LIMIT_PER_INVITER_PER_HOUR', 'INVITATION_RATE_LIMIT_PER_PROJECT_PER_HOUR', 'INVITATION_RATE_LIMIT_PER_INVITATION_PER_MINUTE',
-  'INVITATION_RATE_LIMIT_PER_INVITATION_PER_HOUR', 'ENTERPRISE_REQUEST_RATE_LIMIT_PER_HOUR', 'PAYMENT_WEBHOOK_RATE_LIMIT_PER_MINUTE',
-  'HETZNER_API_BASE_URL', 'DIGITALOCEAN_API_BASE_URL', 'STRIPE_API_BASE', 'LOG_LEVEL', 'POWERTOOLS_METRICS_DISABLED', 'FAULTS', 'FAULTS_SEED',
-  'OUTBOX_RESEND_AFTER_SECONDS', 'SSO_ALLOWED_ADDRESSES', 'SSO_DNS_SERVERS',
+  'WEBHOOK_ALLOWED_ADDRESSES',
+  'LOGIN_RATE_LIMIT_PER_MINUTE',
+  'PASSWORD_RESET_RATE_LIMIT_PER_MINUTE',
+  'PASSWORD_RESET_MIN_DURATION_MS',
+  'INVITATION_RATE_LIMIT_PER_INVITER_PER_HOUR',
+  'INVITATION_RATE_LIMIT_PER_PROJECT_PER_HOUR',
+  'INVITATION_RATE_LIMIT_PER_INVITATION_PER_MINUTE',
+  'INVITATION_RATE_LIMIT_PER_INVITATION_PER_HOUR',
+  'ENTERPRISE_REQUEST_RATE_LIMIT_PER_HOUR',
+  'PAYMENT_WEBHOOK_RATE_LIMIT_PER_MINUTE',
+  'HETZNER_API_BASE_URL',
+  'DIGITALOCEAN_API_BASE_URL',
+  'STRIPE_API_BASE',
+  'LOG_LEVEL',
+  'POWERTOOLS_METRICS_DISABLED',
+  'FAULTS',
+  'FAULTS_SEED',
+  'OUTBOX_RESEND_AFTER_SECONDS',
+  'SSO_ALLOWED_ADDRESSES',
+  'SSO_DNS_SERVERS',
 ] as const;
 
 /** Local sandboxes per function when the template reserves no concurrency. */
@@ -42,13 +57,24 @@ const DEFAULT_CONCURRENCY = 4;
 
 /** The SDK v3 endpoint variables that point each service's client at its stand-in (the only change to a function's AWS calls). */
 export function endpointVariables(endpoints: LocalEndpoints): Record<string, string> {
-  return Object.fromEntries(['DYNAMODB', 'S3', 'SQS', 'KMS', 'SECRETS_MANAGER', 'SES', 'STS', 'EC2'].map((s) => [`AWS_ENDPOINT_URL_${s}`, endpoints.aws]));
+  return Object.fromEntries(
+    ['DYNAMODB', 'S3', 'SQS', 'KMS', 'SECRETS_MANAGER', 'SES', 'STS', 'EC2'].map((s) => [
+      `AWS_ENDPOINT_URL_${s}`,
+      endpoints.aws,
+    ]),
+  );
 }
 
-const accessKeyOf = (logicalId: string) => `ASIA${createHash('sha256').update(logicalId).digest('hex').slice(0, 16).toUpperCase()}`;
+const accessKeyOf = (logicalId: string) =>
+  `ASIA${createHash('sha256').update(logicalId).digest('hex').slice(0, 16).toUpperCase()}`;
 
 /** Every Node.js function of the template, with its environment as the Lambda service would give it. */
-export function lambdaFunctions(assembly: CloudAssembly, resolver: Resolver, endpoints: LocalEndpoints, env: NodeJS.ProcessEnv = process.env): LambdaFunction[] {
+export function lambdaFunctions(
+  assembly: CloudAssembly,
+  resolver: Resolver,
+  endpoints: LocalEndpoints,
+  env: NodeJS.ProcessEnv = process.env,
+): LambdaFunction[] {
   const overrides = Object.fromEntries(TESTER_OVERRIDES.filter((k) => env[k] !== undefined).map((k) => [k, env[k]!]));
   return resourcesOf(assembly, 'AWS::Lambda::Function')
     .filter(([, r]) => String(r.Properties?.Runtime).startsWith('nodejs'))
@@ -59,7 +85,9 @@ export function lambdaFunctions(assembly: CloudAssembly, resolver: Resolver, end
       const name = resolver.ref(logicalId);
       const memoryMb = Number(p.MemorySize ?? 128);
       const accessKeyId = accessKeyOf(logicalId);
-      const logGroup = p.LoggingConfig?.LogGroup ? String(resolver.resolve(p.LoggingConfig.LogGroup)) : `/aws/lambda/${name}`;
+      const logGroup = p.LoggingConfig?.LogGroup
+        ? String(resolver.resolve(p.LoggingConfig.LogGroup))
+        : `/aws/lambda/${name}`;
       const runtime: Record<string, string> = {
         _HANDLER: p.Handler,
         AWS_REGION: REGION,

@@ -25,31 +25,61 @@ function shippedArgon2Version(): string | undefined {
 
 const runtimeRequire = createRequire(runtimeParent);
 /** Resolves as if from the runtime's folder: `require` by its own algorithm (a changed parentURL is not followed for it), `import` by the next hook. */
-function fromRuntime(specifier: string, context: ResolveHookContext, nextResolve: (s: string, c?: Partial<ResolveHookContext>) => ResolveFnOutput): ResolveFnOutput {
-  if (context.conditions?.includes('require')) return { url: pathToFileURL(runtimeRequire.resolve(specifier)).href, shortCircuit: true };
+function fromRuntime(
+  specifier: string,
+  context: ResolveHookContext,
+  nextResolve: (s: string, c?: Partial<ResolveHookContext>) => ResolveFnOutput,
+): ResolveFnOutput {
+  if (context.conditions?.includes('require'))
+    return { url: pathToFileURL(runtimeRequire.resolve(specifier)).href, shortCircuit: true };
   return nextResolve(specifier, { ...context, parentURL: runtimeParent });
 }
 
-const inTaskRoot = (url: string | undefined) => !!url?.startsWith('file:') && fileURLToPath(url).startsWith(taskRoot + sep);
+const inTaskRoot = (url: string | undefined) =>
+  !!url?.startsWith('file:') && fileURLToPath(url).startsWith(taskRoot + sep);
 
 registerHooks({
   resolve(specifier, context, nextResolve) {
     // Only what the bundle itself asks for is policed; the runtime's SDK resolves its own dependencies.
-    if (!inTaskRoot(context.parentURL) || specifier.startsWith('node:') || specifier.startsWith('.') || specifier.startsWith('file:')) return nextResolve(specifier, context);
+    if (
+      !inTaskRoot(context.parentURL) ||
+      specifier.startsWith('node:') ||
+      specifier.startsWith('.') ||
+      specifier.startsWith('file:')
+    )
+      return nextResolve(specifier, context);
     if (RUNTIME_PROVIDED.test(specifier)) return fromRuntime(specifier, context, nextResolve);
     if (ARGON2_NATIVE.test(specifier)) {
       const local = fromRuntime(specifier, context, nextResolve);
-      const version = (JSON.parse(readFileSync(new URL('package.json', local.url.replace(/package\.json$/, '')), 'utf8')) as { version: string }).version;
-      if (version !== shippedArgon2Version()) throw new Error(`argon2: this machine's ${specifier}@${version} is not the shipped arm64 build's version (${shippedArgon2Version()})`);
+      const version = (
+        JSON.parse(readFileSync(new URL('package.json', local.url.replace(/package\.json$/, '')), 'utf8')) as {
+          version: string;
+        }
+      ).version;
+      if (version !== shippedArgon2Version())
+        throw new Error(
+          `argon2: this machine's ${specifier}@${version} is not the shipped arm64 build's version (${shippedArgon2Version()})`,
+        );
       return local;
     }
     const resolved = nextResolve(specifier, context);
-    if (resolved.url.startsWith('file:') && !inTaskRoot(resolved.url)) throw new Error(`${specifier} is not shipped in the function's bundle (${taskRoot}); it resolved to ${resolved.url}`);
+    if (resolved.url.startsWith('file:') && !inTaskRoot(resolved.url))
+      throw new Error(
+        `${specifier} is not shipped in the function's bundle (${taskRoot}); it resolved to ${resolved.url}`,
+      );
     return resolved;
   },
 });
 
-interface Invoke { type: 'invoke'; id: string; event: unknown; requestId: string; deadline: number; traceId: string; functionArn: string }
+interface Invoke {
+  type: 'invoke';
+  id: string;
+  event: unknown;
+  requestId: string;
+  deadline: number;
+  traceId: string;
+  functionArn: string;
+}
 
 function handlerModule(): string {
   const base = handlerName.slice(0, handlerName.lastIndexOf('.'));

@@ -15,17 +15,29 @@ import { READY_MADE_USER, startLocalIdp } from '../local/idp';
 const started = Date.now();
 const env = process.env;
 const dataDir = resolve(env.LOCAL_DATA_DIR ?? '.local');
-const admin = env.BOOTSTRAP_ADMIN_EMAIL && env.BOOTSTRAP_ADMIN_PASSWORD ? adminSecret(env.BOOTSTRAP_ADMIN_EMAIL, env.BOOTSTRAP_ADMIN_PASSWORD) : undefined;
+const admin =
+  env.BOOTSTRAP_ADMIN_EMAIL && env.BOOTSTRAP_ADMIN_PASSWORD
+    ? adminSecret(env.BOOTSTRAP_ADMIN_EMAIL, env.BOOTSTRAP_ADMIN_PASSWORD)
+    : undefined;
 
 // The stack is synthesized into <dataDir>/cdk.out, again only when its sources changed; DynamoDB Local starts meanwhile.
-const cdkOut = env.CDK_OUT ? Promise.resolve(resolve(env.CDK_OUT)) : (async () => {
-  const dir = join(dataDir, 'cdk.out');
-  console.log(`Synthesizing the stack into ${dir} (unless it is current) ...`);
-  // Stripe takes payments, as `cdk deploy -c stripeSecretArn=…` makes it: the run serves Stripe's API and pages itself.
-  const synthesized = await synthesizeUnlessCurrent(dir, { ...(admin ? { BOOTSTRAP_ADMIN_SECRET_ARN: LOCAL_ADMIN_SECRET_ARN } : {}), STRIPE_SECRET_ARN: LOCAL_STRIPE_SECRET_ARN });
-  console.log(synthesized ? `  synthesized (${((Date.now() - started) / 1000).toFixed(1)} s)` : '  current: not synthesized again');
-  return dir;
-})();
+const cdkOut = env.CDK_OUT
+  ? Promise.resolve(resolve(env.CDK_OUT))
+  : (async () => {
+      const dir = join(dataDir, 'cdk.out');
+      console.log(`Synthesizing the stack into ${dir} (unless it is current) ...`);
+      // Stripe takes payments, as `cdk deploy -c stripeSecretArn=…` makes it: the run serves Stripe's API and pages itself.
+      const synthesized = await synthesizeUnlessCurrent(dir, {
+        ...(admin ? { BOOTSTRAP_ADMIN_SECRET_ARN: LOCAL_ADMIN_SECRET_ARN } : {}),
+        STRIPE_SECRET_ARN: LOCAL_STRIPE_SECRET_ARN,
+      });
+      console.log(
+        synthesized
+          ? `  synthesized (${((Date.now() - started) / 1000).toFixed(1)} s)`
+          : '  current: not synthesized again',
+      );
+      return dir;
+    })();
 // Single sign-on's stand-ins, as `npm start` has them: the DNS server before the functions
 // (its address reaches them as SSO_DNS_SERVERS, a tester override), the IdP once the site's address is known.
 const dns = env.SSO_DNS_SERVERS ? undefined : await startDnsStandIn({ recordsFile: join(dataDir, 'dns-records.json') });
@@ -40,12 +52,23 @@ const deployed = await startDeployed({
   siteUrl: env.APP_BASE_URL,
   extraSecrets: admin ? { [LOCAL_ADMIN_SECRET_ARN]: admin } : {},
 });
-console.log(`Infrastructure Catalog (deployed shape, from ${await cdkOut}) is running at ${deployed.url} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
-console.log(`  ${deployed.functions.length} functions, each in its own sandboxes; AWS stand-ins at ${deployed.awsEndpoint} (operator key ${OPERATOR_ACCESS_KEY}); mail: ${dataDir}/outbox/`);
-if (deployed.stripe) console.log(`  payments: Stripe's API stand-in at ${deployed.stripe.url}; checkout and billing portal pages at ${deployed.url}/_stripe/ (test mode: nothing is charged)`);
+console.log(
+  `Infrastructure Catalog (deployed shape, from ${await cdkOut}) is running at ${deployed.url} (${((Date.now() - started) / 1000).toFixed(1)} s)`,
+);
+console.log(
+  `  ${deployed.functions.length} functions, each in its own sandboxes; AWS stand-ins at ${deployed.awsEndpoint} (operator key ${OPERATOR_ACCESS_KEY}); mail: ${dataDir}/outbox/`,
+);
+if (deployed.stripe)
+  console.log(
+    `  payments: Stripe's API stand-in at ${deployed.stripe.url}; checkout and billing portal pages at ${deployed.url}/_stripe/ (test mode: nothing is charged)`,
+  );
 
-const idp = await startLocalIdp({ redirectUris: [`${deployed.url}/auth/sso/callback`], port: 3100 }).catch(() => startLocalIdp({ redirectUris: [`${deployed.url}/auth/sso/callback`] }));
-console.log(`  single sign-on: identity provider ${idp.issuer} (client_id ${idp.clientId}, client_secret ${idp.clientSecret}, user ${READY_MADE_USER.email})${dns ? `; DNS stand-in ${dns.server} (TXT records in ${dataDir}/dns-records.json)` : ''}`);
+const idp = await startLocalIdp({ redirectUris: [`${deployed.url}/auth/sso/callback`], port: 3100 }).catch(() =>
+  startLocalIdp({ redirectUris: [`${deployed.url}/auth/sso/callback`] }),
+);
+console.log(
+  `  single sign-on: identity provider ${idp.issuer} (client_id ${idp.clientId}, client_secret ${idp.clientSecret}, user ${READY_MADE_USER.email})${dns ? `; DNS stand-in ${dns.server} (TXT records in ${dataDir}/dns-records.json)` : ''}`,
+);
 
 stopOnSignals(async () => {
   await Promise.allSettled([idp.stop(), dns?.stop()]);

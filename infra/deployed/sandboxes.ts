@@ -9,13 +9,22 @@ const ROOT = join(import.meta.dirname, '..', '..');
 
 /** A function's invocation failed as Lambda reports it (the handler threw, timed out or its sandbox died). */
 export class InvocationError extends Error {
-  constructor(readonly functionName: string, readonly errorType: string, message: string) {
+  constructor(
+    readonly functionName: string,
+    readonly errorType: string,
+    message: string,
+  ) {
     super(`${functionName}: ${errorType}: ${message}`);
   }
 }
 
-interface Sandbox { child: ChildProcess; busy: boolean }
-type Reply = { type: 'result'; id: string; result: unknown } | { type: 'error'; id: string; error: { errorType: string; errorMessage: string } };
+interface Sandbox {
+  child: ChildProcess;
+  busy: boolean;
+}
+type Reply =
+  | { type: 'result'; id: string; result: unknown }
+  | { type: 'error'; id: string; error: { errorType: string; errorMessage: string } };
 
 /**
  * The function's MemorySize as a bound on V8's old space (90 % of it, the rest for code and buffers), so a
@@ -28,7 +37,13 @@ export function heapCap(fn: Pick<LambdaFunction, 'memoryMb' | 'environment'>): s
 
 /** What an event is, in a word or a route: the suite lists which of them reached each function. */
 export function eventKind(event: unknown): string {
-  const e = (event ?? {}) as { routeKey?: string; type?: string; source?: string; Records?: { eventSource?: string; eventSourceARN?: string }[]; requestContext?: { routeKey?: string } };
+  const e = (event ?? {}) as {
+    routeKey?: string;
+    type?: string;
+    source?: string;
+    Records?: { eventSource?: string; eventSourceARN?: string }[];
+    requestContext?: { routeKey?: string };
+  };
   if (e.Records?.[0]) {
     const arn = e.Records[0].eventSourceARN ?? '';
     return `${e.Records[0].eventSource} ${/:table\/([^/]+)/.exec(arn)?.[1] ?? arn.split(':').at(-1)}`;
@@ -40,7 +55,8 @@ export function eventKind(event: unknown): string {
   return 'direct invoke';
 }
 
-const traceId = () => `Root=1-${Math.floor(Date.now() / 1000).toString(16)}-${randomBytes(12).toString('hex')};Parent=${randomBytes(8).toString('hex')};Sampled=0`;
+const traceId = () =>
+  `Root=1-${Math.floor(Date.now() / 1000).toString(16)}-${randomBytes(12).toString('hex')};Parent=${randomBytes(8).toString('hex')};Sampled=0`;
 
 /**
  * A function's sandboxes: Node processes running its bundle (lambda-runtime.ts), each kept warm between
@@ -62,14 +78,20 @@ export function createSandboxes(fn: LambdaFunction, log: (line: string) => void)
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
       serialization: 'advanced',
     });
-    for (const stream of [child.stdout!, child.stderr!]) createInterface({ input: stream }).on('line', (line) => log(`[${fn.logicalId}] ${line}`));
+    for (const stream of [child.stdout!, child.stderr!])
+      createInterface({ input: stream }).on('line', (line) => log(`[${fn.logicalId}] ${line}`));
     const sandbox: Sandbox = { child, busy: true };
     sandboxes.add(sandbox);
     child.once('exit', () => sandboxes.delete(sandbox));
     await new Promise<void>((resolve, reject) => {
       child.once('message', (m: { type: string; error?: { errorMessage: string } }) =>
-        m.type === 'ready' ? resolve() : reject(new InvocationError(fn.name, 'Runtime.InitError', m.error?.errorMessage ?? 'init failed')));
-      child.once('exit', (code) => reject(new InvocationError(fn.name, 'Runtime.ExitError', `sandbox exited during init (${code})`)));
+        m.type === 'ready'
+          ? resolve()
+          : reject(new InvocationError(fn.name, 'Runtime.InitError', m.error?.errorMessage ?? 'init failed')),
+      );
+      child.once('exit', (code) =>
+        reject(new InvocationError(fn.name, 'Runtime.ExitError', `sandbox exited during init (${code})`)),
+      );
     });
     return sandbox;
   }
@@ -95,9 +117,13 @@ export function createSandboxes(fn: LambdaFunction, log: (line: string) => void)
   return {
     fn,
     /** How many invocations this function has had (the suite checks every function ran). */
-    get invocations() { return invocations; },
+    get invocations() {
+      return invocations;
+    },
     /** The kinds of event that reached it (eventKind). */
-    get reachedBy() { return [...reachedBy]; },
+    get reachedBy() {
+      return [...reachedBy];
+    },
     async invoke(event: unknown): Promise<unknown> {
       invocations++;
       reachedBy.add(eventKind(event));
@@ -108,7 +134,9 @@ export function createSandboxes(fn: LambdaFunction, log: (line: string) => void)
         return await new Promise<unknown>((resolve, reject) => {
           const timer = setTimeout(() => {
             sandbox.child.kill('SIGKILL');
-            reject(new InvocationError(fn.name, 'Sandbox.Timedout', `Task timed out after ${fn.timeoutSeconds} seconds`));
+            reject(
+              new InvocationError(fn.name, 'Sandbox.Timedout', `Task timed out after ${fn.timeoutSeconds} seconds`),
+            );
           }, fn.timeoutSeconds * 1000);
           const onMessage = (m: Reply) => {
             if (m.id !== id) return;
@@ -127,18 +155,31 @@ export function createSandboxes(fn: LambdaFunction, log: (line: string) => void)
           };
           sandbox.child.on('message', onMessage);
           sandbox.child.once('exit', onExit);
-          sandbox.child.send({ type: 'invoke', id, event, requestId: randomUUID(), deadline, traceId: traceId(), functionArn: fn.arn });
+          sandbox.child.send({
+            type: 'invoke',
+            id,
+            event,
+            requestId: randomUUID(),
+            deadline,
+            traceId: traceId(),
+            functionArn: fn.arn,
+          });
         });
       } finally {
         release(sandbox);
       }
     },
     async stop() {
-      await Promise.all([...sandboxes].map((s) => new Promise<void>((r) => {
-        if (s.child.exitCode !== null) return r();
-        s.child.once('exit', () => r());
-        s.child.kill('SIGTERM');
-      })));
+      await Promise.all(
+        [...sandboxes].map(
+          (s) =>
+            new Promise<void>((r) => {
+              if (s.child.exitCode !== null) return r();
+              s.child.once('exit', () => r());
+              s.child.kill('SIGTERM');
+            }),
+        ),
+      );
     },
   };
 }

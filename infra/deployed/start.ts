@@ -61,14 +61,17 @@ export async function startDeployed(opts: DeployedOptions) {
   const env = opts.env ?? process.env;
   const faults = env.FAULTS ? faultInjector(env.FAULTS, Number(env.FAULTS_SEED ?? 1)) : undefined;
   const visibilityScale = Number(env.DEPLOYED_VISIBILITY_SCALE ?? 1);
-  if (!(visibilityScale > 0 && visibilityScale <= 1)) throw new Error(`DEPLOYED_VISIBILITY_SCALE: ${env.DEPLOYED_VISIBILITY_SCALE} is not a number in (0, 1]`);
+  if (!(visibilityScale > 0 && visibilityScale <= 1))
+    throw new Error(`DEPLOYED_VISIBILITY_SCALE: ${env.DEPLOYED_VISIBILITY_SCALE} is not a number in (0, 1]`);
   const stops: (() => Promise<void> | void)[] = [];
   const stopAll = async () => {
     for (const stop of stops.reverse()) await stop();
   };
   // DynamoDB Local (a JVM) starts while the stack is still being synthesized.
   let dynamoHeld = false;
-  const dynamoStarting = opts.dynamoEndpoint ? undefined : startDynamo(opts.inMemory ? {} : { dataDir: join(opts.dataDir, 'deployed', 'dynamodb'), port: opts.dynamoPort });
+  const dynamoStarting = opts.dynamoEndpoint
+    ? undefined
+    : startDynamo(opts.inMemory ? {} : { dataDir: join(opts.dataDir, 'deployed', 'dynamodb'), port: opts.dynamoPort });
   try {
     const assembly = readAssembly(await opts.cdkOut, opts.templateFile);
     const dynamo: LocalDynamo | undefined = await dynamoStarting;
@@ -78,24 +81,49 @@ export async function startDeployed(opts: DeployedOptions) {
 
     // The site listens first: every address the functions are given is where it really is.
     // Until everything is up, a request is answered 503 (a browser opened early would otherwise wait forever).
-    const starting = (_req: IncomingMessage, res: ServerResponse) => res.writeHead(503, { 'retry-after': '1', 'content-type': 'text/plain' }).end('start:deployed is starting\n');
+    const starting = (_req: IncomingMessage, res: ServerResponse) =>
+      res.writeHead(503, { 'retry-after': '1', 'content-type': 'text/plain' }).end('start:deployed is starting\n');
     const site: Server = createServer(starting);
     await new Promise<void>((r) => site.listen(opts.port, '127.0.0.1', r));
-    stops.push(() => new Promise<void>((r) => { site.closeAllConnections(); site.close(() => r()); }));
+    stops.push(
+      () =>
+        new Promise<void>((r) => {
+          site.closeAllConnections();
+          site.close(() => r());
+        }),
+    );
     const siteUrl = opts.siteUrl ?? `http://localhost:${(site.address() as AddressInfo).port}`;
     const services: Record<string, ServiceHandler> = {};
     const aws = await startAwsEndpoint(services, log);
-    stops.push(() => new Promise<void>((r) => { aws.server.closeAllConnections(); aws.server.close(() => r()); }));
+    stops.push(
+      () =>
+        new Promise<void>((r) => {
+          aws.server.closeAllConnections();
+          aws.server.close(() => r());
+        }),
+    );
 
     // Stripe, when the template's payment provider is the local Stripe secret (start:deployed synthesizes it so):
     // its API for the functions (STRIPE_API_BASE), its hosted pages on the site's own origin, and its events
     // signed and sent to the payment webhook route through the distribution, as Stripe sends them.
     let stripe: FakeStripe | undefined;
     const stripeSecret: Record<string, string> = {};
-    if (resourcesOf(assembly, 'AWS::Lambda::Function').some(([, r]) => r.Properties?.Environment?.Variables?.STRIPE_SECRET_ARN === LOCAL_STRIPE_SECRET_ARN)) {
-      const keys = { secret_key: `sk_test_local_${randomBytes(12).toString('hex')}`, webhook_secret: `whsec_${randomBytes(24).toString('base64url')}` };
+    if (
+      resourcesOf(assembly, 'AWS::Lambda::Function').some(
+        ([, r]) => r.Properties?.Environment?.Variables?.STRIPE_SECRET_ARN === LOCAL_STRIPE_SECRET_ARN,
+      )
+    ) {
+      const keys = {
+        secret_key: `sk_test_local_${randomBytes(12).toString('hex')}`,
+        webhook_secret: `whsec_${randomBytes(24).toString('base64url')}`,
+      };
       const local = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
-      stripe = await startFakeStripe({ secretKey: keys.secret_key, pages: `${siteUrl}${STRIPE_PAGES}`, webhook: { url: `${local}/billing/stripe/webhook`, secret: keys.webhook_secret }, log });
+      stripe = await startFakeStripe({
+        secretKey: keys.secret_key,
+        pages: `${siteUrl}${STRIPE_PAGES}`,
+        webhook: { url: `${local}/billing/stripe/webhook`, secret: keys.webhook_secret },
+        log,
+      });
       const running = stripe;
       stops.push(() => running.close());
       stripeSecret[LOCAL_STRIPE_SECRET_ARN] = JSON.stringify(keys);
@@ -104,15 +132,39 @@ export async function startDeployed(opts: DeployedOptions) {
     const attributes = await createTables(assembly, dynamoEndpoint);
     // Secrets are resolved lazily: the template's own are made once the resolver can name them.
     let secrets = new Map<string, string>();
-    const resolver = createResolver(assembly, { site: siteUrl, aws: aws.url }, { attributes, secretValue: (arn) => secrets.get(arn) ?? '' });
+    const resolver = createResolver(
+      assembly,
+      { site: siteUrl, aws: aws.url },
+      { attributes, secretValue: (arn) => secrets.get(arn) ?? '' },
+    );
     secrets = templateSecrets(assembly, resolver, { ...stripeSecret, ...opts.extraSecrets });
 
     const buckets = resourcesOf(assembly, 'AWS::S3::Bucket').map(([id]) => resolver.ref(id));
-    const s3: LocalS3 = await startS3(join(opts.dataDir, 'deployed', 's3'), buckets, undefined, { allowMismatchedSignatures: true });
+    const s3: LocalS3 = await startS3(join(opts.dataDir, 'deployed', 's3'), buckets, undefined, {
+      allowMismatchedSignatures: true,
+    });
     stops.push(() => s3.stop());
 
-    const functions = lambdaFunctions(assembly, resolver, { site: siteUrl, aws: aws.url }, stripe ? { STRIPE_API_BASE: stripe.url, ...env } : env);
-    const { iam, sqs, customerAws, services: handlers } = createStandIns(assembly, resolver, functions, secrets, { dynamoEndpoint, s3Endpoint: s3.endpoint, dataDir: opts.dataDir, enforceIam: opts.enforceIam, log, visibilityScale, faults });
+    const functions = lambdaFunctions(
+      assembly,
+      resolver,
+      { site: siteUrl, aws: aws.url },
+      stripe ? { STRIPE_API_BASE: stripe.url, ...env } : env,
+    );
+    const {
+      iam,
+      sqs,
+      customerAws,
+      services: handlers,
+    } = createStandIns(assembly, resolver, functions, secrets, {
+      dynamoEndpoint,
+      s3Endpoint: s3.endpoint,
+      dataDir: opts.dataDir,
+      enforceIam: opts.enforceIam,
+      log,
+      visibilityScale,
+      faults,
+    });
     Object.assign(services, handlers);
 
     const sandboxes = new Map<string, Sandboxes>(functions.map((f) => [f.logicalId, createSandboxes(f, log)]));
@@ -123,9 +175,11 @@ export async function startDeployed(opts: DeployedOptions) {
       return s.invoke(event);
     };
 
-    const apis = Object.fromEntries(resourcesOf(assembly, 'AWS::ApiGatewayV2::Api')
-      .filter(([, r]) => r.Properties?.ProtocolType === 'HTTP')
-      .map(([id]) => [id, httpApi(assembly, resolver, id, invoke).handle]));
+    const apis = Object.fromEntries(
+      resourcesOf(assembly, 'AWS::ApiGatewayV2::Api')
+        .filter(([, r]) => r.Properties?.ProtocolType === 'HTTP')
+        .map(([id]) => [id, httpApi(assembly, resolver, id, invoke).handle]),
+    );
     const webSockets = resourcesOf(assembly, 'AWS::ApiGatewayV2::Api')
       .filter(([, r]) => r.Properties?.ProtocolType === 'WEBSOCKET')
       .map(([id]) => [id, webSocketApi(assembly, resolver, id, invoke, iam, log)] as const);
@@ -133,19 +187,37 @@ export async function startDeployed(opts: DeployedOptions) {
       for (const [, w] of webSockets) w.stop();
     });
     // The management API of each WebSocket API, at its callback URL (resolved to the AWS endpoint).
-    services['execute-api'] = (req) => (webSockets.find(([, w]) => req.url.startsWith(`/execute-api/${w.apiId}/`))?.[1].manage ?? (async () => ({ status: 404 })))(req);
+    services['execute-api'] = (req) =>
+      (
+        webSockets.find(([, w]) => req.url.startsWith(`/execute-api/${w.apiId}/`))?.[1].manage ??
+        (async () => ({ status: 404 }))
+      )(req);
     const [distribution] = resourcesOf(assembly, 'AWS::CloudFront::Distribution');
     if (!distribution) throw new Error('the template has no CloudFront distribution to serve the site from');
-    const site_ = cloudFront(assembly, resolver, distribution[0], apis, Object.fromEntries(webSockets.map(([id, w]) => [id, w.upgrade])));
-    site.on('upgrade', (req, socket, head) => void site_.upgrade(req, socket, head).catch((err: unknown) => {
-      log(`WebSocket upgrade failed: ${(err as Error).stack ?? err}`);
-      socket.destroy();
-    }));
+    const site_ = cloudFront(
+      assembly,
+      resolver,
+      distribution[0],
+      apis,
+      Object.fromEntries(webSockets.map(([id, w]) => [id, w.upgrade])),
+    );
+    site.on(
+      'upgrade',
+      (req, socket, head) =>
+        void site_.upgrade(req, socket, head).catch((err: unknown) => {
+          log(`WebSocket upgrade failed: ${(err as Error).stack ?? err}`);
+          socket.destroy();
+        }),
+    );
 
     const functionById = new Map(functions.map((f) => [f.logicalId, f]));
     const pollers = [
-      ...sqsMappings(assembly, resolver).map((m) => pollQueue(m, functionById.get(m.functionId)!, sqs, iam, invoke, log, faults)),
-      ...streamMappings(assembly, resolver).map((m) => pollStream(m, functionById.get(m.functionId)!, dynamoEndpoint, sqs, iam, invoke, log)),
+      ...sqsMappings(assembly, resolver).map((m) =>
+        pollQueue(m, functionById.get(m.functionId)!, sqs, iam, invoke, log, faults),
+      ),
+      ...streamMappings(assembly, resolver).map((m) =>
+        pollStream(m, functionById.get(m.functionId)!, dynamoEndpoint, sqs, iam, invoke, log),
+      ),
     ];
     stops.push(() => Promise.all(pollers.map((p) => p.stop())).then(() => undefined));
     const schedules = startSchedules(assembly, resolver, invoke, log);
@@ -161,11 +233,15 @@ export async function startDeployed(opts: DeployedOptions) {
       if (stripe && (await stripe.page(req, res))) return;
       await site_.handle(req, res);
     };
-    site.on('request', (req, res) => void serve(req, res).catch((err: unknown) => {
-      log(`site failed: ${(err as Error).stack ?? err}`);
-      if (!res.headersSent) res.writeHead(502);
-      res.end();
-    }));
+    site.on(
+      'request',
+      (req, res) =>
+        void serve(req, res).catch((err: unknown) => {
+          log(`site failed: ${(err as Error).stack ?? err}`);
+          if (!res.headersSent) res.writeHead(502);
+          res.end();
+        }),
+    );
 
     return {
       url: siteUrl,
@@ -199,10 +275,12 @@ export async function startDeployed(opts: DeployedOptions) {
         const until = Date.now() + timeoutMs;
         let quietSince = 0;
         while (Date.now() < until) {
-          const quiet = !pollers.some((p) => p.busy) && sqs.arns().every((arn) => {
-            const c = sqs.counts(arn);
-            return c.inFlight === 0 && (c.visible === 0 || sqs.isDeadLetterQueue(arn));
-          });
+          const quiet =
+            !pollers.some((p) => p.busy) &&
+            sqs.arns().every((arn) => {
+              const c = sqs.counts(arn);
+              return c.inFlight === 0 && (c.visible === 0 || sqs.isDeadLetterQueue(arn));
+            });
           if (!quiet) quietSince = 0;
           else if (!quietSince) quietSince = Date.now();
           else if (Date.now() - quietSince > 400) return;
@@ -215,7 +293,11 @@ export async function startDeployed(opts: DeployedOptions) {
   } catch (err) {
     await stopAll();
     // An assembly that failed to come leaves DynamoDB Local running unless it is stopped here.
-    if (!dynamoHeld) await dynamoStarting?.then((d) => d.stop(), () => {});
+    if (!dynamoHeld)
+      await dynamoStarting?.then(
+        (d) => d.stop(),
+        () => {},
+      );
     throw err;
   }
 }

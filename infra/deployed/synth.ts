@@ -38,8 +38,18 @@ export async function synthesize(outdir: string, env: Record<string, string> = {
  * package's version), and the context files (cdk.json, cdk.context.json when there is one).
  */
 export const SYNTH_INPUTS = [
-  'infra/cdk', 'infra/web-policy.ts', 'infra/build/web-build.ts', 'functions', 'shared', 'clients/typescript/src', 'web',
-  'package-lock.json', 'package.json', 'tsconfig.json', 'cdk.json', 'cdk.context.json',
+  'infra/cdk',
+  'infra/web-policy.ts',
+  'infra/build/web-build.ts',
+  'functions',
+  'shared',
+  'clients/typescript/src',
+  'web',
+  'package-lock.json',
+  'package.json',
+  'tsconfig.json',
+  'cdk.json',
+  'cdk.context.json',
 ];
 /** The environment the app reads besides its context (infra/cdk/app.ts). */
 const SYNTH_ENV = ['BOOTSTRAP_ADMIN_SECRET_ARN', 'STRIPE_SECRET_ARN'] as const;
@@ -52,9 +62,21 @@ const STAMP = '.synth-fingerprint';
  * missing) and of the settings it is given (the environment the app reads). A change of content changes
  * it; a touched file, a checkout that restores the same content, or another clone of it does not.
  */
-export function synthFingerprint(settings: Record<string, string | undefined>, root = ROOT, inputs: readonly string[] = SYNTH_INPUTS): string {
+export function synthFingerprint(
+  settings: Record<string, string | undefined>,
+  root = ROOT,
+  inputs: readonly string[] = SYNTH_INPUTS,
+): string {
   const hash = createHash('sha256');
-  hash.update(JSON.stringify(Object.entries(settings).filter(([, v]) => v !== undefined).sort(([a], [b]) => a.localeCompare(b)))).update('\0');
+  hash
+    .update(
+      JSON.stringify(
+        Object.entries(settings)
+          .filter(([, v]) => v !== undefined)
+          .sort(([a], [b]) => a.localeCompare(b)),
+      ),
+    )
+    .update('\0');
   const walk = (rel: string) => {
     const abs = join(root, rel);
     if (!existsSync(abs)) return void hash.update(`${rel}\0missing\0`);

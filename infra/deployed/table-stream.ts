@@ -1,4 +1,10 @@
-import { DescribeStreamCommand, DynamoDBStreamsClient, GetRecordsCommand, GetShardIteratorCommand, type _Record } from '@aws-sdk/client-dynamodb-streams';
+import {
+  DescribeStreamCommand,
+  DynamoDBStreamsClient,
+  GetRecordsCommand,
+  GetShardIteratorCommand,
+  type _Record,
+} from '@aws-sdk/client-dynamodb-streams';
 import type { Iam } from './iam';
 import { REGION, type Resolver } from './intrinsics';
 import type { LambdaFunction } from './lambda-functions';
@@ -14,7 +20,8 @@ export function matchesPattern(pattern: Record<string, unknown>, value: unknown)
   return Object.entries(pattern).every(([key, want]) => {
     const got = (value as Record<string, unknown> | undefined)?.[key];
     if (Array.isArray(want)) {
-      if (want.some((w) => typeof w === 'object' && w !== null)) throw new Error(`filter ${JSON.stringify(want)}: only literal values are supported locally`);
+      if (want.some((w) => typeof w === 'object' && w !== null))
+        throw new Error(`filter ${JSON.stringify(want)}: only literal values are supported locally`);
       return want.includes(got as never);
     }
     return matchesPattern(want as Record<string, unknown>, got);
@@ -34,8 +41,12 @@ export function streamMappings(assembly: CloudAssembly, resolver: Resolver) {
         batchSize: Number(p.BatchSize ?? 100),
         reportsItemFailures: (p.FunctionResponseTypes ?? []).includes('ReportBatchItemFailures'),
         maxRetries: Number(p.MaximumRetryAttempts ?? 10_000),
-        onFailure: p.DestinationConfig?.OnFailure?.Destination ? String(resolver.resolve(p.DestinationConfig.OnFailure.Destination)) : undefined,
-        patterns: ((p.FilterCriteria?.Filters ?? []) as { Pattern: string }[]).map((f) => JSON.parse(f.Pattern) as Record<string, unknown>),
+        onFailure: p.DestinationConfig?.OnFailure?.Destination
+          ? String(resolver.resolve(p.DestinationConfig.OnFailure.Destination))
+          : undefined,
+        patterns: ((p.FilterCriteria?.Filters ?? []) as { Pattern: string }[]).map(
+          (f) => JSON.parse(f.Pattern) as Record<string, unknown>,
+        ),
         startingPosition: (p.StartingPosition ?? 'LATEST') as 'TRIM_HORIZON' | 'LATEST',
       };
     });
@@ -43,8 +54,18 @@ export function streamMappings(assembly: CloudAssembly, resolver: Resolver) {
 
 /** A stream record as Lambda's event carries it. */
 const lambdaRecord = (r: _Record, streamArn: string) => ({
-  eventID: r.eventID, eventName: r.eventName, eventVersion: r.eventVersion ?? '1.1', eventSource: 'aws:dynamodb', awsRegion: REGION, eventSourceARN: streamArn,
-  dynamodb: { ...r.dynamodb, ApproximateCreationDateTime: r.dynamodb?.ApproximateCreationDateTime ? Math.floor(r.dynamodb.ApproximateCreationDateTime.getTime() / 1000) : undefined },
+  eventID: r.eventID,
+  eventName: r.eventName,
+  eventVersion: r.eventVersion ?? '1.1',
+  eventSource: 'aws:dynamodb',
+  awsRegion: REGION,
+  eventSourceARN: streamArn,
+  dynamodb: {
+    ...r.dynamodb,
+    ApproximateCreationDateTime: r.dynamodb?.ApproximateCreationDateTime
+      ? Math.floor(r.dynamodb.ApproximateCreationDateTime.getTime() / 1000)
+      : undefined,
+  },
 });
 
 /**
@@ -53,27 +74,58 @@ const lambdaRecord = (r: _Record, streamArn: string) => ({
  * or the reported `batchItemFailures`) is retried from the failed record, and after MaximumRetryAttempts
  * its description goes to the OnFailure queue. Reads are authorized against the function's role.
  */
-export function pollStream(mapping: ReturnType<typeof streamMappings>[number], fn: LambdaFunction, dynamoEndpoint: string, sqs: Sqs, iam: Iam, invoke: Invoke, log: (line: string) => void) {
-  const client = new DynamoDBStreamsClient({ endpoint: dynamoEndpoint, region: REGION, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+export function pollStream(
+  mapping: ReturnType<typeof streamMappings>[number],
+  fn: LambdaFunction,
+  dynamoEndpoint: string,
+  sqs: Sqs,
+  iam: Iam,
+  invoke: Invoke,
+  log: (line: string) => void,
+) {
+  const client = new DynamoDBStreamsClient({
+    endpoint: dynamoEndpoint,
+    region: REGION,
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
   const iterators = new Map<string, string | undefined>();
   let running = true;
   let busy = false;
 
   async function deliver(records: _Record[]): Promise<void> {
-    let pending = records.filter((r) => mapping.patterns.length === 0 || mapping.patterns.some((p) => matchesPattern(p, r)));
+    let pending = records.filter(
+      (r) => mapping.patterns.length === 0 || mapping.patterns.some((p) => matchesPattern(p, r)),
+    );
     for (let attempt = 0; pending.length; attempt++) {
       let failedFrom: string | undefined = pending[0].dynamodb?.SequenceNumber;
       try {
-        const out = (await invoke(mapping.functionId, { Records: pending.map((r) => lambdaRecord(r, mapping.streamArn)) })) as { batchItemFailures?: { itemIdentifier: string }[] } | undefined;
+        const out = (await invoke(mapping.functionId, {
+          Records: pending.map((r) => lambdaRecord(r, mapping.streamArn)),
+        })) as { batchItemFailures?: { itemIdentifier: string }[] } | undefined;
         failedFrom = mapping.reportsItemFailures ? out?.batchItemFailures?.[0]?.itemIdentifier : undefined;
       } catch (err) {
         log(`${fn.logicalId} failed a stream batch: ${(err as Error).message}`);
       }
       if (!failedFrom) return;
-      pending = pending.slice(Math.max(0, pending.findIndex((r) => r.dynamodb?.SequenceNumber === failedFrom)));
+      pending = pending.slice(
+        Math.max(
+          0,
+          pending.findIndex((r) => r.dynamodb?.SequenceNumber === failedFrom),
+        ),
+      );
       if (attempt >= mapping.maxRetries) {
         if (mapping.onFailure && (await iam.allows(fn.accessKeyId, 'sqs:SendMessage', mapping.onFailure))) {
-          sqs.send(mapping.onFailure, JSON.stringify({ requestContext: { condition: 'RetryAttemptsExhausted', functionArn: fn.arn }, DDBStreamBatchInfo: { streamArn: mapping.streamArn, startSequenceNumber: pending[0].dynamodb?.SequenceNumber, batchSize: pending.length } }));
+          sqs.send(
+            mapping.onFailure,
+            JSON.stringify({
+              requestContext: { condition: 'RetryAttemptsExhausted', functionArn: fn.arn },
+              DDBStreamBatchInfo: {
+                streamArn: mapping.streamArn,
+                startSequenceNumber: pending[0].dynamodb?.SequenceNumber,
+                batchSize: pending.length,
+              },
+            }),
+          );
         }
         return;
       }
@@ -91,7 +143,13 @@ export function pollStream(mapping: ReturnType<typeof streamMappings>[number], f
         const { StreamDescription } = await client.send(new DescribeStreamCommand({ StreamArn: mapping.streamArn }));
         for (const shard of StreamDescription?.Shards ?? []) {
           if (!iterators.has(shard.ShardId!)) {
-            const { ShardIterator } = await client.send(new GetShardIteratorCommand({ StreamArn: mapping.streamArn, ShardId: shard.ShardId, ShardIteratorType: mapping.startingPosition }));
+            const { ShardIterator } = await client.send(
+              new GetShardIteratorCommand({
+                StreamArn: mapping.streamArn,
+                ShardId: shard.ShardId,
+                ShardIteratorType: mapping.startingPosition,
+              }),
+            );
             iterators.set(shard.ShardId!, ShardIterator);
           }
         }
@@ -115,7 +173,9 @@ export function pollStream(mapping: ReturnType<typeof streamMappings>[number], f
     }
   })();
   return {
-    get busy() { return busy; },
+    get busy() {
+      return busy;
+    },
     async stop() {
       running = false;
       await loop;

@@ -24,10 +24,15 @@ export interface CloudAssembly {
 
 /** Reads the (single) stack of a cloud assembly: `cdk.out/manifest.json` names its template. */
 export function readAssembly(dir: string, templateFile?: string): CloudAssembly {
-  const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as { artifacts: Record<string, { type: string; properties?: { templateFile?: string } }> };
-  const [stackName, artifact] = Object.entries(manifest.artifacts).find(([, a]) => a.type === 'aws:cloudformation:stack') ?? [];
+  const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as {
+    artifacts: Record<string, { type: string; properties?: { templateFile?: string } }>;
+  };
+  const [stackName, artifact] =
+    Object.entries(manifest.artifacts).find(([, a]) => a.type === 'aws:cloudformation:stack') ?? [];
   if (!stackName || !artifact?.properties?.templateFile) throw new Error(`${dir} holds no CloudFormation stack`);
-  const template = JSON.parse(readFileSync(templateFile ?? join(dir, artifact.properties.templateFile), 'utf8')) as { Resources: Record<string, Resource> };
+  const template = JSON.parse(readFileSync(templateFile ?? join(dir, artifact.properties.templateFile), 'utf8')) as {
+    Resources: Record<string, Resource>;
+  };
   return { dir, stackName, resources: template.Resources };
 }
 

@@ -40,8 +40,13 @@ if (command === 'backfill-listings') {
   const stack = config().STAGE === 'cloud' ? undefined : await startLocalStack({ withoutHttp: true, withoutS3: true });
   try {
     const done = Object.entries(await backfillListings());
-    for (const [family, { written, removed }] of done) console.log(`${family}: ${written} listing items written, ${removed} stale removed`);
-    console.log(done.length ? `Backfilled table ${config().TABLE_NAME}` : `Table ${config().TABLE_NAME} is up to date; nothing to do`);
+    for (const [family, { written, removed }] of done)
+      console.log(`${family}: ${written} listing items written, ${removed} stale removed`);
+    console.log(
+      done.length
+        ? `Backfilled table ${config().TABLE_NAME}`
+        : `Table ${config().TABLE_NAME} is up to date; nothing to do`,
+    );
   } finally {
     await stack?.stop();
   }
@@ -51,7 +56,11 @@ if (command === 'restore-project') await restoreProjectCommand(rest);
 if (command !== 'create-staff') fail(USAGE, 2);
 let values: { email?: string; password?: string };
 try {
-  ({ values } = parseArgs({ args: rest, options: { email: { type: 'string' }, password: { type: 'string' } }, strict: true }));
+  ({ values } = parseArgs({
+    args: rest,
+    options: { email: { type: 'string' }, password: { type: 'string' } },
+    strict: true,
+  }));
 } catch (err) {
   fail(`${(err as Error).message}\n${USAGE}`, 2);
 }
@@ -65,9 +74,12 @@ try {
   const { account, created } = await ensureStaff(appContext(), { email, password });
   const where = `table ${config().TABLE_NAME}`;
   if (created) console.log(`Created staff account ${account.email} (${account.id}) in ${where}`);
-  else if (account.is_staff || account.is_superuser) console.log(`Staff account ${account.email} (${account.id}) already exists in ${where}; left unchanged`);
+  else if (account.is_staff || account.is_superuser)
+    console.log(`Staff account ${account.email} (${account.id}) already exists in ${where}; left unchanged`);
   else {
-    console.error(`An account ${account.email} (${account.id}) already exists in ${where} and is not staff; left unchanged (staff can promote it with PATCH /admin/users/${account.id})`);
+    console.error(
+      `An account ${account.email} (${account.id}) already exists in ${where} and is not staff; left unchanged (staff can promote it with PATCH /admin/users/${account.id})`,
+    );
     exitCode = 1;
   }
 } catch (err) {
@@ -80,23 +92,51 @@ try {
 process.exit(exitCode);
 
 async function restoreProjectCommand(args: string[]): Promise<never> {
-  let values: { 'from-table'?: string; project?: string; 'restore-point'?: string; apply?: boolean; 'dry-run'?: boolean };
+  let values: {
+    'from-table'?: string;
+    project?: string;
+    'restore-point'?: string;
+    apply?: boolean;
+    'dry-run'?: boolean;
+  };
   try {
-    ({ values } = parseArgs({ args, options: { 'from-table': { type: 'string' }, project: { type: 'string' }, 'restore-point': { type: 'string' }, apply: { type: 'boolean' }, 'dry-run': { type: 'boolean' } }, strict: true }));
+    ({ values } = parseArgs({
+      args,
+      options: {
+        'from-table': { type: 'string' },
+        project: { type: 'string' },
+        'restore-point': { type: 'string' },
+        apply: { type: 'boolean' },
+        'dry-run': { type: 'boolean' },
+      },
+      strict: true,
+    }));
   } catch (err) {
     fail(`${(err as Error).message}\n${USAGE}`, 2);
   }
   const { 'from-table': fromTable, project: projectId, 'restore-point': restorePoint, apply = false } = values;
   if (!fromTable || !projectId || (apply && values['dry-run'])) fail(USAGE, 2);
-  if (fromTable === config().TABLE_NAME) fail(`--from-table names the live table ${fromTable}: give the restored copy`, 2);
+  if (fromTable === config().TABLE_NAME)
+    fail(`--from-table names the live table ${fromTable}: give the restored copy`, 2);
   const stack = config().STAGE === 'cloud' ? undefined : await startLocalStack({ withoutHttp: true, withoutS3: true });
-  console.log(`${apply ? 'Restoring' : 'Dry run (nothing is written; --apply writes)'}: project ${projectId} from table ${fromTable} into ${config().TABLE_NAME}`);
+  console.log(
+    `${apply ? 'Restoring' : 'Dry run (nothing is written; --apply writes)'}: project ${projectId} from table ${fromTable} into ${config().TABLE_NAME}`,
+  );
   const started = performance.now();
   let last: RestoreProgress | undefined;
-  const ticker = setInterval(() => last && console.log(progressLine(last, performance.now() - started)), PROGRESS_EVERY_MS);
+  const ticker = setInterval(
+    () => last && console.log(progressLine(last, performance.now() - started)),
+    PROGRESS_EVERY_MS,
+  );
   let exitCode = 0;
   try {
-    const report = await restoreProject(appContext(), { projectId, fromTable, restorePoint, apply, onProgress: (p) => (last = p) });
+    const report = await restoreProject(appContext(), {
+      projectId,
+      fromTable,
+      restorePoint,
+      apply,
+      onProgress: (p) => (last = p),
+    });
     printReport(report, performance.now() - started);
   } catch (err) {
     if (!(err instanceof DomainError)) throw err;
@@ -120,10 +160,14 @@ function progressLine(p: RestoreProgress, ms: number) {
 
 function printReport(r: RestoreReport, ms: number) {
   console.log('kind | put | deleted | unchanged');
-  for (const [kind, c] of Object.entries(r.byKind).sort(([a], [b]) => a.localeCompare(b))) console.log(`${kind} | ${c.put} | ${c.deleted} | ${c.unchanged}`);
+  for (const [kind, c] of Object.entries(r.byKind).sort(([a], [b]) => a.localeCompare(b)))
+    console.log(`${kind} | ${c.put} | ${c.deleted} | ${c.unchanged}`);
   const verb = r.applied ? 'written' : 'to write';
   console.log(`${r.put.toLocaleString('en')} items to put, ${r.deleted.toLocaleString('en')} to delete (${verb})`);
   if (r.listings) console.log(`listings rebuilt: ${r.listings.written} written, ${r.listings.removed} stale removed`);
-  if (r.auditEntryId) console.log(`audit entry ${r.auditEntryId} (${PROJECT_RESTORE_ACTION}) recorded on project ${r.projectId}`);
-  console.log(`${r.applied ? 'Restored' : 'Dry run done'} in ${seconds(ms)}${r.applied ? '' : '; run again with --apply to write'}`);
+  if (r.auditEntryId)
+    console.log(`audit entry ${r.auditEntryId} (${PROJECT_RESTORE_ACTION}) recorded on project ${r.projectId}`);
+  console.log(
+    `${r.applied ? 'Restored' : 'Dry run done'} in ${seconds(ms)}${r.applied ? '' : '; run again with --apply to write'}`,
+  );
 }

@@ -28,7 +28,12 @@ export function apiEvent(req: ApiRequest): APIGatewayProxyEventV2 {
     routeKey: key,
     rawPath: url.pathname,
     rawQueryString: url.search.slice(1),
-    cookies: headers.cookie ? headers.cookie.split(';').map((c) => c.trim()).filter(Boolean) : undefined,
+    cookies: headers.cookie
+      ? headers.cookie
+          .split(';')
+          .map((c) => c.trim())
+          .filter(Boolean)
+      : undefined,
     headers,
     queryStringParameters: Object.keys(query).length ? query : undefined,
     pathParameters: req.pathParameters && Object.keys(req.pathParameters).length ? req.pathParameters : undefined,

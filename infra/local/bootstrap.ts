@@ -1,4 +1,9 @@
-import { CreateTableCommand, DescribeTableCommand, ResourceInUseException, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
+import {
+  CreateTableCommand,
+  DescribeTableCommand,
+  ResourceInUseException,
+  UpdateTimeToLiveCommand,
+} from '@aws-sdk/client-dynamodb';
 import { ddb } from '#shared/clients';
 import { createTableInput, TABLE } from '#db/table';
 import { seedPlans } from '#domain/billing';
@@ -10,7 +15,12 @@ export async function ensureTable(tableName: string): Promise<void> {
   const client = ddb();
   try {
     await client.send(new CreateTableCommand(createTableInput(tableName)));
-    await client.send(new UpdateTimeToLiveCommand({ TableName: tableName, TimeToLiveSpecification: { Enabled: true, AttributeName: TABLE.ttlAttribute } }));
+    await client.send(
+      new UpdateTimeToLiveCommand({
+        TableName: tableName,
+        TimeToLiveSpecification: { Enabled: true, AttributeName: TABLE.ttlAttribute },
+      }),
+    );
   } catch (err) {
     if (!(err instanceof ResourceInUseException)) throw err;
   }
@@ -23,6 +33,7 @@ export async function bootstrapData(tableName: string): Promise<void> {
   // The plans and the listings are items of their own: written side by side.
   const [, repairs] = await Promise.all([seedPlans(appContext()), backfillListings()]);
   for (const [family, { written, removed }] of Object.entries(repairs)) {
-    if (written || removed) console.log(`${family.toLowerCase()} listings backfilled: ${written} written, ${removed} removed`);
+    if (written || removed)
+      console.log(`${family.toLowerCase()} listings backfilled: ${written} written, ${removed} removed`);
   }
 }

@@ -5,12 +5,37 @@ import { fileURLToPath } from 'node:url';
 /** A Hetzner Cloud server in the API's recorded shape (the fields discovery reads, and some it ignores). */
 export function hetznerServer(id: number, name: string, over: Record<string, unknown> = {}) {
   return {
-    id, name, status: 'running', created: '2026-01-01T00:00:00+00:00',
-    public_net: { ipv4: { ip: `203.0.113.${id % 250}`, blocked: false, dns_ptr: `static.${id}.example` }, ipv6: { ip: '2001:db8::/64', blocked: false }, floating_ips: [] },
+    id,
+    name,
+    status: 'running',
+    created: '2026-01-01T00:00:00+00:00',
+    public_net: {
+      ipv4: { ip: `203.0.113.${id % 250}`, blocked: false, dns_ptr: `static.${id}.example` },
+      ipv6: { ip: '2001:db8::/64', blocked: false },
+      floating_ips: [],
+    },
     private_net: [{ network: 1, ip: `10.0.0.${id % 250}`, alias_ips: [], mac_address: '86:00:00:00:00:01' }],
-    server_type: { id: 1, name: 'cx22', description: 'CX22', cores: 2, memory: 4.0, disk: 40, deprecated: false, storage_type: 'local', cpu_type: 'shared' },
-    datacenter: { id: 4, name: 'fsn1-dc14', description: 'Falkenstein 1 DC14', location: { id: 1, name: 'fsn1', city: 'Falkenstein', country: 'DE' } },
-    image: { id: 1, name: 'ubuntu-24.04' }, labels: { team: 'payments' }, volumes: [], protection: { delete: false, rebuild: false },
+    server_type: {
+      id: 1,
+      name: 'cx22',
+      description: 'CX22',
+      cores: 2,
+      memory: 4.0,
+      disk: 40,
+      deprecated: false,
+      storage_type: 'local',
+      cpu_type: 'shared',
+    },
+    datacenter: {
+      id: 4,
+      name: 'fsn1-dc14',
+      description: 'Falkenstein 1 DC14',
+      location: { id: 1, name: 'fsn1', city: 'Falkenstein', country: 'DE' },
+    },
+    image: { id: 1, name: 'ubuntu-24.04' },
+    labels: { team: 'payments' },
+    volumes: [],
+    protection: { delete: false, rebuild: false },
     ...over,
   };
 }
@@ -18,10 +43,25 @@ export function hetznerServer(id: number, name: string, over: Record<string, unk
 /** A DigitalOcean droplet in the API's recorded shape. */
 export function droplet(id: number, name: string, over: Record<string, unknown> = {}) {
   return {
-    id, name, memory: 2048, vcpus: 2, disk: 50, locked: false, status: 'active', created_at: '2026-01-01T00:00:00Z',
+    id,
+    name,
+    memory: 2048,
+    vcpus: 2,
+    disk: 50,
+    locked: false,
+    status: 'active',
+    created_at: '2026-01-01T00:00:00Z',
     region: { slug: 'ams3', name: 'Amsterdam 3', available: true },
-    networks: { v4: [{ ip_address: `10.110.0.${id % 250}`, netmask: '255.255.240.0', gateway: '', type: 'private' }, { ip_address: `198.51.100.${id % 250}`, netmask: '255.255.240.0', gateway: '198.51.100.1', type: 'public' }], v6: [] },
-    size_slug: 's-2vcpu-2gb', tags: ['web', 'env:prod'], vpc_uuid: 'f9b0769c-e118-42fb-a0c4-fed15ef69662',
+    networks: {
+      v4: [
+        { ip_address: `10.110.0.${id % 250}`, netmask: '255.255.240.0', gateway: '', type: 'private' },
+        { ip_address: `198.51.100.${id % 250}`, netmask: '255.255.240.0', gateway: '198.51.100.1', type: 'public' },
+      ],
+      v6: [],
+    },
+    size_slug: 's-2vcpu-2gb',
+    tags: ['web', 'env:prod'],
+    vpc_uuid: 'f9b0769c-e118-42fb-a0c4-fed15ef69662',
     ...over,
   };
 }
@@ -50,21 +90,42 @@ export class CloudStub {
         res.writeHead(status, { 'content-type': 'application/json' });
         res.end(JSON.stringify(body));
       };
-      if (req.headers.authorization !== `Bearer ${this.token}`) return send(401, { error: { code: 'unauthorized', message: 'unable to authenticate' } });
+      if (req.headers.authorization !== `Bearer ${this.token}`)
+        return send(401, { error: { code: 'unauthorized', message: 'unable to authenticate' } });
       const page = Number(url.searchParams.get('page') ?? '1');
       if (this.failPages.has(page)) return send(500, { error: { code: 'server_error' } });
       const per = Math.min(Number(url.searchParams.get('per_page') ?? '25'), this.pageSize);
-      const slice = <T>(all: T[]) => ({ items: all.slice((page - 1) * per, page * per), last: Math.max(1, Math.ceil(all.length / per)) });
+      const slice = <T>(all: T[]) => ({
+        items: all.slice((page - 1) * per, page * per),
+        last: Math.max(1, Math.ceil(all.length / per)),
+      });
       if (url.pathname === '/hetzner/v1/servers') {
         const { items, last } = slice(this.hetzner);
-        return send(200, { servers: items, meta: { pagination: { page, per_page: per, previous_page: page > 1 ? page - 1 : null, next_page: page < last ? page + 1 : null, last_page: last, total_entries: this.hetzner.length } } });
+        return send(200, {
+          servers: items,
+          meta: {
+            pagination: {
+              page,
+              per_page: per,
+              previous_page: page > 1 ? page - 1 : null,
+              next_page: page < last ? page + 1 : null,
+              last_page: last,
+              total_entries: this.hetzner.length,
+            },
+          },
+        });
       }
       if (url.pathname === '/do/v2/droplets') {
         const { items, last } = slice(this.droplets);
         const base = `${this.url}/do/v2/droplets?per_page=${per}`;
-        return send(200, { droplets: items, links: { pages: page < last ? { next: `${base}&page=${page + 1}`, last: `${base}&page=${last}` } : {} }, meta: { total: this.droplets.length } });
+        return send(200, {
+          droplets: items,
+          links: { pages: page < last ? { next: `${base}&page=${page + 1}`, last: `${base}&page=${last}` } : {} },
+          meta: { total: this.droplets.length },
+        });
       }
-      if (url.pathname === '/do/v2/account') return send(200, { account: { uuid: 'a1', email: 'ops@example.com', status: 'active' } });
+      if (url.pathname === '/do/v2/account')
+        return send(200, { account: { uuid: 'a1', email: 'ops@example.com', status: 'active' } });
       return send(404, { error: { code: 'not_found' } });
     });
     await new Promise<void>((resolve) => this.server!.listen(port, '127.0.0.1', resolve));
@@ -86,5 +147,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   stub.hetzner = [hetznerServer(1, 'web-1'), hetznerServer(2, 'web-2'), hetznerServer(3, 'db-1')];
   stub.droplets = [droplet(11, 'app-1'), droplet(12, 'app-2')];
   await stub.start(Number(process.env.CLOUD_STUB_PORT ?? 4010));
-  process.stdout.write(`cloud stub on ${stub.url}\nHETZNER_API_BASE_URL=${stub.url}/hetzner/v1 DIGITALOCEAN_API_BASE_URL=${stub.url}/do/v2 npm start\n`);
+  process.stdout.write(
+    `cloud stub on ${stub.url}\nHETZNER_API_BASE_URL=${stub.url}/hetzner/v1 DIGITALOCEAN_API_BASE_URL=${stub.url}/do/v2 npm start\n`,
+  );
 }

@@ -33,7 +33,14 @@ export async function startDnsStandIn(opts: { port?: number; recordsFile?: strin
     if (question && question.type === Packet.TYPE.TXT) {
       const name = question.name.toLowerCase().replace(/\.$/, '');
       const values = records.get(name) ?? (await fromFile())[name] ?? [];
-      for (const value of values) response.answers.push({ name: question.name, type: Packet.TYPE.TXT, class: Packet.CLASS.IN, ttl: 1, data: value } as never);
+      for (const value of values)
+        response.answers.push({
+          name: question.name,
+          type: Packet.TYPE.TXT,
+          class: Packet.CLASS.IN,
+          ttl: 1,
+          data: value,
+        } as never);
     }
     await send(response);
   });

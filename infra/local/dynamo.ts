@@ -24,7 +24,9 @@ const QUICK_START_FLAGS = '-XX:TieredStopAtLevel=1 -XX:+UseSerialGC';
  * endpoint it will answer on: the caller does other work while the JVM starts, then awaits `ready`.
  * With `dataDir` the data survives restarts; without it the database lives in memory (tests).
  */
-export async function spawnDynamo(opts: { dataDir?: string; port?: number; quickStart?: boolean } = {}): Promise<StartingDynamo> {
+export async function spawnDynamo(
+  opts: { dataDir?: string; port?: number; quickStart?: boolean } = {},
+): Promise<StartingDynamo> {
   const port = opts.port ?? (await freePort());
   const path = opts.dataDir ? resolve(opts.dataDir) : null;
   if (path) await mkdir(path, { recursive: true });
@@ -48,7 +50,11 @@ export async function spawnDynamo(opts: { dataDir?: string; port?: number; quick
   const ready = (async () => {
     // The SDK is loaded while the JVM starts, not before it is spawned.
     const { DynamoDBClient, ListTablesCommand } = await import('@aws-sdk/client-dynamodb');
-    const client = new DynamoDBClient({ endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+    const client = new DynamoDBClient({
+      endpoint,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    });
     const started = Date.now();
     try {
       for (;;) {
@@ -84,7 +90,9 @@ export async function spawnDynamo(opts: { dataDir?: string; port?: number; quick
 }
 
 /** Starts DynamoDB Local and waits until it answers. */
-export async function startDynamo(opts: { dataDir?: string; port?: number; quickStart?: boolean } = {}): Promise<LocalDynamo> {
+export async function startDynamo(
+  opts: { dataDir?: string; port?: number; quickStart?: boolean } = {},
+): Promise<LocalDynamo> {
   const dynamo = await spawnDynamo(opts);
   try {
     await dynamo.ready;
@@ -99,7 +107,14 @@ export async function startDynamo(opts: { dataDir?: string; port?: number; quick
  * A local stack's own DynamoDB Local (`npm start`, the benches): its data under LOCAL_DATA_DIR, or in
  * memory; on DYNAMODB_LOCAL_PORT when the stack serves HTTP (so `npm run admin` finds it), else any port.
  */
-export function spawnOwnDynamo(c: { LOCAL_DATA_DIR: string; DYNAMODB_LOCAL_PORT: number }, opts: { inMemory?: boolean; withoutHttp?: boolean; quickStart?: boolean }): Promise<StartingDynamo> {
+export function spawnOwnDynamo(
+  c: { LOCAL_DATA_DIR: string; DYNAMODB_LOCAL_PORT: number },
+  opts: { inMemory?: boolean; withoutHttp?: boolean; quickStart?: boolean },
+): Promise<StartingDynamo> {
   if (opts.inMemory) return spawnDynamo({ quickStart: opts.quickStart });
-  return spawnDynamo({ dataDir: join(c.LOCAL_DATA_DIR, 'dynamodb'), port: opts.withoutHttp ? undefined : c.DYNAMODB_LOCAL_PORT, quickStart: opts.quickStart });
+  return spawnDynamo({
+    dataDir: join(c.LOCAL_DATA_DIR, 'dynamodb'),
+    port: opts.withoutHttp ? undefined : c.DYNAMODB_LOCAL_PORT,
+    quickStart: opts.quickStart,
+  });
 }

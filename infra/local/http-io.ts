@@ -32,9 +32,15 @@ export function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
 const TEXTUAL = /^(application\/(json|.*\+json|x-www-form-urlencoded|xml|yaml)|text\/)/;
 
 /** Turns an HTTP request into the API Gateway event; the source IP is the socket's, never X-Forwarded-For (API Gateway's cannot be spoofed either). */
-export function requestEvent(req: IncomingMessage, body: Buffer, routeKey: string | undefined, params: Record<string, string>) {
+export function requestEvent(
+  req: IncomingMessage,
+  body: Buffer,
+  routeKey: string | undefined,
+  params: Record<string, string>,
+) {
   const headers: Record<string, string> = {};
-  for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(',') : v;
+  for (const [k, v] of Object.entries(req.headers))
+    if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(',') : v;
   const isText = !body.length || TEXTUAL.test(headers['content-type'] ?? 'application/json');
   return apiEvent({
     method: req.method ?? 'GET',

@@ -25,9 +25,20 @@ export interface LocalIdp {
   stop(): Promise<void>;
 }
 
-export const READY_MADE_USER = { sub: 'dev-user', email: 'dev@corp.example', name: 'Dev User', email_verified: true } as const;
+export const READY_MADE_USER = {
+  sub: 'dev-user',
+  email: 'dev@corp.example',
+  name: 'Dev User',
+  email_verified: true,
+} as const;
 
-export async function startLocalIdp(opts: { redirectUris: string[]; port?: number; clientId?: string; clientSecret?: string; users?: Record<string, IdpUser> }): Promise<LocalIdp> {
+export async function startLocalIdp(opts: {
+  redirectUris: string[];
+  port?: number;
+  clientId?: string;
+  clientSecret?: string;
+  users?: Record<string, IdpUser>;
+}): Promise<LocalIdp> {
   const users = new Map<string, IdpUser>(Object.entries(opts.users ?? { [READY_MADE_USER.sub]: READY_MADE_USER }));
   const clientId = opts.clientId ?? 'infracat-local';
   const clientSecret = opts.clientSecret ?? 'infracat-local-secret';
@@ -39,7 +50,16 @@ export async function startLocalIdp(opts: { redirectUris: string[]; port?: numbe
   const provider = new Provider(issuer, {
     jwks: { keys: [{ ...(await exportJWK(privateKey)), alg: 'RS256', use: 'sig', kid: 'local-idp' }] },
     ttl: { Interaction: 600, Session: 3600, Grant: 3600, AccessToken: 600, IdToken: 600, AuthorizationCode: 60 },
-    clients: [{ client_id: clientId, client_secret: clientSecret, redirect_uris: opts.redirectUris, grant_types: ['authorization_code'], response_types: ['code'], token_endpoint_auth_method: 'client_secret_basic' }],
+    clients: [
+      {
+        client_id: clientId,
+        client_secret: clientSecret,
+        redirect_uris: opts.redirectUris,
+        grant_types: ['authorization_code'],
+        response_types: ['code'],
+        token_endpoint_auth_method: 'client_secret_basic',
+      },
+    ],
     claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'] },
     conformIdTokenClaims: false,
     cookies: { keys: ['local-idp-cookie-key'] },
@@ -48,12 +68,23 @@ export async function startLocalIdp(opts: { redirectUris: string[]; port?: numbe
     findAccount: (_ctx: unknown, sub: string) => {
       const user = users.get(sub);
       if (!user) return undefined;
-      return { accountId: sub, claims: () => ({ sub, email: user.email, ...(user.email_verified === undefined ? {} : { email_verified: user.email_verified }), name: user.name ?? user.email }) };
+      return {
+        accountId: sub,
+        claims: () => ({
+          sub,
+          email: user.email,
+          ...(user.email_verified === undefined ? {} : { email_verified: user.email_verified }),
+          name: user.name ?? user.email,
+        }),
+      };
     },
   });
   const oidc = provider.callback();
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-    if (req.url?.startsWith('/interaction/')) void interaction(req, res).catch((err: Error) => res.writeHead(400, { 'content-type': 'text/plain' }).end(err.message));
+    if (req.url?.startsWith('/interaction/'))
+      void interaction(req, res).catch((err: Error) =>
+        res.writeHead(400, { 'content-type': 'text/plain' }).end(err.message),
+      );
     else oidc(req, res);
   });
 
@@ -61,8 +92,14 @@ export async function startLocalIdp(opts: { redirectUris: string[]; port?: numbe
   async function interaction(req: IncomingMessage, res: ServerResponse) {
     const details = await provider.interactionDetails(req, res);
     if (req.method === 'GET') {
-      const options = [...users].map(([sub, u]) => `<li><button name="login" value="${escapeHtml(sub)}">${escapeHtml(u.email)}</button></li>`).join('');
-      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(`<!doctype html><title>Local identity provider</title><h1>Local identity provider</h1><p>Sign in as:</p><form method="post"><ul>${options}</ul></form>`);
+      const options = [...users]
+        .map(([sub, u]) => `<li><button name="login" value="${escapeHtml(sub)}">${escapeHtml(u.email)}</button></li>`)
+        .join('');
+      res
+        .writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
+        .end(
+          `<!doctype html><title>Local identity provider</title><h1>Local identity provider</h1><p>Sign in as:</p><form method="post"><ul>${options}</ul></form>`,
+        );
       return;
     }
     const body = await new Promise<string>((resolve) => {
@@ -75,15 +112,24 @@ export async function startLocalIdp(opts: { redirectUris: string[]; port?: numbe
     const grant = new provider.Grant({ accountId, clientId: details.params.client_id! });
     grant.addOIDCScope(details.params.scope ?? 'openid');
     const grantId = await grant.save();
-    await provider.interactionFinished(req, res, { login: { accountId }, consent: { grantId } }, { mergeWithLastSubmission: false });
+    await provider.interactionFinished(
+      req,
+      res,
+      { login: { accountId }, consent: { grantId } },
+      { mergeWithLastSubmission: false },
+    );
   }
 
   return {
-    issuer, clientId, clientSecret, users,
-    stop: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    issuer,
+    clientId,
+    clientSecret,
+    users,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 

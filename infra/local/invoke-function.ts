@@ -13,6 +13,8 @@ const ROOT = join(import.meta.dirname, '..', '..');
  * of the event (the HTTP pipeline parses a JSON body in place).
  */
 export async function invokeFunction(f: StackFunction, event: unknown, requestId = 'invoke'): Promise<unknown> {
-  const mod = (await import(pathToFileURL(join(ROOT, f.entry)).href)) as { handler: (event: unknown, context: Context) => Promise<unknown> };
+  const mod = (await import(pathToFileURL(join(ROOT, f.entry)).href)) as {
+    handler: (event: unknown, context: Context) => Promise<unknown>;
+  };
   return mod.handler(structuredClone(event), lambdaContext(requestId, f.name));
 }

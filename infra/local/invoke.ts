@@ -11,9 +11,14 @@ import { startLocalStack } from './stack';
  * for each (`workers/<queue>` still names a worker).
  */
 const [name, file] = process.argv.slice(2);
-const names = () => stackFunctions().map((f) => f.name).join(', ');
+const names = () =>
+  stackFunctions()
+    .map((f) => f.name)
+    .join(', ');
 if (!name || !file) {
-  console.error(`usage: npm run invoke -- <function> <event.json>   (e.g. npm run invoke -- billing events/billing.json)\n  functions: ${names()}`);
+  console.error(
+    `usage: npm run invoke -- <function> <event.json>   (e.g. npm run invoke -- billing events/billing.json)\n  functions: ${names()}`,
+  );
   process.exit(2);
 }
 const fn = findStackFunction(name);

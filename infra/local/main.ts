@@ -10,7 +10,9 @@ import { stopOnSignals } from './stop-on-signals';
  * What takes the time is DynamoDB Local's JVM starting and the app's modules loading: the JVM is
  * spawned first, with the light modules above, and the app is loaded while it starts.
  */
-const metricsOff: Record<string, string> = process.env.POWERTOOLS_METRICS_DISABLED ? {} : { POWERTOOLS_METRICS_DISABLED: 'true' };
+const metricsOff: Record<string, string> = process.env.POWERTOOLS_METRICS_DISABLED
+  ? {}
+  : { POWERTOOLS_METRICS_DISABLED: 'true' };
 const env = { STAGE: 'local', ...metricsOff };
 const c = reloadConfig(env);
 const dynamo = c.DYNAMODB_ENDPOINT ? undefined : await spawnOwnDynamo(c, { quickStart: true });
@@ -30,8 +32,12 @@ const web = ensureWebBuild({ say: (line) => console.log(line) }).catch((err: unk
 const [stack, built] = await Promise.all([startLocalStack({ env, accessLog: true, dynamo }), web]);
 console.log(`Infrastructure Catalog is running at ${stack.url}`);
 console.log(`  Dashboard: ${stack.url}/${built?.built ? ` (built in ${(built.ms / 1000).toFixed(1)} s)` : ''}`);
-console.log(`  API reference: ${stack.url}/docs (document: ${stack.url}/openapi.json)   mail: ${stack.config.LOCAL_DATA_DIR}/outbox/`);
-console.log(`  DynamoDB Local: ${stack.dynamoEndpoint} (table ${stack.config.TABLE_NAME}, data in ${stack.config.LOCAL_DATA_DIR}/dynamodb)`);
+console.log(
+  `  API reference: ${stack.url}/docs (document: ${stack.url}/openapi.json)   mail: ${stack.config.LOCAL_DATA_DIR}/outbox/`,
+);
+console.log(
+  `  DynamoDB Local: ${stack.dynamoEndpoint} (table ${stack.config.TABLE_NAME}, data in ${stack.config.LOCAL_DATA_DIR}/dynamodb)`,
+);
 const idp = await sso.startIdpForLocal(stack.url, stack.config, dns, (line) => console.log(line));
 
 stopOnSignals(async () => {

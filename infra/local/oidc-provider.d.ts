@@ -16,8 +16,16 @@ declare module 'oidc-provider' {
     proxy: boolean;
     callback(): (req: IncomingMessage, res: ServerResponse) => void;
     interactionDetails(req: IncomingMessage, res: ServerResponse): Promise<Interaction>;
-    interactionFinished(req: IncomingMessage, res: ServerResponse, result: Record<string, unknown>, opts?: { mergeWithLastSubmission?: boolean }): Promise<void>;
-    Grant: new (init: { accountId: string; clientId: string }) => GrantInstance;
+    interactionFinished(
+      req: IncomingMessage,
+      res: ServerResponse,
+      result: Record<string, unknown>,
+      opts?: { mergeWithLastSubmission?: boolean },
+    ): Promise<void>;
+    Grant: new (init: {
+      accountId: string;
+      clientId: string;
+    }) => GrantInstance;
     on(event: string, listener: (...args: unknown[]) => void): this;
   }
 }

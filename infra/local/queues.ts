@@ -20,7 +20,12 @@ function record(queue: QueueName, messageId: string, body: string, receiveCount:
     messageId,
     receiptHandle: `${messageId}-${receiveCount}`,
     body,
-    attributes: { ApproximateReceiveCount: String(receiveCount), SentTimestamp: now, SenderId: 'local', ApproximateFirstReceiveTimestamp: now },
+    attributes: {
+      ApproximateReceiveCount: String(receiveCount),
+      SentTimestamp: now,
+      SenderId: 'local',
+      ApproximateFirstReceiveTimestamp: now,
+    },
     messageAttributes: {},
     md5OfBody: '',
     eventSource: 'aws:sqs',

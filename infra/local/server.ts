@@ -19,7 +19,14 @@ type Handler = ReturnType<typeof httpHandler>;
 
 /** An answer the local server gives itself (API Gateway's own): the same headers as the pipeline's. */
 const ownAnswer = (statusCode: number, detail: string) =>
-  withSecurityHeaders({ statusCode, headers: { 'content-type': 'application/json', 'cache-control': 'no-store' }, body: JSON.stringify({ detail }) }, false);
+  withSecurityHeaders(
+    {
+      statusCode,
+      headers: { 'content-type': 'application/json', 'cache-control': 'no-store' },
+      body: JSON.stringify({ detail }),
+    },
+    false,
+  );
 
 /**
  * `npm start`'s terminal: one readable line per request, `12:03:04 POST /auth/login 200 63 ms` (path
@@ -31,7 +38,9 @@ function logAccess(req: IncomingMessage, res: ServerResponse): void {
     if (['warn', 'error', 'silent'].includes(config().LOG_LEVEL)) return;
     const path = (req.url ?? '/').split('?')[0];
     const time = new Date().toTimeString().slice(0, 8);
-    process.stdout.write(`${time} ${req.method} ${path} ${res.statusCode} ${Math.round(performance.now() - started)} ms\n`);
+    process.stdout.write(
+      `${time} ${req.method} ${path} ${res.statusCode} ${Math.round(performance.now() - started)} ms\n`,
+    );
   });
 }
 
@@ -41,7 +50,10 @@ function logAccess(req: IncomingMessage, res: ServerResponse): void {
  */
 export function createLocalServer(opts: { clock?: Clock; accessLog?: boolean } = {}): Server {
   const handlers = Object.fromEntries(
-    Object.entries(routeTable).map(([g, routes]) => [g, httpHandler(routes as Route[], g === FALLBACK_GROUP ? { ...opts, wholeApi } : opts)]),
+    Object.entries(routeTable).map(([g, routes]) => [
+      g,
+      httpHandler(routes as Route[], g === FALLBACK_GROUP ? { ...opts, wholeApi } : opts),
+    ]),
   ) as Record<RouteGroup, Handler>;
   const entries = allRoutes();
   const groupOf = new Map(entries.map((e) => [e.route, e.group]));
@@ -59,7 +71,10 @@ export function createLocalServer(opts: { clock?: Clock; accessLog?: boolean } =
       const group = match ? groupOf.get(match.route)! : FALLBACK_GROUP;
       const event = requestEvent(req, body, match ? routeKey(match.route) : undefined, match?.params ?? {});
       // As in Lambda, the invocation's own id is not API Gateway's request id.
-      const result = (await handlers[group](event, lambdaContext(randomUUID(), group))) as APIGatewayProxyStructuredResultV2;
+      const result = (await handlers[group](
+        event,
+        lambdaContext(randomUUID(), group),
+      )) as APIGatewayProxyStructuredResultV2;
       send(res, result);
     } catch (err) {
       send(res, ownAnswer(500, 'Internal Server Error'));

@@ -20,10 +20,17 @@ export async function startDnsForLocal(c: Config, env: Record<string, string>): 
 }
 
 /** The development IdP with its ready-made user, its client registered for this stack's callback. */
-export async function startIdpForLocal(url: string, c: Config, dns: DnsStandIn | undefined, say: (line: string) => void): Promise<LocalIdp> {
+export async function startIdpForLocal(
+  url: string,
+  c: Config,
+  dns: DnsStandIn | undefined,
+  say: (line: string) => void,
+): Promise<LocalIdp> {
   const redirectUris = [`${url}/auth/sso/callback`, `${c.API_BASE_URL.replace(/\/$/, '')}/auth/sso/callback`];
   const idp = await startLocalIdp({ redirectUris, port: IDP_PORT }).catch(() => startLocalIdp({ redirectUris }));
-  say(`  Identity provider (SSO): ${idp.issuer}  client_id ${idp.clientId}  client_secret ${idp.clientSecret}  user ${READY_MADE_USER.email}`);
+  say(
+    `  Identity provider (SSO): ${idp.issuer}  client_id ${idp.clientId}  client_secret ${idp.clientSecret}  user ${READY_MADE_USER.email}`,
+  );
   if (dns) say(`  DNS stand-in: ${dns.server} (TXT records in ${c.LOCAL_DATA_DIR}/dns-records.json)`);
   return idp;
 }

@@ -46,7 +46,8 @@ export async function startLocalStack(opts: LocalStackOptions = {}) {
   if (!dynamo && !opts.dynamoEndpoint && !c.DYNAMODB_ENDPOINT) dynamo = await spawnOwnDynamo(c, opts);
   env.DYNAMODB_ENDPOINT = dynamo ? dynamo.endpoint : (opts.dynamoEndpoint || c.DYNAMODB_ENDPOINT)!;
   // s3rver starts while DynamoDB Local's JVM does.
-  const s3Started = !opts.withoutS3 && !c.S3_ENDPOINT ? startS3(join(c.LOCAL_DATA_DIR, 's3'), c.BUCKET_NAME) : undefined;
+  const s3Started =
+    !opts.withoutS3 && !c.S3_ENDPOINT ? startS3(join(c.LOCAL_DATA_DIR, 's3'), c.BUCKET_NAME) : undefined;
   try {
     [s3] = await Promise.all([s3Started, dynamo?.ready]);
   } catch (err) {
@@ -61,21 +62,26 @@ export async function startLocalStack(opts: LocalStackOptions = {}) {
   forgetVerifiedTokens();
 
   await bootstrapData(c.TABLE_NAME);
-  if (c.BOOTSTRAP_ADMIN_EMAIL && c.BOOTSTRAP_ADMIN_PASSWORD) await ensureStaff(appContext(), { email: c.BOOTSTRAP_ADMIN_EMAIL, password: c.BOOTSTRAP_ADMIN_PASSWORD });
+  if (c.BOOTSTRAP_ADMIN_EMAIL && c.BOOTSTRAP_ADMIN_PASSWORD)
+    await ensureStaff(appContext(), { email: c.BOOTSTRAP_ADMIN_EMAIL, password: c.BOOTSTRAP_ADMIN_PASSWORD });
   // Faults strike what the product does, not the set-up above; clients made from here on carry them.
   configureFaults(c.FAULTS, c.FAULTS_SEED);
   resetClients();
   const localQueues = startLocalQueues();
   // The cloud's table stream, locally: the outbox is read into the events and mail queues on a timer, and by every drain.
   const forward = () => forwardOutbox().catch((err) => log.error('outbox not read', errorFields(err)));
-  const outboxPoller = c.LOCAL_OUTBOX_POLL_MS ? setInterval(() => void forward(), c.LOCAL_OUTBOX_POLL_MS).unref() : undefined;
+  const outboxPoller = c.LOCAL_OUTBOX_POLL_MS
+    ? setInterval(() => void forward(), c.LOCAL_OUTBOX_POLL_MS).unref()
+    : undefined;
   // The cloud's webhook retry schedule, locally: due attempts, and outbox items waiting long after their write handed over again.
   const sweepRetries = () => {
     const ctx = appContext({ clock: opts.clock });
     void sweepWebhookRetries(ctx).catch((err) => log.error('webhook retry sweep failed', errorFields(err)));
     void resendStaleOutbox(ctx).catch((err) => log.error('outbox resend sweep failed', errorFields(err)));
   };
-  const retrySweeper = c.LOCAL_WEBHOOK_RETRY_SWEEP_SECONDS ? setInterval(sweepRetries, c.LOCAL_WEBHOOK_RETRY_SWEEP_SECONDS * 1000).unref() : undefined;
+  const retrySweeper = c.LOCAL_WEBHOOK_RETRY_SWEEP_SECONDS
+    ? setInterval(sweepRetries, c.LOCAL_WEBHOOK_RETRY_SWEEP_SECONDS * 1000).unref()
+    : undefined;
   const queues = {
     ...localQueues,
     /**
@@ -89,7 +95,13 @@ export async function startLocalStack(opts: LocalStackOptions = {}) {
   };
   // The cloud's 15-minute schedule, locally: the same sweep on a timer.
   const sweeper = c.LOCAL_DEADLINE_SWEEP_SECONDS
-    ? setInterval(() => void sweepDeadlines(appContext({ clock: opts.clock })).catch((err) => log.error('deadline sweep failed', errorFields(err))), c.LOCAL_DEADLINE_SWEEP_SECONDS * 1000).unref()
+    ? setInterval(
+        () =>
+          void sweepDeadlines(appContext({ clock: opts.clock })).catch((err) =>
+            log.error('deadline sweep failed', errorFields(err)),
+          ),
+        c.LOCAL_DEADLINE_SWEEP_SECONDS * 1000,
+      ).unref()
     : undefined;
 
   const server = opts.withoutHttp ? undefined : createLocalServer({ clock: opts.clock, accessLog: opts.accessLog });

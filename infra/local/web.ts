@@ -26,9 +26,20 @@ const csp = () => {
   return webCsp(S3_ENDPOINT ? new URL(S3_ENDPOINT).origin : undefined);
 };
 
-function answer(req: IncomingMessage, res: ServerResponse, status: number, headers: Record<string, string>, body: Buffer | string): true {
+function answer(
+  req: IncomingMessage,
+  res: ServerResponse,
+  status: number,
+  headers: Record<string, string>,
+  body: Buffer | string,
+): true {
   const bytes = typeof body === 'string' ? Buffer.from(body) : body;
-  res.writeHead(status, { ...securityHeaders(), 'content-security-policy': csp(), ...headers, 'content-length': String(bytes.length) });
+  res.writeHead(status, {
+    ...securityHeaders(),
+    'content-security-policy': csp(),
+    ...headers,
+    'content-length': String(bytes.length),
+  });
   res.end(req.method === 'HEAD' ? undefined : bytes);
   return true;
 }
@@ -39,7 +50,11 @@ function answer(req: IncomingMessage, res: ServerResponse, status: number, heade
  * from a browser that accepts HTML: the app's own deep links (`/sign-in`, `/p/<project>/…`), which
  * all get `index.html`. An API path asked by a browser still gets the API's answer.
  */
-export async function webApp(req: IncomingMessage, res: ServerResponse, isApiPath: (path: string) => boolean): Promise<boolean> {
+export async function webApp(
+  req: IncomingMessage,
+  res: ServerResponse,
+  isApiPath: (path: string) => boolean,
+): Promise<boolean> {
   if (req.method !== 'GET' && req.method !== 'HEAD') return false;
   const path = new URL(req.url ?? '/', 'http://local').pathname;
   const file = WEB_FILE_PATH.exec(path);
@@ -47,19 +62,42 @@ export async function webApp(req: IncomingMessage, res: ServerResponse, isApiPat
     try {
       const body = await readFile(join(WEB_DIST, file[1]));
       const immutable = file[1].startsWith('assets/');
-      return answer(req, res, 200, {
-        'content-type': TYPES[extname(file[1])] ?? 'application/octet-stream',
-        'cache-control': immutable ? WEB_CACHE.immutable : WEB_CACHE.revalidate,
-      }, body);
+      return answer(
+        req,
+        res,
+        200,
+        {
+          'content-type': TYPES[extname(file[1])] ?? 'application/octet-stream',
+          'cache-control': immutable ? WEB_CACHE.immutable : WEB_CACHE.revalidate,
+        },
+        body,
+      );
     } catch {
-      return answer(req, res, 404, { 'content-type': 'application/json', 'cache-control': 'no-store' }, JSON.stringify({ detail: 'Not Found' }));
+      return answer(
+        req,
+        res,
+        404,
+        { 'content-type': 'application/json', 'cache-control': 'no-store' },
+        JSON.stringify({ detail: 'Not Found' }),
+      );
     }
   }
   if (isApiPath(path) || !/\btext\/html\b/.test(req.headers.accept ?? '')) return false;
   const index = join(WEB_DIST, 'index.html');
   if (!existsSync(index) || !statSync(index).isFile()) {
-    return answer(req, res, 503, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' },
-      'The dashboard is not built: run `npm run build:web` (npm start builds it by itself).\n');
+    return answer(
+      req,
+      res,
+      503,
+      { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' },
+      'The dashboard is not built: run `npm run build:web` (npm start builds it by itself).\n',
+    );
   }
-  return answer(req, res, 200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': WEB_CACHE.revalidate }, await readFile(index));
+  return answer(
+    req,
+    res,
+    200,
+    { 'content-type': 'text/html; charset=utf-8', 'cache-control': WEB_CACHE.revalidate },
+    await readFile(index),
+  );
 }

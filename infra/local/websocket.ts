@@ -38,13 +38,17 @@ export function attachLocalWebSockets(server: Server, clock?: Clock): void {
           // and one after the other. Every event of the connection ($connect, each message, $disconnect)
           // is chained on `turn`, so a `sync` sent the moment the socket opens finds the connection recorded.
           let connected = true;
-          let turn: Promise<void> = connect(ctx, { connectionId, userId: who.userId, jobId: who.jobId }).catch((err) => {
-            connected = false;
-            log.error('websocket connection not recorded', errorFields(err));
-            ws.close(1011);
-          });
+          let turn: Promise<void> = connect(ctx, { connectionId, userId: who.userId, jobId: who.jobId }).catch(
+            (err) => {
+              connected = false;
+              log.error('websocket connection not recorded', errorFields(err));
+              ws.close(1011);
+            },
+          );
           const then = (step: () => Promise<void>) => {
-            turn = turn.then(() => (connected ? step() : undefined)).catch((err) => log.warn('websocket message not handled', errorFields(err)));
+            turn = turn
+              .then(() => (connected ? step() : undefined))
+              .catch((err) => log.warn('websocket message not handled', errorFields(err)));
           };
           ws.on('message', () => then(() => syncConnection({ connectionId }, [impexProgressOf, discoveryProgressOf])));
           ws.on('close', () => {

@@ -1,5 +1,11 @@
 import { verifyAccessToken } from './tokens';
-import { apiKeyUsable, getAccountAndApiKey, getAccountAndSession, sessionExpired, USER_NOT_FOUND_OR_INACTIVE } from './caller';
+import {
+  apiKeyUsable,
+  getAccountAndApiKey,
+  getAccountAndSession,
+  sessionExpired,
+  USER_NOT_FOUND_OR_INACTIVE,
+} from './caller';
 import { forbidden, isRefusal, unauthenticated } from '#shared/errors';
 import { KEY_TOKEN_ACCOUNT_ONLY } from './key-grant';
 import { NOT_AUTHENTICATED, type Actor, type AppContext } from '#shared/context';
@@ -13,7 +19,11 @@ export type Principal = Actor;
  * takes the token as query parameter (SPEC's status endpoint for clients that cannot send headers)
  * passes it as `query`: when sent it comes first, so that form answers as when it was the only one.
  */
-export function presentedToken(authorization: string | undefined, cookie: string | undefined, query?: string): string | undefined {
+export function presentedToken(
+  authorization: string | undefined,
+  cookie: string | undefined,
+  query?: string,
+): string | undefined {
   if (query) return query;
   if (authorization) {
     const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
@@ -36,7 +46,11 @@ export async function authenticate(token: string | undefined, ctx: AppContext): 
     const { account, key } = await getAccountAndApiKey(claims.sub, claims.sid);
     const holder = activeHolder(account, claims.ver);
     if (!key || !apiKeyUsable(key, ctx)) throw unauthenticated(TOKEN_REVOKED);
-    return { account: holder, session: null, key: { key_id: claims.sid, scopes: key.scopes, project_ids: key.project_ids ?? null } };
+    return {
+      account: holder,
+      session: null,
+      key: { key_id: claims.sid, scopes: key.scopes, project_ids: key.project_ids ?? null },
+    };
   }
   const { account, session } = await getAccountAndSession(claims.sub, claims.sid);
   const holder = activeHolder(account, claims.ver);
@@ -57,7 +71,11 @@ function activeHolder(account: Account | undefined, version: number): Account {
  * `refusedIsAnonymous` (something else proves the caller), else its refusal stands. Both are a
  * person's acts, so an API key's token is refused like one (403 when it stands).
  */
-export async function optionalCaller(token: string | undefined, ctx: AppContext, opts: { refusedIsAnonymous: boolean }): Promise<Principal | null> {
+export async function optionalCaller(
+  token: string | undefined,
+  ctx: AppContext,
+  opts: { refusedIsAnonymous: boolean },
+): Promise<Principal | null> {
   if (!token) return null;
   try {
     const principal = await authenticate(token, ctx);

@@ -21,9 +21,8 @@ export const USER_NOT_FOUND_OR_INACTIVE = 'User not found or inactive';
  * entity; authentication reads these through a partial one, as it imports no context), and what a
  * security-log entry names it by.
  */
-const storedApiKeyEntity = defineEntity(
-  'api_key',
-  () => z.object({
+const storedApiKeyEntity = defineEntity('api_key', () =>
+  z.object({
     key_set: z.string(),
     scopes: z.array(z.string()).default([]),
     project_ids: z.array(z.string()).nullish(),
@@ -40,7 +39,11 @@ export type StoredApiKey = z.infer<typeof storedApiKeyEntity.schema>;
 export const CREDENTIAL_KEY_SET = 'api';
 
 /** Reads an account and one of its items (a session, an API key) in a single round trip (strongly consistent). */
-async function getAccountAnd<T>(userId: string, other: { PK: string; SK: string }, decode: (raw: object) => T): Promise<{ account?: Account; item?: T }> {
+async function getAccountAnd<T>(
+  userId: string,
+  other: { PK: string; SK: string },
+  decode: (raw: object) => T,
+): Promise<{ account?: Account; item?: T }> {
   const accountKey = keys.account(userId);
   const items = await batchGet([accountKey, other]);
   const item = items.get(keyId(other));
@@ -48,14 +51,24 @@ async function getAccountAnd<T>(userId: string, other: { PK: string; SK: string 
 }
 
 /** Reads an account and one of its sessions in a single round trip (strongly consistent). */
-export async function getAccountAndSession(userId: string, sessionId: string): Promise<{ account?: Account; session?: Session }> {
+export async function getAccountAndSession(
+  userId: string,
+  sessionId: string,
+): Promise<{ account?: Account; session?: Session }> {
   const { account, item } = await getAccountAnd(userId, keys.session(userId, sessionId), sessionEntity.decode);
   return { account, session: item };
 }
 
 /** Reads an account and one of its credential API keys in a single round trip: the exchange, and every request of a key's token. */
-export async function getAccountAndApiKey(userId: string, apiKeyId: string): Promise<{ account?: Account; key?: StoredApiKey }> {
-  const { account, item } = await getAccountAnd(userId, keys.apiKey(userId, CREDENTIAL_KEY_SET, apiKeyId), storedApiKeyEntity.decode);
+export async function getAccountAndApiKey(
+  userId: string,
+  apiKeyId: string,
+): Promise<{ account?: Account; key?: StoredApiKey }> {
+  const { account, item } = await getAccountAnd(
+    userId,
+    keys.apiKey(userId, CREDENTIAL_KEY_SET, apiKeyId),
+    storedApiKeyEntity.decode,
+  );
   return { account, key: item };
 }
 

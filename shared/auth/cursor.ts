@@ -10,7 +10,10 @@ import { unprocessable } from '#shared/errors';
 const b64 = (s: string | Buffer) => Buffer.from(s).toString('base64url');
 
 async function mac(payload: string): Promise<Buffer> {
-  return createHmac('sha256', await signingKey()).update(`page-cursor:${payload}`).digest().subarray(0, 16);
+  return createHmac('sha256', await signingKey())
+    .update(`page-cursor:${payload}`)
+    .digest()
+    .subarray(0, 16);
 }
 
 export async function encodeCursor(key: Record<string, unknown>): Promise<string> {
@@ -39,9 +42,14 @@ export const INVALID_CURSOR = 'Invalid cursor';
  * `pk` (held in `pkAttr`, the index's partition key for an index read); otherwise a 422 on the
  * `cursor` query parameter, so a cursor never moves a read to another partition.
  */
-export async function pageStart(cursor: string | undefined, pk: string, pkAttr = 'PK'): Promise<Record<string, unknown> | undefined> {
+export async function pageStart(
+  cursor: string | undefined,
+  pk: string,
+  pkAttr = 'PK',
+): Promise<Record<string, unknown> | undefined> {
   if (cursor === undefined) return undefined;
   const key = await decodeCursor(cursor);
-  if (!key || key[pkAttr] !== pk) throw unprocessable([{ loc: ['query', 'cursor'], msg: INVALID_CURSOR, type: 'value_error' }]);
+  if (!key || key[pkAttr] !== pk)
+    throw unprocessable([{ loc: ['query', 'cursor'], msg: INVALID_CURSOR, type: 'value_error' }]);
   return key;
 }

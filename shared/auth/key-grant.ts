@@ -54,7 +54,8 @@ const canWrite = (grant: KeyGrant) => grant.scopes.includes('write');
  */
 export function keyGrantRefusal(route: KeyRoute, grant: KeyGrant): string | null {
   if (route.staff || ACCOUNT_ONLY.some((r) => r.test(routeKey(route)))) return KEY_TOKEN_ACCOUNT_ONLY;
-  if (!SAFE_METHODS.has(route.method) && !canWrite(grant) && !(routeKey(route) in READING_POSTS)) return KEY_TOKEN_READ_ONLY;
+  if (!SAFE_METHODS.has(route.method) && !canWrite(grant) && !(routeKey(route) in READING_POSTS))
+    return KEY_TOKEN_READ_ONLY;
   return null;
 }
 

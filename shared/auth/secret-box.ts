@@ -18,7 +18,13 @@ export async function seal(plaintext: string, context: SealContext): Promise<str
   const { TOTP_KMS_KEY_ID } = config();
   if (TOTP_KMS_KEY_ID) {
     const { client, sdk } = await kms();
-    const out = await client.send(new sdk.EncryptCommand({ KeyId: TOTP_KMS_KEY_ID, Plaintext: Buffer.from(plaintext, 'utf8'), EncryptionContext: context }));
+    const out = await client.send(
+      new sdk.EncryptCommand({
+        KeyId: TOTP_KMS_KEY_ID,
+        Plaintext: Buffer.from(plaintext, 'utf8'),
+        EncryptionContext: context,
+      }),
+    );
     return `kms:v1:${Buffer.from(out.CiphertextBlob!).toString('base64')}`;
   }
   const iv = randomBytes(12);
@@ -30,12 +36,19 @@ export async function seal(plaintext: string, context: SealContext): Promise<str
 export async function open(sealed: string, context: SealContext): Promise<string> {
   if (sealed.startsWith('kms:v1:')) {
     const { client, sdk } = await kms();
-    const out = await client.send(new sdk.DecryptCommand({ CiphertextBlob: Buffer.from(sealed.slice(7), 'base64'), EncryptionContext: context }));
+    const out = await client.send(
+      new sdk.DecryptCommand({ CiphertextBlob: Buffer.from(sealed.slice(7), 'base64'), EncryptionContext: context }),
+    );
     return Buffer.from(out.Plaintext!).toString('utf8');
   }
   if (sealed.startsWith('local:v1:')) {
-    const [iv, tag, ciphertext] = sealed.slice(9).split('.').map((p) => Buffer.from(p, 'base64url'));
-    const decipher = createDecipheriv('aes-256-gcm', await localKey(), iv).setAAD(additionalData(context)).setAuthTag(tag);
+    const [iv, tag, ciphertext] = sealed
+      .slice(9)
+      .split('.')
+      .map((p) => Buffer.from(p, 'base64url'));
+    const decipher = createDecipheriv('aes-256-gcm', await localKey(), iv)
+      .setAAD(additionalData(context))
+      .setAuthTag(tag);
     return Buffer.concat([decipher.update(ciphertext), decipher.final()]).toString('utf8');
   }
   throw new Error('Unknown sealed-secret format');
@@ -43,7 +56,14 @@ export async function open(sealed: string, context: SealContext): Promise<string
 
 /** Canonical bytes of the context: sorted keys, so the same context always authenticates. */
 const additionalData = (context: SealContext) =>
-  Buffer.from(JSON.stringify(Object.keys(context).sort().map((k) => [k, context[k]])), 'utf8');
+  Buffer.from(
+    JSON.stringify(
+      Object.keys(context)
+        .sort()
+        .map((k) => [k, context[k]]),
+    ),
+    'utf8',
+  );
 
 /** Keys by file path: a process may serve stacks with different data directories (tests). */
 const localKeys = new Map<string, Promise<Buffer>>();

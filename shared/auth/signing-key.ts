@@ -9,10 +9,12 @@ let cached: Promise<KeyObject> | undefined;
 /** The HMAC key access tokens are signed with: Secrets Manager in the cloud, a key file under LOCAL_DATA_DIR locally. */
 export function signingKey(): Promise<KeyObject> {
   // A prepared KeyObject: jose would otherwise import raw bytes again on every verification.
-  cached ??= load().then((bytes) => createSecretKey(bytes)).catch((err) => {
-    cached = undefined;
-    throw err;
-  });
+  cached ??= load()
+    .then((bytes) => createSecretKey(bytes))
+    .catch((err) => {
+      cached = undefined;
+      throw err;
+    });
   return cached;
 }
 

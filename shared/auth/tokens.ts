@@ -19,7 +19,12 @@ export interface AccessClaims {
 
 export async function issueAccessToken(claims: AccessClaims, ctx: AppContext): Promise<string> {
   const now = Math.floor(ctx.clock.now().getTime() / 1000);
-  return new SignJWT({ ver: claims.ver, sid: claims.sid, typ: 'access', ...(claims.grant ? { grant: claims.grant } : {}) })
+  return new SignJWT({
+    ver: claims.ver,
+    sid: claims.sid,
+    typ: 'access',
+    ...(claims.grant ? { grant: claims.grant } : {}),
+  })
     .setProtectedHeader({ alg: ALG, typ: 'JWT' })
     .setSubject(claims.sub)
     .setIssuer(ctx.config.JWT_ISSUER)
@@ -29,7 +34,15 @@ export async function issueAccessToken(claims: AccessClaims, ctx: AppContext): P
     .sign(await signingKey());
 }
 
-const claimsSchema = lazySchema(() => z.object({ typ: z.literal('access'), ver: z.number().int().nonnegative(), sid: z.string().min(1), sub: z.string(), grant: z.literal('api_key').optional() }));
+const claimsSchema = lazySchema(() =>
+  z.object({
+    typ: z.literal('access'),
+    ver: z.number().int().nonnegative(),
+    sid: z.string().min(1),
+    sub: z.string(),
+    grant: z.literal('api_key').optional(),
+  }),
+);
 
 /**
  * Tokens this process has already verified, with their expiry. A dashboard sends the same token on
@@ -43,7 +56,8 @@ const VERIFIED_CACHE_SIZE = 1000;
 export async function verifyAccessToken(token: string, ctx: AppContext): Promise<AccessClaims> {
   const nowSeconds = ctx.clock.now().getTime() / 1000;
   const known = verified.get(token);
-  if (known && known.exp > nowSeconds) return { sub: known.sub, ver: known.ver, sid: known.sid, ...(known.grant ? { grant: known.grant } : {}) };
+  if (known && known.exp > nowSeconds)
+    return { sub: known.sub, ver: known.ver, sid: known.sid, ...(known.grant ? { grant: known.grant } : {}) };
   let payload: Record<string, unknown>;
   // Loaded before the try: a key that cannot be loaded now (an outage) is a 503, not a signed-out caller.
   const key = await signingKey();
@@ -64,7 +78,12 @@ export async function verifyAccessToken(token: string, ctx: AppContext): Promise
   const parsed = claimsSchema().safeParse(payload);
   if (!parsed.success) throw unauthenticated('Invalid token claims');
   if (!z.uuid().safeParse(parsed.data.sub).success) throw unauthenticated('Invalid subject in token');
-  const claims: AccessClaims = { sub: parsed.data.sub, ver: parsed.data.ver, sid: parsed.data.sid, ...(parsed.data.grant ? { grant: parsed.data.grant } : {}) };
+  const claims: AccessClaims = {
+    sub: parsed.data.sub,
+    ver: parsed.data.ver,
+    sid: parsed.data.sid,
+    ...(parsed.data.grant ? { grant: parsed.data.grant } : {}),
+  };
   if (verified.size >= VERIFIED_CACHE_SIZE) verified.delete(verified.keys().next().value!);
   verified.set(token, { ...claims, exp: payload.exp as number });
   return claims;

@@ -10,12 +10,20 @@ export const newTotpSecret = (): string => generateSecret({ length: 20 });
 export const isUsableTotpSecret = (secret: string): boolean => /^[A-Z2-7]{26,}=*$/.test(secret);
 
 export function otpauthUrl(secret: string, issuer: string, accountName: string): string {
-  return generateURI({ issuer, label: accountName, secret, algorithm: TOTP.algorithm, digits: TOTP.digits, period: TOTP.periodSeconds });
+  return generateURI({
+    issuer,
+    label: accountName,
+    secret,
+    algorithm: TOTP.algorithm,
+    digits: TOTP.digits,
+    period: TOTP.periodSeconds,
+  });
 }
 
 /** The QR code of the otpauth URL as a PNG data URL, for apps that scan. */
 /** The QR code image; the encoder is loaded when an authenticator is enrolled, not at every cold start. */
-export const qrCodeDataUrl = async (otpauth: string): Promise<string> => (await import('qrcode')).toDataURL(otpauth, { type: 'image/png', errorCorrectionLevel: 'M' });
+export const qrCodeDataUrl = async (otpauth: string): Promise<string> =>
+  (await import('qrcode')).toDataURL(otpauth, { type: 'image/png', errorCorrectionLevel: 'M' });
 
 /**
  * The time step a code belongs to, when it is valid at `at` for the current or the previous step

@@ -30,7 +30,8 @@ const token = (count: number, delay: number): Token => ({ getRetryCount: () => c
  * An outage, but not a cancelled transaction: `transact` tries that again itself, with a new token (a retry of the
  * cancelled call would carry the old one).
  */
-const retried = (err: unknown) => isOutage(err) && (err as { name?: string } | undefined)?.name !== 'TransactionCanceledException';
+const retried = (err: unknown) =>
+  isOutage(err) && (err as { name?: string } | undefined)?.name !== 'TransactionCanceledException';
 
 /**
  * The retry strategy of every AWS client (docs/decisions/0164-jobs-through-the-harsh-mix-the-sdk-retry-quota.md
@@ -76,7 +77,10 @@ export function byInvocation<T extends { destroy(): void }>(make: (retries: Retr
  * bundle, so a function's cold start does not pay for a client most of its requests never use): the SDK module
  * and the client of the running kind of invocation.
  */
-export function lazyByInvocation<M, T extends { destroy(): void }>(load: () => Promise<M>, make: (sdk: M, retries: Retries) => T): () => Promise<{ sdk: M; client: T }> {
+export function lazyByInvocation<M, T extends { destroy(): void }>(
+  load: () => Promise<M>,
+  make: (sdk: M, retries: Retries) => T,
+): () => Promise<{ sdk: M; client: T }> {
   const made = new Map<boolean, Promise<{ sdk: M; client: T }>>();
   onReset(() => {
     for (const m of made.values()) void m.then(({ client }) => client.destroy());
@@ -86,7 +90,10 @@ export function lazyByInvocation<M, T extends { destroy(): void }>(load: () => P
     const background = nobodyWaits();
     let client = made.get(background);
     if (!client) {
-      client = load().then((sdk) => ({ sdk, client: captured(make(sdk, { retryStrategy: background ? backgroundRetries : requestRetries })) }));
+      client = load().then((sdk) => ({
+        sdk,
+        client: captured(make(sdk, { retryStrategy: background ? backgroundRetries : requestRetries })),
+      }));
       made.set(background, client);
     }
     return client;

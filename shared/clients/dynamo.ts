@@ -8,8 +8,12 @@ export const ddb = byInvocation((retries) => {
   const { DYNAMODB_ENDPOINT, AWS_REGION } = config();
   const base = new DynamoDBClient({
     region: AWS_REGION,
-    ...(DYNAMODB_ENDPOINT ? { endpoint: DYNAMODB_ENDPOINT, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
+    ...(DYNAMODB_ENDPOINT
+      ? { endpoint: DYNAMODB_ENDPOINT, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
+      : {}),
     ...retries,
   });
-  return DynamoDBDocumentClient.from(base, { marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false } });
+  return DynamoDBDocumentClient.from(base, {
+    marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
+  });
 });

@@ -7,7 +7,10 @@ import { lazyByInvocation } from './background-retries';
  * hello-world's cold start (docs/cold-start.md). The client is the running invocation's kind: a worker,
  * schedule or stream retries through an outage longer than a request, which answers 503 instead.
  */
-const sqs = lazyByInvocation(() => import('@aws-sdk/client-sqs'), (sdk, retries) => new sdk.SQSClient({ region: config().AWS_REGION, ...retries }));
+const sqs = lazyByInvocation(
+  () => import('@aws-sdk/client-sqs'),
+  (sdk, retries) => new sdk.SQSClient({ region: config().AWS_REGION, ...retries }),
+);
 
 /** Sends one message to the queue at `url`. */
 export async function sendMessage(url: string, body: string): Promise<void> {

@@ -27,7 +27,9 @@ export async function batchGet(keyList: Key[], table?: string): Promise<Map<stri
     // DynamoDB may leave keys unprocessed under load: ask again for those, backing off.
     await retry(
       async () => {
-        const out = await ddb().send(new BatchGetCommand({ RequestItems: { [TableName]: { Keys: pending, ConsistentRead: true } } }));
+        const out = await ddb().send(
+          new BatchGetCommand({ RequestItems: { [TableName]: { Keys: pending, ConsistentRead: true } } }),
+        );
         for (const item of out.Responses?.[TableName] ?? []) found.set(keyId(item as Key), item);
         pending = (out.UnprocessedKeys?.[TableName]?.Keys ?? []) as Record<string, unknown>[];
         if (pending.length) throw new LeftUnprocessed();
@@ -39,4 +41,3 @@ export async function batchGet(keyList: Key[], table?: string): Promise<Map<stri
   return found;
 }
 export const keyId = (k: Key) => `${k.PK}|${k.SK}`;
-

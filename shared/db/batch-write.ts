@@ -48,7 +48,11 @@ async function writeAll(requests: Request[]): Promise<void> {
  * accounts for, never as a way around a transaction.
  */
 export async function batchWrite(writes: ({ put: Record<string, unknown> } | { delete: Key })[]): Promise<void> {
-  const requests: Request[] = writes.map((w) => ('put' in w ? { PutRequest: { Item: w.put } } : { DeleteRequest: { Key: w.delete } }));
-  const groups = Array.from({ length: Math.ceil(requests.length / PER_REQUEST) }, (_, i) => requests.slice(i * PER_REQUEST, (i + 1) * PER_REQUEST));
+  const requests: Request[] = writes.map((w) =>
+    'put' in w ? { PutRequest: { Item: w.put } } : { DeleteRequest: { Key: w.delete } },
+  );
+  const groups = Array.from({ length: Math.ceil(requests.length / PER_REQUEST) }, (_, i) =>
+    requests.slice(i * PER_REQUEST, (i + 1) * PER_REQUEST),
+  );
   await Promise.all(groups.map((group) => inTurn(() => writeAll(group))));
 }

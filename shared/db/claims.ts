@@ -13,7 +13,12 @@ import type { TransactStep } from './transact';
  * Moves a number field of an existing item up to `value` (and sets `also`) only from below: a time
  * step of an authenticator claimed once. Answers whether this write claimed it.
  */
-export async function claimAbove(key: Key, field: string, value: number, also: Record<string, unknown>): Promise<boolean> {
+export async function claimAbove(
+  key: Key,
+  field: string,
+  value: number,
+  also: Record<string, unknown>,
+): Promise<boolean> {
   const others = Object.entries(also);
   const out = await conditionalUpdate(key, {
     UpdateExpression: `SET #claimed = :value${others.map((_, i) => `, #o${i} = :o${i}`).join('')}`,
@@ -39,7 +44,12 @@ export async function takeMapEntry(key: Key, map: string, entry: string, from: u
  * Spends a single-use token's item: stamps `fields.used` with `now` while it exists, is unused and
  * `fields.expires` is later than `now` (ISO times compare as text); else `failWith`.
  */
-export const spendOnceStep = (key: Key, fields: { used: string; expires: string }, now: string, failWith: DomainError): TransactStep => ({
+export const spendOnceStep = (
+  key: Key,
+  fields: { used: string; expires: string },
+  now: string,
+  failWith: DomainError,
+): TransactStep => ({
   Update: {
     Key: key,
     UpdateExpression: 'SET #used = :now',

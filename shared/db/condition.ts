@@ -19,13 +19,21 @@ export function allOf(...conditions: (Condition | undefined)[]): Condition | und
 /** A condition as a write's parameters (DynamoDB refuses an empty map of names or values). */
 export function conditionParams(c: Condition) {
   const nonEmpty = <T extends object>(m: T | undefined) => (m && Object.keys(m).length ? m : undefined);
-  return { ConditionExpression: c.expression, ExpressionAttributeNames: nonEmpty(c.names), ExpressionAttributeValues: nonEmpty(c.values) };
+  return {
+    ConditionExpression: c.expression,
+    ExpressionAttributeNames: nonEmpty(c.names),
+    ExpressionAttributeValues: nonEmpty(c.values),
+  };
 }
 
 /** A field absent or null (e.g. an invitation not revoked): with placeholder names, joinable with AND. */
 export function isUnset(field: string): Condition {
   const name = `#unset_${field}`;
-  return { expression: `(attribute_not_exists(${name}) OR ${name} = :null)`, names: { [name]: field }, values: { ':null': null } };
+  return {
+    expression: `(attribute_not_exists(${name}) OR ${name} = :null)`,
+    names: { [name]: field },
+    values: { ':null': null },
+  };
 }
 
 /**

@@ -40,7 +40,8 @@ export function mergeMoves<G>(moves: CounterMove<G>[]): CounterMove<G>[] {
       byItem.set(id, { ...move, deltas: { ...move.deltas }, limits: { ...move.limits } });
       continue;
     }
-    for (const [counter, delta] of Object.entries(move.deltas)) known.deltas[counter] = (known.deltas[counter] ?? 0) + delta;
+    for (const [counter, delta] of Object.entries(move.deltas))
+      known.deltas[counter] = (known.deltas[counter] ?? 0) + delta;
     Object.assign(known.limits!, move.limits);
     known.whileLive ??= move.whileLive;
     known.reference ||= move.reference;
@@ -70,7 +71,10 @@ export const undoMoveStep = (move: CounterMove): TransactStep =>
  * Why a move's step was refused, from its item as read afterwards: 'gone' (it had to be live and is
  * not), the refusal of the first limit its sum passes, or undefined (none of these: a lost race).
  */
-export function whyRefused(move: CounterMove, item: Record<string, unknown> | undefined): 'gone' | DomainError | undefined {
+export function whyRefused(
+  move: CounterMove,
+  item: Record<string, unknown> | undefined,
+): 'gone' | DomainError | undefined {
   if (move.whileLive !== undefined && !isLive(item)) return 'gone';
   for (const [counter, limit] of Object.entries(move.limits ?? {})) {
     if (passesMax(Number(item?.[counter] ?? 0), move.deltas[counter] ?? 0, limit.max)) return limit.refusal;

@@ -52,7 +52,10 @@ export interface Entity<S extends AnyShape> {
  * and their views and a request reads one or two; building their zod schemas at import was a few
  * milliseconds of every cold start (docs/cold-start.md).
  */
-export function defineEntity<S extends AnyShape>(kind: string, schemaOrMake: z.ZodObject<S> | (() => z.ZodObject<S>)): Entity<S> {
+export function defineEntity<S extends AnyShape>(
+  kind: string,
+  schemaOrMake: z.ZodObject<S> | (() => z.ZodObject<S>),
+): Entity<S> {
   let built: z.ZodObject<S> | undefined = typeof schemaOrMake === 'function' ? undefined : schemaOrMake;
   const schemaOf = () => (built ??= (schemaOrMake as () => z.ZodObject<S>)());
   const defaults: (() => unknown)[] = [];
@@ -152,7 +155,8 @@ export function defineView<S extends AnyShape, const V extends ViewSpec<S>>(enti
   type Project = (x: Item<S>, r?: Record<string, unknown>) => Record<string, unknown>;
   let compiled: Project | undefined;
   let schema: z.ZodObject<AnyShape> | undefined;
-  const project: Project = (x, r) => (compiled ??= compile<Project>('x, r', `return { ${(built ??= build()).answer.join(', ')} };`))(x, r);
+  const project: Project = (x, r) =>
+    (compiled ??= compile<Project>('x, r', `return { ${(built ??= build()).answer.join(', ')} };`))(x, r);
   return {
     get schema() {
       return (schema ??= z.object((built ??= build()).shape));

@@ -25,7 +25,13 @@ export const addGrantsStep = (key: Key, attribute: string, grants: string[], fai
  * Replaces the whole set (one update cannot both add to and delete from one attribute), while the
  * item is as read (`item`'s version); else `failWith`.
  */
-export function replaceGrantsStep(key: Key, attribute: string, grants: Set<string>, item: { refs_version?: number | null }, failWith?: DomainError): TransactStep {
+export function replaceGrantsStep(
+  key: Key,
+  attribute: string,
+  grants: Set<string>,
+  item: { refs_version?: number | null },
+  failWith?: DomainError,
+): TransactStep {
   const asRead = refsAsRead(item);
   return {
     Update: {

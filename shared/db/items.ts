@@ -27,7 +27,9 @@ export async function putItem(item: Record<string, unknown>): Promise<void> {
 
 /** Removes an item; answers what was there (undefined when nothing was, or when an earlier attempt of this call removed it). */
 export async function deleteItem(key: Key): Promise<Record<string, unknown> | undefined> {
-  const out = await ddb().send(new DeleteCommand({ TableName: config().TABLE_NAME, Key: key, ReturnValues: 'ALL_OLD' }));
+  const out = await ddb().send(
+    new DeleteCommand({ TableName: config().TABLE_NAME, Key: key, ReturnValues: 'ALL_OLD' }),
+  );
   return out.Attributes;
 }
 
@@ -38,7 +40,10 @@ export type Update = Omit<UpdateCommandInput, 'TableName' | 'Key'>;
  * true, so an SDK retry after it took effect passes again); any other condition: `conditionalUpdate`.
  * A failed condition is an error. Answers the attributes `ReturnValues` asks for.
  */
-export async function updateItem(key: Key, update: Update & { ConditionExpression?: 'attribute_exists(PK)' }): Promise<Record<string, unknown> | undefined> {
+export async function updateItem(
+  key: Key,
+  update: Update & { ConditionExpression?: 'attribute_exists(PK)' },
+): Promise<Record<string, unknown> | undefined> {
   const out = await ddb().send(new UpdateCommand({ TableName: config().TABLE_NAME, Key: key, ...update }));
   return out.Attributes;
 }
@@ -46,7 +51,11 @@ export async function updateItem(key: Key, update: Update & { ConditionExpressio
 /** What a conditional write did: applied (with the attributes `ReturnValues` asked for), or not (with the item as it was, when asked). */
 export type Outcome = { ok: true; item: Record<string, unknown> } | { ok: false; old?: Record<string, unknown> };
 
-type Condition = { ConditionExpression: string; ExpressionAttributeNames?: Record<string, string>; ExpressionAttributeValues?: Record<string, unknown> };
+type Condition = {
+  ConditionExpression: string;
+  ExpressionAttributeNames?: Record<string, string>;
+  ExpressionAttributeValues?: Record<string, unknown>;
+};
 
 /** The attribute each conditional single write stamps with its own token (dropped from what it answers; entities' decode never reads it). */
 const WRITE_TOKEN = 'write_token';
@@ -64,7 +73,13 @@ const withoutToken = ({ [WRITE_TOKEN]: _t, ...item }: Record<string, unknown>) =
  * back (`ALL_OLD`) carries the token, so the write is answered as applied, with the item as it left
  * it. Free (no extra read or capacity), unlike a one-item transaction with a ClientRequestToken.
  */
-async function exactly(token: string, condition: Condition, send: (guard: Condition & { ReturnValuesOnConditionCheckFailure: 'ALL_OLD' }) => Promise<{ Attributes?: Record<string, unknown> }>): Promise<Outcome> {
+async function exactly(
+  token: string,
+  condition: Condition,
+  send: (
+    guard: Condition & { ReturnValuesOnConditionCheckFailure: 'ALL_OLD' },
+  ) => Promise<{ Attributes?: Record<string, unknown> }>,
+): Promise<Outcome> {
   const guard = {
     ConditionExpression: `${grouped(condition.ConditionExpression)} AND (attribute_not_exists(${TOKEN_NAME}) OR ${TOKEN_NAME} <> ${TOKEN_VALUE})`,
     ExpressionAttributeNames: { ...condition.ExpressionAttributeNames, [TOKEN_NAME]: WRITE_TOKEN },
@@ -83,7 +98,9 @@ async function exactly(token: string, condition: Condition, send: (guard: Condit
 
 /** `SET` of the write's token added to an update expression (one SET clause per expression). */
 const stamping = (expression: string) =>
-  /(^|\s)SET\s/i.test(expression) ? expression.replace(/(^|\s)SET\s/i, `$1SET ${TOKEN_NAME} = ${TOKEN_VALUE}, `) : `SET ${TOKEN_NAME} = ${TOKEN_VALUE} ${expression}`;
+  /(^|\s)SET\s/i.test(expression)
+    ? expression.replace(/(^|\s)SET\s/i, `$1SET ${TOKEN_NAME} = ${TOKEN_VALUE}, `)
+    : `SET ${TOKEN_NAME} = ${TOKEN_VALUE} ${expression}`;
 
 /**
  * The one conditional update: applies `update` when its ConditionExpression holds. A failed
@@ -91,17 +108,36 @@ const stamping = (expression: string) =>
  * token, a full window), and `old` is the item as it was. Applied by an earlier attempt of the same
  * call, it answers applied with the whole item as written (more than `UPDATED_NEW` asks for).
  */
-export async function conditionalUpdate(key: Key, { ConditionExpression, ExpressionAttributeNames, ExpressionAttributeValues, UpdateExpression, ...rest }: Update & { ConditionExpression: string; UpdateExpression: string }): Promise<Outcome> {
+export async function conditionalUpdate(
+  key: Key,
+  {
+    ConditionExpression,
+    ExpressionAttributeNames,
+    ExpressionAttributeValues,
+    UpdateExpression,
+    ...rest
+  }: Update & { ConditionExpression: string; UpdateExpression: string },
+): Promise<Outcome> {
   const token = randomUUID();
   return exactly(token, { ConditionExpression, ExpressionAttributeNames, ExpressionAttributeValues }, (guard) =>
-    ddb().send(new UpdateCommand({ TableName: config().TABLE_NAME, Key: key, ...rest, UpdateExpression: stamping(UpdateExpression), ...guard })),
+    ddb().send(
+      new UpdateCommand({
+        TableName: config().TABLE_NAME,
+        Key: key,
+        ...rest,
+        UpdateExpression: stamping(UpdateExpression),
+        ...guard,
+      }),
+    ),
   );
 }
 
 /** Puts an item when its ConditionExpression holds; answers whether it did (exact through the SDK's retries). */
 export async function conditionalPut(item: Record<string, unknown>, condition: Condition): Promise<boolean> {
   const token = randomUUID();
-  const out = await exactly(token, condition, (guard) => ddb().send(new PutCommand({ TableName: config().TABLE_NAME, Item: { ...item, [WRITE_TOKEN]: token }, ...guard })));
+  const out = await exactly(token, condition, (guard) =>
+    ddb().send(new PutCommand({ TableName: config().TABLE_NAME, Item: { ...item, [WRITE_TOKEN]: token }, ...guard })),
+  );
   return out.ok;
 }
 

@@ -5,9 +5,17 @@ import { foldName } from '#shared/text';
 /** The kinds whose lists read listing items: in name order, connections and links in creation order. */
 export type ListingFamily = 'SERVICE' | 'FLOOR' | 'NETWORK' | 'CONN' | 'LINK' | 'SERVICEREF';
 /** What a family's listing keys are ordered by (the infix of their sort keys). */
-const LISTING_ORDER: Record<ListingFamily, string> = { SERVICE: 'BYNAME', FLOOR: 'BYNAME', NETWORK: 'BYNAME', CONN: 'BYTIME', LINK: 'BYTIME', SERVICEREF: 'BY' };
+const LISTING_ORDER: Record<ListingFamily, string> = {
+  SERVICE: 'BYNAME',
+  FLOOR: 'BYNAME',
+  NETWORK: 'BYNAME',
+  CONN: 'BYTIME',
+  LINK: 'BYTIME',
+  SERVICEREF: 'BY',
+};
 /** A listing range's sort-key prefix: the environment's, or one place in it (a connection's or link's end's range). */
-const listingRange = (family: ListingFamily, envId: string, place?: string) => `${family}${LISTING_ORDER[family]}#${envId}#${place === undefined ? '' : `${place}#`}`;
+const listingRange = (family: ListingFamily, envId: string, place?: string) =>
+  `${family}${LISTING_ORDER[family]}#${envId}#${place === undefined ? '' : `${place}#`}`;
 
 /** The sort-key prefix of an environment's import lock. */
 const IMPORT_LOCK_PREFIX = 'IMPORTLOCK#';
@@ -29,7 +37,10 @@ export const keys = {
   /** A pending e-mail change, addressed by the SHA-256 of the token mailed to the new address (the token itself is never stored). */
   emailChange: (tokenHash: string) => ({ PK: `EMAILCHANGE#${tokenHash}`, SK: 'EMAILCHANGE' }),
   /** The account's security log: its own partition, time-ordered (newest first is one Query); TTL SECURITY_LOG_RETENTION_DAYS. */
-  securityLog: (userId: string, at: string, entryId: string) => ({ PK: `USER#${userId}#SECLOG`, SK: `${at}#${entryId}` }),
+  securityLog: (userId: string, at: string, entryId: string) => ({
+    PK: `USER#${userId}#SECLOG`,
+    SK: `${at}#${entryId}`,
+  }),
   securityLogPK: (userId: string) => `USER#${userId}#SECLOG`,
   /** An `Idempotency-Key`'s record (shared/http/idempotency.ts): its own partition, TTL 24 hours. */
   idempotencyRecord: (scopeHash: string) => ({ PK: scopeHash, SK: 'IDEMPOTENCY' }),
@@ -61,14 +72,26 @@ export const keys = {
    * An audit entry: time-ordered in its project's own audit partition (newest first is one
    * Query), with its entity's and its actor's index entries (GSI2, GSI3) scoped to the project too.
    */
-  auditEntry: (projectId: string, at: string, entryId: string) => ({ PK: `PROJECT#${projectId}#AUDIT`, SK: `${at}#${entryId}` }),
+  auditEntry: (projectId: string, at: string, entryId: string) => ({
+    PK: `PROJECT#${projectId}#AUDIT`,
+    SK: `${at}#${entryId}`,
+  }),
   auditPK: (projectId: string) => `PROJECT#${projectId}#AUDIT`,
-  auditByEntity: (projectId: string, entityId: string, at: string, entryId: string) => ({ GSI2PK: `AUDIT#${projectId}#ENTITY#${entityId}`, GSI2SK: `${at}#${entryId}` }),
+  auditByEntity: (projectId: string, entityId: string, at: string, entryId: string) => ({
+    GSI2PK: `AUDIT#${projectId}#ENTITY#${entityId}`,
+    GSI2SK: `${at}#${entryId}`,
+  }),
   auditEntityPK: (projectId: string, entityId: string) => `AUDIT#${projectId}#ENTITY#${entityId}`,
-  auditByActor: (projectId: string, actorId: string, at: string, entryId: string) => ({ GSI3PK: `AUDIT#${projectId}#ACTOR#${actorId}`, GSI3SK: `${at}#${entryId}` }),
+  auditByActor: (projectId: string, actorId: string, at: string, entryId: string) => ({
+    GSI3PK: `AUDIT#${projectId}#ACTOR#${actorId}`,
+    GSI3SK: `${at}#${entryId}`,
+  }),
   auditActorPK: (projectId: string, actorId: string) => `AUDIT#${projectId}#ACTOR#${actorId}`,
   /** An account-level audit entry (API keys, plan changes): the account's own time-ordered audit partition; its index entries are scoped to `ACCOUNT#<id>`. */
-  accountAuditEntry: (userId: string, at: string, entryId: string) => ({ PK: `USER#${userId}#AUDIT`, SK: `${at}#${entryId}` }),
+  accountAuditEntry: (userId: string, at: string, entryId: string) => ({
+    PK: `USER#${userId}#AUDIT`,
+    SK: `${at}#${entryId}`,
+  }),
   accountAuditPK: (userId: string) => `USER#${userId}#AUDIT`,
   /** A webhook of a project (the project's webhooks are one Query). */
   webhook: (projectId: string, webhookId: string) => ({ PK: `PROJECT#${projectId}`, SK: `WEBHOOK#${webhookId}` }),
@@ -87,15 +110,24 @@ export const keys = {
   ssoLink: (userId: string, issuer: string, sub: string) => ({ PK: `USER#${userId}`, SK: `SSOLINK#${issuer}#${sub}` }),
   ssoLinkPrefix: 'SSOLINK#',
   /** An owner's password session used on a project that requires SSO (break-glass): audited once per session. TTL 30 days. */
-  ssoBreakGlass: (projectId: string, sessionId: string) => ({ PK: `PROJECT#${projectId}`, SK: `SSOBREAKGLASS#${sessionId}` }),
+  ssoBreakGlass: (projectId: string, sessionId: string) => ({
+    PK: `PROJECT#${projectId}`,
+    SK: `SSOBREAKGLASS#${sessionId}`,
+  }),
   /** One event's delivery to one webhook (with its attempts), in the webhook's partition, by event id: created once per event however often the queue hands it over. TTL 30 days. */
   webhookDelivery: (webhookId: string, eventId: string) => ({ PK: `WEBHOOK#${webhookId}`, SK: `DELIVERY#${eventId}` }),
   webhookDeliveryPrefix: 'DELIVERY#',
   /** A delivery's next attempt, due at a time, in one time-ordered partition the retry sweep reads with one Query. */
-  webhookRetry: (dueAt: string, webhookId: string, eventId: string) => ({ PK: 'WEBHOOK_RETRIES', SK: `${dueAt}#${webhookId}#${eventId}` }),
+  webhookRetry: (dueAt: string, webhookId: string, eventId: string) => ({
+    PK: 'WEBHOOK_RETRIES',
+    SK: `${dueAt}#${webhookId}#${eventId}`,
+  }),
   webhookRetriesPK: 'WEBHOOK_RETRIES',
   /** An export or import record: time-ordered in its project's partition (history is one Query, newest first). */
-  impexRecord: (projectId: string, createdAt: string, recordId: string) => ({ PK: `PROJECT#${projectId}`, SK: `IMPEX#${createdAt}#${recordId}` }),
+  impexRecord: (projectId: string, createdAt: string, recordId: string) => ({
+    PK: `PROJECT#${projectId}`,
+    SK: `IMPEX#${createdAt}#${recordId}`,
+  }),
   impexRecordPrefix: 'IMPEX#',
   /** A single-use WebSocket ticket, by the SHA-256 of its value (the value itself is never stored); TTL 1 minute. */
   wsTicket: (ticketHash: string) => ({ PK: `WSTICKET#${ticketHash}`, SK: 'WSTICKET' }),
@@ -104,10 +136,16 @@ export const keys = {
   jobConnectionsPK: (jobId: string) => `JOBCONN#${jobId}`,
   wsConnection: (connectionId: string) => ({ PK: `WSCONN#${connectionId}`, SK: 'WSCONN' }),
   /** A connected cloud account (discovery): in its project's partition, environment-scoped like catalog items. */
-  cloudAccount: (projectId: string, envId: string, accountId: string) => ({ PK: `PROJECT#${projectId}`, SK: `CLOUDACCT#${envId}#${accountId}` }),
+  cloudAccount: (projectId: string, envId: string, accountId: string) => ({
+    PK: `PROJECT#${projectId}`,
+    SK: `CLOUDACCT#${envId}#${accountId}`,
+  }),
   cloudAccountPrefix: 'CLOUDACCT#',
   /** A discovery run of a cloud account: time-ordered under its account (its runs are one Query, newest first). */
-  discoveryRun: (projectId: string, accountId: string, createdAt: string, runId: string) => ({ PK: `PROJECT#${projectId}`, SK: `DISCRUN#${accountId}#${createdAt}#${runId}` }),
+  discoveryRun: (projectId: string, accountId: string, createdAt: string, runId: string) => ({
+    PK: `PROJECT#${projectId}`,
+    SK: `DISCRUN#${accountId}#${createdAt}#${runId}`,
+  }),
   discoveryRunPrefix: (accountId: string) => `DISCRUN#${accountId}#`,
   plans: 'PLAN',
   plan: (rank: number, planId: string) => ({ PK: 'PLAN', SK: `PLAN#${String(rank).padStart(2, '0')}#${planId}` }),
@@ -127,7 +165,10 @@ export const keys = {
   projectNamePrefix: 'PROJECTNAME#',
   environment: (projectId: string, envId: string) => ({ PK: `PROJECT#${projectId}`, SK: `ENV#${envId}` }),
   environmentPrefix: 'ENV#',
-  envRole: (projectId: string, envId: string, userId: string) => ({ PK: `PROJECT#${projectId}`, SK: `ENVROLE#${envId}#${userId}` }),
+  envRole: (projectId: string, envId: string, userId: string) => ({
+    PK: `PROJECT#${projectId}`,
+    SK: `ENVROLE#${envId}#${userId}`,
+  }),
   envRolePrefix: (envId: string) => `ENVROLE#${envId}#`,
   /** Every environment's role assignments of a project (a member's removal finds theirs). */
   envRolesPrefix: 'ENVROLE#',
@@ -138,11 +179,17 @@ export const keys = {
   }),
   customRole: (projectId: string, roleId: string) => ({ PK: `PROJECT#${projectId}`, SK: `CROLE#${roleId}` }),
   customRolePrefix: 'CROLE#',
-  customRoleAssignment: (projectId: string, roleId: string, userId: string) => ({ PK: `PROJECT#${projectId}`, SK: `CRASSIGN#${roleId}#${userId}` }),
+  customRoleAssignment: (projectId: string, roleId: string, userId: string) => ({
+    PK: `PROJECT#${projectId}`,
+    SK: `CRASSIGN#${roleId}#${userId}`,
+  }),
   /** Every custom role's assignments of a project. */
   customRoleAssignmentsPrefix: 'CRASSIGN#',
   // The catalog: `<KIND>#<environmentId>#<id>` so an environment's items are one Query.
-  service: (projectId: string, envId: string, id: string) => ({ PK: `PROJECT#${projectId}`, SK: `SERVICE#${envId}#${id}` }),
+  service: (projectId: string, envId: string, id: string) => ({
+    PK: `PROJECT#${projectId}`,
+    SK: `SERVICE#${envId}#${id}`,
+  }),
   servicePrefix: (envId: string) => `SERVICE#${envId}#`,
   /**
    * A live service's, floor's or network's place in its environment's name (hostname) order:
@@ -173,26 +220,44 @@ export const keys = {
   listingFamilyPrefix: (family: ListingFamily) => `${family}${LISTING_ORDER[family]}#`,
   floor: (projectId: string, envId: string, id: string) => ({ PK: `PROJECT#${projectId}`, SK: `FLOOR#${envId}#${id}` }),
   floorPrefix: (envId: string) => `FLOOR#${envId}#`,
-  network: (projectId: string, envId: string, id: string) => ({ PK: `PROJECT#${projectId}`, SK: `NETWORK#${envId}#${id}` }),
+  network: (projectId: string, envId: string, id: string) => ({
+    PK: `PROJECT#${projectId}`,
+    SK: `NETWORK#${envId}#${id}`,
+  }),
   networkPrefix: (envId: string) => `NETWORK#${envId}#`,
-  connection: (projectId: string, envId: string, id: string) => ({ PK: `PROJECT#${projectId}`, SK: `CONN#${envId}#${id}` }),
+  connection: (projectId: string, envId: string, id: string) => ({
+    PK: `PROJECT#${projectId}`,
+    SK: `CONN#${envId}#${id}`,
+  }),
   connectionPrefix: (envId: string) => `CONN#${envId}#`,
   link: (projectId: string, envId: string, id: string) => ({ PK: `PROJECT#${projectId}`, SK: `LINK#${envId}#${id}` }),
   linkPrefix: (envId: string) => `LINK#${envId}#`,
   /** A chain or hub of connections (created by a batch): its group_kind and member count. */
-  connectionChain: (projectId: string, envId: string, chainId: string) => ({ PK: `PROJECT#${projectId}`, SK: `CHAIN#${envId}#${chainId}` }),
+  connectionChain: (projectId: string, envId: string, chainId: string) => ({
+    PK: `PROJECT#${projectId}`,
+    SK: `CHAIN#${envId}#${chainId}`,
+  }),
   connectionChainPrefix: (envId: string) => `CHAIN#${envId}#`,
   /** The journal of a staged write into an environment (an import's chunk, db/staged-write.ts): `STAGED#<envId>#<owner>#<n>`, there while it is in flight. */
-  stagedWrite: (projectId: string, envId: string, owner: string, n: number) => ({ PK: `PROJECT#${projectId}`, SK: `STAGED#${envId}#${owner}#${String(n).padStart(8, '0')}` }),
+  stagedWrite: (projectId: string, envId: string, owner: string, n: number) => ({
+    PK: `PROJECT#${projectId}`,
+    SK: `STAGED#${envId}#${owner}#${String(n).padStart(8, '0')}`,
+  }),
   stagedWritePrefix: (envId: string) => `STAGED#${envId}#`,
   /** The environment's import lock (a lease, db/lease.ts): one import writes into an environment at a time. */
-  importLock: (projectId: string, envId: string) => ({ PK: `PROJECT#${projectId}`, SK: `${IMPORT_LOCK_PREFIX}${envId}` }),
+  importLock: (projectId: string, envId: string) => ({
+    PK: `PROJECT#${projectId}`,
+    SK: `${IMPORT_LOCK_PREFIX}${envId}`,
+  }),
   importLockPrefix: IMPORT_LOCK_PREFIX,
   /** Every environment's staged-write journals of a project. */
   stagedWritesPrefix: 'STAGED#',
   group: (projectId: string, envId: string, id: string) => ({ PK: `PROJECT#${projectId}`, SK: `GROUP#${envId}#${id}` }),
   groupPrefix: (envId: string) => `GROUP#${envId}#`,
-  subgroup: (projectId: string, envId: string, id: string) => ({ PK: `PROJECT#${projectId}`, SK: `SUBGROUP#${envId}#${id}` }),
+  subgroup: (projectId: string, envId: string, id: string) => ({
+    PK: `PROJECT#${projectId}`,
+    SK: `SUBGROUP#${envId}#${id}`,
+  }),
   subgroupPrefix: (envId: string) => `SUBGROUP#${envId}#`,
   projectUser: (projectId: string, id: string) => ({ PK: `PROJECT#${projectId}`, SK: `PUSER#${id}` }),
   projectUserPrefix: 'PUSER#',
@@ -201,12 +266,18 @@ export const keys = {
   /** An invitation's link: the SHA-256 of its token → the invitation (one GetItem; the token itself is never stored). */
   inviteToken: (tokenHash: string) => ({ PK: `INVITETOKEN#${tokenHash}`, SK: 'INVITETOKEN' }),
   /** Open invitations per invited address (login asks "is one pending?" with one Query); removed on accept and revoke. */
-  invitedEmail: (email: string, inviteId: string) => ({ PK: `INVITEDEMAIL#${email.toLowerCase()}`, SK: `INVITE#${inviteId}` }),
+  invitedEmail: (email: string, inviteId: string) => ({
+    PK: `INVITEDEMAIL#${email.toLowerCase()}`,
+    SK: `INVITE#${inviteId}`,
+  }),
   invitedEmailPK: (email: string) => `INVITEDEMAIL#${email.toLowerCase()}`,
   /** A sent mail's claim (the worker's idempotency marker). */
   mailSent: (mailId: string) => ({ PK: `MAIL#${mailId}`, SK: 'SENT' }),
   /** An API key of one of the account's key sets (`api`, `metrics`): its SHA-256 hash, never the value. */
-  apiKey: (userId: string, keySet: string, keyId: string) => ({ PK: `USER#${userId}`, SK: `APIKEY#${keySet}#${keyId}` }),
+  apiKey: (userId: string, keySet: string, keyId: string) => ({
+    PK: `USER#${userId}`,
+    SK: `APIKEY#${keySet}#${keyId}`,
+  }),
   apiKeyPrefix: (keySet: string) => `APIKEY#${keySet}#`,
   /** A key's value → where the key lives, by the SHA-256 of the value (the exchange's one GetItem); written with the key, never changed. */
   apiKeyHash: (keyHash: string) => ({ PK: `APIKEYHASH#${keyHash}`, SK: 'APIKEYHASH' }),
@@ -221,7 +292,18 @@ export const keys = {
 };
 
 /** Strips the key attributes from an item before it leaves the data layer. */
-const KEY_ATTRIBUTES = ['PK', 'SK', 'GSI1PK', 'GSI1SK', 'GSI2PK', 'GSI2SK', 'GSI3PK', 'GSI3SK', 'expires_at_epoch', 'type'];
+const KEY_ATTRIBUTES = [
+  'PK',
+  'SK',
+  'GSI1PK',
+  'GSI1SK',
+  'GSI2PK',
+  'GSI2SK',
+  'GSI3PK',
+  'GSI3SK',
+  'expires_at_epoch',
+  'type',
+];
 export function stripKeys(item: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(item).filter(([k]) => !KEY_ATTRIBUTES.includes(k)));
 }

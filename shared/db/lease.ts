@@ -17,14 +17,23 @@ export interface Lease {
   expires_at: string;
 }
 
-const ownedBy = (owner: string): Condition => ({ expression: '#owner = :owner', names: { '#owner': 'owner' }, values: { ':owner': owner } });
+const ownedBy = (owner: string): Condition => ({
+  expression: '#owner = :owner',
+  names: { '#owner': 'owner' },
+  values: { ':owner': owner },
+});
 const expiry = (now: Date, ttlMs: number) => {
   const at = new Date(now.getTime() + ttlMs);
   return { expires_at: at.toISOString(), expires_at_epoch: Math.ceil(at.getTime() / 1000) };
 };
 
 /** Takes the lease at `key` for `ttlMs`; answers the lease another owner holds when it is not free. */
-export async function takeLease(key: Key, lease: Pick<Lease, 'holder' | 'owner'>, now: Date, ttlMs: number): Promise<{ ok: true } | { ok: false; held: Lease }> {
+export async function takeLease(
+  key: Key,
+  lease: Pick<Lease, 'holder' | 'owner'>,
+  now: Date,
+  ttlMs: number,
+): Promise<{ ok: true } | { ok: false; held: Lease }> {
   const free: Condition = {
     expression: '(attribute_not_exists(PK) OR #expires < :now OR #owner = :owner)',
     names: { '#expires': 'expires_at', '#owner': 'owner' },
@@ -35,7 +44,10 @@ export async function takeLease(key: Key, lease: Pick<Lease, 'holder' | 'owner'>
   const held = await getItem<Lease>(key);
   // Let go between the put and the read: try once more.
   if (!held) return takeLease(key, lease, now, ttlMs);
-  return { ok: false, held: { holder: held.holder, owner: held.owner, since: held.since, expires_at: held.expires_at } };
+  return {
+    ok: false,
+    held: { holder: held.holder, owner: held.owner, since: held.since, expires_at: held.expires_at },
+  };
 }
 
 /** Moves the owner's lease on by `ttlMs`; false when it is no longer theirs. */
@@ -52,4 +64,5 @@ export async function renewLease(key: Key, owner: string, now: Date, ttlMs: numb
 }
 
 /** Lets the owner's lease go (nothing when another owner holds it by now). */
-export const releaseLease = (key: Key, owner: string): Promise<boolean> => conditionalDelete(key, conditionParams(ownedBy(owner)));
+export const releaseLease = (key: Key, owner: string): Promise<boolean> =>
+  conditionalDelete(key, conditionParams(ownedBy(owner)));

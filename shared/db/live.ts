@@ -24,7 +24,8 @@ export const LIVE_CONDITION =
  * read: a range that holds live items only (a listing) is cheaper still.
  */
 export const LIVE_FILTER: Condition = {
-  expression: '(attribute_not_exists(deleted_at) OR deleted_at = :null) AND (attribute_not_exists(archived_at) OR archived_at = :null)',
+  expression:
+    '(attribute_not_exists(deleted_at) OR deleted_at = :null) AND (attribute_not_exists(archived_at) OR archived_at = :null)',
   values: { ':null': null },
 };
 
@@ -38,7 +39,10 @@ export const LIVE: Condition = { expression: LIVE_CONDITION, values: { ':null': 
  * Not soft-deleted, archived or not: for the rare writes where an archived item still counts (a
  * floor's delete detaches its archived services too; a restore takes an archived item back).
  */
-export const NOT_DELETED: Condition = { expression: '(attribute_not_exists(deleted_at) OR deleted_at = :null)', values: { ':null': null } };
+export const NOT_DELETED: Condition = {
+  expression: '(attribute_not_exists(deleted_at) OR deleted_at = :null)',
+  values: { ':null': null },
+};
 
 /** What the live rule reads of an item. */
 export type Lifecycle = { deleted_at?: string | null; archived_at?: string | null };
@@ -48,7 +52,8 @@ type Stored = { readonly deleted_at?: unknown; readonly archived_at?: unknown };
 /** The attributes the live rule reads: a projection that is to be filtered with `isLive` names them. */
 export const LIFECYCLE_FIELDS = ['deleted_at', 'archived_at'] as const;
 
-export const isLive = (item: Stored | undefined | null): boolean => Boolean(item && !item.deleted_at && !item.archived_at);
+export const isLive = (item: Stored | undefined | null): boolean =>
+  Boolean(item && !item.deleted_at && !item.archived_at);
 
 /** Soft-deleted (an absent item is not: callers that care test for it first). */
 export const isDeleted = (item: Stored | undefined): boolean => Boolean(item?.deleted_at);
@@ -72,7 +77,10 @@ export function visible<T extends Lifecycle & { updated_at: string }>(items: T[]
 
 /** Guards, inside a transaction, that an item read earlier is still live (a concurrent delete or archive makes the write fail with `failWith`). */
 export function stillLiveStep(key: Key, failWith: DomainError): TransactStep {
-  return { ConditionCheck: { Key: key, ConditionExpression: LIVE_CONDITION, ExpressionAttributeValues: { ':null': null } }, failWith };
+  return {
+    ConditionCheck: { Key: key, ConditionExpression: LIVE_CONDITION, ExpressionAttributeValues: { ':null': null } },
+    failWith,
+  };
 }
 
 /** The soft delete of one live item: `deleted_at` and `updated_at` set to `now` (so syncs see it); otherwise `failWith` (usually its 404). */
@@ -96,7 +104,9 @@ export const filterParams = (c: Condition) => ({ filter: c.expression, values: c
  * changed since then (deleted and archived ones included). Pass the same `updatedSince` to `visible`.
  */
 export const visibleFilter = (updatedSince?: string) =>
-  updatedSince ? { filter: 'updated_at >= :visibleSince', values: { ':visibleSince': updatedSince } } : filterParams(LIVE_FILTER);
+  updatedSince
+    ? { filter: 'updated_at >= :visibleSince', values: { ':visibleSince': updatedSince } }
+    : filterParams(LIVE_FILTER);
 
 /**
  * Sets `fields` (and nothing else; an undefined value leaves its field as it is) on a live item;
@@ -132,7 +142,9 @@ export function whileLiveStep(step: TransactStep, failWith: DomainError): Transa
   return {
     Update: {
       ...update,
-      ConditionExpression: update.ConditionExpression ? `(${update.ConditionExpression}) AND ${LIVE_CONDITION}` : LIVE_CONDITION,
+      ConditionExpression: update.ConditionExpression
+        ? `(${update.ConditionExpression}) AND ${LIVE_CONDITION}`
+        : LIVE_CONDITION,
       ExpressionAttributeValues: { ...update.ExpressionAttributeValues, ':null': null },
     },
     failWith,
@@ -143,5 +155,9 @@ export function whileLiveStep(step: TransactStep, failWith: DomainError): Transa
  * Sets `fields` on an item that is not soft-deleted (archived or not: see NOT_DELETED) while each
  * field of `when` still holds its value as read; otherwise `failWith`.
  */
-export const setUnlessDeletedStep = (key: Key, fields: Record<string, unknown>, when: Record<string, unknown>, failWith: DomainError): TransactStep =>
-  setWhenStep(key, fields, when, failWith, NOT_DELETED);
+export const setUnlessDeletedStep = (
+  key: Key,
+  fields: Record<string, unknown>,
+  when: Record<string, unknown>,
+  failWith: DomainError,
+): TransactStep => setWhenStep(key, fields, when, failWith, NOT_DELETED);

@@ -22,9 +22,8 @@ export interface LookupItem extends Record<string, unknown> {
  * item lives, and the one hint every environment-scoped kind records, its `environment_id`. Other
  * hints are read through `readLookup`, which answers the item whole.
  */
-export const lookupEntity = defineEntity(
-  'lookup',
-  () => z.object({
+export const lookupEntity = defineEntity('lookup', () =>
+  z.object({
     project_id: z.string(),
     item_pk: z.string(),
     item_sk: z.string(),
@@ -38,7 +37,13 @@ export type Lookup = z.infer<typeof lookupEntity.schema>;
  * The write that lets a bare id (`/services/{id}`) find its item; part of the item's creation
  * transaction. `refs` are hints read with it (e.g. the item's `environment_id`).
  */
-export function lookupStep(id: string, projectId: string, key: Key, kind: string, refs: Record<string, unknown> = {}): TransactStep {
+export function lookupStep(
+  id: string,
+  projectId: string,
+  key: Key,
+  kind: string,
+  refs: Record<string, unknown> = {},
+): TransactStep {
   return putNewStep({ ...keys.idLookup(id), project_id: projectId, item_pk: key.PK, item_sk: key.SK, kind, ...refs });
 }
 
@@ -50,7 +55,11 @@ export async function readLookup(id: string, kind: string, notFoundError: Domain
 }
 
 /** Where the item with this id lives; an unknown id (or one of another kind) is `notFoundError`. */
-export async function locate(id: string, kind: string, notFoundError: DomainError): Promise<{ projectId: string; key: Key }> {
+export async function locate(
+  id: string,
+  kind: string,
+  notFoundError: DomainError,
+): Promise<{ projectId: string; key: Key }> {
   const item = await readLookup(id, kind, notFoundError);
   return { projectId: item.project_id, key: { PK: item.item_pk, SK: item.item_sk } };
 }

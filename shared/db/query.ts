@@ -9,7 +9,9 @@ type QueryInput = Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey'>;
 export async function* queryPages<T = Record<string, unknown>>(input: QueryInput, table?: string): AsyncGenerator<T[]> {
   let ExclusiveStartKey: Record<string, unknown> | undefined;
   do {
-    const out = await ddb().send(new QueryCommand({ TableName: table ?? config().TABLE_NAME, ...input, ExclusiveStartKey }));
+    const out = await ddb().send(
+      new QueryCommand({ TableName: table ?? config().TABLE_NAME, ...input, ExclusiveStartKey }),
+    );
     yield (out.Items ?? []) as T[];
     ExclusiveStartKey = out.LastEvaluatedKey;
   } while (ExclusiveStartKey);
@@ -41,19 +43,29 @@ function partitionQuery(pk: string, prefix: string, opts: PartitionOptions): Que
 }
 
 /** Every item of a partition whose sort key starts with `prefix` ('' for all), strongly consistent, optionally projected and filtered. */
-export const queryPartition = <T = Record<string, unknown>>(pk: string, prefix: string, opts: PartitionOptions = {}): Promise<T[]> =>
-  queryAll<T>(partitionQuery(pk, prefix, opts), opts.table);
+export const queryPartition = <T = Record<string, unknown>>(
+  pk: string,
+  prefix: string,
+  opts: PartitionOptions = {},
+): Promise<T[]> => queryAll<T>(partitionQuery(pk, prefix, opts), opts.table);
 
 /** Items under one sort-key prefix of a project's partition. */
 export const queryPrefix = <T = Record<string, unknown>>(projectId: string, prefix: string, opts?: PartitionOptions) =>
   queryPartition<T>(keys.projectPK(projectId), prefix, opts);
 
 /** The same items page by page (sort-key order), so that a reader of a large environment never holds them all (the export). */
-export const queryPrefixPages = <T = Record<string, unknown>>(projectId: string, prefix: string, opts: PartitionOptions = {}) =>
-  queryPages<T>(partitionQuery(keys.projectPK(projectId), prefix, opts), opts.table);
+export const queryPrefixPages = <T = Record<string, unknown>>(
+  projectId: string,
+  prefix: string,
+  opts: PartitionOptions = {},
+) => queryPages<T>(partitionQuery(keys.projectPK(projectId), prefix, opts), opts.table);
 
 /** The newest items of a partition under `prefix` (sort keys that order by time), at most `limit` of those passing `filter`. */
-export async function queryNewest<T = Record<string, unknown>>(pk: string, prefix: string, opts: { limit: number; filter?: string; values?: Record<string, unknown> }): Promise<T[]> {
+export async function queryNewest<T = Record<string, unknown>>(
+  pk: string,
+  prefix: string,
+  opts: { limit: number; filter?: string; values?: Record<string, unknown> },
+): Promise<T[]> {
   const items: T[] = [];
   let ExclusiveStartKey: Record<string, unknown> | undefined;
   do {
@@ -95,7 +107,11 @@ export async function queryNewestPage<T extends Record<string, unknown>>(opts: {
 }): Promise<{ items: T[]; last?: Record<string, unknown> }> {
   const pkAttr = opts.index?.partitionKey ?? 'PK';
   const skAttr = opts.index?.sortKey ?? 'SK';
-  const keyOf = (item: Record<string, unknown>) => ({ PK: item.PK, SK: item.SK, ...(opts.index ? { [pkAttr]: item[pkAttr], [skAttr]: item[skAttr] } : {}) });
+  const keyOf = (item: Record<string, unknown>) => ({
+    PK: item.PK,
+    SK: item.SK,
+    ...(opts.index ? { [pkAttr]: item[pkAttr], [skAttr]: item[skAttr] } : {}),
+  });
   const items: T[] = [];
   let ExclusiveStartKey = opts.startAfter;
   do {
@@ -131,7 +147,11 @@ export async function queryNewestPage<T extends Record<string, unknown>>(opts: {
  * `keep` (all when absent), strongly consistent: reads stop once they are found, so an unfiltered
  * read costs `wanted` items and a filtered one what it passed over besides.
  */
-export async function queryPage<T = Record<string, unknown>>(projectId: string, prefix: string, opts: { wanted: number; keep?: (item: T) => boolean }): Promise<T[]> {
+export async function queryPage<T = Record<string, unknown>>(
+  projectId: string,
+  prefix: string,
+  opts: { wanted: number; keep?: (item: T) => boolean },
+): Promise<T[]> {
   const items: T[] = [];
   let ExclusiveStartKey: Record<string, unknown> | undefined;
   do {
@@ -143,11 +163,16 @@ export async function queryPage<T = Record<string, unknown>>(projectId: string, 
         ExpressionAttributeValues: { ':pk': keys.projectPK(projectId), ':sk': prefix },
         ConsistentRead: true,
         // Unfiltered: exactly what is missing. Filtered: more, as only some pass. Unbounded: DynamoDB's 1 MB pages.
-        Limit: !Number.isFinite(remaining) ? undefined : opts.keep ? Math.min(1000, Math.max(100, remaining * 2)) : remaining,
+        Limit: !Number.isFinite(remaining)
+          ? undefined
+          : opts.keep
+            ? Math.min(1000, Math.max(100, remaining * 2))
+            : remaining,
         ExclusiveStartKey,
       }),
     );
-    for (const item of (out.Items ?? []) as T[]) if (items.length < opts.wanted && (!opts.keep || opts.keep(item))) items.push(item);
+    for (const item of (out.Items ?? []) as T[])
+      if (items.length < opts.wanted && (!opts.keep || opts.keep(item))) items.push(item);
     ExclusiveStartKey = out.LastEvaluatedKey;
   } while (ExclusiveStartKey && items.length < opts.wanted);
   return items;

@@ -20,10 +20,18 @@ export const REFS_VERSION = 'refs_version';
 export const refsName = { '#refs': REFS_VERSION };
 
 /** Counter moves of an item that also record a reference added to it (for a caller that builds its own counter step). */
-export const withReference = (counts: Record<string, number>): Record<string, number> => ({ ...counts, [REFS_VERSION]: 1 });
+export const withReference = (counts: Record<string, number>): Record<string, number> => ({
+  ...counts,
+  [REFS_VERSION]: 1,
+});
 
 /** A reference to `key` added (its counters moved by `counts`, within `max`): the item live, else `failWith`. */
-export function referenceStep(key: Key, failWith: DomainError, counts: Record<string, number> = {}, max?: Record<string, number>): TransactStep {
+export function referenceStep(
+  key: Key,
+  failWith: DomainError,
+  counts: Record<string, number> = {},
+  max?: Record<string, number>,
+): TransactStep {
   return whileLiveStep(counterStep(key, withReference(counts), { max, failWith }), failWith);
 }
 

@@ -6,13 +6,19 @@ import { isOutage } from '#shared/outage';
  * `capMs` (no cap by default; 0 or no `baseMs`: at once). Used for lost races (`onContention`),
  * outages (`throughOutage`) and unprocessed batch keys.
  */
-export async function retry<T>(fn: (attempt: number) => Promise<T>, opts: { attempts: number; when: (err: unknown) => boolean; baseMs?: number; capMs?: number }): Promise<T> {
+export async function retry<T>(
+  fn: (attempt: number) => Promise<T>,
+  opts: { attempts: number; when: (err: unknown) => boolean; baseMs?: number; capMs?: number },
+): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await fn(attempt);
     } catch (err) {
       if (attempt >= opts.attempts || !opts.when(err)) throw err;
-      if (opts.baseMs) await new Promise((r) => setTimeout(r, Math.random() * Math.min(opts.capMs ?? Infinity, opts.baseMs! * 2 ** (attempt - 1))));
+      if (opts.baseMs)
+        await new Promise((r) =>
+          setTimeout(r, Math.random() * Math.min(opts.capMs ?? Infinity, opts.baseMs! * 2 ** (attempt - 1))),
+        );
     }
   }
 }
@@ -34,7 +40,8 @@ export async function retry<T>(fn: (attempt: number) => Promise<T>, opts: { atte
 export const CONTENTION = { attempts: 10, baseMs: 10, capMs: 500 } as const;
 
 /** Re-runs `fn` (from its reads) while its failure is a lost race (`lost(err)`), as CONTENTION says. */
-export const onContention = <T>(fn: (attempt: number) => Promise<T>, lost: (err: unknown) => boolean): Promise<T> => retry(fn, { ...CONTENTION, when: lost });
+export const onContention = <T>(fn: (attempt: number) => Promise<T>, lost: (err: unknown) => boolean): Promise<T> =>
+  retry(fn, { ...CONTENTION, when: lost });
 
 /**
  * A write nobody runs again when it is lost (an idempotency record's answer or release, a job's last
@@ -42,4 +49,5 @@ export const onContention = <T>(fn: (attempt: number) => Promise<T>, lost: (err:
  * failure is an outage (`isOutage`: throttled, 5xx, timed out). The default suits a request that waits
  * for it (about 1.5 s at most); a worker passes more attempts (9: about 13 s).
  */
-export const throughOutage = <T>(fn: () => Promise<T>, attempts = 6): Promise<T> => retry(fn, { attempts, when: isOutage, baseMs: 50 });
+export const throughOutage = <T>(fn: () => Promise<T>, attempts = 6): Promise<T> =>
+  retry(fn, { attempts, when: isOutage, baseMs: 50 });

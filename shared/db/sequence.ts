@@ -10,7 +10,11 @@ import type { TransactStep } from './transact';
  * finished (queued or running), and `seq` moves with every change, so a follower of its progress
  * knows the latest message from an older one.
  */
-const UNFINISHED: Condition = { expression: '#st IN (:queued, :running)', names: { '#st': 'status' }, values: { ':queued': 'queued', ':running': 'running' } };
+const UNFINISHED: Condition = {
+  expression: '#st IN (:queued, :running)',
+  names: { '#st': 'status' },
+  values: { ':queued': 'queued', ':running': 'running' },
+};
 
 /** The update that sets `fields` and adds one to `seq`, while the record is unfinished (and `also` holds). */
 function sequenced(fields: Record<string, unknown>, also?: Condition) {
@@ -25,13 +29,21 @@ function sequenced(fields: Record<string, unknown>, also?: Condition) {
 }
 
 /** Moves an unfinished record on (and `also` holds); answers it as written, or undefined when it had finished (or `also` failed). */
-export async function moveOnWhileUnfinished(key: Key, fields: Record<string, unknown>, also?: Condition): Promise<Record<string, unknown> | undefined> {
+export async function moveOnWhileUnfinished(
+  key: Key,
+  fields: Record<string, unknown>,
+  also?: Condition,
+): Promise<Record<string, unknown> | undefined> {
   const out = await conditionalUpdate(key, { ...sequenced(fields, also), ReturnValues: 'ALL_NEW' });
   return out.ok ? out.item : undefined;
 }
 
 /** The same move as a transaction step: refused with `failWith` when the record had finished. */
-export const moveOnWhileUnfinishedStep = (key: Key, fields: Record<string, unknown>, failWith: DomainError): TransactStep => ({
+export const moveOnWhileUnfinishedStep = (
+  key: Key,
+  fields: Record<string, unknown>,
+  failWith: DomainError,
+): TransactStep => ({
   Update: { Key: key, ...sequenced(fields) },
   failWith,
 });

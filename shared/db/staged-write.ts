@@ -52,12 +52,16 @@ interface Journal extends Key {
 const UNDONE = concurrentChange();
 
 /** Keys as lines of `PK<tab>SK`, the journal's own partition key written `~` (most keys share it). */
-const packKeys = (pk: string, keys: Key[]) => keys.map((k) => `${k.PK.startsWith(pk) ? `~${k.PK.slice(pk.length)}` : k.PK}\t${k.SK}`).join('\n');
+const packKeys = (pk: string, keys: Key[]) =>
+  keys.map((k) => `${k.PK.startsWith(pk) ? `~${k.PK.slice(pk.length)}` : k.PK}\t${k.SK}`).join('\n');
 const unpackKeys = (pk: string, packed: string): Key[] =>
-  packed.split('\n').filter(Boolean).map((line) => {
-    const [p, SK] = line.split('\t');
-    return { PK: p.startsWith('~') ? pk + p.slice(1) : p, SK };
-  });
+  packed
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => {
+      const [p, SK] = line.split('\t');
+      return { PK: p.startsWith('~') ? pk + p.slice(1) : p, SK };
+    });
 
 /** A step without its refusal (what the journal keeps: DomainErrors are not data). */
 const plain = ({ failWith: _f, beside: _b, ...step }: TransactStep): TransactStep => step;
@@ -68,7 +72,10 @@ export async function stagedWrite(write: StagedWrite, now: string): Promise<void
     type: 'staged_write',
     owner: write.owner,
     created_at: now,
-    keys: packKeys(write.journal.PK, [...write.open.flatMap((s) => (s.Put ? [s.Put.Item as Key] : [])), ...(write.items as Key[])]),
+    keys: packKeys(write.journal.PK, [
+      ...write.open.flatMap((s) => (s.Put ? [s.Put.Item as Key] : [])),
+      ...(write.items as Key[]),
+    ]),
     undo: write.undo.map(plain),
   };
   // Nothing conditional to open with: the journal alone (no transaction needed for one item).
@@ -79,7 +86,13 @@ export async function stagedWrite(write: StagedWrite, now: string): Promise<void
     await write.beforeClose?.();
     await transact([
       ...write.close,
-      { Delete: { Key: write.journal, ConditionExpression: `${IF_EXISTS.ConditionExpression} AND attribute_not_exists(undoing)` }, failWith: UNDONE },
+      {
+        Delete: {
+          Key: write.journal,
+          ConditionExpression: `${IF_EXISTS.ConditionExpression} AND attribute_not_exists(undoing)`,
+        },
+        failWith: UNDONE,
+      },
     ]);
   } catch (err) {
     // Undone whatever went wrong: a refusal (the answer stays the refusal) or an error (thrown again; a retry finds the journal if this undo fails too).
@@ -94,7 +107,12 @@ export async function stagedWrite(write: StagedWrite, now: string): Promise<void
  * removal (once: whoever removes the journal). Idempotent; answers whether there was one to undo.
  */
 export async function undoStagedWrite(key: Key): Promise<boolean> {
-  const claimed = await conditionalUpdate(key, { UpdateExpression: 'SET undoing = :yes', ...IF_EXISTS, ExpressionAttributeValues: { ':yes': true }, ReturnValues: 'ALL_NEW' });
+  const claimed = await conditionalUpdate(key, {
+    UpdateExpression: 'SET undoing = :yes',
+    ...IF_EXISTS,
+    ExpressionAttributeValues: { ':yes': true },
+    ReturnValues: 'ALL_NEW',
+  });
   if (!claimed.ok) return false;
   const journal = claimed.item as unknown as Journal;
   await batchWrite(unpackKeys(journal.PK, journal.keys).map((k) => ({ delete: k })));

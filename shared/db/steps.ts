@@ -59,7 +59,13 @@ export function counterStep(
     return `#c${i} = if_not_exists(#c${i}, :zero) + :d${i}`;
   });
   return {
-    Update: { Key: key, UpdateExpression: `SET ${sets.join(', ')}`, ConditionExpression: conditions.join(' AND '), ExpressionAttributeNames: names, ExpressionAttributeValues: values },
+    Update: {
+      Key: key,
+      UpdateExpression: `SET ${sets.join(', ')}`,
+      ConditionExpression: conditions.join(' AND '),
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
+    },
     failWith: opts.failWith,
   };
 }
@@ -84,7 +90,11 @@ export function setExpression(fields: Record<string, unknown>, increments: Recor
     values[':zero'] = 0;
     sets.push(`#i${i} = if_not_exists(#i${i}, :zero) + :i${i}`);
   });
-  return { UpdateExpression: `SET ${sets.join(', ')}`, ExpressionAttributeNames: names, ExpressionAttributeValues: values };
+  return {
+    UpdateExpression: `SET ${sets.join(', ')}`,
+    ExpressionAttributeNames: names,
+    ExpressionAttributeValues: values,
+  };
 }
 
 /** The condition that each field of `when` still holds its value (the state read earlier), with placeholder names and values. */
@@ -96,7 +106,11 @@ export function whenCondition(when: Record<string, unknown>) {
     values[`:w${i}`] = value;
     return `#w${i} = :w${i}`;
   });
-  return { ConditionExpression: conditions.join(' AND '), ExpressionAttributeNames: names, ExpressionAttributeValues: values };
+  return {
+    ConditionExpression: conditions.join(' AND '),
+    ExpressionAttributeNames: names,
+    ExpressionAttributeValues: values,
+  };
 }
 
 /** `SET` for `fields` on condition that each field of `when` still holds its value (the state read earlier). */
@@ -112,7 +126,11 @@ export function setWhenExpression(fields: Record<string, unknown>, when: Record<
 }
 
 /** Replaces an item while `when` holds (it is as read); else `failWith`. */
-export const putWhenStep = (item: Record<string, unknown>, when: Record<string, unknown>, failWith?: DomainError): TransactStep => ({
+export const putWhenStep = (
+  item: Record<string, unknown>,
+  when: Record<string, unknown>,
+  failWith?: DomainError,
+): TransactStep => ({
   Put: { Item: item, ...whenCondition(when) },
   failWith,
 });
@@ -124,9 +142,18 @@ export const deleteWhenStep = (key: Key, when: Record<string, unknown>, failWith
 });
 
 /** Sets fields on an item while `when` holds (a transition from the state it was read in), and `also` when given; else `failWith`. */
-export function setWhenStep(key: Key, fields: Record<string, unknown>, when: Record<string, unknown>, failWith?: DomainError, also?: Condition): TransactStep {
+export function setWhenStep(
+  key: Key,
+  fields: Record<string, unknown>,
+  when: Record<string, unknown>,
+  failWith?: DomainError,
+  also?: Condition,
+): TransactStep {
   const update = setWhenExpression(fields, when);
-  const condition = allOf(update.ConditionExpression ? { expression: update.ConditionExpression, values: {} } : undefined, also);
+  const condition = allOf(
+    update.ConditionExpression ? { expression: update.ConditionExpression, values: {} } : undefined,
+    also,
+  );
   return {
     Update: {
       Key: key,

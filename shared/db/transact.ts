@@ -17,7 +17,11 @@ type Op = 'Put' | 'Update' | 'Delete' | 'ConditionCheck';
  * (and a Delete after them) when the whole does not fit one transaction: index items whose readers
  * skip an entry whose entity is absent (connection listings, catalog/listing.ts).
  */
-export type TransactStep = { [K in Op]?: Omit<NonNullable<Write[K]>, 'TableName'> } & { failWith?: DomainError; beside?: 'before' | 'after'; headMove?: HeadMove };
+export type TransactStep = { [K in Op]?: Omit<NonNullable<Write[K]>, 'TableName'> } & {
+  failWith?: DomainError;
+  beside?: 'before' | 'after';
+  headMove?: HeadMove;
+};
 
 /**
  * On an entry that becomes its entity's latest (shared/audit.ts): the entity's write in the same
@@ -50,7 +54,10 @@ class Contended extends Error {}
 /** The steps as TransactWriteItems for the one table. */
 export const toTransactItems = (steps: TransactStep[]): Write[] => {
   const TableName = config().TABLE_NAME;
-  return steps.map(({ failWith: _f, beside: _b, headMove: _h, ...ops }) => Object.fromEntries(Object.entries(ops).map(([op, body]) => [op, { TableName, ...body }])) as Write);
+  return steps.map(
+    ({ failWith: _f, beside: _b, headMove: _h, ...ops }) =>
+      Object.fromEntries(Object.entries(ops).map(([op, body]) => [op, { TableName, ...body }])) as Write,
+  );
 };
 
 /**
@@ -118,7 +125,13 @@ async function transactOnce(given: TransactStep[], token?: string): Promise<void
           const failed = reasons.flatMap((r, i) => (r.Code === 'ConditionalCheckFailed' ? [i] : []));
           if (failed.length) {
             const moved = failed.map((i) => movedHead(heads.get(i), reasons[i].Item));
-            if (moved.every((h) => h !== undefined)) throw new HeadMoved(retarget(given, failed.map((i, n) => [heads.get(i)!.move, moved[n]!] as const)));
+            if (moved.every((h) => h !== undefined))
+              throw new HeadMoved(
+                retarget(
+                  given,
+                  failed.map((i, n) => [heads.get(i)!.move, moved[n]!] as const),
+                ),
+              );
             throw steps[failed[0]]?.failWith ?? concurrentChange();
           }
           if (reasons.some((r) => r.Code === 'TransactionConflict')) throw new Contended();
@@ -137,7 +150,10 @@ async function transactOnce(given: TransactStep[], token?: string): Promise<void
  * The head a guarded write found (its old image) when it is not the one read and the item is still
  * there and not deleted (a deleted one is the write's own refusal); undefined otherwise.
  */
-function movedHead(guard: { move: HeadMove } | undefined, old: Record<string, AttributeValue> | undefined): string | undefined {
+function movedHead(
+  guard: { move: HeadMove } | undefined,
+  old: Record<string, AttributeValue> | undefined,
+): string | undefined {
   if (!guard || !old || (old.deleted_at && !old.deleted_at.NULL)) return undefined;
   const head = old[HEAD_FIELD] ? (unmarshall({ h: old[HEAD_FIELD] }).h as string | null) : null;
   return head && head !== guard.move.previous ? head : undefined;
@@ -187,12 +203,19 @@ function guardHeads(steps: TransactStep[]): { steps: TransactStep[]; heads: Map<
   const moves = steps.flatMap((s) => (s.headMove ? [s.headMove] : []));
   if (!moves.length) return { steps, heads };
   const out = steps.map((step, i) => {
-    const move = moves.find((m) => (step.Update && Object.values(step.Update.ExpressionAttributeValues ?? {}).includes(m.head)) || step.Put?.Item?.[HEAD_FIELD] === m.head);
+    const move = moves.find(
+      (m) =>
+        (step.Update && Object.values(step.Update.ExpressionAttributeValues ?? {}).includes(m.head)) ||
+        step.Put?.Item?.[HEAD_FIELD] === m.head,
+    );
     if (!move) return step;
     heads.set(i, { move });
     const op = step.Update ? 'Update' : 'Put';
     const body = step[op]!;
-    const asRead = move.previous === null ? '(attribute_not_exists(#auditHead) OR #auditHead = :auditHeadRead)' : '#auditHead = :auditHeadRead';
+    const asRead =
+      move.previous === null
+        ? '(attribute_not_exists(#auditHead) OR #auditHead = :auditHeadRead)'
+        : '#auditHead = :auditHeadRead';
     return {
       ...step,
       [op]: {
@@ -223,12 +246,17 @@ const TRANSACTION_LIMIT = 100;
  */
 async function transactBeside(steps: TransactStep[], token?: string): Promise<void> {
   const before = steps.filter((s) => s.beside === 'before');
-  if (before.some((s) => !s.Put || s.Put.ConditionExpression)) throw new Error('Only unconditional Puts may commit before their transaction');
+  if (before.some((s) => !s.Put || s.Put.ConditionExpression))
+    throw new Error('Only unconditional Puts may commit before their transaction');
   await transactInChunks(before);
   try {
-    await transact(steps.filter((s) => !s.beside), token);
+    await transact(
+      steps.filter((s) => !s.beside),
+      token,
+    );
   } catch (err) {
-    if (err instanceof DomainError) await transactInChunks(before.map((s) => ({ Delete: { Key: { PK: s.Put!.Item!.PK, SK: s.Put!.Item!.SK } } })));
+    if (err instanceof DomainError)
+      await transactInChunks(before.map((s) => ({ Delete: { Key: { PK: s.Put!.Item!.PK, SK: s.Put!.Item!.SK } } })));
     throw err;
   }
   await transactInChunks(steps.filter((s) => s.beside === 'after'));

@@ -20,7 +20,10 @@ export interface NameScope {
 }
 
 export function claimNameStep(scope: NameScope, name: string, ownerId: string): TransactStep {
-  return putNewStep({ ...keys.uniqueName(scope.projectId, scope.kind, scope.scopeId, name), owner_id: ownerId }, invalid(scope.takenDetail));
+  return putNewStep(
+    { ...keys.uniqueName(scope.projectId, scope.kind, scope.scopeId, name), owner_id: ownerId },
+    invalid(scope.takenDetail),
+  );
 }
 
 export function releaseNameStep(scope: NameScope, name: string): TransactStep {
@@ -34,7 +37,11 @@ export function renameSteps(scope: NameScope, from: string, to: string, ownerId:
 }
 
 /** The condition, for a named item's own write, that its name is still the one read. */
-export const nameAsRead = (name: string): Condition => ({ expression: '#named = :named', names: { '#named': 'name' }, values: { ':named': name } });
+export const nameAsRead = (name: string): Condition => ({
+  expression: '#named = :named',
+  names: { '#named': 'name' },
+  values: { ':named': name },
+});
 
 /**
  * The write of a named item (`setFieldsStep` of `fields` on `item.key`) with its claim's steps: a
@@ -52,7 +59,14 @@ export function namedWriteSteps(
   gone: DomainError,
   opts: { stale?: DomainError; also?: Condition } = {},
 ): TransactStep[] {
-  const claims = fields.deleted_at ? [releaseNameStep(scope, item.name)] : fields.name !== undefined ? renameSteps(scope, item.name, fields.name, item.id) : undefined;
+  const claims = fields.deleted_at
+    ? [releaseNameStep(scope, item.name)]
+    : fields.name !== undefined
+      ? renameSteps(scope, item.name, fields.name, item.id)
+      : undefined;
   if (!claims) return [setFieldsStep(item.key, fields, opts.stale ?? gone, opts.also)];
-  return [setFieldsStep(item.key, fields, opts.stale ?? CASCADE_STALE, allOf(nameAsRead(item.name), opts.also)), ...claims];
+  return [
+    setFieldsStep(item.key, fields, opts.stale ?? CASCADE_STALE, allOf(nameAsRead(item.name), opts.also)),
+    ...claims,
+  ];
 }

@@ -35,7 +35,12 @@ class WindowOpenedMeanwhile extends Error {}
  * Counts one in the window at `key` as of `now`; a window opened here ends at `opens.ends` and holds
  * `opens.item` (its type and other attributes) besides the key, the tally and the end.
  */
-export async function countInWindow(key: Key, window: FixedWindow, now: number, opens: { ends: number; item: Record<string, unknown> }): Promise<WindowTally> {
+export async function countInWindow(
+  key: Key,
+  window: FixedWindow,
+  now: number,
+  opens: { ends: number; item: Record<string, unknown> },
+): Promise<WindowTally> {
   const names = { '#count': window.count, '#ends': window.ends };
   try {
     return await retry(
@@ -44,15 +49,24 @@ export async function countInWindow(key: Key, window: FixedWindow, now: number, 
           UpdateExpression: 'ADD #count :one',
           ConditionExpression: window.limit === undefined ? '#ends > :now' : '#ends > :now AND #count < :limit',
           ExpressionAttributeNames: names,
-          ExpressionAttributeValues: { ':one': 1, ':now': now, ...(window.limit === undefined ? {} : { ':limit': window.limit }) },
+          ExpressionAttributeValues: {
+            ':one': 1,
+            ':now': now,
+            ...(window.limit === undefined ? {} : { ':limit': window.limit }),
+          },
           ReturnValues: 'ALL_NEW',
         });
-        if (counted.ok) return { counted: true, tally: Number(counted.item[window.count]), ends: Number(counted.item[window.ends]) };
+        if (counted.ok)
+          return { counted: true, tally: Number(counted.item[window.count]), ends: Number(counted.item[window.ends]) };
         const ends = Number(counted.old?.[window.ends] ?? 0);
         if (ends > now) return { counted: false, tally: Number(counted.old?.[window.count] ?? 0), ends };
         const opened = await conditionalPut(
           { ...opens.item, ...key, [window.count]: 1, [window.ends]: opens.ends },
-          { ConditionExpression: 'attribute_not_exists(PK) OR #ends <= :now', ExpressionAttributeNames: { '#ends': window.ends }, ExpressionAttributeValues: { ':now': now } },
+          {
+            ConditionExpression: 'attribute_not_exists(PK) OR #ends <= :now',
+            ExpressionAttributeNames: { '#ends': window.ends },
+            ExpressionAttributeValues: { ':now': now },
+          },
         );
         if (!opened) throw new WindowOpenedMeanwhile();
         return { counted: true, tally: 1, ends: opens.ends };
@@ -69,7 +83,14 @@ export async function countInWindow(key: Key, window: FixedWindow, now: number, 
  * A hold on a window's item (a sign-in lock): sets `field` to `until` (and `also`) unless a hold is
  * already in force at `now`; the item must exist. As a transaction step, refused with `failWith`.
  */
-export function holdStep(key: Key, field: string, until: number, now: number, also: Record<string, number>, failWith: DomainError): TransactStep {
+export function holdStep(
+  key: Key,
+  field: string,
+  until: number,
+  now: number,
+  also: Record<string, number>,
+  failWith: DomainError,
+): TransactStep {
   const fields = Object.entries(also);
   return {
     Update: {
@@ -77,7 +98,11 @@ export function holdStep(key: Key, field: string, until: number, now: number, al
       UpdateExpression: `SET #until = :until${fields.map((_, i) => `, #a${i} = :a${i}`).join('')}`,
       ConditionExpression: 'attribute_exists(PK) AND (attribute_not_exists(#until) OR #until <= :now)',
       ExpressionAttributeNames: { '#until': field, ...Object.fromEntries(fields.map(([name], i) => [`#a${i}`, name])) },
-      ExpressionAttributeValues: { ':until': until, ':now': now, ...Object.fromEntries(fields.map(([, value], i) => [`:a${i}`, value])) },
+      ExpressionAttributeValues: {
+        ':until': until,
+        ':now': now,
+        ...Object.fromEntries(fields.map(([, value], i) => [`:a${i}`, value])),
+      },
     },
     failWith,
   };

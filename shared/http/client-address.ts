@@ -16,7 +16,11 @@ const sameSecret = (presented: string, secret: string) => {
  * IPv6 unbracketed). That header is believed only beside the origin secret CloudFront adds, since anyone
  * can send it straight to API Gateway's own endpoint.
  */
-export function clientAddress(headers: Record<string, string | undefined> | undefined, sourceIp: string, secret: string | undefined): string {
+export function clientAddress(
+  headers: Record<string, string | undefined> | undefined,
+  sourceIp: string,
+  secret: string | undefined,
+): string {
   const presented = headers?.[ORIGIN_VERIFY_HEADER];
   const viewer = headers?.['cloudfront-viewer-address'];
   if (!secret || !presented || !viewer || !sameSecret(presented, secret)) return sourceIp;

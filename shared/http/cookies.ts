@@ -10,7 +10,8 @@ function cookie(name: string, value: string, maxAgeSeconds: number): string {
   return parts.join('; ');
 }
 
-export const setCookie = (name: string, value: string, maxAgeSeconds: number) => cookie(name, encodeURIComponent(value), maxAgeSeconds);
+export const setCookie = (name: string, value: string, maxAgeSeconds: number) =>
+  cookie(name, encodeURIComponent(value), maxAgeSeconds);
 export const clearCookie = (name: string) => cookie(name, '', 0);
 
 /** API Gateway v2 hands cookies over as `name=value` strings. */
@@ -32,7 +33,11 @@ export function parseCookies(list: string[] | undefined, header?: string): Recor
 }
 
 /** A signed-in answer: the token pair in the body (with `extra` fields) and as the two cookies. */
-export function signedIn(tokens: { access_token: string; refresh_token: string }, config: Pick<Config, 'ACCESS_TOKEN_TTL_SECONDS' | 'REFRESH_TOKEN_TTL_DAYS'>, extra: object = {}): Reply {
+export function signedIn(
+  tokens: { access_token: string; refresh_token: string },
+  config: Pick<Config, 'ACCESS_TOKEN_TTL_SECONDS' | 'REFRESH_TOKEN_TTL_DAYS'>,
+  extra: object = {},
+): Reply {
   return {
     status: 200,
     body: { ...extra, ...tokens },

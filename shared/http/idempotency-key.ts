@@ -11,9 +11,13 @@ export const keyIssue = (msg: string, type: string) => ({ loc: ['header', IDEMPO
  * The `Idempotency-Key` a signed-in caller sent with a POST, or undefined when the request has none
  * (then nothing more is read or written). 1 to 255 visible ASCII characters, else 422.
  */
-export function idempotencyKeyOf(route: Route, request: RouteRequest<unknown, unknown, unknown, AuthLevel>): string | undefined {
+export function idempotencyKeyOf(
+  route: Route,
+  request: RouteRequest<unknown, unknown, unknown, AuthLevel>,
+): string | undefined {
   const key = request.headers[IDEMPOTENCY_HEADER];
   if (key === undefined || route.method !== 'POST' || !request.principal) return undefined;
-  if (!/^[\x21-\x7e]{1,255}$/.test(key)) throw unprocessable([keyIssue('Idempotency-Key must be 1 to 255 visible ASCII characters', 'value_error')]);
+  if (!/^[\x21-\x7e]{1,255}$/.test(key))
+    throw unprocessable([keyIssue('Idempotency-Key must be 1 to 255 visible ASCII characters', 'value_error')]);
   return key;
 }

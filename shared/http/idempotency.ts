@@ -4,7 +4,12 @@ import { ConditionalCheckFailedException, type AttributeValue } from '@aws-sdk/c
 import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import type { APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { IdempotencyConfig, IdempotencyItemAlreadyExistsError, IdempotencyRecordStatus, IdempotencyValidationError } from '@aws-lambda-powertools/idempotency';
+import {
+  IdempotencyConfig,
+  IdempotencyItemAlreadyExistsError,
+  IdempotencyRecordStatus,
+  IdempotencyValidationError,
+} from '@aws-lambda-powertools/idempotency';
 import { IdempotencyRecord } from '@aws-lambda-powertools/idempotency/persistence';
 import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
 import { ddb } from '#shared/clients';
@@ -38,7 +43,14 @@ export const KEY_REUSED = 'Idempotency-Key was already used with a different req
 export const KEY_IN_FLIGHT = 'A request with this Idempotency-Key is still being processed; retry shortly';
 const KEEP_SECONDS = 24 * 60 * 60;
 
-const ATTRIBUTES = { PK: TABLE.partitionKey, expiry: TABLE.ttlAttribute, status: 'status', inProgressExpiry: 'in_progress_expiration', validation: 'validation', owner: 'claimed_by' };
+const ATTRIBUTES = {
+  PK: TABLE.partitionKey,
+  expiry: TABLE.ttlAttribute,
+  status: 'status',
+  inProgressExpiry: 'in_progress_expiration',
+  validation: 'validation',
+  owner: 'claimed_by',
+};
 
 /**
  * Records live in the one table, one partition per key (not the library's single static partition).
@@ -69,7 +81,9 @@ class TablePersistence extends DynamoDBPersistenceLayer {
       [ATTRIBUTES.expiry]: record.expiryTimestamp,
       [ATTRIBUTES.status]: record.getStatus(),
       [ATTRIBUTES.owner]: owner,
-      ...(record.inProgressExpiryTimestamp !== undefined ? { [ATTRIBUTES.inProgressExpiry]: record.inProgressExpiryTimestamp } : {}),
+      ...(record.inProgressExpiryTimestamp !== undefined
+        ? { [ATTRIBUTES.inProgressExpiry]: record.inProgressExpiryTimestamp }
+        : {}),
       ...(record.payloadHash !== undefined ? { [ATTRIBUTES.validation]: record.payloadHash } : {}),
     };
     try {
@@ -78,9 +92,21 @@ class TablePersistence extends DynamoDBPersistenceLayer {
           TableName: config().TABLE_NAME,
           Item: item,
           // The library's conditions (new, expired, or an abandoned claim), or this very claim.
-          ConditionExpression: 'attribute_not_exists(#id) OR #expiry < :now OR (#status = :inprogress AND #lease < :now_ms) OR #owner = :owner',
-          ExpressionAttributeNames: { '#id': ATTRIBUTES.PK, '#expiry': ATTRIBUTES.expiry, '#status': ATTRIBUTES.status, '#lease': ATTRIBUTES.inProgressExpiry, '#owner': ATTRIBUTES.owner },
-          ExpressionAttributeValues: { ':now': now / 1000, ':now_ms': now, ':inprogress': IdempotencyRecordStatus.INPROGRESS, ':owner': owner },
+          ConditionExpression:
+            'attribute_not_exists(#id) OR #expiry < :now OR (#status = :inprogress AND #lease < :now_ms) OR #owner = :owner',
+          ExpressionAttributeNames: {
+            '#id': ATTRIBUTES.PK,
+            '#expiry': ATTRIBUTES.expiry,
+            '#status': ATTRIBUTES.status,
+            '#lease': ATTRIBUTES.inProgressExpiry,
+            '#owner': ATTRIBUTES.owner,
+          },
+          ExpressionAttributeValues: {
+            ':now': now / 1000,
+            ':now_ms': now,
+            ':inprogress': IdempotencyRecordStatus.INPROGRESS,
+            ':owner': owner,
+          },
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
       );
@@ -121,7 +147,8 @@ class TablePersistence extends DynamoDBPersistenceLayer {
     try {
       await throughOutage(remove);
     } catch (err) {
-      if (!(err instanceof ConditionalCheckFailedException)) log.warn('idempotency claim not released: it ends with its lease', errorFields(err));
+      if (!(err instanceof ConditionalCheckFailedException))
+        log.warn('idempotency claim not released: it ends with its lease', errorFields(err));
     }
   }
 }
@@ -147,7 +174,13 @@ function configured(): TablePersistence {
     awsSdkV3Client: ddb() as never,
   });
   persistence.configure({
-    config: new IdempotencyConfig({ eventKeyJmesPath: 'scope', payloadValidationJmesPath: 'request', expiresAfterSeconds: KEEP_SECONDS, hashFunction: 'sha256', throwOnNoIdempotencyKey: true }),
+    config: new IdempotencyConfig({
+      eventKeyJmesPath: 'scope',
+      payloadValidationJmesPath: 'request',
+      expiresAfterSeconds: KEEP_SECONDS,
+      hashFunction: 'sha256',
+      throwOnNoIdempotencyKey: true,
+    }),
     keyPrefix: 'IDEMPOTENCY',
   });
   return persistence;
@@ -163,7 +196,12 @@ export interface RequestFingerprint {
 
 const digestFiles = (_key: string, value: unknown) =>
   value && typeof value === 'object' && Buffer.isBuffer((value as { content?: unknown }).content)
-    ? { ...value, content: createHash('sha256').update((value as { content: Buffer }).content).digest('hex') }
+    ? {
+        ...value,
+        content: createHash('sha256')
+          .update((value as { content: Buffer }).content)
+          .digest('hex'),
+      }
     : value;
 
 /** Runs `answer` once per (account, key) within 24 hours; see the module comment. */
@@ -174,14 +212,18 @@ export async function once(
   answer: () => Promise<Result>,
 ): Promise<Result> {
   const persistence = configured();
-  const data = { scope: `${scope.accountId} ${scope.key}`, request: `${JSON.stringify(request.body, digestFiles)} ${request.method} ${request.path}?${request.query}` };
+  const data = {
+    scope: `${scope.accountId} ${scope.key}`,
+    request: `${JSON.stringify(request.body, digestFiles)} ${request.method} ${request.path}?${request.query}`,
+  };
   const owner = randomUUID();
   // The claim goes out now, beside the route's first reads; the route's writes wait for it.
   const claim = owners.run(owner, () => persistence.saveInProgress(data, context?.getRemainingTimeInMillis?.()));
   const [claimed, ran] = await Promise.allSettled([claim, behindGate(claim, answer).result]);
   if (claimed.status === 'rejected') {
     // Nothing of the route was written: the key's record (or the store's failure) is the answer.
-    if (claimed.reason instanceof IdempotencyItemAlreadyExistsError) return answerOf(claimed.reason.existingRecord, data);
+    if (claimed.reason instanceof IdempotencyItemAlreadyExistsError)
+      return answerOf(claimed.reason.existingRecord, data);
     // The claim may have been written before its answer was lost: taken back, so that the retry is
     // not told "still running" until the lease ends (which it does anyway if this fails too).
     await persistence.release(data, owner);
@@ -209,7 +251,8 @@ function answerOf(record: IdempotencyRecord | undefined, data: Data): Result {
   try {
     configured().processExistingRecord(record, data);
   } catch (err) {
-    if (err instanceof IdempotencyValidationError) throw unprocessable([keyIssue(KEY_REUSED, 'idempotency_key_reused')]);
+    if (err instanceof IdempotencyValidationError)
+      throw unprocessable([keyIssue(KEY_REUSED, 'idempotency_key_reused')]);
     throw err;
   }
   if (record.getStatus() !== IdempotencyRecordStatus.COMPLETED) throw new DomainError('conflict', KEY_IN_FLIGHT, {}, 1);

@@ -15,7 +15,11 @@ const refuse = (loc: (string | number)[], msg: string, type: string) => unproces
  * is the bytes API Gateway delivered. Anything but multipart/form-data, a file over `maxFileBytes`,
  * or a body busboy cannot read is a 422 naming the body or the field.
  */
-export function parseMultipart(contentType: string | undefined, body: Buffer, opts: { maxFileBytes: number; maxFields?: number }): Promise<Record<string, string | UploadedFile>> {
+export function parseMultipart(
+  contentType: string | undefined,
+  body: Buffer,
+  opts: { maxFileBytes: number; maxFields?: number },
+): Promise<Record<string, string | UploadedFile>> {
   if (!contentType?.toLowerCase().startsWith('multipart/form-data')) {
     return Promise.reject(refuse(['body'], 'Expected a multipart/form-data body', 'content_type'));
   }
@@ -24,7 +28,10 @@ export function parseMultipart(contentType: string | undefined, body: Buffer, op
     let failed: Error | undefined;
     let parser: busboy.Busboy;
     try {
-      parser = busboy({ headers: { 'content-type': contentType }, limits: { fileSize: opts.maxFileBytes, files: 1, fields: opts.maxFields ?? 20, fieldSize: 64 * 1024 } });
+      parser = busboy({
+        headers: { 'content-type': contentType },
+        limits: { fileSize: opts.maxFileBytes, files: 1, fields: opts.maxFields ?? 20, fieldSize: 64 * 1024 },
+      });
     } catch {
       return reject(refuse(['body'], 'Malformed multipart/form-data body (boundary)', 'multipart'));
     }
@@ -38,7 +45,11 @@ export function parseMultipart(contentType: string | undefined, body: Buffer, op
         failed ??= refuse(['body', name], `File too large (at most ${opts.maxFileBytes} bytes)`, 'file_too_large');
       });
       stream.on('close', () => {
-        out[name] = { filename: info.filename ?? '', content_type: info.mimeType, text: Buffer.concat(chunks).toString('utf8') };
+        out[name] = {
+          filename: info.filename ?? '',
+          content_type: info.mimeType,
+          text: Buffer.concat(chunks).toString('utf8'),
+        };
       });
     });
     parser.on('error', () => reject(failed ?? refuse(['body'], 'Malformed multipart/form-data body', 'multipart')));

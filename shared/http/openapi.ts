@@ -2,11 +2,15 @@ import * as z from 'zod';
 import { EVENT_TYPES } from '#shared/events';
 import type { Refusal, Route } from './route';
 
-const jsonSchema = (s: z.ZodType, io: 'input' | 'output') => z.toJSONSchema(s, { io, unrepresentable: 'any', target: 'draft-2020-12' });
+const jsonSchema = (s: z.ZodType, io: 'input' | 'output') =>
+  z.toJSONSchema(s, { io, unrepresentable: 'any', target: 'draft-2020-12' });
 
 function parameters(route: Route) {
   const out: object[] = [];
-  for (const [where, schema] of [['path', route.params], ['query', route.query]] as const) {
+  for (const [where, schema] of [
+    ['path', route.params],
+    ['query', route.query],
+  ] as const) {
     if (!schema) continue;
     const js = jsonSchema(schema(), 'input') as { properties?: Record<string, object>; required?: string[] };
     for (const [name, s] of Object.entries(js.properties ?? {})) {
@@ -36,40 +40,78 @@ const errorBody = (schema: string) => ({ 'application/json': { schema: { $ref: `
  * to try again (`Retry-After`).
  */
 const RESPONSES = {
-  BadRequest: { description: 'Refused: a well-formed request the rules do not accept (see `detail`)', content: errorBody('Error') },
+  BadRequest: {
+    description: 'Refused: a well-formed request the rules do not accept (see `detail`)',
+    content: errorBody('Error'),
+  },
   Unauthorized: {
     description: 'Missing, invalid or revoked access token, or credentials rejected',
     headers: { 'WWW-Authenticate': { description: '`Bearer`', schema: { type: 'string' } } },
     content: errorBody('Error'),
   },
   Forbidden: {
-    description: "Refused after tenancy passed: a permission, plan or account-level refusal; on a cookie-authenticated write also 'Origin not allowed'",
+    description:
+      "Refused after tenancy passed: a permission, plan or account-level refusal; on a cookie-authenticated write also 'Origin not allowed'",
     content: errorBody('Error'),
   },
-  NotFound: { description: 'Not found: absent, or not visible to the caller (indistinguishable)', content: errorBody('Error') },
+  NotFound: {
+    description: 'Not found: absent, or not visible to the caller (indistinguishable)',
+    content: errorBody('Error'),
+  },
   Conflict: {
     description:
       "Conflict with the current state (see `detail`); on any write also a lost race after the service's own retries ('The request conflicted with a concurrent change. Please retry.', with `Retry-After`); on a POST with an `Idempotency-Key` whose first request still runs, with `Retry-After`. A 409 with `Retry-After` did nothing and may pass when sent again after that many seconds; one without it is final.",
-    headers: { 'Retry-After': { description: 'Present when sending the same request again may pass: seconds to wait first', required: false, schema: { type: 'integer', minimum: 0 } } },
+    headers: {
+      'Retry-After': {
+        description: 'Present when sending the same request again may pass: seconds to wait first',
+        required: false,
+        schema: { type: 'integer', minimum: 0 },
+      },
+    },
     content: errorBody('Error'),
   },
   Gone: { description: 'Gone: the link has expired', content: errorBody('Error') },
   PayloadTooLarge: { description: 'Request body too large', content: errorBody('Error') },
-  UnsupportedMediaType: { description: 'A cookie-authenticated write whose body is not JSON', content: errorBody('Error') },
-  ValidationFailed: { description: 'Request validation failed (before any lookup): every failed field', content: errorBody('ValidationError') },
+  UnsupportedMediaType: {
+    description: 'A cookie-authenticated write whose body is not JSON',
+    content: errorBody('Error'),
+  },
+  ValidationFailed: {
+    description: 'Request validation failed (before any lookup): every failed field',
+    content: errorBody('ValidationError'),
+  },
   Locked: {
     description: 'Locked: too many failed sign-ins; `locked_until` says until when',
-    headers: { 'Retry-After': { description: 'Seconds until the lock ends', required: true, schema: { type: 'integer', minimum: 1 } } },
+    headers: {
+      'Retry-After': {
+        description: 'Seconds until the lock ends',
+        required: true,
+        schema: { type: 'integer', minimum: 1 },
+      },
+    },
     content: errorBody('Locked'),
   },
   ServiceUnavailable: {
-    description: 'A service the API depends on kept failing (throttled or unavailable) after the retries; nothing was half-written. Retry after `Retry-After` (with the same `Idempotency-Key` for a POST).',
-    headers: { 'Retry-After': { description: 'Seconds to wait before retrying', required: true, schema: { type: 'integer', minimum: 0 } } },
+    description:
+      'A service the API depends on kept failing (throttled or unavailable) after the retries; nothing was half-written. Retry after `Retry-After` (with the same `Idempotency-Key` for a POST).',
+    headers: {
+      'Retry-After': {
+        description: 'Seconds to wait before retrying',
+        required: true,
+        schema: { type: 'integer', minimum: 0 },
+      },
+    },
     content: errorBody('Error'),
   },
   TooManyRequests: {
     description: 'Rate limit exceeded',
-    headers: { 'Retry-After': { description: 'Seconds until the caller may try again', required: true, schema: { type: 'integer', minimum: 1 } } },
+    headers: {
+      'Retry-After': {
+        description: 'Seconds until the caller may try again',
+        required: true,
+        schema: { type: 'integer', minimum: 1 },
+      },
+    },
     content: errorBody('Error'),
   },
 } as const;
@@ -85,7 +127,11 @@ const SCHEMAS = {
     type: 'object',
     required: ['loc', 'msg', 'type'],
     properties: {
-      loc: { type: 'array', description: 'Where: the request part (`path`, `query`, `body`), then the field path', items: { type: ['string', 'integer'] } },
+      loc: {
+        type: 'array',
+        description: 'Where: the request part (`path`, `query`, `body`), then the field path',
+        items: { type: ['string', 'integer'] },
+      },
       msg: { type: 'string' },
       type: { type: 'string', description: '`missing` for an absent required value, else the failed check' },
     },
@@ -115,20 +161,51 @@ const REFUSAL: Record<Refusal, keyof typeof RESPONSES> = {
 
 /** Every status an operation can answer: its successes, its declared refusals, and those the pipeline derives from its properties. */
 /** A list that takes a `cursor` (shared/http/paging.ts) answers the next page's in this header; none on the last page. */
-const NEXT_CURSOR = { 'X-Next-Cursor': { description: 'The `cursor` of the next page; absent on the last page', schema: { type: 'string' } } };
-const isPaged = (r: Route) => !!r.query && 'cursor' in ((jsonSchema(r.query(), 'input') as { properties?: object }).properties ?? {});
+const NEXT_CURSOR = {
+  'X-Next-Cursor': {
+    description: 'The `cursor` of the next page; absent on the last page',
+    schema: { type: 'string' },
+  },
+};
+const isPaged = (r: Route) =>
+  !!r.query && 'cursor' in ((jsonSchema(r.query(), 'input') as { properties?: object }).properties ?? {});
 
 function responsesOf(r: Route): Record<string, object> {
   const responses: Record<string, object> = {};
   const paged = isPaged(r);
   for (const [status, schema] of Object.entries(r.responses?.() ?? { 200: null })) {
-    if (Number(status) >= 400) throw new Error(`${r.method} ${r.path}: declare refusal ${status} in \`refusals\`, not \`responses\``);
+    if (Number(status) >= 400)
+      throw new Error(`${r.method} ${r.path}: declare refusal ${status} in \`refusals\`, not \`responses\``);
     const accepted = status === '202';
     responses[status] = {
-      description: accepted ? 'Accepted: the work goes on asynchronously' : status === '302' ? 'Found: the resource is at the Location' : 'Success',
-      ...(status === '302' ? { headers: { Location: { description: 'Where to fetch it (no other credential needed)', required: true, schema: { type: 'string', format: 'uri' } } } } : {}),
+      description: accepted
+        ? 'Accepted: the work goes on asynchronously'
+        : status === '302'
+          ? 'Found: the resource is at the Location'
+          : 'Success',
+      ...(status === '302'
+        ? {
+            headers: {
+              Location: {
+                description: 'Where to fetch it (no other credential needed)',
+                required: true,
+                schema: { type: 'string', format: 'uri' },
+              },
+            },
+          }
+        : {}),
       // A poll that answers "not yet" says when to ask again (GET /subscriptions/checkout-url/{job_id}).
-      ...(accepted && r.method === 'GET' ? { headers: { 'Retry-After': { description: 'Seconds until the caller should poll again', required: true, schema: { type: 'integer', minimum: 0 } } } } : {}),
+      ...(accepted && r.method === 'GET'
+        ? {
+            headers: {
+              'Retry-After': {
+                description: 'Seconds until the caller should poll again',
+                required: true,
+                schema: { type: 'integer', minimum: 0 },
+              },
+            },
+          }
+        : {}),
       ...(paged && status === '200' ? { headers: NEXT_CURSOR } : {}),
       ...(schema ? { content: { 'application/json': { schema: jsonSchema(schema, 'output') } } } : {}),
     };
@@ -148,7 +225,16 @@ function responsesOf(r: Route): Record<string, object> {
   // A dependency that keeps failing after the SDK's retries (shared/outage.ts, answered by the pipeline).
   statuses.add(503);
   for (const status of [...statuses].sort((a, b) => a - b)) {
-    const name = status === 413 ? 'PayloadTooLarge' : status === 415 ? 'UnsupportedMediaType' : status === 422 ? 'ValidationFailed' : status === 503 ? 'ServiceUnavailable' : REFUSAL[status as Refusal];
+    const name =
+      status === 413
+        ? 'PayloadTooLarge'
+        : status === 415
+          ? 'UnsupportedMediaType'
+          : status === 422
+            ? 'ValidationFailed'
+            : status === 503
+              ? 'ServiceUnavailable'
+              : REFUSAL[status as Refusal];
     if (!name) throw new Error(`${r.method} ${r.path}: no response for status ${status}`);
     responses[String(status)] = ref(name);
   }
@@ -182,20 +268,58 @@ const WEBHOOKS = {
       tags: ['webhooks'],
       summary: 'An event delivered to a webhook',
       operationId: 'webhookEvent',
-      description: 'The service POSTs each event to the webhook\'s URL, signed (see the webhooks tag). The body is the event envelope; the same event is sent with the same `webhook-id` and the same body on every retry and redelivery.',
+      description:
+        "The service POSTs each event to the webhook's URL, signed (see the webhooks tag). The body is the event envelope; the same event is sent with the same `webhook-id` and the same body on every retry and redelivery.",
       security: [],
       parameters: [
-        { name: 'X-Service-Signature', in: 'header', required: true, description: "`sha256=` + lowercase hex HMAC-SHA-256 of the raw body, keyed with the whole signing secret string (`whsec_…`)", schema: { type: 'string', pattern: '^sha256=[0-9a-f]{64}$' } },
-        { name: 'X-Service-Signature-Previous', in: 'header', required: false, description: 'Only during the 24 hours after a secret rotation: the same HMAC keyed with the previous secret', schema: { type: 'string', pattern: '^sha256=[0-9a-f]{64}$' } },
-        { name: 'webhook-id', in: 'header', required: true, description: 'Standard Webhooks: the event id (the same on every attempt)', schema: { type: 'string' } },
-        { name: 'webhook-timestamp', in: 'header', required: true, description: 'Standard Webhooks: Unix seconds of this attempt', schema: { type: 'string', pattern: '^[0-9]+$' } },
-        { name: 'webhook-signature', in: 'header', required: true, description: 'Standard Webhooks: space-separated `v1,<base64 HMAC-SHA-256 of "<webhook-id>.<webhook-timestamp>.<raw body>">`, keyed with the base64-decoded secret after `whsec_`; one entry per signing secret', schema: { type: 'string' } },
+        {
+          name: 'X-Service-Signature',
+          in: 'header',
+          required: true,
+          description:
+            '`sha256=` + lowercase hex HMAC-SHA-256 of the raw body, keyed with the whole signing secret string (`whsec_…`)',
+          schema: { type: 'string', pattern: '^sha256=[0-9a-f]{64}$' },
+        },
+        {
+          name: 'X-Service-Signature-Previous',
+          in: 'header',
+          required: false,
+          description: 'Only during the 24 hours after a secret rotation: the same HMAC keyed with the previous secret',
+          schema: { type: 'string', pattern: '^sha256=[0-9a-f]{64}$' },
+        },
+        {
+          name: 'webhook-id',
+          in: 'header',
+          required: true,
+          description: 'Standard Webhooks: the event id (the same on every attempt)',
+          schema: { type: 'string' },
+        },
+        {
+          name: 'webhook-timestamp',
+          in: 'header',
+          required: true,
+          description: 'Standard Webhooks: Unix seconds of this attempt',
+          schema: { type: 'string', pattern: '^[0-9]+$' },
+        },
+        {
+          name: 'webhook-signature',
+          in: 'header',
+          required: true,
+          description:
+            'Standard Webhooks: space-separated `v1,<base64 HMAC-SHA-256 of "<webhook-id>.<webhook-timestamp>.<raw body>">`, keyed with the base64-decoded secret after `whsec_`; one entry per signing secret',
+          schema: { type: 'string' },
+        },
       ],
-      requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/WebhookEvent' } } } },
+      requestBody: {
+        required: true,
+        content: { 'application/json': { schema: { $ref: '#/components/schemas/WebhookEvent' } } },
+      },
       responses: {
         '200': { description: 'Any 2xx acknowledges the delivery' },
         '410': { description: 'Gone: the webhook is disabled at once, nothing more is sent to it' },
-        default: { description: 'Anything else (or no answer within 15 seconds) is a failed attempt, retried on the schedule' },
+        default: {
+          description: 'Anything else (or no answer within 15 seconds) is a failed attempt, retried on the schedule',
+        },
       },
     },
   },
@@ -209,9 +333,18 @@ const WEBHOOK_SCHEMAS = {
     additionalProperties: false,
     properties: {
       id: { type: 'string', description: 'The event id (also the `webhook-id` header)' },
-      type: { type: 'string', enum: [...EVENT_TYPES, 'ping'], description: '`ping` only from `POST /projects/{project_id}/webhooks/{webhook_id}/test` (data: `webhook_id`, `project_id`)' },
+      type: {
+        type: 'string',
+        enum: [...EVENT_TYPES, 'ping'],
+        description:
+          '`ping` only from `POST /projects/{project_id}/webhooks/{webhook_id}/test` (data: `webhook_id`, `project_id`)',
+      },
       timestamp: { type: 'string', format: 'date-time', description: 'When the change happened (ISO 8601)' },
-      data: { type: 'object', description: 'The event\'s data; for `service.created`: `service_id`, `name`, `project_id`, `environment_id`', additionalProperties: true },
+      data: {
+        type: 'object',
+        description: "The event's data; for `service.created`: `service_id`, `name`, `project_id`, `environment_id`",
+        additionalProperties: true,
+      },
     },
   },
 } as const;
@@ -255,9 +388,19 @@ export function buildOpenApi(entries: { group: string; route: Route }[]) {
       summary: r.summary,
       operationId: id,
       parameters: parameters(r),
-      ...(r.body ? { requestBody: { required: !r.body().safeParse(undefined).success, content: { [r.multipart ? 'multipart/form-data' : 'application/json']: { schema: jsonSchema(r.body(), 'input') } } } } : {}),
+      ...(r.body
+        ? {
+            requestBody: {
+              required: !r.body().safeParse(undefined).success,
+              content: {
+                [r.multipart ? 'multipart/form-data' : 'application/json']: { schema: jsonSchema(r.body(), 'input') },
+              },
+            },
+          }
+        : {}),
       responses,
-      security: r.auth === 'public' ? [] : [{ bearer: [] }, { cookie: [] }, ...(r.tokenInQuery ? [{ queryToken: [] }] : [])],
+      security:
+        r.auth === 'public' ? [] : [{ bearer: [] }, { cookie: [] }, ...(r.tokenInQuery ? [{ queryToken: [] }] : [])],
       ...(r.auth === 'staff' ? { 'x-requires': 'staff' } : {}),
     };
   }
@@ -270,7 +413,13 @@ export function buildOpenApi(entries: { group: string; route: Route }[]) {
       securitySchemes: {
         bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
         cookie: { type: 'apiKey', in: 'cookie', name: 'access_token' },
-        queryToken: { type: 'apiKey', in: 'query', name: 'token', description: 'The access token as query parameter, where an operation takes it (clients that cannot send headers); it wins over the header' },
+        queryToken: {
+          type: 'apiKey',
+          in: 'query',
+          name: 'token',
+          description:
+            'The access token as query parameter, where an operation takes it (clients that cannot send headers); it wins over the header',
+        },
       },
       schemas: { ...SCHEMAS, ...WEBHOOK_SCHEMAS },
       // Only the shared responses some operation uses (the linter flags unused components).

@@ -9,10 +9,13 @@ import { lazySchema } from '#shared/lazy-schema';
  */
 const NEXT_CURSOR_HEADER = 'x-next-cursor';
 
-export const pageQuery = lazySchema(() => z.object({
-  limit: integer().min(1).max(500).default(100),
-  cursor: z.string().min(1).max(2048).optional(),
-}));
+export const pageQuery = lazySchema(() =>
+  z.object({
+    limit: integer().min(1).max(500).default(100),
+    cursor: z.string().min(1).max(2048).optional(),
+  }),
+);
 
 /** The answer's headers: the next page's cursor, when there is one (none on the last page). */
-export const nextCursorHeaders = (next: string | undefined): Record<string, string> => (next ? { [NEXT_CURSOR_HEADER]: next } : {});
+export const nextCursorHeaders = (next: string | undefined): Record<string, string> =>
+  next ? { [NEXT_CURSOR_HEADER]: next } : {};

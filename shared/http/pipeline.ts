@@ -50,7 +50,8 @@ class MethodNotAllowed extends Error {
 
 function errorReply(err: unknown, requestId: string): Reply {
   if (err instanceof DomainError) return refusalReply(err);
-  if (err instanceof MethodNotAllowed) return { status: 405, body: { detail: 'Method Not Allowed' }, headers: { allow: err.allow.join(', ') } };
+  if (err instanceof MethodNotAllowed)
+    return { status: 405, body: { detail: 'Method Not Allowed' }, headers: { allow: err.allow.join(', ') } };
   const status = (err as { statusCode?: number }).statusCode;
   if (status === 422) return errorReply(jsonDecodeError(), requestId); // middy's JSON parser
   if (status === 413) return { status: 413, body: { detail: 'Request body too large' } };
@@ -64,7 +65,8 @@ function errorReply(err: unknown, requestId: string): Reply {
 
 export const SERVICE_UNAVAILABLE = 'The service is briefly unavailable. Please retry.';
 /** The API Gateway request id (what the client's side and API Gateway's access log know the request by): the correlation id of every log line, and the request id of audit entries. */
-const requestIdOf = (event: Event, context?: Context) => event.requestContext?.requestId ?? context?.awsRequestId ?? '-';
+const requestIdOf = (event: Event, context?: Context) =>
+  event.requestContext?.requestId ?? context?.awsRequestId ?? '-';
 
 /**
  * 0. Outermost: a route that declares `minDurationMs` answers no sooner than that after arrival,
@@ -124,7 +126,10 @@ const jsonBody = (): middy.MiddlewareObj<Event, Result> => {
  * (API Gateway's `$default`) knows the whole API (`wholeApi`): a known path asked with another
  * method is 405 Method Not Allowed with `Allow`.
  */
-const matchRoute = (router: Router, wholeApi?: () => Promise<Router<Routable>>): middy.MiddlewareObj<Event, Result> => ({
+const matchRoute = (
+  router: Router,
+  wholeApi?: () => Promise<Router<Routable>>,
+): middy.MiddlewareObj<Event, Result> => ({
   before: async (request) => {
     const { event } = request;
     const match = router.match(event.requestContext.http.method, event.rawPath, event.routeKey, event.pathParameters);
@@ -159,7 +164,14 @@ const authenticateAndValidate = (clock?: Clock): middy.MiddlewareObj<Event, Resu
     const keyRoute = { method: route.method, path: route.path, staff: route.auth === 'staff' };
     if (route.auth !== 'public') {
       const query = route.tokenInQuery ? parseQuery(event.rawQueryString).token : undefined;
-      principal = await authenticate(presentedToken(event.headers?.authorization, cookies[ACCESS_COOKIE], typeof query === 'string' ? query : undefined), ctx);
+      principal = await authenticate(
+        presentedToken(
+          event.headers?.authorization,
+          cookies[ACCESS_COOKIE],
+          typeof query === 'string' ? query : undefined,
+        ),
+        ctx,
+      );
       ctx.actor = principal;
       if (route.auth === 'staff' && !isStaff(principal.account)) {
         throw forbidden('Staff privileges required');
@@ -174,7 +186,9 @@ const authenticateAndValidate = (clock?: Clock): middy.MiddlewareObj<Event, Resu
     const raw = rawBodies.get(event) ?? Buffer.alloc(0);
     // A multipart route's schema validates its form fields and file, like any JSON body.
     // busboy is loaded only by the routes that take uploads (not at every function's cold start).
-    const body = route.multipart ? await (await import('./multipart')).parseMultipart(event.headers?.['content-type'], raw, route.multipart) : event.body;
+    const body = route.multipart
+      ? await (await import('./multipart')).parseMultipart(event.headers?.['content-type'], raw, route.multipart)
+      : event.body;
     const [p, q, b] = validateParts([
       { part: 'path', schema: route.params?.(), value: params },
       { part: 'query', schema: route.query?.(), value: parseQuery(event.rawQueryString) },
@@ -244,13 +258,23 @@ export function httpHandler(routes: Route[], opts: { clock?: Clock; wholeApi?: (
       const key = idempotencyKeyOf(match.route, request!);
       if (!key) return answer();
       const { once } = await import('./idempotency'); // loaded only by requests that carry a key
-      const fingerprint = { method: match.route.method, path: event.rawPath, query: event.rawQueryString ?? '', body: request!.body };
+      const fingerprint = {
+        method: match.route.method,
+        path: event.rawPath,
+        query: event.rawQueryString ?? '',
+        body: request!.body,
+      };
       return once({ accountId: request!.principal!.account.id, key }, fingerprint, context, answer);
     });
   const routeKeyOf = (event: Event) => {
     let route = state.get(event)?.match.route;
     try {
-      route ??= router.match(event.requestContext.http.method, event.rawPath, event.routeKey, event.pathParameters)?.route;
+      route ??= router.match(
+        event.requestContext.http.method,
+        event.rawPath,
+        event.routeKey,
+        event.pathParameters,
+      )?.route;
     } catch {
       // an unreadable path: no route
     }

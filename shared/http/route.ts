@@ -114,10 +114,23 @@ export function route<
   BS extends Schema | undefined = undefined,
   A extends AuthLevel = AuthLevel,
 >(def: RouteDef<PS, QS, BS, A>): Route {
-  const { params, query, body, ...rest } = def as unknown as Route & { params?: Lazy<Schema>; query?: Lazy<Schema>; body?: Lazy<Schema> };
-  return { ...rest, ...(params && { params: once(params) }), ...(query && { query: once(query) }), ...(body && { body: once(body) }) } as Route;
+  const { params, query, body, ...rest } = def as unknown as Route & {
+    params?: Lazy<Schema>;
+    query?: Lazy<Schema>;
+    body?: Lazy<Schema>;
+  };
+  return {
+    ...rest,
+    ...(params && { params: once(params) }),
+    ...(query && { query: once(query) }),
+    ...(body && { body: once(body) }),
+  } as Route;
 }
 
-export const ok = (body: unknown, extra: Omit<Reply, 'status' | 'body'> = {}): Reply => ({ status: 200, body, ...extra });
+export const ok = (body: unknown, extra: Omit<Reply, 'status' | 'body'> = {}): Reply => ({
+  status: 200,
+  body,
+  ...extra,
+});
 export const created = (body: unknown): Reply => ({ status: 201, body });
 export const noContent = (extra: Omit<Reply, 'status' | 'body'> = {}): Reply => ({ status: 204, ...extra });

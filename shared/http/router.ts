@@ -81,10 +81,24 @@ export function createRouter<R extends Routable = Route>(routes: R[]) {
     routes: compiled.map((c) => c.route),
     /** The methods some route answers at `path` (the Allow header of a 405); none for an unknown or malformed path. */
     methodsAt(path: string): string[] {
-      return [...new Set(compiled.filter((c) => { const m = c.pattern.exec(path); return m && decodeParams(c.names, m); }).map((c) => c.route.method))];
+      return [
+        ...new Set(
+          compiled
+            .filter((c) => {
+              const m = c.pattern.exec(path);
+              return m && decodeParams(c.names, m);
+            })
+            .map((c) => c.route.method),
+        ),
+      ];
     },
     /** API Gateway hands us the matched route key; fall back to the raw path for `$default` and local calls. */
-    match(method: Method | string, path: string, key?: string, pathParameters?: Record<string, string | undefined>): Match<R> | undefined {
+    match(
+      method: Method | string,
+      path: string,
+      key?: string,
+      pathParameters?: Record<string, string | undefined>,
+    ): Match<R> | undefined {
       const hit = key ? byKey.get(key) : undefined;
       if (hit) {
         const params: Record<string, string> = {};

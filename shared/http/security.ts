@@ -82,7 +82,9 @@ export function withSecurityHeaders(result: Result, authenticated: boolean): Res
 }
 
 /** Outermost: decorates every answer, a success or a refusal (its `after` and `onError` run last). */
-export const securityHeadersOnEveryAnswer = (isAuthenticated: (event: Event) => boolean): MiddlewareObj<Event, Result> => {
+export const securityHeadersOnEveryAnswer = (
+  isAuthenticated: (event: Event) => boolean,
+): MiddlewareObj<Event, Result> => {
   const decorate = async (request: { event: Event; response: Result | undefined | null }) => {
     if (request.response) request.response = withSecurityHeaders(request.response, isAuthenticated(request.event));
   };

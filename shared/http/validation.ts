@@ -7,7 +7,9 @@ type Part = 'path' | 'query' | 'body';
 function toIssues(part: Part, error: z.ZodError): ValidationIssue[] {
   return error.issues.map((issue) => {
     // zod reports an absent enum or union as invalid_value/invalid_union; for the client it is simply missing.
-    const missing = ['invalid_type', 'invalid_value', 'invalid_union'].includes(issue.code) && (issue as { input?: unknown }).input === undefined;
+    const missing =
+      ['invalid_type', 'invalid_value', 'invalid_union'].includes(issue.code) &&
+      (issue as { input?: unknown }).input === undefined;
     return {
       loc: [part, ...issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p))],
       msg: missing ? 'Field required' : issue.message,
@@ -64,5 +66,4 @@ export function validateParts(parts: { part: Part; schema?: z.ZodType; value: un
   return values;
 }
 
-export const jsonDecodeError = () =>
-  unprocessable([{ loc: ['body'], msg: 'JSON decode error', type: 'json_invalid' }]);
+export const jsonDecodeError = () => unprocessable([{ loc: ['body'], msg: 'JSON decode error', type: 'json_invalid' }]);

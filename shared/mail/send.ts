@@ -39,7 +39,14 @@ export const mailStep = (message: MailMessage, ctx: AppContext): TransactStep =>
 
 function mailItem(message: MailMessage, ctx: AppContext): Record<string, unknown> {
   const now = ctx.clock.now();
-  const mail: QueuedMail = { id: ctx.ids.newId(), queued_at: now.toISOString(), to: message.to, subject: message.subject, text: message.text, html: message.html };
+  const mail: QueuedMail = {
+    id: ctx.ids.newId(),
+    queued_at: now.toISOString(),
+    to: message.to,
+    subject: message.subject,
+    text: message.text,
+    html: message.html,
+  };
   return outboxItem(now, mail.id, 'mail', { mail }, MAIL_OUTBOX_TTL_SECONDS);
 }
 

@@ -87,7 +87,8 @@ function listTsFiles(root: string, dir: string): string[] {
   return out;
 }
 
-const isProjectSpecifier = (s: string) => s.startsWith('./') || s.startsWith('../') || s === '.' || s === '..' || s.startsWith('#');
+const isProjectSpecifier = (s: string) =>
+  s.startsWith('./') || s.startsWith('../') || s === '.' || s === '..' || s.startsWith('#');
 
 // ---------------------------------------------------------------------------------------------------------------
 // Resolution
@@ -107,7 +108,8 @@ export function createResolver(root: string): Resolver {
     const p = posix.normalize(rel);
     if (p.startsWith('../')) return undefined; // outside the project
     const candidates = [`${p}.ts`, `${p}.tsx`, `${p}.d.ts`, `${p}/index.ts`, `${p}/index.tsx`];
-    if (/\.[cm]?js$/.test(p)) candidates.push(...['.$1ts', '.$1tsx', '.d.$1ts'].map((ext) => p.replace(/\.([cm]?)js$/, ext)));
+    if (/\.[cm]?js$/.test(p))
+      candidates.push(...['.$1ts', '.$1tsx', '.d.$1ts'].map((ext) => p.replace(/\.([cm]?)js$/, ext)));
     // A specifier that names a file with its extension: a module, or data (the generated openapi.json) or an asset
     // (a stylesheet) that imports nothing. A `.js` name stands for its `.ts` source or its `.d.ts` declarations.
     if (!/\.[cm]?js$/.test(p)) candidates.unshift(p);
@@ -145,7 +147,11 @@ export function matchImportsField(imports: ImportsField, specifier: string): str
     const suffix = key.slice(star + 1);
     if (!specifier.startsWith(prefix) || specifier === prefix || !specifier.endsWith(suffix)) continue;
     if (specifier.length < key.length) continue;
-    if (best && (prefix.length < best.prefix.length || (prefix.length === best.prefix.length && key.length <= best.key.length))) continue;
+    if (
+      best &&
+      (prefix.length < best.prefix.length || (prefix.length === best.prefix.length && key.length <= best.key.length))
+    )
+      continue;
     best = { key, prefix, match: specifier.slice(prefix.length, specifier.length - suffix.length) };
   }
   return best ? targetPath(imports[best.key], best.match) : undefined;
@@ -181,7 +187,22 @@ function targetPath(target: unknown, match: string | undefined): string | undefi
 
 type Token = { t: 'id' | 'str' | 'punct' | 'other'; v: string; line: number };
 
-const REGEX_AFTER_KEYWORD = new Set(['return', 'typeof', 'case', 'do', 'else', 'in', 'of', 'new', 'delete', 'void', 'throw', 'instanceof', 'yield', 'await']);
+const REGEX_AFTER_KEYWORD = new Set([
+  'return',
+  'typeof',
+  'case',
+  'do',
+  'else',
+  'in',
+  'of',
+  'new',
+  'delete',
+  'void',
+  'throw',
+  'instanceof',
+  'yield',
+  'await',
+]);
 
 /**
  * Splits source into identifiers, string literals and punctuation, dropping comments, template literals and
@@ -341,7 +362,8 @@ export function extractImports(src: string): RawImport[] {
       if (t.t === 'punct' && t.v === '{') depth++;
       else if (t.t === 'punct' && t.v === '}') depth--;
       else if (depth === 0 && t.t === 'id' && t.v === 'from' && isStr(k + 1)) return k + 1;
-      else if (t.t === 'str' && depth > 0) continue; // `{ 'quoted name' as x }`
+      else if (t.t === 'str' && depth > 0)
+        continue; // `{ 'quoted name' as x }`
       else if (t.t === 'id' || (t.t === 'punct' && (t.v === ',' || t.v === '*'))) continue;
       else return -1;
       if (depth < 0) return -1;
@@ -360,7 +382,9 @@ export function extractImports(src: string): RawImport[] {
       } else {
         // `import type X from`, `import type { … } from`, `import type * as n from` — but `import type from 's'` and
         // `import type, { … } from 's'` import a default binding named `type`.
-        const typeOnly = is(k + 1, 'type') && (is(k + 2, '{') || is(k + 2, '*') || (tok[k + 2]?.t === 'id' && !(tok[k + 2].v === 'from' && isStr(k + 3))));
+        const typeOnly =
+          is(k + 1, 'type') &&
+          (is(k + 2, '{') || is(k + 2, '*') || (tok[k + 2]?.t === 'id' && !(tok[k + 2].v === 'from' && isStr(k + 3))));
         const s = fromClause(k + 1);
         if (s >= 0) out.push({ specifier: tok[s].v, kind: typeOnly ? 'type' : 'static', line: t.line });
       }

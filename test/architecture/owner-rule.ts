@@ -19,7 +19,9 @@ export function ownerTestsOutsideAccess(root: string, files: readonly string[]):
       .split('\n')
       .forEach((line, i) => {
         for (const m of [...line.matchAll(ROLE_COMPARED), ...line.matchAll(BRANCH_ON_IS_OWNER)]) {
-          found.push(`${file}:${i + 1}: ${m[0].trim()}: an owner test by hand; use isOwnerMembership, access.requireOwnerRight(right) or access.can(right) (tenancy/access.ts)`);
+          found.push(
+            `${file}:${i + 1}: ${m[0].trim()}: an owner test by hand; use isOwnerMembership, access.requireOwnerRight(right) or access.can(right) (tenancy/access.ts)`,
+          );
         }
       });
   }

@@ -34,7 +34,14 @@ import { buildImportGraph, type Edge, type ImportGraph, type Unresolved } from '
 export const DOMAIN_DIR = 'shared/domain';
 
 /** Bottom layer first: a context may import the contexts of any earlier layer. */
-export const CONTEXT_LAYERS: readonly (readonly string[])[] = [['identity'], ['billing'], ['tenancy'], ['catalog'], ['impex', 'discovery', 'webhooks', 'lifecycle', 'audit'], ['sso']];
+export const CONTEXT_LAYERS: readonly (readonly string[])[] = [
+  ['identity'],
+  ['billing'],
+  ['tenancy'],
+  ['catalog'],
+  ['impex', 'discovery', 'webhooks', 'lifecycle', 'audit'],
+  ['sso'],
+];
 
 const layerOf = new Map(CONTEXT_LAYERS.flatMap((names, layer) => names.map((name) => [name, layer] as const)));
 
@@ -52,18 +59,31 @@ export function violations(graph: ImportGraph): string[] {
   for (const file of graph.files) {
     const context = contextOf(file);
     if (context === '') fileProblems.push(`${file}: domain code must sit inside a context folder`);
-    else if (context !== undefined && !layerOf.has(context)) fileProblems.push(`${file}: ${context} is not a known context (add it to CONTEXT_LAYERS in test/architecture/rules.ts)`);
+    else if (context !== undefined && !layerOf.has(context))
+      fileProblems.push(
+        `${file}: ${context} is not a known context (add it to CONTEXT_LAYERS in test/architecture/rules.ts)`,
+      );
   }
 
   const unresolved = graph.unresolved.map((u) => `${u.from}:${u.line} → '${u.specifier}': resolves to no file`);
 
   const edgeProblems = new Set<string>();
   const edges = [...graph.edges].sort((a, b) => a.from.localeCompare(b.from) || a.to.localeCompare(b.to));
-  for (const edge of edges) for (const problem of edgeViolations(edge)) edgeProblems.add(`${edge.from} → ${edge.to}: ${problem}`);
+  for (const edge of edges)
+    for (const problem of edgeViolations(edge)) edgeProblems.add(`${edge.from} → ${edge.to}: ${problem}`);
 
-  const packageProblems = graph.packages.flatMap((p) => packageViolations(p).map((problem) => `${p.from}:${p.line} → '${p.specifier}': ${problem}`));
+  const packageProblems = graph.packages.flatMap((p) =>
+    packageViolations(p).map((problem) => `${p.from}:${p.line} → '${p.specifier}': ${problem}`),
+  );
 
-  return [...fileProblems, ...unresolved, ...edgeProblems, ...packageProblems, ...cycles(graph.edges), ...folderLoops(graph.edges)];
+  return [
+    ...fileProblems,
+    ...unresolved,
+    ...edgeProblems,
+    ...packageProblems,
+    ...cycles(graph.edges),
+    ...folderLoops(graph.edges),
+  ];
 }
 
 /** 9. The two entries of their nearest common folder that hold `from` and `to` (a folder's name ends in `/`), or none for one entry. */
@@ -88,7 +108,8 @@ function folderLoops(edges: readonly Edge[]): string[] {
     if (!out.has(pair[1])) out.set(pair[1], e);
   }
   const next = (entry: string) => [...(arrows.get(entry)?.keys() ?? [])].sort();
-  const hop = (e: Edge) => `${e.from} → ${e.to}${e.kind === 'static' ? '' : ` (${e.kind === 'type' ? 'type-only' : 'dynamic import()'})`}`;
+  const hop = (e: Edge) =>
+    `${e.from} → ${e.to}${e.kind === 'static' ? '' : ` (${e.kind === 'type' ? 'type-only' : 'dynamic import()'})`}`;
   const found: string[] = [];
   for (const group of stronglyConnected([...arrows.keys()].sort(), next)) {
     if (group.length < 2 || !group.some((entry) => entry.endsWith('/'))) continue;
@@ -112,21 +133,34 @@ function edgeViolations({ from, to }: Edge): string[] {
     if (s !== undefined && t !== undefined && t >= s) problems.push(`${source} may not import ${target}`);
   }
   // 2. Into a context only through its index.ts.
-  if (target && source !== target && to !== indexOf(target)) problems.push(`deep import into ${target}: import its index.ts instead`);
+  if (target && source !== target && to !== indexOf(target))
+    problems.push(`deep import into ${target}: import its index.ts instead`);
   // 3. Routes and handlers do not touch the database layer.
-  if (from.startsWith('functions/') && to.startsWith('shared/db/')) problems.push('functions may not import shared/db (go through the domain)');
+  if (from.startsWith('functions/') && to.startsWith('shared/db/'))
+    problems.push('functions may not import shared/db (go through the domain)');
   // 4. The domain does not know about HTTP.
   if (source !== undefined && to.startsWith('shared/http/')) problems.push('domain code may not import shared/http');
   // 5. (part) A file importing its own context's index.
-  if (source && source === target && to === indexOf(source) && from !== to) problems.push(`a file inside ${source} must import its siblings directly, not ${source}'s own index.ts`);
+  if (source && source === target && to === indexOf(source) && from !== to)
+    problems.push(`a file inside ${source} must import its siblings directly, not ${source}'s own index.ts`);
   // 6. Shared code outside the domain builds on no context.
-  if (from.startsWith('shared/') && source === undefined && target !== undefined) problems.push(`shared code outside ${DOMAIN_DIR} may not import a context (${target || DOMAIN_DIR})`);
+  if (from.startsWith('shared/') && source === undefined && target !== undefined)
+    problems.push(`shared code outside ${DOMAIN_DIR} may not import a context (${target || DOMAIN_DIR})`);
   // 7. The dashboard and the client stay inside their own package.
   const pkg = packageOf(from);
-  if (pkg && !to.startsWith(`${pkg.dir}/`)) problems.push(`${pkg.dir} is a package of its own: it may import only its own files, npm packages${pkg.client ? ' and @infracat/client' : ''}`);
-  if (!pkg && to.startsWith('clients/')) problems.push('the service may not import the client package: dependencies point from the client to the API, never back');
+  if (pkg && !to.startsWith(`${pkg.dir}/`))
+    problems.push(
+      `${pkg.dir} is a package of its own: it may import only its own files, npm packages${pkg.client ? ' and @infracat/client' : ''}`,
+    );
+  if (!pkg && to.startsWith('clients/'))
+    problems.push(
+      'the service may not import the client package: dependencies point from the client to the API, never back',
+    );
   // 8. The deployed shape runs the template's bundles, not the source.
-  if (from.startsWith('infra/deployed/') && !to.startsWith('infra/deployed/') && !DEPLOYED_MAY_IMPORT.includes(to)) problems.push('infra/deployed serves the synthesized template alone: it may import only its own files and DEPLOYED_MAY_IMPORT');
+  if (from.startsWith('infra/deployed/') && !to.startsWith('infra/deployed/') && !DEPLOYED_MAY_IMPORT.includes(to))
+    problems.push(
+      'infra/deployed serves the synthesized template alone: it may import only its own files and DEPLOYED_MAY_IMPORT',
+    );
   return problems;
 }
 
@@ -140,11 +174,24 @@ export const TESTS_THROUGH_INDEX = ['test/e2e', 'test/helpers', 'test/bench'];
 export function deepImportsFromTests(root: string): string[] {
   return buildImportGraph(root, TESTS_THROUGH_INDEX)
     .edges.filter(({ to }) => contextOf(to) && to !== indexOf(contextOf(to)!))
-    .map(({ from, to, line }) => `${from}:${line} → ${to}: deep import into ${contextOf(to)}: import its index.ts instead`);
+    .map(
+      ({ from, to, line }) => `${from}:${line} → ${to}: deep import into ${contextOf(to)}: import its index.ts instead`,
+    );
 }
 
 /** 8. What start:deployed may import besides its own files: no code a function runs, but the fault rules its SQS stand-in applies as the local queues do. */
-export const DEPLOYED_MAY_IMPORT = ['infra/local/dynamo.ts', 'infra/local/s3.ts', 'infra/local/ports.ts', 'infra/local/http-io.ts', 'infra/local/api-event.ts', 'infra/local/stop-on-signals.ts', 'infra/local/idp.ts', 'infra/local/dns-stand-in.ts', 'shared/http/router.ts', 'shared/faults.ts'];
+export const DEPLOYED_MAY_IMPORT = [
+  'infra/local/dynamo.ts',
+  'infra/local/s3.ts',
+  'infra/local/ports.ts',
+  'infra/local/http-io.ts',
+  'infra/local/api-event.ts',
+  'infra/local/stop-on-signals.ts',
+  'infra/local/idp.ts',
+  'infra/local/dns-stand-in.ts',
+  'shared/http/router.ts',
+  'shared/faults.ts',
+];
 
 /** 7. The separate packages of the repository, and whether each may use the client package. */
 const PACKAGES = [
@@ -159,7 +206,9 @@ function packageViolations({ from, specifier }: Unresolved): string[] {
   if (ownPackage === undefined) return [];
   const pkg = packageOf(from);
   if (pkg?.client && ownPackage === 'client') return [];
-  return [`${pkg?.dir ?? from.split('/')[0]} may not import @infracat/${ownPackage}${pkg?.client ? ' (only @infracat/client)' : ''}`];
+  return [
+    `${pkg?.dir ?? from.split('/')[0]} may not import @infracat/${ownPackage}${pkg?.client ? ' (only @infracat/client)' : ''}`,
+  ];
 }
 
 /** Which edge stands for a pair of files in a reported cycle: a static import, else a dynamic one, else a type-only one. */
@@ -194,8 +243,14 @@ function cycles(allEdges: readonly Edge[]): string[] {
       if (seen.has(key)) continue;
       seen.add(key);
       const hops = canonical.map((f, i) => [f, canonical[(i + 1) % canonical.length]] as const);
-      const hopsOf = (kind: Edge['kind']) => hops.filter(([a, b]) => linked.get(a)?.get(b)?.kind === kind).map(([a, b]) => `${a} → ${b}`);
-      const notes = [['dynamic import()', hopsOf('dynamic')], ['type-only', hopsOf('type')]].filter(([, h]) => h.length).map(([label, h]) => `${label}: ${(h as string[]).join(', ')}`);
+      const hopsOf = (kind: Edge['kind']) =>
+        hops.filter(([a, b]) => linked.get(a)?.get(b)?.kind === kind).map(([a, b]) => `${a} → ${b}`);
+      const notes = [
+        ['dynamic import()', hopsOf('dynamic')],
+        ['type-only', hopsOf('type')],
+      ]
+        .filter(([, h]) => h.length)
+        .map(([label, h]) => `${label}: ${(h as string[]).join(', ')}`);
       const note = notes.length ? ` (${notes.join('; ')})` : '';
       reported.push(`import cycle: ${[...canonical, canonical[0]].join(' → ')}${note}`);
     }

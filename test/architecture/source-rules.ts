@@ -7,15 +7,21 @@ import { tokenize } from './import-graph';
  * capabilities route) validates, calls one domain function with the request's context, and shapes
  * the reply. It never loads access or checks a permission itself. Each finding is one readable line.
  */
-const AUTHORIZATION_IN_ROUTE = /\b(loadAccess|accessTo\w+|accessIn\w+|accessWith\w+)\s*\(|\.(require|requireOwnerRight)\s*\(/g;
+const AUTHORIZATION_IN_ROUTE =
+  /\b(loadAccess|accessTo\w+|accessIn\w+|accessWith\w+)\s*\(|\.(require|requireOwnerRight)\s*\(/g;
 
 export function authorizationInRoutes(root: string, files: readonly string[]): string[] {
   const found: string[] = [];
-  for (const file of files.filter((f) => /^functions\/[^/]+\/[^/]*routes\.ts$|^functions\/auth\/capabilities\.ts$/.test(f))) {
+  for (const file of files.filter((f) =>
+    /^functions\/[^/]+\/[^/]*routes\.ts$|^functions\/auth\/capabilities\.ts$/.test(f),
+  )) {
     readFileSync(join(root, file), 'utf8')
       .split('\n')
       .forEach((line, i) => {
-        for (const m of line.matchAll(AUTHORIZATION_IN_ROUTE)) found.push(`${file}:${i + 1}: ${m[0].replace(/\s*\($/, '')}(…) in a route: authorization belongs to the domain`);
+        for (const m of line.matchAll(AUTHORIZATION_IN_ROUTE))
+          found.push(
+            `${file}:${i + 1}: ${m[0].replace(/\s*\($/, '')}(…) in a route: authorization belongs to the domain`,
+          );
       });
   }
   return found;
@@ -31,11 +37,12 @@ export const LOAD_ACCESS_ALLOWED: Record<string, string> = {
   'shared/domain/tenancy/access.ts': 'defines it',
   'shared/domain/tenancy/item-access.ts': 'the item access primitive',
   'shared/domain/tenancy/env-scope.ts': "an environment named in the request: 400, not an item's 404",
-  'shared/domain/tenancy/custom-role-model.ts': "a role under its project's path (404 'Project not found', then the role's)",
+  'shared/domain/tenancy/custom-role-model.ts':
+    "a role under its project's path (404 'Project not found', then the role's)",
   'shared/domain/tenancy/custom-role-assignments.ts': 'what an assignment reads',
   'shared/domain/tenancy/members.ts': "a member under its project's path, read with the account the audit entry names",
   'shared/domain/tenancy/cost-estimate.ts': "an optional environment, refused (400) only after the plan's feature",
-  'shared/domain/tenancy/invitations.ts': "the environment, group and subgroup a new invitation names (400s)",
+  'shared/domain/tenancy/invitations.ts': 'the environment, group and subgroup a new invitation names (400s)',
 };
 const LOAD_ACCESS_CALL = /\bloadAccess\s*\(/g;
 
@@ -45,7 +52,10 @@ export function loadAccessOutsideAccessModules(root: string, files: readonly str
     readFileSync(join(root, file), 'utf8')
       .split('\n')
       .forEach((line, i) => {
-        if (LOAD_ACCESS_CALL.test(line)) found.push(`${file}:${i + 1}: loadAccess(…) outside the access modules: reach an item by id through accessToItem, a project through accessToProject`);
+        if (LOAD_ACCESS_CALL.test(line))
+          found.push(
+            `${file}:${i + 1}: loadAccess(…) outside the access modules: reach an item by id through accessToItem, a project through accessToProject`,
+          );
         LOAD_ACCESS_CALL.lastIndex = 0;
       });
   }
@@ -61,7 +71,11 @@ export function zodNamedImports(root: string, files: readonly string[]): string[
   return files.flatMap((file) =>
     readFileSync(join(root, file), 'utf8')
       .split('\n')
-      .flatMap((line, i) => (/^import (type )?\{[^}]*\bz\b[^}]*\} from 'zod'/.test(line) ? [`${file}:${i + 1}: import * as z from 'zod' instead (keeps bundles small)`] : [])),
+      .flatMap((line, i) =>
+        /^import (type )?\{[^}]*\bz\b[^}]*\} from 'zod'/.test(line)
+          ? [`${file}:${i + 1}: import * as z from 'zod' instead (keeps bundles small)`]
+          : [],
+      ),
   );
 }
 
@@ -93,7 +107,8 @@ export function storedItemCasts(root: string, files: readonly string[]): string[
     readFileSync(join(root, file), 'utf8')
       .split('\n')
       .forEach((line, i) => {
-        for (const m of line.matchAll(STORED_ITEM_CAST)) found.push(`${file}:${i + 1}: ${m[0].trim()}: a stored item enters through its entity's decode, not a cast`);
+        for (const m of line.matchAll(STORED_ITEM_CAST))
+          found.push(`${file}:${i + 1}: ${m[0].trim()}: a stored item enters through its entity's decode, not a cast`);
       });
   }
   return found;
@@ -105,7 +120,8 @@ export function storedItemCasts(root: string, files: readonly string[]): string[
  * an expression itself, where it could forget one of the two. Writes that set them (`SET deleted_at
  * = :now`) are not tests and are not reported.
  */
-const LIVENESS_EXPRESSION = /attribute_(?:not_)?exists\((?:deleted_at|archived_at)\)|(?:['"`(]|\b(?:AND|OR|NOT)\s+)\s*(?:deleted_at|archived_at)\s*(?:=|<>)\s*:\w+/g;
+const LIVENESS_EXPRESSION =
+  /attribute_(?:not_)?exists\((?:deleted_at|archived_at)\)|(?:['"`(]|\b(?:AND|OR|NOT)\s+)\s*(?:deleted_at|archived_at)\s*(?:=|<>)\s*:\w+/g;
 
 export function livenessExpressionsOutsideDb(root: string, files: readonly string[]): string[] {
   const found: string[] = [];
@@ -113,7 +129,10 @@ export function livenessExpressionsOutsideDb(root: string, files: readonly strin
     readFileSync(join(root, file), 'utf8')
       .split('\n')
       .forEach((line, i) => {
-        for (const m of line.matchAll(LIVENESS_EXPRESSION)) found.push(`${file}:${i + 1}: ${m[0].replace(/^['"`(]|^(AND|OR|NOT)\s+/, '').trim()}: a liveness test belongs to shared/db/live.ts`);
+        for (const m of line.matchAll(LIVENESS_EXPRESSION))
+          found.push(
+            `${file}:${i + 1}: ${m[0].replace(/^['"`(]|^(AND|OR|NOT)\s+/, '').trim()}: a liveness test belongs to shared/db/live.ts`,
+          );
       });
   }
   return found;
@@ -131,11 +150,16 @@ const RAW_SINGLE_WRITE = /\bnew (PutCommand|UpdateCommand|DeleteCommand)\s*\(/g;
 
 export function rawSingleWritesOutsideDb(root: string, files: readonly string[]): string[] {
   const found: string[] = [];
-  for (const file of files.filter((f) => /^(shared|functions)\//.test(f) && !f.startsWith('shared/db/') && !(f in RAW_SINGLE_WRITE_ALLOWED))) {
+  for (const file of files.filter(
+    (f) => /^(shared|functions)\//.test(f) && !f.startsWith('shared/db/') && !(f in RAW_SINGLE_WRITE_ALLOWED),
+  )) {
     readFileSync(join(root, file), 'utf8')
       .split('\n')
       .forEach((line, i) => {
-        for (const m of line.matchAll(RAW_SINGLE_WRITE)) found.push(`${file}:${i + 1}: ${m[1]} outside shared/db: write through #db/items (conditionalPut, conditionalUpdate, conditionalDelete)`);
+        for (const m of line.matchAll(RAW_SINGLE_WRITE))
+          found.push(
+            `${file}:${i + 1}: ${m[1]} outside shared/db: write through #db/items (conditionalPut, conditionalUpdate, conditionalDelete)`,
+          );
       });
   }
   return found;
@@ -154,7 +178,10 @@ export function issueReferencesInComments(root: string, files: readonly string[]
   for (const file of files.filter((f) => COMMENT_RULE_ROOTS.some((r) => f.startsWith(r)) && /\.tsx?$/.test(f))) {
     tokenize(readFileSync(join(root, file), 'utf8'), (text, line) => {
       text.split('\n').forEach((l, k) => {
-        for (const m of l.matchAll(ISSUE_REFERENCE)) found.push(`${file}:${line + k}: "${m[0]}" in a comment: state the rule itself (or name its docs/decisions/NNNN-*.md)`);
+        for (const m of l.matchAll(ISSUE_REFERENCE))
+          found.push(
+            `${file}:${line + k}: "${m[0]}" in a comment: state the rule itself (or name its docs/decisions/NNNN-*.md)`,
+          );
       });
     });
   }
@@ -175,11 +202,16 @@ const RAW_EXPRESSION = /(?<![.\w])(ConditionExpression|UpdateExpression)\s*:/g;
 
 export function rawExpressionsOutsideDb(root: string, files: readonly string[]): string[] {
   const found: string[] = [];
-  for (const file of files.filter((f) => /^(shared|functions)\//.test(f) && !f.startsWith('shared/db/') && !(f in RAW_EXPRESSION_ALLOWED))) {
+  for (const file of files.filter(
+    (f) => /^(shared|functions)\//.test(f) && !f.startsWith('shared/db/') && !(f in RAW_EXPRESSION_ALLOWED),
+  )) {
     readFileSync(join(root, file), 'utf8')
       .split('\n')
       .forEach((line, i) => {
-        for (const m of line.matchAll(RAW_EXPRESSION)) found.push(`${file}:${i + 1}: ${m[1]} written outside shared/db: write it through a named helper of shared/db`);
+        for (const m of line.matchAll(RAW_EXPRESSION))
+          found.push(
+            `${file}:${i + 1}: ${m[1]} written outside shared/db: write it through a named helper of shared/db`,
+          );
       });
   }
   return found;
@@ -193,7 +225,8 @@ export function rawExpressionsOutsideDb(root: string, files: readonly string[]):
  */
 const LOOP_START = /\b(?:for|while)\s*\(|\bdo\s*\{/;
 const ATTEMPT_COUNTING = /\b(?:for|while)\s*\([^)]*\b(?:attempts?|tries|retries|rounds?)\b/i;
-const LOST_RACE = /ConditionalCheckFailed|TransactionCanceled|TransactionConflict|concurrentChange|CONCURRENT_CHANGE|CASCADE_STALE|'conflict'/;
+const LOST_RACE =
+  /ConditionalCheckFailed|TransactionCanceled|TransactionConflict|concurrentChange|CONCURRENT_CHANGE|CASCADE_STALE|'conflict'/;
 
 /** The loop's lines from `start`: up to where the braces opened on or after its line close (its one line when it has none). */
 function loopBody(lines: string[], start: number): string {
@@ -219,7 +252,9 @@ export function retryLoopsOutsideDb(root: string, files: readonly string[]): str
       if (!LOOP_START.test(line)) return;
       const body = loopBody(lines, i);
       if (ATTEMPT_COUNTING.test(line) || (/\bcatch\b/.test(body) && LOST_RACE.test(body))) {
-        found.push(`${file}:${i + 1}: a hand-written retry loop outside shared/db: retry through #db/retry (retry, onContention, throughOutage)`);
+        found.push(
+          `${file}:${i + 1}: a hand-written retry loop outside shared/db: retry through #db/retry (retry, onContention, throughOutage)`,
+        );
       }
     });
   }

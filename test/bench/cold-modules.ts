@@ -21,17 +21,46 @@ let first = true;
 for (const l of lines) {
   const m = /^\/\/ (\S+)$/.exec(l);
   if (m && !first) res.push(`__mt(${JSON.stringify(m[1])});`);
-  if (m && first) { res.push(`globalThis.__mtT = process.cpuUsage(); globalThis.__mtS = ["(start)"]; globalThis.__mtR = new Map(); function __mtc() { const u = process.cpuUsage(); const d = (u.user + u.system - globalThis.__mtT.user - globalThis.__mtT.system) / 1000; const L = globalThis.__mtS.at(-1); globalThis.__mtR.set(L, (globalThis.__mtR.get(L) ?? 0) + d); globalThis.__mtT = u; } function __mt(n) { __mtc(); globalThis.__mtS[0] = n; }`); res.push(`__mt(${JSON.stringify(m[1])});`); first = false; }
-  if (l.startsWith('var __esm = (fn, res, err) => function __init() {')) { res.push('var __esm = (fn, res, err) => { const __name = Object.getOwnPropertyNames(fn)[0]; const inner = __esm0(fn, res, err); return function __init() { if (typeof __mtc !== "function") return inner(); __mtc(); globalThis.__mtS.push(__name + " (lazy)"); try { return inner(); } finally { __mtc(); globalThis.__mtS.pop(); } }; };'); res.push(l.replace('var __esm =', 'var __esm0 =')); continue; }
+  if (m && first) {
+    res.push(
+      `globalThis.__mtT = process.cpuUsage(); globalThis.__mtS = ["(start)"]; globalThis.__mtR = new Map(); function __mtc() { const u = process.cpuUsage(); const d = (u.user + u.system - globalThis.__mtT.user - globalThis.__mtT.system) / 1000; const L = globalThis.__mtS.at(-1); globalThis.__mtR.set(L, (globalThis.__mtR.get(L) ?? 0) + d); globalThis.__mtT = u; } function __mt(n) { __mtc(); globalThis.__mtS[0] = n; }`,
+    );
+    res.push(`__mt(${JSON.stringify(m[1])});`);
+    first = false;
+  }
+  if (l.startsWith('var __esm = (fn, res, err) => function __init() {')) {
+    res.push(
+      'var __esm = (fn, res, err) => { const __name = Object.getOwnPropertyNames(fn)[0]; const inner = __esm0(fn, res, err); return function __init() { if (typeof __mtc !== "function") return inner(); __mtc(); globalThis.__mtS.push(__name + " (lazy)"); try { return inner(); } finally { __mtc(); globalThis.__mtS.pop(); } }; };',
+    );
+    res.push(l.replace('var __esm =', 'var __esm0 ='));
+    continue;
+  }
   res.push(l);
 }
 res.push('__mt("(end)");');
 // hoisted imports: put the header after the import lines - imports are hoisted anyway in ESM, function decl hoisted too
 writeFileSync(out, res.join('\n'));
-const env = { ...process.env, AWS_REGION: 'us-east-1', STAGE: 'cloud', NODE_OPTIONS: '', POWERTOOLS_SERVICE_NAME: 'bench', POWERTOOLS_METRICS_NAMESPACE: 'InfraCatalog', POWERTOOLS_TRACE_ENABLED: 'true' };
+const env = {
+  ...process.env,
+  AWS_REGION: 'us-east-1',
+  STAGE: 'cloud',
+  NODE_OPTIONS: '',
+  POWERTOOLS_SERVICE_NAME: 'bench',
+  POWERTOOLS_METRICS_NAMESPACE: 'InfraCatalog',
+  POWERTOOLS_TRACE_ENABLED: 'true',
+};
 const all = new Map<string, number[]>();
 for (let i = 0; i < Number(runs); i++) {
-  const o = execFileSync(process.execPath, ['--input-type=module', '-e', `await import(process.argv[1]); console.log(JSON.stringify([...globalThis.__mtR]))`, out], { env }).toString();
+  const o = execFileSync(
+    process.execPath,
+    [
+      '--input-type=module',
+      '-e',
+      `await import(process.argv[1]); console.log(JSON.stringify([...globalThis.__mtR]))`,
+      out,
+    ],
+    { env },
+  ).toString();
   for (const [k, v] of JSON.parse(o) as [string, number][]) all.set(k, [...(all.get(k) ?? []), v]);
 }
 const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];

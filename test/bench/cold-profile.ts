@@ -13,8 +13,16 @@ import { fileURLToPath } from 'node:url';
  * loader, compiling the bundle) is `node:<what>`, and V8's buckets keep their names ("(garbage
  * collector)", "(program)"). `COLD_PROFILE=1 npm run bench:cold` prints it per function beside the baseline.
  */
-interface ProfileNode { id: number; callFrame: { url: string; functionName: string; lineNumber: number; columnNumber: number }; children?: number[] }
-interface Profile { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[] }
+interface ProfileNode {
+  id: number;
+  callFrame: { url: string; functionName: string; lineNumber: number; columnNumber: number };
+  children?: number[];
+}
+interface Profile {
+  nodes: ProfileNode[];
+  samples: number[];
+  timeDeltas: number[];
+}
 
 const moduleOf = (source: string, root: string): string => {
   const path = source.startsWith('file://') ? fileURLToPath(source) : source;
@@ -39,7 +47,19 @@ export function profileImport(file: string, root: string, env: NodeJS.ProcessEnv
   const perRun: Map<string, number>[] = [];
   for (let r = 0; r < runs; r++) {
     const dir = mkdtempSync(join(tmpdir(), 'cold-prof-'));
-    execFileSync(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${dir}`, '--cpu-prof-interval=100', '--input-type=module', '-e', 'await import(process.argv[1]);', file], { cwd: root, env });
+    execFileSync(
+      process.execPath,
+      [
+        '--cpu-prof',
+        `--cpu-prof-dir=${dir}`,
+        '--cpu-prof-interval=100',
+        '--input-type=module',
+        '-e',
+        'await import(process.argv[1]);',
+        file,
+      ],
+      { cwd: root, env },
+    );
     const profile = JSON.parse(readFileSync(join(dir, readdirSync(dir)[0]), 'utf8')) as Profile;
     rmSync(dir, { recursive: true, force: true });
     const byId = new Map(profile.nodes.map((n) => [n.id, n]));
@@ -53,8 +73,13 @@ export function profileImport(file: string, root: string, env: NodeJS.ProcessEnv
       if (!url) name = functionName.startsWith('(') ? functionName : `native ${functionName}`;
       else if (url === bundleUrl && map) {
         const entry = map.findEntry(lineNumber, columnNumber) as { originalSource?: string };
-        name = entry.originalSource ? moduleOf(new URL(entry.originalSource, bundleUrl).href, root) : 'bundle (unmapped)';
-      } else if (url.startsWith('node:')) name = url.startsWith('node:internal/modules') ? 'node: module loader' : `node: ${url.slice(5).split('/').slice(0, 2).join('/')}`;
+        name = entry.originalSource
+          ? moduleOf(new URL(entry.originalSource, bundleUrl).href, root)
+          : 'bundle (unmapped)';
+      } else if (url.startsWith('node:'))
+        name = url.startsWith('node:internal/modules')
+          ? 'node: module loader'
+          : `node: ${url.slice(5).split('/').slice(0, 2).join('/')}`;
       else name = moduleOf(url, root);
       cache.set(node.id, name);
       return name;
@@ -67,11 +92,20 @@ export function profileImport(file: string, root: string, env: NodeJS.ProcessEnv
   }
   const names = new Set(perRun.flatMap((t) => [...t.keys()]));
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-  return new Map([...names].map((n) => [n, median(perRun.map((t) => t.get(n) ?? 0))] as const).filter(([n]) => n !== '(idle)').sort((a, b) => b[1] - a[1]));
+  return new Map(
+    [...names]
+      .map((n) => [n, median(perRun.map((t) => t.get(n) ?? 0))] as const)
+      .filter(([n]) => n !== '(idle)')
+      .sort((a, b) => b[1] - a[1]),
+  );
 }
 
 /** The modules where `file` spends more than the baseline, largest first: `[module, ms, baseline ms]`. */
-export function beyondBaseline(file: Map<string, number>, baseline: Map<string, number>, atLeast = 0.5): [string, number, number][] {
+export function beyondBaseline(
+  file: Map<string, number>,
+  baseline: Map<string, number>,
+  atLeast = 0.5,
+): [string, number, number][] {
   return [...file]
     .map(([name, ms]) => [name, ms, baseline.get(name) ?? 0] as [string, number, number])
     .filter(([, ms, base]) => ms - base >= atLeast)

@@ -12,23 +12,57 @@ import { ddb } from '#shared/clients';
  */
 
 const dataDir = await mkdtemp(join(tmpdir(), 'microq-'));
-const stack = await startLocalStack({ inMemory: true, withoutHttp: true, env: { TABLE_NAME: 'microq', LOCAL_DATA_DIR: dataDir, LOG_LEVEL: 'error', LOCAL_OUTBOX_POLL_MS: '0', LOCAL_WEBHOOK_RETRY_SWEEP_SECONDS: '0', LOCAL_DEADLINE_SWEEP_SECONDS: '0', POWERTOOLS_METRICS_DISABLED: 'true' } });
+const stack = await startLocalStack({
+  inMemory: true,
+  withoutHttp: true,
+  env: {
+    TABLE_NAME: 'microq',
+    LOCAL_DATA_DIR: dataDir,
+    LOG_LEVEL: 'error',
+    LOCAL_OUTBOX_POLL_MS: '0',
+    LOCAL_WEBHOOK_RETRY_SWEEP_SECONDS: '0',
+    LOCAL_DEADLINE_SWEEP_SECONDS: '0',
+    POWERTOOLS_METRICS_DISABLED: 'true',
+  },
+});
 const TableName = stack.config.TABLE_NAME;
 const pad = 'x'.repeat(400);
 async function fill(prefix: string, from: number, to: number) {
   const reqs: Record<string, unknown>[][] = [];
-  for (let i = from; i < to; i += 25) reqs.push(Array.from({ length: Math.min(25, to - i) }, (_, j) => ({ PutRequest: { Item: { PK: 'P', SK: `${prefix}${String(i + j).padStart(8, '0')}`, pad } } })));
+  for (let i = from; i < to; i += 25)
+    reqs.push(
+      Array.from({ length: Math.min(25, to - i) }, (_, j) => ({
+        PutRequest: { Item: { PK: 'P', SK: `${prefix}${String(i + j).padStart(8, '0')}`, pad } },
+      })),
+    );
   let next = 0;
-  await Promise.all(Array.from({ length: 8 }, async () => { while (next < reqs.length) await ddb().send(new BatchWriteCommand({ RequestItems: { [TableName]: reqs[next++] as never } })); }));
+  await Promise.all(
+    Array.from({ length: 8 }, async () => {
+      while (next < reqs.length)
+        await ddb().send(new BatchWriteCommand({ RequestItems: { [TableName]: reqs[next++] as never } }));
+    }),
+  );
 }
 async function timeQuery() {
   const times: number[][] = [];
   for (let r = 0; r < 7; r++) {
     const t = performance.now();
-    const out = await ddb().send(new QueryCommand({ TableName, KeyConditionExpression: 'PK = :p AND begins_with(SK, :s)', ExpressionAttributeValues: { ':p': 'P', ':s': 'A#' }, Limit: 50, ConsistentRead: true }));
+    const out = await ddb().send(
+      new QueryCommand({
+        TableName,
+        KeyConditionExpression: 'PK = :p AND begins_with(SK, :s)',
+        ExpressionAttributeValues: { ':p': 'P', ':s': 'A#' },
+        Limit: 50,
+        ConsistentRead: true,
+      }),
+    );
     const q = performance.now() - t;
     const t2 = performance.now();
-    await ddb().send(new BatchGetCommand({ RequestItems: { [TableName]: { Keys: out.Items!.map((i) => ({ PK: i.PK, SK: i.SK })), ConsistentRead: true } } }));
+    await ddb().send(
+      new BatchGetCommand({
+        RequestItems: { [TableName]: { Keys: out.Items!.map((i) => ({ PK: i.PK, SK: i.SK })), ConsistentRead: true } },
+      }),
+    );
     times.push([q, performance.now() - t2]);
   }
   times.sort((a, b) => a[0] - b[0]);
@@ -38,7 +72,8 @@ await fill('A#', 0, 100);
 console.log('filler 0: query, batchget ms', await timeQuery());
 let n = 0;
 for (const upto of [20000, 100000, 300000]) {
-  await fill('Z#', n, upto); n = upto;
+  await fill('Z#', n, upto);
+  n = upto;
   console.log(`filler ${upto} (after the range): query, batchget ms`, await timeQuery());
 }
 await fill('0#', 0, 100000);

@@ -14,9 +14,18 @@ import { separatePackagesOf } from '../../infra/cdk/stack';
 export const ROOT = join(import.meta.dirname, '../..');
 
 export const DEPLOYED_BUILD = {
-  bundle: true, platform: 'node', format: 'esm', target: 'node24', minify: true, sourcemap: true, sourcesContent: false,
-  banner: { js: BANNER }, external: EXTERNAL_MODULES, alias: BUNDLE_ALIASES,
-  logLevel: 'error', absWorkingDir: ROOT,
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node24',
+  minify: true,
+  sourcemap: true,
+  sourcesContent: false,
+  banner: { js: BANNER },
+  external: EXTERNAL_MODULES,
+  alias: BUNDLE_ALIASES,
+  logLevel: 'error',
+  absWorkingDir: ROOT,
 } satisfies BuildOptions;
 
 /** Bundles `entry` into `outfile` as deployed; answers the bundle's size in bytes. */
@@ -31,5 +40,6 @@ export async function bundleAsDeployed(entry: string, outfile: string): Promise<
  * relative to the project root, as in the stack.
  */
 export function shipSeparatePackages(entry: string, dir: string): void {
-  for (const pkg of separatePackagesOf(entry)) for (const command of separatePackageCommands(ROOT, dir, pkg)) execFileSync('sh', ['-c', command]);
+  for (const pkg of separatePackagesOf(entry))
+    for (const command of separatePackageCommands(ROOT, dir, pkg)) execFileSync('sh', ['-c', command]);
 }

@@ -21,7 +21,15 @@ const dataDir = await mkdtemp(join(tmpdir(), 'infra-catalog-docs-'));
 const stack = await startLocalStack({
   inMemory: true,
   withoutS3: true,
-  env: { STAGE: 'local', PORT: '0', LOCAL_DATA_DIR: dataDir, LOG_LEVEL: 'silent', LOCAL_DEADLINE_SWEEP_SECONDS: '0', LOCAL_OUTBOX_POLL_MS: '0', LOCAL_WEBHOOK_RETRY_SWEEP_SECONDS: '0' },
+  env: {
+    STAGE: 'local',
+    PORT: '0',
+    LOCAL_DATA_DIR: dataDir,
+    LOG_LEVEL: 'silent',
+    LOCAL_DEADLINE_SWEEP_SECONDS: '0',
+    LOCAL_OUTBOX_POLL_MS: '0',
+    LOCAL_WEBHOOK_RETRY_SWEEP_SECONDS: '0',
+  },
 });
 let browser: Browser | undefined;
 const failures: string[] = [];
@@ -30,7 +38,9 @@ try {
   type Operations = Record<string, Record<string, { operationId: string }>>;
   const doc = (await (await fetch(`${stack.url}/openapi.json`)).json()) as { paths: Operations; webhooks?: Operations };
   // The routes, and the webhook delivery the service sends (listed under its tag too).
-  const operationIds = [...Object.values(doc.paths), ...Object.values(doc.webhooks ?? {})].flatMap((ops) => Object.values(ops).map((op) => op.operationId));
+  const operationIds = [...Object.values(doc.paths), ...Object.values(doc.webhooks ?? {})].flatMap((ops) =>
+    Object.values(ops).map((op) => op.operationId),
+  );
 
   browser = await launchChromium();
   const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
@@ -48,7 +58,10 @@ try {
   const violations: string[] = [];
   await page.exposeFunction('__reportViolation', (v: string) => violations.push(v));
   // Browser-side code as strings: this project compiles without the DOM's types.
-  await page.addInitScript({ content: "document.addEventListener('securitypolicyviolation', (e) => window.__reportViolation(e.violatedDirective + ' ' + e.blockedURI + ' at ' + e.sourceFile + ':' + e.lineNumber + ':' + e.columnNumber));" });
+  await page.addInitScript({
+    content:
+      "document.addEventListener('securitypolicyviolation', (e) => window.__reportViolation(e.violatedDirective + ' ' + e.blockedURI + ' at ' + e.sourceFile + ':' + e.lineNumber + ':' + e.columnNumber));",
+  });
   const consoleErrors: string[] = [];
   page.on('console', (m) => m.type() === 'error' && consoleErrors.push(m.text()));
   page.on('pageerror', (e) => consoleErrors.push(String(e)));
@@ -61,17 +74,27 @@ try {
   // Polled from here, not with waitForFunction: its in-page polling evaluates the predicate with eval, which this CSP refuses (a violation of the tool's own).
   const renderedItems = () => page.$$eval(menu, (items) => items.map((li) => li.getAttribute('data-item-id') ?? ''));
   let rendered = await renderedItems();
-  for (const deadline = Date.now() + 120_000; rendered.length < operationIds.length && Date.now() < deadline; rendered = await renderedItems()) await new Promise((r) => setTimeout(r, 100));
+  for (
+    const deadline = Date.now() + 120_000;
+    rendered.length < operationIds.length && Date.now() < deadline;
+    rendered = await renderedItems()
+  )
+    await new Promise((r) => setTimeout(r, 100));
   const renderMs = Math.round(performance.now() - started);
   const listed = new Set(rendered.map((id) => id.slice(id.lastIndexOf('operation/') + 'operation/'.length)));
   const missing = operationIds.filter((id) => !listed.has(id));
   if (rendered.length !== operationIds.length || missing.length) {
-    failures.push(`the menu lists ${rendered.length} operations, the document has ${operationIds.length}; missing: ${missing.join(', ') || 'none'}`);
+    failures.push(
+      `the menu lists ${rendered.length} operations, the document has ${operationIds.length}; missing: ${missing.join(', ') || 'none'}`,
+    );
   }
   // Search (its index is built in Redoc's blob: worker): typing finds an operation.
   await page.fill('input[placeholder="Search..."]', 'login');
   const results = '[data-role="search:results"] li';
-  const hits = await page.waitForSelector(results, { timeout: 30_000 }).then(() => page.$$eval(results, (r) => r.length)).catch(() => 0);
+  const hits = await page
+    .waitForSelector(results, { timeout: 30_000 })
+    .then(() => page.$$eval(results, (r) => r.length))
+    .catch(() => 0);
   if (hits === 0) failures.push('search found nothing for "login"');
   await page.fill('input[placeholder="Search..."]', '');
   await page.keyboard.press('Escape');
@@ -83,9 +106,15 @@ try {
   await page.screenshot({ path: OUT });
   const title = await page.title();
   console.log(`Chromium ${browser.version()} rendered ${stack.url}/docs ("${title}") in ${renderMs} ms`);
-  console.log(`  operations: ${rendered.length} in the menu, ${operationIds.length} in /openapi.json; search "login": ${hits} results`);
-  console.log(`  requests: ${requests.length}, all to ${origin}: ${[...new Set(requests.map((u) => new URL(u).pathname))].join(', ')}`);
-  console.log(`  off-origin requests: ${offOrigin.length}; CSP violations: ${violations.length}; console errors: ${consoleErrors.length}`);
+  console.log(
+    `  operations: ${rendered.length} in the menu, ${operationIds.length} in /openapi.json; search "login": ${hits} results`,
+  );
+  console.log(
+    `  requests: ${requests.length}, all to ${origin}: ${[...new Set(requests.map((u) => new URL(u).pathname))].join(', ')}`,
+  );
+  console.log(
+    `  off-origin requests: ${offOrigin.length}; CSP violations: ${violations.length}; console errors: ${consoleErrors.length}`,
+  );
   console.log(`  screenshot: ${OUT} (${(await readFile(OUT)).length} bytes)`);
 } catch (err) {
   failures.push(String(err));

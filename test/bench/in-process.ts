@@ -4,13 +4,28 @@ import { routeTable } from '../../functions/route-table';
 import { httpHandler } from '#http/pipeline';
 
 /** A route called in this process through its group's handler, as API Gateway would (no HTTP server): the benches' way in. */
-export async function invoke(group: keyof typeof routeTable, method: string, url: string, routeKey: string, init: { body?: unknown; token?: string; params?: Record<string, string> } = {}) {
+export async function invoke(
+  group: keyof typeof routeTable,
+  method: string,
+  url: string,
+  routeKey: string,
+  init: { body?: unknown; token?: string; params?: Record<string, string> } = {},
+) {
   const event = apiEvent({
-    method, url, routeKey, pathParameters: init.params,
+    method,
+    url,
+    routeKey,
+    pathParameters: init.params,
     headers: { 'content-type': 'application/json', ...(init.token ? { authorization: `Bearer ${init.token}` } : {}) },
     body: init.body === undefined ? undefined : JSON.stringify(init.body),
   });
-  const res = (await httpHandler(routeTable[group])(event, lambdaContext('bench', 'bench'))) as APIGatewayProxyStructuredResultV2;
-  return { status: res.statusCode, headers: res.headers ?? {}, body: res.body?.startsWith('{') || res.body?.startsWith('[') ? JSON.parse(res.body) : res.body };
+  const res = (await httpHandler(routeTable[group])(
+    event,
+    lambdaContext('bench', 'bench'),
+  )) as APIGatewayProxyStructuredResultV2;
+  return {
+    status: res.statusCode,
+    headers: res.headers ?? {},
+    body: res.body?.startsWith('{') || res.body?.startsWith('[') ? JSON.parse(res.body) : res.body,
+  };
 }
-

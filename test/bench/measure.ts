@@ -62,7 +62,12 @@ export function countCalls(client: DynamoDBDocumentClient) {
 }
 
 /** Times two operations alternately, call by call, so machine noise falls on both alike. */
-export async function timePair(a: () => Promise<unknown>, b: () => Promise<unknown>, runs: number, warmup = Math.ceil(runs / 10)) {
+export async function timePair(
+  a: () => Promise<unknown>,
+  b: () => Promise<unknown>,
+  runs: number,
+  warmup = Math.ceil(runs / 10),
+) {
   for (let i = 0; i < warmup; i++) await a(), await b();
   const as: number[] = [];
   const bs: number[] = [];
@@ -91,7 +96,9 @@ export function countItemsRead(client: DynamoDBDocumentClient) {
       const result = await next(args);
       const out = result.output as { ScannedCount?: number; Responses?: Record<string, unknown[]>; Item?: unknown };
       const name = String(context.commandName ?? 'unknown');
-      const n = out.ScannedCount ?? (out.Responses ? Object.values(out.Responses).reduce((a, r) => a + r.length, 0) : out.Item ? 1 : 0);
+      const n =
+        out.ScannedCount ??
+        (out.Responses ? Object.values(out.Responses).reduce((a, r) => a + r.length, 0) : out.Item ? 1 : 0);
       counts.set(name, (counts.get(name) ?? 0) + n);
       return result;
     },

@@ -12,18 +12,28 @@ import { computeBlastRadius, impactGraph, type Topology } from '#domain/catalog'
  * neighbour sorts), the walk and the answer's sort, each per 1,000 edges.
  */
 
-type Invoke = (group: 'services' | 'topology' | 'projects' | 'environments', method: string, url: string, routeKey: string, init?: { body?: unknown; token?: string; params?: Record<string, string> }) => Promise<{ status: number; body: any }>;
+type Invoke = (
+  group: 'services' | 'topology' | 'projects' | 'environments',
+  method: string,
+  url: string,
+  routeKey: string,
+  init?: { body?: unknown; token?: string; params?: Record<string, string> },
+) => Promise<{ status: number; body: any }>;
 type Measure = (fn: () => Promise<unknown>, runs?: number) => Promise<{ ms: number; read: number }>;
 
 const IN_FLIGHT = 4;
 
 async function batchWrite(TableName: string, items: Record<string, unknown>[]) {
   const requests: Record<string, unknown>[][] = [];
-  for (let i = 0; i < items.length; i += 25) requests.push(items.slice(i, i + 25).map((Item) => ({ PutRequest: { Item } })));
+  for (let i = 0; i < items.length; i += 25)
+    requests.push(items.slice(i, i + 25).map((Item) => ({ PutRequest: { Item } })));
   let next = 0;
-  await Promise.all(Array.from({ length: IN_FLIGHT }, async () => {
-    while (next < requests.length) await ddb().send(new BatchWriteCommand({ RequestItems: { [TableName]: requests[next++] as never } }));
-  }));
+  await Promise.all(
+    Array.from({ length: IN_FLIGHT }, async () => {
+      while (next < requests.length)
+        await ddb().send(new BatchWriteCommand({ RequestItems: { [TableName]: requests[next++] as never } }));
+    }),
+  );
 }
 
 /** Every page of one Query, as the route's `queryPrefix` reads it (projected, consistent). */
@@ -33,10 +43,17 @@ async function rawQuery(TableName: string, pk: string, prefix: string, projectio
   let ExclusiveStartKey: Record<string, unknown> | undefined;
   let pages = 0;
   do {
-    const out = await ddb().send(new QueryCommand({
-      TableName, KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)', ExpressionAttributeValues: { ':pk': pk, ':sk': prefix },
-      ProjectionExpression: Object.keys(names).join(', '), ExpressionAttributeNames: names, ConsistentRead: true, ExclusiveStartKey,
-    }));
+    const out = await ddb().send(
+      new QueryCommand({
+        TableName,
+        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
+        ExpressionAttributeValues: { ':pk': pk, ':sk': prefix },
+        ProjectionExpression: Object.keys(names).join(', '),
+        ExpressionAttributeNames: names,
+        ConsistentRead: true,
+        ExclusiveStartKey,
+      }),
+    );
     items.push(...(out.Items ?? []));
     ExclusiveStartKey = out.LastEvaluatedKey;
     pages++;
@@ -74,40 +91,82 @@ function watchRequests() {
   );
 }
 
-export async function blastRadiusBench(opts: { edgeCounts: number[]; TableName: string; signIn: () => Promise<string>; invoke: Invoke; measure: Measure }) {
+export async function blastRadiusBench(opts: {
+  edgeCounts: number[];
+  TableName: string;
+  signIn: () => Promise<string>;
+  invoke: Invoke;
+  measure: Measure;
+}) {
   const { TableName, invoke, measure } = opts;
   let token = await opts.signIn();
   watchRequests();
   const rows: string[] = [];
   for (const edges of opts.edgeCounts) {
     const n = Math.round(edges / 3);
-    console.log(`\n== blast radius: ${n.toLocaleString('en')} services, ${(3 * n).toLocaleString('en')} connections (raw BatchWrite)`);
+    console.log(
+      `\n== blast radius: ${n.toLocaleString('en')} services, ${(3 * n).toLocaleString('en')} connections (raw BatchWrite)`,
+    );
     token = await opts.signIn();
-    const project = await invoke('projects', 'POST', '/projects', 'POST /projects', { token, body: { name: `blast-${edges}` } });
-    const env = await invoke('environments', 'POST', '/environments', 'POST /environments', { token, body: { name: 'hub', project_id: project.body.id } });
+    const project = await invoke('projects', 'POST', '/projects', 'POST /projects', {
+      token,
+      body: { name: `blast-${edges}` },
+    });
+    const env = await invoke('environments', 'POST', '/environments', 'POST /environments', {
+      token,
+      body: { name: 'hub', project_id: project.body.id },
+    });
     const [projectId, envId] = [project.body.id as string, env.body.id as string];
     // The hub through the API (its id lookup, so the route finds it); the others raw.
-    const hub = await invoke('services', 'POST', '/services', 'POST /services', { token, body: { project_id: projectId, environment_id: envId, name: 'svc-00000' } });
+    const hub = await invoke('services', 'POST', '/services', 'POST /services', {
+      token,
+      body: { project_id: projectId, environment_id: envId, name: 'svc-00000' },
+    });
     if (hub.status !== 201) throw new Error(`hub: ${hub.status}`);
     const now = new Date().toISOString();
     const ids = [hub.body.id as string, ...Array.from({ length: n - 1 }, () => crypto.randomUUID())];
     const base = { project_id: projectId, environment_id: envId, created_at: now, updated_at: now, deleted_at: null };
-    const services = ids.slice(1).map((id, k) => ({ ...keys.service(projectId, envId, id), ...base, id, name: `svc-${String(k + 1).padStart(5, '0')}`, service_floor_id: null }));
+    const services = ids.slice(1).map((id, k) => ({
+      ...keys.service(projectId, envId, id),
+      ...base,
+      id,
+      name: `svc-${String(k + 1).padStart(5, '0')}`,
+      service_floor_id: null,
+    }));
     const connections = Array.from({ length: 3 * n }, (_, k) => {
       const i = Math.floor(k / 3);
       const j = k % 3 === 2 ? (i >= 3 && i <= n - 3 ? 0 : Math.floor(n / 2)) : (i + 1 + (k % 3)) % n;
       const id = crypto.randomUUID();
-      return { ...keys.connection(projectId, envId, id), ...base, id, a_type: 'service', a_id: ids[i], b_type: 'service', b_id: ids[j], direction: 'a_to_b', chain_id: null, position: 0 };
+      return {
+        ...keys.connection(projectId, envId, id),
+        ...base,
+        id,
+        a_type: 'service',
+        a_id: ids[i],
+        b_type: 'service',
+        b_id: ids[j],
+        direction: 'a_to_b',
+        chain_id: null,
+        position: 0,
+      };
     }).filter((c) => c.a_id !== c.b_id);
     const t = performance.now();
     await batchWrite(TableName, [...services, ...connections]);
-    console.log(`written: ${(services.length + connections.length).toLocaleString('en')} items in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+    console.log(
+      `written: ${(services.length + connections.length).toLocaleString('en')} items in ${((performance.now() - t) / 1000).toFixed(1)} s`,
+    );
 
     token = await opts.signIn(); // the writes of a big size outlast an access token
     let affected = 0;
     const callRoute = async () => {
       readsSeen.length = 0;
-      const r = await invoke('topology', 'GET', `/services/${ids[0]}/blast-radius`, 'GET /services/{service_id}/blast-radius', { token, params: { service_id: ids[0] } });
+      const r = await invoke(
+        'topology',
+        'GET',
+        `/services/${ids[0]}/blast-radius`,
+        'GET /services/{service_id}/blast-radius',
+        { token, params: { service_id: ids[0] } },
+      );
       if (r.status !== 200) throw new Error(`blast radius: ${r.status}`);
       affected = r.body.affected.length;
     };
@@ -120,7 +179,14 @@ export async function blastRadiusBench(opts: { edgeCounts: number[]; TableName: 
       const [s, f, c, l] = await Promise.all([
         rawQuery(TableName, pk, keys.servicePrefix(envId), ['id', 'name', 'service_floor_id', ...live]),
         rawQuery(TableName, pk, keys.floorPrefix(envId), ['id', 'hostname', ...live]),
-        rawQuery(TableName, pk, keys.connectionPrefix(envId), ['a_type', 'a_id', 'b_type', 'b_id', 'direction', 'deleted_at']),
+        rawQuery(TableName, pk, keys.connectionPrefix(envId), [
+          'a_type',
+          'a_id',
+          'b_type',
+          'b_id',
+          'direction',
+          'deleted_at',
+        ]),
         rawQuery(TableName, pk, keys.linkPrefix(envId), ['from_service_id', 'to_service_id', 'deleted_at']),
       ]);
       topology = { services: s.items, floors: f.items, connections: c.items, links: l.items } as unknown as Topology;
@@ -137,7 +203,9 @@ export async function blastRadiusBench(opts: { edgeCounts: number[]; TableName: 
       routes.push((await timedAsync(callRoute))[1]);
       const queries = readsSeen.filter((r) => r.name === 'QueryCommand');
       const [first, last] = [Math.min(...queries.map((q) => q.start)), Math.max(...queries.map((q) => q.end))];
-      timelines.push(`before the topology's Queries ${(first - t0).toFixed(0)} ms, Queries ${(last - first).toFixed(0)} ms (${queries.length} pages), after ${(t0 + routes.at(-1)! - last).toFixed(0)} ms`);
+      timelines.push(
+        `before the topology's Queries ${(first - t0).toFixed(0)} ms, Queries ${(last - first).toFixed(0)} ms (${queries.length} pages), after ${(t0 + routes.at(-1)! - last).toFixed(0)} ms`,
+      );
       raws.push((await timedAsync(readRaw))[1]);
     }
     console.log(`route timeline: ${timelines.join('; ')}`);

@@ -11,13 +11,28 @@ export function document(n: number, { connections = true } = {}): EnvironmentDoc
   const networks = Array.from({ length: 20 }, (_, i) => ({ name: `net-${i}`, cidr: `10.${i}.0.0/16` }));
   const hub = (i: number) => (i >= 3 && i <= n - 3 ? 0 : n / 2);
   return {
-    apiVersion: IMPEX_API_VERSION, kind: 'Environment', metadata: { name: `scale-${n}` },
+    apiVersion: IMPEX_API_VERSION,
+    kind: 'Environment',
+    metadata: { name: `scale-${n}` },
     spec: {
-      groups: [], service_links: [], connection_groups: [],
-      service_floors: floors.map((hostname, i) => ({ hostname, type: 'vm', cpu: 4, memory_mb: 8192, provider: 'aws', provider_region: i % 2 ? 'eu-west-1' : 'us-east-1' })),
+      groups: [],
+      service_links: [],
+      connection_groups: [],
+      service_floors: floors.map((hostname, i) => ({
+        hostname,
+        type: 'vm',
+        cpu: 4,
+        memory_mb: 8192,
+        provider: 'aws',
+        provider_region: i % 2 ? 'eu-west-1' : 'us-east-1',
+      })),
       networks,
       services: Array.from({ length: n }, (_, i) => ({
-        name: serviceName(i), floor: floors[i % floors.length], port: 8000 + (i % 100), programming_language: ['go', 'typescript', 'python'][i % 3], tags: [`team-${i % 7}`],
+        name: serviceName(i),
+        floor: floors[i % floors.length],
+        port: 8000 + (i % 100),
+        programming_language: ['go', 'typescript', 'python'][i % 3],
+        tags: [`team-${i % 7}`],
         repository_url: `https://git.example.com/${serviceName(i)}.git`,
       })),
       network_attachments: floors.map((f, i) => ({ service_floor: f, networks: [networks[i % 20].name] })),
@@ -29,4 +44,3 @@ export function document(n: number, { connections = true } = {}): EnvironmentDoc
     },
   } as unknown as EnvironmentDocument;
 }
-

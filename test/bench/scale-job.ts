@@ -23,16 +23,31 @@ if (capture) {
   (client as { send: unknown }).send = (command: unknown) => {
     const items: unknown[] = [];
     // A staged chunk's journal is the import's own bookkeeping, not an item of the catalog: the raw baseline leaves it out (it counts against the import).
-    if (command instanceof TransactWriteCommand) for (const item of command.input.TransactItems ?? []) if (item.Put && !String(item.Put.Item?.SK).startsWith('STAGED#')) items.push(item.Put.Item);
+    if (command instanceof TransactWriteCommand)
+      for (const item of command.input.TransactItems ?? [])
+        if (item.Put && !String(item.Put.Item?.SK).startsWith('STAGED#')) items.push(item.Put.Item);
     if (command instanceof BatchWriteCommand) {
-      for (const requests of Object.values(command.input.RequestItems ?? {})) for (const r of requests) if (r.PutRequest) items.push(r.PutRequest.Item);
+      for (const requests of Object.values(command.input.RequestItems ?? {}))
+        for (const r of requests) if (r.PutRequest) items.push(r.PutRequest.Item);
     }
     // One write per request, not per item: the capture's cost to the import kept small.
     if (items.length) capture.write(`${items.map((item) => JSON.stringify(item)).join('\n')}\n`);
     return send(command as never);
   };
 }
-const event = { Records: [{ messageId: `bench-${recordId}`, body: JSON.stringify({ kind: kind as ImpexJobMessage['kind'], project_id: projectId, record_id: recordId } satisfies ImpexJobMessage), attributes: { ApproximateReceiveCount: '5' } }] } as unknown as SQSEvent;
+const event = {
+  Records: [
+    {
+      messageId: `bench-${recordId}`,
+      body: JSON.stringify({
+        kind: kind as ImpexJobMessage['kind'],
+        project_id: projectId,
+        record_id: recordId,
+      } satisfies ImpexJobMessage),
+      attributes: { ApproximateReceiveCount: '5' },
+    },
+  ],
+} as unknown as SQSEvent;
 let peakHeap = 0;
 const sampler = setInterval(() => (peakHeap = Math.max(peakHeap, process.memoryUsage().heapUsed)), 50);
 const started = performance.now();

@@ -26,12 +26,25 @@ await ensureWebBuild({ say: (l) => console.log(l) });
 const stack = await startLocalStack({
   inMemory: true,
   withoutS3: true,
-  env: { STAGE: 'local', PORT: '0', LOCAL_DATA_DIR: dataDir, LOG_LEVEL: 'silent', POWERTOOLS_METRICS_DISABLED: 'true', LOCAL_DEADLINE_SWEEP_SECONDS: '0', LOCAL_OUTBOX_POLL_MS: '0', LOCAL_WEBHOOK_RETRY_SWEEP_SECONDS: '0' },
+  env: {
+    STAGE: 'local',
+    PORT: '0',
+    LOCAL_DATA_DIR: dataDir,
+    LOG_LEVEL: 'silent',
+    POWERTOOLS_METRICS_DISABLED: 'true',
+    LOCAL_DEADLINE_SWEEP_SECONDS: '0',
+    LOCAL_OUTBOX_POLL_MS: '0',
+    LOCAL_WEBHOOK_RETRY_SWEEP_SECONDS: '0',
+  },
 });
 let browser: Browser | undefined;
 
 async function call<T = any>(method: string, path: string, body?: unknown, token?: string): Promise<T> {
-  const res = await fetch(stack.url + path, { method, headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const res = await fetch(stack.url + path, {
+    method,
+    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
   return (await res.json()) as T;
 }
@@ -44,23 +57,66 @@ async function shot(page: Page, name: string) {
 
 try {
   const email = 'ann@example.com';
-  const account = await call<{ id: string }>('POST', '/auth/register', { email, password: PASSWORD, name: 'Ann Operator' });
+  const account = await call<{ id: string }>('POST', '/auth/register', {
+    email,
+    password: PASSWORD,
+    name: 'Ann Operator',
+  });
   await setPlan(account.id, 'Team');
-  const { access_token: token } = await call<{ access_token: string }>('POST', '/auth/login', { email, password: PASSWORD });
+  const { access_token: token } = await call<{ access_token: string }>('POST', '/auth/login', {
+    email,
+    password: PASSWORD,
+  });
   const project = await call<{ id: string }>('POST', '/projects', { name: 'Shop' }, token);
-  const env = await call<{ id: string }>('POST', '/environments', { name: 'production', project_id: project.id }, token);
+  const env = await call<{ id: string }>(
+    'POST',
+    '/environments',
+    { name: 'production', project_id: project.id },
+    token,
+  );
   const doc = exampleDocument();
   const more = ['gateway', 'search', 'cart', 'orders', 'inventory', 'redis', 'queue', 'worker', 'mailer', 'analytics'];
-  doc.spec.services.push(...more.map((name, i) => ({ ...doc.spec.services[3], name, group: i < 5 ? 'backend' : null, subgroup: null, floor: i % 2 ? 'k8s-node-1.internal' : null, category: null, tags: [] })));
-  const c = (a: string, b: string, direction: 'a_to_b' | 'both' | 'none' = 'a_to_b') => ({ a: { service: a }, b: { service: b }, direction, name: null });
+  doc.spec.services.push(
+    ...more.map((name, i) => ({
+      ...doc.spec.services[3],
+      name,
+      group: i < 5 ? 'backend' : null,
+      subgroup: null,
+      floor: i % 2 ? 'k8s-node-1.internal' : null,
+      category: null,
+      tags: [],
+    })),
+  );
+  const c = (a: string, b: string, direction: 'a_to_b' | 'both' | 'none' = 'a_to_b') => ({
+    a: { service: a },
+    b: { service: b },
+    direction,
+    name: null,
+  });
   doc.spec.connections.push(
-    c('gateway', 'web'), c('gateway', 'api'), c('api', 'search'), c('api', 'cart'), c('cart', 'redis'), c('cart', 'orders'), c('orders', 'postgres'),
-    c('orders', 'queue'), c('worker', 'queue'), c('worker', 'mailer'), c('orders', 'inventory'), c('inventory', 'postgres'), c('analytics', 'queue', 'none'), c('search', 'redis', 'both'),
+    c('gateway', 'web'),
+    c('gateway', 'api'),
+    c('api', 'search'),
+    c('api', 'cart'),
+    c('cart', 'redis'),
+    c('cart', 'orders'),
+    c('orders', 'postgres'),
+    c('orders', 'queue'),
+    c('worker', 'queue'),
+    c('worker', 'mailer'),
+    c('orders', 'inventory'),
+    c('inventory', 'postgres'),
+    c('analytics', 'queue', 'none'),
+    c('search', 'redis', 'both'),
   );
   const ctx = appContext();
   const plan = await planImport({ projectId: project.id, environmentId: env.id, document: doc }, ctx);
   if (plan.report.errors.length) throw new Error(`import refused: ${JSON.stringify(plan.report.errors)}`);
-  await applyImport(plan, ctx, undefined, { importId: 'shots', actor: accountActor((await getAccount(account.id))!), days: null });
+  await applyImport(plan, ctx, undefined, {
+    importId: 'shots',
+    actor: accountActor((await getAccount(account.id))!),
+    days: null,
+  });
 
   browser = await launchChromium();
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });

@@ -34,13 +34,27 @@ const build = await ensureWebBuild({ say: (l) => console.log(l) });
 const stack = await startLocalStack({
   inMemory: true,
   withoutS3: true,
-  env: { STAGE: 'local', PORT: '0', LOCAL_DATA_DIR: dataDir, LOG_LEVEL: 'silent', LOCAL_DEADLINE_SWEEP_SECONDS: '0', LOCAL_OUTBOX_POLL_MS: '0', LOCAL_WEBHOOK_RETRY_SWEEP_SECONDS: '0', LOGIN_RATE_LIMIT_PER_MINUTE: '1000', POWERTOOLS_METRICS_DISABLED: 'true' },
+  env: {
+    STAGE: 'local',
+    PORT: '0',
+    LOCAL_DATA_DIR: dataDir,
+    LOG_LEVEL: 'silent',
+    LOCAL_DEADLINE_SWEEP_SECONDS: '0',
+    LOCAL_OUTBOX_POLL_MS: '0',
+    LOCAL_WEBHOOK_RETRY_SWEEP_SECONDS: '0',
+    LOGIN_RATE_LIMIT_PER_MINUTE: '1000',
+    POWERTOOLS_METRICS_DISABLED: 'true',
+  },
 });
 let browser: Browser | undefined;
 
 async function call<T = any>(method: string, path: string, body?: unknown, token?: string): Promise<T> {
   for (let attempt = 0; ; attempt++) {
-    const res = await fetch(stack.url + path, { method, headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) }, body: body === undefined ? undefined : JSON.stringify(body) });
+    const res = await fetch(stack.url + path, {
+      method,
+      headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     // 429: rate limits; 409: a concurrent change to the same counters (the seeding writes in parallel).
     if ((res.status === 429 || res.status === 409) && attempt < 8) {
       await new Promise((r) => setTimeout(r, res.status === 429 ? 1000 : 20 + Math.random() * 80));
@@ -58,7 +72,9 @@ const percentile = (values: number[], p: number) => {
 
 /** Frame-to-frame times (ms) in the page while `act` runs. */
 async function frames(page: Page, act: () => Promise<void>): Promise<number[]> {
-  await page.evaluate(`window.__frames = []; window.__framesOn = true; (function tick(last) { requestAnimationFrame((now) => { if (last) window.__frames.push(now - last); if (window.__framesOn) tick(now); }); })(0);`);
+  await page.evaluate(
+    `window.__frames = []; window.__framesOn = true; (function tick(last) { requestAnimationFrame((now) => { if (last) window.__frames.push(now - last); if (window.__framesOn) tick(now); }); })(0);`,
+  );
   await act();
   return page.evaluate('window.__framesOn = false; window.__frames');
 }
@@ -73,14 +89,17 @@ try {
     const page = await context.newPage();
     const scripts: Promise<[string, number, number]>[] = [];
     page.on('response', (res) => {
-      if (/\.m?js(\?|$)/.test(res.url())) scripts.push(res.body().then((b) => [new URL(res.url()).pathname, b.length, gzipSync(b).length]));
+      if (/\.m?js(\?|$)/.test(res.url()))
+        scripts.push(res.body().then((b) => [new URL(res.url()).pathname, b.length, gzipSync(b).length]));
     });
     await page.goto(`${stack.url}/`, { waitUntil: 'networkidle' });
     await page.getByRole('button', { name: 'Sign in' }).waitFor();
     const loaded = await Promise.all(scripts);
     const gzipped = loaded.reduce((sum, [, , gz]) => sum + gz, 0);
     results.signIn = { scripts: loaded.map(([path, raw, gz]) => ({ path, raw, gzipped: gz })), gzippedBytes: gzipped };
-    console.log(`1. sign-in screen: ${loaded.length} script(s), ${(gzipped / 1024).toFixed(1)} KB gzipped (budget 200 KB) ${gzipped <= 200 * 1024 ? 'OK' : 'OVER'}`);
+    console.log(
+      `1. sign-in screen: ${loaded.length} script(s), ${(gzipped / 1024).toFixed(1)} KB gzipped (budget 200 KB) ${gzipped <= 200 * 1024 ? 'OK' : 'OVER'}`,
+    );
     await context.close();
   }
 
@@ -89,13 +108,19 @@ try {
   const email = `bench-${Date.now()}@example.com`;
   const account = await call<{ id: string }>('POST', '/auth/register', { email, password: PASSWORD });
   await setPlan(account.id, 'Enterprise+');
-  const { access_token: token } = await call<{ access_token: string }>('POST', '/auth/login', { email, password: PASSWORD });
+  const { access_token: token } = await call<{ access_token: string }>('POST', '/auth/login', {
+    email,
+    password: PASSWORD,
+  });
   const project = await call<{ id: string }>('POST', '/projects', { name: 'Bench' }, token);
   const env = await call<{ id: string }>('POST', '/environments', { name: 'big', project_id: project.id }, token);
   // The environment arrives as an import would bring it (the import engine, in this process): creating
   // 8,000 items one request at a time takes minutes here.
   const groups = ['edge', 'core', 'data', 'batch', 'ops'];
-  const floors = Array.from({ length: Math.max(1, Math.round(SERVICES / 50)) }, (_, i) => `node-${String(i).padStart(2, '0')}.internal`);
+  const floors = Array.from(
+    { length: Math.max(1, Math.round(SERVICES / 50)) },
+    (_, i) => `node-${String(i).padStart(2, '0')}.internal`,
+  );
   const name = (i: number) => `svc-${String(i).padStart(4, '0')}`;
   const pairs = new Set<string>();
   let seed = 42;
@@ -113,9 +138,21 @@ try {
     spec: {
       groups: groups.map((g) => ({ name: g })),
       service_floors: floors.map((hostname) => ({ hostname, type: 'vm' })),
-      networks: [{ name: 'private', cidr: '10.0.0.0/16' }, { name: 'public', cidr: '203.0.113.0/24', is_private: false }],
-      services: Array.from({ length: SERVICES }, (_, i) => ({ name: name(i), group: groups[i % groups.length], floor: i % 3 ? floors[i % floors.length] : null, programming_language: ['go', 'typescript', 'python'][i % 3], tags: [groups[i % groups.length]] })),
-      network_attachments: floors.map((hostname, i) => ({ service_floor: hostname, networks: i % 4 ? ['private'] : ['private', 'public'] })),
+      networks: [
+        { name: 'private', cidr: '10.0.0.0/16' },
+        { name: 'public', cidr: '203.0.113.0/24', is_private: false },
+      ],
+      services: Array.from({ length: SERVICES }, (_, i) => ({
+        name: name(i),
+        group: groups[i % groups.length],
+        floor: i % 3 ? floors[i % floors.length] : null,
+        programming_language: ['go', 'typescript', 'python'][i % 3],
+        tags: [groups[i % groups.length]],
+      })),
+      network_attachments: floors.map((hostname, i) => ({
+        service_floor: hostname,
+        networks: i % 4 ? ['private'] : ['private', 'public'],
+      })),
       connections: [...pairs].map((pair, i) => {
         const [a, b] = pair.split(':').map(Number);
         return { a: { service: name(a) }, b: { service: name(b) }, direction: directions[i % directions.length] };
@@ -126,9 +163,16 @@ try {
   if (!parsed.document) throw new Error(`the bench's document was refused: ${JSON.stringify(parsed).slice(0, 500)}`);
   const ctx = appContext();
   const plan = await planImport({ projectId: project.id, environmentId: env.id, document: parsed.document }, ctx);
-  if (plan.report.errors.length) throw new Error(`the import was refused: ${JSON.stringify(plan.report.errors.slice(0, 3))}`);
-  await applyImport(plan, ctx, undefined, { importId: 'bench', actor: accountActor((await getAccount(account.id))!), days: null });
-  console.log(`   (seeded ${SERVICES} services and ${CONNECTIONS} connections in ${((performance.now() - seedStart) / 1000).toFixed(1)} s)`);
+  if (plan.report.errors.length)
+    throw new Error(`the import was refused: ${JSON.stringify(plan.report.errors.slice(0, 3))}`);
+  await applyImport(plan, ctx, undefined, {
+    importId: 'bench',
+    actor: accountActor((await getAccount(account.id))!),
+    days: null,
+  });
+  console.log(
+    `   (seeded ${SERVICES} services and ${CONNECTIONS} connections in ${((performance.now() - seedStart) / 1000).toFixed(1)} s)`,
+  );
 
   // Signed in through the sign-in screen, as a person would.
   const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
@@ -144,7 +188,8 @@ try {
   // drawn, polled): on this shared machine the clock measures the other processes too. PROFILE=1 saves a CPU profile of each open (DevTools can open it).
   const cdp = await context.newCDPSession(page);
   await cdp.send('Performance.enable');
-  const threadSeconds = async () => (await cdp.send('Performance.getMetrics')).metrics.find((m) => m.name === 'ThreadTime')?.value ?? 0;
+  const threadSeconds = async () =>
+    (await cdp.send('Performance.getMetrics')).metrics.find((m) => m.name === 'ThreadTime')?.value ?? 0;
   const topology = [];
   for (const run of ['first', 'second']) {
     await page.goto('about:blank');
@@ -166,7 +211,9 @@ try {
     // Interactive: drawn, and a zoom of the wheel at its centre changes the view (the drawing's
     // `data-zoom`, seen by an observer in the page: the page's clock, this machine's).
     const drawnBox = (await page.locator('.cy').boundingBox())!;
-    await page.evaluate(`window.__answered = new Promise((done) => new MutationObserver(() => done(Date.now())).observe(document.querySelector('.cy'), { attributes: true, attributeFilter: ['data-zoom'] })); 0`);
+    await page.evaluate(
+      `window.__answered = new Promise((done) => new MutationObserver(() => done(Date.now())).observe(document.querySelector('.cy'), { attributes: true, attributeFilter: ['data-zoom'] })); 0`,
+    );
     await page.mouse.move(drawnBox.x + drawnBox.width / 2, drawnBox.y + drawnBox.height / 2);
     await page.mouse.wheel(0, -120);
     const fromOpen = ((await page.evaluate('window.__answered')) as number) - opened;
@@ -179,10 +226,26 @@ try {
       await writeFile(join(ROOT, '.bench', `topology-${run}.cpuprofile`), JSON.stringify(profile));
     }
     if (process.env.REQUESTS) {
-      const requests = (await page.evaluate(`performance.getEntriesByType('resource').filter((r) => !r.name.includes('/assets/')).map((r) => [r.name.replace(location.origin, '').slice(0, 90), Math.round(r.startTime), Math.round(r.duration), r.encodedBodySize])`)) as [string, number, number, number][];
-      for (const [name, start, ms, bytes] of requests) console.log(`   ${String(start).padStart(6)} +${String(ms).padStart(5)} ms ${String(bytes).padStart(8)} B ${name}`);
+      const requests = (await page.evaluate(
+        `performance.getEntriesByType('resource').filter((r) => !r.name.includes('/assets/')).map((r) => [r.name.replace(location.origin, '').slice(0, 90), Math.round(r.startTime), Math.round(r.duration), r.encodedBodySize])`,
+      )) as [string, number, number, number][];
+      for (const [name, start, ms, bytes] of requests)
+        console.log(
+          `   ${String(start).padStart(6)} +${String(ms).padStart(5)} ms ${String(bytes).padStart(8)} B ${name}`,
+        );
     }
-    const t = (await page.evaluate('window.__topology')) as { nodes: number; edges: number; engine: string; loadMs: number; layoutMs: number; drawing: string; drawMs: number; interactiveMs: number; dataAt: number; drawnAt: number };
+    const t = (await page.evaluate('window.__topology')) as {
+      nodes: number;
+      edges: number;
+      engine: string;
+      loadMs: number;
+      layoutMs: number;
+      drawing: string;
+      drawMs: number;
+      interactiveMs: number;
+      dataAt: number;
+      drawnAt: number;
+    };
     // Pan and zoom: wheel zooms at the pointer, a drag pans.
     const box = (await page.locator('.cy').boundingBox())!;
     const cx = box.x + box.width / 2;
@@ -212,8 +275,20 @@ try {
       await page.screenshot({ path: join(ROOT, '.bench', `topology-${run}-blast.png`) });
       await page.getByLabel('Blast radius of').selectOption({ label: 'No service chosen' });
     }
-    topology.push({ run, ...t, dataAt: t.dataAt - opened, drawnAt: t.drawnAt - opened, fromOpenMs: fromOpen, mainThreadCpuMs: cpuMs, mainThreadCpuAfterDataMs: drawCpuMs, frameP95Ms: Math.round(percentile(deltas, 95)), frameMaxMs: Math.round(Math.max(...deltas)) });
-    console.log(`2. topology (${run} open): ${t.nodes} nodes, ${t.edges} edges: ${fromOpen} ms from opening the address until it is drawn and answers a zoom (budget 2000 ms) ${fromOpen <= 2000 ? 'OK' : 'OVER'}, main thread busy ${cpuMs} ms; data in at ${t.dataAt - opened} ms, first drawn at ${t.drawnAt - opened} ms; laid out and drawn ${t.interactiveMs} ms after the data (layout ${t.engine} ${t.layoutMs} ms incl. the worker's start, drawing ${t.drawMs} ms (${t.drawing === 'auto' ? 'automatic' : t.drawing} choice, ${await page.locator('.cy').getAttribute('data-drawing')} drawing)), main thread busy ${drawCpuMs} ms of it; pan/zoom frames p95 ${Math.round(percentile(deltas, 95))} ms, max ${Math.round(Math.max(...deltas))} ms`);
+    topology.push({
+      run,
+      ...t,
+      dataAt: t.dataAt - opened,
+      drawnAt: t.drawnAt - opened,
+      fromOpenMs: fromOpen,
+      mainThreadCpuMs: cpuMs,
+      mainThreadCpuAfterDataMs: drawCpuMs,
+      frameP95Ms: Math.round(percentile(deltas, 95)),
+      frameMaxMs: Math.round(Math.max(...deltas)),
+    });
+    console.log(
+      `2. topology (${run} open): ${t.nodes} nodes, ${t.edges} edges: ${fromOpen} ms from opening the address until it is drawn and answers a zoom (budget 2000 ms) ${fromOpen <= 2000 ? 'OK' : 'OVER'}, main thread busy ${cpuMs} ms; data in at ${t.dataAt - opened} ms, first drawn at ${t.drawnAt - opened} ms; laid out and drawn ${t.interactiveMs} ms after the data (layout ${t.engine} ${t.layoutMs} ms incl. the worker's start, drawing ${t.drawMs} ms (${t.drawing === 'auto' ? 'automatic' : t.drawing} choice, ${await page.locator('.cy').getAttribute('data-drawing')} drawing)), main thread busy ${drawCpuMs} ms of it; pan/zoom frames p95 ${Math.round(percentile(deltas, 95))} ms, max ${Math.round(Math.max(...deltas))} ms`,
+    );
   }
   results.topology = topology;
 
@@ -221,7 +296,8 @@ try {
   await page.goto(`${stack.url}/p/${project.id}/e/${env.id}/services`);
   await page.getByText(`${SERVICES} services`, { exact: true }).waitFor({ timeout: 60_000 });
   const rowsInPage = await page.locator('table.grid tbody tr:not(.spacer)').count();
-  const scroll = await frames(page, () => page.evaluate(`new Promise((done) => {
+  const scroll = await frames(page, () =>
+    page.evaluate(`new Promise((done) => {
     const el = document.querySelector('.table-scroll');
     const end = el.scrollHeight - el.clientHeight;
     const start = performance.now();
@@ -230,10 +306,19 @@ try {
       el.scrollTop = end * t;
       t < 1 ? requestAnimationFrame(step) : setTimeout(done, 100);
     })(start);
-  })`));
+  })`),
+  );
   const lastRow = await page.locator('table.grid tbody th').last().textContent();
-  results.table = { rowsInPage, frameP95Ms: Math.round(percentile(scroll, 95)), frameMaxMs: Math.round(Math.max(...scroll)), frames: scroll.length, lastRow };
-  console.log(`3. services table of ${SERVICES}: ${rowsInPage} rows in the page (virtualized), scrolled to "${lastRow}": ${scroll.length} frames, p95 ${Math.round(percentile(scroll, 95))} ms, max ${Math.round(Math.max(...scroll))} ms (smooth: p95 ≤ 34 ms) ${percentile(scroll, 95) <= 34 ? 'OK' : 'SLOW'}`);
+  results.table = {
+    rowsInPage,
+    frameP95Ms: Math.round(percentile(scroll, 95)),
+    frameMaxMs: Math.round(Math.max(...scroll)),
+    frames: scroll.length,
+    lastRow,
+  };
+  console.log(
+    `3. services table of ${SERVICES}: ${rowsInPage} rows in the page (virtualized), scrolled to "${lastRow}": ${scroll.length} frames, p95 ${Math.round(percentile(scroll, 95))} ms, max ${Math.round(Math.max(...scroll))} ms (smooth: p95 ≤ 34 ms) ${percentile(scroll, 95) <= 34 ? 'OK' : 'SLOW'}`,
+  );
 
   await mkdir(join(ROOT, '.bench'), { recursive: true });
   await writeFile(join(ROOT, '.bench', 'web.json'), `${JSON.stringify(results, null, 2)}\n`);

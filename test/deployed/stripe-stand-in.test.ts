@@ -35,7 +35,11 @@ beforeAll(async () => {
   });
   await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
   siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
-  stripe = await startFakeStripe({ secretKey: KEYS.secretKey, pages: `${siteUrl}${STRIPE_PAGES}`, webhook: { url: `${siteUrl}/billing/stripe/webhook`, secret: KEYS.webhookSecret } });
+  stripe = await startFakeStripe({
+    secretKey: KEYS.secretKey,
+    pages: `${siteUrl}${STRIPE_PAGES}`,
+    webhook: { url: `${siteUrl}/billing/stripe/webhook`, secret: KEYS.webhookSecret },
+  });
   provider = stripeProvider({ ...KEYS, apiBase: stripe.url }, Stripe);
 });
 afterAll(async () => {
@@ -47,13 +51,27 @@ beforeEach(() => {
   hookStatus = 200;
 });
 
-const TEAM = { id: '00000000-0000-4000-8000-000000000004', name: 'Team', interval: 'monthly', price_cents: 7900, currency: 'USD' };
-const openCheckout = (subscriptionId = `sub-ours-${Math.random().toString(36).slice(2)}`) => provider.createCheckout({
-  subscriptionId, accountId: 'acct-1', email: 'ann@example.com', plan: TEAM, customerId: null,
-  successUrl: `${siteUrl}/billing/success?subscription_id=${subscriptionId}`, cancelUrl: `${siteUrl}/billing/cancelled`, idempotencyKey: `job-${subscriptionId}`,
-});
+const TEAM = {
+  id: '00000000-0000-4000-8000-000000000004',
+  name: 'Team',
+  interval: 'monthly',
+  price_cents: 7900,
+  currency: 'USD',
+};
+const openCheckout = (subscriptionId = `sub-ours-${Math.random().toString(36).slice(2)}`) =>
+  provider.createCheckout({
+    subscriptionId,
+    accountId: 'acct-1',
+    email: 'ann@example.com',
+    plan: TEAM,
+    customerId: null,
+    successUrl: `${siteUrl}/billing/success?subscription_id=${subscriptionId}`,
+    cancelUrl: `${siteUrl}/billing/cancelled`,
+    idempotencyKey: `job-${subscriptionId}`,
+  });
 /** The last event the webhook got, verified and mapped by the product's adapter. */
-const lastEvent = () => provider.verifyWebhook(hooks.at(-1)!.body, hooks.at(-1)!.headers as Record<string, string>, new Date());
+const lastEvent = () =>
+  provider.verifyWebhook(hooks.at(-1)!.body, hooks.at(-1)!.headers as Record<string, string>, new Date());
 
 describe("the Stripe stand-in's hosted pages", () => {
   it('checkout: a page on the given origin with a Pay button; paying sends a signed checkout.session.completed the adapter accepts, and returns to success_url', async () => {
@@ -67,11 +85,19 @@ describe("the Stripe stand-in's hosted pages", () => {
     expect(hooks).toEqual([]);
 
     const paid = await fetch(url, { method: 'POST', redirect: 'manual' });
-    expect([paid.status, paid.headers.get('location')]).toEqual([303, `${siteUrl}/billing/success?subscription_id=sub-ours-1`]);
+    expect([paid.status, paid.headers.get('location')]).toEqual([
+      303,
+      `${siteUrl}/billing/success?subscription_id=sub-ours-1`,
+    ]);
     expect(hooks).toHaveLength(1);
     expect(await lastEvent()).toMatchObject({
-      type: 'checkout.completed', accountId: 'acct-1', subscriptionId: 'sub-ours-1', customerId: expect.stringMatching(/^cus_/),
-      providerSubscriptionId: expect.stringMatching(/^sub_/), amountCents: 7900, currency: 'USD',
+      type: 'checkout.completed',
+      accountId: 'acct-1',
+      subscriptionId: 'sub-ours-1',
+      customerId: expect.stringMatching(/^cus_/),
+      providerSubscriptionId: expect.stringMatching(/^sub_/),
+      amountCents: 7900,
+      currency: 'USD',
     });
     // Paid once: the page says so, and a second POST pays nothing.
     expect(await (await fetch(url)).text()).toContain('<h1>Paid</h1>');
@@ -79,15 +105,32 @@ describe("the Stripe stand-in's hosted pages", () => {
     expect(hooks).toHaveLength(1);
   });
 
-  it('portal: lists the customer\'s subscription with a Cancel button; cancelling sends a signed customer.subscription.deleted the adapter maps to cancelled', async () => {
+  it("portal: lists the customer's subscription with a Cancel button; cancelling sends a signed customer.subscription.deleted the adapter maps to cancelled", async () => {
     await fetch((await openCheckout('sub-ours-2')).url, { method: 'POST', redirect: 'manual' });
-    const { customerId, providerSubscriptionId } = (await lastEvent()) as { customerId: string; providerSubscriptionId: string };
-    const url = await provider.portalUrl({ customerId, accountId: 'acct-1', subscriptionId: 'sub-ours-2', returnUrl: `${siteUrl}/billing` });
+    const { customerId, providerSubscriptionId } = (await lastEvent()) as {
+      customerId: string;
+      providerSubscriptionId: string;
+    };
+    const url = await provider.portalUrl({
+      customerId,
+      accountId: 'acct-1',
+      subscriptionId: 'sub-ours-2',
+      returnUrl: `${siteUrl}/billing`,
+    });
     expect(url).toMatch(new RegExp(`^${siteUrl}/_stripe/portal/`));
     expect(await (await fetch(url)).text()).toContain('Cancel subscription');
-    const cancelled = await fetch(url, { method: 'POST', body: new URLSearchParams({ subscription: providerSubscriptionId }), redirect: 'manual' });
+    const cancelled = await fetch(url, {
+      method: 'POST',
+      body: new URLSearchParams({ subscription: providerSubscriptionId }),
+      redirect: 'manual',
+    });
     expect([cancelled.status, cancelled.headers.get('location')]).toEqual([303, `${siteUrl}/billing`]);
-    expect(await lastEvent()).toMatchObject({ type: 'subscription.status', accountId: 'acct-1', subscriptionId: 'sub-ours-2', status: 'cancelled' });
+    expect(await lastEvent()).toMatchObject({
+      type: 'subscription.status',
+      accountId: 'acct-1',
+      subscriptionId: 'sub-ours-2',
+      status: 'cancelled',
+    });
     expect(await (await fetch(url)).text()).toContain('No active subscription.');
     expect(stripe.subscriptions.get(providerSubscriptionId)?.status).toBe('canceled');
   });
@@ -101,8 +144,13 @@ describe("the Stripe stand-in's hosted pages", () => {
   });
 
   it('answers only its own secret key, and 404 for a session it did not make', async () => {
-    const other = stripeProvider({ secretKey: 'sk_test_other', webhookSecret: KEYS.webhookSecret, apiBase: stripe.url }, Stripe);
-    await expect(other.createCustomer({ accountId: 'acct-2', email: 'bob@example.com', idempotencyKey: 'k-bob' })).rejects.toThrow(/Invalid API Key/);
+    const other = stripeProvider(
+      { secretKey: 'sk_test_other', webhookSecret: KEYS.webhookSecret, apiBase: stripe.url },
+      Stripe,
+    );
+    await expect(
+      other.createCustomer({ accountId: 'acct-2', email: 'bob@example.com', idempotencyKey: 'k-bob' }),
+    ).rejects.toThrow(/Invalid API Key/);
     expect((await fetch(`${siteUrl}/_stripe/checkout/cs_test_unknown`)).status).toBe(404);
   });
 });

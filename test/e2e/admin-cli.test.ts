@@ -15,7 +15,11 @@ import { deleteItem } from '#db/items';
 const ref = useTestStack({}, { ownStack: true });
 const api = client(() => ref.stack.url);
 
-const tableEnv = () => ({ DYNAMODB_ENDPOINT: process.env.TEST_DYNAMODB_ENDPOINT, TABLE_NAME: ref.stack.config.TABLE_NAME, LOCAL_DATA_DIR: ref.stack.dataDir });
+const tableEnv = () => ({
+  DYNAMODB_ENDPOINT: process.env.TEST_DYNAMODB_ENDPOINT,
+  TABLE_NAME: ref.stack.config.TABLE_NAME,
+  LOCAL_DATA_DIR: ref.stack.dataDir,
+});
 
 // Each run is a fresh process (and, for the local-data case, a fresh DynamoDB Local): allow for a busy machine.
 describe('npm run admin -- create-staff', { timeout: 120_000 }, () => {
@@ -28,7 +32,11 @@ describe('npm run admin -- create-staff', { timeout: 120_000 }, () => {
     expect(signIn.status).toBe(200);
     const users = await api.get('/admin/users', { token: signIn.body.access_token });
     expect(users.status).toBe(200);
-    expect(users.body.find((u: { email: string }) => u.email === email)).toMatchObject({ is_staff: true, is_superuser: true, account_type: 'staff' });
+    expect(users.body.find((u: { email: string }) => u.email === email)).toMatchObject({
+      is_staff: true,
+      is_superuser: true,
+      account_type: 'staff',
+    });
 
     const again = await admin(['create-staff', '--email', email, '--password', 'another passphrase'], tableEnv());
     expect(again.code).toBe(0);
@@ -49,7 +57,9 @@ describe('npm run admin -- create-staff', { timeout: 120_000 }, () => {
     const weak = await admin(['create-staff', '--email', uniqueEmail('ops'), '--password', 'short'], tableEnv());
     expect(weak.code).toBe(1);
     expect(weak.stderr).toContain('Password must be at least 8 characters long');
-    expect((await admin(['create-staff', '--email', 'not-an-address', '--password', PASSWORD], tableEnv())).code).toBe(2);
+    expect((await admin(['create-staff', '--email', 'not-an-address', '--password', PASSWORD], tableEnv())).code).toBe(
+      2,
+    );
     expect((await admin(['create-staff', '--email', uniqueEmail('ops')], tableEnv())).code).toBe(2);
     expect((await admin(['delete-everything'], tableEnv())).code).toBe(2);
   });
@@ -58,11 +68,15 @@ describe('npm run admin -- create-staff', { timeout: 120_000 }, () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'admin-cli-'));
     try {
       const email = uniqueEmail('local');
-      const first = await admin(['create-staff', '--email', email, '--password', 'ops passphrase 1'], { LOCAL_DATA_DIR: dataDir });
+      const first = await admin(['create-staff', '--email', email, '--password', 'ops passphrase 1'], {
+        LOCAL_DATA_DIR: dataDir,
+      });
       expect(first.code).toBe(0);
       expect(first.stdout).toContain('Created staff account');
       // a second run (a new DynamoDB Local on the same data) finds it
-      const second = await admin(['create-staff', '--email', email, '--password', 'ops passphrase 1'], { LOCAL_DATA_DIR: dataDir });
+      const second = await admin(['create-staff', '--email', email, '--password', 'ops passphrase 1'], {
+        LOCAL_DATA_DIR: dataDir,
+      });
       expect(second.stdout).toContain('already exists');
     } finally {
       await rm(dataDir, { recursive: true, force: true });
@@ -74,9 +88,14 @@ describe('npm run admin -- backfill-listings', { timeout: 120_000 }, () => {
   it('writes the listing items a table from before them lacks, so its lists are whole again; a second run has nothing to do', async () => {
     const { token, projectId, envId } = await ownerWithEnv(api);
     for (const hostname of ['bf-a', 'bf-b', 'bf-c']) await createFloor(api, token, projectId, envId, { hostname });
-    const listed = async () => (await api.get(`/service-floors?project_id=${projectId}&environment_id=${envId}`, { token })).body.map((f: { hostname: string }) => f.hostname);
+    const listed = async () =>
+      (await api.get(`/service-floors?project_id=${projectId}&environment_id=${envId}`, { token })).body.map(
+        (f: { hostname: string }) => f.hostname,
+      );
     // A table written before listing items: one floor without its listing, the floors' backfill not recorded.
-    const [listing] = (await queryPrefix<{ PK: string; SK: string; hostname: string }>(projectId, keys.listingPrefix('FLOOR', envId))).filter((l) => l.hostname === 'bf-b');
+    const [listing] = (
+      await queryPrefix<{ PK: string; SK: string; hostname: string }>(projectId, keys.listingPrefix('FLOOR', envId))
+    ).filter((l) => l.hostname === 'bf-b');
     await deleteItem({ PK: listing.PK, SK: listing.SK });
     await deleteItem(keys.migration('floor-listing'));
     expect(await listed()).toEqual(['bf-a', 'bf-c']);

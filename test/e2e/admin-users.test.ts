@@ -9,8 +9,24 @@ const ref = useTestStack({ BOOTSTRAP_ADMIN_EMAIL: STAFF_EMAIL, BOOTSTRAP_ADMIN_P
 const api = client(() => ref.stack.url);
 
 const ADMIN_USER_FIELDS = [
-  'account_type', 'admin_role', 'can_create_projects', 'created_at', 'email', 'id', 'is_active', 'is_staff', 'is_superuser', 'job_title',
-  'last_login_at', 'mfa_enabled', 'name', 'navigation_mode', 'phone', 'preferred_language', 'table_density', 'timezone',
+  'account_type',
+  'admin_role',
+  'can_create_projects',
+  'created_at',
+  'email',
+  'id',
+  'is_active',
+  'is_staff',
+  'is_superuser',
+  'job_title',
+  'last_login_at',
+  'mfa_enabled',
+  'name',
+  'navigation_mode',
+  'phone',
+  'preferred_language',
+  'table_density',
+  'timezone',
 ];
 
 let staff: { id: string; token: string };
@@ -31,7 +47,8 @@ describe('staff-only surface', () => {
       api.patch(`/admin/users/${user.id}`, { is_staff: true }, { token: user.token }),
       api.post('/users', { email: uniqueEmail(), password: PASSWORD }, { token: user.token }),
     ];
-    for (const res of await Promise.all(calls)) expect([res.status, res.body]).toEqual([403, { detail: 'Staff privileges required' }]);
+    for (const res of await Promise.all(calls))
+      expect([res.status, res.body]).toEqual([403, { detail: 'Staff privileges required' }]);
     expect((await api.get('/admin/users')).status).toBe(401);
   });
 });
@@ -46,7 +63,13 @@ describe('GET /admin/users', () => {
     expect(emails).toEqual(expect.arrayContaining([STAFF_EMAIL, a.email]));
     const row = res.body.find((u: { id: string }) => u.id === a.id);
     expect(Object.keys(row).sort()).toEqual(ADMIN_USER_FIELDS);
-    expect(row).toMatchObject({ is_active: true, account_type: 'customer', can_create_projects: true, mfa_enabled: false, is_staff: false });
+    expect(row).toMatchObject({
+      is_active: true,
+      account_type: 'customer',
+      can_create_projects: true,
+      mfa_enabled: false,
+      is_staff: false,
+    });
     expect(row.last_login_at).toEqual(expect.any(String));
     expect(JSON.stringify(res.body)).not.toContain('argon2');
   });
@@ -68,7 +91,9 @@ describe('GET /admin/users/{user_id}', () => {
     const created = await api.post('/users', { email: uniqueEmail('fresh'), password: PASSWORD }, asStaff());
     expect(created.body.last_login_at).toBeNull();
     await login(api, created.body.email, PASSWORD);
-    expect((await api.get(`/admin/users/${created.body.id}`, asStaff())).body.last_login_at).toEqual(expect.any(String));
+    expect((await api.get(`/admin/users/${created.body.id}`, asStaff())).body.last_login_at).toEqual(
+      expect.any(String),
+    );
   });
 });
 
@@ -124,7 +149,10 @@ describe('changing class and staff standing (PATCH)', () => {
     const granted = await api.patch(`/admin/users/${user.id}`, { is_staff: true, admin_role: 'support' }, asStaff());
     expect(granted.body).toMatchObject({ is_staff: true, admin_role: 'support', account_type: 'customer' });
     expect((await api.get('/admin/users', { token: user.token })).status).toBe(200);
-    expect((await api.get('/auth/me', { token: user.token })).body).toMatchObject({ is_staff: true, admin_role: 'support' });
+    expect((await api.get('/auth/me', { token: user.token })).body).toMatchObject({
+      is_staff: true,
+      admin_role: 'support',
+    });
     await api.patch(`/admin/users/${user.id}`, { is_staff: false, admin_role: null }, asStaff());
     expect((await api.get('/admin/users', { token: user.token })).status).toBe(403);
   });
@@ -133,8 +161,15 @@ describe('changing class and staff standing (PATCH)', () => {
     const user = await signUp(api);
     const bad = await api.patch(`/admin/users/${user.id}`, { account_type: 'owner', is_active: 'no' }, asStaff());
     expect(bad.status).toBe(422);
-    expect(bad.body.detail.map((d: { loc: string[] }) => d.loc.join('.')).sort()).toEqual(['body.account_type', 'body.is_active']);
-    const unknown = await api.patch('/admin/users/00000000-0000-4000-8000-000000000000', { is_active: false }, asStaff());
+    expect(bad.body.detail.map((d: { loc: string[] }) => d.loc.join('.')).sort()).toEqual([
+      'body.account_type',
+      'body.is_active',
+    ]);
+    const unknown = await api.patch(
+      '/admin/users/00000000-0000-4000-8000-000000000000',
+      { is_active: false },
+      asStaff(),
+    );
     expect([unknown.status, unknown.body]).toEqual([404, { detail: 'User not found' }]);
   });
 });
@@ -145,16 +180,31 @@ describe('POST /users', () => {
     const res = await api.post('/users', { email, password: PASSWORD, name: 'Made By Staff' }, asStaff());
     expect(res.status).toBe(201);
     expect(Object.keys(res.body).sort()).toEqual(ADMIN_USER_FIELDS);
-    expect(res.body).toMatchObject({ email, name: 'Made By Staff', account_type: 'customer', can_create_projects: true, is_active: true, last_login_at: null });
+    expect(res.body).toMatchObject({
+      email,
+      name: 'Made By Staff',
+      account_type: 'customer',
+      can_create_projects: true,
+      is_active: true,
+      last_login_at: null,
+    });
     const signIn = await login(api, email, PASSWORD);
     expect(signIn.status).toBe(200);
     expect((await api.get('/me/subscription', { token: signIn.body.access_token })).body.plan.name).toBe('Free');
   });
 
   it('creates a project user or a staff account when asked', async () => {
-    const pu = await api.post('/users', { email: uniqueEmail('pu'), password: PASSWORD, account_type: 'project_user' }, asStaff());
+    const pu = await api.post(
+      '/users',
+      { email: uniqueEmail('pu'), password: PASSWORD, account_type: 'project_user' },
+      asStaff(),
+    );
     expect(pu.body).toMatchObject({ account_type: 'project_user', can_create_projects: false });
-    const st = await api.post('/users', { email: uniqueEmail('st'), password: PASSWORD, account_type: 'staff', is_staff: true }, asStaff());
+    const st = await api.post(
+      '/users',
+      { email: uniqueEmail('st'), password: PASSWORD, account_type: 'staff', is_staff: true },
+      asStaff(),
+    );
     expect(st.body).toMatchObject({ account_type: 'staff', is_staff: true });
   });
 
@@ -164,6 +214,9 @@ describe('POST /users', () => {
     expect([dup.status, dup.body]).toEqual([400, { detail: 'Email already registered' }]);
     const bad = await api.post('/users', { email: 'nope', password: 'short' }, asStaff());
     expect(bad.status).toBe(422);
-    expect(bad.body.detail.map((d: { loc: string[] }) => d.loc.join('.')).sort()).toEqual(['body.email', 'body.password']);
+    expect(bad.body.detail.map((d: { loc: string[] }) => d.loc.join('.')).sort()).toEqual([
+      'body.email',
+      'body.password',
+    ]);
   });
 });

@@ -22,7 +22,13 @@ async function newKey(token: string, body: Record<string, unknown> = {}, path = 
 async function exchange(key: string) {
   const res = await api.post('/auth/api-key/token', { api_key: key });
   expect(res.status, res.text).toBe(200);
-  return res.body as { access_token: string; token_type: string; expires_in: number; scopes: string[]; project_ids: string[] | null };
+  return res.body as {
+    access_token: string;
+    token_type: string;
+    expires_in: number;
+    scopes: string[];
+    project_ids: string[] | null;
+  };
 }
 
 /** POST /impex/import as the CLI sends it (multipart). */
@@ -30,7 +36,11 @@ async function importForm(token: string, fields: Record<string, string>, file: {
   const body = new FormData();
   for (const [k, v] of Object.entries(fields)) body.set(k, v);
   body.set('file', new Blob([file.text], { type: 'application/yaml' }), file.name);
-  const res = await fetch(`${ref.stack.url}/impex/import`, { method: 'POST', body, headers: { authorization: `Bearer ${token}` } });
+  const res = await fetch(`${ref.stack.url}/impex/import`, {
+    method: 'POST',
+    body,
+    headers: { authorization: `Bearer ${token}` },
+  });
   const text = await res.text();
   return { status: res.status, body: text ? JSON.parse(text) : undefined, text };
 }
@@ -41,17 +51,33 @@ describe('API key exchange', () => {
     const { id, key } = await newKey(o.token, { scopes: ['read', 'write'] });
     clock.advance(1000);
     const token = await exchange(key);
-    expect(token).toEqual({ access_token: expect.any(String), token_type: 'bearer', expires_in: 900, scopes: ['read', 'write'], project_ids: null });
+    expect(token).toEqual({
+      access_token: expect.any(String),
+      token_type: 'bearer',
+      expires_in: 900,
+      scopes: ['read', 'write'],
+      project_ids: null,
+    });
 
-    const services = await api.get(`/services?project_id=${o.projectId}&environment_id=${o.envId}`, { token: token.access_token });
+    const services = await api.get(`/services?project_id=${o.projectId}&environment_id=${o.envId}`, {
+      token: token.access_token,
+    });
     expect(services.status, services.text).toBe(200);
-    const created = await api.post('/services', { name: 'from-ci', project_id: o.projectId, environment_id: o.envId }, { token: token.access_token });
+    const created = await api.post(
+      '/services',
+      { name: 'from-ci', project_id: o.projectId, environment_id: o.envId },
+      { token: token.access_token },
+    );
     expect(created.status, created.text).toBe(201);
 
     const keys = await api.get('/me/api-keys', { token: o.token });
     expect(keys.body.find((k: { id: string }) => k.id === id).last_used_at).toBe(clock.now().toISOString());
     const log = await api.get('/auth/me/security-log', { token: o.token });
-    expect(log.body[0]).toMatchObject({ event: 'api_key.exchanged', actor: 'self', details: { key_id: id, prefix: key.slice(0, 12), scopes: 'read write' } });
+    expect(log.body[0]).toMatchObject({
+      event: 'api_key.exchanged',
+      actor: 'self',
+      details: { key_id: id, prefix: key.slice(0, 12), scopes: 'read write' },
+    });
     expect(log.text).not.toContain(key);
   });
 
@@ -83,7 +109,11 @@ describe("a key's token", () => {
     const o = await ownerWithEnv(api);
     const { access_token } = await exchange((await newKey(o.token)).key);
     expect((await api.get('/projects', { token: access_token })).status).toBe(200);
-    const res = await api.post('/services', { name: 'nope', project_id: o.projectId, environment_id: o.envId }, { token: access_token });
+    const res = await api.post(
+      '/services',
+      { name: 'nope', project_id: o.projectId, environment_id: o.envId },
+      { token: access_token },
+    );
     expect(res.status).toBe(403);
     expect(res.body.detail).toBe("This API key is read-only: writes need the 'write' scope");
   });
@@ -91,11 +121,17 @@ describe("a key's token", () => {
   it('of a read key plans (a dry-run import, its ticket, its status) and is refused an import that writes (403)', async () => {
     const o = await ownerWithEnv(api);
     const { access_token } = await exchange((await newKey(o.token)).key);
-    const doc = { name: 'env.yaml', text: 'apiVersion: infracatalog/v1\nkind: Environment\nspec:\n  services:\n    - name: from-plan\n' };
+    const doc = {
+      name: 'env.yaml',
+      text: 'apiVersion: infracatalog/v1\nkind: Environment\nspec:\n  services:\n    - name: from-plan\n',
+    };
     const target = { project_id: o.projectId, environment_id: o.envId };
 
     const applied = await importForm(access_token, { ...target, dry_run: 'false' }, doc);
-    expect([applied.status, applied.body.detail]).toEqual([403, "This API key is read-only: writes need the 'write' scope"]);
+    expect([applied.status, applied.body.detail]).toEqual([
+      403,
+      "This API key is read-only: writes need the 'write' scope",
+    ]);
     const undeclared = await importForm(access_token, target, doc);
     expect(undeclared.status).toBe(403);
 
@@ -106,7 +142,9 @@ describe("a key's token", () => {
     await ref.stack.queues.drain();
     const record = await api.get(`/impex/status/${planned.body.job_id}`, { token: access_token });
     expect(record.body).toMatchObject({ status: 'succeeded', dry_run: true, report: { summary: { create: 1 } } });
-    expect((await api.get(`/services?project_id=${o.projectId}&environment_id=${o.envId}`, { token: o.token })).body).toEqual([]);
+    expect(
+      (await api.get(`/services?project_id=${o.projectId}&environment_id=${o.envId}`, { token: o.token })).body,
+    ).toEqual([]);
     const upload = await api.post('/impex/upload-url', { ...target, size: 10 }, { token: access_token });
     expect(upload.status, upload.text).toBe(201);
     expect((await api.post(`/impex/cancel/${planned.body.job_id}`, {}, { token: access_token })).status).toBe(403);
@@ -132,9 +170,15 @@ describe("a key's token", () => {
   it('a key limited to a project the caller cannot reach is refused at creation (422 naming the field)', async () => {
     const o = await ownerWithEnv(api);
     const stranger = await ownerWithEnv(api);
-    const res = await api.post('/me/api-keys', { name: 'x', project_ids: [o.projectId, stranger.projectId] }, { token: o.token });
+    const res = await api.post(
+      '/me/api-keys',
+      { name: 'x', project_ids: [o.projectId, stranger.projectId] },
+      { token: o.token },
+    );
     expect(res.status).toBe(422);
-    expect(res.body.detail).toEqual([{ loc: ['body', 'project_ids', 1], msg: 'Project not found or not accessible', type: 'value_error' }]);
+    expect(res.body.detail).toEqual([
+      { loc: ['body', 'project_ids', 1], msg: 'Project not found or not accessible', type: 'value_error' },
+    ]);
   });
 
   it('ends on its next request when the key is revoked', async () => {
@@ -172,7 +216,14 @@ describe("a key's token", () => {
   it('cannot reach account-only routes: keys, sessions, the second factor, billing', async () => {
     const o = await ownerWithEnv(api);
     const { access_token } = await exchange((await newKey(o.token, { scopes: ['read', 'write'] })).key);
-    for (const [method, path] of [['GET', '/me/api-keys'], ['POST', '/me/api-keys'], ['GET', '/auth/sessions'], ['POST', '/auth/totp/provision'], ['GET', '/me/billing/portal'], ['POST', '/me/downgrade/confirm']] as const) {
+    for (const [method, path] of [
+      ['GET', '/me/api-keys'],
+      ['POST', '/me/api-keys'],
+      ['GET', '/auth/sessions'],
+      ['POST', '/auth/totp/provision'],
+      ['GET', '/me/billing/portal'],
+      ['POST', '/me/downgrade/confirm'],
+    ] as const) {
       const res = await api.call(method, path, method === 'POST' ? {} : undefined, { token: access_token });
       expect(res.status, `${method} ${path}`).toBe(403);
       expect(res.body.detail).toBe('An API key cannot be used for this: sign in as the account holder');

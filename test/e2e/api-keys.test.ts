@@ -22,7 +22,8 @@ const SETS = [
 ] as const;
 const [API, METRICS] = SETS;
 
-const limitReached = (plan: string, max: number) => `API key limit reached for your '${plan}' plan (max ${max}). Please upgrade to create more API keys.`;
+const limitReached = (plan: string, max: number) =>
+  `API key limit reached for your '${plan}' plan (max ${max}). Please upgrade to create more API keys.`;
 const NO_CRUD_PRO = 'Your plan does not include API keys (feature: crud_pro). Please upgrade.';
 const NO_CRUD_API = 'Your plan does not include API keys (feature: crud_api). Please upgrade.';
 
@@ -34,16 +35,41 @@ const TableName = () => config().TABLE_NAME;
  */
 async function setCustomPlan(userId: string, rank: number, features: Partial<Plan['features']>) {
   const starter = PLAN_CATALOGUE.find((p) => p.name === 'Starter')!;
-  const plan: Plan = { ...starter, id: randomUUID(), name: `Custom ${rank}`, is_public: false, features: { ...starter.features, ...features } };
-  await ddb().send(new PutCommand({ TableName: TableName(), Item: { ...keys.plan(rank, plan.id), type: 'plan', ...plan } }));
+  const plan: Plan = {
+    ...starter,
+    id: randomUUID(),
+    name: `Custom ${rank}`,
+    is_public: false,
+    features: { ...starter.features, ...features },
+  };
+  await ddb().send(
+    new PutCommand({ TableName: TableName(), Item: { ...keys.plan(rank, plan.id), type: 'plan', ...plan } }),
+  );
   resetPlanCache();
   await cancelPlan(userId);
   const id = randomUUID();
   const now = new Date().toISOString();
-  await ddb().send(new PutCommand({ TableName: TableName(), Item: { ...keys.subscription(userId, id), type: 'subscription', id, user_id: userId, plan_id: plan.id, status: 'active', period_start: now, period_end: null, created_at: now, updated_at: now } }));
+  await ddb().send(
+    new PutCommand({
+      TableName: TableName(),
+      Item: {
+        ...keys.subscription(userId, id),
+        type: 'subscription',
+        id,
+        user_id: userId,
+        plan_id: plan.id,
+        status: 'active',
+        period_start: now,
+        period_end: null,
+        created_at: now,
+        updated_at: now,
+      },
+    }),
+  );
 }
 
-const createKey = (path: string, token: string, body: Record<string, unknown> = {}) => api.post(path, { name: `key-${randomUUID().slice(0, 8)}`, ...body }, { token });
+const createKey = (path: string, token: string, body: Record<string, unknown> = {}) =>
+  api.post(path, { name: `key-${randomUUID().slice(0, 8)}`, ...body }, { token });
 
 async function newKey(path: string, token: string, body: Record<string, unknown> = {}) {
   const res = await createKey(path, token, body);
@@ -61,10 +87,25 @@ describe('API keys: creating and listing', () => {
       const { key, ...record } = res.body;
       expect(key).toMatch(new RegExp(`^${valuePrefix}[A-Za-z0-9_-]{43}$`));
       expect(record).toEqual({
-        id: expect.any(String), name: 'deploy bot', scopes: defaultScopes, project_ids: null, prefix: key.slice(0, 12),
-        created_at: clock.now().toISOString(), expires_at: null, last_used_at: null,
+        id: expect.any(String),
+        name: 'deploy bot',
+        scopes: defaultScopes,
+        project_ids: null,
+        prefix: key.slice(0, 12),
+        created_at: clock.now().toISOString(),
+        expires_at: null,
+        last_used_at: null,
       });
-      expect(Object.keys(record)).toEqual(['id', 'name', 'scopes', 'project_ids', 'prefix', 'created_at', 'expires_at', 'last_used_at']);
+      expect(Object.keys(record)).toEqual([
+        'id',
+        'name',
+        'scopes',
+        'project_ids',
+        'prefix',
+        'created_at',
+        'expires_at',
+        'last_used_at',
+      ]);
 
       const list = await api.get(path, { token: user.token });
       expect(list.status).toBe(200);
@@ -82,7 +123,9 @@ describe('API keys: creating and listing', () => {
     const apiKey = await newKey(API.path, user.token);
     const metricsKey = await newKey(METRICS.path, user.token);
     expect((await api.get(API.path, { token: user.token })).body.map((k: { id: string }) => k.id)).toEqual([apiKey.id]);
-    expect((await api.get(METRICS.path, { token: user.token })).body.map((k: { id: string }) => k.id)).toEqual([metricsKey.id]);
+    expect((await api.get(METRICS.path, { token: user.token })).body.map((k: { id: string }) => k.id)).toEqual([
+      metricsKey.id,
+    ]);
     const wrongSet = await api.delete(`${API.path}/${metricsKey.id}`, undefined, { token: user.token });
     expect(wrongSet.status).toBe(404);
     expect(wrongSet.body).toEqual({ detail: 'API key not found' });
@@ -96,7 +139,10 @@ describe('API keys: creating and listing', () => {
     clock.advance(1000);
     const second = await newKey(API.path, user.token, { name: 'second' });
     expect(first.key).not.toBe(second.key);
-    expect((await api.get(API.path, { token: user.token })).body.map((k: { name: string }) => k.name)).toEqual(['first', 'second']);
+    expect((await api.get(API.path, { token: user.token })).body.map((k: { name: string }) => k.name)).toEqual([
+      'first',
+      'second',
+    ]);
   });
 
   it('stores only the SHA-256 hash of the value: the item holds no plaintext key', async () => {
@@ -119,12 +165,15 @@ describe('API keys: scopes and expiry', () => {
   it('keeps the given scopes once each, in the vocabulary order', async () => {
     const user = await signUp(api);
     await setPlan(user.id, 'Starter');
-    expect((await newKey(API.path, user.token, { scopes: ['write', 'read', 'write'] })).scopes).toEqual(['read', 'write']);
+    expect((await newKey(API.path, user.token, { scopes: ['write', 'read', 'write'] })).scopes).toEqual([
+      'read',
+      'write',
+    ]);
     expect((await newKey(API.path, user.token, { scopes: ['write'] })).scopes).toEqual(['write']);
     expect((await newKey(METRICS.path, user.token, { scopes: ['metrics.read'] })).scopes).toEqual(['metrics.read']);
   });
 
-  it('refuses unknown scopes, another set\'s scopes and an empty list with a 422 naming the field', async () => {
+  it("refuses unknown scopes, another set's scopes and an empty list with a 422 naming the field", async () => {
     const user = await signUp(api);
     await setPlan(user.id, 'Starter');
     const cases: [string, unknown, (string | number)[]][] = [
@@ -163,7 +212,9 @@ describe('API keys: scopes and expiry', () => {
     for (const at of [clock.now(), new Date(clock.now().getTime() - 1000)]) {
       const res = await createKey(API.path, user.token, { expires_at: at.toISOString() });
       expect(res.status).toBe(422);
-      expect(res.body).toEqual({ detail: [{ loc: ['body', 'expires_at'], msg: 'expires_at must be in the future', type: 'value_error' }] });
+      expect(res.body).toEqual({
+        detail: [{ loc: ['body', 'expires_at'], msg: 'expires_at must be in the future', type: 'value_error' }],
+      });
     }
     const notATime = await createKey(API.path, user.token, { expires_at: 'tomorrow' });
     expect(notATime.status).toBe(422);
@@ -193,7 +244,9 @@ describe('API keys: plan features', () => {
     for (const { path } of SETS) {
       const res = await createKey(path, user.token);
       expect(res.status).toBe(403);
-      expect(res.body.detail).toBe(path === API.path ? NO_CRUD_PRO : NO_CRUD_PRO.replace('API keys', 'metrics API keys'));
+      expect(res.body.detail).toBe(
+        path === API.path ? NO_CRUD_PRO : NO_CRUD_PRO.replace('API keys', 'metrics API keys'),
+      );
     }
   });
 
@@ -204,7 +257,9 @@ describe('API keys: plan features', () => {
     expect(res.status).toBe(403);
     expect(res.body).toEqual({ detail: NO_CRUD_API });
     const metrics = await createKey(METRICS.path, user.token);
-    expect(metrics.body).toEqual({ detail: 'Your plan does not include metrics API keys (feature: crud_api). Please upgrade.' });
+    expect(metrics.body).toEqual({
+      detail: 'Your plan does not include metrics API keys (feature: crud_api). Please upgrade.',
+    });
     expect((await api.get(API.path, { token: user.token })).body).toEqual([]);
   });
 
@@ -240,7 +295,7 @@ describe('API keys: the plan limit', () => {
     expect((await createKey(METRICS.path, user.token)).status).toBe(403);
   });
 
-  it('takes the new plan\'s limit at once on an upgrade (Free 1 → Starter 5)', async () => {
+  it("takes the new plan's limit at once on an upgrade (Free 1 → Starter 5)", async () => {
     const user = await signUp(api);
     await newKey(API.path, user.token);
     expect((await createKey(API.path, user.token)).status).toBe(403);
@@ -266,12 +321,17 @@ describe('API keys: the plan limit', () => {
       }
       expect(made.length, `round ${round}`).toBe(MAX - held);
       const listed: { path: string; id: string }[] = [];
-      for (const { path } of SETS) for (const k of (await api.get(path, { token: user.token })).body) listed.push({ path, id: k.id });
+      for (const { path } of SETS)
+        for (const k of (await api.get(path, { token: user.token })).body) listed.push({ path, id: k.id });
       expect(listed).toHaveLength(MAX);
       expect((await readItem(keys.account(user.id)))!.api_key_count).toBe(MAX);
 
       // Every key revoked twice at once: one 204 and one 404 each, and the counter back at 0.
-      const revokes = await Promise.all(listed.flatMap(({ path, id }) => [0, 1].map(() => api.delete(`${path}/${id}`, undefined, { token: user.token }))));
+      const revokes = await Promise.all(
+        listed.flatMap(({ path, id }) =>
+          [0, 1].map(() => api.delete(`${path}/${id}`, undefined, { token: user.token })),
+        ),
+      );
       expect(revokes.map((r) => r.status).sort()).toEqual([...Array(MAX).fill(204), ...Array(MAX).fill(404)]);
       expect((await readItem(keys.account(user.id)))!.api_key_count).toBe(0);
     }

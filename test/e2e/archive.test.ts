@@ -30,7 +30,8 @@ const NOT_FOUND: Record<Kind, string> = {
   service_floors: 'ServiceFloor not found',
 };
 const RESTORE_ENV_FIRST = 'The environment is archived: restore the environment first';
-const serviceLimit = (plan: string, max: number) => `Service limit reached for your '${plan}' plan (max ${max} per project including add-ons). Please upgrade or archive services.`;
+const serviceLimit = (plan: string, max: number) =>
+  `Service limit reached for your '${plan}' plan (max ${max} per project including add-ons). Please upgrade or archive services.`;
 
 const archive = (token: string, body: unknown) => api.post('/me/mark-archived', body, { token });
 const restore = (token: string, body: unknown) => api.post('/me/unarchive', body, { token });
@@ -59,7 +60,14 @@ const servicesOf = async (token: string, projectId: string, envId: string, extra
 const counters = async (projectId: string, envId?: string) => {
   const project = await readItem(keys.project(projectId));
   const env = envId ? await readItem(keys.environment(projectId, envId)) : undefined;
-  return { project: { env_count: project!.env_count, service_count: project!.service_count, project_user_count: project!.project_user_count }, env: env?.service_count };
+  return {
+    project: {
+      env_count: project!.env_count,
+      service_count: project!.service_count,
+      project_user_count: project!.project_user_count,
+    },
+    env: env?.service_count,
+  };
 };
 
 async function newProjectUser(token: string, projectId: string, name = `person-${randomUUID().slice(0, 6)}`) {
@@ -78,7 +86,11 @@ describe('POST /me/mark-archived and /me/unarchive: validation (422, after authe
     ['no ids at all', {}, ['body']],
     ['only empty lists', { services: [], api_keys: [] }, ['body']],
     ['a malformed id', { services: ['not-a-uuid'] }, ['body', 'services', 0]],
-    ['more than 100 ids of a kind', { project_users: Array.from({ length: 101 }, () => randomUUID()) }, ['body', 'project_users']],
+    [
+      'more than 100 ids of a kind',
+      { project_users: Array.from({ length: 101 }, () => randomUUID()) },
+      ['body', 'project_users'],
+    ],
     ['a kind that is not a list', { environments: randomUUID() }, ['body', 'environments']],
   ];
   for (const path of ['/me/mark-archived', '/me/unarchive']) {
@@ -102,7 +114,8 @@ describe('POST /me/mark-archived and /me/unarchive: validation (422, after authe
     });
   }
   it('GET /me/archived/* needs a signed-in caller', async () => {
-    for (const path of ['summary', 'services', 'environments', 'project-users', 'api-keys', 'service-floors']) expect((await api.get(`/me/archived/${path}`)).status).toBe(401);
+    for (const path of ['summary', 'services', 'environments', 'project-users', 'api-keys', 'service-floors'])
+      expect((await api.get(`/me/archived/${path}`)).status).toBe(401);
   });
 });
 
@@ -115,21 +128,47 @@ describe('archiving and restoring a service', () => {
     clock.advance(1000);
 
     const res = await archived(token, { services: [svc.id] });
-    expect(res).toEqual({ counts: { ...ZERO, services: 1 }, items: { services: [{ id: svc.id, name: 'archived one' }], environments: [], project_users: [], api_keys: [], service_floors: [] }, refused: [] });
+    expect(res).toEqual({
+      counts: { ...ZERO, services: 1 },
+      items: {
+        services: [{ id: svc.id, name: 'archived one' }],
+        environments: [],
+        project_users: [],
+        api_keys: [],
+        service_floors: [],
+      },
+      refused: [],
+    });
     expect(await servicesOf(token, projectId, envId)).toEqual([kept.id]);
     expect(await counters(projectId, envId)).toMatchObject({ project: { service_count: 1 }, env: 1 });
     // Not reachable, not changeable, not deletable until restored (the same 404 as an unknown id).
-    for (const r of [await api.get(`/services/${svc.id}`, { token }), await api.patch(`/services/${svc.id}`, { name: 'x' }, { token }), await api.delete(`/services/${svc.id}`, undefined, { token })]) {
+    for (const r of [
+      await api.get(`/services/${svc.id}`, { token }),
+      await api.patch(`/services/${svc.id}`, { name: 'x' }, { token }),
+      await api.delete(`/services/${svc.id}`, undefined, { token }),
+    ]) {
       expectSameNotFound(r, await api.get(`/services/${randomUUID()}`, { token }), NOT_FOUND.services);
     }
     const item = await readItem(keys.service(projectId, envId, svc.id));
-    expect(item).toMatchObject({ archived_at: clock.now().toISOString(), updated_at: clock.now().toISOString(), deleted_at: null });
-    expect(await readItem(keys.archived(svc.owner_user_id, 'services', svc.id))).toMatchObject({ kind: 'services', id: svc.id, project_id: projectId, environment_id: envId, name: 'archived one' });
+    expect(item).toMatchObject({
+      archived_at: clock.now().toISOString(),
+      updated_at: clock.now().toISOString(),
+      deleted_at: null,
+    });
+    expect(await readItem(keys.archived(svc.owner_user_id, 'services', svc.id))).toMatchObject({
+      kind: 'services',
+      id: svc.id,
+      project_id: projectId,
+      environment_id: envId,
+      name: 'archived one',
+    });
 
     expect(await summary(token)).toEqual({ ...ZERO, services: 1 });
     const list = await api.get('/me/archived/services', { token });
     expect(list.status).toBe(200);
-    expect(list.body).toEqual([{ ...svc, updated_at: clock.now().toISOString(), archived_at: clock.now().toISOString() }]);
+    expect(list.body).toEqual([
+      { ...svc, updated_at: clock.now().toISOString(), archived_at: clock.now().toISOString() },
+    ]);
 
     clock.advance(1000);
     const back = await restored(token, { services: [svc.id] });
@@ -184,7 +223,13 @@ describe('404: unknown, foreign, not live or not archived ids', () => {
     const person = await newProjectUser(token, projectId);
     const key = await newApiKey(token);
     const env = await newEnv(api, token, projectId);
-    return { services: svc.id, environments: env, project_users: person.id, api_keys: key.id, service_floors: floor.id } as Record<Kind, string>;
+    return {
+      services: svc.id,
+      environments: env,
+      project_users: person.id,
+      api_keys: key.id,
+      service_floors: floor.id,
+    } as Record<Kind, string>;
   }
 
   it("answers another account's ids exactly as unknown ids, for every kind, both ways, and writes nothing", async () => {
@@ -210,7 +255,11 @@ describe('404: unknown, foreign, not live or not archived ids', () => {
     const owner = await ownerWithEnv(api, 'Starter');
     const svc = await createService(api, owner.token, owner.projectId, owner.envId);
     const member = await signUp(api);
-    const grant = await api.post(`/environments/${owner.envId}/roles`, { user_id: member.id, role: 'administrator' }, { token: owner.token });
+    const grant = await api.post(
+      `/environments/${owner.envId}/roles`,
+      { user_id: member.id, role: 'administrator' },
+      { token: owner.token },
+    );
     expect(grant.status, grant.text).toBe(201);
     const res = await archive(member.token, { services: [svc.id] });
     expect(res.status).toBe(404);
@@ -220,7 +269,11 @@ describe('404: unknown, foreign, not live or not archived ids', () => {
 
   it('refuses archiving what is already archived or deleted, and restoring what is live', async () => {
     const { token, projectId, envId } = await ownerWithEnv(api, 'Starter');
-    const [a, b, c] = [await createService(api, token, projectId, envId), await createService(api, token, projectId, envId), await createService(api, token, projectId, envId)];
+    const [a, b, c] = [
+      await createService(api, token, projectId, envId),
+      await createService(api, token, projectId, envId),
+      await createService(api, token, projectId, envId),
+    ];
     await archived(token, { services: [a.id] });
     expect((await archive(token, { services: [a.id] })).status).toBe(404);
     expect((await api.delete(`/services/${b.id}`, undefined, { token })).status).toBe(204);
@@ -241,7 +294,10 @@ describe('404: unknown, foreign, not live or not archived ids', () => {
     expect(res.body).toEqual({ detail: NOT_FOUND.project_users });
     expect(await servicesOf(token, projectId, envId)).toEqual([svc.id]);
     expect(await summary(token)).toEqual(ZERO);
-    expect(await counters(projectId, envId)).toMatchObject({ project: { service_count: 1, project_user_count: 1 }, env: 1 });
+    expect(await counters(projectId, envId)).toMatchObject({
+      project: { service_count: 1, project_user_count: 1 },
+      env: 1,
+    });
   });
 
   it('archived items of a deleted project are gone with it', async () => {
@@ -259,20 +315,34 @@ describe('environments', () => {
   it('archive with their services (which stay as they are), give back the environment and its services, and come back with them', async () => {
     const { owner, token, projectId, envId } = await ownerWithEnv(api, 'Starter');
     const staging = await newEnv(api, token, projectId, 'staging');
-    const [s1, s2, s3] = [await createService(api, token, projectId, staging), await createService(api, token, projectId, staging), await createService(api, token, projectId, staging)];
+    const [s1, s2, s3] = [
+      await createService(api, token, projectId, staging),
+      await createService(api, token, projectId, staging),
+      await createService(api, token, projectId, staging),
+    ];
     await createService(api, token, projectId, envId);
     // One of its services is archived on its own first: it is not counted twice.
     await archived(token, { services: [s3.id] });
-    expect(await counters(projectId, staging)).toEqual({ project: { env_count: 2, service_count: 3, project_user_count: 0 }, env: 2 });
+    expect(await counters(projectId, staging)).toEqual({
+      project: { env_count: 2, service_count: 3, project_user_count: 0 },
+      env: 2,
+    });
 
     clock.advance(1000);
     const res = await archived(token, { environments: [staging] });
     expect(res.items.environments).toEqual([{ id: staging, name: 'staging' }]);
-    expect(await counters(projectId, staging)).toEqual({ project: { env_count: 1, service_count: 1, project_user_count: 0 }, env: 2 });
+    expect(await counters(projectId, staging)).toEqual({
+      project: { env_count: 1, service_count: 1, project_user_count: 0 },
+      env: 2,
+    });
     const envs = await api.get(`/environments?project_id=${projectId}`, { token });
     expect(envs.body.map((e: { id: string }) => e.id)).toEqual([envId]);
     const since = encodeURIComponent(new Date(clock.now().getTime() - 500).toISOString());
-    expect((await api.get(`/environments?project_id=${projectId}&updated_since=${since}`, { token })).body.map((e: { id: string }) => e.id)).toEqual([staging]);
+    expect(
+      (await api.get(`/environments?project_id=${projectId}&updated_since=${since}`, { token })).body.map(
+        (e: { id: string }) => e.id,
+      ),
+    ).toEqual([staging]);
     // Its services are out of reach with it; its name stays taken (it comes back under it).
     expect((await api.get(`/services?project_id=${projectId}&environment_id=${staging}`, { token })).status).toBe(400);
     expect((await api.get(`/services/${s1.id}`, { token })).status).toBe(404);
@@ -282,7 +352,16 @@ describe('environments', () => {
     expect((await api.post('/environments', { project_id: projectId, name: 'staging' }, { token })).status).toBe(400);
     expect(await summary(token)).toEqual({ ...ZERO, services: 1, environments: 1 });
     const listed = await api.get('/me/archived/environments', { token });
-    expect(listed.body).toEqual([{ id: staging, name: 'staging', project_id: projectId, updated_at: clock.now().toISOString(), deleted_at: null, archived_at: clock.now().toISOString() }]);
+    expect(listed.body).toEqual([
+      {
+        id: staging,
+        name: 'staging',
+        project_id: projectId,
+        updated_at: clock.now().toISOString(),
+        deleted_at: null,
+        archived_at: clock.now().toISOString(),
+      },
+    ]);
     // Its archived service is still listed (it comes back once the environment does), and cannot come back alone.
     expect((await api.get('/me/archived/services', { token })).body.map((s: { id: string }) => s.id)).toEqual([s3.id]);
     const alone = await restore(token, { services: [s3.id] });
@@ -290,11 +369,17 @@ describe('environments', () => {
     expect(alone.body).toEqual({ detail: RESTORE_ENV_FIRST });
 
     await restored(token, { environments: [staging] });
-    expect(await counters(projectId, staging)).toEqual({ project: { env_count: 2, service_count: 3, project_user_count: 0 }, env: 2 });
+    expect(await counters(projectId, staging)).toEqual({
+      project: { env_count: 2, service_count: 3, project_user_count: 0 },
+      env: 2,
+    });
     expect((await servicesOf(token, projectId, staging)).sort()).toEqual([s1.id, s2.id].sort());
     await restored(token, { services: [s3.id] });
     expect((await servicesOf(token, projectId, staging)).sort()).toEqual([s1.id, s2.id, s3.id].sort());
-    expect(await counters(projectId, staging)).toEqual({ project: { env_count: 2, service_count: 4, project_user_count: 0 }, env: 3 });
+    expect(await counters(projectId, staging)).toEqual({
+      project: { env_count: 2, service_count: 4, project_user_count: 0 },
+      env: 3,
+    });
     expect(await summary(token)).toEqual(ZERO);
     expect(owner.id).toBeTruthy();
   });
@@ -302,12 +387,18 @@ describe('environments', () => {
   it('an environment and services in it, archived and restored in one request each', async () => {
     const { token, projectId, envId } = await ownerWithEnv(api, 'Starter');
     const staging = await newEnv(api, token, projectId);
-    const [s1, s2] = [await createService(api, token, projectId, staging), await createService(api, token, projectId, staging)];
+    const [s1, s2] = [
+      await createService(api, token, projectId, staging),
+      await createService(api, token, projectId, staging),
+    ];
     const floor = await createFloor(api, token, projectId, staging);
     await createService(api, token, projectId, envId);
     const res = await archived(token, { environments: [staging], services: [s1.id], service_floors: [floor.id] });
     expect(res.counts).toEqual({ ...ZERO, environments: 1, services: 1, service_floors: 1 });
-    expect(await counters(projectId, staging)).toEqual({ project: { env_count: 1, service_count: 1, project_user_count: 0 }, env: 1 });
+    expect(await counters(projectId, staging)).toEqual({
+      project: { env_count: 1, service_count: 1, project_user_count: 0 },
+      env: 1,
+    });
     expect(await summary(token)).toEqual({ ...ZERO, environments: 1, services: 1, service_floors: 1 });
     // The floor, like the service, waits for its environment.
     expect((await restore(token, { service_floors: [floor.id] })).body).toEqual({ detail: RESTORE_ENV_FIRST });
@@ -315,7 +406,10 @@ describe('environments', () => {
     expect(back.counts).toEqual({ ...ZERO, environments: 1, services: 1, service_floors: 1 });
     expect(back.refused).toEqual([]);
     expect((await servicesOf(token, projectId, staging)).sort()).toEqual([s1.id, s2.id].sort());
-    expect(await counters(projectId, staging)).toEqual({ project: { env_count: 2, service_count: 3, project_user_count: 0 }, env: 2 });
+    expect(await counters(projectId, staging)).toEqual({
+      project: { env_count: 2, service_count: 3, project_user_count: 0 },
+      env: 2,
+    });
   });
 
   it('restoring an environment is refused over the environment limit, and over the service limit for the services it brings back', async () => {
@@ -326,7 +420,10 @@ describe('environments', () => {
     const second = await newEnv(api, token, projectId);
     const overEnvs = await restore(token, { environments: [envId] });
     expect(overEnvs.status).toBe(403);
-    expect(overEnvs.body).toEqual({ detail: "Environment limit reached for your 'Free' plan (max 1 per project). Please upgrade to create more environments." });
+    expect(overEnvs.body).toEqual({
+      detail:
+        "Environment limit reached for your 'Free' plan (max 1 per project). Please upgrade to create more environments.",
+    });
     expect(await summary(token)).toEqual({ ...ZERO, environments: 1 });
     // Starter: three environments, 25 services; 23 live services elsewhere leave room for 2 of its 3.
     await setPlan(owner.id, 'Starter');
@@ -334,11 +431,17 @@ describe('environments', () => {
     const overServices = await restore(token, { environments: [envId] });
     expect(overServices.status).toBe(403);
     expect(overServices.body).toEqual({ detail: serviceLimit('Starter', 25) });
-    expect(await counters(projectId, envId)).toEqual({ project: { env_count: 1, service_count: 23, project_user_count: 0 }, env: 3 });
+    expect(await counters(projectId, envId)).toEqual({
+      project: { env_count: 1, service_count: 23, project_user_count: 0 },
+      env: 3,
+    });
     const [one] = await servicesOf(token, projectId, second);
     expect((await api.delete(`/services/${one}`, undefined, { token })).status).toBe(204);
     await restored(token, { environments: [envId] });
-    expect(await counters(projectId, envId)).toEqual({ project: { env_count: 2, service_count: 25, project_user_count: 0 }, env: 3 });
+    expect(await counters(projectId, envId)).toEqual({
+      project: { env_count: 2, service_count: 25, project_user_count: 0 },
+      env: 3,
+    });
     expect(await servicesOf(token, projectId, envId)).toHaveLength(3);
   });
 });
@@ -353,19 +456,29 @@ describe('project users, API keys and service floors', () => {
     expect((await api.get(`/project-users/${person.id}`, { token })).status).toBe(404);
     expect((await api.patch(`/project-users/${person.id}`, { name: 'x' }, { token })).status).toBe(404);
     const since = encodeURIComponent(clock.now().toISOString());
-    expect((await api.get(`/project-users?project_id=${projectId}&updated_since=${since}`, { token })).body.map((p: { id: string }) => p.id)).toEqual([person.id]);
+    expect(
+      (await api.get(`/project-users?project_id=${projectId}&updated_since=${since}`, { token })).body.map(
+        (p: { id: string }) => p.id,
+      ),
+    ).toEqual([person.id]);
     expect(await counters(projectId)).toMatchObject({ project: { project_user_count: 0 } });
     const listed = await api.get('/me/archived/project-users', { token });
-    expect(listed.body).toEqual([{ ...person, updated_at: clock.now().toISOString(), archived_at: clock.now().toISOString() }]);
+    expect(listed.body).toEqual([
+      { ...person, updated_at: clock.now().toISOString(), archived_at: clock.now().toISOString() },
+    ]);
     // Free allows one project user: a new one takes the slot, and the restore is refused.
     const other = await newProjectUser(token, projectId);
     const refused = await restore(token, { project_users: [person.id] });
     expect(refused.status).toBe(403);
-    expect(refused.body).toEqual({ detail: "Project user limit reached for your 'Free' plan (max 1). Please upgrade to add more project users." });
+    expect(refused.body).toEqual({
+      detail: "Project user limit reached for your 'Free' plan (max 1). Please upgrade to add more project users.",
+    });
     expect(await summary(token)).toEqual({ ...ZERO, project_users: 1 });
     expect((await api.delete(`/project-users/${other.id}`, undefined, { token })).status).toBe(204);
     await restored(token, { project_users: [person.id] });
-    expect((await api.get(`/project-users?project_id=${projectId}`, { token })).body.map((p: { id: string }) => p.id)).toEqual([person.id]);
+    expect(
+      (await api.get(`/project-users?project_id=${projectId}`, { token })).body.map((p: { id: string }) => p.id),
+    ).toEqual([person.id]);
     expect(await counters(projectId)).toMatchObject({ project: { project_user_count: 1 } });
   });
 
@@ -383,41 +496,73 @@ describe('project users, API keys and service floors', () => {
     const listed = await api.get('/me/archived/api-keys', { token: user.token });
     const { key: _value, ...record } = apiKey as typeof apiKey & { key: string };
     expect(listed.body.map((k: { id: string }) => k.id).sort()).toEqual([apiKey.id, metricsKey.id].sort());
-    expect(listed.body.find((k: { id: string }) => k.id === apiKey.id)).toEqual({ ...record, archived_at: clock.now().toISOString() });
+    expect(listed.body.find((k: { id: string }) => k.id === apiKey.id)).toEqual({
+      ...record,
+      archived_at: clock.now().toISOString(),
+    });
     // Starter allows 5: fill them, and the restore is refused with the key limit.
     for (let i = 0; i < 5; i++) await newApiKey(user.token);
     const refused = await restore(user.token, { api_keys: [apiKey.id] });
     expect(refused.status).toBe(403);
-    expect(refused.body).toEqual({ detail: "API key limit reached for your 'Starter' plan (max 5). Please upgrade to create more API keys." });
+    expect(refused.body).toEqual({
+      detail: "API key limit reached for your 'Starter' plan (max 5). Please upgrade to create more API keys.",
+    });
     await setPlan(user.id, 'Team');
     clock.advance(1000);
     await restored(user.token, { api_keys: [apiKey.id, metricsKey.id] });
-    expect((await api.get('/me/metrics-api-keys', { token: user.token })).body.map((k: { id: string }) => k.id)).toEqual([metricsKey.id]);
+    expect(
+      (await api.get('/me/metrics-api-keys', { token: user.token })).body.map((k: { id: string }) => k.id),
+    ).toEqual([metricsKey.id]);
     expect((await readItem(keys.account(user.id)))!.api_key_count).toBe(7);
     expect(await summary(user.token)).toEqual(ZERO);
     // The account's own audit log: archive and restore of each key by the caller; the refused restore left nothing.
     for (const k of [apiKey, metricsKey]) {
       const log = await api.get(`/me/audit-log?entity_id=${k.id}`, { token: user.token });
       expect(log.status, log.text).toBe(200);
-      expect(log.body.map((e: { action: string }) => e.action)).toEqual(['api_key.restore', 'api_key.archive', 'api_key.create']);
-      expect(log.body[1]).toMatchObject({ project_id: null, account_id: user.id, actor: { type: 'account', id: user.id }, before: { archived_at: null }, after: { archived_at: expect.any(String) } });
-      expect(log.body[0]).toMatchObject({ before: { archived_at: log.body[1].after.archived_at }, after: { archived_at: null } });
+      expect(log.body.map((e: { action: string }) => e.action)).toEqual([
+        'api_key.restore',
+        'api_key.archive',
+        'api_key.create',
+      ]);
+      expect(log.body[1]).toMatchObject({
+        project_id: null,
+        account_id: user.id,
+        actor: { type: 'account', id: user.id },
+        before: { archived_at: null },
+        after: { archived_at: expect.any(String) },
+      });
+      expect(log.body[0]).toMatchObject({
+        before: { archived_at: log.body[1].after.archived_at },
+        after: { archived_at: null },
+      });
       expect(JSON.stringify(log.body)).not.toContain((k as { key?: string }).key ?? 'no key in the answer');
     }
-    expect((await api.get(`/me/audit-log?entity_id=${metricsKey.id}`, { token: user.token })).body[1].summary).toEqual({ key_set: 'metrics', name: 'grafana' });
+    expect((await api.get(`/me/audit-log?entity_id=${metricsKey.id}`, { token: user.token })).body[1].summary).toEqual({
+      key_set: 'metrics',
+      name: 'grafana',
+    });
   });
 
   it('deleting a floor detaches its archived services too: they come back without it', async () => {
     const { token, projectId, envId } = await ownerWithEnv(api, 'Starter');
     const floor = await createFloor(api, token, projectId, envId);
-    const [hosted, archivedOne] = [await createService(api, token, projectId, envId, { service_floor_id: floor.id }), await createService(api, token, projectId, envId, { service_floor_id: floor.id })];
+    const [hosted, archivedOne] = [
+      await createService(api, token, projectId, envId, { service_floor_id: floor.id }),
+      await createService(api, token, projectId, envId, { service_floor_id: floor.id }),
+    ];
     await archived(token, { services: [archivedOne.id] });
     const del = await api.delete(`/service-floors/${floor.id}`, undefined, { token });
     expect(del.status, del.text).toBe(204);
-    expect((await api.get(`/services/${hosted.id}`, { token })).body).toMatchObject({ service_floor_id: null, type: 'serverless' });
+    expect((await api.get(`/services/${hosted.id}`, { token })).body).toMatchObject({
+      service_floor_id: null,
+      type: 'serverless',
+    });
     expect((await readItem(keys.service(projectId, envId, archivedOne.id)))!.archived_at).toBeTruthy();
     await restored(token, { services: [archivedOne.id] });
-    expect((await api.get(`/services/${archivedOne.id}`, { token })).body).toMatchObject({ service_floor_id: null, type: 'serverless' });
+    expect((await api.get(`/services/${archivedOne.id}`, { token })).body).toMatchObject({
+      service_floor_id: null,
+      type: 'serverless',
+    });
   });
 
   it('restoring an API key needs what creating one needs: the plan features first', async () => {
@@ -427,16 +572,31 @@ describe('project users, API keys and service floors', () => {
     await archived(user.token, { api_keys: [key.id] });
     // A (non-public) plan like Starter without crud_api.
     const starter = PLAN_CATALOGUE.find((p) => p.name === 'Starter')!;
-    const plan: Plan = { ...starter, id: randomUUID(), name: 'No API', is_public: false, features: { ...starter.features, crud_api: false } };
-    await ddb().send(new PutCommand({ TableName: config().TABLE_NAME, Item: { ...keys.plan(90, plan.id), type: 'plan', ...plan } }));
+    const plan: Plan = {
+      ...starter,
+      id: randomUUID(),
+      name: 'No API',
+      is_public: false,
+      features: { ...starter.features, crud_api: false },
+    };
+    await ddb().send(
+      new PutCommand({ TableName: config().TABLE_NAME, Item: { ...keys.plan(90, plan.id), type: 'plan', ...plan } }),
+    );
     resetPlanCache();
     await setPlan(user.id, 'Free');
     const subs = await listSubscriptions(user.id);
     const active = subs.find((x) => x.status === 'active')!;
-    await ddb().send(new PutCommand({ TableName: config().TABLE_NAME, Item: { ...keys.subscription(user.id, active.id), type: 'subscription', ...active, plan_id: plan.id } }));
+    await ddb().send(
+      new PutCommand({
+        TableName: config().TABLE_NAME,
+        Item: { ...keys.subscription(user.id, active.id), type: 'subscription', ...active, plan_id: plan.id },
+      }),
+    );
     const res = await restore(user.token, { api_keys: [key.id] });
     expect(res.status).toBe(403);
-    expect(res.body).toEqual({ detail: 'Your plan does not include metrics API keys (feature: crud_api). Please upgrade.' });
+    expect(res.body).toEqual({
+      detail: 'Your plan does not include metrics API keys (feature: crud_api). Please upgrade.',
+    });
     expect(await summary(user.token)).toEqual({ ...ZERO, api_keys: 1 });
   });
 
@@ -447,16 +607,33 @@ describe('project users, API keys and service floors', () => {
     clock.advance(1000);
     const res = await archived(token, { service_floors: [floor.id] });
     expect(res.items.service_floors).toEqual([{ id: floor.id, name: 'db-1' }]);
-    expect((await api.get(`/service-floors?project_id=${projectId}&environment_id=${envId}`, { token })).body).toEqual([]);
+    expect((await api.get(`/service-floors?project_id=${projectId}&environment_id=${envId}`, { token })).body).toEqual(
+      [],
+    );
     expect((await api.patch(`/service-floors/${floor.id}`, { hostname: 'x' }, { token })).status).toBe(404);
     expect((await api.delete(`/service-floors/${floor.id}`, undefined, { token })).status).toBe(404);
     const since = encodeURIComponent(clock.now().toISOString());
-    expect((await api.get(`/service-floors?project_id=${projectId}&environment_id=${envId}&updated_since=${since}`, { token })).body.map((f: { id: string }) => f.id)).toEqual([floor.id]);
+    expect(
+      (
+        await api.get(`/service-floors?project_id=${projectId}&environment_id=${envId}&updated_since=${since}`, {
+          token,
+        })
+      ).body.map((f: { id: string }) => f.id),
+    ).toEqual([floor.id]);
     // Its services keep pointing at it; while it is archived they show no floor type.
-    expect((await api.get(`/services/${svc.id}`, { token })).body).toMatchObject({ service_floor_id: floor.id, type: 'serverless' });
-    expect((await api.get('/me/archived/service-floors', { token })).body).toEqual([{ ...floor, updated_at: clock.now().toISOString(), archived_at: clock.now().toISOString() }]);
+    expect((await api.get(`/services/${svc.id}`, { token })).body).toMatchObject({
+      service_floor_id: floor.id,
+      type: 'serverless',
+    });
+    expect((await api.get('/me/archived/service-floors', { token })).body).toEqual([
+      { ...floor, updated_at: clock.now().toISOString(), archived_at: clock.now().toISOString() },
+    ]);
     await restored(token, { service_floors: [floor.id] });
-    expect((await api.get(`/service-floors?project_id=${projectId}&environment_id=${envId}`, { token })).body.map((f: { id: string }) => f.id)).toEqual([floor.id]);
+    expect(
+      (await api.get(`/service-floors?project_id=${projectId}&environment_id=${envId}`, { token })).body.map(
+        (f: { id: string }) => f.id,
+      ),
+    ).toEqual([floor.id]);
     expect((await api.get(`/services/${svc.id}`, { token })).body.type).toBe('vm');
   });
 });
@@ -482,7 +659,8 @@ describe('restoring services within the limit', () => {
   it('a selection larger than one transaction is written in order, resource by resource where a limit refuses', async () => {
     const { token, projectId, envId } = await ownerWithEnv(api, 'Team');
     const ids: string[] = [];
-    for (let i = 0; i < 60; i++) ids.push((await createService(api, token, projectId, envId, { name: `s-${String(i).padStart(2, '0')}` })).id);
+    for (let i = 0; i < 60; i++)
+      ids.push((await createService(api, token, projectId, envId, { name: `s-${String(i).padStart(2, '0')}` })).id);
     const res = await archived(token, { services: ids });
     expect(res.counts.services).toBe(60);
     expect(res.items.services.map((s: { id: string }) => s.id)).toEqual(ids);
@@ -492,7 +670,9 @@ describe('restoring services within the limit', () => {
     const back = await restored(token, { services: ids });
     expect(back.counts.services).toBe(55);
     expect(back.items.services.map((s: { id: string }) => s.id)).toEqual(ids.slice(0, 55));
-    expect(back.refused).toEqual(ids.slice(55).map((id) => ({ kind: 'services', id, detail: serviceLimit('Team', 100) })));
+    expect(back.refused).toEqual(
+      ids.slice(55).map((id) => ({ kind: 'services', id, detail: serviceLimit('Team', 100) })),
+    );
     expect(await counters(projectId, envId)).toMatchObject({ project: { service_count: 100 }, env: 100 });
     expect(await summary(token)).toEqual({ ...ZERO, services: 5 });
     const listed = await api.get(`/services?project_id=${projectId}&environment_id=${envId}&limit=1000`, { token });
@@ -505,11 +685,20 @@ describe('the enforcement entry point', () => {
     const { owner, token, projectId, envId } = await ownerWithEnv(api, 'Starter');
     const svc = await createService(api, token, projectId, envId, { name: 'late' });
     const report = await archiveSelection(owner.id, { services: [svc.id] }, appContext({ clock }));
-    expect(report).toEqual({ services: [{ id: svc.id, name: 'late' }], environments: [], project_users: [], api_keys: [], service_floors: [] });
+    expect(report).toEqual({
+      services: [{ id: svc.id, name: 'late' }],
+      environments: [],
+      project_users: [],
+      api_keys: [],
+      service_floors: [],
+    });
     expect(await servicesOf(token, projectId, envId)).toEqual([]);
     expect(await summary(token)).toEqual({ ...ZERO, services: 1 });
     const stranger = await signUp(api);
-    await expect(archiveSelection(stranger.id, { services: [svc.id] }, appContext({ clock }))).rejects.toMatchObject({ kind: 'not_found', detail: NOT_FOUND.services });
+    await expect(archiveSelection(stranger.id, { services: [svc.id] }, appContext({ clock }))).rejects.toMatchObject({
+      kind: 'not_found',
+      detail: NOT_FOUND.services,
+    });
   });
 });
 
@@ -526,7 +715,9 @@ describe('races', () => {
       await archived(token, { services: chosen });
       const results = await Promise.all([
         ...chosen.map((id) => restore(token, { services: [id] })),
-        ...Array.from({ length: 7 }, (_, i) => api.post('/services', { name: `r${round}-${i}`, project_id: projectId, environment_id: envId }, { token })),
+        ...Array.from({ length: 7 }, (_, i) =>
+          api.post('/services', { name: `r${round}-${i}`, project_id: projectId, environment_id: envId }, { token }),
+        ),
       ]);
       const won = results.filter((r) => r.status === 200 || r.status === 201);
       expect(won, `round ${round}: ${results.map((r) => r.status).join(',')}`).toHaveLength(3);
@@ -544,8 +735,14 @@ describe('races', () => {
     const base = await createService(api, token, projectId, envId);
     for (let round = 0; round < 8; round++) {
       const svc = await createService(api, token, projectId, envId);
-      const [a, d] = await Promise.all([archive(token, { services: [svc.id] }), api.delete(`/services/${svc.id}`, undefined, { token })]);
-      expect([a.status, d.status].filter((s) => s === 200 || s === 204), `${a.text} ${d.text}`).toHaveLength(1);
+      const [a, d] = await Promise.all([
+        archive(token, { services: [svc.id] }),
+        api.delete(`/services/${svc.id}`, undefined, { token }),
+      ]);
+      expect(
+        [a.status, d.status].filter((s) => s === 200 || s === 204),
+        `${a.text} ${d.text}`,
+      ).toHaveLength(1);
       for (const r of [a, d].filter((r) => r.status !== 200 && r.status !== 204)) expect(r.status, r.text).toBe(404);
       expect(await counters(projectId, envId)).toMatchObject({ project: { service_count: 1 }, env: 1 });
     }
@@ -560,7 +757,9 @@ describe('races', () => {
       await createService(api, token, projectId, doomed);
       const [a, ...creates] = await Promise.all([
         archive(token, { environments: [doomed] }),
-        ...Array.from({ length: 3 }, (_, i) => api.post('/services', { name: `r${round}-${i}`, project_id: projectId, environment_id: doomed }, { token })),
+        ...Array.from({ length: 3 }, (_, i) =>
+          api.post('/services', { name: `r${round}-${i}`, project_id: projectId, environment_id: doomed }, { token }),
+        ),
       ]);
       expect(a.status, a.text).toBe(200);
       for (const c of creates) expect([201, 400], c.text).toContain(c.status);
@@ -585,8 +784,16 @@ describe('races', () => {
       const extra = await newEnv(api, token, projectId);
       await createService(api, token, projectId, extra);
       await archived(token, { environments: [extra] });
-      const results = await Promise.all([restore(token, { environments: [extra] }), ...Array.from({ length: 4 }, (_, i) => api.post('/environments', { project_id: projectId, name: `r${round}-${i}` }, { token }))]);
-      expect(results.filter((r) => r.status === 200 || r.status === 201), results.map((r) => r.status).join(',')).toHaveLength(1);
+      const results = await Promise.all([
+        restore(token, { environments: [extra] }),
+        ...Array.from({ length: 4 }, (_, i) =>
+          api.post('/environments', { project_id: projectId, name: `r${round}-${i}` }, { token }),
+        ),
+      ]);
+      expect(
+        results.filter((r) => r.status === 200 || r.status === 201),
+        results.map((r) => r.status).join(','),
+      ).toHaveLength(1);
       const after = (await api.get(`/environments?project_id=${projectId}`, { token })).body as { id: string }[];
       expect(after).toHaveLength(3);
       expect((await counters(projectId)).project.env_count).toBe(3);

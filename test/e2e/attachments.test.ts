@@ -3,15 +3,36 @@ import { randomUUID } from 'node:crypto';
 import { useTestStack } from '../helpers/stack';
 import { client, signUp } from '../helpers/http';
 import { grantRole } from '../helpers/tenancy';
-import { createFloor, createNetwork, createService, expectSameNotFound, newEnv, ownerWithEnv } from '../helpers/catalog';
+import {
+  createFloor,
+  createNetwork,
+  createService,
+  expectSameNotFound,
+  newEnv,
+  ownerWithEnv,
+} from '../helpers/catalog';
 
 const ref = useTestStack();
 const api = client(() => ref.stack.url);
 
 /** Both holders behave alike: the service and the floor variant of every rule. */
 const HOLDERS = [
-  { label: 'services', path: 'services', idField: 'service_id', notFound: 'Service not found', forbidden: 'Insufficient permissions to manage services in this environment', create: createService },
-  { label: 'service floors', path: 'service-floors', idField: 'service_floor_id', notFound: 'ServiceFloor not found', forbidden: 'Insufficient permissions to manage service floors in this environment', create: createFloor },
+  {
+    label: 'services',
+    path: 'services',
+    idField: 'service_id',
+    notFound: 'Service not found',
+    forbidden: 'Insufficient permissions to manage services in this environment',
+    create: createService,
+  },
+  {
+    label: 'service floors',
+    path: 'service-floors',
+    idField: 'service_floor_id',
+    notFound: 'ServiceFloor not found',
+    forbidden: 'Insufficient permissions to manage service floors in this environment',
+    create: createFloor,
+  },
 ] as const;
 
 describe.each(HOLDERS)('/attachments/$path/{id}/networks', ({ path, idField, notFound, forbidden, create }) => {
@@ -20,7 +41,12 @@ describe.each(HOLDERS)('/attachments/$path/{id}/networks', ({ path, idField, not
     const holder = await create(api, token, projectId, envId);
     const [a, b, c] = [
       await createNetwork(api, token, projectId, envId, { name: 'b-net', cidr: '10.0.1.0/24' }),
-      await createNetwork(api, token, projectId, envId, { name: 'a-net', cidr: '10.0.2.0/24', gateway: '10.0.2.1', vlan_id: 7 }),
+      await createNetwork(api, token, projectId, envId, {
+        name: 'a-net',
+        cidr: '10.0.2.0/24',
+        gateway: '10.0.2.1',
+        vlan_id: 7,
+      }),
       await createNetwork(api, token, projectId, envId, { name: 'c-net', cidr: '10.0.3.0/24' }),
     ];
     const url = `/attachments/${path}/${holder.id}/networks`;
@@ -45,10 +71,13 @@ describe.each(HOLDERS)('/attachments/$path/{id}/networks', ({ path, idField, not
       expect(res.status).toBe(422);
       expect(res.body.detail[0].loc).toEqual(['body', 'network_ids']);
     }
-    expect((await api.patch(`/attachments/${path}/${randomUUID()}/networks`, { network_ids: ['nope'] }, { token })).status).toBe(422);
+    expect(
+      (await api.patch(`/attachments/${path}/${randomUUID()}/networks`, { network_ids: ['nope'] }, { token })).status,
+    ).toBe(422);
     // Exactly ten is fine.
     const ten = [];
-    for (let i = 0; i < 10; i++) ten.push((await createNetwork(api, token, projectId, envId, { cidr: `10.9.${i}.0/24` })).id);
+    for (let i = 0; i < 10; i++)
+      ten.push((await createNetwork(api, token, projectId, envId, { cidr: `10.9.${i}.0/24` })).id);
     const ok = await api.patch(`/attachments/${path}/${holder.id}/networks`, { network_ids: ten }, { token });
     expect(ok.status).toBe(200);
     expect(ok.body.networks).toHaveLength(10);
@@ -59,22 +88,45 @@ describe.each(HOLDERS)('/attachments/$path/{id}/networks', ({ path, idField, not
     const holder = await create(api, token, projectId, envId);
     const net = await createNetwork(api, token, projectId, envId);
     const stranger = await ownerWithEnv(api);
-    for (const [method, body] of [['GET', undefined], ['PATCH', { network_ids: [net.id] }]] as const) {
-      const foreign = await api.call(method, `/attachments/${path}/${holder.id}/networks`, body, { token: stranger.token });
-      const missing = await api.call(method, `/attachments/${path}/${randomUUID()}/networks`, body, { token: stranger.token });
+    for (const [method, body] of [
+      ['GET', undefined],
+      ['PATCH', { network_ids: [net.id] }],
+    ] as const) {
+      const foreign = await api.call(method, `/attachments/${path}/${holder.id}/networks`, body, {
+        token: stranger.token,
+      });
+      const missing = await api.call(method, `/attachments/${path}/${randomUUID()}/networks`, body, {
+        token: stranger.token,
+      });
       expectSameNotFound(foreign, missing, notFound);
     }
     // The network's id is not a holder id.
-    expectSameNotFound(await api.get(`/attachments/${path}/${net.id}/networks`, { token }), await api.get(`/attachments/${path}/${randomUUID()}/networks`, { token }), notFound);
+    expectSameNotFound(
+      await api.get(`/attachments/${path}/${net.id}/networks`, { token }),
+      await api.get(`/attachments/${path}/${randomUUID()}/networks`, { token }),
+      notFound,
+    );
     const viewer = await signUp(api);
     await grantRole(api, token, envId, viewer.id, 'viewer');
     expect((await api.get(`/attachments/${path}/${holder.id}/networks`, { token: viewer.token })).status).toBe(200);
-    const refused = await api.patch(`/attachments/${path}/${holder.id}/networks`, { network_ids: [net.id] }, { token: viewer.token });
+    const refused = await api.patch(
+      `/attachments/${path}/${holder.id}/networks`,
+      { network_ids: [net.id] },
+      { token: viewer.token },
+    );
     expect(refused.status).toBe(403);
     expect(refused.body).toEqual({ detail: forbidden });
     const manager = await signUp(api);
     await grantRole(api, token, envId, manager.id, 'manager');
-    expect((await api.patch(`/attachments/${path}/${holder.id}/networks`, { network_ids: [net.id] }, { token: manager.token })).status).toBe(200);
+    expect(
+      (
+        await api.patch(
+          `/attachments/${path}/${holder.id}/networks`,
+          { network_ids: [net.id] },
+          { token: manager.token },
+        )
+      ).status,
+    ).toBe(200);
   });
 
   it('refuses networks of another environment, another project, or deleted ones with 400, changing nothing', async () => {
@@ -100,7 +152,10 @@ describe.each(HOLDERS)('/attachments/$path/{id}/networks', ({ path, idField, not
   it('drops a deleted network from the attachments', async () => {
     const { token, projectId, envId } = await ownerWithEnv(api);
     const holder = await create(api, token, projectId, envId);
-    const [keep, drop] = [await createNetwork(api, token, projectId, envId, { name: 'keep' }), await createNetwork(api, token, projectId, envId, { name: 'drop' })];
+    const [keep, drop] = [
+      await createNetwork(api, token, projectId, envId, { name: 'keep' }),
+      await createNetwork(api, token, projectId, envId, { name: 'drop' }),
+    ];
     const url = `/attachments/${path}/${holder.id}/networks`;
     await api.patch(url, { network_ids: [keep.id, drop.id] }, { token });
     expect((await api.delete(`/networks/${drop.id}`, undefined, { token })).status).toBe(204);

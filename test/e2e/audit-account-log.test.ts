@@ -40,11 +40,22 @@ describe('GET /me/audit-log', () => {
     const entries = await log(me.token);
     expect(entries.map((e) => e.action)).toEqual(['subscription.plan_change', 'api_key.create']);
     expect(entries[0]).toMatchObject({
-      entity_type: 'subscription', entity_id: me.id, project_id: null, environment_id: null, account_id: me.id,
-      before: { plan_name: 'Team' }, after: { plan_id: starter.id, plan_name: 'Starter' },
+      entity_type: 'subscription',
+      entity_id: me.id,
+      project_id: null,
+      environment_id: null,
+      account_id: me.id,
+      before: { plan_name: 'Team' },
+      after: { plan_id: starter.id, plan_name: 'Starter' },
       actor: { type: 'account', id: me.id, email: me.email, is_staff: false },
     });
-    expect(entries[1]).toMatchObject({ entity_type: 'api_key', entity_id: created.id, account_id: me.id, before: null, after: { name: 'ci', key_set: 'api', prefix: created.prefix } });
+    expect(entries[1]).toMatchObject({
+      entity_type: 'api_key',
+      entity_id: created.id,
+      account_id: me.id,
+      before: null,
+      after: { name: 'ci', key_set: 'api', prefix: created.prefix },
+    });
     for (const e of entries) {
       expect(e.source_ip).toBeTruthy();
       expect(e.request_id).toBeTruthy();
@@ -69,18 +80,31 @@ describe('GET /me/audit-log', () => {
   it('filters like the project log and pages with X-Next-Cursor; a cursor of another account or query is a 422', async () => {
     const me = await teamAccount();
     const ids: string[] = [];
-    for (const name of ['a', 'b', 'c']) ids.push((await ok(api.post('/me/api-keys', { name }, { token: me.token }), 201)).body.id);
+    for (const name of ['a', 'b', 'c'])
+      ids.push((await ok(api.post('/me/api-keys', { name }, { token: me.token }), 201)).body.id);
     // A moment strictly after the writes above and before the ones below, without waiting for the wall clock.
     clock.advance(1);
     const mid = clock.now().toISOString();
     clock.advance(1);
     await ok(api.delete(`/me/api-keys/${ids[0]}`, undefined, { token: me.token }), 204);
 
-    expect((await log(me.token)).map((e) => e.action)).toEqual(['api_key.revoke', 'api_key.create', 'api_key.create', 'api_key.create']);
-    expect((await log(me.token, `entity_id=${ids[0]}`)).map((e) => e.action)).toEqual(['api_key.revoke', 'api_key.create']);
-    expect((await log(me.token, `actor_id=${me.id}&action=api_key.create`)).map((e) => e.entity_id)).toEqual([ids[2], ids[1], ids[0]]);
+    expect((await log(me.token)).map((e) => e.action)).toEqual([
+      'api_key.revoke',
+      'api_key.create',
+      'api_key.create',
+      'api_key.create',
+    ]);
+    expect((await log(me.token, `entity_id=${ids[0]}`)).map((e) => e.action)).toEqual([
+      'api_key.revoke',
+      'api_key.create',
+    ]);
+    expect((await log(me.token, `actor_id=${me.id}&action=api_key.create`)).map((e) => e.entity_id)).toEqual([
+      ids[2],
+      ids[1],
+      ids[0],
+    ]);
     expect((await log(me.token, `entity_id=${ids[0]}&actor_id=${me.id}&action=api_key.revoke`)).length).toBe(1);
-    expect((await log(me.token, 'entity_type=subscription'))).toEqual([]);
+    expect(await log(me.token, 'entity_type=subscription')).toEqual([]);
     expect((await log(me.token, `since=${mid}`)).map((e) => e.action)).toEqual(['api_key.revoke']);
     expect((await log(me.token, `until=${mid}`)).length).toBe(3);
 
@@ -89,7 +113,10 @@ describe('GET /me/audit-log', () => {
     let cursor: string | null = '';
     let first = '';
     while (cursor !== null) {
-      const res: { status: number; text: string; body: any; headers: Headers } = await api.get(path(`limit=3${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`), { token: me.token });
+      const res: { status: number; text: string; body: any; headers: Headers } = await api.get(
+        path(`limit=3${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`),
+        { token: me.token },
+      );
       expect(res.status, res.text).toBe(200);
       seen.push(...res.body.map((e: { id: string }) => e.id));
       cursor = res.headers.get('x-next-cursor');
@@ -101,7 +128,9 @@ describe('GET /me/audit-log', () => {
 
     const other = await teamAccount();
     expect((await api.get(path(`cursor=${encodeURIComponent(first)}`), { token: other.token })).status).toBe(422);
-    expect((await api.get(path(`entity_id=${ids[0]}&cursor=${encodeURIComponent(first)}`), { token: me.token })).status).toBe(422);
+    expect(
+      (await api.get(path(`entity_id=${ids[0]}&cursor=${encodeURIComponent(first)}`), { token: me.token })).status,
+    ).toBe(422);
     for (const q of ['limit=0', 'limit=501', 'since=yesterday', 'entity_id=nope', 'cursor=not-a-cursor']) {
       expect((await api.get(path(q), { token: me.token })).status, q).toBe(422);
     }

@@ -38,7 +38,12 @@ describe('audit coverage of the catalog', () => {
     await ok(api.delete(`/service-floors/${floor.id}`, undefined, { token }), 204);
     const entries = await entriesOf(token, projectId, floor.id);
     expect(entries.map((e) => e.action)).toEqual(['floor.delete', 'floor.update', 'floor.create']);
-    expect(entries[1]).toMatchObject({ before: { cpu: 2 }, after: { cpu: 4 }, entity_type: 'floor', environment_id: envId });
+    expect(entries[1]).toMatchObject({
+      before: { cpu: 2 },
+      after: { cpu: 4 },
+      entity_type: 'floor',
+      environment_id: envId,
+    });
     expect(entries[2].after).toMatchObject({ hostname: 'vm-1', cpu: 2, floor_type: 'vm' });
     expect(entries[0].summary).toEqual({ detached_service_ids: [svc.id] });
   });
@@ -56,14 +61,32 @@ describe('audit coverage of the catalog', () => {
     expect(netEntries[1]).toMatchObject({ before: { name: 'lan' }, after: { name: 'lan-2' } });
     const svcEntries = await entriesOf(token, projectId, svc.id);
     expect(svcEntries.map((e) => e.action)).toEqual(['attachment.update', 'service.create']);
-    expect(svcEntries[0]).toMatchObject({ entity_type: 'attachment', before: { network_ids: [] }, after: { network_ids: [net.id] }, summary: { holder: 'service' } });
+    expect(svcEntries[0]).toMatchObject({
+      entity_type: 'attachment',
+      before: { network_ids: [] },
+      after: { network_ids: [net.id] },
+      summary: { holder: 'service' },
+    });
   });
 
   it('connections, chains and links: create, update, delete; a batch is one chain entry listing its connections', async () => {
     const { token, projectId, envId } = await ownerWithEnv(api);
     const scope = { project_id: projectId, environment_id: envId };
-    const [a, b, c] = [await createService(api, token, projectId, envId), await createService(api, token, projectId, envId), await createService(api, token, projectId, envId)];
-    const conn = (await ok(api.post('/service-connections', { ...scope, a_type: 'service', a_id: a.id, b_type: 'service', b_id: b.id }, { token }), 201)).body;
+    const [a, b, c] = [
+      await createService(api, token, projectId, envId),
+      await createService(api, token, projectId, envId),
+      await createService(api, token, projectId, envId),
+    ];
+    const conn = (
+      await ok(
+        api.post(
+          '/service-connections',
+          { ...scope, a_type: 'service', a_id: a.id, b_type: 'service', b_id: b.id },
+          { token },
+        ),
+        201,
+      )
+    ).body;
     await ok(api.patch(`/service-connections/${conn.id}`, { direction: 'a_to_b' }, { token }));
     // The same values again change nothing: no entry (the three below are all there are).
     await ok(api.patch(`/service-connections/${conn.id}`, { direction: 'a_to_b' }, { token }));
@@ -74,18 +97,37 @@ describe('audit coverage of the catalog', () => {
       ['connection.create', null, expect.objectContaining({ a_id: a.id, b_id: b.id })],
     ]);
 
-    const batch = (await ok(api.post('/service-connections/batch', { ...scope, group_kind: 'chain', items: [
-      { a_type: 'service', a_id: a.id, b_type: 'service', b_id: b.id }, { a_type: 'service', a_id: b.id, b_type: 'service', b_id: c.id },
-    ] }, { token }), 201)).body;
+    const batch = (
+      await ok(
+        api.post(
+          '/service-connections/batch',
+          {
+            ...scope,
+            group_kind: 'chain',
+            items: [
+              { a_type: 'service', a_id: a.id, b_type: 'service', b_id: b.id },
+              { a_type: 'service', a_id: b.id, b_type: 'service', b_id: c.id },
+            ],
+          },
+          { token },
+        ),
+        201,
+      )
+    ).body;
     const chainId = batch[0].chain_id;
     await ok(api.patch(`/service-connections/chains/${chainId}`, { name: 'path' }, { token }));
     await ok(api.delete(`/service-connections/chains/${chainId}`, undefined, { token }), 204);
     const chain = await entriesOf(token, projectId, chainId);
     expect(chain.map((e) => e.action)).toEqual(['chain.delete', 'chain.update', 'chain.create']);
-    expect(chain[2].after).toEqual({ group_kind: 'chain', connections: batch.map((x: any) => ({ id: x.id, direction: 'none', name: null })) });
+    expect(chain[2].after).toEqual({
+      group_kind: 'chain',
+      connections: batch.map((x: any) => ({ id: x.id, direction: 'none', name: null })),
+    });
     expect(chain[1].after.connections.every((x: any) => x.name === 'path')).toBe(true);
 
-    const link = (await ok(api.post('/service-links', { ...scope, from_service_id: a.id, to_service_id: c.id }, { token }), 201)).body;
+    const link = (
+      await ok(api.post('/service-links', { ...scope, from_service_id: a.id, to_service_id: c.id }, { token }), 201)
+    ).body;
     await ok(api.delete(`/service-links/${link.id}`, undefined, { token }), 204);
     expect((await entriesOf(token, projectId, link.id)).map((e) => e.action)).toEqual(['link.delete', 'link.create']);
   });
@@ -94,11 +136,31 @@ describe('audit coverage of the catalog', () => {
     const { token, projectId, envId } = await ownerWithEnv(api);
     const scope = { project_id: projectId, environment_id: envId };
     await createNetwork(api, token, projectId, envId, { name: 'dup' });
-    const [a, b] = [await createService(api, token, projectId, envId), await createService(api, token, projectId, envId)];
-    await ok(api.post('/service-connections', { ...scope, a_type: 'service', a_id: a.id, b_type: 'service', b_id: b.id }, { token }), 201);
+    const [a, b] = [
+      await createService(api, token, projectId, envId),
+      await createService(api, token, projectId, envId),
+    ];
+    await ok(
+      api.post(
+        '/service-connections',
+        { ...scope, a_type: 'service', a_id: a.id, b_type: 'service', b_id: b.id },
+        { token },
+      ),
+      201,
+    );
     const before = (await api.get(`/projects/${projectId}/audit-log?limit=500`, { token })).body;
-    expect((await api.post('/networks', { ...scope, name: 'dup', cidr: '10.1.0.0/24' }, { token })).status).not.toBe(201);
-    expect((await api.post('/service-connections', { ...scope, a_type: 'service', a_id: a.id, b_type: 'service', b_id: b.id }, { token })).status).toBe(400);
+    expect((await api.post('/networks', { ...scope, name: 'dup', cidr: '10.1.0.0/24' }, { token })).status).not.toBe(
+      201,
+    );
+    expect(
+      (
+        await api.post(
+          '/service-connections',
+          { ...scope, a_type: 'service', a_id: a.id, b_type: 'service', b_id: b.id },
+          { token },
+        )
+      ).status,
+    ).toBe(400);
     expect((await api.get(`/projects/${projectId}/audit-log?limit=500`, { token })).body).toEqual(before);
   });
 
@@ -126,16 +188,32 @@ describe('audit coverage of tenancy', () => {
     const { token, projectId, envId } = await ownerWithEnv(api);
     await ok(api.patch(`/projects/${projectId}/settings`, { cost_calc_enabled: true }, { token }));
     await ok(api.patch(`/environments/${envId}`, { name: 'prod-2' }, { token }));
-    const staging = (await ok(api.post('/environments', { name: 'staging', project_id: projectId }, { token }), 201)).body;
+    const staging = (await ok(api.post('/environments', { name: 'staging', project_id: projectId }, { token }), 201))
+      .body;
     await ok(api.delete(`/environments/${staging.id}`, undefined, { token }), 204);
     expect(await actions(token, projectId, `entity_id=${projectId}`)).toEqual(['project.update', 'project.create']);
     const project = await entriesOf(token, projectId, projectId);
-    expect(project[0]).toMatchObject({ before: { cost_calc_enabled: false }, after: { cost_calc_enabled: true }, environment_id: null });
+    expect(project[0]).toMatchObject({
+      before: { cost_calc_enabled: false },
+      after: { cost_calc_enabled: true },
+      environment_id: null,
+    });
     expect(project[1].after).not.toHaveProperty('owner_id');
     expect(await actions(token, projectId, `entity_id=${envId}`)).toEqual(['environment.update', 'environment.create']);
-    expect(await actions(token, projectId, `entity_id=${staging.id}`)).toEqual(['environment.delete', 'environment.create']);
+    expect(await actions(token, projectId, `entity_id=${staging.id}`)).toEqual([
+      'environment.delete',
+      'environment.create',
+    ]);
     await ok(api.delete(`/projects/${projectId}`, undefined, { token }), 204);
-    const raw = await ddb().send(new QueryCommand({ TableName: config().TABLE_NAME, KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': keys.auditPK(projectId) }, ScanIndexForward: false, Limit: 1 }));
+    const raw = await ddb().send(
+      new QueryCommand({
+        TableName: config().TABLE_NAME,
+        KeyConditionExpression: 'PK = :pk',
+        ExpressionAttributeValues: { ':pk': keys.auditPK(projectId) },
+        ScanIndexForward: false,
+        Limit: 1,
+      }),
+    );
     expect(raw.Items![0]).toMatchObject({ action: 'project.delete', entity_id: projectId });
   });
 
@@ -166,7 +244,12 @@ describe('audit coverage of tenancy', () => {
     ]);
     expect(roleEntries[2].summary).toEqual({ made_member: true });
 
-    const person = (await ok(api.post('/project-users', { project_id: projectId, name: 'Ada', email: 'ada@example.com' }, { token }), 201)).body;
+    const person = (
+      await ok(
+        api.post('/project-users', { project_id: projectId, name: 'Ada', email: 'ada@example.com' }, { token }),
+        201,
+      )
+    ).body;
     await ok(api.patch(`/project-users/${person.id}`, { job_title: 'CTO' }, { token }));
     await ok(api.delete(`/project-users/${person.id}`, undefined, { token }), 204);
     const people = await entriesOf(token, projectId, person.id);
@@ -177,18 +260,53 @@ describe('audit coverage of tenancy', () => {
   it('custom roles and their assignments', async () => {
     const { token, projectId, envId } = await ownerWithEnv(api);
     const user = await signUp(api);
-    const role = (await ok(api.post(`/projects/${projectId}/custom-roles`, { name: 'ops', permissions: ['services.view'] }, { token }), 201)).body;
-    await ok(api.patch(`/projects/${projectId}/custom-roles/${role.id}`, { permissions: ['services.view', 'audit.read'] }, { token }));
-    const assignment = (await ok(api.post(`/projects/${projectId}/custom-roles/${role.id}/assignments`, { user_id: user.id }, { token }), 201)).body;
-    await ok(api.post(`/projects/${projectId}/custom-roles/${role.id}/assignments`, { user_id: user.id, environment_id: envId }, { token }), 201);
-    await ok(api.delete(`/projects/${projectId}/custom-roles/${role.id}/assignments/${user.id}`, undefined, { token }), 204);
+    const role = (
+      await ok(
+        api.post(`/projects/${projectId}/custom-roles`, { name: 'ops', permissions: ['services.view'] }, { token }),
+        201,
+      )
+    ).body;
+    await ok(
+      api.patch(
+        `/projects/${projectId}/custom-roles/${role.id}`,
+        { permissions: ['services.view', 'audit.read'] },
+        { token },
+      ),
+    );
+    const assignment = (
+      await ok(
+        api.post(`/projects/${projectId}/custom-roles/${role.id}/assignments`, { user_id: user.id }, { token }),
+        201,
+      )
+    ).body;
+    await ok(
+      api.post(
+        `/projects/${projectId}/custom-roles/${role.id}/assignments`,
+        { user_id: user.id, environment_id: envId },
+        { token },
+      ),
+      201,
+    );
+    await ok(
+      api.delete(`/projects/${projectId}/custom-roles/${role.id}/assignments/${user.id}`, undefined, { token }),
+      204,
+    );
     await ok(api.delete(`/projects/${projectId}/custom-roles/${role.id}`, undefined, { token }), 204);
     const roleEntries = await entriesOf(token, projectId, role.id);
-    expect(roleEntries.map((e) => e.action)).toEqual(['custom_role.delete', 'custom_role.update', 'custom_role.create']);
-    expect(roleEntries[1]).toMatchObject({ before: { permissions: ['services.view'] }, after: { permissions: ['services.view', 'audit.read'] } });
+    expect(roleEntries.map((e) => e.action)).toEqual([
+      'custom_role.delete',
+      'custom_role.update',
+      'custom_role.create',
+    ]);
+    expect(roleEntries[1]).toMatchObject({
+      before: { permissions: ['services.view'] },
+      after: { permissions: ['services.view', 'audit.read'] },
+    });
     const assigned = await entriesOf(token, projectId, assignment.id);
     expect(assigned.map((e) => [e.action, e.environment_id])).toEqual([
-      ['custom_role_assignment.delete', envId], ['custom_role_assignment.update', null], ['custom_role_assignment.create', null],
+      ['custom_role_assignment.delete', envId],
+      ['custom_role_assignment.update', null],
+      ['custom_role_assignment.create', null],
     ]);
     expect(assigned[1]).toMatchObject({ before: { environment_id: null }, after: { environment_id: envId } });
   });
@@ -196,7 +314,9 @@ describe('audit coverage of tenancy', () => {
   it('invitations: create, resend, revoke (never the link’s token hash), and acceptance by the invited account', async () => {
     const { token, projectId } = await ownerWithEnv(api);
     const invited = await signUp(api);
-    const first = (await ok(api.post('/invites', { project_id: projectId, invited_email: 'someone@example.com' }, { token }), 201)).body;
+    const first = (
+      await ok(api.post('/invites', { project_id: projectId, invited_email: 'someone@example.com' }, { token }), 201)
+    ).body;
     await ok(api.post(`/invites/${first.id}/resend`, undefined, { token }));
     await ok(api.delete(`/invites/${first.id}`, undefined, { token }), 204);
     const entries = await entriesOf(token, projectId, first.id);
@@ -204,11 +324,16 @@ describe('audit coverage of tenancy', () => {
     expect(JSON.stringify(entries)).not.toMatch(/token|hash/);
     expect(entries[2].after).toMatchObject({ invited_email: 'someone@example.com', accepted: false });
 
-    const second = (await ok(api.post('/invites', { project_id: projectId, invited_email: invited.email }, { token }), 201)).body;
+    const second = (
+      await ok(api.post('/invites', { project_id: projectId, invited_email: invited.email }, { token }), 201)
+    ).body;
     await ok(api.post(`/invites/${second.id}/accept`, undefined, { token: invited.token }), 204);
     const accepted = await entriesOf(token, projectId, second.id);
     expect(accepted.map((e) => e.action)).toEqual(['invitation.accept', 'invitation.create']);
-    expect(accepted[0]).toMatchObject({ actor: { type: 'account', id: invited.id, email: invited.email }, after: { accepted: true, accepted_by_user_id: invited.id } });
+    expect(accepted[0]).toMatchObject({
+      actor: { type: 'account', id: invited.id, email: invited.email },
+      after: { accepted: true, accepted_by_user_id: invited.id },
+    });
   });
 });
 
@@ -221,9 +346,19 @@ describe('audit coverage of archive and restore', () => {
     await ok(api.post('/me/unarchive', { services: [svc.id] }, { token }));
     const entries = await entriesOf(token, projectId, svc.id);
     expect(entries.map((e) => e.action)).toEqual(['service.restore', 'service.archive', 'service.create']);
-    expect(entries[1]).toMatchObject({ before: { archived_at: null }, after: { archived_at: expect.any(String) }, actor: { id: owner.id } });
-    expect(entries[0]).toMatchObject({ before: { archived_at: entries[1].after.archived_at }, after: { archived_at: null } });
-    expect((await entriesOf(token, projectId, other.id)).map((e) => e.action)).toEqual(['environment.archive', 'environment.create']);
+    expect(entries[1]).toMatchObject({
+      before: { archived_at: null },
+      after: { archived_at: expect.any(String) },
+      actor: { id: owner.id },
+    });
+    expect(entries[0]).toMatchObject({
+      before: { archived_at: entries[1].after.archived_at },
+      after: { archived_at: null },
+    });
+    expect((await entriesOf(token, projectId, other.id)).map((e) => e.action)).toEqual([
+      'environment.archive',
+      'environment.create',
+    ]);
   });
 });
 
@@ -231,12 +366,19 @@ describe('audit coverage of webhooks', () => {
   it('register, change, rotate the secret, delete: entries without any secret', async () => {
     const { token, projectId } = await ownerWithEnv(api);
     const hooks = `/projects/${projectId}/webhooks`;
-    const created = (await ok(api.post(hooks, { url: 'https://receiver.example/hook', events: ['service.created'] }, { token }), 201)).body;
+    const created = (
+      await ok(api.post(hooks, { url: 'https://receiver.example/hook', events: ['service.created'] }, { token }), 201)
+    ).body;
     await ok(api.patch(`${hooks}/${created.id}`, { description: 'ops' }, { token }));
     const rotated = (await ok(api.post(`${hooks}/${created.id}/rotate-secret`, undefined, { token }))).body;
     await ok(api.delete(`${hooks}/${created.id}`, undefined, { token }), 204);
     const entries = await entriesOf(token, projectId, created.id);
-    expect(entries.map((e) => e.action)).toEqual(['webhook.delete', 'webhook.rotate', 'webhook.update', 'webhook.create']);
+    expect(entries.map((e) => e.action)).toEqual([
+      'webhook.delete',
+      'webhook.rotate',
+      'webhook.update',
+      'webhook.create',
+    ]);
     expect(entries[2]).toMatchObject({ before: { description: null }, after: { description: 'ops' } });
     expect(entries[1]).toMatchObject({ before: null, after: null, summary: { rotation_grace_hours: 24 } });
     const text = JSON.stringify(entries);
@@ -247,7 +389,16 @@ describe('audit coverage of webhooks', () => {
 
 describe('account-level entries (the account’s own audit partition)', () => {
   const accountLog = async (userId: string) =>
-    (await ddb().send(new QueryCommand({ TableName: config().TABLE_NAME, KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': keys.accountAuditPK(userId) }, ScanIndexForward: false }))).Items ?? [];
+    (
+      await ddb().send(
+        new QueryCommand({
+          TableName: config().TABLE_NAME,
+          KeyConditionExpression: 'PK = :pk',
+          ExpressionAttributeValues: { ':pk': keys.accountAuditPK(userId) },
+          ScanIndexForward: false,
+        }),
+      )
+    ).Items ?? [];
 
   it('API keys: creation and revocation, never the key nor its hash', async () => {
     const { owner, token } = await ownerWithEnv(api);
@@ -255,7 +406,13 @@ describe('account-level entries (the account’s own audit partition)', () => {
     await ok(api.delete(`/me/api-keys/${created.id}`, undefined, { token }), 204);
     const entries = await accountLog(owner.id);
     expect(entries.map((e) => e.action)).toEqual(['api_key.revoke', 'api_key.create']);
-    expect(entries[1]).toMatchObject({ entity_id: created.id, project_id: null, account_id: owner.id, actor: { id: owner.id }, after: { name: 'ci', key_set: 'api' } });
+    expect(entries[1]).toMatchObject({
+      entity_id: created.id,
+      project_id: null,
+      account_id: owner.id,
+      actor: { id: owner.id },
+      after: { name: 'ci', key_set: 'api' },
+    });
     const text = JSON.stringify(entries);
     expect(text).not.toMatch(/key_hash/);
     if (created.key) expect(text).not.toContain(created.key);
@@ -267,6 +424,11 @@ describe('account-level entries (the account’s own audit partition)', () => {
     const starter = plans.find((p) => p.name === 'Starter' && p.interval === 'monthly')!;
     await ok(api.post('/me/downgrade/confirm', { to_plan_id: starter.id }, { token }));
     const [entry] = await accountLog(owner.id);
-    expect(entry).toMatchObject({ action: 'subscription.plan_change', before: { plan_name: 'Team' }, after: { plan_id: starter.id, plan_name: 'Starter' }, actor: { id: owner.id } });
+    expect(entry).toMatchObject({
+      action: 'subscription.plan_change',
+      before: { plan_name: 'Team' },
+      after: { plan_id: starter.id, plan_name: 'Starter' },
+      actor: { id: owner.id },
+    });
   });
 });

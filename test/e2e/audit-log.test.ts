@@ -26,7 +26,11 @@ describe('the audit log of services', () => {
   it('records create, update and delete: three entries, newest first, with before/after, actor and origin', async () => {
     const { owner, token, projectId, envId } = await ownerWithEnv(api);
     const created = await createService(api, token, projectId, envId, { name: 'billing', port: 8080, tags: ['core'] });
-    const patched = await api.patch(`/services/${created.id}`, { port: 9090, category: 'backend', name: 'billing' }, { token, headers: { 'user-agent': 'audit-test/1.0' } });
+    const patched = await api.patch(
+      `/services/${created.id}`,
+      { port: 9090, category: 'backend', name: 'billing' },
+      { token, headers: { 'user-agent': 'audit-test/1.0' } },
+    );
     expect(patched.status, patched.text).toBe(200);
     expect((await api.delete(`/services/${created.id}`, undefined, { token })).status).toBe(204);
 
@@ -34,7 +38,12 @@ describe('the audit log of services', () => {
     expect(entries.map((e) => e.action)).toEqual(['service.delete', 'service.update', 'service.create']);
     const [del, upd, crt] = entries;
     for (const e of entries) {
-      expect(e).toMatchObject({ entity_type: 'service', entity_id: created.id, project_id: projectId, environment_id: envId });
+      expect(e).toMatchObject({
+        entity_type: 'service',
+        entity_id: created.id,
+        project_id: projectId,
+        environment_id: envId,
+      });
       expect(e.actor).toEqual({ type: 'account', id: owner.id, email: owner.email, is_staff: false });
       expect(e.source_ip).toMatch(/127\.0\.0\.1/);
       expect(e.request_id).toEqual(expect.any(String));
@@ -71,12 +80,20 @@ describe('the audit log of services', () => {
       await api.delete(`/services/${s.id}`, undefined, { token: viewer.token }),
       await api.post('/services', { name: 'x', project_id: projectId, environment_id: envId, port: 70000 }, { token }),
       await api.patch(`/services/${s.id}`, { port: 'eighty' }, { token }),
-      await api.post('/services', { name: 'x', project_id: projectId, environment_id: envId, service_floor_id: randomUUID() }, { token }),
+      await api.post(
+        '/services',
+        { name: 'x', project_id: projectId, environment_id: envId, service_floor_id: randomUUID() },
+        { token },
+      ),
     ];
     expect(refused.map((r) => r.status)).toEqual([403, 403, 403, 422, 422, 400]);
     // Free: 5 services per project; the sixth is refused with the limit.
     for (let i = 0; i < 4; i++) await createService(api, token, projectId, envId);
-    const limited = await api.post('/services', { name: 'over', project_id: projectId, environment_id: envId }, { token });
+    const limited = await api.post(
+      '/services',
+      { name: 'over', project_id: projectId, environment_id: envId },
+      { token },
+    );
     expect(limited.status, limited.text).toBe(403);
 
     const after = await log(token, projectId);
@@ -92,12 +109,23 @@ describe('the audit log of services', () => {
       const deletes = await Promise.all([0, 1].map(() => api.delete(`/services/${s.id}`, undefined, { token })));
       expect(deletes.map((d) => d.status).sort()).toEqual([204, 404]);
       const entries = await log(token, projectId, `entity_id=${s.id}`);
-      expect(entries.map((e) => e.action), `round ${round}`).toEqual(['service.delete', 'service.create']);
+      expect(
+        entries.map((e) => e.action),
+        `round ${round}`,
+      ).toEqual(['service.delete', 'service.create']);
     }
     // Four live services; two creates race for the fifth and last slot.
     for (let i = 0; i < 4; i++) await createService(api, token, projectId, envId);
     for (let round = 0; round < 20; round++) {
-      const creates = await Promise.all([0, 1].map((i) => api.post('/services', { name: `last-${round}-${i}`, project_id: projectId, environment_id: envId }, { token })));
+      const creates = await Promise.all(
+        [0, 1].map((i) =>
+          api.post(
+            '/services',
+            { name: `last-${round}-${i}`, project_id: projectId, environment_id: envId },
+            { token },
+          ),
+        ),
+      );
       expect(creates.map((c) => c.status).sort(), creates.map((c) => c.text).join()).toEqual([201, 403]);
       const winner = creates.find((c) => c.status === 201)!.body;
       const newest = await log(token, projectId, 'action=service.create&limit=2');
@@ -121,7 +149,9 @@ describe('the audit log of services', () => {
     expect((await raw(creation))!.expires_at_epoch).toBeUndefined();
     expect((await raw(second))!.expires_at_epoch).toBeUndefined();
     expect((await raw(first))!.expires_at_epoch).toBe(Math.floor(Date.parse(first.at) / 1000) + 90 * day);
-    expect((await readItem(keys.service(projectId, envId, s.id)))!.audit_head).toBe(keys.auditEntry(projectId, second.at, second.id).SK);
+    expect((await readItem(keys.service(projectId, envId, s.id)))!.audit_head).toBe(
+      keys.auditEntry(projectId, second.at, second.id).SK,
+    );
     // The delete becomes the latest: the second update starts expiring.
     expect((await api.delete(`/services/${s.id}`, undefined, { token })).status).toBe(204);
     expect((await raw(second))!.expires_at_epoch).toBe(Math.floor(Date.parse(second.at) / 1000) + 90 * day);
@@ -137,7 +167,10 @@ describe('the audit entries of updates that race (issue 41)', () => {
       const raw = (await readItem(keys.auditEntry(projectId, e.at, e.id)))!;
       const kept = e.action.endsWith('.create') || raw.SK === head;
       if (kept) expect(raw.expires_at_epoch, `${label}: ${e.action} kept`).toBeUndefined();
-      else expect(raw.expires_at_epoch, `${label}: ${e.action} ${e.after ? JSON.stringify(e.after) : ''} expires`).toBe(Math.floor(Date.parse(e.at) / 1000) + 90 * 24 * 3600);
+      else
+        expect(raw.expires_at_epoch, `${label}: ${e.action} ${e.after ? JSON.stringify(e.after) : ''} expires`).toBe(
+          Math.floor(Date.parse(e.at) / 1000) + 90 * 24 * 3600,
+        );
     }
     return entries.length;
   }
@@ -147,11 +180,16 @@ describe('the audit entries of updates that race (issue 41)', () => {
     const s = await createService(api, token, projectId, envId);
     const person = (await api.post('/project-users', { project_id: projectId, name: 'Ada' }, { token })).body;
     for (let round = 0; round < 5; round++) {
-      const answers = await Promise.all([0, 1, 2, 3, 4, 5, 6, 7].flatMap((i) => [
-        api.patch(`/services/${s.id}`, { port: 1000 + round * 10 + i }, { token }),
-        api.patch(`/project-users/${person.id}`, { job_title: `title ${round}.${i}` }, { token }),
-      ]));
-      expect(answers.map((a) => a.status), answers.map((a) => a.text).join()).toEqual(answers.map(() => 200));
+      const answers = await Promise.all(
+        [0, 1, 2, 3, 4, 5, 6, 7].flatMap((i) => [
+          api.patch(`/services/${s.id}`, { port: 1000 + round * 10 + i }, { token }),
+          api.patch(`/project-users/${person.id}`, { job_title: `title ${round}.${i}` }, { token }),
+        ]),
+      );
+      expect(
+        answers.map((a) => a.status),
+        answers.map((a) => a.text).join(),
+      ).toEqual(answers.map(() => 200));
     }
     const serviceHead = (await readItem(keys.service(projectId, envId, s.id)))!.audit_head as string;
     expect(await expectOnlyHeadKept(token, projectId, s.id, serviceHead, 'service')).toBe(41);
@@ -174,15 +212,27 @@ describe('GET /projects/{project_id}/audit-log', () => {
     clock.advance(1);
     expect((await api.patch(`/services/${b.id}`, { port: 6 }, { token })).status).toBe(200);
 
-    expect((await log(token, projectId, `entity_id=${a.id}`)).map((e) => e.action)).toEqual(['service.update', 'service.create']);
-    expect((await log(token, projectId, `actor_id=${manager.id}`)).map((e) => e.entity_id)).toEqual([a.id, b.id]);
-    expect((await log(token, projectId, `actor_id=${owner.id}&entity_type=service`)).map((e) => [e.action, e.entity_id])).toEqual([
-      ['service.update', b.id], ['service.create', a.id],
+    expect((await log(token, projectId, `entity_id=${a.id}`)).map((e) => e.action)).toEqual([
+      'service.update',
+      'service.create',
     ]);
-    expect((await log(token, projectId, `entity_id=${a.id}&actor_id=${manager.id}`)).map((e) => e.action)).toEqual(['service.update']);
+    expect((await log(token, projectId, `actor_id=${manager.id}`)).map((e) => e.entity_id)).toEqual([a.id, b.id]);
+    expect(
+      (await log(token, projectId, `actor_id=${owner.id}&entity_type=service`)).map((e) => [e.action, e.entity_id]),
+    ).toEqual([
+      ['service.update', b.id],
+      ['service.create', a.id],
+    ]);
+    expect((await log(token, projectId, `entity_id=${a.id}&actor_id=${manager.id}`)).map((e) => e.action)).toEqual([
+      'service.update',
+    ]);
     expect((await log(token, projectId, 'action=service.update')).map((e) => e.entity_id)).toEqual([b.id, a.id]);
     expect((await log(token, projectId, `since=${mid}&entity_type=service`)).map((e) => e.entity_id)).toEqual([b.id]);
-    expect((await log(token, projectId, `until=${mid}&entity_type=service`)).map((e) => e.entity_id)).toEqual([a.id, b.id, a.id]);
+    expect((await log(token, projectId, `until=${mid}&entity_type=service`)).map((e) => e.entity_id)).toEqual([
+      a.id,
+      b.id,
+      a.id,
+    ]);
 
     // Paging: two at a time through the four service entries, the cursor in a header.
     const all = await log(token, projectId, 'entity_type=service');
@@ -190,7 +240,10 @@ describe('GET /projects/{project_id}/audit-log', () => {
     let cursor: string | null = '';
     let pages = 0;
     while (cursor !== null) {
-      const res: { status: number; text: string; body: any; headers: Headers } = await api.get(logPath(projectId, `entity_type=service&limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`), { token });
+      const res: { status: number; text: string; body: any; headers: Headers } = await api.get(
+        logPath(projectId, `entity_type=service&limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`),
+        { token },
+      );
       expect(res.status, res.text).toBe(200);
       expect(res.body.length).toBeLessThanOrEqual(2);
       seen.push(...res.body.map((e: { id: string }) => e.id));
@@ -209,33 +262,59 @@ describe('GET /projects/{project_id}/audit-log', () => {
     const first = await api.get(logPath(projectId, 'limit=1'), { token });
     const cursor = first.headers.get('x-next-cursor')!;
     expect(cursor).toBeTruthy();
-    expect((await api.get(logPath(projectId, `limit=1&cursor=${encodeURIComponent(cursor)}`), { token })).status).toBe(200);
+    expect((await api.get(logPath(projectId, `limit=1&cursor=${encodeURIComponent(cursor)}`), { token })).status).toBe(
+      200,
+    );
     const flipped = cursor.slice(0, 5) + (cursor[5] === 'A' ? 'B' : 'A') + cursor.slice(6);
     for (const bad of [flipped, `${cursor}x`, 'not-a-cursor', cursor.split('.')[0]]) {
       const res = await api.get(logPath(projectId, `cursor=${encodeURIComponent(bad)}`), { token });
       expect(res.status, bad).toBe(422);
     }
     // A cursor of the project's partition does not page an entity's index.
-    expect((await api.get(logPath(projectId, `entity_id=${randomUUID()}&cursor=${encodeURIComponent(cursor)}`), { token })).status).toBe(422);
+    expect(
+      (await api.get(logPath(projectId, `entity_id=${randomUUID()}&cursor=${encodeURIComponent(cursor)}`), { token }))
+        .status,
+    ).toBe(422);
     for (const q of ['limit=0', 'limit=501', 'limit=x', 'since=yesterday', 'entity_id=nope', 'actor_id=1']) {
       expect((await api.get(logPath(projectId, q), { token })).status, q).toBe(422);
     }
     // The project's and the environment's creation entries, then the three services'.
-    expect((await log(token, projectId)).map((e) => e.action)).toEqual(['service.create', 'service.create', 'service.create', 'environment.create', 'project.create']);
+    expect((await log(token, projectId)).map((e) => e.action)).toEqual([
+      'service.create',
+      'service.create',
+      'service.create',
+      'environment.create',
+      'project.create',
+    ]);
     expect((await log(token, projectId, 'limit=2')).length).toBe(2);
   });
 
   it('is for the owner and holders of audit.read: a custom role with it reads, members and a role without it get 403', async () => {
     const { token, projectId, envId } = await ownerWithEnv(api);
     await createService(api, token, projectId, envId);
-    const roleWith = await api.post(`/projects/${projectId}/custom-roles`, { name: 'auditor', permissions: ['audit.read'] }, { token });
-    const roleWithout = await api.post(`/projects/${projectId}/custom-roles`, { name: 'ops', permissions: ['services.manage'] }, { token });
+    const roleWith = await api.post(
+      `/projects/${projectId}/custom-roles`,
+      { name: 'auditor', permissions: ['audit.read'] },
+      { token },
+    );
+    const roleWithout = await api.post(
+      `/projects/${projectId}/custom-roles`,
+      { name: 'ops', permissions: ['services.manage'] },
+      { token },
+    );
     expect([roleWith.status, roleWithout.status]).toEqual([201, 201]);
     const auditor = await signUp(api);
     const ops = await signUp(api);
     const member = await signUp(api);
-    for (const [role, user] of [[roleWith.body.id, auditor.id], [roleWithout.body.id, ops.id]]) {
-      const res = await api.post(`/projects/${projectId}/custom-roles/${role}/assignments`, { user_id: user }, { token });
+    for (const [role, user] of [
+      [roleWith.body.id, auditor.id],
+      [roleWithout.body.id, ops.id],
+    ]) {
+      const res = await api.post(
+        `/projects/${projectId}/custom-roles/${role}/assignments`,
+        { user_id: user },
+        { token },
+      );
       expect(res.status, res.text).toBe(201);
     }
     await grantRole(api, token, envId, member.id, 'administrator');
@@ -255,13 +334,27 @@ describe('GET /projects/{project_id}/audit-log', () => {
     const other = await api.post('/environments', { name: 'staging', project_id: projectId }, { token });
     const inEnv = await createService(api, token, projectId, envId);
     const inOther = await createService(api, token, projectId, other.body.id);
-    const role = await api.post(`/projects/${projectId}/custom-roles`, { name: 'env-auditor', permissions: ['audit.read'] }, { token });
+    const role = await api.post(
+      `/projects/${projectId}/custom-roles`,
+      { name: 'env-auditor', permissions: ['audit.read'] },
+      { token },
+    );
     const auditor = await signUp(api);
-    expect((await api.post(`/projects/${projectId}/custom-roles/${role.body.id}/assignments`, { user_id: auditor.id, environment_id: envId }, { token })).status).toBe(201);
+    expect(
+      (
+        await api.post(
+          `/projects/${projectId}/custom-roles/${role.body.id}/assignments`,
+          { user_id: auditor.id, environment_id: envId },
+          { token },
+        )
+      ).status,
+    ).toBe(201);
     const ids = (await log(auditor.token, projectId)).map((e) => e.entity_id);
     expect(ids).toContain(inEnv.id);
     expect(ids).not.toContain(inOther.id);
-    expect((await log(token, projectId)).map((e) => e.entity_id)).toEqual(expect.arrayContaining([inEnv.id, inOther.id]));
+    expect((await log(token, projectId)).map((e) => e.entity_id)).toEqual(
+      expect.arrayContaining([inEnv.id, inOther.id]),
+    );
   });
 
   it("gives another project's log and an unknown project the byte-identical 404", async () => {

@@ -24,7 +24,10 @@ describe('account lockout after repeated failed sign-ins', () => {
     expect(await failTimes(user.email, 9)).toEqual(Array(9).fill(401));
     const tenth = await fail(user.email);
     expect(tenth.status).toBe(423);
-    expect(tenth.body).toEqual({ detail: LOCKED, locked_until: new Date(clock.now().getTime() + 15 * MINUTE).toISOString() });
+    expect(tenth.body).toEqual({
+      detail: LOCKED,
+      locked_until: new Date(clock.now().getTime() + 15 * MINUTE).toISOString(),
+    });
     expect(tenth.body.detail.startsWith('Account temporarily locked due to failed login attempts')).toBe(true);
     expect(tenth.headers.get('retry-after')).toBe(String(15 * 60)); // the seconds until locked_until
     expect(Date.parse(tenth.body.locked_until)).toBeGreaterThan(clock.now().getTime());
@@ -91,7 +94,8 @@ describe('account lockout after repeated failed sign-ins', () => {
   it('counts wrong second-factor codes, not missing ones', async () => {
     const user = await signUp(api);
     const secret = await enrolAuthenticator(api, user.token, clock.now());
-    for (let i = 0; i < 5; i++) expect((await login(api, user.email, PASSWORD)).body).toEqual({ detail: 'TOTP code required' });
+    for (let i = 0; i < 5; i++)
+      expect((await login(api, user.email, PASSWORD)).body).toEqual({ detail: 'TOTP code required' });
     for (let i = 0; i < 9; i++) expect((await login(api, user.email, PASSWORD, '000000')).status).toBe(401);
     const tenth = await login(api, user.email, PASSWORD, '000001');
     expect([tenth.status, tenth.body.detail]).toEqual([423, LOCKED]);
@@ -123,7 +127,9 @@ describe('account lockout after repeated failed sign-ins', () => {
     await ref.stack.queues.drain();
     const [mail] = await readOutbox(ref.stack.dataDir, { to: user.email });
     const token = /token=([A-Za-z0-9_-]+)/.exec(mail.text)![1];
-    expect((await api.post('/auth/password/reset/confirm', { token, new_password: 'a fresh passphrase' })).status).toBe(200);
+    expect((await api.post('/auth/password/reset/confirm', { token, new_password: 'a fresh passphrase' })).status).toBe(
+      200,
+    );
     expect((await login(api, user.email, 'a fresh passphrase')).status).toBe(200);
   });
 });

@@ -12,7 +12,9 @@ describe('when configuration requires MFA (MFA_REQUIRED=true)', () => {
     expect((await api.post('/auth/register', { email, password: PASSWORD })).status).toBe(201);
     const res = await login(api, email, PASSWORD);
     expect(res.status).toBe(401);
-    expect(res.body).toEqual({ detail: 'TOTP required. Please configure an authenticator app to sign in to this account.' });
+    expect(res.body).toEqual({
+      detail: 'TOTP required. Please configure an authenticator app to sign in to this account.',
+    });
     expect(res.cookies).toEqual([]);
   });
 

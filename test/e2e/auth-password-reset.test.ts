@@ -26,7 +26,8 @@ async function resetToken(email: string, totp_code?: string): Promise<string> {
   return LINK.exec(mails[mails.length - 1].text)![1];
 }
 
-const confirm = (token: string, new_password = NEW_PASSWORD) => api.post('/auth/password/reset/confirm', { token, new_password });
+const confirm = (token: string, new_password = NEW_PASSWORD) =>
+  api.post('/auth/password/reset/confirm', { token, new_password });
 
 describe('POST /auth/password/reset', () => {
   it("answers 200 {status:'ok'} with byte-identical bodies whether or not the address has an account", async () => {
@@ -94,7 +95,9 @@ describe('POST /auth/password/reset/confirm', () => {
     expect([res.status, res.body]).toEqual([200, { status: 'ok' }]);
     // old access tokens: refused because the token version moved
     expect((await api.get('/auth/me', { token: user.token })).body).toEqual({ detail: 'Invalid token version' });
-    expect((await api.get('/auth/me', { token: second.body.access_token })).body).toEqual({ detail: 'Invalid token version' });
+    expect((await api.get('/auth/me', { token: second.body.access_token })).body).toEqual({
+      detail: 'Invalid token version',
+    });
     // old refresh tokens: their sessions are gone
     expect((await api.post('/auth/token/refresh', { refresh_token: user.refresh })).status).toBe(401);
     expect((await api.post('/auth/token/refresh', { refresh_token: second.body.refresh_token })).status).toBe(401);
@@ -116,7 +119,12 @@ describe('POST /auth/password/reset/confirm', () => {
   it('lets exactly one of several concurrent uses of a token succeed', async () => {
     const user = await signUp(api);
     const token = await resetToken(user.email);
-    const passwords = ['first racing passphrase', 'second racing passphrase', 'third racing passphrase', 'fourth racing passphrase'];
+    const passwords = [
+      'first racing passphrase',
+      'second racing passphrase',
+      'third racing passphrase',
+      'fourth racing passphrase',
+    ];
     const results = await Promise.all(passwords.map((p) => confirm(token, p)));
     expect(results.map((r) => r.status).sort()).toEqual([200, 400, 400, 400]);
     const winner = passwords[results.findIndex((r) => r.status === 200)];
@@ -157,6 +165,9 @@ describe('POST /auth/password/reset/confirm', () => {
   it('answers 422 naming missing fields', async () => {
     const res = await api.post('/auth/password/reset/confirm', {});
     expect(res.status).toBe(422);
-    expect(res.body.detail.map((d: { loc: string[] }) => d.loc.join('.')).sort()).toEqual(['body.new_password', 'body.token']);
+    expect(res.body.detail.map((d: { loc: string[] }) => d.loc.join('.')).sort()).toEqual([
+      'body.new_password',
+      'body.token',
+    ]);
   });
 });

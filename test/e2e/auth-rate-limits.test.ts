@@ -23,7 +23,8 @@ describe('POST /auth/login: 10 requests per minute per source address', () => {
     const from = freshAddress();
     const email = await registered(from);
     const statuses: number[] = [];
-    for (let i = 0; i < 9; i++) statuses.push((await post(from, '/auth/login', { email, password: 'wrong password' })).status);
+    for (let i = 0; i < 9; i++)
+      statuses.push((await post(from, '/auth/login', { email, password: 'wrong password' })).status);
     statuses.push((await post(from, '/auth/login', { email, password: PASSWORD })).status);
     expect(statuses).toEqual([...Array(9).fill(401), 200]);
     const eleventh = await post(from, '/auth/login', { email, password: PASSWORD });
@@ -59,7 +60,9 @@ describe('POST /auth/login: 10 requests per minute per source address', () => {
 
   it('admits exactly 10 of many concurrent requests from one address', async () => {
     const from = freshAddress();
-    const results = await Promise.all(Array.from({ length: 25 }, () => post(from, '/auth/login', { email: uniqueEmail(), password: PASSWORD })));
+    const results = await Promise.all(
+      Array.from({ length: 25 }, () => post(from, '/auth/login', { email: uniqueEmail(), password: PASSWORD })),
+    );
     expect(results.filter((r) => r.status === 401)).toHaveLength(10);
     expect(results.filter((r) => r.status === 429)).toHaveLength(15);
   });
@@ -68,7 +71,8 @@ describe('POST /auth/login: 10 requests per minute per source address', () => {
 describe('POST /auth/password/reset: 5 requests per minute per source address', () => {
   it('answers the 6th request within a minute with 429 and Retry-After', async () => {
     const from = freshAddress();
-    for (let i = 0; i < 5; i++) expect((await post(from, '/auth/password/reset', { email: uniqueEmail() })).status).toBe(200);
+    for (let i = 0; i < 5; i++)
+      expect((await post(from, '/auth/password/reset', { email: uniqueEmail() })).status).toBe(200);
     const sixth = await post(from, '/auth/password/reset', { email: uniqueEmail() });
     expect(sixth.status).toBe(429);
     expect(sixth.headers['retry-after']).toBe('60');
@@ -79,7 +83,9 @@ describe('POST /auth/password/reset: 5 requests per minute per source address', 
 describe('POST /auth/register', () => {
   it('is not rate-limited', async () => {
     const from = freshAddress();
-    const results = await Promise.all(Array.from({ length: 15 }, () => post(from, '/auth/register', { email: uniqueEmail(), password: PASSWORD })));
+    const results = await Promise.all(
+      Array.from({ length: 15 }, () => post(from, '/auth/register', { email: uniqueEmail(), password: PASSWORD })),
+    );
     expect(results.map((r) => r.status)).toEqual(Array(15).fill(201));
   });
 });

@@ -37,16 +37,32 @@ describe('the takeover path with a stolen access token', () => {
     // 1. Remove the authenticator: the token alone, a guessed password, even the right password without a code.
     const removeBare = await api.delete(`/auth/totp/devices/${victim.device.id}`, undefined, { token: stolen });
     expect(refusal(removeBare)).toEqual([401, { detail: 'Current password required' }]);
-    const removeGuess = await api.delete(`/auth/totp/devices/${victim.device.id}`, { current_password: 'guessed password' }, { token: stolen });
+    const removeGuess = await api.delete(
+      `/auth/totp/devices/${victim.device.id}`,
+      { current_password: 'guessed password' },
+      { token: stolen },
+    );
     expect(refusal(removeGuess)).toEqual([401, { detail: 'Invalid password' }]);
-    const removeNoCode = await api.delete(`/auth/totp/devices/${victim.device.id}`, { current_password: PASSWORD }, { token: stolen });
+    const removeNoCode = await api.delete(
+      `/auth/totp/devices/${victim.device.id}`,
+      { current_password: PASSWORD },
+      { token: stolen },
+    );
     expect(refusal(removeNoCode)).toEqual([401, { detail: 'TOTP code required' }]);
-    const removeBadCode = await api.delete(`/auth/totp/devices/${victim.device.id}`, { current_password: PASSWORD, totp_code: '000000' }, { token: stolen });
+    const removeBadCode = await api.delete(
+      `/auth/totp/devices/${victim.device.id}`,
+      { current_password: PASSWORD, totp_code: '000000' },
+      { token: stolen },
+    );
     expect(refusal(removeBadCode)).toEqual([401, { detail: 'TOTP code required or invalid' }]);
     expect((await api.get('/auth/totp/devices', { token: victim.token })).body).toHaveLength(1);
 
     // 2. Regenerate recovery codes (they would stand in for the authenticator).
-    const regenerate = await api.post('/auth/totp/recovery/regenerate', { current_password: PASSWORD }, { token: stolen });
+    const regenerate = await api.post(
+      '/auth/totp/recovery/regenerate',
+      { current_password: PASSWORD },
+      { token: stolen },
+    );
     expect(refusal(regenerate)).toEqual([401, { detail: 'TOTP code required' }]);
     expect((await api.post('/auth/totp/recovery/regenerate', undefined, { token: stolen })).status).toBe(401);
     expect((await api.get('/auth/totp/recovery', { token: victim.token })).body).toEqual({ total: 0, unused: 0 });
@@ -54,7 +70,11 @@ describe('the takeover path with a stolen access token', () => {
     // 3. Change the e-mail to the attacker's mailbox.
     const moveBare = await api.patch('/auth/me', { email: attackerMailbox }, { token: stolen });
     expect(refusal(moveBare)).toEqual([401, { detail: 'Current password required' }]);
-    const moveNoCode = await api.patch('/auth/me', { email: attackerMailbox, current_password: PASSWORD }, { token: stolen });
+    const moveNoCode = await api.patch(
+      '/auth/me',
+      { email: attackerMailbox, current_password: PASSWORD },
+      { token: stolen },
+    );
     expect(refusal(moveNoCode)).toEqual([401, { detail: 'TOTP code required' }]);
     expect((await api.get('/auth/me', { token: victim.token })).body.email).toBe(victim.email);
     expect(await mailsTo(attackerMailbox)).toEqual([]);
@@ -70,7 +90,11 @@ describe('the takeover path with a stolen access token', () => {
     expect(refusal(await login(api, victim.email, PASSWORD))).toEqual([401, { detail: 'TOTP code required' }]);
 
     // The account's owner, with the password and a code, still can do each change.
-    const removed = await api.delete(`/auth/totp/devices/${victim.device.id}`, { current_password: PASSWORD, totp_code: await victim.code() }, { token: victim.token });
+    const removed = await api.delete(
+      `/auth/totp/devices/${victim.device.id}`,
+      { current_password: PASSWORD, totp_code: await victim.code() },
+      { token: victim.token },
+    );
     expect(removed.status).toBe(204);
   });
 });
@@ -78,23 +102,37 @@ describe('the takeover path with a stolen access token', () => {
 describe('proof of identity for sensitive changes', () => {
   it('regenerates recovery codes with the password alone when the account has no authenticator, and with a code when it has one', async () => {
     const plain = await signUp(api);
-    expect((await api.post('/auth/totp/recovery/regenerate', { current_password: 'wrong' }, { token: plain.token })).status).toBe(401);
+    expect(
+      (await api.post('/auth/totp/recovery/regenerate', { current_password: 'wrong' }, { token: plain.token })).status,
+    ).toBe(401);
     const ok = await api.post('/auth/totp/recovery/regenerate', { current_password: PASSWORD }, { token: plain.token });
     expect(ok.status).toBe(200);
     expect(ok.body.codes).toHaveLength(10);
 
     const user = await withAuthenticator();
-    const first = await api.post('/auth/totp/recovery/regenerate', { current_password: PASSWORD, totp_code: await user.code() }, { token: user.token });
+    const first = await api.post(
+      '/auth/totp/recovery/regenerate',
+      { current_password: PASSWORD, totp_code: await user.code() },
+      { token: user.token },
+    );
     expect(first.status).toBe(200);
     // a recovery code proves the second factor too (and is used up)
-    const second = await api.post('/auth/totp/recovery/regenerate', { current_password: PASSWORD, totp_code: first.body.codes[0] }, { token: user.token });
+    const second = await api.post(
+      '/auth/totp/recovery/regenerate',
+      { current_password: PASSWORD, totp_code: first.body.codes[0] },
+      { token: user.token },
+    );
     expect(second.status).toBe(200);
     expect(second.body.codes.some((c: string) => first.body.codes.includes(c))).toBe(false);
   });
 
   it('keeps other profile fields free of proof', async () => {
     const user = await withAuthenticator();
-    const res = await api.patch('/auth/me', { name: 'Bea', timezone: 'Europe/Paris', email: user.email }, { token: user.token });
+    const res = await api.patch(
+      '/auth/me',
+      { name: 'Bea', timezone: 'Europe/Paris', email: user.email },
+      { token: user.token },
+    );
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ name: 'Bea', timezone: 'Europe/Paris', email: user.email });
   });
@@ -104,7 +142,11 @@ describe('changing the e-mail', () => {
   it('takes effect only once the link mailed to the new address is opened; the old address gets a notice', async () => {
     const user = await signUp(api);
     const next = uniqueEmail('moved');
-    const res = await api.patch('/auth/me', { email: next, name: 'Moved', current_password: PASSWORD }, { token: user.token });
+    const res = await api.patch(
+      '/auth/me',
+      { email: next, name: 'Moved', current_password: PASSWORD },
+      { token: user.token },
+    );
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ email: user.email, name: 'Moved' });
     expect((await login(api, next, PASSWORD)).status).toBe(401);
@@ -124,8 +166,14 @@ describe('changing the e-mail', () => {
 
     const again = await api.post('/auth/email/confirm', { token });
     expect(refusal(again)).toEqual([400, { detail: 'E-mail confirmation token has already been used' }]);
-    expect(refusal(await api.post('/auth/email/confirm', { token: 'nope' }))).toEqual([404, { detail: 'E-mail confirmation token not found' }]);
-    expect(refusal(await api.post('/auth/email/confirm', { token: ' ' }))).toEqual([400, { detail: 'E-mail confirmation token is required' }]);
+    expect(refusal(await api.post('/auth/email/confirm', { token: 'nope' }))).toEqual([
+      404,
+      { detail: 'E-mail confirmation token not found' },
+    ]);
+    expect(refusal(await api.post('/auth/email/confirm', { token: ' ' }))).toEqual([
+      400,
+      { detail: 'E-mail confirmation token is required' },
+    ]);
     expect((await api.post('/auth/email/confirm', {})).status).toBe(422);
   });
 
@@ -136,18 +184,28 @@ describe('changing the e-mail', () => {
     expect(refusal(taken)).toEqual([400, { detail: 'Email already registered' }]);
 
     const contested = uniqueEmail('contested');
-    expect((await api.patch('/auth/me', { email: contested, current_password: PASSWORD }, { token: a.token })).status).toBe(200);
+    expect(
+      (await api.patch('/auth/me', { email: contested, current_password: PASSWORD }, { token: a.token })).status,
+    ).toBe(200);
     const token = linkFrom((await mailsTo(contested))[0], '/confirm-email').searchParams.get('token')!;
     await signUp(api, contested); // someone registers the address before the link is opened
-    expect(refusal(await api.post('/auth/email/confirm', { token }))).toEqual([400, { detail: 'Email already registered' }]);
+    expect(refusal(await api.post('/auth/email/confirm', { token }))).toEqual([
+      400,
+      { detail: 'Email already registered' },
+    ]);
     const me = await api.get('/auth/me', { token: a.token });
     expect([me.status, me.body.email]).toEqual([200, a.email]);
 
     const late = uniqueEmail('late');
-    expect((await api.patch('/auth/me', { email: late, current_password: PASSWORD }, { token: b.token })).status).toBe(200);
+    expect((await api.patch('/auth/me', { email: late, current_password: PASSWORD }, { token: b.token })).status).toBe(
+      200,
+    );
     const lateToken = linkFrom((await mailsTo(late))[0], '/confirm-email').searchParams.get('token')!;
     clock.advance(60 * 60_000 + 1);
-    expect(refusal(await api.post('/auth/email/confirm', { token: lateToken }))).toEqual([400, { detail: 'E-mail confirmation token has expired' }]);
+    expect(refusal(await api.post('/auth/email/confirm', { token: lateToken }))).toEqual([
+      400,
+      { detail: 'E-mail confirmation token has expired' },
+    ]);
     const signedIn = await login(api, b.email, PASSWORD); // the access token from before has expired by now
     expect((await api.get('/auth/me', { token: signedIn.body.access_token })).body.email).toBe(b.email);
   });
@@ -156,11 +214,18 @@ describe('changing the e-mail', () => {
     for (let i = 0; i < 20; i++) {
       const [a, b] = await Promise.all([signUp(api), signUp(api)]);
       const wanted = uniqueEmail('wanted');
-      for (const user of [a, b]) expect((await api.patch('/auth/me', { email: wanted, current_password: PASSWORD }, { token: user.token })).status).toBe(200);
-      const tokens = (await mailsTo(wanted)).slice(-2).map((m) => linkFrom(m, '/confirm-email').searchParams.get('token')!);
+      for (const user of [a, b])
+        expect(
+          (await api.patch('/auth/me', { email: wanted, current_password: PASSWORD }, { token: user.token })).status,
+        ).toBe(200);
+      const tokens = (await mailsTo(wanted))
+        .slice(-2)
+        .map((m) => linkFrom(m, '/confirm-email').searchParams.get('token')!);
       const results = await Promise.all(tokens.map((token) => api.post('/auth/email/confirm', { token })));
       expect(results.map((r) => r.status).sort()).toEqual([200, 400]);
-      const emails = await Promise.all([a, b].map(async (u) => (await api.get('/auth/me', { token: u.token })).body.email));
+      const emails = await Promise.all(
+        [a, b].map(async (u) => (await api.get('/auth/me', { token: u.token })).body.email),
+      );
       expect(emails.filter((e) => e === wanted)).toHaveLength(1);
     }
   });

@@ -24,13 +24,16 @@ describe('every operation that is not public refuses a caller without a usable t
     );
   });
 
-  it.each(guarded.map(({ route }) => [`${route.method} ${route.path}`, route] as const))('%s: 401 without a token, and with a garbage one', async (_, route) => {
-    const path = pathOf(route.path);
-    const body = route.method === 'GET' || route.method === 'DELETE' ? undefined : {};
-    const none = await api.call(route.method, path, body);
-    expect([none.status, none.body], none.text).toEqual([401, { detail: 'Not authenticated' }]);
-    expect(none.headers.get('www-authenticate')).toBe('Bearer');
-    const garbage = await api.call(route.method, path, body, { token: 'not-a-token' });
-    expect([garbage.status, garbage.body], garbage.text).toEqual([401, { detail: 'Invalid or expired token' }]);
-  });
+  it.each(guarded.map(({ route }) => [`${route.method} ${route.path}`, route] as const))(
+    '%s: 401 without a token, and with a garbage one',
+    async (_, route) => {
+      const path = pathOf(route.path);
+      const body = route.method === 'GET' || route.method === 'DELETE' ? undefined : {};
+      const none = await api.call(route.method, path, body);
+      expect([none.status, none.body], none.text).toEqual([401, { detail: 'Not authenticated' }]);
+      expect(none.headers.get('www-authenticate')).toBe('Bearer');
+      const garbage = await api.call(route.method, path, body, { token: 'not-a-token' });
+      expect([garbage.status, garbage.body], garbage.text).toEqual([401, { detail: 'Invalid or expired token' }]);
+    },
+  );
 });

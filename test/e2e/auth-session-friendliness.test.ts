@@ -9,7 +9,8 @@ const ref = useTestStack({ REFRESH_REUSE_GRACE_SECONDS: '10' }, { clock });
 const api = client(() => ref.stack.url);
 
 const ACCESS_TTL_MS = 900_000;
-const cleared = (cookies: string[], name: string) => cookies.some((c) => c.startsWith(`${name}=;`) && c.includes('Max-Age=0'));
+const cleared = (cookies: string[], name: string) =>
+  cookies.some((c) => c.startsWith(`${name}=;`) && c.includes('Max-Age=0'));
 
 describe('logout when the access token has expired', () => {
   it('ends the session with the refresh token in the body alone, and clears both cookies', async () => {

@@ -30,7 +30,9 @@ describe('GET /auth/sessions', () => {
       expect(s.ip).toMatch(/127\.0\.0\.1$/);
       expect(new Date(s.created_at).toISOString()).toBe(s.created_at);
     }
-    expect(res.body.filter((s: { current: boolean }) => s.current)).toEqual([expect.objectContaining({ device: FIREFOX, current: true })]);
+    expect(res.body.filter((s: { current: boolean }) => s.current)).toEqual([
+      expect.objectContaining({ device: FIREFOX, current: true }),
+    ]);
     expect(res.body.map((s: { device: string }) => s.device)).toEqual(expect.arrayContaining([FIREFOX, CLI]));
   });
 
@@ -61,7 +63,9 @@ describe('DELETE /auth/sessions/{session_id}', () => {
   it("revokes that session: 204, its access token gets 'Token revoked' at once and its refresh token 401", async () => {
     const user = await signUp(api);
     const other = await signInAs(user.email, CLI);
-    const target = (await api.get('/auth/sessions', { token: user.token })).body.find((s: { current: boolean }) => !s.current);
+    const target = (await api.get('/auth/sessions', { token: user.token })).body.find(
+      (s: { current: boolean }) => !s.current,
+    );
     const res = await api.delete(`/auth/sessions/${target.id}`, undefined, { token: user.token });
     expect(res.status).toBe(204);
     expect(res.text).toBe('');
@@ -77,7 +81,9 @@ describe('DELETE /auth/sessions/{session_id}', () => {
     const b = await signUp(api);
     const [bSession] = (await api.get('/auth/sessions', { token: b.token })).body;
     const foreign = await api.delete(`/auth/sessions/${bSession.id}`, undefined, { token: a.token });
-    const unknown = await api.delete('/auth/sessions/00000000-0000-4000-8000-000000000000', undefined, { token: a.token });
+    const unknown = await api.delete('/auth/sessions/00000000-0000-4000-8000-000000000000', undefined, {
+      token: a.token,
+    });
     expect([foreign.status, foreign.text]).toEqual([404, '{"detail":"Session not found"}']);
     expect(unknown.text).toBe(foreign.text);
     expect((await api.get('/auth/me', { token: b.token })).status).toBe(200);
@@ -101,10 +107,15 @@ describe('DELETE /auth/sessions/{session_id}', () => {
 describe('DELETE /auth/sessions', () => {
   it('revokes every other session and says how many', async () => {
     const user = await signUp(api);
-    const others = [await signInAs(user.email, FIREFOX), await signInAs(user.email, CLI), await signInAs(user.email, CLI)];
+    const others = [
+      await signInAs(user.email, FIREFOX),
+      await signInAs(user.email, CLI),
+      await signInAs(user.email, CLI),
+    ];
     const res = await api.delete('/auth/sessions', undefined, { token: user.token });
     expect([res.status, res.body]).toEqual([200, { revoked: 3 }]);
-    for (const o of others) expect((await api.get('/auth/me', { token: o.token })).body).toEqual({ detail: 'Token revoked' });
+    for (const o of others)
+      expect((await api.get('/auth/me', { token: o.token })).body).toEqual({ detail: 'Token revoked' });
     const left = (await api.get('/auth/sessions', { token: user.token })).body;
     expect(left).toEqual([expect.objectContaining({ current: true })]);
     expect((await api.delete('/auth/sessions', undefined, { token: user.token })).body).toEqual({ revoked: 0 });

@@ -22,7 +22,13 @@ describe('provisioning an authenticator', () => {
     const user = await signUp(api);
     const res = await api.post('/auth/totp/provision', undefined, { token: user.token });
     expect(res.status).toBe(200);
-    expect(Object.keys(res.body).sort()).toEqual(['account_name', 'issuer', 'otpauth_url', 'qrcode_data_url', 'secret']);
+    expect(Object.keys(res.body).sort()).toEqual([
+      'account_name',
+      'issuer',
+      'otpauth_url',
+      'qrcode_data_url',
+      'secret',
+    ]);
     expect(res.body.secret).toMatch(/^[A-Z2-7]{32}$/); // 160 bits, base32
     expect(res.body.account_name).toBe(user.email);
     expect(res.body.issuer).toBe('Infrastructure Catalog');
@@ -45,17 +51,24 @@ describe('enrolling an authenticator (POST /auth/totp/verify)', () => {
   it('stores a named device once a code computed from the secret is valid', async () => {
     const user = await signUp(api);
     const { body } = await api.post('/auth/totp/provision', undefined, { token: user.token });
-    const res = await api.post('/auth/totp/verify', { secret: body.secret, code: await totpCode(body.secret, clock.now()), name: 'Work phone' }, { token: user.token });
+    const res = await api.post(
+      '/auth/totp/verify',
+      { secret: body.secret, code: await totpCode(body.secret, clock.now()), name: 'Work phone' },
+      { token: user.token },
+    );
     expect(res.status).toBe(204);
     const devices = await api.get('/auth/totp/devices', { token: user.token });
-    expect(devices.body).toEqual([{ id: expect.any(String), name: 'Work phone', created_at: clock.now().toISOString(), last_used_at: null }]);
+    expect(devices.body).toEqual([
+      { id: expect.any(String), name: 'Work phone', created_at: clock.now().toISOString(), last_used_at: null },
+    ]);
   });
 
   it('accepts the previous step but not the one before, nor the next', async () => {
     const user = await signUp(api);
     const { body } = await api.post('/auth/totp/provision', undefined, { token: user.token });
     const at = (ms: number) => totpCode(body.secret, new Date(clock.now().getTime() + ms));
-    const verify = async (code: string) => (await api.post('/auth/totp/verify', { secret: body.secret, code, name: 'Phone' }, { token: user.token })).status;
+    const verify = async (code: string) =>
+      (await api.post('/auth/totp/verify', { secret: body.secret, code, name: 'Phone' }, { token: user.token })).status;
     expect(await verify(await at(-2 * STEP))).toBe(400);
     expect(await verify(await at(STEP))).toBe(400);
     expect(await verify(await at(-STEP))).toBe(204);
@@ -92,15 +105,28 @@ describe('enrolling an authenticator (POST /auth/totp/verify)', () => {
     const user = await signUp(api);
     for (const name of ['One', 'Two', 'Three']) await enrolAuthenticator(api, user.token, clock.now(), name);
     const { body } = await api.post('/auth/totp/provision', undefined, { token: user.token });
-    const fourth = await api.post('/auth/totp/verify', { secret: body.secret, code: await totpCode(body.secret, clock.now()), name: 'Four' }, { token: user.token });
+    const fourth = await api.post(
+      '/auth/totp/verify',
+      { secret: body.secret, code: await totpCode(body.secret, clock.now()), name: 'Four' },
+      { token: user.token },
+    );
     expect(fourth.status).toBe(400);
     expect(fourth.body).toEqual({ detail: 'At most 3 authenticators can be registered per account' });
 
     const other = await signUp(api);
-    const provisioned = await Promise.all(Array.from({ length: 6 }, () => api.post('/auth/totp/provision', undefined, { token: other.token })));
+    const provisioned = await Promise.all(
+      Array.from({ length: 6 }, () => api.post('/auth/totp/provision', undefined, { token: other.token })),
+    );
     const results = await Promise.all(
-      provisioned.map(async (p, i) =>
-        (await api.post('/auth/totp/verify', { secret: p.body.secret, code: await totpCode(p.body.secret, clock.now()), name: `Device ${i}` }, { token: other.token })).status,
+      provisioned.map(
+        async (p, i) =>
+          (
+            await api.post(
+              '/auth/totp/verify',
+              { secret: p.body.secret, code: await totpCode(p.body.secret, clock.now()), name: `Device ${i}` },
+              { token: other.token },
+            )
+          ).status,
       ),
     );
     expect(results.filter((s) => s === 204)).toHaveLength(3);
@@ -129,7 +155,9 @@ describe('removing an authenticator', () => {
     const user = await signUp(api);
     const secret = await enrolAuthenticator(api, user.token, clock.now());
     const [device] = (await api.get('/auth/totp/devices', { token: user.token })).body;
-    expect((await api.delete(`/auth/totp/devices/${device.id}`, await proof(secret), { token: user.token })).status).toBe(204);
+    expect(
+      (await api.delete(`/auth/totp/devices/${device.id}`, await proof(secret), { token: user.token })).status,
+    ).toBe(204);
     expect((await api.get('/auth/totp/devices', { token: user.token })).body).toEqual([]);
     expect((await login(api, user.email, PASSWORD)).status).toBe(200);
     const again = await api.delete(`/auth/totp/devices/${device.id}`, await proof(), { token: user.token });
@@ -141,7 +169,9 @@ describe('removing an authenticator', () => {
     const intruder = await signUp(api);
     await enrolAuthenticator(api, owner.token, clock.now());
     const [device] = (await api.get('/auth/totp/devices', { token: owner.token })).body;
-    expect((await api.delete(`/auth/totp/devices/${device.id}`, await proof(), { token: intruder.token })).status).toBe(404);
+    expect((await api.delete(`/auth/totp/devices/${device.id}`, await proof(), { token: intruder.token })).status).toBe(
+      404,
+    );
     expect((await api.get('/auth/totp/devices', { token: owner.token })).body).toHaveLength(1);
   });
 
@@ -197,7 +227,9 @@ describe('signing in with a second factor', () => {
     const user = await signUp(api);
     const { body } = await api.post('/auth/totp/provision', undefined, { token: user.token });
     const code = await totpCode(body.secret, clock.now());
-    expect((await api.post('/auth/totp/verify', { secret: body.secret, code, name: 'Phone' }, { token: user.token })).status).toBe(204);
+    expect(
+      (await api.post('/auth/totp/verify', { secret: body.secret, code, name: 'Phone' }, { token: user.token })).status,
+    ).toBe(204);
     expect((await login(api, user.email, PASSWORD, code)).status).toBe(401);
   });
 
@@ -219,7 +251,10 @@ describe('signing in with a second factor', () => {
     expect((await login(api, user.email, PASSWORD, await totpCode(second, previousStep))).status).toBe(200);
     expect((await login(api, user.email, PASSWORD, await totpCode(first, clock.now()))).status).toBe(200);
     const devices = (await api.get('/auth/totp/devices', { token: user.token })).body;
-    expect(devices.map((d: { last_used_at: string | null }) => d.last_used_at)).toEqual([clock.now().toISOString(), clock.now().toISOString()]);
+    expect(devices.map((d: { last_used_at: string | null }) => d.last_used_at)).toEqual([
+      clock.now().toISOString(),
+      clock.now().toISOString(),
+    ]);
   });
 });
 
@@ -233,7 +268,9 @@ describe('recovery codes', () => {
     expect(new Set(res.body.codes).size).toBe(10);
     for (const code of res.body.codes) expect(code).toMatch(/^[a-z2-7]{4}(-[a-z2-7]{4}){3}$/);
     expect((await api.get('/auth/totp/recovery', { token: user.token })).body).toEqual({ total: 10, unused: 10 });
-    const stored = await ddb().send(new GetCommand({ TableName: ref.stack.config.TABLE_NAME, Key: keys.recoveryCodes(user.id) }));
+    const stored = await ddb().send(
+      new GetCommand({ TableName: ref.stack.config.TABLE_NAME, Key: keys.recoveryCodes(user.id) }),
+    );
     const raw = JSON.stringify(stored.Item);
     for (const code of res.body.codes) expect(raw).not.toContain(code.replace(/-/g, '').toUpperCase());
   });
@@ -241,7 +278,8 @@ describe('recovery codes', () => {
   it('signs in once with a recovery code, which is then used up', async () => {
     const user = await signUp(api);
     const secret = await enrolAuthenticator(api, user.token, clock.now());
-    const { codes } = (await api.post('/auth/totp/recovery/regenerate', await proof(secret), { token: user.token })).body;
+    const { codes } = (await api.post('/auth/totp/recovery/regenerate', await proof(secret), { token: user.token }))
+      .body;
     const ok = await login(api, user.email, PASSWORD, codes[0].toUpperCase()); // case and dashes do not matter
     expect(ok.status).toBe(200);
     const again = await login(api, user.email, PASSWORD, codes[0]);
@@ -252,7 +290,8 @@ describe('recovery codes', () => {
   it('lets exactly one of two concurrent sign-ins use the same recovery code', async () => {
     const user = await signUp(api);
     const secret = await enrolAuthenticator(api, user.token, clock.now());
-    const { codes } = (await api.post('/auth/totp/recovery/regenerate', await proof(secret), { token: user.token })).body;
+    const { codes } = (await api.post('/auth/totp/recovery/regenerate', await proof(secret), { token: user.token }))
+      .body;
     const results = await Promise.all([1, 2].map(() => login(api, user.email, PASSWORD, codes[3])));
     expect(results.map((r) => r.status).sort()).toEqual([200, 401]);
     expect((await api.get('/auth/totp/recovery', { token: user.token })).body.unused).toBe(9);
@@ -261,9 +300,11 @@ describe('recovery codes', () => {
   it('replaces the previous set: old codes stop working', async () => {
     const user = await signUp(api);
     const secret = await enrolAuthenticator(api, user.token, clock.now());
-    const old = (await api.post('/auth/totp/recovery/regenerate', await proof(secret), { token: user.token })).body.codes;
+    const old = (await api.post('/auth/totp/recovery/regenerate', await proof(secret), { token: user.token })).body
+      .codes;
     await login(api, user.email, PASSWORD, old[0]);
-    const fresh = (await api.post('/auth/totp/recovery/regenerate', await proof(secret), { token: user.token })).body.codes;
+    const fresh = (await api.post('/auth/totp/recovery/regenerate', await proof(secret), { token: user.token })).body
+      .codes;
     expect(fresh.some((c: string) => old.includes(c))).toBe(false);
     expect((await api.get('/auth/totp/recovery', { token: user.token })).body).toEqual({ total: 10, unused: 10 });
     expect((await login(api, user.email, PASSWORD, old[1])).status).toBe(401);

@@ -12,8 +12,18 @@ const ref = useTestStack({ REFRESH_REUSE_GRACE_SECONDS: '0' });
 const api = client(() => ref.stack.url);
 
 const ACCOUNT_FIELDS = [
-  'admin_role', 'email', 'id', 'is_staff', 'is_superuser', 'job_title', 'name', 'navigation_mode', 'phone', 'preferred_language',
-  'table_density', 'timezone',
+  'admin_role',
+  'email',
+  'id',
+  'is_staff',
+  'is_superuser',
+  'job_title',
+  'name',
+  'navigation_mode',
+  'phone',
+  'preferred_language',
+  'table_density',
+  'timezone',
 ];
 
 describe('registration', () => {
@@ -27,7 +37,9 @@ describe('registration', () => {
 
   it('stores the password as an argon2id hash with m=19456, t=2, p=1', async () => {
     const res = await api.post('/auth/register', { email: uniqueEmail('hash'), password: PASSWORD });
-    const item = await ddb().send(new GetCommand({ TableName: ref.stack.config.TABLE_NAME, Key: keys.account(res.body.id) }));
+    const item = await ddb().send(
+      new GetCommand({ TableName: ref.stack.config.TABLE_NAME, Key: keys.account(res.body.id) }),
+    );
     expect(item.Item?.password_hash).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
     expect(item.Item?.password_hash).not.toContain(PASSWORD);
   });
@@ -42,15 +54,21 @@ describe('registration', () => {
 
   it('creates exactly one account when the same address registers concurrently', async () => {
     const email = uniqueEmail('race');
-    const results = await Promise.all(Array.from({ length: 6 }, () => api.post('/auth/register', { email, password: PASSWORD })));
+    const results = await Promise.all(
+      Array.from({ length: 6 }, () => api.post('/auth/register', { email, password: PASSWORD })),
+    );
     expect(results.map((r) => r.status).sort()).toEqual([201, 400, 400, 400, 400, 400]);
   });
 
   it('answers 422 with the field named for a short password or a malformed address', async () => {
     const res = await api.post('/auth/register', { email: 'not-an-address', password: 'short' });
     expect(res.status).toBe(422);
-    expect(res.body.detail.map((d: { loc: string[] }) => d.loc.join('.')).sort()).toEqual(['body.email', 'body.password']);
-    for (const d of res.body.detail) expect(d).toEqual({ loc: expect.any(Array), msg: expect.any(String), type: expect.any(String) });
+    expect(res.body.detail.map((d: { loc: string[] }) => d.loc.join('.')).sort()).toEqual([
+      'body.email',
+      'body.password',
+    ]);
+    for (const d of res.body.detail)
+      expect(d).toEqual({ loc: expect.any(Array), msg: expect.any(String), type: expect.any(String) });
   });
 
   it('names missing fields as missing', async () => {
@@ -69,8 +87,23 @@ describe('registration', () => {
     const user = await signUp(api);
     const res = await api.get('/me/subscription', { token: user.token });
     expect(res.status).toBe(200);
-    expect(res.body.plan).toMatchObject({ name: 'Free', interval: 'none', price_cents: 0, max_projects: 1, max_services: 5 });
-    expect(Object.keys(res.body.plan).sort()).toEqual(['currency', 'features', 'id', 'interval', 'max_projects', 'max_services', 'name', 'price_cents']);
+    expect(res.body.plan).toMatchObject({
+      name: 'Free',
+      interval: 'none',
+      price_cents: 0,
+      max_projects: 1,
+      max_services: 5,
+    });
+    expect(Object.keys(res.body.plan).sort()).toEqual([
+      'currency',
+      'features',
+      'id',
+      'interval',
+      'max_projects',
+      'max_services',
+      'name',
+      'price_cents',
+    ]);
     expect(res.body.features).toEqual(res.body.plan.features);
     expect(res.body).not.toHaveProperty('status');
     const features = await api.get('/admin/features/my', { token: user.token });
@@ -86,7 +119,9 @@ describe('login', () => {
     expect(res.status).toBe(200);
     expect(Object.keys(res.body).sort()).toEqual(['access_token', 'refresh_token', 'token_type']);
     expect(res.body.token_type).toBe('bearer');
-    const [access, refresh] = ['access_token', 'refresh_token'].map((n) => res.cookies.find((c) => c.startsWith(`${n}=`))!);
+    const [access, refresh] = ['access_token', 'refresh_token'].map(
+      (n) => res.cookies.find((c) => c.startsWith(`${n}=`))!,
+    );
     for (const c of [access, refresh]) {
       expect(c).toContain('HttpOnly');
       expect(c).toContain('SameSite=Lax');
@@ -173,9 +208,13 @@ describe('refresh and logout', () => {
 
   it('does not update the last login on refresh', async () => {
     const user = await signUp(api);
-    const before = await ddb().send(new GetCommand({ TableName: ref.stack.config.TABLE_NAME, Key: keys.account(user.id) }));
+    const before = await ddb().send(
+      new GetCommand({ TableName: ref.stack.config.TABLE_NAME, Key: keys.account(user.id) }),
+    );
     await api.post('/auth/token/refresh', { refresh_token: user.refresh });
-    const after = await ddb().send(new GetCommand({ TableName: ref.stack.config.TABLE_NAME, Key: keys.account(user.id) }));
+    const after = await ddb().send(
+      new GetCommand({ TableName: ref.stack.config.TABLE_NAME, Key: keys.account(user.id) }),
+    );
     expect(after.Item?.last_login_at).toBe(before.Item?.last_login_at);
     expect(before.Item?.last_login_at).toEqual(expect.any(String));
   });
@@ -194,7 +233,11 @@ describe('refresh and logout', () => {
 describe('profile', () => {
   it('updates writable fields and keeps the documented shape', async () => {
     const user = await signUp(api);
-    const res = await api.patch('/auth/me', { name: 'Bea', timezone: 'Europe/Paris', table_density: 'compact' }, { token: user.token });
+    const res = await api.patch(
+      '/auth/me',
+      { name: 'Bea', timezone: 'Europe/Paris', table_density: 'compact' },
+      { token: user.token },
+    );
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ name: 'Bea', timezone: 'Europe/Paris', table_density: 'compact' });
     expect(Object.keys(res.body).sort()).toEqual(ACCOUNT_FIELDS);
@@ -205,7 +248,9 @@ describe('profile', () => {
     const a = await signUp(api);
     const b = await signUp(api);
     const next = uniqueEmail('moved');
-    expect((await api.patch('/auth/me', { email: next, current_password: PASSWORD }, { token: a.token })).body.email).toBe(a.email);
+    expect(
+      (await api.patch('/auth/me', { email: next, current_password: PASSWORD }, { token: a.token })).body.email,
+    ).toBe(a.email);
     await ref.stack.queues.drain();
     const [mail] = await readOutbox(ref.stack.dataDir, { to: next });
     const token = linkFrom(mail, '/confirm-email').searchParams.get('token');
@@ -230,7 +275,17 @@ describe('routing and documents', () => {
     const res = await api.get('/plans');
     expect(res.status).toBe(200);
     expect(res.body).toHaveLength(10);
-    const rows = res.body.map((p: any) => [p.name, p.interval, p.price_cents, p.max_projects, p.max_envs_per_project, p.max_services, p.max_project_users, p.max_api_keys_per_user, p.support_level]);
+    const rows = res.body.map((p: any) => [
+      p.name,
+      p.interval,
+      p.price_cents,
+      p.max_projects,
+      p.max_envs_per_project,
+      p.max_services,
+      p.max_project_users,
+      p.max_api_keys_per_user,
+      p.support_level,
+    ]);
     expect(rows).toEqual([
       ['Free', 'none', 0, 1, 1, 5, 1, 1, 'community'],
       ['Starter', 'monthly', 2900, 5, 3, 25, 10, 5, 'email_48h'],
@@ -249,7 +304,10 @@ describe('routing and documents', () => {
     const res = await api.get('/openapi.json');
     expect(res.status).toBe(200);
     expect(res.body.openapi).toBe('3.1.0');
-    expect(res.body.paths['/auth/login'].post.requestBody.content['application/json'].schema.required).toEqual(['email', 'password']);
+    expect(res.body.paths['/auth/login'].post.requestBody.content['application/json'].schema.required).toEqual([
+      'email',
+      'password',
+    ]);
     expect(res.body.paths['/plans'].get.security).toEqual([]);
     expect(res.body).toEqual(committedOpenApi); // the generated file, as committed
     expect(res.headers.get('content-type')).toBe('application/json');

@@ -24,29 +24,60 @@ const stub: Server = createServer((req, res) => {
   req.on('data', (c) => (body += c));
   req.on('end', () => {
     const target = String(req.headers['x-amz-target'] ?? '');
-    const json = (o: object) => res.writeHead(200, { 'content-type': 'application/x-amz-json-1.1' }).end(JSON.stringify(o));
-    if (target.endsWith('.Encrypt')) return json({ KeyId: 'k', CiphertextBlob: Buffer.from(`sealed:${JSON.parse(body).Plaintext}`).toString('base64') });
-    if (target.endsWith('.Decrypt')) return json({ KeyId: 'k', Plaintext: Buffer.from(JSON.parse(body).CiphertextBlob, 'base64').toString().slice('sealed:'.length) });
+    const json = (o: object) =>
+      res.writeHead(200, { 'content-type': 'application/x-amz-json-1.1' }).end(JSON.stringify(o));
+    if (target.endsWith('.Encrypt'))
+      return json({
+        KeyId: 'k',
+        CiphertextBlob: Buffer.from(`sealed:${JSON.parse(body).Plaintext}`).toString('base64'),
+      });
+    if (target.endsWith('.Decrypt'))
+      return json({
+        KeyId: 'k',
+        Plaintext: Buffer.from(JSON.parse(body).CiphertextBlob, 'base64').toString().slice('sealed:'.length),
+      });
     if (target.endsWith('.SendMessage')) {
       const { MessageBody } = JSON.parse(body) as { MessageBody: string };
       queuedJobs.push(JSON.parse(MessageBody));
-      return res.writeHead(200, { 'content-type': 'application/x-amz-json-1.0' }).end(JSON.stringify({ MessageId: randomUUID(), MD5OfMessageBody: createHash('md5').update(MessageBody).digest('hex') }));
+      return res.writeHead(200, { 'content-type': 'application/x-amz-json-1.0' }).end(
+        JSON.stringify({
+          MessageId: randomUUID(),
+          MD5OfMessageBody: createHash('md5').update(MessageBody).digest('hex'),
+        }),
+      );
     }
-    if (target.endsWith('.GetSecretValue')) return json({ Name: 'signing-key', SecretString: 'a signing key of the stand-in secret, long enough' });
+    if (target.endsWith('.GetSecretValue'))
+      return json({ Name: 'signing-key', SecretString: 'a signing key of the stand-in secret, long enough' });
     const form = new URLSearchParams(body);
     if (form.get('Action') === 'SendEmail') {
       sent.push(form.get('Destination.ToAddresses.member.1') ?? '');
-      return res.writeHead(200, { 'content-type': 'text/xml' }).end(`<SendEmailResponse><SendEmailResult><MessageId>${randomUUID()}</MessageId></SendEmailResult></SendEmailResponse>`);
+      return res
+        .writeHead(200, { 'content-type': 'text/xml' })
+        .end(
+          `<SendEmailResponse><SendEmailResult><MessageId>${randomUUID()}</MessageId></SendEmailResult></SendEmailResponse>`,
+        );
     }
     res.writeHead(400).end();
   });
 });
 await new Promise<void>((resolve) => stub.listen(0, '127.0.0.1', resolve));
 const endpoint = `http://127.0.0.1:${(stub.address() as AddressInfo).port}`;
-Object.assign(process.env, { AWS_ENDPOINT_URL_SES: endpoint, AWS_ENDPOINT_URL_KMS: endpoint, AWS_ENDPOINT_URL_SECRETS_MANAGER: endpoint, AWS_ENDPOINT_URL_SQS: endpoint, AWS_ACCESS_KEY_ID: 'test', AWS_SECRET_ACCESS_KEY: 'test' });
+Object.assign(process.env, {
+  AWS_ENDPOINT_URL_SES: endpoint,
+  AWS_ENDPOINT_URL_KMS: endpoint,
+  AWS_ENDPOINT_URL_SECRETS_MANAGER: endpoint,
+  AWS_ENDPOINT_URL_SQS: endpoint,
+  AWS_ACCESS_KEY_ID: 'test',
+  AWS_SECRET_ACCESS_KEY: 'test',
+});
 afterAll(() => stub.close());
 
-const ref = useTestStack({ MAIL_TRANSPORT: 'ses', TOTP_KMS_KEY_ID: 'alias/totp', SIGNING_KEY_SECRET_ARN: 'arn:aws:secretsmanager:us-east-1:1:secret:signing', JOBS_QUEUE_URL: `${endpoint}/000000000000/jobs` });
+const ref = useTestStack({
+  MAIL_TRANSPORT: 'ses',
+  TOTP_KMS_KEY_ID: 'alias/totp',
+  SIGNING_KEY_SECRET_ARN: 'arn:aws:secretsmanager:us-east-1:1:secret:signing',
+  JOBS_QUEUE_URL: `${endpoint}/000000000000/jobs`,
+});
 const api = client(() => ref.stack.url);
 afterEach(() => faults(''));
 
@@ -71,7 +102,12 @@ describe('KMS failing while an authenticator secret is sealed', () => {
   it.each(KINDS)('kms.%s: enrolling answers a clean 503, and the retry enrols', async (kind) => {
     const user = await signUp(api);
     const { body } = await api.post('/auth/totp/provision', undefined, { token: user.token });
-    const verify = async () => api.post('/auth/totp/verify', { secret: body.secret, code: await totpCode(body.secret, new Date()), name: 'Phone' }, { token: user.token });
+    const verify = async () =>
+      api.post(
+        '/auth/totp/verify',
+        { secret: body.secret, code: await totpCode(body.secret, new Date()), name: 'Phone' },
+        { token: user.token },
+      );
     faults(`kms.${kind}:1`);
     const refused = await verify();
     expect(faultCounts()[`kms.${kind}`]).toBeGreaterThan(0);
@@ -85,7 +121,11 @@ describe('KMS failing while an authenticator secret is sealed', () => {
     const user = await signUp(api);
     const { body } = await api.post('/auth/totp/provision', undefined, { token: user.token });
     faults('kms.timeout-after-write:1');
-    const enrolled = await api.post('/auth/totp/verify', { secret: body.secret, code: await totpCode(body.secret, new Date()), name: 'Phone' }, { token: user.token });
+    const enrolled = await api.post(
+      '/auth/totp/verify',
+      { secret: body.secret, code: await totpCode(body.secret, new Date()), name: 'Phone' },
+      { token: user.token },
+    );
     expect(faultCounts()['kms.timeout-after-write']).toBeGreaterThan(0);
     faults('');
     expect(enrolled.status, enrolled.text).toBe(204);
@@ -96,7 +136,21 @@ describe('KMS failing while an authenticator secret is sealed', () => {
 describe('SES failing while a mail is sent', () => {
   const delivery = (mail: object): SQSEvent => {
     const messageId = randomUUID();
-    return { Records: [{ messageId, receiptHandle: messageId, body: JSON.stringify(mail), attributes: {} as never, messageAttributes: {}, md5OfBody: '', eventSource: 'aws:sqs', eventSourceARN: 'arn', awsRegion: 'local' }] };
+    return {
+      Records: [
+        {
+          messageId,
+          receiptHandle: messageId,
+          body: JSON.stringify(mail),
+          attributes: {} as never,
+          messageAttributes: {},
+          md5OfBody: '',
+          eventSource: 'aws:sqs',
+          eventSourceARN: 'arn',
+          awsRegion: 'local',
+        },
+      ],
+    };
   };
 
   it.each(KINDS)('ses.%s: the message goes back to the queue, and its redelivery sends the mail once', async (kind) => {
@@ -117,23 +171,30 @@ describe('SQS failing while a job is queued', () => {
   const exportOf = async (token: string, fields: Record<string, string>) => {
     const body = new FormData();
     for (const [k, v] of Object.entries(fields)) body.set(k, v);
-    const res = await fetch(`${ref.stack.url}/impex/export`, { method: 'POST', body, headers: { authorization: `Bearer ${token}` } });
+    const res = await fetch(`${ref.stack.url}/impex/export`, {
+      method: 'POST',
+      body,
+      headers: { authorization: `Bearer ${token}` },
+    });
     const text = await res.text();
     return { status: res.status, body: text ? JSON.parse(text) : undefined, text };
   };
-  it.each(KINDS)("sqs.%s: the export is answered at once with its record failed, saying to try again; nothing stays queued, and the retry queues its job", async (kind) => {
-    const { token, projectId, envId } = await ownerWithEnv(api);
-    faults(`sqs.${kind}:1`);
-    const refused = await exportOf(token, { project_id: projectId, environment_id: envId });
-    expect(faultCounts()[`sqs.${kind}`]).toBeGreaterThan(0);
-    faults('');
-    expect(refused.status, refused.text).toBe(202);
-    expect(refused.body.status).toBe('failed');
-    const record = await api.get(`/impex/status/${refused.body.job_id}`, { token });
-    expect(record.body).toMatchObject({ status: 'failed', error: 'The job could not be queued. Please try again.' });
-    expect(queuedJobs.some((m) => m.record_id === refused.body.record_id)).toBe(false);
-    const retried = await exportOf(token, { project_id: projectId, environment_id: envId });
-    expect(retried.body.status).toBe('queued');
-    expect(queuedJobs.filter((m) => m.record_id === retried.body.record_id)).toHaveLength(1);
-  });
+  it.each(KINDS)(
+    'sqs.%s: the export is answered at once with its record failed, saying to try again; nothing stays queued, and the retry queues its job',
+    async (kind) => {
+      const { token, projectId, envId } = await ownerWithEnv(api);
+      faults(`sqs.${kind}:1`);
+      const refused = await exportOf(token, { project_id: projectId, environment_id: envId });
+      expect(faultCounts()[`sqs.${kind}`]).toBeGreaterThan(0);
+      faults('');
+      expect(refused.status, refused.text).toBe(202);
+      expect(refused.body.status).toBe('failed');
+      const record = await api.get(`/impex/status/${refused.body.job_id}`, { token });
+      expect(record.body).toMatchObject({ status: 'failed', error: 'The job could not be queued. Please try again.' });
+      expect(queuedJobs.some((m) => m.record_id === refused.body.record_id)).toBe(false);
+      const retried = await exportOf(token, { project_id: projectId, environment_id: envId });
+      expect(retried.body.status).toBe('queued');
+      expect(queuedJobs.filter((m) => m.record_id === retried.body.record_id)).toHaveLength(1);
+    },
+  );
 });

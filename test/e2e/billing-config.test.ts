@@ -5,14 +5,17 @@ import { client, signUp } from '../helpers/http';
 /** Billing as configuration shapes it: beta mode, and no payment provider at all (one stack after the other). */
 async function planIds(api: ReturnType<typeof client>) {
   const plans = (await api.get('/plans')).body as { id: string; name: string; interval: string }[];
-  return { free: plans.find((p) => p.name === 'Free')!.id, team: plans.find((p) => p.name === 'Team' && p.interval === 'monthly')!.id };
+  return {
+    free: plans.find((p) => p.name === 'Free')!.id,
+    team: plans.find((p) => p.name === 'Team' && p.interval === 'monthly')!.id,
+  };
 }
 
 describe('in beta mode', () => {
   const ref = useTestStack({ BETA_MODE: 'true' });
   const api = client(() => ref.stack.url);
 
-  it('paid plans and the portal are refused with SPEC\'s details; Free still applies', async () => {
+  it("paid plans and the portal are refused with SPEC's details; Free still applies", async () => {
     const user = await signUp(api);
     const { free, team } = await planIds(api);
     const paid = await api.post('/subscriptions/choose', { plan_id: team }, { token: user.token });
@@ -21,7 +24,10 @@ describe('in beta mode', () => {
     const portal = await api.get('/me/billing/portal', { token: user.token });
     expect(portal.status).toBe(400);
     expect(portal.body).toEqual({ detail: 'Billing portal is disabled in beta mode' });
-    expect((await api.post('/subscriptions/choose', { plan_id: free }, { token: user.token })).body).toEqual({ status: 'ok', applied: 'free' });
+    expect((await api.post('/subscriptions/choose', { plan_id: free }, { token: user.token })).body).toEqual({
+      status: 'ok',
+      applied: 'free',
+    });
   });
 });
 

@@ -19,7 +19,15 @@ async function pendingTeam() {
 
 const now = () => Math.floor(Date.now() / 1000);
 const paidEvent = (accountId: string, subscriptionId: string, created = now()): PaymentEvent => ({
-  id: localEventId(), created, type: 'checkout.completed', accountId, subscriptionId, customerId: `cus_${accountId}`, providerSubscriptionId: `sub_${subscriptionId}`, amountCents: 7900, currency: 'USD',
+  id: localEventId(),
+  created,
+  type: 'checkout.completed',
+  accountId,
+  subscriptionId,
+  customerId: `cus_${accountId}`,
+  providerSubscriptionId: `sub_${subscriptionId}`,
+  amountCents: 7900,
+  currency: 'USD',
 });
 
 async function deliver(event: PaymentEvent, at = new Date()) {
@@ -34,7 +42,9 @@ describe('payment webhook', () => {
     const { body, headers } = await signLocalEvent(event, new Date());
     const first = await api.post('/billing/local/webhook', undefined, { raw: body, headers });
     expect(first.body).toEqual({ received: true, outcome: 'applied' });
-    const results = await Promise.all(Array.from({ length: 5 }, () => api.post('/billing/local/webhook', undefined, { raw: body, headers })));
+    const results = await Promise.all(
+      Array.from({ length: 5 }, () => api.post('/billing/local/webhook', undefined, { raw: body, headers })),
+    );
     for (const r of results) expect(r.body).toEqual({ received: true, outcome: 'duplicate' });
     expect((await api.get('/me/invoices', { token: user.token })).body.total).toBe(1);
   });
@@ -43,7 +53,9 @@ describe('payment webhook', () => {
     for (let round = 0; round < 5; round++) {
       const { user, sub } = await pendingTeam();
       const { body, headers } = await signLocalEvent(paidEvent(user.id, sub.id), new Date());
-      const results = await Promise.all(Array.from({ length: 6 }, () => api.post('/billing/local/webhook', undefined, { raw: body, headers })));
+      const results = await Promise.all(
+        Array.from({ length: 6 }, () => api.post('/billing/local/webhook', undefined, { raw: body, headers })),
+      );
       expect(results.map((r) => r.status)).toEqual(Array(6).fill(200));
       expect(results.filter((r) => r.body.outcome === 'applied')).toHaveLength(1);
       expect((await api.get('/me/invoices', { token: user.token })).body.total).toBe(1);
@@ -52,7 +64,14 @@ describe('payment webhook', () => {
 
   it('out of order: a cancellation that overtakes the payment is not undone by it', async () => {
     const { user, sub } = await pendingTeam();
-    const cancelled: PaymentEvent = { id: localEventId(), created: now(), type: 'subscription.status', accountId: user.id, subscriptionId: sub.id, status: 'cancelled' };
+    const cancelled: PaymentEvent = {
+      id: localEventId(),
+      created: now(),
+      type: 'subscription.status',
+      accountId: user.id,
+      subscriptionId: sub.id,
+      status: 'cancelled',
+    };
     expect((await deliver(cancelled)).body.outcome).toBe('applied');
     expect((await deliver(paidEvent(user.id, sub.id, now() - 5))).body.outcome).toBe('ignored');
     expect((await api.get('/me/subscription', { token: user.token })).body.plan.name).toBe('Free');
@@ -64,19 +83,50 @@ describe('payment webhook', () => {
     const { user, sub } = await pendingTeam();
     await deliver(paidEvent(user.id, sub.id));
     expect((await api.get('/me/subscription', { token: user.token })).body.plan.name).toBe('Team');
-    await deliver({ id: localEventId(), created: now(), type: 'subscription.status', accountId: user.id, subscriptionId: sub.id, status: 'cancelled' });
+    await deliver({
+      id: localEventId(),
+      created: now(),
+      type: 'subscription.status',
+      accountId: user.id,
+      subscriptionId: sub.id,
+      status: 'cancelled',
+    });
     expect((await api.get('/me/subscription', { token: user.token })).body.plan.name).toBe('Free');
-    expect((await deliver({ id: localEventId(), created: now() - 60, type: 'subscription.status', accountId: user.id, subscriptionId: sub.id, status: 'active' })).body.outcome).toBe('ignored');
+    expect(
+      (
+        await deliver({
+          id: localEventId(),
+          created: now() - 60,
+          type: 'subscription.status',
+          accountId: user.id,
+          subscriptionId: sub.id,
+          status: 'active',
+        })
+      ).body.outcome,
+    ).toBe('ignored');
     expect((await api.get('/me/subscription', { token: user.token })).body.plan.name).toBe('Free');
   });
 
   it('a renewal adds a paid invoice; invoice numbers are unique and gapless under concurrency', async () => {
     const { user, sub } = await pendingTeam();
     await deliver(paidEvent(user.id, sub.id));
-    const renewals = Array.from({ length: 8 }, (): PaymentEvent => ({ id: localEventId(), created: now(), type: 'renewal.paid', accountId: user.id, subscriptionId: sub.id, amountCents: 7900, currency: 'USD' }));
+    const renewals = Array.from(
+      { length: 8 },
+      (): PaymentEvent => ({
+        id: localEventId(),
+        created: now(),
+        type: 'renewal.paid',
+        accountId: user.id,
+        subscriptionId: sub.id,
+        amountCents: 7900,
+        currency: 'USD',
+      }),
+    );
     const results = await Promise.all(renewals.map((e) => deliver(e)));
     expect(results.map((r) => r.body.outcome)).toEqual(Array(8).fill('applied'));
-    const { items } = (await api.get('/me/invoices', { token: user.token })).body as { items: { invoice_number: string }[] };
+    const { items } = (await api.get('/me/invoices', { token: user.token })).body as {
+      items: { invoice_number: string }[];
+    };
     const numbers = items.map((i) => Number(i.invoice_number.slice(4))).sort((a, b) => a - b);
     expect(numbers).toHaveLength(9);
     expect(numbers.at(-1)! - numbers[0]).toBe(8);

@@ -66,12 +66,20 @@ describe('billing on the local payment provider', () => {
     expect(invoices.status).toBe(200);
     expect(invoices.body.total).toBe(1);
     const [invoice] = invoices.body.items;
-    expect(invoice).toMatchObject({ status: 'paid', currency: 'USD', subtotal_cents: 7900, tax_cents: 0, total_cents: 7900 });
+    expect(invoice).toMatchObject({
+      status: 'paid',
+      currency: 'USD',
+      subtotal_cents: 7900,
+      tax_cents: 0,
+      total_cents: 7900,
+    });
     expect(invoice.invoice_number).toMatch(/^INV-\d{6}$/);
     expect(invoice.pdf_url).toBe(`${ref.stack.url}/invoice/${invoice.id}`);
     expect(invoice).not.toHaveProperty('line_items');
     const detail = await api.get(`/me/invoices/${invoice.id}`, { token: user.token });
-    expect(detail.body.line_items).toEqual([{ item_type: 'subscription', plan_id: team, description: 'Team plan (monthly)', qty: 1, unit_price_cents: 7900 }]);
+    expect(detail.body.line_items).toEqual([
+      { item_type: 'subscription', plan_id: team, description: 'Team plan (monthly)', qty: 1, unit_price_cents: 7900 },
+    ]);
     const printable = await api.get(`/invoice/${invoice.id}`, { token: user.token });
     expect(printable.status).toBe(200);
     expect(printable.headers.get('content-type')).toContain('text/html');
@@ -83,10 +91,24 @@ describe('billing on the local payment provider', () => {
     for (let i = 0; i < 6; i++) await createService(api, user.token, projectId, envId, { name: `svc-${i}` });
 
     await ref.stack.queues.drain(); // the events reach delivery from the outbox
-    const changed = events.filter((e) => e.event.type === 'subscription.changed' && e.event.data.account_id === user.id);
-    expect(changed.map((e) => e.event.data)).toEqual([{ account_id: user.id, old_plan_id: await planId('Free', 'none'), old_plan_name: 'Free', new_plan_id: team, new_plan_name: 'Team' }]);
+    const changed = events.filter(
+      (e) => e.event.type === 'subscription.changed' && e.event.data.account_id === user.id,
+    );
+    expect(changed.map((e) => e.event.data)).toEqual([
+      {
+        account_id: user.id,
+        old_plan_id: await planId('Free', 'none'),
+        old_plan_name: 'Free',
+        new_plan_id: team,
+        new_plan_name: 'Team',
+      },
+    ]);
 
-    const free = await api.post('/subscriptions/choose', { plan_id: await planId('Free', 'none') }, { token: user.token });
+    const free = await api.post(
+      '/subscriptions/choose',
+      { plan_id: await planId('Free', 'none') },
+      { token: user.token },
+    );
     expect(free.status).toBe(200);
     expect(free.body).toEqual({ status: 'ok', applied: 'free' });
     expect((await api.get('/me/subscription', { token: user.token })).body.plan.name).toBe('Free');
@@ -102,10 +124,16 @@ describe('billing on the local payment provider', () => {
     for (let round = 0; round < 3; round++) {
       const user = await signUp(api);
       const free = await planId('Free', 'none');
-      const results = await Promise.all(Array.from({ length: 5 }, () => api.post('/subscriptions/choose', { plan_id: free }, { token: user.token })));
+      const results = await Promise.all(
+        Array.from({ length: 5 }, () => api.post('/subscriptions/choose', { plan_id: free }, { token: user.token })),
+      );
       expect(results.map((r) => r.status)).toEqual(Array(5).fill(200));
       expect((await listSubscriptions(user.id)).filter((s) => s.status === 'active')).toHaveLength(1);
-      const numbers = new Set((await api.get('/me/invoices', { token: user.token })).body.items.map((i: { invoice_number: string }) => i.invoice_number));
+      const numbers = new Set(
+        (await api.get('/me/invoices', { token: user.token })).body.items.map(
+          (i: { invoice_number: string }) => i.invoice_number,
+        ),
+      );
       expect(numbers.size).toBe(5);
     }
   });
@@ -113,7 +141,9 @@ describe('billing on the local payment provider', () => {
   it('choosing the same paid plan twice reuses the one pending subscription', async () => {
     const user = await signUp(api);
     const starter = await planId('Starter', 'annual');
-    const [a, b] = await Promise.all([1, 2].map(() => api.post('/subscriptions/choose', { plan_id: starter }, { token: user.token })));
+    const [a, b] = await Promise.all(
+      [1, 2].map(() => api.post('/subscriptions/choose', { plan_id: starter }, { token: user.token })),
+    );
     expect([a.status, b.status]).toEqual([200, 200]);
     expect(a.body.job_id).not.toBe(b.body.job_id);
     await api.post('/subscriptions/choose', { plan_id: starter }, { token: user.token });
@@ -122,16 +152,30 @@ describe('billing on the local payment provider', () => {
     expect(pending[0].plan_id).toBe(starter);
   });
 
-  it('refuses unknown plans, Enterprise+ (by arrangement), the plan already active, and other accounts\' jobs and invoices', async () => {
+  it("refuses unknown plans, Enterprise+ (by arrangement), the plan already active, and other accounts' jobs and invoices", async () => {
     const user = await signUp(api);
     const other = await signUp(api);
-    expect((await api.post('/subscriptions/choose', { plan_id: 'no-such-plan' }, { token: user.token })).body).toEqual({ detail: 'Plan not found' });
-    const missing = await api.post('/subscriptions/choose', { plan_id: '00000000-0000-4000-8000-0000000000ff' }, { token: user.token });
+    expect((await api.post('/subscriptions/choose', { plan_id: 'no-such-plan' }, { token: user.token })).body).toEqual({
+      detail: 'Plan not found',
+    });
+    const missing = await api.post(
+      '/subscriptions/choose',
+      { plan_id: '00000000-0000-4000-8000-0000000000ff' },
+      { token: user.token },
+    );
     expect(missing.status).toBe(404);
-    const custom = await api.post('/subscriptions/choose', { plan_id: await planId('Enterprise+', 'custom') }, { token: user.token });
+    const custom = await api.post(
+      '/subscriptions/choose',
+      { plan_id: await planId('Enterprise+', 'custom') },
+      { token: user.token },
+    );
     expect(custom.status).toBe(403);
     const { jobId } = await upgrade(user.token, await planId('Business', 'monthly'));
-    const again = await api.post('/subscriptions/choose', { plan_id: await planId('Business', 'monthly') }, { token: user.token });
+    const again = await api.post(
+      '/subscriptions/choose',
+      { plan_id: await planId('Business', 'monthly') },
+      { token: user.token },
+    );
     expect(again.status).toBe(409);
     expect(again.body).toEqual({ detail: 'You are already subscribed to this plan' });
 
@@ -154,7 +198,11 @@ describe('billing on the local payment provider', () => {
     expect((await fetch(url, { method: 'POST' })).status).toBe(200);
     expect((await api.get('/me/invoices', { token: user.token })).body.total).toBe(1);
 
-    const forged = await api.post('/billing/local/webhook', { id: 'evt_x', type: 'checkout.completed' }, { headers: { 'local-signature': `t=${Math.floor(Date.now() / 1000)},v1=${'0'.repeat(64)}` } });
+    const forged = await api.post(
+      '/billing/local/webhook',
+      { id: 'evt_x', type: 'checkout.completed' },
+      { headers: { 'local-signature': `t=${Math.floor(Date.now() / 1000)},v1=${'0'.repeat(64)}` } },
+    );
     expect(forged.status).toBe(400);
     expect(forged.body).toEqual({ detail: 'Invalid webhook signature' });
     const unsigned = await api.post('/billing/local/webhook', { id: 'evt_x', type: 'checkout.completed' });

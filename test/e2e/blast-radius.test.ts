@@ -20,19 +20,23 @@ async function env() {
   return {
     ...base,
     scope,
-    service: (name: string, fields: Record<string, unknown> = {}) => addService(api, owner.token, projectId, envId, name, fields),
+    service: (name: string, fields: Record<string, unknown> = {}) =>
+      addService(api, owner.token, projectId, envId, name, fields),
     floor: (hostname: string) => addFloor(api, owner.token, projectId, envId, hostname),
     link: (from: string, to: string) => link(api, owner.token, projectId, envId, from, to),
-    connect: (a: Ref, b: Ref, direction: string) => connect(api, owner.token, { ...scope, a_type: a.type, a_id: a.id, b_type: b.type, b_id: b.id, direction }),
+    connect: (a: Ref, b: Ref, direction: string) =>
+      connect(api, owner.token, { ...scope, a_type: a.type, a_id: a.id, b_type: b.type, b_id: b.id, direction }),
     blast: async (origin: Ref, query = '', token = owner.token) => {
-      const path = origin.type === 'service' ? `/services/${origin.id}/blast-radius` : `/service-floors/${origin.id}/blast-radius`;
+      const path =
+        origin.type === 'service' ? `/services/${origin.id}/blast-radius` : `/service-floors/${origin.id}/blast-radius`;
       return api.get(`${path}${query}`, { token });
     },
   };
 }
 
 /** id → distance, for compact assertions. */
-const distances = (body: { affected: { id: string; distance: number }[] }) => Object.fromEntries(body.affected.map((a) => [a.id, a.distance]));
+const distances = (body: { affected: { id: string; distance: number }[] }) =>
+  Object.fromEntries(body.affected.map((a) => [a.id, a.distance]));
 
 describe('GET /services/{service_id}/blast-radius', () => {
   it('follows a three-hop chain (link, link, connection) with distances and paths from the origin', async () => {
@@ -52,7 +56,14 @@ describe('GET /services/{service_id}/blast-radius', () => {
       affected: [
         { type: 'service', id: app, name: 'api', distance: 1, via: 'link', path: [S(db), S(app)] },
         { type: 'service', id: web, name: 'web', distance: 2, via: 'link', path: [S(db), S(app), S(web)] },
-        { type: 'service', id: edge, name: 'edge', distance: 3, via: 'connection', path: [S(db), S(app), S(web), S(edge)] },
+        {
+          type: 'service',
+          id: edge,
+          name: 'edge',
+          distance: 3,
+          via: 'connection',
+          path: [S(db), S(app), S(web), S(edge)],
+        },
       ],
       counts: { services: 3, floors: 0 },
       truncated: false,
@@ -102,7 +113,9 @@ describe('GET /services/{service_id}/blast-radius', () => {
 
   it('reads connection directions: a_to_b means a depends on b; b_to_a the reverse; both and none go both ways', async () => {
     const e = await env();
-    const [x1, y1, x2, y2, x3, y3, x4, y4] = await Promise.all(['x1', 'y1', 'x2', 'y2', 'x3', 'y3', 'x4', 'y4'].map((n) => e.service(n)));
+    const [x1, y1, x2, y2, x3, y3, x4, y4] = await Promise.all(
+      ['x1', 'y1', 'x2', 'y2', 'x3', 'y3', 'x4', 'y4'].map((n) => e.service(n)),
+    );
     await e.connect(S(x1), S(y1), 'a_to_b');
     await e.connect(S(x2), S(y2), 'b_to_a');
     await e.connect(S(x3), S(y3), 'both');
@@ -207,11 +220,18 @@ describe('blast radius over many parallel edges (issue 10)', () => {
     const e = await env();
     const [api1, db, web] = [await e.service('api'), await e.service('db'), await e.service('web')];
     // Written straight to the table (as data stored before duplicates were refused would be); the blast radius reads connection items, not their listings.
-    for (let i = 0; i < 4; i++) await Promise.all(Array.from({ length: 500 }, () => putConnection(e.projectId, e.envId, ['service', api1], ['service', db], null, { listed: false })));
+    for (let i = 0; i < 4; i++)
+      await Promise.all(
+        Array.from({ length: 500 }, () =>
+          putConnection(e.projectId, e.envId, ['service', api1], ['service', db], null, { listed: false }),
+        ),
+      );
     await e.connect(S(web), S(api1), 'a_to_b');
     const res = await e.blast(S(db));
     expect(res.status, res.text).toBe(200);
-    expect(res.body.affected.map((a: { id: string; distance: number; via: string }) => [a.id, a.distance, a.via])).toEqual([
+    expect(
+      res.body.affected.map((a: { id: string; distance: number; via: string }) => [a.id, a.distance, a.via]),
+    ).toEqual([
       [api1, 1, 'connection'],
       [web, 2, 'connection'],
     ]);

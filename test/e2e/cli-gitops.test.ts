@@ -75,19 +75,31 @@ describe('the documented GitOps workflow, with an API key only', () => {
     'github.event.pull_request.number': event === 'pull_request' ? '17' : '',
   });
   const fill = (values: Record<string, string> | undefined, event: 'pull_request' | 'push', given: typeof secrets) =>
-    Object.fromEntries(Object.entries(values ?? {}).map(([k, v]) => [k, String(v).replace(/\$\{\{\s*([^}]+?)\s*\}\}/g, (_m, e: string) => {
-      const value = expressions(event, given)[e];
-      if (value === undefined) throw new Error(`no value for \${{ ${e} }}`);
-      return value;
-    })]));
+    Object.fromEntries(
+      Object.entries(values ?? {}).map(([k, v]) => [
+        k,
+        String(v).replace(/\$\{\{\s*([^}]+?)\s*\}\}/g, (_m, e: string) => {
+          const value = expressions(event, given)[e];
+          if (value === undefined) throw new Error(`no value for \${{ ${e} }}`);
+          return value;
+        }),
+      ]),
+    );
 
   /** Runs one `run:` command as GitHub's runner does: `bash --noprofile --norc -eo pipefail`, in the checkout. */
   function bash(script: string, env: Record<string, string>): Promise<{ code: number; out: string }> {
     const full: Record<string, string | undefined> = { ...process.env };
     for (const k of Object.keys(full)) if (k.startsWith('INFRACAT_') || k === 'XDG_CONFIG_HOME') delete full[k];
-    Object.assign(full, env, { HOME: home, PATH: [fakes, dirname(INFRACAT_BIN), dirname(process.execPath), process.env.PATH].join(delimiter) });
+    Object.assign(full, env, {
+      HOME: home,
+      PATH: [fakes, dirname(INFRACAT_BIN), dirname(process.execPath), process.env.PATH].join(delimiter),
+    });
     return new Promise((resolve, reject) => {
-      const child = spawn('bash', ['--noprofile', '--norc', '-eo', 'pipefail', '-c', script], { cwd: work, env: full, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn('bash', ['--noprofile', '--norc', '-eo', 'pipefail', '-c', script], {
+        cwd: work,
+        env: full,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let out = '';
       child.stdout.on('data', (d) => (out += d));
       child.stderr.on('data', (d) => (out += d));
@@ -106,7 +118,14 @@ describe('the documented GitOps workflow, with an API key only', () => {
       const env = { ...fill(wf.env, event, given), ...fill(job.env, event, given), ...fill(step.env, event, given) };
       const { code, out } = await bash(step.run!, env);
       const label = step.name ?? step.run!.split('\n')[0];
-      transcript.push(`--- ${name} / ${label} (exit ${code})`, ...step.run!.trimEnd().split('\n').map((l) => `$ ${l}`), out.trimEnd());
+      transcript.push(
+        `--- ${name} / ${label} (exit ${code})`,
+        ...step
+          .run!.trimEnd()
+          .split('\n')
+          .map((l) => `$ ${l}`),
+        out.trimEnd(),
+      );
       results.push({ step: label, code, out });
       if (code !== 0) break;
     }
@@ -122,7 +141,10 @@ describe('the documented GitOps workflow, with an API key only', () => {
     await writeFile(join(work, 'envs', 'production.yaml'), FILE);
     // Stand-ins: npm (the install: infracat is already on PATH) and gh (the comment: its body kept for the test).
     await writeFile(join(fakes, 'npm'), `#!/bin/sh\necho "npm $*" >> "${root}/npm.log"\n`);
-    await writeFile(join(fakes, 'gh'), `#!/bin/sh\necho "gh $*" >> "${root}/gh.log"\nwhile [ $# -gt 0 ]; do [ "$1" = --body-file ] && cp "$2" "${root}/comment.md"; shift; done\n`);
+    await writeFile(
+      join(fakes, 'gh'),
+      `#!/bin/sh\necho "gh $*" >> "${root}/gh.log"\nwhile [ $# -gt 0 ]; do [ "$1" = --body-file ] && cp "$2" "${root}/comment.md"; shift; done\n`,
+    );
     await Promise.all([chmod(join(fakes, 'npm'), 0o755), chmod(join(fakes, 'gh'), 0o755)]);
 
     const owner = await signUp(api);
@@ -131,10 +153,17 @@ describe('the documented GitOps workflow, with an API key only', () => {
     Object.assign(o, { token: owner.token, projectId, envId });
     // The key, made by the person with the CLI (a session of their own, elsewhere than the job's HOME).
     const configDir = join(root, 'person');
-    const login = await runInfracat(['login', '--email', owner.email, '--password-stdin'], { configDir, env: { INFRACAT_URL: ref.stack.url }, input: owner.password });
+    const login = await runInfracat(['login', '--email', owner.email, '--password-stdin'], {
+      configDir,
+      env: { INFRACAT_URL: ref.stack.url },
+      input: owner.password,
+    });
     expect(login.code, login.stderr).toBe(0);
     const createKey = async (name: string, scopes: string[]) => {
-      const created = await runInfracat(['api-keys', 'create', name, ...scopes.flatMap((s) => ['--scope', s]), '--project', 'shop', '-o', 'json'], { configDir });
+      const created = await runInfracat(
+        ['api-keys', 'create', name, ...scopes.flatMap((s) => ['--scope', s]), '--project', 'shop', '-o', 'json'],
+        { configDir },
+      );
       expect(created.code, created.stderr).toBe(0);
       const key = JSON.parse(created.stdout) as { key: string; scopes: string[]; project_ids: string[] };
       expect(key).toMatchObject({ scopes, project_ids: [projectId] });
@@ -148,68 +177,106 @@ describe('the documented GitOps workflow, with an API key only', () => {
     await rm(root, { recursive: true, force: true });
   });
 
-  it('a pull request gets the plan as a comment (read key); the merge applies it (write key); no session file anywhere', async () => {
-    const pr = await runJob('plan', 'pull_request');
-    expect(pr.map((r) => r.code), JSON.stringify(pr, null, 2)).toEqual(pr.map(() => 0));
-    expect(pr).toHaveLength(3);
-    expect(await readFile(join(root, 'npm.log'), 'utf8')).toContain('npm install -g @infracat/client');
-    expect(await readFile(join(root, 'gh.log'), 'utf8')).toContain('gh pr comment 17 --body-file plan.md');
-    const comment = await readFile(join(root, 'comment.md'), 'utf8');
-    expect(comment).toContain('#### infracat plan: shop / production');
-    expect(comment).toMatch(/\+ service\s+api\s+create/);
-    expect(comment).toMatch(/\+ service\s+db\s+create/);
-    expect(comment).toContain('to create');
-    expect((await api.get(`/services?project_id=${o.projectId}&environment_id=${o.envId}`, { token: o.token })).body).toEqual([]);
+  it(
+    'a pull request gets the plan as a comment (read key); the merge applies it (write key); no session file anywhere',
+    async () => {
+      const pr = await runJob('plan', 'pull_request');
+      expect(
+        pr.map((r) => r.code),
+        JSON.stringify(pr, null, 2),
+      ).toEqual(pr.map(() => 0));
+      expect(pr).toHaveLength(3);
+      expect(await readFile(join(root, 'npm.log'), 'utf8')).toContain('npm install -g @infracat/client');
+      expect(await readFile(join(root, 'gh.log'), 'utf8')).toContain('gh pr comment 17 --body-file plan.md');
+      const comment = await readFile(join(root, 'comment.md'), 'utf8');
+      expect(comment).toContain('#### infracat plan: shop / production');
+      expect(comment).toMatch(/\+ service\s+api\s+create/);
+      expect(comment).toMatch(/\+ service\s+db\s+create/);
+      expect(comment).toContain('to create');
+      expect(
+        (await api.get(`/services?project_id=${o.projectId}&environment_id=${o.envId}`, { token: o.token })).body,
+      ).toEqual([]);
 
-    const merge = await runJob('apply', 'push');
-    expect(merge.map((r) => r.code), JSON.stringify(merge, null, 2)).toEqual([0, 0, 0]);
-    expect(merge[2].out).toMatch(/succeeded/);
-    const services = (await api.get(`/services?project_id=${o.projectId}&environment_id=${o.envId}`, { token: o.token })).body as { name: string }[];
-    expect(services.map((s) => s.name).sort()).toEqual(['api', 'db']);
+      const merge = await runJob('apply', 'push');
+      expect(
+        merge.map((r) => r.code),
+        JSON.stringify(merge, null, 2),
+      ).toEqual([0, 0, 0]);
+      expect(merge[2].out).toMatch(/succeeded/);
+      const services = (
+        await api.get(`/services?project_id=${o.projectId}&environment_id=${o.envId}`, { token: o.token })
+      ).body as { name: string }[];
+      expect(services.map((s) => s.name).sort()).toEqual(['api', 'db']);
 
-    // Merged again without a change: the plan is empty and applying it changes nothing.
-    const again = await runJob('apply', 'push');
-    expect(again.map((r) => r.code)).toEqual([0, 0, 0]);
-    expect(again[1].out).toContain('No changes');
-    expect(await readdir(home)).toEqual([]);
-  }, SLOW);
+      // Merged again without a change: the plan is empty and applying it changes nothing.
+      const again = await runJob('apply', 'push');
+      expect(again.map((r) => r.code)).toEqual([0, 0, 0]);
+      expect(again[1].out).toContain('No changes');
+      expect(await readdir(home)).toEqual([]);
+    },
+    SLOW,
+  );
 
-  it('the read key in the merge job plans but its apply is refused with what it lacks (exit 1)', async () => {
-    await writeFile(join(work, 'envs', 'production.yaml'), FILE.replace('port: 8080', 'port: 9090'));
-    const merge = await runJob('apply', 'push', { ...secrets, INFRACAT_APPLY_KEY: secrets.INFRACAT_PLAN_KEY });
-    expect(merge.map((r) => r.code)).toEqual([0, 0, 1]);
-    expect(merge[1].out).toMatch(/~ service\s+api\s+update/);
-    expect(merge[2].out).toContain("Error: This API key is read-only: writes need the 'write' scope (HTTP 403)");
-    const api8080 = (await api.get(`/services?project_id=${o.projectId}&environment_id=${o.envId}`, { token: o.token })).body as { name: string; port: number | null }[];
-    expect(api8080.find((s) => s.name === 'api')?.port).toBe(8080);
-    await writeFile(join(work, 'envs', 'production.yaml'), FILE);
-  }, SLOW);
+  it(
+    'the read key in the merge job plans but its apply is refused with what it lacks (exit 1)',
+    async () => {
+      await writeFile(join(work, 'envs', 'production.yaml'), FILE.replace('port: 8080', 'port: 9090'));
+      const merge = await runJob('apply', 'push', { ...secrets, INFRACAT_APPLY_KEY: secrets.INFRACAT_PLAN_KEY });
+      expect(merge.map((r) => r.code)).toEqual([0, 0, 1]);
+      expect(merge[1].out).toMatch(/~ service\s+api\s+update/);
+      expect(merge[2].out).toContain("Error: This API key is read-only: writes need the 'write' scope (HTTP 403)");
+      const api8080 = (
+        await api.get(`/services?project_id=${o.projectId}&environment_id=${o.envId}`, { token: o.token })
+      ).body as { name: string; port: number | null }[];
+      expect(api8080.find((s) => s.name === 'api')?.port).toBe(8080);
+      await writeFile(join(work, 'envs', 'production.yaml'), FILE);
+    },
+    SLOW,
+  );
 
-  it('with a key, a chosen project and environment are used but not remembered: no session file is written, and the command says so', async () => {
-    const configDir = join(root, 'keyed');
-    const env = { INFRACAT_URL: ref.stack.url, INFRACAT_API_KEY: secrets.INFRACAT_APPLY_KEY };
-    const used = await runInfracat(['use', 'shop', 'production'], { configDir, env });
-    expect(used.code, used.stderr).toBe(0);
-    expect(used.stdout + used.stderr).toContain('Found shop/production (not remembered with INFRACAT_API_KEY: pass --project/--env, or set INFRACAT_PROJECT/INFRACAT_ENVIRONMENT).');
-    const created = await runInfracat(['envs', 'create', 'staging', '--project', 'shop'], { configDir, env });
-    expect(created.code, created.stderr).toBe(0);
-    expect(created.stdout + created.stderr).toContain('Created environment shop/staging (not remembered with INFRACAT_API_KEY');
-    expect(await readdir(configDir).catch(() => [])).toEqual([]);
-  }, SLOW);
+  it(
+    'with a key, a chosen project and environment are used but not remembered: no session file is written, and the command says so',
+    async () => {
+      const configDir = join(root, 'keyed');
+      const env = { INFRACAT_URL: ref.stack.url, INFRACAT_API_KEY: secrets.INFRACAT_APPLY_KEY };
+      const used = await runInfracat(['use', 'shop', 'production'], { configDir, env });
+      expect(used.code, used.stderr).toBe(0);
+      expect(used.stdout + used.stderr).toContain(
+        'Found shop/production (not remembered with INFRACAT_API_KEY: pass --project/--env, or set INFRACAT_PROJECT/INFRACAT_ENVIRONMENT).',
+      );
+      const created = await runInfracat(['envs', 'create', 'staging', '--project', 'shop'], { configDir, env });
+      expect(created.code, created.stderr).toBe(0);
+      expect(created.stdout + created.stderr).toContain(
+        'Created environment shop/staging (not remembered with INFRACAT_API_KEY',
+      );
+      expect(await readdir(configDir).catch(() => [])).toEqual([]);
+    },
+    SLOW,
+  );
 
-  it('each key shows when it was last used; a revoked key fails the job with what to do (exit 1)', async () => {
-    const configDir = join(root, 'person');
-    const keys = JSON.parse((await runInfracat(['api-keys', 'ls', '-o', 'json'], { configDir })).stdout) as { id: string; name: string; last_used_at: string | null }[];
-    expect(keys.map((k) => k.name).sort()).toEqual(['ci-apply', 'ci-plan']);
-    expect(keys.every((k) => k.last_used_at !== null)).toBe(true);
-    const table = await runInfracat(['api-keys', 'ls'], { configDir });
-    expect(table.stdout).toContain('LAST_USED');
-    for (const k of keys) expect(table.stdout).toContain(k.last_used_at!);
-    const plan = keys.find((k) => k.name === 'ci-plan')!;
-    const revoked = await runInfracat(['api-keys', 'revoke', plan.id], { configDir });
-    expect([revoked.code, revoked.stderr.trim()]).toEqual([0, `Revoked API key ${plan.id}`]);
-    const pr = await runJob('plan', 'pull_request');
-    expect(pr.at(-1)!.code).toBe(1);
-    expect(pr.at(-1)!.out).toContain('INFRACAT_API_KEY: Invalid or expired API key. Create a new one (infracat api-keys create, signed in as yourself) and set it again.');
-  }, SLOW);
+  it(
+    'each key shows when it was last used; a revoked key fails the job with what to do (exit 1)',
+    async () => {
+      const configDir = join(root, 'person');
+      const keys = JSON.parse((await runInfracat(['api-keys', 'ls', '-o', 'json'], { configDir })).stdout) as {
+        id: string;
+        name: string;
+        last_used_at: string | null;
+      }[];
+      expect(keys.map((k) => k.name).sort()).toEqual(['ci-apply', 'ci-plan']);
+      expect(keys.every((k) => k.last_used_at !== null)).toBe(true);
+      const table = await runInfracat(['api-keys', 'ls'], { configDir });
+      expect(table.stdout).toContain('LAST_USED');
+      for (const k of keys) expect(table.stdout).toContain(k.last_used_at!);
+      const plan = keys.find((k) => k.name === 'ci-plan')!;
+      const revoked = await runInfracat(['api-keys', 'revoke', plan.id], { configDir });
+      expect([revoked.code, revoked.stderr.trim()]).toEqual([0, `Revoked API key ${plan.id}`]);
+      const pr = await runJob('plan', 'pull_request');
+      expect(pr.at(-1)!.code).toBe(1);
+      expect(pr.at(-1)!.out).toContain(
+        'INFRACAT_API_KEY: Invalid or expired API key. Create a new one (infracat api-keys create, signed in as yourself) and set it again.',
+      );
+    },
+    SLOW,
+  );
 });

@@ -27,23 +27,51 @@ describe('infracat webhooks, connections -o json and completion', () => {
     Object.assign(ids, { projectId, envId });
     ids.api = (await createService(api, token, projectId, envId, { name: 'api' })).id;
     ids.host = (await createFloor(api, token, projectId, envId, { hostname: 'host-a' })).id;
-    const env = { INFRACAT_URL: ref.stack.url, INFRACAT_EMAIL: owner.email, INFRACAT_PASSWORD: owner.password, INFRACAT_PROJECT: projectId, INFRACAT_ENVIRONMENT: envId };
+    const env = {
+      INFRACAT_URL: ref.stack.url,
+      INFRACAT_EMAIL: owner.email,
+      INFRACAT_PASSWORD: owner.password,
+      INFRACAT_PROJECT: projectId,
+      INFRACAT_ENVIRONMENT: envId,
+    };
     cli = (...args) => runInfracat(args, { configDir: join(dir, 'config'), env });
   });
   afterAll(() => rm(dir, { recursive: true, force: true }));
 
   it('creates, updates, rotates and deletes a webhook; the secret is shown on create and rotate', async () => {
-    const created = await cli('webhooks', 'create', 'https://receiver.example/hook', '--event', 'service.created', '--event', 'service.deleted', '-o', 'json');
+    const created = await cli(
+      'webhooks',
+      'create',
+      'https://receiver.example/hook',
+      '--event',
+      'service.created',
+      '--event',
+      'service.deleted',
+      '-o',
+      'json',
+    );
     expect(created.code).toBe(0);
     const hook = JSON.parse(created.stdout);
-    expect([hook.url, hook.events, hook.enabled, typeof hook.secret]).toEqual(['https://receiver.example/hook', ['service.created', 'service.deleted'], true, 'string']);
+    expect([hook.url, hook.events, hook.enabled, typeof hook.secret]).toEqual([
+      'https://receiver.example/hook',
+      ['service.created', 'service.deleted'],
+      true,
+      'string',
+    ]);
     const updated = await cli('webhooks', 'update', hook.id, '--event', 'service.updated', '--disable', '-o', 'json');
-    expect([updated.code, JSON.parse(updated.stdout).events, JSON.parse(updated.stdout).enabled]).toEqual([0, ['service.updated'], false]);
+    expect([updated.code, JSON.parse(updated.stdout).events, JSON.parse(updated.stdout).enabled]).toEqual([
+      0,
+      ['service.updated'],
+      false,
+    ]);
     const rotated = await cli('webhooks', 'rotate', hook.id, '-o', 'json');
     expect(rotated.code).toBe(0);
     expect(JSON.parse(rotated.stdout).secret).not.toBe(hook.secret);
     const nothing = await cli('webhooks', 'update', hook.id);
-    expect([nothing.code, nothing.stderr.trim()]).toEqual([1, 'Error: Nothing to change: pass --url, --event, --description, --enable or --disable.']);
+    expect([nothing.code, nothing.stderr.trim()]).toEqual([
+      1,
+      'Error: Nothing to change: pass --url, --event, --description, --enable or --disable.',
+    ]);
     const removed = await cli('webhooks', 'rm', hook.id);
     expect([removed.code, removed.stderr.trim()]).toEqual([0, `Deleted webhook ${hook.id}`]);
     const listed = await cli('webhooks', 'ls', '--project', ids.projectId, '-o', 'json');
@@ -64,9 +92,13 @@ describe('infracat webhooks, connections -o json and completion', () => {
     expect(bash.stdout).toContain('complete -o default -F _infracat infracat');
     expect(bash.stdout).toMatch(/webhooks\) words="ls deliveries redeliver create update rotate rm /);
     expect((await cli('completion', 'zsh')).stdout).toContain('compdef _infracat infracat');
-    expect((await cli('completion', 'fish')).stdout).toContain("complete -c infracat -n '__fish_seen_subcommand_from webhooks' -f -a 'ls deliveries redeliver create update rotate rm'");
+    expect((await cli('completion', 'fish')).stdout).toContain(
+      "complete -c infracat -n '__fish_seen_subcommand_from webhooks' -f -a 'ls deliveries redeliver create update rotate rm'",
+    );
     const other = await cli('completion', 'powershell');
     expect(other.code).toBe(1);
-    expect(other.stderr).toContain("value 'powershell' is invalid for argument 'shell'. Allowed choices are bash, zsh, fish.");
+    expect(other.stderr).toContain(
+      "value 'powershell' is invalid for argument 'shell'. Allowed choices are bash, zsh, fish.",
+    );
   });
 });

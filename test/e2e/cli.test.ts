@@ -43,7 +43,16 @@ spec:
 describe('the infracat CLI', () => {
   let dir: string;
   let cli: (args: string[], input?: string) => Promise<Run>;
-  const account = { email: '', password: '', token: '', projectId: '', envId: '', stagingId: '', projectName: '', secret: '' };
+  const account = {
+    email: '',
+    password: '',
+    token: '',
+    projectId: '',
+    envId: '',
+    stagingId: '',
+    projectName: '',
+    secret: '',
+  };
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'infracat-'));
@@ -58,7 +67,15 @@ describe('the infracat CLI', () => {
     // tolerance) to arrive in, however loaded the machine, with no wait for a step to begin.
     clock.advance(-(clock.now().getTime() % 30_000));
     const secret = await enrolAuthenticator(api, owner.token, new Date(clock.now().getTime() - 30_000));
-    Object.assign(account, { email: owner.email, password: owner.password, token: owner.token, projectId, envId, stagingId, secret });
+    Object.assign(account, {
+      email: owner.email,
+      password: owner.password,
+      token: owner.token,
+      projectId,
+      envId,
+      stagingId,
+      secret,
+    });
   });
   afterAll(async () => {
     await rm(dir, { recursive: true, force: true });
@@ -67,7 +84,25 @@ describe('the infracat CLI', () => {
   it('--help works and lists every command with examples', async () => {
     const help = await cli(['--help']);
     expect(help.code).toBe(0);
-    for (const cmd of ['login', 'logout', 'whoami', 'use', 'projects', 'envs', 'services', 'floors', 'networks', 'connections', 'impact', 'export', 'import', 'plan', 'apply', 'audit', 'webhooks']) {
+    for (const cmd of [
+      'login',
+      'logout',
+      'whoami',
+      'use',
+      'projects',
+      'envs',
+      'services',
+      'floors',
+      'networks',
+      'connections',
+      'impact',
+      'export',
+      'import',
+      'plan',
+      'apply',
+      'audit',
+      'webhooks',
+    ]) {
       expect(help.stdout).toContain(`  ${cmd}`);
     }
     expect((await cli(['plan', '--help'])).stdout).toMatch(/Examples:\n\s+\$ infracat plan -f env\.yaml/);
@@ -100,9 +135,16 @@ describe('the infracat CLI', () => {
     expect((await cli(['services', 'create', 'api', '--port', '8080', '--tag', 'prod'])).code).toBe(0);
     const db = await cli(['services', 'create', 'db', '-o', 'json']);
     expect(db.code, db.stderr).toBe(0);
-    expect(JSON.parse(db.stdout)).toMatchObject({ name: 'db', project_id: account.projectId, environment_id: account.envId });
+    expect(JSON.parse(db.stdout)).toMatchObject({
+      name: 'db',
+      project_id: account.projectId,
+      environment_id: account.envId,
+    });
     const ls = await cli(['services', 'ls', '-o', 'json']);
-    expect(JSON.parse(ls.stdout).map((s: { name: string; port: number | null }) => [s.name, s.port])).toEqual([['api', 8080], ['db', null]]);
+    expect(JSON.parse(ls.stdout).map((s: { name: string; port: number | null }) => [s.name, s.port])).toEqual([
+      ['api', 8080],
+      ['db', null],
+    ]);
     const table = await cli(['services', 'ls']);
     expect(table.stdout).toMatch(/NAME.*PORT/);
     expect(table.stdout).toMatch(/api.*8080/);
@@ -110,7 +152,7 @@ describe('the infracat CLI', () => {
     expect(yaml).toMatchObject({ name: 'api', port: 8080, tags: ['prod'] });
   });
 
-  it('a refusal prints the service\'s detail, no stack trace, and exits non-zero', async () => {
+  it("a refusal prints the service's detail, no stack trace, and exits non-zero", async () => {
     const unknown = '00000000-0000-4000-8000-000000000000';
     const refused = await cli(['services', 'get', unknown]);
     const direct = await api.get(`/services/${unknown}`, { token: account.token });
@@ -121,7 +163,10 @@ describe('the infracat CLI', () => {
     expect(invalid.code).toBe(1);
     expect(invalid.stderr).toMatch(/^Error: body\.repository_url: .+ \(HTTP 422\)\n$/);
     const missing = await cli(['services', 'get', 'nope']);
-    expect([missing.code, missing.stderr]).toEqual([1, `Error: No service 'nope' in ${account.projectName}/production.\n`]);
+    expect([missing.code, missing.stderr]).toEqual([
+      1,
+      `Error: No service 'nope' in ${account.projectName}/production.\n`,
+    ]);
     const bad = await cli(['services', 'ls', '-o', 'xml']);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain('xml');
@@ -143,14 +188,26 @@ describe('the infracat CLI', () => {
     expect(report.summary).toMatchObject({ update: 1, unchanged: 1, delete: 0, error: 0 });
     expect(report.items).toContainEqual({ kind: 'service', name: 'cache', action: 'create' });
     // Nothing was written by planning.
-    expect((await api.get(`/services?project_id=${account.projectId}&environment_id=${account.envId}`, { token: account.token })).body).toHaveLength(2);
+    expect(
+      (
+        await api.get(`/services?project_id=${account.projectId}&environment_id=${account.envId}`, {
+          token: account.token,
+        })
+      ).body,
+    ).toHaveLength(2);
 
     const apply = await cli(['apply', '-f', file, '--yes']);
     expect(apply.code, apply.stderr).toBe(0);
     expect(apply.stderr).toContain('import: succeeded');
     expect(apply.stdout).toMatch(/Import succeeded: \d+ created, 1 updated/);
-    const services = await api.get(`/services?project_id=${account.projectId}&environment_id=${account.envId}`, { token: account.token });
-    expect(services.body.map((s: { name: string; port: number }) => [s.name, s.port])).toEqual([['api', 9090], ['cache', 6379], ['db', null]]);
+    const services = await api.get(`/services?project_id=${account.projectId}&environment_id=${account.envId}`, {
+      token: account.token,
+    });
+    expect(services.body.map((s: { name: string; port: number }) => [s.name, s.port])).toEqual([
+      ['api', 9090],
+      ['cache', 6379],
+      ['db', null],
+    ]);
 
     const clean = await cli(['plan', '-f', file]);
     expect(clean.code, clean.stdout + clean.stderr).toBe(0);
@@ -164,7 +221,10 @@ describe('the infracat CLI', () => {
     expect(plan.code).toBe(1);
     expect(plan.stdout).toMatch(/broken\.yaml:10\s+\/spec\/services\/2\/port/);
     const smaller = join(dir, 'smaller.yaml');
-    await writeFile(smaller, ENV_FILE.replace('    - name: cache\n      port: 6379\n', '').replace('    - from: cache\n      to: db\n', ''));
+    await writeFile(
+      smaller,
+      ENV_FILE.replace('    - name: cache\n      port: 6379\n', '').replace('    - from: cache\n      to: db\n', ''),
+    );
     const pruned = await cli(['plan', '-f', smaller, '--prune']);
     expect(pruned.code, pruned.stdout + pruned.stderr).toBe(2);
     expect(pruned.stdout).toMatch(/- service\s+cache\s+delete/);
@@ -197,7 +257,11 @@ describe('the infracat CLI', () => {
     expect(imported.stderr).toContain('import: succeeded');
     expect(imported.stdout).toMatch(/Import succeeded: \d+ created, 0 updated/);
     const staging = await cli(['services', 'ls', '--env', 'staging', '-o', 'json']);
-    expect(JSON.parse(staging.stdout).map((s: { name: string; port: number | null }) => [s.name, s.port])).toEqual([['api', 9090], ['cache', 6379], ['db', null]]);
+    expect(JSON.parse(staging.stdout).map((s: { name: string; port: number | null }) => [s.name, s.port])).toEqual([
+      ['api', 9090],
+      ['cache', 6379],
+      ['db', null],
+    ]);
     expect((await cli(['plan', '-f', out, '--env', 'staging'])).code).toBe(0);
   });
 
@@ -216,15 +280,26 @@ describe('the infracat CLI', () => {
     const other = await signUp(api);
     await projectWithEnv(api, other.token, 'ci-project');
     const configDir = join(dir, 'ci');
-    const env = { INFRACAT_EMAIL: other.email, INFRACAT_PASSWORD: other.password, INFRACAT_PROJECT: 'ci-project', INFRACAT_ENVIRONMENT: 'production' };
+    const env = {
+      INFRACAT_EMAIL: other.email,
+      INFRACAT_PASSWORD: other.password,
+      INFRACAT_PROJECT: 'ci-project',
+      INFRACAT_ENVIRONMENT: 'production',
+    };
     const ls = await infracat(['services', 'ls', '-o', 'json'], { configDir, env });
     expect(ls.code, ls.stderr).toBe(0);
     expect(JSON.parse(ls.stdout)).toEqual([]);
     const created = await infracat(['services', 'create', 'from-ci', '-o', 'json'], { configDir, env });
     expect(created.code, created.stderr).toBe(0);
-    expect(JSON.parse(await readFile(join(configDir, 'session.json'), 'utf8'))).toMatchObject({ email: other.email, refresh_token: expect.any(String) });
+    expect(JSON.parse(await readFile(join(configDir, 'session.json'), 'utf8'))).toMatchObject({
+      email: other.email,
+      refresh_token: expect.any(String),
+    });
     // The account with a second factor needs its code: a clear refusal without one.
-    const noCode = await infracat(['whoami'], { configDir: join(dir, 'ci2'), env: { INFRACAT_EMAIL: account.email, INFRACAT_PASSWORD: account.password } });
+    const noCode = await infracat(['whoami'], {
+      configDir: join(dir, 'ci2'),
+      env: { INFRACAT_EMAIL: account.email, INFRACAT_PASSWORD: account.password },
+    });
     expect(noCode.code).toBe(1);
     expect(noCode.stderr).toContain('INFRACAT_TOTP_CODE');
   });
@@ -232,21 +307,28 @@ describe('the infracat CLI', () => {
   it('projects create and envs create make and use them; connections join services by name and impact follows them', async () => {
     const other = await signUp(api);
     const configDir = join(dir, 'fresh');
-    const run = (args: string[]) => infracat(args, { configDir, env: { INFRACAT_EMAIL: other.email, INFRACAT_PASSWORD: other.password } });
+    const run = (args: string[]) =>
+      infracat(args, { configDir, env: { INFRACAT_EMAIL: other.email, INFRACAT_PASSWORD: other.password } });
     const project = await run(['projects', 'create', 'fresh-shop']);
     expect(project.code, project.stderr).toBe(0);
     expect(project.stderr).toMatch(/Created project fresh-shop .* and using it/);
     const env = await run(['envs', 'create', 'production', '-o', 'json']);
     expect(env.code, env.stderr).toBe(0);
     expect(JSON.parse(env.stdout)).toMatchObject({ name: 'production' });
-    expect(JSON.parse((await run(['whoami', '-o', 'json'])).stdout)).toMatchObject({ project: 'fresh-shop', environment: 'production' });
+    expect(JSON.parse((await run(['whoami', '-o', 'json'])).stdout)).toMatchObject({
+      project: 'fresh-shop',
+      environment: 'production',
+    });
     for (const name of ['db', 'api', 'web']) expect((await run(['services', 'create', name])).code).toBe(0);
     expect((await run(['connections', 'create', 'api', 'db', '--direction', 'a_to_b', '--name', 'sql'])).code).toBe(0);
     expect((await run(['connections', 'create', 'service:web', 'service:api', '--direction', 'a_to_b'])).code).toBe(0);
     const listed = await run(['connections', 'ls']);
     expect(listed.stdout).toMatch(/api\s+│ a_to_b\s+│ db\s+│ sql/);
     const self = await run(['connections', 'create', 'api', 'api']);
-    expect([self.code, self.stderr]).toEqual([1, 'Error: body.b_id: An entity may not be connected to itself (HTTP 422)\n']);
+    expect([self.code, self.stderr]).toEqual([
+      1,
+      'Error: body.b_id: An entity may not be connected to itself (HTTP 422)\n',
+    ]);
     const impact = await run(['impact', 'db']);
     expect(impact.stdout).toMatch(/└─ web \(service\)\s+distance 2\s+via connection\s+path: db → api → web/);
   });

@@ -22,7 +22,13 @@ const api = client(() => ref.stack.url);
 
 const UNRELATED = 60;
 const DUPLICATE = { detail: 'A connection between these two entities in this direction already exists' };
-const svc = (a: string, b: string, extra: Record<string, unknown> = {}) => ({ a_type: 'service', a_id: a, b_type: 'service', b_id: b, ...extra });
+const svc = (a: string, b: string, extra: Record<string, unknown> = {}) => ({
+  a_type: 'service',
+  a_id: a,
+  b_type: 'service',
+  b_id: b,
+  ...extra,
+});
 
 /** One environment: the subjects of the writes below, and 12 other services joined by `unrelated` connections. */
 async function environment(token: string, projectId: string, envId: string, unrelated: number) {
@@ -38,16 +44,22 @@ async function environment(token: string, projectId: string, envId: string, unre
   };
   // The other services' connections: distinct pairs, in batches of 24.
   const pairs: [string, string][] = [];
-  for (let a = 0; a < others.length; a++) for (let b = a + 1; b < others.length; b++) pairs.push([others[a], others[b]]);
+  for (let a = 0; a < others.length; a++)
+    for (let b = a + 1; b < others.length; b++) pairs.push([others[a], others[b]]);
   for (let i = 0; i < unrelated; i += 24) {
-    await post('/service-connections/batch', { group_kind: 'hub', items: pairs.slice(i, Math.min(i + 24, unrelated)).map(([a, b]) => svc(a, b)) });
+    await post('/service-connections/batch', {
+      group_kind: 'hub',
+      items: pairs.slice(i, Math.min(i + 24, unrelated)).map(([a, b]) => svc(a, b)),
+    });
   }
   // x: two connections (one alone, one in a chain with y–z); the floor: two; the chain k1–k2–k3.
   await post('/service-connections', svc(x, y, { direction: 'a_to_b' }));
   const xChain = await post('/service-connections/batch', { group_kind: 'chain', items: [svc(x, z), svc(y, z)] });
   await post('/service-connections', { a_type: 'floor', a_id: floor, b_type: 'service', b_id: y });
   await post('/service-connections', { a_type: 'floor', a_id: floor, b_type: 'service', b_id: z });
-  const chain = (await post('/service-connections/batch', { group_kind: 'chain', items: [svc(k1, k2), svc(k2, k3)] }))[0].chain_id as string;
+  const chain = (
+    await post('/service-connections/batch', { group_kind: 'chain', items: [svc(k1, k2), svc(k2, k3)] })
+  )[0].chain_id as string;
   const list = async (query: Record<string, string> = {}) => {
     const res = await api.get(`/service-connections?${new URLSearchParams({ ...scope, ...query })}`, { token });
     expect(res.status, res.text).toBe(200);
@@ -79,23 +91,42 @@ describe('connection writes read only the connections they touch (issue 26)', ()
 
     let made: Record<string, string> = {};
     await both('POST /service-connections', async (e) => {
-      const res = await api.post('/service-connections', { ...e.scope, ...svc(e.p, e.q, { direction: 'a_to_b' }) }, { token });
+      const res = await api.post(
+        '/service-connections',
+        { ...e.scope, ...svc(e.p, e.q, { direction: 'a_to_b' }) },
+        { token },
+      );
       expect(res.status, res.text).toBe(201);
       made = { ...made, [e.scope.environment_id]: res.body.id };
     });
     await both('POST /service-connections (duplicate, 400)', async (e) => {
-      const res = await api.post('/service-connections', { ...e.scope, ...svc(e.q, e.p, { direction: 'b_to_a' }) }, { token });
+      const res = await api.post(
+        '/service-connections',
+        { ...e.scope, ...svc(e.q, e.p, { direction: 'b_to_a' }) },
+        { token },
+      );
       expect(res.status).toBe(400);
       expect(res.body).toEqual(DUPLICATE);
     });
     await both('PATCH /service-connections/{id} direction', async (e) => {
-      const res = await api.patch(`/service-connections/${made[e.scope.environment_id]}`, { direction: 'both' }, { token });
+      const res = await api.patch(
+        `/service-connections/${made[e.scope.environment_id]}`,
+        { direction: 'both' },
+        { token },
+      );
       expect(res.status, res.text).toBe(200);
     });
     await both('PATCH /service-connections/chains/{id} direction', async (e) => {
-      const res = await api.patch(`/service-connections/chains/${e.chain}`, { direction: 'b_to_a', name: 'k' }, { token });
+      const res = await api.patch(
+        `/service-connections/chains/${e.chain}`,
+        { direction: 'b_to_a', name: 'k' },
+        { token },
+      );
       expect(res.status, res.text).toBe(200);
-      expect(res.body.map((c: { direction: string; name: string }) => [c.direction, c.name])).toEqual([['b_to_a', 'k'], ['b_to_a', 'k']]);
+      expect(res.body.map((c: { direction: string; name: string }) => [c.direction, c.name])).toEqual([
+        ['b_to_a', 'k'],
+        ['b_to_a', 'k'],
+      ]);
     });
     await both('DELETE /service-connections/chains/{id}', async (e) => {
       expect((await api.delete(`/service-connections/chains/${e.chain}`, undefined, { token })).status).toBe(204);
@@ -106,7 +137,11 @@ describe('connection writes read only the connections they touch (issue 26)', ()
     await both('DELETE /service-floors/{id} (2 connections)', async (e) => {
       expect((await api.delete(`/service-floors/${e.floor}`, undefined, { token })).status).toBe(204);
     });
-    console.log(`items read (quiet environment / with ${UNRELATED} other connections):\n${Object.entries(figures).map(([k, v]) => `  ${k}: ${v.quiet} / ${v.crowded}`).join('\n')}`);
+    console.log(
+      `items read (quiet environment / with ${UNRELATED} other connections):\n${Object.entries(figures)
+        .map(([k, v]) => `  ${k}: ${v.quiet} / ${v.crowded}`)
+        .join('\n')}`,
+    );
     for (const [label, { quiet: q, crowded: c }] of Object.entries(figures)) {
       expect(c, label).toBeLessThanOrEqual(q);
       expect(c, label).toBeLessThan(UNRELATED);
@@ -118,7 +153,10 @@ describe('connection writes read only the connections they touch (issue 26)', ()
       expect(left.filter((c) => [c.a_id, c.b_id].some((id) => [e.x, e.floor].includes(id)))).toEqual([]);
       expect(left.filter((c) => c.chain_id === e.chain)).toEqual([]);
       const kept = left.filter((c) => [e.p, e.q, e.y, e.z].includes(c.a_id) && [e.p, e.q, e.y, e.z].includes(c.b_id));
-      expect(kept.map((c) => [c.a_id, c.b_id, c.direction])).toEqual([[e.y, e.z, 'none'], [e.p, e.q, 'both']]);
+      expect(kept.map((c) => [c.a_id, c.b_id, c.direction])).toEqual([
+        [e.y, e.z, 'none'],
+        [e.p, e.q, 'both'],
+      ]);
       expect(kept[0].chain_id).toBe(e.xChain);
     }
     expect(await crowded.list()).toHaveLength(UNRELATED + 2);
@@ -140,7 +178,9 @@ describe('connection writes read only the connections they touch (issue 26)', ()
       ]);
       expect([batch.status, one.status].sort(), `round ${round}`).toEqual([201, 400]);
       expect((batch.status === 400 ? batch : one).body).toEqual(DUPLICATE);
-      const listed = (await api.get(`/service-connections?${new URLSearchParams({ ...scope, entity_id: hub })}`, { token })).body as unknown[];
+      const listed = (
+        await api.get(`/service-connections?${new URLSearchParams({ ...scope, entity_id: hub })}`, { token })
+      ).body as unknown[];
       expect(listed).toHaveLength(batch.status === 201 ? 24 : 1);
     }
   }, 60_000);
@@ -148,14 +188,27 @@ describe('connection writes read only the connections they touch (issue 26)', ()
   it('a chain whose own listings are missing (a table not yet backfilled) is still patched and deleted whole', async () => {
     const { token, projectId, envId } = await ownerWithEnv(api, 'Business');
     const scope = { project_id: projectId, environment_id: envId };
-    const [a, b, c, d] = await Promise.all(['a', 'b', 'c', 'd'].map(async (name) => (await createService(api, token, projectId, envId, { name })).id as string));
-    const made = await api.post('/service-connections/batch', { ...scope, group_kind: 'chain', items: [svc(a, b), svc(b, c), svc(c, d)] }, { token });
+    const [a, b, c, d] = await Promise.all(
+      ['a', 'b', 'c', 'd'].map(
+        async (name) => (await createService(api, token, projectId, envId, { name })).id as string,
+      ),
+    );
+    const made = await api.post(
+      '/service-connections/batch',
+      { ...scope, group_kind: 'chain', items: [svc(a, b), svc(b, c), svc(c, d)] },
+      { token },
+    );
     expect(made.status, made.text).toBe(201);
     const chainId = made.body[0].chain_id as string;
-    const listings = await queryPrefix<{ PK: string; SK: string }>(projectId, keys.listingPrefix('CONN', envId, chainPlace(chainId)));
+    const listings = await queryPrefix<{ PK: string; SK: string }>(
+      projectId,
+      keys.listingPrefix('CONN', envId, chainPlace(chainId)),
+    );
     expect(listings).toHaveLength(3);
     for (const l of listings.slice(1)) await deleteItem({ PK: l.PK, SK: l.SK });
-    const members = async () => (await api.get(`/service-connections?${new URLSearchParams({ ...scope, chain_id: chainId })}`, { token })).body as { name: string }[];
+    const members = async () =>
+      (await api.get(`/service-connections?${new URLSearchParams({ ...scope, chain_id: chainId })}`, { token }))
+        .body as { name: string }[];
 
     const patched = await api.patch(`/service-connections/chains/${chainId}`, { name: 'whole' }, { token });
     expect(patched.status, patched.text).toBe(200);
@@ -169,13 +222,21 @@ describe('connection writes read only the connections they touch (issue 26)', ()
   it('the backfill lists the members of chains made before chains had listings of their own, once', async () => {
     const { token, projectId, envId } = await ownerWithEnv(api, 'Business');
     const scope = { project_id: projectId, environment_id: envId };
-    const [a, b, c] = await Promise.all(['a', 'b', 'c'].map(async (name) => (await createService(api, token, projectId, envId, { name })).id as string));
-    const made = await api.post('/service-connections/batch', { ...scope, group_kind: 'hub', items: [svc(a, b), svc(a, c)] }, { token });
+    const [a, b, c] = await Promise.all(
+      ['a', 'b', 'c'].map(async (name) => (await createService(api, token, projectId, envId, { name })).id as string),
+    );
+    const made = await api.post(
+      '/service-connections/batch',
+      { ...scope, group_kind: 'hub', items: [svc(a, b), svc(a, c)] },
+      { token },
+    );
     expect(made.status, made.text).toBe(201);
     const range = keys.listingPrefix('CONN', envId, chainPlace(made.body[0].chain_id));
     const before = await queryPrefix<{ PK: string; SK: string }>(projectId, range);
     expect(before).toHaveLength(2);
-    expect(before.map((l) => (l as unknown as { id: string }).id).sort()).toEqual(made.body.map((m: { id: string }) => m.id).sort());
+    expect(before.map((l) => (l as unknown as { id: string }).id).sort()).toEqual(
+      made.body.map((m: { id: string }) => m.id).sort(),
+    );
     // A table of the former layout: no chain listings, the connections' backfill recorded without the revision.
     for (const l of before) await deleteItem({ PK: l.PK, SK: l.SK });
     const marker = (await readItem(keys.migration('conn-listing')))!;
@@ -197,7 +258,15 @@ describe('connection writes read only the connections they touch (issue 26)', ()
     // Both hubs joined to every spoke and to each other: 121 connections each, more than a probe.
     for (const hub of [h1, h2]) {
       for (let i = 0; i < spokes.length; i += 24) {
-        const res = await api.post('/service-connections/batch', { ...scope, group_kind: 'hub', items: spokes.slice(i, i + 24).map((s) => svc(hub, s, { direction: 'a_to_b' })) }, { token });
+        const res = await api.post(
+          '/service-connections/batch',
+          {
+            ...scope,
+            group_kind: 'hub',
+            items: spokes.slice(i, i + 24).map((s) => svc(hub, s, { direction: 'a_to_b' })),
+          },
+          { token },
+        );
         expect(res.status, res.text).toBe(201);
       }
     }
@@ -214,7 +283,9 @@ describe('connection writes read only the connections they touch (issue 26)', ()
     };
     const quiet = await counted(svc(u, v, { direction: 'a_to_b' }), 201);
     const toHub = await counted(svc(h1, t, { direction: 'a_to_b' }), 201);
-    console.log(`items read by a new connection: between two quiet services ${quiet}, to a hub of ${spokes.length + 1} ${toHub}`);
+    console.log(
+      `items read by a new connection: between two quiet services ${quiet}, to a hub of ${spokes.length + 1} ${toHub}`,
+    );
     expect(toHub).toBeLessThanOrEqual(quiet + END_PROBE);
 
     // Duplicates, decided from the spoke's side, the same pair written the other way round, and hub to hub.
@@ -223,12 +294,17 @@ describe('connection writes read only the connections they touch (issue 26)', ()
     await counted(svc(h2, h1, { direction: 'b_to_a' }), 400);
     await counted(svc(h2, h1, { direction: 'a_to_b' }), 201);
     // A listing written before listings held their ends (a table not yet backfilled) still counts.
-    const [old] = await queryPrefix<{ PK: string; SK: string; a_id?: string; b_id?: string }>(projectId, keys.listingPrefix('CONN', envId, spokes[9]));
+    const [old] = await queryPrefix<{ PK: string; SK: string; a_id?: string; b_id?: string }>(
+      projectId,
+      keys.listingPrefix('CONN', envId, spokes[9]),
+    );
     expect([old.a_id, old.b_id]).toEqual([h1, spokes[9]]);
     const { a_id: _a, b_id: _b, ...withoutEnds } = old;
     await putItem(withoutEnds);
     await counted(svc(spokes[9], h1, { direction: 'b_to_a' }), 400);
-    const listed = (await api.get(`/service-connections?${new URLSearchParams({ ...scope, entity_id: h1 })}`, { token })).body as unknown[];
+    const listed = (
+      await api.get(`/service-connections?${new URLSearchParams({ ...scope, entity_id: h1 })}`, { token })
+    ).body as unknown[];
     expect(listed).toHaveLength(spokes.length + 3);
   }, 120_000);
 });

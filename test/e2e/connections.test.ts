@@ -19,27 +19,70 @@ async function catalog() {
   return { ...base, web, db, vm, scope };
 }
 
-const FIELDS = ['a_id', 'a_type', 'b_id', 'b_type', 'chain_id', 'created_at', 'deleted_at', 'direction', 'environment_id', 'group_kind', 'id', 'name', 'project_id', 'updated_at'];
+const FIELDS = [
+  'a_id',
+  'a_type',
+  'b_id',
+  'b_type',
+  'chain_id',
+  'created_at',
+  'deleted_at',
+  'direction',
+  'environment_id',
+  'group_kind',
+  'id',
+  'name',
+  'project_id',
+  'updated_at',
+];
 
 describe('POST /service-connections', () => {
   it('connects a service and a floor, direction none by default, in the documented shape', async () => {
     const { owner, web, vm, scope, projectId, envId } = await catalog();
-    const res = await api.post('/service-connections', { ...scope, a_type: 'service', a_id: web, b_type: 'floor', b_id: vm }, { token: owner.token });
+    const res = await api.post(
+      '/service-connections',
+      { ...scope, a_type: 'service', a_id: web, b_type: 'floor', b_id: vm },
+      { token: owner.token },
+    );
     expect(res.status, res.text).toBe(201);
     expect(Object.keys(res.body).sort()).toEqual(FIELDS);
     expect(res.body).toMatchObject({
-      project_id: projectId, environment_id: envId, a_type: 'service', a_id: web, b_type: 'floor', b_id: vm,
-      direction: 'none', chain_id: null, name: null, group_kind: null, deleted_at: null,
+      project_id: projectId,
+      environment_id: envId,
+      a_type: 'service',
+      a_id: web,
+      b_type: 'floor',
+      b_id: vm,
+      direction: 'none',
+      chain_id: null,
+      name: null,
+      group_kind: null,
+      deleted_at: null,
     });
   });
 
   it('keeps the given direction and name, service to service and floor to floor', async () => {
     const { owner, projectId, envId, web, db, scope } = await catalog();
-    const ss = await connect(api, owner.token, { ...scope, a_type: 'service', a_id: web, b_type: 'service', b_id: db, direction: 'a_to_b', name: 'SQL' });
+    const ss = await connect(api, owner.token, {
+      ...scope,
+      a_type: 'service',
+      a_id: web,
+      b_type: 'service',
+      b_id: db,
+      direction: 'a_to_b',
+      name: 'SQL',
+    });
     expect(ss).toMatchObject({ direction: 'a_to_b', name: 'SQL' });
     const vm2 = await addFloor(api, owner.token, projectId, envId, 'vm-2');
     const vm3 = await addFloor(api, owner.token, projectId, envId, 'vm-3');
-    const ff = await connect(api, owner.token, { ...scope, a_type: 'floor', a_id: vm2, b_type: 'floor', b_id: vm3, direction: 'both' });
+    const ff = await connect(api, owner.token, {
+      ...scope,
+      a_type: 'floor',
+      a_id: vm2,
+      b_type: 'floor',
+      b_id: vm3,
+      direction: 'both',
+    });
     expect(ff).toMatchObject({ a_type: 'floor', b_type: 'floor', direction: 'both' });
   });
 
@@ -47,9 +90,22 @@ describe('POST /service-connections', () => {
     const user = await signUp(api);
     const id = randomUUID();
     // Neither the project nor the entity exists: validation answers first.
-    const res = await api.post('/service-connections', { project_id: randomUUID(), environment_id: randomUUID(), a_type: 'service', a_id: id, b_type: 'service', b_id: id }, { token: user.token });
+    const res = await api.post(
+      '/service-connections',
+      {
+        project_id: randomUUID(),
+        environment_id: randomUUID(),
+        a_type: 'service',
+        a_id: id,
+        b_type: 'service',
+        b_id: id,
+      },
+      { token: user.token },
+    );
     expect(res.status).toBe(422);
-    expect(res.body.detail).toEqual([{ loc: ['body', 'b_id'], msg: 'An entity may not be connected to itself', type: 'custom' }]);
+    expect(res.body.detail).toEqual([
+      { loc: ['body', 'b_id'], msg: 'An entity may not be connected to itself', type: 'custom' },
+    ]);
   });
 
   it('validates types, direction, ids and required scope (422)', async () => {
@@ -72,32 +128,46 @@ describe('POST /service-connections', () => {
   it('requires both ends to be live entities of the same environment', async () => {
     const { owner, projectId, envId, web, db, vm, scope } = await catalog();
     const body = (b: Record<string, unknown>) => ({ ...scope, a_type: 'service', a_id: web, ...b });
-    const unknownService = await api.post('/service-connections', body({ b_type: 'service', b_id: randomUUID() }), { token: owner.token });
+    const unknownService = await api.post('/service-connections', body({ b_type: 'service', b_id: randomUUID() }), {
+      token: owner.token,
+    });
     expect(unknownService.status).toBe(404);
     expect(unknownService.body).toEqual({ detail: 'Service not found' });
-    const unknownFloor = await api.post('/service-connections', body({ b_type: 'floor', b_id: randomUUID() }), { token: owner.token });
+    const unknownFloor = await api.post('/service-connections', body({ b_type: 'floor', b_id: randomUUID() }), {
+      token: owner.token,
+    });
     expect(unknownFloor.status).toBe(404);
     expect(unknownFloor.body).toEqual({ detail: 'ServiceFloor not found' });
     // A floor id given as a service (wrong type) is not a service.
-    const wrongType = await api.post('/service-connections', body({ b_type: 'service', b_id: vm }), { token: owner.token });
+    const wrongType = await api.post('/service-connections', body({ b_type: 'service', b_id: vm }), {
+      token: owner.token,
+    });
     expect(wrongType.status).toBe(404);
     expect(wrongType.body).toEqual({ detail: 'Service not found' });
     // An entity of another environment of the same project is refused the same way.
     const staging = await addEnv(api, owner.token, projectId);
     const elsewhere = await addService(api, owner.token, projectId, staging, 'web-staging');
-    const crossEnv = await api.post('/service-connections', body({ b_type: 'service', b_id: elsewhere }), { token: owner.token });
+    const crossEnv = await api.post('/service-connections', body({ b_type: 'service', b_id: elsewhere }), {
+      token: owner.token,
+    });
     expect(crossEnv.status).toBe(404);
     expect(crossEnv.text).toBe(unknownService.text);
     // A deleted service is gone.
     const gone = await addService(api, owner.token, projectId, envId, 'legacy');
     await removeService(api, owner.token, gone);
-    const toDeleted = await api.post('/service-connections', body({ b_type: 'service', b_id: gone }), { token: owner.token });
+    const toDeleted = await api.post('/service-connections', body({ b_type: 'service', b_id: gone }), {
+      token: owner.token,
+    });
     expect(toDeleted.status).toBe(404);
     expect(toDeleted.text).toBe(unknownService.text);
     // Nothing was written by the refusals.
-    const list = await api.get(`/service-connections?project_id=${projectId}&environment_id=${envId}`, { token: owner.token });
+    const list = await api.get(`/service-connections?project_id=${projectId}&environment_id=${envId}`, {
+      token: owner.token,
+    });
     expect(list.body).toEqual([]);
-    expect((await api.post('/service-connections', body({ b_type: 'service', b_id: db }), { token: owner.token })).status).toBe(201);
+    expect(
+      (await api.post('/service-connections', body({ b_type: 'service', b_id: db }), { token: owner.token })).status,
+    ).toBe(201);
   });
 
   it('answers 404 Project not found to non-members and 400 for an environment outside the project', async () => {
@@ -107,13 +177,23 @@ describe('POST /service-connections', () => {
     const res = await api.post('/service-connections', body, { token: stranger.token });
     expect(res.status).toBe(404);
     expect(res.body).toEqual({ detail: 'Project not found' });
-    const unknown = await api.post('/service-connections', { ...body, project_id: randomUUID() }, { token: owner.token });
+    const unknown = await api.post(
+      '/service-connections',
+      { ...body, project_id: randomUUID() },
+      { token: owner.token },
+    );
     expect(unknown.text).toBe(res.text);
     const other = await ownerWithEnv(api);
-    const foreignEnv = await api.post('/service-connections', { ...body, environment_id: other.envId }, { token: owner.token });
+    const foreignEnv = await api.post(
+      '/service-connections',
+      { ...body, environment_id: other.envId },
+      { token: owner.token },
+    );
     expect(foreignEnv.status).toBe(400);
     expect(foreignEnv.body).toEqual({ detail: 'Environment not found or does not belong to project' });
-    const listForeignEnv = await api.get(`/service-connections?project_id=${projectId}&environment_id=${other.envId}`, { token: owner.token });
+    const listForeignEnv = await api.get(`/service-connections?project_id=${projectId}&environment_id=${other.envId}`, {
+      token: owner.token,
+    });
     expect(listForeignEnv.status).toBe(400);
   });
 
@@ -130,7 +210,9 @@ describe('POST /service-connections', () => {
     const made = await api.post('/service-connections', body, { token: manager.token });
     expect(made.status, made.text).toBe(201);
     // The viewer reads what the manager made.
-    const list = await api.get(`/service-connections?project_id=${scope.project_id}&environment_id=${envId}`, { token: viewer.token });
+    const list = await api.get(`/service-connections?project_id=${scope.project_id}&environment_id=${envId}`, {
+      token: viewer.token,
+    });
     expect(list.status).toBe(200);
     expect(list.body.map((c: { id: string }) => c.id)).toEqual([made.body.id]);
   });
@@ -141,14 +223,20 @@ describe('GET /service-connections', () => {
     const { owner, projectId, envId, web, db, vm, scope } = await catalog();
     const c1 = await connect(api, owner.token, { ...scope, a_type: 'service', a_id: web, b_type: 'service', b_id: db });
     const c2 = await connect(api, owner.token, { ...scope, a_type: 'service', a_id: db, b_type: 'floor', b_id: vm });
-    const batch = await api.post('/service-connections/batch', { ...scope, group_kind: 'chain', items: [{ a_type: 'service', a_id: web, b_type: 'floor', b_id: vm }] }, { token: owner.token });
+    const batch = await api.post(
+      '/service-connections/batch',
+      { ...scope, group_kind: 'chain', items: [{ a_type: 'service', a_id: web, b_type: 'floor', b_id: vm }] },
+      { token: owner.token },
+    );
     expect(batch.status, batch.text).toBe(201);
     const q = `/service-connections?project_id=${projectId}&environment_id=${envId}`;
     const ids = (res: { body: { id: string }[] }) => res.body.map((c) => c.id);
     expect(ids(await api.get(q, { token: owner.token }))).toEqual([c1.id, c2.id, batch.body[0].id]);
     expect(ids(await api.get(`${q}&entity_id=${vm}`, { token: owner.token }))).toEqual([c2.id, batch.body[0].id]);
     expect(ids(await api.get(`${q}&entity_id=${web}`, { token: owner.token }))).toEqual([c1.id, batch.body[0].id]);
-    expect(ids(await api.get(`${q}&chain_id=${batch.body[0].chain_id}`, { token: owner.token }))).toEqual([batch.body[0].id]);
+    expect(ids(await api.get(`${q}&chain_id=${batch.body[0].chain_id}`, { token: owner.token }))).toEqual([
+      batch.body[0].id,
+    ]);
 
     // Strictly after the last write above, so only the deletion below is "since".
     const since = new Date(Math.max(Date.now(), Date.parse(batch.body[0].updated_at) + 1)).toISOString();
@@ -172,7 +260,14 @@ describe('GET /service-connections', () => {
 describe('PATCH and DELETE /service-connections/{connection_id}', () => {
   it('changes direction and name; an empty or invalid change is 422', async () => {
     const { owner, web, db, scope } = await catalog();
-    const c = await connect(api, owner.token, { ...scope, a_type: 'service', a_id: web, b_type: 'service', b_id: db, name: 'old' });
+    const c = await connect(api, owner.token, {
+      ...scope,
+      a_type: 'service',
+      a_id: web,
+      b_type: 'service',
+      b_id: db,
+      name: 'old',
+    });
     const dir = await api.patch(`/service-connections/${c.id}`, { direction: 'b_to_a' }, { token: owner.token });
     expect(dir.status, dir.text).toBe(200);
     expect(dir.body).toMatchObject({ id: c.id, direction: 'b_to_a', name: 'old', a_id: web, b_id: db });
@@ -181,13 +276,22 @@ describe('PATCH and DELETE /service-connections/{connection_id}', () => {
     expect(named.body).toMatchObject({ direction: 'b_to_a', name: 'replication' });
     const cleared = await api.patch(`/service-connections/${c.id}`, { name: null }, { token: owner.token });
     expect(cleared.body.name).toBeNull();
-    const list = await api.get(`/service-connections?project_id=${scope.project_id}&environment_id=${scope.environment_id}`, { token: owner.token });
+    const list = await api.get(
+      `/service-connections?project_id=${scope.project_id}&environment_id=${scope.environment_id}`,
+      { token: owner.token },
+    );
     expect(list.body[0]).toMatchObject({ direction: 'b_to_a', name: null });
     expect((await api.patch(`/service-connections/${c.id}`, {}, { token: owner.token })).status).toBe(422);
-    expect((await api.patch(`/service-connections/${c.id}`, { direction: 'up' }, { token: owner.token })).status).toBe(422);
+    expect((await api.patch(`/service-connections/${c.id}`, { direction: 'up' }, { token: owner.token })).status).toBe(
+      422,
+    );
     // Validation precedes lookup: an unknown id with a bad body is 422, not 404.
-    expect((await api.patch(`/service-connections/${randomUUID()}`, { direction: 'up' }, { token: owner.token })).status).toBe(422);
-    expect((await api.patch('/service-connections/not-a-uuid', { direction: 'both' }, { token: owner.token })).status).toBe(422);
+    expect(
+      (await api.patch(`/service-connections/${randomUUID()}`, { direction: 'up' }, { token: owner.token })).status,
+    ).toBe(422);
+    expect(
+      (await api.patch('/service-connections/not-a-uuid', { direction: 'both' }, { token: owner.token })).status,
+    ).toBe(422);
   });
 
   it('deletes a connection; it is gone afterwards', async () => {
@@ -197,7 +301,9 @@ describe('PATCH and DELETE /service-connections/{connection_id}', () => {
     const again = await api.delete(`/service-connections/${c.id}`, undefined, { token: owner.token });
     expect(again.status).toBe(404);
     expect(again.body).toEqual({ detail: 'Connection not found' });
-    expect((await api.patch(`/service-connections/${c.id}`, { direction: 'both' }, { token: owner.token })).status).toBe(404);
+    expect(
+      (await api.patch(`/service-connections/${c.id}`, { direction: 'both' }, { token: owner.token })).status,
+    ).toBe(404);
   });
 
   it('answers byte-identical 404s for unknown and foreign connections, and 403 to a viewer', async () => {
@@ -205,14 +311,20 @@ describe('PATCH and DELETE /service-connections/{connection_id}', () => {
     const c = await connect(api, owner.token, { ...scope, a_type: 'service', a_id: web, b_type: 'service', b_id: db });
     const stranger = await signUp(api);
     const foreign = await api.patch(`/service-connections/${c.id}`, { direction: 'both' }, { token: stranger.token });
-    const unknown = await api.patch(`/service-connections/${randomUUID()}`, { direction: 'both' }, { token: stranger.token });
+    const unknown = await api.patch(
+      `/service-connections/${randomUUID()}`,
+      { direction: 'both' },
+      { token: stranger.token },
+    );
     expect(foreign.status).toBe(404);
     expect(foreign.text).toBe(unknown.text);
     expect(foreign.body).toEqual({ detail: 'Connection not found' });
     const foreignDelete = await api.delete(`/service-connections/${c.id}`, undefined, { token: stranger.token });
     expect(foreignDelete.text).toBe(unknown.text);
     // A service id is not a connection id.
-    expect((await api.delete(`/service-connections/${web}`, undefined, { token: owner.token })).text).toBe(unknown.text);
+    expect((await api.delete(`/service-connections/${web}`, undefined, { token: owner.token })).text).toBe(
+      unknown.text,
+    );
 
     const viewer = await signUp(api);
     await grantRole(api, owner.token, envId, viewer.id, 'viewer');
@@ -220,7 +332,9 @@ describe('PATCH and DELETE /service-connections/{connection_id}', () => {
     expect(patch.status).toBe(403);
     expect(patch.body).toEqual({ detail: 'Missing permission: connections.manage' });
     expect((await api.delete(`/service-connections/${c.id}`, undefined, { token: viewer.token })).status).toBe(403);
-    const list = await api.get(`/service-connections?project_id=${scope.project_id}&environment_id=${envId}`, { token: owner.token });
+    const list = await api.get(`/service-connections?project_id=${scope.project_id}&environment_id=${envId}`, {
+      token: owner.token,
+    });
     expect(list.body).toEqual([expect.objectContaining({ id: c.id, direction: 'none' })]);
   });
 });

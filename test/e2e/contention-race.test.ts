@@ -17,7 +17,11 @@ const WRITERS = 8;
 const CONCURRENT_CHANGE = 'The request conflicted with a concurrent change. Please retry.';
 const DIRECTIONS = ['none', 'a_to_b', 'b_to_a'];
 
-interface Ctx { token: string; projectId: string; envId: string }
+interface Ctx {
+  token: string;
+  projectId: string;
+  envId: string;
+}
 interface Kind {
   path: (id: string) => string;
   /** The list the item appears in, and the field that names it there. */
@@ -32,24 +36,48 @@ interface Kind {
 
 const KINDS: Record<string, Kind> = {
   service: {
-    path: (id) => `/services/${id}`, list: (c) => `/services?project_id=${c.projectId}&environment_id=${c.envId}&limit=1000`, field: 'name',
+    path: (id) => `/services/${id}`,
+    list: (c) => `/services?project_id=${c.projectId}&environment_id=${c.envId}&limit=1000`,
+    field: 'name',
     create: async (c, name) => (await createService(api, c.token, c.projectId, c.envId, { name })).id,
   },
   'service floor': {
-    path: (id) => `/service-floors/${id}`, list: (c) => `/service-floors?project_id=${c.projectId}&environment_id=${c.envId}&limit=1000`, field: 'hostname',
+    path: (id) => `/service-floors/${id}`,
+    list: (c) => `/service-floors?project_id=${c.projectId}&environment_id=${c.envId}&limit=1000`,
+    field: 'hostname',
     create: async (c, hostname) => (await createFloor(api, c.token, c.projectId, c.envId, { hostname })).id,
   },
   network: {
-    path: (id) => `/networks/${id}`, list: (c) => `/networks?project_id=${c.projectId}&environment_id=${c.envId}&limit=1000`, field: 'name',
+    path: (id) => `/networks/${id}`,
+    list: (c) => `/networks?project_id=${c.projectId}&environment_id=${c.envId}&limit=1000`,
+    field: 'name',
     create: async (c, name) => (await createNetwork(api, c.token, c.projectId, c.envId, { name })).id,
   },
   connection: {
-    path: (id) => `/service-connections/${id}`, list: (c) => `/service-connections?project_id=${c.projectId}&environment_id=${c.envId}`, field: 'name', readable: false,
+    path: (id) => `/service-connections/${id}`,
+    list: (c) => `/service-connections?project_id=${c.projectId}&environment_id=${c.envId}`,
+    field: 'name',
+    readable: false,
     // Some writers turn it round as well: a direction change takes its turn in the environment's duplicate check.
     alongside: (i) => ({ direction: DIRECTIONS[i % DIRECTIONS.length] }),
     create: async (c, name) => {
-      const [a, b] = await Promise.all([createService(api, c.token, c.projectId, c.envId), createService(api, c.token, c.projectId, c.envId)]);
-      const res = await api.post('/service-connections', { project_id: c.projectId, environment_id: c.envId, a_type: 'service', a_id: a.id, b_type: 'service', b_id: b.id, name }, { token: c.token });
+      const [a, b] = await Promise.all([
+        createService(api, c.token, c.projectId, c.envId),
+        createService(api, c.token, c.projectId, c.envId),
+      ]);
+      const res = await api.post(
+        '/service-connections',
+        {
+          project_id: c.projectId,
+          environment_id: c.envId,
+          a_type: 'service',
+          a_id: a.id,
+          b_type: 'service',
+          b_id: b.id,
+          name,
+        },
+        { token: c.token },
+      );
       expect(res.status, res.text).toBe(201);
       return res.body.id as string;
     },
@@ -73,7 +101,9 @@ describe('contested writes are absorbed, or refused with Retry-After (issue 41)'
       for (let round = 0; round < ROUNDS; round++) {
         const id = await kind.create(ctx, `r${round}-start`);
         const names = Array.from({ length: WRITERS }, (_, i) => `r${round}-name-${i}`);
-        const answers = await Promise.all(names.map((name, i) => api.patch(kind.path(id), { [kind.field]: name, ...kind.alongside?.(i) }, { token })));
+        const answers = await Promise.all(
+          names.map((name, i) => api.patch(kind.path(id), { [kind.field]: name, ...kind.alongside?.(i) }, { token })),
+        );
         answers.forEach((a, i) => {
           expectAnsweredOrRetryable(a, `round ${round}, writer ${i}`);
         });
@@ -85,12 +115,16 @@ describe('contested writes are absorbed, or refused with Retry-After (issue 41)'
         if (kind.readable !== false) {
           const read = await api.get(kind.path(id), { token });
           expect(read.status, read.text).toBe(200);
-          expect(rows[0][kind.field], `round ${round}: the list shows what the item's read does`).toBe(read.body[kind.field]);
+          expect(rows[0][kind.field], `round ${round}: the list shows what the item's read does`).toBe(
+            read.body[kind.field],
+          );
         }
         expect(names, `round ${round}: one of the names asked for`).toContain(rows[0][kind.field]);
       }
       // 8-way contention on one item is answered 200 at least 99 % of the time: of 80, every one (a loser loses at most once to each other writer, and has 10 tries).
-      expect(answered, `${answered} of ${ROUNDS * WRITERS} answered 200`).toBeGreaterThanOrEqual(Math.ceil(0.99 * ROUNDS * WRITERS));
+      expect(answered, `${answered} of ${ROUNDS * WRITERS} answered 200`).toBeGreaterThanOrEqual(
+        Math.ceil(0.99 * ROUNDS * WRITERS),
+      );
     }, 120_000);
   }
 

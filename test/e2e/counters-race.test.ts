@@ -37,18 +37,26 @@ async function expectLimitAgrees(token: string, projectId: string, envId: string
   const room = MAX_SERVICES - live;
   const created: string[] = [];
   for (let i = 0; i <= room + 2; i++) {
-    const res = await api.post('/services', { name: `fill-${round}-${i}`, project_id: projectId, environment_id: envId }, { token });
+    const res = await api.post(
+      '/services',
+      { name: `fill-${round}-${i}`, project_id: projectId, environment_id: envId },
+      { token },
+    );
     if (res.status !== 201) {
       expect(res.status, res.text).toBe(403);
       break;
     }
     created.push(res.body.id);
   }
-  expect(created.length, `round ${round}: ${live} live services, ${created.length} more created under a limit of ${MAX_SERVICES}`).toBe(room);
+  expect(
+    created.length,
+    `round ${round}: ${live} live services, ${created.length} more created under a limit of ${MAX_SERVICES}`,
+  ).toBe(room);
   for (const id of created) expect((await api.delete(`/services/${id}`, undefined, { token })).status).toBe(204);
 }
 
-const later = <T>(ms: number, fn: () => Promise<T>) => new Promise<T>((resolve, reject) => setTimeout(() => fn().then(resolve, reject), ms));
+const later = <T>(ms: number, fn: () => Promise<T>) =>
+  new Promise<T>((resolve, reject) => setTimeout(() => fn().then(resolve, reject), ms));
 
 async function starterProject() {
   const { token, projectId, envId } = await ownerWithEnv(api, PLAN);
@@ -61,7 +69,10 @@ describe('plan counters under concurrent deletes and creates', () => {
     const { token, projectId, envId } = await starterProject();
     for (let round = 0; round < ROUNDS; round++) {
       const doomed = await newEnv(api, token, projectId);
-      const services = [await createService(api, token, projectId, doomed), await createService(api, token, projectId, doomed)];
+      const services = [
+        await createService(api, token, projectId, doomed),
+        await createService(api, token, projectId, doomed),
+      ];
       // The environment's delete starts a little later in some rounds, so it lands at different points of the services' deletes.
       const [envDelete, ...serviceDeletes] = await Promise.all([
         later(round % 4, () => api.delete(`/environments/${doomed}`, undefined, { token })),
@@ -80,7 +91,13 @@ describe('plan counters under concurrent deletes and creates', () => {
       await createService(api, token, projectId, doomed);
       const [envDelete, ...creates] = await Promise.all([
         api.delete(`/environments/${doomed}`, undefined, { token }),
-        ...[0, 1].map((i) => api.post('/services', { name: `late-${round}-${i}`, project_id: projectId, environment_id: doomed }, { token })),
+        ...[0, 1].map((i) =>
+          api.post(
+            '/services',
+            { name: `late-${round}-${i}`, project_id: projectId, environment_id: doomed },
+            { token },
+          ),
+        ),
       ]);
       expect(envDelete.status, envDelete.text).toBe(204);
       for (const c of creates) expect([201, 400], c.text).toContain(c.status);

@@ -26,32 +26,68 @@ interface Kind {
   /** The route that reads one (absent: none, its list row stands for it). */
   readable?: false;
 }
-interface Ctx { token: string; projectId: string; envId: string }
+interface Ctx {
+  token: string;
+  projectId: string;
+  envId: string;
+}
 
 const KINDS: Record<string, Kind> = {
   service: {
-    list: (c) => `/services?project_id=${c.projectId}&environment_id=${c.envId}&limit=1000`, field: 'name', claimed: false, path: (id) => `/services/${id}`,
+    list: (c) => `/services?project_id=${c.projectId}&environment_id=${c.envId}&limit=1000`,
+    field: 'name',
+    claimed: false,
+    path: (id) => `/services/${id}`,
     create: async (c, name) => (await createService(api, c.token, c.projectId, c.envId, { name })).id,
   },
   floor: {
-    list: (c) => `/service-floors?project_id=${c.projectId}&environment_id=${c.envId}&limit=1000`, field: 'hostname', claimed: false, path: (id) => `/service-floors/${id}`,
+    list: (c) => `/service-floors?project_id=${c.projectId}&environment_id=${c.envId}&limit=1000`,
+    field: 'hostname',
+    claimed: false,
+    path: (id) => `/service-floors/${id}`,
     create: async (c, hostname) => (await createFloor(api, c.token, c.projectId, c.envId, { hostname })).id,
   },
   network: {
-    list: (c) => `/networks?project_id=${c.projectId}&environment_id=${c.envId}&limit=1000`, field: 'name', claimed: true, path: (id) => `/networks/${id}`,
+    list: (c) => `/networks?project_id=${c.projectId}&environment_id=${c.envId}&limit=1000`,
+    field: 'name',
+    claimed: true,
+    path: (id) => `/networks/${id}`,
     create: async (c, name) => (await createNetwork(api, c.token, c.projectId, c.envId, { name })).id,
   },
   environment: {
-    list: (c) => `/environments?project_id=${c.projectId}`, field: 'name', claimed: true, path: (id) => `/environments/${id}`, readable: false,
-    create: async (c, name) => created(await api.post('/environments', { name, project_id: c.projectId }, { token: c.token })),
+    list: (c) => `/environments?project_id=${c.projectId}`,
+    field: 'name',
+    claimed: true,
+    path: (id) => `/environments/${id}`,
+    readable: false,
+    create: async (c, name) =>
+      created(await api.post('/environments', { name, project_id: c.projectId }, { token: c.token })),
   },
   group: {
-    list: (c) => `/groups?project_id=${c.projectId}&environment_id=${c.envId}`, field: 'name', claimed: true, path: (id) => `/groups/${id}`, readable: false,
-    create: async (c, name) => created(await api.post('/groups', { name, project_id: c.projectId, environment_id: c.envId }, { token: c.token })),
+    list: (c) => `/groups?project_id=${c.projectId}&environment_id=${c.envId}`,
+    field: 'name',
+    claimed: true,
+    path: (id) => `/groups/${id}`,
+    readable: false,
+    create: async (c, name) =>
+      created(
+        await api.post('/groups', { name, project_id: c.projectId, environment_id: c.envId }, { token: c.token }),
+      ),
   },
   'custom role': {
-    list: (c) => `/projects/${c.projectId}/custom-roles`, field: 'name', claimed: true, path: (id) => `/projects/{project}/custom-roles/${id}`, readable: false,
-    create: async (c, name) => created(await api.post(`/projects/${c.projectId}/custom-roles`, { name, permissions: ['services.view'] }, { token: c.token })),
+    list: (c) => `/projects/${c.projectId}/custom-roles`,
+    field: 'name',
+    claimed: true,
+    path: (id) => `/projects/{project}/custom-roles/${id}`,
+    readable: false,
+    create: async (c, name) =>
+      created(
+        await api.post(
+          `/projects/${c.projectId}/custom-roles`,
+          { name, permissions: ['services.view'] },
+          { token: c.token },
+        ),
+      ),
   },
 };
 
@@ -90,7 +126,9 @@ describe('concurrent renames keep every derived item in step (issue 32)', () => 
       for (let round = 0; round < ROUNDS; round++) {
         const id = await kind.create(ctx, `r${round}-start`);
         const names = Array.from({ length: 6 }, (_, i) => `r${round}-name-${i}`);
-        const answers = await Promise.all(names.map((name) => api.patch(pathOf(kind, ctx, id), { [kind.field]: name }, { token: ctx.token })));
+        const answers = await Promise.all(
+          names.map((name) => api.patch(pathOf(kind, ctx, id), { [kind.field]: name }, { token: ctx.token })),
+        );
         // Each rename either wins or is told of the concurrent change; none is half-applied.
         for (const a of answers) expect([200, 409], a.text).toContain(a.status);
         const rows = await rowsOf(kind, ctx, id);
@@ -102,7 +140,14 @@ describe('concurrent renames keep every derived item in step (issue 32)', () => 
           expect(read.body[kind.field], `round ${round}: the list shows what the item's read does`).toBe(held);
         }
         expect(names).toContain(held);
-        if (kind.claimed) await expectNamesFree(kind, ctx, other, [...names, `r${round}-start`].filter((n) => n !== held), round);
+        if (kind.claimed)
+          await expectNamesFree(
+            kind,
+            ctx,
+            other,
+            [...names, `r${round}-start`].filter((n) => n !== held),
+            round,
+          );
       }
     }, 120_000);
 
@@ -136,9 +181,15 @@ describe('concurrent renames keep every derived item in step (issue 32)', () => 
       expect(patch.status, patch.text).toBe(200);
       expect(attach.status, attach.text).toBe(200);
       const rows = await rowsOf(KINDS.service, ctx, service.id);
-      expect(rows.map((r) => [r.name, r.tags]), `round ${round}`).toEqual([[`a${round}-renamed`, ['t']]]);
+      expect(
+        rows.map((r) => [r.name, r.tags]),
+        `round ${round}`,
+      ).toEqual([[`a${round}-renamed`, ['t']]]);
       const attached = await api.get(`/attachments/services/${service.id}/networks`, { token: ctx.token });
-      expect(attached.body.networks.map((n: { id: string }) => n.id), `round ${round}`).toEqual([network.id]);
+      expect(
+        attached.body.networks.map((n: { id: string }) => n.id),
+        `round ${round}`,
+      ).toEqual([network.id]);
     }
   });
 });

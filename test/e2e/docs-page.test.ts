@@ -10,15 +10,28 @@ import { client } from '../helpers/http';
  */
 const ref = useTestStack();
 const api = client(() => ref.stack.url);
-const REDOC_FILE = readFileSync(join(import.meta.dirname, '../../node_modules/redoc/bundles/redoc.standalone.js'), 'utf8');
+const REDOC_FILE = readFileSync(
+  join(import.meta.dirname, '../../node_modules/redoc/bundles/redoc.standalone.js'),
+  'utf8',
+);
 /** What is served: Redoc's bundle with its one CDN image (the "API docs by Redocly" logo) replaced by an empty data: SVG. */
-const REDOC = REDOC_FILE.replace('https://cdn.redoc.ly/redoc/logo-mini.svg', () => "data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' width='1' height='1'/%3E");
+const REDOC = REDOC_FILE.replace(
+  'https://cdn.redoc.ly/redoc/logo-mini.svg',
+  () => "data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' width='1' height='1'/%3E",
+);
 const SOURCES_ALLOWED = new Set(["'self'", "'none'", "'unsafe-inline'", 'data:', 'blob:']);
 
 /** Every URL the page names: src, href, spec-url attributes and url(...) in styles. */
-const urlsOf = (html: string) => [...html.matchAll(/\b(?:src|href|spec-url|action)\s*=\s*"([^"]*)"|url\(([^)]*)\)/gi)].map((m) => m[1] ?? m[2]);
+const urlsOf = (html: string) =>
+  [...html.matchAll(/\b(?:src|href|spec-url|action)\s*=\s*"([^"]*)"|url\(([^)]*)\)/gi)].map((m) => m[1] ?? m[2]);
 
-const directives = (csp: string) => Object.fromEntries(csp.split(';').map((d) => d.trim().split(/\s+/)).map(([name, ...sources]) => [name, sources]));
+const directives = (csp: string) =>
+  Object.fromEntries(
+    csp
+      .split(';')
+      .map((d) => d.trim().split(/\s+/))
+      .map(([name, ...sources]) => [name, sources]),
+  );
 
 describe('GET /docs', () => {
   it('is an HTML page rendering /openapi.json with a script from this origin, under a CSP that allows only what it needs', async () => {
@@ -82,13 +95,15 @@ describe('GET /docs', () => {
     expect(bad.status).toBe(422);
   });
 
-  it('serves the document the page renders; the API\'s JSON answers keep their headers (no page CSP)', async () => {
+  it("serves the document the page renders; the API's JSON answers keep their headers (no page CSP)", async () => {
     const doc = await api.get('/openapi.json');
     expect(doc.status).toBe(200);
     expect(doc.headers.get('content-type')).toBe('application/json');
     expect(doc.body.openapi).toBe('3.1.0');
     // The reference lists itself: both of its routes are operations of the document.
-    expect(Object.keys(doc.body.paths)).toEqual(expect.arrayContaining(['/docs', '/docs/redoc.standalone.js', '/openapi.json']));
+    expect(Object.keys(doc.body.paths)).toEqual(
+      expect.arrayContaining(['/docs', '/docs/redoc.standalone.js', '/openapi.json']),
+    );
     expect(doc.headers.get('content-security-policy')).toBeNull();
     const notFound = await api.get('/docs/anything-else');
     expect([notFound.status, notFound.body]).toEqual([404, { detail: 'Not Found' }]);

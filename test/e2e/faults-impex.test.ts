@@ -24,14 +24,23 @@ describe('a creating POST whose write timed out after it took effect', () => {
   it('imports once per key: the retry gets the first answer, the history holds one record per import', async () => {
     const { token, projectId, envId } = await ownerWithEnv(api);
     const document = JSON.stringify((await api.get('/impex/example', { token })).body);
-    const { raw, contentType } = await multipart({ project_id: projectId, environment_id: envId }, { name: 'env.json', text: document });
+    const { raw, contentType } = await multipart(
+      { project_id: projectId, environment_id: envId },
+      { name: 'env.json', text: document },
+    );
     const jobs: string[] = [];
     let injected = 0;
     for (let i = 0; i < 8; i++) {
       const key = randomUUID();
       // Most writes take effect and then time out: the SDK's own retries are often used up.
       faults('ddb.timeout-after-write:0.6', 100 + i);
-      const started = await persist(() => api.post('/impex/import', undefined, { token, raw, headers: { 'content-type': contentType, 'idempotency-key': key } }));
+      const started = await persist(() =>
+        api.post('/impex/import', undefined, {
+          token,
+          raw,
+          headers: { 'content-type': contentType, 'idempotency-key': key },
+        }),
+      );
       injected += faultCounts()['ddb.timeout-after-write'] ?? 0;
       faults('');
       expect(started.status, started.text).toBe(202);
@@ -45,36 +54,60 @@ describe('a creating POST whose write timed out after it took effect', () => {
     expect(imports).toHaveLength(8);
   });
 
-  it.each(['throttle', 'error', 'unavailable'])('s3.%s while the document is kept: a clean 503, and the retry with the key imports once', async (kind) => {
-    const { token, projectId, envId } = await ownerWithEnv(api);
-    const document = JSON.stringify((await api.get('/impex/example', { token })).body);
-    const { raw, contentType } = await multipart({ project_id: projectId, environment_id: envId }, { name: 'env.json', text: document });
-    const send = (key: string) => api.post('/impex/import', undefined, { token, raw, headers: { 'content-type': contentType, 'idempotency-key': key } });
-    const key = randomUUID();
-    faults(`s3.${kind}:1`);
-    const refused = await send(key);
-    expect(faultCounts()[`s3.${kind}`]).toBeGreaterThan(0);
-    faults('');
-    expect(refused.status, refused.text).toBe(503);
-    expect(refused.headers.get('retry-after')).toBe('1');
-    const started = await send(key);
-    expect(started.status, started.text).toBe(202);
-    await ref.stack.queues.drain();
-    const history = (await api.get(`/impex/history?project_id=${projectId}`, { token })).body as { kind: string; status: string }[];
-    expect(history.filter((r) => r.kind === 'import').map((r) => r.status)).toEqual(['succeeded']);
-  });
+  it.each(['throttle', 'error', 'unavailable'])(
+    's3.%s while the document is kept: a clean 503, and the retry with the key imports once',
+    async (kind) => {
+      const { token, projectId, envId } = await ownerWithEnv(api);
+      const document = JSON.stringify((await api.get('/impex/example', { token })).body);
+      const { raw, contentType } = await multipart(
+        { project_id: projectId, environment_id: envId },
+        { name: 'env.json', text: document },
+      );
+      const send = (key: string) =>
+        api.post('/impex/import', undefined, {
+          token,
+          raw,
+          headers: { 'content-type': contentType, 'idempotency-key': key },
+        });
+      const key = randomUUID();
+      faults(`s3.${kind}:1`);
+      const refused = await send(key);
+      expect(faultCounts()[`s3.${kind}`]).toBeGreaterThan(0);
+      faults('');
+      expect(refused.status, refused.text).toBe(503);
+      expect(refused.headers.get('retry-after')).toBe('1');
+      const started = await send(key);
+      expect(started.status, started.text).toBe(202);
+      await ref.stack.queues.drain();
+      const history = (await api.get(`/impex/history?project_id=${projectId}`, { token })).body as {
+        kind: string;
+        status: string;
+      }[];
+      expect(history.filter((r) => r.kind === 'import').map((r) => r.status)).toEqual(['succeeded']);
+    },
+  );
 
   it("s3.timeout-after-write (once per call): the SDK's retry keeps the document, and the import runs once", async () => {
     const { token, projectId, envId } = await ownerWithEnv(api);
     const document = JSON.stringify((await api.get('/impex/example', { token })).body);
-    const { raw, contentType } = await multipart({ project_id: projectId, environment_id: envId }, { name: 'env.json', text: document });
+    const { raw, contentType } = await multipart(
+      { project_id: projectId, environment_id: envId },
+      { name: 'env.json', text: document },
+    );
     faults('s3.timeout-after-write:1');
-    const started = await api.post('/impex/import', undefined, { token, raw, headers: { 'content-type': contentType } });
+    const started = await api.post('/impex/import', undefined, {
+      token,
+      raw,
+      headers: { 'content-type': contentType },
+    });
     expect(faultCounts()['s3.timeout-after-write']).toBeGreaterThan(0);
     faults('');
     expect(started.status, started.text).toBe(202);
     await ref.stack.queues.drain();
-    const history = (await api.get(`/impex/history?project_id=${projectId}`, { token })).body as { kind: string; status: string }[];
+    const history = (await api.get(`/impex/history?project_id=${projectId}`, { token })).body as {
+      kind: string;
+      status: string;
+    }[];
     expect(history.filter((r) => r.kind === 'import').map((r) => r.status)).toEqual(['succeeded']);
   });
 });

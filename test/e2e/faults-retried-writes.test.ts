@@ -60,7 +60,9 @@ describe('single-item conditional writes retried after they took effect', () => 
     const mails = await readOutbox(ref.stack.dataDir, { to: user.email });
     expect(mails.map((m) => m.subject)).toEqual(['Reset your Infrastructure Catalog password']);
     const token = /reset-password\?token=([A-Za-z0-9_-]+)/.exec(mails[0].text)![1];
-    expect((await api.post('/auth/password/reset/confirm', { token, new_password: 'a brand new passphrase' })).status).toBe(200);
+    expect(
+      (await api.post('/auth/password/reset/confirm', { token, new_password: 'a brand new passphrase' })).status,
+    ).toBe(200);
   });
 
   it('counts each failed sign-in once: the lock comes on the 10th, not the 5th', async () => {
@@ -80,7 +82,11 @@ describe('single-item conditional writes retried after they took effect', () => 
       body.set('project_id', projectId);
       body.set('environment_id', envId);
       body.set('file', new Blob([example], { type: 'application/json' }), 'env.json');
-      return fetch(`${ref.stack.url}/impex/import`, { method: 'POST', body, headers: { authorization: `Bearer ${token}` } });
+      return fetch(`${ref.stack.url}/impex/import`, {
+        method: 'POST',
+        body,
+        headers: { authorization: `Bearer ${token}` },
+      });
     };
     // Its job is held back until the cancel has answered: it is surely still queued.
     const cancelled = await holdingFirstJob(async (release) => {
@@ -100,7 +106,11 @@ describe('single-item conditional writes retried after they took effect', () => 
   it('creates, renames and deletes a service with its answers, counters exact and one audit entry each', async () => {
     const { token, projectId, envId } = await ownerWithEnv(api);
     everyWriteTimesOutOnce();
-    const created = await api.post('/services', { name: 'retried', project_id: projectId, environment_id: envId }, { token });
+    const created = await api.post(
+      '/services',
+      { name: 'retried', project_id: projectId, environment_id: envId },
+      { token },
+    );
     const renamed = await api.patch(`/services/${created.body.id}`, { name: 'retried-renamed' }, { token });
     const deleted = await api.delete(`/services/${created.body.id}`, undefined, { token });
     faults('');
@@ -108,6 +118,10 @@ describe('single-item conditional writes retried after they took effect', () => 
     expect(renamed.body.name).toBe('retried-renamed');
     expect((await readItem(keys.environment(projectId, envId)))!.service_count).toBe(0);
     const log = await api.get(`/projects/${projectId}/audit-log?entity_id=${created.body.id}`, { token });
-    expect((log.body as { action: string }[]).map((e) => e.action).sort()).toEqual(['service.create', 'service.delete', 'service.update']);
+    expect((log.body as { action: string }[]).map((e) => e.action).sort()).toEqual([
+      'service.create',
+      'service.delete',
+      'service.update',
+    ]);
   });
 });

@@ -20,12 +20,20 @@ describe('injected DynamoDB faults', () => {
       const key = randomUUID();
       return persist(() => api.post('/services', body, { token, headers: { 'idempotency-key': key } }));
     };
-    const created = await Promise.all(Array.from({ length: 16 }, (_, i) => post({ name: `svc-${i}`, project_id: projectId, environment_id: envId })));
+    const created = await Promise.all(
+      Array.from({ length: 16 }, (_, i) => post({ name: `svc-${i}`, project_id: projectId, environment_id: envId })),
+    );
     for (const c of created) expect(c.status, c.text).toBe(201);
     const ids = created.map((c) => c.body.id as string);
-    const renamed = await Promise.all(ids.slice(0, 6).map((id) => persist(() => api.patch(`/services/${id}`, { name: `renamed-${id.slice(0, 8)}` }, { token }))));
+    const renamed = await Promise.all(
+      ids
+        .slice(0, 6)
+        .map((id) => persist(() => api.patch(`/services/${id}`, { name: `renamed-${id.slice(0, 8)}` }, { token }))),
+    );
     for (const r of renamed) expect(r.status, r.text).toBe(200);
-    const deleted = await Promise.all(ids.slice(10).map((id) => persist(() => api.delete(`/services/${id}`, undefined, { token }))));
+    const deleted = await Promise.all(
+      ids.slice(10).map((id) => persist(() => api.delete(`/services/${id}`, undefined, { token }))),
+    );
     // A delete retried after it took effect finds nothing left to delete: gone either way.
     for (const d of deleted) expect([204, 404]).toContain(d.status);
     const counts = faultCounts();
@@ -33,7 +41,10 @@ describe('injected DynamoDB faults', () => {
 
     expect(Object.values(counts).reduce((a, b) => a + b, 0)).toBeGreaterThan(10);
     const listed = await api.get(`/services?project_id=${projectId}&environment_id=${envId}`, { token });
-    const expected = ids.slice(0, 10).map((id, i) => (i < 6 ? `renamed-${id.slice(0, 8)}` : `svc-${i}`)).sort();
+    const expected = ids
+      .slice(0, 10)
+      .map((id, i) => (i < 6 ? `renamed-${id.slice(0, 8)}` : `svc-${i}`))
+      .sort();
     expect((listed.body as { name: string }[]).map((s) => s.name).sort()).toEqual(expected);
     expect((await readItem(keys.environment(projectId, envId)))!.service_count).toBe(10);
     expect((await readItem(keys.project(projectId)))!.service_count).toBe(10);
@@ -58,7 +69,10 @@ describe('injected DynamoDB faults', () => {
     const { token, projectId, envId } = await ownerWithEnv(api);
     const run = async () => {
       faults('ddb.throttle:0.3', 42);
-      for (let i = 0; i < 5; i++) expect((await persist(() => api.get(`/services?project_id=${projectId}&environment_id=${envId}`, { token }))).status).toBe(200);
+      for (let i = 0; i < 5; i++)
+        expect(
+          (await persist(() => api.get(`/services?project_id=${projectId}&environment_id=${envId}`, { token }))).status,
+        ).toBe(200);
       const counts = faultCounts();
       faults('', 1);
       return counts;

@@ -23,7 +23,10 @@ describe('DELETE /service-floors/{id}', () => {
     const { owner, projectId, envId } = await ownerWithEnv(api);
     const token = owner.token;
     const floor = await addFloor(api, token, projectId, envId, 'host-1');
-    const hosted = [await addService(api, token, projectId, envId, 'on-1', { service_floor_id: floor }), await addService(api, token, projectId, envId, 'on-2', { service_floor_id: floor })];
+    const hosted = [
+      await addService(api, token, projectId, envId, 'on-1', { service_floor_id: floor }),
+      await addService(api, token, projectId, envId, 'on-2', { service_floor_id: floor }),
+    ];
     const archived = await addService(api, token, projectId, envId, 'on-archived', { service_floor_id: floor });
     expect((await api.post('/me/mark-archived', { services: [archived] }, { token })).status).toBe(200);
     for (let i = 0; i < 40; i++) await addService(api, token, projectId, envId, `elsewhere-${i}`);
@@ -43,7 +46,9 @@ describe('DELETE /service-floors/{id}', () => {
     expect((await api.post('/me/unarchive', { services: [archived] }, { token })).status).toBe(200);
     expect((await api.get(`/services/${archived}`, { token })).body.service_floor_id).toBeNull();
     // Nothing of the server's range is left.
-    expect(await queryPrefix(projectId, keys.listingPrefix('SERVICEREF', envId, keys.serviceRefPlace.floor(floor)))).toEqual([]);
+    expect(
+      await queryPrefix(projectId, keys.listingPrefix('SERVICEREF', envId, keys.serviceRefPlace.floor(floor))),
+    ).toEqual([]);
   });
 
   it('a table written before the listing gets it from the backfill, and the delete then detaches every service', async () => {
@@ -52,7 +57,8 @@ describe('DELETE /service-floors/{id}', () => {
     const floor = await addFloor(api, token, projectId, envId, 'old-host');
     const old = await addService(api, token, projectId, envId, 'old', { service_floor_id: floor });
     // As before the listing existed: no reference listing items; then the backfill (start and deploy run it) writes them.
-    for (const item of await queryPrefix<{ PK: string; SK: string }>(projectId, 'SERVICEREFBY#')) await deleteItem({ PK: item.PK, SK: item.SK });
+    for (const item of await queryPrefix<{ PK: string; SK: string }>(projectId, 'SERVICEREFBY#'))
+      await deleteItem({ PK: item.PK, SK: item.SK });
     await deleteItem(keys.migration('serviceref-listing'));
     expect((await backfillListings()).SERVICEREF?.written).toBeGreaterThanOrEqual(1);
     expect((await api.delete(`/service-floors/${floor}`, undefined, { token })).status).toBe(204);

@@ -4,23 +4,63 @@ import { useTestStack } from '../helpers/stack';
 import { client, signUp } from '../helpers/http';
 import { grantRole } from '../helpers/tenancy';
 import { keys } from '#db/keys';
-import { createFloor, createNetwork, createService, expectSameNotFound, newEnv, ownerWithEnv, putConnection, readItem } from '../helpers/catalog';
+import {
+  createFloor,
+  createNetwork,
+  createService,
+  expectSameNotFound,
+  newEnv,
+  ownerWithEnv,
+  putConnection,
+  readItem,
+} from '../helpers/catalog';
 
 const ref = useTestStack();
 const api = client(() => ref.stack.url);
 
 const FLOOR_FIELDS = [
-  'cloud_account_id', 'cpu', 'deleted_at', 'environment_id', 'hostname', 'id', 'instances', 'ip_address', 'ip_addresses', 'last_seen_at', 'memory_mb', 'missing_since', 'project_id', 'provider',
-  'provider_instance_id', 'provider_region', 'provider_zone', 'storage_gb', 'tags', 'type', 'updated_at',
+  'cloud_account_id',
+  'cpu',
+  'deleted_at',
+  'environment_id',
+  'hostname',
+  'id',
+  'instances',
+  'ip_address',
+  'ip_addresses',
+  'last_seen_at',
+  'memory_mb',
+  'missing_since',
+  'project_id',
+  'provider',
+  'provider_instance_id',
+  'provider_region',
+  'provider_zone',
+  'storage_gb',
+  'tags',
+  'type',
+  'updated_at',
 ];
 
 describe('POST /service-floors', () => {
   it('creates a server with the flat specification', async () => {
     const { token, projectId, envId } = await ownerWithEnv(api);
     const body = {
-      project_id: projectId, environment_id: envId, type: 'baremetal', hostname: 'db-01.internal', provider: 'hetzner', provider_region: 'fsn1',
-      provider_zone: 'fsn1-dc14', provider_instance_id: 'srv-42', ip_address: '10.0.3.4', ip_addresses: ['10.0.3.4', 'fd00::4'], cpu: 32,
-      memory_mb: 131072, storage_gb: 2000, instances: 1, tags: ['db', 'primary'],
+      project_id: projectId,
+      environment_id: envId,
+      type: 'baremetal',
+      hostname: 'db-01.internal',
+      provider: 'hetzner',
+      provider_region: 'fsn1',
+      provider_zone: 'fsn1-dc14',
+      provider_instance_id: 'srv-42',
+      ip_address: '10.0.3.4',
+      ip_addresses: ['10.0.3.4', 'fd00::4'],
+      cpu: 32,
+      memory_mb: 131072,
+      storage_gb: 2000,
+      instances: 1,
+      tags: ['db', 'primary'],
     };
     const res = await api.post('/service-floors', body, { token });
     expect(res.status, res.text).toBe(201);
@@ -50,7 +90,11 @@ describe('POST /service-floors', () => {
     ['environment_id', { environment_id: 'x' }],
   ])('refuses an invalid %s with 422 before any lookup', async (field, fields) => {
     const user = await signUp(api);
-    const res = await api.post('/service-floors', { project_id: randomUUID(), environment_id: randomUUID(), type: 'vm', ...fields }, { token: user.token });
+    const res = await api.post(
+      '/service-floors',
+      { project_id: randomUUID(), environment_id: randomUUID(), type: 'vm', ...fields },
+      { token: user.token },
+    );
     expect(res.status).toBe(422);
     expect(res.body.detail.map((d: { loc: unknown[] }) => d.loc[1])).toContain(field);
   });
@@ -81,9 +125,30 @@ describe('POST /service-floors', () => {
 describe('GET /service-floors', () => {
   it('lists by hostname with each filter', async () => {
     const { token, projectId, envId } = await ownerWithEnv(api);
-    await createFloor(api, token, projectId, envId, { hostname: 'web-01', type: 'vm', tags: ['web'], provider: 'aws', provider_region: 'eu-west-1', provider_zone: 'eu-west-1a' });
-    await createFloor(api, token, projectId, envId, { hostname: 'WEB-02', type: 'container', tags: ['web', 'Edge'], provider: 'gcp', provider_region: 'europe-west4', provider_zone: 'europe-west4-b' });
-    await createFloor(api, token, projectId, envId, { hostname: 'db-01', type: 'baremetal', tags: ['db'], provider: 'on-premise', provider_region: 'basement', provider_zone: 'rack-3' });
+    await createFloor(api, token, projectId, envId, {
+      hostname: 'web-01',
+      type: 'vm',
+      tags: ['web'],
+      provider: 'aws',
+      provider_region: 'eu-west-1',
+      provider_zone: 'eu-west-1a',
+    });
+    await createFloor(api, token, projectId, envId, {
+      hostname: 'WEB-02',
+      type: 'container',
+      tags: ['web', 'Edge'],
+      provider: 'gcp',
+      provider_region: 'europe-west4',
+      provider_zone: 'europe-west4-b',
+    });
+    await createFloor(api, token, projectId, envId, {
+      hostname: 'db-01',
+      type: 'baremetal',
+      tags: ['db'],
+      provider: 'on-premise',
+      provider_region: 'basement',
+      provider_zone: 'rack-3',
+    });
     const base = `/service-floors?project_id=${projectId}&environment_id=${envId}`;
     const hosts = async (q: string) => {
       const res = await api.get(base + q, { token });
@@ -114,7 +179,12 @@ describe('GET /service-floors', () => {
     const base = `/service-floors?project_id=${projectId}&environment_id=${envId}`;
     expect((await api.get(base, { token })).body.map((f: { id: string }) => f.id)).toEqual([kept.id]);
     const sync = await api.get(`${base}&updated_since=${encodeURIComponent(since)}`, { token });
-    expect(sync.body.map((f: { hostname: string; deleted_at: string | null }) => [f.hostname, f.deleted_at !== null])).toEqual([['gone', true], ['kept', false]]);
+    expect(
+      sync.body.map((f: { hostname: string; deleted_at: string | null }) => [f.hostname, f.deleted_at !== null]),
+    ).toEqual([
+      ['gone', true],
+      ['kept', false],
+    ]);
     expect(sync.headers.get('x-sync-timestamp')).not.toBeNull();
   });
 
@@ -134,25 +204,47 @@ describe('/service-floors/{floor_id}', () => {
     const floor = await createFloor(api, token, projectId, envId);
     const service = await createService(api, token, projectId, envId);
     const stranger = await ownerWithEnv(api);
-    for (const [method, body] of [['GET', undefined], ['PATCH', { hostname: 'x' }], ['DELETE', undefined]] as const) {
+    for (const [method, body] of [
+      ['GET', undefined],
+      ['PATCH', { hostname: 'x' }],
+      ['DELETE', undefined],
+    ] as const) {
       const foreign = await api.call(method, `/service-floors/${floor.id}`, body, { token: stranger.token });
       const missing = await api.call(method, `/service-floors/${randomUUID()}`, body, { token: stranger.token });
       expectSameNotFound(foreign, missing, 'ServiceFloor not found');
     }
-    expectSameNotFound(await api.get(`/service-floors/${service.id}`, { token }), await api.get(`/service-floors/${randomUUID()}`, { token }), 'ServiceFloor not found');
+    expectSameNotFound(
+      await api.get(`/service-floors/${service.id}`, { token }),
+      await api.get(`/service-floors/${randomUUID()}`, { token }),
+      'ServiceFloor not found',
+    );
   });
 
   it('changes only the given fields and validates them', async () => {
     const { token, projectId, envId } = await ownerWithEnv(api);
     const otherEnv = await newEnv(api, token, projectId);
     const f = await createFloor(api, token, projectId, envId, { hostname: 'a', cpu: 2, tags: ['x'] });
-    const res = await api.patch(`/service-floors/${f.id}`, { hostname: 'b', type: 'container', environment_id: otherEnv, ip_address: '::1' }, { token });
+    const res = await api.patch(
+      `/service-floors/${f.id}`,
+      { hostname: 'b', type: 'container', environment_id: otherEnv, ip_address: '::1' },
+      { token },
+    );
     expect(res.status, res.text).toBe(200);
-    expect(res.body).toMatchObject({ hostname: 'b', type: 'container', cpu: 2, tags: ['x'], environment_id: envId, ip_address: '::1' });
+    expect(res.body).toMatchObject({
+      hostname: 'b',
+      type: 'container',
+      cpu: 2,
+      tags: ['x'],
+      environment_id: envId,
+      ip_address: '::1',
+    });
     for (const body of [{ type: 'lambda' }, { ip_address: 'x' }, { storage_gb: -5 }, { type: null }]) {
       expect((await api.patch(`/service-floors/${f.id}`, body, { token })).status, JSON.stringify(body)).toBe(422);
     }
-    expect((await api.patch(`/service-floors/${f.id}`, { hostname: null, tags: null }, { token })).body).toMatchObject({ hostname: null, tags: [] });
+    expect((await api.patch(`/service-floors/${f.id}`, { hostname: null, tags: null }, { token })).body).toMatchObject({
+      hostname: null,
+      tags: [],
+    });
   });
 
   it('lets a viewer read but not change or delete', async () => {
@@ -161,7 +253,10 @@ describe('/service-floors/{floor_id}', () => {
     await grantRole(api, token, envId, viewer.id, 'viewer');
     const f = await createFloor(api, token, projectId, envId);
     expect((await api.get(`/service-floors/${f.id}`, { token: viewer.token })).status).toBe(200);
-    for (const res of [await api.patch(`/service-floors/${f.id}`, { hostname: 'x' }, { token: viewer.token }), await api.delete(`/service-floors/${f.id}`, undefined, { token: viewer.token })]) {
+    for (const res of [
+      await api.patch(`/service-floors/${f.id}`, { hostname: 'x' }, { token: viewer.token }),
+      await api.delete(`/service-floors/${f.id}`, undefined, { token: viewer.token }),
+    ]) {
       expect(res.status).toBe(403);
       expect(res.body).toEqual({ detail: 'Insufficient permissions to manage service floors in this environment' });
     }
@@ -174,15 +269,28 @@ describe('/service-floors/{floor_id}', () => {
     const hosted = await createService(api, token, projectId, envId, { service_floor_id: floor.id });
     const elsewhere = await createService(api, token, projectId, envId, { service_floor_id: other.id });
     const net = await createNetwork(api, token, projectId, envId);
-    expect((await api.patch(`/attachments/service-floors/${floor.id}/networks`, { network_ids: [net.id] }, { token })).status).toBe(200);
+    expect(
+      (await api.patch(`/attachments/service-floors/${floor.id}/networks`, { network_ids: [net.id] }, { token }))
+        .status,
+    ).toBe(200);
     const touching = await putConnection(projectId, envId, ['service', hosted.id], ['floor', floor.id]);
     const notTouching = await putConnection(projectId, envId, ['service', elsewhere.id], ['floor', other.id]);
     expect((await api.get(`/services/${hosted.id}`, { token })).body.type).toBe('vm');
 
     expect((await api.delete(`/service-floors/${floor.id}`, undefined, { token })).status).toBe(204);
-    expectSameNotFound(await api.get(`/service-floors/${floor.id}`, { token }), await api.get(`/service-floors/${randomUUID()}`, { token }), 'ServiceFloor not found');
-    expect((await api.get(`/services/${hosted.id}`, { token })).body).toMatchObject({ service_floor_id: null, type: 'serverless' });
-    expect((await api.get(`/services/${elsewhere.id}`, { token })).body).toMatchObject({ service_floor_id: other.id, type: 'container' });
+    expectSameNotFound(
+      await api.get(`/service-floors/${floor.id}`, { token }),
+      await api.get(`/service-floors/${randomUUID()}`, { token }),
+      'ServiceFloor not found',
+    );
+    expect((await api.get(`/services/${hosted.id}`, { token })).body).toMatchObject({
+      service_floor_id: null,
+      type: 'serverless',
+    });
+    expect((await api.get(`/services/${elsewhere.id}`, { token })).body).toMatchObject({
+      service_floor_id: other.id,
+      type: 'container',
+    });
     expect((await readItem(touching))!.deleted_at).not.toBeNull();
     expect((await readItem(notTouching))!.deleted_at).toBeNull();
     expect((await readItem(keys.floor(projectId, envId, floor.id)))!.network_ids).toEqual([]);

@@ -20,7 +20,14 @@ const NOT_FOUND = { detail: 'Not Found' };
 describe('malformed percent-escapes in paths (item 5)', () => {
   it('answer 404 Not Found, signed in or not, whatever the method', async () => {
     const { token } = await signUp(api);
-    for (const path of ['/services/%ZZ', '/services/%', '/services/abc%2', '/projects/%E0%A4%A', '/services/%ED%A0%80', '/service-floors/%C0%80']) {
+    for (const path of [
+      '/services/%ZZ',
+      '/services/%',
+      '/services/abc%2',
+      '/projects/%E0%A4%A',
+      '/services/%ED%A0%80',
+      '/service-floors/%C0%80',
+    ]) {
       const signedIn = await api.get(path, { token });
       expect([path, signedIn.status, signedIn.body]).toEqual([path, 404, NOT_FOUND]);
       const anonymous = await api.get(path);
@@ -37,7 +44,8 @@ describe('malformed percent-escapes in paths (item 5)', () => {
 
 describe('cookie-authenticated writes and cross-site requests (item 7)', () => {
   const cookieOf = (token: string) => `access_token=${token}`;
-  const projectNames = async (token: string) => (await api.get('/projects', { token })).body.map((p: { name: string }) => p.name);
+  const projectNames = async (token: string) =>
+    (await api.get('/projects', { token })).body.map((p: { name: string }) => p.name);
 
   it('refuses a foreign Origin (403) and a non-JSON body (415) on cookie-authenticated writes; Bearer requests are unaffected', async () => {
     const user = await signUp(api);
@@ -45,52 +53,110 @@ describe('cookie-authenticated writes and cross-site requests (item 7)', () => {
     const cookie = cookieOf(user.token);
 
     // a page of another origin: refused, nothing written
-    const foreign = await api.post('/projects', { name: 'from-evil' }, { cookie, headers: { origin: 'https://evil.example' } });
+    const foreign = await api.post(
+      '/projects',
+      { name: 'from-evil' },
+      { cookie, headers: { origin: 'https://evil.example' } },
+    );
     expect([foreign.status, foreign.body]).toEqual([403, { detail: 'Origin not allowed' }]);
     const sandboxed = await api.post('/projects', { name: 'from-null' }, { cookie, headers: { origin: 'null' } });
     expect([sandboxed.status, sandboxed.body]).toEqual([403, { detail: 'Origin not allowed' }]);
-    const lookalike = await api.post('/projects', { name: 'from-lookalike' }, { cookie, headers: { origin: 'https://app.example.com.evil.example' } });
+    const lookalike = await api.post(
+      '/projects',
+      { name: 'from-lookalike' },
+      { cookie, headers: { origin: 'https://app.example.com.evil.example' } },
+    );
     expect([lookalike.status, lookalike.body]).toEqual([403, { detail: 'Origin not allowed' }]);
 
     // what a cross-site form can send without a preflight: text/plain holding JSON, a form, multipart
-    const textPlain = await api.call('POST', '/projects', undefined, { cookie, raw: JSON.stringify({ name: 'from-text' }), headers: { 'content-type': 'text/plain' } });
-    expect([textPlain.status, textPlain.body]).toEqual([415, { detail: 'Unsupported media type: send application/json' }]);
-    const form = await api.call('POST', '/projects', undefined, { cookie, raw: 'name=from-form', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const textPlain = await api.call('POST', '/projects', undefined, {
+      cookie,
+      raw: JSON.stringify({ name: 'from-text' }),
+      headers: { 'content-type': 'text/plain' },
+    });
+    expect([textPlain.status, textPlain.body]).toEqual([
+      415,
+      { detail: 'Unsupported media type: send application/json' },
+    ]);
+    const form = await api.call('POST', '/projects', undefined, {
+      cookie,
+      raw: 'name=from-form',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     expect([form.status, form.body]).toEqual([415, { detail: 'Unsupported media type: send application/json' }]);
-    const multipart = await api.call('POST', '/projects', undefined, { cookie, raw: '--b\r\n\r\n--b--', headers: { 'content-type': 'multipart/form-data; boundary=b' } });
+    const multipart = await api.call('POST', '/projects', undefined, {
+      cookie,
+      raw: '--b\r\n\r\n--b--',
+      headers: { 'content-type': 'multipart/form-data; boundary=b' },
+    });
     expect(multipart.status).toBe(415);
-    const allowedButText = await api.call('POST', '/projects', undefined, { cookie, raw: JSON.stringify({ name: 'x' }), headers: { 'content-type': 'text/plain', origin: APP } });
+    const allowedButText = await api.call('POST', '/projects', undefined, {
+      cookie,
+      raw: JSON.stringify({ name: 'x' }),
+      headers: { 'content-type': 'text/plain', origin: APP },
+    });
     expect(allowedButText.status).toBe(415);
     expect(await projectNames(user.token)).toEqual([]);
 
     // the same for every state-changing method and for the refresh cookie
     const project = (await api.post('/projects', { name: 'mine' }, { token: user.token })).body;
-    const del = await api.delete(`/projects/${project.id}`, undefined, { cookie, headers: { origin: 'https://evil.example' } });
+    const del = await api.delete(`/projects/${project.id}`, undefined, {
+      cookie,
+      headers: { origin: 'https://evil.example' },
+    });
     expect([del.status, del.body]).toEqual([403, { detail: 'Origin not allowed' }]);
-    const patch = await api.patch('/auth/me', { job_title: 'pwned' }, { cookie, headers: { origin: 'https://evil.example' } });
+    const patch = await api.patch(
+      '/auth/me',
+      { job_title: 'pwned' },
+      { cookie, headers: { origin: 'https://evil.example' } },
+    );
     expect([patch.status, patch.body]).toEqual([403, { detail: 'Origin not allowed' }]);
     expect((await api.get('/auth/me', { token: user.token })).body.job_title).toBeNull();
-    const refresh = await api.post('/auth/token/refresh', undefined, { cookie: `refresh_token=${user.refresh}`, headers: { origin: 'https://evil.example' } });
+    const refresh = await api.post('/auth/token/refresh', undefined, {
+      cookie: `refresh_token=${user.refresh}`,
+      headers: { origin: 'https://evil.example' },
+    });
     expect([refresh.status, refresh.body]).toEqual([403, { detail: 'Origin not allowed' }]);
     expect(await projectNames(user.token)).toEqual(['mine']);
 
     // the app's own origin, an allowed one, and a JSON body without Origin (a non-browser client) pass
     expect((await api.post('/projects', { name: 'from-app' }, { cookie, headers: { origin: APP } })).status).toBe(201);
-    expect((await api.post('/projects', { name: 'from-admin' }, { cookie, headers: { origin: `${ADMIN_APP}/` } })).status).toBe(201);
-    expect((await api.post('/projects', { name: 'from-cli' }, { cookie, headers: { 'content-type': 'application/json; charset=utf-8' } })).status).toBe(201);
+    expect(
+      (await api.post('/projects', { name: 'from-admin' }, { cookie, headers: { origin: `${ADMIN_APP}/` } })).status,
+    ).toBe(201);
+    expect(
+      (
+        await api.post(
+          '/projects',
+          { name: 'from-cli' },
+          { cookie, headers: { 'content-type': 'application/json; charset=utf-8' } },
+        )
+      ).status,
+    ).toBe(201);
     // reads are not writes: a foreign page may not read the answer anyway (no CORS)
     expect((await api.get('/auth/me', { cookie, headers: { origin: 'https://evil.example' } })).status).toBe(200);
 
     // a Bearer token is never sent by a foreign page on its own: such requests are not affected
-    const bearer = await api.call('POST', '/projects', undefined, { token: user.token, raw: JSON.stringify({ name: 'bearer-text' }), headers: { 'content-type': 'text/plain', origin: 'https://evil.example' } });
+    const bearer = await api.call('POST', '/projects', undefined, {
+      token: user.token,
+      raw: JSON.stringify({ name: 'bearer-text' }),
+      headers: { 'content-type': 'text/plain', origin: 'https://evil.example' },
+    });
     expect(bearer.status).toBe(201);
-    expect(await projectNames(user.token)).toEqual(expect.arrayContaining(['from-app', 'from-admin', 'from-cli', 'bearer-text']));
+    expect(await projectNames(user.token)).toEqual(
+      expect.arrayContaining(['from-app', 'from-admin', 'from-cli', 'bearer-text']),
+    );
   });
 
   it('sends the security headers on every answer; authenticated answers are never cached', async () => {
     const user = await signUp(api);
-    const common = { 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer', 'strict-transport-security': 'max-age=31536000; includeSubDomains' };
-    const headersOf = (res: { headers: Headers }) => Object.fromEntries(Object.keys(common).map((h) => [h, res.headers.get(h)]));
+    const common = {
+      'x-content-type-options': 'nosniff',
+      'referrer-policy': 'no-referrer',
+      'strict-transport-security': 'max-age=31536000; includeSubDomains',
+    };
+    const headersOf = (res: { headers: Headers }) =>
+      Object.fromEntries(Object.keys(common).map((h) => [h, res.headers.get(h)]));
     const answers = {
       me: await api.get('/auth/me', { token: user.token }),
       meByCookie: await api.get('/auth/me', { cookie: `access_token=${user.token}` }),
@@ -99,7 +165,11 @@ describe('cookie-authenticated writes and cross-site requests (item 7)', () => {
       invalid: await api.post('/projects', {}, { token: user.token }),
       created: await api.post('/projects', { name: 'headers' }, { token: user.token }),
       login: await api.post('/auth/login', { email: user.email, password: user.password }),
-      crossSite: await api.post('/projects', { name: 'x' }, { cookie: `access_token=${user.token}`, headers: { origin: 'https://evil.example' } }),
+      crossSite: await api.post(
+        '/projects',
+        { name: 'x' },
+        { cookie: `access_token=${user.token}`, headers: { origin: 'https://evil.example' } },
+      ),
       plans: await api.get('/plans'),
     };
     for (const [name, res] of Object.entries(answers)) {
@@ -131,12 +201,27 @@ describe('text is valid and cost estimates stay integers (item 9)', () => {
       expect([lone.status, lone.body]).toEqual([422, { detail: [issue(['body', 'name'], 'surrogate')] }]);
     }
     // nested, in lists, in fields the route ignores, and in keys
-    const nested = await api.post('/service-floors', { project_id: projectId, environment_id: envId, type: 'vm', tags: ['ok', 'b\u0000d'], extra: { deep: ['\ud800'] } }, { token });
-    expect([nested.status, nested.body]).toEqual([422, { detail: [issue(['body', 'tags', 1], 'nul'), issue(['body', 'extra', 'deep', 0], 'surrogate')] }]);
+    const nested = await api.post(
+      '/service-floors',
+      {
+        project_id: projectId,
+        environment_id: envId,
+        type: 'vm',
+        tags: ['ok', 'b\u0000d'],
+        extra: { deep: ['\ud800'] },
+      },
+      { token },
+    );
+    expect([nested.status, nested.body]).toEqual([
+      422,
+      { detail: [issue(['body', 'tags', 1], 'nul'), issue(['body', 'extra', 'deep', 0], 'surrogate')] },
+    ]);
     const key = await api.post('/projects', { name: 'fine', 'k\u0000': 1 }, { token });
     expect([key.status, key.body]).toEqual([422, { detail: [issue(['body', 'k\u0000'], 'nul')] }]);
     // the query and the path; an unknown project is not even looked up
-    const query = await api.get(`/service-floors?project_id=${randomUUID()}&environment_id=${envId}&hostname=a%00`, { token });
+    const query = await api.get(`/service-floors?project_id=${randomUUID()}&environment_id=${envId}&hostname=a%00`, {
+      token,
+    });
     expect([query.status, query.body]).toEqual([422, { detail: [issue(['query', 'hostname'], 'nul')] }]);
     const path = await api.get('/services/%00', { token });
     expect([path.status, path.body]).toEqual([422, { detail: [issue(['path', 'service_id'], 'nul')] }]);
@@ -150,7 +235,11 @@ describe('text is valid and cost estimates stay integers (item 9)', () => {
     const { token, projectId, envId } = await ownerWithEnv(api, 'Business');
     const max = { cpu: 4096, memory_mb: 67_108_864, storage_gb: 1_048_576, instances: 10_000 };
     for (const [field, limit] of Object.entries(max)) {
-      const over = await api.post('/service-floors', { project_id: projectId, environment_id: envId, type: 'vm', [field]: limit + 1 }, { token });
+      const over = await api.post(
+        '/service-floors',
+        { project_id: projectId, environment_id: envId, type: 'vm', [field]: limit + 1 },
+        { token },
+      );
       expect([field, over.status, over.body.detail?.[0]?.loc]).toEqual([field, 422, ['body', field]]);
     }
     const floor = await createFloor(api, token, projectId, envId, { hostname: 'biggest', ...max });
@@ -161,21 +250,37 @@ describe('text is valid and cost estimates stay integers (item 9)', () => {
     const now = new Date().toISOString();
     for (let i = 0; i < 3; i++) {
       const id = randomUUID();
-      await ddb().send(new PutCommand({
-        TableName: config().TABLE_NAME,
-        Item: {
-          ...keys.floor(projectId, envId, id), type: 'floor', id, project_id: projectId, environment_id: envId, floor_type: 'vm', created_at: now, updated_at: now,
-          deleted_at: null, hostname: `legacy-${i}`, cpu: 2_147_483_647, memory_mb: 2_147_483_647, storage_gb: 2_147_483_647, instances: 2_147_483_647,
-        },
-      }));
+      await ddb().send(
+        new PutCommand({
+          TableName: config().TABLE_NAME,
+          Item: {
+            ...keys.floor(projectId, envId, id),
+            type: 'floor',
+            id,
+            project_id: projectId,
+            environment_id: envId,
+            floor_type: 'vm',
+            created_at: now,
+            updated_at: now,
+            deleted_at: null,
+            hostname: `legacy-${i}`,
+            cpu: 2_147_483_647,
+            memory_mb: 2_147_483_647,
+            storage_gb: 2_147_483_647,
+            instances: 2_147_483_647,
+          },
+        }),
+      );
     }
     const res = await api.get(`/projects/${projectId}/costs/estimate`, { token });
     expect(res.status).toBe(200);
     const perServer = 428_441_600_000; // 10,000 × (4,096 × 1500 + 65,536 GB × 400 + 1,048,576 × 10)
     expect(res.body.totals.monthly_cents).toBe(4 * perServer);
     expect(res.text).toContain(`"monthly_cents":${4 * perServer}`);
-    const figures = [res.body.totals, ...res.body.environments, ...res.body.servers].flatMap((row: Record<string, unknown>) =>
-      ['instances', 'cpu', 'memory_mb', 'storage_gb', 'monthly_cents'].map((k) => row[k]));
+    const figures = [res.body.totals, ...res.body.environments, ...res.body.servers].flatMap(
+      (row: Record<string, unknown>) =>
+        ['instances', 'cpu', 'memory_mb', 'storage_gb', 'monthly_cents'].map((k) => row[k]),
+    );
     for (const n of figures) expect(Number.isSafeInteger(n)).toBe(true);
   });
 });
@@ -193,13 +298,19 @@ describe('X-Sync-Timestamp (item 11, last sentence)', () => {
     ];
     for (const path of lists) {
       const res = await api.get(path, { token });
-      expect([path, res.status, res.headers.get('x-sync-timestamp')]).toEqual([path, 200, expect.stringMatching(/^\d{4}-\d\d-\d\dT[\d:.]+Z$/)]);
+      expect([path, res.status, res.headers.get('x-sync-timestamp')]).toEqual([
+        path,
+        200,
+        expect.stringMatching(/^\d{4}-\d\d-\d\dT[\d:.]+Z$/),
+      ]);
     }
     // the first full read's cursor picks up what changes afterwards
     const first = await api.get(`/environments?project_id=${projectId}`, { token });
     const cursor = first.headers.get('x-sync-timestamp')!;
     const staging = await api.post('/environments', { name: 'staging', project_id: projectId }, { token });
-    const next = await api.get(`/environments?project_id=${projectId}&updated_since=${encodeURIComponent(cursor)}`, { token });
+    const next = await api.get(`/environments?project_id=${projectId}&updated_since=${encodeURIComponent(cursor)}`, {
+      token,
+    });
     expect(next.body.map((e: { id: string }) => e.id)).toContain(staging.body.id);
   });
 });
@@ -219,7 +330,11 @@ describe('methods a path does not have, and integers in query strings (issue 23 
         expect(res.headers.get('allow')?.split(', ').sort()).toEqual(allow.split(', ').sort());
       }
     }
-    for (const [method, path] of [['PUT', '/no-such-path'], ['PATCH', '/projects/%ZZ'], ['GET', '/projects/stats/more']] as const) {
+    for (const [method, path] of [
+      ['PUT', '/no-such-path'],
+      ['PATCH', '/projects/%ZZ'],
+      ['GET', '/projects/stats/more'],
+    ] as const) {
       const res = await api.call(method, path, undefined, { token });
       expect([method, path, res.status, res.body]).toEqual([method, path, 404, NOT_FOUND]);
     }
@@ -229,7 +344,11 @@ describe('methods a path does not have, and integers in query strings (issue 23 
     const { token, projectId, envId } = await ownerWithEnv(api);
     for (const value of ['abc', '1.5', '2e']) {
       const res = await api.get(`/services?project_id=${projectId}&environment_id=${envId}&limit=${value}`, { token });
-      expect([value, res.status, res.body]).toEqual([value, 422, { detail: [{ loc: ['query', 'limit'], msg: 'Invalid input: expected an integer', type: 'invalid_type' }] }]);
+      expect([value, res.status, res.body]).toEqual([
+        value,
+        422,
+        { detail: [{ loc: ['query', 'limit'], msg: 'Invalid input: expected an integer', type: 'invalid_type' }] },
+      ]);
     }
     const tooBig = await api.get(`/services?project_id=${projectId}&environment_id=${envId}&limit=5000`, { token });
     expect(tooBig.body.detail[0]).toMatchObject({ loc: ['query', 'limit'], type: 'too_big' });

@@ -13,7 +13,9 @@ const api = client(() => ref.stack.url);
 const withKey = (token: string, key: string) => ({ token, headers: { 'idempotency-key': key } });
 
 const serviceNames = async (token: string, projectId: string, envId: string) =>
-  ((await api.get(`/services?project_id=${projectId}&environment_id=${envId}`, { token })).body as { name: string }[]).map((s) => s.name).sort();
+  ((await api.get(`/services?project_id=${projectId}&environment_id=${envId}`, { token })).body as { name: string }[])
+    .map((s) => s.name)
+    .sort();
 
 describe('Idempotency-Key on creating POSTs', () => {
   it('answers a retry with the first answer, and creates once', async () => {
@@ -34,11 +36,22 @@ describe('Idempotency-Key on creating POSTs', () => {
   it('refuses the same key with a different request (422 naming the header)', async () => {
     const { token, projectId, envId } = await ownerWithEnv(api);
     const key = randomUUID();
-    expect((await api.post('/services', { name: 'one', project_id: projectId, environment_id: envId }, withKey(token, key))).status).toBe(201);
-    const other = await api.post('/services', { name: 'two', project_id: projectId, environment_id: envId }, withKey(token, key));
+    expect(
+      (await api.post('/services', { name: 'one', project_id: projectId, environment_id: envId }, withKey(token, key)))
+        .status,
+    ).toBe(201);
+    const other = await api.post(
+      '/services',
+      { name: 'two', project_id: projectId, environment_id: envId },
+      withKey(token, key),
+    );
     expect(other.status).toBe(422);
     expect(other.body.detail[0]).toMatchObject({ loc: ['header', 'idempotency-key'], type: 'idempotency_key_reused' });
-    const elsewhere = await api.post('/service-floors', { name: 'one', project_id: projectId, environment_id: envId }, withKey(token, key));
+    const elsewhere = await api.post(
+      '/service-floors',
+      { name: 'one', project_id: projectId, environment_id: envId },
+      withKey(token, key),
+    );
     expect(elsewhere.status).toBe(422);
     expect(await serviceNames(token, projectId, envId)).toEqual(['one']);
   });
@@ -48,7 +61,9 @@ describe('Idempotency-Key on creating POSTs', () => {
       const { token, projectId, envId } = await ownerWithEnv(api);
       const body = { name: `race-${round}`, project_id: projectId, environment_id: envId };
       const key = randomUUID();
-      const answers = await Promise.all(Array.from({ length: 8 }, () => api.post('/services', body, withKey(token, key))));
+      const answers = await Promise.all(
+        Array.from({ length: 8 }, () => api.post('/services', body, withKey(token, key))),
+      );
       const fresh = answers.filter((a) => a.status === 201 && !a.headers.get('idempotent-replayed'));
       expect(fresh).toHaveLength(1);
       for (const a of answers) {
@@ -93,9 +108,22 @@ describe('Idempotency-Key on creating POSTs', () => {
     const first = await api.post('/projects', { name: 'kept' }, withKey(token, key));
     expect(first.status).toBe(201);
     // The record's expiry, as 24 hours would leave it (the table's TTL removes it some time after).
-    const records = await ddb().send(new ScanCommand({ TableName: ref.stack.config.TABLE_NAME, FilterExpression: 'SK = :sk', ExpressionAttributeValues: { ':sk': 'IDEMPOTENCY' } }));
+    const records = await ddb().send(
+      new ScanCommand({
+        TableName: ref.stack.config.TABLE_NAME,
+        FilterExpression: 'SK = :sk',
+        ExpressionAttributeValues: { ':sk': 'IDEMPOTENCY' },
+      }),
+    );
     for (const r of records.Items ?? []) {
-      await ddb().send(new UpdateCommand({ TableName: ref.stack.config.TABLE_NAME, Key: { PK: r.PK, SK: r.SK }, UpdateExpression: 'SET expires_at_epoch = :past', ExpressionAttributeValues: { ':past': Math.floor(Date.now() / 1000) - 1 } }));
+      await ddb().send(
+        new UpdateCommand({
+          TableName: ref.stack.config.TABLE_NAME,
+          Key: { PK: r.PK, SK: r.SK },
+          UpdateExpression: 'SET expires_at_epoch = :past',
+          ExpressionAttributeValues: { ':past': Math.floor(Date.now() / 1000) - 1 },
+        }),
+      );
     }
     // Run again, not replayed: the name is now taken by the first run's project.
     const later = await api.post('/projects', { name: 'kept' }, withKey(token, key));
@@ -105,7 +133,11 @@ describe('Idempotency-Key on creating POSTs', () => {
 
   it('refuses an unusable key, and without a key behaves as SPEC says (no second read or write)', async () => {
     const { token, projectId, envId } = await ownerWithEnv(api);
-    const bad = await api.post('/services', { name: 'x', project_id: projectId, environment_id: envId }, withKey(token, 'k'.repeat(256)));
+    const bad = await api.post(
+      '/services',
+      { name: 'x', project_id: projectId, environment_id: envId },
+      withKey(token, 'k'.repeat(256)),
+    );
     expect(bad.status).toBe(422);
     expect(bad.body.detail[0].loc).toEqual(['header', 'idempotency-key']);
     expect((await api.post('/projects', { name: 'plain' }, { token })).status).toBe(201);
@@ -117,7 +149,10 @@ describe('Idempotency-Key on creating POSTs', () => {
     const calls = countCalls(ddb());
     const cost = async (name: string, headers: Record<string, string>) => {
       calls.reset();
-      expect((await api.post('/services', { name, project_id: projectId, environment_id: envId }, { token, headers })).status).toBe(201);
+      expect(
+        (await api.post('/services', { name, project_id: projectId, environment_id: envId }, { token, headers }))
+          .status,
+      ).toBe(201);
       return { byCommand: calls.byCommand(), roundTrips: calls.roundTrips() };
     };
     const plain = await cost('plain', {});
@@ -134,14 +169,25 @@ describe('Idempotency-Key on creating POSTs', () => {
     const stack = ddb().middlewareStack;
     stack.add(
       (next, context) => async (args) => {
-        const keeping = context.commandName === 'UpdateItemCommand' && JSON.stringify((args as { input: unknown }).input).includes('IDEMPOTENCY#');
-        if (keeping) throw Object.assign(new Error('down'), { name: 'ServiceUnavailable', $fault: 'server', $metadata: { httpStatusCode: 503 } });
+        const keeping =
+          context.commandName === 'UpdateItemCommand' &&
+          JSON.stringify((args as { input: unknown }).input).includes('IDEMPOTENCY#');
+        if (keeping)
+          throw Object.assign(new Error('down'), {
+            name: 'ServiceUnavailable',
+            $fault: 'server',
+            $metadata: { httpStatusCode: 503 },
+          });
         return next(args);
       },
       { step: 'initialize', name: 'answersCannotBeKept' },
     );
     try {
-      const created = await api.post('/services', { name: 'made', project_id: projectId, environment_id: envId }, withKey(token, randomUUID()));
+      const created = await api.post(
+        '/services',
+        { name: 'made', project_id: projectId, environment_id: envId },
+        withKey(token, randomUUID()),
+      );
       expect(created.status).toBe(201);
     } finally {
       stack.remove('answersCannotBeKept');

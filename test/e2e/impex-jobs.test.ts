@@ -27,15 +27,29 @@ function faults(spec: string, seed = 1) {
 afterEach(() => faults(''));
 
 const doc = (n: number, prefix = 'svc') =>
-  stringify({ apiVersion: 'infracatalog/v1', kind: 'Environment', spec: { services: Array.from({ length: n }, (_, i) => ({ name: `${prefix}-${i}`, port: 1000 + (i % 60000) })) } });
+  stringify({
+    apiVersion: 'infracatalog/v1',
+    kind: 'Environment',
+    spec: { services: Array.from({ length: n }, (_, i) => ({ name: `${prefix}-${i}`, port: 1000 + (i % 60000) })) },
+  });
 
-async function startImport(token: string, projectId: string, envId: string, text: string, fields: Record<string, string> = {}) {
+async function startImport(
+  token: string,
+  projectId: string,
+  envId: string,
+  text: string,
+  fields: Record<string, string> = {},
+) {
   const body = new FormData();
   body.set('project_id', projectId);
   body.set('environment_id', envId);
   for (const [k, v] of Object.entries(fields)) body.set(k, v);
   body.set('file', new Blob([text], { type: 'application/yaml' }), 'env.yaml');
-  const res = await fetch(`${ref.stack.url}/impex/import`, { method: 'POST', body, headers: { authorization: `Bearer ${token}` } });
+  const res = await fetch(`${ref.stack.url}/impex/import`, {
+    method: 'POST',
+    body,
+    headers: { authorization: `Bearer ${token}` },
+  });
   return { status: res.status, body: (await res.json()) as { job_id: string; detail?: string } };
 }
 
@@ -54,7 +68,10 @@ async function until<T>(read: () => Promise<T>, done: (v: T) => boolean, ms = 60
 async function inventory(token: string, projectId: string, envId: string) {
   const names: string[] = [];
   for (let offset = 0; ; offset += 1000) {
-    const page = await api.get(`/services?project_id=${projectId}&environment_id=${envId}&limit=1000&offset=${offset}`, { token });
+    const page = await api.get(
+      `/services?project_id=${projectId}&environment_id=${envId}&limit=1000&offset=${offset}`,
+      { token },
+    );
     expect(page.status, page.text).toBe(200);
     names.push(...(page.body as { name: string }[]).map((s) => s.name));
     if (page.body.length < 1000) break;
@@ -97,9 +114,16 @@ describe('an import job never stays queued or running for good', () => {
     // What a killed job leaves: its record running, last heartbeat and lock lease older than their limit.
     const long = new Date(Date.now() - STALL_MS - 5_000).toISOString();
     const key = keys.impexRecord(projectId, done.created_at, done.id);
-    await updateItem(key, { UpdateExpression: 'SET #s = :r, heartbeat_at = :t, finished_at = :null', ExpressionAttributeNames: { '#s': 'status' }, ExpressionAttributeValues: { ':r': 'running', ':t': long, ':null': null } });
+    await updateItem(key, {
+      UpdateExpression: 'SET #s = :r, heartbeat_at = :t, finished_at = :null',
+      ExpressionAttributeNames: { '#s': 'status' },
+      ExpressionAttributeValues: { ':r': 'running', ':t': long, ':null': null },
+    });
     const seen = await status(token, started.body.job_id);
-    expect(seen).toMatchObject({ status: 'failed', error: expect.stringMatching(/^The job stopped without finishing/) });
+    expect(seen).toMatchObject({
+      status: 'failed',
+      error: expect.stringMatching(/^The job stopped without finishing/),
+    });
     // Written, not only shown: the history says the same, and it stays so.
     const history = await api.get(`/impex/history?project_id=${projectId}`, { token });
     expect(history.body.find((r: { id: string }) => r.id === done.id).status).toBe('failed');
@@ -112,7 +136,11 @@ describe('an import job never stays queued or running for good', () => {
     await ref.stack.queues.drain();
     const done = await status(token, started.body.job_id);
     const key = keys.impexRecord(projectId, done.created_at, done.id);
-    await updateItem(key, { UpdateExpression: 'SET #s = :r, heartbeat_at = :t, finished_at = :null', ExpressionAttributeNames: { '#s': 'status' }, ExpressionAttributeValues: { ':r': 'running', ':t': new Date().toISOString(), ':null': null } });
+    await updateItem(key, {
+      UpdateExpression: 'SET #s = :r, heartbeat_at = :t, finished_at = :null',
+      ExpressionAttributeNames: { '#s': 'status' },
+      ExpressionAttributeValues: { ':r': 'running', ':t': new Date().toISOString(), ':null': null },
+    });
     expect((await status(token, started.body.job_id)).status).toBe('running');
   });
 });
@@ -144,8 +172,20 @@ describe('cancelling an import', () => {
     const stranger = await signUp(api);
     // Cancelling someone else's job is the owner membership's alone (docs/decisions/0921).
     const manager = await signUp(api);
-    const managers = await api.post(`/projects/${projectId}/custom-roles`, { name: 'Project managers', permissions: ['project.manage'] }, { token });
-    expect((await api.post(`/projects/${projectId}/custom-roles/${managers.body.id}/assignments`, { user_id: manager.id }, { token })).status).toBe(201);
+    const managers = await api.post(
+      `/projects/${projectId}/custom-roles`,
+      { name: 'Project managers', permissions: ['project.manage'] },
+      { token },
+    );
+    expect(
+      (
+        await api.post(
+          `/projects/${projectId}/custom-roles/${managers.body.id}/assignments`,
+          { user_id: manager.id },
+          { token },
+        )
+      ).status,
+    ).toBe(201);
     // Who may cancel is decided before whether there is anything left to cancel (409 means "allowed, but finished").
     const owners = await startImport(token, projectId, envId, doc(2));
     await ref.stack.queues.drain();
@@ -169,7 +209,10 @@ describe('cancelling an import', () => {
     const started = await startImport(token, projectId, envId, doc(total));
     expect(started.status).toBe(202);
     const jobId = started.body.job_id;
-    const mid = await until(() => status(token, jobId), (r) => r.progress.done > 0 || r.status !== 'running' && r.status !== 'queued');
+    const mid = await until(
+      () => status(token, jobId),
+      (r) => r.progress.done > 0 || (r.status !== 'running' && r.status !== 'queued'),
+    );
     expect(mid.status, JSON.stringify(mid.report?.errors?.slice(0, 2))).toBe('running');
     const asked = await api.post(`/impex/cancel/${jobId}`, {}, { token });
     expect(asked.status, asked.text).toBe(202);
@@ -187,18 +230,34 @@ describe('cancelling an import', () => {
     expect(again.status, JSON.stringify(again.body)).toBe(202);
     await ref.stack.queues.drain();
     expect((await status(token, again.body.job_id)).status).toBe('succeeded');
-    expect(await inventory(token, projectId, envId)).toEqual({ listed: total, envCount: total, projectCount: total, journals: 0 });
+    expect(await inventory(token, projectId, envId)).toEqual({
+      listed: total,
+      envCount: total,
+      projectCount: total,
+      journals: 0,
+    });
   }, 240_000);
 });
 
 describe('an import with prune', () => {
-  const spec = (services: string[], extra: Record<string, unknown>) => stringify({ apiVersion: 'infracatalog/v1', kind: 'Environment', spec: { services: services.map((name) => ({ name })), ...extra } });
+  const spec = (services: string[], extra: Record<string, unknown>) =>
+    stringify({
+      apiVersion: 'infracatalog/v1',
+      kind: 'Environment',
+      spec: { services: services.map((name) => ({ name })), ...extra },
+    });
   const full = spec(['a', 'b', 'stray'], {
     groups: [{ name: 'g1', subgroups: [{ name: 'sub1' }, { name: 'sub2' }] }, { name: 'g2' }],
     service_links: [{ from: 'a', to: 'stray' }],
-    connections: [{ a: { service: 'a' }, b: { service: 'b' }, direction: 'a_to_b' }, { a: { service: 'a' }, b: { service: 'stray' }, direction: 'both' }],
+    connections: [
+      { a: { service: 'a' }, b: { service: 'b' }, direction: 'a_to_b' },
+      { a: { service: 'a' }, b: { service: 'stray' }, direction: 'both' },
+    ],
   });
-  const kept = spec(['a', 'b'], { groups: [{ name: 'g1', subgroups: [{ name: 'sub1' }] }], connections: [{ a: { service: 'a' }, b: { service: 'b' }, direction: 'a_to_b' }] });
+  const kept = spec(['a', 'b'], {
+    groups: [{ name: 'g1', subgroups: [{ name: 'sub1' }] }],
+    connections: [{ a: { service: 'a' }, b: { service: 'b' }, direction: 'a_to_b' }],
+  });
 
   it('plans list what the environment has beyond the document; the job deletes it under the lock with the ordinary delete rules', async () => {
     const { token, projectId, envId } = await ownerWithEnv(api);
@@ -223,22 +282,40 @@ describe('an import with prune', () => {
     const record = await status(token, pruned.body.job_id);
     expect(record.status, JSON.stringify(record.report?.errors)).toBe('succeeded');
     expect(record.prune).toBe(true);
-    expect(record.report.deleted.map(({ kind, name }: { kind: string; name: string }) => ({ kind, name }))).toEqual(expected);
+    expect(record.report.deleted.map(({ kind, name }: { kind: string; name: string }) => ({ kind, name }))).toEqual(
+      expected,
+    );
     expect(await inventory(token, projectId, envId)).toEqual({ listed: 2, envCount: 2, projectCount: 2, journals: 0 });
     const groups = await api.get(`/groups?project_id=${projectId}&environment_id=${envId}`, { token });
     expect((groups.body as { name: string }[]).map((g) => g.name)).toEqual(['g1']);
-    const connections = await api.get(`/service-connections?project_id=${projectId}&environment_id=${envId}`, { token });
+    const connections = await api.get(`/service-connections?project_id=${projectId}&environment_id=${envId}`, {
+      token,
+    });
     expect(connections.body).toHaveLength(1);
     // Each deletion is the ordinary one: its own audit entry, by the account that started the import.
     const audit = await api.get(`/projects/${projectId}/audit-log?action=service.delete`, { token });
     expect(audit.status, audit.text).toBe(200);
     expect(JSON.stringify(audit.body)).toContain('stray');
     // ... linked to the import that pruned it, as the import's other writes are.
-    const importEntry = (await api.get(`/projects/${projectId}/audit-log?entity_type=import`, { token })).body[0] as { entity_id: string; import_id: string };
+    const importEntry = (await api.get(`/projects/${projectId}/audit-log?entity_type=import`, { token })).body[0] as {
+      entity_id: string;
+      import_id: string;
+    };
     expect(importEntry.import_id).toBe(record.id);
-    const deletions = ((await api.get(`/projects/${projectId}/audit-log?limit=500`, { token })).body as { action: string; import_id: string | null; actor: { id: string } }[])
-      .filter((e) => e.action.endsWith('.delete'));
-    expect(deletions.map((e) => e.action).sort()).toEqual(['connection.delete', 'group.delete', 'link.delete', 'service.delete', 'subgroup.delete']);
+    const deletions = (
+      (await api.get(`/projects/${projectId}/audit-log?limit=500`, { token })).body as {
+        action: string;
+        import_id: string | null;
+        actor: { id: string };
+      }[]
+    ).filter((e) => e.action.endsWith('.delete'));
+    expect(deletions.map((e) => e.action).sort()).toEqual([
+      'connection.delete',
+      'group.delete',
+      'link.delete',
+      'service.delete',
+      'subgroup.delete',
+    ]);
     for (const e of deletions) expect(e.import_id, e.action).toBe(record.id);
 
     // Nothing left beyond the document: the next plan lists nothing.

@@ -27,15 +27,27 @@ async function scene(items = 60) {
   const projectId = `staged-${randomUUID()}`;
   const counter = { PK: `PROJECT#${projectId}`, SK: 'COUNTER' };
   const guard = { PK: `PROJECT#${projectId}`, SK: 'GUARD' };
-  await ddb().send(new (await import('@aws-sdk/lib-dynamodb')).TransactWriteCommand({
-    TransactItems: [{ Put: { TableName: ref.stack.config.TABLE_NAME, Item: { ...counter, n: 5 } } }, { Put: { TableName: ref.stack.config.TABLE_NAME, Item: { ...guard, deleted_at: null } } }],
-  }));
+  await ddb().send(
+    new (await import('@aws-sdk/lib-dynamodb')).TransactWriteCommand({
+      TransactItems: [
+        { Put: { TableName: ref.stack.config.TABLE_NAME, Item: { ...counter, n: 5 } } },
+        { Put: { TableName: ref.stack.config.TABLE_NAME, Item: { ...guard, deleted_at: null } } },
+      ],
+    }),
+  );
   const owner = `import-${randomUUID()}`;
   const write = (n = 0, extra: Partial<StagedWrite> = {}): StagedWrite => ({
     journal: keys.stagedWrite(projectId, 'env', owner, n),
     owner,
-    open: [counterStep(counter, { n: items }, { max: { n: 1000 }, failWith: invalid('limit') }), putStep({ PK: `PROJECT#${projectId}`, SK: `CLAIM#${n}` })],
-    items: Array.from({ length: items }, (_, i) => ({ PK: `PROJECT#${projectId}`, SK: `ITEM#${n}#${String(i).padStart(4, '0')}`, i })),
+    open: [
+      counterStep(counter, { n: items }, { max: { n: 1000 }, failWith: invalid('limit') }),
+      putStep({ PK: `PROJECT#${projectId}`, SK: `CLAIM#${n}` }),
+    ],
+    items: Array.from({ length: items }, (_, i) => ({
+      PK: `PROJECT#${projectId}`,
+      SK: `ITEM#${n}#${String(i).padStart(4, '0')}`,
+      i,
+    })),
     close: [stillLiveStep(guard, conflict('guard gone'))],
     undo: [counterStep(counter, { n: -items })],
     ...extra,
@@ -64,12 +76,19 @@ describe('a staged write', () => {
 
   it('refused when it closes (what it refers to went while its items were written): everything is taken back', async () => {
     const s = await scene(60);
-    const removeGuard = async () => void (await ddb().send(new (await import('@aws-sdk/lib-dynamodb')).DeleteCommand({ TableName: ref.stack.config.TABLE_NAME, Key: s.guard })));
-    await expect(stagedWrite(s.write(0, { beforeClose: removeGuard }), new Date().toISOString())).rejects.toMatchObject({ detail: 'guard gone' });
+    const removeGuard = async () =>
+      void (await ddb().send(
+        new (
+          await import('@aws-sdk/lib-dynamodb')
+        ).DeleteCommand({ TableName: ref.stack.config.TABLE_NAME, Key: s.guard }),
+      ));
+    await expect(stagedWrite(s.write(0, { beforeClose: removeGuard }), new Date().toISOString())).rejects.toMatchObject(
+      { detail: 'guard gone' },
+    );
     expect(await s.state()).toEqual({ count: 5, items: 0, claims: 0, journals: 0 });
   });
 
-  it('left by a process that stopped between its items and its close: its owner\'s retry undoes it, and the stopped writer can no longer close', async () => {
+  it("left by a process that stopped between its items and its close: its owner's retry undoes it, and the stopped writer can no longer close", async () => {
     const s = await scene(60);
     let resume!: () => void;
     const hung = new Promise<void>((r) => (resume = r));
@@ -91,11 +110,28 @@ describe('a staged write', () => {
     const s = await scene(30);
     let reached!: () => void;
     const atClose = new Promise<void>((r) => (reached = r));
-    void stagedWrite(s.write(0, { beforeClose: () => (reached(), new Promise<void>(() => {})) }), new Date().toISOString()).catch(() => {});
+    void stagedWrite(
+      s.write(0, { beforeClose: () => (reached(), new Promise<void>(() => {})) }),
+      new Date().toISOString(),
+    ).catch(() => {});
     await atClose;
     const later = (ms: number) => new Date(Date.now() + ms);
-    expect(await undoStagedWrites(s.projectId, keys.stagedWritePrefix('env'), 'another-import', later(STAGED_STALE_MS - 60_000))).toBe(0);
-    expect(await undoStagedWrites(s.projectId, keys.stagedWritePrefix('env'), 'another-import', later(STAGED_STALE_MS + 60_000))).toBe(1);
+    expect(
+      await undoStagedWrites(
+        s.projectId,
+        keys.stagedWritePrefix('env'),
+        'another-import',
+        later(STAGED_STALE_MS - 60_000),
+      ),
+    ).toBe(0);
+    expect(
+      await undoStagedWrites(
+        s.projectId,
+        keys.stagedWritePrefix('env'),
+        'another-import',
+        later(STAGED_STALE_MS + 60_000),
+      ),
+    ).toBe(1);
     expect(await s.state()).toEqual({ count: 5, items: 0, claims: 0, journals: 0 });
   });
 
@@ -105,9 +141,20 @@ describe('a staged write', () => {
       const s = await scene(30);
       let reached!: () => void;
       const atClose = new Promise<void>((r) => (reached = r));
-      const write = stagedWrite(s.write(0, { beforeClose: async () => { reached(); await new Promise((r) => setTimeout(r, run % 4)); } }), new Date().toISOString());
+      const write = stagedWrite(
+        s.write(0, {
+          beforeClose: async () => {
+            reached();
+            await new Promise((r) => setTimeout(r, run % 4));
+          },
+        }),
+        new Date().toISOString(),
+      );
       await atClose;
-      const [written, undone] = await Promise.allSettled([write, undoStagedWrites(s.projectId, keys.stagedWritePrefix('env'), s.owner, new Date())]);
+      const [written, undone] = await Promise.allSettled([
+        write,
+        undoStagedWrites(s.projectId, keys.stagedWritePrefix('env'), s.owner, new Date()),
+      ]);
       const state = await s.state();
       if (written.status === 'fulfilled') {
         expect(state).toEqual({ count: 35, items: 30, claims: 1, journals: 0 });
@@ -124,7 +171,10 @@ describe('a staged write', () => {
 
 /** A DynamoDB client middleware for the BatchWriteItem requests that put an item named `name` (the chunk holding that service). */
 const putsNamed = (args: { input: unknown }, name: string) =>
-  Object.values((args.input as { RequestItems?: Record<string, { PutRequest?: { Item?: { name?: string } } }[]> }).RequestItems ?? {}).some((rs) => Array.isArray(rs) && rs.some((r) => r.PutRequest?.Item?.name === name));
+  Object.values(
+    (args.input as { RequestItems?: Record<string, { PutRequest?: { Item?: { name?: string } } }[]> }).RequestItems ??
+      {},
+  ).some((rs) => Array.isArray(rs) && rs.some((r) => r.PutRequest?.Item?.name === name));
 
 describe('an import in staged chunks', () => {
   it('a server removed while a chunk of its services is written: that chunk is taken back, the import stops, what committed is whole and counted', async () => {
@@ -133,22 +183,29 @@ describe('an import in staged chunks', () => {
       const { token, projectId, envId } = await ownerWithEnv(api, 'Business');
       const floor = await createFloor(api, token, projectId, envId, { hostname: 'h' });
       const document = environmentDocument.parse({
-        apiVersion: IMPEX_API_VERSION, kind: 'Environment',
-        spec: { services: Array.from({ length: 40 }, (_, i) => ({ name: `s-${i}`, floor: 'h' })), service_floors: [{ hostname: 'h', type: 'vm' }] },
+        apiVersion: IMPEX_API_VERSION,
+        kind: 'Environment',
+        spec: {
+          services: Array.from({ length: 40 }, (_, i) => ({ name: `s-${i}`, floor: 'h' })),
+          service_floors: [{ hostname: 'h', type: 'vm' }],
+        },
       });
       const ctx = appContext();
       const plan = await planImport({ projectId, environmentId: envId, document }, ctx);
       expect(plan.report.summary).toMatchObject({ create: 40, error: 0 });
       let removed = false;
       const hook = ddb().middlewareStack;
-      hook.add((next) => async (args) => {
-        const out = await next(args);
-        if (!removed && putsNamed(args, during)) {
-          removed = true;
-          expect((await api.delete(`/service-floors/${floor.id}`, undefined, { token })).status).toBe(204);
-        }
-        return out;
-      }, { step: 'initialize', name: 'removeFloorDuringImport' });
+      hook.add(
+        (next) => async (args) => {
+          const out = await next(args);
+          if (!removed && putsNamed(args, during)) {
+            removed = true;
+            expect((await api.delete(`/service-floors/${floor.id}`, undefined, { token })).status).toBe(204);
+          }
+          return out;
+        },
+        { step: 'initialize', name: 'removeFloorDuringImport' },
+      );
       let report: Awaited<ReturnType<typeof applyImport>>;
       try {
         // 20 services a chunk: 4 new items each (service, id lookup, name listing, listing by its server).
@@ -156,11 +213,15 @@ describe('an import in staged chunks', () => {
       } finally {
         hook.remove('removeFloorDuringImport');
       }
-      expect(report.errors).toEqual([{ path: '', line: null, message: "Service floor 'h' was removed during the import" }]);
+      expect(report.errors).toEqual([
+        { path: '', line: null, message: "Service floor 'h' was removed during the import" },
+      ]);
       const applied = report.items.filter((i) => i.kind === 'service' && i.action === 'create').map((i) => i.name);
       expect(applied.length % 20).toBe(0);
       expect(applied).not.toContain(during);
-      const listed = (await api.get(`/services?project_id=${projectId}&environment_id=${envId}`, { token })).body as { name: string }[];
+      const listed = (await api.get(`/services?project_id=${projectId}&environment_id=${envId}`, { token })).body as {
+        name: string;
+      }[];
       expect(listed.map((x) => x.name).sort()).toEqual([...applied].sort());
       expect((await readItem(keys.environment(projectId, envId)))!.service_count).toBe(applied.length);
       expect((await readItem(keys.project(projectId)))!.service_count).toBe(applied.length);
@@ -171,7 +232,9 @@ describe('an import in staged chunks', () => {
   it('interrupted while a chunk is written: its retry takes the chunk back, then planning again and applying finishes with exact counts', async () => {
     const { token, projectId, envId } = await ownerWithEnv(api, 'Business');
     const document = environmentDocument.parse({
-      apiVersion: IMPEX_API_VERSION, kind: 'Environment', spec: { services: Array.from({ length: 50 }, (_, i) => ({ name: `s-${i}` })) },
+      apiVersion: IMPEX_API_VERSION,
+      kind: 'Environment',
+      spec: { services: Array.from({ length: 50 }, (_, i) => ({ name: `s-${i}` })) },
     });
     const ctx = appContext();
     const importId = `import-${randomUUID()}`;
@@ -183,14 +246,23 @@ describe('an import in staged chunks', () => {
     let reached!: () => void;
     const hungAt = new Promise<void>((r) => (reached = r));
     const hook = ddb().middlewareStack;
-    hook.add((next) => async (args) => {
-      if (!putsNamed(args, 's-30')) return next(args);
-      reached();
-      return never;
-    }, { step: 'initialize', name: 'dieInBatch' });
+    hook.add(
+      (next) => async (args) => {
+        if (!putsNamed(args, 's-30')) return next(args);
+        reached();
+        return never;
+      },
+      { step: 'initialize', name: 'dieInBatch' },
+    );
     let closed!: () => void;
     const firstClosed = new Promise<void>((r) => (closed = r));
-    const dead = applyImport(await planImport({ projectId, environmentId: envId, document }, ctx), ctx, (done) => void (done === 25 && closed()), audit, 100).catch((e: unknown) => e);
+    const dead = applyImport(
+      await planImport({ projectId, environmentId: envId, document }, ctx),
+      ctx,
+      (done) => void (done === 25 && closed()),
+      audit,
+      100,
+    ).catch((e: unknown) => e);
     await Promise.all([hungAt, firstClosed]);
     hook.remove('dieInBatch');
     const env = keys.environment(projectId, envId);
@@ -207,7 +279,9 @@ describe('an import in staged chunks', () => {
     expect((await applyImport(replan, ctx)).errors).toEqual([]);
     expect((await readItem(env))!.service_count).toBe(50);
     expect((await readItem(keys.project(projectId)))!.service_count).toBe(50);
-    expect((await api.get(`/services?project_id=${projectId}&environment_id=${envId}`, { token })).body).toHaveLength(50);
+    expect((await api.get(`/services?project_id=${projectId}&environment_id=${envId}`, { token })).body).toHaveLength(
+      50,
+    );
     // The dead run, woken, cannot close what was taken back.
     release(new Error('connection reset'));
     expect(await dead).toBeInstanceOf(Error);

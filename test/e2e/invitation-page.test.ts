@@ -62,7 +62,9 @@ describe('links the local server hands out', () => {
 
     const buyer = await signUp(api);
     const plans = await api.get('/plans');
-    const starter = plans.body.find((p: { name: string; interval: string }) => p.name === 'Starter' && p.interval === 'monthly');
+    const starter = plans.body.find(
+      (p: { name: string; interval: string }) => p.name === 'Starter' && p.interval === 'monthly',
+    );
     const chosen = await api.post('/subscriptions/choose', { plan_id: starter.id }, { token: buyer.token });
     await ref.stack.queues.drain();
     const checkout = await api.get(`/subscriptions/checkout-url/${chosen.body.job_id}`, { token: buyer.token });

@@ -42,17 +42,24 @@ describe('login while an invitation is pending', () => {
     const owner = await signUp(api);
     const { projectId } = await projectWithEnv(api, owner.token);
     const active = await signUp(api);
-    expect((await api.post('/invites', { project_id: projectId, invited_email: active.email }, { token: owner.token })).status).toBe(201);
+    expect(
+      (await api.post('/invites', { project_id: projectId, invited_email: active.email }, { token: owner.token }))
+        .status,
+    ).toBe(201);
     expect((await login(active.email)).status).toBe(200);
   });
 
   it('lets the account sign in once the invitation is revoked, has expired, or its project was deleted', async () => {
     const revoked = await invitedDormantAccount();
-    expect((await api.delete(`/invites/${revoked.inviteId}`, undefined, { token: revoked.owner.token })).status).toBe(204);
+    expect((await api.delete(`/invites/${revoked.inviteId}`, undefined, { token: revoked.owner.token })).status).toBe(
+      204,
+    );
     expect((await login(revoked.email)).status).toBe(200);
 
     const deleted = await invitedDormantAccount();
-    expect((await api.delete(`/projects/${deleted.projectId}`, undefined, { token: deleted.owner.token })).status).toBe(204);
+    expect((await api.delete(`/projects/${deleted.projectId}`, undefined, { token: deleted.owner.token })).status).toBe(
+      204,
+    );
     expect((await login(deleted.email)).status).toBe(200);
 
     const expired = await invitedDormantAccount();

@@ -25,7 +25,8 @@ const invite = (token: string, projectId: string, extra: object = {}) =>
   api.post('/invites', { project_id: projectId, invited_email: uniqueEmail('mailed'), ...extra }, { token });
 
 /** A fresh access token once the frozen clock has moved past the first one's lifetime. */
-const signInAgain = async (email: string) => (await api.post('/auth/login', { email, password: PASSWORD })).body.access_token as string;
+const signInAgain = async (email: string) =>
+  (await api.post('/auth/login', { email, password: PASSWORD })).body.access_token as string;
 
 async function ownerWithProject() {
   const owner = await signUp(api);
@@ -61,7 +62,9 @@ describe('invitation mail limits (per project and per inviter, per hour)', () =>
     const created = await invite(owner.token, projectId);
     for (let i = 1; i < PER_PROJECT; i++) {
       clock.advance(60_000); // past the invitation's own one-a-minute cooldown
-      expect((await api.post(`/invites/${created.body.id}/resend`, undefined, { token: owner.token })).status).toBe(200);
+      expect((await api.post(`/invites/${created.body.id}/resend`, undefined, { token: owner.token })).status).toBe(
+        200,
+      );
     }
     clock.advance(60_000);
     await expectRateLimited(await api.post(`/invites/${created.body.id}/resend`, undefined, { token: owner.token }));
@@ -74,7 +77,8 @@ describe('invitation mail limits (per project and per inviter, per hour)', () =>
     const first = await projectWithEnv(api, owner.token);
     const second = await projectWithEnv(api, owner.token);
     for (let i = 0; i < PER_PROJECT; i++) expect((await invite(owner.token, first.projectId)).status).toBe(201);
-    for (let i = PER_PROJECT; i < PER_INVITER; i++) expect((await invite(owner.token, second.projectId)).status).toBe(201);
+    for (let i = PER_PROJECT; i < PER_INVITER; i++)
+      expect((await invite(owner.token, second.projectId)).status).toBe(201);
     await expectRateLimited(await invite(owner.token, second.projectId)); // the second project has room, the inviter has none
     // Another owner's project is not affected.
     const other = await ownerWithProject();
@@ -92,19 +96,33 @@ describe('names in invitation mail', () => {
   const CONTROL_EXCEPT_LF = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u2029]/;
 
   it('are stripped of control characters (CR/LF included) in the subject, the plain-text part and the HTML part', async () => {
-    const owner = await api.post('/auth/register', { email: uniqueEmail('owner'), password: PASSWORD, name: 'Mallory\r\nBcc: victim@example.com\u0085X' });
+    const owner = await api.post('/auth/register', {
+      email: uniqueEmail('owner'),
+      password: PASSWORD,
+      name: 'Mallory\r\nBcc: victim@example.com\u0085X',
+    });
     expect(owner.status, owner.text).toBe(201);
     const token = (await api.post('/auth/login', { email: owner.body.email, password: PASSWORD })).body.access_token;
-    const project = await api.post('/projects', { name: 'Ops\r\n\r\nClick http://evil.example\u001b[31m\u009b' }, { token });
+    const project = await api.post(
+      '/projects',
+      { name: 'Ops\r\n\r\nClick http://evil.example\u001b[31m\u009b' },
+      { token },
+    );
     expect(project.status, project.text).toBe(201);
     const email = uniqueEmail('target');
-    const res = await invite(token, project.body.id, { invited_email: email, first_name: 'Eve\r\nSubject: hi\u0007\u000b\u000c\u2028there', last_name: 'X\ry' });
+    const res = await invite(token, project.body.id, {
+      invited_email: email,
+      first_name: 'Eve\r\nSubject: hi\u0007\u000b\u000c\u2028there',
+      last_name: 'X\ry',
+    });
     expect(res.status, res.text).toBe(201);
     await ref.stack.queues.drain();
     const [mail] = await readOutbox(ref.stack.dataDir, { to: email });
 
     expect(mail.subject).not.toMatch(CONTROL);
-    expect(mail.subject).toBe('Mallory Bcc: victim@example.com X invited you to Ops Click http://evil.example [31m on Infrastructure Catalog');
+    expect(mail.subject).toBe(
+      'Mallory Bcc: victim@example.com X invited you to Ops Click http://evil.example [31m on Infrastructure Catalog',
+    );
     expect(mail.text).not.toMatch(CONTROL_EXCEPT_LF);
     const lines = mail.text.split('\n');
     expect(lines.slice(0, 3)).toEqual([
@@ -118,7 +136,11 @@ describe('names in invitation mail', () => {
   });
 
   it('fall back as for a missing name when nothing but control characters is left', async () => {
-    const owner = await api.post('/auth/register', { email: uniqueEmail('blank'), password: PASSWORD, name: '\u0085\u0007\u0008' });
+    const owner = await api.post('/auth/register', {
+      email: uniqueEmail('blank'),
+      password: PASSWORD,
+      name: '\u0085\u0007\u0008',
+    });
     expect(owner.status, owner.text).toBe(201);
     const token = (await api.post('/auth/login', { email: owner.body.email, password: PASSWORD })).body.access_token;
     const { projectId } = await projectWithEnv(api, token, 'Plain');

@@ -61,7 +61,7 @@ describe('resending one invitation', () => {
     expect(await mailsTo(email)).toBe(6);
   });
 
-  it("holds back only that invitation: another one (even to the same address) has its own", async () => {
+  it('holds back only that invitation: another one (even to the same address) has its own', async () => {
     const { owner, projectId, email, id } = await invitation();
     const other = await api.post('/invites', { project_id: projectId, invited_email: email }, { token: owner.token });
     expect(other.status).toBe(201);

@@ -30,8 +30,14 @@ describe('revoking an invitation against a concurrent acceptance', () => {
       // Alternate the two ways in: by link for a new address (account created with the membership),
       // and by id for a signed-in account.
       const byLink = i % 2 === 0;
-      const invitee = byLink ? { email: uniqueEmail(`race-link-${i}`), token: '' } : await signUp(api, uniqueEmail(`race-id-${i}`));
-      const created = await api.post('/invites', { project_id: projectId, invited_email: invitee.email, environment_id: envId }, { token: owner.token });
+      const invitee = byLink
+        ? { email: uniqueEmail(`race-link-${i}`), token: '' }
+        : await signUp(api, uniqueEmail(`race-id-${i}`));
+      const created = await api.post(
+        '/invites',
+        { project_id: projectId, invited_email: invitee.email, environment_id: envId },
+        { token: owner.token },
+      );
       expect(created.status, created.text).toBe(201);
       const link = byLink ? await mailedToken(invitee.email) : '';
 
@@ -47,9 +53,13 @@ describe('revoking an invitation against a concurrent acceptance', () => {
       };
       const [accepted, revoked] = await Promise.all([accept(), revoke()]);
 
-      const stored = ((await api.get(`/invites?project_id=${projectId}`, { token: owner.token })).body as { id: string; accepted: boolean; expires_at: string }[]).find(
-        (x) => x.id === created.body.id,
-      )!;
+      const stored = (
+        (await api.get(`/invites?project_id=${projectId}`, { token: owner.token })).body as {
+          id: string;
+          accepted: boolean;
+          expires_at: string;
+        }[]
+      ).find((x) => x.id === created.body.id)!;
       const isMember = (await members(owner.token, projectId)).includes(invitee.email);
       const round = `round ${i} (${byLink ? 'by link' : 'by id'}): accept ${accepted.status} ${accepted.text}, revoke ${revoked.status} ${revoked.text}`;
       if (accepted.status === 200 || accepted.status === 204) {
@@ -66,7 +76,10 @@ describe('revoking an invitation against a concurrent acceptance', () => {
         expect(stored.accepted, round).toBe(false);
         expect(Date.parse(stored.expires_at), round).toBeLessThanOrEqual(Date.now());
         expect(isMember, round).toBe(false);
-        if (byLink) expect((await api.post('/auth/login', { email: invitee.email, password: NEW_PASSWORD })).status, round).toBe(401);
+        if (byLink)
+          expect((await api.post('/auth/login', { email: invitee.email, password: NEW_PASSWORD })).status, round).toBe(
+            401,
+          );
         else expect((await api.get('/projects', { token: invitee.token })).body, round).toEqual([]);
       }
     }
@@ -80,7 +93,9 @@ describe('resending an accepted invitation', () => {
     const { projectId } = await projectWithEnv(api, owner.token);
     const email = uniqueEmail('accepted');
     const created = await api.post('/invites', { project_id: projectId, invited_email: email }, { token: owner.token });
-    expect((await api.post('/invites/accept/by-token', { token: await mailedToken(email), password: NEW_PASSWORD })).status).toBe(200);
+    expect(
+      (await api.post('/invites/accept/by-token', { token: await mailedToken(email), password: NEW_PASSWORD })).status,
+    ).toBe(200);
     const before = await readOutbox(ref.stack.dataDir, { to: email });
     const resent = await api.post(`/invites/${created.body.id}/resend`, undefined, { token: owner.token });
     expect([resent.status, resent.body]).toEqual([400, { detail: 'Invitation already accepted' }]);

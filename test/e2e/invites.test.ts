@@ -28,8 +28,20 @@ beforeAll(() => {
 });
 
 const INVITE_FIELDS = [
-  'accepted', 'accepted_at', 'created_at', 'environment_id', 'expires_at', 'group_id', 'id', 'invited_by_user_id', 'invited_email',
-  'invited_first_name', 'invited_last_name', 'project_id', 'role', 'subgroup_id',
+  'accepted',
+  'accepted_at',
+  'created_at',
+  'environment_id',
+  'expires_at',
+  'group_id',
+  'id',
+  'invited_by_user_id',
+  'invited_email',
+  'invited_first_name',
+  'invited_last_name',
+  'project_id',
+  'role',
+  'subgroup_id',
 ].sort();
 const HOUR = 3_600_000;
 
@@ -50,13 +62,45 @@ const TableName = () => config().TABLE_NAME;
 async function putGroup(projectId: string, envId: string, extra: Record<string, unknown> = {}) {
   const id = randomUUID();
   const now = new Date().toISOString();
-  await ddb().send(new PutCommand({ TableName: TableName(), Item: { ...keys.group(projectId, envId, id), type: 'group', id, project_id: projectId, environment_id: envId, name: `g-${id}`, created_at: now, updated_at: now, deleted_at: null, ...extra } }));
+  await ddb().send(
+    new PutCommand({
+      TableName: TableName(),
+      Item: {
+        ...keys.group(projectId, envId, id),
+        type: 'group',
+        id,
+        project_id: projectId,
+        environment_id: envId,
+        name: `g-${id}`,
+        created_at: now,
+        updated_at: now,
+        deleted_at: null,
+        ...extra,
+      },
+    }),
+  );
   return id;
 }
 async function putSubgroup(projectId: string, envId: string, groupId: string) {
   const id = randomUUID();
   const now = new Date().toISOString();
-  await ddb().send(new PutCommand({ TableName: TableName(), Item: { ...keys.subgroup(projectId, envId, id), type: 'subgroup', id, project_id: projectId, environment_id: envId, group_id: groupId, name: `s-${id}`, created_at: now, updated_at: now, deleted_at: null } }));
+  await ddb().send(
+    new PutCommand({
+      TableName: TableName(),
+      Item: {
+        ...keys.subgroup(projectId, envId, id),
+        type: 'subgroup',
+        id,
+        project_id: projectId,
+        environment_id: envId,
+        group_id: groupId,
+        name: `s-${id}`,
+        created_at: now,
+        updated_at: now,
+        deleted_at: null,
+      },
+    }),
+  );
   return id;
 }
 /** The actions of an entity's audit entries, newest first. */
@@ -66,19 +110,43 @@ async function auditActions(token: string, projectId: string, entityId: string):
   return (res.body as { action: string }[]).map((e) => e.action);
 }
 const userPartition = async (userId: string) =>
-  (await ddb().send(new QueryCommand({ TableName: TableName(), KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': `USER#${userId}` }, ConsistentRead: true }))).Items;
+  (
+    await ddb().send(
+      new QueryCommand({
+        TableName: TableName(),
+        KeyConditionExpression: 'PK = :pk',
+        ExpressionAttributeValues: { ':pk': `USER#${userId}` },
+        ConsistentRead: true,
+      }),
+    )
+  ).Items;
 
 describe('POST /invites', () => {
   it('answers 201 with exactly the InviteOut fields, valid for 24 hours, role viewer by default', async () => {
     const { owner, projectId } = await ownerWithProject();
     const email = uniqueEmail('Invitee').replace('invitee', 'InViTeE');
-    const res = await api.post('/invites', { project_id: projectId, invited_email: email, first_name: 'Ada', last_name: 'Lovelace' }, { token: owner.token });
+    const res = await api.post(
+      '/invites',
+      { project_id: projectId, invited_email: email, first_name: 'Ada', last_name: 'Lovelace' },
+      { token: owner.token },
+    );
     expect(res.status).toBe(201);
     expect(Object.keys(res.body).sort()).toEqual(INVITE_FIELDS);
     expect(res.body).toEqual({
-      id: expect.any(String), project_id: projectId, invited_email: email.toLowerCase(), invited_first_name: 'Ada', invited_last_name: 'Lovelace',
-      role: 'viewer', invited_by_user_id: owner.id, environment_id: null, group_id: null, subgroup_id: null, accepted: false,
-      created_at: clock.now().toISOString(), accepted_at: null, expires_at: new Date(clock.now().getTime() + 24 * HOUR).toISOString(),
+      id: expect.any(String),
+      project_id: projectId,
+      invited_email: email.toLowerCase(),
+      invited_first_name: 'Ada',
+      invited_last_name: 'Lovelace',
+      role: 'viewer',
+      invited_by_user_id: owner.id,
+      environment_id: null,
+      group_id: null,
+      subgroup_id: null,
+      accepted: false,
+      created_at: clock.now().toISOString(),
+      accepted_at: null,
+      expires_at: new Date(clock.now().getTime() + 24 * HOUR).toISOString(),
     });
   });
 
@@ -107,7 +175,11 @@ describe('POST /invites', () => {
     await api.patch('/auth/me', { name: 'Eve <script>alert(1)</script>' }, { token: owner.token });
     const project = await api.post('/projects', { name: 'R&D <b>core</b>' }, { token: owner.token });
     const email = uniqueEmail('escaped');
-    await api.post('/invites', { project_id: project.body.id, invited_email: email, first_name: '<img src=x>' }, { token: owner.token });
+    await api.post(
+      '/invites',
+      { project_id: project.body.id, invited_email: email, first_name: '<img src=x>' },
+      { token: owner.token },
+    );
     await ref.stack.queues.drain();
     const [mail] = await readOutbox(ref.stack.dataDir, { to: email });
     expect(mail.html).not.toMatch(/<script|<b>|<img/);
@@ -121,7 +193,11 @@ describe('POST /invites', () => {
     const { owner, projectId, envId } = await ownerWithProject();
     const invitee = await signUp(api);
     const before = await userPartition(invitee.id);
-    const res = await api.post('/invites', { project_id: projectId, invited_email: invitee.email, role: 'manager', environment_id: envId }, { token: owner.token });
+    const res = await api.post(
+      '/invites',
+      { project_id: projectId, invited_email: invitee.email, role: 'manager', environment_id: envId },
+      { token: owner.token },
+    );
     expect(res.status).toBe(201);
     expect(await userPartition(invitee.id)).toEqual(before);
     expect((await api.get('/projects', { token: invitee.token })).body).toEqual([]);
@@ -130,14 +206,27 @@ describe('POST /invites', () => {
   it('writes user.invited with the invitation; it reaches the events queue', async () => {
     const { owner, projectId, envId } = await ownerWithProject();
     const email = uniqueEmail('evented');
-    const res = await api.post('/invites', { project_id: projectId, invited_email: email, role: 'manager', environment_id: envId }, { token: owner.token });
+    const res = await api.post(
+      '/invites',
+      { project_id: projectId, invited_email: email, role: 'manager', environment_id: envId },
+      { token: owner.token },
+    );
     await ref.stack.queues.drain(); // the outbox is read into the events queue
     const published = events.filter((e) => e.event.type === 'user.invited' && e.event.data.invite_id === res.body.id);
     expect(published).toHaveLength(1);
     expect(published[0].project_id).toBe(projectId);
     expect(published[0].event).toMatchObject({
-      id: expect.any(String), type: 'user.invited', timestamp: clock.now().toISOString(),
-      data: { invite_id: res.body.id, project_id: projectId, invited_email: email, role: 'manager', environment_id: envId, invited_by_user_id: owner.id },
+      id: expect.any(String),
+      type: 'user.invited',
+      timestamp: clock.now().toISOString(),
+      data: {
+        invite_id: res.body.id,
+        project_id: projectId,
+        invited_email: email,
+        role: 'manager',
+        environment_id: envId,
+        invited_by_user_id: owner.id,
+      },
     });
   });
 
@@ -145,7 +234,11 @@ describe('POST /invites', () => {
     const { owner, projectId } = await ownerWithProject();
     failMail = true;
     try {
-      const res = await api.post('/invites', { project_id: projectId, invited_email: uniqueEmail('unmailed') }, { token: owner.token });
+      const res = await api.post(
+        '/invites',
+        { project_id: projectId, invited_email: uniqueEmail('unmailed') },
+        { token: owner.token },
+      );
       expect(res.status).toBe(201);
       const listed = await api.get(`/invites?project_id=${projectId}`, { token: owner.token });
       expect(listed.body.map((i: { id: string }) => i.id)).toEqual([res.body.id]);
@@ -158,10 +251,30 @@ describe('POST /invites', () => {
     const { owner, projectId, envId } = await ownerWithProject();
     const groupId = await putGroup(projectId, envId);
     const subgroupId = await putSubgroup(projectId, envId, groupId);
-    const both = await api.post('/invites', { project_id: projectId, invited_email: uniqueEmail(), role: 'administrator', environment_id: envId, group_id: groupId, subgroup_id: subgroupId }, { token: owner.token });
+    const both = await api.post(
+      '/invites',
+      {
+        project_id: projectId,
+        invited_email: uniqueEmail(),
+        role: 'administrator',
+        environment_id: envId,
+        group_id: groupId,
+        subgroup_id: subgroupId,
+      },
+      { token: owner.token },
+    );
     expect(both.status).toBe(201);
-    expect(both.body).toMatchObject({ role: 'administrator', environment_id: envId, group_id: groupId, subgroup_id: subgroupId });
-    const subOnly = await api.post('/invites', { project_id: projectId, invited_email: uniqueEmail(), environment_id: envId, subgroup_id: subgroupId }, { token: owner.token });
+    expect(both.body).toMatchObject({
+      role: 'administrator',
+      environment_id: envId,
+      group_id: groupId,
+      subgroup_id: subgroupId,
+    });
+    const subOnly = await api.post(
+      '/invites',
+      { project_id: projectId, invited_email: uniqueEmail(), environment_id: envId, subgroup_id: subgroupId },
+      { token: owner.token },
+    );
     expect(subOnly.body).toMatchObject({ environment_id: envId, group_id: groupId, subgroup_id: subgroupId });
   });
 
@@ -172,13 +285,17 @@ describe('POST /invites', () => {
     const deletedGroup = await putGroup(projectId, envId, { deleted_at: new Date().toISOString() });
     const otherGroup = await putGroup(projectId, envId);
     const subgroupOfOther = await putSubgroup(projectId, envId, otherGroup);
-    const invite = (extra: object) => api.post('/invites', { project_id: projectId, invited_email: uniqueEmail(), ...extra }, { token: owner.token });
+    const invite = (extra: object) =>
+      api.post('/invites', { project_id: projectId, invited_email: uniqueEmail(), ...extra }, { token: owner.token });
     const cases: [object, string][] = [
       [{ environment_id: other.envId }, 'Environment not found or does not belong to project'],
       [{ environment_id: randomUUID() }, 'Environment not found or does not belong to project'],
       [{ environment_id: envId, group_id: randomUUID() }, 'Group not found or does not belong to environment'],
       [{ environment_id: envId, group_id: deletedGroup }, 'Group not found or does not belong to environment'],
-      [{ environment_id: envId, group_id: groupId, subgroup_id: subgroupOfOther }, 'Subgroup not found or does not belong to group'],
+      [
+        { environment_id: envId, group_id: groupId, subgroup_id: subgroupOfOther },
+        'Subgroup not found or does not belong to group',
+      ],
       [{ environment_id: envId, subgroup_id: randomUUID() }, 'Subgroup not found or does not belong to group'],
     ];
     for (const [extra, detail] of cases) {
@@ -211,11 +328,23 @@ describe('POST /invites', () => {
     const stranger = await signUp(api);
     const member = await signUp(api);
     await grantRole(api, owner.token, envId, member.id, 'administrator');
-    const foreign = await api.post('/invites', { project_id: projectId, invited_email: uniqueEmail() }, { token: stranger.token });
-    const unknown = await api.post('/invites', { project_id: randomUUID(), invited_email: uniqueEmail() }, { token: stranger.token });
+    const foreign = await api.post(
+      '/invites',
+      { project_id: projectId, invited_email: uniqueEmail() },
+      { token: stranger.token },
+    );
+    const unknown = await api.post(
+      '/invites',
+      { project_id: randomUUID(), invited_email: uniqueEmail() },
+      { token: stranger.token },
+    );
     expect([foreign.status, foreign.text]).toEqual([404, JSON.stringify({ detail: 'Project not found' })]);
     expect(unknown.text).toBe(foreign.text);
-    const notOwner = await api.post('/invites', { project_id: projectId, invited_email: uniqueEmail() }, { token: member.token });
+    const notOwner = await api.post(
+      '/invites',
+      { project_id: projectId, invited_email: uniqueEmail() },
+      { token: member.token },
+    );
     expect([notOwner.status, notOwner.body]).toEqual([403, { detail: 'Project owner required' }]);
     expect((await api.post('/invites', { project_id: projectId, invited_email: uniqueEmail() })).status).toBe(401);
   });
@@ -226,11 +355,18 @@ describe('GET /invites', () => {
     const { owner, projectId, envId } = await ownerWithProject();
     const ids: string[] = [];
     for (let i = 0; i < 3; i++) {
-      ids.push((await api.post('/invites', { project_id: projectId, invited_email: uniqueEmail() }, { token: owner.token })).body.id);
+      ids.push(
+        (await api.post('/invites', { project_id: projectId, invited_email: uniqueEmail() }, { token: owner.token }))
+          .body.id,
+      );
       clock.advance(1000);
     }
     const other = await ownerWithProject();
-    await api.post('/invites', { project_id: other.projectId, invited_email: uniqueEmail() }, { token: other.owner.token });
+    await api.post(
+      '/invites',
+      { project_id: other.projectId, invited_email: uniqueEmail() },
+      { token: other.owner.token },
+    );
     const listed = await api.get(`/invites?project_id=${projectId}`, { token: owner.token });
     expect(listed.status).toBe(200);
     expect(listed.body.map((i: { id: string }) => i.id)).toEqual([...ids].reverse());
@@ -238,7 +374,9 @@ describe('GET /invites', () => {
 
     const member = await signUp(api);
     await grantRole(api, owner.token, envId, member.id, 'viewer');
-    expect((await api.get(`/invites?project_id=${projectId}`, { token: member.token })).body).toEqual({ detail: 'Project owner required' });
+    expect((await api.get(`/invites?project_id=${projectId}`, { token: member.token })).body).toEqual({
+      detail: 'Project owner required',
+    });
     const stranger = await signUp(api);
     const foreign = await api.get(`/invites?project_id=${projectId}`, { token: stranger.token });
     expect([foreign.status, foreign.body]).toEqual([404, { detail: 'Project not found' }]);
@@ -255,7 +393,10 @@ describe('POST /invites/{id}/resend', () => {
     clock.advance(10 * 60_000);
     const resent = await api.post(`/invites/${created.body.id}/resend`, undefined, { token: owner.token });
     expect(resent.status).toBe(200);
-    expect(resent.body).toEqual({ ...created.body, expires_at: new Date(clock.now().getTime() + 24 * HOUR).toISOString() });
+    expect(resent.body).toEqual({
+      ...created.body,
+      expires_at: new Date(clock.now().getTime() + 24 * HOUR).toISOString(),
+    });
     const second = await mailedToken(email);
     expect(second).not.toBe(first);
     expect(await readOutbox(ref.stack.dataDir, { to: email })).toHaveLength(2);
@@ -281,12 +422,19 @@ describe('POST /invites/{id}/resend', () => {
     expect(accepted.body.accepted).toBe(true);
     const refused = await api.post(`/invites/${created.body.id}/resend`, undefined, { token: owner.token });
     expect([refused.status, refused.body]).toEqual([400, { detail: 'Invitation already accepted' }]);
-    expect((await api.get(`/invites?project_id=${projectId}`, { token: owner.token })).body[0]).toMatchObject({ accepted: true, accepted_at: accepted.body.accepted_at });
+    expect((await api.get(`/invites?project_id=${projectId}`, { token: owner.token })).body[0]).toMatchObject({
+      accepted: true,
+      accepted_at: accepted.body.accepted_at,
+    });
   });
 
   it('refuses in SPEC order: 404 for an unknown id or a non-member (identical), then 403 for a non-owner member', async () => {
     const { owner, projectId, envId } = await ownerWithProject();
-    const created = await api.post('/invites', { project_id: projectId, invited_email: uniqueEmail() }, { token: owner.token });
+    const created = await api.post(
+      '/invites',
+      { project_id: projectId, invited_email: uniqueEmail() },
+      { token: owner.token },
+    );
     const stranger = await signUp(api);
     const member = await signUp(api);
     await grantRole(api, owner.token, envId, member.id, 'administrator');
@@ -328,20 +476,35 @@ describe('DELETE /invites/{id}', () => {
     const again = await api.delete(`/invites/${created.body.id}`, undefined, { token: owner.token });
     expect([again.status, again.body]).toEqual([400, { detail: 'Invitation expired' }]);
     expect((await api.get(`/invites?project_id=${projectId}`, { token: owner.token })).body).toEqual(revoked);
-    expect(await auditActions(owner.token, projectId, created.body.id)).toEqual(['invitation.revoke', 'invitation.create']);
+    expect(await auditActions(owner.token, projectId, created.body.id)).toEqual([
+      'invitation.revoke',
+      'invitation.create',
+    ]);
     await ref.stack.queues.drain();
-    expect(events.filter((e) => e.event.data.invite_id === created.body.id).map((e) => e.event.type)).toEqual(['user.invited']);
+    expect(events.filter((e) => e.event.data.invite_id === created.body.id).map((e) => e.event.type)).toEqual([
+      'user.invited',
+    ]);
 
     // Still an expired record SPEC lets the owner resend: pending again, with a fresh link.
     const resent = await api.post(`/invites/${created.body.id}/resend`, undefined, { token: owner.token });
-    expect([resent.status, resent.body]).toEqual([200, { ...created.body, expires_at: new Date(clock.now().getTime() + 24 * HOUR).toISOString() }]);
-    const accepted = await api.post('/invites/accept/by-token', { token: await mailedToken(email), password: 'a fresh passphrase' });
+    expect([resent.status, resent.body]).toEqual([
+      200,
+      { ...created.body, expires_at: new Date(clock.now().getTime() + 24 * HOUR).toISOString() },
+    ]);
+    const accepted = await api.post('/invites/accept/by-token', {
+      token: await mailedToken(email),
+      password: 'a fresh passphrase',
+    });
     expect(accepted.status, accepted.text).toBe(200);
   });
 
   it("answers 400 'Invitation expired' for an invitation expired by time and leaves its expiry as it was", async () => {
     const { owner, projectId } = await ownerWithProject();
-    const created = await api.post('/invites', { project_id: projectId, invited_email: uniqueEmail('lapsed') }, { token: owner.token });
+    const created = await api.post(
+      '/invites',
+      { project_id: projectId, invited_email: uniqueEmail('lapsed') },
+      { token: owner.token },
+    );
     clock.advance(25 * HOUR);
     const signedIn = await api.post('/auth/login', { email: owner.email, password: owner.password }); // the earlier access token has expired too
     const token = signedIn.body.access_token as string;
@@ -354,14 +517,25 @@ describe('DELETE /invites/{id}', () => {
   it('of two concurrent DELETEs of one pending invitation, exactly one answers 204 and the other 400, over 20 rounds', async () => {
     const { owner, projectId } = await ownerWithProject();
     for (let round = 0; round < 20; round++) {
-      const created = await api.post('/invites', { project_id: projectId, invited_email: uniqueEmail(`race-${round}`) }, { token: owner.token });
+      const created = await api.post(
+        '/invites',
+        { project_id: projectId, invited_email: uniqueEmail(`race-${round}`) },
+        { token: owner.token },
+      );
       expect(created.status, created.text).toBe(201);
       clock.advance(1000);
-      const answers = await Promise.all([0, 1].map(() => api.delete(`/invites/${created.body.id}`, undefined, { token: owner.token })));
+      const answers = await Promise.all(
+        [0, 1].map(() => api.delete(`/invites/${created.body.id}`, undefined, { token: owner.token })),
+      );
       const seen = answers.map((a) => `${a.status} ${a.text}`).sort();
       expect(seen, `round ${round}`).toEqual(['204 ', `400 ${JSON.stringify({ detail: 'Invitation expired' })}`]);
-      expect(await auditActions(owner.token, projectId, created.body.id), `round ${round}`).toEqual(['invitation.revoke', 'invitation.create']);
-      const listed = (await api.get(`/invites?project_id=${projectId}`, { token: owner.token })).body.find((i: { id: string }) => i.id === created.body.id);
+      expect(await auditActions(owner.token, projectId, created.body.id), `round ${round}`).toEqual([
+        'invitation.revoke',
+        'invitation.create',
+      ]);
+      const listed = (await api.get(`/invites?project_id=${projectId}`, { token: owner.token })).body.find(
+        (i: { id: string }) => i.id === created.body.id,
+      );
       expect(listed.expires_at, `round ${round}`).toBe(clock.now().toISOString());
     }
   }, 60_000);
@@ -370,14 +544,21 @@ describe('DELETE /invites/{id}', () => {
     const { owner, projectId } = await ownerWithProject();
     const email = uniqueEmail('kept');
     const created = await api.post('/invites', { project_id: projectId, invited_email: email }, { token: owner.token });
-    expect((await api.post('/invites/accept/by-token', { token: await mailedToken(email), password: 'a fresh passphrase' })).status).toBe(200);
+    expect(
+      (await api.post('/invites/accept/by-token', { token: await mailedToken(email), password: 'a fresh passphrase' }))
+        .status,
+    ).toBe(200);
     const res = await api.delete(`/invites/${created.body.id}`, undefined, { token: owner.token });
     expect([res.status, res.body]).toEqual([400, { detail: 'Invitation already accepted' }]);
   });
 
   it('refuses in SPEC order: 404 for an unknown id or a non-member (identical), then 403 for a non-owner member', async () => {
     const { owner, projectId, envId } = await ownerWithProject();
-    const created = await api.post('/invites', { project_id: projectId, invited_email: uniqueEmail() }, { token: owner.token });
+    const created = await api.post(
+      '/invites',
+      { project_id: projectId, invited_email: uniqueEmail() },
+      { token: owner.token },
+    );
     const stranger = await signUp(api);
     const member = await signUp(api);
     await grantRole(api, owner.token, envId, member.id, 'manager');
@@ -387,6 +568,8 @@ describe('DELETE /invites/{id}', () => {
     expect(foreign.text).toBe(unknown.text);
     const notOwner = await api.delete(`/invites/${created.body.id}`, undefined, { token: member.token });
     expect([notOwner.status, notOwner.body]).toEqual([403, { detail: 'Project owner required' }]);
-    expect((await api.get(`/invites?project_id=${projectId}`, { token: owner.token })).body[0].expires_at).toBe(created.body.expires_at);
+    expect((await api.get(`/invites?project_id=${projectId}`, { token: owner.token })).body[0].expires_at).toBe(
+      created.body.expires_at,
+    );
   });
 });

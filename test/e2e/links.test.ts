@@ -14,26 +14,50 @@ async function catalog() {
   const web = await addService(api, owner.token, projectId, envId, 'web');
   const db = await addService(api, owner.token, projectId, envId, 'db');
   const scope = { project_id: projectId, environment_id: envId };
-  const list = async (query = '', token = owner.token) => api.get(`/service-links?project_id=${projectId}&environment_id=${envId}${query}`, { token });
+  const list = async (query = '', token = owner.token) =>
+    api.get(`/service-links?project_id=${projectId}&environment_id=${envId}${query}`, { token });
   return { ...base, web, db, scope, list };
 }
 
 describe('POST /service-links', () => {
   it('links two services of one environment, in the documented shape', async () => {
     const { owner, web, db, scope } = await catalog();
-    const res = await api.post('/service-links', { ...scope, from_service_id: web, to_service_id: db }, { token: owner.token });
+    const res = await api.post(
+      '/service-links',
+      { ...scope, from_service_id: web, to_service_id: db },
+      { token: owner.token },
+    );
     expect(res.status, res.text).toBe(201);
-    expect(Object.keys(res.body).sort()).toEqual(['created_at', 'deleted_at', 'environment_id', 'from_service_id', 'id', 'project_id', 'to_service_id', 'updated_at']);
+    expect(Object.keys(res.body).sort()).toEqual([
+      'created_at',
+      'deleted_at',
+      'environment_id',
+      'from_service_id',
+      'id',
+      'project_id',
+      'to_service_id',
+      'updated_at',
+    ]);
     expect(res.body).toMatchObject({ ...scope, from_service_id: web, to_service_id: db, deleted_at: null });
   });
 
   it('refuses a service linked to itself with 422 before any lookup, and malformed bodies', async () => {
     const user = await signUp(api);
     const id = randomUUID();
-    const res = await api.post('/service-links', { project_id: randomUUID(), environment_id: randomUUID(), from_service_id: id, to_service_id: id }, { token: user.token });
+    const res = await api.post(
+      '/service-links',
+      { project_id: randomUUID(), environment_id: randomUUID(), from_service_id: id, to_service_id: id },
+      { token: user.token },
+    );
     expect(res.status).toBe(422);
-    expect(res.body.detail).toEqual([{ loc: ['body', 'to_service_id'], msg: 'A service may not be linked to itself', type: 'custom' }]);
-    const missing = await api.post('/service-links', { project_id: randomUUID(), environment_id: randomUUID(), from_service_id: id }, { token: user.token });
+    expect(res.body.detail).toEqual([
+      { loc: ['body', 'to_service_id'], msg: 'A service may not be linked to itself', type: 'custom' },
+    ]);
+    const missing = await api.post(
+      '/service-links',
+      { project_id: randomUUID(), environment_id: randomUUID(), from_service_id: id },
+      { token: user.token },
+    );
     expect(missing.status).toBe(422);
     expect(missing.body.detail[0]).toMatchObject({ loc: ['body', 'to_service_id'], type: 'missing' });
   });
@@ -41,7 +65,11 @@ describe('POST /service-links', () => {
   it('refuses a duplicate link with 400; the reverse direction is a different link', async () => {
     const { owner, web, db, scope } = await catalog();
     await link(api, owner.token, scope.project_id, scope.environment_id, web, db);
-    const dup = await api.post('/service-links', { ...scope, from_service_id: web, to_service_id: db }, { token: owner.token });
+    const dup = await api.post(
+      '/service-links',
+      { ...scope, from_service_id: web, to_service_id: db },
+      { token: owner.token },
+    );
     expect(dup.status).toBe(400);
     expect(dup.body).toEqual({ detail: 'Link already exists' });
     await link(api, owner.token, scope.project_id, scope.environment_id, db, web);
@@ -49,14 +77,17 @@ describe('POST /service-links', () => {
 
   it('requires both ends to be live services of the same environment (floors are not services)', async () => {
     const { owner, projectId, envId, web, scope, list } = await catalog();
-    const post = (from: string, to: string) => api.post('/service-links', { ...scope, from_service_id: from, to_service_id: to }, { token: owner.token });
+    const post = (from: string, to: string) =>
+      api.post('/service-links', { ...scope, from_service_id: from, to_service_id: to }, { token: owner.token });
     const unknown = await post(web, randomUUID());
     expect(unknown.status).toBe(404);
     expect(unknown.body).toEqual({ detail: 'Service not found' });
     const floor = await addFloor(api, owner.token, projectId, envId, 'vm-1');
     expect((await post(floor, web)).text).toBe(unknown.text);
     const staging = await addEnv(api, owner.token, projectId);
-    expect((await post(web, await addService(api, owner.token, projectId, staging, 'elsewhere'))).text).toBe(unknown.text);
+    expect((await post(web, await addService(api, owner.token, projectId, staging, 'elsewhere'))).text).toBe(
+      unknown.text,
+    );
     const gone = await addService(api, owner.token, projectId, envId, 'gone');
     await removeService(api, owner.token, gone);
     expect((await post(gone, web)).text).toBe(unknown.text);

@@ -20,8 +20,13 @@ async function terminalOf(env: Record<string, string>, paths: string[]): Promise
   const child = spawn(process.execPath, [TSX, 'infra/local/main.ts'], {
     cwd: ROOT,
     env: {
-      ...inherited, PORT: '0', LOCAL_DATA_DIR: dataDir, TABLE_NAME: `test-${randomUUID()}`, DYNAMODB_ENDPOINT: await testDynamoEndpoint(),
-      LOCAL_DEADLINE_SWEEP_SECONDS: '0', ...env,
+      ...inherited,
+      PORT: '0',
+      LOCAL_DATA_DIR: dataDir,
+      TABLE_NAME: `test-${randomUUID()}`,
+      DYNAMODB_ENDPOINT: await testDynamoEndpoint(),
+      LOCAL_DEADLINE_SWEEP_SECONDS: '0',
+      ...env,
     },
   });
   let out = '';
@@ -32,7 +37,7 @@ async function terminalOf(env: Record<string, string>, paths: string[]): Promise
       const timer = setTimeout(() => reject(new Error(`npm start printed no address: ${out}`)), 60_000);
       child.stdout.on('data', () => {
         const m = /running at (http:\/\/\S+)/.exec(out);
-        if (m) (clearTimeout(timer), resolve(m[1]));
+        if (m) clearTimeout(timer), resolve(m[1]);
       });
       child.once('exit', (code) => reject(new Error(`npm start exited ${code}: ${out}`)));
     });
@@ -49,7 +54,10 @@ async function terminalOf(env: Record<string, string>, paths: string[]): Promise
 
 describe('the npm start terminal', () => {
   it('shows one readable line per request (method, path without its query, status, duration) and no EMF lines', async () => {
-    const out = await terminalOf({}, ['/plans', '/impex/status/00000000-0000-4000-8000-000000000000?token=secret-token-value']);
+    const out = await terminalOf({}, [
+      '/plans',
+      '/impex/status/00000000-0000-4000-8000-000000000000?token=secret-token-value',
+    ]);
     expect(out).toMatch(/^\d\d:\d\d:\d\d GET \/plans 200 \d+ ms$/m);
     expect(out).toMatch(/^\d\d:\d\d:\d\d GET \/impex\/status\/0{8}-0000-4000-8000-0{12} 401 \d+ ms$/m);
     expect(out).not.toContain('secret-token-value');

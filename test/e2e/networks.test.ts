@@ -8,15 +8,47 @@ import { createNetwork, createService, expectSameNotFound, newEnv, ownerWithEnv 
 const ref = useTestStack();
 const api = client(() => ref.stack.url);
 
-const NETWORK_FIELDS = ['cidr', 'deleted_at', 'description', 'environment_id', 'gateway', 'id', 'is_private', 'name', 'project_id', 'updated_at', 'vlan_id'];
+const NETWORK_FIELDS = [
+  'cidr',
+  'deleted_at',
+  'description',
+  'environment_id',
+  'gateway',
+  'id',
+  'is_private',
+  'name',
+  'project_id',
+  'updated_at',
+  'vlan_id',
+];
 
 describe('POST /networks', () => {
   it('creates a network; is_private defaults to true', async () => {
     const { token, projectId, envId } = await ownerWithEnv(api);
-    const res = await api.post('/networks', { project_id: projectId, environment_id: envId, name: 'backend', cidr: '10.20.0.0/16', gateway: '10.20.0.1', vlan_id: 120, description: 'App tier' }, { token });
+    const res = await api.post(
+      '/networks',
+      {
+        project_id: projectId,
+        environment_id: envId,
+        name: 'backend',
+        cidr: '10.20.0.0/16',
+        gateway: '10.20.0.1',
+        vlan_id: 120,
+        description: 'App tier',
+      },
+      { token },
+    );
     expect(res.status, res.text).toBe(201);
     expect(Object.keys(res.body).sort()).toEqual(NETWORK_FIELDS);
-    expect(res.body).toMatchObject({ name: 'backend', cidr: '10.20.0.0/16', gateway: '10.20.0.1', vlan_id: 120, is_private: true, description: 'App tier', deleted_at: null });
+    expect(res.body).toMatchObject({
+      name: 'backend',
+      cidr: '10.20.0.0/16',
+      gateway: '10.20.0.1',
+      vlan_id: 120,
+      is_private: true,
+      description: 'App tier',
+      deleted_at: null,
+    });
     const pub = await createNetwork(api, token, projectId, envId, { cidr: '203.0.113.0/24', is_private: false });
     expect(pub).toMatchObject({ is_private: false, gateway: null, vlan_id: null, description: null });
     expect((await api.get(`/networks/${res.body.id}`, { token })).body).toEqual(res.body);
@@ -35,16 +67,27 @@ describe('POST /networks', () => {
     ['is_private', { is_private: 'yes' }],
   ])('refuses an invalid %s with 422 before any lookup', async (field, fields) => {
     const user = await signUp(api);
-    const res = await api.post('/networks', { project_id: randomUUID(), environment_id: randomUUID(), name: 'n', cidr: '10.0.0.0/24', ...fields }, { token: user.token });
+    const res = await api.post(
+      '/networks',
+      { project_id: randomUUID(), environment_id: randomUUID(), name: 'n', cidr: '10.0.0.0/24', ...fields },
+      { token: user.token },
+    );
     expect(res.status).toBe(422);
     expect(res.body.detail.map((d: { loc: unknown[] }) => d.loc[1])).toContain(field);
   });
 
   it('refuses a CIDR with host bits set, naming the network meant', async () => {
     const user = await signUp(api);
-    const res = await api.post('/networks', { project_id: randomUUID(), environment_id: randomUUID(), name: 'n', cidr: '10.0.0.5/24' }, { token: user.token });
+    const res = await api.post(
+      '/networks',
+      { project_id: randomUUID(), environment_id: randomUUID(), name: 'n', cidr: '10.0.0.5/24' },
+      { token: user.token },
+    );
     expect(res.status).toBe(422);
-    expect(res.body.detail[0]).toMatchObject({ loc: ['body', 'cidr'], msg: 'CIDR has host bits set; did you mean 10.0.0.0/24?' });
+    expect(res.body.detail[0]).toMatchObject({
+      loc: ['body', 'cidr'],
+      msg: 'CIDR has host bits set; did you mean 10.0.0.0/24?',
+    });
   });
 
   it('refuses a gateway outside the network, or its network or broadcast address, with 400', async () => {
@@ -55,19 +98,29 @@ describe('POST /networks', () => {
       ['10.0.0.255', 'Gateway 10.0.0.255 is the network or broadcast address of 10.0.0.0/24'],
     ];
     for (const [gateway, detail] of cases) {
-      const res = await api.post('/networks', { project_id: projectId, environment_id: envId, name: `n-${gateway}`, cidr: '10.0.0.0/24', gateway }, { token });
+      const res = await api.post(
+        '/networks',
+        { project_id: projectId, environment_id: envId, name: `n-${gateway}`, cidr: '10.0.0.0/24', gateway },
+        { token },
+      );
       expect(res.status).toBe(400);
       expect(res.body).toEqual({ detail });
     }
     // A point-to-point /31 has no network or broadcast address to avoid.
-    expect((await createNetwork(api, token, projectId, envId, { cidr: '192.168.9.0/31', gateway: '192.168.9.0' })).gateway).toBe('192.168.9.0');
+    expect(
+      (await createNetwork(api, token, projectId, envId, { cidr: '192.168.9.0/31', gateway: '192.168.9.0' })).gateway,
+    ).toBe('192.168.9.0');
   });
 
   it('keeps names unique per environment, ignoring case; a deleted network frees its name', async () => {
     const { token, projectId, envId } = await ownerWithEnv(api);
     const otherEnv = await newEnv(api, token, projectId);
     const first = await createNetwork(api, token, projectId, envId, { name: 'DMZ' });
-    const dup = await api.post('/networks', { project_id: projectId, environment_id: envId, name: 'dmz', cidr: '10.9.0.0/24' }, { token });
+    const dup = await api.post(
+      '/networks',
+      { project_id: projectId, environment_id: envId, name: 'dmz', cidr: '10.9.0.0/24' },
+      { token },
+    );
     expect(dup.status).toBe(400);
     expect(dup.body).toEqual({ detail: 'Network with this name already exists in this environment' });
     await createNetwork(api, token, projectId, otherEnv, { name: 'DMZ' });
@@ -101,9 +154,24 @@ describe('POST /networks', () => {
 describe('GET /networks', () => {
   it('lists by name with each filter', async () => {
     const { token, projectId, envId } = await ownerWithEnv(api);
-    await createNetwork(api, token, projectId, envId, { name: 'apps', cidr: '10.1.0.0/16', gateway: '10.1.0.1', vlan_id: 100 });
-    await createNetwork(api, token, projectId, envId, { name: 'db', cidr: '10.1.8.0/24', gateway: '10.1.8.254', vlan_id: 200 });
-    await createNetwork(api, token, projectId, envId, { name: 'Edge', cidr: '192.168.0.0/24', vlan_id: 300, description: 'not searched' });
+    await createNetwork(api, token, projectId, envId, {
+      name: 'apps',
+      cidr: '10.1.0.0/16',
+      gateway: '10.1.0.1',
+      vlan_id: 100,
+    });
+    await createNetwork(api, token, projectId, envId, {
+      name: 'db',
+      cidr: '10.1.8.0/24',
+      gateway: '10.1.8.254',
+      vlan_id: 200,
+    });
+    await createNetwork(api, token, projectId, envId, {
+      name: 'Edge',
+      cidr: '192.168.0.0/24',
+      vlan_id: 300,
+      description: 'not searched',
+    });
     const base = `/networks?project_id=${projectId}&environment_id=${envId}`;
     const names = async (q: string) => {
       const res = await api.get(base + q, { token });
@@ -125,7 +193,8 @@ describe('GET /networks', () => {
     expect(await names(`&range=${encodeURIComponent('10.1.0.0/20')}`)).toEqual(['db']);
     expect(await names(`&range=${encodeURIComponent('10.1.8.0/25')}`)).toEqual([]);
     expect(await names(`&range=${encodeURIComponent('0.0.0.0/0')}&mask=24&q=e`)).toEqual(['Edge']);
-    for (const q of ['&mask=33', '&vlan_id=0', '&range=10.0.0.0', '&range=banana']) expect((await api.get(base + q, { token })).status, q).toBe(422);
+    for (const q of ['&mask=33', '&vlan_id=0', '&range=10.0.0.0', '&range=banana'])
+      expect((await api.get(base + q, { token })).status, q).toBe(422);
   });
 
   it('includes deleted networks only with updated_since; refuses an environment outside the project', async () => {
@@ -137,7 +206,10 @@ describe('GET /networks', () => {
     const base = `/networks?project_id=${projectId}&environment_id=${envId}`;
     expect((await api.get(base, { token })).body.map((n: { id: string }) => n.id)).toEqual([kept.id]);
     const sync = await api.get(`${base}&updated_since=${encodeURIComponent(since)}`, { token });
-    expect(sync.body.map((n: { name: string; deleted_at: string | null }) => [n.name, n.deleted_at !== null])).toEqual([['gone', true], ['kept', false]]);
+    expect(sync.body.map((n: { name: string; deleted_at: string | null }) => [n.name, n.deleted_at !== null])).toEqual([
+      ['gone', true],
+      ['kept', false],
+    ]);
     expect(sync.headers.get('x-sync-timestamp')).not.toBeNull();
     const other = await ownerWithEnv(api);
     const res = await api.get(`/networks?project_id=${projectId}&environment_id=${other.envId}`, { token });
@@ -152,29 +224,54 @@ describe('/networks/{network_id}', () => {
     const net = await createNetwork(api, token, projectId, envId);
     const service = await createService(api, token, projectId, envId);
     const stranger = await ownerWithEnv(api);
-    for (const [method, body] of [['GET', undefined], ['PATCH', { name: 'x' }], ['DELETE', undefined]] as const) {
+    for (const [method, body] of [
+      ['GET', undefined],
+      ['PATCH', { name: 'x' }],
+      ['DELETE', undefined],
+    ] as const) {
       const foreign = await api.call(method, `/networks/${net.id}`, body, { token: stranger.token });
       const missing = await api.call(method, `/networks/${randomUUID()}`, body, { token: stranger.token });
       expectSameNotFound(foreign, missing, 'Network not found');
     }
-    expectSameNotFound(await api.get(`/networks/${service.id}`, { token }), await api.get(`/networks/${randomUUID()}`, { token }), 'Network not found');
+    expectSameNotFound(
+      await api.get(`/networks/${service.id}`, { token }),
+      await api.get(`/networks/${randomUUID()}`, { token }),
+      'Network not found',
+    );
   });
 
   it('changes the given fields, checks the gateway against the resulting network, and keeps names unique', async () => {
     const { token, projectId, envId } = await ownerWithEnv(api);
-    const net = await createNetwork(api, token, projectId, envId, { name: 'core', cidr: '10.0.0.0/24', gateway: '10.0.0.1' });
+    const net = await createNetwork(api, token, projectId, envId, {
+      name: 'core',
+      cidr: '10.0.0.0/24',
+      gateway: '10.0.0.1',
+    });
     await createNetwork(api, token, projectId, envId, { name: 'taken' });
     const moved = await api.patch(`/networks/${net.id}`, { cidr: '10.5.0.0/24' }, { token });
     expect(moved.status).toBe(400);
     expect(moved.body).toEqual({ detail: 'Gateway 10.0.0.1 is not inside the network 10.5.0.0/24' });
-    const both = await api.patch(`/networks/${net.id}`, { cidr: '10.5.0.0/24', gateway: '10.5.0.1', vlan_id: 5, is_private: false }, { token });
-    expect(both.body).toMatchObject({ cidr: '10.5.0.0/24', gateway: '10.5.0.1', vlan_id: 5, is_private: false, name: 'core' });
+    const both = await api.patch(
+      `/networks/${net.id}`,
+      { cidr: '10.5.0.0/24', gateway: '10.5.0.1', vlan_id: 5, is_private: false },
+      { token },
+    );
+    expect(both.body).toMatchObject({
+      cidr: '10.5.0.0/24',
+      gateway: '10.5.0.1',
+      vlan_id: 5,
+      is_private: false,
+      name: 'core',
+    });
     const outside = await api.patch(`/networks/${net.id}`, { gateway: '10.0.0.1' }, { token });
     expect(outside.status).toBe(400);
     const dup = await api.patch(`/networks/${net.id}`, { name: 'TAKEN' }, { token });
     expect(dup.status).toBe(400);
     expect(dup.body).toEqual({ detail: 'Network with this name already exists in this environment' });
-    expect((await api.patch(`/networks/${net.id}`, { name: 'CORE', gateway: null }, { token })).body).toMatchObject({ name: 'CORE', gateway: null });
+    expect((await api.patch(`/networks/${net.id}`, { name: 'CORE', gateway: null }, { token })).body).toMatchObject({
+      name: 'CORE',
+      gateway: null,
+    });
     // The old name is free after a rename.
     expect((await api.patch(`/networks/${net.id}`, { name: 'renamed' }, { token })).status).toBe(200);
     await createNetwork(api, token, projectId, envId, { name: 'core' });
@@ -187,7 +284,10 @@ describe('/networks/{network_id}', () => {
     await grantRole(api, token, envId, viewer.id, 'viewer');
     const net = await createNetwork(api, token, projectId, envId);
     expect((await api.get(`/networks/${net.id}`, { token: viewer.token })).status).toBe(200);
-    for (const res of [await api.patch(`/networks/${net.id}`, { name: 'x' }, { token: viewer.token }), await api.delete(`/networks/${net.id}`, undefined, { token: viewer.token })]) {
+    for (const res of [
+      await api.patch(`/networks/${net.id}`, { name: 'x' }, { token: viewer.token }),
+      await api.delete(`/networks/${net.id}`, undefined, { token: viewer.token }),
+    ]) {
       expect(res.status).toBe(403);
       expect(res.body).toEqual({ detail: 'Insufficient permissions to manage networks in this environment' });
     }

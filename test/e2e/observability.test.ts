@@ -15,7 +15,13 @@ import { workerTable } from '../../functions/workers';
  */
 const written = captureOutput();
 // The webhook receiver below listens on 127.0.0.1: the allowlist lets this file deliver there.
-const ref = useTestStack({ WEBHOOK_ALLOWED_ADDRESSES: '127.0.0.1', LOG_LEVEL: 'debug', POWERTOOLS_METRICS_DISABLED: 'false', POWERTOOLS_SERVICE_NAME: 'obs-test', POWERTOOLS_METRICS_NAMESPACE: 'ObsTest' });
+const ref = useTestStack({
+  WEBHOOK_ALLOWED_ADDRESSES: '127.0.0.1',
+  LOG_LEVEL: 'debug',
+  POWERTOOLS_METRICS_DISABLED: 'false',
+  POWERTOOLS_SERVICE_NAME: 'obs-test',
+  POWERTOOLS_METRICS_NAMESPACE: 'ObsTest',
+});
 const api = client(() => ref.stack.url);
 
 type Line = Record<string, any>;
@@ -38,7 +44,9 @@ const isEmf = (l: Line) => Array.isArray(l._aws?.CloudWatchMetrics);
 describe('log lines (Powertools Logger)', () => {
   it('every line of one request carries its correlation id and the cold-start flag; the next request has its own', async () => {
     const user = await signUp(api);
-    const first = (await linesOf(() => api.post('/auth/login', { email: user.email, password: 'wrong password!' }))).filter(isLog);
+    const first = (
+      await linesOf(() => api.post('/auth/login', { email: user.email, password: 'wrong password!' }))
+    ).filter(isLog);
     const second = (await linesOf(() => api.get('/auth/me', { token: 'not-a-token' }))).filter(isLog);
     for (const lines of [first, second]) {
       // received and served at least (debug), in Powertools' shape
@@ -59,15 +67,21 @@ describe('log lines (Powertools Logger)', () => {
   it("the correlation id is the request's id everywhere: on its log lines and on the audit entry it wrote", async () => {
     const { token, projectId, envId } = await ownerWithEnv(api);
     let service: { id: string } | undefined;
-    const lines = (await linesOf(async () => (service = await createService(api, token, projectId, envId)))).filter(isLog);
-    const ids = new Set(lines.filter((l) => l.route === 'POST /services' || l.path === '/services').map((l) => l.correlation_id));
+    const lines = (await linesOf(async () => (service = await createService(api, token, projectId, envId)))).filter(
+      isLog,
+    );
+    const ids = new Set(
+      lines.filter((l) => l.route === 'POST /services' || l.path === '/services').map((l) => l.correlation_id),
+    );
     expect(ids.size).toBe(1);
     const log = await api.get(`/projects/${projectId}/audit-log?entity_id=${service!.id}`, { token });
     expect(log.body.map((e: { request_id: string }) => e.request_id)).toEqual([...ids]);
   });
 
   it('requests served at once keep their own ids (the keys are per invocation, not per process)', async () => {
-    const lines = (await linesOf(() => Promise.all(Array.from({ length: 12 }, () => api.get('/auth/me', { token: 'not-a-token' }))))).filter(isLog);
+    const lines = (
+      await linesOf(() => Promise.all(Array.from({ length: 12 }, () => api.get('/auth/me', { token: 'not-a-token' }))))
+    ).filter(isLog);
     const received = lines.filter((l) => l.message === 'request received');
     const served = lines.filter((l) => l.message === 'request served');
     expect(received).toHaveLength(12);
@@ -84,7 +98,11 @@ describe('log lines (Powertools Logger)', () => {
 
   it('a worker logs each message with its SQS message id as correlation id', async () => {
     // A job of no known kind fails its schema: logged, and reported for the dead-letter queue.
-    const record = (messageId: string) => ({ messageId, body: JSON.stringify({ kind: 'no-such-kind' }), attributes: { ApproximateReceiveCount: '1' } });
+    const record = (messageId: string) => ({
+      messageId,
+      body: JSON.stringify({ kind: 'no-such-kind' }),
+      attributes: { ApproximateReceiveCount: '1' },
+    });
     const event = { Records: [record('message-1'), record('message-2')] } as unknown as SQSEvent;
     let out: unknown;
     const lines = (await linesOf(async () => (out = await workerTable.jobs!.handler(event)))).filter(isLog);
@@ -99,19 +117,46 @@ describe('log lines (Powertools Logger)', () => {
 describe('metrics (Powertools Metrics, EMF)', () => {
   it('one EMF line per request: count, latency, 4xx, 5xx by route, and the sign-in outcome', async () => {
     const user = await signUp(api);
-    const ok = (await linesOf(() => api.post('/auth/login', { email: user.email, password: user.password }))).filter(isEmf);
-    const refused = (await linesOf(() => api.post('/auth/login', { email: user.email, password: 'wrong password!' }))).filter(isEmf);
+    const ok = (await linesOf(() => api.post('/auth/login', { email: user.email, password: user.password }))).filter(
+      isEmf,
+    );
+    const refused = (
+      await linesOf(() => api.post('/auth/login', { email: user.email, password: 'wrong password!' }))
+    ).filter(isEmf);
     expect(ok).toHaveLength(1);
     expect(refused).toHaveLength(1);
     const [emf] = ok;
     expect(emf._aws.CloudWatchMetrics[0].Namespace).toBe('ObsTest');
     expect(emf._aws.CloudWatchMetrics[0].Dimensions).toEqual([['service', 'route']]);
-    const names = emf._aws.CloudWatchMetrics[0].Metrics.map((m: { Name: string; Unit: string }) => `${m.Name}:${m.Unit}`);
-    expect(names).toEqual(expect.arrayContaining(['Requests:Count', 'Latency:Milliseconds', 'Status4xx:Count', 'Status5xx:Count', 'SignInSucceeded:Count']));
-    expect(emf).toMatchObject({ service: 'obs-test', route: 'POST /auth/login', Requests: 1, Status4xx: 0, Status5xx: 0, SignInSucceeded: 1 });
+    const names = emf._aws.CloudWatchMetrics[0].Metrics.map(
+      (m: { Name: string; Unit: string }) => `${m.Name}:${m.Unit}`,
+    );
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'Requests:Count',
+        'Latency:Milliseconds',
+        'Status4xx:Count',
+        'Status5xx:Count',
+        'SignInSucceeded:Count',
+      ]),
+    );
+    expect(emf).toMatchObject({
+      service: 'obs-test',
+      route: 'POST /auth/login',
+      Requests: 1,
+      Status4xx: 0,
+      Status5xx: 0,
+      SignInSucceeded: 1,
+    });
     expect(emf.Latency).toBeGreaterThan(0);
     expect(emf).not.toHaveProperty('SignInRefused');
-    expect(refused[0]).toMatchObject({ route: 'POST /auth/login', Requests: 1, Status4xx: 1, Status5xx: 0, SignInRefused: 1 });
+    expect(refused[0]).toMatchObject({
+      route: 'POST /auth/login',
+      Requests: 1,
+      Status4xx: 1,
+      Status5xx: 0,
+      SignInRefused: 1,
+    });
     expect(refused[0]).not.toHaveProperty('SignInSucceeded');
   });
 
@@ -121,7 +166,9 @@ describe('metrics (Powertools Metrics, EMF)', () => {
     try {
       const { token, projectId, envId } = await ownerWithEnv(api);
       const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
-      expect((await api.post(`/projects/${projectId}/webhooks`, { url, events: ['service.created'] }, { token })).status).toBe(201);
+      expect(
+        (await api.post(`/projects/${projectId}/webhooks`, { url, events: ['service.created'] }, { token })).status,
+      ).toBe(201);
       // linesOf drains the queues: the outbox is forwarded and the events worker delivers.
       const emf = (await linesOf(() => createService(api, token, projectId, envId))).filter(isEmf);
       expect(emf.find((l) => l.route === 'POST /services')).toMatchObject({ Requests: 1, ServicesCreated: 1 });

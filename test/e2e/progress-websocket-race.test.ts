@@ -33,7 +33,11 @@ describe('progress WebSocket (local stand-in)', () => {
       const body = new FormData();
       body.set('project_id', o.projectId);
       body.set('environment_id', o.envId);
-      const started = await fetch(`${ref.stack.url}/impex/export`, { method: 'POST', body, headers: { authorization: `Bearer ${o.token}` } });
+      const started = await fetch(`${ref.stack.url}/impex/export`, {
+        method: 'POST',
+        body,
+        headers: { authorization: `Bearer ${o.token}` },
+      });
       expect(started.status).toBe(202);
       const jobId = ((await started.json()) as { job_id: string }).job_id;
       const urls: string[] = [];

@@ -15,7 +15,15 @@ describe('POST /projects', () => {
     const user = await signUp(api);
     const res = await api.post('/projects', { name: 'Payments' }, { token: user.token });
     expect(res.status).toBe(201);
-    expect(Object.keys(res.body).sort()).toEqual(['cost_calc_enabled', 'deleted_at', 'id', 'identifier', 'is_owner', 'name', 'updated_at']);
+    expect(Object.keys(res.body).sort()).toEqual([
+      'cost_calc_enabled',
+      'deleted_at',
+      'id',
+      'identifier',
+      'is_owner',
+      'name',
+      'updated_at',
+    ]);
     expect(res.body).toMatchObject({ name: 'Payments', is_owner: true, cost_calc_enabled: false, deleted_at: null });
     const members = await api.get(`/projects/members/${res.body.id}`, { token: user.token });
     expect(members.body).toEqual([{ user_id: user.id, email: user.email }]);
@@ -23,11 +31,15 @@ describe('POST /projects', () => {
 
   it('creates exactly one of 8 concurrent projects on the Free plan', async () => {
     const user = await signUp(api);
-    const results = await Promise.all(Array.from({ length: 8 }, (_, i) => api.post('/projects', { name: `race ${i}` }, { token: user.token })));
+    const results = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => api.post('/projects', { name: `race ${i}` }, { token: user.token })),
+    );
     expect(results.filter((r) => r.status === 201)).toHaveLength(1);
     for (const r of results.filter((r) => r.status !== 201)) {
       expect(r.status).toBe(403);
-      expect(r.body).toEqual({ detail: "Project limit reached for your 'Free' plan (max 1). Please upgrade to create more projects." });
+      expect(r.body).toEqual({
+        detail: "Project limit reached for your 'Free' plan (max 1). Please upgrade to create more projects.",
+      });
     }
     expect((await api.get('/projects', { token: user.token })).body).toHaveLength(1);
   });
@@ -57,15 +69,28 @@ describe('POST /projects', () => {
     expect(forOther.status).toBe(403);
     expect(forOther.body).toEqual({ detail: 'You are not allowed to create projects for other users' });
     await ensureStaff(appContext(), { email: 'staff-projects@example.com', password: 'correct horse battery' });
-    const staff = await api.post('/auth/login', { email: 'staff-projects@example.com', password: 'correct horse battery' });
+    const staff = await api.post('/auth/login', {
+      email: 'staff-projects@example.com',
+      password: 'correct horse battery',
+    });
     const own = await api.post('/projects', { name: 'x' }, { token: staff.body.access_token });
     expect(own.status).toBe(403);
     expect(own.body).toEqual({ detail: 'You are not allowed to create projects' });
-    const forCustomer = await api.post('/projects', { name: 'Made by staff', creator_user_id: other.id }, { token: staff.body.access_token });
+    const forCustomer = await api.post(
+      '/projects',
+      { name: 'Made by staff', creator_user_id: other.id },
+      { token: staff.body.access_token },
+    );
     expect(forCustomer.status).toBe(201);
     expect(forCustomer.body.is_owner).toBe(false);
-    expect((await api.get('/projects', { token: other.token })).body.map((p: any) => p.name)).toEqual(['Made by staff']);
-    const ghost = await api.post('/projects', { name: 'x', creator_user_id: randomUUID() }, { token: staff.body.access_token });
+    expect((await api.get('/projects', { token: other.token })).body.map((p: any) => p.name)).toEqual([
+      'Made by staff',
+    ]);
+    const ghost = await api.post(
+      '/projects',
+      { name: 'x', creator_user_id: randomUUID() },
+      { token: staff.body.access_token },
+    );
     expect(ghost.status).toBe(404);
     expect(ghost.body).toEqual({ detail: 'Owner user not found' });
   });
@@ -88,7 +113,12 @@ describe('GET /projects', () => {
     await grantRole(api, other.token, theirs.envId, owner.id, 'viewer');
     for (const n of ['zeta', 'Beta', 'gamma']) await api.post('/projects', { name: n }, { token: owner.token });
     const list = await api.get('/projects', { token: owner.token });
-    expect(list.body.map((p: any) => [p.name, p.is_owner])).toEqual([['Beta', true], ['gamma', true], ['zeta', true], ['Alpha shared', false]]);
+    expect(list.body.map((p: any) => [p.name, p.is_owner])).toEqual([
+      ['Beta', true],
+      ['gamma', true],
+      ['zeta', true],
+      ['Alpha shared', false],
+    ]);
     expect(list.headers.get('x-sync-timestamp')).toMatch(/^\d{4}-\d\d-\d\dT/); // every call hands out a cursor
 
     const since = new Date(Date.now() - 60_000).toISOString();
@@ -104,9 +134,14 @@ describe('GET /projects', () => {
     expect(cursor).toBeGreaterThan(asked - 5_000);
     // Whatever changes after the cursor shows in the next sync.
     await api.patch(`/projects/${list.body[0].id}/settings`, { cost_calc_enabled: true }, { token: owner.token });
-    const next = await api.get(`/projects?updated_since=${encodeURIComponent(new Date(cursor).toISOString())}`, { token: owner.token });
+    const next = await api.get(`/projects?updated_since=${encodeURIComponent(new Date(cursor).toISOString())}`, {
+      token: owner.token,
+    });
     expect(next.body.map((p: any) => p.id)).toContain(list.body[0].id);
-    const future = await api.get(`/projects?updated_since=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`, { token: owner.token });
+    const future = await api.get(
+      `/projects?updated_since=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`,
+      { token: owner.token },
+    );
     expect(future.body).toEqual([]);
   });
 
@@ -115,7 +150,12 @@ describe('GET /projects', () => {
     const { projectId } = await projectWithEnv(api, owner.token);
     const hourAgo = new Date(Date.now() - 3_600_000);
     const naive = hourAgo.toISOString().replace('Z', '');
-    const forms = [naive, naive.slice(0, 16), hourAgo.toISOString().slice(0, 10), hourAgo.toISOString().replace('Z', '+00:00')];
+    const forms = [
+      naive,
+      naive.slice(0, 16),
+      hourAgo.toISOString().slice(0, 10),
+      hourAgo.toISOString().replace('Z', '+00:00'),
+    ];
     for (const since of forms) {
       const sync = await api.get(`/projects?updated_since=${encodeURIComponent(since)}`, { token: owner.token });
       expect(sync.status).toBe(200);
@@ -142,11 +182,20 @@ describe('project settings, plan, stats', () => {
     const res = await api.patch(`/projects/${projectId}/settings`, { cost_calc_enabled: true }, { token: owner.token });
     expect(res.status).toBe(200);
     expect(res.body.cost_calc_enabled).toBe(true);
-    const refused = await api.patch(`/projects/${projectId}/settings`, { cost_calc_enabled: false }, { token: viewer.token });
+    const refused = await api.patch(
+      `/projects/${projectId}/settings`,
+      { cost_calc_enabled: false },
+      { token: viewer.token },
+    );
     expect(refused.status).toBe(403);
     expect(refused.body).toEqual({ detail: 'Project owner required' });
     expect((await api.patch(`/projects/${projectId}/settings`, {}, { token: owner.token })).status).toBe(422);
-    expect((await api.get(`/projects/${projectId}/plan`, { token: viewer.token })).body).toEqual({ project_id: projectId, plan_name: 'Free', plan_tier: 'free', is_owner: false });
+    expect((await api.get(`/projects/${projectId}/plan`, { token: viewer.token })).body).toEqual({
+      project_id: projectId,
+      plan_name: 'Free',
+      plan_tier: 'free',
+      is_owner: false,
+    });
   });
 
   it('counts environments per reachable project', async () => {

@@ -39,12 +39,19 @@ afterAll(() => new Promise<void>((r) => receiver.close(() => r())));
 describe('queue faults: at-least-once delivery does nothing twice', () => {
   it('sends one invitation mail and one webhook delivery per event when every message arrives twice, late or out of order', async () => {
     const { token, projectId, envId } = await ownerWithEnv(api);
-    const hook = await api.post(`/projects/${projectId}/webhooks`, { url: `${base}/dup`, events: ['service.created'], description: 'dup' }, { token });
+    const hook = await api.post(
+      `/projects/${projectId}/webhooks`,
+      { url: `${base}/dup`, events: ['service.created'], description: 'dup' },
+      { token },
+    );
     expect(hook.status).toBe(201);
     faults('sqs.duplicate:1,sqs.reorder:0.5,sqs.late:0.5', 5);
     const email = `dup-${Date.now()}@example.com`;
     expect((await api.post('/invites', { project_id: projectId, invited_email: email }, { token })).status).toBe(201);
-    for (const name of ['a', 'b', 'c']) expect((await api.post('/services', { name, project_id: projectId, environment_id: envId }, { token })).status).toBe(201);
+    for (const name of ['a', 'b', 'c'])
+      expect(
+        (await api.post('/services', { name, project_id: projectId, environment_id: envId }, { token })).status,
+      ).toBe(201);
     await ref.stack.queues.drain();
     expect(faultCounts()['sqs.duplicate']).toBeGreaterThanOrEqual(4);
 
@@ -72,7 +79,11 @@ describe('queue faults: at-least-once delivery does nothing twice', () => {
       body.set('file', new Blob([document], { type: 'application/yaml' }), 'env.yaml');
       let started: Response | undefined;
       for (let attempt = 0; attempt < 20 && (!started || started.status === 503); attempt++) {
-        started = await fetch(`${ref.stack.url}/impex/import`, { method: 'POST', body, headers: { authorization: `Bearer ${token}`, 'idempotency-key': `import-${seed}` } });
+        started = await fetch(`${ref.stack.url}/impex/import`, {
+          method: 'POST',
+          body,
+          headers: { authorization: `Bearer ${token}`, 'idempotency-key': `import-${seed}` },
+        });
       }
       expect(started!.status).toBe(202);
       const { job_id } = (await started!.json()) as { job_id: string };
@@ -84,7 +95,9 @@ describe('queue faults: at-least-once delivery does nothing twice', () => {
       const status = await api.get(`/impex/status/${job_id}?token=${encodeURIComponent(token)}`);
       expect(status.body.status, JSON.stringify(status.body) + JSON.stringify(counts)).toBe('succeeded');
       const listed = await api.get(`/services?project_id=${projectId}&environment_id=${envId}&limit=200`, { token });
-      expect((listed.body as { name: string }[]).map((s) => s.name).sort()).toEqual(Array.from({ length: 40 }, (_, i) => `svc-${i}`).sort());
+      expect((listed.body as { name: string }[]).map((s) => s.name).sort()).toEqual(
+        Array.from({ length: 40 }, (_, i) => `svc-${i}`).sort(),
+      );
       expect((await readItem(keys.environment(projectId, envId)))!.service_count).toBe(40);
       expect((await readItem(keys.project(projectId)))!.service_count).toBe(40);
     }

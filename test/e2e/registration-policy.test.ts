@@ -3,7 +3,11 @@ import { useTestStack, startTestStack } from '../helpers/stack';
 import { client, PASSWORD, uniqueEmail } from '../helpers/http';
 
 describe('registration restricted to an e-mail domain allowlist, with a stricter password policy', () => {
-  const ref = useTestStack({ REGISTRATION_EMAIL_DOMAINS: 'example.com, corp.test', PASSWORD_MIN_LENGTH: '12', PASSWORD_REQUIRE_MIXED: 'true' });
+  const ref = useTestStack({
+    REGISTRATION_EMAIL_DOMAINS: 'example.com, corp.test',
+    PASSWORD_MIN_LENGTH: '12',
+    PASSWORD_REQUIRE_MIXED: 'true',
+  });
   const api = client(() => ref.stack.url);
 
   it('refuses other domains with 403', async () => {
@@ -13,7 +17,9 @@ describe('registration restricted to an e-mail domain allowlist, with a stricter
   });
 
   it('accepts allowlisted domains whatever their case', async () => {
-    expect((await api.post('/auth/register', { email: 'Dan@CORP.test', password: 'Long enough 123' })).status).toBe(201);
+    expect((await api.post('/auth/register', { email: 'Dan@CORP.test', password: 'Long enough 123' })).status).toBe(
+      201,
+    );
   });
 
   it('refuses a password failing the policy with 400 (422 stays for under 8 characters)', async () => {

@@ -14,7 +14,10 @@ import { readOutbox } from '../helpers/outbox';
  */
 const written = captureOutput();
 const clock = frozenClock();
-const ref = useTestStack({ LOG_LEVEL: 'debug', POWERTOOLS_METRICS_DISABLED: 'false', APP_BASE_URL: 'https://catalog.example.test/' }, { clock });
+const ref = useTestStack(
+  { LOG_LEVEL: 'debug', POWERTOOLS_METRICS_DISABLED: 'false', APP_BASE_URL: 'https://catalog.example.test/' },
+  { clock },
+);
 const api = client(() => ref.stack.url);
 const STEP = 30_000;
 const NEW_PASSWORD = 'another horse battery staple';
@@ -42,7 +45,11 @@ describe('the secrets grep', () => {
     clock.advance(STEP);
     const proofCode = await totpCode(secret, clock.now());
     secrets.push(proofCode);
-    const regenerated = await api.post('/auth/totp/recovery/regenerate', { current_password: PASSWORD, totp_code: proofCode }, { token: user.token });
+    const regenerated = await api.post(
+      '/auth/totp/recovery/regenerate',
+      { current_password: PASSWORD, totp_code: proofCode },
+      { token: user.token },
+    );
     ok(regenerated, 200);
     const codes = regenerated.body.codes as string[];
     expect(codes).toHaveLength(10);

@@ -9,10 +9,28 @@ import { setPlan } from '../helpers/plans';
 const STAFF_EMAIL = 'root@seclog.example.com';
 const STAFF_PASSWORD = 'staff passphrase 1';
 const clock = frozenClock();
-const ref = useTestStack({ APP_BASE_URL: 'https://catalog.example.test', BOOTSTRAP_ADMIN_EMAIL: STAFF_EMAIL, BOOTSTRAP_ADMIN_PASSWORD: STAFF_PASSWORD }, { clock });
+const ref = useTestStack(
+  {
+    APP_BASE_URL: 'https://catalog.example.test',
+    BOOTSTRAP_ADMIN_EMAIL: STAFF_EMAIL,
+    BOOTSTRAP_ADMIN_PASSWORD: STAFF_PASSWORD,
+  },
+  { clock },
+);
 const api = client(() => ref.stack.url);
 const STEP = 30_000;
-const ENTRY_FIELDS = ['actor', 'actor_id', 'at', 'details', 'event', 'id', 'reason', 'request_id', 'source_ip', 'user_agent'];
+const ENTRY_FIELDS = [
+  'actor',
+  'actor_id',
+  'at',
+  'details',
+  'event',
+  'id',
+  'reason',
+  'request_id',
+  'source_ip',
+  'user_agent',
+];
 
 /** Each action a second after the one before, so entries have distinct times (the clock is the test's). */
 const tick = () => clock.advance(1000);
@@ -21,9 +39,18 @@ const log = async (token: string, query = '') => {
   expect(res.status).toBe(200);
   return res;
 };
-const events = async (token: string) => (await log(token)).body.map((e: { event: string; reason: string | null }) => (e.reason ? `${e.event}:${e.reason}` : e.event));
+const events = async (token: string) =>
+  (await log(token)).body.map((e: { event: string; reason: string | null }) =>
+    e.reason ? `${e.event}:${e.reason}` : e.event,
+  );
 const signInFrom = (address: string, device: string, email: string, password: string, totp_code?: string) =>
-  postFrom(address, ref.stack.url, '/auth/login', { email, password, ...(totp_code ? { totp_code } : {}) }, { 'user-agent': device });
+  postFrom(
+    address,
+    ref.stack.url,
+    '/auth/login',
+    { email, password, ...(totp_code ? { totp_code } : {}) },
+    { 'user-agent': device },
+  );
 /** Registers and signs in a second later (so `account.created` is older than the first sign-in). */
 async function signUp(_api: typeof api, email = uniqueEmail()) {
   const reg = await api.post('/auth/register', { email, password: PASSWORD });
@@ -31,7 +58,12 @@ async function signUp(_api: typeof api, email = uniqueEmail()) {
   tick();
   const res = await login(api, email, PASSWORD);
   expect(res.status).toBe(200);
-  return { id: reg.body.id as string, email, token: res.body.access_token as string, refresh: res.body.refresh_token as string };
+  return {
+    id: reg.body.id as string,
+    email,
+    token: res.body.access_token as string,
+    refresh: res.body.refresh_token as string,
+  };
 }
 const mailsTo = async (to: string) => {
   await ref.stack.queues.drain();
@@ -59,20 +91,44 @@ describe('sign-ins', () => {
     const me = (await api.get('/auth/me', { token: signedIn.body.access_token })).body;
     expect(res.body).toHaveLength(3);
     const [success, refusal, creation] = res.body;
-    expect(creation).toMatchObject({ event: 'account.created', actor: 'self', actor_id: me.id, details: { account_type: 'customer' } });
+    expect(creation).toMatchObject({
+      event: 'account.created',
+      actor: 'self',
+      actor_id: me.id,
+      details: { account_type: 'customer' },
+    });
     expect(Object.keys(success).sort()).toEqual(ENTRY_FIELDS);
     expect(success).toMatchObject({
-      event: 'sign_in.succeeded', reason: null, source_ip: '127.0.0.3', user_agent: 'Safari/17 (phone)', actor: 'self', actor_id: me.id, details: { second_factor: null },
+      event: 'sign_in.succeeded',
+      reason: null,
+      source_ip: '127.0.0.3',
+      user_agent: 'Safari/17 (phone)',
+      actor: 'self',
+      actor_id: me.id,
+      details: { second_factor: null },
     });
     expect(refusal).toMatchObject({
-      event: 'sign_in.refused', reason: 'invalid_credentials', source_ip: '127.0.0.2', user_agent: 'Firefox/128 (laptop)', actor: 'anonymous', actor_id: null,
+      event: 'sign_in.refused',
+      reason: 'invalid_credentials',
+      source_ip: '127.0.0.2',
+      user_agent: 'Firefox/128 (laptop)',
+      actor: 'anonymous',
+      actor_id: null,
     });
     expect(success.request_id).toEqual(expect.any(String));
     expect(success.request_id).not.toBe(refusal.request_id);
     expect(Date.parse(success.at)).toBeGreaterThan(Date.parse(refusal.at));
     expect(res.headers.get('x-next-cursor')).toBeNull();
     // no password, token or hash in any entry
-    for (const secret of [PASSWORD, 'not the password', signedIn.body.access_token, signedIn.body.refresh_token, 'argon', '$2']) expect(res.text).not.toContain(secret);
+    for (const secret of [
+      PASSWORD,
+      'not the password',
+      signedIn.body.access_token,
+      signedIn.body.refresh_token,
+      'argon',
+      '$2',
+    ])
+      expect(res.text).not.toContain(secret);
   });
 
   it('writes nothing for an address without an account: the account registered later starts with an empty log', async () => {
@@ -91,10 +147,17 @@ describe('sign-ins', () => {
     tick();
     const underLock = await login(api, user.email, PASSWORD);
     expect(underLock.status).toBe(423);
-    const entries = (await log(user.token)).body as { event: string; reason: string | null; details: Record<string, unknown> }[];
+    const entries = (await log(user.token)).body as {
+      event: string;
+      reason: string | null;
+      details: Record<string, unknown>;
+    }[];
     expect(entries[0]).toMatchObject({ event: 'sign_in.refused', reason: 'locked' });
     // the tenth failure is refused (423) and starts the lock, in one request
-    const tenth = entries.slice(1, 3).map((e) => `${e.event}:${e.reason}`).sort();
+    const tenth = entries
+      .slice(1, 3)
+      .map((e) => `${e.event}:${e.reason}`)
+      .sort();
     expect(tenth).toEqual(['lockout.started:null', 'sign_in.refused:invalid_credentials']);
     const started = entries.find((e) => e.event === 'lockout.started')!;
     expect(started.details.locked_until).toBe(underLock.body.locked_until);
@@ -117,17 +180,27 @@ describe('second factor and recovery codes', () => {
     const withCode = await login(api, user.email, PASSWORD, await totpCode(secret, clock.now()));
     expect(withCode.status).toBe(200);
     clock.advance(STEP);
-    const regenerated = await api.post('/auth/totp/recovery/regenerate', { current_password: PASSWORD, totp_code: await totpCode(secret, clock.now()) }, { token: user.token });
+    const regenerated = await api.post(
+      '/auth/totp/recovery/regenerate',
+      { current_password: PASSWORD, totp_code: await totpCode(secret, clock.now()) },
+      { token: user.token },
+    );
     expect(regenerated.status).toBe(200);
     const codes: string[] = regenerated.body.codes;
     tick();
     expect((await login(api, user.email, PASSWORD, codes[0])).status).toBe(200);
     tick();
-    const removed = await api.delete(`/auth/totp/devices/${device.id}`, { current_password: PASSWORD, totp_code: codes[1] }, { token: user.token });
+    const removed = await api.delete(
+      `/auth/totp/devices/${device.id}`,
+      { current_password: PASSWORD, totp_code: codes[1] },
+      { token: user.token },
+    );
     expect(removed.status).toBe(204);
 
     const res = await log(user.token);
-    expect(res.body.map((e: { event: string; reason: string | null }) => (e.reason ? `${e.event}:${e.reason}` : e.event))).toEqual([
+    expect(
+      res.body.map((e: { event: string; reason: string | null }) => (e.reason ? `${e.event}:${e.reason}` : e.event)),
+    ).toEqual([
       'authenticator.removed',
       'sign_in.succeeded',
       'recovery_codes.regenerated',
@@ -139,7 +212,11 @@ describe('second factor and recovery codes', () => {
       'account.created',
     ]);
     const [removal, recoverySignIn, regeneration, totpSignIn, , , added] = res.body;
-    expect(added).toMatchObject({ actor: 'self', actor_id: user.id, details: { device_id: device.id, device_name: 'Work phone' } });
+    expect(added).toMatchObject({
+      actor: 'self',
+      actor_id: user.id,
+      details: { device_id: device.id, device_name: 'Work phone' },
+    });
     expect(removal).toMatchObject({ actor: 'self', details: { device_id: device.id } });
     expect(regeneration.details).toEqual({ count: 10 });
     expect(totpSignIn.details).toEqual({ second_factor: 'totp' });
@@ -153,7 +230,12 @@ describe('second factor and recovery codes', () => {
     const res = await api.post('/auth/totp/recovery/regenerate', { current_password: 'wrong' }, { token: user.token });
     expect(res.body).toEqual({ detail: 'Invalid password' });
     const [entry] = (await log(user.token)).body;
-    expect(entry).toMatchObject({ event: 'reauth.refused', reason: 'invalid_password', actor: 'self', actor_id: user.id });
+    expect(entry).toMatchObject({
+      event: 'reauth.refused',
+      reason: 'invalid_password',
+      actor: 'self',
+      actor_id: user.id,
+    });
   });
 });
 
@@ -161,16 +243,39 @@ describe('password reset and e-mail change', () => {
   it('logs the request (link sent) and the completion', async () => {
     const user = await signUp(api);
     tick();
-    expect((await postFrom('127.0.0.4', ref.stack.url, '/auth/password/reset', { email: user.email }, { 'user-agent': 'ResetBrowser/1' })).status).toBe(200);
+    expect(
+      (
+        await postFrom(
+          '127.0.0.4',
+          ref.stack.url,
+          '/auth/password/reset',
+          { email: user.email },
+          { 'user-agent': 'ResetBrowser/1' },
+        )
+      ).status,
+    ).toBe(200);
     const [mail] = await mailsTo(user.email);
     const token = linkFrom(mail, '/reset-password').searchParams.get('token')!;
     tick();
-    expect((await api.post('/auth/password/reset/confirm', { token, new_password: 'a brand new passphrase' })).status).toBe(200);
+    expect(
+      (await api.post('/auth/password/reset/confirm', { token, new_password: 'a brand new passphrase' })).status,
+    ).toBe(200);
     tick();
     const fresh = await login(api, user.email, 'a brand new passphrase');
     const res = await log(fresh.body.access_token);
-    expect(res.body.map((e: { event: string }) => e.event)).toEqual(['sign_in.succeeded', 'password_reset.completed', 'password_reset.requested', 'sign_in.succeeded', 'account.created']);
-    expect(res.body[2]).toMatchObject({ source_ip: '127.0.0.4', user_agent: 'ResetBrowser/1', actor: 'anonymous', details: { link_sent: true } });
+    expect(res.body.map((e: { event: string }) => e.event)).toEqual([
+      'sign_in.succeeded',
+      'password_reset.completed',
+      'password_reset.requested',
+      'sign_in.succeeded',
+      'account.created',
+    ]);
+    expect(res.body[2]).toMatchObject({
+      source_ip: '127.0.0.4',
+      user_agent: 'ResetBrowser/1',
+      actor: 'anonymous',
+      details: { link_sent: true },
+    });
     expect(res.body[1]).toMatchObject({ actor: 'self', details: { all_sessions_revoked: true } });
     for (const s of [token, 'a brand new passphrase', PASSWORD]) expect(res.text).not.toContain(s);
   });
@@ -181,17 +286,29 @@ describe('password reset and e-mail change', () => {
     tick();
     expect((await api.post('/auth/password/reset', { email: user.email })).body).toEqual({ status: 'ok' });
     const [entry] = (await log(user.token)).body;
-    expect(entry).toMatchObject({ event: 'password_reset.requested', reason: 'totp_required', details: { link_sent: false } });
+    expect(entry).toMatchObject({
+      event: 'password_reset.requested',
+      reason: 'totp_required',
+      details: { link_sent: false },
+    });
   });
 
   it('logs an e-mail change asked and confirmed', async () => {
     const user = await signUp(api);
     const next = uniqueEmail('moved');
     tick();
-    expect((await api.patch('/auth/me', { email: next, current_password: PASSWORD }, { token: user.token })).status).toBe(200);
+    expect(
+      (await api.patch('/auth/me', { email: next, current_password: PASSWORD }, { token: user.token })).status,
+    ).toBe(200);
     const [confirmation] = await mailsTo(next);
     tick();
-    expect((await api.post('/auth/email/confirm', { token: linkFrom(confirmation, '/confirm-email').searchParams.get('token') })).status).toBe(200);
+    expect(
+      (
+        await api.post('/auth/email/confirm', {
+          token: linkFrom(confirmation, '/confirm-email').searchParams.get('token'),
+        })
+      ).status,
+    ).toBe(200);
     const res = await log(user.token);
     expect(res.body.slice(0, 2)).toMatchObject([
       { event: 'email.changed', actor: 'self', details: { old_email: user.email, new_email: next } },
@@ -206,11 +323,16 @@ describe('sessions', () => {
     const second = await login(api, user.email, PASSWORD);
     const third = await login(api, user.email, PASSWORD);
     const fourth = await login(api, user.email, PASSWORD);
-    const sessions = (await api.get('/auth/sessions', { token: user.token })).body as { id: string; current: boolean }[];
+    const sessions = (await api.get('/auth/sessions', { token: user.token })).body as {
+      id: string;
+      current: boolean;
+    }[];
     tick();
     expect((await api.post('/auth/logout', undefined, { token: second.body.access_token })).status).toBe(204);
     const mine = sessions.find((s) => s.current)!.id;
-    const others = (await api.get('/auth/sessions', { token: user.token })).body.filter((s: { current: boolean }) => !s.current);
+    const others = (await api.get('/auth/sessions', { token: user.token })).body.filter(
+      (s: { current: boolean }) => !s.current,
+    );
     tick();
     expect((await api.delete(`/auth/sessions/${others[0].id}`, undefined, { token: user.token })).status).toBe(204);
     tick();
@@ -220,11 +342,16 @@ describe('sessions', () => {
 
     const res = await log(user.token);
     const [all, one, out] = res.body;
-    expect(all).toMatchObject({ event: 'sessions.revoked', actor: 'self', details: { revoked: 1, kept_session_id: mine } });
+    expect(all).toMatchObject({
+      event: 'sessions.revoked',
+      actor: 'self',
+      details: { revoked: 1, kept_session_id: mine },
+    });
     expect(one).toMatchObject({ event: 'session.revoked', actor: 'self', details: { session_id: others[0].id } });
     expect(out).toMatchObject({ event: 'session.signed_out', actor: 'self' });
     expect(sessions.map((s) => s.id)).toContain(out.details.session_id);
-    for (const s of [second.body.refresh_token, third.body.refresh_token, fourth.body.refresh_token]) expect(res.text).not.toContain(s);
+    for (const s of [second.body.refresh_token, third.body.refresh_token, fourth.body.refresh_token])
+      expect(res.text).not.toContain(s);
   });
 });
 
@@ -233,8 +360,12 @@ describe('races', () => {
     for (let round = 0; round < 10; round++) {
       const user = await signUp(api);
       const other = await login(api, user.email, PASSWORD);
-      const sessionId = (await api.get('/auth/sessions', { token: other.body.access_token })).body.find((s: { current: boolean }) => s.current).id;
-      const answers = await Promise.all(Array.from({ length: 5 }, () => api.delete(`/auth/sessions/${sessionId}`, undefined, { token: user.token })));
+      const sessionId = (await api.get('/auth/sessions', { token: other.body.access_token })).body.find(
+        (s: { current: boolean }) => s.current,
+      ).id;
+      const answers = await Promise.all(
+        Array.from({ length: 5 }, () => api.delete(`/auth/sessions/${sessionId}`, undefined, { token: user.token })),
+      );
       expect(answers.map((a) => a.status).sort()).toEqual([204, 404, 404, 404, 404]);
       expect((await events(user.token)).filter((e: string) => e === 'session.revoked')).toHaveLength(1);
     }
@@ -260,7 +391,11 @@ describe('races', () => {
     tick();
     const other = await login(api, user.email, PASSWORD);
     const [, revoked] = (await log(other.body.access_token)).body;
-    expect(revoked).toMatchObject({ event: 'session.revoked', actor: 'anonymous', details: { cause: 'refresh_token_reuse' } });
+    expect(revoked).toMatchObject({
+      event: 'session.revoked',
+      actor: 'anonymous',
+      details: { cause: 'refresh_token_reuse' },
+    });
     expect(JSON.stringify(revoked)).not.toContain(user.refresh);
   });
 });
@@ -282,7 +417,14 @@ describe('API keys', () => {
     expect((await api.delete(`/me/api-keys/${revoked.id}`, undefined, { token: user.token })).status).toBe(204);
     expect((await api.post('/me/mark-archived', { api_keys: [archived.id] }, { token: user.token })).status).toBe(200);
     clock.advance(61_000);
-    const exchange = (key: string) => postFrom('127.0.0.4', ref.stack.url, '/auth/api-key/token', { api_key: key }, { 'user-agent': 'curl/8 (leaked)' });
+    const exchange = (key: string) =>
+      postFrom(
+        '127.0.0.4',
+        ref.stack.url,
+        '/auth/api-key/token',
+        { api_key: key },
+        { 'user-agent': 'curl/8 (leaked)' },
+      );
     const before = await events(user.token);
     for (const key of [`ick_${'B'.repeat(43)}`, revoked.key, archived.key, expiring.key, metrics.key]) {
       tick();
@@ -290,10 +432,18 @@ describe('API keys', () => {
     }
     const res = await log(user.token);
     const after = await events(user.token);
-    expect(after.slice(0, 4)).toEqual(['metrics_key', 'key_expired', 'key_archived', 'key_revoked'].map((r) => `api_key.exchange_refused:${r}`));
+    expect(after.slice(0, 4)).toEqual(
+      ['metrics_key', 'key_expired', 'key_archived', 'key_revoked'].map((r) => `api_key.exchange_refused:${r}`),
+    );
     expect(after.slice(4)).toEqual(before);
     const [ofMetrics, ofExpired, ofArchived, ofRevoked] = res.body;
-    expect(ofRevoked).toMatchObject({ source_ip: '127.0.0.4', user_agent: 'curl/8 (leaked)', actor: 'anonymous', actor_id: null, details: { key_id: revoked.id, name: 'revoked', prefix: revoked.prefix } });
+    expect(ofRevoked).toMatchObject({
+      source_ip: '127.0.0.4',
+      user_agent: 'curl/8 (leaked)',
+      actor: 'anonymous',
+      actor_id: null,
+      details: { key_id: revoked.id, name: 'revoked', prefix: revoked.prefix },
+    });
     expect(ofArchived.details).toMatchObject({ key_id: archived.id, name: 'archived' });
     expect(ofExpired.details).toMatchObject({ key_id: expiring.id, name: 'expiring' });
     expect(ofMetrics.details).toMatchObject({ key_id: metrics.id });
@@ -304,7 +454,12 @@ describe('API keys', () => {
     tick();
     expect(await exchange(live.key)).toMatchObject({ status: 401, body: { detail: 'Invalid or expired API key' } });
     const staffView = (await api.get(`/admin/users/${user.id}/security-log`, { token: staff.token })).body;
-    expect(staffView[0]).toMatchObject({ event: 'api_key.exchange_refused', reason: 'account_blocked', actor: 'anonymous', details: { key_id: live.id, name: 'live' } });
+    expect(staffView[0]).toMatchObject({
+      event: 'api_key.exchange_refused',
+      reason: 'account_blocked',
+      actor: 'anonymous',
+      details: { key_id: live.id, name: 'live' },
+    });
   });
 });
 
@@ -325,14 +480,24 @@ describe('who can read which log', () => {
     expect((await api.patch(`/admin/users/${user.id}`, { is_active: false }, { token: staff.token })).status).toBe(200);
     const res = await api.get(`/admin/users/${user.id}/security-log`, { token: staff.token });
     expect(res.status).toBe(200);
-    expect(res.body.map((e: { event: string }) => e.event)).toEqual(['account.updated_by_staff', 'sign_in.succeeded', 'account.created']);
-    expect(res.body[0]).toMatchObject({ actor: 'staff', actor_id: staff.id, details: { is_active: false, sessions_revoked: true } });
+    expect(res.body.map((e: { event: string }) => e.event)).toEqual([
+      'account.updated_by_staff',
+      'sign_in.succeeded',
+      'account.created',
+    ]);
+    expect(res.body[0]).toMatchObject({
+      actor: 'staff',
+      actor_id: staff.id,
+      details: { is_active: false, sessions_revoked: true },
+    });
     // the blocked account's token is dead at once; its log is still there for staff
     expect((await api.get('/auth/me/security-log', { token: user.token })).status).toBe(401);
     const made = await api.post('/users', { email: uniqueEmail('made'), password: PASSWORD }, { token: staff.token });
     const madeLog = (await api.get(`/admin/users/${made.body.id}/security-log`, { token: staff.token })).body;
     expect(madeLog).toMatchObject([{ event: 'account.created', actor: 'staff', actor_id: staff.id }]);
-    const unknown = await api.get('/admin/users/00000000-0000-4000-8000-000000000000/security-log', { token: staff.token });
+    const unknown = await api.get('/admin/users/00000000-0000-4000-8000-000000000000/security-log', {
+      token: staff.token,
+    });
     expect([unknown.status, unknown.body]).toEqual([404, { detail: 'User not found' }]);
   });
 });
@@ -342,7 +507,10 @@ describe('paging', () => {
     const user = await signUp(api);
     for (let i = 0; i < 4; i++) {
       tick();
-      await requestFrom(`127.0.0.${10 + i}`, ref.stack.url, 'POST', '/auth/login', { email: user.email, password: 'wrong' });
+      await requestFrom(`127.0.0.${10 + i}`, ref.stack.url, 'POST', '/auth/login', {
+        email: user.email,
+        password: 'wrong',
+      });
     }
     const full = (await log(user.token)).body;
     expect(full).toHaveLength(6);
@@ -357,17 +525,29 @@ describe('paging', () => {
     }
     expect(pages.map((p) => p.length)).toEqual([2, 2, 2]);
     expect(pages.flat()).toEqual(full);
-    expect(full.slice(0, 4).map((e: { source_ip: string }) => e.source_ip)).toEqual(['127.0.0.13', '127.0.0.12', '127.0.0.11', '127.0.0.10']);
+    expect(full.slice(0, 4).map((e: { source_ip: string }) => e.source_ip)).toEqual([
+      '127.0.0.13',
+      '127.0.0.12',
+      '127.0.0.11',
+      '127.0.0.10',
+    ]);
 
     const cursor = (await log(user.token, '?limit=1')).headers.get('x-next-cursor')!;
     const other = await signUp(api);
-    for (const bad of ['not-a-cursor', `${cursor}x`, Buffer.from('{"PK":"USER#x#SECLOG","SK":"a"}').toString('base64url')]) {
+    for (const bad of [
+      'not-a-cursor',
+      `${cursor}x`,
+      Buffer.from('{"PK":"USER#x#SECLOG","SK":"a"}').toString('base64url'),
+    ]) {
       const res = await api.get(`/auth/me/security-log?cursor=${encodeURIComponent(bad)}`, { token: user.token });
       expect(res.status).toBe(422);
     }
     // a cursor of another account's log does not read that log
-    expect((await api.get(`/auth/me/security-log?cursor=${encodeURIComponent(cursor)}`, { token: other.token })).status).toBe(422);
-    for (const limit of ['0', '501', 'x']) expect((await api.get(`/auth/me/security-log?limit=${limit}`, { token: user.token })).status).toBe(422);
+    expect(
+      (await api.get(`/auth/me/security-log?cursor=${encodeURIComponent(cursor)}`, { token: other.token })).status,
+    ).toBe(422);
+    for (const limit of ['0', '501', 'x'])
+      expect((await api.get(`/auth/me/security-log?limit=${limit}`, { token: user.token })).status).toBe(422);
     expect((await log(user.token, '?limit=500')).body).toHaveLength(6);
   });
 });

@@ -32,9 +32,25 @@ describe('catalog events', () => {
       expect(e.id).toMatch(UUID);
       expect(new Date(e.timestamp).toISOString()).toBe(e.timestamp);
     }
-    expect(published[0].data).toEqual({ service_id: s.id, name: 'checkout', project_id: projectId, environment_id: envId });
-    expect(published[1].data).toEqual({ service_id: s.id, name: 'checkout-v2', project_id: projectId, environment_id: envId, changed: ['name', 'port'] });
-    expect(published[2].data).toEqual({ service_id: s.id, name: 'checkout-v2', project_id: projectId, environment_id: envId });
+    expect(published[0].data).toEqual({
+      service_id: s.id,
+      name: 'checkout',
+      project_id: projectId,
+      environment_id: envId,
+    });
+    expect(published[1].data).toEqual({
+      service_id: s.id,
+      name: 'checkout-v2',
+      project_id: projectId,
+      environment_id: envId,
+      changed: ['name', 'port'],
+    });
+    expect(published[2].data).toEqual({
+      service_id: s.id,
+      name: 'checkout-v2',
+      project_id: projectId,
+      environment_id: envId,
+    });
     expect(new Set(published.map((e) => e.id)).size).toBe(3);
   });
 
@@ -45,15 +61,35 @@ describe('catalog events', () => {
     expect((await api.delete(`/service-floors/${floor.id}`, undefined, { token })).status).toBe(204);
     const published = await eventsOf(projectId);
     expect(published.map((e) => e.type)).toEqual(['floor.created', 'service.created', 'service.updated']);
-    expect(published[0].data).toEqual({ service_floor_id: floor.id, hostname: 'web-1', type: 'vm', project_id: projectId, environment_id: envId });
-    expect(published[2].data).toEqual({ service_id: s.id, name: 'web', project_id: projectId, environment_id: envId, changed: ['service_floor_id', 'type'] });
+    expect(published[0].data).toEqual({
+      service_floor_id: floor.id,
+      hostname: 'web-1',
+      type: 'vm',
+      project_id: projectId,
+      environment_id: envId,
+    });
+    expect(published[2].data).toEqual({
+      service_id: s.id,
+      name: 'web',
+      project_id: projectId,
+      environment_id: envId,
+      changed: ['service_floor_id', 'type'],
+    });
   });
 
   it('publishes nothing for a refused write or a change that changes nothing', async () => {
     const { token, projectId, envId } = await ownerWithEnv(api);
     const s = await createService(api, token, projectId, envId, { name: 'same' });
     expect((await api.patch(`/services/${s.id}`, { name: 'same' }, { token })).status).toBe(200);
-    expect((await api.post('/services', { name: 'x', project_id: projectId, environment_id: crypto.randomUUID() }, { token })).status).toBe(400);
+    expect(
+      (
+        await api.post(
+          '/services',
+          { name: 'x', project_id: projectId, environment_id: crypto.randomUUID() },
+          { token },
+        )
+      ).status,
+    ).toBe(400);
     expect((await eventsOf(projectId)).map((e) => e.type)).toEqual(['service.created']);
   });
 
@@ -81,12 +117,32 @@ describe('catalog events', () => {
 
   it('the cloud outbox reader forwards inserted outbox items from the stream, ignores other changes and reports a failed one', async () => {
     const projectId = crypto.randomUUID();
-    const event = { id: crypto.randomUUID(), type: 'floor.created', timestamp: new Date().toISOString(), data: { project_id: projectId } };
+    const event = {
+      id: crypto.randomUUID(),
+      type: 'floor.created',
+      timestamp: new Date().toISOString(),
+      data: { project_id: projectId },
+    };
     const image = (item: Record<string, unknown>) => marshall(item, { removeUndefinedValues: true }) as never;
-    const record = (seq: string, eventName: 'INSERT' | 'MODIFY' | 'REMOVE', item: Record<string, unknown>) => ({ eventName, dynamodb: { SequenceNumber: seq, NewImage: image(item) } });
-    const outboxItem = { PK: 'OUTBOX', SK: `${event.timestamp}#${event.id}`, type: 'outbox', scope: { project_id: projectId }, event };
+    const record = (seq: string, eventName: 'INSERT' | 'MODIFY' | 'REMOVE', item: Record<string, unknown>) => ({
+      eventName,
+      dynamodb: { SequenceNumber: seq, NewImage: image(item) },
+    });
+    const outboxItem = {
+      PK: 'OUTBOX',
+      SK: `${event.timestamp}#${event.id}`,
+      type: 'outbox',
+      scope: { project_id: projectId },
+      event,
+    };
     const stream = (...records: unknown[]) => ({ Records: records }) as DynamoDBStreamEvent;
-    const out = await outboxStream(stream(record('1', 'INSERT', { PK: `PROJECT#${projectId}`, SK: 'X', type: 'project' }), record('2', 'MODIFY', outboxItem), record('3', 'INSERT', outboxItem)));
+    const out = await outboxStream(
+      stream(
+        record('1', 'INSERT', { PK: `PROJECT#${projectId}`, SK: 'X', type: 'project' }),
+        record('2', 'MODIFY', outboxItem),
+        record('3', 'INSERT', outboxItem),
+      ),
+    );
     expect(out).toEqual({ batchItemFailures: [] });
     expect(await eventsOf(projectId)).toEqual([event]);
     const { useLocalQueueTransport } = await import('#shared/queue');
@@ -94,7 +150,9 @@ describe('catalog events', () => {
       throw new Error('SQS unavailable');
     });
     try {
-      expect(await outboxStream(stream(record('7', 'INSERT', outboxItem), record('8', 'INSERT', outboxItem)))).toEqual({ batchItemFailures: [{ itemIdentifier: '7' }] });
+      expect(await outboxStream(stream(record('7', 'INSERT', outboxItem), record('8', 'INSERT', outboxItem)))).toEqual({
+        batchItemFailures: [{ itemIdentifier: '7' }],
+      });
     } finally {
       useLocalQueueTransport(previous);
     }

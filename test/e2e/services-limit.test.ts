@@ -10,7 +10,8 @@ import { createService, ownerWithEnv, readItem } from '../helpers/catalog';
 const ref = useTestStack();
 const api = client(() => ref.stack.url);
 
-const limitMessage = (plan: string, max: number) => `Service limit reached for your '${plan}' plan (max ${max} per project including add-ons). Please upgrade or archive services.`;
+const limitMessage = (plan: string, max: number) =>
+  `Service limit reached for your '${plan}' plan (max ${max} per project including add-ons). Please upgrade or archive services.`;
 
 /** Sets attributes on an item directly (counters, the add-on quota): what billing flows would write. */
 const setAttributes = (key: { PK: string; SK: string }, values: Record<string, number>) =>
@@ -18,7 +19,9 @@ const setAttributes = (key: { PK: string; SK: string }, values: Record<string, n
     new UpdateCommand({
       TableName: ref.stack.config.TABLE_NAME,
       Key: key,
-      UpdateExpression: `SET ${Object.keys(values).map((k) => `${k} = :${k}`).join(', ')}`,
+      UpdateExpression: `SET ${Object.keys(values)
+        .map((k) => `${k} = :${k}`)
+        .join(', ')}`,
       ExpressionAttributeValues: Object.fromEntries(Object.entries(values).map(([k, v]) => [`:${k}`, v])),
     }),
   );
@@ -27,7 +30,9 @@ describe('the service limit', () => {
   it('creates exactly 5 of 10 concurrent services on the Free plan (max 5)', async () => {
     const { token, projectId, envId } = await ownerWithEnv(api, 'Free');
     const results = await Promise.all(
-      Array.from({ length: 10 }, (_, i) => api.post('/services', { name: `race-${i}`, project_id: projectId, environment_id: envId }, { token })),
+      Array.from({ length: 10 }, (_, i) =>
+        api.post('/services', { name: `race-${i}`, project_id: projectId, environment_id: envId }, { token }),
+      ),
     );
     expect(results.filter((r) => r.status === 201)).toHaveLength(5);
     for (const r of results.filter((r) => r.status !== 201)) {
@@ -44,18 +49,31 @@ describe('the service limit', () => {
     const { token, projectId, envId } = await ownerWithEnv(api, 'Free');
     const services = [];
     for (let i = 0; i < 5; i++) services.push(await createService(api, token, projectId, envId));
-    const refused = await api.post('/services', { name: 'sixth', project_id: projectId, environment_id: envId }, { token });
+    const refused = await api.post(
+      '/services',
+      { name: 'sixth', project_id: projectId, environment_id: envId },
+      { token },
+    );
     expect(refused.status).toBe(403);
     expect((await api.delete(`/services/${services[0].id}`, undefined, { token })).status).toBe(204);
-    expect((await api.post('/services', { name: 'sixth', project_id: projectId, environment_id: envId }, { token })).status).toBe(201);
-    expect((await api.post('/services', { name: 'seventh', project_id: projectId, environment_id: envId }, { token })).status).toBe(403);
+    expect(
+      (await api.post('/services', { name: 'sixth', project_id: projectId, environment_id: envId }, { token })).status,
+    ).toBe(201);
+    expect(
+      (await api.post('/services', { name: 'seventh', project_id: projectId, environment_id: envId }, { token }))
+        .status,
+    ).toBe(403);
   });
 
   it('raises the limit by the project quota add-on', async () => {
     const { token, projectId, envId } = await ownerWithEnv(api, 'Free');
     await setAttributes(keys.project(projectId), { service_quota_addon: 2 });
     for (let i = 0; i < 7; i++) await createService(api, token, projectId, envId);
-    const refused = await api.post('/services', { name: 'eighth', project_id: projectId, environment_id: envId }, { token });
+    const refused = await api.post(
+      '/services',
+      { name: 'eighth', project_id: projectId, environment_id: envId },
+      { token },
+    );
     expect(refused.status).toBe(403);
     expect(refused.body).toEqual({ detail: limitMessage('Free', 7) });
   });
@@ -70,17 +88,25 @@ describe('the service limit', () => {
     // And the other way round.
     await setAttributes(keys.environment(projectId, envId), { service_count: 0 });
     await setAttributes(keys.project(projectId), { service_count: 5 });
-    const byProject = await api.post('/services', { name: 'x', project_id: projectId, environment_id: envId }, { token });
+    const byProject = await api.post(
+      '/services',
+      { name: 'x', project_id: projectId, environment_id: envId },
+      { token },
+    );
     expect(byProject.status).toBe(403);
     // The plan that governs is the owner's: a bigger plan lifts both.
     await setPlan(owner.id, 'Starter');
-    expect((await api.post('/services', { name: 'x', project_id: projectId, environment_id: envId }, { token })).status).toBe(201);
+    expect(
+      (await api.post('/services', { name: 'x', project_id: projectId, environment_id: envId }, { token })).status,
+    ).toBe(201);
   });
 
   it('has no limit on Enterprise+', async () => {
     const { token, projectId, envId } = await ownerWithEnv(api, 'Enterprise+');
     await setAttributes(keys.project(projectId), { service_count: 1_000_000 });
     await setAttributes(keys.environment(projectId, envId), { service_count: 1_000_000 });
-    expect((await api.post('/services', { name: 'x', project_id: projectId, environment_id: envId }, { token })).status).toBe(201);
+    expect(
+      (await api.post('/services', { name: 'x', project_id: projectId, environment_id: envId }, { token })).status,
+    ).toBe(201);
   });
 });

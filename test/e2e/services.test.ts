@@ -8,17 +8,56 @@ import { keys } from '#db/keys';
 import { ddb } from '#shared/clients';
 import { countCalls } from '../bench/measure';
 import {
-  createFloor, createService, expectSameNotFound, newEnv, ownerWithEnv, putChain, putConnection, putGroup, putLink, putSubgroup, readItem, softDelete,
+  createFloor,
+  createService,
+  expectSameNotFound,
+  newEnv,
+  ownerWithEnv,
+  putChain,
+  putConnection,
+  putGroup,
+  putLink,
+  putSubgroup,
+  readItem,
+  softDelete,
 } from '../helpers/catalog';
 
 const ref = useTestStack();
 const api = client(() => ref.stack.url);
 
 const SERVICE_FIELDS = [
-  'agent_id', 'category', 'deleted_at', 'environment_id', 'group_id', 'group_name', 'id', 'ip_address', 'links', 'name', 'owner_user_id', 'port',
-  'programming_language', 'programming_language_version', 'project_id', 'provider', 'provider_region', 'provider_zone', 'replicas',
-  'repository_deps', 'repository_url', 'responsible_name', 'responsible_project_user_id', 'responsible_user_id', 'service_floor_id', 'subgroup_id',
-  'subgroup_name', 'tags', 'tracker_project_key', 'type', 'updated_at', 'version',
+  'agent_id',
+  'category',
+  'deleted_at',
+  'environment_id',
+  'group_id',
+  'group_name',
+  'id',
+  'ip_address',
+  'links',
+  'name',
+  'owner_user_id',
+  'port',
+  'programming_language',
+  'programming_language_version',
+  'project_id',
+  'provider',
+  'provider_region',
+  'provider_zone',
+  'replicas',
+  'repository_deps',
+  'repository_url',
+  'responsible_name',
+  'responsible_project_user_id',
+  'responsible_user_id',
+  'service_floor_id',
+  'subgroup_id',
+  'subgroup_name',
+  'tags',
+  'tracker_project_key',
+  'type',
+  'updated_at',
+  'version',
 ];
 
 describe('POST /services', () => {
@@ -27,20 +66,49 @@ describe('POST /services', () => {
     const res = await api.post(
       '/services',
       {
-        name: 'billing-api', project_id: projectId, environment_id: envId, owner_user_id: randomUUID(), type: 'vm', category: 'backend',
-        replicas: 3, provider: 'aws', provider_region: 'eu-west-1', provider_zone: 'eu-west-1a', tracker_project_key: 'BILL', port: 8080,
-        ip_address: '10.0.0.7', agent_id: randomUUID(), responsible_name: 'Ada', programming_language: 'Go', programming_language_version: '1.22',
-        repository_url: 'https://git.example.com/billing.git', version: '2.1.0', links: ['https://docs.example.com', 'http://wiki.local/billing'],
-        tags: ['payments', 'core'], repository_deps: [{ name: 'ledger', repository_url: 'git://git.example.com/ledger.git', version: '1.0' }],
+        name: 'billing-api',
+        project_id: projectId,
+        environment_id: envId,
+        owner_user_id: randomUUID(),
+        type: 'vm',
+        category: 'backend',
+        replicas: 3,
+        provider: 'aws',
+        provider_region: 'eu-west-1',
+        provider_zone: 'eu-west-1a',
+        tracker_project_key: 'BILL',
+        port: 8080,
+        ip_address: '10.0.0.7',
+        agent_id: randomUUID(),
+        responsible_name: 'Ada',
+        programming_language: 'Go',
+        programming_language_version: '1.22',
+        repository_url: 'https://git.example.com/billing.git',
+        version: '2.1.0',
+        links: ['https://docs.example.com', 'http://wiki.local/billing'],
+        tags: ['payments', 'core'],
+        repository_deps: [{ name: 'ledger', repository_url: 'git://git.example.com/ledger.git', version: '1.0' }],
       },
       { token },
     );
     expect(res.status, res.text).toBe(201);
     expect(Object.keys(res.body).sort()).toEqual(SERVICE_FIELDS);
     expect(res.body).toMatchObject({
-      name: 'billing-api', owner_user_id: owner.id, project_id: projectId, environment_id: envId, type: 'serverless', service_floor_id: null,
-      group_name: null, subgroup_name: null, category: 'backend', replicas: 3, provider: 'aws', port: 8080, tags: ['payments', 'core'],
-      links: ['https://docs.example.com', 'http://wiki.local/billing'], deleted_at: null,
+      name: 'billing-api',
+      owner_user_id: owner.id,
+      project_id: projectId,
+      environment_id: envId,
+      type: 'serverless',
+      service_floor_id: null,
+      group_name: null,
+      subgroup_name: null,
+      category: 'backend',
+      replicas: 3,
+      provider: 'aws',
+      port: 8080,
+      tags: ['payments', 'core'],
+      links: ['https://docs.example.com', 'http://wiki.local/billing'],
+      deleted_at: null,
       repository_deps: [{ name: 'ledger', repository_url: 'git://git.example.com/ledger.git', version: '1.0' }],
     });
     const read = await api.get(`/services/${res.body.id}`, { token });
@@ -52,7 +120,15 @@ describe('POST /services', () => {
     const { token, projectId, envId } = await ownerWithEnv(api);
     const res = await api.post('/services', { name: 'bare', project_id: projectId, environment_id: envId }, { token });
     expect(res.status).toBe(201);
-    expect(res.body).toMatchObject({ category: null, port: null, provider: null, links: [], tags: [], repository_deps: [], type: 'serverless' });
+    expect(res.body).toMatchObject({
+      category: null,
+      port: null,
+      provider: null,
+      links: [],
+      tags: [],
+      repository_deps: [],
+      type: 'serverless',
+    });
   });
 
   it.each([
@@ -69,7 +145,11 @@ describe('POST /services', () => {
   ])('refuses an invalid %s with 422, before any lookup', async (field, fields) => {
     const user = await signUp(api);
     // A project that does not exist: validation answers before the lookup could say 404.
-    const res = await api.post('/services', { name: 'x', project_id: randomUUID(), environment_id: randomUUID(), ...fields }, { token: user.token });
+    const res = await api.post(
+      '/services',
+      { name: 'x', project_id: randomUUID(), environment_id: randomUUID(), ...fields },
+      { token: user.token },
+    );
     expect(res.status).toBe(422);
     expect(res.body.detail.map((d: { loc: unknown[] }) => d.loc[1])).toContain(field);
   });
@@ -85,8 +165,16 @@ describe('POST /services', () => {
   it('refuses a non-member with 404 Project not found, identical to an unknown project', async () => {
     const { projectId, envId } = await ownerWithEnv(api);
     const stranger = await signUp(api);
-    const foreign = await api.post('/services', { name: 'x', project_id: projectId, environment_id: envId }, { token: stranger.token });
-    const unknown = await api.post('/services', { name: 'x', project_id: randomUUID(), environment_id: envId }, { token: stranger.token });
+    const foreign = await api.post(
+      '/services',
+      { name: 'x', project_id: projectId, environment_id: envId },
+      { token: stranger.token },
+    );
+    const unknown = await api.post(
+      '/services',
+      { name: 'x', project_id: randomUUID(), environment_id: envId },
+      { token: stranger.token },
+    );
     expectSameNotFound(foreign, unknown, 'Project not found');
   });
 
@@ -102,7 +190,12 @@ describe('POST /services', () => {
 
   it('lets the owner, an administrator and a manager create; a viewer and a member without a role get 403', async () => {
     const { token, projectId, envId } = await ownerWithEnv(api);
-    const [admin, manager, viewer, plain] = [await signUp(api), await signUp(api), await signUp(api), await signUp(api)];
+    const [admin, manager, viewer, plain] = [
+      await signUp(api),
+      await signUp(api),
+      await signUp(api),
+      await signUp(api),
+    ];
     await grantRole(api, token, envId, admin.id, 'administrator');
     await grantRole(api, token, envId, manager.id, 'manager');
     await grantRole(api, token, envId, viewer.id, 'viewer');
@@ -110,12 +203,20 @@ describe('POST /services', () => {
     const otherEnv = await newEnv(api, token, projectId);
     await grantRole(api, token, otherEnv, plain.id, 'manager');
     for (const u of [admin, manager]) {
-      const res = await api.post('/services', { name: 'ok', project_id: projectId, environment_id: envId }, { token: u.token });
+      const res = await api.post(
+        '/services',
+        { name: 'ok', project_id: projectId, environment_id: envId },
+        { token: u.token },
+      );
       expect(res.status).toBe(201);
       expect(res.body.owner_user_id).toBe(u.id);
     }
     for (const u of [viewer, plain]) {
-      const res = await api.post('/services', { name: 'no', project_id: projectId, environment_id: envId }, { token: u.token });
+      const res = await api.post(
+        '/services',
+        { name: 'no', project_id: projectId, environment_id: envId },
+        { token: u.token },
+      );
       expect(res.status).toBe(403);
       expect(res.body).toEqual({ detail: 'Insufficient permissions to create service in this environment' });
     }
@@ -126,13 +227,21 @@ describe('POST /services', () => {
     const floor = await createFloor(api, token, projectId, envId, { type: 'container', hostname: 'node-1' });
     const groupId = await putGroup(projectId, envId, 'Payments');
     const subgroupId = await putSubgroup(projectId, envId, groupId, 'Gateways');
-    const s = await createService(api, token, projectId, envId, { service_floor_id: floor.id, group_id: groupId, subgroup_id: subgroupId });
+    const s = await createService(api, token, projectId, envId, {
+      service_floor_id: floor.id,
+      group_id: groupId,
+      subgroup_id: subgroupId,
+    });
     expect(s).toMatchObject({ type: 'container', group_name: 'Payments', subgroup_name: 'Gateways' });
     // The type follows the floor.
     expect((await api.patch(`/service-floors/${floor.id}`, { type: 'baremetal' }, { token })).status).toBe(200);
     expect((await api.get(`/services/${s.id}`, { token })).body.type).toBe('baremetal');
     const listed = await api.get(`/services?project_id=${projectId}&environment_id=${envId}`, { token });
-    expect(listed.body.find((x: { id: string }) => x.id === s.id)).toMatchObject({ type: 'baremetal', group_name: 'Payments', subgroup_name: 'Gateways' });
+    expect(listed.body.find((x: { id: string }) => x.id === s.id)).toMatchObject({
+      type: 'baremetal',
+      group_name: 'Payments',
+      subgroup_name: 'Gateways',
+    });
     // type is read-only.
     const patched = await api.patch(`/services/${s.id}`, { type: 'vm' }, { token });
     expect(patched.body.type).toBe('baremetal');
@@ -158,7 +267,11 @@ describe('POST /services', () => {
       [{ responsible_user_id: randomUUID() }, 'Responsible user is not a member of this project'],
     ];
     for (const [fields, detail] of cases) {
-      const res = await api.post('/services', { name: 'x', project_id: projectId, environment_id: envId, ...fields }, { token });
+      const res = await api.post(
+        '/services',
+        { name: 'x', project_id: projectId, environment_id: envId, ...fields },
+        { token },
+      );
       expect(res.status, JSON.stringify(fields)).toBe(400);
       expect(res.body).toEqual({ detail });
     }
@@ -178,9 +291,27 @@ describe('POST /services', () => {
 describe('GET /services', () => {
   it('lists an environment by name with each filter', async () => {
     const { token, projectId, envId } = await ownerWithEnv(api);
-    const a = await createService(api, token, projectId, envId, { name: 'Orders API', tags: ['core', 'api'], programming_language: 'Python', provider: 'aws', provider_region: 'eu-west-1' });
-    const b = await createService(api, token, projectId, envId, { name: 'orders-worker', tags: ['Batch'], programming_language: 'python', provider: 'gcp', provider_zone: 'europe-west4-b' });
-    const c = await createService(api, token, projectId, envId, { name: 'Billing', tags: ['core'], programming_language: 'Go', provider: 'hetzner', provider_region: 'fsn1' });
+    const a = await createService(api, token, projectId, envId, {
+      name: 'Orders API',
+      tags: ['core', 'api'],
+      programming_language: 'Python',
+      provider: 'aws',
+      provider_region: 'eu-west-1',
+    });
+    const b = await createService(api, token, projectId, envId, {
+      name: 'orders-worker',
+      tags: ['Batch'],
+      programming_language: 'python',
+      provider: 'gcp',
+      provider_zone: 'europe-west4-b',
+    });
+    const c = await createService(api, token, projectId, envId, {
+      name: 'Billing',
+      tags: ['core'],
+      programming_language: 'Go',
+      provider: 'hetzner',
+      provider_region: 'fsn1',
+    });
     const base = `/services?project_id=${projectId}&environment_id=${envId}`;
     const names = async (q: string) => {
       const res = await api.get(base + q, { token });
@@ -204,7 +335,11 @@ describe('GET /services', () => {
 
   it('applies the default limit of 200 and refuses limits outside 1..1000 and negative offsets', async () => {
     const { token, projectId, envId } = await ownerWithEnv(api, 'Business');
-    await Promise.all(Array.from({ length: 201 }, (_, i) => createService(api, token, projectId, envId, { name: `s-${String(i).padStart(3, '0')}` })));
+    await Promise.all(
+      Array.from({ length: 201 }, (_, i) =>
+        createService(api, token, projectId, envId, { name: `s-${String(i).padStart(3, '0')}` }),
+      ),
+    );
     const base = `/services?project_id=${projectId}&environment_id=${envId}`;
     const all = await api.get(base, { token });
     expect(all.body).toHaveLength(200);
@@ -226,9 +361,15 @@ describe('GET /services', () => {
     expect(live.body.map((s: { id: string }) => s.id)).toEqual([kept.id]);
     expect(live.headers.get('x-sync-timestamp')).toMatch(/^\d{4}-\d\d-\d\dT/); // every call hands out a cursor
     const sync = await api.get(`${base}&updated_since=${encodeURIComponent(since)}`, { token });
-    expect(sync.body.map((s: { name: string; deleted_at: string | null }) => [s.name, s.deleted_at !== null])).toEqual([['gone', true], ['kept', false]]);
+    expect(sync.body.map((s: { name: string; deleted_at: string | null }) => [s.name, s.deleted_at !== null])).toEqual([
+      ['gone', true],
+      ['kept', false],
+    ]);
     expect(sync.headers.get('x-sync-timestamp')).toMatch(/^\d{4}-\d\d-\d\dT/);
-    const later = await api.get(`${base}&updated_since=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`, { token });
+    const later = await api.get(
+      `${base}&updated_since=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`,
+      { token },
+    );
     expect(later.body).toEqual([]);
   });
 
@@ -240,8 +381,12 @@ describe('GET /services', () => {
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ detail: 'Environment not found or does not belong to project' });
     const stranger = await signUp(api);
-    const foreign = await api.get(`/services?project_id=${other.projectId}&environment_id=${other.envId}`, { token: stranger.token });
-    const unknown = await api.get(`/services?project_id=${randomUUID()}&environment_id=${other.envId}`, { token: stranger.token });
+    const foreign = await api.get(`/services?project_id=${other.projectId}&environment_id=${other.envId}`, {
+      token: stranger.token,
+    });
+    const unknown = await api.get(`/services?project_id=${randomUUID()}&environment_id=${other.envId}`, {
+      token: stranger.token,
+    });
     expectSameNotFound(foreign, unknown, 'Project not found');
   });
 
@@ -275,7 +420,11 @@ describe('/services/{service_id}', () => {
     }
     // A floor's id is not a service id.
     const floor = await createFloor(api, token, projectId, envId);
-    expectSameNotFound(await api.get(`/services/${floor.id}`, { token }), await api.get(`/services/${unknown}`, { token }), 'Service not found');
+    expectSameNotFound(
+      await api.get(`/services/${floor.id}`, { token }),
+      await api.get(`/services/${unknown}`, { token }),
+      'Service not found',
+    );
   });
 
   it('changes only the given fields, ignores project_id, environment_id and read-only fields, and validates like create', async () => {
@@ -284,15 +433,37 @@ describe('/services/{service_id}', () => {
     const s = await createService(api, token, projectId, envId, { name: 'api', port: 80, tags: ['a'] });
     const res = await api.patch(
       `/services/${s.id}`,
-      { name: 'api-v2', port: 443, project_id: randomUUID(), environment_id: otherEnv, owner_user_id: randomUUID(), group_name: 'x' },
+      {
+        name: 'api-v2',
+        port: 443,
+        project_id: randomUUID(),
+        environment_id: otherEnv,
+        owner_user_id: randomUUID(),
+        group_name: 'x',
+      },
       { token },
     );
     expect(res.status, res.text).toBe(200);
-    expect(res.body).toMatchObject({ name: 'api-v2', port: 443, tags: ['a'], project_id: projectId, environment_id: envId, owner_user_id: s.owner_user_id, group_name: null });
+    expect(res.body).toMatchObject({
+      name: 'api-v2',
+      port: 443,
+      tags: ['a'],
+      project_id: projectId,
+      environment_id: envId,
+      owner_user_id: s.owner_user_id,
+      group_name: null,
+    });
     expect(res.body.updated_at >= s.updated_at).toBe(true);
     const cleared = await api.patch(`/services/${s.id}`, { port: null, tags: null }, { token });
     expect(cleared.body).toMatchObject({ port: null, tags: [] });
-    for (const body of [{ repository_url: 'svn://x' }, { links: ['ftp://x'] }, { category: 'c'.repeat(65) }, { provider: 'oracle' }, { port: 70000 }, { name: '' }]) {
+    for (const body of [
+      { repository_url: 'svn://x' },
+      { links: ['ftp://x'] },
+      { category: 'c'.repeat(65) },
+      { provider: 'oracle' },
+      { port: 70000 },
+      { name: '' },
+    ]) {
       const bad = await api.patch(`/services/${randomUUID()}`, body, { token });
       expect(bad.status, JSON.stringify(body)).toBe(422);
     }
@@ -306,7 +477,10 @@ describe('/services/{service_id}', () => {
     await grantRole(api, token, envId, viewer.id, 'viewer');
     await grantRole(api, token, envId, manager.id, 'manager');
     const s = await createService(api, token, projectId, envId);
-    for (const res of [await api.patch(`/services/${s.id}`, { name: 'x' }, { token: viewer.token }), await api.delete(`/services/${s.id}`, undefined, { token: viewer.token })]) {
+    for (const res of [
+      await api.patch(`/services/${s.id}`, { name: 'x' }, { token: viewer.token }),
+      await api.delete(`/services/${s.id}`, undefined, { token: viewer.token }),
+    ]) {
       expect(res.status).toBe(403);
       expect(res.body).toEqual({ detail: 'Insufficient permissions to manage services in this environment' });
     }
@@ -323,10 +497,17 @@ describe('/services/{service_id}', () => {
     const s = await createService(api, token, projectId, envId, { service_floor_id: vm.id, group_id: g1 });
     const moved = await api.patch(`/services/${s.id}`, { service_floor_id: metal.id, group_id: g2 }, { token });
     expect(moved.body).toMatchObject({ type: 'baremetal', group_name: 'Two' });
-    expect((await api.get(`/services/${s.id}`, { token })).body).toMatchObject({ type: 'baremetal', group_name: 'Two', service_floor_id: metal.id });
+    expect((await api.get(`/services/${s.id}`, { token })).body).toMatchObject({
+      type: 'baremetal',
+      group_name: 'Two',
+      service_floor_id: metal.id,
+    });
     const off = await api.patch(`/services/${s.id}`, { service_floor_id: null, group_id: null }, { token });
     expect(off.body).toMatchObject({ type: 'serverless', group_name: null, service_floor_id: null, group_id: null });
-    expect((await api.get(`/services/${s.id}`, { token })).body).toMatchObject({ type: 'serverless', group_name: null });
+    expect((await api.get(`/services/${s.id}`, { token })).body).toMatchObject({
+      type: 'serverless',
+      group_name: null,
+    });
   });
 
   it('shows a deleted group as no group name', async () => {
@@ -343,8 +524,14 @@ describe('/services/{service_id}', () => {
     const s = await createService(api, token, projectId, envId);
     const other = await createService(api, token, projectId, envId);
     const floor = await createFloor(api, token, projectId, envId);
-    const net = await api.post('/networks', { project_id: projectId, environment_id: envId, name: 'lan', cidr: '10.1.0.0/16' }, { token });
-    expect((await api.patch(`/attachments/services/${s.id}/networks`, { network_ids: [net.body.id] }, { token })).status).toBe(200);
+    const net = await api.post(
+      '/networks',
+      { project_id: projectId, environment_id: envId, name: 'lan', cidr: '10.1.0.0/16' },
+      { token },
+    );
+    expect(
+      (await api.patch(`/attachments/services/${s.id}/networks`, { network_ids: [net.body.id] }, { token })).status,
+    ).toBe(200);
     const chain = await putChain(projectId, envId, 3);
     const edges = [
       await putConnection(projectId, envId, ['service', s.id], ['service', other.id], chain.id),
@@ -359,7 +546,11 @@ describe('/services/{service_id}', () => {
     ];
     const before = (await readItem(keys.project(projectId)))!.service_count as number;
     expect((await api.delete(`/services/${s.id}`, undefined, { token })).status).toBe(204);
-    expectSameNotFound(await api.get(`/services/${s.id}`, { token }), await api.get(`/services/${randomUUID()}`, { token }), 'Service not found');
+    expectSameNotFound(
+      await api.get(`/services/${s.id}`, { token }),
+      await api.get(`/services/${randomUUID()}`, { token }),
+      'Service not found',
+    );
     expect((await api.delete(`/services/${s.id}`, undefined, { token })).status).toBe(404);
     expect((await api.get(`/attachments/services/${s.id}/networks`, { token })).status).toBe(404);
     for (const key of edges) expect((await readItem(key))!.deleted_at).not.toBeNull();
@@ -375,14 +566,21 @@ describe('/services/{service_id}', () => {
 
   it('answers declared repository dependencies', async () => {
     const { token, projectId, envId } = await ownerWithEnv(api);
-    const deps = [{ name: 'ledger', repository_url: 'https://git.example.com/ledger.git', version: '1.4.0' }, { name: 'shared-protos' }];
+    const deps = [
+      { name: 'ledger', repository_url: 'https://git.example.com/ledger.git', version: '1.4.0' },
+      { name: 'shared-protos' },
+    ];
     const s = await createService(api, token, projectId, envId, { repository_deps: deps });
     const res = await api.get(`/services/${s.id}/repository-deps`, { token });
     expect(res.status).toBe(200);
     expect(res.body).toEqual([deps[0], { name: 'shared-protos', repository_url: null, version: null }]);
     const none = await createService(api, token, projectId, envId);
     expect((await api.get(`/services/${none.id}/repository-deps`, { token })).body).toEqual([]);
-    const bad = await api.post('/services', { name: 'x', project_id: projectId, environment_id: envId, repository_deps: [{ repository_url: 'https://x' }] }, { token });
+    const bad = await api.post(
+      '/services',
+      { name: 'x', project_id: projectId, environment_id: envId, repository_deps: [{ repository_url: 'https://x' }] },
+      { token },
+    );
     expect(bad.status).toBe(422);
   });
 
@@ -406,11 +604,18 @@ describe('/services/{service_id}', () => {
     const group = await putGroup(projectId, envId, 'Imported');
     const s = await createService(api, token, projectId, envId, { service_floor_id: vm.id });
     // An import rewriting the item directly leaves the lookup's hints behind.
-    await ddb().send(new UpdateCommand({
-      TableName: ref.stack.config.TABLE_NAME, Key: keys.service(projectId, envId, s.id),
-      UpdateExpression: 'SET service_floor_id = :f, group_id = :g', ExpressionAttributeValues: { ':f': metal.id, ':g': group },
-    }));
-    expect((await api.get(`/services/${s.id}`, { token })).body).toMatchObject({ type: 'baremetal', group_name: 'Imported' });
+    await ddb().send(
+      new UpdateCommand({
+        TableName: ref.stack.config.TABLE_NAME,
+        Key: keys.service(projectId, envId, s.id),
+        UpdateExpression: 'SET service_floor_id = :f, group_id = :g',
+        ExpressionAttributeValues: { ':f': metal.id, ':g': group },
+      }),
+    );
+    expect((await api.get(`/services/${s.id}`, { token })).body).toMatchObject({
+      type: 'baremetal',
+      group_name: 'Imported',
+    });
   });
 
   it('hides the services of a deleted environment', async () => {
@@ -418,7 +623,11 @@ describe('/services/{service_id}', () => {
     const envId = await newEnv(api, token, projectId);
     const s = await createService(api, token, projectId, envId);
     expect((await api.delete(`/environments/${envId}`, undefined, { token })).status).toBe(204);
-    expectSameNotFound(await api.get(`/services/${s.id}`, { token }), await api.get(`/services/${randomUUID()}`, { token }), 'Service not found');
+    expectSameNotFound(
+      await api.get(`/services/${s.id}`, { token }),
+      await api.get(`/services/${randomUUID()}`, { token }),
+      'Service not found',
+    );
     expect((await api.get(`/services?project_id=${projectId}&environment_id=${envId}`, { token })).status).toBe(400);
   });
 });

@@ -23,7 +23,11 @@ let rogue: LocalIdp;
 let forger: ForgingIdp;
 beforeAll(async () => {
   const redirectUris = [`${ref.stack.url}/auth/sso/callback`];
-  [idp, rogue, forger] = await Promise.all([startLocalIdp({ redirectUris, users: {} }), startLocalIdp({ redirectUris, users: {}, clientId: 'rogue' }), startForgingIdp()]);
+  [idp, rogue, forger] = await Promise.all([
+    startLocalIdp({ redirectUris, users: {} }),
+    startLocalIdp({ redirectUris, users: {}, clientId: 'rogue' }),
+    startForgingIdp(),
+  ]);
 });
 afterAll(async () => {
   await Promise.all([idp?.stop(), rogue?.stop(), forger?.stop()]);
@@ -40,7 +44,10 @@ async function noAccount(a: Client, email: string) {
 }
 
 /** A Business owner's project with a verified domain connected to `provider`. */
-async function company(provider: { issuer: string; clientId: string; clientSecret: string } = idp, extra: Record<string, unknown> = {}) {
+async function company(
+  provider: { issuer: string; clientId: string; clientSecret: string } = idp,
+  extra: Record<string, unknown> = {},
+) {
   const owner = await ownerWithEnv(api, 'Business');
   const domain = randomDomain();
   await connect(api, owner.token, owner.projectId, provider, dns, [domain], extra);
@@ -48,9 +55,13 @@ async function company(provider: { issuer: string; clientId: string; clientSecre
 }
 
 describe('SSO connection', () => {
-  it('is the owner\'s, on a plan with sso; GET hides the secret; a kept domain keeps its verification; DELETE releases it', async () => {
+  it("is the owner's, on a plan with sso; GET hides the secret; a kept domain keeps its verification; DELETE releases it", async () => {
     const team = await ownerWithEnv(api, 'Team');
-    const refused = await api.put(`/projects/${team.projectId}/sso`, { issuer: idp.issuer, client_id: idp.clientId, client_secret: idp.clientSecret, domains: [] }, { token: team.token });
+    const refused = await api.put(
+      `/projects/${team.projectId}/sso`,
+      { issuer: idp.issuer, client_id: idp.clientId, client_secret: idp.clientSecret, domains: [] },
+      { token: team.token },
+    );
     expect(refused.status).toBe(403);
     expect(refused.body.detail).toContain('(feature: sso)');
 
@@ -59,11 +70,20 @@ describe('SSO connection', () => {
     const got = await api.get(`/projects/${c.projectId}/sso`, { token: c.token });
     expect(got.status).toBe(200);
     expect(got.text).not.toContain(idp.clientSecret);
-    expect(got.body.domains).toEqual([expect.objectContaining({ domain: c.domain, verified: true, txt_name: `_infracat-challenge.${c.domain}` })]);
+    expect(got.body.domains).toEqual([
+      expect.objectContaining({ domain: c.domain, verified: true, txt_name: `_infracat-challenge.${c.domain}` }),
+    ]);
     const second = randomDomain();
-    const again = await api.put(`/projects/${c.projectId}/sso`, { issuer: idp.issuer, client_id: idp.clientId, domains: [c.domain, second], required: false, jit_role: null }, { token: c.token });
+    const again = await api.put(
+      `/projects/${c.projectId}/sso`,
+      { issuer: idp.issuer, client_id: idp.clientId, domains: [c.domain, second], required: false, jit_role: null },
+      { token: c.token },
+    );
     expect(again.status, again.text).toBe(200);
-    expect(again.body.domains).toEqual([expect.objectContaining({ domain: c.domain, verified: true }), expect.objectContaining({ domain: second, verified: false })]);
+    expect(again.body.domains).toEqual([
+      expect.objectContaining({ domain: c.domain, verified: true }),
+      expect.objectContaining({ domain: second, verified: false }),
+    ]);
 
     const member = await signUp(api);
     await api.post(`/environments/${c.envId}/roles`, { user_id: member.id, role: 'administrator' }, { token: c.token });
@@ -73,7 +93,12 @@ describe('SSO connection', () => {
     const gone = await api.get(`/projects/${c.projectId}/sso`, { token: c.token });
     expect([gone.status, gone.body.detail]).toEqual([404, 'SSO connection not found']);
     const audit = await api.get(`/projects/${c.projectId}/audit-log?entity_id=${c.projectId}`, { token: c.token });
-    expect(audit.body.map((e: { action: string }) => e.action).filter((a: string) => a.startsWith('sso_'))).toEqual(['sso_connection.delete', 'sso_connection.update', 'sso_connection.verify_domain', 'sso_connection.create']);
+    expect(audit.body.map((e: { action: string }) => e.action).filter((a: string) => a.startsWith('sso_'))).toEqual([
+      'sso_connection.delete',
+      'sso_connection.update',
+      'sso_connection.verify_domain',
+      'sso_connection.create',
+    ]);
     expect(audit.text).not.toContain(idp.clientSecret);
     // released: another project may claim and verify the domain now
     const other = await company();
@@ -82,7 +107,12 @@ describe('SSO connection', () => {
 
   it('refuses a bad issuer with 422 saying what was wrong, and addresses outside the rule', async () => {
     const owner = await ownerWithEnv(api, 'Business');
-    const put = (issuer: string) => api.put(`/projects/${owner.projectId}/sso`, { issuer, client_id: 'x', client_secret: 'y', domains: [] }, { token: owner.token });
+    const put = (issuer: string) =>
+      api.put(
+        `/projects/${owner.projectId}/sso`,
+        { issuer, client_id: 'x', client_secret: 'y', domains: [] },
+        { token: owner.token },
+      );
     const wrongPath = await put(`${idp.issuer}/elsewhere`);
     expect(wrongPath.status).toBe(422);
     expect(wrongPath.body.detail[0].loc).toEqual(['body', 'issuer']);
@@ -94,15 +124,25 @@ describe('SSO connection', () => {
   it('verifies a domain by its TXT record (422 naming it when absent), and a verified domain cannot be claimed by another project (409)', async () => {
     const owner = await ownerWithEnv(api, 'Business');
     const domain = randomDomain();
-    const put = await api.put(`/projects/${owner.projectId}/sso`, { issuer: idp.issuer, client_id: idp.clientId, client_secret: idp.clientSecret, domains: [domain] }, { token: owner.token });
+    const put = await api.put(
+      `/projects/${owner.projectId}/sso`,
+      { issuer: idp.issuer, client_id: idp.clientId, client_secret: idp.clientSecret, domains: [domain] },
+      { token: owner.token },
+    );
     expect(put.status, put.text).toBe(200);
-    const missing = await api.post(`/projects/${owner.projectId}/sso/domains/${domain}/verify`, undefined, { token: owner.token });
+    const missing = await api.post(`/projects/${owner.projectId}/sso/domains/${domain}/verify`, undefined, {
+      token: owner.token,
+    });
     expect(missing.status).toBe(422);
     expect(missing.body.detail[0].msg).toContain(`_infracat-challenge.${domain}`);
     await connect(api, owner.token, owner.projectId, idp, dns, [domain]);
 
     const other = await ownerWithEnv(api, 'Business');
-    const claimed = await api.put(`/projects/${other.projectId}/sso`, { issuer: idp.issuer, client_id: idp.clientId, client_secret: idp.clientSecret, domains: [domain] }, { token: other.token });
+    const claimed = await api.put(
+      `/projects/${other.projectId}/sso`,
+      { issuer: idp.issuer, client_id: idp.clientId, client_secret: idp.clientSecret, domains: [domain] },
+      { token: other.token },
+    );
     expect(claimed.status).toBe(409);
   });
 });
@@ -111,7 +151,9 @@ describe('SSO sign-in: the account rule', () => {
   it('a new person is created just in time, a member with the JIT role; the same identity signs into the same account again', async () => {
     const c = await ownerWithEnv(api, 'Business');
     const domain = randomDomain();
-    await connect(api, c.token, c.projectId, idp, dns, [domain], { jit_role: { environment_id: c.envId, role: 'viewer' } });
+    await connect(api, c.token, c.projectId, idp, dns, [domain], {
+      jit_role: { environment_id: c.envId, role: 'viewer' },
+    });
     const email = `alice@${domain}`;
     const s = sub();
     idp.users.set(s, { email, email_verified: true });
@@ -123,11 +165,18 @@ describe('SSO sign-in: the account rule', () => {
     const me = await api.get('/auth/me', { token: tokens.body.access_token });
     expect(me.body.email).toBe(email);
     const log = await api.get('/auth/me/security-log', { token: tokens.body.access_token });
-    expect(log.body).toContainEqual(expect.objectContaining({ event: 'sign_in.succeeded', details: expect.objectContaining({ method: 'sso', issuer: idp.issuer }) }));
+    expect(log.body).toContainEqual(
+      expect.objectContaining({
+        event: 'sign_in.succeeded',
+        details: expect.objectContaining({ method: 'sso', issuer: idp.issuer }),
+      }),
+    );
     const roles = await api.get(`/environments/${c.envId}/roles`, { token: c.token });
     expect(roles.body).toContainEqual(expect.objectContaining({ user_id: me.body.id, role: 'viewer' }));
     const joined = await api.get(`/projects/${c.projectId}/audit-log?entity_id=${me.body.id}`, { token: c.token });
-    expect(joined.body).toEqual([expect.objectContaining({ action: 'member.create', summary: expect.objectContaining({ via: 'sso' }) })]);
+    expect(joined.body).toEqual([
+      expect.objectContaining({ action: 'member.create', summary: expect.objectContaining({ via: 'sso' }) }),
+    ]);
     // the code is single use
     expect((await exchange(flow.loginCode)).status).toBe(400);
 
@@ -136,15 +185,22 @@ describe('SSO sign-in: the account rule', () => {
     expect((await api.get('/auth/me', { token: second.body.access_token })).body.id).toBe(me.body.id);
   });
 
-  it('an e-mail outside the connection\'s verified domains is refused (403) and nothing is created', async () => {
+  it("an e-mail outside the connection's verified domains is refused (403) and nothing is created", async () => {
     const c = await company();
     const unverified = randomDomain();
-    await api.put(`/projects/${c.projectId}/sso`, { issuer: idp.issuer, client_id: idp.clientId, domains: [c.domain, unverified], required: false, jit_role: null }, { token: c.token });
+    await api.put(
+      `/projects/${c.projectId}/sso`,
+      { issuer: idp.issuer, client_id: idp.clientId, domains: [c.domain, unverified], required: false, jit_role: null },
+      { token: c.token },
+    );
     const s = sub();
     idp.users.set(s, { email: `bob@${unverified}`, email_verified: true });
     const flow = await ssoFlow(api, ref.stack.url, { email: `bob@${c.domain}`, sub: s });
     const refused = await exchange(flow.loginCode);
-    expect([refused.status, refused.body.detail]).toEqual([403, 'This e-mail domain is not verified for this single sign-on connection']);
+    expect([refused.status, refused.body.detail]).toEqual([
+      403,
+      'This e-mail domain is not verified for this single sign-on connection',
+    ]);
     await noAccount(api, `bob@${unverified}`);
   });
 
@@ -158,14 +214,28 @@ describe('SSO sign-in: the account rule', () => {
     expect(refused.status).toBe(409);
     expect(refused.body.detail).toContain('Sign in with your password');
     const log = await api.get('/auth/me/security-log', { token: person.token });
-    expect(log.body).toContainEqual(expect.objectContaining({ event: 'sign_in.refused', reason: 'sso_account_exists' }));
+    expect(log.body).toContainEqual(
+      expect.objectContaining({ event: 'sign_in.refused', reason: 'sso_account_exists' }),
+    );
 
     // linking needs the password again
-    const noPassword = await api.post('/auth/sso/link', { return_to: `${ref.stack.url}/settings` }, { token: person.token });
+    const noPassword = await api.post(
+      '/auth/sso/link',
+      { return_to: `${ref.stack.url}/settings` },
+      { token: person.token },
+    );
     expect(noPassword.status).toBe(401);
-    const link = await api.post('/auth/sso/link', { current_password: PASSWORD, return_to: `${ref.stack.url}/settings` }, { token: person.token });
+    const link = await api.post(
+      '/auth/sso/link',
+      { current_password: PASSWORD, return_to: `${ref.stack.url}/settings` },
+      { token: person.token },
+    );
     expect(link.status, link.text).toBe(200);
-    const linked = await ssoFlow(api, ref.stack.url, { email: person.email, sub: s, startUrl: link.body.authorization_url });
+    const linked = await ssoFlow(api, ref.stack.url, {
+      email: person.email,
+      sub: s,
+      startUrl: link.body.authorization_url,
+    });
     expect((await exchange(linked.loginCode)).status).toBe(200);
 
     const later = await ssoFlow(api, ref.stack.url, { email: person.email, sub: s });
@@ -176,7 +246,9 @@ describe('SSO sign-in: the account rule', () => {
     // the holder lists and unlinks it; SSO then no longer enters the account
     const identities = await api.get('/auth/me/sso/identities', { token: person.token });
     expect(identities.body).toEqual([expect.objectContaining({ issuer: idp.issuer, sub: s, email: person.email })]);
-    expect((await api.delete(`/auth/me/sso/identities/${identities.body[0].id}`, undefined, { token: person.token })).status).toBe(204);
+    expect(
+      (await api.delete(`/auth/me/sso/identities/${identities.body[0].id}`, undefined, { token: person.token })).status,
+    ).toBe(204);
     expect((await api.get('/auth/me/sso/identities', { token: person.token })).body).toEqual([]);
     const afterUnlink = await ssoFlow(api, ref.stack.url, { email: person.email, sub: s });
     expect((await exchange(afterUnlink.loginCode)).status).toBe(409);
@@ -189,14 +261,28 @@ describe('password reset and SSO links', () => {
     const person = await signUp(api, `quinn-${n++}@${c.domain}`);
     const s = sub();
     idp.users.set(s, { email: person.email, email_verified: true });
-    const link = await api.post('/auth/sso/link', { current_password: PASSWORD, return_to: `${ref.stack.url}/settings` }, { token: person.token });
-    expect((await exchange((await ssoFlow(api, ref.stack.url, { email: person.email, sub: s, startUrl: link.body.authorization_url })).loginCode)).status).toBe(200);
+    const link = await api.post(
+      '/auth/sso/link',
+      { current_password: PASSWORD, return_to: `${ref.stack.url}/settings` },
+      { token: person.token },
+    );
+    expect(
+      (
+        await exchange(
+          (
+            await ssoFlow(api, ref.stack.url, { email: person.email, sub: s, startUrl: link.body.authorization_url })
+          ).loginCode,
+        )
+      ).status,
+    ).toBe(200);
 
     expect((await api.post('/auth/password/reset', { email: person.email })).status).toBe(200);
     await ref.stack.queues.drain();
     const mails = await readOutbox(ref.stack.dataDir, { to: person.email });
     const token = linkFrom(mails[mails.length - 1], '/reset-password').searchParams.get('token');
-    expect((await api.post('/auth/password/reset/confirm', { token, new_password: 'a brand new passphrase' })).status).toBe(200);
+    expect(
+      (await api.post('/auth/password/reset/confirm', { token, new_password: 'a brand new passphrase' })).status,
+    ).toBe(200);
 
     const relogin = await api.post('/auth/login', { email: person.email, password: 'a brand new passphrase' });
     expect((await api.get('/auth/me/sso/identities', { token: relogin.body.access_token })).body).toHaveLength(1);
@@ -205,18 +291,39 @@ describe('password reset and SSO links', () => {
   });
 });
 
-describe('SSO sign-in: a rogue identity provider never enters another person\'s account', () => {
-  it('with the victim\'s domain: the claim is refused (409); with its own domain: the victim\'s address is refused (403); with the victim\'s sub: another issuer\'s identity', async () => {
+describe("SSO sign-in: a rogue identity provider never enters another person's account", () => {
+  it("with the victim's domain: the claim is refused (409); with its own domain: the victim's address is refused (403); with the victim's sub: another issuer's identity", async () => {
     const victimCo = await company();
     const victim = await signUp(api, `victim-${n++}@${victimCo.domain}`);
     // the victim links their real identity
     const victimSub = sub();
     idp.users.set(victimSub, { email: victim.email, email_verified: true });
-    const link = await api.post('/auth/sso/link', { current_password: PASSWORD, return_to: `${ref.stack.url}/settings` }, { token: victim.token });
-    await exchange((await ssoFlow(api, ref.stack.url, { email: victim.email, sub: victimSub, startUrl: link.body.authorization_url })).loginCode);
+    const link = await api.post(
+      '/auth/sso/link',
+      { current_password: PASSWORD, return_to: `${ref.stack.url}/settings` },
+      { token: victim.token },
+    );
+    await exchange(
+      (
+        await ssoFlow(api, ref.stack.url, {
+          email: victim.email,
+          sub: victimSub,
+          startUrl: link.body.authorization_url,
+        })
+      ).loginCode,
+    );
 
     const attacker = await ownerWithEnv(api, 'Business');
-    const put = await api.put(`/projects/${attacker.projectId}/sso`, { issuer: rogue.issuer, client_id: rogue.clientId, client_secret: rogue.clientSecret, domains: [victimCo.domain] }, { token: attacker.token });
+    const put = await api.put(
+      `/projects/${attacker.projectId}/sso`,
+      {
+        issuer: rogue.issuer,
+        client_id: rogue.clientId,
+        client_secret: rogue.clientSecret,
+        domains: [victimCo.domain],
+      },
+      { token: attacker.token },
+    );
     expect(put.status).toBe(409);
 
     const own = randomDomain();
@@ -250,7 +357,10 @@ describe('SSO sign-in: every forged or unverified answer is refused with nothing
       idp.users.set(s, { email, email_verified: verified });
       const flow = await ssoFlow(api, ref.stack.url, { email, sub: s });
       const refused = await exchange(flow.loginCode);
-      expect([refused.status, refused.body.detail]).toEqual([403, 'The identity provider has not verified this e-mail address']);
+      expect([refused.status, refused.body.detail]).toEqual([
+        403,
+        'The identity provider has not verified this e-mail address',
+      ]);
       await noAccount(api, email);
     }
   });
@@ -266,11 +376,14 @@ describe('SSO sign-in: every forged or unverified answer is refused with nothing
     forger.next = { sub: sub(), email, ...forgery };
     const flow = await ssoFlow(api, ref.stack.url, { email, sub: 'unused' });
     const refused = await exchange(flow.loginCode);
-    expect([refused.status, refused.body.detail]).toEqual([401, "Single sign-on failed: the identity provider's answer was refused"]);
+    expect([refused.status, refused.body.detail]).toEqual([
+      401,
+      "Single sign-on failed: the identity provider's answer was refused",
+    ]);
     await noAccount(api, email);
   });
 
-  it('the forging IdP, when honest, signs in (the refusals above are the forgeries\')', async () => {
+  it("the forging IdP, when honest, signs in (the refusals above are the forgeries')", async () => {
     const c = await company(forger);
     const email = `honest-${n++}@${c.domain}`;
     forger.next = { sub: sub(), email };
@@ -299,13 +412,21 @@ describe('SSO sign-in: every forged or unverified answer is refused with nothing
     await noAccount(api, email);
   });
 
-  it('a link finishes only with an identity of the linking account\'s own address (403 otherwise)', async () => {
+  it("a link finishes only with an identity of the linking account's own address (403 otherwise)", async () => {
     const c = await company();
     const person = await signUp(api, `pat-${n++}@${c.domain}`);
     const s = sub();
     idp.users.set(s, { email: `someone-else-${n++}@${c.domain}`, email_verified: true });
-    const link = await api.post('/auth/sso/link', { current_password: PASSWORD, return_to: `${ref.stack.url}/settings` }, { token: person.token });
-    const flow = await ssoFlow(api, ref.stack.url, { email: person.email, sub: s, startUrl: link.body.authorization_url });
+    const link = await api.post(
+      '/auth/sso/link',
+      { current_password: PASSWORD, return_to: `${ref.stack.url}/settings` },
+      { token: person.token },
+    );
+    const flow = await ssoFlow(api, ref.stack.url, {
+      email: person.email,
+      sub: s,
+      startUrl: link.body.authorization_url,
+    });
     const refused = await exchange(flow.loginCode);
     expect([refused.status, refused.body.detail]).toEqual([403, "The identity's e-mail address is not this account's"]);
     expect((await api.get('/auth/me/sso/identities', { token: person.token })).body).toEqual([]);
@@ -313,10 +434,13 @@ describe('SSO sign-in: every forged or unverified answer is refused with nothing
 });
 
 describe('required single sign-on', () => {
-  it('refuses a member\'s password session (403) and not their SSO session; the owner keeps password access, audited; API keys keep working', async () => {
+  it("refuses a member's password session (403) and not their SSO session; the owner keeps password access, audited; API keys keep working", async () => {
     const c = await ownerWithEnv(api, 'Business');
     const domain = randomDomain();
-    await connect(api, c.token, c.projectId, idp, dns, [domain], { required: true, jit_role: { environment_id: c.envId, role: 'viewer' } });
+    await connect(api, c.token, c.projectId, idp, dns, [domain], {
+      required: true,
+      jit_role: { environment_id: c.envId, role: 'viewer' },
+    });
     const envs = (token: string) => api.get(`/environments?project_id=${c.projectId}`, { token });
 
     const member = await signUp(api);
@@ -345,7 +469,7 @@ describe('required single sign-on', () => {
 });
 
 describe('SSO callback budget', () => {
-  it('a just-in-time sign-in\'s callback makes 4 DynamoDB calls in 3 round trips (state ‖ connection, identity and e-mail, one transaction)', async () => {
+  it("a just-in-time sign-in's callback makes 4 DynamoDB calls in 3 round trips (state ‖ connection, identity and e-mail, one transaction)", async () => {
     const c = await company();
     const email = `rita-${n++}@${c.domain}`;
     const s = sub();
@@ -365,12 +489,18 @@ describe('SSO start', () => {
   it('refuses return_to on a foreign origin (400), allows a loopback address, and 404s an address without a verified domain', async () => {
     const c = await company();
     const email = `frank@${c.domain}`;
-    const foreign = await api.get(`/auth/sso/start?${new URLSearchParams({ email, return_to: 'https://evil.example/steal' })}`);
+    const foreign = await api.get(
+      `/auth/sso/start?${new URLSearchParams({ email, return_to: 'https://evil.example/steal' })}`,
+    );
     expect([foreign.status, foreign.body.detail]).toEqual([400, 'return_to must be this site or a loopback address']);
-    const loopback = await api.get(`/auth/sso/start?${new URLSearchParams({ email, return_to: 'http://127.0.0.1:53682/callback' })}`);
+    const loopback = await api.get(
+      `/auth/sso/start?${new URLSearchParams({ email, return_to: 'http://127.0.0.1:53682/callback' })}`,
+    );
     expect(loopback.status).toBe(302);
     expect(loopback.headers.get('location')).toContain('code_challenge_method=S256');
-    const none = await api.get(`/auth/sso/start?${new URLSearchParams({ email: `frank@${randomDomain()}`, return_to: `${ref.stack.url}/x` })}`);
+    const none = await api.get(
+      `/auth/sso/start?${new URLSearchParams({ email: `frank@${randomDomain()}`, return_to: `${ref.stack.url}/x` })}`,
+    );
     expect([none.status, none.body.detail]).toEqual([404, 'No single sign-on for this e-mail domain']);
   });
 });
@@ -382,9 +512,17 @@ describe('infracat login --sso', () => {
     const s = sub();
     idp.users.set(s, { email, email_verified: true });
     const configDir = await mkdtemp(join(tmpdir(), 'infracat-sso-'));
-    const env: Record<string, string | undefined> = { ...process.env, INFRACAT_CONFIG_DIR: configDir, INFRACAT_NO_BROWSER: '1', PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ''}` };
+    const env: Record<string, string | undefined> = {
+      ...process.env,
+      INFRACAT_CONFIG_DIR: configDir,
+      INFRACAT_NO_BROWSER: '1',
+      PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ''}`,
+    };
     for (const k of ['INFRACAT_URL', 'INFRACAT_EMAIL', 'INFRACAT_PASSWORD', 'INFRACAT_API_KEY']) delete env[k];
-    const child = spawn(INFRACAT_BIN, ['login', '--sso', '--email', email, '--url', ref.stack.url, '-o', 'json'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(INFRACAT_BIN, ['login', '--sso', '--email', email, '--url', ref.stack.url, '-o', 'json'], {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
@@ -405,7 +543,9 @@ describe('infracat login --sso', () => {
     expect(back.status).toBe(302);
     const loopback = await fetch(back.headers.get('location')!);
     expect(loopback.status).toBe(200);
-    const code = await new Promise<number | null>((resolve) => (child.exitCode !== null ? resolve(child.exitCode) : child.on('close', resolve)));
+    const code = await new Promise<number | null>((resolve) =>
+      child.exitCode !== null ? resolve(child.exitCode) : child.on('close', resolve),
+    );
     expect(code, stderr).toBe(0);
     expect(JSON.parse(stdout)).toMatchObject({ email, url: ref.stack.url });
     await rm(configDir, { recursive: true, force: true });

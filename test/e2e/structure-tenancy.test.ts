@@ -20,10 +20,19 @@ async function world() {
     return res.body.id as string;
   };
   const groupId = await post('/groups', { project_id: projectId, environment_id: envId, name: 'g' });
-  const subgroupId = await post('/subgroups', { project_id: projectId, environment_id: envId, group_id: groupId, name: 's' });
+  const subgroupId = await post('/subgroups', {
+    project_id: projectId,
+    environment_id: envId,
+    group_id: groupId,
+    name: 's',
+  });
   const roleId = await post(`/projects/${projectId}/custom-roles`, { name: 'r', permissions: ['services.view'] });
   const personId = await post('/project-users', { project_id: projectId, name: 'p' });
-  await api.post(`/projects/${projectId}/custom-roles/${roleId}/assignments`, { user_id: owner.id }, { token: owner.token });
+  await api.post(
+    `/projects/${projectId}/custom-roles/${roleId}/assignments`,
+    { user_id: owner.id },
+    { token: owner.token },
+  );
   return { owner, stranger, projectId, envId, groupId, subgroupId, roleId, personId };
 }
 
@@ -60,7 +69,9 @@ describe('tenancy of groups, subgroups, custom roles, project users and cost est
     // Nothing of the foreign project changed.
     const roles = await api.get(`/projects/${w.projectId}/custom-roles`, { token: w.owner.token });
     expect(roles.body.map((r: any) => r.name)).toEqual(['r']);
-    const assignments = await api.get(`/projects/${w.projectId}/custom-roles/${w.roleId}/assignments`, { token: w.owner.token });
+    const assignments = await api.get(`/projects/${w.projectId}/custom-roles/${w.roleId}/assignments`, {
+      token: w.owner.token,
+    });
     expect(assignments.body.map((a: any) => a.user_id)).toEqual([w.owner.id]);
   });
 
@@ -75,7 +86,11 @@ describe('tenancy of groups, subgroups, custom roles, project users and cost est
       ['PATCH', '/project-users/{id}', w.personId, { name: 'n' }],
       ['DELETE', '/project-users/{id}', w.personId],
     ];
-    const detail: Record<string, string> = { groups: 'Group not found', subgroups: 'Subgroup not found', 'project-users': 'Project user not found' };
+    const detail: Record<string, string> = {
+      groups: 'Group not found',
+      subgroups: 'Subgroup not found',
+      'project-users': 'Project user not found',
+    };
     for (const [method, path, id, body] of routes) {
       const expected = JSON.stringify({ detail: detail[path.split('/')[1]] });
       const foreign = await api.call(method, path.replace('{id}', id), body, { token: w.stranger.token });
@@ -102,7 +117,9 @@ describe('tenancy of groups, subgroups, custom roles, project users and cost est
       ['GET', `/project-users/${w.personId}`, 'Project user not found'],
     ];
     for (const [method, path, detail] of checks) {
-      const res = await api.call(method, path, method === 'PATCH' ? { name: 'n' } : undefined, { token: w.owner.token });
+      const res = await api.call(method, path, method === 'PATCH' ? { name: 'n' } : undefined, {
+        token: w.owner.token,
+      });
       expect(res.status, path).toBe(404);
       expect(res.body, path).toEqual({ detail });
     }

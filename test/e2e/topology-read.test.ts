@@ -20,7 +20,14 @@ const api = client(() => ref.stack.url);
 type Topology = {
   project_id: string;
   environment_id: string;
-  nodes: { kind: string[]; id: string[]; name: (string | null)[]; group: (string | null)[]; type: (string | null)[]; cidr: (string | null)[] };
+  nodes: {
+    kind: string[];
+    id: string[];
+    name: (string | null)[];
+    group: (string | null)[];
+    type: (string | null)[];
+    cidr: (string | null)[];
+  };
   edges: { kind: string[]; source: number[]; target: number[]; direction: (string | null)[]; name: (string | null)[] };
 };
 
@@ -28,8 +35,13 @@ type Topology = {
 function rows(t: Topology) {
   const label = (i: number) => `${t.nodes.kind[i]}:${t.nodes.name[i] ?? t.nodes.type[i]}`;
   return {
-    nodes: t.nodes.id.map((_, i) => [label(i), t.nodes.group[i], t.nodes.type[i], t.nodes.cidr[i]].filter((x) => x !== null).join(' ')),
-    edges: t.edges.kind.map((kind, i) => `${kind} ${label(t.edges.source[i])} → ${label(t.edges.target[i])}${t.edges.direction[i] ? ` ${t.edges.direction[i]}` : ''}${t.edges.name[i] ? ` "${t.edges.name[i]}"` : ''}`),
+    nodes: t.nodes.id.map((_, i) =>
+      [label(i), t.nodes.group[i], t.nodes.type[i], t.nodes.cidr[i]].filter((x) => x !== null).join(' '),
+    ),
+    edges: t.edges.kind.map(
+      (kind, i) =>
+        `${kind} ${label(t.edges.source[i])} → ${label(t.edges.target[i])}${t.edges.direction[i] ? ` ${t.edges.direction[i]}` : ''}${t.edges.name[i] ? ` "${t.edges.name[i]}"` : ''}`,
+    ),
   };
 }
 
@@ -37,7 +49,8 @@ async function environment() {
   const { owner, projectId, envId } = await ownerWithEnv(api);
   const token = owner.token;
   const scope = { project_id: projectId, environment_id: envId };
-  const read = (query: Record<string, string> = scope, as = token) => api.get<Topology>(`/topology?${new URLSearchParams(query)}`, { token: as });
+  const read = (query: Record<string, string> = scope, as = token) =>
+    api.get<Topology>(`/topology?${new URLSearchParams(query)}`, { token: as });
   return { owner, token, projectId, envId, scope, read };
 }
 
@@ -51,17 +64,49 @@ describe('GET /topology', () => {
     expect(bare.status, bare.text).toBe(201);
     const net = await api.post('/networks', { ...e.scope, name: 'private', cidr: '10.0.0.0/16' }, { token: e.token });
     expect(net.status, net.text).toBe(201);
-    const db = await addService(api, e.token, e.projectId, e.envId, 'db', { service_floor_id: vm, group_id: group.body.id });
+    const db = await addService(api, e.token, e.projectId, e.envId, 'db', {
+      service_floor_id: vm,
+      group_id: group.body.id,
+    });
     const web = await addService(api, e.token, e.projectId, e.envId, 'web');
     const app = await addService(api, e.token, e.projectId, e.envId, 'api', { group_id: group.body.id });
     const gone = await addService(api, e.token, e.projectId, e.envId, 'gone', { service_floor_id: vm });
-    await connect(api, e.token, { ...e.scope, a_type: 'service', a_id: web, b_type: 'service', b_id: app, direction: 'a_to_b', name: 'https' });
-    await connect(api, e.token, { ...e.scope, a_type: 'service', a_id: app, b_type: 'floor', b_id: bare.body.id, direction: 'both' });
-    await connect(api, e.token, { ...e.scope, a_type: 'service', a_id: gone, b_type: 'service', b_id: db, direction: 'none' });
+    await connect(api, e.token, {
+      ...e.scope,
+      a_type: 'service',
+      a_id: web,
+      b_type: 'service',
+      b_id: app,
+      direction: 'a_to_b',
+      name: 'https',
+    });
+    await connect(api, e.token, {
+      ...e.scope,
+      a_type: 'service',
+      a_id: app,
+      b_type: 'floor',
+      b_id: bare.body.id,
+      direction: 'both',
+    });
+    await connect(api, e.token, {
+      ...e.scope,
+      a_type: 'service',
+      a_id: gone,
+      b_type: 'service',
+      b_id: db,
+      direction: 'none',
+    });
     await link(api, e.token, e.projectId, e.envId, app, db);
     await link(api, e.token, e.projectId, e.envId, gone, app);
-    for (const [holder, id] of [['service-floors', vm], ['services', app]]) {
-      const res = await api.patch(`/attachments/${holder}/${id}/networks`, { network_ids: [net.body.id] }, { token: e.token });
+    for (const [holder, id] of [
+      ['service-floors', vm],
+      ['services', app],
+    ]) {
+      const res = await api.patch(
+        `/attachments/${holder}/${id}/networks`,
+        { network_ids: [net.body.id] },
+        { token: e.token },
+      );
       expect(res.status, res.text).toBe(200);
     }
     await removeService(api, e.token, gone);
@@ -73,7 +118,14 @@ describe('GET /topology', () => {
     expect({ project_id: t.project_id, environment_id: t.environment_id }).toEqual(e.scope);
     expect(t.nodes.id).toEqual([app, db, web, bare.body.id, vm, net.body.id]);
     expect(rows(t)).toEqual({
-      nodes: ['service:api backend', 'service:db backend', 'service:web', 'floor:container container', 'floor:vm-1.internal vm', 'network:private 10.0.0.0/16'],
+      nodes: [
+        'service:api backend',
+        'service:db backend',
+        'service:web',
+        'floor:container container',
+        'floor:vm-1.internal vm',
+        'network:private 10.0.0.0/16',
+      ],
       edges: [
         'connection service:web → service:api a_to_b "https"',
         'connection service:api → floor:container both',
@@ -94,7 +146,14 @@ describe('GET /topology', () => {
     const floor = await addFloor(api, e.token, e.projectId, e.envId, 'gone-host');
     for (let i = 0; i < 5; i++) {
       const gone = await addService(api, e.token, e.projectId, e.envId, `gone-${i}`, { service_floor_id: floor });
-      await connect(api, e.token, { ...e.scope, a_type: 'service', a_id: kept, b_type: 'service', b_id: gone, direction: 'a_to_b' });
+      await connect(api, e.token, {
+        ...e.scope,
+        a_type: 'service',
+        a_id: kept,
+        b_type: 'service',
+        b_id: gone,
+        direction: 'a_to_b',
+      });
       await link(api, e.token, e.projectId, e.envId, kept, gone);
       await removeService(api, e.token, gone);
     }
@@ -104,11 +163,15 @@ describe('GET /topology', () => {
     // What each Query sent back (after its filter), by the Query's key prefix.
     const returned: Record<string, unknown>[] = [];
     const stack = ddb().middlewareStack;
-    stack.add((next, context) => async (args) => {
-      const result = await next(args);
-      if (context.commandName === 'QueryCommand') returned.push(...(((result.output as { Items?: Record<string, unknown>[] }).Items) ?? []));
-      return result;
-    }, { step: 'initialize', name: 'topologyItemsReturned' });
+    stack.add(
+      (next, context) => async (args) => {
+        const result = await next(args);
+        if (context.commandName === 'QueryCommand')
+          returned.push(...((result.output as { Items?: Record<string, unknown>[] }).Items ?? []));
+        return result;
+      },
+      { step: 'initialize', name: 'topologyItemsReturned' },
+    );
     try {
       const res = await e.read();
       expect(res.status, res.text).toBe(200);
@@ -142,7 +205,10 @@ describe('GET /topology', () => {
 
     const other = await projectWithEnv(api, e.token);
     const elsewhere = await e.read({ ...e.scope, environment_id: other.envId });
-    const elsewhereServices = await api.get(`/services?${new URLSearchParams({ ...e.scope, environment_id: other.envId })}`, { token: e.token });
+    const elsewhereServices = await api.get(
+      `/services?${new URLSearchParams({ ...e.scope, environment_id: other.envId })}`,
+      { token: e.token },
+    );
     expect(elsewhere.status).toBe(400);
     expect(elsewhere.text).toBe(elsewhereServices.text);
 
@@ -167,7 +233,16 @@ describe('GET /topology', () => {
     const services = async (envId: string, n: number) => {
       const ids: string[] = [];
       for (let i = 0; i < n; i++) ids.push(await addService(api, e.token, e.projectId, envId, `s-${i}`));
-      for (let i = 1; i < n; i++) await connect(api, e.token, { project_id: e.projectId, environment_id: envId, a_type: 'service', a_id: ids[i - 1], b_type: 'service', b_id: ids[i], direction: 'a_to_b' });
+      for (let i = 1; i < n; i++)
+        await connect(api, e.token, {
+          project_id: e.projectId,
+          environment_id: envId,
+          a_type: 'service',
+          a_id: ids[i - 1],
+          b_type: 'service',
+          b_id: ids[i],
+          direction: 'a_to_b',
+        });
       return ids;
     };
     await services(e.envId, 4);
@@ -179,11 +254,18 @@ describe('GET /topology', () => {
       read.reset();
       const res = await e.read({ project_id: e.projectId, environment_id: envId });
       expect(res.status, res.text).toBe(200);
-      return { calls: calls.byCommand(), items: read.total(), nodes: res.body.nodes.id.length, edges: res.body.edges.kind.length };
+      return {
+        calls: calls.byCommand(),
+        items: read.total(),
+        nodes: res.body.nodes.id.length,
+        edges: res.body.edges.kind.length,
+      };
     };
     const quiet = await cost(e.envId);
     const crowded = await cost(crowdedEnv);
-    console.log(`GET /topology: 4 services, 3 connections: ${JSON.stringify(quiet)}; 30 services, 29 connections: ${JSON.stringify(crowded)}`);
+    console.log(
+      `GET /topology: 4 services, 3 connections: ${JSON.stringify(quiet)}; 30 services, 29 connections: ${JSON.stringify(crowded)}`,
+    );
     expect(quiet).toMatchObject({ nodes: 4, edges: 3 });
     expect(crowded).toMatchObject({ nodes: 30, edges: 29 });
     // The sign-in's and the access's BatchGets, then one Query per kind: services, groups, servers, networks, connections, links.

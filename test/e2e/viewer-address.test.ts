@@ -23,8 +23,12 @@ async function signInAddress(headers: Record<string, string>) {
 
 describe('the caller address behind CloudFront', () => {
   it('is the viewer address when the request carries the origin secret (IPv4 and IPv6)', async () => {
-    expect(await signInAddress({ 'x-origin-verify': SECRET, 'cloudfront-viewer-address': '203.0.113.9:51234' })).toBe('203.0.113.9');
-    expect(await signInAddress({ 'x-origin-verify': SECRET, 'cloudfront-viewer-address': '2001:db8::7:443' })).toBe('2001:db8::7');
+    expect(await signInAddress({ 'x-origin-verify': SECRET, 'cloudfront-viewer-address': '203.0.113.9:51234' })).toBe(
+      '203.0.113.9',
+    );
+    expect(await signInAddress({ 'x-origin-verify': SECRET, 'cloudfront-viewer-address': '2001:db8::7:443' })).toBe(
+      '2001:db8::7',
+    );
   });
 
   it('ignores a viewer address sent without the secret, with a wrong one, or malformed', async () => {

@@ -35,7 +35,8 @@ async function checkScreen(name: string) {
   for (const width of [1280, 390]) {
     await page.setViewportSize({ width, height: 800 });
     expect(await axeViolations(page), `${name} at ${width} px`).toEqual([]);
-    if (process.env.API_KEYS_SCREENSHOTS) await page.screenshot({ path: `/tmp/api-keys-${name.replace(/\W+/g, '-')}-${width}.png`, fullPage: true });
+    if (process.env.API_KEYS_SCREENSHOTS)
+      await page.screenshot({ path: `/tmp/api-keys-${name.replace(/\W+/g, '-')}-${width}.png`, fullPage: true });
     const overflow = (await page.evaluate('document.documentElement.scrollWidth - window.innerWidth')) as number;
     expect(overflow, `${name} is wider than ${width} px`).toBeLessThanOrEqual(0);
   }
@@ -55,7 +56,11 @@ beforeAll(async () => {
   problems = await pageProblems(page);
 });
 afterEach(async (ctx) => {
-  if (ctx.task.result?.state === 'fail') await page.screenshot({ path: `/tmp/api-keys-failed-${ctx.task.name.slice(0, 30).replace(/\W+/g, '-')}.png`, fullPage: true });
+  if (ctx.task.result?.state === 'fail')
+    await page.screenshot({
+      path: `/tmp/api-keys-failed-${ctx.task.name.slice(0, 30).replace(/\W+/g, '-')}.png`,
+      fullPage: true,
+    });
 });
 afterAll(async () => {
   await browser?.close();
@@ -71,7 +76,9 @@ describe('the API keys page', () => {
     await page.getByRole('link', { name: 'Manage API keys' }).click(); // where the keys were before they had a page
     await page.waitForURL(url('/account/api-keys'));
     await poll(() => heading().textContent()).toBe('API keys');
-    expect(await page.getByRole('banner').getByRole('link', { name: 'API keys' }).getAttribute('aria-current')).toBe('page');
+    expect(await page.getByRole('banner').getByRole('link', { name: 'API keys' }).getAttribute('aria-current')).toBe(
+      'page',
+    );
     await poll(() => page.getByText('No API key yet.').count()).toBe(1);
     await poll(() => page.locator('main').textContent()).toContain('Your plan allows 1 API key; 0 in use');
     await checkScreen('no key');
@@ -118,11 +125,15 @@ describe('the API keys page', () => {
   });
 
   it("explains the plan's limit: revoke a key or upgrade on Plan & billing", async () => {
-    await poll(() => page.locator('main').textContent()).toContain('Your plan allows 1 API key; 1 in use (metrics keys count too). To create another, revoke one');
+    await poll(() => page.locator('main').textContent()).toContain(
+      'Your plan allows 1 API key; 1 in use (metrics keys count too). To create another, revoke one',
+    );
     await page.getByLabel('Key name', { exact: true }).fill('second');
     await page.getByRole('button', { name: 'Create API key' }).click();
     const alert = page.getByRole('alert');
-    await poll(() => alert.textContent()).toContain("API key limit reached for your 'Free' plan (max 1). Please upgrade to create more API keys.");
+    await poll(() => alert.textContent()).toContain(
+      "API key limit reached for your 'Free' plan (max 1). Please upgrade to create more API keys.",
+    );
     expect(await alert.textContent()).toContain('Revoke a key you no longer use');
     expect(await alert.getByRole('link', { name: 'Plan & billing' }).getAttribute('href')).toBe('/account/billing');
     expect(await cards().count()).toBe(1);
@@ -145,7 +156,9 @@ describe('the API keys page', () => {
     await page.getByLabel('Key name', { exact: true }).fill('after the plan ended');
     await page.getByRole('button', { name: 'Create API key' }).click();
     const alert = page.getByRole('alert');
-    await poll(() => alert.textContent()).toContain('Your plan does not include API keys (feature: crud_pro). Please upgrade.');
+    await poll(() => alert.textContent()).toContain(
+      'Your plan does not include API keys (feature: crud_pro). Please upgrade.',
+    );
     expect(await alert.textContent()).toContain('Choose a plan that includes API keys');
     await alert.getByRole('link', { name: 'Plan & billing' }).click();
     await page.waitForURL(url('/account/billing'));

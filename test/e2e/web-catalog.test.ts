@@ -95,7 +95,7 @@ describe('the catalog screens', { timeout: 120_000 }, () => {
     await checkScreen('server detail');
   });
 
-  it("creates a network: a bad CIDR is refused next to the CIDR field, then it is created", async () => {
+  it('creates a network: a bad CIDR is refused next to the CIDR field, then it is created', async () => {
     await page.getByRole('navigation', { name: 'Environment' }).getByRole('link', { name: 'Networks' }).click();
     await poll(() => page.getByText('No networks here yet.').count()).toBe(1);
     await checkScreen('networks (empty)');
@@ -143,13 +143,19 @@ describe('the catalog screens', { timeout: 120_000 }, () => {
     await page.getByRole('checkbox', { name: /backend/ }).check();
     await page.getByRole('button', { name: 'Save networks' }).click();
     await poll(() => page.locator('ul.plain a', { hasText: 'backend' }).count()).toBe(1);
-    expect((await api.get(`/attachments/services/${service.id}/networks`, { token })).body.networks.map((n: { name: string }) => n.name)).toEqual(['backend']);
+    expect(
+      (await api.get(`/attachments/services/${service.id}/networks`, { token })).body.networks.map(
+        (n: { name: string }) => n.name,
+      ),
+    ).toEqual(['backend']);
     await checkScreen('service detail with a network');
     await page.setViewportSize({ width: 390, height: 800 });
     await checkScreen('service detail with a network, narrow');
-    if (process.env.CATALOG_SCREENSHOTS) await page.screenshot({ path: '/tmp/catalog-service-networks-390.png', fullPage: true });
+    if (process.env.CATALOG_SCREENSHOTS)
+      await page.screenshot({ path: '/tmp/catalog-service-networks-390.png', fullPage: true });
     await page.setViewportSize({ width: 1280, height: 800 });
-    if (process.env.CATALOG_SCREENSHOTS) await page.screenshot({ path: '/tmp/catalog-service-networks-1280.png', fullPage: true });
+    if (process.env.CATALOG_SCREENSHOTS)
+      await page.screenshot({ path: '/tmp/catalog-service-networks-1280.png', fullPage: true });
     await page.getByRole('link', { name: 'web-1' }).click(); // the service's server
     await poll(() => heading().textContent()).toBe('web-1');
     await page.goBack();
@@ -163,7 +169,13 @@ describe('the catalog screens', { timeout: 120_000 }, () => {
 
   it('pages, sorts and filters the servers; filters, sort and page are in the address and the back button returns', async () => {
     for (let i = 1; i <= 24; i++) {
-      await seed('/service-floors', { type: i % 3 ? 'vm' : 'container', hostname: `node-${String(i).padStart(2, '0')}`, provider: 'aws', provider_region: i <= 12 ? 'eu-west-1' : 'us-east-1', tags: i % 2 ? ['odd'] : [] });
+      await seed('/service-floors', {
+        type: i % 3 ? 'vm' : 'container',
+        hostname: `node-${String(i).padStart(2, '0')}`,
+        provider: 'aws',
+        provider_region: i <= 12 ? 'eu-west-1' : 'us-east-1',
+        tags: i % 2 ? ['odd'] : [],
+      });
     }
     await page.getByRole('navigation', { name: 'Environment' }).getByRole('link', { name: 'Servers' }).click();
     await poll(status).toBe('25 servers, 1–20 shown');
@@ -317,7 +329,9 @@ describe('the catalog screens', { timeout: 120_000 }, () => {
     await page.getByLabel('Kind').selectOption('network');
     await page.getByRole('button', { name: 'Filter' }).click();
     expect(page.url()).toContain('entity_type=network');
-    await poll(() => entries.evaluateAll((els) => els.map((e) => e.querySelector('article')!.getAttribute('aria-label')))).toEqual([
+    await poll(() =>
+      entries.evaluateAll((els) => els.map((e) => e.querySelector('article')!.getAttribute('aria-label'))),
+    ).toEqual([
       `${email} deleted network old-net`,
       `${email} changed network backend`,
       `${email} created network public`,
@@ -326,7 +340,10 @@ describe('the catalog screens', { timeout: 120_000 }, () => {
       `${email} created network backend`,
     ]);
     const change = entries.filter({ hasText: 'changed network backend' });
-    expect((await change.locator('table.changes tbody tr').allTextContents()).sort()).toEqual(['description—The application tier', 'is privatetruefalse']);
+    expect((await change.locator('table.changes tbody tr').allTextContents()).sort()).toEqual([
+      'description—The application tier',
+      'is privatetruefalse',
+    ]);
 
     await page.getByLabel('Action (e.g. floor.update)').fill('network.delete');
     await page.getByRole('button', { name: 'Filter' }).click();
@@ -358,7 +375,10 @@ describe('the catalog screens', { timeout: 120_000 }, () => {
     await poll(() => entries.count()).toBe(3);
     const [changed, attached, created] = await entries.allTextContents();
     expect(changed).toContain('changed server web-01');
-    expect(await entries.first().locator('table.changes tbody tr').allTextContents()).toEqual(['cpu24', 'hostnameweb-1web-01']);
+    expect(await entries.first().locator('table.changes tbody tr').allTextContents()).toEqual([
+      'cpu24',
+      'hostnameweb-1web-01',
+    ]);
     expect(attached).toContain('network attachment');
     expect(created).toContain('created server web-1');
     await checkScreen('audit log of one server');
@@ -378,7 +398,12 @@ describe('the catalog screens', { timeout: 120_000 }, () => {
     await poll(() => heading().textContent()).toBe('Security log');
     const events = page.locator('ol.log > li article');
     await poll(() => events.evaluateAll((els) => els.map((e) => e.getAttribute('aria-label')))).toEqual([
-      'Signed in', 'Sign-in refused', 'Signed out', 'Signed in', 'Signed in', 'Account created',
+      'Signed in',
+      'Sign-in refused',
+      'Signed out',
+      'Signed in',
+      'Signed in',
+      'Account created',
     ]);
     expect(await page.locator('ol.log > li').nth(1).textContent()).toContain('wrong e-mail or password');
     expect(await page.locator('ol.log > li').first().textContent()).toContain('127.0.0.1');

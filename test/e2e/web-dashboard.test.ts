@@ -74,7 +74,9 @@ describe('the dashboard, before sign-in', () => {
     expect(total).toBeLessThanOrEqual(200 * 1024);
     expect([...scripts.keys()].every((u) => u.startsWith(url('/assets/')))).toBe(true);
     // What a search engine shows under the page's title (Lighthouse's SEO audit).
-    expect(await page.locator('meta[name="description"]').getAttribute('content')).toMatch(/^Infrastructure Catalog: .{40,140}\.$/);
+    expect(await page.locator('meta[name="description"]').getAttribute('content')).toMatch(
+      /^Infrastructure Catalog: .{40,140}\.$/,
+    );
     await checkScreen('sign-in');
   });
 
@@ -171,7 +173,10 @@ describe('the dashboard, signed in', () => {
     const reads: string[] = [];
     const recordRead = (r: { url(): string }) => {
       const { pathname, search } = new URL(r.url());
-      if (/^\/(topology|services|service-floors|networks|service-connections|service-links|attachments)\b/.test(pathname)) reads.push(pathname + search);
+      if (
+        /^\/(topology|services|service-floors|networks|service-connections|service-links|attachments)\b/.test(pathname)
+      )
+        reads.push(pathname + search);
     };
     page.on('request', recordRead);
     await page.getByRole('link', { name: 'Topology' }).click();
@@ -191,17 +196,26 @@ describe('the dashboard, signed in', () => {
     expect(page.url()).toMatch(/topology\?focus=[\w-]+$/);
     const affected = page.locator('.blast [data-affected]');
     await expect.poll(() => affected.allTextContents()).toEqual(['api via db → api', 'web via db → api → web']);
-    expect(await page.locator('.blast ol.distances > li > strong').allTextContents()).toEqual(['Distance 1', 'Distance 2']);
+    expect(await page.locator('.blast ol.distances > li > strong').allTextContents()).toEqual([
+      'Distance 1',
+      'Distance 2',
+    ]);
     await checkScreen('topology with a blast radius');
 
     await page.getByLabel('Find').fill('we');
     await expect.poll(() => page.getByText('1 found').count()).toBe(1);
 
-    const [svg] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export SVG' }).click()]);
+    const [svg] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Export SVG' }).click(),
+    ]);
     expect(svg.suggestedFilename()).toBe('topology.svg');
     const svgText = await streamText(await svg.createReadStream());
     expect(svgText).toMatch(/<svg[\s\S]*>db<\/text>/);
-    const [png] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export PNG' }).click()]);
+    const [png] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Export PNG' }).click(),
+    ]);
     expect(png.suggestedFilename()).toBe('topology.png');
     expect((await streamBytes(await png.createReadStream())).subarray(1, 4).toString('latin1')).toBe('PNG');
 
@@ -223,7 +237,10 @@ describe('the dashboard, signed in', () => {
     expect(blastReads).toEqual([]);
     await checkScreen('topology, fast drawing');
     if (process.env.SHOT) await page.screenshot({ path: '/tmp/topology-fast.png' });
-    const [fastSvg] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export SVG' }).click()]);
+    const [fastSvg] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Export SVG' }).click(),
+    ]);
     expect(await streamText(await fastSvg.createReadStream())).toMatch(/<svg[\s\S]*>web<\/text>/);
     expect(await page.locator('.cy-offscreen').count()).toBe(0);
     await page.getByLabel('Drawing').selectOption({ label: 'Detailed' });
@@ -240,17 +257,31 @@ describe('the dashboard, signed in', () => {
     expect(env.status, env.text).toBe(201);
     const name = (i: number) => `service-${String(i).padStart(2, '0')}`;
     const document = environmentDocument.parse({
-      apiVersion: IMPEX_API_VERSION, kind: 'Environment',
+      apiVersion: IMPEX_API_VERSION,
+      kind: 'Environment',
       spec: {
-        service_floors: [{ hostname: 'vm-1.internal', type: 'vm' }, { hostname: 'vm-2.internal', type: 'vm' }],
-        services: Array.from({ length: 60 }, (_, i) => ({ name: name(i), floor: i % 4 ? null : `vm-${1 + (i % 2)}.internal` })),
+        service_floors: [
+          { hostname: 'vm-1.internal', type: 'vm' },
+          { hostname: 'vm-2.internal', type: 'vm' },
+        ],
+        services: Array.from({ length: 60 }, (_, i) => ({
+          name: name(i),
+          floor: i % 4 ? null : `vm-${1 + (i % 2)}.internal`,
+        })),
         // A layered estate: each service calls one or two of the next few.
-        connections: Array.from({ length: 59 }, (_, i) => [[i, i + 1], [i, Math.min(59, i + 3)]]).flat().filter(([a, b], k) => a !== b && (k % 2 === 0 || a % 3 === 0))
+        connections: Array.from({ length: 59 }, (_, i) => [
+          [i, i + 1],
+          [i, Math.min(59, i + 3)],
+        ])
+          .flat()
+          .filter(([a, b], k) => a !== b && (k % 2 === 0 || a % 3 === 0))
           .map(([a, b]) => ({ a: { service: name(a) }, b: { service: name(b) }, direction: 'a_to_b' })),
       },
     });
     const ctx = appContext();
-    expect((await applyImport(await planImport({ projectId, environmentId: env.body.id, document }, ctx), ctx)).errors).toEqual([]);
+    expect(
+      (await applyImport(await planImport({ projectId, environmentId: env.body.id, document }, ctx), ctx)).errors,
+    ).toEqual([]);
 
     await page.goto(url(`/p/${projectId}/e/${env.body.id}/topology`));
     const canvas = page.locator('.cy');
@@ -273,7 +304,9 @@ describe('the dashboard, signed in', () => {
     await expect.poll(() => page.locator('table.grid tbody th').count()).toBe(3);
     await page.reload();
     await expect.poll(() => page.locator('table.grid tbody th').count()).toBe(3);
-    const stored = await page.evaluate('JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }) + document.cookie');
+    const stored = await page.evaluate(
+      'JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }) + document.cookie',
+    );
     expect(stored).not.toMatch(/eyJ/); // no JWT anywhere a script can read
     const cookies = await context.cookies();
     expect(cookies.find((c) => c.name === 'refresh_token')?.httpOnly).toBe(true);
@@ -321,7 +354,20 @@ describe('the dashboard, signed in', () => {
     if (process.env.SHOT) await page.screenshot({ path: '/tmp/header-narrow.png' });
     await menu.click();
     expect(await menu.getAttribute('aria-expanded')).toBe('true');
-    for (const link of ['Members', 'Roles', 'Audit log', 'Webhooks', 'Services', 'Topology', 'Servers', 'Networks', 'Import & export', 'Account', 'Security log', 'Plan & billing']) {
+    for (const link of [
+      'Members',
+      'Roles',
+      'Audit log',
+      'Webhooks',
+      'Services',
+      'Topology',
+      'Servers',
+      'Networks',
+      'Import & export',
+      'Account',
+      'Security log',
+      'Plan & billing',
+    ]) {
       expect(await page.getByRole('link', { name: link, exact: true }).isVisible(), link).toBe(true);
     }
     expect(await page.getByLabel('Environment', { exact: true }).isVisible()).toBe(true);

@@ -43,8 +43,14 @@ const screens: [string, string][] = [];
 async function checkScreen(name: string) {
   expect(await axeViolations(page), name).toEqual([]);
   const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
-  if (overflow > 0 || process.env.OPS_SCREENSHOTS) await page.screenshot({ path: `/tmp/ops-${name.replace(/\W+/g, '-')}.png`, fullPage: true });
-  const wide = overflow > 0 ? await page.evaluate("[...document.querySelectorAll('main *')].filter((e) => e.getBoundingClientRect().right > window.innerWidth + 1).slice(0, 5).map((e) => e.tagName + '.' + e.className).join(' ')") : '';
+  if (overflow > 0 || process.env.OPS_SCREENSHOTS)
+    await page.screenshot({ path: `/tmp/ops-${name.replace(/\W+/g, '-')}.png`, fullPage: true });
+  const wide =
+    overflow > 0
+      ? await page.evaluate(
+          "[...document.querySelectorAll('main *')].filter((e) => e.getBoundingClientRect().right > window.innerWidth + 1).slice(0, 5).map((e) => e.tagName + '.' + e.className).join(' ')",
+        )
+      : '';
   expect(overflow, `${name} is wider than the window: ${wide}`).toBeLessThanOrEqual(0);
   if (!screens.some(([n]) => n === name)) screens.push([name, page.url()]);
 }
@@ -72,7 +78,11 @@ beforeAll(async () => {
   problems = await pageProblems(page);
 });
 afterEach(async (ctx) => {
-  if (ctx.task.result?.state === 'fail') await page.screenshot({ path: `/tmp/ops-failed-${ctx.task.name.slice(0, 30).replace(/\W+/g, '-')}.png`, fullPage: true });
+  if (ctx.task.result?.state === 'fail')
+    await page.screenshot({
+      path: `/tmp/ops-failed-${ctx.task.name.slice(0, 30).replace(/\W+/g, '-')}.png`,
+      fullPage: true,
+    });
 });
 afterAll(async () => {
   await browser?.close();
@@ -134,9 +144,11 @@ describe('import & export', () => {
     await checkScreen('import & export');
   });
 
-  it("plans a document with problems: nothing can be applied, each problem with its line", async () => {
+  it('plans a document with problems: nothing can be applied, each problem with its line', async () => {
     const bad = DOCUMENT(['api'], '  service_links:\n    - from: api\n      to: nowhere\n');
-    await page.getByLabel('Configuration document (YAML or JSON)').setInputFiles({ name: 'bad.yaml', mimeType: 'application/yaml', buffer: Buffer.from(bad) });
+    await page
+      .getByLabel('Configuration document (YAML or JSON)')
+      .setInputFiles({ name: 'bad.yaml', mimeType: 'application/yaml', buffer: Buffer.from(bad) });
     await page.getByRole('button', { name: 'Plan import' }).click();
     const problemList = page.locator('ul.problems li');
     await poll(() => problemList.count(), 20_000).toBe(1);
@@ -154,13 +166,20 @@ describe('import & export', () => {
     const puts: string[] = [];
     page.on('request', (r) => r.method() === 'PUT' && puts.push(new URL(r.url()).origin));
     const names = ['api', 'billing', 'cart', 'search', 'mail', 'web'];
-    await page.getByLabel('Configuration document (YAML or JSON)').setInputFiles({ name: 'shop.yaml', mimeType: 'application/yaml', buffer: Buffer.from(DOCUMENT(names)) });
+    await page
+      .getByLabel('Configuration document (YAML or JSON)')
+      .setInputFiles({ name: 'shop.yaml', mimeType: 'application/yaml', buffer: Buffer.from(DOCUMENT(names)) });
     await page.getByRole('button', { name: 'Plan import' }).click();
     await poll(() => page.getByRole('heading', { name: 'Plan of shop.yaml' }).count(), 20_000).toBe(1);
     expect(await page.locator('.diff-summary').textContent()).toBe('+ 8 created~ 0 updated= 0 unchanged! 0 refused');
-    const rows = await page.locator('table.diff-kinds tbody tr').allInnerTexts().then((rows) => rows.map((r) => r.replace(/\s+/g, ' ').trim()));
+    const rows = await page
+      .locator('table.diff-kinds tbody tr')
+      .allInnerTexts()
+      .then((rows) => rows.map((r) => r.replace(/\s+/g, ' ').trim()));
     expect(rows).toEqual(['Servers 1 0 0 0', 'Networks 1 0 0 0', 'Services 6 0 0 0']);
-    const created = (await page.locator('ul.diff-items li.diff-create').allInnerTexts()).map((t) => t.replace(/\s+/g, ' '));
+    const created = (await page.locator('ul.diff-items li.diff-create').allInnerTexts()).map((t) =>
+      t.replace(/\s+/g, ' '),
+    );
     expect(created).toContain('+ created: cart');
     await checkScreen('import plan');
 
@@ -170,7 +189,11 @@ describe('import & export', () => {
     expect(puts[0]).not.toBe(new URL(page.url()).origin);
     expect(await page.locator('.diff-summary').textContent()).toBe('+ 8 created~ 0 updated= 0 unchanged! 0 refused');
     // The progress came live: the socket carried the job to its end.
-    expect(frames.map((f) => JSON.parse(f) as { type: string; status: string }).some((m) => m.type === 'import.progress' && m.status === 'succeeded')).toBe(true);
+    expect(
+      frames
+        .map((f) => JSON.parse(f) as { type: string; status: string })
+        .some((m) => m.type === 'import.progress' && m.status === 'succeeded'),
+    ).toBe(true);
     await checkScreen('import finished');
 
     await page.getByRole('link', { name: 'See the services' }).click();
@@ -182,7 +205,9 @@ describe('import & export', () => {
     await poll(() => heading().textContent()).toBe('Import & export');
     // 6 MB of comment around one service: big for a request, quick to plan.
     const big = `# ${'padding '.repeat(750_000)}\n${DOCUMENT(['api'])}`;
-    await page.getByLabel('Configuration document (YAML or JSON)').setInputFiles({ name: 'big.yaml', mimeType: 'application/yaml', buffer: Buffer.from(big) });
+    await page
+      .getByLabel('Configuration document (YAML or JSON)')
+      .setInputFiles({ name: 'big.yaml', mimeType: 'application/yaml', buffer: Buffer.from(big) });
     await page.getByRole('button', { name: 'Plan import' }).click();
     await poll(() => page.getByRole('heading', { name: 'Plan of big.yaml' }).count(), 30_000).toBe(1);
     expect(await page.locator('.diff-summary').textContent()).toBe('+ 0 created~ 0 updated= 3 unchanged! 0 refused');
@@ -201,10 +226,19 @@ describe('import & export', () => {
     expect(yaml).toMatch(/name: search/);
     const history = page.locator('table.history tbody tr');
     await poll(() => history.count()).toBe(5);
-    expect(await history.locator('th').allTextContents()).toEqual(['Export', 'Import plan', 'Import', 'Import plan', 'Import plan']);
+    expect(await history.locator('th').allTextContents()).toEqual([
+      'Export',
+      'Import plan',
+      'Import',
+      'Import plan',
+      'Import plan',
+    ]);
     await checkScreen('import & export with history');
 
-    await page.getByRole('link', { name: /^Details of the import of/ }).nth(1).click();
+    await page
+      .getByRole('link', { name: /^Details of the import of/ })
+      .nth(1)
+      .click();
     expect(page.url()).toMatch(/transfer\?job=[\w-]+$/);
     await poll(() => page.getByRole('heading', { name: /^Import of shop\.yaml/ }).count()).toBe(1);
   });
@@ -250,7 +284,9 @@ describe('webhooks', () => {
     expect(await delivery.locator('code').textContent()).toBe('service.created');
     expect(received.filter((r) => r.path === '/hook').map((r) => JSON.parse(r.body).data.name)).toEqual(['hooked']);
     await delivery.getByRole('button', { name: /^Show attempts/ }).click();
-    await poll(() => delivery.locator('ol.attempts li').allInnerTexts()).toEqual([expect.stringMatching(/^HTTP 200 · event · .* ms\nthanks$/)]);
+    await poll(() => delivery.locator('ol.attempts li').allInnerTexts()).toEqual([
+      expect.stringMatching(/^HTTP 200 · event · .* ms\nthanks$/),
+    ]);
     await checkScreen('webhook with its deliveries');
 
     await delivery.getByRole('button', { name: /^Redeliver/ }).click();
@@ -287,7 +323,6 @@ describe('downgrade', () => {
     expect(await page.locator('.page .alert').textContent()).toMatch(/over Free's limits: 2 services/);
     expect(await page.locator('table.preflight tbody tr').first().textContent()).toContain('7 / 5 (2 over)');
     await checkScreen('downgrade preflight');
-
   });
 });
 

@@ -40,9 +40,15 @@ async function checkScreen(name: string) {
   for (const width of [1280, 390]) {
     await page.setViewportSize({ width, height: 800 });
     expect(await axeViolations(page), `${name} at ${width} px`).toEqual([]);
-    if (process.env.PEOPLE_SCREENSHOTS) await page.screenshot({ path: `/tmp/people-${name.replace(/\W+/g, '-')}-${width}.png`, fullPage: true });
+    if (process.env.PEOPLE_SCREENSHOTS)
+      await page.screenshot({ path: `/tmp/people-${name.replace(/\W+/g, '-')}-${width}.png`, fullPage: true });
     const overflow = (await page.evaluate('document.documentElement.scrollWidth - window.innerWidth')) as number;
-    const wide = overflow > 0 ? await page.evaluate("[...document.querySelectorAll('main *')].filter((e) => e.getBoundingClientRect().right > window.innerWidth).map((e) => e.tagName + '.' + e.className + '#' + e.id).slice(-5).join(' ')") : '';
+    const wide =
+      overflow > 0
+        ? await page.evaluate(
+            "[...document.querySelectorAll('main *')].filter((e) => e.getBoundingClientRect().right > window.innerWidth).map((e) => e.tagName + '.' + e.className + '#' + e.id).slice(-5).join(' ')",
+          )
+        : '';
     expect(overflow, `${name} is wider than ${width} px: ${wide}`).toBeLessThanOrEqual(0);
   }
   await page.setViewportSize({ width: 1280, height: 800 });
@@ -78,7 +84,9 @@ describe('password reset', () => {
 
     await page.getByLabel('Email', { exact: true }).fill('nobody-here@example.com');
     await page.getByRole('button', { name: 'Send the link' }).click();
-    await poll(() => status().textContent()).toMatch(/^If nobody-here@example\.com belongs to an account, a link to choose a new password is on its way/);
+    await poll(() => status().textContent()).toMatch(
+      /^If nobody-here@example\.com belongs to an account, a link to choose a new password is on its way/,
+    );
     const unknown = (await status().textContent())!.replace('nobody-here@example.com', '<address>');
 
     await page.getByLabel('Email', { exact: true }).fill(owner.email);
@@ -108,7 +116,9 @@ describe('password reset', () => {
     await page.goto(link.href);
     await page.getByLabel('New password', { exact: true }).fill('yet another passphrase');
     await page.getByRole('button', { name: 'Set the new password' }).click();
-    await poll(() => page.getByRole('alert').textContent()).toBe('Reset token has already been used: this link cannot be used any more. Ask for a new one below.');
+    await poll(() => page.getByRole('alert').textContent()).toBe(
+      'Reset token has already been used: this link cannot be used any more. Ask for a new one below.',
+    );
     expect(await page.getByRole('link', { name: 'Ask for a new link' }).count()).toBe(1);
   });
 });
@@ -167,7 +177,12 @@ describe('members and invitations', () => {
     await row.getByRole('button', { name: `Save roles of ${invitee}` }).click();
     await poll(() => row.getByRole('status').textContent()).toBe('Roles saved.');
     await page.reload();
-    await poll(() => page.locator('ul.members li', { hasText: invitee }).getByLabel('Role in production', { exact: true }).inputValue()).toBe('viewer');
+    await poll(() =>
+      page
+        .locator('ul.members li', { hasText: invitee })
+        .getByLabel('Role in production', { exact: true })
+        .inputValue(),
+    ).toBe('viewer');
   });
 
   it('adds and deletes a project user (behind a confirmation)', async () => {
@@ -198,7 +213,10 @@ describe('members and invitations', () => {
 
     await page.getByRole('button', { name: 'Edit role Auditor' }).click();
     await page.getByLabel('Role name', { exact: true }).first().fill('Reviewer');
-    await page.locator('li.role').getByLabel(/^See servers/).check();
+    await page
+      .locator('li.role')
+      .getByLabel(/^See servers/)
+      .check();
     await page.getByRole('button', { name: 'Save role' }).click();
     await poll(() => page.getByRole('heading', { name: 'Reviewer', level: 3 }).count()).toBe(1);
     expect(await page.locator('li.role').textContent()).toContain('See servers');
@@ -210,7 +228,9 @@ describe('members and invitations', () => {
     await checkScreen('custom roles with a holder');
 
     await page.getByRole('navigation', { name: 'Project' }).getByRole('link', { name: 'Members' }).click();
-    await poll(() => page.locator('ul.members li', { hasText: invitee }).textContent()).toContain('Custom roles: Reviewer');
+    await poll(() => page.locator('ul.members li', { hasText: invitee }).textContent()).toContain(
+      'Custom roles: Reviewer',
+    );
     await page.goBack();
     await poll(() => heading().textContent()).toBe('Custom roles of Shop');
     await page.getByRole('button', { name: `Withdraw Reviewer from ${invitee}` }).click();
@@ -232,7 +252,9 @@ describe('members and invitations', () => {
     const mine = page.locator('ul.members li', { hasText: owner.email });
     await mine.getByRole('button', { name: 'Leave project' }).click();
     await mine.getByRole('button', { name: 'Yes, leave project' }).click();
-    await poll(() => mine.getByRole('alert').textContent()).toBe('The owner whose plan this project uses cannot leave it or be removed. Delete the project instead.');
+    await poll(() => mine.getByRole('alert').textContent()).toBe(
+      'The owner whose plan this project uses cannot leave it or be removed. Delete the project instead.',
+    );
 
     const row = page.locator('ul.members li', { hasText: invitee });
     await row.getByRole('button', { name: `Remove from project ${invitee}` }).click();
@@ -252,7 +274,15 @@ describe('members and invitations', () => {
     expect(ownerLogin.status, ownerLogin.text).toBe(200);
     const envs = await api.get(`/environments?project_id=${projectId}`, { token: ownerLogin.body.access_token });
     const leaver = await signUp(api, uniqueEmail('leaver'));
-    expect((await api.post(`/environments/${envs.body[0].id}/roles`, { user_id: leaver.id, role: 'viewer' }, { token: ownerLogin.body.access_token })).status).toBe(201);
+    expect(
+      (
+        await api.post(
+          `/environments/${envs.body[0].id}/roles`,
+          { user_id: leaver.id, role: 'viewer' },
+          { token: ownerLogin.body.access_token },
+        )
+      ).status,
+    ).toBe(201);
 
     const theirs = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
     await theirs.goto(url(`/sign-in?next=${encodeURIComponent(`/p/${projectId}/members`)}`));
@@ -269,9 +299,21 @@ describe('members and invitations', () => {
     await poll(() => theirs.getByRole('heading', { level: 1 }).count()).toBe(1);
     expect(await theirs.getByRole('link', { name: 'Shop' }).count()).toBe(0);
     await theirs.context().close();
-    expect((await api.get(`/projects/members/${projectId}`, { token: ownerLogin.body.access_token })).body.map((m: { email: string }) => m.email)).toEqual([owner.email]);
+    expect(
+      (await api.get(`/projects/members/${projectId}`, { token: ownerLogin.body.access_token })).body.map(
+        (m: { email: string }) => m.email,
+      ),
+    ).toEqual([owner.email]);
     // The owner's sign-in above ends here: the sessions screen below counts the owner's sessions.
-    expect((await api.post('/auth/logout', { refresh_token: ownerLogin.body.refresh_token }, { token: ownerLogin.body.access_token })).status).toBe(204);
+    expect(
+      (
+        await api.post(
+          '/auth/logout',
+          { refresh_token: ownerLogin.body.refresh_token },
+          { token: ownerLogin.body.access_token },
+        )
+      ).status,
+    ).toBe(204);
   });
 });
 
@@ -324,7 +366,10 @@ describe('the account', () => {
     const codes = part.locator('ol.code-list code');
     await poll(() => codes.count()).toBe(10);
     await checkScreen('new recovery codes');
-    const [file] = await Promise.all([page.waitForEvent('download'), part.getByRole('button', { name: 'Download codes' }).click()]);
+    const [file] = await Promise.all([
+      page.waitForEvent('download'),
+      part.getByRole('button', { name: 'Download codes' }).click(),
+    ]);
     expect(file.suggestedFilename()).toBe('recovery-codes.txt');
     const first = (await codes.first().textContent())!;
     await part.getByRole('button', { name: 'I have saved them' }).click();
@@ -335,7 +380,17 @@ describe('the account', () => {
   });
 
   it('lists the sessions and revokes another one, whose refresh token then stops working', async () => {
-    const elsewhere = await postFrom('127.0.0.2', ref.stack.url, '/auth/login', { email: owner.email, password: NEW_PASSWORD, totp_code: await totpCode(secret, (clock.advance(90_000), clock.now())) }, { 'user-agent': 'Tablet Browser' });
+    const elsewhere = await postFrom(
+      '127.0.0.2',
+      ref.stack.url,
+      '/auth/login',
+      {
+        email: owner.email,
+        password: NEW_PASSWORD,
+        totp_code: await totpCode(secret, (clock.advance(90_000), clock.now())),
+      },
+      { 'user-agent': 'Tablet Browser' },
+    );
     expect(elsewhere.status).toBe(200);
     await page.reload();
     const sessions = page.locator('ul.sessions li');

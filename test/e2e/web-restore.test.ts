@@ -25,14 +25,19 @@ const ids: Record<string, string> = {};
 const url = (path = '') => ref.stack.url + path;
 const heading = () => page.getByRole('heading', { level: 1 });
 const poll = <T>(fn: () => Promise<T> | T) => expect.poll(fn, { timeout: 15_000 });
-const listed = (legend: string) => page.locator('fieldset.archive-kind', { has: page.locator('legend', { hasText: legend }) }).locator('label').allTextContents();
+const listed = (legend: string) =>
+  page
+    .locator('fieldset.archive-kind', { has: page.locator('legend', { hasText: legend }) })
+    .locator('label')
+    .allTextContents();
 
 /** No serious or critical axe violation and nothing wider than the window, at 1280 and at 390 px. */
 async function checkScreen(name: string) {
   for (const width of [1280, 390]) {
     await page.setViewportSize({ width, height: 800 });
     expect(await axeViolations(page), `${name} at ${width} px`).toEqual([]);
-    if (process.env.RESTORE_SCREENSHOTS) await page.screenshot({ path: `/tmp/restore-${name.replace(/\W+/g, '-')}-${width}.png`, fullPage: true });
+    if (process.env.RESTORE_SCREENSHOTS)
+      await page.screenshot({ path: `/tmp/restore-${name.replace(/\W+/g, '-')}-${width}.png`, fullPage: true });
     const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
     expect(overflow, `${name} is wider than ${width} px`).toBeLessThanOrEqual(0);
   }
@@ -43,11 +48,17 @@ beforeAll(async () => {
   // The Free plan: five services per project. Two of five archived, two more made: full again.
   owner = await signUp(api);
   ({ projectId, envId } = await projectWithEnv(api, owner.token, 'Shop'));
-  for (const name of ['api', 'web', 'worker', 'legacy-cron', 'old-report']) ids[name] = (await createService(api, owner.token, projectId, envId, { name })).id;
+  for (const name of ['api', 'web', 'worker', 'legacy-cron', 'old-report'])
+    ids[name] = (await createService(api, owner.token, projectId, envId, { name })).id;
   ids['db-1'] = (await createFloor(api, owner.token, projectId, envId, { hostname: 'db-1' })).id;
-  const archived = await api.post('/me/mark-archived', { services: [ids['legacy-cron'], ids['old-report']], service_floors: [ids['db-1']] }, { token: owner.token });
+  const archived = await api.post(
+    '/me/mark-archived',
+    { services: [ids['legacy-cron'], ids['old-report']], service_floors: [ids['db-1']] },
+    { token: owner.token },
+  );
   expect(archived.status, archived.text).toBe(200);
-  for (const name of ['search', 'mailer']) ids[name] = (await createService(api, owner.token, projectId, envId, { name })).id;
+  for (const name of ['search', 'mailer'])
+    ids[name] = (await createService(api, owner.token, projectId, envId, { name })).id;
   browser = await launchChromium();
   page = await (await browser.newContext({ viewport: { width: 1280, height: 800 }, timezoneId: 'UTC' })).newPage();
   problems = await pageProblems(page);
@@ -70,7 +81,9 @@ describe('archived items', () => {
     expect((await listed('Services')).map((t) => t.split(' in ')[0]).sort()).toEqual(['legacy-cron', 'old-report']);
     expect(await listed('Services')).toContainEqual(expect.stringMatching(/in Shop · archived /));
     expect((await listed('Servers')).map((t) => t.split(' in ')[0])).toEqual(['db-1']);
-    expect(await page.locator('.page > p').first().textContent()).toContain("if the selection would go over your plan's limits, nothing of it is restored");
+    expect(await page.locator('.page > p').first().textContent()).toContain(
+      "if the selection would go over your plan's limits, nothing of it is restored",
+    );
     expect(await page.getByRole('button', { name: 'Restore selected' }).isDisabled()).toBe(true);
     await checkScreen('archived items');
   });
@@ -85,7 +98,9 @@ describe('archived items', () => {
     await checkScreen('archived items, restore refused');
     expect(await listed('Services')).toHaveLength(2);
     expect(await listed('Servers')).toHaveLength(1);
-    expect((await api.get(`/service-floors?project_id=${projectId}&environment_id=${envId}`, { token: owner.token })).body).toEqual([]);
+    expect(
+      (await api.get(`/service-floors?project_id=${projectId}&environment_id=${envId}`, { token: owner.token })).body,
+    ).toEqual([]);
   });
 
   it('restores what fits: the server alone, then a service once a slot is free; each leaves the list and is back in the catalog', async () => {
@@ -93,7 +108,11 @@ describe('archived items', () => {
     await page.getByRole('button', { name: 'Restore 1 selected' }).click();
     await poll(() => page.getByRole('status').textContent()).toBe('Restored 1 server.');
     await poll(() => page.locator('fieldset.archive-kind legend').allTextContents()).toEqual(['Services']);
-    expect((await api.get(`/service-floors?project_id=${projectId}&environment_id=${envId}`, { token: owner.token })).body.map((f: { hostname: string }) => f.hostname)).toEqual(['db-1']);
+    expect(
+      (
+        await api.get(`/service-floors?project_id=${projectId}&environment_id=${envId}`, { token: owner.token })
+      ).body.map((f: { hostname: string }) => f.hostname),
+    ).toEqual(['db-1']);
 
     expect((await api.delete(`/services/${ids.mailer}`, undefined, { token: owner.token })).status).toBe(204);
     await page.getByRole('checkbox', { name: /^legacy-cron/ }).check();

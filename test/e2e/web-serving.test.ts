@@ -12,7 +12,13 @@ import { WEB_DIST, webBuildIsCurrent } from '../../infra/build/web-build';
 const ref = useTestStack();
 const HTML = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8'; // what a browser sends for a page
 const get = (path: string, accept = HTML) => fetch(ref.stack.url + path, { headers: { accept } });
-const directives = (csp: string) => Object.fromEntries(csp.split(';').map((d) => d.trim().split(/\s+/)).map(([name, ...sources]) => [name, sources]));
+const directives = (csp: string) =>
+  Object.fromEntries(
+    csp
+      .split(';')
+      .map((d) => d.trim().split(/\s+/))
+      .map(([name, ...sources]) => [name, sources]),
+  );
 
 describe('the dashboard on the local server', () => {
   it('is built from the current sources', () => {
@@ -34,7 +40,8 @@ describe('the dashboard on the local server', () => {
     expect(csp['style-src']).toEqual(["'self'"]);
     expect(csp['default-src']).toEqual(["'self'"]);
     expect(csp['frame-ancestors']).toEqual(["'none'"]);
-    for (const sources of Object.values(csp)) for (const s of sources) expect(["'self'", "'none'", 'data:', 'blob:']).toContain(s);
+    for (const sources of Object.values(csp))
+      for (const s of sources) expect(["'self'", "'none'", 'data:', 'blob:']).toContain(s);
     // No inline script or style in the page: only files of this origin.
     expect(index).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/);
     expect(index).not.toMatch(/<style|\sstyle=/);
@@ -62,7 +69,7 @@ describe('the dashboard on the local server', () => {
     const login = await get('/auth/login'); // a POST route: the API's 405, not the app
     expect(login.status).toBe(405);
     expect((await get('/plans')).headers.get('content-type')).toContain('application/json');
-    expect((await get('/docs')).headers.get('content-security-policy')).toContain("worker-src blob:"); // the API reference's own page
+    expect((await get('/docs')).headers.get('content-security-policy')).toContain('worker-src blob:'); // the API reference's own page
     const unknown = await get('/p/8a3c', 'application/json');
     expect(unknown.status).toBe(404);
     expect(await unknown.json()).toEqual({ detail: 'Not Found' });

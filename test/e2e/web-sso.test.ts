@@ -70,7 +70,9 @@ describe('dashboard single sign-on', () => {
     dns.set(challenge.txt_name, [challenge.txt_value]);
     await page.getByRole('button', { name: `Verify ${d}` }).click();
     await poll(() => page.locator('ul.sso-domains').textContent()).not.toContain('not verified');
-    await poll(async () => (await api.get(`/projects/${owner.projectId}/sso`, { token: owner.token })).body.domains[0].verified).toBe(true);
+    await poll(
+      async () => (await api.get(`/projects/${owner.projectId}/sso`, { token: owner.token })).body.domains[0].verified,
+    ).toBe(true);
   });
 
   it('signs a new person in through the identity provider', async () => {
@@ -78,7 +80,7 @@ describe('dashboard single sign-on', () => {
     idp.users.set('ivy', { email, email_verified: true });
     await signInWithSso(email);
     await poll(() => new URL(page.url()).pathname).not.toBe('/sign-in');
-    const me = (await page.evaluate(async () => (await fetch("/auth/me")).json())) as { email: string };
+    const me = (await page.evaluate(async () => (await fetch('/auth/me')).json())) as { email: string };
     expect(me.email).toBe(email);
   });
 

@@ -21,7 +21,10 @@ import { freePort } from '../../infra/local/ports';
  */
 const README = readFileSync(join(import.meta.dirname, '..', '..', 'README.md'), 'utf8');
 const start = README.indexOf('## Verifying webhook signatures');
-const section = README.slice(start, README.indexOf('\n## ', start + 1) === -1 ? undefined : README.indexOf('\n## ', start + 1));
+const section = README.slice(
+  start,
+  README.indexOf('\n## ', start + 1) === -1 ? undefined : README.indexOf('\n## ', start + 1),
+);
 const [verifierSource, receiverSource] = [...section.matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1]);
 
 type Verify = (rawBody: Buffer | string, headers: IncomingHttpHeaders, secret: string) => boolean;
@@ -42,7 +45,8 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'readme-webhook-'));
   writeFileSync(join(dir, 'verify-webhook.mjs'), verifierSource);
   writeFileSync(join(dir, 'receiver.mjs'), receiverSource);
-  verify = ((await import(pathToFileURL(join(dir, 'verify-webhook.mjs')).href)) as { verifyWebhookSignature: Verify }).verifyWebhookSignature;
+  verify = ((await import(pathToFileURL(join(dir, 'verify-webhook.mjs')).href)) as { verifyWebhookSignature: Verify })
+    .verifyWebhookSignature;
   receiver = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -109,9 +113,15 @@ describe("the README's webhook signature check", () => {
     const hook = await register(token, projectId, `http://127.0.0.1:${port}/hook`);
     let child: ChildProcess | undefined;
     try {
-      child = spawn(process.execPath, [join(dir, 'receiver.mjs')], { env: { ...process.env, WEBHOOK_SECRET: hook.secret, PORT: String(port) }, stdio: 'ignore' });
+      child = spawn(process.execPath, [join(dir, 'receiver.mjs')], {
+        env: { ...process.env, WEBHOOK_SECRET: hook.secret, PORT: String(port) },
+        stdio: 'ignore',
+      });
       for (const deadline = Date.now() + 10_000; ; ) {
-        const up = await fetch(`http://127.0.0.1:${port}/`, { method: 'POST', body: '{}' }).then((r) => r.status, () => 0);
+        const up = await fetch(`http://127.0.0.1:${port}/`, { method: 'POST', body: '{}' }).then(
+          (r) => r.status,
+          () => 0,
+        );
         if (up === 401) break; // listening, and an unsigned body is refused
         if (Date.now() > deadline) throw new Error(`the README's receiver did not start (last answer ${up})`);
         await new Promise((r) => setTimeout(r, 100));
@@ -126,13 +136,27 @@ describe("the README's webhook signature check", () => {
       const [delivery] = log.body as { id: string; status: string; event_type: string }[];
       expect(log.body).toHaveLength(1);
       expect(delivery).toMatchObject({ event_type: 'service.created', status: 'succeeded' });
-      const attempts = (await api.get(`/projects/${projectId}/webhooks/${hook.id}/deliveries/${delivery.id}`, { token })).body.attempts;
+      const attempts = (
+        await api.get(`/projects/${projectId}/webhooks/${hook.id}/deliveries/${delivery.id}`, { token })
+      ).body.attempts;
       expect(attempts).toEqual([expect.objectContaining({ status_code: 204 })]);
       // A body signed with this webhook's secret is acknowledged; the same signature over an altered body is refused.
-      const body = Buffer.from(JSON.stringify({ id: 'e1', type: 'service.created', timestamp: new Date().toISOString(), data: { name: 'search' } }));
-      const headers = { 'content-type': 'application/json', 'x-service-signature': `sha256=${createHmac('sha256', hook.secret).update(body).digest('hex')}` };
+      const body = Buffer.from(
+        JSON.stringify({
+          id: 'e1',
+          type: 'service.created',
+          timestamp: new Date().toISOString(),
+          data: { name: 'search' },
+        }),
+      );
+      const headers = {
+        'content-type': 'application/json',
+        'x-service-signature': `sha256=${createHmac('sha256', hook.secret).update(body).digest('hex')}`,
+      };
       expect((await fetch(`http://127.0.0.1:${port}/hook`, { method: 'POST', headers, body })).status).toBe(204);
-      expect((await fetch(`http://127.0.0.1:${port}/hook`, { method: 'POST', headers, body: tampered(body) })).status).toBe(401);
+      expect(
+        (await fetch(`http://127.0.0.1:${port}/hook`, { method: 'POST', headers, body: tampered(body) })).status,
+      ).toBe(401);
     } finally {
       child?.kill();
     }

@@ -48,7 +48,11 @@ const MIN = 60_000;
 const HOUR = 3600_000;
 
 async function register(token: string, projectId: string, path: string, events = ['service.created']) {
-  const res = await api.post(`/projects/${projectId}/webhooks`, { url: `${base}${path}`, events, description: 'test' }, { token });
+  const res = await api.post(
+    `/projects/${projectId}/webhooks`,
+    { url: `${base}${path}`, events, description: 'test' },
+    { token },
+  );
   expect(res.status).toBe(201);
   return res.body as { id: string; secret: string; enabled: boolean };
 }
@@ -84,7 +88,12 @@ describe('webhook delivery', () => {
     // Standard Webhooks: the npm verifier accepts it.
     expect(got.headers['webhook-id']).toBe(event.id);
     expect(new StandardWebhook(hook.secret).verify(got.body, got.headers as Record<string, string>)).toEqual(event);
-    expect(() => new StandardWebhook(`whsec_${Buffer.alloc(32, 1).toString('base64')}`).verify(got.body, got.headers as Record<string, string>)).toThrow();
+    expect(() =>
+      new StandardWebhook(`whsec_${Buffer.alloc(32, 1).toString('base64')}`).verify(
+        got.body,
+        got.headers as Record<string, string>,
+      ),
+    ).toThrow();
   });
 
   it('retries a failing receiver on the schedule: the third attempt succeeds, the log shows three, redeliver sends the same webhook-id', async () => {
@@ -112,15 +121,27 @@ describe('webhook delivery', () => {
     const list = await api.get(`/projects/${projectId}/webhooks/${hook.id}/deliveries`, { token });
     expect(list.status).toBe(200);
     expect(list.body).toHaveLength(1);
-    expect(list.body[0]).toMatchObject({ event_type: 'service.created', status: 'succeeded', attempt_count: 3, last_status_code: 200, next_attempt_at: null });
-    expect((await api.get(`/projects/${projectId}/webhooks/${hook.id}/deliveries?status=failed`, { token })).body).toEqual([]);
+    expect(list.body[0]).toMatchObject({
+      event_type: 'service.created',
+      status: 'succeeded',
+      attempt_count: 3,
+      last_status_code: 200,
+      next_attempt_at: null,
+    });
+    expect(
+      (await api.get(`/projects/${projectId}/webhooks/${hook.id}/deliveries?status=failed`, { token })).body,
+    ).toEqual([]);
     const one = await api.get(`/projects/${projectId}/webhooks/${hook.id}/deliveries/${list.body[0].id}`, { token });
     expect(one.status).toBe(200);
     expect(one.body.attempts.map((a: { status_code: number }) => a.status_code)).toEqual([500, 503, 200]);
     expect(one.body.attempts[0].response_body).toBe('answered 500');
     expect(one.body.payload).toEqual(JSON.parse(at('/flaky')[0].body));
 
-    const again = await api.post(`/projects/${projectId}/webhooks/${hook.id}/deliveries/${list.body[0].id}/redeliver`, undefined, { token });
+    const again = await api.post(
+      `/projects/${projectId}/webhooks/${hook.id}/deliveries/${list.body[0].id}/redeliver`,
+      undefined,
+      { token },
+    );
     expect(again.status).toBe(200);
     expect(again.body.attempts).toHaveLength(4);
     expect(at('/flaky')).toHaveLength(4);
@@ -141,7 +162,15 @@ describe('webhook delivery', () => {
     await deliverEvent(message, appContext());
     expect(at('/selective')).toHaveLength(1);
     // Disabled: nothing is sent.
-    expect((await api.patch(`/projects/${projectId}/webhooks/${hook.id}`, { enabled: false, events: ['service.created'] }, { token })).body).toMatchObject({ enabled: false, events: ['service.created'] });
+    expect(
+      (
+        await api.patch(
+          `/projects/${projectId}/webhooks/${hook.id}`,
+          { enabled: false, events: ['service.created'] },
+          { token },
+        )
+      ).body,
+    ).toMatchObject({ enabled: false, events: ['service.created'] });
     await createService(api, token, projectId, envId, { name: 'sel-2' });
     await ref.stack.queues.drain();
     expect(at('/selective')).toHaveLength(1);
@@ -153,7 +182,12 @@ describe('webhook delivery', () => {
     expect(second.status).toBe(201);
     await register(token, projectId, '/account-a', ['subscription.changed']);
     await register(token, second.body.id, '/account-b', ['subscription.changed']);
-    const event = { id: crypto.randomUUID(), type: 'subscription.changed' as const, timestamp: new Date().toISOString(), data: { account_id: owner.id } };
+    const event = {
+      id: crypto.randomUUID(),
+      type: 'subscription.changed' as const,
+      timestamp: new Date().toISOString(),
+      data: { account_id: owner.id },
+    };
     await deliverEvent({ account_id: owner.id, event }, appContext());
     expect(at('/account-a').map((r) => JSON.parse(r.body).id)).toEqual([event.id]);
     expect(at('/account-b').map((r) => JSON.parse(r.body).id)).toEqual([event.id]);
@@ -175,11 +209,16 @@ describe('webhook delivery', () => {
     const mails = await readOutbox(ref.stack.dataDir, { to: owner.email });
     expect(mails.filter((m) => m.subject === 'A webhook was disabled')).toHaveLength(1);
     // The audit log: one disablement, by the service, with the reason (however many deliveries failed).
-    const entries = (await api.get(`/projects/${projectId}/audit-log?entity_id=${hook.id}`, { token })).body as Record<string, any>[];
+    const entries = (await api.get(`/projects/${projectId}/audit-log?entity_id=${hook.id}`, { token })).body as Record<
+      string,
+      any
+    >[];
     expect(entries.map((e) => e.action)).toEqual(['webhook.disable', 'webhook.create']);
     expect(entries[0]).toMatchObject({
       actor: { type: 'service', id: null, email: null, is_staff: false },
-      before: { enabled: true, disabled_reason: null }, after: { enabled: false, disabled_reason: 'The endpoint answered 410 Gone' }, summary: { status_code: 410 },
+      before: { enabled: true, disabled_reason: null },
+      after: { enabled: false, disabled_reason: 'The endpoint answered 410 Gone' },
+      summary: { status_code: 410 },
     });
     expect(JSON.stringify(entries)).not.toContain(hook.secret);
     // No retry is scheduled for a 410.
@@ -195,17 +234,38 @@ describe('webhook delivery', () => {
     await ref.stack.queues.drain();
     // Each sweep comes after the attempt it should run, whatever the ±10% jitter: the last (the 9th attempt, 100 h + 20 h ± 2 h) at 125 h, past 5 days of failures.
     for (const h of [1, 3, 8, 24, 48, 72, 100]) await sweepWebhookRetries(later(h * HOUR));
-    expect((await api.get(`/projects/${projectId}/webhooks/${hook.id}`, { token })).body).toMatchObject({ enabled: true, disabled_reason: null });
+    expect((await api.get(`/projects/${projectId}/webhooks/${hook.id}`, { token })).body).toMatchObject({
+      enabled: true,
+      disabled_reason: null,
+    });
     await sweepWebhookRetries(later(125 * HOUR));
     const after = await api.get(`/projects/${projectId}/webhooks/${hook.id}`, { token });
     expect(after.body).toMatchObject({ enabled: false, disabled_reason: 'Every delivery failed for 5 days' });
-    const [entry] = (await api.get(`/projects/${projectId}/audit-log?entity_id=${hook.id}&action=webhook.disable`, { token })).body as Record<string, any>[];
-    expect(entry).toMatchObject({ actor: { type: 'service' }, after: { enabled: false, disabled_reason: 'Every delivery failed for 5 days' }, summary: { status_code: 500, failing_since: expect.any(String) } });
+    const [entry] = (
+      await api.get(`/projects/${projectId}/audit-log?entity_id=${hook.id}&action=webhook.disable`, { token })
+    ).body as Record<string, any>[];
+    expect(entry).toMatchObject({
+      actor: { type: 'service' },
+      after: { enabled: false, disabled_reason: 'Every delivery failed for 5 days' },
+      summary: { status_code: 500, failing_since: expect.any(String) },
+    });
     // Enabling it again is the owner's entry (the disablement's time is the moved clock's, so order by action here).
-    expect((await api.patch(`/projects/${projectId}/webhooks/${hook.id}`, { enabled: true }, { token })).status).toBe(200);
-    const entries = (await api.get(`/projects/${projectId}/audit-log?entity_id=${hook.id}`, { token })).body as Record<string, any>[];
-    expect(entries.map((e) => [e.action, e.actor.type]).sort()).toEqual([['webhook.create', 'account'], ['webhook.disable', 'service'], ['webhook.update', 'account']]);
-    expect(entries.find((e) => e.action === 'webhook.update')).toMatchObject({ before: { enabled: false, disabled_reason: 'Every delivery failed for 5 days' }, after: { enabled: true, disabled_reason: null } });
+    expect((await api.patch(`/projects/${projectId}/webhooks/${hook.id}`, { enabled: true }, { token })).status).toBe(
+      200,
+    );
+    const entries = (await api.get(`/projects/${projectId}/audit-log?entity_id=${hook.id}`, { token })).body as Record<
+      string,
+      any
+    >[];
+    expect(entries.map((e) => [e.action, e.actor.type]).sort()).toEqual([
+      ['webhook.create', 'account'],
+      ['webhook.disable', 'service'],
+      ['webhook.update', 'account'],
+    ]);
+    expect(entries.find((e) => e.action === 'webhook.update')).toMatchObject({
+      before: { enabled: false, disabled_reason: 'Every delivery failed for 5 days' },
+      after: { enabled: true, disabled_reason: null },
+    });
   });
 
   it('rotates the secret: both sign during the grace period', async () => {
@@ -220,14 +280,21 @@ describe('webhook delivery', () => {
     const headers = got.headers as Record<string, string>;
     expect(new StandardWebhook(rotated.body.secret).verify(got.body, headers)).toBeTruthy();
     expect(new StandardWebhook(hook.secret).verify(got.body, headers)).toBeTruthy();
-    expect(headers['x-service-signature']).toBe(`sha256=${createHmac('sha256', rotated.body.secret).update(got.body).digest('hex')}`);
-    expect(headers['x-service-signature-previous']).toBe(`sha256=${createHmac('sha256', hook.secret).update(got.body).digest('hex')}`);
+    expect(headers['x-service-signature']).toBe(
+      `sha256=${createHmac('sha256', rotated.body.secret).update(got.body).digest('hex')}`,
+    );
+    expect(headers['x-service-signature-previous']).toBe(
+      `sha256=${createHmac('sha256', hook.secret).update(got.body).digest('hex')}`,
+    );
   });
 
   it('honours Retry-After and treats a redirect as a failure (never followed)', async () => {
     const { token, projectId, envId } = await ownerWithEnv(api);
     const hook = await register(token, projectId, '/later');
-    script.set('/later', [{ status: 503, headers: { 'retry-after': '7200' } }, { status: 302, headers: { location: `${base}/elsewhere` } }]);
+    script.set('/later', [
+      { status: 503, headers: { 'retry-after': '7200' } },
+      { status: 302, headers: { location: `${base}/elsewhere` } },
+    ]);
     await createService(api, token, projectId, envId, { name: 'later' });
     await ref.stack.queues.drain();
     expect(at('/later')).toHaveLength(1);
@@ -252,7 +319,8 @@ describe('webhook delivery', () => {
     });
     try {
       const url = `${base.replace('127.0.0.1', 'pinned.example')}/pinned`;
-      const hook = (await api.post(`/projects/${projectId}/webhooks`, { url, events: ['service.created'] }, { token })).body;
+      const hook = (await api.post(`/projects/${projectId}/webhooks`, { url, events: ['service.created'] }, { token }))
+        .body;
       const ping = await api.post(`/projects/${projectId}/webhooks/${hook.id}/test`, undefined, { token });
       expect(ping.body).toMatchObject({ success: true, status_code: 200 });
       expect(at('/pinned')).toHaveLength(1);
@@ -269,12 +337,36 @@ describe('webhook delivery', () => {
     // What the events worker had written when it died: the delivery and its safety-net due item, no attempt.
     const now = new Date();
     const guard = new Date(now.getTime() + 2 * MIN).toISOString();
-    const event = { id: crypto.randomUUID(), type: 'service.created', timestamp: now.toISOString(), data: { service_id: crypto.randomUUID(), name: 'x', project_id: projectId, environment_id: envId } };
+    const event = {
+      id: crypto.randomUUID(),
+      type: 'service.created',
+      timestamp: now.toISOString(),
+      data: { service_id: crypto.randomUUID(), name: 'x', project_id: projectId, environment_id: envId },
+    };
     await putItem({
-      PK: `WEBHOOK#${hook.id}`, SK: `DELIVERY#${event.id}`, type: 'webhook_delivery', id: event.id, webhook_id: hook.id, project_id: projectId, event_type: event.type,
-      body: JSON.stringify(event), status: 'pending', attempts: [], next_attempt_at: guard, created_at: event.timestamp, updated_at: event.timestamp,
+      PK: `WEBHOOK#${hook.id}`,
+      SK: `DELIVERY#${event.id}`,
+      type: 'webhook_delivery',
+      id: event.id,
+      webhook_id: hook.id,
+      project_id: projectId,
+      event_type: event.type,
+      body: JSON.stringify(event),
+      status: 'pending',
+      attempts: [],
+      next_attempt_at: guard,
+      created_at: event.timestamp,
+      updated_at: event.timestamp,
     });
-    await putItem({ PK: 'WEBHOOK_RETRIES', SK: `${guard}#${hook.id}#${event.id}`, type: 'webhook_retry', webhook_id: hook.id, project_id: projectId, delivery_id: event.id, due_at: guard });
+    await putItem({
+      PK: 'WEBHOOK_RETRIES',
+      SK: `${guard}#${hook.id}#${event.id}`,
+      type: 'webhook_retry',
+      webhook_id: hook.id,
+      project_id: projectId,
+      delivery_id: event.id,
+      due_at: guard,
+    });
     // The queue hands the message over again: the delivery exists, so the worker sends nothing itself.
     await deliverEvent({ project_id: projectId, event: event as never }, appContext());
     expect(at('/crashed')).toHaveLength(0);

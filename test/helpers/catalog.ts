@@ -27,20 +27,56 @@ export async function newEnv(api: Client, token: string, projectId: string, name
   return res.body.id as string;
 }
 
-export async function createService(api: Client, token: string, projectId: string, envId: string, fields: Record<string, unknown> = {}) {
-  const res = await api.post('/services', { name: `svc-${randomUUID().slice(0, 8)}`, project_id: projectId, environment_id: envId, ...fields }, { token });
+export async function createService(
+  api: Client,
+  token: string,
+  projectId: string,
+  envId: string,
+  fields: Record<string, unknown> = {},
+) {
+  const res = await api.post(
+    '/services',
+    { name: `svc-${randomUUID().slice(0, 8)}`, project_id: projectId, environment_id: envId, ...fields },
+    { token },
+  );
   expect(res.status, res.text).toBe(201);
   return res.body;
 }
 
-export async function createFloor(api: Client, token: string, projectId: string, envId: string, fields: Record<string, unknown> = {}) {
-  const res = await api.post('/service-floors', { project_id: projectId, environment_id: envId, type: 'vm', ...fields }, { token });
+export async function createFloor(
+  api: Client,
+  token: string,
+  projectId: string,
+  envId: string,
+  fields: Record<string, unknown> = {},
+) {
+  const res = await api.post(
+    '/service-floors',
+    { project_id: projectId, environment_id: envId, type: 'vm', ...fields },
+    { token },
+  );
   expect(res.status, res.text).toBe(201);
   return res.body;
 }
 
-export async function createNetwork(api: Client, token: string, projectId: string, envId: string, fields: Record<string, unknown> = {}) {
-  const res = await api.post('/networks', { project_id: projectId, environment_id: envId, name: `net-${randomUUID().slice(0, 8)}`, cidr: '10.0.0.0/24', ...fields }, { token });
+export async function createNetwork(
+  api: Client,
+  token: string,
+  projectId: string,
+  envId: string,
+  fields: Record<string, unknown> = {},
+) {
+  const res = await api.post(
+    '/networks',
+    {
+      project_id: projectId,
+      environment_id: envId,
+      name: `net-${randomUUID().slice(0, 8)}`,
+      cidr: '10.0.0.0/24',
+      ...fields,
+    },
+    { token },
+  );
   expect(res.status, res.text).toBe(201);
   return res.body;
 }
@@ -63,25 +99,73 @@ export async function softDelete(key: { PK: string; SK: string }) {
 export async function putGroup(projectId: string, envId: string, name: string, extra: Record<string, unknown> = {}) {
   const id = randomUUID();
   const now = new Date().toISOString();
-  await put({ ...keys.group(projectId, envId, id), id, name, project_id: projectId, environment_id: envId, updated_at: now, deleted_at: null, ...extra });
+  await put({
+    ...keys.group(projectId, envId, id),
+    id,
+    name,
+    project_id: projectId,
+    environment_id: envId,
+    updated_at: now,
+    deleted_at: null,
+    ...extra,
+  });
   return id;
 }
-export async function putSubgroup(projectId: string, envId: string, groupId: string, name: string, extra: Record<string, unknown> = {}) {
+export async function putSubgroup(
+  projectId: string,
+  envId: string,
+  groupId: string,
+  name: string,
+  extra: Record<string, unknown> = {},
+) {
   const id = randomUUID();
   const now = new Date().toISOString();
-  await put({ ...keys.subgroup(projectId, envId, id), id, name, group_id: groupId, project_id: projectId, environment_id: envId, updated_at: now, deleted_at: null, ...extra });
+  await put({
+    ...keys.subgroup(projectId, envId, id),
+    id,
+    name,
+    group_id: groupId,
+    project_id: projectId,
+    environment_id: envId,
+    updated_at: now,
+    deleted_at: null,
+    ...extra,
+  });
   return id;
 }
 /**
  * A connection as the topology group writes it: the item and its listings (by which a service's or
  * floor's delete finds it); `listed: false` writes the item alone, for a reader of items only.
  */
-export async function putConnection(projectId: string, envId: string, a: [string, string], b: [string, string], chainId: string | null = null, { listed = true } = {}) {
+export async function putConnection(
+  projectId: string,
+  envId: string,
+  a: [string, string],
+  b: [string, string],
+  chainId: string | null = null,
+  { listed = true } = {},
+) {
   const id = randomUUID();
   const now = new Date().toISOString();
   const key = keys.connection(projectId, envId, id);
-  const item = { id, project_id: projectId, environment_id: envId, a_type: a[0], a_id: a[1], b_type: b[0], b_id: b[1], direction: 'none', chain_id: chainId, created_at: now, updated_at: now, deleted_at: null };
-  await Promise.all([put({ ...key, ...item }), ...(listed ? connectionListing.items(connectionEntity.decode(item)) : []).map(put)]);
+  const item = {
+    id,
+    project_id: projectId,
+    environment_id: envId,
+    a_type: a[0],
+    a_id: a[1],
+    b_type: b[0],
+    b_id: b[1],
+    direction: 'none',
+    chain_id: chainId,
+    created_at: now,
+    updated_at: now,
+    deleted_at: null,
+  };
+  await Promise.all([
+    put({ ...key, ...item }),
+    ...(listed ? connectionListing.items(connectionEntity.decode(item)) : []).map(put),
+  ]);
   return key;
 }
 /** A chain (or hub) of connections: the topology group keeps its live member count on it. */
@@ -89,7 +173,16 @@ export async function putChain(projectId: string, envId: string, connectionCount
   const id = randomUUID();
   const now = new Date().toISOString();
   const key = keys.connectionChain(projectId, envId, id);
-  await put({ ...key, id, project_id: projectId, environment_id: envId, group_kind: 'chain', connection_count: connectionCount, updated_at: now, deleted_at: null });
+  await put({
+    ...key,
+    id,
+    project_id: projectId,
+    environment_id: envId,
+    group_kind: 'chain',
+    connection_count: connectionCount,
+    updated_at: now,
+    deleted_at: null,
+  });
   return { id, key };
 }
 /** A link as the topology group writes it: the item and its ends' listings (by which a service's delete finds it); `listed: false` writes the item alone. */
@@ -97,7 +190,16 @@ export async function putLink(projectId: string, envId: string, from: string, to
   const id = randomUUID();
   const now = new Date().toISOString();
   const key = keys.link(projectId, envId, id);
-  const item = { id, project_id: projectId, environment_id: envId, from_service_id: from, to_service_id: to, created_at: now, updated_at: now, deleted_at: null };
+  const item = {
+    id,
+    project_id: projectId,
+    environment_id: envId,
+    from_service_id: from,
+    to_service_id: to,
+    created_at: now,
+    updated_at: now,
+    deleted_at: null,
+  };
   await Promise.all([put({ ...key, ...item }), ...(listed ? linkListing.items(linkEntity.decode(item)) : []).map(put)]);
   return key;
 }

@@ -2,7 +2,12 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { startDeployed, type Deployed, type DeployedOptions } from '../../infra/deployed/start';
-import { adminSecret, LOCAL_ADMIN_SECRET_ARN, LOCAL_STRIPE_SECRET_ARN, synthesizeUnlessCurrent } from '../../infra/deployed/synth';
+import {
+  adminSecret,
+  LOCAL_ADMIN_SECRET_ARN,
+  LOCAL_STRIPE_SECRET_ARN,
+  synthesizeUnlessCurrent,
+} from '../../infra/deployed/synth';
 
 /**
  * What start:deployed's suites pass through to every function (as a tester would): the per-address
@@ -35,9 +40,18 @@ async function holding<T>(lock: string, work: () => Promise<T>): Promise<T> {
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
       const holder = Number(await readFile(join(lock, 'pid'), 'utf8').catch(() => ''));
-      const alive = holder > 0 && (() => { try { return process.kill(holder, 0); } catch { return false; } })();
+      const alive =
+        holder > 0 &&
+        (() => {
+          try {
+            return process.kill(holder, 0);
+          } catch {
+            return false;
+          }
+        })();
       if (holder > 0 && !alive) await rm(lock, { recursive: true, force: true });
-      else if (Date.now() - started > 600_000) throw new Error(`${lock} held for 10 minutes (pid ${holder || 'unknown'})`);
+      else if (Date.now() - started > 600_000)
+        throw new Error(`${lock} held for 10 minutes (pid ${holder || 'unknown'})`);
       else await new Promise((r) => setTimeout(r, 250));
     }
   }
@@ -73,8 +87,17 @@ export async function startTestDeployed(cdkOut: string, opts: Partial<DeployedOp
   const dataDir = await mkdtemp(join(tmpdir(), 'infra-catalog-deployed-'));
   const lines: string[] = [];
   const deployed = await startDeployed({
-    cdkOut, port: 0, dataDir, inMemory: true, env: { PATH: process.env.PATH, ...DEPLOYED_TEST_ENV },
-    extraSecrets: { [LOCAL_ADMIN_SECRET_ARN]: adminSecret(DEPLOYED_STAFF.email, DEPLOYED_STAFF.password) }, log: (line) => { lines.push(line); if (process.env.DEPLOYED_LOG) console.log(line); }, ...opts,
+    cdkOut,
+    port: 0,
+    dataDir,
+    inMemory: true,
+    env: { PATH: process.env.PATH, ...DEPLOYED_TEST_ENV },
+    extraSecrets: { [LOCAL_ADMIN_SECRET_ARN]: adminSecret(DEPLOYED_STAFF.email, DEPLOYED_STAFF.password) },
+    log: (line) => {
+      lines.push(line);
+      if (process.env.DEPLOYED_LOG) console.log(line);
+    },
+    ...opts,
   });
   return {
     ...deployed,

@@ -9,15 +9,23 @@ let ready: Promise<string> | undefined;
 export function testDynamoEndpoint(): Promise<string> {
   ready ??= (async () => {
     const endpoint = process.env.TEST_DYNAMODB_ENDPOINT;
-    if (!endpoint) throw new Error('TEST_DYNAMODB_ENDPOINT is not set: run tests through vitest (global setup starts DynamoDB Local)');
-    const client = new DynamoDBClient({ endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+    if (!endpoint)
+      throw new Error(
+        'TEST_DYNAMODB_ENDPOINT is not set: run tests through vitest (global setup starts DynamoDB Local)',
+      );
+    const client = new DynamoDBClient({
+      endpoint,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    });
     try {
       for (const started = Date.now(); ; ) {
         try {
           await client.send(new ListTablesCommand({ Limit: 1 }));
           return endpoint;
         } catch (err) {
-          if (Date.now() - started > 90_000) throw new Error(`DynamoDB Local did not answer within 90 s at ${endpoint}`, { cause: err });
+          if (Date.now() - started > 90_000)
+            throw new Error(`DynamoDB Local did not answer within 90 s at ${endpoint}`, { cause: err });
           await new Promise((r) => setTimeout(r, 100));
         }
       }

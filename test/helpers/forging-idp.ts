@@ -35,20 +35,30 @@ export async function startForgingIdp(): Promise<ForgingIdp> {
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const idp: ForgingIdp = {
-    issuer, clientId: 'forged-client', clientSecret: 'forged-secret', next: { sub: 'nobody', email: 'nobody@example.com' },
-    stop: () => new Promise<void>((r) => {
-      server.closeAllConnections();
-      server.close(() => r());
-    }),
+    issuer,
+    clientId: 'forged-client',
+    clientSecret: 'forged-secret',
+    next: { sub: 'nobody', email: 'nobody@example.com' },
+    stop: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
   };
   const jwk = { ...(await exportJWK(published.publicKey)), kid: 'k1', alg: 'RS256', use: 'sig' };
   server.on('request', (req, res) => {
     const url = new URL(req.url!, issuer);
-    const json = (body: unknown) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+    const json = (body: unknown) =>
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
     if (url.pathname === '/.well-known/openid-configuration') {
       return json({
-        issuer, authorization_endpoint: `${issuer}/authorize`, token_endpoint: `${issuer}/token`, jwks_uri: `${issuer}/jwks`,
-        response_types_supported: ['code'], subject_types_supported: ['public'], id_token_signing_alg_values_supported: ['RS256'],
+        issuer,
+        authorization_endpoint: `${issuer}/authorize`,
+        token_endpoint: `${issuer}/token`,
+        jwks_uri: `${issuer}/jwks`,
+        response_types_supported: ['code'],
+        subject_types_supported: ['public'],
+        id_token_signing_alg_values_supported: ['RS256'],
       });
     }
     if (url.pathname === '/jwks') return json({ keys: [jwk] });
@@ -67,14 +77,25 @@ export async function startForgingIdp(): Promise<ForgingIdp> {
         const code = new URLSearchParams(body).get('code')!;
         const asked = pending.get(code);
         pending.delete(code);
-        if (!asked) return res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'invalid_grant' }));
+        if (!asked)
+          return res
+            .writeHead(400, { 'content-type': 'application/json' })
+            .end(JSON.stringify({ error: 'invalid_grant' }));
         const f = idp.next;
         const now = Math.floor(Date.now() / 1000);
         const key: CryptoKey = f.otherKey ? other.privateKey : published.privateKey;
-        const idToken = await new SignJWT({ nonce: f.nonce ?? asked.nonce, email: f.email, email_verified: true, ...f.claims })
+        const idToken = await new SignJWT({
+          nonce: f.nonce ?? asked.nonce,
+          email: f.email,
+          email_verified: true,
+          ...f.claims,
+        })
           .setProtectedHeader({ alg: 'RS256', kid: 'k1' })
-          .setIssuer(issuer).setSubject(f.sub).setAudience(f.aud ?? idp.clientId)
-          .setIssuedAt(now - (f.expIn !== undefined && f.expIn < 0 ? 3600 : 0)).setExpirationTime(now + (f.expIn ?? 300))
+          .setIssuer(issuer)
+          .setSubject(f.sub)
+          .setAudience(f.aud ?? idp.clientId)
+          .setIssuedAt(now - (f.expIn !== undefined && f.expIn < 0 ? 3600 : 0))
+          .setExpirationTime(now + (f.expIn ?? 300))
           .sign(key);
         json({ access_token: 'at', token_type: 'Bearer', expires_in: 300, id_token: idToken });
       });

@@ -20,15 +20,30 @@ export interface RequestOptions {
 }
 
 export function client(baseUrl: () => string) {
-  async function call<T = any>(method: string, path: string, body?: unknown, opts: RequestOptions = {}): Promise<ApiResponse<T>> {
+  async function call<T = any>(
+    method: string,
+    path: string,
+    body?: unknown,
+    opts: RequestOptions = {},
+  ): Promise<ApiResponse<T>> {
     const headers: Record<string, string> = { ...opts.headers };
     if (body !== undefined || opts.raw !== undefined) headers['content-type'] ??= 'application/json';
     if (opts.token) headers.authorization = `Bearer ${opts.token}`;
     if (opts.cookie) headers.cookie = opts.cookie;
     // What the API answers, a redirect included (not where it leads).
-    const res = await fetch(baseUrl() + path, { method, headers, body: opts.raw ?? (body === undefined ? undefined : JSON.stringify(body)), redirect: 'manual' });
+    const res = await fetch(baseUrl() + path, {
+      method,
+      headers,
+      body: opts.raw ?? (body === undefined ? undefined : JSON.stringify(body)),
+      redirect: 'manual',
+    });
     const text = await res.text();
-    assertDocumented(method, path, { status: res.status, contentType: res.headers.get('content-type'), text, header: (n) => res.headers.get(n) });
+    assertDocumented(method, path, {
+      status: res.status,
+      contentType: res.headers.get('content-type'),
+      text,
+      header: (n) => res.headers.get(n),
+    });
     let parsed: unknown = text;
     try {
       parsed = text ? JSON.parse(text) : undefined;
@@ -60,5 +75,11 @@ export async function signUp(api: Client, email = uniqueEmail(), password = PASS
   if (reg.status !== 201) throw new Error(`register failed: ${reg.status} ${reg.text}`);
   const login = await api.post('/auth/login', { email, password });
   if (login.status !== 200) throw new Error(`login failed: ${login.status} ${login.text}`);
-  return { id: reg.body.id as string, email, password, token: login.body.access_token as string, refresh: login.body.refresh_token as string };
+  return {
+    id: reg.body.id as string,
+    email,
+    password,
+    token: login.body.access_token as string,
+    refresh: login.body.refresh_token as string,
+  };
 }

@@ -12,10 +12,22 @@ export interface Run {
   ms: number;
 }
 
-const INHERITED = ['INFRACAT_URL', 'INFRACAT_EMAIL', 'INFRACAT_PASSWORD', 'INFRACAT_TOTP_CODE', 'INFRACAT_PROJECT', 'INFRACAT_ENVIRONMENT', 'INFRACAT_TIMEOUT', 'INFRACAT_API_KEY'];
+const INHERITED = [
+  'INFRACAT_URL',
+  'INFRACAT_EMAIL',
+  'INFRACAT_PASSWORD',
+  'INFRACAT_TOTP_CODE',
+  'INFRACAT_PROJECT',
+  'INFRACAT_ENVIRONMENT',
+  'INFRACAT_TIMEOUT',
+  'INFRACAT_API_KEY',
+];
 
 /** Runs `infracat args…` with only the INFRACAT_* variables given in `env` and a config folder; `input` goes to its stdin. */
-export function runInfracat(args: string[], opts: { configDir: string; env?: Record<string, string>; input?: string }): Promise<Run> {
+export function runInfracat(
+  args: string[],
+  opts: { configDir: string; env?: Record<string, string>; input?: string },
+): Promise<Run> {
   const env: Record<string, string | undefined> = { ...process.env, INFRACAT_CONFIG_DIR: opts.configDir };
   for (const k of INHERITED) delete env[k];
   Object.assign(env, opts.env);

@@ -3,7 +3,10 @@ import { workerTable } from '../../functions/workers';
 import { recordById } from '#domain/impex';
 
 /** Holds the next job the jobs worker is handed (of those `holds` picks) until `release`; every other job passes. */
-export async function holdingFirstJob<T>(body: (release: () => void) => Promise<T>, holds: (e: SQSEvent) => Promise<boolean> = async () => true): Promise<T> {
+export async function holdingFirstJob<T>(
+  body: (release: () => void) => Promise<T>,
+  holds: (e: SQSEvent) => Promise<boolean> = async () => true,
+): Promise<T> {
   const jobs = workerTable.jobs!;
   let release!: () => void;
   const gate = new Promise<void>((r) => (release = r));

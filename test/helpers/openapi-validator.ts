@@ -46,7 +46,8 @@ export interface Answer {
 }
 
 // ajv-formats is CommonJS: its default export arrives wrapped under ESM.
-const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule) as unknown as (ajv: Ajv2020) => void;
+const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ??
+  addFormatsModule) as unknown as (ajv: Ajv2020) => void;
 
 /** Inlines `#/components/...` references (the document's own; zod's `#/$defs/...` stay for ajv). */
 function deref(doc: Doc, node: Json, seen: string[] = []): Json {
@@ -58,7 +59,10 @@ function deref(doc: Doc, node: Json, seen: string[] = []): Json {
     const target = ref
       .slice(2)
       .split('/')
-      .reduce<Json>((at, key) => (at as Record<string, Json>)[key.replace(/~1/g, '/').replace(/~0/g, '~')], doc as unknown as Json);
+      .reduce<Json>(
+        (at, key) => (at as Record<string, Json>)[key.replace(/~1/g, '/').replace(/~0/g, '~')],
+        doc as unknown as Json,
+      );
     if (target === undefined) throw new Error(`unresolved reference ${ref}`);
     return deref(doc, target, [...seen, ref]);
   }
@@ -68,7 +72,9 @@ function deref(doc: Doc, node: Json, seen: string[] = []): Json {
 function compileOperation(method: string, template: string, responses: Record<string, Json>): Operation {
   const segments = template.split('/').filter(Boolean);
   const params = segments.filter((s) => /^\{\w+\}$/.test(s)).length;
-  const source = segments.map((s) => (/^\{\w+\}$/.test(s) ? '[^/]+' : s.replace(/[.*+?^$()|[\]\\-]/g, '\\$&'))).join('/');
+  const source = segments
+    .map((s) => (/^\{\w+\}$/.test(s) ? '[^/]+' : s.replace(/[.*+?^$()|[\]\\-]/g, '\\$&')))
+    .join('/');
   return { method, template, pattern: new RegExp(`^/${source}/?$`), literals: segments.length - params, responses };
 }
 
@@ -76,7 +82,9 @@ export function responseValidator(doc: Doc) {
   const ajv = new Ajv2020({ allErrors: true, strict: false, validateFormats: true });
   addFormats(ajv);
   const operations = Object.entries(doc.paths)
-    .flatMap(([template, ops]) => Object.entries(ops).map(([method, op]) => compileOperation(method.toUpperCase(), template, op.responses)))
+    .flatMap(([template, ops]) =>
+      Object.entries(ops).map(([method, op]) => compileOperation(method.toUpperCase(), template, op.responses)),
+    )
     .sort((a, b) => b.literals - a.literals);
   const errorSchema = deref(doc, { $ref: '#/components/schemas/Error' });
   const compiled = new Map<string, ValidateFunction>();
@@ -100,28 +108,41 @@ export function responseValidator(doc: Doc) {
       }
     };
     const validate = (key: string, schema: Json): string[] => {
-      if (!isJson) return [`body is not JSON (content-type ${answer.contentType ?? 'none'}) but a JSON schema is declared`];
+      if (!isJson)
+        return [`body is not JSON (content-type ${answer.contentType ?? 'none'}) but a JSON schema is declared`];
       const parsed = body();
       if (!parsed.ok) return ['body is not valid JSON'];
       const fn = validatorFor(key, schema);
-      return fn(parsed.value) ? [] : [`body does not match the declared schema: ${ajv.errorsText(fn.errors, { separator: '; ' })}`];
+      return fn(parsed.value)
+        ? []
+        : [`body does not match the declared schema: ${ajv.errorsText(fn.errors, { separator: '; ' })}`];
     };
     if (!op) {
       if (answer.status === 404) return validate('unknown route 404', errorSchema as Json);
       // A path the document has, asked with a method it lacks: 405 with the methods it has.
       if (answer.status === 405) {
-        const allowed = [...new Set(operations.filter((o) => o.pattern.test(path)).map((o) => o.method))].sort().join(', ');
+        const allowed = [...new Set(operations.filter((o) => o.pattern.test(path)).map((o) => o.method))]
+          .sort()
+          .join(', ');
         const allow = answer.header?.('allow')?.split(', ').sort().join(', ');
-        if (!allowed || allow !== allowed) return [`405 for ${method} ${path} with Allow ${allow}, but the document has ${allowed || 'no operation there'}`];
+        if (!allowed || allow !== allowed)
+          return [
+            `405 for ${method} ${path} with Allow ${allow}, but the document has ${allowed || 'no operation there'}`,
+          ];
         return validate('unknown method 405', errorSchema as Json);
       }
       return [`no operation in openapi.json for ${method} ${path}, and the answer is ${answer.status}, not 404 or 405`];
     }
     const declared = op.responses[String(answer.status)];
     if (declared === undefined) {
-      return [`status ${answer.status} is not declared for ${op.method} ${op.template} (declared: ${Object.keys(op.responses).join(', ')})`];
+      return [
+        `status ${answer.status} is not declared for ${op.method} ${op.template} (declared: ${Object.keys(op.responses).join(', ')})`,
+      ];
     }
-    const response = deref(doc, declared) as { headers?: Record<string, { required?: boolean }>; content?: Record<string, { schema?: Json }> };
+    const response = deref(doc, declared) as {
+      headers?: Record<string, { required?: boolean }>;
+      content?: Record<string, { schema?: Json }>;
+    };
     const missingHeaders = Object.entries(response.headers ?? {})
       .filter(([name, h]) => h.required && answer.header && answer.header(name) === null)
       .map(([name]) => `required header ${name} is missing`);
@@ -129,7 +150,10 @@ export function responseValidator(doc: Doc) {
     if (schema === undefined) return missingHeaders;
     // A shared response (`#/components/responses/NotFound`) is compiled once for every operation using it.
     const ref = (declared as { $ref?: unknown }).$ref;
-    return [...missingHeaders, ...validate(typeof ref === 'string' ? ref : `${op.method} ${op.template} ${answer.status}`, schema)];
+    return [
+      ...missingHeaders,
+      ...validate(typeof ref === 'string' ? ref : `${op.method} ${op.template} ${answer.status}`, schema),
+    ];
   }
 
   return { check };
@@ -143,15 +167,22 @@ let shared: ReturnType<typeof responseValidator> | undefined;
  * file (one JSON line each) instead of thrown: a whole-suite sweep that does not stop at the first.
  */
 export function assertDocumented(method: string, path: string, answer: Answer): void {
-  shared ??= responseValidator(JSON.parse(readFileSync(join(import.meta.dirname, '../../openapi.json'), 'utf8')) as Doc);
+  shared ??= responseValidator(
+    JSON.parse(readFileSync(join(import.meta.dirname, '../../openapi.json'), 'utf8')) as Doc,
+  );
   const problems = shared.check(method, path, answer);
   if (!problems.length) return;
   const file = process.env.OPENAPI_FINDINGS_FILE;
   if (file) {
-    appendFileSync(file, `${JSON.stringify({ method, path, status: answer.status, problems, body: answer.text.slice(0, 300), test: testName() })}\n`);
+    appendFileSync(
+      file,
+      `${JSON.stringify({ method, path, status: answer.status, problems, body: answer.text.slice(0, 300), test: testName() })}\n`,
+    );
     return;
   }
-  throw new Error(`OpenAPI response validation: ${method} ${path} answered ${answer.status}: ${problems.join(' | ')}\nbody: ${answer.text.slice(0, 500)}`);
+  throw new Error(
+    `OpenAPI response validation: ${method} ${path} answered ${answer.status}: ${problems.join(' | ')}\nbody: ${answer.text.slice(0, 500)}`,
+  );
 }
 
 function testName(): string | undefined {

@@ -18,7 +18,9 @@ export async function readOutbox(dataDir: string, filter: { to?: string } = {}):
   const files = (await readdir(dir).catch(() => [] as string[])).filter((f) => f.endsWith('.json'));
   // File names are `<ISO time>-<pid>-<sequence>.json`: numeric collation keeps same-millisecond mails in order.
   files.sort((a, b) => a.localeCompare(b, 'en', { numeric: true }));
-  const mails = await Promise.all(files.map(async (f) => JSON.parse(await readFile(join(dir, f), 'utf8')) as OutboxMail));
+  const mails = await Promise.all(
+    files.map(async (f) => JSON.parse(await readFile(join(dir, f), 'utf8')) as OutboxMail),
+  );
   const to = filter.to?.toLowerCase();
   return to ? mails.filter((m) => m.to.toLowerCase() === to) : mails;
 }

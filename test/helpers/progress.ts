@@ -51,4 +51,8 @@ export async function followProgress(url: string, release: () => Promise<void>):
 
 /** The HTTP status a WebSocket upgrade to `url` is refused with (-1 when it fails otherwise). */
 export const refusedUpgrade = (url: string) =>
-  new Promise<number>((resolve) => new WebSocket(url).on('unexpected-response', (_req, r) => resolve(r.statusCode ?? 0)).on('error', () => resolve(-1)));
+  new Promise<number>((resolve) =>
+    new WebSocket(url)
+      .on('unexpected-response', (_req, r) => resolve(r.statusCode ?? 0))
+      .on('error', () => resolve(-1)),
+  );

@@ -30,6 +30,9 @@ export default class LongFirstSequencer extends BaseSequencer {
       const long = LONG.findIndex((re) => re.test(spec.moduleId));
       return long >= 0 ? long : LONG.length + (spec.project.config.isolate ? 1 : 0);
     };
-    return sorted.map((spec, i) => ({ spec, i })).sort((a, b) => rank(a.spec) - rank(b.spec) || a.i - b.i).map(({ spec }) => spec);
+    return sorted
+      .map((spec, i) => ({ spec, i }))
+      .sort((a, b) => rank(a.spec) - rank(b.spec) || a.i - b.i)
+      .map(({ spec }) => spec);
   }
 }

@@ -47,7 +47,11 @@ export const totpCode = (secret: string, at: Date) => generate({ secret, epoch: 
 /** Provisions and enrols an authenticator for the signed-in account; returns its secret. */
 export async function enrolAuthenticator(api: Client, token: string, at: Date, name = 'Phone'): Promise<string> {
   const { body } = await api.post('/auth/totp/provision', undefined, { token });
-  const res = await api.post('/auth/totp/verify', { secret: body.secret, code: await totpCode(body.secret, at), name }, { token });
+  const res = await api.post(
+    '/auth/totp/verify',
+    { secret: body.secret, code: await totpCode(body.secret, at), name },
+    { token },
+  );
   if (res.status !== 204) throw new Error(`enrolment failed: ${res.status} ${res.text}`);
   return body.secret as string;
 }
@@ -57,28 +61,45 @@ export async function enrolAuthenticator(api: Client, token: string, at: Date, n
  * source IP from the socket, so this is how a test looks like another client. `headers` add to
  * the JSON content type (a `user-agent` makes it look like another device).
  */
-export function requestFrom(localAddress: string, baseUrl: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
+export function requestFrom(
+  localAddress: string,
+  baseUrl: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+) {
   const url = new URL(path, baseUrl);
   const payload = body === undefined ? '' : JSON.stringify(body);
   const sent: Record<string, string | number> = { ...headers, 'content-length': Buffer.byteLength(payload) };
   if (body !== undefined) sent['content-type'] = 'application/json';
-  return new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: any }>((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port: url.port, path: url.pathname + url.search, method, localAddress, headers: sent }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text ? JSON.parse(text) : undefined });
-      });
-    });
-    req.on('error', reject);
-    req.end(payload);
-  });
+  return new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: any }>(
+    (resolve, reject) => {
+      const req = request(
+        { host: '127.0.0.1', port: url.port, path: url.pathname + url.search, method, localAddress, headers: sent },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => {
+            const text = Buffer.concat(chunks).toString('utf8');
+            resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text ? JSON.parse(text) : undefined });
+          });
+        },
+      );
+      req.on('error', reject);
+      req.end(payload);
+    },
+  );
 }
 
 /** A JSON POST from a chosen loopback source address (see `requestFrom`). */
-export const postFrom = (localAddress: string, baseUrl: string, path: string, body: unknown, headers?: Record<string, string>) =>
-  requestFrom(localAddress, baseUrl, 'POST', path, body, headers);
+export const postFrom = (
+  localAddress: string,
+  baseUrl: string,
+  path: string,
+  body: unknown,
+  headers?: Record<string, string>,
+) => requestFrom(localAddress, baseUrl, 'POST', path, body, headers);
 
 /** Signs in; answers the raw response (tests look at status and detail). */
 export const login = (api: Client, email: string, password: string, totp_code?: string) =>

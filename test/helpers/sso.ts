@@ -6,8 +6,29 @@ import type { DnsStandIn } from '../../infra/local/dns-stand-in';
 export const randomDomain = () => `corp-${randomBytes(4).toString('hex')}.test`;
 
 /** A connection to `idp` with `domains`, each verified through the DNS stand-in (unless `unverified`). */
-export async function connect(api: Client, token: string, projectId: string, idp: { issuer: string; clientId: string; clientSecret: string }, dns: DnsStandIn, domains: string[], extra: Record<string, unknown> = {}, unverified: string[] = []) {
-  const put = await api.put(`/projects/${projectId}/sso`, { issuer: idp.issuer, client_id: idp.clientId, client_secret: idp.clientSecret, domains, required: false, jit_role: null, ...extra }, { token });
+export async function connect(
+  api: Client,
+  token: string,
+  projectId: string,
+  idp: { issuer: string; clientId: string; clientSecret: string },
+  dns: DnsStandIn,
+  domains: string[],
+  extra: Record<string, unknown> = {},
+  unverified: string[] = [],
+) {
+  const put = await api.put(
+    `/projects/${projectId}/sso`,
+    {
+      issuer: idp.issuer,
+      client_id: idp.clientId,
+      client_secret: idp.clientSecret,
+      domains,
+      required: false,
+      jit_role: null,
+      ...extra,
+    },
+    { token },
+  );
   expect(put.status, put.text).toBe(200);
   for (const d of put.body.domains as { domain: string; txt_name: string; txt_value: string }[]) {
     if (unverified.includes(d.domain)) continue;
@@ -43,7 +64,12 @@ export async function throughIdp(authorizationUrl: string, sub: string, callback
     let res = await fetch(url, { redirect: 'manual', headers: { cookie: jar.header() } });
     jar.take(res);
     if (res.status === 200 && url.includes('/interaction/')) {
-      res = await fetch(url, { method: 'POST', redirect: 'manual', headers: { cookie: jar.header(), 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ login: sub }) });
+      res = await fetch(url, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { cookie: jar.header(), 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ login: sub }),
+      });
       jar.take(res);
     }
     const location = res.headers.get('location');
@@ -54,11 +80,17 @@ export async function throughIdp(authorizationUrl: string, sub: string, callback
 }
 
 /** The whole browser side of a sign-in: start, the IdP, the callback. Answers the callback's response. */
-export async function ssoFlow(api: Client, baseUrl: string, opts: { email: string; sub: string; returnTo?: string; startUrl?: string; otherBrowser?: boolean }) {
+export async function ssoFlow(
+  api: Client,
+  baseUrl: string,
+  opts: { email: string; sub: string; returnTo?: string; startUrl?: string; otherBrowser?: boolean },
+) {
   let authorizationUrl = opts.startUrl;
   let cookie: string | undefined;
   if (!authorizationUrl) {
-    const start = await api.get(`/auth/sso/start?${new URLSearchParams({ email: opts.email, return_to: opts.returnTo ?? `${baseUrl}/signed-in` })}`);
+    const start = await api.get(
+      `/auth/sso/start?${new URLSearchParams({ email: opts.email, return_to: opts.returnTo ?? `${baseUrl}/signed-in` })}`,
+    );
     expect(start.status, start.text).toBe(302);
     authorizationUrl = start.headers.get('location')!;
     // the browser keeps the binding cookie the start set (another browser has none)
@@ -67,8 +99,14 @@ export async function ssoFlow(api: Client, baseUrl: string, opts: { email: strin
   const callback = await throughIdp(authorizationUrl, opts.sub, `${baseUrl}/auth/sso/callback`);
   const path = callback.slice(baseUrl.length);
   const res = await api.get(path, { cookie });
-  return { res, callbackPath: path, cookie, loginCode: res.status === 302 ? new URL(res.headers.get('location')!).searchParams.get('login_code') : null };
+  return {
+    res,
+    callbackPath: path,
+    cookie,
+    loginCode: res.status === 302 ? new URL(res.headers.get('location')!).searchParams.get('login_code') : null,
+  };
 }
 
 /** The `sso_binding` cookie of a start's answer, as a Cookie header. */
-export const bindingCookie = (setCookies: string[]) => setCookies.map((c) => c.split(';')[0]).find((c) => c.startsWith('sso_binding='));
+export const bindingCookie = (setCookies: string[]) =>
+  setCookies.map((c) => c.split(';')[0]).find((c) => c.startsWith('sso_binding='));

@@ -36,7 +36,17 @@ export async function startTestStack(env: Record<string, string> = {}, opts: Sta
     withoutHttp: opts.withoutHttp,
     clock: opts.clock,
     // No deadline timer: tests that need the sweep run it themselves, with their clock.
-    env: { TABLE_NAME: `test-${randomUUID()}`, LOCAL_DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'silent', LOCAL_DEADLINE_SWEEP_SECONDS: '0', LOCAL_OUTBOX_POLL_MS: '0', LOCAL_WEBHOOK_RETRY_SWEEP_SECONDS: '0', ...UNLIMITED_SIGN_IN, ...env },
+    env: {
+      TABLE_NAME: `test-${randomUUID()}`,
+      LOCAL_DATA_DIR: dataDir,
+      PORT: '0',
+      LOG_LEVEL: 'silent',
+      LOCAL_DEADLINE_SWEEP_SECONDS: '0',
+      LOCAL_OUTBOX_POLL_MS: '0',
+      LOCAL_WEBHOOK_RETRY_SWEEP_SECONDS: '0',
+      ...UNLIMITED_SIGN_IN,
+      ...env,
+    },
   });
   return {
     ...stack,

@@ -12,7 +12,11 @@ export default class SummaryReporter implements Reporter {
         else counts.skipped++;
       }
       // A file that failed outside its tests (to load, or in a hook, its tests then reported skipped): one failure more.
-      if (module.state() === 'failed' && ![...module.children.allTests()].some((test) => test.result().state === 'failed')) counts.failed++;
+      if (
+        module.state() === 'failed' &&
+        ![...module.children.allTests()].some((test) => test.result().state === 'failed')
+      )
+        counts.failed++;
     }
     process.stdout.write(`\n${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped\n`);
   }

@@ -14,7 +14,15 @@ export async function copyTable(from: string, to: string, segments = 4): Promise
     Array.from({ length: segments }, async (_, Segment) => {
       let ExclusiveStartKey: Record<string, unknown> | undefined;
       do {
-        const page = await ddb().send(new ScanCommand({ TableName: from, Segment, TotalSegments: segments, ExclusiveStartKey, ConsistentRead: true }));
+        const page = await ddb().send(
+          new ScanCommand({
+            TableName: from,
+            Segment,
+            TotalSegments: segments,
+            ExclusiveStartKey,
+            ConsistentRead: true,
+          }),
+        );
         const items = page.Items ?? [];
         for (let i = 0; i < items.length; i += 25) {
           let pending: unknown[] = items.slice(i, i + 25).map((Item) => ({ PutRequest: { Item } }));

@@ -11,7 +11,13 @@ export async function projectWithEnv(api: Client, token: string, name = `p-${Mat
 }
 
 /** Gives `userId` a role in an environment (as the project owner, which also makes them a member). */
-export async function grantRole(api: Client, ownerToken: string, envId: string, userId: string, role: 'administrator' | 'manager' | 'viewer') {
+export async function grantRole(
+  api: Client,
+  ownerToken: string,
+  envId: string,
+  userId: string,
+  role: 'administrator' | 'manager' | 'viewer',
+) {
   const res = await api.post(`/environments/${envId}/roles`, { user_id: userId, role }, { token: ownerToken });
   expect(res.status, res.text).toBe(201);
   return res.body;

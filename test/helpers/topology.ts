@@ -12,14 +12,26 @@ export async function ownerWithEnv(api: Client) {
   return { owner, projectId, envId };
 }
 
-export async function addEnv(api: Client, token: string, projectId: string, name = `env-${Math.random().toString(36).slice(2, 8)}`) {
+export async function addEnv(
+  api: Client,
+  token: string,
+  projectId: string,
+  name = `env-${Math.random().toString(36).slice(2, 8)}`,
+) {
   const res = await api.post('/environments', { name, project_id: projectId }, { token });
   expect(res.status, res.text).toBe(201);
   return res.body.id as string;
 }
 
 /** Creates a service through the API; returns its id. */
-export async function addService(api: Client, token: string, projectId: string, envId: string, name: string, fields: Record<string, unknown> = {}) {
+export async function addService(
+  api: Client,
+  token: string,
+  projectId: string,
+  envId: string,
+  name: string,
+  fields: Record<string, unknown> = {},
+) {
   const res = await api.post('/services', { name, project_id: projectId, environment_id: envId, ...fields }, { token });
   expect(res.status, res.text).toBe(201);
   return res.body.id as string;
@@ -27,7 +39,11 @@ export async function addService(api: Client, token: string, projectId: string, 
 
 /** Creates a service floor (a VM) through the API; returns its id. */
 export async function addFloor(api: Client, token: string, projectId: string, envId: string, hostname: string) {
-  const res = await api.post('/service-floors', { project_id: projectId, environment_id: envId, type: 'vm', hostname }, { token });
+  const res = await api.post(
+    '/service-floors',
+    { project_id: projectId, environment_id: envId, type: 'vm', hostname },
+    { token },
+  );
   expect(res.status, res.text).toBe(201);
   return res.body.id as string;
 }
@@ -39,7 +55,11 @@ export async function connect(api: Client, token: string, body: Record<string, u
 }
 
 export async function link(api: Client, token: string, projectId: string, envId: string, from: string, to: string) {
-  const res = await api.post('/service-links', { project_id: projectId, environment_id: envId, from_service_id: from, to_service_id: to }, { token });
+  const res = await api.post(
+    '/service-links',
+    { project_id: projectId, environment_id: envId, from_service_id: from, to_service_id: to },
+    { token },
+  );
   expect(res.status, res.text).toBe(201);
   return res.body;
 }

@@ -23,9 +23,19 @@ const REDOC = servedScript(readFileSync(join(ROOT, 'node_modules/redoc/bundles/r
 beforeAll(async () => {
   mkdirSync(asset, { recursive: true });
   await build({
-    entryPoints: [join(ROOT, ENTRY)], outfile: join(asset, 'index.mjs'), bundle: true, platform: 'node', format: 'esm', target: 'node24', minify: true,
-    banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
-    external: ['@aws-sdk/*', '@node-rs/argon2'], logLevel: 'error', absWorkingDir: ROOT,
+    entryPoints: [join(ROOT, ENTRY)],
+    outfile: join(asset, 'index.mjs'),
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node24',
+    minify: true,
+    banner: {
+      js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
+    },
+    external: ['@aws-sdk/*', '@node-rs/argon2'],
+    logLevel: 'error',
+    absWorkingDir: ROOT,
   });
 });
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -33,15 +43,22 @@ afterAll(() => rmSync(work, { recursive: true, force: true }));
 /** One invocation of the bundled handler in a fresh node. */
 function invoke(path: string): { statusCode: number; headers: Record<string, string>; body: string } {
   const event = apiEvent({ method: 'GET', url: path, routeKey: `GET ${path.split('?')[0]}` });
-  const script = 'const { handler } = await import(process.argv[1]); process.stdout.write(JSON.stringify(await handler(JSON.parse(process.argv[2]), { awsRequestId: "test" })));';
-  const out = execFileSync(process.execPath, ['--input-type=module', '-e', script, join(asset, 'index.mjs'), JSON.stringify(event)], {
-    cwd: work, env: { ...process.env, AWS_REGION: 'us-east-1', LOG_LEVEL: 'silent' }, maxBuffer: 16 * 1024 * 1024,
-  });
+  const script =
+    'const { handler } = await import(process.argv[1]); process.stdout.write(JSON.stringify(await handler(JSON.parse(process.argv[2]), { awsRequestId: "test" })));';
+  const out = execFileSync(
+    process.execPath,
+    ['--input-type=module', '-e', script, join(asset, 'index.mjs'), JSON.stringify(event)],
+    {
+      cwd: work,
+      env: { ...process.env, AWS_REGION: 'us-east-1', LOG_LEVEL: 'silent' },
+      maxBuffer: 16 * 1024 * 1024,
+    },
+  );
   return JSON.parse(out.toString());
 }
 
 describe('the docs function bundle', () => {
-  it('serves the page and the Redoc script copied beside it by the stack\'s afterBundling commands (and fails without them)', () => {
+  it("serves the page and the Redoc script copied beside it by the stack's afterBundling commands (and fails without them)", () => {
     expect(invoke('/docs/redoc.standalone.js').statusCode).toBe(500); // nothing copied yet: the file is not bundled in
 
     for (const command of afterBundlingCommands(ENTRY, ROOT, asset)) execFileSync('sh', ['-c', command]);
@@ -50,12 +67,20 @@ describe('the docs function bundle', () => {
     expect(page.headers['content-type']).toBe('text/html; charset=utf-8');
     const src = /<script src="([^"]+)"/.exec(page.body)![1];
     const script = invoke(src);
-    expect([script.statusCode, script.headers['content-type'], script.headers['cache-control']]).toEqual([200, 'application/javascript; charset=utf-8', 'public, max-age=31536000, immutable']);
+    expect([script.statusCode, script.headers['content-type'], script.headers['cache-control']]).toEqual([
+      200,
+      'application/javascript; charset=utf-8',
+      'public, max-age=31536000, immutable',
+    ]);
     expect(script.body).toBe(REDOC);
   });
 
   it('copies the script only beside the docs function', () => {
-    expect(afterBundlingCommands(ENTRY, ROOT, '/out').filter((c) => c.includes('redoc'))).toEqual([`cp "${ROOT}/node_modules/redoc/bundles/redoc.standalone.js" "/out/"`]);
-    expect(afterBundlingCommands('functions/auth/handler.ts', ROOT, '/out').some((c) => c.includes('redoc'))).toBe(false);
+    expect(afterBundlingCommands(ENTRY, ROOT, '/out').filter((c) => c.includes('redoc'))).toEqual([
+      `cp "${ROOT}/node_modules/redoc/bundles/redoc.standalone.js" "/out/"`,
+    ]);
+    expect(afterBundlingCommands('functions/auth/handler.ts', ROOT, '/out').some((c) => c.includes('redoc'))).toBe(
+      false,
+    );
   });
 });

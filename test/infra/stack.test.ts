@@ -23,7 +23,10 @@ let template: Template;
 
 /** A stack in its own app (own cloud assembly folder under `outdir`). */
 function synth(props: CatalogStackProps = {}): { stack: CatalogStack; template: Template } {
-  const app = new App({ outdir: mkdtempSync(join(outdir, 'app-')), context: { ...context, 'aws:cdk:bundling-stacks': [] } });
+  const app = new App({
+    outdir: mkdtempSync(join(outdir, 'app-')),
+    context: { ...context, 'aws:cdk:bundling-stacks': [] },
+  });
   const s = new CatalogStack(app, 'Test', props);
   return { stack: s, template: Template.fromStack(s) };
 }
@@ -44,13 +47,34 @@ describe('CatalogStack', () => {
     template.resourceCountIs('AWS::DynamoDB::Table', 1);
     template.hasResourceProperties('AWS::DynamoDB::Table', {
       BillingMode: 'PAY_PER_REQUEST',
-      KeySchema: [{ AttributeName: 'PK', KeyType: 'HASH' }, { AttributeName: 'SK', KeyType: 'RANGE' }],
+      KeySchema: [
+        { AttributeName: 'PK', KeyType: 'HASH' },
+        { AttributeName: 'SK', KeyType: 'RANGE' },
+      ],
       PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
       TimeToLiveSpecification: { AttributeName: 'expires_at_epoch', Enabled: true },
       GlobalSecondaryIndexes: [
-        Match.objectLike({ IndexName: 'GSI1', KeySchema: [{ AttributeName: 'GSI1PK', KeyType: 'HASH' }, { AttributeName: 'GSI1SK', KeyType: 'RANGE' }] }),
-        Match.objectLike({ IndexName: 'GSI2', KeySchema: [{ AttributeName: 'GSI2PK', KeyType: 'HASH' }, { AttributeName: 'GSI2SK', KeyType: 'RANGE' }] }),
-        Match.objectLike({ IndexName: 'GSI3', KeySchema: [{ AttributeName: 'GSI3PK', KeyType: 'HASH' }, { AttributeName: 'GSI3SK', KeyType: 'RANGE' }] }),
+        Match.objectLike({
+          IndexName: 'GSI1',
+          KeySchema: [
+            { AttributeName: 'GSI1PK', KeyType: 'HASH' },
+            { AttributeName: 'GSI1SK', KeyType: 'RANGE' },
+          ],
+        }),
+        Match.objectLike({
+          IndexName: 'GSI2',
+          KeySchema: [
+            { AttributeName: 'GSI2PK', KeyType: 'HASH' },
+            { AttributeName: 'GSI2SK', KeyType: 'RANGE' },
+          ],
+        }),
+        Match.objectLike({
+          IndexName: 'GSI3',
+          KeySchema: [
+            { AttributeName: 'GSI3PK', KeyType: 'HASH' },
+            { AttributeName: 'GSI3SK', KeyType: 'RANGE' },
+          ],
+        }),
       ],
     });
   });
@@ -60,25 +84,41 @@ describe('CatalogStack', () => {
     expect(Object.keys(stack.httpFunctions).sort()).toEqual(groupsWithFunctions.sort());
     expect(stack.httpFunctions.account).toBeUndefined(); // no routes yet → no function
     const ours = groupsWithFunctions.length + workers + 6; // + the deadline sweep, the webhook retry sweep, the outbox reader, the progress WebSocket's authorizer and connections, the seeding function
-    template.resourcePropertiesCountIs('AWS::Lambda::Function', { Runtime: 'nodejs24.x', Architectures: ['arm64'], Handler: 'index.handler' }, ours);
+    template.resourcePropertiesCountIs(
+      'AWS::Lambda::Function',
+      { Runtime: 'nodejs24.x', Architectures: ['arm64'], Handler: 'index.handler' },
+      ours,
+    );
     template.resourceCountIs('AWS::Lambda::Function', ours + 2); // + CDK's Trigger provider and its BucketDeployment provider (the dashboard)
     template.hasResourceProperties('AWS::Lambda::Function', {
       Environment: {
         Variables: Match.objectLike({
-          STAGE: 'cloud', MAIL_TRANSPORT: 'ses', NODE_OPTIONS: '--enable-source-maps',
-          TABLE_NAME: Match.anyValue(), BUCKET_NAME: Match.anyValue(), SIGNING_KEY_SECRET_ARN: Match.anyValue(), TOTP_KMS_KEY_ID: Match.anyValue(),
-          JOBS_QUEUE_URL: Match.anyValue(), EVENTS_QUEUE_URL: Match.anyValue(), MAIL_QUEUE_URL: Match.anyValue(),
+          STAGE: 'cloud',
+          MAIL_TRANSPORT: 'ses',
+          NODE_OPTIONS: '--enable-source-maps',
+          TABLE_NAME: Match.anyValue(),
+          BUCKET_NAME: Match.anyValue(),
+          SIGNING_KEY_SECRET_ARN: Match.anyValue(),
+          TOTP_KMS_KEY_ID: Match.anyValue(),
+          JOBS_QUEUE_URL: Match.anyValue(),
+          EVENTS_QUEUE_URL: Match.anyValue(),
+          MAIL_QUEUE_URL: Match.anyValue(),
         }),
       },
     });
     // Workers consume their queue with partial batch failures.
-    template.resourcePropertiesCountIs('AWS::Lambda::EventSourceMapping', { FunctionResponseTypes: ['ReportBatchItemFailures'] }, workers + 1); // + the outbox reader
+    template.resourcePropertiesCountIs(
+      'AWS::Lambda::EventSourceMapping',
+      { FunctionResponseTypes: ['ReportBatchItemFailures'] },
+      workers + 1,
+    ); // + the outbox reader
   });
 
   it('routes every entry of the route table, plus $default to the fallback group', () => {
     // Every HTTP route and $default, plus the progress WebSocket's $connect, $disconnect and $default.
     template.resourceCountIs('AWS::ApiGatewayV2::Route', allRoutes().length + 1 + 3);
-    for (const { route } of allRoutes()) template.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: `${route.method} ${route.path}` });
+    for (const { route } of allRoutes())
+      template.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: `${route.method} ${route.path}` });
     template.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: 'POST /auth/login' });
     template.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: 'GET /openapi.json' });
     template.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: '$default' });
@@ -89,31 +129,62 @@ describe('CatalogStack', () => {
     // The API reference page and its script: the docs function answers them.
     expect(target('GET /docs')).toEqual(target('GET /openapi.json'));
     expect(target('GET /docs/redoc.standalone.js')).toEqual(target('GET /openapi.json'));
-    template.hasResourceProperties('AWS::ApiGatewayV2::Stage', { StageName: '$default', AutoDeploy: true, AccessLogSettings: Match.objectLike({ DestinationArn: Match.anyValue() }) });
+    template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
+      StageName: '$default',
+      AutoDeploy: true,
+      AccessLogSettings: Match.objectLike({ DestinationArn: Match.anyValue() }),
+    });
     template.hasOutput('ApiUrl', {});
   });
 
   it('has a queue and an SSL-only DLQ per queue name, alarmed on depth', () => {
     template.resourceCountIs('AWS::SQS::Queue', 6);
-    template.resourcePropertiesCountIs('AWS::SQS::Queue', { RedrivePolicy: Match.objectLike({ maxReceiveCount: 5 }) }, 3);
-    template.resourcePropertiesCountIs('AWS::SQS::QueuePolicy', {
-      PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]) },
-    }, 6);
-    template.resourcePropertiesCountIs('AWS::CloudWatch::Alarm', { MetricName: 'ApproximateNumberOfMessagesVisible', Threshold: 0, ComparisonOperator: 'GreaterThanThreshold' }, 3);
+    template.resourcePropertiesCountIs(
+      'AWS::SQS::Queue',
+      { RedrivePolicy: Match.objectLike({ maxReceiveCount: 5 }) },
+      3,
+    );
+    template.resourcePropertiesCountIs(
+      'AWS::SQS::QueuePolicy',
+      {
+        PolicyDocument: {
+          Statement: Match.arrayWith([
+            Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+          ]),
+        },
+      },
+      6,
+    );
+    template.resourcePropertiesCountIs(
+      'AWS::CloudWatch::Alarm',
+      { MetricName: 'ApproximateNumberOfMessagesVisible', Threshold: 0, ComparisonOperator: 'GreaterThanThreshold' },
+      3,
+    );
     template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: '5xx', Namespace: 'AWS/ApiGateway' });
   });
 
   it('has a private, encrypted documents bucket that expires exports after 30 days', () => {
     template.hasResourceProperties('AWS::S3::Bucket', {
-      PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true },
-      BucketEncryption: { ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }] },
-      LifecycleConfiguration: { Rules: Match.arrayWith([Match.objectLike({ Prefix: 'exports/', ExpirationInDays: 30, Status: 'Enabled' })]) },
+      PublicAccessBlockConfiguration: {
+        BlockPublicAcls: true,
+        BlockPublicPolicy: true,
+        IgnorePublicAcls: true,
+        RestrictPublicBuckets: true,
+      },
+      BucketEncryption: {
+        ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }],
+      },
+      LifecycleConfiguration: {
+        Rules: Match.arrayWith([Match.objectLike({ Prefix: 'exports/', ExpirationInDays: 30, Status: 'Enabled' })]),
+      },
       LoggingConfiguration: Match.objectLike({ LogFilePrefix: 'documents/' }),
     });
   });
 
   it('has the generated signing key secret and the TOTP KMS key', () => {
-    template.hasResourceProperties('AWS::SecretsManager::Secret', { GenerateSecretString: Match.objectLike({ PasswordLength: 64 }) });
+    template.hasResourceProperties('AWS::SecretsManager::Secret', {
+      GenerateSecretString: Match.objectLike({ PasswordLength: 64 }),
+    });
     template.hasResourceProperties('AWS::KMS::Key', { EnableKeyRotation: true });
   });
 
@@ -124,32 +195,67 @@ describe('CatalogStack', () => {
       Handler: 'index.handler',
       Role: { 'Fn::GetAtt': [seeder.role, 'Arn'] },
       // Only what seeding reads: no queues, bucket or signing key, and no admin secret unless configured.
-      Environment: { Variables: { STAGE: 'cloud', NODE_OPTIONS: '--enable-source-maps', TABLE_NAME: { Ref: tableId }, POWERTOOLS_SERVICE_NAME: 'seed', POWERTOOLS_METRICS_NAMESPACE: 'InfraCatalog', POWERTOOLS_TRACE_ENABLED: 'true', DYNAMODB_ENDPOINT: '' } },
+      Environment: {
+        Variables: {
+          STAGE: 'cloud',
+          NODE_OPTIONS: '--enable-source-maps',
+          TABLE_NAME: { Ref: tableId },
+          POWERTOOLS_SERVICE_NAME: 'seed',
+          POWERTOOLS_METRICS_NAMESPACE: 'InfraCatalog',
+          POWERTOOLS_TRACE_ENABLED: 'true',
+          DYNAMODB_ENDPOINT: '',
+        },
+      },
     });
     const triggers = Object.values(template.findResources('Custom::Trigger'));
     expect(triggers).toHaveLength(1);
     expect(triggers[0].DependsOn).toContain(tableId);
     // The function's current version: a changed function (code, plan catalogue, environment) runs again on deploy.
-    expect(triggers[0].Properties).toMatchObject({ HandlerArn: { Ref: expect.stringMatching(new RegExp(`^${seeder.fn.replace(/[0-9A-F]{8}$/, '')}CurrentVersion`)) }, InvocationType: 'RequestResponse', ExecuteOnHandlerChange: true, Timeout: String(14 * 60 * 1000) });
-    template.hasResourceProperties('AWS::Lambda::Function', { Role: { 'Fn::GetAtt': [seeder.role, 'Arn'] }, Timeout: 14 * 60, MemorySize: 2048 });
+    expect(triggers[0].Properties).toMatchObject({
+      HandlerArn: { Ref: expect.stringMatching(new RegExp(`^${seeder.fn.replace(/[0-9A-F]{8}$/, '')}CurrentVersion`)) },
+      InvocationType: 'RequestResponse',
+      ExecuteOnHandlerChange: true,
+      Timeout: String(14 * 60 * 1000),
+    });
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Role: { 'Fn::GetAtt': [seeder.role, 'Arn'] },
+      Timeout: 14 * 60,
+      MemorySize: 2048,
+    });
     // New code never serves before the backfill it may need: every other function waits for the trigger.
     const triggerId = Object.keys(template.findResources('Custom::Trigger'))[0];
-    const functions = Object.entries(template.findResources('AWS::Lambda::Function')).filter(([id, f]) => id !== seeder.fn && f.Properties.Environment?.Variables?.POWERTOOLS_SERVICE_NAME);
+    const functions = Object.entries(template.findResources('AWS::Lambda::Function')).filter(
+      ([id, f]) => id !== seeder.fn && f.Properties.Environment?.Variables?.POWERTOOLS_SERVICE_NAME,
+    );
     expect(functions.length).toBeGreaterThan(10);
     for (const [id, f] of functions) expect(f.DependsOn ?? [], id).toContain(triggerId);
     // Exactly this one statement (besides X-Ray's, as every function): no secret, no index, no other table action.
-    expect(seederStatements(template, seeder.role)).toEqual([XRAY, { Action: ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Scan'], Effect: 'Allow', Resource: { 'Fn::GetAtt': [tableId, 'Arn'] } }]);
+    expect(seederStatements(template, seeder.role)).toEqual([
+      XRAY,
+      {
+        Action: ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Scan'],
+        Effect: 'Allow',
+        Resource: { 'Fn::GetAtt': [tableId, 'Arn'] },
+      },
+    ]);
   });
 
   it('with bootstrapAdminSecretArn, lets the seeder read exactly that secret (and the items it checks)', () => {
     const arn = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:catalog/bootstrap-admin-AbCdEf';
     const { stack: s, template: t } = synth({ bootstrapAdminSecretArn: arn });
     const seeder = seedIds(s);
-    t.hasResourceProperties('AWS::Lambda::Function', { Role: { 'Fn::GetAtt': [seeder.role, 'Arn'] }, Environment: { Variables: Match.objectLike({ BOOTSTRAP_ADMIN_SECRET_ARN: arn }) } });
+    t.hasResourceProperties('AWS::Lambda::Function', {
+      Role: { 'Fn::GetAtt': [seeder.role, 'Arn'] },
+      Environment: { Variables: Match.objectLike({ BOOTSTRAP_ADMIN_SECRET_ARN: arn }) },
+    });
     const tableId = Object.keys(t.findResources('AWS::DynamoDB::Table'))[0];
     expect(seederStatements(t, seeder.role)).toEqual([
       XRAY,
-      { Action: ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Scan'], Effect: 'Allow', Resource: { 'Fn::GetAtt': [tableId, 'Arn'] } },
+      {
+        Action: ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Scan'],
+        Effect: 'Allow',
+        Resource: { 'Fn::GetAtt': [tableId, 'Arn'] },
+      },
       { Action: 'secretsmanager:GetSecretValue', Effect: 'Allow', Resource: arn },
     ]);
     // No other role can read it.
@@ -161,42 +267,72 @@ describe('CatalogStack', () => {
   it('with stripeSecretArn, Stripe is the payment provider and only the billing function and the jobs worker read its secret', () => {
     const arn = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:catalog/stripe-AbCdEf';
     const { stack: s, template: t } = synth({ stripeSecretArn: arn });
-    const roleOf = (f: { role?: { node: { defaultChild?: unknown } } }) => s.getLogicalId(f.role!.node.defaultChild as CfnFunction);
-    t.hasResourceProperties('AWS::Lambda::Function', { Environment: { Variables: Match.objectLike({ PAYMENT_PROVIDER: 'stripe', STRIPE_SECRET_ARN: arn }) } });
+    const roleOf = (f: { role?: { node: { defaultChild?: unknown } } }) =>
+      s.getLogicalId(f.role!.node.defaultChild as CfnFunction);
+    t.hasResourceProperties('AWS::Lambda::Function', {
+      Environment: { Variables: Match.objectLike({ PAYMENT_PROVIDER: 'stripe', STRIPE_SECRET_ARN: arn }) },
+    });
     const readers = Object.values(t.findResources('AWS::IAM::Policy'))
       .filter((p) => JSON.stringify(p.Properties.PolicyDocument).includes(arn))
       .map((p) => p.Properties.Roles[0].Ref)
       .sort();
     expect(readers).toEqual([roleOf(s.httpFunctions.billing), roleOf(s.workers.jobs)].sort());
     // Without it there is no payment provider.
-    template.hasResourceProperties('AWS::Lambda::Function', { Environment: { Variables: Match.objectLike({ PAYMENT_PROVIDER: 'none' }) } });
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Environment: { Variables: Match.objectLike({ PAYMENT_PROVIDER: 'none' }) },
+    });
   });
 
   it('lets only the integrations function and the jobs worker assume roles, and only with a generated external id', () => {
-    const roleOf = (f: { role?: { node: { defaultChild?: unknown } } }) => stack.getLogicalId(f.role!.node.defaultChild as CfnFunction);
+    const roleOf = (f: { role?: { node: { defaultChild?: unknown } } }) =>
+      stack.getLogicalId(f.role!.node.defaultChild as CfnFunction);
     const statements = Object.values(template.findResources('AWS::IAM::Policy')).flatMap((p) =>
-      (p.Properties.PolicyDocument.Statement as Record<string, unknown>[]).map((st) => ({ role: p.Properties.Roles[0].Ref as string, st })));
+      (p.Properties.PolicyDocument.Statement as Record<string, unknown>[]).map((st) => ({
+        role: p.Properties.Roles[0].Ref as string,
+        st,
+      })),
+    );
     const assumers = statements.filter(({ st }) => JSON.stringify(st.Action).includes('sts:AssumeRole'));
-    expect(assumers.map((a) => a.role).sort()).toEqual([roleOf(stack.httpFunctions.integrations), roleOf(stack.workers.jobs)].sort());
+    expect(assumers.map((a) => a.role).sort()).toEqual(
+      [roleOf(stack.httpFunctions.integrations), roleOf(stack.workers.jobs)].sort(),
+    );
     for (const { st } of assumers) expect(st.Condition).toEqual({ StringLike: { 'sts:ExternalId': 'icat-*' } });
     // The jobs worker opens sealed API tokens.
-    expect(statements.some(({ role, st }) => role === roleOf(stack.workers.jobs) && JSON.stringify(st.Action).includes('kms:Decrypt'))).toBe(true);
+    expect(
+      statements.some(
+        ({ role, st }) => role === roleOf(stack.workers.jobs) && JSON.stringify(st.Action).includes('kms:Decrypt'),
+      ),
+    ).toBe(true);
   });
 
   it('has the progress WebSocket API: $connect behind the ticket authorizer; only the jobs worker, the connections function, integrations and impex may post', () => {
     template.hasResourceProperties('AWS::ApiGatewayV2::Api', { ProtocolType: 'WEBSOCKET' });
-    template.hasResourceProperties('AWS::ApiGatewayV2::Authorizer', { AuthorizerType: 'REQUEST', IdentitySource: ['route.request.querystring.ticket'] });
+    template.hasResourceProperties('AWS::ApiGatewayV2::Authorizer', {
+      AuthorizerType: 'REQUEST',
+      IdentitySource: ['route.request.querystring.ticket'],
+    });
     template.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: '$connect', AuthorizationType: 'CUSTOM' });
     template.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: '$disconnect' });
-    const posters = Object.values(template.findResources('AWS::IAM::Policy')).filter((p) => JSON.stringify(p.Properties.PolicyDocument).includes('execute-api:ManageConnections'));
+    const posters = Object.values(template.findResources('AWS::IAM::Policy')).filter((p) =>
+      JSON.stringify(p.Properties.PolicyDocument).includes('execute-api:ManageConnections'),
+    );
     expect(posters).toHaveLength(4); // the jobs worker, the connections function, integrations (its progress ticket shares the connection code), impex (a job's cancel is pushed)
-    expect(posters.map((p) => p.Properties.Roles[0].Ref)).toContain(stack.getLogicalId(stack.workers.jobs.role!.node.defaultChild as CfnFunction));
+    expect(posters.map((p) => p.Properties.Roles[0].Ref)).toContain(
+      stack.getLogicalId(stack.workers.jobs.role!.node.defaultChild as CfnFunction),
+    );
   });
 
   it('grants each function only what its code uses (read off its bundle), as this table expects', () => {
-    const { stack: s, template: t } = synth({ stripeSecretArn: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:catalog/stripe-AbCdEf' });
+    const { stack: s, template: t } = synth({
+      stripeSecretArn: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:catalog/stripe-AbCdEf',
+    });
     const id = (c: { node: { defaultChild?: unknown } }) => s.getLogicalId(c.node.defaultChild as CfnFunction);
-    const queueOf = Object.fromEntries(Object.entries(t.findResources('AWS::SQS::Queue')).map(([logical]) => [logical, logical.replace(/Queue.*$/, '').toLowerCase()]));
+    const queueOf = Object.fromEntries(
+      Object.entries(t.findResources('AWS::SQS::Queue')).map(([logical]) => [
+        logical,
+        logical.replace(/Queue.*$/, '').toLowerCase(),
+      ]),
+    );
     /** A role's grants in a few words: table, queue:<name>, s3 <get|put> <prefix>, signing-secret, totp-key, stripe-secret, websocket, ses, xray. */
     const grantsOf = (roleId: string) => {
       const out = new Set<string>();
@@ -206,9 +342,13 @@ describe('CatalogStack', () => {
           const actions = [st.Action].flat().join(' ');
           const resource = JSON.stringify(st.Resource);
           if (actions.includes('dynamodb:')) out.add('table');
-          if (actions.includes('sqs:SendMessage')) for (const [logical, name] of Object.entries(queueOf)) if (resource.includes(`"${logical}"`)) out.add(`queue:${name}`);
+          if (actions.includes('sqs:SendMessage'))
+            for (const [logical, name] of Object.entries(queueOf))
+              if (resource.includes(`"${logical}"`)) out.add(`queue:${name}`);
           // Documents by action and key prefix (a presigned URL carries exactly the signer's rights).
-          if (actions.includes('s3:')) for (const m of resource.matchAll(/\/([a-z]+)\/\*/g)) out.add(`${actions.replace('s3:', 's3 ').replace('Object', '').toLowerCase()} ${m[1]}`);
+          if (actions.includes('s3:'))
+            for (const m of resource.matchAll(/\/([a-z]+)\/\*/g))
+              out.add(`${actions.replace('s3:', 's3 ').replace('Object', '').toLowerCase()} ${m[1]}`);
           if (actions.includes('s3:') && /"\/\*"/.test(resource)) out.add('s3 whole bucket');
           if (actions.includes('kms:')) out.add('totp-key');
           if (actions.includes('secretsmanager:') && resource.includes('SigningKey')) out.add('signing-secret');
@@ -246,13 +386,31 @@ describe('CatalogStack', () => {
       lifecycle: ['queue:jobs', ...http],
       // It reads an upload's size (HeadObject needs s3:GetObject) before starting its import (found by start:deployed).
       // A cancelled job's end is pushed to its followers at once.
-      impex: ['queue:jobs', 's3 get exports', 's3 get imports', 's3 put imports', 'signing-secret', 'table', 'websocket', 'xray'],
+      impex: [
+        'queue:jobs',
+        's3 get exports',
+        's3 get imports',
+        's3 put imports',
+        'signing-secret',
+        'table',
+        'websocket',
+        'xray',
+      ],
       integrations: ['queue:jobs', 'signing-secret', 'table', 'totp-key', 'websocket', 'xray'],
       webhooks: ['signing-secret', 'table', 'totp-key', 'xray'],
       audit: http,
       docs: http,
       'worker:mail': ['ses', 'table', 'xray'],
-      'worker:jobs': ['s3 get imports', 's3 put exports', 'signing-secret', 'stripe-secret', 'table', 'totp-key', 'websocket', 'xray'],
+      'worker:jobs': [
+        's3 get imports',
+        's3 put exports',
+        'signing-secret',
+        'stripe-secret',
+        'table',
+        'totp-key',
+        'websocket',
+        'xray',
+      ],
       'worker:events': ['table', 'totp-key', 'xray'],
       deadlines: ['table', 'xray'],
       webhookRetries: ['queue:events', 'queue:mail', 'table', 'totp-key', 'xray'],
@@ -261,12 +419,18 @@ describe('CatalogStack', () => {
 
   it('traces every function with X-Ray (active) and names its service, metrics namespace and tracing in its environment', () => {
     // Ours (the stage's environment), not CDK's own custom-resource providers.
-    const functions = Object.entries(template.findResources('AWS::Lambda::Function')).filter(([, f]) => f.Properties.Environment?.Variables?.STAGE === 'cloud');
+    const functions = Object.entries(template.findResources('AWS::Lambda::Function')).filter(
+      ([, f]) => f.Properties.Environment?.Variables?.STAGE === 'cloud',
+    );
     expect(functions.length).toBeGreaterThanOrEqual(24);
     const services = new Set<string>();
     for (const [logical, f] of functions) {
       expect(f.Properties.TracingConfig, logical).toEqual({ Mode: 'Active' });
-      expect(f.Properties.Environment.Variables, logical).toMatchObject({ POWERTOOLS_METRICS_NAMESPACE: 'InfraCatalog', POWERTOOLS_TRACE_ENABLED: 'true', POWERTOOLS_SERVICE_NAME: expect.stringMatching(/^[a-z][a-z0-9-]*$/) });
+      expect(f.Properties.Environment.Variables, logical).toMatchObject({
+        POWERTOOLS_METRICS_NAMESPACE: 'InfraCatalog',
+        POWERTOOLS_TRACE_ENABLED: 'true',
+        POWERTOOLS_SERVICE_NAME: expect.stringMatching(/^[a-z][a-z0-9-]*$/),
+      });
       services.add(f.Properties.Environment.Variables.POWERTOOLS_SERVICE_NAME);
     }
     expect(services.size).toBe(functions.length); // one service name per function
@@ -277,10 +441,21 @@ describe('CatalogStack', () => {
   it('has a dashboard of every function, the API and the queues, and alarms on worker errors and dead letters', () => {
     const [dashboard] = Object.values(template.findResources('AWS::CloudWatch::Dashboard'));
     const body = JSON.stringify(dashboard.Properties.DashboardBody);
-    for (const title of ['Duration p50 (ms)', 'Duration p99 (ms)', 'Errors', 'Throttles', 'API answers 4xx / 5xx', 'dead letters']) expect(body).toContain(title);
+    for (const title of [
+      'Duration p50 (ms)',
+      'Duration p99 (ms)',
+      'Errors',
+      'Throttles',
+      'API answers 4xx / 5xx',
+      'dead letters',
+    ])
+      expect(body).toContain(title);
     for (const group of Object.keys(stack.httpFunctions)) expect(body).toContain(group);
-    const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm')).map((a) => a.Properties.AlarmDescription as string);
-    for (const queue of Object.keys(workerTable)) expect(alarms).toContain(`The ${queue} worker failed (an error, a timeout or a crash)`);
+    const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm')).map(
+      (a) => a.Properties.AlarmDescription as string,
+    );
+    for (const queue of Object.keys(workerTable))
+      expect(alarms).toContain(`The ${queue} worker failed (an error, a timeout or a crash)`);
     expect(alarms.filter((a) => a.includes('dead-letter queue'))).toHaveLength(3);
   });
 
@@ -292,7 +467,11 @@ describe('CatalogStack', () => {
       EventSourceArn: Match.anyValue(),
       StartingPosition: 'TRIM_HORIZON',
       FunctionResponseTypes: ['ReportBatchItemFailures'],
-      FilterCriteria: { Filters: [{ Pattern: JSON.stringify({ eventName: ['INSERT'], dynamodb: { NewImage: { PK: { S: ['OUTBOX'] } } } }) }] },
+      FilterCriteria: {
+        Filters: [
+          { Pattern: JSON.stringify({ eventName: ['INSERT'], dynamodb: { NewImage: { PK: { S: ['OUTBOX'] } } } }) },
+        ],
+      },
       // A poison record does not hold the shard: split off, tried 10 times, then its position goes to the events DLQ.
       BisectBatchOnFunctionError: true,
       MaximumRetryAttempts: 10,
@@ -300,7 +479,11 @@ describe('CatalogStack', () => {
     });
     // Least privilege: the stream, and sending to the events and mail queues only (no table data, no bucket, no other queue).
     const role = stack.getLogicalId(stack.outboxFunction.role!.node.defaultChild as never);
-    const policy = JSON.stringify(Object.values(template.findResources('AWS::IAM::Policy')).filter((p) => JSON.stringify(p.Properties.Roles).includes(role)));
+    const policy = JSON.stringify(
+      Object.values(template.findResources('AWS::IAM::Policy')).filter((p) =>
+        JSON.stringify(p.Properties.Roles).includes(role),
+      ),
+    );
     expect(policy).toContain('sqs:SendMessage');
     expect(policy).toContain('dynamodb:GetRecords');
     expect(policy).not.toContain('dynamodb:PutItem');
@@ -318,33 +501,49 @@ describe('CatalogStack', () => {
     const props = template.toJSON().Resources[fnId].Properties;
     expect(props.Timeout).toBe(900);
     expect(props.MemorySize).toBe(512);
-    expect(props.Environment.Variables.NODE_OPTIONS).toBe(`--enable-source-maps --max-old-space-size=${JOBS_HEAP_MB} --max-semi-space-size=16`);
+    expect(props.Environment.Variables.NODE_OPTIONS).toBe(
+      `--enable-source-maps --max-old-space-size=${JOBS_HEAP_MB} --max-semi-space-size=16`,
+    );
     template.hasResourceProperties('AWS::Lambda::EventSourceMapping', { FunctionName: { Ref: fnId }, BatchSize: 1 });
     const queueId = stack.getLogicalId(stack.node.findChild('JobsQueue').node.defaultChild as never);
     expect(template.toJSON().Resources[queueId].Properties.VisibilityTimeout).toBe(5400);
     // The other workers keep a minute, batches of 10, and V8's own heap sizing.
     const mailId = stack.getLogicalId(stack.workers.mail.node.defaultChild as never);
     expect(template.toJSON().Resources[mailId].Properties.Timeout).toBe(60);
-    expect(template.toJSON().Resources[mailId].Properties.Environment.Variables.NODE_OPTIONS).toBe('--enable-source-maps');
+    expect(template.toJSON().Resources[mailId].Properties.Environment.Variables.NODE_OPTIONS).toBe(
+      '--enable-source-maps',
+    );
   });
 
   it('sweeps webhook retries every minute; what signs deliveries may decrypt the sealed secrets', () => {
     const fnId = stack.getLogicalId(stack.webhookRetriesFunction.node.defaultChild as never);
-    template.hasResourceProperties('AWS::Events::Rule', { ScheduleExpression: 'rate(1 minute)', Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [fnId, 'Arn'] } })] });
+    template.hasResourceProperties('AWS::Events::Rule', {
+      ScheduleExpression: 'rate(1 minute)',
+      Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [fnId, 'Arn'] } })],
+    });
     for (const f of [stack.webhookRetriesFunction, stack.workers.events]) {
       const role = stack.getLogicalId(f.role!.node.defaultChild as never);
-      const policies = Object.values(template.findResources('AWS::IAM::Policy')).filter((p) => JSON.stringify(p.Properties.Roles).includes(role));
+      const policies = Object.values(template.findResources('AWS::IAM::Policy')).filter((p) =>
+        JSON.stringify(p.Properties.Roles).includes(role),
+      );
       expect(JSON.stringify(policies)).toContain('kms:Decrypt');
     }
   });
 
   it('sweeps deadlines every 15 minutes with the deadlines function', () => {
     const fnId = stack.getLogicalId(stack.deadlinesFunction.node.defaultChild as CfnFunction);
-    template.hasResourceProperties('AWS::Events::Rule', { ScheduleExpression: 'rate(15 minutes)', Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [fnId, 'Arn'] } })] });
+    template.hasResourceProperties('AWS::Events::Rule', {
+      ScheduleExpression: 'rate(15 minutes)',
+      Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [fnId, 'Arn'] } })],
+    });
   });
 
   it('refuses a partial secret ARN, which IAM would not match', () => {
-    expect(() => synth({ bootstrapAdminSecretArn: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:catalog/bootstrap-admin' })).toThrow(/must be a secret's full ARN/);
+    expect(() =>
+      synth({
+        bootstrapAdminSecretArn: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:catalog/bootstrap-admin',
+      }),
+    ).toThrow(/must be a secret's full ARN/);
   });
 
   it('is usable by `sam local invoke` (issue 23, item 8a): every function of the list carries the asset metadata SAM reads, declares DYNAMODB_ENDPOINT for its --env-vars file, and has a sample event', () => {
@@ -352,28 +551,55 @@ describe('CatalogStack', () => {
     // replaces Code with the bundled folder under cdk.out from them, and finds a function by the construct id in aws:cdk:path.
     expect(context['aws:cdk:enable-asset-metadata']).toBe(true);
     expect(context['aws:cdk:enable-path-metadata']).toBe(true);
-    const ours = Object.values(template.findResources('AWS::Lambda::Function')).filter((f) => f.Properties.Environment?.Variables?.STAGE === 'cloud');
+    const ours = Object.values(template.findResources('AWS::Lambda::Function')).filter(
+      (f) => f.Properties.Environment?.Variables?.STAGE === 'cloud',
+    );
     const ids = ours.map((f) => String(f.Metadata?.['aws:cdk:path']).replace(/^Test\/([^/]+)\/Resource$/, '$1'));
     // The list `npm run invoke` and the sample events follow is exactly the stack's functions.
-    expect(ids.sort()).toEqual(stackFunctions().map((f) => f.id).sort());
+    expect(ids.sort()).toEqual(
+      stackFunctions()
+        .map((f) => f.id)
+        .sort(),
+    );
     for (const f of ours) {
       const path = f.Metadata['aws:cdk:path'];
-      expect(f.Metadata, path).toMatchObject({ 'aws:asset:path': expect.any(String), 'aws:asset:property': 'Code', 'aws:asset:is-bundled': true });
+      expect(f.Metadata, path).toMatchObject({
+        'aws:asset:path': expect.any(String),
+        'aws:asset:property': 'Code',
+        'aws:asset:is-bundled': true,
+      });
       expect(f.Properties.Handler, path).toBe('index.handler');
       // SAM's --env-vars only overrides variables the template declares: empty here (the service's own endpoint).
       expect(f.Properties.Environment.Variables.DYNAMODB_ENDPOINT, path).toBe('');
     }
-    const events = readdirSync(join(ROOT, 'events')).filter((file) => file.endsWith('.json')).sort();
-    expect(events).toEqual(stackFunctions().map((f) => `${f.name}.json`).sort());
+    const events = readdirSync(join(ROOT, 'events'))
+      .filter((file) => file.endsWith('.json'))
+      .sort();
+    expect(events).toEqual(
+      stackFunctions()
+        .map((f) => `${f.name}.json`)
+        .sort(),
+    );
     // Every variable of the env-vars file the README gives SAM is declared by some function (SAM drops the others); the endpoint and table by all.
-    const samEnv = JSON.parse(readFileSync(join(ROOT, 'infra/local/sam-env.json'), 'utf8')).Parameters as Record<string, string>;
-    for (const name of Object.keys(samEnv)) expect(ours.some((f) => name in f.Properties.Environment.Variables), name).toBe(true);
-    for (const f of ours) for (const name of ['DYNAMODB_ENDPOINT', 'TABLE_NAME']) expect(Object.keys(f.Properties.Environment.Variables), f.Metadata['aws:cdk:path']).toContain(name);
+    const samEnv = JSON.parse(readFileSync(join(ROOT, 'infra/local/sam-env.json'), 'utf8')).Parameters as Record<
+      string,
+      string
+    >;
+    for (const name of Object.keys(samEnv))
+      expect(
+        ours.some((f) => name in f.Properties.Environment.Variables),
+        name,
+      ).toBe(true);
+    for (const f of ours)
+      for (const name of ['DYNAMODB_ENDPOINT', 'TABLE_NAME'])
+        expect(Object.keys(f.Properties.Environment.Variables), f.Metadata['aws:cdk:path']).toContain(name);
   });
 
   it('passes the AwsSolutions checks (every remaining finding acknowledged with a reason)', () => {
     const report = new AwsSolutionsChecks().validateScope(stack);
-    const findings = report.violations.map((v) => `${v.ruleName} (${v.severity}): ${v.violatingResources.map((r) => r.constructPath).join(', ')}`);
+    const findings = report.violations.map(
+      (v) => `${v.ruleName} (${v.severity}): ${v.violatingResources.map((r) => r.constructPath).join(', ')}`,
+    );
     expect(findings).toEqual([]);
     expect(report.success).toBe(true);
   });
@@ -381,10 +607,15 @@ describe('CatalogStack', () => {
 
 /** Logical ids of the seeding function and its role. */
 function seedIds(s: CatalogStack) {
-  return { fn: s.getLogicalId(s.seedFunction.node.defaultChild as CfnFunction), role: s.getLogicalId(s.seedFunction.role!.node.defaultChild as CfnFunction) };
+  return {
+    fn: s.getLogicalId(s.seedFunction.node.defaultChild as CfnFunction),
+    role: s.getLogicalId(s.seedFunction.role!.node.defaultChild as CfnFunction),
+  };
 }
 
 /** The statements of the policies attached to one role. */
 function seederStatements(t: Template, roleId: string): unknown[] {
-  return Object.values(t.findResources('AWS::IAM::Policy', { Properties: { Roles: [{ Ref: roleId }] } })).flatMap((p) => p.Properties.PolicyDocument.Statement);
+  return Object.values(t.findResources('AWS::IAM::Policy', { Properties: { Roles: [{ Ref: roleId }] } })).flatMap(
+    (p) => p.Properties.PolicyDocument.Statement,
+  );
 }

@@ -11,10 +11,14 @@ import { faultCounts } from '#shared/faults';
 useTestStack({}, { withoutHttp: true });
 afterEach(() => faults(''));
 
-const read = () => ddb().send(new GetCommand({ TableName: config().TABLE_NAME, Key: { PK: `TEST#${randomUUID()}`, SK: 'X' } }));
+const read = () =>
+  ddb().send(new GetCommand({ TableName: config().TABLE_NAME, Key: { PK: `TEST#${randomUUID()}`, SK: 'X' } }));
 const asWorker = <T>(fn: () => Promise<T>) => runInScope(newScope(undefined, { worker: 'test' }), fn);
 const attemptsOf = async (call: Promise<unknown>) => {
-  const err = (await call.then(() => undefined, (e: unknown) => e)) as { name?: string; $metadata?: { attempts?: number } } | undefined;
+  const err = (await call.then(
+    () => undefined,
+    (e: unknown) => e,
+  )) as { name?: string; $metadata?: { attempts?: number } } | undefined;
   return { name: err?.name, attempts: err?.$metadata?.attempts };
 };
 
@@ -36,7 +40,14 @@ describe('how long an AWS call is retried (shared/clients/background-retries.ts)
   }, 60_000);
 
   it("a worker's call refused by DynamoDB (a failed condition) is not retried", async () => {
-    const put = () => ddb().send(new PutCommand({ TableName: config().TABLE_NAME, Item: { PK: 'TEST#refused', SK: 'X' }, ConditionExpression: 'attribute_not_exists(PK)' }));
+    const put = () =>
+      ddb().send(
+        new PutCommand({
+          TableName: config().TABLE_NAME,
+          Item: { PK: 'TEST#refused', SK: 'X' },
+          ConditionExpression: 'attribute_not_exists(PK)',
+        }),
+      );
     await asWorker(put);
     expect(await attemptsOf(asWorker(put))).toEqual({ name: 'ConditionalCheckFailedException', attempts: 1 });
   });

@@ -13,10 +13,14 @@ const TTL = 120_000;
 describe('a lease (db/lease.ts: the import lock)', () => {
   it('one of many concurrent takers holds it; the others are told who', async () => {
     const key = { PK: `TEST#${randomUUID()}`, SK: 'LEASE' };
-    const outs = await Promise.all(Array.from({ length: 8 }, (_, i) => takeLease(key, { holder: `h${i}`, owner: `job-${i}` }, at(0), TTL)));
+    const outs = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => takeLease(key, { holder: `h${i}`, owner: `job-${i}` }, at(0), TTL)),
+    );
     const won = outs.flatMap((o, i) => (o.ok ? [i] : []));
     expect(won).toHaveLength(1);
-    for (const o of outs) if (!o.ok) expect(o.held).toMatchObject({ holder: `h${won[0]}`, owner: `job-${won[0]}`, since: at(0).toISOString() });
+    for (const o of outs)
+      if (!o.ok)
+        expect(o.held).toMatchObject({ holder: `h${won[0]}`, owner: `job-${won[0]}`, since: at(0).toISOString() });
   });
 
   it('its owner renews and releases it; nobody else can; once expired, anyone takes it', async () => {

@@ -13,9 +13,29 @@ beforeEach(() => ses.reset());
 
 const delivery = (body: object): SQSEvent => {
   const messageId = randomUUID(); // SQS gives each delivery of a message its own receipt; the mail id stays the same
-  return { Records: [{ messageId, receiptHandle: messageId, body: JSON.stringify(body), attributes: {} as never, messageAttributes: {}, md5OfBody: '', eventSource: 'aws:sqs', eventSourceARN: 'arn', awsRegion: 'local' }] };
+  return {
+    Records: [
+      {
+        messageId,
+        receiptHandle: messageId,
+        body: JSON.stringify(body),
+        attributes: {} as never,
+        messageAttributes: {},
+        md5OfBody: '',
+        eventSource: 'aws:sqs',
+        eventSourceARN: 'arn',
+        awsRegion: 'local',
+      },
+    ],
+  };
 };
-const mail = () => ({ id: randomUUID(), to: 'ann@example.com', subject: 'Invitation', text: 'plain part', html: '<p>html part</p>' });
+const mail = () => ({
+  id: randomUUID(),
+  to: 'ann@example.com',
+  subject: 'Invitation',
+  text: 'plain part',
+  html: '<p>html part</p>',
+});
 
 describe('mail worker with SES', () => {
   it('sends a redelivered message once, with its plain-text and HTML parts', async () => {
@@ -29,7 +49,10 @@ describe('mail worker with SES', () => {
     expect(calls[0].args[0].input).toMatchObject({
       Source: 'catalog@example.com',
       Destination: { ToAddresses: ['ann@example.com'] },
-      Message: { Subject: { Data: 'Invitation' }, Body: { Text: { Data: 'plain part' }, Html: { Data: '<p>html part</p>' } } },
+      Message: {
+        Subject: { Data: 'Invitation' },
+        Body: { Text: { Data: 'plain part' }, Html: { Data: '<p>html part</p>' } },
+      },
     });
   });
 

@@ -52,16 +52,42 @@ describe('the sample events in events/', () => {
     for (const f of stackFunctions()) {
       const event = sample(f);
       if (f.trigger === 'http') {
-        expect(event, f.name).toMatchObject({ version: '2.0', routeKey: expect.any(String), rawPath: expect.any(String), requestContext: { http: { method: expect.any(String) } } });
+        expect(event, f.name).toMatchObject({
+          version: '2.0',
+          routeKey: expect.any(String),
+          rawPath: expect.any(String),
+          requestContext: { http: { method: expect.any(String) } },
+        });
         // A route of the function's own group (API Gateway sends it nothing else), consistent with its path.
-        const route = routeTable[f.name as keyof typeof routeTable].find((r) => `${r.method} ${r.path}` === event.routeKey);
+        const route = routeTable[f.name as keyof typeof routeTable].find(
+          (r) => `${r.method} ${r.path}` === event.routeKey,
+        );
         expect(route, `${f.name}: ${event.routeKey} is not one of its routes`).toBeDefined();
-        expect(`${event.requestContext.http.method} ${event.requestContext.http.path}`).toBe(`${route!.method} ${event.rawPath}`);
-      } else if (f.trigger === 'sqs') expect(new Set(event.Records.map((r: { eventSource: string }) => r.eventSource)), f.name).toEqual(new Set(['aws:sqs']));
-      else if (f.trigger === 'dynamodb-stream') expect(event.Records.map((r: { eventSource: string; eventName: string }) => `${r.eventSource} ${r.eventName}`)).toEqual(['aws:dynamodb INSERT']);
-      else if (f.trigger === 'websocket-authorizer') expect(event).toMatchObject({ type: 'REQUEST', methodArn: expect.any(String), requestContext: { routeKey: '$connect' } });
-      else if (f.trigger === 'websocket') expect(event.requestContext).toMatchObject({ routeKey: '$default', eventType: 'MESSAGE', connectionId: expect.any(String) });
-      else if (f.trigger === 'schedule') expect(event).toMatchObject({ source: 'aws.events', 'detail-type': 'Scheduled Event' });
+        expect(`${event.requestContext.http.method} ${event.requestContext.http.path}`).toBe(
+          `${route!.method} ${event.rawPath}`,
+        );
+      } else if (f.trigger === 'sqs')
+        expect(new Set(event.Records.map((r: { eventSource: string }) => r.eventSource)), f.name).toEqual(
+          new Set(['aws:sqs']),
+        );
+      else if (f.trigger === 'dynamodb-stream')
+        expect(
+          event.Records.map((r: { eventSource: string; eventName: string }) => `${r.eventSource} ${r.eventName}`),
+        ).toEqual(['aws:dynamodb INSERT']);
+      else if (f.trigger === 'websocket-authorizer')
+        expect(event).toMatchObject({
+          type: 'REQUEST',
+          methodArn: expect.any(String),
+          requestContext: { routeKey: '$connect' },
+        });
+      else if (f.trigger === 'websocket')
+        expect(event.requestContext).toMatchObject({
+          routeKey: '$default',
+          eventType: 'MESSAGE',
+          connectionId: expect.any(String),
+        });
+      else if (f.trigger === 'schedule')
+        expect(event).toMatchObject({ source: 'aws.events', 'detail-type': 'Scheduled Event' });
       else expect(event).toEqual({}); // a CDK Trigger invokes with an empty payload
     }
   });
@@ -70,7 +96,16 @@ describe('the sample events in events/', () => {
     const register = byName('auth');
     const login = sample(register) as APIGatewayProxyEventV2;
     // The login sample's account, registered through the same function.
-    const registered = (await invoke(register, { ...login, routeKey: 'POST /auth/register', rawPath: '/auth/register', requestContext: { ...login.requestContext, routeKey: 'POST /auth/register', http: { ...login.requestContext.http, path: '/auth/register' } } })) as APIGatewayProxyStructuredResultV2;
+    const registered = (await invoke(register, {
+      ...login,
+      routeKey: 'POST /auth/register',
+      rawPath: '/auth/register',
+      requestContext: {
+        ...login.requestContext,
+        routeKey: 'POST /auth/register',
+        http: { ...login.requestContext.http, path: '/auth/register' },
+      },
+    })) as APIGatewayProxyStructuredResultV2;
     expect(registered.statusCode, registered.body).toBe(201);
     const signedIn = (await invoke(register, login)) as APIGatewayProxyStructuredResultV2;
     expect(signedIn.statusCode, signedIn.body).toBe(200);
@@ -82,7 +117,10 @@ describe('the sample events in events/', () => {
     for (const f of http) {
       const event = sample(f) as APIGatewayProxyEventV2;
       const asIs = (await invoke(f, event)) as APIGatewayProxyStructuredResultV2;
-      const withToken = (await invoke(f, { ...event, headers: { ...event.headers, authorization: `Bearer ${token}` } })) as APIGatewayProxyStructuredResultV2;
+      const withToken = (await invoke(f, {
+        ...event,
+        headers: { ...event.headers, authorization: `Bearer ${token}` },
+      })) as APIGatewayProxyStructuredResultV2;
       actual[f.name] = { asIs: asIs.statusCode!, withToken: withToken.statusCode! };
     }
     expect(actual).toEqual(HTTP_STATUS);
@@ -98,16 +136,32 @@ describe('the sample events in events/', () => {
   it('the WebSocket functions: the authorizer denies the sample ticket and allows a real one; the connections function answers a message', async () => {
     const authorizer = byName('progress-authorizer');
     const event = sample(authorizer);
-    expect(await invoke(authorizer, event)).toMatchObject({ principalId: 'anonymous', policyDocument: { Statement: [{ Effect: 'Deny', Resource: event.methodArn }] } });
+    expect(await invoke(authorizer, event)).toMatchObject({
+      principalId: 'anonymous',
+      policyDocument: { Statement: [{ Effect: 'Deny', Resource: event.methodArn }] },
+    });
     const { ticket } = await issueTicket(appContext(), 'a-user', 'a-job');
     expect(await invoke(authorizer, { ...event, queryStringParameters: { ticket } })).toMatchObject({
-      principalId: 'a-user', policyDocument: { Statement: [{ Effect: 'Allow' }] }, context: { userId: 'a-user', jobId: 'a-job' },
+      principalId: 'a-user',
+      policyDocument: { Statement: [{ Effect: 'Allow' }] },
+      context: { userId: 'a-user', jobId: 'a-job' },
     });
-    expect(await invoke(byName('progress-connections'), sample(byName('progress-connections')))).toEqual({ statusCode: 200 });
+    expect(await invoke(byName('progress-connections'), sample(byName('progress-connections')))).toEqual({
+      statusCode: 200,
+    });
   });
 
   it('the scheduled sweeps and the seeding function take theirs', async () => {
-    for (const f of stackFunctions().filter((x) => x.trigger === 'schedule')) expect(await invoke(f, sample(f)), f.name).toEqual({ done: 0, failed: 0, ...(f.name === 'webhook-retries' ? { resent: 0 } : {}) }); // the webhook sweep also resends waiting outbox items
-    expect(await invoke(byName('seed'), sample(byName('seed')))).toEqual({ plans: PLAN_CATALOGUE.length, staff: 'not configured', backfilled: {} });
+    for (const f of stackFunctions().filter((x) => x.trigger === 'schedule'))
+      expect(await invoke(f, sample(f)), f.name).toEqual({
+        done: 0,
+        failed: 0,
+        ...(f.name === 'webhook-retries' ? { resent: 0 } : {}),
+      }); // the webhook sweep also resends waiting outbox items
+    expect(await invoke(byName('seed'), sample(byName('seed')))).toEqual({
+      plans: PLAN_CATALOGUE.length,
+      staff: 'not configured',
+      backfilled: {},
+    });
   });
 });

@@ -34,7 +34,8 @@ async function freshTable(env: Record<string, string> = {}): Promise<void> {
 }
 /** What the backfill reports on a table it has never run on: every listed kind, nothing to write. */
 const FIRST_BACKFILL = Object.fromEntries(LISTINGS.map((l) => [l.family, { written: 0, removed: 0 }]));
-const planItems = () => queryAll({ KeyConditionExpression: 'PK = :p', ExpressionAttributeValues: { ':p': keys.plans } });
+const planItems = () =>
+  queryAll({ KeyConditionExpression: 'PK = :p', ExpressionAttributeValues: { ':p': keys.plans } });
 
 beforeAll(() => resetClients());
 afterAll(() => resetClients());
@@ -43,7 +44,9 @@ beforeEach(() => secretsManager.reset());
 describe('seeding function (run on deploy)', () => {
   it('seeds the plans and the staff account from the secret once; a second run changes nothing', async () => {
     await freshTable({ BOOTSTRAP_ADMIN_SECRET_ARN: SECRET_ARN });
-    secretsManager.on(GetSecretValueCommand, { SecretId: SECRET_ARN }).resolves({ SecretString: JSON.stringify(ADMIN) });
+    secretsManager
+      .on(GetSecretValueCommand, { SecretId: SECRET_ARN })
+      .resolves({ SecretString: JSON.stringify(ADMIN) });
     expect(await planItems()).toEqual([]);
 
     expect(await handler()).toEqual({ plans: 10, staff: 'created', backfilled: FIRST_BACKFILL });
@@ -51,7 +54,14 @@ describe('seeding function (run on deploy)', () => {
     expect(plansAfterFirst.map((p) => p.id)).toEqual(PLAN_CATALOGUE.map((p) => p.id)); // all ten, in the documented order
     expect(plansAfterFirst.map((p) => p.name)).toContain('Free');
     const staff = (await findAccountByEmail(ADMIN.email))!;
-    expect(staff).toMatchObject({ email: ADMIN.email, account_type: 'staff', is_staff: true, is_superuser: true, admin_role: 'superuser', is_active: true });
+    expect(staff).toMatchObject({
+      email: ADMIN.email,
+      account_type: 'staff',
+      is_staff: true,
+      is_superuser: true,
+      admin_role: 'superuser',
+      is_active: true,
+    });
     expect(await verifyPassword(staff.password_hash, ADMIN.password)).toBe(true);
 
     expect(await handler()).toEqual({ plans: 10, staff: 'exists', backfilled: {} });
@@ -72,9 +82,16 @@ describe('seeding function (run on deploy)', () => {
   it('fails (so the deployment fails) on a secret that is not { email, password }, without echoing it', async () => {
     await freshTable({ BOOTSTRAP_ADMIN_SECRET_ARN: SECRET_ARN });
     secretsManager.on(GetSecretValueCommand).resolves({ SecretString: 'hunter2-not-json' });
-    const err = await handler().then(() => undefined, (e: Error) => e);
-    expect(err?.message).toBe(`Secret ${SECRET_ARN} must be a JSON object { "email": "<address>", "password": "<password>" }`);
-    secretsManager.on(GetSecretValueCommand).resolves({ SecretString: JSON.stringify({ email: 'not-an-address', password: 'hunter2' }) });
+    const err = await handler().then(
+      () => undefined,
+      (e: Error) => e,
+    );
+    expect(err?.message).toBe(
+      `Secret ${SECRET_ARN} must be a JSON object { "email": "<address>", "password": "<password>" }`,
+    );
+    secretsManager
+      .on(GetSecretValueCommand)
+      .resolves({ SecretString: JSON.stringify({ email: 'not-an-address', password: 'hunter2' }) });
     await expect(handler()).rejects.toThrow(/must be a JSON object/);
     expect(await listAccounts(appContext())).toEqual([]);
   });
@@ -88,7 +105,11 @@ describe('seeding function (run on deploy)', () => {
     const marker = (await getItem<Record<string, unknown>>(keys.migration('conn-listing')))!;
     await putItem({ ...marker, version: String(marker.version).replace(/\|r\d+$/, '|r2') });
 
-    expect(await handler()).toEqual({ plans: 10, staff: 'not configured', backfilled: { CONN: { written: 3, removed: 0 } } });
+    expect(await handler()).toEqual({
+      plans: 10,
+      staff: 'not configured',
+      backfilled: { CONN: { written: 3, removed: 0 } },
+    });
     const atA = await queryPrefix<{ a_id: string; b_id: string }>(projectId, keys.listingPrefix('CONN', envId, a));
     expect(atA.map((l) => [l.a_id, l.b_id])).toEqual([[a, b]]);
     expect((await handler()).backfilled).toEqual({});

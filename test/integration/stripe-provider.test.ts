@@ -1,7 +1,12 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import Stripe from 'stripe';
 import { stripeProvider, STRIPE_STATUS } from '../../shared/domain/billing/payments/stripe-provider';
-import { WEBHOOK_TOLERANCE_SECONDS, WebhookRejected, type CheckoutRequest, type PaymentProvider } from '../../shared/domain/billing/payments/provider';
+import {
+  WEBHOOK_TOLERANCE_SECONDS,
+  WebhookRejected,
+  type CheckoutRequest,
+  type PaymentProvider,
+} from '../../shared/domain/billing/payments/provider';
 import { startFakeStripe, type FakeStripe } from '../../infra/deployed/stand-ins/stripe';
 
 /** The Stripe adapter against a fake Stripe API on 127.0.0.1; webhooks signed as Stripe signs them. */
@@ -17,7 +22,13 @@ beforeAll(async () => {
 afterAll(() => fake.close());
 beforeEach(() => fake.reset());
 
-const TEAM = { id: '00000000-0000-4000-8000-000000000004', name: 'Team', interval: 'monthly', price_cents: 7900, currency: 'USD' };
+const TEAM = {
+  id: '00000000-0000-4000-8000-000000000004',
+  name: 'Team',
+  interval: 'monthly',
+  price_cents: 7900,
+  currency: 'USD',
+};
 const checkout = (over: Partial<CheckoutRequest> = {}): CheckoutRequest => ({
   subscriptionId: 'sub-ours-1',
   accountId: 'acct-ours-1',
@@ -37,13 +48,28 @@ describe('checkout', () => {
 
     expect(fake.requests).toHaveLength(1);
     const sent = fake.requests[0];
-    expect(sent).toMatchObject({ method: 'POST', path: '/v1/checkout/sessions', idempotencyKey: req.idempotencyKey, authorization: `Bearer ${SECRET_KEY}` });
+    expect(sent).toMatchObject({
+      method: 'POST',
+      path: '/v1/checkout/sessions',
+      idempotencyKey: req.idempotencyKey,
+      authorization: `Bearer ${SECRET_KEY}`,
+    });
     expect(sent.stripeVersion).toBe(Stripe.API_VERSION);
     expect(sent.body).toEqual({
       mode: 'subscription',
       client_reference_id: 'sub-ours-1',
       customer_email: 'ann@example.com',
-      line_items: [{ quantity: '1', price_data: { currency: 'usd', unit_amount: '7900', recurring: { interval: 'month' }, product_data: { name: 'Team' } } }],
+      line_items: [
+        {
+          quantity: '1',
+          price_data: {
+            currency: 'usd',
+            unit_amount: '7900',
+            recurring: { interval: 'month' },
+            product_data: { name: 'Team' },
+          },
+        },
+      ],
       metadata: { subscription_id: 'sub-ours-1', account_id: 'acct-ours-1' },
       subscription_data: { metadata: { subscription_id: 'sub-ours-1', account_id: 'acct-ours-1' } },
       success_url: req.successUrl,
@@ -56,11 +82,18 @@ describe('checkout', () => {
   });
 
   it("names the account's existing Stripe customer instead of an email, and bills annual plans yearly", async () => {
-    await provider.createCheckout(checkout({ customerId: 'cus_existing', plan: { ...TEAM, interval: 'annual', price_cents: 75800 } }));
+    await provider.createCheckout(
+      checkout({ customerId: 'cus_existing', plan: { ...TEAM, interval: 'annual', price_cents: 75800 } }),
+    );
     const { body } = fake.requests[0];
     expect(body.customer).toBe('cus_existing');
     expect(body).not.toHaveProperty('customer_email');
-    expect(body.line_items[0].price_data).toEqual({ currency: 'usd', unit_amount: '75800', recurring: { interval: 'year' }, product_data: { name: 'Team' } });
+    expect(body.line_items[0].price_data).toEqual({
+      currency: 'usd',
+      unit_amount: '75800',
+      recurring: { interval: 'year' },
+      product_data: { name: 'Team' },
+    });
   });
 
   it('makes one session for a repeated idempotency key', async () => {
@@ -89,40 +122,79 @@ describe('checkout', () => {
   });
 
   it('refuses a plan without a recurring interval before calling Stripe', async () => {
-    await expect(provider.createCheckout(checkout({ plan: { ...TEAM, interval: 'none' } }))).rejects.toThrow(/interval/);
+    await expect(provider.createCheckout(checkout({ plan: { ...TEAM, interval: 'none' } }))).rejects.toThrow(
+      /interval/,
+    );
     expect(fake.requests).toHaveLength(0);
   });
 });
 
 describe('billing portal', () => {
   it('makes a customer carrying our account id, once per idempotency key (issue 23: the portal of an account that never paid)', async () => {
-    const made = await provider.createCustomer({ accountId: 'acct-ours-1', email: 'ann@example.com', idempotencyKey: 'customer-acct-ours-1' });
+    const made = await provider.createCustomer({
+      accountId: 'acct-ours-1',
+      email: 'ann@example.com',
+      idempotencyKey: 'customer-acct-ours-1',
+    });
     expect(fake.requests[0]).toMatchObject({
-      method: 'POST', path: '/v1/customers', idempotencyKey: 'customer-acct-ours-1', body: { email: 'ann@example.com', metadata: { account_id: 'acct-ours-1' } },
+      method: 'POST',
+      path: '/v1/customers',
+      idempotencyKey: 'customer-acct-ours-1',
+      body: { email: 'ann@example.com', metadata: { account_id: 'acct-ours-1' } },
     });
     expect([...fake.customers.keys()]).toEqual([made]);
-    expect(await provider.createCustomer({ accountId: 'acct-ours-1', email: 'ann@example.com', idempotencyKey: 'customer-acct-ours-1' })).toBe(made);
+    expect(
+      await provider.createCustomer({
+        accountId: 'acct-ours-1',
+        email: 'ann@example.com',
+        idempotencyKey: 'customer-acct-ours-1',
+      }),
+    ).toBe(made);
     expect(fake.customers.size).toBe(1);
   });
 
-  it("opens a Billing Portal session for the customer and returns its URL", async () => {
-    const url = await provider.portalUrl({ customerId: 'cus_123', accountId: 'acct-ours-1', returnUrl: 'https://app.example.com/billing' });
+  it('opens a Billing Portal session for the customer and returns its URL', async () => {
+    const url = await provider.portalUrl({
+      customerId: 'cus_123',
+      accountId: 'acct-ours-1',
+      returnUrl: 'https://app.example.com/billing',
+    });
     expect(fake.requests).toHaveLength(1);
-    expect(fake.requests[0]).toMatchObject({ method: 'POST', path: '/v1/billing_portal/sessions', body: { customer: 'cus_123', return_url: 'https://app.example.com/billing' } });
+    expect(fake.requests[0]).toMatchObject({
+      method: 'POST',
+      path: '/v1/billing_portal/sessions',
+      body: { customer: 'cus_123', return_url: 'https://app.example.com/billing' },
+    });
     expect(url).toMatch(/^https:\/\/billing\.stripe\.com\/p\/session\//);
   });
 });
 
 describe('changing the plan of a subscription (a confirmed downgrade)', () => {
-  it('moves its item to the smaller plan\'s price from the next period, without proration', async () => {
-    const starter = { id: '00000000-0000-4000-8000-000000000002', name: 'Starter', interval: 'monthly', price_cents: 2900, currency: 'USD' };
+  it("moves its item to the smaller plan's price from the next period, without proration", async () => {
+    const starter = {
+      id: '00000000-0000-4000-8000-000000000002',
+      name: 'Starter',
+      interval: 'monthly',
+      price_cents: 2900,
+      currency: 'USD',
+    };
     await provider.changeSubscriptionPlan('sub_live_9', starter);
     const product = fake.requests.find((r) => r.path === '/v1/products')!;
     expect(product.body).toEqual({ name: 'Starter' });
     const update = fake.requests.find((r) => r.method === 'POST' && r.path === '/v1/subscriptions/sub_live_9')!;
     expect(update.body).toMatchObject({
       proration_behavior: 'none',
-      items: [{ id: 'si_sub_live_9', price_data: { currency: 'usd', unit_amount: '2900', recurring: { interval: 'month' }, product: expect.stringMatching(/^prod_/) } }],
+      items: [
+        {
+          id: 'si_sub_live_9',
+          price_data: {
+            currency: 'usd',
+            unit_amount: '2900',
+            recurring: { interval: 'month' },
+            product: expect.stringMatching(/^prod_/),
+          },
+        },
+      ],
     });
     expect(update.idempotencyKey).toBe(`downgrade-sub_live_9-${starter.id}`);
   });
@@ -194,7 +266,13 @@ const session = (over: Record<string, unknown> = {}) => ({
   ...over,
 });
 
-const subscription = (status: string, metadata: Record<string, string> = OURS) => ({ id: 'sub_stripe_1', object: 'subscription', status, customer: 'cus_123', metadata });
+const subscription = (status: string, metadata: Record<string, string> = OURS) => ({
+  id: 'sub_stripe_1',
+  object: 'subscription',
+  status,
+  customer: 'cus_123',
+  metadata,
+});
 
 const invoice = (over: Record<string, unknown> = {}) => ({
   id: 'in_1',
@@ -204,7 +282,11 @@ const invoice = (over: Record<string, unknown> = {}) => ({
   billing_reason: 'subscription_cycle',
   next_payment_attempt: null,
   customer: 'cus_123',
-  parent: { type: 'subscription_details', quote_details: null, subscription_details: { subscription: 'sub_stripe_1', metadata: OURS } },
+  parent: {
+    type: 'subscription_details',
+    quote_details: null,
+    subscription_details: { subscription: 'sub_stripe_1', metadata: OURS },
+  },
   lines: { object: 'list', data: [], has_more: false, url: '/v1/invoices/in_1/lines' },
   ...over,
 });
@@ -226,19 +308,46 @@ describe('webhook: mapping', () => {
   });
 
   it('counts a checkout that needed no payment as completed, and an expanded customer and subscription by their ids', async () => {
-    const event = stripeEvent('checkout.session.completed', session({ payment_status: 'no_payment_required', amount_total: 0, customer: { id: 'cus_9', object: 'customer' }, subscription: { id: 'sub_stripe_9', object: 'subscription' } }));
-    expect(await deliver(event)).toMatchObject({ type: 'checkout.completed', customerId: 'cus_9', providerSubscriptionId: 'sub_stripe_9', amountCents: 0 });
+    const event = stripeEvent(
+      'checkout.session.completed',
+      session({
+        payment_status: 'no_payment_required',
+        amount_total: 0,
+        customer: { id: 'cus_9', object: 'customer' },
+        subscription: { id: 'sub_stripe_9', object: 'subscription' },
+      }),
+    );
+    expect(await deliver(event)).toMatchObject({
+      type: 'checkout.completed',
+      customerId: 'cus_9',
+      providerSubscriptionId: 'sub_stripe_9',
+      amountCents: 0,
+    });
   });
 
   it('maps a delayed payment that succeeded later onto checkout.completed', async () => {
     const event = stripeEvent('checkout.session.async_payment_succeeded', session());
-    expect(await deliver(event)).toMatchObject({ id: event.id, type: 'checkout.completed', subscriptionId: 'sub-ours-1' });
+    expect(await deliver(event)).toMatchObject({
+      id: event.id,
+      type: 'checkout.completed',
+      subscriptionId: 'sub-ours-1',
+    });
   });
 
   it('ignores an unpaid checkout, a checkout in another mode and one without our ids', async () => {
-    for (const object of [session({ payment_status: 'unpaid' }), session({ mode: 'payment' }), session({ client_reference_id: null, metadata: {} }), session({ metadata: { subscription_id: 'sub-ours-1' } })]) {
+    for (const object of [
+      session({ payment_status: 'unpaid' }),
+      session({ mode: 'payment' }),
+      session({ client_reference_id: null, metadata: {} }),
+      session({ metadata: { subscription_id: 'sub-ours-1' } }),
+    ]) {
       const event = stripeEvent('checkout.session.completed', object);
-      expect(await deliver(event)).toEqual({ id: event.id, created: event.created, type: 'ignored', providerType: 'checkout.session.completed' });
+      expect(await deliver(event)).toEqual({
+        id: event.id,
+        created: event.created,
+        type: 'ignored',
+        providerType: 'checkout.session.completed',
+      });
     }
   });
 
@@ -256,38 +365,87 @@ describe('webhook: mapping', () => {
     expect(STRIPE_STATUS).toEqual(expected);
     for (const [stripeStatus, status] of Object.entries(expected)) {
       const event = stripeEvent('customer.subscription.updated', subscription(stripeStatus));
-      expect(await deliver(event)).toEqual({ id: event.id, created: event.created, type: 'subscription.status', accountId: 'acct-ours-1', subscriptionId: 'sub-ours-1', status });
+      expect(await deliver(event)).toEqual({
+        id: event.id,
+        created: event.created,
+        type: 'subscription.status',
+        accountId: 'acct-ours-1',
+        subscriptionId: 'sub-ours-1',
+        status,
+      });
     }
   });
 
   it('maps a deleted subscription to cancelled', async () => {
     const event = stripeEvent('customer.subscription.deleted', subscription('canceled'));
-    expect(await deliver(event)).toMatchObject({ type: 'subscription.status', subscriptionId: 'sub-ours-1', status: 'cancelled' });
+    expect(await deliver(event)).toMatchObject({
+      type: 'subscription.status',
+      subscriptionId: 'sub-ours-1',
+      status: 'cancelled',
+    });
   });
 
-  it("ignores a subscription without our metadata, and a state Stripe adds later", async () => {
-    expect(await deliver(stripeEvent('customer.subscription.updated', subscription('active', {})))).toMatchObject({ type: 'ignored', providerType: 'customer.subscription.updated' });
-    expect(await deliver(stripeEvent('customer.subscription.updated', subscription('some_new_state')))).toMatchObject({ type: 'ignored' });
+  it('ignores a subscription without our metadata, and a state Stripe adds later', async () => {
+    expect(await deliver(stripeEvent('customer.subscription.updated', subscription('active', {})))).toMatchObject({
+      type: 'ignored',
+      providerType: 'customer.subscription.updated',
+    });
+    expect(await deliver(stripeEvent('customer.subscription.updated', subscription('some_new_state')))).toMatchObject({
+      type: 'ignored',
+    });
   });
 
   it('maps the final payment failure of an invoice to cancelled and ignores one Stripe will retry', async () => {
     const final = stripeEvent('invoice.payment_failed', invoice({ amount_paid: 0, next_payment_attempt: null }));
-    expect(await deliver(final)).toEqual({ id: final.id, created: final.created, type: 'subscription.status', accountId: 'acct-ours-1', subscriptionId: 'sub-ours-1', status: 'cancelled' });
-    const retried = stripeEvent('invoice.payment_failed', invoice({ amount_paid: 0, next_payment_attempt: NOW_S + 3 * 86400 }));
+    expect(await deliver(final)).toEqual({
+      id: final.id,
+      created: final.created,
+      type: 'subscription.status',
+      accountId: 'acct-ours-1',
+      subscriptionId: 'sub-ours-1',
+      status: 'cancelled',
+    });
+    const retried = stripeEvent(
+      'invoice.payment_failed',
+      invoice({ amount_paid: 0, next_payment_attempt: NOW_S + 3 * 86400 }),
+    );
     expect(await deliver(retried)).toMatchObject({ type: 'ignored', providerType: 'invoice.payment_failed' });
   });
 
   it('maps a paid renewal invoice onto renewal.paid and ignores the first invoice (the checkout covers it)', async () => {
     const renewal = stripeEvent('invoice.paid', invoice());
-    expect(await deliver(renewal)).toEqual({ id: renewal.id, created: renewal.created, type: 'renewal.paid', accountId: 'acct-ours-1', subscriptionId: 'sub-ours-1', amountCents: 7900, currency: 'USD' });
-    expect(await deliver(stripeEvent('invoice.paid', invoice({ billing_reason: 'subscription_create' })))).toMatchObject({ type: 'ignored', providerType: 'invoice.paid' });
+    expect(await deliver(renewal)).toEqual({
+      id: renewal.id,
+      created: renewal.created,
+      type: 'renewal.paid',
+      accountId: 'acct-ours-1',
+      subscriptionId: 'sub-ours-1',
+      amountCents: 7900,
+      currency: 'USD',
+    });
+    expect(
+      await deliver(stripeEvent('invoice.paid', invoice({ billing_reason: 'subscription_create' }))),
+    ).toMatchObject({ type: 'ignored', providerType: 'invoice.paid' });
   });
 
   it("finds an invoice's subscription metadata where older API versions put it", async () => {
-    const legacy = stripeEvent('invoice.paid', invoice({ parent: undefined, subscription: 'sub_stripe_1', subscription_details: { metadata: OURS } }));
-    expect(await deliver(legacy)).toMatchObject({ type: 'renewal.paid', subscriptionId: 'sub-ours-1', accountId: 'acct-ours-1' });
+    const legacy = stripeEvent(
+      'invoice.paid',
+      invoice({ parent: undefined, subscription: 'sub_stripe_1', subscription_details: { metadata: OURS } }),
+    );
+    expect(await deliver(legacy)).toMatchObject({
+      type: 'renewal.paid',
+      subscriptionId: 'sub-ours-1',
+      accountId: 'acct-ours-1',
+    });
     const line = { id: 'il_1', object: 'line_item', amount: 7900, metadata: OURS };
-    const onLines = stripeEvent('invoice.paid', invoice({ parent: null, lines: { object: 'list', data: [{ id: 'il_0', object: 'line_item', metadata: {} }, line], has_more: false } }));
+    const onLines = stripeEvent(
+      'invoice.paid',
+      invoice({
+        parent: null,
+        lines: { object: 'list', data: [{ id: 'il_0', object: 'line_item', metadata: {} }, line], has_more: false },
+      }),
+    );
     expect(await deliver(onLines)).toMatchObject({ type: 'renewal.paid', subscriptionId: 'sub-ours-1' });
     const none = stripeEvent('invoice.paid', invoice({ parent: null }));
     expect(await deliver(none)).toMatchObject({ type: 'ignored', providerType: 'invoice.paid' });
@@ -295,7 +453,12 @@ describe('webhook: mapping', () => {
 
   it('acknowledges any other event type as ignored', async () => {
     const event = stripeEvent('customer.created', { id: 'cus_1', object: 'customer' });
-    expect(await deliver(event)).toEqual({ id: event.id, created: event.created, type: 'ignored', providerType: 'customer.created' });
+    expect(await deliver(event)).toEqual({
+      id: event.id,
+      created: event.created,
+      type: 'ignored',
+      providerType: 'customer.created',
+    });
   });
 });
 
@@ -304,42 +467,72 @@ describe('webhook: verification', () => {
 
   it('accepts a timestamp at the tolerance either way of the given clock, however far that clock is from the real one', async () => {
     for (const timestamp of [NOW_S - WEBHOOK_TOLERANCE_SECONDS, NOW_S + WEBHOOK_TOLERANCE_SECONDS]) {
-      expect(await provider.verifyWebhook(body, signed(body, { timestamp }), NOW)).toMatchObject({ type: 'checkout.completed' });
+      expect(await provider.verifyWebhook(body, signed(body, { timestamp }), NOW)).toMatchObject({
+        type: 'checkout.completed',
+      });
     }
   });
 
   it('rejects a signature made with another secret', async () => {
-    expect(await rejection(provider.verifyWebhook(body, signed(body, { secret: 'whsec_someone_else' }), NOW))).toBe('signature does not verify');
+    expect(await rejection(provider.verifyWebhook(body, signed(body, { secret: 'whsec_someone_else' }), NOW))).toBe(
+      'signature does not verify',
+    );
   });
 
   it('rejects a body changed after signing, even by a byte of whitespace', async () => {
     const headers = signed(body);
-    expect(await rejection(provider.verifyWebhook(body.replace('"amount_total":7900', '"amount_total":1'), headers, NOW))).toBe('signature does not verify');
+    expect(
+      await rejection(provider.verifyWebhook(body.replace('"amount_total":7900', '"amount_total":1'), headers, NOW)),
+    ).toBe('signature does not verify');
     expect(await rejection(provider.verifyWebhook(`${body}\n`, headers, NOW))).toBe('signature does not verify');
-    expect(await rejection(provider.verifyWebhook(JSON.stringify(JSON.parse(body), null, 2), headers, NOW))).toBe('signature does not verify');
+    expect(await rejection(provider.verifyWebhook(JSON.stringify(JSON.parse(body), null, 2), headers, NOW))).toBe(
+      'signature does not verify',
+    );
   });
 
   it('rejects a stale timestamp', async () => {
-    expect(await rejection(provider.verifyWebhook(body, signed(body, { timestamp: NOW_S - WEBHOOK_TOLERANCE_SECONDS - 1 }), NOW))).toBe('timestamp too old');
+    expect(
+      await rejection(
+        provider.verifyWebhook(body, signed(body, { timestamp: NOW_S - WEBHOOK_TOLERANCE_SECONDS - 1 }), NOW),
+      ),
+    ).toBe('timestamp too old');
   });
 
   it('rejects a timestamp more than five minutes in the future', async () => {
-    expect(await rejection(provider.verifyWebhook(body, signed(body, { timestamp: NOW_S + WEBHOOK_TOLERANCE_SECONDS + 1 }), NOW))).toBe('timestamp in the future');
-    expect(await rejection(provider.verifyWebhook(body, signed(body, { timestamp: NOW_S + 86_400 }), NOW))).toBe('timestamp in the future');
+    expect(
+      await rejection(
+        provider.verifyWebhook(body, signed(body, { timestamp: NOW_S + WEBHOOK_TOLERANCE_SECONDS + 1 }), NOW),
+      ),
+    ).toBe('timestamp in the future');
+    expect(await rejection(provider.verifyWebhook(body, signed(body, { timestamp: NOW_S + 86_400 }), NOW))).toBe(
+      'timestamp in the future',
+    );
   });
 
   it('rejects a stale event against the real clock too: the given clock rules', async () => {
     const real = new Date();
-    expect(await rejection(provider.verifyWebhook(body, signed(body, { timestamp: NOW_S }), real))).toBe('timestamp too old');
+    expect(await rejection(provider.verifyWebhook(body, signed(body, { timestamp: NOW_S }), real))).toBe(
+      'timestamp too old',
+    );
   });
 
   it('rejects a missing or malformed signature header', async () => {
     expect(await rejection(provider.verifyWebhook(body, {}, NOW))).toBe('missing Stripe-Signature header');
-    expect(await rejection(provider.verifyWebhook(body, { 'stripe-signature': '' }, NOW))).toBe('missing Stripe-Signature header');
-    const v1 = signed(body)['stripe-signature'].split(',').find((p) => p.startsWith('v1='))!;
-    expect(await rejection(provider.verifyWebhook(body, { 'stripe-signature': v1 }, NOW))).toBe('malformed Stripe-Signature header');
-    expect(await rejection(provider.verifyWebhook(body, { 'stripe-signature': `t=${NOW_S}` }, NOW))).toBe('signature does not verify');
-    expect(await rejection(provider.verifyWebhook(body, { 'stripe-signature': `t=${NOW_S},v0=abc` }, NOW))).toBe('signature does not verify');
+    expect(await rejection(provider.verifyWebhook(body, { 'stripe-signature': '' }, NOW))).toBe(
+      'missing Stripe-Signature header',
+    );
+    const v1 = signed(body)
+      ['stripe-signature'].split(',')
+      .find((p) => p.startsWith('v1='))!;
+    expect(await rejection(provider.verifyWebhook(body, { 'stripe-signature': v1 }, NOW))).toBe(
+      'malformed Stripe-Signature header',
+    );
+    expect(await rejection(provider.verifyWebhook(body, { 'stripe-signature': `t=${NOW_S}` }, NOW))).toBe(
+      'signature does not verify',
+    );
+    expect(await rejection(provider.verifyWebhook(body, { 'stripe-signature': `t=${NOW_S},v0=abc` }, NOW))).toBe(
+      'signature does not verify',
+    );
   });
 
   it('rejects a signed body that is not an event', async () => {
@@ -347,6 +540,8 @@ describe('webhook: verification', () => {
     expect(await rejection(provider.verifyWebhook(notEvent, signed(notEvent), NOW))).toBe('not a Stripe event');
     const notJson = 'not json';
     expect(await rejection(provider.verifyWebhook(notJson, signed(notJson), NOW))).toBe('not a Stripe event');
-    expect(await rejection(provider.verifyWebhook(notJson, signed(notJson, { secret: 'whsec_someone_else' }), NOW))).toBe('signature does not verify');
+    expect(
+      await rejection(provider.verifyWebhook(notJson, signed(notJson, { secret: 'whsec_someone_else' }), NOW)),
+    ).toBe('signature does not verify');
   });
 });

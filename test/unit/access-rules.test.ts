@@ -12,7 +12,8 @@ describe('custom-role grants (tenancy/access)', () => {
 });
 
 describe('environment document rights (auth/permissions)', () => {
-  const facts = (f: Partial<Parameters<typeof capabilities>[0]>) => capabilities({ isOwner: false, isMember: true, ...f });
+  const facts = (f: Partial<Parameters<typeof capabilities>[0]>) =>
+    capabilities({ isOwner: false, isMember: true, ...f });
 
   it('lets the owner and any environment role export; importing also needs services.manage there', () => {
     expect([...facts({ isOwner: true })]).toEqual(expect.arrayContaining(['env.export', 'env.import']));

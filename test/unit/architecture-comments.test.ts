@@ -35,7 +35,12 @@ describe('source rule: a code comment states its rule, not an issue number or th
       'export const page = 1; // Issue 26, beyond SPEC: one page',
       '/* written before issues 35 and 36 */ export const old = 2;',
     ].join('\n');
-    expect(check({ 'shared/domain/catalog/listing.ts': listing, 'web/src/links.tsx': '// the account (Issue #25)\nexport const a = 1;\n' })).toEqual([
+    expect(
+      check({
+        'shared/domain/catalog/listing.ts': listing,
+        'web/src/links.tsx': '// the account (Issue #25)\nexport const a = 1;\n',
+      }),
+    ).toEqual([
       'shared/domain/catalog/listing.ts:2: "issue 26" in a comment: state the rule itself (or name its docs/decisions/NNNN-*.md)',
       'shared/domain/catalog/listing.ts:3: "decisions.md" in a comment: state the rule itself (or name its docs/decisions/NNNN-*.md)',
       'shared/domain/catalog/listing.ts:5: "Issue 26" in a comment: state the rule itself (or name its docs/decisions/NNNN-*.md)',
@@ -45,11 +50,14 @@ describe('source rule: a code comment states its rule, not an issue number or th
   });
 
   it('accepts a decision file named by number, code that says issue, and files outside the checked folders', () => {
-    expect(check({
-      // biome-ignore lint/suspicious/noTemplateCurlyInString: source text holding a template literal, for the comment scanner under test
-      'shared/db/live.ts': "/** The live rule (docs/decisions/0034-the-live-rule-decided-once.md). */\nexport const issues = (issue: { code: string }) => `issue ${issue.code}`;\nexport const s = 'see issue 26';\n",
-      'test/e2e/listing.test.ts': '// issue 26: read in name order\nexport const t = 1;\n',
-    })).toEqual([]);
+    expect(
+      check({
+        'shared/db/live.ts':
+          // biome-ignore lint/suspicious/noTemplateCurlyInString: source text holding a template literal, for the comment scanner under test
+          "/** The live rule (docs/decisions/0034-the-live-rule-decided-once.md). */\nexport const issues = (issue: { code: string }) => `issue ${issue.code}`;\nexport const s = 'see issue 26';\n",
+        'test/e2e/listing.test.ts': '// issue 26: read in name order\nexport const t = 1;\n',
+      }),
+    ).toEqual([]);
   });
 });
 

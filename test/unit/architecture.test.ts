@@ -6,7 +6,13 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { buildImportGraph, extractImports, matchImportsField } from '../architecture/import-graph';
 import { deepImportsFromTests, violations } from '../architecture/rules';
 import {
-  authorizationInRoutes, livenessExpressionsOutsideDb, loadAccessOutsideAccessModules, rawExpressionsOutsideDb, rawSingleWritesOutsideDb, retryLoopsOutsideDb, zodNamedImports,
+  authorizationInRoutes,
+  livenessExpressionsOutsideDb,
+  loadAccessOutsideAccessModules,
+  rawExpressionsOutsideDb,
+  rawSingleWritesOutsideDb,
+  retryLoopsOutsideDb,
+  zodNamedImports,
 } from '../architecture/source-rules';
 import { storedItemCasts } from '../architecture/source-rules';
 
@@ -31,7 +37,8 @@ const CLEAN: Files = {
   'shared/domain/billing/index.ts': "export * from './plans';\n",
   'shared/domain/billing/plans.ts': "import { account } from '#domain/identity';\nexport const plan = account;\n",
   'shared/domain/tenancy/index.ts': "export * from './access';\nexport * from './projects';\n",
-  'shared/domain/tenancy/access.ts': "import type { plan } from '#domain/billing';\nexport const access: typeof plan = {};\n",
+  'shared/domain/tenancy/access.ts':
+    "import type { plan } from '#domain/billing';\nexport const access: typeof plan = {};\n",
   'shared/domain/tenancy/projects.ts': [
     "import { access } from './access';",
     "import { plan } from '#domain/billing';",
@@ -114,7 +121,7 @@ describe('extractImports', () => {
       "// import x from './line-comment';",
       "/* export * from './block-comment'; */",
       "/**\n * import y from './doc-comment';\n */",
-      "const s = \"import y from './in-a-string'\";",
+      'const s = "import y from \'./in-a-string\'";',
       // biome-ignore lint/suspicious/noTemplateCurlyInString: source text holding a template literal, for the import scanner under test
       "const t = `import z from './in-a-template' ${`import('./nested')`}`;",
       "const re = /import q from '.\\/regex'/;",
@@ -122,7 +129,7 @@ describe('extractImports', () => {
       'const url = import.meta.url;',
       "const opts = { import: './not-an-import' };",
       'export const from = 1;',
-      "export function f() { return import(name); }",
+      'export function f() { return import(name); }',
       "import { real } from './real';",
     ].join('\n');
     expect(extractImports(src)).toEqual([{ specifier: './real', kind: 'static', line: 14 }]);
@@ -131,7 +138,13 @@ describe('extractImports', () => {
 
 describe('resolution', () => {
   it('applies package.json imports patterns generically: longest prefix wins, every * substituted, exact keys', () => {
-    const imports = { '#lib/*': './lib/*/main.ts', '#lib/special/*': './special/*.ts', '#twice/*': './t/*/*.ts', '#config': './shared/config.ts', '#pkg/*': 'some-package/*' };
+    const imports = {
+      '#lib/*': './lib/*/main.ts',
+      '#lib/special/*': './special/*.ts',
+      '#twice/*': './t/*/*.ts',
+      '#config': './shared/config.ts',
+      '#pkg/*': 'some-package/*',
+    };
     expect(matchImportsField(imports, '#lib/a')).toBe('./lib/a/main.ts');
     expect(matchImportsField(imports, '#lib/special/b')).toBe('./special/b.ts');
     expect(matchImportsField(imports, '#twice/x')).toBe('./t/x/x.ts');
@@ -144,7 +157,8 @@ describe('resolution', () => {
   it('resolves relative and aliased specifiers to files, skips packages, and reports what names no file', () => {
     const root = writeTree(
       {
-        'shared/x.ts': "import { y } from './y';\nimport { z } from './z';\nimport { w } from './w.js';\nimport { m } from '#lib/m';\nimport 'zod';\nimport { gone } from './gone';\nimport { nope } from '#nope/a';\n",
+        'shared/x.ts':
+          "import { y } from './y';\nimport { z } from './z';\nimport { w } from './w.js';\nimport { m } from '#lib/m';\nimport 'zod';\nimport { gone } from './gone';\nimport { nope } from '#nope/a';\n",
         'shared/y.ts': 'export const y = 1;\n',
         'shared/z/index.ts': 'export const z = 1;\n',
         'shared/w.ts': 'export const w = 1;\n',
@@ -154,7 +168,13 @@ describe('resolution', () => {
       { '#lib/*': './lib/*/main.ts' },
     );
     const graph = buildImportGraph(root, ['shared']);
-    expect(graph.files).toEqual(['shared/ambient.d.ts', 'shared/w.ts', 'shared/x.ts', 'shared/y.ts', 'shared/z/index.ts']);
+    expect(graph.files).toEqual([
+      'shared/ambient.d.ts',
+      'shared/w.ts',
+      'shared/x.ts',
+      'shared/y.ts',
+      'shared/z/index.ts',
+    ]);
     expect(graph.edges.map((e) => `${e.from}: ${e.specifier} → ${e.to}${e.typeOnly ? ' (type-only)' : ''}`)).toEqual([
       'shared/ambient.d.ts: ./y → shared/y.ts (type-only)',
       'shared/ambient.d.ts: ./w → shared/w.ts (type-only)', // a declaration file never runs
@@ -163,7 +183,10 @@ describe('resolution', () => {
       'shared/x.ts: ./w.js → shared/w.ts',
       'shared/x.ts: #lib/m → lib/m/main.ts',
     ]);
-    expect(violations(graph)).toEqual(["shared/x.ts:6 → './gone': resolves to no file", "shared/x.ts:7 → '#nope/a': resolves to no file"]);
+    expect(violations(graph)).toEqual([
+      "shared/x.ts:6 → './gone': resolves to no file",
+      "shared/x.ts:7 → '#nope/a': resolves to no file",
+    ]);
   });
 });
 
@@ -175,7 +198,12 @@ describe('rules on fixture trees', () => {
   describe('1. contexts import only contexts below them', () => {
     it('adding a wrong-way import makes the check fail', () => {
       expect(check()).toEqual([]);
-      expect(check({ 'shared/domain/identity/login.ts': "import { project } from '#domain/tenancy';\nexport const login = project;\n" })).toEqual([
+      expect(
+        check({
+          'shared/domain/identity/login.ts':
+            "import { project } from '#domain/tenancy';\nexport const login = project;\n",
+        }),
+      ).toEqual([
         'shared/domain/identity/login.ts → shared/domain/tenancy/index.ts: identity may not import tenancy',
         // The contexts' folders now import each other in a loop (rule 9).
         'entries of one folder in a loop: shared/domain/billing/ → shared/domain/identity/ → shared/domain/tenancy/ → shared/domain/billing/ (shared/domain/billing/plans.ts → shared/domain/identity/index.ts; shared/domain/identity/login.ts → shared/domain/tenancy/index.ts; shared/domain/tenancy/access.ts → shared/domain/billing/index.ts (type-only))',
@@ -184,22 +212,30 @@ describe('rules on fixture trees', () => {
 
     it('counts type-only imports too', () => {
       // audit imports nothing here, so the wrong-way import is the only problem (no cycle closes through it).
-      expect(check({ 'shared/domain/audit/index.ts': 'export type Entry = { id: string };\n', 'shared/domain/billing/plans.ts': "import type { Entry } from '#domain/audit';\nexport const plan = 1 as unknown as Entry;\n" })).toEqual([
-        'shared/domain/billing/plans.ts → shared/domain/audit/index.ts: billing may not import audit',
-      ]);
+      expect(
+        check({
+          'shared/domain/audit/index.ts': 'export type Entry = { id: string };\n',
+          'shared/domain/billing/plans.ts':
+            "import type { Entry } from '#domain/audit';\nexport const plan = 1 as unknown as Entry;\n",
+        }),
+      ).toEqual(['shared/domain/billing/plans.ts → shared/domain/audit/index.ts: billing may not import audit']);
     });
 
     it('lets the outer contexts import catalog and everything below, but not each other', () => {
       const outer = {
         'shared/domain/impex/index.ts': "export * from './export';\n",
-        'shared/domain/impex/export.ts': "import { item } from '#domain/catalog';\nimport { account } from '#domain/identity';\nexport const out = [item, account];\n",
+        'shared/domain/impex/export.ts':
+          "import { item } from '#domain/catalog';\nimport { account } from '#domain/identity';\nexport const out = [item, account];\n",
         'shared/domain/discovery/index.ts': "export * from './scan';\n",
         'shared/domain/discovery/scan.ts': "import { project } from '#domain/tenancy';\nexport const scan = project;\n",
       };
       expect(check(outer)).toEqual([]);
-      expect(check({ ...outer, 'shared/domain/discovery/scan.ts': "import { out } from '#domain/impex';\nexport const scan = out;\n" })).toEqual([
-        'shared/domain/discovery/scan.ts → shared/domain/impex/index.ts: discovery may not import impex',
-      ]);
+      expect(
+        check({
+          ...outer,
+          'shared/domain/discovery/scan.ts': "import { out } from '#domain/impex';\nexport const scan = out;\n",
+        }),
+      ).toEqual(['shared/domain/discovery/scan.ts → shared/domain/impex/index.ts: discovery may not import impex']);
     });
 
     it('refuses a context folder that is not in the layering', () => {
@@ -211,31 +247,56 @@ describe('rules on fixture trees', () => {
 
   describe('2. other code reaches a context only through its index.ts', () => {
     it('reports a deep import from another context', () => {
-      expect(check({ 'shared/domain/catalog/items.ts': "import { access } from '../tenancy/access';\nexport const item = access;\n" })).toEqual([
+      expect(
+        check({
+          'shared/domain/catalog/items.ts':
+            "import { access } from '../tenancy/access';\nexport const item = access;\n",
+        }),
+      ).toEqual([
         'shared/domain/catalog/items.ts → shared/domain/tenancy/access.ts: deep import into tenancy: import its index.ts instead',
       ]);
     });
 
     it('reports a deep import from a route', () => {
-      expect(check({ 'functions/projects/routes.ts': "import { project } from '../../shared/domain/tenancy/projects';\nexport const routes = [project];\n" })).toEqual([
+      expect(
+        check({
+          'functions/projects/routes.ts':
+            "import { project } from '../../shared/domain/tenancy/projects';\nexport const routes = [project];\n",
+        }),
+      ).toEqual([
         'functions/projects/routes.ts → shared/domain/tenancy/projects.ts: deep import into tenancy: import its index.ts instead',
       ]);
     });
 
     it('allows the index, relatively or by alias, and sibling files inside a context', () => {
-      expect(check({ 'shared/domain/catalog/items.ts': "import { project } from '../tenancy';\nimport { access } from '#domain/tenancy';\nexport const item = [project, access];\n" })).toEqual([]);
+      expect(
+        check({
+          'shared/domain/catalog/items.ts':
+            "import { project } from '../tenancy';\nimport { access } from '#domain/tenancy';\nexport const item = [project, access];\n",
+        }),
+      ).toEqual([]);
     });
   });
 
   describe('3. functions do not import shared/db', () => {
     it('reports a route importing the database layer, type-only or not', () => {
-      expect(check({ 'functions/projects/costs.ts': "import { keys } from '#db/keys';\nimport type { config } from '../../shared/db/keys';\nexport const c = [keys, config];\n" })).toEqual([
+      expect(
+        check({
+          'functions/projects/costs.ts':
+            "import { keys } from '#db/keys';\nimport type { config } from '../../shared/db/keys';\nexport const c = [keys, config];\n",
+        }),
+      ).toEqual([
         'functions/projects/costs.ts → shared/db/keys.ts: functions may not import shared/db (go through the domain)',
       ]);
     });
 
     it('allows the domain to use shared/db', () => {
-      expect(check({ 'shared/domain/catalog/items.ts': "import { keys } from '#db/keys';\nimport { project } from '#domain/tenancy';\nexport const item = [keys, project];\n" })).toEqual([]);
+      expect(
+        check({
+          'shared/domain/catalog/items.ts':
+            "import { keys } from '#db/keys';\nimport { project } from '#domain/tenancy';\nexport const item = [keys, project];\n",
+        }),
+      ).toEqual([]);
     });
   });
 
@@ -243,8 +304,10 @@ describe('rules on fixture trees', () => {
     it('reports domain code importing shared/http, type-only or not', () => {
       expect(
         check({
-          'shared/domain/tenancy/access.ts': "import { notFound } from '#http/errors';\nexport const access = notFound;\n",
-          'shared/domain/catalog/topology/links.ts': "import type { notFound } from '../../../http/errors';\nexport const link: typeof notFound = () => new Error();\n",
+          'shared/domain/tenancy/access.ts':
+            "import { notFound } from '#http/errors';\nexport const access = notFound;\n",
+          'shared/domain/catalog/topology/links.ts':
+            "import type { notFound } from '../../../http/errors';\nexport const link: typeof notFound = () => new Error();\n",
         }),
       ).toEqual([
         'shared/domain/catalog/topology/links.ts → shared/http/errors.ts: domain code may not import shared/http',
@@ -253,7 +316,11 @@ describe('rules on fixture trees', () => {
     });
 
     it('allows routes to use shared/http', () => {
-      expect(check({ 'functions/projects/other.ts': "import { notFound } from '#http/errors';\nexport const o = notFound;\n" })).toEqual([]);
+      expect(
+        check({
+          'functions/projects/other.ts': "import { notFound } from '#http/errors';\nexport const o = notFound;\n",
+        }),
+      ).toEqual([]);
     });
   });
 
@@ -269,22 +336,40 @@ describe('rules on fixture trees', () => {
     });
 
     it('counts a cycle closed only by an import type, and says which hop is type-only', () => {
-      expect(check({ 'shared/a.ts': "import { b } from './b';\nexport const a = () => b;\n", 'shared/b.ts': "import type { a } from './a';\nexport const b: typeof a | undefined = undefined;\n" })).toEqual([
-        'import cycle: shared/a.ts → shared/b.ts → shared/a.ts (type-only: shared/b.ts → shared/a.ts)',
-      ]);
-      expect(check({ 'shared/a.ts': "import type { b } from './b';\nexport type a = b;\n", 'shared/b.ts': "export type { a as b } from './a';\n" })).toEqual([
+      expect(
+        check({
+          'shared/a.ts': "import { b } from './b';\nexport const a = () => b;\n",
+          'shared/b.ts': "import type { a } from './a';\nexport const b: typeof a | undefined = undefined;\n",
+        }),
+      ).toEqual(['import cycle: shared/a.ts → shared/b.ts → shared/a.ts (type-only: shared/b.ts → shared/a.ts)']);
+      expect(
+        check({
+          'shared/a.ts': "import type { b } from './b';\nexport type a = b;\n",
+          'shared/b.ts': "export type { a as b } from './a';\n",
+        }),
+      ).toEqual([
         'import cycle: shared/a.ts → shared/b.ts → shared/a.ts (type-only: shared/a.ts → shared/b.ts, shared/b.ts → shared/a.ts)',
       ]);
     });
 
     it('counts a dynamic import() as a runtime edge and says so', () => {
-      expect(check({ 'shared/a.ts': "import { b } from './b';\nexport const a = () => b;\n", 'shared/b.ts': "export const b = () => import('./a');\n" })).toEqual([
+      expect(
+        check({
+          'shared/a.ts': "import { b } from './b';\nexport const a = () => b;\n",
+          'shared/b.ts': "export const b = () => import('./a');\n",
+        }),
+      ).toEqual([
         'import cycle: shared/a.ts → shared/b.ts → shared/a.ts (dynamic import(): shared/b.ts → shared/a.ts)',
       ]);
     });
 
     it('reports a file importing its own context index.ts (with the cycle that makes)', () => {
-      expect(check({ 'shared/domain/catalog/topology/links.ts': "import { item } from '#domain/catalog';\nexport const link = item;\n" })).toEqual([
+      expect(
+        check({
+          'shared/domain/catalog/topology/links.ts':
+            "import { item } from '#domain/catalog';\nexport const link = item;\n",
+        }),
+      ).toEqual([
         "shared/domain/catalog/topology/links.ts → shared/domain/catalog/index.ts: a file inside catalog must import its siblings directly, not catalog's own index.ts",
         'import cycle: shared/domain/catalog/index.ts → shared/domain/catalog/topology/links.ts → shared/domain/catalog/index.ts',
         'entries of one folder in a loop: shared/domain/catalog/index.ts → shared/domain/catalog/topology/ → shared/domain/catalog/index.ts (shared/domain/catalog/index.ts → shared/domain/catalog/topology/links.ts; shared/domain/catalog/topology/links.ts → shared/domain/catalog/index.ts)',
@@ -292,7 +377,12 @@ describe('rules on fixture trees', () => {
     });
 
     it('does not count an index re-exporting its own files as a cycle', () => {
-      expect(check({ 'shared/domain/catalog/index.ts': "export * from './items';\nexport * from './topology/links';\nexport { item as default } from './items';\n" })).toEqual([]);
+      expect(
+        check({
+          'shared/domain/catalog/index.ts':
+            "export * from './items';\nexport * from './topology/links';\nexport { item as default } from './items';\n",
+        }),
+      ).toEqual([]);
     });
   });
 });
@@ -301,8 +391,10 @@ describe('6. shared code outside the domain imports no context', () => {
   it('reports shared/context.ts taking a type from a context, and shared/auth calling into one', () => {
     expect(
       check({
-        'shared/context.ts': "import type { account } from '#domain/identity';\nexport const ctx: typeof account | undefined = undefined;\n",
-        'shared/auth/authenticate.ts': "import { account } from '../domain/identity';\nexport const authenticate = () => account;\n",
+        'shared/context.ts':
+          "import type { account } from '#domain/identity';\nexport const ctx: typeof account | undefined = undefined;\n",
+        'shared/auth/authenticate.ts':
+          "import { account } from '../domain/identity';\nexport const authenticate = () => account;\n",
       }),
     ).toEqual([
       'shared/auth/authenticate.ts → shared/domain/identity/index.ts: shared code outside shared/domain may not import a context (identity)',
@@ -311,17 +403,28 @@ describe('6. shared code outside the domain imports no context', () => {
   });
 
   it('lets shared code import shared code, and a context import shared code', () => {
-    expect(check({ 'shared/actor.ts': 'export interface Actor { id: string }\n', 'shared/context.ts': "import type { Actor } from './actor';\nexport const ctx: Actor | undefined = undefined;\n", 'shared/domain/identity/accounts.ts': "import type { Actor } from '#shared/actor';\nimport { keys } from '#db/keys';\nexport const account: Actor | typeof keys = keys;\n" })).toEqual([]);
+    expect(
+      check({
+        'shared/actor.ts': 'export interface Actor { id: string }\n',
+        'shared/context.ts':
+          "import type { Actor } from './actor';\nexport const ctx: Actor | undefined = undefined;\n",
+        'shared/domain/identity/accounts.ts':
+          "import type { Actor } from '#shared/actor';\nimport { keys } from '#db/keys';\nexport const account: Actor | typeof keys = keys;\n",
+      }),
+    ).toEqual([]);
   });
 });
 
 describe('7. web/ and clients/ stay inside their own package', () => {
   const web = {
-    'web/src/main.tsx': "import { h } from 'preact';\nimport { App } from './app';\nimport './styles.css';\nexport const main = () => h(App, {});\n",
-    'web/src/app.tsx': "import type { paths } from '@infracat/client/schema';\nimport { createInfracatClient } from '@infracat/client/client';\nexport const App = (_: Partial<paths>) => createInfracatClient && null;\n",
+    'web/src/main.tsx':
+      "import { h } from 'preact';\nimport { App } from './app';\nimport './styles.css';\nexport const main = () => h(App, {});\n",
+    'web/src/app.tsx':
+      "import type { paths } from '@infracat/client/schema';\nimport { createInfracatClient } from '@infracat/client/client';\nexport const App = (_: Partial<paths>) => createInfracatClient && null;\n",
     'web/src/styles.css': 'body { margin: 0; }\n',
     'clients/typescript/src/index.ts': "export * from './client';\nexport type { paths } from './schema.js';\n",
-    'clients/typescript/src/client.ts': "import createClient from 'openapi-fetch';\nexport const client = createClient;\n",
+    'clients/typescript/src/client.ts':
+      "import createClient from 'openapi-fetch';\nexport const client = createClient;\n",
     'clients/typescript/src/schema.d.ts': 'export interface paths { x: 1 }\n',
   };
 
@@ -333,7 +436,8 @@ describe('7. web/ and clients/ stay inside their own package', () => {
     expect(
       check({
         ...web,
-        'web/src/app.tsx': "import type { Account } from '../../shared/context';\nimport { routes } from '../../functions/projects/routes';\nimport { nope } from '@infracat/web-kit';\nexport const App = [routes, nope] as unknown as Account;\n",
+        'web/src/app.tsx':
+          "import type { Account } from '../../shared/context';\nimport { routes } from '../../functions/projects/routes';\nimport { nope } from '@infracat/web-kit';\nexport const App = [routes, nope] as unknown as Account;\n",
         'shared/context.ts': 'export type Account = { id: string };\n',
       }),
     ).toEqual([
@@ -344,13 +448,20 @@ describe('7. web/ and clients/ stay inside their own package', () => {
   });
 
   it('reports the service (shared/, functions/, infra/) importing anything of the client package, type-only included', () => {
-    const rules = { ...web, 'clients/typescript/src/plans.ts': 'export const isFreePlan = (p: { price_cents: number }) => p.price_cents === 0;\n' };
+    const rules = {
+      ...web,
+      'clients/typescript/src/plans.ts':
+        'export const isFreePlan = (p: { price_cents: number }) => p.price_cents === 0;\n',
+    };
     expect(
       check({
         ...rules,
-        'shared/domain/billing/plan-changes.ts': "export { isFreePlan } from '../../../clients/typescript/src/plans';\n",
-        'functions/billing/routes.ts': "import type { paths } from '../../clients/typescript/src/schema.js';\nexport type P = paths;\n",
-        'infra/local/seed.ts': "import { client } from '../../clients/typescript/src/client';\nexport const c = client;\n",
+        'shared/domain/billing/plan-changes.ts':
+          "export { isFreePlan } from '../../../clients/typescript/src/plans';\n",
+        'functions/billing/routes.ts':
+          "import type { paths } from '../../clients/typescript/src/schema.js';\nexport type P = paths;\n",
+        'infra/local/seed.ts':
+          "import { client } from '../../clients/typescript/src/client';\nexport const c = client;\n",
       }),
     ).toEqual([
       'functions/billing/routes.ts → clients/typescript/src/schema.d.ts: the service may not import the client package: dependencies point from the client to the API, never back',
@@ -364,7 +475,8 @@ describe('7. web/ and clients/ stay inside their own package', () => {
       check({
         ...web,
         'infra/local/ports.ts': 'export const API_PORT = 3000;\n',
-        'clients/typescript/src/client.ts': "import { API_PORT } from '../../../infra/local/ports';\nimport { App } from '../../../web/src/app';\nimport { web } from '@infracat/web';\nexport const client = [API_PORT, App, web];\n",
+        'clients/typescript/src/client.ts':
+          "import { API_PORT } from '../../../infra/local/ports';\nimport { App } from '../../../web/src/app';\nimport { web } from '@infracat/web';\nexport const client = [API_PORT, App, web];\n",
       }),
     ).toEqual([
       'clients/typescript/src/client.ts → infra/local/ports.ts: clients is a package of its own: it may import only its own files, npm packages',
@@ -380,9 +492,12 @@ describe('rule 8: the deployed shape imports no code a function runs', () => {
       check({
         'shared/http/router.ts': 'export const createRouter = () => 0;\n',
         'infra/local/dynamo.ts': 'export const startDynamo = () => 0;\n',
-        'infra/deployed/start.ts': "import { createRouter } from '#http/router';\nimport { startDynamo } from '../local/dynamo';\nimport { routes } from '../../functions/projects/routes';\nexport const s = [createRouter, startDynamo, routes];\n",
+        'infra/deployed/start.ts':
+          "import { createRouter } from '#http/router';\nimport { startDynamo } from '../local/dynamo';\nimport { routes } from '../../functions/projects/routes';\nexport const s = [createRouter, startDynamo, routes];\n",
       }),
-    ).toEqual(['infra/deployed/start.ts → functions/projects/routes.ts: infra/deployed serves the synthesized template alone: it may import only its own files and DEPLOYED_MAY_IMPORT']);
+    ).toEqual([
+      'infra/deployed/start.ts → functions/projects/routes.ts: infra/deployed serves the synthesized template alone: it may import only its own files and DEPLOYED_MAY_IMPORT',
+    ]);
   });
 });
 
@@ -390,9 +505,12 @@ describe('2. (tests) end-to-end tests, their helpers and the benches reach a con
   it('reports an end-to-end test or a helper importing a file behind an index, and accepts a unit test of that file', () => {
     const root = writeTree({
       ...CLEAN,
-      'test/e2e/projects.test.ts': "import { project } from '#domain/tenancy';\nimport { access } from '../../shared/domain/tenancy/access';\nexport const t = [project, access];\n",
-      'test/helpers/catalog.ts': "import { link } from '../../shared/domain/catalog/topology/links';\nexport const h = link;\n",
-      'test/unit/links.test.ts': "import { link } from '../../shared/domain/catalog/topology/links';\nexport const u = link;\n",
+      'test/e2e/projects.test.ts':
+        "import { project } from '#domain/tenancy';\nimport { access } from '../../shared/domain/tenancy/access';\nexport const t = [project, access];\n",
+      'test/helpers/catalog.ts':
+        "import { link } from '../../shared/domain/catalog/topology/links';\nexport const h = link;\n",
+      'test/unit/links.test.ts':
+        "import { link } from '../../shared/domain/catalog/topology/links';\nexport const u = link;\n",
     });
     expect(deepImportsFromTests(root)).toEqual([
       'test/e2e/projects.test.ts:2 → shared/domain/tenancy/access.ts: deep import into tenancy: import its index.ts instead',
@@ -407,26 +525,35 @@ describe('9. no two folders import each other, nor loop through the entries besi
       check({
         'shared/auth/signing-key.ts': "export const signingKey = () => 'k';\n",
         'shared/auth/caller.ts': "import { keys } from '../db/keys';\nexport const caller = keys;\n",
-        'shared/db/cursor.ts': "import type { signingKey } from '../auth/signing-key';\nexport const cursor: typeof signingKey | undefined = undefined;\n",
+        'shared/db/cursor.ts':
+          "import type { signingKey } from '../auth/signing-key';\nexport const cursor: typeof signingKey | undefined = undefined;\n",
       }),
-    ).toEqual(['entries of one folder in a loop: shared/auth/ → shared/db/ → shared/auth/ (shared/auth/caller.ts → shared/db/keys.ts; shared/db/cursor.ts → shared/auth/signing-key.ts (type-only))']);
+    ).toEqual([
+      'entries of one folder in a loop: shared/auth/ → shared/db/ → shared/auth/ (shared/auth/caller.ts → shared/db/keys.ts; shared/db/cursor.ts → shared/auth/signing-key.ts (type-only))',
+    ]);
   });
 
   it('reports a folder and a file beside it that import each other (the catalog and its topology/)', () => {
     expect(
       check({
-        'shared/domain/catalog/listings.ts': "import { link } from './topology/links';\nexport const linkListing = link;\n",
-        'shared/domain/catalog/topology/edges.ts': "import { linkListing } from '../listings';\nexport const edges = linkListing;\n",
+        'shared/domain/catalog/listings.ts':
+          "import { link } from './topology/links';\nexport const linkListing = link;\n",
+        'shared/domain/catalog/topology/edges.ts':
+          "import { linkListing } from '../listings';\nexport const edges = linkListing;\n",
       }),
-    ).toEqual(['entries of one folder in a loop: shared/domain/catalog/listings.ts → shared/domain/catalog/topology/ → shared/domain/catalog/listings.ts (shared/domain/catalog/listings.ts → shared/domain/catalog/topology/links.ts; shared/domain/catalog/topology/edges.ts → shared/domain/catalog/listings.ts)']);
+    ).toEqual([
+      'entries of one folder in a loop: shared/domain/catalog/listings.ts → shared/domain/catalog/topology/ → shared/domain/catalog/listings.ts (shared/domain/catalog/listings.ts → shared/domain/catalog/topology/links.ts; shared/domain/catalog/topology/edges.ts → shared/domain/catalog/listings.ts)',
+    ]);
   });
 
   it('reports a loop through a file between two folders (services/ → items.ts → topology/ → services/)', () => {
     expect(
       check({
         'shared/domain/catalog/services/delete.ts': "import { item } from '../items';\nexport const del = item;\n",
-        'shared/domain/catalog/items.ts': "import { project } from '#domain/tenancy';\nimport type { link } from './topology/links';\nexport const item: typeof link | typeof project = project;\n",
-        'shared/domain/catalog/topology/links.ts': "import { forbidden } from '../services/refusals';\nexport const link = forbidden;\n",
+        'shared/domain/catalog/items.ts':
+          "import { project } from '#domain/tenancy';\nimport type { link } from './topology/links';\nexport const item: typeof link | typeof project = project;\n",
+        'shared/domain/catalog/topology/links.ts':
+          "import { forbidden } from '../services/refusals';\nexport const link = forbidden;\n",
         'shared/domain/catalog/services/refusals.ts': "export const forbidden = 'Insufficient permissions';\n",
       }),
     ).toEqual([
@@ -434,8 +561,13 @@ describe('9. no two folders import each other, nor loop through the entries besi
     ]);
   });
 
-  it('accepts folders that import one way (an index over its subfolder, a subfolder using its parent\'s files)', () => {
-    expect(check({ 'shared/auth/caller.ts': "import { keys } from '../db/keys';\nexport const caller = keys;\n", 'shared/domain/catalog/topology/edges.ts': "import { item } from '../items';\nexport const edges = item;\n" })).toEqual([]);
+  it("accepts folders that import one way (an index over its subfolder, a subfolder using its parent's files)", () => {
+    expect(
+      check({
+        'shared/auth/caller.ts': "import { keys } from '../db/keys';\nexport const caller = keys;\n",
+        'shared/domain/catalog/topology/edges.ts': "import { item } from '../items';\nexport const edges = item;\n",
+      }),
+    ).toEqual([]);
   });
 });
 
@@ -467,20 +599,34 @@ describe('source rules: authorization stays in the domain; zod is imported as a 
       '  if (!access.extra.get(id)) throw new Error("Thing not found");',
       '}',
     ].join('\n');
-    const access = "export async function loadAccess(projectId: string, userId: string) { return { projectId, userId }; }\nexport const accessToProject = (p: string, u: string) => loadAccess(p, u);\n";
-    const root = writeTree({ ...CLEAN, 'shared/domain/catalog/things.ts': handCheck, 'shared/domain/tenancy/access.ts': access });
+    const access =
+      'export async function loadAccess(projectId: string, userId: string) { return { projectId, userId }; }\nexport const accessToProject = (p: string, u: string) => loadAccess(p, u);\n';
+    const root = writeTree({
+      ...CLEAN,
+      'shared/domain/catalog/things.ts': handCheck,
+      'shared/domain/tenancy/access.ts': access,
+    });
     expect(loadAccessOutsideAccessModules(root, buildImportGraph(root).files)).toEqual([
       'shared/domain/catalog/things.ts:3: loadAccess(…) outside the access modules: reach an item by id through accessToItem, a project through accessToProject',
     ]);
   });
 
   it('reports a named zod import (it bundles all of zod)', () => {
-    const root = writeTree({ ...CLEAN, 'shared/schemas.ts': "import { z } from 'zod';\nexport const id = z.uuid();\n" });
-    expect(zodNamedImports(root, ['shared/schemas.ts'])).toEqual(["shared/schemas.ts:1: import * as z from 'zod' instead (keeps bundles small)"]);
+    const root = writeTree({
+      ...CLEAN,
+      'shared/schemas.ts': "import { z } from 'zod';\nexport const id = z.uuid();\n",
+    });
+    expect(zodNamedImports(root, ['shared/schemas.ts'])).toEqual([
+      "shared/schemas.ts:1: import * as z from 'zod' instead (keeps bundles small)",
+    ]);
   });
 
   it('accepts a route that hands the context and input to one domain function', () => {
-    expect(routesCheck("import { updateProject } from '#domain/tenancy';\nexport const handler = (ctx: object, input: object) => updateProject(ctx, input);\n")).toEqual([]);
+    expect(
+      routesCheck(
+        "import { updateProject } from '#domain/tenancy';\nexport const handler = (ctx: object, input: object) => updateProject(ctx, input);\n",
+      ),
+    ).toEqual([]);
   });
 });
 
@@ -506,10 +652,13 @@ describe('source rule: the live rule is written in shared/db alone', () => {
   });
 
   it('accepts the live rule in shared/db and a write that sets deleted_at', () => {
-    expect(livenessCheck({
-      'shared/db/live.ts': "export const LIVE = '(attribute_not_exists(deleted_at) OR deleted_at = :null)';\n",
-      'shared/domain/catalog/chains.ts': "export const del = 'SET deleted_at = :now, updated_at = :now, archived_at = :null';\n",
-    })).toEqual([]);
+    expect(
+      livenessCheck({
+        'shared/db/live.ts': "export const LIVE = '(attribute_not_exists(deleted_at) OR deleted_at = :null)';\n",
+        'shared/domain/catalog/chains.ts':
+          "export const del = 'SET deleted_at = :now, updated_at = :now, archived_at = :null';\n",
+      }),
+    ).toEqual([]);
   });
 });
 
@@ -536,14 +685,16 @@ describe('source rule: a stored item enters through its entity, never a cast', (
   });
 
   it("accepts a read through the entity's decode, and a transaction step's item", () => {
-    expect(castsCheck({
-      'shared/domain/tenancy/reads.ts': [
-        "import { keyId } from '#db/batch-get';",
-        "import { projectEntity } from './project-entity';",
-        'export const project = (items: Map<string, object>, id: string) => projectEntity.decodeFound(items.get(keyId({ PK: id, SK: id })));',
-        'export const put = (step: { Put?: { Item: object } }) => step.Put!.Item as Record<string, unknown>;',
-      ].join('\n'),
-    })).toEqual([]);
+    expect(
+      castsCheck({
+        'shared/domain/tenancy/reads.ts': [
+          "import { keyId } from '#db/batch-get';",
+          "import { projectEntity } from './project-entity';",
+          'export const project = (items: Map<string, object>, id: string) => projectEntity.decodeFound(items.get(keyId({ PK: id, SK: id })));',
+          'export const put = (step: { Put?: { Item: object } }) => step.Put!.Item as Record<string, unknown>;',
+        ].join('\n'),
+      }),
+    ).toEqual([]);
   });
 });
 
@@ -566,10 +717,14 @@ describe('source rule: single-item writes are sent by shared/db alone', () => {
   });
 
   it('accepts the writes of shared/db and a domain file that calls them', () => {
-    expect(writesCheck({
-      'shared/db/items.ts': "import { DeleteCommand } from '@aws-sdk/lib-dynamodb';\nexport const del = () => new DeleteCommand({ TableName: 't', Key: {} });\n",
-      'shared/domain/identity/claims.ts': "import { conditionalPut } from '#db/items';\nexport const claim = (item: object) => conditionalPut(item, { ConditionExpression: 'attribute_not_exists(PK)' });\n",
-    })).toEqual([]);
+    expect(
+      writesCheck({
+        'shared/db/items.ts':
+          "import { DeleteCommand } from '@aws-sdk/lib-dynamodb';\nexport const del = () => new DeleteCommand({ TableName: 't', Key: {} });\n",
+        'shared/domain/identity/claims.ts':
+          "import { conditionalPut } from '#db/items';\nexport const claim = (item: object) => conditionalPut(item, { ConditionExpression: 'attribute_not_exists(PK)' });\n",
+      }),
+    ).toEqual([]);
   });
 });
 
@@ -588,7 +743,12 @@ describe('source rule: write conditions and updates are written in shared/db alo
       '});',
       "export const open = { ConditionExpression: 'attribute_not_exists(PK) OR window_ends_ms <= :now' };",
     ].join('\n');
-    expect(expressionsCheck({ 'shared/domain/discovery/runs.ts': runs, 'functions/jobs/handler.ts': "export const step = { Update: { UpdateExpression: `ADD hits :one` } };\n" })).toEqual([
+    expect(
+      expressionsCheck({
+        'shared/domain/discovery/runs.ts': runs,
+        'functions/jobs/handler.ts': 'export const step = { Update: { UpdateExpression: `ADD hits :one` } };\n',
+      }),
+    ).toEqual([
       'functions/jobs/handler.ts:1: UpdateExpression written outside shared/db: write it through a named helper of shared/db',
       'shared/domain/discovery/runs.ts:3: UpdateExpression written outside shared/db: write it through a named helper of shared/db',
       'shared/domain/discovery/runs.ts:4: ConditionExpression written outside shared/db: write it through a named helper of shared/db',
@@ -597,10 +757,14 @@ describe('source rule: write conditions and updates are written in shared/db alo
   });
 
   it("accepts the helpers of shared/db, a domain file that calls them, and a read of a step's expression", () => {
-    expect(expressionsCheck({
-      'shared/db/sequence.ts': "export const step = { UpdateExpression: 'SET #seq = if_not_exists(#seq, :zero) + :one', ConditionExpression: '#st IN (:queued, :running)' };\n",
-      'shared/domain/impex/unit-writes.ts': "import { IF_ABSENT } from '#db/keys';\nexport const fresh = (s: { Put: { ConditionExpression?: string } }) => s.Put.ConditionExpression === IF_ABSENT.ConditionExpression;\n",
-    })).toEqual([]);
+    expect(
+      expressionsCheck({
+        'shared/db/sequence.ts':
+          "export const step = { UpdateExpression: 'SET #seq = if_not_exists(#seq, :zero) + :one', ConditionExpression: '#st IN (:queued, :running)' };\n",
+        'shared/domain/impex/unit-writes.ts':
+          "import { IF_ABSENT } from '#db/keys';\nexport const fresh = (s: { Put: { ConditionExpression?: string } }) => s.Put.ConditionExpression === IF_ABSENT.ConditionExpression;\n",
+      }),
+    ).toEqual([]);
   });
 });
 
@@ -635,21 +799,24 @@ describe('source rule: retries are written in shared/db alone', () => {
   });
 
   it('accepts the retry of shared/db, a call to it, and a loop that tries each item once', () => {
-    expect(loopsCheck({
-      'shared/db/retry.ts': 'export async function retry(fn: () => Promise<void>) {\n  for (let attempt = 1; attempt < 3; attempt++) await fn();\n}\n',
-      'shared/domain/lifecycle/batch.ts': [
-        "import { onContention } from '#db/retry';",
-        'export async function run(units: (() => Promise<void>)[], lost: (e: unknown) => boolean) {',
-        '  for (const unit of units) {',
-        '    try {',
-        '      await onContention(unit, lost);',
-        '    } catch (err) {',
-        '      if (!(err instanceof Error)) throw err;',
-        '    }',
-        '  }',
-        '}',
-      ].join('\n'),
-    })).toEqual([]);
+    expect(
+      loopsCheck({
+        'shared/db/retry.ts':
+          'export async function retry(fn: () => Promise<void>) {\n  for (let attempt = 1; attempt < 3; attempt++) await fn();\n}\n',
+        'shared/domain/lifecycle/batch.ts': [
+          "import { onContention } from '#db/retry';",
+          'export async function run(units: (() => Promise<void>)[], lost: (e: unknown) => boolean) {',
+          '  for (const unit of units) {',
+          '    try {',
+          '      await onContention(unit, lost);',
+          '    } catch (err) {',
+          '      if (!(err instanceof Error)) throw err;',
+          '    }',
+          '  }',
+          '}',
+        ].join('\n'),
+      }),
+    ).toEqual([]);
   });
 });
 

@@ -1,11 +1,28 @@
 import { describe, expect, it } from 'vitest';
-import { matchesFloorFilters, networkFilter, repeatable, type FloorListing, type NetworkListing, type ServiceListing } from '#domain/catalog';
+import {
+  matchesFloorFilters,
+  networkFilter,
+  repeatable,
+  type FloorListing,
+  type NetworkListing,
+  type ServiceListing,
+} from '#domain/catalog';
 import { matchesServiceFilters } from '../../shared/domain/catalog/services';
 
-const service = (s: Partial<ServiceListing>): ServiceListing => ({
-  id: 's1', name: 'payments-api', tags: ['prod', 'pci'], programming_language: 'Go', provider: 'aws', provider_region: 'eu-west-1', provider_zone: 'eu-west-1b',
-  service_floor_id: null, group_id: null, subgroup_id: null, ...s,
-}) as ServiceListing;
+const service = (s: Partial<ServiceListing>): ServiceListing =>
+  ({
+    id: 's1',
+    name: 'payments-api',
+    tags: ['prod', 'pci'],
+    programming_language: 'Go',
+    provider: 'aws',
+    provider_region: 'eu-west-1',
+    provider_zone: 'eu-west-1b',
+    service_floor_id: null,
+    group_id: null,
+    subgroup_id: null,
+    ...s,
+  }) as ServiceListing;
 
 type Filters = Parameters<typeof matchesServiceFilters>[1];
 
@@ -21,14 +38,29 @@ describe('GET /services filters (catalog/services matchesServiceFilters)', () =>
     ['an empty tag list is no filter', {}, { tags: [] }, true],
     ['language is the whole language, ignoring case', {}, { language: 'go' }, true],
     ['language is not a substring', {}, { language: 'g' }, false],
-    ['a service without a language matches no language filter', { programming_language: null }, { language: 'go' }, false],
+    [
+      'a service without a language matches no language filter',
+      { programming_language: null },
+      { language: 'go' },
+      false,
+    ],
     ['location searches the provider', {}, { location: 'AWS' }, true],
     ['location searches the region', {}, { location: 'eu-west' }, true],
     ['location searches the zone', { provider_region: null }, { location: '1b' }, true],
     ['location found nowhere', {}, { location: 'us-east' }, false],
-    ['a service without a location matches no location filter', { provider: null, provider_region: null, provider_zone: null }, { location: 'aws' }, false],
+    [
+      'a service without a location matches no location filter',
+      { provider: null, provider_region: null, provider_zone: null },
+      { location: 'aws' },
+      false,
+    ],
     ['filters combine: all must hold', {}, { name: 'payments', tags: ['pci'], language: 'GO', location: 'eu' }, true],
-    ['filters combine: one failing is enough', {}, { name: 'payments', tags: ['pci'], language: 'rust', location: 'eu' }, false],
+    [
+      'filters combine: one failing is enough',
+      {},
+      { name: 'payments', tags: ['pci'], language: 'rust', location: 'eu' },
+      false,
+    ],
   ])('%s', (_name, s, filters, listed) => {
     expect(matchesServiceFilters(service(s), filters)).toBe(listed);
   });
@@ -47,9 +79,17 @@ describe('repeatable query parameters (catalog/fields): tags=a&tags=b', () => {
   });
 });
 
-const floor = (x: Partial<FloorListing>): FloorListing => ({
-  id: 'f1', hostname: 'db-01.eu.internal', tags: ['prod'], floor_type: 'vm', provider: 'aws', provider_region: 'eu-west-1', provider_zone: 'eu-west-1b', ...x,
-}) as FloorListing;
+const floor = (x: Partial<FloorListing>): FloorListing =>
+  ({
+    id: 'f1',
+    hostname: 'db-01.eu.internal',
+    tags: ['prod'],
+    floor_type: 'vm',
+    provider: 'aws',
+    provider_region: 'eu-west-1',
+    provider_zone: 'eu-west-1b',
+    ...x,
+  }) as FloorListing;
 
 describe('GET /service-floors filters (catalog/floors matchesFloorFilters)', () => {
   it.each<[string, Partial<FloorListing>, Parameters<typeof matchesFloorFilters>[1], boolean]>([
@@ -69,7 +109,8 @@ describe('GET /service-floors filters (catalog/floors matchesFloorFilters)', () 
   });
 });
 
-const network = (n: Partial<NetworkListing>): NetworkListing => ({ id: 'n1', name: 'Prod-Backend', cidr: '10.0.1.0/24', gateway: '10.0.1.1', vlan_id: 42, ...n }) as NetworkListing;
+const network = (n: Partial<NetworkListing>): NetworkListing =>
+  ({ id: 'n1', name: 'Prod-Backend', cidr: '10.0.1.0/24', gateway: '10.0.1.1', vlan_id: 42, ...n }) as NetworkListing;
 
 describe('GET /networks filters (catalog/networks networkFilter)', () => {
   it('no filter is no test: the list is read unfiltered', () => {

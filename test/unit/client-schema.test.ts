@@ -1,6 +1,11 @@
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import { generatePlanRules, generateSchemaTypes, PLANS_PATH, SCHEMA_PATH } from '../../clients/typescript/scripts/generate';
+import {
+  generatePlanRules,
+  generateSchemaTypes,
+  PLANS_PATH,
+  SCHEMA_PATH,
+} from '../../clients/typescript/scripts/generate';
 
 /** The typed client's types are generated from openapi.json; they may never drift apart. */
 describe('the typed client (clients/typescript)', () => {
@@ -8,13 +13,19 @@ describe('the typed client (clients/typescript)', () => {
     const fresh = await generateSchemaTypes();
     const committed = await readFile(SCHEMA_PATH, 'utf8');
     expect(fresh.length).toBeGreaterThan(10_000);
-    expect(committed === fresh, 'clients/typescript/src/schema.d.ts is stale: run `npm run generate -w clients/typescript`').toBe(true);
+    expect(
+      committed === fresh,
+      'clients/typescript/src/schema.d.ts is stale: run `npm run generate -w clients/typescript`',
+    ).toBe(true);
   });
 
   it("carries the service's plan rules (shared/domain/billing/plan-rules.ts) as the copy `npm run generate` makes", async () => {
     const fresh = await generatePlanRules();
     const committed = await readFile(PLANS_PATH, 'utf8');
     expect(fresh).toContain('export function isDowngrade(');
-    expect(committed === fresh, 'clients/typescript/src/plans.ts is stale: run `npm run generate -w clients/typescript`').toBe(true);
+    expect(
+      committed === fresh,
+      'clients/typescript/src/plans.ts is stale: run `npm run generate -w clients/typescript`',
+    ).toBe(true);
   });
 });

@@ -3,7 +3,15 @@ import { createServer as createNetServer, type AddressInfo, type Socket } from '
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ApiError, RequestTimeoutError, collect, createInfracatClient, cursorPage, eachOffsetPage, type Tokens } from '../../clients/typescript/src/index';
+import {
+  ApiError,
+  RequestTimeoutError,
+  collect,
+  createInfracatClient,
+  cursorPage,
+  eachOffsetPage,
+  type Tokens,
+} from '../../clients/typescript/src/index';
 
 /**
  * The typed client against a small stand-in of the service (node:http): what it does by itself —
@@ -18,7 +26,18 @@ const AUDIT = Array.from({ length: 7 }, (_, i) => ({ id: `a-${i}` }));
 
 let server: Server;
 let baseUrl: string;
-const state = { access: 'access-1', refresh: 'refresh-1', generation: 1, throttle: 0, unavailable: 0, lostRaces: 0, rejectAll: false, log: [] as string[], bodies: [] as string[], keys: [] as (string | undefined)[] };
+const state = {
+  access: 'access-1',
+  refresh: 'refresh-1',
+  generation: 1,
+  throttle: 0,
+  unavailable: 0,
+  lostRaces: 0,
+  rejectAll: false,
+  log: [] as string[],
+  bodies: [] as string[],
+  keys: [] as (string | undefined)[],
+};
 
 function reply(res: ServerResponse, status: number, body?: unknown, headers: Record<string, string> = {}) {
   res.writeHead(status, { 'content-type': 'application/json', ...headers });
@@ -54,12 +73,21 @@ async function handle(req: IncomingMessage, res: ServerResponse) {
     if (body.api_key !== 'ick_good') return reply(res, 401, { detail: 'Invalid or expired API key' });
     state.generation++;
     state.access = `access-${state.generation}`;
-    return reply(res, 200, { access_token: state.access, token_type: 'bearer', expires_in: 900, scopes: ['read'], project_ids: null });
+    return reply(res, 200, {
+      access_token: state.access,
+      token_type: 'bearer',
+      expires_in: 900,
+      scopes: ['read'],
+      project_ids: null,
+    });
   }
-  if (state.rejectAll || req.headers.authorization !== `Bearer ${state.access}`) return reply(res, 401, { detail: 'Invalid or expired token' }, { 'www-authenticate': 'Bearer' });
+  if (state.rejectAll || req.headers.authorization !== `Bearer ${state.access}`)
+    return reply(res, 401, { detail: 'Invalid or expired token' }, { 'www-authenticate': 'Bearer' });
   if (url.pathname === '/auth/me') {
-    if (state.throttle > 0) return state.throttle--, reply(res, 429, { detail: 'Too many requests' }, { 'retry-after': '1' });
-    if (state.unavailable > 0) return state.unavailable--, reply(res, 503, { detail: 'Service unavailable' }, { 'retry-after': '0' });
+    if (state.throttle > 0)
+      return (state.throttle--, reply(res, 429, { detail: 'Too many requests' }, { 'retry-after': '1' }));
+    if (state.unavailable > 0)
+      return (state.unavailable--, reply(res, 503, { detail: 'Service unavailable' }, { 'retry-after': '0' }));
     return reply(res, 200, { id: 'u1', email: 'ann@example.com' });
   }
   if (url.pathname === '/services' && req.method === 'GET') {
@@ -75,18 +103,35 @@ async function handle(req: IncomingMessage, res: ServerResponse) {
   if (url.pathname === '/projects' && req.method === 'POST') {
     // The first run of this key is still going (409 + Retry-After), then the service is busy (503), then the answer.
     state.keys.push(req.headers['idempotency-key'] as string | undefined);
-    if (state.keys.length === 1) return reply(res, 409, { detail: 'A request with this Idempotency-Key is still being processed; retry shortly' }, { 'retry-after': '0' });
+    if (state.keys.length === 1)
+      return reply(
+        res,
+        409,
+        { detail: 'A request with this Idempotency-Key is still being processed; retry shortly' },
+        { 'retry-after': '0' },
+      );
     if (state.keys.length === 2) return reply(res, 503, { detail: 'Service unavailable' }, { 'retry-after': '0' });
     return reply(res, 201, { id: 'p1', name: body.name });
   }
   if (url.pathname === '/services/s-1' && req.method === 'PATCH') {
     // A write that lost a race after the service's own retries: 409 with Retry-After, then the answer.
-    if (state.lostRaces > 0) return state.lostRaces--, reply(res, 409, { detail: 'The request conflicted with a concurrent change. Please retry.' }, { 'retry-after': '1' });
+    if (state.lostRaces > 0)
+      return (
+        state.lostRaces--,
+        reply(
+          res,
+          409,
+          { detail: 'The request conflicted with a concurrent change. Please retry.' },
+          { 'retry-after': '1' },
+        )
+      );
     return reply(res, 200, { id: 's-1', name: body.name });
   }
   // A 409 the same request cannot change: no Retry-After.
-  if (url.pathname === '/subscriptions/choose') return reply(res, 409, { detail: 'You are already subscribed to this plan' });
-  if (url.pathname === '/services' && req.method === 'POST') return reply(res, 422, { detail: [{ loc: ['body', 'name'], msg: 'Field required', type: 'missing' }] });
+  if (url.pathname === '/subscriptions/choose')
+    return reply(res, 409, { detail: 'You are already subscribed to this plan' });
+  if (url.pathname === '/services' && req.method === 'POST')
+    return reply(res, 422, { detail: [{ loc: ['body', 'name'], msg: 'Field required', type: 'missing' }] });
   return reply(res, 404, { detail: 'Project not found' });
 }
 
@@ -97,7 +142,18 @@ beforeAll(async () => {
 });
 afterAll(() => new Promise<void>((r) => server.close(() => r())));
 beforeEach(() => {
-  Object.assign(state, { access: 'access-1', refresh: 'refresh-1', generation: 1, throttle: 0, unavailable: 0, lostRaces: 0, rejectAll: false, log: [], bodies: [], keys: [] });
+  Object.assign(state, {
+    access: 'access-1',
+    refresh: 'refresh-1',
+    generation: 1,
+    throttle: 0,
+    unavailable: 0,
+    lostRaces: 0,
+    rejectAll: false,
+    log: [],
+    bodies: [],
+    keys: [],
+  });
 });
 
 describe('the typed client', () => {
@@ -105,20 +161,30 @@ describe('the typed client', () => {
     const seen: Tokens[] = [];
     const asked: string[] = [];
     const client = createInfracatClient({ baseUrl, onTokens: (t) => void seen.push(t) });
-    await client.login({ email: 'ann@example.com', password: 'pw', secondFactor: async () => (asked.push('code'), ' 123456 ') });
+    await client.login({
+      email: 'ann@example.com',
+      password: 'pw',
+      secondFactor: async () => (asked.push('code'), ' 123456 '),
+    });
     expect(asked).toEqual(['code']);
     expect(seen).toEqual([{ access_token: 'access-2', refresh_token: 'refresh-2' }]);
     const { data } = await client.api.GET('/auth/me');
     expect(data?.email).toBe('ann@example.com');
     // A wrong password is refused as it is, without asking for a code.
-    const refused = await client.login({ email: 'ann@example.com', password: 'nope', secondFactor: async () => 'never' }).catch((e) => e);
+    const refused = await client
+      .login({ email: 'ann@example.com', password: 'nope', secondFactor: async () => 'never' })
+      .catch((e) => e);
     expect(refused).toBeInstanceOf(ApiError);
     expect([refused.status, refused.detail]).toEqual([401, 'Invalid credentials']);
   });
 
   it("refreshes by itself: from a stored refresh token on the first call, and once on 401 'Invalid or expired token'", async () => {
     const seen: string[] = [];
-    const client = createInfracatClient({ baseUrl, refreshToken: 'refresh-1', onTokens: (t) => void seen.push(t.refresh_token) });
+    const client = createInfracatClient({
+      baseUrl,
+      refreshToken: 'refresh-1',
+      onTokens: (t) => void seen.push(t.refresh_token),
+    });
     expect((await client.api.GET('/auth/me')).data?.id).toBe('u1');
     expect(state.log).toEqual(['POST /auth/token/refresh', 'GET /auth/me']);
     // The access token expires: the client refreshes once and repeats the call.
@@ -143,16 +209,28 @@ describe('the typed client', () => {
     expect(state.log).toEqual(['GET /auth/me', 'POST /auth/api-key/token', 'GET /auth/me']);
     expect(client.session.refreshToken).toBeUndefined();
     const revoked = createInfracatClient({ baseUrl, apiKey: 'ick_revoked' });
-    await expect(revoked.api.GET('/auth/me')).rejects.toMatchObject({ name: 'ApiError', status: 401, detail: 'Invalid or expired API key' });
+    await expect(revoked.api.GET('/auth/me')).rejects.toMatchObject({
+      name: 'ApiError',
+      status: 401,
+      detail: 'Invalid or expired API key',
+    });
   });
 
   it('refreshes only once per call; a refresh token the service no longer takes is an ApiError the caller can tell apart', async () => {
     const client = createInfracatClient({ baseUrl, accessToken: 'old', refreshToken: 'refresh-1' });
     state.rejectAll = true;
-    await expect(client.api.GET('/auth/me')).rejects.toMatchObject({ name: 'ApiError', status: 401, detail: 'Invalid or expired token' });
+    await expect(client.api.GET('/auth/me')).rejects.toMatchObject({
+      name: 'ApiError',
+      status: 401,
+      detail: 'Invalid or expired token',
+    });
     expect(state.log).toEqual(['GET /auth/me', 'POST /auth/token/refresh', 'GET /auth/me']);
     const stale = createInfracatClient({ baseUrl, refreshToken: 'stale' });
-    await expect(stale.api.GET('/auth/me')).rejects.toMatchObject({ name: 'ApiError', status: 401, detail: 'Invalid refresh token' });
+    await expect(stale.api.GET('/auth/me')).rejects.toMatchObject({
+      name: 'ApiError',
+      status: 401,
+      detail: 'Invalid refresh token',
+    });
   });
 
   it('retries 429 and 503 after Retry-After, and gives up after its attempts', async () => {
@@ -166,7 +244,12 @@ describe('the typed client', () => {
 
     state.throttle = 10;
     waits.length = 0;
-    const bounded = createInfracatClient({ baseUrl, accessToken: 'access-1', sleep: async (ms) => void waits.push(ms), retry: { attempts: 3 } });
+    const bounded = createInfracatClient({
+      baseUrl,
+      accessToken: 'access-1',
+      sleep: async (ms) => void waits.push(ms),
+      retry: { attempts: 3 },
+    });
     const err = await bounded.api.GET('/auth/me').catch((e) => e);
     expect(err).toBeInstanceOf(ApiError);
     expect([err.status, err.detail, err.retryAfter]).toEqual([429, 'Too many requests', 1]);
@@ -177,7 +260,10 @@ describe('the typed client', () => {
     const waits: number[] = [];
     const client = createInfracatClient({ baseUrl, accessToken: 'access-1', sleep: async (ms) => void waits.push(ms) });
     state.lostRaces = 2;
-    const renamed = await client.api.PATCH('/services/{service_id}', { params: { path: { service_id: 's-1' } }, body: { name: 'renamed' } });
+    const renamed = await client.api.PATCH('/services/{service_id}', {
+      params: { path: { service_id: 's-1' } },
+      body: { name: 'renamed' },
+    });
     expect(renamed.data?.name).toBe('renamed');
     expect(waits).toEqual([1000, 1000]);
     expect(state.log.filter((l) => l === 'PATCH /services/s-1')).toHaveLength(3);
@@ -185,16 +271,26 @@ describe('the typed client', () => {
     // Spent attempts: the lost race is the caller's ApiError, with its Retry-After.
     state.lostRaces = 10;
     waits.length = 0;
-    const lost = await client.api.PATCH('/services/{service_id}', { params: { path: { service_id: 's-1' } }, body: { name: 'again' } }).catch((e) => e);
+    const lost = await client.api
+      .PATCH('/services/{service_id}', { params: { path: { service_id: 's-1' } }, body: { name: 'again' } })
+      .catch((e) => e);
     expect(lost).toBeInstanceOf(ApiError);
-    expect([lost.status, lost.detail, lost.retryAfter]).toEqual([409, 'The request conflicted with a concurrent change. Please retry.', 1]);
+    expect([lost.status, lost.detail, lost.retryAfter]).toEqual([
+      409,
+      'The request conflicted with a concurrent change. Please retry.',
+      1,
+    ]);
     expect(waits).toEqual([1000, 1000, 1000]);
 
     // A 409 without Retry-After is final: one request, no wait.
     waits.length = 0;
     state.log = [];
     const final = await client.api.POST('/subscriptions/choose', { body: { plan_id: 'team' } }).catch((e) => e);
-    expect([final.status, final.detail, final.retryAfter]).toEqual([409, 'You are already subscribed to this plan', undefined]);
+    expect([final.status, final.detail, final.retryAfter]).toEqual([
+      409,
+      'You are already subscribed to this plan',
+      undefined,
+    ]);
     expect(state.log).toEqual(['POST /subscriptions/choose']);
     expect(waits).toEqual([]);
   });
@@ -230,23 +326,43 @@ describe('the typed client', () => {
     const audit = await collect(client.auditLog(PROJECT));
     expect(audit.map((a) => a.id)).toEqual(AUDIT.map((a) => a.id));
     // Page by page, as a screen shows them: the pages' sizes, and one cursor page with the next page's cursor.
-    const pages = await collect(eachOffsetPage((page) => client.api.GET('/services', { params: { query: { project_id: PROJECT, environment_id: ENV, ...page } } }), { limit: 100 }));
+    const pages = await collect(
+      eachOffsetPage(
+        (page) =>
+          client.api.GET('/services', { params: { query: { project_id: PROJECT, environment_id: ENV, ...page } } }),
+        { limit: 100 },
+      ),
+    );
     expect(pages.map((p) => p.length)).toEqual([100, 100, 50]);
-    const first = await cursorPage(client.api.GET('/projects/{project_id}/audit-log', { params: { path: { project_id: PROJECT } } }));
+    const first = await cursorPage(
+      client.api.GET('/projects/{project_id}/audit-log', { params: { path: { project_id: PROJECT } } }),
+    );
     expect([first.items.map((a) => a.id), first.next]).toEqual([['a-0', 'a-1', 'a-2'], '3']);
   });
 
   it('turns every refusal into one ApiError with status, detail and the raw body', async () => {
     const client = createInfracatClient({ baseUrl, accessToken: 'access-1' });
-    const notFound = await client.api.GET('/projects/{project_id}/plan', { params: { path: { project_id: PROJECT } } }).catch((e) => e);
+    const notFound = await client.api
+      .GET('/projects/{project_id}/plan', { params: { path: { project_id: PROJECT } } })
+      .catch((e) => e);
     expect(notFound).toBeInstanceOf(ApiError);
-    expect(notFound).toMatchObject({ status: 404, detail: 'Project not found', body: { detail: 'Project not found' }, request: 'GET /projects/{project_id}/plan' });
-    const invalid = await client.api.POST('/services', { body: { name: '', project_id: PROJECT, environment_id: ENV } as never }).catch((e) => e);
+    expect(notFound).toMatchObject({
+      status: 404,
+      detail: 'Project not found',
+      body: { detail: 'Project not found' },
+      request: 'GET /projects/{project_id}/plan',
+    });
+    const invalid = await client.api
+      .POST('/services', { body: { name: '', project_id: PROJECT, environment_id: ENV } as never })
+      .catch((e) => e);
     expect(invalid).toMatchObject({ status: 422, detail: 'body.name: Field required' });
     expect(invalid.body.detail[0].type).toBe('missing');
     expect(invalid.message).toBe('422 body.name: Field required');
     // A form shows a 422 by the fields it names.
-    expect([invalid.issues, invalid.fields]).toEqual([[{ loc: ['body', 'name'], msg: 'Field required', type: 'missing' }], { name: 'Field required' }]);
+    expect([invalid.issues, invalid.fields]).toEqual([
+      [{ loc: ['body', 'name'], msg: 'Field required', type: 'missing' }],
+      { name: 'Field required' },
+    ]);
     expect([notFound.issues, notFound.fields]).toEqual([[], {}]);
   });
 
@@ -258,7 +374,12 @@ describe('the typed client', () => {
       return fetch(req);
     };
     let ended = 0;
-    const client = createInfracatClient({ baseUrl, refreshCookie: true, fetch: browserFetch, onSessionEnded: () => void ended++ });
+    const client = createInfracatClient({
+      baseUrl,
+      refreshCookie: true,
+      fetch: browserFetch,
+      onSessionEnded: () => void ended++,
+    });
     await client.signedIn({ access_token: 'access-1' });
     expect((await client.api.GET('/auth/me')).data?.id).toBe('u1');
     state.access = 'expired';
@@ -270,7 +391,11 @@ describe('the typed client', () => {
     // The session is revoked elsewhere: the refresh is refused, the caller is told, the access token is gone.
     jar.refresh_token = 'revoked';
     state.access = 'expired-again';
-    await expect(client.api.GET('/auth/me')).rejects.toMatchObject({ name: 'ApiError', status: 401, detail: 'Invalid refresh token' });
+    await expect(client.api.GET('/auth/me')).rejects.toMatchObject({
+      name: 'ApiError',
+      status: 401,
+      detail: 'Invalid refresh token',
+    });
     expect([ended, client.session.accessToken]).toEqual([1, undefined]);
     // Signed out, a call goes without a token and asks for no refresh of its own.
     state.log = [];
@@ -280,13 +405,25 @@ describe('the typed client', () => {
 
   it('aborts a request the server never answers after timeoutMs; resends GET and keyed POST, never PATCH', async () => {
     const waits: number[] = [];
-    const client = createInfracatClient({ baseUrl, accessToken: 'access-1', timeoutMs: 200, sleep: async (ms) => void waits.push(ms) });
-    const err = await client.api.GET('/services/{service_id}', { params: { path: { service_id: 'hung' } } }).catch((e) => e);
+    const client = createInfracatClient({
+      baseUrl,
+      accessToken: 'access-1',
+      timeoutMs: 200,
+      sleep: async (ms) => void waits.push(ms),
+    });
+    const err = await client.api
+      .GET('/services/{service_id}', { params: { path: { service_id: 'hung' } } })
+      .catch((e) => e);
     expect(err).toBeInstanceOf(RequestTimeoutError);
     expect(err.message).toBe('Request timed out after 0.2 s: GET /services/hung');
-    expect([state.log, waits]).toEqual([['GET /services/hung', 'GET /services/hung', 'GET /services/hung'], [1000, 2000]]);
+    expect([state.log, waits]).toEqual([
+      ['GET /services/hung', 'GET /services/hung', 'GET /services/hung'],
+      [1000, 2000],
+    ]);
     state.log = [];
-    await expect(client.api.PATCH('/services/{service_id}', { params: { path: { service_id: 'hung' } }, body: { port: 1 } })).rejects.toThrow('Request timed out after 0.2 s: PATCH /services/hung');
+    await expect(
+      client.api.PATCH('/services/{service_id}', { params: { path: { service_id: 'hung' } }, body: { port: 1 } }),
+    ).rejects.toThrow('Request timed out after 0.2 s: PATCH /services/hung');
     expect(state.log).toEqual(['PATCH /services/hung']);
   });
 
@@ -303,9 +440,16 @@ describe('the typed client', () => {
     await new Promise<void>((r) => hung.listen(0, '127.0.0.1', r));
     const collecting = setInterval(gc, 10);
     try {
-      const client = createInfracatClient({ baseUrl: `http://127.0.0.1:${(hung.address() as AddressInfo).port}`, accessToken: 'access-1', timeoutMs: 300, sleep: async () => {} });
+      const client = createInfracatClient({
+        baseUrl: `http://127.0.0.1:${(hung.address() as AddressInfo).port}`,
+        accessToken: 'access-1',
+        timeoutMs: 300,
+        sleep: async () => {},
+      });
       for (let round = 0; round < 3; round++) {
-        await expect(client.api.PATCH('/services/{service_id}', { params: { path: { service_id: 'x' } }, body: { port: 1 } })).rejects.toBeInstanceOf(RequestTimeoutError);
+        await expect(
+          client.api.PATCH('/services/{service_id}', { params: { path: { service_id: 'x' } }, body: { port: 1 } }),
+        ).rejects.toBeInstanceOf(RequestTimeoutError);
         // The abort reached fetch: it closed its connection (a try only raced by a timer would leave it open for good).
         await expect.poll(() => open.size, { timeout: 5_000 }).toBe(0);
       }
@@ -318,7 +462,8 @@ describe('the typed client', () => {
 
   it('resends after a network error only what is safe to send twice, a POST with the same Idempotency-Key', async () => {
     let failures = 0;
-    const flaky = (req: Request, init: RequestInit) => (failures-- > 0 ? Promise.reject(new TypeError('fetch failed')) : fetch(req, init));
+    const flaky = (req: Request, init: RequestInit) =>
+      failures-- > 0 ? Promise.reject(new TypeError('fetch failed')) : fetch(req, init);
     const client = createInfracatClient({ baseUrl, accessToken: 'access-1', fetch: flaky, sleep: async () => {} });
     failures = 2;
     expect((await client.api.GET('/auth/me')).data?.id).toBe('u1');
@@ -326,7 +471,9 @@ describe('the typed client', () => {
     state.keys = ['first run', 'still running']; // the stand-in answers the third keyed POST
     expect((await client.api.POST('/projects', { body: { name: 'p' } })).data?.id).toBe('p1');
     failures = 1;
-    await expect(client.api.PATCH('/services/{service_id}', { params: { path: { service_id: 's-1' } }, body: { port: 1 } })).rejects.toThrow('fetch failed');
+    await expect(
+      client.api.PATCH('/services/{service_id}', { params: { path: { service_id: 's-1' } }, body: { port: 1 } }),
+    ).rejects.toThrow('fetch failed');
     expect(failures).toBe(0);
   });
 });

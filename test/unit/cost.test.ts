@@ -6,8 +6,17 @@ describe('cost estimates stay integers (issue 10, item 9)', () => {
   it('prices the largest server exactly, and clamps stored values beyond the bounds', () => {
     const biggest = serverUsage(SERVER_SPEC_MAX);
     expect(biggest.monthly_cents).toBe(428_441_600_000);
-    expect(serverUsage({ cpu: 2 ** 31 - 1, memory_mb: 1e300, storage_gb: 1e300, instances: 2 ** 31 - 1 })).toEqual(biggest);
-    expect(serverUsage({ cpu: -5, memory_mb: 1.5, instances: null })).toEqual({ servers: 1, instances: 1, cpu: 0, memory_mb: 1, storage_gb: 0, monthly_cents: 0 });
+    expect(serverUsage({ cpu: 2 ** 31 - 1, memory_mb: 1e300, storage_gb: 1e300, instances: 2 ** 31 - 1 })).toEqual(
+      biggest,
+    );
+    expect(serverUsage({ cpu: -5, memory_mb: 1.5, instances: null })).toEqual({
+      servers: 1,
+      instances: 1,
+      cpu: 0,
+      memory_mb: 1,
+      storage_gb: 0,
+      monthly_cents: 0,
+    });
     // memory is priced on integers and rounded once: 1 MB = 400/1024 cents
     expect(serverUsage({ memory_mb: 3, instances: 1 }).monthly_cents).toBe(1);
     for (const v of Object.values(biggest)) expect(Number.isSafeInteger(v)).toBe(true);

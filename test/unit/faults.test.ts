@@ -1,7 +1,14 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { configureFaults, faultCounts, faultInjector, parseFaults, redeliveryAfterSuccess, strikes } from '#shared/faults';
+import {
+  configureFaults,
+  faultCounts,
+  faultInjector,
+  parseFaults,
+  redeliveryAfterSuccess,
+  strikes,
+} from '#shared/faults';
 
 afterEach(() => configureFaults(''));
 
@@ -16,9 +23,12 @@ describe('FAULTS', () => {
     expect(parseFaults('').size).toBe(0);
   });
 
-  it.each(['ddb.throttle', 'ddb.throttle:1.5', 'dynamo.throttle:0.1', 'ddb.explode:0.1', 'ddb.throttle:-1'])('refuses %s at start, saying what it expects', (spec) => {
-    expect(() => parseFaults(spec)).toThrow(/^FAULTS: cannot read ".*" \(expected <service>\.<kind>:<probability>/);
-  });
+  it.each(['ddb.throttle', 'ddb.throttle:1.5', 'dynamo.throttle:0.1', 'ddb.explode:0.1', 'ddb.throttle:-1'])(
+    'refuses %s at start, saying what it expects',
+    (spec) => {
+      expect(() => parseFaults(spec)).toThrow(/^FAULTS: cannot read ".*" \(expected <service>\.<kind>:<probability>/);
+    },
+  );
 
   it('strikes at about its probability, counts what it injected, and replays from its seed', () => {
     const draw = (seed: number) => {
@@ -50,7 +60,7 @@ describe('queue faults after a message was handled', () => {
     expect(redeliveryAfterSuccess(1)).toBeUndefined(); // the process's injector is off
   });
 
-  it('keeps an injector of its own apart from the process\'s', () => {
+  it("keeps an injector of its own apart from the process's", () => {
     const own = faultInjector('sqs.reorder:1', 3);
     expect(own.strikes('sqs', 'reorder')).toBe(true);
     expect(own.counts()).toEqual({ 'sqs.reorder': 1 });
@@ -61,10 +71,24 @@ describe('queue faults after a message was handled', () => {
 describe('a function running alone from its bundle', () => {
   it('takes its faults from FAULTS and FAULTS_SEED in its environment when it loads (start:deployed passes them through)', () => {
     const file = join(import.meta.dirname, '../../shared/faults.ts');
-    const run = (env: Record<string, string>) => JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', `
+    const run = (env: Record<string, string>) =>
+      JSON.parse(
+        execFileSync(
+          process.execPath,
+          [
+            '--input-type=module',
+            '-e',
+            `
       const f = await import(${JSON.stringify(file)});
-      console.log(JSON.stringify([f.strikes('ddb', 'throttle'), f.faultCounts()]));`], { env: { PATH: process.env.PATH, ...env }, encoding: 'utf8' }));
-    expect(run({ FAULTS: 'ddb.throttle:1', FAULTS_SEED: '3', AWS_LAMBDA_FUNCTION_NAME: 'ServicesFunction' })).toEqual([true, { 'ddb.throttle': 1 }]);
+      console.log(JSON.stringify([f.strikes('ddb', 'throttle'), f.faultCounts()]));`,
+          ],
+          { env: { PATH: process.env.PATH, ...env }, encoding: 'utf8' },
+        ),
+      );
+    expect(run({ FAULTS: 'ddb.throttle:1', FAULTS_SEED: '3', AWS_LAMBDA_FUNCTION_NAME: 'ServicesFunction' })).toEqual([
+      true,
+      { 'ddb.throttle': 1 },
+    ]);
     expect(run({ AWS_LAMBDA_FUNCTION_NAME: 'ServicesFunction' })).toEqual([false, {}]);
     // Outside a Lambda sandbox (npm start, npm test, the soak), FAULTS in the shell does nothing at load:
     // those switch faults on themselves once their set-up is done.

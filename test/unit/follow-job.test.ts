@@ -14,14 +14,21 @@ let sockets: WebSocketServer;
 let baseUrl = '';
 const state = { polls: 0, finishAfter: Infinity };
 
-const record = (status: string) => ({ id: JOB, job_id: JOB, kind: 'import', status, progress: { pct: status === 'succeeded' ? 100 : 10, done: 1, total: 10 } });
+const record = (status: string) => ({
+  id: JOB,
+  job_id: JOB,
+  kind: 'import',
+  status,
+  progress: { pct: status === 'succeeded' ? 100 : 10, done: 1, total: 10 },
+});
 
 beforeAll(async () => {
   sockets = new WebSocketServer({ noServer: true });
   server = createServer((req, res) => {
     const url = new URL(req.url!, 'http://x');
     res.setHeader('content-type', 'application/json');
-    if (url.pathname === '/impex/progress-ticket') return res.end(JSON.stringify({ ticket: 't', url: `${baseUrl.replace('http', 'ws')}/ws`, expires_in: 60 }));
+    if (url.pathname === '/impex/progress-ticket')
+      return res.end(JSON.stringify({ ticket: 't', url: `${baseUrl.replace('http', 'ws')}/ws`, expires_in: 60 }));
     if (url.pathname === `/impex/status/${JOB}`) {
       state.polls++;
       return res.end(JSON.stringify(record(state.polls >= state.finishAfter ? 'succeeded' : 'running')));
@@ -46,7 +53,11 @@ describe('followJob', () => {
     state.finishAfter = 2;
     const seen: JobProgress[] = [];
     const started = Date.now();
-    const done = await followJob(createInfracatClient({ baseUrl, accessToken: 'a' }), JOB, { silenceMs: 300, pollMs: 20, onProgress: (p) => void seen.push(p) });
+    const done = await followJob(createInfracatClient({ baseUrl, accessToken: 'a' }), JOB, {
+      silenceMs: 300,
+      pollMs: 20,
+      onProgress: (p) => void seen.push(p),
+    });
     expect(done.status).toBe('succeeded');
     expect(seen.map((p) => p.via)).toEqual(['polling', 'polling']);
     expect(Date.now() - started).toBeLessThan(5_000);
@@ -56,7 +67,9 @@ describe('followJob', () => {
     state.polls = 0;
     state.finishAfter = Infinity;
     const started = Date.now();
-    await expect(followJob(createInfracatClient({ baseUrl, accessToken: 'a' }), JOB, { timeoutMs: 500, pollMs: 20 })).rejects.toThrow(`job ${JOB} did not finish in time`);
+    await expect(
+      followJob(createInfracatClient({ baseUrl, accessToken: 'a' }), JOB, { timeoutMs: 500, pollMs: 20 }),
+    ).rejects.toThrow(`job ${JOB} did not finish in time`);
     expect(Date.now() - started).toBeLessThan(3_000);
   });
 });

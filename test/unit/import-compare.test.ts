@@ -22,10 +22,20 @@ describe('same: a stored value and a document value', () => {
 
 describe('changed: the fields of the document that differ from the stored entity', () => {
   it.each([
-    ['nothing when every wanted field matches', { name: 'api', port: 80, extra: 'kept' }, { name: 'api', port: 80 }, {}],
+    [
+      'nothing when every wanted field matches',
+      { name: 'api', port: 80, extra: 'kept' },
+      { name: 'api', port: 80 },
+      {},
+    ],
     ['a changed field only', { name: 'api', port: 80 }, { name: 'api', port: 81 }, { port: 81 }],
     ['a field set where the entity has none', { name: 'api' }, { description: 'x' }, { description: 'x' }],
-    ['a field cleared (null) where the entity has a value', { description: 'x' }, { description: null }, { description: null }],
+    [
+      'a field cleared (null) where the entity has a value',
+      { description: 'x' },
+      { description: null },
+      { description: null },
+    ],
     ['nothing for null where the entity has no such field', { name: 'api' }, { description: null }, {}],
     ['nothing for a map read back in another key order', { meta: { b: 2, a: 1 } }, { meta: { a: 1, b: 2 } }, {}],
     ['a list in another order', { ids: ['a', 'b'] }, { ids: ['b', 'a'] }, { ids: ['b', 'a'] }],

@@ -16,7 +16,9 @@ describe('invitation mail settings (docs/decisions/0048-invitation-resend-and-ma
   });
 
   it('makes a name one line: C0, DEL, C1 and line separators become one space', () => {
-    expect(oneLine('\r\n a\r\nb\u0000c\u0007d\u001be\u007ff\u0085g\u009bh\u2028i\u2029j\tk \u000b ')).toBe('a b c d e f g h i j k');
+    expect(oneLine('\r\n a\r\nb\u0000c\u0007d\u001be\u007ff\u0085g\u009bh\u2028i\u2029j\tk \u000b ')).toBe(
+      'a b c d e f g h i j k',
+    );
     expect(oneLine('Zoë Łukasz 日本 \u00a0ok')).toBe('Zoë Łukasz 日本 ok');
   });
 });

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { KEY_TOKEN_ACCOUNT_ONLY, KEY_TOKEN_READ_ONLY, READING_POST_ROUTES, keyAllowsProject, keyBodyRefusal, keyGrantRefusal } from '#auth/key-grant';
+import {
+  KEY_TOKEN_ACCOUNT_ONLY,
+  KEY_TOKEN_READ_ONLY,
+  READING_POST_ROUTES,
+  keyAllowsProject,
+  keyBodyRefusal,
+  keyGrantRefusal,
+} from '#auth/key-grant';
 import { allRoutes } from '../../functions/route-table';
 
 const read = { key_id: 'k', scopes: ['read'], project_ids: null };
@@ -39,8 +46,20 @@ describe("keyGrantRefusal (auth/key-grant): what an API key's token may call", (
   });
 
   it('every account-only pattern matches a route of the table (none is stale)', () => {
-    const refused = allRoutes().filter(({ route }) => route.auth === 'user' && keyGrantRefusal({ method: route.method, path: route.path, staff: false }, write));
-    expect(refused.map(({ route }) => `${route.method} ${route.path}`)).toEqual(expect.arrayContaining(['GET /me/api-keys', 'DELETE /auth/sessions', 'POST /auth/totp/delete', 'GET /me/invoices', 'GET /invoice/{invoice_id}', 'POST /me/unarchive']));
+    const refused = allRoutes().filter(
+      ({ route }) =>
+        route.auth === 'user' && keyGrantRefusal({ method: route.method, path: route.path, staff: false }, write),
+    );
+    expect(refused.map(({ route }) => `${route.method} ${route.path}`)).toEqual(
+      expect.arrayContaining([
+        'GET /me/api-keys',
+        'DELETE /auth/sessions',
+        'POST /auth/totp/delete',
+        'GET /me/invoices',
+        'GET /invoice/{invoice_id}',
+        'POST /me/unarchive',
+      ]),
+    );
   });
 
   it('every reading POST is a route of the table (none is stale)', () => {
@@ -61,8 +80,12 @@ describe('keyBodyRefusal: a read key plans but never applies', () => {
   });
 
   it('leaves every other route to keyGrantRefusal', () => {
-    expect(keyBodyRefusal({ method: 'POST', path: '/services', staff: false }, read, { dry_run: 'true' })).toBe(ALLOWED);
-    expect(keyBodyRefusal({ method: 'POST', path: '/impex/progress-ticket', staff: false }, read, { job_id: 'j' })).toBe(ALLOWED);
+    expect(keyBodyRefusal({ method: 'POST', path: '/services', staff: false }, read, { dry_run: 'true' })).toBe(
+      ALLOWED,
+    );
+    expect(
+      keyBodyRefusal({ method: 'POST', path: '/impex/progress-ticket', staff: false }, read, { job_id: 'j' }),
+    ).toBe(ALLOWED);
   });
 });
 

@@ -1,10 +1,22 @@
 import { describe, expect, it } from 'vitest';
-import { PLAN_CATALOGUE, quotaLimit, quotaOf, quotaReached, requireRoom, takeQuotaStep, API_KEYS_QUOTA, ENVIRONMENTS_QUOTA, PROJECTS_QUOTA, PROJECT_USERS_QUOTA, SERVICES_QUOTA } from '#domain/billing';
+import {
+  PLAN_CATALOGUE,
+  quotaLimit,
+  quotaOf,
+  quotaReached,
+  requireRoom,
+  takeQuotaStep,
+  API_KEYS_QUOTA,
+  ENVIRONMENTS_QUOTA,
+  PROJECTS_QUOTA,
+  PROJECT_USERS_QUOTA,
+  SERVICES_QUOTA,
+} from '#domain/billing';
 
 const plan = (name: string) => PLAN_CATALOGUE.find((p) => p.name === name)!;
 
 describe('plan limits (billing/limits)', () => {
-  it("reads each quota from the plan, raised by add-ons; Enterprise+ is unlimited", () => {
+  it('reads each quota from the plan, raised by add-ons; Enterprise+ is unlimited', () => {
     expect(quotaOf(plan('Free'), PROJECTS_QUOTA)).toBe(1);
     expect(quotaOf(plan('Starter'), ENVIRONMENTS_QUOTA)).toBe(3);
     expect(quotaOf(plan('Team'), SERVICES_QUOTA, 20)).toBe(120);
@@ -13,7 +25,7 @@ describe('plan limits (billing/limits)', () => {
     expect(quotaOf(plan('Enterprise+'), SERVICES_QUOTA, 20)).toBeNull();
   });
 
-  it('words every refusal in one format, with SPEC\'s project and service wordings', () => {
+  it("words every refusal in one format, with SPEC's project and service wordings", () => {
     expect(quotaReached(plan('Free'), PROJECTS_QUOTA, 1)).toMatchObject({
       kind: 'forbidden',
       detail: "Project limit reached for your 'Free' plan (max 1). Please upgrade to create more projects.",
@@ -38,9 +50,15 @@ describe('plan limits (billing/limits)', () => {
 });
 
 describe('limit enforcement (billing/limits)', () => {
-  it('refuses before writing only when the units would pass the limit, with the quota\'s refusal', () => {
+  it("refuses before writing only when the units would pass the limit, with the quota's refusal", () => {
     const limit = quotaLimit(plan('Free'), PROJECTS_QUOTA);
-    expect(limit).toMatchObject({ max: 1, refusal: { kind: 'forbidden', detail: expect.stringContaining("Project limit reached for your 'Free' plan (max 1)") } });
+    expect(limit).toMatchObject({
+      max: 1,
+      refusal: {
+        kind: 'forbidden',
+        detail: expect.stringContaining("Project limit reached for your 'Free' plan (max 1)"),
+      },
+    });
     expect(() => requireRoom(limit, 0)).not.toThrow();
     expect(() => requireRoom(limit, 1)).toThrow(limit.refusal);
     expect(() => requireRoom(quotaLimit(plan('Team'), SERVICES_QUOTA, 20), 100, 20)).not.toThrow();

@@ -40,10 +40,17 @@ describe('the live rule as conditions and steps (db/live)', () => {
   });
 
   it('sets fields on an item not deleted (archived or not) while what was read still holds', () => {
-    const step = setUnlessDeletedStep({ PK: 'P', SK: 'S' }, { service_floor_id: null }, { service_floor_id: 'f' }, invalid('stale'));
+    const step = setUnlessDeletedStep(
+      { PK: 'P', SK: 'S' },
+      { service_floor_id: null },
+      { service_floor_id: 'f' },
+      invalid('stale'),
+    );
     expect(step.Update?.ConditionExpression).toBe(`#w0 = :w0 AND ${NOT_DELETED.expression}`);
     expect(step.Update?.ExpressionAttributeValues).toMatchObject({ ':w0': 'f', ':null': null, ':v0': null });
-    expect(setUnlessDeletedStep({ PK: 'P', SK: 'S' }, { a: 1 }, {}, invalid('stale')).Update?.ConditionExpression).toBe(NOT_DELETED.expression);
+    expect(setUnlessDeletedStep({ PK: 'P', SK: 'S' }, { a: 1 }, {}, invalid('stale')).Update?.ConditionExpression).toBe(
+      NOT_DELETED.expression,
+    );
   });
 
   it('states "absent or null" for any field with placeholder names', () => {
@@ -57,10 +64,16 @@ describe('the live rule as conditions and steps (db/live)', () => {
 
 describe('an expression as one operand of AND (db/condition grouped)', () => {
   it('puts a top-level OR in parentheses, and leaves an expression that needs none as it is', () => {
-    expect(grouped('attribute_not_exists(PK) OR expires_at_epoch <= :now')).toBe('(attribute_not_exists(PK) OR expires_at_epoch <= :now)');
-    expect(grouped('(attribute_not_exists(PK) OR #expires < :now OR #owner = :owner)')).toBe('(attribute_not_exists(PK) OR #expires < :now OR #owner = :owner)');
+    expect(grouped('attribute_not_exists(PK) OR expires_at_epoch <= :now')).toBe(
+      '(attribute_not_exists(PK) OR expires_at_epoch <= :now)',
+    );
+    expect(grouped('(attribute_not_exists(PK) OR #expires < :now OR #owner = :owner)')).toBe(
+      '(attribute_not_exists(PK) OR #expires < :now OR #owner = :owner)',
+    );
     expect(grouped('attribute_exists(PK) AND (a = :a OR b = :b)')).toBe('attribute_exists(PK) AND (a = :a OR b = :b)');
     expect(grouped('(a = :a) or (b = :b)')).toBe('((a = :a) or (b = :b))');
-    expect(grouped('#st IN (:queued, :running) AND #order = :order')).toBe('#st IN (:queued, :running) AND #order = :order');
+    expect(grouped('#st IN (:queued, :running) AND #order = :order')).toBe(
+      '#st IN (:queued, :running) AND #order = :order',
+    );
   });
 });

@@ -39,9 +39,17 @@ describe('the list rule visible (db/live)', () => {
 
   it.each<[string, string | undefined, string[]]>([
     ['without updatedSince: live items only, in their order', undefined, ['live-old', 'live-new']],
-    ['with updatedSince: every item changed since then, deleted and archived ones included', T1, ['live-new', 'deleted-new', 'archived-new']],
+    [
+      'with updatedSince: every item changed since then, deleted and archived ones included',
+      T1,
+      ['live-new', 'deleted-new', 'archived-new'],
+    ],
     ['updatedSince is inclusive: an item changed at that instant is in', T2, ['live-new', 'deleted-new']],
-    ['updatedSince before everything: all of them, gone ones too', T0, ['live-old', 'live-new', 'deleted-new', 'archived-new', 'deleted-old']],
+    [
+      'updatedSince before everything: all of them, gone ones too',
+      T0,
+      ['live-old', 'live-new', 'deleted-new', 'archived-new', 'deleted-old'],
+    ],
     ['updatedSince after everything: none', '2026-04-01T00:00:00.000Z', []],
   ])('%s', (_name, since, expected) => {
     expect(ids(visible(items, since))).toEqual(expected);

@@ -27,7 +27,8 @@ describe('nameOrderKey', () => {
   it('orders 50,000 random pairs of names as compareText does (case, accents, punctuation, ligatures, scripts, emoji)', () => {
     const rnd = random(26);
     const pick = <T>(xs: T[]) => xs[Math.floor(rnd() * xs.length)];
-    const name = () => Array.from({ length: 1 + Math.floor(rnd() * 8) }, () => pick(rnd() < 0.5 ? POOLS[0] : ALL)).join('');
+    const name = () =>
+      Array.from({ length: 1 + Math.floor(rnd() * 8) }, () => pick(rnd() < 0.5 ? POOLS[0] : ALL)).join('');
     const wrong: string[] = [];
     for (let i = 0; i < 50_000; i++) {
       const a = name();

@@ -3,8 +3,13 @@ import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { isOutage, LeftUnprocessed } from '#shared/outage';
 
 const cancelled = (...codes: string[]) =>
-  new TransactionCanceledException({ message: 'cancelled', $metadata: { httpStatusCode: 400 }, CancellationReasons: codes.map((Code) => ({ Code })) });
-const aws = (name: string, httpStatusCode?: number) => Object.assign(new Error(name), { name, $metadata: { httpStatusCode } });
+  new TransactionCanceledException({
+    message: 'cancelled',
+    $metadata: { httpStatusCode: 400 },
+    CancellationReasons: codes.map((Code) => ({ Code })),
+  });
+const aws = (name: string, httpStatusCode?: number) =>
+  Object.assign(new Error(name), { name, $metadata: { httpStatusCode } });
 
 describe('isOutage: what the pipeline answers 503 with Retry-After', () => {
   it.each([

@@ -23,7 +23,8 @@ function check(files: Record<string, string>): string[] {
   return ownerTestsOutsideAccess(root, Object.keys(files));
 }
 
-const HINT = 'an owner test by hand; use isOwnerMembership, access.requireOwnerRight(right) or access.can(right) (tenancy/access.ts)';
+const HINT =
+  'an owner test by hand; use isOwnerMembership, access.requireOwnerRight(right) or access.can(right) (tenancy/access.ts)';
 
 describe("source rule: the owner's actions are decided in tenancy/access.ts alone", () => {
   it('reports a role compared with owner, and a branch on isOwner, outside the access modules', () => {
@@ -42,12 +43,17 @@ describe("source rule: the owner's actions are decided in tenancy/access.ts alon
   });
 
   it('accepts the access modules, a check that names the right, a membership written as an owner, and is_owner shown', () => {
-    expect(check({
-      'shared/domain/tenancy/access.ts': "export const isOwnerMembership = (m?: { role: string }) => m?.role === 'owner';\n",
-      'shared/auth/permissions.ts': 'export const capabilities = (f: { isOwner: boolean }) => (f.isOwner ? 1 : 0);\n',
-      'shared/domain/impex/jobs.ts': "export const cancel = (access: { can(r: string): boolean }) => access.can('jobs.cancel');\n",
-      'shared/domain/tenancy/projects.ts': "export const steps = (id: string) => membershipSteps(id, 'owner');\nexport const out = (access: { isOwner: boolean }) => ({ is_owner: access.isOwner });\n",
-    })).toEqual([]);
+    expect(
+      check({
+        'shared/domain/tenancy/access.ts':
+          "export const isOwnerMembership = (m?: { role: string }) => m?.role === 'owner';\n",
+        'shared/auth/permissions.ts': 'export const capabilities = (f: { isOwner: boolean }) => (f.isOwner ? 1 : 0);\n',
+        'shared/domain/impex/jobs.ts':
+          "export const cancel = (access: { can(r: string): boolean }) => access.can('jobs.cancel');\n",
+        'shared/domain/tenancy/projects.ts':
+          "export const steps = (id: string) => membershipSteps(id, 'owner');\nexport const out = (access: { isOwner: boolean }) => ({ is_owner: access.isOwner });\n",
+      }),
+    ).toEqual([]);
   });
 
   it('holds in the repository', () => {

@@ -8,7 +8,10 @@ import { FALLBACK_GROUP, routeTable } from '../../functions/route-table';
 
 /** The Lambda handlers themselves, with the API Gateway event Lambda receives (no table needed: nothing here reaches a lookup). */
 const invoke = async (group: keyof typeof routeTable, req: Parameters<typeof apiEvent>[0]) =>
-  (await httpHandler(routeTable[group] as never)(apiEvent(req), lambdaContext('test', group))) as APIGatewayProxyStructuredResultV2;
+  (await httpHandler(routeTable[group] as never)(
+    apiEvent(req),
+    lambdaContext('test', group),
+  )) as APIGatewayProxyStructuredResultV2;
 
 describe('Lambda handler: malformed percent-escapes (issue 10, item 5)', () => {
   it("answers 404 Not Found from the $default route's function and from a group's own", async () => {
@@ -26,8 +29,13 @@ describe('security headers and cross-site checks (issue 10, item 7)', () => {
   const cfg = (env: Record<string, string>) => ({ ...reloadConfig(env) }) as Config;
 
   it('sends HSTS only when the app is served over https', () => {
-    expect(securityHeaders(cfg({ APP_BASE_URL: 'http://localhost:3000' }))).toEqual({ 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer' });
-    expect(securityHeaders(cfg({ APP_BASE_URL: 'https://app.example.com' }))['strict-transport-security']).toBe('max-age=31536000; includeSubDomains');
+    expect(securityHeaders(cfg({ APP_BASE_URL: 'http://localhost:3000' }))).toEqual({
+      'x-content-type-options': 'nosniff',
+      'referrer-policy': 'no-referrer',
+    });
+    expect(securityHeaders(cfg({ APP_BASE_URL: 'https://app.example.com' }))['strict-transport-security']).toBe(
+      'max-age=31536000; includeSubDomains',
+    );
   });
 
   it('forces no-store on authenticated answers, keeps a public route’s own cache header', () => {
@@ -41,21 +49,50 @@ describe('security headers and cross-site checks (issue 10, item 7)', () => {
     reloadConfig({ APP_BASE_URL: 'https://app.example.com' });
     const headers = { cookie: 'access_token=x', 'content-type': 'text/plain' };
     const text = await invoke('projects', { method: 'POST', url: '/projects', headers, body: 'not json' });
-    expect([text.statusCode, JSON.parse(text.body!)]).toEqual([415, { detail: 'Unsupported media type: send application/json' }]);
-    const foreign = await invoke('projects', { method: 'POST', url: '/projects', headers: { ...headers, origin: 'https://evil.example' }, body: '{}' });
+    expect([text.statusCode, JSON.parse(text.body!)]).toEqual([
+      415,
+      { detail: 'Unsupported media type: send application/json' },
+    ]);
+    const foreign = await invoke('projects', {
+      method: 'POST',
+      url: '/projects',
+      headers: { ...headers, origin: 'https://evil.example' },
+      body: '{}',
+    });
     expect([foreign.statusCode, JSON.parse(foreign.body!)]).toEqual([403, { detail: 'Origin not allowed' }]);
     expect(foreign.headers?.['strict-transport-security']).toBe('max-age=31536000; includeSubDomains');
     // Bearer: untouched (and then refused as any bad token is)
-    const bearer = await invoke('projects', { method: 'POST', url: '/projects', headers: { ...headers, authorization: 'Bearer x', origin: 'https://evil.example' }, body: '{"name":"a"}' });
+    const bearer = await invoke('projects', {
+      method: 'POST',
+      url: '/projects',
+      headers: { ...headers, authorization: 'Bearer x', origin: 'https://evil.example' },
+      body: '{"name":"a"}',
+    });
     expect(bearer.statusCode).toBe(401);
-    const emptyAuthorization = await invoke('projects', { method: 'POST', url: '/projects', headers: { ...headers, authorization: '' }, body: '{}' });
+    const emptyAuthorization = await invoke('projects', {
+      method: 'POST',
+      url: '/projects',
+      headers: { ...headers, authorization: '' },
+      body: '{}',
+    });
     expect(emptyAuthorization.statusCode).toBe(415);
-    expect(() => checkCrossSite(apiEvent({ method: 'GET', url: '/projects', headers: { cookie: 'access_token=x', origin: 'https://evil.example' } }))).not.toThrow();
+    expect(() =>
+      checkCrossSite(
+        apiEvent({
+          method: 'GET',
+          url: '/projects',
+          headers: { cookie: 'access_token=x', origin: 'https://evil.example' },
+        }),
+      ),
+    ).not.toThrow();
   });
 
   it('refuses a malformed ALLOWED_ORIGINS at start', () => {
     expect(() => reloadConfig({ ALLOWED_ORIGINS: 'https://ok.example.com, not an origin' })).toThrow(/ALLOWED_ORIGINS/);
-    expect(reloadConfig({ ALLOWED_ORIGINS: 'https://ok.example.com,http://localhost:5173/' }).ALLOWED_ORIGINS).toEqual(['https://ok.example.com', 'http://localhost:5173/']);
+    expect(reloadConfig({ ALLOWED_ORIGINS: 'https://ok.example.com,http://localhost:5173/' }).ALLOWED_ORIGINS).toEqual([
+      'https://ok.example.com',
+      'http://localhost:5173/',
+    ]);
     reloadConfig();
   });
 });

@@ -3,7 +3,14 @@ import { isDowngrade, isFreePlan, type PlanTerms } from '../../clients/typescrip
 
 /** The plan rules the dashboard and the service share (`shared/domain/billing/plan-rules.ts`, copied to `clients/typescript/src/plans.ts`). */
 const plan = (over: Partial<PlanTerms>): PlanTerms => ({
-  interval: 'monthly', price_cents: 2900, max_projects: 3, max_envs_per_project: 3, max_services: 50, max_project_users: 5, max_api_keys_per_user: 5, ...over,
+  interval: 'monthly',
+  price_cents: 2900,
+  max_projects: 3,
+  max_envs_per_project: 3,
+  max_services: 50,
+  max_project_users: 5,
+  max_api_keys_per_user: 5,
+  ...over,
 });
 const free = plan({ interval: 'none', price_cents: 0, max_projects: 1, max_services: 10 });
 const starter = plan({});
@@ -12,7 +19,12 @@ const unlimited = plan({ price_cents: 49900, max_projects: null, max_services: n
 
 describe('plan rules', () => {
   it('calls a plan free when it costs nothing or has no interval, never one arranged with sales', () => {
-    expect([isFreePlan(free), isFreePlan(plan({ price_cents: 0 })), isFreePlan(plan({ interval: 'custom', price_cents: 0 })), isFreePlan(starter)]).toEqual([true, true, false, false]);
+    expect([
+      isFreePlan(free),
+      isFreePlan(plan({ price_cents: 0 })),
+      isFreePlan(plan({ interval: 'custom', price_cents: 0 })),
+      isFreePlan(starter),
+    ]).toEqual([true, true, false, false]);
   });
 
   it('calls a change a downgrade when it goes to Free, lowers a limit (unlimited is the highest), or asks less for the same limits', () => {

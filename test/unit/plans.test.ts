@@ -14,8 +14,23 @@ describe('plan catalogue', () => {
 
   it('gives every plan the documented mixed feature shape', () => {
     for (const { features: f } of PLAN_CATALOGUE) {
-      for (const k of ['crud_basic', 'crud_pro', 'crud_api', 'multi_cloud', 'scheduler_ansible', 'ai_analysis'] as const) expect(typeof f[k]).toBe('boolean');
-      for (const k of ['users_included', 'extra_user_price_cents', 'api_rate_limit', 'data_retention_days', 'rbac_custom_roles_limit'] as const) expect(typeof f[k]).toBe('number');
+      for (const k of [
+        'crud_basic',
+        'crud_pro',
+        'crud_api',
+        'multi_cloud',
+        'scheduler_ansible',
+        'ai_analysis',
+      ] as const)
+        expect(typeof f[k]).toBe('boolean');
+      for (const k of [
+        'users_included',
+        'extra_user_price_cents',
+        'api_rate_limit',
+        'data_retention_days',
+        'rbac_custom_roles_limit',
+      ] as const)
+        expect(typeof f[k]).toBe('number');
       expect(typeof f.cost_estimate).toBe('string');
       expect(Array.isArray(f.providers) && Array.isArray(f.auto_discovery)).toBe(true);
       expect(f.monitoring).toEqual({ enabled: expect.any(Boolean), integrations: expect.any(Array) });

@@ -12,7 +12,12 @@ describe('ProjectAccess (tenancy/access): custom roles and environment roles whe
     ['a grant scoped to env A does not apply project-wide', { grants: ['ops#envA'], roles: [ops] }, undefined, false],
     ['a project-wide grant (*) applies in every environment', { grants: ['ops#*'], roles: [ops] }, 'envB', true],
     ['a project-wide grant applies project-wide', { grants: ['ops#*'], roles: [ops] }, undefined, true],
-    ['a deleted role grants nothing', { grants: ['ops#*'], roles: [customRole('ops', ['services.manage'], true)] }, 'envA', false],
+    [
+      'a deleted role grants nothing',
+      { grants: ['ops#*'], roles: [customRole('ops', ['services.manage'], true)] },
+      'envA',
+      false,
+    ],
     ['a grant of a role whose definition is gone grants nothing', { grants: ['ops#*'], roles: [] }, 'envA', false],
     ['a manager role in env A applies there', { envRoles: { envA: 'manager' } }, 'envA', true],
     ['a manager role in env A does not apply in env B', { envRoles: { envA: 'manager' } }, 'envB', false],
@@ -23,9 +28,13 @@ describe('ProjectAccess (tenancy/access): custom roles and environment roles whe
 
   it('require refuses with the caller-given detail; requireOwnerRight with the owner wording', () => {
     const viewer = accessOf({ envRoles: { envA: 'viewer' } });
-    expect(() => viewer.require('services.manage', 'No', 'envA')).toThrow(expect.objectContaining({ kind: 'forbidden', detail: 'No' }));
+    expect(() => viewer.require('services.manage', 'No', 'envA')).toThrow(
+      expect.objectContaining({ kind: 'forbidden', detail: 'No' }),
+    );
     expect(() => viewer.require('services.view', 'No', 'envA')).not.toThrow();
-    expect(() => viewer.requireOwnerRight('project.delete')).toThrow(expect.objectContaining({ kind: 'forbidden', detail: 'Project owner required' }));
+    expect(() => viewer.requireOwnerRight('project.delete')).toThrow(
+      expect.objectContaining({ kind: 'forbidden', detail: 'Project owner required' }),
+    );
   });
 
   const managers = customRole('managers', ['project.manage']);
@@ -33,7 +42,12 @@ describe('ProjectAccess (tenancy/access): custom roles and environment roles whe
     // name, access, may manage the project (settings, custom roles), may do what is the owner's alone
     ['the owner', { owner: true }, true, true],
     ['a member whose custom role grants project.manage', { grants: ['managers#*'], roles: [managers] }, true, false],
-    ['a member with project.manage granted in one environment only', { grants: ['managers#envA'], roles: [managers] }, false, false],
+    [
+      'a member with project.manage granted in one environment only',
+      { grants: ['managers#envA'], roles: [managers] },
+      false,
+      false,
+    ],
     ['an environment administrator', { envRoles: { envA: 'administrator' } }, false, false],
     ['a plain member', {}, false, false],
   ])("owner's actions: %s", (_name, opts, manages, ownerOnly) => {

@@ -14,8 +14,8 @@ describe('which items a project restore may write', () => {
     ['an audit entry (its own partition)', item('PROJECT#p1#AUDIT', '2026#x'), false],
     ['its id lookup', item('ID#s', 'ID', { project_id: 'p1' }), true],
     ['its membership mirror', item('USER#u', 'MEMBERSHIP#p1', { project_id: 'p1' }), true],
-    ['another project\'s service', item('PROJECT#p2', 'SERVICE#e#s'), false],
-    ['another project\'s id lookup', item('ID#t', 'ID', { project_id: 'p2' }), false],
+    ["another project's service", item('PROJECT#p2', 'SERVICE#e#s'), false],
+    ["another project's id lookup", item('ID#t', 'ID', { project_id: 'p2' }), false],
     ['an account', item('USER#u', 'ACCOUNT'), false],
   ])('%s: %s', (_, it, expected) => expect(isProjectItem(P, it)).toBe(expected));
 

@@ -5,7 +5,10 @@ import { configVariables } from '#shared/config';
 
 /** The README's configuration section is where an operator looks for every variable. */
 const README = readFileSync(join(import.meta.dirname, '..', '..', 'README.md'), 'utf8');
-const configuration = README.slice(README.indexOf('## Configuration'), README.indexOf('\n## ', README.indexOf('## Configuration') + 1));
+const configuration = README.slice(
+  README.indexOf('## Configuration'),
+  README.indexOf('\n## ', README.indexOf('## Configuration') + 1),
+);
 
 describe('the README', () => {
   it('documents every environment variable the service reads in its Configuration section', () => {

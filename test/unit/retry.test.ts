@@ -34,12 +34,22 @@ describe('retry', () => {
   it('a lost race is tried again as the contention policy says, then the last refusal is thrown (issue 41)', async () => {
     const lost = new Transient('lost');
     let calls = 0;
-    await expect(onContention(async () => (calls++, Promise.reject(lost)), (err) => err === lost)).rejects.toBe(lost);
+    await expect(
+      onContention(
+        async () => (calls++, Promise.reject(lost)),
+        (err) => err === lost,
+      ),
+    ).rejects.toBe(lost);
     expect(calls).toBe(CONTENTION.attempts);
     // Enough tries for 8 writers of one item: each loses at most once to each of the 7 others.
     expect(CONTENTION.attempts).toBeGreaterThanOrEqual(8);
     calls = 0;
-    expect(await onContention(async (attempt) => (calls++, attempt < 7 ? Promise.reject(lost) : 'written'), (err) => err === lost)).toBe('written');
+    expect(
+      await onContention(
+        async (attempt) => (calls++, attempt < 7 ? Promise.reject(lost) : 'written'),
+        (err) => err === lost,
+      ),
+    ).toBe('written');
     expect(calls).toBe(7);
   });
 

@@ -25,6 +25,8 @@ describe('SES mailer', () => {
 
   it('lets a send failure reach the worker, which retries', async () => {
     ses.on(SendEmailCommand).rejects(new Error('Throttling'));
-    await expect(sesMailer.send({ to: 'a@example.com', subject: 's', text: 't', html: 'h' })).rejects.toThrow('Throttling');
+    await expect(sesMailer.send({ to: 'a@example.com', subject: 's', text: 't', html: 'h' })).rejects.toThrow(
+      'Throttling',
+    );
   });
 });

@@ -14,7 +14,8 @@ const write = (rel: string, text: string) => {
   writeFileSync(join(root, rel), text);
 };
 const inputs = ['functions', 'shared', 'infra/cdk', 'package-lock.json', 'cdk.json', 'cdk.context.json'];
-const fingerprint = (settings: Record<string, string | undefined> = { STRIPE_SECRET_ARN: 'arn:stripe' }) => synthFingerprint(settings, root, inputs);
+const fingerprint = (settings: Record<string, string | undefined> = { STRIPE_SECRET_ARN: 'arn:stripe' }) =>
+  synthFingerprint(settings, root, inputs);
 
 beforeEach(() => {
   root = mkdtempSync(join(tmpdir(), 'synth-fingerprint-'));
@@ -42,7 +43,13 @@ describe('the synthesis fingerprint', () => {
     ['the context in cdk.json', () => write('cdk.json', '{"app":"npx tsx infra/cdk/app.ts","context":{"a":1}}\n')],
     ['a cdk.context.json that appears', () => write('cdk.context.json', '{}\n')],
     ['a new source file', () => write('shared/db/keys.ts', 'export {};\n')],
-    ['a file moved', () => { rmSync(join(root, 'shared/db/table.ts')); write('shared/table.ts', 'export const TABLE = "t";\n'); }],
+    [
+      'a file moved',
+      () => {
+        rmSync(join(root, 'shared/db/table.ts'));
+        write('shared/table.ts', 'export const TABLE = "t";\n');
+      },
+    ],
   ])('changes with %s', (_what, change) => {
     const before = fingerprint();
     change();
@@ -53,7 +60,9 @@ describe('the synthesis fingerprint', () => {
     const before = fingerprint({ STRIPE_SECRET_ARN: 'arn:stripe', BOOTSTRAP_ADMIN_SECRET_ARN: 'arn:admin' });
     expect(fingerprint({ BOOTSTRAP_ADMIN_SECRET_ARN: 'arn:admin', STRIPE_SECRET_ARN: 'arn:stripe' })).toBe(before);
     expect(fingerprint({ STRIPE_SECRET_ARN: 'arn:stripe' })).not.toBe(before);
-    expect(fingerprint({ STRIPE_SECRET_ARN: 'arn:stripe', BOOTSTRAP_ADMIN_SECRET_ARN: undefined })).toBe(fingerprint({ STRIPE_SECRET_ARN: 'arn:stripe' }));
+    expect(fingerprint({ STRIPE_SECRET_ARN: 'arn:stripe', BOOTSTRAP_ADMIN_SECRET_ARN: undefined })).toBe(
+      fingerprint({ STRIPE_SECRET_ARN: 'arn:stripe' }),
+    );
   });
 
   it('leaves out installed packages, build output and dot files', () => {
@@ -64,8 +73,10 @@ describe('the synthesis fingerprint', () => {
     expect(fingerprint()).toBe(before);
   });
 
-  it("covers the sources the stack is built from (functions, shared, infra/cdk, the lockfile, cdk.json)", () => {
-    expect(SYNTH_INPUTS).toEqual(expect.arrayContaining(['functions', 'shared', 'infra/cdk', 'package-lock.json', 'cdk.json']));
+  it('covers the sources the stack is built from (functions, shared, infra/cdk, the lockfile, cdk.json)', () => {
+    expect(SYNTH_INPUTS).toEqual(
+      expect.arrayContaining(['functions', 'shared', 'infra/cdk', 'package-lock.json', 'cdk.json']),
+    );
   });
 });
 

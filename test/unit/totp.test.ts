@@ -26,7 +26,8 @@ describe('TOTP codes (SHA-1, six digits, 30-second steps)', () => {
 
   it('refuses anything but six digits, and unusable secrets, without throwing', async () => {
     const code = await codeAt(at);
-    for (const bad of ['', '12345', '1234567', 'abcdef', ` ${code}`]) expect(await matchingTimeStep(secret, bad, at)).toBeNull();
+    for (const bad of ['', '12345', '1234567', 'abcdef', ` ${code}`])
+      expect(await matchingTimeStep(secret, bad, at)).toBeNull();
     expect(await matchingTimeStep('JBSWY3DPEHPK3PXP', code, at)).toBeNull(); // 10 bytes
     expect(await matchingTimeStep('AAAAAAAAAAAAAAAAAAAAAAAAAB', code, at)).toBeNull(); // bad base32 padding
   });

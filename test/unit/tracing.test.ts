@@ -8,7 +8,8 @@ import { prepareTracing, traced, tracingLoaded } from '#shared/tracing';
  * tracer is never loaded and clients are left alone; on (the stack's setting) the first invocation
  * loads it and every client made afterwards records its calls as X-Ray subsegments.
  */
-const xrayMiddleware = (client: { middlewareStack: { identify(): string[] } }) => client.middlewareStack.identify().filter((m) => m.startsWith('XRaySDKInstrumentation'));
+const xrayMiddleware = (client: { middlewareStack: { identify(): string[] } }) =>
+  client.middlewareStack.identify().filter((m) => m.startsWith('XRaySDKInstrumentation'));
 const saved = { ...process.env };
 afterAll(() => {
   process.env = saved;

@@ -9,9 +9,16 @@ import { invalid } from '#shared/errors';
 // DynamoDB Local never reports TransactionConflict (real DynamoDB does under contention), so this path is exercised with a mock.
 const dynamo = mockClient(DynamoDBDocumentClient);
 const cancelled = (...codes: string[]) =>
-  new TransactionCanceledException({ message: 'cancelled', $metadata: {}, CancellationReasons: codes.map((Code) => ({ Code })) });
+  new TransactionCanceledException({
+    message: 'cancelled',
+    $metadata: {},
+    CancellationReasons: codes.map((Code) => ({ Code })),
+  });
 const steps = [
-  { Put: { TableName: 't', Item: { PK: 'a', SK: 'a' }, ConditionExpression: 'attribute_not_exists(PK)' }, failWith: invalid('Name taken') },
+  {
+    Put: { TableName: 't', Item: { PK: 'a', SK: 'a' }, ConditionExpression: 'attribute_not_exists(PK)' },
+    failWith: invalid('Name taken'),
+  },
   { Put: { TableName: 't', Item: { PK: 'b', SK: 'b' } } },
 ];
 
@@ -25,7 +32,11 @@ describe('transact', () => {
 
   it('answers 409 when a condition without a refusal fails', async () => {
     dynamo.on(TransactWriteCommand).rejects(cancelled('None', 'ConditionalCheckFailed'));
-    await expect(transact(steps)).rejects.toMatchObject({ kind: 'conflict', detail: CONCURRENT_CHANGE, retryAfterSeconds: 1 });
+    await expect(transact(steps)).rejects.toMatchObject({
+      kind: 'conflict',
+      detail: CONCURRENT_CHANGE,
+      retryAfterSeconds: 1,
+    });
   });
 
   it('retries a transaction conflict and succeeds when it clears', async () => {
@@ -37,7 +48,11 @@ describe('transact', () => {
 
   it('answers 409 with Retry-After, not 500, when the conflict persists through the contention policy', async () => {
     dynamo.on(TransactWriteCommand).rejects(cancelled('TransactionConflict', 'None'));
-    await expect(transact(steps)).rejects.toMatchObject({ kind: 'conflict', detail: CONCURRENT_CHANGE, retryAfterSeconds: 1 });
+    await expect(transact(steps)).rejects.toMatchObject({
+      kind: 'conflict',
+      detail: CONCURRENT_CHANGE,
+      retryAfterSeconds: 1,
+    });
     expect(dynamo.commandCalls(TransactWriteCommand)).toHaveLength(CONTENTION.attempts);
   });
 });

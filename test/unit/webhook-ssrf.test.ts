@@ -15,14 +15,16 @@ const DNS: Record<string, string[]> = {
   'empty.example.com': [],
 };
 useResolver(async (host) => {
-  if (host === 'flaky.example.com') throw Object.assign(new Error(`getaddrinfo EAI_AGAIN ${host}`), { code: 'EAI_AGAIN' });
+  if (host === 'flaky.example.com')
+    throw Object.assign(new Error(`getaddrinfo EAI_AGAIN ${host}`), { code: 'EAI_AGAIN' });
   const addresses = DNS[host];
   if (!addresses) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
   return addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
 });
 afterAll(() => useResolver(undefined));
 
-const refused = (url: string, allowed = '') => expect(checkTarget(url, config(allowed))).rejects.toMatchObject({ kind: 'invalid', detail: URL_NOT_ALLOWED });
+const refused = (url: string, allowed = '') =>
+  expect(checkTarget(url, config(allowed))).rejects.toMatchObject({ kind: 'invalid', detail: URL_NOT_ALLOWED });
 
 describe('checkTarget (webhooks/ssrf): where a webhook may deliver', () => {
   it.each([
@@ -60,18 +62,32 @@ describe('checkTarget (webhooks/ssrf): where a webhook may deliver', () => {
   });
 
   it('accepts a public address and pins the connection to it', async () => {
-    await expect(checkTarget(`https://${PUBLIC_V4}/hook`, config())).resolves.toMatchObject({ address: PUBLIC_V4, family: 4 });
-    await expect(checkTarget('https://[2606:4700:4700::1111]/hook', config())).resolves.toMatchObject({ address: '2606:4700:4700::1111', family: 6 });
+    await expect(checkTarget(`https://${PUBLIC_V4}/hook`, config())).resolves.toMatchObject({
+      address: PUBLIC_V4,
+      family: 4,
+    });
+    await expect(checkTarget('https://[2606:4700:4700::1111]/hook', config())).resolves.toMatchObject({
+      address: '2606:4700:4700::1111',
+      family: 6,
+    });
   });
 
   it('accepts a name that resolves to public addresses only, pinned to the checked address', async () => {
     const target = await checkTarget('https://hooks.example.com/hook?x=1', config());
-    expect([target.address, target.family, target.url.href]).toEqual([PUBLIC_V4, 4, 'https://hooks.example.com/hook?x=1']);
+    expect([target.address, target.family, target.url.href]).toEqual([
+      PUBLIC_V4,
+      4,
+      'https://hooks.example.com/hook?x=1',
+    ]);
   });
 
   it('the allowlist lets exactly the addresses it names through, over http too', async () => {
-    await expect(checkTarget('http://127.0.0.1:8080/hook', config('127.0.0.1'))).resolves.toMatchObject({ address: '127.0.0.1' });
-    await expect(checkTarget('http://10.1.2.3/hook', config('10.0.0.0/8'))).resolves.toMatchObject({ address: '10.1.2.3' });
+    await expect(checkTarget('http://127.0.0.1:8080/hook', config('127.0.0.1'))).resolves.toMatchObject({
+      address: '127.0.0.1',
+    });
+    await expect(checkTarget('http://10.1.2.3/hook', config('10.0.0.0/8'))).resolves.toMatchObject({
+      address: '10.1.2.3',
+    });
     await refused('https://127.0.0.2/hook', '127.0.0.1');
     await refused('https://[::ffff:127.0.0.1]/hook', '127.0.0.1');
     // A public address not on the list keeps the https rule.

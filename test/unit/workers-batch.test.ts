@@ -20,9 +20,17 @@ const fakes = vi.hoisted(() => ({
   claimMail: vi.fn(async (..._: unknown[]) => true),
   releaseMail: vi.fn(async (..._: unknown[]) => {}),
 }));
-vi.mock('#domain/billing', async (actual) => ({ ...(await actual<object>()), runCheckoutJob: fakes.runCheckoutJob, cancelAtProvider: fakes.cancelAtProvider, changePlanAtProvider: fakes.changePlanAtProvider }));
+vi.mock('#domain/billing', async (actual) => ({
+  ...(await actual<object>()),
+  runCheckoutJob: fakes.runCheckoutJob,
+  cancelAtProvider: fakes.cancelAtProvider,
+  changePlanAtProvider: fakes.changePlanAtProvider,
+}));
 vi.mock('#domain/impex', async (actual) => ({ ...(await actual<object>()), runImpexJob: fakes.runImpexJob }));
-vi.mock('#domain/discovery', async (actual) => ({ ...(await actual<object>()), runDiscoveryJob: fakes.runDiscoveryJob }));
+vi.mock('#domain/discovery', async (actual) => ({
+  ...(await actual<object>()),
+  runDiscoveryJob: fakes.runDiscoveryJob,
+}));
 vi.mock('#domain/webhooks', async (actual) => ({ ...(await actual<object>()), deliverEvent: fakes.deliverEvent }));
 vi.mock('#mail/mailer', async (actual) => ({ ...(await actual<object>()), mailer: () => ({ send: fakes.send }) }));
 vi.mock('#mail/delivery', () => ({ claimMail: fakes.claimMail, releaseMail: fakes.releaseMail }));
@@ -35,7 +43,12 @@ const record = (body: string, messageId = randomUUID()): SQSRecord => ({
   messageId,
   receiptHandle: messageId,
   body,
-  attributes: { ApproximateReceiveCount: '1', SentTimestamp: '0', SenderId: 'test', ApproximateFirstReceiveTimestamp: '0' },
+  attributes: {
+    ApproximateReceiveCount: '1',
+    SentTimestamp: '0',
+    SenderId: 'test',
+    ApproximateFirstReceiveTimestamp: '0',
+  },
   messageAttributes: {},
   md5OfBody: '',
   eventSource: 'aws:sqs',
@@ -47,13 +60,19 @@ const ids = (e: SQSEvent, ...i: number[]) => i.map((n) => ({ itemIdentifier: e.R
 
 const checkout = (n: number) => JSON.stringify({ kind: 'checkout', user_id: `user-${n}`, job_id: `job-${n}` });
 const discover = JSON.stringify({ kind: 'discover', project_id: 'p-1', run_id: 'run-1' });
-const queued = (n: number) => JSON.stringify({ id: `mail-${n}`, to: `to-${n}@example.com`, subject: 's', text: 't', html: '<p>h</p>' });
-const eventMessage = (n: number) => JSON.stringify({ project_id: 'p-1', event: { id: `event-${n}`, type: 'service.created', timestamp: '2026-11-27T00:00:00.000Z', data: {} } });
+const queued = (n: number) =>
+  JSON.stringify({ id: `mail-${n}`, to: `to-${n}@example.com`, subject: 's', text: 't', html: '<p>h</p>' });
+const eventMessage = (n: number) =>
+  JSON.stringify({
+    project_id: 'p-1',
+    event: { id: `event-${n}`, type: 'service.created', timestamp: '2026-11-27T00:00:00.000Z', data: {} },
+  });
 
 const errors = vi.spyOn(log, 'error');
 beforeEach(() => vi.clearAllMocks());
 afterAll(() => errors.mockRestore());
-const malformedLines = () => errors.mock.calls.filter(([m]) => m === 'message malformed; reported as failed, for the dead-letter queue');
+const malformedLines = () =>
+  errors.mock.calls.filter(([m]) => m === 'message malformed; reported as failed, for the dead-letter queue');
 
 describe('the jobs worker', () => {
   it.each([
@@ -63,9 +82,16 @@ describe('the jobs worker', () => {
   ])('a malformed message (%s) in a batch of three is the only failure; the other two run', async (_, bad) => {
     const e = batch(checkout(1), bad, checkout(3));
     expect(await jobs(e)).toEqual({ batchItemFailures: ids(e, 1) });
-    expect(fakes.runCheckoutJob.mock.calls.map(([, input]) => (input as { user_id: string }).user_id)).toEqual(['user-1', 'user-3']);
+    expect(fakes.runCheckoutJob.mock.calls.map(([, input]) => (input as { user_id: string }).user_id)).toEqual([
+      'user-1',
+      'user-3',
+    ]);
     expect(malformedLines()).toHaveLength(1);
-    expect(malformedLines()[0][1]).toMatchObject({ worker: 'jobs', message_id: e.Records[1].messageId, issues: expect.any(Array) });
+    expect(malformedLines()[0][1]).toMatchObject({
+      worker: 'jobs',
+      message_id: e.Records[1].messageId,
+      issues: expect.any(Array),
+    });
   });
 
   it('a job that throws is reported; the messages around it are not', async () => {
@@ -73,7 +99,10 @@ describe('the jobs worker', () => {
     const e = batch(checkout(1), discover, checkout(3));
     expect(await jobs(e)).toEqual({ batchItemFailures: ids(e, 1) });
     expect(fakes.runCheckoutJob).toHaveBeenCalledTimes(2);
-    expect(errors).toHaveBeenCalledWith('job failed', expect.objectContaining({ message_id: e.Records[1].messageId, error_message: 'provider down' }));
+    expect(errors).toHaveBeenCalledWith(
+      'job failed',
+      expect.objectContaining({ message_id: e.Records[1].messageId, error_message: 'provider down' }),
+    );
   });
 
   it('a batch that fails whole is answered with every id, not thrown (Lambda and the local queues read the answer)', async () => {
@@ -92,7 +121,10 @@ describe('the mail worker', () => {
   ])('a malformed message (%s) in a batch of three is the only failure; the other two are sent', async (_, bad) => {
     const e = batch(queued(1), bad, queued(3));
     expect(await mail(e)).toEqual({ batchItemFailures: ids(e, 1) });
-    expect(fakes.send.mock.calls.map(([m]) => (m as { to: string }).to)).toEqual(['to-1@example.com', 'to-3@example.com']);
+    expect(fakes.send.mock.calls.map(([m]) => (m as { to: string }).to)).toEqual([
+      'to-1@example.com',
+      'to-3@example.com',
+    ]);
     expect(malformedLines()).toHaveLength(1);
     expect(JSON.stringify(malformedLines()[0][1])).not.toContain('no recipient'); // where and why, never the body
   });
@@ -111,9 +143,16 @@ describe('the mail worker', () => {
 
 describe('the events worker', () => {
   it('a malformed message in a batch of three is the only failure; the other two are delivered', async () => {
-    const e = batch(eventMessage(1), JSON.stringify({ project_id: 'p-1', event: { id: 'event-2', type: 'no.such.type', timestamp: 'x', data: {} } }), eventMessage(3));
+    const e = batch(
+      eventMessage(1),
+      JSON.stringify({ project_id: 'p-1', event: { id: 'event-2', type: 'no.such.type', timestamp: 'x', data: {} } }),
+      eventMessage(3),
+    );
     expect(await events(e)).toEqual({ batchItemFailures: ids(e, 1) });
-    expect(fakes.deliverEvent.mock.calls.map(([m]) => (m as { event: { id: string } }).event.id)).toEqual(['event-1', 'event-3']);
+    expect(fakes.deliverEvent.mock.calls.map(([m]) => (m as { event: { id: string } }).event.id)).toEqual([
+      'event-1',
+      'event-3',
+    ]);
     expect(malformedLines()).toHaveLength(1);
   });
 

@@ -25,7 +25,9 @@ export type ServiceInput = NonNullable<paths['/services']['post']['requestBody']
 export type Floor = Json<paths['/service-floors']['get']['responses'][200]>[number];
 export type Network = Json<paths['/networks']['get']['responses'][200]>[number];
 export type Connection = Json<paths['/service-connections']['get']['responses'][200]>[number];
-export type ConnectionInput = NonNullable<paths['/service-connections']['post']['requestBody']>['content']['application/json'];
+export type ConnectionInput = NonNullable<
+  paths['/service-connections']['post']['requestBody']
+>['content']['application/json'];
 export type Topology = Json<paths['/topology']['get']['responses'][200]>;
 export type BlastRadius = Json<paths['/services/{service_id}/blast-radius']['get']['responses'][200]>;
 export type ServiceQuery = NonNullable<paths['/services']['get']['parameters']['query']>;
@@ -43,17 +45,25 @@ export type ImportReport = NonNullable<ImpexRecord['report']>;
 export type ImportBody = NonNullable<paths['/impex/import']['post']['requestBody']>['content']['multipart/form-data'];
 export type ExportBody = NonNullable<paths['/impex/export']['post']['requestBody']>['content']['multipart/form-data'];
 export type Webhook = Json<paths['/projects/{project_id}/webhooks/{webhook_id}']['get']['responses'][200]>;
-export type WebhookInput = NonNullable<paths['/projects/{project_id}/webhooks']['post']['requestBody']>['content']['application/json'];
+export type WebhookInput = NonNullable<
+  paths['/projects/{project_id}/webhooks']['post']['requestBody']
+>['content']['application/json'];
 export type WebhookEvent = WebhookInput['events'][number];
-export type DeliverySummary = Json<paths['/projects/{project_id}/webhooks/{webhook_id}/deliveries']['get']['responses'][200]>[number];
-export type Delivery = Json<paths['/projects/{project_id}/webhooks/{webhook_id}/deliveries/{delivery_id}']['get']['responses'][200]>;
+export type DeliverySummary = Json<
+  paths['/projects/{project_id}/webhooks/{webhook_id}/deliveries']['get']['responses'][200]
+>[number];
+export type Delivery = Json<
+  paths['/projects/{project_id}/webhooks/{webhook_id}/deliveries/{delivery_id}']['get']['responses'][200]
+>;
 export type PingResult = Json<paths['/projects/{project_id}/webhooks/{webhook_id}/test']['post']['responses'][200]>;
 export type Plan = Json<paths['/plans']['get']['responses'][200]>[number];
 export type LimitsStatus = Json<paths['/me/limits/status']['get']['responses'][200]>;
 export type InvoiceDetail = Json<paths['/me/invoices/{invoice_id}']['get']['responses'][200]>;
 export type Preflight = Json<paths['/me/downgrade/preflight']['post']['responses'][200]>;
 export type OverageCandidates = Json<paths['/me/limits/overage-candidates']['get']['responses'][200]>;
-export type ArchiveSelection = NonNullable<paths['/me/mark-archived']['post']['requestBody']>['content']['application/json'];
+export type ArchiveSelection = NonNullable<
+  paths['/me/mark-archived']['post']['requestBody']
+>['content']['application/json'];
 
 // people: members, invitations, project users, custom roles, the account's security
 type Body<O> = O extends { requestBody?: { content: { 'application/json': infer T } } } ? T : never;
@@ -63,7 +73,9 @@ export type Invitation = Json<paths['/invites']['get']['responses'][200]>[number
 export type ProjectUser = Json<paths['/project-users']['get']['responses'][200]>[number];
 export type CustomRole = Json<paths['/projects/{project_id}/custom-roles']['get']['responses'][200]>[number];
 export type Permission = CustomRole['permissions'][number];
-export type RoleAssignment = Json<paths['/projects/{project_id}/custom-roles/{role_id}/assignments']['get']['responses'][200]>[number];
+export type RoleAssignment = Json<
+  paths['/projects/{project_id}/custom-roles/{role_id}/assignments']['get']['responses'][200]
+>[number];
 export type SignInSession = Json<paths['/auth/sessions']['get']['responses'][200]>[number];
 export type Authenticator = Json<paths['/auth/totp/devices']['get']['responses'][200]>[number];
 export type ProvisionedSecret = Json<paths['/auth/totp/provision']['post']['responses'][200]>;
@@ -111,7 +123,8 @@ async function refreshSession(): Promise<boolean> {
 }
 
 /** On start: resumes the session of the refresh cookie when this browser had one. */
-export const resumeSession = (): Promise<boolean> => (localStorage.getItem(HAD_SESSION) ? refreshSession() : Promise.resolve(false));
+export const resumeSession = (): Promise<boolean> =>
+  localStorage.getItem(HAD_SESSION) ? refreshSession() : Promise.resolve(false);
 
 /** Ends the session on the service (the cookie's refresh token is revoked, both cookies cleared) and here. */
 export async function signOut(): Promise<void> {

@@ -28,4 +28,3 @@ export function takeEarly<T>(key: string): Promise<T> | undefined {
   started.delete(key);
   return read;
 }
-

@@ -37,7 +37,12 @@ export interface FilterSpec<K extends string> {
  * A search form over a list: the draft is typed freely and applied (to the address) by "Filter";
  * "Clear" drops every filter. `onApply` gets the whole set.
  */
-export function FilterForm<K extends string>(props: { label: string; filters: FilterSpec<K>[]; applied: Record<K, string>; onApply: (f: Record<K, string>) => void }) {
+export function FilterForm<K extends string>(props: {
+  label: string;
+  filters: FilterSpec<K>[];
+  applied: Record<K, string>;
+  onApply: (f: Record<K, string>) => void;
+}) {
   const [draft, setDraft] = useState(props.applied);
   const key = JSON.stringify(props.applied);
   // Reset to the applied filters when they change (Clear, Back, a link) in the same commit: an effect
@@ -45,22 +50,47 @@ export function FilterForm<K extends string>(props: { label: string; filters: Fi
   useLayoutEffect(() => setDraft(props.applied), [key]);
   const empty = Object.fromEntries(props.filters.map((f) => [f.key, ''])) as Record<K, string>;
   return (
-    <form class="filters" role="search" aria-label={props.label} onSubmit={(e) => { e.preventDefault(); props.onApply(draft); }}>
+    <form
+      class="filters"
+      role="search"
+      aria-label={props.label}
+      onSubmit={(e) => {
+        e.preventDefault();
+        props.onApply(draft);
+      }}
+    >
       {props.filters.map((f) => (
         // biome-ignore lint/a11y/noLabelWithoutControl: the label wraps its control, a select or an input chosen below
         <label key={f.key}>
           <span>{f.label}</span>
           {f.options ? (
-            <select name={f.key} value={draft[f.key]} onChange={(e) => setDraft({ ...draft, [f.key]: e.currentTarget.value })}>
-              {f.options.map(([v, l]) => <option key={v} value={v}>{l}</option>)}
+            <select
+              name={f.key}
+              value={draft[f.key]}
+              onChange={(e) => setDraft({ ...draft, [f.key]: e.currentTarget.value })}
+            >
+              {f.options.map(([v, l]) => (
+                <option key={v} value={v}>
+                  {l}
+                </option>
+              ))}
             </select>
           ) : (
-            <input name={f.key} {...({ type: f.type ?? 'text' } as object)} value={draft[f.key]} onInput={(e) => setDraft({ ...draft, [f.key]: e.currentTarget.value })} />
+            <input
+              name={f.key}
+              {...({ type: f.type ?? 'text' } as object)}
+              value={draft[f.key]}
+              onInput={(e) => setDraft({ ...draft, [f.key]: e.currentTarget.value })}
+            />
           )}
         </label>
       ))}
       <button type="submit">Filter</button>
-      {props.filters.some((f) => props.applied[f.key]) && <button type="button" onClick={() => props.onApply(empty)}>Clear</button>}
+      {props.filters.some((f) => props.applied[f.key]) && (
+        <button type="button" onClick={() => props.onApply(empty)}>
+          Clear
+        </button>
+      )}
     </form>
   );
 }
@@ -70,7 +100,9 @@ export function SortHeader(props: { label: string; descending: boolean; onSort: 
   const order = props.descending ? 'descending' : 'ascending';
   return (
     <th scope="col" aria-sort={order}>
-      <button type="button" class="sort" onClick={props.onSort}>{props.label} <span aria-hidden="true">{props.descending ? '▼' : '▲'}</span></button>
+      <button type="button" class="sort" onClick={props.onSort}>
+        {props.label} <span aria-hidden="true">{props.descending ? '▼' : '▲'}</span>
+      </button>
     </th>
   );
 }
@@ -91,9 +123,27 @@ export function Pager(props: { label: string; current: number; pages: number; hr
   if (props.pages <= 1) return null;
   return (
     <nav class="pager" aria-label={props.label}>
-      {props.current > 1 ? <a href={props.href(props.current - 1)} rel="prev">Previous page</a> : <span class="muted" aria-hidden="true">Previous page</span>}
-      <span>Page {props.current} of {props.pages}</span>
-      {props.current < props.pages ? <a href={props.href(props.current + 1)} rel="next">Next page</a> : <span class="muted" aria-hidden="true">Next page</span>}
+      {props.current > 1 ? (
+        <a href={props.href(props.current - 1)} rel="prev">
+          Previous page
+        </a>
+      ) : (
+        <span class="muted" aria-hidden="true">
+          Previous page
+        </span>
+      )}
+      <span>
+        Page {props.current} of {props.pages}
+      </span>
+      {props.current < props.pages ? (
+        <a href={props.href(props.current + 1)} rel="next">
+          Next page
+        </a>
+      ) : (
+        <span class="muted" aria-hidden="true">
+          Next page
+        </span>
+      )}
     </nav>
   );
 }

@@ -7,7 +7,9 @@ export const OPENAPI_PATH = fileURLToPath(new URL('../../../openapi.json', impor
 /** The committed types the client is written against. */
 export const SCHEMA_PATH = fileURLToPath(new URL('../src/schema.d.ts', import.meta.url));
 /** The service's rules on plan data (which change is a downgrade), the one place they are written. */
-export const PLAN_RULES_SOURCE = fileURLToPath(new URL('../../../shared/domain/billing/plan-rules.ts', import.meta.url));
+export const PLAN_RULES_SOURCE = fileURLToPath(
+  new URL('../../../shared/domain/billing/plan-rules.ts', import.meta.url),
+);
 /** Their copy in the package, so the package imports nothing outside itself and the service nothing of the package. */
 export const PLANS_PATH = fileURLToPath(new URL('../src/plans.ts', import.meta.url));
 

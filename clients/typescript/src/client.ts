@@ -13,7 +13,16 @@ export const EXPIRED_TOKEN = 'Invalid or expired token';
 export const SECOND_FACTOR_REQUIRED = 'TOTP code required';
 
 /** Routes that never carry the access token (sign-in and the refresh itself). */
-const PUBLIC = new Set(['/auth/login', '/auth/register', '/auth/token/refresh', '/auth/api-key/token', '/auth/password/reset', '/auth/password/reset/confirm', '/plans', '/impex/schema']);
+const PUBLIC = new Set([
+  '/auth/login',
+  '/auth/register',
+  '/auth/token/refresh',
+  '/auth/api-key/token',
+  '/auth/password/reset',
+  '/auth/password/reset/confirm',
+  '/plans',
+  '/impex/schema',
+]);
 /** 429 and 503: the server did not run the request, so any method may send it again. */
 const RETRYABLE = new Set([429, 503]);
 /**
@@ -21,7 +30,8 @@ const RETRYABLE = new Set([429, 503]);
  * race (its server-side retries spent), or a keyed request whose first run is still going (asking
  * again gets its answer). A 409 without it (a state the same request cannot change) is final.
  */
-const retryLater = (response: Response) => RETRYABLE.has(response.status) || (response.status === 409 && response.headers.has('retry-after'));
+const retryLater = (response: Response) =>
+  RETRYABLE.has(response.status) || (response.status === 409 && response.headers.has('retry-after'));
 const IDEMPOTENCY_KEY = 'idempotency-key';
 const DEFAULT_TIMEOUT_MS = 30_000;
 /** Tries in all of a request that got no answer (network error, timeout): a hung server is not waited on more than this many times. */
@@ -31,7 +41,9 @@ const TRANSPORT_ATTEMPTS = 3;
  * running it once does: idempotent methods, and a POST carrying its Idempotency-Key (the server
  * answers a repeat from the first run). A PATCH is retried only on an answer that says so (`retryLater`).
  */
-const safeToResend = (request: Request) => ['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS'].includes(request.method) || (request.method === 'POST' && request.headers.has(IDEMPOTENCY_KEY));
+const safeToResend = (request: Request) =>
+  ['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS'].includes(request.method) ||
+  (request.method === 'POST' && request.headers.has(IDEMPOTENCY_KEY));
 
 /**
  * The typed client: `api` is an openapi-fetch client over the generated `paths` (every path, parameter
@@ -58,8 +70,15 @@ export class InfracatClient {
     this.refreshToken = opts.refreshToken;
     this.cookie = opts.refreshCookie ?? false;
     this.sleep = opts.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
-    this.doFetch = this.transport(opts.fetch ?? ((req, init) => fetch(req, init)), opts.timeoutMs ?? DEFAULT_TIMEOUT_MS);
-    this.api = createClient<paths>({ baseUrl: this.baseUrl, fetch: this.doFetch, headers: opts.userAgent ? { 'user-agent': opts.userAgent } : undefined });
+    this.doFetch = this.transport(
+      opts.fetch ?? ((req, init) => fetch(req, init)),
+      opts.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    );
+    this.api = createClient<paths>({
+      baseUrl: this.baseUrl,
+      fetch: this.doFetch,
+      headers: opts.userAgent ? { 'user-agent': opts.userAgent } : undefined,
+    });
     this.api.use(this.authMiddleware(), this.resilienceMiddleware());
   }
 
@@ -73,12 +92,26 @@ export class InfracatClient {
    * and none was given, asks `secondFactor()` for it and signs in again with the code.
    */
   async login(input: LoginInput): Promise<Tokens> {
-    const attempt = async (totp_code?: string) => (await this.api.POST('/auth/login', { body: { email: input.email, password: input.password, ...(totp_code ? { totp_code } : {}) } })).data!;
+    const attempt = async (totp_code?: string) =>
+      (
+        await this.api.POST('/auth/login', {
+          body: { email: input.email, password: input.password, ...(totp_code ? { totp_code } : {}) },
+        })
+      ).data!;
     let tokens: Tokens;
     try {
       tokens = await attempt(input.totpCode);
     } catch (err) {
-      if (!(err instanceof ApiError && err.status === 401 && err.detail === SECOND_FACTOR_REQUIRED && !input.totpCode && input.secondFactor)) throw err;
+      if (
+        !(
+          err instanceof ApiError &&
+          err.status === 401 &&
+          err.detail === SECOND_FACTOR_REQUIRED &&
+          !input.totpCode &&
+          input.secondFactor
+        )
+      )
+        throw err;
       tokens = await attempt((await input.secondFactor()).trim());
     }
     await this.setTokens(tokens);
@@ -107,8 +140,11 @@ export class InfracatClient {
           this.accessToken = data!.access_token;
           return data!.access_token;
         }
-        if (!this.cookie && !this.refreshToken) throw new ApiError(401, 'Not signed in', undefined, 'POST /auth/token/refresh');
-        const { data } = await this.api.POST('/auth/token/refresh', { body: this.cookie ? {} : { refresh_token: this.refreshToken } });
+        if (!this.cookie && !this.refreshToken)
+          throw new ApiError(401, 'Not signed in', undefined, 'POST /auth/token/refresh');
+        const { data } = await this.api.POST('/auth/token/refresh', {
+          body: this.cookie ? {} : { refresh_token: this.refreshToken },
+        });
         await this.setTokens(data!);
         return data!.access_token;
       } catch (err) {
@@ -126,7 +162,8 @@ export class InfracatClient {
     const refresh_token = this.refreshToken;
     try {
       // The cookie, which this client cannot see, may hold a session even when no token is known.
-      if (this.cookie || this.accessToken || refresh_token) await this.api.POST('/auth/logout', { body: refresh_token ? { refresh_token } : {} });
+      if (this.cookie || this.accessToken || refresh_token)
+        await this.api.POST('/auth/logout', { body: refresh_token ? { refresh_token } : {} });
     } finally {
       this.accessToken = undefined;
       this.refreshToken = undefined;
@@ -134,18 +171,32 @@ export class InfracatClient {
   }
 
   /** Every service of an environment matching the filters, page by page (offset/limit). */
-  services(query: Omit<NonNullable<paths['/services']['get']['parameters']['query']>, 'limit' | 'offset'>, opts: { pageSize?: number } = {}) {
-    return offsetPages((page) => this.api.GET('/services', { params: { query: { ...query, ...page } } }), { limit: opts.pageSize ?? 200 });
+  services(
+    query: Omit<NonNullable<paths['/services']['get']['parameters']['query']>, 'limit' | 'offset'>,
+    opts: { pageSize?: number } = {},
+  ) {
+    return offsetPages((page) => this.api.GET('/services', { params: { query: { ...query, ...page } } }), {
+      limit: opts.pageSize ?? 200,
+    });
   }
 
   /** A project's audit log, newest first, following `X-Next-Cursor` to the end. */
-  auditLog(projectId: string, query: Omit<NonNullable<paths['/projects/{project_id}/audit-log']['get']['parameters']['query']>, 'cursor'> = {}) {
-    return cursorPages((cursor) => this.api.GET('/projects/{project_id}/audit-log', { params: { path: { project_id: projectId }, query: { ...query, ...(cursor ? { cursor } : {}) } } }));
+  auditLog(
+    projectId: string,
+    query: Omit<NonNullable<paths['/projects/{project_id}/audit-log']['get']['parameters']['query']>, 'cursor'> = {},
+  ) {
+    return cursorPages((cursor) =>
+      this.api.GET('/projects/{project_id}/audit-log', {
+        params: { path: { project_id: projectId }, query: { ...query, ...(cursor ? { cursor } : {}) } },
+      }),
+    );
   }
 
   /** The caller's own audit log (`/me/audit-log`), to the end. */
   myAuditLog(query: Omit<NonNullable<paths['/me/audit-log']['get']['parameters']['query']>, 'cursor'> = {}) {
-    return cursorPages((cursor) => this.api.GET('/me/audit-log', { params: { query: { ...query, ...(cursor ? { cursor } : {}) } } }));
+    return cursorPages((cursor) =>
+      this.api.GET('/me/audit-log', { params: { query: { ...query, ...(cursor ? { cursor } : {}) } } }),
+    );
   }
 
   private async setTokens(tokens: Pick<Tokens, 'access_token'> & Partial<Tokens>) {
@@ -160,7 +211,10 @@ export class InfracatClient {
    * (network error, timeout) is sent again when `safeToResend`, up to TRANSPORT_ATTEMPTS tries with
    * backoff (1 s, 2 s, …). The last failure is thrown: a timeout as `RequestTimeoutError`.
    */
-  private transport(send: (req: Request, init: { signal: AbortSignal }) => Promise<Response>, timeoutMs: number): (req: Request) => Promise<Response> {
+  private transport(
+    send: (req: Request, init: { signal: AbortSignal }) => Promise<Response>,
+    timeoutMs: number,
+  ): (req: Request) => Promise<Response> {
     return async (request) => {
       const label = `${request.method} ${new URL(request.url).pathname.slice(new URL(this.baseUrl).pathname.replace(/\/$/, '').length) || '/'}`;
       // The body as bytes, sent anew by each try (a streamed body would be spent, and would not heed the abort).
@@ -176,7 +230,8 @@ export class InfracatClient {
           return await send(new Request(request, { body }), { signal: abort.signal });
         } catch (err) {
           const timedOut = abort.signal.aborted;
-          if (attempt >= TRANSPORT_ATTEMPTS || !safeToResend(request) || !(timedOut || err instanceof TypeError)) throw timedOut ? new RequestTimeoutError(timeoutMs, label) : err;
+          if (attempt >= TRANSPORT_ATTEMPTS || !safeToResend(request) || !(timedOut || err instanceof TypeError))
+            throw timedOut ? new RequestTimeoutError(timeoutMs, label) : err;
           await this.sleep(1000 * 2 ** (attempt - 1));
         } finally {
           clearTimeout(timer);
@@ -205,7 +260,8 @@ export class InfracatClient {
     return {
       onRequest: ({ request, id }) => {
         // One key per logical POST, kept by every retry below: the server runs it at most once.
-        if (request.method === 'POST' && !request.headers.has(IDEMPOTENCY_KEY)) request.headers.set(IDEMPOTENCY_KEY, crypto.randomUUID());
+        if (request.method === 'POST' && !request.headers.has(IDEMPOTENCY_KEY))
+          request.headers.set(IDEMPOTENCY_KEY, crypto.randomUUID());
         sent.set(id, request.clone());
         return request;
       },
@@ -220,15 +276,25 @@ export class InfracatClient {
         let refreshed = false;
         for (let attempt = 1; ; attempt++) {
           if (retryLater(response) && attempt < attempts) {
-            const seconds = parseRetryAfter(response.headers.get('retry-after')) ?? retry.defaultDelaySeconds ?? 2 ** (attempt - 1);
+            const seconds =
+              parseRetryAfter(response.headers.get('retry-after')) ?? retry.defaultDelaySeconds ?? 2 ** (attempt - 1);
             if (seconds > maxDelay) break;
             await response.body?.cancel();
             await this.sleep(seconds * 1000);
             response = await this.doFetch(original.clone());
             continue;
           }
-          if (response.status === 401 && !refreshed && this.renewable && original.headers.get('authorization')?.startsWith('Bearer ') && !PUBLIC.has(schemaPath)) {
-            const body = await response.clone().json().catch(() => undefined);
+          if (
+            response.status === 401 &&
+            !refreshed &&
+            this.renewable &&
+            original.headers.get('authorization')?.startsWith('Bearer ') &&
+            !PUBLIC.has(schemaPath)
+          ) {
+            const body = await response
+              .clone()
+              .json()
+              .catch(() => undefined);
             if (detailOf(body) === EXPIRED_TOKEN) {
               refreshed = true;
               const token = await this.refresh().catch((err: unknown) => {

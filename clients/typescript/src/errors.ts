@@ -63,7 +63,9 @@ export function detailOf(body: unknown, response?: Response): string {
   if (typeof detail === 'string') return detail;
   if (Array.isArray(detail)) {
     return detail
-      .map((d: { loc?: unknown[]; msg?: string }) => (Array.isArray(d?.loc) ? `${d.loc.join('.')}: ${d.msg ?? 'invalid'}` : String(d?.msg ?? JSON.stringify(d))))
+      .map((d: { loc?: unknown[]; msg?: string }) =>
+        Array.isArray(d?.loc) ? `${d.loc.join('.')}: ${d.msg ?? 'invalid'}` : String(d?.msg ?? JSON.stringify(d)),
+      )
       .join('; ');
   }
   if (typeof body === 'string' && body.trim()) return body.trim().slice(0, 500);

@@ -27,7 +27,11 @@ interface ProgressMessage {
  * asking for the current state once open; messages older than the last one seen (`seq`) are dropped.
  * Never waits forever: silent for `silenceMs` (or past `deadline`) it ends, and the caller polls.
  */
-function followLive(url: string, report: (p: JobProgress) => void, opts: { signal?: AbortSignal; silenceMs: number; deadline: number }): Promise<void> {
+function followLive(
+  url: string,
+  report: (p: JobProgress) => void,
+  opts: { signal?: AbortSignal; silenceMs: number; deadline: number },
+): Promise<void> {
   const { signal } = opts;
   return new Promise<void>((resolve, reject) => {
     const ws = new WebSocket(url);
@@ -35,7 +39,10 @@ function followLive(url: string, report: (p: JobProgress) => void, opts: { signa
     let silence: ReturnType<typeof setTimeout> | undefined;
     const listen = () => {
       clearTimeout(silence);
-      silence = setTimeout(() => stop(new Error('The progress channel went silent')), Math.max(0, Math.min(opts.silenceMs, opts.deadline - Date.now())));
+      silence = setTimeout(
+        () => stop(new Error('The progress channel went silent')),
+        Math.max(0, Math.min(opts.silenceMs, opts.deadline - Date.now())),
+      );
     };
     const stop = (err?: Error) => {
       clearTimeout(silence);
@@ -54,7 +61,13 @@ function followLive(url: string, report: (p: JobProgress) => void, opts: { signa
       const m = JSON.parse(String(ev.data)) as ProgressMessage;
       if (m.seq < seq) return;
       seq = m.seq;
-      report({ status: m.status, pct: m.pct, done: m.counts?.done ?? 0, total: m.counts?.total ?? 0, via: 'websocket' });
+      report({
+        status: m.status,
+        pct: m.pct,
+        done: m.counts?.done ?? 0,
+        total: m.counts?.total ?? 0,
+        via: 'websocket',
+      });
       if (FINISHED.has(m.status)) stop();
     };
     ws.onerror = () => stop(new Error('The progress channel failed'));
@@ -72,10 +85,17 @@ function followLive(url: string, report: (p: JobProgress) => void, opts: { signa
 export async function followJob(
   client: InfracatClient,
   jobId: string,
-  opts: { onProgress?: (p: JobProgress) => void; pollMs?: number; timeoutMs?: number; silenceMs?: number; signal?: AbortSignal } = {},
+  opts: {
+    onProgress?: (p: JobProgress) => void;
+    pollMs?: number;
+    timeoutMs?: number;
+    silenceMs?: number;
+    signal?: AbortSignal;
+  } = {},
 ) {
   const { signal } = opts;
-  const status = async () => (await client.api.GET('/impex/status/{job_id}', { params: { path: { job_id: jobId } }, signal })).data!;
+  const status = async () =>
+    (await client.api.GET('/impex/status/{job_id}', { params: { path: { job_id: jobId } }, signal })).data!;
   const report = (p: JobProgress) => opts.onProgress?.(p);
   const deadline = Date.now() + (opts.timeoutMs ?? 30 * 60_000);
   try {
@@ -87,7 +107,13 @@ export async function followJob(
   }
   for (;;) {
     const record = await status();
-    report({ status: record.status, pct: record.progress.pct, done: record.progress.done, total: record.progress.total, via: 'polling' });
+    report({
+      status: record.status,
+      pct: record.progress.pct,
+      done: record.progress.done,
+      total: record.progress.total,
+      via: 'polling',
+    });
     if (FINISHED.has(record.status)) return record;
     if (Date.now() > deadline) throw new Error(`job ${jobId} did not finish in time`);
     await new Promise((r) => setTimeout(r, opts.pollMs ?? 500));

@@ -8,7 +8,10 @@
 type Page<T> = Promise<{ data?: T[]; response: Response }>;
 
 /** Walks an offset/limit list to its end, page by page: `fetchPage({offset, limit})` is asked for page after page. */
-export async function* eachOffsetPage<T>(fetchPage: (page: { offset: number; limit: number }) => Page<T>, opts: { limit?: number } = {}): AsyncGenerator<T[], void, undefined> {
+export async function* eachOffsetPage<T>(
+  fetchPage: (page: { offset: number; limit: number }) => Page<T>,
+  opts: { limit?: number } = {},
+): AsyncGenerator<T[], void, undefined> {
   const limit = opts.limit ?? 200;
   for (let offset = 0; ; ) {
     const { data = [] } = await fetchPage({ offset, limit });
@@ -19,7 +22,10 @@ export async function* eachOffsetPage<T>(fetchPage: (page: { offset: number; lim
 }
 
 /** Walks an offset/limit list to its end, item by item. */
-export async function* offsetPages<T>(fetchPage: (page: { offset: number; limit: number }) => Page<T>, opts: { limit?: number } = {}): AsyncGenerator<T, void, undefined> {
+export async function* offsetPages<T>(
+  fetchPage: (page: { offset: number; limit: number }) => Page<T>,
+  opts: { limit?: number } = {},
+): AsyncGenerator<T, void, undefined> {
   for await (const page of eachOffsetPage(fetchPage, opts)) yield* page;
 }
 
@@ -30,7 +36,9 @@ export async function cursorPage<T>(call: Page<T>): Promise<{ items: T[]; next?:
 }
 
 /** Walks a cursor list to its end, following `X-Next-Cursor`. */
-export async function* cursorPages<T>(fetchPage: (cursor: string | undefined) => Page<T>): AsyncGenerator<T, void, undefined> {
+export async function* cursorPages<T>(
+  fetchPage: (cursor: string | undefined) => Page<T>,
+): AsyncGenerator<T, void, undefined> {
   let cursor: string | undefined;
   do {
     const page = await cursorPage(fetchPage(cursor));

@@ -9,7 +9,8 @@ import { resendStaleOutbox } from '#shared/outbox';
  * have fallen due, and the outbox items (events, mail) still waiting long after their write, handed
  * to their queues again (a queue outage or a dead letter delays them, never loses them).
  */
-export const handler = (): Promise<{ done: number; failed: number; resent: number }> => invocation({ dimensions: { schedule: 'webhook-retries' } }, sweep);
+export const handler = (): Promise<{ done: number; failed: number; resent: number }> =>
+  invocation({ dimensions: { schedule: 'webhook-retries' } }, sweep);
 
 async function sweep(): Promise<{ done: number; failed: number; resent: number }> {
   const ctx = appContext();

@@ -5,7 +5,8 @@ import { forwardStreamChanges } from '#shared/outbox';
 import { invocation } from '#shared/observe';
 
 /** The table's stream (filtered to inserted outbox items): each domain event goes to the events queue; partial batch failures. */
-export const handler = (event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> => invocation({ dimensions: { stream: 'outbox' } }, () => forward(event));
+export const handler = (event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> =>
+  invocation({ dimensions: { stream: 'outbox' } }, () => forward(event));
 
 async function forward(event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> {
   const failed = await forwardStreamChanges(

@@ -1,5 +1,12 @@
 import * as z from 'zod';
-import { cancelAtProvider, cancelProviderSubscriptionJobMessage, changePlanAtProvider, changeProviderPlanJobMessage, checkoutJobMessage, runCheckoutJob } from '#domain/billing';
+import {
+  cancelAtProvider,
+  cancelProviderSubscriptionJobMessage,
+  changePlanAtProvider,
+  changeProviderPlanJobMessage,
+  checkoutJobMessage,
+  runCheckoutJob,
+} from '#domain/billing';
 import { impexJobMessage, runImpexJob } from '#domain/impex';
 import { discoverJobMessage, runDiscoveryJob } from '#domain/discovery';
 import { appContext } from '#shared/context';
@@ -9,7 +16,13 @@ import { sqsWorker } from '../batch';
 
 /** Every job the queue carries, by `kind`; each kind's schema lives beside the code that queues it. */
 const jobMessage = lazySchema(() =>
-  z.discriminatedUnion('kind', [checkoutJobMessage(), cancelProviderSubscriptionJobMessage(), changeProviderPlanJobMessage(), impexJobMessage(), discoverJobMessage()]),
+  z.discriminatedUnion('kind', [
+    checkoutJobMessage(),
+    cancelProviderSubscriptionJobMessage(),
+    changeProviderPlanJobMessage(),
+    impexJobMessage(),
+    discoverJobMessage(),
+  ]),
 );
 
 /** The jobs queue's worker: each message names its job; every job is idempotent; failures are reported per message for SQS to retry. */

@@ -12,13 +12,21 @@ export interface CustomerInstance {
   zone?: string;
 }
 
-interface CustomerRole { externalId: string; instances: Record<string, CustomerInstance[]> }
+interface CustomerRole {
+  externalId: string;
+  instances: Record<string, CustomerInstance[]>;
+}
 
 const STS_XMLNS = 'https://sts.amazonaws.com/doc/2011-06-15/';
 const EC2_XMLNS = 'http://ec2.amazonaws.com/doc/2016-11-15/';
-const xml = (body: string): AwsResponse => ({ status: 200, headers: { 'content-type': 'text/xml' }, body: `<?xml version="1.0" encoding="UTF-8"?>\n${body}` });
+const xml = (body: string): AwsResponse => ({
+  status: 200,
+  headers: { 'content-type': 'text/xml' },
+  body: `<?xml version="1.0" encoding="UTF-8"?>\n${body}`,
+});
 const ec2Error = (code: string, message: string, status = 403): AwsResponse => ({
-  status, headers: { 'content-type': 'text/xml' },
+  status,
+  headers: { 'content-type': 'text/xml' },
   body: `<Response><Errors><Error><Code>${code}</Code><Message>${xmlEscape(message)}</Message></Error></Errors><RequestID>${randomUUID()}</RequestID></Response>`,
 });
 const accountOf = (roleArn: string) => roleArn.split(':')[4] ?? '';
@@ -39,33 +47,51 @@ export function createCustomerAws(iam: Iam) {
   function assumeRole(req: AwsRequest, input: URLSearchParams): Promise<AwsResponse> | AwsResponse {
     const roleArn = input.get('RoleArn') ?? '';
     const externalId = input.get('ExternalId') ?? '';
-    return iam.allows(req.accessKeyId, 'sts:AssumeRole', roleArn, externalId ? { 'sts:ExternalId': externalId } : {}).then((allowed) => {
-      if (!allowed) return xmlError('AccessDenied', iam.message(req.accessKeyId, 'sts:AssumeRole', roleArn));
-      const role = roles.get(roleArn);
-      if (!role || role.externalId !== externalId) return xmlError('AccessDenied', `User is not authorized to perform: sts:AssumeRole on resource: ${roleArn}`);
-      const key = `ASIACUST${randomBytes(6).toString('hex').toUpperCase()}`;
-      sessions.set(key, roleArn);
-      const session = input.get('RoleSessionName') ?? 'session';
-      return xml(`<AssumeRoleResponse xmlns="${STS_XMLNS}"><AssumeRoleResult><Credentials><AccessKeyId>${key}</AccessKeyId><SecretAccessKey>${randomBytes(20).toString('hex')}</SecretAccessKey><SessionToken>${randomBytes(32).toString('base64')}</SessionToken><Expiration>${new Date(Date.now() + Number(input.get('DurationSeconds') ?? 3600) * 1000).toISOString()}</Expiration></Credentials><AssumedRoleUser><Arn>${xmlEscape(roleArn.replace(':iam:', ':sts:').replace(':role/', ':assumed-role/'))}/${xmlEscape(session)}</Arn><AssumedRoleId>AROACUSTOMER:${xmlEscape(session)}</AssumedRoleId></AssumedRoleUser></AssumeRoleResult><ResponseMetadata><RequestId>${randomUUID()}</RequestId></ResponseMetadata></AssumeRoleResponse>`);
-    });
+    return iam
+      .allows(req.accessKeyId, 'sts:AssumeRole', roleArn, externalId ? { 'sts:ExternalId': externalId } : {})
+      .then((allowed) => {
+        if (!allowed) return xmlError('AccessDenied', iam.message(req.accessKeyId, 'sts:AssumeRole', roleArn));
+        const role = roles.get(roleArn);
+        if (!role || role.externalId !== externalId)
+          return xmlError('AccessDenied', `User is not authorized to perform: sts:AssumeRole on resource: ${roleArn}`);
+        const key = `ASIACUST${randomBytes(6).toString('hex').toUpperCase()}`;
+        sessions.set(key, roleArn);
+        const session = input.get('RoleSessionName') ?? 'session';
+        return xml(
+          `<AssumeRoleResponse xmlns="${STS_XMLNS}"><AssumeRoleResult><Credentials><AccessKeyId>${key}</AccessKeyId><SecretAccessKey>${randomBytes(20).toString('hex')}</SecretAccessKey><SessionToken>${randomBytes(32).toString('base64')}</SessionToken><Expiration>${new Date(Date.now() + Number(input.get('DurationSeconds') ?? 3600) * 1000).toISOString()}</Expiration></Credentials><AssumedRoleUser><Arn>${xmlEscape(roleArn.replace(':iam:', ':sts:').replace(':role/', ':assumed-role/'))}/${xmlEscape(session)}</Arn><AssumedRoleId>AROACUSTOMER:${xmlEscape(session)}</AssumedRoleId></AssumedRoleUser></AssumeRoleResult><ResponseMetadata><RequestId>${randomUUID()}</RequestId></ResponseMetadata></AssumeRoleResponse>`,
+        );
+      });
   }
 
   function callerIdentity(req: AwsRequest): AwsResponse {
     const roleArn = sessions.get(req.accessKeyId);
     const fn = iam.callerOf(req.accessKeyId);
-    if (!roleArn && !fn) return xmlError('InvalidClientTokenId', 'The security token included in the request is invalid.');
-    const [account, arn] = roleArn ? [accountOf(roleArn), roleArn.replace(':iam:', ':sts:').replace(':role/', ':assumed-role/')] : [ACCOUNT, `arn:aws:sts::${ACCOUNT}:assumed-role/${fn!.roleId}/${fn!.name}`];
-    return xml(`<GetCallerIdentityResponse xmlns="${STS_XMLNS}"><GetCallerIdentityResult><Arn>${xmlEscape(arn)}</Arn><UserId>AROALOCAL</UserId><Account>${account}</Account></GetCallerIdentityResult><ResponseMetadata><RequestId>${randomUUID()}</RequestId></ResponseMetadata></GetCallerIdentityResponse>`);
+    if (!roleArn && !fn)
+      return xmlError('InvalidClientTokenId', 'The security token included in the request is invalid.');
+    const [account, arn] = roleArn
+      ? [accountOf(roleArn), roleArn.replace(':iam:', ':sts:').replace(':role/', ':assumed-role/')]
+      : [ACCOUNT, `arn:aws:sts::${ACCOUNT}:assumed-role/${fn!.roleId}/${fn!.name}`];
+    return xml(
+      `<GetCallerIdentityResponse xmlns="${STS_XMLNS}"><GetCallerIdentityResult><Arn>${xmlEscape(arn)}</Arn><UserId>AROALOCAL</UserId><Account>${account}</Account></GetCallerIdentityResult><ResponseMetadata><RequestId>${randomUUID()}</RequestId></ResponseMetadata></GetCallerIdentityResponse>`,
+    );
   }
 
-  const item = (i: CustomerInstance) => `<item><instanceId>${xmlEscape(i.id)}</instanceId><instanceState><code>16</code><name>${i.state ?? 'running'}</name></instanceState>${i.privateIp ? `<privateIpAddress>${i.privateIp}</privateIpAddress>` : ''}<placement><availabilityZone>${i.zone ?? ''}</availabilityZone></placement><tagSet>${i.name ? `<item><key>Name</key><value>${xmlEscape(i.name)}</value></item>` : ''}</tagSet></item>`;
+  const item = (i: CustomerInstance) =>
+    `<item><instanceId>${xmlEscape(i.id)}</instanceId><instanceState><code>16</code><name>${i.state ?? 'running'}</name></instanceState>${i.privateIp ? `<privateIpAddress>${i.privateIp}</privateIpAddress>` : ''}<placement><availabilityZone>${i.zone ?? ''}</availabilityZone></placement><tagSet>${i.name ? `<item><key>Name</key><value>${xmlEscape(i.name)}</value></item>` : ''}</tagSet></item>`;
   function describeInstances(req: AwsRequest): AwsResponse {
     const roleArn = sessions.get(req.accessKeyId);
     if (!roleArn) return ec2Error('AuthFailure', 'AWS was not able to validate the provided access credentials', 401);
     const region = /Credential=[^/]+\/[^/]+\/([^/]+)\//.exec(req.headers.authorization ?? '')?.[1] ?? '';
     const instances = roles.get(roleArn)?.instances[region] ?? [];
-    const reservations = instances.map((i, n) => `<item><reservationId>r-${n}</reservationId><ownerId>${accountOf(roleArn)}</ownerId><instancesSet>${item(i)}</instancesSet></item>`).join('');
-    return xml(`<DescribeInstancesResponse xmlns="${EC2_XMLNS}"><requestId>${randomUUID()}</requestId><reservationSet>${reservations}</reservationSet></DescribeInstancesResponse>`);
+    const reservations = instances
+      .map(
+        (i, n) =>
+          `<item><reservationId>r-${n}</reservationId><ownerId>${accountOf(roleArn)}</ownerId><instancesSet>${item(i)}</instancesSet></item>`,
+      )
+      .join('');
+    return xml(
+      `<DescribeInstancesResponse xmlns="${EC2_XMLNS}"><requestId>${randomUUID()}</requestId><reservationSet>${reservations}</reservationSet></DescribeInstancesResponse>`,
+    );
   }
 
   const form = (req: AwsRequest) => new URLSearchParams(req.body.toString('utf8'));

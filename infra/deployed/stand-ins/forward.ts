@@ -2,9 +2,17 @@ import { request } from 'node:http';
 import type { AwsRequest, AwsResponse } from './aws-request';
 
 /** Sends a request on to the emulator behind a proxy (DynamoDB Local, s3rver) and answers what it answered. */
-export function forward(upstream: string, req: AwsRequest, opts: { url?: string; dropHeaders?: string[] } = {}): Promise<AwsResponse> {
+export function forward(
+  upstream: string,
+  req: AwsRequest,
+  opts: { url?: string; dropHeaders?: string[] } = {},
+): Promise<AwsResponse> {
   const target = new URL(opts.url ?? req.url, upstream);
-  const headers: Record<string, string> = { ...req.headers, host: target.host, 'content-length': String(req.body.length) };
+  const headers: Record<string, string> = {
+    ...req.headers,
+    host: target.host,
+    'content-length': String(req.body.length),
+  };
   for (const h of opts.dropHeaders ?? []) delete headers[h];
   delete headers['transfer-encoding'];
   return new Promise((resolve, reject) => {
@@ -13,7 +21,9 @@ export function forward(upstream: string, req: AwsRequest, opts: { url?: string;
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => {
         const h: Record<string, string> = {};
-        for (const [k, v] of Object.entries(res.headers)) if (v !== undefined && k !== 'transfer-encoding' && k !== 'connection') h[k] = Array.isArray(v) ? v.join(', ') : v;
+        for (const [k, v] of Object.entries(res.headers))
+          if (v !== undefined && k !== 'transfer-encoding' && k !== 'connection')
+            h[k] = Array.isArray(v) ? v.join(', ') : v;
         resolve({ status: res.statusCode ?? 502, headers: h, body: Buffer.concat(chunks) });
       });
       res.on('error', reject);

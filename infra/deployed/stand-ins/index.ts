@@ -30,17 +30,37 @@ export interface StandInOptions {
 }
 
 /** Every AWS stand-in for a template, behind one IAM: the handlers by SigV4 service name, and the SQS state the event source mappings use. */
-export function createStandIns(assembly: CloudAssembly, resolver: Resolver, functions: LambdaFunction[], secrets: Map<string, string>, opts: StandInOptions) {
+export function createStandIns(
+  assembly: CloudAssembly,
+  resolver: Resolver,
+  functions: LambdaFunction[],
+  secrets: Map<string, string>,
+  opts: StandInOptions,
+) {
   const iam = createIam(assembly, resolver, functions, { enforce: opts.enforceIam, log: opts.log });
-  const sqs = createSqs(resourcesOf(assembly, 'AWS::SQS::Queue').map(([id, r]) => {
-    const redrive = r.Properties?.RedrivePolicy ? (resolver.resolve(r.Properties.RedrivePolicy) as { deadLetterTargetArn: string; maxReceiveCount: number }) : undefined;
-    return { arn: resolver.getAtt(id, 'Arn'), url: resolver.ref(id), visibilityTimeoutSeconds: Number(r.Properties?.VisibilityTimeout ?? 30) * (opts.visibilityScale ?? 1), redrive: redrive && { ...redrive, maxReceiveCount: Number(redrive.maxReceiveCount) } };
-  }), iam, { faults: opts.faults });
+  const sqs = createSqs(
+    resourcesOf(assembly, 'AWS::SQS::Queue').map(([id, r]) => {
+      const redrive = r.Properties?.RedrivePolicy
+        ? (resolver.resolve(r.Properties.RedrivePolicy) as { deadLetterTargetArn: string; maxReceiveCount: number })
+        : undefined;
+      return {
+        arn: resolver.getAtt(id, 'Arn'),
+        url: resolver.ref(id),
+        visibilityTimeoutSeconds: Number(r.Properties?.VisibilityTimeout ?? 30) * (opts.visibilityScale ?? 1),
+        redrive: redrive && { ...redrive, maxReceiveCount: Number(redrive.maxReceiveCount) },
+      };
+    }),
+    iam,
+    { faults: opts.faults },
+  );
   const ses = createSes(join(opts.dataDir, 'outbox'), iam);
   const customerAws = createCustomerAws(iam);
   const services: Record<string, ServiceHandler> = {
     sqs: sqs.handle,
-    kms: createKms(resourcesOf(assembly, 'AWS::KMS::Key').map(([id]) => resolver.ref(id)), iam),
+    kms: createKms(
+      resourcesOf(assembly, 'AWS::KMS::Key').map(([id]) => resolver.ref(id)),
+      iam,
+    ),
     secretsmanager: createSecretsManager(secrets, iam),
     ses,
     email: ses,
@@ -53,7 +73,11 @@ export function createStandIns(assembly: CloudAssembly, resolver: Resolver, func
 }
 
 /** The template's secrets, each with its SecretString or a value made as GenerateSecretString says, by ARN. */
-export function templateSecrets(assembly: CloudAssembly, resolver: Resolver, extra: Record<string, string> = {}): Map<string, string> {
+export function templateSecrets(
+  assembly: CloudAssembly,
+  resolver: Resolver,
+  extra: Record<string, string> = {},
+): Map<string, string> {
   const secrets = new Map(Object.entries(extra));
   for (const [id, r] of resourcesOf(assembly, 'AWS::SecretsManager::Secret')) {
     const p = r.Properties ?? {};

@@ -10,10 +10,12 @@ export function s3Check(method: string, url: URL): { action: string; resource: s
   const [, bucket, ...rest] = url.pathname.split('/');
   const key = rest.map(decodeURIComponent).join('/');
   const q = url.searchParams;
-  if (!key) return { action: method === 'GET' ? 's3:ListBucket' : `s3:${method}Bucket`, resource: `arn:aws:s3:::${bucket}` };
+  if (!key)
+    return { action: method === 'GET' ? 's3:ListBucket' : `s3:${method}Bucket`, resource: `arn:aws:s3:::${bucket}` };
   const object = `arn:aws:s3:::${bucket}/${key}`;
   if (method === 'GET' || method === 'HEAD') return { action: 's3:GetObject', resource: object };
-  if (method === 'DELETE') return { action: q.has('uploadId') ? 's3:AbortMultipartUpload' : 's3:DeleteObject', resource: object };
+  if (method === 'DELETE')
+    return { action: q.has('uploadId') ? 's3:AbortMultipartUpload' : 's3:DeleteObject', resource: object };
   return { action: 's3:PutObject', resource: object }; // PUT, and a multipart upload's POSTs
 }
 
@@ -29,17 +31,25 @@ export function createS3Proxy(upstream: string, iam: Iam, now: () => number = Da
       const date = url.searchParams.get('X-Amz-Date');
       const expires = Number(url.searchParams.get('X-Amz-Expires'));
       if (date && expires) {
-        const signedAt = Date.parse(date.replace(/^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/, '$1-$2-$3T$4:$5:$6Z'));
+        const signedAt = Date.parse(
+          date.replace(/^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/, '$1-$2-$3T$4:$5:$6Z'),
+        );
         if (now() > signedAt + expires * 1000) return xmlError('AccessDenied', 'Request has expired');
       }
       const { action, resource } = s3Check(req.method, url);
-      if (!(await iam.allows(req.accessKeyId, action, resource))) return xmlError('AccessDenied', iam.message(req.accessKeyId, action, resource));
+      if (!(await iam.allows(req.accessKeyId, action, resource)))
+        return xmlError('AccessDenied', iam.message(req.accessKeyId, action, resource));
     }
     const credential = url.searchParams.get('X-Amz-Credential');
     if (credential) url.searchParams.set('X-Amz-Credential', credential.replace(/^[^/]+/, S3RVER_KEY));
     url.searchParams.delete('X-Amz-Security-Token');
     const headers = { ...req.headers };
-    if (headers.authorization) headers.authorization = headers.authorization.replace(/Credential=[^/]+/, `Credential=${S3RVER_KEY}`);
-    return forward(upstream, { ...req, headers }, { url: url.pathname + url.search, dropHeaders: ['x-amz-security-token'] });
+    if (headers.authorization)
+      headers.authorization = headers.authorization.replace(/Credential=[^/]+/, `Credential=${S3RVER_KEY}`);
+    return forward(
+      upstream,
+      { ...req, headers },
+      { url: url.pathname + url.search, dropHeaders: ['x-amz-security-token'] },
+    );
   };
 }

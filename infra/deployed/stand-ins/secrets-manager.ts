@@ -15,11 +15,21 @@ export function generatedSecret(spec: { PasswordLength?: number; ExcludePunctuat
 export function createSecretsManager(secrets: Map<string, string>, iam: Iam) {
   return async function secretsManager(req: AwsRequest): Promise<AwsResponse> {
     const { operation, input } = jsonOperation(req);
-    if (operation !== 'GetSecretValue') return jsonError('UnsupportedOperation', `the local Secrets Manager does not implement ${operation}`);
+    if (operation !== 'GetSecretValue')
+      return jsonError('UnsupportedOperation', `the local Secrets Manager does not implement ${operation}`);
     const arn = String(input.SecretId);
     const value = secrets.get(arn);
-    if (!(await iam.allows(req.accessKeyId, 'secretsmanager:GetSecretValue', arn))) return jsonError('AccessDeniedException', iam.message(req.accessKeyId, 'secretsmanager:GetSecretValue', arn));
-    if (value === undefined) return jsonError('ResourceNotFoundException', "Secrets Manager can't find the specified secret.");
-    return json({ ARN: arn, Name: arn.split(':').pop(), SecretString: value, VersionId: 'local', VersionStages: ['AWSCURRENT'], CreatedDate: 0 });
+    if (!(await iam.allows(req.accessKeyId, 'secretsmanager:GetSecretValue', arn)))
+      return jsonError('AccessDeniedException', iam.message(req.accessKeyId, 'secretsmanager:GetSecretValue', arn));
+    if (value === undefined)
+      return jsonError('ResourceNotFoundException', "Secrets Manager can't find the specified secret.");
+    return json({
+      ARN: arn,
+      Name: arn.split(':').pop(),
+      SecretString: value,
+      VersionId: 'local',
+      VersionStages: ['AWSCURRENT'],
+      CreatedDate: 0,
+    });
   };
 }

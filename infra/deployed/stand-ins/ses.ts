@@ -18,7 +18,8 @@ export function createSes(outboxDir: string, iam: Iam) {
     if (action !== 'SendEmail') return xmlError('InvalidAction', `the local SES does not implement ${action}`, 400);
     const source = form.get('Source') ?? '';
     const identity = `arn:aws:ses:${REGION}:${ACCOUNT}:identity/${source.replace(/^.*</, '').replace(/>.*$/, '')}`;
-    if (!(await iam.allows(req.accessKeyId, 'ses:SendEmail', identity))) return xmlError('AccessDenied', iam.message(req.accessKeyId, 'ses:SendEmail', identity));
+    if (!(await iam.allows(req.accessKeyId, 'ses:SendEmail', identity)))
+      return xmlError('AccessDenied', iam.message(req.accessKeyId, 'ses:SendEmail', identity));
     const mail = {
       to: form.get('Destination.ToAddresses.member.1') ?? '',
       subject: form.get('Message.Subject.Data') ?? '',
@@ -26,7 +27,10 @@ export function createSes(outboxDir: string, iam: Iam) {
       html: form.get('Message.Body.Html.Data') ?? '',
     };
     await mkdir(outboxDir, { recursive: true });
-    await writeFile(join(outboxDir, `${new Date().toISOString().replace(/[:.]/g, '-')}-ses-${sequence++}.json`), JSON.stringify(mail, null, 2));
+    await writeFile(
+      join(outboxDir, `${new Date().toISOString().replace(/[:.]/g, '-')}-ses-${sequence++}.json`),
+      JSON.stringify(mail, null, 2),
+    );
     const id = randomUUID();
     return {
       status: 200,

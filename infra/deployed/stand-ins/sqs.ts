@@ -77,8 +77,16 @@ export function createSqs(specs: QueueSpec[], iam: Iam, opts: { now?: () => numb
       m.receiptHandle = `${m.id}:${randomUUID()}`;
       m.visibleAt = now() + (visibilityTimeoutSeconds ?? q.spec.visibilityTimeoutSeconds) * 1000;
       out.push({
-        MessageId: m.id, ReceiptHandle: m.receiptHandle, MD5OfBody: m.md5, Body: m.body,
-        Attributes: { ApproximateReceiveCount: String(m.receiveCount), SentTimestamp: String(m.sentAt), ApproximateFirstReceiveTimestamp: String(m.firstReceiveAt), SenderId: 'local' },
+        MessageId: m.id,
+        ReceiptHandle: m.receiptHandle,
+        MD5OfBody: m.md5,
+        Body: m.body,
+        Attributes: {
+          ApproximateReceiveCount: String(m.receiveCount),
+          SentTimestamp: String(m.sentAt),
+          ApproximateFirstReceiveTimestamp: String(m.firstReceiveAt),
+          SenderId: 'local',
+        },
       });
     }
     return out;
@@ -104,12 +112,22 @@ export function createSqs(specs: QueueSpec[], iam: Iam, opts: { now?: () => numb
   /** Operation → the IAM action it needs and what it does. */
   const OPERATIONS: Record<string, (arn: string, input: Json) => unknown> = {
     SendMessage: (arn, input) => send(arn, String(input.MessageBody)),
-    ReceiveMessage: (arn, input) => ({ Messages: receive(arn, Number(input.MaxNumberOfMessages ?? 1), input.VisibilityTimeout) }),
+    ReceiveMessage: (arn, input) => ({
+      Messages: receive(arn, Number(input.MaxNumberOfMessages ?? 1), input.VisibilityTimeout),
+    }),
     DeleteMessage: (arn, input) => (remove(arn, String(input.ReceiptHandle)), {}),
-    ChangeMessageVisibility: (arn, input) => (changeVisibility(arn, String(input.ReceiptHandle), Number(input.VisibilityTimeout)), {}),
+    ChangeMessageVisibility: (arn, input) => (
+      changeVisibility(arn, String(input.ReceiptHandle), Number(input.VisibilityTimeout)), {}
+    ),
     GetQueueAttributes: (arn) => {
       const { visible, inFlight } = counts(arn);
-      return { Attributes: { QueueArn: arn, ApproximateNumberOfMessages: String(visible), ApproximateNumberOfMessagesNotVisible: String(inFlight) } };
+      return {
+        Attributes: {
+          QueueArn: arn,
+          ApproximateNumberOfMessages: String(visible),
+          ApproximateNumberOfMessagesNotVisible: String(inFlight),
+        },
+      };
     },
   };
 
@@ -119,17 +137,28 @@ export function createSqs(specs: QueueSpec[], iam: Iam, opts: { now?: () => numb
     if (!run) return jsonError('UnsupportedOperation', `the local SQS does not implement ${operation}`);
     const arn = byUrl.get(String(input.QueueUrl));
     if (!arn) return jsonError('com.amazonaws.sqs#QueueDoesNotExist', 'The specified queue does not exist.');
-    if (!(await iam.allows(req.accessKeyId, `sqs:${operation}`, arn))) return jsonError('AccessDeniedException', iam.message(req.accessKeyId, `sqs:${operation}`, arn));
+    if (!(await iam.allows(req.accessKeyId, `sqs:${operation}`, arn)))
+      return jsonError('AccessDeniedException', iam.message(req.accessKeyId, `sqs:${operation}`, arn));
     // A send refused as SQS refuses one in an outage (`sqs.unavailable`, `sqs.throttle`, `sqs.error`): nothing is queued.
-    if (operation === 'SendMessage' && faults?.strikes('sqs', 'unavailable')) return jsonError('ServiceUnavailable', 'Service is unavailable (injected fault)', 503);
-    if (operation === 'SendMessage' && faults?.strikes('sqs', 'throttle')) return jsonError('ThrottlingException', 'Rate exceeded (injected fault)', 400);
-    if (operation === 'SendMessage' && faults?.strikes('sqs', 'error')) return jsonError('InternalError', 'Internal error (injected fault)', 500);
+    if (operation === 'SendMessage' && faults?.strikes('sqs', 'unavailable'))
+      return jsonError('ServiceUnavailable', 'Service is unavailable (injected fault)', 503);
+    if (operation === 'SendMessage' && faults?.strikes('sqs', 'throttle'))
+      return jsonError('ThrottlingException', 'Rate exceeded (injected fault)', 400);
+    if (operation === 'SendMessage' && faults?.strikes('sqs', 'error'))
+      return jsonError('InternalError', 'Internal error (injected fault)', 500);
     return json(run(arn, input));
   }
 
   const deadLetterQueues = new Set(specs.flatMap((s) => (s.redrive ? [s.redrive.deadLetterTargetArn] : [])));
   return {
-    handle, send, receive, remove, changeVisibility, counts, arns: () => [...queues.keys()], isDeadLetterQueue: (arn: string) => deadLetterQueues.has(arn),
+    handle,
+    send,
+    receive,
+    remove,
+    changeVisibility,
+    counts,
+    arns: () => [...queues.keys()],
+    isDeadLetterQueue: (arn: string) => deadLetterQueues.has(arn),
     /** The queue faults from now on (a tester's outage: `faultInjector('sqs.unavailable:1')`, then `undefined`); the run's FAULTS at start. */
     useFaults(f: FaultInjector | undefined) {
       faults = f;

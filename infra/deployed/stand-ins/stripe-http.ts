@@ -7,9 +7,12 @@ export type Answer = { status: number; body: unknown };
 
 export const now = () => Math.floor(Date.now() / 1000);
 
-export const token = (length: number) => randomBytes(length).toString('base64url').replace(/[-_]/g, '').slice(0, length);
+export const token = (length: number) =>
+  randomBytes(length).toString('base64url').replace(/[-_]/g, '').slice(0, length);
 
-export const stripeError = (type: string, message: string, param?: string, code?: string) => ({ error: { type, message, ...(param ? { param } : {}), ...(code ? { code } : {}) } });
+export const stripeError = (type: string, message: string, param?: string, code?: string) => ({
+  error: { type, message, ...(param ? { param } : {}), ...(code ? { code } : {}) },
+});
 
 export const header = (req: IncomingMessage, name: string) => {
   const value = req.headers[name];
@@ -24,7 +27,12 @@ export async function readBody(req: IncomingMessage): Promise<string> {
 
 export function answer(res: ServerResponse, { status, body }: Answer, headers: Record<string, string> = {}) {
   const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), 'request-id': `req_${token(14)}`, ...headers });
+  res.writeHead(status, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(text),
+    'request-id': `req_${token(14)}`,
+    ...headers,
+  });
   res.end(text);
 }
 
@@ -32,11 +40,16 @@ export const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt
 
 /** A hosted page: never cached, and a CSP that allows nothing but its inline style and forms to itself. */
 export function html(res: ServerResponse, status: number, title: string, body: string): true {
-  const text = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${esc(title)}</title>`
-    + `<style>body{font:16px/1.5 system-ui,sans-serif;max-width:32em;margin:3em auto;padding:0 1em}button{font-size:1em;padding:.5em 1.5em}</style></head><body>${body}</body></html>`;
+  const text =
+    `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${esc(title)}</title>` +
+    `<style>body{font:16px/1.5 system-ui,sans-serif;max-width:32em;margin:3em auto;padding:0 1em}button{font-size:1em;padding:.5em 1.5em}</style></head><body>${body}</body></html>`;
   res.writeHead(status, {
-    'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'content-length': Buffer.byteLength(text),
-    'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'", 'referrer-policy': 'no-referrer', 'x-content-type-options': 'nosniff',
+    'content-type': 'text/html; charset=utf-8',
+    'cache-control': 'no-store',
+    'content-length': Buffer.byteLength(text),
+    'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'",
+    'referrer-policy': 'no-referrer',
+    'x-content-type-options': 'nosniff',
   });
   res.end(text);
   return true;

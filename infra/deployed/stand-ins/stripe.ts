@@ -78,17 +78,29 @@ export async function startFakeStripe(opts: FakeStripeOptions = {}): Promise<Fak
   const cancelled = new Set<string>();
   let failures = { count: 0, status: 500 };
   const log = opts.log ?? (() => {});
-  const hosted = (kind: 'checkout' | 'portal', id: string, stripeHost: string) => (opts.pages ? `${opts.pages.replace(/\/$/, '')}/${kind}/${id}` : `${stripeHost}/${id}`);
+  const hosted = (kind: 'checkout' | 'portal', id: string, stripeHost: string) =>
+    opts.pages ? `${opts.pages.replace(/\/$/, '')}/${kind}/${id}` : `${stripeHost}/${id}`;
 
   /** Signs `event` as Stripe does (Stripe-Signature, with the package's own signer) and POSTs it to the webhook; the status it answered. */
   async function send(event: Obj): Promise<number> {
     if (!opts.webhook) return 0;
     const payload = JSON.stringify(event);
     const { default: Stripe } = await import('stripe');
-    const signature = new Stripe(opts.secretKey ?? 'sk_test_unused').webhooks.generateTestHeaderString({ payload, secret: opts.webhook.secret });
+    const signature = new Stripe(opts.secretKey ?? 'sk_test_unused').webhooks.generateTestHeaderString({
+      payload,
+      secret: opts.webhook.secret,
+    });
     let status: number;
     try {
-      const res = await fetch(opts.webhook.url, { method: 'POST', body: payload, headers: { 'content-type': 'application/json; charset=utf-8', 'stripe-signature': signature, 'user-agent': 'Stripe/1.0 (+https://stripe.com/docs/webhooks)' } });
+      const res = await fetch(opts.webhook.url, {
+        method: 'POST',
+        body: payload,
+        headers: {
+          'content-type': 'application/json; charset=utf-8',
+          'stripe-signature': signature,
+          'user-agent': 'Stripe/1.0 (+https://stripe.com/docs/webhooks)',
+        },
+      });
       await res.arrayBuffer();
       status = res.status;
     } catch (err) {
@@ -100,8 +112,15 @@ export async function startFakeStripe(opts: FakeStripeOptions = {}): Promise<Fak
     return status;
   }
   const eventOf = (type: string, object: Obj, apiVersion?: string): Obj => ({
-    id: `evt_${token(24)}`, object: 'event', api_version: apiVersion ?? DEFAULT_API_VERSION, created: now(), livemode: false, pending_webhooks: 1,
-    request: { id: null, idempotency_key: null }, type, data: { object },
+    id: `evt_${token(24)}`,
+    object: 'event',
+    api_version: apiVersion ?? DEFAULT_API_VERSION,
+    created: now(),
+    livemode: false,
+    pending_webhooks: 1,
+    request: { id: null, idempotency_key: null },
+    type,
+    data: { object },
   });
 
   function route(method: string, path: string, body: Obj, stripeVersion: string | undefined): Answer {
@@ -111,11 +130,23 @@ export async function startFakeStripe(opts: FakeStripeOptions = {}): Promise<Fak
     if (made) {
       if (method === 'GET') return { status: 200, body: made };
       if (method === 'POST') {
-        if (body.items) made.items = { object: 'list', data: (body.items as Obj[]).map((item) => ({ id: item.id ?? `si_${token(14)}`, object: 'subscription_item', price: { id: `price_${token(14)}`, ...item.price_data } })) };
+        if (body.items)
+          made.items = {
+            object: 'list',
+            data: (body.items as Obj[]).map((item) => ({
+              id: item.id ?? `si_${token(14)}`,
+              object: 'subscription_item',
+              price: { id: `price_${token(14)}`, ...item.price_data },
+            })),
+          };
         return { status: 200, body: made };
       }
       if (method === 'DELETE') {
-        if (made.status === 'canceled') return { status: 400, body: stripeError('invalid_request_error', 'This subscription has already been canceled.') };
+        if (made.status === 'canceled')
+          return {
+            status: 400,
+            body: stripeError('invalid_request_error', 'This subscription has already been canceled.'),
+          };
         made.status = 'canceled';
         made.canceled_at = created;
         const event = eventOf('customer.subscription.deleted', { ...made }, stripeVersion);
@@ -124,24 +155,68 @@ export async function startFakeStripe(opts: FakeStripeOptions = {}): Promise<Fak
       }
     }
     if (method === 'GET' && subscription?.startsWith('sub_live')) {
-      return { status: 200, body: { id: subscription, object: 'subscription', status: 'active', items: { object: 'list', data: [{ id: `si_${subscription}`, object: 'subscription_item', price: { id: 'price_old', product: 'prod_old' } }] } } };
+      return {
+        status: 200,
+        body: {
+          id: subscription,
+          object: 'subscription',
+          status: 'active',
+          items: {
+            object: 'list',
+            data: [
+              {
+                id: `si_${subscription}`,
+                object: 'subscription_item',
+                price: { id: 'price_old', product: 'prod_old' },
+              },
+            ],
+          },
+        },
+      };
     }
     if (method === 'POST' && subscription?.startsWith('sub_live')) {
-      return { status: 200, body: { id: subscription, object: 'subscription', status: 'active', items: { object: 'list', data: body.items ?? [] } } };
+      return {
+        status: 200,
+        body: {
+          id: subscription,
+          object: 'subscription',
+          status: 'active',
+          items: { object: 'list', data: body.items ?? [] },
+        },
+      };
     }
-    if (method === 'POST' && path === '/v1/customers') return { status: 200, body: customer(body.email ?? null, body.metadata ?? {}) };
-    if (method === 'POST' && path === '/v1/products') return { status: 200, body: { id: `prod_${token(14)}`, object: 'product', name: body.name } };
+    if (method === 'POST' && path === '/v1/customers')
+      return { status: 200, body: customer(body.email ?? null, body.metadata ?? {}) };
+    if (method === 'POST' && path === '/v1/products')
+      return { status: 200, body: { id: `prod_${token(14)}`, object: 'product', name: body.name } };
     if (method === 'DELETE' && subscription) {
-      if (!subscription.startsWith('sub_live')) return { status: 404, body: stripeError('invalid_request_error', `No such subscription: '${subscription}'`, 'id', 'resource_missing') };
-      if (cancelled.has(subscription)) return { status: 400, body: stripeError('invalid_request_error', 'This subscription has already been canceled.') };
+      if (!subscription.startsWith('sub_live'))
+        return {
+          status: 404,
+          body: stripeError(
+            'invalid_request_error',
+            `No such subscription: '${subscription}'`,
+            'id',
+            'resource_missing',
+          ),
+        };
+      if (cancelled.has(subscription))
+        return {
+          status: 400,
+          body: stripeError('invalid_request_error', 'This subscription has already been canceled.'),
+        };
       cancelled.add(subscription);
       return { status: 200, body: { id: subscription, object: 'subscription', status: 'canceled' } };
     }
     if (method === 'POST' && path === '/v1/checkout/sessions') {
-      if (!body.mode) return { status: 400, body: stripeError('invalid_request_error', 'Missing required param: mode.', 'mode') };
+      if (!body.mode)
+        return { status: 400, body: stripeError('invalid_request_error', 'Missing required param: mode.', 'mode') };
       const id = `cs_test_${token(24)}`;
       const items: Obj[] = body.line_items ?? [];
-      const amount = items.reduce((sum, item) => sum + Number(item.price_data?.unit_amount ?? 0) * Number(item.quantity ?? 1), 0);
+      const amount = items.reduce(
+        (sum, item) => sum + Number(item.price_data?.unit_amount ?? 0) * Number(item.quantity ?? 1),
+        0,
+      );
       const session = {
         id,
         object: 'checkout.session',
@@ -169,13 +244,28 @@ export async function startFakeStripe(opts: FakeStripeOptions = {}): Promise<Fak
       return { status: 200, body: session };
     }
     if (method === 'POST' && path === '/v1/billing_portal/sessions') {
-      if (!body.customer) return { status: 400, body: stripeError('invalid_request_error', 'Missing required param: customer.', 'customer') };
+      if (!body.customer)
+        return {
+          status: 400,
+          body: stripeError('invalid_request_error', 'Missing required param: customer.', 'customer'),
+        };
       const id = `bps_${token(24)}`;
-      const portal = { id, object: 'billing_portal.session', created, customer: body.customer, livemode: false, return_url: body.return_url ?? null, url: hosted('portal', `test_${id}`, 'https://billing.stripe.com/p/session') };
+      const portal = {
+        id,
+        object: 'billing_portal.session',
+        created,
+        customer: body.customer,
+        livemode: false,
+        return_url: body.return_url ?? null,
+        url: hosted('portal', `test_${id}`, 'https://billing.stripe.com/p/session'),
+      };
       portals.set(`test_${id}`, { ...portal, apiVersion: stripeVersion });
       return { status: 200, body: portal };
     }
-    return { status: 404, body: stripeError('invalid_request_error', `Unrecognized request URL (${method}: ${path}).`) };
+    return {
+      status: 404,
+      body: stripeError('invalid_request_error', `Unrecognized request URL (${method}: ${path}).`),
+    };
   }
 
   function customer(email: string | null, metadata: Obj): Obj {
@@ -184,7 +274,17 @@ export async function startFakeStripe(opts: FakeStripeOptions = {}): Promise<Fak
     return c;
   }
 
-  const page = hostedPages({ sessions, made_, customers, subscriptions, portals, webhook: Boolean(opts.webhook), customer, send, eventOf });
+  const page = hostedPages({
+    sessions,
+    made_,
+    customers,
+    subscriptions,
+    portals,
+    webhook: Boolean(opts.webhook),
+    customer,
+    send,
+    eventOf,
+  });
 
   const server = createServer(async (req, res) => {
     const rawBody = await readBody(req);
@@ -192,26 +292,43 @@ export async function startFakeStripe(opts: FakeStripeOptions = {}): Promise<Fak
     const idempotencyKey = header(req, 'idempotency-key');
     const authorization = header(req, 'authorization');
     const stripeVersion = header(req, 'stripe-version');
-    requests.push({ method: req.method ?? '', path, idempotencyKey, authorization, stripeVersion, body: decodeForm(rawBody) });
+    requests.push({
+      method: req.method ?? '',
+      path,
+      idempotencyKey,
+      authorization,
+      stripeVersion,
+      body: decodeForm(rawBody),
+    });
 
     if (failures.count > 0) {
       failures.count -= 1;
       return answer(res, { status: failures.status, body: stripeError('api_error', 'Simulated failure') });
     }
-    const keyOk = opts.secretKey ? authorization === `Bearer ${opts.secretKey}` : authorization?.startsWith('Bearer sk_');
-    if (!keyOk) return answer(res, { status: 401, body: stripeError('invalid_request_error', 'Invalid API Key provided') });
+    const keyOk = opts.secretKey
+      ? authorization === `Bearer ${opts.secretKey}`
+      : authorization?.startsWith('Bearer sk_');
+    if (!keyOk)
+      return answer(res, { status: 401, body: stripeError('invalid_request_error', 'Invalid API Key provided') });
 
     if (req.method === 'POST' && idempotencyKey) {
       const earlier = replays.get(idempotencyKey);
       if (earlier) {
         if (earlier.path !== path || earlier.rawBody !== rawBody) {
-          return answer(res, { status: 400, body: stripeError('idempotency_error', 'Keys for idempotent requests can only be used with the same parameters they were first used with.') });
+          return answer(res, {
+            status: 400,
+            body: stripeError(
+              'idempotency_error',
+              'Keys for idempotent requests can only be used with the same parameters they were first used with.',
+            ),
+          });
         }
         return answer(res, earlier.answer, { 'idempotent-replayed': 'true' });
       }
     }
     const result = route(req.method ?? '', path, decodeForm(rawBody), stripeVersion);
-    if (req.method === 'POST' && idempotencyKey && result.status < 500) replays.set(idempotencyKey, { path, rawBody, answer: result });
+    if (req.method === 'POST' && idempotencyKey && result.status < 500)
+      replays.set(idempotencyKey, { path, rawBody, answer: result });
     answer(res, result);
   });
 

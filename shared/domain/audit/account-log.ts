@@ -24,9 +24,22 @@ export type AccountAuditLogInput = AuditQuery;
 const accountScope = (userId: string) => `ACCOUNT#${userId}`;
 
 const toOut = (i: AuditItem, userId: string): AccountAuditEntryOut => ({
-  id: i.id, at: i.at, action: i.action, entity_type: i.entity_type, entity_id: i.entity_id, project_id: null, environment_id: null, account_id: userId,
-  actor: i.actor, before: i.before ?? null, after: i.after ?? null, import_id: i.import_id ?? null,
-  summary: i.summary ?? null, request_id: i.request_id ?? null, source_ip: i.source_ip ?? null, user_agent: i.user_agent ?? null,
+  id: i.id,
+  at: i.at,
+  action: i.action,
+  entity_type: i.entity_type,
+  entity_id: i.entity_id,
+  project_id: null,
+  environment_id: null,
+  account_id: userId,
+  actor: i.actor,
+  before: i.before ?? null,
+  after: i.after ?? null,
+  import_id: i.import_id ?? null,
+  summary: i.summary ?? null,
+  request_id: i.request_id ?? null,
+  source_ip: i.source_ip ?? null,
+  user_agent: i.user_agent ?? null,
 });
 
 /**
@@ -36,7 +49,10 @@ const toOut = (i: AuditItem, userId: string): AccountAuditEntryOut => ({
  * expressions. No permission beyond being signed in: the partition is the caller's own.
  * Refusal: 422 for a cursor this service did not hand out for this query.
  */
-export async function readAccountAuditLog(ctx: AppContext, q: AccountAuditLogInput): Promise<{ entries: AccountAuditEntryOut[]; next: string | null }> {
+export async function readAccountAuditLog(
+  ctx: AppContext,
+  q: AccountAuditLogInput,
+): Promise<{ entries: AccountAuditEntryOut[]; next: string | null }> {
   const userId = actorAccount(ctx).id;
   const page = await auditPage(
     { scope: accountScope(userId), own: keys.accountAuditPK(userId) },

@@ -21,7 +21,12 @@ export const auditEntryOut = z.object({
   entity_id: z.string(),
   project_id: z.uuid(),
   environment_id: z.uuid().nullable(),
-  actor: z.object({ type: z.enum(['account', 'service']), id: z.uuid().nullable(), email: z.string().nullable(), is_staff: z.boolean() }),
+  actor: z.object({
+    type: z.enum(['account', 'service']),
+    id: z.uuid().nullable(),
+    email: z.string().nullable(),
+    is_staff: z.boolean(),
+  }),
   before: z.record(z.string(), z.unknown()).nullable(),
   after: z.record(z.string(), z.unknown()).nullable(),
   import_id: z.uuid().nullable(),
@@ -97,9 +102,21 @@ export function readable(access: ProjectAccess, scope: 'project' | Set<string>, 
 }
 
 const toOut = (i: AuditItem): AuditEntryOut => ({
-  id: i.id, at: i.at, action: i.action, entity_type: i.entity_type, entity_id: i.entity_id, project_id: i.project_id!,
-  environment_id: i.environment_id ?? null, actor: i.actor, before: i.before ?? null, after: i.after ?? null, import_id: i.import_id ?? null,
-  summary: i.summary ?? null, request_id: i.request_id ?? null, source_ip: i.source_ip ?? null, user_agent: i.user_agent ?? null,
+  id: i.id,
+  at: i.at,
+  action: i.action,
+  entity_type: i.entity_type,
+  entity_id: i.entity_id,
+  project_id: i.project_id!,
+  environment_id: i.environment_id ?? null,
+  actor: i.actor,
+  before: i.before ?? null,
+  after: i.after ?? null,
+  import_id: i.import_id ?? null,
+  summary: i.summary ?? null,
+  request_id: i.request_id ?? null,
+  source_ip: i.source_ip ?? null,
+  user_agent: i.user_agent ?? null,
 });
 
 const index = (name: string) => TABLE.indexes.find((i) => i.name === name)!;
@@ -111,10 +128,15 @@ const index = (name: string) => TABLE.indexes.find((i) => i.name === name)!;
  * expressions. Refusals: the byte-identical 404 of every project-scoped route, 403 without
  * `audit.read`, 422 for a cursor that is not one this service handed out for this query.
  */
-export async function readAuditLog(ctx: AppContext, q: AuditLogInput): Promise<{ entries: AuditEntryOut[]; next: string | null }> {
+export async function readAuditLog(
+  ctx: AppContext,
+  q: AuditLogInput,
+): Promise<{ entries: AuditEntryOut[]; next: string | null }> {
   const access = await accessToProject(q.project_id, actorAccount(ctx).id);
   const scope = readScope(access);
-  const page = await auditPage({ scope: q.project_id, own: keys.auditPK(q.project_id) }, q, (entry) => readable(access, scope, entry));
+  const page = await auditPage({ scope: q.project_id, own: keys.auditPK(q.project_id) }, q, (entry) =>
+    readable(access, scope, entry),
+  );
   return { entries: page.items.map(toOut), next: page.next };
 }
 
@@ -125,7 +147,11 @@ export async function readAuditLog(ctx: AppContext, q: AuditLogInput): Promise<{
  * read leaves it. since/until are the sort-key range, the other filters filter expressions; `keep`
  * drops what the reader may not see. 422 for a cursor this service did not hand out for this partition.
  */
-export async function auditPage(where: { scope: string; own: string }, q: AuditQuery, keep: (entry: AuditItem) => boolean) {
+export async function auditPage(
+  where: { scope: string; own: string },
+  q: AuditQuery,
+  keep: (entry: AuditItem) => boolean,
+) {
   const read = q.entity_id
     ? { index: index('GSI2'), pk: keys.auditEntityPK(where.scope, q.entity_id) }
     : q.actor_id
@@ -135,9 +161,13 @@ export async function auditPage(where: { scope: string; own: string }, q: AuditQ
   const filters: string[] = [];
   const names: Record<string, string> = {};
   const values: Record<string, unknown> = {};
-  if (q.entity_type) (filters.push('#et = :et'), (names['#et'] = 'entity_type'), (values[':et'] = q.entity_type));
-  if (q.action) (filters.push('#ac = :ac'), (names['#ac'] = 'action'), (values[':ac'] = q.action));
-  if (q.entity_id && q.actor_id) (filters.push('#actor.#aid = :aid'), (names['#actor'] = 'actor'), (names['#aid'] = 'id'), (values[':aid'] = q.actor_id));
+  if (q.entity_type) filters.push('#et = :et'), (names['#et'] = 'entity_type'), (values[':et'] = q.entity_type);
+  if (q.action) filters.push('#ac = :ac'), (names['#ac'] = 'action'), (values[':ac'] = q.action);
+  if (q.entity_id && q.actor_id)
+    filters.push('#actor.#aid = :aid'),
+      (names['#actor'] = 'actor'),
+      (names['#aid'] = 'id'),
+      (values[':aid'] = q.actor_id);
   const page = await queryNewestPage<AuditItem & Record<string, unknown>>({
     ...read,
     // Sort keys are `<ISO time>#<id>`: since and until (inclusive) are a key range.

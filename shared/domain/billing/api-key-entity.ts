@@ -11,9 +11,8 @@ export type ApiKeySet = (typeof API_KEY_SETS)[number];
  * the live rule (`deleted_at` on revoke; `archived_at` when archived with its owner), so lists and the limit see
  * live keys only. A client sees neither the hash nor the set.
  */
-export const apiKeyEntity = defineEntity(
-  'api_key',
-  () => z.object({
+export const apiKeyEntity = defineEntity('api_key', () =>
+  z.object({
     id: z.uuid(),
     user_id: z.uuid(),
     key_set: z.enum(API_KEY_SETS),
@@ -34,7 +33,14 @@ export const apiKeyEntity = defineEntity(
 export type ApiKey = z.infer<typeof apiKeyEntity.schema>;
 
 export const apiKeyView = defineView(apiKeyEntity, {
-  id: true, name: true, scopes: true, project_ids: true, prefix: true, created_at: true, expires_at: true, last_used_at: true,
+  id: true,
+  name: true,
+  scopes: true,
+  project_ids: true,
+  prefix: true,
+  created_at: true,
+  expires_at: true,
+  last_used_at: true,
 });
 export type ApiKeyOut = z.infer<typeof apiKeyView.schema>;
 /** The response schema of a key record (GET lists); POST adds the value once (`apiKeyCreatedOut`). */

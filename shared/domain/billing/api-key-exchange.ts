@@ -60,17 +60,46 @@ export async function exchangeApiKey(ctx: AppContext, input: { api_key: string; 
   // A metrics key's lookup names no credential: its account is read all the same, its key is not there.
   const { account, key } = await getAccountAndApiKey(lookup.user_id, lookup.key_id);
   if (!account) throw refused;
-  const why: RefusalReason | null = !account.is_active ? 'account_blocked' : lookup.key_set !== CREDENTIAL_KEY_SET ? 'metrics_key' : whyApiKeyUnusable(key, ctx);
+  const why: RefusalReason | null = !account.is_active
+    ? 'account_blocked'
+    : lookup.key_set !== CREDENTIAL_KEY_SET
+      ? 'metrics_key'
+      : whyApiKeyUnusable(key, ctx);
   if (why || !key) {
     // The holder of the key is not proven to be anyone: it may be whoever found a leaked key.
-    await recordSecurityEvent(account.id, { event: 'api_key.exchange_refused', reason: why, actor: 'anonymous', details: keyDetails(lookup.key_id, key) }, ctx);
+    await recordSecurityEvent(
+      account.id,
+      { event: 'api_key.exchange_refused', reason: why, actor: 'anonymous', details: keyDetails(lookup.key_id, key) },
+      ctx,
+    );
     throw refused;
   }
   await transact([
-    setFieldsStep(keys.apiKey(account.id, CREDENTIAL_KEY_SET, lookup.key_id), { last_used_at: ctx.clock.now().toISOString() }, refused),
+    setFieldsStep(
+      keys.apiKey(account.id, CREDENTIAL_KEY_SET, lookup.key_id),
+      { last_used_at: ctx.clock.now().toISOString() },
+      refused,
+    ),
     // The holder of the key counts as the account itself, like the holder of a refresh token.
-    securityLogStep(account.id, { event: 'api_key.exchanged', actor: 'self', details: { ...keyDetails(lookup.key_id, key), scopes: key.scopes.join(' ') } }, ctx),
+    securityLogStep(
+      account.id,
+      {
+        event: 'api_key.exchanged',
+        actor: 'self',
+        details: { ...keyDetails(lookup.key_id, key), scopes: key.scopes.join(' ') },
+      },
+      ctx,
+    ),
   ]);
-  const access_token = await issueAccessToken({ sub: account.id, ver: account.token_version, sid: lookup.key_id, grant: 'api_key' }, ctx);
-  return { access_token, token_type: 'bearer', expires_in: ctx.config.ACCESS_TOKEN_TTL_SECONDS, scopes: key.scopes, project_ids: key.project_ids ?? null };
+  const access_token = await issueAccessToken(
+    { sub: account.id, ver: account.token_version, sid: lookup.key_id, grant: 'api_key' },
+    ctx,
+  );
+  return {
+    access_token,
+    token_type: 'bearer',
+    expires_in: ctx.config.ACCESS_TOKEN_TTL_SECONDS,
+    scopes: key.scopes,
+    project_ids: key.project_ids ?? null,
+  };
 }

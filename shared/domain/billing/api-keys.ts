@@ -32,7 +32,10 @@ export const API_KEY_NOT_FOUND = 'API key not found';
 export const EXPIRES_AT_IN_PAST = 'expires_at must be in the future';
 
 /** Per set: the value's recognisable prefix, the scopes a key may carry (in this order) and the scopes of a key created without any. */
-export const API_KEY_SET_RULES: Record<ApiKeySet, { valuePrefix: string; scopes: readonly [string, ...string[]]; defaultScopes: string[]; what: string }> = {
+export const API_KEY_SET_RULES: Record<
+  ApiKeySet,
+  { valuePrefix: string; scopes: readonly [string, ...string[]]; defaultScopes: string[]; what: string }
+> = {
   api: { valuePrefix: 'ick_', scopes: ['read', 'write'], defaultScopes: ['read'], what: 'API keys' },
   metrics: { valuePrefix: 'icm_', scopes: ['metrics.read'], defaultScopes: ['metrics.read'], what: 'metrics API keys' },
 };
@@ -80,16 +83,26 @@ export async function listApiKeys(ctx: AppContext, input: { key_set: ApiKeySet }
  * in the future (422 naming the field), a plan without `crud_pro`, then without `crud_api` (403 naming
  * it; no active plan has no features), the shared limit (403, taken race-free in the transaction).
  */
-export async function createApiKey(ctx: AppContext, input: CreateApiKeyInput): Promise<{ apiKey: ApiKey; key: string }> {
+export async function createApiKey(
+  ctx: AppContext,
+  input: CreateApiKeyInput,
+): Promise<{ apiKey: ApiKey; key: string }> {
   const account = actorAccount(ctx);
   const rules = API_KEY_SET_RULES[input.key_set];
   const now = ctx.clock.now();
   const expiresAt = input.expires_at ? new Date(input.expires_at) : null;
-  if (expiresAt && expiresAt <= now) throw unprocessable([{ loc: ['body', 'expires_at'], msg: EXPIRES_AT_IN_PAST, type: 'value_error' }]);
+  if (expiresAt && expiresAt <= now)
+    throw unprocessable([{ loc: ['body', 'expires_at'], msg: EXPIRES_AT_IN_PAST, type: 'value_error' }]);
   const projectIds = input.project_ids ? [...new Set(input.project_ids)] : null;
   const unreachable = projectIds ? new Set(await input.unreachableProjects(account.id, projectIds)) : new Set<string>();
   if (unreachable.size) {
-    throw unprocessable(input.project_ids!.flatMap((id, i) => (unreachable.has(id) ? [{ loc: ['body', 'project_ids', i], msg: PROJECT_NOT_REACHABLE, type: 'value_error' }] : [])));
+    throw unprocessable(
+      input.project_ids!.flatMap((id, i) =>
+        unreachable.has(id)
+          ? [{ loc: ['body', 'project_ids', i], msg: PROJECT_NOT_REACHABLE, type: 'value_error' }]
+          : [],
+      ),
+    );
   }
   const plan = (await activePlan(account.id))?.plan;
   requireFeatures(plan, API_KEY_FEATURES, rules.what);
@@ -98,20 +111,49 @@ export async function createApiKey(ctx: AppContext, input: CreateApiKeyInput): P
   const wanted = new Set(input.scopes ?? rules.defaultScopes);
   const at = now.toISOString();
   const apiKey = apiKeyEntity.create({
-    id: ctx.ids.newId(), user_id: account.id, key_set: input.key_set, name: input.name, scopes: rules.scopes.filter((s) => wanted.has(s)), project_ids: projectIds,
-    prefix: key.slice(0, rules.valuePrefix.length + RECOGNISABLE_CHARS), key_hash: sha256(key), created_at: at, updated_at: at,
+    id: ctx.ids.newId(),
+    user_id: account.id,
+    key_set: input.key_set,
+    name: input.name,
+    scopes: rules.scopes.filter((s) => wanted.has(s)),
+    project_ids: projectIds,
+    prefix: key.slice(0, rules.valuePrefix.length + RECOGNISABLE_CHARS),
+    key_hash: sha256(key),
+    created_at: at,
+    updated_at: at,
     expires_at: expiresAt?.toISOString() ?? null,
   });
   await transact([
     takeQuotaStep(keys.account(account.id), 'api_key_count', plan, API_KEYS_QUOTA),
     putNewStep(apiKeyEntity.encode(keys.apiKey(account.id, apiKey.key_set, apiKey.id), apiKey)),
     // Where the key lives, found by its value's hash (the exchange); never changed: the key item decides whether it acts.
-    putNewStep({ ...keys.apiKeyHash(apiKey.key_hash), type: 'api_key_lookup', user_id: account.id, key_set: apiKey.key_set, key_id: apiKey.id }),
+    putNewStep({
+      ...keys.apiKeyHash(apiKey.key_hash),
+      type: 'api_key_lookup',
+      user_id: account.id,
+      key_set: apiKey.key_set,
+      key_id: apiKey.id,
+    }),
     // Account-level: the account's own audit log; never the key nor its hash (the deny-list drops `key_hash`).
-    ...auditStep(ctx, {
-      action: 'api_key.create', entity_type: 'api_key', entity_id: apiKey.id, project_id: null, account_id: account.id,
-      after: { key_set: apiKey.key_set, name: apiKey.name, scopes: apiKey.scopes, project_ids: apiKey.project_ids, prefix: apiKey.prefix, expires_at: apiKey.expires_at },
-    }, { mode: 'creation' }),
+    ...auditStep(
+      ctx,
+      {
+        action: 'api_key.create',
+        entity_type: 'api_key',
+        entity_id: apiKey.id,
+        project_id: null,
+        account_id: account.id,
+        after: {
+          key_set: apiKey.key_set,
+          name: apiKey.name,
+          scopes: apiKey.scopes,
+          project_ids: apiKey.project_ids,
+          prefix: apiKey.prefix,
+          expires_at: apiKey.expires_at,
+        },
+      },
+      { mode: 'creation' },
+    ),
   ]);
   return { apiKey, key };
 }
@@ -124,9 +166,24 @@ export async function createApiKey(ctx: AppContext, input: CreateApiKeyInput): P
 export async function revokeApiKey(ctx: AppContext, input: { key_set: ApiKeySet; key_id: string }): Promise<void> {
   const userId = actorAccount(ctx).id;
   await transact([
-    softDeleteStep(keys.apiKey(userId, input.key_set, input.key_id), ctx.clock.now().toISOString(), notFound(API_KEY_NOT_FOUND)),
+    softDeleteStep(
+      keys.apiKey(userId, input.key_set, input.key_id),
+      ctx.clock.now().toISOString(),
+      notFound(API_KEY_NOT_FOUND),
+    ),
     counterStep(keys.account(userId), { api_key_count: -1 }),
     // The revocation is the key's last change: kept, like its creation (no read on this path, so no head to move).
-    ...auditStep(ctx, { action: 'api_key.revoke', entity_type: 'api_key', entity_id: input.key_id, project_id: null, account_id: userId, summary: { key_set: input.key_set } }, { mode: 'creation' }),
+    ...auditStep(
+      ctx,
+      {
+        action: 'api_key.revoke',
+        entity_type: 'api_key',
+        entity_id: input.key_id,
+        project_id: null,
+        account_id: userId,
+        summary: { key_set: input.key_set },
+      },
+      { mode: 'creation' },
+    ),
   ]);
 }

@@ -17,7 +17,9 @@ import { billingCustomerItem, isFreePlan, switchTo } from './plan-changes';
 import { paymentProvider, type PaymentProvider } from './payments';
 
 /** The jobs-queue message of a checkout: queued by the checkout above, run by `runCheckoutJob` (the jobs worker parses it once). */
-export const checkoutJobMessage = lazySchema(() => z.object({ kind: z.literal('checkout'), user_id: z.string().min(1), job_id: z.string().min(1) }));
+export const checkoutJobMessage = lazySchema(() =>
+  z.object({ kind: z.literal('checkout'), user_id: z.string().min(1), job_id: z.string().min(1) }),
+);
 export type CheckoutJobMessage = z.infer<ReturnType<typeof checkoutJobMessage>>;
 
 /** The jobs-queue message of a plan change at the provider: queued by a confirmed downgrade (lifecycle), run by `changePlanAtProvider`. */
@@ -33,7 +35,8 @@ export type ChangeProviderPlanJobMessage = z.infer<ReturnType<typeof changeProvi
 
 export const PLAN_NOT_FOUND = 'Plan not found';
 export const PAID_PLANS_IN_BETA = 'Upgrading to paid plans is disabled in beta mode';
-export const PLAN_BY_ARRANGEMENT = 'This plan is arranged with sales. Please send an enterprise request (POST /enterprise/request).';
+export const PLAN_BY_ARRANGEMENT =
+  'This plan is arranged with sales. Please send an enterprise request (POST /enterprise/request).';
 export const ALREADY_ON_PLAN = 'You are already subscribed to this plan';
 export const NO_PAYMENT_PROVIDER = 'Paid plans cannot be bought here: no payment provider is configured';
 export const JOB_NOT_FOUND = 'Job not found';
@@ -62,7 +65,10 @@ type CheckoutJob = {
  * (the one already pending for that plan is reused) and queues a checkout job; the current plan keeps
  * running until the payment arrives.
  */
-export async function choosePlan(ctx: AppContext, input: { plan_id: string }): Promise<{ status: 'ok'; applied: 'free' } | { job_id: string }> {
+export async function choosePlan(
+  ctx: AppContext,
+  input: { plan_id: string },
+): Promise<{ status: 'ok'; applied: 'free' } | { job_id: string }> {
   const account = actorAccount(ctx);
   const plan = await getPlan(input.plan_id);
   if (!plan?.is_public) throw notFound(PLAN_NOT_FOUND);
@@ -88,8 +94,23 @@ async function startCheckout(userId: string, plan: Plan, ctx: AppContext): Promi
   const now = ctx.clock.now();
   const jobId = ctx.ids.newId();
   const job = (subscriptionId: string) => {
-    const j: CheckoutJob = { id: jobId, kind: 'checkout', status: 'queued', user_id: userId, subscription_id: subscriptionId, plan_id: plan.id, url: null, created_at: now.toISOString(), updated_at: now.toISOString() };
-    return putNewStep({ ...keys.accountJob(userId, jobId), type: 'job', ...j, expires_at_epoch: epochSeconds(now) + JOB_TTL_SECONDS });
+    const j: CheckoutJob = {
+      id: jobId,
+      kind: 'checkout',
+      status: 'queued',
+      user_id: userId,
+      subscription_id: subscriptionId,
+      plan_id: plan.id,
+      url: null,
+      created_at: now.toISOString(),
+      updated_at: now.toISOString(),
+    };
+    return putNewStep({
+      ...keys.accountJob(userId, jobId),
+      type: 'job',
+      ...j,
+      expires_at_epoch: epochSeconds(now) + JOB_TTL_SECONDS,
+    });
   };
   const slot = keys.pendingSubscription(userId, plan.id);
   await onContention(
@@ -98,7 +119,11 @@ async function startCheckout(userId: string, plan: Plan, ctx: AppContext): Promi
       if ((await currentOf(subs))?.plan.id === plan.id) throw conflict(ALREADY_ON_PLAN);
       if (taken) return transact([job(taken.subscription_id)]);
       const sub = newSubscription(userId, plan.id, 'pending', ctx);
-      await transact([putNewStep({ ...slot, type: 'pending_subscription', subscription_id: sub.id }, SLOT_TAKEN), putSubscriptionStep(sub), job(sub.id)]);
+      await transact([
+        putNewStep({ ...slot, type: 'pending_subscription', subscription_id: sub.id }, SLOT_TAKEN),
+        putSubscriptionStep(sub),
+        job(sub.id),
+      ]);
     },
     (err) => err === SLOT_TAKEN,
   );
@@ -113,7 +138,10 @@ async function startCheckout(userId: string, plan: Plan, ctx: AppContext): Promi
 
 /** Only a queued job moves (to ready or failed), once. */
 const markJob = (userId: string, jobId: string, fields: Partial<CheckoutJob>, ctx: AppContext) =>
-  conditionalUpdate(keys.accountJob(userId, jobId), setWhenExpression({ ...fields, updated_at: ctx.clock.now().toISOString() }, { status: 'queued' }));
+  conditionalUpdate(
+    keys.accountJob(userId, jobId),
+    setWhenExpression({ ...fields, updated_at: ctx.clock.now().toISOString() }, { status: 'queued' }),
+  );
 
 /**
  * The checkout worker (jobs queue): asks the provider for a checkout of the job's pending
@@ -121,7 +149,10 @@ const markJob = (userId: string, jobId: string, fields: Partial<CheckoutJob>, ct
  * the job id as idempotency key, so a redelivered message makes no second session. Errors are
  * thrown for the queue to retry; on the last attempt the job is marked failed.
  */
-export async function runCheckoutJob(ctx: AppContext, input: { user_id: string; job_id: string; lastAttempt: boolean }): Promise<void> {
+export async function runCheckoutJob(
+  ctx: AppContext,
+  input: { user_id: string; job_id: string; lastAttempt: boolean },
+): Promise<void> {
   const job = await getItem<CheckoutJob>(keys.accountJob(input.user_id, input.job_id));
   if (job?.status !== 'queued') return;
   try {
@@ -139,9 +170,20 @@ export async function runCheckoutJob(ctx: AppContext, input: { user_id: string; 
     if (!provider) throw new Error('no payment provider');
     const app = ctx.config.APP_BASE_URL.replace(/\/$/, '');
     const { url } = await provider.createCheckout({
-      subscriptionId: sub.id, accountId: account.id, email: account.email, customerId: customer?.customer_id ?? null, idempotencyKey: job.id,
-      plan: { id: plan.id, name: plan.name, interval: plan.interval, price_cents: plan.price_cents, currency: plan.currency },
-      successUrl: `${app}/billing/success?subscription_id=${sub.id}`, cancelUrl: `${app}/billing/cancelled?subscription_id=${sub.id}`,
+      subscriptionId: sub.id,
+      accountId: account.id,
+      email: account.email,
+      customerId: customer?.customer_id ?? null,
+      idempotencyKey: job.id,
+      plan: {
+        id: plan.id,
+        name: plan.name,
+        interval: plan.interval,
+        price_cents: plan.price_cents,
+        currency: plan.currency,
+      },
+      successUrl: `${app}/billing/success?subscription_id=${sub.id}`,
+      cancelUrl: `${app}/billing/cancelled?subscription_id=${sub.id}`,
     });
     await markJob(job.user_id, job.id, { status: 'ready', url }, ctx);
   } catch (err) {
@@ -158,14 +200,26 @@ export async function cancelAtProvider(ctx: AppContext, input: { provider_subscr
 }
 
 /** Jobs worker: a confirmed downgrade to a smaller paid plan moves the provider's subscription to it (billed from its next period). */
-export async function changePlanAtProvider(ctx: AppContext, input: { provider_subscription_id: string; plan_id: string }): Promise<void> {
+export async function changePlanAtProvider(
+  ctx: AppContext,
+  input: { provider_subscription_id: string; plan_id: string },
+): Promise<void> {
   const [provider, plan] = await Promise.all([paymentProvider(ctx.config), getPlan(input.plan_id)]);
   if (!provider || !plan) return;
-  await provider.changeSubscriptionPlan(input.provider_subscription_id, { id: plan.id, name: plan.name, interval: plan.interval, price_cents: plan.price_cents, currency: plan.currency });
+  await provider.changeSubscriptionPlan(input.provider_subscription_id, {
+    id: plan.id,
+    name: plan.name,
+    interval: plan.interval,
+    price_cents: plan.price_cents,
+    currency: plan.currency,
+  });
 }
 
 /** GET /subscriptions/checkout-url/{job_id}: the caller's job only (another's is 'Job not found'). */
-export async function checkoutStatus(ctx: AppContext, input: { job_id: string }): Promise<{ status: 'pending' } | { status: 'ready'; url: string }> {
+export async function checkoutStatus(
+  ctx: AppContext,
+  input: { job_id: string },
+): Promise<{ status: 'pending' } | { status: 'ready'; url: string }> {
   const job = await getItem<CheckoutJob>(keys.accountJob(actorAccount(ctx).id, input.job_id));
   if (job?.kind !== 'checkout') throw notFound(JOB_NOT_FOUND);
   if (job.status === 'failed') throw conflict(CHECKOUT_FAILED);
@@ -183,7 +237,14 @@ export async function billingPortal(ctx: AppContext): Promise<{ url: string }> {
   if (ctx.config.BETA_MODE) throw invalid(PORTAL_IN_BETA);
   const [customerId, current] = await Promise.all([customerOf(account, provider, ctx), currentOfAccount(account.id)]);
   const paid = current?.subscription.provider_subscription_id ? current.subscription.id : null;
-  return { url: await provider.portalUrl({ customerId, accountId: account.id, subscriptionId: paid, returnUrl: `${ctx.config.APP_BASE_URL.replace(/\/$/, '')}/billing` }) };
+  return {
+    url: await provider.portalUrl({
+      customerId,
+      accountId: account.id,
+      subscriptionId: paid,
+      returnUrl: `${ctx.config.APP_BASE_URL.replace(/\/$/, '')}/billing`,
+    }),
+  };
 }
 
 type BillingCustomer = { customer_id: string; provider: string };
@@ -198,7 +259,11 @@ async function customerOf(account: Account, provider: PaymentProvider, ctx: AppC
   const key = keys.billingCustomer(account.id);
   const stored = await getItem<BillingCustomer>(key);
   if (stored?.provider === provider.name) return stored.customer_id;
-  const customerId = await provider.createCustomer({ accountId: account.id, email: account.email, idempotencyKey: `customer-${account.id}` });
+  const customerId = await provider.createCustomer({
+    accountId: account.id,
+    email: account.email,
+    idempotencyKey: `customer-${account.id}`,
+  });
   const written = await putUnlessSame(billingCustomerItem(account.id, provider.name, customerId, ctx), 'provider');
   return written ? customerId : (await getItem<BillingCustomer>(key))!.customer_id;
 }

@@ -62,7 +62,14 @@ const add = (a: number, b: number) => Math.min(Number.MAX_SAFE_INTEGER, a + b);
 
 /** The sum of several usages (all zeros for none). */
 export const sumUsage = (rows: Usage[]): Usage =>
-  rows.reduce((a, r) => ({
-    servers: add(a.servers, r.servers), instances: add(a.instances, r.instances), cpu: add(a.cpu, r.cpu), memory_mb: add(a.memory_mb, r.memory_mb),
-    storage_gb: add(a.storage_gb, r.storage_gb), monthly_cents: add(a.monthly_cents, r.monthly_cents),
-  }), { servers: 0, instances: 0, cpu: 0, memory_mb: 0, storage_gb: 0, monthly_cents: 0 });
+  rows.reduce(
+    (a, r) => ({
+      servers: add(a.servers, r.servers),
+      instances: add(a.instances, r.instances),
+      cpu: add(a.cpu, r.cpu),
+      memory_mb: add(a.memory_mb, r.memory_mb),
+      storage_gb: add(a.storage_gb, r.storage_gb),
+      monthly_cents: add(a.monthly_cents, r.monthly_cents),
+    }),
+    { servers: 0, instances: 0, cpu: 0, memory_mb: 0, storage_gb: 0, monthly_cents: 0 },
+  );

@@ -24,7 +24,12 @@ export interface EnterpriseRequest {
 const MESSAGE_CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
 
 export async function requestEnterprise(ctx: AppContext, input: EnterpriseRequest): Promise<void> {
-  await enforceRateLimit(`enterprise#${input.client.sourceIp}`, ctx.config.ENTERPRISE_REQUEST_RATE_LIMIT_PER_HOUR, 3600, ctx);
+  await enforceRateLimit(
+    `enterprise#${input.client.sourceIp}`,
+    ctx.config.ENTERPRISE_REQUEST_RATE_LIMIT_PER_HOUR,
+    3600,
+    ctx,
+  );
   const name = oneLine(input.name);
   const email = oneLine(input.email);
   const phone = input.phone ? oneLine(input.phone) : '';
@@ -35,7 +40,10 @@ export async function requestEnterprise(ctx: AppContext, input: EnterpriseReques
       to: ctx.config.SALES_EMAIL,
       subject: `Enterprise request from ${name}`,
       text: [...fields, '', message].join('\n'),
-      html: [...fields.map((f) => `<p>${escapeHtml(f)}</p>`), `<p>${escapeHtml(message).replace(/\n/g, '<br>')}</p>`].join('\n'),
+      html: [
+        ...fields.map((f) => `<p>${escapeHtml(f)}</p>`),
+        `<p>${escapeHtml(message).replace(/\n/g, '<br>')}</p>`,
+      ].join('\n'),
     },
     ctx,
   );

@@ -9,15 +9,21 @@ export type PlanSwitch = { [K in keyof PlanFeatures]: PlanFeatures[K] extends bo
  * wording, as the cost estimate's (`NO_COST_ESTIMATE` in tenancy):
  * `Your plan does not include <what> (feature: <feature>). Please upgrade.`
  */
-export const planLacks = (what: string, feature: keyof PlanFeatures): string => `Your plan does not include ${what} (feature: ${feature}). Please upgrade.`;
+export const planLacks = (what: string, feature: keyof PlanFeatures): string =>
+  `Your plan does not include ${what} (feature: ${feature}). Please upgrade.`;
 /** That refusal (403). */
-export const featureMissing = (what: string, feature: keyof PlanFeatures): DomainError => forbidden(planLacks(what, feature));
+export const featureMissing = (what: string, feature: keyof PlanFeatures): DomainError =>
+  forbidden(planLacks(what, feature));
 
 /**
  * Refuses unless `plan` has every one of `needed` on, checked in the order given (the first missing
  * one is named). No plan (an account without an active subscription) has no features at all.
  */
-export function requireFeatures(plan: Plan | undefined, needed: readonly PlanSwitch[], what: string): asserts plan is Plan {
+export function requireFeatures(
+  plan: Plan | undefined,
+  needed: readonly PlanSwitch[],
+  what: string,
+): asserts plan is Plan {
   const missing = needed.find((f) => plan?.features[f] !== true);
   if (missing) throw featureMissing(what, missing);
 }

@@ -10,9 +10,8 @@ const lineItem = z.object({
 });
 
 /** An invoice of an account (SPEC "Invoice"): amounts in integer cents, line items stored with it. */
-export const invoiceEntity = defineEntity(
-  'invoice',
-  () => z.object({
+export const invoiceEntity = defineEntity('invoice', () =>
+  z.object({
     id: z.uuid(),
     user_id: z.uuid(),
     invoice_number: z.string(),
@@ -30,7 +29,15 @@ export const invoiceEntity = defineEntity(
 export type Invoice = z.infer<typeof invoiceEntity.schema>;
 
 const summary = {
-  id: true, invoice_number: true, status: true, currency: true, subtotal_cents: true, tax_cents: true, total_cents: true, issued_at: true, paid_at: true,
+  id: true,
+  invoice_number: true,
+  status: true,
+  currency: true,
+  subtotal_cents: true,
+  tax_cents: true,
+  total_cents: true,
+  issued_at: true,
+  paid_at: true,
   /** The printable page (GET /invoice/{id}). */
   pdf_url: z.string(),
 } as const;

@@ -33,7 +33,11 @@ const NUMBER_TAKEN = conflict('Invoice number taken');
  * counter moves from the value read to the next only if nobody moved it in between (else re-read
  * and retry). Answers the invoice.
  */
-export async function transactWithInvoice(steps: TransactStep[], draft: InvoiceDraft, ctx: AppContext): Promise<Invoice> {
+export async function transactWithInvoice(
+  steps: TransactStep[],
+  draft: InvoiceDraft,
+  ctx: AppContext,
+): Promise<Invoice> {
   const id = ctx.ids.newId();
   return onContention(
     async () => {
@@ -41,11 +45,32 @@ export async function transactWithInvoice(steps: TransactStep[], draft: InvoiceD
       const now = ctx.clock.now().toISOString();
       const { plan } = draft;
       const invoice = invoiceEntity.create({
-        id, user_id: draft.userId, invoice_number: formatNumber(last + 1), status: 'paid', currency: draft.currency,
-        subtotal_cents: draft.amountCents, tax_cents: 0, total_cents: draft.amountCents, issued_at: now, paid_at: now, subscription_id: draft.subscriptionId,
-        line_items: [{ item_type: 'subscription', plan_id: plan.id, description: `${plan.name} plan (${plan.interval})`, qty: 1, unit_price_cents: draft.amountCents }],
+        id,
+        user_id: draft.userId,
+        invoice_number: formatNumber(last + 1),
+        status: 'paid',
+        currency: draft.currency,
+        subtotal_cents: draft.amountCents,
+        tax_cents: 0,
+        total_cents: draft.amountCents,
+        issued_at: now,
+        paid_at: now,
+        subscription_id: draft.subscriptionId,
+        line_items: [
+          {
+            item_type: 'subscription',
+            plan_id: plan.id,
+            description: `${plan.name} plan (${plan.interval})`,
+            qty: 1,
+            unit_price_cents: draft.amountCents,
+          },
+        ],
       });
-      await transact([...steps, nextNumberStep(keys.invoiceCounter, 'value', last, NUMBER_TAKEN), putNewStep(invoiceEntity.encode(keys.invoice(draft.userId, id), invoice))]);
+      await transact([
+        ...steps,
+        nextNumberStep(keys.invoiceCounter, 'value', last, NUMBER_TAKEN),
+        putNewStep(invoiceEntity.encode(keys.invoice(draft.userId, id), invoice)),
+      ]);
       return invoice;
     },
     (err) => err === NUMBER_TAKEN,
@@ -82,7 +107,10 @@ export async function invoicePage(ctx: AppContext, input: { invoice_id: string }
   const i = await ownInvoice(ctx, input.invoice_id);
   const account = actorAccount(ctx);
   const rows = i.line_items
-    .map((l) => `<tr><td>${escapeHtml(l.description)}</td><td class="n">${l.qty}</td><td class="n">${money(l.unit_price_cents, i.currency)}</td><td class="n">${money(l.qty * l.unit_price_cents, i.currency)}</td></tr>`)
+    .map(
+      (l) =>
+        `<tr><td>${escapeHtml(l.description)}</td><td class="n">${l.qty}</td><td class="n">${money(l.unit_price_cents, i.currency)}</td><td class="n">${money(l.qty * l.unit_price_cents, i.currency)}</td></tr>`,
+    )
     .join('');
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Invoice ${escapeHtml(i.invoice_number)}</title>

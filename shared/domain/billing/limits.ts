@@ -19,13 +19,43 @@ export interface Quota {
 }
 
 // One constant per quota (not one table), so a function's bundle carries only the quotas it enforces.
-export const PROJECTS_QUOTA: Quota = { kind: 'Project', max: (p) => p.max_projects, scope: '', remedy: 'to create more projects' };
-export const ENVIRONMENTS_QUOTA: Quota = { kind: 'Environment', max: (p) => p.max_envs_per_project, scope: ' per project', remedy: 'to create more environments' };
+export const PROJECTS_QUOTA: Quota = {
+  kind: 'Project',
+  max: (p) => p.max_projects,
+  scope: '',
+  remedy: 'to create more projects',
+};
+export const ENVIRONMENTS_QUOTA: Quota = {
+  kind: 'Environment',
+  max: (p) => p.max_envs_per_project,
+  scope: ' per project',
+  remedy: 'to create more environments',
+};
 /** SPEC "Limits" 3: one number, enforced per project and per environment; add-ons raise both. */
-export const SERVICES_QUOTA: Quota = { kind: 'Service', max: (p) => p.max_services, scope: ' per project including add-ons', remedy: 'or archive services' };
-export const PROJECT_USERS_QUOTA: Quota = { kind: 'Project user', max: (p) => p.max_project_users, scope: '', remedy: 'to add more project users' };
-export const CUSTOM_ROLES_QUOTA: Quota = { kind: 'Custom role', max: (p) => p.features.rbac_custom_roles_limit, scope: '', remedy: 'to create more custom roles' };
-export const API_KEYS_QUOTA: Quota = { kind: 'API key', max: (p) => p.max_api_keys_per_user, scope: '', remedy: 'to create more API keys' };
+export const SERVICES_QUOTA: Quota = {
+  kind: 'Service',
+  max: (p) => p.max_services,
+  scope: ' per project including add-ons',
+  remedy: 'or archive services',
+};
+export const PROJECT_USERS_QUOTA: Quota = {
+  kind: 'Project user',
+  max: (p) => p.max_project_users,
+  scope: '',
+  remedy: 'to add more project users',
+};
+export const CUSTOM_ROLES_QUOTA: Quota = {
+  kind: 'Custom role',
+  max: (p) => p.features.rbac_custom_roles_limit,
+  scope: '',
+  remedy: 'to create more custom roles',
+};
+export const API_KEYS_QUOTA: Quota = {
+  kind: 'API key',
+  max: (p) => p.max_api_keys_per_user,
+  scope: '',
+  remedy: 'to create more API keys',
+};
 
 /** The quota under `plan`, raised by `addon` (project quota add-ons); null is unlimited. */
 export function quotaOf(plan: Plan, quota: Quota, addon = 0): number | null {
@@ -35,7 +65,9 @@ export function quotaOf(plan: Plan, quota: Quota, addon = 0): number | null {
 
 /** The refusal when a quota is reached. */
 export function quotaReached(plan: Plan, quota: Quota, max: number | null): DomainError {
-  return forbidden(`${quota.kind} limit reached for your '${plan.name}' plan (max ${max}${quota.scope}). Please upgrade ${quota.remedy}.`);
+  return forbidden(
+    `${quota.kind} limit reached for your '${plan.name}' plan (max ${max}${quota.scope}). Please upgrade ${quota.remedy}.`,
+  );
 }
 
 /** A quota under `plan` (raised by `addon`) as a counter's limit: its max and its refusal (for counter moves, db/counter-moves.ts). */
@@ -53,7 +85,14 @@ export function requireRoom(limit: CounterLimit, count: number, units = 1): void
  * The transaction step taking `units` (one by default; an import takes a chunk's worth at once) of
  * `quota` on the counter `counter` of the item at `key`, refused when the count would pass the limit.
  */
-export function takeQuotaStep(key: { PK: string; SK: string }, counter: string, plan: Plan, quota: Quota, addon = 0, units = 1): TransactStep {
+export function takeQuotaStep(
+  key: { PK: string; SK: string },
+  counter: string,
+  plan: Plan,
+  quota: Quota,
+  addon = 0,
+  units = 1,
+): TransactStep {
   const limit = quotaLimit(plan, quota, addon);
   return counterStep(key, { [counter]: units }, { max: { [counter]: limit.max }, failWith: limit.refusal });
 }

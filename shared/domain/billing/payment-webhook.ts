@@ -53,9 +53,19 @@ export async function receivePaymentWebhook(
   }
 }
 
-async function applyPaymentEvent(provider: PaymentProvider, event: PaymentEvent, ctx: AppContext): Promise<WebhookOutcome> {
+async function applyPaymentEvent(
+  provider: PaymentProvider,
+  event: PaymentEvent,
+  ctx: AppContext,
+): Promise<WebhookOutcome> {
   const record = putNewStep(
-    { ...keys.paymentEvent(provider.name, event.id), type: 'payment_event', event_type: event.type, received_at: ctx.clock.now().toISOString(), expires_at_epoch: epochSeconds(ctx.clock.now()) + EVENT_MEMORY_SECONDS },
+    {
+      ...keys.paymentEvent(provider.name, event.id),
+      type: 'payment_event',
+      event_type: event.type,
+      received_at: ctx.clock.now().toISOString(),
+      expires_at_epoch: epochSeconds(ctx.clock.now()) + EVENT_MEMORY_SECONDS,
+    },
     ALREADY_APPLIED,
   );
   const remember = async (): Promise<WebhookOutcome> => {
@@ -65,7 +75,10 @@ async function applyPaymentEvent(provider: PaymentProvider, event: PaymentEvent,
   if (event.type === 'ignored') return remember();
   const sub = (await listSubscriptions(event.accountId)).find((s) => s.id === event.subscriptionId);
   if (!sub) {
-    log.warn('payment event for an unknown subscription', { event_id: event.id, subscription_id: event.subscriptionId });
+    log.warn('payment event for an unknown subscription', {
+      event_id: event.id,
+      subscription_id: event.subscriptionId,
+    });
     return remember();
   }
   switch (event.type) {
@@ -77,7 +90,13 @@ async function applyPaymentEvent(provider: PaymentProvider, event: PaymentEvent,
       const out = await switchTo(
         sub.user_id,
         plan,
-        { activate: sub, amountCents: event.amountCents, currency: event.currency, alongside, subscriptionFields: { provider_subscription_id: event.providerSubscriptionId } },
+        {
+          activate: sub,
+          amountCents: event.amountCents,
+          currency: event.currency,
+          alongside,
+          subscriptionFields: { provider_subscription_id: event.providerSubscriptionId },
+        },
         ctx,
       );
       return out.applied ? 'applied' : remember();
@@ -88,7 +107,11 @@ async function applyPaymentEvent(provider: PaymentProvider, event: PaymentEvent,
     case 'renewal.paid': {
       const plan = await getPlan(sub.plan_id);
       if (!plan || sub.status !== 'active') return remember();
-      await transactWithInvoice([record], { userId: sub.user_id, subscriptionId: sub.id, plan, amountCents: event.amountCents, currency: event.currency }, ctx);
+      await transactWithInvoice(
+        [record],
+        { userId: sub.user_id, subscriptionId: sub.id, plan, amountCents: event.amountCents, currency: event.currency },
+        ctx,
+      );
       return 'applied';
     }
   }

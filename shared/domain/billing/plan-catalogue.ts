@@ -15,35 +15,129 @@ const BIG_THREE = ['aws', 'azure', 'gcp'];
 
 const tiers: Record<string, Tier> = {
   Free: tier('Free', [1, 1, 5, 1, 1], 'community', 'One project to map a small system, community support.', {
-    crud_pro: true, crud_api: true, users_included: 1, extra_user_price_cents: 0, api_rate_limit: 60, data_retention_days: 7,
-    rbac_custom_roles_limit: 0, cost_estimate: 'none', providers: [...BIG_THREE, 'on-premise'], auto_discovery: [],
+    crud_pro: true,
+    crud_api: true,
+    users_included: 1,
+    extra_user_price_cents: 0,
+    api_rate_limit: 60,
+    data_retention_days: 7,
+    rbac_custom_roles_limit: 0,
+    cost_estimate: 'none',
+    providers: [...BIG_THREE, 'on-premise'],
+    auto_discovery: [],
     monitoring: { enabled: false, integrations: [] },
   }),
-  Starter: tier('Starter', [5, 3, 25, 10, 5], 'email_48h', 'Five projects, three environments each, e-mail support within 48 hours.', {
-    crud_pro: true, crud_api: true, users_included: 3, extra_user_price_cents: 900, api_rate_limit: 120, data_retention_days: 30,
-    rbac_custom_roles_limit: 1, cost_estimate: 'basic', providers: [...BIG_THREE, 'on-premise'], auto_discovery: [],
-    monitoring: { enabled: true, integrations: [] },
-  }),
-  Team: tier('Team', [15, 5, 100, 25, 15], 'email_chat_24h', 'Multi-cloud, webhooks, custom roles, e-mail and chat support within 24 hours.', {
-    crud_pro: true, webhooks: true, crud_api: true, multi_cloud: true, users_included: 10, extra_user_price_cents: 700, api_rate_limit: 300,
-    data_retention_days: 90, rbac_custom_roles_limit: 5, cost_estimate: 'basic', providers: [...PROVIDERS], auto_discovery: ['aws'],
-    monitoring: { enabled: true, integrations: ['prometheus'] },
-  }),
-  Business: tier('Business', [50, 10, 500, 100, 50], 'email_chat_12h', 'Ansible scheduling, discovery on three clouds, support within 12 hours.', {
-    crud_pro: true, webhooks: true, sso: true, crud_api: true, multi_cloud: true, scheduler_ansible: true, users_included: 25, extra_user_price_cents: 500,
-    api_rate_limit: 600, data_retention_days: 180, rbac_custom_roles_limit: 20, cost_estimate: 'advanced', providers: [...PROVIDERS],
-    auto_discovery: [...BIG_THREE], monitoring: { enabled: true, integrations: ['prometheus', 'datadog'] },
-  }),
-  Enterprise: tier('Enterprise', [200, 25, 2000, 500, 200], 'priority_4h', 'AI analysis, discovery on every cloud, priority support within 4 hours.', {
-    crud_pro: true, webhooks: true, sso: true, crud_api: true, multi_cloud: true, scheduler_ansible: true, ai_analysis: true, users_included: 100,
-    extra_user_price_cents: 300, api_rate_limit: 1200, data_retention_days: 365, rbac_custom_roles_limit: 100, cost_estimate: 'advanced',
-    providers: [...PROVIDERS], auto_discovery: [...CLOUD_PROVIDERS], monitoring: { enabled: true, integrations: ['prometheus', 'datadog', 'grafana'] },
-  }),
-  'Enterprise+': tier('Enterprise+', [null, null, null, null, null], '24_7_dedicated_1h', 'Unlimited everything, terms agreed with sales, dedicated 24/7 support within 1 hour.', {
-    crud_pro: true, webhooks: true, sso: true, crud_api: true, multi_cloud: true, scheduler_ansible: true, ai_analysis: true, users_included: 1000,
-    extra_user_price_cents: 0, api_rate_limit: 5000, data_retention_days: 730, rbac_custom_roles_limit: 1000, cost_estimate: 'advanced',
-    providers: [...PROVIDERS], auto_discovery: [...CLOUD_PROVIDERS], monitoring: { enabled: true, integrations: ['prometheus', 'datadog', 'grafana'] },
-  }),
+  Starter: tier(
+    'Starter',
+    [5, 3, 25, 10, 5],
+    'email_48h',
+    'Five projects, three environments each, e-mail support within 48 hours.',
+    {
+      crud_pro: true,
+      crud_api: true,
+      users_included: 3,
+      extra_user_price_cents: 900,
+      api_rate_limit: 120,
+      data_retention_days: 30,
+      rbac_custom_roles_limit: 1,
+      cost_estimate: 'basic',
+      providers: [...BIG_THREE, 'on-premise'],
+      auto_discovery: [],
+      monitoring: { enabled: true, integrations: [] },
+    },
+  ),
+  Team: tier(
+    'Team',
+    [15, 5, 100, 25, 15],
+    'email_chat_24h',
+    'Multi-cloud, webhooks, custom roles, e-mail and chat support within 24 hours.',
+    {
+      crud_pro: true,
+      webhooks: true,
+      crud_api: true,
+      multi_cloud: true,
+      users_included: 10,
+      extra_user_price_cents: 700,
+      api_rate_limit: 300,
+      data_retention_days: 90,
+      rbac_custom_roles_limit: 5,
+      cost_estimate: 'basic',
+      providers: [...PROVIDERS],
+      auto_discovery: ['aws'],
+      monitoring: { enabled: true, integrations: ['prometheus'] },
+    },
+  ),
+  Business: tier(
+    'Business',
+    [50, 10, 500, 100, 50],
+    'email_chat_12h',
+    'Ansible scheduling, discovery on three clouds, support within 12 hours.',
+    {
+      crud_pro: true,
+      webhooks: true,
+      sso: true,
+      crud_api: true,
+      multi_cloud: true,
+      scheduler_ansible: true,
+      users_included: 25,
+      extra_user_price_cents: 500,
+      api_rate_limit: 600,
+      data_retention_days: 180,
+      rbac_custom_roles_limit: 20,
+      cost_estimate: 'advanced',
+      providers: [...PROVIDERS],
+      auto_discovery: [...BIG_THREE],
+      monitoring: { enabled: true, integrations: ['prometheus', 'datadog'] },
+    },
+  ),
+  Enterprise: tier(
+    'Enterprise',
+    [200, 25, 2000, 500, 200],
+    'priority_4h',
+    'AI analysis, discovery on every cloud, priority support within 4 hours.',
+    {
+      crud_pro: true,
+      webhooks: true,
+      sso: true,
+      crud_api: true,
+      multi_cloud: true,
+      scheduler_ansible: true,
+      ai_analysis: true,
+      users_included: 100,
+      extra_user_price_cents: 300,
+      api_rate_limit: 1200,
+      data_retention_days: 365,
+      rbac_custom_roles_limit: 100,
+      cost_estimate: 'advanced',
+      providers: [...PROVIDERS],
+      auto_discovery: [...CLOUD_PROVIDERS],
+      monitoring: { enabled: true, integrations: ['prometheus', 'datadog', 'grafana'] },
+    },
+  ),
+  'Enterprise+': tier(
+    'Enterprise+',
+    [null, null, null, null, null],
+    '24_7_dedicated_1h',
+    'Unlimited everything, terms agreed with sales, dedicated 24/7 support within 1 hour.',
+    {
+      crud_pro: true,
+      webhooks: true,
+      sso: true,
+      crud_api: true,
+      multi_cloud: true,
+      scheduler_ansible: true,
+      ai_analysis: true,
+      users_included: 1000,
+      extra_user_price_cents: 0,
+      api_rate_limit: 5000,
+      data_retention_days: 730,
+      rbac_custom_roles_limit: 1000,
+      cost_estimate: 'advanced',
+      providers: [...PROVIDERS],
+      auto_discovery: [...CLOUD_PROVIDERS],
+      monitoring: { enabled: true, integrations: ['prometheus', 'datadog', 'grafana'] },
+    },
+  ),
 };
 
 function tier(
@@ -51,12 +145,42 @@ function tier(
   [max_projects, max_envs_per_project, max_services, max_project_users, max_api_keys_per_user]: (number | null)[],
   support_level: SupportLevel,
   perks_text: string,
-  features: Partial<PlanFeatures> & Pick<PlanFeatures, 'users_included' | 'extra_user_price_cents' | 'api_rate_limit' | 'data_retention_days' | 'rbac_custom_roles_limit' | 'cost_estimate' | 'providers' | 'auto_discovery' | 'monitoring'>,
+  features: Partial<PlanFeatures> &
+    Pick<
+      PlanFeatures,
+      | 'users_included'
+      | 'extra_user_price_cents'
+      | 'api_rate_limit'
+      | 'data_retention_days'
+      | 'rbac_custom_roles_limit'
+      | 'cost_estimate'
+      | 'providers'
+      | 'auto_discovery'
+      | 'monitoring'
+    >,
 ): Tier {
   return {
-    name, currency: 'USD', perks_text, support_level, is_public: true,
-    max_projects, max_envs_per_project, max_services, max_project_users, max_api_keys_per_user,
-    features: { crud_basic: true, crud_pro: false, crud_api: false, multi_cloud: false, scheduler_ansible: false, ai_analysis: false, webhooks: false, sso: false, ...features },
+    name,
+    currency: 'USD',
+    perks_text,
+    support_level,
+    is_public: true,
+    max_projects,
+    max_envs_per_project,
+    max_services,
+    max_project_users,
+    max_api_keys_per_user,
+    features: {
+      crud_basic: true,
+      crud_pro: false,
+      crud_api: false,
+      multi_cloud: false,
+      scheduler_ansible: false,
+      ai_analysis: false,
+      webhooks: false,
+      sso: false,
+      ...features,
+    },
   };
 }
 
@@ -80,5 +204,7 @@ export const PLAN_CATALOGUE: Plan[] = [
  * while single puts get the SDK's retries with backoff.
  */
 export async function seedPlans(_ctx: AppContext): Promise<void> {
-  await Promise.all(PLAN_CATALOGUE.map((plan, rank) => putItem({ ...keys.plan(rank, plan.id), type: 'plan', ...plan })));
+  await Promise.all(
+    PLAN_CATALOGUE.map((plan, rank) => putItem({ ...keys.plan(rank, plan.id), type: 'plan', ...plan })),
+  );
 }

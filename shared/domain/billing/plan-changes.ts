@@ -10,7 +10,15 @@ import { log } from '#shared/log';
 import { enqueue } from '#shared/queue';
 import type { AppContext } from '#shared/context';
 import { FREE_PLAN_ID, getPlan, type Plan } from './plans';
-import { listSubscriptions, newSubscription, putSubscriptionStep, currentOf, activeOf, type Subscription, type SubscriptionStatus } from './subscriptions';
+import {
+  listSubscriptions,
+  newSubscription,
+  putSubscriptionStep,
+  currentOf,
+  activeOf,
+  type Subscription,
+  type SubscriptionStatus,
+} from './subscriptions';
 import { transactWithInvoice, type InvoiceDraft } from './invoices';
 
 /** The jobs-queue message of a cancellation at the provider: queued after a plan change (below), run by `cancelAtProvider`. */
@@ -40,11 +48,23 @@ export const SUBSCRIPTION_CHANGED = concurrentChange();
 export const retryWhileChanging = <T>(fn: () => Promise<T>) => onContention(fn, (err) => err === SUBSCRIPTION_CHANGED);
 
 /** Moves `sub` from the state it was read in to `to` (with `fields`); refused (re-run) if it moved meanwhile. */
-export const moveStep = (sub: Subscription, to: SubscriptionStatus, fields: Record<string, unknown>, ctx: AppContext): TransactStep =>
-  setWhenStep(keys.subscription(sub.user_id, sub.id), { status: to, updated_at: ctx.clock.now().toISOString(), ...fields }, { status: sub.status }, SUBSCRIPTION_CHANGED);
+export const moveStep = (
+  sub: Subscription,
+  to: SubscriptionStatus,
+  fields: Record<string, unknown>,
+  ctx: AppContext,
+): TransactStep =>
+  setWhenStep(
+    keys.subscription(sub.user_id, sub.id),
+    { status: to, updated_at: ctx.clock.now().toISOString(), ...fields },
+    { status: sub.status },
+    SUBSCRIPTION_CHANGED,
+  );
 
 /** A pending subscription leaves its plan's "pending" slot when it is paid or cancelled. */
-export const releasePendingStep = (sub: Subscription): TransactStep => ({ Delete: { Key: keys.pendingSubscription(sub.user_id, sub.plan_id) } });
+export const releasePendingStep = (sub: Subscription): TransactStep => ({
+  Delete: { Key: keys.pendingSubscription(sub.user_id, sub.plan_id) },
+});
 
 export interface PlanChange {
   from: Plan | undefined;
@@ -59,15 +79,29 @@ export function planChangeSteps(userId: string, change: PlanChange, ctx: AppCont
   if (change.from?.id === change.to?.id) return [];
   return [
     // The account's audit entry of the change (account-level: the account's own log; kept, as plan changes are few).
-    ...auditStep(ctx, {
-      action: 'subscription.plan_change', entity_type: 'subscription', entity_id: userId, project_id: null, account_id: userId,
-      before: { plan_id: change.from?.id ?? null, plan_name: change.from?.name ?? null },
-      after: { plan_id: change.to?.id ?? null, plan_name: change.to?.name ?? null },
-    }, { mode: 'creation' }),
+    ...auditStep(
+      ctx,
+      {
+        action: 'subscription.plan_change',
+        entity_type: 'subscription',
+        entity_id: userId,
+        project_id: null,
+        account_id: userId,
+        before: { plan_id: change.from?.id ?? null, plan_name: change.from?.name ?? null },
+        after: { plan_id: change.to?.id ?? null, plan_name: change.to?.name ?? null },
+      },
+      { mode: 'creation' },
+    ),
     accountEventStep(
       'subscription.changed',
       userId,
-      { account_id: userId, old_plan_id: change.from?.id ?? null, old_plan_name: change.from?.name ?? null, new_plan_id: change.to?.id ?? null, new_plan_name: change.to?.name ?? null },
+      {
+        account_id: userId,
+        old_plan_id: change.from?.id ?? null,
+        old_plan_name: change.from?.name ?? null,
+        new_plan_id: change.to?.id ?? null,
+        new_plan_name: change.to?.name ?? null,
+      },
       ctx,
     ),
   ];
@@ -81,7 +115,12 @@ export async function afterPlanChange(userId: string, cancelled: Subscription[])
   for (const sub of cancelled) {
     const providerSubscriptionId = sub.provider_subscription_id;
     if (!providerSubscriptionId) continue;
-    await enqueue('jobs', { kind: 'cancel-provider-subscription', user_id: userId, subscription_id: sub.id, provider_subscription_id: providerSubscriptionId } satisfies CancelProviderSubscriptionJobMessage).catch((err) =>
+    await enqueue('jobs', {
+      kind: 'cancel-provider-subscription',
+      user_id: userId,
+      subscription_id: sub.id,
+      provider_subscription_id: providerSubscriptionId,
+    } satisfies CancelProviderSubscriptionJobMessage).catch((err) =>
       log.error('provider cancellation not queued', { subscription_id: sub.id, error: String(err) }),
     );
   }
@@ -95,7 +134,13 @@ export async function afterPlanChange(userId: string, cancelled: Subscription[])
 export async function switchTo(
   userId: string,
   plan: Plan,
-  opts: { activate?: Subscription; amountCents: number; currency: string; alongside?: TransactStep[]; subscriptionFields?: Record<string, unknown> },
+  opts: {
+    activate?: Subscription;
+    amountCents: number;
+    currency: string;
+    alongside?: TransactStep[];
+    subscriptionFields?: Record<string, unknown>;
+  },
   ctx: AppContext,
 ) {
   return retryWhileChanging(async () => {
@@ -109,14 +154,23 @@ export async function switchTo(
       const fresh = subs.find((s) => s.id === opts.activate!.id) ?? opts.activate;
       if (fresh.status !== 'pending') return { applied: false as const };
       target = { ...fresh, status: 'active', period_start: now };
-      steps.push(moveStep(fresh, 'active', { period_start: now, ...opts.subscriptionFields }, ctx), releasePendingStep(fresh));
+      steps.push(
+        moveStep(fresh, 'active', { period_start: now, ...opts.subscriptionFields }, ctx),
+        releasePendingStep(fresh),
+      );
     } else {
       target = newSubscription(userId, plan.id, 'active', ctx);
       steps.push(putSubscriptionStep(target));
     }
     steps.push(...previous.map((s) => moveStep(s, 'cancelled', { period_end: now }, ctx)));
     steps.push(...planChangeSteps(userId, { from: before?.plan, to: plan }, ctx));
-    const draft: InvoiceDraft = { userId, subscriptionId: target.id, plan, amountCents: opts.amountCents, currency: opts.currency };
+    const draft: InvoiceDraft = {
+      userId,
+      subscriptionId: target.id,
+      plan,
+      amountCents: opts.amountCents,
+      currency: opts.currency,
+    };
     const invoice = await transactWithInvoice(steps, draft, ctx);
     await afterPlanChange(userId, previous);
     return { applied: true as const, subscription: target, invoice };
@@ -128,7 +182,12 @@ export async function switchTo(
  * cancelled; if it was the account's current plan and no other is active, the account falls back to
  * an active Free subscription in the same transaction.
  */
-export async function endSubscription(userId: string, subscriptionId: string, alongside: TransactStep[], ctx: AppContext): Promise<boolean> {
+export async function endSubscription(
+  userId: string,
+  subscriptionId: string,
+  alongside: TransactStep[],
+  ctx: AppContext,
+): Promise<boolean> {
   return retryWhileChanging(async () => {
     const subs = await listSubscriptions(userId);
     const sub = subs.find((s) => s.id === subscriptionId);
@@ -147,8 +206,17 @@ export async function endSubscription(userId: string, subscriptionId: string, al
 }
 
 /** The provider's customer of the account, kept for the billing portal and later checkouts. */
-export const billingCustomerItem = (userId: string, provider: string, customerId: string, ctx: AppContext) =>
-  ({ ...keys.billingCustomer(userId), type: 'billing_customer', provider, customer_id: customerId, updated_at: ctx.clock.now().toISOString() });
+export const billingCustomerItem = (userId: string, provider: string, customerId: string, ctx: AppContext) => ({
+  ...keys.billingCustomer(userId),
+  type: 'billing_customer',
+  provider,
+  customer_id: customerId,
+  updated_at: ctx.clock.now().toISOString(),
+});
 /** Written with the payment it came with: that customer holds the subscription, so it replaces any other. */
-export const billingCustomerStep = (userId: string, provider: string, customerId: string, ctx: AppContext): TransactStep =>
-  putStep(billingCustomerItem(userId, provider, customerId, ctx));
+export const billingCustomerStep = (
+  userId: string,
+  provider: string,
+  customerId: string,
+  ctx: AppContext,
+): TransactStep => putStep(billingCustomerItem(userId, provider, customerId, ctx));

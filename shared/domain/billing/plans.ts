@@ -3,7 +3,13 @@ import { queryPartition } from '#db/query';
 import type { AppContext } from '#shared/context';
 
 export type Interval = 'monthly' | 'annual' | 'none' | 'custom';
-export type SupportLevel = 'community' | 'email_48h' | 'email_chat_24h' | 'email_chat_12h' | 'priority_4h' | '24_7_dedicated_1h';
+export type SupportLevel =
+  | 'community'
+  | 'email_48h'
+  | 'email_chat_24h'
+  | 'email_chat_12h'
+  | 'priority_4h'
+  | '24_7_dedicated_1h';
 
 export interface PlanFeatures {
   crud_basic: boolean;
@@ -53,7 +59,9 @@ let cache: { at: number; plans: Promise<Plan[]> } | undefined;
 
 function listPlans(): Promise<Plan[]> {
   if (!cache || Date.now() - cache.at > CACHE_MS) {
-    const plans = queryPartition(keys.plans, '').then((items) => items.map((i) => inDocumentedOrder(stripKeys(i) as unknown as Plan)));
+    const plans = queryPartition(keys.plans, '').then((items) =>
+      items.map((i) => inDocumentedOrder(stripKeys(i) as unknown as Plan)),
+    );
     cache = { at: Date.now(), plans };
     plans.catch(() => (cache = undefined));
   }
@@ -62,15 +70,54 @@ function listPlans(): Promise<Plan[]> {
 
 /** DynamoDB returns map attributes in no particular order; clients read plans in the documented one. */
 function inDocumentedOrder(p: Plan): Plan {
-  const { id, name, interval, price_cents, currency, perks_text, max_projects, max_envs_per_project, max_services, max_project_users, max_api_keys_per_user, support_level, features, is_public } = p;
+  const {
+    id,
+    name,
+    interval,
+    price_cents,
+    currency,
+    perks_text,
+    max_projects,
+    max_envs_per_project,
+    max_services,
+    max_project_users,
+    max_api_keys_per_user,
+    support_level,
+    features,
+    is_public,
+  } = p;
   const f = features;
   return {
-    id, name, interval, price_cents, currency, perks_text, max_projects, max_envs_per_project, max_services, max_project_users, max_api_keys_per_user, support_level,
+    id,
+    name,
+    interval,
+    price_cents,
+    currency,
+    perks_text,
+    max_projects,
+    max_envs_per_project,
+    max_services,
+    max_project_users,
+    max_api_keys_per_user,
+    support_level,
     features: {
-      crud_basic: f.crud_basic, crud_pro: f.crud_pro, crud_api: f.crud_api, multi_cloud: f.multi_cloud, scheduler_ansible: f.scheduler_ansible,
-      ai_analysis: f.ai_analysis, webhooks: f.webhooks ?? false, sso: f.sso ?? false, users_included: f.users_included, extra_user_price_cents: f.extra_user_price_cents, api_rate_limit: f.api_rate_limit,
-      data_retention_days: f.data_retention_days, rbac_custom_roles_limit: f.rbac_custom_roles_limit, cost_estimate: f.cost_estimate,
-      providers: f.providers, auto_discovery: f.auto_discovery, monitoring: { enabled: f.monitoring.enabled, integrations: f.monitoring.integrations },
+      crud_basic: f.crud_basic,
+      crud_pro: f.crud_pro,
+      crud_api: f.crud_api,
+      multi_cloud: f.multi_cloud,
+      scheduler_ansible: f.scheduler_ansible,
+      ai_analysis: f.ai_analysis,
+      webhooks: f.webhooks ?? false,
+      sso: f.sso ?? false,
+      users_included: f.users_included,
+      extra_user_price_cents: f.extra_user_price_cents,
+      api_rate_limit: f.api_rate_limit,
+      data_retention_days: f.data_retention_days,
+      rbac_custom_roles_limit: f.rbac_custom_roles_limit,
+      cost_estimate: f.cost_estimate,
+      providers: f.providers,
+      auto_discovery: f.auto_discovery,
+      monitoring: { enabled: f.monitoring.enabled, integrations: f.monitoring.integrations },
     },
     is_public,
   };

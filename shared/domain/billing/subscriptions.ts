@@ -22,14 +22,35 @@ export interface Subscription {
   updated_at: string;
 }
 
-export function newSubscription(userId: string, planId: string, status: SubscriptionStatus, ctx: AppContext): Subscription {
+export function newSubscription(
+  userId: string,
+  planId: string,
+  status: SubscriptionStatus,
+  ctx: AppContext,
+): Subscription {
   const now = ctx.clock.now().toISOString();
-  return { id: ctx.ids.newId(), user_id: userId, plan_id: planId, status, period_start: now, period_end: null, provider_subscription_id: null, created_at: now, updated_at: now };
+  return {
+    id: ctx.ids.newId(),
+    user_id: userId,
+    plan_id: planId,
+    status,
+    period_start: now,
+    period_end: null,
+    provider_subscription_id: null,
+    created_at: now,
+    updated_at: now,
+  };
 }
 
-export const putSubscriptionStep = (sub: Subscription): TransactStep => putNewStep({ ...keys.subscription(sub.user_id, sub.id), type: 'subscription', ...sub });
+export const putSubscriptionStep = (sub: Subscription): TransactStep =>
+  putNewStep({ ...keys.subscription(sub.user_id, sub.id), type: 'subscription', ...sub });
 
-export function newSubscriptionStep(userId: string, planId: string, status: SubscriptionStatus, ctx: AppContext): TransactStep {
+export function newSubscriptionStep(
+  userId: string,
+  planId: string,
+  status: SubscriptionStatus,
+  ctx: AppContext,
+): TransactStep {
   return putSubscriptionStep(newSubscription(userId, planId, status, ctx));
 }
 
@@ -44,7 +65,8 @@ export async function activePlan(userId: string): Promise<{ subscription: Subscr
 }
 
 /** The subscriptions that are active, the current one (latest period start) first. */
-export const activeOf = (subs: Subscription[]) => subs.filter((s) => s.status === 'active').sort((a, b) => b.period_start.localeCompare(a.period_start));
+export const activeOf = (subs: Subscription[]) =>
+  subs.filter((s) => s.status === 'active').sort((a, b) => b.period_start.localeCompare(a.period_start));
 
 /** Of an account's subscriptions, the current one and its plan (SPEC: with several active, the latest period start). */
 export async function currentOf(subs: Subscription[]): Promise<{ subscription: Subscription; plan: Plan } | undefined> {

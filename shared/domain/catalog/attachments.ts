@@ -37,10 +37,20 @@ interface Holder {
 
 const HOLDERS = {
   service: {
-    kind: 'service', notFound: SERVICE_NOT_FOUND, idField: 'service_id', view: 'services.view', manage: 'services.manage', forbidden: SERVICE_FORBIDDEN,
+    kind: 'service',
+    notFound: SERVICE_NOT_FOUND,
+    idField: 'service_id',
+    view: 'services.view',
+    manage: 'services.manage',
+    forbidden: SERVICE_FORBIDDEN,
   },
   floor: {
-    kind: 'floor', notFound: FLOOR_NOT_FOUND, idField: 'service_floor_id', view: 'floors.view', manage: 'floors.manage', forbidden: FLOOR_FORBIDDEN,
+    kind: 'floor',
+    notFound: FLOOR_NOT_FOUND,
+    idField: 'service_floor_id',
+    view: 'floors.view',
+    manage: 'floors.manage',
+    forbidden: FLOOR_FORBIDDEN,
   },
 } satisfies Record<string, Holder>;
 
@@ -52,10 +62,17 @@ type HolderItem = { id: string; network_ids?: string[]; updated_at: string } & R
 export type AttachmentsOut = { networks: NetworkOut[] } & Partial<Record<Holder['idField'], string>>;
 
 /** The networks attached to a service or floor: full network objects, deleted networks left out. */
-export async function attachedNetworks(ctx: AppContext, input: { holder: HolderKind; id: string }): Promise<AttachmentsOut> {
+export async function attachedNetworks(
+  ctx: AppContext,
+  input: { holder: HolderKind; id: string },
+): Promise<AttachmentsOut> {
   const holder: Holder = HOLDERS[input.holder];
   const { item, located } = await accessToItem<HolderItem>({
-    id: input.id, kind: holder.kind, userId: actorAccount(ctx).id, notFound: notFound(holder.notFound), permission: { key: holder.view, detail: holder.forbidden.view },
+    id: input.id,
+    kind: holder.kind,
+    userId: actorAccount(ctx).id,
+    notFound: notFound(holder.notFound),
+    permission: { key: holder.view, detail: holder.forbidden.view },
   });
   const networks = await liveNetworks(located.projectId, located.envId, item.network_ids ?? []);
   return { [holder.idField]: input.id, networks: networks.map(networkView.project) };
@@ -66,13 +83,21 @@ export async function attachedNetworks(ctx: AppContext, input: { holder: HolderK
  * is not a live one of the holder's environment (the networks are read with the access check).
  */
 // Re-run from a new read when its write went stale (a concurrent change moved what it read, its audit head included: db/transact.ts).
-export const replaceAttachedNetworks = (...args: Parameters<typeof replaceAttachedNetworksOnce>) => retryWhenStale(() => replaceAttachedNetworksOnce(...args));
+export const replaceAttachedNetworks = (...args: Parameters<typeof replaceAttachedNetworksOnce>) =>
+  retryWhenStale(() => replaceAttachedNetworksOnce(...args));
 
-async function replaceAttachedNetworksOnce(ctx: AppContext, input: { holder: HolderKind; id: string; network_ids: string[] }): Promise<AttachmentsOut> {
+async function replaceAttachedNetworksOnce(
+  ctx: AppContext,
+  input: { holder: HolderKind; id: string; network_ids: string[] },
+): Promise<AttachmentsOut> {
   const holder: Holder = HOLDERS[input.holder];
   const ids = [...new Set(input.network_ids)];
   const { access, item, located } = await accessToItem<HolderItem>({
-    id: input.id, kind: holder.kind, userId: actorAccount(ctx).id, notFound: notFound(holder.notFound), permission: { key: holder.manage, detail: holder.forbidden.manage },
+    id: input.id,
+    kind: holder.kind,
+    userId: actorAccount(ctx).id,
+    notFound: notFound(holder.notFound),
+    permission: { key: holder.manage, detail: holder.forbidden.manage },
     extra: (l) => ids.map((n) => keys.network(l.projectId, l.envId, n)),
   });
   const wanted = ids.map((n) => ({ id: n, key: keys.network(located.projectId, located.envId, n) }));
@@ -84,14 +109,33 @@ async function replaceAttachedNetworksOnce(ctx: AppContext, input: { holder: Hol
     // The holder's entry chain: an attachment change is the service's or floor's latest entry.
     const days = await retentionOfProject(access.project);
     const audit = changeAudit(
-      ctx, 'attachment', 'update', { id: input.id, project_id: located.projectId, environment_id: located.envId, audit_head: item.audit_head as string | undefined },
-      { before: { network_ids: before }, after: { network_ids: [...ids].sort() } }, days, { summary: { holder: holder.kind } },
+      ctx,
+      'attachment',
+      'update',
+      {
+        id: input.id,
+        project_id: located.projectId,
+        environment_id: located.envId,
+        audit_head: item.audit_head as string | undefined,
+      },
+      { before: { network_ids: before }, after: { network_ids: [...ids].sort() } },
+      days,
+      { summary: { holder: holder.kind } },
     );
     await transact([
       setFieldsStep(located.key, { network_ids: ids, updated_at, audit_head: audit.head }, notFound(holder.notFound)),
       ...audit.steps,
       ...wanted.map((w) => stillLiveStep(w.key, invalid(networksNotFound([w.id])))),
-      ...(holder.kind === 'service' ? [projectEventStep('service.updated', located.projectId, { ...serviceEventData(item as Service), changed: ['networks'] }, ctx)] : []),
+      ...(holder.kind === 'service'
+        ? [
+            projectEventStep(
+              'service.updated',
+              located.projectId,
+              { ...serviceEventData(item as Service), changed: ['networks'] },
+              ctx,
+            ),
+          ]
+        : []),
     ]);
   }
   const networks = wanted

@@ -8,7 +8,10 @@ import { PROVIDERS } from '#domain/billing';
 export const isIpAddress = (s: string) => ipaddr.IPv4.isValidFourPartDecimal(s) || ipaddr.IPv6.isValid(s);
 
 export const ipAddress = z.string().trim().refine(isIpAddress, { message: 'Invalid IP address' });
-export const ipv4Address = z.string().trim().refine((s) => ipaddr.IPv4.isValidFourPartDecimal(s), { message: 'Invalid IPv4 address' });
+export const ipv4Address = z
+  .string()
+  .trim()
+  .refine((s) => ipaddr.IPv4.isValidFourPartDecimal(s), { message: 'Invalid IPv4 address' });
 
 /**
  * An IPv4 network in CIDR notation with no host bits set: `10.0.0.5/24` is refused (naming the
@@ -24,11 +27,15 @@ export const ipv4Cidr = z
     }
     const [address, prefix] = ipaddr.IPv4.parseCIDR(s);
     const network = ipaddr.IPv4.networkAddressFromCIDR(s).toString();
-    if (address.toString() !== network) ctx.addIssue({ code: 'custom', message: `CIDR has host bits set; did you mean ${network}/${prefix}?` });
+    if (address.toString() !== network)
+      ctx.addIssue({ code: 'custom', message: `CIDR has host bits set; did you mean ${network}/${prefix}?` });
   });
 
 /** A CIDR used as a search range: any valid IPv4 CIDR (host bits are ignored when matching). */
-export const ipv4Range = z.string().trim().refine((s) => ipaddr.IPv4.isValidCIDRFourPartDecimal(s), { message: 'Invalid IPv4 CIDR range' });
+export const ipv4Range = z
+  .string()
+  .trim()
+  .refine((s) => ipaddr.IPv4.isValidCIDRFourPartDecimal(s), { message: 'Invalid IPv4 CIDR range' });
 
 export const provider = z.enum(PROVIDERS);
 /** Optional free text: trimmed, capped; null clears it. */
@@ -47,4 +54,6 @@ export const urlWithScheme = (schemes: string[], max = 2048) =>
     });
 
 /** A query parameter that may repeat (`tags=a&tags=b`): the query parser gives a string or an array. */
-export const repeatable = z.union([z.string(), z.array(z.string())]).transform((v) => (Array.isArray(v) ? v : [v]).map((s) => s.trim()).filter(Boolean));
+export const repeatable = z
+  .union([z.string(), z.array(z.string())])
+  .transform((v) => (Array.isArray(v) ? v : [v]).map((s) => s.trim()).filter(Boolean));

@@ -10,9 +10,8 @@ export type FloorType = z.infer<typeof floorType>;
 const text = z.string().nullable().default(null);
 const int = z.number().int().nullable().default(null);
 
-export const floorEntity = defineEntity(
-  'floor',
-  () => z.object({
+export const floorEntity = defineEntity('floor', () =>
+  z.object({
     id: z.uuid(),
     project_id: z.uuid(),
     environment_id: z.uuid(),

@@ -43,7 +43,9 @@ export const floorFields = {
   instances: specField(SERVER_SPEC_MAX.instances),
   tags,
 };
-export const createFloorBody = lazySchema(() => z.object({ project_id: z.uuid(), environment_id: z.uuid(), type: floorType, ...floorFields }));
+export const createFloorBody = lazySchema(() =>
+  z.object({ project_id: z.uuid(), environment_id: z.uuid(), type: floorType, ...floorFields }),
+);
 export const updateFloorBody = lazySchema(() => z.object({ type: floorType.optional(), ...floorFields }));
 export type CreateFloorInput = z.output<ReturnType<typeof createFloorBody>>;
 export type UpdateFloorInput = z.output<ReturnType<typeof updateFloorBody>>;
@@ -68,28 +70,46 @@ function storedFields(input: Partial<Record<keyof typeof floorFields, unknown>>)
 /** The writes that create a floor (its item and its id lookup); the environment guard is the caller's. */
 export function newFloorSteps(floor: Floor): TransactStep[] {
   const key = keys.floor(floor.project_id, floor.environment_id, floor.id);
-  return [putNewStep(floorEntity.encode(key, floor)), catalogLookupStep(floor.id, floor.project_id, floor.environment_id, key, 'floor'), ...floorListing.steps(null, floor)];
+  return [
+    putNewStep(floorEntity.encode(key, floor)),
+    catalogLookupStep(floor.id, floor.project_id, floor.environment_id, key, 'floor'),
+    ...floorListing.steps(null, floor),
+  ];
 }
 
 /** The key of a floor item. */
-export const floorKey = (floor: Pick<Floor, 'project_id' | 'environment_id' | 'id'>) => keys.floor(floor.project_id, floor.environment_id, floor.id);
+export const floorKey = (floor: Pick<Floor, 'project_id' | 'environment_id' | 'id'>) =>
+  keys.floor(floor.project_id, floor.environment_id, floor.id);
 
 /**
  * Sets fields on a floor read as `floor` while it is live (discovery's update and missing flag), with
  * its listing's writes: refused with 404 when it is gone, and with CASCADE_STALE when a listed field
  * changed since the read (listing.ts; re-run from a new read).
  */
-export const floorFieldsSteps = (floor: Floor, fields: Partial<Floor>): TransactStep[] => floorListing.change(floorKey(floor), floor, fields, notFound(FLOOR_NOT_FOUND));
+export const floorFieldsSteps = (floor: Floor, fields: Partial<Floor>): TransactStep[] =>
+  floorListing.change(floorKey(floor), floor, fields, notFound(FLOOR_NOT_FOUND));
 
 /** The `floor.created` event of a new floor, written in its creating transaction (the one event shape, for the route and for discovery). */
 export const floorCreatedStep = (floor: Floor, ctx: AppContext): TransactStep =>
-  projectEventStep('floor.created', floor.project_id, { service_floor_id: floor.id, hostname: floor.hostname, type: floor.floor_type, project_id: floor.project_id, environment_id: floor.environment_id }, ctx);
+  projectEventStep(
+    'floor.created',
+    floor.project_id,
+    {
+      service_floor_id: floor.id,
+      hostname: floor.hostname,
+      type: floor.floor_type,
+      project_id: floor.project_id,
+      environment_id: floor.environment_id,
+    },
+    ctx,
+  );
 
 /** What an audit entry records of a floor: its fields as its readers see them (its networks are the attachments' entries). */
 export const auditedFloor = ({ network_ids: _n, audit_head: _h, ...rest }: Floor) => rest;
 
 /** An environment's floors as stored (deleted and archived included), for a caller that already checked access. */
-export const storedFloorsOf = async (projectId: string, envId: string): Promise<Floor[]> => (await queryPrefix(projectId, keys.floorPrefix(envId))).map(floorEntity.decode);
+export const storedFloorsOf = async (projectId: string, envId: string): Promise<Floor[]> =>
+  (await queryPrefix(projectId, keys.floorPrefix(envId))).map(floorEntity.decode);
 
 // Every function a route calls takes (ctx, input): the caller is ctx.actor, and its access is
 // loaded and checked here.
@@ -100,7 +120,12 @@ export async function createFloor(ctx: AppContext, input: CreateFloorInput): Pro
   const now = ctx.clock.now().toISOString();
   const floor = floorEntity.create({
     ...storedFields(input),
-    id: ctx.ids.newId(), project_id: env.project_id, environment_id: env.id, floor_type: input.type, created_at: now, updated_at: now,
+    id: ctx.ids.newId(),
+    project_id: env.project_id,
+    environment_id: env.id,
+    floor_type: input.type,
+    created_at: now,
+    updated_at: now,
   });
   await transact([
     ...newFloorSteps(floor),
@@ -145,15 +170,24 @@ export async function listFloors(ctx: AppContext, f: ListFloorsInput): Promise<F
   const filtered = Boolean(f.hostname || f.tags?.length || f.type || f.location || f.zone);
   const [{ access }, page] = await Promise.all([
     accessInEnvironment(projectId, actorAccount(ctx).id, envId),
-    f.updated_since ? null : floorListing.page<FloorListing>(projectId, envId, { offset, limit, keep: filtered ? (x) => matchesFloorFilters(x, f) : undefined }),
+    f.updated_since
+      ? null
+      : floorListing.page<FloorListing>(projectId, envId, {
+          offset,
+          limit,
+          keep: filtered ? (x) => matchesFloorFilters(x, f) : undefined,
+        }),
   ]);
   access.require('floors.view', FORBIDDEN_VIEW, envId);
   const floors = page
     ? await floorListing.entities(projectId, envId, page)
-    : visible((await queryPrefix(projectId, keys.floorPrefix(envId), visibleFilter(f.updated_since))).map(floorEntity.decode), f.updated_since)
-      .filter((x) => matchesFloorFilters(x, f))
-      .sort(byText((x) => x.hostname))
-      .slice(offset, limit === undefined ? undefined : offset + limit);
+    : visible(
+        (await queryPrefix(projectId, keys.floorPrefix(envId), visibleFilter(f.updated_since))).map(floorEntity.decode),
+        f.updated_since,
+      )
+        .filter((x) => matchesFloorFilters(x, f))
+        .sort(byText((x) => x.hostname))
+        .slice(offset, limit === undefined ? undefined : offset + limit);
   return floors.map((x) => floorView.project(x));
 }
 
@@ -161,7 +195,13 @@ const MANAGE = { key: 'floors.manage', detail: FORBIDDEN_MANAGE } as const;
 
 /** The caller's access to one floor (2 round trips), the floor decoded; absent, deleted and foreign floors are the same 404. */
 export async function accessToFloor(floorId: string, userId: string, permission: ItemRequest['permission']) {
-  const { item, ...found } = await accessToItem<object>({ id: floorId, kind: 'floor', userId, notFound: notFound(FLOOR_NOT_FOUND), permission });
+  const { item, ...found } = await accessToItem<object>({
+    id: floorId,
+    kind: 'floor',
+    userId,
+    notFound: notFound(FLOOR_NOT_FOUND),
+    permission,
+  });
   return { ...found, floor: floorEntity.decode(item) };
 }
 
@@ -171,18 +211,39 @@ export async function getFloor(ctx: AppContext, { floor_id }: { floor_id: string
 }
 
 /** Changes the given fields; a change of a listed field re-runs from a new read when another one changed meanwhile (listing.ts). */
-export const updateFloor = (ctx: AppContext, input: UpdateFloorInput & { floor_id: string }): Promise<FloorOut> => retryWhenStale(() => updateFloorOnce(ctx, input));
+export const updateFloor = (ctx: AppContext, input: UpdateFloorInput & { floor_id: string }): Promise<FloorOut> =>
+  retryWhenStale(() => updateFloorOnce(ctx, input));
 
-async function updateFloorOnce(ctx: AppContext, { floor_id, ...input }: UpdateFloorInput & { floor_id: string }): Promise<FloorOut> {
+async function updateFloorOnce(
+  ctx: AppContext,
+  { floor_id, ...input }: UpdateFloorInput & { floor_id: string },
+): Promise<FloorOut> {
   const { access, floor, located } = await accessToFloor(floor_id, actorAccount(ctx).id, MANAGE);
   const wanted: Partial<Floor> = { ...storedFields(input), ...(input.type ? { floor_type: input.type } : {}) };
-  const changes = Object.fromEntries(Object.entries(wanted).filter(([k, v]) => JSON.stringify(v) !== JSON.stringify(floor[k as keyof Floor])));
+  const changes = Object.fromEntries(
+    Object.entries(wanted).filter(([k, v]) => JSON.stringify(v) !== JSON.stringify(floor[k as keyof Floor])),
+  );
   if (!Object.keys(changes).length) return floorView.project(floor);
   const updated_at = ctx.clock.now().toISOString();
   const after = { ...floor, ...changes, updated_at };
   const days = await retentionOfProject(access.project);
-  const audit = changeAudit(ctx, 'floor', 'update', floor, { before: auditedFloor(floor), after: auditedFloor(after) }, days);
-  await transact([...floorListing.change(located.key, floor, { ...changes, updated_at, audit_head: audit.head }, notFound(FLOOR_NOT_FOUND)), ...audit.steps]);
+  const audit = changeAudit(
+    ctx,
+    'floor',
+    'update',
+    floor,
+    { before: auditedFloor(floor), after: auditedFloor(after) },
+    days,
+  );
+  await transact([
+    ...floorListing.change(
+      located.key,
+      floor,
+      { ...changes, updated_at, audit_head: audit.head },
+      notFound(FLOOR_NOT_FOUND),
+    ),
+    ...audit.steps,
+  ]);
   return floorView.project(after);
 }
 
@@ -192,7 +253,11 @@ async function updateFloorOnce(ctx: AppContext, { floor_id, ...input }: UpdateFl
  * it, never the environment's. A listing whose service no longer names the floor is passed over.
  */
 async function hostedServices(projectId: string, envId: string, floorId: string): Promise<Service[]> {
-  const listed = await queryPrefix<{ id: string }>(projectId, keys.listingPrefix('SERVICEREF', envId, keys.serviceRefPlace.floor(floorId)), { projection: ['id'] });
+  const listed = await queryPrefix<{ id: string }>(
+    projectId,
+    keys.listingPrefix('SERVICEREF', envId, keys.serviceRefPlace.floor(floorId)),
+    { projection: ['id'] },
+  );
   if (!listed.length) return [];
   const read = await batchGet(listed.map((l) => keys.service(projectId, envId, l.id)));
   return [...read.values()].map(serviceEntity.decode).filter((s) => !s.deleted_at && s.service_floor_id === floorId);
@@ -210,16 +275,30 @@ export async function deleteFloor(ctx: AppContext, { floor_id: floorId }: { floo
     const { projectId, envId } = located;
     const days = await retentionOfProject(access.project);
     const now = ctx.clock.now().toISOString();
-    const [hosted, edges] = await Promise.all([hostedServices(projectId, envId, floorId), edgeRemovalSteps(projectId, envId, floor, false, now)]);
+    const [hosted, edges] = await Promise.all([
+      hostedServices(projectId, envId, floorId),
+      edgeRemovalSteps(projectId, envId, floor, false, now),
+    ]);
     // Archived services are detached too (not deleted, only hidden: they come back without the floor),
     // so the guard is "not deleted and still on this floor" (with the other references its listings hold,
     // as read) rather than the live rule; its reference listings follow (serviceRefListing).
     // Each detached service's service.updated is written with its detaching step (same chunk of the cascade).
     const cascade = [
       ...hosted.flatMap((s) => [
-        setWhenStep(keys.service(projectId, envId, s.id), { service_floor_id: null, updated_at: now }, {}, CASCADE_STALE, allOf(NOT_DELETED, serviceRefListing.asRead(s))),
+        setWhenStep(
+          keys.service(projectId, envId, s.id),
+          { service_floor_id: null, updated_at: now },
+          {},
+          CASCADE_STALE,
+          allOf(NOT_DELETED, serviceRefListing.asRead(s)),
+        ),
         ...serviceRefListing.steps(s, { ...s, service_floor_id: null }),
-        projectEventStep('service.updated', projectId, { ...serviceEventData(s), changed: ['service_floor_id', 'type'] }, ctx),
+        projectEventStep(
+          'service.updated',
+          projectId,
+          { ...serviceEventData(s), changed: ['service_floor_id', 'type'] },
+          ctx,
+        ),
       ]),
       ...edges.steps,
     ];
@@ -228,6 +307,15 @@ export async function deleteFloor(ctx: AppContext, { floor_id: floorId }: { floo
       summary: { detached_service_ids: hosted.map((s) => s.id) },
     });
     // Its edges as read include the services it hosts: one set on it meanwhile fails this write (db/refs.ts).
-    await transactWithCascade(cascade, [...floorListing.change(located.key, floor, { deleted_at: now, updated_at: now, network_ids: [], audit_head: audit.head }, notFound(FLOOR_NOT_FOUND), edges.asRead), ...audit.steps]);
+    await transactWithCascade(cascade, [
+      ...floorListing.change(
+        located.key,
+        floor,
+        { deleted_at: now, updated_at: now, network_ids: [], audit_head: audit.head },
+        notFound(FLOOR_NOT_FOUND),
+        edges.asRead,
+      ),
+      ...audit.steps,
+    ]);
   });
 }

@@ -3,39 +3,106 @@ export { MAX_ATTACHED_NETWORKS, attachedNetworks, replaceAttachedNetworks } from
 export { ipv4Address, ipv4Cidr, ipv4Range, repeatable } from './fields';
 export { floorType, floorEntity, floorView, type Floor, type FloorOut } from './floor-entity';
 export {
-  FLOOR_NOT_FOUND, floorFields, createFloorBody, updateFloorBody, newFloorSteps, floorKey, floorFieldsSteps,
-  floorCreatedStep, auditedFloor, storedFloorsOf, createFloor, matchesFloorFilters, listFloors, getFloor, updateFloor,
+  FLOOR_NOT_FOUND,
+  floorFields,
+  createFloorBody,
+  updateFloorBody,
+  newFloorSteps,
+  floorKey,
+  floorFieldsSteps,
+  floorCreatedStep,
+  auditedFloor,
+  storedFloorsOf,
+  createFloor,
+  matchesFloorFilters,
+  listFloors,
+  getFloor,
+  updateFloor,
   deleteFloor,
 } from './floors';
 export { networkEntity, networkView, networkOut, type Network } from './network-entity';
 export {
-  createNetworkBody, updateNetworkBody, checkGateway, newNetworkSteps, createNetwork, networkFilter, listNetworks,
-  getNetwork, updateNetwork, deleteNetwork,
+  createNetworkBody,
+  updateNetworkBody,
+  checkGateway,
+  newNetworkSteps,
+  createNetwork,
+  networkFilter,
+  listNetworks,
+  getNetwork,
+  updateNetwork,
+  deleteNetwork,
 } from './networks';
 export { storedRepositoryDep, serviceEntity, serviceView, type Service, type ServiceOut } from './service-entity';
 export { SERVICE_NOT_FOUND } from './service-refusals';
 export {
-  serviceFields, createServiceBody, updateServiceBody, SERVERLESS, serviceHintsStep,
-  newServiceSteps, createService, getService, repositoryDeps, listServices, updateService, deleteService,
+  serviceFields,
+  createServiceBody,
+  updateServiceBody,
+  SERVERLESS,
+  serviceHintsStep,
+  newServiceSteps,
+  createService,
+  getService,
+  repositoryDeps,
+  listServices,
+  updateService,
+  deleteService,
 } from './services';
 export type { Listable, Listing } from './listing';
 export {
-  serviceListing, floorListing, networkListing, LISTINGS, type ServiceListing, type FloorListing, type NetworkListing,
+  serviceListing,
+  floorListing,
+  networkListing,
+  LISTINGS,
+  type ServiceListing,
+  type FloorListing,
+  type NetworkListing,
 } from './listings';
 export { chainPlace, connectionListing, linkListing } from './topology/listings';
 export { backfillListings, rebuildProjectListings } from './listing-backfill';
 export {
-  DEFAULT_MAX_DEPTH, MAX_MAX_DEPTH, impactGraph, computeBlastRadius, blastRadiusOf, type Topology,
+  DEFAULT_MAX_DEPTH,
+  MAX_MAX_DEPTH,
+  impactGraph,
+  computeBlastRadius,
+  blastRadiusOf,
+  type Topology,
 } from './topology/blast-radius';
 export {
-  DIRECTIONS, GROUP_KINDS, connectionName, connectionEntity, connectionView, connectionOut, chainEntity,
-  type Direction, type Connection, type Chain,
+  DIRECTIONS,
+  GROUP_KINDS,
+  connectionName,
+  connectionEntity,
+  connectionView,
+  connectionOut,
+  chainEntity,
+  type Direction,
+  type Connection,
+  type Chain,
 } from './topology/connection-entity';
 export {
-  MAX_BATCH_CONNECTIONS, MAX_CHAIN_CONNECTIONS, MISSING_MANAGE, MISSING_VIEW, CHAIN_FULL, putConnectionSteps,
-  putChainSteps, auditedConnection, chainShown, pairKey, END_PROBE, connectionsVersionStep, createConnection,
-  createConnectionBatch, listConnections, byConnectionOrder, updateConnection, updateChain, deleteConnection,
-  deleteChain, type ConnectionSpec,
+  MAX_BATCH_CONNECTIONS,
+  MAX_CHAIN_CONNECTIONS,
+  MISSING_MANAGE,
+  MISSING_VIEW,
+  CHAIN_FULL,
+  putConnectionSteps,
+  putChainSteps,
+  auditedConnection,
+  chainShown,
+  pairKey,
+  END_PROBE,
+  connectionsVersionStep,
+  createConnection,
+  createConnectionBatch,
+  listConnections,
+  byConnectionOrder,
+  updateConnection,
+  updateChain,
+  deleteConnection,
+  deleteChain,
+  type ConnectionSpec,
 } from './topology/connections';
 export { ENTITY_TYPES, entityKey } from './topology/ends';
 export { linkEntity, linkView, linkOut, type Link } from './topology/link-entity';

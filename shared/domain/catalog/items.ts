@@ -17,12 +17,20 @@ import { refsAsRead } from '#db/refs';
 export type CatalogKind = 'service' | 'floor' | 'network';
 
 /** The id lookup of a catalog item, with its environment and optional hints (see services: floor and group ids). */
-export function catalogLookupStep(id: string, projectId: string, envId: string, key: Key, kind: CatalogKind, refs: LookupRefs = {}): TransactStep {
+export function catalogLookupStep(
+  id: string,
+  projectId: string,
+  envId: string,
+  key: Key,
+  kind: CatalogKind,
+  refs: LookupRefs = {},
+): TransactStep {
   return lookupStep(id, projectId, key, kind, { environment_id: envId, ...refs });
 }
 
 /** Case-insensitive "contains" over optional strings. */
-export const containsCi = (haystack: string | null | undefined, needle: string) => Boolean(haystack?.toLowerCase().includes(needle.toLowerCase()));
+export const containsCi = (haystack: string | null | undefined, needle: string) =>
+  Boolean(haystack?.toLowerCase().includes(needle.toLowerCase()));
 export const equalsCi = (a: string | null | undefined, b: string) => Boolean(a && a.toLowerCase() === b.toLowerCase());
 /** Match-any tag filter, ignoring case. */
 export const hasAnyTag = (tags: string[] | undefined, wanted: string[]) => {
@@ -30,8 +38,10 @@ export const hasAnyTag = (tags: string[] | undefined, wanted: string[]) => {
   return (tags ?? []).some((t) => lower.has(t.toLowerCase()));
 };
 /** The `location` filter: provider, region or zone contains the text. */
-export const atLocation = (i: { provider?: string | null; provider_region?: string | null; provider_zone?: string | null }, text: string) =>
-  containsCi(i.provider, text) || containsCi(i.provider_region, text) || containsCi(i.provider_zone, text);
+export const atLocation = (
+  i: { provider?: string | null; provider_region?: string | null; provider_zone?: string | null },
+  text: string,
+) => containsCi(i.provider, text) || containsCi(i.provider_region, text) || containsCi(i.provider_zone, text);
 
 /**
  * The steps that remove, with an entity, the live connections (either end) and links (either
@@ -58,11 +68,23 @@ export async function edgeRemovalSteps(
   for (const c of connections) if (c.chain_id) leaving.set(c.chain_id, (leaving.get(c.chain_id) ?? 0) + 1);
   const steps = [
     // Each connection with its listings (after it: a cascade committed in chunks never drops a live connection's listing first).
-    ...connections.flatMap((c) => [softDeleteStep(keys.connection(projectId, envId, c.id), now, CASCADE_STALE), ...connectionListing.steps(c, null)]),
-    ...links.flatMap((l) => [softDeleteStep(keys.link(projectId, envId, l.id), now, CASCADE_STALE), ...linkListing.steps(l, null)]),
-    ...[...leaving].map(([chainId, n]): TransactStep => ({
-      Update: { Key: keys.connectionChain(projectId, envId, chainId), ...setExpression({ updated_at: now }, { connection_count: -n }), ...IF_EXISTS },
-    })),
+    ...connections.flatMap((c) => [
+      softDeleteStep(keys.connection(projectId, envId, c.id), now, CASCADE_STALE),
+      ...connectionListing.steps(c, null),
+    ]),
+    ...links.flatMap((l) => [
+      softDeleteStep(keys.link(projectId, envId, l.id), now, CASCADE_STALE),
+      ...linkListing.steps(l, null),
+    ]),
+    ...[...leaving].map(
+      ([chainId, n]): TransactStep => ({
+        Update: {
+          Key: keys.connectionChain(projectId, envId, chainId),
+          ...setExpression({ updated_at: now }, { connection_count: -n }),
+          ...IF_EXISTS,
+        },
+      }),
+    ),
   ];
   return { steps, asRead: refsAsRead(entity) };
 }

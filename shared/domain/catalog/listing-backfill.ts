@@ -67,14 +67,19 @@ async function repairListings(listing: Listing<Listable>, items: StoredItem[]): 
     if (!item.SK.startsWith(listingPrefix)) continue;
     const want = wanted.get(keyId(item));
     if (!want) stale.push({ PK: item.PK, SK: item.SK });
-    else if (JSON.stringify(want, Object.keys(want).sort()) === JSON.stringify(item, Object.keys(want).sort())) wanted.delete(keyId(item));
+    else if (JSON.stringify(want, Object.keys(want).sort()) === JSON.stringify(item, Object.keys(want).sort()))
+      wanted.delete(keyId(item));
   }
   const puts = [...wanted.values()];
   for (let i = 0; i < Math.max(puts.length, stale.length); i += 16) {
-    await Promise.all([...puts.slice(i, i + 16).map((p) => putItem(p)), ...stale.slice(i, i + 16).map((k) => deleteItem(k))]);
+    await Promise.all([
+      ...puts.slice(i, i + 16).map((p) => putItem(p)),
+      ...stale.slice(i, i + 16).map((k) => deleteItem(k)),
+    ]);
   }
   return { written: puts.length, removed: stale.length };
 }
 
 /** Identifies the name order: the ICU version and the keys of a few names whose order differs between collators. */
-const orderVersion = () => `${process.versions.icu ?? 'none'}:${['a-b', 'ab', 'æ', 'ß', 'É', '1', '_'].map(nameOrderKey).join('|')}`;
+const orderVersion = () =>
+  `${process.versions.icu ?? 'none'}:${['a-b', 'ab', 'æ', 'ß', 'É', '1', '_'].map(nameOrderKey).join('|')}`;

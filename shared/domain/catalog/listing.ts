@@ -73,7 +73,13 @@ export interface Listing<T extends Listable> {
   steps(before: (Listable & Partial<T>) | null, after: (Listable & Partial<T>) | null): TransactStep[];
   asRead(before: Partial<T>): Condition | undefined;
   touches(fields: Partial<T>): boolean;
-  change(entityKey: Key, before: Listable & Partial<T>, fields: Partial<T> & Record<string, unknown>, gone: DomainError, also?: Condition): TransactStep[];
+  change(
+    entityKey: Key,
+    before: Listable & Partial<T>,
+    fields: Partial<T> & Record<string, unknown>,
+    gone: DomainError,
+    also?: Condition,
+  ): TransactStep[];
   page<L = T>(projectId: string, envId: string, opts: PageOptions<L>): Promise<L[]>;
   entities(projectId: string, envId: string, listings: { id: string }[]): Promise<T[]>;
   livePage<L = T>(projectId: string, envId: string, opts: PageOptions<L>): Promise<T[]>;
@@ -95,8 +101,11 @@ export function defineListing<T extends Listable, F extends keyof T & string>(sp
   const same = (a: unknown, b: unknown) => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
   const orderKey = spec.orderKey ?? ((x: Partial<T>) => nameOrderKey(x[spec.orderBy!] as string | null | undefined));
   const keysOf = (x: Listable & Partial<T>): Key[] =>
-    (spec.places?.(x) ?? [undefined]).map((place) => keys.listing(spec.family, x.project_id, x.environment_id, orderKey(x), x.id, place));
-  const beside = (step: TransactStep, when: 'before' | 'after'): TransactStep => (spec.beside ? { ...step, beside: when } : step);
+    (spec.places?.(x) ?? [undefined]).map((place) =>
+      keys.listing(spec.family, x.project_id, x.environment_id, orderKey(x), x.id, place),
+    );
+  const beside = (step: TransactStep, when: 'before' | 'after'): TransactStep =>
+    spec.beside ? { ...step, beside: when } : step;
 
   /** The listing items of a live entity. */
   const items = (x: Listable & Partial<T>): Record<string, unknown>[] =>
@@ -117,13 +126,18 @@ export function defineListing<T extends Listable, F extends keyof T & string>(sp
     const was = before && listedWhile(before) ? keysOf(before) : [];
     const is = after && listedWhile(after) ? items(after) : [];
     const kept = new Set(is.map((i) => keyId(i as Key)));
-    const unchanged = was.length === is.length && held.every((f) => same(before?.[f], after?.[f])) && was.every((k) => kept.has(keyId(k)));
+    const unchanged =
+      was.length === is.length &&
+      held.every((f) => same(before?.[f], after?.[f])) &&
+      was.every((k) => kept.has(keyId(k)));
     if (unchanged) return [];
     const deletes = was.filter((k) => !kept.has(keyId(k))).map((k) => beside({ Delete: { Key: k } }, 'after'));
     return [...deletes, ...is.map((i) => beside(putStep(i), 'before'))];
   };
-  const steps = (before: (Listable & Partial<T>) | null, after: (Listable & Partial<T>) | null): TransactStep[] =>
-    [...ownSteps(before, after), ...companions.flatMap((c) => c.steps(before, after))];
+  const steps = (before: (Listable & Partial<T>) | null, after: (Listable & Partial<T>) | null): TransactStep[] => [
+    ...ownSteps(before, after),
+    ...companions.flatMap((c) => c.steps(before, after)),
+  ];
 
   /**
    * The condition, for the entity's own write, that every field its listing holds still has the
@@ -132,7 +146,8 @@ export function defineListing<T extends Listable, F extends keyof T & string>(sp
    * must fail the write (to be re-run from a new read), or two renames would each leave a listing.
    * Absent fields of older items count as their defaults.
    */
-  const asRead = (before: Partial<T>): Condition | undefined => allOf(ownAsRead(before), ...companions.map((c) => c.asRead(before)));
+  const asRead = (before: Partial<T>): Condition | undefined =>
+    allOf(ownAsRead(before), ...companions.map((c) => c.asRead(before)));
   const ownAsRead = (before: Partial<T>): Condition | undefined => {
     if (!held.length) return undefined;
     const names: Record<string, string> = {};
@@ -142,13 +157,16 @@ export function defineListing<T extends Listable, F extends keyof T & string>(sp
       names[`#lst${spec.family}${i}`] = f;
       values[`:lst${spec.family}${i}`] = v;
       const empty = v === null || (Array.isArray(v) && v.length === 0);
-      return empty ? `(attribute_not_exists(#lst${spec.family}${i}) OR #lst${spec.family}${i} = :lst${spec.family}${i})` : `#lst${spec.family}${i} = :lst${spec.family}${i}`;
+      return empty
+        ? `(attribute_not_exists(#lst${spec.family}${i}) OR #lst${spec.family}${i} = :lst${spec.family}${i})`
+        : `#lst${spec.family}${i} = :lst${spec.family}${i}`;
     });
     return { expression: parts.join(' AND '), names, values };
   };
 
   /** Whether setting `fields` touches the listing: a held field, or the live rule's. */
-  const touches = (fields: Partial<T> & Lifecycle): boolean => [...held, ...LIFECYCLE_FIELDS].some((f) => f in fields) || companions.some((c) => c.touches(fields));
+  const touches = (fields: Partial<T> & Lifecycle): boolean =>
+    [...held, ...LIFECYCLE_FIELDS].some((f) => f in fields) || companions.some((c) => c.touches(fields));
 
   /**
    * The write that sets `fields` on a live entity read as `before`, with its listing's writes. When
@@ -157,9 +175,18 @@ export function defineListing<T extends Listable, F extends keyof T & string>(sp
    * otherwise `gone` when the entity is no longer live. `also`: another condition the write needs
    * (refused with CASCADE_STALE too).
    */
-  const change = (entityKey: Key, before: Listable & Partial<T>, fields: Partial<T> & Record<string, unknown>, gone: DomainError, also?: Condition): TransactStep[] => {
+  const change = (
+    entityKey: Key,
+    before: Listable & Partial<T>,
+    fields: Partial<T> & Record<string, unknown>,
+    gone: DomainError,
+    also?: Condition,
+  ): TransactStep[] => {
     if (!touches(fields)) return [setFieldsStep(entityKey, fields, also ? CASCADE_STALE : gone, also)];
-    return [setFieldsStep(entityKey, fields, CASCADE_STALE, allOf(asRead(before), also)), ...steps(before, { ...before, ...fields })];
+    return [
+      setFieldsStep(entityKey, fields, CASCADE_STALE, allOf(asRead(before), also)),
+      ...steps(before, { ...before, ...fields }),
+    ];
   };
 
   /**
@@ -168,13 +195,21 @@ export function defineListing<T extends Listable, F extends keyof T & string>(sp
    * listing items; a filtered one also what it passed over).
    */
   const page = async <L = Pick<T, 'id' | F>>(projectId: string, envId: string, opts: PageOptions<L>): Promise<L[]> =>
-    (await queryPage<L>(projectId, keys.listingPrefix(spec.family, envId, opts.place), { wanted: opts.offset + (opts.limit ?? Infinity), keep: opts.keep })).slice(opts.offset);
+    (
+      await queryPage<L>(projectId, keys.listingPrefix(spec.family, envId, opts.place), {
+        wanted: opts.offset + (opts.limit ?? Infinity),
+        keep: opts.keep,
+      })
+    ).slice(opts.offset);
 
   /** The live entities of listings (one BatchGet), in their order: one deleted since its listing was read is left out, as a list read a moment later would. */
   const entities = async (projectId: string, envId: string, listings: { id: string }[]): Promise<T[]> => {
     const entityKeys = listings.map((l) => spec.entityKey(projectId, envId, l.id));
     const items = await batchGet(entityKeys);
-    return entityKeys.map((k) => liveItem<Record<string, unknown>>(items, k)).filter((i) => i !== undefined).map(spec.decode);
+    return entityKeys
+      .map((k) => liveItem<Record<string, unknown>>(items, k))
+      .filter((i) => i !== undefined)
+      .map(spec.decode);
   };
 
   /**
@@ -184,10 +219,19 @@ export function defineListing<T extends Listable, F extends keyof T & string>(sp
    * Costs `offset + limit` listings and entities (the offset's too: a listing alone does not say
    * whether it counts).
    */
-  const livePage = async <L = Pick<T, 'id' | F>>(projectId: string, envId: string, opts: PageOptions<L>): Promise<T[]> => {
+  const livePage = async <L = Pick<T, 'id' | F>>(
+    projectId: string,
+    envId: string,
+    opts: PageOptions<L>,
+  ): Promise<T[]> => {
     const wanted = opts.offset + (opts.limit ?? Infinity);
     for (let extra = 0; ; ) {
-      const listings = await page<L & { id: string }>(projectId, envId, { ...opts, offset: 0, limit: wanted + extra, keep: opts.keep as never });
+      const listings = await page<L & { id: string }>(projectId, envId, {
+        ...opts,
+        offset: 0,
+        limit: wanted + extra,
+        keep: opts.keep as never,
+      });
       const live = await entities(projectId, envId, listings);
       const dead = listings.length - live.length;
       if (dead <= extra || listings.length < wanted + extra) return live.slice(opts.offset, wanted);
@@ -196,6 +240,18 @@ export function defineListing<T extends Listable, F extends keyof T & string>(sp
   };
 
   return {
-    family: spec.family, revision: spec.revision ?? 1, entityFamily: spec.entityFamily ?? spec.family, listedWhile, decode: spec.decode, items, steps, asRead, touches, change, page, entities, livePage,
+    family: spec.family,
+    revision: spec.revision ?? 1,
+    entityFamily: spec.entityFamily ?? spec.family,
+    listedWhile,
+    decode: spec.decode,
+    items,
+    steps,
+    asRead,
+    touches,
+    change,
+    page,
+    entities,
+    livePage,
   };
 }

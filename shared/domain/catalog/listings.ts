@@ -17,8 +17,13 @@ import { connectionListing, linkListing } from './topology/listings';
  * people, and is detached from them too). Written with the service's name listing by every write of a
  * service (`with` below), each holding the fields as read; removed by those that clear a reference.
  */
-export const serviceRefListing = defineListing<Service, 'service_floor_id' | 'responsible_user_id' | 'responsible_project_user_id'>({
-  family: 'SERVICEREF', entityFamily: 'SERVICE', orderKey: () => '',
+export const serviceRefListing = defineListing<
+  Service,
+  'service_floor_id' | 'responsible_user_id' | 'responsible_project_user_id'
+>({
+  family: 'SERVICEREF',
+  entityFamily: 'SERVICE',
+  orderKey: () => '',
   places: (s) => [
     ...(s.service_floor_id ? [keys.serviceRefPlace.floor(s.service_floor_id)] : []),
     ...(s.responsible_user_id ? [keys.serviceRefPlace.member(s.responsible_user_id)] : []),
@@ -26,30 +31,78 @@ export const serviceRefListing = defineListing<Service, 'service_floor_id' | 're
   ],
   listedWhile: (s) => !isDeleted(s),
   filtered: ['service_floor_id', 'responsible_user_id', 'responsible_project_user_id'],
-  entityKey: keys.service, decode: serviceEntity.decode,
+  entityKey: keys.service,
+  decode: serviceEntity.decode,
 });
 
 /** GET /services: by name; filters name, tags, language, location; the page's floor type and group names read with it. */
-export const serviceListing = defineListing<Service, 'name' | 'tags' | 'programming_language' | 'provider' | 'provider_region' | 'provider_zone' | 'service_floor_id' | 'group_id' | 'subgroup_id'>({
-  family: 'SERVICE', orderBy: 'name', with: [serviceRefListing],
+export const serviceListing = defineListing<
+  Service,
+  | 'name'
+  | 'tags'
+  | 'programming_language'
+  | 'provider'
+  | 'provider_region'
+  | 'provider_zone'
+  | 'service_floor_id'
+  | 'group_id'
+  | 'subgroup_id'
+>({
+  family: 'SERVICE',
+  orderBy: 'name',
+  with: [serviceRefListing],
   filtered: ['name', 'tags', 'programming_language', 'provider', 'provider_region', 'provider_zone'],
   hints: ['service_floor_id', 'group_id', 'subgroup_id'],
-  lists: ['tags'], entityKey: keys.service, decode: serviceEntity.decode,
+  lists: ['tags'],
+  entityKey: keys.service,
+  decode: serviceEntity.decode,
 });
-export type ServiceListing = Pick<Service, 'id' | 'name' | 'tags' | 'programming_language' | 'provider' | 'provider_region' | 'provider_zone' | 'service_floor_id' | 'group_id' | 'subgroup_id'>;
+export type ServiceListing = Pick<
+  Service,
+  | 'id'
+  | 'name'
+  | 'tags'
+  | 'programming_language'
+  | 'provider'
+  | 'provider_region'
+  | 'provider_zone'
+  | 'service_floor_id'
+  | 'group_id'
+  | 'subgroup_id'
+>;
 
 /** GET /service-floors: by hostname; filters hostname, tags, type, location, zone. */
-export const floorListing = defineListing<Floor, 'hostname' | 'tags' | 'floor_type' | 'provider' | 'provider_region' | 'provider_zone'>({
-  family: 'FLOOR', orderBy: 'hostname',
+export const floorListing = defineListing<
+  Floor,
+  'hostname' | 'tags' | 'floor_type' | 'provider' | 'provider_region' | 'provider_zone'
+>({
+  family: 'FLOOR',
+  orderBy: 'hostname',
   filtered: ['hostname', 'tags', 'floor_type', 'provider', 'provider_region', 'provider_zone'],
-  lists: ['tags'], entityKey: keys.floor, decode: floorEntity.decode,
+  lists: ['tags'],
+  entityKey: keys.floor,
+  decode: floorEntity.decode,
 });
-export type FloorListing = Pick<Floor, 'id' | 'hostname' | 'tags' | 'floor_type' | 'provider' | 'provider_region' | 'provider_zone'>;
+export type FloorListing = Pick<
+  Floor,
+  'id' | 'hostname' | 'tags' | 'floor_type' | 'provider' | 'provider_region' | 'provider_zone'
+>;
 
 /** GET /networks: by name; `q` searches name, CIDR, gateway and VLAN; filters VLAN, mask and range (from the CIDR). */
 export const networkListing = defineListing<Network, 'name' | 'cidr' | 'gateway' | 'vlan_id'>({
-  family: 'NETWORK', orderBy: 'name', filtered: ['name', 'cidr', 'gateway', 'vlan_id'], entityKey: keys.network, decode: networkEntity.decode,
+  family: 'NETWORK',
+  orderBy: 'name',
+  filtered: ['name', 'cidr', 'gateway', 'vlan_id'],
+  entityKey: keys.network,
+  decode: networkEntity.decode,
 });
 export type NetworkListing = Pick<Network, 'id' | 'name' | 'cidr' | 'gateway' | 'vlan_id'>;
 
-export const LISTINGS = [serviceListing, floorListing, networkListing, connectionListing, linkListing, serviceRefListing] as const;
+export const LISTINGS = [
+  serviceListing,
+  floorListing,
+  networkListing,
+  connectionListing,
+  linkListing,
+  serviceRefListing,
+] as const;

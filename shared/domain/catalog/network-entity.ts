@@ -2,9 +2,8 @@ import * as z from 'zod';
 import { defineEntity, defineView } from '#db/entity';
 
 /** The network entity (shared/db/entity.ts has the pattern): what a network item stores, and what a client sees of it (no `created_at`). */
-export const networkEntity = defineEntity(
-  'network',
-  () => z.object({
+export const networkEntity = defineEntity('network', () =>
+  z.object({
     id: z.uuid(),
     project_id: z.uuid(),
     environment_id: z.uuid(),
@@ -25,7 +24,17 @@ export const networkEntity = defineEntity(
 export type Network = z.infer<typeof networkEntity.schema>;
 
 export const networkView = defineView(networkEntity, {
-  id: true, project_id: true, environment_id: true, name: true, cidr: true, gateway: true, vlan_id: true, is_private: true, description: true, updated_at: true, deleted_at: true,
+  id: true,
+  project_id: true,
+  environment_id: true,
+  name: true,
+  cidr: true,
+  gateway: true,
+  vlan_id: true,
+  is_private: true,
+  description: true,
+  updated_at: true,
+  deleted_at: true,
 });
 export type NetworkOut = z.infer<typeof networkView.schema>;
 /** The response schema of a network (GET/POST/PATCH /networks, attachments). */

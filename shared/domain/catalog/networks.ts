@@ -32,21 +32,33 @@ const networkFields = () => ({
   vlan_id: vlanId().nullish(),
   description: optionalText(1000),
 });
-export const createNetworkBody = lazySchema(() => z.object({
-  project_id: z.uuid(),
-  environment_id: z.uuid(),
-  name: nameSchema(),
-  cidr: ipv4Cidr,
-  is_private: z.boolean().default(true),
-  ...networkFields(),
-}));
-export const updateNetworkBody = lazySchema(() => z.object({ name: nameSchema().optional(), cidr: ipv4Cidr.optional(), is_private: z.boolean().optional(), ...networkFields() }));
+export const createNetworkBody = lazySchema(() =>
+  z.object({
+    project_id: z.uuid(),
+    environment_id: z.uuid(),
+    name: nameSchema(),
+    cidr: ipv4Cidr,
+    is_private: z.boolean().default(true),
+    ...networkFields(),
+  }),
+);
+export const updateNetworkBody = lazySchema(() =>
+  z.object({
+    name: nameSchema().optional(),
+    cidr: ipv4Cidr.optional(),
+    is_private: z.boolean().optional(),
+    ...networkFields(),
+  }),
+);
 export type CreateNetworkInput = z.output<ReturnType<typeof createNetworkBody>>;
 export type UpdateNetworkInput = z.output<ReturnType<typeof updateNetworkBody>>;
 
 /** Network names are unique per environment (a name sentinel, ignoring case). */
 export const networkNameScope = (projectId: string, envId: string): NameScope => ({
-  projectId, kind: 'NETWORK', scopeId: envId, takenDetail: 'Network with this name already exists in this environment',
+  projectId,
+  kind: 'NETWORK',
+  scopeId: envId,
+  takenDetail: 'Network with this name already exists in this environment',
 });
 
 /**
@@ -58,9 +70,14 @@ export function checkGateway(cidr: string, gateway: string | null) {
   if (!gateway) return;
   const [, bits] = ipaddr.IPv4.parseCIDR(cidr);
   const address = ipaddr.IPv4.parse(gateway);
-  if (!address.match(ipaddr.IPv4.parseCIDR(cidr))) throw invalid(`Gateway ${gateway} is not inside the network ${cidr}`);
-  const reserved = [ipaddr.IPv4.networkAddressFromCIDR(cidr).toString(), ipaddr.IPv4.broadcastAddressFromCIDR(cidr).toString()];
-  if (bits <= 30 && reserved.includes(address.toString())) throw invalid(`Gateway ${gateway} is the network or broadcast address of ${cidr}`);
+  if (!address.match(ipaddr.IPv4.parseCIDR(cidr)))
+    throw invalid(`Gateway ${gateway} is not inside the network ${cidr}`);
+  const reserved = [
+    ipaddr.IPv4.networkAddressFromCIDR(cidr).toString(),
+    ipaddr.IPv4.broadcastAddressFromCIDR(cidr).toString(),
+  ];
+  if (bits <= 30 && reserved.includes(address.toString()))
+    throw invalid(`Gateway ${gateway} is the network or broadcast address of ${cidr}`);
 }
 
 /** The writes that create a network (its name claim, its item, its id lookup); the environment guard is the caller's. */
@@ -83,8 +100,17 @@ export async function createNetwork(ctx: AppContext, input: CreateNetworkInput):
   checkGateway(input.cidr, input.gateway ?? null);
   const now = ctx.clock.now().toISOString();
   const network = networkEntity.create({
-    id: ctx.ids.newId(), project_id: env.project_id, environment_id: env.id, name: input.name, cidr: input.cidr, gateway: input.gateway,
-    vlan_id: input.vlan_id, is_private: input.is_private, description: input.description, created_at: now, updated_at: now,
+    id: ctx.ids.newId(),
+    project_id: env.project_id,
+    environment_id: env.id,
+    name: input.name,
+    cidr: input.cidr,
+    gateway: input.gateway,
+    vlan_id: input.vlan_id,
+    is_private: input.is_private,
+    description: input.description,
+    created_at: now,
+    updated_at: now,
   });
   await transact([
     ...newNetworkSteps(network),
@@ -108,7 +134,14 @@ export interface NetworkFilters {
 /** What `q` searches: name, CIDR, gateway, VLAN id and the mask (as `/24` and as `255.255.255.0`). */
 function searchable(n: NetworkListing): string[] {
   const bits = Number(n.cidr.split('/')[1]);
-  return [n.name, n.cidr, n.gateway ?? '', n.vlan_id === null ? '' : String(n.vlan_id), `/${bits}`, ipaddr.IPv4.subnetMaskFromPrefixLength(bits).toString()];
+  return [
+    n.name,
+    n.cidr,
+    n.gateway ?? '',
+    n.vlan_id === null ? '' : String(n.vlan_id),
+    `/${bits}`,
+    ipaddr.IPv4.subnetMaskFromPrefixLength(bits).toString(),
+  ];
 }
 
 /** Whether a network lies inside a CIDR range (its prefix at least as long, its address inside). */
@@ -134,7 +167,10 @@ export function networkFilter(f: NetworkFilters): ((n: NetworkListing) => boolea
  * which stops once the page is full, then one BatchGet of the page's networks. With `updated_since`
  * (a sync, deleted ones included) the networks are read whole.
  */
-export async function listNetworks(ctx: AppContext, query: { project_id: string; environment_id: string } & NetworkFilters): Promise<Network[]> {
+export async function listNetworks(
+  ctx: AppContext,
+  query: { project_id: string; environment_id: string } & NetworkFilters,
+): Promise<Network[]> {
   const { project_id: projectId, environment_id: envId, offset = 0, limit, ...f } = query;
   const keep = networkFilter(f);
   const [{ access }, page] = await Promise.all([
@@ -143,7 +179,10 @@ export async function listNetworks(ctx: AppContext, query: { project_id: string;
   ]);
   access.require('networks.view', FORBIDDEN_VIEW, envId);
   if (page) return networkListing.entities(projectId, envId, page);
-  return visible((await queryPrefix(projectId, keys.networkPrefix(envId), visibleFilter(f.updated_since))).map(networkEntity.decode), f.updated_since)
+  return visible(
+    (await queryPrefix(projectId, keys.networkPrefix(envId), visibleFilter(f.updated_since))).map(networkEntity.decode),
+    f.updated_since,
+  )
     .filter((n) => !keep || keep(n))
     .sort(byText((n) => n.name))
     .slice(offset, limit === undefined ? undefined : offset + limit);
@@ -153,7 +192,13 @@ const MANAGE = { key: 'networks.manage', detail: FORBIDDEN_MANAGE } as const;
 
 /** The caller's access to one network (404 for an unknown, foreign or deleted one), the network decoded. */
 async function accessToNetwork(ctx: AppContext, networkId: string, permission: ItemRequest['permission']) {
-  const found = await accessToItem<Record<string, unknown>>({ id: networkId, kind: 'network', userId: actorAccount(ctx).id, notFound: notFound(NETWORK_NOT_FOUND), permission });
+  const found = await accessToItem<Record<string, unknown>>({
+    id: networkId,
+    kind: 'network',
+    userId: actorAccount(ctx).id,
+    notFound: notFound(NETWORK_NOT_FOUND),
+    permission,
+  });
   return { ...found, item: networkEntity.decode(found.item) };
 }
 
@@ -163,22 +208,42 @@ export async function getNetwork(ctx: AppContext, input: { network_id: string })
 }
 
 /** Changes the given fields; a change of a listed field re-runs from a new read when another one changed meanwhile (listing.ts). */
-export const updateNetwork = (ctx: AppContext, input: { network_id: string } & UpdateNetworkInput): Promise<Network> => retryWhenStale(() => updateNetworkOnce(ctx, input));
+export const updateNetwork = (ctx: AppContext, input: { network_id: string } & UpdateNetworkInput): Promise<Network> =>
+  retryWhenStale(() => updateNetworkOnce(ctx, input));
 
-async function updateNetworkOnce(ctx: AppContext, input: { network_id: string } & UpdateNetworkInput): Promise<Network> {
+async function updateNetworkOnce(
+  ctx: AppContext,
+  input: { network_id: string } & UpdateNetworkInput,
+): Promise<Network> {
   const { network_id: networkId, ...patch } = input;
   const { access, item, located } = await accessToNetwork(ctx, networkId, MANAGE);
   const wanted = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)) as Partial<Network>;
-  const changes = Object.fromEntries(Object.entries(wanted).filter(([k, v]) => v !== item[k as keyof Network])) as Partial<Network>;
+  const changes = Object.fromEntries(
+    Object.entries(wanted).filter(([k, v]) => v !== item[k as keyof Network]),
+  ) as Partial<Network>;
   if (!Object.keys(changes).length) return item;
   const updated: Network = { ...item, ...changes, updated_at: ctx.clock.now().toISOString() };
   checkGateway(updated.cidr, updated.gateway);
   const days = await retentionOfProject(access.project);
-  const audit = changeAudit(ctx, 'network', 'update', item, { before: auditedNetwork(item), after: auditedNetwork(updated) }, days);
+  const audit = changeAudit(
+    ctx,
+    'network',
+    'update',
+    item,
+    { before: auditedNetwork(item), after: auditedNetwork(updated) },
+    days,
+  );
   await transact([
-    ...networkListing.change(located.key, item, { ...changes, updated_at: updated.updated_at, audit_head: audit.head }, notFound(NETWORK_NOT_FOUND)),
+    ...networkListing.change(
+      located.key,
+      item,
+      { ...changes, updated_at: updated.updated_at, audit_head: audit.head },
+      notFound(NETWORK_NOT_FOUND),
+    ),
     ...audit.steps,
-    ...(changes.name ? renameSteps(networkNameScope(item.project_id, item.environment_id), item.name, updated.name, item.id) : []),
+    ...(changes.name
+      ? renameSteps(networkNameScope(item.project_id, item.environment_id), item.name, updated.name, item.id)
+      : []),
   ]);
   return updated;
 }
@@ -187,7 +252,8 @@ async function updateNetworkOnce(ctx: AppContext, input: { network_id: string } 
  * Soft delete; the name is free again. Attachments are not rewritten here: every read of a
  * service's or floor's networks drops deleted networks, and the next replacement prunes the id.
  */
-export const deleteNetwork = (ctx: AppContext, input: { network_id: string }): Promise<void> => retryWhenStale(() => deleteNetworkOnce(ctx, input));
+export const deleteNetwork = (ctx: AppContext, input: { network_id: string }): Promise<void> =>
+  retryWhenStale(() => deleteNetworkOnce(ctx, input));
 
 async function deleteNetworkOnce(ctx: AppContext, input: { network_id: string }): Promise<void> {
   const { access, item, located } = await accessToNetwork(ctx, input.network_id, MANAGE);
@@ -196,7 +262,12 @@ async function deleteNetworkOnce(ctx: AppContext, input: { network_id: string })
   const audit = changeAudit(ctx, 'network', 'delete', item, { before: auditedNetwork(item), after: null }, days);
   await transact([
     // The soft delete (the live rule's condition), with the entity's latest audit entry.
-    ...networkListing.change(located.key, item, { deleted_at: now, updated_at: now, audit_head: audit.head }, notFound(NETWORK_NOT_FOUND)),
+    ...networkListing.change(
+      located.key,
+      item,
+      { deleted_at: now, updated_at: now, audit_head: audit.head },
+      notFound(NETWORK_NOT_FOUND),
+    ),
     releaseNameStep(networkNameScope(item.project_id, item.environment_id), item.name),
     ...audit.steps,
   ]);

@@ -24,18 +24,34 @@ type Field = 'responsible_user_id' | 'responsible_project_user_id';
 
 function peopleReferences(field: Field, place: (id: string) => string): PeopleReferences {
   return async (ctx: AppContext, projectId: string, personId: string) => {
-    const envs = await queryPrefix<{ id: string } & Lifecycle>(projectId, keys.environmentPrefix, { projection: ['id', ...LIFECYCLE_FIELDS] });
-    const named = await Promise.all(envs.filter((e) => !isDeleted(e)).map(async (env) => {
-      const listed = await queryPrefix<{ id: string }>(projectId, keys.listingPrefix('SERVICEREF', env.id, place(personId)), { projection: ['id'] });
-      if (!listed.length) return [];
-      const read = await batchGet(listed.map((l) => keys.service(projectId, env.id, l.id)));
-      return [...read.values()].map(serviceEntity.decode).filter((s) => !s.deleted_at && s[field] === personId);
-    }));
+    const envs = await queryPrefix<{ id: string } & Lifecycle>(projectId, keys.environmentPrefix, {
+      projection: ['id', ...LIFECYCLE_FIELDS],
+    });
+    const named = await Promise.all(
+      envs
+        .filter((e) => !isDeleted(e))
+        .map(async (env) => {
+          const listed = await queryPrefix<{ id: string }>(
+            projectId,
+            keys.listingPrefix('SERVICEREF', env.id, place(personId)),
+            { projection: ['id'] },
+          );
+          if (!listed.length) return [];
+          const read = await batchGet(listed.map((l) => keys.service(projectId, env.id, l.id)));
+          return [...read.values()].map(serviceEntity.decode).filter((s) => !s.deleted_at && s[field] === personId);
+        }),
+    );
     const services: Service[] = named.flat();
     const now = ctx.clock.now().toISOString();
     const steps: TransactStep[] = services.flatMap((s) => [
       // Not deleted (archived ones too), still naming them, its other references as its listings hold them: else read again.
-      setWhenStep(keys.service(projectId, s.environment_id, s.id), { [field]: null, updated_at: now }, {}, CASCADE_STALE, allOf(NOT_DELETED, serviceRefListing.asRead(s))),
+      setWhenStep(
+        keys.service(projectId, s.environment_id, s.id),
+        { [field]: null, updated_at: now },
+        {},
+        CASCADE_STALE,
+        allOf(NOT_DELETED, serviceRefListing.asRead(s)),
+      ),
       ...serviceRefListing.steps(s, { ...s, [field]: null }),
       projectEventStep('service.updated', projectId, { ...serviceEventData(s), changed: [field] }, ctx),
     ]);

@@ -8,12 +8,15 @@ const id = z.uuid().nullable().default(null);
 const int = z.number().int().nullable().default(null);
 
 /** A declared dependency on another repository, as stored (GET /services/{id}/repository-deps). */
-export const storedRepositoryDep = z.object({ name: z.string(), repository_url: z.string().nullable(), version: z.string().nullable() });
+export const storedRepositoryDep = z.object({
+  name: z.string(),
+  repository_url: z.string().nullable(),
+  version: z.string().nullable(),
+});
 export type RepositoryDep = z.infer<typeof storedRepositoryDep>;
 
-export const serviceEntity = defineEntity(
-  'service',
-  () => z.object({
+export const serviceEntity = defineEntity('service', () =>
+  z.object({
     id: z.uuid(),
     name: z.string(),
     owner_user_id: z.uuid(),

@@ -11,9 +11,8 @@ export type DiscoveryProvider = z.infer<typeof discoveryProvider>;
  * external id the service generated; token providers: the API token sealed with the secret box
  * (`token_sealed`, never answered). `active_run_id` is the discovery running now (at most one).
  */
-export const cloudAccountEntity = defineEntity(
-  'cloud_account',
-  () => z.object({
+export const cloudAccountEntity = defineEntity('cloud_account', () =>
+  z.object({
     id: z.uuid(),
     project_id: z.uuid(),
     environment_id: z.uuid(),
@@ -43,17 +42,30 @@ export type CloudAccount = z.infer<typeof cloudAccountEntity.schema>;
 
 /** What a client sees: never the token (sealed or not); the external id is not a secret (it goes into the customer's trust policy). */
 export const cloudAccountView = defineView(cloudAccountEntity, {
-  id: true, project_id: true, environment_id: true, provider: true, name: true, status: true, last_error: true, last_checked_at: true,
-  last_discovery_at: true, last_run_id: true, active_run_id: true, role_arn: true, external_id: true, regions: true, created_at: true, updated_at: true,
+  id: true,
+  project_id: true,
+  environment_id: true,
+  provider: true,
+  name: true,
+  status: true,
+  last_error: true,
+  last_checked_at: true,
+  last_discovery_at: true,
+  last_run_id: true,
+  active_run_id: true,
+  role_arn: true,
+  external_id: true,
+  regions: true,
+  created_at: true,
+  updated_at: true,
 });
 
 const counts = z.object({ found: z.int(), created: z.int(), updated: z.int(), unchanged: z.int(), missing: z.int() });
 export type RunCounts = z.infer<typeof counts>;
 
 /** A discovery run: queued → running → succeeded | failed, with its progress and counts; its id is the job id. */
-export const discoveryRunEntity = defineEntity(
-  'discovery_run',
-  () => z.object({
+export const discoveryRunEntity = defineEntity('discovery_run', () =>
+  z.object({
     id: z.uuid(),
     cloud_account_id: z.uuid(),
     project_id: z.uuid(),
@@ -76,6 +88,18 @@ export const discoveryRunEntity = defineEntity(
 export type DiscoveryRun = z.infer<typeof discoveryRunEntity.schema>;
 
 export const discoveryRunView = defineView(discoveryRunEntity, {
-  id: true, cloud_account_id: true, project_id: true, environment_id: true, provider: true, status: true, created_by: true, created_at: true,
-  updated_at: true, finished_at: true, progress: true, counts: true, failed_regions: true, error: true,
+  id: true,
+  cloud_account_id: true,
+  project_id: true,
+  environment_id: true,
+  provider: true,
+  status: true,
+  created_by: true,
+  created_at: true,
+  updated_at: true,
+  finished_at: true,
+  progress: true,
+  counts: true,
+  failed_regions: true,
+  error: true,
 });

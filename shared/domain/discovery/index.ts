@@ -1,8 +1,18 @@
 /** The discovery context's public face: cloud accounts, discovery runs and the jobs worker's discovery. */
 export { discoveryProvider, cloudAccountView, discoveryRunView } from './entities';
 export {
-  createCloudAccount, connectCloudAccount, listCloudAccounts, cloudStatus, getCloudAccount, deleteCloudAccount,
+  createCloudAccount,
+  connectCloudAccount,
+  listCloudAccounts,
+  cloudStatus,
+  getCloudAccount,
+  deleteCloudAccount,
 } from './accounts';
 export {
-  discoverJobMessage, startDiscovery, getDiscoveryRun, discoveryProgressOf, discoveryProgressTicket, runDiscoveryJob,
+  discoverJobMessage,
+  startDiscovery,
+  getDiscoveryRun,
+  discoveryProgressOf,
+  discoveryProgressTicket,
+  runDiscoveryJob,
 } from './runs';

@@ -3,7 +3,16 @@ import { retryWhenStale, transact } from '#db/transact';
 import { getItem } from '#db/items';
 import { isLive } from '#db/live';
 import type { AppContext } from '#shared/context';
-import { auditedFloor, floorCreatedStep, floorEntity, floorFieldsSteps, floorKey, newFloorSteps, storedFloorsOf, type Floor } from '#domain/catalog';
+import {
+  auditedFloor,
+  floorCreatedStep,
+  floorEntity,
+  floorFieldsSteps,
+  floorKey,
+  newFloorSteps,
+  storedFloorsOf,
+  type Floor,
+} from '#domain/catalog';
 import { changeAudit, creationAudit, type AuditActor } from '#shared/audit';
 import { envLiveCheck } from '#domain/tenancy';
 import { ALL_REGIONS, type DiscoveredInstance, type Listing } from './providers/types';
@@ -29,8 +38,17 @@ export function discoveredFloorId(accountId: string, instanceId: string): string
 }
 
 const fieldsOf = (account: CloudAccount, i: DiscoveredInstance): Partial<Floor> => ({
-  hostname: i.hostname, provider: account.provider, provider_region: i.region, provider_zone: i.zone, provider_instance_id: i.instance_id,
-  ip_address: i.ip_address, ip_addresses: i.ip_addresses, cpu: i.cpu, memory_mb: i.memory_mb, storage_gb: i.storage_gb, tags: i.tags,
+  hostname: i.hostname,
+  provider: account.provider,
+  provider_region: i.region,
+  provider_zone: i.zone,
+  provider_instance_id: i.instance_id,
+  ip_address: i.ip_address,
+  ip_addresses: i.ip_addresses,
+  cpu: i.cpu,
+  memory_mb: i.memory_mb,
+  storage_gb: i.storage_gb,
+  tags: i.tags,
 });
 
 /** Who a run's entries name (the account that started it), the run's id on each, and the owner's plan's retention. */
@@ -43,9 +61,18 @@ export interface DiscoveryAudit {
 /** A floor's change by a run, with its entry (the floor's latest) in the same transaction. */
 function floorChangeSteps(ctx: AppContext, floor: Floor, fields: Partial<Floor>, audit?: DiscoveryAudit) {
   if (!audit) return floorFieldsSteps(floor, fields);
-  const entry = changeAudit(ctx, 'floor', 'update', floor, { before: auditedFloor(floor), after: auditedFloor({ ...floor, ...fields }) }, audit.days, {
-    actor: audit.actor, summary: { discovery_run_id: audit.runId },
-  });
+  const entry = changeAudit(
+    ctx,
+    'floor',
+    'update',
+    floor,
+    { before: auditedFloor(floor), after: auditedFloor({ ...floor, ...fields }) },
+    audit.days,
+    {
+      actor: audit.actor,
+      summary: { discovery_run_id: audit.runId },
+    },
+  );
   return [...floorFieldsSteps(floor, { ...fields, audit_head: entry.head }), ...entry.steps];
 }
 
@@ -54,7 +81,13 @@ function floorChangeSteps(ctx: AppContext, floor: Floor, fields: Partial<Floor>,
  * changed. A change of a listed field holds only while the floor's other listed fields are as read
  * (its listing item, catalog/listing.ts): otherwise the floor is read again and compared again.
  */
-async function updateFromInstance(ctx: AppContext, read: Floor, wanted: Partial<Floor>, now: string, audit?: DiscoveryAudit): Promise<boolean> {
+async function updateFromInstance(
+  ctx: AppContext,
+  read: Floor,
+  wanted: Partial<Floor>,
+  now: string,
+  audit?: DiscoveryAudit,
+): Promise<boolean> {
   let floor = read;
   let first = true;
   return retryWhenStale(async () => {
@@ -64,15 +97,22 @@ async function updateFromInstance(ctx: AppContext, read: Floor, wanted: Partial<
       floor = floorEntity.decode(again!);
     }
     first = false;
-    const changes = Object.fromEntries(Object.entries(wanted).filter(([k, v]) => JSON.stringify(v) !== JSON.stringify(floor[k as keyof Floor])));
+    const changes = Object.fromEntries(
+      Object.entries(wanted).filter(([k, v]) => JSON.stringify(v) !== JSON.stringify(floor[k as keyof Floor])),
+    );
     const changed = Object.keys(changes).length > 0;
     // Only a change of what the floor shows is an entry; a sighting (last_seen_at) alone is not.
-    await transact(changed ? floorChangeSteps(ctx, floor, { ...changes, last_seen_at: now, updated_at: now }, audit) : floorFieldsSteps(floor, { last_seen_at: now }));
+    await transact(
+      changed
+        ? floorChangeSteps(ctx, floor, { ...changes, last_seen_at: now, updated_at: now }, audit)
+        : floorFieldsSteps(floor, { last_seen_at: now }),
+    );
     return changed;
   });
 }
 
-const scopeOf = (account: CloudAccount, floor: Floor) => (account.provider === 'aws' ? floor.provider_region ?? '' : ALL_REGIONS);
+const scopeOf = (account: CloudAccount, floor: Floor) =>
+  account.provider === 'aws' ? (floor.provider_region ?? '') : ALL_REGIONS;
 
 export async function applyScan(
   ctx: AppContext,
@@ -81,7 +121,9 @@ export async function applyScan(
   onProgress: (done: number, total: number) => Promise<void>,
   audit?: DiscoveryAudit,
 ): Promise<RunCounts> {
-  const floors = (await storedFloorsOf(account.project_id, account.environment_id)).filter((f) => f.cloud_account_id === account.id);
+  const floors = (await storedFloorsOf(account.project_id, account.environment_id)).filter(
+    (f) => f.cloud_account_id === account.id,
+  );
   const byInstance = new Map(floors.filter((f) => f.provider_instance_id).map((f) => [f.provider_instance_id!, f]));
   // A floor whose provider_instance_id was edited by hand is still its instance's (its id says so): matched and restored.
   const byId = new Map(floors.map((f) => [f.id, f]));
@@ -110,7 +152,8 @@ export async function applyScan(
   const completeScopes = new Set(listings.filter((l) => l.ok).map((l) => l.scope));
   const matched = new Set([...seen].map((id) => discoveredFloorId(account.id, id)));
   for (const floor of floors) {
-    if (!isLive(floor) || !floor.provider_instance_id || seen.has(floor.provider_instance_id) || matched.has(floor.id)) continue;
+    if (!isLive(floor) || !floor.provider_instance_id || seen.has(floor.provider_instance_id) || matched.has(floor.id))
+      continue;
     if (!completeScopes.has(scopeOf(account, floor))) continue;
     counts.missing++;
     if (floor.missing_since) continue;
@@ -121,11 +164,34 @@ export async function applyScan(
   return counts;
 }
 
-async function createFloor(ctx: AppContext, account: CloudAccount, fields: Partial<Floor>, now: string, audit?: DiscoveryAudit) {
+async function createFloor(
+  ctx: AppContext,
+  account: CloudAccount,
+  fields: Partial<Floor>,
+  now: string,
+  audit?: DiscoveryAudit,
+) {
   const floor = floorEntity.create({
-    ...fields, id: discoveredFloorId(account.id, fields.provider_instance_id!), project_id: account.project_id, environment_id: account.environment_id,
-    floor_type: 'vm', cloud_account_id: account.id, last_seen_at: now, created_at: now, updated_at: now,
+    ...fields,
+    id: discoveredFloorId(account.id, fields.provider_instance_id!),
+    project_id: account.project_id,
+    environment_id: account.environment_id,
+    floor_type: 'vm',
+    cloud_account_id: account.id,
+    last_seen_at: now,
+    created_at: now,
+    updated_at: now,
   });
-  const entry = audit ? creationAudit(ctx, 'floor', floor, auditedFloor(floor), { actor: audit.actor, summary: { discovery_run_id: audit.runId } }) : [];
-  await transact([...newFloorSteps(floor), envLiveCheck(floor.project_id, floor.environment_id), floorCreatedStep(floor, ctx), ...entry]);
+  const entry = audit
+    ? creationAudit(ctx, 'floor', floor, auditedFloor(floor), {
+        actor: audit.actor,
+        summary: { discovery_run_id: audit.runId },
+      })
+    : [];
+  await transact([
+    ...newFloorSteps(floor),
+    envLiveCheck(floor.project_id, floor.environment_id),
+    floorCreatedStep(floor, ctx),
+    ...entry,
+  ]);
 }

@@ -10,7 +10,10 @@ import type { ClientMeta } from './sessions';
  */
 
 /** Removes one of the caller's authenticators, once the caller has proven who it is; 404 when the caller has no such device. */
-export async function removeAuthenticator(ctx: AppContext, input: { device_id: string } & IdentityProof): Promise<void> {
+export async function removeAuthenticator(
+  ctx: AppContext,
+  input: { device_id: string } & IdentityProof,
+): Promise<void> {
   const account = await requireRecentProof(ctx, input);
   await deleteAuthenticator(account.id, input.device_id, ctx);
 }
@@ -26,6 +29,9 @@ export async function regenerateRecoveryCodes(ctx: AppContext, input: IdentityPr
  * is no single secret to clear; the password is still checked like every password (401 when wrong,
  * counted towards the sign-in lockout, rate-limited per source address).
  */
-export async function deleteLegacyTotp(ctx: AppContext, input: { password: string; client: ClientMeta }): Promise<void> {
+export async function deleteLegacyTotp(
+  ctx: AppContext,
+  input: { password: string; client: ClientMeta },
+): Promise<void> {
   await checkPassword(actorAccount(ctx), input.password, input.client, ctx);
 }

@@ -78,7 +78,8 @@ export function accountCreationSteps(account: Account): TransactStep[] {
   ];
 }
 
-export const getAccount = async (userId: string): Promise<Account | undefined> => accountEntity.decodeFound(await getItem(keys.account(userId)));
+export const getAccount = async (userId: string): Promise<Account | undefined> =>
+  accountEntity.decodeFound(await getItem(keys.account(userId)));
 
 export async function findAccountByEmail(email: string): Promise<Account | undefined> {
   const sentinel = await getItem<{ user_id: string }>(keys.email(normalizeEmail(email)));

@@ -18,7 +18,10 @@ export const SUPERUSER_ONLY_TARGET = 'Only a superuser can change a superuser ac
 export const SUPERUSER_ONLY_STAFF_GRANT = 'Only a superuser can grant or remove staff privileges';
 
 /** Whether a change or a new account touches staff standing: the staff flag, the staff class, an admin role. */
-const touchesStaffStanding = (change: { is_staff?: boolean; account_type?: AccountType; admin_role?: string | null }, before?: Account) =>
+const touchesStaffStanding = (
+  change: { is_staff?: boolean; account_type?: AccountType; admin_role?: string | null },
+  before?: Account,
+) =>
   change.is_staff !== undefined ||
   change.admin_role !== undefined ||
   (change.account_type !== undefined && (change.account_type === 'staff' || before?.account_type === 'staff'));
@@ -28,7 +31,11 @@ const touchesStaffStanding = (change: { is_staff?: boolean; account_type?: Accou
  * (any field, even an empty patch), nor grant, change or remove staff standing on any account, nor
  * create a staff account. A superuser may do all of it. (`is_superuser` itself is set by no route.)
  */
-function requireSuperuserFor(ctx: AppContext, change: { is_staff?: boolean; account_type?: AccountType; admin_role?: string | null }, target?: Account): void {
+function requireSuperuserFor(
+  ctx: AppContext,
+  change: { is_staff?: boolean; account_type?: AccountType; admin_role?: string | null },
+  target?: Account,
+): void {
   if (actorAccount(ctx).is_superuser) return;
   if (target?.is_superuser) throw forbidden(SUPERUSER_ONLY_TARGET);
   if (touchesStaffStanding(change, target)) throw forbidden(SUPERUSER_ONLY_STAFF_GRANT);
@@ -64,7 +71,8 @@ async function accountOrNotFound(userId: string): Promise<Account> {
 }
 
 /** One account, as staff see it (the route's level); 404 when there is none. */
-export const getAccountForStaff = (_ctx: AppContext, input: { user_id: string }): Promise<Account> => accountOrNotFound(input.user_id);
+export const getAccountForStaff = (_ctx: AppContext, input: { user_id: string }): Promise<Account> =>
+  accountOrNotFound(input.user_id);
 
 export interface AdminAccountPatch {
   is_active?: boolean;
@@ -78,7 +86,10 @@ export interface AdminAccountPatch {
  * version and revokes every session: the account is shut out at once, and unblocking later does not
  * bring old sessions back. Staff cannot block themselves or drop their own staff flag (no self-lockout).
  */
-export async function updateAccountAsStaff(ctx: AppContext, input: { user_id: string } & AdminAccountPatch): Promise<Account> {
+export async function updateAccountAsStaff(
+  ctx: AppContext,
+  input: { user_id: string } & AdminAccountPatch,
+): Promise<Account> {
   const { user_id: userId, ...patch } = input;
   const actor = actorAccount(ctx);
   if (userId === actor.id && patch.is_active === false) throw invalid(CANNOT_BLOCK_SELF);
@@ -88,11 +99,26 @@ export async function updateAccountAsStaff(ctx: AppContext, input: { user_id: st
   const blocking = patch.is_active === false && before.is_active;
   const { is_active, account_type, is_staff, admin_role } = patch;
   // The change and its entry in the account's security log, in one transaction.
-  const changed = Object.fromEntries(Object.entries({ is_active, account_type, is_staff, admin_role }).filter(([k, v]) => v !== undefined && v !== before[k as keyof Account]));
+  const changed = Object.fromEntries(
+    Object.entries({ is_active, account_type, is_staff, admin_role }).filter(
+      ([k, v]) => v !== undefined && v !== before[k as keyof Account],
+    ),
+  );
   const fields = { is_active, account_type, is_staff, admin_role, updated_at: ctx.clock.now().toISOString() };
   await transact([
-    { Update: { Key: keys.account(userId), ...setExpression(fields, blocking ? { token_version: 1 } : {}), ...IF_EXISTS }, failWith: notFound(USER_NOT_FOUND) },
-    securityLogStep(userId, { event: 'account.updated_by_staff', details: { ...changed, sessions_revoked: blocking } }, ctx),
+    {
+      Update: {
+        Key: keys.account(userId),
+        ...setExpression(fields, blocking ? { token_version: 1 } : {}),
+        ...IF_EXISTS,
+      },
+      failWith: notFound(USER_NOT_FOUND),
+    },
+    securityLogStep(
+      userId,
+      { event: 'account.updated_by_staff', details: { ...changed, sessions_revoked: blocking } },
+      ctx,
+    ),
   ]);
   if (blocking) await revokeAccountSessions(userId, ctx);
   // The account as written: what was read, with the fields this update set (no second read).
@@ -114,11 +140,24 @@ export interface StaffCreatedAccount {
  * POST /users: staff (the caller, at the route's level) create an account directly (no registration
  * policy; the password policy still holds), with whatever the route composes `alongside`.
  */
-export function createAccountAsStaff(ctx: AppContext, input: StaffCreatedAccount, alongside?: AlongsideAccount): Promise<Account> {
+export function createAccountAsStaff(
+  ctx: AppContext,
+  input: StaffCreatedAccount,
+  alongside?: AlongsideAccount,
+): Promise<Account> {
   const { password, ...rest } = input;
   // a new account is staff when it says so in any way; `is_staff: false` and no admin role is an ordinary account
-  requireSuperuserFor(ctx, { is_staff: rest.is_staff || undefined, account_type: rest.account_type, admin_role: rest.admin_role ?? undefined });
-  return createAccount({ ...rest, account_type: rest.account_type ?? 'customer' }, password, ctx, withCreationLogged(alongside));
+  requireSuperuserFor(ctx, {
+    is_staff: rest.is_staff || undefined,
+    account_type: rest.account_type,
+    admin_role: rest.admin_role ?? undefined,
+  });
+  return createAccount(
+    { ...rest, account_type: rest.account_type ?? 'customer' },
+    password,
+    ctx,
+    withCreationLogged(alongside),
+  );
 }
 
 /** Any account's security log, for staff (the route's level), newest first; 404 'User not found' for an unknown account. */

@@ -27,7 +27,10 @@ interface EmailChangeToken extends LinkTokenRecord {
   new_email: string;
 }
 const CONFIRM_REFUSALS = {
-  required: EMAIL_CHANGE_TOKEN_REQUIRED, notFound: EMAIL_CHANGE_TOKEN_NOT_FOUND, used: EMAIL_CHANGE_TOKEN_USED, expired: EMAIL_CHANGE_TOKEN_EXPIRED,
+  required: EMAIL_CHANGE_TOKEN_REQUIRED,
+  notFound: EMAIL_CHANGE_TOKEN_NOT_FOUND,
+  used: EMAIL_CHANGE_TOKEN_USED,
+  expired: EMAIL_CHANGE_TOKEN_EXPIRED,
 };
 
 /** Is the (normalized) address free? Checked when a change is asked (and again, atomically, when it is confirmed). */
@@ -42,7 +45,12 @@ export async function ensureEmailFree(email: string): Promise<void> {
  */
 export async function startEmailChange(account: Account, newEmail: string, ctx: AppContext): Promise<void> {
   const record = { user_id: account.id, old_email: account.email, new_email: newEmail };
-  const { token, step } = newLinkToken(ctx, { keyOf: keys.emailChange, type: 'email_change', validMinutes: EMAIL_CHANGE_LINK_VALID_MINUTES, record });
+  const { token, step } = newLinkToken(ctx, {
+    keyOf: keys.emailChange,
+    type: 'email_change',
+    validMinutes: EMAIL_CHANGE_LINK_VALID_MINUTES,
+    record,
+  });
   // The link, both mails and the account's log entry in one transaction: a mail-queue outage delays the mails, never loses them.
   await transact([
     step,
@@ -94,15 +102,28 @@ function noticeMail(to: string, newEmail: string): MailMessage {
  * account still has the address the change started from.
  */
 export async function confirmEmailChange(ctx: AppContext, input: { token: string }): Promise<void> {
-  const { record, now, spendStep } = await readLinkToken<EmailChangeToken>(ctx, { token: input.token, keyOf: keys.emailChange, refusals: CONFIRM_REFUSALS });
+  const { record, now, spendStep } = await readLinkToken<EmailChangeToken>(ctx, {
+    token: input.token,
+    keyOf: keys.emailChange,
+    refusals: CONFIRM_REFUSALS,
+  });
   const { GSI1PK, GSI1SK } = keys.accountsIndex(record.new_email);
   await transact([
     spendStep,
     putNewStep({ ...keys.email(record.new_email), user_id: record.user_id }, invalid(EMAIL_TAKEN)),
     deleteWhenStep(keys.email(record.old_email), { user_id: record.user_id }, invalid(EMAIL_CHANGE_OUTDATED)),
     // `email` as read (the account is there, then).
-    setWhenStep(keys.account(record.user_id), { email: record.new_email, GSI1PK, GSI1SK, updated_at: now }, { email: record.old_email }, invalid(EMAIL_CHANGE_OUTDATED)),
+    setWhenStep(
+      keys.account(record.user_id),
+      { email: record.new_email, GSI1PK, GSI1SK, updated_at: now },
+      { email: record.old_email },
+      invalid(EMAIL_CHANGE_OUTDATED),
+    ),
     // the holder of the link mailed to the new address, after the account holder asked for it
-    securityLogStep(record.user_id, { event: 'email.changed', actor: 'self', details: { old_email: record.old_email, new_email: record.new_email } }, ctx),
+    securityLogStep(
+      record.user_id,
+      { event: 'email.changed', actor: 'self', details: { old_email: record.old_email, new_email: record.new_email } },
+      ctx,
+    ),
   ]);
 }

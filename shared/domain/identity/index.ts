@@ -1,11 +1,23 @@
 /** The identity context's public face: other contexts, routes and workers import only this. */
 export {
-  toAccountOut, canCreateProjects, accountCreationSteps, getAccount, findAccountByEmail, currentAccount, buildAccount,
-  recordLogin, type Account, type AccountType,
+  toAccountOut,
+  canCreateProjects,
+  accountCreationSteps,
+  getAccount,
+  findAccountByEmail,
+  currentAccount,
+  buildAccount,
+  recordLogin,
+  type Account,
+  type AccountType,
 } from './accounts';
 export { requireRecentProof, type IdentityProof } from './reauth';
 export {
-  toAdminUserOut, listAccounts, getAccountForStaff, updateAccountAsStaff, createAccountAsStaff,
+  toAdminUserOut,
+  listAccounts,
+  getAccountForStaff,
+  updateAccountAsStaff,
+  createAccountAsStaff,
   listSecurityLogForStaff,
 } from './admin-users';
 export { LOCKOUT } from './lockout';
@@ -16,16 +28,32 @@ export { RECOVERY_CODES_PER_SET, recoveryCodeStatus } from './recovery-codes';
 export { register, prepareAccount } from './registration';
 export { hasSecondFactor } from './second-factor';
 export {
-  startSession, sessionStart, refreshSession, logout, revokeSession, listSessions, revokeOtherSessions, type ClientMeta,
+  startSession,
+  sessionStart,
+  refreshSession,
+  logout,
+  revokeSession,
+  listSessions,
+  revokeOtherSessions,
+  type ClientMeta,
   type TokenPair,
 } from './sessions';
 export { ensureStaff } from './staff';
 export {
-  MAX_AUTHENTICATORS, toDeviceOut, provisionAuthenticator, enrolAuthenticator, listAuthenticators,
+  MAX_AUTHENTICATORS,
+  toDeviceOut,
+  provisionAuthenticator,
+  enrolAuthenticator,
+  listAuthenticators,
 } from './totp-devices';
 export { removeAuthenticator, regenerateRecoveryCodes, deleteLegacyTotp } from './account-security';
 export { confirmEmailChange } from './email-change';
 export { updateProfile } from './profile';
 export {
-  securityLogEntryOut, securityLogItem, securityLogStep, recordSecurityEvent, listOwnSecurityLog, type RefusalReason,
+  securityLogEntryOut,
+  securityLogItem,
+  securityLogStep,
+  recordSecurityEvent,
+  listOwnSecurityLog,
+  type RefusalReason,
 } from './security-log';

@@ -28,7 +28,8 @@ export interface LoginFailures {
   locked_until_ms?: number;
 }
 
-export const lockedOut = (untilMs: number, ctx: AppContext) => locked(ACCOUNT_LOCKED, new Date(untilMs), ctx.clock.now());
+export const lockedOut = (untilMs: number, ctx: AppContext) =>
+  locked(ACCOUNT_LOCKED, new Date(untilMs), ctx.clock.now());
 
 export const loginFailures = (email: string) => getItem<LoginFailures>(keys.loginFailures(normalizeEmail(email)));
 
@@ -47,7 +48,10 @@ export async function recordLoginFailure(email: string, ctx: AppContext, userId?
   const Key = keys.loginFailures(normalizeEmail(email));
   const now = ctx.clock.now().getTime();
   const windowEnds = now + LOCKOUT.windowSeconds * 1000;
-  const { tally: failures } = await countInWindow(Key, FAILURES_WINDOW, now, { ends: windowEnds, item: { type: 'login_failures', expires_at_epoch: epoch(windowEnds) } });
+  const { tally: failures } = await countInWindow(Key, FAILURES_WINDOW, now, {
+    ends: windowEnds,
+    item: { type: 'login_failures', expires_at_epoch: epoch(windowEnds) },
+  });
   return failures >= LOCKOUT.maxFailures ? lock(email, ctx, userId) : undefined;
 }
 
@@ -65,7 +69,11 @@ async function lock(email: string, ctx: AppContext, userId?: string): Promise<nu
   const now = ctx.clock.now().getTime();
   const until = now + LOCKOUT.lockSeconds * 1000;
   const key = keys.loginFailures(normalizeEmail(email));
-  const entry: SecurityEventInput = { event: 'lockout.started', actor: 'anonymous', details: { locked_until: new Date(until).toISOString() } };
+  const entry: SecurityEventInput = {
+    event: 'lockout.started',
+    actor: 'anonymous',
+    details: { locked_until: new Date(until).toISOString() },
+  };
   try {
     await transact([
       holdStep(key, 'locked_until_ms', until, now, { expires_at_epoch: epoch(until) }, LOCK_IN_FORCE),
@@ -92,8 +100,16 @@ export interface RefusalEntry {
  * Counts a failed password or second-factor check (sign-in or a re-check of a signed-in caller) and
  * refuses it: 423 when this attempt locked the address, else 401 with `detail`.
  */
-export async function refuseAndCount(email: string, detail: string, ctx: AppContext, log?: RefusalEntry): Promise<never> {
-  const [lockEnd] = await Promise.all([recordLoginFailure(email, ctx, log?.userId), log ? recordSecurityEvent(log.userId, log.entry, ctx) : undefined]);
+export async function refuseAndCount(
+  email: string,
+  detail: string,
+  ctx: AppContext,
+  log?: RefusalEntry,
+): Promise<never> {
+  const [lockEnd] = await Promise.all([
+    recordLoginFailure(email, ctx, log?.userId),
+    log ? recordSecurityEvent(log.userId, log.entry, ctx) : undefined,
+  ]);
   if (lockEnd) throw lockedOut(lockEnd, ctx);
   throw unauthenticated(detail);
 }

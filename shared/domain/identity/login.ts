@@ -55,21 +55,44 @@ export async function login(ctx: AppContext, input: LoginInput, gates: SignInGat
     lockEnd && account ? recordSecurityEvent(account.id, refused('locked'), ctx) : undefined,
   ]);
   if (lockEnd) throw lockedOut(lockEnd, ctx);
-  if (!account?.is_active || !valid) return refuseAndCount(input.email, INVALID_CREDENTIALS, ctx, account && { userId: account.id, entry: refused('invalid_credentials') });
-  for (const gate of gates) if (await gate.refuses(account, ctx)) await refuseUncounted(account, 'sign_in_gate', gate.detail, ctx);
+  if (!account?.is_active || !valid)
+    return refuseAndCount(
+      input.email,
+      INVALID_CREDENTIALS,
+      ctx,
+      account && { userId: account.id, entry: refused('invalid_credentials') },
+    );
+  for (const gate of gates)
+    if (await gate.refuses(account, ctx)) await refuseUncounted(account, 'sign_in_gate', gate.detail, ctx);
   const secondFactor = await requireSecondFactor(account, input.totp_code, ctx);
-  const signedIn = securityLogStep(account.id, { event: 'sign_in.succeeded', actor: 'self', details: { second_factor: secondFactor } }, ctx);
+  const signedIn = securityLogStep(
+    account.id,
+    { event: 'sign_in.succeeded', actor: 'self', details: { second_factor: secondFactor } },
+    ctx,
+  );
   // The session is written with the last login and the entry: one transaction.
   const session = sessionStart(account, input.client, ctx);
-  await Promise.all([recordLogin(account.id, ctx, [signedIn, session.step]), failures ? clearLoginFailures(input.email) : undefined]);
+  await Promise.all([
+    recordLogin(account.id, ctx, [signedIn, session.step]),
+    failures ? clearLoginFailures(input.email) : undefined,
+  ]);
   return session.tokens();
 }
 
 /** A refused sign-in's entry: whoever tried has not proven to be the account holder. */
-const refused = (reason: RefusalReason): SecurityEventInput => ({ event: 'sign_in.refused', reason, actor: 'anonymous' });
+const refused = (reason: RefusalReason): SecurityEventInput => ({
+  event: 'sign_in.refused',
+  reason,
+  actor: 'anonymous',
+});
 
 /** A refusal that does not count towards the lockout (the password was right; something else is missing): logged, then 401. */
-async function refuseUncounted(account: Account, reason: RefusalReason, detail: string, ctx: AppContext): Promise<never> {
+async function refuseUncounted(
+  account: Account,
+  reason: RefusalReason,
+  detail: string,
+  ctx: AppContext,
+): Promise<never> {
   await recordSecurityEvent(account.id, refused(reason), ctx);
   throw unauthenticated(detail);
 }
@@ -79,13 +102,18 @@ async function refuseUncounted(account: Account, reason: RefusalReason, detail: 
  * client simply asks for it); without one, a policy requiring MFA refuses sign-in until one is set up.
  * Answers which second factor signed in (`totp`, `recovery_code`), or null when none was asked.
  */
-async function requireSecondFactor(account: Account, presented: string | null | undefined, ctx: AppContext): Promise<'totp' | 'recovery_code' | null> {
+async function requireSecondFactor(
+  account: Account,
+  presented: string | null | undefined,
+  ctx: AppContext,
+): Promise<'totp' | 'recovery_code' | null> {
   if (!hasSecondFactor(account)) {
     if (ctx.config.MFA_REQUIRED) await refuseUncounted(account, 'totp_setup_required', TOTP_SETUP_REQUIRED, ctx);
     return null;
   }
   const code = presented?.trim();
   if (!code) return refuseUncounted(account, 'totp_required', TOTP_CODE_REQUIRED, ctx);
-  if (!(await verifySecondFactor(account, code, ctx))) await refuseAndCount(account.email, TOTP_CODE_INVALID, ctx, { userId: account.id, entry: refused('totp_invalid') });
+  if (!(await verifySecondFactor(account, code, ctx)))
+    await refuseAndCount(account.email, TOTP_CODE_INVALID, ctx, { userId: account.id, entry: refused('totp_invalid') });
   return secondFactorKind(code);
 }

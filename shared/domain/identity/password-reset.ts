@@ -25,7 +25,12 @@ export const RESET_TOKEN_EXPIRED = 'Reset token has expired';
 interface PasswordResetToken extends LinkTokenRecord {
   user_id: string;
 }
-const RESET_REFUSALS = { required: RESET_TOKEN_REQUIRED, notFound: RESET_TOKEN_NOT_FOUND, used: RESET_TOKEN_USED, expired: RESET_TOKEN_EXPIRED };
+const RESET_REFUSALS = {
+  required: RESET_TOKEN_REQUIRED,
+  notFound: RESET_TOKEN_NOT_FOUND,
+  used: RESET_TOKEN_USED,
+  expired: RESET_TOKEN_EXPIRED,
+};
 
 export interface PasswordResetRequest {
   email: string;
@@ -42,7 +47,12 @@ export interface PasswordResetRequest {
  * to every answer of the route, the 422 and the 429 included.
  */
 export async function requestPasswordReset(ctx: AppContext, input: PasswordResetRequest): Promise<void> {
-  await perAddressPerMinute('password-reset', input.client.sourceIp, ctx.config.PASSWORD_RESET_RATE_LIMIT_PER_MINUTE, ctx);
+  await perAddressPerMinute(
+    'password-reset',
+    input.client.sourceIp,
+    ctx.config.PASSWORD_RESET_RATE_LIMIT_PER_MINUTE,
+    ctx,
+  );
   await sendResetLink(input, ctx);
 }
 
@@ -54,16 +64,34 @@ async function sendResetLink(input: PasswordResetRequest, ctx: AppContext): Prom
     const code = input.totp_code?.trim();
     if (!code || !(await verifySecondFactor(account, code, ctx))) {
       // the account's log tells its holder that someone without the second factor asked (the requester learns nothing: same answer)
-      await recordSecurityEvent(account.id, { event: 'password_reset.requested', reason: code ? 'totp_invalid' : 'totp_required', actor: 'anonymous', details: { link_sent: false } }, ctx);
+      await recordSecurityEvent(
+        account.id,
+        {
+          event: 'password_reset.requested',
+          reason: code ? 'totp_invalid' : 'totp_required',
+          actor: 'anonymous',
+          details: { link_sent: false },
+        },
+        ctx,
+      );
       return;
     }
   }
-  const { token, step } = newLinkToken(ctx, { keyOf: keys.passwordReset, type: 'password_reset', validMinutes: RESET_LINK_VALID_MINUTES, record: { user_id: account.id } });
+  const { token, step } = newLinkToken(ctx, {
+    keyOf: keys.passwordReset,
+    type: 'password_reset',
+    validMinutes: RESET_LINK_VALID_MINUTES,
+    record: { user_id: account.id },
+  });
   // The link, its mail and the account's log entry in one transaction: a mail-queue outage delays the mail, never loses it.
   await transact([
     step,
     mailStep(resetMail(account.email, resetLink(token, ctx)), ctx),
-    securityLogStep(account.id, { event: 'password_reset.requested', actor: 'anonymous', details: { link_sent: true } }, ctx),
+    securityLogStep(
+      account.id,
+      { event: 'password_reset.requested', actor: 'anonymous', details: { link_sent: true } },
+      ctx,
+    ),
   ]);
 }
 
@@ -93,20 +121,38 @@ function resetMail(to: string, link: string): MailMessage {
  * of two concurrent uses exactly one succeeds. Every session is then revoked; a session that
  * escaped deletion cannot refresh either, because its token version is stale.
  */
-export async function confirmPasswordReset(ctx: AppContext, input: { token: string; new_password: string }): Promise<void> {
+export async function confirmPasswordReset(
+  ctx: AppContext,
+  input: { token: string; new_password: string },
+): Promise<void> {
   if (!input.token.trim()) throw invalid(RESET_TOKEN_REQUIRED);
   const problem = passwordPolicyProblem(input.new_password, ctx.config);
   if (problem) throw invalid(problem);
-  const { record, now, spendStep } = await readLinkToken<PasswordResetToken>(ctx, { token: input.token, keyOf: keys.passwordReset, refusals: RESET_REFUSALS });
+  const { record, now, spendStep } = await readLinkToken<PasswordResetToken>(ctx, {
+    token: input.token,
+    keyOf: keys.passwordReset,
+    refusals: RESET_REFUSALS,
+  });
   const [password_hash, account] = await Promise.all([hashPassword(input.new_password), getAccount(record.user_id)]);
   if (!account) throw notFound(RESET_TOKEN_NOT_FOUND);
   await transact([
     spendStep,
     // The new password, and a new token version: every access token issued before dies.
-    { Update: { Key: keys.account(record.user_id), ...setExpression({ password_hash, updated_at: now }, { token_version: 1 }), ...IF_EXISTS }, failWith: notFound(RESET_TOKEN_NOT_FOUND) },
+    {
+      Update: {
+        Key: keys.account(record.user_id),
+        ...setExpression({ password_hash, updated_at: now }, { token_version: 1 }),
+        ...IF_EXISTS,
+      },
+      failWith: notFound(RESET_TOKEN_NOT_FOUND),
+    },
     deleteStep(keys.loginFailures(normalizeEmail(account.email))),
     // the holder of the mailed link is taken for the account holder
-    securityLogStep(record.user_id, { event: 'password_reset.completed', actor: 'self', details: { all_sessions_revoked: true } }, ctx),
+    securityLogStep(
+      record.user_id,
+      { event: 'password_reset.completed', actor: 'self', details: { all_sessions_revoked: true } },
+      ctx,
+    ),
   ]);
   await revokeAccountSessions(record.user_id, ctx);
 }

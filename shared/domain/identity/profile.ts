@@ -7,7 +7,10 @@ import { requireRecentProof, type IdentityProof } from './reauth';
 import { ensureEmailFree, startEmailChange } from './email-change';
 
 export type ProfilePatch = Partial<
-  Pick<Account, 'email' | 'name' | 'phone' | 'preferred_language' | 'navigation_mode' | 'job_title' | 'timezone' | 'table_density'>
+  Pick<
+    Account,
+    'email' | 'name' | 'phone' | 'preferred_language' | 'navigation_mode' | 'job_title' | 'timezone' | 'table_density'
+  >
 >;
 
 /**
@@ -16,7 +19,10 @@ export type ProfilePatch = Partial<
  * mailed to it and the old address is told (`startEmailChange`), and the answer still shows the
  * current address until the link is opened. The other fields need no proof.
  */
-export async function updateProfile(ctx: AppContext, input: ProfilePatch & Partial<IdentityProof> & Pick<IdentityProof, 'client'>): Promise<Account> {
+export async function updateProfile(
+  ctx: AppContext,
+  input: ProfilePatch & Partial<IdentityProof> & Pick<IdentityProof, 'client'>,
+): Promise<Account> {
   const account = actorAccount(ctx);
   const { email: requested, current_password, totp_code, client, ...rest } = input;
   const newEmail = requested ? normalizeEmail(requested) : account.email;
@@ -27,7 +33,10 @@ export async function updateProfile(ctx: AppContext, input: ProfilePatch & Parti
   }
   const fields = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined));
   const next: Account = { ...account, ...fields, updated_at: ctx.clock.now().toISOString() };
-  await updateItem(keys.account(account.id), { ...setExpression({ ...fields, updated_at: next.updated_at }), ...IF_EXISTS });
+  await updateItem(keys.account(account.id), {
+    ...setExpression({ ...fields, updated_at: next.updated_at }),
+    ...IF_EXISTS,
+  });
   if (emailChanging) await startEmailChange(account, newEmail, ctx);
   return next;
 }

@@ -14,14 +14,28 @@ export interface RateDecision {
  * `expires_at_epoch` (the table's TTL attribute, so finished windows disappear by themselves). The
  * window opens with the bucket's first request and lasts `windowSeconds`; a full one refuses until it ends.
  */
-export async function consume(bucket: string, limit: number, windowSeconds: number, ctx: AppContext): Promise<RateDecision> {
+export async function consume(
+  bucket: string,
+  limit: number,
+  windowSeconds: number,
+  ctx: AppContext,
+): Promise<RateDecision> {
   const now = Math.floor(ctx.clock.now().getTime() / 1000);
-  const hit = await countInWindow(keys.rateLimit(bucket), { count: 'hits', ends: 'expires_at_epoch', limit }, now, { ends: now + windowSeconds, item: { type: 'rate_limit', bucket } });
+  const hit = await countInWindow(keys.rateLimit(bucket), { count: 'hits', ends: 'expires_at_epoch', limit }, now, {
+    ends: now + windowSeconds,
+    item: { type: 'rate_limit', bucket },
+  });
   return { allowed: hit.counted, retryAfterSeconds: hit.ends - now };
 }
 
 /** Refuses with 429 and Retry-After once the bucket's window is full ('Too many requests' unless `detail` says more). */
-export async function enforceRateLimit(bucket: string, limit: number, windowSeconds: number, ctx: AppContext, detail?: string): Promise<void> {
+export async function enforceRateLimit(
+  bucket: string,
+  limit: number,
+  windowSeconds: number,
+  ctx: AppContext,
+  detail?: string,
+): Promise<void> {
   const decision = await consume(bucket, limit, windowSeconds, ctx);
   if (!decision.allowed) throw rateLimited(Math.max(1, decision.retryAfterSeconds), detail);
 }

@@ -34,15 +34,27 @@ export interface IdentityProof {
  * first; a lock in force on the address answers 423 whatever the password; a wrong password counts
  * towards the same lockout as a failed sign-in (401 'Invalid password', or 423 when it locks).
  */
-export async function checkPassword(account: Account, password: string, client: ClientMeta, ctx: AppContext): Promise<void> {
+export async function checkPassword(
+  account: Account,
+  password: string,
+  client: ClientMeta,
+  ctx: AppContext,
+): Promise<void> {
   await perAddressPerMinute(PASSWORD_CHECKS_BUCKET, client.sourceIp, ctx.config.LOGIN_RATE_LIMIT_PER_MINUTE, ctx);
-  const [valid, failures] = await Promise.all([verifyPassword(account.password_hash, password), loginFailures(account.email)]);
+  const [valid, failures] = await Promise.all([
+    verifyPassword(account.password_hash, password),
+    loginFailures(account.email),
+  ]);
   const lockEnd = lockedUntil(failures, ctx);
   if (lockEnd) {
     await recordSecurityEvent(account.id, recheckRefused('locked'), ctx);
     throw lockedOut(lockEnd, ctx);
   }
-  if (!valid) await refuseAndCount(account.email, INVALID_PASSWORD, ctx, { userId: account.id, entry: recheckRefused('invalid_password') });
+  if (!valid)
+    await refuseAndCount(account.email, INVALID_PASSWORD, ctx, {
+      userId: account.id,
+      entry: recheckRefused('invalid_password'),
+    });
 }
 
 /** A refused re-check of a signed-in caller, for the account's security log (the caller is the actor). */
@@ -62,6 +74,10 @@ export async function requireRecentProof(ctx: AppContext, proof: IdentityProof):
   if (!hasSecondFactor(account)) return account;
   const code = proof.totp_code?.trim();
   if (!code) throw unauthenticated(SECOND_FACTOR_REQUIRED);
-  if (!(await verifySecondFactor(account, code, ctx))) await refuseAndCount(account.email, SECOND_FACTOR_INVALID, ctx, { userId: account.id, entry: recheckRefused('totp_invalid') });
+  if (!(await verifySecondFactor(account, code, ctx)))
+    await refuseAndCount(account.email, SECOND_FACTOR_INVALID, ctx, {
+      userId: account.id,
+      entry: recheckRefused('totp_invalid'),
+    });
   return account;
 }

@@ -27,15 +27,27 @@ export async function register(
   if (REGISTRATION_MODE === 'disabled') throw forbidden(REGISTRATION_DISABLED);
   if (REGISTRATION_MODE === 'invite-only') throw forbidden(REGISTRATION_INVITE_ONLY);
   const domain = normalizeEmail(input.email).split('@').pop()!;
-  if (REGISTRATION_EMAIL_DOMAINS.length && !REGISTRATION_EMAIL_DOMAINS.includes(domain)) throw forbidden(DOMAIN_NOT_ALLOWED);
-  return createAccount({ ...input, account_type: 'customer' }, input.password, ctx, withCreationLogged(alongside, 'self'));
+  if (REGISTRATION_EMAIL_DOMAINS.length && !REGISTRATION_EMAIL_DOMAINS.includes(domain))
+    throw forbidden(DOMAIN_NOT_ALLOWED);
+  return createAccount(
+    { ...input, account_type: 'customer' },
+    input.password,
+    ctx,
+    withCreationLogged(alongside, 'self'),
+  );
 }
 
 /** `alongside` plus the new account's first security-log entry, `account.created` (by itself, or by the staff caller). */
-export const withCreationLogged = (alongside: AlongsideAccount = nothingAlongside, actor?: SecurityActor): AlongsideAccount => (account, ctx) => [
-  ...alongside(account, ctx),
-  securityLogStep(account.id, { event: 'account.created', actor, details: { account_type: account.account_type } }, ctx),
-];
+export const withCreationLogged =
+  (alongside: AlongsideAccount = nothingAlongside, actor?: SecurityActor): AlongsideAccount =>
+  (account, ctx) => [
+    ...alongside(account, ctx),
+    securityLogStep(
+      account.id,
+      { event: 'account.created', actor, details: { account_type: account.account_type } },
+      ctx,
+    ),
+  ];
 
 /** Creates an account with a password checked against the policy, in one transaction with what goes `alongside`. */
 export async function createAccount(
@@ -53,7 +65,11 @@ export async function createAccount(
  * The account to create, its password checked against the policy (400) and hashed; nothing is
  * written, so a caller (invitation acceptance) can put `accountCreationSteps` into its own transaction.
  */
-export async function prepareAccount(input: Omit<NewAccount, 'password_hash'>, password: string, ctx: AppContext): Promise<Account> {
+export async function prepareAccount(
+  input: Omit<NewAccount, 'password_hash'>,
+  password: string,
+  ctx: AppContext,
+): Promise<Account> {
   const problem = passwordPolicyProblem(password, ctx.config);
   if (problem) throw invalid(problem);
   return buildAccount({ ...input, password_hash: await hashPassword(password) }, ctx);

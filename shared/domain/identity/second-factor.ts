@@ -10,7 +10,8 @@ import { consumeRecoveryCode } from './recovery-codes';
 export const hasSecondFactor = (account: Account): boolean => authenticatorCount(account) > 0;
 
 /** Which kind of second factor a presented code is: six digits are an authenticator's, anything else a recovery code. */
-export const secondFactorKind = (presented: string): 'totp' | 'recovery_code' => (/^\d{6}$/.test(presented.replace(/\s/g, '')) ? 'totp' : 'recovery_code');
+export const secondFactorKind = (presented: string): 'totp' | 'recovery_code' =>
+  /^\d{6}$/.test(presented.replace(/\s/g, '')) ? 'totp' : 'recovery_code';
 
 /** A six-digit code from an authenticator, or else a single-use recovery code (used up on success). */
 export async function verifySecondFactor(account: Account, presented: string, ctx: AppContext): Promise<boolean> {

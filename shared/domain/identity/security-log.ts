@@ -64,9 +64,8 @@ export type SecurityActor = 'self' | 'staff' | 'anonymous';
 
 const detailValue = z.union([z.string(), z.number(), z.boolean(), z.null()]);
 
-export const securityLogEntity = defineEntity(
-  'security_log',
-  () => z.object({
+export const securityLogEntity = defineEntity('security_log', () =>
+  z.object({
     id: z.uuid(),
     user_id: z.uuid(),
     event: z.enum(SECURITY_EVENTS),
@@ -83,7 +82,16 @@ export const securityLogEntity = defineEntity(
 );
 
 export const securityLogView = defineView(securityLogEntity, {
-  id: true, event: true, reason: true, at: true, source_ip: true, user_agent: true, request_id: true, actor: true, actor_id: true, details: true,
+  id: true,
+  event: true,
+  reason: true,
+  at: true,
+  source_ip: true,
+  user_agent: true,
+  request_id: true,
+  actor: true,
+  actor_id: true,
+  details: true,
 });
 /** The response schema of one entry (GET /auth/me/security-log, GET /admin/users/{user_id}/security-log). */
 /** The response schema (built at first use: `responses` are read by the OpenAPI document only). */
@@ -98,7 +106,11 @@ export interface SecurityEventInput {
 }
 
 /** The caller as the entry's actor, unless the flow says otherwise. */
-function actorOf(userId: string, ctx: AppContext, given?: SecurityActor): { actor: SecurityActor; actor_id: string | null } {
+function actorOf(
+  userId: string,
+  ctx: AppContext,
+  given?: SecurityActor,
+): { actor: SecurityActor; actor_id: string | null } {
   const caller = ctx.actor?.account;
   if (given === 'anonymous') return { actor: 'anonymous', actor_id: null };
   if (given === 'self') return { actor: 'self', actor_id: userId };
@@ -126,14 +138,19 @@ export function securityLogItem(userId: string, input: SecurityEventInput, ctx: 
     ...actorOf(userId, ctx, input.actor),
     details: input.details ?? {},
   });
-  return { ...securityLogEntity.encode(keys.securityLog(userId, at, entry.id), entry), expires_at_epoch: retainUntil(now, ctx) };
+  return {
+    ...securityLogEntity.encode(keys.securityLog(userId, at, entry.id), entry),
+    expires_at_epoch: retainUntil(now, ctx),
+  };
 }
 
 /** The entry as a step of the transaction that makes the change it records. */
-export const securityLogStep = (userId: string, input: SecurityEventInput, ctx: AppContext): TransactStep => putStep(securityLogItem(userId, input, ctx));
+export const securityLogStep = (userId: string, input: SecurityEventInput, ctx: AppContext): TransactStep =>
+  putStep(securityLogItem(userId, input, ctx));
 
 /** The entry on its own, for an event that writes nothing else (a refused sign-in, a mailed link). */
-export const recordSecurityEvent = (userId: string, input: SecurityEventInput, ctx: AppContext): Promise<void> => putItem(securityLogItem(userId, input, ctx));
+export const recordSecurityEvent = (userId: string, input: SecurityEventInput, ctx: AppContext): Promise<void> =>
+  putItem(securityLogItem(userId, input, ctx));
 
 export interface SecurityLogPage {
   limit: number;
@@ -143,9 +160,19 @@ export interface SecurityLogPage {
 /** One page of an account's log, newest first, as clients see it (sort keys are `<ISO time>#<id>`). */
 export async function securityLogPage(userId: string, input: SecurityLogPage) {
   const pk = keys.securityLogPK(userId);
-  const page = await queryNewestPage({ pk, from: '0', to: '9#~', limit: input.limit, startAfter: await pageStart(input.cursor, pk) });
-  return { entries: page.items.map((item) => securityLogView.project(securityLogEntity.decode(item))), next: page.last ? await encodeCursor(page.last) : undefined };
+  const page = await queryNewestPage({
+    pk,
+    from: '0',
+    to: '9#~',
+    limit: input.limit,
+    startAfter: await pageStart(input.cursor, pk),
+  });
+  return {
+    entries: page.items.map((item) => securityLogView.project(securityLogEntity.decode(item))),
+    next: page.last ? await encodeCursor(page.last) : undefined,
+  };
 }
 
 /** The caller's own security log, newest first, one page (the next page's cursor when there is more). */
-export const listOwnSecurityLog = (ctx: AppContext, input: SecurityLogPage) => securityLogPage(actorAccount(ctx).id, input);
+export const listOwnSecurityLog = (ctx: AppContext, input: SecurityLogPage) =>
+  securityLogPage(actorAccount(ctx).id, input);

@@ -48,7 +48,12 @@ export async function startSession(account: Account, meta: ClientMeta, ctx: AppC
  * login and the security-log entry: one transaction, not two writes one after the other), and the
  * token pair to answer once it is written.
  */
-export function sessionStart(account: Account, meta: ClientMeta, ctx: AppContext, extra: Pick<Session, 'sso_project_id'> = {}): { step: TransactStep & { Put: { Item: Record<string, unknown> } }; tokens: () => Promise<TokenPair> } {
+export function sessionStart(
+  account: Account,
+  meta: ClientMeta,
+  ctx: AppContext,
+  extra: Pick<Session, 'sso_project_id'> = {},
+): { step: TransactStep & { Put: { Item: Record<string, unknown> } }; tokens: () => Promise<TokenPair> } {
   const secret = newSecret();
   const now = ctx.clock.now().toISOString();
   const { expires_at, expires_at_epoch } = expiry(ctx);
@@ -71,7 +76,10 @@ export function sessionStart(account: Account, meta: ClientMeta, ctx: AppContext
 }
 
 /** The context as it was at `instant`: a rotation's pair is issued at the rotation's instant, so a replay in the grace window is byte-identical. */
-const atInstant = (ctx: AppContext, instant: Date): AppContext => ({ ...ctx, clock: { ...ctx.clock, now: () => instant } });
+const atInstant = (ctx: AppContext, instant: Date): AppContext => ({
+  ...ctx,
+  clock: { ...ctx.clock, now: () => instant },
+});
 
 async function tokenPair(account: Account, sessionId: string, secret: string, ctx: AppContext): Promise<TokenPair> {
   const access_token = await issueAccessToken({ sub: account.id, ver: account.token_version, sid: sessionId }, ctx);
@@ -79,7 +87,12 @@ async function tokenPair(account: Account, sessionId: string, secret: string, ct
 }
 
 /** What the sealed secret of a rotation is bound to: it opens only on this session, for this rotation. */
-const graceSealContext = (userId: string, sessionId: string, previousHash: string) => ({ purpose: 'refresh-grace', user_id: userId, session_id: sessionId, previous_hash: previousHash });
+const graceSealContext = (userId: string, sessionId: string, previousHash: string) => ({
+  purpose: 'refresh-grace',
+  user_id: userId,
+  session_id: sessionId,
+  previous_hash: previousHash,
+});
 
 /** Whether `presentedHash` is the secret the session's last rotation replaced, and that rotation is younger than the grace window. */
 function inGraceWindow(session: Session, presentedHash: string, ctx: AppContext): boolean {
@@ -88,7 +101,10 @@ function inGraceWindow(session: Session, presentedHash: string, ctx: AppContext)
 }
 
 /** Whether a refresh token still proves its session: its secret is the current one, or the one just replaced (grace window). */
-async function refreshTokenHolds(parsed: { userId: string; sessionId: string; secret: string }, ctx: AppContext): Promise<boolean> {
+async function refreshTokenHolds(
+  parsed: { userId: string; sessionId: string; secret: string },
+  ctx: AppContext,
+): Promise<boolean> {
   const { session } = await getAccountAndSession(parsed.userId, parsed.sessionId);
   if (!session || sessionExpired(session, ctx)) return false;
   const presented = sha256(parsed.secret);
@@ -101,7 +117,10 @@ async function refreshTokenHolds(parsed: { userId: string; sessionId: string; se
  * except for the secret the last rotation replaced, within REFRESH_REUSE_GRACE_SECONDS of that
  * rotation: several tabs of one browser refreshing at once all get the same new pair.
  */
-export async function refreshSession(ctx: AppContext, input: { refresh_token?: string; client: ClientMeta }): Promise<TokenPair> {
+export async function refreshSession(
+  ctx: AppContext,
+  input: { refresh_token?: string; client: ClientMeta },
+): Promise<TokenPair> {
   const parsed = input.refresh_token ? refreshToken.parse(input.refresh_token) : undefined;
   if (!parsed) throw unauthenticated(INVALID_REFRESH);
   const { account, session } = await getAccountAndSession(parsed.userId, parsed.sessionId);
@@ -125,7 +144,12 @@ export async function refreshSession(ctx: AppContext, input: { refresh_token?: s
     return tokenPair(account, current.id, secret, atInstant(ctx, new Date(current.rotated_at!)));
   }
   // The same token used again after the window: it was copied.
-  await endSession(account.id, session.id, { event: 'session.revoked', actor: 'anonymous', details: { session_id: session.id, cause: 'refresh_token_reuse' } }, ctx);
+  await endSession(
+    account.id,
+    session.id,
+    { event: 'session.revoked', actor: 'anonymous', details: { session_id: session.id, cause: 'refresh_token_reuse' } },
+    ctx,
+  );
   throw unauthenticated(INVALID_REFRESH);
 }
 
@@ -134,18 +158,27 @@ export async function refreshSession(ctx: AppContext, input: { refresh_token?: s
  * it). The new secret is kept sealed, with the replaced secret's hash and the instant, for the grace
  * window. Answers the new pair, or the session as it now is when another rotation came first.
  */
-async function rotate(account: Account, session: Session, presented: string, client: ClientMeta, ctx: AppContext): Promise<{ pair?: TokenPair; now?: Session }> {
+async function rotate(
+  account: Account,
+  session: Session,
+  presented: string,
+  client: ClientMeta,
+  ctx: AppContext,
+): Promise<{ pair?: TokenPair; now?: Session }> {
   const secret = newSecret();
   const at = ctx.clock.now();
-  const set = setWhenExpression({
-    refresh_hash: sha256(secret),
-    previous_hash: presented,
-    rotated_at: at.toISOString(),
-    rotated_to_sealed: await seal(secret, graceSealContext(account.id, session.id, presented)),
-    last_seen_at: at.toISOString(),
-    ip: client.sourceIp,
-    ...expiry(ctx),
-  }, { refresh_hash: presented });
+  const set = setWhenExpression(
+    {
+      refresh_hash: sha256(secret),
+      previous_hash: presented,
+      rotated_at: at.toISOString(),
+      rotated_to_sealed: await seal(secret, graceSealContext(account.id, session.id, presented)),
+      last_seen_at: at.toISOString(),
+      ip: client.sourceIp,
+      ...expiry(ctx),
+    },
+    { refresh_hash: presented },
+  );
   const rotated = await conditionalUpdate(keys.session(account.id, session.id), {
     ...set,
     ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
@@ -163,9 +196,17 @@ async function deleteSession(userId: string, sessionId: string): Promise<boolean
  * Ends one session with its entry in the account's security log, in one transaction; answers
  * whether there was such a session (none: nothing is written, the log included).
  */
-async function endSession(userId: string, sessionId: string, entry: SecurityEventInput, ctx: AppContext): Promise<boolean> {
+async function endSession(
+  userId: string,
+  sessionId: string,
+  entry: SecurityEventInput,
+  ctx: AppContext,
+): Promise<boolean> {
   try {
-    await transact([deleteStep(keys.session(userId, sessionId), notFound(SESSION_NOT_FOUND)), securityLogStep(userId, entry, ctx)]);
+    await transact([
+      deleteStep(keys.session(userId, sessionId), notFound(SESSION_NOT_FOUND)),
+      securityLogStep(userId, entry, ctx),
+    ]);
     return true;
   } catch (err) {
     if (isRefusal(err, 'not_found')) return false;
@@ -173,7 +214,11 @@ async function endSession(userId: string, sessionId: string, entry: SecurityEven
   }
 }
 
-const signedOut = (sessionId: string): SecurityEventInput => ({ event: 'session.signed_out', actor: 'self', details: { session_id: sessionId } });
+const signedOut = (sessionId: string): SecurityEventInput => ({
+  event: 'session.signed_out',
+  actor: 'self',
+  details: { session_id: sessionId },
+});
 
 /** The signed-in caller's account and the session its token belongs to (a key's token has none: only a person signs out). */
 function actorSession(ctx: AppContext): { account: Account; session: Session } {
@@ -194,7 +239,8 @@ export async function logout(ctx: AppContext, input: { refresh_token?: string })
   if (ctx.actor) {
     const { account, session } = actorSession(ctx);
     await endSession(account.id, session.id, signedOut(session.id), ctx);
-    if (parsed && parsed.userId === account.id && parsed.sessionId !== session.id) await endSession(account.id, parsed.sessionId, signedOut(parsed.sessionId), ctx);
+    if (parsed && parsed.userId === account.id && parsed.sessionId !== session.id)
+      await endSession(account.id, parsed.sessionId, signedOut(parsed.sessionId), ctx);
     return;
   }
   if (!input.refresh_token) throw unauthenticated(NOT_AUTHENTICATED);
@@ -220,11 +266,13 @@ export const toSessionOut = (s: Session, currentId: string) => ({
 
 /** The account's live sessions, most recently used first. */
 async function sessionsOf(userId: string, ctx: AppContext): Promise<Session[]> {
-  const sessions = (await queryAll({
-    KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
-    ExpressionAttributeValues: { ':pk': keys.account(userId).PK, ':sk': keys.sessionPrefix },
-    ConsistentRead: true,
-  })).map(sessionEntity.decode);
+  const sessions = (
+    await queryAll({
+      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
+      ExpressionAttributeValues: { ':pk': keys.account(userId).PK, ':sk': keys.sessionPrefix },
+      ConsistentRead: true,
+    })
+  ).map(sessionEntity.decode);
   return sessions.filter((s) => !sessionExpired(s, ctx)).sort((a, b) => b.last_seen_at.localeCompare(a.last_seen_at));
 }
 
@@ -238,7 +286,12 @@ export async function listSessions(ctx: AppContext) {
  * Revokes (deletes) every session of the account except `keepSessionId`; answers how many were
  * revoked. An `entry` for the security log goes into the (last) transaction of the deletes.
  */
-export async function revokeAccountSessions(userId: string, ctx: AppContext, keepSessionId?: string, entry?: (count: number) => SecurityEventInput): Promise<number> {
+export async function revokeAccountSessions(
+  userId: string,
+  ctx: AppContext,
+  keepSessionId?: string,
+  entry?: (count: number) => SecurityEventInput,
+): Promise<number> {
   const doomed = (await sessionsOf(userId, ctx)).filter((s) => s.id !== keepSessionId);
   const deletes = doomed.map((s) => deleteStep(keys.session(userId, s.id)));
   await transactInChunks(entry ? [...deletes, securityLogStep(userId, entry(doomed.length), ctx)] : deletes);
@@ -248,5 +301,8 @@ export async function revokeAccountSessions(userId: string, ctx: AppContext, kee
 /** Revokes every session of the caller except the calling one (logged with the count); answers how many were revoked. */
 export async function revokeOtherSessions(ctx: AppContext): Promise<number> {
   const { account, session } = actorSession(ctx);
-  return revokeAccountSessions(account.id, ctx, session.id, (revoked) => ({ event: 'sessions.revoked', details: { revoked, kept_session_id: session.id } }));
+  return revokeAccountSessions(account.id, ctx, session.id, (revoked) => ({
+    event: 'sessions.revoked',
+    details: { revoked, kept_session_id: session.id },
+  }));
 }

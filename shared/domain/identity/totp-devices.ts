@@ -36,9 +36,18 @@ export interface TotpDevice {
  */
 export const authenticatorCount = (account: Account): number => account.totp_device_count ?? 0;
 
-export const toDeviceOut = (d: TotpDevice) => ({ id: d.id, name: d.name, created_at: d.created_at, last_used_at: d.last_used_at });
+export const toDeviceOut = (d: TotpDevice) => ({
+  id: d.id,
+  name: d.name,
+  created_at: d.created_at,
+  last_used_at: d.last_used_at,
+});
 
-const sealContext = (userId: string, deviceId: string) => ({ purpose: 'totp-device', user_id: userId, device_id: deviceId });
+const sealContext = (userId: string, deviceId: string) => ({
+  purpose: 'totp-device',
+  user_id: userId,
+  device_id: deviceId,
+});
 const normalizeSecret = (secret: string) => secret.replace(/[\s-]/g, '').toUpperCase();
 
 /** A new secret for the caller with everything an app needs to add it. Nothing is stored until a code proves the app has it. */
@@ -47,7 +56,13 @@ export async function provisionAuthenticator(ctx: AppContext) {
   const secret = newTotpSecret();
   const issuer = ctx.config.TOTP_ISSUER;
   const otpauth_url = otpauthUrl(secret, issuer, account.email);
-  return { secret, otpauth_url, issuer, account_name: account.email, qrcode_data_url: await qrCodeDataUrl(otpauth_url) };
+  return {
+    secret,
+    otpauth_url,
+    issuer,
+    account_name: account.email,
+    qrcode_data_url: await qrCodeDataUrl(otpauth_url),
+  };
 }
 
 /**
@@ -55,7 +70,10 @@ export async function provisionAuthenticator(ctx: AppContext) {
  * is recorded as used, so the enrolment code cannot sign in afterwards. The per-account limit is a
  * condition on the account's counter, so concurrent enrolments cannot exceed it.
  */
-export async function enrolAuthenticator(ctx: AppContext, input: { secret: string; code: string; name?: string | null }): Promise<TotpDevice> {
+export async function enrolAuthenticator(
+  ctx: AppContext,
+  input: { secret: string; code: string; name?: string | null },
+): Promise<TotpDevice> {
   const account = actorAccount(ctx);
   const name = input.name?.trim();
   if (!name) throw invalid(DEVICE_NAME_REQUIRED);
@@ -66,11 +84,20 @@ export async function enrolAuthenticator(ctx: AppContext, input: { secret: strin
   if (step === null) throw invalid(INVALID_TOTP_CODE);
   const id = ctx.ids.newId();
   const device: TotpDevice = {
-    id, user_id: account.id, name, secret_sealed: await seal(secret, sealContext(account.id, id)),
-    created_at: now.toISOString(), last_used_at: null, last_used_step: step,
+    id,
+    user_id: account.id,
+    name,
+    secret_sealed: await seal(secret, sealContext(account.id, id)),
+    created_at: now.toISOString(),
+    last_used_at: null,
+    last_used_step: step,
   };
   await transact([
-    counterStep(keys.account(account.id), { totp_device_count: 1 }, { max: { totp_device_count: MAX_AUTHENTICATORS }, failWith: invalid(TOO_MANY_AUTHENTICATORS) }),
+    counterStep(
+      keys.account(account.id),
+      { totp_device_count: 1 },
+      { max: { totp_device_count: MAX_AUTHENTICATORS }, failWith: invalid(TOO_MANY_AUTHENTICATORS) },
+    ),
     putNewStep({ ...keys.totpDevice(account.id, id), type: 'totp_device', ...device }),
     securityLogStep(account.id, { event: 'authenticator.added', details: { device_id: id, device_name: name } }, ctx),
   ]);
@@ -106,7 +133,12 @@ export async function acceptAuthenticatorCode(account: Account, code: string, ct
     const secret = await open(device.secret_sealed, sealContext(account.id, device.id));
     const step = await matchingTimeStep(secret, code, now);
     if (step === null || step <= device.last_used_step) continue;
-    if (await claimAbove(keys.totpDevice(account.id, device.id), 'last_used_step', step, { last_used_at: now.toISOString() })) return true;
+    if (
+      await claimAbove(keys.totpDevice(account.id, device.id), 'last_used_step', step, {
+        last_used_at: now.toISOString(),
+      })
+    )
+      return true;
   }
   return false;
 }

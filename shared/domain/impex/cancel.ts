@@ -6,11 +6,15 @@ import { releaseImportLock } from './import-lock';
 import { publishProgress } from './progress';
 import { asSeen } from './job-liveness';
 
-export const CANCEL_NOT_ALLOWED = "Only who started the job or a project owner can cancel it";
+export const CANCEL_NOT_ALLOWED = 'Only who started the job or a project owner can cancel it';
 export const jobFinished = (status: string) => `The job has finished already (${status}): there is nothing to cancel`;
 export const EXPORT_RUNNING = 'A running export cannot be cancelled: it finishes in moments';
 
-const inStatus = (status: ImpexRecord['status']) => ({ expression: '#st = :only', names: { '#st': 'status' }, values: { ':only': status } });
+const inStatus = (status: ImpexRecord['status']) => ({
+  expression: '#st = :only',
+  names: { '#st': 'status' },
+  values: { ':only': status },
+});
 
 /**
  * POST /impex/cancel/{job_id}, by the job's starter or a project owner (other members 403,
@@ -26,9 +30,15 @@ export async function cancelJob(ctx: AppContext, input: { job_id: string }) {
   const record = await asSeen(read, ctx);
   if (isFinished(record)) throw conflict(jobFinished(record.status));
   if (record.status === 'queued') {
-    const cancelled = await finishRecord(record, { status: 'cancelled', cancel_requested_by: userId }, ctx, inStatus('queued'));
+    const cancelled = await finishRecord(
+      record,
+      { status: 'cancelled', cancel_requested_by: userId },
+      ctx,
+      inStatus('queued'),
+    );
     if (cancelled) {
-      if (record.kind === 'import' && !record.dry_run) await releaseImportLock(record.project_id, record.environment_id, record.job_id);
+      if (record.kind === 'import' && !record.dry_run)
+        await releaseImportLock(record.project_id, record.environment_id, record.job_id);
       await publishProgress(cancelled, ctx);
       return impexRecordView.project(cancelled);
     }

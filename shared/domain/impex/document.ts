@@ -1,7 +1,15 @@
 import * as z from 'zod';
 import { isoTimestamp, name as nameSchema } from '#shared/schemas';
 import {
-  connectionName, createNetworkBody, DIRECTIONS, floorFields, floorType, GROUP_KINDS, MAX_ATTACHED_NETWORKS, MAX_CHAIN_CONNECTIONS, serviceFields,
+  connectionName,
+  createNetworkBody,
+  DIRECTIONS,
+  floorFields,
+  floorType,
+  GROUP_KINDS,
+  MAX_ATTACHED_NETWORKS,
+  MAX_CHAIN_CONNECTIONS,
+  serviceFields,
 } from '#domain/catalog';
 import { groupDescription } from '#domain/tenancy';
 import { lazySchema } from '#shared/lazy-schema';
@@ -24,8 +32,23 @@ export const IMPEX_KIND = 'Environment';
 
 /** The service fields a document carries as values (the references by id are replaced by names; see decisions). */
 const SERVICE_VALUE_FIELDS = [
-  'category', 'replicas', 'provider', 'provider_region', 'provider_zone', 'tracker_project_key', 'port', 'ip_address', 'agent_id', 'responsible_name',
-  'programming_language', 'programming_language_version', 'repository_url', 'version', 'links', 'tags', 'repository_deps',
+  'category',
+  'replicas',
+  'provider',
+  'provider_region',
+  'provider_zone',
+  'tracker_project_key',
+  'port',
+  'ip_address',
+  'agent_id',
+  'responsible_name',
+  'programming_language',
+  'programming_language_version',
+  'repository_url',
+  'version',
+  'links',
+  'tags',
+  'repository_deps',
 ] as const satisfies readonly (keyof typeof serviceFields)[];
 export const SERVICE_DOCUMENT_FIELDS: readonly (typeof SERVICE_VALUE_FIELDS)[number][] = SERVICE_VALUE_FIELDS;
 
@@ -39,16 +62,30 @@ const documentSchema = lazySchema(() => {
   const hostnameRef = ref(253);
 
   const subgroup = z.strictObject({ name: nameSchema(), description: groupDescription });
-  const group = z.strictObject({ name: nameSchema(), description: groupDescription, subgroups: z.array(subgroup).nullish() });
+  const group = z.strictObject({
+    name: nameSchema(),
+    description: groupDescription,
+    subgroups: z.array(subgroup).nullish(),
+  });
 
   /** A floor: SPEC's flat fields, the type required; `hostname` is how the rest of the document names it. */
   const { hostname, ...floorValues } = floorFields;
   const serviceFloor = z.strictObject({ hostname, type: floorType, ...floorValues });
 
   const { name, cidr, is_private, gateway, vlan_id, description } = createNetworkBody().shape;
-  const network = z.strictObject({ name, cidr, is_private: is_private.removeDefault().nullish(), gateway, vlan_id, description });
+  const network = z.strictObject({
+    name,
+    cidr,
+    is_private: is_private.removeDefault().nullish(),
+    gateway,
+    vlan_id,
+    description,
+  });
 
-  const serviceValues = Object.fromEntries(SERVICE_VALUE_FIELDS.map((f) => [f, serviceFields[f]])) as Pick<typeof serviceFields, (typeof SERVICE_VALUE_FIELDS)[number]>;
+  const serviceValues = Object.fromEntries(SERVICE_VALUE_FIELDS.map((f) => [f, serviceFields[f]])) as Pick<
+    typeof serviceFields,
+    (typeof SERVICE_VALUE_FIELDS)[number]
+  >;
 
   const service = z.strictObject({
     name: nameSchema(),
@@ -73,9 +110,17 @@ const documentSchema = lazySchema(() => {
   /** A connection end: a service (by name) or a service floor (by hostname), exactly one of the two. */
   const connectionEnd = z.strictObject({ service: ref().nullish(), service_floor: hostnameRef.nullish() });
   /** A service connection as the API has it, its ends named. */
-  const connection = z.strictObject({ a: connectionEnd, b: connectionEnd, direction: z.enum(DIRECTIONS).default('none'), name: connectionName });
+  const connection = z.strictObject({
+    a: connectionEnd,
+    b: connectionEnd,
+    direction: z.enum(DIRECTIONS).default('none'),
+    name: connectionName,
+  });
   /** A chain or hub (what a batch creates): its kind and its members in order. */
-  const connectionGroup = z.strictObject({ group_kind: z.enum(GROUP_KINDS), connections: z.array(connection).min(1).max(MAX_CHAIN_CONNECTIONS) });
+  const connectionGroup = z.strictObject({
+    group_kind: z.enum(GROUP_KINDS),
+    connections: z.array(connection).min(1).max(MAX_CHAIN_CONNECTIONS),
+  });
 
   const named = z.strictObject({ id: z.string(), name: z.string() });
 
@@ -157,24 +202,71 @@ export function exampleDocument(): EnvironmentDocument {
     },
     spec: {
       groups: [
-        { name: 'backend', description: 'Server-side applications', subgroups: [{ name: 'payments', description: null }] },
+        {
+          name: 'backend',
+          description: 'Server-side applications',
+          subgroups: [{ name: 'payments', description: null }],
+        },
         { name: 'frontend', description: null, subgroups: [] },
       ],
       service_floors: [
-        { hostname: 'db-1.internal', type: 'vm', provider: 'aws', provider_region: 'eu-west-1', provider_zone: 'eu-west-1a', cpu: 4, memory_mb: 16384, storage_gb: 200, tags: ['database'] },
-        { hostname: 'k8s-node-1.internal', type: 'container', provider: 'aws', provider_region: 'eu-west-1', instances: 3 },
+        {
+          hostname: 'db-1.internal',
+          type: 'vm',
+          provider: 'aws',
+          provider_region: 'eu-west-1',
+          provider_zone: 'eu-west-1a',
+          cpu: 4,
+          memory_mb: 16384,
+          storage_gb: 200,
+          tags: ['database'],
+        },
+        {
+          hostname: 'k8s-node-1.internal',
+          type: 'container',
+          provider: 'aws',
+          provider_region: 'eu-west-1',
+          instances: 3,
+        },
       ],
       networks: [
-        { name: 'private', cidr: '10.0.0.0/16', is_private: true, gateway: '10.0.0.1', vlan_id: 100, description: 'Application network' },
+        {
+          name: 'private',
+          cidr: '10.0.0.0/16',
+          is_private: true,
+          gateway: '10.0.0.1',
+          vlan_id: 100,
+          description: 'Application network',
+        },
         { name: 'public', cidr: '203.0.113.0/24', is_private: false },
       ],
       services: [
         {
-          name: 'api', group: 'backend', floor: 'k8s-node-1.internal', category: 'http', replicas: 3, provider: 'aws', port: 8080,
-          programming_language: 'typescript', programming_language_version: '5', repository_url: 'https://git.example.com/shop/api', version: '1.4.0',
-          links: ['https://api.example.com/health'], tags: ['public'], repository_deps: [{ name: 'shared-lib', repository_url: 'https://git.example.com/shop/lib', version: '2.1.0' }],
+          name: 'api',
+          group: 'backend',
+          floor: 'k8s-node-1.internal',
+          category: 'http',
+          replicas: 3,
+          provider: 'aws',
+          port: 8080,
+          programming_language: 'typescript',
+          programming_language_version: '5',
+          repository_url: 'https://git.example.com/shop/api',
+          version: '1.4.0',
+          links: ['https://api.example.com/health'],
+          tags: ['public'],
+          repository_deps: [
+            { name: 'shared-lib', repository_url: 'https://git.example.com/shop/lib', version: '2.1.0' },
+          ],
         },
-        { name: 'checkout', group: 'backend', subgroup: 'payments', floor: 'k8s-node-1.internal', port: 8081, programming_language: 'go' },
+        {
+          name: 'checkout',
+          group: 'backend',
+          subgroup: 'payments',
+          floor: 'k8s-node-1.internal',
+          port: 8081,
+          programming_language: 'go',
+        },
         { name: 'postgres', floor: 'db-1.internal', category: 'database', port: 5432, version: '16' },
         { name: 'web', group: 'frontend', category: 'spa', tags: ['public'] },
       ],

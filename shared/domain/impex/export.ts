@@ -1,11 +1,30 @@
-import { byConnectionOrder, connectionEntity, floorEntity, linkEntity, networkEntity, serviceEntity, type Connection, type Service } from '#domain/catalog';
+import {
+  byConnectionOrder,
+  connectionEntity,
+  floorEntity,
+  linkEntity,
+  networkEntity,
+  serviceEntity,
+  type Connection,
+  type Service,
+} from '#domain/catalog';
 import { groupEntity, subgroupEntity } from '#domain/tenancy';
 import { keys } from '#db/keys';
 import { isLive, LIFECYCLE_FIELDS, type Lifecycle } from '#db/live';
 import { queryPrefix, queryPrefixPages } from '#db/query';
 import {
-  IMPEX_API_VERSION, IMPEX_KIND, SERVICE_DOCUMENT_FIELDS, type DocumentAttachment, type DocumentConnection, type DocumentConnectionGroup, type DocumentFloor,
-  type DocumentGroup, type DocumentLink, type DocumentNetwork, type DocumentSpec, type EnvironmentDocument,
+  IMPEX_API_VERSION,
+  IMPEX_KIND,
+  SERVICE_DOCUMENT_FIELDS,
+  type DocumentAttachment,
+  type DocumentConnection,
+  type DocumentConnectionGroup,
+  type DocumentFloor,
+  type DocumentGroup,
+  type DocumentLink,
+  type DocumentNetwork,
+  type DocumentSpec,
+  type EnvironmentDocument,
 } from './document';
 import { readEnvironmentHead } from './read';
 
@@ -29,7 +48,12 @@ export type DocumentHead = Omit<EnvironmentDocument, 'spec'>;
 /** The document in its order: the head, then each section of `spec` as one or more parts of its items (an empty section, one empty part). */
 export type DocumentPart = { head: DocumentHead } | { section: DocumentSection; items: unknown[] };
 
-interface ExportInput { projectId: string; environmentId: string; recordId: string; exportedAt: string }
+interface ExportInput {
+  projectId: string;
+  environmentId: string;
+  recordId: string;
+  exportedAt: string;
+}
 
 /** The value without its empty fields (null, undefined, empty lists), nested objects in lists too. */
 function compact<T extends object>(value: T): T {
@@ -44,28 +68,55 @@ function compact<T extends object>(value: T): T {
 /** Code-unit order (locale-independent). */
 const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 /** Code-unit order of `key`, ties by the whole entry. */
-const byKey = <T>(key: (x: T) => string) => (a: T, b: T) => byText(key(a), key(b)) || byText(JSON.stringify(a), JSON.stringify(b));
+const byKey =
+  <T>(key: (x: T) => string) =>
+  (a: T, b: T) =>
+    byText(key(a), key(b)) || byText(JSON.stringify(a), JSON.stringify(b));
 
 /** A kind's live items, read whole (the kinds a document has few of). */
-async function liveItems<T extends Lifecycle>(projectId: string, prefix: string, decode: (raw: object) => T, projection?: string[]) {
+async function liveItems<T extends Lifecycle>(
+  projectId: string,
+  prefix: string,
+  decode: (raw: object) => T,
+  projection?: string[],
+) {
   return (await queryPrefix(projectId, prefix, projection ? { projection } : {})).map(decode).filter(isLive);
 }
 
 /** What the document needs of a connection: its ends and values; of a chain's member, also what orders it in its chain. */
 type ConnectionRef = Pick<Connection, 'a_type' | 'a_id' | 'b_type' | 'b_id' | 'direction' | 'name'>;
 type MemberRef = ConnectionRef & Pick<Connection, 'id' | 'chain_id' | 'group_kind' | 'created_at' | 'position'>;
-const CONNECTION_FIELDS = ['id', 'a_type', 'a_id', 'b_type', 'b_id', 'direction', 'name', 'chain_id', 'group_kind', 'created_at', 'position', ...LIFECYCLE_FIELDS] as const;
+const CONNECTION_FIELDS = [
+  'id',
+  'a_type',
+  'a_id',
+  'b_type',
+  'b_id',
+  'direction',
+  'name',
+  'chain_id',
+  'group_kind',
+  'created_at',
+  'position',
+  ...LIFECYCLE_FIELDS,
+] as const;
 
 /** The environment's connections, page by page, each cut down to what the document needs: those on their own, and chains' members by chain (in read order). */
 async function readConnections(projectId: string, envId: string) {
   const single: ConnectionRef[] = [];
   const members = new Map<string, MemberRef[]>();
-  for await (const page of queryPrefixPages(projectId, keys.connectionPrefix(envId), { projection: [...CONNECTION_FIELDS] })) {
+  for await (const page of queryPrefixPages(projectId, keys.connectionPrefix(envId), {
+    projection: [...CONNECTION_FIELDS],
+  })) {
     for (const c of page.map(connectionEntity.decode)) {
       if (!isLive(c)) continue;
       const { id, a_type, a_id, b_type, b_id, direction, name, chain_id, group_kind, created_at, position } = c;
       if (!chain_id) single.push({ a_type, a_id, b_type, b_id, direction, name });
-      else members.set(chain_id, [...(members.get(chain_id) ?? []), { a_type, a_id, b_type, b_id, direction, name, id, chain_id, group_kind, created_at, position }]);
+      else
+        members.set(chain_id, [
+          ...(members.get(chain_id) ?? []),
+          { a_type, a_id, b_type, b_id, direction, name, id, chain_id, group_kind, created_at, position },
+        ]);
     }
   }
   return { single, members };
@@ -78,11 +129,19 @@ async function readSmallKinds(projectId: string, envId: string) {
     queryPrefix(projectId, keys.subgroupPrefix(envId)).then((items) => items.filter(isLive).map(subgroupEntity.decode)),
     liveItems(projectId, keys.floorPrefix(envId), floorEntity.decode),
     liveItems(projectId, keys.networkPrefix(envId), networkEntity.decode),
-    liveItems(projectId, keys.linkPrefix(envId), linkEntity.decode, ['from_service_id', 'to_service_id', ...LIFECYCLE_FIELDS]),
+    liveItems(projectId, keys.linkPrefix(envId), linkEntity.decode, [
+      'from_service_id',
+      'to_service_id',
+      ...LIFECYCLE_FIELDS,
+    ]),
   ]);
   const groupName = new Map(groups.map((g) => [g.id, g.name]));
   return {
-    groups, subgroups, floors, networks, links,
+    groups,
+    subgroups,
+    floors,
+    networks,
+    links,
     groupName,
     subgroupName: new Map(subgroups.filter((s) => groupName.has(s.group_id)).map((s) => [s.id, s.name])),
     hostname: new Map(floors.filter((f) => f.hostname).map((f) => [f.id, f.hostname!])),
@@ -92,7 +151,8 @@ async function readSmallKinds(projectId: string, envId: string) {
 type SmallKinds = Awaited<ReturnType<typeof readSmallKinds>>;
 
 /** The network names of `ids` the document can name, once each, in order. */
-const attachedNames = (small: SmallKinds, ids: string[]) => [...new Set(ids.filter((id) => small.networkName.has(id)).map((id) => small.networkName.get(id)!))].sort(byText);
+const attachedNames = (small: SmallKinds, ids: string[]) =>
+  [...new Set(ids.filter((id) => small.networkName.has(id)).map((id) => small.networkName.get(id)!))].sort(byText);
 
 /**
  * The services, page by page, as the document has them: each one's entry (as JSON text: a tenth of
@@ -132,7 +192,12 @@ function serviceEntry(small: SmallKinds, s: Service) {
 /** Every kind at once, each Query following its own pages (as readEnvironment does). */
 function readForExport(projectId: string, envId: string) {
   const smallRead = readSmallKinds(projectId, envId);
-  return Promise.all([readEnvironmentHead(projectId, envId), smallRead, readServices(projectId, envId, smallRead), readConnections(projectId, envId)]);
+  return Promise.all([
+    readEnvironmentHead(projectId, envId),
+    smallRead,
+    readServices(projectId, envId, smallRead),
+    readConnections(projectId, envId),
+  ]);
 }
 
 /**
@@ -147,7 +212,11 @@ export function exportParts(input: ExportInput, partItems = PART_ITEMS): AsyncGe
   return partsOf(input, read, partItems);
 }
 
-async function* partsOf(input: ExportInput, read: ReturnType<typeof readForExport>, partItems: number): AsyncGenerator<DocumentPart> {
+async function* partsOf(
+  input: ExportInput,
+  read: ReturnType<typeof readForExport>,
+  partItems: number,
+): AsyncGenerator<DocumentPart> {
   const [head, small, services, connections] = await read;
 
   yield {
@@ -165,7 +234,8 @@ async function* partsOf(input: ExportInput, read: ReturnType<typeof readForExpor
   /** A section's items, `partItems` at a time (`make` turns what is kept into the document's items, a part at a time). */
   function* section<T>(name: DocumentSection, kept: T[], make: (x: T) => unknown = (x) => x): Generator<DocumentPart> {
     if (!kept.length) yield { section: name, items: [] };
-    for (let i = 0; i < kept.length; i += partItems) yield { section: name, items: kept.slice(i, i + partItems).map(make) };
+    for (let i = 0; i < kept.length; i += partItems)
+      yield { section: name, items: kept.slice(i, i + partItems).map(make) };
   }
 
   const groups: DocumentGroup[] = small.groups
@@ -185,16 +255,35 @@ async function* partsOf(input: ExportInput, read: ReturnType<typeof readForExpor
   const floors: DocumentFloor[] = small.floors
     .map((f) =>
       compact({
-        hostname: f.hostname, type: f.floor_type, provider: f.provider, provider_region: f.provider_region, provider_zone: f.provider_zone,
-        provider_instance_id: f.provider_instance_id, ip_address: f.ip_address, ip_addresses: f.ip_addresses, cpu: f.cpu, memory_mb: f.memory_mb,
-        storage_gb: f.storage_gb, instances: f.instances, tags: f.tags,
+        hostname: f.hostname,
+        type: f.floor_type,
+        provider: f.provider,
+        provider_region: f.provider_region,
+        provider_zone: f.provider_zone,
+        provider_instance_id: f.provider_instance_id,
+        ip_address: f.ip_address,
+        ip_addresses: f.ip_addresses,
+        cpu: f.cpu,
+        memory_mb: f.memory_mb,
+        storage_gb: f.storage_gb,
+        instances: f.instances,
+        tags: f.tags,
       } as DocumentFloor),
     )
     .sort(byKey((f) => f.hostname ?? ''));
   yield* section('service_floors', floors);
 
   const networks: DocumentNetwork[] = small.networks
-    .map((n) => compact({ name: n.name, cidr: n.cidr, is_private: n.is_private, gateway: n.gateway, vlan_id: n.vlan_id, description: n.description } as DocumentNetwork))
+    .map((n) =>
+      compact({
+        name: n.name,
+        cidr: n.cidr,
+        is_private: n.is_private,
+        gateway: n.gateway,
+        vlan_id: n.vlan_id,
+        description: n.description,
+      } as DocumentNetwork),
+    )
     .sort(byKey((n) => n.name));
   yield* section('networks', networks);
 
@@ -216,7 +305,13 @@ async function* partsOf(input: ExportInput, read: ReturnType<typeof readForExpor
 
   // Connections, their ends named; one whose end the document cannot name (a floor without hostname) is left out, as links are.
   const endOf = (type: string, id: string) =>
-    type === 'service' ? (serviceName.has(id) ? { service: serviceName.get(id)! } : undefined) : small.hostname.has(id) ? { service_floor: small.hostname.get(id)! } : undefined;
+    type === 'service'
+      ? serviceName.has(id)
+        ? { service: serviceName.get(id)! }
+        : undefined
+      : small.hostname.has(id)
+        ? { service_floor: small.hostname.get(id)! }
+        : undefined;
   const named = (c: ConnectionRef): DocumentConnection[] => {
     const [a, b] = [endOf(c.a_type, c.a_id), endOf(c.b_type, c.b_id)];
     return a && b ? [compact({ a, b, direction: c.direction, name: c.name })] : [];
@@ -227,7 +322,10 @@ async function* partsOf(input: ExportInput, read: ReturnType<typeof readForExpor
   yield* section('connections', single, (json) => JSON.parse(json));
 
   const connectionGroups: DocumentConnectionGroup[] = [...connections.members.values()]
-    .map((chain) => ({ group_kind: chain[0].group_kind ?? 'chain', connections: chain.sort(byConnectionOrder).flatMap(named) }))
+    .map((chain) => ({
+      group_kind: chain[0].group_kind ?? 'chain',
+      connections: chain.sort(byConnectionOrder).flatMap(named),
+    }))
     .filter((g) => g.connections.length)
     .sort(byKey((g) => JSON.stringify(g.connections[0])));
   yield* section('connection_groups', connectionGroups);

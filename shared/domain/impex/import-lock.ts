@@ -21,24 +21,41 @@ export const importLocked = (held: Lease) =>
   );
 
 /** Takes the environment's import lock for job `jobId` of account `accountId` (named by its email), or refuses (409) with who holds it. */
-export async function takeImportLock(projectId: string, envId: string, accountId: string, jobId: string, now: Date): Promise<void> {
+export async function takeImportLock(
+  projectId: string,
+  envId: string,
+  accountId: string,
+  jobId: string,
+  now: Date,
+): Promise<void> {
   const holder = (await getAccount(accountId))?.email ?? accountId;
   const out = await takeLease(keys.importLock(projectId, envId), { holder, owner: jobId }, now, IMPORT_LEASE_MS);
   if (!out.ok) throw importLocked(out.held);
 }
 
-export const releaseImportLock = (projectId: string, envId: string, jobId: string) => releaseLease(keys.importLock(projectId, envId), jobId);
+export const releaseImportLock = (projectId: string, envId: string, jobId: string) =>
+  releaseLease(keys.importLock(projectId, envId), jobId);
 
 /** Runs `work` holding the lock of job `jobId` (taken already), renewing its lease meanwhile; lets it go at the end. */
-export async function whileLocked<T>(projectId: string, envId: string, jobId: string, now: () => Date, work: () => Promise<T>): Promise<T> {
+export async function whileLocked<T>(
+  projectId: string,
+  envId: string,
+  jobId: string,
+  now: () => Date,
+  work: () => Promise<T>,
+): Promise<T> {
   const key = keys.importLock(projectId, envId);
   const timer = setInterval(() => {
-    renewLease(key, jobId, now(), IMPORT_LEASE_MS).catch((err) => log.error('import lock not renewed', { job_id: jobId, ...errorFields(err) }));
+    renewLease(key, jobId, now(), IMPORT_LEASE_MS).catch((err) =>
+      log.error('import lock not renewed', { job_id: jobId, ...errorFields(err) }),
+    );
   }, RENEW_MS);
   try {
     return await work();
   } finally {
     clearInterval(timer);
-    await releaseLease(key, jobId).catch((err) => log.error('import lock not released', { job_id: jobId, ...errorFields(err) }));
+    await releaseLease(key, jobId).catch((err) =>
+      log.error('import lock not released', { job_id: jobId, ...errorFields(err) }),
+    );
   }
 }

@@ -1,14 +1,25 @@
 /** The impex context (above catalog): the environment document (export, parse, plan, apply), export/import jobs and their records, signed links, live progress. */
 export {
-  IMPEX_API_VERSION, environmentDocument, documentJsonSchema, exampleDocument, type EnvironmentDocument,
-  type DocumentSpec, type DocumentService,
+  IMPEX_API_VERSION,
+  environmentDocument,
+  documentJsonSchema,
+  exampleDocument,
+  type EnvironmentDocument,
+  type DocumentSpec,
+  type DocumentService,
 } from './document';
 export { buildExportDocument, exportParts, type DocumentPart } from './export';
 export { parseDocument, toYaml, yamlText } from './yaml';
 export { planImport, applyImport, undoInterruptedImport } from './import';
 export { impexRecordView } from './record-entity';
 export {
-  impexJobMessage, startExport, importUploadUrl, startImport, downloadExport, recordById, type ImpexJobMessage,
+  impexJobMessage,
+  startExport,
+  importUploadUrl,
+  startImport,
+  downloadExport,
+  recordById,
+  type ImpexJobMessage,
 } from './records';
 export { importExportHistory, jobStatus } from './record-reads';
 export { CANCEL_NOT_ALLOWED, cancelJob } from './cancel';

@@ -15,24 +15,33 @@ import type { ImpexRecord } from './record-entity';
  */
 export const HEARTBEAT_MS = 5_000;
 export const STALL_MS = IMPORT_LEASE_MS;
-export const JOB_STALLED = 'The job stopped without finishing (no sign of life for 2 minutes); what it left half written was undone. Please try again.';
+export const JOB_STALLED =
+  'The job stopped without finishing (no sign of life for 2 minutes); what it left half written was undone. Please try again.';
 export const JOB_DEAD_LETTERED = 'The job failed after its retries. Please try again.';
 
 const lastSign = (r: ImpexRecord) => r.heartbeat_at ?? r.updated_at;
-export const isStalled = (r: ImpexRecord, now: Date) => r.status === 'running' && now.getTime() - Date.parse(lastSign(r)) > STALL_MS;
+export const isStalled = (r: ImpexRecord, now: Date) =>
+  r.status === 'running' && now.getTime() - Date.parse(lastSign(r)) > STALL_MS;
 
 /** A record as readers see it: a stalled job's record is finished as failed first (only while its heartbeat is still the one read). */
 export async function asSeen(record: ImpexRecord, ctx: AppContext): Promise<ImpexRecord> {
   if (!isStalled(record, ctx.clock.now())) return record;
-  const same = { expression: '#hb = :hb', names: { '#hb': record.heartbeat_at ? 'heartbeat_at' : 'updated_at' }, values: { ':hb': lastSign(record) } };
+  const same = {
+    expression: '#hb = :hb',
+    names: { '#hb': record.heartbeat_at ? 'heartbeat_at' : 'updated_at' },
+    values: { ':hb': lastSign(record) },
+  };
   const failed = await finishRecord(record, { status: 'failed', error: JOB_STALLED }, ctx, same);
   // Not written: it moved meanwhile (a heartbeat, or another reader finished it). Shown as read.
   if (!failed) return record;
   log.warn('impex job stalled; its record is failed', { record_id: record.id, last_sign: lastSign(record) });
   // Its half-written chunk is taken back now (a close racing this undo is refused: each chunk is wholly in or out).
   if (record.kind === 'import') {
-    await lastWords(() => undoInterruptedImport(record.project_id, record.environment_id, record.id, ctx.clock.now()))
-      .catch((err) => log.error('stalled import left staged writes (undone once stale)', { record_id: record.id, ...errorFields(err) }));
+    await lastWords(() =>
+      undoInterruptedImport(record.project_id, record.environment_id, record.id, ctx.clock.now()),
+    ).catch((err) =>
+      log.error('stalled import left staged writes (undone once stale)', { record_id: record.id, ...errorFields(err) }),
+    );
   }
   return failed;
 }
@@ -60,7 +69,13 @@ export function keepAlive(record: ImpexRecord, ctx: AppContext): JobLife {
     const running = { expression: '#st = :running', names: { '#st': 'status' }, values: { ':running': 'running' } };
     see(await updateRecord(record, { heartbeat_at: now }, ctx, running));
   };
-  const timer = setInterval(() => beat().catch((err) => log.error('impex job heartbeat not written', { record_id: record.id, ...errorFields(err) })), HEARTBEAT_MS);
+  const timer = setInterval(
+    () =>
+      beat().catch((err) =>
+        log.error('impex job heartbeat not written', { record_id: record.id, ...errorFields(err) }),
+      ),
+    HEARTBEAT_MS,
+  );
   return { stopReason: () => reason, see, end: () => clearInterval(timer) };
 }
 
@@ -69,8 +84,11 @@ export function keepAlive(record: ImpexRecord, ctx: AppContext): JobLife {
  * let go by the caller), so a dead-lettered job never stays queued or running. Retried through an
  * outage: this write is the job's last word.
  */
-export const failForGood = (record: ImpexRecord, ctx: AppContext, error = JOB_DEAD_LETTERED): Promise<ImpexRecord | undefined> =>
-  lastWords(() => finishRecord(record, { status: 'failed', error }, ctx));
+export const failForGood = (
+  record: ImpexRecord,
+  ctx: AppContext,
+  error = JOB_DEAD_LETTERED,
+): Promise<ImpexRecord | undefined> => lastWords(() => finishRecord(record, { status: 'failed', error }, ctx));
 
 /** A job's last words (its record's end, the undo of what it left): nobody runs them again, and no one waits on them. */
 export const lastWords = <T>(fn: () => Promise<T>): Promise<T> => throughOutage(fn, 9);

@@ -24,9 +24,24 @@ const HOUR_MS = 3600 * 1000;
  * items) would not fit, and the job could never finish.
  */
 const REPORT_LIST_MAX = 1000;
-const kept = <R extends Pick<ImportReport, 'summary'> & { items: unknown[]; errors: unknown[]; extras?: unknown[]; deleted?: unknown[] }>(report: R): R => {
+const kept = <
+  R extends Pick<ImportReport, 'summary'> & {
+    items: unknown[];
+    errors: unknown[];
+    extras?: unknown[];
+    deleted?: unknown[];
+  },
+>(
+  report: R,
+): R => {
   const first = <T>(list: T[] | undefined) => list?.slice(0, REPORT_LIST_MAX);
-  return { ...report, items: first(report.items), errors: first(report.errors), ...(report.extras ? { extras: first(report.extras) } : {}), ...(report.deleted ? { deleted: first(report.deleted) } : {}) };
+  return {
+    ...report,
+    items: first(report.items),
+    errors: first(report.errors),
+    ...(report.extras ? { extras: first(report.extras) } : {}),
+    ...(report.deleted ? { deleted: first(report.deleted) } : {}),
+  };
 };
 
 /**
@@ -37,12 +52,17 @@ const kept = <R extends Pick<ImportReport, 'summary'> & { items: unknown[]; erro
 const PROGRESS_EVERY_MS = 1000;
 
 /** Writes a change and tells the job's progress subscribers (a lost message is fine: the record is the truth). */
-async function step(record: ImpexRecord, change: Partial<ImpexRecord>, ctx: AppContext): Promise<ImpexRecord | undefined> {
+async function step(
+  record: ImpexRecord,
+  change: Partial<ImpexRecord>,
+  ctx: AppContext,
+): Promise<ImpexRecord | undefined> {
   const fields = change.report ? { ...change, report: kept(change.report) } : change;
   const { status } = fields;
   const final = status === 'succeeded' || status === 'failed' || status === 'cancelled';
   const next = final ? await finishRecord(record, { ...fields, status }, ctx) : await updateRecord(record, fields, ctx);
-  if (next && final && record.kind === 'import') metric(status === 'succeeded' ? 'ImportsSucceeded' : status === 'failed' ? 'ImportsFailed' : 'ImportsCancelled');
+  if (next && final && record.kind === 'import')
+    metric(status === 'succeeded' ? 'ImportsSucceeded' : status === 'failed' ? 'ImportsFailed' : 'ImportsCancelled');
   if (next) await publishProgress(next, ctx);
   return next;
 }
@@ -79,10 +99,16 @@ export async function runImpexJob(ctx: AppContext, input: { record_id: string; l
 /** The last attempt failed: what it left half written is taken back, then its record fails and the import's lock is let go. */
 async function failedForGood(record: ImpexRecord, err: unknown, ctx: AppContext) {
   const { id, kind, project_id: projectId, environment_id: envId } = record;
-  if (kind === 'import') await lastWords(() => undoInterruptedImport(projectId, envId, id, ctx.clock.now())).catch((e) => log.error('impex job left staged writes', { record_id: id, ...errorFields(e) }));
+  if (kind === 'import')
+    await lastWords(() => undoInterruptedImport(projectId, envId, id, ctx.clock.now())).catch((e) =>
+      log.error('impex job left staged writes', { record_id: id, ...errorFields(e) }),
+    );
   log.error('impex job failed for good', { record_id: id, ...errorFields(err) });
   const failed = await failForGood(record, ctx);
-  if (kind === 'import' && !record.dry_run) await releaseImportLock(projectId, envId, record.job_id).catch((e) => log.error('import lock not released', { record_id: id, ...errorFields(e) }));
+  if (kind === 'import' && !record.dry_run)
+    await releaseImportLock(projectId, envId, record.job_id).catch((e) =>
+      log.error('import lock not released', { record_id: id, ...errorFields(e) }),
+    );
   if (!failed) return;
   if (kind === 'import') metric('ImportsFailed');
   await publishProgress(failed, ctx);
@@ -90,12 +116,27 @@ async function failedForGood(record: ImpexRecord, err: unknown, ctx: AppContext)
 
 async function runExport(record: ImpexRecord, ctx: AppContext) {
   const now = ctx.clock.now();
-  const parts = exportParts({ projectId: record.project_id, environmentId: record.environment_id, recordId: record.id, exportedAt: now.toISOString() });
+  const parts = exportParts({
+    projectId: record.project_id,
+    environmentId: record.environment_id,
+    recordId: record.id,
+    exportedAt: now.toISOString(),
+  });
   const key = `exports/${record.project_id}/${record.id}.yaml`;
   // Rendered and uploaded a part at a time: the document is never held whole.
   await uploadDocument(key, yamlText(parts), 'application/yaml');
   const expiresAt = new Date(now.getTime() + ctx.config.IMPEX_LINK_TTL_HOURS * HOUR_MS);
-  await step(record, { status: 'succeeded', document_key: key, download_url: await signedDownloadUrl(ctx.config.API_BASE_URL, record.id, expiresAt), link_expires_at: expiresAt.toISOString(), progress: { pct: 100, done: 1, total: 1 } }, ctx);
+  await step(
+    record,
+    {
+      status: 'succeeded',
+      document_key: key,
+      download_url: await signedDownloadUrl(ctx.config.API_BASE_URL, record.id, expiresAt),
+      link_expires_at: expiresAt.toISOString(),
+      progress: { pct: 100, done: 1, total: 1 },
+    },
+    ctx,
+  );
 }
 
 /**
@@ -105,12 +146,16 @@ async function runExport(record: ImpexRecord, ctx: AppContext) {
  * text (24 MB at 50,000 services) is not needed once parsed.
  */
 async function readImportDocument(record: ImpexRecord, ctx: AppContext) {
-  const [text] = await Promise.all([getDocument(record.document_key!), undoInterruptedImport(record.project_id, record.environment_id, record.id, ctx.clock.now())]);
+  const [text] = await Promise.all([
+    getDocument(record.document_key!),
+    undoInterruptedImport(record.project_id, record.environment_id, record.id, ctx.clock.now()),
+  ]);
   return parseDocument(text);
 }
 
 /** Refusal of a saved plan's import when the environment is no longer what the plan was made against. */
-export const PLAN_STALE = 'The environment changed since the plan was made: nothing was written. Plan again (infracat plan -o plan.json) and apply the new plan.';
+export const PLAN_STALE =
+  'The environment changed since the plan was made: nothing was written. Plan again (infracat plan -o plan.json) and apply the new plan.';
 
 /**
  * An import that writes runs holding the environment's lock (taken when it was started; taken again
@@ -125,24 +170,44 @@ async function runImport(record: ImpexRecord, ctx: AppContext, life: JobLife) {
     await step(record, { status: 'failed', error: String(err.detail) }, ctx);
     return;
   }
-  await whileLocked(record.project_id, record.environment_id, record.job_id, () => ctx.clock.now(), () => planOrApply(record, ctx, life));
+  await whileLocked(
+    record.project_id,
+    record.environment_id,
+    record.job_id,
+    () => ctx.clock.now(),
+    () => planOrApply(record, ctx, life),
+  );
 }
 
 async function planOrApply(record: ImpexRecord, ctx: AppContext, life: JobLife) {
   const parsed = await readImportDocument(record, ctx);
   if (!parsed.document) {
     // Problems never hide what the environment has beyond the document (as far as it could be read).
-    const env = await readEnvironment(record.project_id, record.environment_id).catch((err) => (err instanceof DomainError ? undefined : Promise.reject(err)));
+    const env = await readEnvironment(record.project_id, record.environment_id).catch((err) =>
+      err instanceof DomainError ? undefined : Promise.reject(err),
+    );
     const extras = env ? extrasOf(parsed.spec, env) : [];
-    const report = { summary: { create: 0, update: 0, unchanged: 0, error: parsed.errors.length }, items: [], errors: parsed.errors, extras };
+    const report = {
+      summary: { create: 0, update: 0, unchanged: 0, error: parsed.errors.length },
+      items: [],
+      errors: parsed.errors,
+      extras,
+    };
     await step(record, { status: 'failed', report, error: 'The document has errors; nothing was written.' }, ctx);
     return;
   }
-  const plan = await planImport({ projectId: record.project_id, environmentId: record.environment_id, document: parsed.document }, ctx);
+  const plan = await planImport(
+    { projectId: record.project_id, environmentId: record.environment_id, document: parsed.document },
+    ctx,
+  );
   const extras = plan.source ? extrasOf(parsed.document.spec, plan.source.env) : [];
   plan.report.extras = extras;
   if (plan.report.errors.length) {
-    await step(record, { status: 'failed', report: plan.report, error: 'The import has errors; nothing was written.' }, ctx);
+    await step(
+      record,
+      { status: 'failed', report: plan.report, error: 'The import has errors; nothing was written.' },
+      ctx,
+    );
     return;
   }
   if (life.stopReason() === 'cancelled') {
@@ -164,32 +229,56 @@ async function planOrApply(record: ImpexRecord, ctx: AppContext, life: JobLife) 
   const days = plan.plan?.features.data_retention_days ?? null;
   const audit = { importId: record.id, actor: starter ? accountActor(starter) : SERVICE_ACTOR, days };
   let written = { pct: -1, at: 0 };
-  const report = await applyImport(plan, ctx, async (done, total) => {
-    const pct = total ? Math.floor((done / total) * 100) : 100;
-    if (pct === written.pct && done < total && performance.now() - written.at < PROGRESS_EVERY_MS) return;
-    written = { pct, at: performance.now() };
-    const next = await step(current, { progress: { pct, done, total } }, ctx);
-    life.see(next);
-    current = next ?? current;
-  }, audit, undefined, halt);
+  const report = await applyImport(
+    plan,
+    ctx,
+    async (done, total) => {
+      const pct = total ? Math.floor((done / total) * 100) : 100;
+      if (pct === written.pct && done < total && performance.now() - written.at < PROGRESS_EVERY_MS) return;
+      written = { pct, at: performance.now() };
+      const next = await step(current, { progress: { pct, done, total } }, ctx);
+      life.see(next);
+      current = next ?? current;
+    },
+    audit,
+    undefined,
+    halt,
+  );
   // The deletions of a prune, under the same lock, once everything the document has is written.
-  if (record.prune && !report.errors.length && !halt()) await pruneInto(report, { ctx, importId: record.id, starter, extras, halt });
+  if (record.prune && !report.errors.length && !halt())
+    await pruneInto(report, { ctx, importId: record.id, starter, extras, halt });
   report.extras = extras;
   const stop = life.stopReason();
   // Finished by someone else meanwhile (a reader found it stalled): that is its result.
   if (stop === 'finished') return;
   // A cancelled import's chunk in flight was undone as it stopped; one whose undo failed is undone now.
-  if (stop === 'cancelled') await lastWords(() => undoInterruptedImport(record.project_id, record.environment_id, record.id, ctx.clock.now()));
+  if (stop === 'cancelled')
+    await lastWords(() => undoInterruptedImport(record.project_id, record.environment_id, record.id, ctx.clock.now()));
   const outcome = report.errors.length ? 'stopped' : stop === 'cancelled' ? 'cancelled' : 'succeeded';
   // One entry for the import as a whole, with its counts, written with the record's result.
-  const entry = auditStep(ctx, {
-    action: 'import.apply', entity_type: 'import', entity_id: record.id, project_id: record.project_id, environment_id: record.environment_id, import_id: record.id,
-    summary: { ...report.summary, status: outcome },
-  }, { mode: 'creation' }, { actor: audit.actor });
+  const entry = auditStep(
+    ctx,
+    {
+      action: 'import.apply',
+      entity_type: 'import',
+      entity_id: record.id,
+      project_id: record.project_id,
+      environment_id: record.environment_id,
+      import_id: record.id,
+      summary: { ...report.summary, status: outcome },
+    },
+    { mode: 'creation' },
+    { actor: audit.actor },
+  );
   const done = stop === 'cancelled' ? current.progress.done : current.progress.total;
   const fields = {
-    status: stop === 'cancelled' ? ('cancelled' as const) : ('succeeded' as const), report: kept(report),
-    progress: { pct: current.progress.total ? Math.floor((done / current.progress.total) * 100) : 100, done, total: current.progress.total },
+    status: stop === 'cancelled' ? ('cancelled' as const) : ('succeeded' as const),
+    report: kept(report),
+    progress: {
+      pct: current.progress.total ? Math.floor((done / current.progress.total) * 100) : 100,
+      done,
+      total: current.progress.total,
+    },
   };
   const next = await finishRecordWith(current, fields, ctx, entry);
   if (next) await publishProgress(next, ctx);

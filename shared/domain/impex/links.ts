@@ -7,7 +7,9 @@ export const INVALID_SIGNATURE = 'Invalid signature';
 
 /** The signature of a download link: HMAC-SHA256 over the record id and the expiry, with a key derived from the token signing key. */
 async function signature(recordId: string, exp: number): Promise<Buffer> {
-  const key = createHmac('sha256', await signingKey()).update('impex-download-link').digest();
+  const key = createHmac('sha256', await signingKey())
+    .update('impex-download-link')
+    .digest();
   return createHmac('sha256', key).update(`${recordId}.${exp}`).digest();
 }
 

@@ -9,7 +9,8 @@ export interface ImportError {
   message: string;
 }
 
-export const pointer = (path: Path) => path.map((p) => `/${String(p).replaceAll('~', '~0').replaceAll('/', '~1')}`).join('');
+export const pointer = (path: Path) =>
+  path.map((p) => `/${String(p).replaceAll('~', '~0').replaceAll('/', '~1')}`).join('');
 
 /** An error with no line (a plan's errors: the document is no longer text by then). */
 export const importError = (p: Problem): ImportError => ({ path: pointer(p.path), line: null, message: p.message });

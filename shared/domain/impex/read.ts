@@ -4,9 +4,31 @@ import { isLive } from '#db/live';
 import { queryPrefix } from '#db/query';
 import { invalid, notFound } from '#shared/errors';
 import {
-  chainEntity, connectionEntity, floorEntity, linkEntity, networkEntity, serviceEntity, type Chain, type Connection, type Floor, type Link, type Network, type Service,
+  chainEntity,
+  connectionEntity,
+  floorEntity,
+  linkEntity,
+  networkEntity,
+  serviceEntity,
+  type Chain,
+  type Connection,
+  type Floor,
+  type Link,
+  type Network,
+  type Service,
 } from '#domain/catalog';
-import { ENV_NOT_IN_PROJECT, PROJECT_NOT_FOUND, environmentEntity, groupEntity, projectEntity, subgroupEntity, type Environment, type Group, type Project, type Subgroup } from '#domain/tenancy';
+import {
+  ENV_NOT_IN_PROJECT,
+  PROJECT_NOT_FOUND,
+  environmentEntity,
+  groupEntity,
+  projectEntity,
+  subgroupEntity,
+  type Environment,
+  type Group,
+  type Project,
+  type Subgroup,
+} from '#domain/tenancy';
 
 /** Everything live in one environment, as export and import see it. */
 export interface EnvironmentContents {
@@ -25,7 +47,10 @@ export interface EnvironmentContents {
 }
 
 /** The project and the live environment (one BatchGet): a missing project is 404 'Project not found', an environment that is not a live one of the project 400. */
-export async function readEnvironmentHead(projectId: string, envId: string): Promise<{ project: Project; environment: Environment & { connections_version?: number } }> {
+export async function readEnvironmentHead(
+  projectId: string,
+  envId: string,
+): Promise<{ project: Project; environment: Environment & { connections_version?: number } }> {
   const projectKey = keys.project(projectId);
   const envKey = keys.environment(projectId, envId);
   const items = await batchGet([projectKey, envKey]);
@@ -45,17 +70,18 @@ export async function readEnvironmentHead(projectId: string, envId: string): Pro
  */
 export async function readEnvironment(projectId: string, envId: string): Promise<EnvironmentContents> {
   const head = readEnvironmentHead(projectId, envId);
-  const [{ project, environment }, groups, subgroups, floors, networks, services, links, connections, chains] = await Promise.all([
-    head,
-    queryPrefix(projectId, keys.groupPrefix(envId)).then((items) => items.map(groupEntity.decode)),
-    queryPrefix(projectId, keys.subgroupPrefix(envId)).then((items) => items.map(subgroupEntity.decode)),
-    queryPrefix(projectId, keys.floorPrefix(envId)),
-    queryPrefix(projectId, keys.networkPrefix(envId)),
-    queryPrefix(projectId, keys.servicePrefix(envId)),
-    queryPrefix(projectId, keys.linkPrefix(envId)),
-    head.then(() => queryPrefix(projectId, keys.connectionPrefix(envId))),
-    queryPrefix(projectId, keys.connectionChainPrefix(envId)),
-  ]);
+  const [{ project, environment }, groups, subgroups, floors, networks, services, links, connections, chains] =
+    await Promise.all([
+      head,
+      queryPrefix(projectId, keys.groupPrefix(envId)).then((items) => items.map(groupEntity.decode)),
+      queryPrefix(projectId, keys.subgroupPrefix(envId)).then((items) => items.map(subgroupEntity.decode)),
+      queryPrefix(projectId, keys.floorPrefix(envId)),
+      queryPrefix(projectId, keys.networkPrefix(envId)),
+      queryPrefix(projectId, keys.servicePrefix(envId)),
+      queryPrefix(projectId, keys.linkPrefix(envId)),
+      head.then(() => queryPrefix(projectId, keys.connectionPrefix(envId))),
+      queryPrefix(projectId, keys.connectionChainPrefix(envId)),
+    ]);
   return {
     project,
     environment,

@@ -17,9 +17,8 @@ const report = z.object({
  * An export or import: queued → running → succeeded | failed | cancelled, with its progress, its link
  * (export) or report (import). A running job writes `heartbeat_at` while it lives (job-liveness.ts).
  */
-export const impexRecordEntity = defineEntity(
-  'impex_record',
-  () => z.object({
+export const impexRecordEntity = defineEntity('impex_record', () =>
+  z.object({
     id: z.uuid(),
     job_id: z.uuid(),
     kind: z.enum(['export', 'import']),
@@ -56,6 +55,24 @@ export const impexRecordEntity = defineEntity(
 export type ImpexRecord = z.infer<typeof impexRecordEntity.schema>;
 
 export const impexRecordView = defineView(impexRecordEntity, {
-  id: true, job_id: true, kind: true, status: true, project_id: true, environment_id: true, created_by: true, created_at: true, updated_at: true,
-  finished_at: true, filename: true, dry_run: true, plan_fingerprint: true, prune: true, download_url: true, link_expires_at: true, report: true, error: true, progress: true, cancel_requested_by: true,
+  id: true,
+  job_id: true,
+  kind: true,
+  status: true,
+  project_id: true,
+  environment_id: true,
+  created_by: true,
+  created_at: true,
+  updated_at: true,
+  finished_at: true,
+  filename: true,
+  dry_run: true,
+  plan_fingerprint: true,
+  prune: true,
+  download_url: true,
+  link_expires_at: true,
+  report: true,
+  error: true,
+  progress: true,
+  cancel_requested_by: true,
 });

@@ -10,7 +10,10 @@ import { asSeen } from './job-liveness';
 /** The record routes' reads: each record as readers see it (a stalled job's record failed: job-liveness.ts). */
 
 /** GET /impex/history: a project's records, newest first, optionally one environment's; any member (else 403, as SPEC says). */
-export async function importExportHistory(ctx: AppContext, input: { project_id: string; environment_id?: string; limit: number }) {
+export async function importExportHistory(
+  ctx: AppContext,
+  input: { project_id: string; environment_id?: string; limit: number },
+) {
   await accessToProject(input.project_id, actorAccount(ctx).id, { notFoundError: forbidden(NOT_A_MEMBER) });
   const items = await queryNewest(keys.projectPK(input.project_id), keys.impexRecordPrefix, {
     limit: input.limit,
@@ -25,5 +28,7 @@ export async function importExportHistory(ctx: AppContext, input: { project_id: 
  * parameter of a client that cannot send headers (a progress page).
  */
 export async function jobStatus(ctx: AppContext, input: { job_id: string }) {
-  return impexRecordView.project(await asSeen(await memberRecordOf(input.job_id, JOB_KIND, actorAccount(ctx).id, JOB_NOT_FOUND), ctx));
+  return impexRecordView.project(
+    await asSeen(await memberRecordOf(input.job_id, JOB_KIND, actorAccount(ctx).id, JOB_NOT_FOUND), ctx),
+  );
 }

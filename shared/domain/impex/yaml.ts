@@ -25,7 +25,12 @@ const loadFastYaml = () => import('js-yaml');
  * The line of the node at `path`: for a mapping key, the key's line; where the path leads nowhere
  * (a required field missing), the line of the deepest node that exists.
  */
-function lineOf({ isMap, isScalar, isSeq }: Awaited<ReturnType<typeof loadYaml>>, doc: Document, lines: LineCounter, path: Path): number | null {
+function lineOf(
+  { isMap, isScalar, isSeq }: Awaited<ReturnType<typeof loadYaml>>,
+  doc: Document,
+  lines: LineCounter,
+  path: Path,
+): number | null {
   let node: unknown = doc.contents;
   let offset: number | undefined = (node as { range?: [number] } | null)?.range?.[0];
   for (const segment of path) {
@@ -45,7 +50,8 @@ function lineOf({ isMap, isScalar, isSeq }: Awaited<ReturnType<typeof loadYaml>>
 /** A zod issue as paths and messages; an unknown field is reported at the field itself. */
 function issueProblems(issue: z.core.$ZodIssue): Problem[] {
   const path = issue.path.filter((p): p is string | number => typeof p !== 'symbol');
-  if (issue.code === 'unrecognized_keys') return issue.keys.map((k) => ({ path: [...path, k], message: `Unknown field '${k}'` }));
+  if (issue.code === 'unrecognized_keys')
+    return issue.keys.map((k) => ({ path: [...path, k], message: `Unknown field '${k}'` }));
   return [{ path, message: issue.message }];
 }
 
@@ -110,29 +116,51 @@ async function parseWithLines(text: string): Promise<Parsed> {
   const doc = yaml.parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
   // One syntax error, the first: the parser's later ones (and any schema problem) follow from it, so they would only bury the line to fix.
   const [syntax] = doc.errors;
-  if (syntax) return { document: null, errors: [{ path: '', line: lines.linePos(syntax.pos[0]).line, message: `Not valid YAML or JSON: ${syntax.message}` }] };
+  if (syntax)
+    return {
+      document: null,
+      errors: [
+        { path: '', line: lines.linePos(syntax.pos[0]).line, message: `Not valid YAML or JSON: ${syntax.message}` },
+      ],
+    };
   let raw: unknown;
   try {
     raw = doc.toJS({ maxAliasCount: 100 });
   } catch (err) {
-    return { document: null, errors: [{ path: '', line: null, message: `Not valid YAML or JSON: ${(err as Error).message}` }] };
+    return {
+      document: null,
+      errors: [{ path: '', line: null, message: `Not valid YAML or JSON: ${(err as Error).message}` }],
+    };
   }
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
-    return { document: null, errors: [{ path: '', line: 1, message: 'The document must be a mapping with apiVersion, kind, metadata and spec' }] };
+    return {
+      document: null,
+      errors: [
+        { path: '', line: 1, message: 'The document must be a mapping with apiVersion, kind, metadata and spec' },
+      ],
+    };
   }
   const apiVersion = (raw as { apiVersion?: unknown }).apiVersion;
   if (apiVersion !== IMPEX_API_VERSION) {
-    const message = apiVersion === undefined
-      ? `apiVersion is missing: this service reads documents of apiVersion '${IMPEX_API_VERSION}'`
-      : `Unknown apiVersion '${String(apiVersion)}': this service reads documents of apiVersion '${IMPEX_API_VERSION}'`;
-    return { document: null, errors: [{ path: '/apiVersion', line: lineOf(yaml, doc, lines, ['apiVersion']), message }] };
+    const message =
+      apiVersion === undefined
+        ? `apiVersion is missing: this service reads documents of apiVersion '${IMPEX_API_VERSION}'`
+        : `Unknown apiVersion '${String(apiVersion)}': this service reads documents of apiVersion '${IMPEX_API_VERSION}'`;
+    return {
+      document: null,
+      errors: [{ path: '/apiVersion', line: lineOf(yaml, doc, lines, ['apiVersion']), message }],
+    };
   }
   const parsed = environmentDocument.safeParse(raw);
   const problems = [...(parsed.success ? [] : parsed.error.issues.flatMap(issueProblems)), ...documentProblems(raw)];
   if (parsed.success && !problems.length) return { document: parsed.data, errors: [] };
   const located = problems.map((p) => ({ p, line: lineOf(yaml, doc, lines, p.path) }));
   located.sort((a, b) => (a.line ?? Infinity) - (b.line ?? Infinity) || comparePaths(a.p.path, b.p.path));
-  return { document: null, errors: located.map(({ p, line }) => ({ path: pointer(p.path), line, message: p.message })), spec: (raw as { spec?: unknown }).spec };
+  return {
+    document: null,
+    errors: located.map(({ p, line }) => ({ path: pointer(p.path), line, message: p.message })),
+    spec: (raw as { spec?: unknown }).spec,
+  };
 }
 
 /** Keys in the document's order, no line folding, no anchors (two exports of the same data are byte-identical). */
@@ -164,7 +192,10 @@ export function yamlText(parts: AsyncIterable<DocumentPart>): AsyncGenerator<str
   return rendered(parts, loading);
 }
 
-async function* rendered(parts: AsyncIterable<DocumentPart>, loading: ReturnType<typeof loadYaml>): AsyncGenerator<string> {
+async function* rendered(
+  parts: AsyncIterable<DocumentPart>,
+  loading: ReturnType<typeof loadYaml>,
+): AsyncGenerator<string> {
   const yaml = await loading;
   let section: DocumentSection | undefined;
   for await (const part of parts) {

@@ -75,7 +75,7 @@ export function pack(units: Unit[]): Unit[][] {
 async function diagnose(move: SharedMove): Promise<DomainError> {
   const item = await getItem(move.key);
   const why = whyRefused(move, item);
-  return why === 'gone' ? move.whileLive!(item) : why ?? concurrentChange();
+  return why === 'gone' ? move.whileLive!(item) : (why ?? concurrentChange());
 }
 
 /** One transaction of whole units; a failed shared step is answered with its reason. */
@@ -101,18 +101,21 @@ async function commitOnce(units: Unit[]): Promise<void> {
 async function commit(units: Unit[]): Promise<void> {
   const staleUnit = (err: unknown) => units.findIndex((u) => u.refresh && u.refresh.when === err);
   let refused: unknown;
-  await onContention(async (attempt) => {
-    if (attempt > 1) {
-      const stale = staleUnit(refused);
-      units = units.with(stale, await units[stale].refresh!.rebuild());
-    }
-    try {
-      await commitOnce(units);
-    } catch (err) {
-      refused = err;
-      throw err;
-    }
-  }, (err) => staleUnit(err) >= 0);
+  await onContention(
+    async (attempt) => {
+      if (attempt > 1) {
+        const stale = staleUnit(refused);
+        units = units.with(stale, await units[stale].refresh!.rebuild());
+      }
+      try {
+        await commitOnce(units);
+      } catch (err) {
+        refused = err;
+        throw err;
+      }
+    },
+    (err) => staleUnit(err) >= 0,
+  );
 }
 
 /** Writes the units (see the top of this file); throws the first refusal when nothing at all could be written. */

@@ -4,7 +4,14 @@ import { isLive, isArchived, isDeleted } from '#db/live';
 import { lookupEntity, type Lookup } from '#db/lookup';
 import { notFound } from '#shared/errors';
 import { API_KEY_NOT_FOUND, API_KEY_SETS } from '#domain/billing';
-import { ENVIRONMENT_NOT_FOUND, PROJECT_USER_NOT_FOUND, environmentEntity, projectEntity, type Environment, type Project } from '#domain/tenancy';
+import {
+  ENVIRONMENT_NOT_FOUND,
+  PROJECT_USER_NOT_FOUND,
+  environmentEntity,
+  projectEntity,
+  type Environment,
+  type Project,
+} from '#domain/tenancy';
 import { FLOOR_NOT_FOUND, SERVICE_NOT_FOUND } from '#domain/catalog';
 import { ARCHIVABLE_KINDS, type ArchivableKind, type Selection } from './selection';
 import { archivedEntity, itemKeyOf, markerKey, type ArchivedMarker } from './archived-entity';
@@ -49,9 +56,12 @@ export interface Target {
 export const notFoundOf = (kind: ArchivableKind) => notFound(NOT_FOUND_DETAIL[kind]);
 
 /** The selection's ids per kind, each once, in the order given. */
-export const selectedIds = (selection: Selection, kind: ArchivableKind): string[] => [...new Set(selection[kind] ?? [])];
+export const selectedIds = (selection: Selection, kind: ArchivableKind): string[] => [
+  ...new Set(selection[kind] ?? []),
+];
 
-const isOwnedProject = (project: Project | undefined, ownerId: string): project is Project => Boolean(project && isLive(project) && project.owner_id === ownerId);
+const isOwnedProject = (project: Project | undefined, ownerId: string): project is Project =>
+  Boolean(project && isLive(project) && project.owner_id === ownerId);
 
 /**
  * The live resources a selection names, in ARCHIVABLE_KINDS order: two BatchGets (id lookups and the
@@ -77,7 +87,11 @@ export async function resolveLive(ownerId: string, selection: Selection): Promis
   const second = await batchGet(
     [...lookups.entries()].flatMap(([ref, { kind, lookup }]) => {
       const envId = envIdOf(ref.slice(kind.length + 1), kind, lookup);
-      return [{ PK: lookup.item_pk, SK: lookup.item_sk }, keys.project(lookup.project_id), ...(envId ? [keys.environment(lookup.project_id, envId)] : [])];
+      return [
+        { PK: lookup.item_pk, SK: lookup.item_sk },
+        keys.project(lookup.project_id),
+        ...(envId ? [keys.environment(lookup.project_id, envId)] : []),
+      ];
     }),
   );
 
@@ -85,7 +99,9 @@ export async function resolveLive(ownerId: string, selection: Selection): Promis
   for (const kind of ARCHIVABLE_KINDS) {
     for (const id of selectedIds(selection, kind)) {
       if (kind === 'api_keys') {
-        const item = apiKeyKeys(id).map((k) => first.get(keyId(k))).find(Boolean);
+        const item = apiKeyKeys(id)
+          .map((k) => first.get(keyId(k)))
+          .find(Boolean);
         if (!isLive(item)) throw notFoundOf(kind);
         targets.push({ kind, id, key: { PK: item!.PK as string, SK: item!.SK as string }, item: item! });
         continue;
@@ -97,7 +113,9 @@ export async function resolveLive(ownerId: string, selection: Selection): Promis
       const project = projectEntity.decodeFound(second.get(keyId(keys.project(lookup.project_id))));
       const item = second.get(keyId(key));
       const envId = envIdOf(id, kind, lookup);
-      const env = envId ? environmentEntity.decodeFound(second.get(keyId(keys.environment(lookup.project_id, envId)))) : undefined;
+      const env = envId
+        ? environmentEntity.decodeFound(second.get(keyId(keys.environment(lookup.project_id, envId))))
+        : undefined;
       if (!isOwnedProject(project, ownerId) || !isLive(item) || (envId && !isLive(env))) throw notFoundOf(kind);
       targets.push({ kind, id, key, item: item!, project, env });
     }
@@ -124,7 +142,13 @@ export async function resolveArchived(ownerId: string, selection: Selection): Pr
   });
   const context = await batchGet(
     found.flatMap(({ marker: m }) =>
-      m ? [itemKeyOf(m), ...(m.project_id ? [keys.project(m.project_id)] : []), ...(m.project_id && m.environment_id ? [keys.environment(m.project_id, m.environment_id)] : [])] : [],
+      m
+        ? [
+            itemKeyOf(m),
+            ...(m.project_id ? [keys.project(m.project_id)] : []),
+            ...(m.project_id && m.environment_id ? [keys.environment(m.project_id, m.environment_id)] : []),
+          ]
+        : [],
     ),
   );
   return found.map(({ kind, id, marker }) => {
@@ -134,7 +158,9 @@ export async function resolveArchived(ownerId: string, selection: Selection): Pr
     if (!isArchived(item)) throw notFoundOf(kind);
     if (kind === 'api_keys') return { kind, id, key, item: item!, marker };
     const project = projectEntity.decodeFound(context.get(keyId(keys.project(marker.project_id!))));
-    const env = marker.environment_id ? environmentEntity.decodeFound(context.get(keyId(keys.environment(marker.project_id!, marker.environment_id)))) : undefined;
+    const env = marker.environment_id
+      ? environmentEntity.decodeFound(context.get(keyId(keys.environment(marker.project_id!, marker.environment_id))))
+      : undefined;
     if (!isOwnedProject(project, ownerId)) throw notFoundOf(kind);
     if (IN_ENVIRONMENT.includes(kind) && (!env || isDeleted(env))) throw notFoundOf(kind);
     return { kind, id, key, item: item!, marker, project, env };

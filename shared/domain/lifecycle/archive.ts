@@ -7,8 +7,19 @@ import { concurrentChange, retryWhenStale } from '#db/transact';
 import { conflict, type DomainError } from '#shared/errors';
 import { actorAccount, type AppContext } from '#shared/context';
 import {
-  API_KEY_FEATURES, API_KEY_SET_RULES, API_KEYS_QUOTA, ENVIRONMENTS_QUOTA, FREE_PLAN_ID, PROJECT_USERS_QUOTA, SERVICES_QUOTA,
-  activePlan, getPlan, quotaLimit, requireFeatures, type ApiKeySet, type Plan,
+  API_KEY_FEATURES,
+  API_KEY_SET_RULES,
+  API_KEYS_QUOTA,
+  ENVIRONMENTS_QUOTA,
+  FREE_PLAN_ID,
+  PROJECT_USERS_QUOTA,
+  SERVICES_QUOTA,
+  activePlan,
+  getPlan,
+  quotaLimit,
+  requireFeatures,
+  type ApiKeySet,
+  type Plan,
 } from '#domain/billing';
 import { floorListing, serviceListing, type Listable, type Listing } from '#domain/catalog';
 import { environmentEntity, retentionOfProject, serviceQuotaAddon } from '#domain/tenancy';
@@ -17,7 +28,15 @@ import type { TransactStep } from '#db/transact';
 import { ARCHIVABLE_KINDS, type ArchivableKind, type ArchiveReport, type Selection } from './selection';
 import { markerItem, markerKey } from './archived-entity';
 import { runUnits, type RunResult, type SharedMove, type Unit } from './archive-batch';
-import { IN_ENVIRONMENT, notFoundOf, resolveArchived, resolveLive, selectedIds, type ArchivedTarget, type Target } from './archive-targets';
+import {
+  IN_ENVIRONMENT,
+  notFoundOf,
+  resolveArchived,
+  resolveLive,
+  selectedIds,
+  type ArchivedTarget,
+  type Target,
+} from './archive-targets';
 
 /**
  * Archive and restore (SPEC "/me/mark-archived", "/me/unarchive"). Archiving hides a live
@@ -38,13 +57,21 @@ export interface ArchiveOutcome {
   refused: { kind: ArchivableKind; id: string; detail: string }[];
 }
 
-const emptyReport = (): ArchiveReport => Object.fromEntries(ARCHIVABLE_KINDS.map((k) => [k, []])) as unknown as ArchiveReport;
+const emptyReport = (): ArchiveReport =>
+  Object.fromEntries(ARCHIVABLE_KINDS.map((k) => [k, []])) as unknown as ArchiveReport;
 
 function outcomeOf(result: RunResult): ArchiveOutcome {
   const items = emptyReport();
   for (const unit of result.done) items[unit.kind].push({ id: unit.id, name: unit.name });
-  const counts = Object.fromEntries(ARCHIVABLE_KINDS.map((k) => [k, items[k].length])) as Record<ArchivableKind, number>;
-  const refused = result.refused.map(({ unit, error }) => ({ kind: unit.kind, id: unit.id, detail: String(error.detail) }));
+  const counts = Object.fromEntries(ARCHIVABLE_KINDS.map((k) => [k, items[k].length])) as Record<
+    ArchivableKind,
+    number
+  >;
+  const refused = result.refused.map(({ unit, error }) => ({
+    kind: unit.kind,
+    id: unit.id,
+    detail: String(error.detail),
+  }));
   return { counts, items, refused };
 }
 
@@ -59,16 +86,42 @@ function nameOf(kind: ArchivableKind, item: Record<string, unknown>): string {
  * the caller, or the service at a downgrade deadline's enforcement. API keys are the account's, not a
  * project's: their archive and restore are entries of the account's own log (`apiKeyAudit`).
  */
-const AUDITED_AS: Record<ArchivableKind, string | null> = { services: 'service', service_floors: 'floor', environments: 'environment', project_users: 'project_user', api_keys: 'api_key' };
-interface AuditRun { ctx: AppContext; days: number | null }
+const AUDITED_AS: Record<ArchivableKind, string | null> = {
+  services: 'service',
+  service_floors: 'floor',
+  environments: 'environment',
+  project_users: 'project_user',
+  api_keys: 'api_key',
+};
+interface AuditRun {
+  ctx: AppContext;
+  days: number | null;
+}
 
-function lifecycleAudit(run: AuditRun, t: Target, verb: 'archive' | 'restore', now: string): { steps: TransactStep[]; head?: string } {
+function lifecycleAudit(
+  run: AuditRun,
+  t: Target,
+  verb: 'archive' | 'restore',
+  now: string,
+): { steps: TransactStep[]; head?: string } {
   const archivedAt = (t.item.archived_at as string | null | undefined) ?? null;
   if (t.kind === 'api_keys') return { steps: apiKeyAudit(run.ctx, t, verb, archivedAt, now) };
   const kind = AUDITED_AS[t.kind];
   if (!kind || !t.project) return { steps: [] };
-  const entity = { id: t.id, project_id: t.project.id, environment_id: t.kind === 'environments' ? t.id : (t.env?.id ?? null), audit_head: t.item.audit_head as string | undefined };
-  return changeAudit(run.ctx, kind, verb, entity, { before: { archived_at: archivedAt }, after: { archived_at: verb === 'archive' ? now : null } }, run.days);
+  const entity = {
+    id: t.id,
+    project_id: t.project.id,
+    environment_id: t.kind === 'environments' ? t.id : (t.env?.id ?? null),
+    audit_head: t.item.audit_head as string | undefined,
+  };
+  return changeAudit(
+    run.ctx,
+    kind,
+    verb,
+    entity,
+    { before: { archived_at: archivedAt }, after: { archived_at: verb === 'archive' ? now : null } },
+    run.days,
+  );
 }
 
 /**
@@ -76,25 +129,50 @@ function lifecycleAudit(run: AuditRun, t: Target, verb: 'archive' | 'restore', n
  * creation and revocation (kept: account-level entries are few), by the caller or, at a downgrade
  * deadline, the service. The key's value and hash never enter it (only its set and name).
  */
-function apiKeyAudit(ctx: AppContext, t: Target, verb: 'archive' | 'restore', archivedAt: string | null, now: string): TransactStep[] {
-  return auditStep(ctx, {
-    action: `api_key.${verb}`, entity_type: 'api_key', entity_id: t.id, project_id: null, account_id: String(t.item.user_id),
-    before: { archived_at: archivedAt }, after: { archived_at: verb === 'archive' ? now : null },
-    summary: { key_set: t.item.key_set, name: t.item.name },
-  }, { mode: 'creation' });
+function apiKeyAudit(
+  ctx: AppContext,
+  t: Target,
+  verb: 'archive' | 'restore',
+  archivedAt: string | null,
+  now: string,
+): TransactStep[] {
+  return auditStep(
+    ctx,
+    {
+      action: `api_key.${verb}`,
+      entity_type: 'api_key',
+      entity_id: t.id,
+      project_id: null,
+      account_id: String(t.item.user_id),
+      before: { archived_at: archivedAt },
+      after: { archived_at: verb === 'archive' ? now : null },
+      summary: { key_set: t.item.key_set, name: t.item.name },
+    },
+    { mode: 'creation' },
+  );
 }
 
 /** Services and floors leave their environment's name order when archived and come back when restored (catalog's listing items). */
-const LISTED: Partial<Record<ArchivableKind, Listing<Listable>>> = { services: serviceListing, service_floors: floorListing };
-function listingSteps(kind: ArchivableKind, item: Record<string, unknown>, verb: 'archive' | 'restore'): TransactStep[] {
+const LISTED: Partial<Record<ArchivableKind, Listing<Listable>>> = {
+  services: serviceListing,
+  service_floors: floorListing,
+};
+function listingSteps(
+  kind: ArchivableKind,
+  item: Record<string, unknown>,
+  verb: 'archive' | 'restore',
+): TransactStep[] {
   const listing = LISTED[kind];
   if (!listing) return [];
   const entity = listing.decode(item);
   // From the state read to the archived (restored) one: listings kept while not deleted (a service's references) stay.
-  return verb === 'archive' ? listing.steps(entity, { ...entity, archived_at: 'archived' }) : listing.steps({ ...entity, archived_at: entity.archived_at ?? 'archived' }, { ...entity, archived_at: null });
+  return verb === 'archive'
+    ? listing.steps(entity, { ...entity, archived_at: 'archived' })
+    : listing.steps({ ...entity, archived_at: entity.archived_at ?? 'archived' }, { ...entity, archived_at: null });
 }
 /** The archive's condition that the listing it removes is the one of the item as read (a concurrent rename refuses it). */
-const listedAsRead = (kind: ArchivableKind, item: Record<string, unknown>) => LISTED[kind]?.asRead(LISTED[kind]!.decode(item));
+const listedAsRead = (kind: ArchivableKind, item: Record<string, unknown>) =>
+  LISTED[kind]?.asRead(LISTED[kind]!.decode(item));
 
 const projectKey = (t: Target) => keys.project(t.project!.id);
 const envKey = (t: Target) => keys.environment(t.project!.id, t.env!.id);
@@ -113,11 +191,29 @@ function archiveEnvironmentUnit(ownerId: string, t: Target, counted: number, now
   const stale = concurrentChange();
   const audit = lifecycleAudit(run, t, 'archive', now);
   return {
-    kind: 'environments', id: env.id, name: env.name,
+    kind: 'environments',
+    id: env.id,
+    name: env.name,
     writes: [
       ...audit.steps,
-      setFieldsStep(key, { archived_at: now, updated_at: now, audit_head: audit.head }, stale, countIs('service_count', counted)),
-      putStep(markerItem(ownerId, { kind: 'environments', id: env.id, project_id: env.project_id, environment_id: env.id, name: env.name, archived_at: now, item_pk: key.PK, item_sk: key.SK })),
+      setFieldsStep(
+        key,
+        { archived_at: now, updated_at: now, audit_head: audit.head },
+        stale,
+        countIs('service_count', counted),
+      ),
+      putStep(
+        markerItem(ownerId, {
+          kind: 'environments',
+          id: env.id,
+          project_id: env.project_id,
+          environment_id: env.id,
+          name: env.name,
+          archived_at: now,
+          item_pk: key.PK,
+          item_sk: key.SK,
+        }),
+      ),
     ],
     shared: [{ key: keys.project(env.project_id), deltas: { env_count: -1, service_count: -counted } }],
     refresh: {
@@ -138,9 +234,25 @@ function archiveUnit(ownerId: string, t: Target, now: string, run: AuditRun): Un
   const audit = lifecycleAudit(run, t, 'archive', now);
   const writes = [
     ...audit.steps,
-    setFieldsStep(t.key, { archived_at: now, updated_at: now, audit_head: audit.head }, gone(), listedAsRead(t.kind, t.item)),
+    setFieldsStep(
+      t.key,
+      { archived_at: now, updated_at: now, audit_head: audit.head },
+      gone(),
+      listedAsRead(t.kind, t.item),
+    ),
     ...listingSteps(t.kind, t.item, 'archive'),
-    putStep(markerItem(ownerId, { kind: t.kind, id: t.id, project_id: t.project?.id ?? null, environment_id: t.env?.id ?? null, name, archived_at: now, item_pk: t.key.PK, item_sk: t.key.SK })),
+    putStep(
+      markerItem(ownerId, {
+        kind: t.kind,
+        id: t.id,
+        project_id: t.project?.id ?? null,
+        environment_id: t.env?.id ?? null,
+        name,
+        archived_at: now,
+        item_pk: t.key.PK,
+        item_sk: t.key.SK,
+      }),
+    ),
   ];
   const shared: SharedMove[] = {
     services: () => [
@@ -169,7 +281,15 @@ async function archiveRunOnce(ownerId: string, selection: Selection, ctx: AppCon
   for (const t of others) if (t.kind === 'services') servicesIn.set(t.env!.id, (servicesIn.get(t.env!.id) ?? 0) + 1);
   const environments = targets
     .filter((t) => t.kind === 'environments')
-    .map((t) => archiveEnvironmentUnit(ownerId, t, Math.max(0, (t.env!.service_count ?? 0) - (servicesIn.get(t.id) ?? 0)), now, run));
+    .map((t) =>
+      archiveEnvironmentUnit(
+        ownerId,
+        t,
+        Math.max(0, (t.env!.service_count ?? 0) - (servicesIn.get(t.id) ?? 0)),
+        now,
+        run,
+      ),
+    );
   return runUnits([...others.map((t) => archiveUnit(ownerId, t, now, run)), ...environments]);
 }
 
@@ -192,8 +312,10 @@ export async function markArchived(ctx: AppContext, selection: Selection): Promi
 // Restore
 
 /** A service's or floor's environment that is not live: archived (restore it first) or gone. */
-const envRefusal = (kind: ArchivableKind) => (env: Record<string, unknown> | undefined): DomainError =>
-  isArchived(env) ? conflict(RESTORE_ENVIRONMENT_FIRST) : notFoundOf(kind);
+const envRefusal =
+  (kind: ArchivableKind) =>
+  (env: Record<string, unknown> | undefined): DomainError =>
+    isArchived(env) ? conflict(RESTORE_ENVIRONMENT_FIRST) : notFoundOf(kind);
 
 function restoreUnit(ownerId: string, t: ArchivedTarget, plan: Plan, now: string, ctx: AppContext): Unit {
   const name = nameOf(t.kind, t.item);
@@ -203,7 +325,12 @@ function restoreUnit(ownerId: string, t: ArchivedTarget, plan: Plan, now: string
   const audit = lifecycleAudit({ ctx, days: plan.features.data_retention_days ?? null }, t, 'restore', now);
   const writes = [
     ...audit.steps,
-    setUnlessDeletedStep(t.key, { archived_at: null, updated_at: now, ...(audit.head ? { audit_head: audit.head } : {}) }, { archived_at: t.item.archived_at, ...counted }, gone),
+    setUnlessDeletedStep(
+      t.key,
+      { archived_at: null, updated_at: now, ...(audit.head ? { audit_head: audit.head } : {}) },
+      { archived_at: t.item.archived_at, ...counted },
+      gone,
+    ),
     deleteStep(markerKey(ownerId, t.kind, t.id), gone),
     ...listingSteps(t.kind, t.item, 'restore'),
   ];
@@ -218,10 +345,27 @@ function restoreUnit(ownerId: string, t: ArchivedTarget, plan: Plan, now: string
     ],
     services: () => [
       { key: projectKey(t), deltas: { service_count: 1 }, limits: services(serviceQuotaAddon(t.project!)) },
-      { key: envKey(t), deltas: { service_count: 1 }, limits: services(serviceQuotaAddon(t.project!)), whileLive: envRefusal(t.kind) },
+      {
+        key: envKey(t),
+        deltas: { service_count: 1 },
+        limits: services(serviceQuotaAddon(t.project!)),
+        whileLive: envRefusal(t.kind),
+      },
     ],
-    project_users: () => [{ key: projectKey(t), deltas: { project_user_count: 1 }, limits: { project_user_count: quotaLimit(plan, PROJECT_USERS_QUOTA) } }],
-    api_keys: () => [{ key: keys.account(ownerId), deltas: { api_key_count: 1 }, limits: { api_key_count: quotaLimit(plan, API_KEYS_QUOTA) } }],
+    project_users: () => [
+      {
+        key: projectKey(t),
+        deltas: { project_user_count: 1 },
+        limits: { project_user_count: quotaLimit(plan, PROJECT_USERS_QUOTA) },
+      },
+    ],
+    api_keys: () => [
+      {
+        key: keys.account(ownerId),
+        deltas: { api_key_count: 1 },
+        limits: { api_key_count: quotaLimit(plan, API_KEYS_QUOTA) },
+      },
+    ],
     service_floors: () => [{ key: envKey(t), deltas: {}, whileLive: envRefusal(t.kind) }],
   }[t.kind]();
   return { kind: t.kind, id: t.id, name, writes, shared };
@@ -243,10 +387,13 @@ async function unarchiveOnce(ctx: AppContext, selection: Selection): Promise<Arc
   const targets = await resolveArchived(ownerId, selection);
   const restoringEnvs = new Set(selectedIds(selection, 'environments'));
   for (const t of targets) {
-    if (IN_ENVIRONMENT.includes(t.kind) && isArchived(t.env) && !restoringEnvs.has(t.env!.id)) throw conflict(RESTORE_ENVIRONMENT_FIRST);
+    if (IN_ENVIRONMENT.includes(t.kind) && isArchived(t.env) && !restoringEnvs.has(t.env!.id))
+      throw conflict(RESTORE_ENVIRONMENT_FIRST);
   }
   const active = targets.some((t) => t.kind !== 'service_floors') ? await activePlan(ownerId) : undefined;
-  for (const t of targets) if (t.kind === 'api_keys') requireFeatures(active?.plan, API_KEY_FEATURES, API_KEY_SET_RULES[t.item.key_set as ApiKeySet].what);
+  for (const t of targets)
+    if (t.kind === 'api_keys')
+      requireFeatures(active?.plan, API_KEY_FEATURES, API_KEY_SET_RULES[t.item.key_set as ApiKeySet].what);
   const plan = active?.plan ?? (await getPlan(FREE_PLAN_ID))!;
   const now = ctx.clock.now().toISOString();
   const order = (t: ArchivedTarget) => (t.kind === 'environments' ? 0 : 1);

@@ -11,9 +11,8 @@ import { ARCHIVABLE_KINDS, type ArchivableKind } from './selection';
  * the `/me/archived/*` lists start from one Query and restore finds an id of the caller's without
  * a lookup (a foreign id has no marker under the caller).
  */
-export const archivedEntity = defineEntity(
-  'archived',
-  () => z.object({
+export const archivedEntity = defineEntity('archived', () =>
+  z.object({
     kind: z.enum(ARCHIVABLE_KINDS),
     id: z.uuid(),
     /** null for API keys (they belong to the account, not to a project). */
@@ -32,4 +31,5 @@ export const markerKey = (ownerId: string, kind: ArchivableKind, id: string) => 
 export const itemKeyOf = (m: Pick<ArchivedMarker, 'item_pk' | 'item_sk'>): Key => ({ PK: m.item_pk, SK: m.item_sk });
 
 /** The marker item to write under the owner. */
-export const markerItem = (ownerId: string, m: ArchivedMarker) => archivedEntity.encode(markerKey(ownerId, m.kind, m.id), m);
+export const markerItem = (ownerId: string, m: ArchivedMarker) =>
+  archivedEntity.encode(markerKey(ownerId, m.kind, m.id), m);

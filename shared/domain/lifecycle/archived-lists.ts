@@ -4,8 +4,24 @@ import { isLive, isArchived, isDeleted } from '#db/live';
 import { queryPartition } from '#db/query';
 import { actorAccount, type AppContext } from '#shared/context';
 import { apiKeyEntity, apiKeyView, type ApiKeyOut } from '#domain/billing';
-import { environmentEntity, environmentView, projectEntity, projectUserEntity, projectUserView, type EnvironmentOut, type ProjectUserOut } from '#domain/tenancy';
-import { SERVERLESS, floorEntity, floorView, serviceEntity, serviceView, type FloorOut, type ServiceOut } from '#domain/catalog';
+import {
+  environmentEntity,
+  environmentView,
+  projectEntity,
+  projectUserEntity,
+  projectUserView,
+  type EnvironmentOut,
+  type ProjectUserOut,
+} from '#domain/tenancy';
+import {
+  SERVERLESS,
+  floorEntity,
+  floorView,
+  serviceEntity,
+  serviceView,
+  type FloorOut,
+  type ServiceOut,
+} from '#domain/catalog';
 import { ARCHIVABLE_KINDS, type ArchivableKind } from './selection';
 import { archivedEntity, itemKeyOf, type ArchivedMarker } from './archived-entity';
 
@@ -21,7 +37,9 @@ export type ArchivedItem = (ServiceOut | FloorOut | ApiKeyOut | EnvironmentOut |
 
 /** The caller's markers (all kinds or one) whose project and environment still exist, with `withItems` also the items, read in the same BatchGet. */
 async function currentMarkers(ownerId: string, kind?: ArchivableKind, withItems = false) {
-  const markers = (await queryPartition(keys.account(ownerId).PK, keys.archivedPrefix(kind))).map(archivedEntity.decode);
+  const markers = (await queryPartition(keys.account(ownerId).PK, keys.archivedPrefix(kind))).map(
+    archivedEntity.decode,
+  );
   const related = (m: ArchivedMarker): Key[] => [
     ...(withItems ? [itemKeyOf(m)] : []),
     ...(m.project_id ? [keys.project(m.project_id)] : []),
@@ -87,4 +105,3 @@ export async function listArchived(ctx: AppContext, input: { kind: ArchivableKin
       return raw.map((k, i) => ({ ...apiKeyView.project(apiKeyEntity.decode(k)), ...archivedAt(i) }));
   }
 }
-

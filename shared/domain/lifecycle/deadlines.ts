@@ -29,16 +29,24 @@ interface Deadline {
  * replaced or closed does nothing. A failure leaves the deadline for the next sweep.
  */
 export const sweepDeadlines = (ctx: AppContext) =>
-  sweepDue<Deadline>(keys.deadlinesPK, ctx.clock.now(), (d) => runDeadline(d, ctx), { what: 'deadline', logFields: (d) => ({ user_id: d.user_id, kind: d.kind }) });
+  sweepDue<Deadline>(keys.deadlinesPK, ctx.clock.now(), (d) => runDeadline(d, ctx), {
+    what: 'deadline',
+    logFields: (d) => ({ user_id: d.user_id, kind: d.kind }),
+  });
 
 async function runDeadline(d: Deadline, ctx: AppContext): Promise<void> {
   const window = await getItem<DowngradeWindow>(keys.downgradeWindow(d.user_id));
   if (!window || window.until !== d.until) return; // replaced by a later confirmation, or closed
-  const [current, usage, account] = await Promise.all([activePlan(d.user_id), accountUsage(d.user_id), getAccount(d.user_id)]);
+  const [current, usage, account] = await Promise.all([
+    activePlan(d.user_id),
+    accountUsage(d.user_id),
+    getAccount(d.user_id),
+  ]);
   if (!current || !account) return;
   const o = overage(usage, current.plan);
   if (d.kind !== 'enforce') {
-    if (anyOver(o)) await writeMail(reminderMail(account.email, current.plan.name, o, window, d.kind === 'reminder-7d' ? 7 : 1), ctx);
+    if (anyOver(o))
+      await writeMail(reminderMail(account.email, current.plan.name, o, window, d.kind === 'reminder-7d' ? 7 : 1), ctx);
     return;
   }
   let mail: TransactStep[] = [];
@@ -59,26 +67,43 @@ async function runDeadline(d: Deadline, ctx: AppContext): Promise<void> {
 
 const WINDOW_MOVED = concurrentChange();
 
-const LABEL: Record<string, string> = { services: 'services', environments: 'environments', project_users: 'project users', api_keys: 'API keys', service_floors: 'service floors' };
+const LABEL: Record<string, string> = {
+  services: 'services',
+  environments: 'environments',
+  project_users: 'project users',
+  api_keys: 'API keys',
+  service_floors: 'service floors',
+};
 
 function reminderMail(to: string, planName: string, o: Overage, window: DowngradeWindow, days: number) {
-  const lines = (Object.entries(o.over) as [string, number][]).filter(([, n]) => n > 0).map(([k, n]) => `${n} ${LABEL[k]} over the limit`);
+  const lines = (Object.entries(o.over) as [string, number][])
+    .filter(([, n]) => n > 0)
+    .map(([k, n]) => `${n} ${LABEL[k]} over the limit`);
   if (o.environments_over > 0) lines.push(`${o.environments_over} environments over the limit`);
   const intro = `Your account is still over the limits of the ${oneLine(planName)} plan. On ${window.until.slice(0, 10)} (in ${days} day${days === 1 ? '' : 's'}) we will archive what is over, newest first. Nothing is deleted: archived items come back with POST /me/unarchive while your plan allows them.`;
   return {
     to,
     subject: `${days === 1 ? 'Tomorrow' : `In ${days} days`}: items over your plan's limits will be archived`,
-    text: [intro, '', ...lines, '', 'Choose what to archive yourself: GET /me/limits/overage-candidates, then POST /me/mark-archived.'].join('\n'),
+    text: [
+      intro,
+      '',
+      ...lines,
+      '',
+      'Choose what to archive yourself: GET /me/limits/overage-candidates, then POST /me/mark-archived.',
+    ].join('\n'),
     html: `<p>${escapeHtml(intro)}</p><ul>${lines.map((l) => `<li>${escapeHtml(l)}</li>`).join('')}</ul>`,
   };
 }
 
 function enforcedMail(to: string, planName: string, report: ArchiveReport) {
-  const groups = ARCHIVABLE_KINDS.filter((k) => report[k]?.length).map((k) => ({ label: LABEL[k], names: report[k].map((i) => oneLine(i.name)) }));
+  const groups = ARCHIVABLE_KINDS.filter((k) => report[k]?.length).map((k) => ({
+    label: LABEL[k],
+    names: report[k].map((i) => oneLine(i.name)),
+  }));
   const intro = `Your grace window has ended and your account was over the limits of the ${oneLine(planName)} plan, so we archived the following (newest first). Nothing was deleted: restore items with POST /me/unarchive while your plan allows them.`;
   return {
     to,
-    subject: 'Items over your plan\'s limits were archived',
+    subject: "Items over your plan's limits were archived",
     text: [intro, '', ...groups.flatMap((g) => [`${g.label}:`, ...g.names.map((n) => `- ${n}`)])].join('\n'),
     html: `<p>${escapeHtml(intro)}</p>${groups.map((g) => `<h3>${escapeHtml(g.label)}</h3><ul>${g.names.map((n) => `<li>${escapeHtml(n)}</li>`).join('')}</ul>`).join('')}`,
   };

@@ -12,5 +12,8 @@ export interface DowngradeWindow {
 /** The grace window as SPEC shows it: until when (null without one) and the seconds left. */
 export function windowOut(window: DowngradeWindow | undefined, ctx: AppContext) {
   if (!window) return { until: null, remaining_seconds: 0 };
-  return { until: window.until, remaining_seconds: Math.max(0, Math.floor((Date.parse(window.until) - ctx.clock.now().getTime()) / 1000)) };
+  return {
+    until: window.until,
+    remaining_seconds: Math.max(0, Math.floor((Date.parse(window.until) - ctx.clock.now().getTime()) / 1000)),
+  };
 }

@@ -7,8 +7,22 @@ import { enqueue } from '#shared/queue';
 import { errorFields, log } from '#shared/log';
 import { actorAccount, type AppContext } from '#shared/context';
 import {
-  ALREADY_ON_PLAN, PAID_PLANS_IN_BETA, PLAN_BY_ARRANGEMENT, PLAN_NOT_FOUND, NO_ACTIVE_SUBSCRIPTION, SUBSCRIPTION_CHANGED,
-  planChangeSteps, currentOf, getPlan, isDowngrade, isFreePlan, listSubscriptions, retryWhileChanging, switchTo, type ChangeProviderPlanJobMessage, type Plan,
+  ALREADY_ON_PLAN,
+  PAID_PLANS_IN_BETA,
+  PLAN_BY_ARRANGEMENT,
+  PLAN_NOT_FOUND,
+  NO_ACTIVE_SUBSCRIPTION,
+  SUBSCRIPTION_CHANGED,
+  planChangeSteps,
+  currentOf,
+  getPlan,
+  isDowngrade,
+  isFreePlan,
+  listSubscriptions,
+  retryWhileChanging,
+  switchTo,
+  type ChangeProviderPlanJobMessage,
+  type Plan,
 } from '#domain/billing';
 import { accountUsage, anyOver, overage } from './usage';
 import { windowOut, type DowngradeWindow } from './downgrade-window';
@@ -25,7 +39,6 @@ export const DEADLINE_KINDS = [
 export type DeadlineKind = (typeof DEADLINE_KINDS)[number]['kind'];
 
 export const NOT_A_DOWNGRADE = 'This plan is not a downgrade of yours: choose it with POST /subscriptions/choose';
-
 
 /** The target of a downgrade: public, not arranged with sales, not the current plan, and smaller. */
 async function target(ctx: AppContext, toPlanId: string) {
@@ -55,8 +68,14 @@ export async function downgradePreflight(ctx: AppContext, input: { to_plan_id: s
     projects: o.per_project
       .filter((p) => p.services.over + p.environments.over + p.project_users.over > 0)
       .map((p) => ({
-        project_id: p.project_id, name: p.name, services: p.services, environments: p.environments, project_users: p.project_users,
-        environments_over: p.per_environment.filter((e) => e.services.over > 0).map((e) => ({ environment_id: e.environment_id, name: e.name, services: e.services })),
+        project_id: p.project_id,
+        name: p.name,
+        services: p.services,
+        environments: p.environments,
+        project_users: p.project_users,
+        environments_over: p.per_environment
+          .filter((e) => e.services.over > 0)
+          .map((e) => ({ environment_id: e.environment_id, name: e.name, services: e.services })),
       })),
   };
 }
@@ -65,10 +84,16 @@ export async function downgradePreflight(ctx: AppContext, input: { to_plan_id: s
 function windowSteps(window: DowngradeWindow, previous: DowngradeWindow | undefined): TransactStep[] {
   const at = (kind: (typeof DEADLINE_KINDS)[number]) => new Date(Date.parse(window.until) - kind.before).toISOString();
   const fresh = DEADLINE_KINDS.map((k) => keys.deadline(at(k), window.user_id, k.kind));
-  const old = previous ? DEADLINE_KINDS.map((k) => keys.deadline(new Date(Date.parse(previous.until) - k.before).toISOString(), previous.user_id, k.kind)) : [];
+  const old = previous
+    ? DEADLINE_KINDS.map((k) =>
+        keys.deadline(new Date(Date.parse(previous.until) - k.before).toISOString(), previous.user_id, k.kind),
+      )
+    : [];
   return [
     putStep({ ...keys.downgradeWindow(window.user_id), type: 'downgrade_window', ...window }),
-    ...fresh.map((key, i) => putStep({ ...key, type: 'deadline', user_id: window.user_id, kind: DEADLINE_KINDS[i].kind, until: window.until })),
+    ...fresh.map((key, i) =>
+      putStep({ ...key, type: 'deadline', user_id: window.user_id, kind: DEADLINE_KINDS[i].kind, until: window.until }),
+    ),
     ...old.filter((k) => !fresh.some((f) => f.SK === k.SK)).map((k) => deleteStep(k)),
   ];
 }
@@ -87,22 +112,49 @@ export async function confirmDowngrade(ctx: AppContext, input: { to_plan_id: str
   const previous = await getItem<DowngradeWindow>(keys.downgradeWindow(userId));
   const until = new Date(now.getTime() + ARCHIVE_WINDOW_DAYS * DAY_MS).toISOString();
   if (isFreePlan(to)) {
-    const window: DowngradeWindow = { user_id: userId, until, from_plan_id: current.plan.id, to_plan_id: to.id, confirmed_at: now.toISOString() };
-    await switchTo(userId, to, { amountCents: 0, currency: to.currency, alongside: windowSteps(window, previous) }, ctx);
+    const window: DowngradeWindow = {
+      user_id: userId,
+      until,
+      from_plan_id: current.plan.id,
+      to_plan_id: to.id,
+      confirmed_at: now.toISOString(),
+    };
+    await switchTo(
+      userId,
+      to,
+      { amountCents: 0, currency: to.currency, alongside: windowSteps(window, previous) },
+      ctx,
+    );
     return confirmed(ctx, to, window);
   }
   const window = await retryWhileChanging(async () => {
     const latest = await currentOf(await listSubscriptions(userId));
     if (!latest) throw notFound(NO_ACTIVE_SUBSCRIPTION);
     const sub = latest.subscription;
-    const w: DowngradeWindow = { user_id: userId, until, from_plan_id: latest.plan.id, to_plan_id: to.id, confirmed_at: now.toISOString() };
+    const w: DowngradeWindow = {
+      user_id: userId,
+      until,
+      from_plan_id: latest.plan.id,
+      to_plan_id: to.id,
+      confirmed_at: now.toISOString(),
+    };
     await transact([
-      setWhenStep(keys.subscription(userId, sub.id), { plan_id: to.id, updated_at: now.toISOString() }, { status: 'active', plan_id: sub.plan_id }, SUBSCRIPTION_CHANGED),
+      setWhenStep(
+        keys.subscription(userId, sub.id),
+        { plan_id: to.id, updated_at: now.toISOString() },
+        { status: 'active', plan_id: sub.plan_id },
+        SUBSCRIPTION_CHANGED,
+      ),
       ...windowSteps(w, previous),
       ...planChangeSteps(userId, { from: latest.plan, to }, ctx),
     ]);
     if (sub.provider_subscription_id) {
-      await enqueue('jobs', { kind: 'change-provider-plan', user_id: userId, provider_subscription_id: sub.provider_subscription_id, plan_id: to.id } satisfies ChangeProviderPlanJobMessage).catch((err) =>
+      await enqueue('jobs', {
+        kind: 'change-provider-plan',
+        user_id: userId,
+        provider_subscription_id: sub.provider_subscription_id,
+        plan_id: to.id,
+      } satisfies ChangeProviderPlanJobMessage).catch((err) =>
         log.error('provider plan change not queued', { subscription_id: sub.id, ...errorFields(err) }),
       );
     }
@@ -113,5 +165,11 @@ export async function confirmDowngrade(ctx: AppContext, input: { to_plan_id: str
 
 async function confirmed(ctx: AppContext, to: Plan, window: DowngradeWindow) {
   const o = overage(await accountUsage(window.user_id), to);
-  return { status: 'ok' as const, plan: { id: to.id, name: to.name }, archive_window: windowOut(window, ctx), over: o.over, any_over: anyOver(o) };
+  return {
+    status: 'ok' as const,
+    plan: { id: to.id, name: to.name },
+    archive_window: windowOut(window, ctx),
+    over: o.over,
+    any_over: anyOver(o),
+  };
 }

@@ -10,7 +10,11 @@ import { windowOut, type DowngradeWindow } from './downgrade-window';
 /** The caller's plan, usage and open window, read in parallel (an account without an active subscription: 404, as GET /me/subscription). */
 async function measured(ctx: AppContext) {
   const userId = actorAccount(ctx).id;
-  const [usage, current, window] = await Promise.all([accountUsage(userId), activePlan(userId), getItem<DowngradeWindow>(keys.downgradeWindow(userId))]);
+  const [usage, current, window] = await Promise.all([
+    accountUsage(userId),
+    activePlan(userId),
+    getItem<DowngradeWindow>(keys.downgradeWindow(userId)),
+  ]);
   if (!current) throw notFound(NO_ACTIVE_SUBSCRIPTION);
   return { userId, usage, plan: current.plan, o: overage(usage, current.plan), window };
 }
@@ -27,7 +31,14 @@ export async function limitsStatus(ctx: AppContext) {
     any_over: overTotal > 0,
     archive_window: windowOut(window, ctx),
     services_per_env: o.per_project.flatMap((p) =>
-      p.per_environment.map((e) => ({ project_id: p.project_id, environment_id: e.environment_id, environment_name: e.name, services: e.services.count, limit: e.services.limit, over: e.services.over })),
+      p.per_environment.map((e) => ({
+        project_id: p.project_id,
+        environment_id: e.environment_id,
+        environment_name: e.name,
+        services: e.services.count,
+        limit: e.services.limit,
+        over: e.services.over,
+      })),
     ),
   };
 }

@@ -52,13 +52,21 @@ export function sideAccounts(projectId: string, items: StoredItem[]): string[] {
 }
 
 /** The sort-key prefixes of an account's partition where the project's side items live. */
-export const sideItemPrefixes = (projectId: string) => [keys.membership('', projectId).SK, keys.projectNamePrefix, keys.archivedPrefix()];
+export const sideItemPrefixes = (projectId: string) => [
+  keys.membership('', projectId).SK,
+  keys.projectNamePrefix,
+  keys.archivedPrefix(),
+];
 
 /** An item's attributes in a fixed order, so two copies of one item compare equal. */
 function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
   if (value instanceof Set) return canonical([...value].sort());
-  if (value && typeof value === 'object') return `{${Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`).join(',')}}`;
+  if (value && typeof value === 'object')
+    return `{${Object.keys(value)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
   return JSON.stringify(value);
 }
 
@@ -74,7 +82,8 @@ export interface RestoreDiff {
 /** What makes the project's live items equal to its restored ones; items that are not the project's (isProjectItem) are ignored on both sides. */
 export function restoreDiff(projectId: string, restored: StoredItem[], live: StoredItem[]): RestoreDiff {
   const diff: RestoreDiff = { puts: [], deletes: [], byKind: {} };
-  const count = (item: Key, what: 'put' | 'deleted' | 'unchanged') => ((diff.byKind[kindOf(item)] ??= { put: 0, deleted: 0, unchanged: 0 })[what] += 1);
+  const count = (item: Key, what: 'put' | 'deleted' | 'unchanged') =>
+    ((diff.byKind[kindOf(item)] ??= { put: 0, deleted: 0, unchanged: 0 })[what] += 1);
   const liveByKey = new Map(live.filter((i) => isProjectItem(projectId, i)).map((i) => [keyId(i), i]));
   for (const item of restored) {
     if (!isProjectItem(projectId, item)) continue;

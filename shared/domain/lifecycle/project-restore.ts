@@ -7,7 +7,15 @@ import { batchWrite } from '#db/batch-write';
 import { queryPartition, queryPrefixPages } from '#db/query';
 import { transact } from '#db/transact';
 import { rebuildProjectListings } from '#domain/catalog';
-import { isProjectItem, lookupKeys, restoreDiff, sideAccounts, sideItemPrefixes, type RestoreDiff, type StoredItem } from './project-restore-scope';
+import {
+  isProjectItem,
+  lookupKeys,
+  restoreDiff,
+  sideAccounts,
+  sideItemPrefixes,
+  type RestoreDiff,
+  type StoredItem,
+} from './project-restore-scope';
 
 /**
  * The copy step of the restore drill (docs/restore.md): one project's items from a restored copy of
@@ -55,7 +63,8 @@ export interface RestoreReport {
   auditEntryId?: string;
 }
 
-export const PROJECT_NOT_IN_COPY = (projectId: string, table: string) => `Project ${projectId} is not in table ${table}: restore the table to a point in time when it existed.`;
+export const PROJECT_NOT_IN_COPY = (projectId: string, table: string) =>
+  `Project ${projectId} is not in table ${table}: restore the table to a point in time when it existed.`;
 export const PROJECT_GONE_LIVE = (projectId: string) =>
   `Project ${projectId} is not live in the live table: restore-project repairs a damaged project, it does not bring back a deleted one (docs/restore.md).`;
 
@@ -84,7 +93,13 @@ export async function restoreProject(ctx: AppContext, input: RestoreProjectInput
   const side = async (table?: string) => {
     const found: StoredItem[] = [];
     const accounts = sideAccounts(projectId, partitions);
-    const queried = await Promise.all(accounts.flatMap((userId) => sideItemPrefixes(projectId).map((prefix) => queryPartition<StoredItem>(keys.account(userId).PK, prefix, { table }))));
+    const queried = await Promise.all(
+      accounts.flatMap((userId) =>
+        sideItemPrefixes(projectId).map((prefix) =>
+          queryPartition<StoredItem>(keys.account(userId).PK, prefix, { table }),
+        ),
+      ),
+    );
     found.push(...queried.flat().filter((i) => isProjectItem(projectId, i)));
     const lookups = await batchGet(lookupKeys(partitions), table);
     found.push(...([...lookups.values()] as StoredItem[]).filter((i) => isProjectItem(projectId, i)));
@@ -95,7 +110,14 @@ export async function restoreProject(ctx: AppContext, input: RestoreProjectInput
   const [restoredSide, liveSide] = await Promise.all([side(fromTable), side()]);
 
   const diff = restoreDiff(projectId, [...restored, ...restoredSide], [...live, ...liveSide]);
-  const report: RestoreReport = { projectId, fromTable, applied: false, put: diff.puts.length, deleted: diff.deletes.length, byKind: diff.byKind };
+  const report: RestoreReport = {
+    projectId,
+    fromTable,
+    applied: false,
+    put: diff.puts.length,
+    deleted: diff.deletes.length,
+    byKind: diff.byKind,
+  };
   if (!input.apply) return report;
 
   // Puts first, then deletes: a reader meanwhile sees at worst a leftover, never a restored item missing its lookup for long.
@@ -111,13 +133,25 @@ export async function restoreProject(ctx: AppContext, input: RestoreProjectInput
   progress.phase = 'listings';
   tell();
   const rebuilt = Object.values(await rebuildProjectListings(projectId));
-  report.listings = { written: rebuilt.reduce((n, r) => n + r.written, 0), removed: rebuilt.reduce((n, r) => n + r.removed, 0) };
+  report.listings = {
+    written: rebuilt.reduce((n, r) => n + r.written, 0),
+    removed: rebuilt.reduce((n, r) => n + r.removed, 0),
+  };
 
   const { steps, sk } = auditSteps(
     ctx,
     {
-      action: PROJECT_RESTORE_ACTION, entity_type: 'project', entity_id: projectId, project_id: projectId,
-      summary: { restore_point: input.restorePoint ?? null, restored_from: fromTable, put: report.put, deleted: report.deleted, listings: report.listings },
+      action: PROJECT_RESTORE_ACTION,
+      entity_type: 'project',
+      entity_id: projectId,
+      project_id: projectId,
+      summary: {
+        restore_point: input.restorePoint ?? null,
+        restored_from: fromTable,
+        put: report.put,
+        deleted: report.deleted,
+        listings: report.listings,
+      },
     },
     { mode: 'creation' },
     { actor: SERVICE_ACTOR },

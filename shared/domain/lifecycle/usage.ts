@@ -1,6 +1,21 @@
 import { getAccount } from '#domain/identity';
-import { environmentsOf, liveProjects, ownedProjectIds, serviceQuotaAddon, type Environment, type Project } from '#domain/tenancy';
-import { ENVIRONMENTS_QUOTA, PROJECT_USERS_QUOTA, PROJECTS_QUOTA, SERVICES_QUOTA, API_KEYS_QUOTA, quotaOf, type Plan } from '#domain/billing';
+import {
+  environmentsOf,
+  liveProjects,
+  ownedProjectIds,
+  serviceQuotaAddon,
+  type Environment,
+  type Project,
+} from '#domain/tenancy';
+import {
+  ENVIRONMENTS_QUOTA,
+  PROJECT_USERS_QUOTA,
+  PROJECTS_QUOTA,
+  SERVICES_QUOTA,
+  API_KEYS_QUOTA,
+  quotaOf,
+  type Plan,
+} from '#domain/billing';
 
 /**
  * What an account uses of its plan, read from the counters the creating transactions keep (so what
@@ -30,7 +45,11 @@ export interface Measure {
   limit: number | null;
   over: number;
 }
-const measure = (count: number, limit: number | null): Measure => ({ count, limit, over: limit === null ? 0 : Math.max(0, count - limit) });
+const measure = (count: number, limit: number | null): Measure => ({
+  count,
+  limit,
+  over: limit === null ? 0 : Math.max(0, count - limit),
+});
 
 export interface ProjectOverage {
   project_id: string;
@@ -52,7 +71,11 @@ export function overage(usage: AccountUsage, plan: Plan) {
       services: measure(project.service_count ?? 0, serviceLimit),
       environments: measure(project.env_count ?? envs.length, quotaOf(plan, ENVIRONMENTS_QUOTA)),
       project_users: measure(project.project_user_count ?? 0, quotaOf(plan, PROJECT_USERS_QUOTA)),
-      per_environment: envs.map((e) => ({ environment_id: e.id, name: e.name, services: measure(e.service_count ?? 0, serviceLimit) })),
+      per_environment: envs.map((e) => ({
+        environment_id: e.id,
+        name: e.name,
+        services: measure(e.service_count ?? 0, serviceLimit),
+      })),
     };
   });
   const sum = (pick: (p: ProjectOverage) => number) => projects.reduce((n, p) => n + pick(p), 0);
@@ -60,10 +83,22 @@ export function overage(usage: AccountUsage, plan: Plan) {
   const projectCount = measure(usage.projects.length, quotaOf(plan, PROJECTS_QUOTA));
   // An environment's services are within its project's count, and the limit is the same number:
   // a project within its limit has every environment within it, so the project figures are the over.
-  const over = { services: sum((p) => p.services.over), project_users: sum((p) => p.project_users.over), api_keys: apiKeys.over };
+  const over = {
+    services: sum((p) => p.services.over),
+    project_users: sum((p) => p.project_users.over),
+    api_keys: apiKeys.over,
+  };
   return {
-    limits: { services: plan.max_services, project_users: plan.max_project_users, api_keys: plan.max_api_keys_per_user },
-    usage: { services: sum((p) => p.services.count), project_users: sum((p) => p.project_users.count), api_keys: apiKeys.count },
+    limits: {
+      services: plan.max_services,
+      project_users: plan.max_project_users,
+      api_keys: plan.max_api_keys_per_user,
+    },
+    usage: {
+      services: sum((p) => p.services.count),
+      project_users: sum((p) => p.project_users.count),
+      api_keys: apiKeys.count,
+    },
     over,
     /** Beyond SPEC's three: environments per project and owned projects (nothing archives a project; creating more is refused). */
     environments_over: sum((p) => p.environments.over),
@@ -73,4 +108,5 @@ export function overage(usage: AccountUsage, plan: Plan) {
 }
 export type Overage = ReturnType<typeof overage>;
 
-export const anyOver = (o: Overage) => o.over.services + o.over.project_users + o.over.api_keys + o.environments_over > 0;
+export const anyOver = (o: Overage) =>
+  o.over.services + o.over.project_users + o.over.api_keys + o.environments_over > 0;

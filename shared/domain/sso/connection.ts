@@ -48,7 +48,12 @@ export function toConnectionOut(c: SsoConnection) {
   };
 }
 
-export const toDomainOut = (d: SsoDomain) => ({ domain: d.domain, verified: d.verified, txt_name: txtName(d.domain), txt_value: d.txt_value });
+export const toDomainOut = (d: SsoDomain) => ({
+  domain: d.domain,
+  verified: d.verified,
+  txt_name: txtName(d.domain),
+  txt_value: d.txt_value,
+});
 
 /** The domain of an e-mail address, lower-cased. */
 export const domainOf = (email: string) => email.slice(email.lastIndexOf('@') + 1).toLowerCase();

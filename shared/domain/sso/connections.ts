@@ -13,7 +13,15 @@ import { auditStep } from '#shared/audit';
 import { lazySchema } from '#shared/lazy-schema';
 import { requireFeatures } from '#domain/billing';
 import { accessToProject, environmentsOf, planOfProject, type ProjectAccess } from '#domain/tenancy';
-import { decodeConnection, newTxtValue, secretContext, toConnectionOut, txtName, type SsoConnection, type SsoDomain } from './connection';
+import {
+  decodeConnection,
+  newTxtValue,
+  secretContext,
+  toConnectionOut,
+  txtName,
+  type SsoConnection,
+  type SsoDomain,
+} from './connection';
 import { AddressRefused, IDP_ADDRESS_REFUSED, badIssuer } from './outbound';
 import { clientFor } from './openid';
 import { txtRecords } from './dns';
@@ -26,14 +34,23 @@ export const CLIENT_SECRET_REQUIRED = 'A client secret is required for a new con
 const CHANGED = conflict('The SSO connection changed meanwhile. Please retry.');
 
 const hostname = /^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
-export const ssoConnectionBody = lazySchema(() => z.object({
-  issuer: z.string().trim().max(2000).pipe(z.url({ protocol: /^https?$/, error: 'The issuer must be an http(s) URL' })),
-  client_id: z.string().trim().min(1).max(500),
-  client_secret: z.string().min(1).max(2000).optional(),
-  domains: z.array(z.string().trim().toLowerCase().regex(hostname, 'Not a domain name')).max(20).default([]),
-  required: z.boolean().default(false),
-  jit_role: z.object({ environment_id: z.uuid(), role: z.enum(ENV_ROLES) }).nullable().default(null),
-}));
+export const ssoConnectionBody = lazySchema(() =>
+  z.object({
+    issuer: z
+      .string()
+      .trim()
+      .max(2000)
+      .pipe(z.url({ protocol: /^https?$/, error: 'The issuer must be an http(s) URL' })),
+    client_id: z.string().trim().min(1).max(500),
+    client_secret: z.string().min(1).max(2000).optional(),
+    domains: z.array(z.string().trim().toLowerCase().regex(hostname, 'Not a domain name')).max(20).default([]),
+    required: z.boolean().default(false),
+    jit_role: z
+      .object({ environment_id: z.uuid(), role: z.enum(ENV_ROLES) })
+      .nullable()
+      .default(null),
+  }),
+);
 export type SsoConnectionInput = z.infer<ReturnType<typeof ssoConnectionBody>>;
 
 /** Only the owner manages the connection; the project owner's plan must include `sso`. */
@@ -72,10 +89,17 @@ async function checkIssuer(ctx: AppContext, issuer: string, clientId: string, se
 
 /** A claim of `domain` by `projectId`: free, unverified elsewhere (a claim is only a reservation once verified), or already ours. */
 const claimStep = (domain: string, projectId: string, verified = false): TransactStep =>
-  claimUnlessHeldStep({ ...keys.ssoDomain(domain), type: 'sso_domain', domain, project_id: projectId, verified }, 'project_id', ['verified', false], conflict(SSO_DOMAIN_CLAIMED));
-const releaseStep = (domain: string, projectId: string): TransactStep => deleteWhenStep(keys.ssoDomain(domain), { project_id: projectId }, CHANGED);
+  claimUnlessHeldStep(
+    { ...keys.ssoDomain(domain), type: 'sso_domain', domain, project_id: projectId, verified },
+    'project_id',
+    ['verified', false],
+    conflict(SSO_DOMAIN_CLAIMED),
+  );
+const releaseStep = (domain: string, projectId: string): TransactStep =>
+  deleteWhenStep(keys.ssoDomain(domain), { project_id: projectId }, CHANGED);
 /** Mirrors `required` on the project item, so every access check of the project sees it without another read. */
-const projectRequiredStep = (projectId: string, required: boolean): TransactStep => existingSetStep(keys.project(projectId), { sso_required: required });
+const projectRequiredStep = (projectId: string, required: boolean): TransactStep =>
+  existingSetStep(keys.project(projectId), { sso_required: required });
 /** The connection's write holds only if no one else wrote it since our read. */
 const connectionPut = (c: SsoConnection, previous: SsoConnection | undefined): TransactStep => {
   const item = { ...keys.ssoConnection(c.project_id), type: 'sso_connection', ...c };
@@ -83,7 +107,16 @@ const connectionPut = (c: SsoConnection, previous: SsoConnection | undefined): T
 };
 
 /** What the audit log shows of a connection (never the secret). */
-const audited = (c: SsoConnection | undefined) => (c ? { issuer: c.issuer, client_id: c.client_id, domains: c.domains.map((d) => d.domain), required: c.required, jit_role: c.jit_role } : null);
+const audited = (c: SsoConnection | undefined) =>
+  c
+    ? {
+        issuer: c.issuer,
+        client_id: c.client_id,
+        domains: c.domains.map((d) => d.domain),
+        required: c.required,
+        jit_role: c.jit_role,
+      }
+    : null;
 
 /**
  * PUT /projects/{id}/sso: creates or replaces the connection. Kept domains keep their verification
@@ -94,16 +127,23 @@ export async function putConnection(ctx: AppContext, input: SsoConnectionInput &
   const access = await ownerAccess(ctx, input.project_id);
   const projectId = access.project.id;
   const previous = await loadConnection(projectId);
-  if (!previous && !input.client_secret) throw unprocessable([{ loc: ['body', 'client_secret'], msg: CLIENT_SECRET_REQUIRED, type: 'missing' }]);
+  if (!previous && !input.client_secret)
+    throw unprocessable([{ loc: ['body', 'client_secret'], msg: CLIENT_SECRET_REQUIRED, type: 'missing' }]);
   if (input.jit_role && !(await environmentsOf(projectId)).some((e) => e.id === input.jit_role!.environment_id)) {
-    throw unprocessable([{ loc: ['body', 'jit_role', 'environment_id'], msg: JIT_ENVIRONMENT_UNKNOWN, type: 'value_error' }]);
+    throw unprocessable([
+      { loc: ['body', 'jit_role', 'environment_id'], msg: JIT_ENVIRONMENT_UNKNOWN, type: 'value_error' },
+    ]);
   }
-  const sealed = input.client_secret ? await seal(input.client_secret, secretContext(projectId)) : previous!.client_secret_sealed;
+  const sealed = input.client_secret
+    ? await seal(input.client_secret, secretContext(projectId))
+    : previous!.client_secret_sealed;
   if (input.client_secret) await checkIssuer(ctx, input.issuer, input.client_id, input.client_secret);
   else await checkIssuer(ctx, input.issuer, input.client_id, 'unused-for-discovery');
   const wanted = [...new Set(input.domains)];
   const before = new Map((previous?.domains ?? []).map((d) => [d.domain, d]));
-  const domains: SsoDomain[] = wanted.map((domain) => before.get(domain) ?? { domain, verified: false, txt_value: newTxtValue(), verified_at: null });
+  const domains: SsoDomain[] = wanted.map(
+    (domain) => before.get(domain) ?? { domain, verified: false, txt_value: newTxtValue(), verified_at: null },
+  );
   const added = wanted.filter((d) => !before.has(d));
   const dropped = [...before.keys()].filter((d) => !wanted.includes(d));
   // a dropped domain whose (unverified) claim another project took meanwhile is no longer ours to release
@@ -111,15 +151,33 @@ export async function putConnection(ctx: AppContext, input: SsoConnectionInput &
   const ours = dropped.filter((d) => claims.get(keyId(keys.ssoDomain(d)))?.project_id === projectId);
   const now = ctx.clock.now().toISOString();
   const connection: SsoConnection = {
-    project_id: projectId, issuer: input.issuer, client_id: input.client_id, client_secret_sealed: sealed, domains,
-    required: input.required, jit_role: input.jit_role, created_at: previous?.created_at ?? now, updated_at: now,
+    project_id: projectId,
+    issuer: input.issuer,
+    client_id: input.client_id,
+    client_secret_sealed: sealed,
+    domains,
+    required: input.required,
+    jit_role: input.jit_role,
+    created_at: previous?.created_at ?? now,
+    updated_at: now,
   };
   await transact([
     connectionPut(connection, previous),
     ...added.map((d) => claimStep(d, projectId)),
     ...ours.map((d) => releaseStep(d, projectId)),
     projectRequiredStep(projectId, connection.required),
-    ...auditStep(ctx, { action: previous ? 'sso_connection.update' : 'sso_connection.create', entity_type: 'sso_connection', entity_id: projectId, project_id: projectId, before: audited(previous), after: audited(connection) }, { mode: 'creation' }),
+    ...auditStep(
+      ctx,
+      {
+        action: previous ? 'sso_connection.update' : 'sso_connection.create',
+        entity_type: 'sso_connection',
+        entity_id: projectId,
+        project_id: projectId,
+        before: audited(previous),
+        after: audited(connection),
+      },
+      { mode: 'creation' },
+    ),
   ]);
   return toConnectionOut(connection);
 }
@@ -143,11 +201,23 @@ export async function deleteConnection(ctx: AppContext, input: { project_id: str
     deleteWhenStep(keys.ssoConnection(projectId), { updated_at: c.updated_at }, CHANGED),
     ...ours.map((d) => releaseStep(d.domain, projectId)),
     projectRequiredStep(projectId, false),
-    ...auditStep(ctx, { action: 'sso_connection.delete', entity_type: 'sso_connection', entity_id: projectId, project_id: projectId, before: audited(c), after: null }, { mode: 'creation' }),
+    ...auditStep(
+      ctx,
+      {
+        action: 'sso_connection.delete',
+        entity_type: 'sso_connection',
+        entity_id: projectId,
+        project_id: projectId,
+        before: audited(c),
+        after: null,
+      },
+      { mode: 'creation' },
+    ),
   ]);
 }
 
-export const txtRecordMissing = (domain: string, value: string) => `TXT record ${txtName(domain)} with the value "${value}" not found`;
+export const txtRecordMissing = (domain: string, value: string) =>
+  `TXT record ${txtName(domain)} with the value "${value}" not found`;
 
 /**
  * POST /projects/{id}/sso/domains/{domain}/verify: looks the TXT challenge up; found, the domain is
@@ -164,13 +234,31 @@ export async function verifyDomain(ctx: AppContext, input: { project_id: string;
   if (!entry) throw notFound(SSO_DOMAIN_NOT_FOUND);
   if (!entry.verified) {
     const records = await txtRecords(txtName(domain), ctx.config);
-    if (!records.includes(entry.txt_value)) throw unprocessable([{ loc: ['path', 'domain'], msg: txtRecordMissing(domain, entry.txt_value), type: 'value_error' }]);
+    if (!records.includes(entry.txt_value))
+      throw unprocessable([
+        { loc: ['path', 'domain'], msg: txtRecordMissing(domain, entry.txt_value), type: 'value_error' },
+      ]);
     const now = ctx.clock.now().toISOString();
-    const updated: SsoConnection = { ...c, domains: c.domains.map((d) => (d.domain === domain ? { ...d, verified: true, verified_at: now } : d)), updated_at: now };
+    const updated: SsoConnection = {
+      ...c,
+      domains: c.domains.map((d) => (d.domain === domain ? { ...d, verified: true, verified_at: now } : d)),
+      updated_at: now,
+    };
     await transact([
       connectionPut(updated, c),
       claimStep(domain, projectId, true),
-      ...auditStep(ctx, { action: 'sso_connection.verify_domain', entity_type: 'sso_connection', entity_id: projectId, project_id: projectId, before: { domain, verified: false }, after: { domain, verified: true } }, { mode: 'creation' }),
+      ...auditStep(
+        ctx,
+        {
+          action: 'sso_connection.verify_domain',
+          entity_type: 'sso_connection',
+          entity_id: projectId,
+          project_id: projectId,
+          before: { domain, verified: false },
+          after: { domain, verified: true },
+        },
+        { mode: 'creation' },
+      ),
     ]);
     return toConnectionOut(updated).domains.find((d) => d.domain === domain)!;
   }

@@ -8,7 +8,9 @@ import type { Config } from '#shared/config';
  */
 export async function txtRecords(name: string, config: Config): Promise<string[]> {
   const resolver = new Resolver({ timeout: 3000, tries: 2 });
-  const servers = config.SSO_DNS_SERVERS.split(',').map((s) => s.trim()).filter(Boolean);
+  const servers = config.SSO_DNS_SERVERS.split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   if (servers.length) resolver.setServers(servers);
   try {
     return (await resolver.resolveTxt(name)).map((chunks) => chunks.join(''));

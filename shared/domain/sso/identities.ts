@@ -9,15 +9,23 @@ import { linkEntity, type LinkItem } from './entities';
 
 export const IDENTITY_NOT_FOUND = 'Linked identity not found';
 
-
 /** A linked identity's id in the API: a digest of (issuer, sub), so neither needs escaping in a path. */
-export const identityId = (issuer: string, sub: string) => createHash('sha256').update(`${issuer}\n${sub}`).digest('base64url').slice(0, 32);
+export const identityId = (issuer: string, sub: string) =>
+  createHash('sha256').update(`${issuer}\n${sub}`).digest('base64url').slice(0, 32);
 
-const toOut = (l: LinkItem) => ({ id: identityId(l.issuer, l.sub), issuer: l.issuer, sub: l.sub, email: l.email, linked_at: l.linked_at });
+const toOut = (l: LinkItem) => ({
+  id: identityId(l.issuer, l.sub),
+  issuer: l.issuer,
+  sub: l.sub,
+  email: l.email,
+  linked_at: l.linked_at,
+});
 
 /** GET /auth/me/sso/identities: the caller's linked identities, oldest first. */
 export async function listLinkedIdentities(ctx: AppContext) {
-  const items = (await queryPartition(keys.account(actorAccount(ctx).id).PK, keys.ssoLinkPrefix)).map(linkEntity.decode);
+  const items = (await queryPartition(keys.account(actorAccount(ctx).id).PK, keys.ssoLinkPrefix)).map(
+    linkEntity.decode,
+  );
   return items.sort((a, b) => a.linked_at.localeCompare(b.linked_at)).map(toOut);
 }
 

@@ -13,7 +13,12 @@ import { guardedFetch } from './outbound';
 let lib: Promise<typeof import('openid-client')> | undefined;
 export const openidClient = () => (lib ??= import('openid-client'));
 
-export async function clientFor(issuer: string, clientId: string, clientSecret: string, config: Config): Promise<Configuration> {
+export async function clientFor(
+  issuer: string,
+  clientId: string,
+  clientSecret: string,
+  config: Config,
+): Promise<Configuration> {
   const oidc = await openidClient();
   const execute = [oidc.enableNonRepudiationChecks];
   // the guard refuses http to anything not on SSO_ALLOWED_ADDRESSES, so the library's own https-only rule can step aside

@@ -16,7 +16,8 @@ import type { Config } from '#shared/config';
 const TIMEOUT_MS = 10_000;
 const BODY_CAP = 512 * 1024;
 
-export const IDP_ADDRESS_REFUSED = 'The identity provider must be an https address whose host resolves only to public addresses';
+export const IDP_ADDRESS_REFUSED =
+  'The identity provider must be an https address whose host resolves only to public addresses';
 
 interface FetchOptions {
   method?: string;
@@ -36,29 +37,49 @@ export function guardedFetch(config: Config) {
       throw err;
     }
     const pinned: LookupFunction = (_host, opts, cb) => {
-      if ((opts as { all?: boolean }).all) (cb as unknown as (e: null, a: { address: string; family: number }[]) => void)(null, [{ address: target.address, family: target.family }]);
+      if ((opts as { all?: boolean }).all)
+        (cb as unknown as (e: null, a: { address: string; family: number }[]) => void)(null, [
+          { address: target.address, family: target.family },
+        ]);
       else cb(null, target.address, target.family);
     };
     const body = options.body == null ? undefined : String(options.body);
     const send = target.url.protocol === 'https:' ? httpsRequest : httpRequest;
     return new Promise<Response>((resolve, reject) => {
-      const req = send(target.url, { method: options.method ?? 'GET', lookup: pinned, headers: { ...options.headers, ...(body !== undefined ? { 'content-length': String(Buffer.byteLength(body)) } : {}) } }, (res) => {
-        const chunks: Buffer[] = [];
-        let size = 0;
-        res.on('data', (c: Buffer) => {
-          size += c.length;
-          if (size > BODY_CAP) req.destroy(new Error('identity provider answer too large'));
-          else chunks.push(c);
-        });
-        res.on('end', () => {
-          const headers = new Headers();
-          for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) for (const one of [v].flat()) headers.append(k, one);
-          const status = res.statusCode ?? 502;
-          resolve(new Response([101, 204, 205, 304].includes(status) ? null : Buffer.concat(chunks), { status, headers }));
-        });
-        res.on('error', reject);
-      });
-      const deadline = setTimeout(() => req.destroy(new Error(`identity provider gave no answer within ${TIMEOUT_MS / 1000} s`)), TIMEOUT_MS);
+      const req = send(
+        target.url,
+        {
+          method: options.method ?? 'GET',
+          lookup: pinned,
+          headers: {
+            ...options.headers,
+            ...(body !== undefined ? { 'content-length': String(Buffer.byteLength(body)) } : {}),
+          },
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          let size = 0;
+          res.on('data', (c: Buffer) => {
+            size += c.length;
+            if (size > BODY_CAP) req.destroy(new Error('identity provider answer too large'));
+            else chunks.push(c);
+          });
+          res.on('end', () => {
+            const headers = new Headers();
+            for (const [k, v] of Object.entries(res.headers))
+              if (v !== undefined) for (const one of [v].flat()) headers.append(k, one);
+            const status = res.statusCode ?? 502;
+            resolve(
+              new Response([101, 204, 205, 304].includes(status) ? null : Buffer.concat(chunks), { status, headers }),
+            );
+          });
+          res.on('error', reject);
+        },
+      );
+      const deadline = setTimeout(
+        () => req.destroy(new Error(`identity provider gave no answer within ${TIMEOUT_MS / 1000} s`)),
+        TIMEOUT_MS,
+      );
       req.on('close', () => clearTimeout(deadline));
       req.on('error', reject);
       options.signal?.addEventListener('abort', () => req.destroy(new Error('aborted')));

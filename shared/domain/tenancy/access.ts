@@ -3,7 +3,14 @@ import { batchGet, keyId, type Key } from '#db/batch-get';
 import { keys } from '#db/keys';
 import { forbidden, isRefusal, notFound, type DomainError } from '#shared/errors';
 import { actorAccount, type AppContext } from '#shared/context';
-import { capabilities, isPermission, type CataloguePermission, type EnvRole, type OwnerRight, type Permission } from '#auth/permissions';
+import {
+  capabilities,
+  isPermission,
+  type CataloguePermission,
+  type EnvRole,
+  type OwnerRight,
+  type Permission,
+} from '#auth/permissions';
 import { projectEntity, type Project } from './project-entity';
 import { membershipEntity, type Membership } from './membership-entity';
 import { envRoleEntity } from './env-role-entity';
@@ -58,7 +65,12 @@ export class ProjectAccess {
       const def = this.roleDefs.get(roleId);
       if (def && isLive(def) && (scope === null || scope === envId)) customGrants.push(...def.permissions);
     }
-    return capabilities({ isOwner: this.isOwner, isMember: true, envRole: envId ? this.envRoles.get(envId) : null, customGrants });
+    return capabilities({
+      isOwner: this.isOwner,
+      isMember: true,
+      envRole: envId ? this.envRoles.get(envId) : null,
+      customGrants,
+    });
   }
 
   can(permission: Permission, envId?: string): boolean {
@@ -112,7 +124,8 @@ export async function loadAccess(
   const project = projectEntity.decodeFound(items.get(keyId(projectKey)));
   const membership = membershipEntity.decodeFound(items.get(keyId(memberKey)));
   // A project outside an API key's projects is as unknown to its token as one the account is not in.
-  if (!project || !isLive(project) || !membership || !keyAllowsProject(currentScope()?.key_projects, projectId)) throw opts.notFoundError ?? notFound(PROJECT_NOT_FOUND);
+  if (!project || !isLive(project) || !membership || !keyAllowsProject(currentScope()?.key_projects, projectId))
+    throw opts.notFoundError ?? notFound(PROJECT_NOT_FOUND);
   const passwordSession = project.sso_required ? passwordSessionOn(project) : undefined;
   if (passwordSession) {
     if (!isOwnerMembership(membership)) throw forbidden(SSO_REQUIRED);
@@ -139,7 +152,9 @@ export async function loadAccess(
 export async function unreachableProjects(userId: string, projectIds: readonly string[]): Promise<string[]> {
   if (!projectIds.length) return [];
   const items = await batchGet(projectIds.flatMap((id) => [keys.project(id), keys.member(id, userId)]));
-  return projectIds.filter((id) => !isLive(items.get(keyId(keys.project(id)))) || !items.get(keyId(keys.member(id, userId))));
+  return projectIds.filter(
+    (id) => !isLive(items.get(keyId(keys.project(id)))) || !items.get(keyId(keys.member(id, userId))),
+  );
 }
 
 /**
@@ -147,7 +162,11 @@ export async function unreachableProjects(userId: string, projectIds: readonly s
  * creations): `loadAccess` without items to check. An item addressed by id goes through
  * `accessToItem` (item-access.ts), which checks it; test/architecture/source-rules.ts keeps it so.
  */
-export const accessToProject = (projectId: string, userId: string, opts: { envId?: string; notFoundError?: DomainError } = {}) => loadAccess(projectId, userId, opts);
+export const accessToProject = (
+  projectId: string,
+  userId: string,
+  opts: { envId?: string; notFoundError?: DomainError } = {},
+) => loadAccess(projectId, userId, opts);
 
 /**
  * GET /auth/me/capabilities: the caller's effective permission keys in a project (optionally one
@@ -158,7 +177,12 @@ export async function callerCapabilities(ctx: AppContext, input: { project_id: s
   const { project_id, environment_id } = input;
   try {
     const access = await accessToProject(project_id, actorAccount(ctx).id, { envId: environment_id });
-    return { project_id, is_owner: access.isOwner, is_member: true, capabilities: [...access.capabilities(environment_id)].filter(isPermission).sort() };
+    return {
+      project_id,
+      is_owner: access.isOwner,
+      is_member: true,
+      capabilities: [...access.capabilities(environment_id)].filter(isPermission).sort(),
+    };
   } catch (err) {
     if (!isRefusal(err, 'not_found')) throw err;
     return { project_id, is_owner: false, is_member: false, capabilities: [] as CataloguePermission[] };

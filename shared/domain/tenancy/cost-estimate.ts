@@ -31,7 +31,10 @@ export async function costEstimate(ctx: AppContext, input: { project_id: string;
   const envKey = envId ? keys.environment(projectId, envId) : undefined;
   const access = await loadAccess(projectId, actorAccount(ctx).id, { envId, extra: envKey ? [envKey] : [] });
   // The plan and (for the whole project) its environments are independent reads: one round trip.
-  const [plan, projectEnvs] = await Promise.all([planOfProject(access.project), envId ? undefined : environmentsOf(projectId)]);
+  const [plan, projectEnvs] = await Promise.all([
+    planOfProject(access.project),
+    envId ? undefined : environmentsOf(projectId),
+  ]);
   const level = plan.features.cost_estimate;
   if (level === 'none') throw forbidden(NO_COST_ESTIMATE);
   let envs: Environment[];
@@ -47,7 +50,11 @@ export async function costEstimate(ctx: AppContext, input: { project_id: string;
   const lines = envs.flatMap((e, i) =>
     floorsPerEnv[i].filter((f) => isLive(f)).map((f) => ({ floor: f, environment_id: e.id, usage: serverUsage(f) })),
   );
-  const environments = envs.map((e) => ({ environment_id: e.id, name: e.name, ...sumUsage(lines.filter((l) => l.environment_id === e.id).map((l) => l.usage)) }));
+  const environments = envs.map((e) => ({
+    environment_id: e.id,
+    name: e.name,
+    ...sumUsage(lines.filter((l) => l.environment_id === e.id).map((l) => l.usage)),
+  }));
   return {
     project_id: projectId,
     environment_id: envId ?? null,
@@ -60,8 +67,14 @@ export async function costEstimate(ctx: AppContext, input: { project_id: string;
     environments,
     ...(level === 'advanced' && {
       servers: lines.map(({ floor, environment_id, usage }) => ({
-        id: floor.id, environment_id, hostname: floor.hostname ?? null, instances: usage.instances, cpu: floor.cpu ?? 0, memory_mb: floor.memory_mb ?? 0,
-        storage_gb: floor.storage_gb ?? 0, monthly_cents: usage.monthly_cents,
+        id: floor.id,
+        environment_id,
+        hostname: floor.hostname ?? null,
+        instances: usage.instances,
+        cpu: floor.cpu ?? 0,
+        memory_mb: floor.memory_mb ?? 0,
+        storage_gb: floor.storage_gb ?? 0,
+        monthly_cents: usage.monthly_cents,
       })),
     }),
   };

@@ -19,14 +19,26 @@ import { onContention } from '#db/retry';
 import { customRoleAssignmentEntity, customRoleEntity } from './custom-role-entity';
 import { membershipEntity } from './membership-entity';
 import {
-  ASSIGNMENT_NOT_FOUND, CUSTOM_ROLE_NOT_FOUND, GRANTS, accessWithCustomRole, assignmentEntity, assignmentsOf, auditedAssignment, grantsOfRole, roleFrom, withdrawGrantSteps,
+  ASSIGNMENT_NOT_FOUND,
+  CUSTOM_ROLE_NOT_FOUND,
+  GRANTS,
+  accessWithCustomRole,
+  assignmentEntity,
+  assignmentsOf,
+  auditedAssignment,
+  grantsOfRole,
+  roleFrom,
+  withdrawGrantSteps,
   type CustomRoleAssignment,
 } from './custom-role-model';
 
 /** Who holds a custom role, and where: assignments, mirrored as grants on the member item. */
 
 /** GET /projects/{id}/custom-roles/{role_id}/assignments: who holds a live role, and where (any member). */
-export async function listAssignments(ctx: AppContext, input: { project_id: string; role_id: string; updated_since?: string }): Promise<CustomRoleAssignment[]> {
+export async function listAssignments(
+  ctx: AppContext,
+  input: { project_id: string; role_id: string; updated_since?: string },
+): Promise<CustomRoleAssignment[]> {
   const access = await accessWithCustomRole(ctx, input.project_id, input.role_id);
   roleFrom(access, input.role_id);
   return assignmentsOf(input.project_id, input.role_id, input.updated_since);
@@ -66,53 +78,108 @@ export async function assignCustomRole(
   let items = access.extra;
   // A member or assignment changed between read and write (CHANGED): read again after a jittered
   // backoff, so writers that collided do not collide again in lockstep.
-  const { assignment } = await onContention(async (attempt) => {
-    if (attempt > 1) items = await batchGet(readKeys);
-    const get = (key: Key) => items.get(keyId(key));
-    const role = customRoleEntity.decodeFound(get(keys.customRole(projectId, roleId)));
-    if (!isLive(role)) throw notFound(CUSTOM_ROLE_NOT_FOUND);
-    const { account, member } = roleTarget(access, items, userId);
-    if (envId && !isLive(get(keys.environment(projectId, envId)))) throw invalid(ENV_NOT_IN_PROJECT);
-    const existing = customRoleAssignmentEntity.decodeFound(get(keys.customRoleAssignment(projectId, roleId, userId)));
-    const now = ctx.clock.now().toISOString();
-    const assignment: CustomRoleAssignment = {
-      id: existing?.id ?? ctx.ids.newId(), role_id: roleId, project_id: projectId, user_id: userId, environment_id: envId,
-      created_at: existing?.created_at ?? now, updated_at: now, deleted_at: null,
-    };
-    // A first (or renewed, after a withdrawal) assignment is a creation; moving a live one to another scope its latest change.
-    const live = existing !== undefined && isLive(existing);
-    const moved = live && existing.environment_id !== envId;
-    const audit = live
-      ? moved ? changeAudit(ctx, 'custom_role_assignment', 'update', assignmentEntity(existing, existing.audit_head), { before: auditedAssignment(existing), after: auditedAssignment(assignment) }, days) : undefined
-      : { steps: creationAudit(ctx, 'custom_role_assignment', assignmentEntity(assignment), auditedAssignment(assignment)), head: existing?.audit_head ?? null };
-    const head = audit?.head ?? existing?.audit_head ?? null;
-    const item = { ...keys.customRoleAssignment(projectId, roleId, userId), type: 'custom_role_assignment', ...assignment, ...(head ? { audit_head: head } : {}) };
-    const steps: TransactStep[] = [
-      ...(audit?.steps ?? []),
-      existing
-        ? putWhenStep(item, { updated_at: existing.updated_at }, CHANGED)
-        : putNewStep(item, CHANGED),
-      // A role deleted meanwhile must not gain an assignment its deletion's clean-up would miss.
-      stillLiveStep(keys.customRole(projectId, roleId), notFound(CUSTOM_ROLE_NOT_FOUND)),
-      ...(envId ? [envLiveCheck(projectId, envId)] : []),
-      ...(member ? grantSteps(projectId, userId, member, roleId, grantOf(roleId, envId)) : joinWithGrantSteps(ctx, access.project, account, grantOf(roleId, envId), `the custom role "${role!.name}"`, now)),
-    ];
-    await transact(steps);
-    return { assignment };
-  }, (err) => err === CHANGED || err === CASCADE_STALE);
+  const { assignment } = await onContention(
+    async (attempt) => {
+      if (attempt > 1) items = await batchGet(readKeys);
+      const get = (key: Key) => items.get(keyId(key));
+      const role = customRoleEntity.decodeFound(get(keys.customRole(projectId, roleId)));
+      if (!isLive(role)) throw notFound(CUSTOM_ROLE_NOT_FOUND);
+      const { account, member } = roleTarget(access, items, userId);
+      if (envId && !isLive(get(keys.environment(projectId, envId)))) throw invalid(ENV_NOT_IN_PROJECT);
+      const existing = customRoleAssignmentEntity.decodeFound(
+        get(keys.customRoleAssignment(projectId, roleId, userId)),
+      );
+      const now = ctx.clock.now().toISOString();
+      const assignment: CustomRoleAssignment = {
+        id: existing?.id ?? ctx.ids.newId(),
+        role_id: roleId,
+        project_id: projectId,
+        user_id: userId,
+        environment_id: envId,
+        created_at: existing?.created_at ?? now,
+        updated_at: now,
+        deleted_at: null,
+      };
+      // A first (or renewed, after a withdrawal) assignment is a creation; moving a live one to another scope its latest change.
+      const live = existing !== undefined && isLive(existing);
+      const moved = live && existing.environment_id !== envId;
+      const audit = live
+        ? moved
+          ? changeAudit(
+              ctx,
+              'custom_role_assignment',
+              'update',
+              assignmentEntity(existing, existing.audit_head),
+              { before: auditedAssignment(existing), after: auditedAssignment(assignment) },
+              days,
+            )
+          : undefined
+        : {
+            steps: creationAudit(
+              ctx,
+              'custom_role_assignment',
+              assignmentEntity(assignment),
+              auditedAssignment(assignment),
+            ),
+            head: existing?.audit_head ?? null,
+          };
+      const head = audit?.head ?? existing?.audit_head ?? null;
+      const item = {
+        ...keys.customRoleAssignment(projectId, roleId, userId),
+        type: 'custom_role_assignment',
+        ...assignment,
+        ...(head ? { audit_head: head } : {}),
+      };
+      const steps: TransactStep[] = [
+        ...(audit?.steps ?? []),
+        existing ? putWhenStep(item, { updated_at: existing.updated_at }, CHANGED) : putNewStep(item, CHANGED),
+        // A role deleted meanwhile must not gain an assignment its deletion's clean-up would miss.
+        stillLiveStep(keys.customRole(projectId, roleId), notFound(CUSTOM_ROLE_NOT_FOUND)),
+        ...(envId ? [envLiveCheck(projectId, envId)] : []),
+        ...(member
+          ? grantSteps(projectId, userId, member, roleId, grantOf(roleId, envId))
+          : joinWithGrantSteps(
+              ctx,
+              access.project,
+              account,
+              grantOf(roleId, envId),
+              `the custom role "${role!.name}"`,
+              now,
+            )),
+      ];
+      await transact(steps);
+      return { assignment };
+    },
+    (err) => err === CHANGED || err === CASCADE_STALE,
+  );
   return assignment;
 }
 
 /** An owner's assignment to a non-member: they join (`joinSteps`) holding the grant. */
-function joinWithGrantSteps(ctx: AppContext, project: Project, account: Account, grant: string, told: string, now: string): TransactStep[] {
+function joinWithGrantSteps(
+  ctx: AppContext,
+  project: Project,
+  account: Account,
+  grant: string,
+  told: string,
+  now: string,
+): TransactStep[] {
   const memberSK = keys.member(project.id, account.id).SK;
   return joinSteps(ctx, project, account, 'custom_role_assignment', told, now, CHANGED).map((step) =>
-    step.Put?.Item?.SK === memberSK ? { ...step, Put: { ...step.Put, Item: { ...step.Put.Item, [GRANTS]: new Set([grant]), [REFS_VERSION]: 1 } } } : step,
+    step.Put?.Item?.SK === memberSK
+      ? { ...step, Put: { ...step.Put, Item: { ...step.Put.Item, [GRANTS]: new Set([grant]), [REFS_VERSION]: 1 } } }
+      : step,
   );
 }
 
 /** The member-item writes that make `grant` the member's only grant of `roleId`. */
-function grantSteps(projectId: string, userId: string, member: MemberItem, roleId: string, grant: string): TransactStep[] {
+function grantSteps(
+  projectId: string,
+  userId: string,
+  member: MemberItem,
+  roleId: string,
+  grant: string,
+): TransactStep[] {
   const stale = grantsOfRole(member, roleId).filter((g) => g !== grant);
   const key = keys.member(projectId, userId);
   // Adding to a set is safe under concurrency; the version bump tells whole-set writers that it changed.
@@ -125,21 +192,40 @@ function grantSteps(projectId: string, userId: string, member: MemberItem, roleI
 
 /** Withdraws a user's assignment of a role (soft delete) and the grant mirrored on their membership. */
 // Re-run from a new read when its write went stale (a concurrent change moved what it read, its audit head included: db/transact.ts).
-export const removeAssignment = (...args: Parameters<typeof removeAssignmentOnce>) => retryWhenStale(() => removeAssignmentOnce(...args));
+export const removeAssignment = (...args: Parameters<typeof removeAssignmentOnce>) =>
+  retryWhenStale(() => removeAssignmentOnce(...args));
 
-async function removeAssignmentOnce(ctx: AppContext, input: { project_id: string; role_id: string; user_id: string }): Promise<void> {
+async function removeAssignmentOnce(
+  ctx: AppContext,
+  input: { project_id: string; role_id: string; user_id: string },
+): Promise<void> {
   const { role_id: roleId, user_id: userId } = input;
-  const access = await loadAccess(input.project_id, actorAccount(ctx).id, { extra: assignmentReadKeys(input.project_id, roleId, userId) });
+  const access = await loadAccess(input.project_id, actorAccount(ctx).id, {
+    extra: assignmentReadKeys(input.project_id, roleId, userId),
+  });
   access.requireOwnerRight('project.manage');
   roleFrom(access, roleId);
   const projectId = access.project.id;
-  const assignment = customRoleAssignmentEntity.decodeFound(access.extra.get(keyId(keys.customRoleAssignment(projectId, roleId, userId))));
+  const assignment = customRoleAssignmentEntity.decodeFound(
+    access.extra.get(keyId(keys.customRoleAssignment(projectId, roleId, userId))),
+  );
   if (!isLive(assignment)) throw notFound(ASSIGNMENT_NOT_FOUND);
   const member = membershipEntity.decodeFound(access.extra.get(keyId(keys.member(projectId, userId))));
   const now = ctx.clock.now().toISOString();
-  const audit = changeAudit(ctx, 'custom_role_assignment', 'delete', assignmentEntity(assignment!, assignment!.audit_head), { before: auditedAssignment(assignment!), after: null }, await retentionOfProject(access.project));
+  const audit = changeAudit(
+    ctx,
+    'custom_role_assignment',
+    'delete',
+    assignmentEntity(assignment!, assignment!.audit_head),
+    { before: auditedAssignment(assignment!), after: null },
+    await retentionOfProject(access.project),
+  );
   await transact([
-    setFieldsStep(keys.customRoleAssignment(projectId, roleId, userId), { deleted_at: now, updated_at: now, audit_head: audit.head }, notFound(ASSIGNMENT_NOT_FOUND)),
+    setFieldsStep(
+      keys.customRoleAssignment(projectId, roleId, userId),
+      { deleted_at: now, updated_at: now, audit_head: audit.head },
+      notFound(ASSIGNMENT_NOT_FOUND),
+    ),
     ...audit.steps,
     ...withdrawGrantSteps(member, roleId),
   ]);

@@ -3,9 +3,8 @@ import { defineEntity } from '#db/entity';
 import { ENV_DOCUMENT_RIGHTS, PERMISSIONS } from '#auth/permissions';
 
 /** The custom role and its assignment entities (see shared/db/entity.ts): what their items store. */
-export const customRoleEntity = defineEntity(
-  'custom_role',
-  () => z.object({
+export const customRoleEntity = defineEntity('custom_role', () =>
+  z.object({
     id: z.string(),
     project_id: z.string(),
     name: z.string(),
@@ -22,9 +21,8 @@ export const customRoleEntity = defineEntity(
 export type CustomRole = z.infer<typeof customRoleEntity.schema>;
 
 /** One per (role, user): a role applies to the whole project (`environment_id` null) or to one environment. */
-export const customRoleAssignmentEntity = defineEntity(
-  'custom_role_assignment',
-  () => z.object({
+export const customRoleAssignmentEntity = defineEntity('custom_role_assignment', () =>
+  z.object({
     id: z.string(),
     role_id: z.string(),
     project_id: z.string(),

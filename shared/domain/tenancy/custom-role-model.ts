@@ -5,7 +5,12 @@ import { actorAccount, type AppContext } from '#shared/context';
 import { loadAccess, parseGrant, type Membership, type ProjectAccess } from './access';
 import type { NameScope } from '#db/unique-names';
 import { queryPrefix } from '#db/query';
-import { customRoleAssignmentEntity, customRoleEntity, type CustomRole, type CustomRoleAssignment } from './custom-role-entity';
+import {
+  customRoleAssignmentEntity,
+  customRoleEntity,
+  type CustomRole,
+  type CustomRoleAssignment,
+} from './custom-role-entity';
 import { keyId } from '#db/batch-get';
 import { visible, isLive, visibleFilter } from '#db/live';
 import { withdrawGrantsStep } from '#db/grants';
@@ -27,22 +32,43 @@ export const auditedAssignment = (a: CustomRoleAssignment) => {
   return shown;
 };
 /** An assignment's entries are about the assignment, in its environment (null: project-wide). */
-export const assignmentEntity = (a: CustomRoleAssignment, head?: string | null) => ({ id: a.id, project_id: a.project_id, environment_id: a.environment_id, audit_head: head });
+export const assignmentEntity = (a: CustomRoleAssignment, head?: string | null) => ({
+  id: a.id,
+  project_id: a.project_id,
+  environment_id: a.environment_id,
+  audit_head: head,
+});
 
 export const toCustomRoleOut = (r: CustomRole) => ({
-  id: r.id, project_id: r.project_id, name: r.name, description: r.description ?? null, permissions: r.permissions, updated_at: r.updated_at, deleted_at: r.deleted_at,
+  id: r.id,
+  project_id: r.project_id,
+  name: r.name,
+  description: r.description ?? null,
+  permissions: r.permissions,
+  updated_at: r.updated_at,
+  deleted_at: r.deleted_at,
 });
 export const toAssignmentOut = (a: CustomRoleAssignment) => ({
-  id: a.id, role_id: a.role_id, project_id: a.project_id, user_id: a.user_id, environment_id: a.environment_id, updated_at: a.updated_at, deleted_at: a.deleted_at,
+  id: a.id,
+  role_id: a.role_id,
+  project_id: a.project_id,
+  user_id: a.user_id,
+  environment_id: a.environment_id,
+  updated_at: a.updated_at,
+  deleted_at: a.deleted_at,
 });
 
 export const CUSTOM_ROLE_NOT_FOUND = 'Custom role not found';
 export const ASSIGNMENT_NOT_FOUND = 'Custom role assignment not found';
 export const roleNames = (projectId: string): NameScope => ({
-  projectId, kind: 'CROLE', scopeId: projectId, takenDetail: 'Custom role with this name already exists in this project',
+  projectId,
+  kind: 'CROLE',
+  scopeId: projectId,
+  takenDetail: 'Custom role with this name already exists in this project',
 });
 
-export const grantsOfRole = (member: Membership | undefined, roleId: string) => [...(member?.custom_role_grants ?? [])].filter((g) => parseGrant(g).roleId === roleId);
+export const grantsOfRole = (member: Membership | undefined, roleId: string) =>
+  [...(member?.custom_role_grants ?? [])].filter((g) => parseGrant(g).roleId === roleId);
 
 /** The caller's access to a project, read with one of its custom roles (see `roleFrom`). */
 export const accessWithCustomRole = (ctx: AppContext, projectId: string, roleId: string) =>
@@ -55,9 +81,15 @@ export function roleFrom(access: ProjectAccess, roleId: string): CustomRole {
   return role!;
 }
 
-export async function assignmentsOf(projectId: string, roleId: string, updatedSince?: string): Promise<CustomRoleAssignment[]> {
+export async function assignmentsOf(
+  projectId: string,
+  roleId: string,
+  updatedSince?: string,
+): Promise<CustomRoleAssignment[]> {
   // The assignment key with an empty user id is the prefix of all of the role's assignments.
-  const all = (await queryPrefix(projectId, keys.customRoleAssignment(projectId, roleId, '').SK, visibleFilter(updatedSince))).map(customRoleAssignmentEntity.decode);
+  const all = (
+    await queryPrefix(projectId, keys.customRoleAssignment(projectId, roleId, '').SK, visibleFilter(updatedSince))
+  ).map(customRoleAssignmentEntity.decode);
   return visible(all, updatedSince).sort((a, b) => a.created_at.localeCompare(b.created_at));
 }
 

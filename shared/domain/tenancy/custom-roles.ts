@@ -13,20 +13,37 @@ import { visible, isLive, visibleFilter } from '#db/live';
 import { existingSetStep, counterStep, putNewStep } from '#db/steps';
 import { takeQuotaStep, CUSTOM_ROLES_QUOTA } from '#domain/billing';
 import {
-  CUSTOM_ROLE_NOT_FOUND, accessWithCustomRole, assignmentsOf, auditedRole, roleFrom, roleNames, withdrawGrantSteps, type CustomRole,
+  CUSTOM_ROLE_NOT_FOUND,
+  accessWithCustomRole,
+  assignmentsOf,
+  auditedRole,
+  roleFrom,
+  roleNames,
+  withdrawGrantSteps,
+  type CustomRole,
 } from './custom-role-model';
 import { customRoleEntity } from './custom-role-entity';
 import { membershipEntity } from './membership-entity';
 
 export {
-  toAssignmentOut, toCustomRoleOut, type CustomRole,
+  toAssignmentOut,
+  toCustomRoleOut,
+  type CustomRole,
 } from './custom-role-model';
 export { assignCustomRole, listAssignments, removeAssignment } from './custom-role-assignments';
 
 /** GET /projects/{id}/custom-roles: any member. */
-export async function listCustomRoles(ctx: AppContext, input: { project_id: string; updated_since?: string }): Promise<CustomRole[]> {
+export async function listCustomRoles(
+  ctx: AppContext,
+  input: { project_id: string; updated_since?: string },
+): Promise<CustomRole[]> {
   await accessToProject(input.project_id, actorAccount(ctx).id);
-  const roles = visible((await queryPrefix(input.project_id, keys.customRolePrefix, visibleFilter(input.updated_since))).map(customRoleEntity.decode), input.updated_since);
+  const roles = visible(
+    (await queryPrefix(input.project_id, keys.customRolePrefix, visibleFilter(input.updated_since))).map(
+      customRoleEntity.decode,
+    ),
+    input.updated_since,
+  );
   return roles.sort((a, b) => compareText(a.name, b.name));
 }
 
@@ -40,8 +57,14 @@ export async function createCustomRole(
   const plan = await planOfProject(access.project);
   const now = ctx.clock.now().toISOString();
   const role: CustomRole = {
-    id: ctx.ids.newId(), project_id: access.project.id, name: input.name, description: input.description ?? null,
-    permissions: [...new Set(input.permissions)], created_at: now, updated_at: now, deleted_at: null,
+    id: ctx.ids.newId(),
+    project_id: access.project.id,
+    name: input.name,
+    description: input.description ?? null,
+    permissions: [...new Set(input.permissions)],
+    created_at: now,
+    updated_at: now,
+    deleted_at: null,
   };
   await transact([
     takeQuotaStep(keys.project(role.project_id), 'custom_role_count', plan, CUSTOM_ROLES_QUOTA),
@@ -53,8 +76,15 @@ export async function createCustomRole(
 }
 
 /** Changes take effect on the holders' next request: access reads role definitions live. */
-export const updateCustomRole = (ctx: AppContext, input: CustomRolePatch): Promise<CustomRole> => retryWhenStale(() => updateOnce(ctx, input));
-type CustomRolePatch = { project_id: string; id: string; name?: string; description?: string | null; permissions?: CustomRole['permissions'] };
+export const updateCustomRole = (ctx: AppContext, input: CustomRolePatch): Promise<CustomRole> =>
+  retryWhenStale(() => updateOnce(ctx, input));
+type CustomRolePatch = {
+  project_id: string;
+  id: string;
+  name?: string;
+  description?: string | null;
+  permissions?: CustomRole['permissions'];
+};
 
 async function updateOnce(ctx: AppContext, input: CustomRolePatch): Promise<CustomRole> {
   const { project_id, id: roleId, ...patch } = input;
@@ -64,15 +94,30 @@ async function updateOnce(ctx: AppContext, input: CustomRolePatch): Promise<Cust
   const permissions = patch.permissions && [...new Set(patch.permissions)];
   const updated_at = ctx.clock.now().toISOString();
   const updated: CustomRole = {
-    ...role, ...(patch.name !== undefined && { name: patch.name }), ...(patch.description !== undefined && { description: patch.description }),
-    ...(permissions && { permissions }), updated_at,
+    ...role,
+    ...(patch.name !== undefined && { name: patch.name }),
+    ...(patch.description !== undefined && { description: patch.description }),
+    ...(permissions && { permissions }),
+    updated_at,
   };
   const changed = JSON.stringify(auditedRole(updated)) !== JSON.stringify(auditedRole(role));
   const audit = changed
-    ? changeAudit(ctx, 'custom_role', 'update', role, { before: auditedRole(role), after: auditedRole(updated) }, await retentionOfProject(access.project))
+    ? changeAudit(
+        ctx,
+        'custom_role',
+        'update',
+        role,
+        { before: auditedRole(role), after: auditedRole(updated) },
+        await retentionOfProject(access.project),
+      )
     : undefined;
   await transact([
-    ...namedWriteSteps(roleNames(role.project_id), { ...role, key: keys.customRole(role.project_id, role.id) }, { name: patch.name, description: patch.description, permissions, updated_at, audit_head: audit?.head }, notFound(CUSTOM_ROLE_NOT_FOUND)),
+    ...namedWriteSteps(
+      roleNames(role.project_id),
+      { ...role, key: keys.customRole(role.project_id, role.id) },
+      { name: patch.name, description: patch.description, permissions, updated_at, audit_head: audit?.head },
+      notFound(CUSTOM_ROLE_NOT_FOUND),
+    ),
     ...(audit?.steps ?? []),
   ]);
   return updated;
@@ -99,9 +144,21 @@ async function softDeleteRole(ctx: AppContext, input: { project_id: string; id: 
   const role = roleFrom(access, input.id);
   const now = ctx.clock.now().toISOString();
   // The role's entry stands for the withdrawal of its assignments that follows (inert once the role is deleted).
-  const audit = changeAudit(ctx, 'custom_role', 'delete', role, { before: auditedRole(role), after: null }, await retentionOfProject(access.project));
+  const audit = changeAudit(
+    ctx,
+    'custom_role',
+    'delete',
+    role,
+    { before: auditedRole(role), after: null },
+    await retentionOfProject(access.project),
+  );
   await transact([
-    ...namedWriteSteps(roleNames(role.project_id), { ...role, key: keys.customRole(role.project_id, role.id) }, { deleted_at: now, updated_at: now, audit_head: audit.head }, notFound(CUSTOM_ROLE_NOT_FOUND)),
+    ...namedWriteSteps(
+      roleNames(role.project_id),
+      { ...role, key: keys.customRole(role.project_id, role.id) },
+      { deleted_at: now, updated_at: now, audit_head: audit.head },
+      notFound(CUSTOM_ROLE_NOT_FOUND),
+    ),
     ...audit.steps,
     counterStep(keys.project(role.project_id), { custom_role_count: -1 }),
   ]);
@@ -116,8 +173,14 @@ async function withdrawAssignments(role: CustomRole, now: string): Promise<void>
     const members = await batchGet(chunk.map((a) => keys.member(role.project_id, a.user_id)));
     await transact(
       chunk.flatMap((a) => [
-        existingSetStep(keys.customRoleAssignment(role.project_id, role.id, a.user_id), { deleted_at: now, updated_at: now }),
-        ...withdrawGrantSteps(membershipEntity.decodeFound(members.get(keyId(keys.member(role.project_id, a.user_id)))), role.id),
+        existingSetStep(keys.customRoleAssignment(role.project_id, role.id, a.user_id), {
+          deleted_at: now,
+          updated_at: now,
+        }),
+        ...withdrawGrantSteps(
+          membershipEntity.decodeFound(members.get(keyId(keys.member(role.project_id, a.user_id)))),
+          role.id,
+        ),
       ]),
     );
   }

@@ -3,9 +3,8 @@ import { defineEntity } from '#db/entity';
 import { ENV_ROLES } from '#auth/permissions';
 
 /** A user's role in one environment (see shared/db/entity.ts): what its item stores. `toEnvRoleOut` decides what a client sees. */
-export const envRoleEntity = defineEntity(
-  'env_role',
-  () => z.object({
+export const envRoleEntity = defineEntity('env_role', () =>
+  z.object({
     id: z.string(),
     environment_id: z.string(),
     user_id: z.string(),

@@ -2,9 +2,8 @@ import * as z from 'zod';
 import { defineEntity, defineView } from '#db/entity';
 
 /** The environment entity (see shared/db/entity.ts for the pattern): what its item stores, and what a client sees of it. */
-export const environmentEntity = defineEntity(
-  'environment',
-  () => z.object({
+export const environmentEntity = defineEntity('environment', () =>
+  z.object({
     id: z.uuid(),
     name: z.string(),
     project_id: z.uuid(),
@@ -22,5 +21,11 @@ export const environmentEntity = defineEntity(
 );
 export type Environment = z.infer<typeof environmentEntity.schema>;
 
-export const environmentView = defineView(environmentEntity, { id: true, name: true, project_id: true, updated_at: true, deleted_at: true });
+export const environmentView = defineView(environmentEntity, {
+  id: true,
+  name: true,
+  project_id: true,
+  updated_at: true,
+  deleted_at: true,
+});
 export type EnvironmentOut = z.infer<typeof environmentView.schema>;

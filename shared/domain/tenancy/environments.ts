@@ -17,14 +17,23 @@ import { countIs } from '#db/counter-moves';
 import { takeQuotaStep, ENVIRONMENTS_QUOTA } from '#domain/billing';
 import { environmentEntity, type Environment } from './environment-entity';
 
-
 /** What an audit entry records of an environment (the entity is its own environment, so an environment-scoped reader sees it). */
 const auditedEnv = (e: Environment) => ({ id: e.id, name: e.name, project_id: e.project_id });
-const envEntity = (e: Environment) => ({ id: e.id, project_id: e.project_id, environment_id: e.id, audit_head: e.audit_head });
+const envEntity = (e: Environment) => ({
+  id: e.id,
+  project_id: e.project_id,
+  environment_id: e.id,
+  audit_head: e.audit_head,
+});
 
 export const ENVIRONMENT_NOT_FOUND = 'Environment not found';
 const NOT_AUTHORIZED_TO_VIEW = 'Not authorized to view environments for this project';
-const nameScope = (projectId: string): NameScope => ({ projectId, kind: 'ENV', scopeId: projectId, takenDetail: 'Environment with this name already exists in this project' });
+const nameScope = (projectId: string): NameScope => ({
+  projectId,
+  kind: 'ENV',
+  scopeId: projectId,
+  takenDetail: 'Environment with this name already exists in this project',
+});
 
 /**
  * The caller's access to the environment with this id, with the environment itself (the item
@@ -35,23 +44,40 @@ const nameScope = (projectId: string): NameScope => ({ projectId, kind: 'ENV', s
 export async function accessToEnvironment(
   envId: string,
   userId: string,
-  { extra = () => [], permission }: { extra?: (projectId: string) => Key[]; permission?: ItemRequest['permission'] } = {},
+  {
+    extra = () => [],
+    permission,
+  }: { extra?: (projectId: string) => Key[]; permission?: ItemRequest['permission'] } = {},
 ) {
-  const { access, item } = await accessToItem({ decode: environmentEntity.decode, kind: 'environment', id: envId, userId, notFound: notFound(ENVIRONMENT_NOT_FOUND), permission, extra: (l) => extra(l.projectId) });
+  const { access, item } = await accessToItem({
+    decode: environmentEntity.decode,
+    kind: 'environment',
+    id: envId,
+    userId,
+    notFound: notFound(ENVIRONMENT_NOT_FOUND),
+    permission,
+    extra: (l) => extra(l.projectId),
+  });
   return { access, env: item };
 }
 
 /** A project's environments (the list rule applies); no access check: for callers that made theirs. */
 export async function environmentsOf(projectId: string, updatedSince?: string): Promise<Environment[]> {
   const items = await queryPartition(keys.projectPK(projectId), keys.environmentPrefix, visibleFilter(updatedSince));
-  return visible(items.map(environmentEntity.decode), updatedSince).sort((a, b) => a.created_at.localeCompare(b.created_at));
+  return visible(items.map(environmentEntity.decode), updatedSince).sort((a, b) =>
+    a.created_at.localeCompare(b.created_at),
+  );
 }
 
 /** GET /environments and its stats answer non-members 403 rather than 404 (SPEC general rule 4). */
-const memberAccess = (ctx: AppContext, projectId: string) => accessToProject(projectId, actorAccount(ctx).id, { notFoundError: forbidden(NOT_AUTHORIZED_TO_VIEW) });
+const memberAccess = (ctx: AppContext, projectId: string) =>
+  accessToProject(projectId, actorAccount(ctx).id, { notFoundError: forbidden(NOT_AUTHORIZED_TO_VIEW) });
 
 /** GET /environments: a project's environments, for any member. */
-export async function listEnvironments(ctx: AppContext, input: { project_id: string; updated_since?: string }): Promise<Environment[]> {
+export async function listEnvironments(
+  ctx: AppContext,
+  input: { project_id: string; updated_since?: string },
+): Promise<Environment[]> {
   await memberAccess(ctx, input.project_id);
   return environmentsOf(input.project_id, input.updated_since);
 }
@@ -60,15 +86,31 @@ export async function listEnvironments(ctx: AppContext, input: { project_id: str
 export async function environmentStats(ctx: AppContext, input: { project_id: string }) {
   await memberAccess(ctx, input.project_id);
   const perEnv = await projectInventory(input.project_id);
-  return [...perEnv].map(([environment_id, c]) => ({ environment_id, name: c.name, services: c.services, servers: c.servers, groups: c.groups, networks: c.networks }));
+  return [...perEnv].map(([environment_id, c]) => ({
+    environment_id,
+    name: c.name,
+    services: c.services,
+    servers: c.servers,
+    groups: c.groups,
+    networks: c.networks,
+  }));
 }
 
-export async function createEnvironment(ctx: AppContext, input: { project_id: string; name: string }): Promise<Environment> {
+export async function createEnvironment(
+  ctx: AppContext,
+  input: { project_id: string; name: string },
+): Promise<Environment> {
   const access = await accessToProject(input.project_id, actorAccount(ctx).id);
   access.require('env.manage', 'Not authorized to create environments in this project');
   const plan = await planOfProject(access.project);
   const now = ctx.clock.now().toISOString();
-  const env = environmentEntity.create({ id: ctx.ids.newId(), name: input.name.trim(), project_id: access.project.id, created_at: now, updated_at: now });
+  const env = environmentEntity.create({
+    id: ctx.ids.newId(),
+    name: input.name.trim(),
+    project_id: access.project.id,
+    created_at: now,
+    updated_at: now,
+  });
   const key = keys.environment(env.project_id, env.id);
   await transact([
     takeQuotaStep(keys.project(env.project_id), 'env_count', plan, ENVIRONMENTS_QUOTA),
@@ -81,18 +123,32 @@ export async function createEnvironment(ctx: AppContext, input: { project_id: st
 }
 
 /** A rename racing another change of the name (or the delete) is re-run from a new read (unique-names.ts). */
-export const renameEnvironment = (ctx: AppContext, input: { id: string; name: string }): Promise<Environment> => retryWhenStale(() => renameOnce(ctx, input));
+export const renameEnvironment = (ctx: AppContext, input: { id: string; name: string }): Promise<Environment> =>
+  retryWhenStale(() => renameOnce(ctx, input));
 
 async function renameOnce(ctx: AppContext, input: { id: string; name: string }): Promise<Environment> {
   const { access, env } = await accessToEnvironment(input.id, actorAccount(ctx).id);
   access.require('env.manage', 'Not authorized to manage environments in this project');
   const updated: Environment = { ...env, name: input.name.trim(), updated_at: ctx.clock.now().toISOString() };
   // A rename to the same name changes nothing an entry would show: no entry.
-  const audit = updated.name === env.name
-    ? undefined
-    : changeAudit(ctx, 'environment', 'update', envEntity(env), { before: auditedEnv(env), after: auditedEnv(updated) }, await retentionOfProject(access.project));
+  const audit =
+    updated.name === env.name
+      ? undefined
+      : changeAudit(
+          ctx,
+          'environment',
+          'update',
+          envEntity(env),
+          { before: auditedEnv(env), after: auditedEnv(updated) },
+          await retentionOfProject(access.project),
+        );
   await transact([
-    ...namedWriteSteps(nameScope(env.project_id), { ...env, key: keys.environment(env.project_id, env.id) }, { name: updated.name, updated_at: updated.updated_at, audit_head: audit?.head }, notFound(ENVIRONMENT_NOT_FOUND)),
+    ...namedWriteSteps(
+      nameScope(env.project_id),
+      { ...env, key: keys.environment(env.project_id, env.id) },
+      { name: updated.name, updated_at: updated.updated_at, audit_head: audit?.head },
+      notFound(ENVIRONMENT_NOT_FOUND),
+    ),
     ...(audit?.steps ?? []),
   ]);
   return updated;
@@ -113,9 +169,17 @@ export async function deleteEnvironment(ctx: AppContext, input: { id: string }):
     async (attempt) => {
       const env = attempt === 1 ? first.env : (await accessToEnvironment(input.id, userId)).env;
       const now = ctx.clock.now().toISOString();
-      const audit = changeAudit(ctx, 'environment', 'delete', envEntity(env), { before: auditedEnv(env), after: null }, days, {
-        summary: { services_removed: env.service_count ?? 0 },
-      });
+      const audit = changeAudit(
+        ctx,
+        'environment',
+        'delete',
+        envEntity(env),
+        { before: auditedEnv(env), after: null },
+        days,
+        {
+          summary: { services_removed: env.service_count ?? 0 },
+        },
+      );
       await transact([
         ...deleteCountedSteps(env, now, audit.head),
         ...audit.steps,
@@ -138,8 +202,14 @@ const COUNT_MOVED = concurrentChange();
 function deleteCountedSteps(env: Environment, now: string, auditHead: string): TransactStep[] {
   const count = env.service_count ?? 0;
   // A rename meanwhile fails it too (its name's release is the one of the name read).
-  return namedWriteSteps(nameScope(env.project_id), { ...env, key: keys.environment(env.project_id, env.id) }, { deleted_at: now, updated_at: now, audit_head: auditHead }, COUNT_MOVED, {
-    stale: COUNT_MOVED,
-    also: countIs('service_count', count),
-  });
+  return namedWriteSteps(
+    nameScope(env.project_id),
+    { ...env, key: keys.environment(env.project_id, env.id) },
+    { deleted_at: now, updated_at: now, audit_head: auditHead },
+    COUNT_MOVED,
+    {
+      stale: COUNT_MOVED,
+      also: countIs('service_count', count),
+    },
+  );
 }

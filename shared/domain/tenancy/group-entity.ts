@@ -4,9 +4,8 @@ import { defineEntity } from '#db/entity';
 /** The group and subgroup entities (see shared/db/entity.ts): what their items store. `toGroupOut`/`toSubgroupOut` decide what a client sees. */
 const description = z.string().nullable().default(null);
 
-export const groupEntity = defineEntity(
-  'group',
-  () => z.object({
+export const groupEntity = defineEntity('group', () =>
+  z.object({
     id: z.string(),
     project_id: z.string(),
     environment_id: z.string(),
@@ -26,9 +25,8 @@ export const groupEntity = defineEntity(
 );
 export type Group = z.infer<typeof groupEntity.schema>;
 
-export const subgroupEntity = defineEntity(
-  'subgroup',
-  () => z.object({
+export const subgroupEntity = defineEntity('subgroup', () =>
+  z.object({
     id: z.string(),
     project_id: z.string(),
     environment_id: z.string(),

@@ -5,7 +5,17 @@ import { invalid, conflict, notFound } from '#shared/errors';
 import { hashPassword } from '#auth/passwords';
 import { passwordPolicyProblem } from '#auth/password-policy';
 import { actorAccount, type AppContext } from '#shared/context';
-import { accountCreationSteps, type Account, type AccountType, prepareAccount, hasSecondFactor, securityLogStep, startSession, type ClientMeta, type TokenPair } from '#domain/identity';
+import {
+  accountCreationSteps,
+  type Account,
+  type AccountType,
+  prepareAccount,
+  hasSecondFactor,
+  securityLogStep,
+  startSession,
+  type ClientMeta,
+  type TokenPair,
+} from '#domain/identity';
 import { isOwnerMembership, type Membership } from './access';
 import { envRoleStep, type EnvRoleAssignment } from './env-roles';
 import { memberHoldsStep } from './role-target';
@@ -14,7 +24,17 @@ import { locate } from '#db/lookup';
 import { membershipSteps } from './projects';
 import type { Project } from './project-types';
 import { listSubscriptions } from '#domain/billing';
-import { closeIndexStep, DEFAULT_INVITE_ROLE, findInvitationLink, INVITATION_NOT_FOUND, refuseClosed, retryIfStale, INVITATION_CHANGED as STALE, toInviteOut, type Invitation } from './invitations';
+import {
+  closeIndexStep,
+  DEFAULT_INVITE_ROLE,
+  findInvitationLink,
+  INVITATION_NOT_FOUND,
+  refuseClosed,
+  retryIfStale,
+  INVITATION_CHANGED as STALE,
+  toInviteOut,
+  type Invitation,
+} from './invitations';
 import { batchGet, keyId } from '#db/batch-get';
 import { allOf, isLive, type Condition } from '#db/live';
 import { isUnset } from '#db/condition';
@@ -71,18 +91,38 @@ async function acceptanceFacts(invite: Invitation, userId: string | undefined): 
  * in between is noticed). A revocation committed first therefore wins, whatever this request's clock
  * says; a failed condition re-evaluates from fresh reads (`retryIfStale`), which gives the answer.
  */
-function acceptedSteps(invite: Invitation, account: Account, now: string, ctx: AppContext, tokenHash: string = invite.token_hash): TransactStep[] {
+function acceptedSteps(
+  invite: Invitation,
+  account: Account,
+  now: string,
+  ctx: AppContext,
+  tokenHash: string = invite.token_hash,
+): TransactStep[] {
   // The acceptance's entry, by the accepting account (signed in or created by it). It is the
   // invitation's last change: kept, like every latest entry; the previous one keeps its own state
   // (the plan's retention is not read on this path).
-  const audit = changeAudit(ctx, 'invitation', 'accept', invite, {
-    before: { accepted: false, accepted_at: null, accepted_by_user_id: null },
-    after: { accepted: true, accepted_at: now, accepted_by_user_id: account.id },
-  }, null, { actor: accountActor(account) });
+  const audit = changeAudit(
+    ctx,
+    'invitation',
+    'accept',
+    invite,
+    {
+      before: { accepted: false, accepted_at: null, accepted_by_user_id: null },
+      after: { accepted: true, accepted_at: now, accepted_by_user_id: account.id },
+    },
+    null,
+    { actor: accountActor(account) },
+  );
   // Still open: not accepted, not revoked, not expired, and the link presented still its own.
   const open = allOf(isUnset('revoked_at'), { expression: 'expires_at > :now', values: { ':now': now } });
   return [
-    setWhenStep(keys.invite(invite.project_id, invite.id), { accepted: true, accepted_at: now, accepted_by_user_id: account.id, updated_at: now, audit_head: audit.head }, { accepted: false, token_hash: tokenHash }, STALE, open),
+    setWhenStep(
+      keys.invite(invite.project_id, invite.id),
+      { accepted: true, accepted_at: now, accepted_by_user_id: account.id, updated_at: now, audit_head: audit.head },
+      { accepted: false, token_hash: tokenHash },
+      STALE,
+      open,
+    ),
     ...audit.steps,
   ];
 }
@@ -95,10 +135,22 @@ function acceptedSteps(invite: Invitation, account: Account, now: string, ctx: A
 function grantSteps(invite: Invitation, userId: string, facts: Facts, ctx: AppContext): TransactStep[] {
   const steps: TransactStep[] = [];
   const now = ctx.clock.now().toISOString();
-  if (!facts.membership) steps.push(...membershipSteps(invite.project_id, userId, 'member', now).map((s) => ({ ...s, failWith: STALE })));
+  if (!facts.membership)
+    steps.push(...membershipSteps(invite.project_id, userId, 'member', now).map((s) => ({ ...s, failWith: STALE })));
   if (invite.environment_id && isLive(facts.env) && !isOwnerMembership(facts.membership)) {
-    const step = envRoleStep(invite.project_id, invite.environment_id, userId, invite.role ?? DEFAULT_INVITE_ROLE, facts.envRole?.id ?? ctx.ids.newId());
-    step.Put!.Item = { ...step.Put!.Item, group_id: invite.group_id, subgroup_id: invite.subgroup_id, invitation_id: invite.id };
+    const step = envRoleStep(
+      invite.project_id,
+      invite.environment_id,
+      userId,
+      invite.role ?? DEFAULT_INVITE_ROLE,
+      facts.envRole?.id ?? ctx.ids.newId(),
+    );
+    step.Put!.Item = {
+      ...step.Put!.Item,
+      group_id: invite.group_id,
+      subgroup_id: invite.subgroup_id,
+      invitation_id: invite.id,
+    };
     steps.push(step);
     // A member's role is written only while they still are one (a removal committed meanwhile: evaluated again).
     if (facts.membership) steps.push(memberHoldsStep(invite.project_id, userId, STALE));
@@ -138,7 +190,11 @@ function accountStep(account: Account, changes: AccountChanges, now: string): Tr
   }
   if (changes.claim) {
     // Never signed in, and no second factor set up meanwhile.
-    Object.assign(fields, { password_hash: changes.claim.password_hash, last_login_at: changes.claim.last_login_at, name: changes.claim.name });
+    Object.assign(fields, {
+      password_hash: changes.claim.password_hash,
+      last_login_at: changes.claim.last_login_at,
+      name: changes.claim.name,
+    });
     Object.assign(when, { last_login_at: null });
     counts.push(countIs('totp_device_count', 0));
   }
@@ -147,11 +203,21 @@ function accountStep(account: Account, changes: AccountChanges, now: string): Tr
 }
 
 const acceptedCopy = (invite: Invitation, userId: string, now: string): Invitation => ({
-  ...invite, accepted: true, accepted_at: now, accepted_by_user_id: userId, updated_at: now,
+  ...invite,
+  accepted: true,
+  accepted_at: now,
+  accepted_by_user_id: userId,
+  updated_at: now,
 });
 
 /** Accepts for an existing account: the invitation, the grants and the account class, in one transaction. */
-async function acceptForAccount(invite: Invitation, account: Account, facts: Facts, ctx: AppContext, extra: { tokenHash?: string; claim?: AccountChanges['claim'] } = {}) {
+async function acceptForAccount(
+  invite: Invitation,
+  account: Account,
+  facts: Facts,
+  ctx: AppContext,
+  extra: { tokenHash?: string; claim?: AccountChanges['claim'] } = {},
+) {
   const now = ctx.clock.now().toISOString();
   const account_type = await classAfterAcceptance(account);
   const update = accountStep(account, { account_type, claim: extra.claim }, now);
@@ -161,7 +227,19 @@ async function acceptForAccount(invite: Invitation, account: Account, facts: Fac
     ...grantSteps(invite, account.id, facts, ctx),
     ...(update ? [update] : []),
     // A claim sets the password and signs the holder of the link in: its security-log entry, with the login it records.
-    ...(extra.claim ? [securityLogStep(account.id, { event: 'sign_in.succeeded', actor: 'self', details: { second_factor: null, via: 'invitation', password_set: true } }, ctx)] : []),
+    ...(extra.claim
+      ? [
+          securityLogStep(
+            account.id,
+            {
+              event: 'sign_in.succeeded',
+              actor: 'self',
+              details: { second_factor: null, via: 'invitation', password_set: true },
+            },
+            ctx,
+          ),
+        ]
+      : []),
   ]);
   const updated: Account = { ...account, account_type, ...(extra.claim ?? {}), updated_at: now };
   return { invite: acceptedCopy(invite, account.id, now), account: updated };
@@ -194,7 +272,10 @@ export interface AcceptByTokenInput {
 }
 
 /** The same context, its clock a millisecond ahead (to order two entries written at one instant). */
-const oneMsLater = (ctx: AppContext): AppContext => ({ ...ctx, clock: { ...ctx.clock, now: () => new Date(ctx.clock.now().getTime() + 1) } });
+const oneMsLater = (ctx: AppContext): AppContext => ({
+  ...ctx,
+  clock: { ...ctx.clock, now: () => new Date(ctx.clock.now().getTime() + 1) },
+});
 
 const fullName = (i: Invitation) => [i.invited_first_name, i.invited_last_name].filter(Boolean).join(' ') || null;
 
@@ -209,7 +290,10 @@ export interface Acceptance {
   invite: ReturnType<typeof toInviteOut>;
   session?: TokenPair;
 }
-const acceptedReply = (invite: Invitation, session?: TokenPair): Acceptance => ({ invite: toInviteOut(invite), session });
+const acceptedReply = (invite: Invitation, session?: TokenPair): Acceptance => ({
+  invite: toInviteOut(invite),
+  session,
+});
 
 /**
  * POST /invites/accept/by-token, SPEC's five cases:
@@ -244,7 +328,11 @@ export async function acceptInvitationByToken(ctx: AppContext, input: AcceptByTo
       // Case 1: a new project_user account, created with the membership in the same transaction.
       if (!password) throw invalid(PASSWORD_REQUIRED_TO_CREATE);
       const now = ctx.clock.now().toISOString();
-      const prepared = await prepareAccount({ email: invite.invited_email, name: input.name?.trim() || fullName(invite), account_type: 'project_user' }, password, ctx);
+      const prepared = await prepareAccount(
+        { email: invite.invited_email, name: input.name?.trim() || fullName(invite), account_type: 'project_user' },
+        password,
+        ctx,
+      );
       const created: Account = { ...prepared, last_login_at: now };
       await transact([
         ...acceptedSteps(invite, created, now, ctx, tokenHash),
@@ -252,8 +340,20 @@ export async function acceptInvitationByToken(ctx: AppContext, input: AcceptByTo
         ...accountCreationSteps(created),
         ...grantSteps(invite, created.id, facts, ctx),
         // The new account's security log: created, then signed in (one millisecond later, so newest first reads in order), by the link's holder.
-        securityLogStep(created.id, { event: 'account.created', actor: 'self', details: { account_type: created.account_type, via: 'invitation' } }, ctx),
-        securityLogStep(created.id, { event: 'sign_in.succeeded', actor: 'self', details: { second_factor: null, via: 'invitation' } }, oneMsLater(ctx)),
+        securityLogStep(
+          created.id,
+          {
+            event: 'account.created',
+            actor: 'self',
+            details: { account_type: created.account_type, via: 'invitation' },
+          },
+          ctx,
+        ),
+        securityLogStep(
+          created.id,
+          { event: 'sign_in.succeeded', actor: 'self', details: { second_factor: null, via: 'invitation' } },
+          oneMsLater(ctx),
+        ),
       ]);
       return acceptedReply(acceptedCopy(invite, created.id, now), await startSession(created, meta, ctx));
     }
@@ -264,7 +364,11 @@ export async function acceptInvitationByToken(ctx: AppContext, input: AcceptByTo
     if (account.is_active && !account.last_login_at && !hasSecondFactor(account)) {
       // Case 3: the never-used account is claimed by whoever holds the mailbox.
       if (!password) throw invalid(PASSWORD_REQUIRED_TO_CLAIM);
-      const claim = { password_hash: await hashNewPassword(password, ctx), last_login_at: ctx.clock.now().toISOString(), name: account.name ?? (input.name?.trim() || fullName(invite)) };
+      const claim = {
+        password_hash: await hashNewPassword(password, ctx),
+        last_login_at: ctx.clock.now().toISOString(),
+        name: account.name ?? (input.name?.trim() || fullName(invite)),
+      };
       const accepted = await acceptForAccount(invite, account, facts, ctx, { tokenHash, claim });
       return acceptedReply(accepted.invite, await startSession(accepted.account, meta, ctx));
     }

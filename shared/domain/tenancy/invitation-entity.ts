@@ -8,9 +8,8 @@ import { ENV_ROLES } from '#auth/permissions';
  */
 const text = z.string().nullable().default(null);
 
-export const invitationEntity = defineEntity(
-  'invite',
-  () => z.object({
+export const invitationEntity = defineEntity('invite', () =>
+  z.object({
     id: z.string(),
     /** The sort key of its latest audit entry (shared/audit.ts). Internal. */
     audit_head: z.string().nullish(),

@@ -21,12 +21,24 @@ export const ACCEPT_INVITATION_FIRST = 'Please accept your invitation via the em
 const KEEP_LINK_DAYS = 30;
 
 /** A fresh link: the token (for the mail only) and the writes that make it valid until `expires`. */
-export function linkSteps(invite: Invitation, expires: Date): { token: string; tokenHash: string; steps: TransactStep[] } {
+export function linkSteps(
+  invite: Invitation,
+  expires: Date,
+): { token: string; tokenHash: string; steps: TransactStep[] } {
   const token = newSecret(); // 256 bits
   const tokenHash = sha256(token);
-  const link: InvitationLinkItem = { project_id: invite.project_id, invite_id: invite.id, invited_email: invite.invited_email };
+  const link: InvitationLinkItem = {
+    project_id: invite.project_id,
+    invite_id: invite.id,
+    invited_email: invite.invited_email,
+  };
   const steps: TransactStep[] = [
-    putNewStep({ ...keys.inviteToken(tokenHash), type: 'invite_token', ...link, expires_at_epoch: epochSeconds(expires) + KEEP_LINK_DAYS * 86_400 }),
+    putNewStep({
+      ...keys.inviteToken(tokenHash),
+      type: 'invite_token',
+      ...link,
+      expires_at_epoch: epochSeconds(expires) + KEEP_LINK_DAYS * 86_400,
+    }),
     openIndexStep(invite, expires),
   ];
   return { token, tokenHash, steps };
@@ -42,7 +54,8 @@ const openIndexStep = (invite: Invitation, expires: Date): TransactStep =>
     expires_at: expires.toISOString(),
     expires_at_epoch: epochSeconds(expires) + 86_400,
   });
-export const closeIndexStep = (invite: Pick<Invitation, 'invited_email' | 'id'>): TransactStep => deleteStep(keys.invitedEmail(invite.invited_email, invite.id));
+export const closeIndexStep = (invite: Pick<Invitation, 'invited_email' | 'id'>): TransactStep =>
+  deleteStep(keys.invitedEmail(invite.invited_email, invite.id));
 
 /**
  * Whether a pending, unexpired invitation exists for the address: one Query on the open-invitation
@@ -75,7 +88,9 @@ export async function invitationBlocksLogin(account: Account, ctx: AppContext): 
 export const pendingInvitationGate: SignInGate = { refuses: invitationBlocksLogin, detail: ACCEPT_INVITATION_FIRST };
 
 /** The link item for a presented token (one GetItem by its hash), or undefined. */
-export async function findInvitationLink(token: string): Promise<(InvitationLinkItem & { tokenHash: string }) | undefined> {
+export async function findInvitationLink(
+  token: string,
+): Promise<(InvitationLinkItem & { tokenHash: string }) | undefined> {
   const tokenHash = sha256(token);
   const link = await getItem<InvitationLinkItem>(keys.inviteToken(tokenHash));
   return link ? { ...link, tokenHash } : undefined;

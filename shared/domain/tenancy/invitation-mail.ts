@@ -21,7 +21,12 @@ export interface InvitationMailFacts {
  * the HTML part escapes it too.
  */
 export function invitationMail(facts: InvitationMailFacts): MailMessage {
-  const f = { ...facts, firstName: oneLine(facts.firstName ?? '') || null, inviter: oneLine(facts.inviter), projectName: oneLine(facts.projectName) };
+  const f = {
+    ...facts,
+    firstName: oneLine(facts.firstName ?? '') || null,
+    inviter: oneLine(facts.inviter),
+    projectName: oneLine(facts.projectName),
+  };
   const greeting = f.firstName ? `Hello ${f.firstName},` : 'Hello,';
   const text = [
     greeting,

@@ -41,7 +41,8 @@ export const toInviteOut = (i: Invitation) => ({
   expires_at: i.expires_at,
 });
 
-export const isExpired = (i: Pick<Invitation, 'expires_at'>, ctx: AppContext) => i.expires_at <= ctx.clock.now().toISOString();
+export const isExpired = (i: Pick<Invitation, 'expires_at'>, ctx: AppContext) =>
+  i.expires_at <= ctx.clock.now().toISOString();
 export const isRevoked = (i: Pick<Invitation, 'revoked_at'>) => Boolean(i.revoked_at);
 
 /**
@@ -50,7 +51,8 @@ export const isRevoked = (i: Pick<Invitation, 'revoked_at'>) => Boolean(i.revoke
  */
 export function refuseClosed(invite: Invitation, ctx: AppContext, tokenHash?: string): void {
   if (invite.accepted) throw invalid(INVITATION_ACCEPTED);
-  if (isRevoked(invite) || isExpired(invite, ctx) || (tokenHash !== undefined && tokenHash !== invite.token_hash)) throw invalid(INVITATION_EXPIRED);
+  if (isRevoked(invite) || isExpired(invite, ctx) || (tokenHash !== undefined && tokenHash !== invite.token_hash))
+    throw invalid(INVITATION_EXPIRED);
 }
 
 /**
@@ -59,7 +61,8 @@ export function refuseClosed(invite: Invitation, ctx: AppContext, tokenHash?: st
  * from fresh reads, which gives the precise answer (again while it keeps losing races: `onContention`).
  */
 export const INVITATION_CHANGED = concurrentChange();
-export const retryIfStale = <T>(attempt: () => Promise<T>): Promise<T> => onContention(attempt, (err) => err === INVITATION_CHANGED || err === CASCADE_STALE);
+export const retryIfStale = <T>(attempt: () => Promise<T>): Promise<T> =>
+  onContention(attempt, (err) => err === INVITATION_CHANGED || err === CASCADE_STALE);
 
 export interface NewInvitation {
   project_id: string;

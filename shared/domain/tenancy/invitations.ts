@@ -20,7 +20,14 @@ import { keyId } from '#db/batch-get';
 import { allOf, isLive, setFieldsStep, type Condition } from '#db/live';
 import { putNewStep } from '#db/steps';
 import {
-  DEFAULT_INVITE_ROLE, INVITATION_ACCEPTED, INVITATION_CHANGED, INVITATION_NOT_FOUND, refuseClosed, retryIfStale, type Invitation, type NewInvitation,
+  DEFAULT_INVITE_ROLE,
+  INVITATION_ACCEPTED,
+  INVITATION_CHANGED,
+  INVITATION_NOT_FOUND,
+  refuseClosed,
+  retryIfStale,
+  type Invitation,
+  type NewInvitation,
 } from './invitation-state';
 import { closeIndexStep, linkSteps } from './invitation-links';
 
@@ -31,8 +38,14 @@ import { closeIndexStep, linkSteps } from './invitation-links';
  * are re-exported here, so the context offers invitations from one module as before.
  */
 export {
-  DEFAULT_INVITE_ROLE, INVITATION_CHANGED, INVITATION_NOT_FOUND, refuseClosed, retryIfStale, toInviteOut,
-  type Invitation, type NewInvitation,
+  DEFAULT_INVITE_ROLE,
+  INVITATION_CHANGED,
+  INVITATION_NOT_FOUND,
+  refuseClosed,
+  retryIfStale,
+  toInviteOut,
+  type Invitation,
+  type NewInvitation,
 } from './invitation-state';
 export { closeIndexStep, findInvitationLink, pendingInvitationGate } from './invitation-links';
 import { invitationEntity } from './invitation-entity';
@@ -53,12 +66,33 @@ export const INVITATION_SENT_RECENTLY = 'This invitation was sent recently. Plea
  * request does not count in the window that refused it nor in the wider ones after it, so a burst of
  * resends of one invitation costs the inviter and the project one mail, not the burst.
  */
-async function limitInvitationMail(ctx: AppContext, invite: { id: string; project_id: string }, inviterId: string): Promise<void> {
+async function limitInvitationMail(
+  ctx: AppContext,
+  invite: { id: string; project_id: string },
+  inviterId: string,
+): Promise<void> {
   const c = ctx.config;
-  await enforceRateLimit(`invitations#invite#${invite.id}#minute`, c.INVITATION_RATE_LIMIT_PER_INVITATION_PER_MINUTE, 60, ctx, INVITATION_SENT_RECENTLY);
-  await enforceRateLimit(`invitations#invite#${invite.id}#hour`, c.INVITATION_RATE_LIMIT_PER_INVITATION_PER_HOUR, 3600, ctx, INVITATION_SENT_RECENTLY);
+  await enforceRateLimit(
+    `invitations#invite#${invite.id}#minute`,
+    c.INVITATION_RATE_LIMIT_PER_INVITATION_PER_MINUTE,
+    60,
+    ctx,
+    INVITATION_SENT_RECENTLY,
+  );
+  await enforceRateLimit(
+    `invitations#invite#${invite.id}#hour`,
+    c.INVITATION_RATE_LIMIT_PER_INVITATION_PER_HOUR,
+    3600,
+    ctx,
+    INVITATION_SENT_RECENTLY,
+  );
   await enforceRateLimit(`invitations#inviter#${inviterId}`, c.INVITATION_RATE_LIMIT_PER_INVITER_PER_HOUR, 3600, ctx);
-  await enforceRateLimit(`invitations#project#${invite.project_id}`, c.INVITATION_RATE_LIMIT_PER_PROJECT_PER_HOUR, 3600, ctx);
+  await enforceRateLimit(
+    `invitations#project#${invite.project_id}`,
+    c.INVITATION_RATE_LIMIT_PER_PROJECT_PER_HOUR,
+    3600,
+    ctx,
+  );
 }
 
 const validUntil = (ctx: AppContext) => new Date(ctx.clock.now().getTime() + INVITATION_VALID_HOURS * 3_600_000);
@@ -68,7 +102,10 @@ const validUntil = (ctx: AppContext) => new Date(ctx.clock.now().getTime() + INV
  * (400 otherwise); they were read with the caller's access, in the same BatchGet. A subgroup alone
  * implies its group, which is recorded too.
  */
-function checkScope(access: ProjectAccess, input: NewInvitation): { group_id: string | null; subgroup_id: string | null } {
+function checkScope(
+  access: ProjectAccess,
+  input: NewInvitation,
+): { group_id: string | null; subgroup_id: string | null } {
   const projectId = access.project.id;
   const envId = input.environment_id;
   if (!envId) return { group_id: null, subgroup_id: null }; // the schema requires an environment with a group or subgroup
@@ -77,7 +114,8 @@ function checkScope(access: ProjectAccess, input: NewInvitation): { group_id: st
   if (input.group_id && !isLive(item(keys.group(projectId, envId, input.group_id)))) throw invalid(GROUP_NOT_IN_ENV);
   if (!input.subgroup_id) return { group_id: input.group_id ?? null, subgroup_id: null };
   const subgroup = subgroupEntity.decodeFound(item(keys.subgroup(projectId, envId, input.subgroup_id)));
-  if (!isLive(subgroup) || (input.group_id && subgroup!.group_id !== input.group_id)) throw invalid(SUBGROUP_NOT_IN_GROUP);
+  if (!isLive(subgroup) || (input.group_id && subgroup!.group_id !== input.group_id))
+    throw invalid(SUBGROUP_NOT_IN_GROUP);
   return { group_id: subgroup!.group_id, subgroup_id: input.subgroup_id };
 }
 
@@ -154,7 +192,13 @@ export async function createInvitation(ctx: AppContext, input: NewInvitation): P
 }
 
 /** The invitation's mail, a step of the transaction that writes its link (the outbox): a mail-queue outage delays it, never loses it. */
-function invitationMailStep(invite: Invitation, token: string, project: Project, inviter: Account, ctx: AppContext): TransactStep {
+function invitationMailStep(
+  invite: Invitation,
+  token: string,
+  project: Project,
+  inviter: Account,
+  ctx: AppContext,
+): TransactStep {
   const message = invitationMail({
     to: invite.invited_email,
     firstName: invite.invited_first_name,
@@ -176,7 +220,14 @@ export async function listInvitations(ctx: AppContext, input: { project_id: stri
 
 /** The invitation with this id as its owner sees it. SPEC order: 404 when absent or the caller is no member, then 403. */
 async function ownerAccessToInvitation(ctx: AppContext, inviteId: string) {
-  const { access, item: invite } = await accessToItem({ decode: invitationEntity.decode, kind: 'invite', id: inviteId, userId: actorAccount(ctx).id, scope: 'project', notFound: notFound(INVITATION_NOT_FOUND) });
+  const { access, item: invite } = await accessToItem({
+    decode: invitationEntity.decode,
+    kind: 'invite',
+    id: inviteId,
+    userId: actorAccount(ctx).id,
+    scope: 'project',
+    notFound: notFound(INVITATION_NOT_FOUND),
+  });
   access.requireOwnerRight('invitations.manage');
   return { access, invite };
 }
@@ -192,7 +243,8 @@ const NOT_ACCEPTED: Condition = { expression: 'accepted = :f', values: { ':f': f
  * that committed meanwhile).
  */
 // Re-run from a new read when its write went stale (a concurrent change moved what it read, its audit head included: db/transact.ts).
-export const resendInvitation = (...args: Parameters<typeof resendInvitationOnce>) => retryWhenStale(() => resendInvitationOnce(...args));
+export const resendInvitation = (...args: Parameters<typeof resendInvitationOnce>) =>
+  retryWhenStale(() => resendInvitationOnce(...args));
 
 async function resendInvitationOnce(ctx: AppContext, input: { id: string }): Promise<Invitation> {
   const { access, invite } = await ownerAccessToInvitation(ctx, input.id);
@@ -202,13 +254,33 @@ async function resendInvitationOnce(ctx: AppContext, input: { id: string }): Pro
   const now = ctx.clock.now().toISOString();
   const expires = validUntil(ctx);
   const link = linkSteps(invite, expires);
-  const resent: Invitation = { ...invite, token_hash: link.tokenHash, expires_at: expires.toISOString(), revoked_at: null, updated_at: now };
-  const audit = changeAudit(ctx, 'invitation', 'resend', invite, { before: auditedInvitation(invite), after: auditedInvitation(resent) }, await retentionOfProject(access.project));
+  const resent: Invitation = {
+    ...invite,
+    token_hash: link.tokenHash,
+    expires_at: expires.toISOString(),
+    revoked_at: null,
+    updated_at: now,
+  };
+  const audit = changeAudit(
+    ctx,
+    'invitation',
+    'resend',
+    invite,
+    { before: auditedInvitation(invite), after: auditedInvitation(resent) },
+    await retentionOfProject(access.project),
+  );
   await transact([
     setFieldsStep(
       keys.invite(invite.project_id, invite.id),
-      { token_hash: resent.token_hash, expires_at: resent.expires_at, revoked_at: null, updated_at: now, audit_head: audit.head },
-      invalid(INVITATION_ACCEPTED), NOT_ACCEPTED,
+      {
+        token_hash: resent.token_hash,
+        expires_at: resent.expires_at,
+        revoked_at: null,
+        updated_at: now,
+        audit_head: audit.head,
+      },
+      invalid(INVITATION_ACCEPTED),
+      NOT_ACCEPTED,
     ),
     ...link.steps,
     ...audit.steps,
@@ -234,16 +306,23 @@ export async function revokeInvitation(ctx: AppContext, input: { id: string }): 
     refuseClosed(invite, ctx);
     const now = ctx.clock.now().toISOString();
     const revoked: Invitation = { ...invite, expires_at: now, revoked_at: now, updated_at: now };
-    const audit = changeAudit(ctx, 'invitation', 'revoke', invite, { before: auditedInvitation(invite), after: auditedInvitation(revoked) }, await retentionOfProject(access.project));
+    const audit = changeAudit(
+      ctx,
+      'invitation',
+      'revoke',
+      invite,
+      { before: auditedInvitation(invite), after: auditedInvitation(revoked) },
+      await retentionOfProject(access.project),
+    );
     await transact([
       setFieldsStep(
         keys.invite(invite.project_id, invite.id),
         { expires_at: now, revoked_at: now, updated_at: now, audit_head: audit.head },
-        INVITATION_CHANGED, allOf(NOT_ACCEPTED, { expression: 'expires_at = :was', values: { ':was': invite.expires_at } }),
+        INVITATION_CHANGED,
+        allOf(NOT_ACCEPTED, { expression: 'expires_at = :was', values: { ':was': invite.expires_at } }),
       ),
       closeIndexStep(invite),
       ...audit.steps,
     ]);
   });
 }
-

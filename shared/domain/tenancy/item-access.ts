@@ -30,7 +30,12 @@ export async function locateItem(id: string, kind: string, notFoundError: Domain
   const item = await readLookup(id, kind, notFoundError);
   const { PK: _pk, SK: _sk, project_id, item_pk, item_sk, kind: _k, ...refs } = item;
   const key = { PK: item_pk, SK: item_sk };
-  return { projectId: project_id, envId: (refs.environment_id as string | undefined) ?? envIdOfKey(key), key, refs: refs as LookupRefs };
+  return {
+    projectId: project_id,
+    envId: (refs.environment_id as string | undefined) ?? envIdOfKey(key),
+    key,
+    refs: refs as LookupRefs,
+  };
 }
 
 export interface ItemRequest {
@@ -84,7 +89,9 @@ export interface EnvItemAccess<T> extends ItemAccess<T> {
  * projects and of deleted environments all give `notFound`, byte for byte; then `permission`.
  */
 export async function accessToItem<T>(req: ItemRequest & Decoded<T> & { scope: 'project' }): Promise<ItemAccess<T>>;
-export async function accessToItem<T>(req: ItemRequest & Decoded<T> & { scope?: 'environment' }): Promise<EnvItemAccess<T>>;
+export async function accessToItem<T>(
+  req: ItemRequest & Decoded<T> & { scope?: 'environment' },
+): Promise<EnvItemAccess<T>>;
 export async function accessToItem<T>(req: ItemRequest & Decoded<T>): Promise<ItemAccess<T> & { env?: Environment }> {
   const located = await locateItem(req.id, req.kind, req.notFound);
   const inEnv = req.scope !== 'project';
@@ -95,7 +102,10 @@ export async function accessToItem<T>(req: ItemRequest & Decoded<T>): Promise<It
   }
   const envKey = inEnv ? keys.environment(located.projectId, located.envId) : undefined;
   // Settled, so that a refusal below leaves no rejected promise behind.
-  const alongside = req.alongside?.(located).then((value) => ({ value }), (error: unknown) => ({ error }));
+  const alongside = req.alongside?.(located).then(
+    (value) => ({ value }),
+    (error: unknown) => ({ error }),
+  );
   const access = await loadAccess(located.projectId, req.userId, {
     envId: inEnv ? located.envId : undefined,
     extra: [located.key, ...(envKey ? [envKey] : []), ...(req.extra?.(located) ?? [])],

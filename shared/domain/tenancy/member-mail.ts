@@ -3,7 +3,8 @@ import type { MailMessage } from '#mail/mailer';
 import { escapeHtml, oneLine } from '#mail/html';
 
 /** The project's page in the dashboard. */
-export const projectLink = (projectId: string, ctx: AppContext) => `${ctx.config.APP_BASE_URL.replace(/\/+$/, '')}/p/${encodeURIComponent(projectId)}`;
+export const projectLink = (projectId: string, ctx: AppContext) =>
+  `${ctx.config.APP_BASE_URL.replace(/\/+$/, '')}/p/${encodeURIComponent(projectId)}`;
 
 export interface AddedMailFacts {
   to: string;
@@ -21,7 +22,12 @@ export interface AddedMailFacts {
  * the subject and both parts, and escaped in the HTML part (as the invitation mail does).
  */
 export function addedToProjectMail(facts: AddedMailFacts): MailMessage {
-  const f = { ...facts, owner: oneLine(facts.owner), projectName: oneLine(facts.projectName), grant: oneLine(facts.grant) };
+  const f = {
+    ...facts,
+    owner: oneLine(facts.owner),
+    projectName: oneLine(facts.projectName),
+    grant: oneLine(facts.grant),
+  };
   const text = [
     'Hello,',
     '',

@@ -5,9 +5,8 @@ import { defineEntity } from '#db/entity';
  * The member entity (see shared/db/entity.ts): one person's membership of a project, stored under the
  * project (`keys.member`); the user-side mirror (`keys.membership`) holds its role only.
  */
-export const membershipEntity = defineEntity(
-  'member',
-  () => z.object({
+export const membershipEntity = defineEntity('member', () =>
+  z.object({
     project_id: z.string(),
     user_id: z.string(),
     role: z.enum(['owner', 'member']),
@@ -21,9 +20,8 @@ export const membershipEntity = defineEntity(
 export type Membership = z.infer<typeof membershipEntity.schema>;
 
 /** The user-side mirror of a membership (`keys.membership`, under the account): which projects a person is in, and as what. */
-export const userMembershipEntity = defineEntity(
-  'membership',
-  () => z.object({
+export const userMembershipEntity = defineEntity('membership', () =>
+  z.object({
     project_id: z.string(),
     role: z.enum(['owner', 'member']),
   }),

@@ -7,4 +7,8 @@ import type { AppContext } from '#shared/context';
  * audit entry). The catalog provides it (services name their responsible people); tenancy's removal
  * runs it with its own reads, again on each re-run.
  */
-export type PeopleReferences = (ctx: AppContext, projectId: string, personId: string) => Promise<{ steps: TransactStep[]; serviceIds: string[] }>;
+export type PeopleReferences = (
+  ctx: AppContext,
+  projectId: string,
+  personId: string,
+) => Promise<{ steps: TransactStep[]; serviceIds: string[] }>;

@@ -8,9 +8,8 @@ import { defineEntity } from '#db/entity';
  */
 const count = z.number().int().default(0);
 
-export const projectEntity = defineEntity(
-  'project',
-  () => z.object({
+export const projectEntity = defineEntity('project', () =>
+  z.object({
     id: z.string(),
     identifier: z.string(),
     name: z.string(),

@@ -4,9 +4,8 @@ import { defineEntity, defineView } from '#db/entity';
 /** The project user entity (see shared/db/entity.ts): a project-local person (may have no login), e.g. the one responsible for a service. */
 const text = z.string().nullable().default(null);
 
-export const projectUserEntity = defineEntity(
-  'project_user',
-  () => z.object({
+export const projectUserEntity = defineEntity('project_user', () =>
+  z.object({
     id: z.uuid(),
     project_id: z.uuid(),
     name: z.string(),
@@ -27,6 +26,14 @@ export const projectUserEntity = defineEntity(
 export type ProjectUser = z.infer<typeof projectUserEntity.schema>;
 
 export const projectUserView = defineView(projectUserEntity, {
-  id: true, project_id: true, name: true, email: true, job_title: true, phone: true, notes: true, updated_at: true, deleted_at: true,
+  id: true,
+  project_id: true,
+  name: true,
+  email: true,
+  job_title: true,
+  phone: true,
+  notes: true,
+  updated_at: true,
+  deleted_at: true,
 });
 export type ProjectUserOut = z.infer<typeof projectUserView.schema>;

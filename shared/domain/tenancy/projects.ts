@@ -9,7 +9,16 @@ import type { Project } from './project-types';
 import { projectEntity as storedProject } from './project-entity';
 import { membershipEntity, userMembershipEntity } from './membership-entity';
 import { accountEntity } from '#shared/account-entity';
-import { FREE_PLAN_ID, getPlan, type Plan, activePlan, quotaLimit, requireRoom, takeQuotaStep, PROJECTS_QUOTA } from '#domain/billing';
+import {
+  FREE_PLAN_ID,
+  getPlan,
+  type Plan,
+  activePlan,
+  quotaLimit,
+  requireRoom,
+  takeQuotaStep,
+  PROJECTS_QUOTA,
+} from '#domain/billing';
 import { projectInventory, totals } from './inventory';
 import { queryPartition } from '#db/query';
 import { compareText } from '#shared/text';
@@ -19,9 +28,13 @@ import { changeAudit, creationAudit } from '#shared/audit';
 import { KEY_LIMITED_TO_PROJECTS, keyAllowsProject } from '#auth/key-grant';
 import { counterStep, deleteStep, putNewStep, putStep } from '#db/steps';
 
-
 /** What an audit entry records of a project: what its members read of it. */
-const auditedProject = (p: Project) => ({ id: p.id, identifier: p.identifier, name: p.name, cost_calc_enabled: p.cost_calc_enabled });
+const auditedProject = (p: Project) => ({
+  id: p.id,
+  identifier: p.identifier,
+  name: p.name,
+  cost_calc_enabled: p.cost_calc_enabled,
+});
 const projectEntity = (p: Project) => ({ id: p.id, project_id: p.id, audit_head: p.audit_head });
 /**
  * The retention of the project's plan (`data_retention_days`), for the entry of a change. Kept per
@@ -85,8 +98,18 @@ export async function createProject(ctx: AppContext, input: { name: string; crea
 
   const now = ctx.clock.now().toISOString();
   const project: Project = {
-    id: ctx.ids.newId(), identifier: ctx.ids.newId(), name: input.name.trim(), cost_calc_enabled: false, owner_id: owner.id,
-    created_at: now, updated_at: now, deleted_at: null, env_count: 0, service_count: 0, project_user_count: 0, custom_role_count: 0,
+    id: ctx.ids.newId(),
+    identifier: ctx.ids.newId(),
+    name: input.name.trim(),
+    cost_calc_enabled: false,
+    owner_id: owner.id,
+    created_at: now,
+    updated_at: now,
+    deleted_at: null,
+    env_count: 0,
+    service_count: 0,
+    project_user_count: 0,
+    custom_role_count: 0,
   };
   await transact([
     takeQuotaStep(keys.account(owner.id), 'owned_project_count', active.plan, PROJECTS_QUOTA),
@@ -99,10 +122,18 @@ export async function createProject(ctx: AppContext, input: { name: string; crea
 }
 
 /** A membership and its user-side mirror, written together. */
-export function membershipSteps(projectId: string, userId: string, role: Membership['role'], now: string): TransactStep[] {
+export function membershipSteps(
+  projectId: string,
+  userId: string,
+  role: Membership['role'],
+  now: string,
+): TransactStep[] {
   const membership: Membership = { project_id: projectId, user_id: userId, role, created_at: now };
   return [
-    putNewStep({ ...keys.member(projectId, userId), type: 'member', ...membership }, invalid('Membership already present')),
+    putNewStep(
+      { ...keys.member(projectId, userId), type: 'member', ...membership },
+      invalid('Membership already present'),
+    ),
     putStep({ ...keys.membership(userId, projectId), type: 'membership', project_id: projectId, role }),
   ];
 }
@@ -116,7 +147,10 @@ export async function listProjects(ctx: AppContext, input: { updated_since?: str
   const memberships = items.map(userMembershipEntity.decode).filter((m) => keyAllowsProject(keyProjects, m.project_id));
   const projects = await batchGet(memberships.map((m) => keys.project(m.project_id)));
   return memberships
-    .map((m) => ({ project: storedProject.decodeFound(projects.get(keyId(keys.project(m.project_id)))), isOwner: isOwnerMembership(m) }))
+    .map((m) => ({
+      project: storedProject.decodeFound(projects.get(keyId(keys.project(m.project_id)))),
+      isOwner: isOwnerMembership(m),
+    }))
     .filter((r): r is { project: Project; isOwner: boolean } => Boolean(r.project))
     .filter(({ project }) => (updatedSince ? project.updated_at >= updatedSince : isLive(project)))
     .sort((a, b) => Number(b.isOwner) - Number(a.isOwner) || compareText(a.project.name, b.project.name));
@@ -127,14 +161,18 @@ export const serviceQuotaAddon = (project: Project) => Number(project.service_qu
 
 /** The ids of the projects `userId` owns (whose plan governs them), deleted ones included: one Query. */
 export async function ownedProjectIds(userId: string): Promise<string[]> {
-  const memberships = (await queryPartition(keys.account(userId).PK, keys.membershipPrefix)).map(userMembershipEntity.decode);
+  const memberships = (await queryPartition(keys.account(userId).PK, keys.membershipPrefix)).map(
+    userMembershipEntity.decode,
+  );
   return memberships.filter(isOwnerMembership).map((m) => m.project_id);
 }
 
 /** The live projects among `ids`, in that order: one BatchGet. */
 export async function liveProjects(ids: string[]): Promise<Project[]> {
   const projects = await batchGet(ids.map((id) => keys.project(id)));
-  return ids.map((id) => storedProject.decodeFound(projects.get(keyId(keys.project(id))))).filter((p): p is Project => isLive(p));
+  return ids
+    .map((id) => storedProject.decodeFound(projects.get(keyId(keys.project(id)))))
+    .filter((p): p is Project => isLive(p));
 }
 
 /** GET /projects/stats: counts for every project the caller can reach. */
@@ -150,7 +188,8 @@ export async function projectStats(ctx: AppContext) {
 
 /** PATCH /projects/{id}/settings (project.manage); the project as changed, and whether the caller owns it. */
 // Re-run from a new read when its write went stale (a concurrent change moved what it read, its audit head included: db/transact.ts).
-export const updateProjectSettings = (...args: Parameters<typeof updateProjectSettingsOnce>) => retryWhenStale(() => updateProjectSettingsOnce(...args));
+export const updateProjectSettings = (...args: Parameters<typeof updateProjectSettingsOnce>) =>
+  retryWhenStale(() => updateProjectSettingsOnce(...args));
 
 async function updateProjectSettingsOnce(ctx: AppContext, input: { id: string; cost_calc_enabled: boolean }) {
   const access = await accessToProject(input.id, actorAccount(ctx).id);
@@ -158,11 +197,23 @@ async function updateProjectSettingsOnce(ctx: AppContext, input: { id: string; c
   const updated_at = ctx.clock.now().toISOString();
   const project: Project = { ...access.project, cost_calc_enabled: input.cost_calc_enabled, updated_at };
   // Setting the value it already has changes nothing an entry would show: no entry.
-  const audit = project.cost_calc_enabled === access.project.cost_calc_enabled
-    ? undefined
-    : changeAudit(ctx, 'project', 'update', projectEntity(access.project), { before: auditedProject(access.project), after: auditedProject(project) }, await retentionOfProject(access.project));
+  const audit =
+    project.cost_calc_enabled === access.project.cost_calc_enabled
+      ? undefined
+      : changeAudit(
+          ctx,
+          'project',
+          'update',
+          projectEntity(access.project),
+          { before: auditedProject(access.project), after: auditedProject(project) },
+          await retentionOfProject(access.project),
+        );
   await transact([
-    setFieldsStep(keys.project(access.project.id), { cost_calc_enabled: input.cost_calc_enabled, updated_at, audit_head: audit?.head }, notFound(PROJECT_NOT_FOUND)),
+    setFieldsStep(
+      keys.project(access.project.id),
+      { cost_calc_enabled: input.cost_calc_enabled, updated_at, audit_head: audit?.head },
+      notFound(PROJECT_NOT_FOUND),
+    ),
     ...(audit?.steps ?? []),
   ]);
   return { project, isOwner: access.isOwner };
@@ -172,22 +223,39 @@ async function updateProjectSettingsOnce(ctx: AppContext, input: { id: string; c
 export async function projectPlan(ctx: AppContext, input: { id: string }) {
   const access = await accessToProject(input.id, actorAccount(ctx).id);
   const plan = await planOfProject(access.project);
-  return { project_id: access.project.id, plan_name: plan.name, plan_tier: planTier(plan.name), is_owner: access.isOwner };
+  return {
+    project_id: access.project.id,
+    plan_name: plan.name,
+    plan_tier: planTier(plan.name),
+    is_owner: access.isOwner,
+  };
 }
 
 /** DELETE /projects/{id} (owner): soft delete; the project leaves lists (stays in syncs), its name is free again and its owner's plan slot is released. */
 // Re-run from a new read when its write went stale (a concurrent change moved what it read, its audit head included: db/transact.ts).
-export const deleteProject = (...args: Parameters<typeof deleteProjectOnce>) => retryWhenStale(() => deleteProjectOnce(...args));
+export const deleteProject = (...args: Parameters<typeof deleteProjectOnce>) =>
+  retryWhenStale(() => deleteProjectOnce(...args));
 
 async function deleteProjectOnce(ctx: AppContext, input: { id: string }): Promise<void> {
   const access = await accessToProject(input.id, actorAccount(ctx).id);
   access.requireOwnerRight('project.delete');
   const { project } = access;
   const now = ctx.clock.now().toISOString();
-  const audit = changeAudit(ctx, 'project', 'delete', projectEntity(project), { before: auditedProject(project), after: null }, await retentionOfProject(project));
+  const audit = changeAudit(
+    ctx,
+    'project',
+    'delete',
+    projectEntity(project),
+    { before: auditedProject(project), after: null },
+    await retentionOfProject(project),
+  );
   await transact([
     // The soft delete (the live rule's condition), with the project's latest audit entry.
-    setFieldsStep(keys.project(project.id), { deleted_at: now, updated_at: now, audit_head: audit.head }, notFound(PROJECT_NOT_FOUND)),
+    setFieldsStep(
+      keys.project(project.id),
+      { deleted_at: now, updated_at: now, audit_head: audit.head },
+      notFound(PROJECT_NOT_FOUND),
+    ),
     ...audit.steps,
     deleteStep(keys.projectName(project.owner_id, project.name)),
     counterStep(keys.account(project.owner_id), { owned_project_count: -1 }),
@@ -195,7 +263,10 @@ async function deleteProjectOnce(ctx: AppContext, input: { id: string }): Promis
 }
 
 /** GET /projects/members/{id}: a project's members with their e-mail addresses, for any member. */
-export async function projectMembers(ctx: AppContext, input: { id: string }): Promise<{ user_id: string; email: string }[]> {
+export async function projectMembers(
+  ctx: AppContext,
+  input: { id: string },
+): Promise<{ user_id: string; email: string }[]> {
   const projectId = input.id;
   await accessToProject(projectId, actorAccount(ctx).id);
   const items = await queryPartition(keys.projectPK(projectId), keys.memberPrefix);
@@ -209,4 +280,8 @@ export async function projectMembers(ctx: AppContext, input: { id: string }): Pr
 }
 
 /** A tier slug for a plan name: `Enterprise+` → `enterprise_plus`. */
-export const planTier = (name: string) => name.toLowerCase().replace(/\+/g, '_plus').replace(/[^a-z0-9_]+/g, '_');
+export const planTier = (name: string) =>
+  name
+    .toLowerCase()
+    .replace(/\+/g, '_plus')
+    .replace(/[^a-z0-9_]+/g, '_');

@@ -22,7 +22,10 @@ export const USER_NOT_FOUND = 'User not found';
 export type MemberItem = Membership;
 
 /** What giving someone a role reads about them; read with the caller's access (`extra`), one BatchGet. */
-export const roleTargetKeys = (projectId: string, userId: string): Key[] => [keys.account(userId), keys.member(projectId, userId)];
+export const roleTargetKeys = (projectId: string, userId: string): Key[] => [
+  keys.account(userId),
+  keys.member(projectId, userId),
+];
 
 export interface RoleTarget {
   account: Account;
@@ -38,7 +41,11 @@ export interface RoleTarget {
  * body, and nothing written, so a non-owner can neither leave a role that grants nothing nor learn
  * which ids are accounts. `items` holds what `roleTargetKeys` read.
  */
-export function roleTarget(access: ProjectAccess, items: Map<string, Record<string, unknown>>, userId: string): RoleTarget {
+export function roleTarget(
+  access: ProjectAccess,
+  items: Map<string, Record<string, unknown>>,
+  userId: string,
+): RoleTarget {
   const account = accountEntity.decodeFound(items.get(keyId(keys.account(userId))));
   const member = membershipEntity.decodeFound(items.get(keyId(keys.member(access.project.id, userId))));
   if (!account || (!member && !access.can('members.admit'))) throw notFound(USER_NOT_FOUND);
@@ -51,7 +58,8 @@ export function roleTarget(access: ProjectAccess, items: Map<string, Record<stri
  * (db/refs.ts), so a removal that read the member's roles before this write starts again instead
  * of leaving the role behind (`removeMember`).
  */
-export const memberHoldsStep = (projectId: string, userId: string, failWith: DomainError): TransactStep => referenceStep(keys.member(projectId, userId), failWith);
+export const memberHoldsStep = (projectId: string, userId: string, failWith: DomainError): TransactStep =>
+  referenceStep(keys.member(projectId, userId), failWith);
 
 /**
  * An owner's assignment to a non-member makes them one: the membership (and its mirror), the
@@ -60,18 +68,37 @@ export const memberHoldsStep = (projectId: string, userId: string, failWith: Dom
  * transaction (the outbox: a mail-queue outage delays the mail, never loses it). `failWith` replaces
  * the membership's own refusal (one written meanwhile).
  */
-export function joinSteps(ctx: AppContext, project: Project, account: Account, via: 'env_role' | 'custom_role_assignment', told: string, now: string, failWith?: DomainError): TransactStep[] {
-  const steps = membershipSteps(project.id, account.id, 'member', now).map((s) => (failWith && s.failWith ? { ...s, failWith } : s));
+export function joinSteps(
+  ctx: AppContext,
+  project: Project,
+  account: Account,
+  via: 'env_role' | 'custom_role_assignment',
+  told: string,
+  now: string,
+  failWith?: DomainError,
+): TransactStep[] {
+  const steps = membershipSteps(project.id, account.id, 'member', now).map((s) =>
+    failWith && s.failWith ? { ...s, failWith } : s,
+  );
   const owner = actorAccount(ctx);
   return [
     ...steps,
-    ...creationAudit(ctx, 'member', { id: account.id, project_id: project.id }, { user_id: account.id, email: account.email, role: 'member' }, { summary: { via } }),
-    mailStep(addedToProjectMail({
-      to: account.email,
-      owner: oneLine(owner.name ?? '') || owner.email,
-      projectName: project.name,
-      grant: told,
-      link: projectLink(project.id, ctx),
-    }), ctx),
+    ...creationAudit(
+      ctx,
+      'member',
+      { id: account.id, project_id: project.id },
+      { user_id: account.id, email: account.email, role: 'member' },
+      { summary: { via } },
+    ),
+    mailStep(
+      addedToProjectMail({
+        to: account.email,
+        owner: oneLine(owner.name ?? '') || owner.email,
+        projectName: project.name,
+        grant: told,
+        link: projectLink(project.id, ctx),
+      }),
+      ctx,
+    ),
   ];
 }

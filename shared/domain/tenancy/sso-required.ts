@@ -27,15 +27,38 @@ export function passwordSessionOn(project: Project) {
 }
 
 /** The owner's break-glass use of a password session on `project`: in its audit log, once per session. */
-export async function recordBreakGlass({ ctx, session }: NonNullable<ReturnType<typeof passwordSessionOn>>, project: Project): Promise<void> {
+export async function recordBreakGlass(
+  { ctx, session }: NonNullable<ReturnType<typeof passwordSessionOn>>,
+  project: Project,
+): Promise<void> {
   const once = `${project.id}#${session.id}`;
   if (recorded.has(once)) return;
   if (recorded.size > 10_000) recorded.clear();
   const now = ctx.clock.now();
   try {
     await transact([
-      putNewStep({ ...keys.ssoBreakGlass(project.id, session.id), type: 'sso_break_glass', session_id: session.id, at: now.toISOString(), expires_at_epoch: epochSeconds(now) + 30 * 86_400 }, forbidden('recorded')),
-      ...auditStep(ctx, { action: 'sso_connection.break_glass', entity_type: 'sso_connection', entity_id: project.id, project_id: project.id, before: null, after: { session_id: session.id } }, { mode: 'creation' }),
+      putNewStep(
+        {
+          ...keys.ssoBreakGlass(project.id, session.id),
+          type: 'sso_break_glass',
+          session_id: session.id,
+          at: now.toISOString(),
+          expires_at_epoch: epochSeconds(now) + 30 * 86_400,
+        },
+        forbidden('recorded'),
+      ),
+      ...auditStep(
+        ctx,
+        {
+          action: 'sso_connection.break_glass',
+          entity_type: 'sso_connection',
+          entity_id: project.id,
+          project_id: project.id,
+          before: null,
+          after: { session_id: session.id },
+        },
+        { mode: 'creation' },
+      ),
     ]);
   } catch (err) {
     if (!isRefusal(err, 'forbidden')) throw err;

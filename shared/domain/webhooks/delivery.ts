@@ -29,7 +29,17 @@ import { conflict } from '#shared/errors';
  */
 
 /** Seconds from the first attempt's failure to each next attempt (attempt 1 is immediate): about three days in all. */
-export const RETRY_SCHEDULE_SECONDS = [5, 5 * 60, 30 * 60, 2 * 3600, 5 * 3600, 10 * 3600, 14 * 3600, 20 * 3600, 24 * 3600];
+export const RETRY_SCHEDULE_SECONDS = [
+  5,
+  5 * 60,
+  30 * 60,
+  2 * 3600,
+  5 * 3600,
+  10 * 3600,
+  14 * 3600,
+  20 * 3600,
+  24 * 3600,
+];
 export const MAX_ATTEMPTS = RETRY_SCHEDULE_SECONDS.length + 1;
 /** An endpoint failing this long (every delivery since) is disabled and its owner mailed; so is one answering 410 Gone. */
 export const DISABLE_AFTER_MS = 5 * 24 * 3600_000;
@@ -61,12 +71,21 @@ export interface Delivery {
 }
 
 /** The two signatures: SPEC's `X-Service-Signature` and the Standard Webhooks headers (both secrets sign during a rotation's grace). */
-export function signatureHeaders(webhook: Pick<Webhook, 'secret' | 'previous_secret' | 'previous_secret_until'>, id: string, at: Date, body: string): Record<string, string> {
+export function signatureHeaders(
+  webhook: Pick<Webhook, 'secret' | 'previous_secret' | 'previous_secret_until'>,
+  id: string,
+  at: Date,
+  body: string,
+): Record<string, string> {
   const ts = Math.floor(at.getTime() / 1000);
   const secrets = [webhook.secret];
-  if (webhook.previous_secret && webhook.previous_secret_until && webhook.previous_secret_until > at.toISOString()) secrets.push(webhook.previous_secret);
+  if (webhook.previous_secret && webhook.previous_secret_until && webhook.previous_secret_until > at.toISOString())
+    secrets.push(webhook.previous_secret);
   const spec = (s: string) => `sha256=${createHmac('sha256', s).update(body).digest('hex')}`;
-  const standard = (s: string) => `v1,${createHmac('sha256', Buffer.from(s.replace(/^whsec_/, ''), 'base64')).update(`${id}.${ts}.${body}`).digest('base64')}`;
+  const standard = (s: string) =>
+    `v1,${createHmac('sha256', Buffer.from(s.replace(/^whsec_/, ''), 'base64'))
+      .update(`${id}.${ts}.${body}`)
+      .digest('base64')}`;
   return {
     'x-service-signature': spec(secrets[0]),
     ...(secrets[1] ? { 'x-service-signature-previous': spec(secrets[1]) } : {}),
@@ -85,9 +104,22 @@ export async function sendSigned(webhook: Webhook, id: string, body: string, ctx
     return { status: null, durationMs: 0, body: `refused target: ${(err as Error).message}` };
   }
   const at = ctx.clock.now();
-  const inGrace = !!webhook.previous_secret && !!webhook.previous_secret_until && webhook.previous_secret_until > at.toISOString();
-  const [secret, previous] = await Promise.all([open(webhook.secret, secretContext(webhook.id)), inGrace ? open(webhook.previous_secret!, secretContext(webhook.id)) : null]);
-  return postTo(target, body, signatureHeaders({ secret, previous_secret: previous, previous_secret_until: webhook.previous_secret_until }, id, at, body));
+  const inGrace =
+    !!webhook.previous_secret && !!webhook.previous_secret_until && webhook.previous_secret_until > at.toISOString();
+  const [secret, previous] = await Promise.all([
+    open(webhook.secret, secretContext(webhook.id)),
+    inGrace ? open(webhook.previous_secret!, secretContext(webhook.id)) : null,
+  ]);
+  return postTo(
+    target,
+    body,
+    signatureHeaders(
+      { secret, previous_secret: previous, previous_secret_until: webhook.previous_secret_until },
+      id,
+      at,
+      body,
+    ),
+  );
 }
 
 const ok = (r: PostResult) => r.status !== null && r.status >= 200 && r.status < 300;
@@ -97,15 +129,19 @@ export async function deliverEvent(message: EventMessage, ctx: AppContext): Prom
   const projectIds = 'project_id' in message ? [message.project_id] : await ownedProjectIds(message.account_id);
   const projects = await liveProjects(projectIds);
   for (const project of projects) {
-    const webhooks = (await queryPartition(keys.project(project.id).PK, keys.webhookPrefix)).map(webhookEntity.decode).filter((w) => w.enabled && w.events.includes(message.event.type));
+    const webhooks = (await queryPartition(keys.project(project.id).PK, keys.webhookPrefix))
+      .map(webhookEntity.decode)
+      .filter((w) => w.enabled && w.events.includes(message.event.type));
     if (!webhooks.length) continue;
     const plan = await planOfProject(project);
     if (!plan.features.webhooks) continue; // the owner left the plan that has webhooks: nothing is sent
     // In parallel: one slow endpoint (up to 15 s) does not hold up the others.
-    const results = await Promise.allSettled(webhooks.map(async (webhook) => {
-      const delivery = await openDelivery(webhook, message.event, ctx);
-      if (delivery) await attempt(webhook, delivery, 'event', ctx);
-    }));
+    const results = await Promise.allSettled(
+      webhooks.map(async (webhook) => {
+        const delivery = await openDelivery(webhook, message.event, ctx);
+        if (delivery) await attempt(webhook, delivery, 'event', ctx);
+      }),
+    );
     const failed = results.find((r) => r.status === 'rejected');
     if (failed) throw failed.reason;
   }
@@ -125,12 +161,28 @@ async function openDelivery(webhook: Webhook, event: DomainEvent, ctx: AppContex
   const now = ctx.clock.now();
   const guard = new Date(now.getTime() + FIRST_ATTEMPT_GUARD_MS).toISOString();
   const delivery: Delivery = {
-    id: event.id, webhook_id: webhook.id, project_id: webhook.project_id, event_type: event.type, body: JSON.stringify(event),
-    status: 'pending', attempts: [], next_attempt_at: guard, created_at: now.toISOString(), updated_at: now.toISOString(),
+    id: event.id,
+    webhook_id: webhook.id,
+    project_id: webhook.project_id,
+    event_type: event.type,
+    body: JSON.stringify(event),
+    status: 'pending',
+    attempts: [],
+    next_attempt_at: guard,
+    created_at: now.toISOString(),
+    updated_at: now.toISOString(),
   };
   try {
     await transact([
-      putNewStep({ ...keys.webhookDelivery(webhook.id, event.id), type: 'webhook_delivery', ...delivery, expires_at_epoch: Math.floor(now.getTime() / 1000) + KEEP_SECONDS }, EXISTS),
+      putNewStep(
+        {
+          ...keys.webhookDelivery(webhook.id, event.id),
+          type: 'webhook_delivery',
+          ...delivery,
+          expires_at_epoch: Math.floor(now.getTime() / 1000) + KEEP_SECONDS,
+        },
+        EXISTS,
+      ),
       retryStep(guard, webhook, delivery.id),
     ]);
   } catch (err) {
@@ -141,13 +193,31 @@ async function openDelivery(webhook: Webhook, event: DomainEvent, ctx: AppContex
 }
 
 const retryStep = (dueAt: string, webhook: Webhook, deliveryId: string) =>
-  putStep({ ...keys.webhookRetry(dueAt, webhook.id, deliveryId), type: 'webhook_retry', webhook_id: webhook.id, project_id: webhook.project_id, delivery_id: deliveryId, due_at: dueAt });
+  putStep({
+    ...keys.webhookRetry(dueAt, webhook.id, deliveryId),
+    type: 'webhook_retry',
+    webhook_id: webhook.id,
+    project_id: webhook.project_id,
+    delivery_id: deliveryId,
+    due_at: dueAt,
+  });
 
 /** One attempt of a delivery, recorded; on failure the next one is scheduled (or the delivery fails for good), and the endpoint may be disabled. */
-export async function attempt(webhook: Webhook, delivery: Delivery, trigger: Attempt['trigger'], ctx: AppContext): Promise<Delivery> {
+export async function attempt(
+  webhook: Webhook,
+  delivery: Delivery,
+  trigger: Attempt['trigger'],
+  ctx: AppContext,
+): Promise<Delivery> {
   const result = await sendSigned(webhook, delivery.id, delivery.body, ctx);
   const now = ctx.clock.now();
-  const record: Attempt = { at: now.toISOString(), status_code: result.status, duration_ms: result.durationMs, response_body: result.body.slice(0, LOGGED_BODY), trigger };
+  const record: Attempt = {
+    at: now.toISOString(),
+    status_code: result.status,
+    duration_ms: result.durationMs,
+    response_body: result.body.slice(0, LOGGED_BODY),
+    trigger,
+  };
   const attempts = [...delivery.attempts, record].slice(-MAX_LOGGED_ATTEMPTS);
   const failures = trigger === 'redeliver' ? MAX_ATTEMPTS : attempts.filter((a) => a.trigger !== 'redeliver').length;
   metric(ok(result) ? 'WebhookDeliverySucceeded' : 'WebhookDeliveryFailed'); // per attempt
@@ -160,7 +230,10 @@ export async function attempt(webhook: Webhook, delivery: Delivery, trigger: Att
     status = 'pending';
   }
   const updated: Delivery = { ...delivery, attempts, status, next_attempt_at: next, updated_at: now.toISOString() };
-  await updateItem(keys.webhookDelivery(webhook.id, delivery.id), setExpression({ attempts, status, next_attempt_at: next, updated_at: updated.updated_at }));
+  await updateItem(
+    keys.webhookDelivery(webhook.id, delivery.id),
+    setExpression({ attempts, status, next_attempt_at: next, updated_at: updated.updated_at }),
+  );
   if (next) await transact([retryStep(next, webhook, delivery.id)]);
   await endpointHealth(webhook, result, ctx);
   return updated;
@@ -171,31 +244,55 @@ async function endpointHealth(webhook: Webhook, result: PostResult, ctx: AppCont
   const key = keys.webhook(webhook.project_id, webhook.id);
   const now = ctx.clock.now();
   if (ok(result)) {
-    if (webhook.failing_since) await updateItem(key, { ...setExpression({ failing_since: null }), ...IF_EXISTS }).catch(() => undefined);
+    if (webhook.failing_since)
+      await updateItem(key, { ...setExpression({ failing_since: null }), ...IF_EXISTS }).catch(() => undefined);
     return;
   }
   const since = webhook.failing_since ?? now.toISOString();
-  const reason = result.status === 410 ? 'The endpoint answered 410 Gone' : now.getTime() - Date.parse(since) >= DISABLE_AFTER_MS ? 'Every delivery failed for 5 days' : null;
+  const reason =
+    result.status === 410
+      ? 'The endpoint answered 410 Gone'
+      : now.getTime() - Date.parse(since) >= DISABLE_AFTER_MS
+        ? 'Every delivery failed for 5 days'
+        : null;
   if (!reason) {
-    if (!webhook.failing_since) await conditionalUpdate(key, setWhenExpression({ failing_since: since }, { failing_since: null })).catch(() => undefined);
+    if (!webhook.failing_since)
+      await conditionalUpdate(key, setWhenExpression({ failing_since: since }, { failing_since: null })).catch(
+        () => undefined,
+      );
     return;
   }
   const [project] = await liveProjects([webhook.project_id]);
   // The disablement's audit entry, by the service, in the transaction that disables it:
   // the condition (still enabled) makes it one entry however many deliveries fail at once.
   const days = project ? await retentionOfProject(project) : null;
-  const audit = changeAudit(ctx, 'webhook', 'disable', webhook, { before: { enabled: true, disabled_reason: null }, after: { enabled: false, disabled_reason: reason } }, days, {
-    actor: SERVICE_ACTOR,
-    summary: { failing_since: since, status_code: result.status },
-  });
+  const audit = changeAudit(
+    ctx,
+    'webhook',
+    'disable',
+    webhook,
+    { before: { enabled: true, disabled_reason: null }, after: { enabled: false, disabled_reason: reason } },
+    days,
+    {
+      actor: SERVICE_ACTOR,
+      summary: { failing_since: since, status_code: result.status },
+    },
+  );
   const owner = project && (await getAccount(project.owner_id));
   const text = `${reason}, so the webhook ${webhook.url} of the project ${oneLine(project?.name ?? '')} was disabled. Deliveries stopped; re-enable it with PATCH /projects/${webhook.project_id}/webhooks/${webhook.id} {"enabled": true} once the endpoint works.`;
   // The owner is told in the same transaction (the outbox): once, and never lost to a mail-queue outage.
-  const mail = owner ? [mailStep({ to: owner.email, subject: 'A webhook was disabled', text, html: `<p>${escapeHtml(text)}</p>` }, ctx)] : [];
+  const mail = owner
+    ? [mailStep({ to: owner.email, subject: 'A webhook was disabled', text, html: `<p>${escapeHtml(text)}</p>` }, ctx)]
+    : [];
   const alreadyDisabled = conflict('already disabled');
   try {
     await transact([
-      setWhenStep(key, { enabled: false, disabled_reason: reason, updated_at: now.toISOString(), audit_head: audit.head }, { enabled: true }, alreadyDisabled),
+      setWhenStep(
+        key,
+        { enabled: false, disabled_reason: reason, updated_at: now.toISOString(), audit_head: audit.head },
+        { enabled: true },
+        alreadyDisabled,
+      ),
       ...audit.steps,
       ...mail,
     ]);
@@ -209,8 +306,17 @@ type RetryDue = { PK: string; SK: string; webhook_id: string; project_id: string
 
 /** The retry sweep: every attempt due by now, oldest first, each run once; a stale due item (delivery moved on, webhook gone or disabled) does nothing. */
 export const sweepWebhookRetries = (ctx: AppContext) =>
-  sweepDue<RetryDue>(keys.webhookRetriesPK, ctx.clock.now(), async (d) => {
-    const [item, delivery] = await Promise.all([getItem(keys.webhook(d.project_id, d.webhook_id)), getItem<Delivery>(keys.webhookDelivery(d.webhook_id, d.delivery_id))]);
-    const webhook = item && webhookEntity.decode(item);
-    if (webhook?.enabled && delivery?.status === 'pending' && delivery.next_attempt_at === d.due_at) await attempt(webhook, delivery, 'retry', ctx);
-  }, { what: 'webhook retry', logFields: (d) => ({ webhook_id: d.webhook_id, delivery_id: d.delivery_id }) });
+  sweepDue<RetryDue>(
+    keys.webhookRetriesPK,
+    ctx.clock.now(),
+    async (d) => {
+      const [item, delivery] = await Promise.all([
+        getItem(keys.webhook(d.project_id, d.webhook_id)),
+        getItem<Delivery>(keys.webhookDelivery(d.webhook_id, d.delivery_id)),
+      ]);
+      const webhook = item && webhookEntity.decode(item);
+      if (webhook?.enabled && delivery?.status === 'pending' && delivery.next_attempt_at === d.due_at)
+        await attempt(webhook, delivery, 'retry', ctx);
+    },
+    { what: 'webhook retry', logFields: (d) => ({ webhook_id: d.webhook_id, delivery_id: d.delivery_id }) },
+  );

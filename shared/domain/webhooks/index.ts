@@ -1,8 +1,18 @@
 /** The webhooks context's public face: registration, the delivery log, delivery and its retry sweep. */
 export { webhookView, webhookOut } from './webhook-entity';
 export {
-  FORBIDDEN_WEBHOOKS, MAX_WEBHOOKS_PER_PROJECT, WEBHOOK_LIMIT_REACHED, NOT_A_URL, createWebhookBody, updateWebhookBody,
-  createWebhook, listWebhooks, getWebhook, updateWebhook, deleteWebhook, rotateWebhookSecret,
+  FORBIDDEN_WEBHOOKS,
+  MAX_WEBHOOKS_PER_PROJECT,
+  WEBHOOK_LIMIT_REACHED,
+  NOT_A_URL,
+  createWebhookBody,
+  updateWebhookBody,
+  createWebhook,
+  listWebhooks,
+  getWebhook,
+  updateWebhook,
+  deleteWebhook,
+  rotateWebhookSecret,
 } from './webhooks';
 export { deliverySummaryOut, deliveryOut, listDeliveries, getDelivery, redeliver, pingWebhook } from './deliveries';
 export { deliverEvent, sweepWebhookRetries } from './delivery';

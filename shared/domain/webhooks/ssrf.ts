@@ -25,13 +25,22 @@ export interface CheckedTarget {
   family: 4 | 6;
 }
 
-function allowlist(list: string): ((addr: ipaddr.IPv4 | ipaddr.IPv6) => boolean) {
-  const entries = list.split(',').map((s) => s.trim()).filter(Boolean).map((e) => (e.includes('/') ? ipaddr.parseCIDR(e) : ([ipaddr.parse(e), ipaddr.parse(e).kind() === 'ipv4' ? 32 : 128] as [ipaddr.IPv4 | ipaddr.IPv6, number])));
+function allowlist(list: string): (addr: ipaddr.IPv4 | ipaddr.IPv6) => boolean {
+  const entries = list
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .map((e) =>
+      e.includes('/')
+        ? ipaddr.parseCIDR(e)
+        : ([ipaddr.parse(e), ipaddr.parse(e).kind() === 'ipv4' ? 32 : 128] as [ipaddr.IPv4 | ipaddr.IPv6, number]),
+    );
   return (addr) => entries.some(([net, bits]) => net.kind() === addr.kind() && addr.match(net, bits));
 }
 
 /** Test hook: how host names resolve (the system resolver otherwise). */
-let resolver = async (host: string): Promise<{ address: string; family: number }[]> => lookup(host, { all: true, verbatim: true });
+let resolver = async (host: string): Promise<{ address: string; family: number }[]> =>
+  lookup(host, { all: true, verbatim: true });
 export function useResolver(r: typeof resolver | undefined) {
   resolver = r ?? (async (host) => lookup(host, { all: true, verbatim: true }));
 }
@@ -40,14 +49,19 @@ export function useResolver(r: typeof resolver | undefined) {
  * Checks `raw`; answers the address to connect to, or refuses (400) with URL_NOT_ALLOWED.
  * `allowedAddresses`: the allowlist that applies (webhooks' by default; single sign-on passes its own).
  */
-export async function checkTarget(raw: string, config: Config, allowedAddresses: string = config.WEBHOOK_ALLOWED_ADDRESSES): Promise<CheckedTarget> {
+export async function checkTarget(
+  raw: string,
+  config: Config,
+  allowedAddresses: string = config.WEBHOOK_ALLOWED_ADDRESSES,
+): Promise<CheckedTarget> {
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
     throw invalid(URL_NOT_ALLOWED);
   }
-  if ((url.protocol !== 'https:' && url.protocol !== 'http:') || url.username || url.password) throw invalid(URL_NOT_ALLOWED);
+  if ((url.protocol !== 'https:' && url.protocol !== 'http:') || url.username || url.password)
+    throw invalid(URL_NOT_ALLOWED);
   const host = url.hostname.replace(/^\[|\]$/g, '');
   let addresses: string[];
   if (ipaddr.isValid(host)) addresses = [host];
@@ -64,7 +78,10 @@ export async function checkTarget(raw: string, config: Config, allowedAddresses:
   const allowed = allowlist(allowedAddresses);
   const parsed = addresses.map((a) => ipaddr.parse(a));
   for (const addr of parsed) {
-    const plain = addr.kind() === 'ipv6' && (addr as ipaddr.IPv6).isIPv4MappedAddress() ? (addr as ipaddr.IPv6).toIPv4Address() : addr;
+    const plain =
+      addr.kind() === 'ipv6' && (addr as ipaddr.IPv6).isIPv4MappedAddress()
+        ? (addr as ipaddr.IPv6).toIPv4Address()
+        : addr;
     // Only the exact form the allowlist names passes: ::ffff:127.0.0.1 is refused even when 127.0.0.1 is allowed.
     if (allowed(addr)) continue;
     if (addr.range() !== 'unicast' || plain.range() !== 'unicast') throw invalid(URL_NOT_ALLOWED);
@@ -87,10 +104,18 @@ const BODY_CAP = 2048;
 export const SEND_TIMEOUT_MS = 15_000;
 
 /** POSTs `body` to the checked target, connecting to its checked address; no redirects; the response body read up to a cap. */
-export function postTo(target: CheckedTarget, body: string, headers: Record<string, string>, opts: { timeoutMs?: number } = {}): Promise<PostResult> {
+export function postTo(
+  target: CheckedTarget,
+  body: string,
+  headers: Record<string, string>,
+  opts: { timeoutMs?: number } = {},
+): Promise<PostResult> {
   const started = Date.now();
   const pinned: LookupFunction = (_host, options, cb) => {
-    if ((options as { all?: boolean }).all) (cb as unknown as (e: null, a: { address: string; family: number }[]) => void)(null, [{ address: target.address, family: target.family }]);
+    if ((options as { all?: boolean }).all)
+      (cb as unknown as (e: null, a: { address: string; family: number }[]) => void)(null, [
+        { address: target.address, family: target.family },
+      ]);
     else cb(null, target.address, target.family);
   };
   const send = target.url.protocol === 'https:' ? httpsRequest : httpRequest;
@@ -103,7 +128,16 @@ export function postTo(target: CheckedTarget, body: string, headers: Record<stri
     };
     const req = send(
       target.url,
-      { method: 'POST', lookup: pinned, headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), 'user-agent': 'infra-catalog-webhooks/1', ...headers } },
+      {
+        method: 'POST',
+        lookup: pinned,
+        headers: {
+          'content-type': 'application/json',
+          'content-length': String(Buffer.byteLength(body)),
+          'user-agent': 'infra-catalog-webhooks/1',
+          ...headers,
+        },
+      },
       (res) => {
         const chunks: Buffer[] = [];
         let size = 0;
@@ -114,7 +148,12 @@ export function postTo(target: CheckedTarget, body: string, headers: Record<stri
         });
         const finish = () => {
           const ra = res.headers['retry-after'];
-          const retryAfterSeconds = ra === undefined ? undefined : /^\d+$/.test(ra) ? Number(ra) : Math.max(0, Math.ceil((Date.parse(ra) - Date.now()) / 1000)) || undefined;
+          const retryAfterSeconds =
+            ra === undefined
+              ? undefined
+              : /^\d+$/.test(ra)
+                ? Number(ra)
+                : Math.max(0, Math.ceil((Date.parse(ra) - Date.now()) / 1000)) || undefined;
           done({ status: res.statusCode ?? null, body: Buffer.concat(chunks).toString('utf8'), retryAfterSeconds });
         };
         res.on('end', finish);

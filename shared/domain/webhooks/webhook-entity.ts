@@ -3,9 +3,8 @@ import { defineEntity, defineView } from '#db/entity';
 import { EVENT_TYPES } from '#shared/events';
 
 /** A webhook of a project: where to deliver which events, signed with its secret (during a rotation's grace, the previous one signs too). */
-export const webhookEntity = defineEntity(
-  'webhook',
-  () => z.object({
+export const webhookEntity = defineEntity('webhook', () =>
+  z.object({
     id: z.uuid(),
     project_id: z.uuid(),
     url: z.string(),
@@ -29,7 +28,17 @@ export const webhookEntity = defineEntity(
 export type Webhook = z.infer<typeof webhookEntity.schema>;
 
 export const webhookView = defineView(webhookEntity, {
-  id: true, project_id: true, url: true, events: true, description: true, enabled: true, disabled_reason: true, failing_since: true, previous_secret_until: true, created_at: true, updated_at: true,
+  id: true,
+  project_id: true,
+  url: true,
+  events: true,
+  description: true,
+  enabled: true,
+  disabled_reason: true,
+  failing_since: true,
+  previous_secret_until: true,
+  created_at: true,
+  updated_at: true,
 });
 /** The response schema (built at first use: `responses` are read by the OpenAPI document only). */
 export const webhookOut = () => webhookView.schema;

@@ -27,18 +27,28 @@ export const ROTATION_GRACE_HOURS = 24;
 const eventType = lazySchema(() => z.enum(EVENT_TYPES));
 /** Something that is not a URL at all is a 422 naming the field; a URL the delivery rules refuse is checkTarget's 400. */
 export const NOT_A_URL = 'Invalid URL: expected an address such as https://hooks.example.com/catalog';
-const url = lazySchema(() => z.string().trim().max(2000).pipe(z.url({ error: NOT_A_URL })));
-export const createWebhookBody = lazySchema(() => z.object({
-  url: url(),
-  events: z.array(eventType()).min(1).max(EVENT_TYPES.length),
-  description: z.string().trim().max(500).nullish(),
-}));
-export const updateWebhookBody = lazySchema(() => z.object({
-  url: url().optional(),
-  events: z.array(eventType()).min(1).max(EVENT_TYPES.length).optional(),
-  description: z.string().trim().max(500).nullish(),
-  enabled: z.boolean().optional(),
-}));
+const url = lazySchema(() =>
+  z
+    .string()
+    .trim()
+    .max(2000)
+    .pipe(z.url({ error: NOT_A_URL })),
+);
+export const createWebhookBody = lazySchema(() =>
+  z.object({
+    url: url(),
+    events: z.array(eventType()).min(1).max(EVENT_TYPES.length),
+    description: z.string().trim().max(500).nullish(),
+  }),
+);
+export const updateWebhookBody = lazySchema(() =>
+  z.object({
+    url: url().optional(),
+    events: z.array(eventType()).min(1).max(EVENT_TYPES.length).optional(),
+    description: z.string().trim().max(500).nullish(),
+    enabled: z.boolean().optional(),
+  }),
+);
 
 /** A signing secret in the Standard Webhooks form (`whsec_` + base64 of 32 random bytes). */
 const newSecret = () => `whsec_${randomBytes(32).toString('base64')}`;
@@ -54,7 +64,10 @@ export async function webhookAccess(ctx: AppContext, projectId: string): Promise
 }
 
 /** The access check, with the plan's retention for the entries of the change that follows. */
-async function manageWebhooks(ctx: AppContext, projectId: string): Promise<{ access: ProjectAccess; days: number | null }> {
+async function manageWebhooks(
+  ctx: AppContext,
+  projectId: string,
+): Promise<{ access: ProjectAccess; days: number | null }> {
   const access = await accessToProject(projectId, actorAccount(ctx).id);
   access.require('webhooks.manage', FORBIDDEN_WEBHOOKS);
   const plan = await planOfProject(access.project);
@@ -63,7 +76,15 @@ async function manageWebhooks(ctx: AppContext, projectId: string): Promise<{ acc
 }
 
 /** What an audit entry records of a webhook: what its managers read of it, never a secret (the deny-list drops those too). */
-const auditedWebhook = ({ secret: _s, previous_secret: _p, previous_secret_until: _u, audit_head: _h, created_at: _c, updated_at: _up, ...shown }: Webhook) => shown;
+const auditedWebhook = ({
+  secret: _s,
+  previous_secret: _p,
+  previous_secret_until: _u,
+  audit_head: _h,
+  created_at: _c,
+  updated_at: _up,
+  ...shown
+}: Webhook) => shown;
 
 async function loadWebhook(projectId: string, webhookId: string): Promise<Webhook> {
   const item = await getItem(keys.webhook(projectId, webhookId));
@@ -72,18 +93,32 @@ async function loadWebhook(projectId: string, webhookId: string): Promise<Webhoo
 }
 
 /** POST /projects/{id}/webhooks: registers a webhook; the answer carries the signing secret, the only time it is shown. */
-export async function createWebhook(ctx: AppContext, input: z.infer<ReturnType<typeof createWebhookBody>> & { project_id: string }): Promise<{ webhook: Webhook; secret: string }> {
+export async function createWebhook(
+  ctx: AppContext,
+  input: z.infer<ReturnType<typeof createWebhookBody>> & { project_id: string },
+): Promise<{ webhook: Webhook; secret: string }> {
   const access = await webhookAccess(ctx, input.project_id);
   await checkTarget(input.url, ctx.config);
   const now = ctx.clock.now().toISOString();
   const id = ctx.ids.newId();
   const secret = newSecret();
   const webhook = webhookEntity.create({
-    id, project_id: access.project.id, url: input.url, events: [...new Set(input.events)], description: input.description ?? null,
-    secret: await seal(secret, secretContext(id)), created_by_user_id: actorAccount(ctx).id, created_at: now, updated_at: now,
+    id,
+    project_id: access.project.id,
+    url: input.url,
+    events: [...new Set(input.events)],
+    description: input.description ?? null,
+    secret: await seal(secret, secretContext(id)),
+    created_by_user_id: actorAccount(ctx).id,
+    created_at: now,
+    updated_at: now,
   });
   await transact([
-    counterStep(keys.project(webhook.project_id), { webhook_count: 1 }, { max: { webhook_count: MAX_WEBHOOKS_PER_PROJECT }, failWith: forbidden(WEBHOOK_LIMIT_REACHED) }),
+    counterStep(
+      keys.project(webhook.project_id),
+      { webhook_count: 1 },
+      { max: { webhook_count: MAX_WEBHOOKS_PER_PROJECT }, failWith: forbidden(WEBHOOK_LIMIT_REACHED) },
+    ),
     putNewStep(webhookEntity.encode(keys.webhook(webhook.project_id, webhook.id), webhook)),
     ...creationAudit(ctx, 'webhook', webhook, auditedWebhook(webhook)),
   ]);
@@ -93,7 +128,9 @@ export async function createWebhook(ctx: AppContext, input: z.infer<ReturnType<t
 export async function listWebhooks(ctx: AppContext, input: { project_id: string }): Promise<Webhook[]> {
   await webhookAccess(ctx, input.project_id);
   const items = await queryPartition(keys.project(input.project_id).PK, keys.webhookPrefix);
-  return items.map(webhookEntity.decode).sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id));
+  return items
+    .map(webhookEntity.decode)
+    .sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id));
 }
 
 export async function getWebhook(ctx: AppContext, input: { project_id: string; webhook_id: string }): Promise<Webhook> {
@@ -103,9 +140,13 @@ export async function getWebhook(ctx: AppContext, input: { project_id: string; w
 
 /** PATCH: url (checked again), events, description, enabled (enabling clears a disablement and its failure streak). */
 // Re-run from a new read when its write went stale (a concurrent change moved what it read, its audit head included: db/transact.ts).
-export const updateWebhook = (...args: Parameters<typeof updateWebhookOnce>) => retryWhenStale(() => updateWebhookOnce(...args));
+export const updateWebhook = (...args: Parameters<typeof updateWebhookOnce>) =>
+  retryWhenStale(() => updateWebhookOnce(...args));
 
-async function updateWebhookOnce(ctx: AppContext, input: z.infer<ReturnType<typeof updateWebhookBody>> & { project_id: string; webhook_id: string }): Promise<Webhook> {
+async function updateWebhookOnce(
+  ctx: AppContext,
+  input: z.infer<ReturnType<typeof updateWebhookBody>> & { project_id: string; webhook_id: string },
+): Promise<Webhook> {
   const { days } = await manageWebhooks(ctx, input.project_id);
   const current = await loadWebhook(input.project_id, input.webhook_id);
   if (input.url !== undefined) await checkTarget(input.url, ctx.config);
@@ -120,13 +161,26 @@ async function updateWebhookOnce(ctx: AppContext, input: z.infer<ReturnType<type
   const key = keys.webhook(input.project_id, input.webhook_id);
   const after = { ...current, ...fields };
   const changed = JSON.stringify(auditedWebhook(after)) !== JSON.stringify(auditedWebhook(current));
-  const audit = changed ? changeAudit(ctx, 'webhook', 'update', current, { before: auditedWebhook(current), after: auditedWebhook(after) }, days) : undefined;
-  await transact([existingSetStep(key, { ...fields, audit_head: audit?.head }, notFound(WEBHOOK_NOT_FOUND)), ...(audit?.steps ?? [])]);
+  const audit = changed
+    ? changeAudit(
+        ctx,
+        'webhook',
+        'update',
+        current,
+        { before: auditedWebhook(current), after: auditedWebhook(after) },
+        days,
+      )
+    : undefined;
+  await transact([
+    existingSetStep(key, { ...fields, audit_head: audit?.head }, notFound(WEBHOOK_NOT_FOUND)),
+    ...(audit?.steps ?? []),
+  ]);
   return after;
 }
 
 // Re-run from a new read when its write went stale (a concurrent change moved what it read, its audit head included: db/transact.ts).
-export const deleteWebhook = (...args: Parameters<typeof deleteWebhookOnce>) => retryWhenStale(() => deleteWebhookOnce(...args));
+export const deleteWebhook = (...args: Parameters<typeof deleteWebhookOnce>) =>
+  retryWhenStale(() => deleteWebhookOnce(...args));
 
 async function deleteWebhookOnce(ctx: AppContext, input: { project_id: string; webhook_id: string }): Promise<void> {
   const { days } = await manageWebhooks(ctx, input.project_id);
@@ -141,21 +195,34 @@ async function deleteWebhookOnce(ctx: AppContext, input: { project_id: string; w
 
 /** POST .../rotate-secret: a new secret (shown once); the previous one keeps signing for the grace period. */
 // Re-run from a new read when its write went stale (a concurrent change moved what it read, its audit head included: db/transact.ts).
-export const rotateWebhookSecret = (...args: Parameters<typeof rotateWebhookSecretOnce>) => retryWhenStale(() => rotateWebhookSecretOnce(...args));
+export const rotateWebhookSecret = (...args: Parameters<typeof rotateWebhookSecretOnce>) =>
+  retryWhenStale(() => rotateWebhookSecretOnce(...args));
 
-async function rotateWebhookSecretOnce(ctx: AppContext, input: { project_id: string; webhook_id: string }): Promise<{ webhook: Webhook; secret: string }> {
+async function rotateWebhookSecretOnce(
+  ctx: AppContext,
+  input: { project_id: string; webhook_id: string },
+): Promise<{ webhook: Webhook; secret: string }> {
   const { days } = await manageWebhooks(ctx, input.project_id);
   const current = await loadWebhook(input.project_id, input.webhook_id);
   const now = ctx.clock.now();
   const secret = newSecret();
   // The entry says that the secret changed, and how long the previous one keeps signing; never either secret.
-  const audit = changeAudit(ctx, 'webhook', 'rotate', current, { before: null, after: null }, days, { summary: { rotation_grace_hours: ROTATION_GRACE_HOURS } });
+  const audit = changeAudit(ctx, 'webhook', 'rotate', current, { before: null, after: null }, days, {
+    summary: { rotation_grace_hours: ROTATION_GRACE_HOURS },
+  });
   const fields = {
     secret: await seal(secret, secretContext(current.id)),
     previous_secret: current.secret,
     previous_secret_until: new Date(now.getTime() + ROTATION_GRACE_HOURS * 3600_000).toISOString(),
     updated_at: now.toISOString(),
   };
-  await transact([existingSetStep(keys.webhook(input.project_id, input.webhook_id), { ...fields, audit_head: audit.head }, notFound(WEBHOOK_NOT_FOUND)), ...audit.steps]);
+  await transact([
+    existingSetStep(
+      keys.webhook(input.project_id, input.webhook_id),
+      { ...fields, audit_head: audit.head },
+      notFound(WEBHOOK_NOT_FOUND),
+    ),
+    ...audit.steps,
+  ]);
   return { webhook: { ...current, ...fields }, secret };
 }

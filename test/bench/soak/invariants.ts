@@ -24,9 +24,21 @@ export type Checked = [invariant: string, violations: string[]][];
 async function readState(client: InfracatClient, projectId: string, envId: string): Promise<State> {
   const query = { project_id: projectId, environment_id: envId };
   const services = await collect(client.services(query, { pageSize: 1000 }));
-  const floors = (await client.api.GET('/service-floors', { params: { query } })).data as { id: string; hostname: string; cpu?: number }[];
-  const networks = (await client.api.GET('/networks', { params: { query } })).data as { id: string; name: string; description?: string }[];
-  const connections = (await client.api.GET('/service-connections', { params: { query } })).data as { id: string; name?: string; direction: string }[];
+  const floors = (await client.api.GET('/service-floors', { params: { query } })).data as {
+    id: string;
+    hostname: string;
+    cpu?: number;
+  }[];
+  const networks = (await client.api.GET('/networks', { params: { query } })).data as {
+    id: string;
+    name: string;
+    description?: string;
+  }[];
+  const connections = (await client.api.GET('/service-connections', { params: { query } })).data as {
+    id: string;
+    name?: string;
+    direction: string;
+  }[];
   return {
     service: services.map((s) => ({ id: s.id, name: s.name, value: String(s.version ?? '') })),
     floor: floors.map((f) => ({ id: f.id, name: f.hostname, value: String(f.cpu ?? '') })),
@@ -36,18 +48,32 @@ async function readState(client: InfracatClient, projectId: string, envId: strin
 }
 
 /** Acknowledged writes present as written, acknowledged deletes absent, no name twice, nothing the ledger never asked for. */
-function compare(kind: Kind, seen: Seen[], entries: Entry[], where: string): { lost: string[]; back: string[]; dupes: string[]; stale: string[]; strangers: string[] } {
-  const out = { lost: [] as string[], back: [] as string[], dupes: [] as string[], stale: [] as string[], strangers: [] as string[] };
+function compare(
+  kind: Kind,
+  seen: Seen[],
+  entries: Entry[],
+  where: string,
+): { lost: string[]; back: string[]; dupes: string[]; stale: string[]; strangers: string[] } {
+  const out = {
+    lost: [] as string[],
+    back: [] as string[],
+    dupes: [] as string[],
+    stale: [] as string[],
+    strangers: [] as string[],
+  };
   const byName = new Map<string, Seen[]>();
   for (const s of seen) byName.set(s.name, [...(byName.get(s.name) ?? []), s]);
-  for (const [name, items] of byName) if (items.length > 1) out.dupes.push(`${where}: ${items.length} ${kind}s named ${name}`);
+  for (const [name, items] of byName)
+    if (items.length > 1) out.dupes.push(`${where}: ${items.length} ${kind}s named ${name}`);
   const known = new Set(entries.map((e) => e.name));
-  for (const s of seen) if (!known.has(s.name)) out.strangers.push(`${where}: ${kind} ${s.name} (${s.id}) was never written`);
+  for (const s of seen)
+    if (!known.has(s.name)) out.strangers.push(`${where}: ${kind} ${s.name} (${s.id}) was never written`);
   for (const e of entries) {
     const found = byName.get(e.name)?.[0];
     if (e.created === 'acked' && e.deleted === 'no') {
       if (!found) out.lost.push(`${where}: ${kind} ${e.name} (${e.id ?? 'imported'}) acknowledged, not found`);
-      else if ((e.id && found.id !== e.id) || (found.value !== e.value && !e.maybeValues.has(found.value))) out.stale.push(`${where}: ${kind} ${e.name} reads ${found.value}, acknowledged ${e.value}`);
+      else if ((e.id && found.id !== e.id) || (found.value !== e.value && !e.maybeValues.has(found.value)))
+        out.stale.push(`${where}: ${kind} ${e.name} reads ${found.value}, acknowledged ${e.value}`);
     }
     if (e.deleted === 'acked' && found) out.back.push(`${where}: ${kind} ${e.name} (${e.id}) deleted, still listed`);
   }
@@ -66,7 +92,13 @@ export interface Checks {
 /** Every invariant of the soak (docs/decisions/0136-the-soak.md), read through the API and the table once the faults are off. */
 export async function checkInvariants({ client, ledger, scopes, deliveries, webhookId }: Checks): Promise<Checked> {
   const projectId = scopes[0].projectId;
-  const found = { lost: [] as string[], back: [] as string[], dupes: [] as string[], stale: [] as string[], strangers: [] as string[] };
+  const found = {
+    lost: [] as string[],
+    back: [] as string[],
+    dupes: [] as string[],
+    stale: [] as string[],
+    strangers: [] as string[],
+  };
   const counters: string[] = [];
   const exports: string[] = [];
   const states = new Map<string, State>();
@@ -76,18 +108,28 @@ export async function checkInvariants({ client, ledger, scopes, deliveries, webh
       const state = await readState(client, projectId, envId);
       states.set(envId, state);
       for (const kind of ['service', 'floor', 'network', 'connection'] as const) {
-        const r = compare(kind, state[kind], ledger.entries.filter((e) => e.kind === kind && e.envId === envId), `env ${scope.index}${envId === scope.importEnvId ? ' (import)' : ''}`);
+        const r = compare(
+          kind,
+          state[kind],
+          ledger.entries.filter((e) => e.kind === kind && e.envId === envId),
+          `env ${scope.index}${envId === scope.importEnvId ? ' (import)' : ''}`,
+        );
         for (const k of Object.keys(found) as (keyof typeof found)[]) found[k].push(...r[k]);
       }
       const env = await readItem(keys.environment(projectId, envId));
-      if (env?.service_count !== state.service.length) counters.push(`environment ${envId}: service_count ${env?.service_count}, ${state.service.length} services listed`);
+      if (env?.service_count !== state.service.length)
+        counters.push(
+          `environment ${envId}: service_count ${env?.service_count}, ${state.service.length} services listed`,
+        );
       projectServices += state.service.length;
     }
     exports.push(...(await exportMatches(client, projectId, scope.envId, states.get(scope.envId)!)));
   }
   const project = await readItem(keys.project(projectId));
-  if (project?.service_count !== projectServices) counters.push(`project: service_count ${project?.service_count}, ${projectServices} services listed`);
-  if (project?.env_count !== scopes.length * 2) counters.push(`project: env_count ${project?.env_count}, ${scopes.length * 2} environments made`);
+  if (project?.service_count !== projectServices)
+    counters.push(`project: service_count ${project?.service_count}, ${projectServices} services listed`);
+  if (project?.env_count !== scopes.length * 2)
+    counters.push(`project: env_count ${project?.env_count}, ${scopes.length * 2} environments made`);
   return [
     ['every write answered 2xx is present with what was written', [...found.lost, ...found.stale]],
     ['nothing deleted came back', found.back],
@@ -95,7 +137,10 @@ export async function checkInvariants({ client, ledger, scopes, deliveries, webh
     ['each plan counter equals the items it counts', counters],
     ['one audit entry per acknowledged change', await auditMatches(client, projectId, ledger)],
     ['every event reached its subscriber, duplicates with the same webhook-id', webhooksMatch(ledger, deliveries)],
-    ['every event the webhook subscribes to has a delivery in its log, succeeded or failed', await deliveryLogMatches(ledger, webhookId)],
+    [
+      'every event the webhook subscribes to has a delivery in its log, succeeded or failed',
+      await deliveryLogMatches(ledger, webhookId),
+    ],
     ['an export equals the state read through the API', exports],
   ];
 }
@@ -103,13 +148,17 @@ export async function checkInvariants({ client, ledger, scopes, deliveries, webh
 /** Entries per entity: at least its acknowledged changes, at most those plus the ones that got no answer. */
 async function auditMatches(client: InfracatClient, projectId: string, ledger: Ledger): Promise<string[]> {
   const perEntity = new Map<string, string[]>();
-  for await (const e of client.auditLog(projectId)) perEntity.set(e.entity_id, [...(perEntity.get(e.entity_id) ?? []), e.action]);
+  for await (const e of client.auditLog(projectId))
+    perEntity.set(e.entity_id, [...(perEntity.get(e.entity_id) ?? []), e.action]);
   const out: string[] = [];
   for (const e of ledger.entries) {
     // A connection removed with its service is audited with the service.
     if (!e.id || e.kind === 'connection') continue;
     const n = perEntity.get(e.id)?.length ?? 0;
-    if (n < e.ackedChanges || n > e.ackedChanges + e.uncertainChanges) out.push(`${e.kind} ${e.name}: ${n} audit entries (${perEntity.get(e.id)?.join(', ')}), ${e.ackedChanges} acknowledged changes, ${e.uncertainChanges} unanswered: ${e.history.join(', ')}`);
+    if (n < e.ackedChanges || n > e.ackedChanges + e.uncertainChanges)
+      out.push(
+        `${e.kind} ${e.name}: ${n} audit entries (${perEntity.get(e.id)?.join(', ')}), ${e.ackedChanges} acknowledged changes, ${e.uncertainChanges} unanswered: ${e.history.join(', ')}`,
+      );
   }
   return out;
 }
@@ -119,20 +168,26 @@ function webhooksMatch(ledger: Ledger, deliveries: Delivery[]): string[] {
   const out: string[] = [];
   const bodies = new Map<string, string>();
   for (const d of deliveries) {
-    if (bodies.has(d.webhookId) && bodies.get(d.webhookId) !== d.body) out.push(`webhook-id ${d.webhookId} delivered with two bodies`);
+    if (bodies.has(d.webhookId) && bodies.get(d.webhookId) !== d.body)
+      out.push(`webhook-id ${d.webhookId} delivered with two bodies`);
     bodies.set(d.webhookId, d.body);
   }
-  const ids = (type: string, field: string, id: string) => new Set(deliveries.filter((d) => d.type === type && d.data[field] === id).map((d) => d.webhookId)).size;
+  const ids = (type: string, field: string, id: string) =>
+    new Set(deliveries.filter((d) => d.type === type && d.data[field] === id).map((d) => d.webhookId)).size;
   for (const e of ledger.entries) {
     if (!e.id || e.created !== 'acked') continue;
     if (e.kind === 'service') {
-      if (ids('service.created', 'service_id', e.id) !== 1) out.push(`service.created of ${e.name}: ${ids('service.created', 'service_id', e.id)} distinct events`);
+      if (ids('service.created', 'service_id', e.id) !== 1)
+        out.push(`service.created of ${e.name}: ${ids('service.created', 'service_id', e.id)} distinct events`);
       const updates = e.ackedChanges - 1 - (e.deleted === 'acked' ? 1 : 0);
       const got = ids('service.updated', 'service_id', e.id);
-      if (got < updates || got > updates + e.uncertainChanges) out.push(`service.updated of ${e.name}: ${got} distinct events, ${updates} acknowledged updates`);
-      if (e.deleted === 'acked' && ids('service.deleted', 'service_id', e.id) !== 1) out.push(`service.deleted of ${e.name}: ${ids('service.deleted', 'service_id', e.id)} distinct events`);
+      if (got < updates || got > updates + e.uncertainChanges)
+        out.push(`service.updated of ${e.name}: ${got} distinct events, ${updates} acknowledged updates`);
+      if (e.deleted === 'acked' && ids('service.deleted', 'service_id', e.id) !== 1)
+        out.push(`service.deleted of ${e.name}: ${ids('service.deleted', 'service_id', e.id)} distinct events`);
     }
-    if (e.kind === 'floor' && ids('floor.created', 'service_floor_id', e.id) !== 1) out.push(`floor.created of ${e.name}: ${ids('floor.created', 'service_floor_id', e.id)} distinct events`);
+    if (e.kind === 'floor' && ids('floor.created', 'service_floor_id', e.id) !== 1)
+      out.push(`floor.created of ${e.name}: ${ids('floor.created', 'service_floor_id', e.id)} distinct events`);
   }
   return out;
 }
@@ -144,37 +199,78 @@ function webhooksMatch(ledger: Ledger, deliveries: Delivery[]): string[] {
  * bodies hold the event, which the API's list leaves out).
  */
 async function deliveryLogMatches(ledger: Ledger, webhookId: string): Promise<string[]> {
-  const log = (await queryPartition<{ id: string; status: string; body: string }>(keys.webhookDelivery(webhookId, '').PK, keys.webhookDeliveryPrefix)).map((d) => ({ ...d, event: JSON.parse(d.body) as { type: string; data: Record<string, unknown> } }));
-  const out = log.filter((d) => d.status !== 'succeeded' && d.status !== 'failed').map((d) => `delivery ${d.id} (${d.event.type}) still ${d.status}`);
-  const count = (type: string, field: string, id: string) => log.filter((d) => d.event.type === type && d.event.data[field] === id).length;
+  const log = (
+    await queryPartition<{ id: string; status: string; body: string }>(
+      keys.webhookDelivery(webhookId, '').PK,
+      keys.webhookDeliveryPrefix,
+    )
+  ).map((d) => ({ ...d, event: JSON.parse(d.body) as { type: string; data: Record<string, unknown> } }));
+  const out = log
+    .filter((d) => d.status !== 'succeeded' && d.status !== 'failed')
+    .map((d) => `delivery ${d.id} (${d.event.type}) still ${d.status}`);
+  const count = (type: string, field: string, id: string) =>
+    log.filter((d) => d.event.type === type && d.event.data[field] === id).length;
   for (const e of ledger.entries) {
     if (!e.id || e.created !== 'acked') continue;
     if (e.kind === 'service') {
-      if (count('service.created', 'service_id', e.id) !== 1) out.push(`service.created of ${e.name}: ${count('service.created', 'service_id', e.id)} deliveries`);
+      if (count('service.created', 'service_id', e.id) !== 1)
+        out.push(`service.created of ${e.name}: ${count('service.created', 'service_id', e.id)} deliveries`);
       const updates = e.ackedChanges - 1 - (e.deleted === 'acked' ? 1 : 0);
       const got = count('service.updated', 'service_id', e.id);
-      if (got < updates || got > updates + e.uncertainChanges) out.push(`service.updated of ${e.name}: ${got} deliveries, ${updates} acknowledged updates`);
-      if (e.deleted === 'acked' && count('service.deleted', 'service_id', e.id) !== 1) out.push(`service.deleted of ${e.name}: ${count('service.deleted', 'service_id', e.id)} deliveries`);
+      if (got < updates || got > updates + e.uncertainChanges)
+        out.push(`service.updated of ${e.name}: ${got} deliveries, ${updates} acknowledged updates`);
+      if (e.deleted === 'acked' && count('service.deleted', 'service_id', e.id) !== 1)
+        out.push(`service.deleted of ${e.name}: ${count('service.deleted', 'service_id', e.id)} deliveries`);
     }
-    if (e.kind === 'floor' && count('floor.created', 'service_floor_id', e.id) !== 1) out.push(`floor.created of ${e.name}: ${count('floor.created', 'service_floor_id', e.id)} deliveries`);
+    if (e.kind === 'floor' && count('floor.created', 'service_floor_id', e.id) !== 1)
+      out.push(`floor.created of ${e.name}: ${count('floor.created', 'service_floor_id', e.id)} deliveries`);
   }
   return out;
 }
 
 /** An export of the environment, downloaded through its signed link, holds what the API lists. */
-async function exportMatches(client: InfracatClient, projectId: string, envId: string, state: State): Promise<string[]> {
-  const { data: started } = await client.api.POST('/impex/export', { body: { project_id: projectId, environment_id: envId }, bodySerializer: multipart });
+async function exportMatches(
+  client: InfracatClient,
+  projectId: string,
+  envId: string,
+  state: State,
+): Promise<string[]> {
+  const { data: started } = await client.api.POST('/impex/export', {
+    body: { project_id: projectId, environment_id: envId },
+    bodySerializer: multipart,
+  });
   const record = await followJob(client, started!.job_id, { pollMs: 200 });
   if (record.status !== 'succeeded' || !record.download_url) return [`export of ${envId}: ${record.status}`];
-  const doc = load(await (await fetch(record.download_url)).text()) as { spec: { services: { name: string; version?: string }[]; service_floors: { hostname: string; cpu?: number }[]; networks: { name: string; description?: string }[]; connections: { name?: string }[] } };
+  const doc = load(await (await fetch(record.download_url)).text()) as {
+    spec: {
+      services: { name: string; version?: string }[];
+      service_floors: { hostname: string; cpu?: number }[];
+      networks: { name: string; description?: string }[];
+      connections: { name?: string }[];
+    };
+  };
   const sorted = (xs: string[]) => JSON.stringify([...xs].sort());
   const out: string[] = [];
   const pairs: [string, string[], string[]][] = [
-    ['services', doc.spec.services.map((s) => `${s.name}=${s.version ?? ''}`), state.service.map((s) => `${s.name}=${s.value}`)],
-    ['floors', doc.spec.service_floors.map((f) => `${f.hostname}=${f.cpu ?? ''}`), state.floor.map((f) => `${f.name}=${f.value}`)],
-    ['networks', doc.spec.networks.map((n) => `${n.name}=${n.description ?? ''}`), state.network.map((n) => `${n.name}=${n.value}`)],
+    [
+      'services',
+      doc.spec.services.map((s) => `${s.name}=${s.version ?? ''}`),
+      state.service.map((s) => `${s.name}=${s.value}`),
+    ],
+    [
+      'floors',
+      doc.spec.service_floors.map((f) => `${f.hostname}=${f.cpu ?? ''}`),
+      state.floor.map((f) => `${f.name}=${f.value}`),
+    ],
+    [
+      'networks',
+      doc.spec.networks.map((n) => `${n.name}=${n.description ?? ''}`),
+      state.network.map((n) => `${n.name}=${n.value}`),
+    ],
     ['connections', doc.spec.connections.map((c) => c.name ?? ''), state.connection.map((c) => c.name)],
   ];
-  for (const [what, exported, listed] of pairs) if (sorted(exported) !== sorted(listed)) out.push(`export of ${envId}: ${what} differ (${exported.length} exported, ${listed.length} listed)`);
+  for (const [what, exported, listed] of pairs)
+    if (sorted(exported) !== sorted(listed))
+      out.push(`export of ${envId}: ${what} differ (${exported.length} exported, ${listed.length} listed)`);
   return out;
 }

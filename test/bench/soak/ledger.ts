@@ -30,7 +30,14 @@ export class Ledger {
   readonly byId = new Map<string, Entry>();
 
   add(e: Omit<Entry, 'maybeValues' | 'ackedChanges' | 'uncertainChanges' | 'deleted' | 'history'>): Entry {
-    const entry: Entry = { ...e, deleted: 'no', history: [`create ${e.created}`], maybeValues: new Set(), ackedChanges: e.created === 'acked' ? 1 : 0, uncertainChanges: e.created === 'acked' ? 0 : 1 };
+    const entry: Entry = {
+      ...e,
+      deleted: 'no',
+      history: [`create ${e.created}`],
+      maybeValues: new Set(),
+      ackedChanges: e.created === 'acked' ? 1 : 0,
+      uncertainChanges: e.created === 'acked' ? 0 : 1,
+    };
     this.entries.push(entry);
     if (entry.id) this.byId.set(entry.id, entry);
     return entry;
@@ -38,11 +45,15 @@ export class Ledger {
 
   /** Whether a live connection already joins `a` to `b` (SPEC refuses a second one in the same direction). */
   connected(a: string, b: string): boolean {
-    return this.entries.some((e) => e.kind === 'connection' && e.deleted === 'no' && e.ends?.[0] === a && e.ends?.[1] === b);
+    return this.entries.some(
+      (e) => e.kind === 'connection' && e.deleted === 'no' && e.ends?.[0] === a && e.ends?.[1] === b,
+    );
   }
 
   /** Entries a client may still change: created, answered, not deleted, nothing uncertain about them. */
   live(kind: Kind, envId: string): Entry[] {
-    return this.entries.filter((e) => e.kind === kind && e.envId === envId && e.id && e.created === 'acked' && e.deleted === 'no');
+    return this.entries.filter(
+      (e) => e.kind === kind && e.envId === envId && e.id && e.created === 'acked' && e.deleted === 'no',
+    );
   }
 }

@@ -28,7 +28,12 @@ export function AcceptInvitation() {
   const session = useSession();
   const token = query.token;
   const [status, setStatus] = useState<{ text: string; ok: boolean; projectId?: string }>(
-    token ? { text: '', ok: true } : { text: 'This link has no invitation token. Open the link from the invitation e-mail exactly as it is.', ok: false },
+    token
+      ? { text: '', ok: true }
+      : {
+          text: 'This link has no invitation token. Open the link from the invitation e-mail exactly as it is.',
+          ok: false,
+        },
   );
   const [name, setName] = useState('');
   const [newPassword, setNewPassword] = useState('');
@@ -51,23 +56,44 @@ export function AcceptInvitation() {
   };
   const accepted = async (invite: { project_id: string }) => {
     await session.signedIn();
-    setStatus({ text: 'Invitation accepted: you are a member of the project and signed in.', ok: true, projectId: invite.project_id });
+    setStatus({
+      text: 'Invitation accepted: you are a member of the project and signed in.',
+      ok: true,
+      projectId: invite.project_id,
+    });
   };
 
   const create = run(async () => {
-    const answer = await ok(api.POST('/invites/accept/by-token', { body: { token: token!, password: newPassword, name: name.trim() || null } }));
-    if ('access_token' in answer && typeof answer.access_token === 'string') await signedIn({ access_token: answer.access_token });
+    const answer = await ok(
+      api.POST('/invites/accept/by-token', {
+        body: { token: token!, password: newPassword, name: name.trim() || null },
+      }),
+    );
+    if ('access_token' in answer && typeof answer.access_token === 'string')
+      await signedIn({ access_token: answer.access_token });
     await accepted(answer);
   });
   const existing = run(async () => {
     try {
-      await signedIn(await ok(api.POST('/auth/login', { body: { email, password, ...(code.trim() ? { totp_code: code.replace(/\s+/g, '') } : {}) } })));
+      await signedIn(
+        await ok(
+          api.POST('/auth/login', {
+            body: { email, password, ...(code.trim() ? { totp_code: code.replace(/\s+/g, '') } : {}) },
+          }),
+        ),
+      );
     } catch (err) {
       if (err instanceof ApiError && err.detail === ACCEPT_FIRST) {
-        return setStatus({ text: 'This account has never signed in: accept with the first form, choosing its password there.', ok: false });
+        return setStatus({
+          text: 'This account has never signed in: accept with the first form, choosing its password there.',
+          ok: false,
+        });
       }
       if (err instanceof ApiError && err.detail === CODE_REQUIRED) {
-        return setStatus({ text: 'This account has a second factor: enter your authenticator or recovery code too.', ok: false });
+        return setStatus({
+          text: 'This account has a second factor: enter your authenticator or recovery code too.',
+          ok: false,
+        });
       }
       throw err;
     }
@@ -81,34 +107,87 @@ export function AcceptInvitation() {
       <p>You were invited to a project of Infrastructure Catalog.</p>
       <p id="out" role="status" class={status.ok ? 'ok' : 'alert'} hidden={!status.text}>
         {status.text}
-        {done && <> <a href={to.project(status.projectId!)}>Open the project</a></>}
+        {done && (
+          <>
+            {' '}
+            <a href={to.project(status.projectId!)}>Open the project</a>
+          </>
+        )}
       </p>
-      {token && !done && (session.me ? (
-        <form onSubmit={asMe}>
-          <p>You are signed in as <strong>{session.me.email}</strong>; the invitation must be for this address.</p>
-          <button type="submit" class="primary" disabled={busy}>Accept as {session.me.email}</button>
-        </form>
-      ) : (
-        <div class="two-forms">
-          <form id="create" onSubmit={create}>
-            <fieldset>
-              <legend>New here? Create your account</legend>
-              <Field label="Your name" name="name" autocomplete="name" maxLength={200} value={name} onValue={setName} />
-              <Field label="Choose a password (at least 8 characters)" name="new-password" type="password" autocomplete="new-password" required minLength={8} value={newPassword} onValue={setNewPassword} />
-              <button type="submit" class="primary" disabled={busy}>Accept and create my account</button>
-            </fieldset>
+      {token &&
+        !done &&
+        (session.me ? (
+          <form onSubmit={asMe}>
+            <p>
+              You are signed in as <strong>{session.me.email}</strong>; the invitation must be for this address.
+            </p>
+            <button type="submit" class="primary" disabled={busy}>
+              Accept as {session.me.email}
+            </button>
           </form>
-          <form id="existing" onSubmit={existing}>
-            <fieldset>
-              <legend>Already have an account? Sign in to accept</legend>
-              <Field label="E-mail address (the invited one)" name="email" type="email" autocomplete="username" required value={email} onValue={setEmail} />
-              <Field label="Password" name="password" type="password" autocomplete="current-password" required value={password} onValue={setPassword} />
-              <Field label="Authenticator or recovery code, if you use one" name="totp_code" autocomplete="one-time-code" value={code} onValue={setCode} />
-              <button type="submit" class="primary" disabled={busy}>Sign in and accept</button>
-            </fieldset>
-          </form>
-        </div>
-      ))}
+        ) : (
+          <div class="two-forms">
+            <form id="create" onSubmit={create}>
+              <fieldset>
+                <legend>New here? Create your account</legend>
+                <Field
+                  label="Your name"
+                  name="name"
+                  autocomplete="name"
+                  maxLength={200}
+                  value={name}
+                  onValue={setName}
+                />
+                <Field
+                  label="Choose a password (at least 8 characters)"
+                  name="new-password"
+                  type="password"
+                  autocomplete="new-password"
+                  required
+                  minLength={8}
+                  value={newPassword}
+                  onValue={setNewPassword}
+                />
+                <button type="submit" class="primary" disabled={busy}>
+                  Accept and create my account
+                </button>
+              </fieldset>
+            </form>
+            <form id="existing" onSubmit={existing}>
+              <fieldset>
+                <legend>Already have an account? Sign in to accept</legend>
+                <Field
+                  label="E-mail address (the invited one)"
+                  name="email"
+                  type="email"
+                  autocomplete="username"
+                  required
+                  value={email}
+                  onValue={setEmail}
+                />
+                <Field
+                  label="Password"
+                  name="password"
+                  type="password"
+                  autocomplete="current-password"
+                  required
+                  value={password}
+                  onValue={setPassword}
+                />
+                <Field
+                  label="Authenticator or recovery code, if you use one"
+                  name="totp_code"
+                  autocomplete="one-time-code"
+                  value={code}
+                  onValue={setCode}
+                />
+                <button type="submit" class="primary" disabled={busy}>
+                  Sign in and accept
+                </button>
+              </fieldset>
+            </form>
+          </div>
+        ))}
     </Page>
   );
 }

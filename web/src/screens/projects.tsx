@@ -25,7 +25,9 @@ function NameForm(props: { label: string; button: string; onCreate: (name: strin
   return (
     <form class="inline-form" onSubmit={submit}>
       <Field label={props.label} name="name" required maxLength={200} value={name} onValue={setName} error={error} />
-      <button type="submit" class="primary" disabled={busy}>{props.button}</button>
+      <button type="submit" class="primary" disabled={busy}>
+        {props.button}
+      </button>
     </form>
   );
 }
@@ -52,10 +54,14 @@ export function Projects() {
         }
       </Loaded>
       <h2>New project</h2>
-      <NameForm label="Project name" button="Create project" onCreate={async (name) => {
-        const project = await ok(api.POST('/projects', { body: { name } }));
-        route(to.project(project.id));
-      }} />
+      <NameForm
+        label="Project name"
+        button="Create project"
+        onCreate={async (name) => {
+          const project = await ok(api.POST('/projects', { body: { name } }));
+          route(to.project(project.id));
+        }}
+      />
     </Page>
   );
 }
@@ -67,7 +73,12 @@ function EnvironmentRow(props: { env: Environment; projectId: string; onChange: 
   const rename = async (e: Event) => {
     e.preventDefault();
     try {
-      await ok(api.PATCH('/environments/{environment_id}', { params: { path: { environment_id: props.env.id } }, body: { name: name.trim() } }));
+      await ok(
+        api.PATCH('/environments/{environment_id}', {
+          params: { path: { environment_id: props.env.id } },
+          body: { name: name.trim() },
+        }),
+      );
       setRenaming(false);
       props.onChange();
     } catch (err) {
@@ -78,20 +89,41 @@ function EnvironmentRow(props: { env: Environment; projectId: string; onChange: 
     <li>
       {renaming ? (
         <form class="inline-form" onSubmit={rename}>
-          <Field label={`New name for ${props.env.name}`} name={`rename-${props.env.id}`} required value={name} onValue={setName} error={error} />
-          <button type="submit" class="primary">Save</button>
-          <button type="button" onClick={() => setRenaming(false)}>Cancel</button>
+          <Field
+            label={`New name for ${props.env.name}`}
+            name={`rename-${props.env.id}`}
+            required
+            value={name}
+            onValue={setName}
+            error={error}
+          />
+          <button type="submit" class="primary">
+            Save
+          </button>
+          <button type="button" onClick={() => setRenaming(false)}>
+            Cancel
+          </button>
         </form>
       ) : (
         <>
           <a href={to.services(props.projectId, props.env.id)}>{props.env.name}</a>
           <span class="row-actions">
-            <a href={to.topology(props.projectId, props.env.id)} aria-label={`Topology of ${props.env.name}`}>Topology</a>
-            <button type="button" onClick={() => setRenaming(true)} aria-label={`Rename ${props.env.name}`}>Rename</button>
-            <ConfirmButton label="Delete" confirm={`Delete environment ${props.env.name} and everything in it?`} onConfirm={async () => {
-              await ok(api.DELETE('/environments/{environment_id}', { params: { path: { environment_id: props.env.id } } }));
-              props.onChange();
-            }} />
+            <a href={to.topology(props.projectId, props.env.id)} aria-label={`Topology of ${props.env.name}`}>
+              Topology
+            </a>
+            <button type="button" onClick={() => setRenaming(true)} aria-label={`Rename ${props.env.name}`}>
+              Rename
+            </button>
+            <ConfirmButton
+              label="Delete"
+              confirm={`Delete environment ${props.env.name} and everything in it?`}
+              onConfirm={async () => {
+                await ok(
+                  api.DELETE('/environments/{environment_id}', { params: { path: { environment_id: props.env.id } } }),
+                );
+                props.onChange();
+              }}
+            />
           </span>
         </>
       )}
@@ -103,8 +135,14 @@ function EnvironmentRow(props: { env: Environment; projectId: string; onChange: 
 export function ProjectEnvironments(props: { projectId: string }) {
   const { route } = useLocation();
   const [error, setError] = useState<string>();
-  const project = useLoad(async (signal) => (await ok(api.GET('/projects', { signal }))).find((p) => p.id === props.projectId), [props.projectId]);
-  const envs = useLoad((signal) => ok(api.GET('/environments', { params: { query: { project_id: props.projectId } }, signal })), [props.projectId]);
+  const project = useLoad(
+    async (signal) => (await ok(api.GET('/projects', { signal }))).find((p) => p.id === props.projectId),
+    [props.projectId],
+  );
+  const envs = useLoad(
+    (signal) => ok(api.GET('/environments', { params: { query: { project_id: props.projectId } }, signal })),
+    [props.projectId],
+  );
   const name = project.data?.name ?? 'Project';
   return (
     <Page title={name} heading={<>Environments of {name}</>}>
@@ -112,28 +150,40 @@ export function ProjectEnvironments(props: { projectId: string }) {
       <Loaded state={envs} label="environments">
         {(list) =>
           list.length ? (
-            <ul class="cards">{list.map((env) => <EnvironmentRow key={env.id} env={env} projectId={props.projectId} onChange={envs.reload} />)}</ul>
+            <ul class="cards">
+              {list.map((env) => (
+                <EnvironmentRow key={env.id} env={env} projectId={props.projectId} onChange={envs.reload} />
+              ))}
+            </ul>
           ) : (
             <p>This project has no environment yet: create one (production, staging, …).</p>
           )
         }
       </Loaded>
       <h2>New environment</h2>
-      <NameForm label="Environment name" button="Create environment" onCreate={async (envName) => {
-        const env = await ok(api.POST('/environments', { body: { name: envName, project_id: props.projectId } }));
-        route(to.services(props.projectId, env.id));
-      }} />
+      <NameForm
+        label="Environment name"
+        button="Create environment"
+        onCreate={async (envName) => {
+          const env = await ok(api.POST('/environments', { body: { name: envName, project_id: props.projectId } }));
+          route(to.services(props.projectId, env.id));
+        }}
+      />
       {project.data?.is_owner && (
         <>
           <h2>Delete this project</h2>
-          <ConfirmButton label="Delete project" confirm={`Delete project ${name}, its environments and services?`} onConfirm={async () => {
-            try {
-              await ok(api.DELETE('/projects/{project_id}', { params: { path: { project_id: props.projectId } } }));
-              route(to.projects);
-            } catch (err) {
-              setError(message(err));
-            }
-          }} />
+          <ConfirmButton
+            label="Delete project"
+            confirm={`Delete project ${name}, its environments and services?`}
+            onConfirm={async () => {
+              try {
+                await ok(api.DELETE('/projects/{project_id}', { params: { path: { project_id: props.projectId } } }));
+                route(to.projects);
+              } catch (err) {
+                setError(message(err));
+              }
+            }}
+          />
         </>
       )}
     </Page>

@@ -23,12 +23,44 @@ export function Register() {
     <Page title="Create an account">
       <form class="narrow" onSubmit={submit}>
         <Alert>{error}</Alert>
-        <Field label="Name" name="name" autocomplete="name" value={name} onValue={setName} error={fields.name} hint="Optional." />
-        <Field label="Email" name="email" type="email" autocomplete="username" required value={email} onValue={setEmail} error={fields.email} />
-        <Field label="Password" name="password" type="password" autocomplete="new-password" required minLength={8} value={password} onValue={setPassword} error={fields.password} hint="At least 8 characters." />
-        <button type="submit" class="primary" disabled={busy}>Create account</button>
+        <Field
+          label="Name"
+          name="name"
+          autocomplete="name"
+          value={name}
+          onValue={setName}
+          error={fields.name}
+          hint="Optional."
+        />
+        <Field
+          label="Email"
+          name="email"
+          type="email"
+          autocomplete="username"
+          required
+          value={email}
+          onValue={setEmail}
+          error={fields.email}
+        />
+        <Field
+          label="Password"
+          name="password"
+          type="password"
+          autocomplete="new-password"
+          required
+          minLength={8}
+          value={password}
+          onValue={setPassword}
+          error={fields.password}
+          hint="At least 8 characters."
+        />
+        <button type="submit" class="primary" disabled={busy}>
+          Create account
+        </button>
       </form>
-      <p>Already have an account? <a href={to.signIn()}>Sign in</a>.</p>
+      <p>
+        Already have an account? <a href={to.signIn()}>Sign in</a>.
+      </p>
     </Page>
   );
 }

@@ -3,7 +3,15 @@ import { useLocation } from 'preact-iso';
 import { api, ok, type Service, type ServiceInput } from '../api';
 import { to } from '../links';
 import { Alert, Field, Loaded, Page, Select, useLoad, useSubmit } from '../ui';
-import { listOf, numberOrNull, PROVIDER_OPTIONS, TextArea, TextFields, textOrNull, type TextFieldSpec } from '../form-fields';
+import {
+  listOf,
+  numberOrNull,
+  PROVIDER_OPTIONS,
+  TextArea,
+  TextFields,
+  textOrNull,
+  type TextFieldSpec,
+} from '../form-fields';
 
 /** The form's text of every editable field. */
 type Draft = Record<(typeof TEXT_FIELDS)[number][0] | 'provider' | 'service_floor_id' | 'tags' | 'links', string>;
@@ -65,12 +73,36 @@ function bodyOf(d: Draft) {
 /** Creates a service, or edits one (`serviceId`): the API's 422 items appear under the field they name. */
 export function ServiceForm(props: { projectId: string; envId: string; serviceId?: string }) {
   const editing = props.serviceId;
-  const existing = useLoad((signal) => (editing ? ok(api.GET('/services/{service_id}', { params: { path: { service_id: editing } }, signal })) : Promise.resolve(null)), [editing]);
-  const floors = useLoad((signal) => ok(api.GET('/service-floors', { params: { query: { project_id: props.projectId, environment_id: props.envId } }, signal })), [props.projectId, props.envId]);
+  const existing = useLoad(
+    (signal) =>
+      editing
+        ? ok(api.GET('/services/{service_id}', { params: { path: { service_id: editing } }, signal }))
+        : Promise.resolve(null),
+    [editing],
+  );
+  const floors = useLoad(
+    (signal) =>
+      ok(
+        api.GET('/service-floors', {
+          params: { query: { project_id: props.projectId, environment_id: props.envId } },
+          signal,
+        }),
+      ),
+    [props.projectId, props.envId],
+  );
   return (
-    <Page title={editing ? 'Edit service' : 'New service'} heading={editing ? <>Edit {existing.data?.name ?? 'service'}</> : 'New service'}>
+    <Page
+      title={editing ? 'Edit service' : 'New service'}
+      heading={editing ? <>Edit {existing.data?.name ?? 'service'}</> : 'New service'}
+    >
       <Loaded state={existing} label="the service">
-        {(service) => <Form {...props} service={service ?? undefined} floors={(floors.data ?? []).map((f) => [f.id, `${f.hostname ?? f.id} (${f.type})`])} />}
+        {(service) => (
+          <Form
+            {...props}
+            service={service ?? undefined}
+            floors={(floors.data ?? []).map((f) => [f.id, `${f.hostname ?? f.id} (${f.type})`])}
+          />
+        )}
       </Loaded>
     </Page>
   );
@@ -86,7 +118,9 @@ function Form(props: { projectId: string; envId: string; service?: Service; floo
     const body = bodyOf(draft);
     const saved = props.service
       ? await ok(api.PATCH('/services/{service_id}', { params: { path: { service_id: props.service.id } }, body }))
-      : await ok(api.POST('/services', { body: { ...body, project_id: props.projectId, environment_id: props.envId } }));
+      : await ok(
+          api.POST('/services', { body: { ...body, project_id: props.projectId, environment_id: props.envId } }),
+        );
     route(to.service(props.projectId, props.envId, saved.id));
   }, Object.keys(draftOf()));
 
@@ -95,14 +129,53 @@ function Form(props: { projectId: string; envId: string; service?: Service; floo
       <Alert>{error}</Alert>
       <div class="form-grid">
         <TextFields specs={TEXT_FIELDS} draft={draft} set={set} errors={fields} />
-        <Select label="Provider" name="provider" value={draft.provider} onValue={set('provider')} error={fields.provider} options={PROVIDER_OPTIONS} />
-        <Select label="Server" name="service_floor_id" value={draft.service_floor_id} onValue={set('service_floor_id')} error={fields.service_floor_id} options={[['', 'None (serverless)'], ...props.floors]} />
-        <Field label="Tags" name="tags" value={draft.tags} onValue={set('tags')} error={fields.tags} hint="Comma-separated" />
-        <TextArea label="Links" name="links" value={draft.links} onValue={set('links')} error={fields.links} hint="One per line, each starting with http:// or https://" />
+        <Select
+          label="Provider"
+          name="provider"
+          value={draft.provider}
+          onValue={set('provider')}
+          error={fields.provider}
+          options={PROVIDER_OPTIONS}
+        />
+        <Select
+          label="Server"
+          name="service_floor_id"
+          value={draft.service_floor_id}
+          onValue={set('service_floor_id')}
+          error={fields.service_floor_id}
+          options={[['', 'None (serverless)'], ...props.floors]}
+        />
+        <Field
+          label="Tags"
+          name="tags"
+          value={draft.tags}
+          onValue={set('tags')}
+          error={fields.tags}
+          hint="Comma-separated"
+        />
+        <TextArea
+          label="Links"
+          name="links"
+          value={draft.links}
+          onValue={set('links')}
+          error={fields.links}
+          hint="One per line, each starting with http:// or https://"
+        />
       </div>
       <div class="actions">
-        <button type="submit" class="primary" disabled={busy}>{props.service ? 'Save changes' : 'Create service'}</button>
-        <a class="button" href={props.service ? to.service(props.projectId, props.envId, props.service.id) : to.services(props.projectId, props.envId)}>Cancel</a>
+        <button type="submit" class="primary" disabled={busy}>
+          {props.service ? 'Save changes' : 'Create service'}
+        </button>
+        <a
+          class="button"
+          href={
+            props.service
+              ? to.service(props.projectId, props.envId, props.service.id)
+              : to.services(props.projectId, props.envId)
+          }
+        >
+          Cancel
+        </a>
       </div>
     </form>
   );

@@ -21,7 +21,14 @@ const queryOf = (f: Filters) => ({
   ...(f.name.trim() ? { name: f.name.trim() } : {}),
   ...(f.language.trim() ? { language: f.language.trim() } : {}),
   ...(f.location.trim() ? { location: f.location.trim() } : {}),
-  ...(f.tags.trim() ? { tags: f.tags.split(',').map((t) => t.trim()).filter(Boolean) } : {}),
+  ...(f.tags.trim()
+    ? {
+        tags: f.tags
+          .split(',')
+          .map((t) => t.trim())
+          .filter(Boolean),
+      }
+    : {}),
 });
 
 /**
@@ -42,7 +49,11 @@ export function Services(props: { projectId: string; envId: string }) {
     const abort = new AbortController();
     setLoading(true);
     setError(undefined);
-    allServices({ project_id: props.projectId, environment_id: props.envId, ...queryOf(filters) }, (sofar) => !abort.signal.aborted && setServices([...sofar]), abort.signal)
+    allServices(
+      { project_id: props.projectId, environment_id: props.envId, ...queryOf(filters) },
+      (sofar) => !abort.signal.aborted && setServices([...sofar]),
+      abort.signal,
+    )
       .then((all) => !abort.signal.aborted && setServices(all))
       .catch((err) => !abort.signal.aborted && setError(err))
       .finally(() => !abort.signal.aborted && setLoading(false));
@@ -52,11 +63,21 @@ export function Services(props: { projectId: string; envId: string }) {
   const sorted = useMemo(() => sortedByName(services ?? [], (s) => s.name, descending), [services, descending]);
 
   return (
-    <Page title="Services" wide actions={<a class="button primary" href={to.newService(props.projectId, props.envId)}>New service</a>}>
+    <Page
+      title="Services"
+      wide
+      actions={
+        <a class="button primary" href={to.newService(props.projectId, props.envId)}>
+          New service
+        </a>
+      }
+    >
       <FilterForm label="Filter services" filters={FILTERS} applied={filters} onApply={go} />
       {error ? <Alert>{message(error)}</Alert> : null}
       <p class="muted" role="status" aria-live="polite">
-        {loading ? `Loading services… ${services?.length ?? 0}` : `${sorted.length} service${sorted.length === 1 ? '' : 's'}`}
+        {loading
+          ? `Loading services… ${services?.length ?? 0}`
+          : `${sorted.length} service${sorted.length === 1 ? '' : 's'}`}
       </p>
       <VirtualTable
         rows={sorted}
@@ -71,10 +92,18 @@ export function Services(props: { projectId: string; envId: string }) {
 
 // biome-ignore-start lint/a11y/noAriaHiddenOnFocusable: a spacer row holds nothing, let alone something that takes focus
 /** An empty row as tall as the rows it stands for (those not rendered, above or below the view). */
-const Spacer = (props: { height: number }) => <tr aria-hidden="true" class="spacer" style={{ height: `${props.height}px` }} />;
+const Spacer = (props: { height: number }) => (
+  <tr aria-hidden="true" class="spacer" style={{ height: `${props.height}px` }} />
+);
 // biome-ignore-end lint/a11y/noAriaHiddenOnFocusable: the spacer ends here
 
-function VirtualTable(props: { rows: Service[]; caption: string; descending: boolean; onSort: () => void; href: (s: Service) => string }) {
+function VirtualTable(props: {
+  rows: Service[];
+  caption: string;
+  descending: boolean;
+  onSort: () => void;
+  href: (s: Service) => string;
+}) {
   const scroller = useRef<HTMLDivElement>(null);
   const [top, setTop] = useState(0);
   const [height, setHeight] = useState(600);
@@ -96,9 +125,18 @@ function VirtualTable(props: { rows: Service[]; caption: string; descending: boo
   const visible = props.rows.slice(first, last);
   return (
     // biome-ignore-start lint/a11y/noNoninteractiveTabindex: a scrollable region must be reachable by keyboard to scroll it (WCAG 2.1.1; axe's scrollable-region-focusable)
-    <div class="table-scroll" ref={scroller} onScroll={onScroll} tabIndex={0} role="region" aria-label={`${props.caption}, scrollable`}>
+    <div
+      class="table-scroll"
+      ref={scroller}
+      onScroll={onScroll}
+      tabIndex={0}
+      role="region"
+      aria-label={`${props.caption}, scrollable`}
+    >
       <table class="grid" aria-rowcount={props.rows.length + 1}>
-        <caption class="sr-only">{props.caption}, sorted by name {props.descending ? 'descending' : 'ascending'}</caption>
+        <caption class="sr-only">
+          {props.caption}, sorted by name {props.descending ? 'descending' : 'ascending'}
+        </caption>
         <thead>
           <tr aria-rowindex={1}>
             <SortHeader label="Name" descending={props.descending} onSort={props.onSort} />
@@ -114,7 +152,9 @@ function VirtualTable(props: { rows: Service[]; caption: string; descending: boo
           {first > 0 && <Spacer height={first * ROW} />}
           {visible.map((s, i) => (
             <tr key={s.id} aria-rowindex={first + i + 2} style={{ height: `${ROW}px` }}>
-              <th scope="row"><a href={props.href(s)}>{s.name}</a></th>
+              <th scope="row">
+                <a href={props.href(s)}>{s.name}</a>
+              </th>
               <td>{s.type}</td>
               <td>{[s.provider, s.provider_region, s.provider_zone].filter(Boolean).join(' / ')}</td>
               <td>{[s.programming_language, s.programming_language_version].filter(Boolean).join(' ')}</td>

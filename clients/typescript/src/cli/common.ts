@@ -10,14 +10,18 @@ export interface CommandOptions extends GlobalOptions {
 }
 
 /** `-o table|json|yaml` on a command. */
-export const withOutput = (cmd: Command) => cmd.addOption(new Option('-o, --output <format>', 'output format').choices(FORMATS).default('table'));
+export const withOutput = (cmd: Command) =>
+  cmd.addOption(new Option('-o, --output <format>', 'output format').choices(FORMATS).default('table'));
 
 /** `--project` / `--env` on a command (defaults: what `infracat use` chose). */
 export const withTarget = (cmd: Command) =>
-  cmd.option('-p, --project <project>', 'project name or id (default: the one `infracat use` chose)').option('-e, --env <environment>', 'environment name or id');
+  cmd
+    .option('-p, --project <project>', 'project name or id (default: the one `infracat use` chose)')
+    .option('-e, --env <environment>', 'environment name or id');
 
 /** Examples at the end of a command's --help. */
-export const examples = (cmd: Command, ...lines: string[]) => cmd.addHelpText('after', `\nExamples:\n${lines.map((l) => `  $ ${l}`).join('\n')}\n`);
+export const examples = (cmd: Command, ...lines: string[]) =>
+  cmd.addHelpText('after', `\nExamples:\n${lines.map((l) => `  $ ${l}`).join('\n')}\n`);
 
 /** The options of the command with the program's (`--url`). */
 export const optionsOf = (cmd: Command) => cmd.optsWithGlobals() as CommandOptions;
@@ -51,7 +55,8 @@ export function fieldsOf(pairs: string[] = []): Record<string, unknown> {
 }
 
 /** Drops undefined values. */
-export const defined = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
+export const defined = (o: Record<string, unknown>) =>
+  Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
 
 export const int = (v: string) => {
   const n = Number(v);

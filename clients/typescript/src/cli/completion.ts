@@ -67,10 +67,13 @@ function fish(w: Words): string {
   ];
   for (const [name, words] of w.under) {
     const subs = words.filter((x) => !x.startsWith('-'));
-    if (subs.length) lines.push(`complete -c infracat -n '__fish_seen_subcommand_from ${name}' -f -a '${subs.join(' ')}'`);
-    for (const flag of words.filter((x) => x.startsWith('--'))) lines.push(`complete -c infracat -n '__fish_seen_subcommand_from ${name}' -l ${flag.slice(2)}`);
+    if (subs.length)
+      lines.push(`complete -c infracat -n '__fish_seen_subcommand_from ${name}' -f -a '${subs.join(' ')}'`);
+    for (const flag of words.filter((x) => x.startsWith('--')))
+      lines.push(`complete -c infracat -n '__fish_seen_subcommand_from ${name}' -l ${flag.slice(2)}`);
   }
   return `${lines.join('\n')}\n`;
 }
 
-export const completionScript = (program: Command, shell: Shell): string => ({ bash, zsh, fish })[shell](wordsOf(program));
+export const completionScript = (program: Command, shell: Shell): string =>
+  ({ bash, zsh, fish })[shell](wordsOf(program));

@@ -8,7 +8,6 @@ export { CliError };
 
 export const DEFAULT_URL = 'http://localhost:3000';
 
-
 export interface GlobalOptions {
   url?: string;
   /** Seconds each request may take (`--timeout`). */
@@ -22,7 +21,8 @@ export function timeoutMs(opts: GlobalOptions): number | undefined {
   const raw = opts.timeout ?? process.env.INFRACAT_TIMEOUT;
   if (raw === undefined || raw === '') return undefined;
   const seconds = Number(raw);
-  if (!(seconds > 0)) throw new CliError(`The timeout is a number of seconds above 0, not '${raw}' (--timeout or INFRACAT_TIMEOUT).`);
+  if (!(seconds > 0))
+    throw new CliError(`The timeout is a number of seconds above 0, not '${raw}' (--timeout or INFRACAT_TIMEOUT).`);
   return seconds * 1000;
 }
 
@@ -40,7 +40,9 @@ export async function notTheApi(url: string): Promise<string | undefined> {
   const answer = await fetch(`${url}/plans`, { signal: AbortSignal.timeout(10_000) }).catch(() => undefined);
   if (!answer) return undefined;
   const type = answer.headers.get('content-type') ?? '';
-  const body: unknown = type.includes('json') ? await answer.json().catch(() => undefined) : await answer.body?.cancel();
+  const body: unknown = type.includes('json')
+    ? await answer.json().catch(() => undefined)
+    : await answer.body?.cancel();
   if (answer.ok && Array.isArray(body)) return undefined;
   return `${url} does not look like an Infrastructure Catalog API (GET /plans answered ${answer.status}${type ? ` ${type.split(';')[0]}` : ''})`;
 }
@@ -65,7 +67,8 @@ export interface Connected {
 }
 
 /** What a command says when a choice of project or environment is not kept (an API key's run). */
-export const CHOICE_NOT_KEPT = 'not remembered with INFRACAT_API_KEY: pass --project/--env, or set INFRACAT_PROJECT/INFRACAT_ENVIRONMENT';
+export const CHOICE_NOT_KEPT =
+  'not remembered with INFRACAT_API_KEY: pass --project/--env, or set INFRACAT_PROJECT/INFRACAT_ENVIRONMENT';
 
 /** Keeps the chosen project and environment in the session file for the next command; an API key's run keeps nothing (answers false). */
 export function keepChoice(c: Connected): boolean {
@@ -74,7 +77,10 @@ export function keepChoice(c: Connected): boolean {
   return true;
 }
 
-const envCredentials = () => (process.env.INFRACAT_EMAIL && process.env.INFRACAT_PASSWORD ? { email: process.env.INFRACAT_EMAIL, password: process.env.INFRACAT_PASSWORD } : undefined);
+const envCredentials = () =>
+  process.env.INFRACAT_EMAIL && process.env.INFRACAT_PASSWORD
+    ? { email: process.env.INFRACAT_EMAIL, password: process.env.INFRACAT_PASSWORD }
+    : undefined;
 
 /**
  * A client signed in for this service: `INFRACAT_API_KEY` first (a machine's credential: the key is
@@ -107,7 +113,10 @@ export async function connect(opts: GlobalOptions): Promise<Connected> {
       if (!creds) throw new CliError(`${err.detail}: your session has ended. Sign in again with \`infracat login\`.`);
     }
   }
-  if (!creds) throw new CliError(`Not signed in to ${url}. Run \`infracat login\` (in CI: set INFRACAT_API_KEY, or INFRACAT_EMAIL and INFRACAT_PASSWORD).`);
+  if (!creds)
+    throw new CliError(
+      `Not signed in to ${url}. Run \`infracat login\` (in CI: set INFRACAT_API_KEY, or INFRACAT_EMAIL and INFRACAT_PASSWORD).`,
+    );
   if (stored && stored.email?.toLowerCase() !== creds.email.toLowerCase()) {
     delete session.project;
     delete session.environment;
@@ -124,14 +133,19 @@ async function connectWithApiKey(opts: GlobalOptions, apiKey: string): Promise<C
   try {
     await client.refresh();
   } catch (err) {
-    if (err instanceof ApiError && err.status === 401) throw new CliError(`INFRACAT_API_KEY: ${err.detail}. Create a new one (infracat api-keys create, signed in as yourself) and set it again.`);
+    if (err instanceof ApiError && err.status === 401)
+      throw new CliError(
+        `INFRACAT_API_KEY: ${err.detail}. Create a new one (infracat api-keys create, signed in as yourself) and set it again.`,
+      );
     throw err;
   }
   return { client, url, session: { url }, keyed: true };
 }
 
 const noSecondFactor = async (): Promise<string> => {
-  throw new CliError('This account signs in with a second factor: set INFRACAT_TOTP_CODE (an authenticator or recovery code).');
+  throw new CliError(
+    'This account signs in with a second factor: set INFRACAT_TOTP_CODE (an authenticator or recovery code).',
+  );
 };
 
 /** Signs in interactively (or from the environment variables), and stores the session. */
@@ -139,12 +153,20 @@ export async function login(opts: GlobalOptions & { email?: string; passwordStdi
   const url = serviceUrl(opts);
   const stored = sessionFor(url);
   const email = opts.email || process.env.INFRACAT_EMAIL || (await prompts.input('E-mail'));
-  const password = opts.passwordStdin ? await readStdin() : process.env.INFRACAT_PASSWORD || (await prompts.password('Password'));
+  const password = opts.passwordStdin
+    ? await readStdin()
+    : process.env.INFRACAT_PASSWORD || (await prompts.password('Password'));
   const session: Session = { url, email };
-  if (stored && stored.email?.toLowerCase() === email.toLowerCase()) Object.assign(session, { project: stored.project, environment: stored.environment });
+  if (stored && stored.email?.toLowerCase() === email.toLowerCase())
+    Object.assign(session, { project: stored.project, environment: stored.environment });
   const client = cliClient(opts, url);
   const totpCode = process.env.INFRACAT_TOTP_CODE || undefined;
-  await client.login({ email, password, totpCode, secondFactor: () => prompts.input('Authenticator code (or a recovery code)') });
+  await client.login({
+    email,
+    password,
+    totpCode,
+    secondFactor: () => prompts.input('Authenticator code (or a recovery code)'),
+  });
   session.refresh_token = client.session.refreshToken;
   saveSession(session);
   return { client, url, session };

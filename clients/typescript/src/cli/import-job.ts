@@ -26,7 +26,9 @@ export interface DocumentFile {
 
 export async function readDocument(file: string): Promise<DocumentFile> {
   if (file === '-') return { name: 'stdin.yaml', text: await readStream(process.stdin) };
-  const text = await readFile(file, 'utf8').catch((err: NodeJS.ErrnoException) => Promise.reject(new CliError(`Cannot read ${file}: ${err.code === 'ENOENT' ? 'no such file' : err.message}`)));
+  const text = await readFile(file, 'utf8').catch((err: NodeJS.ErrnoException) =>
+    Promise.reject(new CliError(`Cannot read ${file}: ${err.code === 'ENOENT' ? 'no such file' : err.message}`)),
+  );
   return { name: basename(file), text };
 }
 
@@ -34,7 +36,15 @@ export async function readDocument(file: string): Promise<DocumentFile> {
 export function progressView(label: string, quiet: boolean) {
   if (quiet) return { update: (_p: JobProgress) => {}, stop: () => {} };
   if (process.stderr.isTTY) {
-    const bar = new SingleBar({ format: `${label} [{bar}] {percentage}% | {status}`, stream: process.stderr, hideCursor: true, clearOnComplete: false }, undefined);
+    const bar = new SingleBar(
+      {
+        format: `${label} [{bar}] {percentage}% | {status}`,
+        stream: process.stderr,
+        hideCursor: true,
+        clearOnComplete: false,
+      },
+      undefined,
+    );
     bar.start(100, 0, { status: 'queued' });
     return { update: (p: JobProgress) => bar.update(p.pct, { status: p.status }), stop: () => bar.stop() };
   }
@@ -46,7 +56,11 @@ export function progressView(label: string, quiet: boolean) {
       if (p.status === status && now - at < LOG_EVERY_MS) return;
       status = p.status;
       at = now;
-      say(p.status === 'running' && p.total ? `${label}: running ${p.done}/${p.total} (${p.pct}%)` : `${label}: ${p.status}`);
+      say(
+        p.status === 'running' && p.total
+          ? `${label}: running ${p.done}/${p.total} (${p.pct}%)`
+          : `${label}: ${p.status}`,
+      );
     },
     stop: () => {},
   };
@@ -55,14 +69,24 @@ export function progressView(label: string, quiet: boolean) {
 type Target = { project_id: string; environment_id: string };
 
 /** Starts an import (or its dry run): a document over 5 MB is put through an upload URL first. Answers the job id. */
-export async function startImport(c: Connected, target: Target, doc: DocumentFile, opts: { dryRun: boolean; fingerprint?: string; prune?: boolean }): Promise<string> {
+export async function startImport(
+  c: Connected,
+  target: Target,
+  doc: DocumentFile,
+  opts: { dryRun: boolean; fingerprint?: string; prune?: boolean },
+): Promise<string> {
   const fields = {
-    ...target, dry_run: opts.dryRun ? ('true' as const) : ('false' as const), ...(opts.fingerprint ? { plan_fingerprint: opts.fingerprint } : {}), ...(opts.prune ? { prune: 'true' as const } : {}),
+    ...target,
+    dry_run: opts.dryRun ? ('true' as const) : ('false' as const),
+    ...(opts.fingerprint ? { plan_fingerprint: opts.fingerprint } : {}),
+    ...(opts.prune ? { prune: 'true' as const } : {}),
   };
   let body: ImportBody;
   const size = Buffer.byteLength(doc.text);
   if (size > UPLOAD_ABOVE_BYTES) {
-    const { data: upload } = await c.client.api.POST('/impex/upload-url', { body: { ...target, size, content_type: 'application/yaml' } });
+    const { data: upload } = await c.client.api.POST('/impex/upload-url', {
+      body: { ...target, size, content_type: 'application/yaml' },
+    });
     const put = await fetch(upload!.url, { method: 'PUT', headers: upload!.headers, body: doc.text });
     if (!put.ok) throw new CliError(`The upload of ${doc.name} failed (HTTP ${put.status}).`);
     body = { ...fields, upload_id: upload!.upload_id, filename: doc.name };
@@ -79,11 +103,18 @@ export const cancelCommand = (jobId: string) => `infracat jobs cancel ${jobId}`;
  * Follows a job to its end with progress. Ctrl-C stops following, not the job: it prints the job's
  * id, how to follow it again and how to cancel it, and exits 130 (as an interrupted command does).
  */
-export async function followWithProgress(c: Connected, jobId: string, label: string, quiet: boolean): Promise<JobRecord> {
+export async function followWithProgress(
+  c: Connected,
+  jobId: string,
+  label: string,
+  quiet: boolean,
+): Promise<JobRecord> {
   const view = progressView(label, quiet);
   const interrupted = () => {
     view.stop();
-    process.stderr.write(`\nInterrupted: the ${label} goes on on the server (job ${jobId}).\nFollow it: ${watchCommand(jobId)}\nStop it:   ${cancelCommand(jobId)}\n`);
+    process.stderr.write(
+      `\nInterrupted: the ${label} goes on on the server (job ${jobId}).\nFollow it: ${watchCommand(jobId)}\nStop it:   ${cancelCommand(jobId)}\n`,
+    );
     process.exit(130);
   };
   process.once('SIGINT', interrupted);
@@ -98,8 +129,11 @@ export async function followWithProgress(c: Connected, jobId: string, label: str
 /** A finished import as a line of counts, its problems and error. */
 export function resultLines(record: JobRecord): string[] {
   const s = record.report?.summary;
-  const lines = [`Import ${record.status}${s ? `: ${s.create} created, ${s.update} updated, ${s.unchanged} unchanged` : ''}.`];
-  for (const e of record.report?.errors ?? []) lines.push(`  ${record.filename ?? ''}:${e.line ?? '?'}  ${e.path}  ${e.message}`);
+  const lines = [
+    `Import ${record.status}${s ? `: ${s.create} created, ${s.update} updated, ${s.unchanged} unchanged` : ''}.`,
+  ];
+  for (const e of record.report?.errors ?? [])
+    lines.push(`  ${record.filename ?? ''}:${e.line ?? '?'}  ${e.path}  ${e.message}`);
   if (record.error) lines.push(`  ${record.error}`);
   return lines;
 }

@@ -8,7 +8,10 @@ import { CliError } from './errors.js';
  */
 let lines: AsyncIterator<string> | undefined;
 
-async function readLine(question: string, noTerminal = 'set INFRACAT_EMAIL, INFRACAT_PASSWORD (and INFRACAT_TOTP_CODE) instead'): Promise<string> {
+async function readLine(
+  question: string,
+  noTerminal = 'set INFRACAT_EMAIL, INFRACAT_PASSWORD (and INFRACAT_TOTP_CODE) instead',
+): Promise<string> {
   process.stderr.write(`? ${question}: `);
   if (!lines) {
     const { createInterface } = await import('node:readline');
@@ -23,8 +26,12 @@ async function readLine(question: string, noTerminal = 'set INFRACAT_EMAIL, INFR
 const nonEmpty = (v: string) => (v.trim() ? true : 'Required');
 
 export const prompts = {
-  input: (message: string): Promise<string> => (process.stdin.isTTY ? input({ message, validate: nonEmpty }, { output: process.stderr }) : readLine(message)),
-  password: (message: string): Promise<string> => (process.stdin.isTTY ? password({ message, mask: '*', validate: nonEmpty }, { output: process.stderr }) : readLine(message)),
+  input: (message: string): Promise<string> =>
+    process.stdin.isTTY ? input({ message, validate: nonEmpty }, { output: process.stderr }) : readLine(message),
+  password: (message: string): Promise<string> =>
+    process.stdin.isTTY
+      ? password({ message, mask: '*', validate: nonEmpty }, { output: process.stderr })
+      : readLine(message),
   /** `noTerminal`: what to do instead when there is no terminal to answer (e.g. pass --yes). */
   confirm: async (message: string, noTerminal: string): Promise<boolean> => {
     if (process.stdin.isTTY) {

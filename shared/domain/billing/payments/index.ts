@@ -26,11 +26,18 @@ export function paymentProvider(c: Config): Promise<PaymentProvider> | undefined
 async function loadStripe(c: Config): Promise<PaymentProvider> {
   let keys = { secretKey: c.STRIPE_SECRET_KEY, webhookSecret: c.STRIPE_WEBHOOK_SECRET };
   if (c.STRIPE_SECRET_ARN) {
-    const parsed = JSON.parse((await readSecret(c.STRIPE_SECRET_ARN)) ?? '{}') as { secret_key?: string; webhook_secret?: string };
+    const parsed = JSON.parse((await readSecret(c.STRIPE_SECRET_ARN)) ?? '{}') as {
+      secret_key?: string;
+      webhook_secret?: string;
+    };
     keys = { secretKey: parsed.secret_key, webhookSecret: parsed.webhook_secret };
   }
-  if (!keys.secretKey || !keys.webhookSecret) throw new Error('Stripe is the payment provider but its secret key or webhook secret is missing');
+  if (!keys.secretKey || !keys.webhookSecret)
+    throw new Error('Stripe is the payment provider but its secret key or webhook secret is missing');
   // The adapter and the SDK on first use; in the cloud the SDK ships beside the bundle, pre-bundled (infra/cdk/aliases.ts).
   const [{ stripeProvider }, { default: sdk }] = await Promise.all([import('./stripe-provider'), import('stripe')]);
-  return stripeProvider({ secretKey: keys.secretKey, webhookSecret: keys.webhookSecret, apiBase: c.STRIPE_API_BASE }, sdk);
+  return stripeProvider(
+    { secretKey: keys.secretKey, webhookSecret: keys.webhookSecret, apiBase: c.STRIPE_API_BASE },
+    sdk,
+  );
 }

@@ -2,7 +2,13 @@ import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
 import { join } from 'node:path';
 import { localKeyFile } from '#auth/local-key';
 import { config } from '#shared/config';
-import { WEBHOOK_TOLERANCE_SECONDS, WebhookRejected, type CheckoutRequest, type PaymentEvent, type PaymentProvider } from './provider';
+import {
+  WEBHOOK_TOLERANCE_SECONDS,
+  WebhookRejected,
+  type CheckoutRequest,
+  type PaymentEvent,
+  type PaymentProvider,
+} from './provider';
 
 /**
  * The local payment provider (`npm start`): no account anywhere. Its checkout and portal are pages
@@ -14,7 +20,10 @@ import { WEBHOOK_TOLERANCE_SECONDS, WebhookRejected, type CheckoutRequest, type 
 export const LOCAL_PAGES = '/_local/pay';
 
 const secret = () => localKeyFile(join(config().LOCAL_DATA_DIR, 'keys', 'payments-local.key'), 32);
-const hmac = async (data: string) => createHmac('sha256', await secret()).update(data).digest();
+const hmac = async (data: string) =>
+  createHmac('sha256', await secret())
+    .update(data)
+    .digest();
 
 /** What a checkout page's address says (signed, so a page cannot be made for another plan or price). */
 export interface LocalCheckout {
@@ -49,10 +58,19 @@ export async function openToken<T>(token: string): Promise<T | undefined> {
 }
 
 /** A signed event as the local provider delivers it: the body and its headers. */
-export async function signLocalEvent(event: PaymentEvent, at: Date): Promise<{ body: string; headers: Record<string, string> }> {
+export async function signLocalEvent(
+  event: PaymentEvent,
+  at: Date,
+): Promise<{ body: string; headers: Record<string, string> }> {
   const body = JSON.stringify(event);
   const t = Math.floor(at.getTime() / 1000);
-  return { body, headers: { 'content-type': 'application/json', 'local-signature': `t=${t},v1=${(await hmac(`${t}.${body}`)).toString('hex')}` } };
+  return {
+    body,
+    headers: {
+      'content-type': 'application/json',
+      'local-signature': `t=${t},v1=${(await hmac(`${t}.${body}`)).toString('hex')}`,
+    },
+  };
 }
 
 const base = () => `${config().API_BASE_URL.replace(/\/$/, '')}${LOCAL_PAGES}`;
@@ -64,8 +82,13 @@ export const localProvider: PaymentProvider = {
   name: 'local',
   async createCheckout(req) {
     const checkout: LocalCheckout = {
-      subscriptionId: req.subscriptionId, accountId: req.accountId, email: req.email, plan: req.plan,
-      customerId: req.customerId ?? localCustomer(req.accountId), successUrl: req.successUrl, cancelUrl: req.cancelUrl,
+      subscriptionId: req.subscriptionId,
+      accountId: req.accountId,
+      email: req.email,
+      plan: req.plan,
+      customerId: req.customerId ?? localCustomer(req.accountId),
+      successUrl: req.successUrl,
+      cancelUrl: req.cancelUrl,
     };
     return { url: `${base()}/checkout/${await seal(checkout)}`, sessionId: `cs_local_${req.idempotencyKey}` };
   },
@@ -86,7 +109,8 @@ export const localProvider: PaymentProvider = {
     if (!t || !v1) throw new WebhookRejected('missing or malformed signature header');
     const expected = await hmac(`${t}.${rawBody}`);
     if (!timingSafeEqual(Buffer.from(v1, 'hex'), expected)) throw new WebhookRejected('signature mismatch');
-    if (Math.abs(Math.floor(now.getTime() / 1000) - t) > WEBHOOK_TOLERANCE_SECONDS) throw new WebhookRejected('timestamp outside the tolerance');
+    if (Math.abs(Math.floor(now.getTime() / 1000) - t) > WEBHOOK_TOLERANCE_SECONDS)
+      throw new WebhookRejected('timestamp outside the tolerance');
     const event = JSON.parse(rawBody) as PaymentEvent;
     if (typeof event?.id !== 'string' || typeof event.type !== 'string') throw new WebhookRejected('not an event');
     return event;

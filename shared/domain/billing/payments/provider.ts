@@ -69,7 +69,12 @@ export interface PaymentProvider {
    */
   createCustomer(input: { accountId: string; email: string; idempotencyKey: string }): Promise<string>;
   /** The provider's self-service page for an existing customer. */
-  portalUrl(input: { customerId: string; accountId: string; returnUrl: string; /** The paid subscription shown (the local page offers to cancel it). */ subscriptionId?: string | null }): Promise<string>;
+  portalUrl(input: {
+    customerId: string;
+    accountId: string;
+    returnUrl: string /** The paid subscription shown (the local page offers to cancel it). */;
+    subscriptionId?: string | null;
+  }): Promise<string>;
   /** Moves a subscription at the provider to another (smaller) plan from its next period on (a confirmed downgrade). */
   changeSubscriptionPlan(providerSubscriptionId: string, plan: CheckoutRequest['plan']): Promise<void>;
   /** Ends a subscription at the provider (the account moved to another plan here); done already is fine. */

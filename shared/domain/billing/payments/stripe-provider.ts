@@ -42,13 +42,18 @@ export function stripeProvider(keys: StripeKeys, sdk: typeof Stripe): PaymentPro
     name: 'stripe',
 
     async createCheckout(req) {
-      const session = await client.checkout.sessions.create(checkoutParams(req), { idempotencyKey: req.idempotencyKey });
+      const session = await client.checkout.sessions.create(checkoutParams(req), {
+        idempotencyKey: req.idempotencyKey,
+      });
       if (!session.url) throw new Error(`Stripe returned checkout session ${session.id} without a URL`);
       return { url: session.url, sessionId: session.id };
     },
 
     async createCustomer({ accountId, email, idempotencyKey }) {
-      const customer = await client.customers.create({ email, metadata: { account_id: accountId } }, { idempotencyKey });
+      const customer = await client.customers.create(
+        { email, metadata: { account_id: accountId } },
+        { idempotencyKey },
+      );
       return customer.id;
     },
 
@@ -68,7 +73,17 @@ export function stripeProvider(keys: StripeKeys, sdk: typeof Stripe): PaymentPro
       await client.subscriptions.update(
         providerSubscriptionId,
         {
-          items: [{ id: item.id, price_data: { currency: plan.currency.toLowerCase(), unit_amount: plan.price_cents, recurring: { interval }, product: product.id } }],
+          items: [
+            {
+              id: item.id,
+              price_data: {
+                currency: plan.currency.toLowerCase(),
+                unit_amount: plan.price_cents,
+                recurring: { interval },
+                product: product.id,
+              },
+            },
+          ],
           // The smaller plan is billed from the next period; what was paid for this one stands.
           proration_behavior: 'none',
         },
@@ -81,7 +96,11 @@ export function stripeProvider(keys: StripeKeys, sdk: typeof Stripe): PaymentPro
         await client.subscriptions.cancel(providerSubscriptionId);
       } catch (error) {
         // Cancelled (or removed) there already: what we wanted.
-        if (error instanceof sdk.errors.StripeInvalidRequestError && (error.code === 'resource_missing' || /canceled/i.test(error.message))) return;
+        if (
+          error instanceof sdk.errors.StripeInvalidRequestError &&
+          (error.code === 'resource_missing' || /canceled/i.test(error.message))
+        )
+          return;
         throw error;
       }
     },
@@ -97,12 +116,28 @@ export function stripeProvider(keys: StripeKeys, sdk: typeof Stripe): PaymentPro
       if (-age > WEBHOOK_TOLERANCE_SECONDS) throw new WebhookRejected('timestamp in the future');
       let event: Stripe.Event;
       try {
-        event = client.webhooks.constructEvent(rawBody, header, keys.webhookSecret, WEBHOOK_TOLERANCE_SECONDS, undefined, now.getTime());
+        event = client.webhooks.constructEvent(
+          rawBody,
+          header,
+          keys.webhookSecret,
+          WEBHOOK_TOLERANCE_SECONDS,
+          undefined,
+          now.getTime(),
+        );
       } catch (error) {
         // A signature that verified over a body that is not JSON is not an event either.
-        throw new WebhookRejected(error instanceof sdk.errors.StripeSignatureVerificationError ? 'signature does not verify' : 'not a Stripe event');
+        throw new WebhookRejected(
+          error instanceof sdk.errors.StripeSignatureVerificationError
+            ? 'signature does not verify'
+            : 'not a Stripe event',
+        );
       }
-      if (typeof event?.id !== 'string' || typeof event.type !== 'string' || typeof event.created !== 'number' || !event.data?.object) {
+      if (
+        typeof event?.id !== 'string' ||
+        typeof event.type !== 'string' ||
+        typeof event.created !== 'number' ||
+        !event.data?.object
+      ) {
         throw new WebhookRejected('not a Stripe event');
       }
       return toPaymentEvent(event);
@@ -114,12 +149,19 @@ export function stripeProvider(keys: StripeKeys, sdk: typeof Stripe): PaymentPro
 function apiAddress(apiBase: string): { host: string; port: number; protocol: 'http' | 'https' } {
   const url = new URL(apiBase);
   const protocol = url.protocol.slice(0, -1);
-  if (protocol !== 'http' && protocol !== 'https') throw new Error(`STRIPE_API_BASE must be an http(s) address, not ${apiBase}`);
+  if (protocol !== 'http' && protocol !== 'https')
+    throw new Error(`STRIPE_API_BASE must be an http(s) address, not ${apiBase}`);
   return { host: url.hostname, port: url.port ? Number(url.port) : protocol === 'http' ? 80 : 443, protocol };
 }
 
 /** Our plan intervals (and Stripe's own words) → Stripe's recurring interval. A free plan never reaches checkout. */
-const INTERVALS: Record<string, 'month' | 'year'> = { monthly: 'month', month: 'month', annual: 'year', yearly: 'year', year: 'year' };
+const INTERVALS: Record<string, 'month' | 'year'> = {
+  monthly: 'month',
+  month: 'month',
+  annual: 'year',
+  yearly: 'year',
+  year: 'year',
+};
 
 function checkoutParams(req: CheckoutRequest): Stripe.Checkout.SessionCreateParams {
   const interval = INTERVALS[req.plan.interval];
@@ -182,7 +224,8 @@ function ours(metadata: Stripe.Metadata | null | undefined): Ours | null {
   return subscriptionId && accountId ? { subscriptionId, accountId } : null;
 }
 
-const idOf = (ref: string | { id: string } | null | undefined): string | null => (typeof ref === 'string' ? ref : (ref?.id ?? null));
+const idOf = (ref: string | { id: string } | null | undefined): string | null =>
+  typeof ref === 'string' ? ref : (ref?.id ?? null);
 
 /**
  * Where an invoice carries its subscription's metadata: `parent.subscription_details.metadata` since
@@ -248,7 +291,13 @@ function toPaymentEvent(event: Stripe.Event): PaymentEvent {
       const owner = invoiceOwner(invoice);
       // The first invoice (subscription_create) is the checkout's own payment: checkout.completed covers it.
       if (!owner || invoice.billing_reason !== 'subscription_cycle') return ignored;
-      return { ...base, type: 'renewal.paid', ...owner, amountCents: invoice.amount_paid, currency: upper(invoice.currency) };
+      return {
+        ...base,
+        type: 'renewal.paid',
+        ...owner,
+        amountCents: invoice.amount_paid,
+        currency: upper(invoice.currency),
+      };
     }
 
     default:

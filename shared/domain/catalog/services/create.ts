@@ -25,12 +25,23 @@ import { audited, serviceAudit, serviceEventData } from './audit-and-events';
 export async function createService(ctx: AppContext, input: CreateServiceInput): Promise<ServiceOut> {
   const userId = actorAccount(ctx).id;
   const set = storedFields(input);
-  const { access, env } = await accessInEnvironment(input.project_id, userId, input.environment_id, keysToValidate(input.project_id, input.environment_id, set));
+  const { access, env } = await accessInEnvironment(
+    input.project_id,
+    userId,
+    input.environment_id,
+    keysToValidate(input.project_id, input.environment_id, set),
+  );
   access.require('services.manage', FORBIDDEN_CREATE, env.id);
   const now = ctx.clock.now().toISOString();
   const service = serviceEntity.create({
     ...set,
-    id: ctx.ids.newId(), name: input.name, owner_user_id: userId, project_id: env.project_id, environment_id: env.id, created_at: now, updated_at: now,
+    id: ctx.ids.newId(),
+    name: input.name,
+    owner_user_id: userId,
+    project_id: env.project_id,
+    environment_id: env.id,
+    created_at: now,
+    updated_at: now,
   });
   const guards = validateReferences(access, env.id, set, service);
   const plan = await planOfProject(access.project);

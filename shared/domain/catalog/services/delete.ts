@@ -20,22 +20,40 @@ import { accessToService } from './read';
 export async function deleteService(ctx: AppContext, { service_id: serviceId }: { service_id: string }): Promise<void> {
   await retryWhenStale(async () => {
     // Read again on a retry: the listing removed is the one of the service as read (listing.ts).
-    const { access, service, located } = await accessToService(serviceId, actorAccount(ctx).id, { key: 'services.manage', detail: FORBIDDEN_MANAGE });
+    const { access, service, located } = await accessToService(serviceId, actorAccount(ctx).id, {
+      key: 'services.manage',
+      detail: FORBIDDEN_MANAGE,
+    });
     const { projectId, envId } = located;
     const days = await retentionOfProject(access.project);
     const now = ctx.clock.now().toISOString();
-    const audit = auditSteps(ctx, { ...serviceAudit(service, 'delete'), before: audited(service) }, {
-      mode: 'latest', days, previous: service.audit_head,
-    });
+    const audit = auditSteps(
+      ctx,
+      { ...serviceAudit(service, 'delete'), before: audited(service) },
+      {
+        mode: 'latest',
+        days,
+        previous: service.audit_head,
+      },
+    );
     const edges = await edgeRemovalSteps(projectId, envId, service, true, now);
     await transactWithCascade(edges.steps, [
-      ...serviceListing.change(located.key, service, { deleted_at: now, updated_at: now, network_ids: [], audit_head: audit.sk }, notFound(SERVICE_NOT_FOUND), edges.asRead),
+      ...serviceListing.change(
+        located.key,
+        service,
+        { deleted_at: now, updated_at: now, network_ids: [], audit_head: audit.sk },
+        notFound(SERVICE_NOT_FOUND),
+        edges.asRead,
+      ),
       ...audit.steps,
       // Counted only while its environment is live: once the environment's delete has taken the
       // environment's whole count off the project, the service is gone with it (404) and nothing
       // is subtracted twice.
       counterStep(keys.project(projectId), { service_count: -1 }),
-      whileLiveStep(counterStep(keys.environment(projectId, envId), { service_count: -1 }), notFound(SERVICE_NOT_FOUND)),
+      whileLiveStep(
+        counterStep(keys.environment(projectId, envId), { service_count: -1 }),
+        notFound(SERVICE_NOT_FOUND),
+      ),
       projectEventStep('service.deleted', projectId, serviceEventData(service), ctx),
     ]);
   });

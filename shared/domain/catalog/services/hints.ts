@@ -17,10 +17,18 @@ const hintsOf = (s: Pick<Service, 'service_floor_id' | 'group_id' | 'subgroup_id
   group_id: s.group_id ?? null,
   subgroup_id: s.subgroup_id ?? null,
 });
-export const hintedKeys = (l: Located) => Object.values(referenceKeys(l.projectId, l.envId, { service_floor_id: l.refs.floor_id, group_id: l.refs.group_id, subgroup_id: l.refs.subgroup_id })).filter((k): k is Key => Boolean(k));
+export const hintedKeys = (l: Located) =>
+  Object.values(
+    referenceKeys(l.projectId, l.envId, {
+      service_floor_id: l.refs.floor_id,
+      group_id: l.refs.group_id,
+      subgroup_id: l.refs.subgroup_id,
+    }),
+  ).filter((k): k is Key => Boolean(k));
 
 /** Keeps a service's lookup hints current after its floor, group or subgroup changed (in the changing transaction). */
-export const serviceHintsStep = (serviceId: string, s: Service): TransactStep => existingSetStep(keys.idLookup(serviceId), hintsOf(s));
+export const serviceHintsStep = (serviceId: string, s: Service): TransactStep =>
+  existingSetStep(keys.idLookup(serviceId), hintsOf(s));
 
 /** The writes that create a service (its item and its id lookup with hints); counters and reference guards are the caller's. */
 export function newServiceSteps(service: Service): TransactStep[] {

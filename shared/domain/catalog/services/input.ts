@@ -34,7 +34,10 @@ export const serviceFields = {
   programming_language_version: optionalText(100),
   repository_url: urlWithScheme(['https://', 'git://']).nullish(),
   version: optionalText(100),
-  links: z.array(urlWithScheme(['http://', 'https://'])).max(50).nullish(),
+  links: z
+    .array(urlWithScheme(['http://', 'https://']))
+    .max(50)
+    .nullish(),
   tags,
   repository_deps: z.array(repositoryDep).max(200).nullish(),
 };
@@ -42,7 +45,9 @@ type Writable = keyof typeof serviceFields;
 const LIST_FIELDS: Writable[] = ['links', 'tags', 'repository_deps'];
 
 /** owner_user_id, type, group_name, subgroup_name and unknown fields in a body are ignored (zod strips them). */
-export const createServiceBody = lazySchema(() => z.object({ name: nameSchema(), project_id: z.uuid(), environment_id: z.uuid(), ...serviceFields }));
+export const createServiceBody = lazySchema(() =>
+  z.object({ name: nameSchema(), project_id: z.uuid(), environment_id: z.uuid(), ...serviceFields }),
+);
 /** project_id and environment_id never change: sent in a PATCH body they are ignored, like the read-only fields. */
 export const updateServiceBody = lazySchema(() => z.object({ name: nameSchema().optional(), ...serviceFields }));
 export type CreateServiceInput = z.output<ReturnType<typeof createServiceBody>>;
@@ -60,5 +65,9 @@ export function storedFields(input: Partial<Record<Writable | 'name', unknown>>)
 function normalizeList(field: string, value: unknown) {
   if (!value) return [];
   if (field !== 'repository_deps') return value;
-  return (value as Partial<RepositoryDep>[]).map((d) => ({ name: d.name!, repository_url: d.repository_url ?? null, version: d.version ?? null }));
+  return (value as Partial<RepositoryDep>[]).map((d) => ({
+    name: d.name!,
+    repository_url: d.repository_url ?? null,
+    version: d.version ?? null,
+  }));
 }

@@ -26,7 +26,10 @@ export interface ListServicesInput {
 }
 
 /** Whether a service (or its listing item) passes GET /services's filters (SPEC "Services"). */
-export const matchesServiceFilters = (s: ServiceListing, f: Omit<ListServicesInput, 'project_id' | 'environment_id' | 'limit' | 'offset'>) =>
+export const matchesServiceFilters = (
+  s: ServiceListing,
+  f: Omit<ListServicesInput, 'project_id' | 'environment_id' | 'limit' | 'offset'>,
+) =>
   (!f.name || containsCi(s.name, f.name)) &&
   (!f.tags?.length || hasAnyTag(s.tags, f.tags)) &&
   (!f.language || equalsCi(s.programming_language, f.language)) &&
@@ -47,21 +50,33 @@ export async function listServices(ctx: AppContext, f: ListServicesInput): Promi
   const filtered = Boolean(f.name || f.tags?.length || f.language || f.location);
   const [{ access }, page] = await Promise.all([
     accessInEnvironment(projectId, actorAccount(ctx).id, envId),
-    serviceListing.page<ServiceListing>(projectId, envId, { offset: f.offset, limit: f.limit, keep: filtered ? (l) => matchesServiceFilters(l, f) : undefined }),
+    serviceListing.page<ServiceListing>(projectId, envId, {
+      offset: f.offset,
+      limit: f.limit,
+      keep: filtered ? (l) => matchesServiceFilters(l, f) : undefined,
+    }),
   ]);
   access.require('services.view', FORBIDDEN_VIEW, envId);
   const serviceKeys = page.map((l) => keys.service(projectId, envId, l.id));
-  const refKeys = page.flatMap((l) => Object.values(referenceKeys(projectId, envId, l))).filter((k): k is Key => Boolean(k));
+  const refKeys = page
+    .flatMap((l) => Object.values(referenceKeys(projectId, envId, l)))
+    .filter((k): k is Key => Boolean(k));
   const items = await batchGet([...serviceKeys, ...refKeys]);
   // A service deleted since its listing was read is left out, as a list read a moment later would.
-  const services = serviceKeys.map((k) => liveItem<Record<string, unknown>>(items, k)).filter((i) => i !== undefined).map(serviceEntity.decode);
+  const services = serviceKeys
+    .map((k) => liveItem<Record<string, unknown>>(items, k))
+    .filter((i) => i !== undefined)
+    .map(serviceEntity.decode);
   const resolved = await resolveAll(services, items, new Set(refKeys.map(keyId)));
   return services.map((s, i) => serviceView.project(s, resolved[i]));
 }
 
 /** GET /services with `updated_since`: every service of the environment changed since then, deleted and archived ones included, by name. */
 type Named = Lifecycle & { id: string; name: string };
-async function listServicesSince(ctx: AppContext, f: ListServicesInput & { updated_since: string }): Promise<ServiceOut[]> {
+async function listServicesSince(
+  ctx: AppContext,
+  f: ListServicesInput & { updated_since: string },
+): Promise<ServiceOut[]> {
   const { project_id: projectId, environment_id: envId } = f;
   const { access } = await accessInEnvironment(projectId, actorAccount(ctx).id, envId);
   access.require('services.view', FORBIDDEN_VIEW, envId);
@@ -69,7 +84,10 @@ async function listServicesSince(ctx: AppContext, f: ListServicesInput & { updat
   const [services, floors, groups, subgroups] = await Promise.all([
     queryPrefix(projectId, keys.servicePrefix(envId), visibleFilter(f.updated_since)),
     // Only live floors and groups name a service's type and groups: the others are not read back.
-    queryPrefix<Pick<Floor, 'id' | 'floor_type'> & Lifecycle>(projectId, keys.floorPrefix(envId), { projection: ['id', 'floor_type', ...LIFECYCLE_FIELDS], ...visibleFilter() }),
+    queryPrefix<Pick<Floor, 'id' | 'floor_type'> & Lifecycle>(projectId, keys.floorPrefix(envId), {
+      projection: ['id', 'floor_type', ...LIFECYCLE_FIELDS],
+      ...visibleFilter(),
+    }),
     queryPrefix<Named>(projectId, keys.groupPrefix(envId), { projection: named, ...visibleFilter() }),
     queryPrefix<Named>(projectId, keys.subgroupPrefix(envId), { projection: named, ...visibleFilter() }),
   ]);

@@ -12,13 +12,25 @@ import { hintedKeys } from './hints';
  * The caller's access to one service: locate, then one BatchGet with the service, its
  * environment and the hinted floor and groups. The service comes back decoded.
  */
-export async function accessToService(serviceId: string, userId: string, permission: ItemRequest['permission'], more: (l: Located) => Key[] = () => []) {
+export async function accessToService(
+  serviceId: string,
+  userId: string,
+  permission: ItemRequest['permission'],
+  more: (l: Located) => Key[] = () => [],
+) {
   let requested = new Set<string>();
-  const { item, ...found } = await accessToItem<object>({ id: serviceId, kind: 'service', userId, notFound: notFound(SERVICE_NOT_FOUND), permission, extra: (l) => {
-    const extra = [...hintedKeys(l), ...more(l)];
-    requested = new Set(extra.map(keyId));
-    return extra;
-  } });
+  const { item, ...found } = await accessToItem<object>({
+    id: serviceId,
+    kind: 'service',
+    userId,
+    notFound: notFound(SERVICE_NOT_FOUND),
+    permission,
+    extra: (l) => {
+      const extra = [...hintedKeys(l), ...more(l)];
+      requested = new Set(extra.map(keyId));
+      return extra;
+    },
+  });
   return { ...found, service: serviceEntity.decode(item), requested };
 }
 
@@ -30,7 +42,10 @@ export async function getService(ctx: AppContext, { service_id }: { service_id: 
   return serviceView.project(service, resolved);
 }
 
-export async function repositoryDeps(ctx: AppContext, { service_id }: { service_id: string }): Promise<RepositoryDep[]> {
+export async function repositoryDeps(
+  ctx: AppContext,
+  { service_id }: { service_id: string },
+): Promise<RepositoryDep[]> {
   const { service } = await accessToService(service_id, actorAccount(ctx).id, VIEW);
   return service.repository_deps;
 }

@@ -17,7 +17,11 @@ export type Resolved = Parameters<typeof serviceView.project>[1];
 export const SERVERLESS = 'serverless';
 
 /** The items a service points at, by key; `undefined` ids point at nothing. */
-export function referenceKeys(projectId: string, envId: string, r: Partial<Pick<Service, 'service_floor_id' | 'group_id' | 'subgroup_id'>>) {
+export function referenceKeys(
+  projectId: string,
+  envId: string,
+  r: Partial<Pick<Service, 'service_floor_id' | 'group_id' | 'subgroup_id'>>,
+) {
   return {
     floor: r.service_floor_id ? keys.floor(projectId, envId, r.service_floor_id) : undefined,
     group: r.group_id ? keys.group(projectId, envId, r.group_id) : undefined,
@@ -38,7 +42,9 @@ const REF_DETAILS = {
 export function keysToValidate(projectId: string, envId: string, set: Partial<Service>): Key[] {
   const r = referenceKeys(projectId, envId, set);
   return [
-    r.floor, r.group, r.subgroup,
+    r.floor,
+    r.group,
+    r.subgroup,
     set.responsible_project_user_id ? keys.projectUser(projectId, set.responsible_project_user_id) : undefined,
     set.responsible_user_id ? keys.member(projectId, set.responsible_user_id) : undefined,
   ].filter((k): k is Key => Boolean(k));
@@ -48,7 +54,12 @@ export function keysToValidate(projectId: string, envId: string, set: Partial<Se
  * Validates the references a write sets (400 with a clear detail) against what was read, and
  * returns the transaction guards that keep them valid until the write commits.
  */
-export function validateReferences(access: ProjectAccess, envId: string, set: Partial<Service>, effective: Service): TransactStep[] {
+export function validateReferences(
+  access: ProjectAccess,
+  envId: string,
+  set: Partial<Service>,
+  effective: Service,
+): TransactStep[] {
   const projectId = access.project.id;
   const items = access.extra;
   const r = referenceKeys(projectId, envId, set);
@@ -92,14 +103,24 @@ export function validateReferences(access: ProjectAccess, envId: string, set: Pa
  * which keys were asked for (so "asked and absent" is not fetched again); anything else is read
  * in one more BatchGet (only when a lookup hint was stale).
  */
-export async function resolveAll(services: Service[], items: Map<string, Record<string, unknown>>, requested: Set<string>): Promise<Resolved[]> {
+export async function resolveAll(
+  services: Service[],
+  items: Map<string, Record<string, unknown>>,
+  requested: Set<string>,
+): Promise<Resolved[]> {
   const refs = services.map((s) => referenceKeys(s.project_id, s.environment_id, s));
-  const missing = refs.flatMap((r) => [r.floor, r.group, r.subgroup]).filter((k): k is Key => Boolean(k) && !requested.has(keyId(k!)));
+  const missing = refs
+    .flatMap((r) => [r.floor, r.group, r.subgroup])
+    .filter((k): k is Key => Boolean(k) && !requested.has(keyId(k!)));
   if (missing.length) for (const [id, item] of await batchGet(missing)) items.set(id, item);
   return refs.map((r) => {
     const floor = r.floor && liveItem<Pick<Floor, 'floor_type'>>(items, r.floor);
     const group = r.group && liveItem<{ name: string }>(items, r.group);
     const subgroup = r.subgroup && liveItem<{ name: string }>(items, r.subgroup);
-    return { type: floor ? floor.floor_type : SERVERLESS, group_name: group ? group.name : null, subgroup_name: subgroup ? subgroup.name : null };
+    return {
+      type: floor ? floor.floor_type : SERVERLESS,
+      group_name: group ? group.name : null,
+      subgroup_name: subgroup ? subgroup.name : null,
+    };
   });
 }

@@ -18,14 +18,27 @@ import { accessToService } from './read';
  * also rewrites the service's listing item, on condition that the other listed fields are still as
  * read; a concurrent change of one re-runs the update from a new read.
  */
-export const updateService = (ctx: AppContext, input: UpdateServiceInput & { service_id: string }): Promise<ServiceOut> => retryWhenStale(() => updateServiceOnce(ctx, input));
+export const updateService = (
+  ctx: AppContext,
+  input: UpdateServiceInput & { service_id: string },
+): Promise<ServiceOut> => retryWhenStale(() => updateServiceOnce(ctx, input));
 
-async function updateServiceOnce(ctx: AppContext, { service_id: serviceId, ...input }: UpdateServiceInput & { service_id: string }): Promise<ServiceOut> {
+async function updateServiceOnce(
+  ctx: AppContext,
+  { service_id: serviceId, ...input }: UpdateServiceInput & { service_id: string },
+): Promise<ServiceOut> {
   const userId = actorAccount(ctx).id;
   const wanted = storedFields(input);
   const manage = { key: 'services.manage', detail: FORBIDDEN_MANAGE } as const;
-  const { access, service: item, located, requested } = await accessToService(serviceId, userId, manage, (l) => keysToValidate(l.projectId, l.envId, wanted));
-  const changes = Object.fromEntries(Object.entries(wanted).filter(([k, v]) => JSON.stringify(v) !== JSON.stringify(item[k as keyof Service]))) as Partial<Service>;
+  const {
+    access,
+    service: item,
+    located,
+    requested,
+  } = await accessToService(serviceId, userId, manage, (l) => keysToValidate(l.projectId, l.envId, wanted));
+  const changes = Object.fromEntries(
+    Object.entries(wanted).filter(([k, v]) => JSON.stringify(v) !== JSON.stringify(item[k as keyof Service])),
+  ) as Partial<Service>;
   let service = item;
   if (Object.keys(changes).length) {
     service = { ...item, ...changes, updated_at: ctx.clock.now().toISOString() };
@@ -34,12 +47,23 @@ async function updateServiceOnce(ctx: AppContext, { service_id: serviceId, ...in
     const changed = Object.keys(changes);
     if ('service_floor_id' in changes) changed.push('type');
     const days = await retentionOfProject(access.project);
-    const audit = auditSteps(ctx, { ...serviceAudit(service, 'update'), before: audited(item), after: audited(service) }, {
-      mode: 'latest', days, previous: item.audit_head,
-    });
+    const audit = auditSteps(
+      ctx,
+      { ...serviceAudit(service, 'update'), before: audited(item), after: audited(service) },
+      {
+        mode: 'latest',
+        days,
+        previous: item.audit_head,
+      },
+    );
     service.audit_head = audit.sk;
     await transact([
-      ...serviceListing.change(located.key, item, { ...changes, updated_at: service.updated_at, audit_head: audit.sk }, notFound(SERVICE_NOT_FOUND)),
+      ...serviceListing.change(
+        located.key,
+        item,
+        { ...changes, updated_at: service.updated_at, audit_head: audit.sk },
+        notFound(SERVICE_NOT_FOUND),
+      ),
       ...audit.steps,
       ...(moved ? [serviceHintsStep(serviceId, service)] : []),
       ...guards,

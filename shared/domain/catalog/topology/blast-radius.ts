@@ -47,8 +47,15 @@ export interface BlastRadius {
   truncated: boolean;
 }
 
-interface ServiceRow extends Lifecycle { id: string; name?: string | null; service_floor_id?: string | null }
-interface FloorRow extends Lifecycle { id: string; hostname?: string | null }
+interface ServiceRow extends Lifecycle {
+  id: string;
+  name?: string | null;
+  service_floor_id?: string | null;
+}
+interface FloorRow extends Lifecycle {
+  id: string;
+  hostname?: string | null;
+}
 /** Projections of the connection and link entities: only what the graph needs. */
 type ConnectionRow = Pick<Connection, 'a_type' | 'a_id' | 'b_type' | 'b_id' | 'direction'> & Lifecycle;
 type LinkRow = Pick<Link, 'from_service_id' | 'to_service_id'> & Lifecycle;
@@ -70,8 +77,10 @@ const nodeId = (type: EntityType, id: string) => `${type}#${id}`;
  */
 export function impactGraph(t: Topology) {
   const nodes = new Map<string, Node>();
-  for (const s of t.services) if (isLive(s)) nodes.set(nodeId('service', s.id), { type: 'service', id: s.id, name: s.name ?? null });
-  for (const f of t.floors) if (isLive(f)) nodes.set(nodeId('floor', f.id), { type: 'floor', id: f.id, name: f.hostname ?? null });
+  for (const s of t.services)
+    if (isLive(s)) nodes.set(nodeId('service', s.id), { type: 'service', id: s.id, name: s.name ?? null });
+  for (const f of t.floors)
+    if (isLive(f)) nodes.set(nodeId('floor', f.id), { type: 'floor', id: f.id, name: f.hostname ?? null });
   const adjacent = new Map<string, Map<string, Via>>();
   const add = (from: string, to: string, via: Via) => {
     if (from === to || !nodes.has(from) || !nodes.has(to)) return;
@@ -79,7 +88,8 @@ export function impactGraph(t: Topology) {
     if (!out) adjacent.set(from, (out = new Map()));
     if (!out.has(to)) out.set(to, via);
   };
-  for (const l of t.links) if (isLive(l)) add(nodeId('service', l.to_service_id), nodeId('service', l.from_service_id), 'link');
+  for (const l of t.links)
+    if (isLive(l)) add(nodeId('service', l.to_service_id), nodeId('service', l.from_service_id), 'link');
   for (const c of t.connections) {
     if (!isLive(c)) continue;
     const a = nodeId(c.a_type, c.a_id);
@@ -87,7 +97,8 @@ export function impactGraph(t: Topology) {
     if (c.direction !== 'b_to_a') add(b, a, 'connection'); // a_to_b, both, none: a depends on b
     if (c.direction !== 'a_to_b') add(a, b, 'connection'); // b_to_a, both, none: b depends on a
   }
-  for (const s of t.services) if (isLive(s) && s.service_floor_id) add(nodeId('floor', s.service_floor_id), nodeId('service', s.id), 'hosting');
+  for (const s of t.services)
+    if (isLive(s) && s.service_floor_id) add(nodeId('floor', s.service_floor_id), nodeId('service', s.id), 'hosting');
   // Neighbours in name order (then type, then id) make the chosen shortest path deterministic, and
   // the same in a copy of the environment (an import gives new ids to the same names).
   const rank = new Map([...nodes].map(([key, n]) => [key, `${n.name ?? ''}\u0000${n.type}\u0000${n.id}`]));
@@ -117,15 +128,24 @@ export function computeBlastRadius(t: Topology, origin: NodeRef, maxDepth: numbe
     }
     frontier = next;
   }
-  const truncated = frontier.some((from) => (edges.get(from) ?? []).some(({ to }) => to !== originId && !reached.has(to)));
+  const truncated = frontier.some((from) =>
+    (edges.get(from) ?? []).some(({ to }) => to !== originId && !reached.has(to)),
+  );
   const affected = [...reached.values()].sort(
-    (x, y) => x.distance - y.distance || x.type.localeCompare(y.type) || (x.name ?? '').localeCompare(y.name ?? '') || x.id.localeCompare(y.id),
+    (x, y) =>
+      x.distance - y.distance ||
+      x.type.localeCompare(y.type) ||
+      (x.name ?? '').localeCompare(y.name ?? '') ||
+      x.id.localeCompare(y.id),
   );
   return {
     origin: { type: originNode.type, id: originNode.id, name: originNode.name },
     max_depth: maxDepth,
     affected,
-    counts: { services: affected.filter((a) => a.type === 'service').length, floors: affected.filter((a) => a.type === 'floor').length },
+    counts: {
+      services: affected.filter((a) => a.type === 'service').length,
+      floors: affected.filter((a) => a.type === 'floor').length,
+    },
     truncated,
   };
 }
@@ -133,10 +153,16 @@ export function computeBlastRadius(t: Topology, origin: NodeRef, maxDepth: numbe
 /** The environment's topology: four Queries on its key prefixes, in parallel, fetching only what the graph needs. */
 async function loadTopology(projectId: string, envId: string): Promise<Topology> {
   const [services, floors, connections, links] = await Promise.all([
-    queryPrefix<ServiceRow>(projectId, keys.servicePrefix(envId), { projection: ['id', 'name', 'service_floor_id', ...LIFECYCLE_FIELDS] }),
+    queryPrefix<ServiceRow>(projectId, keys.servicePrefix(envId), {
+      projection: ['id', 'name', 'service_floor_id', ...LIFECYCLE_FIELDS],
+    }),
     queryPrefix<FloorRow>(projectId, keys.floorPrefix(envId), { projection: ['id', 'hostname', ...LIFECYCLE_FIELDS] }),
-    queryPrefix<ConnectionRow>(projectId, keys.connectionPrefix(envId), { projection: ['a_type', 'a_id', 'b_type', 'b_id', 'direction', ...LIFECYCLE_FIELDS] }),
-    queryPrefix<LinkRow>(projectId, keys.linkPrefix(envId), { projection: ['from_service_id', 'to_service_id', ...LIFECYCLE_FIELDS] }),
+    queryPrefix<ConnectionRow>(projectId, keys.connectionPrefix(envId), {
+      projection: ['a_type', 'a_id', 'b_type', 'b_id', 'direction', ...LIFECYCLE_FIELDS],
+    }),
+    queryPrefix<LinkRow>(projectId, keys.linkPrefix(envId), {
+      projection: ['from_service_id', 'to_service_id', ...LIFECYCLE_FIELDS],
+    }),
   ]);
   return { services, floors, connections, links };
 }
@@ -152,7 +178,11 @@ export async function blastRadiusOf(ctx: AppContext, input: NodeRef & { max_dept
   const origin: NodeRef = { type: input.type, id: input.id };
   const permission = VIEW_PERMISSION[origin.type];
   const { alongside } = await accessToItem({
-    id: origin.id, kind: origin.type, userId: actorAccount(ctx).id, notFound: notFound(ENTITY_NOT_FOUND[origin.type]), permission: { key: permission, detail: `Missing permission: ${permission}` },
+    id: origin.id,
+    kind: origin.type,
+    userId: actorAccount(ctx).id,
+    notFound: notFound(ENTITY_NOT_FOUND[origin.type]),
+    permission: { key: permission, detail: `Missing permission: ${permission}` },
     alongside: (located) => loadTopology(located.projectId, located.envId),
   });
   return computeBlastRadius(alongside as Topology, origin, input.max_depth);

@@ -15,9 +15,8 @@ export type GroupKind = (typeof GROUP_KINDS)[number];
 export const connectionName = z.string().trim().min(1).max(200).nullish();
 
 /** Field names are a contract: the services group deletes a service's connections, found by their ends' listings (edgeRemovalSteps). */
-export const connectionEntity = defineEntity(
-  'connection',
-  () => z.object({
+export const connectionEntity = defineEntity('connection', () =>
+  z.object({
     id: z.uuid(),
     project_id: z.uuid(),
     environment_id: z.uuid(),
@@ -41,8 +40,20 @@ export const connectionEntity = defineEntity(
 export type Connection = z.infer<typeof connectionEntity.schema>;
 
 export const connectionView = defineView(connectionEntity, {
-  id: true, project_id: true, environment_id: true, a_type: true, a_id: true, b_type: true, b_id: true, direction: true, chain_id: true, name: true,
-  group_kind: true, created_at: true, updated_at: true, deleted_at: true,
+  id: true,
+  project_id: true,
+  environment_id: true,
+  a_type: true,
+  a_id: true,
+  b_type: true,
+  b_id: true,
+  direction: true,
+  chain_id: true,
+  name: true,
+  group_kind: true,
+  created_at: true,
+  updated_at: true,
+  deleted_at: true,
 });
 /** The response schema of a connection (every /service-connections route). */
 /** The response schema (built at first use: `responses` are read by the OpenAPI document only). */
@@ -54,9 +65,8 @@ export const connectionOut = () => connectionView.schema;
  * transactions; every write that adds or removes a member moves it in the same transaction (in
  * connections/, and in the catalog's cascade when a service or floor is deleted: `edgeRemovalSteps`).
  */
-export const chainEntity = defineEntity(
-  'connection_chain',
-  () => z.object({
+export const chainEntity = defineEntity('connection_chain', () =>
+  z.object({
     id: z.uuid(),
     project_id: z.uuid(),
     environment_id: z.uuid(),

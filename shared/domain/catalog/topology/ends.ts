@@ -8,11 +8,13 @@ export const ENTITY_TYPES = ['service', 'floor'] as const;
 export type EntityType = (typeof ENTITY_TYPES)[number];
 
 /** SPEC's 404 details for services and floors (as on attachments). */
-export const ENTITY_NOT_FOUND: Record<EntityType, string> = { service: 'Service not found', floor: 'ServiceFloor not found' };
+export const ENTITY_NOT_FOUND: Record<EntityType, string> = {
+  service: 'Service not found',
+  floor: 'ServiceFloor not found',
+};
 
 export const entityKey = (type: EntityType, projectId: string, envId: string, id: string) =>
   type === 'service' ? keys.service(projectId, envId, id) : keys.floor(projectId, envId, id);
-
 
 /**
  * The ends of a new edge: each a live service or floor of this environment (its key includes the

@@ -54,11 +54,23 @@ export interface EnvironmentTopology {
   };
 }
 
-type ServiceRow = Lifecycle & { id: string; name: string; group_id?: string | null; service_floor_id?: string | null; network_ids?: string[] };
-type FloorRow = Lifecycle & { id: string; hostname?: string | null; floor_type?: string | null; network_ids?: string[] };
+type ServiceRow = Lifecycle & {
+  id: string;
+  name: string;
+  group_id?: string | null;
+  service_floor_id?: string | null;
+  network_ids?: string[];
+};
+type FloorRow = Lifecycle & {
+  id: string;
+  hostname?: string | null;
+  floor_type?: string | null;
+  network_ids?: string[];
+};
 type NetworkRow = Lifecycle & { id: string; name: string; cidr?: string | null };
 type GroupRow = Lifecycle & { id: string; name: string };
-type ConnectionRow = Lifecycle & Pick<Connection, 'id' | 'a_type' | 'a_id' | 'b_type' | 'b_id' | 'direction' | 'name' | 'created_at' | 'position'>;
+type ConnectionRow = Lifecycle &
+  Pick<Connection, 'id' | 'a_type' | 'a_id' | 'b_type' | 'b_id' | 'direction' | 'name' | 'created_at' | 'position'>;
 type LinkRow = Lifecycle & { id: string; from_service_id: string; to_service_id: string; created_at: string };
 
 /**
@@ -66,18 +78,40 @@ type LinkRow = Lifecycle & { id: string; from_service_id: string; to_service_id:
  * (each follows its own pages), projected to the fields drawn, live items only (the live rule as the
  * Queries' filter: deleted and archived items are not sent back). No Scan, no per-item read.
  */
-async function readItems(projectId: string, envId: string, what: { floors: boolean; networks: boolean; connections: boolean }) {
+async function readItems(
+  projectId: string,
+  envId: string,
+  what: { floors: boolean; networks: boolean; connections: boolean },
+) {
   const none = Promise.resolve([]);
   const live = filterParams(LIVE_FILTER);
   const [services, groups, floors, networks, connections, links] = await Promise.all([
-    queryPrefix<ServiceRow>(projectId, keys.servicePrefix(envId), { projection: ['id', 'name', 'group_id', 'service_floor_id', 'network_ids'], ...live }),
+    queryPrefix<ServiceRow>(projectId, keys.servicePrefix(envId), {
+      projection: ['id', 'name', 'group_id', 'service_floor_id', 'network_ids'],
+      ...live,
+    }),
     queryPrefix<GroupRow>(projectId, keys.groupPrefix(envId), { projection: ['id', 'name'], ...live }),
-    what.floors ? queryPrefix<FloorRow>(projectId, keys.floorPrefix(envId), { projection: ['id', 'hostname', 'floor_type', 'network_ids'], ...live }) : none,
-    what.networks ? queryPrefix<NetworkRow>(projectId, keys.networkPrefix(envId), { projection: ['id', 'name', 'cidr'], ...live }) : none,
-    what.connections
-      ? queryPrefix<ConnectionRow>(projectId, keys.connectionPrefix(envId), { projection: ['id', 'a_type', 'a_id', 'b_type', 'b_id', 'direction', 'name', 'created_at', 'position'], ...live })
+    what.floors
+      ? queryPrefix<FloorRow>(projectId, keys.floorPrefix(envId), {
+          projection: ['id', 'hostname', 'floor_type', 'network_ids'],
+          ...live,
+        })
       : none,
-    what.connections ? queryPrefix<LinkRow>(projectId, keys.linkPrefix(envId), { projection: ['id', 'from_service_id', 'to_service_id', 'created_at'], ...live }) : none,
+    what.networks
+      ? queryPrefix<NetworkRow>(projectId, keys.networkPrefix(envId), { projection: ['id', 'name', 'cidr'], ...live })
+      : none,
+    what.connections
+      ? queryPrefix<ConnectionRow>(projectId, keys.connectionPrefix(envId), {
+          projection: ['id', 'a_type', 'a_id', 'b_type', 'b_id', 'direction', 'name', 'created_at', 'position'],
+          ...live,
+        })
+      : none,
+    what.connections
+      ? queryPrefix<LinkRow>(projectId, keys.linkPrefix(envId), {
+          projection: ['id', 'from_service_id', 'to_service_id', 'created_at'],
+          ...live,
+        })
+      : none,
   ]);
   return {
     services: services.sort(byText((s) => s.name)),
@@ -90,11 +124,19 @@ async function readItems(projectId: string, envId: string, what: { floors: boole
 }
 
 /** The items read, as nodes and edges; edges to an item that is not drawn (deleted, or not viewable) are left out. */
-export function topologyOf(projectId: string, envId: string, items: Awaited<ReturnType<typeof readItems>>): EnvironmentTopology {
+export function topologyOf(
+  projectId: string,
+  envId: string,
+  items: Awaited<ReturnType<typeof readItems>>,
+): EnvironmentTopology {
   const nodes: EnvironmentTopology['nodes'] = { kind: [], id: [], name: [], group: [], type: [], cidr: [] };
   const edges: EnvironmentTopology['edges'] = { kind: [], source: [], target: [], direction: [], name: [] };
   const index = new Map<string, number>();
-  const node = (kind: NodeKind, id: string, fields: { name: string | null; group?: string | null; type?: string | null; cidr?: string | null }) => {
+  const node = (
+    kind: NodeKind,
+    id: string,
+    fields: { name: string | null; group?: string | null; type?: string | null; cidr?: string | null },
+  ) => {
     index.set(`${kind}#${id}`, nodes.id.length);
     nodes.kind.push(kind);
     nodes.id.push(id);
@@ -103,7 +145,12 @@ export function topologyOf(projectId: string, envId: string, items: Awaited<Retu
     nodes.type.push(fields.type ?? null);
     nodes.cidr.push(fields.cidr ?? null);
   };
-  const edge = (kind: EdgeKind, from: string, to: string, connection?: { direction: Direction; name: string | null }) => {
+  const edge = (
+    kind: EdgeKind,
+    from: string,
+    to: string,
+    connection?: { direction: Direction; name: string | null },
+  ) => {
     const source = index.get(from);
     const target = index.get(to);
     if (source === undefined || target === undefined) return;
@@ -114,15 +161,24 @@ export function topologyOf(projectId: string, envId: string, items: Awaited<Retu
     edges.name.push(connection?.name ?? null);
   };
   const groupName = new Map(items.groups.map((g) => [g.id, g.name]));
-  for (const s of items.services) node('service', s.id, { name: s.name, group: (s.group_id && groupName.get(s.group_id)) || null });
+  for (const s of items.services)
+    node('service', s.id, { name: s.name, group: (s.group_id && groupName.get(s.group_id)) || null });
   for (const f of items.floors) node('floor', f.id, { name: f.hostname ?? null, type: f.floor_type ?? null });
   for (const n of items.networks) node('network', n.id, { name: n.name, cidr: n.cidr ?? null });
 
   const end = (type: EntityType, id: string) => `${type}#${id}`;
-  for (const c of items.connections) edge('connection', end(c.a_type, c.a_id), end(c.b_type, c.b_id), { direction: c.direction ?? 'none', name: c.name ?? null });
+  for (const c of items.connections)
+    edge('connection', end(c.a_type, c.a_id), end(c.b_type, c.b_id), {
+      direction: c.direction ?? 'none',
+      name: c.name ?? null,
+    });
   for (const l of items.links) edge('link', end('service', l.from_service_id), end('service', l.to_service_id));
-  for (const s of items.services) if (s.service_floor_id) edge('hosting', end('service', s.id), end('floor', s.service_floor_id));
-  for (const holder of [...items.services.map((s) => ['service', s] as const), ...items.floors.map((f) => ['floor', f] as const)]) {
+  for (const s of items.services)
+    if (s.service_floor_id) edge('hosting', end('service', s.id), end('floor', s.service_floor_id));
+  for (const holder of [
+    ...items.services.map((s) => ['service', s] as const),
+    ...items.floors.map((f) => ['floor', f] as const),
+  ]) {
     const [kind, { id, network_ids }] = holder;
     for (const network of new Set(network_ids ?? [])) edge('attachment', end(kind, id), `network#${network}`);
   }
@@ -136,11 +192,18 @@ export function topologyOf(projectId: string, envId: string, items: Awaited<Retu
  * when the caller may view them (every member may, today). The access is read first (one
  * BatchGet), then the environment in one parallel round of Queries.
  */
-export async function environmentTopology(ctx: AppContext, input: { project_id: string; environment_id: string }): Promise<EnvironmentTopology> {
+export async function environmentTopology(
+  ctx: AppContext,
+  input: { project_id: string; environment_id: string },
+): Promise<EnvironmentTopology> {
   const { project_id: projectId, environment_id: envId } = input;
   const { access } = await accessInEnvironment(projectId, actorAccount(ctx).id, envId);
   access.require('services.view', SERVICE_FORBIDDEN.view, envId);
   const can = (p: 'floors.view' | 'networks.view' | 'connections.view') => access.can(p, envId);
-  const items = await readItems(projectId, envId, { floors: can('floors.view'), networks: can('networks.view'), connections: can('connections.view') });
+  const items = await readItems(projectId, envId, {
+    floors: can('floors.view'),
+    networks: can('networks.view'),
+    connections: can('connections.view'),
+  });
   return topologyOf(projectId, envId, items);
 }

@@ -6,9 +6,8 @@ import { defineEntity, defineView } from '#db/entity';
  * `from_service_id` depends on `to_service_id`. Field names are a contract: the services group
  * deletes links by them (edgeRemovalSteps).
  */
-export const linkEntity = defineEntity(
-  'link',
-  () => z.object({
+export const linkEntity = defineEntity('link', () =>
+  z.object({
     id: z.uuid(),
     project_id: z.uuid(),
     environment_id: z.uuid(),
@@ -24,7 +23,14 @@ export const linkEntity = defineEntity(
 export type Link = z.infer<typeof linkEntity.schema>;
 
 export const linkView = defineView(linkEntity, {
-  id: true, project_id: true, environment_id: true, from_service_id: true, to_service_id: true, created_at: true, updated_at: true, deleted_at: true,
+  id: true,
+  project_id: true,
+  environment_id: true,
+  from_service_id: true,
+  to_service_id: true,
+  created_at: true,
+  updated_at: true,
+  deleted_at: true,
 });
 /** The response schema of a link (every /service-links route). */
 /** The response schema (built at first use: `responses` are read by the OpenAPI document only). */

@@ -24,7 +24,12 @@ export const LINK_KIND = 'link';
  * concurrent creates cannot both win). A sentinel left behind when the services group deletes a
  * service's links is harmless: that service id never comes back.
  */
-const pairScope = (projectId: string, envId: string): NameScope => ({ projectId, kind: 'LINK', scopeId: envId, takenDetail: 'Link already exists' });
+const pairScope = (projectId: string, envId: string): NameScope => ({
+  projectId,
+  kind: 'LINK',
+  scopeId: envId,
+  takenDetail: 'Link already exists',
+});
 const pairName = (l: Pick<Link, 'from_service_id' | 'to_service_id'>) => `${l.from_service_id}>${l.to_service_id}`;
 
 /** The writes that create a link (its pair claim, its item, its id lookup, its ends' listings); the end and environment guards are the caller's. */
@@ -50,11 +55,20 @@ export async function createLink(
   access.require('connections.manage', MISSING_MANAGE, envId);
   const now = ctx.clock.now().toISOString();
   const link = linkEntity.create({
-    id: ctx.ids.newId(), project_id: projectId, environment_id: envId, from_service_id: input.from_service_id, to_service_id: input.to_service_id, created_at: now, updated_at: now,
+    id: ctx.ids.newId(),
+    project_id: projectId,
+    environment_id: envId,
+    from_service_id: input.from_service_id,
+    to_service_id: input.to_service_id,
+    created_at: now,
+    updated_at: now,
   });
   await transact([
     envLiveCheck(projectId, envId),
-    ...edgeEnds(projectId, envId, [{ type: 'service', id: link.from_service_id }, { type: 'service', id: link.to_service_id }]),
+    ...edgeEnds(projectId, envId, [
+      { type: 'service', id: link.from_service_id },
+      { type: 'service', id: link.to_service_id },
+    ]),
     ...newLinkSteps(link),
     ...creationAudit(ctx, 'link', link, auditedLink(link)),
   ]);
@@ -67,7 +81,10 @@ export async function createLink(
  * grows with the service's links, not the environment's), alongside the access check; the whole
  * list and a sync (`updated_since`, deleted ones too) read the environment's links.
  */
-export async function listLinks(ctx: AppContext, query: { project_id: string; environment_id: string; service_id?: string; updated_since?: string }): Promise<Link[]> {
+export async function listLinks(
+  ctx: AppContext,
+  query: { project_id: string; environment_id: string; service_id?: string; updated_since?: string },
+): Promise<Link[]> {
   const { project_id: projectId, environment_id: envId, service_id: serviceId } = query;
   const [{ access }, listed] = await Promise.all([
     accessInEnvironment(projectId, actorAccount(ctx).id, envId),
@@ -75,7 +92,9 @@ export async function listLinks(ctx: AppContext, query: { project_id: string; en
   ]);
   access.require('connections.view', MISSING_VIEW, envId);
   if (listed) return listed;
-  const all = (await queryPrefix(projectId, keys.linkPrefix(envId), visibleFilter(query.updated_since))).map(linkEntity.decode);
+  const all = (await queryPrefix(projectId, keys.linkPrefix(envId), visibleFilter(query.updated_since))).map(
+    linkEntity.decode,
+  );
   return visible(all, query.updated_since)
     .filter((l) => !serviceId || l.from_service_id === serviceId || l.to_service_id === serviceId)
     .sort(byLinkOrder);
@@ -90,14 +109,24 @@ export const byLinkOrder = (a: Pick<Link, 'created_at' | 'id'>, b: Pick<Link, 'c
 export const deleteLink = (...args: Parameters<typeof deleteLinkOnce>) => retryWhenStale(() => deleteLinkOnce(...args));
 
 async function deleteLinkOnce(ctx: AppContext, input: { link_id: string }): Promise<void> {
-  const { access, item } = await accessToItem<Record<string, unknown>>({ id: input.link_id, kind: LINK_KIND, userId: actorAccount(ctx).id, notFound: notFound(LINK_NOT_FOUND), permission: { key: 'connections.manage', detail: MISSING_MANAGE } });
+  const { access, item } = await accessToItem<Record<string, unknown>>({
+    id: input.link_id,
+    kind: LINK_KIND,
+    userId: actorAccount(ctx).id,
+    notFound: notFound(LINK_NOT_FOUND),
+    permission: { key: 'connections.manage', detail: MISSING_MANAGE },
+  });
   const link = linkEntity.decode(item);
   const now = ctx.clock.now().toISOString();
   const days = await retentionOfProject(access.project);
   const audit = changeAudit(ctx, 'link', 'delete', link, { before: auditedLink(link), after: null }, days);
   await transact([
     // The soft delete (the live rule's condition), with the link's latest audit entry.
-    setFieldsStep(keys.link(link.project_id, link.environment_id, link.id), { deleted_at: now, updated_at: now, audit_head: audit.head }, notFound(LINK_NOT_FOUND)),
+    setFieldsStep(
+      keys.link(link.project_id, link.environment_id, link.id),
+      { deleted_at: now, updated_at: now, audit_head: audit.head },
+      notFound(LINK_NOT_FOUND),
+    ),
     ...linkListing.steps(link, null),
     ...audit.steps,
     releaseNameStep(pairScope(link.project_id, link.environment_id), pairName(link)),

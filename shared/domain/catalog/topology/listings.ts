@@ -23,10 +23,15 @@ export const chainPlace = (chainId: string) => `CHAIN.${chainId}`;
  * `entities`) only.
  */
 export const connectionListing = defineListing<Connection, 'chain_id' | 'a_id' | 'b_id'>({
-  family: 'CONN', beside: true, revision: 3,
+  family: 'CONN',
+  beside: true,
+  revision: 3,
   orderKey: (c) => `${c.created_at ?? ''}#${String(c.position ?? 0).padStart(10, '0')}`,
   places: (c) => [ALL_CONNECTIONS, c.a_id!, c.b_id!, ...(c.chain_id ? [chainPlace(c.chain_id)] : [])],
-  filtered: ['chain_id'], hints: ['a_id', 'b_id'], entityKey: keys.connection, decode: connectionEntity.decode,
+  filtered: ['chain_id'],
+  hints: ['a_id', 'b_id'],
+  entityKey: keys.connection,
+  decode: connectionEntity.decode,
 });
 export type ConnectionListing = Pick<Connection, 'id' | 'chain_id'>;
 
@@ -45,5 +50,7 @@ export const linkListing = defineListing<Link, never>({
   orderKey: (l) => l.created_at ?? '',
   // One place per distinct end (a link to itself is refused, but two equal keys would fail the transaction).
   places: (l) => [...new Set([l.from_service_id!, l.to_service_id!])],
-  filtered: [], entityKey: keys.link, decode: linkEntity.decode,
+  filtered: [],
+  entityKey: keys.link,
+  decode: linkEntity.decode,
 });

@@ -4,7 +4,14 @@ import type { Instance } from '@aws-sdk/client-ec2';
 import { isIP } from 'node:net';
 import { config } from '#shared/config';
 import { captured } from '#shared/tracing';
-import { floorTags, ProviderRefusal, type DiscoveredInstance, type Listing, type ProviderAccount, type ProviderAdapter } from './types';
+import {
+  floorTags,
+  ProviderRefusal,
+  type DiscoveredInstance,
+  type Listing,
+  type ProviderAccount,
+  type ProviderAdapter,
+} from './types';
 
 /**
  * AWS through a cross-account role: STS AssumeRole with the account's generated external id, then
@@ -21,15 +28,23 @@ async function assumeRole(account: ProviderAccount): Promise<Credentials> {
   const { STSClient, AssumeRoleCommand } = await import('@aws-sdk/client-sts');
   const sts = captured(new STSClient({ region: config().AWS_REGION }));
   try {
-    const out = await sts.send(new AssumeRoleCommand({
-      RoleArn: account.role_arn, ExternalId: account.external_id, RoleSessionName: `infra-catalog-${account.id.slice(0, 8)}`, DurationSeconds: 900,
-    }));
+    const out = await sts.send(
+      new AssumeRoleCommand({
+        RoleArn: account.role_arn,
+        ExternalId: account.external_id,
+        RoleSessionName: `infra-catalog-${account.id.slice(0, 8)}`,
+        DurationSeconds: 900,
+      }),
+    );
     const c = out.Credentials;
-    if (!c?.AccessKeyId || !c.SecretAccessKey || !c.SessionToken) throw new ProviderRefusal('AWS answered AssumeRole without credentials.');
+    if (!c?.AccessKeyId || !c.SecretAccessKey || !c.SessionToken)
+      throw new ProviderRefusal('AWS answered AssumeRole without credentials.');
     return { accessKeyId: c.AccessKeyId, secretAccessKey: c.SecretAccessKey, sessionToken: c.SessionToken };
   } catch (err) {
     if (err instanceof ProviderRefusal) throw err;
-    throw new ProviderRefusal(`AWS refused AssumeRole (${(err as Error).name}). Check the role's trust policy and external id.`);
+    throw new ProviderRefusal(
+      `AWS refused AssumeRole (${(err as Error).name}). Check the role's trust policy and external id.`,
+    );
   }
 }
 
@@ -37,8 +52,13 @@ const tagValue = (i: Instance, key: string) => i.Tags?.find((t) => t.Key === key
 
 export function toDiscovered(i: Instance, region: string): DiscoveredInstance {
   const ips = [
-    i.PublicIpAddress, i.PrivateIpAddress, i.Ipv6Address,
-    ...(i.NetworkInterfaces ?? []).flatMap((n) => [...(n.PrivateIpAddresses ?? []).map((p) => p.PrivateIpAddress), ...(n.Ipv6Addresses ?? []).map((p) => p.Ipv6Address)]),
+    i.PublicIpAddress,
+    i.PrivateIpAddress,
+    i.Ipv6Address,
+    ...(i.NetworkInterfaces ?? []).flatMap((n) => [
+      ...(n.PrivateIpAddresses ?? []).map((p) => p.PrivateIpAddress),
+      ...(n.Ipv6Addresses ?? []).map((p) => p.Ipv6Address),
+    ]),
   ].filter((ip): ip is string => Boolean(ip && isIP(ip)));
   const unique = [...new Set(ips)].slice(0, 64);
   const cores = i.CpuOptions?.CoreCount;
@@ -53,7 +73,9 @@ export function toDiscovered(i: Instance, region: string): DiscoveredInstance {
     // DescribeInstances does not say the memory; it would take DescribeInstanceTypes.
     memory_mb: null,
     storage_gb: null,
-    tags: floorTags((i.Tags ?? []).filter((t) => t.Key && t.Key !== 'Name').map((t) => (t.Value ? `${t.Key}=${t.Value}` : t.Key!))),
+    tags: floorTags(
+      (i.Tags ?? []).filter((t) => t.Key && t.Key !== 'Name').map((t) => (t.Value ? `${t.Key}=${t.Value}` : t.Key!)),
+    ),
   };
 }
 
@@ -83,9 +105,12 @@ export const awsAdapter: ProviderAdapter = {
     const credentials = await assumeRole(account);
     const { STSClient, GetCallerIdentityCommand } = await import('@aws-sdk/client-sts');
     try {
-      const who = await captured(new STSClient({ region: config().AWS_REGION, credentials })).send(new GetCallerIdentityCommand({}));
+      const who = await captured(new STSClient({ region: config().AWS_REGION, credentials })).send(
+        new GetCallerIdentityCommand({}),
+      );
       const expected = account.role_arn!.split(':')[4];
-      if (expected && who.Account && who.Account !== expected) throw new ProviderRefusal('The assumed role belongs to another AWS account.');
+      if (expected && who.Account && who.Account !== expected)
+        throw new ProviderRefusal('The assumed role belongs to another AWS account.');
     } catch (err) {
       if (err instanceof ProviderRefusal) throw err;
       throw new ProviderRefusal(`AWS refused GetCallerIdentity (${(err as Error).name}).`);
@@ -93,7 +118,12 @@ export const awsAdapter: ProviderAdapter = {
   },
   async list(account) {
     const credentials = await assumeRole(account);
-    const regions = account.regions.length ? account.regions : config().DISCOVERY_AWS_REGIONS.split(',').map((r) => r.trim()).filter(Boolean);
+    const regions = account.regions.length
+      ? account.regions
+      : config()
+          .DISCOVERY_AWS_REGIONS.split(',')
+          .map((r) => r.trim())
+          .filter(Boolean);
     const out: Listing[] = [];
     for (const region of regions) out.push(await listRegion(region, credentials));
     return out;

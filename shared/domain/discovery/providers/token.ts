@@ -1,7 +1,15 @@
 import { isIP } from 'node:net';
 import { config } from '#shared/config';
 import { log } from '#shared/log';
-import { ALL_REGIONS, floorTags, ProviderRefusal, type DiscoveredInstance, type Listing, type ProviderAccount, type ProviderAdapter } from './types';
+import {
+  ALL_REGIONS,
+  floorTags,
+  ProviderRefusal,
+  type DiscoveredInstance,
+  type Listing,
+  type ProviderAccount,
+  type ProviderAdapter,
+} from './types';
 
 /**
  * The token providers over plain REST (fetch): Hetzner Cloud (`/servers`, page/per_page with
@@ -18,7 +26,10 @@ const TIMEOUT_MS = 15_000;
 async function getJson(url: string, token: string): Promise<unknown> {
   let res: Response;
   try {
-    res = await fetch(url, { headers: { authorization: `Bearer ${token}`, accept: 'application/json' }, signal: AbortSignal.timeout(TIMEOUT_MS) });
+    res = await fetch(url, {
+      headers: { authorization: `Bearer ${token}`, accept: 'application/json' },
+      signal: AbortSignal.timeout(TIMEOUT_MS),
+    });
   } catch (err) {
     throw new Error(`The provider could not be reached (${(err as Error).name}).`);
   }
@@ -35,7 +46,8 @@ async function getJson(url: string, token: string): Promise<unknown> {
   return res.json();
 }
 
-const ips = (list: (string | undefined | null)[]) => [...new Set(list.filter((ip): ip is string => Boolean(ip && isIP(ip))))].slice(0, 64);
+const ips = (list: (string | undefined | null)[]) =>
+  [...new Set(list.filter((ip): ip is string => Boolean(ip && isIP(ip))))].slice(0, 64);
 const int = (n: unknown) => (typeof n === 'number' && Number.isFinite(n) && n >= 0 ? Math.round(n) : null);
 
 interface HetznerServer {
@@ -77,7 +89,11 @@ interface Droplet {
 
 function fromDroplet(d: Droplet): DiscoveredInstance {
   const v4 = d.networks?.v4 ?? [];
-  const all = ips([...v4.filter((n) => n.type === 'public'), ...v4.filter((n) => n.type !== 'public'), ...(d.networks?.v6 ?? [])].map((n) => n.ip_address));
+  const all = ips(
+    [...v4.filter((n) => n.type === 'public'), ...v4.filter((n) => n.type !== 'public'), ...(d.networks?.v6 ?? [])].map(
+      (n) => n.ip_address,
+    ),
+  );
   return {
     instance_id: String(d.id),
     hostname: (d.name || String(d.id)).slice(0, 253),
@@ -115,8 +131,16 @@ function pagedAdapter<T>(api: PagedApi<T>): ProviderAdapter {
       const instances: DiscoveredInstance[] = [];
       try {
         for (let page = 1; page <= MAX_PAGES; page++) {
-          const body = (await getJson(`${api.base()}${api.path}?page=${page}&per_page=${PER_PAGE}`, secret)) as Record<string, unknown>;
-          instances.push(...api.items(body).filter((i) => (i as { id?: unknown }).id != null).map(api.map));
+          const body = (await getJson(`${api.base()}${api.path}?page=${page}&per_page=${PER_PAGE}`, secret)) as Record<
+            string,
+            unknown
+          >;
+          instances.push(
+            ...api
+              .items(body)
+              .filter((i) => (i as { id?: unknown }).id != null)
+              .map(api.map),
+          );
           if (!api.hasNext(body)) return [{ scope: ALL_REGIONS, ok: true, instances }];
         }
         throw new Error('The provider kept paging.');
@@ -133,7 +157,8 @@ export const hetznerAdapter = pagedAdapter<HetznerServer>({
   path: '/servers',
   verifyPath: '/servers?per_page=1',
   items: (b) => (Array.isArray(b.servers) ? (b.servers as HetznerServer[]) : []),
-  hasNext: (b) => Boolean((b.meta as { pagination?: { next_page?: number | null } } | undefined)?.pagination?.next_page),
+  hasNext: (b) =>
+    Boolean((b.meta as { pagination?: { next_page?: number | null } } | undefined)?.pagination?.next_page),
   map: fromHetzner,
 });
 

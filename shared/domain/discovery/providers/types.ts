@@ -16,7 +16,9 @@ export interface DiscoveredInstance {
  * One listing scope: an AWS region, or a token provider's whole account (`ALL_REGIONS`). A failed
  * scope flags nothing missing; its error is a short text without secrets.
  */
-export type Listing = { scope: string; ok: true; instances: DiscoveredInstance[] } | { scope: string; ok: false; error: string };
+export type Listing =
+  | { scope: string; ok: true; instances: DiscoveredInstance[] }
+  | { scope: string; ok: false; error: string };
 export const ALL_REGIONS = '*';
 
 /** The provider refused the credentials (or they are unusable): the run fails at once, no retry. */

@@ -52,6 +52,8 @@ export async function applyImport(
   await writer.finish();
   if (!writer.stopped) return plan.report;
   const detail = writer.halted ? 'not applied: the import was cancelled' : 'not applied: the import stopped';
-  const items = plan.report.items.map((i, n) => (writer.notApplied.has(n) ? { ...i, action: 'error' as const, detail } : i));
+  const items = plan.report.items.map((i, n) =>
+    writer.notApplied.has(n) ? { ...i, action: 'error' as const, detail } : i,
+  );
   return { summary: summarize(items, writer.errors), items, errors: writer.errors };
 }

@@ -34,39 +34,53 @@ export interface Built {
  * new items follow by BatchWriteItem, and its guards (what the items refer to, the counters' items
  * among them) close it once the items are there, so a removal racing the items is still refused.
  */
-export function build(chunk: Unit[], own: TransactStep[], plan: ImportPlan, now: string, connectionsVersion: number): Built {
+export function build(
+  chunk: Unit[],
+  own: TransactStep[],
+  plan: ImportPlan,
+  now: string,
+  connectionsVersion: number,
+): Built {
   const { projectId, environmentId: envId } = plan;
   const staged = chunk.every((u) => u.create);
   const diagnose: Built['diagnose'] = new Map();
   const moves = mergeMoves(chunk.flatMap((u) => u.counters));
   const moved = new Set(moves.map((m) => keyId(m.key)));
-  const counterSteps = moves.map((m) => {
-    const limit = Object.values(m.limits ?? {})[0]?.refusal;
-    // Only the project's service counter moves unguarded, always with its limit: refused, it is that limit.
-    if (m.whileLive === undefined) return moveStep(m, limit!);
-    // Refused because the item is gone or a limit is reached: a read tells which.
-    const failed = concurrentChange();
-    diagnose.set(failed, async () => {
-      const why = whyRefused(m, await getItem(m.key));
-      return why === 'gone' ? invalid(m.whileLive!) : why ?? limit ?? invalid(m.whileLive!);
-    });
-    return moveStep(m, failed);
-  }).filter((s): s is TransactStep => s !== undefined);
+  const counterSteps = moves
+    .map((m) => {
+      const limit = Object.values(m.limits ?? {})[0]?.refusal;
+      // Only the project's service counter moves unguarded, always with its limit: refused, it is that limit.
+      if (m.whileLive === undefined) return moveStep(m, limit!);
+      // Refused because the item is gone or a limit is reached: a read tells which.
+      const failed = concurrentChange();
+      diagnose.set(failed, async () => {
+        const why = whyRefused(m, await getItem(m.key));
+        return why === 'gone' ? invalid(m.whileLive!) : (why ?? limit ?? invalid(m.whileLive!));
+      });
+      return moveStep(m, failed);
+    })
+    .filter((s): s is TransactStep => s !== undefined);
   const envKey = keys.environment(projectId, envId);
   // Connections are created (or turned round) against the list the plan read: the version it read must
   // still be the environment's (another write could have made one of them a duplicate), then it moves on.
-  const movesConnections = chunk.some((u) => u.create?.kind === 'connection' || u.create?.kind === 'chain' || u.update?.changes.direction !== undefined);
+  const movesConnections = chunk.some(
+    (u) => u.create?.kind === 'connection' || u.create?.kind === 'chain' || u.update?.changes.direction !== undefined,
+  );
   const checks: TransactStep[] = [];
   if (movesConnections) {
     const failed = concurrentChange();
     checks.push(connectionsVersionStep(projectId, envId, connectionsVersion, failed));
-    diagnose.set(failed, async () => (isLive(await getItem(envKey)) ? conflict(CONNECTIONS_CHANGED) : invalid(ENV_NOT_IN_PROJECT)));
+    diagnose.set(failed, async () =>
+      isLive(await getItem(envKey)) ? conflict(CONNECTIONS_CHANGED) : invalid(ENV_NOT_IN_PROJECT),
+    );
   } else if (staged || !moved.has(keyId(envKey))) checks.push(envLiveCheck(projectId, envId));
   // Guards: in a transaction, a counter's own condition keeps its item live; a staged chunk checks them again when it closes.
   const guarded = new Set([keyId(envKey), ...(staged ? [] : moved)]);
   const guards = [
     ...chunk.flatMap((u) => u.guards.map((g) => ({ key: g.key, refusal: () => conflict(g.gone) }))),
-    ...(staged ? moves.flatMap((m) => (m.whileLive ? [{ key: m.key, refusal: () => invalid(m.whileLive!) }] : [])) : []),
+    ...(staged
+      ? moves.flatMap((m) => (m.whileLive ? [{ key: m.key, refusal: () => invalid(m.whileLive!) }] : []))
+      : []),
   ];
   const edgeEnds = new Set(chunk.flatMap((u) => u.guards.filter((g) => g.edge).map((g) => keyId(g.key))));
   for (const g of guards) {
@@ -82,6 +96,8 @@ export function build(chunk: Unit[], own: TransactStep[], plan: ImportPlan, now:
       close: checks,
       undo: moves.map(undoMoveStep),
     },
-    now, diagnose, movesConnections,
+    now,
+    diagnose,
+    movesConnections,
   };
 }

@@ -4,9 +4,18 @@ import { nameKey } from '../problems';
 
 /** Equality of stored values, whatever the key order of maps read back from the table. */
 export const canonical = (v: unknown): unknown =>
-  Array.isArray(v) ? v.map(canonical) : v && typeof v === 'object' ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, x]) => [k, canonical(x)])) : v;
+  Array.isArray(v)
+    ? v.map(canonical)
+    : v && typeof v === 'object'
+      ? Object.fromEntries(
+          Object.entries(v)
+            .sort(([a], [b]) => (a < b ? -1 : 1))
+            .map(([k, x]) => [k, canonical(x)]),
+        )
+      : v;
 /** Equality of stored values, whatever the key order of maps read back from the table; null and absent alike. */
-export const same = (a: unknown, b: unknown) => JSON.stringify(canonical(a ?? null)) === JSON.stringify(canonical(b ?? null));
+export const same = (a: unknown, b: unknown) =>
+  JSON.stringify(canonical(a ?? null)) === JSON.stringify(canonical(b ?? null));
 
 /** The fields of `wanted` whose value differs from `stored`. */
 export function changed(stored: Record<string, unknown>, wanted: Record<string, unknown>): Record<string, unknown> {

@@ -10,7 +10,16 @@ import { canonical } from './compare';
  */
 export function environmentFingerprint(env: EnvironmentContents): string {
   const hash = createHash('sha256');
-  for (const kind of ['groups', 'subgroups', 'floors', 'networks', 'services', 'links', 'connections', 'chains'] as const) {
+  for (const kind of [
+    'groups',
+    'subgroups',
+    'floors',
+    'networks',
+    'services',
+    'links',
+    'connections',
+    'chains',
+  ] as const) {
     hash.update(kind);
     for (const item of env[kind]) hash.update(JSON.stringify(canonical(item)));
   }

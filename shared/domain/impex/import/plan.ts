@@ -31,10 +31,20 @@ export interface ImportPlan {
   source: { document: EnvironmentDocument; env: EnvironmentContents; serviceLimit: CounterLimit } | null;
 }
 
-export async function planImport(input: { projectId: string; environmentId: string; document: EnvironmentDocument }, ctx: AppContext): Promise<ImportPlan> {
+export async function planImport(
+  input: { projectId: string; environmentId: string; document: EnvironmentDocument },
+  ctx: AppContext,
+): Promise<ImportPlan> {
   const { projectId, environmentId: envId, document: doc } = input;
   const empty = (errors: ImportError[]): ImportPlan => ({
-    report: { summary: summarize([], errors), items: [], errors }, projectId, environmentId: envId, plan: null, connectionsVersion: 0, fingerprint: null, total: 0, source: null,
+    report: { summary: summarize([], errors), items: [], errors },
+    projectId,
+    environmentId: envId,
+    plan: null,
+    connectionsVersion: 0,
+    fingerprint: null,
+    total: 0,
+    source: null,
   });
   // The document's own rules (parseDocument checked them with line numbers; checked again for a document built in code).
   const problems = documentProblems(doc);
@@ -66,5 +76,14 @@ export async function planImport(input: { projectId: string; environmentId: stri
     errors.push({ path: '/spec/services', line: null, message: String(serviceLimit.refusal.detail) });
   }
   const fingerprint = environmentFingerprint(env);
-  return { report: { summary: summarize(items, errors), items, errors, fingerprint }, projectId, environmentId: envId, plan, connectionsVersion: env.connectionsVersion, fingerprint, total, source: { document: doc, env, serviceLimit } };
+  return {
+    report: { summary: summarize(items, errors), items, errors, fingerprint },
+    projectId,
+    environmentId: envId,
+    plan,
+    connectionsVersion: env.connectionsVersion,
+    fingerprint,
+    total,
+    source: { document: doc, env, serviceLimit },
+  };
 }

@@ -29,7 +29,11 @@ const starterActor = (account: Account): Actor => ({ account, session: null, key
  * starter (`ctx.actor`). One already gone (404) is skipped; any other refusal (a permission the
  * starter lacks) stops the pruning with that refusal as the import's error. `halt()` stops it between two deletions (a cancel).
  */
-async function deleteExtras(ctx: AppContext, extras: Extra[], halt?: () => boolean): Promise<{ deleted: Extra[]; error?: ImportError }> {
+async function deleteExtras(
+  ctx: AppContext,
+  extras: Extra[],
+  halt?: () => boolean,
+): Promise<{ deleted: Extra[]; error?: ImportError }> {
   const deleted: Extra[] = [];
   for (const extra of extras) {
     if (halt?.()) break;
@@ -39,7 +43,10 @@ async function deleteExtras(ctx: AppContext, extras: Extra[], halt?: () => boole
     } catch (err) {
       if (isRefusal(err, 'not_found')) continue;
       if (!(err instanceof DomainError)) throw err;
-      return { deleted, error: { path: '', line: null, message: `Not deleted: ${extra.kind} '${extra.name}': ${String(err.detail)}` } };
+      return {
+        deleted,
+        error: { path: '', line: null, message: `Not deleted: ${extra.kind} '${extra.name}': ${String(err.detail)}` },
+      };
     }
   }
   return { deleted };
@@ -49,9 +56,16 @@ async function deleteExtras(ctx: AppContext, extras: Extra[], halt?: () => boole
  * An import's prune, once the document's writes are done (under the same lock): the extras deleted
  * as the account that started it, their audit entries linked to the import (`importId`: its record's id, as its other entries); what it deleted, and a refusal that stopped it, go to `report`.
  */
-export async function pruneInto(report: ImportReport, run: { ctx: AppContext; importId: string; starter: Account | undefined; extras: Extra[]; halt: () => boolean }) {
+export async function pruneInto(
+  report: ImportReport,
+  run: { ctx: AppContext; importId: string; starter: Account | undefined; extras: Extra[]; halt: () => boolean },
+) {
   if (!run.starter) {
-    report.errors.push({ path: '', line: null, message: 'Nothing was pruned: the account that started the import is gone' });
+    report.errors.push({
+      path: '',
+      line: null,
+      message: 'Nothing was pruned: the account that started the import is gone',
+    });
   } else {
     const actor = starterActor(run.starter);
     // Its deletions' audit entries name the import, as the entries of its other writes do.

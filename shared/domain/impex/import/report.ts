@@ -31,8 +31,14 @@ export interface Extra {
 }
 
 export const KIND = {
-  group: 'group', subgroup: 'subgroup', floor: 'service_floor', network: 'network', service: 'service', link: 'service_link',
-  connection: 'service_connection', chain: 'connection_group',
+  group: 'group',
+  subgroup: 'subgroup',
+  floor: 'service_floor',
+  network: 'network',
+  service: 'service',
+  link: 'service_link',
+  connection: 'service_connection',
+  chain: 'connection_group',
 } as const;
 
 const ARROWS = { none: '--', a_to_b: '->', b_to_a: '<-', both: '<->' } as const;

@@ -15,7 +15,10 @@ export interface Unit {
   /** More items of the report this unit writes (a new chain's first members). */
   also?: number[];
   update?: {
-    key: Key; changes: Record<string, unknown>; gone: string; audit?: { id: string; head: string | null; before: Record<string, unknown> };
+    key: Key;
+    changes: Record<string, unknown>;
+    gone: string;
+    audit?: { id: string; head: string | null; before: Record<string, unknown> };
     hints?: { id: string; service_floor_id: string | null; group_id: string | null; subgroup_id: string | null };
     /** A listed entity's listing writes and the condition that keeps them exact (catalog/listing.ts). */
     listing?: { steps: TransactStep[]; asRead?: ReturnType<Listing<Listable>['asRead']> };

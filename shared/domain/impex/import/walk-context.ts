@@ -56,31 +56,83 @@ export function walkContext(input: WalkInput, ctx: AppContext, sink: Sink) {
 
   const record = sink.record.bind(sink);
   const ambiguous = (path: Path, kind: string, name: string, what: string, n: number) => {
-    sink.error({ path: pointer(path), line: null, message: `${n} ${what} named '${name}' exist in the environment: the import cannot tell which one is meant (rename one first)` });
+    sink.error({
+      path: pointer(path),
+      line: null,
+      message: `${n} ${what} named '${name}' exist in the environment: the import cannot tell which one is meant (rename one first)`,
+    });
     record(kind, name, 'error', 'ambiguous name in the environment');
   };
   /** Create or update (only what differs) or unchanged; the unit planned, if any. */
   const planEntity = (
-    kind: string, name: string, phase: number, existing: Record<string, unknown> | undefined, wanted: Record<string, unknown>,
-    create: () => Unit['create'], key: () => Key, gone: string, extra: Partial<Unit> = {},
+    kind: string,
+    name: string,
+    phase: number,
+    existing: Record<string, unknown> | undefined,
+    wanted: Record<string, unknown>,
+    create: () => Unit['create'],
+    key: () => Key,
+    gone: string,
+    extra: Partial<Unit> = {},
   ): Unit | undefined => {
     if (!existing) {
-      return units[units.push({ item: record(kind, name, 'create'), phase, create: create(), guards: [], counters: [], ...extra }) - 1];
+      return units[
+        units.push({
+          item: record(kind, name, 'create'),
+          phase,
+          create: create(),
+          guards: [],
+          counters: [],
+          ...extra,
+        }) - 1
+      ];
     }
     const changes = changed(existing, wanted);
     if (!Object.keys(changes).length) {
       record(kind, name, 'unchanged');
       return undefined;
     }
-    const audit = { id: String(existing.id), head: (existing.audit_head as string | undefined) ?? null, before: Object.fromEntries(Object.keys(changes).map((k) => [k, existing[k] ?? null])) };
-    return units[units.push({ item: record(kind, name, 'update', `changed: ${Object.keys(changes).join(', ')}`), phase, update: { key: key(), changes, gone, audit }, guards: [], counters: [], ...extra }) - 1];
+    const audit = {
+      id: String(existing.id),
+      head: (existing.audit_head as string | undefined) ?? null,
+      before: Object.fromEntries(Object.keys(changes).map((k) => [k, existing[k] ?? null])),
+    };
+    return units[
+      units.push({
+        item: record(kind, name, 'update', `changed: ${Object.keys(changes).join(', ')}`),
+        phase,
+        update: { key: key(), changes, gone, audit },
+        guards: [],
+        counters: [],
+        ...extra,
+      }) - 1
+    ];
   };
   /** An update of a listed entity also writes its listing, exact through the condition on the listed fields it does not change. */
   const withListing = <T extends Listable>(unit: Unit | undefined, listing: Listing<T>, existing: T | undefined) => {
     const changes = unit?.update?.changes as Partial<T> | undefined;
     if (!unit?.update || !existing || !changes || !listing.touches(changes)) return;
-    unit.update.listing = { steps: listing.steps(existing, { ...existing, ...changes }), asRead: listing.asRead(existing) };
+    unit.update.listing = {
+      steps: listing.steps(existing, { ...existing, ...changes }),
+      asRead: listing.asRead(existing),
+    };
   };
-  return { projectId, envId, spec, env, ctx, sink, units, envKey, envGone, serviceLimit, each, record, ambiguous, planEntity, withListing };
+  return {
+    projectId,
+    envId,
+    spec,
+    env,
+    ctx,
+    sink,
+    units,
+    envKey,
+    envGone,
+    serviceLimit,
+    each,
+    record,
+    ambiguous,
+    planEntity,
+    withListing,
+  };
 }
 export type WalkContext = ReturnType<typeof walkContext>;

@@ -107,7 +107,9 @@ export class Writer {
     const batched = u.create ? writes.filter(freshPut).length : 0;
     const own = writes.length - batched;
     // Two items are kept: the environment's guard (or its counter, or the connections version) and a staged chunk's journal.
-    const fits = () => this.size + own + sharedKeys.filter((k) => !this.shared.has(k)).length + 2 <= TRANSACTION_ITEMS && this.batched + batched <= this.stagedItems;
+    const fits = () =>
+      this.size + own + sharedKeys.filter((k) => !this.shared.has(k)).length + 2 <= TRANSACTION_ITEMS &&
+      this.batched + batched <= this.stagedItems;
     if (this.chunk.length && (this.chunk[0].phase !== u.phase || !this.chunk[0].create !== !u.create || !fits())) {
       await this.commit();
       if (this.stopped) return this.markNotApplied([u]);
@@ -139,7 +141,9 @@ export class Writer {
     if (this.stopping()) return this.markNotApplied(chunk);
     this.flightPhase = chunk[0].phase;
     // Caught here, thrown by the next commit: a rejection nobody awaits yet would end the process.
-    this.inFlight.push(this.send(chunk, built, this.inFlight.at(-1)).catch((error) => void (this.failure ??= { error })));
+    this.inFlight.push(
+      this.send(chunk, built, this.inFlight.at(-1)).catch((error) => void (this.failure ??= { error })),
+    );
   }
 
   private async settled() {
@@ -154,7 +158,16 @@ export class Writer {
       if (this.stopping() || this.failure) throw STOPPED;
     };
     try {
-      if (staged) await stagedWrite({ ...staged, journal: keys.stagedWrite(this.plan.projectId, this.plan.environmentId, this.owner, this.journals++), owner: this.owner, beforeClose: turn }, now);
+      if (staged)
+        await stagedWrite(
+          {
+            ...staged,
+            journal: keys.stagedWrite(this.plan.projectId, this.plan.environmentId, this.owner, this.journals++),
+            owner: this.owner,
+            beforeClose: turn,
+          },
+          now,
+        );
       else await turn().then(() => transact(steps!));
     } catch (err) {
       if (err === STOPPED) return this.markNotApplied(chunk);

@@ -39,18 +39,36 @@ export function AccountScreen() {
   return (
     <Page title="Your account">
       <nav aria-label="Account sections" class="toc">
-        {PARTS.map(([id, label]) => <a key={id} href={`#${id}`}>{label}</a>)}
+        {PARTS.map(([id, label]) => (
+          <a key={id} href={`#${id}`}>
+            {label}
+          </a>
+        ))}
       </nav>
-      <Part id="profile" title={title('profile')}><Profile me={me} /></Part>
-      <Part id="email" title={title('email')}><EmailChange me={me} hasAuthenticator={hasAuthenticator} /></Part>
-      <Part id="authenticators" title={title('authenticators')}>
-        <Loaded state={devices} label="authenticators">{(list) => <Authenticators devices={list} onChange={devices.reload} />}</Loaded>
+      <Part id="profile" title={title('profile')}>
+        <Profile me={me} />
       </Part>
-      <Part id="recovery-codes" title={title('recovery-codes')}><RecoveryCodes hasAuthenticator={hasAuthenticator} /></Part>
-      <Part id="sessions" title={title('sessions')}><Sessions /></Part>
-      <Part id="single-sign-on" title={title('single-sign-on')}><SingleSignOn hasAuthenticator={hasAuthenticator} /></Part>
+      <Part id="email" title={title('email')}>
+        <EmailChange me={me} hasAuthenticator={hasAuthenticator} />
+      </Part>
+      <Part id="authenticators" title={title('authenticators')}>
+        <Loaded state={devices} label="authenticators">
+          {(list) => <Authenticators devices={list} onChange={devices.reload} />}
+        </Loaded>
+      </Part>
+      <Part id="recovery-codes" title={title('recovery-codes')}>
+        <RecoveryCodes hasAuthenticator={hasAuthenticator} />
+      </Part>
+      <Part id="sessions" title={title('sessions')}>
+        <Sessions />
+      </Part>
+      <Part id="single-sign-on" title={title('single-sign-on')}>
+        <SingleSignOn hasAuthenticator={hasAuthenticator} />
+      </Part>
       <Part id="api-keys" title={title('api-keys')}>
-        <p>Keys for CI jobs and scripts have their own page: <a href={to.apiKeys}>Manage API keys</a>.</p>
+        <p>
+          Keys for CI jobs and scripts have their own page: <a href={to.apiKeys}>Manage API keys</a>.
+        </p>
       </Part>
     </Page>
   );

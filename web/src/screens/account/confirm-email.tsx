@@ -20,7 +20,9 @@ export function ConfirmEmail() {
   }, []);
   return (
     <Page title="Confirm your new e-mail address">
-      {!query.token && <Alert>This link has no token. Open the link from the confirmation e-mail exactly as it is.</Alert>}
+      {!query.token && (
+        <Alert>This link has no token. Open the link from the confirmation e-mail exactly as it is.</Alert>
+      )}
       {done ? (
         <p role="status" class="ok">
           Your account's e-mail address is changed: sign in with the new one from now on.{' '}
@@ -31,7 +33,9 @@ export function ConfirmEmail() {
           <form onSubmit={submit}>
             <Alert>{error}</Alert>
             <p>Confirm that this mailbox is the new address of your Infrastructure Catalog account.</p>
-            <button type="submit" class="primary" disabled={busy}>Confirm the new address</button>
+            <button type="submit" class="primary" disabled={busy}>
+              Confirm the new address
+            </button>
           </form>
         )
       )}

@@ -11,9 +11,15 @@ export function useProof() {
   const [password, setPassword] = useState('');
   const [code, setCode] = useState('');
   return {
-    password, setPassword, code, setCode,
+    password,
+    setPassword,
+    code,
+    setCode,
     body: () => ({ current_password: password, ...(code.trim() ? { totp_code: code.replace(/\s+/g, '') } : {}) }),
-    reset: () => { setPassword(''); setCode(''); },
+    reset: () => {
+      setPassword('');
+      setCode('');
+    },
   };
 }
 
@@ -22,7 +28,10 @@ const REFUSED: Record<string, [field: 'current_password' | 'totp_code', advice: 
   'Current password required': ['current_password', 'Enter your current password.'],
   'Invalid password': ['current_password', 'That is not your current password.'],
   'TOTP code required': ['totp_code', 'Enter the code your authenticator app shows now, or a recovery code.'],
-  'TOTP code required or invalid': ['totp_code', 'That code was not accepted: enter the code your authenticator app shows now (each code works once), or an unused recovery code.'],
+  'TOTP code required or invalid': [
+    'totp_code',
+    'That code was not accepted: enter the code your authenticator app shows now (each code works once), or an unused recovery code.',
+  ],
 };
 
 /** A refusal of a form with proof fields: the proof's complaint under its field, the rest as a sentence. */
@@ -31,17 +40,42 @@ export function explainProof(err: unknown, shownFields: string[] = []): Explaine
     const [field, advice] = REFUSED[err.detail];
     return { fields: { [field]: advice } };
   }
-  return { fields: err instanceof ApiError ? err.fields : {}, error: message(err, [...shownFields, 'current_password', 'totp_code']) };
+  return {
+    fields: err instanceof ApiError ? err.fields : {},
+    error: message(err, [...shownFields, 'current_password', 'totp_code']),
+  };
 }
 
 /** The two fields, named uniquely per form (`prefix`), with their errors. */
-export function ProofFields(props: { prefix: string; proof: ReturnType<typeof useProof>; withCode: boolean; fields: Record<string, string> }) {
+export function ProofFields(props: {
+  prefix: string;
+  proof: ReturnType<typeof useProof>;
+  withCode: boolean;
+  fields: Record<string, string>;
+}) {
   const { proof, prefix } = props;
   return (
     <>
-      <Field label="Current password" name={`${prefix}-current-password`} type="password" autocomplete="current-password" required value={proof.password} onValue={proof.setPassword} error={props.fields.current_password} />
+      <Field
+        label="Current password"
+        name={`${prefix}-current-password`}
+        type="password"
+        autocomplete="current-password"
+        required
+        value={proof.password}
+        onValue={proof.setPassword}
+        error={props.fields.current_password}
+      />
       {props.withCode && (
-        <Field label="Authenticator or recovery code" name={`${prefix}-totp-code`} autocomplete="one-time-code" required value={proof.code} onValue={proof.setCode} error={props.fields.totp_code} />
+        <Field
+          label="Authenticator or recovery code"
+          name={`${prefix}-totp-code`}
+          autocomplete="one-time-code"
+          required
+          value={proof.code}
+          onValue={proof.setCode}
+          error={props.fields.totp_code}
+        />
       )}
     </>
   );

@@ -24,7 +24,11 @@ function AskForLink() {
   const [sent, setSent] = useState('');
   const { submit, busy, error, fields } = useSubmit(async () => {
     setSent('');
-    await ok(api.POST('/auth/password/reset', { body: { email: email.trim(), ...(code.trim() ? { totp_code: code.replace(/\s+/g, '') } : {}) } }));
+    await ok(
+      api.POST('/auth/password/reset', {
+        body: { email: email.trim(), ...(code.trim() ? { totp_code: code.replace(/\s+/g, '') } : {}) },
+      }),
+    );
     setSent(
       `If ${email.trim()} belongs to an account, a link to choose a new password is on its way; it works once, for ${LINK_VALID_MINUTES} minutes. ` +
         'If your account has an authenticator, the link is sent only when the code above was right. No mail after a few minutes? Check the spam folder, then ask again.',
@@ -36,13 +40,35 @@ function AskForLink() {
       <p>Enter the address of your account: we send it a link to choose a new password.</p>
       <form class="narrow" onSubmit={submit}>
         <Alert>{error}</Alert>
-        <p role="status" class="ok" hidden={!sent}>{sent}</p>
-        <Field label="Email" name="email" type="email" autocomplete="username" required value={email} onValue={setEmail} error={fields.email} />
-        <Field label="Authenticator or recovery code, if your account has one" name="totp_code" autocomplete="one-time-code" value={code} onValue={setCode} error={fields.totp_code}
-          hint="An account with an authenticator gets the link only with a valid code, so a stolen mailbox alone cannot reset it." />
-        <button type="submit" class="primary" disabled={busy}>Send the link</button>
+        <p role="status" class="ok" hidden={!sent}>
+          {sent}
+        </p>
+        <Field
+          label="Email"
+          name="email"
+          type="email"
+          autocomplete="username"
+          required
+          value={email}
+          onValue={setEmail}
+          error={fields.email}
+        />
+        <Field
+          label="Authenticator or recovery code, if your account has one"
+          name="totp_code"
+          autocomplete="one-time-code"
+          value={code}
+          onValue={setCode}
+          error={fields.totp_code}
+          hint="An account with an authenticator gets the link only with a valid code, so a stolen mailbox alone cannot reset it."
+        />
+        <button type="submit" class="primary" disabled={busy}>
+          Send the link
+        </button>
       </form>
-      <p><a href={to.signIn()}>Back to sign in</a></p>
+      <p>
+        <a href={to.signIn()}>Back to sign in</a>
+      </p>
     </Page>
   );
 }
@@ -54,25 +80,35 @@ function ChooseNewPassword(props: { token: string }) {
   const [password, setPassword] = useState('');
   const [done, setDone] = useState(false);
   const [deadLink, setDeadLink] = useState(false);
-  const { submit, busy, error, fields } = useSubmit(async () => {
-    await ok(api.POST('/auth/password/reset/confirm', { body: { token: props.token, new_password: password } }));
-    setDone(true);
-  }, ['new_password'], (err) => {
-    if (err instanceof ApiError && !err.issues.length) {
-      if (LINK_REFUSAL.test(err.detail)) {
-        setDeadLink(true);
-        return { error: `${err.detail}: this link cannot be used any more. Ask for a new one below.` };
+  const { submit, busy, error, fields } = useSubmit(
+    async () => {
+      await ok(api.POST('/auth/password/reset/confirm', { body: { token: props.token, new_password: password } }));
+      setDone(true);
+    },
+    ['new_password'],
+    (err) => {
+      if (err instanceof ApiError && !err.issues.length) {
+        if (LINK_REFUSAL.test(err.detail)) {
+          setDeadLink(true);
+          return { error: `${err.detail}: this link cannot be used any more. Ask for a new one below.` };
+        }
+        if (err.status === 400) return { fields: { new_password: err.detail } };
       }
-      if (err.status === 400) return { fields: { new_password: err.detail } };
-    }
-    return { fields: err instanceof ApiError ? err.fields : {}, error: message(err, ['new_password']) };
-  });
+      return { fields: err instanceof ApiError ? err.fields : {}, error: message(err, ['new_password']) };
+    },
+  );
 
   if (done) {
     return (
       <Page title="Password changed">
-        <p role="status" class="ok">Your password is changed, and every session of your account has been signed out.</p>
-        <p><a class="button primary" href={to.signIn()}>Sign in with the new password</a></p>
+        <p role="status" class="ok">
+          Your password is changed, and every session of your account has been signed out.
+        </p>
+        <p>
+          <a class="button primary" href={to.signIn()}>
+            Sign in with the new password
+          </a>
+        </p>
       </Page>
     );
   }
@@ -80,11 +116,27 @@ function ChooseNewPassword(props: { token: string }) {
     <Page title="Choose a new password">
       <form class="narrow" onSubmit={submit}>
         <Alert>{error}</Alert>
-        <Field label="New password" name="new_password" type="password" autocomplete="new-password" required minLength={8} value={password} onValue={setPassword} error={fields.new_password}
-          hint="At least 8 characters. Every device signed in to your account will be signed out." />
-        <button type="submit" class="primary" disabled={busy}>Set the new password</button>
+        <Field
+          label="New password"
+          name="new_password"
+          type="password"
+          autocomplete="new-password"
+          required
+          minLength={8}
+          value={password}
+          onValue={setPassword}
+          error={fields.new_password}
+          hint="At least 8 characters. Every device signed in to your account will be signed out."
+        />
+        <button type="submit" class="primary" disabled={busy}>
+          Set the new password
+        </button>
       </form>
-      {deadLink && <p><a href={to.resetPassword}>Ask for a new link</a></p>}
+      {deadLink && (
+        <p>
+          <a href={to.resetPassword}>Ask for a new link</a>
+        </p>
+      )}
     </Page>
   );
 }

@@ -17,10 +17,11 @@ export function Sessions() {
       setError(message(err));
     }
   };
-  const revoke = (s: SignInSession) => act(async () => {
-    await ok(api.DELETE('/auth/sessions/{session_id}', { params: { path: { session_id: s.id } } }));
-    return `The session on ${s.device} is signed out.`;
-  });
+  const revoke = (s: SignInSession) =>
+    act(async () => {
+      await ok(api.DELETE('/auth/sessions/{session_id}', { params: { path: { session_id: s.id } } }));
+      return `The session on ${s.device} is signed out.`;
+    });
   const revokeOthers = act(async () => {
     const { revoked } = await ok(api.DELETE('/auth/sessions'));
     return `${revoked} other session${revoked === 1 ? '' : 's'} signed out.`;
@@ -28,7 +29,11 @@ export function Sessions() {
   return (
     <>
       <Alert>{error}</Alert>
-      {note && <p role="status" class="ok">{note}</p>}
+      {note && (
+        <p role="status" class="ok">
+          {note}
+        </p>
+      )}
       <Loaded state={sessions} label="sessions">
         {(list) => (
           <>
@@ -36,15 +41,31 @@ export function Sessions() {
               {list.map((s) => (
                 <li key={s.id}>
                   <span>
-                    <strong>{s.device || 'Unknown device'}</strong>{s.current && <span class="badge">this browser</span>}
-                    <br /><span class="muted">from {s.ip}, signed in {new Date(s.created_at).toLocaleString()}, last seen {new Date(s.last_seen_at).toLocaleString()}</span>
+                    <strong>{s.device || 'Unknown device'}</strong>
+                    {s.current && <span class="badge">this browser</span>}
+                    <br />
+                    <span class="muted">
+                      from {s.ip}, signed in {new Date(s.created_at).toLocaleString()}, last seen{' '}
+                      {new Date(s.last_seen_at).toLocaleString()}
+                    </span>
                   </span>
-                  {!s.current && <ConfirmButton label="Revoke" subject={`session on ${s.device || 'an unknown device'} from ${s.ip}`} confirm={`Sign out the session on ${s.device} from ${s.ip}?`} onConfirm={revoke(s)} />}
+                  {!s.current && (
+                    <ConfirmButton
+                      label="Revoke"
+                      subject={`session on ${s.device || 'an unknown device'} from ${s.ip}`}
+                      confirm={`Sign out the session on ${s.device} from ${s.ip}?`}
+                      onConfirm={revoke(s)}
+                    />
+                  )}
                 </li>
               ))}
             </ul>
             {list.some((s) => !s.current) && (
-              <ConfirmButton label="Revoke every other session" confirm="Sign out every session but this one?" onConfirm={revokeOthers} />
+              <ConfirmButton
+                label="Revoke every other session"
+                confirm="Sign out every session but this one?"
+                onConfirm={revokeOthers}
+              />
             )}
           </>
         )}

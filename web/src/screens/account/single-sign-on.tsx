@@ -19,9 +19,15 @@ export function SingleSignOn(props: { hasAuthenticator: boolean }) {
     setError('');
     setBusy(true);
     try {
-      const { authorization_url } = await ok(api.POST('/auth/sso/link', {
-        body: { current_password: password, ...(props.hasAuthenticator ? { totp_code: code.replace(/\s+/g, '') } : {}), return_to: `${location.origin}${to.signIn('/account')}` },
-      }));
+      const { authorization_url } = await ok(
+        api.POST('/auth/sso/link', {
+          body: {
+            current_password: password,
+            ...(props.hasAuthenticator ? { totp_code: code.replace(/\s+/g, '') } : {}),
+            return_to: `${location.origin}${to.signIn('/account')}`,
+          },
+        }),
+      );
       location.assign(authorization_url);
     } catch (err) {
       setError(message(err));
@@ -41,22 +47,56 @@ export function SingleSignOn(props: { hasAuthenticator: boolean }) {
     <>
       <Alert>{error}</Alert>
       <Loaded state={identities} label="linked identities">
-        {(list) => (list.length ? (
-          <ul class="cards sso-identities">
-            {list.map((i) => (
-              <li key={i.id}>
-                <span><strong>{i.email}</strong><br /><span class="muted">{i.issuer}, linked {new Date(i.linked_at).toLocaleString()}</span></span>
-                <ConfirmButton label="Unlink" subject={`identity ${i.email} at ${i.issuer}`} confirm={`Unlink ${i.email} at ${i.issuer}? Single sign-on through it will no longer sign in to this account.`} onConfirm={unlink(i.id)} />
-              </li>
-            ))}
-          </ul>
-        ) : <p>No identity is linked: you sign in with your password.</p>)}
+        {(list) =>
+          list.length ? (
+            <ul class="cards sso-identities">
+              {list.map((i) => (
+                <li key={i.id}>
+                  <span>
+                    <strong>{i.email}</strong>
+                    <br />
+                    <span class="muted">
+                      {i.issuer}, linked {new Date(i.linked_at).toLocaleString()}
+                    </span>
+                  </span>
+                  <ConfirmButton
+                    label="Unlink"
+                    subject={`identity ${i.email} at ${i.issuer}`}
+                    confirm={`Unlink ${i.email} at ${i.issuer}? Single sign-on through it will no longer sign in to this account.`}
+                    onConfirm={unlink(i.id)}
+                  />
+                </li>
+              ))}
+            </ul>
+          ) : (
+            <p>No identity is linked: you sign in with your password.</p>
+          )
+        }
       </Loaded>
       <form class="narrow" onSubmit={link}>
         <p>Link your organisation's single sign-on to this account (its e-mail address must be this account's).</p>
-        <Field label="Current password" name="sso_password" type="password" autocomplete="current-password" required value={password} onValue={setPassword} />
-        {props.hasAuthenticator && <Field label="Authenticator or recovery code" name="sso_totp_code" autocomplete="one-time-code" required value={code} onValue={setCode} />}
-        <button type="submit" disabled={busy}>Link single sign-on</button>
+        <Field
+          label="Current password"
+          name="sso_password"
+          type="password"
+          autocomplete="current-password"
+          required
+          value={password}
+          onValue={setPassword}
+        />
+        {props.hasAuthenticator && (
+          <Field
+            label="Authenticator or recovery code"
+            name="sso_totp_code"
+            autocomplete="one-time-code"
+            required
+            value={code}
+            onValue={setCode}
+          />
+        )}
+        <button type="submit" disabled={busy}>
+          Link single sign-on
+        </button>
       </form>
     </>
   );

@@ -34,34 +34,77 @@ export function CatalogList<T extends { id: string }, K extends string>(props: {
   const shown = pageOf(sorted, page);
   const [one, many] = props.noun;
   return (
-    <Page title={props.title} wide actions={<a class="button primary" href={props.newHref}>{props.newLabel}</a>}>
-      <FilterForm label={`Filter ${many}`} filters={props.filters} applied={filters as Record<K, string>} onApply={(f) => go({ ...f, page: '' } as Partial<Record<K | 'sort' | 'page', string>>)} />
+    <Page
+      title={props.title}
+      wide
+      actions={
+        <a class="button primary" href={props.newHref}>
+          {props.newLabel}
+        </a>
+      }
+    >
+      <FilterForm
+        label={`Filter ${many}`}
+        filters={props.filters}
+        applied={filters as Record<K, string>}
+        onApply={(f) => go({ ...f, page: '' } as Partial<Record<K | 'sort' | 'page', string>>)}
+      />
       <Loaded state={rows} label={many}>
         {() => (
           <>
-            <p class="muted" role="status" aria-live="polite">{sorted.length} {sorted.length === 1 ? one : many}{shown.pages > 1 ? `, ${shown.first}–${shown.first + shown.rows.length - 1} shown` : ''}</p>
+            <p class="muted" role="status" aria-live="polite">
+              {sorted.length} {sorted.length === 1 ? one : many}
+              {shown.pages > 1 ? `, ${shown.first}–${shown.first + shown.rows.length - 1} shown` : ''}
+            </p>
             {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must be reachable by keyboard to scroll it (WCAG 2.1.1; axe's scrollable-region-focusable) */}
             <div class="table-wrap" tabIndex={0} role="region" aria-label={`${props.title}, scrollable`}>
               <table class="grid paged">
-                <caption class="sr-only">{props.title}, sorted by {props.nameLabel.toLowerCase()} {descending ? 'descending' : 'ascending'}</caption>
+                <caption class="sr-only">
+                  {props.title}, sorted by {props.nameLabel.toLowerCase()} {descending ? 'descending' : 'ascending'}
+                </caption>
                 <thead>
                   <tr>
-                    <SortHeader label={props.nameLabel} descending={descending} onSort={() => go({ sort: descending ? '' : '-name', page: '' } as Partial<Record<K | 'sort' | 'page', string>>)} />
-                    {props.columns.map(([label]) => <th key={label} scope="col">{label}</th>)}
+                    <SortHeader
+                      label={props.nameLabel}
+                      descending={descending}
+                      onSort={() =>
+                        go({ sort: descending ? '' : '-name', page: '' } as Partial<
+                          Record<K | 'sort' | 'page', string>
+                        >)
+                      }
+                    />
+                    {props.columns.map(([label]) => (
+                      <th key={label} scope="col">
+                        {label}
+                      </th>
+                    ))}
                   </tr>
                 </thead>
                 <tbody>
                   {shown.rows.map((row) => (
                     <tr key={row.id}>
-                      <th scope="row"><a href={props.href(row)}>{props.name(row)}</a></th>
-                      {props.columns.map(([label, cell]) => <td key={label}>{cell(row)}</td>)}
+                      <th scope="row">
+                        <a href={props.href(row)}>{props.name(row)}</a>
+                      </th>
+                      {props.columns.map(([label, cell]) => (
+                        <td key={label}>{cell(row)}</td>
+                      ))}
                     </tr>
                   ))}
                 </tbody>
               </table>
-              {!sorted.length && <p class="empty">No {many} {Object.values(filters).some(Boolean) ? 'match these filters' : 'here yet'}.</p>}
+              {!sorted.length && (
+                <p class="empty">
+                  No {many} {Object.values(filters).some(Boolean) ? 'match these filters' : 'here yet'}.
+                </p>
+              )}
             </div>
-            <Pager label={`Pages of ${many}`} current={shown.current} pages={shown.pages} href={(p) => href({ page: p > 1 ? String(p) : '' } as Partial<Record<K | 'sort' | 'page', string>>)} />
+            <Pager
+              label={`Pages of ${many}`}
+              current={shown.current}
+              pages={shown.pages}
+              href={(p) => href({ page: p > 1 ? String(p) : '' } as Partial<Record<K | 'sort' | 'page', string>>)}
+            />
           </>
         )}
       </Loaded>

@@ -37,8 +37,14 @@ const bodyOf = (d: Draft) => ({
 /** Creates a network, or edits one (`networkId`): the API's 422 items appear under the field they name. */
 export function NetworkForm(props: { projectId: string; envId: string; networkId?: string }) {
   const id = props.networkId;
-  const load = id ? (signal: AbortSignal) => ok(api.GET('/networks/{network_id}', { params: { path: { network_id: id } }, signal })) : undefined;
-  return <EditPage noun="network" id={id} load={load} name={(n) => n.name}>{(network) => <Form key={network?.id ?? 'new'} {...props} network={network} />}</EditPage>;
+  const load = id
+    ? (signal: AbortSignal) => ok(api.GET('/networks/{network_id}', { params: { path: { network_id: id } }, signal }))
+    : undefined;
+  return (
+    <EditPage noun="network" id={id} load={load} name={(n) => n.name}>
+      {(network) => <Form key={network?.id ?? 'new'} {...props} network={network} />}
+    </EditPage>
+  );
 }
 
 function Form(props: { projectId: string; envId: string; network?: Network }) {
@@ -49,7 +55,9 @@ function Form(props: { projectId: string; envId: string; network?: Network }) {
     const body = bodyOf(draft);
     const saved = props.network
       ? await ok(api.PATCH('/networks/{network_id}', { params: { path: { network_id: props.network.id } }, body }))
-      : await ok(api.POST('/networks', { body: { ...body, project_id: props.projectId, environment_id: props.envId } }));
+      : await ok(
+          api.POST('/networks', { body: { ...body, project_id: props.projectId, environment_id: props.envId } }),
+        );
     route(to.network(props.projectId, props.envId, saved.id));
   }, Object.keys(draftOf()));
   return (
@@ -58,12 +66,35 @@ function Form(props: { projectId: string; envId: string; network?: Network }) {
       <div class="form-grid">
         <TextFields specs={TEXT_FIELDS} draft={draft} set={set} errors={fields} />
         <div class="field check-field">
-          <label><input type="checkbox" name="is_private" checked={draft.is_private} onChange={(e) => setDraft({ ...draft, is_private: e.currentTarget.checked })} /> Private network</label>
+          <label>
+            <input
+              type="checkbox"
+              name="is_private"
+              checked={draft.is_private}
+              onChange={(e) => setDraft({ ...draft, is_private: e.currentTarget.checked })}
+            />{' '}
+            Private network
+          </label>
           {fields.is_private && <p class="error">{fields.is_private}</p>}
         </div>
-        <TextArea label="Description" name="description" value={draft.description} onValue={set('description')} error={fields.description} hint="At most 1,000 characters" />
+        <TextArea
+          label="Description"
+          name="description"
+          value={draft.description}
+          onValue={set('description')}
+          error={fields.description}
+          hint="At most 1,000 characters"
+        />
       </div>
-      <FormActions busy={busy} save={props.network ? 'Save changes' : 'Create network'} cancelHref={props.network ? to.network(props.projectId, props.envId, props.network.id) : to.networks(props.projectId, props.envId)} />
+      <FormActions
+        busy={busy}
+        save={props.network ? 'Save changes' : 'Create network'}
+        cancelHref={
+          props.network
+            ? to.network(props.projectId, props.envId, props.network.id)
+            : to.networks(props.projectId, props.envId)
+        }
+      />
     </form>
   );
 }

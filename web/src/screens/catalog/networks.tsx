@@ -35,8 +35,15 @@ export function Networks(props: { projectId: string; envId: string }) {
   };
   return (
     <CatalogList
-      title="Networks" noun={['network', 'networks']} newHref={to.newNetwork(props.projectId, props.envId)} newLabel="New network"
-      filters={FILTERS} load={load} name={(n) => n.name} nameLabel="Name" columns={COLUMNS}
+      title="Networks"
+      noun={['network', 'networks']}
+      newHref={to.newNetwork(props.projectId, props.envId)}
+      newLabel="New network"
+      filters={FILTERS}
+      load={load}
+      name={(n) => n.name}
+      nameLabel="Name"
+      columns={COLUMNS}
       href={(n) => to.network(props.projectId, props.envId, n.id)}
     />
   );

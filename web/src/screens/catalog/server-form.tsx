@@ -1,7 +1,15 @@
 import { useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { api, ok, type Floor, type FloorInput } from '../../api';
-import { listOf, numberOrNull, PROVIDER_OPTIONS, TextFields, textOf, textOrNull, type TextFieldSpec } from '../../form-fields';
+import {
+  listOf,
+  numberOrNull,
+  PROVIDER_OPTIONS,
+  TextFields,
+  textOf,
+  textOrNull,
+  type TextFieldSpec,
+} from '../../form-fields';
 import { to } from '../../links';
 import { Alert, Field, Select, useSubmit } from '../../ui';
 import { EditPage, FormActions } from './edit';
@@ -58,8 +66,14 @@ const bodyOf = (d: Draft) => ({
 /** Registers a server, or edits one (`serverId`): the API's 422 items appear under the field they name. */
 export function ServerForm(props: { projectId: string; envId: string; serverId?: string }) {
   const id = props.serverId;
-  const load = id ? (signal: AbortSignal) => ok(api.GET('/service-floors/{floor_id}', { params: { path: { floor_id: id } }, signal })) : undefined;
-  return <EditPage noun="server" id={id} load={load} name={floorName}>{(floor) => <Form key={floor?.id ?? 'new'} {...props} floor={floor} />}</EditPage>;
+  const load = id
+    ? (signal: AbortSignal) => ok(api.GET('/service-floors/{floor_id}', { params: { path: { floor_id: id } }, signal }))
+    : undefined;
+  return (
+    <EditPage noun="server" id={id} load={load} name={floorName}>
+      {(floor) => <Form key={floor?.id ?? 'new'} {...props} floor={floor} />}
+    </EditPage>
+  );
 }
 
 function Form(props: { projectId: string; envId: string; floor?: Floor }) {
@@ -70,20 +84,59 @@ function Form(props: { projectId: string; envId: string; floor?: Floor }) {
     const body = bodyOf(draft);
     const saved = props.floor
       ? await ok(api.PATCH('/service-floors/{floor_id}', { params: { path: { floor_id: props.floor.id } }, body }))
-      : await ok(api.POST('/service-floors', { body: { ...body, project_id: props.projectId, environment_id: props.envId } }));
+      : await ok(
+          api.POST('/service-floors', { body: { ...body, project_id: props.projectId, environment_id: props.envId } }),
+        );
     route(to.server(props.projectId, props.envId, saved.id));
   }, Object.keys(draftOf()));
   return (
     <form onSubmit={submit} noValidate>
       <Alert>{error}</Alert>
       <div class="form-grid">
-        <Select label="Type" name="type" required value={draft.type} onValue={set('type')} error={fields.type} options={FLOOR_TYPES} />
-        <Select label="Provider" name="provider" value={draft.provider} onValue={set('provider')} error={fields.provider} options={PROVIDER_OPTIONS} />
+        <Select
+          label="Type"
+          name="type"
+          required
+          value={draft.type}
+          onValue={set('type')}
+          error={fields.type}
+          options={FLOOR_TYPES}
+        />
+        <Select
+          label="Provider"
+          name="provider"
+          value={draft.provider}
+          onValue={set('provider')}
+          error={fields.provider}
+          options={PROVIDER_OPTIONS}
+        />
         <TextFields specs={TEXT_FIELDS} draft={draft} set={set} errors={fields} />
-        <Field label="More IP addresses" name="ip_addresses" value={draft.ip_addresses} onValue={set('ip_addresses')} error={fields.ip_addresses} hint="Comma-separated" />
-        <Field label="Tags" name="tags" value={draft.tags} onValue={set('tags')} error={fields.tags} hint="Comma-separated" />
+        <Field
+          label="More IP addresses"
+          name="ip_addresses"
+          value={draft.ip_addresses}
+          onValue={set('ip_addresses')}
+          error={fields.ip_addresses}
+          hint="Comma-separated"
+        />
+        <Field
+          label="Tags"
+          name="tags"
+          value={draft.tags}
+          onValue={set('tags')}
+          error={fields.tags}
+          hint="Comma-separated"
+        />
       </div>
-      <FormActions busy={busy} save={props.floor ? 'Save changes' : 'Create server'} cancelHref={props.floor ? to.server(props.projectId, props.envId, props.floor.id) : to.servers(props.projectId, props.envId)} />
+      <FormActions
+        busy={busy}
+        save={props.floor ? 'Save changes' : 'Create server'}
+        cancelHref={
+          props.floor
+            ? to.server(props.projectId, props.envId, props.floor.id)
+            : to.servers(props.projectId, props.envId)
+        }
+      />
     </form>
   );
 }

@@ -39,8 +39,15 @@ export function Servers(props: { projectId: string; envId: string }) {
   };
   return (
     <CatalogList
-      title="Servers" noun={['server', 'servers']} newHref={to.newServer(props.projectId, props.envId)} newLabel="New server"
-      filters={FILTERS} load={load} name={floorName} nameLabel="Hostname" columns={COLUMNS}
+      title="Servers"
+      noun={['server', 'servers']}
+      newHref={to.newServer(props.projectId, props.envId)}
+      newLabel="New server"
+      filters={FILTERS}
+      load={load}
+      name={floorName}
+      nameLabel="Hostname"
+      columns={COLUMNS}
       href={(f) => to.server(props.projectId, props.envId, f.id)}
     />
   );

@@ -8,15 +8,42 @@ import { CursorPager, LOG_PAGE, When } from './paging';
 
 /** The kinds of entity the log records, with the words shown for them. */
 const ENTITY_TYPES: [string, string][] = [
-  ['service', 'service'], ['floor', 'server'], ['network', 'network'], ['attachment', 'network attachment'],
-  ['connection', 'connection'], ['chain', 'connection chain'], ['link', 'link'], ['project', 'project'],
-  ['environment', 'environment'], ['group', 'group'], ['subgroup', 'subgroup'], ['env_role', 'environment role'],
-  ['custom_role', 'custom role'], ['custom_role_assignment', 'custom role assignment'], ['project_user', 'project user'],
-  ['invitation', 'invitation'], ['member', 'member'], ['import', 'import'], ['discovery_run', 'discovery run'], ['webhook', 'webhook'], ['cloud_account', 'cloud account'],
+  ['service', 'service'],
+  ['floor', 'server'],
+  ['network', 'network'],
+  ['attachment', 'network attachment'],
+  ['connection', 'connection'],
+  ['chain', 'connection chain'],
+  ['link', 'link'],
+  ['project', 'project'],
+  ['environment', 'environment'],
+  ['group', 'group'],
+  ['subgroup', 'subgroup'],
+  ['env_role', 'environment role'],
+  ['custom_role', 'custom role'],
+  ['custom_role_assignment', 'custom role assignment'],
+  ['project_user', 'project user'],
+  ['invitation', 'invitation'],
+  ['member', 'member'],
+  ['import', 'import'],
+  ['discovery_run', 'discovery run'],
+  ['webhook', 'webhook'],
+  ['cloud_account', 'cloud account'],
 ];
 const VERBS: Record<string, string> = {
-  create: 'created', update: 'changed', delete: 'deleted', archive: 'archived', restore: 'restored', accept: 'accepted', remove: 'removed',
-  revoke: 'revoked', resend: 'resent', apply: 'applied', run: 'ran', disable: 'disabled', connect: 'checked',
+  create: 'created',
+  update: 'changed',
+  delete: 'deleted',
+  archive: 'archived',
+  restore: 'restored',
+  accept: 'accepted',
+  remove: 'removed',
+  revoke: 'revoked',
+  resend: 'resent',
+  apply: 'applied',
+  run: 'ran',
+  disable: 'disabled',
+  connect: 'checked',
 };
 const typeLabel = (t: string) => ENTITY_TYPES.find(([v]) => v === t)?.[1] ?? t.replaceAll('_', ' ');
 
@@ -27,7 +54,9 @@ const KEYS = ['entity_type', 'action', 'actor_id', 'entity_id', 'since', 'until'
 const toLocalInput = (iso: string) => {
   if (!iso) return '';
   const d = new Date(iso);
-  return Number.isNaN(d.getTime()) ? '' : new Date(d.getTime() - d.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
+  return Number.isNaN(d.getTime())
+    ? ''
+    : new Date(d.getTime() - d.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
 };
 /** A minute typed as `until` includes the whole minute (the API's bounds are inclusive, to the millisecond). */
 const fromLocalInput = (local: string, endOfMinute: boolean) => {
@@ -40,18 +69,42 @@ const fromLocalInput = (local: string, endOfMinute: boolean) => {
 export function AuditLog(props: { projectId: string }) {
   const { applied, go, href, key } = useUrlQuery(KEYS);
   const { cursor, ...filters } = applied;
-  const members = useLoad((signal) => api.GET('/projects/members/{project_id}', { params: { path: { project_id: props.projectId } }, signal }).then((r) => r.data ?? []), [props.projectId]);
-  const envs = useLoad((signal) => api.GET('/environments', { params: { query: { project_id: props.projectId } }, signal }).then((r) => r.data ?? []), [props.projectId]);
-  const log = useLoad(async (signal) => {
-    const query = Object.fromEntries(Object.entries({ ...filters, cursor }).filter(([, v]) => v));
-    const page = await cursorPage(api.GET('/projects/{project_id}/audit-log', { params: { path: { project_id: props.projectId }, query: { ...query, limit: LOG_PAGE } }, signal }));
-    return { ...page, names: await namesOf(page.items, signal) };
-  }, [props.projectId, key]);
+  const members = useLoad(
+    (signal) =>
+      api
+        .GET('/projects/members/{project_id}', { params: { path: { project_id: props.projectId } }, signal })
+        .then((r) => r.data ?? []),
+    [props.projectId],
+  );
+  const envs = useLoad(
+    (signal) =>
+      api
+        .GET('/environments', { params: { query: { project_id: props.projectId } }, signal })
+        .then((r) => r.data ?? []),
+    [props.projectId],
+  );
+  const log = useLoad(
+    async (signal) => {
+      const query = Object.fromEntries(Object.entries({ ...filters, cursor }).filter(([, v]) => v));
+      const page = await cursorPage(
+        api.GET('/projects/{project_id}/audit-log', {
+          params: { path: { project_id: props.projectId }, query: { ...query, limit: LOG_PAGE } },
+          signal,
+        }),
+      );
+      return { ...page, names: await namesOf(page.items, signal) };
+    },
+    [props.projectId, key],
+  );
 
   const FILTERS: FilterSpec<FilterKey>[] = [
     { key: 'entity_type', label: 'Kind', options: [['', 'Any'], ...ENTITY_TYPES] },
     { key: 'action', label: 'Action (e.g. floor.update)' },
-    { key: 'actor_id', label: 'Who', options: [['', 'Anyone'], ...(members.data ?? []).map((m): [string, string] => [m.user_id, m.email])] },
+    {
+      key: 'actor_id',
+      label: 'Who',
+      options: [['', 'Anyone'], ...(members.data ?? []).map((m): [string, string] => [m.user_id, m.email])],
+    },
     { key: 'entity_id', label: 'Item id' },
     { key: 'since', label: 'From', type: 'datetime-local' },
     { key: 'until', label: 'To', type: 'datetime-local' },
@@ -62,13 +115,32 @@ export function AuditLog(props: { projectId: string }) {
   return (
     <Page title="Audit log" wide>
       <p class="muted">Every change to this project, newest first: who made it, when, and what it changed.</p>
-      <FilterForm label="Filter the audit log" filters={FILTERS} applied={shown} onApply={(f) => go({ ...f, since: fromLocalInput(f.since, false), until: fromLocalInput(f.until, true), cursor: '' })} />
+      <FilterForm
+        label="Filter the audit log"
+        filters={FILTERS}
+        applied={shown}
+        onApply={(f) =>
+          go({ ...f, since: fromLocalInput(f.since, false), until: fromLocalInput(f.until, true), cursor: '' })
+        }
+      />
       <Loaded state={log} label="the audit log">
         {({ items, next, names }) => (
           <>
-            <p class="muted" role="status" aria-live="polite">{items.length ? `${items.length} ${items.length === 1 ? 'entry' : 'entries'} on this page` : 'No entries match.'}</p>
+            <p class="muted" role="status" aria-live="polite">
+              {items.length
+                ? `${items.length} ${items.length === 1 ? 'entry' : 'entries'} on this page`
+                : 'No entries match.'}
+            </p>
             <ol class="log">
-              {items.map((e) => <Entry key={e.id} entry={e} name={recordedName(e) ?? names.get(e.entity_id)} envName={envName(e.environment_id)} projectId={props.projectId} />)}
+              {items.map((e) => (
+                <Entry
+                  key={e.id}
+                  entry={e}
+                  name={recordedName(e) ?? names.get(e.entity_id)}
+                  envName={envName(e.environment_id)}
+                  projectId={props.projectId}
+                />
+              ))}
             </ol>
             <CursorPager label="Pages of the audit log" cursor={cursor} next={next} href={(c) => href({ cursor: c })} />
           </>
@@ -89,10 +161,14 @@ function recordedName(e: AuditEntry): string | undefined {
 
 /** The current name of a service, server or network (an update records only what changed, often not the name); none once it is gone. */
 async function currentName(type: string, id: string, signal: AbortSignal): Promise<string | undefined> {
-  const answer = type === 'service' ? await api.GET('/services/{service_id}', { params: { path: { service_id: id } }, signal })
-    : type === 'floor' ? await api.GET('/service-floors/{floor_id}', { params: { path: { floor_id: id } }, signal })
-    : type === 'network' ? await api.GET('/networks/{network_id}', { params: { path: { network_id: id } }, signal })
-    : undefined;
+  const answer =
+    type === 'service'
+      ? await api.GET('/services/{service_id}', { params: { path: { service_id: id } }, signal })
+      : type === 'floor'
+        ? await api.GET('/service-floors/{floor_id}', { params: { path: { floor_id: id } }, signal })
+        : type === 'network'
+          ? await api.GET('/networks/{network_id}', { params: { path: { network_id: id } }, signal })
+          : undefined;
   const item = answer?.data;
   return item ? ('name' in item ? item.name : floorName(item)) : undefined;
 }
@@ -100,7 +176,9 @@ async function currentName(type: string, id: string, signal: AbortSignal): Promi
 /** Names for a page's entries that recorded none: one read per entity on the page. */
 async function namesOf(entries: AuditEntry[], signal: AbortSignal): Promise<Map<string, string>> {
   const unnamed = new Map(entries.filter((e) => !recordedName(e)).map((e) => [e.entity_id, e.entity_type]));
-  const found = await Promise.all([...unnamed].map(async ([id, type]) => [id, await currentName(type, id, signal)] as const));
+  const found = await Promise.all(
+    [...unnamed].map(async ([id, type]) => [id, await currentName(type, id, signal)] as const),
+  );
   return new Map(found.filter((f): f is [string, string] => Boolean(f[1])));
 }
 
@@ -127,18 +205,26 @@ function Entry(props: { entry: AuditEntry; name?: string; envName?: string; proj
     <li>
       <article aria-label={`${who} ${VERBS[verb] ?? verb} ${typeLabel(e.entity_type)} ${name ?? ''}`.trim()}>
         <p class="log-head">
-          <When at={e.at} />{' '}
-          <strong>{who}</strong>{e.actor.is_staff && <span class="badge">staff</span>}{' '}
-          {VERBS[verb] ?? verb} {typeLabel(e.entity_type)}{' '}
+          <When at={e.at} /> <strong>{who}</strong>
+          {e.actor.is_staff && <span class="badge">staff</span>} {VERBS[verb] ?? verb} {typeLabel(e.entity_type)}{' '}
           {name && (link ? <a href={link}>{name}</a> : <strong>{name}</strong>)}
           {props.envName && <span class="muted"> in {props.envName}</span>}
         </p>
         <Changes before={e.before} after={e.after} />
         {e.summary && Object.keys(e.summary).length > 0 && (
-          <dl class="facts summary">{Object.entries(e.summary).map(([k, v]) => <Fragment key={k}><dt>{k.replaceAll('_', ' ')}</dt><dd>{show(v)}</dd></Fragment>)}</dl>
+          <dl class="facts summary">
+            {Object.entries(e.summary).map(([k, v]) => (
+              <Fragment key={k}>
+                <dt>{k.replaceAll('_', ' ')}</dt>
+                <dd>{show(v)}</dd>
+              </Fragment>
+            ))}
+          </dl>
         )}
         <p class="muted small">
-          <code>{e.action}</code>{' · '}<a href={to.audit(props.projectId, { entity_id: e.entity_id })}>History of this {typeLabel(e.entity_type)}</a>
+          <code>{e.action}</code>
+          {' · '}
+          <a href={to.audit(props.projectId, { entity_id: e.entity_id })}>History of this {typeLabel(e.entity_type)}</a>
           {e.import_id && <> · by import {e.import_id.slice(0, 8)}</>}
           {e.source_ip && <> · from {e.source_ip}</>}
         </p>
@@ -157,11 +243,19 @@ function show(v: unknown): string {
 
 /** The fields an entry changed: before and after, side by side (a creation has only after, a deletion only before). */
 function Changes(props: { before: AuditEntry['before']; after: AuditEntry['after'] }) {
-  const fields = [...new Set([...Object.keys(props.before ?? {}), ...Object.keys(props.after ?? {})])].filter((f) => !IMPLIED.has(f));
+  const fields = [...new Set([...Object.keys(props.before ?? {}), ...Object.keys(props.after ?? {})])].filter(
+    (f) => !IMPLIED.has(f),
+  );
   if (!fields.length) return null;
   return (
     <table class="changes">
-      <thead><tr><th scope="col">Field</th>{props.before && <th scope="col">Before</th>}{props.after && <th scope="col">After</th>}</tr></thead>
+      <thead>
+        <tr>
+          <th scope="col">Field</th>
+          {props.before && <th scope="col">Before</th>}
+          {props.after && <th scope="col">After</th>}
+        </tr>
+      </thead>
       <tbody>
         {fields.map((f) => (
           <tr key={f}>

@@ -7,14 +7,24 @@ export function CursorPager(props: { label: string; cursor: string; next?: strin
   return (
     <nav class="pager" aria-label={props.label}>
       {props.cursor && <a href={props.href('')}>Newest entries</a>}
-      {props.next ? <a href={props.href(props.next)} rel="next">Older entries</a> : <span class="muted">No older entries</span>}
+      {props.next ? (
+        <a href={props.href(props.next)} rel="next">
+          Older entries
+        </a>
+      ) : (
+        <span class="muted">No older entries</span>
+      )}
     </nav>
   );
 }
 
 /** A time as the reader's clock shows it, in a machine-readable element. */
 export function When(props: { at: string }) {
-  return <time dateTime={props.at}>{new Date(props.at).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'medium' })}</time>;
+  return (
+    <time dateTime={props.at}>
+      {new Date(props.at).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'medium' })}
+    </time>
+  );
 }
 
 /** Entries per page of the logs. */

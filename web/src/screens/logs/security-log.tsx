@@ -26,28 +26,62 @@ const EVENTS: Record<SecurityEntry['event'], string> = {
   'api_key.exchange_refused': 'API key refused',
   'sso.linked': 'Single sign-on linked',
 };
-const ACTORS: Record<SecurityEntry['actor'], string> = { self: 'you', staff: 'staff', anonymous: 'someone not signed in' };
+const ACTORS: Record<SecurityEntry['actor'], string> = {
+  self: 'you',
+  staff: 'staff',
+  anonymous: 'someone not signed in',
+};
 /** The reason codes of refusals in words. */
 const REASONS: Record<string, string> = {
-  invalid_credentials: 'wrong e-mail or password', totp_required: 'authenticator code needed', totp_invalid: 'wrong authenticator code',
-  totp_setup_required: 'authenticator setup required', locked: 'sign-in locked', invalid_password: 'wrong password', sign_in_gate: 'an invitation to accept first', sso_account_exists: 'single sign-on into an existing account (link it first)',
-  key_revoked: 'the key was revoked', key_archived: 'the key is archived', key_expired: 'the key has expired', metrics_key: 'a metrics key is not an API key',
+  invalid_credentials: 'wrong e-mail or password',
+  totp_required: 'authenticator code needed',
+  totp_invalid: 'wrong authenticator code',
+  totp_setup_required: 'authenticator setup required',
+  locked: 'sign-in locked',
+  invalid_password: 'wrong password',
+  sign_in_gate: 'an invitation to accept first',
+  sso_account_exists: 'single sign-on into an existing account (link it first)',
+  key_revoked: 'the key was revoked',
+  key_archived: 'the key is archived',
+  key_expired: 'the key has expired',
+  metrics_key: 'a metrics key is not an API key',
   account_blocked: 'the account is blocked',
 };
 
 /** The signed-in account's security log: sign-ins, refusals, second factors, sessions, newest first, paged by cursor. */
 export function SecurityLog() {
   const { applied, href, key } = useUrlQuery(['cursor'] as const);
-  const log = useLoad((signal) => cursorPage(api.GET('/auth/me/security-log', { params: { query: { limit: LOG_PAGE, ...(applied.cursor ? { cursor: applied.cursor } : {}) } }, signal })), [key]);
+  const log = useLoad(
+    (signal) =>
+      cursorPage(
+        api.GET('/auth/me/security-log', {
+          params: { query: { limit: LOG_PAGE, ...(applied.cursor ? { cursor: applied.cursor } : {}) } },
+          signal,
+        }),
+      ),
+    [key],
+  );
   return (
     <Page title="Security log">
-      <p class="muted">Sign-ins to your account, refused attempts and changes to how it is protected, newest first. If you see one you do not recognise, reset your password and end your other sessions.</p>
+      <p class="muted">
+        Sign-ins to your account, refused attempts and changes to how it is protected, newest first. If you see one you
+        do not recognise, reset your password and end your other sessions.
+      </p>
       <Loaded state={log} label="the security log">
         {({ items, next }) => (
           <>
             {!items.length && <p>Nothing recorded yet.</p>}
-            <ol class="log">{items.map((e) => <Entry key={e.id} entry={e} />)}</ol>
-            <CursorPager label="Pages of the security log" cursor={applied.cursor} next={next} href={(c) => href({ cursor: c })} />
+            <ol class="log">
+              {items.map((e) => (
+                <Entry key={e.id} entry={e} />
+              ))}
+            </ol>
+            <CursorPager
+              label="Pages of the security log"
+              cursor={applied.cursor}
+              next={next}
+              href={(c) => href({ cursor: c })}
+            />
           </>
         )}
       </Loaded>
@@ -61,14 +95,32 @@ function Entry({ entry: e }: { entry: SecurityEntry }) {
     <li>
       <article aria-label={EVENTS[e.event] ?? e.event}>
         <p class="log-head">
-          <When at={e.at} /> <strong class={e.event.endsWith('refused') || e.event === 'lockout.started' ? 'bad' : undefined}>{EVENTS[e.event] ?? e.event}</strong>
+          <When at={e.at} />{' '}
+          <strong class={e.event.endsWith('refused') || e.event === 'lockout.started' ? 'bad' : undefined}>
+            {EVENTS[e.event] ?? e.event}
+          </strong>
           {e.reason && <> ({REASONS[e.reason] ?? e.reason.replaceAll('_', ' ')})</>}
           <span class="muted"> by {ACTORS[e.actor]}</span>
         </p>
         <dl class="facts summary">
-          {e.source_ip && <><dt>From</dt><dd>{e.source_ip}</dd></>}
-          {e.user_agent && <><dt>Browser or app</dt><dd>{e.user_agent}</dd></>}
-          {details.map(([k, v]) => <Fragment key={k}><dt>{k.replaceAll('_', ' ')}</dt><dd>{String(v)}</dd></Fragment>)}
+          {e.source_ip && (
+            <>
+              <dt>From</dt>
+              <dd>{e.source_ip}</dd>
+            </>
+          )}
+          {e.user_agent && (
+            <>
+              <dt>Browser or app</dt>
+              <dd>{e.user_agent}</dd>
+            </>
+          )}
+          {details.map(([k, v]) => (
+            <Fragment key={k}>
+              <dt>{k.replaceAll('_', ' ')}</dt>
+              <dd>{String(v)}</dd>
+            </Fragment>
+          ))}
         </dl>
       </article>
     </li>

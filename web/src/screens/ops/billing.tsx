@@ -20,9 +20,21 @@ export function Usage(props: { id: string; label: string; count: number; limit: 
     <div class={over > 0 ? 'usage over' : 'usage'}>
       <label for={props.id}>{props.label}</label>
       {props.limit === null ? (
-        <span id={props.id} class="muted">{props.count} used · unlimited</span>
+        <span id={props.id} class="muted">
+          {props.count} used · unlimited
+        </span>
       ) : (
-        <meter id={props.id} min={0} max={Math.max(props.limit, props.count, 1)} low={props.limit * 0.8} high={props.limit} optimum={0} value={props.count}>{props.count} of {props.limit}</meter>
+        <meter
+          id={props.id}
+          min={0}
+          max={Math.max(props.limit, props.count, 1)}
+          low={props.limit * 0.8}
+          high={props.limit}
+          optimum={0}
+          value={props.count}
+        >
+          {props.count} of {props.limit}
+        </meter>
       )}
       <span class="figures">
         {props.count} of {limitText(props.limit)}
@@ -37,20 +49,33 @@ function Limits(props: { status: LimitsStatus }) {
   return (
     <>
       <div class="usages">
-        {KINDS.map(([k, label]) => <Usage key={k} id={`usage-${k}`} label={label} count={s.usage[k]} limit={s.limits[k]} over={s.over[k]} />)}
+        {KINDS.map(([k, label]) => (
+          <Usage key={k} id={`usage-${k}`} label={label} count={s.usage[k]} limit={s.limits[k]} over={s.over[k]} />
+        ))}
       </div>
       {s.services_per_env.length > 0 && (
         <details>
           <summary>Services per environment</summary>
           <div class="usages">
-            {s.services_per_env.map((e) => <Usage key={e.environment_id} id={`usage-env-${e.environment_id}`} label={e.environment_name} count={e.services} limit={e.limit} over={e.over} />)}
+            {s.services_per_env.map((e) => (
+              <Usage
+                key={e.environment_id}
+                id={`usage-env-${e.environment_id}`}
+                label={e.environment_name}
+                count={e.services}
+                limit={e.limit}
+                over={e.over}
+              />
+            ))}
           </div>
         </details>
       )}
       {s.any_over && (
         <p class="alert">
           {s.over_total} resource{s.over_total === 1 ? ' is' : 's are'} over your plan's limits.
-          {s.archive_window.until ? ` Choose what to archive before ${when(s.archive_window.until)}, or what is over is archived for you then. ` : ' '}
+          {s.archive_window.until
+            ? ` Choose what to archive before ${when(s.archive_window.until)}, or what is over is archived for you then. `
+            : ' '}
           <a href={to.archive}>Choose what to archive</a>
         </p>
       )}
@@ -72,7 +97,9 @@ function Plans(props: { plans: Plan[]; currentId?: string }) {
       if (!('job_id' in chosen)) return void location.reload();
       // The checkout page is made by a background job: ask until it is ready, then go there.
       for (;;) {
-        const out = await ok(api.GET('/subscriptions/checkout-url/{job_id}', { params: { path: { job_id: chosen.job_id } } }));
+        const out = await ok(
+          api.GET('/subscriptions/checkout-url/{job_id}', { params: { path: { job_id: chosen.job_id } } }),
+        );
         if (out.status === 'ready') return void location.assign(out.url);
         await new Promise((r) => setTimeout(r, 500));
       }
@@ -88,7 +115,18 @@ function Plans(props: { plans: Plan[]; currentId?: string }) {
         <table class="plans">
           <caption class="sr-only">Plans</caption>
           <thead>
-            <tr><th scope="col">Plan</th><th scope="col">Price</th><th scope="col">Projects</th><th scope="col">Environments per project</th><th scope="col">Services</th><th scope="col">Project users</th><th scope="col">API keys</th><th scope="col"><span class="sr-only">Choose</span></th></tr>
+            <tr>
+              <th scope="col">Plan</th>
+              <th scope="col">Price</th>
+              <th scope="col">Projects</th>
+              <th scope="col">Environments per project</th>
+              <th scope="col">Services</th>
+              <th scope="col">Project users</th>
+              <th scope="col">API keys</th>
+              <th scope="col">
+                <span class="sr-only">Choose</span>
+              </th>
+            </tr>
           </thead>
           <tbody>
             {props.plans.map((p) => {
@@ -108,9 +146,23 @@ function Plans(props: { plans: Plan[]; currentId?: string }) {
                     ) : p.interval === 'custom' ? (
                       <span class="muted">Ask sales</span>
                     ) : current && isDowngrade(current, p) ? (
-                      <button type="button" onClick={() => route(to.downgrade(p.id))} aria-label={`Downgrade to ${label}`}>Downgrade…</button>
+                      <button
+                        type="button"
+                        onClick={() => route(to.downgrade(p.id))}
+                        aria-label={`Downgrade to ${label}`}
+                      >
+                        Downgrade…
+                      </button>
                     ) : (
-                      <button type="button" class="primary" disabled={busy !== undefined} onClick={() => void choose(p)} aria-label={`Choose ${label}`}>{busy === p.id ? 'Opening checkout…' : 'Choose'}</button>
+                      <button
+                        type="button"
+                        class="primary"
+                        disabled={busy !== undefined}
+                        onClick={() => void choose(p)}
+                        aria-label={`Choose ${label}`}
+                      >
+                        {busy === p.id ? 'Opening checkout…' : 'Choose'}
+                      </button>
                     )}
                   </td>
                 </tr>
@@ -124,13 +176,22 @@ function Plans(props: { plans: Plan[]; currentId?: string }) {
 }
 
 function InvoiceLines(props: { id: string }) {
-  const invoice = useLoad((signal) => ok(api.GET('/me/invoices/{invoice_id}', { params: { path: { invoice_id: props.id } }, signal })), [props.id]);
+  const invoice = useLoad(
+    (signal) => ok(api.GET('/me/invoices/{invoice_id}', { params: { path: { invoice_id: props.id } }, signal })),
+    [props.id],
+  );
   return (
     <Loaded state={invoice} label="line items">
       {(inv: InvoiceDetail) => (
         <ul class="plain lines">
-          {inv.line_items.map((l, i) => <li key={i}>{l.description} · {l.qty} × {money(l.unit_price_cents, inv.currency)}</li>)}
-          <li>Subtotal {money(inv.subtotal_cents, inv.currency)} · tax {money(inv.tax_cents, inv.currency)}</li>
+          {inv.line_items.map((l, i) => (
+            <li key={i}>
+              {l.description} · {l.qty} × {money(l.unit_price_cents, inv.currency)}
+            </li>
+          ))}
+          <li>
+            Subtotal {money(inv.subtotal_cents, inv.currency)} · tax {money(inv.tax_cents, inv.currency)}
+          </li>
         </ul>
       )}
     </Loaded>
@@ -147,12 +208,31 @@ function Invoices() {
           <ul class="cards invoices">
             {items.map((inv) => (
               <li key={inv.id}>
-                <span><strong>{inv.invoice_number}</strong> <span class={`status status-${inv.status}`}>{inv.status}</span></span>
+                <span>
+                  <strong>{inv.invoice_number}</strong> <span class={`status status-${inv.status}`}>{inv.status}</span>
+                </span>
                 <span>{money(inv.total_cents, inv.currency)}</span>
-                <span class="muted">issued {when(inv.issued_at)}{inv.paid_at ? `, paid ${when(inv.paid_at)}` : ''}</span>
+                <span class="muted">
+                  issued {when(inv.issued_at)}
+                  {inv.paid_at ? `, paid ${when(inv.paid_at)}` : ''}
+                </span>
                 <span class="row-actions">
-                  <button type="button" aria-expanded={open === inv.id} onClick={() => setOpen(open === inv.id ? undefined : inv.id)} aria-label={`Line items of invoice ${inv.invoice_number}`}>Line items</button>
-                  <a href={inv.pdf_url} target="_blank" rel="noopener" aria-label={`Printable invoice ${inv.invoice_number}`}>Printable</a>
+                  <button
+                    type="button"
+                    aria-expanded={open === inv.id}
+                    onClick={() => setOpen(open === inv.id ? undefined : inv.id)}
+                    aria-label={`Line items of invoice ${inv.invoice_number}`}
+                  >
+                    Line items
+                  </button>
+                  <a
+                    href={inv.pdf_url}
+                    target="_blank"
+                    rel="noopener"
+                    aria-label={`Printable invoice ${inv.invoice_number}`}
+                  >
+                    Printable
+                  </a>
                 </span>
                 {open === inv.id && <InvoiceLines id={inv.id} />}
               </li>
@@ -172,7 +252,9 @@ function Portal() {
   const open = () => act(async () => location.assign((await ok(api.GET('/me/billing/portal'))).url));
   return (
     <>
-      <button type="button" onClick={() => void open()} disabled={busy}>Open billing portal</button>
+      <button type="button" onClick={() => void open()} disabled={busy}>
+        Open billing portal
+      </button>
       <Alert>{error}</Alert>
     </>
   );
@@ -187,26 +269,53 @@ const RETURNS: Record<string, string> = {
 /** Plan & billing (`/account/billing`): the plan, its limits with usage bars, the plans, invoices, portal. */
 export function Billing() {
   const { query } = useLocation();
-  const subscription = useLoad((signal) => ok(api.GET('/me/subscription', { signal })).catch((err) => {
-    if (err instanceof ApiError && err.status === 404) return null; // SPEC: no active subscription is a normal state
-    throw err;
-  }), []);
+  const subscription = useLoad(
+    (signal) =>
+      ok(api.GET('/me/subscription', { signal })).catch((err) => {
+        if (err instanceof ApiError && err.status === 404) return null; // SPEC: no active subscription is a normal state
+        throw err;
+      }),
+    [],
+  );
   const limits = useLoad((signal) => ok(api.GET('/me/limits/status', { signal })), []);
   const plans = useLoad((signal) => ok(api.GET('/plans', { signal })), []);
   const plan = subscription.data?.plan;
   return (
-    <Page title="Plan & billing" actions={<a class="button" href={to.archived}>Archived items</a>}>
-      {RETURNS[query.checkout] && <p class={query.checkout === 'success' ? 'ok' : 'alert'} role="status">{RETURNS[query.checkout]}</p>}
+    <Page
+      title="Plan & billing"
+      actions={
+        <a class="button" href={to.archived}>
+          Archived items
+        </a>
+      }
+    >
+      {RETURNS[query.checkout] && (
+        <p class={query.checkout === 'success' ? 'ok' : 'alert'} role="status">
+          {RETURNS[query.checkout]}
+        </p>
+      )}
       <section aria-labelledby="plan-title">
         <h2 id="plan-title">Current plan</h2>
         <Loaded state={subscription} label="your plan">
-          {(sub) => sub ? <p class="current-plan"><strong>{sub.plan.name}</strong> · {priceOf(sub.plan)}</p> : <p>No active subscription: choose a plan below.</p>}
+          {(sub) =>
+            sub ? (
+              <p class="current-plan">
+                <strong>{sub.plan.name}</strong> · {priceOf(sub.plan)}
+              </p>
+            ) : (
+              <p>No active subscription: choose a plan below.</p>
+            )
+          }
         </Loaded>
-        <Loaded state={limits} label="limits">{(s) => <Limits status={s} />}</Loaded>
+        <Loaded state={limits} label="limits">
+          {(s) => <Limits status={s} />}
+        </Loaded>
       </section>
       <section aria-labelledby="plans-title">
         <h2 id="plans-title">Plans</h2>
-        <Loaded state={plans} label="plans">{(list) => <Plans plans={list} currentId={plan?.id} />}</Loaded>
+        <Loaded state={plans} label="plans">
+          {(list) => <Plans plans={list} currentId={plan?.id} />}
+        </Loaded>
       </section>
       <section aria-labelledby="invoices-title">
         <h2 id="invoices-title">Invoices</h2>

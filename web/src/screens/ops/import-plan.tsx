@@ -12,8 +12,17 @@ type Action = (typeof ACTIONS)[number][0];
 
 /** The kinds an import reports, in the document's order, with their names here. */
 const KINDS: [string, string][] = [
-  ['group', 'Groups'], ['subgroup', 'Subgroups'], ['service_floor', 'Servers'], ['floor', 'Servers'], ['network', 'Networks'], ['service', 'Services'],
-  ['link', 'Links'], ['network_attachment', 'Network attachments'], ['attachment', 'Network attachments'], ['connection', 'Connections'], ['chain', 'Chains and hubs'],
+  ['group', 'Groups'],
+  ['subgroup', 'Subgroups'],
+  ['service_floor', 'Servers'],
+  ['floor', 'Servers'],
+  ['network', 'Networks'],
+  ['service', 'Services'],
+  ['link', 'Links'],
+  ['network_attachment', 'Network attachments'],
+  ['attachment', 'Network attachments'],
+  ['connection', 'Connections'],
+  ['chain', 'Chains and hubs'],
 ];
 const kindName = (kind: string) => KINDS.find(([k]) => k === kind)?.[1] ?? kind.replace(/_/g, ' ');
 const kindOrder = (kind: string) => {
@@ -30,13 +39,17 @@ const kindOrder = (kind: string) => {
 export function ImportDiff(props: { report: ImportReport; applied: boolean }) {
   const { report } = props;
   const kinds = [...new Set(report.items.map((i) => i.kind))].sort((a, b) => kindOrder(a) - kindOrder(b));
-  const count = (kind: string, action: Action) => report.items.filter((i) => i.kind === kind && i.action === action).length;
+  const count = (kind: string, action: Action) =>
+    report.items.filter((i) => i.kind === kind && i.action === action).length;
   const verb = props.applied ? '' : ' (planned)';
   return (
     <div class="import-diff">
       <p class="diff-summary" role="group" aria-label={`Summary${verb}`}>
         {ACTIONS.map(([action, sign, label]) => (
-          <span key={action} class={`diff-${action}`}><span aria-hidden="true">{sign} </span>{report.summary[action]} {label}</span>
+          <span key={action} class={`diff-${action}`}>
+            <span aria-hidden="true">{sign} </span>
+            {report.summary[action]} {label}
+          </span>
         ))}
       </p>
       {report.errors.length > 0 && (
@@ -56,13 +69,22 @@ export function ImportDiff(props: { report: ImportReport; applied: boolean }) {
           <table class="diff-kinds">
             <caption>Per kind{verb}</caption>
             <thead>
-              <tr><th scope="col">Kind</th>{ACTIONS.map(([a, , label]) => <th scope="col" key={a}>{label[0].toUpperCase() + label.slice(1)}</th>)}</tr>
+              <tr>
+                <th scope="col">Kind</th>
+                {ACTIONS.map(([a, , label]) => (
+                  <th scope="col" key={a}>
+                    {label[0].toUpperCase() + label.slice(1)}
+                  </th>
+                ))}
+              </tr>
             </thead>
             <tbody>
               {kinds.map((kind) => (
                 <tr key={kind}>
                   <th scope="row">{kindName(kind)}</th>
-                  {ACTIONS.map(([a]) => <td key={a}>{count(kind, a)}</td>)}
+                  {ACTIONS.map(([a]) => (
+                    <td key={a}>{count(kind, a)}</td>
+                  ))}
                 </tr>
               ))}
             </tbody>
@@ -73,15 +95,21 @@ export function ImportDiff(props: { report: ImportReport; applied: boolean }) {
         <details key={kind} open={report.items.some((i) => i.kind === kind && i.action !== 'unchanged')}>
           <summary>{kindName(kind)}</summary>
           <ul class="diff-items">
-            {report.items.filter((i) => i.kind === kind).map((item, i) => {
-              const [, sign, label] = ACTIONS.find(([a]) => a === item.action) ?? ['', '?', item.action];
-              return (
-                <li key={i} class={`diff-${item.action}`}>
-                  <span aria-hidden="true" class="sign">{sign}</span> <span class="sr-only">{label}: </span>{item.name}
-                  {item.detail && <span class="muted"> — {item.detail}</span>}
-                </li>
-              );
-            })}
+            {report.items
+              .filter((i) => i.kind === kind)
+              .map((item, i) => {
+                const [, sign, label] = ACTIONS.find(([a]) => a === item.action) ?? ['', '?', item.action];
+                return (
+                  <li key={i} class={`diff-${item.action}`}>
+                    <span aria-hidden="true" class="sign">
+                      {sign}
+                    </span>{' '}
+                    <span class="sr-only">{label}: </span>
+                    {item.name}
+                    {item.detail && <span class="muted"> — {item.detail}</span>}
+                  </li>
+                );
+              })}
           </ul>
         </details>
       ))}

@@ -1,7 +1,8 @@
 import type { Plan } from '../../api';
 
 /** Money as the plans and invoices give it: integer cents and a currency code. */
-export const money = (cents: number, currency: string) => new Intl.NumberFormat(undefined, { style: 'currency', currency: currency.toUpperCase() }).format(cents / 100);
+export const money = (cents: number, currency: string) =>
+  new Intl.NumberFormat(undefined, { style: 'currency', currency: currency.toUpperCase() }).format(cents / 100);
 
 export const when = (iso: string | null | undefined) => (iso ? new Date(iso).toLocaleString() : '—');
 

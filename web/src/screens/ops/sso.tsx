@@ -3,7 +3,12 @@ import { api, ok, ApiError } from '../../api';
 import { TextArea, listOf } from '../../form-fields';
 import { Alert, Field, Loaded, message, Page, Select, useLoad, useSubmit } from '../../ui';
 
-const ROLES: [string, string][] = [['', 'No role (member only)'], ['viewer', 'viewer'], ['manager', 'manager'], ['administrator', 'administrator']];
+const ROLES: [string, string][] = [
+  ['', 'No role (member only)'],
+  ['viewer', 'viewer'],
+  ['manager', 'manager'],
+  ['administrator', 'administrator'],
+];
 
 /**
  * A project's single sign-on (`/p/:projectId/sso`; the owner, Business plan and above): the
@@ -13,15 +18,21 @@ const ROLES: [string, string][] = [['', 'No role (member only)'], ['viewer', 'vi
  */
 export function SingleSignOnSettings(props: { projectId: string }) {
   const path = { params: { path: { project_id: props.projectId } } };
-  const connection = useLoad(async (signal) => {
-    try {
-      return await ok(api.GET('/projects/{project_id}/sso', { ...path, signal }));
-    } catch (err) {
-      if (err instanceof ApiError && err.status === 404) return null;
-      throw err;
-    }
-  }, [props.projectId]);
-  const envs = useLoad((signal) => ok(api.GET('/environments', { params: { query: { project_id: props.projectId } }, signal })), [props.projectId]);
+  const connection = useLoad(
+    async (signal) => {
+      try {
+        return await ok(api.GET('/projects/{project_id}/sso', { ...path, signal }));
+      } catch (err) {
+        if (err instanceof ApiError && err.status === 404) return null;
+        throw err;
+      }
+    },
+    [props.projectId],
+  );
+  const envs = useLoad(
+    (signal) => ok(api.GET('/environments', { params: { query: { project_id: props.projectId } }, signal })),
+    [props.projectId],
+  );
   const [issuer, setIssuer] = useState('');
   const [clientId, setClientId] = useState('');
   const [secret, setSecret] = useState('');
@@ -43,13 +54,19 @@ export function SingleSignOnSettings(props: { projectId: string }) {
   }, [connection.data]);
   const { submit, busy, error, fields } = useSubmit(async () => {
     setNote('');
-    await ok(api.PUT('/projects/{project_id}/sso', {
-      ...path,
-      body: {
-        issuer, client_id: clientId, ...(secret ? { client_secret: secret } : {}), domains: listOf(domains, /[\s,]+/), required,
-        jit_role: role && envId ? { environment_id: envId, role: role as 'viewer' } : null,
-      },
-    }));
+    await ok(
+      api.PUT('/projects/{project_id}/sso', {
+        ...path,
+        body: {
+          issuer,
+          client_id: clientId,
+          ...(secret ? { client_secret: secret } : {}),
+          domains: listOf(domains, /[\s,]+/),
+          required,
+          jit_role: role && envId ? { environment_id: envId, role: role as 'viewer' } : null,
+        },
+      }),
+    );
     setSecret('');
     setNote('Saved.');
     connection.reload();
@@ -57,53 +74,138 @@ export function SingleSignOnSettings(props: { projectId: string }) {
   const verify = (domain: string) => async () => {
     setVerifyError('');
     try {
-      await ok(api.POST('/projects/{project_id}/sso/domains/{domain}/verify', { params: { path: { project_id: props.projectId, domain } } }));
+      await ok(
+        api.POST('/projects/{project_id}/sso/domains/{domain}/verify', {
+          params: { path: { project_id: props.projectId, domain } },
+        }),
+      );
       connection.reload();
     } catch (err) {
-      setVerifyError(message(err, ['domain']) || (err instanceof ApiError ? String(err.fields.domain ?? err.detail) : ''));
+      setVerifyError(
+        message(err, ['domain']) || (err instanceof ApiError ? String(err.fields.domain ?? err.detail) : ''),
+      );
     }
   };
   return (
     <Page title="Single sign-on">
-      <p>People of your organisation sign in through its OpenID Connect identity provider. Register this address as the redirect URI there: <code>{location.origin}/auth/sso/callback</code>, with the scopes <code>openid email profile</code>.</p>
+      <p>
+        People of your organisation sign in through its OpenID Connect identity provider. Register this address as the
+        redirect URI there: <code>{location.origin}/auth/sso/callback</code>, with the scopes{' '}
+        <code>openid email profile</code>.
+      </p>
       <Loaded state={connection} label="single sign-on">
-        {(c) => (c?.domains.length ? (
-          <>
-            <h2>Domains</h2>
-            <Alert>{verifyError}</Alert>
-            <ul class="cards sso-domains">
-              {c.domains.map((d) => (
-                <li key={d.domain}>
-                  <span>
-                    <strong>{d.domain}</strong> <span class={d.verified ? 'badge on' : 'badge off'}>{d.verified ? 'verified' : 'not verified'}</span>
-                    {!d.verified && <><br /><span class="muted">TXT record <code>{d.txt_name}</code> with the value <code>{d.txt_value}</code></span></>}
-                  </span>
-                  {!d.verified && <button type="button" onClick={verify(d.domain)} aria-label={`Verify ${d.domain}`}>Verify</button>}
-                </li>
-              ))}
-            </ul>
-          </>
-        ) : null)}
+        {(c) =>
+          c?.domains.length ? (
+            <>
+              <h2>Domains</h2>
+              <Alert>{verifyError}</Alert>
+              <ul class="cards sso-domains">
+                {c.domains.map((d) => (
+                  <li key={d.domain}>
+                    <span>
+                      <strong>{d.domain}</strong>{' '}
+                      <span class={d.verified ? 'badge on' : 'badge off'}>
+                        {d.verified ? 'verified' : 'not verified'}
+                      </span>
+                      {!d.verified && (
+                        <>
+                          <br />
+                          <span class="muted">
+                            TXT record <code>{d.txt_name}</code> with the value <code>{d.txt_value}</code>
+                          </span>
+                        </>
+                      )}
+                    </span>
+                    {!d.verified && (
+                      <button type="button" onClick={verify(d.domain)} aria-label={`Verify ${d.domain}`}>
+                        Verify
+                      </button>
+                    )}
+                  </li>
+                ))}
+              </ul>
+            </>
+          ) : null
+        }
       </Loaded>
       <h2>Connection</h2>
       <form class="narrow" onSubmit={submit} noValidate>
         <Alert>{error}</Alert>
-        {note && <p role="status" class="ok">{note}</p>}
-        <Field label="Issuer" name="issuer" value={issuer} onValue={setIssuer} error={fields.issuer} required hint="For example https://your-org.okta.com" />
-        <Field label="Client ID" name="client_id" value={clientId} onValue={setClientId} error={fields.client_id} required />
-        <Field label="Client secret" name="client_secret" type="password" autocomplete="off" value={secret} onValue={setSecret} error={fields.client_secret}
-          hint={connection.data ? 'Leave empty to keep the current secret (it is never shown).' : undefined} />
-        <TextArea label="E-mail domains" name="domains" value={domains} onValue={setDomains} error={fields.domains} hint="One per line; each is verified by a DNS TXT record." rows={3} />
-        <label><input type="checkbox" name="required" checked={required} onChange={(e) => setRequired(e.currentTarget.checked)} /> Require single sign-on for every member but the owner</label>
+        {note && (
+          <p role="status" class="ok">
+            {note}
+          </p>
+        )}
+        <Field
+          label="Issuer"
+          name="issuer"
+          value={issuer}
+          onValue={setIssuer}
+          error={fields.issuer}
+          required
+          hint="For example https://your-org.okta.com"
+        />
+        <Field
+          label="Client ID"
+          name="client_id"
+          value={clientId}
+          onValue={setClientId}
+          error={fields.client_id}
+          required
+        />
+        <Field
+          label="Client secret"
+          name="client_secret"
+          type="password"
+          autocomplete="off"
+          value={secret}
+          onValue={setSecret}
+          error={fields.client_secret}
+          hint={connection.data ? 'Leave empty to keep the current secret (it is never shown).' : undefined}
+        />
+        <TextArea
+          label="E-mail domains"
+          name="domains"
+          value={domains}
+          onValue={setDomains}
+          error={fields.domains}
+          hint="One per line; each is verified by a DNS TXT record."
+          rows={3}
+        />
+        <label>
+          <input
+            type="checkbox"
+            name="required"
+            checked={required}
+            onChange={(e) => setRequired(e.currentTarget.checked)}
+          />{' '}
+          Require single sign-on for every member but the owner
+        </label>
         <Loaded state={envs} label="environments">
           {(list) => (
             <>
-              <Select label="Role of people created at their first sign-in" name="jit_role" value={role} onValue={setRole} options={ROLES} />
-              {role && <Select label="In the environment" name="jit_environment" value={envId} onValue={setEnvId} options={[['', '—'], ...list.map((e): [string, string] => [e.id, e.name])]} />}
+              <Select
+                label="Role of people created at their first sign-in"
+                name="jit_role"
+                value={role}
+                onValue={setRole}
+                options={ROLES}
+              />
+              {role && (
+                <Select
+                  label="In the environment"
+                  name="jit_environment"
+                  value={envId}
+                  onValue={setEnvId}
+                  options={[['', '—'], ...list.map((e): [string, string] => [e.id, e.name])]}
+                />
+              )}
             </>
           )}
         </Loaded>
-        <button type="submit" class="primary" disabled={busy}>Save</button>
+        <button type="submit" class="primary" disabled={busy}>
+          Save
+        </button>
       </form>
     </Page>
   );

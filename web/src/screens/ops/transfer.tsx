@@ -15,13 +15,20 @@ type UploadUrlBody = NonNullable<paths['/impex/upload-url']['post']['requestBody
  * PUTs the document to its presigned URL (the documents bucket: no request-size limit, the page's one
  * other connect-src), reporting the bytes sent; XMLHttpRequest, as fetch reports no upload progress.
  */
-function putDocument(target: { url: string; headers: Record<string, string> }, file: File, onProgress: (sent: number) => void): Promise<void> {
+function putDocument(
+  target: { url: string; headers: Record<string, string> },
+  file: File,
+  onProgress: (sent: number) => void,
+): Promise<void> {
   return new Promise((resolve, reject) => {
     const xhr = new XMLHttpRequest();
     xhr.open('PUT', target.url);
     for (const [name, value] of Object.entries(target.headers)) xhr.setRequestHeader(name, value);
     xhr.upload.onprogress = (e) => onProgress(e.loaded);
-    xhr.onload = () => (xhr.status < 300 ? resolve() : reject(new Error(`The document's upload was refused (${xhr.status}). Choose the file again and retry.`)));
+    xhr.onload = () =>
+      xhr.status < 300
+        ? resolve()
+        : reject(new Error(`The document's upload was refused (${xhr.status}). Choose the file again and retry.`));
     xhr.onerror = () => reject(new Error("The document's upload failed: check your connection, then retry."));
     xhr.send(file);
   });
@@ -30,14 +37,20 @@ function putDocument(target: { url: string; headers: Record<string, string> }, f
 /** A job's progress as it arrives, or (`upload`) the bytes of a document sent so far. */
 function Progress(props: { label: string; progress?: JobProgress; upload?: { sent: number; total: number } }) {
   const { progress: p, upload: u } = props;
-  const pct = u ? Math.round((u.sent / u.total) * 100) : p?.pct ?? 0;
+  const pct = u ? Math.round((u.sent / u.total) * 100) : (p?.pct ?? 0);
   const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
   return (
     <div class="job-progress">
       <label for="job-progress">{props.label}</label>
-      <progress id="job-progress" max={100} value={pct}>{pct}%</progress>
+      <progress id="job-progress" max={100} value={pct}>
+        {pct}%
+      </progress>
       <p role="status" aria-live="polite" class="muted" data-via={p?.via}>
-        {u ? `uploading · ${pct}% · ${mb(u.sent)} of ${mb(u.total)}` : p ? `${p.status} · ${p.pct}%${p.total ? ` · ${p.done} of ${p.total}` : ''}` : 'queued'}
+        {u
+          ? `uploading · ${pct}% · ${mb(u.sent)} of ${mb(u.total)}`
+          : p
+            ? `${p.status} · ${p.pct}%${p.total ? ` · ${p.done} of ${p.total}` : ''}`
+            : 'queued'}
       </p>
     </div>
   );
@@ -70,13 +83,21 @@ function ExportPanel(props: { projectId: string; envId: string; onDone: () => vo
   return (
     <section aria-labelledby="export-title" class="panel">
       <h2 id="export-title">Export</h2>
-      <p>Writes this environment (groups, servers, networks, services, links, connections) as a YAML document you can keep, review or import elsewhere.</p>
-      <button type="button" class="primary" onClick={start} disabled={running}>Export environment</button>
+      <p>
+        Writes this environment (groups, servers, networks, services, links, connections) as a YAML document you can
+        keep, review or import elsewhere.
+      </p>
+      <button type="button" class="primary" onClick={start} disabled={running}>
+        Export environment
+      </button>
       {(running || progress) && !done && <Progress label="Export progress" progress={progress} />}
       <Alert>{error}</Alert>
       {done?.download_url && (
         <p class="ok">
-          Export ready. <a href={done.download_url} download>Download document</a>{' '}
+          Export ready.{' '}
+          <a href={done.download_url} download>
+            Download document
+          </a>{' '}
           <span class="muted">(link valid until {when(done.link_expires_at)})</span>
         </p>
       )}
@@ -84,7 +105,10 @@ function ExportPanel(props: { projectId: string; envId: string; onDone: () => vo
   );
 }
 
-type Stage = { step: 'choose' } | { step: 'planning' | 'applying'; progress?: JobProgress; upload?: { sent: number; total: number } } | { step: 'planned' | 'applied'; record: ImpexRecord };
+type Stage =
+  | { step: 'choose' }
+  | { step: 'planning' | 'applying'; progress?: JobProgress; upload?: { sent: number; total: number } }
+  | { step: 'planned' | 'applied'; record: ImpexRecord };
 
 /**
  * Import: choose a YAML or JSON document, plan it (a dry run: nothing is written) and see the plan as a
@@ -110,7 +134,12 @@ function ImportPanel(props: { projectId: string; envId: string; onDone: () => vo
   const upload = async (f: File, progress: (sent: number, total: number) => void): Promise<string> => {
     if (uploadId) return uploadId;
     const json = /\.json$/i.test(f.name) || f.type === 'application/json';
-    const body: UploadUrlBody = { project_id: props.projectId, environment_id: props.envId, size: f.size, content_type: json ? 'application/json' : 'application/yaml' };
+    const body: UploadUrlBody = {
+      project_id: props.projectId,
+      environment_id: props.envId,
+      size: f.size,
+      content_type: json ? 'application/json' : 'application/yaml',
+    };
     const target = await ok(api.POST('/impex/upload-url', { body }));
     await putDocument(target, f, (sent) => progress(sent, Math.max(1, f.size)));
     setUploadId(target.upload_id);
@@ -124,9 +153,17 @@ function ImportPanel(props: { projectId: string; envId: string; onDone: () => vo
     setStage({ step });
     try {
       const upload_id = await upload(file, (sent, total) => setStage({ step, upload: { sent, total } }));
-      const body: ImportBody = { project_id: props.projectId, environment_id: props.envId, dry_run: dryRun ? 'true' : 'false', upload_id, filename: file.name };
+      const body: ImportBody = {
+        project_id: props.projectId,
+        environment_id: props.envId,
+        dry_run: dryRun ? 'true' : 'false',
+        upload_id,
+        filename: file.name,
+      };
       const started = await ok(api.POST('/impex/import', { body, bodySerializer: multipart }));
-      const record = await followJob(client, started.job_id, { onProgress: (progress) => setStage({ step, progress }) });
+      const record = await followJob(client, started.job_id, {
+        onProgress: (progress) => setStage({ step, progress }),
+      });
       setStage({ step: dryRun ? 'planned' : 'applied', record });
       if (record.status === 'failed') setError(record.error ?? 'The import failed. Please try again.');
       if (record.status === 'cancelled') setError('The import was cancelled: what it wrote before it stopped stays.');
@@ -141,26 +178,55 @@ function ImportPanel(props: { projectId: string; envId: string; onDone: () => vo
   return (
     <section aria-labelledby="import-title" class="panel">
       <h2 id="import-title">Import</h2>
-      <p>Entities are matched by name: the same name is updated, a new one created. Nothing is deleted. Plan first to see what would change.</p>
+      <p>
+        Entities are matched by name: the same name is updated, a new one created. Nothing is deleted. Plan first to see
+        what would change.
+      </p>
       <div class="field">
         <label for="import-file">Configuration document (YAML or JSON)</label>
-        <input id="import-file" ref={input} type="file" accept=".yaml,.yml,.json,application/yaml,application/json,text/yaml" disabled={busy}
-          onChange={(e) => void choose(e.currentTarget.files?.[0])} aria-describedby="import-file-hint" />
+        <input
+          id="import-file"
+          ref={input}
+          type="file"
+          accept=".yaml,.yml,.json,application/yaml,application/json,text/yaml"
+          disabled={busy}
+          onChange={(e) => void choose(e.currentTarget.files?.[0])}
+          aria-describedby="import-file-hint"
+        />
         <small id="import-file-hint">It is uploaded once, then planned and imported from storage.</small>
       </div>
       <div class="actions">
-        <button type="button" class="primary" disabled={!file || busy} onClick={() => void run(true)}>Plan import</button>
+        <button type="button" class="primary" disabled={!file || busy} onClick={() => void run(true)}>
+          Plan import
+        </button>
         {stage.step === 'planned' && stage.record.status === 'succeeded' && (
-          <button type="button" class="primary" onClick={() => void run(false)}>Apply import</button>
+          <button type="button" class="primary" onClick={() => void run(false)}>
+            Apply import
+          </button>
         )}
       </div>
       <Alert>{error}</Alert>
-      {busy && <Progress label={stage.step === 'planning' ? 'Planning progress' : 'Import progress'} progress={stage.progress} upload={stage.upload} />}
+      {busy && (
+        <Progress
+          label={stage.step === 'planning' ? 'Planning progress' : 'Import progress'}
+          progress={stage.progress}
+          upload={stage.upload}
+        />
+      )}
       {(stage.step === 'planned' || stage.step === 'applied') && stage.record.report && (
         <>
-          <h3>{stage.step === 'planned' ? `Plan of ${file?.name ?? 'the document'}` : stage.record.status === 'succeeded' ? 'Import finished' : 'Import stopped'}</h3>
+          <h3>
+            {stage.step === 'planned'
+              ? `Plan of ${file?.name ?? 'the document'}`
+              : stage.record.status === 'succeeded'
+                ? 'Import finished'
+                : 'Import stopped'}
+          </h3>
           {stage.step === 'applied' && stage.record.status === 'succeeded' && (
-            <p class="ok" role="status">Imported {file?.name}: {stage.record.report.summary.create} created, {stage.record.report.summary.update} updated. <a href={to.services(props.projectId, props.envId)}>See the services</a></p>
+            <p class="ok" role="status">
+              Imported {file?.name}: {stage.record.report.summary.create} created, {stage.record.report.summary.update}{' '}
+              updated. <a href={to.services(props.projectId, props.envId)}>See the services</a>
+            </p>
           )}
           <ImportDiff report={stage.record.report} applied={stage.step === 'applied'} />
         </>
@@ -178,13 +244,26 @@ function HistoryRow(props: { record: ImpexRecord; projectId: string; envId: stri
     <tr>
       <th scope="row">{r.kind === 'export' ? 'Export' : r.dry_run ? 'Import plan' : 'Import'}</th>
       <td>{when(r.created_at)}</td>
-      <td><span class={`status status-${r.status}`}>{r.status}</span></td>
-      <td>{r.filename ?? '—'}</td>
-      <td>{s ? `+${s.create} ~${s.update} =${s.unchanged}${s.error ? ` !${s.error}` : ''}` : r.error ?? ''}</td>
       <td>
-        {r.kind === 'export' && r.download_url && !expired && <a href={r.download_url} download aria-label={`Download the export of ${when(r.created_at)}`}>Download</a>}
+        <span class={`status status-${r.status}`}>{r.status}</span>
+      </td>
+      <td>{r.filename ?? '—'}</td>
+      <td>{s ? `+${s.create} ~${s.update} =${s.unchanged}${s.error ? ` !${s.error}` : ''}` : (r.error ?? '')}</td>
+      <td>
+        {r.kind === 'export' && r.download_url && !expired && (
+          <a href={r.download_url} download aria-label={`Download the export of ${when(r.created_at)}`}>
+            Download
+          </a>
+        )}
         {r.kind === 'export' && expired && <span class="muted">link expired</span>}
-        {r.kind === 'import' && r.report && <a href={to.transfer(props.projectId, props.envId, r.job_id)} aria-label={`Details of the import of ${when(r.created_at)}`}>Details</a>}
+        {r.kind === 'import' && r.report && (
+          <a
+            href={to.transfer(props.projectId, props.envId, r.job_id)}
+            aria-label={`Details of the import of ${when(r.created_at)}`}
+          >
+            Details
+          </a>
+        )}
       </td>
     </tr>
   );
@@ -192,7 +271,16 @@ function HistoryRow(props: { record: ImpexRecord; projectId: string; envId: stri
 
 /** The environment's exports and imports, newest first; `job` shows one import's report. */
 function History(props: { projectId: string; envId: string; round: number; job?: string }) {
-  const history = useLoad((signal) => ok(api.GET('/impex/history', { params: { query: { project_id: props.projectId, environment_id: props.envId, limit: 50 } }, signal })), [props.projectId, props.envId, props.round]);
+  const history = useLoad(
+    (signal) =>
+      ok(
+        api.GET('/impex/history', {
+          params: { query: { project_id: props.projectId, environment_id: props.envId, limit: 50 } },
+          signal,
+        }),
+      ),
+    [props.projectId, props.envId, props.round],
+  );
   const chosen = history.data?.find((r) => r.job_id === props.job);
   const detail = useRef<HTMLHeadingElement>(null);
   useEffect(() => detail.current?.focus(), [chosen?.id]);
@@ -204,8 +292,23 @@ function History(props: { projectId: string; envId: string; round: number; job?:
           records.length ? (
             <TableWrap label="History">
               <table class="history">
-                <thead><tr><th scope="col">What</th><th scope="col">Started</th><th scope="col">Status</th><th scope="col">File</th><th scope="col">Result</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
-                <tbody>{records.map((r) => <HistoryRow key={r.id} record={r} projectId={props.projectId} envId={props.envId} />)}</tbody>
+                <thead>
+                  <tr>
+                    <th scope="col">What</th>
+                    <th scope="col">Started</th>
+                    <th scope="col">Status</th>
+                    <th scope="col">File</th>
+                    <th scope="col">Result</th>
+                    <th scope="col">
+                      <span class="sr-only">Actions</span>
+                    </th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {records.map((r) => (
+                    <HistoryRow key={r.id} record={r} projectId={props.projectId} envId={props.envId} />
+                  ))}
+                </tbody>
               </table>
             </TableWrap>
           ) : (
@@ -215,7 +318,9 @@ function History(props: { projectId: string; envId: string; round: number; job?:
       </Loaded>
       {chosen?.report && (
         <>
-          <h3 tabIndex={-1} ref={detail}>{chosen.dry_run ? 'Plan' : 'Import'} of {chosen.filename ?? 'a document'}, {when(chosen.created_at)}</h3>
+          <h3 tabIndex={-1} ref={detail}>
+            {chosen.dry_run ? 'Plan' : 'Import'} of {chosen.filename ?? 'a document'}, {when(chosen.created_at)}
+          </h3>
           <ImportDiff report={chosen.report} applied={!chosen.dry_run} />
         </>
       )}

@@ -19,8 +19,16 @@ export interface WebhookDraft {
   description: string;
 }
 
-export const draftOf = (w?: Webhook): WebhookDraft => ({ url: w?.url ?? '', events: (w?.events as WebhookEvent[]) ?? ['service.created'], description: w?.description ?? '' });
-export const bodyOf = (d: WebhookDraft): WebhookInput => ({ url: d.url.trim(), events: d.events, description: d.description.trim() || null });
+export const draftOf = (w?: Webhook): WebhookDraft => ({
+  url: w?.url ?? '',
+  events: (w?.events as WebhookEvent[]) ?? ['service.created'],
+  description: w?.description ?? '',
+});
+export const bodyOf = (d: WebhookDraft): WebhookInput => ({
+  url: d.url.trim(),
+  events: d.events,
+  description: d.description.trim() || null,
+});
 
 /** The service refuses a URL it will not deliver to with a 400 sentence: it belongs next to the URL field. */
 export function explainWebhookRefusal(err: unknown): Explained {
@@ -29,24 +37,57 @@ export function explainWebhookRefusal(err: unknown): Explained {
 }
 
 /** URL, events (checkboxes) and description of a webhook, with the API's complaints next to them. */
-export function WebhookFields(props: { draft: WebhookDraft; onDraft: (d: WebhookDraft) => void; fields: Record<string, string> }) {
+export function WebhookFields(props: {
+  draft: WebhookDraft;
+  onDraft: (d: WebhookDraft) => void;
+  fields: Record<string, string>;
+}) {
   const { draft, onDraft, fields } = props;
-  const toggle = (event: WebhookEvent, on: boolean) => onDraft({ ...draft, events: on ? [...draft.events, event] : draft.events.filter((e) => e !== event) });
+  const toggle = (event: WebhookEvent, on: boolean) =>
+    onDraft({ ...draft, events: on ? [...draft.events, event] : draft.events.filter((e) => e !== event) });
   return (
     <>
-      <Field label="Payload URL" name="url" type="url" required value={draft.url} onValue={(url) => onDraft({ ...draft, url })} error={fields.url}
-        hint="Where the service POSTs each event (https://…); it must be reachable from the internet." />
-      <fieldset class={fields.events ? 'events invalid' : 'events'} aria-describedby={fields.events ? 'f-events-error' : undefined}>
+      <Field
+        label="Payload URL"
+        name="url"
+        type="url"
+        required
+        value={draft.url}
+        onValue={(url) => onDraft({ ...draft, url })}
+        error={fields.url}
+        hint="Where the service POSTs each event (https://…); it must be reachable from the internet."
+      />
+      <fieldset
+        class={fields.events ? 'events invalid' : 'events'}
+        aria-describedby={fields.events ? 'f-events-error' : undefined}
+      >
         <legend>Events</legend>
         {EVENTS.map(([event, label]) => (
           <label key={event} class="check">
-            <input type="checkbox" name="events" value={event} checked={draft.events.includes(event)} onChange={(e) => toggle(event, e.currentTarget.checked)} />
+            <input
+              type="checkbox"
+              name="events"
+              value={event}
+              checked={draft.events.includes(event)}
+              onChange={(e) => toggle(event, e.currentTarget.checked)}
+            />
             <code>{event}</code> <span class="muted">{label}</span>
           </label>
         ))}
-        {fields.events && <p class="error" id="f-events-error">{fields.events}</p>}
+        {fields.events && (
+          <p class="error" id="f-events-error">
+            {fields.events}
+          </p>
+        )}
       </fieldset>
-      <Field label="Description" name="description" maxLength={500} value={draft.description} onValue={(description) => onDraft({ ...draft, description })} error={fields.description} />
+      <Field
+        label="Description"
+        name="description"
+        maxLength={500}
+        value={draft.description}
+        onValue={(description) => onDraft({ ...draft, description })}
+        error={fields.description}
+      />
     </>
   );
 }

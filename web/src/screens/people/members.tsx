@@ -1,6 +1,15 @@
 import { useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
-import { api, ok, type CustomRole, type EnvRole, type EnvRoleName, type Environment, type Member, type RoleAssignment } from '../../api';
+import {
+  api,
+  ok,
+  type CustomRole,
+  type EnvRole,
+  type EnvRoleName,
+  type Environment,
+  type Member,
+  type RoleAssignment,
+} from '../../api';
 import { to } from '../../links';
 import { useSession } from '../../session';
 import { Alert, ConfirmButton, Loaded, message, Page, Select, useLoad } from '../../ui';
@@ -15,19 +24,38 @@ interface Grants {
 }
 
 async function loadGrants(projectId: string, environments: Environment[], signal: AbortSignal): Promise<Grants> {
-  const envRoles = (await Promise.all(environments.map((e) => ok(api.GET('/environments/{environment_id}/roles', { params: { path: { environment_id: e.id } }, signal }))))).flat();
-  const customRoles = await ok(api.GET('/projects/{project_id}/custom-roles', { params: { path: { project_id: projectId } }, signal }));
-  const roles = await Promise.all(customRoles.map(async (role) => ({
-    role,
-    assignments: await ok(api.GET('/projects/{project_id}/custom-roles/{role_id}/assignments', { params: { path: { project_id: projectId, role_id: role.id } }, signal })),
-  })));
+  const envRoles = (
+    await Promise.all(
+      environments.map((e) =>
+        ok(api.GET('/environments/{environment_id}/roles', { params: { path: { environment_id: e.id } }, signal })),
+      ),
+    )
+  ).flat();
+  const customRoles = await ok(
+    api.GET('/projects/{project_id}/custom-roles', { params: { path: { project_id: projectId } }, signal }),
+  );
+  const roles = await Promise.all(
+    customRoles.map(async (role) => ({
+      role,
+      assignments: await ok(
+        api.GET('/projects/{project_id}/custom-roles/{role_id}/assignments', {
+          params: { path: { project_id: projectId, role_id: role.id } },
+          signal,
+        }),
+      ),
+    })),
+  );
   return { envRoles, roles };
 }
 
 /** `/p/:projectId/members`: the members and their roles, invitations, and the project's people without a login. */
 export function Members(props: { projectId: string }) {
   const people = useProjectPeople(props.projectId);
-  const grants = useLoad((signal) => (people.data ? loadGrants(props.projectId, people.data.environments, signal) : new Promise<never>(() => {})), [props.projectId, people.data]);
+  const grants = useLoad(
+    (signal) =>
+      people.data ? loadGrants(props.projectId, people.data.environments, signal) : new Promise<never>(() => {}),
+    [props.projectId, people.data],
+  );
   const name = people.data?.project?.name ?? 'Project';
   const [removed, setRemoved] = useState('');
   return (
@@ -37,17 +65,33 @@ export function Members(props: { projectId: string }) {
           <>
             <h2>Members</h2>
             <p class="muted">
-              Every member reads every environment. An environment role lets them change it: a viewer reads, a manager edits its catalog, an administrator also
-              manages its roles. <a href={to.roles(props.projectId)}>Custom roles</a> grant finer permissions. Removing a member (or leaving) ends their access at
-              once and takes their roles with it; what they created stays. The owner whose plan the project uses cannot leave it.
+              Every member reads every environment. An environment role lets them change it: a viewer reads, a manager
+              edits its catalog, an administrator also manages its roles.{' '}
+              <a href={to.roles(props.projectId)}>Custom roles</a> grant finer permissions. Removing a member (or
+              leaving) ends their access at once and takes their roles with it; what they created stays. The owner whose
+              plan the project uses cannot leave it.
             </p>
-            {removed && <p class="ok" role="status">{removed}</p>}
+            {removed && (
+              <p class="ok" role="status">
+                {removed}
+              </p>
+            )}
             <Loaded state={grants} label="roles">
               {(g) => (
                 <ul class="cards members">
                   {data.members.map((m) => (
-                    <MemberRow key={m.user_id} projectId={props.projectId} member={m} data={data} grants={g} onChange={grants.reload}
-                      onRemoved={(text) => { setRemoved(text); people.reload(); }} />
+                    <MemberRow
+                      key={m.user_id}
+                      projectId={props.projectId}
+                      member={m}
+                      data={data}
+                      grants={g}
+                      onChange={grants.reload}
+                      onRemoved={(text) => {
+                        setRemoved(text);
+                        people.reload();
+                      }}
+                    />
                   ))}
                 </ul>
               )}
@@ -67,12 +111,22 @@ export function Members(props: { projectId: string }) {
   );
 }
 
-function MemberRow(props: { projectId: string; member: Member; data: ProjectPeople; grants: Grants; onChange: () => void; onRemoved: (text: string) => void }) {
+function MemberRow(props: {
+  projectId: string;
+  member: Member;
+  data: ProjectPeople;
+  grants: Grants;
+  onChange: () => void;
+  onRemoved: (text: string) => void;
+}) {
   const { me } = useSession();
   const { route } = useLocation();
   const { member, data, grants } = props;
-  const held = (envId: string) => grants.envRoles.find((r) => r.environment_id === envId && r.user_id === member.user_id)?.role ?? '';
-  const [chosen, setChosen] = useState<Record<string, string>>(() => Object.fromEntries(data.environments.map((e) => [e.id, held(e.id)])));
+  const held = (envId: string) =>
+    grants.envRoles.find((r) => r.environment_id === envId && r.user_id === member.user_id)?.role ?? '';
+  const [chosen, setChosen] = useState<Record<string, string>>(() =>
+    Object.fromEntries(data.environments.map((e) => [e.id, held(e.id)])),
+  );
   const [error, setError] = useState('');
   const [saved, setSaved] = useState('');
   const customRoles = grants.roles.filter((r) => r.assignments.some((a) => a.user_id === member.user_id));
@@ -88,8 +142,19 @@ function MemberRow(props: { projectId: string; member: Member; data: ProjectPeop
       for (const env of changed) {
         const role = chosen[env.id];
         const path = { environment_id: env.id };
-        if (role) await ok(api.POST('/environments/{environment_id}/roles', { params: { path }, body: { user_id: member.user_id, role: role as EnvRoleName } }));
-        else await ok(api.DELETE('/environments/{environment_id}/roles/{user_id}', { params: { path: { ...path, user_id: member.user_id } } }));
+        if (role)
+          await ok(
+            api.POST('/environments/{environment_id}/roles', {
+              params: { path },
+              body: { user_id: member.user_id, role: role as EnvRoleName },
+            }),
+          );
+        else
+          await ok(
+            api.DELETE('/environments/{environment_id}/roles/{user_id}', {
+              params: { path: { ...path, user_id: member.user_id } },
+            }),
+          );
       }
       setSaved('Roles saved.');
       props.onChange();
@@ -101,7 +166,11 @@ function MemberRow(props: { projectId: string; member: Member; data: ProjectPeop
   const remove = async () => {
     setError('');
     try {
-      await ok(api.DELETE('/projects/{project_id}/members/{user_id}', { params: { path: { project_id: props.projectId, user_id: member.user_id } } }));
+      await ok(
+        api.DELETE('/projects/{project_id}/members/{user_id}', {
+          params: { path: { project_id: props.projectId, user_id: member.user_id } },
+        }),
+      );
       if (isMe) route(to.projects);
       else props.onRemoved(`${member.email} is no longer a member of ${data.project?.name ?? 'the project'}.`);
     } catch (err) {
@@ -112,26 +181,48 @@ function MemberRow(props: { projectId: string; member: Member; data: ProjectPeop
   return (
     <li>
       <div class="member">
-        <strong>{member.email}</strong>{isMe && <span class="badge">you</span>}
-        <span class="muted">{customRoles.length ? `Custom roles: ${customRoles.map((r) => r.role.name).join(', ')}` : 'No custom role'}</span>
+        <strong>{member.email}</strong>
+        {isMe && <span class="badge">you</span>}
+        <span class="muted">
+          {customRoles.length ? `Custom roles: ${customRoles.map((r) => r.role.name).join(', ')}` : 'No custom role'}
+        </span>
       </div>
       {data.environments.length > 0 && (
         <form class="inline-form" onSubmit={save} aria-label={`Environment roles of ${member.email}`}>
           {data.environments.map((env) => (
-            <Select key={env.id} label={`Role in ${env.name}`} name={`role-${member.user_id}-${env.id}`} value={chosen[env.id] ?? ''} onValue={(v) => setChosen({ ...chosen, [env.id]: v })}
-              options={[['', 'No role'], ...ENV_ROLES]} />
+            <Select
+              key={env.id}
+              label={`Role in ${env.name}`}
+              name={`role-${member.user_id}-${env.id}`}
+              value={chosen[env.id] ?? ''}
+              onValue={(v) => setChosen({ ...chosen, [env.id]: v })}
+              options={[['', 'No role'], ...ENV_ROLES]}
+            />
           ))}
-          <button type="submit" disabled={!changed.length} aria-label={`Save roles of ${member.email}`}>Save roles</button>
+          <button type="submit" disabled={!changed.length} aria-label={`Save roles of ${member.email}`}>
+            Save roles
+          </button>
         </form>
       )}
       <div class="row-actions">
-        {saved && <span role="status" class="saved">{saved}</span>}
+        {saved && (
+          <span role="status" class="saved">
+            {saved}
+          </span>
+        )}
         {isMe ? (
-          <ConfirmButton label="Leave project" onConfirm={remove}
-            confirm={`Leave ${data.project?.name ?? 'this project'}? You lose access at once, with your roles in it; what you created stays. Only an owner can add you again.`} />
+          <ConfirmButton
+            label="Leave project"
+            onConfirm={remove}
+            confirm={`Leave ${data.project?.name ?? 'this project'}? You lose access at once, with your roles in it; what you created stays. Only an owner can add you again.`}
+          />
         ) : data.project?.is_owner ? (
-          <ConfirmButton label="Remove from project" subject={member.email} onConfirm={remove}
-            confirm={`Remove ${member.email} from ${data.project?.name ?? 'the project'}? Their access ends at once, with their environment and custom roles; what they created stays.`} />
+          <ConfirmButton
+            label="Remove from project"
+            subject={member.email}
+            onConfirm={remove}
+            confirm={`Remove ${member.email} from ${data.project?.name ?? 'the project'}? Their access ends at once, with their environment and custom roles; what they created stays.`}
+          />
         ) : null}
       </div>
       <Alert>{error}</Alert>

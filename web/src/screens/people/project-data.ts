@@ -9,18 +9,26 @@ export interface ProjectPeople {
 }
 
 export function useProjectPeople(projectId: string) {
-  return useLoad(async (signal): Promise<ProjectPeople> => {
-    const [projects, members, environments] = await Promise.all([
-      ok(api.GET('/projects', { signal })),
-      ok(api.GET('/projects/members/{project_id}', { params: { path: { project_id: projectId } }, signal })),
-      ok(api.GET('/environments', { params: { query: { project_id: projectId } }, signal })),
-    ]);
-    return { project: projects.find((p) => p.id === projectId), members, environments };
-  }, [projectId]);
+  return useLoad(
+    async (signal): Promise<ProjectPeople> => {
+      const [projects, members, environments] = await Promise.all([
+        ok(api.GET('/projects', { signal })),
+        ok(api.GET('/projects/members/{project_id}', { params: { path: { project_id: projectId } }, signal })),
+        ok(api.GET('/environments', { params: { query: { project_id: projectId } }, signal })),
+      ]);
+      return { project: projects.find((p) => p.id === projectId), members, environments };
+    },
+    [projectId],
+  );
 }
 
 /** A member's address by user id (assignments name users by id only). */
-export const emailOf = (members: Member[], userId: string) => members.find((m) => m.user_id === userId)?.email ?? 'a former member';
+export const emailOf = (members: Member[], userId: string) =>
+  members.find((m) => m.user_id === userId)?.email ?? 'a former member';
 
 /** SPEC's environment roles, weakest first. */
-export const ENV_ROLES: [EnvRoleName, string][] = [['viewer', 'Viewer'], ['manager', 'Manager'], ['administrator', 'Administrator']];
+export const ENV_ROLES: [EnvRoleName, string][] = [
+  ['viewer', 'Viewer'],
+  ['manager', 'Manager'],
+  ['administrator', 'Administrator'],
+];

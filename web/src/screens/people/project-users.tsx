@@ -7,7 +7,10 @@ import { Alert, ConfirmButton, Field, Loaded, message, useLoad, useSubmit } from
  * who need no login; not members.
  */
 export function ProjectUsers(props: { projectId: string }) {
-  const users = useLoad((signal) => ok(api.GET('/project-users', { params: { query: { project_id: props.projectId } }, signal })), [props.projectId]);
+  const users = useLoad(
+    (signal) => ok(api.GET('/project-users', { params: { query: { project_id: props.projectId } }, signal })),
+    [props.projectId],
+  );
   const [error, setError] = useState('');
   const remove = (u: ProjectUser) => async () => {
     setError('');
@@ -28,8 +31,16 @@ export function ProjectUsers(props: { projectId: string }) {
             <ul class="cards">
               {list.map((u) => (
                 <li key={u.id}>
-                  <span><strong>{u.name}</strong> <span class="muted">{[u.job_title, u.email, u.phone].filter(Boolean).join(' · ')}</span></span>
-                  <ConfirmButton label="Delete" subject={`project user ${u.name}`} confirm={`Delete project user ${u.name}?`} onConfirm={remove(u)} />
+                  <span>
+                    <strong>{u.name}</strong>{' '}
+                    <span class="muted">{[u.job_title, u.email, u.phone].filter(Boolean).join(' · ')}</span>
+                  </span>
+                  <ConfirmButton
+                    label="Delete"
+                    subject={`project user ${u.name}`}
+                    confirm={`Delete project user ${u.name}?`}
+                    onConfirm={remove(u)}
+                  />
                 </li>
               ))}
             </ul>
@@ -48,7 +59,16 @@ function NewProjectUser(props: { projectId: string; onAdded: () => void }) {
   const [email, setEmail] = useState('');
   const [jobTitle, setJobTitle] = useState('');
   const { submit, busy, error, fields } = useSubmit(async () => {
-    await ok(api.POST('/project-users', { body: { project_id: props.projectId, name: name.trim(), email: email.trim() || null, job_title: jobTitle.trim() || null } }));
+    await ok(
+      api.POST('/project-users', {
+        body: {
+          project_id: props.projectId,
+          name: name.trim(),
+          email: email.trim() || null,
+          job_title: jobTitle.trim() || null,
+        },
+      }),
+    );
     setName('');
     setEmail('');
     setJobTitle('');
@@ -59,11 +79,38 @@ function NewProjectUser(props: { projectId: string; onAdded: () => void }) {
       <h3 id="project-user-title">Add a project user</h3>
       <Alert>{error}</Alert>
       <div class="form-grid">
-        <Field label="Full name" name="project-user-name" required maxLength={200} value={name} onValue={setName} error={fields.name} />
-        <Field label="Their e-mail" name="project-user-email" type="email" autocomplete="off" value={email} onValue={setEmail} error={fields.email} hint="Optional." />
-        <Field label="Their job title" name="project-user-job" autocomplete="off" value={jobTitle} onValue={setJobTitle} error={fields.job_title} hint="Optional." />
+        <Field
+          label="Full name"
+          name="project-user-name"
+          required
+          maxLength={200}
+          value={name}
+          onValue={setName}
+          error={fields.name}
+        />
+        <Field
+          label="Their e-mail"
+          name="project-user-email"
+          type="email"
+          autocomplete="off"
+          value={email}
+          onValue={setEmail}
+          error={fields.email}
+          hint="Optional."
+        />
+        <Field
+          label="Their job title"
+          name="project-user-job"
+          autocomplete="off"
+          value={jobTitle}
+          onValue={setJobTitle}
+          error={fields.job_title}
+          hint="Optional."
+        />
       </div>
-      <button type="submit" class="primary" disabled={busy}>Add project user</button>
+      <button type="submit" class="primary" disabled={busy}>
+        Add project user
+      </button>
     </form>
   );
 }

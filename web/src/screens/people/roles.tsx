@@ -1,5 +1,13 @@
 import { useState } from 'preact/hooks';
-import { api, ok, type CustomRole, type Member, type Environment, type Permission, type RoleAssignment } from '../../api';
+import {
+  api,
+  ok,
+  type CustomRole,
+  type Member,
+  type Environment,
+  type Permission,
+  type RoleAssignment,
+} from '../../api';
 import { to } from '../../links';
 import { Alert, ConfirmButton, Field, Loaded, message, Page, Select, useLoad, useSubmit } from '../../ui';
 import { emailOf, useProjectPeople } from './project-data';
@@ -32,19 +40,32 @@ const CATALOGUE = Object.entries(PERMISSIONS) as [Permission, string][];
 /** `/p/:projectId/roles`: the project's custom roles; create, edit, delete, and who holds each. */
 export function Roles(props: { projectId: string }) {
   const people = useProjectPeople(props.projectId);
-  const roles = useLoad(async (signal) => {
-    const list = await ok(api.GET('/projects/{project_id}/custom-roles', { params: { path: { project_id: props.projectId } }, signal }));
-    return Promise.all(list.map(async (role) => ({
-      role,
-      assignments: await ok(api.GET('/projects/{project_id}/custom-roles/{role_id}/assignments', { params: { path: { project_id: props.projectId, role_id: role.id } }, signal })),
-    })));
-  }, [props.projectId]);
+  const roles = useLoad(
+    async (signal) => {
+      const list = await ok(
+        api.GET('/projects/{project_id}/custom-roles', { params: { path: { project_id: props.projectId } }, signal }),
+      );
+      return Promise.all(
+        list.map(async (role) => ({
+          role,
+          assignments: await ok(
+            api.GET('/projects/{project_id}/custom-roles/{role_id}/assignments', {
+              params: { path: { project_id: props.projectId, role_id: role.id } },
+              signal,
+            }),
+          ),
+        })),
+      );
+    },
+    [props.projectId],
+  );
   const name = people.data?.project?.name ?? 'Project';
   return (
     <Page title={`Custom roles of ${name}`}>
       <p class="muted">
         A custom role is a set of permissions given to members, for the whole project or one environment, besides their{' '}
-        <a href={to.members(props.projectId)}>environment roles</a>. How many a project may have depends on the owner's plan.
+        <a href={to.members(props.projectId)}>environment roles</a>. How many a project may have depends on the owner's
+        plan.
       </p>
       <Loaded state={people} label="members">
         {(data) => (
@@ -53,7 +74,14 @@ export function Roles(props: { projectId: string }) {
               list.length ? (
                 <ul class="cards roles">
                   {list.map(({ role, assignments }) => (
-                    <RoleCard key={role.id} role={role} assignments={assignments} members={data.members} environments={data.environments} onChange={roles.reload} />
+                    <RoleCard
+                      key={role.id}
+                      role={role}
+                      assignments={assignments}
+                      members={data.members}
+                      environments={data.environments}
+                      onChange={roles.reload}
+                    />
                   ))}
                 </ul>
               ) : (
@@ -64,10 +92,19 @@ export function Roles(props: { projectId: string }) {
         )}
       </Loaded>
       <h2>New custom role</h2>
-      <RoleForm idPrefix="new-role" button="Create role" onSave={async (body) => {
-        await ok(api.POST('/projects/{project_id}/custom-roles', { params: { path: { project_id: props.projectId } }, body }));
-        roles.reload();
-      }} />
+      <RoleForm
+        idPrefix="new-role"
+        button="Create role"
+        onSave={async (body) => {
+          await ok(
+            api.POST('/projects/{project_id}/custom-roles', {
+              params: { path: { project_id: props.projectId } },
+              body,
+            }),
+          );
+          roles.reload();
+        }}
+      />
     </Page>
   );
 }
@@ -75,7 +112,13 @@ export function Roles(props: { projectId: string }) {
 type RoleBody = { name: string; description: string | null; permissions: Permission[] };
 
 /** Name, description and permissions; the API's 422 and 400 next to the field they are about. */
-function RoleForm(props: { idPrefix: string; role?: CustomRole; button: string; onSave: (body: RoleBody) => Promise<void>; onCancel?: () => void }) {
+function RoleForm(props: {
+  idPrefix: string;
+  role?: CustomRole;
+  button: string;
+  onSave: (body: RoleBody) => Promise<void>;
+  onCancel?: () => void;
+}) {
   const [name, setName] = useState(props.role?.name ?? '');
   const [description, setDescription] = useState(props.role?.description ?? '');
   const [permissions, setPermissions] = useState<Permission[]>(props.role?.permissions ?? []);
@@ -92,34 +135,78 @@ function RoleForm(props: { idPrefix: string; role?: CustomRole; button: string; 
     <form onSubmit={submit} class="role-form">
       <Alert>{error}</Alert>
       <div class="form-grid">
-        <Field label="Role name" name={`${props.idPrefix}-name`} required maxLength={100} value={name} onValue={setName} error={fields.name} />
-        <Field label="Description" name={`${props.idPrefix}-description`} value={description} onValue={setDescription} error={fields.description} hint="Optional." />
+        <Field
+          label="Role name"
+          name={`${props.idPrefix}-name`}
+          required
+          maxLength={100}
+          value={name}
+          onValue={setName}
+          error={fields.name}
+        />
+        <Field
+          label="Description"
+          name={`${props.idPrefix}-description`}
+          value={description}
+          onValue={setDescription}
+          error={fields.description}
+          hint="Optional."
+        />
       </div>
-      <fieldset class={fields.permissions ? 'permissions invalid' : 'permissions'} aria-describedby={fields.permissions ? `${legendId}-error` : undefined}>
+      <fieldset
+        class={fields.permissions ? 'permissions invalid' : 'permissions'}
+        aria-describedby={fields.permissions ? `${legendId}-error` : undefined}
+      >
         <legend id={legendId}>Permissions</legend>
         {CATALOGUE.map(([key, label]) => (
           <label key={key} class="check">
-            <input type="checkbox" name={`${props.idPrefix}-perm`} value={key} checked={permissions.includes(key)}
-              onChange={(e) => setPermissions(e.currentTarget.checked ? [...permissions, key] : permissions.filter((p) => p !== key))} />
-            <span>{label} <code>{key}</code></span>
+            <input
+              type="checkbox"
+              name={`${props.idPrefix}-perm`}
+              value={key}
+              checked={permissions.includes(key)}
+              onChange={(e) =>
+                setPermissions(e.currentTarget.checked ? [...permissions, key] : permissions.filter((p) => p !== key))
+              }
+            />
+            <span>
+              {label} <code>{key}</code>
+            </span>
           </label>
         ))}
-        {fields.permissions && <p class="error" id={`${legendId}-error`}>{fields.permissions === 'Required' ? 'Choose at least one permission.' : fields.permissions}</p>}
+        {fields.permissions && (
+          <p class="error" id={`${legendId}-error`}>
+            {fields.permissions === 'Required' ? 'Choose at least one permission.' : fields.permissions}
+          </p>
+        )}
       </fieldset>
       <div class="row-actions">
-        <button type="submit" class="primary" disabled={busy}>{props.button}</button>
-        {props.onCancel && <button type="button" onClick={props.onCancel}>Cancel</button>}
+        <button type="submit" class="primary" disabled={busy}>
+          {props.button}
+        </button>
+        {props.onCancel && (
+          <button type="button" onClick={props.onCancel}>
+            Cancel
+          </button>
+        )}
       </div>
     </form>
   );
 }
 
-function RoleCard(props: { role: CustomRole; assignments: RoleAssignment[]; members: Member[]; environments: Environment[]; onChange: () => void }) {
+function RoleCard(props: {
+  role: CustomRole;
+  assignments: RoleAssignment[];
+  members: Member[];
+  environments: Environment[];
+  onChange: () => void;
+}) {
   const { role } = props;
   const [editing, setEditing] = useState(false);
   const [error, setError] = useState('');
   const path = { project_id: role.project_id, role_id: role.id };
-  const scopeName = (envId: string | null) => (envId ? props.environments.find((e) => e.id === envId)?.name ?? 'an environment' : 'the whole project');
+  const scopeName = (envId: string | null) =>
+    envId ? (props.environments.find((e) => e.id === envId)?.name ?? 'an environment') : 'the whole project';
   const run = (action: () => Promise<void>) => async () => {
     setError('');
     try {
@@ -132,19 +219,33 @@ function RoleCard(props: { role: CustomRole; assignments: RoleAssignment[]; memb
   return (
     <li class="role">
       {editing ? (
-        <RoleForm idPrefix={`edit-${role.id}`} role={role} button="Save role" onCancel={() => setEditing(false)} onSave={async (body) => {
-          await ok(api.PATCH('/projects/{project_id}/custom-roles/{role_id}', { params: { path }, body }));
-          setEditing(false);
-          props.onChange();
-        }} />
+        <RoleForm
+          idPrefix={`edit-${role.id}`}
+          role={role}
+          button="Save role"
+          onCancel={() => setEditing(false)}
+          onSave={async (body) => {
+            await ok(api.PATCH('/projects/{project_id}/custom-roles/{role_id}', { params: { path }, body }));
+            setEditing(false);
+            props.onChange();
+          }}
+        />
       ) : (
         <>
           <div class="role-head">
             <h3>{role.name}</h3>
             <span class="row-actions">
-              <button type="button" onClick={() => setEditing(true)} aria-label={`Edit role ${role.name}`}>Edit</button>
-              <ConfirmButton label="Delete" subject={`role ${role.name}`} confirm={`Delete role ${role.name}? Its holders lose its permissions.`}
-                onConfirm={run(async () => { await ok(api.DELETE('/projects/{project_id}/custom-roles/{role_id}', { params: { path } })); })} />
+              <button type="button" onClick={() => setEditing(true)} aria-label={`Edit role ${role.name}`}>
+                Edit
+              </button>
+              <ConfirmButton
+                label="Delete"
+                subject={`role ${role.name}`}
+                confirm={`Delete role ${role.name}? Its holders lose its permissions.`}
+                onConfirm={run(async () => {
+                  await ok(api.DELETE('/projects/{project_id}/custom-roles/{role_id}', { params: { path } }));
+                })}
+              />
             </span>
           </div>
           {role.description && <p>{role.description}</p>}
@@ -156,8 +257,17 @@ function RoleCard(props: { role: CustomRole; assignments: RoleAssignment[]; memb
               {props.assignments.map((a) => (
                 <li key={a.id}>
                   {emailOf(props.members, a.user_id)} <span class="muted">in {scopeName(a.environment_id)}</span>{' '}
-                  <button type="button" aria-label={`Withdraw ${role.name} from ${emailOf(props.members, a.user_id)}`}
-                    onClick={run(async () => { await ok(api.DELETE('/projects/{project_id}/custom-roles/{role_id}/assignments/{user_id}', { params: { path: { ...path, user_id: a.user_id } } })); })}>
+                  <button
+                    type="button"
+                    aria-label={`Withdraw ${role.name} from ${emailOf(props.members, a.user_id)}`}
+                    onClick={run(async () => {
+                      await ok(
+                        api.DELETE('/projects/{project_id}/custom-roles/{role_id}/assignments/{user_id}', {
+                          params: { path: { ...path, user_id: a.user_id } },
+                        }),
+                      );
+                    })}
+                  >
                     Withdraw
                   </button>
                 </li>
@@ -166,21 +276,33 @@ function RoleCard(props: { role: CustomRole; assignments: RoleAssignment[]; memb
           ) : (
             <p>Nobody yet.</p>
           )}
-          <AssignForm role={role} members={props.members} environments={props.environments} onAssigned={props.onChange} />
+          <AssignForm
+            role={role}
+            members={props.members}
+            environments={props.environments}
+            onAssigned={props.onChange}
+          />
         </>
       )}
     </li>
   );
 }
 
-function AssignForm(props: { role: CustomRole; members: Member[]; environments: Environment[]; onAssigned: () => void }) {
+function AssignForm(props: {
+  role: CustomRole;
+  members: Member[];
+  environments: Environment[];
+  onAssigned: () => void;
+}) {
   const [userId, setUserId] = useState('');
   const [envId, setEnvId] = useState('');
   const { submit, busy, error, fields } = useSubmit(async () => {
-    await ok(api.POST('/projects/{project_id}/custom-roles/{role_id}/assignments', {
-      params: { path: { project_id: props.role.project_id, role_id: props.role.id } },
-      body: { user_id: userId, environment_id: envId || null },
-    }));
+    await ok(
+      api.POST('/projects/{project_id}/custom-roles/{role_id}/assignments', {
+        params: { path: { project_id: props.role.project_id, role_id: props.role.id } },
+        body: { user_id: userId, environment_id: envId || null },
+      }),
+    );
     setUserId('');
     props.onAssigned();
   }, ['user_id', 'environment_id']);
@@ -188,11 +310,26 @@ function AssignForm(props: { role: CustomRole; members: Member[]; environments: 
   return (
     <form class="inline-form" onSubmit={submit} aria-label={`Give ${props.role.name} to a member`}>
       <Alert>{error}</Alert>
-      <Select label={`Give ${props.role.name} to`} name={`assign-${id}-user`} required value={userId} onValue={setUserId} error={fields.user_id}
-        options={[['', 'Choose a member…'], ...props.members.map((m): [string, string] => [m.user_id, m.email])]} />
-      <Select label="In" name={`assign-${id}-env`} value={envId} onValue={setEnvId} error={fields.environment_id}
-        options={[['', 'The whole project'], ...props.environments.map((e): [string, string] => [e.id, e.name])]} />
-      <button type="submit" disabled={busy || !userId}>Assign</button>
+      <Select
+        label={`Give ${props.role.name} to`}
+        name={`assign-${id}-user`}
+        required
+        value={userId}
+        onValue={setUserId}
+        error={fields.user_id}
+        options={[['', 'Choose a member…'], ...props.members.map((m): [string, string] => [m.user_id, m.email])]}
+      />
+      <Select
+        label="In"
+        name={`assign-${id}-env`}
+        value={envId}
+        onValue={setEnvId}
+        error={fields.environment_id}
+        options={[['', 'The whole project'], ...props.environments.map((e): [string, string] => [e.id, e.name])]}
+      />
+      <button type="submit" disabled={busy || !userId}>
+        Assign
+      </button>
     </form>
   );
 }

@@ -32,19 +32,57 @@ const MARK_CLASSES = 'hidden faded match origin d1 d2 d3 path';
  * every dash, even when the drawing is zoomed out to a fraction of a pixel per dash.
  */
 function style(big: boolean): StylesheetJson {
-  const label = { label: 'data(label)', 'font-size': LABEL_PX, 'font-family': 'system-ui, sans-serif', 'text-valign': 'center', 'text-halign': 'center', color: '#1b1f24', 'min-zoomed-font-size': 8 } as const;
+  const label = {
+    label: 'data(label)',
+    'font-size': LABEL_PX,
+    'font-family': 'system-ui, sans-serif',
+    'text-valign': 'center',
+    'text-halign': 'center',
+    color: '#1b1f24',
+    'min-zoomed-font-size': 8,
+  } as const;
   const detail = big ? '.detail' : '';
   const [, d1, d2, d3] = COLORS.distance;
   return [
-    { selector: 'node', style: { ...(big ? {} : label), width: 'data(width)', height: 'data(height)', shape: 'round-rectangle', 'background-color': COLORS.service.fill, 'border-width': 1, 'border-color': COLORS.service.line } },
+    {
+      selector: 'node',
+      style: {
+        ...(big ? {} : label),
+        width: 'data(width)',
+        height: 'data(height)',
+        shape: 'round-rectangle',
+        'background-color': COLORS.service.fill,
+        'border-width': 1,
+        'border-color': COLORS.service.line,
+      },
+    },
     ...(big ? [{ selector: 'node.detail', style: label }] : []),
-    { selector: 'node[kind = "floor"]', style: { shape: 'rectangle', 'background-color': COLORS.floor.fill, 'border-color': COLORS.floor.line } },
-    { selector: 'node[kind = "network"]', style: { shape: 'barrel', 'background-color': COLORS.network.fill, 'border-color': COLORS.network.line } },
-    { selector: 'edge', style: { width: 1.5, 'line-color': COLORS.edge, 'target-arrow-color': COLORS.edge, 'source-arrow-color': COLORS.edge, 'curve-style': big ? 'haystack' : 'bezier', 'arrow-scale': 1.1 } },
+    {
+      selector: 'node[kind = "floor"]',
+      style: { shape: 'rectangle', 'background-color': COLORS.floor.fill, 'border-color': COLORS.floor.line },
+    },
+    {
+      selector: 'node[kind = "network"]',
+      style: { shape: 'barrel', 'background-color': COLORS.network.fill, 'border-color': COLORS.network.line },
+    },
+    {
+      selector: 'edge',
+      style: {
+        width: 1.5,
+        'line-color': COLORS.edge,
+        'target-arrow-color': COLORS.edge,
+        'source-arrow-color': COLORS.edge,
+        'curve-style': big ? 'haystack' : 'bezier',
+        'arrow-scale': 1.1,
+      },
+    },
     ...(big ? [{ selector: 'edge.detail', style: { 'curve-style': 'straight' as const } }] : []),
     { selector: `edge${detail}[direction = "a_to_b"]`, style: { 'target-arrow-shape': 'triangle' } },
     { selector: `edge${detail}[direction = "b_to_a"]`, style: { 'source-arrow-shape': 'triangle' } },
-    { selector: `edge${detail}[direction = "both"]`, style: { 'source-arrow-shape': 'triangle', 'target-arrow-shape': 'triangle' } },
+    {
+      selector: `edge${detail}[direction = "both"]`,
+      style: { 'source-arrow-shape': 'triangle', 'target-arrow-shape': 'triangle' },
+    },
     { selector: `edge${detail}[kind = "link"]`, style: { 'line-style': 'dotted', 'target-arrow-shape': 'vee' } },
     { selector: 'edge[kind = "hosting"]', style: { 'line-color': COLORS.hosting } },
     { selector: `edge${detail}[kind = "hosting"]`, style: { 'line-style': 'dashed' } },
@@ -53,11 +91,23 @@ function style(big: boolean): StylesheetJson {
     { selector: '.hidden', style: { display: 'none' } },
     { selector: '.faded', style: { opacity: 0.2 } },
     { selector: 'node.match', style: { 'border-width': 4, 'border-color': COLORS.match } },
-    { selector: 'node.origin', style: { 'background-color': COLORS.origin, 'border-color': '#5c0b0e', color: '#ffffff', 'border-width': 3 } },
+    {
+      selector: 'node.origin',
+      style: { 'background-color': COLORS.origin, 'border-color': '#5c0b0e', color: '#ffffff', 'border-width': 3 },
+    },
     { selector: 'node.d1', style: { 'background-color': d1, 'border-color': '#8a3b0b', 'border-width': 2 } },
     { selector: 'node.d2', style: { 'background-color': d2, 'border-color': '#8a5a0b', 'border-width': 2 } },
     { selector: 'node.d3', style: { 'background-color': d3, 'border-color': '#8a6d0b', 'border-width': 2 } },
-    { selector: 'edge.path', style: { width: 4, 'line-color': COLORS.origin, 'target-arrow-color': COLORS.origin, 'source-arrow-color': COLORS.origin, 'z-index': 10 } },
+    {
+      selector: 'edge.path',
+      style: {
+        width: 4,
+        'line-color': COLORS.origin,
+        'target-arrow-color': COLORS.origin,
+        'source-arrow-color': COLORS.origin,
+        'z-index': 10,
+      },
+    },
   ];
 }
 
@@ -67,10 +117,13 @@ function showDetailInView(g: Core) {
   let timer = 0;
   const update = () => {
     const { x1, x2, y1, y2 } = g.extent();
-    const next = g.zoom() < 0.45 ? g.collection() : g.nodes().filter((n) => {
-      const p = n.position();
-      return p.x >= x1 && p.x <= x2 && p.y >= y1 && p.y <= y2;
-    });
+    const next =
+      g.zoom() < 0.45
+        ? g.collection()
+        : g.nodes().filter((n) => {
+            const p = n.position();
+            return p.x >= x1 && p.x <= x2 && p.y >= y1 && p.y <= y2;
+          });
     const withEdges = next.length > 150 ? g.collection() : next.union(next.edgesWith(next));
     g.batch(() => {
       detailed.difference(withEdges).removeClass('detail');
@@ -104,16 +157,21 @@ function firstView(g: Core, start?: string): boolean {
   }
   // The frame in the drawing's units; each node's top left is a candidate for its top left (quadratic: detailed drawings are small).
   const [w, h] = [(g.width() - 2 * padding) / readable, (g.height() - 2 * padding) / readable];
-  const nodes = g.nodes().map((n) => ({ ...n.position(), left: n.position().x - n.width() / 2, top: n.position().y - n.height() / 2 }));
+  const nodes = g
+    .nodes()
+    .map((n) => ({ ...n.position(), left: n.position().x - n.width() / 2, top: n.position().y - n.height() / 2 }));
   let best = { count: -1, x: 0, y: 0 };
   for (const a of nodes) {
     let count = 0;
     for (const n of nodes) if (n.x >= a.left && n.x <= a.left + w && n.y >= a.top && n.y <= a.top + h) count++;
-    if (count > best.count || (count === best.count && (a.left < best.x || (a.left === best.x && a.top < best.y)))) best = { count, x: a.left, y: a.top };
+    if (count > best.count || (count === best.count && (a.left < best.x || (a.left === best.x && a.top < best.y))))
+      best = { count, x: a.left, y: a.top };
   }
   const box = g.elements().boundingBox();
   const along = (frame: number, from: number, size: number, anchor: number) =>
-    size * readable <= frame - 2 * padding ? (frame - size * readable) / 2 - from * readable : padding - anchor * readable;
+    size * readable <= frame - 2 * padding
+      ? (frame - size * readable) / 2 - from * readable
+      : padding - anchor * readable;
   g.pan({ x: along(g.width(), box.x1, box.w, best.x), y: along(g.height(), box.y1, box.h, best.y) });
   return true;
 }
@@ -133,12 +191,19 @@ function reportLabelSize(g: Core, container: HTMLElement) {
  * attachment edges, curved edges with arrows, labels; exports SVG and PNG. `onDrawn` is called once,
  * at its first frame.
  */
-export function cytoscapeView({ container, graph, positions, onChoose, start }: ViewInput, onDrawn: () => void = () => {}): TopologyView {
+export function cytoscapeView(
+  { container, graph, positions, onChoose, start }: ViewInput,
+  onDrawn: () => void = () => {},
+): TopologyView {
   const big = graph.nodes.length + graph.edges.length > BIG;
   const g = cytoscape({
     container,
     elements: [
-      ...graph.nodes.map((n) => ({ group: 'nodes' as const, data: { ...n }, position: positions[n.id] ?? { x: 0, y: 0 } })),
+      ...graph.nodes.map((n) => ({
+        group: 'nodes' as const,
+        data: { ...n },
+        position: positions[n.id] ?? { x: 0, y: 0 },
+      })),
       ...graph.edges.map((e) => ({ group: 'edges' as const, data: { ...e } })),
     ],
     style: style(big),
@@ -171,7 +236,10 @@ export function cytoscapeView({ container, graph, positions, onChoose, start }: 
         for (const id of marks.match) byId(id).addClass('match');
         if (!marks.focus) return;
         g.elements().addClass('faded');
-        for (const [id, d] of marks.distance) byId(id).removeClass('faded').addClass(d === 0 ? 'origin' : `d${Math.min(d, 3)}`);
+        for (const [id, d] of marks.distance)
+          byId(id)
+            .removeClass('faded')
+            .addClass(d === 0 ? 'origin' : `d${Math.min(d, 3)}`);
         for (const id of marks.path) byId(id).removeClass('faded').addClass('path');
       });
     },
@@ -199,7 +267,11 @@ export function cytoscapeView({ container, graph, positions, onChoose, start }: 
  * The picture of a drawing made by another view (the WebGL one has no SVG): the same items, positions
  * and marks drawn by Cytoscape in an element out of sight, exported, then dropped.
  */
-export async function pictureOf(input: Omit<ViewInput, 'container' | 'onChoose'>, marks: Marks, format: 'svg' | 'png'): Promise<Blob> {
+export async function pictureOf(
+  input: Omit<ViewInput, 'container' | 'onChoose'>,
+  marks: Marks,
+  format: 'svg' | 'png',
+): Promise<Blob> {
   const container = document.createElement('div');
   container.className = 'cy-offscreen';
   container.setAttribute('aria-hidden', 'true');

@@ -131,7 +131,8 @@ export function fastLayered(nodes: LayoutNode[], edges: LayoutEdge[]): Positions
     const out: { blocks: typeof blocks; width: number; height: number }[] = [];
     for (const block of blocks) {
       let band = out[out.length - 1];
-      if (!band || (band.blocks.length && band.width + block.width > maxWidth)) out.push((band = { blocks: [], width: 0, height: 0 }));
+      if (!band || (band.blocks.length && band.width + block.width > maxWidth))
+        out.push((band = { blocks: [], width: 0, height: 0 }));
       band.blocks.push(block);
       band.width += block.width + GAP_X;
       band.height = Math.max(band.height, block.rows * pitchY);
@@ -158,7 +159,10 @@ export function fastLayered(nodes: LayoutNode[], edges: LayoutEdge[]): Positions
     let x = 0;
     for (const { list, rows } of band.blocks) {
       list.forEach((v, i) => {
-        positions[nodes[v].id] = { x: x + Math.floor(i / rows) * pitchX + widest / 2, y: top + (i % rows) * pitchY + tallest / 2 };
+        positions[nodes[v].id] = {
+          x: x + Math.floor(i / rows) * pitchX + widest / 2,
+          y: top + (i % rows) * pitchY + tallest / 2,
+        };
       });
       x += Math.ceil(list.length / rows) * pitchX + GAP_X;
     }
@@ -168,7 +172,10 @@ export function fastLayered(nodes: LayoutNode[], edges: LayoutEdge[]): Positions
   const perRow = Math.max(1, Math.ceil(Math.sqrt(isolated.length * 3)));
   const gridTop = bottom + (linked ? tallest * 2 : 0);
   isolated.forEach((v, i) => {
-    positions[nodes[v].id] = { x: (i % perRow) * pitchX + widest / 2, y: gridTop + Math.floor(i / perRow) * pitchY + tallest / 2 };
+    positions[nodes[v].id] = {
+      x: (i % perRow) * pitchX + widest / 2,
+      y: gridTop + Math.floor(i / perRow) * pitchY + tallest / 2,
+    };
   });
   return positions;
 }

@@ -30,14 +30,26 @@ const PREFIX: Record<NodeKind, string> = { service: 's', floor: 'f', network: 'n
 export const nodeId = (kind: NodeKind, id: string) => `${PREFIX[kind]}:${id}`;
 const widthOf = (label: string) => Math.min(220, Math.max(70, label.length * 7.2 + 24));
 const labelOf = (kind: NodeKind, name: string | null, type: string | null, cidr: string | null) =>
-  kind === 'floor' ? name ?? `${type ?? ''} server`.trim() : kind === 'network' ? `${name ?? ''} ${cidr ?? ''}`.trim() : name ?? '';
+  kind === 'floor'
+    ? (name ?? `${type ?? ''} server`.trim())
+    : kind === 'network'
+      ? `${name ?? ''} ${cidr ?? ''}`.trim()
+      : (name ?? '');
 const EDGE_PREFIX: Record<EdgeKind, string> = { connection: 'c', link: 'l', hosting: 'h', attachment: 'a' };
 
 export function buildGraph(data: TopologyData): { nodes: GraphNode[]; edges: GraphEdge[] } {
   const { kind, id, name, group, type, cidr } = data.nodes;
   const nodes: GraphNode[] = kind.map((k, i) => {
     const label = labelOf(k, name[i], type[i], cidr[i]);
-    return { id: nodeId(k, id[i]), kind: k, ref: id[i], label, group: group[i] ?? '', width: widthOf(label), height: 34 };
+    return {
+      id: nodeId(k, id[i]),
+      kind: k,
+      ref: id[i],
+      label,
+      group: group[i] ?? '',
+      width: widthOf(label),
+      height: 34,
+    };
   });
   const e = data.edges;
   const edges: GraphEdge[] = e.kind.map((k, i) => ({

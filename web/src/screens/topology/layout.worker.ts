@@ -42,17 +42,24 @@ async function elkLayout(request: LayoutRequest): Promise<Positions> {
     edges: request.edges.map((e) => ({ id: e.id, sources: [e.source], targets: [e.target] })),
   });
   const positions: Positions = {};
-  for (const child of graph.children ?? []) positions[child.id] = { x: (child.x ?? 0) + (child.width ?? 0) / 2, y: (child.y ?? 0) + (child.height ?? 0) / 2 };
+  for (const child of graph.children ?? [])
+    positions[child.id] = { x: (child.x ?? 0) + (child.width ?? 0) / 2, y: (child.y ?? 0) + (child.height ?? 0) / 2 };
   return positions;
 }
 
 self.onmessage = async (event: MessageEvent<LayoutRequest>) => {
   const request = event.data;
   const started = performance.now();
-  const useElk = request.engine === 'elk' || (request.engine === 'auto' && request.nodes.length <= ELK_MAX_NODES && request.edges.length <= ELK_MAX_EDGES);
+  const useElk =
+    request.engine === 'elk' ||
+    (request.engine === 'auto' && request.nodes.length <= ELK_MAX_NODES && request.edges.length <= ELK_MAX_EDGES);
   try {
     const positions = useElk ? await elkLayout(request) : fastLayered(request.nodes, request.edges);
-    self.postMessage({ positions, engine: useElk ? 'elk' : 'fast', ms: Math.round(performance.now() - started) } satisfies LayoutAnswer);
+    self.postMessage({
+      positions,
+      engine: useElk ? 'elk' : 'fast',
+      ms: Math.round(performance.now() - started),
+    } satisfies LayoutAnswer);
   } catch (err) {
     self.postMessage({ error: String(err) } satisfies LayoutAnswer);
   }

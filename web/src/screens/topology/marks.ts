@@ -36,10 +36,15 @@ export function edgesByEnds(edges: GraphEdge[]): Map<string, string[]> {
   return index;
 }
 
-export function marksOf(graph: { nodes: GraphNode[]; edges: GraphEdge[] }, ends: Map<string, string[]>, { hiddenKinds, group, search, blast }: MarkState): Marks {
+export function marksOf(
+  graph: { nodes: GraphNode[]; edges: GraphEdge[] },
+  ends: Map<string, string[]>,
+  { hiddenKinds, group, search, blast }: MarkState,
+): Marks {
   const hidden = new Set<string>();
   if (hiddenKinds.size || group) {
-    for (const n of graph.nodes) if (hiddenKinds.has(n.kind) || (group && n.kind === 'service' && n.group !== group)) hidden.add(n.id);
+    for (const n of graph.nodes)
+      if (hiddenKinds.has(n.kind) || (group && n.kind === 'service' && n.group !== group)) hidden.add(n.id);
     for (const e of graph.edges) if (hiddenKinds.has(e.kind)) hidden.add(e.id);
   }
   const term = search.trim().toLowerCase();
@@ -51,7 +56,10 @@ export function marksOf(graph: { nodes: GraphNode[]; edges: GraphEdge[] }, ends:
     for (const a of blast.affected) {
       distance.set(nodeId(a.type, a.id), a.distance);
       for (let i = 1; i < a.path.length; i++) {
-        for (const id of ends.get(`${nodeId(a.path[i - 1].type, a.path[i - 1].id)} ${nodeId(a.path[i].type, a.path[i].id)}`) ?? []) path.add(id);
+        for (const id of ends.get(
+          `${nodeId(a.path[i - 1].type, a.path[i - 1].id)} ${nodeId(a.path[i].type, a.path[i].id)}`,
+        ) ?? [])
+          path.add(id);
       }
     }
   }

@@ -6,7 +6,15 @@ import type { GraphEdge, GraphNode } from './graph';
 import type { Marks } from './marks';
 import { COLORS, reportZoom, type TopologyView, type ViewInput } from './view';
 
-type NodeAttributes = { x: number; y: number; size: number; color: string; label: string; kind: GraphNode['kind']; ref: string };
+type NodeAttributes = {
+  x: number;
+  y: number;
+  size: number;
+  color: string;
+  label: string;
+  kind: GraphNode['kind'];
+  ref: string;
+};
 type EdgeAttributes = { size: number; color: string; type: 'arrow' | 'line'; kind: GraphEdge['kind'] };
 
 const SIZE = { service: 3, floor: 5, network: 6 } as const;
@@ -21,7 +29,12 @@ const OVERVIEW_FROM = 2000;
 const OVERVIEW_EDGES = { arrow: EdgeLineProgram, line: EdgeLineProgram };
 const DETAIL_EDGES = { arrow: EdgeArrowProgram, line: EdgeRectangleProgram };
 const DETAIL_RATIO = 0.5;
-const EDGE_COLOR = { connection: COLORS.edge, link: COLORS.edge, hosting: COLORS.hosting, attachment: COLORS.attachment } as const;
+const EDGE_COLOR = {
+  connection: COLORS.edge,
+  link: COLORS.edge,
+  hosting: COLORS.hosting,
+  attachment: COLORS.attachment,
+} as const;
 
 /** Whether this browser draws with WebGL (a GPU, or a software one). */
 export function webglAvailable(): boolean {
@@ -40,18 +53,34 @@ export function webglAvailable(): boolean {
  * as the view zooms in. Marks are applied by sigma's reducers. Its pictures (SVG, PNG) are made by
  * the detailed view (`picture` in the screen).
  */
-export function sigmaView({ container, graph, positions, onChoose }: ViewInput, picture: TopologyView['picture']): TopologyView {
+export function sigmaView(
+  { container, graph, positions, onChoose }: ViewInput,
+  picture: TopologyView['picture'],
+): TopologyView {
   const g = new MultiDirectedGraph<NodeAttributes, EdgeAttributes>();
   for (const n of graph.nodes) {
     const p = positions[n.id] ?? { x: 0, y: 0 };
     // sigma's y axis points up; the layouts' points down.
-    g.addNode(n.id, { x: p.x, y: -p.y, size: SIZE[n.kind], color: COLORS[n.kind].line, label: n.label, kind: n.kind, ref: n.ref });
+    g.addNode(n.id, {
+      x: p.x,
+      y: -p.y,
+      size: SIZE[n.kind],
+      color: COLORS[n.kind].line,
+      label: n.label,
+      kind: n.kind,
+      ref: n.ref,
+    });
   }
   for (const e of graph.edges) {
     // The arrow is drawn at the edge's target: b_to_a is drawn from b to a; undirected ones as lines.
     const [source, target] = e.direction === 'b_to_a' ? [e.target, e.source] : [e.source, e.target];
     const arrow = e.direction === 'a_to_b' || e.direction === 'b_to_a' || e.kind === 'link';
-    g.addDirectedEdgeWithKey(e.id, source, target, { size: 1, color: EDGE_COLOR[e.kind], type: arrow ? 'arrow' : 'line', kind: e.kind });
+    g.addDirectedEdgeWithKey(e.id, source, target, {
+      size: 1,
+      color: EDGE_COLOR[e.kind],
+      type: arrow ? 'arrow' : 'line',
+      kind: e.kind,
+    });
   }
 
   let marks: Marks = { hidden: new Set(), match: new Set(), focus: false, distance: new Map(), path: new Set() };
@@ -69,23 +98,43 @@ export function sigmaView({ container, graph, positions, onChoose }: ViewInput, 
     nodeReducer: (id, attributes): Partial<NodeDisplayData> => {
       const shown: Partial<NodeDisplayData> = { ...attributes };
       if (marks.hidden.has(id)) shown.hidden = true;
-      if (marks.match.has(id)) Object.assign(shown, { highlighted: true, forceLabel: true, color: COLORS.match, size: attributes.size * 2, zIndex: 2 });
+      if (marks.match.has(id))
+        Object.assign(shown, {
+          highlighted: true,
+          forceLabel: true,
+          color: COLORS.match,
+          size: attributes.size * 2,
+          zIndex: 2,
+        });
       if (marks.focus) {
         const d = marks.distance.get(id);
         if (d === undefined) Object.assign(shown, { color: COLORS.faded, label: null });
         // Labelled: the chosen service, and everything affected when that is few enough to read.
-        else Object.assign(shown, { color: COLORS.distance[Math.min(d, 3)], size: attributes.size * (d === 0 ? 3 : 2), forceLabel: d === 0 || marks.distance.size <= 50, zIndex: 3 });
+        else
+          Object.assign(shown, {
+            color: COLORS.distance[Math.min(d, 3)],
+            size: attributes.size * (d === 0 ? 3 : 2),
+            forceLabel: d === 0 || marks.distance.size <= 50,
+            zIndex: 3,
+          });
       }
       return shown;
     },
     edgeReducer: (id, attributes): Partial<EdgeDisplayData> => {
       const shown: Partial<EdgeDisplayData> = { ...attributes };
       if (marks.hidden.has(id)) shown.hidden = true;
-      if (marks.focus) Object.assign(shown, marks.path.has(id) ? { color: COLORS.origin, size: 3, zIndex: 2 } : { color: COLORS.faded });
+      if (marks.focus)
+        Object.assign(
+          shown,
+          marks.path.has(id) ? { color: COLORS.origin, size: 3, zIndex: 2 } : { color: COLORS.faded },
+        );
       return shown;
     },
   });
-  renderer.on('clickNode', ({ node }) => g.getNodeAttribute(node, 'kind') === 'service' && onChoose(g.getNodeAttribute(node, 'ref')));
+  renderer.on(
+    'clickNode',
+    ({ node }) => g.getNodeAttribute(node, 'kind') === 'service' && onChoose(g.getNodeAttribute(node, 'ref')),
+  );
   renderer.on('clickStage', () => onChoose(''));
   const camera = renderer.getCamera();
   const report = () => reportZoom(container, 1 / camera.ratio);

@@ -14,13 +14,25 @@ const MANAGE = { key: 'connections.manage', detail: MISSING_MANAGE } as const;
 
 /** The caller's access to one connection, with the manage permission in its environment. */
 export async function manageConnection(ctx: AppContext, id: string) {
-  const { access, item, env } = await accessToItem<Record<string, unknown>>({ id, kind: CONNECTION_KIND, userId: actorAccount(ctx).id, notFound: notFound(CONNECTION_NOT_FOUND), permission: MANAGE });
+  const { access, item, env } = await accessToItem<Record<string, unknown>>({
+    id,
+    kind: CONNECTION_KIND,
+    userId: actorAccount(ctx).id,
+    notFound: notFound(CONNECTION_NOT_FOUND),
+    permission: MANAGE,
+  });
   return { connection: connectionEntity.decode(item), env: env as Environment, access };
 }
 
 /** The caller's access to a chain (manage permission in its environment) and its live members. */
 export async function manageChain(ctx: AppContext, chainId: string) {
-  const { access, item, env } = await accessToItem<Record<string, unknown>>({ id: chainId, kind: CHAIN_KIND, userId: actorAccount(ctx).id, notFound: notFound(CHAIN_NOT_FOUND), permission: MANAGE });
+  const { access, item, env } = await accessToItem<Record<string, unknown>>({
+    id: chainId,
+    kind: CHAIN_KIND,
+    userId: actorAccount(ctx).id,
+    notFound: notFound(CHAIN_NOT_FOUND),
+    permission: MANAGE,
+  });
   const chain = chainEntity.decode(item);
   const [days, members] = await Promise.all([retention(access), chainMembers(chain)]);
   return { chain, env, days, members: members.sort(byConnectionOrder) };
@@ -33,7 +45,10 @@ export async function manageChain(ctx: AppContext, chainId: string) {
  * connections are read as before, filtered on chain_id: a chain-wide write never misses a member.
  */
 async function chainMembers(chain: Chain): Promise<Connection[]> {
-  const members = await connectionListing.livePage(chain.project_id, chain.environment_id, { offset: 0, place: chainPlace(chain.id) });
+  const members = await connectionListing.livePage(chain.project_id, chain.environment_id, {
+    offset: 0,
+    place: chainPlace(chain.id),
+  });
   if (members.length >= chain.connection_count) return members;
   // Connections are never archived, so not deleted is live (LIVE's key test cannot filter a Query).
   const all = await queryPrefix(

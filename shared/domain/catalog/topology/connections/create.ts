@@ -12,7 +12,15 @@ import { getItem } from '#db/items';
 import { referenceStep } from '#db/refs';
 import type { Key } from '#db/batch-get';
 import { CHAIN_FULL, CHAIN_NOT_FOUND, MAX_CHAIN_CONNECTIONS, MISSING_MANAGE } from './limits-and-refusals';
-import { auditedConnection, chainShown, endsOf, newConnection, putChainSteps, putConnectionSteps, type ConnectionSpec } from './items';
+import {
+  auditedConnection,
+  chainShown,
+  endsOf,
+  newConnection,
+  putChainSteps,
+  putConnectionSteps,
+  type ConnectionSpec,
+} from './items';
 import { withoutDuplicates } from './duplicates';
 
 /** A single create: the ends must be live services or floors of this environment; a given chain_id joins that chain. */

@@ -82,7 +82,8 @@ type EndListing = { id: string; a_id?: string; b_id?: string };
  * before it).
  */
 async function connectionsBetween(projectId: string, envId: string, specs: ConnectionSpec[]): Promise<Connection[]> {
-  const read = (end: string, limit?: number) => connectionListing.page<EndListing>(projectId, envId, { offset: 0, limit, place: end });
+  const read = (end: string, limit?: number) =>
+    connectionListing.page<EndListing>(projectId, envId, { offset: 0, limit, place: end });
   const listed = new Map<string, EndListing[]>();
   await forEachAtMost([...new Set(specs.flatMap((s) => [s.a_id, s.b_id]))], RANGES_IN_FLIGHT, async (end) => {
     listed.set(end, await read(end, END_PROBE));
@@ -97,10 +98,15 @@ async function connectionsBetween(projectId: string, envId: string, specs: Conne
   for (const s of specs) {
     const [end, other] = whole.has(s.a_id) ? [s.a_id, s.b_id] : [s.b_id, s.a_id];
     for (const l of listed.get(end)!) {
-      if (l.a_id === undefined || l.b_id === undefined || (l.a_id === end ? l.b_id : l.a_id) === other) joining.add(l.id);
+      if (l.a_id === undefined || l.b_id === undefined || (l.a_id === end ? l.b_id : l.a_id) === other)
+        joining.add(l.id);
     }
   }
-  return connectionListing.entities(projectId, envId, [...joining].map((id) => ({ id })));
+  return connectionListing.entities(
+    projectId,
+    envId,
+    [...joining].map((id) => ({ id })),
+  );
 }
 
 /**
@@ -108,6 +114,16 @@ async function connectionsBetween(projectId: string, envId: string, specs: Conne
  * import): the environment's `connections_version` moves on from `version`, on condition that it
  * is still that and the environment live; otherwise `failWith`.
  */
-export const connectionsVersionStep = (projectId: string, envId: string, version: number, failWith: DomainError): TransactStep =>
+export const connectionsVersionStep = (
+  projectId: string,
+  envId: string,
+  version: number,
+  failWith: DomainError,
+): TransactStep =>
   // A version is never stored as 0 (it starts at 1), so countIs's "absent or 0" for 0 is "absent".
-  setFieldsStep(keys.environment(projectId, envId), { connections_version: version + 1 }, failWith, countIs('connections_version', version));
+  setFieldsStep(
+    keys.environment(projectId, envId),
+    { connections_version: version + 1 },
+    failWith,
+    countIs('connections_version', version),
+  );

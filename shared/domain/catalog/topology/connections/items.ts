@@ -26,11 +26,25 @@ export interface ConnectionSpec {
   name?: string | null;
 }
 
-export const connectionKey = (c: Pick<Connection, 'project_id' | 'environment_id' | 'id'>) => keys.connection(c.project_id, c.environment_id, c.id);
-const chainKeyOf = (c: Pick<Chain, 'project_id' | 'environment_id' | 'id'>) => keys.connectionChain(c.project_id, c.environment_id, c.id);
-export const endsOf = (specs: ConnectionSpec[]) => specs.flatMap((s) => [{ type: s.a_type, id: s.a_id }, { type: s.b_type, id: s.b_id }]);
+export const connectionKey = (c: Pick<Connection, 'project_id' | 'environment_id' | 'id'>) =>
+  keys.connection(c.project_id, c.environment_id, c.id);
+const chainKeyOf = (c: Pick<Chain, 'project_id' | 'environment_id' | 'id'>) =>
+  keys.connectionChain(c.project_id, c.environment_id, c.id);
+export const endsOf = (specs: ConnectionSpec[]) =>
+  specs.flatMap((s) => [
+    { type: s.a_type, id: s.a_id },
+    { type: s.b_type, id: s.b_id },
+  ]);
 
-export function newConnection(projectId: string, envId: string, spec: ConnectionSpec, chain: Pick<Chain, 'id' | 'group_kind'> | null, now: string, ctx: AppContext, position = 0): Connection {
+export function newConnection(
+  projectId: string,
+  envId: string,
+  spec: ConnectionSpec,
+  chain: Pick<Chain, 'id' | 'group_kind'> | null,
+  now: string,
+  ctx: AppContext,
+  position = 0,
+): Connection {
   return connectionEntity.create({
     position,
     id: ctx.ids.newId(),
@@ -69,7 +83,8 @@ export const chainShown = (chain: Chain, members: Pick<Connection, 'id' | 'direc
   connections: members.map((c) => ({ id: c.id, direction: c.direction, name: c.name })),
 });
 /** The retention of the project's plan, for a change's entry. */
-export const retention = (access: { project: Parameters<typeof retentionOfProject>[0] }) => retentionOfProject(access.project);
+export const retention = (access: { project: Parameters<typeof retentionOfProject>[0] }) =>
+  retentionOfProject(access.project);
 
 /**
  * The chain item changes with every chain-wide write, guarded by the member count read before:
@@ -78,4 +93,9 @@ export const retention = (access: { project: Parameters<typeof retentionOfProjec
  */
 export const chainWriteStep = (chain: Chain, fields: Record<string, unknown>): TransactStep =>
   // No member joined since the read either (a join and a leave would bring the count back).
-  setFieldsStep(chainKeyOf(chain), fields, CASCADE_STALE, allOf(countIs('connection_count', chain.connection_count), refsAsRead(chain)));
+  setFieldsStep(
+    chainKeyOf(chain),
+    fields,
+    CASCADE_STALE,
+    allOf(countIs('connection_count', chain.connection_count), refsAsRead(chain)),
+  );

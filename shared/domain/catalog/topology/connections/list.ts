@@ -15,7 +15,15 @@ import { MISSING_VIEW } from './limits-and-refusals';
  */
 export async function listConnections(
   ctx: AppContext,
-  query: { project_id: string; environment_id: string; entity_id?: string; chain_id?: string; updated_since?: string; offset?: number; limit?: number },
+  query: {
+    project_id: string;
+    environment_id: string;
+    entity_id?: string;
+    chain_id?: string;
+    updated_since?: string;
+    offset?: number;
+    limit?: number;
+  },
 ): Promise<Connection[]> {
   const { project_id: projectId, environment_id: envId, offset = 0, limit } = query;
   const [{ access }, page] = await Promise.all([
@@ -23,12 +31,17 @@ export async function listConnections(
     query.updated_since
       ? null
       : connectionListing.livePage<ConnectionListing>(projectId, envId, {
-          offset, limit, place: query.entity_id ?? ALL_CONNECTIONS, keep: query.chain_id ? (l) => l.chain_id === query.chain_id : undefined,
+          offset,
+          limit,
+          place: query.entity_id ?? ALL_CONNECTIONS,
+          keep: query.chain_id ? (l) => l.chain_id === query.chain_id : undefined,
         }),
   ]);
   access.require('connections.view', MISSING_VIEW, envId);
   if (page) return page;
-  const all = (await queryPrefix(projectId, keys.connectionPrefix(envId), visibleFilter(query.updated_since))).map(connectionEntity.decode);
+  const all = (await queryPrefix(projectId, keys.connectionPrefix(envId), visibleFilter(query.updated_since))).map(
+    connectionEntity.decode,
+  );
   const matching = visible(all, query.updated_since)
     .filter((c) => !query.entity_id || c.a_id === query.entity_id || c.b_id === query.entity_id)
     .filter((c) => !query.chain_id || c.chain_id === query.chain_id)
@@ -37,4 +50,7 @@ export async function listConnections(
 }
 
 /** Connections in the order they were made (a batch's in its order): how lists and chains show them. */
-export const byConnectionOrder = (a: Pick<Connection, 'created_at' | 'position' | 'id'>, b: Pick<Connection, 'created_at' | 'position' | 'id'>) => a.created_at.localeCompare(b.created_at) || (a.position ?? 0) - (b.position ?? 0) || a.id.localeCompare(b.id);
+export const byConnectionOrder = (
+  a: Pick<Connection, 'created_at' | 'position' | 'id'>,
+  b: Pick<Connection, 'created_at' | 'position' | 'id'>,
+) => a.created_at.localeCompare(b.created_at) || (a.position ?? 0) - (b.position ?? 0) || a.id.localeCompare(b.id);

@@ -23,9 +23,23 @@ export async function planLinks(w: WalkContext, serviceId: Map<string, string>) 
     }
     linked.add(`${from}>${to}`);
     units.push({
-      item: record(KIND.link, name, 'create'), phase: 5,
-      create: { kind: 'link', fields: { id: ctx.ids.newId(), project_id: projectId, environment_id: envId, from_service_id: from, to_service_id: to } },
-      guards: [from, to].map((sid) => ({ key: keys.service(projectId, envId, sid), gone: `Service of link '${name}' was removed during the import`, edge: true })),
+      item: record(KIND.link, name, 'create'),
+      phase: 5,
+      create: {
+        kind: 'link',
+        fields: {
+          id: ctx.ids.newId(),
+          project_id: projectId,
+          environment_id: envId,
+          from_service_id: from,
+          to_service_id: to,
+        },
+      },
+      guards: [from, to].map((sid) => ({
+        key: keys.service(projectId, envId, sid),
+        gone: `Service of link '${name}' was removed during the import`,
+        edge: true,
+      })),
       counters: [],
     });
   });

@@ -16,20 +16,46 @@ export async function planNetworks(w: WalkContext) {
     const existing = networksByName.get(nameKey(n.name))?.[0];
     const id = existing?.id ?? ctx.ids.newId();
     networkId.set(nameKey(n.name), id);
-    const wanted: Partial<Network> = { name: n.name, cidr: n.cidr, gateway: n.gateway ?? null, vlan_id: n.vlan_id ?? null, is_private: n.is_private ?? true, description: n.description ?? null };
-    withListing(planEntity(KIND.network, n.name, 2, existing, wanted,
-      () => ({ kind: 'network', fields: { id, project_id: projectId, environment_id: envId, ...wanted } }),
-      () => keys.network(projectId, envId, id), `Network '${n.name}' was removed during the import`), networkListing, existing);
+    const wanted: Partial<Network> = {
+      name: n.name,
+      cidr: n.cidr,
+      gateway: n.gateway ?? null,
+      vlan_id: n.vlan_id ?? null,
+      is_private: n.is_private ?? true,
+      description: n.description ?? null,
+    };
+    withListing(
+      planEntity(
+        KIND.network,
+        n.name,
+        2,
+        existing,
+        wanted,
+        () => ({ kind: 'network', fields: { id, project_id: projectId, environment_id: envId, ...wanted } }),
+        () => keys.network(projectId, envId, id),
+        `Network '${n.name}' was removed during the import`,
+      ),
+      networkListing,
+      existing,
+    );
   });
   await sink.close(2);
   const liveNetworkIds = new Set(env.networks.map((n) => n.id));
   /** A holder's attachments: the networks of its entry (none without one), as ids; guards keep them live. */
-  const entries = new Map(spec.network_attachments.map((a) => [a.service ? `service>${nameKey(a.service)}` : `floor>${nameKey(a.service_floor!)}`, a.networks]));
+  const entries = new Map(
+    spec.network_attachments.map((a) => [
+      a.service ? `service>${nameKey(a.service)}` : `floor>${nameKey(a.service_floor!)}`,
+      a.networks,
+    ]),
+  );
   const attachmentsOf = (holder: string) => {
     const names = entries.get(holder) ?? [];
     return {
       ids: names.map((n) => networkId.get(nameKey(n))!),
-      guards: names.map((n) => ({ key: keys.network(projectId, envId, networkId.get(nameKey(n))!), gone: `Network '${n}' was removed during the import` })),
+      guards: names.map((n) => ({
+        key: keys.network(projectId, envId, networkId.get(nameKey(n))!),
+        gone: `Network '${n}' was removed during the import`,
+      })),
     };
   };
   return { liveNetworkIds, attachmentsOf };

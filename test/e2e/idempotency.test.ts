@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { scanAll } from '../helpers/dynamo';
 import { useTestStack } from '../helpers/stack';
 import { client, signUp } from '../helpers/http';
 import { ddb } from '#shared/clients';
@@ -108,14 +109,11 @@ describe('Idempotency-Key on creating POSTs', () => {
     const first = await api.post('/projects', { name: 'kept' }, withKey(token, key));
     expect(first.status).toBe(201);
     // The record's expiry, as 24 hours would leave it (the table's TTL removes it some time after).
-    const records = await ddb().send(
-      new ScanCommand({
-        TableName: ref.stack.config.TABLE_NAME,
-        FilterExpression: 'SK = :sk',
-        ExpressionAttributeValues: { ':sk': 'IDEMPOTENCY' },
-      }),
-    );
-    for (const r of records.Items ?? []) {
+    const records = await scanAll(ref.stack.config.TABLE_NAME, {
+      FilterExpression: 'SK = :sk',
+      ExpressionAttributeValues: { ':sk': 'IDEMPOTENCY' },
+    });
+    for (const r of records) {
       await ddb().send(
         new UpdateCommand({
           TableName: ref.stack.config.TABLE_NAME,

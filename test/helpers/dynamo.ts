@@ -35,3 +35,18 @@ export function testDynamoEndpoint(): Promise<string> {
   })();
   return ready;
 }
+
+/**
+ * Every item of a table (matching `filter`), all pages read: a Scan answers at most 1 MB a call, and a
+ * test's table may be shared with other files (TEST_SHARED_STACKS), so one call can miss what it looks for.
+ */
+export async function scanAll(
+  TableName: string,
+  filter?: { FilterExpression: string; ExpressionAttributeValues: Record<string, unknown> },
+): Promise<Record<string, unknown>[]> {
+  const { paginateScan } = await import('@aws-sdk/lib-dynamodb');
+  const { ddb } = await import('#shared/clients');
+  const items: Record<string, unknown>[] = [];
+  for await (const page of paginateScan({ client: ddb() }, { TableName, ...filter })) items.push(...(page.Items ?? []));
+  return items;
+}

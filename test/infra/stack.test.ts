@@ -374,7 +374,8 @@ describe('CatalogStack', () => {
       auth: ['signing-secret', 'table', 'totp-key', 'xray'],
       admin: http,
       billing: ['queue:jobs', 'signing-secret', 'stripe-secret', 'table', 'xray'],
-      projects: http,
+      // A project's single sign-on connection seals its client secret with the key that seals TOTP secrets.
+      projects: ['signing-secret', 'table', 'totp-key', 'xray'],
       // An owner's role assignment that makes someone a member tells them by mail.
       environments: http,
       structure: http,

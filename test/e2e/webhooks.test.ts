@@ -221,9 +221,11 @@ describe('webhook delivery', () => {
       summary: { status_code: 410 },
     });
     expect(JSON.stringify(entries)).not.toContain(hook.secret);
-    // No retry is scheduled for a 410.
+    // No retry is scheduled for a 410. (The ping, then one or two 410s: the second event may find the endpoint already disabled.)
+    const delivered = at('/gone').length;
+    expect(delivered).toBeGreaterThanOrEqual(2);
     await sweepWebhookRetries(later(HOUR));
-    expect(at('/gone')).toHaveLength(3);
+    expect(at('/gone')).toHaveLength(delivered);
   });
 
   it('disables an endpoint after 5 days of failures', async () => {

@@ -3,7 +3,7 @@ import { useLocation } from 'preact-iso';
 import { api, ok, type ArchiveSelection, type OverageCandidates, type Preflight } from '../../api';
 import { to } from '../../links';
 import { Alert, ConfirmButton, Loaded, message, Page, Select, useLoad } from '../../ui';
-import { Usage } from './billing';
+import { Usage } from './plan-usage';
 import { priceOf, when } from './plans';
 import { TableWrap } from './table-wrap';
 

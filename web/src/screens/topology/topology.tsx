@@ -2,38 +2,15 @@ import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { api, ok, type BlastRadius } from '../../api';
 import { takeEarly, topologyKey } from '../../early';
-import { to } from '../../links';
 import { Alert, download, message, Page, useAction } from '../../ui';
-import {
-  buildGraph,
-  nodeId,
-  type EdgeKind,
-  type GraphEdge,
-  type GraphNode,
-  type NodeKind,
-  type TopologyData,
-} from './graph';
-import type { Engine, LayoutAnswer, LayoutRequest } from './layout.worker';
-import type { Positions } from './fast-layout';
+import { BlastPanel } from './blast-panel';
+import { type Drawing, drawing, fastFor, preloadDrawing } from './drawing-choice';
+import { buildGraph, nodeId, type TopologyData } from './graph';
+import { layout } from './layout-in-worker';
+import type { Engine } from './layout.worker';
 import { edgesByEnds, marksOf } from './marks';
+import { TopologyTools } from './topology-tools';
 import type { TopologyView, ViewInput } from './view';
-
-/** Above this many elements the automatic choice is the fast (WebGL) drawing. */
-const FAST_DRAWING_FROM = 1500;
-
-const NODE_KINDS: [NodeKind, string][] = [
-  ['service', 'Services'],
-  ['floor', 'Servers'],
-  ['network', 'Networks'],
-];
-const EDGE_KINDS: [EdgeKind, string][] = [
-  ['connection', 'Connections'],
-  ['link', 'Links'],
-  ['hosting', 'Hosting'],
-  ['attachment', 'Network attachments'],
-];
-
-type Drawing = 'auto' | 'detailed' | 'fast';
 
 /** Timings of the last drawing, read by `npm run bench:web`. */
 declare global {
@@ -65,69 +42,6 @@ async function loadTopology(
     takeEarly<TopologyData>(topologyKey(scope.project_id, scope.environment_id)) ??
     ok(api.GET('/topology', { params: { query: scope }, signal }))
   );
-}
-
-const layoutWorker = () => new Worker(new URL('./layout.worker.ts', import.meta.url), { type: 'module' });
-/** A worker started with the screen's code, so that its script is loaded while the data is read (the first layout takes it). */
-let spare: Worker | undefined = layoutWorker();
-
-function layout(
-  nodes: GraphNode[],
-  edges: GraphEdge[],
-  engine: Engine,
-  aspectRatio: number,
-): Promise<Extract<LayoutAnswer, { positions: Positions }>> {
-  return new Promise((resolve, reject) => {
-    const worker = spare ?? layoutWorker();
-    spare = undefined;
-    worker.onmessage = (e: MessageEvent<LayoutAnswer>) => {
-      worker.terminate();
-      'error' in e.data ? reject(new Error(e.data.error)) : resolve(e.data);
-    };
-    worker.onerror = (e) => {
-      worker.terminate();
-      reject(new Error(e.message || 'The layout worker failed'));
-    };
-    const request: LayoutRequest = {
-      nodes: nodes.map(({ id, width, height }) => ({ id, width, height })),
-      edges: edges.map(({ id, source, target }) => ({ id, source, target })),
-      engine,
-      aspectRatio,
-    };
-    worker.postMessage(request);
-  });
-}
-
-/**
- * The drawing for this many items: the detailed one (Cytoscape: shapes, dashes, curves) up to
- * FAST_DRAWING_FROM elements, the fast one (sigma.js on WebGL) above, unless the person chose.
- * The WebGL one's SVG and PNG come from a detailed drawing made for the export.
- */
-const fastFor = (choice: Drawing, graph: { nodes: unknown[]; edges: unknown[] }) =>
-  choice === 'fast' || (choice === 'auto' && graph.nodes.length + graph.edges.length > FAST_DRAWING_FROM);
-/** The drawing's code, asked for while the layout runs (`drawing` then finds it loaded). */
-const preloadDrawing = (fast: boolean) =>
-  void (fast ? import('./sigma-view') : import('./cytoscape-view')).catch(() => {});
-
-async function drawing(
-  choice: Drawing,
-  input: ViewInput,
-  marks: () => ReturnType<typeof marksOf>,
-  onDrawn: () => void,
-): Promise<{ view: TopologyView; fast: boolean }> {
-  const fast = fastFor(choice, input.graph);
-  if (fast) {
-    const { sigmaView, webglAvailable } = await import('./sigma-view');
-    if (webglAvailable()) {
-      const view = sigmaView(input, async (format) =>
-        (await import('./cytoscape-view')).pictureOf(input, marks(), format),
-      );
-      requestAnimationFrame(onDrawn);
-      return { view, fast };
-    }
-  }
-  const { cytoscapeView } = await import('./cytoscape-view');
-  return { view: cytoscapeView(input, onDrawn), fast: false };
 }
 
 /**
@@ -293,25 +207,6 @@ export function Topology(props: { projectId: string; envId: string }) {
   const fitMatches = () => view.current?.fit(matches.map((n) => n.id));
   const exportPicture = (format: 'svg' | 'png') =>
     exporter.act(async () => download(`topology.${format}`, await view.current!.picture(format)));
-  const byDistance = useMemo(() => {
-    const out = new Map<number, BlastRadius['affected']>();
-    for (const a of blast?.affected ?? []) out.set(a.distance, [...(out.get(a.distance) ?? []), a]);
-    return [...out.entries()].sort(([a], [b]) => a - b);
-  }, [blast]);
-  // Made once per data: the screen re-renders as the drawing arrives, and 2,000 options need not be diffed again.
-  const serviceOptions = useMemo(
-    () =>
-      (graph?.nodes ?? [])
-        .filter((n) => n.kind === 'service')
-        .sort((a, b) => a.label.localeCompare(b.label))
-        .slice(0, 2000)
-        .map((n) => (
-          <option key={n.ref} value={n.ref}>
-            {n.label}
-          </option>
-        )),
-    [graph],
-  );
   const label = graph
     ? `Topology: ${graph.nodes.filter((n) => n.kind === 'service').length} services, ${graph.nodes.filter((n) => n.kind === 'floor').length} servers, ${graph.nodes.filter((n) => n.kind === 'network').length} networks, ${graph.edges.length} edges`
     : 'Topology';
@@ -321,96 +216,28 @@ export function Topology(props: { projectId: string; envId: string }) {
       {error ? <Alert>{message(error)}</Alert> : null}
       <Alert>{exporter.error}</Alert>
       <div class="topology">
-        <div class="topology-tools">
-          <form
-            role="search"
-            aria-label="Search the topology"
-            onSubmit={(e) => {
-              e.preventDefault();
-              fitMatches();
-            }}
-          >
-            <label for="topology-search">Find</label>
-            <input
-              id="topology-search"
-              type="search"
-              value={search}
-              onInput={(e) => setSearch(e.currentTarget.value)}
-            />
-            <button type="submit">Show</button>
-            {search.trim() && (
-              <span class="muted" role="status">
-                {matches.length} found
-              </span>
-            )}
-          </form>
-          <fieldset>
-            <legend>Show</legend>
-            {[...NODE_KINDS, ...EDGE_KINDS].map(([kind, text]) => (
-              <label key={kind} class="check">
-                <input type="checkbox" checked={!hiddenKinds.has(kind)} onChange={() => toggle(kind)} /> {text}
-              </label>
-            ))}
-          </fieldset>
-          <div class="tool-row">
-            <label>
-              Group{' '}
-              <select value={group} onChange={(e) => setGroup(e.currentTarget.value)}>
-                <option value="">All groups</option>
-                {groups.map((g) => (
-                  <option key={g} value={g}>
-                    {g}
-                  </option>
-                ))}
-              </select>
-            </label>
-            <label>
-              Layout{' '}
-              <select value={engine} onChange={(e) => setEngine(e.currentTarget.value as Engine)}>
-                <option value="auto">Automatic</option>
-                <option value="elk">ELK layered</option>
-                <option value="fast">Fast layered</option>
-              </select>
-            </label>
-            <label>
-              Drawing{' '}
-              <select value={choice} onChange={(e) => setChoice(e.currentTarget.value as Drawing)}>
-                <option value="auto">Automatic</option>
-                <option value="detailed">Detailed</option>
-                <option value="fast">Fast (WebGL)</option>
-              </select>
-            </label>
-          </div>
-          <div class="tool-row" role="group" aria-label="View">
-            <button type="button" onClick={() => view.current?.zoomBy(1.25)}>
-              Zoom in
-            </button>
-            <button type="button" onClick={() => view.current?.zoomBy(0.8)}>
-              Zoom out
-            </button>
-            <button type="button" onClick={() => view.current?.fit()}>
-              Fit
-            </button>
-            <button type="button" disabled={!drawn || exporter.busy} onClick={() => exportPicture('svg')}>
-              Export SVG
-            </button>
-            <button type="button" disabled={!drawn || exporter.busy} onClick={() => exportPicture('png')}>
-              Export PNG
-            </button>
-            {exporter.busy && (
-              <span class="muted" role="status">
-                Drawing the picture…
-              </span>
-            )}
-          </div>
-          <label>
-            Blast radius of{' '}
-            <select value={focus} onChange={(e) => chooseService(e.currentTarget.value)}>
-              <option value="">No service chosen</option>
-              {serviceOptions}
-            </select>
-          </label>
-        </div>
+        <TopologyTools
+          search={search}
+          setSearch={setSearch}
+          matches={matches}
+          fitMatches={fitMatches}
+          hiddenKinds={hiddenKinds}
+          toggle={toggle}
+          group={group}
+          setGroup={setGroup}
+          groups={groups}
+          engine={engine}
+          setEngine={setEngine}
+          choice={choice}
+          setChoice={setChoice}
+          view={view}
+          drawn={drawn}
+          exporter={exporter}
+          exportPicture={exportPicture}
+          focus={focus}
+          chooseService={chooseService}
+          graph={graph}
+        />
         <div class="topology-canvas">
           <div
             ref={container}
@@ -433,46 +260,7 @@ export function Topology(props: { projectId: string; envId: string }) {
             </p>
           )}
         </div>
-        <aside class="blast" aria-labelledby="blast-title">
-          <h2 id="blast-title">Blast radius</h2>
-          {!focus && (
-            <p class="muted">
-              Choose a service (click it, or pick it above) to see what else is affected when it fails.
-            </p>
-          )}
-          {focus && !blast && (
-            <p class="muted" role="status">
-              Reading the blast radius…
-            </p>
-          )}
-          {blast && (
-            <>
-              <p>
-                If <a href={to.service(props.projectId, props.envId, blast.origin.id)}>{blast.origin.name}</a> fails,{' '}
-                <strong>{blast.affected.length}</strong> other {blast.affected.length === 1 ? 'item is' : 'items are'}{' '}
-                affected{blast.truncated ? ' (and more beyond the depth limit)' : ''}.
-              </p>
-              <ol class="distances">
-                {byDistance.map(([distance, list]) => (
-                  <li key={distance}>
-                    <span class={`swatch d${Math.min(distance, 3)}`} aria-hidden="true" />{' '}
-                    <strong>Distance {distance}</strong>
-                    <ul>
-                      {list.map((a) => (
-                        <li key={a.id} data-affected={a.name ?? a.id}>
-                          {a.name ?? a.id}{' '}
-                          <span class="muted">
-                            via {a.path.map((p) => names.get(nodeId(p.type, p.id)) ?? p.id).join(' → ')}
-                          </span>
-                        </li>
-                      ))}
-                    </ul>
-                  </li>
-                ))}
-              </ol>
-            </>
-          )}
-        </aside>
+        <BlastPanel projectId={props.projectId} envId={props.envId} focus={focus} blast={blast} names={names} />
       </div>
     </Page>
   );

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import Stripe from 'stripe';
-import { stripeProvider, STRIPE_STATUS } from '../../shared/domain/billing/payments/stripe-provider';
+import { stripeProvider } from '../../shared/domain/billing/payments/stripe-provider';
+import { STRIPE_STATUS } from '../../shared/domain/billing/payments/stripe-events';
 import {
   WEBHOOK_TOLERANCE_SECONDS,
   WebhookRejected,

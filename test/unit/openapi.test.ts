@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { allRoutes } from '../../functions/route-table';
 import { buildOpenApi } from '#http/openapi';
-import { signatureHeaders } from '../../shared/domain/webhooks/delivery';
+import { signatureHeaders } from '../../shared/domain/webhooks/signed-post';
 import { EVENT_TYPES } from '#shared/events';
 
 type Response = {

@@ -6,7 +6,8 @@ import { invalid, notFound } from '#shared/errors';
 import type { AppContext } from '#shared/context';
 import { webhookEntity, type Webhook } from './webhook-entity';
 import { WEBHOOK_NOT_FOUND, webhookAccess } from './webhooks';
-import { attempt, sendSigned, type Attempt, type Delivery } from './delivery';
+import { attempt, type Attempt, type Delivery } from './delivery';
+import { sendSigned } from './signed-post';
 
 /** The delivery log (30 days) and the manual actions on it: redeliver, and a ping. */
 

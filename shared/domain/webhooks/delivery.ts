@@ -1,24 +1,16 @@
-import { createHmac } from 'node:crypto';
 import { keys } from '#db/keys';
-import { conditionalUpdate, getItem, updateItem } from '#db/items';
+import { getItem, updateItem } from '#db/items';
 import { sweepDue } from '#db/due';
-import { IF_EXISTS, putNewStep, putStep, setExpression, setWhenExpression, setWhenStep } from '#db/steps';
+import { putNewStep, putStep, setExpression } from '#db/steps';
 import { concurrentChange, transact } from '#db/transact';
 import { queryPartition } from '#db/query';
 import type { AppContext } from '#shared/context';
 import type { DomainEvent, EventMessage } from '#shared/events';
-import { escapeHtml, oneLine } from '#mail/html';
-import { mailStep } from '#mail/send';
-import { getAccount } from '#domain/identity';
-import { liveProjects, ownedProjectIds, planOfProject, retentionOfProject } from '#domain/tenancy';
+import { liveProjects, ownedProjectIds, planOfProject } from '#domain/tenancy';
 import { webhookEntity, type Webhook } from './webhook-entity';
-import { type CheckedTarget, checkTarget, postTo, type PostResult } from './ssrf';
-import { open } from '#auth/secret-box';
-import { secretContext } from './webhooks';
+import { ok, sendSigned } from './signed-post';
+import { endpointHealth } from './endpoint-health';
 import { metric } from '#shared/metrics';
-import { log } from '#shared/log';
-import { changeAudit, SERVICE_ACTOR } from '#shared/audit';
-import { conflict } from '#shared/errors';
 
 /**
  * Delivery. Each event becomes one delivery per subscribed, enabled webhook (created once, keyed by
@@ -41,8 +33,6 @@ export const RETRY_SCHEDULE_SECONDS = [
   24 * 3600,
 ];
 export const MAX_ATTEMPTS = RETRY_SCHEDULE_SECONDS.length + 1;
-/** An endpoint failing this long (every delivery since) is disabled and its owner mailed; so is one answering 410 Gone. */
-export const DISABLE_AFTER_MS = 5 * 24 * 3600_000;
 /** Delivery log retention (TTL). */
 const KEEP_SECONDS = 30 * 24 * 3600;
 const MAX_LOGGED_ATTEMPTS = 30;
@@ -69,60 +59,6 @@ export interface Delivery {
   created_at: string;
   updated_at: string;
 }
-
-/** The two signatures: SPEC's `X-Service-Signature` and the Standard Webhooks headers (both secrets sign during a rotation's grace). */
-export function signatureHeaders(
-  webhook: Pick<Webhook, 'secret' | 'previous_secret' | 'previous_secret_until'>,
-  id: string,
-  at: Date,
-  body: string,
-): Record<string, string> {
-  const ts = Math.floor(at.getTime() / 1000);
-  const secrets = [webhook.secret];
-  if (webhook.previous_secret && webhook.previous_secret_until && webhook.previous_secret_until > at.toISOString())
-    secrets.push(webhook.previous_secret);
-  const spec = (s: string) => `sha256=${createHmac('sha256', s).update(body).digest('hex')}`;
-  const standard = (s: string) =>
-    `v1,${createHmac('sha256', Buffer.from(s.replace(/^whsec_/, ''), 'base64'))
-      .update(`${id}.${ts}.${body}`)
-      .digest('base64')}`;
-  return {
-    'x-service-signature': spec(secrets[0]),
-    ...(secrets[1] ? { 'x-service-signature-previous': spec(secrets[1]) } : {}),
-    'webhook-id': id,
-    'webhook-timestamp': String(ts),
-    'webhook-signature': secrets.map(standard).join(' '),
-  };
-}
-
-/** One POST of `body` to the webhook, the URL checked again first (a refused target is a failed attempt without a connection). */
-export async function sendSigned(webhook: Webhook, id: string, body: string, ctx: AppContext): Promise<PostResult> {
-  let target: CheckedTarget;
-  try {
-    target = await checkTarget(webhook.url, ctx.config);
-  } catch (err) {
-    return { status: null, durationMs: 0, body: `refused target: ${(err as Error).message}` };
-  }
-  const at = ctx.clock.now();
-  const inGrace =
-    !!webhook.previous_secret && !!webhook.previous_secret_until && webhook.previous_secret_until > at.toISOString();
-  const [secret, previous] = await Promise.all([
-    open(webhook.secret, secretContext(webhook.id)),
-    inGrace ? open(webhook.previous_secret!, secretContext(webhook.id)) : null,
-  ]);
-  return postTo(
-    target,
-    body,
-    signatureHeaders(
-      { secret, previous_secret: previous, previous_secret_until: webhook.previous_secret_until },
-      id,
-      at,
-      body,
-    ),
-  );
-}
-
-const ok = (r: PostResult) => r.status !== null && r.status >= 200 && r.status < 300;
 
 /** The events worker: one queue message → a delivery per subscribed webhook, each attempted once now. */
 export async function deliverEvent(message: EventMessage, ctx: AppContext): Promise<void> {
@@ -237,68 +173,6 @@ export async function attempt(
   if (next) await transact([retryStep(next, webhook, delivery.id)]);
   await endpointHealth(webhook, result, ctx);
   return updated;
-}
-
-/** Success clears the failure streak; a 410, or failures for 5 days, disables the webhook and mails the project's owner. */
-async function endpointHealth(webhook: Webhook, result: PostResult, ctx: AppContext): Promise<void> {
-  const key = keys.webhook(webhook.project_id, webhook.id);
-  const now = ctx.clock.now();
-  if (ok(result)) {
-    if (webhook.failing_since)
-      await updateItem(key, { ...setExpression({ failing_since: null }), ...IF_EXISTS }).catch(() => undefined);
-    return;
-  }
-  const since = webhook.failing_since ?? now.toISOString();
-  const reason =
-    result.status === 410
-      ? 'The endpoint answered 410 Gone'
-      : now.getTime() - Date.parse(since) >= DISABLE_AFTER_MS
-        ? 'Every delivery failed for 5 days'
-        : null;
-  if (!reason) {
-    if (!webhook.failing_since)
-      await conditionalUpdate(key, setWhenExpression({ failing_since: since }, { failing_since: null })).catch(
-        () => undefined,
-      );
-    return;
-  }
-  const [project] = await liveProjects([webhook.project_id]);
-  // The disablement's audit entry, by the service, in the transaction that disables it:
-  // the condition (still enabled) makes it one entry however many deliveries fail at once.
-  const days = project ? await retentionOfProject(project) : null;
-  const audit = changeAudit(
-    ctx,
-    'webhook',
-    'disable',
-    webhook,
-    { before: { enabled: true, disabled_reason: null }, after: { enabled: false, disabled_reason: reason } },
-    days,
-    {
-      actor: SERVICE_ACTOR,
-      summary: { failing_since: since, status_code: result.status },
-    },
-  );
-  const owner = project && (await getAccount(project.owner_id));
-  const text = `${reason}, so the webhook ${webhook.url} of the project ${oneLine(project?.name ?? '')} was disabled. Deliveries stopped; re-enable it with PATCH /projects/${webhook.project_id}/webhooks/${webhook.id} {"enabled": true} once the endpoint works.`;
-  // The owner is told in the same transaction (the outbox): once, and never lost to a mail-queue outage.
-  const mail = owner
-    ? [mailStep({ to: owner.email, subject: 'A webhook was disabled', text, html: `<p>${escapeHtml(text)}</p>` }, ctx)]
-    : [];
-  const alreadyDisabled = conflict('already disabled');
-  try {
-    await transact([
-      setWhenStep(
-        key,
-        { enabled: false, disabled_reason: reason, updated_at: now.toISOString(), audit_head: audit.head },
-        { enabled: true },
-        alreadyDisabled,
-      ),
-      ...audit.steps,
-      ...mail,
-    ]);
-  } catch (err) {
-    if (err !== alreadyDisabled) log.warn('webhook not disabled', { webhook_id: webhook.id, error: String(err) });
-  }
 }
 
 /** A due retry: which attempt of which delivery. */

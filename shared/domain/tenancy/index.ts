@@ -33,23 +33,9 @@ export {
   renameEnvironment,
   deleteEnvironment,
 } from './environments';
-export {
-  toGroupOut,
-  toSubgroupOut,
-  groupDescription,
-  listGroups,
-  newGroupSteps,
-  newSubgroupSteps,
-  createGroup,
-  updateGroup,
-  deleteGroup,
-  listSubgroups,
-  createSubgroup,
-  updateSubgroup,
-  deleteSubgroup,
-  type Group,
-  type Subgroup,
-} from './groups';
+export { toGroupOut, toSubgroupOut, groupDescription } from './group-rules';
+export { listGroups, newGroupSteps, createGroup, updateGroup, deleteGroup, type Group, type Subgroup } from './groups';
+export { newSubgroupSteps, listSubgroups, createSubgroup, updateSubgroup, deleteSubgroup } from './subgroups';
 export { acceptInvitationById, acceptInvitationByToken } from './invitation-acceptance';
 export {
   toInviteOut,

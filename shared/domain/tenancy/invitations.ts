@@ -9,7 +9,7 @@ import { enforceRateLimit, type Account } from '#domain/identity';
 import { accessToProject, loadAccess, type ProjectAccess } from './access';
 import { accessToItem } from './item-access';
 import { ENV_NOT_IN_PROJECT } from './env-scope';
-import { GROUP_NOT_IN_ENV } from './groups';
+import { GROUP_NOT_IN_ENV } from './group-rules';
 import { lookupStep } from '#db/lookup';
 import { retentionOfProject } from './projects';
 import type { Project } from './project-types';

@@ -37,14 +37,9 @@ export { toGroupOut, toSubgroupOut, groupDescription } from './group-rules';
 export { listGroups, newGroupSteps, createGroup, updateGroup, deleteGroup, type Group, type Subgroup } from './groups';
 export { newSubgroupSteps, listSubgroups, createSubgroup, updateSubgroup, deleteSubgroup } from './subgroups';
 export { acceptInvitationById, acceptInvitationByToken } from './invitation-acceptance';
-export {
-  toInviteOut,
-  createInvitation,
-  listInvitations,
-  resendInvitation,
-  revokeInvitation,
-  pendingInvitationGate,
-} from './invitations';
+export { createInvitation, listInvitations, resendInvitation, revokeInvitation } from './invitations';
+export { toInviteOut } from './invitation-state';
+export { pendingInvitationGate } from './invitation-links';
 export { accessToItem, type LookupRefs, type Located, type ItemRequest } from './item-access';
 export { removeMember } from './members';
 export { projectUserEntity, projectUserView, type ProjectUserOut } from './project-user-entity';

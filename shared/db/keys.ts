@@ -1,21 +1,7 @@
 import { foldName } from '#shared/text';
+import { LISTING_ORDER, type ListingFamily, listingRange } from './listing-keys';
 
 /** Key builders: the only place that knows how items are addressed (see docs/data-model.md). */
-
-/** The kinds whose lists read listing items: in name order, connections and links in creation order. */
-export type ListingFamily = 'SERVICE' | 'FLOOR' | 'NETWORK' | 'CONN' | 'LINK' | 'SERVICEREF';
-/** What a family's listing keys are ordered by (the infix of their sort keys). */
-const LISTING_ORDER: Record<ListingFamily, string> = {
-  SERVICE: 'BYNAME',
-  FLOOR: 'BYNAME',
-  NETWORK: 'BYNAME',
-  CONN: 'BYTIME',
-  LINK: 'BYTIME',
-  SERVICEREF: 'BY',
-};
-/** A listing range's sort-key prefix: the environment's, or one place in it (a connection's or link's end's range). */
-const listingRange = (family: ListingFamily, envId: string, place?: string) =>
-  `${family}${LISTING_ORDER[family]}#${envId}#${place === undefined ? '' : `${place}#`}`;
 
 /** The sort-key prefix of an environment's import lock. */
 const IMPORT_LOCK_PREFIX = 'IMPORTLOCK#';
@@ -290,20 +276,3 @@ export const keys = {
   /** A one-time data migration's record: that it ran, and for which version of what it derives (e.g. the name order of listing keys). */
   migration: (name: string) => ({ PK: `MIGRATION#${name}`, SK: 'MIGRATION' }),
 };
-
-/** Strips the key attributes from an item before it leaves the data layer. */
-const KEY_ATTRIBUTES = [
-  'PK',
-  'SK',
-  'GSI1PK',
-  'GSI1SK',
-  'GSI2PK',
-  'GSI2SK',
-  'GSI3PK',
-  'GSI3SK',
-  'expires_at_epoch',
-  'type',
-];
-export function stripKeys(item: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(item).filter(([k]) => !KEY_ATTRIBUTES.includes(k)));
-}

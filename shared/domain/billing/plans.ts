@@ -1,4 +1,5 @@
-import { keys, stripKeys } from '#db/keys';
+import { keys } from '#db/keys';
+import { stripKeys } from '#db/strip-keys';
 import { queryPartition } from '#db/query';
 import type { AppContext } from '#shared/context';
 

@@ -1,4 +1,5 @@
-import { keys, type ListingFamily } from '#db/keys';
+import { keys } from '#db/keys';
+import type { ListingFamily } from '#db/listing-keys';
 import { batchGet, keyId, type Key } from '#db/batch-get';
 import { allOf, isLive, liveItem, setFieldsStep, type Condition, LIFECYCLE_FIELDS, type Lifecycle } from '#db/live';
 import { queryPage } from '#db/query';

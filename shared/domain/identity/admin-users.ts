@@ -6,7 +6,7 @@ import { actorAccount, type AppContext } from '#shared/context';
 import { canCreateProjects, getAccount, toAccountOut, type Account, type AccountType } from './accounts';
 import { createAccount, withCreationLogged, type AlongsideAccount } from './registration';
 import { hasSecondFactor } from './second-factor';
-import { revokeAccountSessions } from './sessions';
+import { revokeAccountSessions } from './account-sessions';
 import { queryAll } from '#db/query';
 import { accountEntity } from '#shared/account-entity';
 import { securityLogPage, securityLogStep, type SecurityLogPage } from './security-log';

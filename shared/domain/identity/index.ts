@@ -33,11 +33,10 @@ export {
   refreshSession,
   logout,
   revokeSession,
-  listSessions,
-  revokeOtherSessions,
   type ClientMeta,
   type TokenPair,
 } from './sessions';
+export { listSessions, revokeOtherSessions } from './account-sessions';
 export { ensureStaff } from './staff';
 export {
   MAX_AUTHENTICATORS,

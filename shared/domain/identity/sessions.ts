@@ -1,5 +1,6 @@
+/** A session: started at sign-in, its refresh token rotated (with a grace window for several tabs), ended by sign-out or revocation. */
 import { keys } from '#db/keys';
-import { transact, transactInChunks, type TransactStep } from '#db/transact';
+import { transact, type TransactStep } from '#db/transact';
 import { conditionalUpdate, deleteItem, putItem } from '#db/items';
 import { deleteStep, setWhenExpression } from '#db/steps';
 import { issueAccessToken, newSecret, refreshToken, sha256 } from '#auth/tokens';
@@ -10,7 +11,6 @@ import { actorAccount, NOT_AUTHENTICATED, type AppContext } from '#shared/contex
 import { getAccountAndSession, sessionExpired, USER_NOT_FOUND_OR_INACTIVE } from '#auth/caller';
 import type { Account, Session } from '#shared/actor';
 import { sessionEntity } from '#shared/account-entity';
-import { queryAll } from '#db/query';
 import { securityLogStep, type SecurityEventInput } from './security-log';
 
 export type { Session } from '#shared/actor';
@@ -221,7 +221,7 @@ const signedOut = (sessionId: string): SecurityEventInput => ({
 });
 
 /** The signed-in caller's account and the session its token belongs to (a key's token has none: only a person signs out). */
-function actorSession(ctx: AppContext): { account: Account; session: Session } {
+export function actorSession(ctx: AppContext): { account: Account; session: Session } {
   const account = actorAccount(ctx);
   const session = ctx.actor!.session;
   if (!session) throw forbidden(KEY_TOKEN_ACCOUNT_ONLY);
@@ -252,57 +252,4 @@ export async function logout(ctx: AppContext, input: { refresh_token?: string })
 export async function revokeSession(ctx: AppContext, input: { session_id: string }): Promise<void> {
   const entry: SecurityEventInput = { event: 'session.revoked', details: { session_id: input.session_id } };
   if (!(await endSession(actorAccount(ctx).id, input.session_id, entry, ctx))) throw notFound(SESSION_NOT_FOUND);
-}
-
-/** What the sessions list shows of a session; `current` marks the caller's own. */
-export const toSessionOut = (s: Session, currentId: string) => ({
-  id: s.id,
-  device: s.device,
-  ip: s.ip,
-  created_at: s.created_at,
-  last_seen_at: s.last_seen_at,
-  current: s.id === currentId,
-});
-
-/** The account's live sessions, most recently used first. */
-async function sessionsOf(userId: string, ctx: AppContext): Promise<Session[]> {
-  const sessions = (
-    await queryAll({
-      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
-      ExpressionAttributeValues: { ':pk': keys.account(userId).PK, ':sk': keys.sessionPrefix },
-      ConsistentRead: true,
-    })
-  ).map(sessionEntity.decode);
-  return sessions.filter((s) => !sessionExpired(s, ctx)).sort((a, b) => b.last_seen_at.localeCompare(a.last_seen_at));
-}
-
-/** The caller's signed-in sessions as the list shows them, the calling one marked current. */
-export async function listSessions(ctx: AppContext) {
-  const { account, session } = actorSession(ctx);
-  return (await sessionsOf(account.id, ctx)).map((s) => toSessionOut(s, session.id));
-}
-
-/**
- * Revokes (deletes) every session of the account except `keepSessionId`; answers how many were
- * revoked. An `entry` for the security log goes into the (last) transaction of the deletes.
- */
-export async function revokeAccountSessions(
-  userId: string,
-  ctx: AppContext,
-  keepSessionId?: string,
-  entry?: (count: number) => SecurityEventInput,
-): Promise<number> {
-  const doomed = (await sessionsOf(userId, ctx)).filter((s) => s.id !== keepSessionId);
-  const deletes = doomed.map((s) => deleteStep(keys.session(userId, s.id)));
-  await transactInChunks(entry ? [...deletes, securityLogStep(userId, entry(doomed.length), ctx)] : deletes);
-  return doomed.length;
-}
-
-/** Revokes every session of the caller except the calling one (logged with the count); answers how many were revoked. */
-export async function revokeOtherSessions(ctx: AppContext): Promise<number> {
-  const { account, session } = actorSession(ctx);
-  return revokeAccountSessions(account.id, ctx, session.id, (revoked) => ({
-    event: 'sessions.revoked',
-    details: { revoked, kept_session_id: session.id },
-  }));
 }

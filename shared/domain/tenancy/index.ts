@@ -33,32 +33,13 @@ export {
   renameEnvironment,
   deleteEnvironment,
 } from './environments';
-export {
-  toGroupOut,
-  toSubgroupOut,
-  groupDescription,
-  listGroups,
-  newGroupSteps,
-  newSubgroupSteps,
-  createGroup,
-  updateGroup,
-  deleteGroup,
-  listSubgroups,
-  createSubgroup,
-  updateSubgroup,
-  deleteSubgroup,
-  type Group,
-  type Subgroup,
-} from './groups';
+export { toGroupOut, toSubgroupOut, groupDescription } from './group-rules';
+export { listGroups, newGroupSteps, createGroup, updateGroup, deleteGroup, type Group, type Subgroup } from './groups';
+export { newSubgroupSteps, listSubgroups, createSubgroup, updateSubgroup, deleteSubgroup } from './subgroups';
 export { acceptInvitationById, acceptInvitationByToken } from './invitation-acceptance';
-export {
-  toInviteOut,
-  createInvitation,
-  listInvitations,
-  resendInvitation,
-  revokeInvitation,
-  pendingInvitationGate,
-} from './invitations';
+export { createInvitation, listInvitations, resendInvitation, revokeInvitation } from './invitations';
+export { toInviteOut } from './invitation-state';
+export { pendingInvitationGate } from './invitation-links';
 export { accessToItem, type LookupRefs, type Located, type ItemRequest } from './item-access';
 export { removeMember } from './members';
 export { projectUserEntity, projectUserView, type ProjectUserOut } from './project-user-entity';

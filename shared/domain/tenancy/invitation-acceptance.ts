@@ -1,6 +1,9 @@
+/**
+ * Accepting an invitation, by id (the signed-in invitee) or by its link's token (SPEC's five cases).
+ * What it reads and grants: invitation-grants.ts; its writes: invitation-accepted.ts.
+ */
 import { keys } from '#db/keys';
-import { accountActor, changeAudit } from '#shared/audit';
-import { transact, type TransactStep } from '#db/transact';
+import { transact } from '#db/transact';
 import { invalid, conflict, notFound } from '#shared/errors';
 import { hashPassword } from '#auth/passwords';
 import { passwordPolicyProblem } from '#auth/password-policy';
@@ -8,7 +11,6 @@ import { actorAccount, type AppContext } from '#shared/context';
 import {
   accountCreationSteps,
   type Account,
-  type AccountType,
   prepareAccount,
   hasSecondFactor,
   securityLogStep,
@@ -16,234 +18,19 @@ import {
   type ClientMeta,
   type TokenPair,
 } from '#domain/identity';
-import { isOwnerMembership, type Membership } from './access';
-import { envRoleStep, type EnvRoleAssignment } from './env-roles';
-import { memberHoldsStep } from './role-target';
-import { environmentEntity, type Environment } from './environment-entity';
 import { locate } from '#db/lookup';
-import { membershipSteps } from './projects';
-import type { Project } from './project-types';
-import { listSubscriptions } from '#domain/billing';
-import {
-  closeIndexStep,
-  DEFAULT_INVITE_ROLE,
-  findInvitationLink,
-  INVITATION_NOT_FOUND,
-  refuseClosed,
-  retryIfStale,
-  INVITATION_CHANGED as STALE,
-  toInviteOut,
-  type Invitation,
-} from './invitations';
+import { INVITATION_NOT_FOUND, refuseClosed, retryIfStale, toInviteOut, type Invitation } from './invitation-state';
+import { closeIndexStep, findInvitationLink } from './invitation-links';
 import { batchGet, keyId } from '#db/batch-get';
-import { allOf, isLive, type Condition } from '#db/live';
-import { isUnset } from '#db/condition';
-import { countIs } from '#db/counter-moves';
-import { setWhenStep } from '#db/steps';
-import { accountEntity } from '#shared/account-entity';
-import { projectEntity } from './project-entity';
-import { membershipEntity } from './membership-entity';
-import { envRoleEntity } from './env-role-entity';
 import { invitationEntity } from './invitation-entity';
+import { acceptanceFacts, grantSteps } from './invitation-grants';
+import { acceptedCopy, acceptedSteps, acceptForAccount } from './invitation-accepted';
 
 /** SPEC "Errors: invitations". */
 export const ACCOUNT_EXISTS =
   'An account already exists for this address. Sign in as that account and open the invitation link again, or reset your password if you cannot sign in.';
 export const PASSWORD_REQUIRED_TO_CLAIM = 'A password is required to claim this invitation';
 export const PASSWORD_REQUIRED_TO_CREATE = 'A password is required to create an account for this invitation';
-
-interface Facts {
-  project: Project;
-  account?: Account;
-  membership?: Membership;
-  env?: Environment;
-  envRole?: EnvRoleAssignment;
-}
-
-/** What acceptance needs to know, in one BatchGet. A deleted project's invitation is not found. */
-async function acceptanceFacts(invite: Invitation, userId: string | undefined): Promise<Facts> {
-  const p = invite.project_id;
-  const envId = invite.environment_id;
-  const k = {
-    project: keys.project(p),
-    env: envId ? keys.environment(p, envId) : undefined,
-    account: userId ? keys.account(userId) : undefined,
-    membership: userId ? keys.member(p, userId) : undefined,
-    envRole: userId && envId ? keys.envRole(p, envId, userId) : undefined,
-  };
-  const items = await batchGet(Object.values(k).filter((x): x is { PK: string; SK: string } => Boolean(x)));
-  const get = (key?: { PK: string; SK: string }) => (key ? items.get(keyId(key)) : undefined);
-  const project = projectEntity.decodeFound(get(k.project));
-  if (!project || !isLive(project)) throw notFound(INVITATION_NOT_FOUND);
-  return {
-    project,
-    account: accountEntity.decodeFound(get(k.account)),
-    membership: membershipEntity.decodeFound(get(k.membership)),
-    env: environmentEntity.decodeFound(get(k.env)),
-    envRole: envRoleEntity.decodeFound(get(k.envRole)),
-  };
-}
-
-/**
- * Marks the invitation accepted, provided that at commit it is still open in the stored state we
- * accepted from: not accepted, not revoked, not past its stored expiry, and still carrying the same
- * link (the presented token's hash by token; the hash we read by id, so a resend or revoke-and-resend
- * in between is noticed). A revocation committed first therefore wins, whatever this request's clock
- * says; a failed condition re-evaluates from fresh reads (`retryIfStale`), which gives the answer.
- */
-function acceptedSteps(
-  invite: Invitation,
-  account: Account,
-  now: string,
-  ctx: AppContext,
-  tokenHash: string = invite.token_hash,
-): TransactStep[] {
-  // The acceptance's entry, by the accepting account (signed in or created by it). It is the
-  // invitation's last change: kept, like every latest entry; the previous one keeps its own state
-  // (the plan's retention is not read on this path).
-  const audit = changeAudit(
-    ctx,
-    'invitation',
-    'accept',
-    invite,
-    {
-      before: { accepted: false, accepted_at: null, accepted_by_user_id: null },
-      after: { accepted: true, accepted_at: now, accepted_by_user_id: account.id },
-    },
-    null,
-    { actor: accountActor(account) },
-  );
-  // Still open: not accepted, not revoked, not expired, and the link presented still its own.
-  const open = allOf(isUnset('revoked_at'), { expression: 'expires_at > :now', values: { ':now': now } });
-  return [
-    setWhenStep(
-      keys.invite(invite.project_id, invite.id),
-      { accepted: true, accepted_at: now, accepted_by_user_id: account.id, updated_at: now, audit_head: audit.head },
-      { accepted: false, token_hash: tokenHash },
-      STALE,
-      open,
-    ),
-    ...audit.steps,
-  ];
-}
-
-/**
- * What the invitation grants: the membership (unless the account already is a member) and, when it
- * names a live environment, a role there (default viewer) carrying the invitation's group/subgroup
- * scope. Owners already hold everything, so they get no role.
- */
-function grantSteps(invite: Invitation, userId: string, facts: Facts, ctx: AppContext): TransactStep[] {
-  const steps: TransactStep[] = [];
-  const now = ctx.clock.now().toISOString();
-  if (!facts.membership)
-    steps.push(...membershipSteps(invite.project_id, userId, 'member', now).map((s) => ({ ...s, failWith: STALE })));
-  if (invite.environment_id && isLive(facts.env) && !isOwnerMembership(facts.membership)) {
-    const step = envRoleStep(
-      invite.project_id,
-      invite.environment_id,
-      userId,
-      invite.role ?? DEFAULT_INVITE_ROLE,
-      facts.envRole?.id ?? ctx.ids.newId(),
-    );
-    step.Put!.Item = {
-      ...step.Put!.Item,
-      group_id: invite.group_id,
-      subgroup_id: invite.subgroup_id,
-      invitation_id: invite.id,
-    };
-    steps.push(step);
-    // A member's role is written only while they still are one (a removal committed meanwhile: evaluated again).
-    if (facts.membership) steps.push(memberHoldsStep(invite.project_id, userId, STALE));
-  }
-  return steps;
-}
-
-const ownedProjects = (a: Account) => a.owned_project_count ?? 0;
-
-/**
- * SPEC "Account class" on acceptance: a customer becomes a project_user exactly when it owns no
- * (non-deleted) project and has no subscription with status 'active'; every other class stays.
- * Owned projects are the account's `owned_project_count`, the same count the project limit uses.
- */
-async function classAfterAcceptance(account: Account): Promise<AccountType> {
-  if (account.account_type !== 'customer' || ownedProjects(account) > 0) return account.account_type;
-  const subscriptions = await listSubscriptions(account.id);
-  return subscriptions.some((s) => s.status === 'active') ? 'customer' : 'project_user';
-}
-
-interface AccountChanges {
-  account_type?: AccountType;
-  /** Claiming (case 3): the new password, the login it records, a name when the account has none. */
-  claim?: { password_hash: string; last_login_at: string; name: string | null };
-}
-
-/** One update of the account item (a transaction touches an item once), guarded so a change made meanwhile is noticed. */
-function accountStep(account: Account, changes: AccountChanges, now: string): TransactStep | undefined {
-  const fields: Record<string, unknown> = {};
-  const when: Record<string, unknown> = {};
-  const counts: Condition[] = [];
-  if (changes.account_type && changes.account_type !== account.account_type) {
-    // The class as read, and still no owned project.
-    Object.assign(fields, { account_type: changes.account_type });
-    Object.assign(when, { account_type: account.account_type });
-    counts.push(countIs('owned_project_count', 0));
-  }
-  if (changes.claim) {
-    // Never signed in, and no second factor set up meanwhile.
-    Object.assign(fields, {
-      password_hash: changes.claim.password_hash,
-      last_login_at: changes.claim.last_login_at,
-      name: changes.claim.name,
-    });
-    Object.assign(when, { last_login_at: null });
-    counts.push(countIs('totp_device_count', 0));
-  }
-  if (!Object.keys(fields).length) return undefined;
-  return setWhenStep(keys.account(account.id), { updated_at: now, ...fields }, when, STALE, allOf(...counts));
-}
-
-const acceptedCopy = (invite: Invitation, userId: string, now: string): Invitation => ({
-  ...invite,
-  accepted: true,
-  accepted_at: now,
-  accepted_by_user_id: userId,
-  updated_at: now,
-});
-
-/** Accepts for an existing account: the invitation, the grants and the account class, in one transaction. */
-async function acceptForAccount(
-  invite: Invitation,
-  account: Account,
-  facts: Facts,
-  ctx: AppContext,
-  extra: { tokenHash?: string; claim?: AccountChanges['claim'] } = {},
-) {
-  const now = ctx.clock.now().toISOString();
-  const account_type = await classAfterAcceptance(account);
-  const update = accountStep(account, { account_type, claim: extra.claim }, now);
-  await transact([
-    ...acceptedSteps(invite, account, now, ctx, extra.tokenHash),
-    closeIndexStep(invite),
-    ...grantSteps(invite, account.id, facts, ctx),
-    ...(update ? [update] : []),
-    // A claim sets the password and signs the holder of the link in: its security-log entry, with the login it records.
-    ...(extra.claim
-      ? [
-          securityLogStep(
-            account.id,
-            {
-              event: 'sign_in.succeeded',
-              actor: 'self',
-              details: { second_factor: null, via: 'invitation', password_set: true },
-            },
-            ctx,
-          ),
-        ]
-      : []),
-  ]);
-  const updated: Account = { ...account, account_type, ...(extra.claim ?? {}), updated_at: now };
-  return { invite: acceptedCopy(invite, account.id, now), account: updated };
-}
 
 /**
  * POST /invites/{id}/accept, by the signed-in account: the identity check comes first (an

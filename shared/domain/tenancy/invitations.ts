@@ -1,3 +1,9 @@
+/**
+ * An invitation's owner operations (create, list, resend, revoke). The invitation as stored and
+ * whether it is still open: invitation-state.ts; its link and the open-invitation index (and the
+ * login gate they answer): invitation-links.ts; what it names: invitation-scope.ts; its mail's rate
+ * limits: invitation-rate-limits.ts; acceptance: invitation-acceptance.ts.
+ */
 import { keys } from '#db/keys';
 import { transact, type TransactStep, retryWhenStale } from '#db/transact';
 import { invalid, notFound } from '#shared/errors';
@@ -5,19 +11,16 @@ import { mailStep } from '#mail/send';
 import { oneLine } from '#mail/html';
 import { projectEventStep } from '#shared/events';
 import { actorAccount, type AppContext } from '#shared/context';
-import { enforceRateLimit, type Account } from '#domain/identity';
-import { accessToProject, loadAccess, type ProjectAccess } from './access';
+import type { Account } from '#domain/identity';
+import { accessToProject, loadAccess } from './access';
 import { accessToItem } from './item-access';
-import { ENV_NOT_IN_PROJECT } from './env-scope';
-import { GROUP_NOT_IN_ENV } from './groups';
 import { lookupStep } from '#db/lookup';
 import { retentionOfProject } from './projects';
 import type { Project } from './project-types';
 import { changeAudit, creationAudit } from '#shared/audit';
 import { invitationLink, invitationMail } from './invitation-mail';
 import { queryPrefix } from '#db/query';
-import { keyId } from '#db/batch-get';
-import { allOf, isLive, setFieldsStep, type Condition } from '#db/live';
+import { allOf, setFieldsStep, type Condition } from '#db/live';
 import { putNewStep } from '#db/steps';
 import {
   DEFAULT_INVITE_ROLE,
@@ -30,107 +33,17 @@ import {
   type NewInvitation,
 } from './invitation-state';
 import { closeIndexStep, linkSteps } from './invitation-links';
-
-/*
- * An invitation's owner operations (create, list, resend, revoke). The invitation as stored and
- * whether it is still open: invitation-state.ts; its link and the open-invitation index (and the
- * login gate they answer): invitation-links.ts; acceptance: invitation-acceptance.ts. Their names
- * are re-exported here, so the context offers invitations from one module as before.
- */
-export {
-  DEFAULT_INVITE_ROLE,
-  INVITATION_CHANGED,
-  INVITATION_NOT_FOUND,
-  refuseClosed,
-  retryIfStale,
-  toInviteOut,
-  type Invitation,
-  type NewInvitation,
-} from './invitation-state';
-export { closeIndexStep, findInvitationLink, pendingInvitationGate } from './invitation-links';
 import { invitationEntity } from './invitation-entity';
-import { subgroupEntity } from './group-entity';
+import { limitInvitationMail } from './invitation-rate-limits';
+import { checkScope, scopeKeys } from './invitation-scope';
 
 /** SPEC "Other constants": an invitation is valid for 24 hours from creation or resend. */
 export const INVITATION_VALID_HOURS = 24;
-export const SUBGROUP_NOT_IN_GROUP = 'Subgroup not found or does not belong to group';
-/** 429 of one invitation's mail cooldown (Retry-After says when). SPEC words no 429 detail; this names the limit hit. */
-export const INVITATION_SENT_RECENTLY = 'This invitation was sent recently. Please wait before resending it.';
-
-/**
- * Invitation mail abuse: every invitation and resend sends a mail to an address the caller chose, so
- * each counts in four windows (429 with Retry-After once one is full), narrowest first: the
- * invitation's own minute and hour (one mail a minute and a few an hour reach its recipient; the
- * creation is its first), the inviter's hour across all their projects, then the project's, whoever
- * its owners are. Checked after authorization and validation, before anything is written. A refused
- * request does not count in the window that refused it nor in the wider ones after it, so a burst of
- * resends of one invitation costs the inviter and the project one mail, not the burst.
- */
-async function limitInvitationMail(
-  ctx: AppContext,
-  invite: { id: string; project_id: string },
-  inviterId: string,
-): Promise<void> {
-  const c = ctx.config;
-  await enforceRateLimit(
-    `invitations#invite#${invite.id}#minute`,
-    c.INVITATION_RATE_LIMIT_PER_INVITATION_PER_MINUTE,
-    60,
-    ctx,
-    INVITATION_SENT_RECENTLY,
-  );
-  await enforceRateLimit(
-    `invitations#invite#${invite.id}#hour`,
-    c.INVITATION_RATE_LIMIT_PER_INVITATION_PER_HOUR,
-    3600,
-    ctx,
-    INVITATION_SENT_RECENTLY,
-  );
-  await enforceRateLimit(`invitations#inviter#${inviterId}`, c.INVITATION_RATE_LIMIT_PER_INVITER_PER_HOUR, 3600, ctx);
-  await enforceRateLimit(
-    `invitations#project#${invite.project_id}`,
-    c.INVITATION_RATE_LIMIT_PER_PROJECT_PER_HOUR,
-    3600,
-    ctx,
-  );
-}
 
 const validUntil = (ctx: AppContext) => new Date(ctx.clock.now().getTime() + INVITATION_VALID_HOURS * 3_600_000);
 
-/**
- * The environment, group and subgroup an invitation names must be live and nested in one another
- * (400 otherwise); they were read with the caller's access, in the same BatchGet. A subgroup alone
- * implies its group, which is recorded too.
- */
-function checkScope(
-  access: ProjectAccess,
-  input: NewInvitation,
-): { group_id: string | null; subgroup_id: string | null } {
-  const projectId = access.project.id;
-  const envId = input.environment_id;
-  if (!envId) return { group_id: null, subgroup_id: null }; // the schema requires an environment with a group or subgroup
-  const item = (key: { PK: string; SK: string }) => access.extra.get(keyId(key));
-  if (!isLive(item(keys.environment(projectId, envId)))) throw invalid(ENV_NOT_IN_PROJECT);
-  if (input.group_id && !isLive(item(keys.group(projectId, envId, input.group_id)))) throw invalid(GROUP_NOT_IN_ENV);
-  if (!input.subgroup_id) return { group_id: input.group_id ?? null, subgroup_id: null };
-  const subgroup = subgroupEntity.decodeFound(item(keys.subgroup(projectId, envId, input.subgroup_id)));
-  if (!isLive(subgroup) || (input.group_id && subgroup!.group_id !== input.group_id))
-    throw invalid(SUBGROUP_NOT_IN_GROUP);
-  return { group_id: subgroup!.group_id, subgroup_id: input.subgroup_id };
-}
-
 /** What an audit entry records of an invitation: what its owner reads of it (never its link's token hash). */
 const auditedInvitation = ({ token_hash: _t, audit_head: _h, updated_at: _u, ...shown }: Invitation) => shown;
-
-function scopeKeys(projectId: string, input: NewInvitation) {
-  const envId = input.environment_id;
-  if (!envId) return [];
-  return [
-    keys.environment(projectId, envId),
-    ...(input.group_id ? [keys.group(projectId, envId, input.group_id)] : []),
-    ...(input.subgroup_id ? [keys.subgroup(projectId, envId, input.subgroup_id)] : []),
-  ];
-}
 
 /**
  * POST /invites: invites an address into a project (owner only). Writes the invitation, its link,

@@ -6,7 +6,7 @@ import { actorAccount, type AppContext } from '#shared/context';
 import { projectEventStep } from '#shared/events';
 
 import type { CatalogKind } from './items';
-import { FLOOR_FORBIDDEN, FLOOR_NOT_FOUND } from './floors';
+import { FLOOR_FORBIDDEN, FLOOR_NOT_FOUND } from './floor-refusals';
 import { liveNetworks } from './networks';
 import { networkEntity, networkView, type NetworkOut } from './network-entity';
 import { SERVICE_FORBIDDEN, SERVICE_NOT_FOUND } from './service-refusals';

@@ -2,8 +2,8 @@
 export { MAX_ATTACHED_NETWORKS, attachedNetworks, replaceAttachedNetworks } from './attachments';
 export { ipv4Address, ipv4Cidr, ipv4Range, repeatable } from './fields';
 export { floorType, floorEntity, floorView, type Floor, type FloorOut } from './floor-entity';
+export { FLOOR_NOT_FOUND } from './floor-refusals';
 export {
-  FLOOR_NOT_FOUND,
   floorFields,
   createFloorBody,
   updateFloorBody,
@@ -12,14 +12,11 @@ export {
   floorFieldsSteps,
   floorCreatedStep,
   auditedFloor,
-  storedFloorsOf,
   createFloor,
-  matchesFloorFilters,
-  listFloors,
-  getFloor,
   updateFloor,
-  deleteFloor,
 } from './floors';
+export { storedFloorsOf, matchesFloorFilters, listFloors, getFloor } from './floor-reads';
+export { deleteFloor } from './floor-delete';
 export { networkEntity, networkView, networkOut, type Network } from './network-entity';
 export {
   createNetworkBody,

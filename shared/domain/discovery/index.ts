@@ -8,11 +8,6 @@ export {
   getCloudAccount,
   deleteCloudAccount,
 } from './accounts';
-export {
-  discoverJobMessage,
-  startDiscovery,
-  getDiscoveryRun,
-  discoveryProgressOf,
-  discoveryProgressTicket,
-  runDiscoveryJob,
-} from './runs';
+export { discoverJobMessage, startDiscovery } from './runs';
+export { getDiscoveryRun, discoveryProgressOf, discoveryProgressTicket } from './run-reads';
+export { runDiscoveryJob } from './run-job';

@@ -12,15 +12,9 @@ export { buildExportDocument, exportParts, type DocumentPart } from './export';
 export { parseDocument, toYaml, yamlText } from './yaml';
 export { planImport, applyImport, undoInterruptedImport } from './import';
 export { impexRecordView } from './record-entity';
-export {
-  impexJobMessage,
-  startExport,
-  importUploadUrl,
-  startImport,
-  downloadExport,
-  recordById,
-  type ImpexJobMessage,
-} from './records';
+export { impexJobMessage, startExport, importUploadUrl, startImport, type ImpexJobMessage } from './job-start';
+export { downloadExport } from './download';
+export { recordById } from './records';
 export { importExportHistory, jobStatus } from './record-reads';
 export { CANCEL_NOT_ALLOWED, cancelJob } from './cancel';
 export { signedDownloadUrl } from './links';

@@ -55,6 +55,16 @@ export interface Target {
 
 export const notFoundOf = (kind: ArchivableKind) => notFound(NOT_FOUND_DETAIL[kind]);
 
+/** A name a person recognises: the resource's name; a floor's hostname, or its type and id without one. */
+export function nameOf(kind: ArchivableKind, item: Record<string, unknown>): string {
+  if (kind !== 'service_floors') return String(item.name ?? '');
+  return (item.hostname as string | null) ?? `${String(item.floor_type)} ${String(item.id).slice(0, 8)}`;
+}
+
+/** The keys of a target's project and environment, whose counters its units move. */
+export const projectKey = (t: Target) => keys.project(t.project!.id);
+export const envKey = (t: Target) => keys.environment(t.project!.id, t.env!.id);
+
 /** The selection's ids per kind, each once, in the order given. */
 export const selectedIds = (selection: Selection, kind: ArchivableKind): string[] => [
   ...new Set(selection[kind] ?? []),

@@ -2,9 +2,12 @@ import { readFileSync } from 'node:fs';
 import { Argument, Command, CommanderError, InvalidArgumentError } from 'commander';
 import { ApiError } from '../errors.js';
 import { auditCommand } from './audit.js';
-import { catalogCommands } from './catalog.js';
 import { completionScript, SHELLS } from './completion.js';
+import { connectionCommands } from './connections.js';
 import { examples, optionsOf, withOutput } from './common.js';
+import { floorCommands } from './floors.js';
+import { networkCommands } from './networks.js';
+import { serviceCommands } from './services.js';
 import { ssoLogin } from './sso-login.js';
 import { cliClient, connect, login, notTheApi, serviceUrl, sessionFor } from './context.js';
 import { CliError, lockoutHint } from './errors.js';
@@ -130,7 +133,10 @@ Exit codes: 0 ok, 1 error, 2 (plan) changes pending.
 
   projectCommands(program);
 
-  catalogCommands(program);
+  serviceCommands(program);
+  floorCommands(program);
+  networkCommands(program);
+  connectionCommands(program);
 
   impactCommand(program);
 

@@ -8,6 +8,7 @@ import { startS3, type LocalS3 } from '../local/s3';
 import { startAwsEndpoint } from './aws-endpoint';
 import type { ServiceHandler } from './stand-ins/aws-request';
 import { cloudFront } from './cloudfront';
+import type { DeployedOptions } from './deployed-options';
 import { createTables } from './dynamodb-tables';
 import { pollQueue, sqsMappings, startSchedules } from './event-sources';
 import { httpApi } from './http-api';
@@ -20,34 +21,6 @@ import { startFakeStripe, STRIPE_PAGES, type FakeStripe } from './stand-ins/stri
 import { LOCAL_STRIPE_SECRET_ARN } from './synth';
 import { pollStream, streamMappings } from './table-stream';
 import { readAssembly, referencedId, resourcesOf } from './template';
-
-export interface DeployedOptions {
-  /** The cloud assembly folder (`cdk.out`), or its synthesis under way (DynamoDB Local starts meanwhile), and, optionally, another template file to serve from it (a test's edited copy). */
-  cdkOut: string | Promise<string>;
-  templateFile?: string;
-  /** `PORT` (0: any free port). */
-  port: number;
-  /** Outbox, DynamoDB Local's and s3rver's files (`LOCAL_DATA_DIR`). */
-  dataDir: string;
-  /** A running DynamoDB Local; else one is started (on `dynamoPort`, data under dataDir unless `inMemory`). */
-  dynamoEndpoint?: string;
-  dynamoPort?: number;
-  inMemory?: boolean;
-  /** The site's public address (`APP_BASE_URL`); default `http://localhost:<port>`. */
-  siteUrl?: string;
-  /** Secrets the run holds besides the template's (the bootstrap admin's), by ARN. */
-  extraSecrets?: Record<string, string>;
-  /** IAM denials fail the call (default) or are only logged. */
-  enforceIam?: boolean;
-  /** Where functions' and stand-ins' lines go. */
-  log?: (line: string) => void;
-  /**
-   * What start:deployed was started with: the functions get its TESTER_OVERRIDES; the run itself reads
-   * `DEPLOYED_VISIBILITY_SCALE` (every queue's visibility timeout scaled, so a failing message reaches its
-   * dead-letter queue in seconds) and `FAULTS`/`FAULTS_SEED` (the SQS stand-in's queue faults).
-   */
-  env?: NodeJS.ProcessEnv;
-}
 
 /**
  * The product served from a synthesized template and its asset folders alone: DynamoDB Local

@@ -1,7 +1,8 @@
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { startDeployed, type Deployed, type DeployedOptions } from '../../infra/deployed/start';
+import type { DeployedOptions } from '../../infra/deployed/deployed-options';
+import { startDeployed, type Deployed } from '../../infra/deployed/start';
 import {
   adminSecret,
   LOCAL_ADMIN_SECRET_ARN,

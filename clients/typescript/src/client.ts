@@ -1,8 +1,9 @@
 import createClient, { type Client, type Middleware } from 'openapi-fetch';
 import type { paths } from './schema.js';
-import { ApiError, RequestTimeoutError, detailOf, parseRetryAfter } from './errors.js';
+import { ApiError, detailOf, parseRetryAfter } from './errors.js';
 import { cursorPages, offsetPages } from './paging.js';
 import type { ClientOptions, LoginInput, Tokens } from './options.js';
+import { DEFAULT_TIMEOUT_MS, IDEMPOTENCY_KEY, transport } from './transport.js';
 
 export type { ClientOptions, LoginInput, Tokens } from './options.js';
 export { multipart, type UploadFile } from './multipart.js';
@@ -32,18 +33,6 @@ const RETRYABLE = new Set([429, 503]);
  */
 const retryLater = (response: Response) =>
   RETRYABLE.has(response.status) || (response.status === 409 && response.headers.has('retry-after'));
-const IDEMPOTENCY_KEY = 'idempotency-key';
-const DEFAULT_TIMEOUT_MS = 30_000;
-/** Tries in all of a request that got no answer (network error, timeout): a hung server is not waited on more than this many times. */
-const TRANSPORT_ATTEMPTS = 3;
-/**
- * A request that got no answer may have run: it is sent again only when running it twice does what
- * running it once does: idempotent methods, and a POST carrying its Idempotency-Key (the server
- * answers a repeat from the first run). A PATCH is retried only on an answer that says so (`retryLater`).
- */
-const safeToResend = (request: Request) =>
-  ['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS'].includes(request.method) ||
-  (request.method === 'POST' && request.headers.has(IDEMPOTENCY_KEY));
 
 /**
  * The typed client: `api` is an openapi-fetch client over the generated `paths` (every path, parameter
@@ -70,9 +59,11 @@ export class InfracatClient {
     this.refreshToken = opts.refreshToken;
     this.cookie = opts.refreshCookie ?? false;
     this.sleep = opts.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
-    this.doFetch = this.transport(
+    this.doFetch = transport(
       opts.fetch ?? ((req, init) => fetch(req, init)),
       opts.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      this.baseUrl,
+      this.sleep,
     );
     this.api = createClient<paths>({
       baseUrl: this.baseUrl,
@@ -204,40 +195,6 @@ export class InfracatClient {
     if (this.cookie || !tokens.refresh_token) return; // in cookie mode the refresh token stays in its cookie: no pair to hand out
     this.refreshToken = tokens.refresh_token;
     await this.opts.onTokens?.({ access_token: tokens.access_token, refresh_token: tokens.refresh_token });
-  }
-
-  /**
-   * Every request goes through here: each try aborted after `timeoutMs`; a try that got no answer
-   * (network error, timeout) is sent again when `safeToResend`, up to TRANSPORT_ATTEMPTS tries with
-   * backoff (1 s, 2 s, …). The last failure is thrown: a timeout as `RequestTimeoutError`.
-   */
-  private transport(
-    send: (req: Request, init: { signal: AbortSignal }) => Promise<Response>,
-    timeoutMs: number,
-  ): (req: Request) => Promise<Response> {
-    return async (request) => {
-      const label = `${request.method} ${new URL(request.url).pathname.slice(new URL(this.baseUrl).pathname.replace(/\/$/, '').length) || '/'}`;
-      // The body as bytes, sent anew by each try (a streamed body would be spent, and would not heed the abort).
-      const body = request.body ? await request.arrayBuffer() : undefined;
-      for (let attempt = 1; ; attempt++) {
-        const abort = new AbortController();
-        const timer = setTimeout(() => abort.abort(), timeoutMs);
-        try {
-          // The signal goes to fetch itself, not on a Request made for it: Node's fetch (undici) links a
-          // Request's own signal to the one it was given through a weak reference, so once that Request was
-          // garbage-collected (the CLI's process, with tsx's loader, collects soon) the abort reached nothing
-          // and a try on a hung socket never ended.
-          return await send(new Request(request, { body }), { signal: abort.signal });
-        } catch (err) {
-          const timedOut = abort.signal.aborted;
-          if (attempt >= TRANSPORT_ATTEMPTS || !safeToResend(request) || !(timedOut || err instanceof TypeError))
-            throw timedOut ? new RequestTimeoutError(timeoutMs, label) : err;
-          await this.sleep(1000 * 2 ** (attempt - 1));
-        } finally {
-          clearTimeout(timer);
-        }
-      }
-    };
   }
 
   private authMiddleware(): Middleware {

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Json } from '../template';
+import { stripeApi } from './stripe-api';
 import { answer, decodeForm, header, now, readBody, stripeError, token, type Answer } from './stripe-http';
 import { type CheckoutGiven, hostedPages } from './stripe-pages';
 
@@ -123,150 +124,17 @@ export async function startFakeStripe(opts: FakeStripeOptions = {}): Promise<Fak
     data: { object },
   });
 
-  function route(method: string, path: string, body: Obj, stripeVersion: string | undefined): Answer {
-    const created = now();
-    const subscription = /^\/v1\/subscriptions\/([^/]+)$/.exec(path)?.[1];
-    const made = subscription ? subscriptions.get(subscription) : undefined;
-    if (made) {
-      if (method === 'GET') return { status: 200, body: made };
-      if (method === 'POST') {
-        if (body.items)
-          made.items = {
-            object: 'list',
-            data: (body.items as Obj[]).map((item) => ({
-              id: item.id ?? `si_${token(14)}`,
-              object: 'subscription_item',
-              price: { id: `price_${token(14)}`, ...item.price_data },
-            })),
-          };
-        return { status: 200, body: made };
-      }
-      if (method === 'DELETE') {
-        if (made.status === 'canceled')
-          return {
-            status: 400,
-            body: stripeError('invalid_request_error', 'This subscription has already been canceled.'),
-          };
-        made.status = 'canceled';
-        made.canceled_at = created;
-        const event = eventOf('customer.subscription.deleted', { ...made }, stripeVersion);
-        setImmediate(() => void send(event));
-        return { status: 200, body: made };
-      }
-    }
-    if (method === 'GET' && subscription?.startsWith('sub_live')) {
-      return {
-        status: 200,
-        body: {
-          id: subscription,
-          object: 'subscription',
-          status: 'active',
-          items: {
-            object: 'list',
-            data: [
-              {
-                id: `si_${subscription}`,
-                object: 'subscription_item',
-                price: { id: 'price_old', product: 'prod_old' },
-              },
-            ],
-          },
-        },
-      };
-    }
-    if (method === 'POST' && subscription?.startsWith('sub_live')) {
-      return {
-        status: 200,
-        body: {
-          id: subscription,
-          object: 'subscription',
-          status: 'active',
-          items: { object: 'list', data: body.items ?? [] },
-        },
-      };
-    }
-    if (method === 'POST' && path === '/v1/customers')
-      return { status: 200, body: customer(body.email ?? null, body.metadata ?? {}) };
-    if (method === 'POST' && path === '/v1/products')
-      return { status: 200, body: { id: `prod_${token(14)}`, object: 'product', name: body.name } };
-    if (method === 'DELETE' && subscription) {
-      if (!subscription.startsWith('sub_live'))
-        return {
-          status: 404,
-          body: stripeError(
-            'invalid_request_error',
-            `No such subscription: '${subscription}'`,
-            'id',
-            'resource_missing',
-          ),
-        };
-      if (cancelled.has(subscription))
-        return {
-          status: 400,
-          body: stripeError('invalid_request_error', 'This subscription has already been canceled.'),
-        };
-      cancelled.add(subscription);
-      return { status: 200, body: { id: subscription, object: 'subscription', status: 'canceled' } };
-    }
-    if (method === 'POST' && path === '/v1/checkout/sessions') {
-      if (!body.mode)
-        return { status: 400, body: stripeError('invalid_request_error', 'Missing required param: mode.', 'mode') };
-      const id = `cs_test_${token(24)}`;
-      const items: Obj[] = body.line_items ?? [];
-      const amount = items.reduce(
-        (sum, item) => sum + Number(item.price_data?.unit_amount ?? 0) * Number(item.quantity ?? 1),
-        0,
-      );
-      const session = {
-        id,
-        object: 'checkout.session',
-        amount_subtotal: amount,
-        amount_total: amount,
-        cancel_url: body.cancel_url ?? null,
-        client_reference_id: body.client_reference_id ?? null,
-        created,
-        currency: items[0]?.price_data?.currency ?? null,
-        customer: body.customer ?? null,
-        customer_email: body.customer_email ?? null,
-        expires_at: created + 24 * 3600,
-        livemode: false,
-        metadata: body.metadata ?? {},
-        mode: body.mode,
-        payment_status: 'unpaid',
-        status: 'open',
-        subscription: null,
-        success_url: body.success_url ?? null,
-        url: hosted('checkout', id, 'https://checkout.stripe.com/c/pay'),
-      };
-      // Kept beside the session, not shown in it (as Stripe keeps them): what the subscription a payment makes is given.
-      sessions.set(id, session);
-      made_.set(id, { items, subscriptionData: body.subscription_data ?? {}, apiVersion: stripeVersion });
-      return { status: 200, body: session };
-    }
-    if (method === 'POST' && path === '/v1/billing_portal/sessions') {
-      if (!body.customer)
-        return {
-          status: 400,
-          body: stripeError('invalid_request_error', 'Missing required param: customer.', 'customer'),
-        };
-      const id = `bps_${token(24)}`;
-      const portal = {
-        id,
-        object: 'billing_portal.session',
-        created,
-        customer: body.customer,
-        livemode: false,
-        return_url: body.return_url ?? null,
-        url: hosted('portal', `test_${id}`, 'https://billing.stripe.com/p/session'),
-      };
-      portals.set(`test_${id}`, { ...portal, apiVersion: stripeVersion });
-      return { status: 200, body: portal };
-    }
-    return {
-      status: 404,
-      body: stripeError('invalid_request_error', `Unrecognized request URL (${method}: ${path}).`),
-    };
-  }
+  const route = stripeApi({
+    sessions,
+    made_,
+    subscriptions,
+    portals,
+    cancelled,
+    hosted,
+    customer,
+    send,
+    eventOf,
+  });
 
   function customer(email: string | null, metadata: Obj): Obj {
     const c = { id: `cus_${token(14)}`, object: 'customer', created: now(), email, livemode: false, metadata };

@@ -1,35 +1,24 @@
 import { readFileSync } from 'node:fs';
 import { Argument, Command, CommanderError, InvalidArgumentError } from 'commander';
 import { ApiError } from '../errors.js';
-import type { paths } from '../schema.js';
-import { catalogCommands } from './catalog.js';
+import { auditCommand } from './audit.js';
 import { completionScript, SHELLS } from './completion.js';
-import { examples, inTarget, int, optionsOf, withOutput, withTarget } from './common.js';
+import { connectionCommands } from './connections.js';
+import { examples, optionsOf, withOutput } from './common.js';
+import { floorCommands } from './floors.js';
+import { networkCommands } from './networks.js';
+import { serviceCommands } from './services.js';
 import { ssoLogin } from './sso-login.js';
-import {
-  CHOICE_NOT_KEPT,
-  cliClient,
-  connect,
-  keepChoice,
-  login,
-  notTheApi,
-  serviceUrl,
-  sessionFor,
-} from './context.js';
+import { cliClient, connect, login, notTheApi, serviceUrl, sessionFor } from './context.js';
 import { CliError, lockoutHint } from './errors.js';
+import { impactCommand } from './impact.js';
 import { impexCommands } from './impex.js';
 import { webhookCommands } from './webhooks.js';
 import { apiKeyCommands } from './api-keys.js';
 import { planCommands } from './plans.js';
-import { col, emit, say } from './output.js';
+import { emit, say } from './output.js';
+import { projectCommands } from './projects.js';
 import { saveSession } from './session.js';
-import { findEnvironment, findProject, findService, inEnv, isId } from './target.js';
-
-type AuditEntry = NonNullable<
-  paths['/projects/{project_id}/audit-log']['get']['responses'][200]['content']['application/json']
->[number];
-type Affected =
-  paths['/services/{service_id}/blast-radius']['get']['responses'][200]['content']['application/json']['affected'][number];
 
 const version = (
   JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
@@ -142,229 +131,19 @@ Exit codes: 0 ok, 1 error, 2 (plan) changes pending.
     'infracat whoami -o json',
   );
 
-  // projects and environments
-  examples(
-    withOutput(
-      program
-        .command('use <project> [environment]')
-        .description('choose the project (and environment) later commands work in, by name or id'),
-    ).action(async (projectRef, envRef, _o, cmd) => {
-      const o = optionsOf(cmd);
-      const c = await connect(o);
-      const project = await findProject(c, projectRef);
-      let environment: { id: string; name: string } | undefined;
-      if (envRef) environment = await findEnvironment(c, project.id, envRef);
-      else {
-        const { data: envs } = await c.client.api.GET('/environments', {
-          params: { query: { project_id: project.id } },
-        });
-        if (envs!.length === 1) environment = envs![0];
-      }
-      c.session.project = { id: project.id, name: project.name };
-      c.session.environment = environment ? { id: environment.id, name: environment.name } : undefined;
-      const kept = keepChoice(c);
-      if (o.output === 'table')
-        say(
-          kept
-            ? `Using ${project.name}${environment ? `/${environment.name}` : ' (no environment chosen: `infracat envs ls`, then `infracat use <project> <environment>`)'}`
-            : `Found ${project.name}${environment ? `/${environment.name}` : ''} (${CHOICE_NOT_KEPT}).`,
-        );
-      else
-        emit(c.session.project && { project: c.session.project, environment: c.session.environment ?? null }, o.output);
-    }),
-    'infracat use shop',
-    'infracat use shop production',
-  );
-  const projects = program.command('projects').description('projects you are a member of');
-  examples(
-    withOutput(projects.command('ls').description('list projects')).action(async (_o, cmd) => {
-      const o = optionsOf(cmd);
-      const c = await connect(o);
-      const { data } = await c.client.api.GET('/projects');
-      const current = c.session.project?.id;
-      emit(data!, o.output, [
-        col('', (p) => (p.id === current ? '*' : '')),
-        col('NAME', 'name'),
-        col('OWNER', 'is_owner'),
-        col('ID', 'id'),
-      ]);
-    }),
-    'infracat projects ls',
-  );
-  examples(
-    withOutput(projects.command('create <name>').description('create a project (you are its owner) and use it')).action(
-      async (name, _o, cmd) => {
-        const o = optionsOf(cmd);
-        const c = await connect(o);
-        const { data } = await c.client.api.POST('/projects', { body: { name } });
-        c.session.project = { id: data!.id, name: data!.name };
-        c.session.environment = undefined;
-        const kept = keepChoice(c);
-        if (o.output === 'table')
-          say(
-            kept
-              ? `Created project ${data!.name} (${data!.id}) and using it; next: \`infracat envs create <name>\`.`
-              : `Created project ${data!.name} (${data!.id}) (${CHOICE_NOT_KEPT}).`,
-          );
-        else emit(data!, o.output);
-      },
-    ),
-    'infracat projects create shop',
-  );
-  const envs = program.command('envs').alias('environments').description('environments of the project');
-  examples(
-    withOutput(
-      envs.command('ls').description('list environments').option('-p, --project <project>', 'project name or id'),
-    ).action(async (_o, cmd) => {
-      const { c, t, o } = await inTarget(cmd, false);
-      const { data } = await c.client.api.GET('/environments', { params: { query: { project_id: t.project.id } } });
-      const current = t.environment?.id;
-      emit(data!, o.output, [col('', (e) => (e.id === current ? '*' : '')), col('NAME', 'name'), col('ID', 'id')]);
-    }),
-    'infracat envs ls',
-    'infracat envs ls --project shop -o yaml',
-  );
-  examples(
-    withOutput(
-      envs
-        .command('create <name>')
-        .description('create an environment in the project and use it')
-        .option('-p, --project <project>', 'project name or id'),
-    ).action(async (name, _o, cmd) => {
-      const { c, t, o } = await inTarget(cmd, false);
-      const { data } = await c.client.api.POST('/environments', { body: { name, project_id: t.project.id } });
-      c.session.project = t.project;
-      c.session.environment = { id: data!.id, name: data!.name };
-      const kept = keepChoice(c);
-      if (o.output === 'table')
-        say(
-          kept
-            ? `Created environment ${t.project.name}/${data!.name} and using it.`
-            : `Created environment ${t.project.name}/${data!.name} (${CHOICE_NOT_KEPT}).`,
-        );
-      else emit(data!, o.output);
-    }),
-    'infracat envs create production',
-    'infracat envs create staging --project shop',
-  );
+  projectCommands(program);
 
-  catalogCommands(program);
+  serviceCommands(program);
+  floorCommands(program);
+  networkCommands(program);
+  connectionCommands(program);
 
-  // blast radius
-  examples(
-    withOutput(
-      withTarget(
-        program
-          .command('impact <service>')
-          .description('the blast radius of a service: what depends on it, as a tree with distance and path'),
-      ),
-    )
-      .option('--depth <n>', 'how far to follow', int)
-      .option('--floor', 'the argument is a floor (hostname or id)')
-      .action(async (ref, _o, cmd) => {
-        const { c, t, o } = await inTarget(cmd);
-        const query = o.depth ? { max_depth: o.depth as number } : {};
-        let data: paths['/services/{service_id}/blast-radius']['get']['responses'][200]['content']['application/json'];
-        if (o.floor) {
-          const floor = isId(ref)
-            ? { id: ref }
-            : (
-                await c.client.api.GET('/service-floors', { params: { query: { ...inEnv(t), hostname: ref } } })
-              ).data!.find((f) => f.hostname?.toLowerCase() === ref.toLowerCase());
-          if (!floor) throw new CliError(`No floor '${ref}' in ${t.project.name}/${t.environment.name}.`);
-          data = (
-            await c.client.api.GET('/service-floors/{floor_id}/blast-radius', {
-              params: { path: { floor_id: floor.id }, query },
-            })
-          ).data!;
-        } else {
-          const service = await findService(c, t, ref);
-          data = (
-            await c.client.api.GET('/services/{service_id}/blast-radius', {
-              params: { path: { service_id: service.id }, query },
-            })
-          ).data!;
-        }
-        if (o.output !== 'table') return emit(data, o.output);
-        const names = new Map<string, string>([
-          [data.origin.id, data.origin.name ?? data.origin.id],
-          ...data.affected.map((a) => [a.id, a.name ?? a.id] as const),
-        ]);
-        const children = new Map<string, Affected[]>();
-        for (const a of data.affected) {
-          const parent = a.path.length > 1 ? a.path[a.path.length - 2].id : data.origin.id;
-          children.set(parent, [...(children.get(parent) ?? []), a]);
-        }
-        const lines = [`${data.origin.name ?? data.origin.id} (${data.origin.type})`];
-        const walk = (id: string, indent: string, seen: Set<string>) => {
-          const kids = children.get(id) ?? [];
-          kids.forEach((a, i) => {
-            const last = i === kids.length - 1;
-            const path = a.path.map((p) => names.get(p.id) ?? p.id).join(' → ');
-            lines.push(
-              `${indent}${last ? '└─' : '├─'} ${a.name ?? a.id} (${a.type})  distance ${a.distance}  via ${a.via}  path: ${path}`,
-            );
-            if (!seen.has(a.id)) walk(a.id, indent + (last ? '   ' : '│  '), new Set([...seen, a.id]));
-          });
-        };
-        walk(data.origin.id, '', new Set([data.origin.id]));
-        lines.push(
-          '',
-          `${data.counts.services} service${data.counts.services === 1 ? '' : 's'} and ${data.counts.floors} floor${data.counts.floors === 1 ? '' : 's'} affected${data.truncated ? ' (truncated: raise --depth)' : ''}.`,
-        );
-        process.stdout.write(`${lines.join('\n')}\n`);
-      }),
-    'infracat impact db',
-    'infracat impact host-a --floor --depth 3 -o json',
-  );
+  impactCommand(program);
 
   impexCommands(program);
   planCommands(program);
 
-  // audit
-  examples(
-    withOutput(program.command('audit').description("the project's audit log, newest first (--me: your account's)"))
-      .option('-p, --project <project>', 'project name or id')
-      .option('--me', "your account's log instead")
-      .option('--limit <n>', 'at most this many entries (default 50; 0: all)', int, 50)
-      .option('--entity-type <type>')
-      .option('--entity <id>', 'entity id')
-      .option('--actor <id>', 'actor account id')
-      .option('--action <action>', 'e.g. service.update')
-      .option('--since <time>', 'ISO 8601')
-      .option('--until <time>', 'ISO 8601')
-      .action(async (_o, cmd) => {
-        const o = optionsOf(cmd);
-        const filters = Object.fromEntries(
-          Object.entries({
-            entity_type: o.entityType,
-            entity_id: o.entity,
-            actor_id: o.actor,
-            action: o.action,
-            since: o.since,
-            until: o.until,
-          }).filter(([, v]) => v !== undefined),
-        );
-        const limit = (o.limit as number) || Infinity;
-        const { collect } = await import('../paging.js');
-        let entries: AuditEntry[];
-        if (o.me)
-          entries = (await collect((await connect(o)).client.myAuditLog(filters), limit)) as unknown as AuditEntry[]; // the same entries, without project fields
-        else {
-          const { c, t } = await inTarget(cmd, false);
-          entries = await collect(c.client.auditLog(t.project.id, filters), limit);
-        }
-        emit(entries, o.output, [
-          col('AT', 'at'),
-          col('ACTION', 'action'),
-          col('ENTITY', (e) => `${e.entity_type} ${e.entity_id ?? ''}`.trim()),
-          col('ACTOR', (e) => (e.actor as { email?: string } | null)?.email ?? ''),
-        ]);
-      }),
-    'infracat audit',
-    'infracat audit --action service.update --since 2026-01-01 -o json',
-    'infracat audit --me --limit 0',
-  );
+  auditCommand(program);
 
   webhookCommands(program);
   apiKeyCommands(program);

@@ -1,4 +1,4 @@
-import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, TransactGetCommand } from '@aws-sdk/lib-dynamodb';
 import { ddb } from '#shared/clients';
 import { config } from '#shared/config';
 import { forEachAtMost } from '#shared/concurrency';
@@ -41,3 +41,18 @@ export async function batchGet(keyList: Key[], table?: string): Promise<Map<stri
   return found;
 }
 export const keyId = (k: Key) => `${k.PK}|${k.SK}`;
+
+/**
+ * The items at up to 100 keys as of one instant (TransactGetItems): a BatchGet reads each item on its own,
+ * so it can see one item a transaction wrote and not another; a decision that compares items written
+ * together (an invitation accepted with the account it created) reads them through this. One round trip.
+ */
+export async function snapshotGet(keyList: Key[]): Promise<Map<string, Record<string, unknown>>> {
+  const TableName = config().TABLE_NAME;
+  const out = await ddb().send(
+    new TransactGetCommand({ TransactItems: keyList.map((Key) => ({ Get: { TableName, Key } })) }),
+  );
+  const found = new Map<string, Record<string, unknown>>();
+  for (const r of out.Responses ?? []) if (r.Item) found.set(keyId(r.Item as Key), r.Item);
+  return found;
+}

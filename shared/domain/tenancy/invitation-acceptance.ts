@@ -21,7 +21,7 @@ import {
 import { locate } from '#db/lookup';
 import { INVITATION_NOT_FOUND, refuseClosed, retryIfStale, toInviteOut, type Invitation } from './invitation-state';
 import { closeIndexStep, findInvitationLink } from './invitation-links';
-import { batchGet, keyId } from '#db/batch-get';
+import { batchGet, keyId, snapshotGet } from '#db/batch-get';
 import { invitationEntity } from './invitation-entity';
 import { acceptanceFacts, grantSteps } from './invitation-grants';
 import { acceptedCopy, acceptedSteps, acceptForAccount } from './invitation-accepted';
@@ -103,7 +103,8 @@ export async function acceptInvitationByToken(ctx: AppContext, input: AcceptByTo
   return retryIfStale(async () => {
     const inviteKey = keys.invite(link.project_id, link.invite_id);
     const emailKey = keys.email(link.invited_email);
-    const found = await batchGet([inviteKey, emailKey]);
+    // Read together: the loser of two uses of one link must not see the winner's account without its acceptance.
+    const found = await snapshotGet([inviteKey, emailKey]);
     const invite = invitationEntity.decodeFound(found.get(keyId(inviteKey)));
     if (!invite) throw notFound(INVITATION_NOT_FOUND);
     refuseClosed(invite, ctx, tokenHash);

@@ -53,6 +53,6 @@ export async function snapshotGet(keyList: Key[]): Promise<Map<string, Record<st
     new TransactGetCommand({ TransactItems: keyList.map((Key) => ({ Get: { TableName, Key } })) }),
   );
   const found = new Map<string, Record<string, unknown>>();
-  for (const r of out.Responses ?? []) if (r.Item) found.set(keyId(r.Item as Key), r.Item);
+  for (const { Item: item } of out.Responses ?? []) if (item) found.set(keyId(item as Key), item);
   return found;
 }

@@ -1,32 +1,38 @@
 import { randomBytes } from 'node:crypto';
-import type { EnvRole } from '#auth/permissions';
+import * as z from 'zod';
+import { ENV_ROLES } from '#auth/permissions';
+import { defineEntity } from '#db/entity';
 
-/** A domain of a connection: verified once its TXT challenge was found (kept across PUTs that keep the domain). */
-export interface SsoDomain {
-  domain: string;
-  verified: boolean;
-  txt_value: string;
-  verified_at: string | null;
-}
-
-export interface JitRole {
-  environment_id: string;
-  role: EnvRole;
-}
-
-/** A project's single sign-on connection as stored (`keys.ssoConnection`). */
-export interface SsoConnection {
-  project_id: string;
-  issuer: string;
-  client_id: string;
-  /** Sealed with the secret box (KMS in the cloud), bound to the project: never returned, never logged. */
-  client_secret_sealed: string;
-  domains: SsoDomain[];
-  required: boolean;
-  jit_role: JitRole | null;
-  created_at: string;
-  updated_at: string;
-}
+/** A project's single sign-on connection as stored (`keys.ssoConnection`; see shared/db/entity.ts). */
+export const ssoConnectionEntity = defineEntity('sso_connection', () =>
+  z.object({
+    project_id: z.string(),
+    issuer: z.string(),
+    client_id: z.string(),
+    /** Sealed with the secret box (KMS in the cloud), bound to the project: never returned, never logged. */
+    client_secret_sealed: z.string(),
+    /** Each verified once its TXT challenge was found (kept across PUTs that keep the domain). */
+    domains: z
+      .array(
+        z.object({
+          domain: z.string(),
+          verified: z.boolean(),
+          txt_value: z.string(),
+          verified_at: z.string().nullable(),
+        }),
+      )
+      .default([]),
+    required: z.boolean().default(false),
+    jit_role: z
+      .object({ environment_id: z.string(), role: z.enum(ENV_ROLES) })
+      .nullable()
+      .default(null),
+    created_at: z.string(),
+    updated_at: z.string(),
+  }),
+);
+export type SsoConnection = z.infer<typeof ssoConnectionEntity.schema>;
+export type SsoDomain = SsoConnection['domains'][number];
 
 /** What the seal of a client secret is bound to. */
 export const secretContext = (projectId: string) => ({ purpose: 'sso-client-secret', project_id: projectId });
@@ -57,8 +63,3 @@ export const toDomainOut = (d: SsoDomain) => ({
 
 /** The domain of an e-mail address, lower-cased. */
 export const domainOf = (email: string) => email.slice(email.lastIndexOf('@') + 1).toLowerCase();
-
-export const decodeConnection = (item: Record<string, unknown>): SsoConnection => {
-  const { PK: _pk, SK: _sk, type: _t, ...rest } = item;
-  return rest as unknown as SsoConnection;
-};

@@ -14,7 +14,7 @@ import { lazySchema } from '#shared/lazy-schema';
 import { requireFeatures } from '#domain/billing';
 import { accessToProject, environmentsOf, planOfProject, type ProjectAccess } from '#domain/tenancy';
 import {
-  decodeConnection,
+  ssoConnectionEntity,
   newTxtValue,
   secretContext,
   toConnectionOut,
@@ -63,7 +63,7 @@ async function ownerAccess(ctx: AppContext, projectId: string): Promise<ProjectA
 
 export async function loadConnection(projectId: string): Promise<SsoConnection | undefined> {
   const item = await getItem(keys.ssoConnection(projectId));
-  return item ? decodeConnection(item) : undefined;
+  return ssoConnectionEntity.decodeFound(item);
 }
 
 /**

@@ -9,7 +9,7 @@ import { open } from '#auth/secret-box';
 import { requireRecentProof, type IdentityProof } from '#domain/identity';
 import { planOfProject, projectEntity, type Project } from '#domain/tenancy';
 import type { SsoState } from './entities';
-import { decodeConnection, domainOf, secretContext, type SsoConnection } from './connection';
+import { ssoConnectionEntity, domainOf, secretContext, type SsoConnection } from './connection';
 import { clientFor, openidClient } from './openid';
 
 /**
@@ -69,7 +69,7 @@ export async function connectionAndProject(
   const items = await batchGet([keys.ssoConnection(projectId), keys.project(projectId)]);
   const c = items.get(keyId(keys.ssoConnection(projectId)));
   return {
-    connection: c ? decodeConnection(c) : undefined,
+    connection: ssoConnectionEntity.decodeFound(c),
     project: projectEntity.decodeFound(items.get(keyId(keys.project(projectId)))),
   };
 }

@@ -357,7 +357,8 @@ describe('downgrade, confirmed', () => {
     await page.getByRole('button', { name: 'Yes, archive 2 selected' }).click();
     await poll(() => page.getByRole('status').filter({ hasText: 'Archived 2 services.' }).count()).toBe(1);
     await poll(() => page.getByText("Nothing is over your plan's limits").count()).toBe(1);
-    expect(await page.locator('.page ul.plain li').allTextContents()).toEqual(['2 services']);
+    // The archived summary is its own load beside the candidates': wait for it rather than read it once.
+    await poll(() => page.locator('.page ul.plain li').allTextContents()).toEqual(['2 services']);
     const services = await api.get(`/services?project_id=${projectId}&environment_id=${envId}`, { token: owner.token });
     expect(services.body).toHaveLength(5);
   });

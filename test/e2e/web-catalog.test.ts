@@ -320,7 +320,7 @@ describe('the catalog screens', { timeout: 120_000 }, () => {
 
     // Older entries are a cursor away; the newest are a link back.
     await page.getByRole('link', { name: 'Older entries' }).click();
-    expect(page.url()).toContain('cursor=');
+    await poll(() => page.url()).toContain('cursor=');
     await poll(() => entries.last().textContent()).toContain('created project Plant'); // the oldest entry
     expect(await page.getByText('No older entries').count()).toBe(1);
     await page.getByRole('link', { name: 'Newest entries' }).click();
@@ -328,7 +328,7 @@ describe('the catalog screens', { timeout: 120_000 }, () => {
 
     await page.getByLabel('Kind').selectOption('network');
     await page.getByRole('button', { name: 'Filter' }).click();
-    expect(page.url()).toContain('entity_type=network');
+    await poll(() => page.url()).toContain('entity_type=network');
     await poll(() =>
       entries.evaluateAll((els) => els.map((e) => e.querySelector('article')!.getAttribute('aria-label'))),
     ).toEqual([
@@ -354,7 +354,7 @@ describe('the catalog screens', { timeout: 120_000 }, () => {
     await page.getByLabel('Who').selectOption({ label: email });
     await page.getByLabel('From').fill('2999-01-01T00:00');
     await page.getByRole('button', { name: 'Filter' }).click();
-    expect(page.url()).toContain('since=2999-01-01T00%3A00%3A00.000Z');
+    await poll(() => page.url()).toContain('since=2999-01-01T00%3A00%3A00.000Z');
     await poll(() => page.getByText('No entries match.').count()).toBe(1);
     await checkScreen('audit log, nothing matches');
     await page.goBack(); // cleared

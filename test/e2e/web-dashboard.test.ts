@@ -188,12 +188,18 @@ describe('the dashboard, signed in', () => {
     expect(reads).toEqual([`/topology?project_id=${projectId}&environment_id=${envId}`]);
     expect(await canvas.getAttribute('aria-label')).toBe('Topology: 3 services, 0 servers, 0 networks, 2 edges');
     expect(await page.locator('.cy canvas').count()).toBeGreaterThan(0);
-    const timings = await page.evaluate('window.__topology');
-    expect(timings).toMatchObject({ nodes: 3, edges: 2, engine: 'elk' });
+    // The figures are written at the drawing's first frame, which may come after `data-drawn`.
+    await expect
+      .poll(() => page.evaluate('window.__topology'), { timeout: 10_000 })
+      .toMatchObject({
+        nodes: 3,
+        edges: 2,
+        engine: 'elk',
+      });
     await checkScreen('topology');
 
     await page.getByLabel('Blast radius of').selectOption({ label: 'db' });
-    expect(page.url()).toMatch(/topology\?focus=[\w-]+$/);
+    await expect.poll(() => page.url(), { timeout: 10_000 }).toMatch(/topology\?focus=[\w-]+$/);
     const affected = page.locator('.blast [data-affected]');
     await expect.poll(() => affected.allTextContents()).toEqual(['api via db → api', 'web via db → api → web']);
     expect(await page.locator('.blast ol.distances > li > strong').allTextContents()).toEqual([
@@ -376,7 +382,8 @@ describe('the dashboard, signed in', () => {
     // Choosing a screen folds it again.
     await page.getByRole('link', { name: 'Servers', exact: true }).click();
     await expect.poll(() => heading().textContent()).toBe('Servers');
-    expect(await menu.getAttribute('aria-expanded')).toBe('false');
+    // Folded by an effect of the new address, which runs after the new screen is painted.
+    await expect.poll(() => menu.getAttribute('aria-expanded'), { timeout: 10_000 }).toBe('false');
     await page.goBack();
     await expect.poll(() => page.locator('table.grid tbody th').count()).toBe(3);
 

@@ -239,7 +239,8 @@ describe('import & export', () => {
       .getByRole('link', { name: /^Details of the import of/ })
       .nth(1)
       .click();
-    expect(page.url()).toMatch(/transfer\?job=[\w-]+$/);
+    // The address changes with the click's navigation, reported to the test a moment later: wait for it.
+    await poll(() => page.url()).toMatch(/transfer\?job=[\w-]+$/);
     await poll(() => page.getByRole('heading', { name: /^Import of shop\.yaml/ }).count()).toBe(1);
   });
 });

@@ -26,23 +26,27 @@ export async function withJobsHeld<T>(body: (open: () => void) => Promise<T>): P
 }
 
 /**
- * Opens the progress WebSocket at `url`, asks for the current state, then runs `release` (which lets
- * the held job run and waits for it) and collects every message until the job finishes.
+ * Opens the progress WebSocket at `url`, asks for the current state and waits for the answer, then runs
+ * `release` (which lets the held job run and waits for it) and collects every message until the job finishes.
  */
 export async function followProgress(url: string, release: () => Promise<void>): Promise<ProgressMessage[]> {
   const messages: ProgressMessage[] = [];
   const ws = new WebSocket(url);
+  let answered!: () => void;
+  const firstAnswer = new Promise<void>((r) => (answered = r));
   const done = new Promise<void>((resolve, reject) => {
     ws.on('message', (data) => {
       const m = JSON.parse(String(data)) as ProgressMessage;
       messages.push(m);
+      answered();
       if (m.status === 'succeeded' || m.status === 'failed') resolve();
     });
     ws.on('error', reject);
   });
   await new Promise((r) => ws.on('open', r));
   ws.send(JSON.stringify({ action: 'sync' })); // the current state: still queued
-  await new Promise((r) => setTimeout(r, 50));
+  // Its answer before the job may move: a fixed pause was a guess, and on a loaded machine the answer can come late.
+  await Promise.race([firstAnswer, done]);
   await release();
   await done;
   ws.close();

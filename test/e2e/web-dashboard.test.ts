@@ -190,7 +190,7 @@ describe('the dashboard, signed in', () => {
     expect(await page.locator('.cy canvas').count()).toBeGreaterThan(0);
     // The figures are written at the drawing's first frame, which may come after `data-drawn`.
     await expect
-      .poll(() => page.evaluate('window.__topology'), { timeout: 10_000 })
+      .poll(() => page.evaluate('window.__topology'))
       .toMatchObject({
         nodes: 3,
         edges: 2,
@@ -199,7 +199,7 @@ describe('the dashboard, signed in', () => {
     await checkScreen('topology');
 
     await page.getByLabel('Blast radius of').selectOption({ label: 'db' });
-    await expect.poll(() => page.url(), { timeout: 10_000 }).toMatch(/topology\?focus=[\w-]+$/);
+    await expect.poll(() => page.url()).toMatch(/topology\?focus=[\w-]+$/);
     const affected = page.locator('.blast [data-affected]');
     await expect.poll(() => affected.allTextContents()).toEqual(['api via db → api', 'web via db → api → web']);
     expect(await page.locator('.blast ol.distances > li > strong').allTextContents()).toEqual([
@@ -383,7 +383,7 @@ describe('the dashboard, signed in', () => {
     await page.getByRole('link', { name: 'Servers', exact: true }).click();
     await expect.poll(() => heading().textContent()).toBe('Servers');
     // Folded by an effect of the new address, which runs after the new screen is painted.
-    await expect.poll(() => menu.getAttribute('aria-expanded'), { timeout: 10_000 }).toBe('false');
+    await expect.poll(() => menu.getAttribute('aria-expanded')).toBe('false');
     await page.goBack();
     await expect.poll(() => page.locator('table.grid tbody th').count()).toBe(3);
 

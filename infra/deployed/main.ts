@@ -3,8 +3,8 @@ import { OPERATOR_ACCESS_KEY } from './iam';
 import { startDeployed } from './start';
 import { adminSecret, LOCAL_ADMIN_SECRET_ARN, LOCAL_STRIPE_SECRET_ARN, synthesizeUnlessCurrent } from './synth';
 import { stopOnSignals } from '../local/stop-on-signals';
-import { startDnsStandIn } from '../local/dns-stand-in';
-import { READY_MADE_USER, startLocalIdp } from '../local/idp';
+import { READY_MADE_USER } from '../local/idp';
+import { startSsoDns, startSsoIdp } from './sso-stand-ins';
 
 /**
  * `npm run start:deployed`: the product as deployed, on this machine (README, "The deployed shape").
@@ -40,9 +40,7 @@ const cdkOut = env.CDK_OUT
     })();
 // Single sign-on's stand-ins, as `npm start` has them: the DNS server before the functions
 // (its address reaches them as SSO_DNS_SERVERS, a tester override), the IdP once the site's address is known.
-const dns = env.SSO_DNS_SERVERS ? undefined : await startDnsStandIn({ recordsFile: join(dataDir, 'dns-records.json') });
-if (dns) env.SSO_DNS_SERVERS = dns.server;
-env.SSO_ALLOWED_ADDRESSES ??= '127.0.0.1';
+const dns = await startSsoDns(dataDir, env);
 const deployed = await startDeployed({
   cdkOut,
   port: Number(env.PORT ?? 3000),
@@ -63,9 +61,7 @@ if (deployed.stripe)
     `  payments: Stripe's API stand-in at ${deployed.stripe.url}; checkout and billing portal pages at ${deployed.url}/_stripe/ (test mode: nothing is charged)`,
   );
 
-const idp = await startLocalIdp({ redirectUris: [`${deployed.url}/auth/sso/callback`], port: 3100 }).catch(() =>
-  startLocalIdp({ redirectUris: [`${deployed.url}/auth/sso/callback`] }),
-);
+const idp = await startSsoIdp(deployed.url);
 console.log(
   `  single sign-on: identity provider ${idp.issuer} (client_id ${idp.clientId}, client_secret ${idp.clientSecret}, user ${READY_MADE_USER.email})${dns ? `; DNS stand-in ${dns.server} (TXT records in ${dataDir}/dns-records.json)` : ''}`,
 );

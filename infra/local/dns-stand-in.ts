@@ -6,7 +6,7 @@ import dns2 from 'dns2';
  * The DNS stand-in: a UDP server on 127.0.0.1 that answers TXT questions from its own
  * records, so a domain's single sign-on challenge can be met on one machine. Records come from
  * `set` (tests) and from a JSON file `{ "<name>": ["<value>", …] }` read at every question (`npm
- * start`: LOCAL_DATA_DIR/dns-records.json, edited by hand or by `npm run admin -- dns-txt`).
+ * start`: LOCAL_DATA_DIR/dns-records.json, edited by hand).
  * Any other question gets an empty answer. The product asks it only through SSO_DNS_SERVERS.
  */
 export interface DnsStandIn {

@@ -43,7 +43,14 @@ export async function startLocalIdp(opts: {
   const clientId = opts.clientId ?? 'infracat-local';
   const clientSecret = opts.clientSecret ?? 'infracat-local-secret';
   const server: Server = createServer();
-  await new Promise<void>((r) => server.listen(opts.port ?? 0, '127.0.0.1', r));
+  // a port in use rejects (the caller then takes any port), not an unhandled 'error' that ends the process
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port ?? 0, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   // its own signing key per run (oidc-provider's built-in development keys are the same everywhere)
   const { privateKey } = await generateKeyPair('RS256', { extractable: true });

@@ -27,6 +27,7 @@ import { batchGet as batchGetAll } from '#db/batch-get';
 import { queryPage } from '#db/query';
 import { countCalls, fmt, percentile, timePair } from './measure';
 import { operationBudgets, printOperations } from './operations';
+import { ssoBenchStandIns, ssoCallbackBudgetLine, ssoOperationBudgets } from './sso-operations';
 import { withServices } from './document';
 import { appContext } from '#shared/context';
 import { authenticate } from '#auth/authenticate';
@@ -52,6 +53,8 @@ const dearer = (share: number) => Math.max(Math.min(20, RUNS), Math.round(RUNS *
 // No background work during measurements: the outbox reader, the webhook retry and deadline sweeps
 // would deliver the seeded services' events in the same process, on the same client, while it is timed.
 // No metric (EMF) lines either: the in-process handlers would print one per request, as vitest's configuration turns off too.
+// Single sign-on's operations need the DNS stand-in (its address is configuration) and the local IdP.
+const sso = await ssoBenchStandIns();
 const stack = await startLocalStack({
   inMemory: true,
   withoutS3: true,
@@ -64,12 +67,13 @@ const stack = await startLocalStack({
     LOCAL_WEBHOOK_RETRY_SWEEP_SECONDS: '0',
     LOCAL_DEADLINE_SWEEP_SECONDS: '0',
     POWERTOOLS_METRICS_DISABLED: 'true',
+    ...sso.env,
   },
 });
 const TableName = stack.config.TABLE_NAME;
 const auth = httpHandler(routeTable.auth);
 const calls = countCalls(ddb());
-const operations = await operationBudgets(calls);
+const operations = [...(await operationBudgets(calls)), ...(await ssoOperationBudgets(calls, sso.dns))];
 
 async function invoke(
   handler: ReturnType<typeof httpHandler>,
@@ -777,6 +781,7 @@ for (const line of auditRows) console.log(line);
 console.log('\nImport and export (medians)');
 for (const line of importRows) console.log(line);
 printOperations(operations);
+console.log(`\n${ssoCallbackBudgetLine(operations)}`);
 const over = operations.filter((o) => !o.ok);
 console.log(
   over.length
@@ -784,4 +789,5 @@ console.log(
     : `\nevery operation (${operations.length}) within budget`,
 );
 await stack.stop();
+await sso.dns.stop();
 if (over.length) process.exitCode = 1;

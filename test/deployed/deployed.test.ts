@@ -12,6 +12,7 @@ import { refusedUpgrade } from '../helpers/progress';
 import { launchChromium, pageProblems } from '../helpers/browser';
 import { WebSocket } from 'ws';
 import { join } from 'node:path';
+import { tmpdir } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, PASSWORD, signUp, uniqueEmail } from '../helpers/http';
 import { linkFrom, readOutbox } from '../helpers/outbox';
@@ -29,6 +30,10 @@ import { CloudStub, hetznerServer } from '../../infra/local/cloud-stub';
 import { ReceiveMessageCommand, SendMessageCommand, SQSClient, type Message } from '@aws-sdk/client-sqs';
 import { OPERATOR_ACCESS_KEY } from '../../infra/deployed/iam';
 import { createInfracatClient } from '../../clients/typescript/src/client';
+import { startSsoDns, startSsoIdp } from '../../infra/deployed/sso-stand-ins';
+import type { DnsStandIn } from '../../infra/local/dns-stand-in';
+import type { LocalIdp } from '../../infra/local/idp';
+import { connect, randomDomain, ssoFlow } from '../helpers/sso';
 
 /**
  * The deployed shape: the product served from a synthesized template and its asset folders
@@ -40,13 +45,21 @@ let deployed: TestDeployed;
 const api = client(() => deployed.url);
 /** The token providers' stub, which discovery reaches through the tester's HETZNER_API_BASE_URL. */
 const stub = new CloudStub();
+/** Single sign-on's stand-ins, started as start:deployed starts them (the DNS server before the functions, the IdP after). */
+let dns: DnsStandIn | undefined;
+let idp: LocalIdp;
 
 beforeAll(async () => {
   await stub.start();
   cdk = await synthesizedStack();
-  deployed = await startTestDeployed(cdk.dir, {
-    env: { PATH: process.env.PATH, ...DEPLOYED_TEST_ENV, HETZNER_API_BASE_URL: `${stub.url}/hetzner/v1` },
-  });
+  const env: Record<string, string | undefined> = {
+    PATH: process.env.PATH,
+    ...DEPLOYED_TEST_ENV,
+    HETZNER_API_BASE_URL: `${stub.url}/hetzner/v1`,
+  };
+  dns = await startSsoDns(tmpdir(), env);
+  deployed = await startTestDeployed(cdk.dir, { env });
+  idp = await startSsoIdp(deployed.url, { port: 0, users: {} });
   // Some tests' setup writes plans straight into the run's table (the paid plan's own flow: the Stripe test).
   reloadConfig({
     TABLE_NAME: resourcesOf(deployed.assembly, 'AWS::DynamoDB::Table')[0][0],
@@ -55,6 +68,7 @@ beforeAll(async () => {
   resetClients();
 }, 240_000);
 afterAll(async () => {
+  await Promise.allSettled([idp?.stop(), dns?.stop()]);
   await deployed?.stop();
   await cdk?.remove();
   await stub.stop();
@@ -337,6 +351,29 @@ describe('start:deployed', () => {
     } finally {
       await browser.close();
     }
+  });
+
+  it("signs in through single sign-on: the connection's secret sealed by KMS, the domain verified by the DNS stand-in, the development IdP, a new member's session", async () => {
+    const owner = await signUp(api);
+    await setPlan(owner.id, 'Business');
+    const { projectId, envId } = await projectWithEnv(api, owner.token);
+    const domain = randomDomain();
+    await connect(api, owner.token, projectId, idp, dns!, [domain], {
+      jit_role: { environment_id: envId, role: 'viewer' },
+    });
+    const email = `sam@${domain}`;
+    idp.users.set('sam', { email, email_verified: true });
+    const flow = await ssoFlow(api, deployed.url, { email, sub: 'sam' });
+    expect(flow.res.status, flow.res.text).toBe(302);
+    const tokens = await api.post('/auth/sso/token', { login_code: flow.loginCode });
+    expect(tokens.status, tokens.text).toBe(200);
+    const me = await api.get('/auth/me', { token: tokens.body.access_token });
+    expect(me.body.email).toBe(email);
+    const roles = await api.get(`/environments/${envId}/roles`, { token: owner.token });
+    expect(roles.body).toContainEqual(expect.objectContaining({ user_id: me.body.id, role: 'viewer' }));
+    // the refresh token of an SSO session works as a password session's does
+    const refreshed = await api.post('/auth/token/refresh', { refresh_token: tokens.body.refresh_token });
+    expect(refreshed.status, refreshed.text).toBe(200);
   });
 
   it('runs a discovery against the token provider stub: the API token sealed by KMS, the run on the jobs queue, floors made', async () => {

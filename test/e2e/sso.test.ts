@@ -9,7 +9,8 @@ import { linkFrom, readOutbox } from '../helpers/outbox';
 import { useTestStack } from '../helpers/stack';
 import { client, PASSWORD, signUp, type Client } from '../helpers/http';
 import { ownerWithEnv } from '../helpers/catalog';
-import { bindingCookie, connect, randomDomain, ssoFlow, throughIdp } from '../helpers/sso';
+import { bindingCookie, connect, randomDomain, ssoFlow } from '../helpers/sso';
+import { throughIdp } from '../helpers/idp-browser';
 import { startForgingIdp, type ForgingIdp } from '../helpers/forging-idp';
 import { startDnsStandIn } from '../../infra/local/dns-stand-in';
 import { startLocalIdp, type LocalIdp } from '../../infra/local/idp';
@@ -42,6 +43,34 @@ async function noAccount(a: Client, email: string) {
   const reg = await a.post('/auth/register', { email, password: PASSWORD });
   expect(reg.status, reg.text).toBe(201);
 }
+
+/**
+ * Nothing came of a refused sign-in: no member of the project has `email`; no account holds it (registering
+ * it succeeds) unless one did before (`existing`); and the identity `sub` of the IdP is linked to no account:
+ * the same identity, honest now (`honest` makes the IdP assert a fresh, verified address of the domain),
+ * signs a new account in under that fresh address rather than entering one the refusal made.
+ */
+async function nothingCreated(
+  c: { token: string; projectId: string; domain: string },
+  email: string,
+  identity: { sub: string; honest: (email: string) => void },
+  existing = false,
+) {
+  const members = await api.get(`/projects/members/${c.projectId}`, { token: c.token });
+  expect(members.status, members.text).toBe(200);
+  expect(members.body.map((m: { email: string }) => m.email)).not.toContain(email);
+  if (!existing) await noAccount(api, email);
+  const fresh = `fresh-${n++}@${c.domain}`;
+  identity.honest(fresh);
+  const tokens = await exchange((await ssoFlow(api, ref.stack.url, { email: fresh, sub: identity.sub })).loginCode);
+  expect(tokens.status, tokens.text).toBe(200);
+  expect((await api.get('/auth/me', { token: tokens.body.access_token })).body.email).toBe(fresh);
+}
+const honestAt = (provider: LocalIdp, sub: string) => ({
+  sub,
+  honest: (email: string) => provider.users.set(sub, { email, email_verified: true }),
+});
+const honestForger = (sub: string) => ({ sub, honest: (email: string) => (forger.next = { sub, email }) });
 
 /** A Business owner's project with a verified domain connected to `provider`. */
 async function company(
@@ -201,7 +230,7 @@ describe('SSO sign-in: the account rule', () => {
       403,
       'This e-mail domain is not verified for this single sign-on connection',
     ]);
-    await noAccount(api, `bob@${unverified}`);
+    await nothingCreated(c, `bob@${unverified}`, honestAt(idp, s));
   });
 
   it('an existing account is never entered (409); once linked from the account itself, SSO signs into it', async () => {
@@ -324,7 +353,7 @@ describe("SSO sign-in: a rogue identity provider never enters another person's a
       },
       { token: attacker.token },
     );
-    expect(put.status).toBe(409);
+    expect([put.status, put.body.detail]).toEqual([409, 'This domain is already claimed by another project']);
 
     const own = randomDomain();
     await connect(api, attacker.token, attacker.projectId, rogue, dns, [own]);
@@ -332,8 +361,39 @@ describe("SSO sign-in: a rogue identity provider never enters another person's a
     rogue.users.set(victimSub, { email: victim.email, email_verified: true });
     const flow = await ssoFlow(api, ref.stack.url, { email: `anyone@${own}`, sub: victimSub });
     const refused = await exchange(flow.loginCode);
-    expect(refused.status).toBe(403);
+    expect([refused.status, refused.body.detail]).toEqual([
+      403,
+      'This e-mail domain is not verified for this single sign-on connection',
+    ]);
     expect(refused.body).not.toHaveProperty('access_token');
+    // the victim's account holds only its own identity; the attacker's project did not gain the victim
+    const victimIds = await api.get('/auth/me/sso/identities', { token: victim.token });
+    expect(victimIds.body).toEqual([expect.objectContaining({ issuer: idp.issuer, sub: victimSub })]);
+    await nothingCreated({ ...attacker, domain: own }, victim.email, honestAt(rogue, victimSub), true);
+  });
+
+  it("naming the victim's domain unverified in its own connection: the victim's address is refused (403), nothing created", async () => {
+    const victimDomain = randomDomain();
+    const victim = await signUp(api, `victim-${n++}@${victimDomain}`);
+    const attacker = await ownerWithEnv(api, 'Business');
+    const own = randomDomain();
+    // the attacker lists the victim's domain, but cannot publish its TXT record: it stays unverified
+    await connect(api, attacker.token, attacker.projectId, rogue, dns, [own, victimDomain], {}, [victimDomain]);
+    const s = sub();
+    rogue.users.set(s, { email: victim.email, email_verified: true });
+    const direct = await api.get(
+      `/auth/sso/start?${new URLSearchParams({ email: victim.email, return_to: `${ref.stack.url}/x` })}`,
+    );
+    expect([direct.status, direct.body.detail]).toEqual([404, 'No single sign-on for this e-mail domain']);
+    const flow = await ssoFlow(api, ref.stack.url, { email: `anyone@${own}`, sub: s });
+    const refused = await exchange(flow.loginCode);
+    expect([refused.status, refused.body.detail]).toEqual([
+      403,
+      'This e-mail domain is not verified for this single sign-on connection',
+    ]);
+    expect(refused.body).not.toHaveProperty('access_token');
+    expect((await api.get('/auth/me/sso/identities', { token: victim.token })).body).toEqual([]);
+    await nothingCreated({ ...attacker, domain: own }, victim.email, honestAt(rogue, s), true);
   });
 
   it('with a domain it verified itself, the existing account of that address is still not entered (409)', async () => {
@@ -343,8 +403,13 @@ describe("SSO sign-in: a rogue identity provider never enters another person's a
     rogue.users.set(s, { email: victim.email, email_verified: true });
     const flow = await ssoFlow(api, ref.stack.url, { email: victim.email, sub: s });
     const refused = await exchange(flow.loginCode);
-    expect(refused.status).toBe(409);
+    expect([refused.status, refused.body.detail]).toEqual([
+      409,
+      'An account with this e-mail already exists. Sign in with your password, then link single sign-on from your account settings.',
+    ]);
     expect(refused.body).not.toHaveProperty('access_token');
+    expect((await api.get('/auth/me/sso/identities', { token: victim.token })).body).toEqual([]);
+    await nothingCreated(attacker, victim.email, honestAt(rogue, s), true);
   });
 });
 
@@ -361,7 +426,7 @@ describe('SSO sign-in: every forged or unverified answer is refused with nothing
         403,
         'The identity provider has not verified this e-mail address',
       ]);
-      await noAccount(api, email);
+      await nothingCreated(c, email, honestAt(idp, s));
     }
   });
 
@@ -373,14 +438,16 @@ describe('SSO sign-in: every forged or unverified answer is refused with nothing
   ])('refuses %s (401)', async (_name, forgery) => {
     const c = await company(forger);
     const email = `mallory-${n++}@${c.domain}`;
-    forger.next = { sub: sub(), email, ...forgery };
-    const flow = await ssoFlow(api, ref.stack.url, { email, sub: 'unused' });
+    const s = sub();
+    forger.next = { sub: s, email, ...forgery };
+    const flow = await ssoFlow(api, ref.stack.url, { email, sub: s });
     const refused = await exchange(flow.loginCode);
     expect([refused.status, refused.body.detail]).toEqual([
       401,
       "Single sign-on failed: the identity provider's answer was refused",
     ]);
-    await noAccount(api, email);
+    expect(refused.body).not.toHaveProperty('access_token');
+    await nothingCreated(c, email, honestForger(s));
   });
 
   it("the forging IdP, when honest, signs in (the refusals above are the forgeries')", async () => {
@@ -400,6 +467,29 @@ describe('SSO sign-in: every forged or unverified answer is refused with nothing
     expect(flow.res.status).toBe(302);
     const replay = await api.get(flow.callbackPath, { cookie: flow.cookie });
     expect([replay.status, replay.body.detail]).toEqual([400, 'Invalid or expired sign-in state']);
+    expect(replay.headers.get('location')).toBeNull();
+    // the first callback's account is the only one: one member with the address, one identity linked to it
+    const members = await api.get(`/projects/members/${c.projectId}`, { token: c.token });
+    expect(members.body.filter((m: { email: string }) => m.email === email)).toHaveLength(1);
+    const tokens = await exchange(flow.loginCode);
+    expect(tokens.status, tokens.text).toBe(200);
+    const identities = await api.get('/auth/me/sso/identities', { token: tokens.body.access_token });
+    expect(identities.body).toEqual([expect.objectContaining({ issuer: idp.issuer, sub: s, email })]);
+  });
+
+  it('a state replayed after a refusal is 400 too, and creates nothing', async () => {
+    const c = await company();
+    const email = `ursula-${n++}@${c.domain}`;
+    const s = sub();
+    idp.users.set(s, { email, email_verified: false });
+    const flow = await ssoFlow(api, ref.stack.url, { email, sub: s });
+    expect(flow.res.status).toBe(302);
+    // the IdP would now vouch for the address: a replay of the refused answer's state must not profit from it
+    idp.users.set(s, { email, email_verified: true });
+    const replay = await api.get(flow.callbackPath, { cookie: flow.cookie });
+    expect([replay.status, replay.body.detail]).toEqual([400, 'Invalid or expired sign-in state']);
+    expect((await exchange(flow.loginCode)).status).toBe(403);
+    await nothingCreated(c, email, honestAt(idp, s));
   });
 
   it('a sign-in finished in another browser than the one that started it is 400 (no login CSRF)', async () => {
@@ -409,7 +499,7 @@ describe('SSO sign-in: every forged or unverified answer is refused with nothing
     idp.users.set(s, { email, email_verified: true });
     const flow = await ssoFlow(api, ref.stack.url, { email, sub: s, otherBrowser: true });
     expect([flow.res.status, flow.res.body.detail]).toEqual([400, 'Invalid or expired sign-in state']);
-    await noAccount(api, email);
+    await nothingCreated(c, email, honestAt(idp, s));
   });
 
   it("a link finishes only with an identity of the linking account's own address (403 otherwise)", async () => {

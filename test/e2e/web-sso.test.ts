@@ -3,6 +3,7 @@ import type { Browser, Page } from 'playwright-core';
 import { useTestStack } from '../helpers/stack';
 import { client } from '../helpers/http';
 import { launchChromium } from '../helpers/browser';
+import { axeViolations } from '../helpers/axe';
 import { ownerWithEnv } from '../helpers/catalog';
 import { connect, randomDomain } from '../helpers/sso';
 import { startDnsStandIn } from '../../infra/local/dns-stand-in';
@@ -22,6 +23,31 @@ let page: Page;
 let domain: string;
 const poll = <T>(read: () => T | Promise<T>) => expect.poll(read, { timeout: 15_000 });
 
+/** The screen as it is now, at 1280 and at 390 px wide: no serious axe violation, nothing wider than the window. */
+async function checkScreen(name: string) {
+  await checkWidth(name);
+  await page.setViewportSize({ width: 390, height: 800 });
+  await checkWidth(`${name}, narrow`);
+  await page.setViewportSize({ width: 1280, height: 800 });
+}
+async function checkWidth(name: string) {
+  expect(await axeViolations(page), name).toEqual([]);
+  const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
+  // SSO_SCREENSHOTS=<dir> keeps a picture of each (docs/web-sso-*.png are made so)
+  if (overflow > 0 || process.env.SSO_SCREENSHOTS)
+    await page.screenshot({
+      path: `${process.env.SSO_SCREENSHOTS ?? '/tmp'}/sso-${name.replace(/\W+/g, '-')}.png`,
+      fullPage: true,
+    });
+  const wide =
+    overflow > 0
+      ? await page.evaluate(
+          "[...document.querySelectorAll('main *')].filter((e) => e.getBoundingClientRect().right > window.innerWidth + 1).slice(0, 5).map((e) => e.tagName + '.' + e.className).join(' ')",
+        )
+      : '';
+  expect(overflow, `${name} is wider than the window: ${wide}`).toBeLessThanOrEqual(0);
+}
+
 beforeAll(async () => {
   idp = await startLocalIdp({ redirectUris: [`${ref.stack.url}/auth/sso/callback`], users: {} });
   const owner = await ownerWithEnv(api, 'Business');
@@ -40,6 +66,7 @@ async function signInWithSso(email: string) {
   await page.goto(`${ref.stack.url}/sign-in`);
   await page.getByRole('button', { name: 'Use single sign-on' }).click();
   await page.getByLabel('Work email').fill(email);
+  await checkScreen('sign in with single sign-on');
   await page.getByRole('button', { name: 'Continue' }).click();
   await page.getByRole('button', { name: email }).click();
 }
@@ -65,11 +92,18 @@ describe('dashboard single sign-on', () => {
     await page.getByLabel('E-mail domains').fill(d);
     await page.getByRole('button', { name: 'Save' }).click();
     await poll(() => page.locator('ul.sso-domains').textContent()).toContain(`_infracat-challenge.${d}`);
+    await checkScreen('project settings, a domain to verify');
+    // Verify before the record is published: the page names the record and says what to do
+    await page.getByRole('button', { name: `Verify ${d}` }).click();
+    await poll(() => page.getByRole('alert').textContent()).toContain(`TXT record _infracat-challenge.${d}`);
+    expect(await page.getByRole('alert').textContent()).toContain('Publish it at your DNS host');
+    await checkScreen('project settings, the record not found');
     const saved = await api.get(`/projects/${owner.projectId}/sso`, { token: owner.token });
     const challenge = saved.body.domains[0];
     dns.set(challenge.txt_name, [challenge.txt_value]);
     await page.getByRole('button', { name: `Verify ${d}` }).click();
     await poll(() => page.locator('ul.sso-domains').textContent()).not.toContain('not verified');
+    await checkScreen('project settings, the domain verified');
     await poll(
       async () => (await api.get(`/projects/${owner.projectId}/sso`, { token: owner.token })).body.domains[0].verified,
     ).toBe(true);
@@ -91,6 +125,7 @@ describe('dashboard single sign-on', () => {
     await page.context().clearCookies();
     await signInWithSso(email);
     await poll(() => page.getByRole('alert').textContent()).toContain('Sign in with your password');
+    await checkScreen('sign-in, an existing account refused');
   });
 
   it('the holder links single sign-on from the account page, and it is listed there', async () => {
@@ -100,10 +135,25 @@ describe('dashboard single sign-on', () => {
     await passwordSignIn(email, 'correct horse battery');
     await page.goto(`${ref.stack.url}/account#single-sign-on`);
     const part = page.locator('section#single-sign-on');
+    await poll(() => part.textContent()).toContain('No identity is linked');
+    await checkScreen('account, nothing linked');
     await part.getByLabel('Current password').fill('correct horse battery');
     await page.getByRole('button', { name: 'Link single sign-on' }).click();
     await page.getByRole('button', { name: email }).click();
     await poll(() => new URL(page.url()).pathname).toBe('/account');
     await poll(() => page.locator('ul.sso-identities').textContent()).toContain(email);
+    await checkScreen('account, a linked identity');
+  });
+
+  it('says what to do next for an address whose domain has no single sign-on, on the sign-in page', async () => {
+    await page.context().clearCookies();
+    await page.goto(`${ref.stack.url}/sign-in`);
+    await page.getByRole('button', { name: 'Use single sign-on' }).click();
+    await page.getByLabel('Work email').fill(`lee@${randomDomain()}`);
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await poll(() => page.getByRole('alert').textContent()).toContain('No single sign-on for this e-mail domain');
+    expect(await page.getByRole('alert').textContent()).toContain('sign in with your password');
+    expect(new URL(page.url()).pathname).toBe('/sign-in');
+    await checkScreen('sign in with single sign-on, no connection for the domain');
   });
 });

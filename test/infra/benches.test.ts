@@ -110,12 +110,18 @@ describe('the benches at a smoke size', () => {
         'GET /topology',
         'GET /services/{id}/blast-radius',
         'GET /service-floors/{id}/blast-radius',
+        'GET /auth/sso/callback (a new person, just in time)',
+        'POST /auth/sso/token (first sign-in)',
+        'GET /auth/sso/callback (a linked identity)',
+        'POST /auth/sso/token',
       ];
       const escaped = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
       // operation | calls | needed calls | ratio | round trips | needed round trips | verdict
       for (const op of operations)
         expect(out).toMatch(new RegExp(String.raw`^${escaped(op)} \| \d+ \| \d+ \| [\d.]+ \| \d+ \| \d+ \| OK$`, 'm'));
       expect(out).toMatch(new RegExp(String.raw`^every operation \(${operations.length}\) within budget$`, 'm'));
+      // The issue's budget for single sign-on's callback: at most 3 round trips beyond the password sign-in's own writes.
+      expect(out).toMatch(/^SSO callback: at most [0-3] DynamoDB round trips \(.*\), budget 3 beyond .*: OK$/m);
     },
     SLOW,
   );

@@ -4,6 +4,7 @@ import { api, ok, ApiError, signedIn } from '../api';
 import { safeNext, to } from '../links';
 import { useSession } from '../session';
 import { Alert, Field, message, Page, useSubmit } from '../ui';
+import { openSsoStart, ssoMessage } from './sso-refusals';
 
 /** SPEC's login answers that ask for the second factor. */
 const CODE_REQUIRED = 'TOTP code required';
@@ -28,14 +29,23 @@ export function SignIn() {
         await session.signedIn();
         route(safeNext(query.next), true);
       } catch (err) {
-        setSsoError(message(err));
+        setSsoError(ssoMessage(err));
       }
     })();
   }, [query.login_code]);
-  const startSso = (e: Event) => {
+  const [ssoBusy, setSsoBusy] = useState(false);
+  const startSso = async (e: Event) => {
     e.preventDefault();
+    setSsoError(undefined);
+    setSsoBusy(true);
     const back = `${location.origin}${to.signIn(query.next)}`;
-    location.assign(`/auth/sso/start?${new URLSearchParams({ email, return_to: back })}`);
+    const refused = await openSsoStart(`/auth/sso/start?${new URLSearchParams({ email, return_to: back })}`).catch(
+      (err: unknown) => message(err),
+    );
+    if (refused) {
+      setSsoError(refused);
+      setSsoBusy(false);
+    }
   };
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
@@ -77,6 +87,7 @@ export function SignIn() {
     return (
       <Page title="Sign in with single sign-on">
         <form class="narrow" onSubmit={startSso}>
+          <Alert>{ssoError}</Alert>
           <Field
             label="Work email"
             name="email"
@@ -88,7 +99,7 @@ export function SignIn() {
             onValue={setEmail}
             hint="Your organisation's identity provider signs you in; you come back here afterwards."
           />
-          <button type="submit" class="primary">
+          <button type="submit" class="primary" disabled={ssoBusy}>
             Continue
           </button>
           <button type="button" class="link" onClick={() => setSso(false)}>

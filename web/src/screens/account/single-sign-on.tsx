@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { api, ok } from '../../api';
 import { to } from '../../links';
 import { Alert, ConfirmButton, Field, Loaded, message, useLoad } from '../../ui';
+import { ssoMessage } from '../sso-refusals';
 
 /**
  * The account's single sign-on: the identities linked to it (each can be unlinked), and
@@ -30,7 +31,7 @@ export function SingleSignOn(props: { hasAuthenticator: boolean }) {
       );
       location.assign(authorization_url);
     } catch (err) {
-      setError(message(err));
+      setError(ssoMessage(err));
       setBusy(false);
     }
   };

@@ -81,8 +81,12 @@ export function SingleSignOnSettings(props: { projectId: string }) {
       );
       connection.reload();
     } catch (err) {
+      // the record not found (422 naming it; no field here shows it): the way on is at the DNS host, and time
+      const missing = err instanceof ApiError && err.status === 422 ? err.fields.domain : undefined;
       setVerifyError(
-        message(err, ['domain']) || (err instanceof ApiError ? String(err.fields.domain ?? err.detail) : ''),
+        missing
+          ? `${missing}. Publish it at your DNS host, then press Verify again (a new record may take a few minutes to be seen).`
+          : message(err),
       );
     }
   };
@@ -111,8 +115,13 @@ export function SingleSignOnSettings(props: { projectId: string }) {
                         <>
                           <br />
                           <span class="muted">
-                            TXT record <code>{d.txt_name}</code> with the value <code>{d.txt_value}</code>
+                            Add this TXT record at your DNS host, then press Verify (a new record may take a few minutes
+                            to be seen).
                           </span>
+                          <br />
+                          Name <code>{d.txt_name}</code>
+                          <br />
+                          Value <code>{d.txt_value}</code>
                         </>
                       )}
                     </span>
@@ -172,15 +181,17 @@ export function SingleSignOnSettings(props: { projectId: string }) {
           hint="One per line; each is verified by a DNS TXT record."
           rows={3}
         />
-        <label>
-          <input
-            type="checkbox"
-            name="required"
-            checked={required}
-            onChange={(e) => setRequired(e.currentTarget.checked)}
-          />{' '}
-          Require single sign-on for every member but the owner
-        </label>
+        <div class="field check-field">
+          <label>
+            <input
+              type="checkbox"
+              name="required"
+              checked={required}
+              onChange={(e) => setRequired(e.currentTarget.checked)}
+            />{' '}
+            Require single sign-on for every member but the owner
+          </label>
+        </div>
         <Loaded state={envs} label="environments">
           {(list) => (
             <>

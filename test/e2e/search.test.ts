@@ -1,4 +1,8 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { runInfracat } from '../helpers/infracat-binary';
 import { useTestStack } from '../helpers/stack';
 import { client, signUp } from '../helpers/http';
 import { createFloor, createNetwork, createService, newEnv, ownerWithEnv } from '../helpers/catalog';
@@ -130,5 +134,38 @@ describe('GET /search', () => {
     expect((await find(token, projectId, 'new')).map((r) => r.id)).toEqual([s.id]);
     expect((await api.delete(`/services/${s.id}`, undefined, { token })).status).toBe(204);
     expect(await find(token, projectId, 'after')).toEqual([]);
+  });
+
+  it("infracat search <q> prints the results, and -o json the answer's results", async () => {
+    const { owner, token, projectId, envId } = await ownerWithEnv(api);
+    const svc = await createService(api, token, projectId, envId, { name: 'cli-findable' });
+    const dir = await mkdtemp(join(tmpdir(), 'infracat-search-'));
+    try {
+      const env = {
+        INFRACAT_URL: ref.stack.url,
+        INFRACAT_EMAIL: owner.email,
+        INFRACAT_PASSWORD: owner.password,
+        INFRACAT_PROJECT: projectId,
+      };
+      const cli = (...args: string[]) => runInfracat(args, { configDir: join(dir, 'config'), env });
+      const json = await cli('search', 'findable', '-o', 'json');
+      expect(json.code, json.stderr).toBe(0);
+      expect(JSON.parse(json.stdout)).toEqual([
+        {
+          kind: 'service',
+          id: svc.id,
+          name: 'cli-findable',
+          environment_id: envId,
+          match: { field: 'name', value: 'cli-findable' },
+        },
+      ]);
+      const table = await cli('search', 'cli');
+      expect(table.code, table.stderr).toBe(0);
+      expect(table.stdout).toMatch(/service\W+cli-findable\W+name: cli-findable/);
+      const bad = await cli('search', 'x', '--limit', '101');
+      expect(bad.code).not.toBe(0);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -59,7 +59,7 @@ export {
 export { chainPlace, connectionListing, linkListing } from './topology/listings';
 export { backfillListings, rebuildProjectListings, reindexSearch } from './listing-backfill';
 export { search } from './search/search';
-export { SEARCH_KINDS, searchEntries, type SearchText } from './search/entries';
+export { SEARCH_KINDS, searchEntries } from './search/entries';
 export {
   DEFAULT_MAX_DEPTH,
   MAX_MAX_DEPTH,

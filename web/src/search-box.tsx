@@ -113,6 +113,7 @@ export function SearchBox(props: { projectId: string }) {
       <label class="sr-only" for="site-search">
         Search the project
       </label>
+      {/* biome-ignore lint/a11y/useAriaPropsSupportedByRole: the input is a combobox (role given in COMBOBOX), which takes aria-expanded */}
       <input
         ref={input}
         id="site-search"

@@ -22,9 +22,10 @@ const ids = async (token: string, projectId: string, q: string) => {
   expect(res.status, res.text).toBe(200);
   return (res.body.results as { id: string }[]).map((r) => r.id).sort();
 };
-/** The environment's index entries, as `<place> <id>` lines. */
+/** The environment's index entries (`SEARCHBY##<place>#<envId>#<id>`), as `<place> <id>` lines. */
 const entries = async (projectId: string, envId: string) =>
-  (await queryPrefix<{ SK: string; id: string }>(projectId, keys.listingPrefix('SEARCH', envId)))
+  (await queryPrefix<{ SK: string; id: string }>(projectId, keys.listingPrefix('SEARCH', '')))
+    .filter((e) => e.SK.split('#')[3] === envId)
     .map((e) => `${e.SK.split('#')[2]} ${e.id}`)
     .sort();
 
@@ -98,11 +99,11 @@ describe('the search index on every write path', () => {
     const { token, projectId, envId } = await ownerWithEnv(api);
     const svc = await createService(api, token, projectId, envId, { name: 'reindexed-svc', tags: ['rebuilt'] });
     const before = await entries(projectId, envId);
-    const all = await queryPrefix<{ PK: string; SK: string }>(projectId, keys.listingPrefix('SEARCH', envId));
+    const all = await queryPrefix<{ PK: string; SK: string }>(projectId, keys.listingPrefix('SEARCH', ''));
     for (const e of all) await deleteItem({ PK: e.PK, SK: e.SK });
     const ghost = crypto.randomUUID();
     await putItem({
-      ...keys.listing('SEARCH', projectId, envId, '', ghost, '=reindexed-ghost'),
+      ...keys.listing('SEARCH', projectId, '', envId, ghost, '=reindexed-ghost'),
       type: 'service_search_listing',
       id: ghost,
     });

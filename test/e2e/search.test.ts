@@ -118,6 +118,9 @@ describe('GET /search', () => {
     const inEnv = await find(token, projectId, 'alpha', `&environment_id=${envId}`);
     expect(inEnv).toHaveLength(5);
     expect(inEnv.map((r) => r.id)).not.toContain(there.id);
+    // A deleted environment's services are gone with it, though they were not deleted one by one.
+    expect((await api.delete(`/environments/${otherEnv}`, undefined, { token })).status).toBe(204);
+    expect((await find(token, projectId, 'alpha')).map((r) => r.id)).not.toContain(there.id);
     // Someone of another project finds nothing of this one (the project's 404).
     const stranger = await signUp(api);
     expect((await api.get(`/search?project_id=${projectId}&q=alpha`, { token: stranger.token })).status).toBe(404);

@@ -35,6 +35,12 @@ export interface ListingSpec<T extends Listable, F extends keyof T & string> {
   /** The ranges an entity is listed in (default: its environment's one): one listing item per place. */
   places?: (x: Listable & Partial<T>) => string[];
   /**
+   * The places are the project's, not the environment's: the key's environment part is left empty
+   * (`<FAMILY><ORDER>##<place>#<order key>#<id>`), so one range holds every environment's listings
+   * (the search index, whose order key is then the environment).
+   */
+  projectWide?: boolean;
+  /**
    * Its listing items may commit beside the entity's transaction when that is too large for one
    * (Puts before, Deletes after: db/transact.ts): its readers then skip listings of no live entity
    * and read further (`livePage`), so only use `livePage` to read it.
@@ -121,7 +127,7 @@ export function defineListing<T extends Listable, F extends keyof T & string>(sp
   const orderKey = spec.orderKey ?? ((x: Partial<T>) => nameOrderKey(x[spec.orderBy!] as string | null | undefined));
   const keysOf = (x: Listable & Partial<T>): Key[] =>
     (spec.places?.(x) ?? [undefined]).map((place) =>
-      keys.listing(spec.family, x.project_id, x.environment_id, orderKey(x), x.id, place),
+      keys.listing(spec.family, x.project_id, spec.projectWide ? '' : x.environment_id, orderKey(x), x.id, place),
     );
   const beside = (step: TransactStep, when: 'before' | 'after'): TransactStep =>
     spec.beside ? { ...step, beside: when } : step;

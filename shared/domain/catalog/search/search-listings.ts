@@ -7,7 +7,8 @@ import { searchEntries, type SearchKind, type SearchText } from './entries';
 
 /**
  * The search index as listings (listing.ts): one item per entry of a live service, floor or network,
- * `SEARCHBY#<envId>#<place>##<id>` in the project's partition, written by every write of the entity
+ * `SEARCHBY##<place>#<envId>#<id>` in the project's partition (one range per place across the
+ * project's environments, so a search of the project reads each place once), written by every write of the entity
  * in its own transaction as a companion of its name listing (`with` in listings.ts), so create,
  * rename, tag change, delete, archive, restore, import and discovery all move it, conditioned on the
  * fields it is computed from as read (`keyedBy`). The items hold nothing but their `type` (the kind)
@@ -27,7 +28,8 @@ export const serviceSearchListing = defineListing<Service, 'name' | 'tags'>({
   family: 'SEARCH',
   name: 'SERVICE_SEARCH',
   entityFamily: 'SERVICE',
-  orderKey: () => '',
+  orderKey: (x) => x.environment_id,
+  projectWide: true,
   places: placesOf('service'),
   filtered: [],
   keyedBy: ['name', 'tags'],
@@ -40,7 +42,8 @@ export const floorSearchListing = defineListing<Floor, 'hostname' | 'ip_address'
   family: 'SEARCH',
   name: 'FLOOR_SEARCH',
   entityFamily: 'FLOOR',
-  orderKey: () => '',
+  orderKey: (x) => x.environment_id,
+  projectWide: true,
   places: placesOf('service_floor'),
   filtered: [],
   keyedBy: ['hostname', 'ip_address', 'ip_addresses', 'tags'],
@@ -53,7 +56,8 @@ export const networkSearchListing = defineListing<Network, 'name' | 'cidr'>({
   family: 'SEARCH',
   name: 'NETWORK_SEARCH',
   entityFamily: 'NETWORK',
-  orderKey: () => '',
+  orderKey: (x) => x.environment_id,
+  projectWide: true,
   places: placesOf('network'),
   filtered: [],
   keyedBy: ['name', 'cidr'],

@@ -96,57 +96,59 @@ export function lookupsFor(q: string): Lookup[] {
 
 const networkOf = (place: string) => ipaddr.IPv4.parseCIDR(place.slice(place.indexOf('|') + 1));
 
-/** The place of an index item, from its sort key (`SEARCHBY#<envId>#<place>##<id>`; no place holds `#`). */
-const placeOf = (sk: string) => sk.split('#')[2];
+/** The place and environment of an index item, from its sort key (`SEARCHBY##<place>#<envId>#<id>`; no place holds `#`). */
+const parts = (sk: string) => {
+  const [, , place, envId] = sk.split('#');
+  return { place, envId };
+};
 
 /**
  * GET /search: services, floors and networks whose name, hostname, tags, addresses or network
  * (docs/decisions/0975) match `q`, best first, at most `limit`, in the environments (or the one named)
- * where the caller may read each kind, as its list decides. After the access (one round trip): one
- * Query per range to read (entries.ts) and readable environment, together, each reading at most
- * `limit` distinct items; then one BatchGet of the `limit` best, each checked against what it holds
- * now (a hit an entity no longer has, deleted or renamed meanwhile, is left out).
+ * where the caller may read each kind, as its list decides. Two round trips: the access (with the
+ * caller's role in every environment and the project's environments) beside one Query per range to
+ * read (entries.ts), each stopping at `limit` distinct items; then one BatchGet of the `limit` best
+ * readable hits, each checked against what it holds now (one deleted or renamed meanwhile is left out).
  */
 export async function search(ctx: AppContext, input: SearchInput): Promise<{ results: SearchResult[] }> {
-  const { project_id: projectId, limit } = input;
+  const { project_id: projectId, limit, environment_id: onlyEnv } = input;
   const userId = actorAccount(ctx).id;
-  const { access, envIds } = input.environment_id
-    ? { ...(await accessInEnvironment(projectId, userId, input.environment_id)), envIds: [input.environment_id] }
-    : await accessAcrossEnvironments(projectId, userId);
-  const wanted = input.kinds?.length ? input.kinds : SEARCH_KINDS;
-  const lookups = lookupsFor(input.q);
-  const scopes = envIds
-    .map((envId) => ({ envId, kinds: new Set(wanted.filter((k) => access.can(VIEW[k], envId))) }))
-    .filter((s) => s.kinds.size);
-  const reads = scopes.flatMap(({ envId, kinds }) =>
-    lookups.map(async (lookup) => {
-      const seen = new Set<string>();
-      const hits: Hit[] = [];
-      await queryPage<{ SK: string; id: string; type: string }>(
-        projectId,
-        keys.listingPrefix('SEARCH', envId, undefined) + lookup.prefix,
-        {
-          wanted: limit,
-          keep: (item) => {
-            const kind = KIND_OF_TYPE.get(item.type);
-            if (!kind || !kinds.has(kind) || seen.has(item.id)) return false;
-            const place = placeOf(item.SK);
-            const rank = lookup.hit(place);
-            if (!rank) return false;
-            seen.add(item.id);
-            hits.push({ envId, kind, id: item.id, place, ...rank });
-            return true;
-          },
+  const wanted = new Set(input.kinds?.length ? input.kinds : SEARCH_KINDS);
+  const read = (lookup: Lookup) => {
+    const seen = new Set<string>();
+    const hits: Hit[] = [];
+    return queryPage<{ SK: string; id: string; type: string }>(
+      projectId,
+      keys.listingPrefix('SEARCH', '') + lookup.prefix,
+      {
+        wanted: limit,
+        keep: (item) => {
+          const kind = KIND_OF_TYPE.get(item.type);
+          const { place, envId } = parts(item.SK);
+          if (!kind || !wanted.has(kind) || seen.has(item.id) || (onlyEnv && envId !== onlyEnv)) return false;
+          const rank = lookup.hit(place);
+          if (!rank) return false;
+          seen.add(item.id);
+          hits.push({ envId, kind, id: item.id, place, ...rank });
+          return true;
         },
-      );
-      return hits;
-    }),
-  );
-  const best = chooseBest((await Promise.all(reads)).flat(), limit);
-  const read = await batchGet(best.map((h) => ENTITY_KEY[h.kind](projectId, h.envId, h.id)));
+      },
+    ).then(() => hits);
+  };
+  const [{ access, envIds }, found] = await Promise.all([
+    onlyEnv
+      ? accessInEnvironment(projectId, userId, onlyEnv).then(({ access }) => ({ access, envIds: [onlyEnv] }))
+      : accessAcrossEnvironments(projectId, userId),
+    Promise.all(lookupsFor(input.q).map(read)),
+  ]);
+  // What the caller may read: live environments, each kind where its list would answer.
+  const live = new Set(envIds);
+  const readable = (h: Hit) => live.has(h.envId) && access.can(VIEW[h.kind], h.envId);
+  const best = chooseBest(found.flat().filter(readable), limit);
+  const items = await batchGet(best.map((h) => ENTITY_KEY[h.kind](projectId, h.envId, h.id)));
   const results: (SearchResult & { rank: Hit })[] = [];
   for (const hit of best) {
-    const item = liveItem<Record<string, unknown>>(read, ENTITY_KEY[hit.kind](projectId, hit.envId, hit.id));
+    const item = liveItem<Record<string, unknown>>(items, ENTITY_KEY[hit.kind](projectId, hit.envId, hit.id));
     if (!item) continue;
     const entity = SEARCH_LISTINGS[hit.kind].decode(item) as unknown as Record<string, unknown>;
     const entry = entriesOf(hit.kind, entity).find((e) => e.place === hit.place);

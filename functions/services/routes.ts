@@ -15,6 +15,7 @@ import {
   updateServiceBody,
 } from '#domain/catalog';
 import { lazySchema } from '#shared/lazy-schema';
+import { searchRoute } from './search-route';
 
 const serviceParams = lazySchema(() => z.object({ service_id: uuid }));
 const optionalFilter = lazySchema(() => z.string().trim().optional());
@@ -96,4 +97,5 @@ export const servicesRoutes = [
     refusals: [403, 404],
     handler: async ({ params }, ctx) => ok(await repositoryDeps(ctx, params)),
   }),
+  searchRoute,
 ];

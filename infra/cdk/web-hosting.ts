@@ -51,7 +51,7 @@ export const API_PATH_PATTERNS = [
   '/environments*',
   '/groups*',
   '/subgroups*',
-  '/service*',
+  '/se*', // /services, /service-floors, /search
   '/networks*',
   '/attachments/*',
   '/invites*',

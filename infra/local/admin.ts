@@ -4,7 +4,7 @@ import { config } from '#shared/config';
 import { appContext } from '#shared/context';
 import { DomainError } from '#shared/errors';
 import { ensureStaff } from '#domain/identity';
-import { backfillListings } from '#domain/catalog';
+import { backfillListings, reindexSearch } from '#domain/catalog';
 import { PROJECT_RESTORE_ACTION, restoreProject, type RestoreProgress, type RestoreReport } from '#domain/lifecycle';
 import { startLocalStack } from './stack';
 
@@ -13,6 +13,8 @@ import { startLocalStack } from './stack';
  * BOOTSTRAP_ADMIN_PASSWORD do at start, on demand; `npm run admin -- backfill-listings`: the listing
  * items a table written before them lacks (docs/data-model.md, "Lists in name order"; the local
  * runtime does it at start, `cdk deploy` before the new code serves; by hand, e.g. to run it ahead of a deploy);
+ * `npm run admin -- reindex-search`: the search index rebuilt from the services, floors and networks
+ * themselves (entries missing written, stale ones removed; docs/decisions/0975), whatever was done before;
  * `npm run admin -- restore-project --from-table <restored> --project <id> [--restore-point <time>] [--apply]`: one
  * project's items copied back from a restored copy of the table (docs/restore.md); a dry run (nothing written) unless
  * `--apply`. All against the table the configuration names:
@@ -24,6 +26,7 @@ import { startLocalStack } from './stack';
 const USAGE = [
   'usage: npm run admin -- create-staff --email <address> --password <password>',
   '       npm run admin -- backfill-listings',
+  '       npm run admin -- reindex-search',
   '       npm run admin -- restore-project --from-table <restored table> --project <project id> [--restore-point <ISO time>] [--dry-run | --apply]',
 ].join('\n');
 /** How often a long restore prints its progress. */
@@ -35,11 +38,11 @@ function fail(message: string, code: number): never {
 }
 
 const [command, ...rest] = process.argv.slice(2);
-if (command === 'backfill-listings') {
+if (command === 'backfill-listings' || command === 'reindex-search') {
   if (rest.length) fail(USAGE, 2);
   const stack = config().STAGE === 'cloud' ? undefined : await startLocalStack({ withoutHttp: true, withoutS3: true });
   try {
-    const done = Object.entries(await backfillListings());
+    const done = Object.entries(await (command === 'reindex-search' ? reindexSearch() : backfillListings()));
     for (const [family, { written, removed }] of done)
       console.log(`${family}: ${written} listing items written, ${removed} stale removed`);
     console.log(

@@ -3,6 +3,7 @@ import { useLocation } from 'preact-iso';
 import { to } from './links';
 import { useSession } from './session';
 import { Switcher } from './switcher';
+import { SearchBox } from './search-box';
 
 /**
  * The header: the brand, the project and environment choosers, the project's and environment's
@@ -23,6 +24,7 @@ export function Header() {
       <a class="brand" href={me ? to.projects : '/'}>
         Infrastructure Catalog
       </a>
+      {me && scope && <SearchBox projectId={scope[1]} />}
       {me && (
         <button
           type="button"

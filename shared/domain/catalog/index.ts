@@ -57,7 +57,9 @@ export {
   type NetworkListing,
 } from './listings';
 export { chainPlace, connectionListing, linkListing } from './topology/listings';
-export { backfillListings, rebuildProjectListings } from './listing-backfill';
+export { backfillListings, rebuildProjectListings, reindexSearch } from './listing-backfill';
+export { search } from './search/search';
+export { SEARCH_KINDS, searchEntries } from './search/entries';
 export {
   DEFAULT_MAX_DEPTH,
   MAX_MAX_DEPTH,

@@ -18,21 +18,29 @@ type Repairs = { written: number; removed: number };
  * before the API serves: the local stack does at start, `cdk deploy` before the new code serves (the
  * seeding function's Trigger, functions/seed), see docs/data-model.md.
  */
-export async function backfillListings(): Promise<Record<string, Repairs>> {
+export async function backfillListings(
+  opts: { only?: (listing: Listing<Listable>) => boolean; again?: boolean } = {},
+): Promise<Record<string, Repairs>> {
   const version = orderVersion();
   const done: Record<string, Repairs> = {};
   for (const listing of LISTINGS as readonly Listing<Listable>[]) {
-    const family = listing.family;
-    const marker = keys.migration(`${family.toLowerCase()}-listing`);
+    if (opts.only && !opts.only(listing)) continue;
+    const marker = keys.migration(`${listing.name.toLowerCase()}-listing`);
     // A kind's later layout (its revision) is a version of its own: only that kind is done again.
     const kindVersion = listing.revision > 1 ? `${version}|r${listing.revision}` : version;
-    if ((await getItem<{ version?: string }>(marker))?.version === kindVersion) continue;
-    const items = await scanSortKeyPrefixes<StoredItem>([`${listing.entityFamily}#`, keys.listingFamilyPrefix(family)]);
-    done[family] = await repairListings(listing, items);
+    if (!opts.again && (await getItem<{ version?: string }>(marker))?.version === kindVersion) continue;
+    const items = await scanSortKeyPrefixes<StoredItem>([
+      `${listing.entityFamily}#`,
+      keys.listingFamilyPrefix(listing.family),
+    ]);
+    done[listing.name] = await repairListings(listing, items);
     await putItem({ ...marker, version: kindVersion, at: new Date().toISOString() });
   }
   return done;
 }
+
+/** The search index rebuilt from its entities, whatever the records say (`npm run admin -- reindex-search`). */
+export const reindexSearch = () => backfillListings({ only: (l) => l.family === 'SEARCH', again: true });
 
 /**
  * The same repair over one project's partition (two Queries per kind, no Scan): after a restore of
@@ -45,7 +53,7 @@ export async function rebuildProjectListings(projectId: string): Promise<Record<
       queryPrefix<StoredItem>(projectId, `${listing.entityFamily}#`),
       queryPrefix<StoredItem>(projectId, keys.listingFamilyPrefix(listing.family)),
     ]);
-    done[listing.family] = await repairListings(listing, [...entities, ...listings]);
+    done[listing.name] = await repairListings(listing, [...entities, ...listings]);
   }
   return done;
 }
@@ -63,8 +71,10 @@ async function repairListings(listing: Listing<Listable>, items: StoredItem[]): 
     for (const want of listing.items(entity)) wanted.set(keyId(want as never), want);
   }
   const stale: { PK: string; SK: string }[] = [];
+  // Listings sharing a family (the search index's, one per kind) are told apart by their items' type.
+  const shared = listing.name !== listing.family;
   for (const item of items) {
-    if (!item.SK.startsWith(listingPrefix)) continue;
+    if (!item.SK.startsWith(listingPrefix) || (shared && item.type !== listing.itemType)) continue;
     const want = wanted.get(keyId(item));
     if (!want) stale.push({ PK: item.PK, SK: item.SK });
     else if (JSON.stringify(want, Object.keys(want).sort()) === JSON.stringify(item, Object.keys(want).sort()))

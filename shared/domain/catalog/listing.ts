@@ -23,12 +23,23 @@ export type Listable = Lifecycle & { id: string; project_id: string; environment
 
 export interface ListingSpec<T extends Listable, F extends keyof T & string> {
   family: ListingFamily;
+  /**
+   * The listing's name when several listings share a family (default: the family): its items'
+   * `type` is `<name>_listing` (lower-cased), the backfill repairs and records it by this name.
+   */
+  name?: string;
   /** The field the list is ordered by, in name order (one of `filtered`)… */
   orderBy?: F;
   /** …or the order key itself (printable, compared as bytes), for a list not in name order. */
   orderKey?: (x: Listable & Partial<T>) => string;
   /** The ranges an entity is listed in (default: its environment's one): one listing item per place. */
   places?: (x: Listable & Partial<T>) => string[];
+  /**
+   * The places are the project's, not the environment's: the key's environment part is left empty
+   * (`<FAMILY><ORDER>##<place>#<order key>#<id>`), so one range holds every environment's listings
+   * (the search index, whose order key is then the environment).
+   */
+  projectWide?: boolean;
   /**
    * Its listing items may commit beside the entity's transaction when that is too large for one
    * (Puts before, Deletes after: db/transact.ts): its readers then skip listings of no live entity
@@ -39,6 +50,11 @@ export interface ListingSpec<T extends Listable, F extends keyof T & string> {
   filtered: readonly F[];
   /** More fields a page reads with the entities (hints: a stale one costs a read, never a wrong answer). */
   hints?: readonly F[];
+  /**
+   * Fields the places are computed from that the listing items do not hold: a write holds only while
+   * they are as read (`asRead`), as for held fields, and moves the listing when one changes.
+   */
+  keyedBy?: readonly F[];
   /**
    * The layout's revision (absent: the first): raised when the places or keys of existing entities'
    * listings change, so that the backfill runs again for this kind on a table it already did.
@@ -63,6 +79,10 @@ export interface ListingSpec<T extends Listable, F extends keyof T & string> {
 /** A listed kind's listing rules (methods, so that any kind's is a `Listing<Listable>`). */
 export interface Listing<T extends Listable> {
   readonly family: ListingFamily;
+  /** The family, or the name given when several listings share it (the backfill's record, the items' `type`). */
+  readonly name: string;
+  /** The `type` of its listing items. */
+  readonly itemType: string;
   readonly revision: number;
   /** The sort-key family of the listed entities themselves (`SERVICE` for `SERVICE#…`). */
   readonly entityFamily: string;
@@ -98,12 +118,16 @@ export function defineListing<T extends Listable, F extends keyof T & string>(sp
   const companions = spec.with ?? [];
   const listedWhile = spec.listedWhile ?? isLive;
   const held = [...spec.filtered, ...(spec.hints ?? [])];
+  /** What a write of the entity must find as read for its listing steps to be exact. */
+  const watched = [...held, ...(spec.keyedBy ?? [])];
+  const name = spec.name ?? spec.family;
+  const itemType = `${name.toLowerCase()}_listing`;
   const stored = (x: Partial<T>, f: F) => x[f] ?? (spec.lists?.includes(f) ? [] : null);
   const same = (a: unknown, b: unknown) => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
   const orderKey = spec.orderKey ?? ((x: Partial<T>) => nameOrderKey(x[spec.orderBy!] as string | null | undefined));
   const keysOf = (x: Listable & Partial<T>): Key[] =>
     (spec.places?.(x) ?? [undefined]).map((place) =>
-      keys.listing(spec.family, x.project_id, x.environment_id, orderKey(x), x.id, place),
+      keys.listing(spec.family, x.project_id, spec.projectWide ? '' : x.environment_id, orderKey(x), x.id, place),
     );
   const beside = (step: TransactStep, when: 'before' | 'after'): TransactStep =>
     spec.beside ? { ...step, beside: when } : step;
@@ -111,7 +135,7 @@ export function defineListing<T extends Listable, F extends keyof T & string>(sp
   /** The listing items of a live entity. */
   const items = (x: Listable & Partial<T>): Record<string, unknown>[] =>
     keysOf(x).map((key) => {
-      const out: Record<string, unknown> = { ...key, type: `${spec.family.toLowerCase()}_listing`, id: x.id };
+      const out: Record<string, unknown> = { ...key, type: itemType, id: x.id };
       for (const f of held) out[f] = stored(x, f);
       return out;
     });
@@ -122,18 +146,23 @@ export function defineListing<T extends Listable, F extends keyof T & string>(sp
    * changes, a Delete when it stops being live, a Put (and the old key's Delete when the order key
    * moved) otherwise. A Put writes `after` whole and a Delete the key `before` had: pair them with
    * `asRead` on the entity's own write, so that they are what the entity holds when both commit.
+   * While the held fields keep their values, only the places gained are put (those kept are as they were).
    */
   const ownSteps = (before: (Listable & Partial<T>) | null, after: (Listable & Partial<T>) | null): TransactStep[] => {
     const was = before && listedWhile(before) ? keysOf(before) : [];
     const is = after && listedWhile(after) ? items(after) : [];
     const kept = new Set(is.map((i) => keyId(i as Key)));
+    const heldSame = held.every((f) => same(before?.[f], after?.[f]));
     const unchanged =
       was.length === is.length &&
-      held.every((f) => same(before?.[f], after?.[f])) &&
+      heldSame &&
+      watched.every((f) => same(before?.[f], after?.[f])) &&
       was.every((k) => kept.has(keyId(k)));
     if (unchanged) return [];
+    const had = new Set(was.map(keyId));
     const deletes = was.filter((k) => !kept.has(keyId(k))).map((k) => beside({ Delete: { Key: k } }, 'after'));
-    return [...deletes, ...is.map((i) => beside(putStep(i), 'before'))];
+    const puts = heldSame ? is.filter((i) => !had.has(keyId(i as Key))) : is;
+    return [...deletes, ...puts.map((i) => beside(putStep(i), 'before'))];
   };
   const steps = (before: (Listable & Partial<T>) | null, after: (Listable & Partial<T>) | null): TransactStep[] => [
     ...ownSteps(before, after),
@@ -150,10 +179,10 @@ export function defineListing<T extends Listable, F extends keyof T & string>(sp
   const asRead = (before: Partial<T>): Condition | undefined =>
     allOf(ownAsRead(before), ...companions.map((c) => c.asRead(before)));
   const ownAsRead = (before: Partial<T>): Condition | undefined => {
-    if (!held.length) return undefined;
+    if (!watched.length) return undefined;
     const names: Record<string, string> = {};
     const values: Record<string, unknown> = {};
-    const parts = held.map((f, i) => {
+    const parts = watched.map((f, i) => {
       const v = stored(before, f);
       names[`#lst${spec.family}${i}`] = f;
       values[`:lst${spec.family}${i}`] = v;
@@ -167,7 +196,7 @@ export function defineListing<T extends Listable, F extends keyof T & string>(sp
 
   /** Whether setting `fields` touches the listing: a held field, or the live rule's. */
   const touches = (fields: Partial<T> & Lifecycle): boolean =>
-    [...held, ...LIFECYCLE_FIELDS].some((f) => f in fields) || companions.some((c) => c.touches(fields));
+    [...watched, ...LIFECYCLE_FIELDS].some((f) => f in fields) || companions.some((c) => c.touches(fields));
 
   /**
    * The write that sets `fields` on a live entity read as `before`, with its listing's writes. When
@@ -242,6 +271,8 @@ export function defineListing<T extends Listable, F extends keyof T & string>(sp
 
   return {
     family: spec.family,
+    name,
+    itemType,
     revision: spec.revision ?? 1,
     entityFamily: spec.entityFamily ?? spec.family,
     listedWhile,

@@ -5,6 +5,7 @@ import { serviceEntity, type Service } from './service-entity';
 import { floorEntity, type Floor } from './floor-entity';
 import { networkEntity, type Network } from './network-entity';
 import { connectionListing, linkListing } from './topology/listings';
+import { floorSearchListing, networkSearchListing, serviceSearchListing } from './search/search-listings';
 
 /** The lists read from listing items (listing.ts), each with what its list filters on. */
 
@@ -50,7 +51,7 @@ export const serviceListing = defineListing<
 >({
   family: 'SERVICE',
   orderBy: 'name',
-  with: [serviceRefListing],
+  with: [serviceRefListing, serviceSearchListing],
   filtered: ['name', 'tags', 'programming_language', 'provider', 'provider_region', 'provider_zone'],
   hints: ['service_floor_id', 'group_id', 'subgroup_id'],
   lists: ['tags'],
@@ -78,6 +79,7 @@ export const floorListing = defineListing<
 >({
   family: 'FLOOR',
   orderBy: 'hostname',
+  with: [floorSearchListing],
   filtered: ['hostname', 'tags', 'floor_type', 'provider', 'provider_region', 'provider_zone'],
   lists: ['tags'],
   entityKey: keys.floor,
@@ -92,6 +94,7 @@ export type FloorListing = Pick<
 export const networkListing = defineListing<Network, 'name' | 'cidr' | 'gateway' | 'vlan_id'>({
   family: 'NETWORK',
   orderBy: 'name',
+  with: [networkSearchListing],
   filtered: ['name', 'cidr', 'gateway', 'vlan_id'],
   entityKey: keys.network,
   decode: networkEntity.decode,
@@ -105,4 +108,7 @@ export const LISTINGS = [
   connectionListing,
   linkListing,
   serviceRefListing,
+  serviceSearchListing,
+  floorSearchListing,
+  networkSearchListing,
 ] as const;

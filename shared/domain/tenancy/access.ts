@@ -1,6 +1,7 @@
 import { isLive } from '#db/live';
 import { batchGet, keyId, type Key } from '#db/batch-get';
 import { keys } from '#db/keys';
+import { queryPrefix } from '#db/query';
 import { forbidden, isRefusal, notFound, type DomainError } from '#shared/errors';
 import { actorAccount, type AppContext } from '#shared/context';
 import {
@@ -111,16 +112,21 @@ export const OWNER_REQUIRED = 'Project owner required';
  * Loads the caller's access to a project: the project, their membership, their role in `envId`
  * and any `extra` items, in one BatchGet. A missing or deleted project and a project the caller is
  * not a member of give the same refusal (`notFoundError`), so 404 bodies are byte-identical.
+ * `everyEnvRole`: their roles in every environment instead (a Query of the project's roles beside the
+ * BatchGet), for a request across environments.
  */
 export async function loadAccess(
   projectId: string,
   userId: string,
-  opts: { envId?: string; extra?: Key[]; notFoundError?: DomainError } = {},
+  opts: { envId?: string; everyEnvRole?: boolean; extra?: Key[]; notFoundError?: DomainError } = {},
 ): Promise<ProjectAccess> {
   const projectKey = keys.project(projectId);
   const memberKey = keys.member(projectId, userId);
   const roleKey = opts.envId ? keys.envRole(projectId, opts.envId, userId) : undefined;
-  const items = await batchGet([projectKey, memberKey, ...(roleKey ? [roleKey] : []), ...(opts.extra ?? [])]);
+  const [items, everyRole] = await Promise.all([
+    batchGet([projectKey, memberKey, ...(roleKey ? [roleKey] : []), ...(opts.extra ?? [])]),
+    opts.everyEnvRole ? queryPrefix(projectId, keys.envRolesPrefix) : [],
+  ]);
   const project = projectEntity.decodeFound(items.get(keyId(projectKey)));
   const membership = membershipEntity.decodeFound(items.get(keyId(memberKey)));
   // A project outside an API key's projects is as unknown to its token as one the account is not in.
@@ -134,6 +140,10 @@ export async function loadAccess(
   const envRoles = new Map<string, EnvRole>();
   const role = roleKey ? envRoleEntity.decodeFound(items.get(keyId(roleKey))) : undefined;
   if (role && opts.envId) envRoles.set(opts.envId, role.role);
+  for (const raw of everyRole) {
+    const r = envRoleEntity.decode(raw);
+    if (r.user_id === userId) envRoles.set(r.environment_id, r.role);
+  }
   const roleDefs = new Map<string, CustomRoleDef>();
   const grants = [...(membership.custom_role_grants ?? [])];
   if (grants.length) {

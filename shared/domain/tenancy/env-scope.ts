@@ -6,6 +6,7 @@ import { environmentEntity } from './environment-entity';
 import type { Key } from '#db/lookup';
 import { keyId } from '#db/batch-get';
 import { isLive, stillLiveStep } from '#db/live';
+import { queryPrefix } from '#db/query';
 
 /** SPEC's wording (POST /services); every request that names an environment of a project uses it. */
 export const ENV_NOT_IN_PROJECT = 'Environment not found or does not belong to project';
@@ -22,6 +23,26 @@ export async function accessInEnvironment(projectId: string, userId: string, env
   const env = environmentEntity.decodeFound(access.extra.get(keyId(envKey)));
   if (!isLive(env)) throw invalid(ENV_NOT_IN_PROJECT);
   return { access, env: env! };
+}
+
+/**
+ * Access for a request across a project's environments (a search without `environment_id`): the
+ * caller's access with their role in every environment, and the project's live environments, read
+ * together (one round trip; a second for holders of custom roles). What the caller may read in each
+ * is the caller's to ask (`access.can(permission, envId)`), as in a request naming one.
+ */
+export async function accessAcrossEnvironments(projectId: string, userId: string) {
+  const [access, envs] = await Promise.all([
+    loadAccess(projectId, userId, { everyEnvRole: true }),
+    queryPrefix(projectId, keys.environmentPrefix),
+  ]);
+  return {
+    access,
+    envIds: envs
+      .map(environmentEntity.decode)
+      .filter(isLive)
+      .map((e) => e.id),
+  };
 }
 
 /** Guards a write in an environment against the environment being deleted concurrently. */

@@ -22,7 +22,7 @@ export {
   removeAssignment,
 } from './custom-roles';
 export { toEnvRoleOut, assignEnvRole, listEnvRoles, removeEnvRole, envRoleStep } from './env-roles';
-export { ENV_NOT_IN_PROJECT, accessInEnvironment, envLiveCheck } from './env-scope';
+export { ENV_NOT_IN_PROJECT, accessInEnvironment, accessAcrossEnvironments, envLiveCheck } from './env-scope';
 export { environmentEntity, environmentView, type Environment, type EnvironmentOut } from './environment-entity';
 export {
   ENVIRONMENT_NOT_FOUND,

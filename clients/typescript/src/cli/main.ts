@@ -8,6 +8,7 @@ import { examples, optionsOf, withOutput } from './common.js';
 import { floorCommands } from './floors.js';
 import { networkCommands } from './networks.js';
 import { serviceCommands } from './services.js';
+import { searchCommand } from './search.js';
 import { ssoLogin } from './sso-login.js';
 import { cliClient, connect, login, notTheApi, serviceUrl, sessionFor } from './context.js';
 import { CliError, lockoutHint } from './errors.js';
@@ -144,6 +145,7 @@ Exit codes: 0 ok, 1 error, 2 (plan) changes pending.
   planCommands(program);
 
   auditCommand(program);
+  searchCommand(program);
 
   webhookCommands(program);
   apiKeyCommands(program);

@@ -1,0 +1,118 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import { useTestStack } from '../helpers/stack';
+import { client, PASSWORD, uniqueEmail } from '../helpers/http';
+import { launchChromium, pageProblems } from '../helpers/browser';
+import { axeViolations } from '../helpers/axe';
+
+/**
+ * The header's search box in a real browser against a local stack: `/` focuses it, results come
+ * grouped by kind, the arrow keys and Enter open one; a service is found by its name, and by an
+ * address of its server (the server's result, then the service on its page). Checked with axe-core
+ * (no serious or critical violation) at 1280 and 390 px. SEARCH_SCREENSHOTS=<folder> keeps a picture
+ * of the open results at each width.
+ */
+const ref = useTestStack();
+const api = client(() => ref.stack.url);
+const email = uniqueEmail('search');
+let browser: Browser;
+let page: Page;
+let problems: string[];
+const ids = { projectId: '', envId: '', service: '', floor: '' };
+const url = (path = '') => ref.stack.url + path;
+const heading = () => page.getByRole('heading', { level: 1 });
+const poll = <T>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 20_000 });
+const box = () => page.getByRole('combobox', { name: 'Search the project' });
+const options = () => page.getByRole('listbox', { name: 'Search results' }).getByRole('option');
+
+async function checkScreen(name: string) {
+  expect(await axeViolations(page), name).toEqual([]);
+  const overflow = await page.evaluate('document.documentElement.scrollWidth - window.innerWidth');
+  expect(overflow, `${name} is wider than the window`).toBeLessThanOrEqual(0);
+}
+async function picture(name: string) {
+  const folder = process.env.SEARCH_SCREENSHOTS;
+  if (folder) await page.screenshot({ path: `${folder}/${name}.png` });
+}
+
+beforeAll(async () => {
+  browser = await launchChromium();
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, timezoneId: 'UTC' });
+  page = await context.newPage();
+  problems = await pageProblems(page);
+});
+afterAll(async () => {
+  await browser?.close();
+});
+
+describe('the header search box', { timeout: 120_000 }, () => {
+  it('finds a service by its name: / focuses the box, results grouped by kind, Enter opens the first', async () => {
+    await page.goto(url('/register'));
+    await page.getByLabel('Name').fill('Sam Search');
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Create account' }).click();
+    await page.waitForURL(url('/p'));
+    const token = (await api.post('/auth/login', { email, password: PASSWORD })).body.access_token as string;
+    const project = await api.post('/projects', { name: 'Findings' }, { token });
+    ids.projectId = project.body.id;
+    const env = await api.post('/environments', { name: 'prod', project_id: ids.projectId }, { token });
+    ids.envId = env.body.id;
+    const scope = { project_id: ids.projectId, environment_id: ids.envId };
+    const floor = await api.post(
+      '/service-floors',
+      { ...scope, type: 'vm', hostname: 'pay-host-1', ip_address: '10.42.7.19' },
+      { token },
+    );
+    ids.floor = floor.body.id;
+    const service = await api.post(
+      '/services',
+      { ...scope, name: 'payments-gateway', service_floor_id: ids.floor, tags: ['billing'] },
+      { token },
+    );
+    expect(service.status, service.text).toBe(201);
+    ids.service = service.body.id;
+    await api.post('/networks', { ...scope, name: 'payments-net', cidr: '10.42.7.0/24' }, { token });
+
+    await page.goto(url(`/p/${ids.projectId}/e/${ids.envId}/services`));
+    await poll(() => heading().textContent()).toContain('Services');
+    await page.locator('main').click();
+    await page.keyboard.press('/');
+    await poll(() => page.evaluate('document.activeElement?.id')).toBe('site-search');
+    await page.keyboard.type('payments');
+    await poll(() => options().count()).toBe(2);
+    expect(await page.getByRole('group', { name: 'Services' }).getByRole('option').textContent()).toContain(
+      'payments-gateway',
+    );
+    expect(await page.getByRole('group', { name: 'Networks' }).getByRole('option').textContent()).toContain(
+      'payments-net',
+    );
+    expect(await box().getAttribute('aria-expanded')).toBe('true');
+    await checkScreen('search results (1280 px)');
+    await picture('search-1280');
+    await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('ArrowUp');
+    await page.keyboard.press('Enter');
+    await page.waitForURL(url(`/p/${ids.projectId}/e/${ids.envId}/services/${ids.service}`));
+    await poll(() => heading().textContent()).toBe('payments-gateway');
+  });
+
+  it("finds the service by an address of its server at 390 px: Ctrl-K, the server's result, then the service on it", async () => {
+    await page.setViewportSize({ width: 390, height: 800 });
+    await page.keyboard.press('Control+k');
+    await poll(() => page.evaluate('document.activeElement?.id')).toBe('site-search');
+    await page.keyboard.type('10.42.7.19');
+    await poll(() => options().count()).toBe(2); // the server with the address, the network holding it
+    const server = page.getByRole('group', { name: 'Servers' }).getByRole('option');
+    expect(await server.textContent()).toContain('ip_address: 10.42.7.19');
+    await checkScreen('search results (390 px)');
+    await picture('search-390');
+    await server.click();
+    await page.waitForURL(url(`/p/${ids.projectId}/e/${ids.envId}/servers/${ids.floor}`));
+    await poll(() => heading().textContent()).toBe('pay-host-1');
+    await page.getByRole('main').getByRole('link', { name: 'payments-gateway' }).first().click();
+    await page.waitForURL(url(`/p/${ids.projectId}/e/${ids.envId}/services/${ids.service}`));
+    await poll(() => heading().textContent()).toBe('payments-gateway');
+    expect(problems).toEqual([]);
+  });
+});

@@ -3,6 +3,7 @@ import { useLocation } from 'preact-iso';
 import { to } from './links';
 import { useSession } from './session';
 import { Switcher } from './switcher';
+import { LiveIndicator } from './live-indicator';
 
 /**
  * The header: the brand, the project and environment choosers, the project's and environment's
@@ -72,6 +73,7 @@ export function Header() {
             <a href={to.transfer(scope[1], scope[2])} aria-current={path.endsWith('/transfer') ? 'page' : undefined}>
               Import & export
             </a>
+            <LiveIndicator />
           </nav>
         )}
         <div class="account">

@@ -28,7 +28,8 @@ export function watchCommand(program: Command) {
             since: o.since as number | undefined,
             signal: stop.signal,
             onStatus: (s) => {
-              if (!json && s !== 'ended') say(`${s} (${t.project.name}/${t.environment.name})`);
+              // On stderr, so `-o json`'s stdout stays one change a line.
+              if (s !== 'ended') say(`${s} (${t.project.name}/${t.environment.name})`);
             },
             onReload: (seq) => say(`changes before ${seq} are no longer kept: read the environment again`),
             onChange: (ch) => {

@@ -139,6 +139,8 @@ const schema = lazySchema(() => {
     LOCAL_DEADLINE_SWEEP_SECONDS: z.coerce.number().int().nonnegative().default(60),
     /** Local runtime: how often the outbox is read into the events queue (the cloud's table stream); 0 turns the timer off (tests drain the queues, which reads it). */
     LOCAL_OUTBOX_POLL_MS: z.coerce.number().int().nonnegative().default(500),
+    /** The local stand-in of the table stream's reader (live changes): how often an idle stream is read again; 0 = off. */
+    LOCAL_STREAM_POLL_MS: z.coerce.number().int().nonnegative().default(100),
     /**
      * Outbox items (events, mail) still in the table this long after their write (or their last resend)
      * are handed to their queue again by the resend sweep, which the webhook retry schedule runs every

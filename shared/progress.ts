@@ -26,15 +26,35 @@ export const INVALID_TICKET = 'Invalid or expired ticket';
 
 const hash = (ticket: string) => createHash('sha256').update(ticket).digest('hex');
 
-/** A ticket for `userId` to follow `jobId` (the caller has checked that the user may see the job). */
-export async function issueTicket(ctx: AppContext, userId: string, jobId: string) {
+/**
+ * What a live ticket binds (an environment's changes, `#domain/live`): the environment, where to resume,
+ * and the credential it was asked with (a session or an API key, and the account's token version then),
+ * which every message sent to the connection checks again.
+ */
+export interface LiveBinding {
+  project_id: string;
+  environment_id: string;
+  since: number | null;
+  session_id: string | null;
+  key_id: string | null;
+  token_version: number;
+}
+
+/** Who spent a ticket, and what it follows: a job's progress (`jobId`) or an environment's changes (`live`). */
+export interface TicketHolder {
+  userId: string;
+  jobId?: string;
+  live?: LiveBinding;
+}
+
+async function putTicket(ctx: AppContext, userId: string, follows: Record<string, unknown>) {
   const ticket = randomBytes(32).toString('base64url');
   const now = epochSeconds(ctx.clock.now());
   await putItem({
     ...keys.wsTicket(hash(ticket)),
     type: 'ws_ticket',
     user_id: userId,
-    job_id: jobId,
+    ...follows,
     expires_at: now + TICKET_TTL_SECONDS,
     expires_at_epoch: now + TICKET_TTL_SECONDS,
   });
@@ -42,38 +62,55 @@ export async function issueTicket(ctx: AppContext, userId: string, jobId: string
   return { ticket, url, expires_in: TICKET_TTL_SECONDS };
 }
 
+/** A ticket for `userId` to follow `jobId` (the caller has checked that the user may see the job). */
+export const issueTicket = (ctx: AppContext, userId: string, jobId: string) =>
+  putTicket(ctx, userId, { job_id: jobId });
+
+/** A ticket for `userId` to follow an environment's changes (the caller has checked that the user may read it). */
+export const issueLiveTicket = (ctx: AppContext, userId: string, live: LiveBinding) => putTicket(ctx, userId, { live });
+
 /** The `$connect` check: spends the ticket (a second use, an unknown or expired one: refused). Answers whom and what it follows. */
-export async function spendTicket(
-  ctx: AppContext,
-  ticket: string | undefined,
-): Promise<{ userId: string; jobId: string }> {
+export async function spendTicket(ctx: AppContext, ticket: string | undefined): Promise<TicketHolder> {
   if (!ticket) throw unauthenticated(INVALID_TICKET);
   const now = epochSeconds(ctx.clock.now());
   // Marked spent rather than deleted: a conditional write answers exactly through the SDK's retries
   // (a delete retried after it took effect finds nothing and would refuse a good ticket). TTL removes it.
   const spent = await spendOnce(keys.wsTicket(hash(ticket)), 'spent_at', now);
   if (!spent || Number(spent.expires_at) < now) throw unauthenticated(INVALID_TICKET);
-  return { userId: String(spent.user_id), jobId: String(spent.job_id) };
+  const userId = String(spent.user_id);
+  if (spent.live) return { userId, live: spent.live as LiveBinding };
+  return { userId, jobId: String(spent.job_id) };
 }
 
-/** Remembers a connection following a job. */
+/**
+ * Remembers a connection: following a job (`jobId`), or with `also`, the items its follower keeps
+ * (a live connection's, `#domain/live`), which go with it on disconnect.
+ */
 export async function connect(
   ctx: AppContext,
-  input: { connectionId: string; userId: string; jobId: string },
+  input: { connectionId: string; userId: string; jobId?: string; envId?: string; also?: Record<string, unknown>[] },
 ): Promise<void> {
   const expires = epochSeconds(ctx.clock.now()) + CONNECTION_TTL_SECONDS;
+  const also = (input.also ?? []).map((item): Record<string, unknown> => ({ ...item, expires_at_epoch: expires }));
   await transact([
-    putStep({
-      ...keys.jobConnection(input.jobId, input.connectionId),
-      type: 'job_connection',
-      connection_id: input.connectionId,
-      user_id: input.userId,
-      expires_at_epoch: expires,
-    }),
+    ...(input.jobId
+      ? [
+          putStep({
+            ...keys.jobConnection(input.jobId, input.connectionId),
+            type: 'job_connection',
+            connection_id: input.connectionId,
+            user_id: input.userId,
+            expires_at_epoch: expires,
+          }),
+        ]
+      : []),
+    ...also.map(putStep),
     putStep({
       ...keys.wsConnection(input.connectionId),
       type: 'ws_connection',
-      job_id: input.jobId,
+      ...(input.jobId ? { job_id: input.jobId } : {}),
+      ...(input.envId ? { env_id: input.envId } : {}),
+      also: also.map((i) => ({ PK: String(i.PK), SK: String(i.SK) })),
       expires_at_epoch: expires,
     }),
   ]);
@@ -81,12 +118,23 @@ export async function connect(
 
 export async function disconnect(input: { connectionId: string }): Promise<void> {
   const gone = await deleteItem(keys.wsConnection(input.connectionId));
-  if (gone?.job_id) await transact([deleteStep(keys.jobConnection(String(gone.job_id), input.connectionId))]);
+  const also = Array.isArray(gone?.also) ? (gone.also as { PK: string; SK: string }[]) : [];
+  const steps = [
+    ...(gone?.job_id ? [deleteStep(keys.jobConnection(String(gone.job_id), input.connectionId))] : []),
+    ...also.map((k) => deleteStep({ PK: String(k.PK), SK: String(k.SK) })),
+  ];
+  if (steps.length) await transact(steps);
+}
+
+/** What a connection follows, if it is still known: a job, or an environment's changes. */
+export async function connectionOf(connectionId: string): Promise<{ jobId?: string; envId?: string } | undefined> {
+  const c = await getItem<{ job_id?: string; env_id?: string }>(keys.wsConnection(connectionId));
+  return c && { jobId: c.job_id, envId: c.env_id };
 }
 
 /** The job a connection follows, if it is still known. */
-export async function jobOfConnection(connectionId: string): Promise<string | undefined> {
-  return (await getItem<{ job_id: string }>(keys.wsConnection(connectionId)))?.job_id;
+async function jobOfConnection(connectionId: string): Promise<string | undefined> {
+  return (await connectionOf(connectionId))?.jobId;
 }
 
 /** Sends a message to every connection following a job; connections that are gone are forgotten. Never throws (a lost message is fine: the record is the truth). */

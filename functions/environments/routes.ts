@@ -14,6 +14,7 @@ import {
   removeEnvRole,
   toEnvRoleOut,
 } from '#domain/tenancy';
+import { liveTicket } from '#domain/live';
 import { lazySchema } from '#shared/lazy-schema';
 
 const environmentOut = () => environmentView.schema;
@@ -128,5 +129,16 @@ export const environmentRoutes = [
       await removeEnvRole(ctx, params);
       return noContent();
     },
+  }),
+  route({
+    method: 'POST',
+    path: '/live/ticket',
+    auth: 'user',
+    summary:
+      "A single-use, one-minute ticket to follow an environment's changes over the WebSocket (after `since`, when given)",
+    body: () => z.object({ project_id: uuid, environment_id: uuid, since: z.int().nonnegative().optional() }),
+    responses: () => ({ 200: z.object({ url: z.string(), ticket: z.string(), expires_in: z.int() }) }),
+    refusals: [400, 403, 404],
+    handler: async ({ body }, ctx) => ok(await liveTicket(ctx, body)),
   }),
 ];

@@ -19,7 +19,12 @@ async function authorize(event: APIGatewayRequestAuthorizerEvent): Promise<APIGa
     return {
       principalId: who.userId,
       policyDocument: policy('Allow', event.methodArn),
-      context: { userId: who.userId, jobId: who.jobId },
+      // Authorizer context values are flat strings: a live binding travels as JSON.
+      context: {
+        userId: who.userId,
+        ...(who.jobId ? { jobId: who.jobId } : {}),
+        ...(who.live ? { live: JSON.stringify(who.live) } : {}),
+      },
     };
   } catch {
     return { principalId: 'anonymous', policyDocument: policy('Deny', event.methodArn) };

@@ -28,8 +28,9 @@ export function createStores(stack: Stack, siteDomainName: string | undefined): 
     billingMode: BillingMode.PAY_PER_REQUEST,
     pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
     timeToLiveAttribute: TABLE.ttlAttribute,
-    // The outbox reader: domain events written with their change reach the events queue from here.
-    stream: StreamViewType.NEW_IMAGE,
+    // The outbox reader: domain events written with their change reach the events queue from here; live
+    // changes compare an item before and after (created, updated, deleted; an internal move says nothing).
+    stream: StreamViewType.NEW_AND_OLD_IMAGES,
   });
   for (const i of TABLE.indexes) {
     table.addGlobalSecondaryIndex({

@@ -58,6 +58,7 @@ export const API_PATH_PATTERNS = [
   '/impex/*',
   '/integrations/*',
   '/topology*',
+  '/live/*',
   '/openapi.json',
   '/docs*',
 ] as const;

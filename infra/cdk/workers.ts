@@ -9,6 +9,7 @@ import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { workerTable } from '../../functions/workers';
 import type { QueueName } from '#shared/queue';
 import { MAX_RECEIVES } from '#shared/queue-settings';
+import { LIVE_STREAM_TYPES } from '#domain/live';
 import { ack } from './bundling';
 import { jobsV8Flags, pascal, SINGLE_FUNCTIONS, workerFunction } from './functions';
 import { QUEUE_URL_ENV, type Lambdas } from './lambdas';
@@ -89,19 +90,14 @@ export function addWorkers(
 }
 
 /**
- * The outbox reader: the table's stream → the events and mail queues. Only inserted outbox items reach
- * the function (the filter is evaluated by Lambda, not billed); a failure retries from the failed record;
- * 24 h of retention. Least privilege: it reads the stream (the event source's grant) and sends to the
- * events and mail queues, nothing else.
+ * The outbox reader: the table's stream → the events and mail queues, and each environment's live
+ * changes → its WebSocket followers (`#domain/live`). Only inserted outbox items and the item types live
+ * changes read reach the function (the filter is evaluated by Lambda, not billed); a failure retries from
+ * the failed record; 24 h of retention. Its grants are read off its bundle like every function's (the
+ * table, the two queues, posting to WebSocket connections) plus reading the stream (the event source's).
  */
 export function addOutbox(lambdas: Lambdas, table: Table, { queues, dlqs }: Queues): NodejsFunction {
-  const outbox = lambdas.bundled(SINGLE_FUNCTIONS.outbox.id, SINGLE_FUNCTIONS.outbox.entry, 256, WORKER_TIMEOUT, {
-    STAGE: 'cloud',
-    NODE_OPTIONS: '--enable-source-maps',
-    TABLE_NAME: table.tableName,
-    EVENTS_QUEUE_URL: queues.events.queueUrl,
-    MAIL_QUEUE_URL: queues.mail.queueUrl,
-  });
+  const outbox = lambdas.fn(SINGLE_FUNCTIONS.outbox.id, SINGLE_FUNCTIONS.outbox.entry, 256, WORKER_TIMEOUT);
   queues.events.grantSendMessages(outbox);
   queues.mail.grantSendMessages(outbox);
   outbox.addEventSource(
@@ -120,6 +116,12 @@ export function addOutbox(lambdas: Lambdas, table: Table, { queues, dlqs }: Queu
         FilterCriteria.filter({
           eventName: FilterRule.isEqual('INSERT'),
           dynamodb: { NewImage: { PK: { S: FilterRule.isEqual('OUTBOX') } } },
+        }),
+        // Live changes: catalog items, groups, environments, and what decides an account's access.
+        FilterCriteria.filter({ dynamodb: { NewImage: { type: { S: FilterRule.or(...LIVE_STREAM_TYPES) } } } }),
+        FilterCriteria.filter({
+          eventName: FilterRule.isEqual('REMOVE'),
+          dynamodb: { OldImage: { type: { S: FilterRule.or(...LIVE_STREAM_TYPES) } } },
         }),
       ],
     }),

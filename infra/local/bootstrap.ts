@@ -2,6 +2,7 @@ import {
   CreateTableCommand,
   DescribeTableCommand,
   ResourceInUseException,
+  UpdateTableCommand,
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
 import { ddb } from '#shared/clients';
@@ -10,7 +11,7 @@ import { seedPlans } from '#domain/billing';
 import { backfillListings } from '#domain/catalog';
 import { appContext } from '#shared/context';
 
-/** Creates the table (with TTL) when it does not exist yet. */
+/** Creates the table (with TTL and its stream) when it does not exist yet; turns the stream on for an older one. */
 export async function ensureTable(tableName: string): Promise<void> {
   const client = ddb();
   try {
@@ -24,7 +25,15 @@ export async function ensureTable(tableName: string): Promise<void> {
   } catch (err) {
     if (!(err instanceof ResourceInUseException)) throw err;
   }
-  await client.send(new DescribeTableCommand({ TableName: tableName }));
+  const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+  // A table made before live changes has no stream yet.
+  if (!Table?.StreamSpecification?.StreamEnabled)
+    await client.send(
+      new UpdateTableCommand({
+        TableName: tableName,
+        StreamSpecification: createTableInput(tableName).StreamSpecification,
+      }),
+    );
 }
 
 /** Everything the product needs in a fresh table: the table itself and the plan catalogue; an older table's one-time backfills. */

@@ -16,6 +16,7 @@ import { bootstrapData } from './bootstrap';
 import { sweepDeadlines } from '#domain/lifecycle';
 import { errorFields, log } from '#shared/log';
 import { forwardOutbox, resendStaleOutbox } from '#shared/outbox';
+import { readTableStream } from './table-stream';
 import { sweepWebhookRetries } from '#domain/webhooks';
 
 export interface LocalStackOptions {
@@ -104,6 +105,16 @@ export async function startLocalStack(opts: LocalStackOptions = {}) {
       ).unref()
     : undefined;
 
+  // The cloud's table stream into the outbox function's live part.
+  const stream = c.LOCAL_STREAM_POLL_MS
+    ? readTableStream({
+        endpoint: env.DYNAMODB_ENDPOINT,
+        tableName: c.TABLE_NAME,
+        pollMs: c.LOCAL_STREAM_POLL_MS,
+        clock: opts.clock,
+      })
+    : undefined;
+  await stream?.ready;
   const server = opts.withoutHttp ? undefined : createLocalServer({ clock: opts.clock, accessLog: opts.accessLog });
   if (server) await new Promise<void>((r) => server.listen(c.PORT, '127.0.0.1', r));
   const port = server ? (server.address() as AddressInfo).port : 0;
@@ -127,6 +138,7 @@ export async function startLocalStack(opts: LocalStackOptions = {}) {
       clearInterval(sweeper);
       clearInterval(outboxPoller);
       clearInterval(retrySweeper);
+      await stream?.stop();
       if (server) {
         server.closeAllConnections();
         await new Promise((r) => server.close(r));

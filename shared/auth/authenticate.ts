@@ -87,3 +87,29 @@ export async function optionalCaller(
     throw err;
   }
 }
+
+/**
+ * Whether a credential a token was made from still authenticates, as `authenticate` would judge its
+ * token now: the session (or API key) still there and usable, the account active at `tokenVersion`.
+ * For what outlives a request (a live WebSocket connection, checked again at every message).
+ */
+export async function stillAuthenticated(
+  userId: string,
+  credential: { session_id: string | null; key_id: string | null; token_version: number },
+  ctx: AppContext,
+): Promise<boolean> {
+  try {
+    if (credential.key_id) {
+      const { account, key } = await getAccountAndApiKey(userId, credential.key_id);
+      activeHolder(account, credential.token_version);
+      return !!key && apiKeyUsable(key, ctx);
+    }
+    if (!credential.session_id) return false;
+    const { account, session } = await getAccountAndSession(userId, credential.session_id);
+    activeHolder(account, credential.token_version);
+    return !!session && !sessionExpired(session, ctx);
+  } catch (err) {
+    if (isRefusal(err, 'unauthenticated')) return false;
+    throw err;
+  }
+}

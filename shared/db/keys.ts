@@ -121,6 +121,21 @@ export const keys = {
   jobConnection: (jobId: string, connectionId: string) => ({ PK: `JOBCONN#${jobId}`, SK: `CONN#${connectionId}` }),
   jobConnectionsPK: (jobId: string) => `JOBCONN#${jobId}`,
   wsConnection: (connectionId: string) => ({ PK: `WSCONN#${connectionId}`, SK: 'WSCONN' }),
+  /**
+   * An environment's live change stream (docs/decisions/0985): its gapless counter, its changes by `seq`
+   * (TTL 24 h) and the WebSocket connections following it, in one partition of its own.
+   */
+  liveSeq: (envId: string) => ({ PK: `LIVE#${envId}`, SK: 'SEQ' }),
+  liveChange: (envId: string, seq: number) => ({ PK: `LIVE#${envId}`, SK: `CHG#${String(seq).padStart(12, '0')}` }),
+  liveChangePrefix: 'CHG#',
+  liveConnection: (envId: string, connectionId: string) => ({ PK: `LIVE#${envId}`, SK: `CONN#${connectionId}` }),
+  livePK: (envId: string) => `LIVE#${envId}`,
+  /** A user's live connections (closed when the user loses access). */
+  userLiveConnection: (userId: string, connectionId: string) => ({
+    PK: `LIVEUSER#${userId}`,
+    SK: `CONN#${connectionId}`,
+  }),
+  userLivePK: (userId: string) => `LIVEUSER#${userId}`,
   /** A connected cloud account (discovery): in its project's partition, environment-scoped like catalog items. */
   cloudAccount: (projectId: string, envId: string, accountId: string) => ({
     PK: `PROJECT#${projectId}`,

@@ -49,6 +49,14 @@ export const queryPartition = <T = Record<string, unknown>>(
   opts: PartitionOptions = {},
 ): Promise<T[]> => queryAll<T>(partitionQuery(pk, prefix, opts), opts.table);
 
+/** Every item of a partition whose sort key lies between `from` and `to` (both included), in order, strongly consistent. */
+export const queryRange = <T = Record<string, unknown>>(pk: string, from: string, to: string): Promise<T[]> =>
+  queryAll<T>({
+    KeyConditionExpression: 'PK = :pk AND SK BETWEEN :from AND :to',
+    ExpressionAttributeValues: { ':pk': pk, ':from': from, ':to': to },
+    ConsistentRead: true,
+  });
+
 /** Items under one sort-key prefix of a project's partition. */
 export const queryPrefix = <T = Record<string, unknown>>(projectId: string, prefix: string, opts?: PartitionOptions) =>
   queryPartition<T>(keys.projectPK(projectId), prefix, opts);

@@ -62,3 +62,40 @@ export const nextNumberStep = (key: Key, field: string, last: number, failWith: 
   },
   failWith,
 });
+
+/**
+ * A gapless counter moved by `by` at once (an environment's live changes, numbered in one write):
+ * from `last` (0: no item yet) while nobody moved it in between, setting `also` beside it.
+ */
+export function advanceNumberStep(
+  key: Key,
+  field: string,
+  last: number,
+  by: number,
+  also: Record<string, unknown>,
+  failWith: DomainError,
+): TransactStep {
+  const set = setExpression({ ...also, [field]: last + by });
+  return {
+    Update: {
+      Key: key,
+      UpdateExpression: set.UpdateExpression,
+      ConditionExpression: last === 0 ? 'attribute_not_exists(PK)' : '#last = :last',
+      ExpressionAttributeNames: { ...set.ExpressionAttributeNames, ...(last === 0 ? {} : { '#last': field }) },
+      ExpressionAttributeValues: { ...set.ExpressionAttributeValues, ...(last === 0 ? {} : { ':last': last }) },
+    },
+    failWith,
+  };
+}
+
+/** Holds while a gapless counter still reads `last` (0: no item yet); else `failWith`. */
+export const numberIsStep = (key: Key, field: string, last: number, failWith: DomainError): TransactStep => ({
+  ConditionCheck: {
+    Key: key,
+    ConditionExpression: last === 0 ? 'attribute_not_exists(PK)' : '#last = :last',
+    ...(last === 0
+      ? {}
+      : { ExpressionAttributeNames: { '#last': field }, ExpressionAttributeValues: { ':last': last } }),
+  },
+  failWith,
+});

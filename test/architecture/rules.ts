@@ -39,7 +39,7 @@ export const CONTEXT_LAYERS: readonly (readonly string[])[] = [
   ['billing'],
   ['tenancy'],
   ['catalog'],
-  ['impex', 'discovery', 'webhooks', 'lifecycle', 'audit'],
+  ['impex', 'discovery', 'webhooks', 'lifecycle', 'audit', 'live'],
   ['sso'],
 ];
 

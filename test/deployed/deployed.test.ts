@@ -9,6 +9,7 @@ import { resourcesOf } from '../../infra/deployed/template';
 import { faultInjector } from '../../shared/faults';
 import { setPlan } from '../helpers/plans';
 import { refusedUpgrade } from '../helpers/progress';
+import { follow } from '../helpers/live';
 import { launchChromium, pageProblems } from '../helpers/browser';
 import { WebSocket } from 'ws';
 import { join } from 'node:path';
@@ -332,6 +333,24 @@ describe('start:deployed', () => {
     ws.close();
     // Single use: the authorizer denies it the second time, and API Gateway answers 403.
     expect(await refusedUpgrade(ticket.body.url)).toBe(403);
+  });
+
+  it("follows an environment's changes: the table stream into the outbox function, posted through the management API (IAM evaluated)", async () => {
+    const owner = await signUp(api);
+    const { projectId, envId } = await projectWithEnv(api, owner.token);
+    const live = await follow(api, owner.token, { project_id: projectId, environment_id: envId });
+    const created = await api.post(
+      '/services',
+      { name: 'live-svc', project_id: projectId, environment_id: envId },
+      { token: owner.token },
+    );
+    expect(created.status, created.text).toBe(201);
+    expect(await live.next((m) => m.id === created.body.id, 60_000)).toMatchObject({
+      kind: 'service',
+      op: 'created',
+      item: created.body,
+    });
+    live.close();
   });
 
   it("signs in on the dashboard in Chromium, through the distribution's paths (site files, API, one origin)", async () => {

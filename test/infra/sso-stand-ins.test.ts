@@ -30,7 +30,9 @@ describe('the SSO stand-ins of start:deployed', () => {
     const second = await startSsoIdp('http://localhost:3001/', { port });
     started.push(second);
     expect(second.issuer).not.toBe(first.issuer);
-    const discovery = await (await fetch(`${second.issuer}/.well-known/openid-configuration`)).json();
+    const discovery = (await (await fetch(`${second.issuer}/.well-known/openid-configuration`)).json()) as {
+      issuer: string;
+    };
     expect(discovery.issuer).toBe(second.issuer);
   });
 });

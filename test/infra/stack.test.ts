@@ -10,6 +10,7 @@ import { workerTable } from '../../functions/workers';
 import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import { CatalogStack, type CatalogStackProps } from '../../infra/cdk/stack';
 import { JOBS_HEAP_MB, stackFunctions } from '../../infra/cdk/functions';
+import { LIVE_STREAM_TYPES } from '#domain/live';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 // Same feature flags as `cdk synth` (cdk.json); bundling skipped so no esbuild runs.
@@ -305,7 +306,7 @@ describe('CatalogStack', () => {
     ).toBe(true);
   });
 
-  it('has the progress WebSocket API: $connect behind the ticket authorizer; only the jobs worker, the connections function, integrations and impex may post', () => {
+  it('has the progress WebSocket API: $connect behind the ticket authorizer; only the jobs worker, the connections function, integrations, impex and the outbox reader may post', () => {
     template.hasResourceProperties('AWS::ApiGatewayV2::Api', { ProtocolType: 'WEBSOCKET' });
     template.hasResourceProperties('AWS::ApiGatewayV2::Authorizer', {
       AuthorizerType: 'REQUEST',
@@ -316,7 +317,7 @@ describe('CatalogStack', () => {
     const posters = Object.values(template.findResources('AWS::IAM::Policy')).filter((p) =>
       JSON.stringify(p.Properties.PolicyDocument).includes('execute-api:ManageConnections'),
     );
-    expect(posters).toHaveLength(4); // the jobs worker, the connections function, integrations (its progress ticket shares the connection code), impex (a job's cancel is pushed)
+    expect(posters).toHaveLength(5); // the jobs worker, the connections function, integrations (its progress ticket shares the connection code), impex (a job's cancel is pushed), the outbox reader (live changes)
     expect(posters.map((p) => p.Properties.Roles[0].Ref)).toContain(
       stack.getLogicalId(stack.workers.jobs.role!.node.defaultChild as CfnFunction),
     );
@@ -460,8 +461,10 @@ describe('CatalogStack', () => {
     expect(alarms.filter((a) => a.includes('dead-letter queue'))).toHaveLength(3);
   });
 
-  it('streams the table into the outbox reader: inserted outbox items only, partial batch failures, which may send to the events and mail queues', () => {
-    template.hasResourceProperties('AWS::DynamoDB::Table', { StreamSpecification: { StreamViewType: 'NEW_IMAGE' } });
+  it('streams the table into the outbox reader: inserted outbox items and the live kinds only, partial batch failures, which may send to the events and mail queues and post to WebSocket connections', () => {
+    template.hasResourceProperties('AWS::DynamoDB::Table', {
+      StreamSpecification: { StreamViewType: 'NEW_AND_OLD_IMAGES' },
+    });
     const fnId = stack.getLogicalId(stack.outboxFunction.node.defaultChild as never);
     template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
       FunctionName: { Ref: fnId },
@@ -471,6 +474,13 @@ describe('CatalogStack', () => {
       FilterCriteria: {
         Filters: [
           { Pattern: JSON.stringify({ eventName: ['INSERT'], dynamodb: { NewImage: { PK: { S: ['OUTBOX'] } } } }) },
+          { Pattern: JSON.stringify({ dynamodb: { NewImage: { type: { S: LIVE_STREAM_TYPES } } } }) },
+          {
+            Pattern: JSON.stringify({
+              eventName: ['REMOVE'],
+              dynamodb: { OldImage: { type: { S: LIVE_STREAM_TYPES } } },
+            }),
+          },
         ],
       },
       // A poison record does not hold the shard: split off, tried 10 times, then its position goes to the events DLQ.
@@ -478,7 +488,8 @@ describe('CatalogStack', () => {
       MaximumRetryAttempts: 10,
       DestinationConfig: { OnFailure: { Destination: Match.anyValue() } },
     });
-    // Least privilege: the stream, and sending to the events and mail queues only (no table data, no bucket, no other queue).
+    // Least privilege: the stream, the table (live changes are numbered and kept there), posting to WebSocket
+    // connections, and sending to the events and mail queues only (no bucket, no other queue).
     const role = stack.getLogicalId(stack.outboxFunction.role!.node.defaultChild as never);
     const policy = JSON.stringify(
       Object.values(template.findResources('AWS::IAM::Policy')).filter((p) =>
@@ -487,7 +498,7 @@ describe('CatalogStack', () => {
     );
     expect(policy).toContain('sqs:SendMessage');
     expect(policy).toContain('dynamodb:GetRecords');
-    expect(policy).not.toContain('dynamodb:PutItem');
+    expect(policy).toContain('execute-api:ManageConnections');
     expect(policy).not.toContain('s3:');
     const eventsQueue = stack.getLogicalId(stack.node.findChild('EventsQueue').node.defaultChild as never);
     const jobsQueue = stack.getLogicalId(stack.node.findChild('JobsQueue').node.defaultChild as never);

@@ -4,6 +4,7 @@ import { to } from './links';
 import { useSession } from './session';
 import { Switcher } from './switcher';
 import { SearchBox } from './search-box';
+import { LiveIndicator } from './live-indicator';
 
 /**
  * The header: the brand, the project and environment choosers, the project's and environment's
@@ -74,6 +75,7 @@ export function Header() {
             <a href={to.transfer(scope[1], scope[2])} aria-current={path.endsWith('/transfer') ? 'page' : undefined}>
               Import & export
             </a>
+            <LiveIndicator />
           </nav>
         )}
         <div class="account">

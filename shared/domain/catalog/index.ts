@@ -31,7 +31,7 @@ export {
   deleteNetwork,
 } from './networks';
 export { storedRepositoryDep, serviceEntity, serviceView, type Service, type ServiceOut } from './service-entity';
-export { SERVICE_NOT_FOUND } from './service-refusals';
+export { SERVICE_NOT_FOUND, FORBIDDEN_VIEW as SERVICES_FORBIDDEN_VIEW } from './service-refusals';
 export {
   serviceFields,
   createServiceBody,
@@ -42,6 +42,7 @@ export {
   createService,
   getService,
   repositoryDeps,
+  servicesAnswered,
   listServices,
   updateService,
   deleteService,

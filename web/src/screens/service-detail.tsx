@@ -7,6 +7,7 @@ import { Alert, ConfirmButton, Loaded, message, Page, useLoad } from '../ui';
 import { Connections } from './catalog/connections';
 import { floorName } from './catalog/names';
 import { NetworksForm } from './catalog/networks-form';
+import { useLive } from '../live';
 
 /** A service with its server, networks, connections and links; edit, delete, connect. */
 export function ServiceDetail(props: { projectId: string; envId: string; serviceId: string }) {
@@ -36,6 +37,18 @@ export function ServiceDetail(props: { projectId: string; envId: string; service
     [id],
   );
   const [error, setError] = useState<string>();
+  const [gone, setGone] = useState(false);
+  // Live: this service changed (read again), went (said so), or its connections and links did.
+  useLive(
+    { projectId: props.projectId, envId: props.envId },
+    (c) => {
+      if (c.kind === 'service' && c.id === id) {
+        if (c.op === 'deleted') setGone(true);
+        else service.reload();
+      } else if (c.kind === 'connection' || c.kind === 'link' || c.kind === 'network') related.reload();
+    },
+    () => (service.reload(), related.reload()),
+  );
 
   const remove = async () => {
     try {
@@ -71,6 +84,7 @@ export function ServiceDetail(props: { projectId: string; envId: string; service
       }
     >
       <Alert>{error}</Alert>
+      {gone ? <Alert>This service was deleted meanwhile.</Alert> : null}
       <Loaded state={service} label="the service">
         {(s) => (
           <dl class="facts">

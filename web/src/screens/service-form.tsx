@@ -3,6 +3,7 @@ import { useLocation } from 'preact-iso';
 import { api, ok, type Service, type ServiceInput } from '../api';
 import { to } from '../links';
 import { Alert, Field, Loaded, Page, Select, useLoad, useSubmit } from '../ui';
+import { useLive } from '../live';
 import {
   listOf,
   numberOrNull,
@@ -113,6 +114,16 @@ function Form(props: { projectId: string; envId: string; service?: Service; floo
   const [draft, setDraft] = useState<Draft>(draftOf(props.service));
   useEffect(() => setDraft(draftOf(props.service)), [props.service?.id]);
   const set = (k: keyof Draft) => (v: string) => setDraft({ ...draft, [k]: v });
+  // Live: the service being edited changed (or went) underneath: say so, keep the draft.
+  const [underneath, setUnderneath] = useState<string>();
+  useLive({ projectId: props.projectId, envId: props.envId }, (c) => {
+    if (c.kind !== 'service' || c.id !== props.service?.id) return;
+    setUnderneath(
+      c.op === 'deleted'
+        ? 'This service was deleted while you were editing it.'
+        : 'This service was changed by someone else while you were editing it: saving replaces those fields with yours.',
+    );
+  });
 
   const { submit, busy, error, fields } = useSubmit(async () => {
     const body = bodyOf(draft);
@@ -126,6 +137,7 @@ function Form(props: { projectId: string; envId: string; service?: Service; floo
 
   return (
     <form class="service-form" onSubmit={submit} noValidate>
+      <Alert>{underneath}</Alert>
       <Alert>{error}</Alert>
       <div class="form-grid">
         <TextFields specs={TEXT_FIELDS} draft={draft} set={set} errors={fields} />

@@ -4,6 +4,7 @@ import { allServices } from '../services';
 import { to } from '../links';
 import { FilterForm, SortHeader, sortedByName, useUrlQuery, type FilterSpec } from '../table';
 import { Alert, message, Page } from '../ui';
+import { applyChange, useLive } from '../live';
 
 const ROW = 40; // px, every row the same height: the table renders only the rows in view
 const OVERSCAN = 8;
@@ -44,6 +45,18 @@ export function Services(props: { projectId: string; envId: string }) {
   const [error, setError] = useState<unknown>();
   const [loading, setLoading] = useState(true);
   const key = JSON.stringify(filters);
+  const [reloads, setReloads] = useState(0);
+  const filtered = Object.values(queryOf(filters)).length > 0;
+  // Live: a new service appears, a renamed one changes, a deleted one goes (with filters on, only the rows
+  // shown change: whether a new one passes them is the API's to say, on the next read).
+  useLive(
+    { projectId: props.projectId, envId: props.envId },
+    (c) =>
+      setServices((list) =>
+        applyChange(list, c, 'service', (s) => !filtered || (list ?? []).some((x) => x.id === s.id)),
+      ),
+    () => setReloads((n) => n + 1),
+  );
 
   useEffect(() => {
     const abort = new AbortController();
@@ -58,7 +71,7 @@ export function Services(props: { projectId: string; envId: string }) {
       .catch((err) => !abort.signal.aborted && setError(err))
       .finally(() => !abort.signal.aborted && setLoading(false));
     return () => abort.abort();
-  }, [props.projectId, props.envId, key]);
+  }, [props.projectId, props.envId, key, reloads]);
 
   const sorted = useMemo(() => sortedByName(services ?? [], (s) => s.name, descending), [services, descending]);
 

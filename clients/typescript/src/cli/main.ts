@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Argument, Command, CommanderError, InvalidArgumentError } from 'commander';
 import { ApiError } from '../errors.js';
 import { auditCommand } from './audit.js';
+import { watchCommand } from './watch.js';
 import { completionScript, SHELLS } from './completion.js';
 import { connectionCommands } from './connections.js';
 import { examples, optionsOf, withOutput } from './common.js';
@@ -146,6 +147,7 @@ Exit codes: 0 ok, 1 error, 2 (plan) changes pending.
 
   auditCommand(program);
   searchCommand(program);
+  watchCommand(program);
 
   webhookCommands(program);
   apiKeyCommands(program);

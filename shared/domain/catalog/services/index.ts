@@ -9,7 +9,7 @@ export { SERVERLESS } from './references';
 export { serviceEventData } from './audit-and-events';
 export { serviceHintsStep, newServiceSteps } from './hints';
 export { createService } from './create';
-export { getService, repositoryDeps } from './read';
+export { getService, repositoryDeps, servicesAnswered } from './read';
 export { matchesServiceFilters, listServices } from './list';
 export { updateService } from './update';
 export { deleteService } from './delete';

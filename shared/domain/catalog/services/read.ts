@@ -1,7 +1,7 @@
 import { notFound } from '#shared/errors';
 import { actorAccount, type AppContext } from '#shared/context';
 import { accessToItem, type ItemRequest, type Located } from '#domain/tenancy';
-import { serviceEntity, serviceView, type RepositoryDep, type ServiceOut } from '../service-entity';
+import { serviceEntity, serviceView, type RepositoryDep, type Service, type ServiceOut } from '../service-entity';
 import type { Key } from '#db/lookup';
 import { keyId } from '#db/batch-get';
 import { FORBIDDEN_VIEW, SERVICE_NOT_FOUND } from '../service-refusals';
@@ -48,4 +48,10 @@ export async function repositoryDeps(
 ): Promise<RepositoryDep[]> {
   const { service } = await accessToService(service_id, actorAccount(ctx).id, VIEW);
   return service.repository_deps;
+}
+
+/** Services answered as their GET answers them (floor type and group names read from their items): one BatchGet. */
+export async function servicesAnswered(services: Service[]): Promise<ServiceOut[]> {
+  const resolved = await resolveAll(services, new Map(), new Set());
+  return services.map((s, i) => serviceView.project(s, resolved[i]));
 }

@@ -1,0 +1,120 @@
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { followEnvironment, type LiveChange, type LiveStatus } from '@infracat/client/live';
+import { client } from './api';
+
+export type { LiveChange, LiveStatus } from '@infracat/client/live';
+
+/**
+ * The dashboard's live changes: one WebSocket per environment however many screens follow it (tables,
+ * item pages, the topology), opened at the first `subscribe` and closed after the last one leaves. Each
+ * change reaches every subscriber once, in `seq` order; after a dropped connection it resumes from the
+ * last `seq` seen (`followEnvironment` of the client package), so nothing is missed. `onReload` is called
+ * when what was missed is no longer kept (a day offline): re-read what is shown.
+ */
+
+export interface LiveScope {
+  projectId: string;
+  envId: string;
+}
+type Handler = (change: LiveChange) => void;
+
+interface Feed {
+  handlers: Set<Handler>;
+  reloads: Set<() => void>;
+  stop: AbortController;
+}
+
+const feeds = new Map<string, Feed>();
+const statusListeners = new Set<(s: LiveStatus) => void>();
+let status: LiveStatus = 'ended';
+
+function setStatus(s: LiveStatus) {
+  status = s;
+  for (const l of statusListeners) l(s);
+}
+
+/** Follows an environment's changes; answers the unsubscribe. */
+export function subscribe(scope: LiveScope, handler: Handler, onReload?: () => void): () => void {
+  let feed = feeds.get(scope.envId);
+  if (!feed) {
+    const created: Feed = { handlers: new Set(), reloads: new Set(), stop: new AbortController() };
+    feed = created;
+    feeds.set(scope.envId, created);
+    followEnvironment(
+      client,
+      { project_id: scope.projectId, environment_id: scope.envId },
+      {
+        signal: created.stop.signal,
+        onChange: (c) => {
+          for (const h of created.handlers) h(c);
+        },
+        onReload: () => {
+          for (const r of created.reloads) r();
+        },
+        onStatus: (s) => {
+          if (!created.stop.signal.aborted) setStatus(s);
+        },
+      },
+    ).catch(() => setStatus('ended'));
+  }
+  feed.handlers.add(handler);
+  if (onReload) feed.reloads.add(onReload);
+  const mine = feed;
+  return () => {
+    mine.handlers.delete(handler);
+    if (onReload) mine.reloads.delete(onReload);
+    if (!mine.handlers.size) {
+      mine.stop.abort();
+      feeds.delete(scope.envId);
+      if (!feeds.size) setStatus('ended');
+    }
+  };
+}
+
+/** The live channel's status (for the live/reconnecting indicator). */
+export function useLiveStatus(): LiveStatus {
+  const [s, set] = useState(status);
+  useEffect(() => {
+    statusListeners.add(set);
+    set(status);
+    return () => void statusListeners.delete(set);
+  }, []);
+  return s;
+}
+
+/** Follows an environment's changes while the component is shown (the latest `handler` is called). */
+export function useLive(scope: LiveScope | undefined, handler: Handler, onReload?: () => void): void {
+  const latest = useRef({ handler, onReload });
+  latest.current = { handler, onReload };
+  useEffect(() => {
+    if (!scope) return;
+    return subscribe(
+      scope,
+      (c) => latest.current.handler(c),
+      () => latest.current.onReload?.(),
+    );
+  }, [scope?.projectId, scope?.envId]);
+}
+
+/**
+ * A list of one kind with a change applied: a created item added, an updated one replaced (added when it
+ * was not there: it came back, e.g. restored), a deleted one removed. `keep` says whether an item belongs
+ * in this list (its filters); an updated item that no longer does leaves it.
+ */
+export function applyChange<T extends { id: string }>(
+  list: T[] | undefined,
+  change: LiveChange,
+  kind: LiveChange['kind'],
+  keep: (item: T) => boolean = () => true,
+): T[] | undefined {
+  if (!list || change.kind !== kind) return list;
+  const rest = list.filter((i) => i.id !== change.id);
+  if (change.op === 'deleted' || !change.item) return rest.length === list.length ? list : rest;
+  const item = change.item as unknown as T;
+  if (!keep(item)) return rest.length === list.length ? list : rest;
+  const at = list.findIndex((i) => i.id === change.id);
+  if (at < 0) return [...list, item];
+  const next = [...list];
+  next[at] = item;
+  return next;
+}

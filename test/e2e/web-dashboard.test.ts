@@ -349,13 +349,15 @@ describe('the dashboard, signed in', () => {
     await checkScreen('services, narrow');
 
     // The header (project, environment and 12 links) took a third of the screen. Folded, it
-    // is one row: the brand and a Menu button; the screen's heading is in the first screenful's top fifth.
+    // is two short rows: the brand and a Menu button, then the search box, which stays in reach;
+    // the screen's heading is in the first screenful's top fifth.
     const menu = page.getByRole('button', { name: 'Menu' });
     const header = page.locator('header.top');
     expect(await menu.getAttribute('aria-expanded')).toBe('false');
     expect(await page.getByRole('link', { name: 'Topology' }).isVisible()).toBe(false);
     expect(await page.getByLabel('Environment', { exact: true }).isVisible()).toBe(false);
-    expect((await header.boundingBox())!.height).toBeLessThanOrEqual(60);
+    expect(await page.getByRole('combobox', { name: /search/i }).isVisible()).toBe(true);
+    expect((await header.boundingBox())!.height).toBeLessThanOrEqual(100);
     expect((await heading().boundingBox())!.y).toBeLessThan(800 / 5);
     if (process.env.SHOT) await page.screenshot({ path: '/tmp/header-narrow.png' });
     await menu.click();

@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { useTestStack } from '../helpers/stack';
 import { client } from '../helpers/http';
-import { createNetwork, createService, ownerWithEnv } from '../helpers/catalog';
+import { captureEvents, createFloor, createNetwork, createService, ownerWithEnv } from '../helpers/catalog';
 
 const ref = useTestStack();
 const api = client(() => ref.stack.url);
+const events = captureEvents();
 const fieldsPath = (projectId: string) => `/projects/${projectId}/custom-fields`;
 
 async function define(token: string, projectId: string, body: Record<string, unknown>) {
@@ -100,13 +101,26 @@ describe('custom field changes', () => {
 
   it('carry values into audit entries and webhook data', async () => {
     const { token, projectId, envId } = await ownerWithEnv(api);
-    await define(token, projectId, { key: 'tier', label: 'Tier', type: 'text' });
-    const s = await createService(api, token, projectId, envId, { custom_fields: { tier: 'one' } });
+    await define(token, projectId, {
+      key: 'tier',
+      label: 'Tier',
+      type: 'text',
+      applies_to: ['service', 'service_floor'],
+    });
+    const s = await createService(api, token, projectId, envId, { name: 'svc', custom_fields: { tier: 'one' } });
     expect((await api.patch(`/services/${s.id}`, { custom_fields: { tier: 'two' } }, { token })).status).toBe(200);
-    const log = await api.get(`/projects/${projectId}/audit-log?entity_id=${s.id}`, { token });
+    const floor = await createFloor(api, token, projectId, envId, { hostname: 'h1', custom_fields: { tier: 'f' } });
+    const log = await api.get(`/projects/${projectId}/audit-log?entity_type=service`, { token });
     expect(log.status, log.text).toBe(200);
-    const update = log.body.items?.find?.((e: { action: string }) => e.action === 'service.update') ?? log.body[0];
-    expect(JSON.stringify(update)).toContain('"two"');
-    expect(JSON.stringify(update)).toContain('custom_fields');
+    const [upd, crt] = log.body;
+    expect(crt.after.custom_fields).toEqual({ tier: 'one' });
+    expect(upd.before).toEqual({ custom_fields: { tier: 'one' } });
+    expect(upd.after).toEqual({ custom_fields: { tier: 'two' } });
+    await ref.stack.queues.drain();
+    const published = events.filter((e) => e.project_id === projectId).map((e) => e.event);
+    expect(published.map((e) => e.type)).toEqual(['service.created', 'service.updated', 'floor.created']);
+    expect(published[0].data).toMatchObject({ service_id: s.id, custom_fields: { tier: 'one' } });
+    expect(published[1].data).toMatchObject({ custom_fields: { tier: 'two' }, changed: ['custom_fields'] });
+    expect(published[2].data).toMatchObject({ service_floor_id: floor.id, custom_fields: { tier: 'f' } });
   });
 });

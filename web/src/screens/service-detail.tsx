@@ -7,6 +7,7 @@ import { Alert, ConfirmButton, Loaded, message, Page, useLoad } from '../ui';
 import { Connections } from './catalog/connections';
 import { floorName } from './catalog/names';
 import { NetworksForm } from './catalog/networks-form';
+import { CustomFieldRows, useCustomFields } from '../custom-fields';
 
 /** A service with its server, networks, connections and links; edit, delete, connect. */
 export function ServiceDetail(props: { projectId: string; envId: string; serviceId: string }) {
@@ -17,6 +18,7 @@ export function ServiceDetail(props: { projectId: string; envId: string; service
     (signal) => ok(api.GET('/services/{service_id}', { params: { path: { service_id: id } }, signal })),
     [id],
   );
+  const customFields = useCustomFields(props.projectId, 'service');
   const related = useLoad(
     async (signal) => {
       const [connections, links, attached, networks, services, floors] = await Promise.all([
@@ -96,6 +98,7 @@ export function ServiceDetail(props: { projectId: string; envId: string; service
             <dd>{s.repository_url ?? '—'}</dd>
             <dt>Tags</dt>
             <dd>{s.tags.length ? s.tags.join(', ') : '—'}</dd>
+            <CustomFieldRows defs={customFields.data ?? []} values={s.custom_fields} />
             <dt>Links</dt>
             <dd>
               {s.links.length ? (

@@ -11,7 +11,7 @@ import {
   type CustomFieldMeta,
   type CustomValues,
 } from './definition-entity';
-import { matchersOf } from './patterns';
+import { matchersOf, type Matcher } from './patterns';
 
 export { customFieldsInput } from './input';
 import { resolveValues, type ValueProblem } from './values';
@@ -77,3 +77,23 @@ export async function valuesForWrite(
  */
 export const defaultValues = (c: Catalogue, kind: CustomFieldKind): CustomValues =>
   resolveValues(kind, undefined, c.definitions, new Map()).values;
+
+/** The catalogue with its patterns compiled: what an import checks each document entity's values with. */
+export interface ValueRules {
+  catalogue: Catalogue;
+  matchers: Map<string, Matcher>;
+}
+export async function readValueRules(projectId: string): Promise<ValueRules> {
+  const catalogue = await readCatalogue(projectId);
+  return { catalogue, matchers: await matchersOf(catalogue.definitions) };
+}
+
+/**
+ * A document entity's values, its whole state (as every field of a document): the given ones, each
+ * missing one's default, a missing required one a problem; any problem names its key.
+ */
+export const documentValues = (
+  rules: ValueRules,
+  kind: CustomFieldKind,
+  given: Record<string, unknown> | null | undefined,
+) => resolveValues(kind, given, rules.catalogue.definitions, rules.matchers);

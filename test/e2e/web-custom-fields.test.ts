@@ -104,6 +104,6 @@ describe('custom fields in the dashboard', { timeout: 180_000 }, () => {
     await poll(() => page.locator('table.grid thead th', { hasText: 'Tier' }).count()).toBe(1);
     expect(await page.locator('table.grid tbody td').last().textContent()).toBe('gold');
     await checkScreen('services filtered');
-    expect(problems).toEqual([]);
+    expect(problems.filter((p) => !/status of 422/.test(p))).toEqual([]);
   });
 });

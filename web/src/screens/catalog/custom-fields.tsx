@@ -53,7 +53,7 @@ export function CustomFields(props: { projectId: string }) {
       <Loaded state={list} label="custom fields">
         {(defs) =>
           defs.length ? (
-            <div class="table-scroll" role="region" aria-label="Custom fields, scrollable" tabIndex={0}>
+            <div class="table-scroll fit" role="region" aria-label="Custom fields, scrollable" tabIndex={0}>
               <table class="grid">
                 <caption class="sr-only">Custom fields</caption>
                 <thead>

@@ -1,4 +1,5 @@
 import { Fragment } from 'preact';
+import { useState } from 'preact/hooks';
 import { api, ok, type CustomField } from './api';
 import { useLoad } from './ui';
 import { Field, Select } from './ui';
@@ -168,4 +169,28 @@ export function CustomFieldRows(props: { defs: CustomField[]; values: Values }) 
         ))}
     </>
   );
+}
+
+/** An item's custom field values as facts rows, the definitions of its project read here. */
+export function CustomFacts(props: { projectId: string; kind: CustomKind; values: Values }) {
+  const defs = useCustomFields(props.projectId, props.kind);
+  return <CustomFieldRows defs={defs.data ?? []} values={props.values} />;
+}
+
+/**
+ * A form's custom fields: the definitions of `kind`, the draft (the item's values until edited),
+ * and the body to send; its inputs are `<CustomFieldInputs {...}/>`.
+ */
+export function useCustomDraft(projectId: string, kind: CustomKind, values?: Values) {
+  const defs = useCustomFields(projectId, kind);
+  const [edits, setEdits] = useState<CustomDraft>({});
+  const list = defs.data ?? [];
+  const draft = { ...customDraftOf(list, values), ...edits };
+  return {
+    defs: list,
+    draft,
+    setDraft: setEdits,
+    names: list.map((d) => `custom_fields.${d.key}`),
+    body: (creating: boolean) => customBody(list, draft, creating),
+  };
 }

@@ -12,6 +12,8 @@ import {
   listFloors,
   updateFloor,
   updateFloorBody,
+  withCustomFieldFilters,
+  customFieldFilters,
 } from '#domain/catalog';
 import { lazySchema } from '#shared/lazy-schema';
 
@@ -35,7 +37,7 @@ export const floorsRoutes = [
     auth: 'user',
     summary: "An environment's servers, filtered, ordered by hostname",
     query: () =>
-      z.object({
+      withCustomFieldFilters({
         project_id: uuid,
         environment_id: uuid,
         hostname: optionalFilter(),
@@ -51,7 +53,9 @@ export const floorsRoutes = [
     responses: () => ({ 200: z.array(floorView.schema) }),
     refusals: [400, 403, 404],
     handler: async ({ query }, ctx) =>
-      ok(await listFloors(ctx, query), { headers: syncHeaders(query.updated_since, ctx.clock.receivedAt) }),
+      ok(await listFloors(ctx, { ...query, cf: customFieldFilters(query) }), {
+        headers: syncHeaders(query.updated_since, ctx.clock.receivedAt),
+      }),
   }),
   route({
     method: 'GET',

@@ -15,6 +15,8 @@ import {
   attachedNetworks,
   MAX_ATTACHED_NETWORKS,
   replaceAttachedNetworks,
+  withCustomFieldFilters,
+  customFieldFilters,
 } from '#domain/catalog';
 import { lazySchema } from '#shared/lazy-schema';
 
@@ -39,7 +41,7 @@ export const networksRoutes = [
     auth: 'user',
     summary: "An environment's networks, filtered, ordered by name",
     query: () =>
-      z.object({
+      withCustomFieldFilters({
         project_id: uuid,
         environment_id: uuid,
         q: z.string().trim().optional(),
@@ -54,7 +56,7 @@ export const networksRoutes = [
     responses: () => ({ 200: z.array(networkOut()) }),
     refusals: [400, 403, 404],
     handler: async ({ query }, ctx) =>
-      ok((await listNetworks(ctx, query)).map(networkView.project), {
+      ok((await listNetworks(ctx, { ...query, cf: customFieldFilters(query) })).map(networkView.project), {
         headers: syncHeaders(query.updated_since, ctx.clock.receivedAt),
       }),
   }),

@@ -13,6 +13,8 @@ import {
   storedRepositoryDep,
   updateService,
   updateServiceBody,
+  withCustomFieldFilters,
+  customFieldFilters,
 } from '#domain/catalog';
 import { lazySchema } from '#shared/lazy-schema';
 import { searchRoute } from './search-route';
@@ -37,7 +39,7 @@ export const servicesRoutes = [
     auth: 'user',
     summary: "An environment's services, filtered, one page ordered by name",
     query: () =>
-      z.object({
+      withCustomFieldFilters({
         project_id: uuid,
         environment_id: uuid,
         name: optionalFilter(),
@@ -51,7 +53,9 @@ export const servicesRoutes = [
     responses: () => ({ 200: z.array(serviceView.schema) }),
     refusals: [400, 403, 404],
     handler: async ({ query }, ctx) =>
-      ok(await listServices(ctx, query), { headers: syncHeaders(query.updated_since, ctx.clock.receivedAt) }),
+      ok(await listServices(ctx, { ...query, cf: customFieldFilters(query) }), {
+        headers: syncHeaders(query.updated_since, ctx.clock.receivedAt),
+      }),
   }),
   route({
     method: 'GET',

@@ -40,9 +40,11 @@ export const SEPARATE_PACKAGES = {
   '@aws-sdk/lib-storage': { entry: 'node_modules/@aws-sdk/lib-storage/dist-es/index.js', when: 'streamedUpload' },
   /** openid-client with oauth4webapi: imported by the single sign-on routes at their first call only (shared/domain/sso/openid.ts). */
   'openid-client': { entry: 'node_modules/openid-client/build/index.js', when: 'openidClient' },
+  /** re2js (RE2's linear-time engine, some 300 KB): the catalog's writes, at the first custom field value checked against a pattern. */
+  re2js: { entry: 'node_modules/re2js/build/index.js', when: 'userPatterns' },
 } as const satisfies Record<
   string,
-  { entry: string; when: 'always' | 'stripeSecret' | 'yaml' | 'streamedUpload' | 'openidClient' }
+  { entry: string; when: 'always' | 'stripeSecret' | 'yaml' | 'streamedUpload' | 'openidClient' | 'userPatterns' }
 >;
 
 /** What every bundle leaves out: the SDK v3 the Lambda runtime ships, argon2 (a native addon esbuild cannot bundle), the separate packages (loaded on first use from their own file). */

@@ -32,6 +32,8 @@ export interface Needs {
   streamedUpload: boolean;
   /** It signs people in through an OpenID Connect identity provider: openid-client is shipped beside it (aliases.ts). */
   openidClient: boolean;
+  /** It checks custom field values against a pattern: re2js (RE2's linear-time engine) is shipped beside it (aliases.ts). */
+  userPatterns: boolean;
 }
 
 const cache = new Map<string, Needs>();
@@ -80,6 +82,7 @@ export function needsOf(root: string, entry: string): Needs {
       o.imports.some((i) => i.path === '@aws-sdk/lib-storage'),
     ),
     openidClient: has('shared/domain/sso/openid.ts'),
+    userPatterns: has('shared/domain/catalog/custom-fields/patterns.ts'),
   };
   cache.set(entry, needs);
   return needs;

@@ -186,6 +186,12 @@ export const keys = {
   }),
   /** Every custom role's assignments of a project. */
   customRoleAssignmentsPrefix: 'CRASSIGN#',
+  /** A custom field definition of a project, by its key; its catalogue's state (count, version) is `customFieldMeta`: one Query of `CF#` reads both. */
+  customField: (projectId: string, key: string) => ({ PK: `PROJECT#${projectId}`, SK: `CF#DEF#${key}` }),
+  customFieldMeta: (projectId: string) => ({ PK: `PROJECT#${projectId}`, SK: 'CF#META' }),
+  customFieldsPrefix: 'CF#',
+  /** A custom field deletion job's record (removing its values from every item). */
+  customFieldJob: (projectId: string, jobId: string) => ({ PK: `PROJECT#${projectId}`, SK: `CFJOB#${jobId}` }),
   // The catalog: `<KIND>#<environmentId>#<id>` so an environment's items are one Query.
   service: (projectId: string, envId: string, id: string) => ({
     PK: `PROJECT#${projectId}`,

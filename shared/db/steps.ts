@@ -170,3 +170,16 @@ export function setWhenStep(
 export function existingSetStep(key: Key, fields: Record<string, unknown>, failWith?: DomainError): TransactStep {
   return { Update: { Key: key, ...setExpression(fields), ...IF_EXISTS }, failWith };
 }
+
+/**
+ * Holds a transaction on an item it does not write: each field of `when` still has its value (the
+ * state read earlier), or, with `when` null, the item still absent; else `failWith`.
+ */
+export const unchangedStep = (
+  key: Key,
+  when: Record<string, unknown> | null,
+  failWith?: DomainError,
+): TransactStep => ({
+  ConditionCheck: { Key: key, ...(when ? whenCondition(when) : IF_ABSENT) },
+  failWith,
+});

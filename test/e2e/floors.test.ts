@@ -21,6 +21,7 @@ const api = client(() => ref.stack.url);
 const FLOOR_FIELDS = [
   'cloud_account_id',
   'cpu',
+  'custom_fields',
   'deleted_at',
   'environment_id',
   'hostname',

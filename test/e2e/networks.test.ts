@@ -10,6 +10,7 @@ const api = client(() => ref.stack.url);
 
 const NETWORK_FIELDS = [
   'cidr',
+  'custom_fields',
   'deleted_at',
   'description',
   'environment_id',

@@ -28,6 +28,7 @@ const api = client(() => ref.stack.url);
 const SERVICE_FIELDS = [
   'agent_id',
   'category',
+  'custom_fields',
   'deleted_at',
   'environment_id',
   'group_id',

@@ -40,6 +40,7 @@ describe('catalog entities', () => {
       instances: null,
       tags: [],
       network_ids: [],
+      custom_fields: {},
       cloud_account_id: null,
       last_seen_at: null,
       missing_since: null,

@@ -142,3 +142,4 @@ export function whenSignedOut(callback: () => void): void {
     callback();
   };
 }
+export type CustomField = Json<paths['/projects/{project_id}/custom-fields']['get']['responses'][200]>[number];

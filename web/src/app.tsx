@@ -28,6 +28,7 @@ import { ConfirmEmail } from './screens/account/confirm-email';
 import { AccountScreen } from './screens/account/account';
 import { Members } from './screens/people/members';
 import { Roles } from './screens/people/roles';
+import { CustomFields } from './screens/catalog/custom-fields';
 
 /** The topology screen and its graph libraries load when it is opened, never before sign-in. */
 const loadTopology = () => import('./screens/topology/topology');
@@ -83,6 +84,7 @@ const ArchivedScreen = signedInOnly(Archived);
 
 const MembersScreen = signedInOnly(Members);
 const RolesScreen = signedInOnly(Roles);
+const CustomFieldsScreen = signedInOnly(CustomFields);
 const AccountPage = signedInOnly(AccountScreen);
 const ApiKeysScreen = signedInOnly(ApiKeys);
 
@@ -156,6 +158,7 @@ function Shell(props: { session: Session }) {
             <Route path="/confirm-email" component={ConfirmEmail} />
             <Route path="/p/:projectId/members" component={MembersScreen} />
             <Route path="/p/:projectId/roles" component={RolesScreen} />
+            <Route path="/p/:projectId/custom-fields" component={CustomFieldsScreen} />
             <Route path="/account" component={AccountPage} />
             <Route path="/account/api-keys" component={ApiKeysScreen} />
             <Route default component={NotFound} />

@@ -47,6 +47,9 @@ export function Header() {
             <a href={to.roles(scope[1])} aria-current={path === to.roles(scope[1]) ? 'page' : undefined}>
               Roles
             </a>
+            <a href={to.customFields(scope[1])} aria-current={path === to.customFields(scope[1]) ? 'page' : undefined}>
+              Custom fields
+            </a>
             <a href={to.audit(scope[1])} aria-current={path.endsWith('/audit') ? 'page' : undefined}>
               Audit log
             </a>

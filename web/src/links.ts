@@ -46,6 +46,7 @@ export const to = {
   confirmEmail: '/confirm-email',
   members: (p: string) => `/p/${p}/members`,
   roles: (p: string) => `/p/${p}/roles`,
+  customFields: (p: string) => `/p/${p}/custom-fields`,
   account: '/account',
   /** The account's API keys: the credential of CI jobs. */
   apiKeys: '/account/api-keys',

@@ -33,7 +33,7 @@ export function Page(props: {
 
 /** The input attributes the forms use. */
 interface InputProps {
-  type?: 'text' | 'email' | 'password' | 'search' | 'url';
+  type?: 'text' | 'email' | 'password' | 'search' | 'url' | 'date';
   autocomplete?: string;
   required?: boolean;
   readOnly?: boolean;

@@ -1232,6 +1232,59 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/projects/{project_id}/custom-fields": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A project's custom field definitions, by key (any member) */
+        get: operations["getProjectsProjectIdCustomFields"];
+        put?: never;
+        /** Define a custom field for services, service floors and/or networks (owner or project.manage; at most 50; 409 with `count` when items would break) */
+        post: operations["postProjectsProjectIdCustomFields"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/projects/{project_id}/custom-fields/{key}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete a custom field: a job takes its value off every item, then removes it (owner or project.manage); 202 with the job */
+        delete: operations["deleteProjectsProjectIdCustomFieldsKey"];
+        options?: never;
+        head?: never;
+        /** Change a custom field's definition (owner or project.manage); a change existing values would break is 409 with their `count` */
+        patch: operations["patchProjectsProjectIdCustomFieldsKey"];
+        trace?: never;
+    };
+    "/projects/{project_id}/custom-fields/jobs/{job_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A custom field deletion job's record (any member) */
+        get: operations["getProjectsProjectIdCustomFieldsJobsJobId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/services": {
         parameters: {
             query?: never;
@@ -6161,6 +6214,275 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    getProjectsProjectIdCustomFields: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        key: string;
+                        /** Format: uuid */
+                        project_id: string;
+                        label: string;
+                        /** @enum {string} */
+                        type: "text" | "number" | "boolean" | "date" | "url" | "select" | "multiselect";
+                        applies_to: ("service" | "service_floor" | "network")[];
+                        required: boolean;
+                        default: unknown | null;
+                        choices: string[] | null;
+                        pattern: string | null;
+                        min: number | null;
+                        max: number | null;
+                        /** @enum {string} */
+                        status: "active" | "deleting";
+                        created_at: string;
+                        updated_at: string;
+                    }[];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    postProjectsProjectIdCustomFields: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry: a retry with the same key and request within 24 hours gets the first answer again (with `Idempotent-Replayed: true`) instead of running twice; the same key with a different request is 422; a retry while the first is still running is 409 with `Retry-After`. Refusals are not kept. Keys are per account. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                project_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    key: string;
+                    label: string;
+                    /** @enum {string} */
+                    type: "text" | "number" | "boolean" | "date" | "url" | "select" | "multiselect";
+                    applies_to: ("service" | "service_floor" | "network")[];
+                    /** @default false */
+                    required?: boolean;
+                    default?: (string | number | boolean | string[]) | null;
+                    choices?: string[] | null;
+                    pattern?: string | null;
+                    min?: number | null;
+                    max?: number | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        key: string;
+                        /** Format: uuid */
+                        project_id: string;
+                        label: string;
+                        /** @enum {string} */
+                        type: "text" | "number" | "boolean" | "date" | "url" | "select" | "multiselect";
+                        applies_to: ("service" | "service_floor" | "network")[];
+                        required: boolean;
+                        default: unknown | null;
+                        choices: string[] | null;
+                        pattern: string | null;
+                        min: number | null;
+                        max: number | null;
+                        /** @enum {string} */
+                        status: "active" | "deleting";
+                        created_at: string;
+                        updated_at: string;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteProjectsProjectIdCustomFieldsKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: string;
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Accepted: the work goes on asynchronously */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** Format: uuid */
+                        project_id: string;
+                        key: string;
+                        /** @constant */
+                        kind: "delete";
+                        /** @enum {string} */
+                        status: "queued" | "running" | "succeeded" | "failed";
+                        items_updated: number;
+                        error: string | null;
+                        /** Format: uuid */
+                        created_by: string;
+                        created_at: string;
+                        updated_at: string;
+                        finished_at: string | null;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    patchProjectsProjectIdCustomFieldsKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: string;
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    label?: string;
+                    /** @enum {string} */
+                    type?: "text" | "number" | "boolean" | "date" | "url" | "select" | "multiselect";
+                    applies_to?: ("service" | "service_floor" | "network")[];
+                    required?: boolean;
+                    default?: (string | number | boolean | string[]) | null;
+                    choices?: string[] | null;
+                    pattern?: string | null;
+                    min?: number | null;
+                    max?: number | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        key: string;
+                        /** Format: uuid */
+                        project_id: string;
+                        label: string;
+                        /** @enum {string} */
+                        type: "text" | "number" | "boolean" | "date" | "url" | "select" | "multiselect";
+                        applies_to: ("service" | "service_floor" | "network")[];
+                        required: boolean;
+                        default: unknown | null;
+                        choices: string[] | null;
+                        pattern: string | null;
+                        min: number | null;
+                        max: number | null;
+                        /** @enum {string} */
+                        status: "active" | "deleting";
+                        created_at: string;
+                        updated_at: string;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getProjectsProjectIdCustomFieldsJobsJobId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: string;
+                job_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** Format: uuid */
+                        project_id: string;
+                        key: string;
+                        /** @constant */
+                        kind: "delete";
+                        /** @enum {string} */
+                        status: "queued" | "running" | "succeeded" | "failed";
+                        items_updated: number;
+                        error: string | null;
+                        /** Format: uuid */
+                        created_by: string;
+                        created_at: string;
+                        updated_at: string;
+                        finished_at: string | null;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     getServices: {
         parameters: {
             query: {
@@ -6225,6 +6547,9 @@ export interface operations {
                             repository_url: string | null;
                             version: string | null;
                         }[];
+                        custom_fields: {
+                            [key: string]: string | number | boolean | string[];
+                        };
                         updated_at: string;
                         deleted_at: string | null;
                     }[];
@@ -6282,6 +6607,9 @@ export interface operations {
                         repository_url?: string | null;
                         version?: string | null;
                     }[] | null;
+                    custom_fields?: {
+                        [key: string]: string | number | boolean | string[] | null;
+                    } | null;
                 };
             };
         };
@@ -6331,6 +6659,9 @@ export interface operations {
                             repository_url: string | null;
                             version: string | null;
                         }[];
+                        custom_fields: {
+                            [key: string]: string | number | boolean | string[];
+                        };
                         updated_at: string;
                         deleted_at: string | null;
                     };
@@ -6403,6 +6734,9 @@ export interface operations {
                             repository_url: string | null;
                             version: string | null;
                         }[];
+                        custom_fields: {
+                            [key: string]: string | number | boolean | string[];
+                        };
                         updated_at: string;
                         deleted_at: string | null;
                     };
@@ -6481,6 +6815,9 @@ export interface operations {
                         repository_url?: string | null;
                         version?: string | null;
                     }[] | null;
+                    custom_fields?: {
+                        [key: string]: string | number | boolean | string[] | null;
+                    } | null;
                 };
             };
         };
@@ -6530,6 +6867,9 @@ export interface operations {
                             repository_url: string | null;
                             version: string | null;
                         }[];
+                        custom_fields: {
+                            [key: string]: string | number | boolean | string[];
+                        };
                         updated_at: string;
                         deleted_at: string | null;
                     };
@@ -6668,6 +7008,9 @@ export interface operations {
                         storage_gb: number | null;
                         instances: number | null;
                         tags: string[];
+                        custom_fields: {
+                            [key: string]: string | number | boolean | string[];
+                        };
                         cloud_account_id: string | null;
                         last_seen_at: string | null;
                         missing_since: string | null;
@@ -6715,6 +7058,9 @@ export interface operations {
                     storage_gb?: number | null;
                     instances?: number | null;
                     tags?: string[] | null;
+                    custom_fields?: {
+                        [key: string]: string | number | boolean | string[] | null;
+                    } | null;
                 };
             };
         };
@@ -6746,6 +7092,9 @@ export interface operations {
                         storage_gb: number | null;
                         instances: number | null;
                         tags: string[];
+                        custom_fields: {
+                            [key: string]: string | number | boolean | string[];
+                        };
                         cloud_account_id: string | null;
                         last_seen_at: string | null;
                         missing_since: string | null;
@@ -6803,6 +7152,9 @@ export interface operations {
                         storage_gb: number | null;
                         instances: number | null;
                         tags: string[];
+                        custom_fields: {
+                            [key: string]: string | number | boolean | string[];
+                        };
                         cloud_account_id: string | null;
                         last_seen_at: string | null;
                         missing_since: string | null;
@@ -6871,6 +7223,9 @@ export interface operations {
                     storage_gb?: number | null;
                     instances?: number | null;
                     tags?: string[] | null;
+                    custom_fields?: {
+                        [key: string]: string | number | boolean | string[] | null;
+                    } | null;
                 };
             };
         };
@@ -6902,6 +7257,9 @@ export interface operations {
                         storage_gb: number | null;
                         instances: number | null;
                         tags: string[];
+                        custom_fields: {
+                            [key: string]: string | number | boolean | string[];
+                        };
                         cloud_account_id: string | null;
                         last_seen_at: string | null;
                         missing_since: string | null;
@@ -7664,6 +8022,9 @@ export interface operations {
                         vlan_id: number | null;
                         is_private: boolean;
                         description: string | null;
+                        custom_fields: {
+                            [key: string]: string | number | boolean | string[];
+                        };
                         updated_at: string;
                         deleted_at: string | null;
                     }[];
@@ -7701,6 +8062,9 @@ export interface operations {
                     gateway?: string | null;
                     vlan_id?: number | null;
                     description?: string | null;
+                    custom_fields?: {
+                        [key: string]: string | number | boolean | string[] | null;
+                    } | null;
                 };
             };
         };
@@ -7724,6 +8088,9 @@ export interface operations {
                         vlan_id: number | null;
                         is_private: boolean;
                         description: string | null;
+                        custom_fields: {
+                            [key: string]: string | number | boolean | string[];
+                        };
                         updated_at: string;
                         deleted_at: string | null;
                     };
@@ -7770,6 +8137,9 @@ export interface operations {
                         vlan_id: number | null;
                         is_private: boolean;
                         description: string | null;
+                        custom_fields: {
+                            [key: string]: string | number | boolean | string[];
+                        };
                         updated_at: string;
                         deleted_at: string | null;
                     };
@@ -7827,6 +8197,9 @@ export interface operations {
                     gateway?: string | null;
                     vlan_id?: number | null;
                     description?: string | null;
+                    custom_fields?: {
+                        [key: string]: string | number | boolean | string[] | null;
+                    } | null;
                 };
             };
         };
@@ -7850,6 +8223,9 @@ export interface operations {
                         vlan_id: number | null;
                         is_private: boolean;
                         description: string | null;
+                        custom_fields: {
+                            [key: string]: string | number | boolean | string[];
+                        };
                         updated_at: string;
                         deleted_at: string | null;
                     };
@@ -7899,6 +8275,9 @@ export interface operations {
                             vlan_id: number | null;
                             is_private: boolean;
                             description: string | null;
+                            custom_fields: {
+                                [key: string]: string | number | boolean | string[];
+                            };
                             updated_at: string;
                             deleted_at: string | null;
                         }[];
@@ -7951,6 +8330,9 @@ export interface operations {
                             vlan_id: number | null;
                             is_private: boolean;
                             description: string | null;
+                            custom_fields: {
+                                [key: string]: string | number | boolean | string[];
+                            };
                             updated_at: string;
                             deleted_at: string | null;
                         }[];
@@ -8001,6 +8383,9 @@ export interface operations {
                             vlan_id: number | null;
                             is_private: boolean;
                             description: string | null;
+                            custom_fields: {
+                                [key: string]: string | number | boolean | string[];
+                            };
                             updated_at: string;
                             deleted_at: string | null;
                         }[];
@@ -8053,6 +8438,9 @@ export interface operations {
                             vlan_id: number | null;
                             is_private: boolean;
                             description: string | null;
+                            custom_fields: {
+                                [key: string]: string | number | boolean | string[];
+                            };
                             updated_at: string;
                             deleted_at: string | null;
                         }[];
@@ -8868,6 +9256,9 @@ export interface operations {
                             repository_url: string | null;
                             version: string | null;
                         }[];
+                        custom_fields: {
+                            [key: string]: string | number | boolean | string[];
+                        };
                         updated_at: string;
                         deleted_at: string | null;
                         archived_at: string;
@@ -9017,6 +9408,9 @@ export interface operations {
                         storage_gb: number | null;
                         instances: number | null;
                         tags: string[];
+                        custom_fields: {
+                            [key: string]: string | number | boolean | string[];
+                        };
                         cloud_account_id: string | null;
                         last_seen_at: string | null;
                         missing_since: string | null;

@@ -9,6 +9,7 @@ import {
 } from '#domain/billing';
 import { impexJobMessage, runImpexJob } from '#domain/impex';
 import { discoverJobMessage, runDiscoveryJob } from '#domain/discovery';
+import { customFieldJobMessage, runCustomFieldJob } from '#domain/catalog';
 import { appContext } from '#shared/context';
 import { lazySchema } from '#shared/lazy-schema';
 import { MAX_RECEIVES } from '#shared/queue-settings';
@@ -22,6 +23,7 @@ const jobMessage = lazySchema(() =>
     changeProviderPlanJobMessage(),
     impexJobMessage(),
     discoverJobMessage(),
+    customFieldJobMessage(),
   ]),
 );
 
@@ -37,6 +39,7 @@ export const handler = sqsWorker({
     if (job.kind === 'checkout') await runCheckoutJob(ctx, { user_id: job.user_id, job_id: job.job_id, lastAttempt });
     else if (job.kind === 'cancel-provider-subscription') await cancelAtProvider(ctx, job);
     else if (job.kind === 'change-provider-plan') await changePlanAtProvider(ctx, job);
+    else if (job.kind === 'custom-field-delete') await runCustomFieldJob(ctx, { ...job, lastAttempt });
     else if (job.kind === 'discover') await runDiscoveryJob(ctx, { run_id: job.run_id, lastAttempt });
     else await runImpexJob(ctx, { record_id: job.record_id, lastAttempt });
   },

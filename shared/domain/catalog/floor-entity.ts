@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { defineEntity, defineView } from '#db/entity';
+import { customValues } from './custom-values';
 
 /** The service floor entity (see entity.ts for the pattern): what a floor item stores, and what a client sees of it. */
 
@@ -36,6 +37,8 @@ export const floorEntity = defineEntity('floor', () =>
     /** Discovery: when the floor's instance was last listed, and since when a complete scan no longer lists it. */
     last_seen_at: text,
     missing_since: text,
+    /** Custom field values by key (custom-fields/: checked against the project's definitions on every write). */
+    custom_fields: customValues().default({}),
     created_at: z.string(),
     updated_at: z.string(),
     deleted_at: z.string().nullable().default(null),
@@ -65,6 +68,7 @@ export const floorView = defineView(floorEntity, {
   storage_gb: true,
   instances: true,
   tags: true,
+  custom_fields: true,
   cloud_account_id: true,
   last_seen_at: true,
   missing_since: true,

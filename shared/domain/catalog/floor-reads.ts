@@ -9,6 +9,7 @@ import { visible, visibleFilter } from '#db/live';
 import { floorListing, type FloorListing } from './listings';
 import { FORBIDDEN_VIEW } from './floor-refusals';
 import { accessToFloor } from './floor-access';
+import { matchesCustomFilters } from './custom-fields/values';
 
 /** Reading floors: an environment's list (filtered, in hostname order, a page at a time) and one floor. */
 
@@ -25,19 +26,22 @@ export interface ListFloorsInput {
   location?: string;
   zone?: string;
   updated_since?: string;
+  /** `cf.<key>` filters: key → values (any). */
+  cf?: Record<string, string[]>;
   /** Beyond SPEC: one page of the list (the whole list without `limit`). */
   offset?: number;
   limit?: number;
 }
 
-type FloorFilters = Pick<ListFloorsInput, 'hostname' | 'tags' | 'type' | 'location' | 'zone'>;
+type FloorFilters = Pick<ListFloorsInput, 'hostname' | 'tags' | 'type' | 'location' | 'zone' | 'cf'>;
 /** Whether a floor (or its listing item) passes GET /service-floors's filters (SPEC "Service floors"). */
 export const matchesFloorFilters = (x: FloorListing, f: FloorFilters) =>
   (!f.hostname || containsCi(x.hostname, f.hostname)) &&
   (!f.tags?.length || hasAnyTag(x.tags, f.tags)) &&
   (!f.type || x.floor_type === f.type) &&
   (!f.location || atLocation(x, f.location)) &&
-  (!f.zone || equalsCi(x.provider_zone, f.zone));
+  (!f.zone || equalsCi(x.provider_zone, f.zone)) &&
+  (!f.cf || matchesCustomFilters(x.custom_fields, f.cf));
 
 /**
  * An environment's floors, filtered, by hostname, from `offset` (the whole list without `limit`):
@@ -47,7 +51,7 @@ export const matchesFloorFilters = (x: FloorListing, f: FloorFilters) =>
  */
 export async function listFloors(ctx: AppContext, f: ListFloorsInput): Promise<FloorOut[]> {
   const { project_id: projectId, environment_id: envId, offset = 0, limit } = f;
-  const filtered = Boolean(f.hostname || f.tags?.length || f.type || f.location || f.zone);
+  const filtered = Boolean(f.hostname || f.tags?.length || f.type || f.location || f.zone || f.cf);
   const [{ access }, page] = await Promise.all([
     accessInEnvironment(projectId, actorAccount(ctx).id, envId),
     f.updated_since

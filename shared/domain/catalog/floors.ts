@@ -15,6 +15,9 @@ import { putNewStep } from '#db/steps';
 import { lazySchema } from '#shared/lazy-schema';
 import { FLOOR_NOT_FOUND, FORBIDDEN_CREATE } from './floor-refusals';
 import { accessToFloor, MANAGE } from './floor-access';
+import { customFieldsInput } from './custom-fields/input';
+import { withValues } from './services/audit-and-events';
+import { catalogueUnchangedStep, readCatalogue, valuesForWrite } from './custom-fields/catalogue';
 
 /**
  * Service floors: the servers (VMs, containers, bare metal) services run on (the entity: floor-entity.ts),
@@ -40,9 +43,17 @@ export const floorFields = {
   tags,
 };
 export const createFloorBody = lazySchema(() =>
-  z.object({ project_id: z.uuid(), environment_id: z.uuid(), type: floorType, ...floorFields }),
+  z.object({
+    project_id: z.uuid(),
+    environment_id: z.uuid(),
+    type: floorType,
+    ...floorFields,
+    custom_fields: customFieldsInput(),
+  }),
 );
-export const updateFloorBody = lazySchema(() => z.object({ type: floorType.optional(), ...floorFields }));
+export const updateFloorBody = lazySchema(() =>
+  z.object({ type: floorType.optional(), ...floorFields, custom_fields: customFieldsInput() }),
+);
 export type CreateFloorInput = z.output<ReturnType<typeof createFloorBody>>;
 export type UpdateFloorInput = z.output<ReturnType<typeof updateFloorBody>>;
 
@@ -89,6 +100,7 @@ export const floorCreatedStep = (floor: Floor, ctx: AppContext): TransactStep =>
       type: floor.floor_type,
       project_id: floor.project_id,
       environment_id: floor.environment_id,
+      ...withValues(floor.custom_fields),
     },
     ctx,
   );
@@ -100,8 +112,12 @@ export const auditedFloor = ({ network_ids: _n, audit_head: _h, ...rest }: Floor
 // loaded and checked here.
 
 export async function createFloor(ctx: AppContext, input: CreateFloorInput): Promise<FloorOut> {
-  const { access, env } = await accessInEnvironment(input.project_id, actorAccount(ctx).id, input.environment_id);
+  const [{ access, env }, catalogue] = await Promise.all([
+    accessInEnvironment(input.project_id, actorAccount(ctx).id, input.environment_id),
+    readCatalogue(input.project_id),
+  ]);
   access.require('floors.manage', FORBIDDEN_CREATE, env.id);
+  const customFields = await valuesForWrite(catalogue, 'service_floor', input.custom_fields);
   const now = ctx.clock.now().toISOString();
   const floor = floorEntity.create({
     ...storedFields(input),
@@ -109,12 +125,14 @@ export async function createFloor(ctx: AppContext, input: CreateFloorInput): Pro
     project_id: env.project_id,
     environment_id: env.id,
     floor_type: input.type,
+    custom_fields: customFields,
     created_at: now,
     updated_at: now,
   });
   await transact([
     ...newFloorSteps(floor),
     envLiveCheck(floor.project_id, floor.environment_id),
+    catalogueUnchangedStep(catalogue),
     floorCreatedStep(floor, ctx),
     ...creationAudit(ctx, 'floor', floor, auditedFloor(floor)),
   ]);
@@ -131,6 +149,9 @@ async function updateFloorOnce(
 ): Promise<FloorOut> {
   const { access, floor, located } = await accessToFloor(floor_id, actorAccount(ctx).id, MANAGE);
   const wanted: Partial<Floor> = { ...storedFields(input), ...(input.type ? { floor_type: input.type } : {}) };
+  const catalogue = input.custom_fields ? await readCatalogue(floor.project_id) : undefined;
+  if (catalogue)
+    wanted.custom_fields = await valuesForWrite(catalogue, 'service_floor', input.custom_fields, floor.custom_fields);
   const changes = Object.fromEntries(
     Object.entries(wanted).filter(([k, v]) => JSON.stringify(v) !== JSON.stringify(floor[k as keyof Floor])),
   );
@@ -154,6 +175,7 @@ async function updateFloorOnce(
       notFound(FLOOR_NOT_FOUND),
     ),
     ...audit.steps,
+    ...(catalogue ? [catalogueUnchangedStep(catalogue)] : []),
   ]);
   return floorView.project(after);
 }

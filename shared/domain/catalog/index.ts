@@ -109,3 +109,25 @@ export { linkEntity, linkView, linkOut, type Link } from './topology/link-entity
 export { newLinkSteps, createLink, listLinks, deleteLink } from './topology/links';
 export { NODE_KINDS, EDGE_KINDS, environmentTopology } from './topology/environment-topology';
 export { removeMemberAndReferences, deleteProjectUserAndReferences } from './people-references';
+export { customFieldView, CUSTOM_FIELD_KEY, type CustomFieldKind } from './custom-fields/definition-entity';
+export { createCustomFieldBody, updateCustomFieldBody } from './custom-fields/definition-rules';
+export { listCustomFields, createCustomField, updateCustomField } from './custom-fields/definitions';
+export {
+  deleteCustomField,
+  getCustomFieldJob,
+  runCustomFieldJob,
+  customFieldJobMessage,
+} from './custom-fields/deletion';
+export { customFieldJobView } from './custom-fields/job-entity';
+export {
+  readCatalogue,
+  catalogueUnchangedStep,
+  defaultValues,
+  readValueRules,
+  documentValues,
+  customFieldsInput,
+  type ValueRules,
+} from './custom-fields/catalogue';
+export { withCustomFieldFilters, customFieldFilters } from './custom-fields/filters';
+/** For the search index: an item's text, select and multiselect values as `custom_fields.<key>` texts. */
+export { searchableCustomValues } from './custom-fields/values';

@@ -186,7 +186,10 @@ export function defineListing<T extends Listable, F extends keyof T & string>(sp
       const v = stored(before, f);
       names[`#lst${spec.family}${i}`] = f;
       values[`:lst${spec.family}${i}`] = v;
-      const empty = v === null || (Array.isArray(v) && v.length === 0);
+      const empty =
+        v === null ||
+        (Array.isArray(v) && v.length === 0) ||
+        (typeof v === 'object' && !Array.isArray(v) && Object.keys(v as object).length === 0);
       return empty
         ? `(attribute_not_exists(#lst${spec.family}${i}) OR #lst${spec.family}${i} = :lst${spec.family}${i})`
         : `#lst${spec.family}${i} = :lst${spec.family}${i}`;

@@ -48,11 +48,12 @@ export const serviceListing = defineListing<
   | 'service_floor_id'
   | 'group_id'
   | 'subgroup_id'
+  | 'custom_fields'
 >({
   family: 'SERVICE',
   orderBy: 'name',
   with: [serviceRefListing, serviceSearchListing],
-  filtered: ['name', 'tags', 'programming_language', 'provider', 'provider_region', 'provider_zone'],
+  filtered: ['name', 'tags', 'programming_language', 'provider', 'provider_region', 'provider_zone', 'custom_fields'],
   hints: ['service_floor_id', 'group_id', 'subgroup_id'],
   lists: ['tags'],
   entityKey: keys.service,
@@ -70,36 +71,37 @@ export type ServiceListing = Pick<
   | 'service_floor_id'
   | 'group_id'
   | 'subgroup_id'
+  | 'custom_fields'
 >;
 
 /** GET /service-floors: by hostname; filters hostname, tags, type, location, zone. */
 export const floorListing = defineListing<
   Floor,
-  'hostname' | 'tags' | 'floor_type' | 'provider' | 'provider_region' | 'provider_zone'
+  'hostname' | 'tags' | 'floor_type' | 'provider' | 'provider_region' | 'provider_zone' | 'custom_fields'
 >({
   family: 'FLOOR',
   orderBy: 'hostname',
   with: [floorSearchListing],
-  filtered: ['hostname', 'tags', 'floor_type', 'provider', 'provider_region', 'provider_zone'],
+  filtered: ['hostname', 'tags', 'floor_type', 'provider', 'provider_region', 'provider_zone', 'custom_fields'],
   lists: ['tags'],
   entityKey: keys.floor,
   decode: floorEntity.decode,
 });
 export type FloorListing = Pick<
   Floor,
-  'id' | 'hostname' | 'tags' | 'floor_type' | 'provider' | 'provider_region' | 'provider_zone'
+  'id' | 'hostname' | 'tags' | 'floor_type' | 'provider' | 'provider_region' | 'provider_zone' | 'custom_fields'
 >;
 
 /** GET /networks: by name; `q` searches name, CIDR, gateway and VLAN; filters VLAN, mask and range (from the CIDR). */
-export const networkListing = defineListing<Network, 'name' | 'cidr' | 'gateway' | 'vlan_id'>({
+export const networkListing = defineListing<Network, 'name' | 'cidr' | 'gateway' | 'vlan_id' | 'custom_fields'>({
   family: 'NETWORK',
   orderBy: 'name',
   with: [networkSearchListing],
-  filtered: ['name', 'cidr', 'gateway', 'vlan_id'],
+  filtered: ['name', 'cidr', 'gateway', 'vlan_id', 'custom_fields'],
   entityKey: keys.network,
   decode: networkEntity.decode,
 });
-export type NetworkListing = Pick<Network, 'id' | 'name' | 'cidr' | 'gateway' | 'vlan_id'>;
+export type NetworkListing = Pick<Network, 'id' | 'name' | 'cidr' | 'gateway' | 'vlan_id' | 'custom_fields'>;
 
 export const LISTINGS = [
   serviceListing,

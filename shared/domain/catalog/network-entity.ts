@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { defineEntity, defineView } from '#db/entity';
+import { customValues } from './custom-values';
 
 /** The network entity (shared/db/entity.ts has the pattern): what a network item stores, and what a client sees of it (no `created_at`). */
 export const networkEntity = defineEntity('network', () =>
@@ -13,6 +14,8 @@ export const networkEntity = defineEntity('network', () =>
     vlan_id: z.number().int().nullable().default(null),
     is_private: z.boolean().default(true),
     description: z.string().nullable().default(null),
+    /** Custom field values by key (custom-fields/: checked against the project's definitions on every write). */
+    custom_fields: customValues().default({}),
     created_at: z.string(),
     updated_at: z.string(),
     deleted_at: z.string().nullable().default(null),
@@ -33,6 +36,7 @@ export const networkView = defineView(networkEntity, {
   vlan_id: true,
   is_private: true,
   description: true,
+  custom_fields: true,
   updated_at: true,
   deleted_at: true,
 });

@@ -18,6 +18,8 @@ import { visible, liveItem, visibleFilter } from '#db/live';
 import { networkListing, type NetworkListing } from './listings';
 import { putNewStep } from '#db/steps';
 import { lazySchema } from '#shared/lazy-schema';
+import { matchesCustomFilters } from './custom-fields/values';
+import { catalogueUnchangedStep, customFieldsInput, readCatalogue, valuesForWrite } from './custom-fields/catalogue';
 
 /** Networks: IPv4 networks of an environment, which services and floors attach to (attachments.ts). */
 
@@ -31,6 +33,7 @@ const networkFields = () => ({
   gateway: ipv4Address.nullish(),
   vlan_id: vlanId().nullish(),
   description: optionalText(1000),
+  custom_fields: customFieldsInput(),
 });
 export const createNetworkBody = lazySchema(() =>
   z.object({
@@ -95,9 +98,13 @@ export function newNetworkSteps(network: Network): TransactStep[] {
 export const auditedNetwork = ({ audit_head: _h, ...rest }: Network) => rest;
 
 export async function createNetwork(ctx: AppContext, input: CreateNetworkInput): Promise<Network> {
-  const { access, env } = await accessInEnvironment(input.project_id, actorAccount(ctx).id, input.environment_id);
+  const [{ access, env }, catalogue] = await Promise.all([
+    accessInEnvironment(input.project_id, actorAccount(ctx).id, input.environment_id),
+    readCatalogue(input.project_id),
+  ]);
   access.require('networks.manage', FORBIDDEN_CREATE, env.id);
   checkGateway(input.cidr, input.gateway ?? null);
+  const customFields = await valuesForWrite(catalogue, 'network', input.custom_fields);
   const now = ctx.clock.now().toISOString();
   const network = networkEntity.create({
     id: ctx.ids.newId(),
@@ -109,12 +116,14 @@ export async function createNetwork(ctx: AppContext, input: CreateNetworkInput):
     vlan_id: input.vlan_id,
     is_private: input.is_private,
     description: input.description,
+    custom_fields: customFields,
     created_at: now,
     updated_at: now,
   });
   await transact([
     ...newNetworkSteps(network),
     envLiveCheck(network.project_id, network.environment_id),
+    catalogueUnchangedStep(catalogue),
     ...creationAudit(ctx, 'network', network, auditedNetwork(network)),
   ]);
   return network;
@@ -126,6 +135,7 @@ export interface NetworkFilters {
   mask?: number;
   range?: string;
   updated_since?: string;
+  cf?: Record<string, string[]>; // `cf.<key>` filters: key → values (any)
   /** Beyond SPEC: one page of the list (the whole list without `limit`). */
   offset?: number;
   limit?: number;
@@ -152,13 +162,14 @@ function insideRange(n: NetworkListing, range: [ipaddr.IPv4, number]): boolean {
 
 /** GET /networks's filters (SPEC "Networks") as one test of a network or its listing item. */
 export function networkFilter(f: NetworkFilters): ((n: NetworkListing) => boolean) | undefined {
-  if (!f.q && f.vlan_id === undefined && f.mask === undefined && !f.range) return undefined;
+  if (!f.q && f.vlan_id === undefined && f.mask === undefined && !f.range && !f.cf) return undefined;
   const range = f.range ? ipaddr.IPv4.parseCIDR(f.range) : undefined;
   return (n) =>
     (!f.q || searchable(n).some((text) => containsCi(text, f.q!))) &&
     (f.vlan_id === undefined || n.vlan_id === f.vlan_id) &&
     (f.mask === undefined || Number(n.cidr.split('/')[1]) === f.mask) &&
-    (!range || insideRange(n, range));
+    (!range || insideRange(n, range)) &&
+    matchesCustomFilters(n.custom_fields, f.cf);
 }
 
 /**
@@ -215,11 +226,13 @@ async function updateNetworkOnce(
   ctx: AppContext,
   input: { network_id: string } & UpdateNetworkInput,
 ): Promise<Network> {
-  const { network_id: networkId, ...patch } = input;
+  const { network_id: networkId, custom_fields: givenValues, ...patch } = input;
   const { access, item, located } = await accessToNetwork(ctx, networkId, MANAGE);
   const wanted = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)) as Partial<Network>;
+  const catalogue = givenValues ? await readCatalogue(item.project_id) : undefined;
+  if (catalogue) wanted.custom_fields = await valuesForWrite(catalogue, 'network', givenValues, item.custom_fields);
   const changes = Object.fromEntries(
-    Object.entries(wanted).filter(([k, v]) => v !== item[k as keyof Network]),
+    Object.entries(wanted).filter(([k, v]) => JSON.stringify(v) !== JSON.stringify(item[k as keyof Network])),
   ) as Partial<Network>;
   if (!Object.keys(changes).length) return item;
   const updated: Network = { ...item, ...changes, updated_at: ctx.clock.now().toISOString() };
@@ -241,6 +254,7 @@ async function updateNetworkOnce(
       notFound(NETWORK_NOT_FOUND),
     ),
     ...audit.steps,
+    ...(catalogue ? [catalogueUnchangedStep(catalogue)] : []),
     ...(changes.name
       ? renameSteps(networkNameScope(item.project_id, item.environment_id), item.name, updated.name, item.id)
       : []),

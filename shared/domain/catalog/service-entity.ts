@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { defineEntity, defineView } from '#db/entity';
+import { customValues } from './custom-values';
 
 /** The service entity (see entity.ts for the pattern): what a service item stores, and what a client sees of it. */
 
@@ -46,6 +47,8 @@ export const serviceEntity = defineEntity('service', () =>
     repository_deps: z.array(storedRepositoryDep).default([]),
     /** The attached networks (see attachments.ts). */
     network_ids: z.array(z.uuid()).default([]),
+    /** Custom field values by key (custom-fields/: checked against the project's definitions on every write). */
+    custom_fields: customValues().default({}),
     created_at: z.string(),
     updated_at: z.string(),
     deleted_at: z.string().nullable().default(null),
@@ -91,6 +94,7 @@ export const serviceView = defineView(serviceEntity, {
   links: true,
   tags: true,
   repository_deps: true,
+  custom_fields: true,
   updated_at: true,
   deleted_at: true,
 });

@@ -6,6 +6,9 @@ import type { AppContext } from '#shared/context';
 import {
   auditedFloor,
   floorCreatedStep,
+  readCatalogue,
+  defaultValues,
+  catalogueUnchangedStep,
   floorEntity,
   floorFieldsSteps,
   floorKey,
@@ -171,8 +174,10 @@ async function createFloor(
   now: string,
   audit?: DiscoveryAudit,
 ) {
+  const catalogue = await readCatalogue(account.project_id);
   const floor = floorEntity.create({
     ...fields,
+    custom_fields: defaultValues(catalogue, 'service_floor'),
     id: discoveredFloorId(account.id, fields.provider_instance_id!),
     project_id: account.project_id,
     environment_id: account.environment_id,
@@ -191,6 +196,7 @@ async function createFloor(
   await transact([
     ...newFloorSteps(floor),
     envLiveCheck(floor.project_id, floor.environment_id),
+    catalogueUnchangedStep(catalogue),
     floorCreatedStep(floor, ctx),
     ...entry,
   ]);

@@ -10,6 +10,7 @@ import {
   MAX_ATTACHED_NETWORKS,
   MAX_CHAIN_CONNECTIONS,
   serviceFields,
+  customFieldsInput,
 } from '#domain/catalog';
 import { groupDescription } from '#domain/tenancy';
 import { lazySchema } from '#shared/lazy-schema';
@@ -60,6 +61,7 @@ const documentSchema = lazySchema(() => {
   /** A reference to another entity of the document by its name (hostname for floors). */
   const ref = (max = 200) => z.string().trim().min(1).max(max);
   const hostnameRef = ref(253);
+  const custom_fields = customFieldsInput(); // an entity's whole set of values: a key left out has its default or none
 
   const subgroup = z.strictObject({ name: nameSchema(), description: groupDescription });
   const group = z.strictObject({
@@ -70,7 +72,7 @@ const documentSchema = lazySchema(() => {
 
   /** A floor: SPEC's flat fields, the type required; `hostname` is how the rest of the document names it. */
   const { hostname, ...floorValues } = floorFields;
-  const serviceFloor = z.strictObject({ hostname, type: floorType, ...floorValues });
+  const serviceFloor = z.strictObject({ hostname, type: floorType, ...floorValues, custom_fields });
 
   const { name, cidr, is_private, gateway, vlan_id, description } = createNetworkBody().shape;
   const network = z.strictObject({
@@ -80,6 +82,7 @@ const documentSchema = lazySchema(() => {
     gateway,
     vlan_id,
     description,
+    custom_fields,
   });
 
   const serviceValues = Object.fromEntries(SERVICE_VALUE_FIELDS.map((f) => [f, serviceFields[f]])) as Pick<
@@ -95,6 +98,7 @@ const documentSchema = lazySchema(() => {
     /** The hostname of the floor it runs on; none: serverless. */
     floor: hostnameRef.nullish(),
     ...serviceValues,
+    custom_fields,
   });
 
   /** `from` depends on `to` (service names). */

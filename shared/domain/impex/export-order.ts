@@ -17,3 +17,7 @@ export const byKey =
   <T>(key: (x: T) => string) =>
   (a: T, b: T) =>
     byText(key(a), key(b)) || byText(JSON.stringify(a), JSON.stringify(b));
+
+/** Custom field values as a document has them: none when the item has none (compact then leaves the field out). */
+export const valuesOrNone = (values: Record<string, unknown> | undefined) =>
+  values && Object.keys(values).length ? values : undefined;

@@ -13,7 +13,7 @@ import { isLive, LIFECYCLE_FIELDS, type Lifecycle } from '#db/live';
 import { queryPrefix, queryPrefixPages } from '#db/query';
 import { SERVICE_DOCUMENT_FIELDS, type DocumentAttachment } from './document';
 import { readEnvironmentHead } from './read';
-import { byKey, byText, compact } from './export-order';
+import { byKey, byText, compact, valuesOrNone } from './export-order';
 
 /**
  * The export's reads: the environment page by page, each entity cut down to what the document needs of
@@ -133,6 +133,7 @@ function serviceEntry(small: SmallKinds, s: Service) {
     floor: s.service_floor_id ? small.hostname.get(s.service_floor_id) : undefined,
   };
   for (const field of SERVICE_DOCUMENT_FIELDS) entry[field] = s[field];
+  entry.custom_fields = valuesOrNone(s.custom_fields);
   return compact(entry);
 }
 

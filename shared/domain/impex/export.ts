@@ -12,7 +12,7 @@ import {
   type DocumentSpec,
   type EnvironmentDocument,
 } from './document';
-import { byKey, byText, compact } from './export-order';
+import { byKey, byText, compact, valuesOrNone } from './export-order';
 import { attachedNames, readForExport, type ConnectionRef } from './export-reads';
 
 /**
@@ -110,6 +110,7 @@ async function* partsOf(
         storage_gb: f.storage_gb,
         instances: f.instances,
         tags: f.tags,
+        custom_fields: valuesOrNone(f.custom_fields),
       } as DocumentFloor),
     )
     .sort(byKey((f) => f.hostname ?? ''));
@@ -124,6 +125,7 @@ async function* partsOf(
         gateway: n.gateway,
         vlan_id: n.vlan_id,
         description: n.description,
+        custom_fields: valuesOrNone(n.custom_fields),
       } as DocumentNetwork),
     )
     .sort(byKey((n) => n.name));

@@ -3,6 +3,7 @@ import { batchGet, keyId } from '#db/batch-get';
 import { isLive } from '#db/live';
 import { queryPrefix } from '#db/query';
 import { invalid, notFound } from '#shared/errors';
+import { readValueRules, type ValueRules } from '#domain/catalog';
 import {
   chainEntity,
   connectionEntity,
@@ -44,6 +45,8 @@ export interface EnvironmentContents {
   chains: Chain[];
   /** The environment's `connections_version` when the connections were read (the import's connection writes move it on from there). */
   connectionsVersion: number;
+  /** The project's custom field definitions, what the document's values are checked against. */
+  valueRules: ValueRules;
 }
 
 /** The project and the live environment (one BatchGet): a missing project is 404 'Project not found', an environment that is not a live one of the project 400. */
@@ -70,18 +73,29 @@ export async function readEnvironmentHead(
  */
 export async function readEnvironment(projectId: string, envId: string): Promise<EnvironmentContents> {
   const head = readEnvironmentHead(projectId, envId);
-  const [{ project, environment }, groups, subgroups, floors, networks, services, links, connections, chains] =
-    await Promise.all([
-      head,
-      queryPrefix(projectId, keys.groupPrefix(envId)).then((items) => items.map(groupEntity.decode)),
-      queryPrefix(projectId, keys.subgroupPrefix(envId)).then((items) => items.map(subgroupEntity.decode)),
-      queryPrefix(projectId, keys.floorPrefix(envId)),
-      queryPrefix(projectId, keys.networkPrefix(envId)),
-      queryPrefix(projectId, keys.servicePrefix(envId)),
-      queryPrefix(projectId, keys.linkPrefix(envId)),
-      head.then(() => queryPrefix(projectId, keys.connectionPrefix(envId))),
-      queryPrefix(projectId, keys.connectionChainPrefix(envId)),
-    ]);
+  const [
+    { project, environment },
+    groups,
+    subgroups,
+    floors,
+    networks,
+    services,
+    links,
+    connections,
+    chains,
+    valueRules,
+  ] = await Promise.all([
+    head,
+    queryPrefix(projectId, keys.groupPrefix(envId)).then((items) => items.map(groupEntity.decode)),
+    queryPrefix(projectId, keys.subgroupPrefix(envId)).then((items) => items.map(subgroupEntity.decode)),
+    queryPrefix(projectId, keys.floorPrefix(envId)),
+    queryPrefix(projectId, keys.networkPrefix(envId)),
+    queryPrefix(projectId, keys.servicePrefix(envId)),
+    queryPrefix(projectId, keys.linkPrefix(envId)),
+    head.then(() => queryPrefix(projectId, keys.connectionPrefix(envId))),
+    queryPrefix(projectId, keys.connectionChainPrefix(envId)),
+    readValueRules(projectId),
+  ]);
   return {
     project,
     environment,
@@ -94,5 +108,6 @@ export async function readEnvironment(projectId: string, envId: string): Promise
     connections: connections.map(connectionEntity.decode).filter(isLive),
     chains: chains.map(chainEntity.decode).filter(isLive),
     connectionsVersion: environment.connections_version ?? 0,
+    valueRules,
   };
 }

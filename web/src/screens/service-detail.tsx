@@ -8,6 +8,7 @@ import { Connections } from './catalog/connections';
 import { floorName } from './catalog/names';
 import { NetworksForm } from './catalog/networks-form';
 import { useLive } from '../live';
+import { CustomFieldRows, useCustomFields } from '../custom-fields';
 
 /** A service with its server, networks, connections and links; edit, delete, connect. */
 export function ServiceDetail(props: { projectId: string; envId: string; serviceId: string }) {
@@ -18,6 +19,7 @@ export function ServiceDetail(props: { projectId: string; envId: string; service
     (signal) => ok(api.GET('/services/{service_id}', { params: { path: { service_id: id } }, signal })),
     [id],
   );
+  const customFields = useCustomFields(props.projectId, 'service');
   const related = useLoad(
     async (signal) => {
       const [connections, links, attached, networks, services, floors] = await Promise.all([
@@ -110,6 +112,7 @@ export function ServiceDetail(props: { projectId: string; envId: string; service
             <dd>{s.repository_url ?? '—'}</dd>
             <dt>Tags</dt>
             <dd>{s.tags.length ? s.tags.join(', ') : '—'}</dd>
+            <CustomFieldRows defs={customFields.data ?? []} values={s.custom_fields} />
             <dt>Links</dt>
             <dd>
               {s.links.length ? (

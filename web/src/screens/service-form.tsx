@@ -4,6 +4,8 @@ import { api, ok, type Service, type ServiceInput } from '../api';
 import { to } from '../links';
 import { Alert, Field, Loaded, Page, Select, useLoad, useSubmit } from '../ui';
 import { useLive } from '../live';
+import type { CustomField } from '../api';
+import { customBody, customDraftOf, CustomFieldInputs, useCustomFields } from '../custom-fields';
 import {
   listOf,
   numberOrNull,
@@ -91,6 +93,7 @@ export function ServiceForm(props: { projectId: string; envId: string; serviceId
       ),
     [props.projectId, props.envId],
   );
+  const customFields = useCustomFields(props.projectId, 'service');
   return (
     <Page
       title={editing ? 'Edit service' : 'New service'}
@@ -98,18 +101,29 @@ export function ServiceForm(props: { projectId: string; envId: string; serviceId
     >
       <Loaded state={existing} label="the service">
         {(service) => (
-          <Form
-            {...props}
-            service={service ?? undefined}
-            floors={(floors.data ?? []).map((f) => [f.id, `${f.hostname ?? f.id} (${f.type})`])}
-          />
+          <Loaded state={customFields} label="the custom fields">
+            {(defs) => (
+              <Form
+                {...props}
+                service={service ?? undefined}
+                defs={defs}
+                floors={(floors.data ?? []).map((f) => [f.id, `${f.hostname ?? f.id} (${f.type})`])}
+              />
+            )}
+          </Loaded>
         )}
       </Loaded>
     </Page>
   );
 }
 
-function Form(props: { projectId: string; envId: string; service?: Service; floors: [string, string][] }) {
+function Form(props: {
+  projectId: string;
+  envId: string;
+  service?: Service;
+  defs: CustomField[];
+  floors: [string, string][];
+}) {
   const { route } = useLocation();
   const [draft, setDraft] = useState<Draft>(draftOf(props.service));
   useEffect(() => setDraft(draftOf(props.service)), [props.service?.id]);
@@ -124,16 +138,17 @@ function Form(props: { projectId: string; envId: string; service?: Service; floo
         : 'This service was changed by someone else while you were editing it: saving replaces those fields with yours.',
     );
   });
+  const [custom, setCustom] = useState(customDraftOf(props.defs, props.service?.custom_fields));
 
   const { submit, busy, error, fields } = useSubmit(async () => {
-    const body = bodyOf(draft);
+    const body = { ...bodyOf(draft), custom_fields: customBody(props.defs, custom, !props.service) };
     const saved = props.service
       ? await ok(api.PATCH('/services/{service_id}', { params: { path: { service_id: props.service.id } }, body }))
       : await ok(
           api.POST('/services', { body: { ...body, project_id: props.projectId, environment_id: props.envId } }),
         );
     route(to.service(props.projectId, props.envId, saved.id));
-  }, Object.keys(draftOf()));
+  }, [...Object.keys(draftOf()), ...props.defs.map((d) => `custom_fields.${d.key}`)]);
 
   return (
     <form class="service-form" onSubmit={submit} noValidate>
@@ -173,6 +188,7 @@ function Form(props: { projectId: string; envId: string; service?: Service; floo
           error={fields.links}
           hint="One per line, each starting with http:// or https://"
         />
+        <CustomFieldInputs defs={props.defs} draft={custom} onDraft={setCustom} errors={fields} />
       </div>
       <div class="actions">
         <button type="submit" class="primary" disabled={busy}>

@@ -1,5 +1,6 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import type { Service } from '../api';
+import type { CustomField, Service } from '../api';
+import { shownValue, useCustomFields } from '../custom-fields';
 import { allServices } from '../services';
 import { to } from '../links';
 import { FilterForm, SortHeader, sortedByName, useUrlQuery, type FilterSpec } from '../table';
@@ -10,15 +11,29 @@ const ROW = 40; // px, every row the same height: the table renders only the row
 const OVERSCAN = 8;
 
 /** SPEC's filters of GET /services, kept in the address so a filtered list is a link. */
-const FILTERS: FilterSpec<'name' | 'tags' | 'language' | 'location'>[] = [
+const FILTERS: FilterSpec<'name' | 'tags' | 'language' | 'location' | 'cf'>[] = [
   { key: 'name', label: 'Name contains' },
   { key: 'tags', label: 'Tags (any of, comma-separated)' },
   { key: 'language', label: 'Language' },
   { key: 'location', label: 'Location (provider, region, zone)' },
+  { key: 'cf', label: 'Custom fields (key=value, comma-separated)' },
 ];
+
+/** `tier=gold, tier=silver, team=ops` → the API's `cf.<key>` parameters (a key repeated: any of its values). */
+function customFilters(text: string): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const part of text.split(',')) {
+    const at = part.indexOf('=');
+    if (at < 1) continue;
+    const key = `cf.${part.slice(0, at).trim()}`;
+    out[key] = [...(out[key] ?? []), part.slice(at + 1).trim()];
+  }
+  return out;
+}
 type Filters = Record<(typeof FILTERS)[number]['key'], string>;
 
 const queryOf = (f: Filters) => ({
+  ...customFilters(f.cf),
   ...(f.name.trim() ? { name: f.name.trim() } : {}),
   ...(f.language.trim() ? { language: f.language.trim() } : {}),
   ...(f.location.trim() ? { location: f.location.trim() } : {}),
@@ -38,7 +53,7 @@ const queryOf = (f: Filters) => ({
  * view (2,000 services scroll as smoothly as 20).
  */
 export function Services(props: { projectId: string; envId: string }) {
-  const { applied, go } = useUrlQuery(['name', 'tags', 'language', 'location', 'sort'] as const);
+  const { applied, go } = useUrlQuery(['name', 'tags', 'language', 'location', 'cf', 'sort'] as const);
   const { sort, ...filters } = applied;
   const descending = sort === '-name';
   const [services, setServices] = useState<Service[]>();
@@ -73,6 +88,8 @@ export function Services(props: { projectId: string; envId: string }) {
     return () => abort.abort();
   }, [props.projectId, props.envId, key, reloads]);
 
+  const customFields = useCustomFields(props.projectId, 'service');
+  const [columns, setColumns] = useState<string[]>([]);
   const sorted = useMemo(() => sortedByName(services ?? [], (s) => s.name, descending), [services, descending]);
 
   return (
@@ -86,6 +103,23 @@ export function Services(props: { projectId: string; envId: string }) {
       }
     >
       <FilterForm label="Filter services" filters={FILTERS} applied={filters} onApply={go} />
+      {customFields.data?.length ? (
+        <fieldset class="columns">
+          <legend>Custom field columns</legend>
+          {customFields.data.map((d) => (
+            <label key={d.key} class="check">
+              <input
+                type="checkbox"
+                checked={columns.includes(d.key)}
+                onChange={(e) =>
+                  setColumns(e.currentTarget.checked ? [...columns, d.key] : columns.filter((c) => c !== d.key))
+                }
+              />{' '}
+              {d.label}
+            </label>
+          ))}
+        </fieldset>
+      ) : null}
       {error ? <Alert>{message(error)}</Alert> : null}
       <p class="muted" role="status" aria-live="polite">
         {loading
@@ -98,6 +132,7 @@ export function Services(props: { projectId: string; envId: string }) {
         descending={descending}
         onSort={() => go({ sort: descending ? '' : '-name' })}
         href={(s) => to.service(props.projectId, props.envId, s.id)}
+        columns={(customFields.data ?? []).filter((d) => columns.includes(d.key))}
       />
     </Page>
   );
@@ -116,6 +151,7 @@ function VirtualTable(props: {
   descending: boolean;
   onSort: () => void;
   href: (s: Service) => string;
+  columns: CustomField[];
 }) {
   const scroller = useRef<HTMLDivElement>(null);
   const [top, setTop] = useState(0);
@@ -159,6 +195,11 @@ function VirtualTable(props: {
             <th scope="col">Port</th>
             <th scope="col">Group</th>
             <th scope="col">Tags</th>
+            {props.columns.map((c) => (
+              <th key={c.key} scope="col">
+                {c.label}
+              </th>
+            ))}
           </tr>
         </thead>
         <tbody>
@@ -174,6 +215,9 @@ function VirtualTable(props: {
               <td>{s.port ?? ''}</td>
               <td>{[s.group_name, s.subgroup_name].filter(Boolean).join(' / ')}</td>
               <td>{s.tags.join(', ')}</td>
+              {props.columns.map((c) => (
+                <td key={c.key}>{shownValue(s.custom_fields[c.key])}</td>
+              ))}
             </tr>
           ))}
           {last < props.rows.length && <Spacer height={(props.rows.length - last) * ROW} />}

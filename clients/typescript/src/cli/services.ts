@@ -4,7 +4,7 @@ import { collect } from '../paging.js';
 import { defined, examples, inTarget, int, many, withOutput, withTarget } from './common.js';
 import { col, emit, say } from './output.js';
 import { findFloor, findService, inEnv } from './target.js';
-import { type Body, fields, setOption } from './write-fields.js';
+import { type Body, customFilters, fields, setOption } from './write-fields.js';
 
 type ServiceRow = NonNullable<paths['/services']['get']['responses'][200]['content']['application/json']>[number];
 
@@ -28,18 +28,21 @@ export function serviceCommands(program: Command) {
       .option('--tag <tag>', 'has this tag (repeatable)', many)
       .option('--language <language>', 'programming language')
       .option('--location <location>', 'region or zone')
+      .option('--cf <key=value>', "custom field has this value (repeatable: any of a key's values)", many)
       .action(async (_o, cmd) => {
         const { c, t, o } = await inTarget(cmd);
         const items = await collect(
           c.client.services({
             ...inEnv(t),
             ...defined({ name: o.name, tags: o.tag, language: o.language, location: o.location }),
+            ...customFilters(o.cf as string[] | undefined),
           }),
         );
         emit(items, o.output, SERVICE_COLUMNS);
       }),
     'infracat services ls',
     'infracat services ls --tag prod --name api -o json',
+    'infracat services ls --cf tier=gold --cf tier=silver',
   );
   examples(
     withOutput(withTarget(services.command('get <service>').description('one service, by name or id'))).action(
@@ -87,6 +90,7 @@ export function serviceCommands(program: Command) {
     ),
     'infracat services create api --port 8080 --tag prod --floor host-a',
     'infracat services create worker --set replicas=3',
+    'infracat services create api --field tier=gold --field on_call=true',
   );
   examples(
     withOutput(

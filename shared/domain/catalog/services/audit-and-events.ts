@@ -10,10 +10,17 @@ export const serviceAudit = (s: Service, action: 'create' | 'update' | 'delete')
   environment_id: s.environment_id,
 });
 
-/** The data of service.* events (SPEC fixes service.created's: service_id, name, project_id, environment_id). */
-export const serviceEventData = (s: Pick<Service, 'id' | 'name' | 'project_id' | 'environment_id'>) => ({
+/** The data of service.* events (SPEC fixes service.created's: service_id, name, project_id, environment_id), with its custom field values when it has any. */
+export const serviceEventData = (
+  s: Pick<Service, 'id' | 'name' | 'project_id' | 'environment_id'> & Partial<Pick<Service, 'custom_fields'>>,
+) => ({
   service_id: s.id,
   name: s.name,
   project_id: s.project_id,
   environment_id: s.environment_id,
+  ...withValues(s.custom_fields),
 });
+
+/** Custom field values in an event's data: present when the item has any (SPEC's data of an item without any stays as it was). */
+export const withValues = (values: Service['custom_fields'] | undefined) =>
+  values && Object.keys(values).length ? { custom_fields: values } : {};

@@ -15,6 +15,7 @@ import { storedFields, type CreateServiceInput } from './input';
 import { keysToValidate, resolveAll, validateReferences } from './references';
 import { newServiceSteps } from './hints';
 import { audited, serviceAudit, serviceEventData } from './audit-and-events';
+import { catalogueUnchangedStep, readCatalogue, valuesForWrite } from '../custom-fields/catalogue';
 
 /**
  * Creates a service. Refusals in SPEC's order: 404 'Project not found', 400 environment not in
@@ -25,13 +26,17 @@ import { audited, serviceAudit, serviceEventData } from './audit-and-events';
 export async function createService(ctx: AppContext, input: CreateServiceInput): Promise<ServiceOut> {
   const userId = actorAccount(ctx).id;
   const set = storedFields(input);
-  const { access, env } = await accessInEnvironment(
-    input.project_id,
-    userId,
-    input.environment_id,
-    keysToValidate(input.project_id, input.environment_id, set),
-  );
+  const [{ access, env }, catalogue] = await Promise.all([
+    accessInEnvironment(
+      input.project_id,
+      userId,
+      input.environment_id,
+      keysToValidate(input.project_id, input.environment_id, set),
+    ),
+    readCatalogue(input.project_id),
+  ]);
   access.require('services.manage', FORBIDDEN_CREATE, env.id);
+  const customFields = await valuesForWrite(catalogue, 'service', input.custom_fields);
   const now = ctx.clock.now().toISOString();
   const service = serviceEntity.create({
     ...set,
@@ -40,6 +45,7 @@ export async function createService(ctx: AppContext, input: CreateServiceInput):
     owner_user_id: userId,
     project_id: env.project_id,
     environment_id: env.id,
+    custom_fields: customFields,
     created_at: now,
     updated_at: now,
   });
@@ -57,6 +63,7 @@ export async function createService(ctx: AppContext, input: CreateServiceInput):
       whileLiveStep(takeQuotaStep(envKey, 'service_count', plan, SERVICES_QUOTA, addon), envStepFailed),
       ...newServiceSteps(service),
       ...guards,
+      catalogueUnchangedStep(catalogue),
       projectEventStep('service.created', service.project_id, serviceEventData(service), ctx),
       ...auditSteps(ctx, { ...serviceAudit(service, 'create'), after: audited(service) }, { mode: 'creation' }).steps,
     ]);

@@ -3,6 +3,7 @@ import { name as nameSchema } from '#shared/schemas';
 import { ipAddress, nonNegativeInt, optionalText, provider, tags, urlWithScheme } from '../fields';
 import type { RepositoryDep, Service } from '../service-entity';
 import { lazySchema } from '#shared/lazy-schema';
+import { customFieldsInput } from '../custom-fields/input';
 
 /** A service's request bodies and their values as stored. */
 
@@ -46,10 +47,18 @@ const LIST_FIELDS: Writable[] = ['links', 'tags', 'repository_deps'];
 
 /** owner_user_id, type, group_name, subgroup_name and unknown fields in a body are ignored (zod strips them). */
 export const createServiceBody = lazySchema(() =>
-  z.object({ name: nameSchema(), project_id: z.uuid(), environment_id: z.uuid(), ...serviceFields }),
+  z.object({
+    name: nameSchema(),
+    project_id: z.uuid(),
+    environment_id: z.uuid(),
+    ...serviceFields,
+    custom_fields: customFieldsInput(),
+  }),
 );
 /** project_id and environment_id never change: sent in a PATCH body they are ignored, like the read-only fields. */
-export const updateServiceBody = lazySchema(() => z.object({ name: nameSchema().optional(), ...serviceFields }));
+export const updateServiceBody = lazySchema(() =>
+  z.object({ name: nameSchema().optional(), ...serviceFields, custom_fields: customFieldsInput() }),
+);
 export type CreateServiceInput = z.output<ReturnType<typeof createServiceBody>>;
 export type UpdateServiceInput = z.output<ReturnType<typeof updateServiceBody>>;
 

@@ -12,6 +12,7 @@ import { batchGet, keyId } from '#db/batch-get';
 import { visible, liveItem, isLive, LIFECYCLE_FIELDS, visibleFilter, type Lifecycle } from '#db/live';
 import { FORBIDDEN_VIEW } from '../service-refusals';
 import { referenceKeys, resolveAll, SERVERLESS } from './references';
+import { matchesCustomFilters } from '../custom-fields/values';
 
 export interface ListServicesInput {
   project_id: string;
@@ -23,6 +24,8 @@ export interface ListServicesInput {
   limit: number;
   offset: number;
   updated_since?: string;
+  /** `cf.<key>` filters: key → values (any). */
+  cf?: Record<string, string[]>;
 }
 
 /** Whether a service (or its listing item) passes GET /services's filters (SPEC "Services"). */
@@ -33,7 +36,8 @@ export const matchesServiceFilters = (
   (!f.name || containsCi(s.name, f.name)) &&
   (!f.tags?.length || hasAnyTag(s.tags, f.tags)) &&
   (!f.language || equalsCi(s.programming_language, f.language)) &&
-  (!f.location || atLocation(s, f.location));
+  (!f.location || atLocation(s, f.location)) &&
+  (!f.cf || matchesCustomFilters(s.custom_fields, f.cf));
 
 /**
  * An environment's services, filtered, by name, one page. The access check (one BatchGet, which
@@ -47,7 +51,7 @@ export const matchesServiceFilters = (
 export async function listServices(ctx: AppContext, f: ListServicesInput): Promise<ServiceOut[]> {
   if (f.updated_since) return listServicesSince(ctx, f as ListServicesInput & { updated_since: string });
   const { project_id: projectId, environment_id: envId } = f;
-  const filtered = Boolean(f.name || f.tags?.length || f.language || f.location);
+  const filtered = Boolean(f.name || f.tags?.length || f.language || f.location || f.cf);
   const [{ access }, page] = await Promise.all([
     accessInEnvironment(projectId, actorAccount(ctx).id, envId),
     serviceListing.page<ServiceListing>(projectId, envId, {

@@ -12,6 +12,7 @@ import { keysToValidate, resolveAll, validateReferences } from './references';
 import { serviceHintsStep } from './hints';
 import { audited, serviceAudit, serviceEventData } from './audit-and-events';
 import { accessToService } from './read';
+import { catalogueUnchangedStep, readCatalogue, valuesForWrite } from '../custom-fields/catalogue';
 
 /**
  * Changes the given fields; unchanged values are no write and no event. A change of a listed field
@@ -36,6 +37,10 @@ async function updateServiceOnce(
     located,
     requested,
   } = await accessToService(serviceId, userId, manage, (l) => keysToValidate(l.projectId, l.envId, wanted));
+  // Custom fields merge into the values held (null removes one), checked against the catalogue read now.
+  const catalogue = input.custom_fields ? await readCatalogue(located.projectId) : undefined;
+  if (catalogue)
+    wanted.custom_fields = await valuesForWrite(catalogue, 'service', input.custom_fields, item.custom_fields);
   const changes = Object.fromEntries(
     Object.entries(wanted).filter(([k, v]) => JSON.stringify(v) !== JSON.stringify(item[k as keyof Service])),
   ) as Partial<Service>;
@@ -67,6 +72,7 @@ async function updateServiceOnce(
       ...audit.steps,
       ...(moved ? [serviceHintsStep(serviceId, service)] : []),
       ...guards,
+      ...(catalogue ? [catalogueUnchangedStep(catalogue)] : []),
       projectEventStep('service.updated', service.project_id, { ...serviceEventData(service), changed }, ctx),
     ]);
   }

@@ -2,7 +2,7 @@ import { keys } from '#db/keys';
 import type { Key } from '#db/batch-get';
 import type { AppContext } from '#shared/context';
 import type { CounterLimit } from '#db/counter-moves';
-import type { Listable, Listing } from '#domain/catalog';
+import { documentValues, type CustomFieldKind, type Listable, type Listing } from '#domain/catalog';
 import { ENV_NOT_IN_PROJECT } from '#domain/tenancy';
 import type { EnvironmentDocument } from '../document';
 import { pointer, type ImportError } from '../parse';
@@ -10,7 +10,7 @@ import type { Path } from '../problems';
 import type { EnvironmentContents } from '../read';
 import type { ImportAction } from './report';
 import type { Unit } from './units';
-import { changed } from './compare';
+import { changed, same } from './compare';
 
 /**
  * Where the walk of a document hands what it plans. Planning keeps the report and counts the units;
@@ -24,6 +24,18 @@ export interface Sink {
   units(units: Unit[]): Promise<void>;
   /** No unit of this phase or an earlier one comes any more. */
   close(phase: number): Promise<void>;
+}
+
+/** The changed fields as the plan names them: a custom field as `custom_fields.<key>`. */
+function changedNames(existing: Record<string, unknown>, changes: Record<string, unknown>): string[] {
+  return Object.keys(changes).flatMap((k) => {
+    if (k !== 'custom_fields') return [k];
+    const [was, is] = [(existing[k] ?? {}) as Record<string, unknown>, (changes[k] ?? {}) as Record<string, unknown>];
+    return [...new Set([...Object.keys(was), ...Object.keys(is)])]
+      .filter((key) => !same(was[key], is[key]))
+      .sort()
+      .map((key) => `custom_fields.${key}`);
+  });
 }
 
 /** Units per slice of the document handed to the sink (apply writes them before planning on). */
@@ -99,7 +111,7 @@ export function walkContext(input: WalkInput, ctx: AppContext, sink: Sink) {
     };
     return units[
       units.push({
-        item: record(kind, name, 'update', `changed: ${Object.keys(changes).join(', ')}`),
+        item: record(kind, name, 'update', `changed: ${changedNames(existing, changes).join(', ')}`),
         phase,
         update: { key: key(), changes, gone, audit },
         guards: [],
@@ -107,6 +119,28 @@ export function walkContext(input: WalkInput, ctx: AppContext, sink: Sink) {
         ...extra,
       }) - 1
     ];
+  };
+  /**
+   * A document entity's custom field values (its whole set: defaults for missing ones), or, when one
+   * is not valid, undefined: each problem reported at `<path>/custom_fields/<key>` and the entity an error.
+   */
+  const customValues = (
+    kind: CustomFieldKind,
+    given: Record<string, unknown> | null | undefined,
+    path: Path,
+    label: string,
+    name: string,
+  ) => {
+    const { values, problems } = documentValues(env.valueRules, kind, given);
+    if (!problems.length) return values;
+    for (const p of problems)
+      sink.error({
+        path: pointer([...path, 'custom_fields', p.key]),
+        line: null,
+        message: `custom_fields.${p.key}: ${p.msg}`,
+      });
+    record(label, name, 'error', problems.map((p) => `custom_fields.${p.key}: ${p.msg}`).join('; '));
+    return undefined;
   };
   /** An update of a listed entity also writes its listing, exact through the condition on the listed fields it does not change. */
   const withListing = <T extends Listable>(unit: Unit | undefined, listing: Listing<T>, existing: T | undefined) => {
@@ -133,6 +167,7 @@ export function walkContext(input: WalkInput, ctx: AppContext, sink: Sink) {
     ambiguous,
     planEntity,
     withListing,
+    customValues,
   };
 }
 export type WalkContext = ReturnType<typeof walkContext>;

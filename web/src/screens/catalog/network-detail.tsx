@@ -5,6 +5,7 @@ import { to } from '../../links';
 import { Loaded, Page, useLoad } from '../../ui';
 import { orDash, useDetailActions } from './detail';
 import { floorName } from './names';
+import { CustomFacts } from '../../custom-fields';
 
 /** Services are asked one by one for their networks (the API answers per holder): only in environments up to this many. */
 const SERVICES_CHECKED_MAX = 100;
@@ -105,6 +106,7 @@ function NetworkFacts({ network: n }: { network: Network }) {
       <dd>{n.is_private ? 'yes' : 'no'}</dd>
       <dt>Description</dt>
       <dd>{orDash(n.description)}</dd>
+      <CustomFacts projectId={n.project_id} kind="network" values={n.custom_fields} />
     </dl>
   );
 }

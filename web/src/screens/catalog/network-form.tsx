@@ -5,6 +5,7 @@ import { numberOrNull, TextArea, TextFields, textOf, textOrNull, type TextFieldS
 import { to } from '../../links';
 import { Alert, useSubmit } from '../../ui';
 import { EditPage, FormActions } from './edit';
+import { CustomFieldInputs, useCustomDraft } from '../../custom-fields';
 
 /** [field, label, attributes]: the network's text and number fields, in the order shown. */
 const TEXT_FIELDS = [
@@ -51,15 +52,16 @@ function Form(props: { projectId: string; envId: string; network?: Network }) {
   const { route } = useLocation();
   const [draft, setDraft] = useState<Draft>(draftOf(props.network));
   const set = (k: Exclude<keyof Draft, 'is_private'>) => (v: string) => setDraft({ ...draft, [k]: v });
+  const custom = useCustomDraft(props.projectId, 'network', props.network?.custom_fields);
   const { submit, busy, error, fields } = useSubmit(async () => {
-    const body = bodyOf(draft);
+    const body = { ...bodyOf(draft), custom_fields: custom.body(!props.network) };
     const saved = props.network
       ? await ok(api.PATCH('/networks/{network_id}', { params: { path: { network_id: props.network.id } }, body }))
       : await ok(
           api.POST('/networks', { body: { ...body, project_id: props.projectId, environment_id: props.envId } }),
         );
     route(to.network(props.projectId, props.envId, saved.id));
-  }, Object.keys(draftOf()));
+  }, [...Object.keys(draftOf()), ...custom.names]);
   return (
     <form onSubmit={submit} noValidate>
       <Alert>{error}</Alert>
@@ -85,6 +87,7 @@ function Form(props: { projectId: string; envId: string; network?: Network }) {
           error={fields.description}
           hint="At most 1,000 characters"
         />
+        <CustomFieldInputs defs={custom.defs} draft={custom.draft} onDraft={custom.setDraft} errors={fields} />
       </div>
       <FormActions
         busy={busy}

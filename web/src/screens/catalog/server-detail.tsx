@@ -6,6 +6,7 @@ import { Connections } from './connections';
 import { orDash, useDetailActions } from './detail';
 import { floorName, floorTypeLabel, locationOf } from './names';
 import { NetworksForm } from './networks-form';
+import { CustomFacts } from '../../custom-fields';
 
 /** A server with the services it runs, its networks (changeable) and its connections; edit, delete. */
 export function ServerDetail(props: { projectId: string; envId: string; serverId: string }) {
@@ -120,6 +121,7 @@ function ServerFacts({ floor: f }: { floor: Floor }) {
       <dd>{orDash(f.instances)}</dd>
       <dt>Tags</dt>
       <dd>{f.tags.length ? f.tags.join(', ') : '—'}</dd>
+      <CustomFacts projectId={f.project_id} kind="service_floor" values={f.custom_fields} />
       {f.cloud_account_id && (
         <>
           <dt>Discovered</dt>

@@ -13,6 +13,7 @@ import {
 import { to } from '../../links';
 import { Alert, Field, Select, useSubmit } from '../../ui';
 import { EditPage, FormActions } from './edit';
+import { CustomFieldInputs, useCustomDraft } from '../../custom-fields';
 import { floorName, FLOOR_TYPES } from './names';
 
 /** [field, label, attributes]: the server's text and number fields, in the order shown. */
@@ -80,15 +81,16 @@ function Form(props: { projectId: string; envId: string; floor?: Floor }) {
   const { route } = useLocation();
   const [draft, setDraft] = useState<Draft>(draftOf(props.floor));
   const set = (k: keyof Draft) => (v: string) => setDraft({ ...draft, [k]: v });
+  const custom = useCustomDraft(props.projectId, 'service_floor', props.floor?.custom_fields);
   const { submit, busy, error, fields } = useSubmit(async () => {
-    const body = bodyOf(draft);
+    const body = { ...bodyOf(draft), custom_fields: custom.body(!props.floor) };
     const saved = props.floor
       ? await ok(api.PATCH('/service-floors/{floor_id}', { params: { path: { floor_id: props.floor.id } }, body }))
       : await ok(
           api.POST('/service-floors', { body: { ...body, project_id: props.projectId, environment_id: props.envId } }),
         );
     route(to.server(props.projectId, props.envId, saved.id));
-  }, Object.keys(draftOf()));
+  }, [...Object.keys(draftOf()), ...custom.names]);
   return (
     <form onSubmit={submit} noValidate>
       <Alert>{error}</Alert>
@@ -127,6 +129,7 @@ function Form(props: { projectId: string; envId: string; floor?: Floor }) {
           error={fields.tags}
           hint="Comma-separated"
         />
+        <CustomFieldInputs defs={custom.defs} draft={custom.draft} onDraft={custom.setDraft} errors={fields} />
       </div>
       <FormActions
         busy={busy}

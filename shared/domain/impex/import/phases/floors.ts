@@ -21,6 +21,8 @@ export async function planFloors(w: WalkContext, { liveNetworkIds, attachmentsOf
     const existing = matches[0];
     const id = existing?.id ?? ctx.ids.newId();
     floorId.set(nameKey(host), id);
+    const values = w.customValues('service_floor', f.custom_fields, ['spec', 'service_floors', i], KIND.floor, host);
+    if (!values) return;
     const attached = attachmentsOf(`floor>${nameKey(host)}`);
     const wanted: Partial<Floor> = {
       floor_type: f.type,
@@ -36,6 +38,7 @@ export async function planFloors(w: WalkContext, { liveNetworkIds, attachmentsOf
       storage_gb: f.storage_gb ?? null,
       instances: f.instances ?? null,
       tags: f.tags ?? [],
+      custom_fields: values,
     };
     if (
       !existing ||

@@ -12,10 +12,12 @@ export async function planNetworks(w: WalkContext) {
   // Networks (phase 2), before the services and floors attached to them.
   const networksByName = byName(env.networks, (n) => n.name);
   const networkId = new Map<string, string>();
-  await each(spec.networks, (n) => {
+  await each(spec.networks, (n, i) => {
     const existing = networksByName.get(nameKey(n.name))?.[0];
     const id = existing?.id ?? ctx.ids.newId();
     networkId.set(nameKey(n.name), id);
+    const values = w.customValues('network', n.custom_fields, ['spec', 'networks', i], KIND.network, n.name);
+    if (!values) return;
     const wanted: Partial<Network> = {
       name: n.name,
       cidr: n.cidr,
@@ -23,6 +25,7 @@ export async function planNetworks(w: WalkContext) {
       vlan_id: n.vlan_id ?? null,
       is_private: n.is_private ?? true,
       description: n.description ?? null,
+      custom_fields: values,
     };
     withListing(
       planEntity(

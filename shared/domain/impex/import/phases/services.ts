@@ -69,8 +69,10 @@ export async function planServices(
       record(KIND.service, s.name, 'error', `its floor '${s.floor}' is ambiguous`);
       return;
     }
+    const values = w.customValues('service', s.custom_fields, ['spec', 'services', i], KIND.service, s.name);
+    if (!values) return;
     const attached = attachmentsOf(`service>${nameKey(s.name)}`);
-    const wanted: Partial<Service> = { name: s.name, ...refs, ...serviceValues(s) };
+    const wanted: Partial<Service> = { name: s.name, ...refs, ...serviceValues(s), custom_fields: values };
     if (
       !existing ||
       !sameSet(

@@ -1,0 +1,126 @@
+import { describe, expect, it } from 'vitest';
+import { useTestStack } from '../helpers/stack';
+import { client } from '../helpers/http';
+import { captureEvents, createFloor, createNetwork, createService, ownerWithEnv } from '../helpers/catalog';
+
+const ref = useTestStack();
+const api = client(() => ref.stack.url);
+const events = captureEvents();
+const fieldsPath = (projectId: string) => `/projects/${projectId}/custom-fields`;
+
+async function define(token: string, projectId: string, body: Record<string, unknown>) {
+  const res = await api.post(fieldsPath(projectId), { applies_to: ['service'], ...body }, { token });
+  expect(res.status, res.text).toBe(201);
+  return res.body;
+}
+
+describe('custom field changes', () => {
+  it('refuse a change existing values would break with 409 and their count', async () => {
+    const { token, projectId, envId } = await ownerWithEnv(api);
+    await define(token, projectId, {
+      key: 'tier',
+      label: 'Tier',
+      type: 'select',
+      choices: ['gold', 'silver', 'bronze'],
+    });
+    await createService(api, token, projectId, envId, { custom_fields: { tier: 'gold' } });
+    await createService(api, token, projectId, envId, { custom_fields: { tier: 'gold' } });
+    await createService(api, token, projectId, envId, { custom_fields: { tier: 'silver' } });
+    await createService(api, token, projectId, envId);
+    const path = `${fieldsPath(projectId)}/tier`;
+    const removed = await api.patch(path, { choices: ['silver', 'bronze'] }, { token });
+    expect(removed.status).toBe(409);
+    expect(removed.body).toEqual({ detail: 'This change would break the values of 2 items', count: 2 });
+    const typed = await api.patch(path, { type: 'number' }, { token });
+    expect(typed.status).toBe(409);
+    expect(typed.body.count).toBe(3);
+    const required = await api.patch(path, { required: true }, { token });
+    expect(required.status).toBe(409);
+    expect(required.body.count).toBe(1);
+    const withDefault = await api.patch(path, { required: true, default: 'bronze', label: 'Service tier' }, { token });
+    expect(withDefault.status, withDefault.text).toBe(200);
+    expect(withDefault.body).toMatchObject({ required: true, default: 'bronze', label: 'Service tier' });
+    const unused = await api.patch(path, { choices: ['gold', 'silver'], default: 'gold' }, { token });
+    expect(unused.status, unused.text).toBe(200);
+  });
+
+  it('filter lists by cf.<key> (repeatable: any; multiselect: any held)', async () => {
+    const { token, projectId, envId } = await ownerWithEnv(api);
+    await define(token, projectId, {
+      key: 'tier',
+      label: 'Tier',
+      type: 'select',
+      choices: ['gold', 'silver'],
+      applies_to: ['service', 'network'],
+    });
+    await define(token, projectId, { key: 'teams', label: 'Teams', type: 'multiselect', choices: ['a', 'b', 'c'] });
+    const gold = await createService(api, token, projectId, envId, {
+      name: 'a-gold',
+      custom_fields: { tier: 'gold', teams: ['a', 'b'] },
+    });
+    const silver = await createService(api, token, projectId, envId, {
+      name: 'b-silver',
+      custom_fields: { tier: 'silver', teams: ['c'] },
+    });
+    await createService(api, token, projectId, envId, { name: 'c-none' });
+    const names = async (query: string) => {
+      const res = await api.get(`/services?project_id=${projectId}&environment_id=${envId}&${query}`, { token });
+      expect(res.status, res.text).toBe(200);
+      return res.body.map((s: { name: string }) => s.name);
+    };
+    expect(await names('cf.tier=gold')).toEqual([gold.name]);
+    expect(await names('cf.tier=gold&cf.tier=silver')).toEqual([gold.name, silver.name]);
+    expect(await names('cf.teams=b&cf.teams=c')).toEqual([gold.name, silver.name]);
+    expect(await names('cf.teams=a&cf.tier=silver')).toEqual([]);
+    expect(await names('cf.tier=gold&limit=1&offset=0')).toEqual([gold.name]);
+    const bad = await api.get(`/services?project_id=${projectId}&environment_id=${envId}&cf.Bad=1`, { token });
+    expect(bad.status).toBe(422);
+    const net = await createNetwork(api, token, projectId, envId, { custom_fields: { tier: 'gold' } });
+    const nets = await api.get(`/networks?project_id=${projectId}&environment_id=${envId}&cf.tier=gold`, { token });
+    expect(nets.body.map((n: { id: string }) => n.id)).toEqual([net.id]);
+  });
+
+  it('delete a definition as a job that takes its values off every item', async () => {
+    const { token, projectId, envId } = await ownerWithEnv(api);
+    await define(token, projectId, { key: 'cost', label: 'Cost', type: 'number' });
+    const a = await createService(api, token, projectId, envId, { custom_fields: { cost: 3 } });
+    const b = await createService(api, token, projectId, envId, { custom_fields: { cost: 4 } });
+    const res = await api.delete(`${fieldsPath(projectId)}/cost`, undefined, { token });
+    expect(res.status, res.text).toBe(202);
+    expect(res.body).toMatchObject({ key: 'cost', kind: 'delete', status: 'queued' });
+    let job = res.body;
+    for (let i = 0; i < 100 && job.status !== 'succeeded' && job.status !== 'failed'; i++) {
+      await new Promise((r) => setTimeout(r, 200));
+      job = (await api.get(`${fieldsPath(projectId)}/jobs/${res.body.id}`, { token })).body;
+    }
+    expect(job).toMatchObject({ status: 'succeeded', items_updated: 2 });
+    for (const s of [a, b]) expect((await api.get(`/services/${s.id}`, { token })).body.custom_fields).toEqual({});
+    expect((await api.get(fieldsPath(projectId), { token })).body).toEqual([]);
+    await define(token, projectId, { key: 'cost', label: 'Cost again', type: 'text' });
+  });
+
+  it('carry values into audit entries and webhook data', async () => {
+    const { token, projectId, envId } = await ownerWithEnv(api);
+    await define(token, projectId, {
+      key: 'tier',
+      label: 'Tier',
+      type: 'text',
+      applies_to: ['service', 'service_floor'],
+    });
+    const s = await createService(api, token, projectId, envId, { name: 'svc', custom_fields: { tier: 'one' } });
+    expect((await api.patch(`/services/${s.id}`, { custom_fields: { tier: 'two' } }, { token })).status).toBe(200);
+    const floor = await createFloor(api, token, projectId, envId, { hostname: 'h1', custom_fields: { tier: 'f' } });
+    const log = await api.get(`/projects/${projectId}/audit-log?entity_type=service`, { token });
+    expect(log.status, log.text).toBe(200);
+    const [upd, crt] = log.body;
+    expect(crt.after.custom_fields).toEqual({ tier: 'one' });
+    expect(upd.before).toEqual({ custom_fields: { tier: 'one' } });
+    expect(upd.after).toEqual({ custom_fields: { tier: 'two' } });
+    await ref.stack.queues.drain();
+    const published = events.filter((e) => e.project_id === projectId).map((e) => e.event);
+    expect(published.map((e) => e.type)).toEqual(['service.created', 'service.updated', 'floor.created']);
+    expect(published[0].data).toMatchObject({ service_id: s.id, custom_fields: { tier: 'one' } });
+    expect(published[1].data).toMatchObject({ custom_fields: { tier: 'two' }, changed: ['custom_fields'] });
+    expect(published[2].data).toMatchObject({ service_floor_id: floor.id, custom_fields: { tier: 'f' } });
+  });
+});

@@ -1,0 +1,109 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import { useTestStack } from '../helpers/stack';
+import { client, PASSWORD, uniqueEmail } from '../helpers/http';
+import { launchChromium, pageProblems } from '../helpers/browser';
+import { axeViolations } from '../helpers/axe';
+
+/**
+ * Custom fields in a real browser: a field defined on the project's Custom fields screen, filled in
+ * on a new service with the input of its type, shown on the service's page, and the services table
+ * filtered by it and showing it as a column; axe-core and no overflow at 1280 and 390 px.
+ */
+const ref = useTestStack();
+const api = client(() => ref.stack.url);
+const email = uniqueEmail('fields');
+let browser: Browser;
+let page: Page;
+let problems: string[];
+let projectId = '';
+let envId = '';
+let token = '';
+const url = (path = '') => ref.stack.url + path;
+const heading = () => page.getByRole('heading', { level: 1 });
+const rowNames = () => page.locator('table.grid tbody th').allTextContents();
+const poll = <T>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 20_000 });
+
+async function checkScreen(name: string) {
+  for (const width of [1280, 390]) {
+    await page.setViewportSize({ width, height: 800 });
+    expect(await axeViolations(page), `${name} at ${width}`).toEqual([]);
+    const overflow = await page.evaluate('document.documentElement.scrollWidth - window.innerWidth');
+    expect(overflow, `${name} is wider than the window at ${width}`).toBeLessThanOrEqual(0);
+    await page.screenshot({ path: `/tmp/custom-fields-${name.replace(/\W+/g, '-')}-${width}.png`, fullPage: true });
+  }
+  await page.setViewportSize({ width: 1280, height: 800 });
+}
+
+beforeAll(async () => {
+  browser = await launchChromium();
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, timezoneId: 'UTC' });
+  page = await context.newPage();
+  problems = await pageProblems(page);
+});
+afterAll(async () => {
+  await browser?.close();
+});
+
+describe('custom fields in the dashboard', { timeout: 180_000 }, () => {
+  it('defines a field, fills it on a new service, and filters the services table by it', async () => {
+    await page.goto(url('/register'));
+    await page.getByLabel('Name').fill('Fran Fields');
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Create account' }).click();
+    await page.waitForURL(url('/p'));
+    await page.getByLabel('Project name').fill('Plant');
+    await page.getByRole('button', { name: 'Create project' }).click();
+    await poll(() => heading().textContent()).toBe('Environments of Plant');
+    await page.getByLabel('Environment name').fill('production');
+    await page.getByRole('button', { name: 'Create environment' }).click();
+    await page.waitForURL(/\/p\/[\w-]+\/e\/[\w-]+\/services$/);
+    [, projectId, envId] = /\/p\/([\w-]+)\/e\/([\w-]+)\//.exec(page.url())!;
+    token = (await api.post('/auth/login', { email, password: PASSWORD })).body.access_token;
+
+    await page.getByRole('navigation', { name: 'Project' }).getByRole('link', { name: 'Custom fields' }).click();
+    await poll(() => heading().textContent()).toBe('Custom fields');
+    await page.getByLabel('Label').fill('Tier');
+    await page.getByLabel('Key').fill('tier');
+    await page.getByLabel('Type').selectOption('select');
+    await page.getByLabel('Choices').fill('gold\nsilver');
+    await page.getByRole('button', { name: 'Create field' }).click();
+    await poll(() => rowNames()).toEqual(['Tier']);
+    // A bad key: the API's 422 next to the field.
+    await page.getByLabel('Label').fill('Bad');
+    await page.getByLabel('Key').fill('Bad Key');
+    await page.getByRole('button', { name: 'Create field' }).click();
+    await poll(() => page.locator('.field.invalid').count()).toBeGreaterThan(0);
+    await checkScreen('definitions');
+
+    await page.goto(url(`/p/${projectId}/e/${envId}/services/new`));
+    await poll(() => heading().textContent()).toBe('New service');
+    await page.getByLabel('Name', { exact: true }).fill('checkout');
+    await page.getByLabel('Tier').selectOption('gold');
+    await checkScreen('service form');
+    await page.getByRole('button', { name: 'Create service' }).click();
+    await poll(() => heading().textContent()).toBe('checkout');
+    await poll(() => page.locator('dl.facts dt', { hasText: 'Tier' }).count()).toBe(1);
+    expect(await page.locator('dl.facts dt:has-text("Tier") + dd').textContent()).toBe('gold');
+    await checkScreen('service page');
+
+    const other = await api.post(
+      '/services',
+      { name: 'billing', project_id: projectId, environment_id: envId, custom_fields: { tier: 'silver' } },
+      { token },
+    );
+    expect(other.status, other.text).toBe(201);
+    await page.goto(url(`/p/${projectId}/e/${envId}/services`));
+    await poll(() => rowNames()).toEqual(['billing', 'checkout']);
+    await page.getByLabel('Custom fields (key=value, comma-separated)').fill('tier=gold');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await poll(() => rowNames()).toEqual(['checkout']);
+    expect(page.url()).toContain('cf=tier%3Dgold');
+    await page.getByRole('checkbox', { name: 'Tier' }).check();
+    await poll(() => page.locator('table.grid thead th', { hasText: 'Tier' }).count()).toBe(1);
+    expect(await page.locator('table.grid tbody td').last().textContent()).toBe('gold');
+    await checkScreen('services filtered');
+    expect(problems.filter((p) => !/status of 422/.test(p))).toEqual([]);
+  });
+});

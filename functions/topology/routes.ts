@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { route, ok, created, noContent } from '#http/route';
+import { compressedJson } from '#http/compress';
 import { syncHeaders, updatedSince, uuid, integer } from '#http/schemas';
 import {
   ENTITY_TYPES,
@@ -258,11 +259,16 @@ export const topologyRoutes = [
     path: '/topology',
     auth: 'user',
     summary:
-      "An environment's topology in one compact read: services, servers and networks, and the connections, links, hosting and attachments between them",
+      "An environment's topology in one compact read: services, servers and networks, and the connections, links, hosting and attachments between them. Answered with an ETag; a request whose If-None-Match holds it is answered 304 with no body. Compressed (br or gzip) as Accept-Encoding allows.",
     query: () => z.object(scope),
-    responses: () => ({ 200: topologyOut() }),
+    responses: () => ({ 200: topologyOut(), 304: null }),
     refusals: [400, 403, 404],
-    handler: async ({ query }, ctx) => ok(await environmentTopology(ctx, query)),
+    handler: async ({ query, headers }, ctx) => {
+      const { etag, topology } = await environmentTopology(ctx, query, headers['if-none-match']);
+      // Unchanged since the caller's copy (If-None-Match): 304, no body.
+      if (!topology) return { status: 304, headers: { etag } };
+      return compressedJson(topology, headers['accept-encoding'], { etag });
+    },
   }),
   route({
     method: 'GET',

@@ -17,6 +17,7 @@ import { sweepDeadlines } from '#domain/lifecycle';
 import { errorFields, log } from '#shared/log';
 import { forwardOutbox, resendStaleOutbox } from '#shared/outbox';
 import { sweepWebhookRetries } from '#domain/webhooks';
+import { startTopologyStream } from './topology-stream';
 
 export interface LocalStackOptions {
   /** Environment overrides (the configuration is re-read with them). */
@@ -79,6 +80,8 @@ export async function startLocalStack(opts: LocalStackOptions = {}) {
     void sweepWebhookRetries(ctx).catch((err) => log.error('webhook retry sweep failed', errorFields(err)));
     void resendStaleOutbox(ctx).catch((err) => log.error('outbox resend sweep failed', errorFields(err)));
   };
+  // The cloud's table stream into the topology snapshots' keeper, locally: this process's writes.
+  const topologyStream = startTopologyStream(opts.clock, c.LOCAL_OUTBOX_POLL_MS);
   const retrySweeper = c.LOCAL_WEBHOOK_RETRY_SWEEP_SECONDS
     ? setInterval(sweepRetries, c.LOCAL_WEBHOOK_RETRY_SWEEP_SECONDS * 1000).unref()
     : undefined;
@@ -91,6 +94,7 @@ export async function startLocalStack(opts: LocalStackOptions = {}) {
     async drain(): Promise<void> {
       await localQueues.drain();
       while (((await forward()) ?? 0) > 0) await localQueues.drain();
+      await topologyStream.settle();
     },
   };
   // The cloud's 15-minute schedule, locally: the same sweep on a timer.
@@ -132,6 +136,7 @@ export async function startLocalStack(opts: LocalStackOptions = {}) {
         await new Promise((r) => server.close(r));
       }
       await queues.drain();
+      topologyStream.stop();
       queues.stop();
       configureFaults('');
       resetClients();

@@ -2,6 +2,7 @@ import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { api, ok, type BlastRadius } from '../../api';
 import { takeEarly, topologyKey } from '../../early';
+import { readTopology } from '../../topology-read';
 import { Alert, download, message, Page, useAction } from '../../ui';
 import { BlastPanel } from './blast-panel';
 import { type Drawing, drawing, fastFor, preloadDrawing } from './drawing-choice';
@@ -11,6 +12,7 @@ import type { Engine } from './layout.worker';
 import { edgesByEnds, marksOf } from './marks';
 import { TopologyTools } from './topology-tools';
 import type { TopologyView, ViewInput } from './view';
+import { useLiveTopology } from './use-live-topology';
 
 /** Timings of the last drawing, read by `npm run bench:web`. */
 declare global {
@@ -38,10 +40,7 @@ async function loadTopology(
   scope: { project_id: string; environment_id: string },
   signal: AbortSignal,
 ): Promise<TopologyData> {
-  return (
-    takeEarly<TopologyData>(topologyKey(scope.project_id, scope.environment_id)) ??
-    ok(api.GET('/topology', { params: { query: scope }, signal }))
-  );
+  return takeEarly<TopologyData>(topologyKey(scope.project_id, scope.environment_id)) ?? readTopology(scope, signal);
 }
 
 /**
@@ -164,6 +163,9 @@ export function Topology(props: { projectId: string; envId: string }) {
   }, [graph, engine, choice]);
 
   useEffect(() => () => view.current?.destroy(), []);
+
+  // 2b. Live changes (the live subscription hands them to `applyChange`): applied to the data, drawn again.
+  useLiveTopology(data, setData, () => readTopology({ project_id: props.projectId, environment_id: props.envId }));
 
   const chooseService = (id: string) => {
     const params = new URLSearchParams(location.search);

@@ -43,7 +43,9 @@ export async function applyTopologyChanges(changes: TopologyChange[], now: Date)
   const byEnv = new Map<string, TopologyChange[]>();
   for (const c of changes) {
     const env = `${c.projectId}#${c.envId}`;
-    byEnv.set(env, [...(byEnv.get(env) ?? []), c]);
+    const list = byEnv.get(env);
+    if (list) list.push(c);
+    else byEnv.set(env, [c]);
   }
   for (const list of byEnv.values()) await applyToEnvironment(list[0].projectId, list[0].envId, list, now);
 }

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { route, ok, created, noContent } from '#http/route';
-import { compressedJson } from '#http/compress';
+import { topologyAnswer } from './topology-answer';
 import { syncHeaders, updatedSince, uuid, integer } from '#http/schemas';
 import {
   ENTITY_TYPES,
@@ -25,7 +25,6 @@ import {
   DEFAULT_MAX_DEPTH,
   MAX_MAX_DEPTH,
   blastRadiusOf,
-  environmentTopology,
   NODE_KINDS,
   EDGE_KINDS,
 } from '#domain/catalog';
@@ -263,12 +262,7 @@ export const topologyRoutes = [
     query: () => z.object(scope),
     responses: () => ({ 200: topologyOut(), 304: null }),
     refusals: [400, 403, 404],
-    handler: async ({ query, headers }, ctx) => {
-      const { etag, topology } = await environmentTopology(ctx, query, headers['if-none-match']);
-      // Unchanged since the caller's copy (If-None-Match): 304, no body.
-      if (!topology) return { status: 304, headers: { etag } };
-      return compressedJson(topology, headers['accept-encoding'], { etag });
-    },
+    handler: ({ query, headers }, ctx) => topologyAnswer(ctx, query, headers),
   }),
   route({
     method: 'GET',

@@ -299,7 +299,7 @@ try {
 
   // 3. Services table: scrolled top to bottom over about two seconds.
   await page.goto(`${stack.url}/p/${project.id}/e/${env.id}/services`);
-  await page.getByText(`${SERVICES} services`, { exact: true }).waitFor({ timeout: 60_000 });
+  await page.getByText(`${SERVICES} services`, { exact: true }).waitFor({ timeout: 300_000 });
   const rowsInPage = await page.locator('table.grid tbody tr:not(.spacer)').count();
   const scroll = await frames(page, () =>
     page.evaluate(`new Promise((done) => {

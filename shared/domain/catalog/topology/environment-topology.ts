@@ -144,13 +144,14 @@ const KEEPER_GRACE_MS = 30_000;
  * project, 403 without services.view); servers, networks, and connections with links are drawn
  * when the caller may view them (every member may, today). Answered from the environment's snapshot
  * (snapshot/): its head is read with the access (one BatchGet), then its buckets (one round of
- * BatchGets), or nothing when the caller already holds that version (`ifNoneMatch`: the answer's
- * `etag`, which names the snapshot's generation, version and what the caller may see).
+ * BatchGets), or nothing when that version is held already (`held`: by the caller, If-None-Match, or
+ * by the process): the answer's `etag` names the snapshot's generation, version and what the caller
+ * may see.
  */
 export async function environmentTopology(
   ctx: AppContext,
   input: { project_id: string; environment_id: string },
-  ifNoneMatch?: string,
+  held: (etag: string) => boolean = () => false,
 ): Promise<{ etag: string; topology?: EnvironmentTopology }> {
   const { project_id: projectId, environment_id: envId } = input;
   const headKey = keys.topologyHead(projectId, envId);
@@ -169,7 +170,7 @@ export async function environmentTopology(
   }
   const mask = `${+seeing.floors}${+seeing.networks}${+seeing.connections}`;
   const etag = `"${head.generation}.${head.version}.${mask}"`;
-  if (ifNoneMatch?.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag)) return { etag };
+  if (held(etag)) return { etag };
   const rows = await readAllRows(projectId, envId, head);
   return { etag, topology: topologyOf(projectId, envId, onlySeen(rows, seeing)) };
 }

@@ -6,7 +6,7 @@ import { readTopology } from '../../topology-read';
 import { Alert, download, message, Page, useAction } from '../../ui';
 import { BlastPanel } from './blast-panel';
 import { type Drawing, drawing, fastFor, preloadDrawing } from './drawing-choice';
-import { buildGraph, nodeId, type TopologyData } from './graph';
+import { buildGraph, nodeId, sameShape, type TopologyData } from './graph';
 import { layout } from './layout-in-worker';
 import type { Engine } from './layout.worker';
 import { edgesByEnds, marksOf } from './marks';
@@ -32,6 +32,9 @@ declare global {
   }
 }
 
+type Graph = ReturnType<typeof buildGraph>;
+type Laid = Awaited<ReturnType<typeof layout>>;
+
 /**
  * The screen's data in one request: GET /topology answers the environment's nodes and edges, compact
  * (started at start-up when the app opened on this address: early.ts).
@@ -55,6 +58,8 @@ export function Topology(props: { projectId: string; envId: string }) {
   const container = useRef<HTMLDivElement>(null);
   const view = useRef<TopologyView | undefined>(undefined);
   const marks = useRef<ReturnType<typeof marksOf>>(undefined);
+  /** The last layout drawn: what it laid out, how, and how it was drawn. */
+  const laidOut = useRef<{ graph: Graph; engine: Engine; choice: Drawing; answer: Laid }>(undefined);
   const [status, setStatus] = useState('Loading the environment…');
   const [error, setError] = useState<unknown>();
   const [data, setData] = useState<TopologyData>();
@@ -110,15 +115,17 @@ export function Topology(props: { projectId: string; envId: string }) {
     const started = performance.now();
     setStatus(`Laying out ${graph.nodes.length} items and ${graph.edges.length} edges…`);
     preloadDrawing(fastFor(choice, graph));
-    layout(
-      graph.nodes,
-      graph.edges,
-      engine,
-      Math.max(0.5, (container.current?.clientWidth || 4) / (container.current?.clientHeight || 3)),
-    ).then(
-      async ({ positions, engine: used, ms }) => {
+    // A live change that moved nothing (a rename): the same layout, and the view where it was.
+    const last = laidOut.current;
+    const held = last && last.engine === engine && sameShape(last.graph, graph) ? last : undefined;
+    const aspect = Math.max(0.5, (container.current?.clientWidth || 4) / (container.current?.clientHeight || 3));
+    (held ? Promise.resolve(held.answer) : layout(graph.nodes, graph.edges, engine, aspect)).then(
+      async (answer) => {
         if (cancelled) return;
+        const { positions, engine: used, ms } = answer;
+        laidOut.current = { graph, engine, choice, answer };
         const drawStart = performance.now();
+        const camera = held?.choice === choice ? view.current?.camera() : undefined;
         view.current?.destroy();
         view.current = undefined;
         const input: ViewInput = {
@@ -148,6 +155,7 @@ export function Topology(props: { projectId: string; envId: string }) {
           },
         );
         if (cancelled) return drawn.view.destroy();
+        if (camera) drawn.view.setCamera(camera);
         view.current = drawn.view;
         setFast(drawn.fast);
         setPartial(!!drawn.view.partial);

@@ -206,6 +206,21 @@ describe('GET /topology from the snapshot the stream keeps', () => {
     const kept = await api.get<Topology>(`/topology?${new URLSearchParams(e.scope)}`, { token: e.token, headers });
     expect(kept.body).toEqual(res.body);
     expect(again.byCommand()).toEqual({ BatchGetItemCommand: 2 });
+
+    // The keeper's work for one write, off its path (the write itself sends what it sent before): the
+    // head read and `seen` moved, the item and its bucket read, the bucket written, `version` set.
+    expect((await api.patch(`/services/${ids[0]}`, { name: 'first' }, { token: e.token })).status).toBe(200);
+    const upkeep = callsFromNow();
+    await ref.stack.queues.drain();
+    // (The drain's Queries are the outbox's stand-in reading its partition.)
+    const { QueryCommand: _outbox, ...keeper } = upkeep.byCommand();
+    console.log(`the snapshot's upkeep of one rename: ${JSON.stringify(keeper)}`);
+    expect(keeper).toEqual({
+      GetItemCommand: 1,
+      UpdateItemCommand: 2,
+      BatchGetItemCommand: 2,
+      BatchWriteItemCommand: 1,
+    });
   });
 
   it('is refused as GET /services is: a viewer of another environment, a stranger, another project’s environment; never another environment’s data', async () => {

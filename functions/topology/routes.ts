@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { route, ok, created, noContent } from '#http/route';
+import { topologyAnswer } from './topology-answer';
 import { syncHeaders, updatedSince, uuid, integer } from '#http/schemas';
 import {
   ENTITY_TYPES,
@@ -24,7 +25,6 @@ import {
   DEFAULT_MAX_DEPTH,
   MAX_MAX_DEPTH,
   blastRadiusOf,
-  environmentTopology,
   NODE_KINDS,
   EDGE_KINDS,
 } from '#domain/catalog';
@@ -258,11 +258,11 @@ export const topologyRoutes = [
     path: '/topology',
     auth: 'user',
     summary:
-      "An environment's topology in one compact read: services, servers and networks, and the connections, links, hosting and attachments between them",
+      "An environment's topology in one compact read: services, servers and networks, and the connections, links, hosting and attachments between them. Answered with an ETag; a request whose If-None-Match holds it is answered 304 with no body. Compressed (br or gzip) as Accept-Encoding allows.",
     query: () => z.object(scope),
-    responses: () => ({ 200: topologyOut() }),
+    responses: () => ({ 200: topologyOut(), 304: null }),
     refusals: [400, 403, 404],
-    handler: async ({ query }, ctx) => ok(await environmentTopology(ctx, query)),
+    handler: ({ query, headers }, ctx) => topologyAnswer(ctx, query, headers),
   }),
   route({
     method: 'GET',

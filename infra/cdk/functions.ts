@@ -75,6 +75,11 @@ export const workerFunction = (folder: string) => ({
 /** The functions the stack builds one by one. */
 export const SINGLE_FUNCTIONS = {
   outbox: { id: 'OutboxFunction', entry: 'functions/streams/outbox/handler.ts', trigger: 'dynamodb-stream' },
+  topologyKeeper: {
+    id: 'TopologyKeeperFunction',
+    entry: 'functions/streams/topology/handler.ts',
+    trigger: 'dynamodb-stream',
+  },
   progressAuthorizer: {
     id: 'ProgressAuthorizerFunction',
     entry: 'functions/websocket/authorizer.ts',

@@ -14,6 +14,7 @@ import { addSeeding } from './seeding';
 import { WebHosting } from './web-hosting';
 import { addProgressRoutes, createProgressApi } from './websocket';
 import { addOutbox, addWorkers, createQueues } from './workers';
+import { addTopologyKeeper } from './topology-keeper';
 
 export { afterBundlingCommands, argon2Arm64Tarball, LAMBDA_ARCHITECTURE, separatePackagesOf } from './bundling';
 export type { CatalogStackProps } from './props';
@@ -34,6 +35,8 @@ export class CatalogStack extends Stack {
   readonly webhookRetriesFunction: NodejsFunction;
   /** Reads the table's stream: inserted outbox items go to the events queue. */
   readonly outboxFunction: NodejsFunction;
+  /** Reads the table's stream: the drawn items' changes go into their environments' topology snapshots. */
+  readonly topologyKeeperFunction: NodejsFunction;
   /** Sweeps what has fallen due (downgrade reminders and enforcement) every 15 minutes. */
   readonly deadlinesFunction: NodejsFunction;
   /** Seeds plans (and the optional first staff account) on deploy. */
@@ -68,6 +71,7 @@ export class CatalogStack extends Stack {
     this.httpFunctions = addHttpFunctions(this.api, lambdas);
     this.workers = addWorkers(this, lambdas, queues.queues);
     this.outboxFunction = addOutbox(lambdas, stores.table, queues);
+    this.topologyKeeperFunction = addTopologyKeeper(lambdas, stores.table);
     addProgressRoutes(lambdas, progress);
     const sweeps = addSchedules(this, lambdas, secrets.totpKey);
     this.deadlinesFunction = sweeps.deadlines;

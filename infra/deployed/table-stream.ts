@@ -20,9 +20,13 @@ export function matchesPattern(pattern: Record<string, unknown>, value: unknown)
   return Object.entries(pattern).every(([key, want]) => {
     const got = (value as Record<string, unknown> | undefined)?.[key];
     if (Array.isArray(want)) {
-      if (want.some((w) => typeof w === 'object' && w !== null))
-        throw new Error(`filter ${JSON.stringify(want)}: only literal values are supported locally`);
-      return want.includes(got as never);
+      // Literal values, and `{ prefix }` (the only content filter supported locally).
+      return want.some((w) => {
+        if (typeof w !== 'object' || w === null) return w === got;
+        if (typeof w.prefix !== 'string' || Object.keys(w).length !== 1)
+          throw new Error(`filter ${JSON.stringify(want)}: only literal values and prefixes are supported locally`);
+        return typeof got === 'string' && got.startsWith(w.prefix);
+      });
     }
     return matchesPattern(want as Record<string, unknown>, got);
   });

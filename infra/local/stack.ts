@@ -18,6 +18,7 @@ import { errorFields, log } from '#shared/log';
 import { forwardOutbox, resendStaleOutbox } from '#shared/outbox';
 import { readTableStream } from './table-stream';
 import { sweepWebhookRetries } from '#domain/webhooks';
+import { startTopologyStream } from './topology-stream';
 
 export interface LocalStackOptions {
   /** Environment overrides (the configuration is re-read with them). */
@@ -80,6 +81,8 @@ export async function startLocalStack(opts: LocalStackOptions = {}) {
     void sweepWebhookRetries(ctx).catch((err) => log.error('webhook retry sweep failed', errorFields(err)));
     void resendStaleOutbox(ctx).catch((err) => log.error('outbox resend sweep failed', errorFields(err)));
   };
+  // The cloud's table stream into the topology snapshots' keeper, locally: this process's writes.
+  const topologyStream = startTopologyStream(opts.clock, c.LOCAL_OUTBOX_POLL_MS);
   const retrySweeper = c.LOCAL_WEBHOOK_RETRY_SWEEP_SECONDS
     ? setInterval(sweepRetries, c.LOCAL_WEBHOOK_RETRY_SWEEP_SECONDS * 1000).unref()
     : undefined;
@@ -92,6 +95,7 @@ export async function startLocalStack(opts: LocalStackOptions = {}) {
     async drain(): Promise<void> {
       await localQueues.drain();
       while (((await forward()) ?? 0) > 0) await localQueues.drain();
+      await topologyStream.settle();
     },
   };
   // The cloud's 15-minute schedule, locally: the same sweep on a timer.
@@ -144,6 +148,7 @@ export async function startLocalStack(opts: LocalStackOptions = {}) {
         await new Promise((r) => server.close(r));
       }
       await queues.drain();
+      topologyStream.stop();
       queues.stop();
       configureFaults('');
       resetClients();

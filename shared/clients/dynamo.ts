@@ -2,6 +2,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config';
 import { byInvocation } from './background-retries';
+import { withWriteTap } from './write-tap';
 
 /** The DynamoDB document client (of the running kind of invocation, see `byInvocation`); locally DynamoDB Local with fixed credentials (no credential chain is searched). */
 export const ddb = byInvocation((retries) => {
@@ -13,7 +14,9 @@ export const ddb = byInvocation((retries) => {
       : {}),
     ...retries,
   });
-  return DynamoDBDocumentClient.from(base, {
-    marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
-  });
+  return withWriteTap(
+    DynamoDBDocumentClient.from(base, {
+      marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
+    }),
+  );
 });

@@ -239,6 +239,15 @@ export const keys = {
   connectionPrefix: (envId: string) => `CONN#${envId}#`,
   link: (projectId: string, envId: string, id: string) => ({ PK: `PROJECT#${projectId}`, SK: `LINK#${envId}#${id}` }),
   linkPrefix: (envId: string) => `LINK#${envId}#`,
+  /**
+   * An environment's topology snapshot, a view derived from its items and kept by the table stream
+   * (catalog/topology/snapshot): its head (version, buckets) and its buckets of rows, one partition.
+   */
+  topologyHead: (projectId: string, envId: string) => ({ PK: `TOPOLOGY#${projectId}#${envId}`, SK: 'HEAD' }),
+  topologyBucket: (projectId: string, envId: string, n: number) => ({
+    PK: `TOPOLOGY#${projectId}#${envId}`,
+    SK: `BUCKET#${String(n).padStart(4, '0')}`,
+  }),
   /** A chain or hub of connections (created by a batch): its group_kind and member count. */
   connectionChain: (projectId: string, envId: string, chainId: string) => ({
     PK: `PROJECT#${projectId}`,

@@ -15,6 +15,7 @@ import { jsonDecodeError, validateParts } from './validation';
 import { crossSiteGuard, securityHeadersOnEveryAnswer } from './security';
 import type { AnyRouteRequest, Reply, Route } from './route';
 import { idempotencyKeyOf } from './idempotency-key';
+import { toResult } from './result';
 import { errorFields, log } from '#shared/log';
 import { latency, metric, type BusinessMetric } from '#shared/metrics';
 import { invocation } from '#shared/observe';
@@ -27,19 +28,6 @@ type Event = APIGatewayProxyEventV2;
 type Result = APIGatewayProxyStructuredResultV2;
 /** What the middlewares learn about a request, handed to the final step (middy passes only the event on). */
 const state = new WeakMap<Event, { match: Match; request?: AnyRouteRequest; ctx?: AppContext }>();
-
-const JSON_HEADERS = { 'content-type': 'application/json', 'cache-control': 'no-store' };
-
-export function toResult(reply: Reply): Result {
-  const hasBody = reply.body !== undefined && reply.status !== 204;
-  const raw = typeof reply.body === 'string' && reply.headers?.['content-type'];
-  return {
-    statusCode: reply.status,
-    headers: { ...(hasBody ? JSON_HEADERS : { 'cache-control': 'no-store' }), ...reply.headers },
-    ...(reply.cookies?.length ? { cookies: reply.cookies } : {}),
-    body: hasBody ? (raw ? (reply.body as string) : JSON.stringify(reply.body)) : '',
-  };
-}
 
 /** A known path asked with a method none of its routes has: 405 with Allow (an HTTP matter, not a domain refusal). */
 class MethodNotAllowed extends Error {

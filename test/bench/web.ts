@@ -11,14 +11,17 @@ import { appContext } from '#shared/context';
 import { accountActor } from '#shared/audit';
 import { getAccount } from '#domain/identity';
 import { applyImport, parseDocument, planImport, IMPEX_API_VERSION } from '#domain/impex';
+import { ddb } from '#shared/clients';
+import { countCalls } from './measure';
 
 /**
  * `npm run bench:web`: the dashboard's three budgets, measured in Debian's headless
  * Chromium against a fresh local stack (in-memory DynamoDB Local), printed and saved to .bench/web.json:
  *   1. JavaScript of the first load of the sign-in screen, gzipped (budget 200 KB);
- *   2. the topology of an environment with SERVICES services and CONNECTIONS connections: time from
+ *   2. the topology of an environment with SERVICES services and CONNECTIONS connections: GET /topology
+ *      alone (time, bytes, DynamoDB round trips; unchanged: 304); the time from
  *      opening its address (page.goto) until the drawing is interactive, as a person sees it: drawn and
- *      answering a zoom of the wheel (budget 2 s); the time from the screen's data in hand
+ *      answering a zoom of the wheel (budget 1.5 s up to 2,000 services, 2 s above); the time from the screen's data in hand
  *      beside it; then the frame times while it is panned and zoomed (responsive);
  *   3. the services table of SERVICES services: frame times while it scrolls from top to bottom, and how
  *      many rows are in the page (virtualized).
@@ -26,6 +29,8 @@ import { applyImport, parseDocument, planImport, IMPEX_API_VERSION } from '#doma
  */
 const SERVICES = Number(process.env.SERVICES ?? 2000);
 const CONNECTIONS = Number(process.env.CONNECTIONS ?? 6000);
+/** Issue 46's budgets of the topology's first open: 1.5 s up to 2,000 services, 2 s at 10,000. */
+const OPEN_BUDGET_MS = SERVICES > 2000 ? 2000 : 1500;
 const ROOT = join(import.meta.dirname, '..', '..');
 const PASSWORD = 'correct horse battery';
 
@@ -170,9 +175,44 @@ try {
     actor: accountActor((await getAccount(account.id))!),
     days: null,
   });
+  // The stream settles (locally its stand-in): the environment's topology snapshot is built, as it is
+  // in the cloud moments after an import.
+  const settleStart = performance.now();
+  await stack.queues.drain();
+  const settledMs = Math.round(performance.now() - settleStart);
   console.log(
-    `   (seeded ${SERVICES} services and ${CONNECTIONS} connections in ${((performance.now() - seedStart) / 1000).toFixed(1)} s)`,
+    `   (seeded ${SERVICES} services and ${CONNECTIONS} connections in ${((performance.now() - seedStart) / 1000).toFixed(1)} s; the topology snapshot built from them in ${settledMs} ms)`,
   );
+
+  // GET /topology itself (Brotli, as a browser asks): its time, its size on the wire, its DynamoDB calls and
+  // sequential round trips (the sign-in's and the access's included); then unchanged (If-None-Match).
+  {
+    const calls = countCalls(ddb());
+    const read = async (headers: Record<string, string>) => {
+      calls.reset();
+      const t = performance.now();
+      const res = await fetch(`${stack.url}/topology?project_id=${project.id}&environment_id=${env.id}`, {
+        headers: { authorization: `Bearer ${token}`, 'accept-encoding': 'br', ...headers },
+      });
+      await res.arrayBuffer();
+      const ms = Math.round(performance.now() - t);
+      const bytes = Number(res.headers.get('content-length'));
+      return {
+        status: res.status,
+        ms,
+        bytes,
+        calls: calls.total(),
+        roundTrips: calls.roundTrips(),
+        etag: res.headers.get('etag') ?? '',
+      };
+    };
+    const first = await read({});
+    const unchanged = await read({ 'if-none-match': first.etag });
+    results.topologyRead = { first, unchanged };
+    console.log(
+      `   GET /topology: ${first.status} in ${first.ms} ms, ${(first.bytes / 1024).toFixed(0)} KB (br), ${first.calls} DynamoDB calls in ${first.roundTrips} round trips (budget: the sign-in's and the access's, then ≤ 2) ${first.roundTrips <= 4 ? 'OK' : 'OVER'}; unchanged (If-None-Match): ${unchanged.status} in ${unchanged.ms} ms, ${unchanged.roundTrips} round trips`,
+    );
+  }
 
   // Signed in through the sign-in screen, as a person would.
   const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
@@ -287,14 +327,14 @@ try {
       frameMaxMs: Math.round(Math.max(...deltas)),
     });
     console.log(
-      `2. topology (${run} open): ${t.nodes} nodes, ${t.edges} edges: ${fromOpen} ms from opening the address until it is drawn and answers a zoom (budget 2000 ms) ${fromOpen <= 2000 ? 'OK' : 'OVER'}, main thread busy ${cpuMs} ms; data in at ${t.dataAt - opened} ms, first drawn at ${t.drawnAt - opened} ms; laid out and drawn ${t.interactiveMs} ms after the data (layout ${t.engine} ${t.layoutMs} ms incl. the worker's start, drawing ${t.drawMs} ms (${t.drawing === 'auto' ? 'automatic' : t.drawing} choice, ${await page.locator('.cy').getAttribute('data-drawing')} drawing)), main thread busy ${drawCpuMs} ms of it; pan/zoom frames p95 ${Math.round(percentile(deltas, 95))} ms, max ${Math.round(Math.max(...deltas))} ms`,
+      `2. topology (${run} open): ${t.nodes} nodes, ${t.edges} edges: ${fromOpen} ms from opening the address until it is drawn and answers a zoom (budget ${OPEN_BUDGET_MS} ms) ${fromOpen <= OPEN_BUDGET_MS ? 'OK' : 'OVER'}, main thread busy ${cpuMs} ms; data in at ${t.dataAt - opened} ms, first drawn at ${t.drawnAt - opened} ms; laid out and drawn ${t.interactiveMs} ms after the data (layout ${t.engine} ${t.layoutMs} ms incl. the worker's start, drawing ${t.drawMs} ms (${t.drawing === 'auto' ? 'automatic' : t.drawing} choice, ${await page.locator('.cy').getAttribute('data-drawing')} drawing)), main thread busy ${drawCpuMs} ms of it; pan/zoom frames p95 ${Math.round(percentile(deltas, 95))} ms (budget 33 ms) ${percentile(deltas, 95) <= 33 ? 'OK' : 'OVER'}, max ${Math.round(Math.max(...deltas))} ms`,
     );
   }
   results.topology = topology;
 
   // 3. Services table: scrolled top to bottom over about two seconds.
   await page.goto(`${stack.url}/p/${project.id}/e/${env.id}/services`);
-  await page.getByText(`${SERVICES} services`, { exact: true }).waitFor({ timeout: 60_000 });
+  await page.getByText(`${SERVICES} services`, { exact: true }).waitFor({ timeout: 300_000 });
   const rowsInPage = await page.locator('table.grid tbody tr:not(.spacer)').count();
   const scroll = await frames(page, () =>
     page.evaluate(`new Promise((done) => {

@@ -84,7 +84,7 @@ describe('CatalogStack', () => {
     const workers = Object.keys(workerTable).length;
     expect(Object.keys(stack.httpFunctions).sort()).toEqual(groupsWithFunctions.sort());
     expect(stack.httpFunctions.account).toBeUndefined(); // no routes yet → no function
-    const ours = groupsWithFunctions.length + workers + 6; // + the deadline sweep, the webhook retry sweep, the outbox reader, the progress WebSocket's authorizer and connections, the seeding function
+    const ours = groupsWithFunctions.length + workers + 7; // + the deadline sweep, the webhook retry sweep, the outbox reader, the topology snapshots' keeper, the progress WebSocket's authorizer and connections, the seeding function
     template.resourcePropertiesCountIs(
       'AWS::Lambda::Function',
       { Runtime: 'nodejs24.x', Architectures: ['arm64'], Handler: 'index.handler' },
@@ -506,6 +506,34 @@ describe('CatalogStack', () => {
     expect(policy).toContain(eventsQueue);
     expect(policy).toContain(mailQueue);
     expect(policy).not.toContain(jobsQueue);
+  });
+
+  it('streams the table into the topology snapshots’ keeper: only the drawn kinds’ items, bisected and retried, which reads and writes the table and nothing else', () => {
+    const fnId = stack.getLogicalId(stack.topologyKeeperFunction.node.defaultChild as never);
+    const drawn = ['SERVICE#', 'GROUP#', 'FLOOR#', 'NETWORK#', 'CONN#', 'LINK#'].map((prefix) => ({ prefix }));
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      FunctionName: { Ref: fnId },
+      EventSourceArn: Match.anyValue(),
+      FilterCriteria: {
+        Filters: [
+          {
+            Pattern: JSON.stringify({ dynamodb: { Keys: { PK: { S: [{ prefix: 'PROJECT#' }] }, SK: { S: drawn } } } }),
+          },
+        ],
+      },
+      BisectBatchOnFunctionError: true,
+      MaximumRetryAttempts: 10,
+    });
+    const role = stack.getLogicalId(stack.topologyKeeperFunction.role!.node.defaultChild as never);
+    const policy = JSON.stringify(
+      Object.values(template.findResources('AWS::IAM::Policy')).filter((p) =>
+        JSON.stringify(p.Properties.Roles).includes(role),
+      ),
+    );
+    expect(policy).toContain('dynamodb:PutItem');
+    expect(policy).toContain('dynamodb:GetRecords');
+    expect(policy).not.toContain('s3:');
+    expect(policy).not.toContain('sqs:SendMessage');
   });
 
   it('runs exports and imports of any size: the jobs worker takes one message for up to 15 minutes, its heap capped within its 512 MB; its queue waits 6 times that', () => {

@@ -1,4 +1,4 @@
-import { api, ok } from './api';
+import { readTopology } from './topology-read';
 
 /**
  * Reads started at start-up for the address opened, before its screen is on the page:
@@ -16,7 +16,7 @@ export function startEarly(path: string, loadScreen: () => Promise<unknown>): vo
   const topology = TOPOLOGY_ADDRESS.exec(path);
   if (!topology) return;
   const [, project_id, environment_id] = topology;
-  const read = ok(api.GET('/topology', { params: { query: { project_id, environment_id } } }));
+  const read = readTopology({ project_id, environment_id });
   read.catch(() => {}); // the screen shows a refusal when it takes the read
   started.set(topologyKey(project_id, environment_id), read);
   void loadScreen().catch(() => {}); // the router loads it again, and shows what failed

@@ -1506,7 +1506,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** An environment's topology in one compact read: services, servers and networks, and the connections, links, hosting and attachments between them */
+        /** An environment's topology in one compact read: services, servers and networks, and the connections, links, hosting and attachments between them. Answered with an ETag; a request whose If-None-Match holds it is answered 304 with no body. Compressed (br or gzip) as Accept-Encoding allows. */
         get: operations["getTopology"];
         put?: never;
         post?: never;
@@ -7857,6 +7857,13 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description Success */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];

@@ -108,6 +108,8 @@ export { ENTITY_TYPES, entityKey } from './topology/ends';
 export { linkEntity, linkView, linkOut, type Link } from './topology/link-entity';
 export { newLinkSteps, createLink, listLinks, deleteLink } from './topology/links';
 export { NODE_KINDS, EDGE_KINDS, environmentTopology } from './topology/environment-topology';
+export { applyTopologyChanges, topologyChangesOf } from './topology/snapshot/upkeep';
+export type { TopologyChange } from './topology/snapshot/rows';
 export { removeMemberAndReferences, deleteProjectUserAndReferences } from './people-references';
 export { customFieldView, CUSTOM_FIELD_KEY, type CustomFieldKind } from './custom-fields/definition-entity';
 export { createCustomFieldBody, updateCustomFieldBody } from './custom-fields/definition-rules';

@@ -1,6 +1,7 @@
+import { keyId } from '#db/batch-get';
+import { getItem } from '#db/items';
 import { keys } from '#db/keys';
-import { filterParams, LIVE_FILTER, type Lifecycle } from '#db/live';
-import { queryPrefix } from '#db/query';
+import { settleTaps } from '#shared/clients/write-tap';
 import { actorAccount, type AppContext } from '#shared/context';
 import { byText } from '#shared/text';
 import { accessInEnvironment } from '#domain/tenancy';
@@ -8,8 +9,11 @@ import { accessInEnvironment } from '#domain/tenancy';
 import { SERVICE_FORBIDDEN } from '../service-refusals';
 import { byConnectionOrder } from './connections';
 import { byLinkOrder } from './links';
-import type { Connection, Direction } from './connection-entity';
+import type { Direction } from './connection-entity';
 import type { EntityType } from './ends';
+import type { Rows } from './snapshot/rows';
+import { FORMAT, headOf, readAllRows } from './snapshot/store';
+import { rebuildTopology } from './snapshot/upkeep';
 
 /**
  * GET /topology: the environment as the dashboard's topology draws it, in one compact
@@ -54,81 +58,16 @@ export interface EnvironmentTopology {
   };
 }
 
-type ServiceRow = Lifecycle & {
-  id: string;
-  name: string;
-  group_id?: string | null;
-  service_floor_id?: string | null;
-  network_ids?: string[];
-};
-type FloorRow = Lifecycle & {
-  id: string;
-  hostname?: string | null;
-  floor_type?: string | null;
-  network_ids?: string[];
-};
-type NetworkRow = Lifecycle & { id: string; name: string; cidr?: string | null };
-type GroupRow = Lifecycle & { id: string; name: string };
-type ConnectionRow = Lifecycle &
-  Pick<Connection, 'id' | 'a_type' | 'a_id' | 'b_type' | 'b_id' | 'direction' | 'name' | 'created_at' | 'position'>;
-type LinkRow = Lifecycle & { id: string; from_service_id: string; to_service_id: string; created_at: string };
-
-/**
- * The environment's items the drawing needs: one Query per kind's key prefix, all in parallel
- * (each follows its own pages), projected to the fields drawn, live items only (the live rule as the
- * Queries' filter: deleted and archived items are not sent back). No Scan, no per-item read.
- */
-async function readItems(
-  projectId: string,
-  envId: string,
-  what: { floors: boolean; networks: boolean; connections: boolean },
-) {
-  const none = Promise.resolve([]);
-  const live = filterParams(LIVE_FILTER);
-  const [services, groups, floors, networks, connections, links] = await Promise.all([
-    queryPrefix<ServiceRow>(projectId, keys.servicePrefix(envId), {
-      projection: ['id', 'name', 'group_id', 'service_floor_id', 'network_ids'],
-      ...live,
-    }),
-    queryPrefix<GroupRow>(projectId, keys.groupPrefix(envId), { projection: ['id', 'name'], ...live }),
-    what.floors
-      ? queryPrefix<FloorRow>(projectId, keys.floorPrefix(envId), {
-          projection: ['id', 'hostname', 'floor_type', 'network_ids'],
-          ...live,
-        })
-      : none,
-    what.networks
-      ? queryPrefix<NetworkRow>(projectId, keys.networkPrefix(envId), { projection: ['id', 'name', 'cidr'], ...live })
-      : none,
-    what.connections
-      ? queryPrefix<ConnectionRow>(projectId, keys.connectionPrefix(envId), {
-          projection: ['id', 'a_type', 'a_id', 'b_type', 'b_id', 'direction', 'name', 'created_at', 'position'],
-          ...live,
-        })
-      : none,
-    what.connections
-      ? queryPrefix<LinkRow>(projectId, keys.linkPrefix(envId), {
-          projection: ['id', 'from_service_id', 'to_service_id', 'created_at'],
-          ...live,
-        })
-      : none,
-  ]);
-  return {
-    services: services.sort(byText((s) => s.name)),
-    groups: groups,
-    floors: (floors as FloorRow[]).sort(byText((f) => f.hostname)),
-    networks: (networks as NetworkRow[]).sort(byText((n) => n.name)),
-    connections: (connections as ConnectionRow[]).sort(byConnectionOrder),
-    links: (links as LinkRow[]).sort(byLinkOrder),
-  };
-}
-
 /** The items read, as nodes and edges; edges to an item that is not drawn (deleted, or not viewable) are left out. */
-export function topologyOf(
-  projectId: string,
-  envId: string,
-  items: Awaited<ReturnType<typeof readItems>>,
-): EnvironmentTopology {
+export function topologyOf(projectId: string, envId: string, rows: Rows): EnvironmentTopology {
+  const items = {
+    services: [...rows.services].sort(byText((s) => s.name)),
+    groups: rows.groups,
+    floors: [...rows.floors].sort(byText((f) => f.hostname)),
+    networks: [...rows.networks].sort(byText((n) => n.name)),
+    connections: [...rows.connections].sort(byConnectionOrder),
+    links: [...rows.links].sort(byLinkOrder),
+  };
   const nodes: EnvironmentTopology['nodes'] = { kind: [], id: [], name: [], group: [], type: [], cidr: [] };
   const edges: EnvironmentTopology['edges'] = { kind: [], source: [], target: [], direction: [], name: [] };
   const index = new Map<string, number>();
@@ -185,25 +124,53 @@ export function topologyOf(
   return { project_id: projectId, environment_id: envId, nodes, edges };
 }
 
+/** What the caller may see beyond services: servers, networks, connections and links. */
+type Seeing = { floors: boolean; networks: boolean; connections: boolean };
+const onlySeen = (rows: Rows, can: Seeing): Rows => ({
+  services: rows.services,
+  groups: rows.groups,
+  floors: can.floors ? rows.floors : [],
+  networks: can.networks ? rows.networks : [],
+  connections: can.connections ? rows.connections : [],
+  links: can.connections ? rows.links : [],
+});
+
+/** How long a head may stay behind (`seen` ahead of `version`) while its keeper is at work, before a read rebuilds it. */
+const KEEPER_GRACE_MS = 30_000;
+
 /**
  * GET /topology?project_id=&environment_id=: refused as GET /services refuses (404 'Project not
  * found' for an unknown project or a non-member, 400 for an environment not a live one of the
  * project, 403 without services.view); servers, networks, and connections with links are drawn
- * when the caller may view them (every member may, today). The access is read first (one
- * BatchGet), then the environment in one parallel round of Queries.
+ * when the caller may view them (every member may, today). Answered from the environment's snapshot
+ * (snapshot/): its head is read with the access (one BatchGet), then its buckets (one round of
+ * BatchGets), or nothing when that version is held already (`held`: by the caller, If-None-Match, or
+ * by the process): the answer's `etag` names the snapshot's generation, version and what the caller
+ * may see.
  */
 export async function environmentTopology(
   ctx: AppContext,
   input: { project_id: string; environment_id: string },
-): Promise<EnvironmentTopology> {
+  held: (etag: string) => boolean = () => false,
+): Promise<{ etag: string; topology?: EnvironmentTopology }> {
   const { project_id: projectId, environment_id: envId } = input;
-  const { access } = await accessInEnvironment(projectId, actorAccount(ctx).id, envId);
+  const headKey = keys.topologyHead(projectId, envId);
+  // Locally, the writes of this process reach the snapshot first (the stream's stand-in); nothing in the cloud.
+  await settleTaps();
+  const { access } = await accessInEnvironment(projectId, actorAccount(ctx).id, envId, [headKey]);
   access.require('services.view', SERVICE_FORBIDDEN.view, envId);
   const can = (p: 'floors.view' | 'networks.view' | 'connections.view') => access.can(p, envId);
-  const items = await readItems(projectId, envId, {
-    floors: can('floors.view'),
-    networks: can('networks.view'),
-    connections: can('connections.view'),
-  });
-  return topologyOf(projectId, envId, items);
+  const seeing = { floors: can('floors.view'), networks: can('networks.view'), connections: can('connections.view') };
+  let head = headOf(access.extra.get(keyId(headKey)));
+  const now = ctx.clock.now().getTime();
+  const behind = head && head.seen > head.version && now - Date.parse(head.seen_at ?? '') > KEEPER_GRACE_MS;
+  if (!head || head.format !== FORMAT || behind) {
+    await rebuildTopology(projectId, envId, ctx.clock.now());
+    head = headOf(await getItem(headKey))!;
+  }
+  const mask = `${+seeing.floors}${+seeing.networks}${+seeing.connections}`;
+  const etag = `"${head.generation}.${head.version}.${mask}"`;
+  if (held(etag)) return { etag };
+  const rows = await readAllRows(projectId, envId, head);
+  return { etag, topology: topologyOf(projectId, envId, onlySeen(rows, seeing)) };
 }

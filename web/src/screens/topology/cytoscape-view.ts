@@ -255,6 +255,8 @@ export function cytoscapeView(
         ? new Blob([g.svg({ full: true, bg: '#ffffff' })], { type: 'image/svg+xml' })
         : g.png({ full: true, bg: '#ffffff', output: 'blob', maxWidth: 8000, maxHeight: 8000 });
     },
+    camera: () => ({ zoom: g.zoom(), pan: g.pan() }),
+    setCamera: (state) => void g.viewport(state as { zoom: number; pan: { x: number; y: number } }),
     destroy: () => {
       delete container.dataset.labelPx;
       delete container.dataset.zoom;

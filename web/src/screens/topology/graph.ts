@@ -61,3 +61,10 @@ export function buildGraph(data: TopologyData): { nodes: GraphNode[]; edges: Gra
   }));
   return { nodes, edges };
 }
+
+/** Whether two graphs have the same nodes and edge ends in the same order (a layout of one fits the other). */
+export const sameShape = (a: ReturnType<typeof buildGraph>, b: ReturnType<typeof buildGraph>) =>
+  a.nodes.length === b.nodes.length &&
+  a.edges.length === b.edges.length &&
+  a.nodes.every((n, i) => n.id === b.nodes[i].id) &&
+  a.edges.every((e, i) => e.source === b.edges[i].source && e.target === b.edges[i].target);

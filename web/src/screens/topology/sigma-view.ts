@@ -169,6 +169,8 @@ export function sigmaView(
       camera.animate({ x: (x1 + x2) / 2, y: (y1 + y2) / 2, ratio: Math.max(0.05, Math.max(x2 - x1, y2 - y1) * 1.3) });
     },
     picture,
+    camera: () => camera.getState(),
+    setCamera: (state) => camera.setState(state as ReturnType<typeof camera.getState>),
     destroy: () => {
       delete container.dataset.zoom;
       renderer.kill();

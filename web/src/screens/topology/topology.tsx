@@ -2,15 +2,17 @@ import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { api, ok, type BlastRadius } from '../../api';
 import { takeEarly, topologyKey } from '../../early';
+import { readTopology } from '../../topology-read';
 import { Alert, download, message, Page, useAction } from '../../ui';
 import { BlastPanel } from './blast-panel';
 import { type Drawing, drawing, fastFor, preloadDrawing } from './drawing-choice';
-import { buildGraph, nodeId, type TopologyData } from './graph';
+import { buildGraph, nodeId, sameShape, type TopologyData } from './graph';
 import { layout } from './layout-in-worker';
 import type { Engine } from './layout.worker';
 import { edgesByEnds, marksOf } from './marks';
 import { TopologyTools } from './topology-tools';
 import type { TopologyView, ViewInput } from './view';
+import { useLiveTopology } from './use-live-topology';
 
 /** Timings of the last drawing, read by `npm run bench:web`. */
 declare global {
@@ -30,6 +32,9 @@ declare global {
   }
 }
 
+type Graph = ReturnType<typeof buildGraph>;
+type Laid = Awaited<ReturnType<typeof layout>>;
+
 /**
  * The screen's data in one request: GET /topology answers the environment's nodes and edges, compact
  * (started at start-up when the app opened on this address: early.ts).
@@ -38,10 +43,7 @@ async function loadTopology(
   scope: { project_id: string; environment_id: string },
   signal: AbortSignal,
 ): Promise<TopologyData> {
-  return (
-    takeEarly<TopologyData>(topologyKey(scope.project_id, scope.environment_id)) ??
-    ok(api.GET('/topology', { params: { query: scope }, signal }))
-  );
+  return takeEarly<TopologyData>(topologyKey(scope.project_id, scope.environment_id)) ?? readTopology(scope, signal);
 }
 
 /**
@@ -56,6 +58,8 @@ export function Topology(props: { projectId: string; envId: string }) {
   const container = useRef<HTMLDivElement>(null);
   const view = useRef<TopologyView | undefined>(undefined);
   const marks = useRef<ReturnType<typeof marksOf>>(undefined);
+  /** The last layout drawn: what it laid out, how, and how it was drawn. */
+  const laidOut = useRef<{ graph: Graph; engine: Engine; choice: Drawing; answer: Laid }>(undefined);
   const [status, setStatus] = useState('Loading the environment…');
   const [error, setError] = useState<unknown>();
   const [data, setData] = useState<TopologyData>();
@@ -111,15 +115,17 @@ export function Topology(props: { projectId: string; envId: string }) {
     const started = performance.now();
     setStatus(`Laying out ${graph.nodes.length} items and ${graph.edges.length} edges…`);
     preloadDrawing(fastFor(choice, graph));
-    layout(
-      graph.nodes,
-      graph.edges,
-      engine,
-      Math.max(0.5, (container.current?.clientWidth || 4) / (container.current?.clientHeight || 3)),
-    ).then(
-      async ({ positions, engine: used, ms }) => {
+    // A live change that moved nothing (a rename): the same layout, and the view where it was.
+    const last = laidOut.current;
+    const held = last && last.engine === engine && sameShape(last.graph, graph) ? last : undefined;
+    const aspect = Math.max(0.5, (container.current?.clientWidth || 4) / (container.current?.clientHeight || 3));
+    (held ? Promise.resolve(held.answer) : layout(graph.nodes, graph.edges, engine, aspect)).then(
+      async (answer) => {
         if (cancelled) return;
+        const { positions, engine: used, ms } = answer;
+        laidOut.current = { graph, engine, choice, answer };
         const drawStart = performance.now();
+        const camera = held?.choice === choice ? view.current?.camera() : undefined;
         view.current?.destroy();
         view.current = undefined;
         const input: ViewInput = {
@@ -149,6 +155,7 @@ export function Topology(props: { projectId: string; envId: string }) {
           },
         );
         if (cancelled) return drawn.view.destroy();
+        if (camera) drawn.view.setCamera(camera);
         view.current = drawn.view;
         setFast(drawn.fast);
         setPartial(!!drawn.view.partial);
@@ -164,6 +171,9 @@ export function Topology(props: { projectId: string; envId: string }) {
   }, [graph, engine, choice]);
 
   useEffect(() => () => view.current?.destroy(), []);
+
+  // 2b. Live changes (the live subscription hands them to `applyChange`): applied to the data, drawn again.
+  useLiveTopology(data, setData, () => readTopology({ project_id: props.projectId, environment_id: props.envId }));
 
   const chooseService = (id: string) => {
     const params = new URLSearchParams(location.search);

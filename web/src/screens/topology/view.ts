@@ -12,6 +12,9 @@ export interface TopologyView {
   readonly partial?: boolean;
   /** The whole picture as a file. */
   picture(format: 'svg' | 'png'): Promise<Blob>;
+  /** Where the view looks (pan and zoom), to carry over to a view drawn again of the same layout. */
+  camera(): unknown;
+  setCamera(state: unknown): void;
   destroy(): void;
 }
 

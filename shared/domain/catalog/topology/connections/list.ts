@@ -49,8 +49,13 @@ export async function listConnections(
   return matching.slice(offset, limit === undefined ? undefined : offset + limit);
 }
 
-/** Connections in the order they were made (a batch's in its order): how lists and chains show them. */
+/**
+ * Connections in the order they were made (a batch's in its order): how lists and chains show them.
+ * Timestamps (ISO 8601, one form) and ids (UUIDs) compare as their characters do: the order a locale
+ * comparison gives them, at a fraction of its cost (37,000 connections sorted for a topology).
+ */
+const byChars = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 export const byConnectionOrder = (
   a: Pick<Connection, 'created_at' | 'position' | 'id'>,
   b: Pick<Connection, 'created_at' | 'position' | 'id'>,
-) => a.created_at.localeCompare(b.created_at) || (a.position ?? 0) - (b.position ?? 0) || a.id.localeCompare(b.id);
+) => byChars(a.created_at, b.created_at) || (a.position ?? 0) - (b.position ?? 0) || byChars(a.id, b.id);

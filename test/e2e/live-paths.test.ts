@@ -7,7 +7,7 @@ import { CloudStub, hetznerServer } from '../../infra/local/cloud-stub';
 
 /** Live changes made by every path that writes: an import, a discovery run, archive and restore, the environment itself. */
 const stub = new CloudStub();
-const env: Record<string, string> = {};
+const env: Record<string, string> = { LOCAL_STREAM_POLL_MS: '100' };
 beforeAll(async () => {
   await stub.start();
   env.HETZNER_API_BASE_URL = `${stub.url}/hetzner/v1`;

@@ -84,6 +84,12 @@ export function attachLocalWebSockets(server: Server, clock?: Clock): void {
       },
     );
   });
+  // Closing every connection (a stop) closes the sockets too: upgraded ones are not the HTTP server's to close.
+  const closeAll = server.closeAllConnections.bind(server);
+  server.closeAllConnections = () => {
+    for (const ws of sockets.values()) ws.terminate();
+    closeAll();
+  };
   server.on('close', () => {
     useLocalPushSender(undefined);
     for (const ws of sockets.values()) ws.terminate();

@@ -28,6 +28,7 @@ const stack = await startLocalStack({
     LOG_LEVEL: 'silent',
     LOCAL_DEADLINE_SWEEP_SECONDS: '0',
     LOCAL_OUTBOX_POLL_MS: '0',
+    LOCAL_STREAM_POLL_MS: '0',
     LOCAL_WEBHOOK_RETRY_SWEEP_SECONDS: '0',
   },
 });

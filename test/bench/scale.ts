@@ -67,6 +67,7 @@ const stack = await startLocalStack({
     LOCAL_DATA_DIR: dataDir,
     LOG_LEVEL: 'error',
     LOCAL_OUTBOX_POLL_MS: '0',
+    LOCAL_STREAM_POLL_MS: '0',
     LOCAL_WEBHOOK_RETRY_SWEEP_SECONDS: '0',
     LOCAL_DEADLINE_SWEEP_SECONDS: '0',
     POWERTOOLS_METRICS_DISABLED: 'true',

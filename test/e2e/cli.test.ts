@@ -101,6 +101,7 @@ describe('the infracat CLI', () => {
       'plan',
       'apply',
       'audit',
+      'watch',
       'webhooks',
     ]) {
       expect(help.stdout).toContain(`  ${cmd}`);

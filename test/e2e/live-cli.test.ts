@@ -8,7 +8,7 @@ import { client } from '../helpers/http';
 import { createService, ownerWithEnv } from '../helpers/catalog';
 import { INFRACAT_BIN } from '../helpers/infracat-binary';
 
-const ref = useTestStack();
+const ref = useTestStack({ LOCAL_STREAM_POLL_MS: '100' });
 const api = client(() => ref.stack.url);
 const dirs: string[] = [];
 afterAll(() => Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true }))));

@@ -12,7 +12,7 @@ import { addService, connect } from '../helpers/topology';
  * cannot place (read again, answered 304 from the copy it holds).
  */
 vi.setConfig({ testTimeout: 90_000 });
-const ref = useTestStack();
+const ref = useTestStack({ LOCAL_STREAM_POLL_MS: '100' });
 const api = client(() => ref.stack.url);
 let browser: Browser;
 let page: Page;
@@ -66,5 +66,31 @@ describe('the topology screen and live changes', () => {
     await expect
       .poll(() => canvas.getAttribute('aria-label'))
       .toBe('Topology: 2 services, 0 servers, 0 networks, 1 edges');
+  });
+
+  it("draws what another client changes through the environment's live feed, without a reload", async () => {
+    const owner = await signUp(api);
+    const { projectId, envId } = await projectWithEnv(api, owner.token);
+    const web = await addService(api, owner.token, projectId, envId, 'web');
+    await page.goto(`${ref.stack.url}/sign-in`);
+    await page.getByLabel('Email').fill(owner.email);
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(`${ref.stack.url}/p`);
+    await page.goto(`${ref.stack.url}/p/${projectId}/e/${envId}/topology`);
+    const canvas = page.locator('.cy');
+    await expect.poll(() => canvas.getAttribute('data-drawn'), { timeout: 30_000 }).toBe('true');
+    await expect.poll(() => page.locator('[data-live]').getAttribute('data-live')).toBe('live');
+    let loads = 0;
+    page.on('load', () => loads++);
+
+    await addService(api, owner.token, projectId, envId, 'cache');
+    await expect
+      .poll(() => canvas.getAttribute('aria-label'))
+      .toBe('Topology: 2 services, 0 servers, 0 networks, 0 edges');
+    expect((await api.patch(`/services/${web}`, { name: 'frontend' }, { token: owner.token })).status).toBe(200);
+    await page.getByLabel('Find').fill('frontend');
+    await expect.poll(() => page.getByText('1 found').count()).toBe(1);
+    expect(loads).toBe(0);
   });
 });

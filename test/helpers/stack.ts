@@ -43,6 +43,8 @@ export async function startTestStack(env: Record<string, string> = {}, opts: Sta
       LOG_LEVEL: 'silent',
       LOCAL_DEADLINE_SWEEP_SECONDS: '0',
       LOCAL_OUTBOX_POLL_MS: '0',
+      // No table stream reader (live changes) unless a test follows an environment: it asks for one.
+      LOCAL_STREAM_POLL_MS: '0',
       LOCAL_WEBHOOK_RETRY_SWEEP_SECONDS: '0',
       ...UNLIMITED_SIGN_IN,
       ...env,

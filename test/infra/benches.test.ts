@@ -127,6 +127,26 @@ describe('the benches at a smoke size', () => {
   );
 
   it(
+    "npm run bench's live part prints the change delivery figures of connections following one environment under the soak's write mix",
+    async () => {
+      const { code, out } = await bench('live.ts', {
+        BENCH_LIVE_CONNECTIONS: '3',
+        BENCH_LIVE_WRITERS: '2',
+        BENCH_LIVE_WRITES: '20',
+      });
+      expect(code, out).toBe(0);
+      expect(out).not.toContain('"_aws"');
+      expect(out).toMatch(
+        new RegExp(
+          String.raw`^  \d+ writes answered, \d+ deliveries: p50 ${MS}, p95 ${MS}, max ${MS} \(budget p95 <= 2000 ms\); missing 0$`,
+          'm',
+        ),
+      );
+    },
+    SLOW,
+  );
+
+  it(
     'npm run bench:cold prints a row per function chosen (one of each kind: route group, worker, scheduled, authorizer)',
     async () => {
       const only = ['auth', 'workers/jobs', 'scheduled/deadlines', 'websocket/authorizer'];

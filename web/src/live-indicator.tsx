@@ -7,7 +7,8 @@ export function LiveIndicator() {
   const status = useLiveStatus();
   if (status === 'ended') return null;
   return (
-    <span class={`live-indicator ${status}`} role="status" aria-live="polite" data-live={status}>
+    // Not a `status` role: a screen's own status line is what its readers look for first.
+    <span class={`live-indicator ${status}`} aria-live="polite" data-live={status}>
       {LABEL[status]}
     </span>
   );

@@ -118,3 +118,26 @@ export function applyChange<T extends { id: string }>(
   next[at] = item;
   return next;
 }
+
+/**
+ * For a form editing an item: a warning once the item changes (or goes) underneath, by whatever path;
+ * the draft is kept (saving replaces the fields it sends). Undefined while nothing happened, or when
+ * nothing is edited (`id` undefined: a new item).
+ */
+export function useChangedUnderneath(
+  scope: LiveScope,
+  kind: LiveChange['kind'],
+  id: string | undefined,
+  noun: string,
+): string | undefined {
+  const [warning, setWarning] = useState<string>();
+  useLive(id ? scope : undefined, (c) => {
+    if (c.kind !== kind || c.id !== id) return;
+    setWarning(
+      c.op === 'deleted'
+        ? `This ${noun} was deleted while you were editing it.`
+        : `This ${noun} was changed by someone else while you were editing it: saving replaces those fields with yours.`,
+    );
+  });
+  return warning;
+}

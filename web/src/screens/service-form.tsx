@@ -3,9 +3,9 @@ import { useLocation } from 'preact-iso';
 import { api, ok, type Service, type ServiceInput } from '../api';
 import { to } from '../links';
 import { Alert, Field, Loaded, Page, Select, useLoad, useSubmit } from '../ui';
-import { useLive } from '../live';
 import type { CustomField } from '../api';
 import { customBody, customDraftOf, CustomFieldInputs, useCustomFields } from '../custom-fields';
+import { useChangedUnderneath } from '../live';
 import {
   listOf,
   numberOrNull,
@@ -129,15 +129,12 @@ function Form(props: {
   useEffect(() => setDraft(draftOf(props.service)), [props.service?.id]);
   const set = (k: keyof Draft) => (v: string) => setDraft({ ...draft, [k]: v });
   // Live: the service being edited changed (or went) underneath: say so, keep the draft.
-  const [underneath, setUnderneath] = useState<string>();
-  useLive({ projectId: props.projectId, envId: props.envId }, (c) => {
-    if (c.kind !== 'service' || c.id !== props.service?.id) return;
-    setUnderneath(
-      c.op === 'deleted'
-        ? 'This service was deleted while you were editing it.'
-        : 'This service was changed by someone else while you were editing it: saving replaces those fields with yours.',
-    );
-  });
+  const underneath = useChangedUnderneath(
+    { projectId: props.projectId, envId: props.envId },
+    'service',
+    props.service?.id,
+    'service',
+  );
   const [custom, setCustom] = useState(customDraftOf(props.defs, props.service?.custom_fields));
 
   const { submit, busy, error, fields } = useSubmit(async () => {

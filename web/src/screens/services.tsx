@@ -66,10 +66,14 @@ export function Services(props: { projectId: string; envId: string }) {
   // shown change: whether a new one passes them is the API's to say, on the next read).
   useLive(
     { projectId: props.projectId, envId: props.envId },
-    (c) =>
-      setServices((list) =>
-        applyChange(list, c, 'service', (s) => !filtered || (list ?? []).some((x) => x.id === s.id)),
-      ),
+    (c) => {
+      // A service shows its group names: a group's change (rare) reads the list again.
+      if (c.kind === 'group' || c.kind === 'subgroup') setReloads((n) => n + 1);
+      else
+        setServices((list) =>
+          applyChange(list, c, 'service', (s) => !filtered || (list ?? []).some((x) => x.id === s.id)),
+        );
+    },
     () => setReloads((n) => n + 1),
   );
 

@@ -1,7 +1,8 @@
 import type { ComponentChildren } from 'preact';
-import { useMemo } from 'preact/hooks';
+import { useMemo, useRef } from 'preact/hooks';
 import { FilterForm, Pager, pageOf, SortHeader, sortedByName, useUrlQuery, type FilterSpec } from '../../table';
 import { Loaded, Page, useLoad } from '../../ui';
+import { useLive, type LiveChange, type LiveScope } from '../../live';
 
 /** A column of a list: its header and what a row shows in it. */
 export type Column<T> = [string, (row: T) => ComponentChildren];
@@ -23,6 +24,8 @@ export function CatalogList<T extends { id: string }, K extends string>(props: {
   nameLabel: string;
   href: (row: T) => string;
   columns: Column<T>[];
+  /** Read again when an item of this kind changes in the environment (at most every 300 ms). */
+  live?: { scope: LiveScope; kind: LiveChange['kind'] };
 }) {
   const keys = useMemo(() => [...props.filters.map((f) => f.key), 'sort', 'page'] as const, []);
   const { applied, go, href } = useUrlQuery<K | 'sort' | 'page'>(keys);
@@ -30,6 +33,12 @@ export function CatalogList<T extends { id: string }, K extends string>(props: {
   const descending = sort === '-name';
   const key = JSON.stringify(filters);
   const rows = useLoad((signal) => props.load(filters as Record<K, string>, signal), [key]);
+  const pending = useRef<ReturnType<typeof setTimeout>>(undefined);
+  const later = () => {
+    clearTimeout(pending.current);
+    pending.current = setTimeout(rows.reload, 300);
+  };
+  useLive(props.live?.scope, (c) => c.kind === props.live?.kind && later(), later);
   const sorted = useMemo(() => sortedByName(rows.data ?? [], props.name, descending), [rows.data, descending]);
   const shown = pageOf(sorted, page);
   const [one, many] = props.noun;

@@ -6,6 +6,7 @@ import { to } from '../../links';
 import { Alert, useSubmit } from '../../ui';
 import { EditPage, FormActions } from './edit';
 import { CustomFieldInputs, useCustomDraft } from '../../custom-fields';
+import { useChangedUnderneath } from '../../live';
 
 /** [field, label, attributes]: the network's text and number fields, in the order shown. */
 const TEXT_FIELDS = [
@@ -51,6 +52,12 @@ export function NetworkForm(props: { projectId: string; envId: string; networkId
 function Form(props: { projectId: string; envId: string; network?: Network }) {
   const { route } = useLocation();
   const [draft, setDraft] = useState<Draft>(draftOf(props.network));
+  const underneath = useChangedUnderneath(
+    { projectId: props.projectId, envId: props.envId },
+    'network',
+    props.network?.id,
+    'network',
+  );
   const set = (k: Exclude<keyof Draft, 'is_private'>) => (v: string) => setDraft({ ...draft, [k]: v });
   const custom = useCustomDraft(props.projectId, 'network', props.network?.custom_fields);
   const { submit, busy, error, fields } = useSubmit(async () => {
@@ -64,6 +71,7 @@ function Form(props: { projectId: string; envId: string; network?: Network }) {
   }, [...Object.keys(draftOf()), ...custom.names]);
   return (
     <form onSubmit={submit} noValidate>
+      <Alert>{underneath}</Alert>
       <Alert>{error}</Alert>
       <div class="form-grid">
         <TextFields specs={TEXT_FIELDS} draft={draft} set={set} errors={fields} />

@@ -35,6 +35,7 @@ export function Networks(props: { projectId: string; envId: string }) {
   };
   return (
     <CatalogList
+      live={{ scope: { projectId: props.projectId, envId: props.envId }, kind: 'network' }}
       title="Networks"
       noun={['network', 'networks']}
       newHref={to.newNetwork(props.projectId, props.envId)}

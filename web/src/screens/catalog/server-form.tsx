@@ -15,6 +15,7 @@ import { Alert, Field, Select, useSubmit } from '../../ui';
 import { EditPage, FormActions } from './edit';
 import { CustomFieldInputs, useCustomDraft } from '../../custom-fields';
 import { floorName, FLOOR_TYPES } from './names';
+import { useChangedUnderneath } from '../../live';
 
 /** [field, label, attributes]: the server's text and number fields, in the order shown. */
 const TEXT_FIELDS = [
@@ -80,6 +81,12 @@ export function ServerForm(props: { projectId: string; envId: string; serverId?:
 function Form(props: { projectId: string; envId: string; floor?: Floor }) {
   const { route } = useLocation();
   const [draft, setDraft] = useState<Draft>(draftOf(props.floor));
+  const underneath = useChangedUnderneath(
+    { projectId: props.projectId, envId: props.envId },
+    'service_floor',
+    props.floor?.id,
+    'server',
+  );
   const set = (k: keyof Draft) => (v: string) => setDraft({ ...draft, [k]: v });
   const custom = useCustomDraft(props.projectId, 'service_floor', props.floor?.custom_fields);
   const { submit, busy, error, fields } = useSubmit(async () => {
@@ -93,6 +100,7 @@ function Form(props: { projectId: string; envId: string; floor?: Floor }) {
   }, [...Object.keys(draftOf()), ...custom.names]);
   return (
     <form onSubmit={submit} noValidate>
+      <Alert>{underneath}</Alert>
       <Alert>{error}</Alert>
       <div class="form-grid">
         <Select

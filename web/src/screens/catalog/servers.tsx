@@ -39,6 +39,7 @@ export function Servers(props: { projectId: string; envId: string }) {
   };
   return (
     <CatalogList
+      live={{ scope: { projectId: props.projectId, envId: props.envId }, kind: 'service_floor' }}
       title="Servers"
       noun={['server', 'servers']}
       newHref={to.newServer(props.projectId, props.envId)}

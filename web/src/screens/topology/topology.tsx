@@ -12,7 +12,8 @@ import type { Engine } from './layout.worker';
 import { edgesByEnds, marksOf } from './marks';
 import { TopologyTools } from './topology-tools';
 import type { TopologyView, ViewInput } from './view';
-import { useLiveTopology } from './use-live-topology';
+import { useLive } from '../../live';
+import { applyChange, useLiveTopology } from './use-live-topology';
 
 /** Timings of the last drawing, read by `npm run bench:web`. */
 declare global {
@@ -172,8 +173,11 @@ export function Topology(props: { projectId: string; envId: string }) {
 
   useEffect(() => () => view.current?.destroy(), []);
 
-  // 2b. Live changes (the live subscription hands them to `applyChange`): applied to the data, drawn again.
-  useLiveTopology(data, setData, () => readTopology({ project_id: props.projectId, environment_id: props.envId }));
+  // 2b. Live changes (the environment's live feed hands them to `applyChange`): applied to the data, drawn again;
+  // when what was missed is no longer kept, the topology is read again.
+  const reread = () => readTopology({ project_id: props.projectId, environment_id: props.envId });
+  useLiveTopology(data, setData, reread);
+  useLive({ projectId: props.projectId, envId: props.envId }, applyChange, () => void reread().then(setData, () => {}));
 
   const chooseService = (id: string) => {
     const params = new URLSearchParams(location.search);

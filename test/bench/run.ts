@@ -28,6 +28,7 @@ import { queryPage } from '#db/query';
 import { countCalls, fmt, percentile, timePair } from './measure';
 import { operationBudgets, printOperations } from './operations';
 import { withServices } from './document';
+import { printSearch, searchBench } from './search';
 import { appContext } from '#shared/context';
 import { authenticate } from '#auth/authenticate';
 import { createService, createFloor } from '#domain/catalog';
@@ -39,7 +40,7 @@ import { SERVICE_ACTOR } from '#shared/audit';
  * DynamoDB Local, as ratios from one run, plus DynamoDB round trips per request. Its sizes:
  * BENCH_RUNS requests per row (400), BENCH_SERVICES in the listed environment (1,000, the most one
  * page holds), BENCH_INVOICES of the account (100), BENCH_IMPORT_SERVICES imported (2,000),
- * BENCH_IMPORT_RUNS imports timed (5); `npm test` runs it at a tiny size (test/infra/benches.test.ts).
+ * BENCH_IMPORT_RUNS imports timed (5), BENCH_SEARCH_SERVICES in the searched environment (2,000); `npm test` runs it at a tiny size (test/infra/benches.test.ts).
  * First, the one table of every operation a user reaches often against the DynamoDB calls and round
  * trips it needs (operations.ts): the bench exits non-zero when one is over its budget.
  */
@@ -47,6 +48,8 @@ const RUNS = Number(process.env.BENCH_RUNS ?? 400);
 const LISTED = Number(process.env.BENCH_SERVICES ?? 1000);
 const INVOICES = Number(process.env.BENCH_INVOICES ?? 100);
 const IMPORTED = Number(process.env.BENCH_IMPORT_SERVICES ?? 2000);
+/** Services in the searched environment: the issue's budget is measured at 50,000 (BENCH_SEARCH_SERVICES=50000). */
+const SEARCHED = Number(process.env.BENCH_SEARCH_SERVICES ?? 2000);
 /** Requests for a dearer row: a `share` of RUNS, at least 20 (or RUNS, when fewer are asked for). */
 const dearer = (share: number) => Math.max(Math.min(20, RUNS), Math.round(RUNS * share));
 // No background work during measurements: the outbox reader, the webhook retry and deadline sweeps
@@ -69,6 +72,13 @@ const stack = await startLocalStack({
 const TableName = stack.config.TABLE_NAME;
 const auth = httpHandler(routeTable.auth);
 const calls = countCalls(ddb());
+// BENCH_SEARCH_ONLY=1: the search section alone (its budget is measured at BENCH_SEARCH_SERVICES=50000).
+if (process.env.BENCH_SEARCH_ONLY) {
+  const only = await searchBench(calls, SEARCHED, dearer(1 / 8));
+  printSearch(only.lines);
+  await stack.stop();
+  process.exit(only.over.length ? 1 : 0);
+}
 const operations = await operationBudgets(calls);
 
 async function invoke(
@@ -745,6 +755,8 @@ const importRows: string[] = [];
   );
 }
 
+const search = await searchBench(calls, SEARCHED, dearer(1 / 8));
+
 console.log(`\nBenchmarks (${RUNS} requests each, in-process handlers against DynamoDB Local)\n`);
 console.log(
   [
@@ -776,8 +788,9 @@ console.log("\nThe audit entry's cost (p50)");
 for (const line of auditRows) console.log(line);
 console.log('\nImport and export (medians)');
 for (const line of importRows) console.log(line);
+printSearch(search.lines);
 printOperations(operations);
-const over = operations.filter((o) => !o.ok);
+const over = [...operations.filter((o) => !o.ok), ...search.over.map((operation) => ({ operation }))];
 console.log(
   over.length
     ? `\n${over.length} operation(s) over budget: ${over.map((o) => o.operation).join(', ')}`

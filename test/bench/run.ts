@@ -347,11 +347,15 @@ const auditRows: string[] = [];
   let scratch = 0;
   const used = (expr: string, map: Record<string, unknown> | undefined) =>
     Object.fromEntries(Object.entries(map ?? {}).filter(([k]) => expr.includes(k)));
-  const raw = (withAudit: boolean) => async () => {
-    const run = ++scratch;
-    const key = (k: Record<string, string>) => ({ PK: `BENCH#audit#${run}#${k.PK}`, SK: k.SK });
-    const TransactItems = captured!.TransactItems.filter((item) => withAudit || item.Put?.Item?.type !== 'audit').map(
-      (item) => {
+  const isSearchEntry = (item: Record<string, any>) => String(item.Put?.Item?.type ?? '').endsWith('_search_listing');
+  const raw =
+    (withAudit: boolean, withSearch = true) =>
+    async () => {
+      const run = ++scratch;
+      const key = (k: Record<string, string>) => ({ PK: `BENCH#audit#${run}#${k.PK}`, SK: k.SK });
+      const TransactItems = captured!.TransactItems.filter(
+        (item) => (withAudit || item.Put?.Item?.type !== 'audit') && (withSearch || !isSearchEntry(item)),
+      ).map((item) => {
         const [op, body] = Object.entries(item)[0] as [string, Record<string, any>];
         if (op === 'Put') return { Put: { TableName, Item: { ...body.Item, ...key(body.Item) } } };
         if (op === 'Update') {
@@ -374,15 +378,22 @@ const auditRows: string[] = [];
             ExpressionAttributeNames: { '#nothing': 'bench_nothing' },
           },
         };
-      },
-    );
-    await ddb().send(new TransactWriteCommand({ TransactItems }));
-  };
+      });
+      await ddb().send(new TransactWriteCommand({ TransactItems }));
+    };
   const [withSamples, withoutSamples] = await timePair(raw(true), raw(false), RUNS);
   const w = percentile(withSamples, 50);
   const wo = percentile(withoutSamples, 50);
   auditRows.push(
     `POST /services transaction (${captured.TransactItems.length} items) | with its audit entry ${fmt(w)} | without ${fmt(wo)} | ratio ${(w / wo).toFixed(2)} | budget ≤ 1.15`,
+  );
+  // The search index's entries (written in the same transaction, docs/decisions/0975): the transaction with and without them.
+  const entries = captured.TransactItems.filter(isSearchEntry).length;
+  const [withIndex, withoutIndex] = await timePair(raw(true), raw(true, false), RUNS);
+  const wi = percentile(withIndex, 50);
+  const woi = percentile(withoutIndex, 50);
+  auditRows.push(
+    `POST /services transaction (${captured.TransactItems.length} items, ${entries} search entries) | with its search entries ${fmt(wi)} | without ${fmt(woi)} | ratio ${(wi / woi).toFixed(2)} | calls 1 either way`,
   );
   // The handler against its raw calls: token check, access (project, membership, role, environment),
   // the owner's subscriptions (the plan's limits and retention), then the transaction with its entry.
@@ -784,7 +795,7 @@ for (const r of rows) {
 }
 for (const r of rows.filter((r) => r.byCommand))
   console.log(`${r.name}: DynamoDB calls by command ${JSON.stringify(r.byCommand)}`);
-console.log("\nThe audit entry's cost (p50)");
+console.log("\nThe audit entry's and the search entries' cost (p50)");
 for (const line of auditRows) console.log(line);
 console.log('\nImport and export (medians)');
 for (const line of importRows) console.log(line);

@@ -72,6 +72,12 @@ describe('the benches at a smoke size', () => {
       );
       expect(out).toMatch(
         new RegExp(
+          String.raw`^POST /services transaction \(\d+ items, \d+ search entries\) \| with its search entries ${MS} \| without ${MS} \| ratio [\d.]+ \| calls 1 either way$`,
+          'm',
+        ),
+      );
+      expect(out).toMatch(
+        new RegExp(
           String.raw`^import of 20 services \(plan \+ apply\) \| ${MS} \| raw BatchWrite of its \d+ items ${MS} \| ratio [\d.]+ \| budget ≤ 1\.5$`,
           'm',
         ),

@@ -481,6 +481,52 @@ export async function operationBudgets(calls: ReturnType<typeof countCalls>): Pr
       }),
   );
 
+  // A rename writes the index entries it moves (those of the old name deleted, the new name's put) in the same transaction.
+  await measure(
+    'PATCH /services/{id} (rename)',
+    [...byId('service, its floor'), ['TransactWriteItems (service, listing, search entries, audit, event)']],
+    200,
+    () =>
+      invoke('services', 'PATCH', `/services/${s.id}`, 'PATCH /services/{service_id}', {
+        ...t,
+        params: { service_id: s.id },
+        body: { name: 'api-renamed' },
+      }),
+  );
+  // Search: the access (with the environments and the caller's roles) beside the index's ranges, then the results.
+  const projectAccess = [
+    'BatchGetItem (project, membership)',
+    'Query (the environments)',
+    "Query (the caller's roles)",
+  ];
+  await measure(
+    'GET /search',
+    [
+      TOKEN,
+      [...projectAccess, 'Query (exact and longer terms)', 'Query (inside tokens)'],
+      ['BatchGetItem (the results)'],
+    ],
+    200,
+    () => invoke('services', 'GET', `/search?project_id=${projectId}&q=api`, 'GET /search', t),
+  );
+  await measure(
+    'GET /search (an address)',
+    [
+      TOKEN,
+      [
+        ...projectAccess,
+        'Query (the address as a term)',
+        'Query (networks /0-7)',
+        'Query (/8-15)',
+        'Query (/16-23)',
+        'Query (/24-32)',
+      ],
+      ['BatchGetItem (the results)'],
+    ],
+    200,
+    () => invoke('services', 'GET', `/search?project_id=${projectId}&q=10.8.1.1`, 'GET /search', t),
+  );
+
   // Connections and links.
   const s2 = (await service('worker')).body;
   const s3 = (await service('db')).body;

@@ -29,6 +29,7 @@ import { countCalls, fmt, percentile, timePair } from './measure';
 import { operationBudgets, printOperations } from './operations';
 import { ssoBenchStandIns, ssoCallbackBudgetLine, ssoOperationBudgets } from './sso-operations';
 import { withServices } from './document';
+import { printSearch, searchBench } from './search';
 import { appContext } from '#shared/context';
 import { authenticate } from '#auth/authenticate';
 import { createService, createFloor } from '#domain/catalog';
@@ -40,7 +41,7 @@ import { SERVICE_ACTOR } from '#shared/audit';
  * DynamoDB Local, as ratios from one run, plus DynamoDB round trips per request. Its sizes:
  * BENCH_RUNS requests per row (400), BENCH_SERVICES in the listed environment (1,000, the most one
  * page holds), BENCH_INVOICES of the account (100), BENCH_IMPORT_SERVICES imported (2,000),
- * BENCH_IMPORT_RUNS imports timed (5); `npm test` runs it at a tiny size (test/infra/benches.test.ts).
+ * BENCH_IMPORT_RUNS imports timed (5), BENCH_SEARCH_SERVICES in the searched environment (2,000); `npm test` runs it at a tiny size (test/infra/benches.test.ts).
  * First, the one table of every operation a user reaches often against the DynamoDB calls and round
  * trips it needs (operations.ts): the bench exits non-zero when one is over its budget.
  */
@@ -48,6 +49,8 @@ const RUNS = Number(process.env.BENCH_RUNS ?? 400);
 const LISTED = Number(process.env.BENCH_SERVICES ?? 1000);
 const INVOICES = Number(process.env.BENCH_INVOICES ?? 100);
 const IMPORTED = Number(process.env.BENCH_IMPORT_SERVICES ?? 2000);
+/** Services in the searched environment: the issue's budget is measured at 50,000 (BENCH_SEARCH_SERVICES=50000). */
+const SEARCHED = Number(process.env.BENCH_SEARCH_SERVICES ?? 2000);
 /** Requests for a dearer row: a `share` of RUNS, at least 20 (or RUNS, when fewer are asked for). */
 const dearer = (share: number) => Math.max(Math.min(20, RUNS), Math.round(RUNS * share));
 // No background work during measurements: the outbox reader, the webhook retry and deadline sweeps
@@ -74,6 +77,13 @@ const stack = await startLocalStack({
 const TableName = stack.config.TABLE_NAME;
 const auth = httpHandler(routeTable.auth);
 const calls = countCalls(ddb());
+// BENCH_SEARCH_ONLY=1: the search section alone (its budget is measured at BENCH_SEARCH_SERVICES=50000).
+if (process.env.BENCH_SEARCH_ONLY) {
+  const only = await searchBench(calls, SEARCHED, dearer(1 / 8));
+  printSearch(only.lines);
+  await stack.stop();
+  process.exit(only.over.length ? 1 : 0);
+}
 const operations = [...(await operationBudgets(calls)), ...(await ssoOperationBudgets(calls, sso.dns))];
 
 async function invoke(
@@ -342,11 +352,15 @@ const auditRows: string[] = [];
   let scratch = 0;
   const used = (expr: string, map: Record<string, unknown> | undefined) =>
     Object.fromEntries(Object.entries(map ?? {}).filter(([k]) => expr.includes(k)));
-  const raw = (withAudit: boolean) => async () => {
-    const run = ++scratch;
-    const key = (k: Record<string, string>) => ({ PK: `BENCH#audit#${run}#${k.PK}`, SK: k.SK });
-    const TransactItems = captured!.TransactItems.filter((item) => withAudit || item.Put?.Item?.type !== 'audit').map(
-      (item) => {
+  const isSearchEntry = (item: Record<string, any>) => String(item.Put?.Item?.type ?? '').endsWith('_search_listing');
+  const raw =
+    (withAudit: boolean, withSearch = true) =>
+    async () => {
+      const run = ++scratch;
+      const key = (k: Record<string, string>) => ({ PK: `BENCH#audit#${run}#${k.PK}`, SK: k.SK });
+      const TransactItems = captured!.TransactItems.filter(
+        (item) => (withAudit || item.Put?.Item?.type !== 'audit') && (withSearch || !isSearchEntry(item)),
+      ).map((item) => {
         const [op, body] = Object.entries(item)[0] as [string, Record<string, any>];
         if (op === 'Put') return { Put: { TableName, Item: { ...body.Item, ...key(body.Item) } } };
         if (op === 'Update') {
@@ -369,15 +383,22 @@ const auditRows: string[] = [];
             ExpressionAttributeNames: { '#nothing': 'bench_nothing' },
           },
         };
-      },
-    );
-    await ddb().send(new TransactWriteCommand({ TransactItems }));
-  };
+      });
+      await ddb().send(new TransactWriteCommand({ TransactItems }));
+    };
   const [withSamples, withoutSamples] = await timePair(raw(true), raw(false), RUNS);
   const w = percentile(withSamples, 50);
   const wo = percentile(withoutSamples, 50);
   auditRows.push(
     `POST /services transaction (${captured.TransactItems.length} items) | with its audit entry ${fmt(w)} | without ${fmt(wo)} | ratio ${(w / wo).toFixed(2)} | budget ≤ 1.15`,
+  );
+  // The search index's entries (written in the same transaction, docs/decisions/0975): the transaction with and without them.
+  const entries = captured.TransactItems.filter(isSearchEntry).length;
+  const [withIndex, withoutIndex] = await timePair(raw(true), raw(true, false), RUNS);
+  const wi = percentile(withIndex, 50);
+  const woi = percentile(withoutIndex, 50);
+  auditRows.push(
+    `POST /services transaction (${captured.TransactItems.length} items, ${entries} search entries) | with its search entries ${fmt(wi)} | without ${fmt(woi)} | ratio ${(wi / woi).toFixed(2)} | calls 1 either way`,
   );
   // The handler against its raw calls: token check, access (project, membership, role, environment),
   // the owner's subscriptions (the plan's limits and retention), then the transaction with its entry.
@@ -750,6 +771,8 @@ const importRows: string[] = [];
   );
 }
 
+const search = await searchBench(calls, SEARCHED, dearer(1 / 8));
+
 console.log(`\nBenchmarks (${RUNS} requests each, in-process handlers against DynamoDB Local)\n`);
 console.log(
   [
@@ -777,13 +800,14 @@ for (const r of rows) {
 }
 for (const r of rows.filter((r) => r.byCommand))
   console.log(`${r.name}: DynamoDB calls by command ${JSON.stringify(r.byCommand)}`);
-console.log("\nThe audit entry's cost (p50)");
+console.log("\nThe audit entry's and the search entries' cost (p50)");
 for (const line of auditRows) console.log(line);
 console.log('\nImport and export (medians)');
 for (const line of importRows) console.log(line);
+printSearch(search.lines);
 printOperations(operations);
 console.log(`\n${ssoCallbackBudgetLine(operations)}`);
-const over = operations.filter((o) => !o.ok);
+const over = [...operations.filter((o) => !o.ok), ...search.over.map((operation) => ({ operation }))];
 console.log(
   over.length
     ? `\n${over.length} operation(s) over budget: ${over.map((o) => o.operation).join(', ')}`

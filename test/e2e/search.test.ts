@@ -6,6 +6,7 @@ import { runInfracat } from '../helpers/infracat-binary';
 import { useTestStack } from '../helpers/stack';
 import { client, signUp } from '../helpers/http';
 import { createFloor, createNetwork, createService, newEnv, ownerWithEnv } from '../helpers/catalog';
+import { grantRole } from '../helpers/tenancy';
 
 /**
  * GET /search: services, floors and networks by name and hostname tokens, tags, addresses and
@@ -124,6 +125,31 @@ describe('GET /search', () => {
     // Someone of another project finds nothing of this one (the project's 404).
     const stranger = await signUp(api);
     expect((await api.get(`/search?project_id=${projectId}&q=alpha`, { token: stranger.token })).status).toBe(404);
+  });
+
+  it("a viewer of one environment finds in each environment exactly what that environment's lists show them", async () => {
+    const { token, projectId, envId } = await ownerWithEnv(api);
+    const otherEnv = await newEnv(api, token, projectId);
+    const viewer = await signUp(api);
+    await grantRole(api, token, envId, viewer.id, 'viewer');
+    const here = await createService(api, token, projectId, envId, { name: 'scoped-here' });
+    const there = await createService(api, token, projectId, otherEnv, { name: 'scoped-there' });
+    for (const [env, svc] of [
+      [envId, here],
+      [otherEnv, there],
+    ] as const) {
+      const listed = await api.get(`/services?project_id=${projectId}&environment_id=${env}`, {
+        token: viewer.token,
+      });
+      const found = await find(viewer.token, projectId, 'scoped', `&environment_id=${env}`);
+      // The list's answer decides: what it shows (200) is found, what it refuses (403) is neither found nor counted.
+      expect(found.map((r) => r.id)).toEqual(listed.status === 200 ? [svc.id] : []);
+    }
+    const everywhere = (await find(viewer.token, projectId, 'scoped')).map((r) => r.environment_id);
+    for (const env of everywhere)
+      expect(
+        (await api.get(`/services?project_id=${projectId}&environment_id=${env}`, { token: viewer.token })).status,
+      ).toBe(200);
   });
 
   it('follows renames, tag changes and deletes at once', async () => {

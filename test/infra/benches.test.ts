@@ -46,6 +46,7 @@ describe('the benches at a smoke size', () => {
         BENCH_INVOICES: '5',
         BENCH_IMPORT_SERVICES: '20',
         BENCH_IMPORT_RUNS: '1',
+        BENCH_SEARCH_SERVICES: '20',
       });
       expect(code, out).toBe(0);
       expect(out).not.toContain('"_aws"');
@@ -71,11 +72,25 @@ describe('the benches at a smoke size', () => {
       );
       expect(out).toMatch(
         new RegExp(
+          String.raw`^POST /services transaction \(\d+ items, \d+ search entries\) \| with its search entries ${MS} \| without ${MS} \| ratio [\d.]+ \| calls 1 either way$`,
+          'm',
+        ),
+      );
+      expect(out).toMatch(
+        new RegExp(
           String.raw`^import of 20 services \(plan \+ apply\) \| ${MS} \| raw BatchWrite of its \d+ items ${MS} \| ratio [\d.]+ \| budget ≤ 1\.5$`,
           'm',
         ),
       );
       expect(out).toMatch(new RegExp(String.raw`^export of 20 services to YAML \| ${MS} \(p50 of 5\) \| \d+ KB$`, 'm'));
+      // query | handler p50 | handler p95 | raw DynamoDB p50 | ratio | calls | round trips | index items read | entities read | results | verdict
+      for (const what of ['a name, exact', 'a tag', String.raw`an address \(its server, the networks holding it\)`])
+        expect(out).toMatch(
+          new RegExp(
+            String.raw`^GET /search \(${what}\) at 20 services \| ${MS} \| ${MS} \| ${MS} \| [\d.]+ \| \d+ \| [1-3] \| \d+ \| \d+ \| \d+ \| OK$`,
+            'm',
+          ),
+        );
       // The one table of every operation against the calls and round trips it needs (counted, not timed), each within budget.
       const operations = [
         'POST /auth/login',
@@ -107,6 +122,9 @@ describe('the benches at a smoke size', () => {
         'GET /networks/{id}',
         'GET /services/{id}',
         'POST /services (Idempotency-Key)',
+        'PATCH /services/{id} (rename)',
+        'GET /search',
+        'GET /search (an address)',
         'GET /topology',
         'GET /services/{id}/blast-radius',
         'GET /service-floors/{id}/blast-radius',

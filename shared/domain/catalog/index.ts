@@ -59,7 +59,7 @@ export {
 } from './listings';
 export { chainPlace, connectionListing, linkListing } from './topology/listings';
 export { backfillListings, rebuildProjectListings, reindexSearch } from './listing-backfill';
-export { search } from './search/search';
+export { search, lookupsFor } from './search/search';
 export { SEARCH_KINDS, searchEntries } from './search/entries';
 export {
   DEFAULT_MAX_DEPTH,

@@ -194,3 +194,18 @@ export function useCustomDraft(projectId: string, kind: CustomKind, values?: Val
     body: (creating: boolean) => customBody(list, draft, creating),
   };
 }
+
+/** `tier=gold, tier=silver, team=ops` → the API's `cf.<key>` parameters (a key repeated: any of its values). */
+export function customFilters(text: string): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const part of text.split(',')) {
+    const at = part.indexOf('=');
+    if (at < 1) continue;
+    const key = `cf.${part.slice(0, at).trim()}`;
+    out[key] = [...(out[key] ?? []), part.slice(at + 1).trim()];
+  }
+  return out;
+}
+
+/** The filter of a table's custom fields, as its filter form shows it. */
+export const CUSTOM_FILTER = { key: 'cf', label: 'Custom fields (key=value, comma-separated)' } as const;

@@ -1,6 +1,6 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { CustomField, Service } from '../api';
-import { shownValue, useCustomFields } from '../custom-fields';
+import { CUSTOM_FILTER, customFilters, shownValue, useCustomFields } from '../custom-fields';
 import { allServices } from '../services';
 import { to } from '../links';
 import { FilterForm, SortHeader, sortedByName, useUrlQuery, type FilterSpec } from '../table';
@@ -16,20 +16,9 @@ const FILTERS: FilterSpec<'name' | 'tags' | 'language' | 'location' | 'cf'>[] = 
   { key: 'tags', label: 'Tags (any of, comma-separated)' },
   { key: 'language', label: 'Language' },
   { key: 'location', label: 'Location (provider, region, zone)' },
-  { key: 'cf', label: 'Custom fields (key=value, comma-separated)' },
+  CUSTOM_FILTER,
 ];
 
-/** `tier=gold, tier=silver, team=ops` → the API's `cf.<key>` parameters (a key repeated: any of its values). */
-function customFilters(text: string): Record<string, string[]> {
-  const out: Record<string, string[]> = {};
-  for (const part of text.split(',')) {
-    const at = part.indexOf('=');
-    if (at < 1) continue;
-    const key = `cf.${part.slice(0, at).trim()}`;
-    out[key] = [...(out[key] ?? []), part.slice(at + 1).trim()];
-  }
-  return out;
-}
 type Filters = Record<(typeof FILTERS)[number]['key'], string>;
 
 const queryOf = (f: Filters) => ({

@@ -3,8 +3,9 @@ import { numberOrNull } from '../../form-fields';
 import { to } from '../../links';
 import type { FilterSpec } from '../../table';
 import { CatalogList, type Column } from './list';
+import { CUSTOM_FILTER, customFilters } from '../../custom-fields';
 
-type FilterKey = 'q' | 'vlan_id' | 'mask' | 'range';
+type FilterKey = 'q' | 'vlan_id' | 'mask' | 'range' | 'cf';
 
 /** SPEC's filters of GET /networks. */
 const FILTERS: FilterSpec<FilterKey>[] = [
@@ -12,6 +13,7 @@ const FILTERS: FilterSpec<FilterKey>[] = [
   { key: 'range', label: 'Inside range (CIDR)' },
   { key: 'mask', label: 'Prefix length (0–32)' },
   { key: 'vlan_id', label: 'VLAN id' },
+  CUSTOM_FILTER,
 ];
 
 const COLUMNS: Column<Network>[] = [
@@ -31,7 +33,7 @@ export function Networks(props: { projectId: string; envId: string }) {
     // Numbers as typed: the API's 422 says what is wrong with one that is not.
     if (f.mask.trim()) query.mask = numberOrNull(f.mask)!;
     if (f.vlan_id.trim()) query.vlan_id = numberOrNull(f.vlan_id)!;
-    return ok(api.GET('/networks', { params: { query }, signal }));
+    return ok(api.GET('/networks', { params: { query: { ...query, ...customFilters(f.cf) } }, signal }));
   };
   return (
     <CatalogList

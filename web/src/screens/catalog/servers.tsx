@@ -4,8 +4,9 @@ import { to } from '../../links';
 import type { FilterSpec } from '../../table';
 import { CatalogList, type Column } from './list';
 import { floorName, floorTypeLabel, FLOOR_TYPES, locationOf } from './names';
+import { CUSTOM_FILTER, customFilters } from '../../custom-fields';
 
-type FilterKey = 'hostname' | 'tags' | 'type' | 'location' | 'zone';
+type FilterKey = 'hostname' | 'tags' | 'type' | 'location' | 'zone' | 'cf';
 
 /** SPEC's filters of GET /service-floors. */
 const FILTERS: FilterSpec<FilterKey>[] = [
@@ -14,6 +15,7 @@ const FILTERS: FilterSpec<FilterKey>[] = [
   { key: 'tags', label: 'Tags (any of, comma-separated)' },
   { key: 'location', label: 'Location (provider, region, zone)' },
   { key: 'zone', label: 'Zone' },
+  CUSTOM_FILTER,
 ];
 
 const COLUMNS: Column<Floor>[] = [
@@ -35,7 +37,7 @@ export function Servers(props: { projectId: string; envId: string }) {
     if (listOf(f.tags).length) query.tags = listOf(f.tags);
     if (f.location.trim()) query.location = f.location.trim();
     if (f.zone.trim()) query.zone = f.zone.trim();
-    return ok(api.GET('/service-floors', { params: { query }, signal }));
+    return ok(api.GET('/service-floors', { params: { query: { ...query, ...customFilters(f.cf) } }, signal }));
   };
   return (
     <CatalogList

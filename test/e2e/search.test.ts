@@ -197,4 +197,51 @@ describe('GET /search', () => {
       await rm(dir, { recursive: true, force: true });
     }
   });
+
+  it("finds an item by its text, select and multiselect custom field values, not by a url's; a changed value at once", async () => {
+    const { token, projectId, envId } = await ownerWithEnv(api);
+    for (const def of [
+      { key: 'team', type: 'text' },
+      { key: 'tier', type: 'select', choices: ['gold', 'silver'] },
+      { key: 'rota', type: 'multiselect', choices: ['emea-primary', 'amer-primary'] },
+      { key: 'runbook', type: 'url' },
+    ]) {
+      const res = await api.post(
+        `/projects/${projectId}/custom-fields`,
+        { label: def.key, applies_to: ['service', 'service_floor'], ...def },
+        { token },
+      );
+      expect(res.status, res.text).toBe(201);
+    }
+    const svc = await createService(api, token, projectId, envId, {
+      name: 'ledger',
+      custom_fields: {
+        team: 'Payments Core',
+        tier: 'gold',
+        rota: ['emea-primary'],
+        runbook: 'https://wiki.example.com/ledger',
+      },
+    });
+    const floor = await createFloor(api, token, projectId, envId, { custom_fields: { team: 'Payments Edge' } });
+
+    expect(await find(token, projectId, 'Payments Core')).toEqual([
+      expect.objectContaining({ id: svc.id, match: { field: 'custom_fields.team', value: 'Payments Core' } }),
+    ]);
+    expect((await find(token, projectId, 'payments')).map((r) => r.id).sort()).toEqual([svc.id, floor.id].sort());
+    expect((await find(token, projectId, 'gold')).map((r) => r.match)).toEqual([
+      { field: 'custom_fields.tier', value: 'gold' },
+    ]);
+    expect((await find(token, projectId, 'emea')).map((r) => r.id)).toEqual([svc.id]);
+    expect(await find(token, projectId, 'wiki')).toEqual([]);
+
+    const changed = await api.patch(
+      `/services/${svc.id}`,
+      { custom_fields: { tier: 'silver', team: null } },
+      { token },
+    );
+    expect(changed.status, changed.text).toBe(200);
+    expect(await find(token, projectId, 'gold')).toEqual([]);
+    expect((await find(token, projectId, 'Payments Core')).map((r) => r.id)).toEqual([]);
+    expect((await find(token, projectId, 'silver')).map((r) => r.id)).toEqual([svc.id]);
+  });
 });

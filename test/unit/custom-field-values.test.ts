@@ -34,15 +34,17 @@ describe('custom field values', () => {
     expect(matchesCustomFilters(values, filters)).toBe(expected);
   });
 
-  it('gives the search its text, select and multiselect values only', () => {
-    const defs = [
-      { key: 'note', type: 'text' as const },
-      { key: 'tier', type: 'select' as const },
-      { key: 'teams', type: 'multiselect' as const },
-      { key: 'size', type: 'number' as const },
-    ];
+  it('gives the search its text, select and multiselect values, not numbers, booleans, urls or days', () => {
     expect(
-      searchableCustomValues({ note: 'hello', tier: 'gold', teams: ['a', 'b'], size: 3, gone: 'x' }, defs),
+      searchableCustomValues({
+        note: 'hello',
+        tier: 'gold',
+        teams: ['a', 'b'],
+        size: 3,
+        paged: true,
+        runbook: 'https://runbooks.example.com/x',
+        since: '2026-01-31',
+      }),
     ).toEqual([
       { field: 'custom_fields.note', value: 'hello' },
       { field: 'custom_fields.tier', value: 'gold' },

@@ -4,6 +4,8 @@ import { serviceEntity, type Service } from '../service-entity';
 import { floorEntity, type Floor } from '../floor-entity';
 import { networkEntity, type Network } from '../network-entity';
 import { searchEntries, type SearchKind, type SearchText } from './entries';
+import { searchableCustomValues } from '../custom-fields/values';
+import type { CustomValues } from '../custom-fields/definition-entity';
 
 /**
  * The search index as listings (listing.ts): one item per entry of a live service, floor or network,
@@ -19,12 +21,13 @@ import { searchEntries, type SearchKind, type SearchText } from './entries';
  * More texts an item is found by, beside its own fields (e.g. its custom fields' values); the
  * fields they are read from go into `keyedBy` below, so that a write holds them as read.
  */
-const extraTexts = (_kind: SearchKind, _item: Record<string, unknown>): SearchText[] => [];
+const extraTexts = (_kind: SearchKind, item: Record<string, unknown>): SearchText[] =>
+  searchableCustomValues(item.custom_fields as CustomValues | undefined);
 
 const placesOf = (kind: SearchKind) => (x: Record<string, unknown>) =>
   searchEntries(kind, x, extraTexts(kind, x)).map((e) => e.place);
 
-export const serviceSearchListing = defineListing<Service, 'name' | 'tags'>({
+export const serviceSearchListing = defineListing<Service, 'name' | 'tags' | 'custom_fields'>({
   family: 'SEARCH',
   name: 'SERVICE_SEARCH',
   entityFamily: 'SERVICE',
@@ -32,13 +35,16 @@ export const serviceSearchListing = defineListing<Service, 'name' | 'tags'>({
   projectWide: true,
   places: placesOf('service'),
   filtered: [],
-  keyedBy: ['name', 'tags'],
+  keyedBy: ['name', 'tags', 'custom_fields'],
   lists: ['tags'],
   entityKey: keys.service,
   decode: serviceEntity.decode,
 });
 
-export const floorSearchListing = defineListing<Floor, 'hostname' | 'ip_address' | 'ip_addresses' | 'tags'>({
+export const floorSearchListing = defineListing<
+  Floor,
+  'hostname' | 'ip_address' | 'ip_addresses' | 'tags' | 'custom_fields'
+>({
   family: 'SEARCH',
   name: 'FLOOR_SEARCH',
   entityFamily: 'FLOOR',
@@ -46,13 +52,13 @@ export const floorSearchListing = defineListing<Floor, 'hostname' | 'ip_address'
   projectWide: true,
   places: placesOf('service_floor'),
   filtered: [],
-  keyedBy: ['hostname', 'ip_address', 'ip_addresses', 'tags'],
+  keyedBy: ['hostname', 'ip_address', 'ip_addresses', 'tags', 'custom_fields'],
   lists: ['ip_addresses', 'tags'],
   entityKey: keys.floor,
   decode: floorEntity.decode,
 });
 
-export const networkSearchListing = defineListing<Network, 'name' | 'cidr'>({
+export const networkSearchListing = defineListing<Network, 'name' | 'cidr' | 'custom_fields'>({
   family: 'SEARCH',
   name: 'NETWORK_SEARCH',
   entityFamily: 'NETWORK',
@@ -60,7 +66,7 @@ export const networkSearchListing = defineListing<Network, 'name' | 'cidr'>({
   projectWide: true,
   places: placesOf('network'),
   filtered: [],
-  keyedBy: ['name', 'cidr'],
+  keyedBy: ['name', 'cidr', 'custom_fields'],
   entityKey: keys.network,
   decode: networkEntity.decode,
 });

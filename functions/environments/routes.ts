@@ -20,7 +20,7 @@ const environmentOut = () => environmentView.schema;
 const roleOut = lazySchema(() =>
   z.object({ id: z.uuid(), environment_id: z.uuid(), user_id: z.uuid(), role: z.enum(ENV_ROLES) }),
 );
-const envParams = lazySchema(() => z.object({ environment_id: uuid }));
+const envParams = lazySchema(() => z.object({ environment_id: uuid() }));
 
 export const environmentRoutes = [
   route({
@@ -28,7 +28,7 @@ export const environmentRoutes = [
     path: '/environments',
     auth: 'user',
     summary: "A project's environments (archived excluded)",
-    query: () => z.object({ project_id: uuid, updated_since: updatedSince() }),
+    query: () => z.object({ project_id: uuid(), updated_since: updatedSince() }),
     responses: () => ({ 200: z.array(environmentOut()) }),
     refusals: [403, 404],
     handler: async ({ query }, ctx) => {
@@ -44,7 +44,7 @@ export const environmentRoutes = [
     path: '/environments',
     auth: 'user',
     summary: 'Create an environment (within the plan limit)',
-    body: () => z.object({ name: name(), project_id: uuid }),
+    body: () => z.object({ name: name(), project_id: uuid() }),
     responses: () => ({ 201: environmentOut() }),
     refusals: [400, 403, 404],
     handler: async ({ body }, ctx) => created(environmentView.project(await createEnvironment(ctx, body))),
@@ -54,7 +54,7 @@ export const environmentRoutes = [
     path: '/environments/stats',
     auth: 'user',
     summary: 'Counts per environment of a project',
-    query: () => z.object({ project_id: uuid }),
+    query: () => z.object({ project_id: uuid() }),
     responses: () => ({
       200: z.array(
         z.object({
@@ -101,7 +101,7 @@ export const environmentRoutes = [
     auth: 'user',
     summary: "Set a user's role in an environment (upsert)",
     params: envParams,
-    body: () => z.object({ user_id: uuid, role: z.enum(ENV_ROLES) }),
+    body: () => z.object({ user_id: uuid(), role: z.enum(ENV_ROLES) }),
     responses: () => ({ 201: roleOut() }),
     refusals: [403, 404],
     handler: async ({ params, body }, ctx) => created(toEnvRoleOut(await assignEnvRole(ctx, { ...params, ...body }))),
@@ -121,7 +121,7 @@ export const environmentRoutes = [
     path: '/environments/{environment_id}/roles/{user_id}',
     auth: 'user',
     summary: "Remove a user's role in an environment",
-    params: () => z.object({ environment_id: uuid, user_id: uuid }),
+    params: () => z.object({ environment_id: uuid(), user_id: uuid() }),
     responses: () => ({ 204: null }),
     refusals: [403, 404],
     handler: async ({ params }, ctx) => {

@@ -18,9 +18,9 @@ import {
 } from '#domain/catalog';
 import { lazySchema } from '#shared/lazy-schema';
 
-const networkParams = lazySchema(() => z.object({ network_id: uuid }));
+const networkParams = lazySchema(() => z.object({ network_id: uuid() }));
 /** SPEC: at most 10 networks per service or floor; a longer list is a 422 before any lookup. */
-const attachmentBody = lazySchema(() => z.object({ network_ids: z.array(uuid).max(MAX_ATTACHED_NETWORKS) }));
+const attachmentBody = lazySchema(() => z.object({ network_ids: z.array(uuid()).max(MAX_ATTACHED_NETWORKS) }));
 
 export const networksRoutes = [
   route({
@@ -40,12 +40,12 @@ export const networksRoutes = [
     summary: "An environment's networks, filtered, ordered by name",
     query: () =>
       z.object({
-        project_id: uuid,
-        environment_id: uuid,
+        project_id: uuid(),
+        environment_id: uuid(),
         q: z.string().trim().optional(),
         vlan_id: integer().min(1).max(4094).optional(),
         mask: integer().min(0).max(32).optional(),
-        range: ipv4Range.optional(),
+        range: ipv4Range().optional(),
         // Beyond SPEC: one page (without `limit` the whole list, as SPEC answers).
         limit: integer().min(1).max(1000).optional(),
         offset: integer().min(0).default(0),
@@ -97,7 +97,7 @@ export const networksRoutes = [
     path: '/attachments/services/{service_id}/networks',
     auth: 'user',
     summary: 'The networks a service is attached to',
-    params: () => z.object({ service_id: uuid }),
+    params: () => z.object({ service_id: uuid() }),
     responses: () => ({ 200: z.object({ service_id: z.uuid(), networks: z.array(networkOut()) }) }),
     refusals: [403, 404],
     handler: async ({ params }, ctx) => ok(await attachedNetworks(ctx, { holder: 'service', id: params.service_id })),
@@ -107,7 +107,7 @@ export const networksRoutes = [
     path: '/attachments/services/{service_id}/networks',
     auth: 'user',
     summary: "Replace a service's networks (at most 10)",
-    params: () => z.object({ service_id: uuid }),
+    params: () => z.object({ service_id: uuid() }),
     body: attachmentBody,
     responses: () => ({ 200: z.object({ service_id: z.uuid(), networks: z.array(networkOut()) }) }),
     refusals: [400, 403, 404],
@@ -119,7 +119,7 @@ export const networksRoutes = [
     path: '/attachments/service-floors/{floor_id}/networks',
     auth: 'user',
     summary: 'The networks a server is attached to',
-    params: () => z.object({ floor_id: uuid }),
+    params: () => z.object({ floor_id: uuid() }),
     responses: () => ({ 200: z.object({ service_floor_id: z.uuid(), networks: z.array(networkOut()) }) }),
     refusals: [403, 404],
     handler: async ({ params }, ctx) => ok(await attachedNetworks(ctx, { holder: 'floor', id: params.floor_id })),
@@ -129,7 +129,7 @@ export const networksRoutes = [
     path: '/attachments/service-floors/{floor_id}/networks',
     auth: 'user',
     summary: "Replace a server's networks (at most 10)",
-    params: () => z.object({ floor_id: uuid }),
+    params: () => z.object({ floor_id: uuid() }),
     body: attachmentBody,
     responses: () => ({ 200: z.object({ service_floor_id: z.uuid(), networks: z.array(networkOut()) }) }),
     refusals: [400, 403, 404],

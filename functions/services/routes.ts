@@ -16,7 +16,7 @@ import {
 } from '#domain/catalog';
 import { lazySchema } from '#shared/lazy-schema';
 
-const serviceParams = lazySchema(() => z.object({ service_id: uuid }));
+const serviceParams = lazySchema(() => z.object({ service_id: uuid() }));
 const optionalFilter = lazySchema(() => z.string().trim().optional());
 
 export const servicesRoutes = [
@@ -37,10 +37,10 @@ export const servicesRoutes = [
     summary: "An environment's services, filtered, one page ordered by name",
     query: () =>
       z.object({
-        project_id: uuid,
-        environment_id: uuid,
+        project_id: uuid(),
+        environment_id: uuid(),
         name: optionalFilter(),
-        tags: repeatable.optional(),
+        tags: repeatable().optional(),
         language: optionalFilter(),
         location: optionalFilter(),
         limit: integer().min(1).max(1000).default(200),
@@ -92,7 +92,7 @@ export const servicesRoutes = [
     auth: 'user',
     summary: "A service's declared repository dependencies",
     params: serviceParams,
-    responses: () => ({ 200: z.array(storedRepositoryDep) }),
+    responses: () => ({ 200: z.array(storedRepositoryDep()) }),
     refusals: [403, 404],
     handler: async ({ params }, ctx) => ok(await repositoryDeps(ctx, params)),
   }),

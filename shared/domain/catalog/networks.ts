@@ -28,7 +28,7 @@ const FORBIDDEN_VIEW = 'Insufficient permissions to view networks in this enviro
 
 const vlanId = lazySchema(() => z.number().int().min(1).max(4094));
 const networkFields = () => ({
-  gateway: ipv4Address.nullish(),
+  gateway: ipv4Address().nullish(),
   vlan_id: vlanId().nullish(),
   description: optionalText(1000),
 });
@@ -37,7 +37,7 @@ export const createNetworkBody = lazySchema(() =>
     project_id: z.uuid(),
     environment_id: z.uuid(),
     name: nameSchema(),
-    cidr: ipv4Cidr,
+    cidr: ipv4Cidr(),
     is_private: z.boolean().default(true),
     ...networkFields(),
   }),
@@ -45,7 +45,7 @@ export const createNetworkBody = lazySchema(() =>
 export const updateNetworkBody = lazySchema(() =>
   z.object({
     name: nameSchema().optional(),
-    cidr: ipv4Cidr.optional(),
+    cidr: ipv4Cidr().optional(),
     is_private: z.boolean().optional(),
     ...networkFields(),
   }),

@@ -49,7 +49,7 @@ const SERVICE_VALUE_FIELDS = [
   'links',
   'tags',
   'repository_deps',
-] as const satisfies readonly (keyof typeof serviceFields)[];
+] as const satisfies readonly (keyof ReturnType<typeof serviceFields>)[];
 export const SERVICE_DOCUMENT_FIELDS: readonly (typeof SERVICE_VALUE_FIELDS)[number][] = SERVICE_VALUE_FIELDS;
 
 /**
@@ -61,16 +61,16 @@ const documentSchema = lazySchema(() => {
   const ref = (max = 200) => z.string().trim().min(1).max(max);
   const hostnameRef = ref(253);
 
-  const subgroup = z.strictObject({ name: nameSchema(), description: groupDescription });
+  const subgroup = z.strictObject({ name: nameSchema(), description: groupDescription() });
   const group = z.strictObject({
     name: nameSchema(),
-    description: groupDescription,
+    description: groupDescription(),
     subgroups: z.array(subgroup).nullish(),
   });
 
   /** A floor: SPEC's flat fields, the type required; `hostname` is how the rest of the document names it. */
-  const { hostname, ...floorValues } = floorFields;
-  const serviceFloor = z.strictObject({ hostname, type: floorType, ...floorValues });
+  const { hostname, ...floorValues } = floorFields();
+  const serviceFloor = z.strictObject({ hostname, type: floorType(), ...floorValues });
 
   const { name, cidr, is_private, gateway, vlan_id, description } = createNetworkBody().shape;
   const network = z.strictObject({
@@ -82,8 +82,8 @@ const documentSchema = lazySchema(() => {
     description,
   });
 
-  const serviceValues = Object.fromEntries(SERVICE_VALUE_FIELDS.map((f) => [f, serviceFields[f]])) as Pick<
-    typeof serviceFields,
+  const serviceValues = Object.fromEntries(SERVICE_VALUE_FIELDS.map((f) => [f, serviceFields()[f]])) as Pick<
+    ReturnType<typeof serviceFields>,
     (typeof SERVICE_VALUE_FIELDS)[number]
   >;
 
@@ -114,7 +114,7 @@ const documentSchema = lazySchema(() => {
     a: connectionEnd,
     b: connectionEnd,
     direction: z.enum(DIRECTIONS).default('none'),
-    name: connectionName,
+    name: connectionName(),
   });
   /** A chain or hub (what a batch creates): its kind and its members in order. */
   const connectionGroup = z.strictObject({
@@ -132,7 +132,7 @@ const documentSchema = lazySchema(() => {
       .object({
         project: named.nullish(),
         environment: named.nullish(),
-        exported_at: isoTimestamp.nullish(),
+        exported_at: isoTimestamp().nullish(),
         source_record: z.string().nullish(),
       })
       .default({}),

@@ -13,6 +13,13 @@ const OWN_PROCESS = [
   'test/e2e/secrets-in-logs.test.ts',
 ];
 
+/**
+ * Unit and architecture files that change what a process holds for the files after them: a module mocked
+ * (`vi.mock`), the environment rewritten. They keep a process of their own; the other unit and architecture
+ * files share their worker's process (below).
+ */
+const UNIT_OWN_PROCESS = ['test/unit/workers-batch.test.ts', 'test/unit/tracing.test.ts'];
+
 const common = {
   // A test's safety net against a hang, not a budget: its files share the machine with three others.
   testTimeout: 60_000,
@@ -34,14 +41,26 @@ export default defineConfig({
     sequence: { sequencer: LongFirstSequencer },
     reporters: ['default', './test/helpers/summary-reporter.ts'],
     projects: [
-      // Unit, architecture, integration, infra and deployed-shape files, and the end-to-end files above: a fresh process each.
+      // Integration, infra and deployed-shape files, the unit files above and the end-to-end files above: a fresh process each.
       {
         test: {
           ...common,
           name: 'isolated',
           include: ['test/**/*.test.ts'],
-          exclude: ['test/e2e/**', 'node_modules/**'],
+          exclude: ['test/e2e/**', 'test/unit/**', 'test/architecture/**', 'node_modules/**'],
           isolate: true,
+        },
+      },
+      { test: { ...common, name: 'isolated-unit', include: UNIT_OWN_PROCESS, isolate: true } },
+      {
+        // Unit and architecture files: pure code, nothing started; a worker's process runs one after another
+        // with its modules loaded once (a fresh process and module graph per file was most of their CPU time).
+        test: {
+          ...common,
+          name: 'unit',
+          include: ['test/unit/**/*.test.ts', 'test/architecture/**/*.test.ts'],
+          exclude: [...UNIT_OWN_PROCESS, 'node_modules/**'],
+          isolate: false,
         },
       },
       { test: { ...common, name: 'isolated-e2e', include: OWN_PROCESS, isolate: true } },

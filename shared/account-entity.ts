@@ -6,7 +6,7 @@ import { defineEntity } from '#db/entity';
  * identity context, which owns them, because authentication (`shared/auth/caller.ts`) reads both on
  * every request and imports no context; `shared/actor.ts` names their types for the caller.
  */
-const text = z.string().nullable().default(null);
+const text = () => z.string().nullable().default(null);
 
 export const ACCOUNT_TYPES = ['customer', 'project_user', 'staff'] as const;
 
@@ -15,20 +15,20 @@ export const accountEntity = defineEntity('account', () =>
   z.object({
     id: z.string(),
     email: z.string(),
-    name: text,
-    phone: text,
+    name: text(),
+    phone: text(),
     is_superuser: z.boolean().default(false),
     is_staff: z.boolean().default(false),
-    admin_role: text,
-    preferred_language: text,
-    navigation_mode: text,
-    job_title: text,
-    timezone: text,
-    table_density: text,
+    admin_role: text(),
+    preferred_language: text(),
+    navigation_mode: text(),
+    job_title: text(),
+    timezone: text(),
+    table_density: text(),
     /** Missing reads as blocked, as it did before there was an entity (absent was falsy). */
     is_active: z.boolean().default(false),
     account_type: z.enum(ACCOUNT_TYPES),
-    last_login_at: text,
+    last_login_at: text(),
     /** Bumped by a password reset or a block: tokens and sessions of an older version stop working. */
     token_version: z.number().int().default(0),
     password_hash: z.string(),

@@ -10,3 +10,9 @@ export function lazySchema<S extends z.ZodType>(make: () => S): () => S {
   let schema: S | undefined;
   return () => (schema ??= make());
 }
+
+/** The same for a shape (field name → schema) that several schemas spread: its schemas built at its first use. */
+export function lazyShape<T extends Record<string, z.ZodType>>(make: () => T): () => T {
+  let shape: T | undefined;
+  return () => (shape ??= make());
+}

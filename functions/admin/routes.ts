@@ -94,7 +94,7 @@ export const adminRoutes = [
     summary: 'Create an account (staff; self-service sign-up is POST /auth/register)',
     body: () =>
       z.object({
-        email,
+        email: email(),
         password: z.string().min(8).max(1024),
         name: text(200),
         phone: text(50),

@@ -10,7 +10,7 @@ export const capabilityRoutes = [
     path: '/auth/me/capabilities',
     auth: 'user',
     summary: "The caller's effective permissions in a project (optionally one environment)",
-    query: () => z.object({ project_id: uuid, environment_id: uuid.optional() }),
+    query: () => z.object({ project_id: uuid(), environment_id: uuid().optional() }),
     responses: () => ({
       200: z.object({
         project_id: z.uuid(),

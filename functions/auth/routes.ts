@@ -42,7 +42,7 @@ export const authRoutes = [
     path: '/auth/register',
     auth: 'public',
     summary: 'Create an account (customer, Free plan)',
-    body: () => z.object({ email, password: z.string().min(8).max(1024), name: text(200), phone: text(50) }),
+    body: () => z.object({ email: email(), password: z.string().min(8).max(1024), name: text(200), phone: text(50) }),
     responses: () => ({ 201: accountOut() }),
     refusals: [400, 403],
     handler: async ({ body }, ctx) => created(toAccountOut(await register(ctx, body, startingSubscription))),
@@ -52,7 +52,7 @@ export const authRoutes = [
     path: '/auth/login',
     auth: 'public',
     summary: 'Sign in with e-mail and password (and a second factor when enrolled)',
-    body: () => z.object({ email, password: z.string().min(1).max(1024), totp_code: totpCode() }),
+    body: () => z.object({ email: email(), password: z.string().min(1).max(1024), totp_code: totpCode() }),
     responses: () => ({ 200: tokenPair() }),
     refusals: [401, 423, 429],
     handler: async (req, ctx) =>
@@ -117,7 +117,7 @@ export const authRoutes = [
       'Update profile fields; a new e-mail needs the current password (and a code) and takes effect once the link mailed to it is opened',
     body: () =>
       z.object({
-        email: email.optional(),
+        email: email().optional(),
         name: text(200),
         phone: text(50),
         preferred_language: text(35),
@@ -191,7 +191,7 @@ export const authRoutes = [
     path: '/auth/password/reset',
     auth: 'public',
     summary: 'Mail a reset link (the answer is the same whether or not the address has an account)',
-    body: () => z.object({ email, totp_code: totpCode() }),
+    body: () => z.object({ email: email(), totp_code: totpCode() }),
     responses: () => ({ 200: status() }),
     // every answer, 422 and 429 included, takes the same minimum time: no timing oracle on the address
     minDurationMs: (config) => config.PASSWORD_RESET_MIN_DURATION_MS,

@@ -30,7 +30,7 @@ export const ssoSignInRoutes = [
     auth: 'public',
     summary:
       "Start single sign-on: 302 to the identity provider of the address's verified domain (authorization code, PKCE, state, nonce); return_to must be this site or a loopback address",
-    query: () => z.object({ email, return_to: returnTo() }),
+    query: () => z.object({ email: email(), return_to: returnTo() }),
     responses: () => ({ 302: null }),
     refusals: [400, 404],
     handler: async ({ query }, ctx) => {
@@ -81,7 +81,7 @@ export const ssoSignInRoutes = [
       z.object({
         current_password: z.string().max(1024).nullish(),
         totp_code: z.string().max(64).nullish(),
-        email: email.nullish(),
+        email: email().nullish(),
         return_to: returnTo(),
       }),
     responses: () => ({ 200: z.object({ authorization_url: z.string() }) }),

@@ -45,7 +45,7 @@ function keySetRoutes(path: string, keySet: ApiKeySet, label: string): Route[] {
       path: `${path}/{key_id}`,
       auth: 'user',
       summary: `Revoke one of the caller's ${label} (its plan slot is free again)`,
-      params: () => z.object({ key_id: uuid }),
+      params: () => z.object({ key_id: uuid() }),
       responses: () => ({ 204: null }),
       refusals: [404],
       handler: async ({ params }, ctx) => {
@@ -64,7 +64,7 @@ const exchangeRoute = route({
   summary:
     "Exchange an API key (of /me/api-keys) for a short-lived access token limited to the key's scopes and projects; no refresh token: exchange again (rate-limited like sign-in)",
   body: exchangeApiKeyBody,
-  responses: () => ({ 200: keyTokenOut }),
+  responses: () => ({ 200: keyTokenOut() }),
   refusals: [401, 429],
   handler: async ({ body, sourceIp }, ctx) => ok(await exchangeApiKey(ctx, { api_key: body.api_key, sourceIp })),
 });

@@ -165,7 +165,8 @@ export const billingRoutes = [
     path: '/enterprise/request',
     auth: 'public',
     summary: 'Ask sales about the Enterprise+ plan (mailed to sales; limited per address)',
-    body: () => z.object({ name: name(200), email, phone: text(50), message: z.string().trim().min(10).max(5000) }),
+    body: () =>
+      z.object({ name: name(200), email: email(), phone: text(50), message: z.string().trim().min(10).max(5000) }),
     responses: () => ({ 200: z.object({ status: z.literal('ok') }) }),
     refusals: [429],
     handler: async ({ body, sourceIp }, ctx) => {

@@ -21,7 +21,7 @@ const environmentOut = () => environmentView.schema;
 const roleOut = lazySchema(() =>
   z.object({ id: z.uuid(), environment_id: z.uuid(), user_id: z.uuid(), role: z.enum(ENV_ROLES) }),
 );
-const envParams = lazySchema(() => z.object({ environment_id: uuid }));
+const envParams = lazySchema(() => z.object({ environment_id: uuid() }));
 
 export const environmentRoutes = [
   route({
@@ -29,7 +29,7 @@ export const environmentRoutes = [
     path: '/environments',
     auth: 'user',
     summary: "A project's environments (archived excluded)",
-    query: () => z.object({ project_id: uuid, updated_since: updatedSince() }),
+    query: () => z.object({ project_id: uuid(), updated_since: updatedSince() }),
     responses: () => ({ 200: z.array(environmentOut()) }),
     refusals: [403, 404],
     handler: async ({ query }, ctx) => {
@@ -45,7 +45,7 @@ export const environmentRoutes = [
     path: '/environments',
     auth: 'user',
     summary: 'Create an environment (within the plan limit)',
-    body: () => z.object({ name: name(), project_id: uuid }),
+    body: () => z.object({ name: name(), project_id: uuid() }),
     responses: () => ({ 201: environmentOut() }),
     refusals: [400, 403, 404],
     handler: async ({ body }, ctx) => created(environmentView.project(await createEnvironment(ctx, body))),
@@ -55,7 +55,7 @@ export const environmentRoutes = [
     path: '/environments/stats',
     auth: 'user',
     summary: 'Counts per environment of a project',
-    query: () => z.object({ project_id: uuid }),
+    query: () => z.object({ project_id: uuid() }),
     responses: () => ({
       200: z.array(
         z.object({
@@ -102,7 +102,7 @@ export const environmentRoutes = [
     auth: 'user',
     summary: "Set a user's role in an environment (upsert)",
     params: envParams,
-    body: () => z.object({ user_id: uuid, role: z.enum(ENV_ROLES) }),
+    body: () => z.object({ user_id: uuid(), role: z.enum(ENV_ROLES) }),
     responses: () => ({ 201: roleOut() }),
     refusals: [403, 404],
     handler: async ({ params, body }, ctx) => created(toEnvRoleOut(await assignEnvRole(ctx, { ...params, ...body }))),
@@ -122,7 +122,7 @@ export const environmentRoutes = [
     path: '/environments/{environment_id}/roles/{user_id}',
     auth: 'user',
     summary: "Remove a user's role in an environment",
-    params: () => z.object({ environment_id: uuid, user_id: uuid }),
+    params: () => z.object({ environment_id: uuid(), user_id: uuid() }),
     responses: () => ({ 204: null }),
     refusals: [403, 404],
     handler: async ({ params }, ctx) => {
@@ -136,7 +136,7 @@ export const environmentRoutes = [
     auth: 'user',
     summary:
       "A single-use, one-minute ticket to follow an environment's changes over the WebSocket (after `since`, when given)",
-    body: () => z.object({ project_id: uuid, environment_id: uuid, since: z.int().nonnegative().optional() }),
+    body: () => z.object({ project_id: uuid(), environment_id: uuid(), since: z.int().nonnegative().optional() }),
     responses: () => ({ 200: z.object({ url: z.string(), ticket: z.string(), expires_in: z.int() }) }),
     refusals: [400, 403, 404],
     handler: async ({ body }, ctx) => ok(await liveTicket(ctx, body)),

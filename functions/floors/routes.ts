@@ -17,7 +17,7 @@ import {
 } from '#domain/catalog';
 import { lazySchema } from '#shared/lazy-schema';
 
-const floorParams = lazySchema(() => z.object({ floor_id: uuid }));
+const floorParams = lazySchema(() => z.object({ floor_id: uuid() }));
 const optionalFilter = lazySchema(() => z.string().trim().optional());
 
 export const floorsRoutes = [
@@ -38,11 +38,11 @@ export const floorsRoutes = [
     summary: "An environment's servers, filtered, ordered by hostname",
     query: () =>
       withCustomFieldFilters({
-        project_id: uuid,
-        environment_id: uuid,
+        project_id: uuid(),
+        environment_id: uuid(),
         hostname: optionalFilter(),
-        tags: repeatable.optional(),
-        type: floorType.optional(),
+        tags: repeatable().optional(),
+        type: floorType().optional(),
         location: optionalFilter(),
         zone: optionalFilter(),
         // Beyond SPEC: one page (without `limit` the whole list, as SPEC answers).

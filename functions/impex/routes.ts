@@ -17,7 +17,7 @@ import {
 import { config } from '#shared/config';
 import { lazySchema } from '#shared/lazy-schema';
 
-const target = { project_id: uuid, environment_id: uuid };
+const target = () => ({ project_id: uuid(), environment_id: uuid() });
 const started = lazySchema(() =>
   z.object({ status: z.enum(['queued', 'failed']), job_id: z.uuid(), record_id: z.uuid() }),
 );
@@ -41,7 +41,7 @@ export const impexRoutes = [
     auth: 'user',
     summary: 'Export an environment as a configuration document (asynchronous; multipart form fields)',
     multipart,
-    body: z.object(target),
+    body: () => z.object(target()),
     responses: () => ({ 202: started() }),
     refusals: [400, 403, 404],
     handler: async ({ body }, ctx) => ({ status: 202, body: await startExport(ctx, body) }),
@@ -55,9 +55,9 @@ export const impexRoutes = [
     body: () =>
       z
         .object({
-          ...target,
+          ...target(),
           file: uploadedFile().optional(),
-          upload_id: uuid.optional(),
+          upload_id: uuid().optional(),
           filename: z
             .string()
             .max(255)
@@ -100,7 +100,7 @@ export const impexRoutes = [
       'A presigned URL to PUT a document too big for a request (its size and type fixed), then POST /impex/import with its upload_id',
     body: () =>
       z.object({
-        ...target,
+        ...target(),
         size: z
           .number()
           .int()
@@ -128,7 +128,7 @@ export const impexRoutes = [
     auth: 'user',
     summary: "A project's export and import records, newest first",
     query: () =>
-      z.object({ project_id: uuid, environment_id: uuid.optional(), limit: integer().min(1).max(200).default(50) }),
+      z.object({ project_id: uuid(), environment_id: uuid().optional(), limit: integer().min(1).max(200).default(50) }),
     responses: () => ({ 200: z.array(impexRecordView.schema) }),
     refusals: [403, 404],
     handler: async ({ query }, ctx) => ok(await importExportHistory(ctx, query)),

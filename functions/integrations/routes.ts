@@ -17,7 +17,7 @@ import {
 } from '#domain/discovery';
 import { lazySchema } from '#shared/lazy-schema';
 
-const common = { project_id: uuid, environment_id: uuid, name: z.string().trim().min(1).max(100) };
+const common = () => ({ project_id: uuid(), environment_id: uuid(), name: z.string().trim().min(1).max(100) });
 const roleArn = lazySchema(() =>
   z.string().regex(/^arn:aws[a-z-]*:iam::\d{12}:role\/[\w+=,.@/-]{1,512}$/, 'Must be an IAM role ARN'),
 );
@@ -26,12 +26,12 @@ const apiToken = lazySchema(() => z.string().min(1).max(512).regex(/^\S+$/, 'Mus
 const createBody = lazySchema(() =>
   z.discriminatedUnion('provider', [
     z.object({
-      ...common,
+      ...common(),
       provider: z.literal('aws'),
       role_arn: roleArn(),
       regions: z.array(region()).max(30).optional(),
     }),
-    z.object({ ...common, provider: z.enum(['hetzner', 'digitalocean']), api_token: apiToken() }),
+    z.object({ ...common(), provider: z.enum(['hetzner', 'digitalocean']), api_token: apiToken() }),
   ]),
 );
 const policy = lazySchema(() =>
@@ -39,8 +39,8 @@ const policy = lazySchema(() =>
 );
 const accountOut = () =>
   cloudAccountView.schema.extend({ trust_policy: policy().optional(), permissions_policy: policy().optional() });
-const accountParams = lazySchema(() => z.object({ account_id: uuid }));
-const providerParams = lazySchema(() => z.object({ provider: discoveryProvider }));
+const accountParams = lazySchema(() => z.object({ account_id: uuid() }));
+const providerParams = lazySchema(() => z.object({ provider: discoveryProvider() }));
 const started = lazySchema(() =>
   z.object({ status: z.enum(['queued', 'failed']), job_id: z.uuid(), run_id: z.uuid(), reused: z.boolean() }),
 );
@@ -50,7 +50,7 @@ const statusOut = lazySchema(() =>
       account_id: z.uuid(),
       name: z.string(),
       environment_id: z.uuid(),
-      provider: discoveryProvider,
+      provider: discoveryProvider(),
       status: z.enum(['pending', 'connected', 'failed']),
       connected: z.boolean(),
       last_error: z.string().nullable(),
@@ -79,7 +79,7 @@ export const integrationsRoutes = [
     path: '/integrations/cloud-accounts',
     auth: 'user',
     summary: "A project's cloud accounts the caller may see",
-    query: () => z.object({ project_id: uuid }),
+    query: () => z.object({ project_id: uuid() }),
     responses: () => ({ 200: z.array(accountOut()) }),
     refusals: [404],
     handler: async ({ query }, ctx) => ok(await listCloudAccounts(ctx, query)),
@@ -111,7 +111,7 @@ export const integrationsRoutes = [
     summary:
       "Verify a cloud account's credentials (AWS: AssumeRole and GetCallerIdentity); records connected or failed",
     params: providerParams,
-    body: () => z.object({ account_id: uuid }),
+    body: () => z.object({ account_id: uuid() }),
     responses: () => ({ 200: accountOut() }),
     refusals: [403, 404],
     handler: async ({ params, body }, ctx) =>
@@ -123,7 +123,7 @@ export const integrationsRoutes = [
     auth: 'user',
     summary: "A project's accounts of one provider: connected or failed, the last error, the last discovery",
     params: providerParams,
-    query: () => z.object({ project_id: uuid }),
+    query: () => z.object({ project_id: uuid() }),
     responses: () => ({ 200: statusOut() }),
     refusals: [404],
     handler: async ({ params, query }, ctx) =>
@@ -148,7 +148,7 @@ export const integrationsRoutes = [
     path: '/integrations/discovery-runs/{job_id}',
     auth: 'user',
     summary: "A discovery run's status, progress and counts",
-    params: () => z.object({ job_id: uuid }),
+    params: () => z.object({ job_id: uuid() }),
     responses: () => ({ 200: discoveryRunView.schema }),
     refusals: [404],
     handler: async ({ params }, ctx) => ok(await getDiscoveryRun(ctx, params)),
@@ -158,7 +158,7 @@ export const integrationsRoutes = [
     path: '/integrations/progress-ticket',
     auth: 'user',
     summary: "A single-use, one-minute ticket to follow a discovery run's progress over the WebSocket",
-    body: () => z.object({ job_id: uuid }),
+    body: () => z.object({ job_id: uuid() }),
     responses: () => ({ 200: z.object({ ticket: z.string(), url: z.string(), expires_in: z.int() }) }),
     refusals: [404],
     handler: async ({ body }, ctx) => ok(await discoveryProgressTicket(ctx, body)),

@@ -48,14 +48,14 @@ const personName = lazySchema(() => z.string().trim().max(100).nullish());
 const createBody = lazySchema(() =>
   z
     .object({
-      project_id: uuid,
-      invited_email: email,
+      project_id: uuid(),
+      invited_email: email(),
       first_name: personName(),
       last_name: personName(),
       role: z.enum(ENV_ROLES).nullish(),
-      environment_id: uuid.nullish(),
-      group_id: uuid.nullish(),
-      subgroup_id: uuid.nullish(),
+      environment_id: uuid().nullish(),
+      group_id: uuid().nullish(),
+      subgroup_id: uuid().nullish(),
     })
     // Groups and subgroups live inside an environment: naming one without the environment is a malformed request.
     .superRefine((b, ctx) => {
@@ -65,7 +65,7 @@ const createBody = lazySchema(() =>
       }
     }),
 );
-const inviteParams = lazySchema(() => z.object({ invite_id: uuid }));
+const inviteParams = lazySchema(() => z.object({ invite_id: uuid() }));
 
 export const invitesRoutes = [
   route({
@@ -83,7 +83,7 @@ export const invitesRoutes = [
     path: '/invites',
     auth: 'user',
     summary: "A project's invitations, newest first (owner)",
-    query: () => z.object({ project_id: uuid }),
+    query: () => z.object({ project_id: uuid() }),
     responses: () => ({ 200: z.array(inviteOut()) }),
     refusals: [403, 404],
     handler: async ({ query }, ctx) => ok((await listInvitations(ctx, query)).map(toInviteOut)),

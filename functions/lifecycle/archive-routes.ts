@@ -19,7 +19,7 @@ import { lazySchema } from '#shared/lazy-schema';
 const MAX_IDS_PER_KIND = 100;
 export const AT_LEAST_ONE_ID = 'At least one id is required';
 
-const ids = lazySchema(() => z.array(uuid).max(MAX_IDS_PER_KIND).optional());
+const ids = lazySchema(() => z.array(uuid()).max(MAX_IDS_PER_KIND).optional());
 /** The resources chosen, per kind; every kind optional, at least one id in all (else a 422 naming the body). */
 const selectionBody = lazySchema(() =>
   z
@@ -29,27 +29,26 @@ const selectionBody = lazySchema(() =>
 
 const perKind = <S extends z.ZodType>(schema: S) =>
   z.object(Object.fromEntries(ARCHIVABLE_KINDS.map((k) => [k, schema])) as Record<ArchivableKind, S>);
-const counts = perKind(z.number().int());
 const outcome = lazySchema(() =>
   z.object({
-    counts,
+    counts: perKind(z.number().int()),
     items: perKind(z.array(z.object({ id: z.uuid(), name: z.string() }))),
     /** Resources not written although others were (a selection larger than one transaction), each with its refusal. */
     refused: z.array(z.object({ kind: z.enum(ARCHIVABLE_KINDS), id: z.uuid(), detail: z.string() })),
   }),
 );
 
-const archivedAt = { archived_at: z.string() };
+const archivedAt = () => ({ archived_at: z.string() });
 /** Each kind's usual answer plus `archived_at`. */
 const archivedShapes = (): Record<ArchivableKind, z.ZodType> => ({
-  services: serviceView.schema.extend(archivedAt),
+  services: serviceView.schema.extend(archivedAt()),
   environments: z.object({
     id: z.uuid(),
     name: z.string(),
     project_id: z.uuid(),
     updated_at: z.string(),
     deleted_at: z.string().nullable(),
-    ...archivedAt,
+    ...archivedAt(),
   }),
   project_users: z.object({
     id: z.uuid(),
@@ -61,10 +60,10 @@ const archivedShapes = (): Record<ArchivableKind, z.ZodType> => ({
     notes: z.string().nullable(),
     updated_at: z.string(),
     deleted_at: z.string().nullable(),
-    ...archivedAt,
+    ...archivedAt(),
   }),
-  api_keys: apiKeyOut().extend(archivedAt),
-  service_floors: floorView.schema.extend(archivedAt),
+  api_keys: apiKeyOut().extend(archivedAt()),
+  service_floors: floorView.schema.extend(archivedAt()),
 });
 /** URL form of each kind. */
 const PATHS: Record<ArchivableKind, string> = {
@@ -101,7 +100,7 @@ export const archiveRoutes: Route[] = [
     path: '/me/archived/summary',
     auth: 'user',
     summary: "The caller's archived resources: counts per kind",
-    responses: () => ({ 200: counts }),
+    responses: () => ({ 200: perKind(z.number().int()) }),
     handler: async (_req, ctx) => ok(await archivedSummary(ctx)),
   }),
   ...ARCHIVABLE_KINDS.map((kind) =>

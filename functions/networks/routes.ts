@@ -20,9 +20,9 @@ import {
 } from '#domain/catalog';
 import { lazySchema } from '#shared/lazy-schema';
 
-const networkParams = lazySchema(() => z.object({ network_id: uuid }));
+const networkParams = lazySchema(() => z.object({ network_id: uuid() }));
 /** SPEC: at most 10 networks per service or floor; a longer list is a 422 before any lookup. */
-const attachmentBody = lazySchema(() => z.object({ network_ids: z.array(uuid).max(MAX_ATTACHED_NETWORKS) }));
+const attachmentBody = lazySchema(() => z.object({ network_ids: z.array(uuid()).max(MAX_ATTACHED_NETWORKS) }));
 
 export const networksRoutes = [
   route({
@@ -42,12 +42,12 @@ export const networksRoutes = [
     summary: "An environment's networks, filtered, ordered by name",
     query: () =>
       withCustomFieldFilters({
-        project_id: uuid,
-        environment_id: uuid,
+        project_id: uuid(),
+        environment_id: uuid(),
         q: z.string().trim().optional(),
         vlan_id: integer().min(1).max(4094).optional(),
         mask: integer().min(0).max(32).optional(),
-        range: ipv4Range.optional(),
+        range: ipv4Range().optional(),
         // Beyond SPEC: one page (without `limit` the whole list, as SPEC answers).
         limit: integer().min(1).max(1000).optional(),
         offset: integer().min(0).default(0),
@@ -99,7 +99,7 @@ export const networksRoutes = [
     path: '/attachments/services/{service_id}/networks',
     auth: 'user',
     summary: 'The networks a service is attached to',
-    params: () => z.object({ service_id: uuid }),
+    params: () => z.object({ service_id: uuid() }),
     responses: () => ({ 200: z.object({ service_id: z.uuid(), networks: z.array(networkOut()) }) }),
     refusals: [403, 404],
     handler: async ({ params }, ctx) => ok(await attachedNetworks(ctx, { holder: 'service', id: params.service_id })),
@@ -109,7 +109,7 @@ export const networksRoutes = [
     path: '/attachments/services/{service_id}/networks',
     auth: 'user',
     summary: "Replace a service's networks (at most 10)",
-    params: () => z.object({ service_id: uuid }),
+    params: () => z.object({ service_id: uuid() }),
     body: attachmentBody,
     responses: () => ({ 200: z.object({ service_id: z.uuid(), networks: z.array(networkOut()) }) }),
     refusals: [400, 403, 404],
@@ -121,7 +121,7 @@ export const networksRoutes = [
     path: '/attachments/service-floors/{floor_id}/networks',
     auth: 'user',
     summary: 'The networks a server is attached to',
-    params: () => z.object({ floor_id: uuid }),
+    params: () => z.object({ floor_id: uuid() }),
     responses: () => ({ 200: z.object({ service_floor_id: z.uuid(), networks: z.array(networkOut()) }) }),
     refusals: [403, 404],
     handler: async ({ params }, ctx) => ok(await attachedNetworks(ctx, { holder: 'floor', id: params.floor_id })),
@@ -131,7 +131,7 @@ export const networksRoutes = [
     path: '/attachments/service-floors/{floor_id}/networks',
     auth: 'user',
     summary: "Replace a server's networks (at most 10)",
-    params: () => z.object({ floor_id: uuid }),
+    params: () => z.object({ floor_id: uuid() }),
     body: attachmentBody,
     responses: () => ({ 200: z.object({ service_floor_id: z.uuid(), networks: z.array(networkOut()) }) }),
     refusals: [400, 403, 404],

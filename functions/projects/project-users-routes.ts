@@ -12,9 +12,9 @@ import { deleteProjectUserAndReferences } from '#domain/catalog';
 import { lazySchema } from '#shared/lazy-schema';
 
 /** Optional contact fields: a value sets, null clears, absent leaves as is. */
-const fields = { email: email.nullish(), job_title: text(200), phone: text(50), notes: text(5000) };
+const fields = () => ({ email: email().nullish(), job_title: text(200), phone: text(50), notes: text(5000) });
 const projectUserOut = () => projectUserView.schema;
-const idParams = lazySchema(() => z.object({ project_user_id: uuid }));
+const idParams = lazySchema(() => z.object({ project_user_id: uuid() }));
 
 /** /project-users: project-local people (no login needed), e.g. the one responsible for a service. */
 export const projectUserRoutes = [
@@ -23,7 +23,7 @@ export const projectUserRoutes = [
     path: '/project-users',
     auth: 'user',
     summary: "A project's people, by name",
-    query: () => z.object({ project_id: uuid, updated_since: updatedSince() }),
+    query: () => z.object({ project_id: uuid(), updated_since: updatedSince() }),
     responses: () => ({ 200: z.array(projectUserOut()) }),
     refusals: [403, 404],
     handler: async ({ query }, ctx) => {
@@ -39,7 +39,7 @@ export const projectUserRoutes = [
     path: '/project-users',
     auth: 'user',
     summary: 'Add a person to a project (within the plan limit)',
-    body: () => z.object({ project_id: uuid, name: name(), ...fields }),
+    body: () => z.object({ project_id: uuid(), name: name(), ...fields() }),
     responses: () => ({ 201: projectUserOut() }),
     refusals: [403, 404],
     handler: async ({ body }, ctx) => created(projectUserView.project(await createProjectUser(ctx, body))),
@@ -63,7 +63,7 @@ export const projectUserRoutes = [
     params: idParams,
     body: () =>
       z
-        .object({ name: name().optional(), ...fields })
+        .object({ name: name().optional(), ...fields() })
         .refine((b) => Object.values(b).some((v) => v !== undefined), { message: 'At least one field is required' }),
     responses: () => ({ 200: projectUserOut() }),
     refusals: [403, 404],

@@ -28,7 +28,7 @@ const projectOut = lazySchema(() =>
     deleted_at: z.string().nullable(),
   }),
 );
-const projectParams = lazySchema(() => z.object({ project_id: uuid }));
+const projectParams = lazySchema(() => z.object({ project_id: uuid() }));
 
 export const projectRoutes = [
   route({
@@ -51,7 +51,7 @@ export const projectRoutes = [
     path: '/projects',
     auth: 'user',
     summary: 'Create a project owned by the caller (staff may name another owner)',
-    body: () => z.object({ name: name(), creator_user_id: uuid.nullish() }),
+    body: () => z.object({ name: name(), creator_user_id: uuid().nullish() }),
     responses: () => ({ 201: projectOut() }),
     refusals: [400, 403, 404],
     handler: async ({ body }, ctx) => {
@@ -87,7 +87,7 @@ export const projectRoutes = [
     auth: 'user',
     summary:
       'End a membership (an owner removes a member; any member may leave): their roles in the project go with it, what they created stays',
-    params: () => z.object({ project_id: uuid, user_id: uuid }),
+    params: () => z.object({ project_id: uuid(), user_id: uuid() }),
     responses: () => ({ 204: null }),
     refusals: [400, 403, 404],
     handler: async ({ params }, ctx) => {

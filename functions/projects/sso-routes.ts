@@ -4,7 +4,7 @@ import { uuid } from '#http/schemas';
 import { deleteConnection, getConnection, putConnection, ssoConnectionBody, verifyDomain } from '#domain/sso';
 import { lazySchema } from '#shared/lazy-schema';
 
-const params = lazySchema(() => z.object({ project_id: uuid }));
+const params = lazySchema(() => z.object({ project_id: uuid() }));
 const domainOut = lazySchema(() =>
   z.object({ domain: z.string(), verified: z.boolean(), txt_name: z.string(), txt_value: z.string() }),
 );
@@ -65,7 +65,7 @@ export const ssoConnectionRoutes = [
     auth: 'user',
     summary:
       "Look up the domain's TXT challenge (`_infracat-challenge.<domain>`); found, the domain is verified for this project",
-    params: () => z.object({ project_id: uuid, domain: z.string().max(253) }),
+    params: () => z.object({ project_id: uuid(), domain: z.string().max(253) }),
     responses: () => ({ 200: domainOut() }),
     refusals: [403, 404, 409],
     handler: async ({ params }, ctx) => ok(await verifyDomain(ctx, params)),

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { lazySchema } from '#shared/lazy-schema';
 import { PLAN_CATALOGUE, seedPlans } from '#domain/billing';
 import { backfillListings } from '#domain/catalog';
 import { ensureStaff } from '#domain/identity';
@@ -7,10 +8,10 @@ import { config } from '#shared/config';
 import { appContext } from '#shared/context';
 import { log } from '#shared/log';
 
-const AdminSecret = z.object({ email: z.email(), password: z.string().min(1) });
+const AdminSecret = lazySchema(() => z.object({ email: z.email(), password: z.string().min(1) }));
 
 /** The admin secret's `{ email, password }`; errors name the secret, never echo its contents. */
-async function readAdminSecret(arn: string): Promise<z.infer<typeof AdminSecret>> {
+async function readAdminSecret(arn: string): Promise<z.infer<ReturnType<typeof AdminSecret>>> {
   const secretString = await readSecret(arn);
   let json: unknown;
   try {
@@ -18,7 +19,7 @@ async function readAdminSecret(arn: string): Promise<z.infer<typeof AdminSecret>
   } catch {
     json = undefined; // JSON.parse's message quotes the text: the password must not reach the logs
   }
-  const parsed = AdminSecret.safeParse(json);
+  const parsed = AdminSecret().safeParse(json);
   if (!parsed.success)
     throw new Error(`Secret ${arn} must be a JSON object { "email": "<address>", "password": "<password>" }`);
   return parsed.data;

@@ -19,7 +19,7 @@ import {
 import { lazySchema } from '#shared/lazy-schema';
 import { searchRoute } from './search-route';
 
-const serviceParams = lazySchema(() => z.object({ service_id: uuid }));
+const serviceParams = lazySchema(() => z.object({ service_id: uuid() }));
 const optionalFilter = lazySchema(() => z.string().trim().optional());
 
 export const servicesRoutes = [
@@ -40,10 +40,10 @@ export const servicesRoutes = [
     summary: "An environment's services, filtered, one page ordered by name",
     query: () =>
       withCustomFieldFilters({
-        project_id: uuid,
-        environment_id: uuid,
+        project_id: uuid(),
+        environment_id: uuid(),
         name: optionalFilter(),
-        tags: repeatable.optional(),
+        tags: repeatable().optional(),
         language: optionalFilter(),
         location: optionalFilter(),
         limit: integer().min(1).max(1000).default(200),
@@ -97,7 +97,7 @@ export const servicesRoutes = [
     auth: 'user',
     summary: "A service's declared repository dependencies",
     params: serviceParams,
-    responses: () => ({ 200: z.array(storedRepositoryDep) }),
+    responses: () => ({ 200: z.array(storedRepositoryDep()) }),
     refusals: [403, 404],
     handler: async ({ params }, ctx) => ok(await repositoryDeps(ctx, params)),
   }),

@@ -32,9 +32,9 @@ export const searchRoute = route({
   summary: 'Services, service floors and networks by name, hostname, tag, address or network, best first',
   query: () =>
     z.object({
-      project_id: uuid,
+      project_id: uuid(),
       q: z.string().trim().min(1).max(200),
-      environment_id: uuid.optional(),
+      environment_id: uuid().optional(),
       kinds: kinds().optional(),
       limit: integer().min(1).max(100).default(20),
     }),

@@ -15,8 +15,8 @@ import {
 } from '#domain/catalog';
 import { lazySchema } from '#shared/lazy-schema';
 
-const projectParams = lazySchema(() => z.object({ project_id: uuid }));
-const fieldParams = lazySchema(() => z.object({ project_id: uuid, key: z.string().regex(CUSTOM_FIELD_KEY) }));
+const projectParams = lazySchema(() => z.object({ project_id: uuid() }));
+const fieldParams = lazySchema(() => z.object({ project_id: uuid(), key: z.string().regex(CUSTOM_FIELD_KEY) }));
 
 /** A project's custom field definitions (the values are the items' `custom_fields`). */
 export const customFieldRoutes = [
@@ -76,7 +76,7 @@ export const customFieldRoutes = [
     path: '/projects/{project_id}/custom-fields/jobs/{job_id}',
     auth: 'user',
     summary: "A custom field deletion job's record (any member)",
-    params: () => z.object({ project_id: uuid, job_id: uuid }),
+    params: () => z.object({ project_id: uuid(), job_id: uuid() }),
     responses: () => ({ 200: customFieldJobView.schema }),
     refusals: [404],
     handler: async ({ params }, ctx) => ok(customFieldJobView.project(await getCustomFieldJob(ctx, params))),

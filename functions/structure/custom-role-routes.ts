@@ -17,7 +17,7 @@ import { lazySchema } from '#shared/lazy-schema';
 
 /** Keys from the one catalogue (shared/auth/permissions.ts); anything else is a 422, and so is a list longer than the catalogue. */
 const permissions = lazySchema(() => z.array(z.enum(PERMISSIONS)).min(1).max(PERMISSIONS.length));
-const description = text(2000);
+const description = lazySchema(() => text(2000));
 const roleOut = lazySchema(() =>
   z.object({
     id: z.uuid(),
@@ -40,8 +40,8 @@ const assignmentOut = lazySchema(() =>
     deleted_at: z.string().nullable(),
   }),
 );
-const projectParams = lazySchema(() => z.object({ project_id: uuid }));
-const roleParams = lazySchema(() => z.object({ project_id: uuid, role_id: uuid }));
+const projectParams = lazySchema(() => z.object({ project_id: uuid() }));
+const roleParams = lazySchema(() => z.object({ project_id: uuid(), role_id: uuid() }));
 
 export const customRoleRoutes = [
   route({
@@ -64,7 +64,7 @@ export const customRoleRoutes = [
     auth: 'user',
     summary: 'Create a custom role: a named set of permission keys (owner; plan limit)',
     params: projectParams,
-    body: () => z.object({ name: name(), description, permissions: permissions() }),
+    body: () => z.object({ name: name(), description: description(), permissions: permissions() }),
     responses: () => ({ 201: roleOut() }),
     refusals: [400, 403, 404],
     handler: async ({ params, body }, ctx) =>
@@ -78,7 +78,7 @@ export const customRoleRoutes = [
     params: roleParams,
     body: () =>
       z
-        .object({ name: name().optional(), description, permissions: permissions().optional() })
+        .object({ name: name().optional(), description: description(), permissions: permissions().optional() })
         .refine((b) => b.name !== undefined || b.description !== undefined || b.permissions !== undefined, {
           message: 'At least one of name, description, permissions is required',
         }),
@@ -120,7 +120,7 @@ export const customRoleRoutes = [
     auth: 'user',
     summary: 'Give a user a custom role, project-wide or in one environment (owner; upsert per user)',
     params: roleParams,
-    body: () => z.object({ user_id: uuid, environment_id: uuid.nullish() }),
+    body: () => z.object({ user_id: uuid(), environment_id: uuid().nullish() }),
     responses: () => ({ 201: assignmentOut() }),
     refusals: [400, 403, 404],
     handler: async ({ params, body }, ctx) =>
@@ -131,7 +131,7 @@ export const customRoleRoutes = [
     path: '/projects/{project_id}/custom-roles/{role_id}/assignments/{user_id}',
     auth: 'user',
     summary: "Withdraw a user's custom role (owner)",
-    params: () => z.object({ project_id: uuid, role_id: uuid, user_id: uuid }),
+    params: () => z.object({ project_id: uuid(), role_id: uuid(), user_id: uuid() }),
     responses: () => ({ 204: null }),
     refusals: [403, 404],
     handler: async ({ params }, ctx) => {

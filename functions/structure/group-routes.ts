@@ -16,7 +16,6 @@ import {
 } from '#domain/tenancy';
 import { lazySchema } from '#shared/lazy-schema';
 
-const description = groupDescription;
 const groupOut = lazySchema(() =>
   z.object({
     id: z.uuid(),
@@ -32,7 +31,7 @@ const subgroupOut = lazySchema(() => groupOut().extend({ group_id: z.uuid() }));
 /** A PATCH must change something. */
 const patchBody = lazySchema(() =>
   z
-    .object({ name: name().optional(), description })
+    .object({ name: name().optional(), description: groupDescription() })
     .refine((b) => b.name !== undefined || b.description !== undefined, {
       message: 'At least one of name, description is required',
     }),
@@ -44,7 +43,7 @@ export const groupRoutes = [
     path: '/groups',
     auth: 'user',
     summary: "An environment's groups, by name",
-    query: () => z.object({ project_id: uuid, environment_id: uuid, updated_since: updatedSince() }),
+    query: () => z.object({ project_id: uuid(), environment_id: uuid(), updated_since: updatedSince() }),
     responses: () => ({ 200: z.array(groupOut()) }),
     refusals: [400, 403, 404],
     handler: async ({ query }, ctx) => {
@@ -57,7 +56,7 @@ export const groupRoutes = [
     path: '/groups',
     auth: 'user',
     summary: 'Create a group in an environment (name unique in the environment)',
-    body: () => z.object({ project_id: uuid, environment_id: uuid, name: name(), description }),
+    body: () => z.object({ project_id: uuid(), environment_id: uuid(), name: name(), description: groupDescription() }),
     responses: () => ({ 201: groupOut() }),
     refusals: [400, 403, 404],
     handler: async ({ body }, ctx) => created(toGroupOut(await createGroup(ctx, body))),
@@ -67,7 +66,7 @@ export const groupRoutes = [
     path: '/groups/{group_id}',
     auth: 'user',
     summary: 'Rename a group or change its description',
-    params: () => z.object({ group_id: uuid }),
+    params: () => z.object({ group_id: uuid() }),
     body: patchBody,
     responses: () => ({ 200: groupOut() }),
     refusals: [400, 403, 404],
@@ -78,7 +77,7 @@ export const groupRoutes = [
     path: '/groups/{group_id}',
     auth: 'user',
     summary: 'Soft-delete a group and its subgroups',
-    params: () => z.object({ group_id: uuid }),
+    params: () => z.object({ group_id: uuid() }),
     responses: () => ({ 204: null }),
     refusals: [403, 404],
     handler: async ({ params }, ctx) => {
@@ -92,7 +91,12 @@ export const groupRoutes = [
     auth: 'user',
     summary: "An environment's subgroups, optionally of one group",
     query: () =>
-      z.object({ project_id: uuid, environment_id: uuid, group_id: uuid.optional(), updated_since: updatedSince() }),
+      z.object({
+        project_id: uuid(),
+        environment_id: uuid(),
+        group_id: uuid().optional(),
+        updated_since: updatedSince(),
+      }),
     responses: () => ({ 200: z.array(subgroupOut()) }),
     refusals: [400, 403, 404],
     handler: async ({ query }, ctx) => {
@@ -105,7 +109,14 @@ export const groupRoutes = [
     path: '/subgroups',
     auth: 'user',
     summary: 'Create a subgroup under a group (name unique in the group)',
-    body: () => z.object({ project_id: uuid, environment_id: uuid, group_id: uuid, name: name(), description }),
+    body: () =>
+      z.object({
+        project_id: uuid(),
+        environment_id: uuid(),
+        group_id: uuid(),
+        name: name(),
+        description: groupDescription(),
+      }),
     responses: () => ({ 201: subgroupOut() }),
     refusals: [400, 403, 404],
     handler: async ({ body }, ctx) => created(toSubgroupOut(await createSubgroup(ctx, body))),
@@ -115,7 +126,7 @@ export const groupRoutes = [
     path: '/subgroups/{subgroup_id}',
     auth: 'user',
     summary: 'Rename a subgroup or change its description',
-    params: () => z.object({ subgroup_id: uuid }),
+    params: () => z.object({ subgroup_id: uuid() }),
     body: patchBody,
     responses: () => ({ 200: subgroupOut() }),
     refusals: [400, 403, 404],
@@ -127,7 +138,7 @@ export const groupRoutes = [
     path: '/subgroups/{subgroup_id}',
     auth: 'user',
     summary: 'Soft-delete a subgroup',
-    params: () => z.object({ subgroup_id: uuid }),
+    params: () => z.object({ subgroup_id: uuid() }),
     responses: () => ({ 204: null }),
     refusals: [403, 404],
     handler: async ({ params }, ctx) => {

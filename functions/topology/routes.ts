@@ -38,21 +38,21 @@ const connectionSpec = lazySchema(() =>
   z
     .object({
       a_type: entityType(),
-      a_id: uuid,
+      a_id: uuid(),
       b_type: entityType(),
-      b_id: uuid,
+      b_id: uuid(),
       direction: direction().default('none'),
-      name: connectionName,
+      name: connectionName(),
     })
     .refine((c) => c.a_id !== c.b_id, { message: 'An entity may not be connected to itself', path: ['b_id'] }),
 );
 
-const scope = { project_id: uuid, environment_id: uuid };
+const scope = () => ({ project_id: uuid(), environment_id: uuid() });
 
 /** PATCH bodies (one connection or a whole chain): direction and/or name, at least one. */
 const changesBody = lazySchema(() =>
   z
-    .object({ direction: direction().optional(), name: connectionName })
+    .object({ direction: direction().optional(), name: connectionName() })
     .refine((b) => b.direction !== undefined || b.name !== undefined, { message: 'Give direction or name' }),
 );
 
@@ -119,7 +119,7 @@ export const topologyRoutes = [
     path: '/service-connections',
     auth: 'user',
     summary: 'Connect two services or floors of one environment',
-    body: () => connectionSpec().and(z.object({ ...scope, chain_id: uuid.nullish() })),
+    body: () => connectionSpec().and(z.object({ ...scope(), chain_id: uuid().nullish() })),
     responses: () => ({ 201: connectionOut() }),
     refusals: [400, 403, 404],
     handler: async ({ body }, ctx) => created(connectionView.project(await createConnection(ctx, body))),
@@ -131,9 +131,9 @@ export const topologyRoutes = [
     summary: "An environment's connections (optionally touching one entity, or of one chain)",
     query: () =>
       z.object({
-        ...scope,
-        entity_id: uuid.optional(),
-        chain_id: uuid.optional(),
+        ...scope(),
+        entity_id: uuid().optional(),
+        chain_id: uuid().optional(),
         // Beyond SPEC: one page (without `limit` the whole list, as SPEC answers).
         limit: integer().min(1).max(1000).optional(),
         offset: integer().min(0).default(0),
@@ -153,7 +153,7 @@ export const topologyRoutes = [
     summary: 'Create a chain or hub of connections at once (one chain_id, all or nothing)',
     body: () =>
       z.object({
-        ...scope,
+        ...scope(),
         group_kind: z.enum(GROUP_KINDS),
         items: z.array(connectionSpec()).min(1).max(MAX_BATCH_CONNECTIONS),
       }),
@@ -166,7 +166,7 @@ export const topologyRoutes = [
     path: '/service-connections/chains/{chain_id}',
     auth: 'user',
     summary: 'Set direction and/or name on every connection of a chain or hub',
-    params: () => z.object({ chain_id: uuid }),
+    params: () => z.object({ chain_id: uuid() }),
     body: changesBody,
     responses: () => ({ 200: z.array(connectionOut()) }),
     refusals: [400, 403, 404],
@@ -178,7 +178,7 @@ export const topologyRoutes = [
     path: '/service-connections/chains/{chain_id}',
     auth: 'user',
     summary: 'Delete a chain or hub with all its connections',
-    params: () => z.object({ chain_id: uuid }),
+    params: () => z.object({ chain_id: uuid() }),
     responses: () => ({ 204: null }),
     refusals: [403, 404],
     handler: async ({ params }, ctx) => {
@@ -191,7 +191,7 @@ export const topologyRoutes = [
     path: '/service-connections/{connection_id}',
     auth: 'user',
     summary: "Change a connection's direction or name",
-    params: () => z.object({ connection_id: uuid }),
+    params: () => z.object({ connection_id: uuid() }),
     body: changesBody,
     responses: () => ({ 200: connectionOut() }),
     refusals: [400, 403, 404],
@@ -203,7 +203,7 @@ export const topologyRoutes = [
     path: '/service-connections/{connection_id}',
     auth: 'user',
     summary: 'Delete a connection',
-    params: () => z.object({ connection_id: uuid }),
+    params: () => z.object({ connection_id: uuid() }),
     responses: () => ({ 204: null }),
     refusals: [403, 404],
     handler: async ({ params }, ctx) => {
@@ -216,7 +216,7 @@ export const topologyRoutes = [
     path: '/service-links',
     auth: 'user',
     summary: "An environment's service links (edge list)",
-    query: () => z.object({ ...scope, service_id: uuid.optional(), updated_since: updatedSince() }),
+    query: () => z.object({ ...scope(), service_id: uuid().optional(), updated_since: updatedSince() }),
     responses: () => ({ 200: z.array(linkOut()) }),
     refusals: [400, 403, 404],
     handler: async ({ query }, ctx) =>
@@ -231,7 +231,7 @@ export const topologyRoutes = [
     summary: 'Link two services (from depends on to)',
     body: () =>
       z
-        .object({ ...scope, from_service_id: uuid, to_service_id: uuid })
+        .object({ ...scope(), from_service_id: uuid(), to_service_id: uuid() })
         .refine((l) => l.from_service_id !== l.to_service_id, {
           message: 'A service may not be linked to itself',
           path: ['to_service_id'],
@@ -245,7 +245,7 @@ export const topologyRoutes = [
     path: '/service-links/{link_id}',
     auth: 'user',
     summary: 'Delete a service link',
-    params: () => z.object({ link_id: uuid }),
+    params: () => z.object({ link_id: uuid() }),
     responses: () => ({ 204: null }),
     refusals: [403, 404],
     handler: async ({ params }, ctx) => {
@@ -259,7 +259,7 @@ export const topologyRoutes = [
     auth: 'user',
     summary:
       "An environment's topology in one compact read: services, servers and networks, and the connections, links, hosting and attachments between them. Answered with an ETag; a request whose If-None-Match holds it is answered 304 with no body. Compressed (br or gzip) as Accept-Encoding allows.",
-    query: () => z.object(scope),
+    query: () => z.object(scope()),
     responses: () => ({ 200: topologyOut(), 304: null }),
     refusals: [400, 403, 404],
     handler: ({ query, headers }, ctx) => topologyAnswer(ctx, query, headers),
@@ -269,7 +269,7 @@ export const topologyRoutes = [
     path: '/services/{service_id}/blast-radius',
     auth: 'user',
     summary: 'What else is affected if this service fails',
-    params: () => z.object({ service_id: uuid }),
+    params: () => z.object({ service_id: uuid() }),
     query: blastRadiusQuery,
     responses: () => ({ 200: blastRadiusOut() }),
     refusals: [403, 404],
@@ -281,7 +281,7 @@ export const topologyRoutes = [
     path: '/service-floors/{floor_id}/blast-radius',
     auth: 'user',
     summary: 'What depends on this server (what fails with it)',
-    params: () => z.object({ floor_id: uuid }),
+    params: () => z.object({ floor_id: uuid() }),
     query: blastRadiusQuery,
     responses: () => ({ 200: blastRadiusOut() }),
     refusals: [403, 404],

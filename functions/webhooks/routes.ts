@@ -21,9 +21,9 @@ import {
 } from '#domain/webhooks';
 import { lazySchema } from '#shared/lazy-schema';
 
-const projectParams = lazySchema(() => z.object({ project_id: uuid }));
-const webhookParams = lazySchema(() => z.object({ project_id: uuid, webhook_id: uuid }));
-const deliveryParams = lazySchema(() => webhookParams().extend({ delivery_id: uuid }));
+const projectParams = lazySchema(() => z.object({ project_id: uuid() }));
+const webhookParams = lazySchema(() => z.object({ project_id: uuid(), webhook_id: uuid() }));
+const deliveryParams = lazySchema(() => webhookParams().extend({ delivery_id: uuid() }));
 /** The registration answers: the webhook and its signing secret, shown this once. */
 const withSecret = () => webhookOut().extend({ secret: z.string() });
 const BASE = '/projects/{project_id}/webhooks';
@@ -129,7 +129,7 @@ export const webhooksRoutes = [
         status: z.enum(['pending', 'succeeded', 'failed']).optional(),
         limit: integer().min(1).max(100).default(50),
       }),
-    responses: () => ({ 200: z.array(deliverySummaryOut) }),
+    responses: () => ({ 200: z.array(deliverySummaryOut()) }),
     refusals: [403, 404],
     handler: async ({ params, query }, ctx) => ok(await listDeliveries(ctx, { ...params, ...query })),
   }),
@@ -139,7 +139,7 @@ export const webhooksRoutes = [
     auth: 'user',
     summary: 'One delivery: its payload and attempts',
     params: deliveryParams,
-    responses: () => ({ 200: deliveryOut }),
+    responses: () => ({ 200: deliveryOut() }),
     refusals: [403, 404],
     handler: async ({ params }, ctx) => ok(await getDelivery(ctx, params)),
   }),
@@ -149,7 +149,7 @@ export const webhooksRoutes = [
     auth: 'user',
     summary: 'Send a delivery again now (same body and webhook-id)',
     params: deliveryParams,
-    responses: () => ({ 200: deliveryOut }),
+    responses: () => ({ 200: deliveryOut() }),
     refusals: [400, 403, 404],
     handler: async ({ params }, ctx) => ok(await redeliver(ctx, params)),
   }),

@@ -106,19 +106,24 @@ function compile<F>(params: string, body: string): F {
   return new Function(params, `'use strict'; ${body}`) as F;
 }
 
-/** What a view field is: a stored field (same name: `true`; renamed: its stored name) or a resolved one (its schema). */
-type ViewSpec<S extends AnyShape> = Record<string, true | (keyof S & string) | z.ZodType>;
+/**
+ * What a view field is: a stored field (same name: `true`; renamed: its stored name) or a resolved one (its
+ * schema, or a function building it at the view's first use, so that no schema is built at import).
+ */
+type Resolved = z.ZodType | (() => z.ZodType);
+type ViewSpec<S extends AnyShape> = Record<string, true | (keyof S & string) | Resolved>;
+type SchemaOf<R> = R extends z.ZodType ? R : R extends () => infer T ? (T extends z.ZodType ? T : never) : never;
 type WithoutDefault<T> = T extends z.ZodDefault<infer I extends z.ZodType> ? I : T;
 type ViewShape<S extends AnyShape, V extends ViewSpec<S>> = {
   [K in keyof V]: V[K] extends true
     ? WithoutDefault<S[K & keyof S]>
     : V[K] extends keyof S
       ? WithoutDefault<S[V[K]]>
-      : V[K] extends z.ZodType
-        ? V[K]
+      : V[K] extends Resolved
+        ? SchemaOf<V[K]>
         : never;
 };
-type ResolvedOf<V> = { [K in keyof V as V[K] extends z.ZodType ? K : never]: z.output<V[K] & z.ZodType> };
+type ResolvedOf<V> = { [K in keyof V as V[K] extends Resolved ? K : never]: z.output<SchemaOf<V[K]>> };
 type ProjectArgs<V> = keyof ResolvedOf<V> extends never ? [] : [resolved: ResolvedOf<V>];
 
 export interface View<S extends AnyShape, V extends ViewSpec<S>> {
@@ -143,7 +148,7 @@ export function defineView<S extends AnyShape, const V extends ViewSpec<S>>(enti
         shape[name] = field instanceof z.ZodDefault ? (field.unwrap() as z.ZodType) : field;
         answer.push(`${key}: x[${JSON.stringify(stored)}]`);
       } else {
-        shape[name] = from;
+        shape[name] = typeof from === 'function' ? from() : from;
         answer.push(`${key}: r[${key}]`);
       }
     }

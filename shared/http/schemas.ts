@@ -37,7 +37,7 @@ export const tokenPair = lazySchema(() =>
  * clock of every stored timestamp and of X-Sync-Timestamp), or a bare date (its midnight UTC).
  * Normalized to UTC so it compares with stored timestamps.
  */
-const syncCursorForms = lazySchema(() => z.union([isoTimestamp, z.iso.datetime({ local: true }), z.iso.date()]));
+const syncCursorForms = lazySchema(() => z.union([isoTimestamp(), z.iso.datetime({ local: true }), z.iso.date()]));
 const withUtcDefault = (s: string) => (s.includes('T') && !/(z|[+-]\d\d:\d\d)$/i.test(s) ? `${s}Z` : s);
 export const updatedSince = lazySchema(() =>
   z

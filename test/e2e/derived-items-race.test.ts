@@ -13,6 +13,8 @@ import { createFloor, createNetwork, createService, ownerWithEnv } from '../help
 const ref = useTestStack();
 const api = client(() => ref.stack.url);
 const ROUNDS = 20;
+/** The parallel renames: each round is 6 writers on one item, so each already holds the contention a round is for. */
+const PARALLEL_ROUNDS = 10;
 
 interface Kind {
   /** The list the item appears in (its path and query), and the field that names it there. */
@@ -120,10 +122,10 @@ async function setUp() {
 
 describe('concurrent renames keep every derived item in step (issue 32)', () => {
   for (const [label, kind] of Object.entries(KINDS)) {
-    it(`parallel renames of one ${label}: it is listed once, under the name its read shows, and the other names are free (${ROUNDS} rounds)`, async () => {
+    it(`parallel renames of one ${label}: it is listed once, under the name its read shows, and the other names are free (${PARALLEL_ROUNDS} rounds)`, async () => {
       const ctx = await setUp();
       const other = await kind.create(ctx, 'the-other');
-      for (let round = 0; round < ROUNDS; round++) {
+      for (let round = 0; round < PARALLEL_ROUNDS; round++) {
         const id = await kind.create(ctx, `r${round}-start`);
         const names = Array.from({ length: 6 }, (_, i) => `r${round}-name-${i}`);
         const answers = await Promise.all(

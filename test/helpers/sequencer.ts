@@ -20,7 +20,7 @@ const LONG = [
 /**
  * The run's order: the long files above first, in that order, then every other end-to-end file of the
  * shared-stack project back to back (a worker is handed on to the next such file only while the queue's
- * head is one), then the quick isolated files. Within each part, vitest's own order (failed first, then
+ * head is one), then the rest (unit, integration and infra files). Within each part, vitest's own order (failed first, then
  * longest first from the last run, else largest file first).
  */
 export default class LongFirstSequencer extends BaseSequencer {
@@ -28,7 +28,7 @@ export default class LongFirstSequencer extends BaseSequencer {
     const sorted = await super.sort(files);
     const rank = (spec: TestSpecification) => {
       const long = LONG.findIndex((re) => re.test(spec.moduleId));
-      return long >= 0 ? long : LONG.length + (spec.project.config.isolate ? 1 : 0);
+      return long >= 0 ? long : LONG.length + (spec.project.name === 'e2e' ? 0 : 1);
     };
     return sorted
       .map((spec, i) => ({ spec, i }))

@@ -75,7 +75,7 @@ describe('repeatable query parameters (catalog/fields): tags=a&tags=b', () => {
     ['a blank single value is no filter', '  ', []],
     ['a comma is part of the value, not a separator', 'a,b', ['a,b']],
   ])('%s', (_name, raw, parsed) => {
-    expect(repeatable.parse(raw)).toEqual(parsed);
+    expect(repeatable().parse(raw)).toEqual(parsed);
   });
 });
 

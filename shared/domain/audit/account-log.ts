@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { lazySchema } from '#shared/lazy-schema';
 import { keys } from '#db/keys';
 import { actorAccount, type AppContext } from '#shared/context';
 import type { AuditItem } from '#shared/audit';
@@ -12,12 +13,14 @@ import { auditEntryOut, auditPage, type AuditQuery } from './log';
  */
 
 /** The project log's entry shape; `project_id` and `environment_id` are always null, `account_id` is the caller. */
-export const accountAuditEntryOut = auditEntryOut.extend({
-  project_id: z.null(),
-  environment_id: z.null(),
-  account_id: z.uuid(),
-});
-export type AccountAuditEntryOut = z.infer<typeof accountAuditEntryOut>;
+export const accountAuditEntryOut = lazySchema(() =>
+  auditEntryOut().extend({
+    project_id: z.null(),
+    environment_id: z.null(),
+    account_id: z.uuid(),
+  }),
+);
+export type AccountAuditEntryOut = z.infer<ReturnType<typeof accountAuditEntryOut>>;
 
 export type AccountAuditLogInput = AuditQuery;
 

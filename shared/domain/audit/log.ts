@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { lazySchema } from '#shared/lazy-schema';
 import { keys } from '#db/keys';
 import { TABLE } from '#db/table';
 import { queryNewestPage } from '#db/query';
@@ -13,29 +14,31 @@ import { accessToProject, type ProjectAccess } from '#domain/tenancy';
 
 export const AUDIT_FORBIDDEN = 'Insufficient permissions to read the audit log of this project';
 
-export const auditEntryOut = z.object({
-  id: z.uuid(),
-  at: z.string(),
-  action: z.string(),
-  entity_type: z.string(),
-  entity_id: z.string(),
-  project_id: z.uuid(),
-  environment_id: z.uuid().nullable(),
-  actor: z.object({
-    type: z.enum(['account', 'service']),
-    id: z.uuid().nullable(),
-    email: z.string().nullable(),
-    is_staff: z.boolean(),
+export const auditEntryOut = lazySchema(() =>
+  z.object({
+    id: z.uuid(),
+    at: z.string(),
+    action: z.string(),
+    entity_type: z.string(),
+    entity_id: z.string(),
+    project_id: z.uuid(),
+    environment_id: z.uuid().nullable(),
+    actor: z.object({
+      type: z.enum(['account', 'service']),
+      id: z.uuid().nullable(),
+      email: z.string().nullable(),
+      is_staff: z.boolean(),
+    }),
+    before: z.record(z.string(), z.unknown()).nullable(),
+    after: z.record(z.string(), z.unknown()).nullable(),
+    import_id: z.uuid().nullable(),
+    summary: z.record(z.string(), z.unknown()).nullable(),
+    request_id: z.string().nullable(),
+    source_ip: z.string().nullable(),
+    user_agent: z.string().nullable(),
   }),
-  before: z.record(z.string(), z.unknown()).nullable(),
-  after: z.record(z.string(), z.unknown()).nullable(),
-  import_id: z.uuid().nullable(),
-  summary: z.record(z.string(), z.unknown()).nullable(),
-  request_id: z.string().nullable(),
-  source_ip: z.string().nullable(),
-  user_agent: z.string().nullable(),
-});
-export type AuditEntryOut = z.infer<typeof auditEntryOut>;
+);
+export type AuditEntryOut = z.infer<ReturnType<typeof auditEntryOut>>;
 
 /** The filters and paging of an audit log read (a project's or an account's). */
 export interface AuditQuery {

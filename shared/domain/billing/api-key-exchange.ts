@@ -23,15 +23,17 @@ export const INVALID_API_KEY = 'Invalid or expired API key';
 
 export const exchangeApiKeyBody = lazySchema(() => z.object({ api_key: z.string().min(1).max(200) }));
 
-export const keyTokenOut = z.object({
-  access_token: z.string(),
-  token_type: z.literal('bearer'),
-  /** Seconds until the token expires. */
-  expires_in: z.number().int(),
-  scopes: z.array(z.string()),
-  project_ids: z.array(z.string()).nullable(),
-});
-export type KeyToken = z.infer<typeof keyTokenOut>;
+export const keyTokenOut = lazySchema(() =>
+  z.object({
+    access_token: z.string(),
+    token_type: z.literal('bearer'),
+    /** Seconds until the token expires. */
+    expires_in: z.number().int(),
+    scopes: z.array(z.string()),
+    project_ids: z.array(z.string()).nullable(),
+  }),
+);
+export type KeyToken = z.infer<ReturnType<typeof keyTokenOut>>;
 
 interface KeyLookup {
   user_id: string;

@@ -58,9 +58,9 @@ export const createApiKeyBody = (set: ApiKeySet) => {
   const body = z.object({
     name: nameSchema(100),
     scopes: z.array(z.enum(API_KEY_SET_RULES[set].scopes)).min(1).max(10).optional(),
-    expires_at: isoTimestamp.nullish(),
+    expires_at: isoTimestamp().nullish(),
   });
-  return set === 'api' ? body.extend({ project_ids: z.array(uuid).min(1).max(MAX_KEY_PROJECTS).nullish() }) : body;
+  return set === 'api' ? body.extend({ project_ids: z.array(uuid()).min(1).max(MAX_KEY_PROJECTS).nullish() }) : body;
 };
 export type CreateApiKeyInput = z.output<ReturnType<typeof createApiKeyBody>> & {
   key_set: ApiKeySet;

@@ -1,13 +1,14 @@
 import * as z from 'zod';
 import { defineEntity, defineView } from '#db/entity';
 
-const lineItem = z.object({
-  item_type: z.string(),
-  plan_id: z.uuid().nullable(),
-  description: z.string(),
-  qty: z.int(),
-  unit_price_cents: z.int(),
-});
+const lineItem = () =>
+  z.object({
+    item_type: z.string(),
+    plan_id: z.uuid().nullable(),
+    description: z.string(),
+    qty: z.int(),
+    unit_price_cents: z.int(),
+  });
 
 /** An invoice of an account (SPEC "Invoice"): amounts in integer cents, line items stored with it. */
 export const invoiceEntity = defineEntity('invoice', () =>
@@ -23,7 +24,7 @@ export const invoiceEntity = defineEntity('invoice', () =>
     issued_at: z.string(),
     paid_at: z.string().nullable().default(null),
     subscription_id: z.uuid(),
-    line_items: z.array(lineItem).default([]),
+    line_items: z.array(lineItem()).default([]),
   }),
 );
 export type Invoice = z.infer<typeof invoiceEntity.schema>;
@@ -39,7 +40,7 @@ const summary = {
   issued_at: true,
   paid_at: true,
   /** The printable page (GET /invoice/{id}). */
-  pdf_url: z.string(),
+  pdf_url: () => z.string(),
 } as const;
 /** GET /me/invoices: one entry per invoice, without its line items. */
 export const invoiceView = defineView(invoiceEntity, summary);

@@ -12,7 +12,7 @@ import { accessInEnvironment, envLiveCheck, retentionOfProject } from '#domain/t
 import { changeAudit, creationAudit } from '#shared/audit';
 import { floorListing } from './listings';
 import { putNewStep } from '#db/steps';
-import { lazySchema } from '#shared/lazy-schema';
+import { lazySchema, lazyShape } from '#shared/lazy-schema';
 import { FLOOR_NOT_FOUND, FORBIDDEN_CREATE } from './floor-refusals';
 import { accessToFloor, MANAGE } from './floor-access';
 import { customFieldsInput } from './custom-fields/input';
@@ -27,41 +27,41 @@ import { catalogueUnchangedStep, readCatalogue, valuesForWrite } from './custom-
 const specField = (max: number) => z.number().int().min(0).max(max).nullish();
 
 /** The writable fields; SPEC's flat specification (no nested specs, no monthly cost). */
-export const floorFields = {
+export const floorFields = lazyShape(() => ({
   hostname: optionalText(253),
-  provider: provider.nullish(),
+  provider: provider().nullish(),
   provider_region: optionalText(),
   provider_zone: optionalText(),
   provider_instance_id: optionalText(),
-  ip_address: ipAddress.nullish(),
-  ip_addresses: z.array(ipAddress).max(64).nullish(),
+  ip_address: ipAddress().nullish(),
+  ip_addresses: z.array(ipAddress()).max(64).nullish(),
   // Bounded so that a cost estimate stays an exact integer (billing's SERVER_SPEC_MAX).
   cpu: specField(SERVER_SPEC_MAX.cpu),
   memory_mb: specField(SERVER_SPEC_MAX.memory_mb),
   storage_gb: specField(SERVER_SPEC_MAX.storage_gb),
   instances: specField(SERVER_SPEC_MAX.instances),
-  tags,
-};
+  tags: tags(),
+}));
 export const createFloorBody = lazySchema(() =>
   z.object({
     project_id: z.uuid(),
     environment_id: z.uuid(),
-    type: floorType,
-    ...floorFields,
+    type: floorType(),
+    ...floorFields(),
     custom_fields: customFieldsInput(),
   }),
 );
 export const updateFloorBody = lazySchema(() =>
-  z.object({ type: floorType.optional(), ...floorFields, custom_fields: customFieldsInput() }),
+  z.object({ type: floorType().optional(), ...floorFields(), custom_fields: customFieldsInput() }),
 );
 export type CreateFloorInput = z.output<ReturnType<typeof createFloorBody>>;
 export type UpdateFloorInput = z.output<ReturnType<typeof updateFloorBody>>;
 
 /** Request values → stored values: lists default to empty, the rest to null. */
-function storedFields(input: Partial<Record<keyof typeof floorFields, unknown>>): Partial<Floor> {
+function storedFields(input: Partial<Record<keyof ReturnType<typeof floorFields>, unknown>>): Partial<Floor> {
   const out: Record<string, unknown> = {};
   for (const [field, value] of Object.entries(input)) {
-    if (!(field in floorFields) || value === undefined) continue;
+    if (!(field in floorFields()) || value === undefined) continue;
     out[field] = ['ip_addresses', 'tags'].includes(field) ? (value ?? []) : value;
   }
   return out as Partial<Floor>;

@@ -132,4 +132,4 @@ export {
 } from './custom-fields/catalogue';
 export { withCustomFieldFilters, customFieldFilters } from './custom-fields/filters';
 /** For the search index: an item's text, select and multiselect values as `custom_fields.<key>` texts. */
-export { searchableCustomValues } from './custom-fields/values';
+export { searchableCustomValues } from './search/custom-values';

@@ -30,7 +30,7 @@ const FORBIDDEN_VIEW = 'Insufficient permissions to view networks in this enviro
 
 const vlanId = lazySchema(() => z.number().int().min(1).max(4094));
 const networkFields = () => ({
-  gateway: ipv4Address.nullish(),
+  gateway: ipv4Address().nullish(),
   vlan_id: vlanId().nullish(),
   description: optionalText(1000),
   custom_fields: customFieldsInput(),
@@ -40,7 +40,7 @@ export const createNetworkBody = lazySchema(() =>
     project_id: z.uuid(),
     environment_id: z.uuid(),
     name: nameSchema(),
-    cidr: ipv4Cidr,
+    cidr: ipv4Cidr(),
     is_private: z.boolean().default(true),
     ...networkFields(),
   }),
@@ -48,7 +48,7 @@ export const createNetworkBody = lazySchema(() =>
 export const updateNetworkBody = lazySchema(() =>
   z.object({
     name: nameSchema().optional(),
-    cidr: ipv4Cidr.optional(),
+    cidr: ipv4Cidr().optional(),
     is_private: z.boolean().optional(),
     ...networkFields(),
   }),

@@ -1,20 +1,23 @@
 import * as z from 'zod';
+import { lazySchema } from '#shared/lazy-schema';
 import { defineEntity, defineView } from '#db/entity';
 import { customValues } from './custom-values';
 
 /** The service entity (see entity.ts for the pattern): what a service item stores, and what a client sees of it. */
 
-const text = z.string().nullable().default(null);
-const id = z.uuid().nullable().default(null);
-const int = z.number().int().nullable().default(null);
+const text = () => z.string().nullable().default(null);
+const id = () => z.uuid().nullable().default(null);
+const int = () => z.number().int().nullable().default(null);
 
 /** A declared dependency on another repository, as stored (GET /services/{id}/repository-deps). */
-export const storedRepositoryDep = z.object({
-  name: z.string(),
-  repository_url: z.string().nullable(),
-  version: z.string().nullable(),
-});
-export type RepositoryDep = z.infer<typeof storedRepositoryDep>;
+export const storedRepositoryDep = lazySchema(() =>
+  z.object({
+    name: z.string(),
+    repository_url: z.string().nullable(),
+    version: z.string().nullable(),
+  }),
+);
+export type RepositoryDep = z.infer<ReturnType<typeof storedRepositoryDep>>;
 
 export const serviceEntity = defineEntity('service', () =>
   z.object({
@@ -23,28 +26,28 @@ export const serviceEntity = defineEntity('service', () =>
     owner_user_id: z.uuid(),
     project_id: z.uuid(),
     environment_id: z.uuid(),
-    service_floor_id: id,
-    group_id: id,
-    subgroup_id: id,
-    category: text,
-    replicas: int,
-    provider: text,
-    provider_region: text,
-    provider_zone: text,
-    tracker_project_key: text,
-    port: int,
-    ip_address: text,
-    agent_id: id,
-    responsible_project_user_id: id,
-    responsible_user_id: id,
-    responsible_name: text,
-    programming_language: text,
-    programming_language_version: text,
-    repository_url: text,
-    version: text,
+    service_floor_id: id(),
+    group_id: id(),
+    subgroup_id: id(),
+    category: text(),
+    replicas: int(),
+    provider: text(),
+    provider_region: text(),
+    provider_zone: text(),
+    tracker_project_key: text(),
+    port: int(),
+    ip_address: text(),
+    agent_id: id(),
+    responsible_project_user_id: id(),
+    responsible_user_id: id(),
+    responsible_name: text(),
+    programming_language: text(),
+    programming_language_version: text(),
+    repository_url: text(),
+    version: text(),
     links: z.array(z.string()).default([]),
     tags: z.array(z.string()).default([]),
-    repository_deps: z.array(storedRepositoryDep).default([]),
+    repository_deps: z.array(storedRepositoryDep()).default([]),
     /** The attached networks (see attachments.ts). */
     network_ids: z.array(z.uuid()).default([]),
     /** Custom field values by key (custom-fields/: checked against the project's definitions on every write). */
@@ -71,10 +74,10 @@ export const serviceView = defineView(serviceEntity, {
   service_floor_id: true,
   group_id: true,
   subgroup_id: true,
-  group_name: z.string().nullable(),
-  subgroup_name: z.string().nullable(),
+  group_name: () => z.string().nullable(),
+  subgroup_name: () => z.string().nullable(),
   /** The floor's type, or 'serverless' without a floor. */
-  type: z.string(),
+  type: () => z.string(),
   category: true,
   replicas: true,
   provider: true,

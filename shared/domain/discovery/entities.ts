@@ -1,10 +1,11 @@
 import * as z from 'zod';
+import { lazySchema } from '#shared/lazy-schema';
 import { defineEntity, defineView } from '#db/entity';
 
 /** The providers discovery can scan: AWS through a cross-account role, the others through an API token. */
 export const DISCOVERY_PROVIDERS = ['aws', 'hetzner', 'digitalocean'] as const;
-export const discoveryProvider = z.enum(DISCOVERY_PROVIDERS);
-export type DiscoveryProvider = z.infer<typeof discoveryProvider>;
+export const discoveryProvider = lazySchema(() => z.enum(DISCOVERY_PROVIDERS));
+export type DiscoveryProvider = z.infer<ReturnType<typeof discoveryProvider>>;
 
 /**
  * A cloud account connected to one environment of a project. AWS: the role to assume and the
@@ -16,7 +17,7 @@ export const cloudAccountEntity = defineEntity('cloud_account', () =>
     id: z.uuid(),
     project_id: z.uuid(),
     environment_id: z.uuid(),
-    provider: discoveryProvider,
+    provider: discoveryProvider(),
     name: z.string(),
     status: z.enum(['pending', 'connected', 'failed']).default('pending'),
     last_error: z.string().nullable().default(null),
@@ -60,8 +61,9 @@ export const cloudAccountView = defineView(cloudAccountEntity, {
   updated_at: true,
 });
 
-const counts = z.object({ found: z.int(), created: z.int(), updated: z.int(), unchanged: z.int(), missing: z.int() });
-export type RunCounts = z.infer<typeof counts>;
+const counts = () =>
+  z.object({ found: z.int(), created: z.int(), updated: z.int(), unchanged: z.int(), missing: z.int() });
+export type RunCounts = z.infer<ReturnType<typeof counts>>;
 
 /** A discovery run: queued → running → succeeded | failed, with its progress and counts; its id is the job id. */
 export const discoveryRunEntity = defineEntity('discovery_run', () =>
@@ -70,14 +72,14 @@ export const discoveryRunEntity = defineEntity('discovery_run', () =>
     cloud_account_id: z.uuid(),
     project_id: z.uuid(),
     environment_id: z.uuid(),
-    provider: discoveryProvider,
+    provider: discoveryProvider(),
     status: z.enum(['queued', 'running', 'succeeded', 'failed']),
     created_by: z.uuid(),
     created_at: z.string(),
     updated_at: z.string(),
     finished_at: z.string().nullable().default(null),
     progress: z.object({ pct: z.int(), done: z.int(), total: z.int() }).default({ pct: 0, done: 0, total: 0 }),
-    counts: counts.default({ found: 0, created: 0, updated: 0, unchanged: 0, missing: 0 }),
+    counts: counts().default({ found: 0, created: 0, updated: 0, unchanged: 0, missing: 0 }),
     /** Regions (or the provider's one listing) that could not be read: nothing in them was flagged missing. */
     failed_regions: z.array(z.string()).default([]),
     error: z.string().nullable().default(null),

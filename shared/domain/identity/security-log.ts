@@ -62,7 +62,7 @@ export type RefusalReason =
 /** Who acted: the account itself, a staff account (its id), or someone not (yet) proven to be anyone (a refused sign-in). */
 export type SecurityActor = 'self' | 'staff' | 'anonymous';
 
-const detailValue = z.union([z.string(), z.number(), z.boolean(), z.null()]);
+const detailValue = () => z.union([z.string(), z.number(), z.boolean(), z.null()]);
 
 export const securityLogEntity = defineEntity('security_log', () =>
   z.object({
@@ -77,7 +77,7 @@ export const securityLogEntity = defineEntity('security_log', () =>
     actor: z.enum(['self', 'staff', 'anonymous']),
     actor_id: z.string().nullable().default(null),
     /** Non-secret facts of the event (device id and name, session id, addresses of an e-mail change, second factor kind, lock end, counts). */
-    details: z.record(z.string(), detailValue).default({}),
+    details: z.record(z.string(), detailValue()).default({}),
   }),
 );
 

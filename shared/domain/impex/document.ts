@@ -50,7 +50,7 @@ const SERVICE_VALUE_FIELDS = [
   'links',
   'tags',
   'repository_deps',
-] as const satisfies readonly (keyof typeof serviceFields)[];
+] as const satisfies readonly (keyof ReturnType<typeof serviceFields>)[];
 export const SERVICE_DOCUMENT_FIELDS: readonly (typeof SERVICE_VALUE_FIELDS)[number][] = SERVICE_VALUE_FIELDS;
 
 /**
@@ -63,16 +63,16 @@ const documentSchema = lazySchema(() => {
   const hostnameRef = ref(253);
   const custom_fields = customFieldsInput(); // an entity's whole set of values: a key left out has its default or none
 
-  const subgroup = z.strictObject({ name: nameSchema(), description: groupDescription });
+  const subgroup = z.strictObject({ name: nameSchema(), description: groupDescription() });
   const group = z.strictObject({
     name: nameSchema(),
-    description: groupDescription,
+    description: groupDescription(),
     subgroups: z.array(subgroup).nullish(),
   });
 
   /** A floor: SPEC's flat fields, the type required; `hostname` is how the rest of the document names it. */
-  const { hostname, ...floorValues } = floorFields;
-  const serviceFloor = z.strictObject({ hostname, type: floorType, ...floorValues, custom_fields });
+  const { hostname, ...floorValues } = floorFields();
+  const serviceFloor = z.strictObject({ hostname, type: floorType(), ...floorValues, custom_fields });
 
   const { name, cidr, is_private, gateway, vlan_id, description } = createNetworkBody().shape;
   const network = z.strictObject({
@@ -85,8 +85,8 @@ const documentSchema = lazySchema(() => {
     custom_fields,
   });
 
-  const serviceValues = Object.fromEntries(SERVICE_VALUE_FIELDS.map((f) => [f, serviceFields[f]])) as Pick<
-    typeof serviceFields,
+  const serviceValues = Object.fromEntries(SERVICE_VALUE_FIELDS.map((f) => [f, serviceFields()[f]])) as Pick<
+    ReturnType<typeof serviceFields>,
     (typeof SERVICE_VALUE_FIELDS)[number]
   >;
 
@@ -118,7 +118,7 @@ const documentSchema = lazySchema(() => {
     a: connectionEnd,
     b: connectionEnd,
     direction: z.enum(DIRECTIONS).default('none'),
-    name: connectionName,
+    name: connectionName(),
   });
   /** A chain or hub (what a batch creates): its kind and its members in order. */
   const connectionGroup = z.strictObject({
@@ -136,7 +136,7 @@ const documentSchema = lazySchema(() => {
       .object({
         project: named.nullish(),
         environment: named.nullish(),
-        exported_at: isoTimestamp.nullish(),
+        exported_at: isoTimestamp().nullish(),
         source_record: z.string().nullish(),
       })
       .default({}),

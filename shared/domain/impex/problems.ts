@@ -121,7 +121,7 @@ export function documentProblems(doc: unknown): Problem[] {
   );
   for (const { e, i } of networks) {
     if (typeof e.gateway !== 'string' || typeof e.cidr !== 'string') continue;
-    if (!ipv4Cidr.safeParse(e.cidr).success || !ipv4Address.safeParse(e.gateway).success) continue;
+    if (!ipv4Cidr().safeParse(e.cidr).success || !ipv4Address().safeParse(e.gateway).success) continue;
     try {
       checkGateway(e.cidr.trim(), e.gateway.trim());
     } catch (err) {

@@ -1,17 +1,18 @@
 import * as z from 'zod';
 import { defineEntity, defineView } from '#db/entity';
 
-const extra = z.object({ kind: z.string(), id: z.string(), name: z.string() });
-const report = z.object({
-  summary: z.object({ create: z.int(), update: z.int(), unchanged: z.int(), error: z.int() }),
-  items: z.array(z.object({ kind: z.string(), name: z.string(), action: z.string(), detail: z.string().optional() })),
-  errors: z.array(z.object({ path: z.string(), line: z.int().nullable(), message: z.string() })),
-  /** A plan's: what it was made against (import/fingerprint.ts). */
-  fingerprint: z.string().optional(),
-  /** What the environment has that the document lacks (import/extras.ts), and what an import with `prune` deleted of it. */
-  extras: z.array(extra).optional(),
-  deleted: z.array(extra).optional(),
-});
+const extra = () => z.object({ kind: z.string(), id: z.string(), name: z.string() });
+const report = () =>
+  z.object({
+    summary: z.object({ create: z.int(), update: z.int(), unchanged: z.int(), error: z.int() }),
+    items: z.array(z.object({ kind: z.string(), name: z.string(), action: z.string(), detail: z.string().optional() })),
+    errors: z.array(z.object({ path: z.string(), line: z.int().nullable(), message: z.string() })),
+    /** A plan's: what it was made against (import/fingerprint.ts). */
+    fingerprint: z.string().optional(),
+    /** What the environment has that the document lacks (import/extras.ts), and what an import with `prune` deleted of it. */
+    extras: z.array(extra()).optional(),
+    deleted: z.array(extra()).optional(),
+  });
 
 /**
  * An export or import: queued → running → succeeded | failed | cancelled, with its progress, its link
@@ -41,7 +42,7 @@ export const impexRecordEntity = defineEntity('impex_record', () =>
     /** Export: the signed link and when it stops working. */
     download_url: z.string().nullable().default(null),
     link_expires_at: z.string().nullable().default(null),
-    report: report.nullable().default(null),
+    report: report().nullable().default(null),
     error: z.string().nullable().default(null),
     progress: z.object({ pct: z.int(), done: z.int(), total: z.int() }).default({ pct: 0, done: 0, total: 0 }),
     /** When the running job last showed it lives (job-liveness.ts); a job silent for longer than its limit has stalled. */

@@ -71,7 +71,7 @@ export async function decide(
   // A missing email_verified counts as false; the address must be one this product accepts at all (as at
   // registration), not any string the provider asserts. The schema is loaded here, not at the function's start.
   const { email: emailSchema } = await import('#shared/schemas');
-  if (claims.email_verified !== true || !emailSchema.safeParse(email).success) throw forbidden(EMAIL_NOT_VERIFIED);
+  if (claims.email_verified !== true || !emailSchema().safeParse(email).success) throw forbidden(EMAIL_NOT_VERIFIED);
   const items = await batchGet([keys.ssoIdentity(issuer, sub), keys.email(email)]);
   const link = accountRefEntity.decodeFound(items.get(keyId(keys.ssoIdentity(issuer, sub))));
   const signIn = (userId: string): CodeOutcome => ({ user_id: userId, sso_project_id: connection.project_id, issuer });

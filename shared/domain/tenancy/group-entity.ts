@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { defineEntity } from '#db/entity';
 
 /** The group and subgroup entities (see shared/db/entity.ts): what their items store. `toGroupOut`/`toSubgroupOut` decide what a client sees. */
-const description = z.string().nullable().default(null);
+const description = () => z.string().nullable().default(null);
 
 export const groupEntity = defineEntity('group', () =>
   z.object({
@@ -10,7 +10,7 @@ export const groupEntity = defineEntity('group', () =>
     project_id: z.string(),
     environment_id: z.string(),
     name: z.string(),
-    description,
+    description: description(),
     /** Live subgroups; lets deletion prove it cascaded to every one of them. Internal. */
     subgroup_count: z.number().int().default(0),
     /** Moved on by every subgroup created under it, so that its delete misses none (db/refs.ts). */
@@ -32,7 +32,7 @@ export const subgroupEntity = defineEntity('subgroup', () =>
     environment_id: z.string(),
     group_id: z.string(),
     name: z.string(),
-    description,
+    description: description(),
     created_at: z.string(),
     updated_at: z.string(),
     deleted_at: z.string().nullable().default(null),

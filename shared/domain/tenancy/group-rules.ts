@@ -2,6 +2,7 @@
 import type { NameScope } from '#db/unique-names';
 import { compareText } from '#shared/text';
 import { text } from '#shared/schemas';
+import { lazySchema } from '#shared/lazy-schema';
 import type { Group, Subgroup } from './group-entity';
 
 /** What an audit entry records of a group or subgroup: what its readers see of it. */
@@ -40,7 +41,7 @@ export const NOT_AUTHORIZED_VIEW_GROUPS = 'Not authorized to view groups in this
 export const NOT_AUTHORIZED_MANAGE_GROUPS = 'Not authorized to manage groups in this environment';
 
 /** A group or subgroup description (POST and PATCH /groups, /subgroups; import documents). */
-export const groupDescription = text(2000);
+export const groupDescription = lazySchema(() => text(2000));
 
 /** Group names are unique per environment (a name sentinel, ignoring case). */
 export const groupNames = (projectId: string, envId: string): NameScope => ({

@@ -6,7 +6,7 @@ import { ENV_ROLES } from '#auth/permissions';
  * The invitation entity (see shared/db/entity.ts): the invitation as stored under its project. Only
  * `toInviteOut` decides what a client sees (never the token hash).
  */
-const text = z.string().nullable().default(null);
+const text = () => z.string().nullable().default(null);
 
 export const invitationEntity = defineEntity('invite', () =>
   z.object({
@@ -16,17 +16,17 @@ export const invitationEntity = defineEntity('invite', () =>
     project_id: z.string(),
     /** Lower-cased, as account addresses are. */
     invited_email: z.string(),
-    invited_first_name: text,
-    invited_last_name: text,
+    invited_first_name: text(),
+    invited_last_name: text(),
     /** As given at creation; null means "the default at acceptance" (viewer). */
     role: z.enum(ENV_ROLES).nullable().default(null),
     invited_by_user_id: z.string(),
-    environment_id: text,
-    group_id: text,
-    subgroup_id: text,
+    environment_id: text(),
+    group_id: text(),
+    subgroup_id: text(),
     accepted: z.boolean().default(false),
-    accepted_at: text,
-    accepted_by_user_id: text,
+    accepted_at: text(),
+    accepted_by_user_id: text(),
     created_at: z.string(),
     updated_at: z.string(),
     expires_at: z.string(),

@@ -6,7 +6,7 @@ import { defineEntity } from '#db/entity';
  * (zod and the entity helper only), so access.ts and projects.ts both read it without importing each
  * other. Only `toProjectOut` decides what a client sees.
  */
-const count = z.number().int().default(0);
+const count = () => z.number().int().default(0);
 
 export const projectEntity = defineEntity('project', () =>
   z.object({
@@ -23,10 +23,10 @@ export const projectEntity = defineEntity('project', () =>
     deleted_at: z.string().nullable().default(null),
     archived_at: z.string().nullish(),
     /** Quota counters, each changed in the same transaction as what it counts. */
-    env_count: count,
-    service_count: count,
-    project_user_count: count,
-    custom_role_count: count,
+    env_count: count(),
+    service_count: count(),
+    project_user_count: count(),
+    custom_role_count: count(),
     /** Quota add-ons bought for the project raise its service limit (SPEC "Limits" 3). */
     service_quota_addon: z.number().nullish(),
     /** The sort key of its latest audit entry (shared/audit.ts). Internal. */

@@ -2,17 +2,17 @@ import * as z from 'zod';
 import { defineEntity, defineView } from '#db/entity';
 
 /** The project user entity (see shared/db/entity.ts): a project-local person (may have no login), e.g. the one responsible for a service. */
-const text = z.string().nullable().default(null);
+const text = () => z.string().nullable().default(null);
 
 export const projectUserEntity = defineEntity('project_user', () =>
   z.object({
     id: z.uuid(),
     project_id: z.uuid(),
     name: z.string(),
-    email: text,
-    job_title: text,
-    phone: text,
-    notes: text,
+    email: text(),
+    job_title: text(),
+    phone: text(),
+    notes: text(),
     created_at: z.string(),
     updated_at: z.string(),
     deleted_at: z.string().nullable().default(null),

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { lazySchema } from '#shared/lazy-schema';
 import { keys } from '#db/keys';
 import { getItem } from '#db/items';
 import { queryPartition } from '#db/query';
@@ -14,26 +15,32 @@ import { sendSigned } from './signed-post';
 export const DELIVERY_NOT_FOUND = 'Delivery not found';
 export const WEBHOOK_DISABLED = 'The webhook is disabled; enable it first';
 
-export const attemptOut = z.object({
-  at: z.string(),
-  status_code: z.number().int().nullable(),
-  duration_ms: z.number().int(),
-  response_body: z.string(),
-  trigger: z.enum(['event', 'retry', 'redeliver']),
-});
-export const deliverySummaryOut = z.object({
-  id: z.uuid(),
-  webhook_id: z.uuid(),
-  event_type: z.string(),
-  status: z.enum(['pending', 'succeeded', 'failed']),
-  attempt_count: z.number().int(),
-  last_status_code: z.number().int().nullable(),
-  next_attempt_at: z.string().nullable(),
-  created_at: z.string(),
-  updated_at: z.string(),
-});
-export const deliveryOut = deliverySummaryOut.extend({ payload: z.unknown(), attempts: z.array(attemptOut) });
-export type DeliverySummaryOut = z.infer<typeof deliverySummaryOut>;
+export const attemptOut = lazySchema(() =>
+  z.object({
+    at: z.string(),
+    status_code: z.number().int().nullable(),
+    duration_ms: z.number().int(),
+    response_body: z.string(),
+    trigger: z.enum(['event', 'retry', 'redeliver']),
+  }),
+);
+export const deliverySummaryOut = lazySchema(() =>
+  z.object({
+    id: z.uuid(),
+    webhook_id: z.uuid(),
+    event_type: z.string(),
+    status: z.enum(['pending', 'succeeded', 'failed']),
+    attempt_count: z.number().int(),
+    last_status_code: z.number().int().nullable(),
+    next_attempt_at: z.string().nullable(),
+    created_at: z.string(),
+    updated_at: z.string(),
+  }),
+);
+export const deliveryOut = lazySchema(() =>
+  deliverySummaryOut().extend({ payload: z.unknown(), attempts: z.array(attemptOut()) }),
+);
+export type DeliverySummaryOut = z.infer<ReturnType<typeof deliverySummaryOut>>;
 
 export const summary = (d: Delivery): DeliverySummaryOut => ({
   id: d.id,

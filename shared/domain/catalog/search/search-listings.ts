@@ -4,8 +4,7 @@ import { serviceEntity, type Service } from '../service-entity';
 import { floorEntity, type Floor } from '../floor-entity';
 import { networkEntity, type Network } from '../network-entity';
 import { searchEntries, type SearchKind, type SearchText } from './entries';
-import { searchableCustomValues } from '../custom-fields/values';
-import type { CustomValues } from '../custom-fields/definition-entity';
+import { searchableCustomValues } from './custom-values';
 
 /**
  * The search index as listings (listing.ts): one item per entry of a live service, floor or network,
@@ -22,7 +21,7 @@ import type { CustomValues } from '../custom-fields/definition-entity';
  * fields they are read from go into `keyedBy` below, so that a write holds them as read.
  */
 const extraTexts = (_kind: SearchKind, item: Record<string, unknown>): SearchText[] =>
-  searchableCustomValues(item.custom_fields as CustomValues | undefined);
+  searchableCustomValues(item.custom_fields);
 
 const placesOf = (kind: SearchKind) => (x: Record<string, unknown>) =>
   searchEntries(kind, x, extraTexts(kind, x)).map((e) => e.place);

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { lazySchema } from '#shared/lazy-schema';
 import { defineEntity, defineView } from '#db/entity';
 import { ENTITY_TYPES } from './ends';
 
@@ -12,7 +13,7 @@ export type Direction = (typeof DIRECTIONS)[number];
 export const GROUP_KINDS = ['chain', 'hub'] as const;
 export type GroupKind = (typeof GROUP_KINDS)[number];
 /** A connection's label: trimmed, at most 200 characters; null clears it. */
-export const connectionName = z.string().trim().min(1).max(200).nullish();
+export const connectionName = lazySchema(() => z.string().trim().min(1).max(200).nullish());
 
 /** Field names are a contract: the services group deletes a service's connections, found by their ends' listings (edgeRemovalSteps). */
 export const connectionEntity = defineEntity('connection', () =>

@@ -11,11 +11,15 @@ import { seedPlans } from '#domain/billing';
 import { backfillListings } from '#domain/catalog';
 import { appContext } from '#shared/context';
 
-/** Creates the table (with TTL and its stream) when it does not exist yet; turns the stream on for an older one. */
-export async function ensureTable(tableName: string): Promise<void> {
+/**
+ * Creates the table (with TTL, and its stream when `stream`) when it does not exist yet; turns the stream
+ * on for an older one that lacks it. Without a reader (tests by default) the table has no stream: DynamoDB
+ * Local keeps every stream record, and a long-lived test table's writes slowed to a crawl under them.
+ */
+export async function ensureTable(tableName: string, { stream = true } = {}): Promise<void> {
   const client = ddb();
   try {
-    await client.send(new CreateTableCommand(createTableInput(tableName)));
+    await client.send(new CreateTableCommand(createTableInput(tableName, { stream })));
     await client.send(
       new UpdateTimeToLiveCommand({
         TableName: tableName,
@@ -27,7 +31,7 @@ export async function ensureTable(tableName: string): Promise<void> {
   }
   const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
   // A table made before live changes has no stream yet.
-  if (!Table?.StreamSpecification?.StreamEnabled)
+  if (stream && !Table?.StreamSpecification?.StreamEnabled)
     await client.send(
       new UpdateTableCommand({
         TableName: tableName,
@@ -37,8 +41,8 @@ export async function ensureTable(tableName: string): Promise<void> {
 }
 
 /** Everything the product needs in a fresh table: the table itself and the plan catalogue; an older table's one-time backfills. */
-export async function bootstrapData(tableName: string): Promise<void> {
-  await ensureTable(tableName);
+export async function bootstrapData(tableName: string, opts: { stream?: boolean } = {}): Promise<void> {
+  await ensureTable(tableName, opts);
   // The plans and the listings are items of their own: written side by side.
   const [, repairs] = await Promise.all([seedPlans(appContext()), backfillListings()]);
   for (const [family, { written, removed }] of Object.entries(repairs)) {

@@ -63,7 +63,7 @@ export async function startLocalStack(opts: LocalStackOptions = {}) {
   resetSigningKey();
   forgetVerifiedTokens();
 
-  await bootstrapData(c.TABLE_NAME);
+  await bootstrapData(c.TABLE_NAME, { stream: c.LOCAL_STREAM_POLL_MS > 0 });
   if (c.BOOTSTRAP_ADMIN_EMAIL && c.BOOTSTRAP_ADMIN_PASSWORD)
     await ensureStaff(appContext(), { email: c.BOOTSTRAP_ADMIN_EMAIL, password: c.BOOTSTRAP_ADMIN_PASSWORD });
   // Faults strike what the product does, not the set-up above; clients made from here on carry them.

@@ -1,4 +1,4 @@
-import { DescribeTableCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
+import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import {
   DescribeStreamCommand,
   DynamoDBStreamsClient,
@@ -6,7 +6,7 @@ import {
   GetShardIteratorCommand,
   type _Record,
 } from '@aws-sdk/client-dynamodb-streams';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { streamImage } from '#shared/stream-image';
 import { ddb } from '#shared/clients';
 import { liveFromStream, type StreamRecord } from '#domain/live';
 import { appContext, type Clock } from '#shared/context';
@@ -14,28 +14,11 @@ import { errorFields, log } from '#shared/log';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/**
- * An item's image, attribute by attribute: DynamoDB Local's stream hands some binary attributes (a
- * topology snapshot's gzipped bucket) in a shape the SDK cannot convert; live changes never read those,
- * so such an attribute is left out rather than the whole batch refused.
- */
-const image = (i: Record<string, AttributeValue> | undefined) => {
-  if (!i) return undefined;
-  const out: Record<string, unknown> = {};
-  for (const [name, value] of Object.entries(i)) {
-    try {
-      Object.assign(out, unmarshall({ [name]: value }));
-    } catch {
-      // left out: see above
-    }
-  }
-  return out;
-};
 const recordOf = (r: _Record): StreamRecord => ({
   sequenceNumber: r.dynamodb?.SequenceNumber ?? '',
   eventName: r.eventName,
-  newImage: image(r.dynamodb?.NewImage),
-  oldImage: image(r.dynamodb?.OldImage),
+  newImage: streamImage(r.dynamodb?.NewImage),
+  oldImage: streamImage(r.dynamodb?.OldImage),
 });
 
 /**

@@ -17,7 +17,8 @@ export const TABLE = {
   ],
 } as const;
 
-export function createTableInput(tableName: string): CreateTableCommandInput {
+/** `stream`: the cloud's table has one (live changes read it); a local table only when something reads it. */
+export function createTableInput(tableName: string, { stream = true } = {}): CreateTableCommandInput {
   const attrs = new Set<string>([TABLE.partitionKey, TABLE.sortKey]);
   for (const i of TABLE.indexes) {
     attrs.add(i.partitionKey);
@@ -40,6 +41,6 @@ export function createTableInput(tableName: string): CreateTableCommandInput {
       Projection: { ProjectionType: 'ALL' },
     })),
     // As the cloud's: live changes compare each item before and after.
-    StreamSpecification: { StreamEnabled: true, StreamViewType: 'NEW_AND_OLD_IMAGES' },
+    ...(stream ? { StreamSpecification: { StreamEnabled: true, StreamViewType: 'NEW_AND_OLD_IMAGES' as const } } : {}),
   };
 }

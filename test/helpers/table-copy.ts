@@ -8,7 +8,7 @@ import { ensureTable } from '../../infra/local/bootstrap';
  * tests and the drill. Parallel Scan segments, BatchWrite 25 at a time with unprocessed items sent again.
  */
 export async function copyTable(from: string, to: string, segments = 4): Promise<number> {
-  await ensureTable(to);
+  await ensureTable(to, { stream: false });
   let copied = 0;
   await Promise.all(
     Array.from({ length: segments }, async (_, Segment) => {

@@ -1,10 +1,9 @@
-import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import { forwardStreamChanges } from '#shared/outbox';
 import { liveFromStream } from '#domain/live';
 import { appContext } from '#shared/context';
 import { invocation } from '#shared/observe';
+import { streamImage as image } from '#shared/stream-image';
 
 /**
  * The table's stream (filtered to inserted outbox items and the items live changes read): each domain
@@ -13,9 +12,6 @@ import { invocation } from '#shared/observe';
  */
 export const handler = (event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> =>
   invocation({ dimensions: { stream: 'outbox' } }, () => forward(event));
-
-const image = (i: Record<string, unknown> | undefined) =>
-  i ? unmarshall(i as Record<string, AttributeValue>) : undefined;
 
 async function forward(event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> {
   const changes = event.Records.map((r) => ({

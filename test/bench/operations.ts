@@ -347,7 +347,11 @@ export async function operationBudgets(calls: ReturnType<typeof countCalls>): Pr
   await floor('warm');
   const f = await measure(
     'POST /service-floors',
-    [TOKEN, [access], ['TransactWriteItems (floor, listing, counter, audit, event)']],
+    [
+      TOKEN,
+      [access, "Query (the project's custom field definitions: defaults and checks)"],
+      ['TransactWriteItems (floor, listing, counter, audit, event)'],
+    ],
     201,
     () => floor('host-1'),
   );
@@ -381,7 +385,11 @@ export async function operationBudgets(calls: ReturnType<typeof countCalls>): Pr
   await network('warm', '10.9.0.0/16');
   const n = await measure(
     'POST /networks',
-    [TOKEN, [access], ['TransactWriteItems (network, name, listing, counter, audit)']],
+    [
+      TOKEN,
+      [access, "Query (the project's custom field definitions: defaults and checks)"],
+      ['TransactWriteItems (network, name, listing, counter, audit)'],
+    ],
     201,
     () => network('core', '10.0.0.0/16'),
   );
@@ -435,7 +443,7 @@ export async function operationBudgets(calls: ReturnType<typeof countCalls>): Pr
   await service('warm');
   const createNeeds = [
     TOKEN,
-    [`${access.slice(0, -1)}, floor, group)`],
+    [`${access.slice(0, -1)}, floor, group)`, "Query (the project's custom field definitions: defaults and checks)"],
     ["Query (the owner's subscriptions: the plan's limit)"],
     ['TransactWriteItems (service, name, listing, counter, references, audit, event)'],
   ];
@@ -584,20 +592,12 @@ export async function operationBudgets(calls: ReturnType<typeof countCalls>): Pr
   await measure('GET /service-links', [TOKEN, [access], ['Query (the links)']], 200, () =>
     invoke('topology', 'GET', `/service-links?${q}`, 'GET /service-links', t),
   );
+  // The first read after the writes above lets the snapshot's keeper catch up (locally, before a read); then
+  // an open reads the snapshot: its head beside the access, then its buckets.
+  await invoke('topology', 'GET', `/topology?${q}`, 'GET /topology', t);
   await measure(
     'GET /topology',
-    [
-      TOKEN,
-      [access],
-      [
-        'Query (services)',
-        'Query (groups)',
-        'Query (floors)',
-        'Query (networks)',
-        'Query (connections)',
-        'Query (links): those the caller may view',
-      ],
-    ],
+    [TOKEN, [`${access.slice(0, -1)}, the snapshot's head)`], ["BatchGetItem (the snapshot's buckets)"]],
     200,
     () => invoke('topology', 'GET', `/topology?${q}`, 'GET /topology', t),
   );

@@ -304,10 +304,11 @@ describe('apply', () => {
           if (done > 1) throw crash;
         },
         undefined,
-        96,
+        168,
       ),
     ).rejects.toBe(crash);
-    // The floor; then a chunk of 24 services (4 new items each: service, id lookup, name listing, the listing by its server).
+    // The floor; then a chunk of 24 services (7 new items each: service, id lookup, name listing, the listing by its
+    // server, and three search entries of a name `s-<n>`: the name and its two tokens).
     expect(progress).toEqual([0, 1, 25]);
     const replan = await planImport({ projectId, environmentId: envId, document }, ctx);
     expect(replan.report.summary).toEqual({ create: 120 - 24 + 30, update: 0, unchanged: 25, error: 0 });

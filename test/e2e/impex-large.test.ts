@@ -142,8 +142,8 @@ describe('a big import, written a slice at a time', () => {
           for (let i = 0; i < 30; i++) await createService(api, token, projectId, envId, { name: `other-${i}` });
       },
       undefined,
-      96,
-    ); // chunks of 32 services (3 new items each: service, id lookup, listing)
+      192,
+    ); // chunks of 32 services (6 new items each: service, id lookup, listing, and 3 search entries of `s-<n>`)
     expect(progress).toEqual([0, 32, 64]); // 32 + 30 + 32 = 94; the next 26 would pass 100
     expect(report.errors).toEqual([{ path: '', line: null, message: limitMessage('Team', 100) }]);
     expect(report.summary).toEqual({ create: 64, update: 0, unchanged: 0, error: 1 });

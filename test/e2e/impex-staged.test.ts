@@ -208,8 +208,9 @@ describe('an import in staged chunks', () => {
       );
       let report: Awaited<ReturnType<typeof applyImport>>;
       try {
-        // 20 services a chunk: 4 new items each (service, id lookup, name listing, listing by its server).
-        report = await applyImport(plan, ctx, undefined, undefined, 80);
+        // 20 services a chunk: 7 new items each (service, id lookup, name listing, listing by its server, and
+        // three search entries of a name `s-<n>`: the name and its two tokens).
+        report = await applyImport(plan, ctx, undefined, undefined, 140);
       } finally {
         hook.remove('removeFloorDuringImport');
       }
@@ -239,7 +240,7 @@ describe('an import in staged chunks', () => {
     const ctx = appContext();
     const importId = `import-${randomUUID()}`;
     const audit = { importId, actor: SERVICE_ACTOR, days: null };
-    // Chunks of 25 services (4 new items each, the audit entry among them). The process "dies" writing
+    // Chunks of 25 services (7 new items each: 4, the audit entry among them, and 3 search entries). The process "dies" writing
     // the second chunk: the request holding s-30 never comes back.
     let release!: (err: Error) => void;
     const never = new Promise<never>((_, reject) => (release = reject));
@@ -261,7 +262,7 @@ describe('an import in staged chunks', () => {
       ctx,
       (done) => void (done === 25 && closed()),
       audit,
-      100,
+      175,
     ).catch((e: unknown) => e);
     await Promise.all([hungAt, firstClosed]);
     hook.remove('dieInBatch');

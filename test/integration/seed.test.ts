@@ -33,7 +33,7 @@ async function freshTable(env: Record<string, string> = {}): Promise<void> {
   await ensureTable(c.TABLE_NAME);
 }
 /** What the backfill reports on a table it has never run on: every listed kind, nothing to write. */
-const FIRST_BACKFILL = Object.fromEntries(LISTINGS.map((l) => [l.family, { written: 0, removed: 0 }]));
+const FIRST_BACKFILL = Object.fromEntries(LISTINGS.map((l) => [l.name, { written: 0, removed: 0 }]));
 const planItems = () =>
   queryAll({ KeyConditionExpression: 'PK = :p', ExpressionAttributeValues: { ':p': keys.plans } });
 

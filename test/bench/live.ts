@@ -9,7 +9,8 @@ import { fmt, percentile } from './measure';
  * environment while BENCH_LIVE_WRITERS clients (4) make BENCH_LIVE_WRITES writes (400) in the soak's
  * catalog write mix (its kinds and weights: services created, renamed, deleted; servers, networks,
  * connections); each write's delivery time is from its answer to its message on each connection.
- * Budget (issue 46): p95 <= 2 s. Exits non-zero over budget or when a message is missing.
+ * Budgets (issue 46): p95 <= 2 s; a removed member's connection closed within 5 s of the removal's answer. Exits non-zero
+ * over budget or when a message is missing.
  */
 const CONNECTIONS = Number(process.env.BENCH_LIVE_CONNECTIONS ?? 20);
 const WRITERS = Number(process.env.BENCH_LIVE_WRITERS ?? 4);
@@ -53,24 +54,27 @@ const envId = (await call('POST', '/environments', { name: 'production', project
   .id as string;
 const scope = { project_id: projectId, environment_id: envId };
 
+/** A WebSocket following the environment as `bearer`, once live (its backlog sent); `onChange` hears each change. */
+async function follow(bearer: string, onChange: (m: { id: string; at: string }) => void): Promise<WebSocket> {
+  const { url } = (await call('POST', '/live/ticket', scope, bearer)).body as { url: string };
+  const ws = new WebSocket(url);
+  await new Promise((r) => ws.on('open', r));
+  const live = new Promise<void>((resolve) =>
+    ws.on('message', (data) => {
+      const m = JSON.parse(String(data));
+      if (m.live) resolve();
+      else if (m.kind) onChange(m);
+    }),
+  );
+  ws.send(JSON.stringify({ action: 'sync' }));
+  await live;
+  return ws;
+}
+
 /** When each change's message arrived, per connection: `<id>@<at>` (the item's time; a delete's too). */
 const arrivals = Array.from({ length: CONNECTIONS }, () => new Map<string, number>());
 const sockets = await Promise.all(
-  arrivals.map(async (seen) => {
-    const { url } = (await call('POST', '/live/ticket', scope, token)).body as { url: string };
-    const ws = new WebSocket(url);
-    await new Promise((r) => ws.on('open', r));
-    const live = new Promise<void>((resolve) =>
-      ws.on('message', (data) => {
-        const m = JSON.parse(String(data));
-        if (m.live) resolve();
-        else if (m.kind) seen.set(`${m.id}@${m.at}`, Date.now());
-      }),
-    );
-    ws.send(JSON.stringify({ action: 'sync' }));
-    await live;
-    return ws;
-  }),
+  arrivals.map((seen) => follow(token, (m) => seen.set(`${m.id}@${m.at}`, Date.now()))),
 );
 
 /** When each write was answered: `<id>@<its updated_at or deleted_at>`. */
@@ -151,6 +155,32 @@ for (const seen of arrivals)
     else samples.push(Math.max(0, got - at));
   }
 for (const ws of sockets) ws.close();
+
+/**
+ * Scoping: BENCH_LIVE_REMOVALS viewers (5) follow the environment, one at a time; each is removed from the
+ * project, and the time from the removal's answer to the connection's close is taken (budget: 5 s, every one).
+ */
+const REMOVALS = Number(process.env.BENCH_LIVE_REMOVALS ?? 5);
+const CLOSE_BUDGET_MS = 5000;
+const closes: number[] = [];
+let unclosed = 0;
+for (let i = 0; i < REMOVALS; i++) {
+  const viewerEmail = `live-viewer-${randomUUID()}@example.com`;
+  const viewerId = (await call('POST', '/auth/register', { email: viewerEmail, password })).body.id as string;
+  const viewerToken = (await call('POST', '/auth/login', { email: viewerEmail, password })).body.access_token as string;
+  await call('POST', `/environments/${envId}/roles`, { user_id: viewerId, role: 'viewer' }, token);
+  const ws = await follow(viewerToken, () => undefined);
+  const closed = new Promise<number | undefined>((resolve) => {
+    ws.on('close', () => resolve(Date.now()));
+    setTimeout(() => resolve(undefined), 30_000).unref();
+  });
+  await call('DELETE', `/projects/${projectId}/members/${viewerId}`, undefined, token);
+  const removedAt = Date.now();
+  const at = await closed;
+  if (at === undefined) unclosed++;
+  else closes.push(at - removedAt);
+  ws.terminate();
+}
 await stack.stop();
 
 const p95 = percentile(samples, 95);
@@ -158,4 +188,8 @@ console.log(`\nLive change delivery: ${CONNECTIONS} connections, ${WRITERS} writ
 console.log(
   `  ${answered.size} writes answered, ${samples.length} deliveries: p50 ${fmt(percentile(samples, 50))}, p95 ${fmt(p95)}, max ${fmt(Math.max(0, ...samples))} (budget p95 <= ${BUDGET_MS} ms); missing ${missing}`,
 );
-if (missing || p95 > BUDGET_MS) process.exit(1);
+const slowestClose = Math.max(0, ...closes);
+console.log(
+  `  a removed member's connection closed after the removal's answer in at most ${fmt(slowestClose)} (${closes.length} of ${REMOVALS}; median ${fmt(percentile(closes, 50))}; budget <= ${CLOSE_BUDGET_MS} ms); not closed ${unclosed}`,
+);
+if (missing || p95 > BUDGET_MS || unclosed || slowestClose > CLOSE_BUDGET_MS) process.exit(1);

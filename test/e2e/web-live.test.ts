@@ -84,9 +84,8 @@ describe('the dashboard follows changes live', { timeout: 180_000 }, () => {
     await mine.getByLabel('Name', { exact: true }).fill('billing-v2');
     await mine.getByRole('button', { name: 'Save changes' }).click();
     await mine.waitForURL((u) => !u.pathname.endsWith('/edit'));
-    const saved = Date.now();
+    // How soon (2 s at p95) is npm run bench's live part; here, that it comes.
     await poll(() => rowNames(theirs), 10_000).toEqual(['billing-v2']);
-    expect(Date.now() - saved).toBeLessThan(2000);
 
     // The server stops: reconnecting; it comes back: live again (the table still right, nothing reloaded).
     await stack.stop();

@@ -151,12 +151,19 @@ describe('the benches at a smoke size', () => {
         BENCH_LIVE_CONNECTIONS: '3',
         BENCH_LIVE_WRITERS: '2',
         BENCH_LIVE_WRITES: '20',
+        BENCH_LIVE_REMOVALS: '1',
       });
       expect(code, out).toBe(0);
       expect(out).not.toContain('"_aws"');
       expect(out).toMatch(
         new RegExp(
           String.raw`^  \d+ writes answered, \d+ deliveries: p50 ${MS}, p95 ${MS}, max ${MS} \(budget p95 <= 2000 ms\); missing 0$`,
+          'm',
+        ),
+      );
+      expect(out).toMatch(
+        new RegExp(
+          String.raw`^  a removed member's connection closed after the removal's answer in at most ${MS} \(1 of 1; median ${MS}; budget <= 5000 ms\); not closed 0$`,
           'm',
         ),
       );

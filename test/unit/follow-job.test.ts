@@ -52,7 +52,6 @@ describe('followJob', () => {
     state.polls = 0;
     state.finishAfter = 2;
     const seen: JobProgress[] = [];
-    const started = Date.now();
     const done = await followJob(createInfracatClient({ baseUrl, accessToken: 'a' }), JOB, {
       silenceMs: 300,
       pollMs: 20,
@@ -60,7 +59,6 @@ describe('followJob', () => {
     });
     expect(done.status).toBe('succeeded');
     expect(seen.map((p) => p.via)).toEqual(['polling', 'polling']);
-    expect(Date.now() - started).toBeLessThan(5_000);
   });
 
   it('throws at its deadline when the job never finishes, whatever the socket does', async () => {

@@ -90,8 +90,13 @@ function afterSharedFile(): void {
  */
 export function useTestStack(env: Record<string, string> = {}, opts: StackOptions = {}) {
   const ref = {} as { stack: TestStack };
-  const key = process.env.TEST_SHARED_STACKS === '1' && !opts.clock && !opts.ownStack ? keyOf(env, opts) : undefined;
+  const sharing = process.env.TEST_SHARED_STACKS === '1' && !opts.clock && !opts.ownStack;
+  let key: string | undefined;
   beforeAll(async () => {
+    // The key is taken when the stack is wanted, not when the file is loaded: a file may fill `env` in a
+    // hook of its own before this one (a stub's address, known once it listens). Taken earlier, such a file
+    // got the stack of a file without those settings.
+    key = sharing ? keyOf(env, opts) : undefined;
     if (key === undefined) {
       ref.stack = await startTestStack(env, opts);
       return;

@@ -80,10 +80,25 @@ function floorChangeSteps(ctx: AppContext, floor: Floor, fields: Partial<Floor>,
 }
 
 /**
- * Writes what differs between a matched floor and its instance (or only the sighting); whether it
- * changed. A change of a listed field holds only while the floor's other listed fields are as read
- * (its listing item, catalog/listing.ts): otherwise the floor is read again and compared again.
+ * Runs `write` on a floor as read, and again on the floor read anew while its write went stale (a
+ * listed field changed meanwhile: its listing item, catalog/listing.ts); `undefined` once the floor
+ * is deleted or archived (left as it is, as the scan leaves such floors).
  */
+async function onFreshFloor<T>(read: Floor, write: (floor: Floor) => Promise<T>): Promise<T | undefined> {
+  let first = true;
+  return retryWhenStale(async () => {
+    let floor = read;
+    if (!first) {
+      const again = await getItem<Record<string, unknown>>(floorKey(read));
+      if (!isLive(again)) return undefined;
+      floor = floorEntity.decode(again!);
+    }
+    first = false;
+    return write(floor);
+  });
+}
+
+/** Writes what differs between a matched floor and its instance (or only the sighting); whether it changed. */
 async function updateFromInstance(
   ctx: AppContext,
   read: Floor,
@@ -91,15 +106,7 @@ async function updateFromInstance(
   now: string,
   audit?: DiscoveryAudit,
 ): Promise<boolean> {
-  let floor = read;
-  let first = true;
-  return retryWhenStale(async () => {
-    if (!first) {
-      const again = await getItem<Record<string, unknown>>(floorKey(read));
-      if (!isLive(again)) return false; // deleted or archived meanwhile: left as it is, as the scan leaves such floors
-      floor = floorEntity.decode(again!);
-    }
-    first = false;
+  const changed = await onFreshFloor(read, async (floor) => {
     const changes = Object.fromEntries(
       Object.entries(wanted).filter(([k, v]) => JSON.stringify(v) !== JSON.stringify(floor[k as keyof Floor])),
     );
@@ -112,7 +119,15 @@ async function updateFromInstance(
     );
     return changed;
   });
+  return changed ?? false;
 }
+
+/** Flags a floor its instance's scope no longer shows (once: a floor flagged meanwhile keeps its flag). */
+const flagMissing = (ctx: AppContext, read: Floor, now: string, audit?: DiscoveryAudit) =>
+  onFreshFloor(read, async (floor) => {
+    if (!floor.missing_since)
+      await transact(floorChangeSteps(ctx, floor, { missing_since: now, updated_at: now }, audit));
+  });
 
 const scopeOf = (account: CloudAccount, floor: Floor) =>
   account.provider === 'aws' ? (floor.provider_region ?? '') : ALL_REGIONS;
@@ -160,14 +175,26 @@ export async function applyScan(
     if (!completeScopes.has(scopeOf(account, floor))) continue;
     counts.missing++;
     if (floor.missing_since) continue;
-    const now = ctx.clock.now().toISOString();
-    await transact(floorChangeSteps(ctx, floor, { missing_since: now, updated_at: now }, audit));
+    await flagMissing(ctx, floor, ctx.clock.now().toISOString(), audit);
   }
   await onProgress(done, instances.length);
   return counts;
 }
 
-async function createFloor(
+/**
+ * A new floor with the custom field defaults as they are when it is written: held on the catalogue's
+ * version read, and written again from a new read when a definition changed meanwhile (a lost race
+ * fails neither the floor nor the run).
+ */
+const createFloor = (
+  ctx: AppContext,
+  account: CloudAccount,
+  fields: Partial<Floor>,
+  now: string,
+  audit?: DiscoveryAudit,
+) => retryWhenStale(() => createFloorOnce(ctx, account, fields, now, audit));
+
+async function createFloorOnce(
   ctx: AppContext,
   account: CloudAccount,
   fields: Partial<Floor>,

@@ -2,6 +2,7 @@ import * as z from 'zod';
 import type { Refusal, Route } from './route';
 import { REFUSAL, RESPONSES, SCHEMAS } from './openapi-components';
 import { WEBHOOK_SCHEMAS, WEBHOOKS, WEBHOOKS_TAG } from './openapi-webhooks';
+import { PARAMETER_FAMILY, type ParameterFamily } from '#shared/parameter-family';
 
 const jsonSchema = (s: z.ZodType, io: 'input' | 'output') =>
   z.toJSONSchema(s, { io, unrepresentable: 'any', target: 'draft-2020-12' });
@@ -13,14 +14,38 @@ function parameters(route: Route) {
     ['query', route.query],
   ] as const) {
     if (!schema) continue;
-    const js = jsonSchema(schema(), 'input') as { properties?: Record<string, object>; required?: string[] };
+    const js = jsonSchema(schema(), 'input') as {
+      properties?: Record<string, object>;
+      required?: string[];
+      additionalProperties?: object | boolean;
+      [PARAMETER_FAMILY]?: ParameterFamily;
+    };
     for (const [name, s] of Object.entries(js.properties ?? {})) {
       out.push({ name, in: where, required: where === 'path' || (js.required ?? []).includes(name), schema: s });
     }
+    const family = js[PARAMETER_FAMILY];
+    if (where === 'query' && family && js.additionalProperties)
+      out.push(familyParameter(family, js.additionalProperties));
   }
   if (route.method === 'POST' && route.auth !== 'public') out.push(IDEMPOTENCY_PARAMETER);
   return out;
 }
+
+/**
+ * A documented family of parameters a query schema takes beyond its named ones (#shared/parameter-family):
+ * an object parameter, form-exploded, whose property names are the parameters' names, its values what
+ * the schema's catchall takes. (A schema that passes unnamed parameters on without a family, as the
+ * sign-in callback does with what the identity provider sends, documents none.)
+ */
+const familyParameter = (family: ParameterFamily, values: object | boolean) => ({
+  name: family.name,
+  in: 'query',
+  required: false,
+  style: 'form',
+  explode: true,
+  description: family.description,
+  schema: { type: 'object', propertyNames: { pattern: family.pattern }, additionalProperties: values },
+});
 
 /** Every signed-in POST takes an `Idempotency-Key` (shared/http/idempotency.ts). */
 const IDEMPOTENCY_PARAMETER = {

@@ -99,6 +99,41 @@ describe('custom field changes', () => {
     await define(token, projectId, { key: 'cost', label: 'Cost again', type: 'text' });
   });
 
+  it('write an audit entry for each change of a definition (create, update, delete), none for a refused or empty one', async () => {
+    const { token, projectId, envId, owner } = await ownerWithEnv(api);
+    await define(token, projectId, { key: 'tier', label: 'Tier', type: 'select', choices: ['gold', 'silver'] });
+    await createService(api, token, projectId, envId, { custom_fields: { tier: 'silver' } });
+    const path = `${fieldsPath(projectId)}/tier`;
+    expect((await api.patch(path, { label: 'Service tier', required: true, default: 'gold' }, { token })).status).toBe(
+      200,
+    );
+    expect((await api.patch(path, { label: 'Service tier' }, { token })).status).toBe(200); // nothing changes
+    expect((await api.patch(path, { choices: ['gold'] }, { token })).status).toBe(409); // would break a value
+    expect((await api.delete(path, undefined, { token })).status).toBe(202);
+    const log = await api.get(`/projects/${projectId}/audit-log?entity_type=custom_field`, { token });
+    expect(log.status, log.text).toBe(200);
+    expect(log.body.map((e: { action: string }) => e.action)).toEqual([
+      'custom_field.delete',
+      'custom_field.update',
+      'custom_field.create',
+    ]);
+    const [deleted, updated, createdEntry] = log.body;
+    for (const e of log.body)
+      expect(e).toMatchObject({ entity_type: 'custom_field', entity_id: 'tier', project_id: projectId });
+    expect(createdEntry.actor).toMatchObject({ type: 'account', email: owner.email });
+    expect(createdEntry.after).toMatchObject({
+      key: 'tier',
+      label: 'Tier',
+      field_type: 'select',
+      choices: ['gold', 'silver'],
+      applies_to: ['service'],
+    });
+    expect(updated.before).toEqual({ label: 'Tier', required: false, default: null });
+    expect(updated.after).toEqual({ label: 'Service tier', required: true, default: 'gold' });
+    expect(deleted.before).toMatchObject({ key: 'tier', label: 'Service tier', status: 'active' });
+    expect(deleted.after).toBeNull();
+  });
+
   it('carry values into audit entries and webhook data', async () => {
     const { token, projectId, envId } = await ownerWithEnv(api);
     await define(token, projectId, {

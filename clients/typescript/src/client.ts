@@ -4,6 +4,7 @@ import { ApiError, detailOf, parseRetryAfter } from './errors.js';
 import { cursorPages, offsetPages } from './paging.js';
 import type { ClientOptions, LoginInput, Tokens } from './options.js';
 import { DEFAULT_TIMEOUT_MS, IDEMPOTENCY_KEY, transport } from './transport.js';
+import { querySerializer } from './query.js';
 
 export type { ClientOptions, LoginInput, Tokens } from './options.js';
 export { multipart, type UploadFile } from './multipart.js';
@@ -68,6 +69,7 @@ export class InfracatClient {
     this.api = createClient<paths>({
       baseUrl: this.baseUrl,
       fetch: this.doFetch,
+      querySerializer,
       headers: opts.userAgent ? { 'user-agent': opts.userAgent } : undefined,
     });
     this.api.use(this.authMiddleware(), this.resilienceMiddleware());

@@ -6495,6 +6495,10 @@ export interface operations {
                 limit?: number;
                 offset?: number;
                 updated_since?: string;
+                /** @description Custom field filters: a parameter `cf.<key>=<value>` per custom field (the object's property names are the parameters' names). Repeated (an array here), an item passes with any of the values; a multiselect passes when it holds any of them. Several keys: all apply. */
+                cf?: {
+                    [key: string]: string | string[];
+                };
             };
             header?: never;
             path?: never;
@@ -6974,6 +6978,10 @@ export interface operations {
                 limit?: number;
                 offset?: number;
                 updated_since?: string;
+                /** @description Custom field filters: a parameter `cf.<key>=<value>` per custom field (the object's property names are the parameters' names). Repeated (an array here), an item passes with any of the values; a multiselect passes when it holds any of them. Several keys: all apply. */
+                cf?: {
+                    [key: string]: string | string[];
+                };
             };
             header?: never;
             path?: never;
@@ -8003,6 +8011,10 @@ export interface operations {
                 limit?: number;
                 offset?: number;
                 updated_since?: string;
+                /** @description Custom field filters: a parameter `cf.<key>=<value>` per custom field (the object's property names are the parameters' names). Repeated (an array here), an item passes with any of the values; a multiselect passes when it holds any of them. Several keys: all apply. */
+                cf?: {
+                    [key: string]: string | string[];
+                };
             };
             header?: never;
             path?: never;

@@ -22,7 +22,7 @@ const FILTERS: FilterSpec<'name' | 'tags' | 'language' | 'location' | 'cf'>[] = 
 type Filters = Record<(typeof FILTERS)[number]['key'], string>;
 
 const queryOf = (f: Filters) => ({
-  ...customFilters(f.cf),
+  ...(f.cf.trim() ? { cf: customFilters(f.cf) } : {}),
   ...(f.name.trim() ? { name: f.name.trim() } : {}),
   ...(f.language.trim() ? { language: f.language.trim() } : {}),
   ...(f.location.trim() ? { location: f.location.trim() } : {}),

@@ -35,7 +35,7 @@ export function serviceCommands(program: Command) {
           c.client.services({
             ...inEnv(t),
             ...defined({ name: o.name, tags: o.tag, language: o.language, location: o.location }),
-            ...customFilters(o.cf as string[] | undefined),
+            cf: customFilters(o.cf as string[] | undefined),
           }),
         );
         emit(items, o.output, SERVICE_COLUMNS);

@@ -32,6 +32,8 @@ export const customFieldEntity = defineEntity('custom_field', () =>
     status: z.enum(['active', 'deleting']).default('active'),
     created_at: z.string(),
     updated_at: z.string(),
+    /** The sort key of its latest audit entry (shared/audit.ts). */
+    audit_head: z.string().nullable().default(null),
   }),
 );
 export type CustomFieldDefinition = z.infer<typeof customFieldEntity.schema>;

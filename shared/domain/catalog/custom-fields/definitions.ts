@@ -3,12 +3,13 @@ import { putNewStep, putWhenStep } from '#db/steps';
 import { transact, retryWhenStale, CASCADE_STALE } from '#db/transact';
 import { conflict, notFound, unprocessable } from '#shared/errors';
 import { actorAccount, type AppContext } from '#shared/context';
-import { accessToProject } from '#domain/tenancy';
+import { accessToProject, retentionOfProject } from '#domain/tenancy';
 import { customFieldEntity, type CustomFieldDefinition } from './definition-entity';
 import { catalogueMoveStep, readCatalogue } from './catalogue';
 import { definitionIssues, type CreateCustomFieldInput, type UpdateCustomFieldInput } from './definition-rules';
 import { MAX_CUSTOM_FIELDS } from './limits';
 import { breakingCount, projectItemValues, wouldBreak } from './breakage';
+import { definitionChangeAudit, definitionChanged, definitionCreatedAudit } from './definition-audit';
 
 /**
  * A project's custom field definitions: any member reads them; the owner, or a member whose custom
@@ -38,7 +39,7 @@ async function manage(ctx: AppContext, projectId: string) {
     readCatalogue(projectId),
   ]);
   access.requireOwnerRight('project.manage');
-  return catalogue;
+  return { access, catalogue };
 }
 
 async function refuseIssues(d: Parameters<typeof definitionIssues>[0]) {
@@ -52,7 +53,7 @@ export const createCustomField = (
 ): Promise<CustomFieldDefinition> => retryWhenStale(() => createOnce(ctx, input));
 
 async function createOnce(ctx: AppContext, input: CreateCustomFieldInput & { project_id: string }) {
-  const catalogue = await manage(ctx, input.project_id);
+  const { catalogue } = await manage(ctx, input.project_id);
   const now = ctx.clock.now().toISOString();
   const def = customFieldEntity.create({
     key: input.key,
@@ -82,6 +83,7 @@ async function createOnce(ctx: AppContext, input: CreateCustomFieldInput & { pro
   await transact([
     putNewStep(customFieldEntity.encode(keys.customField(def.project_id, def.key), def), CASCADE_STALE),
     catalogueMoveStep(catalogue, 1),
+    ...definitionCreatedAudit(ctx, def),
   ]);
   return def;
 }
@@ -93,7 +95,7 @@ export const updateCustomField = (
 
 async function updateOnce(ctx: AppContext, input: UpdateCustomFieldInput & { project_id: string; key: string }) {
   const { project_id: projectId, key, ...patch } = input;
-  const catalogue = await manage(ctx, projectId);
+  const { access, catalogue } = await manage(ctx, projectId);
   const before = catalogue.definitions.find((d) => d.key === key);
   if (!before) throw notFound(CUSTOM_FIELD_NOT_FOUND);
   if (before.status === 'deleting') throw conflict(CUSTOM_FIELD_BEING_DELETED);
@@ -110,13 +112,18 @@ async function updateOnce(ctx: AppContext, input: UpdateCustomFieldInput & { pro
     const count = await breakingCount(after, await projectItemValues(projectId));
     if (count) throw wouldBreak(count);
   }
+  const audit = definitionChanged(before, after)
+    ? definitionChangeAudit(ctx, 'update', before, after, await retentionOfProject(access.project))
+    : undefined;
+  const stored = audit ? { ...after, audit_head: audit.head } : after;
   await transact([
     putWhenStep(
-      customFieldEntity.encode(keys.customField(projectId, key), after),
+      customFieldEntity.encode(keys.customField(projectId, key), stored),
       { updated_at: before.updated_at },
       CASCADE_STALE,
     ),
     catalogueMoveStep(catalogue, 0),
+    ...(audit?.steps ?? []),
   ]);
-  return after;
+  return stored;
 }

@@ -9,13 +9,14 @@ import { enqueue } from '#shared/queue';
 import { errorFields, log } from '#shared/log';
 import { lazySchema } from '#shared/lazy-schema';
 import { actorAccount, type AppContext } from '#shared/context';
-import { accessToProject } from '#domain/tenancy';
+import { accessToProject, retentionOfProject } from '#domain/tenancy';
 import { floorListing, networkListing, serviceListing } from '../listings';
 import { customFieldEntity, type CustomFieldKind, type CustomValues } from './definition-entity';
 import { catalogueMoveStep, readCatalogue } from './catalogue';
 import { projectItemValues, type ItemValues } from './breakage';
 import { customFieldJobEntity, type CustomFieldJob } from './job-entity';
 import { CUSTOM_FIELD_NOT_FOUND } from './definitions';
+import { definitionChangeAudit } from './definition-audit';
 
 /**
  * Deleting a definition: at once it is marked `deleting` (no write may set it, its key stays taken),
@@ -54,18 +55,25 @@ async function deleteOnce(ctx: AppContext, input: { project_id: string; key: str
     created_at: now,
     updated_at: now,
   });
+  // The deletion's entry is written when it starts (a DELETE again, of one being deleted, only queues a job anew).
+  const audit =
+    def.status === 'active'
+      ? definitionChangeAudit(ctx, 'delete', def, null, await retentionOfProject(access.project))
+      : undefined;
   await transact([
     putWhenStep(
       customFieldEntity.encode(keys.customField(def.project_id, def.key), {
         ...def,
         status: 'deleting',
         updated_at: now,
+        audit_head: audit?.head ?? def.audit_head,
       }),
       { updated_at: def.updated_at },
       CASCADE_STALE,
     ),
     catalogueMoveStep(catalogue, 0),
     putNewStep(customFieldJobEntity.encode(jobKey(job), job)),
+    ...(audit?.steps ?? []),
   ]);
   try {
     await enqueue('jobs', {

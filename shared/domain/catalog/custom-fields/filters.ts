@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { parameterFamily } from '#shared/parameter-family';
 import { CUSTOM_FIELD_KEY as KEY } from './definition-entity';
 
 /**
@@ -26,7 +27,15 @@ export const withCustomFieldFilters = <S extends z.ZodRawShape>(shape: S) =>
             message: 'Must be cf.<key>, the key as ^[a-z][a-z0-9_]{0,39}$',
           });
       }
-    });
+    })
+    .meta(
+      parameterFamily({
+        name: 'cf',
+        pattern: `^cf\\.${KEY.source.slice(1)}`,
+        description:
+          "Custom field filters: a parameter `cf.<key>=<value>` per custom field (the object's property names are the parameters' names). Repeated (an array here), an item passes with any of the values; a multiselect passes when it holds any of them. Several keys: all apply.",
+      }),
+    );
 
 /** The `cf.<key>` parameters of a parsed query as key → the values wanted (undefined: none). */
 export function customFieldFilters(query: Record<string, unknown>): Record<string, string[]> | undefined {

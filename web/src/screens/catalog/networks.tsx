@@ -33,7 +33,7 @@ export function Networks(props: { projectId: string; envId: string }) {
     // Numbers as typed: the API's 422 says what is wrong with one that is not.
     if (f.mask.trim()) query.mask = numberOrNull(f.mask)!;
     if (f.vlan_id.trim()) query.vlan_id = numberOrNull(f.vlan_id)!;
-    return ok(api.GET('/networks', { params: { query: { ...query, ...customFilters(f.cf) } }, signal }));
+    return ok(api.GET('/networks', { params: { query: { ...query, cf: customFilters(f.cf) } }, signal }));
   };
   return (
     <CatalogList

@@ -37,7 +37,7 @@ export function Servers(props: { projectId: string; envId: string }) {
     if (listOf(f.tags).length) query.tags = listOf(f.tags);
     if (f.location.trim()) query.location = f.location.trim();
     if (f.zone.trim()) query.zone = f.zone.trim();
-    return ok(api.GET('/service-floors', { params: { query: { ...query, ...customFilters(f.cf) } }, signal }));
+    return ok(api.GET('/service-floors', { params: { query: { ...query, cf: customFilters(f.cf) } }, signal }));
   };
   return (
     <CatalogList

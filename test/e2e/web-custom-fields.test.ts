@@ -151,6 +151,15 @@ describe('custom fields in the dashboard', { timeout: 180_000 }, () => {
       expect(await page.locator('table.grid tbody tr td:last-child').allTextContents()).toEqual(['ops']);
       await checkScreen(`${screen} filtered`);
     }
+    // The definitions' changes are in the audit log, each with its history (the key is its entity).
+    await page.goto(url(`/p/${projectId}/audit?entity_type=custom_field`));
+    const entries = page.locator('article');
+    await poll(() => entries.count()).toBe(2);
+    expect(await entries.first().getAttribute('aria-label')).toBe(`${email} created custom field team`);
+    await entries.first().getByRole('link', { name: 'History of this custom field' }).click();
+    await poll(() => page.url()).toContain('entity_id=team');
+    await poll(() => entries.count()).toBe(1);
+    expect(await entries.first().getAttribute('aria-label')).toBe(`${email} created custom field team`);
     expect(problems.filter((p) => !/status of 422/.test(p))).toEqual([]);
   });
 });

@@ -3,6 +3,7 @@ import { route, ok } from '#http/route';
 import { updatedSince, uuid } from '#http/schemas';
 import { nextCursorHeaders, pageQuery } from '#http/paging';
 import { accountAuditEntryOut, auditEntryOut, readAccountAuditLog, readAuditLog } from '#domain/audit';
+import { CUSTOM_FIELD_KEY } from '#domain/catalog';
 
 /** The filters both logs take. */
 const filters = () => ({
@@ -22,7 +23,12 @@ export const auditRoutes = [
     auth: 'user',
     summary: "The project's audit log, newest first (owner or audit.read)",
     params: () => z.object({ project_id: uuid() }),
-    query: () => pageQuery().extend(filters()),
+    query: () =>
+      pageQuery().extend({
+        ...filters(),
+        /** An entity's id, or a custom field definition's key (its entries' entity, docs/decisions/0977). */
+        entity_id: z.union([uuid(), z.string().regex(CUSTOM_FIELD_KEY)]).optional(),
+      }),
     responses: () => ({ 200: z.array(auditEntryOut()) }),
     refusals: [403, 404],
     handler: async ({ params, query }, ctx) => {

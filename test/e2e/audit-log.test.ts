@@ -275,7 +275,7 @@ describe('GET /projects/{project_id}/audit-log', () => {
       (await api.get(logPath(projectId, `entity_id=${randomUUID()}&cursor=${encodeURIComponent(cursor)}`), { token }))
         .status,
     ).toBe(422);
-    for (const q of ['limit=0', 'limit=501', 'limit=x', 'since=yesterday', 'entity_id=nope', 'actor_id=1']) {
+    for (const q of ['limit=0', 'limit=501', 'limit=x', 'since=yesterday', 'entity_id=No-pe', 'actor_id=1']) {
       expect((await api.get(logPath(projectId, q), { token })).status, q).toBe(422);
     }
     // The project's and the environment's creation entries, then the three services'.

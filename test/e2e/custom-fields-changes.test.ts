@@ -132,6 +132,9 @@ describe('custom field changes', () => {
     expect(updated.after).toEqual({ label: 'Service tier', required: true, default: 'gold' });
     expect(deleted.before).toMatchObject({ key: 'tier', label: 'Service tier', status: 'active' });
     expect(deleted.after).toBeNull();
+    const history = await api.get(`/projects/${projectId}/audit-log?entity_id=tier`, { token });
+    expect(history.status, history.text).toBe(200);
+    expect(history.body.map((e: { id: string }) => e.id)).toEqual(log.body.map((e: { id: string }) => e.id));
   });
 
   it('carry values into audit entries and webhook data', async () => {

@@ -8,7 +8,8 @@ import { axeViolations } from '../helpers/axe';
 /**
  * Custom fields in a real browser: a field defined on the project's Custom fields screen, filled in
  * on a new service with the input of its type, shown on the service's page, and the services table
- * filtered by it and showing it as a column; axe-core and no overflow at 1280 and 390 px.
+ * filtered by it and showing it as a column; the servers and networks tables likewise; axe-core and
+ * no overflow at 1280 and 390 px.
  */
 const ref = useTestStack();
 const api = client(() => ref.stack.url);
@@ -104,6 +105,61 @@ describe('custom fields in the dashboard', { timeout: 180_000 }, () => {
     await poll(() => page.locator('table.grid thead th', { hasText: 'Tier' }).count()).toBe(1);
     expect(await page.locator('table.grid tbody td').last().textContent()).toBe('gold');
     await checkScreen('services filtered');
+    expect(problems.filter((p) => !/status of 422/.test(p))).toEqual([]);
+  });
+
+  it('filters the servers and networks tables by a field and shows it as a column', async () => {
+    const made = await api.post(
+      `/projects/${projectId}/custom-fields`,
+      { key: 'team', label: 'Team', type: 'text', applies_to: ['service_floor', 'network'] },
+      { token },
+    );
+    expect(made.status, made.text).toBe(201);
+    const inEnv = { project_id: projectId, environment_id: envId };
+    for (const [hostname, team] of [
+      ['vm-ops', 'ops'],
+      ['vm-web', 'web'],
+    ]) {
+      const floor = await api.post(
+        '/service-floors',
+        { ...inEnv, hostname, type: 'vm', custom_fields: { team } },
+        { token },
+      );
+      expect(floor.status, floor.text).toBe(201);
+    }
+    for (const [name, cidr, team] of [
+      ['lan-ops', '10.1.0.0/24', 'ops'],
+      ['lan-web', '10.2.0.0/24', 'web'],
+    ]) {
+      const net = await api.post('/networks', { ...inEnv, name, cidr, custom_fields: { team } }, { token });
+      expect(net.status, net.text).toBe(201);
+    }
+    for (const [screen, all, ops] of [
+      ['servers', ['vm-ops', 'vm-web'], 'vm-ops'],
+      ['networks', ['lan-ops', 'lan-web'], 'lan-ops'],
+    ] as const) {
+      await page.goto(url(`/p/${projectId}/e/${envId}/${screen}`));
+      await poll(() => rowNames()).toEqual(all);
+      expect(await page.locator('table.grid thead th', { hasText: 'Team' }).count()).toBe(0);
+      await page.getByRole('checkbox', { name: 'Team' }).check();
+      await poll(() => page.locator('table.grid thead th').last().textContent()).toBe('Team');
+      expect(await page.locator('table.grid tbody tr td:last-child').allTextContents()).toEqual(['ops', 'web']);
+      await page.getByLabel('Custom fields (key=value, comma-separated)').fill('team=ops');
+      await page.getByRole('button', { name: 'Filter' }).click();
+      await poll(() => rowNames()).toEqual([ops]);
+      expect(page.url()).toContain('cf=team%3Dops');
+      expect(await page.locator('table.grid tbody tr td:last-child').allTextContents()).toEqual(['ops']);
+      await checkScreen(`${screen} filtered`);
+    }
+    // The definitions' changes are in the audit log, each with its history (the key is its entity).
+    await page.goto(url(`/p/${projectId}/audit?entity_type=custom_field`));
+    const entries = page.locator('article');
+    await poll(() => entries.count()).toBe(2);
+    expect(await entries.first().getAttribute('aria-label')).toBe(`${email} created custom field team`);
+    await entries.first().getByRole('link', { name: 'History of this custom field' }).click();
+    await poll(() => page.url()).toContain('entity_id=team');
+    await poll(() => entries.count()).toBe(1);
+    expect(await entries.first().getAttribute('aria-label')).toBe(`${email} created custom field team`);
     expect(problems.filter((p) => !/status of 422/.test(p))).toEqual([]);
   });
 });

@@ -7,8 +7,9 @@ import { axeViolations } from '../helpers/axe';
 
 /**
  * The header's search box in a real browser against a local stack: `/` focuses it, results come
- * grouped by kind, the arrow keys and Enter open one; a service is found by its name, and by an
- * address of its server (the server's result, then the service on its page). Checked with axe-core
+ * grouped by kind, the arrow keys and Enter open one; a service is found by its name, by a custom
+ * field's value (opened from its result), and by an address of its server (the server's result, then
+ * the service on its page). Checked with axe-core
  * (no serious or critical violation) at 1280 and 390 px. SEARCH_SCREENSHOTS=<folder> keeps a picture
  * of the open results at each width.
  */
@@ -59,6 +60,12 @@ describe('the header search box', { timeout: 120_000 }, () => {
     const env = await api.post('/environments', { name: 'prod', project_id: ids.projectId }, { token });
     ids.envId = env.body.id;
     const scope = { project_id: ids.projectId, environment_id: ids.envId };
+    const field = await api.post(
+      `/projects/${ids.projectId}/custom-fields`,
+      { key: 'team', label: 'Team', type: 'text', applies_to: ['service'] },
+      { token },
+    );
+    expect(field.status, field.text).toBe(201);
     const floor = await api.post(
       '/service-floors',
       { ...scope, type: 'vm', hostname: 'pay-host-1', ip_address: '10.42.7.19' },
@@ -67,7 +74,13 @@ describe('the header search box', { timeout: 120_000 }, () => {
     ids.floor = floor.body.id;
     const service = await api.post(
       '/services',
-      { ...scope, name: 'payments-gateway', service_floor_id: ids.floor, tags: ['billing'] },
+      {
+        ...scope,
+        name: 'payments-gateway',
+        service_floor_id: ids.floor,
+        tags: ['billing'],
+        custom_fields: { team: 'Ledger Squad' },
+      },
       { token },
     );
     expect(service.status, service.text).toBe(201);
@@ -95,6 +108,25 @@ describe('the header search box', { timeout: 120_000 }, () => {
     await page.keyboard.press('Enter');
     await page.waitForURL(url(`/p/${ids.projectId}/e/${ids.envId}/services/${ids.service}`));
     await poll(() => heading().textContent()).toBe('payments-gateway');
+  });
+
+  it('finds the service by a custom field value and opens it from its result', async () => {
+    await page.goto(url(`/p/${ids.projectId}/e/${ids.envId}/networks`));
+    await poll(() => heading().textContent()).toBe('Networks');
+    await page.locator('main').click();
+    await page.keyboard.press('/');
+    await poll(() => page.evaluate('document.activeElement?.id')).toBe('site-search');
+    await page.keyboard.type('ledger');
+    await poll(() => options().count()).toBe(1);
+    const found = page.getByRole('group', { name: 'Services' }).getByRole('option');
+    expect(await found.textContent()).toContain('payments-gateway');
+    expect(await found.textContent()).toContain('custom_fields.team: Ledger Squad');
+    await checkScreen('search results by a custom field (1280 px)');
+    await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('Enter');
+    await page.waitForURL(url(`/p/${ids.projectId}/e/${ids.envId}/services/${ids.service}`));
+    await poll(() => heading().textContent()).toBe('payments-gateway');
+    await poll(() => page.locator('dl.facts dt:has-text("Team") + dd').textContent()).toBe('Ledger Squad');
   });
 
   it("finds the service by an address of its server at 390 px: Ctrl-K, the server's result, then the service on it", async () => {

@@ -209,3 +209,31 @@ export function customFilters(text: string): Record<string, string[]> {
 
 /** The filter of a table's custom fields, as its filter form shows it. */
 export const CUSTOM_FILTER = { key: 'cf', label: 'Custom fields (key=value, comma-separated)' } as const;
+
+/**
+ * A table's optional custom field columns: the checkboxes that choose them (`picker`, none when the
+ * project defines no field for `kind`) and the definitions chosen, in definition order (`shown`).
+ */
+export function useCustomColumns(projectId: string, kind: CustomKind) {
+  const defs = useCustomFields(projectId, kind);
+  const [chosen, setChosen] = useState<string[]>([]);
+  const all = defs.data ?? [];
+  const picker = all.length ? (
+    <fieldset class="columns">
+      <legend>Custom field columns</legend>
+      {all.map((d) => (
+        <label key={d.key} class="check">
+          <input
+            type="checkbox"
+            checked={chosen.includes(d.key)}
+            onChange={(e) =>
+              setChosen(e.currentTarget.checked ? [...chosen, d.key] : chosen.filter((c) => c !== d.key))
+            }
+          />{' '}
+          {d.label}
+        </label>
+      ))}
+    </fieldset>
+  ) : null;
+  return { picker, shown: all.filter((d) => chosen.includes(d.key)) };
+}

@@ -1,6 +1,6 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { CustomField, Service } from '../api';
-import { CUSTOM_FILTER, customFilters, shownValue, useCustomFields } from '../custom-fields';
+import { CUSTOM_FILTER, customFilters, shownValue, useCustomColumns } from '../custom-fields';
 import { allServices } from '../services';
 import { to } from '../links';
 import { FilterForm, SortHeader, sortedByName, useUrlQuery, type FilterSpec } from '../table';
@@ -81,8 +81,7 @@ export function Services(props: { projectId: string; envId: string }) {
     return () => abort.abort();
   }, [props.projectId, props.envId, key, reloads]);
 
-  const customFields = useCustomFields(props.projectId, 'service');
-  const [columns, setColumns] = useState<string[]>([]);
+  const customColumns = useCustomColumns(props.projectId, 'service');
   const sorted = useMemo(() => sortedByName(services ?? [], (s) => s.name, descending), [services, descending]);
 
   return (
@@ -96,23 +95,7 @@ export function Services(props: { projectId: string; envId: string }) {
       }
     >
       <FilterForm label="Filter services" filters={FILTERS} applied={filters} onApply={go} />
-      {customFields.data?.length ? (
-        <fieldset class="columns">
-          <legend>Custom field columns</legend>
-          {customFields.data.map((d) => (
-            <label key={d.key} class="check">
-              <input
-                type="checkbox"
-                checked={columns.includes(d.key)}
-                onChange={(e) =>
-                  setColumns(e.currentTarget.checked ? [...columns, d.key] : columns.filter((c) => c !== d.key))
-                }
-              />{' '}
-              {d.label}
-            </label>
-          ))}
-        </fieldset>
-      ) : null}
+      {customColumns.picker}
       {error ? <Alert>{message(error)}</Alert> : null}
       <p class="muted" role="status" aria-live="polite">
         {loading
@@ -125,7 +108,7 @@ export function Services(props: { projectId: string; envId: string }) {
         descending={descending}
         onSort={() => go({ sort: descending ? '' : '-name' })}
         href={(s) => to.service(props.projectId, props.envId, s.id)}
-        columns={(customFields.data ?? []).filter((d) => columns.includes(d.key))}
+        columns={customColumns.shown}
       />
     </Page>
   );

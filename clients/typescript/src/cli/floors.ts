@@ -3,7 +3,7 @@ import type { paths } from '../schema.js';
 import { defined, examples, inTarget, int, many, withOutput, withTarget } from './common.js';
 import { col, emit, say } from './output.js';
 import { findFloor, inEnv } from './target.js';
-import { type Body, fields, setOption } from './write-fields.js';
+import { type Body, customFilterOption, customFilters, fields, setOption } from './write-fields.js';
 
 type FloorRow = NonNullable<paths['/service-floors']['get']['responses'][200]['content']['application/json']>[number];
 
@@ -22,21 +22,24 @@ const FLOOR_COLUMNS = [
 export function floorCommands(program: Command) {
   const floors = program.command('floors').description('service floors (servers) of the environment');
   examples(
-    withOutput(withTarget(floors.command('ls').description('list floors')))
-      .option('--hostname <text>', 'hostname contains')
-      .option('--tag <tag>', 'has this tag (repeatable)', many)
-      .option('--type <type>', 'vm, container, baremetal or other')
-      .option('--location <location>', 'region')
-      .option('--zone <zone>', 'zone')
-      .action(async (_o, cmd) => {
-        const { c, t, o } = await inTarget(cmd);
-        const query = {
-          ...inEnv(t),
-          ...defined({ hostname: o.hostname, tags: o.tag, type: o.type, location: o.location, zone: o.zone }),
-        } as NonNullable<paths['/service-floors']['get']['parameters']['query']>;
-        emit((await c.client.api.GET('/service-floors', { params: { query } })).data!, o.output, FLOOR_COLUMNS);
-      }),
+    customFilterOption(
+      withOutput(withTarget(floors.command('ls').description('list floors')))
+        .option('--hostname <text>', 'hostname contains')
+        .option('--tag <tag>', 'has this tag (repeatable)', many)
+        .option('--type <type>', 'vm, container, baremetal or other')
+        .option('--location <location>', 'region')
+        .option('--zone <zone>', 'zone'),
+    ).action(async (_o, cmd) => {
+      const { c, t, o } = await inTarget(cmd);
+      const query = {
+        ...inEnv(t),
+        ...defined({ hostname: o.hostname, tags: o.tag, type: o.type, location: o.location, zone: o.zone }),
+        cf: customFilters(o.cf as string[] | undefined),
+      } as NonNullable<paths['/service-floors']['get']['parameters']['query']>;
+      emit((await c.client.api.GET('/service-floors', { params: { query } })).data!, o.output, FLOOR_COLUMNS);
+    }),
     'infracat floors ls --type vm',
+    'infracat floors ls --cf team=ops',
   );
   examples(
     withOutput(withTarget(floors.command('get <floor>').description('one floor, by hostname or id'))).action(

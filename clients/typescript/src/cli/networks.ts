@@ -3,7 +3,7 @@ import type { paths } from '../schema.js';
 import { defined, examples, inTarget, int, withOutput, withTarget } from './common.js';
 import { col, emit, say } from './output.js';
 import { findNetwork, inEnv } from './target.js';
-import { type Body, fields, setOption } from './write-fields.js';
+import { type Body, customFilterOption, customFilters, fields, setOption } from './write-fields.js';
 
 type NetworkRow = NonNullable<paths['/networks']['get']['responses'][200]['content']['application/json']>[number];
 
@@ -20,17 +20,23 @@ const NETWORK_COLUMNS = [
 export function networkCommands(program: Command) {
   const networks = program.command('networks').alias('nets').description('networks of the environment');
   examples(
-    withOutput(withTarget(networks.command('ls').description('list networks')))
-      .option('-q, --query <text>', 'name, CIDR or description contains')
-      .option('--vlan <id>', 'VLAN id', int)
-      .option('--mask <bits>', 'prefix length', int)
-      .option('--range <cidr>', 'inside this range')
-      .action(async (_o, cmd) => {
-        const { c, t, o } = await inTarget(cmd);
-        const query = { ...inEnv(t), ...defined({ q: o.query, vlan_id: o.vlan, mask: o.mask, range: o.range }) };
-        emit((await c.client.api.GET('/networks', { params: { query } })).data!, o.output, NETWORK_COLUMNS);
-      }),
+    customFilterOption(
+      withOutput(withTarget(networks.command('ls').description('list networks')))
+        .option('-q, --query <text>', 'name, CIDR or description contains')
+        .option('--vlan <id>', 'VLAN id', int)
+        .option('--mask <bits>', 'prefix length', int)
+        .option('--range <cidr>', 'inside this range'),
+    ).action(async (_o, cmd) => {
+      const { c, t, o } = await inTarget(cmd);
+      const query = {
+        ...inEnv(t),
+        ...defined({ q: o.query, vlan_id: o.vlan, mask: o.mask, range: o.range }),
+        cf: customFilters(o.cf as string[] | undefined),
+      };
+      emit((await c.client.api.GET('/networks', { params: { query } })).data!, o.output, NETWORK_COLUMNS);
+    }),
     'infracat networks ls --range 10.0.0.0/8',
+    'infracat networks ls --cf team=ops',
   );
   examples(
     withOutput(withTarget(networks.command('get <network>').description('one network, by name or id'))).action(

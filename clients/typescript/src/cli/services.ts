@@ -4,7 +4,7 @@ import { collect } from '../paging.js';
 import { defined, examples, inTarget, int, many, withOutput, withTarget } from './common.js';
 import { col, emit, say } from './output.js';
 import { findFloor, findService, inEnv } from './target.js';
-import { type Body, customFilters, fields, setOption } from './write-fields.js';
+import { type Body, customFilterOption, customFilters, fields, setOption } from './write-fields.js';
 
 type ServiceRow = NonNullable<paths['/services']['get']['responses'][200]['content']['application/json']>[number];
 
@@ -23,23 +23,23 @@ const SERVICE_COLUMNS = [
 export function serviceCommands(program: Command) {
   const services = program.command('services').alias('svc').description('services of the environment');
   examples(
-    withOutput(withTarget(services.command('ls').description('list services (all pages)')))
-      .option('--name <text>', 'name contains (ignoring case)')
-      .option('--tag <tag>', 'has this tag (repeatable)', many)
-      .option('--language <language>', 'programming language')
-      .option('--location <location>', 'region or zone')
-      .option('--cf <key=value>', "custom field has this value (repeatable: any of a key's values)", many)
-      .action(async (_o, cmd) => {
-        const { c, t, o } = await inTarget(cmd);
-        const items = await collect(
-          c.client.services({
-            ...inEnv(t),
-            ...defined({ name: o.name, tags: o.tag, language: o.language, location: o.location }),
-            cf: customFilters(o.cf as string[] | undefined),
-          }),
-        );
-        emit(items, o.output, SERVICE_COLUMNS);
-      }),
+    customFilterOption(
+      withOutput(withTarget(services.command('ls').description('list services (all pages)')))
+        .option('--name <text>', 'name contains (ignoring case)')
+        .option('--tag <tag>', 'has this tag (repeatable)', many)
+        .option('--language <language>', 'programming language')
+        .option('--location <location>', 'region or zone'),
+    ).action(async (_o, cmd) => {
+      const { c, t, o } = await inTarget(cmd);
+      const items = await collect(
+        c.client.services({
+          ...inEnv(t),
+          ...defined({ name: o.name, tags: o.tag, language: o.language, location: o.location }),
+          cf: customFilters(o.cf as string[] | undefined),
+        }),
+      );
+      emit(items, o.output, SERVICE_COLUMNS);
+    }),
     'infracat services ls',
     'infracat services ls --tag prod --name api -o json',
     'infracat services ls --cf tier=gold --cf tier=silver',

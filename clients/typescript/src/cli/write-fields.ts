@@ -25,6 +25,10 @@ export const setOption = (cmd: Command) =>
     )
     .option('--field <key=value>', 'a custom field value (repeatable; JSON values; key=null removes it)', many);
 
+/** A list command's `--cf key=value` option (services, floors, networks ls); its values go through `customFilters`. */
+export const customFilterOption = (cmd: Command) =>
+  cmd.option('--cf <key=value>', "custom field has this value (repeatable: any of a key's values)", many);
+
 /** `--cf key=value` list filters as the API's `cf.<key>` parameters (repeatable: any of a key's values). */
 export function customFilters(pairs: string[] = []): Record<string, string[]> {
   const out: Record<string, string[]> = {};

@@ -3,6 +3,7 @@ import { useMemo, useRef } from 'preact/hooks';
 import { FilterForm, Pager, pageOf, SortHeader, sortedByName, useUrlQuery, type FilterSpec } from '../../table';
 import { Loaded, Page, useLoad } from '../../ui';
 import { useLive, type LiveChange, type LiveScope } from '../../live';
+import { shownValue, useCustomColumns, type CustomKind } from '../../custom-fields';
 
 /** A column of a list: its header and what a row shows in it. */
 export type Column<T> = [string, (row: T) => ComponentChildren];
@@ -12,7 +13,7 @@ export type Column<T> = [string, (row: T) => ComponentChildren];
  * sort order and the page; the answer (SPEC: a plain array, no paging) sorted by name and shown a page
  * at a time, each page a link.
  */
-export function CatalogList<T extends { id: string }, K extends string>(props: {
+export function CatalogList<T extends { id: string; custom_fields: Record<string, unknown> }, K extends string>(props: {
   title: string;
   /** "server" / "servers": the count line and the empty table. */
   noun: [string, string];
@@ -26,6 +27,8 @@ export function CatalogList<T extends { id: string }, K extends string>(props: {
   columns: Column<T>[];
   /** Read again when an item of this kind changes in the environment (at most every 300 ms). */
   live?: { scope: LiveScope; kind: LiveChange['kind'] };
+  /** The project and kind whose custom fields may be shown as optional columns after `columns`. */
+  custom: { projectId: string; kind: CustomKind };
 }) {
   const keys = useMemo(() => [...props.filters.map((f) => f.key), 'sort', 'page'] as const, []);
   const { applied, go, href } = useUrlQuery<K | 'sort' | 'page'>(keys);
@@ -42,6 +45,11 @@ export function CatalogList<T extends { id: string }, K extends string>(props: {
   const sorted = useMemo(() => sortedByName(rows.data ?? [], props.name, descending), [rows.data, descending]);
   const shown = pageOf(sorted, page);
   const [one, many] = props.noun;
+  const custom = useCustomColumns(props.custom.projectId, props.custom.kind);
+  const columns: Column<T>[] = [
+    ...props.columns,
+    ...custom.shown.map((d): Column<T> => [d.label, (row) => shownValue(row.custom_fields[d.key])]),
+  ];
   return (
     <Page
       title={props.title}
@@ -58,6 +66,7 @@ export function CatalogList<T extends { id: string }, K extends string>(props: {
         applied={filters as Record<K, string>}
         onApply={(f) => go({ ...f, page: '' } as Partial<Record<K | 'sort' | 'page', string>>)}
       />
+      {custom.picker}
       <Loaded state={rows} label={many}>
         {() => (
           <>
@@ -82,7 +91,7 @@ export function CatalogList<T extends { id: string }, K extends string>(props: {
                         >)
                       }
                     />
-                    {props.columns.map(([label]) => (
+                    {columns.map(([label]) => (
                       <th key={label} scope="col">
                         {label}
                       </th>
@@ -95,7 +104,7 @@ export function CatalogList<T extends { id: string }, K extends string>(props: {
                       <th scope="row">
                         <a href={props.href(row)}>{props.name(row)}</a>
                       </th>
-                      {props.columns.map(([label, cell]) => (
+                      {columns.map(([label, cell]) => (
                         <td key={label}>{cell(row)}</td>
                       ))}
                     </tr>

@@ -47,6 +47,7 @@ export function Networks(props: { projectId: string; envId: string }) {
       name={(n) => n.name}
       nameLabel="Name"
       columns={COLUMNS}
+      custom={{ projectId: props.projectId, kind: 'network' }}
       href={(n) => to.network(props.projectId, props.envId, n.id)}
     />
   );

@@ -51,6 +51,7 @@ export function Servers(props: { projectId: string; envId: string }) {
       name={floorName}
       nameLabel="Hostname"
       columns={COLUMNS}
+      custom={{ projectId: props.projectId, kind: 'service_floor' }}
       href={(f) => to.server(props.projectId, props.envId, f.id)}
     />
   );

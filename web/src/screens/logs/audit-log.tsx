@@ -22,6 +22,7 @@ const ENTITY_TYPES: [string, string][] = [
   ['env_role', 'environment role'],
   ['custom_role', 'custom role'],
   ['custom_role_assignment', 'custom role assignment'],
+  ['custom_field', 'custom field'],
   ['project_user', 'project user'],
   ['invitation', 'invitation'],
   ['member', 'member'],
@@ -159,8 +160,9 @@ function recordedName(e: AuditEntry): string | undefined {
   return undefined;
 }
 
-/** The current name of a service, server or network (an update records only what changed, often not the name); none once it is gone. */
+/** The current name of a service, server or network (an update records only what changed, often not the name); none once it is gone. A custom field's is its key, the entry's entity id. */
 async function currentName(type: string, id: string, signal: AbortSignal): Promise<string | undefined> {
+  if (type === 'custom_field') return id; // its key
   const answer =
     type === 'service'
       ? await api.GET('/services/{service_id}', { params: { path: { service_id: id } }, signal })

@@ -3,6 +3,8 @@ import { parse } from 'yaml';
 import { useTestStack } from '../helpers/stack';
 import { client } from '../helpers/http';
 import { createFloor, createNetwork, createService, newEnv, ownerWithEnv } from '../helpers/catalog';
+import { ddb } from '#shared/clients';
+import { newScope, runInScope } from '#shared/invocation';
 
 const ref = useTestStack({}, { withS3: true });
 const api = client(() => ref.stack.url);
@@ -109,5 +111,69 @@ describe('custom fields in export and import', () => {
         message: expect.stringContaining('custom_fields.tier'),
       }),
     );
+  });
+});
+
+/** The request of a BatchWriteItem that puts an item named `name` (a staged chunk's new items). */
+const putsNamed = (args: { input: unknown }, name: string) =>
+  Object.values(
+    (args.input as { RequestItems?: Record<string, { PutRequest?: { Item?: { name?: string } } }[]> }).RequestItems ??
+      {},
+  ).some((rs) => Array.isArray(rs) && rs.some((r) => r.PutRequest?.Item?.name === name));
+
+describe('custom field definitions changed during an import', () => {
+  /**
+   * A document with service 'api' valued `tier: gold`, imported into a new environment while `change` is
+   * made to the definition just before the service is written (a middleware on the jobs worker's client).
+   */
+  async function importWhileChanging(change: Record<string, unknown>) {
+    const { token, projectId, envId } = await ownerWithEnv(api);
+    const defined = await api.post(
+      `/projects/${projectId}/custom-fields`,
+      { key: 'tier', label: 'Tier', type: 'select', choices: ['gold', 'silver'], applies_to: ['service'] },
+      { token },
+    );
+    expect(defined.status, defined.text).toBe(201);
+    await createService(api, token, projectId, envId, { name: 'api' });
+    const doc = await exported(token, projectId, envId);
+    doc.spec.services[0].custom_fields = { tier: 'gold' };
+    const other = await newEnv(api, token, projectId);
+    let changed = false;
+    const hook = runInScope(newScope(undefined, { worker: 'jobs' }), () => ddb()).middlewareStack;
+    hook.add(
+      (next) => async (args) => {
+        if (!changed && putsNamed(args, 'api')) {
+          changed = true;
+          const res = await api.patch(`/projects/${projectId}/custom-fields/tier`, change, { token });
+          expect(res.status, res.text).toBe(200);
+        }
+        return next(args);
+      },
+      { step: 'initialize', name: 'changeDefinitionDuringImport' },
+    );
+    try {
+      const record = await importDoc(token, projectId, other, doc);
+      expect(changed).toBe(true);
+      const services = (await api.get(`/services?project_id=${projectId}&environment_id=${other}`, { token })).body;
+      return { record, services: services as { name: string; custom_fields: unknown }[] };
+    } finally {
+      hook.remove('changeDefinitionDuringImport');
+    }
+  }
+
+  it('a value the change made invalid is not written: the import plans again and reports it', async () => {
+    const { record, services } = await importWhileChanging({ choices: ['silver', 'bronze'] });
+    expect(record.status).toBe('failed');
+    expect(record.error).toContain('custom field definitions changed during the import');
+    expect(record.report.errors).toContainEqual(
+      expect.objectContaining({ path: '/spec/services/0/custom_fields/tier' }),
+    );
+    expect(services).toEqual([]);
+  });
+
+  it('a change the values still pass: the import plans again and writes them', async () => {
+    const { record, services } = await importWhileChanging({ label: 'Service tier' });
+    expect(record.status).toBe('succeeded');
+    expect(services.map((s) => [s.name, s.custom_fields])).toEqual([['api', { tier: 'gold' }]]);
   });
 });

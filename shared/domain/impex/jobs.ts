@@ -3,7 +3,8 @@ import { errorFields, log } from '#shared/log';
 import type { AppContext } from '#shared/context';
 import { exportParts } from './export';
 import { parseDocument, yamlText } from './yaml';
-import { applyImport, extrasOf, planImport, pruneInto, undoInterruptedImport, type ImportReport } from './import';
+import { applyImport, DEFINITIONS_CHANGED, extrasOf, planImport, pruneInto, undoInterruptedImport } from './import';
+import { onContention } from '#db/retry';
 import { readEnvironment } from './read';
 import { finishRecord, finishRecordWith, isFinished, recordById, updateRecord } from './records';
 import { failForGood, keepAlive, lastWords, type JobLife } from './job-liveness';
@@ -12,37 +13,13 @@ import { getAccount } from '#domain/identity';
 import { signedDownloadUrl } from './links';
 import { publishProgress } from './progress';
 import type { ImpexRecord } from './record-entity';
+import { kept } from './report-kept';
+import type { EnvironmentDocument } from './document';
 import { metric } from '#shared/metrics';
 import { releaseImportLock, takeImportLock, whileLocked } from './import-lock';
 import { DomainError, isRefusal } from '#shared/errors';
 
 const HOUR_MS = 3600 * 1000;
-
-/**
- * What a record keeps of a report: the whole summary, and the first REPORT_LIST_MAX items and
- * errors. A DynamoDB item holds 400 KB: the report of an import of 50,000 services (some 200,000
- * items) would not fit, and the job could never finish.
- */
-const REPORT_LIST_MAX = 1000;
-const kept = <
-  R extends Pick<ImportReport, 'summary'> & {
-    items: unknown[];
-    errors: unknown[];
-    extras?: unknown[];
-    deleted?: unknown[];
-  },
->(
-  report: R,
-): R => {
-  const first = <T>(list: T[] | undefined) => list?.slice(0, REPORT_LIST_MAX);
-  return {
-    ...report,
-    items: first(report.items),
-    errors: first(report.errors),
-    ...(report.extras ? { extras: first(report.extras) } : {}),
-    ...(report.deleted ? { deleted: first(report.deleted) } : {}),
-  };
-};
 
 /**
  * An import's progress is written when its percentage moves, or at least this often: a record
@@ -157,6 +134,10 @@ async function readImportDocument(record: ImpexRecord, ctx: AppContext) {
 export const PLAN_STALE =
   'The environment changed since the plan was made: nothing was written. Plan again (infracat plan -o plan.json) and apply the new plan.';
 
+/** Failure of an import planned again after the custom field definitions changed under it, when its values no longer pass them. */
+const DEFINITIONS_REFUSE =
+  'The custom field definitions changed during the import and the document no longer passes them: nothing more was written.';
+
 /**
  * An import that writes runs holding the environment's lock (taken when it was started; taken again
  * here, as the lease may have run out while the job waited in the queue: then only if nobody else has it).
@@ -196,25 +177,35 @@ async function planOrApply(record: ImpexRecord, ctx: AppContext, life: JobLife) 
     await step(record, { status: 'failed', report, error: 'The document has errors; nothing was written.' }, ctx);
     return;
   }
-  const plan = await planImport(
-    { projectId: record.project_id, environmentId: record.environment_id, document: parsed.document },
-    ctx,
+  const document = parsed.document;
+  // The custom field definitions changed under a chunk (refused and undone): planned again, against them.
+  await onContention(
+    (attempt) => planThenApply(record, ctx, life, document, attempt > 1),
+    (err) => err === DEFINITIONS_CHANGED,
   );
-  const extras = plan.source ? extrasOf(parsed.document.spec, plan.source.env) : [];
+}
+
+async function planThenApply(
+  record: ImpexRecord,
+  ctx: AppContext,
+  life: JobLife,
+  document: EnvironmentDocument,
+  again: boolean,
+) {
+  const plan = await planImport({ projectId: record.project_id, environmentId: record.environment_id, document }, ctx);
+  const extras = plan.source ? extrasOf(document.spec, plan.source.env) : [];
   plan.report.extras = extras;
   if (plan.report.errors.length) {
-    await step(
-      record,
-      { status: 'failed', report: plan.report, error: 'The import has errors; nothing was written.' },
-      ctx,
-    );
+    const error = again ? DEFINITIONS_REFUSE : 'The import has errors; nothing was written.';
+    await step(record, { status: 'failed', report: plan.report, error }, ctx);
     return;
   }
   if (life.stopReason() === 'cancelled') {
     await step(record, { status: 'cancelled' }, ctx);
     return;
   }
-  if (record.plan_fingerprint && record.plan_fingerprint !== plan.fingerprint) {
+  // Planned again, the environment differs from the saved plan's by this import's own writes.
+  if (!again && record.plan_fingerprint && record.plan_fingerprint !== plan.fingerprint) {
     await step(record, { status: 'failed', error: PLAN_STALE }, ctx);
     return;
   }

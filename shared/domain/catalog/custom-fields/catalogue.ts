@@ -2,7 +2,7 @@ import { keys } from '#db/keys';
 import { queryPrefix } from '#db/query';
 import { putNewStep, putWhenStep, unchangedStep } from '#db/steps';
 import { CASCADE_STALE, type TransactStep } from '#db/transact';
-import { unprocessable } from '#shared/errors';
+import { unprocessable, type DomainError } from '#shared/errors';
 import {
   customFieldEntity,
   customFieldMetaEntity,
@@ -40,9 +40,12 @@ export async function readCatalogue(projectId: string): Promise<Catalogue> {
   };
 }
 
-/** The transaction holds only while the catalogue's version is the one read (a lost race re-runs the write from a new read). */
-export const catalogueUnchangedStep = (c: Catalogue): TransactStep =>
-  unchangedStep(keys.customFieldMeta(c.projectId), c.meta ? { version: c.meta.version } : null, CASCADE_STALE);
+/**
+ * The transaction holds only while the catalogue's version is the one read (a lost race re-runs the
+ * write from a new read). `failWith`: the refusal (CASCADE_STALE unless the caller tells it apart).
+ */
+export const catalogueUnchangedStep = (c: Catalogue, failWith: DomainError = CASCADE_STALE): TransactStep =>
+  unchangedStep(keys.customFieldMeta(c.projectId), c.meta ? { version: c.meta.version } : null, failWith);
 
 /** The catalogue's state moved on by a change of its definitions (`countBy`: +1 a new one, -1 a removed one), held on the state read. */
 export function catalogueMoveStep(c: Catalogue, countBy: number): TransactStep {

@@ -1,5 +1,6 @@
 import { keys } from '#db/keys';
 import { undoStagedWrites } from '#db/staged-write';
+import { concurrentChange } from '#db/transact';
 import type { AppContext } from '#shared/context';
 import type { ImportPlan } from './plan';
 import { summarize, type ImportReport } from './report';
@@ -15,12 +16,20 @@ export const undoInterruptedImport = (projectId: string, envId: string, importId
   undoStagedWrites(projectId, keys.stagedWritePrefix(envId), importId, now);
 
 /**
+ * Thrown by `applyImport` when a chunk was refused because the custom field definitions changed since
+ * the plan checked the document's values against them: what committed before stays (it was written
+ * under the definitions the plan read), the refused chunk is undone, and the import plans again.
+ */
+export const DEFINITIONS_CHANGED = concurrentChange();
+
+/**
  * Applies a plan without errors: its units in order, in chunks; the service counters of each chunk
  * moved with the plan's limit before its items are written (so concurrent creates can never take
  * the import past the limit: the chunk is refused and the import stops with the limit's message).
  * A chunk of updates is one transaction; a chunk of creates is a staged write (db/staged-write.ts):
  * its counters and claims committed with a journal, its new items by BatchWriteItem, its guards
- * checked again as it closes, and the whole undone if anything refuses or fails in between.
+ * checked again as it closes, and the whole undone if anything refuses or fails in between. A chunk
+ * that writes custom values holds on the definitions' version the plan read (DEFINITIONS_CHANGED).
  * `onProgress(done, total)` follows each committed chunk; `halt()` true stops it at a chunk boundary. What was committed stays (each chunk is
  * whole); planning again and applying finishes the work, as everything is matched by name. A plan
  * with errors writes nothing.
@@ -50,6 +59,7 @@ export async function applyImport(
     close: (phase) => writer.close(phase),
   });
   await writer.finish();
+  if (writer.definitionsChanged) throw DEFINITIONS_CHANGED;
   if (!writer.stopped) return plan.report;
   const detail = writer.halted ? 'not applied: the import was cancelled' : 'not applied: the import stopped';
   const items = plan.report.items.map((i, n) =>

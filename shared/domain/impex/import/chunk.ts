@@ -7,7 +7,7 @@ import { mergeMoves, moveStep, undoMoveStep, whyRefused } from '#db/counter-move
 import type { StagedWrite } from '#db/staged-write';
 import { concurrentChange, type TransactStep } from '#db/transact';
 import { conflict, invalid, type DomainError } from '#shared/errors';
-import { connectionsVersionStep } from '#domain/catalog';
+import { catalogueUnchangedStep, connectionsVersionStep } from '#domain/catalog';
 import { ENV_NOT_IN_PROJECT, envLiveCheck } from '#domain/tenancy';
 import type { ImportPlan } from './plan';
 import type { Unit } from './units';
@@ -26,7 +26,13 @@ export interface Built {
   movesConnections: boolean;
   /** Refusals of the counter steps that need a read to be explained (the environment gone, or its limit). */
   diagnose: Map<DomainError, () => Promise<DomainError>>;
+  /** The refusal of its hold on the custom field definitions the plan checked its values with (they changed meanwhile). */
+  definitionsChanged?: DomainError;
 }
+
+/** Whether a unit writes custom values (a new service, floor or network has them, its defaults at least). */
+const writesValues = (u: Unit) =>
+  u.create?.fields.custom_fields !== undefined || u.update?.changes.custom_fields !== undefined;
 
 /**
  * One chunk's writes: the units' own writes, each shared item once (counters summed, with their
@@ -74,6 +80,10 @@ export function build(
       isLive(await getItem(envKey)) ? conflict(CONNECTIONS_CHANGED) : invalid(ENV_NOT_IN_PROJECT),
     );
   } else if (staged || !moved.has(keyId(envKey))) checks.push(envLiveCheck(projectId, envId));
+  // Values are written only under the definitions the plan checked them against, as every write of values is.
+  const catalogue = plan.source?.env.valueRules.catalogue;
+  const definitionsChanged = catalogue && chunk.some(writesValues) ? concurrentChange() : undefined;
+  if (definitionsChanged) checks.push(catalogueUnchangedStep(catalogue!, definitionsChanged));
   // Guards: in a transaction, a counter's own condition keeps its item live; a staged chunk checks them again when it closes.
   const guarded = new Set([keyId(envKey), ...(staged ? [] : moved)]);
   const guards = [
@@ -88,7 +98,8 @@ export function build(
     guarded.add(keyId(g.key));
     checks.push(edgeEnds.has(keyId(g.key)) ? referenceStep(g.key, g.refusal()) : stillLiveStep(g.key, g.refusal()));
   }
-  if (!staged) return { steps: [...own, ...counterSteps, ...checks], now, diagnose, movesConnections };
+  if (!staged)
+    return { steps: [...own, ...counterSteps, ...checks], now, diagnose, movesConnections, definitionsChanged };
   return {
     staged: {
       open: [...own.filter((s) => !freshPut(s)), ...counterSteps],
@@ -99,5 +110,6 @@ export function build(
     now,
     diagnose,
     movesConnections,
+    definitionsChanged,
   };
 }

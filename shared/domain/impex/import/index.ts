@@ -16,7 +16,7 @@
  */
 
 export { planImport } from './plan';
-export { applyImport, undoInterruptedImport } from './apply';
+export { applyImport, DEFINITIONS_CHANGED, undoInterruptedImport } from './apply';
 export type { ImportReport } from './report';
 export { extrasOf } from './extras';
 export { pruneInto } from './prune';

@@ -50,6 +50,8 @@ export class Writer {
   stopped = false;
   /** Stopped by `halt` (a cancel), not by a refusal. */
   halted = false;
+  /** Stopped because the custom field definitions changed since the plan checked the values (the import plans again). */
+  definitionsChanged = false;
   readonly errors: ImportError[] = [];
   readonly notApplied = new Set<number>();
 
@@ -106,9 +108,10 @@ export class Writer {
     const writes = unitWrites(u, this.ctx.clock.now().toISOString(), this.ctx, this.plan, this.audit);
     const batched = u.create ? writes.filter(freshPut).length : 0;
     const own = writes.length - batched;
-    // Two items are kept: the environment's guard (or its counter, or the connections version) and a staged chunk's journal.
+    // Three items are kept: the environment's guard (or its counter, or the connections version), the hold on the
+    // custom field definitions and a staged chunk's journal.
     const fits = () =>
-      this.size + own + sharedKeys.filter((k) => !this.shared.has(k)).length + 2 <= TRANSACTION_ITEMS &&
+      this.size + own + sharedKeys.filter((k) => !this.shared.has(k)).length + 3 <= TRANSACTION_ITEMS &&
       this.batched + batched <= this.stagedItems;
     if (this.chunk.length && (this.chunk[0].phase !== u.phase || !this.chunk[0].create !== !u.create || !fits())) {
       await this.commit();
@@ -152,7 +155,11 @@ export class Writer {
   }
 
   /** Writes a chunk; it closes (commits) only after the chunk before it has, and not at all once the import stopped. */
-  private async send(chunk: Unit[], { steps, staged, now, diagnose }: Built, before?: Promise<void>) {
+  private async send(
+    chunk: Unit[],
+    { steps, staged, now, diagnose, definitionsChanged }: Built,
+    before?: Promise<void>,
+  ) {
     const turn = async () => {
       await before;
       if (this.stopping() || this.failure) throw STOPPED;
@@ -172,6 +179,11 @@ export class Writer {
     } catch (err) {
       if (err === STOPPED) return this.markNotApplied(chunk);
       if (!(err instanceof DomainError)) throw err;
+      if (err === definitionsChanged) {
+        this.definitionsChanged = this.stopped = true;
+        this.markNotApplied(chunk);
+        return;
+      }
       const refusal = diagnose.has(err) ? await diagnose.get(err)!() : err;
       this.errors.push({ path: '', line: null, message: String(refusal.detail) });
       this.stopped = true;

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { tokenize } from './import-graph';
 
 /** The folders whose modules every function bundles: a schema built at their import is paid by each cold start. */
-export const SCHEMA_AT_IMPORT_ROOTS = /^(shared|functions)\/.*\.ts$/;
+const SCHEMA_AT_IMPORT_ROOTS = /^(shared|functions)\/.*\.ts$/;
 
 type Token = ReturnType<typeof tokenize>[number];
 type Frame = { close: string; fn: boolean; arrowBody: boolean };

@@ -22,7 +22,9 @@ export interface DeployedOptions {
   /**
    * What start:deployed was started with: the functions get its TESTER_OVERRIDES; the run itself reads
    * `DEPLOYED_VISIBILITY_SCALE` (every queue's visibility timeout scaled, so a failing message reaches its
-   * dead-letter queue in seconds) and `FAULTS`/`FAULTS_SEED` (the SQS stand-in's queue faults).
+   * dead-letter queue in seconds), `DEPLOYED_STREAM_BACKOFF_SCALE` (the table stream's retry back-off scaled, so a
+   * batch its function keeps failing goes to its OnFailure queue sooner) and `FAULTS`/`FAULTS_SEED` (the SQS
+   * stand-in's queue faults).
    */
   env?: NodeJS.ProcessEnv;
 }

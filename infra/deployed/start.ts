@@ -33,9 +33,13 @@ export async function startDeployed(opts: DeployedOptions) {
   const log = opts.log ?? ((line: string) => console.log(line));
   const env = opts.env ?? process.env;
   const faults = env.FAULTS ? faultInjector(env.FAULTS, Number(env.FAULTS_SEED ?? 1)) : undefined;
-  const visibilityScale = Number(env.DEPLOYED_VISIBILITY_SCALE ?? 1);
-  if (!(visibilityScale > 0 && visibilityScale <= 1))
-    throw new Error(`DEPLOYED_VISIBILITY_SCALE: ${env.DEPLOYED_VISIBILITY_SCALE} is not a number in (0, 1]`);
+  const scale = (name: 'DEPLOYED_VISIBILITY_SCALE' | 'DEPLOYED_STREAM_BACKOFF_SCALE') => {
+    const value = Number(env[name] ?? 1);
+    if (!(value > 0 && value <= 1)) throw new Error(`${name}: ${env[name]} is not a number in (0, 1]`);
+    return value;
+  };
+  const visibilityScale = scale('DEPLOYED_VISIBILITY_SCALE');
+  const streamBackoffScale = scale('DEPLOYED_STREAM_BACKOFF_SCALE');
   const stops: (() => Promise<void> | void)[] = [];
   const stopAll = async () => {
     for (const stop of stops.reverse()) await stop();
@@ -189,7 +193,7 @@ export async function startDeployed(opts: DeployedOptions) {
         pollQueue(m, functionById.get(m.functionId)!, sqs, iam, invoke, log, faults),
       ),
       ...streamMappings(assembly, resolver).map((m) =>
-        pollStream(m, functionById.get(m.functionId)!, dynamoEndpoint, sqs, iam, invoke, log),
+        pollStream(m, functionById.get(m.functionId)!, dynamoEndpoint, sqs, iam, invoke, log, streamBackoffScale),
       ),
     ];
     stops.push(() => Promise.all(pollers.map((p) => p.stop())).then(() => undefined));

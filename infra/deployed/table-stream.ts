@@ -76,7 +76,8 @@ const lambdaRecord = (r: _Record, streamArn: string) => ({
  * The table stream into its function, through DynamoDB Local's own Streams API, as Lambda's stream
  * poller does: per shard, batches of records that pass the mapping's filters; a batch failure (thrown,
  * or the reported `batchItemFailures`) is retried from the failed record, and after MaximumRetryAttempts
- * its description goes to the OnFailure queue. Reads are authorized against the function's role.
+ * its description goes to the OnFailure queue, the retries 0.1 s apart doubling to 3.2 s (times `backoffScale`, a
+ * tester's `DEPLOYED_STREAM_BACKOFF_SCALE`). Reads are authorized against the function's role.
  */
 export function pollStream(
   mapping: ReturnType<typeof streamMappings>[number],
@@ -86,6 +87,7 @@ export function pollStream(
   iam: Iam,
   invoke: Invoke,
   log: (line: string) => void,
+  backoffScale = 1,
 ) {
   const client = new DynamoDBStreamsClient({
     endpoint: dynamoEndpoint,
@@ -133,7 +135,7 @@ export function pollStream(
         }
         return;
       }
-      await sleep(100 * 2 ** Math.min(attempt, 5));
+      await sleep(100 * 2 ** Math.min(attempt, 5) * backoffScale);
     }
   }
 

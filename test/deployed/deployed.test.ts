@@ -561,15 +561,15 @@ describe('start:deployed through an SQS outage (issue 41)', () => {
     const givenUpBefore = deployed.sqs.counts(eventsDlq).visible;
     deployed.sqs.useFaults(faultInjector('sqs.unavailable:1'));
     try {
-      expect(
-        (await api.post('/invites', { project_id: projectId, invited_email: invitee }, { token: owner.token })).status,
-      ).toBe(201);
-      expect((await api.post('/auth/password/reset', { email: resetting.email })).status).toBe(200);
-      const moved = await api.patch(
-        '/auth/me',
-        { email: newAddress, current_password: PASSWORD },
-        { token: moving.token },
-      );
+      // Asked for together: their outbox items reach the stream in one batch (or few), each failed batch costing
+      // the outbox function's 11 attempts, each of them the SDK's retries of SendMessage through the outage.
+      const [invited, reset, moved] = await Promise.all([
+        api.post('/invites', { project_id: projectId, invited_email: invitee }, { token: owner.token }),
+        api.post('/auth/password/reset', { email: resetting.email }),
+        api.patch('/auth/me', { email: newAddress, current_password: PASSWORD }, { token: moving.token }),
+      ]);
+      expect(invited.status).toBe(201);
+      expect(reset.status).toBe(200);
       expect(moved.status, moved.text).toBe(200);
       // The outbox function fails each batch; the stream retries it (MaximumRetryAttempts), then gives up and sends
       // its position to the events dead-letter queue. The outbox items stay in the table.

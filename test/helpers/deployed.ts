@@ -13,7 +13,7 @@ import {
 /**
  * What start:deployed's suites pass through to every function (as a tester would): the per-address
  * sign-in limits lifted (every request comes from 127.0.0.1), webhooks allowed to loopback, the outbox's
- * resend sweep 5 s after a write.
+ * resend sweep 5 s after a write, the table stream's retry back-off scaled (the run reads it, not the functions).
  */
 export const DEPLOYED_TEST_ENV = {
   LOGIN_RATE_LIMIT_PER_MINUTE: '1000000',
@@ -23,6 +23,8 @@ export const DEPLOYED_TEST_ENV = {
   POWERTOOLS_METRICS_DISABLED: 'true',
   // An outbox item the stream gave up on is handed over again by the next scheduled sweep 5 s on, not 15 minutes.
   OUTBOX_RESEND_AFTER_SECONDS: '5',
+  // A stream batch the function keeps failing is retried 10 times 5 ms doubling to 160 ms apart, not 0.1 s to 3.2 s (19 s).
+  DEPLOYED_STREAM_BACKOFF_SCALE: '0.05',
 };
 
 /** The first staff account the suites' stacks are deployed with (the seeding function reads it from Secrets Manager). */

@@ -9,7 +9,7 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 const LONG = [
   /\/test\/deployed\/deployed\.test\.ts$/,
   /\/test\/infra\/benches\.test\.ts$/,
-  /\/test\/infra\/(stack|web-hosting)\.test\.ts$/,
+  /\/test\/infra\/stack\.test\.ts$/, // with the dashboard hosting's cases (web-hosting.cases.ts)
   /\/test\/deployed\//,
   /\/test\/e2e\/derived-items-race\.test\.ts$/,
   /\/test\/e2e\/edges-delete-race\.test\.ts$/,

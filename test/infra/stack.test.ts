@@ -1,43 +1,32 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { App } from 'aws-cdk-lib';
-import { Match, Template } from 'aws-cdk-lib/assertions';
+import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { allRoutes, FALLBACK_GROUP, routeTable } from '../../functions/route-table';
 import { workerTable } from '../../functions/workers';
 import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
-import { CatalogStack, type CatalogStackProps } from '../../infra/cdk/stack';
+import type { CatalogStack } from '../../infra/cdk/stack';
 import { JOBS_HEAP_MB, stackFunctions } from '../../infra/cdk/functions';
 import { LIVE_STREAM_TYPES } from '#domain/live';
+import { synth, useStandardStack } from '../helpers/cdk-synth';
+import './web-hosting.cases';
 
 const ROOT = join(import.meta.dirname, '..', '..');
-// Same feature flags as `cdk synth` (cdk.json); bundling skipped so no esbuild runs.
+// Same feature flags as `cdk synth` (cdk.json), as the helper's apps are given.
 const { context } = JSON.parse(readFileSync(join(ROOT, 'cdk.json'), 'utf8'));
+
 /** Active tracing's grant, on every function's role (X-Ray has no resource-level permissions). */
 const XRAY = { Action: ['xray:PutTelemetryRecords', 'xray:PutTraceSegments'], Effect: 'Allow', Resource: '*' };
 
-let outdir: string;
 let stack: CatalogStack;
 let template: Template;
 
-/** A stack in its own app (own cloud assembly folder under `outdir`). */
-function synth(props: CatalogStackProps = {}): { stack: CatalogStack; template: Template } {
-  const app = new App({
-    outdir: mkdtempSync(join(outdir, 'app-')),
-    context: { ...context, 'aws:cdk:bundling-stacks': [] },
-  });
-  const s = new CatalogStack(app, 'Test', props);
-  return { stack: s, template: Template.fromStack(s) };
-}
-
-// Synthesizing the whole stack takes a minute or more when the machine is busy.
+// The dashboard hosting's cases run here too, on the same synthesis (test/infra/web-hosting.cases.ts).
+const standard = useStandardStack();
 beforeAll(() => {
-  outdir = mkdtempSync(join(tmpdir(), 'infra-catalog-cdk-'));
-  ({ stack, template } = synth());
-}, 180_000);
-afterAll(() => rmSync(outdir, { recursive: true, force: true }));
+  ({ stack, template } = standard());
+});
 
 const groupsWithFunctions = Object.entries(routeTable)
   .filter(([group, routes]) => routes.length > 0 || group === FALLBACK_GROUP)

@@ -1,12 +1,10 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { App } from 'aws-cdk-lib';
-import { Match, Template } from 'aws-cdk-lib/assertions';
+import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { allRoutes } from '../../functions/route-table';
-import { CatalogStack, type CatalogStackProps } from '../../infra/cdk/stack';
+import type { CatalogStack, CatalogStackProps } from '../../infra/cdk/stack';
 import {
   API_PATH_PATTERNS,
   ASSETS_PATH_PATTERN,
@@ -16,19 +14,20 @@ import {
 } from '../../infra/cdk/web-hosting';
 import { WEB_DIST } from '../../infra/build/web-build';
 import { WEB_CACHE, webCsp } from '../../infra/web-policy';
+import { synth, synthOutdir, useStandardStack } from '../helpers/cdk-synth';
+
+const ROOT = join(import.meta.dirname, '..', '..');
 
 /**
  * The dashboard in the cloud: S3 behind CloudFront on the API's own site. web/dist is built
  * by the test run's global setup (test/helpers/global-setup.ts), as `cdk synth` builds it (infra/cdk/app.ts).
+ * These cases run in test/infra/stack.test.ts, on its synthesis of the stack (one per process: most of the cost).
  */
-const ROOT = join(import.meta.dirname, '..', '..');
-const { context } = JSON.parse(readFileSync(join(ROOT, 'cdk.json'), 'utf8'));
 /** CloudFront's managed policies, by id. */
 const CACHING_DISABLED = '4135ea2d-6df8-44a3-9df3-4b5a84be39ad';
 const CACHING_OPTIMIZED = '658327ea-f89d-4fab-a63d-7e88639e58f6';
 const ALL_VIEWER_EXCEPT_HOST = 'b689b0a8-53d0-40ab-baf2-68738e2966ac';
 
-let outdir: string;
 let stack: CatalogStack;
 let template: Template;
 
@@ -40,20 +39,10 @@ const cspWithDocumentsHost = () => {
   return { 'Fn::Join': ['', [before, { 'Fn::GetAtt': [documentsId(), 'RegionalDomainName'] }, after]] };
 };
 
-function synth(props: CatalogStackProps = {}): { stack: CatalogStack; template: Template } {
-  const app = new App({
-    outdir: mkdtempSync(join(outdir, 'app-')),
-    context: { ...context, 'aws:cdk:bundling-stacks': [] },
-  });
-  const s = new CatalogStack(app, 'Test', props);
-  return { stack: s, template: Template.fromStack(s) };
-}
-
+const standard = useStandardStack();
 beforeAll(() => {
-  outdir = mkdtempSync(join(tmpdir(), 'infra-catalog-web-'));
-  ({ stack, template } = synth());
-}, 180_000);
-afterAll(() => rmSync(outdir, { recursive: true, force: true }));
+  ({ stack, template } = standard());
+});
 
 const logicalId = (c: { node: { defaultChild?: unknown } }) => stack.getLogicalId(c.node.defaultChild as never);
 const distributionConfig = (t: Template = template) =>
@@ -339,7 +328,7 @@ describe('Dashboard hosting (S3 + CloudFront, same site as the API)', () => {
   }, 180_000);
 
   it('refuses to synthesize without a built dashboard, saying how to build it', () => {
-    expect(() => synth({ webDist: join(outdir, 'no-such-dist') })).toThrow(/npm run build:web/);
+    expect(() => synth({ webDist: join(synthOutdir(), 'no-such-dist') })).toThrow(/npm run build:web/);
   });
 
   it('passes the AwsSolutions checks', () => {

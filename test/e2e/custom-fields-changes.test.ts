@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { useTestStack } from '../helpers/stack';
 import { client } from '../helpers/http';
 import { captureEvents, createFloor, createNetwork, createService, ownerWithEnv } from '../helpers/catalog';
+import { ddb } from '#shared/clients';
 
 const ref = useTestStack();
 const api = client(() => ref.stack.url);
@@ -160,5 +161,49 @@ describe('custom field changes', () => {
     expect(published[0].data).toMatchObject({ service_id: s.id, custom_fields: { tier: 'one' } });
     expect(published[1].data).toMatchObject({ custom_fields: { tier: 'two' }, changed: ['custom_fields'] });
     expect(published[2].data).toMatchObject({ service_floor_id: floor.id, custom_fields: { tier: 'f' } });
+  });
+});
+
+type Transaction = { TransactItems?: { Put?: { Item?: { PK?: string; SK?: string } } }[] };
+
+describe('a definition changed between a create reading it and writing', () => {
+  it('the create is made again from a new read: a service, a server and a network each get 201', async () => {
+    const { token, projectId, envId } = await ownerWithEnv(api);
+    await define(token, projectId, {
+      key: 'team',
+      label: 'Team',
+      type: 'text',
+      default: 'core',
+      applies_to: ['service', 'service_floor', 'network'],
+    });
+    // The first write of each kind is beaten by a change of the definitions (its label: values stay valid).
+    const beaten = new Set<string>();
+    const hook = ddb().middlewareStack;
+    hook.add(
+      (next) => async (args) => {
+        const sk = ((args.input as Transaction).TransactItems ?? [])
+          .map((t) => t.Put?.Item)
+          .find((i) => i?.PK === `PROJECT#${projectId}` && /^(SERVICE|FLOOR|NETWORK)#/.test(i.SK ?? ''))?.SK;
+        const kind = sk?.split('#')[0];
+        if (kind && !beaten.has(kind)) {
+          beaten.add(kind);
+          const res = await api.patch(`${fieldsPath(projectId)}/team`, { label: `Team ${kind}` }, { token });
+          expect(res.status, res.text).toBe(200);
+        }
+        return next(args);
+      },
+      { step: 'initialize', name: 'changeDefinitionsBeforeCreate' },
+    );
+    try {
+      const made = [
+        await createService(api, token, projectId, envId),
+        await createFloor(api, token, projectId, envId, { hostname: 'h1' }),
+        await createNetwork(api, token, projectId, envId),
+      ];
+      expect([...beaten].sort()).toEqual(['FLOOR', 'NETWORK', 'SERVICE']);
+      expect(made.map((m) => m.custom_fields)).toEqual([{ team: 'core' }, { team: 'core' }, { team: 'core' }]);
+    } finally {
+      hook.remove('changeDefinitionsBeforeCreate');
+    }
   });
 });

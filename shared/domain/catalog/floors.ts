@@ -111,7 +111,11 @@ export const auditedFloor = ({ network_ids: _n, audit_head: _h, ...rest }: Floor
 // Every function a route calls takes (ctx, input): the caller is ctx.actor, and its access is
 // loaded and checked here.
 
-export async function createFloor(ctx: AppContext, input: CreateFloorInput): Promise<FloorOut> {
+/** Re-run from a new read when a definition changed under it (its values hold on the catalogue's version). */
+export const createFloor = (ctx: AppContext, input: CreateFloorInput): Promise<FloorOut> =>
+  retryWhenStale(() => createFloorOnce(ctx, input));
+
+async function createFloorOnce(ctx: AppContext, input: CreateFloorInput): Promise<FloorOut> {
   const [{ access, env }, catalogue] = await Promise.all([
     accessInEnvironment(input.project_id, actorAccount(ctx).id, input.environment_id),
     readCatalogue(input.project_id),

@@ -96,8 +96,8 @@ export function newNetworkSteps(network: Network): TransactStep[] {
 
 /** What an audit entry records of a network: its fields as its readers see them. */
 export const auditedNetwork = ({ audit_head: _h, ...rest }: Network) => rest;
-
-export async function createNetwork(ctx: AppContext, input: CreateNetworkInput): Promise<Network> {
+export const createNetwork = (ctx: AppContext, i: CreateNetworkInput) => retryWhenStale(() => createOnce(ctx, i));
+async function createOnce(ctx: AppContext, input: CreateNetworkInput): Promise<Network> {
   const [{ access, env }, catalogue] = await Promise.all([
     accessInEnvironment(input.project_id, actorAccount(ctx).id, input.environment_id),
     readCatalogue(input.project_id),

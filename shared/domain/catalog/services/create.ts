@@ -1,5 +1,5 @@
 import { keys } from '#db/keys';
-import { transact, concurrentChange } from '#db/transact';
+import { transact, concurrentChange, retryWhenStale } from '#db/transact';
 import { invalid } from '#shared/errors';
 import { actorAccount, type AppContext } from '#shared/context';
 import { projectEventStep } from '#shared/events';
@@ -21,9 +21,13 @@ import { catalogueUnchangedStep, readCatalogue, valuesForWrite } from '../custom
  * Creates a service. Refusals in SPEC's order: 404 'Project not found', 400 environment not in
  * the project, 403 permission, then 400 for references, then 403 service limit. The limit is
  * enforced per project and per environment by counters in the creating transaction, so
- * concurrent creates can never exceed it.
+ * concurrent creates can never exceed it. Re-run from a new read when a definition changed under it
+ * (its values hold on the catalogue's version).
  */
-export async function createService(ctx: AppContext, input: CreateServiceInput): Promise<ServiceOut> {
+export const createService = (ctx: AppContext, input: CreateServiceInput): Promise<ServiceOut> =>
+  retryWhenStale(() => createServiceOnce(ctx, input));
+
+async function createServiceOnce(ctx: AppContext, input: CreateServiceInput): Promise<ServiceOut> {
   const userId = actorAccount(ctx).id;
   const set = storedFields(input);
   const [{ access, env }, catalogue] = await Promise.all([

@@ -56,7 +56,10 @@ export async function searchBench(
   await invoke('auth', 'POST', '/auth/register', { email, password });
   /** Signs in: its access token, and the account and session the token check reads. */
   const signIn = async () => {
-    const token = (await invoke('auth', 'POST', '/auth/login', { email, password })).body.access_token as string;
+    const login = await invoke('auth', 'POST', '/auth/login', { email, password });
+    if (login.status !== 200)
+      throw new Error(`search bench: sign-in answered ${login.status} ${JSON.stringify(login.body)}`);
+    const token = login.body.access_token as string;
     const claims = JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString()) as { sub: string; sid: string };
     return { token, ...claims };
   };

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { jsonError, signer, type AwsResponse, type ServiceHandler } from './stand-ins/aws-request';
+import { outlastClientIdle } from '../local/keep-alive';
 
 function readBody(req: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
@@ -60,6 +61,7 @@ export async function startAwsEndpoint(
       res.end(JSON.stringify({ __type: 'InternalFailure', message: String(err) }));
     }
   });
+  outlastClientIdle(server);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   return {
     server,

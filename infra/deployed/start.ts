@@ -21,6 +21,7 @@ import { startFakeStripe, STRIPE_PAGES, type FakeStripe } from './stand-ins/stri
 import { LOCAL_STRIPE_SECRET_ARN } from './synth';
 import { pollStream, streamMappings } from './table-stream';
 import { readAssembly, referencedId, resourcesOf } from './template';
+import { outlastClientIdle } from '../local/keep-alive';
 
 /**
  * The product served from a synthesized template and its asset folders alone: DynamoDB Local
@@ -60,7 +61,7 @@ export async function startDeployed(opts: DeployedOptions) {
     // Until everything is up, a request is answered 503 (a browser opened early would otherwise wait forever).
     const starting = (_req: IncomingMessage, res: ServerResponse) =>
       res.writeHead(503, { 'retry-after': '1', 'content-type': 'text/plain' }).end('start:deployed is starting\n');
-    const site: Server = createServer(starting);
+    const site: Server = outlastClientIdle(createServer(starting));
     await new Promise<void>((r) => site.listen(opts.port, '127.0.0.1', r));
     stops.push(
       () =>

@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { outlastClientIdle } from './keep-alive';
 
 /** A Hetzner Cloud server in the API's recorded shape (the fields discovery reads, and some it ignores). */
 export function hetznerServer(id: number, name: string, over: Record<string, unknown> = {}) {
@@ -128,6 +129,7 @@ export class CloudStub {
         return send(200, { account: { uuid: 'a1', email: 'ops@example.com', status: 'active' } });
       return send(404, { error: { code: 'not_found' } });
     });
+    outlastClientIdle(this.server);
     await new Promise<void>((resolve) => this.server!.listen(port, '127.0.0.1', resolve));
     this.url = `http://127.0.0.1:${(this.server!.address() as AddressInfo).port}`;
   }

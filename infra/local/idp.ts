@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair } from 'jose';
 import Provider from 'oidc-provider';
+import { outlastClientIdle } from './keep-alive';
 
 /**
  * The local identity provider: oidc-provider, an OpenID-certified provider, on
@@ -42,7 +43,7 @@ export async function startLocalIdp(opts: {
   const users = new Map<string, IdpUser>(Object.entries(opts.users ?? { [READY_MADE_USER.sub]: READY_MADE_USER }));
   const clientId = opts.clientId ?? 'infracat-local';
   const clientSecret = opts.clientSecret ?? 'infracat-local-secret';
-  const server: Server = createServer();
+  const server: Server = outlastClientIdle(createServer());
   // a port in use rejects (the caller then takes any port), not an unhandled 'error' that ends the process
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

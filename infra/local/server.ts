@@ -14,6 +14,7 @@ import { localPaymentPage } from './payments';
 import { attachLocalWebSockets, LOCAL_WS_PATH } from './websocket';
 import { webApp } from './web';
 import { readBody, requestEvent, send } from './http-io';
+import { outlastClientIdle } from './keep-alive';
 
 type Handler = ReturnType<typeof httpHandler>;
 
@@ -81,6 +82,7 @@ export function createLocalServer(opts: { clock?: Clock; accessLog?: boolean } =
       console.error(err);
     }
   });
+  outlastClientIdle(server);
   attachLocalWebSockets(server, opts.clock);
   return server;
 }

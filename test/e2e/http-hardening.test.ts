@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
+import { Agent, get as httpGet } from 'node:http';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { useTestStack } from '../helpers/stack';
 import { client, signUp } from '../helpers/http';
@@ -352,5 +353,28 @@ describe('methods a path does not have, and integers in query strings (issue 23 
     }
     const tooBig = await api.get(`/services?project_id=${projectId}&environment_id=${envId}&limit=5000`, { token });
     expect(tooBig.body.detail[0]).toMatchObject({ loc: ['query', 'limit'], type: 'too_big' });
+  });
+});
+
+describe('idle connections', () => {
+  it('keeps a connection idle longer than a client does, so the client, not the server, closes it', async () => {
+    // An agent that never closes an idle connection itself: what the server does with one shows.
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const get = () =>
+      new Promise<{ status: number; reused: boolean }>((resolve, reject) => {
+        const req = httpGet(`${ref.stack.url}/plans`, { agent }, (res) => {
+          res.resume();
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, reused: req.reusedSocket }));
+        });
+        req.on('error', reject);
+      });
+    try {
+      expect(await get()).toEqual({ status: 200, reused: false });
+      // Past Node's default (5 s, and a second's grace), which closed it under a client about to send on it (ECONNRESET).
+      await new Promise((r) => setTimeout(r, 6500));
+      expect(await get()).toEqual({ status: 200, reused: true });
+    } finally {
+      agent.destroy();
+    }
   });
 });

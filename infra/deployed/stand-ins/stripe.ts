@@ -4,6 +4,7 @@ import type { Json } from '../template';
 import { stripeApi } from './stripe-api';
 import { answer, decodeForm, header, now, readBody, stripeError, token, type Answer } from './stripe-http';
 import { type CheckoutGiven, hostedPages } from './stripe-pages';
+import { outlastClientIdle } from '../../local/keep-alive';
 
 export { STRIPE_PAGES } from './stripe-pages';
 
@@ -200,6 +201,7 @@ export async function startFakeStripe(opts: FakeStripeOptions = {}): Promise<Fak
     answer(res, result);
   });
 
+  outlastClientIdle(server);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
 

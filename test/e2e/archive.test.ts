@@ -5,6 +5,7 @@ import { client, signUp } from '../helpers/http';
 import { setPlan } from '../helpers/plans';
 import { frozenClock } from '../helpers/sign-in';
 import { createFloor, createService, expectSameNotFound, newEnv, ownerWithEnv, readItem } from '../helpers/catalog';
+import { seedServices } from '../helpers/seed';
 import { keys } from '#db/keys';
 import { appContext } from '#shared/context';
 import { archiveSelection } from '#domain/lifecycle';
@@ -657,16 +658,22 @@ describe('restoring services within the limit', () => {
   });
 
   it('a selection larger than one transaction is written in order, resource by resource where a limit refuses', async () => {
-    const { token, projectId, envId } = await ownerWithEnv(api, 'Team');
-    const ids: string[] = [];
-    for (let i = 0; i < 60; i++)
-      ids.push((await createService(api, token, projectId, envId, { name: `s-${String(i).padStart(2, '0')}` })).id);
+    const { owner, token, projectId, envId } = await ownerWithEnv(api, 'Team');
+    // The first through the API, the rest written as its create writes them (test/helpers/seed.ts), counters included.
+    const ids: string[] = [(await createService(api, token, projectId, envId, { name: 's-00' })).id];
+    const names = Array.from({ length: 59 }, (_, i) => ({ name: `s-${String(i + 1).padStart(2, '0')}` }));
+    ids.push(...(await seedServices(owner, projectId, envId, names)).map((s) => s.id));
     const res = await archived(token, { services: ids });
     expect(res.counts.services).toBe(60);
     expect(res.items.services.map((s: { id: string }) => s.id)).toEqual(ids);
     expect(await counters(projectId, envId)).toMatchObject({ project: { service_count: 0 }, env: 0 });
     // Team allows 100: with 45 new ones live, 55 of the 60 fit.
-    for (let i = 0; i < 45; i++) await createService(api, token, projectId, envId);
+    await seedServices(
+      owner,
+      projectId,
+      envId,
+      Array.from({ length: 45 }, (_, i) => ({ name: `new-${i}` })),
+    );
     const back = await restored(token, { services: ids });
     expect(back.counts.services).toBe(55);
     expect(back.items.services.map((s: { id: string }) => s.id)).toEqual(ids.slice(0, 55));

@@ -12,6 +12,7 @@ import { backfillListings } from '#domain/catalog';
 import { deleteItem, putItem } from '#db/items';
 import { countItemsRead } from '../bench/measure';
 import { createFloor, createNetwork, ownerWithEnv } from '../helpers/catalog';
+import { seedFloors, seedNetworks } from '../helpers/seed';
 
 /**
  * GET /service-floors and GET /networks read from listing items in hostname / name order,
@@ -167,31 +168,51 @@ async function inBatches<T>(n: number, make: (i: number) => Promise<T>): Promise
 describe('GET /service-floors and GET /networks page from listing items (issue 26)', () => {
   it('answers every filter, whole and in pages, as the former in-memory path did, through renames, changes, deletes, archives and an import', async () => {
     const { token, projectId, envId } = await ownerWithEnv(api, 'Business');
-    const floors = await inBatches(150, (i) =>
-      createFloor(api, token, projectId, envId, {
-        type: TYPES[i % TYPES.length],
-        // Hostnames repeat (ties go by id), and some floors have none (first, as the empty name).
-        ...(i % 19 === 0
-          ? {}
-          : { hostname: `${STEMS[i % STEMS.length]}${i % 3 === 0 ? '' : ` ${Math.floor(i / STEMS.length)}`}` }),
-        tags: i % 5 === 0 ? [] : [TAGS[i % TAGS.length], TAGS[(i * 7) % TAGS.length]],
-        ...ZONES[i % ZONES.length],
-      }),
-    );
+    const floorFields = (i: number) => ({
+      type: TYPES[i % TYPES.length],
+      // Hostnames repeat (ties go by id), and some floors have none (first, as the empty name).
+      ...(i % 19 === 0
+        ? {}
+        : { hostname: `${STEMS[i % STEMS.length]}${i % 3 === 0 ? '' : ` ${Math.floor(i / STEMS.length)}`}` }),
+      tags: i % 5 === 0 ? [] : [TAGS[i % TAGS.length], TAGS[(i * 7) % TAGS.length]],
+      ...ZONES[i % ZONES.length],
+    });
     const taken = new Set<string>();
-    const networks = await inBatches(150, (i) => {
+    const networkFields = (i: number) => {
       // Names are unique per environment ignoring case (not accents: 'élan' and 'Elan' tie in the order).
       let name = `${STEMS[i % STEMS.length]}${i < STEMS.length ? '' : ` ${Math.floor(i / STEMS.length)}`}`;
       if (taken.has(name.toLowerCase())) name = `${name} #${i}`;
       taken.add(name.toLowerCase());
       const bits = 16 + (i % 9);
-      return createNetwork(api, token, projectId, envId, {
+      return {
         name,
         cidr: `10.${i % 200}.0.0/${bits}`,
         ...(i % 4 === 0 ? { gateway: `10.${i % 200}.0.1` } : {}),
         ...(i % 6 === 0 ? { vlan_id: 1 + (i % 12) } : {}),
-      });
-    });
+      };
+    };
+    // Of each, the first 25 through the API, the other 125 written as its create writes them (test/helpers/seed.ts):
+    // the pages are what this test is about, and both kinds are in them.
+    const floors: Record<string, any>[] = await inBatches(25, (i) =>
+      createFloor(api, token, projectId, envId, floorFields(i)),
+    );
+    floors.push(
+      ...(await seedFloors(
+        projectId,
+        envId,
+        Array.from({ length: 125 }, (_, j) => floorFields(25 + j)),
+      )),
+    );
+    const networks: Record<string, any>[] = await inBatches(25, (i) =>
+      createNetwork(api, token, projectId, envId, networkFields(i)),
+    );
+    networks.push(
+      ...(await seedNetworks(
+        projectId,
+        envId,
+        Array.from({ length: 125 }, (_, j) => networkFields(25 + j)),
+      )),
+    );
 
     // Renames (elsewhere in the order, to a name differing only in case, to none), filter changes, deletes, archives.
     for (let i = 1; i < 150; i += 17)
@@ -364,18 +385,23 @@ describe('GET /service-floors and GET /networks page from listing items (issue 2
 
   it('reads offset + limit listing items for an unfiltered page, and stops a filtered one when it is full; refuses a limit out of range', async () => {
     const { token, projectId, envId } = await ownerWithEnv(api, 'Business');
-    await inBatches(120, (i) =>
-      createFloor(api, token, projectId, envId, {
+    await seedFloors(
+      projectId,
+      envId,
+      Array.from({ length: 120 }, (_, i) => ({
+        type: 'vm',
         hostname: `host-${String(i).padStart(3, '0')}`,
         tags: i % 10 === 0 ? ['rare'] : [],
-      }),
+      })),
     );
-    await inBatches(120, (i) =>
-      createNetwork(api, token, projectId, envId, {
+    await seedNetworks(
+      projectId,
+      envId,
+      Array.from({ length: 120 }, (_, i) => ({
         name: `net-${String(i).padStart(3, '0')}`,
         cidr: `10.${i}.0.0/24`,
         ...(i % 10 === 0 ? { vlan_id: 99 } : {}),
-      }),
+      })),
     );
     const read = countItemsRead(ddb());
     const pageOf = async (list: string, q: string, field: string) => {

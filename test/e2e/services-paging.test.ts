@@ -7,6 +7,7 @@ import { queryPrefix } from '#db/query';
 import { byText } from '#shared/text';
 import { countItemsRead } from '../bench/measure';
 import { createFloor, createService, ownerWithEnv, putGroup } from '../helpers/catalog';
+import { seedServices } from '../helpers/seed';
 
 /**
  * GET /services reads its page from listing items in name order. Every page must be the
@@ -121,28 +122,30 @@ const ZONES = [
 
 describe('GET /services pages from listing items (issue 26)', () => {
   it('answers every filter and offset of a 300-service catalog as the former in-memory path did, through renames, changes, deletes and archives', async () => {
-    const { token, projectId, envId } = await ownerWithEnv(api, 'Business');
+    const { owner, token, projectId, envId } = await ownerWithEnv(api, 'Business');
     const floor = await createFloor(api, token, projectId, envId, { type: 'vm', hostname: 'host-1' });
     const groupId = await putGroup(projectId, envId, 'team-a');
-    const created: { id: string; name: string }[] = [];
-    for (let batch = 0; batch < 300; batch += 25) {
-      created.push(
-        ...(await Promise.all(
-          Array.from({ length: 25 }, (_, j) => {
-            const i = batch + j;
-            const fields: Record<string, unknown> = {
-              name: `${STEMS[i % STEMS.length]}${i % 3 === 0 ? '' : ` ${Math.floor(i / STEMS.length)}`}`,
-              tags: i % 5 === 0 ? [] : [TAGS[i % TAGS.length], TAGS[(i * 7) % TAGS.length]],
-              programming_language: LANGS[i % LANGS.length],
-              ...ZONES[i % ZONES.length],
-              ...(i % 4 === 0 ? { service_floor_id: floor.id } : {}),
-              ...(i % 6 === 0 ? { group_id: groupId } : {}),
-            };
-            return createService(api, token, projectId, envId, fields);
-          }),
-        )),
-      );
-    }
+    const fields = (i: number): Record<string, unknown> => ({
+      name: `${STEMS[i % STEMS.length]}${i % 3 === 0 ? '' : ` ${Math.floor(i / STEMS.length)}`}`,
+      tags: i % 5 === 0 ? [] : [TAGS[i % TAGS.length], TAGS[(i * 7) % TAGS.length]],
+      programming_language: LANGS[i % LANGS.length],
+      ...ZONES[i % ZONES.length],
+      ...(i % 4 === 0 ? { service_floor_id: floor.id } : {}),
+      ...(i % 6 === 0 ? { group_id: groupId } : {}),
+    });
+    // The first 25 through the API, the other 275 written as its create writes them (test/helpers/seed.ts): the
+    // pages are what this test is about, and both kinds are in them.
+    const created: { id: string; name: string }[] = await Promise.all(
+      Array.from({ length: 25 }, (_, i) => createService(api, token, projectId, envId, fields(i))),
+    );
+    created.push(
+      ...(await seedServices(
+        owner,
+        projectId,
+        envId,
+        Array.from({ length: 275 }, (_, j) => fields(25 + j)),
+      )),
+    );
     // Renames (to another place, and to one differing only in case), filter changes, deletes, archives.
     for (let i = 0; i < 300; i += 17)
       expect(
@@ -228,17 +231,16 @@ describe('GET /services pages from listing items (issue 26)', () => {
   }, 300_000);
 
   it('reads offset + limit listing items for an unfiltered page, and stops a filtered one when it is full', async () => {
-    const { token, projectId, envId } = await ownerWithEnv(api, 'Business');
-    for (let batch = 0; batch < 120; batch += 30) {
-      await Promise.all(
-        Array.from({ length: 30 }, (_, j) =>
-          createService(api, token, projectId, envId, {
-            name: `svc-${String(batch + j).padStart(3, '0')}`,
-            tags: (batch + j) % 10 === 0 ? ['rare'] : [],
-          }),
-        ),
-      );
-    }
+    const { owner, token, projectId, envId } = await ownerWithEnv(api, 'Business');
+    await seedServices(
+      owner,
+      projectId,
+      envId,
+      Array.from({ length: 120 }, (_, i) => ({
+        name: `svc-${String(i).padStart(3, '0')}`,
+        tags: i % 10 === 0 ? ['rare'] : [],
+      })),
+    );
     const read = countItemsRead(ddb());
     const page = async (q: string) => {
       read.reset();

@@ -73,6 +73,17 @@ async function stopSharedStack(): Promise<void> {
   await was?.stack.stop();
 }
 
+/**
+ * Each key's table in this process: a shared stack started again after another key's (files of several keys take
+ * turns in a worker) finds its table made and its plans seeded, as its key's earlier files left them (about half
+ * of a stack's start, most of it DynamoDB Local's CreateTable).
+ */
+const sharedTables = new Map<string, string>();
+const sharedTable = (key: string) => {
+  if (!sharedTables.has(key)) sharedTables.set(key, `test-${randomUUID()}`);
+  return sharedTables.get(key)!;
+};
+
 const keyOf = (env: Record<string, string>, opts: StackOptions) =>
   JSON.stringify([Object.entries(env).sort(([a], [b]) => a.localeCompare(b)), !!opts.withoutHttp, !!opts.withS3]);
 
@@ -103,7 +114,7 @@ export function useTestStack(env: Record<string, string> = {}, opts: StackOption
     }
     // Still the process's configuration? (A file may have started another stack or re-read it.)
     if (shared?.key !== key || config() !== shared.stack.config) {
-      const stack = await startTestStack(env, opts);
+      const stack = await startTestStack({ TABLE_NAME: sharedTable(key), ...env }, opts);
       shared = { key, stack };
     }
     ref.stack = shared.stack;

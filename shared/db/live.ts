@@ -3,7 +3,7 @@ import type { Key } from './batch-get';
 import { keyId } from './batch-get';
 import type { TransactStep } from './transact';
 import { setExpression, setWhenStep } from './steps';
-import type { Condition } from './condition';
+import { allOf, isUnset, type Condition } from './condition';
 
 // The condition vocabulary is a leaf of its own (steps.ts builds on it too); re-exported as part of the live rule's.
 export { allOf, conditionParams, type Condition } from './condition';
@@ -51,6 +51,20 @@ type Stored = { readonly deleted_at?: unknown; readonly archived_at?: unknown };
 
 /** The attributes the live rule reads: a projection that is to be filtered with `isLive` names them. */
 export const LIFECYCLE_FIELDS = ['deleted_at', 'archived_at'] as const;
+
+/**
+ * The item's lifecycle still as read: each of its lifecycle fields unset as it was, or the value it
+ * had (a write racing a rebuild that read it soft-deletes, archives or restores it: the condition fails).
+ */
+export function lifecycleAsRead(item: Stored): Condition {
+  const parts = LIFECYCLE_FIELDS.map(
+    (f): Condition =>
+      item[f]
+        ? { expression: `#lc_${f} = :lc_${f}`, names: { [`#lc_${f}`]: f }, values: { [`:lc_${f}`]: item[f] } }
+        : isUnset(f),
+  );
+  return allOf(...parts)!;
+}
 
 export const isLive = (item: Stored | undefined | null): boolean =>
   Boolean(item && !item.deleted_at && !item.archived_at);

@@ -1,7 +1,7 @@
 import type { DomainError } from '#shared/errors';
 import type { Key } from './batch-get';
 import type { TransactStep } from './transact';
-import { allOf, type Condition } from './condition';
+import { allOf, conditionParams, type Condition } from './condition';
 
 /** Transaction steps for the patterns every context writes (the live rule's steps are in live.ts). */
 
@@ -181,5 +181,14 @@ export const unchangedStep = (
   failWith?: DomainError,
 ): TransactStep => ({
   ConditionCheck: { Key: key, ...(when ? whenCondition(when) : IF_ABSENT) },
+  failWith,
+});
+
+/**
+ * Holds a transaction on an item it does not write while `condition` holds on it (the state it was
+ * read in, e.g. a listing's `asRead` and `lifecycleAsRead`); else `failWith`.
+ */
+export const heldAsReadStep = (key: Key, condition: Condition, failWith?: DomainError): TransactStep => ({
+  ConditionCheck: { Key: key, ...conditionParams(condition) },
   failWith,
 });

@@ -83,8 +83,9 @@ export function zodNamedImports(root: string, files: readonly string[]): string[
  * A stored item enters the domain through its entity's `decode` (shared/db/entity.ts), which drops
  * key attributes and gives an older item the defaults of the fields it lacks; never through a cast,
  * which lets an item missing a field in unchecked. Refused: `as X | undefined` (a named or literal
- * type, an intersection of them) and a cast of a DynamoDB answer's `Item`/`Items`. The files below
- * cast for a reason, each not a stored item of an entity's kind.
+ * type, an intersection of them), a cast of a DynamoDB answer's `Item`/`Items` (`as unknown as X`
+ * included) and a cast through `unknown` of a read item with its keys stripped (`stripKeys(i) as
+ * unknown as X`). The files below cast for a reason, each not a stored item of an entity's kind.
  */
 export const STORED_ITEM_CAST_ALLOWED: Record<string, string> = {
   'shared/db/items.ts': "getItem<T>, the one typed single read: an entity's kind is read untyped and decoded",
@@ -97,7 +98,7 @@ export const STORED_ITEM_CAST_ALLOWED: Record<string, string> = {
 };
 const TYPE = String.raw`(?:[A-Z][\w.]*(?:<[^>]*>)?|\{[^}]*\})`;
 const STORED_ITEM_CAST = new RegExp(
-  String.raw`\bas\s+\(?\s*${TYPE}(?:\s*&\s*${TYPE})*\s*\)?\s*\|\s*undefined\b|(?<!Put!?)\.Items?\b(?:\s*\?\?\s*\[\])?\s*\)?\s*as\s+(?!const\b)[\w<>{}\[\]]+(?:\[\])?`,
+  String.raw`\bas\s+\(?\s*${TYPE}(?:\s*&\s*${TYPE})*\s*\)?\s*\|\s*undefined\b|(?<!Put!?)\.Items?\b(?:\s*\?\?\s*\[\])?\s*\)?\s*as\s+(?:unknown\s+as\s+)?(?!const\b)[\w<>{}\[\]]+(?:\[\])?|\bstripKeys\([^)]*\)\s*as\s+unknown\s+as\s+[\w<>{}\[\]]+(?:\[\])?`,
   'g',
 );
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { useTestStack } from '../helpers/stack';
+import { impexJobs } from '../helpers/impex';
 import { client } from '../helpers/http';
 import { createFloor, createNetwork, createService, newEnv, ownerWithEnv } from '../helpers/catalog';
 import { ddb } from '#shared/clients';
@@ -9,32 +10,7 @@ import { newScope, runInScope } from '#shared/invocation';
 const ref = useTestStack({}, { withS3: true });
 const api = client(() => ref.stack.url);
 
-async function form(
-  path: string,
-  token: string,
-  fields: Record<string, string>,
-  file?: { name: string; text: string },
-) {
-  const body = new FormData();
-  for (const [k, v] of Object.entries(fields)) body.set(k, v);
-  if (file) body.set('file', new Blob([file.text], { type: 'application/yaml' }), file.name);
-  const res = await fetch(`${ref.stack.url}${path}`, {
-    method: 'POST',
-    body,
-    headers: { authorization: `Bearer ${token}` },
-  });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : undefined, text };
-}
-async function finished(token: string, jobId: string) {
-  for (let i = 0; i < 200; i++) {
-    await ref.stack.queues.drain();
-    const res = await api.get(`/impex/status/${jobId}?token=${encodeURIComponent(token)}`);
-    expect(res.status, res.text).toBe(200);
-    if (res.body.status === 'succeeded' || res.body.status === 'failed') return res.body;
-  }
-  throw new Error('job never finished');
-}
+const { form, finished } = impexJobs(ref, api);
 async function exported(token: string, projectId: string, envId: string) {
   const started = await form('/impex/export', token, { project_id: projectId, environment_id: envId });
   const record = await finished(token, started.body.job_id);

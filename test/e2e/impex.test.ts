@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { useTestStack } from '../helpers/stack';
+import { impexJobs } from '../helpers/impex';
 import { client, signUp } from '../helpers/http';
 import { ownerWithEnv, createService, createFloor, createNetwork, newEnv } from '../helpers/catalog';
 import { grantRole, projectWithEnv } from '../helpers/tenancy';
@@ -12,35 +13,7 @@ const clock = runningClock();
 const ref = useTestStack({}, { withS3: true, clock });
 const api = client(() => ref.stack.url);
 
-/** A multipart POST as a browser's FormData makes it. */
-async function form(
-  path: string,
-  token: string,
-  fields: Record<string, string>,
-  file?: { name: string; text: string },
-) {
-  const body = new FormData();
-  for (const [k, v] of Object.entries(fields)) body.set(k, v);
-  if (file) body.set('file', new Blob([file.text], { type: 'application/yaml' }), file.name);
-  const res = await fetch(`${ref.stack.url}${path}`, {
-    method: 'POST',
-    body,
-    headers: { authorization: `Bearer ${token}` },
-  });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : undefined, text };
-}
-
-/** Waits for a job through the token-in-query status endpoint. */
-async function finished(token: string, jobId: string) {
-  for (let i = 0; i < 200; i++) {
-    await ref.stack.queues.drain();
-    const res = await api.get(`/impex/status/${jobId}?token=${encodeURIComponent(token)}`);
-    expect(res.status, res.text).toBe(200);
-    if (res.body.status === 'succeeded' || res.body.status === 'failed') return res.body;
-  }
-  throw new Error('job never finished');
-}
+const { form, finished } = impexJobs(ref, api);
 
 /** An environment with groups, subgroups, `n` services, floors, networks, links and attachments. */
 async function richEnvironment(token: string, projectId: string, envId: string, n: number) {

@@ -1,41 +1,23 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { useTestStack } from '../helpers/stack';
 import { client } from '../helpers/http';
 import { createService, ownerWithEnv } from '../helpers/catalog';
 import { follow } from '../helpers/live';
-import { CloudStub, hetznerServer } from '../../infra/local/cloud-stub';
+import { hetznerServer } from '../../infra/local/cloud-stub';
+import { hetznerDiscovery, importDocument, useHetznerStub } from '../helpers/other-paths';
 
 /** Live changes made by every path that writes: an import, a discovery run, archive and restore, the environment itself. */
-const stub = new CloudStub();
 const env: Record<string, string> = { LOCAL_STREAM_POLL_MS: '100' };
-beforeAll(async () => {
-  await stub.start();
-  env.HETZNER_API_BASE_URL = `${stub.url}/hetzner/v1`;
-});
-afterAll(() => stub.stop());
+const stub = useHetznerStub(env);
 const ref = useTestStack(env, { withS3: true });
 const api = client(() => ref.stack.url);
-
-async function importDocument(token: string, projectId: string, envId: string, text: string) {
-  const body = new FormData();
-  body.set('project_id', projectId);
-  body.set('environment_id', envId);
-  body.set('file', new Blob([text], { type: 'application/json' }), 'env.json');
-  const res = await fetch(`${ref.stack.url}/impex/import`, {
-    method: 'POST',
-    body,
-    headers: { authorization: `Bearer ${token}` },
-  });
-  expect(res.status, await res.clone().text()).toBe(202);
-  await ref.stack.queues.drain();
-}
 
 describe('live changes by every path', () => {
   it("an import's services reach the follower, each as its GET answers it", async () => {
     const o = await ownerWithEnv(api);
     const live = await follow(api, o.token, { project_id: o.projectId, environment_id: o.envId });
     const example = (await api.get('/impex/example', { token: o.token })).body;
-    await importDocument(o.token, o.projectId, o.envId, JSON.stringify(example));
+    await importDocument(ref, o.token, { project_id: o.projectId, environment_id: o.envId }, example);
     const names = (example.spec.services as { name: string }[]).map((s) => s.name);
     for (const name of names) await live.next((m) => m.kind === 'service' && m.item?.name === name);
     const one = live.messages.find((m) => m.kind === 'service')!;
@@ -48,23 +30,7 @@ describe('live changes by every path', () => {
     const o = await ownerWithEnv(api, 'Enterprise');
     const live = await follow(api, o.token, { project_id: o.projectId, environment_id: o.envId });
     stub.hetzner = [hetznerServer(301, 'live-discovered')];
-    const created = await api.post(
-      '/integrations/cloud-accounts',
-      { project_id: o.projectId, environment_id: o.envId, provider: 'hetzner', name: 'hcloud', api_token: stub.token },
-      { token: o.token },
-    );
-    expect(created.status, created.text).toBe(201);
-    const connected = await api.post(
-      '/integrations/cloud/hetzner/connect',
-      { account_id: created.body.id },
-      { token: o.token },
-    );
-    expect(connected.status, connected.text).toBe(200);
-    const started = await api.post(`/integrations/cloud-accounts/${created.body.id}/discover`, undefined, {
-      token: o.token,
-    });
-    expect(started.status, started.text).toBe(202);
-    await ref.stack.queues.drain();
+    await hetznerDiscovery(ref, api, stub, o.token, { project_id: o.projectId, environment_id: o.envId });
     const floor = await live.next((m) => m.kind === 'service_floor' && m.item?.hostname === 'live-discovered');
     expect(floor.op).toBe('created');
     live.close();

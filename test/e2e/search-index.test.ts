@@ -5,6 +5,7 @@ import { keys } from '#db/keys';
 import { deleteItem, putItem } from '#db/items';
 import { queryPrefix } from '#db/query';
 import { appContext } from '#shared/context';
+import { ddb } from '#shared/clients';
 import { applyImport, buildExportDocument, planImport } from '#domain/impex';
 import { reindexSearch, searchEntries } from '#domain/catalog';
 import { createFloor, createService, ownerWithEnv } from '../helpers/catalog';
@@ -114,5 +115,45 @@ describe('the search index on every write path', () => {
     expect(await entries(projectId, envId)).toEqual(before);
     expect(await ids(token, projectId, 'reindexed')).toEqual([svc.id]);
     expect(await ids(token, projectId, 'rebuilt')).toEqual([svc.id]);
+  });
+
+  it('reindex-search leaves a write that races it as it wrote it: no entry of the item as the rebuild read it', async () => {
+    const { token, projectId, envId } = await ownerWithEnv(api);
+    const svc = await createService(api, token, projectId, envId, { name: 'raced-before', tags: ['raced'] });
+    for (const e of await queryPrefix<{ PK: string; SK: string; id: string }>(
+      projectId,
+      keys.listingPrefix('SEARCH', ''),
+    ))
+      if (e.id === svc.id) await deleteItem({ PK: e.PK, SK: e.SK });
+    // The rebuild read the service as 'raced-before'; before its first write for it, the service is renamed.
+    let renamed = false;
+    const hook = ddb().middlewareStack;
+    hook.add(
+      (next) => async (args) => {
+        const items = (args.input as { TransactItems?: { Put?: { Item?: Record<string, unknown> } }[] }).TransactItems;
+        if (!renamed && items?.some((t) => t.Put?.Item?.id === svc.id)) {
+          renamed = true;
+          const res = await api.patch(`/services/${svc.id}`, { name: 'raced-after' }, { token });
+          expect(res.status, res.text).toBe(200);
+        }
+        return next(args);
+      },
+      { step: 'initialize', name: 'renameBeforeReindexWrites' },
+    );
+    try {
+      await reindexSearch();
+    } finally {
+      hook.remove('renameBeforeReindexWrites');
+    }
+    expect(renamed).toBe(true);
+    const now = (await api.get(`/services/${svc.id}`, { token })).body;
+    expect(now.name).toBe('raced-after');
+    expect(await entries(projectId, envId)).toEqual(
+      searchEntries('service', now)
+        .map((e) => `${e.place} ${svc.id}`)
+        .sort(),
+    );
+    expect(await ids(token, projectId, 'raced-before')).toEqual([]);
+    expect(await ids(token, projectId, 'raced-after')).toEqual([svc.id]);
   });
 });

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { useTestStack } from '../helpers/stack';
 import { client, signUp } from '../helpers/http';
@@ -6,7 +6,8 @@ import { ownerWithEnv } from '../helpers/catalog';
 import { grantRole, projectWithEnv } from '../helpers/tenancy';
 import { addService, connect } from '../helpers/topology';
 import { countCalls } from '../bench/measure';
-import { CloudStub, hetznerServer } from '../../infra/local/cloud-stub';
+import { hetznerServer } from '../../infra/local/cloud-stub';
+import { hetznerDiscovery, importDocument, useHetznerStub } from '../helpers/other-paths';
 import { ddb } from '#shared/clients';
 import { config } from '#shared/config';
 import { keys } from '#db/keys';
@@ -19,13 +20,8 @@ import { IMPEX_API_VERSION } from '#domain/impex';
  * a snapshot left behind by a keeper that failed is rebuilt by the next read.
  */
 
-const stub = new CloudStub();
 const env: Record<string, string> = {};
-beforeAll(async () => {
-  await stub.start();
-  env.HETZNER_API_BASE_URL = `${stub.url}/hetzner/v1`;
-});
-afterAll(() => stub.stop());
+const stub = useHetznerStub(env);
 const ref = useTestStack(env, { withS3: true });
 const api = client(() => ref.stack.url);
 let counter: ReturnType<typeof countCalls> | undefined;
@@ -97,16 +93,7 @@ describe('GET /topology from the snapshot the stream keeps', () => {
         connections: [{ a: { service: 'api' }, b: { service: 'postgres' }, direction: 'a_to_b' }],
       },
     };
-    const body = new FormData();
-    for (const [k, v] of Object.entries(e.scope)) body.set(k, v);
-    body.set('file', new Blob([JSON.stringify(document)], { type: 'application/yaml' }), 'env.yaml');
-    const started = await fetch(`${ref.stack.url}/impex/import`, {
-      method: 'POST',
-      body,
-      headers: { authorization: `Bearer ${e.token}` },
-    });
-    expect(started.status, await started.clone().text()).toBe(202);
-    await ref.stack.queues.drain();
+    await importDocument(ref, e.token, e.scope, document);
     expect(await e.picture()).toEqual({
       nodes: ['service:api', 'service:postgres'],
       edges: ['connection service:api→service:postgres'],
@@ -114,23 +101,7 @@ describe('GET /topology from the snapshot the stream keeps', () => {
 
     // Discovery (the run, through its queue): the servers found are the environment's.
     stub.hetzner = [hetznerServer(201, 'node-a'), hetznerServer(202, 'node-b')];
-    const account = await api.post(
-      '/integrations/cloud-accounts',
-      { ...e.scope, provider: 'hetzner', name: 'hcloud', api_token: stub.token },
-      { token: e.token },
-    );
-    expect(account.status, account.text).toBe(201);
-    const connected = await api.post(
-      '/integrations/cloud/hetzner/connect',
-      { account_id: account.body.id },
-      { token: e.token },
-    );
-    expect(connected.status, connected.text).toBe(200);
-    const run = await api.post(`/integrations/cloud-accounts/${account.body.id}/discover`, undefined, {
-      token: e.token,
-    });
-    expect(run.status, run.text).toBe(202);
-    await ref.stack.queues.drain();
+    await hetznerDiscovery(ref, api, stub, e.token, e.scope);
     expect((await e.picture()).nodes).toEqual(['service:api', 'service:postgres', 'floor:node-a', 'floor:node-b']);
 
     // Archive, then restore.

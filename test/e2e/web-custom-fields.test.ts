@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { useTestStack } from '../helpers/stack';
 import { client, PASSWORD, uniqueEmail } from '../helpers/http';
-import { launchChromium, pageProblems } from '../helpers/browser';
+import { openPage, projectInBrowser, registerInBrowser } from '../helpers/browser';
 import { axeViolations } from '../helpers/axe';
 
 /**
@@ -37,10 +37,7 @@ async function checkScreen(name: string) {
 }
 
 beforeAll(async () => {
-  browser = await launchChromium();
-  const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, timezoneId: 'UTC' });
-  page = await context.newPage();
-  problems = await pageProblems(page);
+  ({ browser, page, problems } = await openPage());
 });
 afterAll(async () => {
   await browser?.close();
@@ -48,19 +45,8 @@ afterAll(async () => {
 
 describe('custom fields in the dashboard', { timeout: 180_000 }, () => {
   it('defines a field, fills it on a new service, and filters the services table by it', async () => {
-    await page.goto(url('/register'));
-    await page.getByLabel('Name').fill('Fran Fields');
-    await page.getByLabel('Email').fill(email);
-    await page.getByLabel('Password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Create account' }).click();
-    await page.waitForURL(url('/p'));
-    await page.getByLabel('Project name').fill('Plant');
-    await page.getByRole('button', { name: 'Create project' }).click();
-    await poll(() => heading().textContent()).toBe('Environments of Plant');
-    await page.getByLabel('Environment name').fill('production');
-    await page.getByRole('button', { name: 'Create environment' }).click();
-    await page.waitForURL(/\/p\/[\w-]+\/e\/[\w-]+\/services$/);
-    [, projectId, envId] = /\/p\/([\w-]+)\/e\/([\w-]+)\//.exec(page.url())!;
+    await registerInBrowser(page, ref.stack.url, { name: 'Fran Fields', email });
+    ({ projectId, envId } = await projectInBrowser(page, 'Plant', 'production'));
     token = (await api.post('/auth/login', { email, password: PASSWORD })).body.access_token;
 
     await page.getByRole('navigation', { name: 'Project' }).getByRole('link', { name: 'Custom fields' }).click();

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { useTestStack } from '../helpers/stack';
 import { client, PASSWORD, uniqueEmail } from '../helpers/http';
-import { launchChromium, pageProblems } from '../helpers/browser';
+import { openPage, registerInBrowser } from '../helpers/browser';
 import { axeViolations } from '../helpers/axe';
 
 /**
@@ -37,10 +37,7 @@ async function picture(name: string) {
 }
 
 beforeAll(async () => {
-  browser = await launchChromium();
-  const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, timezoneId: 'UTC' });
-  page = await context.newPage();
-  problems = await pageProblems(page);
+  ({ browser, page, problems } = await openPage());
 });
 afterAll(async () => {
   await browser?.close();
@@ -48,12 +45,7 @@ afterAll(async () => {
 
 describe('the header search box', { timeout: 120_000 }, () => {
   it('finds a service by its name: / focuses the box, results grouped by kind, Enter opens the first', async () => {
-    await page.goto(url('/register'));
-    await page.getByLabel('Name').fill('Sam Search');
-    await page.getByLabel('Email').fill(email);
-    await page.getByLabel('Password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Create account' }).click();
-    await page.waitForURL(url('/p'));
+    await registerInBrowser(page, ref.stack.url, { name: 'Sam Search', email });
     const token = (await api.post('/auth/login', { email, password: PASSWORD })).body.access_token as string;
     const project = await api.post('/projects', { name: 'Findings' }, { token });
     ids.projectId = project.body.id;

@@ -1,4 +1,6 @@
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { expect } from 'vitest';
+import { PASSWORD } from './http';
 
 /** Debian's Chromium (`apt-get install -y chromium`; `.ci/run` installs it), or CHROMIUM_PATH. */
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -32,4 +34,39 @@ export async function pageProblems(page: Page): Promise<string[]> {
   page.on('console', (m) => m.type() === 'error' && problems.push(`console: ${m.text()}`));
   page.on('pageerror', (e) => problems.push(`uncaught: ${String(e)}`));
   return problems;
+}
+
+/** Chromium and one page of 1280×800 in UTC, what goes wrong on it collected (`pageProblems`); close `browser` after. */
+export async function openPage(): Promise<{ browser: Browser; page: Page; problems: string[] }> {
+  const browser = await launchChromium();
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, timezoneId: 'UTC' });
+  const page = await context.newPage();
+  return { browser, page, problems: await pageProblems(page) };
+}
+
+/** Registers an account on the dashboard's form (password `PASSWORD`), leaving the page on its projects. */
+export async function registerInBrowser(page: Page, baseUrl: string, who: { name: string; email: string }) {
+  await page.goto(`${baseUrl}/register`);
+  await page.getByLabel('Name').fill(who.name);
+  await page.getByLabel('Email').fill(who.email);
+  await page.getByLabel('Password').fill(PASSWORD);
+  await page.getByRole('button', { name: 'Create account' }).click();
+  await page.waitForURL(`${baseUrl}/p`);
+}
+
+/**
+ * Creates a project and its first environment on the dashboard's forms, from the projects screen,
+ * leaving the page on the environment's services; answers their ids, read from its address.
+ */
+export async function projectInBrowser(page: Page, project: string, environment: string) {
+  await page.getByLabel('Project name').fill(project);
+  await page.getByRole('button', { name: 'Create project' }).click();
+  await expect
+    .poll(() => page.getByRole('heading', { level: 1 }).textContent(), { timeout: 20_000 })
+    .toBe(`Environments of ${project}`);
+  await page.getByLabel('Environment name').fill(environment);
+  await page.getByRole('button', { name: 'Create environment' }).click();
+  await page.waitForURL(/\/p\/[\w-]+\/e\/[\w-]+\/services$/);
+  const [, projectId, envId] = /\/p\/([\w-]+)\/e\/([\w-]+)\//.exec(page.url())!;
+  return { projectId, envId };
 }

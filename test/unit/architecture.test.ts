@@ -684,6 +684,20 @@ describe('source rule: a stored item enters through its entity, never a cast', (
     ]);
   });
 
+  it('reports a cast through unknown of a read item: a DynamoDB answer, an item with its keys stripped', () => {
+    const reads = [
+      "import { stripKeys } from '#db/strip-keys';",
+      'export const plans = (items: Record<string, unknown>[]) => items.map((i) => stripKeys(i) as unknown as Plan);',
+      'export const one = (out: { Item?: object }) => out.Item as unknown as Plan;',
+      'export const many = (out: { Items?: object[] }) => out.Items as unknown as Plan[];',
+    ].join('\n');
+    expect(castsCheck({ 'shared/domain/billing/plans.ts': reads })).toEqual([
+      "shared/domain/billing/plans.ts:2: stripKeys(i) as unknown as Plan: a stored item enters through its entity's decode, not a cast",
+      "shared/domain/billing/plans.ts:3: .Item as unknown as Plan: a stored item enters through its entity's decode, not a cast",
+      "shared/domain/billing/plans.ts:4: .Items as unknown as Plan[]: a stored item enters through its entity's decode, not a cast",
+    ]);
+  });
+
   it("accepts a read through the entity's decode, and a transaction step's item", () => {
     expect(
       castsCheck({

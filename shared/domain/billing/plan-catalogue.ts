@@ -1,7 +1,8 @@
 import { keys } from '#db/keys';
 import { putItem } from '#db/items';
 import type { AppContext } from '#shared/context';
-import { FREE_PLAN_ID, type Plan, type PlanFeatures, type SupportLevel } from './plans';
+import { type Plan, type PlanFeatures, planEntity, type SupportLevel } from './plan-entity';
+import { FREE_PLAN_ID } from './plans';
 import { CLOUD_PROVIDERS, PROVIDERS } from './providers';
 
 /**
@@ -204,7 +205,5 @@ export const PLAN_CATALOGUE: Plan[] = [
  * while single puts get the SDK's retries with backoff.
  */
 export async function seedPlans(_ctx: AppContext): Promise<void> {
-  await Promise.all(
-    PLAN_CATALOGUE.map((plan, rank) => putItem({ ...keys.plan(rank, plan.id), type: 'plan', ...plan })),
-  );
+  await Promise.all(PLAN_CATALOGUE.map((plan, rank) => putItem(planEntity.encode(keys.plan(rank, plan.id), plan))));
 }

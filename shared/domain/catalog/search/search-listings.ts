@@ -20,11 +20,10 @@ import { searchableCustomValues } from './custom-values';
  * More texts an item is found by, beside its own fields (e.g. its custom fields' values); the
  * fields they are read from go into `keyedBy` below, so that a write holds them as read.
  */
-const extraTexts = (_kind: SearchKind, item: Record<string, unknown>): SearchText[] =>
-  searchableCustomValues(item.custom_fields);
+const extraTexts = (item: Record<string, unknown>): SearchText[] => searchableCustomValues(item.custom_fields);
 
 const placesOf = (kind: SearchKind) => (x: Record<string, unknown>) =>
-  searchEntries(kind, x, extraTexts(kind, x)).map((e) => e.place);
+  searchEntries(kind, x, extraTexts(x)).map((e) => e.place);
 
 export const serviceSearchListing = defineListing<Service, 'name' | 'tags' | 'custom_fields'>({
   family: 'SEARCH',
@@ -79,4 +78,4 @@ export const SEARCH_LISTINGS: Record<SearchKind, Listing<Listable>> = {
 
 /** The entries of an item as its index holds them (the reader checks a hit against them). */
 export const entriesOf = (kind: SearchKind, item: Record<string, unknown>) =>
-  searchEntries(kind, item, extraTexts(kind, item));
+  searchEntries(kind, item, extraTexts(item));

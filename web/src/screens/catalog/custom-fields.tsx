@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { api, ok, type CustomField } from '../../api';
 import { shownValue } from '../../custom-fields';
 import { TextArea } from '../../form-fields';
+import { TableWrap } from '../../table-wrap';
 import { Alert, ConfirmButton, Field, Loaded, message, Page, Select, useLoad, useSubmit } from '../../ui';
 
 const TYPES: [CustomField['type'], string][] = [
@@ -53,8 +54,7 @@ export function CustomFields(props: { projectId: string }) {
       <Loaded state={list} label="custom fields">
         {(defs) =>
           defs.length ? (
-            // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must be reachable by keyboard to scroll it (WCAG 2.1.1; axe's scrollable-region-focusable)
-            <div class="table-scroll fit" role="region" aria-label="Custom fields, scrollable" tabIndex={0}>
+            <TableWrap label="Custom fields, scrollable">
               <table class="grid">
                 <caption class="sr-only">Custom fields</caption>
                 <thead>
@@ -100,7 +100,7 @@ export function CustomFields(props: { projectId: string }) {
                   ))}
                 </tbody>
               </table>
-            </div>
+            </TableWrap>
           ) : (
             <p>No custom field yet.</p>
           )

@@ -1,6 +1,7 @@
 import type { ComponentChildren } from 'preact';
 import { useMemo, useRef } from 'preact/hooks';
 import { FilterForm, Pager, pageOf, SortHeader, sortedByName, useUrlQuery, type FilterSpec } from '../../table';
+import { TableWrap } from '../../table-wrap';
 import { Loaded, Page, useLoad } from '../../ui';
 import { useLive, type LiveChange, type LiveScope } from '../../live';
 import { shownValue, useCustomColumns, type CustomKind } from '../../custom-fields';
@@ -74,8 +75,7 @@ export function CatalogList<T extends { id: string; custom_fields: Record<string
               {sorted.length} {sorted.length === 1 ? one : many}
               {shown.pages > 1 ? `, ${shown.first}–${shown.first + shown.rows.length - 1} shown` : ''}
             </p>
-            {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must be reachable by keyboard to scroll it (WCAG 2.1.1; axe's scrollable-region-focusable) */}
-            <div class="table-wrap" tabIndex={0} role="region" aria-label={`${props.title}, scrollable`}>
+            <TableWrap label={`${props.title}, scrollable`}>
               <table class="grid paged">
                 <caption class="sr-only">
                   {props.title}, sorted by {props.nameLabel.toLowerCase()} {descending ? 'descending' : 'ascending'}
@@ -116,7 +116,7 @@ export function CatalogList<T extends { id: string; custom_fields: Record<string
                   No {many} {Object.values(filters).some(Boolean) ? 'match these filters' : 'here yet'}.
                 </p>
               )}
-            </div>
+            </TableWrap>
             <Pager
               label={`Pages of ${many}`}
               current={shown.current}

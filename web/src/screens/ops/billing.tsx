@@ -5,7 +5,7 @@ import { to } from '../../links';
 import { Alert, Loaded, message, Page, useAction, useLoad } from '../../ui';
 import { isDowngrade } from '@infracat/client/plans';
 import { limitText, money, priceOf, when } from './plans';
-import { TableWrap } from './table-wrap';
+import { TableWrap } from '../../table-wrap';
 import { Limits } from './plan-usage';
 
 /** The public plans, monthly and annual side by side; choosing goes to the checkout (paid), applies (free) or to the preflight (downgrade). */

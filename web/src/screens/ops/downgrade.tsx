@@ -5,7 +5,7 @@ import { to } from '../../links';
 import { Alert, ConfirmButton, Loaded, message, Page, Select, useLoad } from '../../ui';
 import { Usage } from './plan-usage';
 import { priceOf, when } from './plans';
-import { TableWrap } from './table-wrap';
+import { TableWrap } from '../../table-wrap';
 
 function PreflightView(props: { preflight: Preflight; onConfirmed: (text: string) => void }) {
   const p = props.preflight;

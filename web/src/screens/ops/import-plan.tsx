@@ -1,5 +1,5 @@
 import type { ImportReport } from '../../api';
-import { TableWrap } from './table-wrap';
+import { TableWrap } from '../../table-wrap';
 
 /** The actions of an import's report, in the order shown, with the sign a diff gives them. */
 const ACTIONS = [

@@ -3,7 +3,7 @@ import { api, ok, type ImpexRecord } from '../../api';
 import { to } from '../../links';
 import { Loaded, useLoad } from '../../ui';
 import { ImportDiff } from './import-plan';
-import { TableWrap } from './table-wrap';
+import { TableWrap } from '../../table-wrap';
 import { when } from './plans';
 
 /** The history of an environment's exports and imports, and one import's report from it. */

@@ -285,10 +285,8 @@ try {
           break;
         }
       }
-      await page.waitForFunction(
-        `!!document.querySelector('.cy[data-drawn="true"]') && window.__topology.interactiveMs > 0`,
-        undefined,
-        { timeout: 180_000, polling: 10 },
+      await page.evaluate(
+        `new Promise((done) => (function check() { document.querySelector('.cy[data-drawn="true"]') && window.__topology.interactiveMs > 0 ? done(0) : setTimeout(check, 10); })())`,
       );
       await page.mouse.wheel(0, -120);
       const fromOpen = ((await page.evaluate('window.__answered')) as number) - opened;

@@ -4,6 +4,7 @@ import { EdgeArrowProgram, EdgeLineProgram, EdgeRectangleProgram } from 'sigma/r
 import type { EdgeDisplayData, NodeDisplayData } from 'sigma/types';
 import type { GraphEdge, GraphNode } from './graph';
 import type { Marks } from './marks';
+import { moveAsPicture } from './sigma-moves';
 import { COLORS, reportZoom, type TopologyView, type ViewInput } from './view';
 
 type NodeAttributes = {
@@ -23,11 +24,17 @@ const SIZE = { service: 3, floor: 5, network: 6 } as const;
  * each) while the view shows much of it, where arrowheads are too small to see and each costs
  * triangles (the first frame of 7,383 arrowed edges took 0.3 s of software GL here, lines 0.1 s);
  * with arrowheads and thickness once zoomed in past DETAIL_RATIO (the camera's ratio: 1 is the whole
- * drawing), and always in smaller drawings.
+ * drawing) and the view rests (the change reads every edge again: 0.3 s at 7,000 edges), and always
+ * in smaller drawings. Above DETAIL_UP_TO edges, lines at every zoom (the change would hold the page
+ * for seconds: 44,000 edges took 1 to 2 s here).
  */
 const OVERVIEW_FROM = 2000;
+const DETAIL_UP_TO = 12_000;
+/** How long the view rests before the edges' drawing changes (ms). */
+const REST_MS = 300;
 const OVERVIEW_EDGES = { arrow: EdgeLineProgram, line: EdgeLineProgram };
 const DETAIL_EDGES = { arrow: EdgeArrowProgram, line: EdgeRectangleProgram };
+const LINES_ONLY = { line: EdgeLineProgram };
 const DETAIL_RATIO = 0.5;
 const EDGE_COLOR = {
   connection: COLORS.edge,
@@ -53,6 +60,8 @@ export function webglAvailable(): boolean {
  * as the view zooms in. Marks are applied by sigma's reducers. Its pictures (SVG, PNG) are made by
  * the detailed view (`picture` in the screen).
  */
+const marked = (m: Marks) => m.hidden.size > 0 || m.match.size > 0 || m.focus;
+
 export function sigmaView(
   { container, graph, positions, onChoose }: ViewInput,
   picture: TopologyView['picture'],
@@ -71,10 +80,12 @@ export function sigmaView(
       ref: n.ref,
     });
   }
+  // Lines at every zoom: one edge program (each costs the GPU process its buffers, shaders and a pass).
+  const linesOnly = graph.edges.length > DETAIL_UP_TO;
   for (const e of graph.edges) {
     // The arrow is drawn at the edge's target: b_to_a is drawn from b to a; undirected ones as lines.
     const [source, target] = e.direction === 'b_to_a' ? [e.target, e.source] : [e.source, e.target];
-    const arrow = e.direction === 'a_to_b' || e.direction === 'b_to_a' || e.kind === 'link';
+    const arrow = !linesOnly && (e.direction === 'a_to_b' || e.direction === 'b_to_a' || e.kind === 'link');
     g.addDirectedEdgeWithKey(e.id, source, target, {
       size: 1,
       color: EDGE_COLOR[e.kind],
@@ -86,16 +97,19 @@ export function sigmaView(
   let marks: Marks = { hidden: new Set(), match: new Set(), focus: false, distance: new Map(), path: new Set() };
   const renderer = new Sigma(g, container, {
     zIndex: true,
-    edgeProgramClasses: graph.edges.length > OVERVIEW_FROM ? OVERVIEW_EDGES : DETAIL_EDGES,
+    edgeProgramClasses: linesOnly ? LINES_ONLY : graph.edges.length > OVERVIEW_FROM ? OVERVIEW_EDGES : DETAIL_EDGES,
     labelFont: 'system-ui, sans-serif',
     labelSize: 12,
     labelRenderedSizeThreshold: 8,
-    // While the view moves, thousands of edges are what costs (a software GL draws them on the CPU).
-    hideEdgesOnMove: graph.edges.length > 2000,
-    hideLabelsOnMove: graph.edges.length > 2000,
+    // While the view moves the picture is moved instead of drawn (sigma-moves.ts); with this setting,
+    // sigma also draws again once a drag ends (and would leave edges and labels out of a frame drawn then).
+    hideEdgesOnMove: true,
+    hideLabelsOnMove: true,
     minCameraRatio: 0.01,
     maxCameraRatio: 4,
+    // Called for every item at each refresh: nothing marked (most of the time) costs no copy.
     nodeReducer: (id, attributes): Partial<NodeDisplayData> => {
+      if (!marked(marks)) return attributes;
       const shown: Partial<NodeDisplayData> = { ...attributes };
       if (marks.hidden.has(id)) shown.hidden = true;
       if (marks.match.has(id))
@@ -121,6 +135,7 @@ export function sigmaView(
       return shown;
     },
     edgeReducer: (id, attributes): Partial<EdgeDisplayData> => {
+      if (!marked(marks)) return attributes;
       const shown: Partial<EdgeDisplayData> = { ...attributes };
       if (marks.hidden.has(id)) shown.hidden = true;
       if (marks.focus)
@@ -137,24 +152,31 @@ export function sigmaView(
   );
   renderer.on('clickStage', () => onChoose(''));
   const camera = renderer.getCamera();
+  const view = moveAsPicture(renderer);
   const report = () => reportZoom(container, 1 / camera.ratio);
   let detailed = graph.edges.length <= OVERVIEW_FROM;
-  camera.on('updated', ({ ratio }) => {
+  let resting: ReturnType<typeof setTimeout> | undefined;
+  const switchEdges = () => {
+    if (view.moving()) return void (resting = setTimeout(switchEdges, REST_MS));
+    if (detailed === camera.ratio < DETAIL_RATIO) return;
+    detailed = camera.ratio < DETAIL_RATIO;
+    renderer.setSetting('edgeProgramClasses', detailed ? DETAIL_EDGES : OVERVIEW_EDGES);
+  };
+  camera.on('updated', () => {
     report();
-    if (graph.edges.length > OVERVIEW_FROM && detailed !== ratio < DETAIL_RATIO) {
-      detailed = ratio < DETAIL_RATIO;
-      renderer.setSetting('edgeProgramClasses', detailed ? DETAIL_EDGES : OVERVIEW_EDGES);
-    }
+    if (graph.edges.length <= OVERVIEW_FROM || graph.edges.length > DETAIL_UP_TO) return;
+    clearTimeout(resting);
+    resting = setTimeout(switchEdges, REST_MS);
   });
   report();
 
   return {
     show(next) {
       // Nothing marked before or now (the first show, after the first frame): no redraw of every item.
-      const none = (m: Marks) => !m.hidden.size && !m.match.size && !m.focus;
-      const unchanged = none(marks) && none(next);
+      const unchanged = !marked(marks) && !marked(next);
       marks = next;
-      if (!unchanged) renderer.refresh();
+      // Every item read again through the reducers ({}: sigma's full refresh; without it, a render).
+      if (!unchanged) renderer.refresh({});
     },
     zoomBy(factor) {
       factor > 1 ? camera.animatedZoom(factor) : camera.animatedUnzoom(1 / factor);
@@ -172,6 +194,7 @@ export function sigmaView(
     camera: () => camera.getState(),
     setCamera: (state) => camera.setState(state as ReturnType<typeof camera.getState>),
     destroy: () => {
+      clearTimeout(resting);
       delete container.dataset.zoom;
       renderer.kill();
     },

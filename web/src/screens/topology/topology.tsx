@@ -88,6 +88,9 @@ export function Topology(props: { projectId: string; envId: string }) {
     const started = performance.now();
     setData(undefined);
     setError(undefined);
+    // The fast drawing's code is fetched while the data is read, not after: the size that picks the
+    // drawing is not known yet, and the environments where the wait counts are the big ones.
+    preloadDrawing(true);
     loadTopology({ project_id: props.projectId, environment_id: props.envId }, abort.signal).then(
       (d) => {
         if (abort.signal.aborted) return;

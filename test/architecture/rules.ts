@@ -185,6 +185,7 @@ export const DEPLOYED_MAY_IMPORT = [
   'infra/local/s3.ts',
   'infra/local/ports.ts',
   'infra/local/http-io.ts',
+  'infra/local/keep-alive.ts',
   'infra/local/api-event.ts',
   'infra/local/stop-on-signals.ts',
   'infra/local/idp.ts',

@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
 import { useTestStack } from '../helpers/stack';
 import { client, PASSWORD, uniqueEmail } from '../helpers/http';
-import { openPage, projectInBrowser, registerInBrowser } from '../helpers/browser';
+import { signUpWithProject, useChromiumPage } from '../helpers/browser';
 import { axeViolations } from '../helpers/axe';
 
 /**
@@ -16,7 +16,6 @@ import { axeViolations } from '../helpers/axe';
 const ref = useTestStack();
 const api = client(() => ref.stack.url);
 const email = uniqueEmail('catalog');
-let browser: Browser;
 let page: Page;
 let problems: string[];
 let projectId = '';
@@ -42,18 +41,11 @@ async function seed(path: string, body: Record<string, unknown>) {
   return res.body as { id: string };
 }
 
-beforeAll(async () => {
-  ({ browser, page, problems } = await openPage());
-});
-afterAll(async () => {
-  await browser?.close();
-});
+useChromiumPage((opened) => ({ page, problems } = opened));
 
 describe('the catalog screens', { timeout: 120_000 }, () => {
   it('registers, creates a project and an environment, and opens its (empty) servers', async () => {
-    await registerInBrowser(page, ref.stack.url, { name: 'Cara Catalog', email });
-    ({ projectId, envId } = await projectInBrowser(page, 'Plant', 'production'));
-    token = (await api.post('/auth/login', { email, password: PASSWORD })).body.access_token;
+    ({ projectId, envId, token } = await signUpWithProject(page, api, ref.stack.url, { name: 'Cara Catalog', email }));
 
     await page.getByRole('navigation', { name: 'Environment' }).getByRole('link', { name: 'Servers' }).click();
     await poll(() => heading().textContent()).toBe('Servers');

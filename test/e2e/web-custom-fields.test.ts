@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
 import { useTestStack } from '../helpers/stack';
-import { client, PASSWORD, uniqueEmail } from '../helpers/http';
-import { openPage, projectInBrowser, registerInBrowser } from '../helpers/browser';
+import { client, uniqueEmail } from '../helpers/http';
+import { signUpWithProject, useChromiumPage } from '../helpers/browser';
 import { axeViolations } from '../helpers/axe';
 
 /**
@@ -14,7 +14,6 @@ import { axeViolations } from '../helpers/axe';
 const ref = useTestStack();
 const api = client(() => ref.stack.url);
 const email = uniqueEmail('fields');
-let browser: Browser;
 let page: Page;
 let problems: string[];
 let projectId = '';
@@ -36,18 +35,11 @@ async function checkScreen(name: string) {
   await page.setViewportSize({ width: 1280, height: 800 });
 }
 
-beforeAll(async () => {
-  ({ browser, page, problems } = await openPage());
-});
-afterAll(async () => {
-  await browser?.close();
-});
+useChromiumPage((opened) => ({ page, problems } = opened));
 
 describe('custom fields in the dashboard', { timeout: 180_000 }, () => {
   it('defines a field, fills it on a new service, and filters the services table by it', async () => {
-    await registerInBrowser(page, ref.stack.url, { name: 'Fran Fields', email });
-    ({ projectId, envId } = await projectInBrowser(page, 'Plant', 'production'));
-    token = (await api.post('/auth/login', { email, password: PASSWORD })).body.access_token;
+    ({ projectId, envId, token } = await signUpWithProject(page, api, ref.stack.url, { name: 'Fran Fields', email }));
 
     await page.getByRole('navigation', { name: 'Project' }).getByRole('link', { name: 'Custom fields' }).click();
     await poll(() => heading().textContent()).toBe('Custom fields');

@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
 import { useTestStack } from '../helpers/stack';
 import { client, PASSWORD, uniqueEmail } from '../helpers/http';
-import { openPage, registerInBrowser } from '../helpers/browser';
+import { registerInBrowser, useChromiumPage } from '../helpers/browser';
 import { axeViolations } from '../helpers/axe';
 
 /**
@@ -16,7 +16,6 @@ import { axeViolations } from '../helpers/axe';
 const ref = useTestStack();
 const api = client(() => ref.stack.url);
 const email = uniqueEmail('search');
-let browser: Browser;
 let page: Page;
 let problems: string[];
 const ids = { projectId: '', envId: '', service: '', floor: '' };
@@ -36,12 +35,7 @@ async function picture(name: string) {
   if (folder) await page.screenshot({ path: `${folder}/${name}.png` });
 }
 
-beforeAll(async () => {
-  ({ browser, page, problems } = await openPage());
-});
-afterAll(async () => {
-  await browser?.close();
-});
+useChromiumPage((opened) => ({ page, problems } = opened));
 
 describe('the header search box', { timeout: 120_000 }, () => {
   it('finds a service by its name: / focuses the box, results grouped by kind, Enter opens the first', async () => {

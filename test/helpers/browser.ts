@@ -1,6 +1,6 @@
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { expect } from 'vitest';
-import { PASSWORD } from './http';
+import { afterAll, beforeAll, expect } from 'vitest';
+import { PASSWORD, type Client } from './http';
 
 /** Debian's Chromium (`apt-get install -y chromium`; `.ci/run` installs it), or CHROMIUM_PATH. */
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -36,12 +36,21 @@ export async function pageProblems(page: Page): Promise<string[]> {
   return problems;
 }
 
-/** Chromium and one page of 1280×800 in UTC, what goes wrong on it collected (`pageProblems`); close `browser` after. */
-export async function openPage(): Promise<{ browser: Browser; page: Page; problems: string[] }> {
-  const browser = await launchChromium();
-  const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, timezoneId: 'UTC' });
-  const page = await context.newPage();
-  return { browser, page, problems: await pageProblems(page) };
+/**
+ * Chromium and one page of 1280×800 in UTC for the test file, what goes wrong on it collected
+ * (`pageProblems`): opened before its tests (handed to `opened`), closed after them.
+ */
+export function useChromiumPage(opened: (p: { page: Page; problems: string[] }) => void) {
+  let browser: Browser | undefined;
+  beforeAll(async () => {
+    browser = await launchChromium();
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, timezoneId: 'UTC' });
+    const page = await context.newPage();
+    opened({ page, problems: await pageProblems(page) });
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
 }
 
 /** Registers an account on the dashboard's form (password `PASSWORD`), leaving the page on its projects. */
@@ -58,7 +67,7 @@ export async function registerInBrowser(page: Page, baseUrl: string, who: { name
  * Creates a project and its first environment on the dashboard's forms, from the projects screen,
  * leaving the page on the environment's services; answers their ids, read from its address.
  */
-export async function projectInBrowser(page: Page, project: string, environment: string) {
+async function projectInBrowser(page: Page, project: string, environment: string) {
   await page.getByLabel('Project name').fill(project);
   await page.getByRole('button', { name: 'Create project' }).click();
   await expect
@@ -69,4 +78,18 @@ export async function projectInBrowser(page: Page, project: string, environment:
   await page.waitForURL(/\/p\/[\w-]+\/e\/[\w-]+\/services$/);
   const [, projectId, envId] = /\/p\/([\w-]+)\/e\/([\w-]+)\//.exec(page.url())!;
   return { projectId, envId };
+}
+
+/** Registers on the dashboard and creates a project with its first environment there; answers their ids and an API token. */
+export async function signUpWithProject(
+  page: Page,
+  api: Client,
+  baseUrl: string,
+  who: { name: string; email: string },
+  names = { project: 'Plant', environment: 'production' },
+) {
+  await registerInBrowser(page, baseUrl, who);
+  const ids = await projectInBrowser(page, names.project, names.environment);
+  const token = (await api.post('/auth/login', { email: who.email, password: PASSWORD })).body.access_token as string;
+  return { ...ids, token };
 }

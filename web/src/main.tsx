@@ -1,5 +1,5 @@
 import { render } from 'preact';
 import { App } from './app';
-import './styles.css';
+import './styles/index.css';
 
 render(<App />, document.getElementById('app')!);

@@ -10,14 +10,14 @@ cytoscape.use(svgExport);
 
 /*
  * Cytoscape adds a <style> element (`.__________cytoscape_container { position: relative }`) unless an
- * element with its id exists: the CSP refuses inline styles, so the rule is in styles.css and this
+ * element with its id exists: the CSP refuses inline styles, so the rule is in styles/topology.css and this
  * marker tells Cytoscape it is there.
  */
 if (!document.getElementById('__________cytoscape_stylesheet')) {
   const marker = document.createElement('meta');
   marker.id = '__________cytoscape_stylesheet';
   marker.name = 'cytoscape-container-style';
-  marker.content = 'in styles.css';
+  marker.content = 'in styles/topology.css';
   document.head.append(marker);
 }
 

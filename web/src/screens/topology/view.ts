@@ -39,7 +39,7 @@ export const LABEL_PX = 12;
  */
 export const READABLE_LABEL_PX = 10;
 
-/** Colours shared by the views (and the legend's swatches in styles.css). */
+/** Colours shared by the views (and the legend's swatches in styles/topology.css). */
 export const COLORS = {
   service: { fill: '#dbe9f6', line: '#1f4e79' },
   floor: { fill: '#eceff1', line: '#57606a' },

@@ -1,11 +1,12 @@
 import type { AppContext } from '#shared/context';
-import { compressedJson } from '#http/compress';
+import { chosenCoding, compressedJson } from '#http/compress';
 import type { Reply } from '#http/route';
 import { environmentTopology } from '#domain/catalog';
 
 /**
- * The last few topology answers this process made, by ETag and Accept-Encoding: the same version of an
- * environment asked again (another member, another tab) is sent as it is, its buckets not read again.
+ * The last few topology answers this process made, by ETag and the coding chosen for them (not the raw
+ * Accept-Encoding header, which browsers and clients word differently): the same version of an environment
+ * asked again (another member, another tab) is sent as it is, its buckets not read again.
  * An ETag names the snapshot's generation and version and what the caller may see (decision 1001).
  */
 const recentAnswers = new Map<string, Reply>();
@@ -30,10 +31,10 @@ export async function topologyAnswer(
   query: { project_id: string; environment_id: string },
   headers: Record<string, string | undefined>,
 ): Promise<Reply> {
-  const encoding = headers['accept-encoding'];
-  const kept = (etag: string) => recentAnswers.get(`${etag}|${encoding}`);
+  const coding = chosenCoding(headers['accept-encoding']);
+  const kept = (etag: string) => recentAnswers.get(`${etag}|${coding}`);
   const callerHas = (etag: string) => holds(headers['if-none-match'], etag);
   const { etag, topology } = await environmentTopology(ctx, query, (e) => callerHas(e) || !!kept(e));
   if (!topology) return (!callerHas(etag) && kept(etag)) || { status: 304, headers: { etag } };
-  return keep(`${etag}|${encoding}`, compressedJson(topology, encoding, { etag }));
+  return keep(`${etag}|${coding}`, compressedJson(topology, coding, { etag }));
 }

@@ -10,12 +10,10 @@ import type { Reply } from './route';
  */
 const SMALLEST = 1024;
 
-export function compressedJson(
-  body: unknown,
-  acceptEncoding: string | undefined,
-  headers: Record<string, string>,
-): Reply {
-  const text = JSON.stringify(body);
+export type Coding = 'br' | 'gzip' | 'identity';
+
+/** The coding an answer takes for a request's Accept-Encoding: Brotli when it takes it, else gzip, else none. */
+export function chosenCoding(acceptEncoding: string | undefined): Coding {
   const accepts = (coding: string) =>
     (acceptEncoding ?? '')
       .split(',')
@@ -24,9 +22,14 @@ export function compressedJson(
         ([name, ...params]) =>
           name.trim().toLowerCase() === coding && !params.some((p) => /^\s*q=0(\.0*)?\s*$/.test(p)),
       );
+  return accepts('br') ? 'br' : accepts('gzip') ? 'gzip' : 'identity';
+}
+
+export function compressedJson(body: unknown, coding: Coding, headers: Record<string, string>): Reply {
+  const text = JSON.stringify(body);
   const vary = { ...headers, vary: 'Accept-Encoding', 'content-type': 'application/json' };
-  if (text.length < SMALLEST) return { status: 200, body: text, headers: vary };
-  if (accepts('br'))
+  if (text.length < SMALLEST || coding === 'identity') return { status: 200, body: text, headers: vary };
+  if (coding === 'br')
     return {
       status: 200,
       body: brotliCompressSync(text, {
@@ -34,7 +37,5 @@ export function compressedJson(
       }),
       headers: { ...vary, 'content-encoding': 'br' },
     };
-  if (accepts('gzip'))
-    return { status: 200, body: gzipSync(text, { level: 5 }), headers: { ...vary, 'content-encoding': 'gzip' } };
-  return { status: 200, body: text, headers: vary };
+  return { status: 200, body: gzipSync(text, { level: 5 }), headers: { ...vary, 'content-encoding': 'gzip' } };
 }

@@ -545,7 +545,7 @@ describe('start:deployed', () => {
   });
 });
 
-describe('start:deployed through an SQS outage (issue 41)', () => {
+describe('start:deployed through an SQS outage', () => {
   it('mails an invitation, a password reset and an e-mail change asked for while SQS refuses every send, each once: the stream gives up, the scheduled sweep resends', async () => {
     const owner = await signUp(api);
     const { projectId } = await projectWithEnv(api, owner.token);

@@ -159,7 +159,7 @@ describe('the audit log of services', () => {
   });
 });
 
-describe('the audit entries of updates that race (issue 41)', () => {
+describe('the audit entries of updates that race', () => {
   /** Every entry of an entity but its creation and its latest (the one its item names as `audit_head`) has its TTL. */
   async function expectOnlyHeadKept(token: string, projectId: string, entityId: string, head: string, label: string) {
     const entries = await log(token, projectId, `entity_id=${entityId}&limit=500`);

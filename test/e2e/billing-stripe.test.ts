@@ -120,7 +120,7 @@ describe('billing with Stripe', () => {
     expect((await api.get('/me/subscription', { token: user.token })).body.plan.name).toBe('Free');
   });
 
-  it('the portal of an account that never paid makes its Stripe customer once and opens on it (issue 23)', async () => {
+  it('the portal of an account that never paid makes its Stripe customer once and opens on it', async () => {
     const user = await signUp(api);
     const first = await api.get('/me/billing/portal', { token: user.token });
     expect(first.status, first.text).toBe(200);

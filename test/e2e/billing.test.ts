@@ -211,7 +211,7 @@ describe('billing on the local payment provider', () => {
     expect(wrongProvider.status).toBe(404);
   });
 
-  it('the billing portal opens for a Free account too: no paid subscription, a way back to choose a plan (issue 23)', async () => {
+  it('the billing portal opens for a Free account too: no paid subscription, a way back to choose a plan', async () => {
     const user = await signUp(api);
     const portal = await api.get('/me/billing/portal', { token: user.token });
     expect(portal.status, portal.text).toBe(200);

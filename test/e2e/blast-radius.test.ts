@@ -215,7 +215,7 @@ describe('GET /service-floors/{floor_id}/blast-radius', () => {
   });
 });
 
-describe('blast radius over many parallel edges (issue 10)', () => {
+describe('blast radius over many parallel edges', () => {
   it('answers once per neighbour when thousands of stored connections join the same two services', async () => {
     const e = await env();
     const [api1, db, web] = [await e.service('api'), await e.service('db'), await e.service('web')];

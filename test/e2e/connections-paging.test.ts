@@ -81,7 +81,7 @@ async function inBatches<T>(n: number, make: (i: number) => Promise<T>, size = 2
   return out;
 }
 
-describe('GET /service-connections pages from listing items (issue 26)', () => {
+describe('GET /service-connections pages from listing items', () => {
   it('answers every filter, whole and in pages, as the former in-memory path did, through edits, deletes, cascades, archives and an import', async () => {
     const { token, projectId, envId } = await ownerWithEnv(api, 'Business');
     const scope = { project_id: projectId, environment_id: envId };

@@ -70,7 +70,7 @@ async function environment(token: string, projectId: string, envId: string, unre
 
 type Env = Awaited<ReturnType<typeof environment>>;
 
-describe('connection writes read only the connections they touch (issue 26)', () => {
+describe('connection writes read only the connections they touch', () => {
   it('deleting a service or a floor, creating or re-directing a connection, and a chain’s patch and delete read the same items beside 60 other connections', async () => {
     const { token, projectId, envId } = await ownerWithEnv(api, 'Business');
     const quiet = await environment(token, projectId, envId, 0);

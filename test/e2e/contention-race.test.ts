@@ -92,7 +92,7 @@ function expectAnsweredOrRetryable(res: ApiResponse, what: string) {
   expect(res.headers.get('retry-after'), what).toBe('1');
 }
 
-describe('contested writes are absorbed, or refused with Retry-After (issue 41)', () => {
+describe('contested writes are absorbed, or refused with Retry-After', () => {
   for (const [label, kind] of Object.entries(KINDS)) {
     it(`${WRITERS} parallel renames of one ${label}, ${ROUNDS} rounds: each 200 (or 409 with Retry-After), and the list holds it once under the name its read shows`, async () => {
       const { token, projectId, envId } = await ownerWithEnv(api, 'Enterprise');

@@ -167,7 +167,7 @@ describe('custom roles', () => {
     expect((await api.patch(`${rolesPath(projectId)}/${randomUUID()}`, {}, { token: owner.token })).status).toBe(422);
   });
 
-  it('refuse a permissions list longer than the catalogue with 422 naming the field, before any lookup (issue 32)', async () => {
+  it('refuse a permissions list longer than the catalogue with 422 naming the field, before any lookup', async () => {
     const { owner, projectId } = await teamProject();
     const huge = Array.from({ length: 10_000 }, (_, i) => PERMISSIONS[i % PERMISSIONS.length]);
     const oneTooMany = [...PERMISSIONS, 'services.view'];
@@ -377,7 +377,7 @@ describe('custom role assignments', () => {
     ).not.toContain(user.id);
   });
 
-  it("refuses a non-owner's assignment to a non-member exactly like an unknown id; the owner's makes a member, mailed and logged (issue 32)", async () => {
+  it("refuses a non-owner's assignment to a non-member exactly like an unknown id; the owner's makes a member, mailed and logged", async () => {
     const { owner, projectId, envId } = await teamProject();
     const manager = await signUp(api);
     const member = await signUp(api);

@@ -120,7 +120,7 @@ async function setUp() {
   return { token, projectId, envId };
 }
 
-describe('concurrent renames keep every derived item in step (issue 32)', () => {
+describe('concurrent renames keep every derived item in step', () => {
   for (const [label, kind] of Object.entries(KINDS)) {
     it(`parallel renames of one ${label}: it is listed once, under the name its read shows, and the other names are free (${PARALLEL_ROUNDS} rounds)`, async () => {
       const ctx = await setUp();

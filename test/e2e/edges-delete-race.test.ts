@@ -20,7 +20,7 @@ const PARALLEL = 6;
 type Edge = { id: string; a_id?: string; b_id?: string; from_service_id?: string; to_service_id?: string };
 const names = (e: Edge, id: string) => [e.a_id, e.b_id, e.from_service_id, e.to_service_id].includes(id);
 
-describe('edges racing the delete of an end (issue 32)', () => {
+describe('edges racing the delete of an end', () => {
   const cases = [
     {
       end: 'service',

@@ -215,7 +215,7 @@ describe('environment roles', () => {
     expect((await api.get(`/environments/${envId}/roles`, { token: owner.token })).body).toEqual([second.body]);
   });
 
-  it("the owner's assignment makes the target a member, tells them by mail and logs it (issue 32)", async () => {
+  it("the owner's assignment makes the target a member, tells them by mail and logs it", async () => {
     const owner = await signUp(api);
     const outsider = await signUp(api);
     const { projectId, envId } = await projectWithEnv(api, owner.token, 'Shop <&> "North"');
@@ -257,7 +257,7 @@ describe('environment roles', () => {
     ).toHaveLength(1);
   });
 
-  it("refuses an administrator's or a role manager's assignment to a non-member exactly like an unknown id, and writes nothing (issue 32)", async () => {
+  it("refuses an administrator's or a role manager's assignment to a non-member exactly like an unknown id, and writes nothing", async () => {
     const owner = await signUp(api);
     await setPlan(owner.id, 'Team');
     const admin = await signUp(api);

@@ -165,7 +165,7 @@ async function inBatches<T>(n: number, make: (i: number) => Promise<T>): Promise
   return out;
 }
 
-describe('GET /service-floors and GET /networks page from listing items (issue 26)', () => {
+describe('GET /service-floors and GET /networks page from listing items', () => {
   it('answers every filter, whole and in pages, as the former in-memory path did, through renames, changes, deletes, archives and an import', async () => {
     const { token, projectId, envId } = await ownerWithEnv(api, 'Business');
     const floorFields = (i: number) => ({

@@ -316,7 +316,7 @@ describe('X-Sync-Timestamp (item 11, last sentence)', () => {
   });
 });
 
-describe('methods a path does not have, and integers in query strings (issue 23 item 10)', () => {
+describe('methods a path does not have, and integers in query strings (item 10)', () => {
   it('answers 405 with Allow for a known path asked with another method, and 404 for unknown or malformed paths', async () => {
     const { token } = await signUp(api);
     for (const [method, path, allow] of [

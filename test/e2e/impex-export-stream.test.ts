@@ -182,7 +182,7 @@ function variedDocument(): EnvironmentDocument {
   } as unknown as EnvironmentDocument;
 }
 
-describe('streamed export (issue 26)', () => {
+describe('streamed export', () => {
   it('the uploaded document is byte for byte the whole document rendered at once, on a varied environment', {
     timeout: 60_000,
   }, async () => {

@@ -286,7 +286,7 @@ describe('import and export over HTTP', () => {
     expect((await api.get(`/impex/status/${url.pathname.split('/').at(-1)}?token=nonsense`)).status).toBe(401);
   });
 
-  it('a job status answers the access token as `token` query parameter or as the usual Bearer header; none is the usual 401 (issue 23)', async () => {
+  it('a job status answers the access token as `token` query parameter or as the usual Bearer header; none is the usual 401', async () => {
     const o = await ownerWithEnv(api, 'Team');
     const { job_id: jobId } = (
       await form('/impex/export', o.token, { project_id: o.projectId, environment_id: o.envId })

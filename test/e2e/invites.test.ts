@@ -407,7 +407,7 @@ describe('POST /invites/{id}/resend', () => {
     expect(fresh.status).toBe(200);
   });
 
-  it("revives a revoked or expired invitation; an accepted one is refused 400 'Invitation already accepted' (issue 10)", async () => {
+  it("revives a revoked or expired invitation; an accepted one is refused 400 'Invitation already accepted'", async () => {
     const { owner, projectId } = await ownerWithProject();
     const email = uniqueEmail('revived');
     const created = await api.post('/invites', { project_id: projectId, invited_email: email }, { token: owner.token });
@@ -464,7 +464,7 @@ describe('DELETE /invites/{id}', () => {
     expect([accept.status, accept.body]).toEqual([400, { detail: 'Invitation expired' }]);
   });
 
-  it("a second DELETE of a revoked invitation answers 400 'Invitation expired' and changes nothing (issue 32)", async () => {
+  it("a second DELETE of a revoked invitation answers 400 'Invitation expired' and changes nothing", async () => {
     const { owner, projectId } = await ownerWithProject();
     const email = uniqueEmail('revoked-twice');
     const created = await api.post('/invites', { project_id: projectId, invited_email: email }, { token: owner.token });

@@ -73,7 +73,7 @@ function scoped(token: string, projectId: string, envId: string) {
   return { scope, list, ids };
 }
 
-describe('a service’s links are read from its own listings (issue 26)', () => {
+describe('a service’s links are read from its own listings', () => {
   it('GET /service-links?service_id= and a service’s delete read the same items beside 60 other links', async () => {
     const { token, projectId, envId } = await ownerWithEnv(api, 'Business');
     const others = Array.from({ length: 12 }, (_, i) => `other-${i}`);

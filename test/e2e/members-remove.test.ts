@@ -214,7 +214,7 @@ describe('removing a member', () => {
     }
   });
 
-  it('never leaves a role behind when one is given while its holder is removed: 20 rounds (issue 32)', async () => {
+  it('never leaves a role behind when one is given while its holder is removed: 20 rounds', async () => {
     const owner = await signUp(api);
     await setPlan(owner.id, 'Team');
     const { projectId, envId } = await projectWithEnv(api, owner.token);
@@ -288,7 +288,7 @@ describe('removing a member', () => {
   }, 120_000);
 });
 
-describe('what names the member (issue 41)', () => {
+describe('what names the member', () => {
   it('removing a member, or the member leaving, clears them as the responsible person of services in every environment (archived ones too), in the same change, and its entry says so', async () => {
     const t = await teamWithMember();
     const leaver = await signUp(api);

@@ -120,7 +120,7 @@ const ZONES = [
   {},
 ];
 
-describe('GET /services pages from listing items (issue 26)', () => {
+describe('GET /services pages from listing items', () => {
   it('answers every filter and offset of a 300-service catalog as the former in-memory path did, through renames, changes, deletes and archives', async () => {
     const { owner, token, projectId, envId } = await ownerWithEnv(api, 'Business');
     const floor = await createFloor(api, token, projectId, envId, { type: 'vm', hostname: 'host-1' });

@@ -141,7 +141,7 @@ describe('GET /topology', () => {
     for (const column of Object.values(t.edges)) expect(column).toHaveLength(6);
   });
 
-  it('asks DynamoDB for live items only: nothing deleted or archived comes back from its Queries (issue 41)', async () => {
+  it('asks DynamoDB for live items only: nothing deleted or archived comes back from its Queries', async () => {
     const e = await environment();
     const kept = await addService(api, e.token, e.projectId, e.envId, 'kept');
     const floor = await addFloor(api, e.token, e.projectId, e.envId, 'gone-host');

@@ -576,7 +576,7 @@ describe('CatalogStack', () => {
     ).toThrow(/must be a secret's full ARN/);
   });
 
-  it('is usable by `sam local invoke` (issue 23, item 8a): every function of the list carries the asset metadata SAM reads, declares DYNAMODB_ENDPOINT for its --env-vars file, and has a sample event', () => {
+  it('is usable by `sam local invoke` (item 8a): every function of the list carries the asset metadata SAM reads, declares DYNAMODB_ENDPOINT for its --env-vars file, and has a sample event', () => {
     // `cdk synth` (cdk.json's context, as here) writes aws:asset:path / aws:asset:property on each function: SAM
     // replaces Code with the bundled folder under cdk.out from them, and finds a function by the construct id in aws:cdk:path.
     expect(context['aws:cdk:enable-asset-metadata']).toBe(true);

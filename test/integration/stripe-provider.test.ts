@@ -131,7 +131,7 @@ describe('checkout', () => {
 });
 
 describe('billing portal', () => {
-  it('makes a customer carrying our account id, once per idempotency key (issue 23: the portal of an account that never paid)', async () => {
+  it('makes a customer carrying our account id, once per idempotency key (the portal of an account that never paid)', async () => {
     const made = await provider.createCustomer({
       accountId: 'acct-ours-1',
       email: 'ann@example.com',

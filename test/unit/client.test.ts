@@ -427,7 +427,7 @@ describe('the typed client', () => {
     expect(state.log).toEqual(['PATCH /services/hung']);
   });
 
-  it('a timed-out try is aborted for real (its connection closed), also when the garbage collector runs meanwhile (issue 41)', async () => {
+  it('a timed-out try is aborted for real (its connection closed), also when the garbage collector runs meanwhile', async () => {
     // The CLI's process collects early (tsx's loader): a Request carrying the signal was collected and its abort reached nothing.
     setFlagsFromString('--expose-gc');
     const gc = runInNewContext('gc') as () => void;

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { SERVER_SPEC_MAX, serverUsage, sumUsage } from '#domain/billing';
 import { updateFloorBody } from '../../shared/domain/catalog/floors';
 
-describe('cost estimates stay integers (issue 10, item 9)', () => {
+describe('cost estimates stay integers (item 9)', () => {
   it('prices the largest server exactly, and clamps stored values beyond the bounds', () => {
     const biggest = serverUsage(SERVER_SPEC_MAX);
     expect(biggest.monthly_cents).toBe(428_441_600_000);

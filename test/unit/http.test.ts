@@ -106,7 +106,7 @@ describe('refusals', () => {
   });
 });
 
-describe('validation: text (issue 10, item 9)', () => {
+describe('validation: text (item 9)', () => {
   const schema = z.object({ name: z.string(), tags: z.array(z.string()).optional() });
   const detailOf = (value: unknown) => {
     try {

@@ -9,7 +9,7 @@ describe('invitation mail settings (docs/decisions/0048-invitation-resend-and-ma
     expect(defaults.INVITATION_RATE_LIMIT_PER_PROJECT_PER_HOUR).toBe(50);
   });
 
-  it('mails one invitation by default at most once a minute and five times an hour (issue 23)', () => {
+  it('mails one invitation by default at most once a minute and five times an hour', () => {
     const defaults = reloadConfig();
     expect(defaults.INVITATION_RATE_LIMIT_PER_INVITATION_PER_MINUTE).toBe(1);
     expect(defaults.INVITATION_RATE_LIMIT_PER_INVITATION_PER_HOUR).toBe(5);

@@ -101,7 +101,7 @@ describe('the committed openapi.json', () => {
     }
   });
 
-  it('describes the webhook delivery (issue 23, item 8b): a `webhooks` entry with exactly the headers a delivery carries, the event envelope, and how to verify in the webhooks tag', () => {
+  it('describes the webhook delivery (item 8b): a `webhooks` entry with exactly the headers a delivery carries, the event envelope, and how to verify in the webhooks tag', () => {
     const op = committed.webhooks.event.post;
     expect(op).toMatchObject({ tags: ['webhooks'], operationId: 'webhookEvent', security: [] });
     // The headers signatureHeaders sends during a rotation (all of them), each declared; the always-present ones required.
@@ -152,7 +152,7 @@ describe('the committed openapi.json', () => {
       expect(tag).toContain(words);
   });
 
-  it('bounds every array a request body may hold with maxItems, at any depth (issue 32)', () => {
+  it('bounds every array a request body may hold with maxItems, at any depth', () => {
     type Schema = Record<string, unknown>;
     const found: string[] = [];
     const unbounded: string[] = [];

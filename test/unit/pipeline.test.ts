@@ -13,7 +13,7 @@ const invoke = async (group: keyof typeof routeTable, req: Parameters<typeof api
     lambdaContext('test', group),
   )) as APIGatewayProxyStructuredResultV2;
 
-describe('Lambda handler: malformed percent-escapes (issue 10, item 5)', () => {
+describe('Lambda handler: malformed percent-escapes (item 5)', () => {
   it("answers 404 Not Found from the $default route's function and from a group's own", async () => {
     for (const url of ['/services/%ZZ', '/services/%E0%A4%A', '/projects/%']) {
       for (const group of [FALLBACK_GROUP, 'services', 'projects'] as const) {
@@ -25,7 +25,7 @@ describe('Lambda handler: malformed percent-escapes (issue 10, item 5)', () => {
   });
 });
 
-describe('security headers and cross-site checks (issue 10, item 7)', () => {
+describe('security headers and cross-site checks (item 7)', () => {
   const cfg = (env: Record<string, string>) => ({ ...reloadConfig(env) }) as Config;
 
   it('sends HSTS only when the app is served over https', () => {

@@ -31,7 +31,7 @@ describe('retry', () => {
     expect(calls).toBe(4);
   });
 
-  it('a lost race is tried again as the contention policy says, then the last refusal is thrown (issue 41)', async () => {
+  it('a lost race is tried again as the contention policy says, then the last refusal is thrown', async () => {
     const lost = new Transient('lost');
     let calls = 0;
     await expect(

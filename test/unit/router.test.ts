@@ -37,7 +37,7 @@ describe('router', () => {
   });
 });
 
-describe('router: malformed percent-escapes (issue 10)', () => {
+describe('router: malformed percent-escapes', () => {
   const router = createRouter([r('GET', '/services/{service_id}')]);
   it('matches nothing for a path parameter that does not decode', () => {
     for (const path of ['/services/%ZZ', '/services/%', '/services/%E0%A4%A', '/services/%ED%A0%80'])

@@ -1,12 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { applyImport, exampleDocument, planImport, type DocumentService } from '#domain/impex';
 import { appContext } from '#shared/context';
 import { ddb } from '#shared/clients';
-import { httpHandler } from '#http/pipeline';
 import { SERVICE_ACTOR } from '#shared/audit';
-import { apiEvent, lambdaContext } from '../../infra/local/api-event';
-import { routeTable } from '../../functions/route-table';
 import { setPlan } from '../helpers/plans';
 import { keys } from '#db/keys';
 import { batchGet } from '#db/batch-get';
@@ -14,6 +10,7 @@ import { queryPage, queryPrefix } from '#db/query';
 import { lookupsFor } from '#domain/catalog';
 import { countItemsRead, type countCalls, fmt, percentile, timePair } from './measure';
 import { withServices } from './document';
+import { invoke } from './in-process';
 
 /**
  * GET /search in an environment of `size` services (BENCH_SEARCH_SERVICES; the issue's budget is
@@ -28,35 +25,12 @@ export async function searchBench(
   size: number,
   runs: number,
 ): Promise<{ lines: string[]; over: string[] }> {
-  const handlers = new Map<string, ReturnType<typeof httpHandler>>();
-  const invoke = async (
-    group: keyof typeof routeTable,
-    method: string,
-    url: string,
-    body?: unknown,
-    token?: string,
-  ) => {
-    if (!handlers.has(group)) handlers.set(group, httpHandler(routeTable[group]));
-    const routeKey = `${method} ${url.split('?')[0]}`;
-    const event = apiEvent({
-      method,
-      url,
-      routeKey,
-      headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const res = (await handlers.get(group)!(
-      event,
-      lambdaContext('bench', 'bench'),
-    )) as APIGatewayProxyStructuredResultV2;
-    return { status: res.statusCode ?? 0, body: res.body ? JSON.parse(res.body) : undefined };
-  };
   const email = `bench-search-${randomUUID()}@example.com`;
   const password = 'correct horse battery';
-  await invoke('auth', 'POST', '/auth/register', { email, password });
+  await invoke('auth', 'POST', '/auth/register', 'POST /auth/register', { body: { email, password } });
   /** Signs in: its access token, and the account and session the token check reads. */
   const signIn = async () => {
-    const login = await invoke('auth', 'POST', '/auth/login', { email, password });
+    const login = await invoke('auth', 'POST', '/auth/login', 'POST /auth/login', { body: { email, password } });
     if (login.status !== 200)
       throw new Error(`search bench: sign-in answered ${login.status} ${JSON.stringify(login.body)}`);
     const token = login.body.access_token as string;
@@ -66,10 +40,17 @@ export async function searchBench(
   const first = await signIn();
   const sub = first.sub;
   await setPlan(sub, 'Enterprise+');
-  const projectId = (await invoke('projects', 'POST', '/projects', { name: 'bench-search' }, first.token)).body
-    .id as string;
+  const projectId = (
+    await invoke('projects', 'POST', '/projects', 'POST /projects', {
+      body: { name: 'bench-search' },
+      token: first.token,
+    })
+  ).body.id as string;
   const envId = (
-    await invoke('environments', 'POST', '/environments', { name: 'prod', project_id: projectId }, first.token)
+    await invoke('environments', 'POST', '/environments', 'POST /environments', {
+      body: { name: 'prod', project_id: projectId },
+      token: first.token,
+    })
   ).body.id as string;
 
   // The environment, imported (its index entries written with each item, as every write path does).
@@ -116,12 +97,12 @@ export async function searchBench(
     const started = Date.now();
     const url = `/search?project_id=${projectId}&q=${encodeURIComponent(q)}`;
     const one = async () => {
-      const r = await invoke('services', 'GET', url, undefined, token);
+      const r = await invoke('services', 'GET', url, 'GET /search', { token });
       if (r.status !== 200) throw new Error(`GET /search answered ${r.status} ${JSON.stringify(r.body)}`);
       return r.body.results.length as number;
     };
     // The same reads sent by hand, round by round: the token check; the access beside the index's ranges; the results.
-    const answer = (await invoke('services', 'GET', url, undefined, token)).body.results as {
+    const answer = (await invoke('services', 'GET', url, 'GET /search', { token })).body.results as {
       kind: string;
       id: string;
       environment_id: string;

@@ -10,7 +10,7 @@ import { client, signUp } from '../helpers/http';
 import { createService } from '../helpers/catalog';
 import { setPlan } from '../helpers/plans';
 import { grantRole, projectWithEnv } from '../helpers/tenancy';
-import { launchChromium, signInInBrowser } from '../helpers/browser';
+import { launchChromium } from '../helpers/browser';
 
 /**
  * The dashboard live (issue 46): two browsers on one environment's services; a rename made in one
@@ -50,7 +50,12 @@ afterAll(async () => {
 
 async function signedIn(email: string, password: string, path: string): Promise<Page> {
   const page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
-  await signInInBrowser(page, stack.url, email, path, password);
+  await page.goto(`${stack.url}/sign-in`);
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL((u) => !u.pathname.startsWith('/sign-in'));
+  await page.goto(`${stack.url}${path}`);
   return page;
 }
 

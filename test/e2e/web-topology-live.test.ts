@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { useTestStack } from '../helpers/stack';
-import { client, signUp } from '../helpers/http';
-import { launchChromium, signInInBrowser } from '../helpers/browser';
+import { client, PASSWORD, signUp } from '../helpers/http';
+import { launchChromium } from '../helpers/browser';
 import { projectWithEnv } from '../helpers/tenancy';
 import { addService, connect } from '../helpers/topology';
 
@@ -37,7 +37,12 @@ describe('the topology screen and live changes', () => {
       b_id: db,
       direction: 'a_to_b',
     });
-    await signInInBrowser(page, ref.stack.url, owner.email, `/p/${projectId}/e/${envId}/topology`);
+    await page.goto(`${ref.stack.url}/sign-in`);
+    await page.getByLabel('Email').fill(owner.email);
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(`${ref.stack.url}/p`);
+    await page.goto(`${ref.stack.url}/p/${projectId}/e/${envId}/topology`);
     const canvas = page.locator('.cy');
     await expect.poll(() => canvas.getAttribute('data-drawn'), { timeout: 30_000 }).toBe('true');
     expect(await canvas.getAttribute('aria-label')).toBe('Topology: 2 services, 0 servers, 0 networks, 1 edges');
@@ -67,7 +72,12 @@ describe('the topology screen and live changes', () => {
     const owner = await signUp(api);
     const { projectId, envId } = await projectWithEnv(api, owner.token);
     const web = await addService(api, owner.token, projectId, envId, 'web');
-    await signInInBrowser(page, ref.stack.url, owner.email, `/p/${projectId}/e/${envId}/topology`);
+    await page.goto(`${ref.stack.url}/sign-in`);
+    await page.getByLabel('Email').fill(owner.email);
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(`${ref.stack.url}/p`);
+    await page.goto(`${ref.stack.url}/p/${projectId}/e/${envId}/topology`);
     const canvas = page.locator('.cy');
     await expect.poll(() => canvas.getAttribute('data-drawn'), { timeout: 30_000 }).toBe('true');
     await expect.poll(() => page.locator('[data-live]').getAttribute('data-live')).toBe('live');

@@ -63,16 +63,6 @@ export async function registerInBrowser(page: Page, baseUrl: string, who: { name
   await page.waitForURL(`${baseUrl}/p`);
 }
 
-/** Signs in on the dashboard's form, then opens `path` (an address of the dashboard). */
-export async function signInInBrowser(page: Page, baseUrl: string, email: string, path: string, password = PASSWORD) {
-  await page.goto(`${baseUrl}/sign-in`);
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Password').fill(password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.waitForURL((u) => !u.pathname.startsWith('/sign-in'));
-  await page.goto(`${baseUrl}${path}`);
-}
-
 /**
  * Creates a project and its first environment on the dashboard's forms, from the projects screen,
  * leaving the page on the environment's services; answers their ids, read from its address.

@@ -5,41 +5,84 @@ import { keys } from './keys';
 
 type QueryInput = Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey'>;
 
+/**
+ * A sort-key prefix as key condition: `SK BETWEEN prefix AND end`, where `end` is the first string
+ * after every one starting with the prefix (its last code point plus one; code-point order is
+ * DynamoDB's UTF-8 byte order). DynamoDB Local answers a BETWEEN from its index but reads a
+ * `begins_with` partition from its first item: 50 items behind 100,000 others take 4 ms against 23 ms
+ * (docs/decisions/0980). The condition also holds the key `end` itself, which `inPrefix` leaves out.
+ */
+export function prefixCondition(prefix: string): { condition: string; values: Record<string, string> } {
+  const points = [...prefix];
+  while (points.length) {
+    const last = points.pop()!.codePointAt(0)!;
+    // A surrogate is no code point of its own: after U+D7FF comes U+E000.
+    if (last < 0x10ffff)
+      return {
+        condition: 'SK BETWEEN :sk AND :skEnd',
+        values: {
+          ':sk': prefix,
+          ':skEnd': points.join('') + String.fromCodePoint(last === 0xd7ff ? 0xe000 : last + 1),
+        },
+      };
+  }
+  return { condition: 'begins_with(SK, :sk)', values: { ':sk': prefix } };
+}
+
+/** The items of a page that `prefixCondition(prefix)` matched whose sort key truly starts with it. */
+const inPrefix = <T>(items: T[], prefix: string | undefined): T[] =>
+  prefix ? items.filter((item) => String((item as { SK?: unknown }).SK).startsWith(prefix)) : items;
+
 /** The items a Query matches, one DynamoDB page (at most 1 MB) at a time, following `LastEvaluatedKey`. */
-export async function* queryPages<T = Record<string, unknown>>(input: QueryInput, table?: string): AsyncGenerator<T[]> {
+export const queryPages = <T = Record<string, unknown>>(input: QueryInput, table?: string): AsyncGenerator<T[]> =>
+  pagesOf<T>(input, table);
+
+/** `queryPages`, keeping of each page only what lies under `prefix` (when the input is a `prefixCondition`) and leaving `SK` out when it was read only for that. */
+async function* pagesOf<T>(input: QueryInput, table?: string, prefix?: string, dropSK = false): AsyncGenerator<T[]> {
   let ExclusiveStartKey: Record<string, unknown> | undefined;
   do {
     const out = await ddb().send(
       new QueryCommand({ TableName: table ?? config().TABLE_NAME, ...input, ExclusiveStartKey }),
     );
-    yield (out.Items ?? []) as T[];
+    const items = inPrefix(out.Items ?? [], prefix);
+    if (dropSK) for (const item of items) delete item.SK;
+    yield items as T[];
     ExclusiveStartKey = out.LastEvaluatedKey;
   } while (ExclusiveStartKey);
 }
 
 /** Every item a Query matches, following `LastEvaluatedKey` through all pages. */
-export async function queryAll<T = Record<string, unknown>>(input: QueryInput, table?: string): Promise<T[]> {
+export const queryAll = <T = Record<string, unknown>>(input: QueryInput, table?: string): Promise<T[]> =>
+  collect(pagesOf<T>(input, table));
+
+async function collect<T>(pages: AsyncGenerator<T[]>): Promise<T[]> {
   const items: T[] = [];
-  for await (const page of queryPages<T>(input, table)) items.push(...page);
+  for await (const page of pages) items.push(...page);
   return items;
 }
 
 /** `table`: the configured one but for the restore of a project, which reads a restored copy (lifecycle/project-restore). */
 type PartitionOptions = { projection?: string[]; filter?: string; values?: Record<string, unknown>; table?: string };
 
-/** The Query of a partition's items whose sort key starts with `prefix` ('' for all), strongly consistent, optionally projected and filtered. */
-function partitionQuery(pk: string, prefix: string, opts: PartitionOptions): QueryInput {
+/** The pages of a partition's items whose sort key starts with `prefix` ('' for all), strongly consistent, optionally projected and filtered. */
+function partitionPages<T>(pk: string, prefix: string, opts: PartitionOptions): AsyncGenerator<T[]> {
   const names: Record<string, string> = {};
-  const projection = opts.projection?.map((attr, i) => ((names[`#p${i}`] = attr), `#p${i}`)).join(', ');
-  return {
-    // An empty prefix means the whole partition (DynamoDB refuses begins_with on an empty string).
-    KeyConditionExpression: prefix ? 'PK = :pk AND begins_with(SK, :sk)' : 'PK = :pk',
-    ExpressionAttributeValues: { ':pk': pk, ...(prefix ? { ':sk': prefix } : {}), ...opts.values },
+  // A projection without the sort key reads it all the same, for `inPrefix`, and leaves it out of the items.
+  const dropSK = Boolean(prefix && opts.projection && !opts.projection.includes('SK'));
+  const projection = (dropSK ? [...opts.projection!, 'SK'] : opts.projection)
+    ?.map((attr, i) => ((names[`#p${i}`] = attr), `#p${i}`))
+    .join(', ');
+  // An empty prefix means the whole partition (there is no range to name).
+  const range = prefix ? prefixCondition(prefix) : undefined;
+  const input: QueryInput = {
+    KeyConditionExpression: range ? `PK = :pk AND ${range.condition}` : 'PK = :pk',
+    ExpressionAttributeValues: { ':pk': pk, ...range?.values, ...opts.values },
     ...(projection ? { ProjectionExpression: projection } : {}),
     ...(Object.keys(names).length ? { ExpressionAttributeNames: names } : {}),
     ...(opts.filter ? { FilterExpression: opts.filter } : {}),
     ConsistentRead: true,
   };
+  return pagesOf<T>(input, opts.table, prefix || undefined, dropSK);
 }
 
 /** Every item of a partition whose sort key starts with `prefix` ('' for all), strongly consistent, optionally projected and filtered. */
@@ -47,7 +90,7 @@ export const queryPartition = <T = Record<string, unknown>>(
   pk: string,
   prefix: string,
   opts: PartitionOptions = {},
-): Promise<T[]> => queryAll<T>(partitionQuery(pk, prefix, opts), opts.table);
+): Promise<T[]> => collect(partitionPages<T>(pk, prefix, opts));
 
 /** Every item of a partition whose sort key lies between `from` and `to` (both included), in order, strongly consistent. */
 export const queryRange = <T = Record<string, unknown>>(pk: string, from: string, to: string): Promise<T[]> =>
@@ -66,7 +109,7 @@ export const queryPrefixPages = <T = Record<string, unknown>>(
   projectId: string,
   prefix: string,
   opts: PartitionOptions = {},
-) => queryPages<T>(partitionQuery(keys.projectPK(projectId), prefix, opts), opts.table);
+) => partitionPages<T>(keys.projectPK(projectId), prefix, opts);
 
 /** The newest items of a partition under `prefix` (sort keys that order by time), at most `limit` of those passing `filter`. */
 export async function queryNewest<T = Record<string, unknown>>(
@@ -75,13 +118,14 @@ export async function queryNewest<T = Record<string, unknown>>(
   opts: { limit: number; filter?: string; values?: Record<string, unknown> },
 ): Promise<T[]> {
   const items: T[] = [];
+  const range = prefixCondition(prefix);
   let ExclusiveStartKey: Record<string, unknown> | undefined;
   do {
     const out = await ddb().send(
       new QueryCommand({
         TableName: config().TABLE_NAME,
-        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
-        ExpressionAttributeValues: { ':pk': pk, ':sk': prefix, ...opts.values },
+        KeyConditionExpression: `PK = :pk AND ${range.condition}`,
+        ExpressionAttributeValues: { ':pk': pk, ...range.values, ...opts.values },
         ...(opts.filter ? { FilterExpression: opts.filter } : {}),
         ScanIndexForward: false,
         ConsistentRead: true,
@@ -89,7 +133,7 @@ export async function queryNewest<T = Record<string, unknown>>(
         ExclusiveStartKey,
       }),
     );
-    items.push(...((out.Items ?? []) as T[]));
+    items.push(...(inPrefix(out.Items ?? [], prefix) as T[]));
     ExclusiveStartKey = out.LastEvaluatedKey;
   } while (ExclusiveStartKey && items.length < opts.limit);
   return items.slice(0, opts.limit);
@@ -161,14 +205,15 @@ export async function queryPage<T = Record<string, unknown>>(
   opts: { wanted: number; keep?: (item: T) => boolean },
 ): Promise<T[]> {
   const items: T[] = [];
+  const range = prefixCondition(prefix);
   let ExclusiveStartKey: Record<string, unknown> | undefined;
   do {
     const remaining = opts.wanted - items.length;
     const out = await ddb().send(
       new QueryCommand({
         TableName: config().TABLE_NAME,
-        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
-        ExpressionAttributeValues: { ':pk': keys.projectPK(projectId), ':sk': prefix },
+        KeyConditionExpression: `PK = :pk AND ${range.condition}`,
+        ExpressionAttributeValues: { ':pk': keys.projectPK(projectId), ...range.values },
         ConsistentRead: true,
         // Unfiltered: exactly what is missing. Filtered: more, as only some pass. Unbounded: DynamoDB's 1 MB pages.
         Limit: !Number.isFinite(remaining)
@@ -179,7 +224,7 @@ export async function queryPage<T = Record<string, unknown>>(
         ExclusiveStartKey,
       }),
     );
-    for (const item of (out.Items ?? []) as T[])
+    for (const item of inPrefix(out.Items ?? [], prefix) as T[])
       if (items.length < opts.wanted && (!opts.keep || opts.keep(item))) items.push(item);
     ExclusiveStartKey = out.LastEvaluatedKey;
   } while (ExclusiveStartKey && items.length < opts.wanted);

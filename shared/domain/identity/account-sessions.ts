@@ -2,7 +2,7 @@
 import { keys } from '#db/keys';
 import { transactInChunks } from '#db/transact';
 import { deleteStep } from '#db/steps';
-import { queryAll } from '#db/query';
+import { queryPartition } from '#db/query';
 import type { AppContext } from '#shared/context';
 import { sessionExpired } from '#auth/caller';
 import type { Session } from '#shared/actor';
@@ -22,13 +22,7 @@ export const toSessionOut = (s: Session, currentId: string) => ({
 
 /** The account's live sessions, most recently used first. */
 async function sessionsOf(userId: string, ctx: AppContext): Promise<Session[]> {
-  const sessions = (
-    await queryAll({
-      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
-      ExpressionAttributeValues: { ':pk': keys.account(userId).PK, ':sk': keys.sessionPrefix },
-      ConsistentRead: true,
-    })
-  ).map(sessionEntity.decode);
+  const sessions = (await queryPartition(keys.account(userId).PK, keys.sessionPrefix)).map(sessionEntity.decode);
   return sessions.filter((s) => !sessionExpired(s, ctx)).sort((a, b) => b.last_seen_at.localeCompare(a.last_seen_at));
 }
 

@@ -106,7 +106,7 @@ describe('the header search box', { timeout: 120_000 }, () => {
     await poll(() => options().count()).toBe(1);
     const found = page.getByRole('group', { name: 'Services' }).getByRole('option');
     expect(await found.textContent()).toContain('payments-gateway');
-    expect(await found.textContent()).toContain('custom_fields.team: Ledger Squad');
+    expect(await found.textContent()).toContain('Team: Ledger Squad');
     await checkScreen('search results by a custom field (1280 px)');
     await page.keyboard.press('ArrowDown');
     await page.keyboard.press('Enter');
@@ -122,7 +122,7 @@ describe('the header search box', { timeout: 120_000 }, () => {
     await page.keyboard.type('10.42.7.19');
     await poll(() => options().count()).toBe(2); // the server with the address, the network holding it
     const server = page.getByRole('group', { name: 'Servers' }).getByRole('option');
-    expect(await server.textContent()).toContain('ip_address: 10.42.7.19');
+    expect(await server.textContent()).toContain('Address: 10.42.7.19');
     await checkScreen('search results (390 px)');
     await picture('search-390');
     await server.click();

@@ -15,6 +15,26 @@ const GROUPS: { kind: SearchResult['kind']; label: string }[] = [
 ];
 /** The input's role (WAI-ARIA's combobox; given apart, as Preact's types and the linter expect a `list` with it). */
 const COMBOBOX: Record<string, string> = { role: 'combobox' };
+/** The fields a result is found by, as a person reads them (a custom field: its definition's label). */
+const FIELD_LABELS: Record<string, string> = {
+  name: 'Name',
+  hostname: 'Hostname',
+  tags: 'Tag',
+  ip_address: 'Address',
+  ip_addresses: 'Address',
+  cidr: 'CIDR',
+};
+const CUSTOM = 'custom_fields.';
+
+/** The labels of the project's custom fields by `custom_fields.<key>`, read only when a result is found by one. */
+async function customLabels(projectId: string, results: SearchResult[], signal: AbortSignal) {
+  if (!results.some((r) => r.match.field.startsWith(CUSTOM))) return {};
+  const defs = await ok(
+    api.GET('/projects/{project_id}/custom-fields', { params: { path: { project_id: projectId } }, signal }),
+  ).catch(() => []);
+  return Object.fromEntries(defs.map((d) => [CUSTOM + d.key, d.label]));
+}
+
 /** How long typing pauses before the search is asked (ms). */
 const PAUSE_MS = 180;
 
@@ -41,6 +61,7 @@ export function SearchBox(props: { projectId: string }) {
   const input = useRef<HTMLInputElement>(null);
   const [q, setQ] = useState('');
   const [results, setResults] = useState<SearchResult[] | undefined>();
+  const [labels, setLabels] = useState<Record<string, string>>({});
   const [failed, setFailed] = useState(false);
   const [active, setActive] = useState(0);
   const [open, setOpen] = useState(false);
@@ -66,16 +87,17 @@ export function SearchBox(props: { projectId: string }) {
     }
     const abort = new AbortController();
     const timer = setTimeout(() => {
-      ok(
-        api.GET('/search', { params: { query: { project_id: props.projectId, q: text } }, signal: abort.signal }),
-      ).then(
-        (data) => {
-          setResults(data.results);
-          setFailed(false);
-          setActive(0);
-        },
-        () => !abort.signal.aborted && setFailed(true),
-      );
+      ok(api.GET('/search', { params: { query: { project_id: props.projectId, q: text } }, signal: abort.signal }))
+        .then(async (data) => ({ data, labels: await customLabels(props.projectId, data.results, abort.signal) }))
+        .then(
+          ({ data, labels }) => {
+            setLabels(labels);
+            setResults(data.results);
+            setFailed(false);
+            setActive(0);
+          },
+          () => !abort.signal.aborted && setFailed(true),
+        );
     }, PAUSE_MS);
     return () => {
       clearTimeout(timer);
@@ -166,7 +188,7 @@ export function SearchBox(props: { projectId: string }) {
                 >
                   <span class="search-name">{r.name}</span>
                   <span class="search-match">
-                    {r.match.field}: {r.match.value}
+                    {labels[r.match.field] ?? FIELD_LABELS[r.match.field] ?? r.match.field}: {r.match.value}
                   </span>
                 </div>
               );

@@ -12,6 +12,8 @@ import { fmt, percentile } from './measure';
  * Budgets (issue 46): p95 <= 2 s; a removed member's connection closed within 5 s of the removal's answer. Exits non-zero
  * over budget or when a message is missing.
  */
+// BENCH_SEARCH_ONLY=1 asks for the first part's search section alone (test/bench/run.ts).
+if (process.env.BENCH_SEARCH_ONLY) process.exit(0);
 const CONNECTIONS = Number(process.env.BENCH_LIVE_CONNECTIONS ?? 20);
 const WRITERS = Number(process.env.BENCH_LIVE_WRITERS ?? 4);
 const WRITES = Number(process.env.BENCH_LIVE_WRITES ?? 400);

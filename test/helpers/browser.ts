@@ -32,7 +32,10 @@ export async function pageProblems(page: Page): Promise<string[]> {
       "document.addEventListener('securitypolicyviolation', (e) => window.__reportViolation(e.violatedDirective + ' ' + e.blockedURI));",
   });
   page.on('console', (m) => m.type() === 'error' && problems.push(`console: ${m.text()}`));
-  page.on('pageerror', (e) => problems.push(`uncaught: ${String(e)}`));
+  // With where it was thrown (the page's URL and the first frames), so that a rare one can be found.
+  page.on('pageerror', (e) =>
+    problems.push(`uncaught: ${String(e)} on ${page.url()}\n${e.stack?.split('\n').slice(1, 5).join('\n') ?? ''}`),
+  );
   return problems;
 }
 

@@ -125,7 +125,9 @@ export function Topology(props: { projectId: string; envId: string }) {
     const aspect = Math.max(0.5, (container.current?.clientWidth || 4) / (container.current?.clientHeight || 3));
     (held ? Promise.resolve(held.answer) : layout(graph.nodes, graph.edges, engine, aspect)).then(
       async (answer) => {
-        if (cancelled) return;
+        // No drawing area (the screen is being replaced): Cytoscape takes a null container for a canvas and throws.
+        const area = container.current;
+        if (cancelled || !area) return;
         const { positions, engine: used, ms } = answer;
         laidOut.current = { graph, engine, choice, answer };
         const drawStart = performance.now();
@@ -133,7 +135,7 @@ export function Topology(props: { projectId: string; envId: string }) {
         view.current?.destroy();
         view.current = undefined;
         const input: ViewInput = {
-          container: container.current!,
+          container: area,
           graph,
           positions,
           onChoose: (id) => chooseService(id),

@@ -1,6 +1,6 @@
 import { MultiDirectedGraph } from 'graphology';
 import Sigma from 'sigma';
-import { EdgeArrowProgram, EdgeLineProgram, EdgeRectangleProgram } from 'sigma/rendering';
+import { EdgeArrowProgram, EdgeLineProgram, EdgeRectangleProgram, NodePointProgram } from 'sigma/rendering';
 import type { EdgeDisplayData, NodeDisplayData } from 'sigma/types';
 import type { GraphEdge, GraphNode } from './graph';
 import type { Marks } from './marks';
@@ -97,6 +97,9 @@ export function sigmaView(
   let marks: Marks = { hidden: new Set(), match: new Set(), focus: false, distance: new Map(), path: new Set() };
   const renderer = new Sigma(g, container, {
     zIndex: true,
+    // Discs as GL points (one vertex each) rather than sigma's default instanced triangles: under software
+    // WebGL, a drawing of 10,200 nodes took ~700 ms per frame with those and ~50 ms with points here.
+    nodeProgramClasses: { circle: NodePointProgram },
     edgeProgramClasses: linesOnly ? LINES_ONLY : graph.edges.length > OVERVIEW_FROM ? OVERVIEW_EDGES : DETAIL_EDGES,
     labelFont: 'system-ui, sans-serif',
     labelSize: 12,

@@ -31,7 +31,7 @@ import { countCalls } from './measure';
  * that folder (DynamoDB Local on disk instead of in memory) and a later run with the same folder and sizes
  * reuses it instead of seeding again (on disk, seeding is slow: 2,000 services took 19 minutes here).
  * `REPEAT=1` measures the topology's opens again at each line of the standard input, on the same stack
- * (a line `trace`: with TRACE=1's trace).
+ * (a line `trace`: with TRACE=1's trace; `shot`: with SHOT=1's screenshots).
  * `TRACE=1` saves Chromium's trace of each open in .bench/topology-<run>.trace.json (chrome://tracing or
  * Perfetto open it; its own overhead lengthens the open).
  */
@@ -272,7 +272,7 @@ try {
     (await cdp.send('Performance.getMetrics')).metrics.find((m) => m.name === 'ThreadTime')?.value ?? 0;
   // REPEAT=1: the opens are measured again at each line read from the standard input (the dashboard built
   // again first), on the same seeded stack, until `q` or the input's end.
-  const measureOpens = async (trace = !!process.env.TRACE) => {
+  const measureOpens = async (trace = !!process.env.TRACE, shot = !!process.env.SHOT) => {
     const topology = [];
     for (const run of ['first', 'second']) {
       await page.goto('about:blank');
@@ -363,7 +363,7 @@ try {
           await page.waitForTimeout(60);
         }
       });
-      if (process.env.SHOT) {
+      if (shot) {
         await page.screenshot({ path: join(ROOT, '.bench', `topology-${run}.png`) });
         await page.getByRole('button', { name: 'Fit' }).click();
         await page.waitForTimeout(1500);
@@ -397,7 +397,7 @@ try {
     for await (const line of lines) {
       if (line.trim() === 'q') break;
       await ensureWebBuild({ say: (l) => console.log(l) });
-      results.topology = await measureOpens(line.trim() === 'trace');
+      results.topology = await measureOpens(line.trim() === 'trace', line.trim() === 'shot');
     }
     lines.close();
     process.stdin.destroy(); // or the process waits on it

@@ -364,6 +364,7 @@ try {
         }
       });
       if (shot) {
+        await page.waitForTimeout(1500); // the view at rest: drawn again, not the picture moved (decision 1003)
         await page.screenshot({ path: join(ROOT, '.bench', `topology-${run}.png`) });
         await page.getByRole('button', { name: 'Fit' }).click();
         await page.waitForTimeout(1500);

@@ -30,7 +30,10 @@ import { countCalls } from './measure';
  * `SERVICES=… CONNECTIONS=… npm run bench:web` for other sizes. `KEEP=<folder>` keeps the seeded table in
  * that folder (DynamoDB Local on disk instead of in memory) and a later run with the same folder and sizes
  * reuses it instead of seeding again (on disk, seeding is slow: 2,000 services took 19 minutes here).
- * `REPEAT=1` measures the topology's opens again at each line of the standard input, on the same stack.
+ * `REPEAT=1` measures the topology's opens again at each line of the standard input, on the same stack
+ * (a line `trace`: with TRACE=1's trace; `shot`: with SHOT=1's screenshots).
+ * `TRACE=1` saves Chromium's trace of each open in .bench/topology-<run>.trace.json (chrome://tracing or
+ * Perfetto open it; its own overhead lengthens the open).
  */
 const SERVICES = Number(process.env.SERVICES ?? 2000);
 const CONNECTIONS = Number(process.env.CONNECTIONS ?? 6000);
@@ -40,6 +43,21 @@ const ROOT = join(import.meta.dirname, '..', '..');
 const PASSWORD = 'correct horse battery';
 
 const KEEP = process.env.KEEP;
+/** What TRACE=1 records: the pages' main threads, the compositor, input and the GPU process. */
+const TRACE_CATEGORIES = [
+  'devtools.timeline',
+  'disabled-by-default-devtools.timeline',
+  'disabled-by-default-devtools.timeline.frame',
+  'toplevel',
+  'blink',
+  'cc',
+  'gpu',
+  'viz',
+  'input',
+  'benchmark',
+  'latencyInfo',
+  'v8.execute',
+];
 const dataDir = await mkdtemp(join(tmpdir(), 'infra-catalog-bench-web-'));
 const build = await ensureWebBuild({ say: (l) => console.log(l) });
 const stack = await startLocalStack({
@@ -254,7 +272,7 @@ try {
     (await cdp.send('Performance.getMetrics')).metrics.find((m) => m.name === 'ThreadTime')?.value ?? 0;
   // REPEAT=1: the opens are measured again at each line read from the standard input (the dashboard built
   // again first), on the same seeded stack, until `q` or the input's end.
-  const measureOpens = async () => {
+  const measureOpens = async (trace = !!process.env.TRACE, shot = !!process.env.SHOT) => {
     const topology = [];
     for (const run of ['first', 'second']) {
       await page.goto('about:blank');
@@ -262,6 +280,8 @@ try {
         await cdp.send('Profiler.enable');
         await cdp.send('Profiler.start');
       }
+      // TRACE=1: Chromium's trace of the open, every process (the GPU process's SwiftShader included).
+      if (trace) await browser!.startTracing(undefined, { categories: TRACE_CATEGORIES });
       const cpuBefore = await threadSeconds();
       const opened = Date.now();
       await page.goto(`${stack.url}/p/${project.id}/e/${env.id}/topology`);
@@ -293,6 +313,10 @@ try {
       await page.mouse.wheel(0, -120);
       const fromOpen = ((await page.evaluate('window.__answered')) as number) - opened;
       const cpuAtDrawn = await threadSeconds();
+      if (trace) {
+        await mkdir(join(ROOT, '.bench'), { recursive: true });
+        await writeFile(join(ROOT, '.bench', `topology-${run}.trace.json`), await browser!.stopTracing());
+      }
       const cpuMs = Math.round((cpuAtDrawn - cpuBefore) * 1000);
       const drawCpuMs = Math.round((cpuAtDrawn - cpuAtData) * 1000);
       if (process.env.PROFILE) {
@@ -339,7 +363,8 @@ try {
           await page.waitForTimeout(60);
         }
       });
-      if (process.env.SHOT) {
+      if (shot) {
+        await page.waitForTimeout(1500); // the view at rest: drawn again, not the picture moved (decision 1003)
         await page.screenshot({ path: join(ROOT, '.bench', `topology-${run}.png`) });
         await page.getByRole('button', { name: 'Fit' }).click();
         await page.waitForTimeout(1500);
@@ -373,7 +398,7 @@ try {
     for await (const line of lines) {
       if (line.trim() === 'q') break;
       await ensureWebBuild({ say: (l) => console.log(l) });
-      results.topology = await measureOpens();
+      results.topology = await measureOpens(line.trim() === 'trace', line.trim() === 'shot');
     }
     lines.close();
     process.stdin.destroy(); // or the process waits on it

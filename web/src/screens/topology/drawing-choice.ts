@@ -20,19 +20,34 @@ export const fastFor = (choice: Drawing, graph: { nodes: unknown[]; edges: unkno
 export const preloadDrawing = (fast: boolean) =>
   void (fast ? import('./sigma-view') : import('./cytoscape-view')).catch(() => {});
 
+type Prepared = ReturnType<typeof import('./sigma-view').prepareSigma>;
+/**
+ * The fast drawing made as far as it can be before the layout is known (sigma-view.ts, `prepareSigma`),
+ * started while the layout runs; `kill` when it is not drawn after all. Nothing for the detailed drawing.
+ */
+export function prepareDrawing(
+  choice: Drawing,
+  container: HTMLElement,
+  graph: ViewInput['graph'],
+): Promise<Prepared | undefined> {
+  if (!fastFor(choice, graph)) return Promise.resolve(undefined);
+  return import('./sigma-view').then((m) => (m.webglAvailable() ? m.prepareSigma(container, graph) : undefined));
+}
+
 export async function drawing(
   choice: Drawing,
   input: ViewInput,
   marks: () => ReturnType<typeof marksOf>,
   onDrawn: () => void,
+  prepared?: Prepared,
 ): Promise<{ view: TopologyView; fast: boolean }> {
   const fast = fastFor(choice, input.graph);
   if (fast) {
     const { sigmaView, webglAvailable } = await import('./sigma-view');
-    if (webglAvailable()) {
-      const view = sigmaView(input, async (format) =>
-        (await import('./cytoscape-view')).pictureOf(input, marks(), format),
-      );
+    if (prepared || webglAvailable()) {
+      const picture = async (format: 'svg' | 'png') =>
+        (await import('./cytoscape-view')).pictureOf(input, marks(), format);
+      const view = prepared ? prepared.draw(input, picture) : sigmaView(input, picture);
       requestAnimationFrame(onDrawn);
       return { view, fast };
     }

@@ -1,6 +1,6 @@
 import { MultiDirectedGraph } from 'graphology';
 import Sigma from 'sigma';
-import { EdgeArrowProgram, EdgeLineProgram, EdgeRectangleProgram } from 'sigma/rendering';
+import { EdgeArrowProgram, EdgeLineProgram, EdgeRectangleProgram, NodePointProgram } from 'sigma/rendering';
 import type { EdgeDisplayData, NodeDisplayData } from 'sigma/types';
 import type { GraphEdge, GraphNode } from './graph';
 import type { Marks } from './marks';
@@ -62,42 +62,40 @@ export function webglAvailable(): boolean {
  */
 const marked = (m: Marks) => m.hidden.size > 0 || m.match.size > 0 || m.focus;
 
-export function sigmaView(
-  { container, graph, positions, onChoose }: ViewInput,
-  picture: TopologyView['picture'],
-): TopologyView {
-  const g = new MultiDirectedGraph<NodeAttributes, EdgeAttributes>();
-  for (const n of graph.nodes) {
-    const p = positions[n.id] ?? { x: 0, y: 0 };
-    // sigma's y axis points up; the layouts' points down.
-    g.addNode(n.id, {
-      x: p.x,
-      y: -p.y,
-      size: SIZE[n.kind],
-      color: COLORS[n.kind].line,
-      label: n.label,
-      kind: n.kind,
-      ref: n.ref,
-    });
-  }
+export function sigmaView(input: ViewInput, picture: TopologyView['picture']): TopologyView {
+  return prepareSigma(input.container, input.graph).draw(input, picture);
+}
+
+/** Transparent: what the drawing made while the layout runs draws (unseen) so that its GL pipelines are made. */
+const UNSEEN = '#00000000';
+
+/**
+ * The fast drawing made in two steps: `prepareSigma` while the layout runs in its worker (the page's
+ * thread is idle then): the graph without its points, sigma's WebGL contexts and programs, and a first,
+ * unseen frame that has the software GL make its pipelines; then `draw` once the points are known. Made
+ * in one go after the layout, the whole of it waited on the layout (decision 0991).
+ */
+export function prepareSigma(container: HTMLElement, graph: ViewInput['graph']) {
   // Lines at every zoom: one edge program (each costs the GPU process its buffers, shaders and a pass).
   const linesOnly = graph.edges.length > DETAIL_UP_TO;
-  for (const e of graph.edges) {
-    // The arrow is drawn at the edge's target: b_to_a is drawn from b to a; undirected ones as lines.
-    const [source, target] = e.direction === 'b_to_a' ? [e.target, e.source] : [e.source, e.target];
-    const arrow = !linesOnly && (e.direction === 'a_to_b' || e.direction === 'b_to_a' || e.kind === 'link');
-    g.addDirectedEdgeWithKey(e.id, source, target, {
-      size: 1,
-      color: EDGE_COLOR[e.kind],
-      type: arrow ? 'arrow' : 'line',
-      kind: e.kind,
-    });
-  }
+  // Two unseen nodes and an edge of each type: sigma draws nothing for an empty graph.
+  const warm = new MultiDirectedGraph<NodeAttributes, EdgeAttributes>();
+  for (const [id, x] of [
+    ['a', 0],
+    ['b', 1],
+  ] as const)
+    warm.addNode(id, { x, y: x, size: 3, color: UNSEEN, label: '', kind: 'service', ref: '' });
+  const edgePrograms = linesOnly ? LINES_ONLY : graph.edges.length > OVERVIEW_FROM ? OVERVIEW_EDGES : DETAIL_EDGES;
+  for (const type of Object.keys(edgePrograms) as EdgeAttributes['type'][])
+    warm.addDirectedEdge('a', 'b', { size: 1, color: UNSEEN, type, kind: 'connection' });
 
   let marks: Marks = { hidden: new Set(), match: new Set(), focus: false, distance: new Map(), path: new Set() };
-  const renderer = new Sigma(g, container, {
+  const renderer = new Sigma(warm, container, {
     zIndex: true,
-    edgeProgramClasses: linesOnly ? LINES_ONLY : graph.edges.length > OVERVIEW_FROM ? OVERVIEW_EDGES : DETAIL_EDGES,
+    // Discs as GL points (one vertex each) rather than sigma's default instanced triangles: under software
+    // WebGL, a drawing of 10,200 nodes took ~700 ms per frame with those and ~50 ms with points here.
+    nodeProgramClasses: { circle: NodePointProgram },
+    edgeProgramClasses: edgePrograms,
     labelFont: 'system-ui, sans-serif',
     labelSize: 12,
     labelRenderedSizeThreshold: 8,
@@ -146,57 +144,96 @@ export function sigmaView(
       return shown;
     },
   });
-  renderer.on(
-    'clickNode',
-    ({ node }) => g.getNodeAttribute(node, 'kind') === 'service' && onChoose(g.getNodeAttribute(node, 'ref')),
-  );
-  renderer.on('clickStage', () => onChoose(''));
-  const camera = renderer.getCamera();
-  const view = moveAsPicture(renderer);
-  const report = () => reportZoom(container, 1 / camera.ratio);
-  let detailed = graph.edges.length <= OVERVIEW_FROM;
-  let resting: ReturnType<typeof setTimeout> | undefined;
-  const switchEdges = () => {
-    if (view.moving()) return void (resting = setTimeout(switchEdges, REST_MS));
-    if (detailed === camera.ratio < DETAIL_RATIO) return;
-    detailed = camera.ratio < DETAIL_RATIO;
-    renderer.setSetting('edgeProgramClasses', detailed ? DETAIL_EDGES : OVERVIEW_EDGES);
-  };
-  camera.on('updated', () => {
-    report();
-    if (graph.edges.length <= OVERVIEW_FROM || graph.edges.length > DETAIL_UP_TO) return;
-    clearTimeout(resting);
-    resting = setTimeout(switchEdges, REST_MS);
-  });
-  report();
-
+  // The graph, while sigma's first (unseen) frame is drawn by the GPU process.
+  const g = new MultiDirectedGraph<NodeAttributes, EdgeAttributes>();
+  for (const n of graph.nodes)
+    g.addNode(n.id, {
+      x: 0,
+      y: 0,
+      size: SIZE[n.kind],
+      color: COLORS[n.kind].line,
+      label: n.label,
+      kind: n.kind,
+      ref: n.ref,
+    });
+  for (const e of graph.edges) {
+    // The arrow is drawn at the edge's target: b_to_a is drawn from b to a; undirected ones as lines.
+    const [source, target] = e.direction === 'b_to_a' ? [e.target, e.source] : [e.source, e.target];
+    const arrow = !linesOnly && (e.direction === 'a_to_b' || e.direction === 'b_to_a' || e.kind === 'link');
+    g.addDirectedEdgeWithKey(e.id, source, target, {
+      size: 1,
+      color: EDGE_COLOR[e.kind],
+      type: arrow ? 'arrow' : 'line',
+      kind: e.kind,
+    });
+  }
   return {
-    show(next) {
-      // Nothing marked before or now (the first show, after the first frame): no redraw of every item.
-      const unchanged = !marked(marks) && !marked(next);
-      marks = next;
-      // Every item read again through the reducers ({}: sigma's full refresh; without it, a render).
-      if (!unchanged) renderer.refresh({});
+    /** Draws the graph at these points (the layout's; sigma's y axis points up, the layouts' down). */
+    draw({ positions, onChoose }: ViewInput, picture: TopologyView['picture']): TopologyView {
+      g.forEachNode((id, attributes) => {
+        const p = positions[id] ?? { x: 0, y: 0 };
+        attributes.x = p.x;
+        attributes.y = -p.y;
+      });
+      renderer.setGraph(g);
+      renderer.on(
+        'clickNode',
+        ({ node }) => g.getNodeAttribute(node, 'kind') === 'service' && onChoose(g.getNodeAttribute(node, 'ref')),
+      );
+      renderer.on('clickStage', () => onChoose(''));
+      const camera = renderer.getCamera();
+      const view = moveAsPicture(renderer);
+      const report = () => reportZoom(container, 1 / camera.ratio);
+      let detailed = graph.edges.length <= OVERVIEW_FROM;
+      let resting: ReturnType<typeof setTimeout> | undefined;
+      const switchEdges = () => {
+        if (view.moving()) return void (resting = setTimeout(switchEdges, REST_MS));
+        if (detailed === camera.ratio < DETAIL_RATIO) return;
+        detailed = camera.ratio < DETAIL_RATIO;
+        renderer.setSetting('edgeProgramClasses', detailed ? DETAIL_EDGES : OVERVIEW_EDGES);
+      };
+      camera.on('updated', () => {
+        report();
+        if (graph.edges.length <= OVERVIEW_FROM || graph.edges.length > DETAIL_UP_TO) return;
+        clearTimeout(resting);
+        resting = setTimeout(switchEdges, REST_MS);
+      });
+      report();
+
+      return {
+        show(next) {
+          // Nothing marked before or now (the first show, after the first frame): no redraw of every item.
+          const unchanged = !marked(marks) && !marked(next);
+          marks = next;
+          // Every item read again through the reducers ({}: sigma's full refresh; without it, a render).
+          if (!unchanged) renderer.refresh({});
+        },
+        zoomBy(factor) {
+          factor > 1 ? camera.animatedZoom(factor) : camera.animatedUnzoom(1 / factor);
+        },
+        fit(ids) {
+          if (!ids?.length) return void camera.animatedReset();
+          // The camera works in the viewport's normalized coordinates (the whole graph spans about 0–1).
+          const points = ids.map((id) => renderer.getNodeDisplayData(id)).filter((p) => !!p);
+          const xs = points.map((p) => p.x);
+          const ys = points.map((p) => p.y);
+          const [x1, x2, y1, y2] = [Math.min(...xs), Math.max(...xs), Math.min(...ys), Math.max(...ys)];
+          camera.animate({
+            x: (x1 + x2) / 2,
+            y: (y1 + y2) / 2,
+            ratio: Math.max(0.05, Math.max(x2 - x1, y2 - y1) * 1.3),
+          });
+        },
+        picture,
+        camera: () => camera.getState(),
+        setCamera: (state) => camera.setState(state as ReturnType<typeof camera.getState>),
+        destroy: () => {
+          clearTimeout(resting);
+          delete container.dataset.zoom;
+          renderer.kill();
+        },
+      };
     },
-    zoomBy(factor) {
-      factor > 1 ? camera.animatedZoom(factor) : camera.animatedUnzoom(1 / factor);
-    },
-    fit(ids) {
-      if (!ids?.length) return void camera.animatedReset();
-      // The camera works in the viewport's normalized coordinates (the whole graph spans about 0–1).
-      const points = ids.map((id) => renderer.getNodeDisplayData(id)).filter((p) => !!p);
-      const xs = points.map((p) => p.x);
-      const ys = points.map((p) => p.y);
-      const [x1, x2, y1, y2] = [Math.min(...xs), Math.max(...xs), Math.min(...ys), Math.max(...ys)];
-      camera.animate({ x: (x1 + x2) / 2, y: (y1 + y2) / 2, ratio: Math.max(0.05, Math.max(x2 - x1, y2 - y1) * 1.3) });
-    },
-    picture,
-    camera: () => camera.getState(),
-    setCamera: (state) => camera.setState(state as ReturnType<typeof camera.getState>),
-    destroy: () => {
-      clearTimeout(resting);
-      delete container.dataset.zoom;
-      renderer.kill();
-    },
+    kill: () => renderer.kill(),
   };
 }

@@ -5,7 +5,7 @@ import { takeEarly, topologyKey } from '../../early';
 import { readTopology } from '../../topology-read';
 import { Alert, download, message, Page, useAction } from '../../ui';
 import { BlastPanel } from './blast-panel';
-import { type Drawing, drawing, fastFor, preloadDrawing } from './drawing-choice';
+import { type Drawing, drawing, fastFor, preloadDrawing, prepareDrawing } from './drawing-choice';
 import { buildGraph, nodeId, sameShape, type TopologyData } from './graph';
 import { layout } from './layout-in-worker';
 import type { Engine } from './layout.worker';
@@ -123,11 +123,14 @@ export function Topology(props: { projectId: string; envId: string }) {
     const last = laidOut.current;
     const held = last && last.engine === engine && sameShape(last.graph, graph) ? last : undefined;
     const aspect = Math.max(0.5, (container.current?.clientWidth || 4) / (container.current?.clientHeight || 3));
-    (held ? Promise.resolve(held.answer) : layout(graph.nodes, graph.edges, engine, aspect)).then(
+    const laying = held ? Promise.resolve(held.answer) : layout(graph.nodes, graph.edges, engine, aspect);
+    // The fast drawing is made while the worker lays out (all of it but the points).
+    const prepared = prepareDrawing(choice, container.current!, graph).catch(() => undefined);
+    laying.then(
       async (answer) => {
         // No drawing area (the screen is being replaced): Cytoscape takes a null container for a canvas and throws.
         const area = container.current;
-        if (cancelled || !area) return;
+        if (cancelled || !area) return void prepared.then((p) => p?.kill());
         const { positions, engine: used, ms } = answer;
         laidOut.current = { graph, engine, choice, answer };
         const drawStart = performance.now();
@@ -141,6 +144,8 @@ export function Topology(props: { projectId: string; envId: string }) {
           onChoose: (id) => chooseService(id),
           start: focus ? nodeId('service', focus) : undefined,
         };
+        const ready = await prepared;
+        if (cancelled) return ready?.kill();
         const drawn = await drawing(
           choice,
           input,
@@ -159,6 +164,7 @@ export function Topology(props: { projectId: string; envId: string }) {
               drawnAt: Date.now(),
             };
           },
+          ready,
         );
         if (cancelled) return drawn.view.destroy();
         if (camera) drawn.view.setCamera(camera);
@@ -169,7 +175,10 @@ export function Topology(props: { projectId: string; envId: string }) {
         setStatus('');
         setDrawn((d) => d + 1);
       },
-      (err) => !cancelled && setError(err),
+      (err) => {
+        void prepared.then((p) => p?.kill());
+        if (!cancelled) setError(err);
+      },
     );
     return () => {
       cancelled = true;

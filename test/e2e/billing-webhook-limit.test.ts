@@ -3,7 +3,7 @@ import { useTestStack } from '../helpers/stack';
 import { client } from '../helpers/http';
 
 /** Its own stack: nothing else from this address may have used the minute's allowance. */
-const ref = useTestStack();
+const ref = useTestStack({}, { ownStack: true });
 const api = client(() => ref.stack.url);
 
 describe('payment webhook rate limit', () => {

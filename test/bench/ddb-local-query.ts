@@ -8,7 +8,7 @@ import { ddb } from '#shared/clients';
 /**
  * `npx tsx test/bench/ddb-local-query.ts`: what a Query of 50 items and a BatchGet of them cost in
  * DynamoDB Local as its partition grows, with items sorting after the range and before it
- * (docs/scale.md, "Why a page's time grows in DynamoDB Local"). Medians of 7, in ms, with the range read by `begins_with` and by BETWEEN.
+ * (docs/scale.md, "Why a page's time grew in DynamoDB Local"). Medians of 7, in ms, with the range read by `begins_with` and by BETWEEN.
  */
 
 const dataDir = await mkdtemp(join(tmpdir(), 'microq-'));

@@ -1,4 +1,5 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { prefixCondition } from '#db/query';
 
 export const percentile = (samples: number[], p: number) => {
   const sorted = [...samples].sort((a, b) => a - b);
@@ -108,5 +109,14 @@ export function countItemsRead(client: DynamoDBDocumentClient) {
     reset: () => counts.clear(),
     total: () => [...counts.values()].reduce((a, b) => a + b, 0),
     byCommand: () => Object.fromEntries(counts),
+  };
+}
+
+/** A raw Query's key condition for a sort-key prefix, sent as the routes send it (decision 0980), so that raw and route read alike. */
+export function rawPrefix(pk: string, prefix: string) {
+  const range = prefixCondition(prefix);
+  return {
+    KeyConditionExpression: `PK = :pk AND ${range.condition}`,
+    ExpressionAttributeValues: { ':pk': pk, ...range.values },
   };
 }

@@ -25,7 +25,7 @@ import { ddb } from '#shared/clients';
 import { keys } from '#db/keys';
 import { batchGet as batchGetAll } from '#db/batch-get';
 import { queryPage } from '#db/query';
-import { countCalls, fmt, percentile, timePair } from './measure';
+import { countCalls, fmt, percentile, rawPrefix, timePair } from './measure';
 import { operationBudgets, printOperations } from './operations';
 import { ssoBenchStandIns, ssoCallbackBudgetLine, ssoOperationBudgets } from './sso-operations';
 import { withServices } from './document';
@@ -429,9 +429,8 @@ const auditRows: string[] = [];
     await ddb().send(
       new QueryCommand({
         TableName,
-        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
+        ...rawPrefix(keys.account(sub).PK, keys.subscriptionPrefix),
         ConsistentRead: true,
-        ExpressionAttributeValues: { ':pk': keys.account(sub).PK, ':sk': keys.subscriptionPrefix },
       }),
     );
     await raw(true)();
@@ -464,9 +463,8 @@ const auditRows: string[] = [];
     ddb().send(
       new QueryCommand({
         TableName,
-        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
+        ...rawPrefix(keys.account(sub).PK, prefix),
         ConsistentRead: true,
-        ExpressionAttributeValues: { ':pk': keys.account(sub).PK, ':sk': prefix },
       }),
     );
 
@@ -615,9 +613,8 @@ const auditRows: string[] = [];
     ddb().send(
       new QueryCommand({
         TableName,
-        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
+        ...rawPrefix(pk, prefix),
         ConsistentRead: true,
-        ExpressionAttributeValues: { ':pk': pk, ':sk': prefix },
       }),
     );
   const rawStatus = async () => {
@@ -755,8 +752,7 @@ const importRows: string[] = [];
           await ddb().send(
             new QueryCommand({
               TableName,
-              KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
-              ExpressionAttributeValues: { ':pk': keys.projectPK(projectId), ':sk': keys.environmentPrefix },
+              ...rawPrefix(keys.projectPK(projectId), keys.environmentPrefix),
               Limit: 1,
             }),
           )

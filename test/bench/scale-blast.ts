@@ -2,6 +2,7 @@ import { BatchWriteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { ddb } from '#shared/clients';
 import { keys } from '#db/keys';
 import { computeBlastRadius, impactGraph, type Topology } from '#domain/catalog';
+import { rawPrefix } from './measure';
 
 /**
  * `SCALE_BLAST_EDGES=6000,100000 npm run bench:scale`: only what a hub's blast radius
@@ -46,8 +47,7 @@ async function rawQuery(TableName: string, pk: string, prefix: string, projectio
     const out = await ddb().send(
       new QueryCommand({
         TableName,
-        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
-        ExpressionAttributeValues: { ':pk': pk, ':sk': prefix },
+        ...rawPrefix(pk, prefix),
         ProjectionExpression: Object.keys(names).join(', '),
         ExpressionAttributeNames: names,
         ConsistentRead: true,

@@ -21,7 +21,7 @@ import { setPlan } from '../helpers/plans';
 import { blastRadiusBench } from './scale-blast';
 import { invoke } from './in-process';
 import { document, serviceName } from './scale-document';
-import { countItemsRead } from './measure';
+import { countItemsRead, rawPrefix } from './measure';
 import { bundleAsDeployed, shipSeparatePackages } from './deployed-bundle';
 
 /**
@@ -189,8 +189,7 @@ async function rawRead(projectId: string, envId: string) {
         const out = await ddb().send(
           new QueryCommand({
             TableName,
-            KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
-            ExpressionAttributeValues: { ':pk': keys.projectPK(projectId), ':sk': prefix },
+            ...rawPrefix(keys.projectPK(projectId), prefix),
             ConsistentRead: true,
             ExclusiveStartKey,
           }),

@@ -26,13 +26,21 @@ const FIELD_LABELS: Record<string, string> = {
 };
 const CUSTOM = 'custom_fields.';
 
-/** The labels of the project's custom fields by `custom_fields.<key>`, read only when a result is found by one. */
-async function customLabels(projectId: string, results: SearchResult[], signal: AbortSignal) {
-  if (!results.some((r) => r.match.field.startsWith(CUSTOM))) return {};
+type Labels = Record<string, string>;
+
+/**
+ * The labels of the project's custom fields by `custom_fields.<key>`, read when a result is first found
+ * by one, then kept in `known` for the box's later searches in that project.
+ */
+async function customLabels(projectId: string, results: SearchResult[], known: Map<string, Labels>) {
+  const kept = known.get(projectId);
+  if (kept || !results.some((r) => r.match.field.startsWith(CUSTOM))) return kept ?? {};
   const defs = await ok(
-    api.GET('/projects/{project_id}/custom-fields', { params: { path: { project_id: projectId } }, signal }),
-  ).catch(() => []);
-  return Object.fromEntries(defs.map((d) => [CUSTOM + d.key, d.label]));
+    api.GET('/projects/{project_id}/custom-fields', { params: { path: { project_id: projectId } } }),
+  ).catch(() => undefined);
+  const labels: Labels = Object.fromEntries((defs ?? []).map((d) => [CUSTOM + d.key, d.label]));
+  if (defs) known.set(projectId, labels);
+  return labels;
 }
 
 /** How long typing pauses before the search is asked (ms). */
@@ -59,9 +67,10 @@ const typing = (target: EventTarget | null) =>
 export function SearchBox(props: { projectId: string }) {
   const { route } = useLocation();
   const input = useRef<HTMLInputElement>(null);
+  const knownLabels = useRef(new Map<string, Labels>());
   const [q, setQ] = useState('');
   const [results, setResults] = useState<SearchResult[] | undefined>();
-  const [labels, setLabels] = useState<Record<string, string>>({});
+  const [labels, setLabels] = useState<Labels>({});
   const [failed, setFailed] = useState(false);
   const [active, setActive] = useState(0);
   const [open, setOpen] = useState(false);
@@ -88,9 +97,13 @@ export function SearchBox(props: { projectId: string }) {
     const abort = new AbortController();
     const timer = setTimeout(() => {
       ok(api.GET('/search', { params: { query: { project_id: props.projectId, q: text } }, signal: abort.signal }))
-        .then(async (data) => ({ data, labels: await customLabels(props.projectId, data.results, abort.signal) }))
+        .then(async (data) => ({
+          data,
+          labels: await customLabels(props.projectId, data.results, knownLabels.current),
+        }))
         .then(
           ({ data, labels }) => {
+            if (abort.signal.aborted) return; // a newer search is under way
             setLabels(labels);
             setResults(data.results);
             setFailed(false);

@@ -45,13 +45,25 @@ export function replaceGrantsStep(
   };
 }
 
-/** Removes grants from the set of an item that exists (safe under concurrency, like the add). */
-export const withdrawGrantsStep = (key: Key, attribute: string, grants: string[]): TransactStep => ({
-  Update: {
-    Key: key,
-    UpdateExpression: 'DELETE #grants :g ADD #refs :one',
-    ConditionExpression: 'attribute_exists(PK)',
-    ExpressionAttributeNames: { '#grants': attribute, ...refsName },
-    ExpressionAttributeValues: { ':g': new Set(grants), ':one': 1 },
-  },
-});
+/**
+ * Removes grants from the set of an item that exists (safe under concurrency, like the add); with `guard`, only
+ * while the item is as read (its version), else `guard.failWith`.
+ */
+export function withdrawGrantsStep(
+  key: Key,
+  attribute: string,
+  grants: string[],
+  guard?: { asRead: { refs_version?: number | null }; failWith: DomainError },
+): TransactStep {
+  const asRead = guard && refsAsRead(guard.asRead);
+  return {
+    Update: {
+      Key: key,
+      UpdateExpression: 'DELETE #grants :g ADD #refs :one',
+      ConditionExpression: asRead?.expression ?? 'attribute_exists(PK)',
+      ExpressionAttributeNames: { '#grants': attribute, ...refsName, ...asRead?.names },
+      ExpressionAttributeValues: { ':g': new Set(grants), ':one': 1, ...asRead?.values },
+    },
+    failWith: guard?.failWith,
+  };
+}

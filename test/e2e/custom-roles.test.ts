@@ -436,34 +436,39 @@ describe('custom role assignments', () => {
     ]);
   });
 
-  it('keeps one assignment per user and role under concurrent assignments', async () => {
+  it('keeps one assignment per user and role under concurrent assignments, and the grant held is its scope: 5 rounds', async () => {
     const { owner, projectId, envId, stagingId } = await teamProject();
-    const dev = await signUp(api);
     const role = await makeRole(owner.token, projectId, 'r', ['floors.manage']);
-    const results = await Promise.all(
-      [envId, stagingId, null, envId, stagingId, null].map((e) =>
-        api.post(
-          `${rolesPath(projectId)}/${role.id}/assignments`,
-          { user_id: dev.id, environment_id: e },
-          { token: owner.token },
+    for (let round = 0; round < 5; round++) {
+      const dev = await signUp(api);
+      const scopes = [envId, stagingId, null, envId, stagingId, null];
+      const results = await Promise.all(
+        // Each round starts the race from another scope.
+        scopes.map((_, i) =>
+          api.post(
+            `${rolesPath(projectId)}/${role.id}/assignments`,
+            { user_id: dev.id, environment_id: scopes[(i + round) % scopes.length] },
+            { token: owner.token },
+          ),
         ),
-      ),
-    );
-    for (const r of results) expect(r.status, r.text).toBe(201);
-    const list = (await api.get(`${rolesPath(projectId)}/${role.id}/assignments`, { token: owner.token })).body;
-    expect(list).toHaveLength(1);
-    // The grant the member holds is exactly the stored assignment's scope.
-    const where = list[0].environment_id;
-    expect(await caps(dev.token, projectId, envId)).toEqual(
-      where === envId || where === null
-        ? expect.arrayContaining(['floors.manage'])
-        : expect.not.arrayContaining(['floors.manage']),
-    );
-    expect(await caps(dev.token, projectId, stagingId)).toEqual(
-      where === stagingId || where === null
-        ? expect.arrayContaining(['floors.manage'])
-        : expect.not.arrayContaining(['floors.manage']),
-    );
-    expect((await caps(dev.token, projectId)).includes('floors.manage')).toBe(where === null);
+      );
+      for (const r of results) expect(r.status, r.text).toBe(201);
+      const list = (await api.get(`${rolesPath(projectId)}/${role.id}/assignments`, { token: owner.token })).body;
+      const mine = list.filter((a: { user_id: string }) => a.user_id === dev.id);
+      expect(mine).toHaveLength(1);
+      // The grant the member holds is exactly the stored assignment's scope.
+      const where = mine[0].environment_id;
+      expect(await caps(dev.token, projectId, envId)).toEqual(
+        where === envId || where === null
+          ? expect.arrayContaining(['floors.manage'])
+          : expect.not.arrayContaining(['floors.manage']),
+      );
+      expect(await caps(dev.token, projectId, stagingId)).toEqual(
+        where === stagingId || where === null
+          ? expect.arrayContaining(['floors.manage'])
+          : expect.not.arrayContaining(['floors.manage']),
+      );
+      expect((await caps(dev.token, projectId)).includes('floors.manage')).toBe(where === null);
+    }
   });
 });

@@ -137,7 +137,7 @@ export async function assignCustomRole(
         stillLiveStep(keys.customRole(projectId, roleId), notFound(CUSTOM_ROLE_NOT_FOUND)),
         ...(envId ? [envLiveCheck(projectId, envId)] : []),
         ...(member
-          ? grantSteps(projectId, userId, member, roleId, grantOf(roleId, envId))
+          ? grantSteps(projectId, userId, member, roleId, grantOf(roleId, envId), live)
           : joinWithGrantSteps(
               ctx,
               access.project,
@@ -172,19 +172,25 @@ function joinWithGrantSteps(
   );
 }
 
-/** The member-item writes that make `grant` the member's only grant of `roleId`. */
+/**
+ * The member-item writes that make `grant` the member's only grant of `roleId`. One BatchGet is no
+ * snapshot: beside a live assignment (`assigned`), the member item may be read from before the write
+ * that made that assignment, its grant not yet there. So only a first assignment adds to the set
+ * unguarded; any other writes the whole set, guarded by the version read, and a stale read is refused
+ * and read again.
+ */
 function grantSteps(
   projectId: string,
   userId: string,
   member: MemberItem,
   roleId: string,
   grant: string,
+  assigned: boolean,
 ): TransactStep[] {
   const stale = grantsOfRole(member, roleId).filter((g) => g !== grant);
   const key = keys.member(projectId, userId);
   // Adding to a set is safe under concurrency; the version bump tells whole-set writers that it changed.
-  if (!stale.length) return [addGrantsStep(key, GRANTS, [grant], CHANGED)];
-  // Moving a grant replaces the whole set, guarded by the version.
+  if (!stale.length && !assigned) return [addGrantsStep(key, GRANTS, [grant], CHANGED)];
   const next = new Set([...(member.custom_role_grants ?? [])].filter((g) => !stale.includes(g)));
   next.add(grant);
   return [replaceGrantsStep(key, GRANTS, next, member, CHANGED)];
@@ -221,12 +227,15 @@ async function removeAssignmentOnce(
     await retentionOfProject(access.project),
   );
   await transact([
+    // First, so that its refusal is the one given when the assignment moved too. Guarded by the member's version as
+    // read: read beside the assignment but before the write that moved it, it would withdraw the grant moved away and
+    // leave the one that replaced it.
+    ...withdrawGrantSteps(member, roleId, CASCADE_STALE),
     setFieldsStep(
       keys.customRoleAssignment(projectId, roleId, userId),
       { deleted_at: now, updated_at: now, audit_head: audit.head },
       notFound(ASSIGNMENT_NOT_FOUND),
     ),
     ...audit.steps,
-    ...withdrawGrantSteps(member, roleId),
   ]);
 }

@@ -1,6 +1,6 @@
 import { keys } from '#db/keys';
 import type { TransactStep } from '#db/transact';
-import { notFound } from '#shared/errors';
+import { notFound, type DomainError } from '#shared/errors';
 import { actorAccount, type AppContext } from '#shared/context';
 import { loadAccess, parseGrant, type Membership, type ProjectAccess } from './access';
 import type { NameScope } from '#db/unique-names';
@@ -93,9 +93,17 @@ export async function assignmentsOf(
   return visible(all, updatedSince).sort((a, b) => a.created_at.localeCompare(b.created_at));
 }
 
-/** Removes every grant of `roleId` from a member item (none when absent). */
-export function withdrawGrantSteps(member: Membership | undefined, roleId: string): TransactStep[] {
+/**
+ * Removes every grant of `roleId` from a member item (none when absent); with `staleWith`, only while the item is
+ * as read (its version), else that refusal.
+ */
+export function withdrawGrantSteps(
+  member: Membership | undefined,
+  roleId: string,
+  staleWith?: DomainError,
+): TransactStep[] {
   const grants = grantsOfRole(member, roleId);
   if (!member || !grants.length) return [];
-  return [withdrawGrantsStep(keys.member(member.project_id, member.user_id), GRANTS, grants)];
+  const key = keys.member(member.project_id, member.user_id);
+  return [withdrawGrantsStep(key, GRANTS, grants, staleWith && { asRead: member, failWith: staleWith })];
 }

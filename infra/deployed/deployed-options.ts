@@ -9,6 +9,8 @@ export interface DeployedOptions {
   dataDir: string;
   /** A running DynamoDB Local; else one is started (on `dynamoPort`, data under dataDir unless `inMemory`). */
   dynamoEndpoint?: string;
+  /** Before every table's name (its logical id): runs sharing one DynamoDB Local each keep their own tables. */
+  tablePrefix?: string;
   dynamoPort?: number;
   inMemory?: boolean;
   /** The site's public address (`APP_BASE_URL`); default `http://localhost:<port>`. */

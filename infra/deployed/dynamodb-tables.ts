@@ -17,19 +17,24 @@ export const localDynamo = (endpoint: string) =>
 
 /**
  * Creates the template's tables in DynamoDB Local as CloudFormation would (keys, indexes, stream, TTL),
- * named by their logical ids; an existing table (a kept data folder) is left as it is. Answers the
- * attributes only known once they exist (`<id>.StreamArn`).
+ * named by their logical ids after `prefix`; an existing table (a kept data folder) is left as it is.
+ * Answers the attributes only known once they exist (`<id>.StreamArn`).
  */
-export async function createTables(assembly: CloudAssembly, endpoint: string): Promise<Record<string, string>> {
+export async function createTables(
+  assembly: CloudAssembly,
+  endpoint: string,
+  prefix = '',
+): Promise<Record<string, string>> {
   const client = localDynamo(endpoint);
   const attributes: Record<string, string> = {};
   try {
     for (const [id, r] of resourcesOf(assembly, 'AWS::DynamoDB::Table')) {
       const p = r.Properties!;
+      const TableName = `${prefix}${id}`;
       try {
         await client.send(
           new CreateTableCommand({
-            TableName: id,
+            TableName,
             KeySchema: p.KeySchema,
             AttributeDefinitions: p.AttributeDefinitions,
             BillingMode: 'PAY_PER_REQUEST',
@@ -41,12 +46,12 @@ export async function createTables(assembly: CloudAssembly, endpoint: string): P
         );
         if (p.TimeToLiveSpecification?.Enabled)
           await client.send(
-            new UpdateTimeToLiveCommand({ TableName: id, TimeToLiveSpecification: p.TimeToLiveSpecification }),
+            new UpdateTimeToLiveCommand({ TableName, TimeToLiveSpecification: p.TimeToLiveSpecification }),
           );
       } catch (err) {
         if (!(err instanceof ResourceInUseException)) throw err;
       }
-      const { Table } = await client.send(new DescribeTableCommand({ TableName: id }));
+      const { Table } = await client.send(new DescribeTableCommand({ TableName }));
       if (Table?.LatestStreamArn) attributes[`${id}.StreamArn`] = Table.LatestStreamArn;
     }
   } finally {

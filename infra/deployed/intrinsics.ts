@@ -35,7 +35,7 @@ export const apiId = (id: string) => hex(id, 10);
 export function createResolver(
   assembly: CloudAssembly,
   endpoints: LocalEndpoints,
-  runtime: { attributes?: Record<string, string>; secretValue?: (arn: string) => string } = {},
+  runtime: { attributes?: Record<string, string>; secretValue?: (arn: string) => string; tablePrefix?: string } = {},
 ) {
   const typeOf = (id: string) => {
     const r = assembly.resources[id];
@@ -72,8 +72,10 @@ export function createResolver(
         return apiId(id);
       case 'AWS::Lambda::Function':
         return functionName(id);
+      case 'AWS::DynamoDB::Table':
+        return `${runtime.tablePrefix ?? ''}${id}`;
       default:
-        return id; // tables, roles, policies: the logical id is the name
+        return id; // roles, policies: the logical id is the name
     }
   }
 

@@ -107,13 +107,13 @@ export async function startDeployed(opts: DeployedOptions) {
       stripeSecret[LOCAL_STRIPE_SECRET_ARN] = JSON.stringify(keys);
     }
 
-    const attributes = await createTables(assembly, dynamoEndpoint);
+    const attributes = await createTables(assembly, dynamoEndpoint, opts.tablePrefix);
     // Secrets are resolved lazily: the template's own are made once the resolver can name them.
     let secrets = new Map<string, string>();
     const resolver = createResolver(
       assembly,
       { site: siteUrl, aws: aws.url },
-      { attributes, secretValue: (arn) => secrets.get(arn) ?? '' },
+      { attributes, secretValue: (arn) => secrets.get(arn) ?? '', tablePrefix: opts.tablePrefix },
     );
     secrets = templateSecrets(assembly, resolver, { ...stripeSecret, ...opts.extraSecrets });
 

@@ -63,7 +63,7 @@ beforeAll(async () => {
   idp = await startSsoIdp(deployed.url, { port: 0, users: {} });
   // Some tests' setup writes plans straight into the run's table (the paid plan's own flow: the Stripe test).
   reloadConfig({
-    TABLE_NAME: resourcesOf(deployed.assembly, 'AWS::DynamoDB::Table')[0][0],
+    TABLE_NAME: deployed.resolver.ref(resourcesOf(deployed.assembly, 'AWS::DynamoDB::Table')[0][0]),
     DYNAMODB_ENDPOINT: deployed.dynamoEndpoint,
   });
   resetClients();

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -9,6 +10,7 @@ import {
   LOCAL_STRIPE_SECRET_ARN,
   synthesizeUnlessCurrent,
 } from '../../infra/deployed/synth';
+import { testDynamoEndpoint } from './dynamo';
 
 /**
  * What start:deployed's suites pass through to every function (as a tester would): the per-address
@@ -85,7 +87,11 @@ export interface TestDeployed extends Deployed {
   lines: string[];
 }
 
-/** start:deployed on a fresh in-memory DynamoDB Local and data folder, on any free port; `DEPLOYED_LOG=1` prints what it logs (debugging). */
+/**
+ * start:deployed on fresh tables in the run's DynamoDB Local (named apart by a prefix of their own: a JVM started
+ * for each run paid its warm-up again) and a fresh data folder, on any free port; `DEPLOYED_LOG=1` prints what it
+ * logs (debugging).
+ */
 export async function startTestDeployed(cdkOut: string, opts: Partial<DeployedOptions> = {}): Promise<TestDeployed> {
   const dataDir = await mkdtemp(join(tmpdir(), 'infra-catalog-deployed-'));
   const lines: string[] = [];
@@ -93,7 +99,8 @@ export async function startTestDeployed(cdkOut: string, opts: Partial<DeployedOp
     cdkOut,
     port: 0,
     dataDir,
-    inMemory: true,
+    dynamoEndpoint: await testDynamoEndpoint(),
+    tablePrefix: `deployed-${randomUUID()}-`,
     env: { PATH: process.env.PATH, ...DEPLOYED_TEST_ENV },
     extraSecrets: { [LOCAL_ADMIN_SECRET_ARN]: adminSecret(DEPLOYED_STAFF.email, DEPLOYED_STAFF.password) },
     log: (line) => {

@@ -14,6 +14,9 @@ import { referencedId, resourcesOf, type CloudAssembly } from './template';
 type Invoke = (functionId: string, event: unknown) => Promise<unknown>;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const POLL_MS = 100;
+/** A shard iterator that can no longer be read: expired, or pointing at records trimmed since. */
+const isLostIterator = (err: unknown) =>
+  ['ExpiredIteratorException', 'TrimmedDataAccessException'].includes((err as Error | undefined)?.name ?? '');
 
 /** Whether a record matches an event filter pattern (Lambda's filter syntax: nested objects, arrays of allowed literal values). */
 export function matchesPattern(pattern: Record<string, unknown>, value: unknown): boolean {
@@ -95,6 +98,11 @@ export function pollStream(
     credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
   });
   const iterators = new Map<string, string | undefined>();
+  /** Each shard's last record handed to the function, and the shards whose next record was trimmed before it was read. */
+  const lastSeen = new Map<string, string>();
+  const trimmed = new Set<string>();
+  const getRecords = (ShardIterator: string) =>
+    client.send(new GetRecordsCommand({ ShardIterator, Limit: mapping.batchSize }));
   let running = true;
   let busy = false;
 
@@ -149,11 +157,14 @@ export function pollStream(
         const { StreamDescription } = await client.send(new DescribeStreamCommand({ StreamArn: mapping.streamArn }));
         for (const shard of StreamDescription?.Shards ?? []) {
           if (!iterators.has(shard.ShardId!)) {
+            const after = lastSeen.get(shard.ShardId!);
             const { ShardIterator } = await client.send(
               new GetShardIteratorCommand({
                 StreamArn: mapping.streamArn,
                 ShardId: shard.ShardId,
-                ShardIteratorType: mapping.startingPosition,
+                ...(after
+                  ? { ShardIteratorType: 'AFTER_SEQUENCE_NUMBER', SequenceNumber: after }
+                  : { ShardIteratorType: trimmed.has(shard.ShardId!) ? 'TRIM_HORIZON' : mapping.startingPosition }),
               }),
             );
             iterators.set(shard.ShardId!, ShardIterator);
@@ -162,8 +173,24 @@ export function pollStream(
         let got = 0;
         for (const [shard, iterator] of iterators) {
           if (!iterator) continue;
-          const out = await client.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: mapping.batchSize }));
+          let out: Awaited<ReturnType<typeof getRecords>>;
+          try {
+            out = await getRecords(iterator);
+          } catch (err) {
+            // An iterator past its 15 minutes, or behind records trimmed meanwhile, is taken again: after the last record
+            // delivered, else (trimmed) from the oldest record kept, as Lambda's mapping goes on.
+            if (!isLostIterator(err)) throw err;
+            if ((err as Error).name === 'TrimmedDataAccessException') {
+              trimmed.add(shard);
+              lastSeen.delete(shard);
+            }
+            log(`stream poller ${mapping.id}: ${(err as Error).message} (${shard}: its iterator is taken again)`);
+            iterators.delete(shard);
+            continue;
+          }
           iterators.set(shard, out.NextShardIterator);
+          const last = out.Records?.at(-1)?.dynamodb?.SequenceNumber;
+          if (last) lastSeen.set(shard, last);
           if (out.Records?.length) {
             got += out.Records.length;
             busy = true;

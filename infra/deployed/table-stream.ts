@@ -10,13 +10,11 @@ import { REGION, type Resolver } from './intrinsics';
 import type { LambdaFunction } from './lambda-functions';
 import type { Sqs } from './stand-ins/sqs';
 import { referencedId, resourcesOf, type CloudAssembly } from './template';
+import { isLostIterator, shardPositions } from '../local/stream-shards';
 
 type Invoke = (functionId: string, event: unknown) => Promise<unknown>;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const POLL_MS = 100;
-/** A shard iterator that can no longer be read: expired, or pointing at records trimmed since. */
-const isLostIterator = (err: unknown) =>
-  ['ExpiredIteratorException', 'TrimmedDataAccessException'].includes((err as Error | undefined)?.name ?? '');
 
 /** Whether a record matches an event filter pattern (Lambda's filter syntax: nested objects, arrays of allowed literal values). */
 export function matchesPattern(pattern: Record<string, unknown>, value: unknown): boolean {
@@ -98,9 +96,7 @@ export function pollStream(
     credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
   });
   const iterators = new Map<string, string | undefined>();
-  /** Each shard's last record handed to the function, and the shards whose next record was trimmed before it was read. */
-  const lastSeen = new Map<string, string>();
-  const trimmed = new Set<string>();
+  const positions = shardPositions();
   const getRecords = (ShardIterator: string) =>
     client.send(new GetRecordsCommand({ ShardIterator, Limit: mapping.batchSize }));
   let running = true;
@@ -157,14 +153,11 @@ export function pollStream(
         const { StreamDescription } = await client.send(new DescribeStreamCommand({ StreamArn: mapping.streamArn }));
         for (const shard of StreamDescription?.Shards ?? []) {
           if (!iterators.has(shard.ShardId!)) {
-            const after = lastSeen.get(shard.ShardId!);
             const { ShardIterator } = await client.send(
               new GetShardIteratorCommand({
                 StreamArn: mapping.streamArn,
                 ShardId: shard.ShardId,
-                ...(after
-                  ? { ShardIteratorType: 'AFTER_SEQUENCE_NUMBER', SequenceNumber: after }
-                  : { ShardIteratorType: trimmed.has(shard.ShardId!) ? 'TRIM_HORIZON' : mapping.startingPosition }),
+                ...positions.start(shard.ShardId!, mapping.startingPosition),
               }),
             );
             iterators.set(shard.ShardId!, ShardIterator);
@@ -180,17 +173,13 @@ export function pollStream(
             // An iterator past its 15 minutes, or behind records trimmed meanwhile, is taken again: after the last record
             // delivered, else (trimmed) from the oldest record kept, as Lambda's mapping goes on.
             if (!isLostIterator(err)) throw err;
-            if ((err as Error).name === 'TrimmedDataAccessException') {
-              trimmed.add(shard);
-              lastSeen.delete(shard);
-            }
+            positions.lost(shard, err);
             log(`stream poller ${mapping.id}: ${(err as Error).message} (${shard}: its iterator is taken again)`);
             iterators.delete(shard);
             continue;
           }
           iterators.set(shard, out.NextShardIterator);
-          const last = out.Records?.at(-1)?.dynamodb?.SequenceNumber;
-          if (last) lastSeen.set(shard, last);
+          positions.handed(shard, out.Records?.at(-1)?.dynamodb?.SequenceNumber);
           if (out.Records?.length) {
             got += out.Records.length;
             busy = true;

@@ -1,3 +1,4 @@
+import { isLostIterator, shardPositions } from './stream-shards';
 import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import {
   DescribeStreamCommand,
@@ -35,6 +36,7 @@ export function readTableStream(opts: { endpoint: string; tableName: string; pol
     credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
   });
   const iterators = new Map<string, string | undefined>();
+  const positions = shardPositions();
   let running = true;
   let first = true;
   let started: () => void = () => undefined;
@@ -50,7 +52,7 @@ export function readTableStream(opts: { endpoint: string; tableName: string; pol
           StreamArn: streamArn,
           ShardId: shard.ShardId,
           // What was written before the start is not news; a shard opened since is read whole.
-          ShardIteratorType: first ? 'LATEST' : 'TRIM_HORIZON',
+          ...positions.start(shard.ShardId!, first ? 'LATEST' : 'TRIM_HORIZON'),
         }),
       );
       iterators.set(shard.ShardId!, ShardIterator);
@@ -58,6 +60,8 @@ export function readTableStream(opts: { endpoint: string; tableName: string; pol
     first = false;
     started();
   }
+
+  const getRecords = (ShardIterator: string) => client.send(new GetRecordsCommand({ ShardIterator, Limit: 100 }));
 
   const loop = (async () => {
     const { Table } = await ddb().send(new DescribeTableCommand({ TableName: opts.tableName }));
@@ -73,8 +77,19 @@ export function readTableStream(opts: { endpoint: string; tableName: string; pol
         let got = 0;
         for (const [shard, iterator] of iterators) {
           if (!iterator) continue;
-          const out = await client.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: 100 }));
+          let out: Awaited<ReturnType<typeof getRecords>>;
+          try {
+            out = await getRecords(iterator);
+          } catch (err) {
+            if (!isLostIterator(err)) throw err;
+            positions.lost(shard, err);
+            log.warn('table stream iterator taken again', { shard, ...errorFields(err) });
+            iterators.delete(shard);
+            ticks = 0; // the shards are described again at once
+            continue;
+          }
           let next = out.NextShardIterator;
+          const seen = out.Records?.at(-1)?.dynamodb?.SequenceNumber;
           const records = (out.Records ?? []).map(recordOf);
           if (records.length) {
             got += records.length;
@@ -89,7 +104,7 @@ export function readTableStream(opts: { endpoint: string; tableName: string; pol
                 }),
               ));
               await sleep(200);
-            }
+            } else positions.handed(shard, seen);
           }
           iterators.set(shard, next);
         }

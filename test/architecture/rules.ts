@@ -190,6 +190,7 @@ export const DEPLOYED_MAY_IMPORT = [
   'infra/local/stop-on-signals.ts',
   'infra/local/idp.ts',
   'infra/local/dns-stand-in.ts',
+  'infra/local/stream-shards.ts',
   'shared/http/router.ts',
   'shared/faults.ts',
 ];

@@ -8,6 +8,7 @@ import {
   TrimmedDataAccessException,
 } from '@aws-sdk/client-dynamodb-streams';
 import { pollStream, type streamMappings } from '../../infra/deployed/table-stream';
+import { shardPositions } from '../../infra/local/stream-shards';
 import type { LambdaFunction } from '../../infra/deployed/lambda-functions';
 import type { Iam } from '../../infra/deployed/iam';
 import type { Sqs } from '../../infra/deployed/stand-ins/sqs';
@@ -74,4 +75,18 @@ describe("start:deployed's table stream poller", () => {
       await poller.stop();
     }
   }, 10_000);
+
+  it('takes a shard again after the last record handed on (an expired iterator), from the oldest kept once trimmed past it, else where the reader starts', () => {
+    const positions = shardPositions();
+    expect(positions.start('s1', 'LATEST')).toEqual({ ShardIteratorType: 'LATEST' });
+    positions.handed('s1', '100');
+    positions.lost('s1', Object.assign(new Error('expired'), { name: 'ExpiredIteratorException' }));
+    expect(positions.start('s1', 'LATEST')).toEqual({
+      ShardIteratorType: 'AFTER_SEQUENCE_NUMBER',
+      SequenceNumber: '100',
+    });
+    positions.lost('s1', new TrimmedDataAccessException({ message: 'trimmed', $metadata: {} }));
+    expect(positions.start('s1', 'LATEST')).toEqual({ ShardIteratorType: 'TRIM_HORIZON' });
+    expect(positions.start('s2', 'LATEST')).toEqual({ ShardIteratorType: 'LATEST' });
+  });
 });

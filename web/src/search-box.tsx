@@ -166,7 +166,9 @@ export function SearchBox(props: { projectId: string }) {
           setOpen(true);
         }}
         onFocus={() => setOpen(true)}
-        onBlur={() => setTimeout(() => setOpen(false), 150)}
+        // Closed a moment after focus leaves, unless it came back meanwhile (a window losing and regaining focus): a late
+        // close would hide the results of what was typed since.
+        onBlur={() => setTimeout(() => document.activeElement !== input.current && setOpen(false), 150)}
         onKeyDown={onKeyDown}
       />
       <div

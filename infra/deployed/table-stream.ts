@@ -10,7 +10,7 @@ import { REGION, type Resolver } from './intrinsics';
 import type { LambdaFunction } from './lambda-functions';
 import type { Sqs } from './stand-ins/sqs';
 import { referencedId, resourcesOf, type CloudAssembly } from './template';
-import { isLostIterator, shardPositions } from '../local/stream-shards';
+import { shardPositions } from '../local/stream-shards';
 
 type Invoke = (functionId: string, event: unknown) => Promise<unknown>;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -166,18 +166,17 @@ export function pollStream(
         let got = 0;
         for (const [shard, iterator] of iterators) {
           if (!iterator) continue;
-          let out: Awaited<ReturnType<typeof getRecords>>;
-          try {
-            out = await getRecords(iterator);
-          } catch (err) {
-            // An iterator past its 15 minutes, or behind records trimmed meanwhile, is taken again: after the last record
-            // delivered, else (trimmed) from the oldest record kept, as Lambda's mapping goes on.
-            if (!isLostIterator(err)) throw err;
-            positions.lost(shard, err);
-            log(`stream poller ${mapping.id}: ${(err as Error).message} (${shard}: its iterator is taken again)`);
-            iterators.delete(shard);
-            continue;
-          }
+          // An iterator past its 15 minutes, or behind records trimmed meanwhile, is taken again: after the last record
+          // delivered, else (trimmed) from the oldest record kept, as Lambda's mapping goes on.
+          const out = await positions.read(
+            shard,
+            () => getRecords(iterator),
+            (err) => {
+              log(`stream poller ${mapping.id}: ${(err as Error).message} (${shard}: its iterator is taken again)`);
+              iterators.delete(shard);
+            },
+          );
+          if (!out) continue;
           iterators.set(shard, out.NextShardIterator);
           positions.handed(shard, out.Records?.at(-1)?.dynamodb?.SequenceNumber);
           if (out.Records?.length) {

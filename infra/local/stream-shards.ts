@@ -1,7 +1,7 @@
 /** Shard iterators of a DynamoDB stream, lost and taken again: the local stack's reader and start:deployed's poller. */
 
 /** A shard iterator that can no longer be read: expired, or pointing at records trimmed since (DynamoDB Local trims under load). */
-export const isLostIterator = (err: unknown): boolean =>
+const isLostIterator = (err: unknown): boolean =>
   ['ExpiredIteratorException', 'TrimmedDataAccessException'].includes((err as Error | undefined)?.name ?? '');
 
 /**
@@ -19,6 +19,17 @@ export function shardPositions() {
       if ((err as Error).name !== 'TrimmedDataAccessException') return;
       trimmed.add(shard);
       lastHanded.delete(shard);
+    },
+    /** GetRecords on a shard's iterator (`get`); a lost one answers undefined after `dropped`: take the shard again. */
+    async read<T>(shard: string, get: () => Promise<T>, dropped: (err: unknown) => void): Promise<T | undefined> {
+      try {
+        return await get();
+      } catch (err) {
+        if (!isLostIterator(err)) throw err;
+        this.lost(shard, err);
+        dropped(err);
+        return undefined;
+      }
     },
     start(shard: string, otherwise: 'LATEST' | 'TRIM_HORIZON') {
       const after = lastHanded.get(shard);

@@ -1,4 +1,4 @@
-import { isLostIterator, shardPositions } from './stream-shards';
+import { shardPositions } from './stream-shards';
 import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import {
   DescribeStreamCommand,
@@ -77,17 +77,16 @@ export function readTableStream(opts: { endpoint: string; tableName: string; pol
         let got = 0;
         for (const [shard, iterator] of iterators) {
           if (!iterator) continue;
-          let out: Awaited<ReturnType<typeof getRecords>>;
-          try {
-            out = await getRecords(iterator);
-          } catch (err) {
-            if (!isLostIterator(err)) throw err;
-            positions.lost(shard, err);
-            log.warn('table stream iterator taken again', { shard, ...errorFields(err) });
-            iterators.delete(shard);
-            ticks = 0; // the shards are described again at once
-            continue;
-          }
+          const out = await positions.read(
+            shard,
+            () => getRecords(iterator),
+            (err) => {
+              log.warn('table stream iterator taken again', { shard, ...errorFields(err) });
+              iterators.delete(shard);
+              ticks = 0; // the shards are described again at once
+            },
+          );
+          if (!out) continue;
           let next = out.NextShardIterator;
           const seen = out.Records?.at(-1)?.dynamodb?.SequenceNumber;
           const records = (out.Records ?? []).map(recordOf);

@@ -22,6 +22,7 @@ import { LOCAL_STRIPE_SECRET_ARN } from './synth';
 import { pollStream, streamMappings } from './table-stream';
 import { readAssembly, referencedId, resourcesOf } from './template';
 import { outlastClientIdle } from '../local/keep-alive';
+import { closeUpgradesWithServer } from '../local/upgraded-sockets';
 
 /**
  * The product served from a synthesized template and its asset folders alone: DynamoDB Local
@@ -62,6 +63,7 @@ export async function startDeployed(opts: DeployedOptions) {
     const starting = (_req: IncomingMessage, res: ServerResponse) =>
       res.writeHead(503, { 'retry-after': '1', 'content-type': 'text/plain' }).end('start:deployed is starting\n');
     const site: Server = outlastClientIdle(createServer(starting));
+    closeUpgradesWithServer(site); // a WebSocket still being authorized at a stop would keep it waiting
     await new Promise<void>((r) => site.listen(opts.port, '127.0.0.1', r));
     stops.push(
       () =>

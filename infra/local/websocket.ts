@@ -9,6 +9,7 @@ import { connect, disconnect, spendTicket, syncConnection } from '#shared/progre
 import { appContext, type Clock } from '#shared/context';
 import { useLocalPushSender } from '#shared/push';
 import { errorFields, log } from '#shared/log';
+import { closeUpgradesWithServer } from './upgraded-sockets';
 
 export const LOCAL_WS_PATH = '/ws/progress';
 
@@ -84,14 +85,7 @@ export function attachLocalWebSockets(server: Server, clock?: Clock): void {
       },
     );
   });
-  // Closing every connection (a stop) closes the sockets too: upgraded ones are not the HTTP server's to close.
-  const closeAll = server.closeAllConnections.bind(server);
-  server.closeAllConnections = () => {
-    for (const ws of sockets.values()) ws.terminate();
-    closeAll();
-  };
-  server.on('close', () => {
-    useLocalPushSender(undefined);
-    for (const ws of sockets.values()) ws.terminate();
-  });
+  // Closing every connection (a stop) closes the sockets too, those still being authorized included.
+  closeUpgradesWithServer(server);
+  server.on('close', () => useLocalPushSender(undefined));
 }

@@ -191,6 +191,7 @@ export const DEPLOYED_MAY_IMPORT = [
   'infra/local/idp.ts',
   'infra/local/dns-stand-in.ts',
   'infra/local/stream-shards.ts',
+  'infra/local/upgraded-sockets.ts',
   'shared/http/router.ts',
   'shared/faults.ts',
 ];

@@ -21,7 +21,7 @@ const schema = lazySchema(() => {
     .default('')
     .transform((v) => v === 'true' || v === '1');
 
-  return z.object({
+  const settings = z.object({
     STAGE: z.enum(['local', 'cloud']).default('local'),
     AWS_REGION: z.string().default('us-east-1'),
     TABLE_NAME: z.string().default('infra-catalog'),
@@ -51,6 +51,11 @@ const schema = lazySchema(() => {
     REGISTRATION_EMAIL_DOMAINS: csv,
     PASSWORD_MIN_LENGTH: z.coerce.number().int().min(8).default(8),
     PASSWORD_REQUIRE_MIXED: bool,
+    /**
+     * argon2id's cost: `standard` is OWASP's baseline (shared/auth/passwords.ts); `light` (1 MiB, 1 pass) is for test
+     * stacks, which hash and check thousands of passwords, and is refused in the cloud (below).
+     */
+    PASSWORD_HASH_COST: z.enum(['standard', 'light']).default('standard'),
     MFA_REQUIRED: bool,
     /** KMS key that encrypts TOTP device secrets in the cloud; unset locally (a key file under LOCAL_DATA_DIR is used). */
     TOTP_KMS_KEY_ID: z.string().optional(),
@@ -166,6 +171,10 @@ const schema = lazySchema(() => {
     POWERTOOLS_METRICS_DISABLED: bool,
     /** X-Ray tracing of the AWS SDK clients; the stack turns it on, off locally and in tests. */
     POWERTOOLS_TRACE_ENABLED: bool,
+  });
+  return settings.refine((c) => c.STAGE !== 'cloud' || c.PASSWORD_HASH_COST === 'standard', {
+    path: ['PASSWORD_HASH_COST'],
+    message: 'the cloud hashes passwords at the standard cost only',
   });
 });
 

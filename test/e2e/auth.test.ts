@@ -8,7 +8,8 @@ import { keys } from '#db/keys';
 import committedOpenApi from '../../openapi.json' with { type: 'json' };
 
 // No refresh grace window here: a replayed refresh token is a reuse at once (the window is tested in auth-session-friendliness).
-const ref = useTestStack({ REFRESH_REUSE_GRACE_SECONDS: '0' });
+// Passwords hashed at the cost the product runs at (test stacks hash lighter: test/helpers/stack.ts).
+const ref = useTestStack({ REFRESH_REUSE_GRACE_SECONDS: '0', PASSWORD_HASH_COST: 'standard' });
 const api = client(() => ref.stack.url);
 
 const ACCOUNT_FIELDS = [

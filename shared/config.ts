@@ -174,7 +174,7 @@ const schema = lazySchema(() => {
   });
   return settings.refine((c) => c.STAGE !== 'cloud' || c.PASSWORD_HASH_COST === 'standard', {
     path: ['PASSWORD_HASH_COST'],
-    message: 'the cloud hashes passwords at the standard cost only',
+    message: 'the cloud hashes passwords at the standard cost only: unset PASSWORD_HASH_COST or set it to standard',
   });
 });
 

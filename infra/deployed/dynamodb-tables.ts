@@ -5,6 +5,7 @@ import {
   ResourceInUseException,
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
+import { tableName } from './intrinsics';
 import { resourcesOf, type CloudAssembly } from './template';
 
 /** The operator's client to DynamoDB Local itself (creating tables is CloudFormation's part, not a function's). */
@@ -30,7 +31,7 @@ export async function createTables(
   try {
     for (const [id, r] of resourcesOf(assembly, 'AWS::DynamoDB::Table')) {
       const p = r.Properties!;
-      const TableName = `${prefix}${id}`;
+      const TableName = tableName(id, prefix);
       try {
         await client.send(
           new CreateTableCommand({

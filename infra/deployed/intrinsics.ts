@@ -25,6 +25,8 @@ const keyId = (id: string) => {
 };
 /** An API Gateway id (10 lower-case characters), stable per logical id. */
 export const apiId = (id: string) => hex(id, 10);
+/** A table's name: its logical id, after the run's prefix (runs sharing one DynamoDB Local keep their own tables). */
+export const tableName = (id: string, prefix = '') => `${prefix}${id}`;
 
 /**
  * The physical names the local stand-ins give the template's resources, and what Refs, GetAtts,
@@ -73,7 +75,7 @@ export function createResolver(
       case 'AWS::Lambda::Function':
         return functionName(id);
       case 'AWS::DynamoDB::Table':
-        return `${runtime.tablePrefix ?? ''}${id}`;
+        return tableName(id, runtime.tablePrefix);
       default:
         return id; // roles, policies: the logical id is the name
     }

@@ -178,12 +178,12 @@ export function pollStream(
           );
           if (!out) continue;
           iterators.set(shard, out.NextShardIterator);
-          positions.handed(shard, out.Records?.at(-1)?.dynamodb?.SequenceNumber);
           if (out.Records?.length) {
             got += out.Records.length;
             busy = true;
-            await deliver(out.Records);
+            await deliver(out.Records); // delivered, or given up on after its retries (to the on-failure queue)
             busy = false;
+            positions.handed(shard, out.Records.at(-1)?.dynamodb?.SequenceNumber);
           }
         }
         if (!got) await sleep(POLL_MS);

@@ -2,7 +2,7 @@ import { config } from '#shared/config';
 
 /**
  * argon2id (the library's default algorithm) at OWASP's baseline: 19 MiB, 2 passes, 1 lane. Test stacks hash at
- * `light` cost (PASSWORD_HASH_COST; never in the cloud): the same code and algorithm, a fortieth of the CPU.
+ * `light` cost (PASSWORD_HASH_COST; never in the cloud): the same code and algorithm, about a thirtieth of the CPU.
  * A check reads the cost from the stored hash, so hashes of either cost verify.
  */
 const COSTS = {

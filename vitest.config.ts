@@ -27,6 +27,7 @@ const common = {
   // A browser test waits for what a page shows; on a busy 2-core machine that can take seconds, not one.
   expect: { poll: { timeout: 15_000 } },
   env: { LOG_LEVEL: 'silent', POWERTOOLS_METRICS_DISABLED: 'true' },
+  setupFiles: ['test/helpers/worker-database.ts'],
 };
 
 export default defineConfig({

@@ -27,6 +27,11 @@ const schema = lazySchema(() => {
     TABLE_NAME: z.string().default('infra-catalog'),
     /** Set locally (DynamoDB Local); unset in the cloud. */
     DYNAMODB_ENDPOINT: z.string().optional(),
+    /**
+     * The access key this process presents to DynamoDB Local (infra/local/dynamo.ts `localDynamoCredentials`):
+     * a test run's DynamoDB Local keeps one database per key, one per test worker.
+     */
+    DYNAMODB_LOCAL_ACCESS_KEY: z.string().min(1).default('local'),
     /** The port `npm start` gives DynamoDB Local, so other tools (npm run admin, the AWS CLI) can reach its data. */
     DYNAMODB_LOCAL_PORT: z.coerce.number().int().min(1).max(65535).default(8000),
     S3_ENDPOINT: z.string().optional(),

@@ -7,13 +7,14 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { tableName } from './intrinsics';
 import { resourcesOf, type CloudAssembly } from './template';
+import { localDynamoCredentials } from '../local/dynamo';
 
 /** The operator's client to DynamoDB Local itself (creating tables is CloudFormation's part, not a function's). */
 export const localDynamo = (endpoint: string) =>
   new DynamoDBClient({
     endpoint,
     region: 'us-east-1',
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    credentials: localDynamoCredentials(),
   });
 
 /**

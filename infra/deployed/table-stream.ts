@@ -11,6 +11,7 @@ import type { LambdaFunction } from './lambda-functions';
 import type { Sqs } from './stand-ins/sqs';
 import { referencedId, resourcesOf, type CloudAssembly } from './template';
 import { shardPositions } from '../local/stream-shards';
+import { localDynamoCredentials } from '../local/dynamo';
 
 type Invoke = (functionId: string, event: unknown) => Promise<unknown>;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -93,7 +94,7 @@ export function pollStream(
   const client = new DynamoDBStreamsClient({
     endpoint: dynamoEndpoint,
     region: REGION,
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    credentials: localDynamoCredentials(),
   });
   const iterators = new Map<string, string | undefined>();
   const positions = shardPositions();

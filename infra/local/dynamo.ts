@@ -14,6 +14,19 @@ export interface StartingDynamo extends LocalDynamo {
 }
 
 /**
+ * What a client of DynamoDB Local signs with. DynamoDB Local checks no signature, but without `-sharedDb`
+ * it keeps a database per access key (and region), each behind its own SQLite thread: a test run's
+ * workers each present their own key (DYNAMODB_LOCAL_ACCESS_KEY, test/helpers/worker-database.ts), so
+ * one worker's writes never queue behind another's. Everything that reads a worker's tables (its stacks,
+ * their stream readers, the processes it starts) presents the same key, as the product's client does
+ * (shared/config.ts).
+ */
+export const localDynamoCredentials = () => ({
+  accessKeyId: process.env.DYNAMODB_LOCAL_ACCESS_KEY || 'local',
+  secretAccessKey: 'local',
+});
+
+/**
  * The JVM's flags for a quick start (`npm start`): the client compiler only, which has DynamoDB Local
  * answering in about half the time, and the serial collector; not for a test run's long-lived one.
  */
@@ -33,7 +46,7 @@ const LONG_RUN_FLAGS = '-XX:MaxInlineLevel=9 -XX:InlineSmallCode=1000';
  * With `dataDir` the data survives restarts; without it the database lives in memory (tests).
  */
 export async function spawnDynamo(
-  opts: { dataDir?: string; port?: number; quickStart?: boolean } = {},
+  opts: { dataDir?: string; port?: number; quickStart?: boolean; databasePerKey?: boolean } = {},
 ): Promise<StartingDynamo> {
   const port = opts.port ?? (await freePort());
   const path = opts.dataDir ? resolve(opts.dataDir) : null;
@@ -45,7 +58,7 @@ export async function spawnDynamo(
   process.env.JDK_JAVA_OPTIONS = [flags, javaOptions].filter(Boolean).join(' ');
   let child: ReturnType<typeof spawn>;
   try {
-    child = spawn({ port, path, sharedDb: true, stdio: 'pipe' });
+    child = spawn({ port, path, sharedDb: !opts.databasePerKey, stdio: 'pipe' });
   } finally {
     if (javaOptions === undefined) delete process.env.JDK_JAVA_OPTIONS;
     else process.env.JDK_JAVA_OPTIONS = javaOptions;
@@ -63,7 +76,7 @@ export async function spawnDynamo(
     const client = new DynamoDBClient({
       endpoint,
       region: 'us-east-1',
-      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+      credentials: localDynamoCredentials(),
     });
     const started = Date.now();
     try {

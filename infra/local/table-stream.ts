@@ -1,4 +1,5 @@
 import { shardPositions } from './stream-shards';
+import { localDynamoCredentials } from './dynamo';
 import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import {
   DescribeStreamCommand,
@@ -33,7 +34,7 @@ export function readTableStream(opts: { endpoint: string; tableName: string; pol
   const client = new DynamoDBStreamsClient({
     endpoint: opts.endpoint,
     region: 'us-east-1',
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    credentials: localDynamoCredentials(),
   });
   const iterators = new Map<string, string | undefined>();
   const positions = shardPositions();

@@ -4,13 +4,16 @@ import { config } from '../config';
 import { byInvocation } from './background-retries';
 import { withWriteTap } from './write-tap';
 
-/** The DynamoDB document client (of the running kind of invocation, see `byInvocation`); locally DynamoDB Local with fixed credentials (no credential chain is searched). */
+/** The DynamoDB document client (of the running kind of invocation, see `byInvocation`); locally DynamoDB Local with its fixed local credentials (no credential chain is searched). */
 export const ddb = byInvocation((retries) => {
-  const { DYNAMODB_ENDPOINT, AWS_REGION } = config();
+  const { DYNAMODB_ENDPOINT, DYNAMODB_LOCAL_ACCESS_KEY, AWS_REGION } = config();
   const base = new DynamoDBClient({
     region: AWS_REGION,
     ...(DYNAMODB_ENDPOINT
-      ? { endpoint: DYNAMODB_ENDPOINT, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
+      ? {
+          endpoint: DYNAMODB_ENDPOINT,
+          credentials: { accessKeyId: DYNAMODB_LOCAL_ACCESS_KEY, secretAccessKey: 'local' },
+        }
       : {}),
     ...retries,
   });

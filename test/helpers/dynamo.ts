@@ -1,4 +1,5 @@
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
+import { localDynamoCredentials } from '../../infra/local/dynamo';
 
 let ready: Promise<string> | undefined;
 
@@ -16,7 +17,7 @@ export function testDynamoEndpoint(): Promise<string> {
     const client = new DynamoDBClient({
       endpoint,
       region: 'us-east-1',
-      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+      credentials: localDynamoCredentials(),
     });
     try {
       for (const started = Date.now(); ; ) {

@@ -13,7 +13,8 @@ export async function setup() {
   if (dynamo) return; // one per run, whichever project's set-up comes first
   const web = ensureWebBuild();
   web.catch(() => {}); // awaited below, after DynamoDB Local is spawned
-  dynamo = await spawnDynamo();
+  // A database per access key: per test worker (test/helpers/worker-database.ts).
+  dynamo = await spawnDynamo({ databasePerKey: true });
   await web.catch(async (err) => {
     await dynamo?.stop();
     throw err;

@@ -3,6 +3,7 @@ import { ACCOUNT, REGION } from '../intrinsics';
 import type { Json } from '../template';
 import { jsonError, jsonOperation, type AwsRequest, type AwsResponse } from './aws-request';
 import { forward } from './forward';
+import { localDynamoCredentials } from '../../local/dynamo';
 
 const tableArn = (table: string, index?: string) =>
   `arn:aws:dynamodb:${REGION}:${ACCOUNT}:table/${table}${index ? `/index/${index}` : ''}`;
@@ -33,7 +34,10 @@ export function dynamoChecks(operation: string, input: Json): { action: string; 
   return [{ action: `dynamodb:${operation}`, resource: tableArn(String(input.TableName), input.IndexName) }];
 }
 
-/** DynamoDB Local behind IAM: every request is authorized for its caller, then passed on unchanged. */
+/**
+ * DynamoDB Local behind IAM: every request is authorized for its caller, then passed on as the operator's
+ * (`localDynamoCredentials`): DynamoDB Local checks no signature, but keeps its tables per access key.
+ */
 export function createDynamoProxy(upstream: string, iam: Iam) {
   return async function dynamodb(req: AwsRequest): Promise<AwsResponse> {
     const { operation, input } = jsonOperation(req);
@@ -44,6 +48,8 @@ export function createDynamoProxy(upstream: string, iam: Iam) {
           iam.message(req.accessKeyId, action, resource),
         );
     }
-    return forward(upstream, req);
+    const { accessKeyId } = localDynamoCredentials();
+    const authorization = req.headers.authorization?.replace(/Credential=[^/,\s]+\//, `Credential=${accessKeyId}/`);
+    return forward(upstream, { ...req, headers: { ...req.headers, ...(authorization ? { authorization } : {}) } });
   };
 }

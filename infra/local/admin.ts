@@ -1,12 +1,8 @@
 import { parseArgs } from 'node:util';
 import * as z from 'zod';
 import { config } from '#shared/config';
-import { appContext } from '#shared/context';
 import { DomainError } from '#shared/errors';
-import { ensureStaff } from '#domain/identity';
-import { backfillListings, reindexSearch } from '#domain/catalog';
-import { PROJECT_RESTORE_ACTION, restoreProject, type RestoreProgress, type RestoreReport } from '#domain/lifecycle';
-import { startLocalStack } from './stack';
+import type { RestoreProgress, RestoreReport } from '#domain/lifecycle';
 
 /**
  * `npm run admin -- create-staff --email <address> --password <password>`: what BOOTSTRAP_ADMIN_EMAIL /
@@ -32,6 +28,16 @@ const USAGE = [
 /** How often a long restore prints its progress. */
 const PROGRESS_EVERY_MS = 3_000;
 
+/**
+ * The table the configuration names, ready to use: the local runtime started for the command (without
+ * HTTP or S3) unless STAGE=cloud. Loaded only once the arguments are good, so a usage error answers at once.
+ */
+async function openTable() {
+  if (config().STAGE === 'cloud') return undefined;
+  const { startLocalStack } = await import('./stack');
+  return startLocalStack({ withoutHttp: true, withoutS3: true });
+}
+
 function fail(message: string, code: number): never {
   console.error(message);
   process.exit(code);
@@ -40,8 +46,9 @@ function fail(message: string, code: number): never {
 const [command, ...rest] = process.argv.slice(2);
 if (command === 'backfill-listings' || command === 'reindex-search') {
   if (rest.length) fail(USAGE, 2);
-  const stack = config().STAGE === 'cloud' ? undefined : await startLocalStack({ withoutHttp: true, withoutS3: true });
+  const stack = await openTable();
   try {
+    const { backfillListings, reindexSearch } = await import('#domain/catalog');
     const done = Object.entries(await (command === 'reindex-search' ? reindexSearch() : backfillListings()));
     for (const [family, { written, removed }] of done)
       console.log(`${family}: ${written} listing items written, ${removed} stale removed`);
@@ -71,9 +78,10 @@ const { email, password } = values;
 if (!email || !password) fail(USAGE, 2);
 if (!z.email().safeParse(email).success) fail(`Not an e-mail address: ${email}`, 2);
 
-const stack = config().STAGE === 'cloud' ? undefined : await startLocalStack({ withoutHttp: true, withoutS3: true });
+const stack = await openTable();
 let exitCode = 0;
 try {
+  const [{ ensureStaff }, { appContext }] = await Promise.all([import('#domain/identity'), import('#shared/context')]);
   const { account, created } = await ensureStaff(appContext(), { email, password });
   const where = `table ${config().TABLE_NAME}`;
   if (created) console.log(`Created staff account ${account.email} (${account.id}) in ${where}`);
@@ -121,7 +129,11 @@ async function restoreProjectCommand(args: string[]): Promise<never> {
   if (!fromTable || !projectId || (apply && values['dry-run'])) fail(USAGE, 2);
   if (fromTable === config().TABLE_NAME)
     fail(`--from-table names the live table ${fromTable}: give the restored copy`, 2);
-  const stack = config().STAGE === 'cloud' ? undefined : await startLocalStack({ withoutHttp: true, withoutS3: true });
+  const stack = await openTable();
+  const [{ restoreProject, PROJECT_RESTORE_ACTION }, { appContext }] = await Promise.all([
+    import('#domain/lifecycle'),
+    import('#shared/context'),
+  ]);
   console.log(
     `${apply ? 'Restoring' : 'Dry run (nothing is written; --apply writes)'}: project ${projectId} from table ${fromTable} into ${config().TABLE_NAME}`,
   );
@@ -140,7 +152,7 @@ async function restoreProjectCommand(args: string[]): Promise<never> {
       apply,
       onProgress: (p) => (last = p),
     });
-    printReport(report, performance.now() - started);
+    printReport(report, performance.now() - started, PROJECT_RESTORE_ACTION);
   } catch (err) {
     if (!(err instanceof DomainError)) throw err;
     console.error(String(err.detail));
@@ -161,15 +173,14 @@ function progressLine(p: RestoreProgress, ms: number) {
   return `[${seconds(ms)}] ${p.phase}: ${p.read.toLocaleString('en')} items read${p.toWrite ? `, ${p.written.toLocaleString('en')} of ${p.toWrite.toLocaleString('en')} written` : ''}`;
 }
 
-function printReport(r: RestoreReport, ms: number) {
+function printReport(r: RestoreReport, ms: number, action: string) {
   console.log('kind | put | deleted | unchanged');
   for (const [kind, c] of Object.entries(r.byKind).sort(([a], [b]) => a.localeCompare(b)))
     console.log(`${kind} | ${c.put} | ${c.deleted} | ${c.unchanged}`);
   const verb = r.applied ? 'written' : 'to write';
   console.log(`${r.put.toLocaleString('en')} items to put, ${r.deleted.toLocaleString('en')} to delete (${verb})`);
   if (r.listings) console.log(`listings rebuilt: ${r.listings.written} written, ${r.listings.removed} stale removed`);
-  if (r.auditEntryId)
-    console.log(`audit entry ${r.auditEntryId} (${PROJECT_RESTORE_ACTION}) recorded on project ${r.projectId}`);
+  if (r.auditEntryId) console.log(`audit entry ${r.auditEntryId} (${action}) recorded on project ${r.projectId}`);
   console.log(
     `${r.applied ? 'Restored' : 'Dry run done'} in ${seconds(ms)}${r.applied ? '' : '; run again with --apply to write'}`,
   );

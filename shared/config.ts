@@ -31,7 +31,10 @@ const schema = lazySchema(() => {
      * The access key this process presents to DynamoDB Local (infra/local/dynamo.ts `localDynamoCredentials`):
      * a test run's DynamoDB Local keeps one database per key, one per test worker.
      */
-    DYNAMODB_LOCAL_ACCESS_KEY: z.string().min(1).default('local'),
+    DYNAMODB_LOCAL_ACCESS_KEY: z
+      .string()
+      .regex(/^[A-Za-z0-9]+$/, 'DynamoDB Local takes only letters and digits in an access key')
+      .default('local'),
     /** The port `npm start` gives DynamoDB Local, so other tools (npm run admin, the AWS CLI) can reach its data. */
     DYNAMODB_LOCAL_PORT: z.coerce.number().int().min(1).max(65535).default(8000),
     S3_ENDPOINT: z.string().optional(),

@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import * as z from 'zod';
 import { config } from '#shared/config';
+import { appContext } from '#shared/context';
 import { DomainError } from '#shared/errors';
 import type { RestoreProgress, RestoreReport } from '#domain/lifecycle';
 
@@ -81,7 +82,7 @@ if (!z.email().safeParse(email).success) fail(`Not an e-mail address: ${email}`,
 const stack = await openTable();
 let exitCode = 0;
 try {
-  const [{ ensureStaff }, { appContext }] = await Promise.all([import('#domain/identity'), import('#shared/context')]);
+  const { ensureStaff } = await import('#domain/identity');
   const { account, created } = await ensureStaff(appContext(), { email, password });
   const where = `table ${config().TABLE_NAME}`;
   if (created) console.log(`Created staff account ${account.email} (${account.id}) in ${where}`);
@@ -130,10 +131,7 @@ async function restoreProjectCommand(args: string[]): Promise<never> {
   if (fromTable === config().TABLE_NAME)
     fail(`--from-table names the live table ${fromTable}: give the restored copy`, 2);
   const stack = await openTable();
-  const [{ restoreProject, PROJECT_RESTORE_ACTION }, { appContext }] = await Promise.all([
-    import('#domain/lifecycle'),
-    import('#shared/context'),
-  ]);
+  const { restoreProject, PROJECT_RESTORE_ACTION } = await import('#domain/lifecycle');
   console.log(
     `${apply ? 'Restoring' : 'Dry run (nothing is written; --apply writes)'}: project ${projectId} from table ${fromTable} into ${config().TABLE_NAME}`,
   );

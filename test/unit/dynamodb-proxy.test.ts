@@ -1,6 +1,7 @@
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { reloadConfig } from '#shared/config';
 import type { Iam } from '../../infra/deployed/iam';
 import { createDynamoProxy } from '../../infra/deployed/stand-ins/dynamodb-proxy';
 import { localDynamoCredentials } from '../../infra/local/dynamo';
@@ -39,5 +40,16 @@ describe("start:deployed's DynamoDB proxy", () => {
       `AWS4-HMAC-SHA256 Credential=${localDynamoCredentials().accessKeyId}/${scope}`,
     );
     expect(seen.at(-1)?.['x-amz-target']).toBe('DynamoDB_20120810.GetItem');
+  });
+});
+
+describe('the access key sent to DynamoDB Local (DYNAMODB_LOCAL_ACCESS_KEY)', () => {
+  afterAll(() => reloadConfig());
+
+  it("is the worker's own in a test run, and one DynamoDB Local would refuse is refused at start, the variable named", () => {
+    expect(reloadConfig().DYNAMODB_LOCAL_ACCESS_KEY).toMatch(/^testworker\d+$/);
+    expect(() => reloadConfig({ DYNAMODB_LOCAL_ACCESS_KEY: 'test-1' })).toThrow(
+      /DYNAMODB_LOCAL_ACCESS_KEY[\s\S]*letters and digits/,
+    );
   });
 });

@@ -1,12 +1,12 @@
-import { useEffect } from 'preact/hooks';
+import { useEffect, useRef } from 'preact/hooks';
 import type { TopologyData } from './graph';
 import { type LiveChange, TopologyModel } from './live-changes';
 
 /**
  * The open topology's change feed: `applyChange` hands a live change to the screen showing the
  * topology (nothing when none is open). The screen gathers what comes within a moment, applies it to
- * its data (live-changes.ts) and draws the result; a change its data cannot place makes it read the
- * topology again (If-None-Match: a 304 when nothing changed).
+ * the data it shows then (live-changes.ts) and draws the result; a change its data cannot place makes it
+ * read the topology again (If-None-Match: a 304 when nothing changed).
  */
 let feed: ((change: LiveChange) => void) | undefined;
 
@@ -22,12 +22,18 @@ export function useLiveTopology(
   setData: (data: TopologyData) => void,
   reload: () => Promise<TopologyData>,
 ): void {
+  // The queue outlives each drawing: a change arriving while the last batch is being drawn waits for the
+  // next flush instead of being dropped with the drawing it came after.
+  const latest = useRef({ data, setData, reload });
+  latest.current = { data, setData, reload };
   useEffect(() => {
-    if (!data) return;
     let queued: LiveChange[] = [];
     let timer: ReturnType<typeof setTimeout> | undefined;
     const flush = () => {
       timer = undefined;
+      const { data, setData, reload } = latest.current;
+      // Before the first read there is nothing to apply to: that read brings the topology as it is.
+      if (!data) return void (queued = []);
       const model = new TopologyModel(data);
       const placed = queued.map((c) => model.apply(c)).every(Boolean);
       queued = [];
@@ -44,7 +50,7 @@ export function useLiveTopology(
       feed = undefined;
       clearTimeout(timer);
     };
-  }, [data]);
+  }, []);
 }
 
 declare global {

@@ -8,9 +8,9 @@ import { axeViolations } from '../helpers/axe';
 /**
  * The header's search box in a real browser against a local stack: `/` focuses it, results come
  * grouped by kind, the arrow keys and Enter open one; a service is found by its name, by a custom
- * field's value (opened from its result), and by an address of its server (the server's result, then
- * the service on its page). Checked with axe-core
- * (no serious or critical violation) at 1280 and 390 px. SEARCH_SCREENSHOTS=<folder> keeps a picture
+ * field's value (under the field's label as it is now, opened from its result), and by an address of
+ * its server (the server's result, then the service on its page). Checked with axe-core (no serious or
+ * critical violation) at 1280 and 390 px. SEARCH_SCREENSHOTS=<folder> keeps a picture
  * of the open results at each width.
  */
 const ref = useTestStack();
@@ -18,7 +18,7 @@ const api = client(() => ref.stack.url);
 const email = uniqueEmail('search');
 let page: Page;
 let problems: string[];
-const ids = { projectId: '', envId: '', service: '', floor: '' };
+const ids = { projectId: '', envId: '', service: '', floor: '', token: '' };
 const url = (path = '') => ref.stack.url + path;
 const heading = () => page.getByRole('heading', { level: 1 });
 const poll = <T>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 20_000 });
@@ -41,6 +41,7 @@ describe('the header search box', { timeout: 120_000 }, () => {
   it('finds a service by its name: / focuses the box, results grouped by kind, Enter opens the first', async () => {
     await registerInBrowser(page, ref.stack.url, { name: 'Sam Search', email });
     const token = (await api.post('/auth/login', { email, password: PASSWORD })).body.access_token as string;
+    ids.token = token;
     const project = await api.post('/projects', { name: 'Findings' }, { token });
     ids.projectId = project.body.id;
     const env = await api.post('/environments', { name: 'prod', project_id: ids.projectId }, { token });
@@ -113,6 +114,21 @@ describe('the header search box', { timeout: 120_000 }, () => {
     await page.waitForURL(url(`/p/${ids.projectId}/e/${ids.envId}/services/${ids.service}`));
     await poll(() => heading().textContent()).toBe('payments-gateway');
     await poll(() => page.locator('dl.facts dt:has-text("Team") + dd').textContent()).toBe('Ledger Squad');
+
+    // The field's label renamed meanwhile: the box's next opening shows the new one.
+    const renamed = await api.patch(
+      `/projects/${ids.projectId}/custom-fields/team`,
+      { label: 'Squad' },
+      { token: ids.token },
+    );
+    expect(renamed.status, renamed.text).toBe(200);
+    await page.locator('main').click();
+    await page.keyboard.press('/');
+    await page.keyboard.type('ledger');
+    await poll(() => options().count()).toBe(1);
+    expect(await options().textContent()).toContain('Squad: Ledger Squad');
+    await page.keyboard.press('Escape');
+    await box().fill('');
   });
 
   it("finds the service by an address of its server at 390 px: Ctrl-K, the server's result, then the service on it", async () => {

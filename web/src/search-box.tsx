@@ -29,17 +29,20 @@ const CUSTOM = 'custom_fields.';
 type Labels = Record<string, string>;
 
 /**
- * The labels of the project's custom fields by `custom_fields.<key>`, read when a result is first found
- * by one, then kept in `known` for the box's later searches in that project.
+ * The labels of the project's custom fields by `custom_fields.<key>`, read when a result is found by one
+ * whose label is not in `known` yet (a field defined since is read again), then kept there for the box's
+ * later searches in that project until it closes (a label renamed meanwhile shows at the next opening).
  */
 async function customLabels(projectId: string, results: SearchResult[], known: Map<string, Labels>) {
-  const kept = known.get(projectId);
-  if (kept || !results.some((r) => r.match.field.startsWith(CUSTOM))) return kept ?? {};
+  const kept = known.get(projectId) ?? {};
+  const fields = results.map((r) => r.match.field).filter((f) => f.startsWith(CUSTOM));
+  if (fields.every((f) => f in kept)) return kept;
   const defs = await ok(
     api.GET('/projects/{project_id}/custom-fields', { params: { path: { project_id: projectId } } }),
   ).catch(() => undefined);
-  const labels: Labels = Object.fromEntries((defs ?? []).map((d) => [CUSTOM + d.key, d.label]));
-  if (defs) known.set(projectId, labels);
+  if (!defs) return kept;
+  const labels: Labels = Object.fromEntries(defs.map((d) => [CUSTOM + d.key, d.label]));
+  known.set(projectId, labels);
   return labels;
 }
 
@@ -74,6 +77,10 @@ export function SearchBox(props: { projectId: string }) {
   const [failed, setFailed] = useState(false);
   const [active, setActive] = useState(0);
   const [open, setOpen] = useState(false);
+  // What the box learnt of the project's custom field labels lasts while it is open (customLabels).
+  useEffect(() => {
+    if (!open) knownLabels.current.clear();
+  }, [open]);
 
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {

@@ -14,29 +14,14 @@ import {
   receivePaymentWebhook,
   invoiceView,
   invoiceDetailView,
+  planEntity,
 } from '#domain/billing';
 import { email, name, text } from '#http/schemas';
 import { apiKeyRoutes } from './api-key-routes';
 import { lazySchema } from '#shared/lazy-schema';
 
-const planOut = lazySchema(() =>
-  z.object({
-    id: z.uuid(),
-    name: z.string(),
-    interval: z.enum(['monthly', 'annual', 'none', 'custom']),
-    price_cents: z.int(),
-    currency: z.string(),
-    perks_text: z.string(),
-    max_projects: z.int().nullable(),
-    max_envs_per_project: z.int().nullable(),
-    max_services: z.int().nullable(),
-    max_project_users: z.int().nullable(),
-    max_api_keys_per_user: z.int().nullable(),
-    support_level: z.string(),
-    features: z.record(z.string(), z.unknown()),
-    is_public: z.boolean(),
-  }),
-);
+/** A plan as GET /plans answers it: the catalogue's item as stored (its entity's schema, built at first use). */
+const planOut = () => planEntity.schema;
 
 /** Ids the caller names: any short string, so an unknown one is the SPEC's 404 rather than a 422. */
 const anId = lazySchema(() => z.string().min(1).max(100));

@@ -3899,9 +3899,32 @@ export interface operations {
                         max_services: number | null;
                         max_project_users: number | null;
                         max_api_keys_per_user: number | null;
-                        support_level: string;
+                        /** @enum {string} */
+                        support_level: "community" | "email_48h" | "email_chat_24h" | "email_chat_12h" | "priority_4h" | "24_7_dedicated_1h";
                         features: {
-                            [key: string]: unknown;
+                            crud_basic: boolean;
+                            crud_pro: boolean;
+                            crud_api: boolean;
+                            multi_cloud: boolean;
+                            scheduler_ansible: boolean;
+                            ai_analysis: boolean;
+                            /** @default false */
+                            webhooks: boolean;
+                            /** @default false */
+                            sso: boolean;
+                            users_included: number;
+                            extra_user_price_cents: number;
+                            api_rate_limit: number;
+                            data_retention_days: number;
+                            rbac_custom_roles_limit: number;
+                            /** @enum {string} */
+                            cost_estimate: "none" | "basic" | "advanced";
+                            providers: string[];
+                            auto_discovery: string[];
+                            monitoring: {
+                                enabled: boolean;
+                                integrations: string[];
+                            };
                         };
                         is_public: boolean;
                     }[];
@@ -3937,7 +3960,29 @@ export interface operations {
                             max_projects: number | null;
                             max_services: number | null;
                             features: {
-                                [key: string]: unknown;
+                                crud_basic: boolean;
+                                crud_pro: boolean;
+                                crud_api: boolean;
+                                multi_cloud: boolean;
+                                scheduler_ansible: boolean;
+                                ai_analysis: boolean;
+                                /** @default false */
+                                webhooks: boolean;
+                                /** @default false */
+                                sso: boolean;
+                                users_included: number;
+                                extra_user_price_cents: number;
+                                api_rate_limit: number;
+                                data_retention_days: number;
+                                rbac_custom_roles_limit: number;
+                                /** @enum {string} */
+                                cost_estimate: "none" | "basic" | "advanced";
+                                providers: string[];
+                                auto_discovery: string[];
+                                monitoring: {
+                                    enabled: boolean;
+                                    integrations: string[];
+                                };
                             };
                         };
                         features: {

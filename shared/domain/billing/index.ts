@@ -1,5 +1,6 @@
 /** The billing context's public face: other contexts, routes and workers import only this. */
 export { FREE_PLAN_ID, listPublicPlans, getPlan, resetPlanCache, type Plan } from './plans';
+export { planEntity } from './plan-entity';
 export { PLAN_CATALOGUE, seedPlans } from './plan-catalogue';
 export { PROVIDERS } from './providers';
 export {

@@ -135,9 +135,11 @@ export const environmentRoutes = [
     path: '/live/ticket',
     auth: 'user',
     summary:
-      "A single-use, one-minute ticket to follow an environment's changes over the WebSocket (after `since`, when given)",
+      "A single-use, one-minute ticket to follow an environment's changes over the WebSocket: those after `since` when given, else after the ticket's issue (`since` in the answer)",
     body: () => z.object({ project_id: uuid(), environment_id: uuid(), since: z.int().nonnegative().optional() }),
-    responses: () => ({ 200: z.object({ url: z.string(), ticket: z.string(), expires_in: z.int() }) }),
+    responses: () => ({
+      200: z.object({ url: z.string(), ticket: z.string(), expires_in: z.int(), since: z.int().nonnegative() }),
+    }),
     refusals: [400, 403, 404],
     handler: async ({ body }, ctx) => ok(await liveTicket(ctx, body)),
   }),

@@ -41,9 +41,10 @@ describe('live changes by every path', () => {
     const svc = await createService(api, o.token, o.projectId, o.envId);
     const live = await follow(api, o.token, { project_id: o.projectId, environment_id: o.envId });
     expect((await api.post('/me/mark-archived', { services: [svc.id] }, { token: o.token })).status).toBe(200);
-    await live.next((m) => m.id === svc.id && m.op === 'deleted');
+    const gone = await live.next((m) => m.id === svc.id && m.op === 'deleted');
     expect((await api.post('/me/unarchive', { services: [svc.id] }, { token: o.token })).status).toBe(200);
-    const back = await live.next((m) => m.id === svc.id && m.op === 'created');
+    // After the archive's: the service's own creation may come first (numbered after the ticket was issued).
+    const back = await live.next((m) => m.id === svc.id && m.op === 'created' && m.seq > gone.seq);
     expect(back.item).toEqual((await api.get(`/services/${svc.id}`, { token: o.token })).body);
     live.close();
   });

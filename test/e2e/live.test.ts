@@ -92,6 +92,25 @@ describe('tickets and resuming', () => {
     live.close();
   });
 
+  it('follows from when its ticket was issued: a change numbered before the socket opens is sent first', async () => {
+    const o = await ownerWithEnv(api);
+    const scope = { project_id: o.projectId, environment_id: o.envId };
+    const probe = await follow(api, o.token, scope);
+    const before = await createService(api, o.token, o.projectId, o.envId);
+    const { seq } = await probe.next((m) => m.id === before.id);
+    const ticket = await liveTicket(api, o.token, scope);
+    expect(ticket.since).toBe(seq);
+    // Made (and numbered: the probe heard it) after the ticket, before its socket opens.
+    const meanwhile = await createService(api, o.token, o.projectId, o.envId);
+    await probe.next((m) => m.id === meanwhile.id);
+    probe.close();
+    const live = await followUrl(ticket.url);
+    const changes = live.messages.filter((m) => m.kind);
+    expect(changes.map((m) => [m.id, m.seq])).toEqual([[meanwhile.id, seq + 1]]);
+    expect(live.messages.find((m) => m.live)?.seq).toBe(seq + 1);
+    live.close();
+  });
+
   it('resumes with since across a forced disconnect: the changes made meanwhile come first, in order, then live ones', async () => {
     const o = await ownerWithEnv(api);
     const scope = { project_id: o.projectId, environment_id: o.envId };

@@ -11,11 +11,13 @@ import { createService } from '../helpers/catalog';
 import { setPlan } from '../helpers/plans';
 import { grantRole, projectWithEnv } from '../helpers/tenancy';
 import { launchChromium } from '../helpers/browser';
+import { follow } from '../helpers/live';
 
 /**
  * The dashboard live (issue 46): two browsers on one environment's services; a rename made in one
  * appears in the other's table with no reload; the header's indicator says reconnecting while the
- * server is down and live again once it is back (the same port, table and data: a restart).
+ * server is down and live again once it is back (the same port, table and data: a restart). A table
+ * reads once its feed follows the environment, so a change made while it is read is applied after.
  */
 const freePort = () =>
   new Promise<number>((resolve) => {
@@ -95,5 +97,40 @@ describe('the dashboard follows changes live', { timeout: 180_000 }, () => {
     const renamed = await api.patch(`/services/${svc.id}`, { name: 'billing-v3' }, { token: owner.token });
     expect(renamed.status, renamed.text).toBe(200);
     await poll(() => rowNames(theirs)).toEqual(['billing-v3']);
+  });
+
+  it('misses no change made while a table is being read: it reads once its feed follows, and applies what came meanwhile', async () => {
+    const owner = await signUp(api);
+    const { projectId, envId } = await projectWithEnv(api, owner.token);
+    const svc = await createService(api, owner.token, projectId, envId, { name: 'ledger' });
+    const page = await signedIn(owner.email, owner.password, `/p/${projectId}`);
+    // The list's answer is read from the server, then held back until the rename below is made and numbered.
+    let answerRead!: () => void;
+    const read = new Promise<void>((r) => (answerRead = r));
+    let release!: () => void;
+    const released = new Promise<void>((r) => (release = r));
+    const order: string[] = [];
+    page.on('response', (r) => new URL(r.url()).pathname === '/live/ticket' && order.push('ticket'));
+    await page.route(
+      (u) => u.pathname === '/services',
+      async (route) => {
+        order.push('list');
+        const response = await route.fetch();
+        answerRead();
+        await released;
+        await route.fulfill({ response });
+      },
+    );
+    await page.goto(`${stack.url}/p/${projectId}/e/${envId}/services`);
+    await read;
+    const probe = await follow(api, owner.token, { project_id: projectId, environment_id: envId });
+    const renamed = await api.patch(`/services/${svc.id}`, { name: 'ledger-v2' }, { token: owner.token });
+    expect(renamed.status, renamed.text).toBe(200);
+    await probe.next((m) => m.id === svc.id && m.op === 'updated');
+    probe.close();
+    release();
+    await poll(() => rowNames(page), 10_000).toEqual(['ledger-v2']);
+    expect(order.slice(0, 2)).toEqual(['ticket', 'list']);
+    await page.context().close();
   });
 });

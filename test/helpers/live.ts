@@ -28,7 +28,7 @@ export interface Follower {
 export async function liveTicket(api: Client, token: string, body: Record<string, unknown>) {
   const res = await api.post('/live/ticket', body, { token });
   expect(res.status, res.text).toBe(200);
-  return res.body as { url: string; ticket: string; expires_in: number };
+  return res.body as { url: string; ticket: string; expires_in: number; since: number };
 }
 
 /** Opens a live WebSocket on `url`, sends its first message (the start) and waits until it is live. */

@@ -22,6 +22,8 @@ interface Feed {
   handlers: Set<Handler>;
   reloads: Set<() => void>;
   stop: AbortController;
+  /** Settles once the server follows the environment for this feed (its first ticket), or the attempt failed. */
+  started: Promise<void>;
 }
 
 const feeds = new Map<string, Feed>();
@@ -37,7 +39,13 @@ function setStatus(s: LiveStatus) {
 export function subscribe(scope: LiveScope, handler: Handler, onReload?: () => void): () => void {
   let feed = feeds.get(scope.envId);
   if (!feed) {
-    const created: Feed = { handlers: new Set(), reloads: new Set(), stop: new AbortController() };
+    let start = () => {};
+    const created: Feed = {
+      handlers: new Set(),
+      reloads: new Set(),
+      stop: new AbortController(),
+      started: new Promise((resolve) => (start = resolve)),
+    };
     feed = created;
     feeds.set(scope.envId, created);
     followEnvironment(
@@ -45,6 +53,7 @@ export function subscribe(scope: LiveScope, handler: Handler, onReload?: () => v
       { project_id: scope.projectId, environment_id: scope.envId },
       {
         signal: created.stop.signal,
+        onStart: start,
         onChange: (c) => {
           for (const h of created.handlers) h(c);
         },
@@ -52,10 +61,14 @@ export function subscribe(scope: LiveScope, handler: Handler, onReload?: () => v
           for (const r of created.reloads) r();
         },
         onStatus: (s) => {
+          // A first ticket refused or not answered: the screens read anyway (and follow once it reconnects).
+          if (s === 'reconnecting' || s === 'ended') start();
           if (!created.stop.signal.aborted) setStatus(s);
         },
       },
-    ).catch(() => setStatus('ended'));
+    )
+      .catch(() => setStatus('ended'))
+      .finally(start);
   }
   feed.handlers.add(handler);
   if (onReload) feed.reloads.add(onReload);
@@ -69,6 +82,16 @@ export function subscribe(scope: LiveScope, handler: Handler, onReload?: () => v
       if (!feeds.size) setStatus('ended');
     }
   };
+}
+
+/**
+ * Waits, before a screen reads what it shows, until the environment's feed (opened by the screen's
+ * `useLive`, in the same render or before) follows from a moment before the read: then no change made
+ * in between is missed. At once when no feed is open or it already follows.
+ */
+export async function following(scope: LiveScope): Promise<void> {
+  await Promise.resolve(); // after the effects of the same render, the screen's subscription among them
+  await feeds.get(scope.envId)?.started;
 }
 
 /** The live channel's status (for the live/reconnecting indicator). */

@@ -19,6 +19,12 @@ export interface FollowOptions {
   since?: number;
   onChange: (change: LiveChange) => void;
   onStatus?: (status: LiveStatus) => void;
+  /**
+   * Called once, when the first ticket is issued: every change from then on reaches `onChange` (without
+   * `since`, the server follows from the ticket's issue), so a read of the environment begun after this
+   * misses none. Read first and follow after, and a change made in between could be missed.
+   */
+  onStart?: () => void;
   /** What was asked to resume from is no longer kept (24 hours): reload what is shown; changes follow from `seq`. */
   onReload?: (seq: number) => void;
   signal?: AbortSignal;
@@ -45,6 +51,7 @@ export function followEnvironment(
 ): Promise<void> {
   let last = opts.since;
   let stopped = opts.signal?.aborted ?? false;
+  let started = false;
   let socket: WebSocket | undefined;
   const status = (s: LiveStatus) => opts.onStatus?.(s);
   const sleep = (ms: number) =>
@@ -92,6 +99,11 @@ export function followEnvironment(
           body: { ...scope, ...(last === undefined ? {} : { since: last }) },
           signal: opts.signal,
         });
+        last = data!.since; // what was asked, or (the first time, without it) where the server starts
+        if (!started) {
+          started = true;
+          opts.onStart?.();
+        }
         await connection(data!.url, () => (backoff = 0));
       } catch (err) {
         if (stopped) break;

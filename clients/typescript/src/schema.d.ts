@@ -1081,7 +1081,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** A single-use, one-minute ticket to follow an environment's changes over the WebSocket (after `since`, when given) */
+        /** A single-use, one-minute ticket to follow an environment's changes over the WebSocket: those after `since` when given, else after the ticket's issue (`since` in the answer) */
         post: operations["postLiveTicket"];
         delete?: never;
         options?: never;
@@ -5599,6 +5599,7 @@ export interface operations {
                         url: string;
                         ticket: string;
                         expires_in: number;
+                        since: number;
                     };
                 };
             };

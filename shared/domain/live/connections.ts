@@ -23,22 +23,32 @@ import { changesAfter, counterOf, type LiveMessage } from './record';
  * in order; then `{live: true, seq}` tells the client it is live and the `seq` it stands at.
  */
 
-/** POST /live/ticket: refused exactly as GET /services refuses for that project and environment. */
+/**
+ * POST /live/ticket: refused exactly as GET /services refuses for that project and environment. Without
+ * `since` the connection follows from when the ticket was issued (the environment's `seq` then, read
+ * beside the access check): a client that reads the environment after this answer misses no change,
+ * even one numbered before its socket opens. The answer says which `seq` it follows after (`since`).
+ */
 export async function liveTicket(
   ctx: AppContext,
   input: { project_id: string; environment_id: string; since?: number },
 ) {
   const account = actorAccount(ctx);
-  const { access } = await accessInEnvironment(input.project_id, account.id, input.environment_id);
+  const [{ access }, now] = await Promise.all([
+    accessInEnvironment(input.project_id, account.id, input.environment_id),
+    input.since === undefined ? counterOf(input.environment_id) : undefined,
+  ]);
   access.require('services.view', SERVICES_FORBIDDEN_VIEW, input.environment_id);
-  return issueLiveTicket(ctx, account.id, {
+  const since = input.since ?? now!.seq;
+  const ticket = await issueLiveTicket(ctx, account.id, {
     project_id: input.project_id,
     environment_id: input.environment_id,
-    since: input.since ?? null,
+    since,
     session_id: ctx.actor?.session?.id ?? null,
     key_id: ctx.actor?.key?.key_id ?? null,
     token_version: account.token_version,
   });
+  return { ...ticket, since };
 }
 
 /** The items a live connection keeps (for `connect` of `#shared/progress`, which removes them on disconnect). */

@@ -7,21 +7,27 @@ import { Alert, ConfirmButton, Loaded, message, Page, useLoad } from '../ui';
 import { Connections } from './catalog/connections';
 import { floorName } from './catalog/names';
 import { NetworksForm } from './catalog/networks-form';
-import { useLive } from '../live';
+import { following, useLive } from '../live';
 import { CustomFieldRows, useCustomFields } from '../custom-fields';
 
 /** A service with its server, networks, connections and links; edit, delete, connect. */
 export function ServiceDetail(props: { projectId: string; envId: string; serviceId: string }) {
   const { route } = useLocation();
   const scope = { project_id: props.projectId, environment_id: props.envId };
+  const liveScope = { projectId: props.projectId, envId: props.envId };
   const id = props.serviceId;
+  // Both reads wait until the live feed (below) follows the environment: no change made meanwhile is missed.
   const service = useLoad(
-    (signal) => ok(api.GET('/services/{service_id}', { params: { path: { service_id: id } }, signal })),
+    async (signal) => {
+      await following(liveScope);
+      return ok(api.GET('/services/{service_id}', { params: { path: { service_id: id } }, signal }));
+    },
     [id],
   );
   const customFields = useCustomFields(props.projectId, 'service');
   const related = useLoad(
     async (signal) => {
+      await following(liveScope);
       const [connections, links, attached, networks, services, floors] = await Promise.all([
         ok(api.GET('/service-connections', { params: { query: { ...scope, entity_id: id } }, signal })),
         ok(api.GET('/service-links', { params: { query: { ...scope, service_id: id } }, signal })),
@@ -42,7 +48,7 @@ export function ServiceDetail(props: { projectId: string; envId: string; service
   const [gone, setGone] = useState(false);
   // Live: this service changed (read again), went (said so), or its connections and links did.
   useLive(
-    { projectId: props.projectId, envId: props.envId },
+    liveScope,
     (c) => {
       if (c.kind === 'service' && c.id === id) {
         if (c.op === 'deleted') setGone(true);

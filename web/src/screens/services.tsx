@@ -5,7 +5,7 @@ import { allServices } from '../services';
 import { to } from '../links';
 import { FilterForm, SortHeader, sortedByName, useUrlQuery, type FilterSpec } from '../table';
 import { Alert, message, Page } from '../ui';
-import { applyChange, useLive } from '../live';
+import { applyChange, following, type LiveChange, useLive } from '../live';
 
 const ROW = 40; // px, every row the same height: the table renders only the rows in view
 const OVERSCAN = 8;
@@ -53,15 +53,18 @@ export function Services(props: { projectId: string; envId: string }) {
   const filtered = Object.values(queryOf(filters)).length > 0;
   // Live: a new service appears, a renamed one changes, a deleted one goes (with filters on, only the rows
   // shown change: whether a new one passes them is the API's to say, on the next read).
+  const withChange = (list: Service[] | undefined, c: LiveChange) =>
+    applyChange(list, c, 'service', (s) => !filtered || (list ?? []).some((x) => x.id === s.id));
+  // While the list is read (its pages shown as they come) the changes wait, then apply to the whole list.
+  const held = useRef<LiveChange[]>(undefined);
+  const scope = { projectId: props.projectId, envId: props.envId };
   useLive(
-    { projectId: props.projectId, envId: props.envId },
+    scope,
     (c) => {
       // A service shows its group names: a group's change (rare) reads the list again.
       if (c.kind === 'group' || c.kind === 'subgroup') setReloads((n) => n + 1);
-      else
-        setServices((list) =>
-          applyChange(list, c, 'service', (s) => !filtered || (list ?? []).some((x) => x.id === s.id)),
-        );
+      else if (held.current) held.current.push(c);
+      else setServices((list) => withChange(list, c));
     },
     () => setReloads((n) => n + 1),
   );
@@ -70,14 +73,22 @@ export function Services(props: { projectId: string; envId: string }) {
     const abort = new AbortController();
     setLoading(true);
     setError(undefined);
-    allServices(
-      { project_id: props.projectId, environment_id: props.envId, ...queryOf(filters) },
-      (sofar) => !abort.signal.aborted && setServices([...sofar]),
-      abort.signal,
-    )
-      .then((all) => !abort.signal.aborted && setServices(all))
+    held.current = [];
+    following(scope)
+      .then(() =>
+        allServices(
+          { project_id: props.projectId, environment_id: props.envId, ...queryOf(filters) },
+          (sofar) => !abort.signal.aborted && setServices([...sofar]),
+          abort.signal,
+        ),
+      )
+      .then((all) => !abort.signal.aborted && setServices(held.current!.reduce(withChange, all)))
       .catch((err) => !abort.signal.aborted && setError(err))
-      .finally(() => !abort.signal.aborted && setLoading(false));
+      .finally(() => {
+        if (abort.signal.aborted) return;
+        held.current = undefined;
+        setLoading(false);
+      });
     return () => abort.abort();
   }, [props.projectId, props.envId, key, reloads]);
 

@@ -3,7 +3,7 @@ import { useMemo, useRef } from 'preact/hooks';
 import { FilterForm, Pager, pageOf, SortHeader, sortedByName, useUrlQuery, type FilterSpec } from '../../table';
 import { TableWrap } from '../../table-wrap';
 import { Loaded, Page, useLoad } from '../../ui';
-import { useLive, type LiveChange, type LiveScope } from '../../live';
+import { following, useLive, type LiveChange, type LiveScope } from '../../live';
 import { shownValue, useCustomColumns, type CustomKind } from '../../custom-fields';
 
 /** A column of a list: its header and what a row shows in it. */
@@ -36,7 +36,14 @@ export function CatalogList<T extends { id: string; custom_fields: Record<string
   const { sort, page, ...filters } = applied;
   const descending = sort === '-name';
   const key = JSON.stringify(filters);
-  const rows = useLoad((signal) => props.load(filters as Record<K, string>, signal), [key]);
+  // Read once the live feed follows the environment (`following`): no change made meanwhile is missed.
+  const rows = useLoad(
+    async (signal) => {
+      if (props.live) await following(props.live.scope);
+      return props.load(filters as Record<K, string>, signal);
+    },
+    [key],
+  );
   const pending = useRef<ReturnType<typeof setTimeout>>(undefined);
   const later = () => {
     clearTimeout(pending.current);

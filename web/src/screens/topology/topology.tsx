@@ -12,7 +12,7 @@ import type { Engine } from './layout.worker';
 import { edgesByEnds, marksOf } from './marks';
 import { TopologyTools } from './topology-tools';
 import type { TopologyView, ViewInput } from './view';
-import { useLive } from '../../live';
+import { following, useLive } from '../../live';
 import { applyChange, useLiveTopology } from './use-live-topology';
 
 /** Timings of the last drawing, read by `npm run bench:web`. */
@@ -82,7 +82,7 @@ export function Topology(props: { projectId: string; envId: string }) {
   const names = useMemo(() => new Map(graph?.nodes.map((n) => [n.id, n.label]) ?? []), [graph]);
   const ends = useMemo(() => edgesByEnds(graph?.edges ?? []), [graph]);
 
-  // 1. Data.
+  // 1. Data, read once the live feed (2b) follows the environment: no change made meanwhile is missed.
   useEffect(() => {
     const abort = new AbortController();
     const started = performance.now();
@@ -91,24 +91,26 @@ export function Topology(props: { projectId: string; envId: string }) {
     // The fast drawing's code is fetched while the data is read, not after: the size that picks the
     // drawing is not known yet, and the environments where the wait counts are the big ones.
     preloadDrawing(true);
-    loadTopology({ project_id: props.projectId, environment_id: props.envId }, abort.signal).then(
-      (d) => {
-        if (abort.signal.aborted) return;
-        window.__topology = {
-          nodes: 0,
-          edges: 0,
-          engine: '',
-          loadMs: Math.round(performance.now() - started),
-          layoutMs: 0,
-          drawMs: 0,
-          interactiveMs: 0,
-          dataAt: Date.now(),
-          drawnAt: 0,
-        };
-        setData(d);
-      },
-      (err) => !abort.signal.aborted && setError(err),
-    );
+    following({ projectId: props.projectId, envId: props.envId })
+      .then(() => loadTopology({ project_id: props.projectId, environment_id: props.envId }, abort.signal))
+      .then(
+        (d) => {
+          if (abort.signal.aborted) return;
+          window.__topology = {
+            nodes: 0,
+            edges: 0,
+            engine: '',
+            loadMs: Math.round(performance.now() - started),
+            layoutMs: 0,
+            drawMs: 0,
+            interactiveMs: 0,
+            dataAt: Date.now(),
+            drawnAt: 0,
+          };
+          setData(d);
+        },
+        (err) => !abort.signal.aborted && setError(err),
+      );
     return () => abort.abort();
   }, [props.projectId, props.envId]);
 

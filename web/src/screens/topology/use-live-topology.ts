@@ -23,34 +23,46 @@ export function useLiveTopology(
   reload: () => Promise<TopologyData>,
 ): void {
   // The queue outlives each drawing: a change arriving while the last batch is being drawn waits for the
-  // next flush instead of being dropped with the drawing it came after.
+  // next flush instead of being dropped with the drawing it came after. Changes that come before the
+  // first read's answer (the feed follows from before that read: live.ts `following`) wait for it.
   const latest = useRef({ data, setData, reload });
   latest.current = { data, setData, reload };
+  const queue = useRef<{ kick(): void; drop(): void }>(undefined);
   useEffect(() => {
     let queued: LiveChange[] = [];
     let timer: ReturnType<typeof setTimeout> | undefined;
     const flush = () => {
       timer = undefined;
       const { data, setData, reload } = latest.current;
-      // Before the first read there is nothing to apply to: that read brings the topology as it is.
-      if (!data) return void (queued = []);
+      if (!data || !queued.length) return;
       const model = new TopologyModel(data);
       const placed = queued.map((c) => model.apply(c)).every(Boolean);
       queued = [];
       if (placed) setData(model.toData());
       else reload().then(setData, () => {});
     };
+    queue.current = {
+      kick: () => void (timer ??= setTimeout(flush, GATHER_MS)),
+      drop: () => void (queued = []),
+    };
     feed = (change) => {
       queued.push(change);
-      timer ??= setTimeout(flush, GATHER_MS);
+      queue.current?.kick();
     };
     // Tests and the bench hand changes in through the page.
     window.__topologyChange = applyChange;
     return () => {
       feed = undefined;
+      queue.current = undefined;
       clearTimeout(timer);
     };
   }, []);
+  // The first read answered: what waited for it is applied. A new read begun (another environment): what
+  // waited was the last one's.
+  useEffect(() => {
+    if (data) queue.current?.kick();
+    else queue.current?.drop();
+  }, [data === undefined]);
 }
 
 declare global {

@@ -17,7 +17,8 @@ import { follow } from '../helpers/live';
  * The dashboard live (issue 46): two browsers on one environment's services; a rename made in one
  * appears in the other's table with no reload; the header's indicator says reconnecting while the
  * server is down and live again once it is back (the same port, table and data: a restart). A table
- * reads once its feed follows the environment, so a change made while it is read is applied after.
+ * reads once its feed follows the environment, so a change made while it is read is applied after; the
+ * environment's next screen keeps the same feed.
  */
 const freePort = () =>
   new Promise<number>((resolve) => {
@@ -131,6 +132,12 @@ describe('the dashboard follows changes live', { timeout: 180_000 }, () => {
     release();
     await poll(() => rowNames(page), 10_000).toEqual(['ledger-v2']);
     expect(order.slice(0, 2)).toEqual(['ticket', 'list']);
+    // On to the service's page: the environment's feed is the same one (no second ticket), its reads at once.
+    await page.getByRole('link', { name: 'ledger-v2' }).click();
+    await poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('ledger-v2');
+    expect(order.filter((o) => o === 'ticket')).toEqual(['ticket']);
+    // A list read still held in the handler when the page closes fails there, not as an unhandled error.
+    await page.unrouteAll({ behavior: 'ignoreErrors' });
     await page.context().close();
   });
 });

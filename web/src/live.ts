@@ -6,7 +6,8 @@ export type { LiveChange, LiveStatus } from '@infracat/client/live';
 
 /**
  * The dashboard's live changes: one WebSocket per environment however many screens follow it (tables,
- * item pages, the topology), opened at the first `subscribe` and closed after the last one leaves. Each
+ * item pages, the topology), opened at the first `subscribe` and closed a moment after the last one leaves
+ * (LINGER_MS: moving from one of the environment's screens to another keeps it, and its reads wait for nothing). Each
  * change reaches every subscriber once, in `seq` order; after a dropped connection it resumes from the
  * last `seq` seen (`followEnvironment` of the client package), so nothing is missed. `onReload` is called
  * when what was missed is no longer kept (a day offline): re-read what is shown.
@@ -24,7 +25,12 @@ interface Feed {
   stop: AbortController;
   /** Settles once the server follows the environment for this feed (its first ticket), or the attempt failed. */
   started: Promise<void>;
+  /** Set while no screen follows it: it closes then, unless one comes back first. */
+  closing?: ReturnType<typeof setTimeout>;
 }
+
+/** How long a feed no screen follows stays open, for the next screen of the same environment. */
+const LINGER_MS = 10_000;
 
 const feeds = new Map<string, Feed>();
 const statusListeners = new Set<(s: LiveStatus) => void>();
@@ -38,7 +44,9 @@ function setStatus(s: LiveStatus) {
 /** Follows an environment's changes; answers the unsubscribe. */
 export function subscribe(scope: LiveScope, handler: Handler, onReload?: () => void): () => void {
   let feed = feeds.get(scope.envId);
-  if (!feed) {
+  clearTimeout(feed?.closing);
+  if (feed) feed.closing = undefined;
+  else {
     let start = () => {};
     const created: Feed = {
       handlers: new Set(),
@@ -76,11 +84,12 @@ export function subscribe(scope: LiveScope, handler: Handler, onReload?: () => v
   return () => {
     mine.handlers.delete(handler);
     if (onReload) mine.reloads.delete(onReload);
-    if (!mine.handlers.size) {
+    if (mine.handlers.size) return;
+    mine.closing = setTimeout(() => {
       mine.stop.abort();
       feeds.delete(scope.envId);
       if (!feeds.size) setStatus('ended');
-    }
+    }, LINGER_MS);
   };
 }
 

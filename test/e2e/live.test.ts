@@ -100,6 +100,8 @@ describe('tickets and resuming', () => {
     const { seq } = await probe.next((m) => m.id === before.id);
     const ticket = await liveTicket(api, o.token, scope);
     expect(ticket.since).toBe(seq);
+    // A since no change has reached yet is where the environment stands.
+    expect((await liveTicket(api, o.token, { ...scope, since: seq + 1000 })).since).toBe(seq);
     // Made (and numbered: the probe heard it) after the ticket, before its socket opens.
     const meanwhile = await createService(api, o.token, o.projectId, o.envId);
     await probe.next((m) => m.id === meanwhile.id);

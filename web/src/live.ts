@@ -94,13 +94,18 @@ export function subscribe(scope: LiveScope, handler: Handler, onReload?: () => v
 }
 
 /**
- * Waits, before a screen reads what it shows, until the environment's feed (opened by the screen's
- * `useLive`, in the same render or before) follows from a moment before the read: then no change made
- * in between is missed. At once when no feed is open or it already follows.
+ * Waits, before a screen reads what it shows, until the environment's feed follows from a moment before
+ * the read: then no change made in between is missed. It joins the feed for that wait (opening it when no
+ * screen has yet; the screen's own `useLive` keeps it), so the order of a screen's hooks does not matter.
+ * At once when the feed already follows.
  */
 export async function following(scope: LiveScope): Promise<void> {
-  await Promise.resolve(); // after the effects of the same render, the screen's subscription among them
-  await feeds.get(scope.envId)?.started;
+  const leave = subscribe(scope, () => {});
+  try {
+    await feeds.get(scope.envId)?.started;
+  } finally {
+    leave();
+  }
 }
 
 /** The live channel's status (for the live/reconnecting indicator). */

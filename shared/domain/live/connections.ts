@@ -27,7 +27,8 @@ import { changesAfter, counterOf, type LiveMessage } from './record';
  * POST /live/ticket: refused exactly as GET /services refuses for that project and environment. Without
  * `since` the connection follows from when the ticket was issued (the environment's `seq` then, read
  * beside the access check): a client that reads the environment after this answer misses no change,
- * even one numbered before its socket opens. The answer says which `seq` it follows after (`since`).
+ * even one numbered before its socket opens. A `since` past that `seq` (one no change has yet) is taken as
+ * it. The answer says which `seq` the connection follows after (`since`).
  */
 export async function liveTicket(
   ctx: AppContext,
@@ -36,10 +37,10 @@ export async function liveTicket(
   const account = actorAccount(ctx);
   const [{ access }, now] = await Promise.all([
     accessInEnvironment(input.project_id, account.id, input.environment_id),
-    input.since === undefined ? counterOf(input.environment_id) : undefined,
+    counterOf(input.environment_id),
   ]);
   access.require('services.view', SERVICES_FORBIDDEN_VIEW, input.environment_id);
-  const since = input.since ?? now!.seq;
+  const since = Math.min(input.since ?? now.seq, now.seq);
   const ticket = await issueLiveTicket(ctx, account.id, {
     project_id: input.project_id,
     environment_id: input.environment_id,

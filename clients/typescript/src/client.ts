@@ -1,13 +1,13 @@
 import createClient, { type Client, type Middleware } from 'openapi-fetch';
-import type { paths } from './schema.js';
-import { ApiError, detailOf, parseRetryAfter } from './errors.js';
-import { cursorPages, offsetPages } from './paging.js';
-import type { ClientOptions, LoginInput, Tokens } from './options.js';
-import { DEFAULT_TIMEOUT_MS, IDEMPOTENCY_KEY, transport } from './transport.js';
-import { querySerializer } from './query.js';
+import type { paths } from './schema.d.ts';
+import { ApiError, detailOf, parseRetryAfter } from './errors.ts';
+import { cursorPages, offsetPages } from './paging.ts';
+import type { ClientOptions, LoginInput, Tokens } from './options.ts';
+import { DEFAULT_TIMEOUT_MS, IDEMPOTENCY_KEY, transport } from './transport.ts';
+import { querySerializer } from './query.ts';
 
-export type { ClientOptions, LoginInput, Tokens } from './options.js';
-export { multipart, type UploadFile } from './multipart.js';
+export type { ClientOptions, LoginInput, Tokens } from './options.ts';
+export { multipart, type UploadFile } from './multipart.ts';
 
 /** SPEC's refusal of a stale access token: the one answer that makes the client refresh and try once more. */
 export const EXPIRED_TOKEN = 'Invalid or expired token';

@@ -5,19 +5,24 @@
 export class ApiError extends Error {
   override readonly name = 'ApiError';
 
-  constructor(
-    /** The HTTP status of the refusal. */
-    readonly status: number,
-    /** The service's `detail`; a 422's list of failed fields is joined into one line (`body.email: Field required`). */
-    readonly detail: string,
-    /** The parsed JSON body (or the text when it is not JSON). */
-    readonly body: unknown,
-    /** `METHOD /path` of the request. */
-    readonly request: string,
-    /** Seconds from `Retry-After`, when the service sent one. */
-    readonly retryAfter?: number,
-  ) {
+  /** The HTTP status of the refusal. */
+  readonly status: number;
+  /** The service's `detail`; a 422's list of failed fields is joined into one line (`body.email: Field required`). */
+  readonly detail: string;
+  /** The parsed JSON body (or the text when it is not JSON). */
+  readonly body: unknown;
+  /** `METHOD /path` of the request. */
+  readonly request: string;
+  /** Seconds from `Retry-After`, when the service sent one. */
+  readonly retryAfter?: number;
+
+  constructor(status: number, detail: string, body: unknown, request: string, retryAfter?: number) {
     super(`${status} ${detail}`);
+    this.status = status;
+    this.detail = detail;
+    this.body = body;
+    this.request = request;
+    this.retryAfter = retryAfter;
   }
 
   /** A 422's failed fields as the service lists them (`detail` is then a list); empty for any other refusal. */
@@ -84,11 +89,13 @@ export function parseRetryAfter(value: string | null, now = Date.now()): number 
 export class RequestTimeoutError extends Error {
   override readonly name = 'RequestTimeoutError';
 
-  constructor(
-    readonly timeoutMs: number,
-    /** `METHOD /path` of the request. */
-    readonly request: string,
-  ) {
+  readonly timeoutMs: number;
+  /** `METHOD /path` of the request. */
+  readonly request: string;
+
+  constructor(timeoutMs: number, request: string) {
     super(`Request timed out after ${timeoutMs / 1000} s: ${request}`);
+    this.timeoutMs = timeoutMs;
+    this.request = request;
   }
 }

@@ -1,4 +1,4 @@
-import type { InfracatClient } from './client.js';
+import type { InfracatClient } from './client.ts';
 
 /** A progress message of an export or import job (the WebSocket's and, by polling, the status route's). */
 export interface JobProgress {

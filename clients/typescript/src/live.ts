@@ -1,5 +1,5 @@
-import type { InfracatClient } from './client.js';
-import { ApiError } from './errors.js';
+import type { InfracatClient } from './client.ts';
+import { ApiError } from './errors.ts';
 
 /** One change of an environment, as the live WebSocket sends it (`item`: the item as its GET answers it; absent on delete). */
 export interface LiveChange {

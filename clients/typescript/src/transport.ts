@@ -2,7 +2,7 @@
  * The client's transport: every request's tries, each aborted after its timeout, sent again when it got no
  * answer and running it twice does what running it once does.
  */
-import { RequestTimeoutError } from './errors.js';
+import { RequestTimeoutError } from './errors.ts';
 
 export const IDEMPOTENCY_KEY = 'idempotency-key';
 export const DEFAULT_TIMEOUT_MS = 30_000;

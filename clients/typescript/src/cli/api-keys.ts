@@ -1,9 +1,9 @@
 import type { Command } from 'commander';
-import type { paths } from '../schema.js';
-import { defined, examples, many, optionsOf, withOutput } from './common.js';
-import { connect } from './context.js';
-import { col, emit, say } from './output.js';
-import { findProject } from './target.js';
+import type { paths } from '../schema.d.ts';
+import { defined, examples, many, optionsOf, withOutput } from './common.ts';
+import { connect } from './context.ts';
+import { col, emit, say } from './output.ts';
+import { findProject } from './target.ts';
 
 type ApiKey = paths['/me/api-keys']['get']['responses'][200]['content']['application/json'][number];
 type Scope = ApiKey['scopes'][number];

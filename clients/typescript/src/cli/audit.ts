@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
-import type { paths } from '../schema.js';
-import { examples, inTarget, int, optionsOf, withOutput } from './common.js';
-import { connect } from './context.js';
-import { col, emit } from './output.js';
+import type { paths } from '../schema.d.ts';
+import { examples, inTarget, int, optionsOf, withOutput } from './common.ts';
+import { connect } from './context.ts';
+import { col, emit } from './output.ts';
 
 type AuditEntry = NonNullable<
   paths['/projects/{project_id}/audit-log']['get']['responses'][200]['content']['application/json']
@@ -34,7 +34,7 @@ export function auditCommand(program: Command) {
           }).filter(([, v]) => v !== undefined),
         );
         const limit = (o.limit as number) || Infinity;
-        const { collect } = await import('../paging.js');
+        const { collect } = await import('../paging.ts');
         let entries: AuditEntry[];
         if (o.me)
           entries = (await collect((await connect(o)).client.myAuditLog(filters), limit)) as unknown as AuditEntry[]; // the same entries, without project fields

@@ -1,8 +1,8 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import { CliError } from './errors.js';
-import { connect, type Connected, type GlobalOptions } from './context.js';
-import { FORMATS, type Format } from './output.js';
-import { target, type Target } from './target.js';
+import { CliError } from './errors.ts';
+import { connect, type Connected, type GlobalOptions } from './context.ts';
+import { FORMATS, type Format } from './output.ts';
+import { target, type Target } from './target.ts';
 
 export interface CommandOptions extends GlobalOptions {
   output: Format;

@@ -1,12 +1,12 @@
 import type { Command } from 'commander';
-import type { paths } from '../schema.js';
-import { collect } from '../paging.js';
-import { defined, examples, inTarget, optionsOf, withOutput, withTarget } from './common.js';
-import { connect } from './context.js';
-import { CliError } from './errors.js';
-import { col, emit, say } from './output.js';
-import { findEnd, type findFloor, inEnv } from './target.js';
-import type { Body } from './write-fields.js';
+import type { paths } from '../schema.d.ts';
+import { collect } from '../paging.ts';
+import { defined, examples, inTarget, optionsOf, withOutput, withTarget } from './common.ts';
+import { connect } from './context.ts';
+import { CliError } from './errors.ts';
+import { col, emit, say } from './output.ts';
+import { findEnd, type findFloor, inEnv } from './target.ts';
+import type { Body } from './write-fields.ts';
 
 type ConnectionRow = NonNullable<
   paths['/service-connections']['get']['responses'][200]['content']['application/json']

@@ -1,8 +1,8 @@
-import { ApiError } from '../errors.js';
-import { createInfracatClient, type ClientOptions, type InfracatClient } from '../client.js';
-import { loadSession, saveSession, type Session } from './session.js';
-import { prompts } from './prompts.js';
-import { CliError } from './errors.js';
+import { ApiError } from '../errors.ts';
+import { createInfracatClient, type ClientOptions, type InfracatClient } from '../client.ts';
+import { loadSession, saveSession, type Session } from './session.ts';
+import { prompts } from './prompts.ts';
+import { CliError } from './errors.ts';
 
 export { CliError };
 

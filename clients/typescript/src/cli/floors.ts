@@ -1,9 +1,9 @@
 import type { Command } from 'commander';
-import type { paths } from '../schema.js';
-import { defined, examples, inTarget, int, many, withOutput, withTarget } from './common.js';
-import { col, emit, say } from './output.js';
-import { findFloor, inEnv } from './target.js';
-import { type Body, customFilterOption, customFilters, fields, setOption } from './write-fields.js';
+import type { paths } from '../schema.d.ts';
+import { defined, examples, inTarget, int, many, withOutput, withTarget } from './common.ts';
+import { col, emit, say } from './output.ts';
+import { findFloor, inEnv } from './target.ts';
+import { type Body, customFilterOption, customFilters, fields, setOption } from './write-fields.ts';
 
 type FloorRow = NonNullable<paths['/service-floors']['get']['responses'][200]['content']['application/json']>[number];
 

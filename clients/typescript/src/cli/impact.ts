@@ -1,9 +1,9 @@
 import type { Command } from 'commander';
-import type { paths } from '../schema.js';
-import { examples, inTarget, int, withOutput, withTarget } from './common.js';
-import { CliError } from './errors.js';
-import { emit } from './output.js';
-import { findService, inEnv, isId } from './target.js';
+import type { paths } from '../schema.d.ts';
+import { examples, inTarget, int, withOutput, withTarget } from './common.ts';
+import { CliError } from './errors.ts';
+import { emit } from './output.ts';
+import { findService, inEnv, isId } from './target.ts';
 
 type Affected =
   paths['/services/{service_id}/blast-radius']['get']['responses'][200]['content']['application/json']['affected'][number];

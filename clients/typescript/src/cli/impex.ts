@@ -1,10 +1,10 @@
 import { writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { parse } from 'yaml';
-import { multipart } from '../client.js';
-import { examples, inTarget, optionsOf, withOutput, withTarget } from './common.js';
-import { connect } from './context.js';
-import { CliError } from './errors.js';
+import { multipart } from '../client.ts';
+import { examples, inTarget, optionsOf, withOutput, withTarget } from './common.ts';
+import { connect } from './context.ts';
+import { CliError } from './errors.ts';
 import {
   followWithProgress,
   readDocument,
@@ -12,9 +12,9 @@ import {
   startImport,
   watchCommand,
   type JobRecord,
-} from './import-job.js';
-import { emit, say, type Format } from './output.js';
-import { inEnv } from './target.js';
+} from './import-job.ts';
+import { emit, say, type Format } from './output.ts';
+import { inEnv } from './target.ts';
 
 function showResult(record: JobRecord, format: Format) {
   if (format !== 'table') return emit(record, format);

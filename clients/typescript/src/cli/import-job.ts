@@ -2,12 +2,12 @@ import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { text as readStream } from 'node:stream/consumers';
 import { SingleBar } from 'cli-progress';
-import { multipart } from '../client.js';
-import { followJob, type JobProgress } from '../jobs.js';
-import type { paths } from '../schema.js';
-import type { Connected } from './context.js';
-import { CliError } from './errors.js';
-import { say } from './output.js';
+import { multipart } from '../client.ts';
+import { followJob, type JobProgress } from '../jobs.ts';
+import type { paths } from '../schema.d.ts';
+import type { Connected } from './context.ts';
+import { CliError } from './errors.ts';
+import { say } from './output.ts';
 
 export type JobRecord = paths['/impex/status/{job_id}']['get']['responses'][200]['content']['application/json'];
 export type Report = NonNullable<JobRecord['report']>;

@@ -1,26 +1,26 @@
 import { readFileSync } from 'node:fs';
 import { Argument, Command, CommanderError, InvalidArgumentError } from 'commander';
-import { ApiError } from '../errors.js';
-import { auditCommand } from './audit.js';
-import { watchCommand } from './watch.js';
-import { completionScript, SHELLS } from './completion.js';
-import { connectionCommands } from './connections.js';
-import { examples, optionsOf, withOutput } from './common.js';
-import { floorCommands } from './floors.js';
-import { networkCommands } from './networks.js';
-import { serviceCommands } from './services.js';
-import { searchCommand } from './search.js';
-import { ssoLogin } from './sso-login.js';
-import { cliClient, connect, login, notTheApi, serviceUrl, sessionFor } from './context.js';
-import { CliError, lockoutHint } from './errors.js';
-import { impactCommand } from './impact.js';
-import { impexCommands } from './impex.js';
-import { webhookCommands } from './webhooks.js';
-import { apiKeyCommands } from './api-keys.js';
-import { planCommands } from './plans.js';
-import { emit, say } from './output.js';
-import { projectCommands } from './projects.js';
-import { saveSession } from './session.js';
+import { ApiError } from '../errors.ts';
+import { auditCommand } from './audit.ts';
+import { watchCommand } from './watch.ts';
+import { completionScript, SHELLS } from './completion.ts';
+import { connectionCommands } from './connections.ts';
+import { examples, optionsOf, withOutput } from './common.ts';
+import { floorCommands } from './floors.ts';
+import { networkCommands } from './networks.ts';
+import { serviceCommands } from './services.ts';
+import { searchCommand } from './search.ts';
+import { ssoLogin } from './sso-login.ts';
+import { cliClient, connect, login, notTheApi, serviceUrl, sessionFor } from './context.ts';
+import { CliError, lockoutHint } from './errors.ts';
+import { impactCommand } from './impact.ts';
+import { impexCommands } from './impex.ts';
+import { webhookCommands } from './webhooks.ts';
+import { apiKeyCommands } from './api-keys.ts';
+import { planCommands } from './plans.ts';
+import { emit, say } from './output.ts';
+import { projectCommands } from './projects.ts';
+import { saveSession } from './session.ts';
 
 const version = (
   JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }

@@ -1,9 +1,9 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { Option, type Command } from 'commander';
-import { examples, optionsOf, withTarget, inTarget } from './common.js';
-import { connect, type Connected } from './context.js';
-import { countsOf, type Extra } from './drift.js';
-import { CliError } from './errors.js';
+import { examples, optionsOf, withTarget, inTarget } from './common.ts';
+import { connect, type Connected } from './context.ts';
+import { countsOf, type Extra } from './drift.ts';
+import { CliError } from './errors.ts';
 import {
   followWithProgress,
   readDocument,
@@ -11,10 +11,10 @@ import {
   startImport,
   type DocumentFile,
   type Report,
-} from './import-job.js';
-import { emit, FORMATS, say, type Format } from './output.js';
-import { prompts } from './prompts.js';
-import { inEnv, type Target } from './target.js';
+} from './import-job.ts';
+import { emit, FORMATS, say, type Format } from './output.ts';
+import { prompts } from './prompts.ts';
+import { inEnv, type Target } from './target.ts';
 
 /**
  * `plan` and `apply`: a plan compares the whole environment with the whole file. What the

@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
-import { examples, inTarget, optionsOf, withOutput } from './common.js';
-import { CHOICE_NOT_KEPT, connect, keepChoice } from './context.js';
-import { col, emit, say } from './output.js';
-import { findEnvironment, findProject } from './target.js';
+import { examples, inTarget, optionsOf, withOutput } from './common.ts';
+import { CHOICE_NOT_KEPT, connect, keepChoice } from './context.ts';
+import { col, emit, say } from './output.ts';
+import { findEnvironment, findProject } from './target.ts';
 
 /** `use`, `projects` and `envs`: choosing the project and environment later commands work in, listing and creating them. */
 export function projectCommands(program: Command) {

@@ -1,5 +1,5 @@
 import { input, password } from '@inquirer/prompts';
-import { CliError } from './errors.js';
+import { CliError } from './errors.ts';
 
 /**
  * The questions `infracat login` asks (Inquirer's prompts). Without a terminal on stdin, they read

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
-import type { paths } from '../schema.js';
-import { defined, examples, inTarget, int, withOutput, withTarget } from './common.js';
-import { col, emit } from './output.js';
+import type { paths } from '../schema.d.ts';
+import { defined, examples, inTarget, int, withOutput, withTarget } from './common.ts';
+import { col, emit } from './output.ts';
 
 type SearchRow = NonNullable<
   paths['/search']['get']['responses'][200]['content']['application/json']

@@ -1,10 +1,10 @@
 import type { Command } from 'commander';
-import type { paths } from '../schema.js';
-import { collect } from '../paging.js';
-import { defined, examples, inTarget, int, many, withOutput, withTarget } from './common.js';
-import { col, emit, say } from './output.js';
-import { findFloor, findService, inEnv } from './target.js';
-import { type Body, customFilterOption, customFilters, fields, setOption } from './write-fields.js';
+import type { paths } from '../schema.d.ts';
+import { collect } from '../paging.ts';
+import { defined, examples, inTarget, int, many, withOutput, withTarget } from './common.ts';
+import { col, emit, say } from './output.ts';
+import { findFloor, findService, inEnv } from './target.ts';
+import { type Body, customFilterOption, customFilters, fields, setOption } from './write-fields.ts';
 
 type ServiceRow = NonNullable<paths['/services']['get']['responses'][200]['content']['application/json']>[number];
 

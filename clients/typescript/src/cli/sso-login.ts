@@ -1,11 +1,11 @@
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ApiError } from '../errors.js';
-import { cliClient, serviceUrl, sessionFor, type Connected, type GlobalOptions } from './context.js';
-import { saveSession, type Session } from './session.js';
-import { prompts } from './prompts.js';
-import { CliError } from './errors.js';
+import { ApiError } from '../errors.ts';
+import { cliClient, serviceUrl, sessionFor, type Connected, type GlobalOptions } from './context.ts';
+import { saveSession, type Session } from './session.ts';
+import { prompts } from './prompts.ts';
+import { CliError } from './errors.ts';
 
 /** How long the CLI waits for the browser to come back. */
 const WAIT_MS = 5 * 60_000;

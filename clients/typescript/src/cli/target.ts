@@ -1,5 +1,5 @@
-import type { Connected, GlobalOptions } from './context.js';
-import { CliError } from './errors.js';
+import type { Connected, GlobalOptions } from './context.ts';
+import { CliError } from './errors.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const isId = (ref: string) => UUID.test(ref);

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { examples, inTarget, int, withOutput, withTarget } from './common.js';
-import { say } from './output.js';
+import { examples, inTarget, int, withOutput, withTarget } from './common.ts';
+import { say } from './output.ts';
 
 /** The name a change's item goes by in a line of text (a service's name, a server's hostname, …). */
 const labelOf = (item: Record<string, unknown> | undefined) => String(item?.name ?? item?.hostname ?? item?.cidr ?? '');
@@ -16,7 +16,7 @@ export function watchCommand(program: Command) {
       .option('--since <seq>', 'first replay the changes after this seq (kept for 24 hours)', int)
       .action(async (_o, cmd) => {
         const { c, t, o } = await inTarget(cmd);
-        const { followEnvironment } = await import('../live.js');
+        const { followEnvironment } = await import('../live.ts');
         const stop = new AbortController();
         process.once('SIGINT', () => stop.abort());
         process.once('SIGTERM', () => stop.abort());

@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
-import type { paths } from '../schema.js';
-import { defined, examples, inTarget, int, many, withOutput } from './common.js';
-import { CliError } from './errors.js';
-import { col, emit, say } from './output.js';
+import type { paths } from '../schema.d.ts';
+import { defined, examples, inTarget, int, many, withOutput } from './common.ts';
+import { CliError } from './errors.ts';
+import { col, emit, say } from './output.ts';
 
 type Webhook = paths['/projects/{project_id}/webhooks']['post']['responses'][201]['content']['application/json'];
 type EventType = Webhook['events'][number];

@@ -1,7 +1,7 @@
 /** What a catalog command's create or update sends: the route's JSON body, from `--set` and the named flags. */
 import type { Command } from 'commander';
-import type { paths } from '../schema.js';
-import { defined, fieldsOf, many } from './common.js';
+import type { paths } from '../schema.d.ts';
+import { defined, fieldsOf, many } from './common.ts';
 
 /** The JSON body of a route's POST or PATCH. */
 export type Body<P extends keyof paths, M extends 'post' | 'patch'> = paths[P][M] extends {

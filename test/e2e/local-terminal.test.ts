@@ -5,19 +5,19 @@ import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { testDynamoEndpoint } from '../helpers/dynamo';
+import { TSX_IMPORT } from '../helpers/tsx';
 
 /**
  * What `npm start` prints. One readable line per request, never a query string (it
  * may carry a token); the EMF metric lines of the cloud's logs only when asked for.
  */
 const ROOT = join(import.meta.dirname, '..', '..');
-const TSX = join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs');
 
 /** Runs `npm start`'s entry point on the test run's DynamoDB Local, sends `paths`, stops it; answers what it printed. */
 async function terminalOf(env: Record<string, string>, paths: string[]): Promise<string> {
   const dataDir = await mkdtemp(join(tmpdir(), 'infra-catalog-start-'));
   const { LOG_LEVEL: _, POWERTOOLS_METRICS_DISABLED: __, ...inherited } = process.env;
-  const child = spawn(process.execPath, [TSX, 'infra/local/main.ts'], {
+  const child = spawn(process.execPath, [...TSX_IMPORT, 'infra/local/main.ts'], {
     cwd: ROOT,
     env: {
       ...inherited,

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { testDynamoEndpoint } from '../helpers/dynamo';
+import { TSX_IMPORT } from '../helpers/tsx';
 
 /**
  * Every bench runs here at a smoke size, so none can rot unseen again (`npm run
@@ -12,7 +13,6 @@ import { testDynamoEndpoint } from '../helpers/dynamo';
  * docs/cold-start.md). The benches use the run's DynamoDB Local (no JVM of their own each).
  */
 const ROOT = join(import.meta.dirname, '..', '..');
-const TSX = join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs');
 /** Minutes, not seconds: a busy 2-core machine runs the rest of the suite beside these. */
 const SLOW = 300_000;
 
@@ -20,7 +20,7 @@ const SLOW = 300_000;
 async function bench(script: string, env: Record<string, string>): Promise<{ code: number | null; out: string }> {
   // As a person's shell has it: vitest's own quieting (no EMF lines, no logs) is not inherited, so the bench must quiet itself.
   const { LOG_LEVEL: _l, POWERTOOLS_METRICS_DISABLED: _m, ...inherited } = process.env;
-  const child = spawn(process.execPath, [TSX, join('test', 'bench', script)], {
+  const child = spawn(process.execPath, [...TSX_IMPORT, join('test', 'bench', script)], {
     cwd: ROOT,
     env: { ...inherited, DYNAMODB_ENDPOINT: await testDynamoEndpoint(), ...env },
   });

@@ -1,21 +1,21 @@
 import type { Route } from '#http/route';
-import { authRoutes } from './auth/routes';
-import { billingRoutes } from './billing/routes';
-import { adminRoutes } from './admin/routes';
-import { docsRoutes } from './docs/routes';
-import { projectRoutes } from './projects/routes';
-import { environmentRoutes } from './environments/routes';
-import { structureRoutes } from './structure/routes';
-import { servicesRoutes } from './services/routes';
-import { floorsRoutes } from './floors/routes';
-import { topologyRoutes } from './topology/routes';
-import { networksRoutes } from './networks/routes';
-import { invitesRoutes } from './invites/routes';
-import { lifecycleRoutes } from './lifecycle/routes';
-import { impexRoutes } from './impex/routes';
-import { integrationsRoutes } from './integrations/routes';
-import { webhooksRoutes } from './webhooks/routes';
-import { auditRoutes } from './audit/routes';
+import { authRoutes } from './auth/routes.ts';
+import { billingRoutes } from './billing/routes.ts';
+import { adminRoutes } from './admin/routes.ts';
+import { docsRoutes } from './docs/routes.ts';
+import { projectRoutes } from './projects/routes.ts';
+import { environmentRoutes } from './environments/routes.ts';
+import { structureRoutes } from './structure/routes.ts';
+import { servicesRoutes } from './services/routes.ts';
+import { floorsRoutes } from './floors/routes.ts';
+import { topologyRoutes } from './topology/routes.ts';
+import { networksRoutes } from './networks/routes.ts';
+import { invitesRoutes } from './invites/routes.ts';
+import { lifecycleRoutes } from './lifecycle/routes.ts';
+import { impexRoutes } from './impex/routes.ts';
+import { integrationsRoutes } from './integrations/routes.ts';
+import { webhooksRoutes } from './webhooks/routes.ts';
+import { auditRoutes } from './audit/routes.ts';
 
 /**
  * The one route table: group name (= Lambda function) → its routes. The Lambda routers, the local

@@ -4,9 +4,9 @@
  * caller without importing the identity context, which owns these items and re-exports the types (`#domain/identity`).
  */
 
-import type { Account, Session } from './account-entity';
+import type { Account, Session } from './account-entity.ts';
 
-export type { Account, Session } from './account-entity';
+export type { Account, Session } from './account-entity.ts';
 export type AccountType = Account['account_type'];
 
 /** The staff test, decided once: staff and superusers reach the staff surfaces (`/admin/*`) and act for others. */

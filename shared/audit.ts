@@ -1,5 +1,5 @@
-import { epochSeconds, type AppContext } from './context';
-import { isStaff } from './actor';
+import { epochSeconds, type AppContext } from './context.ts';
+import { isStaff } from './actor.ts';
 import { keys } from '#db/keys';
 import { putNewStep } from '#db/steps';
 import { expireEntryStep, type TransactStep } from '#db/transact';

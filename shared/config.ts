@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { lazySchema } from './lazy-schema';
+import { lazySchema } from './lazy-schema.ts';
 
 /**
  * Built at the first read of the configuration, not at import (some 60 fields, else built in

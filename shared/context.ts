@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { config, type Config } from './config';
-import type { Account, Actor } from './actor';
-import { unauthenticated } from './errors';
-import { currentScope, type InvocationScope } from './invocation';
+import { config, type Config } from './config.ts';
+import type { Account, Actor } from './actor.ts';
+import { unauthenticated } from './errors.ts';
+import { currentScope, type InvocationScope } from './invocation.ts';
 
 /** Where time comes from: the system clock in production, a controlled one in tests. */
 export interface Clock {
@@ -10,7 +10,7 @@ export interface Clock {
 }
 export const systemClock: Clock = { now: () => new Date() };
 
-export type { Actor } from './actor';
+export type { Actor } from './actor.ts';
 
 /** Where a request came from: recorded with the changes it makes (audit) and on every log line (correlation). */
 export interface RequestOrigin {

@@ -16,15 +16,19 @@ export type ErrorKind =
   | 'unprocessable';
 
 export class DomainError extends Error {
-  constructor(
-    readonly kind: ErrorKind,
-    readonly detail: unknown,
-    /** Fields sent beside `detail` (e.g. `locked_until`). */
-    readonly extra: Record<string, unknown> = {},
-    /** For `rate_limited`, `locked` and a lost race's `conflict`: seconds until the caller may try again (the `Retry-After` header). */
-    readonly retryAfterSeconds?: number,
-  ) {
+  readonly kind: ErrorKind;
+  readonly detail: unknown;
+  /** Fields sent beside `detail` (e.g. `locked_until`). */
+  readonly extra: Record<string, unknown>;
+  /** For `rate_limited`, `locked` and a lost race's `conflict`: seconds until the caller may try again (the `Retry-After` header). */
+  readonly retryAfterSeconds?: number;
+
+  constructor(kind: ErrorKind, detail: unknown, extra: Record<string, unknown> = {}, retryAfterSeconds?: number) {
     super(typeof detail === 'string' ? detail : kind);
+    this.kind = kind;
+    this.detail = detail;
+    this.extra = extra;
+    this.retryAfterSeconds = retryAfterSeconds;
   }
 }
 

@@ -1,8 +1,8 @@
 import * as z from 'zod';
-import { lazySchema } from './lazy-schema';
-import type { AppContext } from './context';
+import { lazySchema } from './lazy-schema.ts';
+import type { AppContext } from './context.ts';
 import type { TransactStep } from '#db/transact';
-import { outboxStep, settleOutbox } from './outbox-item';
+import { outboxStep, settleOutbox } from './outbox-item.ts';
 
 export const EVENT_TYPES = [
   'service.created',

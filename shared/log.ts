@@ -1,6 +1,6 @@
 import { Logger } from '@aws-lambda-powertools/logger';
-import { config } from './config';
-import { currentScope } from './invocation';
+import { config } from './config.ts';
+import { currentScope } from './invocation.ts';
 
 type Level = 'debug' | 'info' | 'warn' | 'error';
 const RANK = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 } as const;

@@ -1,4 +1,4 @@
-import { currentScope } from './invocation';
+import { currentScope } from './invocation.ts';
 
 /**
  * Business metric names: one place, so a dashboard and the code agree. Counted with `metric()` by the

@@ -1,4 +1,4 @@
-import { compareText } from './text';
+import { compareText } from './text.ts';
 
 /**
  * A sort key that orders names as `compareText` (lists' Intl.Collator: ignoring case and accents)

@@ -1,8 +1,8 @@
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
-import { config } from './config';
-import { currentScope, newScope, runInScope, type InvocationScope } from './invocation';
-import { errorFields, log } from './log';
-import { prepareTracing, traced } from './tracing';
+import { config } from './config.ts';
+import { currentScope, newScope, runInScope, type InvocationScope } from './invocation.ts';
+import { errorFields, log } from './log.ts';
+import { prepareTracing, traced } from './tracing.ts';
 
 let emitter: { metrics: Metrics; key: string } | undefined;
 

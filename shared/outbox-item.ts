@@ -2,7 +2,7 @@ import { keys } from '#db/keys';
 import { deleteItem } from '#db/items';
 import { putNewStep } from '#db/steps';
 import type { TransactStep } from '#db/transact';
-import { errorFields, log } from './log';
+import { errorFields, log } from './log.ts';
 
 /**
  * The outbox: what a change asks to be sent later, domain events and mail, is an item of the

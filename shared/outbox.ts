@@ -1,14 +1,14 @@
-import { enqueue } from './queue';
-import { config } from './config';
-import { errorFields, log } from './log';
-import type { AppContext } from './context';
+import { enqueue } from './queue.ts';
+import { config } from './config.ts';
+import { errorFields, log } from './log.ts';
+import type { AppContext } from './context.ts';
 import { keys } from '#db/keys';
 import { queryAll, queryPages } from '#db/query';
 import { updateItem } from '#db/items';
 import { IF_EXISTS, setExpression } from '#db/steps';
-import type { EventMessage, EventOutboxItem } from './events';
+import type { EventMessage, EventOutboxItem } from './events.ts';
 import type { QueuedMail } from '#mail/send';
-import type { OutboxQueue } from './outbox-item';
+import type { OutboxQueue } from './outbox-item.ts';
 
 /**
  * Moving the outbox to the queues (shared/outbox-item.ts): the cloud's table-stream reader, the local

@@ -5,10 +5,10 @@ import { spendOnce } from '#db/claims';
 import { queryPartition } from '#db/query';
 import { transact } from '#db/transact';
 import { deleteStep, putStep } from '#db/steps';
-import { push } from './push';
-import { unauthenticated } from './errors';
-import { errorFields, log } from './log';
-import { epochSeconds, type AppContext } from './context';
+import { push } from './push.ts';
+import { unauthenticated } from './errors.ts';
+import { errorFields, log } from './log.ts';
+import { epochSeconds, type AppContext } from './context.ts';
 
 /**
  * Live job progress over WebSockets, for any kind of job (export/import, discovery). A client asks

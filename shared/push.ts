@@ -1,6 +1,6 @@
 import type { ApiGatewayManagementApiClient } from '@aws-sdk/client-apigatewaymanagementapi';
-import { config } from './config';
-import { captured } from './tracing';
+import { config } from './config.ts';
+import { captured } from './tracing.ts';
 
 /**
  * Sends a message to one WebSocket connection: through the WebSocket API's management endpoint in

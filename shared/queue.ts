@@ -1,5 +1,5 @@
-import { sendMessage } from './clients';
-import { config } from './config';
+import { sendMessage } from './clients.ts';
+import { config } from './config.ts';
 
 export type QueueName = 'jobs' | 'events' | 'mail';
 

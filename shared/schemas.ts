@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { lazySchema } from './lazy-schema';
+import { lazySchema } from './lazy-schema.ts';
 
 /** Field schemas used by both domain entities and route declarations (no HTTP in here). */
 /** Each built at its first use (shared/lazy-schema.ts), as every schema a module defines: none is built at import. */

@@ -1,5 +1,5 @@
-import { config } from './config';
-import { lazyByInvocation } from './clients/background-retries';
+import { config } from './config.ts';
+import { lazyByInvocation } from './clients/background-retries.ts';
 
 /**
  * Documents (exports, uploaded imports) in the one bucket: S3 in the cloud, s3rver locally. The SDK is

@@ -1,7 +1,7 @@
 import type { Tracer } from '@aws-lambda-powertools/tracer';
-import { config } from './config';
-import { withFaults } from './faults';
-import { withWriteGate } from './write-gate';
+import { config } from './config.ts';
+import { withFaults } from './faults.ts';
+import { withWriteGate } from './write-gate.ts';
 
 let tracer: Tracer | undefined;
 let loading: Promise<void> | undefined;

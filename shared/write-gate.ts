@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { changesNothing } from './faults';
+import { changesNothing } from './faults.ts';
 
 /**
  * Holds a request's writes until what they depend on is settled: an `Idempotency-Key`'s claim

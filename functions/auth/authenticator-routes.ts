@@ -10,7 +10,7 @@ import {
   regenerateRecoveryCodes,
   deleteLegacyTotp,
 } from '#domain/identity';
-import { client, proof } from './inputs';
+import { client, proof } from './inputs.ts';
 
 /** The second factor: authenticators (provision, enrol, list, remove), recovery codes, and the legacy single-secret delete. */
 export const authenticatorRoutes = [

@@ -22,10 +22,10 @@ import {
 import { nextCursorHeaders, pageQuery } from '#http/paging';
 import { startingSubscription } from '#domain/billing';
 import { pendingInvitationGate } from '#domain/tenancy';
-import { authenticatorRoutes } from './authenticator-routes';
-import { capabilityRoutes } from './capabilities';
-import { client, proof, totpCode } from './inputs';
-import { ssoSignInRoutes } from './sso-routes';
+import { authenticatorRoutes } from './authenticator-routes.ts';
+import { capabilityRoutes } from './capabilities.ts';
+import { client, proof, totpCode } from './inputs.ts';
+import { ssoSignInRoutes } from './sso-routes.ts';
 import { optionalCaller, presentedToken } from '#auth/authenticate';
 import { lazySchema } from '#shared/lazy-schema';
 

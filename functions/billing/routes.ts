@@ -17,7 +17,7 @@ import {
   planEntity,
 } from '#domain/billing';
 import { email, name, text } from '#http/schemas';
-import { apiKeyRoutes } from './api-key-routes';
+import { apiKeyRoutes } from './api-key-routes.ts';
 import { lazySchema } from '#shared/lazy-schema';
 
 /** A plan as GET /plans answers it: the catalogue's item as stored (its entity's schema, built at first use). */

@@ -1,5 +1,5 @@
 import { httpHandler } from '#http/pipeline';
-import { docsRoutes, wholeApi } from './routes';
+import { docsRoutes, wholeApi } from './routes.ts';
 
 /**
  * The docs function: its own routes only, so its bundle carries nothing of the other groups; it also

@@ -9,7 +9,7 @@ import {
   SCRIPT_PATH,
   redocScript,
   referencePage,
-} from './reference-page';
+} from './reference-page.ts';
 
 const openApiDocument = async () => (await import('../../openapi.json', { with: { type: 'json' } })).default;
 

@@ -12,9 +12,9 @@ import {
   updateProjectSettings,
 } from '#domain/tenancy';
 import { removeMemberAndReferences } from '#domain/catalog';
-import { projectUserRoutes } from './project-users-routes';
-import { costRoutes } from './costs-routes';
-import { ssoConnectionRoutes } from './sso-routes';
+import { projectUserRoutes } from './project-users-routes.ts';
+import { costRoutes } from './costs-routes.ts';
+import { ssoConnectionRoutes } from './sso-routes.ts';
 import { lazySchema } from '#shared/lazy-schema';
 
 const projectOut = lazySchema(() =>

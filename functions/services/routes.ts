@@ -17,7 +17,7 @@ import {
   customFieldFilters,
 } from '#domain/catalog';
 import { lazySchema } from '#shared/lazy-schema';
-import { searchRoute } from './search-route';
+import { searchRoute } from './search-route.ts';
 
 const serviceParams = lazySchema(() => z.object({ service_id: uuid() }));
 const optionalFilter = lazySchema(() => z.string().trim().optional());

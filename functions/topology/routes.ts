@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { route, ok, created, noContent } from '#http/route';
-import { topologyAnswer } from './topology-answer';
+import { topologyAnswer } from './topology-answer.ts';
 import { syncHeaders, updatedSince, uuid, integer } from '#http/schemas';
 import {
   ENTITY_TYPES,

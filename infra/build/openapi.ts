@@ -1,6 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { allRoutes } from '../../functions/route-table';
+import { allRoutes } from '../../functions/route-table.ts';
 import { buildOpenApi } from '#http/openapi';
 
 /** `npm run openapi`: writes openapi.json (committed; the docs function serves it) from the route table. */

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { ensureWebBuild, WEB_DIST } from './web-build';
+import { ensureWebBuild, WEB_DIST } from './web-build.ts';
 
 /**
  * `npm run build:web`: builds the dashboard into web/dist (what `npm start` serves and CloudFront will),

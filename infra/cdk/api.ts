@@ -11,10 +11,10 @@ import {
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
-import { FALLBACK_GROUP, routeTable } from '../../functions/route-table';
-import { ack } from './bundling';
-import { httpFunction, httpFunctionGroups, pascal } from './functions';
-import type { Lambdas } from './lambdas';
+import { FALLBACK_GROUP, routeTable } from '../../functions/route-table.ts';
+import { ack } from './bundling.ts';
+import { httpFunction, httpFunctionGroups, pascal } from './functions.ts';
+import type { Lambdas } from './lambdas.ts';
 
 const HTTP_TIMEOUT = Duration.seconds(29); // API Gateway HTTP APIs give up after 30 s anyway
 

@@ -1,7 +1,7 @@
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import { ensureWebBuild } from '../build/web-build';
-import { CatalogStack } from './stack';
+import { ensureWebBuild } from '../build/web-build.ts';
+import { CatalogStack } from './stack.ts';
 
 // The stack deploys the built dashboard (web/dist): build it first when its sources changed (a no-op otherwise).
 await ensureWebBuild({ say: (line) => console.error(line) });

@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import { Validations } from 'aws-cdk-lib';
 import { Architecture } from 'aws-cdk-lib/aws-lambda';
 import type { IConstruct } from 'constructs';
-import { needsOf } from './needs';
-import { SEPARATE_PACKAGES } from './aliases';
+import { needsOf } from './needs.ts';
+import { SEPARATE_PACKAGES } from './aliases.ts';
 
 /** The repository's root: entries, the lockfile and the files copied beside bundles are read from it. */
 export const ROOT = join(import.meta.dirname, '..', '..');

@@ -4,7 +4,7 @@ import { Key } from 'aws-cdk-lib/aws-kms';
 import { BlockPublicAccess, Bucket, BucketEncryption, HttpMethods, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { TABLE } from '#db/table';
-import { ack } from './bundling';
+import { ack } from './bundling.ts';
 
 /** The single table, the documents bucket and the access-log bucket. */
 export interface Stores {

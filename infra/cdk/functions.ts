@@ -1,5 +1,5 @@
-import { FALLBACK_GROUP, routeTable, type RouteGroup } from '../../functions/route-table';
-import { workerTable } from '../../functions/workers';
+import { FALLBACK_GROUP, routeTable, type RouteGroup } from '../../functions/route-table.ts';
+import { workerTable } from '../../functions/workers/index.ts';
 import type { Route } from '#http/route';
 import type { QueueName } from '#shared/queue';
 

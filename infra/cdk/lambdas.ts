@@ -7,7 +7,7 @@ import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import type { QueueName } from '#shared/queue';
-import { BANNER, BUNDLE_ALIASES, EXTERNAL_MODULES, separatePackageCommands } from './aliases';
+import { BANNER, BUNDLE_ALIASES, EXTERNAL_MODULES, separatePackageCommands } from './aliases.ts';
 import {
   ack,
   afterBundlingCommands,
@@ -16,11 +16,11 @@ import {
   ROOT,
   SAM_OVERRIDABLE_ENVIRONMENT,
   separatePackagesOf,
-} from './bundling';
-import type { Secrets, Stores } from './data';
-import { serviceName } from './functions';
-import { needsOf } from './needs';
-import type { WebHosting } from './web-hosting';
+} from './bundling.ts';
+import type { Secrets, Stores } from './data.ts';
+import { serviceName } from './functions.ts';
+import { needsOf } from './needs.ts';
+import type { WebHosting } from './web-hosting.ts';
 
 /** Queue → the environment variable its URL is passed in (`satisfies` makes a new QueueName a compile error here). */
 export const QUEUE_URL_ENV = {
@@ -93,13 +93,23 @@ export class Lambdas {
   /** Every function made so far, in order. */
   readonly made: NodejsFunction[] = [];
 
+  private readonly stack: Stack;
+  private readonly r: LambdaResources;
+  /** The environment of the functions built by `fn`. */
+  readonly environment: Record<string, string>;
+  private readonly stripeSecretArn: string | undefined;
+
   constructor(
-    private readonly stack: Stack,
-    private readonly r: LambdaResources,
-    /** The environment of the functions built by `fn`. */
-    readonly environment: Record<string, string>,
-    private readonly stripeSecretArn: string | undefined,
-  ) {}
+    stack: Stack,
+    r: LambdaResources,
+    environment: Record<string, string>,
+    stripeSecretArn: string | undefined,
+  ) {
+    this.stack = stack;
+    this.r = r;
+    this.environment = environment;
+    this.stripeSecretArn = stripeSecretArn;
+  }
 
   /** A bundled Node 24 function; every function is built this way, grants are added by the caller. */
   bundled(

@@ -9,9 +9,9 @@ import {
   type IMetric,
 } from 'aws-cdk-lib/aws-cloudwatch';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
-import { pascal } from './functions';
-import type { WebHosting } from './web-hosting';
-import type { Queues } from './workers';
+import { pascal } from './functions.ts';
+import type { WebHosting } from './web-hosting.ts';
+import type { Queues } from './workers.ts';
 
 /** What the alarms, the dashboard and the outputs look at. */
 export interface Monitored extends Queues {

@@ -2,7 +2,7 @@ import { buildSync, type Metafile } from 'esbuild';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { QueueName } from '#shared/queue';
-import { stackFunctions } from './functions';
+import { stackFunctions } from './functions.ts';
 
 /**
  * What a function's code can reach, read off its own bundle (least privilege without a hand-kept

@@ -3,8 +3,8 @@ import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import type { Key } from 'aws-cdk-lib/aws-kms';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
-import { SINGLE_FUNCTIONS } from './functions';
-import type { Lambdas } from './lambdas';
+import { SINGLE_FUNCTIONS } from './functions.ts';
+import type { Lambdas } from './lambdas.ts';
 
 /**
  * The sweeps, in the stack's own scope. Deadlines: over one time-ordered partition of due deadlines rather

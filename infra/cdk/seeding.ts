@@ -3,8 +3,8 @@ import type { Table } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { Trigger } from 'aws-cdk-lib/triggers';
-import { SINGLE_FUNCTIONS } from './functions';
-import type { Lambdas } from './lambdas';
+import { SINGLE_FUNCTIONS } from './functions.ts';
+import type { Lambdas } from './lambdas.ts';
 
 /**
  * The deploy-time seeding's run: it also backfills listings (a Scan of the kinds whose layout

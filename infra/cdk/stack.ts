@@ -3,21 +3,21 @@ import { Stack } from 'aws-cdk-lib';
 import type { HttpApi, HttpStage, WebSocketApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { Construct } from 'constructs';
-import { addHttpFunctions, createHttpApi } from './api';
-import { ROOT } from './bundling';
-import { createSecrets, createStores } from './data';
-import { functionEnvironment, Lambdas } from './lambdas';
-import { addMonitoring } from './monitoring';
-import type { CatalogStackProps } from './props';
-import { addSchedules } from './schedules';
-import { addSeeding } from './seeding';
-import { WebHosting } from './web-hosting';
-import { addProgressRoutes, createProgressApi } from './websocket';
-import { addOutbox, addWorkers, createQueues } from './workers';
-import { addTopologyKeeper } from './topology-keeper';
+import { addHttpFunctions, createHttpApi } from './api.ts';
+import { ROOT } from './bundling.ts';
+import { createSecrets, createStores } from './data.ts';
+import { functionEnvironment, Lambdas } from './lambdas.ts';
+import { addMonitoring } from './monitoring.ts';
+import type { CatalogStackProps } from './props.ts';
+import { addSchedules } from './schedules.ts';
+import { addSeeding } from './seeding.ts';
+import { WebHosting } from './web-hosting.ts';
+import { addProgressRoutes, createProgressApi } from './websocket.ts';
+import { addOutbox, addWorkers, createQueues } from './workers.ts';
+import { addTopologyKeeper } from './topology-keeper.ts';
 
-export { afterBundlingCommands, argon2Arm64Tarball, LAMBDA_ARCHITECTURE, separatePackagesOf } from './bundling';
-export type { CatalogStackProps } from './props';
+export { afterBundlingCommands, argon2Arm64Tarball, LAMBDA_ARCHITECTURE, separatePackagesOf } from './bundling.ts';
+export type { CatalogStackProps } from './props.ts';
 
 /**
  * The whole service, composed of its parts (one file each): data, queues and workers, the HTTP API, the

@@ -3,9 +3,9 @@ import type { Table } from 'aws-cdk-lib/aws-dynamodb';
 import { FilterCriteria, StartingPosition } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
-import { SINGLE_FUNCTIONS } from './functions';
-import type { Lambdas } from './lambdas';
-import { WORKER_TIMEOUT } from './workers';
+import { SINGLE_FUNCTIONS } from './functions.ts';
+import type { Lambdas } from './lambdas.ts';
+import { WORKER_TIMEOUT } from './workers.ts';
 
 /** The sort keys of the items the topology draws (shared/domain/catalog/topology/snapshot/rows.ts). */
 const DRAWN = ['SERVICE#', 'GROUP#', 'FLOOR#', 'NETWORK#', 'CONN#', 'LINK#'];

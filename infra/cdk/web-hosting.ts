@@ -25,9 +25,9 @@ import { HttpOrigin, S3BucketOrigin } from 'aws-cdk-lib/aws-cloudfront-origins';
 import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership, type IBucket } from 'aws-cdk-lib/aws-s3';
 import { BucketDeployment, Source } from 'aws-cdk-lib/aws-s3-deployment';
 import { Construct } from 'constructs';
-import { allRoutes } from '../../functions/route-table';
-import { WEB_CACHE, WEB_FILE_PATH, webCsp } from '../web-policy';
-import { ORIGIN_VERIFY_HEADER } from '../../shared/http/client-address';
+import { allRoutes } from '../../functions/route-table.ts';
+import { WEB_CACHE, WEB_FILE_PATH, webCsp } from '../web-policy.ts';
+import { ORIGIN_VERIFY_HEADER } from '../../shared/http/client-address.ts';
 
 /**
  * The API's paths as CloudFront path patterns (`*` is any run of characters, `/` included): each is a

@@ -2,9 +2,9 @@ import { Duration, type Stack } from 'aws-cdk-lib';
 import { WebSocketApi, WebSocketStage } from 'aws-cdk-lib/aws-apigatewayv2';
 import { WebSocketLambdaAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
 import { WebSocketLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
-import { ack } from './bundling';
-import { SINGLE_FUNCTIONS } from './functions';
-import type { Lambdas } from './lambdas';
+import { ack } from './bundling.ts';
+import { SINGLE_FUNCTIONS } from './functions.ts';
+import type { Lambdas } from './lambdas.ts';
 
 /** Live progress of jobs: the WebSocket API and its stage. */
 export interface Progress {

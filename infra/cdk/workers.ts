@@ -6,13 +6,13 @@ import { FilterCriteria, FilterRule, StartingPosition } from 'aws-cdk-lib/aws-la
 import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
-import { workerTable } from '../../functions/workers';
+import { workerTable } from '../../functions/workers/index.ts';
 import type { QueueName } from '#shared/queue';
 import { MAX_RECEIVES } from '#shared/queue-settings';
 import { LIVE_STREAM_TYPES } from '#domain/live';
-import { ack } from './bundling';
-import { jobsV8Flags, pascal, SINGLE_FUNCTIONS, workerFunction } from './functions';
-import { QUEUE_URL_ENV, type Lambdas } from './lambdas';
+import { ack } from './bundling.ts';
+import { jobsV8Flags, pascal, SINGLE_FUNCTIONS, workerFunction } from './functions.ts';
+import { QUEUE_URL_ENV, type Lambdas } from './lambdas.ts';
 
 /** A worker's Lambda timeout and SQS batch: WORKER_TIMEOUT and 10 by default; the jobs worker's exports and imports of any size one at a time, for up to 15 minutes, with V8's heap capped (jobsV8Flags). */
 const WORKER_RUN: Partial<Record<QueueName, { timeout: Duration; batchSize: number; nodeOptions: string }>> = {

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { jsonError, signer, type AwsResponse, type ServiceHandler } from './stand-ins/aws-request';
-import { outlastClientIdle } from '../local/keep-alive';
+import { jsonError, signer, type AwsResponse, type ServiceHandler } from './stand-ins/aws-request.ts';
+import { outlastClientIdle } from '../local/keep-alive.ts';
 
 function readBody(req: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {

@@ -3,8 +3,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { extname, join, normalize, sep } from 'node:path';
 import { runInNewContext } from 'node:vm';
-import type { Resolver } from './intrinsics';
-import { assetPath, referencedId, resourcesOf, type CloudAssembly, type Json } from './template';
+import type { Resolver } from './intrinsics.ts';
+import { assetPath, referencedId, resourcesOf, type CloudAssembly, type Json } from './template.ts';
 
 /** Where a behaviour's requests go: a bucket's files, or an API (by its logical id), with the headers CloudFront adds. */
 export type Origin =

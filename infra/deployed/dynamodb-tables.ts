@@ -5,9 +5,9 @@ import {
   ResourceInUseException,
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
-import { tableName } from './intrinsics';
-import { resourcesOf, type CloudAssembly } from './template';
-import { localDynamoCredentials } from '../local/dynamo';
+import { tableName } from './intrinsics.ts';
+import { resourcesOf, type CloudAssembly } from './template.ts';
+import { localDynamoCredentials } from '../local/dynamo.ts';
 
 /** The operator's client to DynamoDB Local itself (creating tables is CloudFormation's part, not a function's). */
 export const localDynamo = (endpoint: string) =>

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { redeliveryAfterSuccess, type FaultInjector } from '../../shared/faults';
-import type { Iam } from './iam';
-import { REGION, type Resolver } from './intrinsics';
-import type { LambdaFunction } from './lambda-functions';
-import type { Sqs } from './stand-ins/sqs';
-import { referencedId, resourcesOf, type CloudAssembly } from './template';
+import { redeliveryAfterSuccess, type FaultInjector } from '../../shared/faults.ts';
+import type { Iam } from './iam.ts';
+import { REGION, type Resolver } from './intrinsics.ts';
+import type { LambdaFunction } from './lambda-functions.ts';
+import type { Sqs } from './stand-ins/sqs.ts';
+import { referencedId, resourcesOf, type CloudAssembly } from './template.ts';
 
 type Invoke = (functionId: string, event: unknown) => Promise<unknown>;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { createRouter, type Routable } from '#http/router';
-import { readBody, requestEvent, send } from '../local/http-io';
-import type { Resolver } from './intrinsics';
-import { referencedId, resourcesOf, type CloudAssembly } from './template';
+import { readBody, requestEvent, send } from '../local/http-io.ts';
+import type { Resolver } from './intrinsics.ts';
+import { referencedId, resourcesOf, type CloudAssembly } from './template.ts';
 
 type Method = Routable['method'];
 interface ApiRoute {

@@ -1,7 +1,7 @@
 import { runSimulation } from '@cloud-copilot/iam-simulate';
-import { ACCOUNT, type Resolver } from './intrinsics';
-import type { LambdaFunction } from './lambda-functions';
-import { referencedId, resourcesOf, type CloudAssembly } from './template';
+import { ACCOUNT, type Resolver } from './intrinsics.ts';
+import type { LambdaFunction } from './lambda-functions.ts';
+import { referencedId, resourcesOf, type CloudAssembly } from './template.ts';
 
 type PolicyDocument = { Version?: string; Statement: unknown[] };
 

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { CloudAssembly } from './template';
+import type { CloudAssembly } from './template.ts';
 
 /** The account and region every stand-in answers for. */
 export const ACCOUNT = '000000000000';

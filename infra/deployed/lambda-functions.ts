@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
-import { ACCOUNT, REGION, type LocalEndpoints, type Resolver } from './intrinsics';
-import { resourcesOf, referencedId, type CloudAssembly } from './template';
+import { ACCOUNT, REGION, type LocalEndpoints, type Resolver } from './intrinsics.ts';
+import { resourcesOf, referencedId, type CloudAssembly } from './template.ts';
 
 /** A function of the template, as its sandboxes run it. */
 export interface LambdaFunction {

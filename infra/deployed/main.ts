@@ -1,10 +1,10 @@
 import { join, resolve } from 'node:path';
-import { OPERATOR_ACCESS_KEY } from './iam';
-import { startDeployed } from './start';
-import { adminSecret, LOCAL_ADMIN_SECRET_ARN, LOCAL_STRIPE_SECRET_ARN, synthesizeUnlessCurrent } from './synth';
-import { stopOnSignals } from '../local/stop-on-signals';
-import { READY_MADE_USER } from '../local/idp';
-import { startSsoDns, startSsoIdp } from './sso-stand-ins';
+import { OPERATOR_ACCESS_KEY } from './iam.ts';
+import { startDeployed } from './start.ts';
+import { adminSecret, LOCAL_ADMIN_SECRET_ARN, LOCAL_STRIPE_SECRET_ARN, synthesizeUnlessCurrent } from './synth.ts';
+import { stopOnSignals } from '../local/stop-on-signals.ts';
+import { READY_MADE_USER } from '../local/idp.ts';
+import { startSsoDns, startSsoIdp } from './sso-stand-ins.ts';
 
 /**
  * `npm run start:deployed`: the product as deployed, on this machine (README, "The deployed shape").

@@ -2,19 +2,20 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import type { LambdaFunction } from './lambda-functions';
+import type { LambdaFunction } from './lambda-functions.ts';
 
 const RUNTIME = join(import.meta.dirname, 'lambda-runtime.ts');
 const ROOT = join(import.meta.dirname, '..', '..');
 
 /** A function's invocation failed as Lambda reports it (the handler threw, timed out or its sandbox died). */
 export class InvocationError extends Error {
-  constructor(
-    readonly functionName: string,
-    readonly errorType: string,
-    message: string,
-  ) {
+  readonly functionName: string;
+  readonly errorType: string;
+
+  constructor(functionName: string, errorType: string, message: string) {
     super(`${functionName}: ${errorType}: ${message}`);
+    this.functionName = functionName;
+    this.errorType = errorType;
   }
 }
 

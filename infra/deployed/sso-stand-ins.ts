@@ -1,6 +1,6 @@
 import { join } from 'node:path';
-import { startDnsStandIn, type DnsStandIn } from '../local/dns-stand-in';
-import { startLocalIdp, type IdpUser, type LocalIdp } from '../local/idp';
+import { startDnsStandIn, type DnsStandIn } from '../local/dns-stand-in.ts';
+import { startLocalIdp, type IdpUser, type LocalIdp } from '../local/idp.ts';
 
 /** The development IdP's port when free (a stable issuer across restarts, so a saved connection keeps working); any port otherwise. */
 const IDP_PORT = 3100;

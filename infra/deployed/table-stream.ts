@@ -5,13 +5,13 @@ import {
   GetShardIteratorCommand,
   type _Record,
 } from '@aws-sdk/client-dynamodb-streams';
-import type { Iam } from './iam';
-import { REGION, type Resolver } from './intrinsics';
-import type { LambdaFunction } from './lambda-functions';
-import type { Sqs } from './stand-ins/sqs';
-import { referencedId, resourcesOf, type CloudAssembly } from './template';
-import { shardPositions } from '../local/stream-shards';
-import { localDynamoCredentials } from '../local/dynamo';
+import type { Iam } from './iam.ts';
+import { REGION, type Resolver } from './intrinsics.ts';
+import type { LambdaFunction } from './lambda-functions.ts';
+import type { Sqs } from './stand-ins/sqs.ts';
+import { referencedId, resourcesOf, type CloudAssembly } from './template.ts';
+import { shardPositions } from '../local/stream-shards.ts';
+import { localDynamoCredentials } from '../local/dynamo.ts';
 
 type Invoke = (functionId: string, event: unknown) => Promise<unknown>;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

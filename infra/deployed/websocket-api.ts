@@ -2,10 +2,10 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer } from 'ws';
-import type { Iam } from './iam';
-import { ACCOUNT, REGION, type Resolver } from './intrinsics';
-import { jsonError, type AwsRequest, type AwsResponse } from './stand-ins/aws-request';
-import { referencedId, resourcesOf, type CloudAssembly } from './template';
+import type { Iam } from './iam.ts';
+import { ACCOUNT, REGION, type Resolver } from './intrinsics.ts';
+import { jsonError, type AwsRequest, type AwsResponse } from './stand-ins/aws-request.ts';
+import { referencedId, resourcesOf, type CloudAssembly } from './template.ts';
 
 type Invoke = (functionId: string, event: unknown) => Promise<unknown>;
 

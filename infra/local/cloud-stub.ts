@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { outlastClientIdle } from './keep-alive';
+import { outlastClientIdle } from './keep-alive.ts';
 
 /** A Hetzner Cloud server in the API's recorded shape (the fields discovery reads, and some it ignores). */
 export function hetznerServer(id: number, name: string, over: Record<string, unknown> = {}) {

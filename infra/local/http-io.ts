@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { apiEvent } from './api-event';
+import { apiEvent } from './api-event.ts';
 
 /** How API Gateway's side of a request is read and a Lambda's answer written: `npm start`'s server and `start:deployed`'s HTTP API. */
 const MAX_BODY = 10 * 1024 * 1024; // API Gateway's payload limit

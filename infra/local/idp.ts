@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair } from 'jose';
 import Provider from 'oidc-provider';
-import { outlastClientIdle } from './keep-alive';
+import { outlastClientIdle } from './keep-alive.ts';
 
 /**
  * The local identity provider: oidc-provider, an OpenID-certified provider, on

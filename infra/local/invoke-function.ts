@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Context } from 'aws-lambda';
-import type { StackFunction } from '../cdk/functions';
-import { lambdaContext } from './api-event';
+import type { StackFunction } from '../cdk/functions.ts';
+import { lambdaContext } from './api-event.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 

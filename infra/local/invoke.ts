@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
-import { findStackFunction, stackFunctions } from '../cdk/functions';
-import { invokeFunction } from './invoke-function';
-import { startLocalStack } from './stack';
+import { findStackFunction, stackFunctions } from '../cdk/functions.ts';
+import { invokeFunction } from './invoke-function.ts';
+import { startLocalStack } from './stack.ts';
 
 /**
  * `npm run invoke -- <function> <event.json>`: runs one function of the stack with one event against the

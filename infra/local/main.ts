@@ -1,6 +1,6 @@
 import { reloadConfig } from '#shared/config';
-import { spawnOwnDynamo } from './dynamo';
-import { stopOnSignals } from './stop-on-signals';
+import { spawnOwnDynamo } from './dynamo.ts';
+import { stopOnSignals } from './stop-on-signals.ts';
 
 /**
  * `npm start`: the whole product on this machine; Ctrl-C or SIGTERM stops every child process. The
@@ -18,9 +18,9 @@ const c = reloadConfig(env);
 const dynamo = c.DYNAMODB_ENDPOINT ? undefined : await spawnOwnDynamo(c, { quickStart: true });
 
 const [{ startLocalStack }, { ensureWebBuild }, sso] = await Promise.all([
-  import('./stack'),
-  import('../build/web-build'),
-  import('./sso-stand-ins'),
+  import('./stack.ts'),
+  import('../build/web-build.ts'),
+  import('./sso-stand-ins.ts'),
 ]);
 // Single sign-on's stand-ins: the DNS server before the stack (its address is configuration), the IdP after (it needs the callback's address).
 const dns = await sso.startDnsForLocal(c, env);

@@ -11,7 +11,7 @@ import {
 import { escapeHtml } from '#mail/html';
 import { config } from '#shared/config';
 import { systemClock, type Clock } from '#shared/context';
-import { htmlPage as answer } from './page';
+import { htmlPage as answer } from './page.ts';
 
 /**
  * The local payment provider's pages (served by `npm start` only, never deployed): a checkout page

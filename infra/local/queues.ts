@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { useLocalQueueTransport, type QueueName } from '#shared/queue';
 import { MAX_RECEIVES } from '#shared/queue-settings';
-import { workerTable } from '../../functions/workers';
+import { workerTable } from '../../functions/workers/index.ts';
 import { config } from '#shared/config';
 import { errorFields, log } from '#shared/log';
 import { injectedFailure, redeliveryAfterSuccess, strikes } from '#shared/faults';

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { mkdir } from 'node:fs/promises';
 import S3rver from 's3rver';
-import { freePort } from './ports';
+import { freePort } from './ports.ts';
 
 export interface LocalS3 {
   endpoint: string;

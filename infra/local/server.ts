@@ -1,20 +1,20 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { lambdaContext } from './api-event';
-import { allRoutes, FALLBACK_GROUP, routeTable, type RouteGroup } from '../../functions/route-table';
+import { lambdaContext } from './api-event.ts';
+import { allRoutes, FALLBACK_GROUP, routeTable, type RouteGroup } from '../../functions/route-table.ts';
 import { httpHandler } from '#http/pipeline';
-import { wholeApi } from '../../functions/docs/routes';
+import { wholeApi } from '../../functions/docs/routes.ts';
 import { withSecurityHeaders } from '#http/security';
 import type { Clock } from '#shared/context';
 import { config } from '#shared/config';
 import { createRouter, routeKey } from '#http/router';
 import type { Route } from '#http/route';
-import { localPaymentPage } from './payments';
-import { attachLocalWebSockets, LOCAL_WS_PATH } from './websocket';
-import { webApp } from './web';
-import { readBody, requestEvent, send } from './http-io';
-import { outlastClientIdle } from './keep-alive';
+import { localPaymentPage } from './payments.ts';
+import { attachLocalWebSockets, LOCAL_WS_PATH } from './websocket.ts';
+import { webApp } from './web.ts';
+import { readBody, requestEvent, send } from './http-io.ts';
+import { outlastClientIdle } from './keep-alive.ts';
 
 type Handler = ReturnType<typeof httpHandler>;
 

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import type { Config } from '#shared/config';
-import { startDnsStandIn, type DnsStandIn } from './dns-stand-in';
-import { READY_MADE_USER, startLocalIdp, type LocalIdp } from './idp';
+import { startDnsStandIn, type DnsStandIn } from './dns-stand-in.ts';
+import { READY_MADE_USER, startLocalIdp, type LocalIdp } from './idp.ts';
 
 /** The local IdP's port when free (a stable issuer across restarts, so a saved connection keeps working); any port otherwise. */
 const IDP_PORT = 3100;

@@ -6,18 +6,18 @@ import { resetPlanCache } from '#domain/billing';
 import { ensureStaff } from '#domain/identity';
 import { resetSigningKey } from '#auth/signing-key';
 import { forgetVerifiedTokens } from '#auth/tokens';
-import { spawnOwnDynamo, type StartingDynamo } from './dynamo';
-import { startS3, type LocalS3 } from './s3';
+import { spawnOwnDynamo, type StartingDynamo } from './dynamo.ts';
+import { startS3, type LocalS3 } from './s3.ts';
 import { configureFaults } from '#shared/faults';
-import { startLocalQueues } from './queues';
+import { startLocalQueues } from './queues.ts';
 import { appContext, type Clock } from '#shared/context';
-import { bootstrapData } from './bootstrap';
+import { bootstrapData } from './bootstrap.ts';
 import { sweepDeadlines } from '#domain/lifecycle';
 import { errorFields, log } from '#shared/log';
 import { forwardOutbox, resendStaleOutbox } from '#shared/outbox';
-import { readTableStream } from './table-stream';
+import { readTableStream } from './table-stream.ts';
 import { sweepWebhookRetries } from '#domain/webhooks';
-import { startTopologyStream } from './topology-stream';
+import { startTopologyStream } from './topology-stream.ts';
 
 export interface LocalStackOptions {
   /** Environment overrides (the configuration is re-read with them). */
@@ -121,7 +121,7 @@ export async function startLocalStack(opts: LocalStackOptions = {}) {
   // Loaded only when served: `npm run admin` starts the runtime without HTTP, and need not load the HTTP functions.
   const server = opts.withoutHttp
     ? undefined
-    : (await import('./server')).createLocalServer({ clock: opts.clock, accessLog: opts.accessLog });
+    : (await import('./server.ts')).createLocalServer({ clock: opts.clock, accessLog: opts.accessLog });
   if (server) await new Promise<void>((r) => server.listen(c.PORT, '127.0.0.1', r));
   const port = server ? (server.address() as AddressInfo).port : 0;
   if (server) {

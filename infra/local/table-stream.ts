@@ -1,5 +1,5 @@
-import { shardPositions } from './stream-shards';
-import { localDynamoCredentials } from './dynamo';
+import { shardPositions } from './stream-shards.ts';
+import { localDynamoCredentials } from './dynamo.ts';
 import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import {
   DescribeStreamCommand,

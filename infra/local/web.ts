@@ -4,8 +4,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { extname, join } from 'node:path';
 import { securityHeaders } from '#http/security';
 import { config } from '#shared/config';
-import { WEB_DIST } from '../build/web-build';
-import { WEB_CACHE, WEB_FILE_PATH, webCsp } from '../web-policy';
+import { WEB_DIST } from '../build/web-build.ts';
+import { WEB_CACHE, WEB_FILE_PATH, webCsp } from '../web-policy.ts';
 
 /** The dashboard (`web/`) as the local server serves it: the built single-page app from `web/dist` (infra/build/web-build.ts). */
 const TYPES: Record<string, string> = {

@@ -9,7 +9,7 @@ import { connect, disconnect, spendTicket, syncConnection } from '#shared/progre
 import { appContext, type Clock } from '#shared/context';
 import { useLocalPushSender } from '#shared/push';
 import { errorFields, log } from '#shared/log';
-import { closeUpgradesWithServer } from './upgraded-sockets';
+import { closeUpgradesWithServer } from './upgraded-sockets.ts';
 
 export const LOCAL_WS_PATH = '/ws/progress';
 

@@ -1,13 +1,13 @@
-import { verifyAccessToken } from './tokens';
+import { verifyAccessToken } from './tokens.ts';
 import {
   apiKeyUsable,
   getAccountAndApiKey,
   getAccountAndSession,
   sessionExpired,
   USER_NOT_FOUND_OR_INACTIVE,
-} from './caller';
+} from './caller.ts';
 import { forbidden, isRefusal, unauthenticated } from '#shared/errors';
-import { KEY_TOKEN_ACCOUNT_ONLY } from './key-grant';
+import { KEY_TOKEN_ACCOUNT_ONLY } from './key-grant.ts';
 import { NOT_AUTHENTICATED, type Actor, type AppContext } from '#shared/context';
 import type { Account } from '#shared/actor';
 

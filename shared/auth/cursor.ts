@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { signingKey } from './signing-key';
+import { signingKey } from './signing-key.ts';
 import { unprocessable } from '#shared/errors';
 
 /**

@@ -2,7 +2,7 @@ import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import type { KMSClient } from '@aws-sdk/client-kms';
 import { config } from '#shared/config';
-import { localKeyFile } from './local-key';
+import { localKeyFile } from './local-key.ts';
 import { captured } from '#shared/tracing';
 
 /**

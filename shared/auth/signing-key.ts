@@ -2,7 +2,7 @@ import { createSecretKey, type KeyObject } from 'node:crypto';
 import { join } from 'node:path';
 import { readSecret } from '#shared/clients';
 import { config } from '#shared/config';
-import { localKeyFile } from './local-key';
+import { localKeyFile } from './local-key.ts';
 
 let cached: Promise<KeyObject> | undefined;
 

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { SignJWT, jwtVerify, errors } from 'jose';
 import * as z from 'zod';
-import { signingKey } from './signing-key';
+import { signingKey } from './signing-key.ts';
 import { unauthenticated } from '#shared/errors';
 import type { AppContext } from '#shared/context';
 import { lazySchema } from '#shared/lazy-schema';

@@ -1,8 +1,8 @@
 import type { DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
-import { currentScope } from '../invocation';
-import { isOutage } from '../outage';
-import { captured } from '../tracing';
-import { lazyClient, onReset } from './lazy';
+import { currentScope } from '../invocation.ts';
+import { isOutage } from '../outage.ts';
+import { captured } from '../tracing.ts';
+import { lazyClient, onReset } from './lazy.ts';
 
 /**
  * Whether the running invocation is one nobody waits on (a queue's worker, a schedule, a stream):

@@ -1,8 +1,8 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { config } from '../config';
-import { byInvocation } from './background-retries';
-import { withWriteTap } from './write-tap';
+import { config } from '../config.ts';
+import { byInvocation } from './background-retries.ts';
+import { withWriteTap } from './write-tap.ts';
 
 /** The DynamoDB document client (of the running kind of invocation, see `byInvocation`); locally DynamoDB Local with its fixed local credentials (no credential chain is searched). */
 export const ddb = byInvocation((retries) => {

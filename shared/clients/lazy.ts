@@ -1,4 +1,4 @@
-import { captured } from '../tracing';
+import { captured } from '../tracing.ts';
 
 const resets = new Set<() => void>();
 

@@ -1,7 +1,7 @@
 import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { config } from '../config';
-import { captured } from '../tracing';
-import { onReset } from './lazy';
+import { config } from '../config.ts';
+import { captured } from '../tracing.ts';
+import { onReset } from './lazy.ts';
 
 /**
  * A secret's text (GetSecretValue). The Secrets Manager SDK is imported at the first read, not at

@@ -1,5 +1,5 @@
 import { SESClient } from '@aws-sdk/client-ses';
-import { config } from '../config';
-import { byInvocation } from './background-retries';
+import { config } from '../config.ts';
+import { byInvocation } from './background-retries.ts';
 
 export const ses = byInvocation((retries) => new SESClient({ region: config().AWS_REGION, ...retries }));

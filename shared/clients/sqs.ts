@@ -1,5 +1,5 @@
-import { config } from '../config';
-import { lazyByInvocation } from './background-retries';
+import { config } from '../config.ts';
+import { lazyByInvocation } from './background-retries.ts';
 
 /**
  * The SQS SDK is imported at the first message, not at import: most requests of a function that can

@@ -2,7 +2,7 @@ import { BatchGetCommand, TransactGetCommand } from '@aws-sdk/lib-dynamodb';
 import { ddb } from '#shared/clients';
 import { config } from '#shared/config';
 import { forEachAtMost } from '#shared/concurrency';
-import { retry } from './retry';
+import { retry } from './retry.ts';
 import { LeftUnprocessed } from '#shared/outage';
 
 export type Key = { PK: string; SK: string };

@@ -1,8 +1,8 @@
 import { BatchWriteCommand, type BatchWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { ddb } from '#shared/clients';
 import { config } from '#shared/config';
-import type { Key } from './batch-get';
-import { retry } from './retry';
+import type { Key } from './batch-get.ts';
+import { retry } from './retry.ts';
 import { LeftUnprocessed } from '#shared/outage';
 
 type Request = NonNullable<BatchWriteCommandInput['RequestItems']>[string][number];

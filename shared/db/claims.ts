@@ -1,7 +1,7 @@
-import type { Key } from './batch-get';
+import type { Key } from './batch-get.ts';
 import type { DomainError } from '#shared/errors';
-import { conditionalPut, conditionalUpdate } from './items';
-import type { TransactStep } from './transact';
+import { conditionalPut, conditionalUpdate } from './items.ts';
+import type { TransactStep } from './transact.ts';
 
 /**
  * Writes that take something once, whoever races for it: each holds only while what it takes is

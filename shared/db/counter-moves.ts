@@ -1,9 +1,9 @@
 import type { DomainError } from '#shared/errors';
-import { keyId, type Key } from './batch-get';
-import { isLive, stillLiveStep, whileLiveStep, type Condition } from './live';
-import { withReference } from './refs';
-import { counterStep, passesMax } from './steps';
-import type { TransactStep } from './transact';
+import { keyId, type Key } from './batch-get.ts';
+import { isLive, stillLiveStep, whileLiveStep, type Condition } from './live.ts';
+import { withReference } from './refs.ts';
+import { counterStep, passesMax } from './steps.ts';
+import type { TransactStep } from './transact.ts';
 
 /**
  * Counter moves on shared items (a project's, an environment's, an account's counters), the one

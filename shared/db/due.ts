@@ -2,7 +2,7 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { ddb } from '#shared/clients';
 import { config } from '#shared/config';
 import { errorFields, log } from '#shared/log';
-import { deleteItem } from './items';
+import { deleteItem } from './items.ts';
 
 /**
  * Due work kept in one time-ordered partition (sort key `<due ISO time>#…`): a sweep (a schedule in

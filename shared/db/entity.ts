@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import type { Key } from './batch-get';
+import type { Key } from './batch-get.ts';
 
 /**
  * Entity definitions: each aggregate (service, service floor; networks and connections follow) is

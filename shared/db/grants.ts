@@ -1,7 +1,7 @@
-import type { Key } from './batch-get';
+import type { Key } from './batch-get.ts';
 import type { DomainError } from '#shared/errors';
-import { refsAsRead, refsName } from './refs';
-import type { TransactStep } from './transact';
+import { refsAsRead, refsName } from './refs.ts';
+import type { TransactStep } from './transact.ts';
 
 /**
  * Grants held in a string-set attribute of an item (a member's custom-role grants), each change

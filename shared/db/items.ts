@@ -4,9 +4,9 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import { ddb } from '#shared/clients';
 import { config } from '#shared/config';
-import type { Key } from './batch-get';
-import { grouped } from './condition';
-import { concurrentChange, transact } from './transact';
+import type { Key } from './batch-get.ts';
+import { grouped } from './condition.ts';
+import { concurrentChange, transact } from './transact.ts';
 
 /**
  * Single-item reads and writes on the one table (outside transactions). Every conditional one goes

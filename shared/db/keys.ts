@@ -1,5 +1,5 @@
 import { foldName } from '#shared/text';
-import { listingKeys } from './listing-keys';
+import { listingKeys } from './listing-keys.ts';
 
 /** Key builders: the only place that knows how items are addressed (see docs/data-model.md). */
 

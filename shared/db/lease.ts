@@ -1,6 +1,6 @@
-import type { Key } from './batch-get';
-import { conditionParams, type Condition } from './condition';
-import { conditionalDelete, conditionalPut, conditionalUpdate, getItem } from './items';
+import type { Key } from './batch-get.ts';
+import { conditionParams, type Condition } from './condition.ts';
+import { conditionalDelete, conditionalPut, conditionalUpdate, getItem } from './items.ts';
 
 /**
  * A lease: an item one owner holds until it lets go or its lease runs out (a holder that died

@@ -1,12 +1,12 @@
 import type { DomainError } from '#shared/errors';
-import type { Key } from './batch-get';
-import { keyId } from './batch-get';
-import type { TransactStep } from './transact';
-import { setExpression, setWhenStep } from './steps';
-import { allOf, isUnset, type Condition } from './condition';
+import type { Key } from './batch-get.ts';
+import { keyId } from './batch-get.ts';
+import type { TransactStep } from './transact.ts';
+import { setExpression, setWhenStep } from './steps.ts';
+import { allOf, isUnset, type Condition } from './condition.ts';
 
 // The condition vocabulary is a leaf of its own (steps.ts builds on it too); re-exported as part of the live rule's.
-export { allOf, conditionParams, type Condition } from './condition';
+export { allOf, conditionParams, type Condition } from './condition.ts';
 
 /**
  * The live rule, decided once: an item is live when it exists and is neither

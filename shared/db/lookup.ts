@@ -1,13 +1,13 @@
 import type { DomainError } from '#shared/errors';
 import * as z from 'zod';
-import { defineEntity } from './entity';
-import type { Key } from './batch-get';
-import { getItem } from './items';
-import { keys } from './keys';
-import { putNewStep } from './steps';
-import type { TransactStep } from './transact';
+import { defineEntity } from './entity.ts';
+import type { Key } from './batch-get.ts';
+import { getItem } from './items.ts';
+import { keys } from './keys.ts';
+import { putNewStep } from './steps.ts';
+import type { TransactStep } from './transact.ts';
 
-export type { Key } from './batch-get';
+export type { Key } from './batch-get.ts';
 
 /** The lookup item: where the item lives, plus any attributes its kind records (see catalogLookupStep). */
 export interface LookupItem extends Record<string, unknown> {

@@ -1,7 +1,7 @@
 import { QueryCommand, ScanCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { ddb } from '#shared/clients';
 import { config } from '#shared/config';
-import { keys } from './keys';
+import { keys } from './keys.ts';
 
 type QueryInput = Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey'>;
 

@@ -1,8 +1,8 @@
-import type { Key } from './batch-get';
-import type { TransactStep } from './transact';
+import type { Key } from './batch-get.ts';
+import type { TransactStep } from './transact.ts';
 import type { DomainError } from '#shared/errors';
-import { whileLiveStep, type Condition } from './live';
-import { counterStep } from './steps';
+import { whileLiveStep, type Condition } from './live.ts';
+import { counterStep } from './steps.ts';
 
 /**
  * Items whose delete takes along what refers to them (a service's or server's connections, links

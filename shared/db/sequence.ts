@@ -1,9 +1,9 @@
-import type { Key } from './batch-get';
+import type { Key } from './batch-get.ts';
 import type { DomainError } from '#shared/errors';
-import { allOf, type Condition } from './condition';
-import { conditionalUpdate } from './items';
-import { setExpression } from './steps';
-import type { TransactStep } from './transact';
+import { allOf, type Condition } from './condition.ts';
+import { conditionalUpdate } from './items.ts';
+import { setExpression } from './steps.ts';
+import type { TransactStep } from './transact.ts';
 
 /**
  * A job's record (an import or export record, a discovery run) moves on only while it is not

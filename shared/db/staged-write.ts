@@ -1,10 +1,10 @@
 import { DomainError } from '#shared/errors';
-import type { Key } from './batch-get';
-import { batchWrite } from './batch-write';
-import { conditionalPut, conditionalUpdate } from './items';
-import { queryPrefix } from './query';
-import { IF_ABSENT, IF_EXISTS, putNewStep } from './steps';
-import { concurrentChange, transact, type TransactStep } from './transact';
+import type { Key } from './batch-get.ts';
+import { batchWrite } from './batch-write.ts';
+import { conditionalPut, conditionalUpdate } from './items.ts';
+import { queryPrefix } from './query.ts';
+import { IF_ABSENT, IF_EXISTS, putNewStep } from './steps.ts';
+import { concurrentChange, transact, type TransactStep } from './transact.ts';
 
 /**
  * A write of many new items that would cost a transaction per 100 of them (an import's chunk):

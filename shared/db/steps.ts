@@ -1,7 +1,7 @@
 import type { DomainError } from '#shared/errors';
-import type { Key } from './batch-get';
-import type { TransactStep } from './transact';
-import { allOf, conditionParams, type Condition } from './condition';
+import type { Key } from './batch-get.ts';
+import type { TransactStep } from './transact.ts';
+import { allOf, conditionParams, type Condition } from './condition.ts';
 
 /** Transaction steps for the patterns every context writes (the live rule's steps are in live.ts). */
 

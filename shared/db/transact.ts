@@ -5,7 +5,7 @@ import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/l
 import { ddb } from '#shared/clients';
 import { config } from '#shared/config';
 import { conflict, DomainError } from '#shared/errors';
-import { onContention, retry } from './retry';
+import { onContention, retry } from './retry.ts';
 import { isOutage } from '#shared/outage';
 
 type Write = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
@@ -91,8 +91,11 @@ export async function transact(given: TransactStep[], token?: string): Promise<v
  * than the one read. Last writer wins, as the fields themselves do; every replaced entry expires.
  */
 class HeadMoved extends Error {
-  constructor(readonly retargeted: TransactStep[]) {
+  readonly retargeted: TransactStep[];
+
+  constructor(retargeted: TransactStep[]) {
     super('audit head moved');
+    this.retargeted = retargeted;
   }
 }
 /** Tries of one transaction re-targeted at a moved head before it is refused as stale (re-run from a new read). */

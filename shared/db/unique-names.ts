@@ -1,9 +1,9 @@
 import { foldName } from '#shared/text';
-import { keys } from './keys';
-import { CASCADE_STALE, type TransactStep } from './transact';
-import { deleteStep, putNewStep } from './steps';
-import { setFieldsStep, allOf, type Condition } from './live';
-import type { Key } from './batch-get';
+import { keys } from './keys.ts';
+import { CASCADE_STALE, type TransactStep } from './transact.ts';
+import { deleteStep, putNewStep } from './steps.ts';
+import { setFieldsStep, allOf, type Condition } from './live.ts';
+import type { Key } from './batch-get.ts';
 import { invalid, type DomainError } from '#shared/errors';
 
 /**

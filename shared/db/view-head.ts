@@ -1,6 +1,6 @@
-import type { Key } from './batch-get';
-import { conditionalUpdate, updateItem } from './items';
-import { setExpression } from './steps';
+import type { Key } from './batch-get.ts';
+import { conditionalUpdate, updateItem } from './items.ts';
+import { setExpression } from './steps.ts';
 
 /**
  * The head of a view derived from other items (an environment's topology snapshot): `seen` counts

@@ -1,8 +1,8 @@
-import type { Key } from './batch-get';
-import type { TransactStep } from './transact';
+import type { Key } from './batch-get.ts';
+import type { TransactStep } from './transact.ts';
 import type { DomainError } from '#shared/errors';
-import { conditionalPut, conditionalUpdate } from './items';
-import { retry } from './retry';
+import { conditionalPut, conditionalUpdate } from './items.ts';
+import { retry } from './retry.ts';
 
 /**
  * An exact fixed-window counter on one item (failed sign-ins per address, requests per rate-limit

@@ -1,5 +1,5 @@
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
-import type { Reply } from './route';
+import type { Reply } from './route.ts';
 
 /**
  * A JSON answer compressed for the caller: API Gateway's HTTP API and the dashboard's CloudFront

@@ -1,5 +1,5 @@
 import { cookiesSecure, type Config } from '#shared/config';
-import type { Reply } from './route';
+import type { Reply } from './route.ts';
 
 export const ACCESS_COOKIE = 'access_token';
 export const REFRESH_COOKIE = 'refresh_token';

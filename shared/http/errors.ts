@@ -1,5 +1,5 @@
 import type { DomainError, ErrorKind } from '#shared/errors';
-import type { Reply } from './route';
+import type { Reply } from './route.ts';
 
 /** The one place a refusal's kind becomes an HTTP status. */
 const STATUS: Record<ErrorKind, number> = {

@@ -1,5 +1,5 @@
 import { unprocessable } from '#shared/errors';
-import type { AuthLevel, Route, RouteRequest } from './route';
+import type { AuthLevel, Route, RouteRequest } from './route.ts';
 
 /** The header a client sends to make a POST safe to retry (shared/http/idempotency.ts does the rest). */
 export const IDEMPOTENCY_HEADER = 'idempotency-key';

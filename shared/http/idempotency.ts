@@ -18,7 +18,7 @@ import { config } from '#shared/config';
 import { TABLE } from '#db/table';
 import { keys } from '#db/keys';
 import { DomainError, unprocessable } from '#shared/errors';
-import { keyIssue } from './idempotency-key';
+import { keyIssue } from './idempotency-key.ts';
 import { throughOutage } from '#db/retry';
 import { errorFields, log } from '#shared/log';
 import { behindGate } from '#shared/write-gate';

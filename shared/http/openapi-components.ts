@@ -1,4 +1,4 @@
-import type { Refusal } from './route';
+import type { Refusal } from './route.ts';
 
 /**
  * The parts of the OpenAPI document every operation shares: the refusals as `components.responses`,

@@ -1,7 +1,7 @@
 import * as z from 'zod';
-import type { Refusal, Route } from './route';
-import { REFUSAL, RESPONSES, SCHEMAS } from './openapi-components';
-import { WEBHOOK_SCHEMAS, WEBHOOKS, WEBHOOKS_TAG } from './openapi-webhooks';
+import type { Refusal, Route } from './route.ts';
+import { REFUSAL, RESPONSES, SCHEMAS } from './openapi-components.ts';
+import { WEBHOOK_SCHEMAS, WEBHOOKS, WEBHOOKS_TAG } from './openapi-webhooks.ts';
 import { PARAMETER_FAMILY, type ParameterFamily } from '#shared/parameter-family';
 
 const jsonSchema = (s: z.ZodType, io: 'input' | 'output') =>

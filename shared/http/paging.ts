@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { integer } from './schemas';
+import { integer } from './schemas.ts';
 import { lazySchema } from '#shared/lazy-schema';
 
 /**

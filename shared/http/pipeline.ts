@@ -7,21 +7,21 @@ import { isStaff } from '#shared/actor';
 import { authenticate, presentedToken, type Principal } from '#auth/authenticate';
 import { keyBodyRefusal, keyGrantRefusal } from '#auth/key-grant';
 import { DomainError, forbidden, notFound } from '#shared/errors';
-import { refusalReply } from './errors';
-import { parseCookies, ACCESS_COOKIE } from './cookies';
-import { parseQuery } from './query';
-import { createRouter, type Match, type Routable, type Router } from './router';
-import { jsonDecodeError, validateParts } from './validation';
-import { crossSiteGuard, securityHeadersOnEveryAnswer } from './security';
-import type { AnyRouteRequest, Reply, Route } from './route';
-import { idempotencyKeyOf } from './idempotency-key';
-import { toResult } from './result';
+import { refusalReply } from './errors.ts';
+import { parseCookies, ACCESS_COOKIE } from './cookies.ts';
+import { parseQuery } from './query.ts';
+import { createRouter, type Match, type Routable, type Router } from './router.ts';
+import { jsonDecodeError, validateParts } from './validation.ts';
+import { crossSiteGuard, securityHeadersOnEveryAnswer } from './security.ts';
+import type { AnyRouteRequest, Reply, Route } from './route.ts';
+import { idempotencyKeyOf } from './idempotency-key.ts';
+import { toResult } from './result.ts';
 import { errorFields, log } from '#shared/log';
 import { latency, metric, type BusinessMetric } from '#shared/metrics';
 import { invocation } from '#shared/observe';
 import { currentScope } from '#shared/invocation';
 import { config } from '#shared/config';
-import { clientAddress } from './client-address';
+import { clientAddress } from './client-address.ts';
 import { isOutage } from '#shared/outage';
 
 type Event = APIGatewayProxyEventV2;
@@ -31,8 +31,11 @@ const state = new WeakMap<Event, { match: Match; request?: AnyRouteRequest; ctx?
 
 /** A known path asked with a method none of its routes has: 405 with Allow (an HTTP matter, not a domain refusal). */
 class MethodNotAllowed extends Error {
-  constructor(readonly allow: string[]) {
+  readonly allow: string[];
+
+  constructor(allow: string[]) {
     super('Method Not Allowed');
+    this.allow = allow;
   }
 }
 
@@ -175,7 +178,7 @@ const authenticateAndValidate = (clock?: Clock): middy.MiddlewareObj<Event, Resu
     // A multipart route's schema validates its form fields and file, like any JSON body.
     // busboy is loaded only by the routes that take uploads (not at every function's cold start).
     const body = route.multipart
-      ? await (await import('./multipart')).parseMultipart(event.headers?.['content-type'], raw, route.multipart)
+      ? await (await import('./multipart.ts')).parseMultipart(event.headers?.['content-type'], raw, route.multipart)
       : event.body;
     const [p, q, b] = validateParts([
       { part: 'path', schema: route.params?.(), value: params },
@@ -245,7 +248,7 @@ export function httpHandler(routes: Route[], opts: { clock?: Clock; wholeApi?: (
       const answer = async () => toResult(await match.route.handler(request!, ctx!));
       const key = idempotencyKeyOf(match.route, request!);
       if (!key) return answer();
-      const { once } = await import('./idempotency'); // loaded only by requests that carry a key
+      const { once } = await import('./idempotency.ts'); // loaded only by requests that carry a key
       const fingerprint = {
         method: match.route.method,
         path: event.rawPath,

@@ -1,5 +1,5 @@
 import type { APIGatewayProxyStructuredResultV2 as Result } from 'aws-lambda';
-import type { Reply } from './route';
+import type { Reply } from './route.ts';
 
 const JSON_HEADERS = { 'content-type': 'application/json', 'cache-control': 'no-store' };
 

@@ -1,4 +1,4 @@
-import type { Method, Route } from './route';
+import type { Method, Route } from './route.ts';
 
 /** What the router reads of a route: its method and path template. */
 export type Routable = Pick<Route, 'method' | 'path'>;

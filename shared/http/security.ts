@@ -2,7 +2,7 @@ import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { config, type Config } from '#shared/config';
 import { forbidden, unsupportedMediaType } from '#shared/errors';
-import { ACCESS_COOKIE, REFRESH_COOKIE, parseCookies } from './cookies';
+import { ACCESS_COOKIE, REFRESH_COOKIE, parseCookies } from './cookies.ts';
 
 type Event = APIGatewayProxyEventV2;
 type Result = APIGatewayProxyStructuredResultV2;

@@ -5,7 +5,7 @@ import { putItem } from '#db/items';
 import type { TransactStep } from '#db/transact';
 import { putNewStep } from '#db/steps';
 import { outboxItem, settleOutbox } from '#shared/outbox-item';
-import type { MailMessage } from './mailer';
+import type { MailMessage } from './mailer.ts';
 
 /**
  * What the mail queue carries (written to the outbox here, handed to the queue by the outbox reader,

@@ -1,4 +1,4 @@
-import { buildImportGraph, type Edge, type ImportGraph, type Unresolved } from './import-graph';
+import { buildImportGraph, type Edge, type ImportGraph, type Unresolved } from './import-graph.ts';
 
 /**
  * The architecture rules over the import graph. Each broken rule is one readable line:

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { tokenize } from './import-graph';
+import { tokenize } from './import-graph.ts';
 
 /**
  * Authorization lives only in the domain: a route file (`functions/<group>/*routes.ts`, and the
@@ -77,6 +77,27 @@ export function zodNamedImports(root: string, files: readonly string[]): string[
           : [],
       ),
   );
+}
+
+/** Where Node runs the sources itself (`npm run admin`, the `infracat` shim): everything but the dashboard, which Vite bundles. */
+const NODE_RUN_ROOTS = ['shared/', 'functions/', 'infra/', 'test/', 'clients/typescript/src/'];
+
+/** A relative import names its file (`./keys.ts`, `./catalog/index.ts`): Node's own type stripping resolves no other. */
+export function relativeImportsWithoutFile(root: string, files: readonly string[]): string[] {
+  const relative = /(?:\bfrom\s+|\bimport\s*\(\s*|^import\s+)'(\.{1,2}\/[^']*)'/g;
+  return files
+    .filter((file) => NODE_RUN_ROOTS.some((r) => file.startsWith(r)))
+    .flatMap((file) =>
+      readFileSync(join(root, file), 'utf8')
+        .split('\n')
+        .flatMap((line, i) =>
+          [...line.matchAll(relative)]
+            .filter((m) => !/\.(ts|tsx|js|mjs|json)$/.test(m[1]))
+            .map(
+              (m) => `${file}:${i + 1}: import '${m[1]}' by its file name (Node runs these sources without a bundler)`,
+            ),
+        ),
+    );
 }
 
 /**

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { tokenize } from './import-graph';
+import { tokenize } from './import-graph.ts';
 
 /** The folders whose modules every function bundles: a schema built at their import is paid by each cold start. */
 const SCHEMA_AT_IMPORT_ROOTS = /^(shared|functions)\/.*\.ts$/;

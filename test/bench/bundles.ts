@@ -1,7 +1,7 @@
 import { build } from 'esbuild';
 import { readdirSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { DEPLOYED_BUILD, ROOT as root } from './deployed-bundle';
+import { DEPLOYED_BUILD, ROOT as root } from './deployed-bundle.ts';
 
 /**
  * `npm run bundles`: the size of every function's bundle, built with the options the stack's

@@ -1,10 +1,10 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { separatePackageCommands } from '../../infra/cdk/aliases';
-import { stackFunctions } from '../../infra/cdk/functions';
-import { beyondBaseline, profileImport } from './cold-profile';
-import { bundleAsDeployed, ROOT } from './deployed-bundle';
+import { separatePackageCommands } from '../../infra/cdk/aliases.ts';
+import { stackFunctions } from '../../infra/cdk/functions.ts';
+import { beyondBaseline, profileImport } from './cold-profile.ts';
+import { bundleAsDeployed, ROOT } from './deployed-bundle.ts';
 
 /**
  * `npm run bench:cold`: every function bundled as the stack bundles it (deployed-bundle.ts), and the CPU time of a fresh `node` importing

@@ -2,7 +2,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BatchWriteCommand, QueryCommand, BatchGetCommand } from '@aws-sdk/lib-dynamodb';
-import { startLocalStack } from '../../infra/local/stack';
+import { startLocalStack } from '../../infra/local/stack.ts';
 import { ddb } from '#shared/clients';
 
 /**

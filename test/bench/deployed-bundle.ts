@@ -2,8 +2,8 @@ import { build, type BuildOptions } from 'esbuild';
 import { execFileSync } from 'node:child_process';
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
-import { BANNER, BUNDLE_ALIASES, EXTERNAL_MODULES, separatePackageCommands } from '../../infra/cdk/aliases';
-import { separatePackagesOf } from '../../infra/cdk/stack';
+import { BANNER, BUNDLE_ALIASES, EXTERNAL_MODULES, separatePackageCommands } from '../../infra/cdk/aliases.ts';
+import { separatePackagesOf } from '../../infra/cdk/stack.ts';
 
 /**
  * A function bundled as the stack bundles it (infra/cdk/lambdas.ts, `Lambdas.bundled`): ESM, node24, minified,

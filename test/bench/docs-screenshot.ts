@@ -2,8 +2,8 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
-import { startLocalStack } from '../../infra/local/stack';
-import { launchChromium } from '../helpers/browser';
+import { startLocalStack } from '../../infra/local/stack.ts';
+import { launchChromium } from '../helpers/browser.ts';
 
 /**
  * `npm run docs:screenshot`: proof that GET /docs renders. Starts the local stack

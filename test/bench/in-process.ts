@@ -1,6 +1,6 @@
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { apiEvent, lambdaContext } from '../../infra/local/api-event';
-import { routeTable } from '../../functions/route-table';
+import { apiEvent, lambdaContext } from '../../infra/local/api-event.ts';
+import { routeTable } from '../../functions/route-table.ts';
 import { httpHandler } from '#http/pipeline';
 
 const handlers = new Map<string, ReturnType<typeof httpHandler>>();

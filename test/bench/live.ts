@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import WebSocket from 'ws';
-import { startLocalStack } from '../../infra/local/stack';
-import { setPlan } from '../helpers/plans';
-import { fmt, percentile } from './measure';
+import { startLocalStack } from '../../infra/local/stack.ts';
+import { setPlan } from '../helpers/plans.ts';
+import { fmt, percentile } from './measure.ts';
 
 /**
  * `npm run bench` (second part): live change delivery. BENCH_LIVE_CONNECTIONS WebSockets (20) follow one

@@ -1,10 +1,10 @@
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { randomUUID } from 'node:crypto';
-import { apiEvent, lambdaContext } from '../../infra/local/api-event';
-import { routeTable } from '../../functions/route-table';
+import { apiEvent, lambdaContext } from '../../infra/local/api-event.ts';
+import { routeTable } from '../../functions/route-table.ts';
 import { httpHandler } from '#http/pipeline';
-import { setPlan } from '../helpers/plans';
-import type { countCalls } from './measure';
+import { setPlan } from '../helpers/plans.ts';
+import type { countCalls } from './measure.ts';
 
 /**
  * Every operation a user reaches often, against the DynamoDB calls it needs. Each

@@ -3,7 +3,7 @@ import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import { ddb } from '#shared/clients';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startLocalStack } from '../../infra/local/stack';
+import { startLocalStack } from '../../infra/local/stack.ts';
 import { appContext } from '#shared/context';
 import { putDocument } from '#shared/storage';
 import { keys } from '#db/keys';
@@ -12,10 +12,10 @@ import { queryPrefix } from '#db/query';
 import { authenticate } from '#auth/authenticate';
 import { recordById, startImport, toYaml } from '#domain/impex';
 import { restoreProject, type RestoreProgress } from '#domain/lifecycle';
-import { setPlan } from '../helpers/plans';
-import { copyTable } from '../helpers/table-copy';
-import { invoke } from './in-process';
-import { document } from './scale-document';
+import { setPlan } from '../helpers/plans.ts';
+import { copyTable } from '../helpers/table-copy.ts';
+import { invoke } from './in-process.ts';
+import { document } from './scale-document.ts';
 
 /**
  * `npm run bench:restore`: the restore drill of docs/restore.md on DynamoDB Local.

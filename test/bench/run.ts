@@ -17,23 +17,23 @@ import {
 } from '#domain/impex';
 import { createEnvironment } from '#domain/tenancy';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { startLocalStack } from '../../infra/local/stack';
-import { apiEvent, lambdaContext } from '../../infra/local/api-event';
-import { routeTable } from '../../functions/route-table';
+import { startLocalStack } from '../../infra/local/stack.ts';
+import { apiEvent, lambdaContext } from '../../infra/local/api-event.ts';
+import { routeTable } from '../../functions/route-table.ts';
 import { httpHandler } from '#http/pipeline';
 import { ddb } from '#shared/clients';
 import { keys } from '#db/keys';
 import { batchGet as batchGetAll } from '#db/batch-get';
 import { queryPage } from '#db/query';
-import { countCalls, fmt, percentile, rawPrefix, timePair } from './measure';
-import { operationBudgets, printOperations } from './operations';
-import { ssoBenchStandIns, ssoCallbackBudgetLine, ssoOperationBudgets } from './sso-operations';
-import { withServices } from './document';
-import { printSearch, searchBench } from './search';
+import { countCalls, fmt, percentile, rawPrefix, timePair } from './measure.ts';
+import { operationBudgets, printOperations } from './operations.ts';
+import { ssoBenchStandIns, ssoCallbackBudgetLine, ssoOperationBudgets } from './sso-operations.ts';
+import { withServices } from './document.ts';
+import { printSearch, searchBench } from './search.ts';
 import { appContext } from '#shared/context';
 import { authenticate } from '#auth/authenticate';
 import { createService, createFloor } from '#domain/catalog';
-import { setPlan } from '../helpers/plans';
+import { setPlan } from '../helpers/plans.ts';
 import { SERVICE_ACTOR } from '#shared/audit';
 
 /**

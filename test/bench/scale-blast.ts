@@ -2,7 +2,7 @@ import { BatchWriteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { ddb } from '#shared/clients';
 import { keys } from '#db/keys';
 import { computeBlastRadius, impactGraph, type Topology } from '#domain/catalog';
-import { rawPrefix } from './measure';
+import { rawPrefix } from './measure.ts';
 
 /**
  * `SCALE_BLAST_EDGES=6000,100000 npm run bench:scale`: only what a hub's blast radius

@@ -1,7 +1,7 @@
 import { createWriteStream } from 'node:fs';
 import type { SQSEvent } from 'aws-lambda';
 import { BatchWriteCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { handler } from '../../functions/workers/jobs/handler';
+import { handler } from '../../functions/workers/jobs/handler.ts';
 import { ddb } from '#shared/clients';
 import type { ImpexJobMessage } from '#domain/impex';
 

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { BatchWriteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { startLocalStack } from '../../infra/local/stack';
+import { startLocalStack } from '../../infra/local/stack.ts';
 import { ddb } from '#shared/clients';
 import { appContext } from '#shared/context';
 import { useLocalQueueTransport } from '#shared/queue';
@@ -13,16 +13,16 @@ import { putDocument } from '#shared/storage';
 import { keys } from '#db/keys';
 import { batchGet } from '#db/batch-get';
 import { queryPage } from '#db/query';
-import { ensureTable } from '../../infra/local/bootstrap';
-import { JOBS_HEAP_MB, jobsV8Flags } from '../../infra/cdk/functions';
+import { ensureTable } from '../../infra/local/bootstrap.ts';
+import { JOBS_HEAP_MB, jobsV8Flags } from '../../infra/cdk/functions.ts';
 import { authenticate } from '#auth/authenticate';
 import { recordById, startExport, startImport, toYaml } from '#domain/impex';
-import { setPlan } from '../helpers/plans';
-import { blastRadiusBench } from './scale-blast';
-import { invoke } from './in-process';
-import { document, serviceName } from './scale-document';
-import { countItemsRead, rawPrefix } from './measure';
-import { bundleAsDeployed, shipSeparatePackages } from './deployed-bundle';
+import { setPlan } from '../helpers/plans.ts';
+import { blastRadiusBench } from './scale-blast.ts';
+import { invoke } from './in-process.ts';
+import { document, serviceName } from './scale-document.ts';
+import { countItemsRead, rawPrefix } from './measure.ts';
+import { bundleAsDeployed, shipSeparatePackages } from './deployed-bundle.ts';
 
 /**
  * `npm run bench:scale`: environments of 2,000 and 50,000 services (a floor per 10

@@ -3,14 +3,14 @@ import { applyImport, exampleDocument, planImport, type DocumentService } from '
 import { appContext } from '#shared/context';
 import { ddb } from '#shared/clients';
 import { SERVICE_ACTOR } from '#shared/audit';
-import { setPlan } from '../helpers/plans';
+import { setPlan } from '../helpers/plans.ts';
 import { keys } from '#db/keys';
 import { batchGet } from '#db/batch-get';
 import { queryPage, queryPrefix } from '#db/query';
 import { lookupsFor } from '#domain/catalog';
-import { countItemsRead, type countCalls, fmt, percentile, timePair } from './measure';
-import { withServices } from './document';
-import { invoke } from './in-process';
+import { countItemsRead, type countCalls, fmt, percentile, timePair } from './measure.ts';
+import { withServices } from './document.ts';
+import { invoke } from './in-process.ts';
 
 /**
  * GET /search in an environment of `size` services (BENCH_SEARCH_SERVICES; the issue's budget is

@@ -2,20 +2,20 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { randomInt, randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startLocalStack } from '../../infra/local/stack';
-import { createInfracatClient } from '../../clients/typescript/src/client';
+import { startLocalStack } from '../../infra/local/stack.ts';
+import { createInfracatClient } from '../../clients/typescript/src/client.ts';
 import { appContext } from '#shared/context';
 import { configureFaults, faultCounts } from '#shared/faults';
 import { resetClients } from '#shared/clients';
 import { sweepWebhookRetries } from '#domain/webhooks';
 import { resendStaleOutbox } from '#shared/outbox';
-import { readOutbox } from '../helpers/outbox';
-import { setPlan } from '../helpers/plans';
-import { Ledger } from './soak/ledger';
-import { Latency } from './soak/latency';
-import { startReceiver } from './soak/webhook-receiver';
-import { runClient, type RunNotes, type Scope } from './soak/workload';
-import { checkInvariants } from './soak/invariants';
+import { readOutbox } from '../helpers/outbox.ts';
+import { setPlan } from '../helpers/plans.ts';
+import { Ledger } from './soak/ledger.ts';
+import { Latency } from './soak/latency.ts';
+import { startReceiver } from './soak/webhook-receiver.ts';
+import { runClient, type RunNotes, type Scope } from './soak/workload.ts';
+import { checkInvariants } from './soak/invariants.ts';
 
 /**
  * `npm run soak`: concurrent clients through the typed client against the local stack

@@ -1,15 +1,15 @@
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { randomBytes } from 'node:crypto';
-import { apiEvent, lambdaContext } from '../../infra/local/api-event';
-import { startDnsStandIn, type DnsStandIn } from '../../infra/local/dns-stand-in';
-import { startLocalIdp, type LocalIdp } from '../../infra/local/idp';
-import { routeTable } from '../../functions/route-table';
+import { apiEvent, lambdaContext } from '../../infra/local/api-event.ts';
+import { startDnsStandIn, type DnsStandIn } from '../../infra/local/dns-stand-in.ts';
+import { startLocalIdp, type LocalIdp } from '../../infra/local/idp.ts';
+import { routeTable } from '../../functions/route-table.ts';
 import { httpHandler } from '#http/pipeline';
 import { config } from '#shared/config';
-import { throughIdp } from '../helpers/idp-browser';
-import { setPlan } from '../helpers/plans';
-import type { countCalls } from './measure';
-import type { OperationRow } from './operations';
+import { throughIdp } from '../helpers/idp-browser.ts';
+import { setPlan } from '../helpers/plans.ts';
+import type { countCalls } from './measure.ts';
+import type { OperationRow } from './operations.ts';
 
 /**
  * Single sign-on's operations in the one table (operations.ts): the callback and the login code's

@@ -4,17 +4,17 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { gzipSync } from 'node:zlib';
 import type { Browser, Page } from 'playwright-core';
-import { startLocalStack } from '../../infra/local/stack';
-import { spawnDynamo } from '../../infra/local/dynamo';
-import { ensureWebBuild } from '../../infra/build/web-build';
-import { launchChromium } from '../helpers/browser';
-import { setPlan } from '../helpers/plans';
+import { startLocalStack } from '../../infra/local/stack.ts';
+import { spawnDynamo } from '../../infra/local/dynamo.ts';
+import { ensureWebBuild } from '../../infra/build/web-build.ts';
+import { launchChromium } from '../helpers/browser.ts';
+import { setPlan } from '../helpers/plans.ts';
 import { appContext } from '#shared/context';
 import { accountActor } from '#shared/audit';
 import { getAccount } from '#domain/identity';
 import { applyImport, parseDocument, planImport, IMPEX_API_VERSION } from '#domain/impex';
 import { ddb } from '#shared/clients';
-import { countCalls } from './measure';
+import { countCalls } from './measure.ts';
 
 /**
  * `npm run bench:web`: the dashboard's three budgets, measured in Debian's headless

@@ -5,36 +5,36 @@ import type { AddressInfo } from 'node:net';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { reloadConfig } from '#shared/config';
 import { resetClients } from '#shared/clients';
-import { resourcesOf } from '../../infra/deployed/template';
-import { faultInjector } from '../../shared/faults';
-import { setPlan } from '../helpers/plans';
-import { refusedUpgrade } from '../helpers/progress';
-import { follow } from '../helpers/live';
-import { launchChromium, pageProblems } from '../helpers/browser';
+import { resourcesOf } from '../../infra/deployed/template.ts';
+import { faultInjector } from '../../shared/faults.ts';
+import { setPlan } from '../helpers/plans.ts';
+import { refusedUpgrade } from '../helpers/progress.ts';
+import { follow } from '../helpers/live.ts';
+import { launchChromium, pageProblems } from '../helpers/browser.ts';
 import { WebSocket } from 'ws';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { client, PASSWORD, signUp, uniqueEmail } from '../helpers/http';
-import { linkFrom, readOutbox } from '../helpers/outbox';
-import { enrolAuthenticator, login, totpCode } from '../helpers/sign-in';
-import { projectWithEnv } from '../helpers/tenancy';
-import { LOCAL_STRIPE_SECRET_ARN } from '../../infra/deployed/synth';
+import { client, PASSWORD, signUp, uniqueEmail } from '../helpers/http.ts';
+import { linkFrom, readOutbox } from '../helpers/outbox.ts';
+import { enrolAuthenticator, login, totpCode } from '../helpers/sign-in.ts';
+import { projectWithEnv } from '../helpers/tenancy.ts';
+import { LOCAL_STRIPE_SECRET_ARN } from '../../infra/deployed/synth.ts';
 import {
   DEPLOYED_STAFF,
   DEPLOYED_TEST_ENV,
   startTestDeployed,
   synthesizedStack,
   type TestDeployed,
-} from '../helpers/deployed';
-import { CloudStub, hetznerServer } from '../../infra/local/cloud-stub';
+} from '../helpers/deployed.ts';
+import { CloudStub, hetznerServer } from '../../infra/local/cloud-stub.ts';
 import { ReceiveMessageCommand, SendMessageCommand, SQSClient, type Message } from '@aws-sdk/client-sqs';
-import { OPERATOR_ACCESS_KEY } from '../../infra/deployed/iam';
-import { createInfracatClient } from '../../clients/typescript/src/client';
-import { startSsoDns, startSsoIdp } from '../../infra/deployed/sso-stand-ins';
-import type { DnsStandIn } from '../../infra/local/dns-stand-in';
-import type { LocalIdp } from '../../infra/local/idp';
-import { connect, randomDomain, ssoFlow } from '../helpers/sso';
+import { OPERATOR_ACCESS_KEY } from '../../infra/deployed/iam.ts';
+import { createInfracatClient } from '../../clients/typescript/src/client.ts';
+import { startSsoDns, startSsoIdp } from '../../infra/deployed/sso-stand-ins.ts';
+import type { DnsStandIn } from '../../infra/local/dns-stand-in.ts';
+import type { LocalIdp } from '../../infra/local/idp.ts';
+import { connect, randomDomain, ssoFlow } from '../helpers/sso.ts';
 
 /**
  * The deployed shape: the product served from a synthesized template and its asset folders

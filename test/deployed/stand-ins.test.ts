@@ -15,15 +15,15 @@ import { SendEmailCommand, SESClient } from '@aws-sdk/client-ses';
 import { AssumeRoleCommand, GetCallerIdentityCommand, STSClient } from '@aws-sdk/client-sts';
 import { DescribeInstancesCommand, EC2Client } from '@aws-sdk/client-ec2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startAwsEndpoint } from '../../infra/deployed/aws-endpoint';
-import type { ServiceHandler } from '../../infra/deployed/stand-ins/aws-request';
-import { OPERATOR_ACCESS_KEY } from '../../infra/deployed/iam';
-import { createResolver } from '../../infra/deployed/intrinsics';
-import { lambdaFunctions } from '../../infra/deployed/lambda-functions';
-import { createStandIns, templateSecrets } from '../../infra/deployed/stand-ins';
+import { startAwsEndpoint } from '../../infra/deployed/aws-endpoint.ts';
+import type { ServiceHandler } from '../../infra/deployed/stand-ins/aws-request.ts';
+import { OPERATOR_ACCESS_KEY } from '../../infra/deployed/iam.ts';
+import { createResolver } from '../../infra/deployed/intrinsics.ts';
+import { lambdaFunctions } from '../../infra/deployed/lambda-functions.ts';
+import { createStandIns, templateSecrets } from '../../infra/deployed/stand-ins/index.ts';
 import { faultInjector } from '#shared/faults';
-import { eventKind } from '../../infra/deployed/sandboxes';
-import type { CloudAssembly } from '../../infra/deployed/template';
+import { eventKind } from '../../infra/deployed/sandboxes.ts';
+import type { CloudAssembly } from '../../infra/deployed/template.ts';
 
 /**
  * The AWS stand-ins of start:deployed, spoken to by the real SDK v3 clients with only an endpoint

@@ -2,9 +2,9 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Stripe from 'stripe';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startFakeStripe, STRIPE_PAGES, type FakeStripe } from '../../infra/deployed/stand-ins/stripe';
-import { stripeProvider } from '../../shared/domain/billing/payments/stripe-provider';
-import type { PaymentProvider } from '../../shared/domain/billing/payments/provider';
+import { startFakeStripe, STRIPE_PAGES, type FakeStripe } from '../../infra/deployed/stand-ins/stripe.ts';
+import { stripeProvider } from '../../shared/domain/billing/payments/stripe-provider.ts';
+import type { PaymentProvider } from '../../shared/domain/billing/payments/provider.ts';
 
 /**
  * start:deployed's Stripe stand-in as Stripe's hosted side: its checkout and portal pages, and

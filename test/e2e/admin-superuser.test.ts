@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { useTestStack } from '../helpers/stack';
-import { client, PASSWORD, signUp, uniqueEmail } from '../helpers/http';
-import { login } from '../helpers/sign-in';
+import { useTestStack } from '../helpers/stack.ts';
+import { client, PASSWORD, signUp, uniqueEmail } from '../helpers/http.ts';
+import { login } from '../helpers/sign-in.ts';
 
 /** Staff who are not superusers cannot act on a superuser, nor hand out staff standing. */
 const ROOT_EMAIL = 'root@catalog.example.com';

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { useTestStack } from '../helpers/stack';
-import { client, PASSWORD, signUp, uniqueEmail } from '../helpers/http';
-import { enrolAuthenticator, login } from '../helpers/sign-in';
+import { useTestStack } from '../helpers/stack.ts';
+import { client, PASSWORD, signUp, uniqueEmail } from '../helpers/http.ts';
+import { enrolAuthenticator, login } from '../helpers/sign-in.ts';
 
 const STAFF_EMAIL = 'root@catalog.example.com';
 const STAFF_PASSWORD = 'staff passphrase 1';

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
-import { useTestStack } from '../helpers/stack';
-import { client, signUp } from '../helpers/http';
-import { ownerWithEnv, createService } from '../helpers/catalog';
-import { projectWithEnv } from '../helpers/tenancy';
-import { frozenClock } from '../helpers/sign-in';
+import { useTestStack } from '../helpers/stack.ts';
+import { client, signUp } from '../helpers/http.ts';
+import { ownerWithEnv, createService } from '../helpers/catalog.ts';
+import { projectWithEnv } from '../helpers/tenancy.ts';
+import { frozenClock } from '../helpers/sign-in.ts';
 
 /** An API key exchanged for a short-lived access token, a machine's credential. */
 const clock = frozenClock();

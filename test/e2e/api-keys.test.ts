@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { createHash, randomUUID } from 'node:crypto';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { useTestStack } from '../helpers/stack';
-import { client, signUp } from '../helpers/http';
-import { cancelPlan, setPlan } from '../helpers/plans';
-import { readItem } from '../helpers/catalog';
-import { frozenClock } from '../helpers/sign-in';
+import { useTestStack } from '../helpers/stack.ts';
+import { client, signUp } from '../helpers/http.ts';
+import { cancelPlan, setPlan } from '../helpers/plans.ts';
+import { readItem } from '../helpers/catalog.ts';
+import { frozenClock } from '../helpers/sign-in.ts';
 import { ddb } from '#shared/clients';
 import { config } from '#shared/config';
 import { keys } from '#db/keys';

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
-import { useTestStack } from '../helpers/stack';
-import { client, signUp } from '../helpers/http';
-import { setPlan } from '../helpers/plans';
-import { frozenClock } from '../helpers/sign-in';
-import { createFloor, createService, expectSameNotFound, newEnv, ownerWithEnv, readItem } from '../helpers/catalog';
-import { seedServices } from '../helpers/seed';
+import { useTestStack } from '../helpers/stack.ts';
+import { client, signUp } from '../helpers/http.ts';
+import { setPlan } from '../helpers/plans.ts';
+import { frozenClock } from '../helpers/sign-in.ts';
+import { createFloor, createService, expectSameNotFound, newEnv, ownerWithEnv, readItem } from '../helpers/catalog.ts';
+import { seedServices } from '../helpers/seed.ts';
 import { keys } from '#db/keys';
 import { appContext } from '#shared/context';
 import { archiveSelection } from '#domain/lifecycle';

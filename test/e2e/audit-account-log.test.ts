@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { useTestStack } from '../helpers/stack';
-import { client, signUp } from '../helpers/http';
-import { setPlan } from '../helpers/plans';
-import { runningClock } from '../helpers/sign-in';
+import { useTestStack } from '../helpers/stack.ts';
+import { client, signUp } from '../helpers/http.ts';
+import { setPlan } from '../helpers/plans.ts';
+import { runningClock } from '../helpers/sign-in.ts';
 
 /** GET /me/audit-log, the caller's own account-level entries (API keys, plan changes). */
 /** Real time, moved on by hand where a test needs a moment strictly between two writes. */

@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { useTestStack } from '../helpers/stack';
-import { client } from '../helpers/http';
-import { createFloor, createNetwork, createService, ownerWithEnv, readItem } from '../helpers/catalog';
+import { useTestStack } from '../helpers/stack.ts';
+import { client } from '../helpers/http.ts';
+import { createFloor, createNetwork, createService, ownerWithEnv, readItem } from '../helpers/catalog.ts';
 import { keys } from '#db/keys';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { ddb } from '#shared/clients';
 import { config } from '#shared/config';
-import { signUp } from '../helpers/http';
-import { grantRole } from '../helpers/tenancy';
+import { signUp } from '../helpers/http.ts';
+import { grantRole } from '../helpers/tenancy.ts';
 import { useResolver } from '#domain/webhooks';
 
 /** Which changes the audit log records, kind by kind (one entry per change, in its transaction). */

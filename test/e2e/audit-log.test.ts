@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
-import { useTestStack } from '../helpers/stack';
-import { client, signUp } from '../helpers/http';
-import { grantRole } from '../helpers/tenancy';
-import { createService, ownerWithEnv, readItem } from '../helpers/catalog';
+import { useTestStack } from '../helpers/stack.ts';
+import { client, signUp } from '../helpers/http.ts';
+import { grantRole } from '../helpers/tenancy.ts';
+import { createService, ownerWithEnv, readItem } from '../helpers/catalog.ts';
 import { keys } from '#db/keys';
-import { runningClock } from '../helpers/sign-in';
+import { runningClock } from '../helpers/sign-in.ts';
 
 /** The project audit log (entries written with each change; GET /projects/{id}/audit-log). */
 /** Real time, moved on by hand where a test needs a moment strictly between two writes. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { useTestStack } from '../helpers/stack';
-import { client, PASSWORD, uniqueEmail } from '../helpers/http';
-import { login } from '../helpers/sign-in';
+import { useTestStack } from '../helpers/stack.ts';
+import { client, PASSWORD, uniqueEmail } from '../helpers/http.ts';
+import { login } from '../helpers/sign-in.ts';
 
 const ref = useTestStack({ MFA_REQUIRED: 'true' });
 const api = client(() => ref.stack.url);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { useTestStack } from '../helpers/stack';
-import { client, uniqueEmail } from '../helpers/http';
+import { useTestStack } from '../helpers/stack.ts';
+import { client, uniqueEmail } from '../helpers/http.ts';
 
 /** Every answer of POST /auth/password/reset — 422 and 429 included — takes the same minimum time. */
 const MIN_MS = 400;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { useTestStack } from '../helpers/stack';
-import { client, PASSWORD, uniqueEmail } from '../helpers/http';
-import { frozenClock, login, postFrom } from '../helpers/sign-in';
+import { useTestStack } from '../helpers/stack.ts';
+import { client, PASSWORD, uniqueEmail } from '../helpers/http.ts';
+import { frozenClock, login, postFrom } from '../helpers/sign-in.ts';
 
 // Every password check counts towards the sign-in lockout and the per-address rate limit.
 const clock = frozenClock();

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { useTestStack } from '../helpers/stack';
-import { PASSWORD, uniqueEmail } from '../helpers/http';
-import { frozenClock, postFrom } from '../helpers/sign-in';
+import { useTestStack } from '../helpers/stack.ts';
+import { PASSWORD, uniqueEmail } from '../helpers/http.ts';
+import { frozenClock, postFrom } from '../helpers/sign-in.ts';
 
 // SPEC "Rate limits" (the test harness lifts them for other files; this one restores SPEC's values).
 const clock = frozenClock();

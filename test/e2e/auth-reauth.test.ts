@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { useTestStack } from '../helpers/stack';
-import { client, PASSWORD, signUp, uniqueEmail } from '../helpers/http';
-import { enrolAuthenticator, frozenClock, login, totpCode } from '../helpers/sign-in';
-import { linkFrom, readOutbox } from '../helpers/outbox';
+import { useTestStack } from '../helpers/stack.ts';
+import { client, PASSWORD, signUp, uniqueEmail } from '../helpers/http.ts';
+import { enrolAuthenticator, frozenClock, login, totpCode } from '../helpers/sign-in.ts';
+import { linkFrom, readOutbox } from '../helpers/outbox.ts';
 
 // Sensitive account changes need recent proof of identity (password, and a second factor when enrolled).
 const clock = frozenClock();

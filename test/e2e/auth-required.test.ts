@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { allRoutes } from '../../functions/route-table';
-import { useTestStack } from '../helpers/stack';
-import { client } from '../helpers/http';
+import { allRoutes } from '../../functions/route-table.ts';
+import { useTestStack } from '../helpers/stack.ts';
+import { client } from '../helpers/http.ts';
 
 /**
  * Authentication comes before everything a route looks at. Every operation of the

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { useTestStack } from '../helpers/stack';
-import { client, signUp } from '../helpers/http';
-import { frozenClock } from '../helpers/sign-in';
+import { useTestStack } from '../helpers/stack.ts';
+import { client, signUp } from '../helpers/http.ts';
+import { frozenClock } from '../helpers/sign-in.ts';
 
 /** Logout with only the refresh token; concurrent refreshes from several tabs. */
 const clock = frozenClock();

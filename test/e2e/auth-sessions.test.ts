@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { useTestStack } from '../helpers/stack';
-import { client, PASSWORD, signUp } from '../helpers/http';
-import { frozenClock } from '../helpers/sign-in';
+import { useTestStack } from '../helpers/stack.ts';
+import { client, PASSWORD, signUp } from '../helpers/http.ts';
+import { frozenClock } from '../helpers/sign-in.ts';
 
 const clock = frozenClock();
 const ref = useTestStack({}, { clock });

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { useTestStack } from '../helpers/stack';
-import { client, PASSWORD, signUp } from '../helpers/http';
-import { enrolAuthenticator, frozenClock, login, totpCode } from '../helpers/sign-in';
+import { useTestStack } from '../helpers/stack.ts';
+import { client, PASSWORD, signUp } from '../helpers/http.ts';
+import { enrolAuthenticator, frozenClock, login, totpCode } from '../helpers/sign-in.ts';
 import { ddb } from '#shared/clients';
 import { keys } from '#db/keys';
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { useTestStack } from '../helpers/stack';
-import { client, PASSWORD, signUp, uniqueEmail } from '../helpers/http';
-import { linkFrom, readOutbox } from '../helpers/outbox';
+import { useTestStack } from '../helpers/stack.ts';
+import { client, PASSWORD, signUp, uniqueEmail } from '../helpers/http.ts';
+import { linkFrom, readOutbox } from '../helpers/outbox.ts';
 import { ddb } from '#shared/clients';
 import { keys } from '#db/keys';
 import committedOpenApi from '../../openapi.json' with { type: 'json' };

@@ -3,14 +3,14 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { SQSEvent } from 'aws-lambda';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { useTestStack } from '../helpers/stack';
-import { client, signUp } from '../helpers/http';
-import { ownerWithEnv } from '../helpers/catalog';
-import { faults } from '../helpers/faults';
-import { totpCode } from '../helpers/sign-in';
+import { useTestStack } from '../helpers/stack.ts';
+import { client, signUp } from '../helpers/http.ts';
+import { ownerWithEnv } from '../helpers/catalog.ts';
+import { faults } from '../helpers/faults.ts';
+import { totpCode } from '../helpers/sign-in.ts';
 import { faultCounts } from '#shared/faults';
 import { resetSigningKey } from '#auth/signing-key';
-import { handler as mailWorker } from '../../functions/workers/mail/handler';
+import { handler as mailWorker } from '../../functions/workers/mail/handler.ts';
 
 /**
  * SES, KMS, Secrets Manager and SQS as the cloud configuration uses them (mail through SES, TOTP secrets

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { useTestStack } from '../helpers/stack';
-import { client, signUp } from '../helpers/http';
+import { useTestStack } from '../helpers/stack.ts';
+import { client, signUp } from '../helpers/http.ts';
 
 /** Billing as configuration shapes it: beta mode, and no payment provider at all (one stack after the other). */
 async function planIds(api: ReturnType<typeof client>) {

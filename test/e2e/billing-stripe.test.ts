@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import Stripe from 'stripe';
-import { startTestStack, type TestStack } from '../helpers/stack';
-import { client, signUp } from '../helpers/http';
-import { startFakeStripe, type FakeStripe } from '../../infra/deployed/stand-ins/stripe';
+import { startTestStack, type TestStack } from '../helpers/stack.ts';
+import { client, signUp } from '../helpers/http.ts';
+import { startFakeStripe, type FakeStripe } from '../../infra/deployed/stand-ins/stripe.ts';
 import { listSubscriptions } from '#domain/billing';
 import { keys } from '#db/keys';
-import { readItem } from '../helpers/catalog';
+import { readItem } from '../helpers/catalog.ts';
 
 /** The whole paid flow with Stripe as the provider: the fake Stripe API for outgoing calls, webhooks signed as Stripe signs them. */
 const WEBHOOK_SECRET = 'whsec_e2e_secret';

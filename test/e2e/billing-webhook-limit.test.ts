@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { useTestStack } from '../helpers/stack';
-import { client } from '../helpers/http';
+import { useTestStack } from '../helpers/stack.ts';
+import { client } from '../helpers/http.ts';
 
 /** Its own stack: nothing else from this address may have used the minute's allowance. */
 const ref = useTestStack({}, { ownStack: true });

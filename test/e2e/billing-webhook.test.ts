@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { useTestStack } from '../helpers/stack';
-import { client, signUp } from '../helpers/http';
+import { useTestStack } from '../helpers/stack.ts';
+import { client, signUp } from '../helpers/http.ts';
 import { listSubscriptions, localEventId, signLocalEvent, type PaymentEvent } from '#domain/billing';
 
 /** The webhook route as the payment provider calls it: redeliveries, out-of-order events, the per-address limit. */

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { useTestStack } from '../helpers/stack';
-import { client, signUp, type Client } from '../helpers/http';
-import { captureEvents, createService, readItem } from '../helpers/catalog';
-import { projectWithEnv } from '../helpers/tenancy';
+import { useTestStack } from '../helpers/stack.ts';
+import { client, signUp, type Client } from '../helpers/http.ts';
+import { captureEvents, createService, readItem } from '../helpers/catalog.ts';
+import { projectWithEnv } from '../helpers/tenancy.ts';
 import { keys } from '#db/keys';
 import { listSubscriptions } from '#domain/billing';
 

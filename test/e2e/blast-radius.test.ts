@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
-import { useTestStack } from '../helpers/stack';
-import { client, signUp } from '../helpers/http';
-import { grantRole } from '../helpers/tenancy';
-import { addFloor, addService, connect, link, ownerWithEnv, removeService } from '../helpers/topology';
-import { putConnection } from '../helpers/catalog';
+import { useTestStack } from '../helpers/stack.ts';
+import { client, signUp } from '../helpers/http.ts';
+import { grantRole } from '../helpers/tenancy.ts';
+import { addFloor, addService, connect, link, ownerWithEnv, removeService } from '../helpers/topology.ts';
+import { putConnection } from '../helpers/catalog.ts';
 
 const ref = useTestStack();
 const api = client(() => ref.stack.url);

@@ -2,10 +2,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { useTestStack } from '../helpers/stack';
-import { client } from '../helpers/http';
-import { ownerWithEnv } from '../helpers/catalog';
-import { runInfracat, type Run } from '../helpers/infracat-binary';
+import { useTestStack } from '../helpers/stack.ts';
+import { client } from '../helpers/http.ts';
+import { ownerWithEnv } from '../helpers/catalog.ts';
+import { runInfracat, type Run } from '../helpers/infracat-binary.ts';
 
 /** `infracat` carries custom fields: `--field key=value` on create and update, `--cf key=value` filters on `services ls`, `floors ls` and `networks ls`. */
 const ref = useTestStack();

@@ -4,11 +4,11 @@ import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { useTestStack } from '../helpers/stack';
-import { client, signUp } from '../helpers/http';
-import { setPlan } from '../helpers/plans';
-import { projectWithEnv } from '../helpers/tenancy';
-import { INFRACAT_BIN, runInfracat } from '../helpers/infracat-binary';
+import { useTestStack } from '../helpers/stack.ts';
+import { client, signUp } from '../helpers/http.ts';
+import { setPlan } from '../helpers/plans.ts';
+import { projectWithEnv } from '../helpers/tenancy.ts';
+import { INFRACAT_BIN, runInfracat } from '../helpers/infracat-binary.ts';
 
 /**
  * The CI workflow of docs/cli.md ("A CI workflow"), run as written. Its `run:` commands,

@@ -5,11 +5,11 @@ import { delimiter, dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { putItem } from '#db/items';
 import { keys } from '#db/keys';
-import { useTestStack } from '../helpers/stack';
-import { client, signUp } from '../helpers/http';
-import { setPlan } from '../helpers/plans';
-import { projectWithEnv } from '../helpers/tenancy';
-import { holdingFirstJob, writesItems } from '../helpers/jobs';
+import { useTestStack } from '../helpers/stack.ts';
+import { client, signUp } from '../helpers/http.ts';
+import { setPlan } from '../helpers/plans.ts';
+import { projectWithEnv } from '../helpers/tenancy.ts';
+import { holdingFirstJob, writesItems } from '../helpers/jobs.ts';
 
 /**
  * Exact plans, prune that prunes, saved plans and the environment's import lock, and the

@@ -5,7 +5,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runInfracat } from '../helpers/infracat-binary';
+import { runInfracat } from '../helpers/infracat-binary.ts';
 
 /**
  * The real `infracat` binary against servers that are not a working catalog: one that

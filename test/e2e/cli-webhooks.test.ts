@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useResolver } from '#domain/webhooks';
-import { useTestStack } from '../helpers/stack';
-import { client } from '../helpers/http';
-import { createFloor, createService, ownerWithEnv } from '../helpers/catalog';
-import { runInfracat, type Run } from '../helpers/infracat-binary';
+import { useTestStack } from '../helpers/stack.ts';
+import { client } from '../helpers/http.ts';
+import { createFloor, createService, ownerWithEnv } from '../helpers/catalog.ts';
+import { runInfracat, type Run } from '../helpers/infracat-binary.ts';
 
 /**
  * With the real `infracat` binary against the local stack: webhooks managed from the

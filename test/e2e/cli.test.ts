@@ -3,13 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { useTestStack } from '../helpers/stack';
-import { client, signUp } from '../helpers/http';
-import { setPlan } from '../helpers/plans';
-import { newEnv } from '../helpers/catalog';
-import { projectWithEnv } from '../helpers/tenancy';
-import { enrolAuthenticator, runningClock, totpCode } from '../helpers/sign-in';
-import { runInfracat, type Run } from '../helpers/infracat-binary';
+import { useTestStack } from '../helpers/stack.ts';
+import { client, signUp } from '../helpers/http.ts';
+import { setPlan } from '../helpers/plans.ts';
+import { newEnv } from '../helpers/catalog.ts';
+import { projectWithEnv } from '../helpers/tenancy.ts';
+import { enrolAuthenticator, runningClock, totpCode } from '../helpers/sign-in.ts';
+import { runInfracat, type Run } from '../helpers/infracat-binary.ts';
 
 /**
  * The real `infracat` binary (node_modules/.bin/infracat, as `npx infracat` runs it after

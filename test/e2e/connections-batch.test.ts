@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
-import { useTestStack } from '../helpers/stack';
-import { client, signUp } from '../helpers/http';
-import { grantRole } from '../helpers/tenancy';
-import { addEnv, addFloor, addService, connect, ownerWithEnv } from '../helpers/topology';
+import { useTestStack } from '../helpers/stack.ts';
+import { client, signUp } from '../helpers/http.ts';
+import { grantRole } from '../helpers/tenancy.ts';
+import { addEnv, addFloor, addService, connect, ownerWithEnv } from '../helpers/topology.ts';
 
 const ref = useTestStack();
 const api = client(() => ref.stack.url);

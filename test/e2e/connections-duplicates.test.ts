@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { useTestStack } from '../helpers/stack';
-import { client } from '../helpers/http';
-import { addFloor, addService, connect, ownerWithEnv } from '../helpers/topology';
+import { useTestStack } from '../helpers/stack.ts';
+import { client } from '../helpers/http.ts';
+import { addFloor, addService, connect, ownerWithEnv } from '../helpers/topology.ts';
 
 const ref = useTestStack();
 const api = client(() => ref.stack.url);

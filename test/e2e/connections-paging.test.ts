@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { useTestStack } from '../helpers/stack';
-import { client } from '../helpers/http';
+import { useTestStack } from '../helpers/stack.ts';
+import { client } from '../helpers/http.ts';
 import { keys } from '#db/keys';
 import { ddb } from '#shared/clients';
 import { queryPrefix } from '#db/query';
@@ -8,8 +8,8 @@ import { appContext } from '#shared/context';
 import { applyImport, buildExportDocument, planImport } from '#domain/impex';
 import { backfillListings, chainPlace } from '#domain/catalog';
 import { deleteItem, putItem } from '#db/items';
-import { countItemsRead } from '../bench/measure';
-import { createFloor, createService, ownerWithEnv } from '../helpers/catalog';
+import { countItemsRead } from '../bench/measure.ts';
+import { createFloor, createService, ownerWithEnv } from '../helpers/catalog.ts';
 
 /**
  * GET /service-connections reads listing items in creation order (the environment's

@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { useTestStack } from '../helpers/stack';
-import { client } from '../helpers/http';
+import { useTestStack } from '../helpers/stack.ts';
+import { client } from '../helpers/http.ts';
 import { ddb } from '#shared/clients';
 import { keys } from '#db/keys';
 import { queryPrefix } from '#db/query';
 import { deleteItem, putItem } from '#db/items';
 import { backfillListings, chainPlace, END_PROBE } from '#domain/catalog';
-import { countItemsRead } from '../bench/measure';
-import { createFloor, createService, newEnv, ownerWithEnv, readItem } from '../helpers/catalog';
+import { countItemsRead } from '../bench/measure.ts';
+import { createFloor, createService, newEnv, ownerWithEnv, readItem } from '../helpers/catalog.ts';
 
 /**
  * The writes that remove or check connections read those of the entities they touch (their

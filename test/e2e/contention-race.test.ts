@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { useTestStack } from '../helpers/stack';
-import { client, type ApiResponse } from '../helpers/http';
-import { createFloor, createNetwork, createService, ownerWithEnv } from '../helpers/catalog';
+import { useTestStack } from '../helpers/stack.ts';
+import { client, type ApiResponse } from '../helpers/http.ts';
+import { createFloor, createNetwork, createService, ownerWithEnv } from '../helpers/catalog.ts';
 
 /**
  * A write that loses a race over our own bookkeeping (a listing's order key, a name

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { useTestStack } from '../helpers/stack';
-import { client } from '../helpers/http';
-import { createService, newEnv, ownerWithEnv } from '../helpers/catalog';
+import { useTestStack } from '../helpers/stack.ts';
+import { client } from '../helpers/http.ts';
+import { createService, newEnv, ownerWithEnv } from '../helpers/catalog.ts';
 
 /**
  * Plan counters never drift under concurrent deletes and creates. Each race runs

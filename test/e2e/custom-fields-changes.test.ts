@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { useTestStack } from '../helpers/stack';
-import { client } from '../helpers/http';
-import { captureEvents, createFloor, createNetwork, createService, ownerWithEnv } from '../helpers/catalog';
+import { useTestStack } from '../helpers/stack.ts';
+import { client } from '../helpers/http.ts';
+import { captureEvents, createFloor, createNetwork, createService, ownerWithEnv } from '../helpers/catalog.ts';
 import { ddb } from '#shared/clients';
 
 const ref = useTestStack();

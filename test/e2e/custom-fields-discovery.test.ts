@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { useTestStack } from '../helpers/stack';
-import { client } from '../helpers/http';
-import { ownerWithEnv } from '../helpers/catalog';
-import { CloudStub, droplet } from '../../infra/local/cloud-stub';
+import { useTestStack } from '../helpers/stack.ts';
+import { client } from '../helpers/http.ts';
+import { ownerWithEnv } from '../helpers/catalog.ts';
+import { CloudStub, droplet } from '../../infra/local/cloud-stub.ts';
 import { ddb } from '#shared/clients';
 import { newScope, runInScope } from '#shared/invocation';
 

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { useTestStack } from '../helpers/stack';
-import { impexJobs } from '../helpers/impex';
-import { client } from '../helpers/http';
-import { createFloor, createNetwork, createService, newEnv, ownerWithEnv } from '../helpers/catalog';
+import { useTestStack } from '../helpers/stack.ts';
+import { impexJobs } from '../helpers/impex.ts';
+import { client } from '../helpers/http.ts';
+import { createFloor, createNetwork, createService, newEnv, ownerWithEnv } from '../helpers/catalog.ts';
 import { ddb } from '#shared/clients';
 import { newScope, runInScope } from '#shared/invocation';
 

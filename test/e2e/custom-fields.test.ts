@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { useTestStack } from '../helpers/stack';
-import { client, signUp } from '../helpers/http';
-import { grantRole } from '../helpers/tenancy';
-import { createFloor, createNetwork, createService, ownerWithEnv } from '../helpers/catalog';
+import { useTestStack } from '../helpers/stack.ts';
+import { client, signUp } from '../helpers/http.ts';
+import { grantRole } from '../helpers/tenancy.ts';
+import { createFloor, createNetwork, createService, ownerWithEnv } from '../helpers/catalog.ts';
 
 const ref = useTestStack();
 const api = client(() => ref.stack.url);

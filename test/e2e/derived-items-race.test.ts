@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { useTestStack } from '../helpers/stack';
-import { client } from '../helpers/http';
-import { createFloor, createNetwork, createService, ownerWithEnv } from '../helpers/catalog';
+import { useTestStack } from '../helpers/stack.ts';
+import { client } from '../helpers/http.ts';
+import { createFloor, createNetwork, createService, ownerWithEnv } from '../helpers/catalog.ts';
 
 /**
  * Every write that keeps a derived item (a name-ordered listing, a name claim) in

@@ -2,9 +2,9 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { mockClient } from 'aws-sdk-client-mock';
 import { AssumeRoleCommand, GetCallerIdentityCommand, STSClient } from '@aws-sdk/client-sts';
 import { DescribeInstancesCommand, EC2Client, type Instance } from '@aws-sdk/client-ec2';
-import { useTestStack } from '../helpers/stack';
-import { client } from '../helpers/http';
-import { createFloor, ownerWithEnv } from '../helpers/catalog';
+import { useTestStack } from '../helpers/stack.ts';
+import { client } from '../helpers/http.ts';
+import { createFloor, ownerWithEnv } from '../helpers/catalog.ts';
 
 // AWS has no local stand-in for STS and EC2: the SDK clients are mocked (aws-sdk-client-mock).
 const ref = useTestStack({ DISCOVERY_AWS_PRINCIPAL_ACCOUNT: '111122223333' });

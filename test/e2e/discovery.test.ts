@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { useTestStack } from '../helpers/stack';
-import { client, signUp } from '../helpers/http';
-import { captureEvents, createFloor, ownerWithEnv, readItem } from '../helpers/catalog';
-import { grantRole } from '../helpers/tenancy';
-import { followProgress, withJobsHeld } from '../helpers/progress';
-import { CloudStub, droplet, hetznerServer } from '../../infra/local/cloud-stub';
+import { useTestStack } from '../helpers/stack.ts';
+import { client, signUp } from '../helpers/http.ts';
+import { captureEvents, createFloor, ownerWithEnv, readItem } from '../helpers/catalog.ts';
+import { grantRole } from '../helpers/tenancy.ts';
+import { followProgress, withJobsHeld } from '../helpers/progress.ts';
+import { CloudStub, droplet, hetznerServer } from '../../infra/local/cloud-stub.ts';
 import { keys } from '#db/keys';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { ddb } from '#shared/clients';

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { useTestStack } from '../helpers/stack';
-import { client } from '../helpers/http';
+import { useTestStack } from '../helpers/stack.ts';
+import { client } from '../helpers/http.ts';
 
 /**
  * The browsable API reference at GET /docs, over real HTTP. (That it renders every

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { useTestStack } from '../helpers/stack';
-import { client, signUp, PASSWORD } from '../helpers/http';
-import { ownerWithEnv, createService } from '../helpers/catalog';
-import { frozenClock, login } from '../helpers/sign-in';
-import { readOutbox } from '../helpers/outbox';
+import { useTestStack } from '../helpers/stack.ts';
+import { client, signUp, PASSWORD } from '../helpers/http.ts';
+import { ownerWithEnv, createService } from '../helpers/catalog.ts';
+import { frozenClock, login } from '../helpers/sign-in.ts';
+import { readOutbox } from '../helpers/outbox.ts';
 import { sweepDeadlines } from '#domain/lifecycle';
 import { appContext } from '#shared/context';
 

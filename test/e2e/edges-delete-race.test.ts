@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { useTestStack } from '../helpers/stack';
-import { client } from '../helpers/http';
-import { createFloor, createService, ownerWithEnv } from '../helpers/catalog';
+import { useTestStack } from '../helpers/stack.ts';
+import { client } from '../helpers/http.ts';
+import { createFloor, createService, ownerWithEnv } from '../helpers/catalog.ts';
 
 /**
  * No connection or link outlives an end. Connects and links to a service (or a

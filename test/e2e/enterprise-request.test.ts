@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { useTestStack } from '../helpers/stack';
-import { client } from '../helpers/http';
-import { readOutbox } from '../helpers/outbox';
+import { useTestStack } from '../helpers/stack.ts';
+import { client } from '../helpers/http.ts';
+import { readOutbox } from '../helpers/outbox.ts';
 
 const SALES = 'sales@catalog.example.test';
 const ref = useTestStack({ SALES_EMAIL: SALES, ENTERPRISE_REQUEST_RATE_LIMIT_PER_HOUR: '3' });

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { useTestStack } from '../helpers/stack';
-import { client } from '../helpers/http';
-import { faults, persist } from '../helpers/faults';
-import { ownerWithEnv } from '../helpers/catalog';
+import { useTestStack } from '../helpers/stack.ts';
+import { client } from '../helpers/http.ts';
+import { faults, persist } from '../helpers/faults.ts';
+import { ownerWithEnv } from '../helpers/catalog.ts';
 import { faultCounts } from '#shared/faults';
 
 const ref = useTestStack({}, { withS3: true });

@@ -1,11 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { useTestStack } from '../helpers/stack';
-import { client, PASSWORD, signUp } from '../helpers/http';
-import { enrolAuthenticator, frozenClock, login, totpCode } from '../helpers/sign-in';
-import { readOutbox } from '../helpers/outbox';
-import { faults } from '../helpers/faults';
-import { ownerWithEnv, readItem } from '../helpers/catalog';
-import { holdingFirstJob } from '../helpers/jobs';
+import { useTestStack } from '../helpers/stack.ts';
+import { client, PASSWORD, signUp } from '../helpers/http.ts';
+import { enrolAuthenticator, frozenClock, login, totpCode } from '../helpers/sign-in.ts';
+import { readOutbox } from '../helpers/outbox.ts';
+import { faults } from '../helpers/faults.ts';
+import { ownerWithEnv, readItem } from '../helpers/catalog.ts';
+import { holdingFirstJob } from '../helpers/jobs.ts';
 import { faultCounts } from '#shared/faults';
 import { keys } from '#db/keys';
 

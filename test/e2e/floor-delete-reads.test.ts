@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { useTestStack } from '../helpers/stack';
-import { client } from '../helpers/http';
-import { addFloor, addService, ownerWithEnv } from '../helpers/topology';
+import { useTestStack } from '../helpers/stack.ts';
+import { client } from '../helpers/http.ts';
+import { addFloor, addService, ownerWithEnv } from '../helpers/topology.ts';
 import { ddb } from '#shared/clients';
-import { countItemsRead } from '../bench/measure';
+import { countItemsRead } from '../bench/measure.ts';
 import { backfillListings } from '#domain/catalog';
 import { keys } from '#db/keys';
 import { queryPrefix } from '#db/query';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import ipaddr from 'ipaddr.js';
-import { useTestStack } from '../helpers/stack';
-import { client } from '../helpers/http';
+import { useTestStack } from '../helpers/stack.ts';
+import { client } from '../helpers/http.ts';
 import { keys } from '#db/keys';
 import { ddb } from '#shared/clients';
 import { queryPrefix } from '#db/query';
@@ -10,9 +10,9 @@ import { byText } from '#shared/text';
 import { applyImport, buildExportDocument, planImport } from '#domain/impex';
 import { backfillListings } from '#domain/catalog';
 import { deleteItem, putItem } from '#db/items';
-import { countItemsRead } from '../bench/measure';
-import { createFloor, createNetwork, ownerWithEnv } from '../helpers/catalog';
-import { seedFloors, seedNetworks } from '../helpers/seed';
+import { countItemsRead } from '../bench/measure.ts';
+import { createFloor, createNetwork, ownerWithEnv } from '../helpers/catalog.ts';
+import { seedFloors, seedNetworks } from '../helpers/seed.ts';
 
 /**
  * GET /service-floors and GET /networks read from listing items in hostname / name order,

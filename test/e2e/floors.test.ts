@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
-import { useTestStack } from '../helpers/stack';
-import { client, signUp } from '../helpers/http';
-import { grantRole } from '../helpers/tenancy';
+import { useTestStack } from '../helpers/stack.ts';
+import { client, signUp } from '../helpers/http.ts';
+import { grantRole } from '../helpers/tenancy.ts';
 import { keys } from '#db/keys';
 import {
   createFloor,
@@ -13,7 +13,7 @@ import {
   ownerWithEnv,
   putConnection,
   readItem,
-} from '../helpers/catalog';
+} from '../helpers/catalog.ts';
 
 const ref = useTestStack();
 const api = client(() => ref.stack.url);

@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { scanAll } from '../helpers/dynamo';
-import { useTestStack } from '../helpers/stack';
-import { client, signUp } from '../helpers/http';
+import { scanAll } from '../helpers/dynamo.ts';
+import { useTestStack } from '../helpers/stack.ts';
+import { client, signUp } from '../helpers/http.ts';
 import { ddb } from '#shared/clients';
 import { keys } from '#db/keys';
-import { createNetwork, ownerWithEnv, readItem } from '../helpers/catalog';
-import { countCalls } from '../bench/measure';
+import { createNetwork, ownerWithEnv, readItem } from '../helpers/catalog.ts';
+import { countCalls } from '../bench/measure.ts';
 
 const ref = useTestStack();
 const api = client(() => ref.stack.url);

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { useTestStack } from '../helpers/stack';
-import { client } from '../helpers/http';
-import { addFloor, addService, connect, link, ownerWithEnv } from '../helpers/topology';
-import { projectWithEnv } from '../helpers/tenancy';
-import { readItem } from '../helpers/catalog';
+import { useTestStack } from '../helpers/stack.ts';
+import { client } from '../helpers/http.ts';
+import { addFloor, addService, connect, link, ownerWithEnv } from '../helpers/topology.ts';
+import { projectWithEnv } from '../helpers/tenancy.ts';
+import { readItem } from '../helpers/catalog.ts';
 import { keys } from '#db/keys';
 import { appContext } from '#shared/context';
 import { accountActor } from '#shared/audit';

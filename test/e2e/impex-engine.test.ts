@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { useTestStack } from '../helpers/stack';
-import { client, type Client } from '../helpers/http';
-import { createFloor, createNetwork, createService, newEnv, ownerWithEnv, readItem } from '../helpers/catalog';
-import { projectWithEnv } from '../helpers/tenancy';
+import { useTestStack } from '../helpers/stack.ts';
+import { client, type Client } from '../helpers/http.ts';
+import { createFloor, createNetwork, createService, newEnv, ownerWithEnv, readItem } from '../helpers/catalog.ts';
+import { projectWithEnv } from '../helpers/tenancy.ts';
 import { keys } from '#db/keys';
 import { appContext } from '#shared/context';
 import {

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { useTestStack } from '../helpers/stack';
-import { client } from '../helpers/http';
-import { createFloor, createService, ownerWithEnv } from '../helpers/catalog';
+import { useTestStack } from '../helpers/stack.ts';
+import { client } from '../helpers/http.ts';
+import { createFloor, createService, ownerWithEnv } from '../helpers/catalog.ts';
 import { appContext } from '#shared/context';
 import { uploadDocument } from '#shared/storage';
 import {

@@ -1,16 +1,16 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { useTestStack } from '../helpers/stack';
-import { client, signUp } from '../helpers/http';
-import { ownerWithEnv, readItem } from '../helpers/catalog';
+import { useTestStack } from '../helpers/stack.ts';
+import { client, signUp } from '../helpers/http.ts';
+import { ownerWithEnv, readItem } from '../helpers/catalog.ts';
 import { keys } from '#db/keys';
 import { updateItem } from '#db/items';
 import { queryPrefix } from '#db/query';
 import { configureFaults } from '#shared/faults';
 import { resetClients } from '#shared/clients';
 import { CANCEL_NOT_ALLOWED, JOB_DEAD_LETTERED, STALL_MS } from '#domain/impex';
-import { grantRole } from '../helpers/tenancy';
-import { holdingFirstJob } from '../helpers/jobs';
+import { grantRole } from '../helpers/tenancy.ts';
+import { holdingFirstJob } from '../helpers/jobs.ts';
 
 /**
  * An import job's lifecycle: it never stays queued or running for good (a job

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { parse as yamlParse } from 'yaml';
-import { useTestStack } from '../helpers/stack';
-import { client } from '../helpers/http';
-import { createService, ownerWithEnv, readItem } from '../helpers/catalog';
+import { useTestStack } from '../helpers/stack.ts';
+import { client } from '../helpers/http.ts';
+import { createService, ownerWithEnv, readItem } from '../helpers/catalog.ts';
 import { keys } from '#db/keys';
 import { appContext } from '#shared/context';
 import { applyImport, environmentDocument, IMPEX_API_VERSION, parseDocument, planImport, toYaml } from '#domain/impex';

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
-import { useTestStack } from '../helpers/stack';
-import { client } from '../helpers/http';
-import { createFloor, ownerWithEnv, readItem } from '../helpers/catalog';
+import { useTestStack } from '../helpers/stack.ts';
+import { client } from '../helpers/http.ts';
+import { createFloor, ownerWithEnv, readItem } from '../helpers/catalog.ts';
 import { keys } from '#db/keys';
 import { ddb } from '#shared/clients';
 import { appContext } from '#shared/context';

@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { useTestStack } from '../helpers/stack';
-import { impexJobs } from '../helpers/impex';
-import { client, signUp } from '../helpers/http';
-import { ownerWithEnv, createService, createFloor, createNetwork, newEnv } from '../helpers/catalog';
-import { grantRole, projectWithEnv } from '../helpers/tenancy';
+import { useTestStack } from '../helpers/stack.ts';
+import { impexJobs } from '../helpers/impex.ts';
+import { client, signUp } from '../helpers/http.ts';
+import { ownerWithEnv, createService, createFloor, createNetwork, newEnv } from '../helpers/catalog.ts';
+import { grantRole, projectWithEnv } from '../helpers/tenancy.ts';
 import { signedDownloadUrl } from '#domain/impex';
-import { followProgress, refusedUpgrade, withJobsHeld } from '../helpers/progress';
-import { runningClock } from '../helpers/sign-in';
+import { followProgress, refusedUpgrade, withJobsHeld } from '../helpers/progress.ts';
+import { runningClock } from '../helpers/sign-in.ts';
 
 const clock = runningClock();
 const ref = useTestStack({}, { withS3: true, clock });

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { useTestStack } from '../helpers/stack';
-import { client, PASSWORD, signUp, uniqueEmail } from '../helpers/http';
-import { projectWithEnv } from '../helpers/tenancy';
-import { setPlan } from '../helpers/plans';
-import { linkFrom, readOutbox } from '../helpers/outbox';
-import { launchChromium, pageProblems } from '../helpers/browser';
-import { axeViolations } from '../helpers/axe';
+import { useTestStack } from '../helpers/stack.ts';
+import { client, PASSWORD, signUp, uniqueEmail } from '../helpers/http.ts';
+import { projectWithEnv } from '../helpers/tenancy.ts';
+import { setPlan } from '../helpers/plans.ts';
+import { linkFrom, readOutbox } from '../helpers/outbox.ts';
+import { launchChromium, pageProblems } from '../helpers/browser.ts';
+import { axeViolations } from '../helpers/axe.ts';
 
 /**
  * A newcomer's path: with no APP_BASE_URL, the links the local server hands

@@ -1,11 +1,11 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { useTestStack } from '../helpers/stack';
-import { client, PASSWORD, signUp, uniqueEmail, type Client } from '../helpers/http';
-import { grantRole, projectWithEnv } from '../helpers/tenancy';
-import { enrolAuthenticator, frozenClock } from '../helpers/sign-in';
-import { linkFrom, readOutbox } from '../helpers/outbox';
+import { useTestStack } from '../helpers/stack.ts';
+import { client, PASSWORD, signUp, uniqueEmail, type Client } from '../helpers/http.ts';
+import { grantRole, projectWithEnv } from '../helpers/tenancy.ts';
+import { enrolAuthenticator, frozenClock } from '../helpers/sign-in.ts';
+import { linkFrom, readOutbox } from '../helpers/outbox.ts';
 import { ddb } from '#shared/clients';
 import { config } from '#shared/config';
 import { appContext } from '#shared/context';

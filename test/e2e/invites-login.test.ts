@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { useTestStack } from '../helpers/stack';
-import { client, PASSWORD, signUp, uniqueEmail } from '../helpers/http';
-import { projectWithEnv } from '../helpers/tenancy';
-import { frozenClock } from '../helpers/sign-in';
-import { linkFrom, readOutbox } from '../helpers/outbox';
+import { useTestStack } from '../helpers/stack.ts';
+import { client, PASSWORD, signUp, uniqueEmail } from '../helpers/http.ts';
+import { projectWithEnv } from '../helpers/tenancy.ts';
+import { frozenClock } from '../helpers/sign-in.ts';
+import { linkFrom, readOutbox } from '../helpers/outbox.ts';
 
 const clock = frozenClock();
 const ref = useTestStack({}, { clock });

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { useTestStack } from '../helpers/stack';
-import { client, signUp, uniqueEmail, PASSWORD } from '../helpers/http';
-import { projectWithEnv } from '../helpers/tenancy';
-import { frozenClock } from '../helpers/sign-in';
-import { setPlan } from '../helpers/plans';
-import { readOutbox } from '../helpers/outbox';
+import { useTestStack } from '../helpers/stack.ts';
+import { client, signUp, uniqueEmail, PASSWORD } from '../helpers/http.ts';
+import { projectWithEnv } from '../helpers/tenancy.ts';
+import { frozenClock } from '../helpers/sign-in.ts';
+import { setPlan } from '../helpers/plans.ts';
+import { readOutbox } from '../helpers/outbox.ts';
 
 const PER_PROJECT = 3;
 const PER_INVITER = 5;

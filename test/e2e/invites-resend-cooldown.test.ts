@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { useTestStack } from '../helpers/stack';
-import { client, signUp, uniqueEmail, PASSWORD } from '../helpers/http';
-import { projectWithEnv } from '../helpers/tenancy';
-import { frozenClock } from '../helpers/sign-in';
-import { readOutbox } from '../helpers/outbox';
+import { useTestStack } from '../helpers/stack.ts';
+import { client, signUp, uniqueEmail, PASSWORD } from '../helpers/http.ts';
+import { projectWithEnv } from '../helpers/tenancy.ts';
+import { frozenClock } from '../helpers/sign-in.ts';
+import { readOutbox } from '../helpers/outbox.ts';
 
 /**
  * One invitation mails its address at most once a minute and five times an hour

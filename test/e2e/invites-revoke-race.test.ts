@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { useTestStack } from '../helpers/stack';
-import { client, signUp, uniqueEmail, type ApiResponse } from '../helpers/http';
-import { projectWithEnv } from '../helpers/tenancy';
-import { linkFrom, readOutbox } from '../helpers/outbox';
+import { useTestStack } from '../helpers/stack.ts';
+import { client, signUp, uniqueEmail, type ApiResponse } from '../helpers/http.ts';
+import { projectWithEnv } from '../helpers/tenancy.ts';
+import { linkFrom, readOutbox } from '../helpers/outbox.ts';
 
 // The real clock on purpose: the defect was an acceptance whose own (earlier) clock reading let it
 // pass the expiry that a revocation committed just before it had set.

@@ -1,12 +1,12 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { scanAll } from '../helpers/dynamo';
-import { useTestStack } from '../helpers/stack';
-import { client, signUp, uniqueEmail } from '../helpers/http';
-import { grantRole, projectWithEnv } from '../helpers/tenancy';
-import { frozenClock } from '../helpers/sign-in';
-import { linkFrom, readOutbox } from '../helpers/outbox';
+import { scanAll } from '../helpers/dynamo.ts';
+import { useTestStack } from '../helpers/stack.ts';
+import { client, signUp, uniqueEmail } from '../helpers/http.ts';
+import { grantRole, projectWithEnv } from '../helpers/tenancy.ts';
+import { frozenClock } from '../helpers/sign-in.ts';
+import { linkFrom, readOutbox } from '../helpers/outbox.ts';
 import { ddb } from '#shared/clients';
 import { config } from '#shared/config';
 import { keys } from '#db/keys';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { useTestStack } from '../helpers/stack';
-import { client } from '../helpers/http';
+import { useTestStack } from '../helpers/stack.ts';
+import { client } from '../helpers/http.ts';
 import { ddb } from '#shared/clients';
 import { keys } from '#db/keys';
 import { queryPrefix } from '#db/query';
@@ -8,8 +8,8 @@ import { deleteItem, putItem } from '#db/items';
 import { appContext } from '#shared/context';
 import { backfillListings } from '#domain/catalog';
 import { applyImport, environmentDocument, IMPEX_API_VERSION, planImport } from '#domain/impex';
-import { countItemsRead } from '../bench/measure';
-import { newEnv, ownerWithEnv } from '../helpers/catalog';
+import { countItemsRead } from '../bench/measure.ts';
+import { newEnv, ownerWithEnv } from '../helpers/catalog.ts';
 
 /**
  * A service's links (GET /service-links?service_id=, a service's delete) are read from its

@@ -3,10 +3,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { useTestStack } from '../helpers/stack';
-import { client } from '../helpers/http';
-import { createService, ownerWithEnv } from '../helpers/catalog';
-import { INFRACAT_BIN } from '../helpers/infracat-binary';
+import { useTestStack } from '../helpers/stack.ts';
+import { client } from '../helpers/http.ts';
+import { createService, ownerWithEnv } from '../helpers/catalog.ts';
+import { INFRACAT_BIN } from '../helpers/infracat-binary.ts';
 
 const ref = useTestStack({ LOCAL_STREAM_POLL_MS: '100' });
 const api = client(() => ref.stack.url);

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { useTestStack } from '../helpers/stack';
-import { client } from '../helpers/http';
-import { createService, ownerWithEnv } from '../helpers/catalog';
-import { follow } from '../helpers/live';
-import { hetznerServer } from '../../infra/local/cloud-stub';
-import { hetznerDiscovery, importDocument, useHetznerStub } from '../helpers/other-paths';
+import { useTestStack } from '../helpers/stack.ts';
+import { client } from '../helpers/http.ts';
+import { createService, ownerWithEnv } from '../helpers/catalog.ts';
+import { follow } from '../helpers/live.ts';
+import { hetznerServer } from '../../infra/local/cloud-stub.ts';
+import { hetznerDiscovery, importDocument, useHetznerStub } from '../helpers/other-paths.ts';
 
 /** Live changes made by every path that writes: an import, a discovery run, archive and restore, the environment itself. */
 const env: Record<string, string> = { LOCAL_STREAM_POLL_MS: '100' };

@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { useTestStack } from '../helpers/stack';
+import { useTestStack } from '../helpers/stack.ts';
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { ddb } from '#shared/clients';
 import { config } from '#shared/config';
 import { keys } from '#db/keys';
-import { client, signUp } from '../helpers/http';
-import { createService, ownerWithEnv } from '../helpers/catalog';
-import { grantRole } from '../helpers/tenancy';
-import { refusedUpgrade } from '../helpers/progress';
-import { follow, followUrl, liveTicket } from '../helpers/live';
+import { client, signUp } from '../helpers/http.ts';
+import { createService, ownerWithEnv } from '../helpers/catalog.ts';
+import { grantRole } from '../helpers/tenancy.ts';
+import { refusedUpgrade } from '../helpers/progress.ts';
+import { follow, followUrl, liveTicket } from '../helpers/live.ts';
 
 const ref = useTestStack({ LOCAL_STREAM_POLL_MS: '100' }, { withS3: true });
 const api = client(() => ref.stack.url);

@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { testDynamoEndpoint } from '../helpers/dynamo';
-import { TSX_IMPORT } from '../helpers/tsx';
+import { testDynamoEndpoint } from '../helpers/dynamo.ts';
+import { TSX_IMPORT } from '../helpers/tsx.ts';
 
 /**
  * What `npm start` prints. One readable line per request, never a query string (it

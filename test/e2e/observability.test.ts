@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { useTestStack } from '../helpers/stack';
-import { captureOutput } from '../helpers/output';
-import { client, signUp } from '../helpers/http';
-import { createService, ownerWithEnv } from '../helpers/catalog';
+import { useTestStack } from '../helpers/stack.ts';
+import { captureOutput } from '../helpers/output.ts';
+import { client, signUp } from '../helpers/http.ts';
+import { createService, ownerWithEnv } from '../helpers/catalog.ts';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { SQSEvent } from 'aws-lambda';
 import { log } from '#shared/log';
-import { workerTable } from '../../functions/workers';
+import { workerTable } from '../../functions/workers/index.ts';
 
 /**
  * Powertools Logger and Metrics, seen from outside. Everything the process writes is

@@ -2,18 +2,18 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { SQSEvent } from 'aws-lambda';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { useTestStack } from '../helpers/stack';
-import { client, PASSWORD, signUp, uniqueEmail } from '../helpers/http';
-import { createService, ownerWithEnv } from '../helpers/catalog';
-import { linkFrom, readOutbox } from '../helpers/outbox';
-import { faults } from '../helpers/faults';
+import { useTestStack } from '../helpers/stack.ts';
+import { client, PASSWORD, signUp, uniqueEmail } from '../helpers/http.ts';
+import { createService, ownerWithEnv } from '../helpers/catalog.ts';
+import { linkFrom, readOutbox } from '../helpers/outbox.ts';
+import { faults } from '../helpers/faults.ts';
 import { faultCounts } from '#shared/faults';
 import { appContext } from '#shared/context';
 import { resendStaleOutbox } from '#shared/outbox';
 import { keys } from '#db/keys';
 import { queryPartition } from '#db/query';
 import { putItem } from '#db/items';
-import { workerTable } from '../../functions/workers';
+import { workerTable } from '../../functions/workers/index.ts';
 
 /**
  * What a change asks to be sent (mail, domain events) is written in its own

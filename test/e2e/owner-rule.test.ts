@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { useTestStack } from '../helpers/stack';
-import { client, signUp, uniqueEmail } from '../helpers/http';
-import { setPlan } from '../helpers/plans';
-import { grantRole, projectWithEnv } from '../helpers/tenancy';
+import { useTestStack } from '../helpers/stack.ts';
+import { client, signUp, uniqueEmail } from '../helpers/http.ts';
+import { setPlan } from '../helpers/plans.ts';
+import { grantRole, projectWithEnv } from '../helpers/tenancy.ts';
 import { OWNER_RIGHTS } from '#auth/permissions';
 
 /**

@@ -1,9 +1,9 @@
 import WebSocket from 'ws';
 import { describe, expect, it } from 'vitest';
-import { useTestStack } from '../helpers/stack';
-import { client } from '../helpers/http';
-import { ownerWithEnv } from '../helpers/catalog';
-import { withJobsHeld, type ProgressMessage } from '../helpers/progress';
+import { useTestStack } from '../helpers/stack.ts';
+import { client } from '../helpers/http.ts';
+import { ownerWithEnv } from '../helpers/catalog.ts';
+import { withJobsHeld, type ProgressMessage } from '../helpers/progress.ts';
 
 const ref = useTestStack({}, { withS3: true });
 const api = client(() => ref.stack.url);

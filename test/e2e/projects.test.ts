@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
-import { useTestStack } from '../helpers/stack';
-import { client, signUp } from '../helpers/http';
-import { setPlan } from '../helpers/plans';
-import { grantRole, projectWithEnv } from '../helpers/tenancy';
+import { useTestStack } from '../helpers/stack.ts';
+import { client, signUp } from '../helpers/http.ts';
+import { setPlan } from '../helpers/plans.ts';
+import { grantRole, projectWithEnv } from '../helpers/tenancy.ts';
 import { ensureStaff } from '#domain/identity';
 import { appContext } from '#shared/context';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { useTestStack, startTestStack } from '../helpers/stack';
-import { client, PASSWORD, uniqueEmail } from '../helpers/http';
+import { useTestStack, startTestStack } from '../helpers/stack.ts';
+import { client, PASSWORD, uniqueEmail } from '../helpers/http.ts';
 
 describe('registration restricted to an e-mail domain allowlist, with a stricter password policy', () => {
   const ref = useTestStack({

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { useTestStack } from '../helpers/stack';
-import { admin } from '../helpers/admin';
-import { client } from '../helpers/http';
-import { createFloor, createNetwork, createService, ownerWithEnv } from '../helpers/catalog';
-import { projectWithEnv } from '../helpers/tenancy';
-import { copyTable } from '../helpers/table-copy';
+import { useTestStack } from '../helpers/stack.ts';
+import { admin } from '../helpers/admin.ts';
+import { client } from '../helpers/http.ts';
+import { createFloor, createNetwork, createService, ownerWithEnv } from '../helpers/catalog.ts';
+import { projectWithEnv } from '../helpers/tenancy.ts';
+import { copyTable } from '../helpers/table-copy.ts';
 import { keys } from '#db/keys';
 import { queryPartition } from '#db/query';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { useTestStack } from '../helpers/stack';
-import { client } from '../helpers/http';
+import { useTestStack } from '../helpers/stack.ts';
+import { client } from '../helpers/http.ts';
 import { keys } from '#db/keys';
 import { deleteItem, putItem } from '#db/items';
 import { queryPrefix } from '#db/query';
@@ -8,7 +8,7 @@ import { appContext } from '#shared/context';
 import { ddb } from '#shared/clients';
 import { applyImport, buildExportDocument, planImport } from '#domain/impex';
 import { reindexSearch, searchEntries } from '#domain/catalog';
-import { createFloor, createService, ownerWithEnv } from '../helpers/catalog';
+import { createFloor, createService, ownerWithEnv } from '../helpers/catalog.ts';
 
 /**
  * The search index moves with every write path (archive, restore, import, concurrent renames) and

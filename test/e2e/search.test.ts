@@ -2,11 +2,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runInfracat } from '../helpers/infracat-binary';
-import { useTestStack } from '../helpers/stack';
-import { client, signUp } from '../helpers/http';
-import { createFloor, createNetwork, createService, newEnv, ownerWithEnv } from '../helpers/catalog';
-import { grantRole } from '../helpers/tenancy';
+import { runInfracat } from '../helpers/infracat-binary.ts';
+import { useTestStack } from '../helpers/stack.ts';
+import { client, signUp } from '../helpers/http.ts';
+import { createFloor, createNetwork, createService, newEnv, ownerWithEnv } from '../helpers/catalog.ts';
+import { grantRole } from '../helpers/tenancy.ts';
 
 /**
  * GET /search: services, floors and networks by name and hostname tokens, tags, addresses and

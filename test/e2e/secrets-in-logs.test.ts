@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { useTestStack } from '../helpers/stack';
-import { captureOutput } from '../helpers/output';
-import { client, signUp, PASSWORD } from '../helpers/http';
-import { setPlan } from '../helpers/plans';
-import { frozenClock, totpCode } from '../helpers/sign-in';
-import { readOutbox } from '../helpers/outbox';
+import { useTestStack } from '../helpers/stack.ts';
+import { captureOutput } from '../helpers/output.ts';
+import { client, signUp, PASSWORD } from '../helpers/http.ts';
+import { setPlan } from '../helpers/plans.ts';
+import { frozenClock, totpCode } from '../helpers/sign-in.ts';
+import { readOutbox } from '../helpers/outbox.ts';
 
 /**
  * Secrets never reach a log line. Everything the process writes (stdout and stderr, at debug

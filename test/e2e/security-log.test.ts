@@ -1,9 +1,9 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { useTestStack } from '../helpers/stack';
-import { client, PASSWORD, uniqueEmail } from '../helpers/http';
-import { enrolAuthenticator, frozenClock, login, postFrom, requestFrom, totpCode } from '../helpers/sign-in';
-import { linkFrom, readOutbox } from '../helpers/outbox';
-import { setPlan } from '../helpers/plans';
+import { useTestStack } from '../helpers/stack.ts';
+import { client, PASSWORD, uniqueEmail } from '../helpers/http.ts';
+import { enrolAuthenticator, frozenClock, login, postFrom, requestFrom, totpCode } from '../helpers/sign-in.ts';
+import { linkFrom, readOutbox } from '../helpers/outbox.ts';
+import { setPlan } from '../helpers/plans.ts';
 
 // The account's security log (GET /auth/me/security-log; staff: GET /admin/users/{user_id}/security-log).
 const STAFF_EMAIL = 'root@seclog.example.com';

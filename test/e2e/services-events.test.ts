@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { useTestStack } from '../helpers/stack';
-import { client } from '../helpers/http';
-import { captureEvents, createFloor, createService, ownerWithEnv } from '../helpers/catalog';
+import { useTestStack } from '../helpers/stack.ts';
+import { client } from '../helpers/http.ts';
+import { captureEvents, createFloor, createService, ownerWithEnv } from '../helpers/catalog.ts';
 import { injectForwardFault } from '#shared/outbox';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBStreamEvent } from 'aws-lambda';
-import { handler as outboxStream } from '../../functions/streams/outbox/handler';
+import { handler as outboxStream } from '../../functions/streams/outbox/handler.ts';
 
 const ref = useTestStack();
 const api = client(() => ref.stack.url);

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { useTestStack } from '../helpers/stack';
-import { client } from '../helpers/http';
-import { setPlan } from '../helpers/plans';
+import { useTestStack } from '../helpers/stack.ts';
+import { client } from '../helpers/http.ts';
+import { setPlan } from '../helpers/plans.ts';
 import { ddb } from '#shared/clients';
 import { keys } from '#db/keys';
-import { createService, ownerWithEnv, readItem } from '../helpers/catalog';
+import { createService, ownerWithEnv, readItem } from '../helpers/catalog.ts';
 
 const ref = useTestStack();
 const api = client(() => ref.stack.url);

@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { useTestStack } from '../helpers/stack';
-import { client } from '../helpers/http';
+import { useTestStack } from '../helpers/stack.ts';
+import { client } from '../helpers/http.ts';
 import { keys } from '#db/keys';
 import { ddb } from '#shared/clients';
 import { queryPrefix } from '#db/query';
 import { byText } from '#shared/text';
-import { countItemsRead } from '../bench/measure';
-import { createFloor, createService, ownerWithEnv, putGroup } from '../helpers/catalog';
-import { seedServices } from '../helpers/seed';
+import { countItemsRead } from '../bench/measure.ts';
+import { createFloor, createService, ownerWithEnv, putGroup } from '../helpers/catalog.ts';
+import { seedServices } from '../helpers/seed.ts';
 
 /**
  * GET /services reads its page from listing items in name order. Every page must be the

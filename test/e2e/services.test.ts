@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
-import { useTestStack } from '../helpers/stack';
-import { client, signUp } from '../helpers/http';
-import { grantRole } from '../helpers/tenancy';
+import { useTestStack } from '../helpers/stack.ts';
+import { client, signUp } from '../helpers/http.ts';
+import { grantRole } from '../helpers/tenancy.ts';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from '#db/keys';
 import { ddb } from '#shared/clients';
-import { countCalls } from '../bench/measure';
+import { countCalls } from '../bench/measure.ts';
 import {
   createFloor,
   createService,
@@ -20,7 +20,7 @@ import {
   putSubgroup,
   readItem,
   softDelete,
-} from '../helpers/catalog';
+} from '../helpers/catalog.ts';
 
 const ref = useTestStack();
 const api = client(() => ref.stack.url);

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { useTestStack } from '../helpers/stack';
+import { useTestStack } from '../helpers/stack.ts';
 
 /**
  * Files of a worker share a started stack when they ask for the same settings (test/helpers/stack.ts).

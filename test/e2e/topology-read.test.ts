@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { useTestStack } from '../helpers/stack';
-import { client, signUp } from '../helpers/http';
-import { grantRole, projectWithEnv } from '../helpers/tenancy';
-import { addEnv, addFloor, addService, connect, link, ownerWithEnv, removeService } from '../helpers/topology';
+import { useTestStack } from '../helpers/stack.ts';
+import { client, signUp } from '../helpers/http.ts';
+import { grantRole, projectWithEnv } from '../helpers/tenancy.ts';
+import { addEnv, addFloor, addService, connect, link, ownerWithEnv, removeService } from '../helpers/topology.ts';
 import { ddb } from '#shared/clients';
-import { countCalls, countItemsRead } from '../bench/measure';
+import { countCalls, countItemsRead } from '../bench/measure.ts';
 
 /**
  * GET /topology answers an environment's topology (services, servers, networks; connections,

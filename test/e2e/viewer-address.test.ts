@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { useTestStack } from '../helpers/stack';
-import { client, PASSWORD, uniqueEmail } from '../helpers/http';
+import { useTestStack } from '../helpers/stack.ts';
+import { client, PASSWORD, uniqueEmail } from '../helpers/http.ts';
 
 /**
  * Behind the site's CloudFront distribution the API sees an edge's address; the viewer's is in

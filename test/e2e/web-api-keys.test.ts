@@ -1,11 +1,11 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { useTestStack } from '../helpers/stack';
-import { client, signUp } from '../helpers/http';
-import { launchChromium, pageProblems } from '../helpers/browser';
-import { axeViolations } from '../helpers/axe';
-import { cancelPlan, setPlan } from '../helpers/plans';
-import { projectWithEnv } from '../helpers/tenancy';
+import { useTestStack } from '../helpers/stack.ts';
+import { client, signUp } from '../helpers/http.ts';
+import { launchChromium, pageProblems } from '../helpers/browser.ts';
+import { axeViolations } from '../helpers/axe.ts';
+import { cancelPlan, setPlan } from '../helpers/plans.ts';
+import { projectWithEnv } from '../helpers/tenancy.ts';
 
 /**
  * The dashboard's API keys page (`/account/api-keys`) in a real browser against a

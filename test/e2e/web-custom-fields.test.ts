@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { useTestStack } from '../helpers/stack';
-import { client, uniqueEmail } from '../helpers/http';
-import { signUpWithProject, useChromiumPage } from '../helpers/browser';
-import { axeViolations } from '../helpers/axe';
+import { useTestStack } from '../helpers/stack.ts';
+import { client, uniqueEmail } from '../helpers/http.ts';
+import { signUpWithProject, useChromiumPage } from '../helpers/browser.ts';
+import { axeViolations } from '../helpers/axe.ts';
 
 /**
  * Custom fields in a real browser: a field defined on the project's Custom fields screen, filled in

@@ -1,12 +1,12 @@
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { useTestStack } from '../helpers/stack';
-import { client, PASSWORD, uniqueEmail } from '../helpers/http';
-import { launchChromium, pageProblems } from '../helpers/browser';
-import { enrolAuthenticator, frozenClock, totpCode } from '../helpers/sign-in';
-import { axeViolations } from '../helpers/axe';
-import { setPlan } from '../helpers/plans';
+import { useTestStack } from '../helpers/stack.ts';
+import { client, PASSWORD, uniqueEmail } from '../helpers/http.ts';
+import { launchChromium, pageProblems } from '../helpers/browser.ts';
+import { enrolAuthenticator, frozenClock, totpCode } from '../helpers/sign-in.ts';
+import { axeViolations } from '../helpers/axe.ts';
+import { setPlan } from '../helpers/plans.ts';
 import { appContext } from '#shared/context';
 import { applyImport, environmentDocument, IMPEX_API_VERSION, planImport } from '#domain/impex';
 

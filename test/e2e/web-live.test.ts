@@ -5,13 +5,13 @@ import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { startTestStack, type TestStack } from '../helpers/stack';
-import { client, signUp } from '../helpers/http';
-import { createService } from '../helpers/catalog';
-import { setPlan } from '../helpers/plans';
-import { grantRole, projectWithEnv } from '../helpers/tenancy';
-import { launchChromium } from '../helpers/browser';
-import { follow } from '../helpers/live';
+import { startTestStack, type TestStack } from '../helpers/stack.ts';
+import { client, signUp } from '../helpers/http.ts';
+import { createService } from '../helpers/catalog.ts';
+import { setPlan } from '../helpers/plans.ts';
+import { grantRole, projectWithEnv } from '../helpers/tenancy.ts';
+import { launchChromium } from '../helpers/browser.ts';
+import { follow } from '../helpers/live.ts';
 
 /**
  * The dashboard live (issue 46): two browsers on one environment's services; a rename made in one

@@ -2,12 +2,12 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { useTestStack } from '../helpers/stack';
-import { client, signUp } from '../helpers/http';
-import { projectWithEnv } from '../helpers/tenancy';
-import { createService } from '../helpers/catalog';
-import { launchChromium, pageProblems } from '../helpers/browser';
-import { axeViolations } from '../helpers/axe';
+import { useTestStack } from '../helpers/stack.ts';
+import { client, signUp } from '../helpers/http.ts';
+import { projectWithEnv } from '../helpers/tenancy.ts';
+import { createService } from '../helpers/catalog.ts';
+import { launchChromium, pageProblems } from '../helpers/browser.ts';
+import { axeViolations } from '../helpers/axe.ts';
 
 /**
  * The ops screens in a real browser against a local stack (S3 through s3rver, the outbox read

@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { useTestStack } from '../helpers/stack';
-import { client, PASSWORD, signUp, uniqueEmail } from '../helpers/http';
-import { launchChromium, pageProblems } from '../helpers/browser';
-import { frozenClock, postFrom, totpCode } from '../helpers/sign-in';
-import { axeViolations } from '../helpers/axe';
-import { linkFrom, readOutbox } from '../helpers/outbox';
-import { setPlan } from '../helpers/plans';
-import { projectWithEnv } from '../helpers/tenancy';
+import { useTestStack } from '../helpers/stack.ts';
+import { client, PASSWORD, signUp, uniqueEmail } from '../helpers/http.ts';
+import { launchChromium, pageProblems } from '../helpers/browser.ts';
+import { frozenClock, postFrom, totpCode } from '../helpers/sign-in.ts';
+import { axeViolations } from '../helpers/axe.ts';
+import { linkFrom, readOutbox } from '../helpers/outbox.ts';
+import { setPlan } from '../helpers/plans.ts';
+import { projectWithEnv } from '../helpers/tenancy.ts';
 
 /**
  * The dashboard's people screens in a real browser against a local stack: password reset

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { useTestStack } from '../helpers/stack';
-import { client, signUp } from '../helpers/http';
-import { projectWithEnv } from '../helpers/tenancy';
-import { createFloor, createService } from '../helpers/catalog';
-import { launchChromium, pageProblems } from '../helpers/browser';
-import { axeViolations } from '../helpers/axe';
+import { useTestStack } from '../helpers/stack.ts';
+import { client, signUp } from '../helpers/http.ts';
+import { projectWithEnv } from '../helpers/tenancy.ts';
+import { createFloor, createService } from '../helpers/catalog.ts';
+import { launchChromium, pageProblems } from '../helpers/browser.ts';
+import { axeViolations } from '../helpers/axe.ts';
 
 /**
  * The archived items screen (`/account/billing/archived`) in a real browser: what

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { useTestStack } from '../helpers/stack';
-import { client, PASSWORD, uniqueEmail } from '../helpers/http';
-import { registerInBrowser, useChromiumPage } from '../helpers/browser';
-import { axeViolations } from '../helpers/axe';
+import { useTestStack } from '../helpers/stack.ts';
+import { client, PASSWORD, uniqueEmail } from '../helpers/http.ts';
+import { registerInBrowser, useChromiumPage } from '../helpers/browser.ts';
+import { axeViolations } from '../helpers/axe.ts';
 
 /**
  * The header's search box in a real browser against a local stack: `/` focuses it, results come

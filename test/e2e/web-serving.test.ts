@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { useTestStack } from '../helpers/stack';
-import { WEB_DIST, webBuildIsCurrent } from '../../infra/build/web-build';
+import { useTestStack } from '../helpers/stack.ts';
+import { WEB_DIST, webBuildIsCurrent } from '../../infra/build/web-build.ts';
 
 /**
  * The local server serves the dashboard at `/` (built by the test run's global setup,

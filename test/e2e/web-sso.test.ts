@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { useTestStack } from '../helpers/stack';
-import { client } from '../helpers/http';
-import { launchChromium } from '../helpers/browser';
-import { axeViolations } from '../helpers/axe';
-import { ownerWithEnv } from '../helpers/catalog';
-import { connect, randomDomain } from '../helpers/sso';
-import { startDnsStandIn } from '../../infra/local/dns-stand-in';
-import { startLocalIdp, type LocalIdp } from '../../infra/local/idp';
+import { useTestStack } from '../helpers/stack.ts';
+import { client } from '../helpers/http.ts';
+import { launchChromium } from '../helpers/browser.ts';
+import { axeViolations } from '../helpers/axe.ts';
+import { ownerWithEnv } from '../helpers/catalog.ts';
+import { connect, randomDomain } from '../helpers/sso.ts';
+import { startDnsStandIn } from '../../infra/local/dns-stand-in.ts';
+import { startLocalIdp, type LocalIdp } from '../../infra/local/idp.ts';
 
 /**
  * Issue 44 item 5, the dashboard's single sign-on in Chromium against a local stack, the local IdP

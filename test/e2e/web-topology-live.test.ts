@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { useTestStack } from '../helpers/stack';
-import { client, PASSWORD, signUp } from '../helpers/http';
-import { launchChromium } from '../helpers/browser';
-import { projectWithEnv } from '../helpers/tenancy';
-import { addService, connect } from '../helpers/topology';
+import { useTestStack } from '../helpers/stack.ts';
+import { client, PASSWORD, signUp } from '../helpers/http.ts';
+import { launchChromium } from '../helpers/browser.ts';
+import { projectWithEnv } from '../helpers/tenancy.ts';
+import { addService, connect } from '../helpers/topology.ts';
 
 /**
  * The topology screen in a browser takes live changes through its feed (`applyChange`, what the live

@@ -7,10 +7,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { useTestStack } from '../helpers/stack';
-import { client } from '../helpers/http';
-import { createService, ownerWithEnv } from '../helpers/catalog';
-import { freePort } from '../../infra/local/ports';
+import { useTestStack } from '../helpers/stack.ts';
+import { client } from '../helpers/http.ts';
+import { createService, ownerWithEnv } from '../helpers/catalog.ts';
+import { freePort } from '../../infra/local/ports.ts';
 
 /**
  * The README's "Verifying webhook signatures" is where a subscriber looks. Its two

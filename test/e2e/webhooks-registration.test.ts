@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { useTestStack } from '../helpers/stack';
-import { client, signUp } from '../helpers/http';
-import { ownerWithEnv } from '../helpers/catalog';
+import { useTestStack } from '../helpers/stack.ts';
+import { client, signUp } from '../helpers/http.ts';
+import { ownerWithEnv } from '../helpers/catalog.ts';
 import {
   FORBIDDEN_WEBHOOKS,
   MAX_WEBHOOKS_PER_PROJECT,

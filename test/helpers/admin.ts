@@ -1,5 +1,4 @@
 import { execFile } from 'node:child_process';
-import { TSX_IMPORT } from './tsx';
 
 /** `npm run admin -- <args>` as a separate process, with the given configuration (nothing of the test's own table configuration inherited). */
 export function admin(args: string[], env: Record<string, string | undefined>) {
@@ -13,7 +12,7 @@ export function admin(args: string[], env: Record<string, string | undefined>) {
   return new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
     execFile(
       process.execPath,
-      [...TSX_IMPORT, 'infra/local/admin.ts', ...args],
+      ['infra/local/admin.ts', ...args],
       { env: childEnv as NodeJS.ProcessEnv, timeout: 110_000 },
       (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );

@@ -1,6 +1,6 @@
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, expect } from 'vitest';
-import { PASSWORD, type Client } from './http';
+import { PASSWORD, type Client } from './http.ts';
 
 /** Debian's Chromium (`apt-get install -y chromium`; `.ci/run` installs it), or CHROMIUM_PATH. */
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';

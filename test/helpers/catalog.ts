@@ -6,10 +6,10 @@ import { ddb } from '#shared/clients';
 import { config } from '#shared/config';
 import { keys } from '#db/keys';
 import { connectionEntity, connectionListing, linkEntity, linkListing } from '#domain/catalog';
-import { workerTable } from '../../functions/workers';
-import { signUp, type ApiResponse, type Client } from './http';
-import { setPlan } from './plans';
-import { projectWithEnv } from './tenancy';
+import { workerTable } from '../../functions/workers/index.ts';
+import { signUp, type ApiResponse, type Client } from './http.ts';
+import { setPlan } from './plans.ts';
+import { projectWithEnv } from './tenancy.ts';
 
 /** Helpers for the catalog tests (services, floors, networks, attachments). */
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll } from 'vitest';
-import { CatalogStack, type CatalogStackProps } from '../../infra/cdk/stack';
+import { CatalogStack, type CatalogStackProps } from '../../infra/cdk/stack.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 // Same feature flags as `cdk synth` (cdk.json); bundling skipped so no esbuild runs.

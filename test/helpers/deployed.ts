@@ -2,15 +2,15 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import type { DeployedOptions } from '../../infra/deployed/deployed-options';
-import { startDeployed, type Deployed } from '../../infra/deployed/start';
+import type { DeployedOptions } from '../../infra/deployed/deployed-options.ts';
+import { startDeployed, type Deployed } from '../../infra/deployed/start.ts';
 import {
   adminSecret,
   LOCAL_ADMIN_SECRET_ARN,
   LOCAL_STRIPE_SECRET_ARN,
   synthesizeUnlessCurrent,
-} from '../../infra/deployed/synth';
-import { testDynamoEndpoint } from './dynamo';
+} from '../../infra/deployed/synth.ts';
+import { testDynamoEndpoint } from './dynamo.ts';
 
 /**
  * What start:deployed's suites pass through to every function (as a tester would): the per-address

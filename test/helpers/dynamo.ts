@@ -1,5 +1,5 @@
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
-import { localDynamoCredentials } from '../../infra/local/dynamo';
+import { localDynamoCredentials } from '../../infra/local/dynamo.ts';
 
 let ready: Promise<string> | undefined;
 

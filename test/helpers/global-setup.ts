@@ -1,5 +1,5 @@
-import { spawnDynamo, type StartingDynamo } from '../../infra/local/dynamo';
-import { ensureWebBuild } from '../../infra/build/web-build';
+import { spawnDynamo, type StartingDynamo } from '../../infra/local/dynamo.ts';
+import { ensureWebBuild } from '../../infra/build/web-build.ts';
 
 let dynamo: StartingDynamo | undefined;
 

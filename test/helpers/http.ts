@@ -1,4 +1,4 @@
-import { assertDocumented } from './openapi-validator';
+import { assertDocumented } from './openapi-validator.ts';
 
 /**
  * A small HTTP client for end-to-end tests: real requests against the local server. Every answer is

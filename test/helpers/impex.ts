@@ -1,6 +1,6 @@
 import { expect } from 'vitest';
-import type { Client } from './http';
-import type { TestStack } from './stack';
+import type { Client } from './http.ts';
+import type { TestStack } from './stack.ts';
 
 /**
  * Export and import jobs over HTTP as the dashboard runs them, on a file's stack (`useTestStack`'s

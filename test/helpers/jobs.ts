@@ -1,5 +1,5 @@
 import type { SQSEvent } from 'aws-lambda';
-import { workerTable } from '../../functions/workers';
+import { workerTable } from '../../functions/workers/index.ts';
 import { recordById } from '#domain/impex';
 
 /** Holds the next job the jobs worker is handed (of those `holds` picks) until `release`; every other job passes. */

@@ -1,6 +1,6 @@
 import WebSocket from 'ws';
 import { expect } from 'vitest';
-import type { Client } from './http';
+import type { Client } from './http.ts';
 
 /** A change message of the live WebSocket (or its reload message). */
 export interface LiveMessage {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect } from 'vitest';
-import { CloudStub } from '../../infra/local/cloud-stub';
-import type { Client } from './http';
-import type { TestStack } from './stack';
+import { CloudStub } from '../../infra/local/cloud-stub.ts';
+import type { Client } from './http.ts';
+import type { TestStack } from './stack.ts';
 
 /**
  * Writes that reach the catalog by a path other than its own routes, each run to its end through

@@ -1,5 +1,5 @@
 import WebSocket from 'ws';
-import { workerTable } from '../../functions/workers';
+import { workerTable } from '../../functions/workers/index.ts';
 
 /** A progress message as the WebSocket channel sends it. */
 export interface ProgressMessage {

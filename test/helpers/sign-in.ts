@@ -1,7 +1,7 @@
 import { request } from 'node:http';
 import { beforeEach } from 'vitest';
 import { generate } from 'otplib';
-import type { Client } from './http';
+import type { Client } from './http.ts';
 
 /** Helpers for sign-in security tests, and the clocks tests hand their stack. */
 

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { expect } from 'vitest';
-import type { Client } from './http';
-import type { DnsStandIn } from '../../infra/local/dns-stand-in';
-import { throughIdp } from './idp-browser';
+import type { Client } from './http.ts';
+import type { DnsStandIn } from '../../infra/local/dns-stand-in.ts';
+import { throughIdp } from './idp-browser.ts';
 
 export const randomDomain = () => `corp-${randomBytes(4).toString('hex')}.test`;
 

@@ -1,6 +1,6 @@
 import { BatchWriteCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { ddb } from '#shared/clients';
-import { ensureTable } from '../../infra/local/bootstrap';
+import { ensureTable } from '../../infra/local/bootstrap.ts';
 
 /**
  * A copy of a whole table under another name on the same DynamoDB Local: what AWS point-in-time

@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import type { Client } from './http';
+import type { Client } from './http.ts';
 
 /** Creates a project and an environment in it; returns their ids. */
 export async function projectWithEnv(api: Client, token: string, name = `p-${Math.random().toString(36).slice(2, 8)}`) {

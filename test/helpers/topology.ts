@@ -1,8 +1,8 @@
 import { expect } from 'vitest';
-import type { Client } from './http';
-import { setPlan } from './plans';
-import { projectWithEnv } from './tenancy';
-import { signUp } from './http';
+import type { Client } from './http.ts';
+import { setPlan } from './plans.ts';
+import { projectWithEnv } from './tenancy.ts';
+import { signUp } from './http.ts';
 
 /** An owner on the Team plan (room for services and environments) with a project and an environment. */
 export async function ownerWithEnv(api: Client) {

@@ -5,7 +5,7 @@ import { Architecture } from 'aws-cdk-lib/aws-lambda';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { afterBundlingCommands, argon2Arm64Tarball, LAMBDA_ARCHITECTURE } from '../../infra/cdk/stack';
+import { afterBundlingCommands, argon2Arm64Tarball, LAMBDA_ARCHITECTURE } from '../../infra/cdk/stack.ts';
 
 /**
  * The Lambdas run on arm64 (docs/decisions/0072-arm64.md): argon2's arm64 binary comes from

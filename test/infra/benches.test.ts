@@ -2,8 +2,8 @@ import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { testDynamoEndpoint } from '../helpers/dynamo';
-import { TSX_IMPORT } from '../helpers/tsx';
+import { testDynamoEndpoint } from '../helpers/dynamo.ts';
+import { TSX_IMPORT } from '../helpers/tsx.ts';
 
 /**
  * Every bench runs here at a smoke size, so none can rot unseen again (`npm run

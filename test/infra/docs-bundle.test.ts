@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiEvent } from '../../infra/local/api-event';
-import { afterBundlingCommands } from '../../infra/cdk/stack';
-import { servedScript } from '../../functions/docs/reference-page';
+import { apiEvent } from '../../infra/local/api-event.ts';
+import { afterBundlingCommands } from '../../infra/cdk/stack.ts';
+import { servedScript } from '../../functions/docs/reference-page.ts';
 
 /**
  * The docs function as Lambda runs it: bundled as the stack bundles it, with the

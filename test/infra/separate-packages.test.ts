@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BANNER, SEPARATE_PACKAGES, separatePackageCommands } from '../../infra/cdk/aliases';
-import { separatePackagesOf } from '../../infra/cdk/stack';
+import { BANNER, SEPARATE_PACKAGES, separatePackageCommands } from '../../infra/cdk/aliases.ts';
+import { separatePackagesOf } from '../../infra/cdk/stack.ts';
 
 /**
  * The YAML libraries (`yaml`, and js-yaml for valid documents) are shipped beside the jobs worker's bundle, not in it (cold

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { startSsoDns, startSsoIdp } from '../../infra/deployed/sso-stand-ins';
-import type { LocalIdp } from '../../infra/local/idp';
+import { startSsoDns, startSsoIdp } from '../../infra/deployed/sso-stand-ins.ts';
+import type { LocalIdp } from '../../infra/local/idp.ts';
 
 /**
  * start:deployed's single sign-on stand-ins, as `npm start` has them: the DNS stand-in named to the

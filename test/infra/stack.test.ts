@@ -3,14 +3,14 @@ import { join } from 'node:path';
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { allRoutes, FALLBACK_GROUP, routeTable } from '../../functions/route-table';
-import { workerTable } from '../../functions/workers';
+import { allRoutes, FALLBACK_GROUP, routeTable } from '../../functions/route-table.ts';
+import { workerTable } from '../../functions/workers/index.ts';
 import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
-import type { CatalogStack } from '../../infra/cdk/stack';
-import { JOBS_HEAP_MB, stackFunctions } from '../../infra/cdk/functions';
+import type { CatalogStack } from '../../infra/cdk/stack.ts';
+import { JOBS_HEAP_MB, stackFunctions } from '../../infra/cdk/functions.ts';
 import { LIVE_STREAM_TYPES } from '#domain/live';
-import { synth, useStandardStack } from '../helpers/cdk-synth';
-import './web-hosting.cases';
+import { synth, useStandardStack } from '../helpers/cdk-synth.ts';
+import './web-hosting.cases.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 // Same feature flags as `cdk synth` (cdk.json), as the helper's apps are given.

@@ -3,18 +3,18 @@ import { join } from 'node:path';
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { allRoutes } from '../../functions/route-table';
-import type { CatalogStack, CatalogStackProps } from '../../infra/cdk/stack';
+import { allRoutes } from '../../functions/route-table.ts';
+import type { CatalogStack, CatalogStackProps } from '../../infra/cdk/stack.ts';
 import {
   API_PATH_PATTERNS,
   ASSETS_PATH_PATTERN,
   pathPatternMatches,
   PROGRESS_PATH,
   samplePath,
-} from '../../infra/cdk/web-hosting';
-import { WEB_DIST } from '../../infra/build/web-build';
-import { WEB_CACHE, webCsp } from '../../infra/web-policy';
-import { synth, synthOutdir, useStandardStack } from '../helpers/cdk-synth';
+} from '../../infra/cdk/web-hosting.ts';
+import { WEB_DIST } from '../../infra/build/web-build.ts';
+import { WEB_CACHE, webCsp } from '../../infra/web-policy.ts';
+import { synth, synthOutdir, useStandardStack } from '../helpers/cdk-synth.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { useTestStack } from '../helpers/stack';
-import { faults } from '../helpers/faults';
+import { useTestStack } from '../helpers/stack.ts';
+import { faults } from '../helpers/faults.ts';
 import { ddb } from '#shared/clients';
 import { config } from '#shared/config';
 import { newScope, runInScope } from '#shared/invocation';

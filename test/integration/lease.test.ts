@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
-import { useTestStack } from '../helpers/stack';
+import { useTestStack } from '../helpers/stack.ts';
 import { getItem } from '#db/items';
 import { releaseLease, renewLease, takeLease } from '#db/lease';
 

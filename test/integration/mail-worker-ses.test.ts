@@ -3,8 +3,8 @@ import { randomUUID } from 'node:crypto';
 import { mockClient } from 'aws-sdk-client-mock';
 import { SESClient, SendEmailCommand } from '@aws-sdk/client-ses';
 import type { SQSEvent } from 'aws-lambda';
-import { useTestStack } from '../helpers/stack';
-import { handler } from '../../functions/workers/mail/handler';
+import { useTestStack } from '../helpers/stack.ts';
+import { handler } from '../../functions/workers/mail/handler.ts';
 
 /** The mail worker as deployed: SES as the mailer (mocked), the idempotency claim in DynamoDB Local. */
 const ref = useTestStack({ MAIL_TRANSPORT: 'ses', MAIL_FROM: 'catalog@example.com' }, { withoutHttp: true });

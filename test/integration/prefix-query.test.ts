@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
-import { useTestStack } from '../helpers/stack';
+import { useTestStack } from '../helpers/stack.ts';
 import { batchWrite } from '#db/batch-write';
 import { keys } from '#db/keys';
 import { prefixCondition, queryNewest, queryPage, queryPartition, queryPrefixPages } from '#db/query';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
-import { useTestStack } from '../helpers/stack';
+import { useTestStack } from '../helpers/stack.ts';
 import { ddb } from '#shared/clients';
 import { keys } from '#db/keys';
 import { appContext, type AppContext } from '#shared/context';

@@ -13,10 +13,10 @@ import { findAccountByEmail, listAccounts } from '#domain/identity';
 import { getItem, putItem } from '#db/items';
 import { queryPrefix } from '#db/query';
 import { LISTINGS } from '#domain/catalog';
-import { ensureTable } from '../../infra/local/bootstrap';
-import { putConnection } from '../helpers/catalog';
-import { handler } from '../../functions/seed/handler';
-import { testDynamoEndpoint } from '../helpers/dynamo';
+import { ensureTable } from '../../infra/local/bootstrap.ts';
+import { putConnection } from '../helpers/catalog.ts';
+import { handler } from '../../functions/seed/handler.ts';
+import { testDynamoEndpoint } from '../helpers/dynamo.ts';
 
 /**
  * The seeding function as the deploy-time trigger runs it: against an empty table, as after a fresh

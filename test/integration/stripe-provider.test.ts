@@ -1,14 +1,14 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import Stripe from 'stripe';
-import { stripeProvider } from '../../shared/domain/billing/payments/stripe-provider';
-import { STRIPE_STATUS } from '../../shared/domain/billing/payments/stripe-events';
+import { stripeProvider } from '../../shared/domain/billing/payments/stripe-provider.ts';
+import { STRIPE_STATUS } from '../../shared/domain/billing/payments/stripe-events.ts';
 import {
   WEBHOOK_TOLERANCE_SECONDS,
   WebhookRejected,
   type CheckoutRequest,
   type PaymentProvider,
-} from '../../shared/domain/billing/payments/provider';
-import { startFakeStripe, type FakeStripe } from '../../infra/deployed/stand-ins/stripe';
+} from '../../shared/domain/billing/payments/provider.ts';
+import { startFakeStripe, type FakeStripe } from '../../infra/deployed/stand-ins/stripe.ts';
 
 /** The Stripe adapter against a fake Stripe API on 127.0.0.1; webhooks signed as Stripe signs them. */
 const SECRET_KEY = 'sk_test_adapter';

@@ -4,8 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { reloadConfig } from '#shared/config';
 import { ddb, resetClients } from '#shared/clients';
 import { createTableInput } from '#db/table';
-import { ensureTable } from '../../infra/local/bootstrap';
-import { testDynamoEndpoint } from '../helpers/dynamo';
+import { ensureTable } from '../../infra/local/bootstrap.ts';
+import { testDynamoEndpoint } from '../helpers/dynamo.ts';
 
 /** `npm start` on a table made before live changes (no stream): its bootstrap turns the stream on (decision 0985). */
 describe('the local table stream', () => {

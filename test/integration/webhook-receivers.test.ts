@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postTo } from '../../shared/domain/webhooks/ssrf';
+import { postTo } from '../../shared/domain/webhooks/ssrf.ts';
 
 /** Receivers that misbehave the ways real ones do; each delivery attempt must end, with what happened. */
 let server: Server;

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { accountEntity, sessionEntity } from '#shared/account-entity';
 import { groupEntity, projectEntity } from '#domain/tenancy';
-import { membershipEntity } from '../../shared/domain/tenancy/membership-entity';
-import { invitationEntity } from '../../shared/domain/tenancy/invitation-entity';
+import { membershipEntity } from '../../shared/domain/tenancy/membership-entity.ts';
+import { invitationEntity } from '../../shared/domain/tenancy/invitation-entity.ts';
 import { refsAsRead } from '#db/refs';
 
 /** The aggregates read through their entities (shared/db/entity.ts): an older item missing a field enters with its default, never unchecked. */

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { buildImportGraph } from '../architecture/import-graph';
-import { issueReferencesInComments } from '../architecture/source-rules';
+import { buildImportGraph } from '../architecture/import-graph.ts';
+import { issueReferencesInComments } from '../architecture/source-rules.ts';
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 

@@ -3,18 +3,19 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { buildImportGraph, extractImports, matchImportsField } from '../architecture/import-graph';
-import { deepImportsFromTests, violations } from '../architecture/rules';
+import { buildImportGraph, extractImports, matchImportsField } from '../architecture/import-graph.ts';
+import { deepImportsFromTests, violations } from '../architecture/rules.ts';
 import {
   authorizationInRoutes,
   livenessExpressionsOutsideDb,
   loadAccessOutsideAccessModules,
   rawExpressionsOutsideDb,
   rawSingleWritesOutsideDb,
+  relativeImportsWithoutFile,
   retryLoopsOutsideDb,
   zodNamedImports,
-} from '../architecture/source-rules';
-import { storedItemCasts } from '../architecture/source-rules';
+} from '../architecture/source-rules.ts';
+import { storedItemCasts } from '../architecture/source-rules.ts';
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -621,6 +622,18 @@ describe('source rules: authorization stays in the domain; zod is imported as a 
     ]);
   });
 
+  it('refuses a relative import that does not name its file, outside the dashboard', () => {
+    const root = writeTree({
+      ...CLEAN,
+      'shared/a.ts': "import { b } from './b';\nimport { c } from './c.ts';\nexport const a = () => import('../d');\n",
+      'web/src/e.ts': "import { f } from './f';\n",
+    });
+    expect(relativeImportsWithoutFile(root, ['shared/a.ts', 'web/src/e.ts'])).toEqual([
+      "shared/a.ts:1: import './b' by its file name (Node runs these sources without a bundler)",
+      "shared/a.ts:3: import '../d' by its file name (Node runs these sources without a bundler)",
+    ]);
+  });
+
   it('accepts a route that hands the context and input to one domain function', () => {
     expect(
       routesCheck(
@@ -873,5 +886,9 @@ describe('the repository', () => {
 
   it('imports zod as a namespace, so each function bundles only the zod it uses', () => {
     expect(zodNamedImports(repoRoot, buildImportGraph(repoRoot).files)).toEqual([]);
+  });
+
+  it('names the file of every relative import Node runs itself (admin command, CLI)', () => {
+    expect(relativeImportsWithoutFile(repoRoot, buildImportGraph(repoRoot).files)).toEqual([]);
   });
 });

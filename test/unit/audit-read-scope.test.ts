@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AUDIT_FORBIDDEN, readable, readScope } from '#domain/audit';
 import type { AuditItem } from '#shared/audit';
-import { accessOf, customRole } from '../helpers/access';
+import { accessOf, customRole } from '../helpers/access.ts';
 
 /** An entry of `entity_type` in environment `env` (null: project-level). */
 const entry = (entity_type: string, env: string | null) => ({ entity_type, environment_id: env }) as AuditItem;

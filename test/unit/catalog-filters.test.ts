@@ -7,7 +7,7 @@ import {
   type NetworkListing,
   type ServiceListing,
 } from '#domain/catalog';
-import { matchesServiceFilters } from '../../shared/domain/catalog/services';
+import { matchesServiceFilters } from '../../shared/domain/catalog/services/index.ts';
 
 const service = (s: Partial<ServiceListing>): ServiceListing =>
   ({

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { lockoutHint } from '../../clients/typescript/src/cli/errors';
+import { lockoutHint } from '../../clients/typescript/src/cli/errors.ts';
 
 /** SPEC's 423 detail says only "later"; the CLI adds how long, from the body's `locked_until`. */
 const NOW = Date.parse('2026-01-01T10:27:00.000Z');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { collect, createInfracatClient } from '../../clients/typescript/src/index';
+import { collect, createInfracatClient } from '../../clients/typescript/src/index.ts';
 
 /**
  * The typed client sends a list's custom field filters as the document describes them: the `cf`

@@ -5,7 +5,7 @@ import {
   generateSchemaTypes,
   PLANS_PATH,
   SCHEMA_PATH,
-} from '../../clients/typescript/scripts/generate';
+} from '../../clients/typescript/scripts/generate.ts';
 
 /** The typed client's types are generated from openapi.json; they may never drift apart. */
 describe('the typed client (clients/typescript)', () => {

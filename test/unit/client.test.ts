@@ -11,7 +11,7 @@ import {
   cursorPage,
   eachOffsetPage,
   type Tokens,
-} from '../../clients/typescript/src/index';
+} from '../../clients/typescript/src/index.ts';
 
 /**
  * The typed client against a small stand-in of the service (node:http): what it does by itself —

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SERVER_SPEC_MAX, serverUsage, sumUsage } from '#domain/billing';
-import { updateFloorBody } from '../../shared/domain/catalog/floors';
+import { updateFloorBody } from '../../shared/domain/catalog/floors.ts';
 
 describe('cost estimates stay integers (item 9)', () => {
   it('prices the largest server exactly, and clamps stored values beyond the bounds', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { searchableCustomValues } from '#domain/catalog';
-import { matchesCustomFilters, resolveValues } from '../../shared/domain/catalog/custom-fields/values';
+import { matchesCustomFilters, resolveValues } from '../../shared/domain/catalog/custom-fields/values.ts';
 
 const def = (over: Record<string, unknown>) =>
   ({

@@ -2,9 +2,9 @@ import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reloadConfig } from '#shared/config';
-import type { Iam } from '../../infra/deployed/iam';
-import { createDynamoProxy } from '../../infra/deployed/stand-ins/dynamodb-proxy';
-import { localDynamoCredentials } from '../../infra/local/dynamo';
+import type { Iam } from '../../infra/deployed/iam.ts';
+import { createDynamoProxy } from '../../infra/deployed/stand-ins/dynamodb-proxy.ts';
+import { localDynamoCredentials } from '../../infra/local/dynamo.ts';
 
 /** DynamoDB Local keeps a database per access key: start:deployed's proxy must hand it every function's request as one caller's. */
 describe("start:deployed's DynamoDB proxy", () => {

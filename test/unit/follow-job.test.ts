@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocketServer } from 'ws';
-import { createInfracatClient, followJob, type JobProgress } from '../../clients/typescript/src/index';
+import { createInfracatClient, followJob, type JobProgress } from '../../clients/typescript/src/index.ts';
 
 /**
  * `followJob` never waits forever: a progress socket that is accepted and then says

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { byName, changed, same, sameSet } from '../../shared/domain/impex/import/compare';
+import { byName, changed, same, sameSet } from '../../shared/domain/impex/import/compare.ts';
 
 // How an import decides what in the environment already matches the document (shared/domain/impex/import/compare.ts).
 

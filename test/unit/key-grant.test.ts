@@ -7,7 +7,7 @@ import {
   keyBodyRefusal,
   keyGrantRefusal,
 } from '#auth/key-grant';
-import { allRoutes } from '../../functions/route-table';
+import { allRoutes } from '../../functions/route-table.ts';
 
 const read = { key_id: 'k', scopes: ['read'], project_ids: null };
 const write = { ...read, scopes: ['read', 'write'] };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { keys } from '#db/keys';
-import { changesOf, type StreamRecord } from '../../shared/domain/live/changes';
+import { changesOf, type StreamRecord } from '../../shared/domain/live/changes.ts';
 
 /** What a stream record of a server's item says to an environment's followers (decision 0985). */
 const P = 'p1';

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { assertDocumented, responseValidator } from '../helpers/openapi-validator';
+import { assertDocumented, responseValidator } from '../helpers/openapi-validator.ts';
 
 const doc = JSON.parse(readFileSync(join(import.meta.dirname, '../../openapi.json'), 'utf8'));
 const { check } = responseValidator(doc);

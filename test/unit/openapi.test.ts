@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { allRoutes } from '../../functions/route-table';
+import { allRoutes } from '../../functions/route-table.ts';
 import { buildOpenApi } from '#http/openapi';
-import { signatureHeaders } from '../../shared/domain/webhooks/signed-post';
+import { signatureHeaders } from '../../shared/domain/webhooks/signed-post.ts';
 import { EVENT_TYPES } from '#shared/events';
 
 type Response = {

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { buildImportGraph } from '../architecture/import-graph';
-import { ownerTestsOutsideAccess } from '../architecture/owner-rule';
+import { buildImportGraph } from '../architecture/import-graph.ts';
+import { ownerTestsOutsideAccess } from '../architecture/owner-rule.ts';
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 const tempDirs: string[] = [];

@@ -3,8 +3,8 @@ import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { httpHandler } from '#http/pipeline';
 import { securityHeaders, withSecurityHeaders, checkCrossSite } from '#http/security';
 import { reloadConfig, type Config } from '#shared/config';
-import { apiEvent, lambdaContext } from '../../infra/local/api-event';
-import { FALLBACK_GROUP, routeTable } from '../../functions/route-table';
+import { apiEvent, lambdaContext } from '../../infra/local/api-event.ts';
+import { FALLBACK_GROUP, routeTable } from '../../functions/route-table.ts';
 
 /** The Lambda handlers themselves, with the API Gateway event Lambda receives (no table needed: nothing here reaches a lookup). */
 const invoke = async (group: keyof typeof routeTable, req: Parameters<typeof apiEvent>[0]) =>

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isDowngrade, isFreePlan, type PlanTerms } from '../../clients/typescript/src/plans';
+import { isDowngrade, isFreePlan, type PlanTerms } from '../../clients/typescript/src/plans.ts';
 
 /** The plan rules the dashboard and the service share (`shared/domain/billing/plan-rules.ts`, copied to `clients/typescript/src/plans.ts`). */
 const plan = (over: Partial<PlanTerms>): PlanTerms => ({

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { OWNER_RIGHTS } from '#auth/permissions';
-import { accessOf, customRole } from '../helpers/access';
+import { accessOf, customRole } from '../helpers/access.ts';
 
 describe('ProjectAccess (tenancy/access): custom roles and environment roles where they apply', () => {
   const ops = customRole('ops', ['services.manage', 'webhooks.manage']);

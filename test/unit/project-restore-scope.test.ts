@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isProjectItem, kindOf, restoreDiff } from '../../shared/domain/lifecycle/project-restore-scope';
+import { isProjectItem, kindOf, restoreDiff } from '../../shared/domain/lifecycle/project-restore-scope.ts';
 
 const P = 'p1';
 const item = (PK: string, SK: string, extra: Record<string, unknown> = {}) => ({ PK, SK, ...extra });

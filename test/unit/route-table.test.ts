@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { allRoutes, routeTable } from '../../functions/route-table';
+import { allRoutes, routeTable } from '../../functions/route-table.ts';
 import { createRouter } from '#http/router';
 import { buildOpenApi } from '#http/openapi';
 

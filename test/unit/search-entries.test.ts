@@ -6,8 +6,8 @@ import {
   searchEntries,
   termOf,
   tokensOf,
-} from '../../shared/domain/catalog/search/entries';
-import { chooseBest, lookupsFor } from '../../shared/domain/catalog/search/search';
+} from '../../shared/domain/catalog/search/entries.ts';
+import { chooseBest, lookupsFor } from '../../shared/domain/catalog/search/search.ts';
 
 describe('the search index entries of an item', () => {
   it.each([

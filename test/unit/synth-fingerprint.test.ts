@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { assemblyIsCurrent, SYNTH_INPUTS, synthFingerprint } from '../../infra/deployed/synth';
+import { assemblyIsCurrent, SYNTH_INPUTS, synthFingerprint } from '../../infra/deployed/synth.ts';
 
 /**
  * start:deployed synthesizes again only when what a synthesis reads changed since cdk.out was written:

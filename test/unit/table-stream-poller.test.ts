@@ -7,11 +7,11 @@ import {
   GetShardIteratorCommand,
   TrimmedDataAccessException,
 } from '@aws-sdk/client-dynamodb-streams';
-import { pollStream, type streamMappings } from '../../infra/deployed/table-stream';
-import { shardPositions } from '../../infra/local/stream-shards';
-import type { LambdaFunction } from '../../infra/deployed/lambda-functions';
-import type { Iam } from '../../infra/deployed/iam';
-import type { Sqs } from '../../infra/deployed/stand-ins/sqs';
+import { pollStream, type streamMappings } from '../../infra/deployed/table-stream.ts';
+import { shardPositions } from '../../infra/local/stream-shards.ts';
+import type { LambdaFunction } from '../../infra/deployed/lambda-functions.ts';
+import type { Iam } from '../../infra/deployed/iam.ts';
+import type { Sqs } from '../../infra/deployed/stand-ins/sqs.ts';
 
 const streams = mockClient(DynamoDBStreamsClient);
 afterAll(() => streams.restore());

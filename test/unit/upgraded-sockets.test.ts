@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import { connect as netConnect, type AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { WebSocket, WebSocketServer } from 'ws';
-import { closeUpgradesWithServer } from '../../infra/local/upgraded-sockets';
+import { closeUpgradesWithServer } from '../../infra/local/upgraded-sockets.ts';
 
 /**
  * A server whose upgrades are authorized slowly (as the local stack's ticket check and start:deployed's authorizer

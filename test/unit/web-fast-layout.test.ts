@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fastLayered, type LayoutNode } from '../../web/src/screens/topology/fast-layout';
+import { fastLayered, type LayoutNode } from '../../web/src/screens/topology/fast-layout.ts';
 
 /**
  * The dashboard's linear-time layered layout, the one the topology's worker uses for

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type TopologyData, TopologyModel } from '../../web/src/screens/topology/live-changes';
+import { type TopologyData, TopologyModel } from '../../web/src/screens/topology/live-changes.ts';
 
 /**
  * The topology screen's live changes: a change as the live stream carries it, applied to GET

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Config } from '#shared/config';
 import { URL_NOT_ALLOWED, useResolver } from '#domain/webhooks';
-import { checkTarget } from '../../shared/domain/webhooks/ssrf';
+import { checkTarget } from '../../shared/domain/webhooks/ssrf.ts';
 
 /** checkTarget reads only the allowlist of the configuration. */
 const config = (allowed = '') => ({ WEBHOOK_ALLOWED_ADDRESSES: allowed }) as Config;

@@ -35,9 +35,9 @@ vi.mock('#domain/webhooks', async (actual) => ({ ...(await actual<object>()), de
 vi.mock('#mail/mailer', async (actual) => ({ ...(await actual<object>()), mailer: () => ({ send: fakes.send }) }));
 vi.mock('#mail/delivery', () => ({ claimMail: fakes.claimMail, releaseMail: fakes.releaseMail }));
 
-const { handler: jobs } = await import('../../functions/workers/jobs/handler');
-const { handler: mail } = await import('../../functions/workers/mail/handler');
-const { handler: events } = await import('../../functions/workers/events/handler');
+const { handler: jobs } = await import('../../functions/workers/jobs/handler.ts');
+const { handler: mail } = await import('../../functions/workers/mail/handler.ts');
+const { handler: events } = await import('../../functions/workers/events/handler.ts');
 
 const record = (body: string, messageId = randomUUID()): SQSRecord => ({
   messageId,

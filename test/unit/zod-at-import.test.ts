@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { zodCallsAtImport, zodSchemasAtImport } from '../architecture/zod-at-import';
+import { zodCallsAtImport, zodSchemasAtImport } from '../architecture/zod-at-import.ts';
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 const lines = (...src: string[]) => src.join('\n');

@@ -1,7 +1,7 @@
 import { deliverEvent } from '#domain/webhooks';
 import { appContext } from '#shared/context';
 import { eventMessageSchema, settleEvent } from '#shared/events';
-import { sqsWorker } from '../batch';
+import { sqsWorker } from '../batch.ts';
 
 /**
  * Delivers domain events (from the outbox) to the webhooks that subscribe to them. Idempotent: a

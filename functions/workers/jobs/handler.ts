@@ -13,7 +13,7 @@ import { customFieldJobMessage, runCustomFieldJob } from '#domain/catalog';
 import { appContext } from '#shared/context';
 import { lazySchema } from '#shared/lazy-schema';
 import { MAX_RECEIVES } from '#shared/queue-settings';
-import { sqsWorker } from '../batch';
+import { sqsWorker } from '../batch.ts';
 
 /** Every job the queue carries, by `kind`; each kind's schema lives beside the code that queues it. */
 const jobMessage = lazySchema(() =>

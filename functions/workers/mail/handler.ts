@@ -1,7 +1,7 @@
 import { mailer } from '#mail/mailer';
 import { claimMail, releaseMail } from '#mail/delivery';
 import { queuedMailSchema, settleMail } from '#mail/send';
-import { sqsWorker } from '../batch';
+import { sqsWorker } from '../batch.ts';
 
 /**
  * Sends queued mail, each message once (see claimMail); failures are reported per message for SQS to

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import type { Json } from '../template';
+import type { Json } from '../template.ts';
 
 /** A request to one of the AWS stand-ins, with what SigV4 says of its sender. */
 export interface AwsRequest {

@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { ACCOUNT } from '../intrinsics';
-import type { Iam } from '../iam';
-import { xmlError, xmlEscape, type AwsRequest, type AwsResponse } from './aws-request';
+import { ACCOUNT } from '../intrinsics.ts';
+import type { Iam } from '../iam.ts';
+import { xmlError, xmlEscape, type AwsRequest, type AwsResponse } from './aws-request.ts';
 
 /** An instance of a customer's account, as discovery reads it (the fields DescribeInstances answers here). */
 export interface CustomerInstance {

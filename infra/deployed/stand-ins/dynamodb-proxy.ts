@@ -1,9 +1,9 @@
-import type { Iam } from '../iam';
-import { ACCOUNT, REGION } from '../intrinsics';
-import type { Json } from '../template';
-import { jsonError, jsonOperation, type AwsRequest, type AwsResponse } from './aws-request';
-import { forward } from './forward';
-import { localDynamoCredentials } from '../../local/dynamo';
+import type { Iam } from '../iam.ts';
+import { ACCOUNT, REGION } from '../intrinsics.ts';
+import type { Json } from '../template.ts';
+import { jsonError, jsonOperation, type AwsRequest, type AwsResponse } from './aws-request.ts';
+import { forward } from './forward.ts';
+import { localDynamoCredentials } from '../../local/dynamo.ts';
 
 const tableArn = (table: string, index?: string) =>
   `arn:aws:dynamodb:${REGION}:${ACCOUNT}:table/${table}${index ? `/index/${index}` : ''}`;

@@ -1,5 +1,5 @@
 import { request } from 'node:http';
-import type { AwsRequest, AwsResponse } from './aws-request';
+import type { AwsRequest, AwsResponse } from './aws-request.ts';
 
 /** Sends a request on to the emulator behind a proxy (DynamoDB Local, s3rver) and answers what it answered. */
 export function forward(

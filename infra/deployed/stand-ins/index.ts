@@ -1,17 +1,17 @@
 import { join } from 'node:path';
-import type { FaultInjector } from '../../../shared/faults';
-import type { ServiceHandler } from './aws-request';
-import { createIam } from '../iam';
-import type { Resolver } from '../intrinsics';
-import type { LambdaFunction } from '../lambda-functions';
-import { resourcesOf, type CloudAssembly } from '../template';
-import { createCustomerAws } from './customer-aws';
-import { createDynamoProxy } from './dynamodb-proxy';
-import { createKms } from './kms';
-import { createS3Proxy } from './s3-proxy';
-import { createSecretsManager, generatedSecret } from './secrets-manager';
-import { createSes } from './ses';
-import { createSqs } from './sqs';
+import type { FaultInjector } from '../../../shared/faults.ts';
+import type { ServiceHandler } from './aws-request.ts';
+import { createIam } from '../iam.ts';
+import type { Resolver } from '../intrinsics.ts';
+import type { LambdaFunction } from '../lambda-functions.ts';
+import { resourcesOf, type CloudAssembly } from '../template.ts';
+import { createCustomerAws } from './customer-aws.ts';
+import { createDynamoProxy } from './dynamodb-proxy.ts';
+import { createKms } from './kms.ts';
+import { createS3Proxy } from './s3-proxy.ts';
+import { createSecretsManager, generatedSecret } from './secrets-manager.ts';
+import { createSes } from './ses.ts';
+import { createSqs } from './sqs.ts';
 
 export interface StandInOptions {
   /** DynamoDB Local and s3rver, put behind IAM (left out when not given). */

@@ -1,7 +1,7 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import type { Iam } from '../iam';
-import { ACCOUNT, REGION } from '../intrinsics';
-import { json, jsonError, jsonOperation, type AwsRequest, type AwsResponse } from './aws-request';
+import type { Iam } from '../iam.ts';
+import { ACCOUNT, REGION } from '../intrinsics.ts';
+import { json, jsonError, jsonOperation, type AwsRequest, type AwsResponse } from './aws-request.ts';
 
 /**
  * KMS's Encrypt and Decrypt for the template's keys: AES-256-GCM under a key made at start, the

@@ -1,6 +1,6 @@
-import type { Iam } from '../iam';
-import { xmlError, type AwsRequest, type AwsResponse } from './aws-request';
-import { forward } from './forward';
+import type { Iam } from '../iam.ts';
+import { xmlError, type AwsRequest, type AwsResponse } from './aws-request.ts';
+import { forward } from './forward.ts';
 
 /** s3rver's own key id: the proxy, having authorized the caller, hands the request on under it (s3rver runs with mismatched signatures allowed). */
 const S3RVER_KEY = 'S3RVER';

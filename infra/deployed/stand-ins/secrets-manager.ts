@@ -1,6 +1,6 @@
 import { randomInt } from 'node:crypto';
-import type { Iam } from '../iam';
-import { json, jsonError, jsonOperation, type AwsRequest, type AwsResponse } from './aws-request';
+import type { Iam } from '../iam.ts';
+import { json, jsonError, jsonOperation, type AwsRequest, type AwsResponse } from './aws-request.ts';
 
 const LETTERS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 const PUNCTUATION = '!"#$%&\'()*+,-./:;<=>?@[\\]^_`{|}~';

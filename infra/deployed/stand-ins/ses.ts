@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Iam } from '../iam';
-import { ACCOUNT, REGION } from '../intrinsics';
-import { xmlError, type AwsRequest, type AwsResponse } from './aws-request';
+import type { Iam } from '../iam.ts';
+import { ACCOUNT, REGION } from '../intrinsics.ts';
+import { xmlError, type AwsRequest, type AwsResponse } from './aws-request.ts';
 
 let sequence = 0;
 

@@ -1,8 +1,8 @@
 import { createHash, randomUUID } from 'node:crypto';
-import type { FaultInjector } from '../../../shared/faults';
-import type { Iam } from '../iam';
-import type { Json } from '../template';
-import { json, jsonError, jsonOperation, type AwsRequest, type AwsResponse } from './aws-request';
+import type { FaultInjector } from '../../../shared/faults.ts';
+import type { Iam } from '../iam.ts';
+import type { Json } from '../template.ts';
+import { json, jsonError, jsonOperation, type AwsRequest, type AwsResponse } from './aws-request.ts';
 
 /** A queue of the template: its visibility timeout and redrive policy. */
 export interface QueueSpec {

@@ -1,6 +1,6 @@
-import type { Json } from '../template';
-import { now, stripeError, token, type Answer } from './stripe-http';
-import type { CheckoutGiven } from './stripe-pages';
+import type { Json } from '../template.ts';
+import { now, stripeError, token, type Answer } from './stripe-http.ts';
+import type { CheckoutGiven } from './stripe-pages.ts';
 
 type Obj = Json;
 

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Json } from '../template';
+import type { Json } from '../template.ts';
 
 /** What the Stripe stand-in answers an API request with. */
 export type Answer = { status: number; body: unknown };

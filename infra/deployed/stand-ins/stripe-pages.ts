@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Json } from '../template';
-import { esc, html, now, readBody, redirect, token } from './stripe-http';
+import type { Json } from '../template.ts';
+import { esc, html, now, readBody, redirect, token } from './stripe-http.ts';
 
 /** The path under which the site serves the hosted pages (start:deployed's `pages`). */
 export const STRIPE_PAGES = '/_stripe';

@@ -1,12 +1,12 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Json } from '../template';
-import { stripeApi } from './stripe-api';
-import { answer, decodeForm, header, now, readBody, stripeError, token, type Answer } from './stripe-http';
-import { type CheckoutGiven, hostedPages } from './stripe-pages';
-import { outlastClientIdle } from '../../local/keep-alive';
+import type { Json } from '../template.ts';
+import { stripeApi } from './stripe-api.ts';
+import { answer, decodeForm, header, now, readBody, stripeError, token, type Answer } from './stripe-http.ts';
+import { type CheckoutGiven, hostedPages } from './stripe-pages.ts';
+import { outlastClientIdle } from '../../local/keep-alive.ts';
 
-export { STRIPE_PAGES } from './stripe-pages';
+export { STRIPE_PAGES } from './stripe-pages.ts';
 
 /**
  * Stripe's HTTP API as start:deployed serves it (and as the Stripe adapter's tests use it), on

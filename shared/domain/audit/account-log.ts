@@ -3,7 +3,7 @@ import { lazySchema } from '#shared/lazy-schema';
 import { keys } from '#db/keys';
 import { actorAccount, type AppContext } from '#shared/context';
 import type { AuditItem } from '#shared/audit';
-import { auditEntryOut, auditPage, type AuditQuery } from './log';
+import { auditEntryOut, auditPage, type AuditQuery } from './log.ts';
 
 /**
  * GET /me/audit-log: the caller's own account-level entries (API keys created, revoked,

@@ -9,13 +9,13 @@ import { newSecret, sha256 } from '#auth/tokens';
 import { notFound, unprocessable } from '#shared/errors';
 import { isoTimestamp, name as nameSchema, uuid } from '#shared/schemas';
 import { actorAccount, type AppContext } from '#shared/context';
-import { activePlan } from './subscriptions';
-import { API_KEYS_QUOTA, takeQuotaStep } from './limits';
-import { requireFeatures, type PlanSwitch } from './features';
-import { apiKeyEntity, type ApiKey, type ApiKeySet } from './api-key-entity';
+import { activePlan } from './subscriptions.ts';
+import { API_KEYS_QUOTA, takeQuotaStep } from './limits.ts';
+import { requireFeatures, type PlanSwitch } from './features.ts';
+import { apiKeyEntity, type ApiKey, type ApiKeySet } from './api-key-entity.ts';
 
-export * from './api-key-entity';
-export * from './features';
+export * from './api-key-entity.ts';
+export * from './features.ts';
 
 /**
  * API keys (SPEC "API key"): named, scoped, expiring keys of the signed-in account, in two sets

@@ -11,10 +11,16 @@ import { conflict, forbidden, invalid, notFound } from '#shared/errors';
 import { enqueue } from '#shared/queue';
 import { getAccount, type Account } from '#domain/identity';
 import { errorFields, log } from '#shared/log';
-import { getPlan, type Plan } from './plans';
-import { listSubscriptions, newSubscription, putSubscriptionStep, currentOf, type Subscription } from './subscriptions';
-import { billingCustomerItem, isFreePlan, switchTo } from './plan-changes';
-import { paymentProvider, type PaymentProvider } from './payments';
+import { getPlan, type Plan } from './plans.ts';
+import {
+  listSubscriptions,
+  newSubscription,
+  putSubscriptionStep,
+  currentOf,
+  type Subscription,
+} from './subscriptions.ts';
+import { billingCustomerItem, isFreePlan, switchTo } from './plan-changes.ts';
+import { paymentProvider, type PaymentProvider } from './payments/index.ts';
 
 /** The jobs-queue message of a checkout: queued by the checkout above, run by `runCheckoutJob` (the jobs worker parses it once). */
 export const checkoutJobMessage = lazySchema(() =>

@@ -1,5 +1,5 @@
 import { forbidden, type DomainError } from '#shared/errors';
-import type { Plan, PlanFeatures } from './plans';
+import type { Plan, PlanFeatures } from './plans.ts';
 
 /** The on/off features of a plan (SPEC "Plan": the boolean ones). */
 export type PlanSwitch = { [K in keyof PlanFeatures]: PlanFeatures[K] extends boolean ? K : never }[keyof PlanFeatures];

@@ -1,8 +1,8 @@
 /** The billing context's public face: other contexts, routes and workers import only this. */
-export { FREE_PLAN_ID, listPublicPlans, getPlan, resetPlanCache, type Plan } from './plans';
-export { planEntity } from './plan-entity';
-export { PLAN_CATALOGUE, seedPlans } from './plan-catalogue';
-export { PROVIDERS } from './providers';
+export { FREE_PLAN_ID, listPublicPlans, getPlan, resetPlanCache, type Plan } from './plans.ts';
+export { planEntity } from './plan-entity.ts';
+export { PLAN_CATALOGUE, seedPlans } from './plan-catalogue.ts';
+export { PROVIDERS } from './providers.ts';
 export {
   listSubscriptions,
   activePlan,
@@ -12,7 +12,7 @@ export {
   toSubscriptionOut,
   activeFeatures,
   startingSubscription,
-} from './subscriptions';
+} from './subscriptions.ts';
 export {
   PROJECTS_QUOTA,
   ENVIRONMENTS_QUOTA,
@@ -25,11 +25,11 @@ export {
   quotaLimit,
   requireRoom,
   takeQuotaStep,
-} from './limits';
-export { RATE_CARD, SERVER_SPEC_MAX, serverUsage, sumUsage, type ServerSpec } from './cost';
-export { requestEnterprise } from './enterprise';
-export { listInvoices, getInvoice, invoicePage } from './invoices';
-export { invoiceView, invoiceDetailView } from './invoice-entity';
+} from './limits.ts';
+export { RATE_CARD, SERVER_SPEC_MAX, serverUsage, sumUsage, type ServerSpec } from './cost.ts';
+export { requestEnterprise } from './enterprise.ts';
+export { listInvoices, getInvoice, invoicePage } from './invoices.ts';
+export { invoiceView, invoiceDetailView } from './invoice-entity.ts';
 export {
   checkoutJobMessage,
   changeProviderPlanJobMessage,
@@ -44,8 +44,8 @@ export {
   checkoutStatus,
   billingPortal,
   type ChangeProviderPlanJobMessage,
-} from './checkout';
-export { receivePaymentWebhook } from './payment-webhook';
+} from './checkout.ts';
+export { receivePaymentWebhook } from './payment-webhook.ts';
 export {
   cancelProviderSubscriptionJobMessage,
   isDowngrade,
@@ -54,7 +54,7 @@ export {
   retryWhileChanging,
   planChangeSteps,
   switchTo,
-} from './plan-changes';
+} from './plan-changes.ts';
 export {
   LOCAL_PAGES,
   openToken,
@@ -63,7 +63,7 @@ export {
   type PaymentEvent,
   type LocalCheckout,
   type LocalPortal,
-} from './payments';
+} from './payments/index.ts';
 export {
   API_KEY_SETS,
   apiKeyEntity,
@@ -81,5 +81,5 @@ export {
   revokeApiKey,
   type ApiKeySet,
   type ApiKeyOut,
-} from './api-keys';
-export { exchangeApiKeyBody, keyTokenOut, exchangeApiKey } from './api-key-exchange';
+} from './api-keys.ts';
+export { exchangeApiKeyBody, keyTokenOut, exchangeApiKey } from './api-key-exchange.ts';

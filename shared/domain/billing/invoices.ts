@@ -8,8 +8,8 @@ import { transact, type TransactStep } from '#db/transact';
 import { escapeHtml } from '#mail/html';
 import { actorAccount, type AppContext } from '#shared/context';
 import { conflict, notFound } from '#shared/errors';
-import { invoiceDetailView, invoiceEntity, invoiceView, type Invoice } from './invoice-entity';
-import type { Plan } from './plans';
+import { invoiceDetailView, invoiceEntity, invoiceView, type Invoice } from './invoice-entity.ts';
+import type { Plan } from './plans.ts';
 
 export const INVOICE_NOT_FOUND = 'Invoice not found';
 

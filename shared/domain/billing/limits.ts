@@ -2,7 +2,7 @@ import type { TransactStep } from '#db/transact';
 import type { CounterLimit } from '#db/counter-moves';
 import { counterStep, passesMax } from '#db/steps';
 import { forbidden, type DomainError } from '#shared/errors';
-import type { Plan } from './plans';
+import type { Plan } from './plans.ts';
 
 /**
  * Plan limits, in one place: what each quota is under a plan, and the one refusal format

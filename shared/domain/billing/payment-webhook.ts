@@ -6,11 +6,11 @@ import { epochSeconds, type AppContext } from '#shared/context';
 import { invalid, notFound } from '#shared/errors';
 import { perAddressPerMinute } from '#domain/identity';
 import { log } from '#shared/log';
-import { getPlan } from './plans';
-import { listSubscriptions } from './subscriptions';
-import { billingCustomerStep, endSubscription, switchTo } from './plan-changes';
-import { transactWithInvoice } from './invoices';
-import { paymentProvider, WebhookRejected, type PaymentEvent, type PaymentProvider } from './payments';
+import { getPlan } from './plans.ts';
+import { listSubscriptions } from './subscriptions.ts';
+import { billingCustomerStep, endSubscription, switchTo } from './plan-changes.ts';
+import { transactWithInvoice } from './invoices.ts';
+import { paymentProvider, WebhookRejected, type PaymentEvent, type PaymentProvider } from './payments/index.ts';
 
 export const PROVIDER_NOT_FOUND = 'Payment provider not found';
 export const INVALID_WEBHOOK = 'Invalid webhook signature';

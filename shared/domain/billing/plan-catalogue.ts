@@ -1,9 +1,9 @@
 import { keys } from '#db/keys';
 import { putItem } from '#db/items';
 import type { AppContext } from '#shared/context';
-import { type Plan, type PlanFeatures, planEntity, type SupportLevel } from './plan-entity';
-import { FREE_PLAN_ID } from './plans';
-import { CLOUD_PROVIDERS, PROVIDERS } from './providers';
+import { type Plan, type PlanFeatures, planEntity, type SupportLevel } from './plan-entity.ts';
+import { FREE_PLAN_ID } from './plans.ts';
+import { CLOUD_PROVIDERS, PROVIDERS } from './providers.ts';
 
 /**
  * The plan catalogue as seeded (SPEC "Plan limits"): seed data, in its own module so that request

@@ -9,7 +9,7 @@ import { accountEventStep } from '#shared/events';
 import { log } from '#shared/log';
 import { enqueue } from '#shared/queue';
 import type { AppContext } from '#shared/context';
-import { FREE_PLAN_ID, getPlan, type Plan } from './plans';
+import { FREE_PLAN_ID, getPlan, type Plan } from './plans.ts';
 import {
   listSubscriptions,
   newSubscription,
@@ -18,8 +18,8 @@ import {
   activeOf,
   type Subscription,
   type SubscriptionStatus,
-} from './subscriptions';
-import { transactWithInvoice, type InvoiceDraft } from './invoices';
+} from './subscriptions.ts';
+import { transactWithInvoice, type InvoiceDraft } from './invoices.ts';
 
 /** The jobs-queue message of a cancellation at the provider: queued after a plan change (below), run by `cancelAtProvider`. */
 export const cancelProviderSubscriptionJobMessage = lazySchema(() =>
@@ -41,7 +41,7 @@ export type CancelProviderSubscriptionJobMessage = z.infer<ReturnType<typeof can
 
 /** SPEC: a free plan is one with price 0 or no interval; Enterprise+ (custom, price agreed with sales) is not free. */
 /** Rules on plan data the dashboard must apply before calling too: one place (plan-rules.ts, copied into the client package). */
-export { isDowngrade, isFreePlan } from './plan-rules';
+export { isDowngrade, isFreePlan } from './plan-rules.ts';
 
 /** Thrown by a step whose subscription changed since it was read: the whole transition is re-read and re-run. */
 export const SUBSCRIPTION_CHANGED = concurrentChange();

@@ -1,9 +1,9 @@
 import { keys } from '#db/keys';
 import { queryPartition } from '#db/query';
 import type { AppContext } from '#shared/context';
-import { type Plan, type PlanFeatures, planEntity, type StoredPlanFeatures } from './plan-entity';
+import { type Plan, type PlanFeatures, planEntity, type StoredPlanFeatures } from './plan-entity.ts';
 
-export type { Plan, PlanFeatures } from './plan-entity';
+export type { Plan, PlanFeatures } from './plan-entity.ts';
 
 /** The Free plan: a customer's plan when nothing else applies (fixed, like every catalogue id). */
 export const FREE_PLAN_ID = '00000000-0000-4000-8000-000000000001';

@@ -3,7 +3,7 @@ import type { TransactStep } from '#db/transact';
 import { putNewStep } from '#db/steps';
 import { notFound } from '#shared/errors';
 import { actorAccount, type AppContext } from '#shared/context';
-import { FREE_PLAN_ID, getPlan, type Plan } from './plans';
+import { FREE_PLAN_ID, getPlan, type Plan } from './plans.ts';
 import type { Account } from '#domain/identity';
 import { queryPartition } from '#db/query';
 

@@ -1,7 +1,7 @@
 import { notFound } from '#shared/errors';
 import { accessToItem, type ItemRequest } from '#domain/tenancy';
-import { floorEntity } from './floor-entity';
-import { FLOOR_NOT_FOUND, FORBIDDEN_MANAGE } from './floor-refusals';
+import { floorEntity } from './floor-entity.ts';
+import { FLOOR_NOT_FOUND, FORBIDDEN_MANAGE } from './floor-refusals.ts';
 
 /** Access to one floor by id, for its reads, changes and delete. */
 

@@ -3,20 +3,20 @@ import { retryWhenStale, transactWithCascade, CASCADE_STALE } from '#db/transact
 import { notFound } from '#shared/errors';
 import { actorAccount, type AppContext } from '#shared/context';
 import { projectEventStep } from '#shared/events';
-import { edgeRemovalSteps } from './items';
-import type { Service } from './service-entity';
-import { serviceEventData } from './services';
+import { edgeRemovalSteps } from './items.ts';
+import type { Service } from './service-entity.ts';
+import { serviceEventData } from './services/index.ts';
 import { queryPrefix } from '#db/query';
 import { retentionOfProject } from '#domain/tenancy';
 import { changeAudit } from '#shared/audit';
 import { allOf, NOT_DELETED } from '#db/live';
-import { serviceRefListing, floorListing } from './listings';
-import { serviceEntity } from './service-entity';
+import { serviceRefListing, floorListing } from './listings.ts';
+import { serviceEntity } from './service-entity.ts';
 import { batchGet } from '#db/batch-get';
 import { setWhenStep } from '#db/steps';
-import { FLOOR_NOT_FOUND } from './floor-refusals';
-import { accessToFloor, MANAGE } from './floor-access';
-import { auditedFloor } from './floors';
+import { FLOOR_NOT_FOUND } from './floor-refusals.ts';
+import { accessToFloor, MANAGE } from './floor-access.ts';
+import { auditedFloor } from './floors.ts';
 
 /** Deleting a floor: its services detached, its connections and network attachments removed, in one operation. */
 

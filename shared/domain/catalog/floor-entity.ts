@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { lazySchema } from '#shared/lazy-schema';
 import { defineEntity, defineView } from '#db/entity';
-import { customValues } from './custom-values';
+import { customValues } from './custom-values.ts';
 
 /** The service floor entity (see entity.ts for the pattern): what a floor item stores, and what a client sees of it. */
 

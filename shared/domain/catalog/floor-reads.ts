@@ -1,15 +1,15 @@
 import { keys } from '#db/keys';
 import { actorAccount, type AppContext } from '#shared/context';
-import { atLocation, containsCi, equalsCi, hasAnyTag } from './items';
-import { floorEntity, floorView, type Floor, type FloorOut, type FloorType } from './floor-entity';
+import { atLocation, containsCi, equalsCi, hasAnyTag } from './items.ts';
+import { floorEntity, floorView, type Floor, type FloorOut, type FloorType } from './floor-entity.ts';
 import { queryPrefix } from '#db/query';
 import { accessInEnvironment } from '#domain/tenancy';
 import { byText } from '#shared/text';
 import { visible, visibleFilter } from '#db/live';
-import { floorListing, type FloorListing } from './listings';
-import { FORBIDDEN_VIEW } from './floor-refusals';
-import { accessToFloor } from './floor-access';
-import { matchesCustomFilters } from './custom-fields/values';
+import { floorListing, type FloorListing } from './listings.ts';
+import { FORBIDDEN_VIEW } from './floor-refusals.ts';
+import { accessToFloor } from './floor-access.ts';
+import { matchesCustomFilters } from './custom-fields/values.ts';
 
 /** Reading floors: an environment's list (filtered, in hostname order, a page at a time) and one floor. */
 

@@ -4,20 +4,20 @@ import { transact, retryWhenStale, type TransactStep } from '#db/transact';
 import { notFound } from '#shared/errors';
 import { actorAccount, type AppContext } from '#shared/context';
 import { projectEventStep } from '#shared/events';
-import { catalogLookupStep } from './items';
-import { ipAddress, optionalText, provider, tags } from './fields';
+import { catalogLookupStep } from './items.ts';
+import { ipAddress, optionalText, provider, tags } from './fields.ts';
 import { SERVER_SPEC_MAX } from '#domain/billing';
-import { floorEntity, floorType, floorView, type Floor, type FloorOut } from './floor-entity';
+import { floorEntity, floorType, floorView, type Floor, type FloorOut } from './floor-entity.ts';
 import { accessInEnvironment, envLiveCheck, retentionOfProject } from '#domain/tenancy';
 import { changeAudit, creationAudit } from '#shared/audit';
-import { floorListing } from './listings';
+import { floorListing } from './listings.ts';
 import { putNewStep } from '#db/steps';
 import { lazySchema, lazyShape } from '#shared/lazy-schema';
-import { FLOOR_NOT_FOUND, FORBIDDEN_CREATE } from './floor-refusals';
-import { accessToFloor, MANAGE } from './floor-access';
-import { customFieldsInput } from './custom-fields/input';
-import { withValues } from './services/audit-and-events';
-import { catalogueUnchangedStep, readCatalogue, valuesForWrite } from './custom-fields/catalogue';
+import { FLOOR_NOT_FOUND, FORBIDDEN_CREATE } from './floor-refusals.ts';
+import { accessToFloor, MANAGE } from './floor-access.ts';
+import { customFieldsInput } from './custom-fields/input.ts';
+import { withValues } from './services/audit-and-events.ts';
+import { catalogueUnchangedStep, readCatalogue, valuesForWrite } from './custom-fields/catalogue.ts';
 
 /**
  * Service floors: the servers (VMs, containers, bare metal) services run on (the entity: floor-entity.ts),

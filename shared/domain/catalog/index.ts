@@ -1,8 +1,8 @@
 /** The catalog context's public face: other contexts, routes and workers import only this. */
-export { MAX_ATTACHED_NETWORKS, attachedNetworks, replaceAttachedNetworks } from './attachments';
-export { ipv4Address, ipv4Cidr, ipv4Range, repeatable } from './fields';
-export { floorType, floorEntity, floorView, type Floor, type FloorOut } from './floor-entity';
-export { FLOOR_NOT_FOUND } from './floor-refusals';
+export { MAX_ATTACHED_NETWORKS, attachedNetworks, replaceAttachedNetworks } from './attachments.ts';
+export { ipv4Address, ipv4Cidr, ipv4Range, repeatable } from './fields.ts';
+export { floorType, floorEntity, floorView, type Floor, type FloorOut } from './floor-entity.ts';
+export { FLOOR_NOT_FOUND } from './floor-refusals.ts';
 export {
   floorFields,
   createFloorBody,
@@ -14,10 +14,10 @@ export {
   auditedFloor,
   createFloor,
   updateFloor,
-} from './floors';
-export { storedFloorsOf, matchesFloorFilters, listFloors, getFloor } from './floor-reads';
-export { deleteFloor } from './floor-delete';
-export { networkEntity, networkView, networkOut, type Network } from './network-entity';
+} from './floors.ts';
+export { storedFloorsOf, matchesFloorFilters, listFloors, getFloor } from './floor-reads.ts';
+export { deleteFloor } from './floor-delete.ts';
+export { networkEntity, networkView, networkOut, type Network } from './network-entity.ts';
 export {
   createNetworkBody,
   updateNetworkBody,
@@ -29,9 +29,9 @@ export {
   getNetwork,
   updateNetwork,
   deleteNetwork,
-} from './networks';
-export { storedRepositoryDep, serviceEntity, serviceView, type Service, type ServiceOut } from './service-entity';
-export { SERVICE_NOT_FOUND, FORBIDDEN_VIEW as SERVICES_FORBIDDEN_VIEW } from './service-refusals';
+} from './networks.ts';
+export { storedRepositoryDep, serviceEntity, serviceView, type Service, type ServiceOut } from './service-entity.ts';
+export { SERVICE_NOT_FOUND, FORBIDDEN_VIEW as SERVICES_FORBIDDEN_VIEW } from './service-refusals.ts';
 export {
   serviceFields,
   createServiceBody,
@@ -46,8 +46,8 @@ export {
   listServices,
   updateService,
   deleteService,
-} from './services';
-export type { Listable, Listing } from './listing';
+} from './services/index.ts';
+export type { Listable, Listing } from './listing.ts';
 export {
   serviceListing,
   floorListing,
@@ -56,11 +56,11 @@ export {
   type ServiceListing,
   type FloorListing,
   type NetworkListing,
-} from './listings';
-export { chainPlace, connectionListing, linkListing } from './topology/listings';
-export { backfillListings, rebuildProjectListings, reindexSearch } from './listing-backfill';
-export { search, lookupsFor } from './search/search';
-export { SEARCH_KINDS, searchEntries } from './search/entries';
+} from './listings.ts';
+export { chainPlace, connectionListing, linkListing } from './topology/listings.ts';
+export { backfillListings, rebuildProjectListings, reindexSearch } from './listing-backfill.ts';
+export { search, lookupsFor } from './search/search.ts';
+export { SEARCH_KINDS, searchEntries } from './search/entries.ts';
 export {
   DEFAULT_MAX_DEPTH,
   MAX_MAX_DEPTH,
@@ -68,7 +68,7 @@ export {
   computeBlastRadius,
   blastRadiusOf,
   type Topology,
-} from './topology/blast-radius';
+} from './topology/blast-radius.ts';
 export {
   DIRECTIONS,
   GROUP_KINDS,
@@ -80,7 +80,7 @@ export {
   type Direction,
   type Connection,
   type Chain,
-} from './topology/connection-entity';
+} from './topology/connection-entity.ts';
 export {
   MAX_BATCH_CONNECTIONS,
   MAX_CHAIN_CONNECTIONS,
@@ -103,24 +103,24 @@ export {
   deleteConnection,
   deleteChain,
   type ConnectionSpec,
-} from './topology/connections';
-export { ENTITY_TYPES, entityKey } from './topology/ends';
-export { linkEntity, linkView, linkOut, type Link } from './topology/link-entity';
-export { newLinkSteps, createLink, listLinks, deleteLink } from './topology/links';
-export { NODE_KINDS, EDGE_KINDS, environmentTopology } from './topology/environment-topology';
-export { applyTopologyChanges, topologyChangesOf } from './topology/snapshot/upkeep';
-export type { TopologyChange } from './topology/snapshot/rows';
-export { removeMemberAndReferences, deleteProjectUserAndReferences } from './people-references';
-export { customFieldView, CUSTOM_FIELD_KEY, type CustomFieldKind } from './custom-fields/definition-entity';
-export { createCustomFieldBody, updateCustomFieldBody } from './custom-fields/definition-rules';
-export { listCustomFields, createCustomField, updateCustomField } from './custom-fields/definitions';
+} from './topology/connections/index.ts';
+export { ENTITY_TYPES, entityKey } from './topology/ends.ts';
+export { linkEntity, linkView, linkOut, type Link } from './topology/link-entity.ts';
+export { newLinkSteps, createLink, listLinks, deleteLink } from './topology/links.ts';
+export { NODE_KINDS, EDGE_KINDS, environmentTopology } from './topology/environment-topology.ts';
+export { applyTopologyChanges, topologyChangesOf } from './topology/snapshot/upkeep.ts';
+export type { TopologyChange } from './topology/snapshot/rows.ts';
+export { removeMemberAndReferences, deleteProjectUserAndReferences } from './people-references.ts';
+export { customFieldView, CUSTOM_FIELD_KEY, type CustomFieldKind } from './custom-fields/definition-entity.ts';
+export { createCustomFieldBody, updateCustomFieldBody } from './custom-fields/definition-rules.ts';
+export { listCustomFields, createCustomField, updateCustomField } from './custom-fields/definitions.ts';
 export {
   deleteCustomField,
   getCustomFieldJob,
   runCustomFieldJob,
   customFieldJobMessage,
-} from './custom-fields/deletion';
-export { customFieldJobView } from './custom-fields/job-entity';
+} from './custom-fields/deletion.ts';
+export { customFieldJobView } from './custom-fields/job-entity.ts';
 export {
   readCatalogue,
   catalogueUnchangedStep,
@@ -129,7 +129,7 @@ export {
   documentValues,
   customFieldsInput,
   type ValueRules,
-} from './custom-fields/catalogue';
-export { withCustomFieldFilters, customFieldFilters } from './custom-fields/filters';
+} from './custom-fields/catalogue.ts';
+export { withCustomFieldFilters, customFieldFilters } from './custom-fields/filters.ts';
 /** For the search index: an item's text, select and multiselect values as `custom_fields.<key>` texts. */
-export { searchableCustomValues } from './search/custom-values';
+export { searchableCustomValues } from './search/custom-values.ts';

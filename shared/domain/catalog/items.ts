@@ -4,7 +4,7 @@ import type { LookupRefs } from '#domain/tenancy';
 import { lookupStep, type Key } from '#db/lookup';
 import { softDeleteStep, type Condition } from '#db/live';
 import { IF_EXISTS, setExpression } from '#db/steps';
-import { connectionListing, linkListing } from './topology/listings';
+import { connectionListing, linkListing } from './topology/listings.ts';
 import { refsAsRead } from '#db/refs';
 
 /**

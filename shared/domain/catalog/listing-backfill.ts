@@ -8,8 +8,8 @@ import { concurrentChange, transact, type TransactStep } from '#db/transact';
 import { forEachAtMost } from '#shared/concurrency';
 import { queryPrefix, scanSortKeyPrefixes } from '#db/query';
 import { nameOrderKey } from '#shared/name-order';
-import { LISTINGS } from './listings';
-import type { Listable, Listing } from './listing';
+import { LISTINGS } from './listings.ts';
+import type { Listable, Listing } from './listing.ts';
 
 type StoredItem = Record<string, unknown> & { SK: string; PK: string };
 type Repairs = { written: number; removed: number };

@@ -1,11 +1,11 @@
 import { keys } from '#db/keys';
-import { defineListing } from './listing';
+import { defineListing } from './listing.ts';
 import { isDeleted } from '#db/live';
-import { serviceEntity, type Service } from './service-entity';
-import { floorEntity, type Floor } from './floor-entity';
-import { networkEntity, type Network } from './network-entity';
-import { connectionListing, linkListing } from './topology/listings';
-import { floorSearchListing, networkSearchListing, serviceSearchListing } from './search/search-listings';
+import { serviceEntity, type Service } from './service-entity.ts';
+import { floorEntity, type Floor } from './floor-entity.ts';
+import { networkEntity, type Network } from './network-entity.ts';
+import { connectionListing, linkListing } from './topology/listings.ts';
+import { floorSearchListing, networkSearchListing, serviceSearchListing } from './search/search-listings.ts';
 
 /** The lists read from listing items (listing.ts), each with what its list filters on. */
 

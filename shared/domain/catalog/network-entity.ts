@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { defineEntity, defineView } from '#db/entity';
-import { customValues } from './custom-values';
+import { customValues } from './custom-values.ts';
 
 /** The network entity (shared/db/entity.ts has the pattern): what a network item stores, and what a client sees of it (no `created_at`). */
 export const networkEntity = defineEntity('network', () =>

@@ -5,9 +5,9 @@ import { transact, retryWhenStale, type TransactStep } from '#db/transact';
 import { invalid, notFound } from '#shared/errors';
 import { name as nameSchema } from '#shared/schemas';
 import { actorAccount, type AppContext } from '#shared/context';
-import { catalogLookupStep, containsCi } from './items';
-import { ipv4Address, ipv4Cidr, optionalText } from './fields';
-import { networkEntity, type Network } from './network-entity';
+import { catalogLookupStep, containsCi } from './items.ts';
+import { ipv4Address, ipv4Cidr, optionalText } from './fields.ts';
+import { networkEntity, type Network } from './network-entity.ts';
 import { claimNameStep, releaseNameStep, renameSteps, type NameScope } from '#db/unique-names';
 import { queryPrefix } from '#db/query';
 import { accessInEnvironment, accessToItem, envLiveCheck, retentionOfProject, type ItemRequest } from '#domain/tenancy';
@@ -15,11 +15,11 @@ import { changeAudit, creationAudit } from '#shared/audit';
 import { byText } from '#shared/text';
 import { batchGet } from '#db/batch-get';
 import { visible, liveItem, visibleFilter } from '#db/live';
-import { networkListing, type NetworkListing } from './listings';
+import { networkListing, type NetworkListing } from './listings.ts';
 import { putNewStep } from '#db/steps';
 import { lazySchema } from '#shared/lazy-schema';
-import { matchesCustomFilters } from './custom-fields/values';
-import { catalogueUnchangedStep, customFieldsInput, readCatalogue, valuesForWrite } from './custom-fields/catalogue';
+import { matchesCustomFilters } from './custom-fields/values.ts';
+import { catalogueUnchangedStep, customFieldsInput, readCatalogue, valuesForWrite } from './custom-fields/catalogue.ts';
 
 /** Networks: IPv4 networks of an environment, which services and floors attach to (attachments.ts). */
 

@@ -7,9 +7,9 @@ import { CASCADE_STALE, type TransactStep } from '#db/transact';
 import type { AppContext } from '#shared/context';
 import { projectEventStep } from '#shared/events';
 import { deleteProjectUser, removeMember, type PeopleReferences } from '#domain/tenancy';
-import { serviceRefListing } from './listings';
-import { serviceEntity, type Service } from './service-entity';
-import { serviceEventData } from './services';
+import { serviceRefListing } from './listings.ts';
+import { serviceEntity, type Service } from './service-entity.ts';
+import { serviceEventData } from './services/index.ts';
 
 /**
  * A person leaves the project's people: a member removed (or leaving), a project user

@@ -19,9 +19,9 @@ import {
   type ProjectAccess,
 } from '#domain/tenancy';
 import { MISSING_MANAGE, MISSING_VIEW } from '#domain/catalog';
-import { cloudAccountEntity, cloudAccountView, type CloudAccount, type DiscoveryProvider } from './entities';
-import { adapterFor } from './providers';
-import { ProviderRefusal, type ProviderAccount } from './providers/types';
+import { cloudAccountEntity, cloudAccountView, type CloudAccount, type DiscoveryProvider } from './entities.ts';
+import { adapterFor } from './providers/index.ts';
+import { ProviderRefusal, type ProviderAccount } from './providers/types.ts';
 
 /** Cloud accounts: connect (AWS role with a generated external id, or a sealed API token), verify, status, list, remove. */
 

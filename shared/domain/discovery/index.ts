@@ -1,5 +1,5 @@
 /** The discovery context's public face: cloud accounts, discovery runs and the jobs worker's discovery. */
-export { discoveryProvider, cloudAccountView, discoveryRunView } from './entities';
+export { discoveryProvider, cloudAccountView, discoveryRunView } from './entities.ts';
 export {
   createCloudAccount,
   connectCloudAccount,
@@ -7,7 +7,7 @@ export {
   cloudStatus,
   getCloudAccount,
   deleteCloudAccount,
-} from './accounts';
-export { discoverJobMessage, startDiscovery } from './runs';
-export { getDiscoveryRun, discoveryProgressOf, discoveryProgressTicket } from './run-reads';
-export { runDiscoveryJob } from './run-job';
+} from './accounts.ts';
+export { discoverJobMessage, startDiscovery } from './runs.ts';
+export { getDiscoveryRun, discoveryProgressOf, discoveryProgressTicket } from './run-reads.ts';
+export { runDiscoveryJob } from './run-job.ts';

@@ -8,12 +8,12 @@ import { isRefusal, notFound } from '#shared/errors';
 import { errorFields, log } from '#shared/log';
 import type { AppContext } from '#shared/context';
 import { projectEntity, retentionOfProject } from '#domain/tenancy';
-import { providerAccount } from './accounts';
-import { cloudAccountEntity, discoveryRunEntity } from './entities';
-import { adapterFor } from './providers';
-import { ProviderRefusal } from './providers/types';
-import { applyScan, type DiscoveryAudit } from './sync';
-import { finish, RUN_KIND, RUN_NOT_FOUND, updateRun } from './run-updates';
+import { providerAccount } from './accounts.ts';
+import { cloudAccountEntity, discoveryRunEntity } from './entities.ts';
+import { adapterFor } from './providers/index.ts';
+import { ProviderRefusal } from './providers/types.ts';
+import { applyScan, type DiscoveryAudit } from './sync.ts';
+import { finish, RUN_KIND, RUN_NOT_FOUND, updateRun } from './run-updates.ts';
 
 /**
  * The jobs worker's discovery (idempotent: a finished run is left alone; an interrupted one scans

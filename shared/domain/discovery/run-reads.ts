@@ -5,8 +5,8 @@ import { issueTicket } from '#shared/progress';
 import { actorAccount, type AppContext } from '#shared/context';
 import { accessToItem, type Located } from '#domain/tenancy';
 import { MISSING_VIEW } from '#domain/catalog';
-import { discoveryRunEntity, discoveryRunView, type DiscoveryRun } from './entities';
-import { discoveryProgressMessage, RUN_KIND, RUN_NOT_FOUND } from './run-updates';
+import { discoveryRunEntity, discoveryRunView, type DiscoveryRun } from './entities.ts';
+import { discoveryProgressMessage, RUN_KIND, RUN_NOT_FOUND } from './run-updates.ts';
 
 /** A discovery run as its readers see it: its status and counts, its progress and the ticket to follow it. */
 

@@ -7,9 +7,9 @@ import { auditStep } from '#shared/audit';
 import { log } from '#shared/log';
 import { pushToJob } from '#shared/progress';
 import type { AppContext } from '#shared/context';
-import { accountKey } from './accounts';
-import { discoveryRunEntity, type CloudAccount, type DiscoveryRun } from './entities';
-import type { DiscoveryAudit } from './sync';
+import { accountKey } from './accounts.ts';
+import { discoveryRunEntity, type CloudAccount, type DiscoveryRun } from './entities.ts';
+import type { DiscoveryAudit } from './sync.ts';
 
 /** A discovery run moved on (each change pushed to its followers) and finished, its account freed. */
 

@@ -12,9 +12,9 @@ import { actorAccount, type AppContext } from '#shared/context';
 import { featureMissing } from '#domain/billing';
 import { planOfProject } from '#domain/tenancy';
 import { MISSING_MANAGE } from '#domain/catalog';
-import { accessToCloudAccount, accountKey, CLOUD_ACCOUNT_NOT_FOUND } from './accounts';
-import { cloudAccountEntity, discoveryRunEntity, type CloudAccount, type DiscoveryProvider } from './entities';
-import { finish, RUN_KIND, RUN_NOT_FOUND, runKey, updateRun } from './run-updates';
+import { accessToCloudAccount, accountKey, CLOUD_ACCOUNT_NOT_FOUND } from './accounts.ts';
+import { cloudAccountEntity, discoveryRunEntity, type CloudAccount, type DiscoveryProvider } from './entities.ts';
+import { finish, RUN_KIND, RUN_NOT_FOUND, runKey, updateRun } from './run-updates.ts';
 
 /** Starting a discovery run: who may, the plan's providers, one run an account at a time (a stale one replaced). */
 

@@ -18,8 +18,8 @@ import {
 } from '#domain/catalog';
 import { changeAudit, creationAudit, type AuditActor } from '#shared/audit';
 import { envLiveCheck } from '#domain/tenancy';
-import { ALL_REGIONS, type DiscoveredInstance, type Listing } from './providers/types';
-import type { CloudAccount, RunCounts } from './entities';
+import { ALL_REGIONS, type DiscoveredInstance, type Listing } from './providers/types.ts';
+import type { CloudAccount, RunCounts } from './entities.ts';
 
 /**
  * Writes a scan onto the account's floors. A floor is the account's when its `cloud_account_id` is

@@ -1,8 +1,8 @@
 import { actorAccount, type AppContext } from '#shared/context';
-import { checkPassword, requireRecentProof, type IdentityProof } from './reauth';
-import { deleteAuthenticator } from './totp-devices';
-import { replaceRecoveryCodes } from './recovery-codes';
-import type { ClientMeta } from './sessions';
+import { checkPassword, requireRecentProof, type IdentityProof } from './reauth.ts';
+import { deleteAuthenticator } from './totp-devices.ts';
+import { replaceRecoveryCodes } from './recovery-codes.ts';
+import type { ClientMeta } from './sessions.ts';
 
 /**
  * The second-factor changes a stolen access token must not be enough for: each asks for recent proof

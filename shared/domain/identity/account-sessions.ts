@@ -7,8 +7,8 @@ import type { AppContext } from '#shared/context';
 import { sessionExpired } from '#auth/caller';
 import type { Session } from '#shared/actor';
 import { sessionEntity } from '#shared/account-entity';
-import { securityLogStep, type SecurityEventInput } from './security-log';
-import { actorSession } from './sessions';
+import { securityLogStep, type SecurityEventInput } from './security-log.ts';
+import { actorSession } from './sessions.ts';
 
 /** What the sessions list shows of a session; `current` marks the caller's own. */
 export const toSessionOut = (s: Session, currentId: string) => ({

@@ -3,13 +3,13 @@ import { transact } from '#db/transact';
 import { IF_EXISTS, setExpression } from '#db/steps';
 import { forbidden, invalid, notFound } from '#shared/errors';
 import { actorAccount, type AppContext } from '#shared/context';
-import { canCreateProjects, getAccount, toAccountOut, type Account, type AccountType } from './accounts';
-import { createAccount, withCreationLogged, type AlongsideAccount } from './registration';
-import { hasSecondFactor } from './second-factor';
-import { revokeAccountSessions } from './account-sessions';
+import { canCreateProjects, getAccount, toAccountOut, type Account, type AccountType } from './accounts.ts';
+import { createAccount, withCreationLogged, type AlongsideAccount } from './registration.ts';
+import { hasSecondFactor } from './second-factor.ts';
+import { revokeAccountSessions } from './account-sessions.ts';
 import { queryAll } from '#db/query';
 import { accountEntity } from '#shared/account-entity';
-import { securityLogPage, securityLogStep, type SecurityLogPage } from './security-log';
+import { securityLogPage, securityLogStep, type SecurityLogPage } from './security-log.ts';
 
 export const USER_NOT_FOUND = 'User not found';
 export const CANNOT_BLOCK_SELF = 'You cannot deactivate your own account';

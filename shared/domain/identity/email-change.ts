@@ -7,9 +7,9 @@ import { mailStep } from '#mail/send';
 import { escapeHtml } from '#mail/html';
 import type { MailMessage } from '#mail/mailer';
 import type { AppContext } from '#shared/context';
-import { appLink, newLinkToken, readLinkToken, type LinkTokenRecord } from './link-token';
-import { EMAIL_TAKEN, type Account } from './accounts';
-import { securityLogStep } from './security-log';
+import { appLink, newLinkToken, readLinkToken, type LinkTokenRecord } from './link-token.ts';
+import { EMAIL_TAKEN, type Account } from './accounts.ts';
+import { securityLogStep } from './security-log.ts';
 
 /** A link to confirm a new address is valid this long (like a password-reset link). */
 export const EMAIL_CHANGE_LINK_VALID_MINUTES = 60;

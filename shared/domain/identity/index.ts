@@ -10,8 +10,8 @@ export {
   recordLogin,
   type Account,
   type AccountType,
-} from './accounts';
-export { requireRecentProof, type IdentityProof } from './reauth';
+} from './accounts.ts';
+export { requireRecentProof, type IdentityProof } from './reauth.ts';
 export {
   toAdminUserOut,
   listAccounts,
@@ -19,14 +19,14 @@ export {
   updateAccountAsStaff,
   createAccountAsStaff,
   listSecurityLogForStaff,
-} from './admin-users';
-export { LOCKOUT } from './lockout';
-export { login, type SignInGate } from './login';
-export { RESET_LINK_VALID_MINUTES, requestPasswordReset, confirmPasswordReset } from './password-reset';
-export { consume, enforceRateLimit, perAddressPerMinute } from './rate-limit';
-export { RECOVERY_CODES_PER_SET, recoveryCodeStatus } from './recovery-codes';
-export { register, prepareAccount } from './registration';
-export { hasSecondFactor } from './second-factor';
+} from './admin-users.ts';
+export { LOCKOUT } from './lockout.ts';
+export { login, type SignInGate } from './login.ts';
+export { RESET_LINK_VALID_MINUTES, requestPasswordReset, confirmPasswordReset } from './password-reset.ts';
+export { consume, enforceRateLimit, perAddressPerMinute } from './rate-limit.ts';
+export { RECOVERY_CODES_PER_SET, recoveryCodeStatus } from './recovery-codes.ts';
+export { register, prepareAccount } from './registration.ts';
+export { hasSecondFactor } from './second-factor.ts';
 export {
   startSession,
   sessionStart,
@@ -35,19 +35,19 @@ export {
   revokeSession,
   type ClientMeta,
   type TokenPair,
-} from './sessions';
-export { listSessions, revokeOtherSessions } from './account-sessions';
-export { ensureStaff } from './staff';
+} from './sessions.ts';
+export { listSessions, revokeOtherSessions } from './account-sessions.ts';
+export { ensureStaff } from './staff.ts';
 export {
   MAX_AUTHENTICATORS,
   toDeviceOut,
   provisionAuthenticator,
   enrolAuthenticator,
   listAuthenticators,
-} from './totp-devices';
-export { removeAuthenticator, regenerateRecoveryCodes, deleteLegacyTotp } from './account-security';
-export { confirmEmailChange } from './email-change';
-export { updateProfile } from './profile';
+} from './totp-devices.ts';
+export { removeAuthenticator, regenerateRecoveryCodes, deleteLegacyTotp } from './account-security.ts';
+export { confirmEmailChange } from './email-change.ts';
+export { updateProfile } from './profile.ts';
 export {
   securityLogEntryOut,
   securityLogItem,
@@ -55,4 +55,4 @@ export {
   recordSecurityEvent,
   listOwnSecurityLog,
   type RefusalReason,
-} from './security-log';
+} from './security-log.ts';

@@ -4,8 +4,8 @@ import { countInWindow, holdStep } from '#db/window-counter';
 import { transact } from '#db/transact';
 import { conflict, locked, unauthenticated } from '#shared/errors';
 import type { AppContext } from '#shared/context';
-import { normalizeEmail } from './accounts';
-import { recordSecurityEvent, securityLogStep, type SecurityEventInput } from './security-log';
+import { normalizeEmail } from './accounts.ts';
+import { recordSecurityEvent, securityLogStep, type SecurityEventInput } from './security-log.ts';
 
 /**
  * Failed sign-ins per address: this many within the window lock sign-in for the lock period. The

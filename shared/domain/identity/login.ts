@@ -1,12 +1,12 @@
 import { verifyAgainstDecoy, verifyPassword } from '#auth/passwords';
 import { unauthenticated } from '#shared/errors';
 import type { AppContext } from '#shared/context';
-import { findAccountByEmail, recordLogin, type Account } from './accounts';
-import { sessionStart, type ClientMeta, type TokenPair } from './sessions';
-import { clearLoginFailures, lockedOut, lockedUntil, loginFailures, refuseAndCount } from './lockout';
-import { hasSecondFactor, secondFactorKind, verifySecondFactor } from './second-factor';
-import { recordSecurityEvent, securityLogStep, type RefusalReason, type SecurityEventInput } from './security-log';
-import { perAddressPerMinute } from './rate-limit';
+import { findAccountByEmail, recordLogin, type Account } from './accounts.ts';
+import { sessionStart, type ClientMeta, type TokenPair } from './sessions.ts';
+import { clearLoginFailures, lockedOut, lockedUntil, loginFailures, refuseAndCount } from './lockout.ts';
+import { hasSecondFactor, secondFactorKind, verifySecondFactor } from './second-factor.ts';
+import { recordSecurityEvent, securityLogStep, type RefusalReason, type SecurityEventInput } from './security-log.ts';
+import { perAddressPerMinute } from './rate-limit.ts';
 
 /** SPEC "Errors", login refusals. */
 export const INVALID_CREDENTIALS = 'Invalid credentials';

@@ -7,14 +7,14 @@ import { passwordPolicyProblem } from '#auth/password-policy';
 import { mailStep } from '#mail/send';
 import type { MailMessage } from '#mail/mailer';
 import type { AppContext } from '#shared/context';
-import { appLink, newLinkToken, readLinkToken, type LinkTokenRecord } from './link-token';
-import { findAccountByEmail, getAccount, normalizeEmail } from './accounts';
-import { hasSecondFactor, verifySecondFactor } from './second-factor';
-import { revokeAccountSessions } from './account-sessions';
-import type { ClientMeta } from './sessions';
-import { perAddressPerMinute } from './rate-limit';
+import { appLink, newLinkToken, readLinkToken, type LinkTokenRecord } from './link-token.ts';
+import { findAccountByEmail, getAccount, normalizeEmail } from './accounts.ts';
+import { hasSecondFactor, verifySecondFactor } from './second-factor.ts';
+import { revokeAccountSessions } from './account-sessions.ts';
+import type { ClientMeta } from './sessions.ts';
+import { perAddressPerMinute } from './rate-limit.ts';
 import { escapeHtml } from '#mail/html';
-import { recordSecurityEvent, securityLogStep } from './security-log';
+import { recordSecurityEvent, securityLogStep } from './security-log.ts';
 
 /** SPEC "Other constants": a reset link is valid for 60 minutes. */
 export const RESET_LINK_VALID_MINUTES = 60;

@@ -2,9 +2,9 @@ import { keys } from '#db/keys';
 import { updateItem } from '#db/items';
 import { IF_EXISTS, setExpression } from '#db/steps';
 import { actorAccount, type AppContext } from '#shared/context';
-import { normalizeEmail, type Account } from './accounts';
-import { requireRecentProof, type IdentityProof } from './reauth';
-import { ensureEmailFree, startEmailChange } from './email-change';
+import { normalizeEmail, type Account } from './accounts.ts';
+import { requireRecentProof, type IdentityProof } from './reauth.ts';
+import { ensureEmailFree, startEmailChange } from './email-change.ts';
 
 export type ProfilePatch = Partial<
   Pick<

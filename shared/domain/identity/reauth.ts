@@ -1,12 +1,12 @@
 import { verifyPassword } from '#auth/passwords';
 import { unauthenticated } from '#shared/errors';
 import { actorAccount, type AppContext } from '#shared/context';
-import type { Account } from './accounts';
-import { lockedOut, lockedUntil, loginFailures, refuseAndCount } from './lockout';
-import { hasSecondFactor, verifySecondFactor } from './second-factor';
-import { perAddressPerMinute } from './rate-limit';
-import type { ClientMeta } from './sessions';
-import { recordSecurityEvent, type RefusalReason, type SecurityEventInput } from './security-log';
+import type { Account } from './accounts.ts';
+import { lockedOut, lockedUntil, loginFailures, refuseAndCount } from './lockout.ts';
+import { hasSecondFactor, verifySecondFactor } from './second-factor.ts';
+import { perAddressPerMinute } from './rate-limit.ts';
+import type { ClientMeta } from './sessions.ts';
+import { recordSecurityEvent, type RefusalReason, type SecurityEventInput } from './security-log.ts';
 
 /** Refusals of a re-check (the second-factor ones are sign-in's own words, SPEC "Errors"). */
 export const CURRENT_PASSWORD_REQUIRED = 'Current password required';

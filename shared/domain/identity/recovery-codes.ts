@@ -4,7 +4,7 @@ import { getItem } from '#db/items';
 import { takeMapEntry } from '#db/claims';
 import { putStep } from '#db/steps';
 import { transact } from '#db/transact';
-import { securityLogStep } from './security-log';
+import { securityLogStep } from './security-log.ts';
 import { sha256 } from '#auth/tokens';
 import { actorAccount, type AppContext } from '#shared/context';
 

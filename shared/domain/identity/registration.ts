@@ -3,8 +3,8 @@ import { passwordPolicyProblem } from '#auth/password-policy';
 import { transact, type TransactStep } from '#db/transact';
 import { invalid, forbidden } from '#shared/errors';
 import type { AppContext } from '#shared/context';
-import { securityLogStep, type SecurityActor } from './security-log';
-import { accountCreationSteps, buildAccount, normalizeEmail, type Account, type NewAccount } from './accounts';
+import { securityLogStep, type SecurityActor } from './security-log.ts';
+import { accountCreationSteps, buildAccount, normalizeEmail, type Account, type NewAccount } from './accounts.ts';
 
 export const REGISTRATION_DISABLED = 'Registration is disabled';
 export const REGISTRATION_INVITE_ONLY = 'Registration is by invitation only';

@@ -1,7 +1,7 @@
 import type { AppContext } from '#shared/context';
-import type { Account } from './accounts';
-import { acceptAuthenticatorCode, authenticatorCount } from './totp-devices';
-import { consumeRecoveryCode } from './recovery-codes';
+import type { Account } from './accounts.ts';
+import { acceptAuthenticatorCode, authenticatorCount } from './totp-devices.ts';
+import { consumeRecoveryCode } from './recovery-codes.ts';
 
 /**
  * "The account has an authenticator": the one rule login, password reset (and invitation

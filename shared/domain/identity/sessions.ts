@@ -11,7 +11,7 @@ import { actorAccount, NOT_AUTHENTICATED, type AppContext } from '#shared/contex
 import { getAccountAndSession, sessionExpired, USER_NOT_FOUND_OR_INACTIVE } from '#auth/caller';
 import type { Account, Session } from '#shared/actor';
 import { sessionEntity } from '#shared/account-entity';
-import { securityLogStep, type SecurityEventInput } from './security-log';
+import { securityLogStep, type SecurityEventInput } from './security-log.ts';
 
 export type { Session } from '#shared/actor';
 

@@ -1,6 +1,6 @@
 import type { AppContext } from '#shared/context';
-import { findAccountByEmail, type Account } from './accounts';
-import { createAccount } from './registration';
+import { findAccountByEmail, type Account } from './accounts.ts';
+import { createAccount } from './registration.ts';
 
 /**
  * Ensures a staff superuser with this address exists; an existing account is left as it is.

@@ -6,9 +6,9 @@ import { invalid, notFound } from '#shared/errors';
 import { isUsableTotpSecret, matchingTimeStep, newTotpSecret, otpauthUrl, qrCodeDataUrl } from '#auth/totp';
 import { open, seal } from '#auth/secret-box';
 import { actorAccount, type AppContext } from '#shared/context';
-import type { Account } from './accounts';
+import type { Account } from './accounts.ts';
 import { queryPartition } from '#db/query';
-import { securityLogStep } from './security-log';
+import { securityLogStep } from './security-log.ts';
 
 /** SPEC "Other constants": authenticators per account. */
 export const MAX_AUTHENTICATORS = 3;

@@ -1,10 +1,10 @@
 import { conflict, forbidden } from '#shared/errors';
 import { actorAccount, type AppContext } from '#shared/context';
-import { impexRecordView, type ImpexRecord } from './record-entity';
-import { finishRecord, isFinished, JOB_KIND, JOB_NOT_FOUND, memberRecordAccess, updateRecord } from './records';
-import { releaseImportLock } from './import-lock';
-import { publishProgress } from './progress';
-import { asSeen } from './job-liveness';
+import { impexRecordView, type ImpexRecord } from './record-entity.ts';
+import { finishRecord, isFinished, JOB_KIND, JOB_NOT_FOUND, memberRecordAccess, updateRecord } from './records.ts';
+import { releaseImportLock } from './import-lock.ts';
+import { publishProgress } from './progress.ts';
+import { asSeen } from './job-liveness.ts';
 
 export const CANCEL_NOT_ALLOWED = 'Only who started the job or a project owner can cancel it';
 export const jobFinished = (status: string) => `The job has finished already (${status}): there is nothing to cancel`;

@@ -1,8 +1,8 @@
 import { notFound } from '#shared/errors';
 import { documentDownloadUrl } from '#shared/storage';
 import type { AppContext } from '#shared/context';
-import { verifyDownloadLink } from './links';
-import { RECORD_NOT_FOUND, recordById } from './records';
+import { verifyDownloadLink } from './links.ts';
+import { RECORD_NOT_FOUND, recordById } from './records.ts';
 
 /** An export's download: the signed link checked, then a short-lived presigned URL of the document. */
 

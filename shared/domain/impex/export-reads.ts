@@ -11,9 +11,9 @@ import { groupEntity, subgroupEntity } from '#domain/tenancy';
 import { keys } from '#db/keys';
 import { isLive, LIFECYCLE_FIELDS, type Lifecycle } from '#db/live';
 import { queryPrefix, queryPrefixPages } from '#db/query';
-import { SERVICE_DOCUMENT_FIELDS, type DocumentAttachment } from './document';
-import { readEnvironmentHead } from './read';
-import { byKey, byText, compact, valuesOrNone } from './export-order';
+import { SERVICE_DOCUMENT_FIELDS, type DocumentAttachment } from './document.ts';
+import { readEnvironmentHead } from './read.ts';
+import { byKey, byText, compact, valuesOrNone } from './export-order.ts';
 
 /**
  * The export's reads: the environment page by page, each entity cut down to what the document needs of

@@ -11,9 +11,9 @@ import {
   type DocumentNetwork,
   type DocumentSpec,
   type EnvironmentDocument,
-} from './document';
-import { byKey, byText, compact, valuesOrNone } from './export-order';
-import { attachedNames, readForExport, type ConnectionRef } from './export-reads';
+} from './document.ts';
+import { byKey, byText, compact, valuesOrNone } from './export-order.ts';
+import { attachedNames, readForExport, type ConnectionRef } from './export-reads.ts';
 
 /**
  * Export: everything live in one environment as the document. References by name (floors by

@@ -7,17 +7,17 @@ export {
   type EnvironmentDocument,
   type DocumentSpec,
   type DocumentService,
-} from './document';
-export { buildExportDocument, exportParts, type DocumentPart } from './export';
-export { parseDocument, toYaml, yamlText } from './yaml';
-export { planImport, applyImport, undoInterruptedImport } from './import';
-export { impexRecordView } from './record-entity';
-export { impexJobMessage, startExport, importUploadUrl, startImport, type ImpexJobMessage } from './job-start';
-export { downloadExport } from './download';
-export { recordById } from './records';
-export { importExportHistory, jobStatus } from './record-reads';
-export { CANCEL_NOT_ALLOWED, cancelJob } from './cancel';
-export { signedDownloadUrl } from './links';
-export { runImpexJob } from './jobs';
-export { progressTicket, impexProgressOf } from './progress';
-export { STALL_MS, JOB_DEAD_LETTERED } from './job-liveness';
+} from './document.ts';
+export { buildExportDocument, exportParts, type DocumentPart } from './export.ts';
+export { parseDocument, toYaml, yamlText } from './yaml.ts';
+export { planImport, applyImport, undoInterruptedImport } from './import/index.ts';
+export { impexRecordView } from './record-entity.ts';
+export { impexJobMessage, startExport, importUploadUrl, startImport, type ImpexJobMessage } from './job-start.ts';
+export { downloadExport } from './download.ts';
+export { recordById } from './records.ts';
+export { importExportHistory, jobStatus } from './record-reads.ts';
+export { CANCEL_NOT_ALLOWED, cancelJob } from './cancel.ts';
+export { signedDownloadUrl } from './links.ts';
+export { runImpexJob } from './jobs.ts';
+export { progressTicket, impexProgressOf } from './progress.ts';
+export { STALL_MS, JOB_DEAD_LETTERED } from './job-liveness.ts';

@@ -1,10 +1,10 @@
 import { throughOutage } from '#db/retry';
 import { errorFields, log } from '#shared/log';
 import type { AppContext } from '#shared/context';
-import { IMPORT_LEASE_MS } from './import-lock';
-import { finishRecord, updateRecord } from './records';
-import { undoInterruptedImport } from './import';
-import type { ImpexRecord } from './record-entity';
+import { IMPORT_LEASE_MS } from './import-lock.ts';
+import { finishRecord, updateRecord } from './records.ts';
+import { undoInterruptedImport } from './import/index.ts';
+import type { ImpexRecord } from './record-entity.ts';
 
 /**
  * A running job shows it lives by writing its record's `heartbeat_at` every HEARTBEAT_MS; a record

@@ -9,10 +9,10 @@ import { errorFields, log } from '#shared/log';
 import { documentSize, documentUploadUrl, putDocument } from '#shared/storage';
 import { actorAccount, type AppContext } from '#shared/context';
 import { accessInEnvironment } from '#domain/tenancy';
-import { impexRecordEntity, type ImpexRecord } from './record-entity';
-import type { UploadedDocument } from './types';
-import { releaseImportLock, takeImportLock } from './import-lock';
-import { finishRecord, JOB_KIND, RECORD_KIND, recordKey } from './records';
+import { impexRecordEntity, type ImpexRecord } from './record-entity.ts';
+import type { UploadedDocument } from './types.ts';
+import { releaseImportLock, takeImportLock } from './import-lock.ts';
+import { finishRecord, JOB_KIND, RECORD_KIND, recordKey } from './records.ts';
 
 /** Starting an export or an import: who may, the upload URL of a big document, the record written and its job queued. */
 

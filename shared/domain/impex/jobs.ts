@@ -1,22 +1,29 @@
 import { getDocument, uploadDocument } from '#shared/storage';
 import { errorFields, log } from '#shared/log';
 import type { AppContext } from '#shared/context';
-import { exportParts } from './export';
-import { parseDocument, yamlText } from './yaml';
-import { applyImport, DEFINITIONS_CHANGED, extrasOf, planImport, pruneInto, undoInterruptedImport } from './import';
+import { exportParts } from './export.ts';
+import { parseDocument, yamlText } from './yaml.ts';
+import {
+  applyImport,
+  DEFINITIONS_CHANGED,
+  extrasOf,
+  planImport,
+  pruneInto,
+  undoInterruptedImport,
+} from './import/index.ts';
 import { onContention } from '#db/retry';
-import { readEnvironment } from './read';
-import { finishRecord, finishRecordWith, isFinished, recordById, updateRecord } from './records';
-import { failForGood, keepAlive, lastWords, type JobLife } from './job-liveness';
+import { readEnvironment } from './read.ts';
+import { finishRecord, finishRecordWith, isFinished, recordById, updateRecord } from './records.ts';
+import { failForGood, keepAlive, lastWords, type JobLife } from './job-liveness.ts';
 import { accountActor, auditStep, SERVICE_ACTOR } from '#shared/audit';
 import { getAccount } from '#domain/identity';
-import { signedDownloadUrl } from './links';
-import { publishProgress } from './progress';
-import type { ImpexRecord } from './record-entity';
-import { kept } from './report-kept';
-import type { EnvironmentDocument } from './document';
+import { signedDownloadUrl } from './links.ts';
+import { publishProgress } from './progress.ts';
+import type { ImpexRecord } from './record-entity.ts';
+import { kept } from './report-kept.ts';
+import type { EnvironmentDocument } from './document.ts';
 import { metric } from '#shared/metrics';
-import { releaseImportLock, takeImportLock, whileLocked } from './import-lock';
+import { releaseImportLock, takeImportLock, whileLocked } from './import-lock.ts';
 import { DomainError, isRefusal } from '#shared/errors';
 
 const HOUR_MS = 3600 * 1000;

@@ -1,4 +1,4 @@
-import type { Path, Problem } from './problems';
+import type { Path, Problem } from './problems.ts';
 
 /** One problem of an uploaded document: where (a JSON pointer, and the line when the text is known) and what. */
 export interface ImportError {

@@ -1,7 +1,7 @@
 import { issueTicket, pushToJob } from '#shared/progress';
 import { actorAccount, type AppContext } from '#shared/context';
-import { JOB_KIND, JOB_NOT_FOUND, memberRecordOf, recordByJob } from './records';
-import type { ImpexRecord } from './record-entity';
+import { JOB_KIND, JOB_NOT_FOUND, memberRecordOf, recordByJob } from './records.ts';
+import type { ImpexRecord } from './record-entity.ts';
 
 /** Export and import progress over WebSockets (the tickets and connections: `#shared/progress`). */
 

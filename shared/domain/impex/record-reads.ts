@@ -3,9 +3,9 @@ import { queryNewest } from '#db/query';
 import { forbidden } from '#shared/errors';
 import { actorAccount, type AppContext } from '#shared/context';
 import { accessToProject } from '#domain/tenancy';
-import { impexRecordEntity, impexRecordView } from './record-entity';
-import { JOB_KIND, JOB_NOT_FOUND, memberRecordOf, NOT_A_MEMBER } from './records';
-import { asSeen } from './job-liveness';
+import { impexRecordEntity, impexRecordView } from './record-entity.ts';
+import { JOB_KIND, JOB_NOT_FOUND, memberRecordOf, NOT_A_MEMBER } from './records.ts';
+import { asSeen } from './job-liveness.ts';
 
 /** The record routes' reads: each record as readers see it (a stalled job's record failed: job-liveness.ts). */
 

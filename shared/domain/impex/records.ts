@@ -7,7 +7,7 @@ import { concurrentChange, transact, type TransactStep } from '#db/transact';
 import { isRefusal, notFound } from '#shared/errors';
 import type { AppContext } from '#shared/context';
 import { accessToItem } from '#domain/tenancy';
-import { impexRecordEntity, type ImpexRecord } from './record-entity';
+import { impexRecordEntity, type ImpexRecord } from './record-entity.ts';
 
 /** An export's or import's record: found by its id or its job's (for a member of its project), moved on, finished. */
 

@@ -1,4 +1,4 @@
-import type { ImportReport } from './import';
+import type { ImportReport } from './import/index.ts';
 
 /**
  * What a record keeps of a report: the whole summary, and the first REPORT_LIST_MAX items and

@@ -1,9 +1,9 @@
 import type { Document, LineCounter } from 'yaml';
 import type * as z from 'zod';
-import { environmentDocument, IMPEX_API_VERSION, type EnvironmentDocument } from './document';
-import type { DocumentPart, DocumentSection } from './export';
-import { pointer, type ImportError } from './parse';
-import { comparePaths, documentProblems, type Path, type Problem } from './problems';
+import { environmentDocument, IMPEX_API_VERSION, type EnvironmentDocument } from './document.ts';
+import type { DocumentPart, DocumentSection } from './export.ts';
+import { pointer, type ImportError } from './parse.ts';
+import { comparePaths, documentProblems, type Path, type Problem } from './problems.ts';
 
 /*
  * Everything that needs the YAML library, apart from the rest of the document code: the library

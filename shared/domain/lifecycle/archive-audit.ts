@@ -1,8 +1,8 @@
 import type { AppContext } from '#shared/context';
 import { auditStep, changeAudit } from '#shared/audit';
 import type { TransactStep } from '#db/transact';
-import type { ArchivableKind } from './selection';
-import type { Target } from './archive-targets';
+import type { ArchivableKind } from './selection.ts';
+import type { Target } from './archive-targets.ts';
 
 /**
  * Archive and restore are changes of the resource, each with its entry in the unit's transaction:

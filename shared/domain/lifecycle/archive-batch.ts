@@ -4,7 +4,7 @@ import { mergeMoves, moveStep, whyRefused, type CounterMove } from '#db/counter-
 import { concurrentChange, transact, type TransactStep } from '#db/transact';
 import { onContention } from '#db/retry';
 import { DomainError } from '#shared/errors';
-import type { ArchivableKind } from './selection';
+import type { ArchivableKind } from './selection.ts';
 
 /**
  * How archive and restore write many resources: each resource is a `Unit` (its own writes plus the

@@ -1,6 +1,6 @@
 import { floorListing, serviceListing, type Listable, type Listing } from '#domain/catalog';
 import type { TransactStep } from '#db/transact';
-import type { ArchivableKind } from './selection';
+import type { ArchivableKind } from './selection.ts';
 
 /** Services and floors leave their environment's name order when archived and come back when restored (catalog's listing items). */
 const LISTED: Partial<Record<ArchivableKind, Listing<Listable>>> = {

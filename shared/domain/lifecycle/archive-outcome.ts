@@ -1,5 +1,5 @@
-import { ARCHIVABLE_KINDS, type ArchivableKind, type ArchiveReport } from './selection';
-import type { RunResult } from './archive-batch';
+import { ARCHIVABLE_KINDS, type ArchivableKind, type ArchiveReport } from './selection.ts';
+import type { RunResult } from './archive-batch.ts';
 
 /** What an archive or restore request answers: the units done, per kind, and those refused. */
 

@@ -13,8 +13,8 @@ import {
   type Project,
 } from '#domain/tenancy';
 import { FLOOR_NOT_FOUND, SERVICE_NOT_FOUND } from '#domain/catalog';
-import { ARCHIVABLE_KINDS, type ArchivableKind, type Selection } from './selection';
-import { archivedEntity, itemKeyOf, markerKey, type ArchivedMarker } from './archived-entity';
+import { ARCHIVABLE_KINDS, type ArchivableKind, type Selection } from './selection.ts';
+import { archivedEntity, itemKeyOf, markerKey, type ArchivedMarker } from './archived-entity.ts';
 
 /**
  * Which resources a selection names, read and checked before anything is written: the owner's own

@@ -6,13 +6,13 @@ import { putStep } from '#db/steps';
 import { concurrentChange, retryWhenStale } from '#db/transact';
 import { actorAccount, type AppContext } from '#shared/context';
 import { environmentEntity, retentionOfProject } from '#domain/tenancy';
-import type { ArchiveReport, Selection } from './selection';
-import { markerItem } from './archived-entity';
-import { runUnits, type RunResult, type SharedMove, type Unit } from './archive-batch';
-import { envKey, nameOf, notFoundOf, projectKey, resolveLive, type Target } from './archive-targets';
-import { outcomeOf, type ArchiveOutcome } from './archive-outcome';
-import { lifecycleAudit, type AuditRun } from './archive-audit';
-import { listedAsRead, listingSteps } from './archive-listing';
+import type { ArchiveReport, Selection } from './selection.ts';
+import { markerItem } from './archived-entity.ts';
+import { runUnits, type RunResult, type SharedMove, type Unit } from './archive-batch.ts';
+import { envKey, nameOf, notFoundOf, projectKey, resolveLive, type Target } from './archive-targets.ts';
+import { outcomeOf, type ArchiveOutcome } from './archive-outcome.ts';
+import { lifecycleAudit, type AuditRun } from './archive-audit.ts';
+import { listedAsRead, listingSteps } from './archive-listing.ts';
 
 /**
  * Archive and restore (SPEC "/me/mark-archived", "/me/unarchive"). Archiving hides a live

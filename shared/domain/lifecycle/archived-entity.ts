@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { defineEntity } from '#db/entity';
 import { keys } from '#db/keys';
 import type { Key } from '#db/batch-get';
-import { ARCHIVABLE_KINDS, type ArchivableKind } from './selection';
+import { ARCHIVABLE_KINDS, type ArchivableKind } from './selection.ts';
 
 /**
  * The archived marker (internal, no view): one item per archived resource under its owner,

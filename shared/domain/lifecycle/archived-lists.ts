@@ -22,8 +22,8 @@ import {
   type FloorOut,
   type ServiceOut,
 } from '#domain/catalog';
-import { ARCHIVABLE_KINDS, type ArchivableKind } from './selection';
-import { archivedEntity, itemKeyOf, type ArchivedMarker } from './archived-entity';
+import { ARCHIVABLE_KINDS, type ArchivableKind } from './selection.ts';
+import { archivedEntity, itemKeyOf, type ArchivedMarker } from './archived-entity.ts';
 
 /**
  * GET /me/archived/summary and /me/archived/{kind}: what the caller has archived, from the markers

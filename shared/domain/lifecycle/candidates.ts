@@ -1,8 +1,8 @@
 import { keys } from '#db/keys';
 import { queryPartition } from '#db/query';
 import { isLive, type Lifecycle } from '#db/live';
-import type { AccountUsage, Overage } from './usage';
-import type { Selection } from './selection';
+import type { AccountUsage, Overage } from './usage.ts';
+import type { Selection } from './selection.ts';
 
 type Row = Lifecycle & { id: string; name: string; created_at: string };
 export type Candidate = {

@@ -8,12 +8,12 @@ import { mailStep, writeMail } from '#mail/send';
 import type { AppContext } from '#shared/context';
 import { getAccount } from '#domain/identity';
 import { activePlan } from '#domain/billing';
-import { accountUsage, anyOver, overage, type Overage } from './usage';
-import { overageCandidatesOf } from './candidates';
-import { archiveSelection } from './archive';
-import { ARCHIVABLE_KINDS, type ArchiveReport } from './selection';
-import type { DeadlineKind } from './downgrade';
-import type { DowngradeWindow } from './downgrade-window';
+import { accountUsage, anyOver, overage, type Overage } from './usage.ts';
+import { overageCandidatesOf } from './candidates.ts';
+import { archiveSelection } from './archive.ts';
+import { ARCHIVABLE_KINDS, type ArchiveReport } from './selection.ts';
+import type { DeadlineKind } from './downgrade.ts';
+import type { DowngradeWindow } from './downgrade-window.ts';
 
 interface Deadline {
   PK: string;

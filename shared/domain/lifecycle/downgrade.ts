@@ -24,8 +24,8 @@ import {
   type ChangeProviderPlanJobMessage,
   type Plan,
 } from '#domain/billing';
-import { accountUsage, anyOver, overage } from './usage';
-import { windowOut, type DowngradeWindow } from './downgrade-window';
+import { accountUsage, anyOver, overage } from './usage.ts';
+import { windowOut, type DowngradeWindow } from './downgrade-window.ts';
 
 /** SPEC: enforcement two weeks after the confirmation. */
 export const ARCHIVE_WINDOW_DAYS = 14;

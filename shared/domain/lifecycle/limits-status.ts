@@ -3,9 +3,9 @@ import { getItem } from '#db/items';
 import { notFound } from '#shared/errors';
 import { actorAccount, type AppContext } from '#shared/context';
 import { activePlan, NO_ACTIVE_SUBSCRIPTION } from '#domain/billing';
-import { accountUsage, overage } from './usage';
-import { overageCandidatesOf } from './candidates';
-import { windowOut, type DowngradeWindow } from './downgrade-window';
+import { accountUsage, overage } from './usage.ts';
+import { overageCandidatesOf } from './candidates.ts';
+import { windowOut, type DowngradeWindow } from './downgrade-window.ts';
 
 /** The caller's plan, usage and open window, read in parallel (an account without an active subscription: 404, as GET /me/subscription). */
 async function measured(ctx: AppContext) {

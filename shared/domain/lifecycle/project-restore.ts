@@ -15,7 +15,7 @@ import {
   sideItemPrefixes,
   type RestoreDiff,
   type StoredItem,
-} from './project-restore-scope';
+} from './project-restore-scope.ts';
 
 /**
  * The copy step of the restore drill (docs/restore.md): one project's items from a restored copy of

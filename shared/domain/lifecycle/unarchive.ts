@@ -20,9 +20,9 @@ import {
   type Plan,
 } from '#domain/billing';
 import { serviceQuotaAddon } from '#domain/tenancy';
-import type { ArchivableKind, Selection } from './selection';
-import { markerKey } from './archived-entity';
-import { runUnits, type SharedMove, type Unit } from './archive-batch';
+import type { ArchivableKind, Selection } from './selection.ts';
+import { markerKey } from './archived-entity.ts';
+import { runUnits, type SharedMove, type Unit } from './archive-batch.ts';
 import {
   envKey,
   IN_ENVIRONMENT,
@@ -32,10 +32,10 @@ import {
   resolveArchived,
   selectedIds,
   type ArchivedTarget,
-} from './archive-targets';
-import { outcomeOf, type ArchiveOutcome } from './archive-outcome';
-import { lifecycleAudit } from './archive-audit';
-import { listingSteps } from './archive-listing';
+} from './archive-targets.ts';
+import { outcomeOf, type ArchiveOutcome } from './archive-outcome.ts';
+import { lifecycleAudit } from './archive-audit.ts';
+import { listingSteps } from './archive-listing.ts';
 
 /**
  * Restore (SPEC "/me/unarchive"): `archived_at` cleared, the owner's marker deleted and the plan

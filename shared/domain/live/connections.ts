@@ -11,8 +11,8 @@ import { closeConnection, push } from '#shared/push';
 import { connectionOf, disconnect, issueLiveTicket, type LiveBinding } from '#shared/progress';
 import { accessInEnvironment } from '#domain/tenancy';
 import { SERVICES_FORBIDDEN_VIEW } from '#domain/catalog';
-import { accessJudge, type LiveConnection } from './access';
-import { changesAfter, counterOf, type LiveMessage } from './record';
+import { accessJudge, type LiveConnection } from './access.ts';
+import { changesAfter, counterOf, type LiveMessage } from './record.ts';
 
 /**
  * Following an environment's changes over the progress WebSocket API (one API, one ticket mechanism:

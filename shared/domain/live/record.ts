@@ -5,7 +5,7 @@ import { advanceNumberStep } from '#db/sequence';
 import { putStep } from '#db/steps';
 import { concurrentChange, transact } from '#db/transact';
 import { epochSeconds } from '#shared/context';
-import type { EntityChange, LiveKind, LiveOp } from './changes';
+import type { EntityChange, LiveKind, LiveOp } from './changes.ts';
 
 /**
  * An environment's changes, numbered (docs/decisions/0985): the stream's consumer gives each the next

@@ -1,8 +1,8 @@
 import { errorFields, log } from '#shared/log';
 import type { AppContext } from '#shared/context';
-import { changesOf, LIVE_ITEM_TYPES, type EntityChange, type StreamRecord } from './changes';
-import { recordChanges } from './record';
-import { closeLost, fanOut } from './connections';
+import { changesOf, LIVE_ITEM_TYPES, type EntityChange, type StreamRecord } from './changes.ts';
+import { recordChanges } from './record.ts';
+import { closeLost, fanOut } from './connections.ts';
 
 /**
  * The table stream's live part (the outbox function in the cloud, the local runtime's stream reader):

@@ -9,8 +9,8 @@ import { log } from '#shared/log';
 import { auditStep } from '#shared/audit';
 import { accountCreationSteps, buildAccount, securityLogStep, type Account } from '#domain/identity';
 import { envRoleStep, membershipSteps } from '#domain/tenancy';
-import { accountRefEntity } from './entities';
-import { domainOf, type SsoConnection } from './connection';
+import { accountRefEntity } from './entities.ts';
+import { domainOf, type SsoConnection } from './connection.ts';
 import type { IDToken } from 'openid-client';
 import {
   ACCOUNT_EXISTS,
@@ -24,7 +24,7 @@ import {
   clientOf,
   random,
   type StoredState,
-} from './sign-in';
+} from './sign-in.ts';
 
 /**
  * The account rule of the callback: the IdP's answer checked, then which account it signs into,

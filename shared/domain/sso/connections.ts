@@ -21,10 +21,10 @@ import {
   txtName,
   type SsoConnection,
   type SsoDomain,
-} from './connection';
-import { AddressRefused, IDP_ADDRESS_REFUSED, badIssuer } from './outbound';
-import { clientFor } from './openid';
-import { txtRecords } from './dns';
+} from './connection.ts';
+import { AddressRefused, IDP_ADDRESS_REFUSED, badIssuer } from './outbound.ts';
+import { clientFor } from './openid.ts';
+import { txtRecords } from './dns.ts';
 
 export const SSO_CONNECTION_NOT_FOUND = 'SSO connection not found';
 export const SSO_DOMAIN_CLAIMED = 'This domain is already claimed by another project';

@@ -5,7 +5,7 @@ import { transact } from '#db/transact';
 import { notFound } from '#shared/errors';
 import { actorAccount, type AppContext } from '#shared/context';
 import { deleteStep, deleteWhenStep } from '#db/steps';
-import { linkEntity, type LinkItem } from './entities';
+import { linkEntity, type LinkItem } from './entities.ts';
 
 export const IDENTITY_NOT_FOUND = 'Linked identity not found';
 

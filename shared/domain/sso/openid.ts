@@ -1,6 +1,6 @@
 import type { Configuration } from 'openid-client';
 import type { Config } from '#shared/config';
-import { guardedFetch } from './outbound';
+import { guardedFetch } from './outbound.ts';
 
 /**
  * openid-client, imported at the first SSO request only (the auth function's cold start does not

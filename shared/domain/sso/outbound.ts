@@ -90,8 +90,11 @@ export function guardedFetch(config: Config) {
 
 /** An identity provider address the rule refuses (told apart from the provider's own failures). */
 export class AddressRefused extends Error {
-  constructor(readonly url: string) {
+  readonly url: string;
+
+  constructor(url: string) {
     super(`${IDP_ADDRESS_REFUSED}: ${url}`);
+    this.url = url;
   }
 }
 

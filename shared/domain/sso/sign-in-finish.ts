@@ -14,7 +14,7 @@ import {
   type TokenPair,
 } from '#domain/identity';
 import { USER_NOT_FOUND_OR_INACTIVE } from '#auth/caller';
-import { loginCodeEntity, ssoStateEntity } from './entities';
+import { loginCodeEntity, ssoStateEntity } from './entities.ts';
 import {
   CODE_TTL_S,
   INVALID_LOGIN_CODE,
@@ -24,8 +24,8 @@ import {
   random,
   sha256,
   type StoredState,
-} from './sign-in';
-import { decide, refusal } from './account-rule';
+} from './sign-in.ts';
+import { decide, refusal } from './account-rule.ts';
 
 /**
  * The sign-in flow's end: the callback, which consumes the state and turns the IdP's answer into a

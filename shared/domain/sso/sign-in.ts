@@ -8,9 +8,9 @@ import { epochSeconds, type AppContext } from '#shared/context';
 import { open } from '#auth/secret-box';
 import { requireRecentProof, type IdentityProof } from '#domain/identity';
 import { planOfProject, projectEntity, type Project } from '#domain/tenancy';
-import type { SsoState } from './entities';
-import { ssoConnectionEntity, domainOf, secretContext, type SsoConnection } from './connection';
-import { clientFor, openidClient } from './openid';
+import type { SsoState } from './entities.ts';
+import { ssoConnectionEntity, domainOf, secretContext, type SsoConnection } from './connection.ts';
+import { clientFor, openidClient } from './openid.ts';
 
 /**
  * Single sign-on through a project's OpenID Connect connection: the flow's start (a sign-in, or a link

@@ -12,15 +12,15 @@ import {
   type OwnerRight,
   type Permission,
 } from '#auth/permissions';
-import { projectEntity, type Project } from './project-entity';
-import { membershipEntity, type Membership } from './membership-entity';
-import { envRoleEntity } from './env-role-entity';
-import { customRoleEntity } from './custom-role-entity';
+import { projectEntity, type Project } from './project-entity.ts';
+import { membershipEntity, type Membership } from './membership-entity.ts';
+import { envRoleEntity } from './env-role-entity.ts';
+import { customRoleEntity } from './custom-role-entity.ts';
 import { keyAllowsProject } from '#auth/key-grant';
-import { passwordSessionOn, recordBreakGlass, SSO_REQUIRED } from './sso-required';
+import { passwordSessionOn, recordBreakGlass, SSO_REQUIRED } from './sso-required.ts';
 import { currentScope } from '#shared/invocation';
 
-export type { Membership } from './membership-entity';
+export type { Membership } from './membership-entity.ts';
 
 /** Whether a membership (a member item, or its mirror under the user) is an owner's. */
 export const isOwnerMembership = (m: Pick<Membership, 'role'> | undefined): boolean => m?.role === 'owner';
@@ -42,14 +42,26 @@ export interface CustomRoleDef {
 
 /** What the caller is in one project (and optionally one environment), read in one round trip. */
 export class ProjectAccess {
+  readonly project: Project;
+  readonly membership: Membership;
+  readonly envRoles: Map<string, EnvRole>;
+  private readonly roleDefs: Map<string, CustomRoleDef>;
+  /** Items fetched alongside, by `keyId`. */
+  readonly extra: Map<string, Record<string, unknown>>;
+
   constructor(
-    readonly project: Project,
-    readonly membership: Membership,
-    readonly envRoles: Map<string, EnvRole>,
-    private readonly roleDefs: Map<string, CustomRoleDef>,
-    /** Items fetched alongside, by `keyId`. */
-    readonly extra: Map<string, Record<string, unknown>>,
-  ) {}
+    project: Project,
+    membership: Membership,
+    envRoles: Map<string, EnvRole>,
+    roleDefs: Map<string, CustomRoleDef>,
+    extra: Map<string, Record<string, unknown>>,
+  ) {
+    this.project = project;
+    this.membership = membership;
+    this.envRoles = envRoles;
+    this.roleDefs = roleDefs;
+    this.extra = extra;
+  }
 
   get userId() {
     return this.membership.user_id;

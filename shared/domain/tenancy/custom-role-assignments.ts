@@ -2,11 +2,11 @@ import { keys } from '#db/keys';
 import { transact, type TransactStep, concurrentChange, retryWhenStale, CASCADE_STALE } from '#db/transact';
 import { invalid, notFound } from '#shared/errors';
 import { actorAccount, type AppContext } from '#shared/context';
-import { grantOf, loadAccess } from './access';
-import { ENV_NOT_IN_PROJECT, envLiveCheck } from './env-scope';
-import { retentionOfProject } from './projects';
-import type { Project } from './project-types';
-import { joinSteps, roleTarget, roleTargetKeys, type MemberItem } from './role-target';
+import { grantOf, loadAccess } from './access.ts';
+import { ENV_NOT_IN_PROJECT, envLiveCheck } from './env-scope.ts';
+import { retentionOfProject } from './projects.ts';
+import type { Project } from './project-types.ts';
+import { joinSteps, roleTarget, roleTargetKeys, type MemberItem } from './role-target.ts';
 import type { Account } from '#domain/identity';
 import { changeAudit, creationAudit } from '#shared/audit';
 import { REFS_VERSION } from '#db/refs';
@@ -16,8 +16,8 @@ import { setFieldsStep, isLive, stillLiveStep } from '#db/live';
 import { putNewStep, putWhenStep } from '#db/steps';
 import { addGrantsStep, replaceGrantsStep } from '#db/grants';
 import { onContention } from '#db/retry';
-import { customRoleAssignmentEntity, customRoleEntity } from './custom-role-entity';
-import { membershipEntity } from './membership-entity';
+import { customRoleAssignmentEntity, customRoleEntity } from './custom-role-entity.ts';
+import { membershipEntity } from './membership-entity.ts';
 import {
   ASSIGNMENT_NOT_FOUND,
   CUSTOM_ROLE_NOT_FOUND,
@@ -30,7 +30,7 @@ import {
   roleFrom,
   withdrawGrantSteps,
   type CustomRoleAssignment,
-} from './custom-role-model';
+} from './custom-role-model.ts';
 
 /** Who holds a custom role, and where: assignments, mirrored as grants on the member item. */
 

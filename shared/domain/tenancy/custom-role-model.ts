@@ -2,7 +2,7 @@ import { keys } from '#db/keys';
 import type { TransactStep } from '#db/transact';
 import { notFound, type DomainError } from '#shared/errors';
 import { actorAccount, type AppContext } from '#shared/context';
-import { loadAccess, parseGrant, type Membership, type ProjectAccess } from './access';
+import { loadAccess, parseGrant, type Membership, type ProjectAccess } from './access.ts';
 import type { NameScope } from '#db/unique-names';
 import { queryPrefix } from '#db/query';
 import {
@@ -10,7 +10,7 @@ import {
   customRoleEntity,
   type CustomRole,
   type CustomRoleAssignment,
-} from './custom-role-entity';
+} from './custom-role-entity.ts';
 import { keyId } from '#db/batch-get';
 import { visible, isLive, visibleFilter } from '#db/live';
 import { withdrawGrantsStep } from '#db/grants';
@@ -20,7 +20,7 @@ import { withdrawGrantsStep } from '#db/grants';
 /** The member item's attribute that mirrors its custom-role grants (where access reads them). */
 export const GRANTS = 'custom_role_grants';
 
-export type { CustomRole, CustomRoleAssignment } from './custom-role-entity';
+export type { CustomRole, CustomRoleAssignment } from './custom-role-entity.ts';
 
 /** What audit entries record of roles and assignments: what their readers see of them. */
 export const auditedRole = (r: CustomRole) => {

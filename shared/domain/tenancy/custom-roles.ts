@@ -2,8 +2,8 @@ import { keys } from '#db/keys';
 import { transact, retryWhenStale } from '#db/transact';
 import { notFound } from '#shared/errors';
 import { actorAccount, type AppContext } from '#shared/context';
-import { accessToProject } from './access';
-import { planOfProject, retentionOfProject } from './projects';
+import { accessToProject } from './access.ts';
+import { planOfProject, retentionOfProject } from './projects.ts';
 import { changeAudit, creationAudit } from '#shared/audit';
 import { claimNameStep, namedWriteSteps } from '#db/unique-names';
 import { queryPrefix } from '#db/query';
@@ -21,16 +21,16 @@ import {
   roleNames,
   withdrawGrantSteps,
   type CustomRole,
-} from './custom-role-model';
-import { customRoleEntity } from './custom-role-entity';
-import { membershipEntity } from './membership-entity';
+} from './custom-role-model.ts';
+import { customRoleEntity } from './custom-role-entity.ts';
+import { membershipEntity } from './membership-entity.ts';
 
 export {
   toAssignmentOut,
   toCustomRoleOut,
   type CustomRole,
-} from './custom-role-model';
-export { assignCustomRole, listAssignments, removeAssignment } from './custom-role-assignments';
+} from './custom-role-model.ts';
+export { assignCustomRole, listAssignments, removeAssignment } from './custom-role-assignments.ts';
 
 /** GET /projects/{id}/custom-roles: any member. */
 export async function listCustomRoles(

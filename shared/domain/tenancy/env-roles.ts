@@ -3,17 +3,17 @@ import { concurrentChange, transact, type TransactStep, retryWhenStale, CASCADE_
 import { notFound } from '#shared/errors';
 import type { EnvRole } from '#auth/permissions';
 import { actorAccount, type AppContext } from '#shared/context';
-import { accessToEnvironment } from './environments';
-import { retentionOfProject } from './projects';
-import { joinSteps, memberHoldsStep, roleTarget, roleTargetKeys } from './role-target';
+import { accessToEnvironment } from './environments.ts';
+import { retentionOfProject } from './projects.ts';
+import { joinSteps, memberHoldsStep, roleTarget, roleTargetKeys } from './role-target.ts';
 import { onContention } from '#db/retry';
 import { changeAudit, creationAudit } from '#shared/audit';
 import { queryPartition } from '#db/query';
 import { batchGet, keyId } from '#db/batch-get';
 import { deleteStep, putStep } from '#db/steps';
-import { envRoleEntity, type EnvRoleAssignment } from './env-role-entity';
+import { envRoleEntity, type EnvRoleAssignment } from './env-role-entity.ts';
 
-export type { EnvRoleAssignment } from './env-role-entity';
+export type { EnvRoleAssignment } from './env-role-entity.ts';
 
 export const toEnvRoleOut = (a: EnvRoleAssignment) => ({
   id: a.id,

@@ -1,8 +1,8 @@
 import { keys } from '#db/keys';
 import type { TransactStep } from '#db/transact';
 import { invalid } from '#shared/errors';
-import { loadAccess } from './access';
-import { environmentEntity } from './environment-entity';
+import { loadAccess } from './access.ts';
+import { environmentEntity } from './environment-entity.ts';
 import type { Key } from '#db/lookup';
 import { keyId } from '#db/batch-get';
 import { isLive, stillLiveStep } from '#db/live';

@@ -4,18 +4,18 @@ import { keys } from '#db/keys';
 import { transact, concurrentChange, retryWhenStale, type TransactStep, CASCADE_STALE } from '#db/transact';
 import { forbidden, notFound } from '#shared/errors';
 import { actorAccount, type AppContext } from '#shared/context';
-import { accessToProject } from './access';
-import { accessToItem, type ItemRequest } from './item-access';
+import { accessToProject } from './access.ts';
+import { accessToItem, type ItemRequest } from './item-access.ts';
 import { lookupStep, type Key } from '#db/lookup';
-import { planOfProject, retentionOfProject } from './projects';
+import { planOfProject, retentionOfProject } from './projects.ts';
 import { changeAudit, creationAudit } from '#shared/audit';
-import { projectInventory } from './inventory';
+import { projectInventory } from './inventory.ts';
 import { claimNameStep, namedWriteSteps, type NameScope } from '#db/unique-names';
 import { queryPartition } from '#db/query';
 import { counterStep, putNewStep } from '#db/steps';
 import { countIs } from '#db/counter-moves';
 import { takeQuotaStep, ENVIRONMENTS_QUOTA } from '#domain/billing';
-import { environmentEntity, type Environment } from './environment-entity';
+import { environmentEntity, type Environment } from './environment-entity.ts';
 
 /** What an audit entry records of an environment (the entity is its own environment, so an environment-scoped reader sees it). */
 const auditedEnv = (e: Environment) => ({ id: e.id, name: e.name, project_id: e.project_id });

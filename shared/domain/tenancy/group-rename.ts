@@ -2,13 +2,13 @@
 import { transact } from '#db/transact';
 import { notFound } from '#shared/errors';
 import type { AppContext } from '#shared/context';
-import type { ProjectAccess } from './access';
-import { retentionOfProject } from './projects';
+import type { ProjectAccess } from './access.ts';
+import { retentionOfProject } from './projects.ts';
 import { changeAudit } from '#shared/audit';
 import { namedWriteSteps, type NameScope } from '#db/unique-names';
 import type { Key } from '#db/batch-get';
-import type { Group, Subgroup } from './group-entity';
-import { auditedGroup, kindOf } from './group-rules';
+import type { Group, Subgroup } from './group-entity.ts';
+import { auditedGroup, kindOf } from './group-rules.ts';
 
 /** PATCH of a group or subgroup (groups.manage in its environment, checked on access): a new name moves its name claim; the description is set as given. */
 export async function renameOrDescribe<T extends Group | Subgroup>(

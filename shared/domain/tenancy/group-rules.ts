@@ -3,7 +3,7 @@ import type { NameScope } from '#db/unique-names';
 import { compareText } from '#shared/text';
 import { text } from '#shared/schemas';
 import { lazySchema } from '#shared/lazy-schema';
-import type { Group, Subgroup } from './group-entity';
+import type { Group, Subgroup } from './group-entity.ts';
 
 /** What an audit entry records of a group or subgroup: what its readers see of it. */
 export const auditedGroup = (g: Group | Subgroup) => {

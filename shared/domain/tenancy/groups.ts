@@ -3,9 +3,9 @@ import { keys } from '#db/keys';
 import { transact, type TransactStep, concurrentChange, retryWhenStale, CASCADE_STALE } from '#db/transact';
 import { notFound } from '#shared/errors';
 import { actorAccount, type AppContext } from '#shared/context';
-import { accessInEnvironment, envLiveCheck } from './env-scope';
-import { accessToItem } from './item-access';
-import { retentionOfProject } from './projects';
+import { accessInEnvironment, envLiveCheck } from './env-scope.ts';
+import { accessToItem } from './item-access.ts';
+import { retentionOfProject } from './projects.ts';
 import { changeAudit, creationAudit } from '#shared/audit';
 import { lookupStep } from '#db/lookup';
 import { claimNameStep, namedWriteSteps } from '#db/unique-names';
@@ -16,7 +16,7 @@ import { getItem } from '#db/items';
 import { counterStep, putNewStep } from '#db/steps';
 import { countIs } from '#db/counter-moves';
 import { onContention } from '#db/retry';
-import { groupEntity, subgroupEntity, type Group, type Subgroup } from './group-entity';
+import { groupEntity, subgroupEntity, type Group, type Subgroup } from './group-entity.ts';
 import {
   auditedGroup,
   byNameThenAge,
@@ -26,10 +26,10 @@ import {
   MANAGE,
   NOT_AUTHORIZED_MANAGE_GROUPS,
   NOT_AUTHORIZED_VIEW_GROUPS,
-} from './group-rules';
-import { renameOrDescribe } from './group-rename';
+} from './group-rules.ts';
+import { renameOrDescribe } from './group-rename.ts';
 
-export type { Group, Subgroup } from './group-entity';
+export type { Group, Subgroup } from './group-entity.ts';
 
 /** The caller's access to a group by its bare id (404 alike for unknown, foreign and deleted ones), to change it (groups.manage). */
 const accessToGroup = (ctx: AppContext, id: string) =>

@@ -8,8 +8,8 @@ export {
   accessToProject,
   callerCapabilities,
   type CustomRoleDef,
-} from './access';
-export { costEstimate } from './cost-estimate';
+} from './access.ts';
+export { costEstimate } from './cost-estimate.ts';
 export {
   toCustomRoleOut,
   toAssignmentOut,
@@ -20,10 +20,10 @@ export {
   listAssignments,
   assignCustomRole,
   removeAssignment,
-} from './custom-roles';
-export { toEnvRoleOut, assignEnvRole, listEnvRoles, removeEnvRole, envRoleStep } from './env-roles';
-export { ENV_NOT_IN_PROJECT, accessInEnvironment, accessAcrossEnvironments, envLiveCheck } from './env-scope';
-export { environmentEntity, environmentView, type Environment, type EnvironmentOut } from './environment-entity';
+} from './custom-roles.ts';
+export { toEnvRoleOut, assignEnvRole, listEnvRoles, removeEnvRole, envRoleStep } from './env-roles.ts';
+export { ENV_NOT_IN_PROJECT, accessInEnvironment, accessAcrossEnvironments, envLiveCheck } from './env-scope.ts';
+export { environmentEntity, environmentView, type Environment, type EnvironmentOut } from './environment-entity.ts';
 export {
   ENVIRONMENT_NOT_FOUND,
   environmentsOf,
@@ -32,17 +32,25 @@ export {
   createEnvironment,
   renameEnvironment,
   deleteEnvironment,
-} from './environments';
-export { toGroupOut, toSubgroupOut, groupDescription } from './group-rules';
-export { listGroups, newGroupSteps, createGroup, updateGroup, deleteGroup, type Group, type Subgroup } from './groups';
-export { newSubgroupSteps, listSubgroups, createSubgroup, updateSubgroup, deleteSubgroup } from './subgroups';
-export { acceptInvitationById, acceptInvitationByToken } from './invitation-acceptance';
-export { createInvitation, listInvitations, resendInvitation, revokeInvitation } from './invitations';
-export { toInviteOut } from './invitation-state';
-export { pendingInvitationGate } from './invitation-links';
-export { accessToItem, type LookupRefs, type Located, type ItemRequest } from './item-access';
-export { removeMember } from './members';
-export { projectUserEntity, projectUserView, type ProjectUserOut } from './project-user-entity';
+} from './environments.ts';
+export { toGroupOut, toSubgroupOut, groupDescription } from './group-rules.ts';
+export {
+  listGroups,
+  newGroupSteps,
+  createGroup,
+  updateGroup,
+  deleteGroup,
+  type Group,
+  type Subgroup,
+} from './groups.ts';
+export { newSubgroupSteps, listSubgroups, createSubgroup, updateSubgroup, deleteSubgroup } from './subgroups.ts';
+export { acceptInvitationById, acceptInvitationByToken } from './invitation-acceptance.ts';
+export { createInvitation, listInvitations, resendInvitation, revokeInvitation } from './invitations.ts';
+export { toInviteOut } from './invitation-state.ts';
+export { pendingInvitationGate } from './invitation-links.ts';
+export { accessToItem, type LookupRefs, type Located, type ItemRequest } from './item-access.ts';
+export { removeMember } from './members.ts';
+export { projectUserEntity, projectUserView, type ProjectUserOut } from './project-user-entity.ts';
 export {
   PROJECT_USER_NOT_FOUND,
   listProjectUsers,
@@ -50,7 +58,7 @@ export {
   createProjectUser,
   updateProjectUser,
   deleteProjectUser,
-} from './project-users';
+} from './project-users.ts';
 export {
   retentionOfProject,
   toProjectOut,
@@ -66,8 +74,8 @@ export {
   projectPlan,
   deleteProject,
   projectMembers,
-} from './projects';
-export type { Project } from './project-types';
-export type { PeopleReferences } from './people-references';
-export { projectEntity } from './project-entity';
-export { groupEntity, subgroupEntity } from './group-entity';
+} from './projects.ts';
+export type { Project } from './project-types.ts';
+export type { PeopleReferences } from './people-references.ts';
+export { projectEntity } from './project-entity.ts';
+export { groupEntity, subgroupEntity } from './group-entity.ts';

@@ -19,12 +19,12 @@ import {
   type TokenPair,
 } from '#domain/identity';
 import { locate } from '#db/lookup';
-import { INVITATION_NOT_FOUND, refuseClosed, retryIfStale, toInviteOut, type Invitation } from './invitation-state';
-import { closeIndexStep, findInvitationLink } from './invitation-links';
+import { INVITATION_NOT_FOUND, refuseClosed, retryIfStale, toInviteOut, type Invitation } from './invitation-state.ts';
+import { closeIndexStep, findInvitationLink } from './invitation-links.ts';
 import { batchGet, keyId, snapshotGet } from '#db/batch-get';
-import { invitationEntity } from './invitation-entity';
-import { acceptanceFacts, grantSteps } from './invitation-grants';
-import { acceptedCopy, acceptedSteps, acceptForAccount } from './invitation-accepted';
+import { invitationEntity } from './invitation-entity.ts';
+import { acceptanceFacts, grantSteps } from './invitation-grants.ts';
+import { acceptedCopy, acceptedSteps, acceptForAccount } from './invitation-accepted.ts';
 
 /** SPEC "Errors: invitations". */
 export const ACCOUNT_EXISTS =

@@ -8,13 +8,13 @@ import { transact, type TransactStep } from '#db/transact';
 import type { AppContext } from '#shared/context';
 import { type Account, type AccountType, securityLogStep } from '#domain/identity';
 import { listSubscriptions } from '#domain/billing';
-import { INVITATION_CHANGED as STALE, type Invitation } from './invitation-state';
-import { closeIndexStep } from './invitation-links';
+import { INVITATION_CHANGED as STALE, type Invitation } from './invitation-state.ts';
+import { closeIndexStep } from './invitation-links.ts';
 import { allOf, type Condition } from '#db/live';
 import { isUnset } from '#db/condition';
 import { countIs } from '#db/counter-moves';
 import { setWhenStep } from '#db/steps';
-import { type Facts, grantSteps } from './invitation-grants';
+import { type Facts, grantSteps } from './invitation-grants.ts';
 
 /**
  * Marks the invitation accepted, provided that at commit it is still open in the stored state we

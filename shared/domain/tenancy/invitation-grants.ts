@@ -4,24 +4,24 @@ import type { TransactStep } from '#db/transact';
 import { notFound } from '#shared/errors';
 import type { AppContext } from '#shared/context';
 import type { Account } from '#domain/identity';
-import { isOwnerMembership, type Membership } from './access';
-import { envRoleStep, type EnvRoleAssignment } from './env-roles';
-import { memberHoldsStep } from './role-target';
-import { environmentEntity, type Environment } from './environment-entity';
-import { membershipSteps } from './projects';
-import type { Project } from './project-types';
+import { isOwnerMembership, type Membership } from './access.ts';
+import { envRoleStep, type EnvRoleAssignment } from './env-roles.ts';
+import { memberHoldsStep } from './role-target.ts';
+import { environmentEntity, type Environment } from './environment-entity.ts';
+import { membershipSteps } from './projects.ts';
+import type { Project } from './project-types.ts';
 import {
   DEFAULT_INVITE_ROLE,
   INVITATION_NOT_FOUND,
   INVITATION_CHANGED as STALE,
   type Invitation,
-} from './invitation-state';
+} from './invitation-state.ts';
 import { batchGet, keyId } from '#db/batch-get';
 import { isLive } from '#db/live';
 import { accountEntity } from '#shared/account-entity';
-import { projectEntity } from './project-entity';
-import { membershipEntity } from './membership-entity';
-import { envRoleEntity } from './env-role-entity';
+import { projectEntity } from './project-entity.ts';
+import { membershipEntity } from './membership-entity.ts';
+import { envRoleEntity } from './env-role-entity.ts';
 
 export interface Facts {
   project: Project;

@@ -8,7 +8,7 @@ import { batchGet, keyId } from '#db/batch-get';
 import { isLive } from '#db/live';
 import { getItem } from '#db/items';
 import { deleteStep, putNewStep, putStep } from '#db/steps';
-import type { Invitation, InvitationLinkItem } from './invitation-state';
+import type { Invitation, InvitationLinkItem } from './invitation-state.ts';
 
 /*
  * An invitation's link (token hash → invitation) and the open-invitation index by address: the

@@ -1,13 +1,13 @@
 /** The environment, group and subgroup a new invitation names: read with the caller's access, checked live and nested. */
 import { keys } from '#db/keys';
 import { invalid } from '#shared/errors';
-import type { ProjectAccess } from './access';
-import { ENV_NOT_IN_PROJECT } from './env-scope';
-import { GROUP_NOT_IN_ENV } from './group-rules';
+import type { ProjectAccess } from './access.ts';
+import { ENV_NOT_IN_PROJECT } from './env-scope.ts';
+import { GROUP_NOT_IN_ENV } from './group-rules.ts';
 import { keyId } from '#db/batch-get';
 import { isLive } from '#db/live';
-import type { NewInvitation } from './invitation-state';
-import { subgroupEntity } from './group-entity';
+import type { NewInvitation } from './invitation-state.ts';
+import { subgroupEntity } from './group-entity.ts';
 
 export const SUBGROUP_NOT_IN_GROUP = 'Subgroup not found or does not belong to group';
 

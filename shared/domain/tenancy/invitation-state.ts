@@ -13,7 +13,7 @@ export const INVITATION_NOT_FOUND = 'Invitation not found';
 export const INVITATION_ACCEPTED = 'Invitation already accepted';
 export const INVITATION_EXPIRED = 'Invitation expired';
 
-import type { Invitation } from './invitation-entity';
+import type { Invitation } from './invitation-entity.ts';
 
 export type { Invitation };
 

@@ -12,13 +12,13 @@ import { oneLine } from '#mail/html';
 import { projectEventStep } from '#shared/events';
 import { actorAccount, type AppContext } from '#shared/context';
 import type { Account } from '#domain/identity';
-import { accessToProject, loadAccess } from './access';
-import { accessToItem } from './item-access';
+import { accessToProject, loadAccess } from './access.ts';
+import { accessToItem } from './item-access.ts';
 import { lookupStep } from '#db/lookup';
-import { retentionOfProject } from './projects';
-import type { Project } from './project-types';
+import { retentionOfProject } from './projects.ts';
+import type { Project } from './project-types.ts';
 import { changeAudit, creationAudit } from '#shared/audit';
-import { invitationLink, invitationMail } from './invitation-mail';
+import { invitationLink, invitationMail } from './invitation-mail.ts';
 import { queryPrefix } from '#db/query';
 import { allOf, setFieldsStep, type Condition } from '#db/live';
 import { putNewStep } from '#db/steps';
@@ -31,11 +31,11 @@ import {
   retryIfStale,
   type Invitation,
   type NewInvitation,
-} from './invitation-state';
-import { closeIndexStep, linkSteps } from './invitation-links';
-import { invitationEntity } from './invitation-entity';
-import { limitInvitationMail } from './invitation-rate-limits';
-import { checkScope, scopeKeys } from './invitation-scope';
+} from './invitation-state.ts';
+import { closeIndexStep, linkSteps } from './invitation-links.ts';
+import { invitationEntity } from './invitation-entity.ts';
+import { limitInvitationMail } from './invitation-rate-limits.ts';
+import { checkScope, scopeKeys } from './invitation-scope.ts';
 
 /** SPEC "Other constants": an invitation is valid for 24 hours from creation or resend. */
 export const INVITATION_VALID_HOURS = 24;

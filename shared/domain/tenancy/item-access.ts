@@ -4,8 +4,8 @@ import { isLive } from '#db/live';
 import { readLookup, type Key } from '#db/lookup';
 import type { DomainError } from '#shared/errors';
 import type { Permission } from '#auth/permissions';
-import { loadAccess, type ProjectAccess } from './access';
-import { environmentEntity, type Environment } from './environment-entity';
+import { loadAccess, type ProjectAccess } from './access.ts';
+import { environmentEntity, type Environment } from './environment-entity.ts';
 
 /** Environment-scoped items have sort keys `<KIND>#<environmentId>#<id>` (shared/db/keys.ts). */
 export const envIdOfKey = (key: Key) => key.SK.split('#')[1];

@@ -10,12 +10,12 @@ import { changeAudit } from '#shared/audit';
 import { invalid, notFound } from '#shared/errors';
 import { actorAccount, type AppContext } from '#shared/context';
 import { accountEntity } from '#shared/account-entity';
-import { loadAccess } from './access';
-import { membershipEntity } from './membership-entity';
-import { envRoleEntity } from './env-role-entity';
-import { customRoleAssignmentEntity } from './custom-role-entity';
-import { retentionOfProject } from './projects';
-import type { PeopleReferences } from './people-references';
+import { loadAccess } from './access.ts';
+import { membershipEntity } from './membership-entity.ts';
+import { envRoleEntity } from './env-role-entity.ts';
+import { customRoleAssignmentEntity } from './custom-role-entity.ts';
+import { retentionOfProject } from './projects.ts';
+import type { PeopleReferences } from './people-references.ts';
 
 export const MEMBER_NOT_FOUND = 'Member not found';
 /** The membership changed between the removal's read and its write: read again. */

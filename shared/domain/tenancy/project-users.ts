@@ -1,13 +1,13 @@
 import { refsAsRead } from '#db/refs';
-import type { PeopleReferences } from './people-references';
+import type { PeopleReferences } from './people-references.ts';
 import { keys } from '#db/keys';
 import { transact, retryWhenStale, transactWithCascade, CASCADE_STALE } from '#db/transact';
 import { notFound } from '#shared/errors';
 import { actorAccount, type AppContext } from '#shared/context';
-import { accessToProject } from './access';
-import { accessToItem } from './item-access';
+import { accessToProject } from './access.ts';
+import { accessToItem } from './item-access.ts';
 import { lookupStep } from '#db/lookup';
-import { planOfProject, retentionOfProject } from './projects';
+import { planOfProject, retentionOfProject } from './projects.ts';
 import { changeAudit, creationAudit } from '#shared/audit';
 import { queryPrefix } from '#db/query';
 import { compareText } from '#shared/text';
@@ -15,7 +15,7 @@ import { visible, setFieldsStep, visibleFilter } from '#db/live';
 import { counterStep, putNewStep } from '#db/steps';
 import type { Permission } from '#auth/permissions';
 import { takeQuotaStep, PROJECT_USERS_QUOTA } from '#domain/billing';
-import { projectUserEntity, projectUserView, type ProjectUser } from './project-user-entity';
+import { projectUserEntity, projectUserView, type ProjectUser } from './project-user-entity.ts';
 
 export type ProjectUserFields = Partial<Pick<ProjectUser, 'name' | 'email' | 'job_title' | 'phone' | 'notes'>>;
 

@@ -4,10 +4,10 @@ import { invalid, forbidden, notFound } from '#shared/errors';
 import { actorAccount, type AppContext } from '#shared/context';
 import { isStaff } from '#shared/actor';
 import { canCreateProjects, getAccount, type Account } from '#domain/identity';
-import { PROJECT_NOT_FOUND, accessToProject, isOwnerMembership, type Membership } from './access';
-import type { Project } from './project-types';
-import { projectEntity as storedProject } from './project-entity';
-import { membershipEntity, userMembershipEntity } from './membership-entity';
+import { PROJECT_NOT_FOUND, accessToProject, isOwnerMembership, type Membership } from './access.ts';
+import type { Project } from './project-types.ts';
+import { projectEntity as storedProject } from './project-entity.ts';
+import { membershipEntity, userMembershipEntity } from './membership-entity.ts';
 import { accountEntity } from '#shared/account-entity';
 import {
   FREE_PLAN_ID,
@@ -19,7 +19,7 @@ import {
   takeQuotaStep,
   PROJECTS_QUOTA,
 } from '#domain/billing';
-import { projectInventory, totals } from './inventory';
+import { projectInventory, totals } from './inventory.ts';
 import { queryPartition } from '#db/query';
 import { compareText } from '#shared/text';
 import { batchGet, keyId } from '#db/batch-get';

@@ -8,12 +8,12 @@ import { actorAccount, type AppContext } from '#shared/context';
 import { mailStep } from '#mail/send';
 import { oneLine } from '#mail/html';
 import type { Account } from '#domain/identity';
-import type { Membership, ProjectAccess } from './access';
-import { membershipSteps } from './projects';
-import type { Project } from './project-types';
-import { addedToProjectMail, projectLink } from './member-mail';
+import type { Membership, ProjectAccess } from './access.ts';
+import { membershipSteps } from './projects.ts';
+import type { Project } from './project-types.ts';
+import { addedToProjectMail, projectLink } from './member-mail.ts';
 import { accountEntity } from '#shared/account-entity';
-import { membershipEntity } from './membership-entity';
+import { membershipEntity } from './membership-entity.ts';
 
 /** The refusal of a role's target that is no account, or (to anyone but an owner) no member of the project. */
 export const USER_NOT_FOUND = 'User not found';

@@ -4,7 +4,7 @@ import { transact } from '#db/transact';
 import { epochSeconds, requestContext } from '#shared/context';
 import { forbidden, isRefusal } from '#shared/errors';
 import { auditStep } from '#shared/audit';
-import type { Project } from './project-types';
+import type { Project } from './project-types.ts';
 
 /** The refusal of a password session on a project that requires single sign-on. */
 export const SSO_REQUIRED = 'This project requires single sign-on';

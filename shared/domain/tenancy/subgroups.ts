@@ -3,9 +3,9 @@ import { keys } from '#db/keys';
 import { transact, type TransactStep, retryWhenStale } from '#db/transact';
 import { invalid, notFound } from '#shared/errors';
 import { actorAccount, type AppContext } from '#shared/context';
-import { accessInEnvironment, envLiveCheck } from './env-scope';
-import { accessToItem } from './item-access';
-import { retentionOfProject } from './projects';
+import { accessInEnvironment, envLiveCheck } from './env-scope.ts';
+import { accessToItem } from './item-access.ts';
+import { retentionOfProject } from './projects.ts';
 import { changeAudit, creationAudit } from '#shared/audit';
 import { lookupStep } from '#db/lookup';
 import { claimNameStep, namedWriteSteps } from '#db/unique-names';
@@ -14,7 +14,7 @@ import { visible, isLive, visibleFilter } from '#db/live';
 import { referenceStep } from '#db/refs';
 import { keyId } from '#db/batch-get';
 import { counterStep, putNewStep } from '#db/steps';
-import { groupEntity, subgroupEntity, type Subgroup } from './group-entity';
+import { groupEntity, subgroupEntity, type Subgroup } from './group-entity.ts';
 import {
   auditedGroup,
   byNameThenAge,
@@ -25,8 +25,8 @@ import {
   NOT_AUTHORIZED_VIEW_GROUPS,
   SUBGROUP_NOT_FOUND,
   subgroupNames,
-} from './group-rules';
-import { renameOrDescribe } from './group-rename';
+} from './group-rules.ts';
+import { renameOrDescribe } from './group-rename.ts';
 
 /** The caller's access to a subgroup by its bare id (404 alike for unknown, foreign and deleted ones), to change it (groups.manage). */
 const accessToSubgroup = (ctx: AppContext, id: string) =>

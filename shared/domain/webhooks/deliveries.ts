@@ -5,10 +5,10 @@ import { getItem } from '#db/items';
 import { queryPartition } from '#db/query';
 import { invalid, notFound } from '#shared/errors';
 import type { AppContext } from '#shared/context';
-import { webhookEntity, type Webhook } from './webhook-entity';
-import { WEBHOOK_NOT_FOUND, webhookAccess } from './webhooks';
-import { attempt, type Attempt, type Delivery } from './delivery';
-import { sendSigned } from './signed-post';
+import { webhookEntity, type Webhook } from './webhook-entity.ts';
+import { WEBHOOK_NOT_FOUND, webhookAccess } from './webhooks.ts';
+import { attempt, type Attempt, type Delivery } from './delivery.ts';
+import { sendSigned } from './signed-post.ts';
 
 /** The delivery log (30 days) and the manual actions on it: redeliver, and a ping. */
 

@@ -7,9 +7,9 @@ import { queryPartition } from '#db/query';
 import type { AppContext } from '#shared/context';
 import type { DomainEvent, EventMessage } from '#shared/events';
 import { liveProjects, ownedProjectIds, planOfProject } from '#domain/tenancy';
-import { webhookEntity, type Webhook } from './webhook-entity';
-import { ok, sendSigned } from './signed-post';
-import { endpointHealth } from './endpoint-health';
+import { webhookEntity, type Webhook } from './webhook-entity.ts';
+import { ok, sendSigned } from './signed-post.ts';
+import { endpointHealth } from './endpoint-health.ts';
 import { metric } from '#shared/metrics';
 
 /**

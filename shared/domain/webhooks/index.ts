@@ -1,5 +1,5 @@
 /** The webhooks context's public face: registration, the delivery log, delivery and its retry sweep. */
-export { webhookView, webhookOut } from './webhook-entity';
+export { webhookView, webhookOut } from './webhook-entity.ts';
 export {
   FORBIDDEN_WEBHOOKS,
   MAX_WEBHOOKS_PER_PROJECT,
@@ -13,7 +13,7 @@ export {
   updateWebhook,
   deleteWebhook,
   rotateWebhookSecret,
-} from './webhooks';
-export { deliverySummaryOut, deliveryOut, listDeliveries, getDelivery, redeliver, pingWebhook } from './deliveries';
-export { deliverEvent, sweepWebhookRetries } from './delivery';
-export { URL_NOT_ALLOWED, useResolver, checkTarget } from './ssrf';
+} from './webhooks.ts';
+export { deliverySummaryOut, deliveryOut, listDeliveries, getDelivery, redeliver, pingWebhook } from './deliveries.ts';
+export { deliverEvent, sweepWebhookRetries } from './delivery.ts';
+export { URL_NOT_ALLOWED, useResolver, checkTarget } from './ssrf.ts';

@@ -1,9 +1,9 @@
 import { createHmac } from 'node:crypto';
 import type { AppContext } from '#shared/context';
 import { open } from '#auth/secret-box';
-import type { Webhook } from './webhook-entity';
-import { type CheckedTarget, checkTarget, postTo, type PostResult } from './ssrf';
-import { secretContext } from './webhooks';
+import type { Webhook } from './webhook-entity.ts';
+import { type CheckedTarget, checkTarget, postTo, type PostResult } from './ssrf.ts';
+import { secretContext } from './webhooks.ts';
 
 /**
  * A signed POST to a webhook: the signature headers (SPEC's and the Standard Webhooks ones, the

@@ -1,13 +1,13 @@
 import { load } from 'js-yaml';
-import { collect } from '../../../clients/typescript/src/paging';
-import { multipart, type InfracatClient } from '../../../clients/typescript/src/client';
-import { followJob } from '../../../clients/typescript/src/jobs';
+import { collect } from '../../../clients/typescript/src/paging.ts';
+import { multipart, type InfracatClient } from '../../../clients/typescript/src/client.ts';
+import { followJob } from '../../../clients/typescript/src/jobs.ts';
 import { keys } from '#db/keys';
 import { queryPartition } from '#db/query';
-import { readItem } from '../../helpers/catalog';
-import type { Entry, Kind, Ledger } from './ledger';
-import type { Delivery } from './webhook-receiver';
-import type { Scope } from './workload';
+import { readItem } from '../../helpers/catalog.ts';
+import type { Entry, Kind, Ledger } from './ledger.ts';
+import type { Delivery } from './webhook-receiver.ts';
+import type { Scope } from './workload.ts';
 
 /** An item as a list shows it, reduced to what the ledger knows: its id, its unique name and the field updates change. */
 interface Seen {

@@ -1,4 +1,4 @@
-import { ApiError } from '../../../clients/typescript/src/errors';
+import { ApiError } from '../../../clients/typescript/src/errors.ts';
 
 /**
  * How a write ended, as a client sees it: `ok` (2xx), `refused` (a definite 4xx), or `unknown` (no answer

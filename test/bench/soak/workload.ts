@@ -1,8 +1,8 @@
-import { followJob } from '../../../clients/typescript/src/jobs';
-import { multipart, type InfracatClient } from '../../../clients/typescript/src/client';
+import { followJob } from '../../../clients/typescript/src/jobs.ts';
+import { multipart, type InfracatClient } from '../../../clients/typescript/src/client.ts';
 import { IMPEX_API_VERSION } from '#domain/impex';
-import type { Entry, Kind, Ledger } from './ledger';
-import { outcome, type Outcome } from './outcome';
+import type { Entry, Kind, Ledger } from './ledger.ts';
+import { outcome, type Outcome } from './outcome.ts';
 
 /** What one client works on: its own environment (so its ledger is the whole truth there) and one to import into. */
 export interface Scope {

@@ -1,10 +1,10 @@
 import { readSecret } from '#shared/clients';
 import type { Config } from '#shared/config';
-import { localProvider } from './local-provider';
-import type { PaymentProvider } from './provider';
+import { localProvider } from './local-provider.ts';
+import type { PaymentProvider } from './provider.ts';
 
-export * from './provider';
-export * from './local-provider';
+export * from './provider.ts';
+export * from './local-provider.ts';
 
 let stripe: Promise<PaymentProvider> | undefined;
 
@@ -35,7 +35,7 @@ async function loadStripe(c: Config): Promise<PaymentProvider> {
   if (!keys.secretKey || !keys.webhookSecret)
     throw new Error('Stripe is the payment provider but its secret key or webhook secret is missing');
   // The adapter and the SDK on first use; in the cloud the SDK ships beside the bundle, pre-bundled (infra/cdk/aliases.ts).
-  const [{ stripeProvider }, { default: sdk }] = await Promise.all([import('./stripe-provider'), import('stripe')]);
+  const [{ stripeProvider }, { default: sdk }] = await Promise.all([import('./stripe-provider.ts'), import('stripe')]);
   return stripeProvider(
     { secretKey: keys.secretKey, webhookSecret: keys.webhookSecret, apiBase: c.STRIPE_API_BASE },
     sdk,

@@ -8,7 +8,7 @@ import {
   type CheckoutRequest,
   type PaymentEvent,
   type PaymentProvider,
-} from './provider';
+} from './provider.ts';
 
 /**
  * The local payment provider (`npm start`): no account anywhere. Its checkout and portal are pages

@@ -1,5 +1,5 @@
 import type Stripe from 'stripe';
-import type { PaymentEvent, ProviderSubscriptionStatus } from './provider';
+import type { PaymentEvent, ProviderSubscriptionStatus } from './provider.ts';
 
 /**
  * Stripe's webhook events read as `PaymentEvent`s: which events matter, where each carries our

@@ -1,6 +1,6 @@
 import type Stripe from 'stripe';
-import { WEBHOOK_TOLERANCE_SECONDS, WebhookRejected, type CheckoutRequest, type PaymentProvider } from './provider';
-import { toPaymentEvent } from './stripe-events';
+import { WEBHOOK_TOLERANCE_SECONDS, WebhookRejected, type CheckoutRequest, type PaymentProvider } from './provider.ts';
+import { toPaymentEvent } from './stripe-events.ts';
 
 /**
  * The Stripe adapter of the payment-provider port (docs/decisions/0054-stripe-adapter.md):

@@ -4,10 +4,10 @@ import { keys } from '#db/keys';
 import { queryPrefix } from '#db/query';
 import { isLive } from '#db/live';
 import { DomainError } from '#shared/errors';
-import type { CustomFieldDefinition, CustomFieldKind, CustomValues } from './definition-entity';
-import { matchersOf } from './patterns';
-import { checkValue } from './values';
-import { customValues } from '../custom-values';
+import type { CustomFieldDefinition, CustomFieldKind, CustomValues } from './definition-entity.ts';
+import { matchersOf } from './patterns.ts';
+import { checkValue } from './values.ts';
+import { customValues } from '../custom-values.ts';
 
 /**
  * What a definition change would break: the live items of the project whose value would no longer

@@ -10,11 +10,11 @@ import {
   type CustomFieldKind,
   type CustomFieldMeta,
   type CustomValues,
-} from './definition-entity';
-import { matchersOf, type Matcher } from './patterns';
+} from './definition-entity.ts';
+import { matchersOf, type Matcher } from './patterns.ts';
 
-export { customFieldsInput } from './input';
-import { resolveValues, type ValueProblem } from './values';
+export { customFieldsInput } from './input.ts';
+import { resolveValues, type ValueProblem } from './values.ts';
 
 /**
  * A project's catalogue of custom fields as one read: its definitions and its state (count and

@@ -1,6 +1,6 @@
 import { changeAudit, creationAudit } from '#shared/audit';
 import type { AppContext } from '#shared/context';
-import { customFieldView, type CustomFieldDefinition } from './definition-entity';
+import { customFieldView, type CustomFieldDefinition } from './definition-entity.ts';
 
 /**
  * A definition's audit entries (`custom_field.create`, `.update`, `.delete`), steps of the transaction

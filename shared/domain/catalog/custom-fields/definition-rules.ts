@@ -6,9 +6,9 @@ import {
   CUSTOM_FIELD_KINDS,
   CUSTOM_FIELD_TYPES,
   type CustomFieldDefinition,
-} from './definition-entity';
-import { matchersOf, patternProblem } from './patterns';
-import { checkValue, TEXT_MAX } from './values';
+} from './definition-entity.ts';
+import { matchersOf, patternProblem } from './patterns.ts';
+import { checkValue, TEXT_MAX } from './values.ts';
 
 /** A definition's request bodies (the shapes, checked before any lookup) and the rules between its fields. */
 

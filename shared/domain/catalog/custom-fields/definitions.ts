@@ -4,12 +4,12 @@ import { transact, retryWhenStale, CASCADE_STALE } from '#db/transact';
 import { conflict, notFound, unprocessable } from '#shared/errors';
 import { actorAccount, type AppContext } from '#shared/context';
 import { accessToProject, retentionOfProject } from '#domain/tenancy';
-import { customFieldEntity, type CustomFieldDefinition } from './definition-entity';
-import { catalogueMoveStep, readCatalogue } from './catalogue';
-import { definitionIssues, type CreateCustomFieldInput, type UpdateCustomFieldInput } from './definition-rules';
-import { MAX_CUSTOM_FIELDS } from './limits';
-import { breakingCount, projectItemValues, wouldBreak } from './breakage';
-import { definitionChangeAudit, definitionChanged, definitionCreatedAudit } from './definition-audit';
+import { customFieldEntity, type CustomFieldDefinition } from './definition-entity.ts';
+import { catalogueMoveStep, readCatalogue } from './catalogue.ts';
+import { definitionIssues, type CreateCustomFieldInput, type UpdateCustomFieldInput } from './definition-rules.ts';
+import { MAX_CUSTOM_FIELDS } from './limits.ts';
+import { breakingCount, projectItemValues, wouldBreak } from './breakage.ts';
+import { definitionChangeAudit, definitionChanged, definitionCreatedAudit } from './definition-audit.ts';
 
 /**
  * A project's custom field definitions: any member reads them; the owner, or a member whose custom

@@ -10,13 +10,13 @@ import { errorFields, log } from '#shared/log';
 import { lazySchema } from '#shared/lazy-schema';
 import { actorAccount, type AppContext } from '#shared/context';
 import { accessToProject, retentionOfProject } from '#domain/tenancy';
-import { floorListing, networkListing, serviceListing } from '../listings';
-import { customFieldEntity, type CustomFieldKind, type CustomValues } from './definition-entity';
-import { catalogueMoveStep, readCatalogue } from './catalogue';
-import { projectItemValues, type ItemValues } from './breakage';
-import { customFieldJobEntity, type CustomFieldJob } from './job-entity';
-import { CUSTOM_FIELD_NOT_FOUND } from './definitions';
-import { definitionChangeAudit } from './definition-audit';
+import { floorListing, networkListing, serviceListing } from '../listings.ts';
+import { customFieldEntity, type CustomFieldKind, type CustomValues } from './definition-entity.ts';
+import { catalogueMoveStep, readCatalogue } from './catalogue.ts';
+import { projectItemValues, type ItemValues } from './breakage.ts';
+import { customFieldJobEntity, type CustomFieldJob } from './job-entity.ts';
+import { CUSTOM_FIELD_NOT_FOUND } from './definitions.ts';
+import { definitionChangeAudit } from './definition-audit.ts';
 
 /**
  * Deleting a definition: at once it is marked `deleting` (no write may set it, its key stays taken),

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { parameterFamily } from '#shared/parameter-family';
-import { CUSTOM_FIELD_KEY as KEY } from './definition-entity';
+import { CUSTOM_FIELD_KEY as KEY } from './definition-entity.ts';
 
 /**
  * `cf.<key>=<value>` list filters (GET /services, /service-floors, /networks): query parameters

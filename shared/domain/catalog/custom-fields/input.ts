@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { MAX_CUSTOM_FIELDS } from './limits';
+import { MAX_CUSTOM_FIELDS } from './limits.ts';
 
 /**
  * `custom_fields` in a create or update body: values by key (on update `null` removes one, keys not

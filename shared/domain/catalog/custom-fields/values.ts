@@ -1,5 +1,5 @@
-import type { Matcher } from './patterns';
-import type { CustomFieldDefinition, CustomFieldKind, CustomValue, CustomValues } from './definition-entity';
+import type { Matcher } from './patterns.ts';
+import type { CustomFieldDefinition, CustomFieldKind, CustomValue, CustomValues } from './definition-entity.ts';
 
 /** Custom field values: each type's rule, a write's values checked and merged, the list filters, the search texts. Pure. */
 

@@ -1,4 +1,4 @@
-import type { SearchText } from './entries';
+import type { SearchText } from './entries.ts';
 
 /** A value of a url or date field, by its shape (the type checks hold it to exactly that shape). */
 const URL_OR_DAY = /^(?:https?:\/\/|\d{4}-\d{2}-\d{2}$)/i;

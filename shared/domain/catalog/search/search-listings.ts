@@ -1,10 +1,10 @@
 import { keys } from '#db/keys';
-import { defineListing, type Listable, type Listing } from '../listing';
-import { serviceEntity, type Service } from '../service-entity';
-import { floorEntity, type Floor } from '../floor-entity';
-import { networkEntity, type Network } from '../network-entity';
-import { searchEntries, type SearchKind, type SearchText } from './entries';
-import { searchableCustomValues } from './custom-values';
+import { defineListing, type Listable, type Listing } from '../listing.ts';
+import { serviceEntity, type Service } from '../service-entity.ts';
+import { floorEntity, type Floor } from '../floor-entity.ts';
+import { networkEntity, type Network } from '../network-entity.ts';
+import { searchEntries, type SearchKind, type SearchText } from './entries.ts';
+import { searchableCustomValues } from './custom-values.ts';
 
 /**
  * The search index as listings (listing.ts): one item per entry of a live service, floor or network,

@@ -6,8 +6,8 @@ import { queryPage } from '#db/query';
 import type { Permission } from '#auth/permissions';
 import { actorAccount, type AppContext } from '#shared/context';
 import { accessAcrossEnvironments, accessInEnvironment } from '#domain/tenancy';
-import { SEARCH_LISTINGS, entriesOf } from './search-listings';
-import { bucketOf, MIN_SUFFIX, SEARCH_KINDS, termOf, type SearchKind, type SearchText } from './entries';
+import { SEARCH_LISTINGS, entriesOf } from './search-listings.ts';
+import { bucketOf, MIN_SUFFIX, SEARCH_KINDS, termOf, type SearchKind, type SearchText } from './entries.ts';
 
 export interface SearchInput {
   project_id: string;

@@ -1,4 +1,4 @@
-import type { Service } from '../service-entity';
+import type { Service } from '../service-entity.ts';
 
 /** What an audit entry records of a service: its stored fields as its readers see them (its networks are the attachments' entries). */
 export const audited = ({ network_ids: _n, audit_head: _h, ...rest }: Service) => rest;

@@ -5,17 +5,17 @@ import { actorAccount, type AppContext } from '#shared/context';
 import { projectEventStep } from '#shared/events';
 import { auditSteps } from '#shared/audit';
 import { planOfProject, accessInEnvironment, ENV_NOT_IN_PROJECT, serviceQuotaAddon } from '#domain/tenancy';
-import { serviceEntity, serviceView, type ServiceOut } from '../service-entity';
+import { serviceEntity, serviceView, type ServiceOut } from '../service-entity.ts';
 import { keyId } from '#db/batch-get';
 import { whileLiveStep, isLive } from '#db/live';
 import { getItem } from '#db/items';
 import { takeQuotaStep, SERVICES_QUOTA, quotaLimit } from '#domain/billing';
-import { FORBIDDEN_CREATE } from '../service-refusals';
-import { storedFields, type CreateServiceInput } from './input';
-import { keysToValidate, resolveAll, validateReferences } from './references';
-import { newServiceSteps } from './hints';
-import { audited, serviceAudit, serviceEventData } from './audit-and-events';
-import { catalogueUnchangedStep, readCatalogue, valuesForWrite } from '../custom-fields/catalogue';
+import { FORBIDDEN_CREATE } from '../service-refusals.ts';
+import { storedFields, type CreateServiceInput } from './input.ts';
+import { keysToValidate, resolveAll, validateReferences } from './references.ts';
+import { newServiceSteps } from './hints.ts';
+import { audited, serviceAudit, serviceEventData } from './audit-and-events.ts';
+import { catalogueUnchangedStep, readCatalogue, valuesForWrite } from '../custom-fields/catalogue.ts';
 
 /**
  * Creates a service. Refusals in SPEC's order: 404 'Project not found', 400 environment not in

@@ -5,13 +5,13 @@ import { actorAccount, type AppContext } from '#shared/context';
 import { projectEventStep } from '#shared/events';
 import { auditSteps } from '#shared/audit';
 import { retentionOfProject } from '#domain/tenancy';
-import { edgeRemovalSteps } from '../items';
-import { serviceListing } from '../listings';
+import { edgeRemovalSteps } from '../items.ts';
+import { serviceListing } from '../listings.ts';
 import { whileLiveStep } from '#db/live';
 import { counterStep } from '#db/steps';
-import { FORBIDDEN_MANAGE, SERVICE_NOT_FOUND } from '../service-refusals';
-import { audited, serviceAudit, serviceEventData } from './audit-and-events';
-import { accessToService } from './read';
+import { FORBIDDEN_MANAGE, SERVICE_NOT_FOUND } from '../service-refusals.ts';
+import { audited, serviceAudit, serviceEventData } from './audit-and-events.ts';
+import { accessToService } from './read.ts';
 
 /**
  * Soft-deletes a service and, in the same transaction, removes its connections and links and its

@@ -1,12 +1,12 @@
 import { keys } from '#db/keys';
 import type { TransactStep } from '#db/transact';
 import type { Located } from '#domain/tenancy';
-import { catalogLookupStep } from '../items';
-import { serviceEntity, type Service } from '../service-entity';
+import { catalogLookupStep } from '../items.ts';
+import { serviceEntity, type Service } from '../service-entity.ts';
 import type { Key } from '#db/lookup';
-import { serviceListing } from '../listings';
+import { serviceListing } from '../listings.ts';
 import { existingSetStep, putNewStep } from '#db/steps';
-import { referenceKeys } from './references';
+import { referenceKeys } from './references.ts';
 
 // Lookup hints: the service's lookup item also carries its floor, group and subgroup ids, so
 // GET /services/{id} reads them with the service in round trip 2. They are hints (kept current on

@@ -4,12 +4,12 @@
  * is ctx.actor, and its access is loaded and checked here. This index is what the rest of the
  * catalog sees of them; the files behind it import each other directly.
  */
-export { serviceFields, createServiceBody, updateServiceBody } from './input';
-export { SERVERLESS } from './references';
-export { serviceEventData } from './audit-and-events';
-export { serviceHintsStep, newServiceSteps } from './hints';
-export { createService } from './create';
-export { getService, repositoryDeps, servicesAnswered } from './read';
-export { matchesServiceFilters, listServices } from './list';
-export { updateService } from './update';
-export { deleteService } from './delete';
+export { serviceFields, createServiceBody, updateServiceBody } from './input.ts';
+export { SERVERLESS } from './references.ts';
+export { serviceEventData } from './audit-and-events.ts';
+export { serviceHintsStep, newServiceSteps } from './hints.ts';
+export { createService } from './create.ts';
+export { getService, repositoryDeps, servicesAnswered } from './read.ts';
+export { matchesServiceFilters, listServices } from './list.ts';
+export { updateService } from './update.ts';
+export { deleteService } from './delete.ts';

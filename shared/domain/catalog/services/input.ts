@@ -1,9 +1,9 @@
 import * as z from 'zod';
 import { name as nameSchema } from '#shared/schemas';
-import { ipAddress, nonNegativeInt, optionalText, provider, tags, urlWithScheme } from '../fields';
-import type { RepositoryDep, Service } from '../service-entity';
+import { ipAddress, nonNegativeInt, optionalText, provider, tags, urlWithScheme } from '../fields.ts';
+import type { RepositoryDep, Service } from '../service-entity.ts';
 import { lazySchema, lazyShape } from '#shared/lazy-schema';
-import { customFieldsInput } from '../custom-fields/input';
+import { customFieldsInput } from '../custom-fields/input.ts';
 
 /** A service's request bodies and their values as stored. */
 

@@ -1,18 +1,18 @@
 import { keys } from '#db/keys';
 import { actorAccount, type AppContext } from '#shared/context';
 import { accessInEnvironment } from '#domain/tenancy';
-import { atLocation, containsCi, equalsCi, hasAnyTag } from '../items';
-import type { Floor } from '../floor-entity';
-import { serviceEntity, serviceView, type ServiceOut } from '../service-entity';
+import { atLocation, containsCi, equalsCi, hasAnyTag } from '../items.ts';
+import type { Floor } from '../floor-entity.ts';
+import { serviceEntity, serviceView, type ServiceOut } from '../service-entity.ts';
 import type { Key } from '#db/lookup';
 import { queryPrefix } from '#db/query';
 import { byText } from '#shared/text';
-import { serviceListing, type ServiceListing } from '../listings';
+import { serviceListing, type ServiceListing } from '../listings.ts';
 import { batchGet, keyId } from '#db/batch-get';
 import { visible, liveItem, isLive, LIFECYCLE_FIELDS, visibleFilter, type Lifecycle } from '#db/live';
-import { FORBIDDEN_VIEW } from '../service-refusals';
-import { referenceKeys, resolveAll, SERVERLESS } from './references';
-import { matchesCustomFilters } from '../custom-fields/values';
+import { FORBIDDEN_VIEW } from '../service-refusals.ts';
+import { referenceKeys, resolveAll, SERVERLESS } from './references.ts';
+import { matchesCustomFilters } from '../custom-fields/values.ts';
 
 export interface ListServicesInput {
   project_id: string;

@@ -1,12 +1,12 @@
 import { notFound } from '#shared/errors';
 import { actorAccount, type AppContext } from '#shared/context';
 import { accessToItem, type ItemRequest, type Located } from '#domain/tenancy';
-import { serviceEntity, serviceView, type RepositoryDep, type Service, type ServiceOut } from '../service-entity';
+import { serviceEntity, serviceView, type RepositoryDep, type Service, type ServiceOut } from '../service-entity.ts';
 import type { Key } from '#db/lookup';
 import { keyId } from '#db/batch-get';
-import { FORBIDDEN_VIEW, SERVICE_NOT_FOUND } from '../service-refusals';
-import { resolveAll } from './references';
-import { hintedKeys } from './hints';
+import { FORBIDDEN_VIEW, SERVICE_NOT_FOUND } from '../service-refusals.ts';
+import { resolveAll } from './references.ts';
+import { hintedKeys } from './hints.ts';
 
 /**
  * The caller's access to one service: locate, then one BatchGet with the service, its

@@ -4,15 +4,15 @@ import { actorAccount, type AppContext } from '#shared/context';
 import { projectEventStep } from '#shared/events';
 import { auditSteps } from '#shared/audit';
 import { retentionOfProject } from '#domain/tenancy';
-import { serviceView, type Service, type ServiceOut } from '../service-entity';
-import { serviceListing } from '../listings';
-import { FORBIDDEN_MANAGE, SERVICE_NOT_FOUND } from '../service-refusals';
-import { storedFields, type UpdateServiceInput } from './input';
-import { keysToValidate, resolveAll, validateReferences } from './references';
-import { serviceHintsStep } from './hints';
-import { audited, serviceAudit, serviceEventData } from './audit-and-events';
-import { accessToService } from './read';
-import { catalogueUnchangedStep, readCatalogue, valuesForWrite } from '../custom-fields/catalogue';
+import { serviceView, type Service, type ServiceOut } from '../service-entity.ts';
+import { serviceListing } from '../listings.ts';
+import { FORBIDDEN_MANAGE, SERVICE_NOT_FOUND } from '../service-refusals.ts';
+import { storedFields, type UpdateServiceInput } from './input.ts';
+import { keysToValidate, resolveAll, validateReferences } from './references.ts';
+import { serviceHintsStep } from './hints.ts';
+import { audited, serviceAudit, serviceEventData } from './audit-and-events.ts';
+import { accessToService } from './read.ts';
+import { catalogueUnchangedStep, readCatalogue, valuesForWrite } from '../custom-fields/catalogue.ts';
 
 /**
  * Changes the given fields; unchanged values are no write and no event. A change of a listed field

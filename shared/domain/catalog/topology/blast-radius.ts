@@ -2,10 +2,10 @@ import { keys } from '#db/keys';
 import { notFound } from '#shared/errors';
 import { actorAccount, type AppContext } from '#shared/context';
 
-import type { Connection } from './connection-entity';
-import type { Link } from './link-entity';
+import type { Connection } from './connection-entity.ts';
+import type { Link } from './link-entity.ts';
 
-import { ENTITY_NOT_FOUND, type EntityType } from './ends';
+import { ENTITY_NOT_FOUND, type EntityType } from './ends.ts';
 import { queryPrefix } from '#db/query';
 import { isLive, LIFECYCLE_FIELDS, type Lifecycle } from '#db/live';
 import { accessToItem } from '#domain/tenancy';

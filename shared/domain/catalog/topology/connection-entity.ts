@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { lazySchema } from '#shared/lazy-schema';
 import { defineEntity, defineView } from '#db/entity';
-import { ENTITY_TYPES } from './ends';
+import { ENTITY_TYPES } from './ends.ts';
 
 /**
  * The connection and chain entities (shared/db/entity.ts has the pattern): what each item stores,

@@ -6,14 +6,14 @@ import { actorAccount, type AppContext } from '#shared/context';
 import { byText } from '#shared/text';
 import { accessInEnvironment } from '#domain/tenancy';
 
-import { SERVICE_FORBIDDEN } from '../service-refusals';
-import { byConnectionOrder } from './connections';
-import { byLinkOrder } from './links';
-import type { Direction } from './connection-entity';
-import type { EntityType } from './ends';
-import type { Rows } from './snapshot/rows';
-import { FORMAT, headOf, readAllRows } from './snapshot/store';
-import { rebuildTopology } from './snapshot/upkeep';
+import { SERVICE_FORBIDDEN } from '../service-refusals.ts';
+import { byConnectionOrder } from './connections/index.ts';
+import { byLinkOrder } from './links.ts';
+import type { Direction } from './connection-entity.ts';
+import type { EntityType } from './ends.ts';
+import type { Rows } from './snapshot/rows.ts';
+import { FORMAT, headOf, readAllRows } from './snapshot/store.ts';
+import { rebuildTopology } from './snapshot/upkeep.ts';
 
 /**
  * GET /topology: the environment as the dashboard's topology draws it, in one compact

@@ -2,17 +2,17 @@ import { keys } from '#db/keys';
 import { transact, type TransactStep, retryWhenStale } from '#db/transact';
 import { notFound } from '#shared/errors';
 import { actorAccount, type AppContext } from '#shared/context';
-import { MISSING_MANAGE, MISSING_VIEW } from './connections';
+import { MISSING_MANAGE, MISSING_VIEW } from './connections/index.ts';
 import { envLiveCheck, accessInEnvironment, accessToItem, retentionOfProject } from '#domain/tenancy';
 import { changeAudit, creationAudit } from '#shared/audit';
 import { lookupStep } from '#db/lookup';
-import { edgeEnds } from './ends';
-import { linkEntity, type Link } from './link-entity';
+import { edgeEnds } from './ends.ts';
+import { linkEntity, type Link } from './link-entity.ts';
 import { claimNameStep, releaseNameStep, type NameScope } from '#db/unique-names';
 import { queryPrefix } from '#db/query';
 import { setFieldsStep, visible, visibleFilter } from '#db/live';
 import { putNewStep } from '#db/steps';
-import { linkListing } from './listings';
+import { linkListing } from './listings.ts';
 
 /** Service-to-service edges (link-entity.ts): `from_service_id` depends on `to_service_id`. */
 

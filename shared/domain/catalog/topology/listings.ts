@@ -1,7 +1,7 @@
 import { keys } from '#db/keys';
-import { defineListing } from '../listing';
-import { connectionEntity, type Connection } from './connection-entity';
-import { linkEntity, type Link } from './link-entity';
+import { defineListing } from '../listing.ts';
+import { connectionEntity, type Connection } from './connection-entity.ts';
+import { linkEntity, type Link } from './link-entity.ts';
 
 /** The lists of the topology's edges read from listing items (../listing.ts); the catalog's others are in ../listings.ts. */
 

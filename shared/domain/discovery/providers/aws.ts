@@ -11,7 +11,7 @@ import {
   type Listing,
   type ProviderAccount,
   type ProviderAdapter,
-} from './types';
+} from './types.ts';
 
 /**
  * AWS through a cross-account role: STS AssumeRole with the account's generated external id, then

@@ -9,7 +9,7 @@ import {
   type Listing,
   type ProviderAccount,
   type ProviderAdapter,
-} from './types';
+} from './types.ts';
 
 /**
  * The token providers over plain REST (fetch): Hetzner Cloud (`/servers`, page/per_page with

@@ -2,11 +2,11 @@ import { keys } from '#db/keys';
 import { undoStagedWrites } from '#db/staged-write';
 import { concurrentChange } from '#db/transact';
 import type { AppContext } from '#shared/context';
-import type { ImportPlan } from './plan';
-import { summarize, type ImportReport } from './report';
-import type { ImportAudit } from './unit-writes';
-import { walk } from './walk';
-import { STAGED_ITEMS, Writer } from './writer';
+import type { ImportPlan } from './plan.ts';
+import { summarize, type ImportReport } from './report.ts';
+import type { ImportAudit } from './unit-writes.ts';
+import { walk } from './walk.ts';
+import { STAGED_ITEMS, Writer } from './writer.ts';
 
 /**
  * Undoes the staged chunks an interrupted run of import `importId` left in its environment (its

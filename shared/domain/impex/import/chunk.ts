@@ -9,9 +9,9 @@ import { concurrentChange, type TransactStep } from '#db/transact';
 import { conflict, invalid, type DomainError } from '#shared/errors';
 import { catalogueUnchangedStep, connectionsVersionStep } from '#domain/catalog';
 import { ENV_NOT_IN_PROJECT, envLiveCheck } from '#domain/tenancy';
-import type { ImportPlan } from './plan';
-import type { Unit } from './units';
-import { freshPut } from './unit-writes';
+import type { ImportPlan } from './plan.ts';
+import type { Unit } from './units.ts';
+import { freshPut } from './unit-writes.ts';
 
 /** Refusal of a connection write whose environment's connections changed since the plan read them. */
 const CONNECTIONS_CHANGED = 'The connections of the environment changed during the import: import again to finish';

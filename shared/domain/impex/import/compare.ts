@@ -1,4 +1,4 @@
-import { nameKey } from '../problems';
+import { nameKey } from '../problems.ts';
 
 /** How the walk compares the document with the environment: stored values, and entities by name. */
 

@@ -1,6 +1,6 @@
-import type { DocumentConnectionEnd, EnvironmentDocument } from '../document';
-import type { EnvironmentContents } from '../read';
-import { KIND, type Extra } from './report';
+import type { DocumentConnectionEnd, EnvironmentDocument } from '../document.ts';
+import type { EnvironmentContents } from '../read.ts';
+import { KIND, type Extra } from './report.ts';
 
 /**
  * What the environment has that the document lacks: every plan lists it (`report.extras`),

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { EnvironmentContents } from '../read';
-import { canonical } from './compare';
+import type { EnvironmentContents } from '../read.ts';
+import { canonical } from './compare.ts';
 
 /**
  * What a saved plan was made against: a hash of every live item of the environment as

@@ -15,8 +15,8 @@
  * An import that writes runs holding the environment's lock (../import-lock.ts).
  */
 
-export { planImport } from './plan';
-export { applyImport, DEFINITIONS_CHANGED, undoInterruptedImport } from './apply';
-export type { ImportReport } from './report';
-export { extrasOf } from './extras';
-export { pruneInto } from './prune';
+export { planImport } from './plan.ts';
+export { applyImport, DEFINITIONS_CHANGED, undoInterruptedImport } from './apply.ts';
+export type { ImportReport } from './report.ts';
+export { extrasOf } from './extras.ts';
+export { pruneInto } from './prune.ts';

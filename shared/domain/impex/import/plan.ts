@@ -3,13 +3,13 @@ import { quotaLimit, SERVICES_QUOTA, type Plan } from '#domain/billing';
 import type { CounterLimit } from '#db/counter-moves';
 import { passesMax } from '#db/steps';
 import { planOfProject, serviceQuotaAddon } from '#domain/tenancy';
-import type { EnvironmentDocument } from '../document';
-import { importError, type ImportError } from '../parse';
-import { documentProblems } from '../problems';
-import { readEnvironment, type EnvironmentContents } from '../read';
-import { summarize, type ImportItem, type ImportReport } from './report';
-import { walk } from './walk';
-import { environmentFingerprint } from './fingerprint';
+import type { EnvironmentDocument } from '../document.ts';
+import { importError, type ImportError } from '../parse.ts';
+import { documentProblems } from '../problems.ts';
+import { readEnvironment, type EnvironmentContents } from '../read.ts';
+import { summarize, type ImportItem, type ImportReport } from './report.ts';
+import { walk } from './walk.ts';
+import { environmentFingerprint } from './fingerprint.ts';
 
 export interface ImportPlan {
   report: ImportReport;

@@ -3,8 +3,8 @@ import type { Account, Actor } from '#shared/actor';
 import type { AppContext } from '#shared/context';
 import { deleteConnection, deleteFloor, deleteLink, deleteNetwork, deleteService } from '#domain/catalog';
 import { deleteGroup, deleteSubgroup } from '#domain/tenancy';
-import type { ImportError } from '../parse';
-import { KIND, type Extra, type ImportReport } from './report';
+import type { ImportError } from '../parse.ts';
+import { KIND, type Extra, type ImportReport } from './report.ts';
 
 const DELETE: Record<Extra['kind'], ((ctx: AppContext, id: string) => Promise<void>) | undefined> = {
   [KIND.connection]: (ctx, id) => deleteConnection(ctx, { connection_id: id }),

@@ -1,5 +1,5 @@
-import type { DocumentConnection, DocumentConnectionEnd } from '../document';
-import type { ImportError } from '../parse';
+import type { DocumentConnection, DocumentConnectionEnd } from '../document.ts';
+import type { ImportError } from '../parse.ts';
 
 /** What an import reports: an item per entity with its action, the problems, a summary. */
 

@@ -23,8 +23,8 @@ import {
   type Service,
 } from '#domain/catalog';
 import { newGroupSteps, newSubgroupSteps, type Group, type Subgroup } from '#domain/tenancy';
-import type { ImportPlan } from './plan';
-import type { CreateKind, Unit } from './units';
+import type { ImportPlan } from './plan.ts';
+import type { CreateKind, Unit } from './units.ts';
 
 /**
  * Who an import's entries name and how long its update entries are kept: the account that

@@ -4,13 +4,13 @@ import type { AppContext } from '#shared/context';
 import type { CounterLimit } from '#db/counter-moves';
 import { documentValues, type CustomFieldKind, type Listable, type Listing } from '#domain/catalog';
 import { ENV_NOT_IN_PROJECT } from '#domain/tenancy';
-import type { EnvironmentDocument } from '../document';
-import { pointer, type ImportError } from '../parse';
-import type { Path } from '../problems';
-import type { EnvironmentContents } from '../read';
-import type { ImportAction } from './report';
-import type { Unit } from './units';
-import { changed, same } from './compare';
+import type { EnvironmentDocument } from '../document.ts';
+import { pointer, type ImportError } from '../parse.ts';
+import type { Path } from '../problems.ts';
+import type { EnvironmentContents } from '../read.ts';
+import type { ImportAction } from './report.ts';
+import type { Unit } from './units.ts';
+import { changed, same } from './compare.ts';
 
 /**
  * Where the walk of a document hands what it plans. Planning keeps the report and counts the units;

@@ -1,11 +1,11 @@
 import type { AppContext } from '#shared/context';
-import { walkContext, type Sink, type WalkInput } from './walk-context';
-import { planGroups } from './phases/groups';
-import { planNetworks } from './phases/networks';
-import { planFloors } from './phases/floors';
-import { planServices } from './phases/services';
-import { planLinks } from './phases/links';
-import { planConnections } from './phases/connections';
+import { walkContext, type Sink, type WalkInput } from './walk-context.ts';
+import { planGroups } from './phases/groups.ts';
+import { planNetworks } from './phases/networks.ts';
+import { planFloors } from './phases/floors.ts';
+import { planServices } from './phases/services.ts';
+import { planLinks } from './phases/links.ts';
+import { planConnections } from './phases/connections.ts';
 
 /**
  * Plans every entity of the document against the environment as read, in document order, phase

@@ -4,11 +4,11 @@ import { stagedWrite } from '#db/staged-write';
 import { transact, type TransactStep } from '#db/transact';
 import { DomainError } from '#shared/errors';
 import type { AppContext } from '#shared/context';
-import type { ImportError } from '../parse';
-import type { ImportPlan } from './plan';
-import type { Unit } from './units';
-import { freshPut, unitWrites, type ImportAudit } from './unit-writes';
-import { build, type Built } from './chunk';
+import type { ImportError } from '../parse.ts';
+import type { ImportPlan } from './plan.ts';
+import type { Unit } from './units.ts';
+import { freshPut, unitWrites, type ImportAudit } from './unit-writes.ts';
+import { build, type Built } from './chunk.ts';
 
 const TRANSACTION_ITEMS = 100;
 
@@ -55,14 +55,27 @@ export class Writer {
   readonly errors: ImportError[] = [];
   readonly notApplied = new Set<number>();
 
+  private readonly plan: ImportPlan;
+  private readonly ctx: AppContext;
+  private readonly onProgress?: (done: number, total: number) => void | Promise<void>;
+  private readonly audit?: ImportAudit;
+  private readonly stagedItems: number;
+  private readonly halt?: () => boolean;
+
   constructor(
-    private readonly plan: ImportPlan,
-    private readonly ctx: AppContext,
-    private readonly onProgress?: (done: number, total: number) => void | Promise<void>,
-    private readonly audit?: ImportAudit,
-    private readonly stagedItems = STAGED_ITEMS,
-    private readonly halt?: () => boolean,
+    plan: ImportPlan,
+    ctx: AppContext,
+    onProgress?: (done: number, total: number) => void | Promise<void>,
+    audit?: ImportAudit,
+    stagedItems = STAGED_ITEMS,
+    halt?: () => boolean,
   ) {
+    this.plan = plan;
+    this.ctx = ctx;
+    this.onProgress = onProgress;
+    this.audit = audit;
+    this.stagedItems = stagedItems;
+    this.halt = halt;
     this.connectionsVersion = plan.connectionsVersion;
     this.owner = audit?.importId ?? ctx.ids.newId();
   }

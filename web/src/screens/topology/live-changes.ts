@@ -72,7 +72,10 @@ export class TopologyModel {
   /** Group names by id, as changes name them (a service's group, until a group change says otherwise). */
   private readonly groups = new Map<string, string>();
 
-  constructor(private readonly data: TopologyData) {
+  private readonly data: TopologyData;
+
+  constructor(data: TopologyData) {
+    this.data = data;
     const n = data.nodes;
     const keys = n.id.map((id, i) => key(n.kind[i], id));
     for (const [i, id] of n.id.entries())

@@ -2,13 +2,13 @@ import { keys } from '#db/keys';
 import { notFound } from '#shared/errors';
 import { actorAccount, type AppContext } from '#shared/context';
 import { accessToItem, type Environment } from '#domain/tenancy';
-import { chainEntity, connectionEntity, type Chain, type Connection } from '../connection-entity';
+import { chainEntity, connectionEntity, type Chain, type Connection } from '../connection-entity.ts';
 import { queryPrefix } from '#db/query';
 import { allOf, filterParams, NOT_DELETED } from '#db/live';
-import { chainPlace, connectionListing } from '../listings';
-import { CHAIN_NOT_FOUND, CONNECTION_NOT_FOUND, MISSING_MANAGE } from './limits-and-refusals';
-import { CHAIN_KIND, CONNECTION_KIND, retention } from './items';
-import { byConnectionOrder } from './list';
+import { chainPlace, connectionListing } from '../listings.ts';
+import { CHAIN_NOT_FOUND, CONNECTION_NOT_FOUND, MISSING_MANAGE } from './limits-and-refusals.ts';
+import { CHAIN_KIND, CONNECTION_KIND, retention } from './items.ts';
+import { byConnectionOrder } from './list.ts';
 
 const MANAGE = { key: 'connections.manage', detail: MISSING_MANAGE } as const;
 

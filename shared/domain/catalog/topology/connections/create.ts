@@ -4,14 +4,14 @@ import { invalid, notFound, type DomainError } from '#shared/errors';
 import { actorAccount, type AppContext } from '#shared/context';
 import { accessInEnvironment } from '#domain/tenancy';
 import { creationAudit } from '#shared/audit';
-import { edgeEnds } from '../ends';
-import { chainEntity, type Connection, type GroupKind } from '../connection-entity';
+import { edgeEnds } from '../ends.ts';
+import { chainEntity, type Connection, type GroupKind } from '../connection-entity.ts';
 import { keyId } from '#db/batch-get';
 import { isLive } from '#db/live';
 import { getItem } from '#db/items';
 import { referenceStep } from '#db/refs';
 import type { Key } from '#db/batch-get';
-import { CHAIN_FULL, CHAIN_NOT_FOUND, MAX_CHAIN_CONNECTIONS, MISSING_MANAGE } from './limits-and-refusals';
+import { CHAIN_FULL, CHAIN_NOT_FOUND, MAX_CHAIN_CONNECTIONS, MISSING_MANAGE } from './limits-and-refusals.ts';
 import {
   auditedConnection,
   chainShown,
@@ -20,8 +20,8 @@ import {
   putChainSteps,
   putConnectionSteps,
   type ConnectionSpec,
-} from './items';
-import { withoutDuplicates } from './duplicates';
+} from './items.ts';
+import { withoutDuplicates } from './duplicates.ts';
 
 /** A single create: the ends must be live services or floors of this environment; a given chain_id joins that chain. */
 export async function createConnection(

@@ -5,10 +5,10 @@ import type { AppContext } from '#shared/context';
 import { changeAudit } from '#shared/audit';
 import { softDeleteStep, setFieldsStep } from '#db/live';
 import { counterStep } from '#db/steps';
-import { connectionListing } from '../listings';
-import { CONNECTION_NOT_FOUND } from './limits-and-refusals';
-import { auditedConnection, chainShown, chainWriteStep, connectionKey, retention } from './items';
-import { manageChain, manageConnection } from './access';
+import { connectionListing } from '../listings.ts';
+import { CONNECTION_NOT_FOUND } from './limits-and-refusals.ts';
+import { auditedConnection, chainShown, chainWriteStep, connectionKey, retention } from './items.ts';
+import { manageChain, manageConnection } from './access.ts';
 
 /** Soft delete; a chain member also leaves its chain's count. */
 // Re-run from a new read when its write went stale (a concurrent change moved what it read, its audit head included: db/transact.ts).

@@ -2,15 +2,15 @@ import { keys } from '#db/keys';
 import { transact, type TransactStep, concurrentChange } from '#db/transact';
 import { invalid, type DomainError } from '#shared/errors';
 import { ENV_NOT_IN_PROJECT, type Environment } from '#domain/tenancy';
-import type { Connection } from '../connection-entity';
+import type { Connection } from '../connection-entity.ts';
 import { isLive, setFieldsStep } from '#db/live';
 import { countIs } from '#db/counter-moves';
 import { getItem } from '#db/items';
 import { onContention } from '#db/retry';
 import { forEachAtMost } from '#shared/concurrency';
-import { connectionListing } from '../listings';
-import { DUPLICATE_CONNECTION } from './limits-and-refusals';
-import type { ConnectionSpec } from './items';
+import { connectionListing } from '../listings.ts';
+import { DUPLICATE_CONNECTION } from './limits-and-refusals.ts';
+import type { ConnectionSpec } from './items.ts';
 
 /**
  * What makes two connections duplicates: the same two ends and the same effective direction

@@ -3,13 +3,13 @@ import { CASCADE_STALE, type TransactStep } from '#db/transact';
 import type { AppContext } from '#shared/context';
 import { retentionOfProject } from '#domain/tenancy';
 import { lookupStep } from '#db/lookup';
-import type { EntityType } from '../ends';
-import { chainEntity, connectionEntity, type Chain, type Connection, type Direction } from '../connection-entity';
+import type { EntityType } from '../ends.ts';
+import { chainEntity, connectionEntity, type Chain, type Connection, type Direction } from '../connection-entity.ts';
 import { allOf, setFieldsStep } from '#db/live';
 import { putNewStep } from '#db/steps';
 import { countIs } from '#db/counter-moves';
 import { refsAsRead } from '#db/refs';
-import { connectionListing } from '../listings';
+import { connectionListing } from '../listings.ts';
 
 /** The connection and chain items: their keys, new ones, their writes, what their audit entries show. */
 

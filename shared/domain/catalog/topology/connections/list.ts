@@ -1,11 +1,11 @@
 import { keys } from '#db/keys';
 import { actorAccount, type AppContext } from '#shared/context';
 import { accessInEnvironment } from '#domain/tenancy';
-import { connectionEntity, type Connection } from '../connection-entity';
+import { connectionEntity, type Connection } from '../connection-entity.ts';
 import { queryPrefix } from '#db/query';
 import { visible, visibleFilter } from '#db/live';
-import { ALL_CONNECTIONS, connectionListing, type ConnectionListing } from '../listings';
-import { MISSING_VIEW } from './limits-and-refusals';
+import { ALL_CONNECTIONS, connectionListing, type ConnectionListing } from '../listings.ts';
+import { MISSING_VIEW } from './limits-and-refusals.ts';
 
 /**
  * GET /service-connections: an environment's connections, optionally touching one entity or of one

@@ -2,12 +2,12 @@ import { transact, type TransactStep, retryWhenStale, CASCADE_STALE } from '#db/
 import { notFound } from '#shared/errors';
 import type { AppContext } from '#shared/context';
 import { changeAudit } from '#shared/audit';
-import type { Connection, Direction } from '../connection-entity';
+import type { Connection, Direction } from '../connection-entity.ts';
 import { setFieldsStep } from '#db/live';
-import { CONNECTION_NOT_FOUND } from './limits-and-refusals';
-import { auditedConnection, chainShown, chainWriteStep, connectionKey, retention } from './items';
-import { withoutDuplicates } from './duplicates';
-import { manageChain, manageConnection } from './access';
+import { CONNECTION_NOT_FOUND } from './limits-and-refusals.ts';
+import { auditedConnection, chainShown, chainWriteStep, connectionKey, retention } from './items.ts';
+import { withoutDuplicates } from './duplicates.ts';
+import { manageChain, manageConnection } from './access.ts';
 
 export interface ConnectionChanges {
   direction?: Direction;

@@ -1,7 +1,7 @@
 import { keys } from '#db/keys';
 import { filterParams, isLive, LIVE_FILTER, type Lifecycle } from '#db/live';
 import { queryPrefix } from '#db/query';
-import type { Connection } from '../connection-entity';
+import type { Connection } from '../connection-entity.ts';
 
 /**
  * The rows of an environment's topology: of each item the drawing needs, the fields it draws (live

@@ -2,7 +2,7 @@ import { gunzipSync, gzipSync } from 'node:zlib';
 import { batchGet, keyId } from '#db/batch-get';
 import { batchWrite } from '#db/batch-write';
 import { keys } from '#db/keys';
-import { ROW_KINDS, type RowKind, type Rows } from './rows';
+import { ROW_KINDS, type RowKind, type Rows } from './rows.ts';
 
 /**
  * Where the snapshot is kept: in the table, beside nothing else (its own partition per environment).

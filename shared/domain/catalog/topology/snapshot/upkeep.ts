@@ -3,7 +3,7 @@ import { batchGet, keyId } from '#db/batch-get';
 import { getItem } from '#db/items';
 import { keys } from '#db/keys';
 import { noteSeen, settleHead } from '#db/view-head';
-import { changeOfKey, itemKeyOf, readRows, ROW_KINDS, rowOf, type TopologyChange } from './rows';
+import { changeOfKey, itemKeyOf, readRows, ROW_KINDS, rowOf, type TopologyChange } from './rows.ts';
 import {
   bucketOf,
   bucketsFor,
@@ -14,7 +14,7 @@ import {
   spread,
   writeBuckets,
   type SnapshotHead,
-} from './store';
+} from './store.ts';
 
 /**
  * The snapshot's keeper: what the table stream (the local runtime's stand-in for it) says changed is

@@ -9,12 +9,12 @@ import {
   type Connection,
   type ConnectionSpec,
 } from '#domain/catalog';
-import type { DocumentConnection, DocumentConnectionEnd } from '../../document';
-import { pointer } from '../../parse';
-import { nameKey, type Path } from '../../problems';
-import { connectionLabel, KIND } from '../report';
-import type { Unit } from '../units';
-import type { WalkContext } from '../walk-context';
+import type { DocumentConnection, DocumentConnectionEnd } from '../../document.ts';
+import { pointer } from '../../parse.ts';
+import { nameKey, type Path } from '../../problems.ts';
+import { connectionLabel, KIND } from '../report.ts';
+import type { Unit } from '../units.ts';
+import type { WalkContext } from '../walk-context.ts';
 
 /** The two ends of a connection, whichever is a. */
 const endsKey = (c: Pick<ConnectionSpec, 'a_type' | 'a_id' | 'b_type' | 'b_id'>) =>

@@ -1,10 +1,10 @@
 import { keys } from '#db/keys';
 import { floorListing, type Floor } from '#domain/catalog';
-import { nameKey } from '../../problems';
-import { KIND } from '../report';
-import { byName, sameSet } from '../compare';
-import type { WalkContext } from '../walk-context';
-import type { Networks } from './networks';
+import { nameKey } from '../../problems.ts';
+import { KIND } from '../report.ts';
+import { byName, sameSet } from '../compare.ts';
+import type { WalkContext } from '../walk-context.ts';
+import type { Networks } from './networks.ts';
 
 /** Plans the document's service floors; their ids by hostname, for the services and connections. */
 export async function planFloors(w: WalkContext, { liveNetworkIds, attachmentsOf }: Networks) {

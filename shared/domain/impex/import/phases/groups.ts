@@ -1,8 +1,8 @@
 import { keys } from '#db/keys';
-import { nameKey } from '../../problems';
-import { KIND } from '../report';
-import { byName } from '../compare';
-import type { WalkContext } from '../walk-context';
+import { nameKey } from '../../problems.ts';
+import { KIND } from '../report.ts';
+import { byName } from '../compare.ts';
+import type { WalkContext } from '../walk-context.ts';
 
 /** Plans the document's groups and subgroups; their ids by name, for the services. */
 export async function planGroups(w: WalkContext) {

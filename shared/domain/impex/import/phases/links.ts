@@ -1,7 +1,7 @@
 import { keys } from '#db/keys';
-import { nameKey } from '../../problems';
-import { KIND } from '../report';
-import type { WalkContext } from '../walk-context';
+import { nameKey } from '../../problems.ts';
+import { KIND } from '../report.ts';
+import type { WalkContext } from '../walk-context.ts';
 
 /** Plans the document's links. */
 export async function planLinks(w: WalkContext, serviceId: Map<string, string>) {

@@ -1,9 +1,9 @@
 import { keys } from '#db/keys';
 import { networkListing, type Network } from '#domain/catalog';
-import { nameKey } from '../../problems';
-import { KIND } from '../report';
-import { byName } from '../compare';
-import type { WalkContext } from '../walk-context';
+import { nameKey } from '../../problems.ts';
+import { KIND } from '../report.ts';
+import { byName } from '../compare.ts';
+import type { WalkContext } from '../walk-context.ts';
 
 /** Plans the document's networks; the networks each holder is attached to, for the floors and services. */
 export async function planNetworks(w: WalkContext) {

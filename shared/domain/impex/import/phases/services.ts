@@ -1,12 +1,12 @@
 import { keys } from '#db/keys';
 import { serviceListing, type Service } from '#domain/catalog';
-import { SERVICE_DOCUMENT_FIELDS, type DocumentService } from '../../document';
-import { nameKey } from '../../problems';
-import { KIND } from '../report';
-import { byName, sameSet } from '../compare';
-import type { WalkContext } from '../walk-context';
-import type { Groups } from './groups';
-import type { Networks } from './networks';
+import { SERVICE_DOCUMENT_FIELDS, type DocumentService } from '../../document.ts';
+import { nameKey } from '../../problems.ts';
+import { KIND } from '../report.ts';
+import { byName, sameSet } from '../compare.ts';
+import type { WalkContext } from '../walk-context.ts';
+import type { Groups } from './groups.ts';
+import type { Networks } from './networks.ts';
 
 /** A document service's value fields as stored: lists empty and the rest null when absent. */
 function serviceValues(s: DocumentService): Partial<Service> {

@@ -42,6 +42,8 @@ async function customLabels(projectId: string, results: SearchResult[], known: M
   ).catch(() => undefined);
   if (!defs) return kept;
   const labels: Labels = Object.fromEntries(defs.map((d) => [CUSTOM + d.key, d.label]));
+  // A field no definition names any more (its values outlive it) shows by its key, and is not read for again.
+  for (const f of fields) labels[f] ??= f;
   known.set(projectId, labels);
   return labels;
 }

@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import type { BuildOptions } from 'esbuild';
 
 /**
  * How every function is bundled beyond esbuild's defaults: the stack's bundling and the cold-start
@@ -69,3 +70,21 @@ export function separatePackageCommands(
     `echo '{"name":"${pkg}","type":"module","main":"index.mjs","exports":{".":"./index.mjs"}}' > "${dir}/package.json"`,
   ];
 }
+
+/**
+ * esbuild's options for every function's bundle (infra/cdk/function-bundles.ts); the benches that measure a
+ * function build it with the same (test/bench/deployed-bundle.ts).
+ */
+export const FUNCTION_BUILD = {
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node24',
+  minify: true,
+  sourcemap: true,
+  sourcesContent: false, // stack traces need file:line only; keeps the zip small
+  // ESM output has no `require`: bundled CommonJS dependencies (and argon2's loader) need one.
+  banner: { js: BANNER },
+  external: EXTERNAL_MODULES,
+  alias: BUNDLE_ALIASES,
+} satisfies BuildOptions;

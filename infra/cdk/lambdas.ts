@@ -1,13 +1,12 @@
-import { join } from 'node:path';
 import type { Duration, Stack } from 'aws-cdk-lib';
 import type { WebSocketApi, WebSocketStage } from 'aws-cdk-lib/aws-apigatewayv2';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import type { QueueName } from '#shared/queue';
-import { BANNER, BUNDLE_ALIASES, EXTERNAL_MODULES, separatePackageCommands } from './aliases.ts';
+import { separatePackageCommands } from './aliases.ts';
 import {
   ack,
   afterBundlingCommands,
@@ -18,6 +17,7 @@ import {
   separatePackagesOf,
 } from './bundling.ts';
 import type { Secrets, Stores } from './data.ts';
+import { bundledCode } from './function-bundles.ts';
 import { serviceName } from './functions.ts';
 import { needsOf } from './needs.ts';
 import type { WebHosting } from './web-hosting.ts';
@@ -128,8 +128,6 @@ export class Lambdas {
       POWERTOOLS_TRACE_ENABLED: 'true',
     };
     const f = new NodejsFunction(this.stack, id, {
-      entry: join(ROOT, entry),
-      handler: 'handler',
       runtime: Runtime.NODEJS_24_X,
       architecture: LAMBDA_ARCHITECTURE, // the unpacked argon2 binary is the linux-arm64-gnu one
       memorySize,
@@ -137,29 +135,12 @@ export class Lambdas {
       environment: { ...env, ...observability, ...SAM_OVERRIDABLE_ENVIRONMENT },
       tracing: Tracing.ACTIVE,
       logGroup: new LogGroup(this.stack, `${id}Logs`, { retention: RetentionDays.ONE_MONTH }),
-      projectRoot: ROOT,
-      depsLockFilePath: join(ROOT, 'package-lock.json'),
-      bundling: {
-        format: OutputFormat.ESM,
-        target: 'node24',
-        minify: true,
-        sourceMap: true,
-        sourcesContent: false, // stack traces need file:line only; keeps the zip small
-        forceDockerBundling: false, // the local esbuild: synth stays offline and Docker-free
-        // ESM output has no `require`: bundled CommonJS dependencies (and argon2's loader) need one.
-        banner: BANNER,
-        externalModules: EXTERNAL_MODULES,
-        // Cold start: `node:http` without its ESM facade (which loads undici); see aliases.ts.
-        esbuildArgs: Object.fromEntries(Object.entries(BUNDLE_ALIASES).map(([from, to]) => [`--alias:${from}`, to])),
-        commandHooks: {
-          beforeBundling: () => [],
-          beforeInstall: () => [],
-          afterBundling: (inputDir: string, outputDir: string) => [
-            ...afterBundlingCommands(entry, inputDir, outputDir),
-            ...separate.flatMap((pkg) => separatePackageCommands(inputDir, outputDir, pkg)),
-          ],
-        },
-      },
+      // One esbuild build for every function of the synthesis, not NodejsFunction's own per function (function-bundles.ts).
+      handler: 'index.handler',
+      code: bundledCode(ROOT, entry, (outputDir) => [
+        ...afterBundlingCommands(entry, ROOT, outputDir),
+        ...separate.flatMap((pkg) => separatePackageCommands(ROOT, outputDir, pkg)),
+      ]),
     });
     ack(
       f,

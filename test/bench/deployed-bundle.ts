@@ -2,28 +2,17 @@ import { build, type BuildOptions } from 'esbuild';
 import { execFileSync } from 'node:child_process';
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
-import { BANNER, BUNDLE_ALIASES, EXTERNAL_MODULES, separatePackageCommands } from '../../infra/cdk/aliases.ts';
+import { FUNCTION_BUILD, separatePackageCommands } from '../../infra/cdk/aliases.ts';
 import { separatePackagesOf } from '../../infra/cdk/stack.ts';
 
 /**
- * A function bundled as the stack bundles it (infra/cdk/lambdas.ts, `Lambdas.bundled`): ESM, node24, minified,
- * the createRequire banner, the AWS SDK, argon2 and the separate packages external, the same
- * aliases, a source map without sources. The benches that measure a function (`npm run bundles`,
+ * A function bundled as the stack bundles it (infra/cdk/aliases.ts, `FUNCTION_BUILD`). The benches that measure a function (`npm run bundles`,
  * `bench:cold`, `bench:scale`'s jobs) build it with these options, so they measure what is deployed.
  */
 export const ROOT = join(import.meta.dirname, '../..');
 
 export const DEPLOYED_BUILD = {
-  bundle: true,
-  platform: 'node',
-  format: 'esm',
-  target: 'node24',
-  minify: true,
-  sourcemap: true,
-  sourcesContent: false,
-  banner: { js: BANNER },
-  external: EXTERNAL_MODULES,
-  alias: BUNDLE_ALIASES,
+  ...FUNCTION_BUILD,
   logLevel: 'error',
   absWorkingDir: ROOT,
 } satisfies BuildOptions;

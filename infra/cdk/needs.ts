@@ -62,7 +62,9 @@ function readNeeds(root: string, entries: string[]): void {
     platform: 'node',
     format: 'esm',
     target: 'node24',
-    external: ['@aws-sdk/*', '@node-rs/argon2'],
+    // The project's own modules are what the needs are read off: packages are left unread (the same needs for
+    // every function; 5.2 -> 1.5 CPU-s), and an external package's import stays in the output only when used.
+    packages: 'external',
     logLevel: 'silent',
   });
   for (const output of Object.values(result.metafile.outputs))

@@ -1,18 +1,9 @@
-import { existsSync } from 'node:fs';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { PASSWORD, type Client } from './http.ts';
 
-/**
- * Debian's headless shell of Chromium (`apt-get install -y chromium-headless-shell`; `.ci/run` installs it), else
- * its full Chromium (`chromium`), or CHROMIUM_PATH. The shell is the old headless mode, without the browser's
- * interface: the same pages and tests took about a quarter less of Chromium's CPU (39 -> 30 CPU-s for
- * web-catalog and web-dashboard; Playwright's own headless default is this shell too).
- */
-export const CHROMIUM =
-  process.env.CHROMIUM_PATH ??
-  ['/usr/bin/chromium-headless-shell', '/usr/bin/chromium'].find((path) => existsSync(path)) ??
-  '/usr/bin/chromium-headless-shell';
+/** Debian's Chromium (`apt-get install -y chromium`; `.ci/run` installs it), or CHROMIUM_PATH. */
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 /** Known to work on this kind of machine: no background traffic to Google's hosts, no sandbox as root. */
 export const CHROMIUM_ARGS = [
   '--headless',

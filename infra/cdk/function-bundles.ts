@@ -20,6 +20,9 @@ const built = new Map<string, OutputFile[]>();
 /** Where the build's outputs would be (never written there): `<entry's folder>/<entry's name>/index.mjs`. */
 const BUILD_DIR = '.function-bundles';
 
+/** Where the build puts `entry`'s outputs. */
+const bundleDir = (root: string, entry: string) => join(root, BUILD_DIR, entry.replace(/\.ts$/, ''));
+
 function buildEvery(root: string, entries: string[]): void {
   const outdir = join(root, BUILD_DIR);
   const { outputFiles } = buildSync({
@@ -33,13 +36,11 @@ function buildEvery(root: string, entries: string[]): void {
     write: false,
     logLevel: 'warning',
   });
-  for (const entry of entries) {
-    const dir = join(outdir, entry.replace(/\.ts$/, ''));
+  for (const entry of entries)
     built.set(
       entry,
-      outputFiles.filter((f) => dirname(f.path) === dir),
+      outputFiles.filter((f) => dirname(f.path) === bundleDir(root, entry)),
     );
-  }
 }
 
 /** Writes `entry`'s bundle (index.mjs and its source map) into `outputDir`. */
@@ -48,7 +49,7 @@ export function writeBundle(root: string, entry: string, outputDir: string): voi
   const files = built.get(entry) ?? [];
   if (!files.some((f) => f.path.endsWith('index.mjs'))) throw new Error(`no bundle was built for ${entry}`);
   for (const file of files) {
-    const target = join(outputDir, relative(join(root, BUILD_DIR, entry.replace(/\.ts$/, '')), file.path));
+    const target = join(outputDir, relative(bundleDir(root, entry), file.path));
     mkdirSync(dirname(target), { recursive: true });
     writeFileSync(target, file.contents);
   }

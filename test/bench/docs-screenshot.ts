@@ -11,8 +11,8 @@ import { launchChromium } from '../helpers/browser.ts';
  * Redoc lists the operations, and checks that
  *   - the menu lists every operation of the served /openapi.json (each operationId, by count too),
  *   - no request leaves the origin (recorded, then refused) and the page's CSP refuses nothing,
- * then saves docs/api-reference.png. Exits non-zero on any failure. Needs `/usr/bin/chromium`
- * (`apt-get install -y chromium`); `test/e2e/docs-page.test.ts` checks the page over HTTP in `npm test`.
+ * then saves docs/api-reference.png. Exits non-zero on any failure. Needs Chromium as the browser tests find it
+ * (test/helpers/browser.ts); `test/e2e/docs-page.test.ts` checks the page over HTTP in `npm test`.
  */
 const ROOT = join(import.meta.dirname, '..', '..');
 const OUT = join(ROOT, 'docs', 'api-reference.png');

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { useTestStack } from '../helpers/stack.ts';
 import { client, PASSWORD, uniqueEmail } from '../helpers/http.ts';
-import { signUpWithProject, useChromiumPage } from '../helpers/browser.ts';
+import { signUpWithProject, useChromiumPage, settled } from '../helpers/browser.ts';
 import { axeViolations } from '../helpers/axe.ts';
 
 /**
@@ -138,6 +138,7 @@ describe('the catalog screens', { timeout: 120_000 }, () => {
     await poll(() => heading().textContent()).toBe('web-1');
     await page.goBack();
     await poll(() => heading().textContent()).toBe('shop');
+    await settled(page);
     await page.getByRole('link', { name: 'backend' }).click(); // the service's network
     await poll(() => heading().textContent()).toBe('backend');
     await poll(() => page.locator('h2:text("Attached servers") + ul').textContent()).toBe('web-1');
@@ -252,6 +253,7 @@ describe('the catalog screens', { timeout: 120_000 }, () => {
 
     await page.getByRole('link', { name: 'backend', exact: true }).click();
     await poll(() => heading().textContent()).toBe('backend');
+    await settled(page);
     await page.getByRole('link', { name: 'Edit' }).click();
     await poll(() => page.getByLabel('Name').inputValue()).toBe('backend');
     await page.getByLabel('Description').fill('The application tier');
@@ -268,6 +270,7 @@ describe('the catalog screens', { timeout: 120_000 }, () => {
     await page.getByRole('navigation', { name: 'Environment' }).getByRole('link', { name: 'Networks' }).click();
     await page.getByRole('link', { name: 'old-net' }).click();
     await poll(() => heading().textContent()).toBe('old-net');
+    await settled(page);
     await page.getByRole('button', { name: 'Delete' }).click();
     const confirm = page.getByRole('group', { name: /Delete network old-net/ });
     await poll(() => confirm.count()).toBe(1);
@@ -282,6 +285,7 @@ describe('the catalog screens', { timeout: 120_000 }, () => {
     await page.getByRole('navigation', { name: 'Environment' }).getByRole('link', { name: 'Servers' }).click();
     await page.getByRole('link', { name: 'node-01' }).click();
     await poll(() => heading().textContent()).toBe('node-01');
+    await settled(page);
     await page.getByRole('button', { name: 'Delete' }).click();
     await page.getByRole('button', { name: 'Yes, delete' }).click();
     await poll(() => heading().textContent()).toBe('Servers');

@@ -6,7 +6,7 @@ import { useTestStack } from '../helpers/stack.ts';
 import { client, signUp } from '../helpers/http.ts';
 import { projectWithEnv } from '../helpers/tenancy.ts';
 import { createService } from '../helpers/catalog.ts';
-import { launchChromium, pageProblems } from '../helpers/browser.ts';
+import { launchChromium, pageProblems, settled } from '../helpers/browser.ts';
 import { axeViolations } from '../helpers/axe.ts';
 
 /**
@@ -317,6 +317,7 @@ describe('downgrade', () => {
   it('shows what exceeds the Free plan before a downgrade, and archives what the user chooses', async () => {
     await page.getByRole('link', { name: 'Plan & billing' }).click();
     await poll(() => heading().textContent()).toBe('Plan & billing');
+    await settled(page);
     await page.getByRole('button', { name: 'Downgrade to Free' }).click();
     await page.waitForURL(/\/account\/billing\/downgrade\?to=/);
     await poll(() => page.getByRole('heading', { name: 'From Team to Free' }).count()).toBe(1);

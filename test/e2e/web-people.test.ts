@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { useTestStack } from '../helpers/stack.ts';
 import { client, PASSWORD, signUp, uniqueEmail } from '../helpers/http.ts';
-import { launchChromium, pageProblems } from '../helpers/browser.ts';
+import { launchChromium, pageProblems, settled } from '../helpers/browser.ts';
 import { frozenClock, postFrom, totpCode } from '../helpers/sign-in.ts';
 import { axeViolations } from '../helpers/axe.ts';
 import { linkFrom, readOutbox } from '../helpers/outbox.ts';
@@ -233,6 +233,7 @@ describe('members and invitations', () => {
     );
     await page.goBack();
     await poll(() => heading().textContent()).toBe('Custom roles of Shop');
+    await settled(page);
     await page.getByRole('button', { name: `Withdraw Reviewer from ${invitee}` }).click();
     await poll(() => page.getByText('Nobody yet.').count()).toBe(1);
     await page.getByRole('button', { name: 'Delete role Reviewer' }).click();

@@ -4,7 +4,7 @@ import { useTestStack } from '../helpers/stack.ts';
 import { client, signUp } from '../helpers/http.ts';
 import { projectWithEnv } from '../helpers/tenancy.ts';
 import { createFloor, createService } from '../helpers/catalog.ts';
-import { launchChromium, pageProblems } from '../helpers/browser.ts';
+import { launchChromium, pageProblems, settled } from '../helpers/browser.ts';
 import { axeViolations } from '../helpers/axe.ts';
 
 /**
@@ -74,6 +74,7 @@ describe('archived items', () => {
     await page.getByLabel('Password').fill(owner.password);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await poll(() => heading().textContent()).toBe('Plan & billing');
+    await settled(page);
     await page.getByRole('link', { name: 'Archived items' }).click();
     await page.waitForURL(url('/account/billing/archived'));
     await poll(() => heading().textContent()).toBe('Archived items');
@@ -128,6 +129,7 @@ describe('archived items', () => {
   it('is linked from the archive screen too, and says so when nothing is archived', async () => {
     await page.goto(url('/account/billing/archive'));
     await poll(() => heading().textContent()).toBe('Choose what to archive');
+    await settled(page);
     await page.getByRole('link', { name: 'See and restore archived items' }).click();
     await poll(() => heading().textContent()).toBe('Archived items');
     expect((await api.delete(`/services/${ids.search}`, undefined, { token: owner.token })).status).toBe(204);

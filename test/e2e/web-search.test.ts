@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { useTestStack } from '../helpers/stack.ts';
 import { client, PASSWORD, uniqueEmail } from '../helpers/http.ts';
-import { registerInBrowser, useChromiumPage } from '../helpers/browser.ts';
+import { registerInBrowser, useChromiumPage, settled } from '../helpers/browser.ts';
 import { axeViolations } from '../helpers/axe.ts';
 
 /**
@@ -144,6 +144,7 @@ describe('the header search box', { timeout: 120_000 }, () => {
     await server.click();
     await page.waitForURL(url(`/p/${ids.projectId}/e/${ids.envId}/servers/${ids.floor}`));
     await poll(() => heading().textContent()).toBe('pay-host-1');
+    await settled(page);
     await page.getByRole('main').getByRole('link', { name: 'payments-gateway' }).first().click();
     await page.waitForURL(url(`/p/${ids.projectId}/e/${ids.envId}/services/${ids.service}`));
     await poll(() => heading().textContent()).toBe('payments-gateway');

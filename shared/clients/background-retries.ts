@@ -61,15 +61,16 @@ export const backgroundRetries = quotaFreeRetries(BACKGROUND_ATTEMPTS);
 export const requestRetries = quotaFreeRetries(REQUEST_ATTEMPTS);
 
 /** The settings a client is made with: its retries (`requestRetries` or `backgroundRetries`), and the SDK's logger. */
-export type Retries = { retryStrategy: RetryStrategy; logger: typeof sdkLogger };
+export type ClientSettings = { retryStrategy: RetryStrategy; logger: typeof sdkLogger };
+const clientSettings = (retryStrategy: RetryStrategy): ClientSettings => ({ retryStrategy, logger: sdkLogger });
 
 /**
  * A client made per kind of invocation: requests retry a few times (`requestRetries`, then the pipeline's 503
  * with Retry-After); workers, schedules and streams retry through an outage longer (`backgroundRetries`). Each is made on first use: a Lambda function makes only the one it uses.
  */
-export function byInvocation<T extends { destroy(): void }>(make: (retries: Retries) => T): () => T {
-  const forRequests = lazyClient(() => make({ retryStrategy: requestRetries, logger: sdkLogger }));
-  const forBackground = lazyClient(() => make({ retryStrategy: backgroundRetries, logger: sdkLogger }));
+export function byInvocation<T extends { destroy(): void }>(make: (settings: ClientSettings) => T): () => T {
+  const forRequests = lazyClient(() => make(clientSettings(requestRetries)));
+  const forBackground = lazyClient(() => make(clientSettings(backgroundRetries)));
   return () => (nobodyWaits() ? forBackground() : forRequests());
 }
 
@@ -80,7 +81,7 @@ export function byInvocation<T extends { destroy(): void }>(make: (retries: Retr
  */
 export function lazyByInvocation<M, T extends { destroy(): void }>(
   load: () => Promise<M>,
-  make: (sdk: M, retries: Retries) => T,
+  make: (sdk: M, settings: ClientSettings) => T,
 ): () => Promise<{ sdk: M; client: T }> {
   const made = new Map<boolean, Promise<{ sdk: M; client: T }>>();
   onReset(() => {
@@ -93,9 +94,7 @@ export function lazyByInvocation<M, T extends { destroy(): void }>(
     if (!client) {
       client = load().then((sdk) => ({
         sdk,
-        client: captured(
-          make(sdk, { retryStrategy: background ? backgroundRetries : requestRetries, logger: sdkLogger }),
-        ),
+        client: captured(make(sdk, clientSettings(background ? backgroundRetries : requestRetries))),
       }));
       made.set(background, client);
     }

@@ -5,7 +5,7 @@ import { byInvocation } from './background-retries.ts';
 import { withWriteTap } from './write-tap.ts';
 
 /** The DynamoDB document client (of the running kind of invocation, see `byInvocation`); locally DynamoDB Local with its fixed local credentials (no credential chain is searched). */
-export const ddb = byInvocation((retries) => {
+export const ddb = byInvocation((settings) => {
   const { DYNAMODB_ENDPOINT, DYNAMODB_LOCAL_ACCESS_KEY, AWS_REGION } = config();
   const base = new DynamoDBClient({
     region: AWS_REGION,
@@ -15,7 +15,7 @@ export const ddb = byInvocation((retries) => {
           credentials: { accessKeyId: DYNAMODB_LOCAL_ACCESS_KEY, secretAccessKey: 'local' },
         }
       : {}),
-    ...retries,
+    ...settings,
   });
   return withWriteTap(
     DynamoDBDocumentClient.from(base, {

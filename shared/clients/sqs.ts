@@ -9,7 +9,7 @@ import { lazyByInvocation } from './background-retries.ts';
  */
 const sqs = lazyByInvocation(
   () => import('@aws-sdk/client-sqs'),
-  (sdk, retries) => new sdk.SQSClient({ region: config().AWS_REGION, ...retries }),
+  (sdk, settings) => new sdk.SQSClient({ region: config().AWS_REGION, ...settings }),
 );
 
 /** Sends one message to the queue at `url`. */

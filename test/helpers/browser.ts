@@ -72,15 +72,13 @@ export function useChromiumPage(opened: (p: { page: Page; problems: string[] }) 
  */
 export const settled = (page: Page) =>
   expect
-    .poll(
-      () =>
-        page
-          .getByRole('status')
-          .filter({ hasText: /^Loading\b/ })
-          .count(),
-      { timeout: 15_000 },
+    .poll(() =>
+      page
+        .getByRole('status')
+        .filter({ hasText: /^Loading\b/ })
+        .count(),
     )
-    .toBe(0);
+    .toBe(0); // the run's poll timeout: 15 s
 
 /** Registers an account on the dashboard's form (password `PASSWORD`), leaving the page on its projects. */
 export async function registerInBrowser(page: Page, baseUrl: string, who: { name: string; email: string }) {

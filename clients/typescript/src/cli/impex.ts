@@ -1,6 +1,5 @@
 import { writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { parse } from 'yaml';
 import { multipart } from '../client.ts';
 import { examples, inTarget, optionsOf, withOutput, withTarget } from './common.ts';
 import { connect } from './context.ts';
@@ -13,6 +12,7 @@ import {
   watchCommand,
   type JobRecord,
 } from './import-job.ts';
+import { yaml } from './on-first-use.ts';
 import { emit, say, type Format } from './output.ts';
 import { inEnv } from './target.ts';
 
@@ -47,14 +47,15 @@ export function impexCommands(program: Command) {
         if (record.status !== 'succeeded' || !record.download_url)
           throw new CliError(`The export failed: ${record.error ?? record.status}`);
         const link = new URL(record.download_url);
-        const { data: yaml } = await c.client.api.GET('/impex/download/{record_id}', {
+        const { data: document } = await c.client.api.GET('/impex/download/{record_id}', {
           params: {
             path: { record_id: link.pathname.split('/').at(-1)! },
             query: { exp: link.searchParams.get('exp')!, sig: link.searchParams.get('sig')! } as never,
           },
           parseAs: 'text',
         });
-        const text = format === 'json' ? `${JSON.stringify(parse(yaml as string), null, 2)}\n` : (yaml as string);
+        const text =
+          format === 'json' ? `${JSON.stringify(yaml().parse(document as string), null, 2)}\n` : (document as string);
         const out = o.file as string | undefined;
         if (out && out !== '-') {
           await writeFile(out, text);

@@ -1,12 +1,12 @@
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { text as readStream } from 'node:stream/consumers';
-import { SingleBar } from 'cli-progress';
 import { multipart } from '../client.ts';
 import { followJob, type JobProgress } from '../jobs.ts';
 import type { paths } from '../schema.d.ts';
 import type { Connected } from './context.ts';
 import { CliError } from './errors.ts';
+import { progressBar } from './on-first-use.ts';
 import { say } from './output.ts';
 
 export type JobRecord = paths['/impex/status/{job_id}']['get']['responses'][200]['content']['application/json'];
@@ -36,7 +36,7 @@ export async function readDocument(file: string): Promise<DocumentFile> {
 export function progressView(label: string, quiet: boolean) {
   if (quiet) return { update: (_p: JobProgress) => {}, stop: () => {} };
   if (process.stderr.isTTY) {
-    const bar = new SingleBar(
+    const bar = new (progressBar().SingleBar)(
       {
         format: `${label} [{bar}] {percentage}% | {status}`,
         stream: process.stderr,

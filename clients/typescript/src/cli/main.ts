@@ -10,7 +10,6 @@ import { floorCommands } from './floors.ts';
 import { networkCommands } from './networks.ts';
 import { serviceCommands } from './services.ts';
 import { searchCommand } from './search.ts';
-import { ssoLogin } from './sso-login.ts';
 import { cliClient, connect, login, notTheApi, serviceUrl, sessionFor } from './context.ts';
 import { CliError, lockoutHint } from './errors.ts';
 import { impactCommand } from './impact.ts';
@@ -82,7 +81,9 @@ Exit codes: 0 ok, 1 error, 2 (plan) changes pending.
       .action(async (_o, cmd) => {
         const o = optionsOf(cmd);
         const c = (o as { sso?: boolean }).sso
-          ? await ssoLogin(o as typeof o & { email?: string }, (line) => console.error(line))
+          ? await (await import('./sso-login.ts')).ssoLogin(o as typeof o & { email?: string }, (line) =>
+              console.error(line),
+            )
           : await login(o as typeof o & { email?: string; passwordStdin?: boolean });
         const { data: me } = await c.client.api.GET('/auth/me');
         if (o.output === 'table') say(`Signed in to ${c.url} as ${me!.email}`);

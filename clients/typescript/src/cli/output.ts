@@ -1,5 +1,5 @@
 import Table from 'cli-table3';
-import { stringify } from 'yaml';
+import { yaml } from './on-first-use.ts';
 
 export const FORMATS = ['table', 'json', 'yaml'] as const;
 export type Format = (typeof FORMATS)[number];
@@ -25,7 +25,7 @@ function cell(v: unknown): string {
 /** Writes `data` to stdout: as JSON, YAML, or a table (`columns` for lists; a key/value table for one object). */
 export function emit<T>(data: T | T[], format: Format, columns?: Column<T>[]): void {
   if (format === 'json') return void process.stdout.write(`${JSON.stringify(data, null, 2)}\n`);
-  if (format === 'yaml') return void process.stdout.write(stringify(data));
+  if (format === 'yaml') return void process.stdout.write(yaml().stringify(data));
   if (Array.isArray(data)) {
     if (!data.length) return void process.stderr.write('(none)\n');
     const cols = columns ?? Object.keys(data[0] as object).map((k) => col<T>(k, k as keyof T));

@@ -1,8 +1,7 @@
-import { input, password } from '@inquirer/prompts';
 import { CliError } from './errors.ts';
 
 /**
- * The questions `infracat login` asks (Inquirer's prompts). Without a terminal on stdin, they read
+ * The questions `infracat login` asks (Inquirer's prompts, loaded when a terminal is asked). Without a terminal on stdin, they read
  * plain lines instead (a script, a test writing to the child's stdin); with nothing to read they fail
  * with a hint at the non-interactive variables.
  */
@@ -26,12 +25,16 @@ async function readLine(
 const nonEmpty = (v: string) => (v.trim() ? true : 'Required');
 
 export const prompts = {
-  input: (message: string): Promise<string> =>
-    process.stdin.isTTY ? input({ message, validate: nonEmpty }, { output: process.stderr }) : readLine(message),
-  password: (message: string): Promise<string> =>
-    process.stdin.isTTY
-      ? password({ message, mask: '*', validate: nonEmpty }, { output: process.stderr })
-      : readLine(message),
+  input: async (message: string): Promise<string> => {
+    if (!process.stdin.isTTY) return readLine(message);
+    const { input } = await import('@inquirer/prompts');
+    return input({ message, validate: nonEmpty }, { output: process.stderr });
+  },
+  password: async (message: string): Promise<string> => {
+    if (!process.stdin.isTTY) return readLine(message);
+    const { password } = await import('@inquirer/prompts');
+    return password({ message, mask: '*', validate: nonEmpty }, { output: process.stderr });
+  },
   /** `noTerminal`: what to do instead when there is no terminal to answer (e.g. pass --yes). */
   confirm: async (message: string, noTerminal: string): Promise<boolean> => {
     if (process.stdin.isTTY) {

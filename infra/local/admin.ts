@@ -40,7 +40,7 @@ const PROGRESS_EVERY_MS = 3_000;
 async function openTable() {
   if (config().STAGE === 'cloud') return undefined;
   const { startLocalStack } = await import('./stack.ts');
-  return startLocalStack({ withoutHttp: true, withoutS3: true });
+  return startLocalStack({ withoutHttp: true, withoutS3: true, quickStart: true });
 }
 
 function fail(message: string, code: number): never {

@@ -27,7 +27,7 @@ if (!fn) {
   process.exit(2);
 }
 const event = JSON.parse(await readFile(file, 'utf8'));
-const stack = await startLocalStack({ withoutHttp: true });
+const stack = await startLocalStack({ withoutHttp: true, quickStart: true });
 try {
   const result = await invokeFunction(fn, event);
   await stack.queues.drain();

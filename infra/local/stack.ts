@@ -28,6 +28,8 @@ export interface LocalStackOptions {
   dynamo?: StartingDynamo;
   /** Keep DynamoDB data in memory instead of under LOCAL_DATA_DIR. */
   inMemory?: boolean;
+  /** A one-shot command's own DynamoDB Local starts with the quick-start flags (`spawnDynamo`): it answers sooner, for less CPU. */
+  quickStart?: boolean;
   /** Skip s3rver (routes that need S3 come later; tests that do not touch S3 start faster). */
   withoutS3?: boolean;
   /** Don't listen for HTTP (benchmarks and `npm run invoke` call handlers directly). */

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { DeployedOptions } from '../../infra/deployed/deployed-options.ts';
 import { startDeployed, type Deployed } from '../../infra/deployed/start.ts';
@@ -11,6 +10,7 @@ import {
   synthesizeUnlessCurrent,
 } from '../../infra/deployed/synth.ts';
 import { testDynamoEndpoint } from './dynamo.ts';
+import { runTmpDir } from './run-tmp.ts';
 
 /**
  * What start:deployed's suites pass through to every function (as a tester would): the per-address
@@ -93,7 +93,7 @@ export interface TestDeployed extends Deployed {
  * logs (debugging).
  */
 export async function startTestDeployed(cdkOut: string, opts: Partial<DeployedOptions> = {}): Promise<TestDeployed> {
-  const dataDir = await mkdtemp(join(tmpdir(), 'infra-catalog-deployed-'));
+  const dataDir = await mkdtemp(join(runTmpDir(), 'infra-catalog-deployed-'));
   const lines: string[] = [];
   const deployed = await startDeployed({
     cdkOut,

@@ -1,5 +1,9 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { spawnDynamo, type StartingDynamo } from '../../infra/local/dynamo.ts';
 import { ensureWebBuild } from '../../infra/build/web-build.ts';
+import { RUN_TMP_DIR } from './run-tmp.ts';
 
 let dynamo: StartingDynamo | undefined;
 
@@ -20,9 +24,14 @@ export async function setup() {
     throw err;
   });
   process.env.TEST_DYNAMODB_ENDPOINT = dynamo.endpoint;
+  // The stacks' data dirs of this run, whichever worker made them (test/helpers/run-tmp.ts): removed at its end.
+  process.env[RUN_TMP_DIR] = mkdtempSync(join(tmpdir(), 'infra-catalog-run-'));
 }
 
 export async function teardown() {
   await dynamo?.stop();
   dynamo = undefined;
+  const runTmp = process.env[RUN_TMP_DIR];
+  if (runTmp) rmSync(runTmp, { recursive: true, force: true });
+  delete process.env[RUN_TMP_DIR];
 }

@@ -1,11 +1,10 @@
-import { rmSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll } from 'vitest';
 import { startLocalStack, type LocalStack } from '../../infra/local/stack.ts';
 import { testDynamoEndpoint } from './dynamo.ts';
+import { runTmpDir } from './run-tmp.ts';
 import type { Clock } from '#shared/context';
 import { config } from '#shared/config';
 import { resetClients } from '#shared/clients';
@@ -36,7 +35,7 @@ export async function startTestStack(env: Record<string, string> = {}, opts: Sta
   // One stack at a time in a process (its configuration and clients are the process's): a shared one left
   // running by an earlier file goes first.
   await stopSharedStack();
-  const dataDir = await mkdtemp(join(tmpdir(), 'infra-catalog-test-'));
+  const dataDir = await mkdtemp(join(runTmpDir(), 'infra-catalog-test-'));
   const stack = await startLocalStack({
     dynamoEndpoint: endpoint,
     withoutS3: !opts.withS3,
@@ -138,8 +137,3 @@ export function useTestStack(env: Record<string, string> = {}, opts: StackOption
   });
   return ref;
 }
-
-// A shared stack outlives its files: its data dir goes when the worker does.
-process.once('exit', () => {
-  if (shared) rmSync(shared.stack.dataDir, { recursive: true, force: true });
-});

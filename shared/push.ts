@@ -1,4 +1,5 @@
 import type { ApiGatewayManagementApiClient } from '@aws-sdk/client-apigatewaymanagementapi';
+import { sdkLogger } from './clients/sdk-logger.ts';
 import { config } from './config.ts';
 import { captured } from './tracing.ts';
 
@@ -22,7 +23,7 @@ let client: ApiGatewayManagementApiClient | undefined;
 async function management(endpoint: string) {
   // Loaded on first use: only the functions that post progress pay for the package.
   const sdk = await import('@aws-sdk/client-apigatewaymanagementapi');
-  client ??= captured(new sdk.ApiGatewayManagementApiClient({ endpoint }));
+  client ??= captured(new sdk.ApiGatewayManagementApiClient({ endpoint, logger: sdkLogger }));
   return { sdk, client };
 }
 

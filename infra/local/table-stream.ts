@@ -10,6 +10,7 @@ import {
 } from '@aws-sdk/client-dynamodb-streams';
 import { streamImage } from '#shared/stream-image';
 import { ddb } from '#shared/clients';
+import { sdkLogger } from '#shared/clients/sdk-logger';
 import { liveFromStream, type StreamRecord } from '#domain/live';
 import { appContext, type Clock } from '#shared/context';
 import { errorFields, log } from '#shared/log';
@@ -35,6 +36,7 @@ export function readTableStream(opts: { endpoint: string; tableName: string; pol
     endpoint: opts.endpoint,
     region: 'us-east-1',
     credentials: localDynamoCredentials(),
+    logger: sdkLogger,
   });
   const iterators = new Map<string, string | undefined>();
   const positions = shardPositions();

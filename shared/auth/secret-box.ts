@@ -1,6 +1,7 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import type { KMSClient } from '@aws-sdk/client-kms';
+import { sdkLogger } from '#shared/clients/sdk-logger';
 import { config } from '#shared/config';
 import { localKeyFile } from './local-key.ts';
 import { captured } from '#shared/tracing';
@@ -82,6 +83,6 @@ function localKey(): Promise<Buffer> {
 let kmsClient: KMSClient | undefined;
 async function kms() {
   const sdk = await import('@aws-sdk/client-kms');
-  kmsClient ??= captured(new sdk.KMSClient({ region: config().AWS_REGION }));
+  kmsClient ??= captured(new sdk.KMSClient({ region: config().AWS_REGION, logger: sdkLogger }));
   return { client: kmsClient, sdk };
 }

@@ -28,8 +28,9 @@ export const localDynamoCredentials = () => ({
 });
 
 /**
- * The JVM's flags for a quick start (`npm start`, and the one-shot `npm run admin` and `npm run invoke`): the client compiler only, which has DynamoDB Local
- * answering in about half the time, and the serial collector; not for a test run's long-lived one.
+ * The JVM's flags for a quick start (`npm start`, and the one-shot `npm run admin` and `npm run invoke`): the
+ * client compiler only, which has DynamoDB Local answering in about half the time, and the serial collector; not
+ * for a test run's long-lived one.
  */
 const QUICK_START_FLAGS = '-XX:TieredStopAtLevel=1 -XX:+UseSerialGC';
 

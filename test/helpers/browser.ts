@@ -78,7 +78,7 @@ export const settled = (page: Page) =>
         .filter({ hasText: /^Loading\b/ })
         .count(),
     )
-    .toBe(0); // the run's poll timeout: 15 s
+    .toBe(0); // within the run's poll timeout (vitest.config.ts)
 
 /** Registers an account on the dashboard's form (password `PASSWORD`), leaving the page on its projects. */
 export async function registerInBrowser(page: Page, baseUrl: string, who: { name: string; email: string }) {

@@ -1,9 +1,9 @@
 import { CliError } from './errors.ts';
 
 /**
- * The questions `infracat login` asks (Inquirer's prompts, loaded when a terminal is asked). Without a terminal on stdin, they read
- * plain lines instead (a script, a test writing to the child's stdin); with nothing to read they fail
- * with a hint at the non-interactive variables.
+ * The questions `infracat login` asks (Inquirer's prompts, loaded when a terminal is asked). Without a
+ * terminal on stdin, they read plain lines instead (a script, a test writing to the child's stdin); with
+ * nothing to read they fail with a hint at the non-interactive variables.
  */
 let lines: AsyncIterator<string> | undefined;
 

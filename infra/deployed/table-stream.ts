@@ -12,7 +12,6 @@ import type { Sqs } from './stand-ins/sqs.ts';
 import { referencedId, resourcesOf, type CloudAssembly } from './template.ts';
 import { shardPositions } from '../local/stream-shards.ts';
 import { localDynamoCredentials } from '../local/dynamo.ts';
-import { sdkLogger } from '#shared/clients/sdk-logger';
 
 type Invoke = (functionId: string, event: unknown) => Promise<unknown>;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -96,7 +95,6 @@ export function pollStream(
     endpoint: dynamoEndpoint,
     region: REGION,
     credentials: localDynamoCredentials(),
-    logger: sdkLogger,
   });
   const iterators = new Map<string, string | undefined>();
   const positions = shardPositions();

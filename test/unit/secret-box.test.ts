@@ -1,20 +1,21 @@
-import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { mkdtemp, readFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { mockClient } from 'aws-sdk-client-mock';
 import { DecryptCommand, EncryptCommand, KMSClient } from '@aws-sdk/client-kms';
 import { reloadConfig } from '#shared/config';
 import { open, seal } from '#auth/secret-box';
+import { runTmpDir } from '../helpers/run-tmp.ts';
 
 const context = { purpose: 'totp-device', user_id: 'u1', device_id: 'd1' };
 let dataDir: string;
 
 describe('secret box, locally (AES-256-GCM with a key file)', () => {
   beforeAll(async () => {
-    dataDir = await mkdtemp(join(tmpdir(), 'secret-box-'));
+    dataDir = await mkdtemp(join(runTmpDir(), 'secret-box-'));
     reloadConfig({ LOCAL_DATA_DIR: dataDir, TOTP_KMS_KEY_ID: '' });
   });
+  afterAll(() => rm(dataDir, { recursive: true, force: true }));
 
   it('opens what it sealed, and seals the same secret differently each time', async () => {
     const a = await seal('JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP', context);

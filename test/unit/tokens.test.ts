@@ -1,6 +1,5 @@
-import { beforeAll, describe, expect, it } from 'vitest';
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SignJWT } from 'jose';
 import { randomUUID } from 'node:crypto';
@@ -8,10 +7,14 @@ import { reloadConfig } from '#shared/config';
 import { appContext } from '#shared/context';
 import { issueAccessToken, refreshToken, verifyAccessToken } from '#auth/tokens';
 import { signingKey } from '#auth/signing-key';
+import { runTmpDir } from '../helpers/run-tmp.ts';
 
+let dataDir: string;
 beforeAll(async () => {
-  reloadConfig({ LOCAL_DATA_DIR: await mkdtemp(join(tmpdir(), 'tokens-')) });
+  dataDir = await mkdtemp(join(runTmpDir(), 'tokens-'));
+  reloadConfig({ LOCAL_DATA_DIR: dataDir });
 });
+afterAll(() => rm(dataDir, { recursive: true, force: true }));
 
 /** A context whose clock is past an access token's 15-minute lifetime. */
 const sixteenMinutesLater = () => appContext({ clock: { now: () => new Date(Date.now() + 16 * 60_000) } });

@@ -9,6 +9,8 @@ import { CatalogStack, type CatalogStackProps } from '../../infra/cdk/stack.ts';
 const ROOT = join(import.meta.dirname, '..', '..');
 // Same feature flags as `cdk synth` (cdk.json); bundling skipped so no esbuild runs.
 const { context } = JSON.parse(readFileSync(join(ROOT, 'cdk.json'), 'utf8'));
+/** What the CLI adds to every `cdk synth` by default (--asset-metadata, --path-metadata): keys cdk.json may not set. */
+const CLI_CONTEXT = { 'aws:cdk:enable-asset-metadata': true, 'aws:cdk:enable-path-metadata': true };
 
 /** Where this process's apps write their cloud assemblies (one folder each), removed with the file's last hook. */
 let outdir: string | undefined;
@@ -18,7 +20,7 @@ export const synthOutdir = () => (outdir ??= mkdtempSync(join(tmpdir(), 'infra-c
 export function synth(props: CatalogStackProps = {}): { stack: CatalogStack; template: Template } {
   const app = new App({
     outdir: mkdtempSync(join(synthOutdir(), 'app-')),
-    context: { ...context, 'aws:cdk:bundling-stacks': [] },
+    context: { ...context, ...CLI_CONTEXT, 'aws:cdk:bundling-stacks': [] },
     // CloudFormation's own rules (a WASM engine, 2-4 CPU-s a synthesis) are checked where the template is deployed
     // from: `cdk synth` (the deployed-shape suite's synthesis, `npm run synth`), which fails on any finding (cdk.json).
     builtinCloudFormationValidation: false,

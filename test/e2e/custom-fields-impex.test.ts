@@ -4,6 +4,7 @@ import { useTestStack } from '../helpers/stack.ts';
 import { impexJobs } from '../helpers/impex.ts';
 import { client } from '../helpers/http.ts';
 import { createFloor, createNetwork, createService, newEnv, ownerWithEnv } from '../helpers/catalog.ts';
+import { seedServices } from '../helpers/seed.ts';
 import { ddb } from '#shared/clients';
 import { newScope, runInScope } from '#shared/invocation';
 
@@ -151,5 +152,57 @@ describe('custom field definitions changed during an import', () => {
     const { record, services } = await importWhileChanging({ label: 'Service tier' });
     expect(record.status).toBe('succeeded');
     expect(services.map((s) => [s.name, s.custom_fields])).toEqual([['api', { tier: 'gold' }]]);
+  });
+
+  it('an import planned again goes on from the progress it showed, never back to 0 %', async () => {
+    const { owner, token, projectId, envId } = await ownerWithEnv(api);
+    const defined = await api.post(
+      `/projects/${projectId}/custom-fields`,
+      { key: 'tier', label: 'Tier', type: 'select', choices: ['gold', 'silver'], applies_to: ['service'] },
+      { token },
+    );
+    expect(defined.status, defined.text).toBe(201);
+    // Enough updates for several transactions: the last one's is refused, after the first ones showed progress.
+    const names = Array.from({ length: 60 }, (_, i) => `svc-${String(i).padStart(2, '0')}`);
+    await seedServices(
+      owner,
+      projectId,
+      envId,
+      names.map((name) => ({ name })),
+    );
+    const doc = await exported(token, projectId, envId);
+    for (const service of doc.spec.services) service.custom_fields = { tier: 'gold' };
+    const shown: number[] = [];
+    let shownBeforeChange: number[] | undefined;
+    const hook = runInScope(newScope(undefined, { worker: 'jobs' }), () => ddb()).middlewareStack;
+    hook.add(
+      (next) => async (args) => {
+        const input = JSON.stringify(args.input);
+        for (const [, pct] of input.matchAll(/"pct":(\d+)/g)) shown.push(Number(pct));
+        if (!shownBeforeChange && input.includes('"TransactItems"') && input.includes(`"${names.at(-1)}"`)) {
+          shownBeforeChange = [...shown];
+          const res = await api.patch(
+            `/projects/${projectId}/custom-fields/tier`,
+            { label: 'Service tier' },
+            { token },
+          );
+          expect(res.status, res.text).toBe(200);
+        }
+        return next(args);
+      },
+      { step: 'initialize', name: 'changeDefinitionsLate' },
+    );
+    try {
+      const record = await importDoc(token, projectId, envId, doc);
+      expect(record.status, JSON.stringify(record)).toBe('succeeded');
+    } finally {
+      hook.remove('changeDefinitionsLate');
+    }
+    expect(Math.max(...(shownBeforeChange ?? [])), `shown before the change: ${shownBeforeChange}`).toBeGreaterThan(0);
+    expect(shown, `every percentage shown, in order: ${shown}`).toEqual([...shown].sort((a, b) => a - b));
+    expect(shown.at(-1)).toBe(100);
+    const services = (await api.get(`/services?project_id=${projectId}&environment_id=${envId}&limit=100`, { token }))
+      .body as { custom_fields: unknown }[];
+    expect(services.map((s) => s.custom_fields)).toEqual(names.map(() => ({ tier: 'gold' })));
   });
 });

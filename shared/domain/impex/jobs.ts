@@ -185,11 +185,20 @@ async function planOrApply(record: ImpexRecord, ctx: AppContext, life: JobLife) 
     return;
   }
   const document = parsed.document;
+  // The progress shown, kept across plans: planned again, the walk starts over, and the percentage holds until
+  // the new pass passes it (a retried job likewise goes on from what its record shows).
+  const shown: Shown = { pct: record.progress.pct, at: Number.NEGATIVE_INFINITY };
   // The custom field definitions changed under a chunk (refused and undone): planned again, against them.
   await onContention(
-    (attempt) => planThenApply(record, ctx, life, document, attempt > 1),
+    (attempt) => planThenApply(record, ctx, life, document, attempt > 1, shown),
     (err) => err === DEFINITIONS_CHANGED,
   );
+}
+
+/** The percentage an import's record shows, and when it was written (`performance.now()`). */
+interface Shown {
+  pct: number;
+  at: number;
 }
 
 async function planThenApply(
@@ -198,6 +207,7 @@ async function planThenApply(
   life: JobLife,
   document: EnvironmentDocument,
   again: boolean,
+  shown: Shown,
 ) {
   const plan = await planImport({ projectId: record.project_id, environmentId: record.environment_id, document }, ctx);
   const extras = plan.source ? extrasOf(document.spec, plan.source.env) : [];
@@ -226,14 +236,14 @@ async function planThenApply(
   const starter = await getAccount(record.created_by);
   const days = plan.plan?.features.data_retention_days ?? null;
   const audit = { importId: record.id, actor: starter ? accountActor(starter) : SERVICE_ACTOR, days };
-  let written = { pct: -1, at: 0 };
   const report = await applyImport(
     plan,
     ctx,
     async (done, total) => {
       const pct = total ? Math.floor((done / total) * 100) : 100;
-      if (pct === written.pct && done < total && performance.now() - written.at < PROGRESS_EVERY_MS) return;
-      written = { pct, at: performance.now() };
+      if (pct < shown.pct) return;
+      if (pct === shown.pct && done < total && performance.now() - shown.at < PROGRESS_EVERY_MS) return;
+      Object.assign(shown, { pct, at: performance.now() });
       const next = await step(current, { progress: { pct, done, total } }, ctx);
       life.see(next);
       current = next ?? current;

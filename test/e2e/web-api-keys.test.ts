@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { useTestStack } from '../helpers/stack.ts';
 import { client, signUp } from '../helpers/http.ts';
-import { launchChromium, pageProblems } from '../helpers/browser.ts';
+import { keepScreenshot, launchChromium, pageProblems } from '../helpers/browser.ts';
 import { axeViolations } from '../helpers/axe.ts';
 import { cancelPlan, setPlan } from '../helpers/plans.ts';
 import { projectWithEnv } from '../helpers/tenancy.ts';
@@ -35,8 +35,7 @@ async function checkScreen(name: string) {
   for (const width of [1280, 390]) {
     await page.setViewportSize({ width, height: 800 });
     expect(await axeViolations(page), `${name} at ${width} px`).toEqual([]);
-    if (process.env.API_KEYS_SCREENSHOTS)
-      await page.screenshot({ path: `/tmp/api-keys-${name.replace(/\W+/g, '-')}-${width}.png`, fullPage: true });
+    await keepScreenshot(page, `api-keys-${name}-${width}`);
     const overflow = (await page.evaluate('document.documentElement.scrollWidth - window.innerWidth')) as number;
     expect(overflow, `${name} is wider than ${width} px`).toBeLessThanOrEqual(0);
   }

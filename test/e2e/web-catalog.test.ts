@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { useTestStack } from '../helpers/stack.ts';
 import { client, PASSWORD, uniqueEmail } from '../helpers/http.ts';
-import { signUpWithProject, useChromiumPage, settled } from '../helpers/browser.ts';
+import { keepScreenshot, signUpWithProject, useChromiumPage, settled } from '../helpers/browser.ts';
 import { axeViolations } from '../helpers/axe.ts';
 
 /**
@@ -129,11 +129,9 @@ describe('the catalog screens', { timeout: 120_000 }, () => {
     await checkScreen('service detail with a network');
     await page.setViewportSize({ width: 390, height: 800 });
     await checkScreen('service detail with a network, narrow');
-    if (process.env.CATALOG_SCREENSHOTS)
-      await page.screenshot({ path: '/tmp/catalog-service-networks-390.png', fullPage: true });
+    await keepScreenshot(page, 'catalog-service-networks-390');
     await page.setViewportSize({ width: 1280, height: 800 });
-    if (process.env.CATALOG_SCREENSHOTS)
-      await page.screenshot({ path: '/tmp/catalog-service-networks-1280.png', fullPage: true });
+    await keepScreenshot(page, 'catalog-service-networks-1280');
     await page.getByRole('link', { name: 'web-1' }).click(); // the service's server
     await poll(() => heading().textContent()).toBe('web-1');
     await page.goBack();

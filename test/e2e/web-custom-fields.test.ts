@@ -2,14 +2,14 @@ import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { useTestStack } from '../helpers/stack.ts';
 import { client, uniqueEmail } from '../helpers/http.ts';
-import { signUpWithProject, useChromiumPage } from '../helpers/browser.ts';
+import { keepScreenshot, signUpWithProject, useChromiumPage } from '../helpers/browser.ts';
 import { axeViolations } from '../helpers/axe.ts';
 
 /**
  * Custom fields in a real browser: a field defined on the project's Custom fields screen, filled in
  * on a new service with the input of its type, shown on the service's page, and the services table
  * filtered by it and showing it as a column; the servers and networks tables likewise; axe-core and
- * no overflow at 1280 and 390 px. CUSTOM_FIELDS_SCREENSHOTS=1 keeps a picture of each screen in /tmp.
+ * no overflow at 1280 and 390 px.
  */
 const ref = useTestStack();
 const api = client(() => ref.stack.url);
@@ -30,8 +30,7 @@ async function checkScreen(name: string) {
     expect(await axeViolations(page), `${name} at ${width}`).toEqual([]);
     const overflow = await page.evaluate('document.documentElement.scrollWidth - window.innerWidth');
     expect(overflow, `${name} is wider than the window at ${width}`).toBeLessThanOrEqual(0);
-    if (process.env.CUSTOM_FIELDS_SCREENSHOTS)
-      await page.screenshot({ path: `/tmp/custom-fields-${name.replace(/\W+/g, '-')}-${width}.png`, fullPage: true });
+    await keepScreenshot(page, `custom-fields-${name}-${width}`);
   }
   await page.setViewportSize({ width: 1280, height: 800 });
 }

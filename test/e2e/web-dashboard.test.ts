@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { useTestStack } from '../helpers/stack.ts';
 import { client, PASSWORD, uniqueEmail } from '../helpers/http.ts';
-import { launchChromium, pageProblems } from '../helpers/browser.ts';
+import { keepScreenshot, launchChromium, pageProblems } from '../helpers/browser.ts';
 import { enrolAuthenticator, frozenClock, totpCode } from '../helpers/sign-in.ts';
 import { axeViolations } from '../helpers/axe.ts';
 import { setPlan } from '../helpers/plans.ts';
@@ -242,7 +242,7 @@ describe('the dashboard, signed in', () => {
     page.off('request', countBlastReads);
     expect(blastReads).toEqual([]);
     await checkScreen('topology, fast drawing');
-    if (process.env.SHOT) await page.screenshot({ path: '/tmp/topology-fast.png' });
+    await keepScreenshot(page, 'topology-fast');
     const [fastSvg] = await Promise.all([
       page.waitForEvent('download'),
       page.getByRole('button', { name: 'Export SVG' }).click(),
@@ -296,11 +296,11 @@ describe('the dashboard, signed in', () => {
     // The labels as drawn on the screen: at least 10 px; the legend says only part is in view.
     expect(Number(await canvas.getAttribute('data-label-px'))).toBeGreaterThanOrEqual(10);
     await expect.poll(() => page.locator('.legend').textContent()).toContain('Fit shows all of it');
-    if (process.env.SHOT) await page.screenshot({ path: '/tmp/topology-60.png' });
+    await keepScreenshot(page, 'topology-60');
     // Fit shows the whole drawing, smaller.
     await page.getByRole('button', { name: 'Fit' }).click();
     await expect.poll(async () => Number(await canvas.getAttribute('data-label-px'))).toBeLessThan(10);
-    if (process.env.SHOT) await page.screenshot({ path: '/tmp/topology-60-fit.png' });
+    await keepScreenshot(page, 'topology-60-fit');
     await checkScreen('topology of 60 services');
     await page.goto(back);
   });
@@ -359,7 +359,7 @@ describe('the dashboard, signed in', () => {
     expect(await page.getByRole('combobox', { name: /search/i }).isVisible()).toBe(true);
     expect((await header.boundingBox())!.height).toBeLessThanOrEqual(100);
     expect((await heading().boundingBox())!.y).toBeLessThan(800 / 5);
-    if (process.env.SHOT) await page.screenshot({ path: '/tmp/header-narrow.png' });
+    await keepScreenshot(page, 'header-narrow');
     await menu.click();
     expect(await menu.getAttribute('aria-expanded')).toBe('true');
     for (const link of [
@@ -379,7 +379,7 @@ describe('the dashboard, signed in', () => {
       expect(await page.getByRole('link', { name: link, exact: true }).isVisible(), link).toBe(true);
     }
     expect(await page.getByLabel('Environment', { exact: true }).isVisible()).toBe(true);
-    if (process.env.SHOT) await page.screenshot({ path: '/tmp/header-narrow-open.png' });
+    await keepScreenshot(page, 'header-narrow-open');
     await checkScreen('header menu open, narrow');
     // Choosing a screen folds it again.
     await page.getByRole('link', { name: 'Servers', exact: true }).click();

@@ -6,7 +6,7 @@ import { useTestStack } from '../helpers/stack.ts';
 import { client, signUp } from '../helpers/http.ts';
 import { projectWithEnv } from '../helpers/tenancy.ts';
 import { createService } from '../helpers/catalog.ts';
-import { launchChromium, pageProblems, settled } from '../helpers/browser.ts';
+import { keepScreenshot, launchChromium, pageProblems, settled } from '../helpers/browser.ts';
 import { axeViolations } from '../helpers/axe.ts';
 
 /**
@@ -43,8 +43,7 @@ const screens: [string, string][] = [];
 async function checkScreen(name: string) {
   expect(await axeViolations(page), name).toEqual([]);
   const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
-  if (overflow > 0 || process.env.OPS_SCREENSHOTS)
-    await page.screenshot({ path: `/tmp/ops-${name.replace(/\W+/g, '-')}.png`, fullPage: true });
+  await keepScreenshot(page, `ops-${name}`, overflow > 0);
   const wide =
     overflow > 0
       ? await page.evaluate(

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { useTestStack } from '../helpers/stack.ts';
 import { client, PASSWORD, signUp, uniqueEmail } from '../helpers/http.ts';
-import { launchChromium, pageProblems, settled } from '../helpers/browser.ts';
+import { keepScreenshot, launchChromium, pageProblems, settled } from '../helpers/browser.ts';
 import { frozenClock, postFrom, totpCode } from '../helpers/sign-in.ts';
 import { axeViolations } from '../helpers/axe.ts';
 import { linkFrom, readOutbox } from '../helpers/outbox.ts';
@@ -40,8 +40,7 @@ async function checkScreen(name: string) {
   for (const width of [1280, 390]) {
     await page.setViewportSize({ width, height: 800 });
     expect(await axeViolations(page), `${name} at ${width} px`).toEqual([]);
-    if (process.env.PEOPLE_SCREENSHOTS)
-      await page.screenshot({ path: `/tmp/people-${name.replace(/\W+/g, '-')}-${width}.png`, fullPage: true });
+    await keepScreenshot(page, `people-${name}-${width}`);
     const overflow = (await page.evaluate('document.documentElement.scrollWidth - window.innerWidth')) as number;
     const wide =
       overflow > 0

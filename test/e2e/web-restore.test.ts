@@ -4,7 +4,7 @@ import { useTestStack } from '../helpers/stack.ts';
 import { client, signUp } from '../helpers/http.ts';
 import { projectWithEnv } from '../helpers/tenancy.ts';
 import { createFloor, createService } from '../helpers/catalog.ts';
-import { launchChromium, pageProblems, settled } from '../helpers/browser.ts';
+import { keepScreenshot, launchChromium, pageProblems, settled } from '../helpers/browser.ts';
 import { axeViolations } from '../helpers/axe.ts';
 
 /**
@@ -36,8 +36,7 @@ async function checkScreen(name: string) {
   for (const width of [1280, 390]) {
     await page.setViewportSize({ width, height: 800 });
     expect(await axeViolations(page), `${name} at ${width} px`).toEqual([]);
-    if (process.env.RESTORE_SCREENSHOTS)
-      await page.screenshot({ path: `/tmp/restore-${name.replace(/\W+/g, '-')}-${width}.png`, fullPage: true });
+    await keepScreenshot(page, `restore-${name}-${width}`);
     const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
     expect(overflow, `${name} is wider than ${width} px`).toBeLessThanOrEqual(0);
   }

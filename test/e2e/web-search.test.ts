@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { useTestStack } from '../helpers/stack.ts';
 import { client, PASSWORD, uniqueEmail } from '../helpers/http.ts';
-import { registerInBrowser, useChromiumPage, settled } from '../helpers/browser.ts';
+import { keepScreenshot, registerInBrowser, useChromiumPage, settled } from '../helpers/browser.ts';
 import { axeViolations } from '../helpers/axe.ts';
 
 /**
@@ -10,7 +10,7 @@ import { axeViolations } from '../helpers/axe.ts';
  * grouped by kind, the arrow keys and Enter open one; a service is found by its name, by a custom
  * field's value (under the field's label as it is now, opened from its result), and by an address of
  * its server (the server's result, then the service on its page). Checked with axe-core (no serious or
- * critical violation) at 1280 and 390 px. SEARCH_SCREENSHOTS=<folder> keeps a picture
+ * critical violation) at 1280 and 390 px. SCREENSHOTS=<folder> keeps a picture
  * of the open results at each width.
  */
 const ref = useTestStack();
@@ -29,10 +29,6 @@ async function checkScreen(name: string) {
   expect(await axeViolations(page), name).toEqual([]);
   const overflow = await page.evaluate('document.documentElement.scrollWidth - window.innerWidth');
   expect(overflow, `${name} is wider than the window`).toBeLessThanOrEqual(0);
-}
-async function picture(name: string) {
-  const folder = process.env.SEARCH_SCREENSHOTS;
-  if (folder) await page.screenshot({ path: `${folder}/${name}.png` });
 }
 
 useChromiumPage((opened) => ({ page, problems } = opened));
@@ -89,7 +85,7 @@ describe('the header search box', { timeout: 120_000 }, () => {
     );
     expect(await box().getAttribute('aria-expanded')).toBe('true');
     await checkScreen('search results (1280 px)');
-    await picture('search-1280');
+    await keepScreenshot(page, 'search-1280');
     await page.keyboard.press('ArrowDown');
     await page.keyboard.press('ArrowUp');
     await page.keyboard.press('Enter');
@@ -140,7 +136,7 @@ describe('the header search box', { timeout: 120_000 }, () => {
     const server = page.getByRole('group', { name: 'Servers' }).getByRole('option');
     expect(await server.textContent()).toContain('Address: 10.42.7.19');
     await checkScreen('search results (390 px)');
-    await picture('search-390');
+    await keepScreenshot(page, 'search-390');
     await server.click();
     await page.waitForURL(url(`/p/${ids.projectId}/e/${ids.envId}/servers/${ids.floor}`));
     await poll(() => heading().textContent()).toBe('pay-host-1');

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { useTestStack } from '../helpers/stack.ts';
 import { client } from '../helpers/http.ts';
-import { launchChromium } from '../helpers/browser.ts';
+import { keepScreenshot, launchChromium } from '../helpers/browser.ts';
 import { axeViolations } from '../helpers/axe.ts';
 import { ownerWithEnv } from '../helpers/catalog.ts';
 import { connect, randomDomain } from '../helpers/sso.ts';
@@ -33,12 +33,8 @@ async function checkScreen(name: string) {
 async function checkWidth(name: string) {
   expect(await axeViolations(page), name).toEqual([]);
   const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
-  // SSO_SCREENSHOTS=<dir> keeps a picture of each (docs/web-sso-*.png are made so)
-  if (overflow > 0 || process.env.SSO_SCREENSHOTS)
-    await page.screenshot({
-      path: `${process.env.SSO_SCREENSHOTS ?? '/tmp'}/sso-${name.replace(/\W+/g, '-')}.png`,
-      fullPage: true,
-    });
+  // SCREENSHOTS=<folder> keeps a picture of each (docs/web-sso-*.png are made so)
+  await keepScreenshot(page, `sso-${name}`, overflow > 0);
   const wide =
     overflow > 0
       ? await page.evaluate(

@@ -1,4 +1,6 @@
 import { existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { PASSWORD, type Client } from './http.ts';
@@ -27,6 +29,16 @@ export const CHROMIUM_ARGS = [
 
 export const launchChromium = (): Promise<Browser> =>
   chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+
+/**
+ * Keeps a full-page picture of the screen as it is now, `<name>.png`, in the folder SCREENSHOTS names (for a person
+ * to look at: `SCREENSHOTS=/tmp/shots npx vitest run test/e2e/web-people.test.ts`). Without it only `always` (a
+ * screen found wider than its window) keeps one, in the system's temporary folder, to show what went wrong.
+ */
+export async function keepScreenshot(page: Page, name: string, always = false): Promise<void> {
+  const folder = process.env.SCREENSHOTS || (always ? tmpdir() : undefined);
+  if (folder) await page.screenshot({ path: join(folder, `${name.replace(/\W+/g, '-')}.png`), fullPage: true });
+}
 
 /**
  * What went wrong on a page, as a list to assert empty: CSP violations, console errors and uncaught

@@ -532,6 +532,42 @@ describe('cloud discovery from a token provider (a stub on 127.0.0.1)', () => {
     });
   });
 
+  it('a run the queue tries again goes on from the progress it showed, never back to 0 %', async () => {
+    // Enough servers for progress on the way (every 25 floors), not only at the end.
+    stub.hetzner = Array.from({ length: 60 }, (_, i) => hetznerServer(600 + i, `s${i}`));
+    const o = await ownerWithEnv(api, 'Enterprise');
+    const account = await connectHetzner(o.token, o.projectId, o.envId);
+    await withJobsHeld(async (open) => {
+      const started = await api.post(`/integrations/cloud-accounts/${account.id}/discover`, undefined, {
+        token: o.token,
+      });
+      expect(started.status, started.text).toBe(202);
+      // As a try whose worker died after 40 of the 60 floors leaves it: running, at 66 %.
+      const run = (await api.get(`/integrations/discovery-runs/${started.body.job_id}`, { token: o.token })).body;
+      const key = keys.discoveryRun(o.projectId, account.id, run.created_at, run.id);
+      await ddb().send(
+        new PutCommand({
+          TableName: config().TABLE_NAME,
+          Item: { ...(await readItem(key)), status: 'running', progress: { pct: 66, done: 40, total: 60 } },
+        }),
+      );
+      const ticket = await api.post(
+        '/integrations/progress-ticket',
+        { job_id: started.body.job_id },
+        { token: o.token },
+      );
+      expect(ticket.status, ticket.text).toBe(200);
+      const messages = await followProgress(ticket.body.url, async () => {
+        open();
+        await ref.stack.queues.drain();
+      });
+      const shown = messages.map((m) => m.pct);
+      expect(shown, `every percentage shown, in order: ${shown}`).toEqual([...shown].sort((a, b) => a - b));
+      expect(shown).toContain(66);
+      expect(messages.at(-1)).toMatchObject({ status: 'succeeded', pct: 100, counts: { found: 60, created: 60 } });
+    });
+  });
+
   it('the token is stored sealed and never appears in a response or a log line', async () => {
     const o = await ownerWithEnv(api, 'Enterprise');
     const account = await connectHetzner(o.token, o.projectId, o.envId);

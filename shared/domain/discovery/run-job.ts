@@ -59,10 +59,10 @@ export async function runDiscoveryJob(ctx: AppContext, input: { run_id: string; 
       account,
       listings,
       async (done, total) => {
-        run =
-          (await updateRun(ctx, run, {
-            progress: { pct: total ? Math.floor((done / total) * 100) : 100, done, total },
-          })) ?? run;
+        const pct = total ? Math.floor((done / total) * 100) : 100;
+        // A run the queue tries again scans from the start: what it showed holds until this try passes it.
+        if (pct < run.progress.pct) return;
+        run = (await updateRun(ctx, run, { progress: { pct, done, total } })) ?? run;
       },
       audit,
     );

@@ -185,19 +185,19 @@ async function planOrApply(record: ImpexRecord, ctx: AppContext, life: JobLife) 
     return;
   }
   const document = parsed.document;
-  // The progress shown, kept across plans: planned again, the walk starts over, and the percentage holds until
-  // the new pass passes it (a retried job likewise goes on from what its record shows).
-  const shown: Shown = { pct: record.progress.pct, at: Number.NEGATIVE_INFINITY };
+  // The record as last written, kept across plans: planned again, the walk starts over, and the progress it shows
+  // holds until the new pass passes it (a retried job likewise goes on from what its record shows).
+  const written: Written = { record, at: Number.NEGATIVE_INFINITY };
   // The custom field definitions changed under a chunk (refused and undone): planned again, against them.
   await onContention(
-    (attempt) => planThenApply(record, ctx, life, document, attempt > 1, shown),
+    (attempt) => planThenApply(record, ctx, life, document, attempt > 1, written),
     (err) => err === DEFINITIONS_CHANGED,
   );
 }
 
-/** The percentage an import's record shows, and when it was written (`performance.now()`). */
-interface Shown {
-  pct: number;
+/** An import's record as the job last wrote it (its progress), and when (`performance.now()`). */
+interface Written {
+  record: ImpexRecord;
   at: number;
 }
 
@@ -207,7 +207,7 @@ async function planThenApply(
   life: JobLife,
   document: EnvironmentDocument,
   again: boolean,
-  shown: Shown,
+  written: Written,
 ) {
   const plan = await planImport({ projectId: record.project_id, environmentId: record.environment_id, document }, ctx);
   const extras = plan.source ? extrasOf(document.spec, plan.source.env) : [];
@@ -230,7 +230,6 @@ async function planThenApply(
     await step(record, { status: 'succeeded', report: plan.report, progress: { pct: 100, done: 0, total: 0 } }, ctx);
     return;
   }
-  let current = record;
   const halt = () => life.stopReason() !== undefined;
   // Every entry the import writes names it and the account that started it.
   const starter = await getAccount(record.created_by);
@@ -241,12 +240,13 @@ async function planThenApply(
     ctx,
     async (done, total) => {
       const pct = total ? Math.floor((done / total) * 100) : 100;
-      if (pct < shown.pct) return;
-      if (pct === shown.pct && done < total && performance.now() - shown.at < PROGRESS_EVERY_MS) return;
-      Object.assign(shown, { pct, at: performance.now() });
-      const next = await step(current, { progress: { pct, done, total } }, ctx);
+      const shown = written.record.progress.pct;
+      if (pct < shown) return;
+      if (pct === shown && done < total && performance.now() - written.at < PROGRESS_EVERY_MS) return;
+      written.at = performance.now();
+      const next = await step(written.record, { progress: { pct, done, total } }, ctx);
       life.see(next);
-      current = next ?? current;
+      written.record = next ?? written.record;
     },
     audit,
     undefined,
@@ -278,17 +278,17 @@ async function planThenApply(
     { mode: 'creation' },
     { actor: audit.actor },
   );
-  const done = stop === 'cancelled' ? current.progress.done : current.progress.total;
+  const done = stop === 'cancelled' ? written.record.progress.done : written.record.progress.total;
   const fields = {
     status: stop === 'cancelled' ? ('cancelled' as const) : ('succeeded' as const),
     report: kept(report),
     progress: {
-      pct: current.progress.total ? Math.floor((done / current.progress.total) * 100) : 100,
+      pct: written.record.progress.total ? Math.floor((done / written.record.progress.total) * 100) : 100,
       done,
-      total: current.progress.total,
+      total: written.record.progress.total,
     },
   };
-  const next = await finishRecordWith(current, fields, ctx, entry);
+  const next = await finishRecordWith(written.record, fields, ctx, entry);
   if (next) await publishProgress(next, ctx);
   if (next && fields.status === 'cancelled') metric('ImportsCancelled');
 }

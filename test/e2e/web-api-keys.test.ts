@@ -56,10 +56,7 @@ beforeAll(async () => {
 });
 afterEach(async (ctx) => {
   if (ctx.task.result?.state === 'fail')
-    await page.screenshot({
-      path: `/tmp/api-keys-failed-${ctx.task.name.slice(0, 30).replace(/\W+/g, '-')}.png`,
-      fullPage: true,
-    });
+    await keepScreenshot(page, `api-keys-failed-${ctx.task.name.slice(0, 30)}`, true);
 });
 afterAll(async () => {
   await browser?.close();

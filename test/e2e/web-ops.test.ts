@@ -77,11 +77,7 @@ beforeAll(async () => {
   problems = await pageProblems(page);
 });
 afterEach(async (ctx) => {
-  if (ctx.task.result?.state === 'fail')
-    await page.screenshot({
-      path: `/tmp/ops-failed-${ctx.task.name.slice(0, 30).replace(/\W+/g, '-')}.png`,
-      fullPage: true,
-    });
+  if (ctx.task.result?.state === 'fail') await keepScreenshot(page, `ops-failed-${ctx.task.name.slice(0, 30)}`, true);
 });
 afterAll(async () => {
   await browser?.close();

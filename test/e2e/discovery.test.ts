@@ -67,6 +67,16 @@ const floorsOf = async (token: string, projectId: string, envId: string) =>
     unknown
   >[];
 
+/** A discovery's progress messages over its WebSocket, from its ticket, while the held jobs are let go and run out. */
+async function followedToTheEnd(token: string, jobId: string, open: () => void) {
+  const ticket = await api.post('/integrations/progress-ticket', { job_id: jobId }, { token });
+  expect(ticket.status, ticket.text).toBe(200);
+  return followProgress(ticket.body.url, async () => {
+    open();
+    await ref.stack.queues.drain();
+  });
+}
+
 describe('cloud discovery from a token provider (a stub on 127.0.0.1)', () => {
   it('connect, discover every page, rediscover: one updated, one flagged missing, no duplicates, hand-made floors untouched', async () => {
     stub.hetzner = [
@@ -514,16 +524,7 @@ describe('cloud discovery from a token provider (a stub on 127.0.0.1)', () => {
         (await api.post('/integrations/progress-ticket', { job_id: started.body.job_id }, { token: outsider.token }))
           .status,
       ).toBe(404);
-      const ticket = await api.post(
-        '/integrations/progress-ticket',
-        { job_id: started.body.job_id },
-        { token: o.token },
-      );
-      expect(ticket.status, ticket.text).toBe(200);
-      const messages = await followProgress(ticket.body.url, async () => {
-        open();
-        await ref.stack.queues.drain();
-      });
+      const messages = await followedToTheEnd(o.token, started.body.job_id, open);
       expect(messages[0]).toMatchObject({ type: 'discovery.progress', job_id: started.body.job_id, status: 'queued' });
       expect(messages.map((m) => m.status)).toContain('running');
       expect(messages.at(-1)).toMatchObject({ status: 'succeeded', pct: 100, counts: { found: 3, created: 3 } });
@@ -551,16 +552,7 @@ describe('cloud discovery from a token provider (a stub on 127.0.0.1)', () => {
           Item: { ...(await readItem(key)), status: 'running', progress: { pct: 66, done: 40, total: 60 } },
         }),
       );
-      const ticket = await api.post(
-        '/integrations/progress-ticket',
-        { job_id: started.body.job_id },
-        { token: o.token },
-      );
-      expect(ticket.status, ticket.text).toBe(200);
-      const messages = await followProgress(ticket.body.url, async () => {
-        open();
-        await ref.stack.queues.drain();
-      });
+      const messages = await followedToTheEnd(o.token, started.body.job_id, open);
       const shown = messages.map((m) => m.pct);
       expect(shown, `every percentage shown, in order: ${shown}`).toEqual([...shown].sort((a, b) => a - b));
       expect(shown).toContain(66);

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { lazySchema } from '#shared/lazy-schema';
+import { jobProgressSchema } from '#shared/job-progress';
 import { defineEntity, defineView } from '#db/entity';
 
 /** The providers discovery can scan: AWS through a cross-account role, the others through an API token. */
@@ -78,7 +79,7 @@ export const discoveryRunEntity = defineEntity('discovery_run', () =>
     created_at: z.string(),
     updated_at: z.string(),
     finished_at: z.string().nullable().default(null),
-    progress: z.object({ pct: z.int(), done: z.int(), total: z.int() }).default({ pct: 0, done: 0, total: 0 }),
+    progress: jobProgressSchema(),
     counts: counts().default({ found: 0, created: 0, updated: 0, unchanged: 0, missing: 0 }),
     /** Regions (or the provider's one listing) that could not be read: nothing in them was flagged missing. */
     failed_regions: z.array(z.string()).default([]),

@@ -7,6 +7,7 @@ import { getAccount } from '#domain/identity';
 import { isRefusal, notFound } from '#shared/errors';
 import { errorFields, log } from '#shared/log';
 import type { AppContext } from '#shared/context';
+import { goesBack, progressAt } from '#shared/job-progress';
 import { projectEntity, retentionOfProject } from '#domain/tenancy';
 import { providerAccount } from './accounts.ts';
 import { cloudAccountEntity, discoveryRunEntity } from './entities.ts';
@@ -59,10 +60,10 @@ export async function runDiscoveryJob(ctx: AppContext, input: { run_id: string; 
       account,
       listings,
       async (done, total) => {
-        const pct = total ? Math.floor((done / total) * 100) : 100;
+        const progress = progressAt(done, total);
         // A run the queue tries again scans from the start: what it showed holds until this try passes it.
-        if (pct < run.progress.pct) return;
-        run = (await updateRun(ctx, run, { progress: { pct, done, total } })) ?? run;
+        if (goesBack(run.progress, progress)) return;
+        run = (await updateRun(ctx, run, { progress })) ?? run;
       },
       audit,
     );
@@ -77,7 +78,7 @@ export async function runDiscoveryJob(ctx: AppContext, input: { run_id: string; 
         counts,
         failed_regions: failed.map((l) => l.scope),
         error: errors.length ? errors.join(' ') : null,
-        progress: { pct: 100, done: counts.found, total: counts.found },
+        progress: progressAt(counts.found, counts.found),
       },
       {
         last_discovery_at: now,

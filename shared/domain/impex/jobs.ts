@@ -23,6 +23,7 @@ import type { ImpexRecord } from './record-entity.ts';
 import { kept } from './report-kept.ts';
 import type { EnvironmentDocument } from './document.ts';
 import { metric } from '#shared/metrics';
+import { goesBack, progressAt } from '#shared/job-progress';
 import { releaseImportLock, takeImportLock, whileLocked } from './import-lock.ts';
 import { DomainError, isRefusal } from '#shared/errors';
 
@@ -117,7 +118,7 @@ async function runExport(record: ImpexRecord, ctx: AppContext) {
       document_key: key,
       download_url: await signedDownloadUrl(ctx.config.API_BASE_URL, record.id, expiresAt),
       link_expires_at: expiresAt.toISOString(),
-      progress: { pct: 100, done: 1, total: 1 },
+      progress: progressAt(1, 1),
     },
     ctx,
   );
@@ -227,7 +228,7 @@ async function planThenApply(
     return;
   }
   if (record.dry_run) {
-    await step(record, { status: 'succeeded', report: plan.report, progress: { pct: 100, done: 0, total: 0 } }, ctx);
+    await step(record, { status: 'succeeded', report: plan.report, progress: progressAt(0, 0) }, ctx);
     return;
   }
   const halt = () => life.stopReason() !== undefined;
@@ -239,12 +240,12 @@ async function planThenApply(
     plan,
     ctx,
     async (done, total) => {
-      const pct = total ? Math.floor((done / total) * 100) : 100;
-      const shown = written.record.progress.pct;
-      if (pct < shown) return;
-      if (pct === shown && done < total && performance.now() - written.at < PROGRESS_EVERY_MS) return;
+      const progress = progressAt(done, total);
+      const shown = written.record.progress;
+      if (goesBack(shown, progress)) return;
+      if (progress.pct === shown.pct && done < total && performance.now() - written.at < PROGRESS_EVERY_MS) return;
       written.at = performance.now();
-      const next = await step(written.record, { progress: { pct, done, total } }, ctx);
+      const next = await step(written.record, { progress }, ctx);
       life.see(next);
       written.record = next ?? written.record;
     },
@@ -278,15 +279,11 @@ async function planThenApply(
     { mode: 'creation' },
     { actor: audit.actor },
   );
-  const done = stop === 'cancelled' ? written.record.progress.done : written.record.progress.total;
+  const { done, total } = written.record.progress;
   const fields = {
     status: stop === 'cancelled' ? ('cancelled' as const) : ('succeeded' as const),
     report: kept(report),
-    progress: {
-      pct: written.record.progress.total ? Math.floor((done / written.record.progress.total) * 100) : 100,
-      done,
-      total: written.record.progress.total,
-    },
+    progress: progressAt(stop === 'cancelled' ? done : total, total),
   };
   const next = await finishRecordWith(written.record, fields, ctx, entry);
   if (next) await publishProgress(next, ctx);

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { defineEntity, defineView } from '#db/entity';
+import { jobProgressSchema } from '#shared/job-progress';
 
 const extra = () => z.object({ kind: z.string(), id: z.string(), name: z.string() });
 const report = () =>
@@ -44,7 +45,7 @@ export const impexRecordEntity = defineEntity('impex_record', () =>
     link_expires_at: z.string().nullable().default(null),
     report: report().nullable().default(null),
     error: z.string().nullable().default(null),
-    progress: z.object({ pct: z.int(), done: z.int(), total: z.int() }).default({ pct: 0, done: 0, total: 0 }),
+    progress: jobProgressSchema(),
     /** When the running job last showed it lives (job-liveness.ts); a job silent for longer than its limit has stalled. */
     heartbeat_at: z.string().nullable().default(null),
     /** A cancel of a running job asked for (by whom): the job stops at its next chunk boundary (cancel.ts). */
